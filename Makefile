@@ -1,0 +1,91 @@
+# tracegate - build, test, benchmark, fuzz.
+#   make            ./tracegate
+#   make check      every test (SAN=1: under ASan + UBSan, in build-san/)
+#   make bench      speed and memory on the largest real trace
+#   make fuzz       libFuzzer on the trace reader (FUZZ_SECONDS=60)
+#   make demo       the main job on the embedded sample
+
+CC ?= cc
+SAN ?= 0
+FUZZ_SECONDS ?= 60
+SHARED ?= ../shared
+
+ifeq ($(SAN),1)
+BUILD := build-san
+OPT := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+else
+BUILD := build
+OPT := -O2 -g
+endif
+
+PKGS := jansson zlib cmocka
+CFLAGS := -std=c11 -D_GNU_SOURCE $(OPT) -Wall -Wextra -Werror -pthread
+LDLIBS := -ljansson -lz -lpthread
+TEST_LDLIBS := $(LDLIBS) -lcmocka
+
+CORE_SRC := $(wildcard core/*.c)
+DAEMON_SRC := $(wildcard daemon/*.c)
+TEST_SRC := $(wildcard tests/test_*.c)
+CORE_OBJ := $(CORE_SRC:%.c=$(BUILD)/%.o)
+DAEMON_OBJ := $(DAEMON_SRC:%.c=$(BUILD)/%.o)
+TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
+DEPS_STAMP := $(BUILD)/.deps-ok
+
+.PHONY: all check bench fuzz demo clean deps
+
+all: tracegate
+
+deps: $(DEPS_STAMP)
+
+$(DEPS_STAMP): contrib/install-deps.sh
+	@mkdir -p $(BUILD)
+	@contrib/install-deps.sh
+	@touch $@
+
+$(BUILD)/%.o: %.c $(DEPS_STAMP) $(wildcard core/*.h daemon/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c $< -o $@
+
+$(BUILD)/libtgcore.a: $(CORE_OBJ)
+	ar rcs $@ $^
+
+$(BUILD)/tracegate: $(DAEMON_OBJ) $(BUILD)/libtgcore.a
+	$(CC) $(CFLAGS) -o $@ $(DAEMON_OBJ) $(BUILD)/libtgcore.a $(LDLIBS)
+
+tracegate: $(BUILD)/tracegate
+ifeq ($(SAN),0)
+	cp $(BUILD)/tracegate tracegate
+endif
+
+$(BUILD)/tests/%: tests/%.c tests/testutil.h $(BUILD)/libtgcore.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $< $(BUILD)/libtgcore.a $(TEST_LDLIBS)
+
+check: $(BUILD)/tracegate $(TEST_BIN)
+	@TG_SHARED=$(SHARED) TG_BIN=$(BUILD)/tracegate tests/run.sh $(TEST_BIN)
+
+bench: $(BUILD)/tracegate $(BUILD)/tests/bench_read
+	@contrib/install-deps.sh --bench
+	@SHARED=$(SHARED) bench/run.sh $(BUILD)/tests/bench_read
+
+$(BUILD)/tests/bench_read: bench/bench_read.c $(BUILD)/libtgcore.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $< $(BUILD)/libtgcore.a $(LDLIBS)
+
+FUZZ_BUILD := build-fuzz
+$(FUZZ_BUILD)/fuzz_reader: tests/fuzz/fuzz_reader.c $(CORE_SRC) $(wildcard core/*.h)
+	@contrib/install-deps.sh --fuzz
+	@mkdir -p $(FUZZ_BUILD)
+	clang -std=c11 -D_GNU_SOURCE -O1 -g -fsanitize=fuzzer,address,undefined -pthread \
+		-o $@ tests/fuzz/fuzz_reader.c $(CORE_SRC) -ljansson -lz
+
+fuzz: $(FUZZ_BUILD)/fuzz_reader
+	@mkdir -p $(FUZZ_BUILD)/corpus-reader
+	$(FUZZ_BUILD)/fuzz_reader -max_total_time=$(FUZZ_SECONDS) -max_len=65536 \
+		$(FUZZ_BUILD)/corpus-reader tests/fuzz/corpus/reader tests/fixtures
+
+demo: tracegate
+	@tests/fixtures/demo.sh ./tracegate
+
+clean:
+	rm -rf build build-san build-fuzz tracegate

@@ -1,0 +1,40 @@
+#!/bin/sh
+# install-deps.sh - installs the Debian packages tracegate needs, when missing.
+#   contrib/install-deps.sh          build and test dependencies
+#   contrib/install-deps.sh --bench  also hyperfine and GNU time (make bench)
+#   contrib/install-deps.sh --fuzz   also clang and its libFuzzer runtime (make fuzz)
+# Runs apt-get only when something is missing; needs root (or sudo) then.
+set -eu
+
+pkgs="make gcc pkg-config gzip zlib1g-dev libjansson-dev libcmocka-dev libcurl4-openssl-dev
+libgit2-dev libyaml-dev libsqlite3-dev libpq-dev"
+for arg in "$@"; do
+	case "$arg" in
+	--bench) pkgs="$pkgs hyperfine time" ;;
+	--fuzz) pkgs="$pkgs clang libclang-rt-14-dev" ;;
+	--quiet) ;;
+	*) echo "install-deps.sh: unknown option $arg" >&2; exit 2 ;;
+	esac
+done
+
+missing=""
+for p in $pkgs; do
+	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+		missing="$missing $p"
+	fi
+done
+[ -z "$missing" ] && exit 0
+
+echo "install-deps.sh: installing:$missing"
+if [ "$(id -u)" -eq 0 ]; then
+	SUDO=""
+elif command -v sudo >/dev/null 2>&1; then
+	SUDO="sudo"
+else
+	echo "install-deps.sh: missing packages:$missing; run as root: apt-get install$missing" >&2
+	exit 1
+fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+# shellcheck disable=SC2086
+$SUDO apt-get install -y -qq --no-install-recommends $missing

@@ -1,0 +1,442 @@
+/*
+ * source.c - plain and gzip byte streams, with an optional inflate thread.
+ *
+ * Threaded gzip: the producer thread reads compressed input, inflates into
+ * blocks of BLOCK_SIZE bytes and hands them through a ring of NBLOCKS slots
+ * (mutex + two condition variables). The last block carries the end-of-data
+ * mark or the producer's error message. Errors of the producer are copied
+ * into the source, because tg_error_last() is per thread.
+ */
+#include "source.h"
+#include "tg.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#define BLOCK_SIZE (1u << 20)
+#define NBLOCKS 4
+#define IN_CHUNK (256u * 1024)
+#define RATIO_FLOOR (32ULL << 20)
+
+struct block {
+	unsigned char *data;
+	size_t len;
+	int final; /* 1: end of data; <0: error code (message in src->err) */
+};
+
+struct tg_source {
+	char *name;
+	int fd;                  /* -1 for memory sources */
+	const unsigned char *mem; /* memory source */
+	size_t mem_len, mem_pos;
+	uint64_t file_bytes;    /* compressed bytes consumed */
+	uint64_t out_bytes;     /* bytes delivered or inflated */
+	uint64_t max_bytes;
+	uint32_t max_ratio;
+	int gzip;
+	int done;
+
+	/* gzip state (used by whichever thread inflates) */
+	z_stream zs;
+	int zs_live;
+	int member_end;            /* last inflate() returned Z_STREAM_END */
+	uint64_t member_in_base;   /* compressed offset where the current member starts */
+	unsigned char *in;         /* compressed input buffer */
+	size_t in_len, in_pos;
+	int in_eof;
+	unsigned char peek[2];     /* first bytes, read to detect gzip */
+	size_t peek_len, peek_pos;
+
+	/* threading */
+	int threaded;
+	pthread_t thread;
+	pthread_mutex_t mu;
+	pthread_cond_t can_fill, can_take;
+	struct block blocks[NBLOCKS];
+	unsigned head, tail, count; /* ring indices */
+	int cancel;
+	struct block *cur;        /* block being consumed */
+	size_t cur_pos;
+	char err[512];
+	int err_code;
+};
+
+static int fail(tg_source *s, int code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* Records an error in the source (any thread) and in the calling thread. */
+static int fail(tg_source *s, int code, const char *fmt, ...)
+{
+	char msg[400];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	snprintf(s->err, sizeof(s->err), "%s: %s", s->name, msg);
+	s->err_code = code;
+	return tg_error_set(code, "%s", s->err);
+}
+
+/* Raw bytes of the file (compressed for gzip), after the peeked ones. */
+static int raw_read(tg_source *s, unsigned char *buf, size_t cap, size_t *got)
+{
+	size_t n = 0;
+	while (s->peek_pos < s->peek_len && n < cap)
+		buf[n++] = s->peek[s->peek_pos++];
+	if (n == cap) {
+		*got = n;
+		return 0;
+	}
+	if (s->fd < 0) {
+		size_t left = s->mem_len - s->mem_pos;
+		size_t k = left < cap - n ? left : cap - n;
+		memcpy(buf + n, s->mem + s->mem_pos, k);
+		s->mem_pos += k;
+		*got = n + k;
+		return 0;
+	}
+	for (;;) {
+		ssize_t r = read(s->fd, buf + n, cap - n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return fail(s, TG_EIO, "read error: %s", strerror(errno));
+		*got = n + (size_t)r;
+		return 0;
+	}
+}
+
+static int check_limits(tg_source *s)
+{
+	if (s->out_bytes > s->max_bytes)
+		return fail(s, TG_ELIMIT,
+		            "more than %llu bytes of JSON (limit; raise it with --max-bytes)",
+		            (unsigned long long)s->max_bytes);
+	if (s->gzip && s->out_bytes > RATIO_FLOOR &&
+	    s->out_bytes / (s->file_bytes ? s->file_bytes : 1) > s->max_ratio)
+		return fail(s, TG_ELIMIT,
+		            "gzip bomb suspected: %llu bytes inflated from %llu compressed bytes "
+		            "(ratio above %u; raise it with --max-ratio)",
+		            (unsigned long long)s->out_bytes, (unsigned long long)s->file_bytes,
+		            s->max_ratio);
+	return 0;
+}
+
+static int all_zero(const unsigned char *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (p[i])
+			return 0;
+	return 1;
+}
+
+/* Inflates up to cap bytes into out. *got == 0 means end of data. Runs on
+ * the producer thread when threaded. */
+static int inflate_some(tg_source *s, unsigned char *out, size_t cap, size_t *got)
+{
+	s->zs.next_out = out;
+	s->zs.avail_out = (uInt)cap;
+	while (s->zs.avail_out > 0) {
+		if (s->in_pos == s->in_len && !s->in_eof) {
+			size_t n;
+			int rc = raw_read(s, s->in, IN_CHUNK, &n);
+			if (rc)
+				return rc;
+			s->in_len = n;
+			s->in_pos = 0;
+			if (n == 0)
+				s->in_eof = 1;
+		}
+		if (s->member_end) {
+			/* between members: another gzip member, zero padding, or garbage */
+			if (s->in_pos == s->in_len && s->in_eof)
+				break;
+			if (s->in_len - s->in_pos >= 2 || s->in_eof) {
+				unsigned char *p = s->in + s->in_pos;
+				size_t left = s->in_len - s->in_pos;
+				if (left >= 2 && p[0] == 0x1f && p[1] == 0x8b) {
+					inflateReset(&s->zs);
+					s->member_end = 0;
+					s->member_in_base = s->file_bytes;
+				} else if (all_zero(p, left)) {
+					s->file_bytes += left;
+					s->in_pos = s->in_len;
+					continue;
+				} else {
+					return fail(s, TG_EFORMAT,
+					            "trailing garbage after gzip stream at compressed byte %llu",
+					            (unsigned long long)s->file_bytes);
+				}
+			} else {
+				/* one byte left and not at EOF: read more first */
+				memmove(s->in, s->in + s->in_pos, 1);
+				size_t n;
+				int rc = raw_read(s, s->in + 1, IN_CHUNK - 1, &n);
+				if (rc)
+					return rc;
+				s->in_len = 1 + n;
+				s->in_pos = 0;
+				if (n == 0)
+					s->in_eof = 1;
+				continue;
+			}
+		}
+		if (s->in_pos == s->in_len && s->in_eof)
+			return fail(s, TG_EFORMAT,
+			            "truncated gzip stream: input ends at compressed byte %llu "
+			            "after %llu bytes inflated",
+			            (unsigned long long)s->file_bytes,
+			            (unsigned long long)(s->out_bytes + (cap - s->zs.avail_out)));
+		s->zs.next_in = s->in + s->in_pos;
+		s->zs.avail_in = (uInt)(s->in_len - s->in_pos);
+		uInt before = s->zs.avail_in;
+		int zr = inflate(&s->zs, Z_NO_FLUSH);
+		size_t used = before - s->zs.avail_in;
+		s->in_pos += used;
+		s->file_bytes += used;
+		if (zr == Z_STREAM_END) {
+			s->member_end = 1;
+		} else if (zr == Z_BUF_ERROR) {
+			if (s->zs.avail_out == 0)
+				break;
+			/* needs more input: loop reads it, or reports truncation */
+		} else if (zr != Z_OK) {
+			return fail(s, TG_EFORMAT, "corrupt gzip data near compressed byte %llu: %s",
+			            (unsigned long long)s->file_bytes,
+			            s->zs.msg ? s->zs.msg : "inflate error");
+		}
+	}
+	*got = cap - s->zs.avail_out;
+	s->out_bytes += *got;
+	return check_limits(s);
+}
+
+static void *producer(void *arg)
+{
+	tg_source *s = arg;
+	for (;;) {
+		pthread_mutex_lock(&s->mu);
+		while (s->count == NBLOCKS && !s->cancel)
+			pthread_cond_wait(&s->can_fill, &s->mu);
+		if (s->cancel) {
+			pthread_mutex_unlock(&s->mu);
+			return NULL;
+		}
+		struct block *b = &s->blocks[s->tail];
+		pthread_mutex_unlock(&s->mu);
+
+		size_t got = 0;
+		int rc = inflate_some(s, b->data, BLOCK_SIZE, &got);
+		b->len = got;
+		b->final = rc ? rc : (got == 0);
+
+		pthread_mutex_lock(&s->mu);
+		s->tail = (s->tail + 1) % NBLOCKS;
+		s->count++;
+		pthread_cond_signal(&s->can_take);
+		pthread_mutex_unlock(&s->mu);
+		if (b->final)
+			return NULL;
+	}
+}
+
+static int setup(tg_source *s, const char *name, const tg_source_opts *opts)
+{
+	s->name = strdup(name ? name : "<input>");
+	if (!s->name)
+		return tg_error_set(TG_ENOMEM, "out of memory");
+	s->max_bytes = opts && opts->max_bytes ? opts->max_bytes : TG_SOURCE_DEFAULT_MAX_BYTES;
+	s->max_ratio = opts && opts->max_ratio ? opts->max_ratio : TG_SOURCE_DEFAULT_MAX_RATIO;
+
+	/* peek at the magic bytes */
+	size_t n = 0;
+	while (n < 2) {
+		size_t got;
+		int rc = raw_read(s, s->peek + n, 2 - n, &got);
+		if (rc)
+			return rc;
+		if (got == 0)
+			break;
+		n += got;
+	}
+	s->peek_len = n;
+	s->peek_pos = 0;
+	s->gzip = n == 2 && s->peek[0] == 0x1f && s->peek[1] == 0x8b;
+	if (!s->gzip)
+		return 0;
+
+	s->in = tg_malloc(IN_CHUNK);
+	if (!s->in)
+		return TG_ENOMEM;
+	if (inflateInit2(&s->zs, 16 + MAX_WBITS) != Z_OK)
+		return tg_error_set(TG_ENOMEM, "%s: cannot initialise zlib", s->name);
+	s->zs_live = 1;
+
+	if (s->fd < 0 || (opts && opts->single_thread))
+		return 0;
+	for (int i = 0; i < NBLOCKS; i++) {
+		s->blocks[i].data = tg_malloc(BLOCK_SIZE);
+		if (!s->blocks[i].data)
+			return TG_ENOMEM;
+	}
+	pthread_mutex_init(&s->mu, NULL);
+	pthread_cond_init(&s->can_fill, NULL);
+	pthread_cond_init(&s->can_take, NULL);
+	if (pthread_create(&s->thread, NULL, producer, s) != 0) {
+		pthread_mutex_destroy(&s->mu);
+		pthread_cond_destroy(&s->can_fill);
+		pthread_cond_destroy(&s->can_take);
+		return 0; /* fall back to inflating on the caller's thread */
+	}
+	s->threaded = 1;
+	return 0;
+}
+
+int tg_source_open_file(tg_source **out, const char *path, const char *name,
+                        const tg_source_opts *opts)
+{
+	*out = NULL;
+	tg_source *s = tg_calloc(1, sizeof(*s));
+	if (!s)
+		return TG_ENOMEM;
+	s->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (s->fd < 0) {
+		int e = errno;
+		free(s);
+		return tg_error_set(TG_EIO, "%s: cannot open: %s", name ? name : path, strerror(e));
+	}
+	int rc = setup(s, name ? name : path, opts);
+	if (rc) {
+		tg_source_free(s);
+		return rc;
+	}
+	*out = s;
+	return 0;
+}
+
+int tg_source_open_mem(tg_source **out, const void *data, size_t len, const char *name,
+                       const tg_source_opts *opts)
+{
+	*out = NULL;
+	tg_source *s = tg_calloc(1, sizeof(*s));
+	if (!s)
+		return TG_ENOMEM;
+	s->fd = -1;
+	s->mem = data;
+	s->mem_len = len;
+	int rc = setup(s, name, opts);
+	if (rc) {
+		tg_source_free(s);
+		return rc;
+	}
+	*out = s;
+	return 0;
+}
+
+static int read_threaded(tg_source *s, unsigned char *buf, size_t cap, size_t *got)
+{
+	size_t n = 0;
+	while (n < cap) {
+		if (!s->cur) {
+			pthread_mutex_lock(&s->mu);
+			while (s->count == 0)
+				pthread_cond_wait(&s->can_take, &s->mu);
+			s->cur = &s->blocks[s->head];
+			s->cur_pos = 0;
+			pthread_mutex_unlock(&s->mu);
+		}
+		struct block *b = s->cur;
+		if (s->cur_pos < b->len) {
+			size_t k = b->len - s->cur_pos;
+			if (k > cap - n)
+				k = cap - n;
+			memcpy(buf + n, b->data + s->cur_pos, k);
+			s->cur_pos += k;
+			n += k;
+			if (s->cur_pos < b->len)
+				break;
+		}
+		if (b->final) {
+			/* keep the final block: data first, then its end or error */
+			if (n > 0)
+				break;
+			s->done = 1;
+			if (b->final < 0)
+				return tg_error_set(s->err_code, "%s", s->err);
+			break;
+		}
+		pthread_mutex_lock(&s->mu);
+		s->head = (s->head + 1) % NBLOCKS;
+		s->count--;
+		s->cur = NULL;
+		pthread_cond_signal(&s->can_fill);
+		pthread_mutex_unlock(&s->mu);
+		if (n > 0)
+			break; /* hand over what we have */
+	}
+	*got = n;
+	return 0;
+}
+
+int tg_source_read(tg_source *s, void *buf, size_t cap, size_t *got)
+{
+	*got = 0;
+	if (s->done || cap == 0)
+		return 0;
+	if (s->threaded)
+		return read_threaded(s, buf, cap, got);
+	if (s->gzip) {
+		int rc = inflate_some(s, buf, cap, got);
+		if (rc || *got == 0)
+			s->done = 1;
+		return rc;
+	}
+	size_t n;
+	int rc = raw_read(s, buf, cap, &n);
+	if (rc)
+		return rc;
+	s->file_bytes += n;
+	s->out_bytes += n;
+	if (n == 0)
+		s->done = 1;
+	*got = n;
+	return check_limits(s);
+}
+
+int tg_source_is_gzip(const tg_source *s) { return s->gzip; }
+
+uint64_t tg_source_file_bytes(const tg_source *s) { return s->file_bytes; }
+
+const char *tg_source_name(const tg_source *s) { return s->name; }
+
+void tg_source_free(tg_source *s)
+{
+	if (!s)
+		return;
+	if (s->threaded) {
+		pthread_mutex_lock(&s->mu);
+		s->cancel = 1;
+		pthread_cond_broadcast(&s->can_fill);
+		pthread_mutex_unlock(&s->mu);
+		pthread_join(s->thread, NULL);
+		pthread_mutex_destroy(&s->mu);
+		pthread_cond_destroy(&s->can_fill);
+		pthread_cond_destroy(&s->can_take);
+	}
+	for (int i = 0; i < NBLOCKS; i++)
+		free(s->blocks[i].data);
+	if (s->zs_live)
+		inflateEnd(&s->zs);
+	free(s->in);
+	if (s->fd >= 0)
+		close(s->fd);
+	free(s->name);
+	free(s);
+}

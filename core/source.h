@@ -1,0 +1,54 @@
+/*
+ * source.h - the bytes of a trace file, plain or gzip (detected by the magic
+ * bytes 1f 8b, never by the file name), delivered in order to a reader.
+ *
+ * For a gzip file the inflating runs on a second thread that fills a small
+ * queue of blocks while the caller parses the previous ones, so that inflate
+ * and parse overlap on two cores. Limits protect against gzip bombs.
+ */
+#ifndef TG_SOURCE_H
+#define TG_SOURCE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct tg_source tg_source;
+
+typedef struct tg_source_opts {
+	uint64_t max_bytes;   /* most bytes of (decompressed) JSON accepted; 0 = default (64 GiB) */
+	uint32_t max_ratio;   /* most inflated/compressed ratio once past 32 MiB; 0 = default (200) */
+	int single_thread;    /* inflate on the caller's thread */
+} tg_source_opts;
+
+#define TG_SOURCE_DEFAULT_MAX_BYTES (64ULL << 30)
+#define TG_SOURCE_DEFAULT_MAX_RATIO 200u
+
+/* Opens path. name is how errors name the file (NULL: path). opts may be
+ * NULL. On success *out owns the file; free with tg_source_free. Errors:
+ * TG_EIO (cannot open), TG_ENOMEM. */
+int tg_source_open_file(tg_source **out, const char *path, const char *name,
+                        const tg_source_opts *opts);
+
+/* Opens len bytes at data (not copied: they must outlive the source). Gzip is
+ * detected as for files; inflating runs on the caller's thread. */
+int tg_source_open_mem(tg_source **out, const void *data, size_t len, const char *name,
+                       const tg_source_opts *opts);
+
+/* Reads up to cap bytes into buf and stores the count in *got; *got == 0
+ * only at the end of the data. Returns 0, or TG_EIO / TG_EFORMAT (corrupt or
+ * truncated gzip, message names the compressed byte offset) / TG_ELIMIT. */
+int tg_source_read(tg_source *s, void *buf, size_t cap, size_t *got);
+
+/* 1 if the data is gzip-compressed. */
+int tg_source_is_gzip(const tg_source *s);
+
+/* Bytes of the file consumed so far (compressed bytes for gzip). */
+uint64_t tg_source_file_bytes(const tg_source *s);
+
+/* The name used in error messages. */
+const char *tg_source_name(const tg_source *s);
+
+/* Stops the inflate thread if any, closes the file, frees everything. */
+void tg_source_free(tg_source *s);
+
+#endif

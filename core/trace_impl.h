@@ -1,0 +1,38 @@
+/*
+ * trace_impl.h - the inside of tg_trace, shared by trace.c (accessors) and
+ * trace_read.c (the parser that fills it). Not for other modules.
+ */
+#ifndef TG_TRACE_IMPL_H
+#define TG_TRACE_IMPL_H
+
+#include "trace.h"
+
+struct process_name {
+	int64_t pid;
+	uint32_t name;
+};
+
+struct tg_trace {
+	char *name;
+	tg_atoms *atoms;
+	tg_event *events;
+	size_t nevents, events_cap;
+	tg_arg *args;
+	size_t nargs, args_cap;
+	tg_track *tracks;
+	size_t ntracks, tracks_cap;
+	tg_flow *flows;
+	size_t nflows, flows_cap;
+	tg_device *devices;
+	size_t ndevices;
+	struct process_name *pnames;
+	size_t npnames, pnames_cap;
+	json_t *meta;
+	int64_t rank, world_size;
+	tg_trace_stats stats;
+};
+
+/* Fills devices, rank and world size from t->meta (after reading). */
+int tg_trace_finish_meta(tg_trace *t);
+
+#endif

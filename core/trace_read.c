@@ -1,0 +1,1487 @@
+/*
+ * trace_read.c - the streaming trace reader.
+ *
+ * Why a JSON parser of our own on this path: the trace is the one big input
+ * (62 MB of JSON for 239k events in the largest sample, gigabytes in the
+ * wild). A DOM parser such as jansson needs ~10x the file size in memory and
+ * spends most of its time building objects we throw away. This reader walks
+ * the bytes once, keeps only what the model needs, and interns strings as it
+ * goes. Measured on xdit_sd_3.5 (62 MB JSON): see `make bench`. jansson still
+ * parses the small top-level members (deviceProperties, distributedInfo...).
+ *
+ * How it streams: the bytes sit in a window buffer followed by a NUL sentinel,
+ * so the lexer needs no bounds checks: meeting a NUL means "end of window"
+ * (or a NUL byte in the data, which is an error). The document is parsed in
+ * units: one top-level member, or one element of traceEvents. When a unit
+ * runs into the end of the window, the lexer longjmps back to the loop, which
+ * undoes the unit's partial effects (arguments appended), keeps the unit's
+ * bytes, refills the window and parses the unit again. setjmp runs once per
+ * refill, not per event.
+ */
+#include "trace_impl.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+#define WINDOW_INITIAL (4u << 20)
+#define PAD 64
+#define DEFAULT_MAX_DEPTH 64
+#define HARD_MAX_DEPTH 1000
+#define DEFAULT_MAX_EVENTS (1ULL << 31)
+#define DEFAULT_MAX_STRING (16u << 20)
+#define DEFAULT_MAX_UNIT (256u << 20)
+
+enum jump { J_NONE = 0, J_MORE, J_ERROR };
+
+enum state {
+	ST_BEGIN,
+	ST_TOP_FIRST,    /* after '{': key or '}' */
+	ST_TOP_NEXT,     /* after a member: ',' or '}' */
+	ST_EVENTS_FIRST, /* after '[': event or ']' */
+	ST_EVENTS_NEXT,  /* after an event: ',' or ']' */
+	ST_DONE,         /* after the document: only whitespace */
+	ST_FINISHED
+};
+
+/* Argument keys we never need; dropped to save memory. */
+static const char *const noise_keys[] = {
+	"Ev Idx", "Trace name", "Trace iteration", "queued", "context", "cbid",
+	"Record function id", "Profiler Event Index", "sort_index",
+};
+#define NNOISE (sizeof(noise_keys) / sizeof(noise_keys[0]))
+
+struct tkey {
+	int64_t pid, tid;
+	uint32_t pid_str, tid_str;
+};
+
+struct parser {
+	tg_trace *t;
+	tg_source *src;
+	uint32_t max_depth, max_string, max_unit;
+	uint64_t max_events;
+
+	char *buf;       /* cap + PAD bytes */
+	size_t cap, len; /* buf[len] == 0 */
+	uint64_t base;   /* stream offset of buf[0] */
+	const char *unit;
+	const char *p;
+	int eof;
+	enum state state, after_events;
+	int seen_events;
+	jmp_buf jb;
+	int err;
+	size_t mark_args;
+
+	char *scratch;
+	size_t scratch_cap;
+
+	uint32_t *tslots; /* track index + 1 */
+	size_t tmask;
+	uint32_t last_track;
+	struct tkey last_key;
+
+	uint32_t noise_limit; /* atoms below this are noise keys */
+	uint32_t atom_empty, atom_cat;
+
+	uint32_t *open; /* events from ph B awaiting their E */
+	size_t nopen, open_cap;
+};
+
+struct str {
+	const char *s;
+	size_t len;
+};
+
+/* ------------------------------------------------------------------ errors */
+
+static void die_code(struct parser *ps, int code, const char *at, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5), noreturn));
+
+static void die_code(struct parser *ps, int code, const char *at, const char *fmt, ...)
+{
+	char msg[300];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	uint64_t off = ps->base + (uint64_t)(at - ps->buf);
+	tg_error_set(code, "%s: byte %llu%s: %s", tg_source_name(ps->src), (unsigned long long)off,
+	             tg_source_is_gzip(ps->src) ? " of the inflated JSON" : "", msg);
+	ps->err = code;
+	longjmp(ps->jb, J_ERROR);
+}
+
+#define die(ps, at, ...) die_code(ps, TG_EFORMAT, at, __VA_ARGS__)
+
+/* Called on a NUL byte: the end of the window (refill and retry the unit),
+ * the end of the data (truncated), or a NUL inside the data. */
+static void need_more(struct parser *ps, const char *at) __attribute__((noreturn));
+static void need_more(struct parser *ps, const char *at)
+{
+	if (at < ps->buf + ps->len)
+		die(ps, at, "NUL byte in the JSON text");
+	if (ps->eof)
+		die(ps, at, "unexpected end of data (truncated JSON)");
+	longjmp(ps->jb, J_MORE);
+}
+
+static void oom(struct parser *ps) __attribute__((noreturn));
+static void oom(struct parser *ps)
+{
+	ps->err = TG_ENOMEM;
+	longjmp(ps->jb, J_ERROR);
+}
+
+/* ------------------------------------------------------------------ lexing */
+
+static const unsigned char ws_table[256] = {[' '] = 1, ['\t'] = 1, ['\n'] = 1, ['\r'] = 1};
+
+static inline const char *ws(const char *p)
+{
+	while (ws_table[(unsigned char)*p])
+		p++;
+	return p;
+}
+
+static inline int is_digit(char c) { return (unsigned)(c - '0') < 10; }
+
+/* Unexpected byte c at p: NUL means the window ended. */
+static void unexpected(struct parser *ps, const char *p, const char *what) __attribute__((noreturn));
+static void unexpected(struct parser *ps, const char *p, const char *what)
+{
+	unsigned char c = (unsigned char)*p;
+	if (c == 0)
+		need_more(ps, p);
+	if (c == 'N' || c == 'I' || (c == '-' && p[1] == 'I'))
+		die(ps, p, "NaN and Infinity are not JSON numbers (expected %s)", what);
+	if (c >= 0x20 && c < 0x7f)
+		die(ps, p, "expected %s, found '%c'", what, c);
+	die(ps, p, "expected %s, found byte 0x%02x", what, c);
+}
+
+/* A field that must be a number is not one. */
+static void bad_number(struct parser *ps, const char *p, const char *field) __attribute__((noreturn));
+static void bad_number(struct parser *ps, const char *p, const char *field)
+{
+	if (!*p)
+		need_more(ps, p);
+	if (*p == 'N' || *p == 'I')
+		die(ps, p, "NaN and Infinity are not JSON numbers (\"%s\")", field);
+	die(ps, p, "\"%s\" must be a number", field);
+}
+
+/* Validates one multi-byte UTF-8 sequence at p; returns the byte after it. */
+static const char *utf8_seq(struct parser *ps, const char *p)
+{
+	const unsigned char *u = (const unsigned char *)p;
+	int n;
+	unsigned char lo = 0x80, hi = 0xBF;
+	if (u[0] >= 0xC2 && u[0] <= 0xDF)
+		n = 1;
+	else if (u[0] >= 0xE0 && u[0] <= 0xEF) {
+		n = 2;
+		if (u[0] == 0xE0)
+			lo = 0xA0;
+		if (u[0] == 0xED)
+			hi = 0x9F;
+	} else if (u[0] >= 0xF0 && u[0] <= 0xF4) {
+		n = 3;
+		if (u[0] == 0xF0)
+			lo = 0x90;
+		if (u[0] == 0xF4)
+			hi = 0x8F;
+	} else
+		die(ps, p, "invalid UTF-8 byte 0x%02x in a string", u[0]);
+	for (int i = 1; i <= n; i++) {
+		unsigned char c = u[i];
+		if (c == 0)
+			need_more(ps, p + i);
+		if (c < (i == 1 ? lo : 0x80) || c > (i == 1 ? hi : 0xBF))
+			die(ps, p, "invalid UTF-8 sequence in a string");
+	}
+	return p + n + 1;
+}
+
+static void scratch_need(struct parser *ps, size_t need)
+{
+	if (need > ps->scratch_cap &&
+	    tg_grow((void **)&ps->scratch, &ps->scratch_cap, need, 1))
+		oom(ps);
+}
+
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+static unsigned read_hex4(struct parser *ps, const char *p)
+{
+	unsigned v = 0;
+	for (int i = 0; i < 4; i++) {
+		if (!p[i])
+			need_more(ps, p + i);
+		int h = hexval(p[i]);
+		if (h < 0)
+			die(ps, p + i, "invalid \\u escape");
+		v = v * 16 + (unsigned)h;
+	}
+	return v;
+}
+
+/* Slow path of scan_string: the string has escapes. Decodes into scratch. */
+static const char *scan_string_escaped(struct parser *ps, const char *start, const char *p,
+                                       struct str *out)
+{
+	size_t n = (size_t)(p - start);
+	scratch_need(ps, n + 64);
+	memcpy(ps->scratch, start, n);
+	for (;;) {
+		unsigned char c = (unsigned char)*p;
+		if (n + 8 > ps->scratch_cap)
+			scratch_need(ps, n + 8);
+		if (n > ps->max_string)
+			die_code(ps, TG_ELIMIT, start, "string longer than %u bytes (limit)", ps->max_string);
+		if (c == '"') {
+			out->s = ps->scratch;
+			out->len = n;
+			return p + 1;
+		}
+		if (c == '\\') {
+			char e = p[1];
+			const char *esc = p;
+			p += 2;
+			switch (e) {
+			case '"': ps->scratch[n++] = '"'; break;
+			case '\\': ps->scratch[n++] = '\\'; break;
+			case '/': ps->scratch[n++] = '/'; break;
+			case 'b': ps->scratch[n++] = '\b'; break;
+			case 'f': ps->scratch[n++] = '\f'; break;
+			case 'n': ps->scratch[n++] = '\n'; break;
+			case 'r': ps->scratch[n++] = '\r'; break;
+			case 't': ps->scratch[n++] = '\t'; break;
+			case 'u': {
+				unsigned cp = read_hex4(ps, p);
+				p += 4;
+				if (cp >= 0xD800 && cp <= 0xDBFF) {
+					if (!p[0] || !p[1])
+						need_more(ps, p[0] ? p + 1 : p);
+					if (p[0] != '\\' || p[1] != 'u')
+						die(ps, esc, "lone UTF-16 surrogate in a \\u escape");
+					unsigned lo = read_hex4(ps, p + 2);
+					if (lo < 0xDC00 || lo > 0xDFFF)
+						die(ps, esc, "lone UTF-16 surrogate in a \\u escape");
+					p += 6;
+					cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+				} else if (cp >= 0xDC00 && cp <= 0xDFFF) {
+					die(ps, esc, "lone UTF-16 surrogate in a \\u escape");
+				} else if (cp == 0) {
+					die(ps, esc, "\\u0000 (NUL) in a string");
+				}
+				char *o = ps->scratch + n;
+				if (cp < 0x80) {
+					o[0] = (char)cp;
+					n += 1;
+				} else if (cp < 0x800) {
+					o[0] = (char)(0xC0 | (cp >> 6));
+					o[1] = (char)(0x80 | (cp & 0x3F));
+					n += 2;
+				} else if (cp < 0x10000) {
+					o[0] = (char)(0xE0 | (cp >> 12));
+					o[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
+					o[2] = (char)(0x80 | (cp & 0x3F));
+					n += 3;
+				} else {
+					o[0] = (char)(0xF0 | (cp >> 18));
+					o[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
+					o[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
+					o[3] = (char)(0x80 | (cp & 0x3F));
+					n += 4;
+				}
+				break;
+			}
+			case 0:
+				need_more(ps, p - 1);
+			default:
+				die(ps, esc, "invalid escape in a string");
+			}
+			continue;
+		}
+		if (c >= 0x80) {
+			const char *q = utf8_seq(ps, p);
+			scratch_need(ps, n + 8);
+			memcpy(ps->scratch + n, p, (size_t)(q - p));
+			n += (size_t)(q - p);
+			p = q;
+			continue;
+		}
+		if (c < 0x20) {
+			if (c == 0)
+				need_more(ps, p);
+			die(ps, p, "control character 0x%02x in a string", c);
+		}
+		ps->scratch[n++] = (char)c;
+		p++;
+	}
+}
+
+/* Scans a string whose opening quote is at p[-1]. Sets out to the decoded
+ * bytes (in the window when there are no escapes, else in scratch). */
+static inline const char *scan_string(struct parser *ps, const char *p, struct str *out)
+{
+	const char *start = p;
+	for (;;) {
+#if defined(__SSE2__)
+		const __m128i quote = _mm_set1_epi8('"'), bslash = _mm_set1_epi8('\\'),
+		              space = _mm_set1_epi8(0x20);
+		for (;;) {
+			__m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+			__m128i m = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, bslash)),
+			                         _mm_cmplt_epi8(v, space)); /* signed: < 0x20 or >= 0x80 */
+			unsigned bits = (unsigned)_mm_movemask_epi8(m);
+			if (bits) {
+				p += __builtin_ctz(bits);
+				break;
+			}
+			p += 16;
+		}
+#else
+		while ((unsigned char)*p >= 0x20 && (unsigned char)*p < 0x80 && *p != '"' && *p != '\\')
+			p++;
+#endif
+		unsigned char c = (unsigned char)*p;
+		if (c == '"') {
+			out->s = start;
+			out->len = (size_t)(p - start);
+			if (out->len > ps->max_string)
+				die_code(ps, TG_ELIMIT, start, "string longer than %u bytes (limit)",
+				         ps->max_string);
+			return p + 1;
+		}
+		if (c == '\\')
+			return scan_string_escaped(ps, start, p, out);
+		if (c >= 0x80) {
+			p = utf8_seq(ps, p);
+			continue;
+		}
+		if (c == 0)
+			need_more(ps, p);
+		die(ps, p, "control character 0x%02x in a string", c);
+	}
+}
+
+/* Scans a JSON number at p, validating its grammar. Sets *is_int when it has
+ * no fraction or exponent. */
+static const char *scan_number(struct parser *ps, const char *p, int *is_int)
+{
+	const char *s = p;
+	*is_int = 1;
+	if (*p == '-')
+		p++;
+	if (*p == '0') {
+		p++;
+		if (is_digit(*p))
+			die(ps, s, "leading zero in a number");
+	} else if (is_digit(*p)) {
+		while (is_digit(*p))
+			p++;
+	} else {
+		unexpected(ps, p, "a digit");
+	}
+	if (*p == '.') {
+		p++;
+		if (!is_digit(*p))
+			unexpected(ps, p, "a digit after '.'");
+		while (is_digit(*p))
+			p++;
+		*is_int = 0;
+	}
+	if (*p == 'e' || *p == 'E') {
+		p++;
+		if (*p == '+' || *p == '-')
+			p++;
+		if (!is_digit(*p))
+			unexpected(ps, p, "a digit in the exponent");
+		while (is_digit(*p))
+			p++;
+		*is_int = 0;
+	}
+	if (*p == 0)
+		need_more(ps, p); /* the number may go on in the next window */
+	return p;
+}
+
+/* Integer of a validated integer span; 0 ok, 1 beyond uint64 (or -int64). */
+static int span_int(const char *s, const char *e, int64_t *out, int *is_unsigned)
+{
+	int neg = *s == '-';
+	if (neg)
+		s++;
+	uint64_t v = 0;
+	for (; s < e; s++) {
+		unsigned d = (unsigned)(*s - '0');
+		if (v > (UINT64_MAX - d) / 10)
+			return 1;
+		v = v * 10 + d;
+	}
+	*is_unsigned = 0;
+	if (neg) {
+		if (v > (uint64_t)INT64_MAX + 1)
+			return 1;
+		*out = (int64_t)(0 - v);
+	} else if (v > (uint64_t)INT64_MAX) {
+		*is_unsigned = 1;
+		*out = (int64_t)v; /* bit pattern */
+	} else {
+		*out = (int64_t)v;
+	}
+	return 0;
+}
+
+static const uint64_t pow10_u64[20] = {
+	1ULL, 10ULL, 100ULL, 1000ULL, 10000ULL, 100000ULL, 1000000ULL, 10000000ULL,
+	100000000ULL, 1000000000ULL, 10000000000ULL, 100000000000ULL, 1000000000000ULL,
+	10000000000000ULL, 100000000000000ULL, 1000000000000000ULL, 10000000000000000ULL,
+	100000000000000000ULL, 1000000000000000000ULL, 10000000000000000000ULL};
+
+/* Microseconds (a validated number span) to integer nanoseconds, exactly
+ * for up to 19 significant digits; rounds half away from zero below 1 ns. */
+static int span_us_to_ns(const char *s, const char *e, int64_t *out)
+{
+	int neg = *s == '-';
+	if (neg)
+		s++;
+	uint64_t mant = 0;
+	int sig = 0, exp10 = 0;
+	for (; s < e && is_digit(*s); s++) {
+		if (sig < 19) {
+			mant = mant * 10 + (uint64_t)(*s - '0');
+			if (mant)
+				sig++;
+		} else {
+			exp10++;
+		}
+	}
+	if (s < e && *s == '.') {
+		for (s++; s < e && is_digit(*s); s++) {
+			if (sig < 19) {
+				mant = mant * 10 + (uint64_t)(*s - '0');
+				if (mant)
+					sig++;
+				exp10--;
+			}
+		}
+	}
+	if (s < e && (*s == 'e' || *s == 'E')) {
+		s++;
+		int eneg = *s == '-';
+		if (*s == '+' || *s == '-')
+			s++;
+		int ev = 0;
+		for (; s < e; s++)
+			if (ev < 10000)
+				ev = ev * 10 + (*s - '0');
+		exp10 += eneg ? -ev : ev;
+	}
+	exp10 += 3; /* us -> ns */
+	if (mant == 0) {
+		*out = 0;
+		return 0;
+	}
+	if (exp10 >= 0) {
+		for (; exp10 > 0; exp10--) {
+			if (mant > (uint64_t)INT64_MAX / 10)
+				return 1;
+			mant *= 10;
+		}
+		if (mant > (uint64_t)INT64_MAX)
+			return 1;
+	} else if (exp10 < -19) {
+		mant = 0;
+	} else {
+		uint64_t div = pow10_u64[-exp10];
+		uint64_t q = mant / div, r = mant % div;
+		if (r >= div - r)
+			q++;
+		mant = q;
+	}
+	*out = neg ? -(int64_t)mant : (int64_t)mant;
+	return 0;
+}
+
+static const char *expect_literal(struct parser *ps, const char *p, const char *lit)
+{
+	for (const char *l = lit; *l; l++, p++) {
+		if (*p != *l) {
+			if (!*p)
+				need_more(ps, p);
+			die(ps, p, "invalid literal (expected %s)", lit);
+		}
+	}
+	return p;
+}
+
+/* Skips any JSON value, validating it. depth is the nesting level of the
+ * container holding the value (the top-level object is level 1). */
+static const char *skip_value(struct parser *ps, const char *p, uint32_t depth)
+{
+	struct str s;
+	int is_int;
+	switch (*p) {
+	case '"':
+		return scan_string(ps, p + 1, &s);
+	case '{':
+	case '[': {
+		char close = *p == '{' ? '}' : ']';
+		int obj = *p == '{';
+		if (depth >= ps->max_depth)
+			die_code(ps, TG_ELIMIT, p, "nesting deeper than %u levels (limit)", ps->max_depth);
+		p = ws(p + 1);
+		if (*p == close)
+			return p + 1;
+		for (;;) {
+			if (obj) {
+				if (*p != '"')
+					unexpected(ps, p, "a string key");
+				p = ws(scan_string(ps, p + 1, &s));
+				if (*p != ':')
+					unexpected(ps, p, "':' after an object key");
+				p = ws(p + 1);
+			}
+			p = ws(skip_value(ps, p, depth + 1));
+			if (*p == ',') {
+				p = ws(p + 1);
+				continue;
+			}
+			if (*p == close)
+				return p + 1;
+			unexpected(ps, p, obj ? "',' or '}'" : "',' or ']'");
+		}
+	}
+	case 't':
+		return expect_literal(ps, p, "true");
+	case 'f':
+		return expect_literal(ps, p, "false");
+	case 'n':
+		return expect_literal(ps, p, "null");
+	default:
+		if (*p == '-' || is_digit(*p))
+			return scan_number(ps, p, &is_int);
+		unexpected(ps, p, "a JSON value");
+	}
+}
+
+/* ------------------------------------------------------------------ model */
+
+static uint32_t intern(struct parser *ps, const char *s, size_t len)
+{
+	uint32_t a;
+	if (tg_atoms_intern(&a, ps->t->atoms, s, len)) {
+		ps->err = tg_error_last_code();
+		longjmp(ps->jb, J_ERROR);
+	}
+	return a;
+}
+
+static void push_arg(struct parser *ps, const tg_arg *a)
+{
+	tg_trace *t = ps->t;
+	if (t->nargs == t->args_cap &&
+	    tg_grow((void **)&t->args, &t->args_cap, t->nargs + 1, sizeof(tg_arg)))
+		oom(ps);
+	t->args[t->nargs++] = *a;
+}
+
+static uint64_t tkey_hash(const struct tkey *k)
+{
+	return tg_hash_bytes(k, sizeof(*k));
+}
+
+static int tkey_eq(const struct tkey *a, const tg_track *t)
+{
+	return a->pid == t->pid && a->tid == t->tid && a->pid_str == t->pid_str &&
+	       a->tid_str == t->tid_str;
+}
+
+static uint32_t track_get(struct parser *ps, const struct tkey *k)
+{
+	tg_trace *t = ps->t;
+	if (ps->last_track != TG_NONE && tkey_eq(k, &t->tracks[ps->last_track]))
+		return ps->last_track;
+	size_t i = (size_t)tkey_hash(k) & ps->tmask;
+	for (;; i = (i + 1) & ps->tmask) {
+		uint32_t s = ps->tslots[i];
+		if (!s)
+			break;
+		if (tkey_eq(k, &t->tracks[s - 1]))
+			return ps->last_track = s - 1;
+	}
+	if (tg_grow((void **)&t->tracks, &t->tracks_cap, t->ntracks + 1, sizeof(tg_track)))
+		oom(ps);
+	uint32_t idx = (uint32_t)t->ntracks++;
+	t->tracks[idx] = (tg_track){.pid = k->pid, .tid = k->tid, .pid_str = k->pid_str,
+	                            .tid_str = k->tid_str, .thread_name = TG_NONE};
+	ps->tslots[i] = idx + 1;
+	if (t->ntracks * 2 > ps->tmask) {
+		size_t nmask = ps->tmask * 2 + 1;
+		uint32_t *ns = tg_calloc(nmask + 1, sizeof(uint32_t));
+		if (!ns)
+			oom(ps);
+		for (size_t j = 0; j < t->ntracks; j++) {
+			struct tkey kk = {t->tracks[j].pid, t->tracks[j].tid, t->tracks[j].pid_str,
+			                  t->tracks[j].tid_str};
+			size_t s = (size_t)tkey_hash(&kk) & nmask;
+			while (ns[s])
+				s = (s + 1) & nmask;
+			ns[s] = (uint32_t)j + 1;
+		}
+		free(ps->tslots);
+		ps->tslots = ns;
+		ps->tmask = nmask;
+	}
+	return ps->last_track = idx;
+}
+
+/* Category name to kind; flows get *flow >= 0. */
+static int category_kind(const char *s, size_t n, int *flow)
+{
+	*flow = -1;
+#define IS(lit) (n == sizeof(lit) - 1 && memcmp(s, lit, n) == 0)
+	switch (n) {
+	case 4:
+		if (IS("ac2g")) return *flow = TG_FLOW_LAUNCH, TG_KIND_OTHER;
+		break;
+	case 5:
+		if (IS("async")) return *flow = TG_FLOW_LAUNCH, TG_KIND_OTHER;
+		if (IS("Trace")) return TG_KIND_TRACE_SPAN;
+		break;
+	case 6:
+		if (IS("cpu_op")) return TG_KIND_CPU_OP;
+		if (IS("kernel") || IS("Kernel")) return TG_KIND_KERNEL;
+		if (IS("Memcpy")) return TG_KIND_MEMCPY;
+		if (IS("Memset")) return TG_KIND_MEMSET;
+		if (IS("fwdbwd")) return *flow = TG_FLOW_FWDBWD, TG_KIND_OTHER;
+		break;
+	case 7:
+		if (IS("Runtime")) return TG_KIND_RUNTIME;
+		break;
+	case 8:
+		if (IS("Operator") || IS("operator")) return TG_KIND_CPU_OP;
+		if (IS("overhead")) return TG_KIND_OVERHEAD;
+		break;
+	case 9:
+		if (IS("async_gpu")) return *flow = TG_FLOW_LAUNCH, TG_KIND_OTHER;
+		if (IS("cuda_sync")) return TG_KIND_SYNC;
+		break;
+	case 10:
+		if (IS("gpu_memcpy")) return TG_KIND_MEMCPY;
+		if (IS("gpu_memset")) return TG_KIND_MEMSET;
+		break;
+	case 11:
+		if (IS("cuda_driver")) return TG_KIND_DRIVER;
+		break;
+	case 12:
+		if (IS("cuda_runtime")) return TG_KIND_RUNTIME;
+		if (IS("mtia_runtime")) return TG_KIND_RUNTIME;
+		break;
+	case 15:
+		if (IS("python_function")) return TG_KIND_PYTHON;
+		if (IS("user_annotation")) return TG_KIND_USER_ANNOTATION;
+		if (IS("mtia_ccp_events")) return TG_KIND_KERNEL;
+		break;
+	case 16:
+		if (IS("async_cpu_to_gpu")) return *flow = TG_FLOW_LAUNCH, TG_KIND_OTHER;
+		break;
+	case 17:
+		if (IS("cpu_instant_event")) return TG_KIND_INSTANT;
+		break;
+	case 19:
+		if (IS("gpu_user_annotation")) return TG_KIND_GPU_ANNOTATION;
+		if (IS("cuda_profiler_range")) return TG_KIND_PROFILER_RANGE;
+		break;
+	}
+#undef IS
+	return TG_KIND_OTHER;
+}
+
+/* A pid or tid value: integer, string (numeric strings become integers, so
+ * that "1441273664" and 1441273664 are one thread), or null. */
+static const char *parse_id_field(struct parser *ps, const char *p, int64_t *num, uint32_t *str,
+                                  const char *field)
+{
+	*num = 0;
+	*str = TG_NONE;
+	if (*p == '"') {
+		struct str s;
+		p = scan_string(ps, p + 1, &s);
+		size_t i = (s.len && s.s[0] == '-') ? 1 : 0;
+		int numeric = s.len > i && s.len - i <= 18;
+		for (size_t j = i; numeric && j < s.len; j++)
+			numeric = is_digit(s.s[j]);
+		if (numeric) {
+			int64_t v = 0;
+			for (size_t j = i; j < s.len; j++)
+				v = v * 10 + (s.s[j] - '0');
+			*num = i ? -v : v;
+		} else {
+			*str = intern(ps, s.s, s.len);
+		}
+		return p;
+	}
+	if (*p == '-' || is_digit(*p)) {
+		int is_int, uns;
+		const char *s = p;
+		p = scan_number(ps, p, &is_int);
+		if (!is_int || span_int(s, p, num, &uns))
+			die(ps, s, "\"%s\" must be an integer or a string", field);
+		return p;
+	}
+	if (*p == 'n')
+		return expect_literal(ps, p, "null");
+	unexpected(ps, p, field[0] == 'p' ? "an integer or string pid" : "an integer or string tid");
+}
+
+/* An integer id argument (correlation, External id, Python id...): integer,
+ * numeric string, or null (*has = 0). */
+static const char *parse_int_arg(struct parser *ps, const char *p, int64_t *v, int *has,
+                                 const char *what)
+{
+	*has = 0;
+	if (*p == 'n')
+		return expect_literal(ps, p, "null");
+	if (*p == '-' || is_digit(*p)) {
+		int is_int, uns;
+		const char *s = p;
+		p = scan_number(ps, p, &is_int);
+		if (!is_int || span_int(s, p, v, &uns))
+			die(ps, s, "argument \"%s\" must be an integer", what);
+		*has = 1;
+		return p;
+	}
+	if (*p == '"') {
+		struct str s;
+		const char *at = p;
+		p = scan_string(ps, p + 1, &s);
+		char tmp[32];
+		if (s.len == 0 || s.len >= sizeof(tmp))
+			die(ps, at, "argument \"%s\" must be an integer", what);
+		memcpy(tmp, s.s, s.len);
+		tmp[s.len] = 0;
+		char *end;
+		errno = 0;
+		long long x = strtoll(tmp, &end, 0);
+		if (*end || errno)
+			die(ps, at, "argument \"%s\" must be an integer", what);
+		*v = x;
+		*has = 1;
+		return p;
+	}
+	unexpected(ps, p, "an integer");
+}
+
+/* A generic argument value into a. */
+static const char *parse_arg_value(struct parser *ps, const char *p, tg_arg *a, uint32_t depth)
+{
+	struct str s;
+	switch (*p) {
+	case '"':
+		p = scan_string(ps, p + 1, &s);
+		a->type = TG_ARG_STR;
+		a->v.atom = intern(ps, s.s, s.len);
+		return p;
+	case '[':
+	case '{': {
+		const char *start = p;
+		p = skip_value(ps, p, depth);
+		a->type = TG_ARG_RAW;
+		a->v.atom = intern(ps, start, (size_t)(p - start));
+		return p;
+	}
+	case 't':
+		a->type = TG_ARG_BOOL;
+		a->v.b = 1;
+		return expect_literal(ps, p, "true");
+	case 'f':
+		a->type = TG_ARG_BOOL;
+		a->v.b = 0;
+		return expect_literal(ps, p, "false");
+	case 'n':
+		a->type = TG_ARG_NULL;
+		a->v.i = 0;
+		return expect_literal(ps, p, "null");
+	default:
+		if (*p == '-' || is_digit(*p)) {
+			int is_int, uns;
+			const char *start = p;
+			p = scan_number(ps, p, &is_int);
+			if (is_int && !span_int(start, p, &a->v.i, &uns)) {
+				a->type = uns ? TG_ARG_UINT : TG_ARG_INT;
+				return p;
+			}
+			char tmp[512];
+			size_t n = (size_t)(p - start);
+			if (n >= sizeof(tmp))
+				die(ps, start, "number with more than %zu characters", sizeof(tmp) - 1);
+			memcpy(tmp, start, n);
+			tmp[n] = 0;
+			a->type = TG_ARG_DOUBLE;
+			a->v.d = strtod(tmp, NULL);
+			return p;
+		}
+		unexpected(ps, p, "a JSON value");
+	}
+}
+
+/* What one traceEvents element holds while it is parsed. */
+struct evtmp {
+	char ph;
+	int kind, flow;
+	uint32_t name, cat;
+	struct tkey key;
+	int64_t ts, dur;
+	int has_ts, has_dur, has_id;
+	uint64_t id;
+	int bp_e;
+	int64_t corr, ext, pyid, pyparent;
+	int has_corr, has_ext, has_pyid, has_pyparent;
+};
+
+static const char *parse_args(struct parser *ps, const char *p, struct evtmp *ev)
+{
+	struct str k;
+	p = ws(p + 1);
+	if (*p == '}')
+		return p + 1;
+	for (;;) {
+		if (*p != '"')
+			unexpected(ps, p, "a string key in \"args\"");
+		const char *key_at = p;
+		p = ws(scan_string(ps, p + 1, &k));
+		if (*p != ':')
+			unexpected(ps, p, "':' after an object key");
+		p = ws(p + 1);
+		int typed = 1;
+		switch (k.len) {
+		case 9:
+			if (!memcmp(k.s, "Python id", 9))
+				p = parse_int_arg(ps, p, &ev->pyid, &ev->has_pyid, "Python id");
+			else
+				typed = 0;
+			break;
+		case 11:
+			if (!memcmp(k.s, "correlation", 11))
+				p = parse_int_arg(ps, p, &ev->corr, &ev->has_corr, "correlation");
+			else if (!memcmp(k.s, "External id", 11) || !memcmp(k.s, "external id", 11))
+				p = parse_int_arg(ps, p, &ev->ext, &ev->has_ext, "External id");
+			else
+				typed = 0;
+			break;
+		case 16:
+			if (!memcmp(k.s, "Python parent id", 16))
+				p = parse_int_arg(ps, p, &ev->pyparent, &ev->has_pyparent, "Python parent id");
+			else
+				typed = 0;
+			break;
+		default:
+			typed = 0;
+		}
+		if (!typed) {
+			(void)key_at;
+			uint32_t key = intern(ps, k.s, k.len);
+			/* depth: the args object is nesting level 4 of the document */
+			if (key < ps->noise_limit) {
+				p = skip_value(ps, p, 4);
+			} else {
+				tg_arg a = {.key = key};
+				p = parse_arg_value(ps, p, &a, 4);
+				push_arg(ps, &a);
+			}
+		}
+		p = ws(p);
+		if (*p == ',') {
+			p = ws(p + 1);
+			continue;
+		}
+		if (*p == '}')
+			return p + 1;
+		unexpected(ps, p, "',' or '}' in \"args\"");
+	}
+}
+
+static void commit_metadata(struct parser *ps, struct evtmp *ev, size_t args_start)
+{
+	tg_trace *t = ps->t;
+	uint32_t name_key = tg_atoms_find(t->atoms, "name", 4);
+	uint32_t value = TG_NONE;
+	for (size_t i = args_start; i < t->nargs; i++)
+		if (t->args[i].key == name_key && t->args[i].type == TG_ARG_STR)
+			value = t->args[i].v.atom;
+	t->nargs = args_start;
+	if (value == TG_NONE)
+		return;
+	const char *what = tg_atoms_str(t->atoms, ev->name);
+	if (!strcmp(what, "thread_name")) {
+		uint32_t tr = track_get(ps, &ev->key);
+		t->tracks[tr].thread_name = value;
+	} else if (!strcmp(what, "process_name") && ev->key.pid_str == TG_NONE) {
+		for (size_t i = 0; i < t->npnames; i++)
+			if (t->pnames[i].pid == ev->key.pid) {
+				t->pnames[i].name = value;
+				return;
+			}
+		if (tg_grow((void **)&t->pnames, &t->pnames_cap, t->npnames + 1, sizeof(*t->pnames)))
+			oom(ps);
+		t->pnames[t->npnames++] = (struct process_name){ev->key.pid, value};
+	}
+}
+
+static void commit_event(struct parser *ps, struct evtmp *ev, size_t args_start, const char *at)
+{
+	tg_trace *t = ps->t;
+	tg_trace_stats *st = &t->stats;
+	st->raw_events++;
+	switch (ev->ph) {
+	case 'M':
+		st->metadata_events++;
+		commit_metadata(ps, ev, args_start);
+		return;
+	case 'C':
+		st->counter_events++;
+		t->nargs = args_start;
+		return;
+	case 's':
+	case 't':
+	case 'f': {
+		st->flow_events++;
+		t->nargs = args_start;
+		if (!ev->has_ts || !ev->has_id)
+			die(ps, at, "flow event without \"ts\" or \"id\"");
+		if (tg_grow((void **)&t->flows, &t->flows_cap, t->nflows + 1, sizeof(tg_flow)))
+			oom(ps);
+		t->flows[t->nflows++] = (tg_flow){
+			.id = ev->id, .ts = ev->ts, .track = track_get(ps, &ev->key), .ph = (uint8_t)ev->ph,
+			.type = (uint8_t)(ev->flow >= 0 ? ev->flow : TG_FLOW_OTHER),
+			.bind_enclosing = (uint8_t)ev->bp_e};
+		return;
+	}
+	case 'X':
+	case 'B':
+	case 'E':
+	case 'i':
+	case 'I':
+		break;
+	default:
+		st->skipped_events++;
+		t->nargs = args_start;
+		return;
+	}
+	if (!ev->has_ts)
+		die(ps, at, "event without \"ts\"");
+	uint32_t track = track_get(ps, &ev->key);
+	if (ev->ph == 'E') {
+		t->nargs = args_start;
+		for (size_t i = ps->nopen; i-- > 0;) {
+			tg_event *b = &t->events[ps->open[i]];
+			if (b->track == track) {
+				b->dur = ev->ts > b->ts ? ev->ts - b->ts : 0;
+				b->flags &= (uint8_t)~TG_EV_UNCLOSED;
+				memmove(ps->open + i, ps->open + i + 1, (ps->nopen - i - 1) * sizeof(uint32_t));
+				ps->nopen--;
+				return;
+			}
+		}
+		st->skipped_events++; /* an E without its B */
+		return;
+	}
+	if (t->nevents >= ps->max_events)
+		die_code(ps, TG_ELIMIT, at, "more than %llu events (limit)",
+		         (unsigned long long)ps->max_events);
+	if (ev->ph == 'X' && !ev->has_dur)
+		die(ps, at, "complete event (ph X) without \"dur\"");
+	if (ev->dur < 0) {
+		st->negative_durations++;
+		ev->dur = 0;
+	}
+	int kind = ev->kind;
+	uint8_t flags = 0;
+	if (ev->ph == 'i' || ev->ph == 'I') {
+		kind = TG_KIND_INSTANT;
+		ev->dur = 0;
+		flags |= TG_EV_INSTANT;
+	}
+	if (kind == TG_KIND_KERNEL && ev->name != TG_NONE) {
+		/* MTIA device DMA events are memory transfers */
+		const char *nm = tg_atoms_str(t->atoms, ev->name);
+		if (nm[0] == 'd' && nm[1] == 'm' && nm[2] == 'a')
+			kind = TG_KIND_MEMCPY;
+	}
+	if (kind == TG_KIND_OTHER && ev->cat != TG_NONE) {
+		tg_arg a = {.key = ps->atom_cat, .type = TG_ARG_STR, .v.atom = ev->cat};
+		push_arg(ps, &a);
+	}
+	if (t->nargs - args_start > UINT16_MAX)
+		die_code(ps, TG_ELIMIT, at, "event with more than %u arguments", UINT16_MAX);
+	if (tg_grow((void **)&t->events, &t->events_cap, t->nevents + 1, sizeof(tg_event)))
+		oom(ps);
+	tg_event *e = &t->events[t->nevents];
+	e->ts = ev->ts;
+	e->dur = ev->ph == 'B' ? 0 : ev->dur;
+	e->name = ev->name == TG_NONE ? ps->atom_empty : ev->name;
+	e->track = track;
+	e->args = (uint32_t)args_start;
+	e->nargs = (uint16_t)(t->nargs - args_start);
+	e->kind = (uint8_t)kind;
+	if (kind == TG_KIND_PYTHON) {
+		e->ids.py.id = ev->pyid;
+		e->ids.py.parent_id = ev->pyparent;
+		flags |= (ev->has_pyid ? TG_EV_HAS_PYID : 0) | (ev->has_pyparent ? TG_EV_HAS_PYPARENT : 0);
+	} else {
+		e->ids.op.correlation = ev->corr;
+		e->ids.op.external_id = ev->ext;
+		flags |= (ev->has_corr ? TG_EV_HAS_CORR : 0) | (ev->has_ext ? TG_EV_HAS_EXT : 0);
+	}
+	if (ev->ph == 'B') {
+		flags |= TG_EV_UNCLOSED;
+		if (tg_grow((void **)&ps->open, &ps->open_cap, ps->nopen + 1, sizeof(uint32_t)))
+			oom(ps);
+		ps->open[ps->nopen++] = (uint32_t)t->nevents;
+	}
+	e->flags = flags;
+	t->nevents++;
+	st->by_kind[kind]++;
+	t->tracks[track].nevents++;
+	if (tg_kind_is_gpu(kind))
+		t->tracks[track].ngpu++;
+}
+
+/* Parses one element of traceEvents at p (after whitespace). */
+static const char *parse_event(struct parser *ps, const char *p)
+{
+	if (*p != '{')
+		unexpected(ps, p, "an event object in \"traceEvents\"");
+	const char *at = p;
+	struct evtmp ev = {.kind = TG_KIND_OTHER, .flow = -1, .name = TG_NONE, .cat = TG_NONE};
+	size_t args_start = ps->t->nargs;
+	struct str k, s;
+	int is_int;
+	p = ws(p + 1);
+	if (*p == '}') {
+		ps->t->stats.raw_events++;
+		ps->t->stats.skipped_events++;
+		return p + 1;
+	}
+	for (;;) {
+		if (*p != '"')
+			unexpected(ps, p, "a string key in an event");
+		p = ws(scan_string(ps, p + 1, &k));
+		if (*p != ':')
+			unexpected(ps, p, "':' after an object key");
+		p = ws(p + 1);
+		const char *v = p;
+		int handled = 1;
+		switch (k.len) {
+		case 2:
+			if (k.s[0] == 'p' && k.s[1] == 'h') {
+				if (*p != '"')
+					*p ? die(ps, v, "\"ph\" must be a string") : need_more(ps, p);
+				p = scan_string(ps, p + 1, &s);
+				if (s.len != 1)
+					die(ps, v, "\"ph\" must be one character");
+				ev.ph = s.s[0];
+			} else if (k.s[0] == 't' && k.s[1] == 's') {
+				if (*p != '-' && !is_digit(*p))
+					bad_number(ps, p, "ts");
+				p = scan_number(ps, p, &is_int);
+				if (span_us_to_ns(v, p, &ev.ts))
+					die(ps, v, "\"ts\" out of range");
+				ev.has_ts = 1;
+			} else if (k.s[0] == 'i' && k.s[1] == 'd') {
+				if (*p == '"') {
+					p = scan_string(ps, p + 1, &s);
+					char tmp[24];
+					char *end = NULL;
+					if (s.len > 0 && s.len < sizeof(tmp)) {
+						memcpy(tmp, s.s, s.len);
+						tmp[s.len] = 0;
+						ev.id = strtoull(tmp, &end, 0);
+					}
+					if (!end || *end)
+						ev.id = tg_hash_bytes(s.s, s.len);
+				} else {
+					int64_t iv;
+					int uns;
+					p = scan_number(ps, p, &is_int);
+					if (!is_int || span_int(v, p, &iv, &uns))
+						die(ps, v, "\"id\" must be an integer or a string");
+					ev.id = (uint64_t)iv;
+				}
+				ev.has_id = 1;
+			} else if (k.s[0] == 'b' && k.s[1] == 'p') {
+				if (*p != '"')
+					*p ? die(ps, v, "\"bp\" must be a string") : need_more(ps, p);
+				p = scan_string(ps, p + 1, &s);
+				ev.bp_e = s.len == 1 && s.s[0] == 'e';
+			} else
+				handled = 0;
+			break;
+		case 3:
+			if (!memcmp(k.s, "cat", 3)) {
+				if (*p == 'n') {
+					p = expect_literal(ps, p, "null");
+					break;
+				}
+				if (*p != '"')
+					*p ? die(ps, v, "\"cat\" must be a string") : need_more(ps, p);
+				p = scan_string(ps, p + 1, &s);
+				ev.kind = category_kind(s.s, s.len, &ev.flow);
+				if (ev.kind == TG_KIND_OTHER && ev.flow < 0)
+					ev.cat = intern(ps, s.s, s.len);
+			} else if (!memcmp(k.s, "pid", 3)) {
+				p = parse_id_field(ps, p, &ev.key.pid, &ev.key.pid_str, "pid");
+			} else if (!memcmp(k.s, "tid", 3)) {
+				p = parse_id_field(ps, p, &ev.key.tid, &ev.key.tid_str, "tid");
+			} else if (!memcmp(k.s, "dur", 3)) {
+				if (*p != '-' && !is_digit(*p))
+					bad_number(ps, p, "dur");
+				p = scan_number(ps, p, &is_int);
+				if (span_us_to_ns(v, p, &ev.dur))
+					die(ps, v, "\"dur\" out of range");
+				ev.has_dur = 1;
+			} else
+				handled = 0;
+			break;
+		case 4:
+			if (!memcmp(k.s, "name", 4)) {
+				if (*p != '"')
+					*p ? die(ps, v, "\"name\" must be a string") : need_more(ps, p);
+				p = scan_string(ps, p + 1, &s);
+				ev.name = intern(ps, s.s, s.len);
+			} else if (!memcmp(k.s, "args", 4)) {
+				if (*p != '{')
+					*p ? die(ps, v, "\"args\" must be an object") : need_more(ps, p);
+				p = parse_args(ps, p, &ev);
+			} else
+				handled = 0;
+			break;
+		default:
+			handled = 0;
+		}
+		if (!handled)
+			p = skip_value(ps, p, 3);
+		p = ws(p);
+		if (*p == ',') {
+			p = ws(p + 1);
+			continue;
+		}
+		if (*p == '}')
+			break;
+		unexpected(ps, p, "',' or '}' in an event");
+	}
+	commit_event(ps, &ev, args_start, at);
+	return p + 1;
+}
+
+/* A top-level member other than traceEvents: handed to jansson. */
+static void parse_meta_member(struct parser *ps, const char *key_at, struct str *key,
+                              const char *v, const char *end)
+{
+	json_error_t jerr;
+	json_t *val = json_loadb(v, (size_t)(end - v), JSON_DECODE_ANY, &jerr);
+	if (!val && strstr(jerr.text, "too big"))
+		/* an integer beyond int64 somewhere in the member: keep it as a real */
+		val = json_loadb(v, (size_t)(end - v), JSON_DECODE_ANY | JSON_DECODE_INT_AS_REAL, &jerr);
+	if (!val)
+		die(ps, v + (jerr.position > 0 ? jerr.position - 1 : 0), "%s", jerr.text);
+	char *k = strndup(key->s, key->len);
+	if (!k) {
+		json_decref(val);
+		oom(ps);
+	}
+	(void)key_at;
+	json_object_set_new(ps->t->meta, k, val);
+	free(k);
+}
+
+/* Parses one unit from the current state. */
+static void parse_unit(struct parser *ps)
+{
+	const char *p = ws(ps->p);
+	struct str k;
+	switch (ps->state) {
+	case ST_BEGIN:
+		if ((unsigned char)p[0] == 0xEF) {
+			if (!p[1] || !p[2])
+				need_more(ps, p[1] ? p + 2 : p + 1);
+			if ((unsigned char)p[1] == 0xBB && (unsigned char)p[2] == 0xBF)
+				p = ws(p + 3);
+		}
+		if (*p == '{') {
+			ps->state = ST_TOP_FIRST;
+		} else if (*p == '[') {
+			ps->state = ST_EVENTS_FIRST;
+			ps->after_events = ST_DONE;
+			ps->seen_events = 1;
+		} else if (*p == 0 && p == ps->buf + ps->len && ps->eof) {
+			die(ps, p, "empty file: no JSON document");
+		} else {
+			unexpected(ps, p, "a JSON object with \"traceEvents\" (or an array of events)");
+		}
+		ps->p = p + 1;
+		return;
+	case ST_TOP_FIRST:
+	case ST_TOP_NEXT:
+		if (*p == '}') {
+			ps->state = ST_DONE;
+			ps->p = p + 1;
+			if (!ps->seen_events)
+				die(ps, p, "not a trace: the top-level object has no \"traceEvents\" array");
+			return;
+		}
+		if (ps->state == ST_TOP_NEXT) {
+			if (*p != ',')
+				unexpected(ps, p, "',' or '}' after a top-level member");
+			p = ws(p + 1);
+		}
+		if (*p != '"')
+			unexpected(ps, p, "a string key");
+		{
+			const char *key_at = p;
+			p = ws(scan_string(ps, p + 1, &k));
+			if (*p != ':')
+				unexpected(ps, p, "':' after an object key");
+			p = ws(p + 1);
+			if (k.len == 11 && !memcmp(k.s, "traceEvents", 11)) {
+				if (ps->seen_events)
+					die(ps, key_at, "duplicate \"traceEvents\"");
+				if (*p != '[')
+					*p ? die(ps, p, "\"traceEvents\" must be an array") : need_more(ps, p);
+				ps->seen_events = 1;
+				ps->state = ST_EVENTS_FIRST;
+				ps->after_events = ST_TOP_NEXT;
+				ps->p = p + 1;
+				return;
+			}
+			const char *v = p;
+			p = skip_value(ps, p, 1);
+			parse_meta_member(ps, key_at, &k, v, p);
+		}
+		ps->state = ST_TOP_NEXT;
+		ps->p = p;
+		return;
+	case ST_EVENTS_FIRST:
+		if (*p == ']') {
+			ps->state = ps->after_events;
+			ps->p = p + 1;
+			return;
+		}
+		ps->p = parse_event(ps, p);
+		ps->state = ST_EVENTS_NEXT;
+		return;
+	case ST_EVENTS_NEXT:
+		if (*p == ',') {
+			ps->p = parse_event(ps, ws(p + 1));
+			return;
+		}
+		if (*p == ']') {
+			ps->state = ps->after_events;
+			ps->p = p + 1;
+			return;
+		}
+		unexpected(ps, p, "',' or ']' after an event");
+	case ST_DONE:
+		if (*p == 0) {
+			if (p < ps->buf + ps->len)
+				die(ps, p, "NUL byte in the JSON text");
+			if (!ps->eof)
+				longjmp(ps->jb, J_MORE);
+			ps->state = ST_FINISHED;
+			return;
+		}
+		die(ps, p, "trailing data after the JSON document");
+	case ST_FINISHED:
+		return;
+	}
+}
+
+/* Keeps the bytes of the unfinished unit and reads more behind them. */
+static int refill(struct parser *ps)
+{
+	size_t keep_from = (size_t)(ps->unit - ps->buf);
+	size_t keep = ps->len - keep_from;
+	if (keep_from > 0) {
+		memmove(ps->buf, ps->buf + keep_from, keep);
+		ps->base += keep_from;
+		ps->len = keep;
+	}
+	if (ps->cap - ps->len < ps->cap / 4) {
+		if (ps->cap >= ps->max_unit) {
+			tg_error_set(TG_ELIMIT, "%s: byte %llu: one event or member is larger than %u bytes (limit)",
+			             tg_source_name(ps->src), (unsigned long long)ps->base, ps->max_unit);
+			return TG_ELIMIT;
+		}
+		size_t ncap = ps->cap * 2;
+		char *nb = tg_realloc(ps->buf, ncap + PAD);
+		if (!nb)
+			return TG_ENOMEM;
+		ps->buf = nb;
+		ps->cap = ncap;
+	}
+	while (ps->len < ps->cap && !ps->eof) {
+		size_t got;
+		int rc = tg_source_read(ps->src, ps->buf + ps->len, ps->cap - ps->len, &got);
+		if (rc)
+			return rc;
+		if (got == 0)
+			ps->eof = 1;
+		ps->len += got;
+		if (ps->len > ps->cap / 2)
+			break; /* enough to go on with; keeps the pipeline moving */
+	}
+	memset(ps->buf + ps->len, 0, PAD);
+	ps->unit = ps->p = ps->buf;
+	return 0;
+}
+
+static int run(struct parser *ps)
+{
+	switch (setjmp(ps->jb)) {
+	case J_NONE:
+		break;
+	case J_MORE:
+		ps->t->nargs = ps->mark_args;
+		ps->p = ps->unit;
+		{
+			int rc = refill(ps);
+			if (rc)
+				return rc;
+		}
+		break;
+	default:
+		return ps->err;
+	}
+	while (ps->state != ST_FINISHED) {
+		ps->unit = ps->p;
+		ps->mark_args = ps->t->nargs;
+		parse_unit(ps);
+	}
+	return 0;
+}
+
+static int read_source(tg_trace **out, tg_source *src, const char *name, const tg_read_opts *opts)
+{
+	*out = NULL;
+	struct parser ps;
+	memset(&ps, 0, sizeof(ps));
+	ps.src = src;
+	ps.max_depth = opts && opts->max_depth ? opts->max_depth : DEFAULT_MAX_DEPTH;
+	if (ps.max_depth > HARD_MAX_DEPTH)
+		ps.max_depth = HARD_MAX_DEPTH;
+	ps.max_events = opts && opts->max_events ? opts->max_events : DEFAULT_MAX_EVENTS;
+	ps.max_string = opts && opts->max_string ? opts->max_string : DEFAULT_MAX_STRING;
+	ps.max_unit = opts && opts->max_unit ? opts->max_unit : DEFAULT_MAX_UNIT;
+	ps.last_track = TG_NONE;
+	ps.state = ST_BEGIN;
+
+	int rc = TG_ENOMEM;
+	tg_trace *t = tg_calloc(1, sizeof(*t));
+	if (!t)
+		return TG_ENOMEM;
+	ps.t = t;
+	t->name = strdup(name);
+	t->atoms = tg_atoms_new();
+	t->meta = json_object();
+	ps.cap = opts && opts->window ? opts->window : WINDOW_INITIAL;
+	if (ps.cap < 16)
+		ps.cap = 16;
+	ps.buf = tg_malloc(ps.cap + PAD);
+	ps.tmask = 63;
+	ps.tslots = tg_calloc(ps.tmask + 1, sizeof(uint32_t));
+	if (!t->name || !t->atoms || !t->meta || !ps.buf || !ps.tslots)
+		goto fail;
+	memset(ps.buf, 0, PAD);
+	ps.unit = ps.p = ps.buf;
+	for (size_t i = 0; i < NNOISE; i++) {
+		uint32_t a;
+		if (tg_atoms_intern(&a, t->atoms, noise_keys[i], strlen(noise_keys[i])))
+			goto fail;
+	}
+	ps.noise_limit = (uint32_t)NNOISE;
+	if (tg_atoms_intern(&ps.atom_empty, t->atoms, "", 0) ||
+	    tg_atoms_intern(&ps.atom_cat, t->atoms, "cat", 3))
+		goto fail;
+
+	rc = run(&ps);
+	if (rc)
+		goto fail;
+	for (size_t i = 0; i < ps.nopen; i++)
+		t->events[ps.open[i]].flags |= TG_EV_UNCLOSED;
+	t->stats.json_bytes = ps.base + ps.len;
+	t->stats.file_bytes = tg_source_file_bytes(src);
+	rc = tg_trace_finish_meta(t);
+	if (rc)
+		goto fail;
+	free(ps.buf);
+	free(ps.scratch);
+	free(ps.tslots);
+	free(ps.open);
+	*out = t;
+	return 0;
+fail:
+	if (rc == TG_ENOMEM && !tg_error_last()[0])
+		tg_error_set(TG_ENOMEM, "%s: out of memory", name);
+	if (rc == TG_ENOMEM) {
+		char msg[600];
+		snprintf(msg, sizeof(msg), "%s", tg_error_last());
+		if (strncmp(msg, name, strlen(name)) != 0)
+			tg_error_set(TG_ENOMEM, "%s: %s", name, msg);
+	}
+	free(ps.buf);
+	free(ps.scratch);
+	free(ps.tslots);
+	free(ps.open);
+	tg_trace_free(t);
+	return rc;
+}
+
+int tg_trace_read_file(tg_trace **out, const char *path, const tg_read_opts *opts)
+{
+	tg_source *src;
+	*out = NULL;
+	tg_error_clear();
+	int rc = tg_source_open_file(&src, path, path, opts ? &opts->source : NULL);
+	if (rc)
+		return rc;
+	rc = read_source(out, src, path, opts);
+	tg_source_free(src);
+	return rc;
+}
+
+int tg_trace_read_mem(tg_trace **out, const void *data, size_t len, const char *name,
+                      const tg_read_opts *opts)
+{
+	tg_source *src;
+	*out = NULL;
+	tg_error_clear();
+	if (!name)
+		name = "<memory>";
+	int rc = tg_source_open_mem(&src, data, len, name, opts ? &opts->source : NULL);
+	if (rc)
+		return rc;
+	rc = read_source(out, src, name, opts);
+	tg_source_free(src);
+	return rc;
+}

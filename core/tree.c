@@ -1,0 +1,600 @@
+/*
+ * tree.c - builds the event tree (see tree.h for the rules).
+ *
+ * Layout: parent[] per event, children in CSR form (child_off[] indexes
+ * children[]), step_of[] per event. Host events are bucketed by track with a
+ * counting sort, each bucket sorted by (ts asc, dur desc, kind rank, file
+ * order) and nested with a stack. Tolerance: a child may end up to TOL_NS
+ * after its parent (clock rounding in the profiler); an event that starts
+ * less than TOL_NS before its predecessor's end is its sibling, not its
+ * child. An event that overlaps its predecessor by more than that and ends
+ * after it ("bleeds") is still kept, as the predecessor's child.
+ */
+#include "tree.h"
+#include "idmap.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define TOL_NS 1000
+
+struct tg_tree {
+	const tg_trace *trace;
+	uint32_t *parent;
+	uint32_t *child_off; /* nevents + 1 */
+	uint32_t *children;
+	uint32_t *roots;
+	size_t nroots;
+	int32_t *step_of;
+	uint8_t *in_tree;
+	tg_step *steps;
+	size_t nsteps;
+	tg_tree_stats stats;
+};
+
+struct key {
+	int64_t ts;
+	int64_t negdur;
+	uint64_t tie; /* kind rank << 32 | event index */
+};
+
+static int is_host_kind(int k)
+{
+	return k == TG_KIND_PYTHON || k == TG_KIND_CPU_OP || k == TG_KIND_USER_ANNOTATION ||
+	       k == TG_KIND_RUNTIME || k == TG_KIND_DRIVER;
+}
+
+/* Outer before inner when start and duration are equal. */
+static uint64_t kind_rank(int k)
+{
+	switch (k) {
+	case TG_KIND_USER_ANNOTATION: return 0;
+	case TG_KIND_PYTHON: return 1;
+	case TG_KIND_CPU_OP: return 2;
+	case TG_KIND_RUNTIME: return 3;
+	case TG_KIND_DRIVER: return 4;
+	default: return 5;
+	}
+}
+
+static inline int key_less(const struct key *a, const struct key *b)
+{
+	if (a->ts != b->ts)
+		return a->ts < b->ts;
+	if (a->negdur != b->negdur)
+		return a->negdur < b->negdur;
+	return a->tie < b->tie;
+}
+
+/* Stable merge sort of keys (inputs are often nearly sorted: runs help). */
+static void sort_keys(struct key *k, struct key *tmp, size_t n)
+{
+	if (n < 24) {
+		for (size_t i = 1; i < n; i++) {
+			struct key x = k[i];
+			size_t j = i;
+			while (j > 0 && key_less(&x, &k[j - 1])) {
+				k[j] = k[j - 1];
+				j--;
+			}
+			k[j] = x;
+		}
+		return;
+	}
+	size_t h = n / 2;
+	sort_keys(k, tmp, h);
+	sort_keys(k + h, tmp, n - h);
+	if (!key_less(&k[h], &k[h - 1]))
+		return; /* already in order */
+	memcpy(tmp, k, h * sizeof(*k));
+	size_t i = 0, j = h, o = 0;
+	while (i < h && j < n)
+		k[o++] = key_less(&k[j], &tmp[i]) ? k[j++] : tmp[i++];
+	while (i < h)
+		k[o++] = tmp[i++];
+}
+
+static int parse_step_number(const char *name, int64_t *n)
+{
+	static const char prefix[] = "ProfilerStep#";
+	if (strncmp(name, prefix, sizeof(prefix) - 1) != 0)
+		return -1;
+	const char *p = name + sizeof(prefix) - 1;
+	if (!*p)
+		return -1;
+	int64_t v = 0;
+	for (; *p; p++) {
+		if (*p < '0' || *p > '9' || v > INT64_MAX / 10)
+			return -1;
+		v = v * 10 + (*p - '0');
+	}
+	*n = v;
+	return 0;
+}
+
+static int cmp_step(const void *a, const void *b)
+{
+	const tg_step *x = a, *y = b;
+	return (x->ts > y->ts) - (x->ts < y->ts);
+}
+
+/* Index of the step whose host window holds ts, or -1. */
+static int32_t step_at(const tg_tree *tree, int64_t ts)
+{
+	size_t lo = 0, hi = tree->nsteps;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (tree->steps[mid].ts <= ts)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return -1;
+	const tg_step *s = &tree->steps[lo - 1];
+	return ts < s->ts + s->dur ? (int32_t)(lo - 1) : -1;
+}
+
+/* Sorted events of each track: offsets into one array. */
+struct buckets {
+	uint32_t *off; /* ntracks + 1 */
+	struct key *keys;
+};
+
+static int bucket_events(struct buckets *b, const tg_trace *t, int (*want)(const tg_event *))
+{
+	size_t ne, nt;
+	const tg_event *ev = tg_trace_events(t, &ne);
+	tg_trace_tracks(t, &nt);
+	b->off = tg_calloc(nt + 1, sizeof(uint32_t));
+	if (!b->off)
+		return TG_ENOMEM;
+	size_t total = 0;
+	for (size_t i = 0; i < ne; i++)
+		if (want(&ev[i])) {
+			b->off[ev[i].track + 1]++;
+			total++;
+		}
+	for (size_t i = 0; i < nt; i++)
+		b->off[i + 1] += b->off[i];
+	b->keys = tg_malloc((total + 1) * sizeof(struct key));
+	struct key *tmp = tg_malloc((total / 2 + 1) * sizeof(struct key));
+	uint32_t *fill = tg_malloc((nt + 1) * sizeof(uint32_t));
+	if (!b->keys || !tmp || !fill) {
+		free(tmp);
+		free(fill);
+		return TG_ENOMEM;
+	}
+	memcpy(fill, b->off, (nt + 1) * sizeof(uint32_t));
+	for (size_t i = 0; i < ne; i++)
+		if (want(&ev[i]))
+			b->keys[fill[ev[i].track]++] =
+				(struct key){ev[i].ts, -ev[i].dur, kind_rank(ev[i].kind) << 32 | i};
+	for (size_t tr = 0; tr < nt; tr++)
+		sort_keys(b->keys + b->off[tr], tmp, b->off[tr + 1] - b->off[tr]);
+	free(tmp);
+	free(fill);
+	return 0;
+}
+
+static int want_host(const tg_event *e) { return is_host_kind(e->kind); }
+
+static int want_device(const tg_event *e)
+{
+	return tg_kind_is_gpu(e->kind) || e->kind == TG_KIND_SYNC;
+}
+
+static void nest_track(tg_tree *tree, const tg_event *ev, const struct key *k, size_t n,
+                       uint32_t *stack)
+{
+	size_t sp = 0;
+	for (size_t i = 0; i < n; i++) {
+		uint32_t e = (uint32_t)k[i].tie;
+		int64_t ts = ev[e].ts, end = ev[e].ts + ev[e].dur;
+		while (sp > 0) {
+			const tg_event *top = &ev[stack[sp - 1]];
+			int64_t top_end = top->ts + top->dur;
+			if (ts >= top_end) {
+				sp--;
+				continue;
+			}
+			if (end <= top_end + TOL_NS)
+				break;
+			if (top_end - ts <= TOL_NS) {
+				sp--;
+				continue;
+			}
+			tree->stats.bleeds++;
+			break;
+		}
+		tree->parent[e] = sp ? stack[sp - 1] : TG_NONE;
+		stack[sp++] = e;
+	}
+}
+
+/* Host event that a launch flow's start binds to: the innermost launch on
+ * the track enclosing ts (binary search in the sorted bucket). */
+static uint32_t bind_flow_start(const tg_trace *t, const struct buckets *hb, const tg_flow *f)
+{
+	size_t ne;
+	const tg_event *ev = tg_trace_events(t, &ne);
+	const struct key *k = hb->keys + hb->off[f->track];
+	size_t n = hb->off[f->track + 1] - hb->off[f->track];
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (k[mid].ts <= f->ts)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t i = lo; i-- > 0;) {
+		const tg_event *e = &ev[(uint32_t)k[i].tie];
+		if (tg_kind_is_launch(e->kind) && e->ts <= f->ts && f->ts <= e->ts + e->dur)
+			return (uint32_t)k[i].tie;
+		if (f->ts - k[i].ts > 10 * 1000 * 1000)
+			break; /* launches are short: give up after 10 ms */
+	}
+	return TG_NONE;
+}
+
+static int link_device_events(tg_tree *tree, const tg_trace *t, const struct buckets *hb)
+{
+	size_t ne, nf;
+	const tg_event *ev = tg_trace_events(t, &ne);
+	const tg_flow *fl = tg_trace_flows(t, &nf);
+	int rc = TG_ENOMEM;
+	tg_idmap *by_corr = tg_idmap_new(1024), *by_ext = tg_idmap_new(1024);
+	tg_idmap *flow_launch = NULL;
+	if (!by_corr || !by_ext)
+		goto out;
+	size_t need_fallback = 0;
+	for (size_t i = 0; i < ne; i++) {
+		const tg_event *e = &ev[i];
+		if (tg_kind_is_launch(e->kind) && (e->flags & TG_EV_HAS_CORR)) {
+			if (tg_idmap_put(by_corr, e->ids.op.correlation, (uint32_t)i) < 0)
+				goto out;
+		} else if (e->kind == TG_KIND_CPU_OP && (e->flags & TG_EV_HAS_EXT)) {
+			if (tg_idmap_put(by_ext, e->ids.op.external_id, (uint32_t)i) < 0)
+				goto out;
+		}
+	}
+	for (size_t i = 0; i < ne; i++) {
+		const tg_event *e = &ev[i];
+		if (!want_device(e))
+			continue;
+		uint32_t p = TG_NONE;
+		if (e->flags & TG_EV_HAS_CORR)
+			p = tg_idmap_get(by_corr, e->ids.op.correlation);
+		if (p != TG_NONE) {
+			tree->parent[i] = p;
+			if (e->kind == TG_KIND_SYNC)
+				tree->stats.syncs_linked++;
+			else
+				tree->stats.gpu_by_correlation++;
+		} else if (e->kind != TG_KIND_SYNC) {
+			need_fallback++;
+		}
+	}
+	if (need_fallback) {
+		/* launch flows: id -> launch event at the flow's start */
+		flow_launch = tg_idmap_new(nf);
+		if (!flow_launch)
+			goto out;
+		for (size_t i = 0; i < nf; i++) {
+			if (fl[i].type != TG_FLOW_LAUNCH || fl[i].ph != 's')
+				continue;
+			uint32_t l = bind_flow_start(t, hb, &fl[i]);
+			if (l != TG_NONE && tg_idmap_put(flow_launch, (int64_t)fl[i].id, l) < 0)
+				goto out;
+		}
+		/* flow ends: (track, ts) of the device event they bind to */
+		tg_idmap *end_at = tg_idmap_new(nf);
+		if (!end_at)
+			goto out;
+		for (size_t i = 0; i < nf; i++) {
+			if (fl[i].type != TG_FLOW_LAUNCH || fl[i].ph != 'f')
+				continue;
+			int64_t key = (int64_t)((uint64_t)fl[i].ts * 1000003ULL ^ fl[i].track);
+			if (tg_idmap_put(end_at, key, (uint32_t)i) < 0) {
+				tg_idmap_free(end_at);
+				goto out;
+			}
+		}
+		for (size_t i = 0; i < ne; i++) {
+			const tg_event *e = &ev[i];
+			if (!tg_kind_is_gpu(e->kind) || tree->parent[i] != TG_NONE)
+				continue;
+			int64_t key = (int64_t)((uint64_t)e->ts * 1000003ULL ^ e->track);
+			uint32_t f = tg_idmap_get(end_at, key);
+			uint32_t p = TG_NONE;
+			if (f != TG_NONE && fl[f].track == e->track && fl[f].ts == e->ts)
+				p = tg_idmap_get(flow_launch, (int64_t)fl[f].id);
+			if (p != TG_NONE) {
+				tree->parent[i] = p;
+				tree->stats.gpu_by_flow++;
+				continue;
+			}
+			if (e->flags & TG_EV_HAS_EXT)
+				p = tg_idmap_get(by_ext, e->ids.op.external_id);
+			if (p != TG_NONE) {
+				tree->parent[i] = p;
+				tree->stats.gpu_by_external_id++;
+			}
+		}
+		tg_idmap_free(end_at);
+	}
+	rc = 0;
+out:
+	tg_idmap_free(by_corr);
+	tg_idmap_free(by_ext);
+	tg_idmap_free(flow_launch);
+	return rc;
+}
+
+/* Python parent id overrules time nesting between python functions. */
+static int reparent_python(tg_tree *tree, const tg_trace *t)
+{
+	size_t ne;
+	const tg_event *ev = tg_trace_events(t, &ne);
+	tg_idmap *by_pyid = tg_idmap_new(1024);
+	if (!by_pyid)
+		return TG_ENOMEM;
+	for (size_t i = 0; i < ne; i++)
+		if (ev[i].kind == TG_KIND_PYTHON && (ev[i].flags & TG_EV_HAS_PYID) &&
+		    tg_idmap_put(by_pyid, ev[i].ids.py.id, (uint32_t)i) < 0) {
+			tg_idmap_free(by_pyid);
+			return TG_ENOMEM;
+		}
+	for (size_t i = 0; i < ne; i++) {
+		const tg_event *e = &ev[i];
+		if (e->kind != TG_KIND_PYTHON || !(e->flags & TG_EV_HAS_PYPARENT))
+			continue;
+		uint32_t want = tg_idmap_get(by_pyid, e->ids.py.parent_id);
+		if (want == TG_NONE || want == i || ev[want].track != e->track)
+			continue;
+		/* nearest python ancestor in the time tree */
+		uint32_t a = tree->parent[i];
+		while (a != TG_NONE && ev[a].kind != TG_KIND_PYTHON)
+			a = tree->parent[a];
+		if (a == want)
+			continue;
+		/* refuse a parent that is our own descendant (would make a cycle) */
+		uint32_t x = want;
+		while (x != TG_NONE && x != i)
+			x = tree->parent[x];
+		if (x == i)
+			continue;
+		tree->parent[i] = want;
+		tree->stats.python_reparented++;
+	}
+	tg_idmap_free(by_pyid);
+	return 0;
+}
+
+static int cmp_child(const void *a, const void *b, void *ctx)
+{
+	const tg_event *ev = ctx;
+	const tg_event *x = &ev[*(const uint32_t *)a], *y = &ev[*(const uint32_t *)b];
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	if (x->dur != y->dur)
+		return x->dur > y->dur ? -1 : 1;
+	return (*(const uint32_t *)a > *(const uint32_t *)b) - (*(const uint32_t *)a < *(const uint32_t *)b);
+}
+
+static int build_children(tg_tree *tree, const tg_trace *t, const struct buckets *hb,
+                          const struct buckets *db)
+{
+	size_t ne, nt;
+	const tg_event *ev = tg_trace_events(t, &ne);
+	tg_trace_tracks(t, &nt);
+	tree->child_off = tg_calloc(ne + 2, sizeof(uint32_t));
+	tree->children = tg_malloc((ne + 1) * sizeof(uint32_t));
+	tree->roots = tg_malloc((ne + 1) * sizeof(uint32_t));
+	if (!tree->child_off || !tree->children || !tree->roots)
+		return TG_ENOMEM;
+	for (size_t i = 0; i < ne; i++)
+		if (tree->parent[i] != TG_NONE)
+			tree->child_off[tree->parent[i] + 1]++;
+	for (size_t i = 0; i < ne; i++)
+		tree->child_off[i + 1] += tree->child_off[i];
+	uint32_t *fill = tg_malloc((ne + 1) * sizeof(uint32_t));
+	if (!fill)
+		return TG_ENOMEM;
+	memcpy(fill, tree->child_off, (ne + 1) * sizeof(uint32_t));
+	/* fill in sorted track order: host tracks, then device tracks */
+	const struct buckets *bs[2] = {hb, db};
+	for (int b = 0; b < 2; b++)
+		for (size_t tr = 0; tr < nt; tr++)
+			for (uint32_t k = bs[b]->off[tr]; k < bs[b]->off[tr + 1]; k++) {
+				uint32_t e = (uint32_t)bs[b]->keys[k].tie;
+				uint32_t p = tree->parent[e];
+				if (p != TG_NONE)
+					tree->children[fill[p]++] = e;
+				else if (b == 0 || tg_kind_is_gpu(ev[e].kind))
+					tree->roots[tree->nroots++] = e;
+			}
+	free(fill);
+	/* children from several tracks (python reparenting, multi-stream graph
+	 * launches) may be out of order */
+	for (size_t i = 0; i < ne; i++) {
+		uint32_t *c = tree->children + tree->child_off[i];
+		size_t n = tree->child_off[i + 1] - tree->child_off[i];
+		for (size_t j = 1; j < n; j++)
+			if (cmp_child(&c[j - 1], &c[j], (void *)ev) > 0) {
+				qsort_r(c, n, sizeof(uint32_t), cmp_child, (void *)ev);
+				break;
+			}
+	}
+	return 0;
+}
+
+static int find_steps(tg_tree *tree, const tg_trace *t)
+{
+	size_t ne;
+	const tg_event *ev = tg_trace_events(t, &ne);
+	size_t cap = 0;
+	for (size_t i = 0; i < ne; i++) {
+		int64_t n;
+		if ((ev[i].kind != TG_KIND_CPU_OP && ev[i].kind != TG_KIND_USER_ANNOTATION) ||
+		    parse_step_number(tg_trace_str(t, ev[i].name), &n))
+			continue;
+		if (tg_grow((void **)&tree->steps, &cap, tree->nsteps + 1, sizeof(tg_step)))
+			return TG_ENOMEM;
+		tree->steps[tree->nsteps++] = (tg_step){n, (uint32_t)i, ev[i].ts, ev[i].dur};
+	}
+	qsort(tree->steps, tree->nsteps, sizeof(tg_step), cmp_step);
+	/* host events: by time; device events: their launch's step; orphans: by
+	 * a gpu_user_annotation ProfilerStep#N on their track, else none */
+	tree->step_of = tg_malloc((ne + 1) * sizeof(int32_t));
+	if (!tree->step_of)
+		return TG_ENOMEM;
+	for (size_t i = 0; i < ne; i++)
+		tree->step_of[i] = tree->nsteps && is_host_kind(ev[i].kind) ? step_at(tree, ev[i].ts) : -1;
+	for (size_t i = 0; i < ne; i++) {
+		if (!want_device(&ev[i]))
+			continue;
+		uint32_t p = tree->parent[i];
+		while (p != TG_NONE && !is_host_kind(ev[p].kind))
+			p = tree->parent[p];
+		if (p != TG_NONE)
+			tree->step_of[i] = tree->step_of[p];
+	}
+	int have_gpu_steps = 0;
+	for (size_t i = 0; i < ne && !have_gpu_steps; i++)
+		have_gpu_steps = ev[i].kind == TG_KIND_GPU_ANNOTATION;
+	if (!have_gpu_steps || !tree->nsteps)
+		return 0;
+	for (size_t i = 0; i < ne; i++) {
+		int64_t n;
+		if (ev[i].kind != TG_KIND_GPU_ANNOTATION ||
+		    parse_step_number(tg_trace_str(t, ev[i].name), &n))
+			continue;
+		int32_t s = -1;
+		for (size_t k = 0; k < tree->nsteps; k++)
+			if (tree->steps[k].number == n)
+				s = (int32_t)k;
+		if (s < 0)
+			continue;
+		for (size_t j = 0; j < ne; j++)
+			if (tree->step_of[j] < 0 && tg_kind_is_gpu(ev[j].kind) &&
+			    tree->parent[j] == TG_NONE && ev[j].track == ev[i].track &&
+			    ev[j].ts >= ev[i].ts && ev[j].ts < ev[i].ts + ev[i].dur)
+				tree->step_of[j] = s;
+	}
+	return 0;
+}
+
+int tg_tree_build(tg_tree **out, const tg_trace *t)
+{
+	*out = NULL;
+	size_t ne, nt;
+	const tg_event *ev = tg_trace_events(t, &ne);
+	tg_trace_tracks(t, &nt);
+	struct buckets hb = {0}, db = {0};
+	uint32_t *stack = NULL;
+	int rc = TG_ENOMEM;
+	tg_tree *tree = tg_calloc(1, sizeof(*tree));
+	if (!tree)
+		return TG_ENOMEM;
+	tree->trace = t;
+	tree->parent = tg_malloc((ne + 1) * sizeof(uint32_t));
+	tree->in_tree = tg_calloc(ne + 1, 1);
+	if (!tree->parent || !tree->in_tree)
+		goto fail;
+	for (size_t i = 0; i < ne; i++) {
+		tree->parent[i] = TG_NONE;
+		tree->in_tree[i] = is_host_kind(ev[i].kind) || want_device(&ev[i]);
+		if (is_host_kind(ev[i].kind))
+			tree->stats.host_events++;
+		else if (tg_kind_is_gpu(ev[i].kind))
+			tree->stats.gpu_events++;
+	}
+	if ((rc = bucket_events(&hb, t, want_host)) || (rc = bucket_events(&db, t, want_device)))
+		goto fail;
+	rc = TG_ENOMEM;
+	size_t maxn = 0;
+	for (size_t tr = 0; tr < nt; tr++)
+		if (hb.off[tr + 1] - hb.off[tr] > maxn)
+			maxn = hb.off[tr + 1] - hb.off[tr];
+	stack = tg_malloc((maxn + 1) * sizeof(uint32_t));
+	if (!stack)
+		goto fail;
+	for (size_t tr = 0; tr < nt; tr++)
+		nest_track(tree, ev, hb.keys + hb.off[tr], hb.off[tr + 1] - hb.off[tr], stack);
+	if ((rc = reparent_python(tree, t)) || (rc = link_device_events(tree, t, &hb)) ||
+	    (rc = build_children(tree, t, &hb, &db)) || (rc = find_steps(tree, t)))
+		goto fail;
+	for (size_t i = 0; i < ne; i++) {
+		if (tg_kind_is_gpu(ev[i].kind) && tree->parent[i] == TG_NONE)
+			tree->stats.gpu_orphans++;
+		if (tg_kind_is_launch(ev[i].kind) && tree->child_off[i + 1] - tree->child_off[i] > 1)
+			tree->stats.graph_launches++;
+	}
+	free(stack);
+	free(hb.off);
+	free(hb.keys);
+	free(db.off);
+	free(db.keys);
+	*out = tree;
+	return 0;
+fail:
+	free(stack);
+	free(hb.off);
+	free(hb.keys);
+	free(db.off);
+	free(db.keys);
+	tg_tree_free(tree);
+	return rc;
+}
+
+void tg_tree_free(tg_tree *tree)
+{
+	if (!tree)
+		return;
+	free(tree->parent);
+	free(tree->child_off);
+	free(tree->children);
+	free(tree->roots);
+	free(tree->step_of);
+	free(tree->in_tree);
+	free(tree->steps);
+	free(tree);
+}
+
+const tg_trace *tg_tree_trace(const tg_tree *tree) { return tree->trace; }
+
+uint32_t tg_tree_parent(const tg_tree *tree, uint32_t ev) { return tree->parent[ev]; }
+
+const uint32_t *tg_tree_children(const tg_tree *tree, uint32_t ev, size_t *n)
+{
+	*n = tree->child_off[ev + 1] - tree->child_off[ev];
+	return tree->children + tree->child_off[ev];
+}
+
+const uint32_t *tg_tree_roots(const tg_tree *tree, size_t *n)
+{
+	*n = tree->nroots;
+	return tree->roots;
+}
+
+int tg_tree_contains(const tg_tree *tree, uint32_t ev) { return tree->in_tree[ev]; }
+
+uint32_t tg_tree_launch(const tg_tree *tree, uint32_t ev)
+{
+	size_t ne;
+	const tg_event *e = tg_trace_events(tree->trace, &ne);
+	uint32_t p = tree->parent[ev];
+	return p != TG_NONE && tg_kind_is_launch(e[p].kind) ? p : TG_NONE;
+}
+
+int32_t tg_tree_step_of(const tg_tree *tree, uint32_t ev) { return tree->step_of[ev]; }
+
+const tg_step *tg_tree_steps(const tg_tree *tree, size_t *n)
+{
+	*n = tree->nsteps;
+	return tree->steps;
+}
+
+const tg_tree_stats *tg_tree_stats_get(const tg_tree *tree) { return &tree->stats; }

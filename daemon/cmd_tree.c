@@ -1,0 +1,259 @@
+/*
+ * cmd_tree.c - `tracegate tree TRACE [--depth N] [--match REGEX]`: prints the
+ * event tree like TraceLens's Trace2Tree figure, one node a line:
+ *   (python) nn.Module: Linear_75  [1.234 ms]
+ *     (cpu) aten::linear  [1.100 ms]
+ *       (cuda_runtime) cudaLaunchKernel  [5.000 us]
+ *         (kernel) ampere_bf16_...  [40.000 us, stream 7]
+ */
+#include "cli.h"
+#include "commands.h"
+
+#include <regex.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct printer {
+	const tg_trace *t;
+	const tg_tree *tree;
+	const tg_event *ev;
+	FILE *out;
+	int max_depth; /* levels below a printed root; 0 = all */
+	uint32_t key_stream;
+	uint64_t lines;
+};
+
+static void put_node(struct printer *pr, uint32_t e, int depth)
+{
+	const tg_event *x = &pr->ev[e];
+	for (int i = 0; i < depth; i++)
+		fputs("  ", pr->out);
+	fprintf(pr->out, "(%s) ", tg_kind_name((tg_kind)x->kind));
+	tg_cli_put_name(pr->out, tg_trace_str(pr->t, x->name));
+	fputs("  [", pr->out);
+	tg_cli_put_duration(pr->out, x->dur);
+	if (tg_kind_is_gpu(x->kind)) {
+		int64_t stream;
+		if (!tg_arg_int(pr->t, tg_event_arg(pr->t, x, pr->key_stream), &stream))
+			fprintf(pr->out, ", stream %lld", (long long)stream);
+	}
+	fputs("]\n", pr->out);
+	pr->lines++;
+}
+
+/* Prints e and its subtree (iteratively: trees can be deep). */
+static int put_subtree(struct printer *pr, uint32_t root, int base_depth)
+{
+	size_t cap = 64, sp = 0;
+	struct frame {
+		uint32_t e;
+		int depth;
+	} *stack = malloc(cap * sizeof(*stack));
+	if (!stack)
+		return -1;
+	stack[sp++] = (struct frame){root, 0};
+	while (sp) {
+		struct frame f = stack[--sp];
+		put_node(pr, f.e, base_depth + f.depth);
+		if (pr->max_depth && f.depth + 1 >= pr->max_depth)
+			continue;
+		size_t n;
+		const uint32_t *c = tg_tree_children(pr->tree, f.e, &n);
+		if (sp + n > cap) {
+			while (sp + n > cap)
+				cap *= 2;
+			struct frame *ns = realloc(stack, cap * sizeof(*stack));
+			if (!ns) {
+				free(stack);
+				return -1;
+			}
+			stack = ns;
+		}
+		for (size_t i = n; i-- > 0;)
+			stack[sp++] = (struct frame){c[i], f.depth + 1};
+	}
+	free(stack);
+	return 0;
+}
+
+static void put_track_header(struct printer *pr, uint32_t track)
+{
+	size_t nt;
+	const tg_track *tr = &tg_trace_tracks(pr->t, &nt)[track];
+	fputs("# ", pr->out);
+	if (tr->pid_str != TG_NONE)
+		tg_cli_put_name(pr->out, tg_trace_str(pr->t, tr->pid_str));
+	else
+		fprintf(pr->out, "pid %lld", (long long)tr->pid);
+	if (tr->tid_str != TG_NONE) {
+		fputs(" ", pr->out);
+		tg_cli_put_name(pr->out, tg_trace_str(pr->t, tr->tid_str));
+	} else {
+		fprintf(pr->out, " tid %lld", (long long)tr->tid);
+	}
+	if (tr->thread_name != TG_NONE) {
+		fputs(" (", pr->out);
+		tg_cli_put_name(pr->out, tg_trace_str(pr->t, tr->thread_name));
+		fputs(")", pr->out);
+	}
+	if (tr->ngpu)
+		fputs(": device events without a launch", pr->out);
+	fputs("\n", pr->out);
+}
+
+static void put_breadcrumb(struct printer *pr, uint32_t e)
+{
+	uint32_t chain[256];
+	int n = 0;
+	for (uint32_t p = tg_tree_parent(pr->tree, e); p != TG_NONE && n < 256; p = tg_tree_parent(pr->tree, p))
+		chain[n++] = p;
+	fputs("# in: ", pr->out);
+	if (!n)
+		fputs("(root)", pr->out);
+	for (int i = n - 1; i >= 0; i--) {
+		tg_cli_put_name(pr->out, tg_trace_str(pr->t, pr->ev[chain[i]].name));
+		if (i)
+			fputs(" > ", pr->out);
+	}
+	fputs("\n", pr->out);
+}
+
+/* Depth-first search for matches; a match prints its whole subtree. */
+static int put_matches(struct printer *pr, uint32_t root, regex_t *re, uint64_t *matches)
+{
+	size_t cap = 64, sp = 0;
+	uint32_t *stack = malloc(cap * sizeof(uint32_t));
+	if (!stack)
+		return -1;
+	stack[sp++] = root;
+	while (sp) {
+		uint32_t e = stack[--sp];
+		if (regexec(re, tg_trace_str(pr->t, pr->ev[e].name), 0, NULL, 0) == 0) {
+			put_breadcrumb(pr, e);
+			if (put_subtree(pr, e, 0)) {
+				free(stack);
+				return -1;
+			}
+			(*matches)++;
+			continue;
+		}
+		size_t n;
+		const uint32_t *c = tg_tree_children(pr->tree, e, &n);
+		if (sp + n > cap) {
+			while (sp + n > cap)
+				cap *= 2;
+			uint32_t *ns = realloc(stack, cap * sizeof(uint32_t));
+			if (!ns) {
+				free(stack);
+				return -1;
+			}
+			stack = ns;
+		}
+		for (size_t i = n; i-- > 0;)
+			stack[sp++] = c[i];
+	}
+	free(stack);
+	return 0;
+}
+
+static const char usage[] =
+	"usage: tracegate tree TRACE [--depth N] [--match REGEX] [limits]\n"
+	"\n"
+	"Prints the event tree of TRACE (.json or gzip): python functions, CPU ops,\n"
+	"runtime launches and the GPU kernels, memcpys and memsets they launched,\n"
+	"one node a line with its duration. Device events without a launch are\n"
+	"listed under their GPU track.\n"
+	"\n"
+	"  --depth N      print N levels below each printed root (default: all)\n"
+	"  --match REGEX  print only the subtrees of nodes whose name matches the\n"
+	"                 POSIX extended REGEX, each after a '# in:' line naming\n"
+	"                 its ancestors\n"
+	"\n";
+
+int tg_cmd_tree(int argc, char **argv)
+{
+	tg_read_opts opts = {0};
+	const char *path = NULL, *match = NULL;
+	int depth = 0;
+	for (int i = 1; i < argc; i++) {
+		int r = tg_cli_limit_option(&opts, argc, argv, &i);
+		if (r < 0)
+			return TG_EXIT_USAGE;
+		if (r)
+			continue;
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			fputs(usage, stdout);
+			fputs(tg_cli_limits_help, stdout);
+			return TG_EXIT_OK;
+		} else if (!strcmp(argv[i], "--depth") && i + 1 < argc) {
+			char *end;
+			long v = strtol(argv[++i], &end, 10);
+			if (*end || v < 1 || v > 1000000) {
+				tg_cli_error("--depth needs a number of levels >= 1");
+				return TG_EXIT_USAGE;
+			}
+			depth = (int)v;
+		} else if (!strcmp(argv[i], "--match") && i + 1 < argc) {
+			match = argv[++i];
+		} else if (argv[i][0] == '-' && argv[i][1]) {
+			tg_cli_error("tree: unknown option %s (see tracegate tree --help)", argv[i]);
+			return TG_EXIT_USAGE;
+		} else if (!path) {
+			path = argv[i];
+		} else {
+			tg_cli_error("tree: one TRACE only (see tracegate tree --help)");
+			return TG_EXIT_USAGE;
+		}
+	}
+	if (!path) {
+		fputs(usage, stderr);
+		return TG_EXIT_USAGE;
+	}
+	regex_t re;
+	if (match) {
+		int rc = regcomp(&re, match, REG_EXTENDED | REG_NOSUB);
+		if (rc) {
+			char msg[256];
+			regerror(rc, &re, msg, sizeof(msg));
+			tg_cli_error("--match: bad regular expression: %s", msg);
+			return TG_EXIT_USAGE;
+		}
+	}
+	tg_trace *t;
+	tg_tree *tree;
+	if (tg_cli_load(&t, &tree, path, &opts)) {
+		if (match)
+			regfree(&re);
+		return TG_EXIT_USAGE;
+	}
+	size_t ne;
+	struct printer pr = {.t = t, .tree = tree, .ev = tg_trace_events(t, &ne), .out = stdout,
+	                     .max_depth = depth, .key_stream = tg_trace_key(t, "stream")};
+	static char obuf[1 << 16];
+	setvbuf(stdout, obuf, _IOFBF, sizeof(obuf));
+	size_t nroots;
+	const uint32_t *roots = tg_tree_roots(tree, &nroots);
+	uint32_t last_track = TG_NONE;
+	uint64_t matches = 0;
+	int rc = 0;
+	for (size_t i = 0; i < nroots && !rc; i++) {
+		if (!match && pr.ev[roots[i]].track != last_track) {
+			last_track = pr.ev[roots[i]].track;
+			put_track_header(&pr, last_track);
+		}
+		rc = match ? put_matches(&pr, roots[i], &re, &matches) : put_subtree(&pr, roots[i], 0);
+	}
+	fflush(stdout);
+	if (match) {
+		regfree(&re);
+		if (!matches && !rc)
+			fprintf(stderr, "tracegate: tree: no event name matches '%s'\n", match);
+	}
+	tg_tree_free(tree);
+	tg_trace_free(t);
+	if (rc) {
+		tg_cli_error("out of memory");
+		return TG_EXIT_USAGE;
+	}
+	return TG_EXIT_OK;
+}

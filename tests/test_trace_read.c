@@ -1,0 +1,362 @@
+/* test_trace_read.c - the streaming reader: every schema variant, exact
+ * nanosecond timestamps, string and numeric tids, big integers, escapes,
+ * metadata, B/E pairs, the array format; identical results whatever the
+ * window size (every buffer boundary); every truncation of a document and
+ * random corruptions rejected cleanly with the byte offset. */
+#include "testutil.h"
+
+static const tg_arg *arg_of(const tg_trace *t, uint32_t ev, const char *key)
+{
+	size_t n;
+	const tg_event *e = &tg_trace_events(t, &n)[ev];
+	return tg_event_arg(t, e, tg_trace_key(t, key));
+}
+
+static void test_timestamps_exact(void **state)
+{
+	(void)state;
+	tg_trace *t = tg_test_read_str(
+		"{\"traceEvents\":["
+		"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"a\",\"pid\":1,\"tid\":1,\"ts\":1419247332972.313,\"dur\":4426.114},"
+		"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"b\",\"pid\":1,\"tid\":1,\"ts\":1610366387140599,\"dur\":14},"
+		"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"c\",\"pid\":1,\"tid\":1,\"ts\":1.5e3,\"dur\":0.0005},"
+		"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"d\",\"pid\":1,\"tid\":1,\"ts\":1234.5674,\"dur\":1234.5675},"
+		"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"e\",\"pid\":1,\"tid\":1,\"ts\":4458676524648.797,\"dur\":-3},"
+		"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"f\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":1E-3}"
+		"]}");
+	size_t n;
+	const tg_event *e = tg_trace_events(t, &n);
+	assert_int_equal(n, 6);
+	assert_int_equal(e[0].ts, 1419247332972313LL);
+	assert_int_equal(e[0].dur, 4426114);
+	assert_int_equal(e[1].ts, 1610366387140599000LL);
+	assert_int_equal(e[1].dur, 14000);
+	assert_int_equal(e[2].ts, 1500000);
+	assert_int_equal(e[2].dur, 1); /* 0.5 ns rounds half away from zero */
+	assert_int_equal(e[3].ts, 1234567);
+	assert_int_equal(e[3].dur, 1234568);
+	assert_int_equal(e[4].ts, 4458676524648797LL);
+	assert_int_equal(e[4].dur, 0); /* negative durations are clamped and counted */
+	assert_int_equal(tg_trace_stats_get(t)->negative_durations, 1);
+	assert_int_equal(e[5].dur, 1);
+	tg_trace_free(t);
+}
+
+static void test_schema_2021(void **state)
+{
+	(void)state;
+	tg_trace *t = tg_test_read_str(
+		"{\"schemaVersion\":1,\"traceEvents\":[\n"
+		"{\"ph\":\"X\",\"cat\":\"Operator\",\"name\":\"aten::conv2d\",\"pid\":118664,\"tid\":\"1441273664\","
+		"\"ts\":1610366387140599,\"dur\":14,\"args\":{\"Input dims\":[[1,3]],\"Device\":0,\"External id\":1,"
+		"\"Trace name\":\"PyTorch Profiler\",\"Trace iteration\":0}},\n"
+		"{\"ph\":\"X\",\"cat\":\"Runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":118664,\"tid\":\"1441273664\","
+		"\"ts\":1610366387140600,\"dur\":5,\"args\":{\"cbid\":211,\"correlation\":6,\"external id\":1,\"external ts\":1}},\n"
+		"{\"ph\":\"s\",\"id\":6,\"pid\":118664,\"tid\":1441273664,\"ts\":1610366387140600,\"cat\":\"async\",\"name\":\"launch\"},\n"
+		"{\"ph\":\"X\",\"cat\":\"Kernel\",\"name\":\"implicit_convolve_sgemm\",\"pid\":0,\"tid\":\"stream 7\","
+		"\"ts\":1610366387140610,\"dur\":100,\"args\":{\"queued\":0,\"device\":0,\"context\":1,\"stream\":7,\"correlation\":6,\"external id\":1}},\n"
+		"{\"ph\":\"f\",\"id\":6,\"pid\":0,\"tid\":\"stream 7\",\"ts\":1610366387140610,\"cat\":\"async\",\"name\":\"launch\",\"bp\":\"e\"},\n"
+		"{\"ph\":\"X\",\"cat\":\"Memset\",\"name\":\"Memset (Device)\",\"pid\":0,\"tid\":\"stream 7\",\"ts\":1610366387140700,\"dur\":1,"
+		"\"args\":{\"device\":0,\"stream\":7,\"correlation\":7,\"bytes\":15360}},\n"
+		"{\"ph\":\"X\",\"cat\":\"Memcpy\",\"name\":\"Memcpy HtoD (Pageable -> Device)\",\"pid\":0,\"tid\":\"stream 7\",\"ts\":1610366387140800,\"dur\":2,"
+		"\"args\":{\"stream\":7,\"correlation\":8}},\n"
+		"{\"ph\":\"i\",\"s\":\"g\",\"name\":\"Iteration Start: PyTorch Profiler\",\"pid\":\"Traces\",\"tid\":\"Trace PyTorch Profiler\",\"ts\":1610366387140419}\n"
+		"]}");
+	const tg_trace_stats *s = tg_trace_stats_get(t);
+	assert_int_equal(s->raw_events, 8);
+	assert_int_equal(s->by_kind[TG_KIND_CPU_OP], 1);
+	assert_int_equal(s->by_kind[TG_KIND_RUNTIME], 1);
+	assert_int_equal(s->by_kind[TG_KIND_KERNEL], 1);
+	assert_int_equal(s->by_kind[TG_KIND_MEMSET], 1);
+	assert_int_equal(s->by_kind[TG_KIND_MEMCPY], 1);
+	assert_int_equal(s->by_kind[TG_KIND_INSTANT], 1);
+	assert_int_equal(s->flow_events, 2);
+	size_t n, nt, nf;
+	const tg_event *e = tg_trace_events(t, &n);
+	const tg_track *tr = tg_trace_tracks(t, &nt);
+	const tg_flow *f = tg_trace_flows(t, &nf);
+	/* "1441273664" and 1441273664 are one thread */
+	assert_int_equal(e[0].track, e[1].track);
+	assert_int_equal(f[0].track, e[1].track);
+	assert_int_equal(tr[e[0].track].tid, 1441273664);
+	assert_int_equal(tr[e[0].track].tid_str, TG_NONE);
+	/* "stream 7" stays a string */
+	assert_string_equal(tg_trace_str(t, tr[e[2].track].tid_str), "stream 7");
+	assert_int_equal(e[1].ids.op.correlation, 6);
+	assert_int_equal(e[1].ids.op.external_id, 1);
+	assert_true(e[1].flags & TG_EV_HAS_EXT);
+	assert_int_equal(f[0].type, TG_FLOW_LAUNCH);
+	assert_int_equal(f[1].bind_enclosing, 1);
+	/* noise keys are dropped, the rest kept */
+	assert_null(arg_of(t, 0, "Trace name"));
+	assert_null(arg_of(t, 1, "cbid"));
+	const tg_arg *dims = arg_of(t, 0, "Input dims");
+	assert_non_null(dims);
+	assert_int_equal(dims->type, TG_ARG_RAW);
+	assert_string_equal(tg_trace_str(t, dims->v.atom), "[[1,3]]");
+	int64_t stream;
+	assert_int_equal(tg_arg_int(t, arg_of(t, 2, "stream"), &stream), 0);
+	assert_int_equal(stream, 7);
+	tg_trace_free(t);
+}
+
+static void test_args_values(void **state)
+{
+	(void)state;
+	tg_trace *t = tg_test_read_str(
+		"{\"traceEvents\":[{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"n\\\"q\\\\u\\u00e9\\ud83d\\ude00\\n\","
+		"\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":1,\"args\":{"
+		"\"Comms Id\":10159970886766084423,\"neg\":-9223372036854775808,\"huge\":123456789012345678901234,"
+		"\"bw\":8.26927127726691,\"flag\":true,\"none\":null,\"s\":\"0x0\","
+		"\"Concrete Inputs\":[\"\", \"1\"],\"obj\":{\"a\":[1,{\"b\":2}]}}}]}");
+	size_t n;
+	const tg_event *e = tg_trace_events(t, &n);
+	assert_string_equal(tg_trace_str(t, e[0].name), "n\"q\\u\xc3\xa9\xf0\x9f\x98\x80\n");
+	const tg_arg *a = arg_of(t, 0, "Comms Id");
+	assert_int_equal(a->type, TG_ARG_UINT);
+	assert_true(a->v.u == 10159970886766084423ULL);
+	a = arg_of(t, 0, "neg");
+	assert_int_equal(a->type, TG_ARG_INT);
+	assert_true(a->v.i == INT64_MIN);
+	a = arg_of(t, 0, "huge");
+	assert_int_equal(a->type, TG_ARG_DOUBLE);
+	assert_true(a->v.d > 1.2345e23 && a->v.d < 1.2346e23);
+	a = arg_of(t, 0, "bw");
+	assert_int_equal(a->type, TG_ARG_DOUBLE);
+	assert_true(a->v.d == 8.26927127726691);
+	assert_int_equal(arg_of(t, 0, "flag")->type, TG_ARG_BOOL);
+	assert_int_equal(arg_of(t, 0, "none")->type, TG_ARG_NULL);
+	int64_t v;
+	assert_int_equal(tg_arg_int(t, arg_of(t, 0, "s"), &v), 0); /* AMD's "0x0" stream */
+	assert_int_equal(v, 0);
+	assert_string_equal(tg_trace_str(t, arg_of(t, 0, "Concrete Inputs")->v.atom), "[\"\", \"1\"]");
+	assert_string_equal(tg_trace_str(t, arg_of(t, 0, "obj")->v.atom), "{\"a\":[1,{\"b\":2}]}");
+	tg_trace_free(t);
+}
+
+static void test_metadata_and_kinds(void **state)
+{
+	(void)state;
+	tg_trace *t = tg_trace_read_file(&t, "tests/fixtures/sample.json", NULL) ? NULL : t;
+	assert_non_null(t);
+	size_t nd;
+	const tg_device *d = tg_trace_devices(t, &nd);
+	assert_int_equal(nd, 1);
+	assert_string_equal(tg_trace_str(t, d[0].name), "NVIDIA H100 80GB HBM3");
+	assert_int_equal(d[0].num_sms, 132);
+	assert_int_equal(d[0].total_memory, 85018279936LL);
+	assert_int_equal(tg_trace_rank(t), 0);
+	assert_int_equal(tg_trace_world_size(t), 1);
+	assert_string_equal(tg_trace_process_name(t, 100), "python3");
+	assert_string_equal(tg_trace_process_name(t, 0), "GPU 0");
+	assert_null(tg_trace_process_name(t, 5));
+	const json_t *base = json_object_get(tg_trace_meta(t), "baseTimeNanoseconds");
+	assert_true(json_is_integer(base));
+	assert_true(json_integer_value(base) == 1700000000000000000LL);
+	assert_true(json_is_integer(json_object_get(tg_trace_meta(t), "cuda_runtime_version")));
+	assert_null(json_object_get(tg_trace_meta(t), "traceEvents"));
+	const tg_trace_stats *s = tg_trace_stats_get(t);
+	assert_int_equal(s->raw_events, 44);
+	assert_int_equal(s->metadata_events, 4);
+	assert_int_equal(s->flow_events, 4);
+	assert_int_equal(s->by_kind[TG_KIND_PYTHON], 6);
+	assert_int_equal(s->by_kind[TG_KIND_CPU_OP], 8);
+	assert_int_equal(s->by_kind[TG_KIND_USER_ANNOTATION], 2);
+	assert_int_equal(s->by_kind[TG_KIND_RUNTIME], 7);
+	assert_int_equal(s->by_kind[TG_KIND_KERNEL], 10);
+	assert_int_equal(s->by_kind[TG_KIND_MEMCPY], 1);
+	assert_int_equal(s->by_kind[TG_KIND_INSTANT], 1);
+	assert_int_equal(s->by_kind[TG_KIND_TRACE_SPAN], 1);
+	size_t nt;
+	const tg_track *tr = tg_trace_tracks(t, &nt);
+	size_t ne;
+	const tg_event *e = tg_trace_events(t, &ne);
+	assert_string_equal(tg_trace_str(t, tr[e[0].track].thread_name), "thread 100 (python3)");
+	/* python ids; null parent leaves the flag clear */
+	uint32_t main_ev = tg_test_find(t, "train.py(10): main", TG_KIND_PYTHON);
+	assert_int_equal(e[main_ev].ids.py.id, 1);
+	assert_false(e[main_ev].flags & TG_EV_HAS_PYPARENT);
+	tg_trace_free(t);
+}
+
+static void test_other_phases_and_formats(void **state)
+{
+	(void)state;
+	/* array format, B/E pairs, counters, unknown category, MTIA dma */
+	tg_trace *t = tg_test_read_str(
+		"[{\"ph\":\"B\",\"name\":\"outer\",\"cat\":\"cpu_op\",\"pid\":1,\"tid\":2,\"ts\":10},"
+		"{\"ph\":\"B\",\"name\":\"inner\",\"cat\":\"cpu_op\",\"pid\":1,\"tid\":2,\"ts\":11},"
+		"{\"ph\":\"E\",\"pid\":1,\"tid\":2,\"ts\":12.5},"
+		"{\"ph\":\"E\",\"pid\":1,\"tid\":2,\"ts\":20},"
+		"{\"ph\":\"C\",\"name\":\"GPU 0 Utilization\",\"pid\":0,\"ts\":10,\"args\":{\"GPU Utilization\":1}},"
+		"{\"ph\":\"X\",\"cat\":\"my_thing\",\"name\":\"custom\",\"pid\":1,\"tid\":2,\"ts\":30,\"dur\":1},"
+		"{\"ph\":\"X\",\"cat\":\"mtia_ccp_events\",\"name\":\"dma_request\",\"pid\":9,\"tid\":801,\"ts\":30,\"dur\":1},"
+		"{\"ph\":\"X\",\"cat\":\"mtia_ccp_events\",\"name\":\"matmul\",\"pid\":9,\"tid\":802,\"ts\":30,\"dur\":1},"
+		"{\"ph\":\"P\",\"name\":\"sample\",\"pid\":1,\"tid\":2,\"ts\":30},"
+		"{}]");
+	size_t n;
+	const tg_event *e = tg_trace_events(t, &n);
+	assert_int_equal(n, 5);
+	assert_int_equal(e[0].dur, 10000);
+	assert_int_equal(e[1].dur, 1500);
+	assert_false(e[0].flags & TG_EV_UNCLOSED);
+	assert_int_equal(e[2].kind, TG_KIND_OTHER);
+	assert_string_equal(tg_trace_str(t, arg_of(t, 2, "cat")->v.atom), "my_thing");
+	assert_int_equal(e[3].kind, TG_KIND_MEMCPY);
+	assert_int_equal(e[4].kind, TG_KIND_KERNEL);
+	const tg_trace_stats *s = tg_trace_stats_get(t);
+	assert_int_equal(s->raw_events, 10);
+	assert_int_equal(s->counter_events, 1);
+	assert_int_equal(s->skipped_events, 2);
+	tg_trace_free(t);
+}
+
+/* Same events, same strings, same args: a full comparison of two reads. */
+static void assert_same_trace(const tg_trace *a, const tg_trace *b)
+{
+	size_t na, nb, aa, ab;
+	const tg_event *ea = tg_trace_events(a, &na), *eb = tg_trace_events(b, &nb);
+	const tg_arg *xa = tg_trace_args(a, &aa), *xb = tg_trace_args(b, &ab);
+	assert_int_equal(na, nb);
+	assert_int_equal(aa, ab);
+	for (size_t i = 0; i < na; i++) {
+		assert_int_equal(ea[i].ts, eb[i].ts);
+		assert_int_equal(ea[i].dur, eb[i].dur);
+		assert_int_equal(ea[i].kind, eb[i].kind);
+		assert_int_equal(ea[i].flags, eb[i].flags);
+		assert_int_equal(ea[i].nargs, eb[i].nargs);
+		assert_string_equal(tg_trace_str(a, ea[i].name), tg_trace_str(b, eb[i].name));
+		for (unsigned k = 0; k < ea[i].nargs; k++) {
+			const tg_arg *p = &xa[ea[i].args + k], *q = &xb[eb[i].args + k];
+			assert_string_equal(tg_trace_str(a, p->key), tg_trace_str(b, q->key));
+			assert_int_equal(p->type, q->type);
+			if (p->type == TG_ARG_STR || p->type == TG_ARG_RAW)
+				assert_string_equal(tg_trace_str(a, p->v.atom), tg_trace_str(b, q->v.atom));
+			else
+				assert_memory_equal(&p->v, &q->v, sizeof(p->v));
+		}
+	}
+	assert_int_equal(tg_trace_stats_get(a)->raw_events, tg_trace_stats_get(b)->raw_events);
+	assert_int_equal(tg_trace_stats_get(a)->flow_events, tg_trace_stats_get(b)->flow_events);
+}
+
+static void test_every_window_size(void **state)
+{
+	(void)state;
+	size_t len = 0;
+	char *doc = tg_test_slurp("tests/fixtures/sample.json", &len);
+	assert_non_null(doc);
+	tg_trace *ref;
+	assert_int_equal(tg_trace_read_mem(&ref, doc, len, "sample", NULL), 0);
+	for (uint32_t w = 16; w <= 700; w++) {
+		tg_read_opts o = {.window = w};
+		tg_trace *t;
+		int rc = tg_trace_read_mem(&t, doc, len, "sample", &o);
+		if (rc)
+			fail_msg("window %u: %s", w, tg_error_last());
+		assert_same_trace(ref, t);
+		tg_trace_free(t);
+	}
+	tg_trace_free(ref);
+	free(doc);
+}
+
+static void test_every_truncation_fails(void **state)
+{
+	(void)state;
+	size_t len = 0;
+	char *doc = tg_test_slurp("tests/fixtures/sample.json", &len);
+	while (len && (doc[len - 1] == '\n' || doc[len - 1] == ' '))
+		len--;
+	for (size_t cut = 0; cut < len; cut++) {
+		tg_read_opts o = {.window = 64 + (uint32_t)(cut % 97)};
+		int rc = tg_test_read_fails(doc, cut, &o);
+		assert_int_equal(rc, TG_EFORMAT);
+		const char *m = tg_error_last();
+		assert_true(strncmp(m, "bad.json: byte ", 15) == 0);
+		if (cut > 0 && !strstr(m, "unexpected end of data"))
+			fail_msg("cut %zu: %s", cut, m);
+	}
+	free(doc);
+}
+
+static void test_random_corruption_is_clean(void **state)
+{
+	(void)state;
+	size_t len = 0;
+	char *doc = tg_test_slurp("tests/fixtures/sample.json", &len);
+	char *bad = malloc(len);
+	uint64_t x = 88172645463325252ULL;
+	for (int round = 0; round < 3000; round++) {
+		memcpy(bad, doc, len);
+		for (int k = 0; k < 1 + round % 4; k++) {
+			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+			bad[x % len] = (char)(x >> 40);
+		}
+		tg_read_opts o = {.window = 32 + (uint32_t)(x % 300)};
+		tg_trace *t;
+		if (tg_trace_read_mem(&t, bad, len, "fuzz", &o) == 0) {
+			tg_tree *tree;
+			assert_int_equal(tg_tree_build(&tree, t), 0);
+			tg_tree_free(tree);
+			tg_trace_free(t);
+		} else {
+			const char *m = tg_error_last();
+			assert_true(strncmp(m, "fuzz: ", 6) == 0);
+			assert_null(strchr(m, '\n'));
+		}
+	}
+	free(bad);
+	free(doc);
+}
+
+static void expect_error(const char *json, const char *want)
+{
+	int rc = tg_test_read_fails(json, strlen(json), NULL);
+	(void)rc;
+	if (strcmp(tg_error_last(), want) != 0)
+		fail_msg("got  %s\nwant %s", tg_error_last(), want);
+}
+
+static void test_error_messages(void **state)
+{
+	(void)state;
+	expect_error("", "bad.json: byte 0: empty file: no JSON document");
+	expect_error("{\"foo\": 1}", "bad.json: byte 9: not a trace: the top-level object has no \"traceEvents\" array");
+	expect_error("{\"traceEvents\":[{\"ph\":\"X\",\"ts\":\"abc\"}]}", "bad.json: byte 31: \"ts\" must be a number");
+	expect_error("{\"traceEvents\":[{\"ph\":\"X\",\"ts\":1,\"dur\":NaN}]}",
+	             "bad.json: byte 39: NaN and Infinity are not JSON numbers (\"dur\")");
+	expect_error("{\"traceEvents\":[{\"name\":\"a\x01\"}]}", "bad.json: byte 26: control character 0x01 in a string");
+	expect_error("{\"traceEvents\":[{\"name\":\"a\xff\"}]}", "bad.json: byte 26: invalid UTF-8 byte 0xff in a string");
+	expect_error("{\"traceEvents\":[{\"name\":\"a\\ud800\"}]}", "bad.json: byte 26: lone UTF-16 surrogate in a \\u escape");
+	expect_error("{\"traceEvents\":[{\"ph\":\"X\",\"ts\":1}]}", "bad.json: byte 16: complete event (ph X) without \"dur\"");
+	expect_error("{\"traceEvents\":[]} x", "bad.json: byte 19: trailing data after the JSON document");
+	expect_error("{\"traceEvents\":[1]}", "bad.json: byte 16: expected an event object in \"traceEvents\", found '1'");
+	expect_error("{\"traceEvents\":[],\"traceEvents\":[]}", "bad.json: byte 18: duplicate \"traceEvents\"");
+	expect_error("{\"traceEvents\":[{\"ts\":0123}]}", "bad.json: byte 22: leading zero in a number");
+	/* nesting limit */
+	char deep[20100];
+	size_t n = (size_t)sprintf(deep, "{\"traceEvents\":[{\"args\":{\"a\":");
+	for (int i = 0; i < 10000; i++)
+		deep[n++] = '[';
+	deep[n] = 0;
+	int rc = tg_test_read_fails(deep, n, NULL);
+	assert_int_equal(rc, TG_ELIMIT);
+	assert_string_equal(tg_error_last(), "bad.json: byte 89: nesting deeper than 64 levels (limit)");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_timestamps_exact),
+		cmocka_unit_test(test_schema_2021),
+		cmocka_unit_test(test_args_values),
+		cmocka_unit_test(test_metadata_and_kinds),
+		cmocka_unit_test(test_other_phases_and_formats),
+		cmocka_unit_test(test_every_window_size),
+		cmocka_unit_test(test_every_truncation_fails),
+		cmocka_unit_test(test_random_corruption_is_clean),
+		cmocka_unit_test(test_error_messages),
+	};
+	return cmocka_run_group_tests_name("trace_read", tests, NULL, NULL);
+}

@@ -1,0 +1,102 @@
+/*
+ * testutil.h - shared helpers of the cmocka tests.
+ *
+ * Tests run from the repository root (tests/run.sh does that). Real traces
+ * are read from $TG_SHARED/traces (default ../shared/traces); a suite that
+ * needs them calls TG_SKIP_WITHOUT_SHARED() and is skipped, saying so, when
+ * the folder is absent.
+ */
+#ifndef TG_TESTUTIL_H
+#define TG_TESTUTIL_H
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <cmocka.h>
+
+#include "../core/trace.h"
+#include "../core/tree.h"
+
+/* Directory of the shared traces, or NULL when absent. */
+static inline const char *tg_test_shared_traces(void)
+{
+	static char path[4096];
+	const char *base = getenv("TG_SHARED");
+	snprintf(path, sizeof(path), "%s/traces", base && *base ? base : "../shared");
+	struct stat st;
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode) ? path : NULL;
+}
+
+#define TG_SKIP_WITHOUT_SHARED()                                                               \
+	do {                                                                                       \
+		if (!tg_test_shared_traces()) {                                                        \
+			print_message("SKIPPED: ../shared/traces is absent (set TG_SHARED)\n");            \
+			skip();                                                                            \
+		}                                                                                      \
+	} while (0)
+
+/* Reads a JSON text given as a C string; fails the test on error. */
+static inline tg_trace *tg_test_read_str(const char *json)
+{
+	tg_trace *t = NULL;
+	int rc = tg_trace_read_mem(&t, json, strlen(json), "test.json", NULL);
+	if (rc)
+		fail_msg("read failed: %s", tg_error_last());
+	return t;
+}
+
+/* Reads and expects failure; returns the error code, message in tg_error_last(). */
+static inline int tg_test_read_fails(const char *json, size_t len, const tg_read_opts *opts)
+{
+	tg_trace *t = NULL;
+	int rc = tg_trace_read_mem(&t, json, len, "bad.json", opts);
+	if (!rc) {
+		tg_trace_free(t);
+		fail_msg("read of a bad input succeeded");
+	}
+	assert_null(t);
+	return rc;
+}
+
+/* Index of the first event named name (and of kind, unless kind < 0). */
+static inline uint32_t tg_test_find(const tg_trace *t, const char *name, int kind)
+{
+	size_t n;
+	const tg_event *ev = tg_trace_events(t, &n);
+	for (size_t i = 0; i < n; i++)
+		if ((kind < 0 || ev[i].kind == kind) && strcmp(tg_trace_str(t, ev[i].name), name) == 0)
+			return (uint32_t)i;
+	fail_msg("no event named %s", name);
+	return TG_NONE;
+}
+
+/* Whole file into memory (caller frees); NULL on error. */
+static inline char *tg_test_slurp(const char *path, size_t *len)
+{
+	*len = 0;
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	long n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	char *buf = malloc((size_t)n + 1);
+	if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
+		free(buf);
+		buf = NULL;
+	}
+	fclose(f);
+	if (buf) {
+		buf[n] = 0;
+		*len = (size_t)n;
+	}
+	return buf;
+}
+
+#endif
