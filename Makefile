@@ -85,7 +85,7 @@ fuzz: $(FUZZ_BUILD)/fuzz_reader
 		$(FUZZ_BUILD)/corpus-reader tests/fuzz/corpus/reader tests/fixtures
 
 demo: tracegate
-	@tests/fixtures/demo.sh ./tracegate
+	@contrib/demo.sh ./tracegate
 
 clean:
 	rm -rf build build-san build-fuzz tracegate

@@ -35,7 +35,8 @@ struct tg_tree {
 struct key {
 	int64_t ts;
 	int64_t negdur;
-	uint64_t tie; /* kind rank << 32 | event index */
+	uint64_t sub; /* kind rank << 56 | Python id (python) or event index */
+	uint64_t tie; /* event index */
 };
 
 static int is_host_kind(int k)
@@ -63,6 +64,8 @@ static inline int key_less(const struct key *a, const struct key *b)
 		return a->ts < b->ts;
 	if (a->negdur != b->negdur)
 		return a->negdur < b->negdur;
+	if (a->sub != b->sub)
+		return a->sub < b->sub;
 	return a->tie < b->tie;
 }
 
@@ -167,9 +170,15 @@ static int bucket_events(struct buckets *b, const tg_trace *t, int (*want)(const
 	}
 	memcpy(fill, b->off, (nt + 1) * sizeof(uint32_t));
 	for (size_t i = 0; i < ne; i++)
-		if (want(&ev[i]))
+		if (want(&ev[i])) {
+			/* equal start and length: outer kinds first; python functions
+			 * by Python id, as a caller is entered before its callees */
+			uint64_t sub = ev[i].kind == TG_KIND_PYTHON && (ev[i].flags & TG_EV_HAS_PYID)
+			                   ? (uint64_t)ev[i].ids.py.id & ((1ULL << 56) - 1)
+			                   : (uint64_t)i;
 			b->keys[fill[ev[i].track]++] =
-				(struct key){ev[i].ts, -ev[i].dur, kind_rank(ev[i].kind) << 32 | i};
+				(struct key){ev[i].ts, -ev[i].dur, kind_rank(ev[i].kind) << 56 | sub, i};
+		}
 	for (size_t tr = 0; tr < nt; tr++)
 		sort_keys(b->keys + b->off[tr], tmp, b->off[tr + 1] - b->off[tr]);
 	free(tmp);
@@ -348,8 +357,18 @@ static int reparent_python(tg_tree *tree, const tg_trace *t)
 		}
 	for (size_t i = 0; i < ne; i++) {
 		const tg_event *e = &ev[i];
-		if (e->kind != TG_KIND_PYTHON || !(e->flags & TG_EV_HAS_PYPARENT))
+		if (e->kind != TG_KIND_PYTHON || !(e->flags & TG_EV_HAS_PYID))
 			continue;
+		if (!(e->flags & TG_EV_HAS_PYPARENT)) {
+			/* a thread's first frame: never inside another python frame
+			 * (threads logged on one tid overlap in time) */
+			uint32_t p = tree->parent[i];
+			if (p != TG_NONE && ev[p].kind == TG_KIND_PYTHON) {
+				tree->parent[i] = TG_NONE;
+				tree->stats.python_reparented++;
+			}
+			continue;
+		}
 		uint32_t want = tg_idmap_get(by_pyid, e->ids.py.parent_id);
 		if (want == TG_NONE || want == i || ev[want].track != e->track)
 			continue;

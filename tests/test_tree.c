@@ -1,0 +1,238 @@
+/* test_tree.c - the event tree: nesting with equal timestamps and
+ * sub-microsecond overlaps, Python parent ids, launch linking by
+ * correlation, flow and External id, CUDA-graph launches, orphans, steps. */
+#include "testutil.h"
+
+struct fixture {
+	tg_trace *t;
+	tg_tree *tree;
+};
+
+static int load_sample(void **state)
+{
+	struct fixture *f = calloc(1, sizeof(*f));
+	if (tg_trace_read_file(&f->t, "tests/fixtures/sample.json", NULL) || tg_tree_build(&f->tree, f->t))
+		return -1;
+	*state = f;
+	return 0;
+}
+
+static int unload(void **state)
+{
+	struct fixture *f = *state;
+	tg_tree_free(f->tree);
+	tg_trace_free(f->t);
+	free(f);
+	return 0;
+}
+
+static const char *name_of(const tg_trace *t, uint32_t ev)
+{
+	size_t n;
+	return ev == TG_NONE ? "(none)" : tg_trace_str(t, tg_trace_events(t, &n)[ev].name);
+}
+
+static void test_sample_structure(void **state)
+{
+	struct fixture *f = *state;
+	const tg_trace *t = f->t;
+	uint32_t gemm = tg_test_find(t, "gemm_kernel", TG_KIND_KERNEL);
+	uint32_t launch = tg_tree_parent(f->tree, gemm);
+	assert_string_equal(name_of(t, launch), "cudaLaunchKernel");
+	assert_int_equal(tg_tree_launch(f->tree, gemm), launch);
+	assert_string_equal(name_of(t, tg_tree_parent(f->tree, launch)), "aten::addmm");
+	uint32_t addmm = tg_tree_parent(f->tree, launch);
+	assert_string_equal(name_of(t, tg_tree_parent(f->tree, addmm)), "aten::linear");
+	uint32_t linear = tg_tree_parent(f->tree, addmm);
+	assert_string_equal(name_of(t, tg_tree_parent(f->tree, linear)), "nn.Module: Linear_0");
+	uint32_t mod = tg_tree_parent(f->tree, linear);
+	assert_string_equal(name_of(t, tg_tree_parent(f->tree, mod)), "nn.Module: Net_0");
+	uint32_t net = tg_tree_parent(f->tree, mod);
+	assert_string_equal(name_of(t, tg_tree_parent(f->tree, net)), "ProfilerStep#1");
+	uint32_t step = tg_tree_parent(f->tree, net);
+	assert_string_equal(name_of(t, tg_tree_parent(f->tree, step)), "train.py(10): main");
+	uint32_t root = tg_tree_parent(f->tree, step);
+	assert_int_equal(tg_tree_parent(f->tree, root), TG_NONE);
+
+	/* children in time order, across streams */
+	size_t n;
+	uint32_t sdpa = tg_test_find(t, "aten::_scaled_dot_product_flash_attention", TG_KIND_CPU_OP);
+	const uint32_t *c = tg_tree_children(f->tree, sdpa, &n);
+	assert_int_equal(n, 2);
+	assert_string_equal(name_of(t, tg_tree_children(f->tree, c[0], &n)[0]), "flash_fwd_kernel");
+	assert_string_equal(name_of(t, tg_tree_children(f->tree, c[1], &n)[0]), "softmax_aux");
+
+	/* roots: the python main on the host track, then the orphan kernel */
+	const uint32_t *roots = tg_tree_roots(f->tree, &n);
+	assert_int_equal(n, 2);
+	assert_int_equal(roots[0], root);
+	assert_string_equal(name_of(t, roots[1]), "orphan_kernel");
+	/* the instant and the Trace span are not part of the tree */
+	assert_false(tg_tree_contains(f->tree, tg_test_find(t, "[memory]", -1)));
+	assert_false(tg_tree_contains(f->tree, tg_test_find(t, "PyTorch Profiler (0)", -1)));
+}
+
+static void test_sample_linking(void **state)
+{
+	struct fixture *f = *state;
+	const tg_trace *t = f->t;
+	const tg_tree_stats *s = tg_tree_stats_get(f->tree);
+	assert_int_equal(s->gpu_events, 11);
+	assert_int_equal(s->gpu_by_correlation, 8);
+	assert_int_equal(s->gpu_by_flow, 1);
+	assert_int_equal(s->gpu_by_external_id, 1);
+	assert_int_equal(s->gpu_orphans, 1);
+	assert_int_equal(s->graph_launches, 1);
+	assert_int_equal(s->bleeds, 0);
+	assert_int_equal(s->python_reparented, 0);
+	/* flow: the kernel without correlation hangs under the launch the ac2g flow names */
+	uint32_t fk = tg_test_find(t, "flow_linked_kernel", TG_KIND_KERNEL);
+	uint32_t fl = tg_tree_parent(f->tree, fk);
+	size_t n;
+	assert_int_equal(tg_trace_events(t, &n)[fl].ids.op.correlation, 401);
+	/* External id fallback: directly under the cpu_op with that id */
+	uint32_t ek = tg_test_find(t, "ext_linked_kernel", TG_KIND_KERNEL);
+	assert_string_equal(name_of(t, tg_tree_parent(f->tree, ek)), "aten::addmm");
+	assert_int_equal(tg_tree_launch(f->tree, ek), TG_NONE);
+	/* the graph launch owns its three kernels in start order */
+	uint32_t gl = tg_test_find(t, "cudaGraphLaunch", TG_KIND_RUNTIME);
+	const uint32_t *c = tg_tree_children(f->tree, gl, &n);
+	assert_int_equal(n, 3);
+	assert_string_equal(name_of(t, c[0]), "graph_k_a");
+	assert_string_equal(name_of(t, c[1]), "graph_k_c");
+	assert_string_equal(name_of(t, c[2]), "graph_k_b");
+	uint32_t ok = tg_test_find(t, "orphan_kernel", TG_KIND_KERNEL);
+	assert_int_equal(tg_tree_parent(f->tree, ok), TG_NONE);
+}
+
+static void test_sample_steps(void **state)
+{
+	struct fixture *f = *state;
+	const tg_trace *t = f->t;
+	size_t n;
+	const tg_step *st = tg_tree_steps(f->tree, &n);
+	assert_int_equal(n, 2);
+	assert_int_equal(st[0].number, 1);
+	assert_int_equal(st[1].number, 2);
+	assert_int_equal(st[0].ts, 1000000);
+	assert_int_equal(st[1].dur, 500000);
+	size_t ne;
+	const tg_event *ev = tg_trace_events(t, &ne);
+	for (size_t i = 0; i < ne; i++) {
+		const char *nm = tg_trace_str(t, ev[i].name);
+		int32_t s = tg_tree_step_of(f->tree, (uint32_t)i);
+		if (!strcmp(nm, "Memcpy HtoD (Pageable -> Device)") || !strcmp(nm, "flash_fwd_kernel"))
+			assert_int_equal(s, 0);
+		if (!strncmp(nm, "graph_k_", 8) || !strcmp(nm, "flow_linked_kernel"))
+			assert_int_equal(s, 1);
+		if (!strcmp(nm, "orphan_kernel") || !strcmp(nm, "train.py(10): main"))
+			assert_int_equal(s, -1);
+	}
+	/* the gemm of step 2 ran after... step 2 started: step by launch, not by GPU time */
+	assert_int_equal(tg_tree_step_of(f->tree, tg_test_find(t, "ext_linked_kernel", -1)), 1);
+}
+
+static tg_tree *build(tg_trace **t, const char *json)
+{
+	*t = tg_test_read_str(json);
+	tg_tree *tree;
+	assert_int_equal(tg_tree_build(&tree, *t), 0);
+	return tree;
+}
+
+static void test_equal_timestamps_and_tolerance(void **state)
+{
+	(void)state;
+	tg_trace *t;
+	/* annotation, python, cpu_op and runtime all start together with the
+	 * same length: outer kinds first; a child may end 0.5 us late; a
+	 * sibling may start 0.4 us before its predecessor ends; zero-length
+	 * events nest */
+	tg_tree *tree = build(&t,
+		"{\"traceEvents\":["
+		"{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"rt\",\"pid\":1,\"tid\":1,\"ts\":100,\"dur\":10},"
+		"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"op\",\"pid\":1,\"tid\":1,\"ts\":100,\"dur\":10},"
+		"{\"ph\":\"X\",\"cat\":\"python_function\",\"name\":\"py\",\"pid\":1,\"tid\":1,\"ts\":100,\"dur\":10,\"args\":{\"Python id\":5}},"
+		"{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ann\",\"pid\":1,\"tid\":1,\"ts\":100,\"dur\":10},"
+		"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"late_child\",\"pid\":1,\"tid\":1,\"ts\":105,\"dur\":5.5},"
+		"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"a\",\"pid\":1,\"tid\":1,\"ts\":200,\"dur\":10},"
+		"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"b\",\"pid\":1,\"tid\":1,\"ts\":209.6,\"dur\":10},"
+		"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"zero\",\"pid\":1,\"tid\":1,\"ts\":209.6,\"dur\":0},"
+		"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"c\",\"pid\":1,\"tid\":1,\"ts\":300,\"dur\":10},"
+		"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"bleeder\",\"pid\":1,\"tid\":1,\"ts\":302,\"dur\":30},"
+		"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"other_thread\",\"pid\":1,\"tid\":2,\"ts\":100,\"dur\":1}"
+		"]}");
+	assert_string_equal(name_of(t, tg_tree_parent(tree, tg_test_find(t, "py", -1))), "ann");
+	assert_string_equal(name_of(t, tg_tree_parent(tree, tg_test_find(t, "op", -1))), "py");
+	assert_string_equal(name_of(t, tg_tree_parent(tree, tg_test_find(t, "rt", -1))), "op");
+	assert_string_equal(name_of(t, tg_tree_parent(tree, tg_test_find(t, "late_child", -1))), "rt");
+	assert_int_equal(tg_tree_parent(tree, tg_test_find(t, "b", -1)), TG_NONE);
+	assert_string_equal(name_of(t, tg_tree_parent(tree, tg_test_find(t, "zero", -1))), "b");
+	assert_string_equal(name_of(t, tg_tree_parent(tree, tg_test_find(t, "bleeder", -1))), "c");
+	assert_int_equal(tg_tree_parent(tree, tg_test_find(t, "other_thread", -1)), TG_NONE);
+	assert_int_equal(tg_tree_stats_get(tree)->bleeds, 1);
+	size_t n;
+	tg_tree_roots(tree, &n);
+	assert_int_equal(n, 5); /* ann, a, b, c on thread 1; other_thread */
+	tg_tree_free(tree);
+	tg_trace_free(t);
+}
+
+static void test_python_parent_ids(void **state)
+{
+	(void)state;
+	tg_trace *t;
+	/* two python threads logged on one tid (as Kineto does for tid 0):
+	 * time nesting alone would put t2_inner under t1_outer */
+	tg_tree *tree = build(&t,
+		"{\"traceEvents\":["
+		"{\"ph\":\"X\",\"cat\":\"python_function\",\"name\":\"t1_outer\",\"pid\":1,\"tid\":0,\"ts\":0,\"dur\":100,\"args\":{\"Python id\":1,\"Python parent id\":null}},"
+		"{\"ph\":\"X\",\"cat\":\"python_function\",\"name\":\"t2_outer\",\"pid\":1,\"tid\":0,\"ts\":10,\"dur\":200,\"args\":{\"Python id\":2,\"Python parent id\":null}},"
+		"{\"ph\":\"X\",\"cat\":\"python_function\",\"name\":\"t2_inner\",\"pid\":1,\"tid\":0,\"ts\":20,\"dur\":30,\"args\":{\"Python id\":3,\"Python parent id\":2}},"
+		"{\"ph\":\"X\",\"cat\":\"python_function\",\"name\":\"same_b\",\"pid\":1,\"tid\":0,\"ts\":300,\"dur\":5,\"args\":{\"Python id\":11,\"Python parent id\":10}},"
+		"{\"ph\":\"X\",\"cat\":\"python_function\",\"name\":\"same_a\",\"pid\":1,\"tid\":0,\"ts\":300,\"dur\":5,\"args\":{\"Python id\":10,\"Python parent id\":null}}"
+		"]}");
+	assert_string_equal(name_of(t, tg_tree_parent(tree, tg_test_find(t, "t2_inner", -1))), "t2_outer");
+	/* t2_outer bleeds out of t1_outer but has no Python parent: a root */
+	assert_int_equal(tg_tree_parent(tree, tg_test_find(t, "t2_outer", -1)), TG_NONE);
+	/* equal start and length: the lower Python id is the caller */
+	assert_string_equal(name_of(t, tg_tree_parent(tree, tg_test_find(t, "same_b", -1))), "same_a");
+	assert_int_equal(tg_tree_parent(tree, tg_test_find(t, "same_a", -1)), TG_NONE);
+	assert_int_equal(tg_tree_stats_get(tree)->python_reparented, 1);
+	tg_tree_free(tree);
+	tg_trace_free(t);
+}
+
+static void test_gpu_only_trace(void **state)
+{
+	(void)state;
+	tg_trace *t;
+	tg_tree *tree = build(&t,
+		"{\"traceEvents\":["
+		"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k1\",\"pid\":2,\"tid\":0,\"ts\":10,\"dur\":5,\"args\":{\"stream\":0,\"correlation\":1}},"
+		"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k2\",\"pid\":2,\"tid\":0,\"ts\":1,\"dur\":5,\"args\":{\"stream\":0,\"correlation\":2}},"
+		"{\"ph\":\"X\",\"cat\":\"gpu_memset\",\"name\":\"m\",\"pid\":2,\"tid\":1,\"ts\":3,\"dur\":1}"
+		"]}");
+	size_t n;
+	const uint32_t *r = tg_tree_roots(tree, &n);
+	assert_int_equal(n, 3);
+	assert_string_equal(name_of(t, r[0]), "k2"); /* by track, then time */
+	assert_string_equal(name_of(t, r[1]), "k1");
+	assert_string_equal(name_of(t, r[2]), "m");
+	assert_int_equal(tg_tree_stats_get(tree)->gpu_orphans, 3);
+	tg_tree_free(tree);
+	tg_trace_free(t);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_sample_structure, load_sample, unload),
+		cmocka_unit_test_setup_teardown(test_sample_linking, load_sample, unload),
+		cmocka_unit_test_setup_teardown(test_sample_steps, load_sample, unload),
+		cmocka_unit_test(test_equal_timestamps_and_tolerance),
+		cmocka_unit_test(test_python_parent_ids),
+		cmocka_unit_test(test_gpu_only_trace),
+	};
+	return cmocka_run_group_tests_name("tree", tests, NULL, NULL);
+}
