@@ -1,6 +1,12 @@
 /*
- * idmap.h - a hash map from int64 ids (correlation, External id, Python id)
- * to uint32 event indices. The first value put for a key wins.
+ * idmap.h - a map from int64 ids (correlation, External id, Python id) to
+ * uint32 event indices. The first value put for a key wins.
+ *
+ * When the caller knows the keys' range and count up front (one pass over
+ * the events), ids that are dense (Python ids 1..N, correlations of one
+ * process) get a plain array indexed by id - 4 bytes a key, no hashing -
+ * and sparse ones a hash table sized once. Fresh memory is the cost that
+ * matters here: first-touch page faults dominate on virtual machines.
  */
 #ifndef TG_IDMAP_H
 #define TG_IDMAP_H
@@ -10,8 +16,13 @@
 
 typedef struct tg_idmap tg_idmap;
 
-/* Creates a map sized for about n keys. NULL when out of memory. */
+/* Creates a map for about n keys (it grows past that if needed). NULL when
+ * out of memory. */
 tg_idmap *tg_idmap_new(size_t n);
+
+/* Creates a map for n keys between min and max (inclusive); dense when the
+ * range is at most 4n + 1024. Keys outside [min, max] are still accepted. */
+tg_idmap *tg_idmap_new_range(size_t n, int64_t min, int64_t max);
 
 /* Adds key -> value unless key is present. 0, 1 if it was present, or
  * TG_ENOMEM. */

@@ -50,7 +50,8 @@ static int cmp_tagged(const void *a, const void *b)
 /* Merges runs of equal row in t (sorted) into out[row]. */
 static void union_by_row(struct tagged *t, size_t n, tg_module_row *rows, int self)
 {
-	qsort(t, n, sizeof(*t), cmp_tagged);
+	if (n > 1)
+		qsort(t, n, sizeof(*t), cmp_tagged);
 	for (size_t i = 0; i < n;) {
 		uint32_t row = t[i].row;
 		int64_t total = 0, s = t[i].iv.start, e = t[i].iv.end;

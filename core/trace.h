@@ -150,7 +150,7 @@ typedef struct tg_read_opts {
 	uint64_t max_events; /* events kept, default 1 << 31 */
 	uint32_t max_string; /* bytes in one string, default 16 MiB */
 	uint32_t max_unit;   /* bytes of one event or top-level value, default 256 MiB */
-	uint32_t window;     /* initial read window in bytes, default 4 MiB (tests use tiny ones) */
+	uint32_t window;     /* initial read window in bytes, default 1 MiB (tests use tiny ones) */
 } tg_read_opts;
 
 /* Reads a trace file (.json or gzip, by magic bytes) in one streaming pass.

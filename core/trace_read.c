@@ -31,7 +31,7 @@
 #include <emmintrin.h>
 #endif
 
-#define WINDOW_INITIAL (4u << 20)
+#define WINDOW_INITIAL (1u << 20)
 #define PAD 64
 #define DEFAULT_MAX_DEPTH 64
 #define HARD_MAX_DEPTH 1000

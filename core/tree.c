@@ -247,27 +247,58 @@ static uint32_t bind_flow_start(const tg_trace *t, const struct buckets *hb, con
 	return TG_NONE;
 }
 
+/* A map of the ids selected by pick (0 = skip) of the events, sized by a
+ * first pass over their range. */
+static tg_idmap *map_ids(const tg_event *ev, size_t ne, int (*pick)(const tg_event *, int64_t *))
+{
+	size_t n = 0;
+	int64_t lo = INT64_MAX, hi = INT64_MIN, id;
+	for (size_t i = 0; i < ne; i++)
+		if (pick(&ev[i], &id)) {
+			n++;
+			lo = id < lo ? id : lo;
+			hi = id > hi ? id : hi;
+		}
+	tg_idmap *m = tg_idmap_new_range(n, lo, hi);
+	if (!m)
+		return NULL;
+	for (size_t i = 0; i < ne; i++)
+		if (pick(&ev[i], &id) && tg_idmap_put(m, id, (uint32_t)i) < 0) {
+			tg_idmap_free(m);
+			return NULL;
+		}
+	return m;
+}
+
+static int pick_launch_corr(const tg_event *e, int64_t *id)
+{
+	*id = e->ids.op.correlation;
+	return tg_kind_is_launch(e->kind) && (e->flags & TG_EV_HAS_CORR);
+}
+
+static int pick_cpu_op_ext(const tg_event *e, int64_t *id)
+{
+	*id = e->ids.op.external_id;
+	return e->kind == TG_KIND_CPU_OP && (e->flags & TG_EV_HAS_EXT);
+}
+
+static int pick_python_id(const tg_event *e, int64_t *id)
+{
+	*id = e->ids.py.id;
+	return e->kind == TG_KIND_PYTHON && (e->flags & TG_EV_HAS_PYID);
+}
+
 static int link_device_events(tg_tree *tree, const tg_trace *t, const struct buckets *hb)
 {
 	size_t ne, nf;
 	const tg_event *ev = tg_trace_events(t, &ne);
 	const tg_flow *fl = tg_trace_flows(t, &nf);
 	int rc = TG_ENOMEM;
-	tg_idmap *by_corr = tg_idmap_new(1024), *by_ext = tg_idmap_new(1024);
+	tg_idmap *by_corr = map_ids(ev, ne, pick_launch_corr), *by_ext = NULL;
 	tg_idmap *flow_launch = NULL;
-	if (!by_corr || !by_ext)
+	if (!by_corr)
 		goto out;
 	size_t need_fallback = 0;
-	for (size_t i = 0; i < ne; i++) {
-		const tg_event *e = &ev[i];
-		if (tg_kind_is_launch(e->kind) && (e->flags & TG_EV_HAS_CORR)) {
-			if (tg_idmap_put(by_corr, e->ids.op.correlation, (uint32_t)i) < 0)
-				goto out;
-		} else if (e->kind == TG_KIND_CPU_OP && (e->flags & TG_EV_HAS_EXT)) {
-			if (tg_idmap_put(by_ext, e->ids.op.external_id, (uint32_t)i) < 0)
-				goto out;
-		}
-	}
 	for (size_t i = 0; i < ne; i++) {
 		const tg_event *e = &ev[i];
 		if (!want_device(e))
@@ -286,6 +317,9 @@ static int link_device_events(tg_tree *tree, const tg_trace *t, const struct buc
 		}
 	}
 	if (need_fallback) {
+		by_ext = map_ids(ev, ne, pick_cpu_op_ext);
+		if (!by_ext)
+			goto out;
 		/* launch flows: id -> launch event at the flow's start */
 		flow_launch = tg_idmap_new(nf);
 		if (!flow_launch)
@@ -346,15 +380,9 @@ static int reparent_python(tg_tree *tree, const tg_trace *t)
 {
 	size_t ne;
 	const tg_event *ev = tg_trace_events(t, &ne);
-	tg_idmap *by_pyid = tg_idmap_new(1024);
+	tg_idmap *by_pyid = map_ids(ev, ne, pick_python_id);
 	if (!by_pyid)
 		return TG_ENOMEM;
-	for (size_t i = 0; i < ne; i++)
-		if (ev[i].kind == TG_KIND_PYTHON && (ev[i].flags & TG_EV_HAS_PYID) &&
-		    tg_idmap_put(by_pyid, ev[i].ids.py.id, (uint32_t)i) < 0) {
-			tg_idmap_free(by_pyid);
-			return TG_ENOMEM;
-		}
 	for (size_t i = 0; i < ne; i++) {
 		const tg_event *e = &ev[i];
 		if (e->kind != TG_KIND_PYTHON || !(e->flags & TG_EV_HAS_PYID))
@@ -463,7 +491,8 @@ static int find_steps(tg_tree *tree, const tg_trace *t)
 			return TG_ENOMEM;
 		tree->steps[tree->nsteps++] = (tg_step){n, (uint32_t)i, ev[i].ts, ev[i].dur};
 	}
-	qsort(tree->steps, tree->nsteps, sizeof(tg_step), cmp_step);
+	if (tree->nsteps > 1)
+		qsort(tree->steps, tree->nsteps, sizeof(tg_step), cmp_step);
 	/* host events: by time; device events: their launch's step; orphans: by
 	 * a gpu_user_annotation ProfilerStep#N on their track, else none */
 	tree->step_of = tg_malloc((ne + 1) * sizeof(int32_t));
