@@ -1441,14 +1441,9 @@ static int read_source(tg_trace **out, tg_source *src, const char *name, const t
 	*out = t;
 	return 0;
 fail:
-	if (rc == TG_ENOMEM && !tg_error_last()[0])
-		tg_error_set(TG_ENOMEM, "%s: out of memory", name);
-	if (rc == TG_ENOMEM) {
-		char msg[600];
-		snprintf(msg, sizeof(msg), "%s", tg_error_last());
-		if (strncmp(msg, name, strlen(name)) != 0)
-			tg_error_set(TG_ENOMEM, "%s: %s", name, msg);
-	}
+	/* out-of-memory messages come from deep inside: name the file too */
+	if (rc == TG_ENOMEM)
+		tg_error_set(TG_ENOMEM, "%s: out of memory while reading the trace", name);
 	free(ps.buf);
 	free(ps.scratch);
 	free(ps.tslots);

@@ -577,8 +577,12 @@ int tg_tree_build(tg_tree **out, const tg_trace *t)
 	for (size_t i = 0; i < ne; i++) {
 		if (tg_kind_is_gpu(ev[i].kind) && tree->parent[i] == TG_NONE)
 			tree->stats.gpu_orphans++;
-		if (tg_kind_is_launch(ev[i].kind) && tree->child_off[i + 1] - tree->child_off[i] > 1)
-			tree->stats.graph_launches++;
+		if (tg_kind_is_launch(ev[i].kind) && tree->child_off[i + 1] - tree->child_off[i] > 1) {
+			unsigned ndev = 0;
+			for (uint32_t k = tree->child_off[i]; k < tree->child_off[i + 1]; k++)
+				ndev += tg_kind_is_gpu(ev[tree->children[k]].kind);
+			tree->stats.graph_launches += ndev > 1;
+		}
 	}
 	free(stack);
 	free(hb.off);
