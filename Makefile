@@ -76,13 +76,14 @@ FUZZ_BUILD := build-fuzz
 $(FUZZ_BUILD)/fuzz_reader: tests/fuzz/fuzz_reader.c $(CORE_SRC) $(wildcard core/*.h)
 	@contrib/install-deps.sh --fuzz
 	@mkdir -p $(FUZZ_BUILD)
-	clang -std=c11 -D_GNU_SOURCE -O1 -g -fsanitize=fuzzer,address,undefined -pthread \
+	clang -std=c11 -D_GNU_SOURCE -O1 -g -fsanitize=fuzzer,address,undefined \
+		-fno-sanitize-recover=all -pthread \
 		-o $@ tests/fuzz/fuzz_reader.c $(CORE_SRC) -ljansson -lz
 
 fuzz: $(FUZZ_BUILD)/fuzz_reader
 	@mkdir -p $(FUZZ_BUILD)/corpus-reader
 	$(FUZZ_BUILD)/fuzz_reader -max_total_time=$(FUZZ_SECONDS) -max_len=65536 \
-		$(FUZZ_BUILD)/corpus-reader tests/fuzz/corpus/reader tests/fixtures
+		$(FUZZ_BUILD)/corpus-reader tests/fuzz/corpus/reader
 
 demo: tracegate
 	@contrib/demo.sh ./tracegate

@@ -126,6 +126,8 @@ int tg_arg_int(const tg_trace *t, const tg_arg *a, int64_t *out)
 		*out = a->v.b;
 		return 0;
 	case TG_ARG_DOUBLE:
+		if (!(a->v.d >= -9.2e18 && a->v.d <= 9.2e18)) /* also false for NaN */
+			return -1;
 		*out = (int64_t)a->v.d;
 		return 0;
 	case TG_ARG_STR: {
@@ -154,8 +156,10 @@ static int64_t json_int_or(const json_t *o, const char *key, int64_t dflt)
 	const json_t *v = json_object_get(o, key);
 	if (json_is_integer(v))
 		return json_integer_value(v);
-	if (json_is_real(v))
-		return (int64_t)json_real_value(v);
+	if (json_is_real(v)) {
+		double d = json_real_value(v);
+		return d >= -9.2e18 && d <= 9.2e18 ? (int64_t)d : dflt;
+	}
 	if (json_is_string(v)) {
 		char *end;
 		const char *s = json_string_value(v);

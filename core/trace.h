@@ -146,7 +146,7 @@ typedef struct tg_trace tg_trace;
 /* Limits and options of tg_trace_read_*; zero fields take the defaults. */
 typedef struct tg_read_opts {
 	tg_source_opts source;
-	uint32_t max_depth;  /* JSON nesting, default 64 */
+	uint32_t max_depth;  /* JSON nesting, default 64, at least 4 (a trace's own structure) */
 	uint64_t max_events; /* events kept, default 1 << 31 */
 	uint32_t max_string; /* bytes in one string, default 16 MiB */
 	uint32_t max_unit;   /* bytes of one event or top-level value, default 256 MiB */

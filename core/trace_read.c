@@ -22,6 +22,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -38,6 +39,12 @@
 #define DEFAULT_MAX_EVENTS (1ULL << 31)
 #define DEFAULT_MAX_STRING (16u << 20)
 #define DEFAULT_MAX_UNIT (256u << 20)
+#define MIN_DEPTH 4 /* a trace's own structure: object, array, event, args */
+/* Timestamps stay below 2^62 ns (146 years) in magnitude and durations
+ * below 2^61, so that ts + dur (plus tolerances) and the difference of two
+ * timestamps never overflow. */
+#define TS_LIMIT (INT64_C(1) << 62)
+#define DUR_LIMIT (INT64_C(1) << 61)
 
 enum jump { J_NONE = 0, J_MORE, J_ERROR };
 
@@ -400,7 +407,7 @@ static const char *scan_number(struct parser *ps, const char *p, int *is_int)
 		while (is_digit(*p))
 			p++;
 	} else {
-		unexpected(ps, p, "a digit");
+		unexpected(ps, *p == 'I' ? s : p, "a digit");
 	}
 	if (*p == '.') {
 		p++;
@@ -840,6 +847,8 @@ static const char *parse_arg_value(struct parser *ps, const char *p, tg_arg *a, 
 			tmp[n] = 0;
 			a->type = TG_ARG_DOUBLE;
 			a->v.d = strtod(tmp, NULL);
+			if (isinf(a->v.d))
+				die(ps, start, "number out of the range of a double");
 			return p;
 		}
 		unexpected(ps, p, "a JSON value");
@@ -1074,7 +1083,8 @@ static const char *parse_event(struct parser *ps, const char *p)
 	if (*p != '{')
 		unexpected(ps, p, "an event object in \"traceEvents\"");
 	const char *at = p;
-	struct evtmp ev = {.kind = TG_KIND_OTHER, .flow = -1, .name = TG_NONE, .cat = TG_NONE};
+	struct evtmp ev = {.kind = TG_KIND_OTHER, .flow = -1, .name = TG_NONE, .cat = TG_NONE,
+	                   .key = {0, 0, TG_NONE, TG_NONE}};
 	size_t args_start = ps->t->nargs;
 	struct str k, s;
 	int is_int;
@@ -1106,7 +1116,7 @@ static const char *parse_event(struct parser *ps, const char *p)
 				if (*p != '-' && !is_digit(*p))
 					bad_number(ps, p, "ts");
 				p = scan_number(ps, p, &is_int);
-				if (span_us_to_ns(v, p, &ev.ts))
+				if (span_us_to_ns(v, p, &ev.ts) || ev.ts <= -TS_LIMIT || ev.ts >= TS_LIMIT)
 					die(ps, v, "\"ts\" out of range");
 				ev.has_ts = 1;
 			} else if (k.s[0] == 'i' && k.s[1] == 'd') {
@@ -1158,7 +1168,7 @@ static const char *parse_event(struct parser *ps, const char *p)
 				if (*p != '-' && !is_digit(*p))
 					bad_number(ps, p, "dur");
 				p = scan_number(ps, p, &is_int);
-				if (span_us_to_ns(v, p, &ev.dur))
+				if (span_us_to_ns(v, p, &ev.dur) || ev.dur >= DUR_LIMIT)
 					die(ps, v, "\"dur\" out of range");
 				ev.has_dur = 1;
 			} else
@@ -1205,7 +1215,7 @@ static void parse_meta_member(struct parser *ps, const char *key_at, struct str 
 		/* an integer beyond int64 somewhere in the member: keep it as a real */
 		val = json_loadb(v, (size_t)(end - v), JSON_DECODE_ANY | JSON_DECODE_INT_AS_REAL, &jerr);
 	if (!val)
-		die(ps, v + (jerr.position > 0 ? jerr.position - 1 : 0), "%s", jerr.text);
+		die(ps, v, "in this top-level member: %s", jerr.text);
 	char *k = strndup(key->s, key->len);
 	if (!k) {
 		json_decref(val);
@@ -1329,8 +1339,9 @@ static int refill(struct parser *ps)
 	}
 	if (ps->cap - ps->len < ps->cap / 4) {
 		if (ps->cap >= ps->max_unit) {
-			tg_error_set(TG_ELIMIT, "%s: byte %llu: one event or member is larger than %u bytes (limit)",
-			             tg_source_name(ps->src), (unsigned long long)ps->base, ps->max_unit);
+			tg_error_set(TG_ELIMIT, "%s: byte %llu%s: one event or member is larger than %u bytes (limit)",
+			             tg_source_name(ps->src), (unsigned long long)ps->base,
+			             tg_source_is_gzip(ps->src) ? " of the inflated JSON" : "", ps->max_unit);
 			return TG_ELIMIT;
 		}
 		size_t ncap = ps->cap * 2;
@@ -1374,6 +1385,9 @@ static int run(struct parser *ps)
 		return ps->err;
 	}
 	while (ps->state != ST_FINISHED) {
+		/* whitespace between units is consumed here, so that a unit never
+		 * starts with it (a window of blanks must not grow the window) */
+		ps->p = ws(ps->p);
 		ps->unit = ps->p;
 		ps->mark_args = ps->t->nargs;
 		parse_unit(ps);
@@ -1390,6 +1404,8 @@ static int read_source(tg_trace **out, tg_source *src, const char *name, const t
 	ps.max_depth = opts && opts->max_depth ? opts->max_depth : DEFAULT_MAX_DEPTH;
 	if (ps.max_depth > HARD_MAX_DEPTH)
 		ps.max_depth = HARD_MAX_DEPTH;
+	if (ps.max_depth < MIN_DEPTH)
+		ps.max_depth = MIN_DEPTH;
 	ps.max_events = opts && opts->max_events ? opts->max_events : DEFAULT_MAX_EVENTS;
 	ps.max_string = opts && opts->max_string ? opts->max_string : DEFAULT_MAX_STRING;
 	ps.max_unit = opts && opts->max_unit ? opts->max_unit : DEFAULT_MAX_UNIT;

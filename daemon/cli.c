@@ -8,11 +8,14 @@
 
 void tg_cli_error(const char *fmt, ...)
 {
+	char msg[2048];
 	va_list ap;
-	fputs("tracegate: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	/* one line, whatever a file name or a trace string holds */
+	fputs("tracegate: ", stderr);
+	tg_cli_put_name(stderr, msg);
 	fputc('\n', stderr);
 }
 
@@ -20,7 +23,7 @@ const char tg_cli_limits_help[] =
 	"Reading limits (a trace beyond one is rejected with a clear error):\n"
 	"  --max-bytes SIZE   most bytes of JSON, after inflating (default 64G)\n"
 	"  --max-ratio N      most inflate ratio of a gzip file past 32M (default 200)\n"
-	"  --max-depth N      most JSON nesting (default 64)\n"
+	"  --max-depth N      most JSON nesting (default 64, at least 4)\n"
 	"  --max-events N     most events (default 2147483648)\n"
 	"  --max-string SIZE  longest string (default 16M)\n"
 	"  --single-thread    inflate on the parsing thread\n";

@@ -43,6 +43,10 @@ int tg_cmd_modules(int argc, char **argv)
 				tg_cli_error("--min-percent needs a number from 0 to 100");
 				return TG_EXIT_USAGE;
 			}
+		} else if (!strcmp(argv[i], "--depth") || !strcmp(argv[i], "--match") ||
+		           !strcmp(argv[i], "--min-percent")) {
+			tg_cli_error("%s needs a value", argv[i]);
+			return TG_EXIT_USAGE;
 		} else if (argv[i][0] == '-' && argv[i][1]) {
 			tg_cli_error("modules: unknown option %s (see tracegate modules --help)", argv[i]);
 			return TG_EXIT_USAGE;

@@ -195,6 +195,10 @@ int tg_cmd_tree(int argc, char **argv)
 			depth = (int)v;
 		} else if (!strcmp(argv[i], "--match") && i + 1 < argc) {
 			match = argv[++i];
+		} else if (!strcmp(argv[i], "--depth") || !strcmp(argv[i], "--match") ||
+		           !strcmp(argv[i], "--min-percent")) {
+			tg_cli_error("%s needs a value", argv[i]);
+			return TG_EXIT_USAGE;
 		} else if (argv[i][0] == '-' && argv[i][1]) {
 			tg_cli_error("tree: unknown option %s (see tracegate tree --help)", argv[i]);
 			return TG_EXIT_USAGE;

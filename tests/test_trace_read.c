@@ -345,6 +345,50 @@ static void test_error_messages(void **state)
 	assert_string_equal(tg_error_last(), "bad.json: byte 89: nesting deeper than 64 levels (limit)");
 }
 
+
+static void test_review_regressions(void **state)
+{
+	(void)state;
+	/* events without pid/tid share the numeric track 0/0 */
+	tg_trace *t = tg_test_read_str(
+		"{\"traceEvents\":[{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"a\",\"ts\":1,\"dur\":1},"
+		"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"b\",\"pid\":0,\"tid\":0,\"ts\":7,\"dur\":1}]}");
+	size_t n, nt;
+	const tg_event *e = tg_trace_events(t, &n);
+	const tg_track *tr = tg_trace_tracks(t, &nt);
+	assert_int_equal(nt, 1);
+	assert_int_equal(e[0].track, e[1].track);
+	assert_int_equal(tr[0].pid_str, TG_NONE);
+	assert_int_equal(tr[0].tid_str, TG_NONE);
+	tg_trace_free(t);
+	/* timestamps that would overflow ts + dur are rejected */
+	expect_error("{\"traceEvents\":[{\"ph\":\"X\",\"ts\":9223372036854775,\"dur\":1}]}",
+	             "bad.json: byte 31: \"ts\" out of range");
+	expect_error("{\"traceEvents\":[{\"ph\":\"X\",\"ts\":1,\"dur\":4611686018427387}]}",
+	             "bad.json: byte 39: \"dur\" out of range");
+	/* a double beyond range in args is an error, not infinity */
+	expect_error("{\"traceEvents\":[{\"args\":{\"x\":1e400}}]}",
+	             "bad.json: byte 29: number out of the range of a double");
+	/* a huge double does not become a bogus integer */
+	t = tg_test_read_str("{\"traceEvents\":[{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"ts\":1,\"dur\":1,"
+	                     "\"args\":{\"stream\":1e300}}]}");
+	e = tg_trace_events(t, &n);
+	int64_t v;
+	assert_int_equal(tg_arg_int(t, tg_event_arg(t, &e[0], tg_trace_key(t, "stream")), &v), -1);
+	tg_trace_free(t);
+	/* whitespace between events never grows the window */
+	size_t blank = 8u << 20;
+	char *doc = malloc(blank + 64);
+	size_t k = (size_t)sprintf(doc, "{\"traceEvents\":[");
+	memset(doc + k, ' ', blank);
+	k += blank;
+	k += (size_t)sprintf(doc + k, "]}");
+	tg_read_opts o = {.window = 4096, .max_unit = 65536};
+	assert_int_equal(tg_trace_read_mem(&t, doc, k, "blank", &o), 0);
+	tg_trace_free(t);
+	free(doc);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -357,6 +401,7 @@ int main(void)
 		cmocka_unit_test(test_every_truncation_fails),
 		cmocka_unit_test(test_random_corruption_is_clean),
 		cmocka_unit_test(test_error_messages),
+		cmocka_unit_test(test_review_regressions),
 	};
 	return cmocka_run_group_tests_name("trace_read", tests, NULL, NULL);
 }
