@@ -27,6 +27,7 @@ struct tg_tree {
 	size_t nroots;
 	int32_t *step_of;
 	uint8_t *in_tree;
+	uint8_t *tl_linked; /* tg_tree_linked_like_tracelens */
 	tg_step *steps;
 	size_t nsteps;
 	tg_tree_stats stats;
@@ -400,9 +401,11 @@ static int reparent_python(tg_tree *tree, const tg_trace *t)
 		uint32_t want = tg_idmap_get(by_pyid, e->ids.py.parent_id);
 		if (want == TG_NONE || want == i || ev[want].track != e->track)
 			continue;
-		/* nearest python ancestor in the time tree */
+		/* want already above us in the time tree: keep the time parent.
+		 * (The tracer may have lost frames in between, and time nesting
+		 * on one thread is right about cpu_ops between python frames.) */
 		uint32_t a = tree->parent[i];
-		while (a != TG_NONE && ev[a].kind != TG_KIND_PYTHON)
+		while (a != TG_NONE && a != want)
 			a = tree->parent[a];
 		if (a == want)
 			continue;
@@ -534,6 +537,8 @@ static int find_steps(tg_tree *tree, const tg_trace *t)
 	return 0;
 }
 
+static int mark_tracelens_links(tg_tree *tree, const tg_trace *t);
+
 int tg_tree_build(tg_tree **out, const tg_trace *t)
 {
 	*out = NULL;
@@ -572,7 +577,8 @@ int tg_tree_build(tg_tree **out, const tg_trace *t)
 	for (size_t tr = 0; tr < nt; tr++)
 		nest_track(tree, ev, hb.keys + hb.off[tr], hb.off[tr + 1] - hb.off[tr], stack);
 	if ((rc = reparent_python(tree, t)) || (rc = link_device_events(tree, t, &hb)) ||
-	    (rc = build_children(tree, t, &hb, &db)) || (rc = find_steps(tree, t)))
+	    (rc = build_children(tree, t, &hb, &db)) || (rc = find_steps(tree, t)) ||
+	    (rc = mark_tracelens_links(tree, t)))
 		goto fail;
 	for (size_t i = 0; i < ne; i++) {
 		if (tg_kind_is_gpu(ev[i].kind) && tree->parent[i] == TG_NONE)
@@ -611,6 +617,7 @@ void tg_tree_free(tg_tree *tree)
 	free(tree->roots);
 	free(tree->step_of);
 	free(tree->in_tree);
+	free(tree->tl_linked);
 	free(tree->steps);
 	free(tree);
 }
@@ -642,6 +649,50 @@ uint32_t tg_tree_launch(const tg_tree *tree, uint32_t ev)
 }
 
 int32_t tg_tree_step_of(const tg_tree *tree, uint32_t ev) { return tree->step_of[ev]; }
+
+int tg_tree_linked_like_tracelens(const tg_tree *tree, uint32_t ev) { return tree->tl_linked[ev]; }
+
+/* Which device events TraceLens would link (see tree.h). */
+static int mark_tracelens_links(tg_tree *tree, const tg_trace *t)
+{
+	size_t ne, nf;
+	const tg_event *ev = tg_trace_events(t, &ne);
+	const tg_flow *fl = tg_trace_flows(t, &nf);
+	tree->tl_linked = tg_calloc(ne + 1, 1);
+	tg_idmap *ends = tg_idmap_new(nf);
+	if (!tree->tl_linked || !ends) {
+		tg_idmap_free(ends);
+		return TG_ENOMEM;
+	}
+	/* value bit 1: a start seen, bit 2: a finish seen (first put wins, so
+	 * keep both kinds in separate key spaces) */
+	for (size_t i = 0; i < nf; i++) {
+		if (fl[i].type != TG_FLOW_LAUNCH || (fl[i].ph != 's' && fl[i].ph != 'f'))
+			continue;
+		int64_t key = (int64_t)(fl[i].id << 1 | (fl[i].ph == 'f'));
+		if (tg_idmap_put(ends, key, 1) < 0) {
+			tg_idmap_free(ends);
+			return TG_ENOMEM;
+		}
+	}
+	for (size_t i = 0; i < ne; i++) {
+		if (!tg_kind_is_gpu(ev[i].kind))
+			continue;
+		uint32_t p = tree->parent[i];
+		if (p == TG_NONE || !tg_kind_is_launch(ev[p].kind) || !(ev[i].flags & TG_EV_HAS_CORR))
+			continue;
+		const char *name = tg_trace_str(t, ev[p].name);
+		if (!strcmp(name, "cudaGraphLaunch") || !strcmp(name, "hipGraphLaunch")) {
+			tree->tl_linked[i] = 1;
+			continue;
+		}
+		uint64_t id = (uint64_t)ev[i].ids.op.correlation;
+		tree->tl_linked[i] = tg_idmap_get(ends, (int64_t)(id << 1)) != TG_NONE &&
+		                     tg_idmap_get(ends, (int64_t)(id << 1 | 1)) != TG_NONE;
+	}
+	tg_idmap_free(ends);
+	return 0;
+}
 
 const tg_step *tg_tree_steps(const tg_tree *tree, size_t *n)
 {

@@ -64,6 +64,13 @@ int tg_tree_contains(const tg_tree *tree, uint32_t ev);
 /* The launch (runtime/driver event) of a device event, or TG_NONE. */
 uint32_t tg_tree_launch(const tg_tree *tree, uint32_t ev);
 
+/* 1 if device event ev is linked to its launch the way TraceLens links it:
+ * a graph launch (cudaGraphLaunch, hipGraphLaunch) by correlation, any
+ * other launch only when an ac2g flow with the correlation id has both its
+ * start and its finish in the trace. tracegate itself links by correlation
+ * alone (more complete: TraceLens drops kernels whose flow is missing). */
+int tg_tree_linked_like_tracelens(const tg_tree *tree, uint32_t ev);
+
 /* Index into tg_tree_steps() of the step ev belongs to, or -1. */
 int32_t tg_tree_step_of(const tg_tree *tree, uint32_t ev);
 

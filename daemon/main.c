@@ -18,6 +18,8 @@ static const char usage[] =
 	"  tree TRACE [--depth N] [--match REGEX]   the event tree: python -> cpu op ->\n"
 	"                                           launch -> kernels\n"
 	"  modules TRACE                            GPU time per nn.Module\n"
+	"  report TRACE... [--format F] [-o DIR]    the perf report: GPU timeline, kernel\n"
+	"                                           time by category, op and kernel\n"
 	"\n"
 	"  tracegate COMMAND --help    help on a command\n"
 	"  tracegate --version         the version\n"
@@ -42,6 +44,8 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(cmd, "tree"))
 		return tg_cmd_tree(argc - 1, argv + 1);
+	if (!strcmp(cmd, "report"))
+		return tg_cmd_report(argc - 1, argv + 1);
 	if (!strcmp(cmd, "modules"))
 		return tg_cmd_modules(argc - 1, argv + 1);
 	tg_cli_error("unknown command '%s' (see tracegate --help)", cmd);

@@ -1,0 +1,184 @@
+/* kernel_class.c - HTA's kernel types and the step filter (rules in kernel_class.h). */
+#include "kernel_class.h"
+
+#include <string.h>
+#include <strings.h>
+
+static int starts(const char *s, const char *prefix)
+{
+	return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+/* Case-insensitive substring test (needle in lower case, ASCII). */
+static int contains_ci(const char *s, const char *needle)
+{
+	size_t n = strlen(needle);
+	for (; *s; s++) {
+		if ((*s | 0x20) != needle[0])
+			continue;
+		if (strncasecmp(s, needle, n) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+static int is_communication(const char *name)
+{
+	/* HTA: (^nccl.*)|(^hip)|(^hccl)|(.*ncclKernel.*); "nccl" anywhere in
+	 * any case covers ^nccl and ncclKernel */
+	return starts(name, "hip") || starts(name, "hccl") || contains_ci(name, "nccl") ||
+	       contains_ci(name, "rccl") || contains_ci(name, "cross_device_reduce") ||
+	       contains_ci(name, "multimem_all_reduce");
+}
+
+static int is_memory_name(const char *name)
+{
+	/* HTA: (^(hip)?Memcpy)|(^(hip)?Memset)|(^dma) */
+	return starts(name, "Memcpy") || starts(name, "Memset") || starts(name, "hipMemcpy") ||
+	       starts(name, "hipMemset") || starts(name, "dma");
+}
+
+/* HTA's list of names that are not computation (get_kernel_type's third
+ * regex, anchored at the start as re.match is). */
+static int is_not_computation(const char *name)
+{
+	static const char *const prefixes[] = {
+		"nccl", "Stream Wait Event", "runFunction", "hip", "job_exe", "packet", "pe_exe",
+		"cpum_exe_subgraph", "hccl", "collective_subgraph_execution",
+	};
+	for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
+		if (starts(name, prefixes[i]))
+			return 1;
+	if (strstr(name, "Memcpy") || strstr(name, "Memset") || strstr(name, "dma") ||
+	    strstr(name, "Sync"))
+		return 1;
+	return starts(name, "cuda") && strstr(name + 4, "LaunchKernel") != NULL;
+}
+
+tg_kernel_type tg_kernel_class(const char *name, int kind)
+{
+	if (kind == TG_KIND_MEMCPY || kind == TG_KIND_MEMSET)
+		return TG_KERNEL_MEMORY;
+	if (kind == TG_KIND_SYNC)
+		return TG_KERNEL_OTHER;
+	if (!name)
+		name = "";
+	if (is_communication(name))
+		return TG_KERNEL_COMMUNICATION;
+	if (is_memory_name(name))
+		return TG_KERNEL_MEMORY;
+	if (is_not_computation(name))
+		return TG_KERNEL_OTHER;
+	return TG_KERNEL_COMPUTATION;
+}
+
+const char *tg_kernel_class_name(tg_kernel_type type)
+{
+	switch (type) {
+	case TG_KERNEL_COMPUTATION: return "COMPUTATION";
+	case TG_KERNEL_COMMUNICATION: return "COMMUNICATION";
+	case TG_KERNEL_MEMORY: return "MEMORY";
+	case TG_KERNEL_OTHER: return "OTHER";
+	default: return "?";
+	}
+}
+
+int64_t tg_kernel_stream(const tg_trace *t, const tg_event *e)
+{
+	int64_t v;
+	if (tg_arg_int(t, tg_event_arg(t, e, tg_trace_key(t, "stream")), &v) == 0)
+		return v;
+	size_t n;
+	return tg_trace_tracks(t, &n)[e->track].tid;
+}
+
+int64_t tg_kernel_device(const tg_trace *t, const tg_event *e)
+{
+	size_t n;
+	return tg_trace_tracks(t, &n)[e->track].pid;
+}
+
+static int is_host_kind(int k)
+{
+	return k == TG_KIND_PYTHON || k == TG_KIND_CPU_OP || k == TG_KIND_USER_ANNOTATION ||
+	       tg_kind_is_launch(k);
+}
+
+int tg_step_filter_init(tg_step_filter *f, const tg_tree *tree, int32_t step)
+{
+	memset(f, 0, sizeof(*f));
+	size_t ne;
+	f->tree = tree;
+	f->events = tg_trace_events(tg_tree_trace(tree), &ne);
+	f->steps = tg_tree_steps(tree, &f->nsteps);
+	f->step = step;
+	f->hta_end = INT64_MAX;
+	f->round_us = step == TG_STEP_HTA_ROUNDED;
+	if ((step == TG_STEP_HTA || step == TG_STEP_HTA_ROUNDED) && f->nsteps >= 2) {
+		const tg_event *last = &f->events[f->steps[f->nsteps - 1].event];
+		int64_t end;
+		tg_step_filter_span(f, last, &f->hta_end, &end);
+	}
+	if (step < TG_STEP_HTA_ROUNDED || (step >= 0 && (size_t)step >= f->nsteps))
+		return tg_error_set(TG_EINVAL, "step %d: the trace has %zu steps", (int)step,
+		                    f->nsteps);
+	return 0;
+}
+
+/* Step index whose window holds ts, or -1 (steps are sorted by ts). */
+static int32_t step_at(const tg_step_filter *f, int64_t ts)
+{
+	size_t lo = 0, hi = f->nsteps;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (f->steps[mid].ts <= ts)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return -1;
+	const tg_step *s = &f->steps[lo - 1];
+	return ts < s->ts + s->dur ? (int32_t)(lo - 1) : -1;
+}
+
+int tg_step_filter_has(const tg_step_filter *f, uint32_t ev)
+{
+	if (f->step == TG_STEP_ALL)
+		return 1;
+	const tg_event *e = &f->events[ev];
+	int in_tree = tg_tree_contains(f->tree, ev);
+	if (f->step >= 0)
+		return in_tree ? tg_tree_step_of(f->tree, ev) == f->step : step_at(f, e->ts) == f->step;
+	/* TG_STEP_HTA, TG_STEP_HTA_ROUNDED */
+	if (f->hta_end == INT64_MAX)
+		return 1;
+	if (in_tree && !is_host_kind(e->kind)) {
+		uint32_t p = tg_tree_parent(f->tree, ev);
+		while (p != TG_NONE && !is_host_kind(f->events[p].kind))
+			p = tg_tree_parent(f->tree, p);
+		if (p == TG_NONE)
+			return 0;
+		e = &f->events[p];
+	}
+	int64_t ts, end;
+	tg_step_filter_span(f, e, &ts, &end);
+	return ts < f->hta_end;
+}
+
+static int64_t floor_us(int64_t ns)
+{
+	int64_t q = ns / 1000;
+	return (ns % 1000 < 0 ? q - 1 : q) * 1000;
+}
+
+void tg_step_filter_span(const tg_step_filter *f, const tg_event *e, int64_t *ts, int64_t *end)
+{
+	*ts = e->ts;
+	*end = e->ts + e->dur;
+	if (f->round_us) {
+		int64_t up = floor_us(*ts);
+		*ts = up == *ts ? up : up + 1000;
+		*end = floor_us(*end);
+	}
+}

@@ -1,0 +1,612 @@
+/*
+ * launch_stats.c - launch statistics, queue lengths, memory bandwidth and
+ * frequent kernel sequences (see launch_stats.h). Each is one pass over the
+ * selected device events, a sort, and a sweep.
+ */
+#include "launch_stats.h"
+#include "kernel_class.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct launch {
+	int64_t lts, lend; /* the launch call */
+	int64_t ts, end;   /* the device event */
+	int64_t device, stream;
+	uint32_t launch, ev;
+};
+
+struct launches {
+	struct launch *v;
+	size_t n;
+};
+
+static int cmp_launch(const void *a, const void *b)
+{
+	const struct launch *x = a, *y = b;
+	if (x->lts != y->lts)
+		return x->lts < y->lts ? -1 : 1;
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	return (x->ev > y->ev) - (x->ev < y->ev);
+}
+
+/* Selected device events with a launch, by launch start. */
+static int collect(struct launches *l, const tg_step_filter *f)
+{
+	memset(l, 0, sizeof(*l));
+	const tg_trace *t = tg_tree_trace(f->tree);
+	size_t ne;
+	const tg_event *ev = tg_trace_events(t, &ne);
+	size_t cnt = 0;
+	for (size_t i = 0; i < ne; i++)
+		cnt += tg_kind_is_gpu(ev[i].kind);
+	l->v = tg_malloc((cnt + 1) * sizeof(*l->v));
+	if (!l->v)
+		return TG_ENOMEM;
+	for (size_t i = 0; i < ne; i++) {
+		if (!tg_kind_is_gpu(ev[i].kind))
+			continue;
+		uint32_t p = tg_tree_launch(f->tree, (uint32_t)i);
+		if (p == TG_NONE || !tg_step_filter_has(f, (uint32_t)i))
+			continue;
+		struct launch *x = &l->v[l->n++];
+		tg_step_filter_span(f, &ev[p], &x->lts, &x->lend);
+		tg_step_filter_span(f, &ev[i], &x->ts, &x->end);
+		x->device = tg_kernel_device(t, &ev[i]);
+		x->stream = tg_kernel_stream(t, &ev[i]);
+		x->launch = p;
+		x->ev = (uint32_t)i;
+	}
+	if (l->n > 1)
+		qsort(l->v, l->n, sizeof(*l->v), cmp_launch);
+	return 0;
+}
+
+static int64_t delay_of(const struct launch *x)
+{
+	return x->ts > x->lend ? x->ts - x->lend : 0;
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return (x > y) - (x < y);
+}
+
+static int summarize(tg_launch_summary *s, const struct launches *l)
+{
+	memset(s, 0, sizeof(*s));
+	int64_t *d = tg_malloc((l->n + 1) * sizeof(int64_t));
+	if (!d)
+		return TG_ENOMEM;
+	for (size_t i = 0; i < l->n; i++) {
+		const struct launch *x = &l->v[i];
+		int64_t cpu = x->lend - x->lts, gpu = x->end - x->ts, delay = delay_of(x);
+		s->launches++;
+		s->short_kernels += cpu <= TG_LAUNCH_RUNTIME_CUTOFF_NS && gpu < cpu;
+		s->runtime_outliers += cpu > TG_LAUNCH_RUNTIME_CUTOFF_NS;
+		s->delay_outliers += delay > TG_LAUNCH_DELAY_CUTOFF_NS;
+		s->sum_cpu_ns += cpu;
+		s->sum_gpu_ns += gpu;
+		s->sum_delay_ns += delay;
+		s->max_delay_ns = delay > s->max_delay_ns ? delay : s->max_delay_ns;
+		d[i] = delay;
+	}
+	if (l->n) {
+		qsort(d, l->n, sizeof(int64_t), cmp_i64);
+		s->median_delay_ns = ((double)d[(l->n - 1) / 2] + (double)d[l->n / 2]) / 2.0;
+	}
+	free(d);
+	return 0;
+}
+
+int tg_launch_stats_summary(tg_launch_summary *out, const tg_tree *tree, int32_t step)
+{
+	memset(out, 0, sizeof(*out));
+	tg_step_filter f;
+	struct launches l;
+	int rc = tg_step_filter_init(&f, tree, step);
+	if (rc || (rc = collect(&l, &f)))
+		return rc;
+	rc = summarize(out, &l);
+	free(l.v);
+	return rc;
+}
+
+/* ---- tables ---- */
+
+static tg_table *new_table(const char *name, const char *title, const char *const *cols)
+{
+	tg_table *t = tg_table_new(name, title);
+	if (!t)
+		return NULL;
+	for (; *cols; cols++)
+		if (tg_table_add_column(t, *cols) < 0) {
+			tg_table_free(t);
+			return NULL;
+		}
+	return t;
+}
+
+static double us(int64_t ns) { return (double)ns / 1000.0; }
+
+static tg_table *summary_table(const tg_launch_summary *s)
+{
+	static const char *const cols[] = {
+		"launches", "short_kernels", "runtime_outliers", "launch_delay_outliers",
+		"sum_cpu_duration(us)", "sum_gpu_duration(us)", "sum_launch_delay(us)",
+		"mean_launch_delay(us)", "median_launch_delay(us)", "max_launch_delay(us)", NULL};
+	tg_table *t = new_table("kernel_launch_summary", "Kernel launch statistics", cols);
+	if (!t || tg_table_add_row(t) < 0) {
+		tg_table_free(t);
+		return NULL;
+	}
+	tg_table_set_int(t, 0, 0, (int64_t)s->launches);
+	tg_table_set_int(t, 0, 1, (int64_t)s->short_kernels);
+	tg_table_set_int(t, 0, 2, (int64_t)s->runtime_outliers);
+	tg_table_set_int(t, 0, 3, (int64_t)s->delay_outliers);
+	tg_table_set_num(t, 0, 4, us(s->sum_cpu_ns));
+	tg_table_set_num(t, 0, 5, us(s->sum_gpu_ns));
+	tg_table_set_num(t, 0, 6, us(s->sum_delay_ns));
+	if (s->launches) {
+		tg_table_set_num(t, 0, 7, (double)s->sum_delay_ns / (double)s->launches / 1000.0);
+		tg_table_set_num(t, 0, 8, s->median_delay_ns / 1000.0);
+		tg_table_set_num(t, 0, 9, us(s->max_delay_ns));
+	}
+	return t;
+}
+
+static tg_table *rows_table(const struct launches *l, const tg_tree *tree)
+{
+	static const char *const cols[] = {"step", "launch", "kernel", "correlation", "device",
+	                                   "stream", "cpu_duration(us)", "gpu_duration(us)",
+	                                   "launch_delay(us)", NULL};
+	const tg_trace *t = tg_tree_trace(tree);
+	size_t ne, ns;
+	const tg_event *ev = tg_trace_events(t, &ne);
+	const tg_step *steps = tg_tree_steps(tree, &ns);
+	tg_table *tab = new_table("kernel_launches", "Kernel launches", cols);
+	if (!tab)
+		return NULL;
+	for (size_t i = 0; i < l->n; i++) {
+		const struct launch *x = &l->v[i];
+		int64_t r = tg_table_add_row(tab);
+		if (r < 0 || tg_table_set_str(tab, (size_t)r, 1, tg_trace_str(t, ev[x->launch].name)) ||
+		    tg_table_set_str(tab, (size_t)r, 2, tg_trace_str(t, ev[x->ev].name))) {
+			tg_table_free(tab);
+			return NULL;
+		}
+		size_t row = (size_t)r;
+		int32_t s = tg_tree_step_of(tree, x->ev);
+		if (s >= 0 && (size_t)s < ns)
+			tg_table_set_int(tab, row, 0, steps[s].number);
+		if (ev[x->launch].flags & TG_EV_HAS_CORR)
+			tg_table_set_int(tab, row, 3, ev[x->launch].ids.op.correlation);
+		tg_table_set_int(tab, row, 4, x->device);
+		tg_table_set_int(tab, row, 5, x->stream);
+		tg_table_set_num(tab, row, 6, us(x->lend - x->lts));
+		tg_table_set_num(tab, row, 7, us(x->end - x->ts));
+		tg_table_set_num(tab, row, 8, us(delay_of(x)));
+	}
+	return tab;
+}
+
+struct qpoint {
+	int64_t device, stream, t;
+	int delta;
+	uint32_t ev;
+};
+
+static int cmp_qpoint(const void *a, const void *b)
+{
+	const struct qpoint *x = a, *y = b;
+	if (x->device != y->device)
+		return x->device < y->device ? -1 : 1;
+	if (x->stream != y->stream)
+		return x->stream < y->stream ? -1 : 1;
+	if (x->t != y->t)
+		return x->t < y->t ? -1 : 1;
+	if (x->delta != y->delta)
+		return x->delta > y->delta ? -1 : 1; /* launches first */
+	return (x->ev > y->ev) - (x->ev < y->ev);
+}
+
+static tg_table *queue_table(const struct launches *l)
+{
+	static const char *const cols[] = {
+		"device", "stream", "queue_length_count", "queue_length_mean", "queue_length_std",
+		"queue_length_min", "queue_length_max", "time_weighted_mean", "time_at_max_queue(us)",
+		NULL};
+	tg_table *t = new_table("queue_length_summary", "Launch queue length per stream", cols);
+	struct qpoint *p = tg_malloc((2 * l->n + 1) * sizeof(*p));
+	if (!t || !p) {
+		free(p);
+		tg_table_free(t);
+		return NULL;
+	}
+	size_t np = 0;
+	for (size_t i = 0; i < l->n; i++) {
+		const struct launch *x = &l->v[i];
+		p[np++] = (struct qpoint){x->device, x->stream, x->lts, +1, x->ev};
+		p[np++] = (struct qpoint){x->device, x->stream, x->ts, -1, x->ev};
+	}
+	if (np > 1)
+		qsort(p, np, sizeof(*p), cmp_qpoint);
+	for (size_t i = 0; i < np;) {
+		size_t j = i;
+		int64_t q = 0, qmin = INT64_MAX, qmax = INT64_MIN, sum = 0, blocked = 0;
+		double area = 0;
+		for (; j < np && p[j].device == p[i].device && p[j].stream == p[i].stream; j++) {
+			q += p[j].delta;
+			sum += q;
+			qmin = q < qmin ? q : qmin;
+			qmax = q > qmax ? q : qmax;
+			if (j + 1 < np && p[j + 1].device == p[i].device && p[j + 1].stream == p[i].stream) {
+				int64_t dt = p[j + 1].t - p[j].t;
+				area += (double)q * (double)dt;
+				if (q >= TG_LAUNCH_MAX_QUEUE)
+					blocked += dt;
+			}
+		}
+		size_t cnt = j - i;
+		double mean = (double)sum / (double)cnt, m2 = 0;
+		q = 0;
+		for (size_t k = i; k < j; k++) {
+			q += p[k].delta;
+			m2 += ((double)q - mean) * ((double)q - mean);
+		}
+		int64_t span = p[j - 1].t - p[i].t;
+		int64_t r = tg_table_add_row(t);
+		if (r < 0) {
+			free(p);
+			tg_table_free(t);
+			return NULL;
+		}
+		size_t row = (size_t)r;
+		tg_table_set_int(t, row, 0, p[i].device);
+		tg_table_set_int(t, row, 1, p[i].stream);
+		tg_table_set_int(t, row, 2, (int64_t)cnt);
+		tg_table_set_num(t, row, 3, mean);
+		tg_table_set_num(t, row, 4, cnt > 1 ? sqrt(m2 / (double)(cnt - 1)) : NAN);
+		tg_table_set_int(t, row, 5, qmin);
+		tg_table_set_int(t, row, 6, qmax);
+		tg_table_set_num(t, row, 7, span > 0 ? area / (double)span : NAN);
+		tg_table_set_num(t, row, 8, us(blocked));
+		i = j;
+	}
+	free(p);
+	return t;
+}
+
+#define MAX_MEM_KINDS 64
+
+struct memkind {
+	char name[16];
+	uint64_t count;
+	int64_t bytes, time_ns, time_with_bytes_ns;
+	double max_gbps;
+};
+
+/* HTA's get_memory_kernel_type, with the event kind for unusual names. */
+static void memory_kind(char out[16], const char *name, int kind)
+{
+	if (strncmp(name, "Memset", 6) == 0 || (kind == TG_KIND_MEMSET && strncmp(name, "Memcpy", 6))) {
+		strcpy(out, "Memset");
+	} else if (strncmp(name, "Memcpy", 6) == 0) {
+		size_t n = strlen(name);
+		n = n < 11 ? n : 11;
+		memcpy(out, name, n);
+		out[n] = 0;
+	} else {
+		strcpy(out, "Memcpy Unknown");
+	}
+}
+
+static int cmp_memkind(const void *a, const void *b)
+{
+	return strcmp(((const struct memkind *)a)->name, ((const struct memkind *)b)->name);
+}
+
+static tg_table *bandwidth_table(const tg_step_filter *f)
+{
+	static const char *const cols[] = {"memory_kind", "count", "bytes", "time(us)",
+	                                   "achieved_gbps", "max_gbps", NULL};
+	const tg_trace *t = tg_tree_trace(f->tree);
+	size_t ne;
+	const tg_event *ev = tg_trace_events(t, &ne);
+	uint32_t bytes_key = tg_trace_key(t, "bytes");
+	struct memkind k[MAX_MEM_KINDS];
+	size_t nk = 0;
+	tg_table *tab = new_table("memory_bandwidth", "Memcpy and memset bandwidth", cols);
+	if (!tab)
+		return NULL;
+	for (size_t i = 0; i < ne; i++) {
+		const tg_event *e = &ev[i];
+		if (!tg_kind_is_gpu(e->kind))
+			continue;
+		const char *name = tg_trace_str(t, e->name);
+		if (tg_kernel_class(name, e->kind) != TG_KERNEL_MEMORY ||
+		    !tg_step_filter_has(f, (uint32_t)i))
+			continue;
+		char kn[16];
+		memory_kind(kn, name, e->kind);
+		size_t j = 0;
+		while (j < nk && strcmp(k[j].name, kn))
+			j++;
+		if (j == nk) {
+			if (nk == MAX_MEM_KINDS)
+				continue; /* cannot happen: names are at most 11 characters of "Memcpy ..." */
+			memset(&k[nk], 0, sizeof(k[nk]));
+			strcpy(k[nk++].name, kn);
+		}
+		int64_t ts, end, b;
+		tg_step_filter_span(f, e, &ts, &end);
+		k[j].count++;
+		k[j].time_ns += end - ts;
+		if (tg_arg_int(t, tg_event_arg(t, e, bytes_key), &b) == 0) {
+			k[j].bytes += b;
+			k[j].time_with_bytes_ns += end - ts;
+			if (end > ts && (double)b / (double)(end - ts) > k[j].max_gbps)
+				k[j].max_gbps = (double)b / (double)(end - ts);
+		}
+	}
+	qsort(k, nk, sizeof(k[0]), cmp_memkind);
+	for (size_t j = 0; j < nk; j++) {
+		int64_t r = tg_table_add_row(tab);
+		if (r < 0 || tg_table_set_str(tab, (size_t)r, 0, k[j].name)) {
+			tg_table_free(tab);
+			return NULL;
+		}
+		size_t row = (size_t)r;
+		tg_table_set_int(tab, row, 1, (int64_t)k[j].count);
+		tg_table_set_int(tab, row, 2, k[j].bytes);
+		tg_table_set_num(tab, row, 3, us(k[j].time_ns));
+		tg_table_set_num(tab, row, 4, k[j].time_with_bytes_ns > 0
+		                                  ? (double)k[j].bytes / (double)k[j].time_with_bytes_ns
+		                                  : NAN);
+		tg_table_set_num(tab, row, 5, k[j].max_gbps);
+	}
+	return tab;
+}
+
+/* ---- frequent kernel sequences ---- */
+
+struct pair {
+	uint32_t op, ev; /* a cpu_op and a device event under it */
+	int64_t ts;
+};
+
+struct call {
+	uint32_t op_name;
+	const uint32_t *seq; /* kernel name atoms */
+	uint32_t len;
+	int64_t gpu_ns, cpu_ns;
+};
+
+struct group {
+	const struct call *first;
+	uint64_t count;
+	int64_t gpu_ns, cpu_ns;
+	uint64_t calls; /* calls of the op (all groups of the op) */
+};
+
+static int cmp_pair(const void *a, const void *b)
+{
+	const struct pair *x = a, *y = b;
+	if (x->op != y->op)
+		return x->op < y->op ? -1 : 1;
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	return (x->ev > y->ev) - (x->ev < y->ev);
+}
+
+static int cmp_call(const void *a, const void *b)
+{
+	const struct call *x = a, *y = b;
+	if (x->op_name != y->op_name)
+		return x->op_name < y->op_name ? -1 : 1;
+	if (x->len != y->len)
+		return x->len < y->len ? -1 : 1;
+	int c = memcmp(x->seq, y->seq, x->len * sizeof(uint32_t));
+	if (c)
+		return c;
+	return (x->seq > y->seq) - (x->seq < y->seq); /* first call first */
+}
+
+static int same_seq(const struct call *x, const struct call *y)
+{
+	return x->op_name == y->op_name && x->len == y->len &&
+	       memcmp(x->seq, y->seq, x->len * sizeof(uint32_t)) == 0;
+}
+
+struct out_row {
+	const char *op;
+	uint32_t rank;
+	const struct group *g;
+};
+
+static int cmp_group(const void *a, const void *b)
+{
+	const struct group *x = a, *y = b;
+	if (x->count != y->count)
+		return x->count > y->count ? -1 : 1;
+	if (x->gpu_ns != y->gpu_ns)
+		return x->gpu_ns > y->gpu_ns ? -1 : 1;
+	return (x->first->seq > y->first->seq) - (x->first->seq < y->first->seq);
+}
+
+static int cmp_out_row(const void *a, const void *b)
+{
+	const struct out_row *x = a, *y = b;
+	int c = strcmp(x->op, y->op);
+	if (c)
+		return c;
+	return (x->rank > y->rank) - (x->rank < y->rank);
+}
+
+#define TOP_SEQUENCES 5
+
+static int append(char **buf, size_t *len, size_t *cap, const char *s)
+{
+	size_t n = strlen(s);
+	if (tg_grow((void **)buf, cap, *len + n + 1, 1))
+		return TG_ENOMEM;
+	memcpy(*buf + *len, s, n + 1);
+	*len += n;
+	return 0;
+}
+
+static tg_table *sequences_table(const tg_step_filter *f)
+{
+	static const char *const cols[] = {"op", "rank", "count", "calls", "num_kernels",
+	                                   "gpu_time(us)", "gpu_time_mean(us)", "cpu_time(us)",
+	                                   "kernels", NULL};
+	const tg_tree *tree = f->tree;
+	const tg_trace *t = tg_tree_trace(tree);
+	size_t ne;
+	const tg_event *ev = tg_trace_events(t, &ne);
+	struct pair *pairs = NULL;
+	uint32_t *names = NULL;
+	struct call *calls = NULL;
+	struct group *groups = NULL;
+	struct out_row *rows = NULL;
+	char *buf = NULL;
+	size_t np = 0, cap = 0, nc = 0, ng = 0, nr = 0, blen = 0, bcap = 0;
+	tg_table *tab = new_table("frequent_kernel_sequences", "Kernel sequences launched by each op",
+	                          cols);
+	if (!tab)
+		return NULL;
+	for (size_t i = 0; i < ne; i++) {
+		if (!tg_kind_is_gpu(ev[i].kind) || !tg_step_filter_has(f, (uint32_t)i))
+			continue;
+		int64_t ts, end;
+		tg_step_filter_span(f, &ev[i], &ts, &end);
+		for (uint32_t a = tg_tree_parent(tree, (uint32_t)i); a != TG_NONE; a = tg_tree_parent(tree, a)) {
+			if (ev[a].kind != TG_KIND_CPU_OP)
+				continue;
+			if (tg_grow((void **)&pairs, &cap, np + 1, sizeof(*pairs)))
+				goto fail;
+			pairs[np++] = (struct pair){a, (uint32_t)i, ts};
+		}
+	}
+	if (np > 1)
+		qsort(pairs, np, sizeof(*pairs), cmp_pair);
+	names = tg_malloc((np + 1) * sizeof(*names));
+	calls = tg_malloc((np + 1) * sizeof(*calls));
+	if (!names || !calls)
+		goto fail;
+	for (size_t i = 0; i < np; i++)
+		names[i] = ev[pairs[i].ev].name;
+	for (size_t i = 0; i < np;) {
+		size_t j = i;
+		int64_t gpu = 0;
+		for (; j < np && pairs[j].op == pairs[i].op; j++) {
+			int64_t ts, end;
+			tg_step_filter_span(f, &ev[pairs[j].ev], &ts, &end);
+			gpu += end - ts;
+		}
+		int64_t ots, oend;
+		tg_step_filter_span(f, &ev[pairs[i].op], &ots, &oend);
+		calls[nc++] = (struct call){ev[pairs[i].op].name, names + i, (uint32_t)(j - i), gpu,
+		                            oend - ots};
+		i = j;
+	}
+	if (nc > 1)
+		qsort(calls, nc, sizeof(*calls), cmp_call);
+	groups = tg_malloc((nc + 1) * sizeof(*groups));
+	rows = tg_malloc((nc + 1) * sizeof(*rows));
+	if (!groups || !rows)
+		goto fail;
+	for (size_t i = 0; i < nc;) {
+		/* the calls of one op name: i..j */
+		size_t j = i, g0 = ng;
+		while (j < nc && calls[j].op_name == calls[i].op_name) {
+			struct group g = {&calls[j], 0, 0, 0, 0};
+			size_t k = j;
+			for (; k < nc && same_seq(&calls[k], &calls[j]); k++) {
+				g.count++;
+				g.gpu_ns += calls[k].gpu_ns;
+				g.cpu_ns += calls[k].cpu_ns;
+			}
+			groups[ng++] = g;
+			j = k;
+		}
+		qsort(groups + g0, ng - g0, sizeof(*groups), cmp_group);
+		for (size_t g = g0; g < ng && g < g0 + TOP_SEQUENCES; g++) {
+			groups[g].calls = j - i;
+			rows[nr++] = (struct out_row){tg_trace_str(t, calls[i].op_name), (uint32_t)(g - g0 + 1),
+			                              &groups[g]};
+		}
+		i = j;
+	}
+	if (nr > 1)
+		qsort(rows, nr, sizeof(*rows), cmp_out_row);
+	for (size_t i = 0; i < nr; i++) {
+		const struct group *g = rows[i].g;
+		blen = 0;
+		if (append(&buf, &blen, &bcap, ""))
+			goto fail;
+		for (uint32_t k = 0; k < g->first->len; k++)
+			if ((k && append(&buf, &blen, &bcap, " | ")) ||
+			    append(&buf, &blen, &bcap, tg_trace_str(t, g->first->seq[k])))
+				goto fail;
+		int64_t r = tg_table_add_row(tab);
+		if (r < 0 || tg_table_set_str(tab, (size_t)r, 0, rows[i].op) ||
+		    tg_table_set_strn(tab, (size_t)r, 8, buf, blen))
+			goto fail;
+		size_t row = (size_t)r;
+		tg_table_set_int(tab, row, 1, rows[i].rank);
+		tg_table_set_int(tab, row, 2, (int64_t)g->count);
+		tg_table_set_int(tab, row, 3, (int64_t)g->calls);
+		tg_table_set_int(tab, row, 4, g->first->len);
+		tg_table_set_num(tab, row, 5, us(g->gpu_ns));
+		tg_table_set_num(tab, row, 6, (double)g->gpu_ns / (double)g->count / 1000.0);
+		tg_table_set_num(tab, row, 7, us(g->cpu_ns));
+	}
+	free(pairs);
+	free(names);
+	free(calls);
+	free(groups);
+	free(rows);
+	free(buf);
+	return tab;
+fail:
+	free(pairs);
+	free(names);
+	free(calls);
+	free(groups);
+	free(rows);
+	free(buf);
+	tg_table_free(tab);
+	return NULL;
+}
+
+int tg_launch_stats_tables(tg_table ***out, size_t *n, const tg_tree *tree, int32_t step)
+{
+	*out = NULL;
+	*n = 0;
+	tg_step_filter f;
+	struct launches l = {0};
+	tg_launch_summary s;
+	int rc = tg_step_filter_init(&f, tree, step);
+	if (rc || (rc = collect(&l, &f)))
+		return rc;
+	enum { NT = 5 };
+	tg_table **tabs = tg_calloc(NT, sizeof(*tabs));
+	if (!tabs || summarize(&s, &l) || !(tabs[0] = summary_table(&s)) ||
+	    !(tabs[1] = rows_table(&l, tree)) || !(tabs[2] = queue_table(&l)) ||
+	    !(tabs[3] = bandwidth_table(&f)) || !(tabs[4] = sequences_table(&f))) {
+		if (tabs)
+			for (int i = 0; i < NT; i++)
+				tg_table_free(tabs[i]);
+		free(tabs);
+		free(l.v);
+		return tg_error_set(TG_ENOMEM, "launch statistics: out of memory");
+	}
+	free(l.v);
+	*out = tabs;
+	*n = NT;
+	return 0;
+}

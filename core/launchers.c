@@ -1,0 +1,518 @@
+/*
+ * launchers.c - assigns device events to their launching op and aggregates
+ * kernel time per launcher, per op name, per category and per kernel.
+ */
+#include "launchers.h"
+#include "categorize.h"
+#include "idmap.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct tg_launchers {
+	const tg_tree *tree;
+	const tg_trace *trace;
+	tg_launcher *list;
+	size_t n;
+	uint32_t *koff;    /* n + 1 offsets into kernels */
+	uint32_t *kernels; /* direct device events, grouped by launcher, by start */
+	uint32_t key_stream;
+	tg_idmap *index; /* launcher event -> index in list */
+	int32_t step;
+	int tracelens_compat;
+};
+
+struct tagged {
+	uint32_t who;
+	tg_span s;
+};
+
+static int cmp_tagged(const void *a, const void *b)
+{
+	const struct tagged *x = a, *y = b;
+	if (x->who != y->who)
+		return x->who < y->who ? -1 : 1;
+	return (x->s.start > y->s.start) - (x->s.start < y->s.start);
+}
+
+/* Unions of tagged spans per owner into out[owner] (sorted in place). */
+static void union_per_owner(struct tagged *t, size_t n, tg_launcher *list, int subtree)
+{
+	if (n > 1)
+		qsort(t, n, sizeof(*t), cmp_tagged);
+	for (size_t i = 0; i < n;) {
+		uint32_t who = t[i].who;
+		double total = 0, s = t[i].s.start, e = t[i].s.end;
+		size_t j = i + 1;
+		for (; j < n && t[j].who == who; j++) {
+			if (t[j].s.start <= e) {
+				if (t[j].s.end > e)
+					e = t[j].s.end;
+			} else {
+				total += e - s;
+				s = t[j].s.start;
+				e = t[j].s.end;
+			}
+		}
+		total += e - s;
+		if (subtree)
+			list[who].subtree_us = total;
+		else
+			list[who].direct_us = total;
+		i = j;
+	}
+}
+
+static uint32_t find_launcher(const tg_tree *tree, const tg_event *ev, uint32_t k, const tg_atoms *atoms,
+                              int tracelens)
+{
+	uint32_t r = tg_tree_parent(tree, k);
+	if (r == TG_NONE || !tg_kind_is_launch(ev[r].kind))
+		return TG_NONE; /* not linked to a launch: TraceLens leaves it out */
+	if (tracelens && !tg_tree_linked_like_tracelens(tree, k))
+		return TG_NONE;
+	for (uint32_t p = tg_tree_parent(tree, r); p != TG_NONE; p = tg_tree_parent(tree, p)) {
+		if (ev[p].kind == TG_KIND_PYTHON)
+			continue;
+		if (ev[p].kind == TG_KIND_USER_ANNOTATION) {
+			/* annotations are not in TraceLens's tree, except those that
+			 * name an op it knows (vllm::unified_attention_with_output),
+			 * which it applies as the launching op */
+			if (strcmp(tg_op_category(tg_atoms_str(atoms, ev[p].name), NULL, 1), "other") != 0)
+				return p;
+			continue;
+		}
+		if (ev[p].kind == TG_KIND_CPU_OP) {
+			if (!strcmp(tg_atoms_str(atoms, ev[p].name), "execute"))
+				continue;
+			return p;
+		}
+		break;
+	}
+	return r;
+}
+
+static int in_step(const tg_tree *tree, uint32_t e, int32_t step)
+{
+	return step < 0 || tg_tree_step_of(tree, e) == step;
+}
+
+int tg_launchers_build(tg_launchers **out, const tg_tree *tree, const tg_launchers_opts *opts)
+{
+	*out = NULL;
+	const tg_trace *t = tg_tree_trace(tree);
+	const tg_atoms *atoms = tg_trace_atoms(t);
+	size_t ne;
+	const tg_event *ev = tg_trace_events(t, &ne);
+	int rc = TG_ENOMEM;
+	tg_launchers *l = tg_calloc(1, sizeof(*l));
+	uint32_t *launcher_of = tg_malloc((ne + 1) * sizeof(uint32_t));
+	tg_idmap *index = tg_idmap_new(1024);
+	struct tagged *direct = NULL, *sub = NULL;
+	size_t ndirect = 0, nsub = 0, direct_cap = 0, sub_cap = 0, list_cap = 0;
+	if (!l || !launcher_of || !index)
+		goto fail;
+	l->tree = tree;
+	l->trace = t;
+	l->key_stream = tg_trace_key(t, "stream");
+	l->step = opts->step;
+	l->tracelens_compat = opts->tracelens_compat;
+
+	/* 1. launcher of every device event; launchers numbered by first kernel */
+	size_t ndev = 0;
+	for (size_t i = 0; i < ne; i++) {
+		launcher_of[i] = TG_NONE;
+		if (!tg_kind_is_gpu(ev[i].kind) || !in_step(tree, (uint32_t)i, opts->step))
+			continue;
+		if (ev[i].kind == TG_KIND_KERNEL && tg_kernel_is_comm(tg_atoms_str(atoms, ev[i].name)))
+			continue;
+		uint32_t who = find_launcher(tree, ev, (uint32_t)i, atoms, opts->tracelens_compat);
+		if (who == TG_NONE)
+			continue;
+		uint32_t idx = tg_idmap_get(index, who);
+		if (idx == TG_NONE) {
+			if (tg_grow((void **)&l->list, &list_cap, l->n + 1, sizeof(tg_launcher)))
+				goto fail;
+			idx = (uint32_t)l->n++;
+			l->list[idx] = (tg_launcher){.event = who};
+			if (tg_idmap_put(index, who, idx) < 0)
+				goto fail;
+		}
+		launcher_of[i] = idx;
+		l->list[idx].nkernels++;
+		l->list[idx].kernel_sum_us += tg_timebase_us(&opts->tb, (double)ev[i].dur);
+		if (tg_grow((void **)&direct, &direct_cap, ndirect + 1, sizeof(*direct)))
+			goto fail;
+		direct[ndirect++] = (struct tagged){idx, tg_span_of(&opts->tb, &ev[i])};
+		ndev++;
+	}
+	/* 2. direct kernels grouped by launcher, in start order */
+	l->koff = tg_calloc(l->n + 2, sizeof(uint32_t));
+	l->kernels = tg_malloc((ndev + 1) * sizeof(uint32_t));
+	if (!l->koff || !l->kernels)
+		goto fail;
+	for (size_t i = 0; i < ne; i++)
+		if (launcher_of[i] != TG_NONE)
+			l->koff[launcher_of[i] + 1]++;
+	for (size_t i = 0; i < l->n; i++)
+		l->koff[i + 1] += l->koff[i];
+	{
+		uint32_t *fill = tg_malloc((l->n + 1) * sizeof(uint32_t));
+		if (!fill)
+			goto fail;
+		memcpy(fill, l->koff, (l->n + 1) * sizeof(uint32_t));
+		for (size_t i = 0; i < ne; i++)
+			if (launcher_of[i] != TG_NONE)
+				l->kernels[fill[launcher_of[i]]++] = (uint32_t)i;
+		free(fill);
+	}
+	for (size_t i = 0; i < l->n; i++) {
+		/* events are mostly in time order; insertion sort the stragglers */
+		uint32_t *k = l->kernels + l->koff[i];
+		size_t m = l->koff[i + 1] - l->koff[i];
+		for (size_t a = 1; a < m; a++) {
+			uint32_t x = k[a];
+			size_t b = a;
+			while (b > 0 && ev[k[b - 1]].ts > ev[x].ts) {
+				k[b] = k[b - 1];
+				b--;
+			}
+			k[b] = x;
+		}
+		const char *first = m ? tg_atoms_str(atoms, ev[k[0]].name) : NULL;
+		l->list[i].category =
+			tg_op_category(tg_atoms_str(atoms, ev[l->list[i].event].name), first, opts->tracelens_compat);
+	}
+	/* 3. subtree time: every linked device event under a launcher */
+	for (size_t i = 0; i < ne; i++) {
+		if (!tg_kind_is_gpu(ev[i].kind) || !in_step(tree, (uint32_t)i, opts->step))
+			continue;
+		uint32_t r = tg_tree_parent(tree, (uint32_t)i);
+		if (r == TG_NONE || !tg_kind_is_launch(ev[r].kind) ||
+		    (opts->tracelens_compat && !tg_tree_linked_like_tracelens(tree, (uint32_t)i)))
+			continue;
+		tg_span s = tg_span_of(&opts->tb, &ev[i]);
+		for (uint32_t p = r; p != TG_NONE; p = tg_tree_parent(tree, p)) {
+			uint32_t idx = tg_idmap_get(index, p);
+			if (idx == TG_NONE)
+				continue;
+			if (tg_grow((void **)&sub, &sub_cap, nsub + 1, sizeof(*sub)))
+				goto fail;
+			sub[nsub++] = (struct tagged){idx, s};
+		}
+	}
+	union_per_owner(direct, ndirect, l->list, 0);
+	union_per_owner(sub, nsub, l->list, 1);
+	for (size_t i = 0; i < l->n; i++) {
+		l->list[i].direct_us = tg_timebase_us(&opts->tb, l->list[i].direct_us);
+		l->list[i].subtree_us = tg_timebase_us(&opts->tb, l->list[i].subtree_us);
+	}
+	rc = 0;
+	l->index = index;
+	index = NULL;
+	*out = l;
+	l = NULL;
+fail:
+	tg_launchers_free(l);
+	free(launcher_of);
+	tg_idmap_free(index);
+	free(direct);
+	free(sub);
+	return rc;
+}
+
+const tg_launcher *tg_launchers_list(const tg_launchers *l, size_t *n)
+{
+	*n = l->n;
+	return l->list;
+}
+
+const uint32_t *tg_launchers_kernels(const tg_launchers *l, size_t i, size_t *n)
+{
+	*n = l->koff[i + 1] - l->koff[i];
+	return l->kernels + l->koff[i];
+}
+
+void tg_launchers_free(tg_launchers *l)
+{
+	if (!l)
+		return;
+	free(l->list);
+	free(l->koff);
+	free(l->kernels);
+	tg_idmap_free(l->index);
+	free(l);
+}
+
+/* ---------------------------------------------------------------- tables */
+
+struct group {
+	uint64_t key;      /* what rows are grouped by (an atom, or an index) */
+	const char *label; /* or the category */
+	double direct, subtree;
+	uint64_t count;
+	const char *cats[4];
+	int ncats;
+	/* kernel_summary */
+	const char *category;
+	uint32_t op_name, kernel_name;
+	int64_t stream;
+	double sum, min, max;
+	uint32_t first; /* first seen order, for stable ties */
+};
+
+static int cmp_direct_desc(const void *a, const void *b)
+{
+	const struct group *x = a, *y = b;
+	if (x->direct != y->direct)
+		return x->direct > y->direct ? -1 : 1;
+	return (x->first > y->first) - (x->first < y->first);
+}
+
+static int cmp_sum_desc(const void *a, const void *b)
+{
+	const struct group *x = a, *y = b;
+	if (x->sum != y->sum)
+		return x->sum > y->sum ? -1 : 1;
+	return (x->first > y->first) - (x->first < y->first);
+}
+
+static void add_category(struct group *g, const char *c)
+{
+	for (int i = 0; i < g->ncats; i++)
+		if (g->cats[i] == c)
+			return;
+	if (g->ncats < 4)
+		g->cats[g->ncats++] = c;
+}
+
+/* Groups launchers by key(); returns groups (caller frees) and *n. */
+static struct group *group_launchers(const tg_launchers *l, int by_category, size_t *n)
+{
+	const tg_event *ev;
+	size_t ne;
+	ev = tg_trace_events(l->trace, &ne);
+	struct group *g = tg_calloc(l->n + 1, sizeof(*g));
+	tg_idmap *idx = tg_idmap_new(l->n);
+	if (!g || !idx) {
+		free(g);
+		tg_idmap_free(idx);
+		return NULL;
+	}
+	size_t ng = 0;
+	for (size_t i = 0; i < l->n; i++) {
+		const tg_launcher *x = &l->list[i];
+		int64_t key = by_category ? (int64_t)(uintptr_t)x->category : (int64_t)ev[x->event].name;
+		uint32_t k = tg_idmap_get(idx, key);
+		if (k == TG_NONE) {
+			k = (uint32_t)ng++;
+			g[k].key = (uint64_t)key;
+			g[k].label = by_category ? x->category : tg_trace_str(l->trace, ev[x->event].name);
+			g[k].first = k;
+			if (tg_idmap_put(idx, key, k) < 0) {
+				free(g);
+				tg_idmap_free(idx);
+				return NULL;
+			}
+		}
+		g[k].direct += x->direct_us;
+		g[k].subtree += x->subtree_us;
+		g[k].count++;
+		add_category(&g[k], x->category);
+	}
+	tg_idmap_free(idx);
+	qsort(g, ng, sizeof(*g), cmp_direct_desc);
+	*n = ng;
+	return g;
+}
+
+int tg_launchers_ops_summary(tg_table **out, const tg_launchers *l)
+{
+	*out = NULL;
+	size_t ng;
+	struct group *g = group_launchers(l, 0, &ng);
+	tg_table *t = tg_table_new("ops_summary", "Kernel time by op (leaf CPU op launching the kernels)");
+	if (!g || !t)
+		goto fail;
+	static const char *const cols[] = {
+		"name", "total_direct_kernel_time_sum", "total_subtree_kernel_time_sum",
+		"total_direct_kernel_time_ms", "total_subtree_kernel_time_ms", "Count", "Categories",
+		"Percentage (%)", "Cumulative Percentage (%)"};
+	for (size_t c = 0; c < 9; c++)
+		if (tg_table_add_column(t, cols[c]) < 0)
+			goto fail;
+	double total = 0, cum = 0;
+	for (size_t i = 0; i < ng; i++)
+		total += g[i].direct / 1e3;
+	for (size_t i = 0; i < ng; i++) {
+		int64_t r = tg_table_add_row(t);
+		if (r < 0 || tg_table_set_str(t, (size_t)r, 0, g[i].label))
+			goto fail;
+		tg_table_set_num(t, (size_t)r, 1, g[i].direct);
+		tg_table_set_num(t, (size_t)r, 2, g[i].subtree);
+		tg_table_set_num(t, (size_t)r, 3, g[i].direct / 1e3);
+		tg_table_set_num(t, (size_t)r, 4, g[i].subtree / 1e3);
+		tg_table_set_int(t, (size_t)r, 5, (int64_t)g[i].count);
+		char cats[128] = "[";
+		for (int k = 0; k < g[i].ncats; k++) {
+			if (k)
+				strcat(cats, ", ");
+			strcat(cats, "'");
+			strncat(cats, g[i].cats[k], 30);
+			strcat(cats, "'");
+		}
+		strcat(cats, "]");
+		if (tg_table_set_str(t, (size_t)r, 6, cats))
+			goto fail;
+		double pct = total > 0 ? g[i].direct / 1e3 / total * 100 : 0;
+		cum += pct;
+		tg_table_set_num(t, (size_t)r, 7, pct);
+		tg_table_set_num(t, (size_t)r, 8, cum);
+	}
+	free(g);
+	*out = t;
+	return 0;
+fail:
+	free(g);
+	tg_table_free(t);
+	return tg_error_set(TG_ENOMEM, "out of memory");
+}
+
+int tg_launchers_ops_by_category(tg_table **out, const tg_launchers *l)
+{
+	*out = NULL;
+	size_t ng;
+	struct group *g = group_launchers(l, 1, &ng);
+	tg_table *t = tg_table_new("ops_summary_by_category", "Kernel time by op category");
+	if (!g || !t)
+		goto fail;
+	static const char *const cols[] = {"op category", "Count", "total_direct_kernel_time_ms",
+	                                   "Percentage (%)", "Cumulative Percentage (%)"};
+	for (size_t c = 0; c < 5; c++)
+		if (tg_table_add_column(t, cols[c]) < 0)
+			goto fail;
+	double total = 0, cum = 0;
+	for (size_t i = 0; i < ng; i++)
+		total += g[i].direct / 1e3;
+	for (size_t i = 0; i < ng; i++) {
+		int64_t r = tg_table_add_row(t);
+		if (r < 0 || tg_table_set_str(t, (size_t)r, 0, g[i].label))
+			goto fail;
+		tg_table_set_int(t, (size_t)r, 1, (int64_t)g[i].count);
+		tg_table_set_num(t, (size_t)r, 2, g[i].direct / 1e3);
+		double pct = total > 0 ? g[i].direct / 1e3 / total * 100 : 0;
+		cum += pct;
+		tg_table_set_num(t, (size_t)r, 3, pct);
+		tg_table_set_num(t, (size_t)r, 4, cum);
+	}
+	free(g);
+	*out = t;
+	return 0;
+fail:
+	free(g);
+	tg_table_free(t);
+	return tg_error_set(TG_ENOMEM, "out of memory");
+}
+
+int tg_launchers_kernel_summary(tg_table **out, const tg_launchers *l, double total_time_us)
+{
+	/* Every kernel of the trace (communication kernels and kernels without
+	 * a launch included, as TraceLens does), grouped by (parent category,
+	 * parent op, kernel name, stream). The parent is the leaf cpu_op; a
+	 * bare launch call is its own parent, of category "graph" for graph
+	 * launches and "runtime" otherwise; kernels without a launch have none. */
+	*out = NULL;
+	const tg_tree *tree = l->tree;
+	const tg_trace *trace = l->trace;
+	const tg_atoms *atoms = tg_trace_atoms(trace);
+	size_t ne;
+	const tg_event *ev = tg_trace_events(trace, &ne);
+	struct group *g = tg_calloc(ne + 1, sizeof(*g));
+	tg_idmap *idx = tg_idmap_new(1024);
+	tg_table *t = tg_table_new("kernel_summary", "Kernels by launching op and stream");
+	if (!g || !idx || !t)
+		goto fail;
+	int have_cpu_ops = tg_trace_stats_get(trace)->by_kind[TG_KIND_CPU_OP] > 0;
+	size_t ng = 0;
+	double all = 0;
+	for (size_t i = 0; i < ne; i++) {
+		const tg_event *e = &ev[i];
+		if (e->kind != TG_KIND_KERNEL || !in_step(tree, (uint32_t)i, l->step))
+			continue;
+		const char *category = "";
+		uint32_t op_name = TG_NONE;
+		uint32_t who = find_launcher(tree, ev, (uint32_t)i, atoms, l->tracelens_compat);
+		if (who != TG_NONE) {
+			op_name = ev[who].name;
+			if (ev[who].kind == TG_KIND_CPU_OP || ev[who].kind == TG_KIND_USER_ANNOTATION) {
+				uint32_t li = tg_idmap_get(l->index, who);
+				category = li != TG_NONE ? l->list[li].category
+				                         : tg_op_category(tg_atoms_str(atoms, ev[who].name),
+				                                          tg_atoms_str(atoms, e->name), l->tracelens_compat);
+			} else {
+				const char *rn = tg_atoms_str(atoms, ev[who].name);
+				category = strstr(rn, "GraphLaunch") ? "graph" : "runtime";
+			}
+		}
+		int64_t stream = -1;
+		tg_arg_int(trace, tg_event_arg(trace, e, l->key_stream), &stream);
+		uint64_t parts[4] = {op_name, e->name, (uint64_t)stream, (uint64_t)(uintptr_t)category};
+		int64_t key = (int64_t)tg_hash_bytes(parts, sizeof(parts));
+		uint32_t gi;
+		for (;; key++) {
+			gi = tg_idmap_get(idx, key);
+			if (gi == TG_NONE || (g[gi].op_name == op_name && g[gi].kernel_name == e->name &&
+			                      g[gi].stream == stream && g[gi].category == category))
+				break;
+		}
+		if (gi == TG_NONE) {
+			gi = (uint32_t)ng++;
+			g[gi] = (struct group){.category = category, .op_name = op_name, .kernel_name = e->name,
+			                       .stream = stream, .min = 1e300, .max = -1e300, .first = gi};
+			if (tg_idmap_put(idx, key, gi) < 0)
+				goto fail;
+		}
+		double d = tg_ns_to_us_f64(e->dur);
+		g[gi].sum += d;
+		g[gi].count++;
+		g[gi].min = d < g[gi].min ? d : g[gi].min;
+		g[gi].max = d > g[gi].max ? d : g[gi].max;
+		all += d;
+	}
+	qsort(g, ng, sizeof(*g), cmp_sum_desc);
+	/* a trace without cpu ops (GPU-only) has no Parent cpu_op column */
+	static const char *const cols[] = {
+		"Parent op category", "Parent cpu_op", "Kernel name", "Kernel stream",
+		"Kernel duration (\xc2\xb5s)_sum", "Kernel duration (\xc2\xb5s)_count",
+		"Kernel duration (\xc2\xb5s)_mean", "Kernel duration (\xc2\xb5s)_min",
+		"Kernel duration (\xc2\xb5s)_max", "Percent of kernels time (%)", "Percent of total time (%)"};
+	for (size_t c = 0; c < 11; c++)
+		if ((c != 1 || have_cpu_ops) && tg_table_add_column(t, cols[c]) < 0)
+			goto fail;
+	size_t o = have_cpu_ops ? 0 : 1; /* column shift without Parent cpu_op */
+	for (size_t i = 0; i < ng; i++) {
+		int64_t r = tg_table_add_row(t);
+		if (r < 0 || tg_table_set_str(t, (size_t)r, 0, g[i].category) ||
+		    (have_cpu_ops && tg_table_set_str(t, (size_t)r, 1,
+		                                      g[i].op_name == TG_NONE ? "" : tg_atoms_str(atoms, g[i].op_name))) ||
+		    tg_table_set_str(t, (size_t)r, 2 - o, tg_atoms_str(atoms, g[i].kernel_name)))
+			goto fail;
+		tg_table_set_int(t, (size_t)r, 3 - o, g[i].stream);
+		tg_table_set_num(t, (size_t)r, 4 - o, g[i].sum);
+		tg_table_set_int(t, (size_t)r, 5 - o, (int64_t)g[i].count);
+		tg_table_set_num(t, (size_t)r, 6 - o, g[i].sum / (double)g[i].count);
+		tg_table_set_num(t, (size_t)r, 7 - o, g[i].min);
+		tg_table_set_num(t, (size_t)r, 8 - o, g[i].max);
+		tg_table_set_num(t, (size_t)r, 9 - o, all > 0 ? g[i].sum / all * 100 : 0);
+		tg_table_set_num(t, (size_t)r, 10 - o, total_time_us > 0 ? g[i].sum / total_time_us * 100 : 0);
+	}
+	free(g);
+	tg_idmap_free(idx);
+	*out = t;
+	return 0;
+fail:
+	free(g);
+	tg_idmap_free(idx);
+	tg_table_free(t);
+	return tg_error_set(TG_ENOMEM, "out of memory");
+}

@@ -1,0 +1,79 @@
+/* report.c - assembles the tables of the perf report. */
+#include "report.h"
+#include "launchers.h"
+#include "timeline.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static int add(tg_report *r, size_t *cap, tg_table *t)
+{
+	if (!t)
+		return TG_ENOMEM;
+	if (tg_grow((void **)&r->tables, cap, r->n + 1, sizeof(tg_table *))) {
+		tg_table_free(t);
+		return TG_ENOMEM;
+	}
+	r->tables[r->n++] = t;
+	return 0;
+}
+
+/* The first timestamp of the trace, base of the exact time base. */
+static int64_t first_ts(const tg_trace *t)
+{
+	size_t ne;
+	const tg_event *ev = tg_trace_events(t, &ne);
+	int64_t m = ne ? ev[0].ts : 0;
+	for (size_t i = 1; i < ne; i++)
+		if (ev[i].ts < m)
+			m = ev[i].ts;
+	return m;
+}
+
+int tg_report_build(tg_report *out, const tg_tree *tree, const tg_report_opts *opts)
+{
+	memset(out, 0, sizeof(*out));
+	size_t cap = 0;
+	tg_timebase tb = {.tracelens_float = opts->tracelens, .base_ns = first_ts(tg_tree_trace(tree))};
+	tg_timeline_opts to = {.tb = tb, .step = opts->step, .device = -1,
+	                       .include_unlinked = opts->include_unlinked};
+	tg_gpu_timeline tl;
+	tg_table *t = NULL;
+	tg_launchers *l = NULL;
+	int rc;
+	if ((rc = tg_gpu_timeline_compute(&tl, tree, &to)) || (rc = tg_gpu_timeline_table(&t, &tl)) ||
+	    (rc = add(out, &cap, t)))
+		goto fail;
+	if ((rc = tg_gpu_timeline_by_device_table(&t, tree, &to)) || (rc = add(out, &cap, t)))
+		goto fail;
+	tg_launchers_opts lo = {.tb = tb, .step = opts->step, .tracelens_compat = opts->tracelens};
+	if ((rc = tg_launchers_build(&l, tree, &lo)))
+		goto fail;
+	if ((rc = tg_launchers_ops_by_category(&t, l)) || (rc = add(out, &cap, t)) ||
+	    (rc = tg_launchers_ops_summary(&t, l)) || (rc = add(out, &cap, t)) ||
+	    (rc = tg_launchers_kernel_summary(&t, l, tl.total_us)) || (rc = add(out, &cap, t)))
+		goto fail;
+	tg_launchers_free(l);
+	return 0;
+fail:
+	tg_launchers_free(l);
+	tg_report_free(out);
+	return rc;
+}
+
+const tg_table *tg_report_find(const tg_report *r, const char *name)
+{
+	for (size_t i = 0; i < r->n; i++)
+		if (!strcmp(tg_table_name(r->tables[i]), name))
+			return r->tables[i];
+	return NULL;
+}
+
+void tg_report_free(tg_report *r)
+{
+	for (size_t i = 0; i < r->n; i++)
+		tg_table_free(r->tables[i]);
+	free(r->tables);
+	r->tables = NULL;
+	r->n = 0;
+}

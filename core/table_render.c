@@ -1,0 +1,301 @@
+/* table_render.c - tables as CSV, aligned text, Markdown and JSON. */
+#include "table.h"
+#include "tg.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+void tg_format_double(char *buf, double v)
+{
+	if (v == 0) {
+		strcpy(buf, "0.0");
+		return;
+	}
+	for (int prec = 15; prec <= 17; prec++) {
+		snprintf(buf, 32, "%.*g", prec, v);
+		if (strtod(buf, NULL) == v)
+			break;
+	}
+	/* like Python: an integral float keeps a ".0" */
+	if (!strpbrk(buf, ".eEn"))
+		strcat(buf, ".0");
+}
+
+static void put_cell_plain(FILE *f, const tg_cell *c)
+{
+	char num[32];
+	switch (c->type) {
+	case TG_CELL_INT:
+		fprintf(f, "%lld", (long long)c->v.i);
+		break;
+	case TG_CELL_NUM:
+		tg_format_double(num, c->v.d);
+		fputs(num, f);
+		break;
+	case TG_CELL_STR:
+		fputs(c->v.s, f);
+		break;
+	default:
+		break;
+	}
+}
+
+static void put_csv_field(FILE *f, const char *s)
+{
+	if (!strpbrk(s, ",\"\r\n")) {
+		fputs(s, f);
+		return;
+	}
+	putc('"', f);
+	for (; *s; s++) {
+		if (*s == '"')
+			putc('"', f);
+		putc(*s, f);
+	}
+	putc('"', f);
+}
+
+int tg_table_write_csv(const tg_table *t, FILE *f)
+{
+	size_t nc = tg_table_ncols(t), nr = tg_table_nrows(t);
+	for (size_t c = 0; c < nc; c++) {
+		if (c)
+			putc(',', f);
+		put_csv_field(f, tg_table_column(t, c));
+	}
+	putc('\n', f);
+	for (size_t r = 0; r < nr; r++) {
+		for (size_t c = 0; c < nc; c++) {
+			if (c)
+				putc(',', f);
+			const tg_cell *x = tg_table_cell(t, r, c);
+			if (x->type == TG_CELL_STR)
+				put_csv_field(f, x->v.s);
+			else
+				put_cell_plain(f, x);
+		}
+		putc('\n', f);
+	}
+	return ferror(f) ? tg_error_set(TG_EIO, "write error") : 0;
+}
+
+/* Printable text of a cell for text and markdown: numbers with at most 3
+ * decimals (6 significant below 1), control characters escaped. */
+static void cell_text(char *buf, size_t cap, const tg_cell *c)
+{
+	switch (c->type) {
+	case TG_CELL_INT:
+		snprintf(buf, cap, "%lld", (long long)c->v.i);
+		break;
+	case TG_CELL_NUM: {
+		double a = fabs(c->v.d);
+		if (a != 0 && a < 0.001)
+			snprintf(buf, cap, "%.3g", c->v.d);
+		else
+			snprintf(buf, cap, "%.3f", c->v.d);
+		break;
+	}
+	case TG_CELL_STR: {
+		size_t o = 0;
+		for (const unsigned char *s = (const unsigned char *)c->v.s; *s && o + 5 < cap; s++) {
+			if (*s < 0x20 || *s == 0x7f)
+				o += (size_t)snprintf(buf + o, cap - o, "\\x%02x", *s);
+			else
+				buf[o++] = (char)*s;
+		}
+		buf[o] = 0;
+		break;
+	}
+	default:
+		buf[0] = 0;
+	}
+}
+
+/* Display width of UTF-8 text (code points). */
+static size_t text_width(const char *s)
+{
+	size_t w = 0;
+	for (; *s; s++)
+		w += ((unsigned char)*s & 0xC0) != 0x80;
+	return w;
+}
+
+/* Cuts s to at most width code points, ending with "..." when cut. */
+static void cut_text(char *s, size_t width)
+{
+	if (!width || text_width(s) <= width)
+		return;
+	size_t w = 0, i = 0;
+	for (; s[i]; i++) {
+		if (((unsigned char)s[i] & 0xC0) != 0x80) {
+			if (w == width - 3)
+				break;
+			w++;
+		}
+	}
+	strcpy(s + i, "...");
+}
+
+int tg_table_write_text(const tg_table *t, FILE *f, size_t width)
+{
+	size_t nc = tg_table_ncols(t), nr = tg_table_nrows(t);
+	size_t *w = calloc(nc ? nc : 1, sizeof(size_t));
+	char buf[4096];
+	if (!w)
+		return tg_error_set(TG_ENOMEM, "out of memory");
+	for (size_t c = 0; c < nc; c++)
+		w[c] = text_width(tg_table_column(t, c));
+	for (size_t r = 0; r < nr; r++)
+		for (size_t c = 0; c < nc; c++) {
+			cell_text(buf, sizeof(buf), tg_table_cell(t, r, c));
+			cut_text(buf, width);
+			size_t x = text_width(buf);
+			if (x > w[c])
+				w[c] = x;
+		}
+	fprintf(f, "%s\n", tg_table_title(t));
+	for (size_t c = 0; c < nc; c++) {
+		const char *h = tg_table_column(t, c);
+		fprintf(f, "%s%s%*s", c ? "  " : "", h, (int)(w[c] - text_width(h)), "");
+	}
+	putc('\n', f);
+	for (size_t r = 0; r < nr; r++) {
+		for (size_t c = 0; c < nc; c++) {
+			const tg_cell *x = tg_table_cell(t, r, c);
+			cell_text(buf, sizeof(buf), x);
+			cut_text(buf, width);
+			int pad = (int)(w[c] - text_width(buf));
+			if (c)
+				fputs("  ", f);
+			if (x->type == TG_CELL_STR || x->type == TG_CELL_EMPTY)
+				fprintf(f, "%s%*s", buf, c + 1 < nc ? pad : 0, "");
+			else
+				fprintf(f, "%*s%s", pad, "", buf);
+		}
+		putc('\n', f);
+	}
+	free(w);
+	return ferror(f) ? tg_error_set(TG_EIO, "write error") : 0;
+}
+
+/* Markdown cell: pipes, backticks, HTML specials and newlines escaped. */
+static void put_md(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		switch (*s) {
+		case '|': fputs("\\|", f); break;
+		case '`': fputs("\\`", f); break;
+		case '*': fputs("\\*", f); break;
+		case '_': fputs("\\_", f); break;
+		case '[': fputs("\\[", f); break;
+		case ']': fputs("\\]", f); break;
+		case '\\': fputs("\\\\", f); break;
+		case '<': fputs("&lt;", f); break;
+		case '>': fputs("&gt;", f); break;
+		case '&': fputs("&amp;", f); break;
+		case '\n': case '\r': case '\t': putc(' ', f); break;
+		default:
+			if ((unsigned char)*s < 0x20)
+				fprintf(f, "\\x%02x", (unsigned char)*s);
+			else
+				putc(*s, f);
+		}
+	}
+}
+
+int tg_table_write_md(const tg_table *t, FILE *f)
+{
+	size_t nc = tg_table_ncols(t), nr = tg_table_nrows(t);
+	char buf[4096];
+	fputs("### ", f);
+	put_md(f, tg_table_title(t));
+	fputs("\n\n|", f);
+	for (size_t c = 0; c < nc; c++) {
+		putc(' ', f);
+		put_md(f, tg_table_column(t, c));
+		fputs(" |", f);
+	}
+	fputs("\n|", f);
+	for (size_t c = 0; c < nc; c++) {
+		int numeric = nr && tg_table_cell(t, 0, c)->type != TG_CELL_STR;
+		fputs(numeric ? " ---: |" : " --- |", f);
+	}
+	putc('\n', f);
+	for (size_t r = 0; r < nr; r++) {
+		putc('|', f);
+		for (size_t c = 0; c < nc; c++) {
+			cell_text(buf, sizeof(buf), tg_table_cell(t, r, c));
+			putc(' ', f);
+			put_md(f, buf);
+			fputs(" |", f);
+		}
+		putc('\n', f);
+	}
+	putc('\n', f);
+	return ferror(f) ? tg_error_set(TG_EIO, "write error") : 0;
+}
+
+static void put_json_string(FILE *f, const char *s)
+{
+	putc('"', f);
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		switch (*p) {
+		case '"': fputs("\\\"", f); break;
+		case '\\': fputs("\\\\", f); break;
+		case '\n': fputs("\\n", f); break;
+		case '\r': fputs("\\r", f); break;
+		case '\t': fputs("\\t", f); break;
+		case '<': fputs("\\u003c", f); break; /* safe inside HTML <script> */
+		case '>': fputs("\\u003e", f); break;
+		case '&': fputs("\\u0026", f); break;
+		default:
+			if (*p < 0x20 || *p == 0x7f)
+				fprintf(f, "\\u%04x", *p);
+			else
+				putc(*p, f);
+		}
+	}
+	putc('"', f);
+}
+
+int tg_table_write_json(const tg_table *t, FILE *f)
+{
+	size_t nc = tg_table_ncols(t), nr = tg_table_nrows(t);
+	char num[32];
+	fputs("{\"name\":", f);
+	put_json_string(f, tg_table_name(t));
+	fputs(",\"title\":", f);
+	put_json_string(f, tg_table_title(t));
+	fputs(",\"columns\":[", f);
+	for (size_t c = 0; c < nc; c++) {
+		if (c)
+			putc(',', f);
+		put_json_string(f, tg_table_column(t, c));
+	}
+	fputs("],\"rows\":[", f);
+	for (size_t r = 0; r < nr; r++) {
+		fputs(r ? ",\n[" : "\n[", f);
+		for (size_t c = 0; c < nc; c++) {
+			const tg_cell *x = tg_table_cell(t, r, c);
+			if (c)
+				putc(',', f);
+			switch (x->type) {
+			case TG_CELL_INT: fprintf(f, "%lld", (long long)x->v.i); break;
+			case TG_CELL_NUM:
+				if (isfinite(x->v.d)) {
+					tg_format_double(num, x->v.d);
+					fputs(num, f);
+				} else {
+					fputs("null", f);
+				}
+				break;
+			case TG_CELL_STR: put_json_string(f, x->v.s); break;
+			default: fputs("null", f);
+			}
+		}
+		putc(']', f);
+	}
+	fputs("]}", f);
+	return ferror(f) ? tg_error_set(TG_EIO, "write error") : 0;
+}

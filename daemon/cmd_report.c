@@ -1,0 +1,281 @@
+/*
+ * cmd_report.c - `tracegate report TRACE... [--format text|md|csv|json]
+ * [-o DIR] [--step N] [--tracelens] [--include-unlinked]`: the perf report of
+ * each trace.
+ */
+#include "../core/report.h"
+#include "cli.h"
+#include "commands.h"
+
+#include <errno.h>
+#include <libgen.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static const char usage[] =
+	"usage: tracegate report TRACE... [--format text|md|csv|json] [-o DIR]\n"
+	"                        [--step N] [--tracelens] [--include-unlinked] [limits]\n"
+	"\n"
+	"The perf report of each TRACE: GPU timeline (overall and per device), kernel\n"
+	"time by op category, by op, and by kernel.\n"
+	"\n"
+	"  --format F          text (default), md, csv or json\n"
+	"  -o DIR              write there: csv gives one file per table, named like\n"
+	"                      TraceLens's (gpu_timeline.csv, ops_summary.csv...); the\n"
+	"                      other formats give report.txt, report.md, report.json.\n"
+	"                      With several traces, one sub-folder per trace.\n"
+	"  --step N            only ProfilerStep#N (its launches and their kernels)\n"
+	"  --tracelens         TraceLens's numbers: float64 microsecond arithmetic and\n"
+	"                      its op categories (aten::_flash_attention_forward is\n"
+	"                      'other' there, SDPA_fwd by default)\n"
+	"  --include-unlinked  GPU timeline also counts device events without a launch\n"
+	"\n";
+
+enum format { FMT_TEXT, FMT_MD, FMT_CSV, FMT_JSON };
+
+static int mkdir_p(const char *dir)
+{
+	char tmp[4096];
+	snprintf(tmp, sizeof(tmp), "%s", dir);
+	for (char *p = tmp + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = 0;
+		if (mkdir(tmp, 0777) && errno != EEXIST)
+			return -1;
+		*p = '/';
+	}
+	return mkdir(tmp, 0777) && errno != EEXIST ? -1 : 0;
+}
+
+/* The trace file's name without its folder and .json/.gz suffixes. */
+static void trace_stem(char *out, size_t cap, const char *path)
+{
+	char tmp[4096];
+	snprintf(tmp, sizeof(tmp), "%s", path);
+	snprintf(out, cap, "%s", basename(tmp));
+	static const char *const suffixes[] = {".gz", ".json", ".pt.trace"};
+	for (int k = 0; k < 3; k++) {
+		size_t n = strlen(out), s = strlen(suffixes[k]);
+		if (n > s && !strcmp(out + n - s, suffixes[k]))
+			out[n - s] = 0;
+	}
+}
+
+static int write_tables(const tg_report *r, enum format fmt, FILE *f)
+{
+	int rc = 0;
+	for (size_t i = 0; i < r->n && !rc; i++) {
+		switch (fmt) {
+		case FMT_TEXT:
+			rc = tg_table_write_text(r->tables[i], f, 80);
+			fputc('\n', f);
+			break;
+		case FMT_MD:
+			rc = tg_table_write_md(r->tables[i], f);
+			break;
+		case FMT_JSON:
+			fprintf(f, "%s\"%s\":", i ? ",\n" : "", tg_table_name(r->tables[i]));
+			rc = tg_table_write_json(r->tables[i], f);
+			break;
+		default:
+			break;
+		}
+	}
+	return rc;
+}
+
+static void put_json_str(FILE *f, const char *s)
+{
+	putc('"', f);
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			putc('\\', f);
+		if ((unsigned char)*s < 0x20)
+			fprintf(f, "\\u%04x", (unsigned char)*s);
+		else
+			putc(*s, f);
+	}
+	putc('"', f);
+}
+
+/* One trace's report to f (text, md, json) or to dir (csv, or a file per
+ * format). Returns 0 or -1 after printing the error. */
+static int report_one(const char *path, const tg_read_opts *ropts, const tg_report_opts *opts_in,
+                      int64_t step_number, enum format fmt, const char *dir, FILE *f, int first)
+{
+	tg_trace *t;
+	tg_tree *tree;
+	if (tg_cli_load(&t, &tree, path, ropts))
+		return -1;
+	tg_report_opts opts = *opts_in;
+	if (step_number >= 0) {
+		size_t ns;
+		const tg_step *steps = tg_tree_steps(tree, &ns);
+		opts.step = -2;
+		for (size_t i = 0; i < ns; i++)
+			if (steps[i].number == step_number)
+				opts.step = (int32_t)i;
+		if (opts.step == -2) {
+			tg_cli_error("%s: no ProfilerStep#%lld in this trace (%zu steps)", path,
+			             (long long)step_number, ns);
+			tg_tree_free(tree);
+			tg_trace_free(t);
+			return -1;
+		}
+	}
+	tg_report r;
+	if (tg_report_build(&r, tree, &opts)) {
+		tg_cli_error("%s: %s", path, tg_error_last());
+		tg_tree_free(tree);
+		tg_trace_free(t);
+		return -1;
+	}
+	int rc = 0;
+	if (fmt == FMT_CSV) {
+		for (size_t i = 0; i < r.n && !rc; i++) {
+			char file[8192];
+			snprintf(file, sizeof(file), "%.4000s/%.1000s.csv", dir, tg_table_name(r.tables[i]));
+			FILE *out = fopen(file, "w");
+			if (!out || tg_table_write_csv(r.tables[i], out) || fclose(out)) {
+				tg_cli_error("%s: cannot write: %s", file, strerror(errno));
+				rc = -1;
+			}
+		}
+	} else {
+		if (fmt == FMT_JSON)
+			fputs(first ? "" : ",\n", f), fputs("{\"file\":", f), put_json_str(f, path),
+				fputs(",\"tables\":{", f);
+		else if (fmt == FMT_MD)
+			fprintf(f, "## Perf report: %s\n\n", path);
+		else
+			fprintf(f, "== Perf report: %s\n\n", path);
+		if (write_tables(&r, fmt, f)) {
+			tg_cli_error("write error: %s", strerror(errno));
+			rc = -1;
+		}
+		if (fmt == FMT_JSON)
+			fputs("}}", f);
+	}
+	tg_report_free(&r);
+	tg_tree_free(tree);
+	tg_trace_free(t);
+	return rc;
+}
+
+int tg_cmd_report(int argc, char **argv)
+{
+	tg_read_opts ropts = {0};
+	tg_report_opts opts = {.step = -1};
+	enum format fmt = FMT_TEXT;
+	const char *dir = NULL;
+	int64_t step_number = -1;
+	const char **paths = calloc((size_t)argc, sizeof(char *));
+	size_t npaths = 0;
+	int rc = TG_EXIT_USAGE;
+	if (!paths)
+		return TG_EXIT_USAGE;
+	for (int i = 1; i < argc; i++) {
+		int r = tg_cli_limit_option(&ropts, argc, argv, &i);
+		if (r < 0)
+			goto out;
+		if (r)
+			continue;
+		const char *a = argv[i];
+		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+			fputs(usage, stdout);
+			fputs(tg_cli_limits_help, stdout);
+			rc = TG_EXIT_OK;
+			goto out;
+		} else if (!strcmp(a, "--tracelens")) {
+			opts.tracelens = 1;
+		} else if (!strcmp(a, "--include-unlinked")) {
+			opts.include_unlinked = 1;
+		} else if ((!strcmp(a, "--format") || !strcmp(a, "-o") || !strcmp(a, "--step")) && i + 1 >= argc) {
+			tg_cli_error("%s needs a value", a);
+			goto out;
+		} else if (!strcmp(a, "--format")) {
+			const char *v = argv[++i];
+			if (!strcmp(v, "text"))
+				fmt = FMT_TEXT;
+			else if (!strcmp(v, "md"))
+				fmt = FMT_MD;
+			else if (!strcmp(v, "csv"))
+				fmt = FMT_CSV;
+			else if (!strcmp(v, "json"))
+				fmt = FMT_JSON;
+			else {
+				tg_cli_error("--format: '%s' is not one of text, md, csv, json", v);
+				goto out;
+			}
+		} else if (!strcmp(a, "-o")) {
+			dir = argv[++i];
+		} else if (!strcmp(a, "--step")) {
+			char *end;
+			step_number = strtoll(argv[++i], &end, 10);
+			if (*end || step_number < 0) {
+				tg_cli_error("--step needs a step number (N of ProfilerStep#N)");
+				goto out;
+			}
+		} else if (a[0] == '-' && a[1]) {
+			tg_cli_error("report: unknown option %s (see tracegate report --help)", a);
+			goto out;
+		} else {
+			paths[npaths++] = a;
+		}
+	}
+	if (!npaths) {
+		fputs(usage, stderr);
+		goto out;
+	}
+	if (fmt == FMT_CSV && !dir) {
+		tg_cli_error("report: --format csv writes one file per table: give -o DIR");
+		goto out;
+	}
+	FILE *f = stdout;
+	char file[4096];
+	if (dir && fmt != FMT_CSV) {
+		if (mkdir_p(dir)) {
+			tg_cli_error("%s: cannot create: %s", dir, strerror(errno));
+			goto out;
+		}
+		snprintf(file, sizeof(file), "%.4000s/report.%s", dir,
+		         fmt == FMT_MD ? "md" : fmt == FMT_JSON ? "json" : "txt");
+		f = fopen(file, "w");
+		if (!f) {
+			tg_cli_error("%s: cannot write: %s", file, strerror(errno));
+			goto out;
+		}
+	}
+	if (fmt == FMT_JSON)
+		fputs("{\"tracegate_report\":1,\"traces\":[", f);
+	rc = TG_EXIT_OK;
+	for (size_t i = 0; i < npaths && rc == TG_EXIT_OK; i++) {
+		char sub[4096];
+		if (fmt == FMT_CSV) {
+			char stem[1024];
+			trace_stem(stem, sizeof(stem), paths[i]);
+			if (npaths > 1)
+				snprintf(sub, sizeof(sub), "%.3000s/%.1000s", dir, stem);
+			else
+				snprintf(sub, sizeof(sub), "%s", dir);
+			if (mkdir_p(sub)) {
+				tg_cli_error("%s: cannot create: %s", sub, strerror(errno));
+				rc = TG_EXIT_USAGE;
+				break;
+			}
+		}
+		if (report_one(paths[i], &ropts, &opts, step_number, fmt, sub, f, i == 0))
+			rc = TG_EXIT_USAGE;
+	}
+	if (fmt == FMT_JSON)
+		fputs("]}\n", f);
+	if (f != stdout && fclose(f)) {
+		tg_cli_error("%s: cannot write: %s", file, strerror(errno));
+		rc = TG_EXIT_USAGE;
+	}
+out:
+	free(paths);
+	return rc;
+}
