@@ -66,7 +66,7 @@ check: $(BUILD)/tracegate $(TEST_BIN)
 
 bench: $(BUILD)/tracegate $(BUILD)/tests/bench_read
 	@contrib/install-deps.sh --bench
-	@SHARED=$(SHARED) bench/run.sh $(BUILD)/tests/bench_read
+	@SHARED=$(SHARED) bench/run.sh $(BUILD)/tests/bench_read $(BUILD)/tracegate
 
 $(BUILD)/tests/bench_read: bench/bench_read.c $(BUILD)/libtgcore.a
 	@mkdir -p $(dir $@)

@@ -2,9 +2,10 @@
 # run.sh - `make bench`: time and memory of reading a trace and building its
 # tree, against `gzip -dc` (and `cat` for plain JSON) of the same file,
 # measured in the same run with hyperfine. Exits 1 when a target is missed.
-# Usage: bench/run.sh BENCH_READ_BINARY   (SHARED=../shared by default)
+# Usage: bench/run.sh BENCH_READ_BINARY TRACEGATE_BINARY  (SHARED=../shared by default)
 set -eu
 bin=$1
+tg=${2:-./tracegate}
 shared=${SHARED:-../shared}
 trace=$shared/traces/tracelens/tests/traces/inference/xdit_sd_3.5/profile_trace_rank_0.json.gz
 if [ ! -f "$trace" ]; then
@@ -22,21 +23,25 @@ hyperfine -N --warmup 3 --runs 15 --export-csv "$tmp/gz.csv" "gzip -dc $trace" >
 hyperfine -N --warmup 3 --runs 15 --export-csv "$tmp/tg.csv" "$bin $trace" >/dev/null
 hyperfine -N --warmup 3 --runs 15 --export-csv "$tmp/cat.csv" "cat $tmp/trace.json" >/dev/null
 hyperfine -N --warmup 3 --runs 15 --export-csv "$tmp/tgp.csv" "$bin $tmp/trace.json" >/dev/null
+hyperfine -N --warmup 2 --runs 10 --export-csv "$tmp/rep.csv" "$tg report $trace --format csv -o $tmp/rep" >/dev/null
 
 rss() { /usr/bin/time -f %M "$@" 2>&1 >/dev/null | tail -1; }
 rss_gz=$(rss "$bin" "$trace")
 rss_plain=$(rss "$bin" "$tmp/trace.json")
+rss_report=$(rss "$tg" report "$trace" --format csv -o "$tmp/rep")
 
 "$bin" -v "$trace" 2>&1 | head -1 | sed 's/^/bench: /'
 awk -v gz="$(mean "$tmp/gz.csv")" -v tg="$(mean "$tmp/tg.csv")" \
     -v cat="$(mean "$tmp/cat.csv")" -v tgp="$(mean "$tmp/tgp.csv")" \
+    -v rep="$(mean "$tmp/rep.csv")" -v rr="$rss_report" \
     -v rg="$rss_gz" -v rp="$rss_plain" 'BEGIN {
 	ratio = tg / gz
 	printf "bench: xdit_sd_3.5 (62 MB JSON, 239k events), read + tree\n"
 	printf "bench:   gzip file:  %.3f s   gzip -dc %.3f s   ratio %.2f (target <= 1.5)   peak RSS %.1f MB (target <= 100)\n", tg, gz, ratio, rg / 1024
 	printf "bench:   plain JSON: %.3f s   cat      %.3f s   ratio %.2f                    peak RSS %.1f MB\n", tgp, cat, tgp / cat, rp / 1024
+	printf "bench: report --format csv (every table): %.3f s   ratio to gzip -dc %.2f (target <= 2.0)   peak RSS %.1f MB (target <= 120)\n", rep, rep / gz, rr / 1024
 	printf "bench:   TraceLens on the same file: 12-16 s, 0.8 GB\n"
-	ok = ratio <= 1.5 && rg / 1024 <= 100
+	ok = ratio <= 1.5 && rg / 1024 <= 100 && rep / gz <= 2.0 && rr / 1024 <= 120
 	printf "bench: %s\n", ok ? "targets met" : "TARGET MISSED"
 	exit ok ? 0 : 1
 }'
