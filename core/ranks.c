@@ -1,0 +1,147 @@
+/* ranks.c - per-kernel statistics across the traces of several ranks. */
+#include "ranks.h"
+#include "atoms.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct stat {
+	uint64_t count;
+	double total, min, max;
+};
+
+struct kernel_total {
+	uint32_t id;
+	double total;
+};
+
+static int cmp_total_desc(const void *a, const void *b)
+{
+	const struct kernel_total *x = a, *y = b;
+	if (x->total != y->total)
+		return x->total > y->total ? -1 : 1;
+	return (x->id > y->id) - (x->id < y->id);
+}
+
+static int64_t rank_of(const tg_tree *tree, size_t index)
+{
+	int64_t r = tg_trace_rank(tg_tree_trace(tree));
+	return r >= 0 ? r : (int64_t)index;
+}
+
+int tg_ranks_kernel_tables(tg_table *out[2], const tg_tree *const *trees, size_t n, size_t top)
+{
+	out[0] = out[1] = NULL;
+	if (!top)
+		top = 20;
+	int rc = TG_ENOMEM;
+	tg_atoms *names = tg_atoms_new(); /* kernel names shared by all ranks */
+	struct stat *st = NULL;           /* [kernel * n + rank] */
+	size_t cap = 0;
+	struct kernel_total *tot = NULL;
+	if (!names)
+		goto fail;
+	for (size_t r = 0; r < n; r++) {
+		const tg_trace *t = tg_tree_trace(trees[r]);
+		size_t ne;
+		const tg_event *ev = tg_trace_events(t, &ne);
+		for (size_t i = 0; i < ne; i++) {
+			if (ev[i].kind != TG_KIND_KERNEL)
+				continue;
+			const char *s = tg_trace_str(t, ev[i].name);
+			uint32_t id;
+			if (tg_atoms_intern(&id, names, s, strlen(s)))
+				goto fail;
+			size_t need = ((size_t)id + 1) * n;
+			if (need > cap) {
+				size_t old = cap;
+				if (tg_grow((void **)&st, &cap, need, sizeof(*st)))
+					goto fail;
+				memset(st + old, 0, (cap - old) * sizeof(*st));
+			}
+			struct stat *x = &st[(size_t)id * n + r];
+			double d = (double)ev[i].dur / 1e3;
+			if (!x->count || d < x->min)
+				x->min = d;
+			if (!x->count || d > x->max)
+				x->max = d;
+			x->count++;
+			x->total += d;
+		}
+	}
+	size_t nk = tg_atoms_count(names);
+	tot = tg_calloc(nk + 1, sizeof(*tot));
+	if (!tot)
+		goto fail;
+	for (size_t k = 0; k < nk; k++) {
+		tot[k].id = (uint32_t)k;
+		for (size_t r = 0; r < n; r++)
+			tot[k].total += st[k * n + r].total;
+	}
+	qsort(tot, nk, sizeof(*tot), cmp_total_desc);
+	if (nk > top)
+		nk = top;
+	tg_table *dist = tg_table_new("kernel_distribution_across_ranks", "Kernel durations per rank (top kernels)");
+	tg_table *spread = tg_table_new("kernel_rank_spread", "Kernel time spread across ranks (top kernels)");
+	out[0] = dist;
+	out[1] = spread;
+	if (!dist || !spread)
+		goto fail;
+	static const char *const c0[] = {"Kernel name", "rank", "count", "total (us)", "mean (us)", "min (us)", "max (us)"};
+	static const char *const c1[] = {"Kernel name", "ranks", "total min (us)", "total mean (us)",
+	                                 "total max (us)", "max/mean", "slowest rank"};
+	for (size_t c = 0; c < 7; c++)
+		if (tg_table_add_column(dist, c0[c]) < 0 || tg_table_add_column(spread, c1[c]) < 0)
+			goto fail;
+	for (size_t k = 0; k < nk; k++) {
+		uint32_t id = tot[k].id;
+		const char *name = tg_atoms_str(names, id);
+		double mn = 0, mx = 0, sum = 0;
+		int64_t slowest = -1;
+		size_t present = 0;
+		for (size_t r = 0; r < n; r++) {
+			const struct stat *x = &st[(size_t)id * n + r];
+			int64_t row = tg_table_add_row(dist);
+			if (row < 0 || tg_table_set_str(dist, (size_t)row, 0, name))
+				goto fail;
+			tg_table_set_int(dist, (size_t)row, 1, rank_of(trees[r], r));
+			tg_table_set_int(dist, (size_t)row, 2, (int64_t)x->count);
+			tg_table_set_num(dist, (size_t)row, 3, x->total);
+			if (x->count) {
+				tg_table_set_num(dist, (size_t)row, 4, x->total / (double)x->count);
+				tg_table_set_num(dist, (size_t)row, 5, x->min);
+				tg_table_set_num(dist, (size_t)row, 6, x->max);
+			}
+			if (!present || x->total < mn)
+				mn = x->total;
+			if (!present || x->total > mx) {
+				mx = x->total;
+				slowest = rank_of(trees[r], r);
+			}
+			sum += x->total;
+			present++;
+		}
+		int64_t row = tg_table_add_row(spread);
+		if (row < 0 || tg_table_set_str(spread, (size_t)row, 0, name))
+			goto fail;
+		double mean = sum / (double)n;
+		tg_table_set_int(spread, (size_t)row, 1, (int64_t)n);
+		tg_table_set_num(spread, (size_t)row, 2, mn);
+		tg_table_set_num(spread, (size_t)row, 3, mean);
+		tg_table_set_num(spread, (size_t)row, 4, mx);
+		tg_table_set_num(spread, (size_t)row, 5, mean > 0 ? mx / mean : 0);
+		tg_table_set_int(spread, (size_t)row, 6, slowest);
+	}
+	rc = 0;
+fail:
+	if (rc) {
+		tg_table_free(out[0]);
+		tg_table_free(out[1]);
+		out[0] = out[1] = NULL;
+		tg_error_set(TG_ENOMEM, "out of memory");
+	}
+	tg_atoms_free(names);
+	free(st);
+	free(tot);
+	return rc;
+}

@@ -1,0 +1,22 @@
+/*
+ * ranks.h - comparing the ranks of one job: how each kernel's duration is
+ * distributed across the traces of several ranks (one trace per rank).
+ */
+#ifndef TG_RANKS_H
+#define TG_RANKS_H
+
+#include "table.h"
+#include "tree.h"
+
+/* Tables over n traces (their trees), ranks from distributedInfo (else the
+ * position in the list):
+ *   kernel_distribution_across_ranks: Kernel name, rank, count, total (us),
+ *     mean (us), min (us), max (us) - for the top kernels by total time
+ *     over all ranks, one row per kernel and rank;
+ *   kernel_rank_spread: Kernel name, ranks, total min/mean/max (us),
+ *     max/mean, slowest rank - one row per top kernel.
+ * top: how many kernels (0: 20). *out receives 2 tables the caller frees.
+ * Returns 0 or TG_ENOMEM. */
+int tg_ranks_kernel_tables(tg_table *out[2], const tg_tree *const *trees, size_t n, size_t top);
+
+#endif
