@@ -92,6 +92,13 @@ static uint32_t find_launcher(const tg_tree *tree, const tg_event *ev, uint32_t 
 	return r;
 }
 
+uint32_t tg_launcher_of(const tg_tree *tree, uint32_t ev, int tracelens)
+{
+	const tg_trace *t = tg_tree_trace(tree);
+	size_t ne;
+	return find_launcher(tree, tg_trace_events(t, &ne), ev, tg_trace_atoms(t), tracelens);
+}
+
 static int in_step(const tg_tree *tree, uint32_t e, int32_t step)
 {
 	return step < 0 || tg_tree_step_of(tree, e) == step;

@@ -35,6 +35,11 @@ typedef struct tg_launchers_opts {
 	int tracelens_compat;  /* categories exactly as TraceLens (no SDPA fix) */
 } tg_launchers_opts;
 
+/* The launcher of device event ev (see above), or TG_NONE when it has no
+ * launch; tracelens: link only as TraceLens does. Communication kernels
+ * get theirs too (record_param_comms). */
+uint32_t tg_launcher_of(const tg_tree *tree, uint32_t ev, int tracelens);
+
 /* Finds every launcher of the tree's device events. *out owns the result
  * (tg_launchers_free). Returns 0 or TG_ENOMEM. */
 int tg_launchers_build(tg_launchers **out, const tg_tree *tree, const tg_launchers_opts *opts);

@@ -1,6 +1,7 @@
 /* report.c - assembles the tables of the perf report. */
 #include "report.h"
 #include "launchers.h"
+#include "short_kernels.h"
 #include "timeline.h"
 
 #include <stdlib.h>
@@ -53,6 +54,18 @@ int tg_report_build(tg_report *out, const tg_tree *tree, const tg_report_opts *o
 	    (rc = tg_launchers_ops_summary(&t, l)) || (rc = add(out, &cap, t)) ||
 	    (rc = tg_launchers_kernel_summary(&t, l, tl.total_us)) || (rc = add(out, &cap, t)))
 		goto fail;
+	{
+		tg_short_kernel_opts so = {.step = opts->step, .tracelens = opts->tracelens, .total_time_us = tl.total_us};
+		tg_table *sk[2];
+		if ((rc = tg_short_kernel_tables(sk, tree, &so)))
+			goto fail;
+		if ((rc = add(out, &cap, sk[0]))) {
+			tg_table_free(sk[1]);
+			goto fail;
+		}
+		if ((rc = add(out, &cap, sk[1])))
+			goto fail;
+	}
 	tg_launchers_free(l);
 	return 0;
 fail:

@@ -1,0 +1,192 @@
+/* short_kernels.c - histogram and summary of short kernels. */
+#include "short_kernels.h"
+#include "idmap.h"
+#include "interval.h"
+#include "launchers.h"
+#include "pyrepr.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct group {
+	uint32_t op, dims, strides, concrete, kernel; /* atoms (TG_NONE: absent) */
+	double sum;
+	uint64_t count;
+	uint32_t first;
+};
+
+static int cmp_sum_desc(const void *a, const void *b)
+{
+	const struct group *x = a, *y = b;
+	if (x->sum != y->sum)
+		return x->sum > y->sum ? -1 : 1;
+	return (x->first > y->first) - (x->first < y->first);
+}
+
+/* numpy.histogram(values, bins) with uniform bins over [min, max]. */
+static int histogram(tg_table *t, const double *v, size_t n, int bins)
+{
+	if (!n)
+		return 0;
+	double lo = v[0], hi = v[0];
+	for (size_t i = 1; i < n; i++) {
+		lo = v[i] < lo ? v[i] : lo;
+		hi = v[i] > hi ? v[i] : hi;
+	}
+	if (lo == hi) {
+		lo -= 0.5;
+		hi += 0.5;
+	}
+	double *edge = malloc((size_t)(bins + 1) * sizeof(double));
+	uint64_t *count = calloc((size_t)bins, sizeof(uint64_t));
+	if (!edge || !count) {
+		free(edge);
+		free(count);
+		return TG_ENOMEM;
+	}
+	double step = (hi - lo) / bins;
+	for (int i = 0; i <= bins; i++)
+		edge[i] = lo + i * step;
+	edge[bins] = hi;
+	double norm = bins / (hi - lo);
+	for (size_t i = 0; i < n; i++) {
+		int k = (int)((v[i] - lo) * norm);
+		if (k == bins)
+			k--;
+		if (v[i] < edge[k])
+			k--;
+		else if (k != bins - 1 && v[i] >= edge[k + 1])
+			k++;
+		count[k]++;
+	}
+	int rc = 0;
+	for (int i = 0; i < bins && !rc; i++) {
+		int64_t r = tg_table_add_row(t);
+		if (r < 0) {
+			rc = TG_ENOMEM;
+			break;
+		}
+		tg_table_set_num(t, (size_t)r, 0, edge[i]);
+		tg_table_set_num(t, (size_t)r, 1, edge[i + 1]);
+		tg_table_set_int(t, (size_t)r, 2, (int64_t)count[i]);
+	}
+	free(edge);
+	free(count);
+	return rc;
+}
+
+static uint32_t arg_atom(const tg_trace *t, const tg_event *e, uint32_t key)
+{
+	const tg_arg *a = tg_event_arg(t, e, key);
+	return a && (a->type == TG_ARG_RAW || a->type == TG_ARG_STR) ? a->v.atom : TG_NONE;
+}
+
+int tg_short_kernel_tables(tg_table *out[2], const tg_tree *tree, const tg_short_kernel_opts *opts)
+{
+	out[0] = out[1] = NULL;
+	const tg_trace *t = tg_tree_trace(tree);
+	size_t ne;
+	const tg_event *ev = tg_trace_events(t, &ne);
+	double threshold = opts->threshold_us > 0 ? opts->threshold_us : 10.0;
+	int bins = opts->bins > 0 ? opts->bins : 100;
+	int have_ops = tg_trace_stats_get(t)->by_kind[TG_KIND_CPU_OP] > 0;
+	uint32_t k_dims = tg_trace_key(t, "Input Dims"), k_strides = tg_trace_key(t, "Input Strides"),
+	         k_concrete = tg_trace_key(t, "Concrete Inputs");
+	int rc = TG_ENOMEM;
+	double *dur = tg_malloc((ne + 1) * sizeof(double));
+	struct group *g = tg_calloc(ne + 1, sizeof(*g));
+	tg_idmap *idx = tg_idmap_new(256);
+	size_t nd = 0, ng = 0;
+	tg_table *h = tg_table_new("short_kernel_histogram", "Short kernels: duration histogram (us)");
+	tg_table *s = tg_table_new("short_kernels_summary", "Short kernels by launching op and kernel");
+	out[0] = h;
+	out[1] = s;
+	if (!dur || !g || !idx || !h || !s)
+		goto fail;
+	for (size_t i = 0; i < ne; i++) {
+		const tg_event *e = &ev[i];
+		if (e->kind != TG_KIND_KERNEL || (opts->step >= 0 && tg_tree_step_of(tree, (uint32_t)i) != opts->step))
+			continue;
+		double d = tg_ns_to_us_f64(e->dur);
+		if (!(d < threshold))
+			continue;
+		dur[nd++] = d;
+		struct group key = {.op = TG_NONE, .dims = TG_NONE, .strides = TG_NONE, .concrete = TG_NONE,
+		                    .kernel = e->name};
+		if (have_ops) {
+			uint32_t l = tg_launcher_of(tree, (uint32_t)i, opts->tracelens);
+			if (l == TG_NONE)
+				continue; /* no parent: TraceLens's groupby drops the row */
+			key.op = ev[l].name;
+			key.dims = arg_atom(t, &ev[l], k_dims);
+			key.strides = arg_atom(t, &ev[l], k_strides);
+			key.concrete = arg_atom(t, &ev[l], k_concrete);
+			if (key.dims == TG_NONE || key.strides == TG_NONE || key.concrete == TG_NONE)
+				continue; /* missing shapes are NaN keys: dropped too */
+		}
+		uint32_t parts[5] = {key.op, key.dims, key.strides, key.concrete, key.kernel};
+		int64_t hk = (int64_t)tg_hash_bytes(parts, sizeof(parts));
+		uint32_t gi;
+		for (;; hk++) {
+			gi = tg_idmap_get(idx, hk);
+			if (gi == TG_NONE || !memcmp(&g[gi], &key, 5 * sizeof(uint32_t)))
+				break;
+		}
+		if (gi == TG_NONE) {
+			gi = (uint32_t)ng++;
+			g[gi] = key;
+			g[gi].first = gi;
+			if (tg_idmap_put(idx, hk, gi) < 0)
+				goto fail;
+		}
+		g[gi].sum += d;
+		g[gi].count++;
+	}
+	if (tg_table_add_column(h, "bin_start") < 0 || tg_table_add_column(h, "bin_end") < 0 ||
+	    tg_table_add_column(h, "count") < 0 || histogram(h, dur, nd, bins))
+		goto fail;
+	static const char *const cols[] = {
+		"Parent cpu_op", "Input dims", "Input strides", "Concrete Inputs", "Kernel name",
+		"Short Kernel duration (\xc2\xb5s) sum", "Short Kernel count",
+		"Short Kernel duration (\xc2\xb5s) mean", "Short Kernel duration (\xc2\xb5s) percent of total time"};
+	size_t first = have_ops ? 0 : 4;
+	for (size_t c = first; c < 9; c++)
+		if (tg_table_add_column(s, cols[c]) < 0)
+			goto fail;
+	qsort(g, ng, sizeof(*g), cmp_sum_desc);
+	char buf[8192];
+	for (size_t i = 0; i < ng; i++) {
+		int64_t r = tg_table_add_row(s);
+		if (r < 0)
+			goto fail;
+		size_t c = 0;
+		if (have_ops) {
+			uint32_t shape[3] = {g[i].dims, g[i].strides, g[i].concrete};
+			if (tg_table_set_str(s, (size_t)r, c++, tg_trace_str(t, g[i].op)))
+				goto fail;
+			for (int k = 0; k < 3; k++) {
+				tg_pyrepr(buf, sizeof(buf), tg_trace_str(t, shape[k]));
+				if (tg_table_set_str(s, (size_t)r, c++, buf))
+					goto fail;
+			}
+		}
+		if (tg_table_set_str(s, (size_t)r, c++, tg_trace_str(t, g[i].kernel)))
+			goto fail;
+		tg_table_set_num(s, (size_t)r, c++, g[i].sum);
+		tg_table_set_int(s, (size_t)r, c++, (int64_t)g[i].count);
+		tg_table_set_num(s, (size_t)r, c++, g[i].sum / (double)g[i].count);
+		tg_table_set_num(s, (size_t)r, c++, opts->total_time_us > 0 ? g[i].sum / opts->total_time_us * 100 : 0);
+	}
+	rc = 0;
+fail:
+	if (rc) {
+		tg_table_free(h);
+		tg_table_free(s);
+		out[0] = out[1] = NULL;
+		tg_error_set(TG_ENOMEM, "out of memory");
+	}
+	free(dur);
+	free(g);
+	tg_idmap_free(idx);
+	return rc;
+}
