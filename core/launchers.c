@@ -5,6 +5,9 @@
 #include "launchers.h"
 #include "categorize.h"
 #include "idmap.h"
+#include "pyrepr.h"
+
+#include <math.h>
 
 #include <stdlib.h>
 #include <string.h>
@@ -522,4 +525,188 @@ fail:
 	tg_idmap_free(idx);
 	tg_table_free(t);
 	return tg_error_set(TG_ENOMEM, "out of memory");
+}
+
+/* ------------------------------------------------------- ops_unique_args */
+
+struct ua_key {
+	uint32_t name, dims, type, strides, concrete, pname, plabel, tname;
+	const char *category;
+};
+
+struct ua_group {
+	struct ua_key key;
+	uint32_t first; /* smallest launcher event index: file order, TraceLens's ex_UID order */
+	size_t n, cap;
+	double *direct, *subtree;
+	double direct_sum;
+};
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+static int cmp_ua(const void *a, const void *b)
+{
+	const struct ua_group *x = a, *y = b;
+	if (x->direct_sum != y->direct_sum)
+		return x->direct_sum > y->direct_sum ? -1 : 1;
+	return (x->first > y->first) - (x->first < y->first);
+}
+
+/* mean, median, std (n-1; NaN for one value), min, max, sum of v (sorted in place) */
+static void stats6(double out[6], double *v, size_t n)
+{
+	double sum = 0;
+	for (size_t i = 0; i < n; i++)
+		sum += v[i];
+	double mean = sum / (double)n, ss = 0;
+	for (size_t i = 0; i < n; i++)
+		ss += (v[i] - mean) * (v[i] - mean);
+	qsort(v, n, sizeof(double), cmp_double);
+	out[0] = mean;
+	out[1] = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+	out[2] = n > 1 ? sqrt(ss / (double)(n - 1)) : NAN;
+	out[3] = v[0];
+	out[4] = v[n - 1];
+	out[5] = sum;
+}
+
+static uint32_t str_atom(const tg_trace *t, const tg_event *e, uint32_t key)
+{
+	const tg_arg *a = tg_event_arg(t, e, key);
+	return a && (a->type == TG_ARG_RAW || a->type == TG_ARG_STR) ? a->v.atom : TG_NONE;
+}
+
+int tg_launchers_unique_args(tg_table **out, const tg_launchers *l)
+{
+	*out = NULL;
+	const tg_trace *t = l->trace;
+	size_t ne, nt;
+	const tg_event *ev = tg_trace_events(t, &ne);
+	const tg_track *tr = tg_trace_tracks(t, &nt);
+	uint32_t k_dims = tg_trace_key(t, "Input Dims"), k_type = tg_trace_key(t, "Input type"),
+	         k_strides = tg_trace_key(t, "Input Strides"), k_concrete = tg_trace_key(t, "Concrete Inputs");
+	struct ua_group *g = tg_calloc(l->n + 1, sizeof(*g));
+	tg_idmap *idx = tg_idmap_new(l->n);
+	tg_table *tab = tg_table_new("ops_unique_args", "Kernel time by op and arguments (shapes, types, strides)");
+	tg_atoms *names = tg_atoms_new(); /* process names and labels, interned here */
+	size_t ng = 0;
+	int ok = 0;
+	if (!g || !idx || !tab || !names)
+		goto done;
+	for (size_t i = 0; i < l->n; i++) {
+		const tg_launcher *x = &l->list[i];
+		const tg_event *e = &ev[x->event];
+		const char *pn = tg_trace_process_name(t, tr[e->track].pid);
+		const char *pl = tg_trace_process_labels(t, tr[e->track].pid);
+		struct ua_key key = {.name = e->name, .dims = str_atom(t, e, k_dims), .type = str_atom(t, e, k_type),
+		                     .strides = str_atom(t, e, k_strides), .concrete = str_atom(t, e, k_concrete),
+		                     .pname = TG_NONE, .plabel = TG_NONE, .tname = tr[e->track].thread_name,
+		                     .category = x->category};
+		if ((pn && tg_atoms_intern(&key.pname, names, pn, strlen(pn))) ||
+		    (pl && tg_atoms_intern(&key.plabel, names, pl, strlen(pl))))
+			goto done;
+		int64_t hk = (int64_t)tg_hash_bytes(&key, sizeof(key));
+		uint32_t gi;
+		for (;; hk++) {
+			gi = tg_idmap_get(idx, hk);
+			if (gi == TG_NONE || !memcmp(&g[gi].key, &key, sizeof(key)))
+				break;
+		}
+		if (gi == TG_NONE) {
+			gi = (uint32_t)ng++;
+			g[gi].key = key;
+			g[gi].first = x->event;
+			if (tg_idmap_put(idx, hk, gi) < 0)
+				goto done;
+		}
+		struct ua_group *gr = &g[gi];
+		if (x->event < gr->first)
+			gr->first = x->event;
+		if (gr->n == gr->cap) {
+			size_t ncap = gr->cap ? gr->cap * 2 : 4;
+			double *a = realloc(gr->direct, ncap * sizeof(double)), *b;
+			if (!a)
+				goto done;
+			gr->direct = a;
+			b = realloc(gr->subtree, ncap * sizeof(double));
+			if (!b)
+				goto done;
+			gr->subtree = b;
+			gr->cap = ncap;
+		}
+		gr->direct[gr->n] = x->direct_us;
+		gr->subtree[gr->n++] = x->subtree_us;
+		gr->direct_sum += x->direct_us;
+	}
+	qsort(g, ng, sizeof(*g), cmp_ua);
+	static const char *const cols[] = {
+		"name", "op category", "process_name", "process_label", "thread_name", "Input Dims",
+		"Input type", "Input Strides", "Concrete Inputs", "operation_count",
+		"total_direct_kernel_time_mean", "total_subtree_kernel_time_mean",
+		"total_direct_kernel_time_median", "total_subtree_kernel_time_median",
+		"total_direct_kernel_time_std", "total_subtree_kernel_time_std",
+		"total_direct_kernel_time_min", "total_subtree_kernel_time_min",
+		"total_direct_kernel_time_max", "total_subtree_kernel_time_max",
+		"total_direct_kernel_time_sum", "total_subtree_kernel_time_sum",
+		"Percentage (%)", "Cumulative Percentage (%)"};
+	for (size_t c = 0; c < sizeof(cols) / sizeof(cols[0]); c++)
+		if (tg_table_add_column(tab, cols[c]) < 0)
+			goto done;
+	double total = 0, cum = 0;
+	for (size_t i = 0; i < ng; i++)
+		total += g[i].direct_sum;
+	char buf[8192];
+	for (size_t i = 0; i < ng; i++) {
+		const struct ua_key *k = &g[i].key;
+		int64_t r = tg_table_add_row(tab);
+		if (r < 0)
+			goto done;
+		size_t row = (size_t)r;
+		const uint32_t shape[4] = {k->dims, k->type, k->strides, k->concrete};
+		if (tg_table_set_str(tab, row, 0, tg_trace_str(t, k->name)) ||
+		    tg_table_set_str(tab, row, 1, k->category) ||
+		    /* TraceLens's word for a process or thread without a name */
+		    tg_table_set_str(tab, row, 2, k->pname == TG_NONE ? "Unknown" : tg_atoms_str(names, k->pname)) ||
+		    tg_table_set_str(tab, row, 3, k->plabel == TG_NONE ? "Unknown" : tg_atoms_str(names, k->plabel)) ||
+		    tg_table_set_str(tab, row, 4, k->tname == TG_NONE ? "Unknown" : tg_trace_str(t, k->tname)))
+			goto done;
+		for (int c = 0; c < 4; c++) {
+			if (shape[c] == TG_NONE)
+				continue;
+			tg_pyrepr(buf, sizeof(buf), tg_trace_str(t, shape[c]));
+			if (tg_table_set_str(tab, row, 5 + (size_t)c, buf))
+				goto done;
+		}
+		tg_table_set_int(tab, row, 9, (int64_t)g[i].n);
+		double d[6], s[6];
+		stats6(d, g[i].direct, g[i].n);
+		stats6(s, g[i].subtree, g[i].n);
+		for (int c = 0; c < 6; c++) {
+			tg_table_set_num(tab, row, 10 + 2 * (size_t)c, d[c]);
+			tg_table_set_num(tab, row, 11 + 2 * (size_t)c, s[c]);
+		}
+		double pct = total > 0 ? g[i].direct_sum / total * 100 : 0;
+		cum += pct;
+		tg_table_set_num(tab, row, 22, pct);
+		tg_table_set_num(tab, row, 23, cum);
+	}
+	ok = 1;
+done:
+	for (size_t i = 0; g && i < ng; i++) {
+		free(g[i].direct);
+		free(g[i].subtree);
+	}
+	free(g);
+	tg_idmap_free(idx);
+	tg_atoms_free(names);
+	if (!ok) {
+		tg_table_free(tab);
+		return tg_error_set(TG_ENOMEM, "out of memory");
+	}
+	*out = tab;
+	return 0;
 }

@@ -68,4 +68,14 @@ int tg_launchers_ops_summary(tg_table **out, const tg_launchers *l);
 int tg_launchers_ops_by_category(tg_table **out, const tg_launchers *l);
 int tg_launchers_kernel_summary(tg_table **out, const tg_launchers *l, double total_time_us);
 
+/* ops_unique_args: launchers grouped by name, op category, process name
+ * and label, thread name, Input Dims, Input type, Input Strides and
+ * Concrete Inputs (shapes written as Python tuples, as TraceLens's); per
+ * group operation_count and the mean, median, std (n-1), min, max and sum
+ * of the direct and subtree kernel times (us), then Percentage (%) and
+ * Cumulative Percentage (%) of direct time. TraceLens's ex_UID,
+ * kernel_details_summary and trunc_kernel_details columns are not given.
+ * Returns 0 or TG_ENOMEM; the caller frees the table. */
+int tg_launchers_unique_args(tg_table **out, const tg_launchers *l);
+
 #endif

@@ -52,6 +52,7 @@ int tg_report_build(tg_report *out, const tg_tree *tree, const tg_report_opts *o
 		goto fail;
 	if ((rc = tg_launchers_ops_by_category(&t, l)) || (rc = add(out, &cap, t)) ||
 	    (rc = tg_launchers_ops_summary(&t, l)) || (rc = add(out, &cap, t)) ||
+	    (rc = tg_launchers_unique_args(&t, l)) || (rc = add(out, &cap, t)) ||
 	    (rc = tg_launchers_kernel_summary(&t, l, tl.total_us)) || (rc = add(out, &cap, t)))
 		goto fail;
 	{

@@ -91,8 +91,16 @@ int64_t tg_trace_world_size(const tg_trace *t) { return t->world_size; }
 const char *tg_trace_process_name(const tg_trace *t, int64_t pid)
 {
 	for (size_t i = 0; i < t->npnames; i++)
-		if (t->pnames[i].pid == pid)
+		if (t->pnames[i].pid == pid && t->pnames[i].name != TG_NONE)
 			return tg_atoms_str(t->atoms, t->pnames[i].name);
+	return NULL;
+}
+
+const char *tg_trace_process_labels(const tg_trace *t, int64_t pid)
+{
+	for (size_t i = 0; i < t->npnames; i++)
+		if (t->pnames[i].pid == pid && t->pnames[i].labels != TG_NONE)
+			return tg_atoms_str(t->atoms, t->pnames[i].labels);
 	return NULL;
 }
 

@@ -188,6 +188,9 @@ const json_t *tg_trace_meta(const tg_trace *t);
 /* The process name of pid from process_name metadata, or NULL. */
 const char *tg_trace_process_name(const tg_trace *t, int64_t pid);
 
+/* The labels of pid from process_labels metadata ("CPU"), or NULL. */
+const char *tg_trace_process_labels(const tg_trace *t, int64_t pid);
+
 /* distributedInfo: rank and world size, -1 when absent. */
 int64_t tg_trace_rank(const tg_trace *t);
 int64_t tg_trace_world_size(const tg_trace *t);

@@ -9,7 +9,8 @@
 
 struct process_name {
 	int64_t pid;
-	uint32_t name;
+	uint32_t name;   /* process_name metadata, or TG_NONE */
+	uint32_t labels; /* process_labels metadata ("CPU", "GPU 0"), or TG_NONE */
 };
 
 struct tg_trace {

@@ -934,27 +934,34 @@ static const char *parse_args(struct parser *ps, const char *p, struct evtmp *ev
 static void commit_metadata(struct parser *ps, struct evtmp *ev, size_t args_start)
 {
 	tg_trace *t = ps->t;
-	uint32_t name_key = tg_atoms_find(t->atoms, "name", 4);
+	const char *what = tg_atoms_str(t->atoms, ev->name);
+	int is_labels = !strcmp(what, "process_labels");
+	uint32_t key = tg_atoms_find(t->atoms, is_labels ? "labels" : "name", is_labels ? 6 : 4);
 	uint32_t value = TG_NONE;
 	for (size_t i = args_start; i < t->nargs; i++)
-		if (t->args[i].key == name_key && t->args[i].type == TG_ARG_STR)
+		if (t->args[i].key == key && t->args[i].type == TG_ARG_STR)
 			value = t->args[i].v.atom;
 	t->nargs = args_start;
 	if (value == TG_NONE)
 		return;
-	const char *what = tg_atoms_str(t->atoms, ev->name);
 	if (!strcmp(what, "thread_name")) {
 		uint32_t tr = track_get(ps, &ev->key);
 		t->tracks[tr].thread_name = value;
-	} else if (!strcmp(what, "process_name") && ev->key.pid_str == TG_NONE) {
-		for (size_t i = 0; i < t->npnames; i++)
-			if (t->pnames[i].pid == ev->key.pid) {
-				t->pnames[i].name = value;
-				return;
-			}
-		if (tg_grow((void **)&t->pnames, &t->pnames_cap, t->npnames + 1, sizeof(*t->pnames)))
-			oom(ps);
-		t->pnames[t->npnames++] = (struct process_name){ev->key.pid, value};
+	} else if ((is_labels || !strcmp(what, "process_name")) && ev->key.pid_str == TG_NONE) {
+		struct process_name *pn = NULL;
+		for (size_t i = 0; i < t->npnames && !pn; i++)
+			if (t->pnames[i].pid == ev->key.pid)
+				pn = &t->pnames[i];
+		if (!pn) {
+			if (tg_grow((void **)&t->pnames, &t->pnames_cap, t->npnames + 1, sizeof(*t->pnames)))
+				oom(ps);
+			pn = &t->pnames[t->npnames++];
+			*pn = (struct process_name){ev->key.pid, TG_NONE, TG_NONE};
+		}
+		if (is_labels)
+			pn->labels = value;
+		else
+			pn->name = value;
 	}
 }
 
