@@ -3,6 +3,7 @@
  * [-o DIR] [--step N] [--tracelens] [--include-unlinked]`: the perf report of
  * each trace.
  */
+#include "../core/ranks.h"
 #include "../core/report.h"
 #include "cli.h"
 #include "commands.h"
@@ -18,7 +19,9 @@ static const char usage[] =
 	"                        [--step N] [--tracelens] [--include-unlinked] [limits]\n"
 	"\n"
 	"The perf report of each TRACE: GPU timeline (overall and per device), kernel\n"
-	"time by op category, by op, and by kernel.\n"
+	"time by op category, by op, by op and shapes, by kernel; short kernels.\n"
+	"With several traces (one per rank), also each top kernel's durations across\n"
+	"ranks and its slowest rank.\n"
 	"\n"
 	"  --format F          text (default), md, csv or json\n"
 	"  -o DIR              write there: csv gives one file per table, named like\n"
@@ -86,6 +89,20 @@ static int write_tables(const tg_report *r, enum format fmt, FILE *f)
 	return rc;
 }
 
+static int write_csv_files(const tg_report *r, const char *dir)
+{
+	for (size_t i = 0; i < r->n; i++) {
+		char file[8192];
+		snprintf(file, sizeof(file), "%.4000s/%.1000s.csv", dir, tg_table_name(r->tables[i]));
+		FILE *out = fopen(file, "w");
+		if (!out || tg_table_write_csv(r->tables[i], out) || fclose(out)) {
+			tg_cli_error("%s: cannot write: %s", file, strerror(errno));
+			return -1;
+		}
+	}
+	return 0;
+}
+
 static void put_json_str(FILE *f, const char *s)
 {
 	putc('"', f);
@@ -100,15 +117,11 @@ static void put_json_str(FILE *f, const char *s)
 	putc('"', f);
 }
 
-/* One trace's report to f (text, md, json) or to dir (csv, or a file per
- * format). Returns 0 or -1 after printing the error. */
-static int report_one(const char *path, const tg_read_opts *ropts, const tg_report_opts *opts_in,
+/* One trace's report to f (text, md, json) or to dir (csv). Returns 0 or
+ * -1 after printing the error. */
+static int report_one(const char *path, const tg_tree *tree, const tg_report_opts *opts_in,
                       int64_t step_number, enum format fmt, const char *dir, FILE *f, int first)
 {
-	tg_trace *t;
-	tg_tree *tree;
-	if (tg_cli_load(&t, &tree, path, ropts))
-		return -1;
 	tg_report_opts opts = *opts_in;
 	if (step_number >= 0) {
 		size_t ns;
@@ -120,29 +133,17 @@ static int report_one(const char *path, const tg_read_opts *ropts, const tg_repo
 		if (opts.step == -2) {
 			tg_cli_error("%s: no ProfilerStep#%lld in this trace (%zu steps)", path,
 			             (long long)step_number, ns);
-			tg_tree_free(tree);
-			tg_trace_free(t);
 			return -1;
 		}
 	}
 	tg_report r;
 	if (tg_report_build(&r, tree, &opts)) {
 		tg_cli_error("%s: %s", path, tg_error_last());
-		tg_tree_free(tree);
-		tg_trace_free(t);
 		return -1;
 	}
 	int rc = 0;
 	if (fmt == FMT_CSV) {
-		for (size_t i = 0; i < r.n && !rc; i++) {
-			char file[8192];
-			snprintf(file, sizeof(file), "%.4000s/%.1000s.csv", dir, tg_table_name(r.tables[i]));
-			FILE *out = fopen(file, "w");
-			if (!out || tg_table_write_csv(r.tables[i], out) || fclose(out)) {
-				tg_cli_error("%s: cannot write: %s", file, strerror(errno));
-				rc = -1;
-			}
-		}
+		rc = write_csv_files(&r, dir);
 	} else {
 		if (fmt == FMT_JSON)
 			fputs(first ? "" : ",\n", f), fputs("{\"file\":", f), put_json_str(f, path),
@@ -159,8 +160,35 @@ static int report_one(const char *path, const tg_read_opts *ropts, const tg_repo
 			fputs("}}", f);
 	}
 	tg_report_free(&r);
-	tg_tree_free(tree);
-	tg_trace_free(t);
+	return rc;
+}
+
+/* The tables comparing ranks, after the per-trace reports. */
+static int report_ranks(tg_tree *const *trees, size_t n, enum format fmt, const char *dir, FILE *f)
+{
+	tg_table *tabs[2];
+	if (tg_ranks_kernel_tables(tabs, (const tg_tree *const *)trees, n, 20)) {
+		tg_cli_error("%s", tg_error_last());
+		return -1;
+	}
+	tg_report r = {.tables = tabs, .n = 2};
+	int rc = 0;
+	if (fmt == FMT_CSV) {
+		rc = write_csv_files(&r, dir);
+	} else {
+		if (fmt == FMT_JSON)
+			fputs("],\"across_ranks\":{", f);
+		else if (fmt == FMT_MD)
+			fputs("## Across ranks\n\n", f);
+		else
+			fputs("== Across ranks\n\n", f);
+		if (write_tables(&r, fmt, f))
+			rc = -1;
+		if (fmt == FMT_JSON)
+			fputs("}", f);
+	}
+	tg_table_free(tabs[0]);
+	tg_table_free(tabs[1]);
 	return rc;
 }
 
@@ -248,9 +276,19 @@ int tg_cmd_report(int argc, char **argv)
 			goto out;
 		}
 	}
-	if (fmt == FMT_JSON)
-		fputs("{\"tracegate_report\":1,\"traces\":[", f);
+	tg_trace **traces = calloc(npaths, sizeof(tg_trace *));
+	tg_tree **trees = calloc(npaths, sizeof(tg_tree *));
+	if (!traces || !trees) {
+		free(traces);
+		free(trees);
+		goto out;
+	}
 	rc = TG_EXIT_OK;
+	for (size_t i = 0; i < npaths && rc == TG_EXIT_OK; i++)
+		if (tg_cli_load(&traces[i], &trees[i], paths[i], &ropts))
+			rc = TG_EXIT_USAGE;
+	if (rc == TG_EXIT_OK && fmt == FMT_JSON)
+		fputs("{\"tracegate_report\":1,\"traces\":[", f);
 	for (size_t i = 0; i < npaths && rc == TG_EXIT_OK; i++) {
 		char sub[4096];
 		if (fmt == FMT_CSV) {
@@ -266,11 +304,19 @@ int tg_cmd_report(int argc, char **argv)
 				break;
 			}
 		}
-		if (report_one(paths[i], &ropts, &opts, step_number, fmt, sub, f, i == 0))
+		if (report_one(paths[i], trees[i], &opts, step_number, fmt, sub, f, i == 0))
 			rc = TG_EXIT_USAGE;
 	}
-	if (fmt == FMT_JSON)
-		fputs("]}\n", f);
+	if (rc == TG_EXIT_OK && npaths > 1 && report_ranks(trees, npaths, fmt, dir, f))
+		rc = TG_EXIT_USAGE;
+	if (rc == TG_EXIT_OK && fmt == FMT_JSON)
+		fputs(npaths > 1 ? "}\n" : "]}\n", f);
+	for (size_t i = 0; i < npaths; i++) {
+		tg_tree_free(trees[i]);
+		tg_trace_free(traces[i]);
+	}
+	free(traces);
+	free(trees);
 	if (f != stdout && fclose(f)) {
 		tg_cli_error("%s: cannot write: %s", file, strerror(errno));
 		rc = TG_EXIT_USAGE;

@@ -1,0 +1,62 @@
+#!/bin/sh
+# cli_report.sh - `tracegate report` from the command line: formats, files,
+# steps, several traces, errors. Usage: sh tests/cli_report.sh TRACEGATE
+set -u
+TG=$1
+SAMPLE=tests/fixtures/sample.json
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+ok() { echo "ok - $1"; }
+not_ok() { echo "not ok - $1: $2"; fails=$((fails + 1)); }
+run() { "$TG" "$@" >"$tmp/out" 2>"$tmp/err"; rc=$?; }
+expect_ok() { # name, args...
+	name=$1; shift
+	run "$@"
+	if [ "$rc" -eq 0 ] && [ ! -s "$tmp/err" ]; then ok "$name"; else not_ok "$name" "exit $rc: $(head -c 300 "$tmp/err")"; fi
+}
+expect_fail() { # name, expected stderr line, args...
+	name=$1; want=$2; shift 2
+	run "$@"
+	lines=$(wc -l <"$tmp/err")
+	if [ "$rc" -eq 2 ] && [ "$lines" -eq 1 ] && [ "$(cat "$tmp/err")" = "$want" ] && [ ! -s "$tmp/out" ]; then
+		ok "$name"
+	else
+		not_ok "$name" "exit $rc, $lines lines: $(head -c 300 "$tmp/err")"
+	fi
+}
+
+expect_ok "report text" report "$SAMPLE"
+grep -q '^GPU timeline$' "$tmp/out" && grep -q '^busy_time  *0.265' "$tmp/out" && ok "text has the timeline" || not_ok "text has the timeline" "$(head -5 "$tmp/out")"
+expect_ok "report md" report "$SAMPLE" --format md
+grep -q '^| type | time ms | percent |$' "$tmp/out" && ok "md table" || not_ok "md table" "$(head -5 "$tmp/out")"
+expect_ok "report json" report "$SAMPLE" --format json
+if command -v python3 >/dev/null 2>&1; then
+	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); t=d["traces"][0]["tables"]; assert d["tracegate_report"]==1; assert t["gpu_timeline"]["rows"][3][0]=="busy_time"; assert abs(t["gpu_timeline"]["rows"][3][1]-0.265)<1e-12' "$tmp/out" \
+		&& ok "json parses, busy 0.265 ms" || not_ok "json parses" "$(head -c 200 "$tmp/out")"
+fi
+expect_ok "report csv" report "$SAMPLE" --format csv -o "$tmp/csv"
+for f in gpu_timeline gpu_timeline_by_device ops_summary_by_category ops_summary ops_unique_args kernel_summary short_kernel_histogram short_kernels_summary; do
+	[ -s "$tmp/csv/$f.csv" ] && ok "csv $f.csv" || not_ok "csv $f.csv" "missing"
+done
+[ "$(head -1 "$tmp/csv/gpu_timeline.csv")" = "type,time ms,percent" ] && ok "gpu_timeline.csv header" || not_ok "gpu_timeline.csv header" "$(head -1 "$tmp/csv/gpu_timeline.csv")"
+grep -q '^busy_time,0.265,' "$tmp/csv/gpu_timeline.csv" && ok "csv busy 0.265" || not_ok "csv busy" "$(cat "$tmp/csv/gpu_timeline.csv")"
+expect_ok "report -o DIR text" report "$SAMPLE" -o "$tmp/txt"
+[ -s "$tmp/txt/report.txt" ] && ok "report.txt written" || not_ok "report.txt" "missing"
+expect_ok "report --step 2" report "$SAMPLE" --step 2 --format csv -o "$tmp/step2"
+grep -q '^busy_time,0.085,' "$tmp/step2/gpu_timeline.csv" && ok "step 2 busy 0.085 ms" || not_ok "step 2 busy" "$(cat "$tmp/step2/gpu_timeline.csv")"
+expect_ok "report --tracelens" report "$SAMPLE" --tracelens
+expect_ok "two traces" report "$SAMPLE" tests/fixtures/tiny.json --format csv -o "$tmp/two"
+[ -s "$tmp/two/sample/gpu_timeline.csv" ] && [ -s "$tmp/two/tiny/gpu_timeline.csv" ] && [ -s "$tmp/two/kernel_rank_spread.csv" ] \
+	&& ok "one folder per trace and the rank tables" || not_ok "two traces" "$(find "$tmp/two")"
+expect_ok "report --help" report --help
+
+expect_fail "csv needs -o" "tracegate: report: --format csv writes one file per table: give -o DIR" report "$SAMPLE" --format csv
+expect_fail "bad format" "tracegate: --format: 'xml' is not one of text, md, csv, json" report "$SAMPLE" --format xml
+expect_fail "no such step" "tracegate: $SAMPLE: no ProfilerStep#99 in this trace (2 steps)" report "$SAMPLE" --step 99
+expect_fail "bad trace" "tracegate: tests/fixtures/bad/nan.json: byte 50: NaN and Infinity are not JSON numbers (\"dur\")" report tests/fixtures/bad/nan.json
+expect_fail "unknown option" "tracegate: report: unknown option --frobnicate (see tracegate report --help)" report "$SAMPLE" --frobnicate
+run report
+[ "$rc" -eq 2 ] && ok "no trace: usage" || not_ok "no trace" "exit $rc"
+
+[ "$fails" -eq 0 ]
