@@ -20,6 +20,9 @@
  *   into "others" and in doing so replaces every surviving row's max, min and
  *   mean by its sum (std by 0) and computes "others" over per-name sums.
  * - Idle time per stream is keyed by (device, stream), HTA's by stream alone.
+ * - A device event without a "stream" argument is on the stream its track's
+ *   tid names; HTA takes it for a CPU event and leaves it out (the shared
+ *   MTIA trace has 137 such "dma_request" events).
  * - Kernel type breakdown: only combinations that last more than 0 ns are
  *   listed (HTA may list zero-length ones, "COMPUTATION overlapping MEMORY 0").
  * - Percentages are not rounded (HTA: 2 decimals, kernel types 1 decimal).

@@ -2,22 +2,47 @@
 #include "kernel_class.h"
 
 #include <string.h>
-#include <strings.h>
 
 static int starts(const char *s, const char *prefix)
 {
 	return strncmp(s, prefix, strlen(prefix)) == 0;
 }
 
-/* Case-insensitive substring test (needle in lower case, ASCII). */
-static int contains_ci(const char *s, const char *needle)
+static int lower(int c) { return c >= 'A' && c <= 'Z' ? c + 32 : c; }
+
+/* 1 if s starts with word (lower case) in any case. */
+static int at_ci(const char *s, const char *word)
 {
-	size_t n = strlen(needle);
+	for (; *word; s++, word++)
+		if (lower((unsigned char)*s) != *word)
+			return 0;
+	return 1;
+}
+
+/* One pass: "nccl", "rccl", "cross_device_reduce" or "multimem_all_reduce"
+ * anywhere, in any case. */
+static int has_comm_word(const char *s)
+{
 	for (; *s; s++) {
-		if ((*s | 0x20) != needle[0])
-			continue;
-		if (strncasecmp(s, needle, n) == 0)
-			return 1;
+		switch (lower((unsigned char)*s)) {
+		case 'n':
+			if (at_ci(s, "nccl"))
+				return 1;
+			break;
+		case 'r':
+			if (at_ci(s, "rccl"))
+				return 1;
+			break;
+		case 'c':
+			if (at_ci(s, "cross_device_reduce"))
+				return 1;
+			break;
+		case 'm':
+			if (at_ci(s, "multimem_all_reduce"))
+				return 1;
+			break;
+		default: break;
+		}
 	}
 	return 0;
 }
@@ -26,9 +51,7 @@ static int is_communication(const char *name)
 {
 	/* HTA: (^nccl.*)|(^hip)|(^hccl)|(.*ncclKernel.*); "nccl" anywhere in
 	 * any case covers ^nccl and ncclKernel */
-	return starts(name, "hip") || starts(name, "hccl") || contains_ci(name, "nccl") ||
-	       contains_ci(name, "rccl") || contains_ci(name, "cross_device_reduce") ||
-	       contains_ci(name, "multimem_all_reduce");
+	return starts(name, "hip") || starts(name, "hccl") || has_comm_word(name);
 }
 
 static int is_memory_name(const char *name)

@@ -7,13 +7,18 @@
  *
  *   MEMORY        the event is a memcpy or memset (by category: gpu_memcpy,
  *                 gpu_memset, Memcpy, Memset, MTIA dma), whatever its name
+ *                 (HTA looks at names only; every such event in the shared
+ *                 traces has a name HTA files as MEMORY too)
  *   COMMUNICATION name starts with "nccl", "hip" or "hccl", or contains
  *                 "ncclKernel" (all case-sensitive, as in HTA); PLUS, unlike
  *                 HTA, a name containing "nccl", "rccl", "cross_device_reduce"
- *                 or "multimem_all_reduce" in any case: HTA files lower-case
- *                 "nccldevkernel" names (HTA #247), vLLM's custom all-reduce
- *                 "cross_device_reduce_*" and symmetric-memory
- *                 "multimem_all_reduce_kernel" under COMPUTATION
+ *                 or "multimem_all_reduce" in any case, which HTA files under
+ *                 COMPUTATION: "void ncclDevKernel_..." (not at the start),
+ *                 "NCCL"/"RCCL" in capitals (older HTA also missed
+ *                 ncclDevKernel: HTA #122, #208, #247), vLLM's custom
+ *                 all-reduce "cross_device_reduce_*", PyTorch's
+ *                 symmetric-memory "multimem_all_reduce_kernel" (73 of the
+ *                 74 communication kernels of the shared B200 vLLM trace)
  *   MEMORY        name starts with "Memcpy", "Memset", "hipMemcpy",
  *                 "hipMemset" or "dma" (the hip ones are caught by "hip"
  *                 first, as in HTA)

@@ -327,6 +327,10 @@ static tg_table *bandwidth_table(const tg_step_filter *f)
 		if (!tg_kind_is_gpu(e->kind))
 			continue;
 		const char *name = tg_trace_str(t, e->name);
+		/* kernels are MEMORY only by a Memcpy, Memset or dma name: skip
+		 * classifying the others (most of them) */
+		if (e->kind == TG_KIND_KERNEL && name[0] != 'M' && name[0] != 'd')
+			continue;
 		if (tg_kernel_class(name, e->kind) != TG_KERNEL_MEMORY ||
 		    !tg_step_filter_has(f, (uint32_t)i))
 			continue;
@@ -339,6 +343,7 @@ static tg_table *bandwidth_table(const tg_step_filter *f)
 			if (nk == MAX_MEM_KINDS)
 				continue; /* cannot happen: names are at most 11 characters of "Memcpy ..." */
 			memset(&k[nk], 0, sizeof(k[nk]));
+			k[nk].max_gbps = -1;
 			strcpy(k[nk++].name, kn);
 		}
 		int64_t ts, end, b;
@@ -366,16 +371,17 @@ static tg_table *bandwidth_table(const tg_step_filter *f)
 		tg_table_set_num(tab, row, 4, k[j].time_with_bytes_ns > 0
 		                                  ? (double)k[j].bytes / (double)k[j].time_with_bytes_ns
 		                                  : NAN);
-		tg_table_set_num(tab, row, 5, k[j].max_gbps);
+		tg_table_set_num(tab, row, 5, k[j].max_gbps >= 0 ? k[j].max_gbps : NAN);
 	}
 	return tab;
 }
 
 /* ---- frequent kernel sequences ---- */
 
-struct pair {
-	uint32_t op, ev; /* a cpu_op and a device event under it */
-	int64_t ts;
+struct frame {
+	uint32_t node;
+	uint32_t next;  /* next child to visit; 0: not entered yet */
+	uint32_t first; /* device events seen before the node */
 };
 
 struct call {
@@ -391,16 +397,6 @@ struct group {
 	int64_t gpu_ns, cpu_ns;
 	uint64_t calls; /* calls of the op (all groups of the op) */
 };
-
-static int cmp_pair(const void *a, const void *b)
-{
-	const struct pair *x = a, *y = b;
-	if (x->op != y->op)
-		return x->op < y->op ? -1 : 1;
-	if (x->ts != y->ts)
-		return x->ts < y->ts ? -1 : 1;
-	return (x->ev > y->ev) - (x->ev < y->ev);
-}
 
 static int cmp_call(const void *a, const void *b)
 {
@@ -467,51 +463,66 @@ static tg_table *sequences_table(const tg_step_filter *f)
 	const tg_trace *t = tg_tree_trace(tree);
 	size_t ne;
 	const tg_event *ev = tg_trace_events(t, &ne);
-	struct pair *pairs = NULL;
 	uint32_t *names = NULL;
+	int64_t *cum = NULL; /* cum[i]: GPU time of the first i device events in tree order */
+	struct frame *stack = NULL;
 	struct call *calls = NULL;
 	struct group *groups = NULL;
 	struct out_row *rows = NULL;
 	char *buf = NULL;
-	size_t np = 0, cap = 0, nc = 0, ng = 0, nr = 0, blen = 0, bcap = 0;
+	size_t nd = 0, sp = 0, scap = 0, nc = 0, ccap = 0, ng = 0, nr = 0, blen = 0, bcap = 0;
+	size_t nroots;
+	const uint32_t *roots = tg_tree_roots(tree, &nroots);
 	tg_table *tab = new_table("frequent_kernel_sequences", "Kernel sequences launched by each op",
 	                          cols);
-	if (!tab)
-		return NULL;
-	for (size_t i = 0; i < ne; i++) {
-		if (!tg_kind_is_gpu(ev[i].kind) || !tg_step_filter_has(f, (uint32_t)i))
-			continue;
-		int64_t ts, end;
-		tg_step_filter_span(f, &ev[i], &ts, &end);
-		for (uint32_t a = tg_tree_parent(tree, (uint32_t)i); a != TG_NONE; a = tg_tree_parent(tree, a)) {
-			if (ev[a].kind != TG_KIND_CPU_OP)
-				continue;
-			if (tg_grow((void **)&pairs, &cap, np + 1, sizeof(*pairs)))
-				goto fail;
-			pairs[np++] = (struct pair){a, (uint32_t)i, ts};
-		}
-	}
-	if (np > 1)
-		qsort(pairs, np, sizeof(*pairs), cmp_pair);
-	names = tg_malloc((np + 1) * sizeof(*names));
-	calls = tg_malloc((np + 1) * sizeof(*calls));
-	if (!names || !calls)
+	names = tg_malloc((ne + 1) * sizeof(*names));
+	cum = tg_malloc((ne + 1) * sizeof(*cum));
+	if (!tab || !names || !cum)
 		goto fail;
-	for (size_t i = 0; i < np; i++)
-		names[i] = ev[pairs[i].ev].name;
-	for (size_t i = 0; i < np;) {
-		size_t j = i;
-		int64_t gpu = 0;
-		for (; j < np && pairs[j].op == pairs[i].op; j++) {
-			int64_t ts, end;
-			tg_step_filter_span(f, &ev[pairs[j].ev], &ts, &end);
-			gpu += end - ts;
+	/* One depth-first walk in tree order (children by start time): the
+	 * device events under a node are a contiguous run of names[]. */
+	cum[0] = 0;
+	for (size_t r = 0; r < nroots; r++) {
+		if (tg_grow((void **)&stack, &scap, 1, sizeof(*stack)))
+			goto fail;
+		stack[0] = (struct frame){roots[r], 0, 0};
+		sp = 1;
+		while (sp) {
+			struct frame *fr = &stack[sp - 1];
+			if (fr->next == 0) {
+				fr->first = (uint32_t)nd;
+				const tg_event *e = &ev[fr->node];
+				if (tg_kind_is_gpu(e->kind)) {
+					int64_t ts, end;
+					tg_step_filter_span(f, e, &ts, &end);
+					names[nd] = e->name;
+					cum[nd + 1] = cum[nd] + (end - ts);
+					nd++;
+				}
+			}
+			size_t nch;
+			const uint32_t *ch = tg_tree_children(tree, fr->node, &nch);
+			if (fr->next < nch) {
+				uint32_t c = ch[fr->next++];
+				if (tg_grow((void **)&stack, &scap, sp + 1, sizeof(*stack)))
+					goto fail;
+				stack[sp++] = (struct frame){c, 0, 0};
+				continue;
+			}
+			/* leaving the node */
+			const tg_event *e = &ev[fr->node];
+			if (e->kind == TG_KIND_CPU_OP && nd > fr->first &&
+			    tg_step_filter_has(f, fr->node)) {
+				if (tg_grow((void **)&calls, &ccap, nc + 1, sizeof(*calls)))
+					goto fail;
+				int64_t ts, end;
+				tg_step_filter_span(f, e, &ts, &end);
+				calls[nc++] = (struct call){e->name, names + fr->first,
+				                            (uint32_t)(nd - fr->first), cum[nd] - cum[fr->first],
+				                            end - ts};
+			}
+			sp--;
 		}
-		int64_t ots, oend;
-		tg_step_filter_span(f, &ev[pairs[i].op], &ots, &oend);
-		calls[nc++] = (struct call){ev[pairs[i].op].name, names + i, (uint32_t)(j - i), gpu,
-		                            oend - ots};
-		i = j;
 	}
 	if (nc > 1)
 		qsort(calls, nc, sizeof(*calls), cmp_call);
@@ -565,7 +576,8 @@ static tg_table *sequences_table(const tg_step_filter *f)
 		tg_table_set_num(tab, row, 6, (double)g->gpu_ns / (double)g->count / 1000.0);
 		tg_table_set_num(tab, row, 7, us(g->cpu_ns));
 	}
-	free(pairs);
+	free(cum);
+	free(stack);
 	free(names);
 	free(calls);
 	free(groups);
@@ -573,7 +585,8 @@ static tg_table *sequences_table(const tg_step_filter *f)
 	free(buf);
 	return tab;
 fail:
-	free(pairs);
+	free(cum);
+	free(stack);
 	free(names);
 	free(calls);
 	free(groups);

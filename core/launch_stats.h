@@ -66,7 +66,10 @@ int tg_launch_stats_summary(tg_launch_summary *out, const tg_tree *tree, int32_t
  *   HTA's describe(); at equal times launches come first. time_weighted_mean
  *   is the average of the queue length over time between the first and the
  *   last change (empty when that is 0 ns); time_at_max_queue is the time the
- *   queue held 1024 or more (HTA's time blocked on a full queue).
+ *   queue held 1024 or more (HTA's time blocked on a full queue). Every
+ *   launch above is queued; HTA's queue also takes cuLaunchKernel and hip*
+ *   launches but not cudaGraphLaunch, and reports the blocked time of only
+ *   the last stream of a rank that reaches the limit.
  * "memory_bandwidth": one row per memory kind (HTA's names: "Memcpy HtoD",
  *   "Memcpy DtoH", "Memcpy DtoD", ... the first 11 characters of a
  *   "Memcpy ..." name, "Memset", else "Memcpy Unknown"), by name:
@@ -76,9 +79,11 @@ int tg_launch_stats_summary(tg_launch_summary *out, const tg_tree *tree, int32_t
  *   (the fastest single event). Every MEMORY-typed device event counts, with
  *   or without a launch.
  * "frequent_kernel_sequences": for each cpu_op name, the kernel sequences
- *   its calls launch (the device events under a call, by start time; the
- *   call must have at least one), the five most frequent by count, then GPU
- *   time: op, rank (1..5), count, calls (calls of the op with device
+ *   its calls launch (the device events under a call in tree order, that is
+ *   launch order; HTA sorts them by GPU start time, which splits one pattern
+ *   into several when kernels of two streams race; a call needs at least
+ *   one device event, HTA asks for 3), the five most frequent by count, then
+ *   GPU time: op, rank (1..5), count, calls (calls of the op with device
  *   events), num_kernels, gpu_time(us) (sum of the kernels' durations over
  *   the count calls), gpu_time_mean(us), cpu_time(us) (sum of the calls'
  *   durations), kernels (the names joined by " | "). Ops by name. */

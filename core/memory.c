@@ -132,8 +132,11 @@ int tg_memory_peaks(tg_memory_peak **out, size_t *n, const tg_tree *tree, int32_
 			pk.events += sel;
 			if (!sel)
 				continue;
-			int have = pk.from_totals ? tg_arg_int(t, tg_event_arg(t, e, k_alloc), &v) == 0
-			                          : (v = running, 1);
+			int have = 1;
+			if (pk.from_totals)
+				have = tg_arg_int(t, tg_event_arg(t, e, k_alloc), &v) == 0;
+			else
+				v = running;
 			if (have && (alloc_ev == TG_NONE || v > pk.peak_allocated)) {
 				pk.peak_allocated = v;
 				pk.peak_allocated_ts = m[k].ts;
