@@ -1,6 +1,10 @@
 /* report.c - assembles the tables of the perf report. */
 #include "report.h"
+#include "breakdown.h"
+#include "host_syncs.h"
+#include "launch_stats.h"
 #include "launchers.h"
+#include "memory.h"
 #include "short_kernels.h"
 #include "timeline.h"
 
@@ -66,6 +70,28 @@ int tg_report_build(tg_report *out, const tg_tree *tree, const tg_report_opts *o
 		}
 		if ((rc = add(out, &cap, sk[1])))
 			goto fail;
+	}
+	/* HTA-style analyses; the one-row-per-launch table is left to the API */
+	{
+		typedef int (*tables_fn)(tg_table ***, size_t *, const tg_tree *, int32_t);
+		static const tables_fn fns[] = {tg_breakdown_tables, tg_launch_stats_tables, tg_host_syncs_tables,
+		                                tg_memory_tables};
+		for (size_t f = 0; f < sizeof(fns) / sizeof(fns[0]); f++) {
+			tg_table **tabs;
+			size_t n;
+			if ((rc = fns[f](&tabs, &n, tree, opts->step)))
+				goto fail;
+			for (size_t i = 0; i < n; i++) {
+				if (rc || !strcmp(tg_table_name(tabs[i]), "kernel_launches")) {
+					tg_table_free(tabs[i]);
+					continue;
+				}
+				rc = add(out, &cap, tabs[i]);
+			}
+			free(tabs);
+			if (rc)
+				goto fail;
+		}
 	}
 	tg_launchers_free(l);
 	return 0;
