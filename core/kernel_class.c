@@ -117,6 +117,9 @@ int64_t tg_kernel_stream(const tg_trace *t, const tg_event *e)
 
 int64_t tg_kernel_device(const tg_trace *t, const tg_event *e)
 {
+	int64_t d;
+	if (!tg_arg_int(t, tg_event_arg(t, e, tg_trace_key(t, "device")), &d))
+		return d;
 	size_t n;
 	return tg_trace_tracks(t, &n)[e->track].pid;
 }

@@ -66,7 +66,8 @@ const char *tg_kernel_class_name(tg_kernel_type type);
  * tid of its track. */
 int64_t tg_kernel_stream(const tg_trace *t, const tg_event *e);
 
-/* The device (process id of the track) of a device event. */
+/* The device of a device event: its "device" argument, else the process
+ * id of its track (Kineto puts device d on pid d). */
 int64_t tg_kernel_device(const tg_trace *t, const tg_event *e);
 
 #define TG_STEP_ALL (-1)

@@ -1,18 +1,10 @@
 /* timeline.c - the GPU timeline breakdown (see timeline.h). */
 #include "timeline.h"
 #include "categorize.h"
+#include "kernel_class.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-int64_t tg_event_device(const tg_trace *t, const tg_event *e)
-{
-	int64_t d;
-	if (!tg_arg_int(t, tg_event_arg(t, e, tg_trace_key(t, "device")), &d))
-		return d;
-	size_t nt;
-	return tg_trace_tracks(t, &nt)[e->track].pid;
-}
 
 int tg_gpu_timeline_compute(tg_gpu_timeline *out, const tg_tree *tree, const tg_timeline_opts *opts)
 {
@@ -21,7 +13,6 @@ int tg_gpu_timeline_compute(tg_gpu_timeline *out, const tg_tree *tree, const tg_
 	const tg_atoms *atoms = tg_trace_atoms(t);
 	size_t ne;
 	const tg_event *ev = tg_trace_events(t, &ne);
-	uint32_t key_device = tg_trace_key(t, "device");
 	size_t n = 0;
 	for (size_t i = 0; i < ne; i++)
 		n += tg_kind_is_gpu(ev[i].kind);
@@ -42,13 +33,8 @@ int tg_gpu_timeline_compute(tg_gpu_timeline *out, const tg_tree *tree, const tg_
 		    (opts->tb.tracelens_float ? !tg_tree_linked_like_tracelens(tree, (uint32_t)i)
 		                              : tg_tree_launch(tree, (uint32_t)i) == TG_NONE))
 			continue;
-		if (opts->device >= 0) {
-			int64_t d;
-			if (tg_arg_int(t, tg_event_arg(t, e, key_device), &d))
-				d = tg_event_device(t, e);
-			if (d != opts->device)
-				continue;
-		}
+		if (opts->device >= 0 && tg_kernel_device(t, e) != opts->device)
+			continue;
 		tg_span s = tg_span_of(&opts->tb, e);
 		const char *name = tg_atoms_str(atoms, e->name);
 		if (e->kind == TG_KIND_MEMCPY || (e->kind == TG_KIND_KERNEL && tg_kernel_is_copy(name)))
@@ -145,7 +131,7 @@ int tg_gpu_timeline_by_device_table(tg_table **out, const tg_tree *tree, const t
 	for (size_t i = 0; i < ne && nd < 64; i++) {
 		if (!tg_kind_is_gpu(ev[i].kind))
 			continue;
-		int64_t d = tg_event_device(t, &ev[i]);
+		int64_t d = tg_kernel_device(t, &ev[i]);
 		size_t k = 0;
 		while (k < nd && devs[k] != d)
 			k++;

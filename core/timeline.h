@@ -34,10 +34,6 @@ typedef struct tg_timeline_opts {
 /* Computes the breakdown. Returns 0 or TG_ENOMEM. */
 int tg_gpu_timeline_compute(tg_gpu_timeline *out, const tg_tree *tree, const tg_timeline_opts *opts);
 
-/* The device of a device event (its "device" argument, else its track's
- * pid). */
-int64_t tg_event_device(const tg_trace *t, const tg_event *e);
-
 /* gpu_timeline table: type, time ms, percent (TraceLens's rows and order). */
 int tg_gpu_timeline_table(tg_table **out, const tg_gpu_timeline *tl);
 
