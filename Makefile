@@ -62,6 +62,7 @@ $(BUILD)/tests/%: tests/%.c tests/testutil.h $(BUILD)/libtgcore.a
 	$(CC) $(CFLAGS) -o $@ $< $(BUILD)/libtgcore.a $(TEST_LDLIBS)
 
 check: $(BUILD)/tracegate $(TEST_BIN)
+	@contrib/install-deps.sh --html
 	@TG_SHARED=$(SHARED) TG_BIN=$(BUILD)/tracegate tests/run.sh $(TEST_BIN)
 
 bench: $(BUILD)/tracegate $(BUILD)/tests/bench_read

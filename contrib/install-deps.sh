@@ -3,6 +3,8 @@
 #   contrib/install-deps.sh          build and test dependencies
 #   contrib/install-deps.sh --bench  also hyperfine and GNU time (make bench)
 #   contrib/install-deps.sh --fuzz   also clang and its libFuzzer runtime (make fuzz)
+#   contrib/install-deps.sh --html   also Chromium and a font, to draw the HTML report
+#                                    headless (make check: tests/cli_html.sh)
 # Runs apt-get only when something is missing; needs root (or sudo) then.
 set -eu
 
@@ -12,6 +14,7 @@ for arg in "$@"; do
 	case "$arg" in
 	--bench) pkgs="$pkgs hyperfine time" ;;
 	--fuzz) pkgs="$pkgs clang libclang-rt-14-dev" ;;
+	--html) pkgs="$pkgs chromium fonts-dejavu-core" ;;
 	--quiet) ;;
 	*) echo "install-deps.sh: unknown option $arg" >&2; exit 2 ;;
 	esac

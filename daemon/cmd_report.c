@@ -1,10 +1,11 @@
 /*
- * cmd_report.c - `tracegate report TRACE... [--format text|md|csv|json]
+ * cmd_report.c - `tracegate report TRACE... [--format text|md|csv|json|html]
  * [-o DIR] [--step N] [--tracelens] [--include-unlinked]`: the perf report of
  * each trace.
  */
 #include "../core/ranks.h"
 #include "../core/report.h"
+#include "../core/report_html.h"
 #include "cli.h"
 #include "commands.h"
 
@@ -13,9 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 static const char usage[] =
-	"usage: tracegate report TRACE... [--format text|md|csv|json] [-o DIR]\n"
+	"usage: tracegate report TRACE... [--format text|md|csv|json|html] [-o DIR]\n"
 	"                        [--step N] [--tracelens] [--include-unlinked] [limits]\n"
 	"\n"
 	"The perf report of each TRACE: GPU timeline (overall and per device), kernel\n"
@@ -23,11 +25,14 @@ static const char usage[] =
 	"With several traces (one per rank), also each top kernel's durations across\n"
 	"ranks and its slowest rank.\n"
 	"\n"
-	"  --format F          text (default), md, csv or json\n"
+	"  --format F          text (default), md, csv, json or html (one self-contained\n"
+	"                      page: charts of GPU time, op categories and top kernels,\n"
+	"                      then every table; several traces share the page)\n"
 	"  -o DIR              write there: csv gives one file per table, named like\n"
 	"                      TraceLens's (gpu_timeline.csv, ops_summary.csv...); the\n"
-	"                      other formats give report.txt, report.md, report.json.\n"
-	"                      With several traces, one sub-folder per trace.\n"
+	"                      other formats give report.txt, report.md, report.json,\n"
+	"                      report.html. With several traces, csv gives one\n"
+	"                      sub-folder per trace.\n"
 	"  --step N            only ProfilerStep#N (its launches and their kernels)\n"
 	"  --tracelens         TraceLens's numbers: float64 microsecond arithmetic and\n"
 	"                      its op categories (aten::_flash_attention_forward is\n"
@@ -35,7 +40,7 @@ static const char usage[] =
 	"  --include-unlinked  GPU timeline also counts device events without a launch\n"
 	"\n";
 
-enum format { FMT_TEXT, FMT_MD, FMT_CSV, FMT_JSON };
+enum format { FMT_TEXT, FMT_MD, FMT_CSV, FMT_JSON, FMT_HTML };
 
 static int mkdir_p(const char *dir)
 {
@@ -117,10 +122,11 @@ static void put_json_str(FILE *f, const char *s)
 	putc('"', f);
 }
 
-/* One trace's report to f (text, md, json) or to dir (csv). Returns 0 or
- * -1 after printing the error. */
-static int report_one(const char *path, const tg_tree *tree, const tg_report_opts *opts_in,
-                      int64_t step_number, enum format fmt, const char *dir, FILE *f, int first)
+/* Builds the report of one trace into *r (the caller frees it), for step
+ * step_number (-1: the whole trace). Returns 0 or -1 after printing the
+ * error. */
+static int build_one(tg_report *r, const char *path, const tg_tree *tree, const tg_report_opts *opts_in,
+                     int64_t step_number)
 {
 	tg_report_opts opts = *opts_in;
 	if (step_number >= 0) {
@@ -136,11 +142,21 @@ static int report_one(const char *path, const tg_tree *tree, const tg_report_opt
 			return -1;
 		}
 	}
-	tg_report r;
-	if (tg_report_build(&r, tree, &opts)) {
+	if (tg_report_build(r, tree, &opts)) {
 		tg_cli_error("%s: %s", path, tg_error_last());
 		return -1;
 	}
+	return 0;
+}
+
+/* One trace's report to f (text, md, json) or to dir (csv). Returns 0 or
+ * -1 after printing the error. */
+static int report_one(const char *path, const tg_tree *tree, const tg_report_opts *opts,
+                      int64_t step_number, enum format fmt, const char *dir, FILE *f, int first)
+{
+	tg_report r;
+	if (build_one(&r, path, tree, opts, step_number))
+		return -1;
 	int rc = 0;
 	if (fmt == FMT_CSV) {
 		rc = write_csv_files(&r, dir);
@@ -192,6 +208,54 @@ static int report_ranks(tg_tree *const *trees, size_t n, enum format fmt, const 
 	return rc;
 }
 
+/* Every trace's report and, with several traces, the tables comparing
+ * ranks (as one more section), as one HTML page on f. Returns 0 or -1
+ * after printing the error. */
+static int report_html(const char *const *paths, tg_tree *const *trees, size_t n,
+                       const tg_report_opts *opts, int64_t step_number, FILE *f)
+{
+	tg_report *reps = calloc(n + 1, sizeof(*reps));
+	const tg_report **list = calloc(n + 1, sizeof(*list));
+	const char **names = calloc(n + 1, sizeof(*names));
+	tg_table *tabs[2] = {NULL, NULL};
+	size_t built = 0, nlist = n;
+	int rc = -1;
+	if (!reps || !list || !names) {
+		tg_cli_error("out of memory");
+		goto done;
+	}
+	for (; built < n; built++) {
+		if (build_one(&reps[built], paths[built], trees[built], opts, step_number))
+			goto done;
+		list[built] = &reps[built];
+		names[built] = paths[built];
+	}
+	if (n > 1) {
+		if (tg_ranks_kernel_tables(tabs, (const tg_tree *const *)trees, n, 20)) {
+			tg_cli_error("%s", tg_error_last());
+			goto done;
+		}
+		reps[n] = (tg_report){.tables = tabs, .n = 2};
+		list[n] = &reps[n];
+		names[n] = "Across ranks";
+		nlist++;
+	}
+	if (tg_report_write_html(f, list, names, nlist)) {
+		tg_cli_error("%s", tg_error_last());
+		goto done;
+	}
+	rc = 0;
+done:
+	for (size_t i = 0; i < built; i++)
+		tg_report_free(&reps[i]);
+	tg_table_free(tabs[0]);
+	tg_table_free(tabs[1]);
+	free(reps);
+	free(list);
+	free(names);
+	return rc;
+}
+
 int tg_cmd_report(int argc, char **argv)
 {
 	tg_read_opts ropts = {0};
@@ -233,8 +297,10 @@ int tg_cmd_report(int argc, char **argv)
 				fmt = FMT_CSV;
 			else if (!strcmp(v, "json"))
 				fmt = FMT_JSON;
+			else if (!strcmp(v, "html"))
+				fmt = FMT_HTML;
 			else {
-				tg_cli_error("--format: '%s' is not one of text, md, csv, json", v);
+				tg_cli_error("--format: '%s' is not one of text, md, csv, json, html", v);
 				goto out;
 			}
 		} else if (!strcmp(a, "-o")) {
@@ -261,18 +327,26 @@ int tg_cmd_report(int argc, char **argv)
 		tg_cli_error("report: --format csv writes one file per table: give -o DIR");
 		goto out;
 	}
+	/* a report file is written under a temporary name and renamed when
+	 * complete: a failure never leaves a partial report behind */
 	FILE *f = stdout;
-	char file[4096];
+	char file[4096], tmpfile[4200];
 	if (dir && fmt != FMT_CSV) {
 		if (mkdir_p(dir)) {
 			tg_cli_error("%s: cannot create: %s", dir, strerror(errno));
 			goto out;
 		}
 		snprintf(file, sizeof(file), "%.4000s/report.%s", dir,
-		         fmt == FMT_MD ? "md" : fmt == FMT_JSON ? "json" : "txt");
-		f = fopen(file, "w");
+		         fmt == FMT_MD ? "md" : fmt == FMT_JSON ? "json" : fmt == FMT_HTML ? "html" : "txt");
+		snprintf(tmpfile, sizeof(tmpfile), "%.4000s/.report.XXXXXX", dir);
+		int fd = mkstemp(tmpfile);
+		f = fd >= 0 ? fdopen(fd, "w") : NULL;
 		if (!f) {
 			tg_cli_error("%s: cannot write: %s", file, strerror(errno));
+			if (fd >= 0) {
+				close(fd);
+				unlink(tmpfile);
+			}
 			goto out;
 		}
 	}
@@ -287,9 +361,12 @@ int tg_cmd_report(int argc, char **argv)
 	for (size_t i = 0; i < npaths && rc == TG_EXIT_OK; i++)
 		if (tg_cli_load(&traces[i], &trees[i], paths[i], &ropts))
 			rc = TG_EXIT_USAGE;
+	if (rc == TG_EXIT_OK && fmt == FMT_HTML &&
+	    report_html(paths, trees, npaths, &opts, step_number, f))
+		rc = TG_EXIT_USAGE;
 	if (rc == TG_EXIT_OK && fmt == FMT_JSON)
 		fputs("{\"tracegate_report\":1,\"traces\":[", f);
-	for (size_t i = 0; i < npaths && rc == TG_EXIT_OK; i++) {
+	for (size_t i = 0; i < npaths && rc == TG_EXIT_OK && fmt != FMT_HTML; i++) {
 		char sub[4096];
 		if (fmt == FMT_CSV) {
 			char stem[1024];
@@ -307,7 +384,7 @@ int tg_cmd_report(int argc, char **argv)
 		if (report_one(paths[i], trees[i], &opts, step_number, fmt, sub, f, i == 0))
 			rc = TG_EXIT_USAGE;
 	}
-	if (rc == TG_EXIT_OK && npaths > 1 && report_ranks(trees, npaths, fmt, dir, f))
+	if (rc == TG_EXIT_OK && npaths > 1 && fmt != FMT_HTML && report_ranks(trees, npaths, fmt, dir, f))
 		rc = TG_EXIT_USAGE;
 	if (rc == TG_EXIT_OK && fmt == FMT_JSON)
 		fputs(npaths > 1 ? "}\n" : "]}\n", f);
@@ -317,9 +394,17 @@ int tg_cmd_report(int argc, char **argv)
 	}
 	free(traces);
 	free(trees);
-	if (f != stdout && fclose(f)) {
-		tg_cli_error("%s: cannot write: %s", file, strerror(errno));
-		rc = TG_EXIT_USAGE;
+	if (f != stdout) {
+		if (fclose(f) && rc == TG_EXIT_OK) {
+			tg_cli_error("%s: cannot write: %s", file, strerror(errno));
+			rc = TG_EXIT_USAGE;
+		}
+		if (rc == TG_EXIT_OK && rename(tmpfile, file)) {
+			tg_cli_error("%s: cannot write: %s", file, strerror(errno));
+			rc = TG_EXIT_USAGE;
+		}
+		if (rc != TG_EXIT_OK)
+			unlink(tmpfile);
 	}
 out:
 	free(paths);
