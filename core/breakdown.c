@@ -180,19 +180,6 @@ int tg_breakdown_temporal(tg_temporal *out, const tg_tree *tree, int32_t step)
 
 /* ---- tables ---- */
 
-static tg_table *new_table(const char *name, const char *title, const char *const *cols)
-{
-	tg_table *t = tg_table_new(name, title);
-	if (!t)
-		return NULL;
-	for (; *cols; cols++)
-		if (tg_table_add_column(t, *cols) < 0) {
-			tg_table_free(t);
-			return NULL;
-		}
-	return t;
-}
-
 static double us(int64_t ns) { return (double)ns / 1000.0; }
 
 static double pct(int64_t x, int64_t of) { return of ? 100.0 * (double)x / (double)of : NAN; }
@@ -209,7 +196,7 @@ static tg_table *temporal_table(const tg_temporal *tp, const tg_trace *tr)
 	static const char *const cols[] = {
 		"rank", "idle_time(us)", "compute_time(us)", "non_compute_time(us)", "kernel_time(us)",
 		"idle_time_pctg", "compute_time_pctg", "non_compute_time_pctg", NULL};
-	tg_table *t = new_table("temporal_breakdown", "Temporal breakdown (GPU time)", cols);
+	tg_table *t = tg_table_new_cols("temporal_breakdown", "Temporal breakdown (GPU time)", cols);
 	if (!t || tg_table_add_row(t) < 0) {
 		tg_table_free(t);
 		return NULL;
@@ -229,7 +216,7 @@ static tg_table *overlap_table(const tg_temporal *tp, const tg_trace *tr)
 {
 	static const char *const cols[] = {"rank", "comm_time(us)", "overlap_time(us)",
 	                                   "comp_comm_overlap_pctg", NULL};
-	tg_table *t = new_table("comm_comp_overlap",
+	tg_table *t = tg_table_new_cols("comm_comp_overlap",
 	                        "Communication time overlapped by computation", cols);
 	if (!t || tg_table_add_row(t) < 0) {
 		tg_table_free(t);
@@ -262,7 +249,7 @@ static tg_table *idle_table(struct devs *d, int64_t delay_ns)
 	static const char *const cols[] = {"device", "stream", "idle_category", "idle_time(us)",
 	                                   "gaps", "idle_time_ratio", NULL};
 	static const char *const names[IDLE_N] = {"host_wait", "kernel_wait", "other"};
-	tg_table *t = new_table("idle_time_breakdown", "GPU idle time per stream", cols);
+	tg_table *t = tg_table_new_cols("idle_time_breakdown", "GPU idle time per stream", cols);
 	if (!t)
 		return NULL;
 	if (d->n > 1)
@@ -331,7 +318,7 @@ static tg_table *kernel_type_table(const struct devs *d)
 	static const char *const cols[] = {"kernel_type", "sum(us)", "percentage", NULL};
 	static const tg_kernel_type types[3] = {TG_KERNEL_COMPUTATION, TG_KERNEL_COMMUNICATION,
 	                                        TG_KERNEL_MEMORY};
-	tg_table *t = new_table("kernel_type_breakdown", "GPU time by kernel type", cols);
+	tg_table *t = tg_table_new_cols("kernel_type_breakdown", "GPU time by kernel type", cols);
 	struct point *p = NULL;
 	tg_interval *m[3] = {NULL, NULL, NULL};
 	size_t nm[3] = {0, 0, 0}, np = 0;
@@ -424,7 +411,7 @@ static tg_table *distribution_table(struct devs *d, const tg_trace *tr)
 {
 	static const char *const cols[] = {"kernel_type", "name", "count", "sum(us)", "mean(us)",
 	                                   "min(us)", "max(us)", "std(us)", NULL};
-	tg_table *t = new_table("kernel_duration_distribution", "Kernel duration distribution", cols);
+	tg_table *t = tg_table_new_cols("kernel_duration_distribution", "Kernel duration distribution", cols);
 	struct kstat *ks = tg_malloc((d->n + 1) * sizeof(*ks));
 	size_t nk = 0;
 	if (!t || !ks)

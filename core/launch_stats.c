@@ -117,19 +117,6 @@ int tg_launch_stats_summary(tg_launch_summary *out, const tg_tree *tree, int32_t
 
 /* ---- tables ---- */
 
-static tg_table *new_table(const char *name, const char *title, const char *const *cols)
-{
-	tg_table *t = tg_table_new(name, title);
-	if (!t)
-		return NULL;
-	for (; *cols; cols++)
-		if (tg_table_add_column(t, *cols) < 0) {
-			tg_table_free(t);
-			return NULL;
-		}
-	return t;
-}
-
 static double us(int64_t ns) { return (double)ns / 1000.0; }
 
 static tg_table *summary_table(const tg_launch_summary *s)
@@ -138,7 +125,7 @@ static tg_table *summary_table(const tg_launch_summary *s)
 		"launches", "short_kernels", "runtime_outliers", "launch_delay_outliers",
 		"sum_cpu_duration(us)", "sum_gpu_duration(us)", "sum_launch_delay(us)",
 		"mean_launch_delay(us)", "median_launch_delay(us)", "max_launch_delay(us)", NULL};
-	tg_table *t = new_table("kernel_launch_summary", "Kernel launch statistics", cols);
+	tg_table *t = tg_table_new_cols("kernel_launch_summary", "Kernel launch statistics", cols);
 	if (!t || tg_table_add_row(t) < 0) {
 		tg_table_free(t);
 		return NULL;
@@ -167,7 +154,7 @@ static tg_table *rows_table(const struct launches *l, const tg_tree *tree)
 	size_t ne, ns;
 	const tg_event *ev = tg_trace_events(t, &ne);
 	const tg_step *steps = tg_tree_steps(tree, &ns);
-	tg_table *tab = new_table("kernel_launches", "Kernel launches", cols);
+	tg_table *tab = tg_table_new_cols("kernel_launches", "Kernel launches", cols);
 	if (!tab)
 		return NULL;
 	for (size_t i = 0; i < l->n; i++) {
@@ -219,7 +206,7 @@ static tg_table *queue_table(const struct launches *l)
 		"device", "stream", "queue_length_count", "queue_length_mean", "queue_length_std",
 		"queue_length_min", "queue_length_max", "time_weighted_mean", "time_at_max_queue(us)",
 		NULL};
-	tg_table *t = new_table("queue_length_summary", "Launch queue length per stream", cols);
+	tg_table *t = tg_table_new_cols("queue_length_summary", "Launch queue length per stream", cols);
 	struct qpoint *p = tg_malloc((2 * l->n + 1) * sizeof(*p));
 	if (!t || !p) {
 		free(p);
@@ -319,7 +306,7 @@ static tg_table *bandwidth_table(const tg_step_filter *f)
 	uint32_t bytes_key = tg_trace_key(t, "bytes");
 	struct memkind k[MAX_MEM_KINDS];
 	size_t nk = 0;
-	tg_table *tab = new_table("memory_bandwidth", "Memcpy and memset bandwidth", cols);
+	tg_table *tab = tg_table_new_cols("memory_bandwidth", "Memcpy and memset bandwidth", cols);
 	if (!tab)
 		return NULL;
 	for (size_t i = 0; i < ne; i++) {
@@ -473,7 +460,7 @@ static tg_table *sequences_table(const tg_step_filter *f)
 	size_t nd = 0, sp = 0, scap = 0, nc = 0, ccap = 0, ng = 0, nr = 0, blen = 0, bcap = 0;
 	size_t nroots;
 	const uint32_t *roots = tg_tree_roots(tree, &nroots);
-	tg_table *tab = new_table("frequent_kernel_sequences", "Kernel sequences launched by each op",
+	tg_table *tab = tg_table_new_cols("frequent_kernel_sequences", "Kernel sequences launched by each op",
 	                          cols);
 	names = tg_malloc((ne + 1) * sizeof(*names));
 	cum = tg_malloc((ne + 1) * sizeof(*cum));

@@ -30,6 +30,19 @@ tg_table *tg_table_new(const char *name, const char *title)
 	return t;
 }
 
+tg_table *tg_table_new_cols(const char *name, const char *title, const char *const *cols)
+{
+	tg_table *t = tg_table_new(name, title);
+	if (!t)
+		return NULL;
+	for (; *cols; cols++)
+		if (tg_table_add_column(t, *cols) < 0) {
+			tg_table_free(t);
+			return NULL;
+		}
+	return t;
+}
+
 int tg_table_add_column(tg_table *t, const char *name)
 {
 	if (t->nrows)

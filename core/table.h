@@ -32,6 +32,10 @@ typedef struct tg_table tg_table;
  * and JSON key; title a human heading. NULL when out of memory. */
 tg_table *tg_table_new(const char *name, const char *title);
 
+/* A table with the columns of the NULL-terminated list cols. NULL when out
+ * of memory. */
+tg_table *tg_table_new_cols(const char *name, const char *title, const char *const *cols);
+
 /* Appends a column; returns its index or -1 when out of memory. */
 int tg_table_add_column(tg_table *t, const char *name);
 

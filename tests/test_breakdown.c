@@ -10,39 +10,9 @@
 
 /* ---- table helpers ---- */
 
-static const tg_table *table(tg_table **t, size_t n, const char *name)
-{
-	for (size_t i = 0; i < n; i++)
-		if (!strcmp(tg_table_name(t[i]), name))
-			return t[i];
-	fail_msg("no table %s", name);
-	return NULL;
-}
-
-static const tg_cell *cell(const tg_table *t, size_t row, const char *col)
-{
-	int c = tg_table_find_column(t, col);
-	if (c < 0)
-		fail_msg("%s: no column %s", tg_table_name(t), col);
-	assert_true(row < tg_table_nrows(t));
-	return tg_table_cell(t, row, (size_t)c);
-}
-
-/* A number cell as a double; NAN when empty. */
-static double num(const tg_table *t, size_t row, const char *col)
-{
-	const tg_cell *c = cell(t, row, col);
-	if (c->type == TG_CELL_EMPTY)
-		return NAN;
-	if (c->type == TG_CELL_INT)
-		return (double)c->v.i;
-	assert_int_equal(c->type, TG_CELL_NUM);
-	return c->v.d;
-}
-
 static const char *str(const tg_table *t, size_t row, const char *col)
 {
-	const tg_cell *c = cell(t, row, col);
+	const tg_cell *c = tg_test_cell(t, row, col);
 	return c->type == TG_CELL_STR ? c->v.s : "";
 }
 
@@ -51,7 +21,7 @@ static const char *str(const tg_table *t, size_t row, const char *col)
 static size_t row_of(const tg_table *t, const char *col, const char *s, const char *col2, int64_t v2)
 {
 	for (size_t r = 0; r < tg_table_nrows(t); r++)
-		if (!strcmp(str(t, r, col), s) && (!col2 || (int64_t)num(t, r, col2) == v2))
+		if (!strcmp(str(t, r, col), s) && (!col2 || (int64_t)tg_test_num(t, r, col2) == v2))
 			return r;
 	fail_msg("%s: no row with %s = %s", tg_table_name(t), col, s);
 	return 0;
@@ -189,75 +159,75 @@ static void test_tables(void **state)
 	assert_int_equal(tg_breakdown_tables(&tabs, &n, f->tree, TG_STEP_ALL), 0);
 	assert_int_equal(n, 5);
 
-	const tg_table *t = table(tabs, n, "temporal_breakdown");
+	const tg_table *t = tg_test_table(tabs, n, "temporal_breakdown");
 	assert_int_equal(tg_table_nrows(t), 1);
-	assert_int_equal(num(t, 0, "rank"), 3);
-	NEAR(num(t, 0, "idle_time(us)"), 180.25, 1e-9);
-	NEAR(num(t, 0, "compute_time(us)"), 74.75, 1e-9);
-	NEAR(num(t, 0, "non_compute_time(us)"), 30, 1e-9);
-	NEAR(num(t, 0, "kernel_time(us)"), 285, 1e-9);
-	NEAR(num(t, 0, "idle_time_pctg"), 100 * 180.25 / 285, 1e-9);
-	NEAR(num(t, 0, "compute_time_pctg"), 100 * 74.75 / 285, 1e-9);
-	NEAR(num(t, 0, "non_compute_time_pctg"), 100 * 30 / 285.0, 1e-9);
+	assert_int_equal(tg_test_num(t, 0, "rank"), 3);
+	NEAR(tg_test_num(t, 0, "idle_time(us)"), 180.25, 1e-9);
+	NEAR(tg_test_num(t, 0, "compute_time(us)"), 74.75, 1e-9);
+	NEAR(tg_test_num(t, 0, "non_compute_time(us)"), 30, 1e-9);
+	NEAR(tg_test_num(t, 0, "kernel_time(us)"), 285, 1e-9);
+	NEAR(tg_test_num(t, 0, "idle_time_pctg"), 100 * 180.25 / 285, 1e-9);
+	NEAR(tg_test_num(t, 0, "compute_time_pctg"), 100 * 74.75 / 285, 1e-9);
+	NEAR(tg_test_num(t, 0, "non_compute_time_pctg"), 100 * 30 / 285.0, 1e-9);
 
-	t = table(tabs, n, "comm_comp_overlap");
-	NEAR(num(t, 0, "comm_time(us)"), 40, 1e-9);
-	NEAR(num(t, 0, "overlap_time(us)"), 10, 1e-9);
-	NEAR(num(t, 0, "comp_comm_overlap_pctg"), 25, 1e-9);
+	t = tg_test_table(tabs, n, "comm_comp_overlap");
+	NEAR(tg_test_num(t, 0, "comm_time(us)"), 40, 1e-9);
+	NEAR(tg_test_num(t, 0, "overlap_time(us)"), 10, 1e-9);
+	NEAR(tg_test_num(t, 0, "comp_comm_overlap_pctg"), 25, 1e-9);
 
 	/* COMP alone [20,40)+20+9.75+10+5 = 64.75; COMP+COMM [40,50) 10;
 	 * COMM alone [50,60)+[70,80) 20; COMM+MEM [60,70) 10; of 104.75 */
-	t = table(tabs, n, "kernel_type_breakdown");
+	t = tg_test_table(tabs, n, "kernel_type_breakdown");
 	assert_int_equal(tg_table_nrows(t), 4);
 	assert_string_equal(str(t, 0, "kernel_type"), "COMPUTATION");
-	NEAR(num(t, 0, "sum(us)"), 64.75, 1e-9);
-	NEAR(num(t, 0, "percentage"), 100 * 64.75 / 104.75, 1e-9);
+	NEAR(tg_test_num(t, 0, "sum(us)"), 64.75, 1e-9);
+	NEAR(tg_test_num(t, 0, "percentage"), 100 * 64.75 / 104.75, 1e-9);
 	assert_string_equal(str(t, 1, "kernel_type"), "COMMUNICATION");
-	NEAR(num(t, 1, "sum(us)"), 20, 1e-9);
+	NEAR(tg_test_num(t, 1, "sum(us)"), 20, 1e-9);
 	/* ties by time: the smaller set of types first */
 	assert_string_equal(str(t, 2, "kernel_type"), "COMPUTATION overlapping COMMUNICATION");
-	NEAR(num(t, 2, "sum(us)"), 10, 1e-9);
+	NEAR(tg_test_num(t, 2, "sum(us)"), 10, 1e-9);
 	assert_string_equal(str(t, 3, "kernel_type"), "COMMUNICATION overlapping MEMORY");
-	NEAR(num(t, 3, "percentage"), 100 * 10 / 104.75, 1e-9);
+	NEAR(tg_test_num(t, 3, "percentage"), 100 * 10 / 104.75, 1e-9);
 
 	/* stream 7: memcpy gap 10 launched before gemm ended -> kernel_wait;
 	 * gemm2 50.5, relu 9.75, gemm3 60 launched after the previous ended ->
 	 * host_wait 120.25; orphan gap 70 without a launch -> other */
-	t = table(tabs, n, "idle_time_breakdown");
+	t = tg_test_table(tabs, n, "idle_time_breakdown");
 	assert_int_equal(tg_table_nrows(t), 6);
 	size_t r = row_of(t, "idle_category", "host_wait", "stream", 7);
-	assert_int_equal(num(t, r, "device"), 0);
-	NEAR(num(t, r, "idle_time(us)"), 120.25, 1e-9);
-	assert_int_equal(num(t, r, "gaps"), 3);
-	NEAR(num(t, r, "idle_time_ratio"), 120.25 / 200.25, 1e-12);
+	assert_int_equal(tg_test_num(t, r, "device"), 0);
+	NEAR(tg_test_num(t, r, "idle_time(us)"), 120.25, 1e-9);
+	assert_int_equal(tg_test_num(t, r, "gaps"), 3);
+	NEAR(tg_test_num(t, r, "idle_time_ratio"), 120.25 / 200.25, 1e-12);
 	r = row_of(t, "idle_category", "kernel_wait", "stream", 7);
-	NEAR(num(t, r, "idle_time(us)"), 10, 1e-9);
-	assert_int_equal(num(t, r, "gaps"), 1);
+	NEAR(tg_test_num(t, r, "idle_time(us)"), 10, 1e-9);
+	assert_int_equal(tg_test_num(t, r, "gaps"), 1);
 	r = row_of(t, "idle_category", "other", "stream", 7);
-	NEAR(num(t, r, "idle_time(us)"), 70, 1e-9);
-	NEAR(num(t, r, "idle_time_ratio"), 70 / 200.25, 1e-12);
+	NEAR(tg_test_num(t, r, "idle_time(us)"), 70, 1e-9);
+	NEAR(tg_test_num(t, r, "idle_time_ratio"), 70 / 200.25, 1e-12);
 	/* stream 8 has one kernel: no gaps, no ratio */
 	r = row_of(t, "idle_category", "host_wait", "stream", 8);
-	assert_int_equal(num(t, r, "idle_time(us)"), 0);
-	assert_true(isnan(num(t, r, "idle_time_ratio")));
+	assert_int_equal(tg_test_num(t, r, "idle_time(us)"), 0);
+	assert_true(isnan(tg_test_num(t, r, "idle_time_ratio")));
 
 	/* every name its own row with its own statistics */
-	t = table(tabs, n, "kernel_duration_distribution");
+	t = tg_test_table(tabs, n, "kernel_duration_distribution");
 	assert_int_equal(tg_table_nrows(t), 5);
 	assert_string_equal(str(t, 0, "kernel_type"), "COMPUTATION");
 	assert_string_equal(str(t, 0, "name"), "gemm");
-	assert_int_equal(num(t, 0, "count"), 3);
-	NEAR(num(t, 0, "sum(us)"), 60, 1e-9);
-	NEAR(num(t, 0, "mean(us)"), 20, 1e-9);
-	NEAR(num(t, 0, "min(us)"), 10, 1e-9);
-	NEAR(num(t, 0, "max(us)"), 30, 1e-9);
-	NEAR(num(t, 0, "std(us)"), 10, 1e-9); /* sample std of 30, 20, 10 */
+	assert_int_equal(tg_test_num(t, 0, "count"), 3);
+	NEAR(tg_test_num(t, 0, "sum(us)"), 60, 1e-9);
+	NEAR(tg_test_num(t, 0, "mean(us)"), 20, 1e-9);
+	NEAR(tg_test_num(t, 0, "min(us)"), 10, 1e-9);
+	NEAR(tg_test_num(t, 0, "max(us)"), 30, 1e-9);
+	NEAR(tg_test_num(t, 0, "std(us)"), 10, 1e-9); /* sample std of 30, 20, 10 */
 	assert_string_equal(str(t, 1, "name"), "relu");
-	assert_int_equal(num(t, 1, "std(us)"), 0);
+	assert_int_equal(tg_test_num(t, 1, "std(us)"), 0);
 	assert_string_equal(str(t, 2, "name"), "orphan_k");
 	assert_string_equal(str(t, 3, "kernel_type"), "COMMUNICATION");
 	assert_string_equal(str(t, 4, "kernel_type"), "MEMORY");
-	NEAR(num(t, 4, "sum(us)"), 10, 1e-9);
+	NEAR(tg_test_num(t, 4, "sum(us)"), 10, 1e-9);
 	free_tables(tabs, n);
 }
 
@@ -276,12 +246,12 @@ static void test_empty(void **state)
 	tg_table **tabs;
 	size_t n;
 	assert_int_equal(tg_breakdown_tables(&tabs, &n, tree, TG_STEP_HTA), 0);
-	const tg_table *tt = table(tabs, n, "temporal_breakdown");
-	assert_true(isnan(num(tt, 0, "rank")));
-	assert_true(isnan(num(tt, 0, "idle_time_pctg")));
-	assert_true(isnan(num(table(tabs, n, "comm_comp_overlap"), 0, "comp_comm_overlap_pctg")));
-	assert_int_equal(tg_table_nrows(table(tabs, n, "idle_time_breakdown")), 0);
-	assert_int_equal(tg_table_nrows(table(tabs, n, "kernel_type_breakdown")), 0);
+	const tg_table *tt = tg_test_table(tabs, n, "temporal_breakdown");
+	assert_true(isnan(tg_test_num(tt, 0, "rank")));
+	assert_true(isnan(tg_test_num(tt, 0, "idle_time_pctg")));
+	assert_true(isnan(tg_test_num(tg_test_table(tabs, n, "comm_comp_overlap"), 0, "comp_comm_overlap_pctg")));
+	assert_int_equal(tg_table_nrows(tg_test_table(tabs, n, "idle_time_breakdown")), 0);
+	assert_int_equal(tg_table_nrows(tg_test_table(tabs, n, "kernel_type_breakdown")), 0);
 	free_tables(tabs, n);
 	tg_tree_free(tree);
 	tg_trace_free(t);
@@ -348,16 +318,16 @@ static void test_golden_temporal(void **state)
 		tg_table **tabs;
 		size_t n;
 		assert_int_equal(tg_breakdown_tables(&tabs, &n, tree, TG_STEP_HTA_ROUNDED), 0);
-		const tg_table *tt = table(tabs, n, "temporal_breakdown");
+		const tg_table *tt = tg_test_table(tabs, n, "temporal_breakdown");
 		print_message("%s\n", g->trace);
-		assert_true(num(tt, 0, "idle_time(us)") == g->idle);
-		assert_true(num(tt, 0, "compute_time(us)") == g->compute);
-		assert_true(num(tt, 0, "non_compute_time(us)") == g->non_compute);
-		assert_true(num(tt, 0, "kernel_time(us)") == g->kernel_time);
-		ROUNDS_TO(num(tt, 0, "idle_time_pctg"), g->idle_pct);
-		ROUNDS_TO(num(tt, 0, "compute_time_pctg"), g->compute_pct);
-		ROUNDS_TO(num(tt, 0, "non_compute_time_pctg"), g->non_compute_pct);
-		double ov = num(table(tabs, n, "comm_comp_overlap"), 0, "comp_comm_overlap_pctg");
+		assert_true(tg_test_num(tt, 0, "idle_time(us)") == g->idle);
+		assert_true(tg_test_num(tt, 0, "compute_time(us)") == g->compute);
+		assert_true(tg_test_num(tt, 0, "non_compute_time(us)") == g->non_compute);
+		assert_true(tg_test_num(tt, 0, "kernel_time(us)") == g->kernel_time);
+		ROUNDS_TO(tg_test_num(tt, 0, "idle_time_pctg"), g->idle_pct);
+		ROUNDS_TO(tg_test_num(tt, 0, "compute_time_pctg"), g->compute_pct);
+		ROUNDS_TO(tg_test_num(tt, 0, "non_compute_time_pctg"), g->non_compute_pct);
+		double ov = tg_test_num(tg_test_table(tabs, n, "comm_comp_overlap"), 0, "comp_comm_overlap_pctg");
 		if (isnan(g->overlap_pct))
 			assert_true(isnan(ov));
 		else
@@ -466,13 +436,13 @@ static void test_golden_idle(void **state)
 			assert_int_equal(tg_breakdown_tables(&tabs, &n, tree, TG_STEP_HTA_ROUNDED), 0);
 			loaded = g->trace;
 		}
-		const tg_table *it = table(tabs, n, "idle_time_breakdown");
+		const tg_table *it = tg_test_table(tabs, n, "idle_time_breakdown");
 		print_message("%s stream %lld\n", g->trace, (long long)g->stream);
-		assert_true(num(it, row_of(it, "idle_category", "host_wait", "stream", g->stream),
+		assert_true(tg_test_num(it, row_of(it, "idle_category", "host_wait", "stream", g->stream),
 		                "idle_time(us)") == g->host);
-		assert_true(num(it, row_of(it, "idle_category", "kernel_wait", "stream", g->stream),
+		assert_true(tg_test_num(it, row_of(it, "idle_category", "kernel_wait", "stream", g->stream),
 		                "idle_time(us)") == g->kernel);
-		assert_true(num(it, row_of(it, "idle_category", "other", "stream", g->stream),
+		assert_true(tg_test_num(it, row_of(it, "idle_category", "other", "stream", g->stream),
 		                "idle_time(us)") == g->other);
 	}
 	free_tables(tabs, n);
@@ -492,13 +462,13 @@ static void check_types(const char *trace, const struct golden_type *g, size_t n
 	tg_table **tabs;
 	size_t n;
 	assert_int_equal(tg_breakdown_tables(&tabs, &n, tree, TG_STEP_HTA_ROUNDED), 0);
-	const tg_table *kt = table(tabs, n, "kernel_type_breakdown");
+	const tg_table *kt = tg_test_table(tabs, n, "kernel_type_breakdown");
 	print_message("%s\n", trace);
 	assert_int_equal(tg_table_nrows(kt), ng);
 	for (size_t i = 0; i < ng; i++) {
 		assert_string_equal(str(kt, i, "kernel_type"), g[i].label);
-		assert_true(num(kt, i, "sum(us)") == g[i].sum);
-		NEAR(num(kt, i, "percentage"), g[i].pct, 0.05 + 1e-9); /* HTA: 1 decimal */
+		assert_true(tg_test_num(kt, i, "sum(us)") == g[i].sum);
+		NEAR(tg_test_num(kt, i, "percentage"), g[i].pct, 0.05 + 1e-9); /* HTA: 1 decimal */
 	}
 	free_tables(tabs, n);
 	tg_tree_free(tree);
@@ -566,25 +536,25 @@ static void test_golden_distribution(void **state)
 	tg_table **tabs;
 	size_t n;
 	assert_int_equal(tg_breakdown_tables(&tabs, &n, tree, TG_STEP_HTA_ROUNDED), 0);
-	const tg_table *d = table(tabs, n, "kernel_duration_distribution");
+	const tg_table *d = tg_test_table(tabs, n, "kernel_duration_distribution");
 	size_t r = row_of(d, "kernel_type", "COMMUNICATION", NULL, 0);
 	assert_string_equal(str(d, r, "name"),
 	                    "ncclKernel_AllReduce_RING_LL_Sum_float(ncclDevComm*, unsigned long, ncclWork*)");
-	assert_int_equal(num(d, r, "count"), 10);
-	assert_true(num(d, r, "sum(us)") == 24204);
-	NEAR(num(d, r, "mean(us)"), 2420.4, 1e-9);
-	assert_true(num(d, r, "max(us)") == 3306);
-	assert_true(num(d, r, "min(us)") == 1689);
+	assert_int_equal(tg_test_num(d, r, "count"), 10);
+	assert_true(tg_test_num(d, r, "sum(us)") == 24204);
+	NEAR(tg_test_num(d, r, "mean(us)"), 2420.4, 1e-9);
+	assert_true(tg_test_num(d, r, "max(us)") == 3306);
+	assert_true(tg_test_num(d, r, "min(us)") == 1689);
 	/* HTA's row for nchwToNhwcKernel says sum = mean = max = min = 8063
 	 * (its "others" bug); ours keeps the per-call statistics */
 	r = row_of(d, "name", "void cudnn::ops::nchwToNhwcKernel<float, float, float, false, true, "
 	                      "(cudnnKernelDataType_t)2>(cudnn::ops::nchw2nhwc_params_t<float>, float "
 	                      "const*, float*)",
 	           NULL, 0);
-	assert_true(num(d, r, "sum(us)") == 8063);
-	assert_int_equal(num(d, r, "count"), 316);
-	assert_true(num(d, r, "min(us)") == 2);
-	assert_true(num(d, r, "max(us)") == 153);
+	assert_true(tg_test_num(d, r, "sum(us)") == 8063);
+	assert_int_equal(tg_test_num(d, r, "count"), 316);
+	assert_true(tg_test_num(d, r, "min(us)") == 2);
+	assert_true(tg_test_num(d, r, "max(us)") == 153);
 	free_tables(tabs, n);
 	tg_tree_free(tree);
 	tg_trace_free(t);
@@ -609,18 +579,18 @@ static void test_golden_mtia(void **state)
 	tg_table **tabs;
 	size_t n;
 	assert_int_equal(tg_breakdown_tables(&tabs, &n, tree, TG_STEP_HTA_ROUNDED), 0);
-	assert_true(num(table(tabs, n, "temporal_breakdown"), 0, "compute_time(us)") == 7305597);
-	const tg_table *kt = table(tabs, n, "kernel_type_breakdown");
+	assert_true(tg_test_num(tg_test_table(tabs, n, "temporal_breakdown"), 0, "compute_time(us)") == 7305597);
+	const tg_table *kt = tg_test_table(tabs, n, "kernel_type_breakdown");
 	assert_string_equal(str(kt, 0, "kernel_type"), "COMPUTATION");
 	assert_string_equal(str(kt, 2, "kernel_type"), "COMPUTATION overlapping MEMORY");
-	assert_true(num(kt, 0, "sum(us)") + num(kt, 2, "sum(us)") == 7305597);
-	assert_true(num(kt, 2, "sum(us)") == 1019);
-	const tg_table *it = table(tabs, n, "idle_time_breakdown");
+	assert_true(tg_test_num(kt, 0, "sum(us)") + tg_test_num(kt, 2, "sum(us)") == 7305597);
+	assert_true(tg_test_num(kt, 2, "sum(us)") == 1019);
+	const tg_table *it = tg_test_table(tabs, n, "idle_time_breakdown");
 	assert_int_equal(tg_table_nrows(it), 9);
 	row_of(it, "idle_category", "other", "stream", 801);
 	size_t r = row_of(it, "idle_category", "host_wait", "stream", 1);
-	assert_true(num(it, r, "idle_time(us)") == 417937);
-	ROUNDS_TO(num(it, r, "idle_time_ratio"), 0.07);
+	assert_true(tg_test_num(it, r, "idle_time(us)") == 417937);
+	ROUNDS_TO(tg_test_num(it, r, "idle_time_ratio"), 0.07);
 	row_of(it, "idle_category", "host_wait", "stream", 102);
 	free_tables(tabs, n);
 	tg_tree_free(tree);

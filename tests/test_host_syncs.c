@@ -7,30 +7,10 @@
 
 #include <math.h>
 
-static const tg_cell *cell(const tg_table *t, size_t row, const char *col)
-{
-	int c = tg_table_find_column(t, col);
-	if (c < 0)
-		fail_msg("%s: no column %s", tg_table_name(t), col);
-	assert_true(row < tg_table_nrows(t));
-	return tg_table_cell(t, row, (size_t)c);
-}
-
-static double num(const tg_table *t, size_t row, const char *col)
-{
-	const tg_cell *c = cell(t, row, col);
-	if (c->type == TG_CELL_EMPTY)
-		return NAN;
-	if (c->type == TG_CELL_INT)
-		return (double)c->v.i;
-	assert_int_equal(c->type, TG_CELL_NUM);
-	return c->v.d;
-}
-
 /* A string cell; "" when empty. */
 static const char *str(const tg_table *t, size_t row, const char *col)
 {
-	const tg_cell *c = cell(t, row, col);
+	const tg_cell *c = tg_test_cell(t, row, col);
 	return c->type == TG_CELL_STR ? c->v.s : "";
 }
 
@@ -134,24 +114,24 @@ static void test_groups(void **state)
 	assert_string_equal(str(h, 0, "sync"), "cudaStreamSynchronize");
 	assert_string_equal(str(h, 0, "op"), "aten::_local_scalar_dense");
 	assert_string_equal(str(h, 0, "python_frame"), "train.py(20): step");
-	assert_int_equal(num(h, 0, "count"), 2);
-	NEAR(num(h, 0, "total_time(us)"), 29, 1e-9);
-	NEAR(num(h, 0, "max_time(us)"), 17, 1e-9);
-	NEAR(num(h, 0, "mean_time(us)"), 14.5, 1e-9);
+	assert_int_equal(tg_test_num(h, 0, "count"), 2);
+	NEAR(tg_test_num(h, 0, "total_time(us)"), 29, 1e-9);
+	NEAR(tg_test_num(h, 0, "max_time(us)"), 17, 1e-9);
+	NEAR(tg_test_num(h, 0, "mean_time(us)"), 14.5, 1e-9);
 	/* torch.cuda.synchronize(): no cpu_op */
 	assert_string_equal(str(h, 1, "sync"), "cudaDeviceSynchronize");
-	assert_int_equal(cell(h, 1, "op")->type, TG_CELL_EMPTY);
+	assert_int_equal(tg_test_cell(h, 1, "op")->type, TG_CELL_EMPTY);
 	assert_string_equal(str(h, 1, "python_frame"), "torch/cuda/__init__.py(975): synchronize");
-	NEAR(num(h, 1, "total_time(us)"), 16, 1e-9);
+	NEAR(tg_test_num(h, 1, "total_time(us)"), 16, 1e-9);
 	assert_string_equal(str(h, 2, "sync"), "cudaMemcpy");
-	assert_int_equal(cell(h, 2, "python_frame")->type, TG_CELL_EMPTY);
-	NEAR(num(h, 2, "total_time(us)"), 5, 1e-9);
+	assert_int_equal(tg_test_cell(h, 2, "python_frame")->type, TG_CELL_EMPTY);
+	NEAR(tg_test_num(h, 2, "total_time(us)"), 5, 1e-9);
 	assert_string_equal(str(h, 3, "sync"), "hipMemcpyWithStream");
 	assert_string_equal(str(h, 3, "op"), "aten::copy_");
-	NEAR(num(h, 3, "total_time(us)"), 4, 1e-9);
+	NEAR(tg_test_num(h, 3, "total_time(us)"), 4, 1e-9);
 	/* a cuda_sync event without its runtime call */
 	assert_string_equal(str(h, 4, "sync"), "Event Sync");
-	NEAR(num(h, 4, "total_time(us)"), 3, 1e-9);
+	NEAR(tg_test_num(h, 4, "total_time(us)"), 3, 1e-9);
 	free_tables(tabs, n);
 
 	tg_host_sync_summary s;
@@ -203,12 +183,12 @@ static void test_real_traces(void **state)
 	const tg_table *h = tabs[0];
 	assert_int_equal(tg_table_nrows(h), 2);
 	assert_string_equal(str(h, 0, "sync"), "cudaDeviceSynchronize");
-	NEAR(num(h, 0, "total_time(us)"), 16194, 1e-9);
+	NEAR(tg_test_num(h, 0, "total_time(us)"), 16194, 1e-9);
 	assert_string_equal(str(h, 1, "sync"), "cudaStreamSynchronize");
 	assert_string_equal(str(h, 1, "op"), "aten::copy_");
-	assert_int_equal(num(h, 1, "count"), 12);
-	NEAR(num(h, 1, "total_time(us)"), 551, 1e-9);
-	NEAR(num(h, 1, "max_time(us)"), 86, 1e-9);
+	assert_int_equal(tg_test_num(h, 1, "count"), 12);
+	NEAR(tg_test_num(h, 1, "total_time(us)"), 551, 1e-9);
+	NEAR(tg_test_num(h, 1, "max_time(us)"), 86, 1e-9);
 	free_tables(tabs, n);
 	tg_tree_free(tree);
 	tg_trace_free(t);
@@ -219,14 +199,14 @@ static void test_real_traces(void **state)
 	h = tabs[0];
 	assert_int_equal(tg_table_nrows(h), 2);
 	assert_string_equal(str(h, 0, "sync"), "cudaDeviceSynchronize");
-	assert_int_equal(num(h, 0, "count"), 2);
-	NEAR(num(h, 0, "total_time(us)"), 16269.809, 1e-9);
-	NEAR(num(h, 0, "max_time(us)"), 14102.53, 1e-9);
+	assert_int_equal(tg_test_num(h, 0, "count"), 2);
+	NEAR(tg_test_num(h, 0, "total_time(us)"), 16269.809, 1e-9);
+	NEAR(tg_test_num(h, 0, "max_time(us)"), 14102.53, 1e-9);
 	assert_string_equal(str(h, 1, "sync"), "cudaStreamSynchronize");
 	assert_string_equal(str(h, 1, "op"), "aten::_local_scalar_dense");
 	assert_string_equal(str(h, 1, "python_frame"),
 	                    "transformers/modeling_attn_mask_utils.py(243): _ignore_causal_mask_sdpa");
-	NEAR(num(h, 1, "total_time(us)"), 7.69, 1e-9);
+	NEAR(tg_test_num(h, 1, "total_time(us)"), 7.69, 1e-9);
 	free_tables(tabs, n);
 	tg_tree_free(tree);
 	tg_trace_free(t);

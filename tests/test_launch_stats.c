@@ -9,38 +9,9 @@
 
 #include <math.h>
 
-static const tg_table *table(tg_table **t, size_t n, const char *name)
-{
-	for (size_t i = 0; i < n; i++)
-		if (!strcmp(tg_table_name(t[i]), name))
-			return t[i];
-	fail_msg("no table %s", name);
-	return NULL;
-}
-
-static const tg_cell *cell(const tg_table *t, size_t row, const char *col)
-{
-	int c = tg_table_find_column(t, col);
-	if (c < 0)
-		fail_msg("%s: no column %s", tg_table_name(t), col);
-	assert_true(row < tg_table_nrows(t));
-	return tg_table_cell(t, row, (size_t)c);
-}
-
-static double num(const tg_table *t, size_t row, const char *col)
-{
-	const tg_cell *c = cell(t, row, col);
-	if (c->type == TG_CELL_EMPTY)
-		return NAN;
-	if (c->type == TG_CELL_INT)
-		return (double)c->v.i;
-	assert_int_equal(c->type, TG_CELL_NUM);
-	return c->v.d;
-}
-
 static const char *str(const tg_table *t, size_t row, const char *col)
 {
-	const tg_cell *c = cell(t, row, col);
+	const tg_cell *c = tg_test_cell(t, row, col);
 	return c->type == TG_CELL_STR ? c->v.s : "";
 }
 
@@ -48,7 +19,7 @@ static const char *str(const tg_table *t, size_t row, const char *col)
 static size_t row_int(const tg_table *t, const char *col, int64_t v)
 {
 	for (size_t r = 0; r < tg_table_nrows(t); r++)
-		if (num(t, r, col) == (double)v)
+		if (tg_test_num(t, r, col) == (double)v)
 			return r;
 	fail_msg("%s: no row with %s = %lld", tg_table_name(t), col, (long long)v);
 	return 0;
@@ -154,45 +125,45 @@ static void test_summary(void **state)
 	assert_true(s.median_delay_ns == 7000.0);
 	assert_int_equal(s.max_delay_ns, 159000);
 
-	const tg_table *t = table(f->tabs, f->n, "kernel_launch_summary");
-	assert_int_equal(num(t, 0, "launches"), 12);
-	assert_int_equal(num(t, 0, "short_kernels"), 6);
-	assert_int_equal(num(t, 0, "runtime_outliers"), 1);
-	assert_int_equal(num(t, 0, "launch_delay_outliers"), 1);
-	NEAR(num(t, 0, "sum_cpu_duration(us)"), 105, 1e-9);
-	NEAR(num(t, 0, "sum_gpu_duration(us)"), 36, 1e-9);
-	NEAR(num(t, 0, "sum_launch_delay(us)"), 247, 1e-9);
-	NEAR(num(t, 0, "mean_launch_delay(us)"), 247 / 12.0, 1e-9);
-	NEAR(num(t, 0, "median_launch_delay(us)"), 7, 1e-9);
-	NEAR(num(t, 0, "max_launch_delay(us)"), 159, 1e-9);
+	const tg_table *t = tg_test_table(f->tabs, f->n, "kernel_launch_summary");
+	assert_int_equal(tg_test_num(t, 0, "launches"), 12);
+	assert_int_equal(tg_test_num(t, 0, "short_kernels"), 6);
+	assert_int_equal(tg_test_num(t, 0, "runtime_outliers"), 1);
+	assert_int_equal(tg_test_num(t, 0, "launch_delay_outliers"), 1);
+	NEAR(tg_test_num(t, 0, "sum_cpu_duration(us)"), 105, 1e-9);
+	NEAR(tg_test_num(t, 0, "sum_gpu_duration(us)"), 36, 1e-9);
+	NEAR(tg_test_num(t, 0, "sum_launch_delay(us)"), 247, 1e-9);
+	NEAR(tg_test_num(t, 0, "mean_launch_delay(us)"), 247 / 12.0, 1e-9);
+	NEAR(tg_test_num(t, 0, "median_launch_delay(us)"), 7, 1e-9);
+	NEAR(tg_test_num(t, 0, "max_launch_delay(us)"), 159, 1e-9);
 }
 
 static void test_rows(void **state)
 {
 	struct fx *f = *state;
-	const tg_table *t = table(f->tabs, f->n, "kernel_launches");
+	const tg_table *t = tg_test_table(f->tabs, f->n, "kernel_launches");
 	assert_int_equal(tg_table_nrows(t), 12);
 	/* by launch start */
 	assert_string_equal(str(t, 0, "launch"), "cudaLaunchKernel");
 	assert_string_equal(str(t, 0, "kernel"), "gemm");
-	assert_int_equal(num(t, 0, "correlation"), 1);
-	assert_int_equal(num(t, 0, "device"), 0);
-	assert_int_equal(num(t, 0, "stream"), 7);
-	assert_true(isnan(num(t, 0, "step")));
-	NEAR(num(t, 0, "cpu_duration(us)"), 4, 1e-9);
-	NEAR(num(t, 0, "gpu_duration(us)"), 5, 1e-9);
-	NEAR(num(t, 0, "launch_delay(us)"), 5, 1e-9);
+	assert_int_equal(tg_test_num(t, 0, "correlation"), 1);
+	assert_int_equal(tg_test_num(t, 0, "device"), 0);
+	assert_int_equal(tg_test_num(t, 0, "stream"), 7);
+	assert_true(isnan(tg_test_num(t, 0, "step")));
+	NEAR(tg_test_num(t, 0, "cpu_duration(us)"), 4, 1e-9);
+	NEAR(tg_test_num(t, 0, "gpu_duration(us)"), 5, 1e-9);
+	NEAR(tg_test_num(t, 0, "launch_delay(us)"), 5, 1e-9);
 	size_t r = row_int(t, "correlation", 5);
-	NEAR(num(t, r, "cpu_duration(us)"), 60, 1e-9);
-	NEAR(num(t, r, "launch_delay(us)"), 159, 1e-9);
+	NEAR(tg_test_num(t, r, "cpu_duration(us)"), 60, 1e-9);
+	NEAR(tg_test_num(t, r, "launch_delay(us)"), 159, 1e-9);
 	/* a graph launch: one row per kernel, same launch */
 	r = row_int(t, "correlation", 6);
 	assert_string_equal(str(t, r, "launch"), "cudaGraphLaunch");
 	assert_string_equal(str(t, r, "kernel"), "graph_a");
 	assert_string_equal(str(t, r + 1, "kernel"), "graph_b");
-	assert_int_equal(num(t, r + 1, "stream"), 8);
-	NEAR(num(t, r + 1, "cpu_duration(us)"), 10, 1e-9);
-	NEAR(num(t, r + 1, "launch_delay(us)"), 8, 1e-9);
+	assert_int_equal(tg_test_num(t, r + 1, "stream"), 8);
+	NEAR(tg_test_num(t, r + 1, "cpu_duration(us)"), 10, 1e-9);
+	NEAR(tg_test_num(t, r + 1, "launch_delay(us)"), 8, 1e-9);
 	/* driver launches count (HTA lists only cudaLaunchKernel(ExC) and the
 	 * async memcpy/memset) */
 	r = row_int(t, "correlation", 7);
@@ -206,71 +177,71 @@ static void test_rows(void **state)
 static void test_queue(void **state)
 {
 	struct fx *f = *state;
-	const tg_table *t = table(f->tabs, f->n, "queue_length_summary");
+	const tg_table *t = tg_test_table(f->tabs, f->n, "queue_length_summary");
 	assert_int_equal(tg_table_nrows(t), 2);
 	/* stream 7, +1 at launches, -1 at kernel starts:
 	 * t  1 6 10 16 41 46 50 56 81 230 234 240 242 243 244 250 255 260 262 300
 	 * q  1 2  1  0  1  2  1  0  1   2   1   2   3   4   5   4   3   2   1   0
 	 * sum 36 over 20 points; area 319 over 299 us */
 	size_t r = row_int(t, "stream", 7);
-	assert_int_equal(num(t, r, "device"), 0);
-	assert_int_equal(num(t, r, "queue_length_count"), 20);
-	NEAR(num(t, r, "queue_length_mean"), 1.8, 1e-12);
-	NEAR(num(t, r, "queue_length_std"), 1.399247918291146, 1e-12);
-	assert_int_equal(num(t, r, "queue_length_min"), 0);
-	assert_int_equal(num(t, r, "queue_length_max"), 5);
-	NEAR(num(t, r, "time_weighted_mean"), 319.0 / 299.0, 1e-12);
-	assert_int_equal(num(t, r, "time_at_max_queue(us)"), 0);
+	assert_int_equal(tg_test_num(t, r, "device"), 0);
+	assert_int_equal(tg_test_num(t, r, "queue_length_count"), 20);
+	NEAR(tg_test_num(t, r, "queue_length_mean"), 1.8, 1e-12);
+	NEAR(tg_test_num(t, r, "queue_length_std"), 1.399247918291146, 1e-12);
+	assert_int_equal(tg_test_num(t, r, "queue_length_min"), 0);
+	assert_int_equal(tg_test_num(t, r, "queue_length_max"), 5);
+	NEAR(tg_test_num(t, r, "time_weighted_mean"), 319.0 / 299.0, 1e-12);
+	assert_int_equal(tg_test_num(t, r, "time_at_max_queue(us)"), 0);
 	/* stream 8: both graph kernels queued at 200: 1 2 1 0 at 200 200 215 218;
 	 * area 0*1 + 15*2 + 3*1 = 33 over 18 */
 	r = row_int(t, "stream", 8);
-	assert_int_equal(num(t, r, "queue_length_count"), 4);
-	NEAR(num(t, r, "queue_length_mean"), 1, 1e-12);
-	NEAR(num(t, r, "queue_length_std"), 0.816496580927726, 1e-12);
-	assert_int_equal(num(t, r, "queue_length_max"), 2);
-	NEAR(num(t, r, "time_weighted_mean"), 33.0 / 18.0, 1e-12);
+	assert_int_equal(tg_test_num(t, r, "queue_length_count"), 4);
+	NEAR(tg_test_num(t, r, "queue_length_mean"), 1, 1e-12);
+	NEAR(tg_test_num(t, r, "queue_length_std"), 0.816496580927726, 1e-12);
+	assert_int_equal(tg_test_num(t, r, "queue_length_max"), 2);
+	NEAR(tg_test_num(t, r, "time_weighted_mean"), 33.0 / 18.0, 1e-12);
 }
 
 static void test_bandwidth(void **state)
 {
 	struct fx *f = *state;
-	const tg_table *t = table(f->tabs, f->n, "memory_bandwidth");
+	const tg_table *t = tg_test_table(f->tabs, f->n, "memory_bandwidth");
 	assert_int_equal(tg_table_nrows(t), 3);
 	/* by name: DtoH, HtoD, Memset */
 	assert_string_equal(str(t, 0, "memory_kind"), "Memcpy DtoH");
-	assert_int_equal(num(t, 0, "count"), 1);
-	assert_int_equal(num(t, 0, "bytes"), 8000);
-	NEAR(num(t, 0, "time(us)"), 2, 1e-9);
-	NEAR(num(t, 0, "achieved_gbps"), 4, 1e-12); /* 8000 B / 2000 ns */
+	assert_int_equal(tg_test_num(t, 0, "count"), 1);
+	assert_int_equal(tg_test_num(t, 0, "bytes"), 8000);
+	NEAR(tg_test_num(t, 0, "time(us)"), 2, 1e-9);
+	NEAR(tg_test_num(t, 0, "achieved_gbps"), 4, 1e-12); /* 8000 B / 2000 ns */
 	assert_string_equal(str(t, 1, "memory_kind"), "Memcpy HtoD");
-	assert_int_equal(num(t, 1, "count"), 2);
-	assert_int_equal(num(t, 1, "bytes"), 10000);
-	NEAR(num(t, 1, "time(us)"), 6, 1e-9);
-	NEAR(num(t, 1, "achieved_gbps"), 10000.0 / 6000.0, 1e-12);
-	NEAR(num(t, 1, "max_gbps"), 3, 1e-12); /* 6000 B in 2 us */
+	assert_int_equal(tg_test_num(t, 1, "count"), 2);
+	assert_int_equal(tg_test_num(t, 1, "bytes"), 10000);
+	NEAR(tg_test_num(t, 1, "time(us)"), 6, 1e-9);
+	NEAR(tg_test_num(t, 1, "achieved_gbps"), 10000.0 / 6000.0, 1e-12);
+	NEAR(tg_test_num(t, 1, "max_gbps"), 3, 1e-12); /* 6000 B in 2 us */
 	assert_string_equal(str(t, 2, "memory_kind"), "Memset");
-	NEAR(num(t, 2, "achieved_gbps"), 3, 1e-12);
+	NEAR(tg_test_num(t, 2, "achieved_gbps"), 3, 1e-12);
 }
 
 static void test_sequences(void **state)
 {
 	struct fx *f = *state;
-	const tg_table *t = table(f->tabs, f->n, "frequent_kernel_sequences");
+	const tg_table *t = tg_test_table(f->tabs, f->n, "frequent_kernel_sequences");
 	assert_int_equal(tg_table_nrows(t), 2);
 	/* aten::linear: [gemm, bias] twice, [gemm] once */
 	assert_string_equal(str(t, 0, "op"), "aten::linear");
-	assert_int_equal(num(t, 0, "rank"), 1);
-	assert_int_equal(num(t, 0, "count"), 2);
-	assert_int_equal(num(t, 0, "calls"), 3);
-	assert_int_equal(num(t, 0, "num_kernels"), 2);
-	NEAR(num(t, 0, "gpu_time(us)"), 14, 1e-9);
-	NEAR(num(t, 0, "gpu_time_mean(us)"), 7, 1e-9);
-	NEAR(num(t, 0, "cpu_time(us)"), 60, 1e-9);
+	assert_int_equal(tg_test_num(t, 0, "rank"), 1);
+	assert_int_equal(tg_test_num(t, 0, "count"), 2);
+	assert_int_equal(tg_test_num(t, 0, "calls"), 3);
+	assert_int_equal(tg_test_num(t, 0, "num_kernels"), 2);
+	NEAR(tg_test_num(t, 0, "gpu_time(us)"), 14, 1e-9);
+	NEAR(tg_test_num(t, 0, "gpu_time_mean(us)"), 7, 1e-9);
+	NEAR(tg_test_num(t, 0, "cpu_time(us)"), 60, 1e-9);
 	assert_string_equal(str(t, 0, "kernels"), "gemm | bias");
-	assert_int_equal(num(t, 1, "rank"), 2);
-	assert_int_equal(num(t, 1, "count"), 1);
-	NEAR(num(t, 1, "gpu_time(us)"), 5, 1e-9);
-	NEAR(num(t, 1, "cpu_time(us)"), 100, 1e-9);
+	assert_int_equal(tg_test_num(t, 1, "rank"), 2);
+	assert_int_equal(tg_test_num(t, 1, "count"), 1);
+	NEAR(tg_test_num(t, 1, "gpu_time(us)"), 5, 1e-9);
+	NEAR(tg_test_num(t, 1, "cpu_time(us)"), 100, 1e-9);
 	assert_string_equal(str(t, 1, "kernels"), "gemm");
 }
 
@@ -378,8 +349,8 @@ static void test_golden_launch_subset(void **state)
 		size_t n;
 		assert_int_equal(tg_launch_stats_tables(&tabs, &n, tree, TG_STEP_HTA_ROUNDED), 0);
 		print_message("%s\n", gs->g.trace);
-		assert_int_equal(num(table(tabs, n, "kernel_launch_summary"), 0, "launches"), gs->ours);
-		const tg_table *rows = table(tabs, n, "kernel_launches");
+		assert_int_equal(tg_test_num(tg_test_table(tabs, n, "kernel_launch_summary"), 0, "launches"), gs->ours);
+		const tg_table *rows = tg_test_table(tabs, n, "kernel_launches");
 		uint64_t cnt = 0, short_k = 0, rt_out = 0, delay_out = 0, graph = 0;
 		double cpu = 0, gpu = 0, delay = 0;
 		for (size_t r = 0; r < tg_table_nrows(rows); r++) {
@@ -389,8 +360,8 @@ static void test_golden_launch_subset(void **state)
 			if (strcmp(l, "cudaLaunchKernel") && strcmp(l, "cudaLaunchKernelExC") &&
 			    strcmp(l, "cudaMemcpyAsync") && strcmp(l, "cudaMemsetAsync"))
 				continue;
-			double c = num(rows, r, "cpu_duration(us)"), g = num(rows, r, "gpu_duration(us)"),
-			       d = num(rows, r, "launch_delay(us)");
+			double c = tg_test_num(rows, r, "cpu_duration(us)"), g = tg_test_num(rows, r, "gpu_duration(us)"),
+			       d = tg_test_num(rows, r, "launch_delay(us)");
 			cnt++;
 			short_k += c <= 50 && g < c;
 			rt_out += c > 50;
@@ -469,16 +440,16 @@ static void test_golden_queue(void **state)
 			assert_int_equal(tg_launch_stats_tables(&tabs, &n, tree, TG_STEP_HTA_ROUNDED), 0);
 			loaded = g->trace;
 		}
-		const tg_table *q = table(tabs, n, "queue_length_summary");
+		const tg_table *q = tg_test_table(tabs, n, "queue_length_summary");
 		size_t r = row_int(q, "stream", g->stream);
 		print_message("%s stream %lld: mean %.4f std %.4f\n", g->trace, (long long)g->stream,
-		              num(q, r, "queue_length_mean"), num(q, r, "queue_length_std"));
-		assert_int_equal(num(q, r, "queue_length_count"), g->count);
-		assert_int_equal(num(q, r, "queue_length_max"), g->max);
-		assert_int_equal(num(q, r, "queue_length_min"), 0);
-		NEAR(num(q, r, "queue_length_mean"), g->mean, 0.02 * g->mean);
-		NEAR(num(q, r, "queue_length_std"), g->std, 0.02 * g->std);
-		assert_int_equal(num(q, r, "time_at_max_queue(us)"), 0); /* never 1024 deep */
+		              tg_test_num(q, r, "queue_length_mean"), tg_test_num(q, r, "queue_length_std"));
+		assert_int_equal(tg_test_num(q, r, "queue_length_count"), g->count);
+		assert_int_equal(tg_test_num(q, r, "queue_length_max"), g->max);
+		assert_int_equal(tg_test_num(q, r, "queue_length_min"), 0);
+		NEAR(tg_test_num(q, r, "queue_length_mean"), g->mean, 0.02 * g->mean);
+		NEAR(tg_test_num(q, r, "queue_length_std"), g->std, 0.02 * g->std);
+		assert_int_equal(tg_test_num(q, r, "time_at_max_queue(us)"), 0); /* never 1024 deep */
 	}
 	free_tables(tabs, n);
 	tg_tree_free(tree);
@@ -508,13 +479,13 @@ static void test_exact(void **state)
 	tg_table **tabs;
 	size_t n;
 	assert_int_equal(tg_launch_stats_tables(&tabs, &n, tree, TG_STEP_HTA), 0);
-	const tg_table *q = table(tabs, n, "queue_length_summary");
+	const tg_table *q = tg_test_table(tabs, n, "queue_length_summary");
 	size_t r = row_int(q, "stream", 7);
-	NEAR(num(q, r, "queue_length_mean"), 0.8114, 0.00005);
-	NEAR(num(q, r, "queue_length_std"), 1.058, 0.00005);
-	NEAR(num(q, r, "time_weighted_mean"), 0.20823491922655485, 1e-9);
+	NEAR(tg_test_num(q, r, "queue_length_mean"), 0.8114, 0.00005);
+	NEAR(tg_test_num(q, r, "queue_length_std"), 1.058, 0.00005);
+	NEAR(tg_test_num(q, r, "time_weighted_mean"), 0.20823491922655485, 1e-9);
 	r = row_int(q, "stream", 40);
-	NEAR(num(q, r, "time_weighted_mean"), 0.003009331366509657, 1e-12);
+	NEAR(tg_test_num(q, r, "time_weighted_mean"), 0.003009331366509657, 1e-12);
 	free_tables(tabs, n);
 	/* the per-step samples add up to no more than the whole trace */
 	tg_launch_summary all, st;
@@ -541,34 +512,34 @@ static void test_real_sequences(void **state)
 	tg_table **tabs;
 	size_t n;
 	assert_int_equal(tg_launch_stats_tables(&tabs, &n, tree, TG_STEP_ALL), 0);
-	const tg_table *s = table(tabs, n, "frequent_kernel_sequences");
+	const tg_table *s = tg_test_table(tabs, n, "frequent_kernel_sequences");
 	size_t r = 0;
 	while (r < tg_table_nrows(s) && strcmp(str(s, r, "op"), "aten::copy_"))
 		r++;
 	assert_true(r < tg_table_nrows(s));
-	assert_int_equal(num(s, r, "rank"), 1);
-	assert_int_equal(num(s, r, "count"), 960);
-	assert_int_equal(num(s, r, "calls"), 960);
+	assert_int_equal(tg_test_num(s, r, "rank"), 1);
+	assert_int_equal(tg_test_num(s, r, "count"), 960);
+	assert_int_equal(tg_test_num(s, r, "calls"), 960);
 	assert_string_equal(str(s, r, "kernels"), "Memcpy DtoD (Device -> Device)");
 	/* at most five sequences per op, ranks 1.. in order */
 	for (size_t i = 1; i < tg_table_nrows(s); i++)
 		if (!strcmp(str(s, i, "op"), str(s, i - 1, "op"))) {
-			assert_int_equal(num(s, i, "rank"), num(s, i - 1, "rank") + 1);
-			assert_true(num(s, i, "count") <= num(s, i - 1, "count"));
-			assert_true(num(s, i, "rank") <= 5);
+			assert_int_equal(tg_test_num(s, i, "rank"), tg_test_num(s, i - 1, "rank") + 1);
+			assert_true(tg_test_num(s, i, "count") <= tg_test_num(s, i - 1, "count"));
+			assert_true(tg_test_num(s, i, "rank") <= 5);
 		}
 	/* 960 DtoD copies in the whole trace, 640 in HTA's window: HTA's
 	 * memory_bw_gbps_count (the positive points of its bandwidth step
 	 * function, one per copy when copies do not overlap) */
-	const tg_table *b = table(tabs, n, "memory_bandwidth");
+	const tg_table *b = tg_test_table(tabs, n, "memory_bandwidth");
 	assert_string_equal(str(b, 0, "memory_kind"), "Memcpy DtoD");
-	assert_int_equal(num(b, 0, "count"), 960);
+	assert_int_equal(tg_test_num(b, 0, "count"), 960);
 	free_tables(tabs, n);
 	assert_int_equal(tg_launch_stats_tables(&tabs, &n, tree, TG_STEP_HTA), 0);
-	b = table(tabs, n, "memory_bandwidth");
-	assert_int_equal(num(b, 0, "count"), 640);
+	b = tg_test_table(tabs, n, "memory_bandwidth");
+	assert_int_equal(tg_test_num(b, 0, "count"), 640);
 	assert_string_equal(str(b, 1, "memory_kind"), "Memset");
-	assert_int_equal(num(b, 1, "count"), 76);
+	assert_int_equal(tg_test_num(b, 1, "count"), 76);
 	free_tables(tabs, n);
 	tg_tree_free(tree);
 	tg_trace_free(t);
@@ -587,12 +558,12 @@ static void test_golden_mtia(void **state)
 	tg_table **tabs;
 	size_t n;
 	assert_int_equal(tg_launch_stats_tables(&tabs, &n, tree, TG_STEP_HTA), 0);
-	const tg_table *rows = table(tabs, n, "kernel_launches");
+	const tg_table *rows = tg_test_table(tabs, n, "kernel_launches");
 	size_t r = row_int(rows, "correlation", 423);
 	assert_string_equal(str(rows, r, "launch"), "runFunction - job_prep_and_submit_for_execution");
-	NEAR(num(rows, r, "cpu_duration(us)"), 435.2, 1e-9);
-	NEAR(num(rows, r, "gpu_duration(us)"), 124.768, 1e-9);
-	assert_true(num(rows, r, "launch_delay(us)") == 0);
+	NEAR(tg_test_num(rows, r, "cpu_duration(us)"), 435.2, 1e-9);
+	NEAR(tg_test_num(rows, r, "gpu_duration(us)"), 124.768, 1e-9);
+	assert_true(tg_test_num(rows, r, "launch_delay(us)") == 0);
 	free_tables(tabs, n);
 	tg_tree_free(tree);
 	tg_trace_free(t);

@@ -8,29 +8,9 @@
 
 #include <math.h>
 
-static const tg_cell *cell(const tg_table *t, size_t row, const char *col)
-{
-	int c = tg_table_find_column(t, col);
-	if (c < 0)
-		fail_msg("%s: no column %s", tg_table_name(t), col);
-	assert_true(row < tg_table_nrows(t));
-	return tg_table_cell(t, row, (size_t)c);
-}
-
-static double num(const tg_table *t, size_t row, const char *col)
-{
-	const tg_cell *c = cell(t, row, col);
-	if (c->type == TG_CELL_EMPTY)
-		return NAN;
-	if (c->type == TG_CELL_INT)
-		return (double)c->v.i;
-	assert_int_equal(c->type, TG_CELL_NUM);
-	return c->v.d;
-}
-
 static const char *str(const tg_table *t, size_t row, const char *col)
 {
-	const tg_cell *c = cell(t, row, col);
+	const tg_cell *c = tg_test_cell(t, row, col);
 	return c->type == TG_CELL_STR ? c->v.s : "";
 }
 
@@ -149,15 +129,15 @@ static void test_peaks(void **state)
 	assert_string_equal(str(m, 0, "device"), "CPU");
 	assert_string_equal(str(m, 1, "device"), "CUDA:0");
 	assert_string_equal(str(m, 1, "basis"), "Total Allocated");
-	assert_int_equal(num(m, 1, "peak_allocated(bytes)"), 300);
-	NEAR(num(m, 1, "peak_allocated_at(ms)"), 0.020, 1e-12); /* since ProfilerStep#1 at 0 */
+	assert_int_equal(tg_test_num(m, 1, "peak_allocated(bytes)"), 300);
+	NEAR(tg_test_num(m, 1, "peak_allocated_at(ms)"), 0.020, 1e-12); /* since ProfilerStep#1 at 0 */
 	assert_string_equal(str(m, 1, "peak_allocated_op"), "aten::zeros");
-	assert_int_equal(num(m, 1, "peak_reserved(bytes)"), 1024);
+	assert_int_equal(tg_test_num(m, 1, "peak_reserved(bytes)"), 1024);
 	assert_string_equal(str(m, 1, "peak_reserved_op"), "aten::zeros");
 	assert_string_equal(str(m, 2, "device"), "CUDA:1");
 	assert_string_equal(str(m, 2, "basis"), "sum of Bytes");
-	assert_true(isnan(num(m, 2, "peak_reserved(bytes)")));
-	assert_true(isnan(num(m, 2, "peak_reserved_at(ms)")));
+	assert_true(isnan(tg_test_num(m, 2, "peak_reserved(bytes)")));
+	assert_true(isnan(tg_test_num(m, 2, "peak_reserved_at(ms)")));
 	free_tables(tabs, n);
 	tg_tree_free(tree);
 	tg_trace_free(t);
@@ -179,7 +159,7 @@ static void test_no_memory_events(void **state)
 	/* an unnamed device type; no host event runs at 5 */
 	assert_int_equal(tg_table_nrows(tabs[0]), 1);
 	assert_string_equal(str(tabs[0], 0, "device"), "type 7:2");
-	assert_int_equal(cell(tabs[0], 0, "peak_allocated_op")->type, TG_CELL_EMPTY);
+	assert_int_equal(tg_test_cell(tabs[0], 0, "peak_allocated_op")->type, TG_CELL_EMPTY);
 	free_tables(tabs, n);
 	tg_tree_free(tree);
 	tg_trace_free(t);
@@ -223,15 +203,15 @@ static void test_real_traces(void **state)
 	const tg_table *m = tabs[0];
 	assert_int_equal(tg_table_nrows(m), 2);
 	assert_string_equal(str(m, 0, "device"), "CPU");
-	assert_int_equal(num(m, 0, "events"), 1240);
-	assert_int_equal(num(m, 0, "peak_allocated(bytes)"), 8);
+	assert_int_equal(tg_test_num(m, 0, "events"), 1240);
+	assert_int_equal(tg_test_num(m, 0, "peak_allocated(bytes)"), 8);
 	assert_string_equal(str(m, 1, "device"), "CUDA:1");
-	assert_int_equal(num(m, 1, "events"), 26770);
-	assert_int_equal(num(m, 1, "peak_allocated(bytes)"), 6629508096);
-	NEAR(num(m, 1, "peak_allocated_at(ms)"), 226.886, 1e-9);
+	assert_int_equal(tg_test_num(m, 1, "events"), 26770);
+	assert_int_equal(tg_test_num(m, 1, "peak_allocated(bytes)"), 6629508096);
+	NEAR(tg_test_num(m, 1, "peak_allocated_at(ms)"), 226.886, 1e-9);
 	assert_string_equal(str(m, 1, "peak_allocated_op"), "aten::empty");
-	assert_int_equal(num(m, 1, "peak_reserved(bytes)"), 12782141440);
-	NEAR(num(m, 1, "peak_reserved_at(ms)"), 51.849, 1e-9);
+	assert_int_equal(tg_test_num(m, 1, "peak_reserved(bytes)"), 12782141440);
+	NEAR(tg_test_num(m, 1, "peak_reserved_at(ms)"), 51.849, 1e-9);
 	assert_string_equal(str(m, 1, "peak_reserved_op"), "aten::empty_strided");
 	free_tables(tabs, n);
 	tg_tree_free(tree);
@@ -243,14 +223,14 @@ static void test_real_traces(void **state)
 	m = tabs[0];
 	assert_int_equal(tg_table_nrows(m), 2);
 	assert_string_equal(str(m, 0, "basis"), "sum of Bytes");
-	assert_int_equal(num(m, 0, "events"), 4618);
-	assert_int_equal(num(m, 0, "peak_allocated(bytes)"), 57803264);
-	NEAR(num(m, 0, "peak_allocated_at(ms)"), 244.905, 1e-9);
+	assert_int_equal(tg_test_num(m, 0, "events"), 4618);
+	assert_int_equal(tg_test_num(m, 0, "peak_allocated(bytes)"), 57803264);
+	NEAR(tg_test_num(m, 0, "peak_allocated_at(ms)"), 244.905, 1e-9);
 	assert_string_equal(str(m, 0, "peak_allocated_op"), "aten::empty");
 	assert_string_equal(str(m, 1, "device"), "CUDA:0");
-	assert_int_equal(num(m, 1, "events"), 8220);
-	assert_int_equal(num(m, 1, "peak_allocated(bytes)"), 2791636480);
-	NEAR(num(m, 1, "peak_allocated_at(ms)"), 122.067, 1e-9);
+	assert_int_equal(tg_test_num(m, 1, "events"), 8220);
+	assert_int_equal(tg_test_num(m, 1, "peak_allocated(bytes)"), 2791636480);
+	NEAR(tg_test_num(m, 1, "peak_allocated_at(ms)"), 122.067, 1e-9);
 	assert_string_equal(str(m, 1, "peak_allocated_op"), "aten::empty");
 	free_tables(tabs, n);
 	tg_tree_free(tree);

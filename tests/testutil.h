@@ -21,7 +21,10 @@
 #include <cmocka.h>
 
 #include "../core/trace.h"
+#include "../core/table.h"
 #include "../core/tree.h"
+
+#include <math.h>
 
 /* Directory of the shared traces, or NULL when absent. */
 static inline const char *tg_test_shared_traces(void)
@@ -74,6 +77,38 @@ static inline uint32_t tg_test_find(const tg_trace *t, const char *name, int kin
 			return (uint32_t)i;
 	fail_msg("no event named %s", name);
 	return TG_NONE;
+}
+
+/* The table named name among t[0..n), failing the test when absent. */
+static inline const tg_table *tg_test_table(tg_table **t, size_t n, const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(tg_table_name(t[i]), name))
+			return t[i];
+	fail_msg("no table %s", name);
+	return NULL;
+}
+
+/* The cell of row in the column named col, failing the test when absent. */
+static inline const tg_cell *tg_test_cell(const tg_table *t, size_t row, const char *col)
+{
+	int c = tg_table_find_column(t, col);
+	if (c < 0)
+		fail_msg("%s: no column %s", tg_table_name(t), col);
+	assert_true(row < tg_table_nrows(t));
+	return tg_table_cell(t, row, (size_t)c);
+}
+
+/* A number cell as a double (NAN when empty). */
+static inline double tg_test_num(const tg_table *t, size_t row, const char *col)
+{
+	const tg_cell *c = tg_test_cell(t, row, col);
+	if (c->type == TG_CELL_EMPTY)
+		return NAN;
+	if (c->type == TG_CELL_INT)
+		return (double)c->v.i;
+	assert_int_equal(c->type, TG_CELL_NUM);
+	return c->v.d;
 }
 
 /* Whole file into memory (caller frees); NULL on error. */
