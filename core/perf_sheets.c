@@ -1,0 +1,597 @@
+/*
+ * perf_sheets.c - the per-category perf sheets (see perf_sheets.h).
+ */
+#include "perf_sheets.h"
+#include "perf_model.h"
+#include "tg.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAXP 14
+#define PLEN 72
+
+static const char *const param_cols[TG_PERF_KIND_COUNT][MAXP + 1] = {
+	[TG_PERF_GEMM] = {"M", "N", "K", "bias", "stride_A", "stride_B", "dtype_A_B", "B", "transpose", NULL},
+	[TG_PERF_SDPA_FWD] = {"B", "N_Q", "H_Q", "N_KV", "H_KV", "d_h_qk", "d_h_v", "dropout", "causal", "flash_impl",
+	                      "dtype_A_B", NULL},
+	[TG_PERF_SDPA_BWD] = {"B", "N_Q", "H_Q", "N_KV", "H_KV", "d_h_qk", "d_h_v", "dropout", "causal", "flash_impl",
+	                      "dtype_A_B", NULL},
+	[TG_PERF_CONV_FWD] = {"convNd", "input_shape", "filter_shape", "dtype_input_weight", "input_stride",
+	                      "weight_stride", "bias", "stride", "padding", "dilation", "transposed_conv",
+	                      "output_padding", "groups", NULL},
+	[TG_PERF_CONV_BWD] = {"convNd", "input_shape", "filter_shape", "dtype_input_weight", "input_stride",
+	                      "weight_stride", "bias", "stride", "padding", "dilation", "transposed_conv",
+	                      "output_padding", "groups", NULL},
+	[TG_PERF_UNARY] = {"op_shape", "dtype_in_out", "stride_input", "stride_output", "input_shape", "output_shape",
+	                   NULL},
+	[TG_PERF_BINARY] = {"shape_in1", "shape_in2", "dtype_in1_in2_out", "stride_input1", "stride_input2",
+	                    "stride_output", NULL},
+	[TG_PERF_NORM] = {"op_shape", "dtype_in_out", "stride_input", "stride_output", "num_channels", "has_bias",
+	                  "is_affine", "is_training", NULL},
+	[TG_PERF_REDUCE] = {"num_input_elems", "num_output_elems", "dtype_in_out", "reduce_type", NULL},
+};
+
+struct row {
+	uint32_t ev;
+	tg_perf_kind kind;
+	double flops, bytes, kt; /* kt: kernel time, us */
+	uint32_t name;     /* atom */
+	char p[MAXP][PLEN]; /* param strings; p[MAXP - 1]: Compute Spec */
+};
+
+static const char *tf(int v) { return v ? "True" : "False"; }
+
+static void tuple_at(char *buf, const tg_shape_list *l, size_t i)
+{
+	const tg_shape_item *it = tg_shape_get(l, i, TG_SHAPE_DIMS);
+	if (it)
+		tg_shape_tuple(buf, PLEN, it);
+	else
+		buf[0] = 0;
+}
+
+/* Python repr of a tuple of type strings; i < 0 (or missing) gives None. */
+static void dtypes(char *buf, const tg_shape_list *types, const int *idx, int n)
+{
+	size_t o = 0;
+	o += (size_t)snprintf(buf, PLEN, "(");
+	for (int k = 0; k < n && o < PLEN; k++) {
+		const tg_shape_item *t = idx[k] >= 0 ? tg_shape_get(types, (size_t)idx[k], TG_SHAPE_STR) : NULL;
+		o += (size_t)snprintf(buf + o, PLEN - o, "%s", k ? ", " : "");
+		if (o < PLEN)
+			o += t ? (size_t)snprintf(buf + o, PLEN - o, "'%s'", t->s) : (size_t)snprintf(buf + o, PLEN - o, "None");
+	}
+	if (o < PLEN)
+		snprintf(buf + o, PLEN - o, ")");
+}
+
+static void pyfloat(char *buf, double v)
+{
+	char num[32];
+	tg_format_double(num, v);
+	snprintf(buf, PLEN, "%s%s", num, strpbrk(num, ".eni") ? "" : ".0");
+}
+
+static void ints3(char *buf, const int64_t *v, int n)
+{
+	tg_shape_item it = {.kind = TG_SHAPE_DIMS, .nd = (uint8_t)n};
+	memcpy(it.d, v, (size_t)n * sizeof(int64_t));
+	tg_shape_tuple(buf, PLEN, &it);
+}
+
+/* Transpose flags from the first GEMM kernel name: ROCm Tensile
+ * "Cijk_Alik_Bljk" (A: lik = T, ilk = N; B: jlk = T, ljk = N) or NVIDIA
+ * nvjet "..._TN?" suffixes. "" when no kernel tells. */
+static void transpose_of(char *buf, const tg_tree *tree, uint32_t ev, const tg_atoms *atoms)
+{
+	size_t nc;
+	const uint32_t *c = tg_tree_children(tree, ev, &nc);
+	size_t nall;
+	const tg_event *all = tg_trace_events(tg_tree_trace(tree), &nall);
+	for (size_t i = 0; i < nc; i++) {
+		const char *k = tg_atoms_str(atoms, all[c[i]].name);
+		if (tg_kind_is_gpu(all[c[i]].kind) && k) {
+			const char *a = strstr(k, "Cijk_A");
+			if (a && strlen(a) >= 14 && a[9] == '_' && a[10] == 'B') {
+				snprintf(buf, PLEN, "(%s, %s)", tf(!strncmp(a + 6, "lik", 3)), tf(!strncmp(a + 11, "jlk", 3)));
+				return;
+			}
+			if (!strncmp(k, "nvjet", 5)) {
+				const char *u = strrchr(k, '_');
+				if (u && strlen(u) >= 3 && strchr("TN", u[1]) && strchr("TN", u[2])) {
+					snprintf(buf, PLEN, "(%s, %s)", tf(u[1] == 'T'), tf(u[2] == 'T'));
+					return;
+				}
+			}
+		}
+		transpose_of(buf, tree, c[i], atoms);
+		if (*buf)
+			return;
+	}
+}
+
+static void params(struct row *r, const char *name, const tg_perf *m, const char *const raw[4], const tg_tree *tree,
+                   const tg_atoms *atoms)
+{
+	tg_shape_list dims, types, strides, conc;
+	if (tg_shape_parse(&dims, raw[0]))
+		dims.n = 0;
+	if (tg_shape_parse(&types, raw[1]))
+		types.n = 0;
+	if (tg_shape_parse(&strides, raw[2]))
+		strides.n = 0;
+	if (tg_shape_parse(&conc, raw[3]))
+		conc.n = 0;
+	char(*p)[PLEN] = r->p;
+	memset(r->p, 0, sizeof(r->p));
+	switch (m->kind) {
+	case TG_PERF_GEMM: {
+		const tg_perf_gemm *g = &m->p.gemm;
+		snprintf(p[0], PLEN, "%lld", (long long)g->M);
+		snprintf(p[1], PLEN, "%lld", (long long)g->N);
+		snprintf(p[2], PLEN, "%lld", (long long)g->K);
+		snprintf(p[3], PLEN, "%s", tf(g->bias));
+		tuple_at(p[4], &strides, (size_t)g->a);
+		tuple_at(p[5], &strides, (size_t)g->b);
+		int idx[3] = {g->a, g->b, 2};
+		if (strstr(name, "::gemm_a16w16") || strstr(name, "rocm_unquantized_gemm")) {
+			/* TraceLens gives three types; aiter's output dtype is a
+			 * ScalarType code in Concrete Inputs[3] */
+			const tg_shape_item *c3 = tg_shape_get(&conc, 3, TG_SHAPE_STR);
+			const char *out = NULL;
+			if (strstr(name, "aiter") && c3)
+				out = !strcmp(c3->s, "15") ? "c10::BFloat16" : !strcmp(c3->s, "5") ? "c10::Half"
+				      : !strcmp(c3->s, "6") ? "float" : NULL;
+			dtypes(p[6], &types, idx, 3);
+			if (out) {
+				int i2[2] = {g->a, g->b};
+				char two[PLEN];
+				dtypes(two, &types, i2, 2);
+				two[strlen(two) - 1] = 0;
+				size_t o = strlen(two);
+				int w = snprintf(two + o, PLEN - o, ", '%s')", out);
+				if (w > 0 && (size_t)w < PLEN - o)
+					memcpy(p[6], two, PLEN);
+			}
+			p[4][0] = p[5][0] = 0; /* TraceLens: no strides */
+		} else
+			dtypes(p[6], &types, idx, 2);
+		snprintf(p[7], PLEN, "%lld", (long long)g->B);
+		transpose_of(p[8], tree, r->ev, atoms);
+		break;
+	}
+	case TG_PERF_SDPA_FWD:
+	case TG_PERF_SDPA_BWD: {
+		const tg_perf_sdpa *s = &m->p.sdpa;
+		int64_t v[7] = {s->B, s->N_Q, s->H_Q, s->N_KV, s->H_KV, s->d_qk, s->d_v};
+		for (int i = 0; i < 7; i++)
+			snprintf(p[i], PLEN, "%lld", (long long)v[i]);
+		pyfloat(p[7], s->dropout);
+		snprintf(p[8], PLEN, "%s", tf(s->causal));
+		snprintf(p[9], PLEN, "%s", tf(s->flash));
+		int q = m->kind == TG_PERF_SDPA_BWD ? 1 : 0, idx[2] = {q, q + 1};
+		dtypes(p[10], &types, idx, 2);
+		break;
+	}
+	case TG_PERF_CONV_FWD:
+	case TG_PERF_CONV_BWD: {
+		const tg_perf_conv *c = &m->p.conv;
+		int ix = m->kind == TG_PERF_CONV_BWD ? 1 : 0;
+		snprintf(p[0], PLEN, "conv%dd", c->nd);
+		ints3(p[1], c->x, c->nd + 2);
+		ints3(p[2], c->w, c->nd + 2);
+		int idx[2] = {ix, ix + 1};
+		dtypes(p[3], &types, idx, 2);
+		tuple_at(p[4], &strides, (size_t)ix);
+		tuple_at(p[5], &strides, (size_t)ix + 1);
+		if (m->kind == TG_PERF_CONV_BWD) { /* TraceLens: the bias_sizes dims, as a list */
+			const tg_shape_item *bs = tg_shape_get(&dims, 3, TG_SHAPE_DIMS);
+			tg_shape_tuple(p[6], PLEN, bs);
+			if (bs && bs->nd <= 1) { /* list form: "[]", "[64]" */
+				p[6][0] = '[';
+				char *e = p[6] + strlen(p[6]) - 1;
+				if (e > p[6] && e[-1] == ',')
+					*--e = 0, e = p[6] + strlen(p[6]);
+				else
+					e = p[6] + strlen(p[6]) - 1;
+				snprintf(e, PLEN - (size_t)(e - p[6]), "]");
+			}
+		} else
+			snprintf(p[6], PLEN, "%s", tf(c->bias));
+		ints3(p[7], c->stride, c->nd);
+		ints3(p[8], c->padding, c->nd);
+		ints3(p[9], c->dilation, c->nd);
+		snprintf(p[10], PLEN, "%s", tf(c->transposed));
+		ints3(p[11], c->output_padding, c->nd);
+		snprintf(p[12], PLEN, "%lld", (long long)c->groups);
+		break;
+	}
+	case TG_PERF_UNARY: {
+		const tg_shape_item *t1 = tg_shape_get(&types, 1, TG_SHAPE_STR);
+		int second = tg_shape_get(&dims, 1, TG_SHAPE_DIMS) && tg_shape_get(&dims, 1, TG_SHAPE_DIMS)->nd > 0 && t1 &&
+		             *t1->s && strcmp(t1->s, "Scalar") && strcmp(t1->s, "ScalarList");
+		tuple_at(p[0], &dims, 0);
+		int idx[2] = {0, second ? 1 : -1};
+		dtypes(p[1], &types, idx, 2);
+		tuple_at(p[2], &strides, 0);
+		if (second)
+			tuple_at(p[3], &strides, 1);
+		if (!strncmp(name, "aten::upsample_", 15)) { /* op_shape is the output's */
+			const tg_perf_elementwise *e = &m->p.ew;
+			tg_shape_item o = {.kind = TG_SHAPE_DIMS, .nd = (uint8_t)e->out_nd};
+			memcpy(o.d, e->out, sizeof(o.d));
+			tg_shape_tuple(p[0], PLEN, &o);
+			tuple_at(p[4], &dims, 0);
+			tg_shape_tuple(p[5], PLEN, &o);
+			int same[2] = {0, 0};
+			dtypes(p[1], &types, same, 2);
+		}
+		break;
+	}
+	case TG_PERF_BINARY: {
+		tuple_at(p[0], &dims, 0);
+		tuple_at(p[1], &dims, 1);
+		/* an out= tensor (third input) gives the output dtype and strides */
+		const tg_shape_item *o3 = tg_shape_get(&dims, 2, TG_SHAPE_DIMS);
+		const tg_shape_item *t3 = tg_shape_get(&types, 2, TG_SHAPE_STR);
+		int out = o3 && o3->nd > 0 && t3 && tg_shape_dtype_bytes(t3->s) && strcmp(t3->s, "Scalar");
+		int idx[3] = {0, 1, out ? 2 : -1};
+		dtypes(p[2], &types, idx, 3);
+		tuple_at(p[3], &strides, 0);
+		tuple_at(p[4], &strides, 1);
+		if (out)
+			tuple_at(p[5], &strides, 2);
+		break;
+	}
+	case TG_PERF_NORM: {
+		const tg_perf_norm *n = &m->p.norm;
+		tuple_at(p[0], &dims, 0);
+		int idx[2] = {0, -1};
+		dtypes(p[1], &types, idx, 2);
+		tuple_at(p[2], &strides, 0);
+		snprintf(p[4], PLEN, "%lld", (long long)n->C);
+		snprintf(p[5], PLEN, "%s", tf(n->bias));
+		snprintf(p[6], PLEN, "%s", tf(n->affine));
+		snprintf(p[7], PLEN, "%s", tf(n->training));
+		break;
+	}
+	case TG_PERF_REDUCE: {
+		snprintf(p[0], PLEN, "%lld", (long long)m->p.red.n_in);
+		snprintf(p[1], PLEN, "%lld", (long long)m->p.red.n_out);
+		int idx[2] = {0, -1};
+		dtypes(p[2], &types, idx, 2);
+		const char *t = strstr(name, "mean") ? "mean" : strstr(name, "max") ? "max" : strstr(name, "min") ? "min"
+		                : strstr(name, "prod") ? "prod" : "sum";
+		snprintf(p[3], PLEN, "%s", t);
+		break;
+	}
+	default: break;
+	}
+}
+
+/* Device events of ev's subtree into *v (grown as needed). */
+static int collect(tg_span **v, size_t *n, size_t *cap, const tg_tree *tree, const tg_event *ev, uint32_t e,
+                   const tg_timebase *tb, int depth)
+{
+	size_t nc;
+	const uint32_t *c = tg_tree_children(tree, e, &nc);
+	if (depth > 4096)
+		return 0;
+	for (size_t i = 0; i < nc; i++) {
+		uint32_t k = c[i];
+		if (tg_kind_is_gpu(ev[k].kind)) {
+			if (tb->tracelens_float && !tg_tree_linked_like_tracelens(tree, k))
+				continue;
+			if (*n == *cap) {
+				size_t nc2 = *cap ? *cap * 2 : 64;
+				tg_span *nv = tg_realloc(*v, nc2 * sizeof(**v));
+				if (!nv)
+					return TG_ENOMEM;
+				*v = nv;
+				*cap = nc2;
+			}
+			(*v)[(*n)++] = tg_span_of(tb, &ev[k]);
+		}
+		int rc = collect(v, n, cap, tree, ev, k, tb, depth + 1);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+/* mean, median, std (n-1; NaN for one value), min, max, sum of v (sorted in place) */
+static void stats6(double out[6], double *v, size_t n)
+{
+	double sum = 0;
+	for (size_t i = 0; i < n; i++)
+		sum += v[i];
+	double mean = sum / (double)n, ss = 0;
+	for (size_t i = 0; i < n; i++)
+		ss += (v[i] - mean) * (v[i] - mean);
+	qsort(v, n, sizeof(double), cmp_double);
+	out[0] = mean;
+	out[1] = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+	out[2] = n > 1 ? sqrt(ss / (double)(n - 1)) : NAN;
+	out[3] = v[0];
+	out[4] = v[n - 1];
+	out[5] = sum;
+}
+
+/* same name and params (Compute Spec included) */
+static int same_group(const struct row *x, const struct row *y)
+{
+	if (x->name != y->name)
+		return 0;
+	for (int i = 0; i < MAXP; i++)
+		if (strcmp(x->p[i], y->p[i]))
+			return 0;
+	return 1;
+}
+
+static int cmp_key(const void *a, const void *b)
+{
+	const struct row *const *x = a, *const *y = b;
+	if ((*x)->name != (*y)->name)
+		return (*x)->name < (*y)->name ? -1 : 1;
+	for (int i = 0; i < MAXP; i++) {
+		int c = strcmp((*x)->p[i], (*y)->p[i]);
+		if (c)
+			return c;
+	}
+	return ((*x)->ev > (*y)->ev) - ((*x)->ev < (*y)->ev);
+}
+
+struct group {
+	struct row **rows;
+	size_t n;
+	double kt_sum;
+};
+
+static int cmp_group(const void *a, const void *b)
+{
+	const struct group *x = a, *y = b;
+	if (x->kt_sum != y->kt_sum)
+		return x->kt_sum > y->kt_sum ? -1 : 1;
+	return (x->rows[0]->ev > y->rows[0]->ev) - (x->rows[0]->ev < y->rows[0]->ev);
+}
+
+static void set_num(tg_table *t, size_t r, int c, double v)
+{
+	if (c >= 0 && !isnan(v))
+		tg_table_set_num(t, r, (size_t)c, v);
+}
+
+static tg_table *build_sheet(tg_perf_kind kind, struct row **rows, size_t n, const tg_trace *trace, double *vals)
+{
+	static const char *const stat[6] = {"mean", "median", "std", "min", "max", "sum"};
+	const char *sheet = tg_perf_sheet_name(kind);
+	char title[96];
+	snprintf(title, sizeof(title), "%s ops: kernel time and perf model metrics", sheet);
+	tg_table *t = tg_table_new(sheet, title);
+	struct group *g = tg_calloc(n ? n : 1, sizeof(*g));
+	size_t ng = 0;
+	if (!t || !g)
+		goto fail;
+	if (tg_table_add_column(t, "name") < 0)
+		goto fail;
+	int np = 0;
+	for (; param_cols[kind][np]; np++) {
+		char col[64];
+		snprintf(col, sizeof(col), "param: %s", param_cols[kind][np]);
+		if (tg_table_add_column(t, col) < 0)
+			goto fail;
+	}
+	static const char *const rest[] = {"GFLOPS_first", "Data Moved (MB)_first", "FLOPS/Byte_first", NULL};
+	for (int i = 0; rest[i]; i++)
+		if (tg_table_add_column(t, rest[i]) < 0)
+			goto fail;
+	int c_tbs = (int)tg_table_ncols(t);
+	for (int m = 0; m < 2; m++)
+		for (int s = 0; s < 5; s++) {
+			char col[64];
+			snprintf(col, sizeof(col), "%s_%s", m ? "TFLOPS/s" : "TB/s", stat[s]);
+			if (tg_table_add_column(t, col) < 0)
+				goto fail;
+		}
+	int c_spec = tg_table_add_column(t, "Compute Spec");
+	int c_kt = (int)tg_table_ncols(t);
+	for (int s = 0; s < 6; s++) {
+		char col[64];
+		snprintf(col, sizeof(col), "Kernel Time (\xc2\xb5s)_%s", stat[s]);
+		if (tg_table_add_column(t, col) < 0)
+			goto fail;
+	}
+	int c_count = tg_table_add_column(t, "name_count");
+	if (c_spec < 0 || c_count < 0)
+		goto fail;
+	/* groups: rows sorted by key, then by event */
+	qsort(rows, n, sizeof(*rows), cmp_key);
+	for (size_t i = 0; i < n;) {
+		size_t j = i + 1;
+		while (j < n && same_group(rows[j], rows[i]))
+			j++;
+		g[ng].rows = rows + i;
+		g[ng].n = j - i;
+		for (size_t k = i; k < j; k++)
+			g[ng].kt_sum += rows[k]->kt;
+		ng++;
+		i = j;
+	}
+	qsort(g, ng, sizeof(*g), cmp_group);
+	for (size_t gi = 0; gi < ng; gi++) {
+		struct group *G = &g[gi];
+		struct row *f = G->rows[0];
+		int64_t r = tg_table_add_row(t);
+		if (r < 0)
+			goto fail;
+		size_t ne;
+		const tg_event *ev = tg_trace_events(trace, &ne);
+		if (tg_table_set_str(t, (size_t)r, 0, tg_trace_str(trace, ev[f->ev].name)))
+			goto fail;
+		for (int i = 0; i < np; i++)
+			if (f->p[i][0] && tg_table_set_str(t, (size_t)r, (size_t)(1 + i), f->p[i]))
+				goto fail;
+		set_num(t, (size_t)r, 1 + np, f->flops / 1e9);
+		set_num(t, (size_t)r, 2 + np, f->bytes / (1024.0 * 1024.0));
+		set_num(t, (size_t)r, 3 + np, f->flops / f->bytes);
+		double st[6];
+		for (int m = 0; m < 2; m++) {
+			size_t nv = 0;
+			for (size_t k = 0; k < G->n; k++) {
+				struct row *x = G->rows[k];
+				/* rates of ops without kernel time are left out (TraceLens: NaN) */
+				double v = x->kt <= 0 ? NAN
+				           : m ? (x->flops / 1e9 / 1e3) / (x->kt / 1e6) : (x->bytes / 1e12) / (x->kt / 1e6);
+				if (!isnan(v))
+					vals[nv++] = v;
+			}
+			if (!nv)
+				continue;
+			stats6(st, vals, nv);
+			for (int s = 0; s < 5; s++)
+				set_num(t, (size_t)r, c_tbs + m * 5 + s, st[s]);
+		}
+		if (tg_table_set_str(t, (size_t)r, (size_t)c_spec, f->p[MAXP - 1]))
+			goto fail;
+		for (size_t k = 0; k < G->n; k++)
+			vals[k] = G->rows[k]->kt;
+		stats6(st, vals, G->n);
+		for (int s = 0; s < 6; s++)
+			set_num(t, (size_t)r, c_kt + s, st[s]);
+		tg_table_set_int(t, (size_t)r, (size_t)c_count, (int64_t)G->n);
+	}
+	free(g);
+	return t;
+fail:
+	free(g);
+	tg_table_free(t);
+	return NULL;
+}
+
+/* 1 if an ancestor of ev has the same model kind: the attention entry
+ * points nest (aten::_scaled_dot_product_flash_attention calls
+ * aten::_flash_attention_forward); the outer one carries the metrics. */
+static int inside_same(const tg_tree *tree, const tg_event *ev, const tg_atoms *atoms, uint32_t e, tg_perf_kind kind)
+{
+	for (uint32_t p = tg_tree_parent(tree, e); p != TG_NONE; p = tg_tree_parent(tree, p))
+		if (ev[p].kind == TG_KIND_CPU_OP && tg_perf_kind_of(tg_atoms_str(atoms, ev[p].name)) == kind)
+			return 1;
+	return 0;
+}
+
+int tg_perf_sheets(tg_table ***out, size_t *n, const tg_tree *tree, const tg_timebase *tb, int32_t step)
+{
+	*out = NULL;
+	*n = 0;
+	const tg_trace *trace = tg_tree_trace(tree);
+	const tg_atoms *atoms = tg_trace_atoms(trace);
+	size_t ne;
+	const tg_event *ev = tg_trace_events(trace, &ne);
+	uint32_t keys[4] = {tg_trace_key(trace, "Input Dims"), tg_trace_key(trace, "Input type"),
+	                    tg_trace_key(trace, "Input Strides"), tg_trace_key(trace, "Concrete Inputs")};
+	tg_perf_opts opts = {.tracelens = tb->tracelens_float};
+	struct row *rows = NULL;
+	struct row **by[TG_PERF_KIND_COUNT] = {0};
+	size_t nby[TG_PERF_KIND_COUNT] = {0}, nrows = 0, cap = 0, scap = 0, maxg = 1;
+	tg_span *spans = NULL;
+	double *vals = NULL;
+	tg_table **tabs = NULL;
+	size_t ntabs = 0;
+	int rc = TG_ENOMEM;
+	for (size_t i = 0; i < ne; i++) {
+		if (ev[i].kind != TG_KIND_CPU_OP || !tg_tree_contains(tree, (uint32_t)i))
+			continue;
+		if (step >= 0 && tg_tree_step_of(tree, (uint32_t)i) != step)
+			continue;
+		const char *name = tg_atoms_str(atoms, ev[i].name);
+		tg_perf_kind kind = tg_perf_kind_of(name);
+		if (kind == TG_PERF_NONE || (kind <= TG_PERF_SDPA_BWD && kind >= TG_PERF_SDPA_FWD &&
+		                             inside_same(tree, ev, atoms, (uint32_t)i, kind)))
+			continue;
+		const char *raw[4] = {NULL, NULL, NULL, NULL};
+		for (int k = 0; k < 4; k++) {
+			const tg_arg *a = keys[k] == TG_NONE ? NULL : tg_event_arg(trace, &ev[i], keys[k]);
+			if (a && (a->type == TG_ARG_RAW || a->type == TG_ARG_STR))
+				raw[k] = tg_trace_str(trace, a->v.atom);
+		}
+		tg_perf m;
+		tg_perf_args args = {name, raw[0], raw[1], raw[2], raw[3]};
+		if (tg_perf_model(&m, &args, &opts))
+			continue;
+		size_t ns = 0;
+		if (collect(&spans, &ns, &scap, tree, ev, (uint32_t)i, tb, 0))
+			goto done;
+		/* ops without device work stay, with kernel time 0 (as TraceLens) */
+		if (nrows == cap) {
+			size_t c2 = cap ? cap * 2 : 64;
+			struct row *nr = tg_realloc(rows, c2 * sizeof(*rows));
+			if (!nr)
+				goto done;
+			rows = nr;
+			cap = c2;
+		}
+		struct row *r = &rows[nrows++];
+		r->ev = (uint32_t)i;
+		r->kind = m.kind;
+		r->name = ev[i].name;
+		r->flops = m.flops;
+		r->bytes = m.bytes;
+		r->kt = ns ? tg_timebase_us(tb, tg_span_union(spans, ns)) : 0;
+		params(r, name, &m, raw, tree, atoms);
+		/* Compute Spec rides in the key's tail slot */
+		const char *maf = m.kind <= TG_PERF_CONV_BWD ? "matrix" : "vector";
+		snprintf(r->p[MAXP - 1], PLEN, "%s%s%s", m.precision ? maf : "", m.precision ? "_" : "",
+		         m.precision ? m.precision : "");
+		nby[m.kind]++;
+	}
+	for (int k = 1; k < TG_PERF_KIND_COUNT; k++) {
+		if (!nby[k])
+			continue;
+		if (nby[k] > maxg)
+			maxg = nby[k];
+		by[k] = tg_calloc(nby[k], sizeof(struct row *));
+		if (!by[k])
+			goto done;
+		nby[k] = 0;
+	}
+	for (size_t i = 0; i < nrows; i++)
+		by[rows[i].kind][nby[rows[i].kind]++] = &rows[i];
+	vals = tg_calloc(maxg, sizeof(double));
+	tabs = tg_calloc(TG_PERF_KIND_COUNT, sizeof(*tabs));
+	if (!vals || !tabs)
+		goto done;
+	for (int k = 1; k < TG_PERF_KIND_COUNT; k++) {
+		if (!nby[k])
+			continue;
+		tg_table *t = build_sheet((tg_perf_kind)k, by[k], nby[k], trace, vals);
+		if (!t)
+			goto done;
+		tabs[ntabs++] = t;
+	}
+	rc = 0;
+done:
+	if (rc) {
+		for (size_t i = 0; i < ntabs; i++)
+			tg_table_free(tabs[i]);
+		free(tabs);
+		tabs = NULL;
+		ntabs = 0;
+	}
+	for (int k = 0; k < TG_PERF_KIND_COUNT; k++)
+		free(by[k]);
+	free(rows);
+	free(spans);
+	free(vals);
+	*out = tabs;
+	*n = ntabs;
+	return rc;
+}
