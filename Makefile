@@ -20,7 +20,7 @@ endif
 
 PKGS := jansson zlib cmocka
 CFLAGS := -std=c11 -D_GNU_SOURCE $(OPT) -Wall -Wextra -Werror -pthread
-LDLIBS := -ljansson -lz -lpthread -lm
+LDLIBS := -ljansson -lyaml -lz -lpthread -lm
 TEST_LDLIBS := $(LDLIBS) -lcmocka
 
 CORE_SRC := $(wildcard core/*.c)
@@ -79,7 +79,7 @@ $(FUZZ_BUILD)/fuzz_reader: tests/fuzz/fuzz_reader.c $(CORE_SRC) $(wildcard core/
 	@mkdir -p $(FUZZ_BUILD)
 	clang -std=c11 -D_GNU_SOURCE -O1 -g -fsanitize=fuzzer,address,undefined \
 		-fno-sanitize-recover=all -pthread \
-		-o $@ tests/fuzz/fuzz_reader.c $(CORE_SRC) -ljansson -lz -lm
+		-o $@ tests/fuzz/fuzz_reader.c $(CORE_SRC) -ljansson -lyaml -lz -lm
 
 fuzz: $(FUZZ_BUILD)/fuzz_reader
 	@mkdir -p $(FUZZ_BUILD)/corpus-reader
