@@ -3,6 +3,7 @@
  */
 #include "perf_sheets.h"
 #include "perf_model.h"
+#include "roofline.h"
 #include "tg.h"
 
 #include <math.h>
@@ -370,7 +371,44 @@ static void set_num(tg_table *t, size_t r, int c, double v)
 		tg_table_set_num(t, r, (size_t)c, v);
 }
 
-static tg_table *build_sheet(tg_perf_kind kind, struct row **rows, size_t n, const tg_trace *trace, double *vals)
+/* The roofline columns of one group: the roofline time and bound of its
+ * first op (TraceLens's _first), and the statistics of every op's percent
+ * of roofline (roofline time / kernel time). Ops without kernel time or
+ * without a known peak are left out of the statistics. */
+static int roofline_cells(tg_table *t, size_t r, int c, const struct group *G, const tg_gpu_spec *spec,
+                          double *vals)
+{
+	const struct row *f = G->rows[0];
+	tg_roofline rl;
+	/* no compute spec (integer dtypes), or a peak the GPU lacks: no roofline */
+	if (tg_roofline_compute(&rl, f->flops, f->bytes, f->p[MAXP - 1], f->kt, spec)) {
+		tg_error_clear();
+		return 0;
+	}
+	set_num(t, r, c, rl.roofline_us);
+	if (rl.bound != TG_BOUND_UNKNOWN && tg_table_set_str(t, r, (size_t)c + 1, tg_roofline_bound_name(rl.bound)))
+		return -1;
+	size_t nv = 0;
+	for (size_t k = 0; k < G->n; k++) {
+		const struct row *x = G->rows[k];
+		if (x->kt <= 0 || tg_roofline_compute(&rl, x->flops, x->bytes, x->p[MAXP - 1], x->kt, spec)) {
+			tg_error_clear();
+			continue;
+		}
+		if (!isnan(rl.pct_roofline))
+			vals[nv++] = rl.pct_roofline;
+	}
+	if (nv) {
+		double st[6];
+		stats6(st, vals, nv);
+		for (int s = 0; s < 5; s++)
+			set_num(t, r, c + 2 + s, st[s]);
+	}
+	return 0;
+}
+
+static tg_table *build_sheet(tg_perf_kind kind, struct row **rows, size_t n, const tg_trace *trace, double *vals,
+                             const tg_gpu_spec *spec)
 {
 	static const char *const stat[6] = {"mean", "median", "std", "min", "max", "sum"};
 	const char *sheet = tg_perf_sheet_name(kind);
@@ -403,6 +441,19 @@ static tg_table *build_sheet(tg_perf_kind kind, struct row **rows, size_t n, con
 				goto fail;
 		}
 	int c_spec = tg_table_add_column(t, "Compute Spec");
+	int c_roof = -1;
+	if (spec) {
+		c_roof = (int)tg_table_ncols(t);
+		if (tg_table_add_column(t, "Roofline Time (\xc2\xb5s)_first") < 0 ||
+		    tg_table_add_column(t, "Roofline Bound_first") < 0)
+			goto fail;
+		for (int s = 0; s < 5; s++) {
+			char col[64];
+			snprintf(col, sizeof(col), "Pct Roofline_%s", stat[s]);
+			if (tg_table_add_column(t, col) < 0)
+				goto fail;
+		}
+	}
 	int c_kt = (int)tg_table_ncols(t);
 	for (int s = 0; s < 6; s++) {
 		char col[64];
@@ -462,6 +513,8 @@ static tg_table *build_sheet(tg_perf_kind kind, struct row **rows, size_t n, con
 		}
 		if (tg_table_set_str(t, (size_t)r, (size_t)c_spec, f->p[MAXP - 1]))
 			goto fail;
+		if (spec && roofline_cells(t, (size_t)r, c_roof, G, spec, vals))
+			goto fail;
 		for (size_t k = 0; k < G->n; k++)
 			vals[k] = G->rows[k]->kt;
 		stats6(st, vals, G->n);
@@ -488,7 +541,8 @@ static int inside_same(const tg_tree *tree, const tg_event *ev, const tg_atoms *
 	return 0;
 }
 
-int tg_perf_sheets(tg_table ***out, size_t *n, const tg_tree *tree, const tg_timebase *tb, int32_t step)
+int tg_perf_sheets(tg_table ***out, size_t *n, const tg_tree *tree, const tg_timebase *tb, int32_t step,
+                   const tg_gpu_spec *spec)
 {
 	*out = NULL;
 	*n = 0;
@@ -572,7 +626,7 @@ int tg_perf_sheets(tg_table ***out, size_t *n, const tg_tree *tree, const tg_tim
 	for (int k = 1; k < TG_PERF_KIND_COUNT; k++) {
 		if (!nby[k])
 			continue;
-		tg_table *t = build_sheet((tg_perf_kind)k, by[k], nby[k], trace, vals);
+		tg_table *t = build_sheet((tg_perf_kind)k, by[k], nby[k], trace, vals, spec);
 		if (!t)
 			goto done;
 		tabs[ntabs++] = t;

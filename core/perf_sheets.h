@@ -9,6 +9,7 @@
 #ifndef TG_PERF_SHEETS_H
 #define TG_PERF_SHEETS_H
 
+#include "gpu_specs.h"
 #include "interval.h"
 #include "table.h"
 #include "tree.h"
@@ -25,7 +26,12 @@
  * ("matrix_bf16", "vector_fp32"; "" when the dtype has no precision),
  * Kernel Time (µs)_{mean,median,std,min,max,sum}, name_count; rows by
  * total kernel time, largest first. Not given: kernel_details strings,
- * process/thread names, raw argument columns, UID_first, roofline.
+ * process/thread names, raw argument columns, UID_first.
+ *
+ * spec: the GPU's peaks, or NULL. With a spec, "Roofline Time (µs)_first",
+ * "Roofline Bound_first" (COMPUTE_BOUND / MEMORY_BOUND) and
+ * "Pct Roofline_{mean,median,std,min,max}" follow Compute Spec, as in
+ * TraceLens's roofline reports (roofline.h).
  *
  * tb: time base; tracelens_float = 1 also selects TraceLens's own model
  * simplifications and its kernel linking (tg_tree_linked_like_tracelens).
@@ -38,6 +44,7 @@
  * On success *out is an array of *n tables owned by the caller (free each
  * with tg_table_free, then the array with free). Returns 0 or TG_ENOMEM;
  * on failure *out is NULL and *n 0. */
-int tg_perf_sheets(tg_table ***out, size_t *n, const tg_tree *tree, const tg_timebase *tb, int32_t step);
+int tg_perf_sheets(tg_table ***out, size_t *n, const tg_tree *tree, const tg_timebase *tb, int32_t step,
+                   const tg_gpu_spec *spec);
 
 #endif

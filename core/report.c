@@ -1,10 +1,12 @@
 /* report.c - assembles the tables of the perf report. */
 #include "report.h"
 #include "breakdown.h"
+#include "collectives.h"
 #include "host_syncs.h"
 #include "launch_stats.h"
 #include "launchers.h"
 #include "memory.h"
+#include "perf_sheets.h"
 #include "short_kernels.h"
 #include "timeline.h"
 
@@ -33,6 +35,62 @@ static int64_t first_ts(const tg_trace *t)
 		if (ev[i].ts < m)
 			m = ev[i].ts;
 	return m;
+}
+
+int tg_report_gpu_spec(const tg_gpu_spec **out, const tg_tree *tree, const tg_report_opts *opts)
+{
+	*out = NULL;
+	if (!opts->gpu_specs)
+		return 0;
+	if (opts->gpu)
+		return tg_gpu_specs_find(out, opts->gpu_specs, opts->gpu);
+	const tg_trace *t = tg_tree_trace(tree);
+	size_t nd;
+	const tg_device *d = tg_trace_devices(t, &nd);
+	if (nd && tg_gpu_specs_match_device(out, opts->gpu_specs, t, &d[0])) {
+		*out = NULL;
+		tg_error_clear();
+	}
+	return 0;
+}
+
+/* The perf sheets (GEMM, SDPA_fwd, ...) of the tree, with the roofline
+ * when the GPU is known. */
+static int add_perf_sheets(tg_report *r, size_t *cap, const tg_tree *tree, const tg_timebase *tb,
+                           const tg_report_opts *opts)
+{
+	const tg_gpu_spec *spec;
+	int rc = tg_report_gpu_spec(&spec, tree, opts);
+	if (rc)
+		return rc;
+	tg_table **tabs;
+	size_t n;
+	if ((rc = tg_perf_sheets(&tabs, &n, tree, tb, opts->step, spec)))
+		return rc;
+	for (size_t i = 0; i < n; i++) {
+		if (rc)
+			tg_table_free(tabs[i]);
+		else
+			rc = add(r, cap, tabs[i]);
+	}
+	free(tabs);
+	return rc;
+}
+
+/* coll_per_rank and coll_analysis, when the trace has collectives. */
+static int add_collectives(tg_report *r, size_t *cap, const tg_tree *tree)
+{
+	tg_table *tabs[2];
+	int rc = tg_collectives_rank_tables(tabs, &tree, 1);
+	if (rc)
+		return rc;
+	for (int i = 0; i < 2; i++) {
+		if (rc || !tg_table_nrows(tabs[i]))
+			tg_table_free(tabs[i]);
+		else
+			rc = add(r, cap, tabs[i]);
+	}
+	return rc;
 }
 
 int tg_report_build(tg_report *out, const tg_tree *tree, const tg_report_opts *opts)
@@ -71,6 +129,8 @@ int tg_report_build(tg_report *out, const tg_tree *tree, const tg_report_opts *o
 		if ((rc = add(out, &cap, sk[1])))
 			goto fail;
 	}
+	if ((rc = add_perf_sheets(out, &cap, tree, &tb, opts)) || (rc = add_collectives(out, &cap, tree)))
+		goto fail;
 	/* HTA-style analyses; the one-row-per-launch table is left to the API */
 	{
 		typedef int (*tables_fn)(tg_table ***, size_t *, const tg_tree *, int32_t);

@@ -10,6 +10,7 @@
 #ifndef TG_REPORT_H
 #define TG_REPORT_H
 
+#include "gpu_specs.h"
 #include "table.h"
 #include "tree.h"
 
@@ -17,6 +18,9 @@ typedef struct tg_report_opts {
 	int tracelens;         /* TraceLens-compatible numbers and categories */
 	int32_t step;          /* -1: whole trace; else a step index (tg_tree_steps) */
 	int include_unlinked;  /* GPU timeline: count device events without a launch */
+	const tg_gpu_specs *gpu_specs; /* peaks for the roofline columns; NULL: none */
+	const char *gpu;       /* a spec name forcing the GPU (tg_gpu_specs_find);
+	                          NULL: recognised from deviceProperties */
 } tg_report_opts;
 
 typedef struct tg_report {
@@ -24,9 +28,20 @@ typedef struct tg_report {
 	size_t n;
 } tg_report;
 
-/* Builds every table for tree. On success out->tables holds n tables the
- * caller frees with tg_report_free. Returns 0 or TG_ENOMEM. */
+/* Builds every table for tree: GPU timeline (overall, per device), ops by
+ * category, ops, unique args, kernels, short kernels, the perf sheets
+ * (GEMM, SDPA_fwd, ... with the roofline when the GPU is known), the
+ * collectives of the trace (when it has any), and the HTA-style tables.
+ * On success out->tables holds n tables the caller frees with
+ * tg_report_free. Returns 0, TG_ENOTFOUND (opts->gpu names no spec) or
+ * TG_ENOMEM. */
 int tg_report_build(tg_report *out, const tg_tree *tree, const tg_report_opts *opts);
+
+/* The GPU spec for tree under opts: opts->gpu when given, else the first
+ * device of the trace recognised in opts->gpu_specs; NULL (and 0) when
+ * there are no specs or the device is not recognised. Returns 0 or
+ * TG_ENOTFOUND when opts->gpu names no spec. *out borrowed from the specs. */
+int tg_report_gpu_spec(const tg_gpu_spec **out, const tg_tree *tree, const tg_report_opts *opts);
 
 /* The table named name (its CSV stem), or NULL. */
 const tg_table *tg_report_find(const tg_report *r, const char *name);

@@ -3,6 +3,7 @@
  * [-o DIR] [--step N] [--tracelens] [--include-unlinked]`: the perf report of
  * each trace.
  */
+#include "../core/collectives.h"
 #include "../core/ranks.h"
 #include "../core/report.h"
 #include "../core/report_html.h"
@@ -38,6 +39,10 @@ static const char usage[] =
 	"                      its op categories (aten::_flash_attention_forward is\n"
 	"                      'other' there, SDPA_fwd by default)\n"
 	"  --include-unlinked  GPU timeline also counts device events without a launch\n"
+	"  --gpu NAME          the GPU whose peaks the roofline columns use (H100 SXM,\n"
+	"                      MI300X, ...: see docs/roofline.md); default: recognised\n"
+	"                      from the trace's deviceProperties\n"
+	"  --gpu-specs FILE    YAML file adding or overriding GPU peaks\n"
 	"\n";
 
 enum format { FMT_TEXT, FMT_MD, FMT_CSV, FMT_JSON, FMT_HTML };
@@ -179,15 +184,46 @@ static int report_one(const char *path, const tg_tree *tree, const tg_report_opt
 	return rc;
 }
 
+/* The tables comparing ranks into *out (the caller frees it with
+ * tg_report_free): each top kernel's durations across ranks, and the
+ * collectives matched across ranks (implicit sync, skew, stragglers) when
+ * the traces have any. Returns 0 or -1 after printing the error. */
+static int build_across(tg_report *out, tg_tree *const *trees, size_t n)
+{
+	memset(out, 0, sizeof(*out));
+	out->tables = calloc(5, sizeof(tg_table *));
+	if (!out->tables) {
+		tg_cli_error("out of memory");
+		return -1;
+	}
+	tg_table *sync[3];
+	tg_collectives_sync_info info;
+	if (tg_ranks_kernel_tables(out->tables, (const tg_tree *const *)trees, n, 20)) {
+		tg_cli_error("%s", tg_error_last());
+		tg_report_free(out);
+		return -1;
+	}
+	out->n = 2;
+	if (tg_collectives_sync_tables(sync, &info, (const tg_tree *const *)trees, n)) {
+		tg_cli_error("%s", tg_error_last());
+		tg_report_free(out);
+		return -1;
+	}
+	for (int i = 0; i < 3; i++) {
+		if (tg_table_nrows(sync[i]))
+			out->tables[out->n++] = sync[i];
+		else
+			tg_table_free(sync[i]);
+	}
+	return 0;
+}
+
 /* The tables comparing ranks, after the per-trace reports. */
 static int report_ranks(tg_tree *const *trees, size_t n, enum format fmt, const char *dir, FILE *f)
 {
-	tg_table *tabs[2];
-	if (tg_ranks_kernel_tables(tabs, (const tg_tree *const *)trees, n, 20)) {
-		tg_cli_error("%s", tg_error_last());
+	tg_report r;
+	if (build_across(&r, trees, n))
 		return -1;
-	}
-	tg_report r = {.tables = tabs, .n = 2};
 	int rc = 0;
 	if (fmt == FMT_CSV) {
 		rc = write_csv_files(&r, dir);
@@ -203,8 +239,7 @@ static int report_ranks(tg_tree *const *trees, size_t n, enum format fmt, const 
 		if (fmt == FMT_JSON)
 			fputs("}", f);
 	}
-	tg_table_free(tabs[0]);
-	tg_table_free(tabs[1]);
+	tg_report_free(&r);
 	return rc;
 }
 
@@ -217,7 +252,6 @@ static int report_html(const char *const *paths, tg_tree *const *trees, size_t n
 	tg_report *reps = calloc(n + 1, sizeof(*reps));
 	const tg_report **list = calloc(n + 1, sizeof(*list));
 	const char **names = calloc(n + 1, sizeof(*names));
-	tg_table *tabs[2] = {NULL, NULL};
 	size_t built = 0, nlist = n;
 	int rc = -1;
 	if (!reps || !list || !names) {
@@ -231,11 +265,9 @@ static int report_html(const char *const *paths, tg_tree *const *trees, size_t n
 		names[built] = paths[built];
 	}
 	if (n > 1) {
-		if (tg_ranks_kernel_tables(tabs, (const tg_tree *const *)trees, n, 20)) {
-			tg_cli_error("%s", tg_error_last());
+		if (build_across(&reps[n], trees, n))
 			goto done;
-		}
-		reps[n] = (tg_report){.tables = tabs, .n = 2};
+		built++;
 		list[n] = &reps[n];
 		names[n] = "Across ranks";
 		nlist++;
@@ -248,8 +280,6 @@ static int report_html(const char *const *paths, tg_tree *const *trees, size_t n
 done:
 	for (size_t i = 0; i < built; i++)
 		tg_report_free(&reps[i]);
-	tg_table_free(tabs[0]);
-	tg_table_free(tabs[1]);
 	free(reps);
 	free(list);
 	free(names);
@@ -260,6 +290,8 @@ int tg_cmd_report(int argc, char **argv)
 {
 	tg_read_opts ropts = {0};
 	tg_report_opts opts = {.step = -1};
+	tg_gpu_specs *specs = NULL;
+	const char *specs_file = NULL;
 	enum format fmt = FMT_TEXT;
 	const char *dir = NULL;
 	int64_t step_number = -1;
@@ -284,7 +316,9 @@ int tg_cmd_report(int argc, char **argv)
 			opts.tracelens = 1;
 		} else if (!strcmp(a, "--include-unlinked")) {
 			opts.include_unlinked = 1;
-		} else if ((!strcmp(a, "--format") || !strcmp(a, "-o") || !strcmp(a, "--step")) && i + 1 >= argc) {
+		} else if ((!strcmp(a, "--format") || !strcmp(a, "-o") || !strcmp(a, "--step") || !strcmp(a, "--gpu") ||
+		            !strcmp(a, "--gpu-specs")) &&
+		           i + 1 >= argc) {
 			tg_cli_error("%s needs a value", a);
 			goto out;
 		} else if (!strcmp(a, "--format")) {
@@ -305,6 +339,10 @@ int tg_cmd_report(int argc, char **argv)
 			}
 		} else if (!strcmp(a, "-o")) {
 			dir = argv[++i];
+		} else if (!strcmp(a, "--gpu")) {
+			opts.gpu = argv[++i];
+		} else if (!strcmp(a, "--gpu-specs")) {
+			specs_file = argv[++i];
 		} else if (!strcmp(a, "--step")) {
 			char *end;
 			step_number = strtoll(argv[++i], &end, 10);
@@ -326,6 +364,18 @@ int tg_cmd_report(int argc, char **argv)
 	if (fmt == FMT_CSV && !dir) {
 		tg_cli_error("report: --format csv writes one file per table: give -o DIR");
 		goto out;
+	}
+	if (tg_gpu_specs_new(&specs) || (specs_file && tg_gpu_specs_load_file(specs, specs_file))) {
+		tg_cli_error("%s", tg_error_last());
+		goto out;
+	}
+	opts.gpu_specs = specs;
+	if (opts.gpu) {
+		const tg_gpu_spec *g;
+		if (tg_gpu_specs_find(&g, specs, opts.gpu)) {
+			tg_cli_error("--gpu: no GPU named '%s' (see docs/roofline.md, or add it with --gpu-specs)", opts.gpu);
+			goto out;
+		}
 	}
 	/* a report file is written under a temporary name and renamed when
 	 * complete: a failure never leaves a partial report behind */
@@ -407,6 +457,7 @@ int tg_cmd_report(int argc, char **argv)
 			unlink(tmpfile);
 	}
 out:
+	tg_gpu_specs_free(specs);
 	free(paths);
 	return rc;
 }

@@ -62,4 +62,33 @@ expect_fail "no partial report file" "tracegate: tests/fixtures/bad/nan.json: by
 	report "$SAMPLE" tests/fixtures/bad/nan.json -o "$tmp/partial" --format md
 [ -z "$(ls -A "$tmp/partial")" ] && ok "failed report leaves no file" || not_ok "failed report leaves no file" "$(ls -A "$tmp/partial")"
 
+# perf sheets and the roofline: sample.json has one aten::addmm (M 64, N 128,
+# K 32, bias, fp32) of 50 us: 532,480 FLOPs, 57,856 bytes; on an H100 SXM
+# (3,350 GB/s) memory bound, roofline 57856 / 3.35e9 s = 0.01727 us
+expect_ok "report --gpu" report "$SAMPLE" --gpu "H100 SXM" --format csv -o "$tmp/gpu"
+if command -v python3 >/dev/null 2>&1; then
+	python3 - "$tmp/gpu/GEMM.csv" <<'PY' && ok "GEMM roofline by hand" || not_ok "GEMM roofline by hand" "$(cat "$tmp/gpu/GEMM.csv")"
+import csv, sys
+r = list(csv.DictReader(open(sys.argv[1], encoding="utf-8")))
+assert len(r) == 1 and r[0]["name"] == "aten::addmm", r
+x = r[0]
+assert abs(float(x["GFLOPS_first"]) - 532480e-9) < 1e-15
+assert abs(float(x["Data Moved (MB)_first"]) * 2**20 - 57856) < 1e-6
+assert x["Compute Spec"] == "matrix_fp32"
+assert x["Roofline Bound_first"] == "MEMORY_BOUND"
+assert abs(float(x["Roofline Time (\u00b5s)_first"]) - 57856 / 3350e9 * 1e6) < 1e-12
+assert abs(float(x["Pct Roofline_mean"]) - 57856 / 3350e9 * 1e6 / 50 * 100) < 1e-9
+PY
+fi
+printf 'gpus:\n  - name: H100 SXM\n    mem_bw_gbps: 1000\n' >"$tmp/specs.yaml"
+expect_ok "report --gpu-specs" report "$SAMPLE" --gpu "H100 SXM" --gpu-specs "$tmp/specs.yaml" --format csv -o "$tmp/gpu2"
+grep -q ',MEMORY_BOUND,' "$tmp/gpu2/GEMM.csv" && grep -q ',0.057856,' "$tmp/gpu2/GEMM.csv" \
+	&& ok "overridden bandwidth gives 0.057856 us" || not_ok "overridden bandwidth" "$(cat "$tmp/gpu2/GEMM.csv")"
+printf 'gpus:\n  - name: X\n    bogus: 1\n' >"$tmp/bad.yaml"
+run report "$SAMPLE" --gpu-specs "$tmp/bad.yaml"
+[ "$rc" -eq 2 ] && grep -q "^tracegate: $tmp/bad.yaml:3:5: " "$tmp/err" && [ ! -s "$tmp/out" ] \
+	&& ok "bad gpu specs: file:line:col" || not_ok "bad gpu specs" "exit $rc: $(cat "$tmp/err")"
+expect_fail "unknown gpu" "tracegate: --gpu: no GPU named 'Z80' (see docs/roofline.md, or add it with --gpu-specs)" \
+	report "$SAMPLE" --gpu Z80
+
 [ "$fails" -eq 0 ]

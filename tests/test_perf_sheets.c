@@ -267,7 +267,7 @@ static void test_tracelens_sheets(void **state)
 		tg_timebase tb = {.tracelens_float = 1};
 		tg_table **tabs;
 		size_t n;
-		assert_int_equal(tg_perf_sheets(&tabs, &n, tree, &tb, -1), 0);
+		assert_int_equal(tg_perf_sheets(&tabs, &n, tree, &tb, -1, NULL), 0);
 		for (int s = 0; sheets[s]; s++) {
 			char csvpath[4096], where[512];
 			snprintf(csvpath, sizeof(csvpath), "%s/%s/%s.csv", shared_base(), pairs[i].ref, sheets[s]);
@@ -304,7 +304,7 @@ static void test_tracelens_sheets(void **state)
 		free(tabs);
 		/* the default mode (exact times, tracegate's models) on the same trace */
 		tg_timebase exact = {0};
-		assert_int_equal(tg_perf_sheets(&tabs, &n, tree, &exact, -1), 0);
+		assert_int_equal(tg_perf_sheets(&tabs, &n, tree, &exact, -1, NULL), 0);
 		for (size_t k = 0; k < n; k++)
 			tg_table_free(tabs[k]);
 		free(tabs);
@@ -399,6 +399,82 @@ static void close_to(double a, double b)
 }
 #define CLOSE(a, b) close_to((a), (double)(b))
 
+/* The sheets with MI300X's roofline against TraceLens's roofline reports
+ * (generated with its bundled MI300X arch file): every shared column,
+ * roofline time, bound and percent of roofline included. */
+static void test_tracelens_roofline_sheets(void **state)
+{
+	(void)state;
+	TG_SKIP_WITHOUT_SHARED();
+	static const struct pair rpairs[] = {
+		{TL "inference/xdit_sd_3.5/profile_trace_rank_0.json.gz", REF "xdit_sd_3.5_roofline_MI300X_csvs"},
+		{TL "mi300/gaunernst_bert-small-uncased__1016001.json.gz", REF "gaunernst_bert-small-uncased__1016001_roofline_MI300X_csvs"},
+		{TL "mi300/Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz", REF "Qwen_Qwen1.5-0.5B-Chat__1016005_roofline_MI300X_csvs"},
+	};
+	int verbose = getenv("TG_VERBOSE") != NULL;
+	tg_gpu_specs *specs;
+	const tg_gpu_spec *mi = NULL;
+	assert_int_equal(tg_gpu_specs_new(&specs), 0);
+	assert_int_equal(tg_gpu_specs_find(&mi, specs, "MI300X"), 0);
+	struct tally tal[9];
+	memset(tal, 0, sizeof(tal));
+	for (size_t i = 0; i < sizeof(rpairs) / sizeof(rpairs[0]); i++) {
+		char path[4096];
+		snprintf(path, sizeof(path), "%s/%s", shared_base(), rpairs[i].trace);
+		tg_trace *t;
+		tg_tree *tree;
+		if (tg_trace_read_file(&t, path, NULL))
+			fail_msg("%s", tg_error_last());
+		assert_int_equal(tg_tree_build(&tree, t), 0);
+		tg_timebase tb = {.tracelens_float = 1};
+		tg_table **tabs;
+		size_t n;
+		assert_int_equal(tg_perf_sheets(&tabs, &n, tree, &tb, -1, mi), 0);
+		for (int s = 0; sheets[s]; s++) {
+			char csvpath[4096], where[512];
+			snprintf(csvpath, sizeof(csvpath), "%s/%s/%s.csv", shared_base(), rpairs[i].ref, sheets[s]);
+			struct csv ref;
+			if (csv_read(&ref, csvpath))
+				continue;
+			for (size_t k = 0; k < n; k++)
+				if (!strcmp(tg_table_name(tabs[k]), sheets[s])) {
+					snprintf(where, sizeof(where), "%.50s/%s", strrchr(rpairs[i].ref, '/') + 1, sheets[s]);
+					compare_sheet(tabs[k], &ref, &tal[s], where, verbose);
+				}
+			csv_free(&ref);
+		}
+		for (size_t k = 0; k < n; k++)
+			tg_table_free(tabs[k]);
+		free(tabs);
+		tg_tree_free(tree);
+		tg_trace_free(t);
+	}
+	static const char *const roof[] = {"Roofline Time (\xc2\xb5s)_first", "Roofline Bound_first",
+	                                   "Pct Roofline_mean", "Pct Roofline_max", "Pct Roofline_min", NULL};
+	/* the strict sheets: every row found and every roofline value equal */
+	static const char *const strict[] = {"GEMM", "SDPA_fwd", "CONV_fwd", "BinaryElementwise", "Reduce_fwd", NULL};
+	int checked = 0;
+	for (int s = 0; sheets[s]; s++) {
+		int is_strict = 0;
+		for (int k = 0; strict[k]; k++)
+			is_strict |= !strcmp(strict[k], sheets[s]);
+		for (int c = 0; c < tal[s].n; c++) {
+			int is_roof = !strcmp(tal[s].col[c], "(row found)");
+			for (int k = 0; roof[k]; k++)
+				is_roof |= !strcmp(roof[k], tal[s].col[c]);
+			if (!is_roof)
+				continue;
+			print_message("  %-18s %-32s %5d / %5d\n", sheets[s], tal[s].col[c], tal[s].ok[c], tal[s].all[c]);
+			if (is_strict) {
+				assert_int_equal(tal[s].ok[c], tal[s].all[c]);
+				checked += tal[s].all[c];
+			}
+		}
+	}
+	assert_true(checked >= 200);
+	tg_gpu_specs_free(specs);
+}
+
 static void test_hand_made(void **state)
 {
 	(void)state;
@@ -408,7 +484,7 @@ static void test_hand_made(void **state)
 	tg_timebase tb = {0};
 	tg_table **tabs;
 	size_t n;
-	assert_int_equal(tg_perf_sheets(&tabs, &n, tree, &tb, -1), 0);
+	assert_int_equal(tg_perf_sheets(&tabs, &n, tree, &tb, -1, NULL), 0);
 	assert_int_equal(n, 2);
 	assert_string_equal(tg_table_name(tabs[0]), "GEMM");
 	const tg_table *g = sheet(tabs, n, "GEMM");
@@ -449,7 +525,7 @@ static void test_hand_made(void **state)
 	free(tabs);
 
 	/* step 1 only: one mm, 15 us */
-	assert_int_equal(tg_perf_sheets(&tabs, &n, tree, &tb, 0), 0);
+	assert_int_equal(tg_perf_sheets(&tabs, &n, tree, &tb, 0, NULL), 0);
 	assert_int_equal(n, 1);
 	CLOSE(num(tabs[0], 0, "name_count"), 1);
 	CLOSE(num(tabs[0], 0, "Kernel Time (\xc2\xb5s)_sum"), 15);
@@ -466,6 +542,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_hand_made),
 		cmocka_unit_test(test_tracelens_sheets),
+		cmocka_unit_test(test_tracelens_roofline_sheets),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
