@@ -72,6 +72,11 @@ int tg_table_write_text(const tg_table *t, FILE *f, size_t width);
 int tg_table_write_md(const tg_table *t, FILE *f);
 int tg_table_write_json(const tg_table *t, FILE *f);
 
+/* Writes s to f as Markdown text safe in a table cell and in HTML: pipes,
+ * backticks, emphasis and link characters backslash-escaped, < > &
+ * as entities, newlines and tabs as spaces, other controls as \xNN. */
+void tg_md_escape(FILE *f, const char *s);
+
 /* Formats v in the shortest decimal form that reads back as the same
  * double (like Python's repr); buf of 32 bytes. */
 void tg_format_double(char *buf, double v);

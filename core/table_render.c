@@ -179,8 +179,7 @@ int tg_table_write_text(const tg_table *t, FILE *f, size_t width)
 	return ferror(f) ? tg_error_set(TG_EIO, "write error") : 0;
 }
 
-/* Markdown cell: pipes, backticks, HTML specials and newlines escaped. */
-static void put_md(FILE *f, const char *s)
+void tg_md_escape(FILE *f, const char *s)
 {
 	for (; *s; s++) {
 		switch (*s) {
@@ -209,11 +208,11 @@ int tg_table_write_md(const tg_table *t, FILE *f)
 	size_t nc = tg_table_ncols(t), nr = tg_table_nrows(t);
 	char buf[4096];
 	fputs("### ", f);
-	put_md(f, tg_table_title(t));
+	tg_md_escape(f, tg_table_title(t));
 	fputs("\n\n|", f);
 	for (size_t c = 0; c < nc; c++) {
 		putc(' ', f);
-		put_md(f, tg_table_column(t, c));
+		tg_md_escape(f, tg_table_column(t, c));
 		fputs(" |", f);
 	}
 	fputs("\n|", f);
@@ -227,7 +226,7 @@ int tg_table_write_md(const tg_table *t, FILE *f)
 		for (size_t c = 0; c < nc; c++) {
 			cell_text(buf, sizeof(buf), tg_table_cell(t, r, c));
 			putc(' ', f);
-			put_md(f, buf);
+			tg_md_escape(f, buf);
 			fputs(" |", f);
 		}
 		putc('\n', f);

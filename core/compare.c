@@ -1,0 +1,149 @@
+/*
+ * compare.c - aggregates two measures by a key and lines them up.
+ */
+#include "compare.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *tg_compare_by_name(tg_compare_by by)
+{
+	static const char *const names[] = {"category", "op", "op_shape", "kernel", "module"};
+	return by < TG_COMPARE_BY_COUNT ? names[by] : "?";
+}
+
+static uint32_t key_of(const tg_kernel_rec *r, tg_compare_by by)
+{
+	switch (by) {
+	case TG_COMPARE_CATEGORY: return r->category;
+	case TG_COMPARE_OP: return r->op;
+	case TG_COMPARE_OP_SHAPE: return r->op_shape;
+	case TG_COMPARE_KERNEL: return r->kernel;
+	case TG_COMPARE_MODULE: return r->module;
+	default: return 0;
+	}
+}
+
+struct acc {
+	uint32_t key;
+	double count[2];
+	double ns[2];
+};
+
+static int cmp_key(const void *a, const void *b)
+{
+	const struct acc *x = a, *y = b;
+	return (x->key > y->key) - (x->key < y->key);
+}
+
+static int cmp_delta(const void *a, const void *b)
+{
+	const tg_compare_row *x = a, *y = b;
+	double dx = fabs(x->delta_us), dy = fabs(y->delta_us);
+	if (dx != dy)
+		return dx > dy ? -1 : 1;
+	double sx = x->base_us + x->new_us, sy = y->base_us + y->new_us;
+	if (sx != sy)
+		return sx > sy ? -1 : 1;
+	return (x->key > y->key) - (x->key < y->key);
+}
+
+int tg_compare_rows(tg_compare_row **out, size_t *n, const tg_measure *base, const tg_measure *next,
+                    tg_compare_by by)
+{
+	*out = NULL;
+	*n = 0;
+	size_t nb, nx, ub, ux;
+	const tg_kernel_rec *rb = tg_measure_kernels(base, &nb), *rx = tg_measure_kernels(next, &nx);
+	tg_measure_units(base, &ub);
+	tg_measure_units(next, &ux);
+	struct acc *a = tg_calloc(nb + nx + 1, sizeof(*a));
+	if (!a)
+		return TG_ENOMEM;
+	for (size_t i = 0; i < nb; i++)
+		a[i] = (struct acc){key_of(&rb[i], by), {1, 0}, {(double)rb[i].dur_ns, 0}};
+	for (size_t i = 0; i < nx; i++)
+		a[nb + i] = (struct acc){key_of(&rx[i], by), {0, 1}, {0, (double)rx[i].dur_ns}};
+	size_t na = nb + nx;
+	qsort(a, na, sizeof(*a), cmp_key);
+	tg_compare_row *rows = tg_calloc(na + 1, sizeof(*rows));
+	if (!rows) {
+		free(a);
+		return TG_ENOMEM;
+	}
+	size_t c = 0;
+	double sb = ub ? 1.0 / (double)ub : 1.0, sx = ux ? 1.0 / (double)ux : 1.0;
+	for (size_t i = 0; i < na;) {
+		size_t j = i;
+		struct acc s = {a[i].key, {0, 0}, {0, 0}};
+		for (; j < na && a[j].key == a[i].key; j++)
+			for (int k = 0; k < 2; k++)
+				s.count[k] += a[j].count[k], s.ns[k] += a[j].ns[k];
+		tg_compare_row *r = &rows[c++];
+		r->key = s.key;
+		r->base_count = s.count[0] * sb;
+		r->new_count = s.count[1] * sx;
+		r->base_us = s.ns[0] * sb / 1000.0;
+		r->new_us = s.ns[1] * sx / 1000.0;
+		r->delta_us = r->new_us - r->base_us;
+		r->is_new = s.count[0] == 0;
+		r->is_gone = s.count[1] == 0;
+		r->delta_pct = r->base_us > 0 ? 100.0 * r->delta_us / r->base_us : (r->new_us > 0 ? INFINITY : 0);
+		i = j;
+	}
+	free(a);
+	qsort(rows, c, sizeof(*rows), cmp_delta);
+	*out = rows;
+	*n = c;
+	return 0;
+}
+
+int tg_compare_table(tg_table **out, const tg_measure *base, const tg_measure *next, const tg_atoms *keys,
+                     tg_compare_by by, size_t limit)
+{
+	*out = NULL;
+	tg_compare_row *rows;
+	size_t n;
+	int rc = tg_compare_rows(&rows, &n, base, next, by);
+	if (rc)
+		return rc;
+	char name[64], title[96];
+	snprintf(name, sizeof(name), "diff_by_%s", tg_compare_by_name(by));
+	snprintf(title, sizeof(title), "Kernel time per step by %s", tg_compare_by_name(by));
+	const char *cols[] = {tg_compare_by_name(by), "base count", "new count", "base (us)", "new (us)",
+	                      "delta (us)", "delta (%)", "status", NULL};
+	tg_table *t = tg_table_new_cols(name, title, cols);
+	if (!t) {
+		free(rows);
+		return TG_ENOMEM;
+	}
+	if (limit && n > limit)
+		n = limit;
+	for (size_t i = 0; i < n; i++) {
+		const tg_compare_row *r = &rows[i];
+		int64_t ri = tg_table_add_row(t);
+		const char *k = tg_atoms_str(keys, r->key);
+		if (ri < 0 || tg_table_set_str(t, (size_t)ri, 0, *k ? k : "(none)")) {
+			tg_table_free(t);
+			free(rows);
+			return TG_ENOMEM;
+		}
+		tg_table_set_num(t, (size_t)ri, 1, r->base_count);
+		tg_table_set_num(t, (size_t)ri, 2, r->new_count);
+		tg_table_set_num(t, (size_t)ri, 3, r->base_us);
+		tg_table_set_num(t, (size_t)ri, 4, r->new_us);
+		tg_table_set_num(t, (size_t)ri, 5, r->delta_us);
+		if (isfinite(r->delta_pct))
+			tg_table_set_num(t, (size_t)ri, 6, r->delta_pct);
+		if ((r->is_new || r->is_gone) && tg_table_set_str(t, (size_t)ri, 7, r->is_new ? "new" : "gone")) {
+			tg_table_free(t);
+			free(rows);
+			return TG_ENOMEM;
+		}
+	}
+	free(rows);
+	*out = t;
+	return 0;
+}

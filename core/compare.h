@@ -1,0 +1,47 @@
+/*
+ * compare.h - the differences between two measured sides, aggregated by
+ * category, op, op + shapes, kernel name and nn.Module path: kernel count
+ * and kernel time per step on each side, delta and delta %, and whether
+ * the entry is new or gone.
+ */
+#ifndef TG_COMPARE_H
+#define TG_COMPARE_H
+
+#include "measure.h"
+#include "table.h"
+
+typedef enum tg_compare_by {
+	TG_COMPARE_CATEGORY = 0,
+	TG_COMPARE_OP,
+	TG_COMPARE_OP_SHAPE,
+	TG_COMPARE_KERNEL,
+	TG_COMPARE_MODULE,
+	TG_COMPARE_BY_COUNT
+} tg_compare_by;
+
+/* "category", "op", "op_shape", "kernel", "module". */
+const char *tg_compare_by_name(tg_compare_by by);
+
+/* One aggregated entry. */
+typedef struct tg_compare_row {
+	uint32_t key;              /* atom of the shared key table */
+	double base_count, new_count; /* device events per step */
+	double base_us, new_us;    /* summed device time per step, us */
+	double delta_us;           /* new - base */
+	double delta_pct;          /* 100 * delta / base; +inf when new */
+	int is_new, is_gone;
+} tg_compare_row;
+
+/* The entries of base and next aggregated by by, largest |delta| first.
+ * *out is an array of *n rows the caller frees. Returns 0 or TG_ENOMEM. */
+int tg_compare_rows(tg_compare_row **out, size_t *n, const tg_measure *base, const tg_measure *next,
+                    tg_compare_by by);
+
+/* The same as a table named "diff_by_<by>" with columns <by>, base count,
+ * new count, base (us), new (us), delta (us), delta (%), status ("new",
+ * "gone", ""); per step values. keys: the shared key table. limit: at
+ * most that many rows (0: all). The caller frees the table. */
+int tg_compare_table(tg_table **out, const tg_measure *base, const tg_measure *next, const tg_atoms *keys,
+                     tg_compare_by by, size_t limit);
+
+#endif

@@ -1,0 +1,358 @@
+/*
+ * measure.c - flattens one side of a comparison into kernel records,
+ * invocations and per-step units (see measure.h).
+ */
+#include "measure.h"
+#include "categorize.h"
+#include "host_syncs.h"
+#include "kernel_class.h"
+#include "launchers.h"
+#include "memory.h"
+#include "modules.h"
+#include "perf_model.h"
+#include "timeline.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct tg_measure {
+	const tg_tree **trees;
+	size_t ntrees;
+	tg_atoms *keys;
+	tg_kernel_rec *recs;
+	size_t nrecs, caprecs;
+	tg_invocation *invs;
+	size_t ninvs, capinvs;
+	tg_unit *units;
+	size_t nunits, capunits;
+	tg_fingerprint fp;
+	int fp_consistent;
+};
+
+size_t tg_measure_normalize_name(char *buf, size_t cap, const char *name)
+{
+	size_t o = 0;
+	if (!cap)
+		return 0;
+	for (const char *p = name; *p && o + 1 < cap;) {
+		if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X') &&
+		    ((p[2] >= '0' && p[2] <= '9') || (p[2] >= 'a' && p[2] <= 'f') || (p[2] >= 'A' && p[2] <= 'F'))) {
+			const char *rep = "0x?";
+			for (size_t k = 0; rep[k] && o + 1 < cap; k++)
+				buf[o++] = rep[k];
+			p += 2;
+			while ((*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'f') || (*p >= 'A' && *p <= 'F'))
+				p++;
+			continue;
+		}
+		buf[o++] = *p++;
+	}
+	buf[o] = 0;
+	return o;
+}
+
+static int key(uint32_t *out, tg_atoms *keys, const char *s)
+{
+	return tg_atoms_intern(out, keys, s, strlen(s)) ? TG_ENOMEM : 0;
+}
+
+/* The raw JSON text of a string-or-raw argument of e, or NULL. */
+static const char *arg_text(const tg_trace *t, const tg_event *e, uint32_t k)
+{
+	if (k == TG_NONE)
+		return NULL;
+	const tg_arg *a = tg_event_arg(t, e, k);
+	return a && (a->type == TG_ARG_RAW || a->type == TG_ARG_STR) ? tg_trace_str(t, a->v.atom) : NULL;
+}
+
+/* "Block_0/Attention_0/Linear_2": the nn.Module python frames above ev. */
+static void module_path(char *buf, size_t cap, const tg_tree *tree, const tg_event *ev, const tg_atoms *atoms,
+                        uint32_t e)
+{
+	const char *names[32];
+	int n = 0;
+	for (uint32_t p = tg_tree_parent(tree, e); p != TG_NONE && n < 32; p = tg_tree_parent(tree, p)) {
+		if (ev[p].kind != TG_KIND_PYTHON)
+			continue;
+		const char *s = tg_atoms_str(atoms, ev[p].name);
+		if (tg_module_name_is_module(s))
+			names[n++] = s;
+	}
+	size_t o = 0;
+	buf[0] = 0;
+	for (int i = n - 1; i >= 0 && o + 1 < cap; i--) {
+		const char *s = names[i];
+		const char *colon = strstr(s, ": ");
+		s = colon ? colon + 2 : s;
+		o += (size_t)snprintf(buf + o, cap - o, "%s%s", o ? "/" : "", s);
+		if (o >= cap)
+			o = cap - 1;
+	}
+}
+
+static void fingerprint(tg_fingerprint *fp, const tg_trace *t)
+{
+	memset(fp, 0, sizeof(*fp));
+	size_t nd;
+	const tg_device *d = tg_trace_devices(t, &nd);
+	if (nd)
+		snprintf(fp->gpu, sizeof(fp->gpu), "%s", tg_trace_str(t, d[0].name));
+	const json_t *meta = tg_trace_meta(t);
+	static const char *const drv[] = {"cuda_driver_version", "hip_driver_version"};
+	static const char *const rt[][2] = {{"cuda_runtime_version", "CUDA"}, {"hip_runtime_version", "HIP"}};
+	for (int i = 0; i < 2; i++) {
+		json_t *v = json_object_get(meta, drv[i]);
+		if (json_is_integer(v) && !fp->driver[0])
+			snprintf(fp->driver, sizeof(fp->driver), "%lld", (long long)json_integer_value(v));
+		else if (json_is_string(v) && !fp->driver[0])
+			snprintf(fp->driver, sizeof(fp->driver), "%s", json_string_value(v));
+		v = json_object_get(meta, rt[i][0]);
+		if (json_is_integer(v) && !fp->runtime[0])
+			snprintf(fp->runtime, sizeof(fp->runtime), "%s %lld", rt[i][1], (long long)json_integer_value(v));
+		else if (json_is_string(v) && !fp->runtime[0])
+			snprintf(fp->runtime, sizeof(fp->runtime), "%s %s", rt[i][1], json_string_value(v));
+	}
+	int64_t ws = tg_trace_world_size(t);
+	fp->world_size = ws > 0 ? ws : 1;
+}
+
+/* Appends the units of trace ti: one per step, or one for the whole trace. */
+static int add_units(tg_measure *m, uint32_t ti, uint32_t *first_unit)
+{
+	const tg_tree *tree = m->trees[ti];
+	size_t ns;
+	const tg_step *steps = tg_tree_steps(tree, &ns);
+	size_t nu = ns ? ns : 1;
+	if (tg_grow((void **)&m->units, &m->capunits, m->nunits + nu, sizeof(tg_unit)))
+		return TG_ENOMEM;
+	*first_unit = (uint32_t)m->nunits;
+	int64_t peak = -1;
+	tg_memory_peak *peaks = NULL;
+	size_t np = 0;
+	if (tg_memory_peaks(&peaks, &np, tree, -1) == 0) {
+		for (size_t i = 0; i < np; i++)
+			if (peaks[i].device_id >= 0 && peaks[i].events && peaks[i].peak_allocated > peak)
+				peak = peaks[i].peak_allocated;
+		free(peaks);
+	} else {
+		tg_error_clear();
+	}
+	for (size_t s = 0; s < nu; s++) {
+		int32_t step = ns ? (int32_t)s : -1;
+		tg_timeline_opts to = {.tb = {0}, .step = step, .device = -1};
+		tg_gpu_timeline tl;
+		if (tg_gpu_timeline_compute(&tl, tree, &to))
+			return TG_ENOMEM;
+		tg_host_sync_summary hs = {0};
+		if (tg_host_syncs_summary(&hs, tree, step))
+			return TG_ENOMEM;
+		tg_unit *u = &m->units[m->nunits++];
+		u->trace = ti;
+		u->step = ns ? steps[s].number : -1;
+		u->busy_ns = llround(tl.busy_us * 1000.0);
+		u->idle_ns = llround(tl.idle_us * 1000.0);
+		u->exposed_comm_ns = llround(tl.exposed_comm_us * 1000.0);
+		u->exposed_memcpy_ns = llround(tl.exposed_memcpy_us * 1000.0);
+		u->total_ns = llround(tl.total_us * 1000.0);
+		u->host_syncs = hs.count;
+		u->peak_memory = peak;
+	}
+	return 0;
+}
+
+/* The records of trace ti. */
+static int add_trace(tg_measure *m, uint32_t ti)
+{
+	const tg_tree *tree = m->trees[ti];
+	const tg_trace *t = tg_tree_trace(tree);
+	const tg_atoms *atoms = tg_trace_atoms(t);
+	size_t ne;
+	const tg_event *ev = tg_trace_events(t, &ne);
+	uint32_t first_unit;
+	int rc = add_units(m, ti, &first_unit);
+	if (rc)
+		return rc;
+	size_t ns;
+	tg_tree_steps(tree, &ns);
+	int64_t rank = tg_trace_rank(t);
+	if (rank < 0)
+		rank = ti;
+	uint32_t k_dims = tg_trace_key(t, "Input Dims"), k_types = tg_trace_key(t, "Input type"),
+	         k_strides = tg_trace_key(t, "Input Strides"), k_conc = tg_trace_key(t, "Concrete Inputs");
+	tg_launchers *l = NULL;
+	tg_launchers_opts lo = {.tb = {0}, .step = -1};
+	if ((rc = tg_launchers_build(&l, tree, &lo)))
+		return rc;
+	size_t nl;
+	const tg_launcher *list = tg_launchers_list(l, &nl);
+	/* per device event: its launcher index (or TG_NONE) */
+	uint32_t *who = malloc(ne * sizeof(uint32_t));
+	uint32_t *inv_of = malloc((nl ? nl : 1) * sizeof(uint32_t));
+	char *buf = malloc(8192), *mod = malloc(2048);
+	rc = TG_ENOMEM;
+	if (!who || !inv_of || !buf || !mod)
+		goto done;
+	memset(who, 0xff, ne * sizeof(uint32_t));
+	tg_perf_opts popts = {0};
+	for (size_t i = 0; i < nl; i++) {
+		size_t nk;
+		const uint32_t *ks = tg_launchers_kernels(l, i, &nk);
+		for (size_t k = 0; k < nk; k++)
+			who[ks[k]] = (uint32_t)i;
+		/* the invocation */
+		const tg_event *op = &ev[list[i].event];
+		const char *name = tg_atoms_str(atoms, op->name);
+		const char *dims = arg_text(t, op, k_dims), *types = arg_text(t, op, k_types);
+		snprintf(buf, 8192, "%s %s %s", name, dims ? dims : "", types ? types : "");
+		if (tg_grow((void **)&m->invs, &m->capinvs, m->ninvs + 1, sizeof(tg_invocation)))
+			goto done;
+		tg_invocation *iv = &m->invs[m->ninvs];
+		iv->event = list[i].event;
+		iv->trace = ti;
+		int32_t st = nk ? tg_tree_step_of(tree, ks[0]) : tg_tree_step_of(tree, list[i].event);
+		iv->unit = first_unit + (ns && st >= 0 ? (uint32_t)st : 0);
+		if (key(&iv->op_shape, m->keys, buf))
+			goto done;
+		tg_perf pm;
+		tg_perf_args pa = {name, dims, types, arg_text(t, op, k_strides), arg_text(t, op, k_conc)};
+		if (tg_perf_model(&pm, &pa, &popts) == 0) {
+			iv->flops = pm.flops;
+			iv->bytes = pm.bytes;
+		} else {
+			iv->flops = iv->bytes = NAN;
+		}
+		inv_of[i] = (uint32_t)m->ninvs++;
+	}
+	for (size_t i = 0; i < ne; i++) {
+		if (!tg_kind_is_gpu(ev[i].kind) || !tg_tree_contains(tree, (uint32_t)i))
+			continue;
+		if (tg_grow((void **)&m->recs, &m->caprecs, m->nrecs + 1, sizeof(tg_kernel_rec)))
+			goto done;
+		tg_kernel_rec *r = &m->recs[m->nrecs];
+		memset(r, 0, sizeof(*r));
+		const char *kname = tg_atoms_str(atoms, ev[i].name);
+		tg_measure_normalize_name(buf, 8192, kname);
+		if (key(&r->kernel, m->keys, buf))
+			goto done;
+		uint32_t li = who[i];
+		const char *cat, *opname;
+		char opshape_none[] = "(no launcher)";
+		if (li != TG_NONE) {
+			cat = list[li].category;
+			opname = tg_atoms_str(atoms, ev[list[li].event].name);
+			r->inv = inv_of[li];
+			r->op_shape = m->invs[r->inv].op_shape;
+		} else {
+			int comm = tg_kernel_is_comm(kname);
+			cat = comm ? "communication" : ev[i].kind == TG_KIND_MEMCPY ? "memcpy"
+			                            : ev[i].kind == TG_KIND_MEMSET ? "memset" : "unlinked";
+			opname = opshape_none;
+			r->inv = TG_NONE;
+			if (key(&r->op_shape, m->keys, opshape_none))
+				goto done;
+		}
+		module_path(mod, 2048, tree, ev, atoms, (uint32_t)i);
+		if (key(&r->category, m->keys, cat) || key(&r->op, m->keys, opname) || key(&r->module, m->keys, mod))
+			goto done;
+		int32_t st = tg_tree_step_of(tree, (uint32_t)i);
+		r->unit = first_unit + (ns && st >= 0 ? (uint32_t)st : 0);
+		r->trace = ti;
+		r->stream = tg_kernel_stream(t, &ev[i]);
+		r->rank = rank;
+		r->dur_ns = ev[i].dur;
+		r->ts = ev[i].ts;
+		uint32_t launch = tg_tree_launch(tree, (uint32_t)i);
+		r->delay_ns = launch != TG_NONE ? ev[i].ts - ev[launch].ts : -1;
+		m->nrecs++;
+	}
+	rc = 0;
+done:
+	free(who);
+	free(inv_of);
+	free(buf);
+	free(mod);
+	tg_launchers_free(l);
+	return rc;
+}
+
+int tg_measure_build(tg_measure **out, const tg_tree *const *trees, size_t n, tg_atoms *keys)
+{
+	*out = NULL;
+	tg_measure *m = tg_calloc(1, sizeof(*m));
+	if (!m)
+		return TG_ENOMEM;
+	m->trees = tg_calloc(n ? n : 1, sizeof(*m->trees));
+	if (!m->trees) {
+		free(m);
+		return TG_ENOMEM;
+	}
+	memcpy(m->trees, trees, n * sizeof(*trees));
+	m->ntrees = n;
+	m->keys = keys;
+	m->fp_consistent = 1;
+	for (size_t i = 0; i < n; i++) {
+		int rc = add_trace(m, (uint32_t)i);
+		if (rc) {
+			tg_measure_free(m);
+			return rc;
+		}
+		tg_fingerprint fp;
+		fingerprint(&fp, tg_tree_trace(trees[i]));
+		if (i == 0)
+			m->fp = fp;
+		else if (strcmp(fp.gpu, m->fp.gpu) || strcmp(fp.driver, m->fp.driver) ||
+		         strcmp(fp.runtime, m->fp.runtime) || fp.world_size != m->fp.world_size)
+			m->fp_consistent = 0;
+	}
+	*out = m;
+	return 0;
+}
+
+void tg_measure_free(tg_measure *m)
+{
+	if (!m)
+		return;
+	free(m->trees);
+	free(m->recs);
+	free(m->invs);
+	free(m->units);
+	free(m);
+}
+
+const tg_kernel_rec *tg_measure_kernels(const tg_measure *m, size_t *n)
+{
+	*n = m->nrecs;
+	return m->recs;
+}
+
+const tg_invocation *tg_measure_invocations(const tg_measure *m, size_t *n)
+{
+	*n = m->ninvs;
+	return m->invs;
+}
+
+const tg_unit *tg_measure_units(const tg_measure *m, size_t *n)
+{
+	*n = m->nunits;
+	return m->units;
+}
+
+const tg_fingerprint *tg_measure_fingerprint(const tg_measure *m, int *consistent)
+{
+	if (consistent)
+		*consistent = m->fp_consistent;
+	return &m->fp;
+}
+
+size_t tg_measure_traces(const tg_measure *m)
+{
+	return m->ntrees;
+}
+
+const tg_tree *tg_measure_tree(const tg_measure *m, size_t i)
+{
+	return i < m->ntrees ? m->trees[i] : NULL;
+}

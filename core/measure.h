@@ -1,0 +1,94 @@
+/*
+ * measure.h - what the gate measures on one side of a comparison (one or
+ * several traces: ranks, or repeated runs), flattened so that rules can
+ * select and sum without walking trees again.
+ *
+ *   kernel records  one per device event (kernel, memcpy, memset): its
+ *                   duration, launch delay, stream, rank, and the keys of
+ *                   its category, launching op, op + shapes, kernel name
+ *                   and nn.Module path; the invocation (launching op
+ *                   instance) it belongs to, with that op's perf model
+ *   units           one per ProfilerStep of each trace (a trace without
+ *                   steps is one unit): GPU busy, idle, exposed
+ *                   communication and memcpy time, host syncs, peak memory
+ *   fingerprint     GPU model, driver and runtime versions, world size
+ *
+ * Keys are atoms of a tg_atoms table the caller shares between the two
+ * sides, so that the same op has the same key on both.
+ */
+#ifndef TG_MEASURE_H
+#define TG_MEASURE_H
+
+#include "atoms.h"
+#include "tree.h"
+
+typedef struct tg_kernel_rec {
+	uint32_t unit;     /* index into tg_measure_units() */
+	uint32_t inv;      /* index into tg_measure_invocations(), TG_NONE without a launcher */
+	uint32_t category; /* keys (atoms of the shared table) */
+	uint32_t op;       /* launching op name; "(no launcher)" when none */
+	uint32_t op_shape; /* "op (Input Dims) (Input type)" */
+	uint32_t kernel;   /* kernel name, hex addresses normalised */
+	uint32_t module;   /* "Block_0/Attention_0/Linear_2"; "" outside modules */
+	uint32_t trace;    /* index of the trace on this side */
+	int64_t stream;
+	int64_t rank;      /* distributedInfo rank, else the trace index */
+	int64_t dur_ns;
+	int64_t delay_ns;  /* kernel start - launch call start; -1 without a launch */
+	int64_t ts;        /* start, ns */
+} tg_kernel_rec;
+
+typedef struct tg_invocation {
+	uint32_t event;    /* the launching op in its trace */
+	uint32_t trace;
+	uint32_t unit;
+	uint32_t op_shape; /* key */
+	double flops;      /* of its perf model (perf_model.h); NAN when none */
+	double bytes;
+} tg_invocation;
+
+typedef struct tg_unit {
+	uint32_t trace;
+	int64_t step;      /* N of ProfilerStep#N; -1 for a whole trace */
+	int64_t busy_ns, idle_ns, exposed_comm_ns, exposed_memcpy_ns, total_ns;
+	uint64_t host_syncs;
+	int64_t peak_memory; /* bytes allocated at the peak (the trace's); -1 when unknown */
+} tg_unit;
+
+typedef struct tg_fingerprint {
+	char gpu[128];     /* deviceProperties[0].name; "" when absent */
+	char driver[32];   /* cuda_driver_version or hip_driver_version */
+	char runtime[48];  /* "CUDA 12040" or "HIP 60443483" */
+	int64_t world_size; /* distributedInfo.world_size, else 1 */
+} tg_fingerprint;
+
+typedef struct tg_measure tg_measure;
+
+/* Measures the n trees (one side). keys is the shared key table (not
+ * owned; must outlive the measure). Traces must outlive the measure.
+ * *out owns the result (tg_measure_free). Returns 0 or TG_ENOMEM. */
+int tg_measure_build(tg_measure **out, const tg_tree *const *trees, size_t n, tg_atoms *keys);
+
+void tg_measure_free(tg_measure *m);
+
+/* The records, in trace order then start time; borrowed from m. */
+const tg_kernel_rec *tg_measure_kernels(const tg_measure *m, size_t *n);
+const tg_invocation *tg_measure_invocations(const tg_measure *m, size_t *n);
+const tg_unit *tg_measure_units(const tg_measure *m, size_t *n);
+
+/* The fingerprint of the first trace, and 1 when every trace of the side
+ * has the same one (else 0). */
+const tg_fingerprint *tg_measure_fingerprint(const tg_measure *m, int *consistent);
+
+/* Number of traces. */
+size_t tg_measure_traces(const tg_measure *m);
+
+/* The tree of trace i (borrowed). */
+const tg_tree *tg_measure_tree(const tg_measure *m, size_t i);
+
+/* Writes name with hexadecimal addresses ("0x7f3a...") replaced by "0x?",
+ * so that kernel names compare across runs. Returns the length written
+ * (truncated to cap - 1). */
+size_t tg_measure_normalize_name(char *buf, size_t cap, const char *name);
+
+#endif

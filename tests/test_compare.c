@@ -1,0 +1,200 @@
+/*
+ * test_compare.c - measure.c (one side flattened) and compare.c (two sides
+ * aggregated) on the hand-made sample trace, whose numbers are known.
+ */
+#include "testutil.h"
+
+#include "../core/compare.h"
+#include "../core/measure.h"
+
+struct side {
+	tg_trace *t;
+	tg_tree *tree;
+	tg_measure *m;
+};
+
+static void side_open(struct side *s, const char *json, tg_atoms *keys)
+{
+	s->t = tg_test_read_str(json);
+	assert_int_equal(tg_tree_build(&s->tree, s->t), 0);
+	const tg_tree *trees[1] = {s->tree};
+	assert_int_equal(tg_measure_build(&s->m, trees, 1, keys), 0);
+}
+
+static void side_close(struct side *s)
+{
+	tg_measure_free(s->m);
+	tg_tree_free(s->tree);
+	tg_trace_free(s->t);
+}
+
+static char *sample(void)
+{
+	size_t len;
+	char *s = tg_test_slurp("tests/fixtures/sample.json", &len);
+	assert_non_null(s);
+	return s;
+}
+
+/* Replaces the first occurrence of from by to (same buffer, realloc'd). */
+static char *replace(char *s, const char *from, const char *to)
+{
+	char *p = strstr(s, from);
+	assert_non_null(p);
+	size_t a = (size_t)(p - s), lf = strlen(from), lt = strlen(to), n = strlen(s);
+	char *r = malloc(n - lf + lt + 1);
+	memcpy(r, s, a);
+	memcpy(r + a, to, lt);
+	memcpy(r + a + lt, p + lf, n - a - lf + 1);
+	free(s);
+	return r;
+}
+
+static const tg_kernel_rec *find_kernel(const tg_measure *m, const tg_atoms *keys, const char *name)
+{
+	size_t n;
+	const tg_kernel_rec *k = tg_measure_kernels(m, &n);
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(tg_atoms_str(keys, k[i].kernel), name))
+			return &k[i];
+	fail_msg("no kernel %s", name);
+	return NULL;
+}
+
+static void test_measure_sample(void **state)
+{
+	(void)state;
+	tg_atoms *keys = tg_atoms_new();
+	char *json = sample();
+	struct side s;
+	side_open(&s, json, keys);
+	size_t nk, nu, ni;
+	tg_measure_kernels(s.m, &nk);
+	const tg_unit *u = tg_measure_units(s.m, &nu);
+	tg_measure_invocations(s.m, &ni);
+	assert_int_equal(nk, 11); /* 10 linked device events and the orphan */
+	assert_int_equal(nu, 2);  /* ProfilerStep#1 and #2 */
+	assert_int_equal(u[0].step, 1);
+	assert_int_equal(u[1].step, 2);
+	const tg_kernel_rec *fl = find_kernel(s.m, keys, "flash_fwd_kernel");
+	assert_string_equal(tg_atoms_str(keys, fl->category), "SDPA_fwd");
+	assert_string_equal(tg_atoms_str(keys, fl->op), "aten::_scaled_dot_product_flash_attention");
+	assert_string_equal(tg_atoms_str(keys, fl->module), "Net_0/Attention_0");
+	assert_int_equal(fl->dur_ns, 80000);
+	assert_int_equal(fl->unit, 0);
+	assert_int_equal(fl->stream, 7);
+	const tg_kernel_rec *orphan = find_kernel(s.m, keys, "orphan_kernel");
+	assert_int_equal(orphan->inv, TG_NONE);
+	assert_string_equal(tg_atoms_str(keys, orphan->op), "(no launcher)");
+	const tg_kernel_rec *g = find_kernel(s.m, keys, "gemm_kernel");
+	assert_string_equal(tg_atoms_str(keys, g->category), "GEMM");
+	assert_string_equal(tg_atoms_str(keys, g->module), "Net_0/Linear_0");
+	/* addmm has a perf model: M 64, N 128, K 32 with bias */
+	size_t nin;
+	const tg_invocation *inv = tg_measure_invocations(s.m, &nin);
+	assert_true(g->inv < nin);
+	assert_true(fabs(inv[g->inv].flops - 532480.0) < 1e-6);
+	const tg_fingerprint *fp = tg_measure_fingerprint(s.m, NULL);
+	assert_int_equal(fp->world_size, 1);
+	side_close(&s);
+	free(json);
+	tg_atoms_free(keys);
+}
+
+static void test_normalize_name(void **state)
+{
+	(void)state;
+	char buf[64];
+	tg_measure_normalize_name(buf, sizeof(buf), "k<0x7f3a00ff>(0xDEAD, 0x)");
+	assert_string_equal(buf, "k<0x?>(0x?, 0x)");
+	assert_int_equal(tg_measure_normalize_name(buf, 4, "abcdef"), 3);
+	assert_string_equal(buf, "abc");
+}
+
+static const tg_compare_row *row(const tg_compare_row *r, size_t n, const tg_atoms *keys, const char *k)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(tg_atoms_str(keys, r[i].key), k))
+			return &r[i];
+	fail_msg("no row %s", k);
+	return NULL;
+}
+
+static void test_compare_identical(void **state)
+{
+	(void)state;
+	tg_atoms *keys = tg_atoms_new();
+	char *json = sample();
+	struct side a, b;
+	side_open(&a, json, keys);
+	side_open(&b, json, keys);
+	for (int by = 0; by < TG_COMPARE_BY_COUNT; by++) {
+		tg_compare_row *r;
+		size_t n;
+		assert_int_equal(tg_compare_rows(&r, &n, a.m, b.m, (tg_compare_by)by), 0);
+		assert_true(n > 0);
+		for (size_t i = 0; i < n; i++) {
+			assert_true(r[i].delta_us == 0);
+			assert_false(r[i].is_new || r[i].is_gone);
+		}
+		free(r);
+	}
+	side_close(&a);
+	side_close(&b);
+	free(json);
+	tg_atoms_free(keys);
+}
+
+static void test_compare_changed(void **state)
+{
+	(void)state;
+	tg_atoms *keys = tg_atoms_new();
+	char *base = sample();
+	char *next = replace(strdup(base), "\"flash_fwd_kernel\", \"pid\": 0, \"tid\": 7, \"ts\": 1160, \"dur\": 80",
+	                     "\"flash_fwd_kernel\", \"pid\": 0, \"tid\": 7, \"ts\": 1160, \"dur\": 88");
+	next = replace(next, "\"orphan_kernel\"", "\"orphan_kernel_v2\"");
+	struct side a, b;
+	side_open(&a, base, keys);
+	side_open(&b, next, keys);
+	tg_compare_row *r;
+	size_t n;
+	assert_int_equal(tg_compare_rows(&r, &n, a.m, b.m, TG_COMPARE_CATEGORY), 0);
+	const tg_compare_row *sd = row(r, n, keys, "SDPA_fwd");
+	/* two steps: per step 80 + 60 (softmax_aux) = 140 us / 2 = 70 us base,
+	 * 148 / 2 = 74 us new */
+	assert_true(fabs(sd->base_us - 70.0) < 1e-9);
+	assert_true(fabs(sd->new_us - 74.0) < 1e-9);
+	assert_true(fabs(sd->delta_pct - 100.0 * 4.0 / 70.0) < 1e-9);
+	assert_true(fabs(sd->base_count - 1.0) < 1e-12);
+	/* the biggest change comes first */
+	assert_string_equal(tg_atoms_str(keys, r[0].key), "SDPA_fwd");
+	free(r);
+	assert_int_equal(tg_compare_rows(&r, &n, a.m, b.m, TG_COMPARE_KERNEL), 0);
+	const tg_compare_row *o1 = row(r, n, keys, "orphan_kernel"), *o2 = row(r, n, keys, "orphan_kernel_v2");
+	assert_true(o1->is_gone && !o1->is_new);
+	assert_true(o2->is_new && !o2->is_gone);
+	assert_true(isinf(o2->delta_pct));
+	free(r);
+	tg_table *t;
+	assert_int_equal(tg_compare_table(&t, a.m, b.m, keys, TG_COMPARE_KERNEL, 3), 0);
+	assert_string_equal(tg_table_name(t), "diff_by_kernel");
+	assert_int_equal(tg_table_nrows(t), 3);
+	assert_string_equal(tg_table_cell(t, 0, 0)->v.s, "orphan_kernel");
+	tg_table_free(t);
+	side_close(&a);
+	side_close(&b);
+	free(base);
+	free(next);
+	tg_atoms_free(keys);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_measure_sample),
+		cmocka_unit_test(test_normalize_name),
+		cmocka_unit_test(test_compare_identical),
+		cmocka_unit_test(test_compare_changed),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
