@@ -816,7 +816,8 @@ static int fill_straggler(tg_table *t, int64_t *straggler, const struct match *m
 				}
 		}
 	}
-	qsort(w, nw, sizeof(*w), cmp_rank_wait);
+	if (nw)
+		qsort(w, nw, sizeof(*w), cmp_rank_wait);
 	for (size_t j = 0; j < nw; j++)
 		if (nw > 1 && nm && 2 * w[j].last > nm)
 			*straggler = w[j].rank;
