@@ -24,9 +24,11 @@ LDLIBS := -ljansson -lyaml -lz -lpthread -lm
 TEST_LDLIBS := $(LDLIBS) -lcmocka
 
 CORE_SRC := $(wildcard core/*.c)
+RULES_SRC := $(wildcard rules/*.c)
 DAEMON_SRC := $(wildcard daemon/*.c)
 TEST_SRC := $(wildcard tests/test_*.c)
 CORE_OBJ := $(CORE_SRC:%.c=$(BUILD)/%.o)
+RULES_OBJ := $(RULES_SRC:%.c=$(BUILD)/%.o)
 DAEMON_OBJ := $(DAEMON_SRC:%.c=$(BUILD)/%.o)
 TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 DEPS_STAMP := $(BUILD)/.deps-ok
@@ -42,28 +44,38 @@ $(DEPS_STAMP): contrib/install-deps.sh
 	@contrib/install-deps.sh
 	@touch $@
 
-$(BUILD)/%.o: %.c $(DEPS_STAMP) $(wildcard core/*.h daemon/*.h)
+$(BUILD)/%.o: %.c $(DEPS_STAMP) $(wildcard core/*.h rules/*.h daemon/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c $< -o $@
 
 $(BUILD)/libtgcore.a: $(CORE_OBJ)
 	ar rcs $@ $^
 
-$(BUILD)/tracegate: $(DAEMON_OBJ) $(BUILD)/libtgcore.a
-	$(CC) $(CFLAGS) -o $@ $(DAEMON_OBJ) $(BUILD)/libtgcore.a $(LDLIBS)
+$(BUILD)/libtgrules.a: $(RULES_OBJ)
+	ar rcs $@ $^
+
+LIBS := $(BUILD)/libtgrules.a $(BUILD)/libtgcore.a
+
+$(BUILD)/tracegate: $(DAEMON_OBJ) $(LIBS)
+	$(CC) $(CFLAGS) -o $@ $(DAEMON_OBJ) $(LIBS) $(LDLIBS)
 
 tracegate: $(BUILD)/tracegate
 ifeq ($(SAN),0)
 	cp $(BUILD)/tracegate tracegate
 endif
 
-$(BUILD)/tests/%: tests/%.c tests/testutil.h $(BUILD)/libtgcore.a
+$(BUILD)/tests/%: tests/%.c tests/testutil.h $(LIBS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $< $(BUILD)/libtgcore.a $(TEST_LDLIBS)
+	$(CC) $(CFLAGS) -o $@ $< $(LIBS) $(TEST_LDLIBS)
 
-check: $(BUILD)/tracegate $(TEST_BIN)
+# The synthetic trace generator (tests/gen/): traces with known changes.
+$(BUILD)/tg-gen: $(wildcard tests/gen/*.c tests/gen/*.h) $(DEPS_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $(filter %.c,$^) $(LDLIBS)
+
+check: $(BUILD)/tracegate $(BUILD)/tg-gen $(TEST_BIN)
 	@contrib/install-deps.sh --html
-	@TG_SHARED=$(SHARED) TG_BIN=$(BUILD)/tracegate tests/run.sh $(TEST_BIN)
+	@TG_SHARED=$(SHARED) TG_BIN=$(BUILD)/tracegate TG_GEN=$(BUILD)/tg-gen tests/run.sh $(TEST_BIN)
 
 bench: $(BUILD)/tracegate $(BUILD)/tests/bench_read
 	@contrib/install-deps.sh --bench

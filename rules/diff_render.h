@@ -1,0 +1,47 @@
+/*
+ * diff_render.h - the result of `tracegate diff` as text (a terminal), md
+ * (the pull-request comment) and json (stable, documented in docs/diff.md).
+ */
+#ifndef TG_DIFF_RENDER_H
+#define TG_DIFF_RENDER_H
+
+#include "../core/compare.h"
+#include "judge.h"
+
+#include <stdio.h>
+
+/* Everything a rendering shows; all borrowed. */
+typedef struct tg_diff_doc {
+	const char *const *base_files;
+	size_t nbase;
+	const char *const *new_files;
+	size_t nnew;
+	const tg_measure *base, *next;
+	const tg_atoms *keys;
+	const tg_judgement *judgement; /* the rules' verdict */
+	const tg_judgement *ops;       /* kernel time per op (each), for the top
+	                                  regressions and improvements; may be NULL */
+	const char *divergence;        /* where the trees diverge, drawn as text; may be NULL */
+	const char *marker;            /* md: a hidden first line (an HTML comment) that
+	                                  finds the comment again; may be NULL */
+} tg_diff_doc;
+
+/* The pull-request comment: a one-line verdict, the rule results, the top
+ * regressions and improvements with confidence, the divergence subtrees,
+ * and the full tables in collapsible <details>. Every name is escaped for
+ * Markdown and HTML. At most max_bytes (0: 65,000): the details, then the
+ * other tables, are trimmed, with a note saying so. Returns 0 or TG_EIO /
+ * TG_ENOMEM. */
+int tg_diff_write_md(FILE *f, const tg_diff_doc *d, size_t max_bytes);
+
+/* The same for a terminal. Returns 0 or TG_EIO. */
+int tg_diff_write_text(FILE *f, const tg_diff_doc *d);
+
+/* One JSON document (docs/diff.md). Returns 0, TG_EIO or TG_ENOMEM. */
+int tg_diff_write_json(FILE *f, const tg_diff_doc *d);
+
+/* A value of metric m as text with its unit ("1.234 ms", "12", "1.5 GiB",
+ * "312.4 TFLOPS/s"); buf of 48 bytes. */
+void tg_diff_format_value(char *buf, size_t cap, tg_rule_metric m, double v);
+
+#endif

@@ -1,0 +1,865 @@
+/*
+ * judge.c - rules applied to two measures (see judge.h for the statistics).
+ */
+#include "judge.h"
+#include "stats.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define BOOT_REPS 2000
+
+struct tg_judgement {
+	tg_judged *items;
+	size_t n, cap;
+	tg_verdict overall;
+	char summary[768];
+	int comparable;
+	char why[512];
+	const char **unmatched;
+	size_t nunmatched;
+	tg_accept *accepts;
+	size_t naccepts;
+	int total_inconclusive;
+	double confidence;
+	tg_rules *owned;
+};
+
+const char *tg_verdict_name(tg_verdict v)
+{
+	switch (v) {
+	case TG_VERDICT_PASS: return "pass";
+	case TG_VERDICT_WARN: return "warn";
+	case TG_VERDICT_INCONCLUSIVE: return "inconclusive";
+	case TG_VERDICT_BLOCK: return "block";
+	}
+	return "?";
+}
+
+const char *tg_sampling_name(tg_sampling s)
+{
+	switch (s) {
+	case TG_SAMPLING_STEPS: return "steps";
+	case TG_SAMPLING_INVOCATIONS: return "invocations";
+	case TG_SAMPLING_EXACT: return "exact";
+	}
+	return "?";
+}
+
+/* ------------------------------------------------------------ selection */
+
+static const char *kstr(const tg_atoms *keys, uint32_t a)
+{
+	return a == TG_NONE ? "" : tg_atoms_str(keys, a);
+}
+
+static int rec_matches(const tg_rule *r, const tg_atoms *keys, const tg_kernel_rec *k)
+{
+	return (r->stream < 0 || r->stream == k->stream) && (r->rank < 0 || r->rank == k->rank) &&
+	       tg_pattern_match(&r->category, kstr(keys, k->category)) && tg_pattern_match(&r->op, kstr(keys, k->op)) &&
+	       tg_pattern_match(&r->kernel, kstr(keys, k->kernel)) &&
+	       tg_pattern_match(&r->module, kstr(keys, k->module)) &&
+	       tg_pattern_match(&r->shape, kstr(keys, k->op_shape));
+}
+
+static uint32_t group_key(const tg_rule *r, const tg_kernel_rec *k)
+{
+	if (r->aggregate == TG_AGG_TOTAL)
+		return 0;
+	switch (r->by) {
+	case TG_BY_CATEGORY: return k->category;
+	case TG_BY_OP: return k->op;
+	case TG_BY_OP_SHAPE: return k->op_shape;
+	case TG_BY_KERNEL: return k->kernel;
+	case TG_BY_MODULE: return k->module;
+	}
+	return 0;
+}
+
+/* One selected record, flattened for sorting. */
+struct sel {
+	uint32_t group;
+	uint32_t stratum; /* op_shape key */
+	uint64_t inv;     /* invocation id; records without one are their own */
+	uint32_t unit;
+	int64_t dur, delay;
+	double flops, bytes; /* of the invocation, counted once per invocation */
+};
+
+static int cmp_sel(const void *a, const void *b)
+{
+	const struct sel *x = a, *y = b;
+	if (x->group != y->group)
+		return x->group < y->group ? -1 : 1;
+	if (x->stratum != y->stratum)
+		return x->stratum < y->stratum ? -1 : 1;
+	return (x->inv > y->inv) - (x->inv < y->inv);
+}
+
+/* The selected records of one side, sorted by group, stratum, invocation. */
+static int select_side(struct sel **out, size_t *n, const tg_rule *r, const tg_measure *m, const tg_atoms *keys)
+{
+	size_t nk, ni;
+	const tg_kernel_rec *k = tg_measure_kernels(m, &nk);
+	const tg_invocation *inv = tg_measure_invocations(m, &ni);
+	struct sel *v = NULL;
+	size_t cap = 0, c = 0;
+	int need_model = r->metric == TG_METRIC_TFLOPS || r->metric == TG_METRIC_TBS;
+	for (size_t i = 0; i < nk; i++) {
+		if (!rec_matches(r, keys, &k[i]))
+			continue;
+		double fl = NAN, by = NAN;
+		if (k[i].inv != TG_NONE) {
+			fl = inv[k[i].inv].flops;
+			by = inv[k[i].inv].bytes;
+		}
+		if (need_model && !(r->metric == TG_METRIC_TFLOPS ? fl > 0 : by > 0))
+			continue;
+		if (r->metric == TG_METRIC_LAUNCH_OVERHEAD && k[i].delay_ns < 0)
+			continue;
+		if (tg_grow((void **)&v, &cap, c + 1, sizeof(*v))) {
+			free(v);
+			return TG_ENOMEM;
+		}
+		v[c++] = (struct sel){group_key(r, &k[i]), k[i].op_shape,
+		                      k[i].inv != TG_NONE ? k[i].inv : ((uint64_t)1 << 32) | i, k[i].unit,
+		                      k[i].dur_ns, k[i].delay_ns, fl, by};
+	}
+	if (c > 1)
+		qsort(v, c, sizeof(*v), cmp_sel);
+	*out = v;
+	*n = c;
+	return 0;
+}
+
+/* ------------------------------------------------------------ samples */
+
+/* Values of one group on one side. */
+struct side_vals {
+	double *unit;     /* per unit: sum (kernel_time), count, or mean delay */
+	size_t nunits;
+	double *inv;      /* per invocation sum, scaled by 1/nunits, grouped by stratum */
+	uint32_t *inv_stratum;
+	size_t ninv;
+	double total;     /* metric total per unit */
+	double count;     /* kernels per unit */
+	double flops, bytes; /* per unit, distinct invocations */
+};
+
+static void side_vals_free(struct side_vals *s)
+{
+	free(s->unit);
+	free(s->inv);
+	free(s->inv_stratum);
+	memset(s, 0, sizeof(*s));
+}
+
+static int side_vals_build(struct side_vals *out, const struct sel *v, size_t n, size_t nunits, tg_rule_metric metric)
+{
+	memset(out, 0, sizeof(*out));
+	out->nunits = nunits;
+	out->unit = tg_calloc(nunits ? nunits : 1, sizeof(double));
+	double *ucount = tg_calloc(nunits ? nunits : 1, sizeof(double));
+	out->inv = tg_calloc(n ? n : 1, sizeof(double));
+	out->inv_stratum = tg_calloc(n ? n : 1, sizeof(uint32_t));
+	if (!out->unit || !ucount || !out->inv || !out->inv_stratum) {
+		free(ucount);
+		side_vals_free(out);
+		return TG_ENOMEM;
+	}
+	double scale = nunits ? 1.0 / (double)nunits : 1.0;
+	int overhead = metric == TG_METRIC_LAUNCH_OVERHEAD;
+	double sum = 0;
+	for (size_t i = 0; i < n; i++) {
+		double x = overhead ? (double)v[i].delay : (double)v[i].dur;
+		out->unit[v[i].unit] += x;
+		ucount[v[i].unit] += 1;
+		sum += x;
+		out->count += 1;
+		int first_of_inv = i == 0 || v[i].inv != v[i - 1].inv || v[i].stratum != v[i - 1].stratum;
+		if (overhead || first_of_inv) {
+			out->inv_stratum[out->ninv] = v[i].stratum;
+			out->inv[out->ninv++] = 0;
+			if (isfinite(v[i].flops))
+				out->flops += v[i].flops;
+			if (isfinite(v[i].bytes))
+				out->bytes += v[i].bytes;
+		}
+		out->inv[out->ninv - 1] += x;
+	}
+	if (overhead) {
+		/* means: per unit mean delay; per launch values scaled so sums are means */
+		for (size_t u = 0; u < nunits; u++)
+			out->unit[u] = ucount[u] ? out->unit[u] / ucount[u] : 0;
+		for (size_t i = 0; i < out->ninv; i++)
+			out->inv[i] /= out->count ? out->count : 1;
+		out->total = out->count ? sum / out->count : 0;
+	} else {
+		for (size_t i = 0; i < out->ninv; i++)
+			out->inv[i] *= scale;
+		out->total = sum * scale;
+	}
+	out->count *= scale;
+	out->flops *= scale;
+	out->bytes *= scale;
+	free(ucount);
+	return 0;
+}
+
+/* Strata for the bootstrap from two sides' invocation values (both sorted
+ * by stratum). *out: strata array; the caller frees it. */
+static int make_strata(tg_stratum **out, size_t *n, const struct side_vals *b, const struct side_vals *x, int single)
+{
+	tg_stratum *s = tg_calloc(b->ninv + x->ninv + 1, sizeof(*s));
+	if (!s)
+		return TG_ENOMEM;
+	size_t i = 0, j = 0, c = 0;
+	if (single) {
+		s[0] = (tg_stratum){b->inv, b->ninv, x->inv, x->ninv};
+		*out = s;
+		*n = 1;
+		return 0;
+	}
+	while (i < b->ninv || j < x->ninv) {
+		uint32_t key;
+		if (j >= x->ninv || (i < b->ninv && b->inv_stratum[i] <= x->inv_stratum[j]))
+			key = b->inv_stratum[i];
+		else
+			key = x->inv_stratum[j];
+		size_t i0 = i, j0 = j;
+		while (i < b->ninv && b->inv_stratum[i] == key)
+			i++;
+		while (j < x->ninv && x->inv_stratum[j] == key)
+			j++;
+		s[c++] = (tg_stratum){b->inv + i0, i - i0, x->inv + j0, j - j0};
+	}
+	*out = s;
+	*n = c;
+	return 0;
+}
+
+/* ------------------------------------------------------------ one item */
+
+struct ctx {
+	const tg_rules_settings *set;
+	const tg_rule *rule;
+	int comparable;
+};
+
+static uint64_t seed_of(const char *rule, const char *item)
+{
+	uint64_t h = 1469598103934665603ull;
+	for (const char *p = rule; *p; p++)
+		h = (h ^ (uint8_t)*p) * 1099511628211ull;
+	h = (h ^ 0xff) * 1099511628211ull;
+	for (const char *p = item; *p; p++)
+		h = (h ^ (uint8_t)*p) * 1099511628211ull;
+	return h;
+}
+
+static double pct_of(double ratio)
+{
+	return isfinite(ratio) ? (ratio - 1.0) * 100.0 : ratio;
+}
+
+/* Fills the interval of j from values: steps (one stratum of per-unit
+ * values) or invocations (stratified). Returns 0 or an error. */
+static int interval(tg_judged *j, const struct ctx *c, const struct side_vals *b, const struct side_vals *x, int steps,
+                    double *ratio_lo, double *ratio_hi, double *ratio)
+{
+	tg_stratum one = {b->unit, b->nunits, x->unit, x->nunits};
+	tg_stratum *st = &one;
+	size_t nst = 1;
+	int single = c->rule->metric == TG_METRIC_LAUNCH_OVERHEAD;
+	if (!steps && make_strata(&st, &nst, b, x, single))
+		return TG_ENOMEM;
+	tg_ratio_ci ci;
+	int rc = tg_stats_ratio_bootstrap(&ci, st, nst, c->set->confidence, seed_of(c->rule->name, j->item), BOOT_REPS);
+	if (!rc) {
+		*ratio = ci.ratio;
+		*ratio_lo = ci.lo;
+		*ratio_hi = ci.hi;
+		/* one-sided p-value of "no slowdown", from the pooled samples */
+		const double *pb = steps ? b->unit : b->inv, *px = steps ? x->unit : x->inv;
+		size_t nb = steps ? b->nunits : b->ninv, nx = steps ? x->nunits : x->ninv;
+		double p2 = tg_stats_mann_whitney(pb, nb, px, nx);
+		j->p_value = isnan(p2) ? NAN : (ci.ratio >= 1 ? p2 / 2 : 1 - p2 / 2);
+	}
+	if (st != &one)
+		free(st);
+	return rc;
+}
+
+/* Decides the verdict of j from its numbers. */
+static void decide(tg_judged *j, const struct ctx *c, int can_block)
+{
+	const tg_rule *r = c->rule;
+	double floor = r->min_delta;
+	double impr = isnan(r->improvement_below) ? 1.0 : r->improvement_below;
+	int worse_delta = tg_rule_metric_higher_is_worse(r->metric) ? j->delta >= floor && j->delta > 0
+	                                                             : -j->delta >= floor && j->delta < 0;
+	j->verdict = TG_VERDICT_PASS;
+	if (!c->comparable) {
+		j->verdict = TG_VERDICT_INCONCLUSIVE;
+		snprintf(j->note, sizeof(j->note), "not comparable");
+		return;
+	}
+	if (j->is_gone) {
+		j->improved = 1;
+		return;
+	}
+	if (j->is_new) {
+		/* a new item is reported, and warns when it is large enough; the
+		 * slowdown it causes blocks through the rules on its op or category */
+		if (!isnan(r->warn_above) && worse_delta) {
+			j->verdict = TG_VERDICT_WARN;
+			snprintf(j->note, sizeof(j->note), "new");
+		}
+		return;
+	}
+	if (j->sampling != TG_SAMPLING_EXACT &&
+	    (j->nbase < (size_t)c->set->min_samples || j->nnext < (size_t)c->set->min_samples)) {
+		j->verdict = TG_VERDICT_INCONCLUSIVE;
+		snprintf(j->note, sizeof(j->note), "%zu and %zu samples, %lld needed", j->nbase, j->nnext,
+		         (long long)c->set->min_samples);
+		return;
+	}
+	double lo = isnan(j->pct_lo) ? j->pct : j->pct_lo;
+	double hi = isnan(j->pct_hi) ? j->pct : j->pct_hi;
+	if (hi < -impr)
+		j->improved = 1;
+	if (!worse_delta)
+		return;
+	if (!isnan(r->block_above) && lo > r->block_above) {
+		if (can_block) {
+			j->verdict = TG_VERDICT_BLOCK;
+			return;
+		}
+		snprintf(j->note, sizeof(j->note), "too few steps to block on this metric");
+	}
+	if (!isnan(r->warn_above) && lo > r->warn_above)
+		j->verdict = TG_VERDICT_WARN;
+	else if (!isnan(r->block_above) && lo > r->block_above)
+		j->verdict = TG_VERDICT_WARN;
+}
+
+/* Kernel-record metrics of one group. */
+static int judge_group(tg_judged *j, const struct ctx *c, const struct sel *vb, size_t nb, size_t ub,
+                       const struct sel *vx, size_t nx, size_t ux)
+{
+	struct side_vals b, x;
+	tg_rule_metric m = c->rule->metric;
+	if (side_vals_build(&b, vb, nb, ub, m))
+		return TG_ENOMEM;
+	if (side_vals_build(&x, vx, nx, ux, m)) {
+		side_vals_free(&b);
+		return TG_ENOMEM;
+	}
+	int rc = 0;
+	int steps = ub >= (size_t)c->set->min_samples && ux >= (size_t)c->set->min_samples;
+	j->is_new = nb == 0 && nx > 0;
+	j->is_gone = nb > 0 && nx == 0;
+	j->pct_lo = j->pct_hi = j->p_value = NAN;
+	if (m == TG_METRIC_COUNT) {
+		j->sampling = TG_SAMPLING_EXACT;
+		j->base = b.count;
+		j->next = x.count;
+		j->nbase = nb;
+		j->nnext = nx;
+		j->pct = b.count > 0 ? pct_of(x.count / b.count) : (x.count > 0 ? INFINITY : 0);
+		j->p_value = j->pct > 0 ? 0 : 1;
+	} else {
+		j->sampling = steps ? TG_SAMPLING_STEPS : TG_SAMPLING_INVOCATIONS;
+		j->nbase = steps ? ub : b.ninv;
+		j->nnext = steps ? ux : x.ninv;
+		double ratio = NAN, lo = NAN, hi = NAN;
+		if (nb && nx && (rc = interval(j, c, &b, &x, steps, &lo, &hi, &ratio)))
+			goto done;
+		if (m == TG_METRIC_TFLOPS || m == TG_METRIC_TBS) {
+			/* throughput = work / time; worse = more time per unit of work */
+			double wb = m == TG_METRIC_TFLOPS ? b.flops : b.bytes, wx = m == TG_METRIC_TFLOPS ? x.flops : x.bytes;
+			j->base = b.total > 0 ? wb / b.total / 1e3 : 0; /* per ns -> TFLOPS/s (or TB/s) */
+			j->next = x.total > 0 ? wx / x.total / 1e3 : 0;
+			double f = wx > 0 ? wb / wx : NAN;
+			if (nb && nx) {
+				j->pct = pct_of(ratio * f);
+				j->pct_lo = pct_of(lo * f);
+				j->pct_hi = pct_of(hi * f);
+			} else {
+				j->pct = nb ? -100 : INFINITY;
+			}
+		} else {
+			j->base = b.total;
+			j->next = x.total;
+			if (nb && nx) {
+				j->pct = pct_of(ratio);
+				j->pct_lo = pct_of(lo);
+				j->pct_hi = pct_of(hi);
+			} else {
+				j->pct = nb ? -100 : INFINITY;
+			}
+		}
+	}
+	j->delta = j->next - j->base;
+	decide(j, c, 1);
+done:
+	side_vals_free(&b);
+	side_vals_free(&x);
+	return rc;
+}
+
+/* ------------------------------------------------------------ unit metrics */
+
+static int64_t unit_rank(const tg_measure *m, const tg_unit *u)
+{
+	int64_t r = tg_trace_rank(tg_tree_trace(tg_measure_tree(m, u->trace)));
+	return r >= 0 ? r : (int64_t)u->trace;
+}
+
+static double unit_value(const tg_unit *u, tg_rule_metric m)
+{
+	switch (m) {
+	case TG_METRIC_GPU_BUSY: return (double)u->busy_ns;
+	case TG_METRIC_GPU_IDLE: return (double)u->idle_ns;
+	case TG_METRIC_EXPOSED_COMM: return (double)u->exposed_comm_ns;
+	case TG_METRIC_EXPOSED_MEMCPY: return (double)u->exposed_memcpy_ns;
+	case TG_METRIC_HOST_SYNCS: return (double)u->host_syncs;
+	case TG_METRIC_PEAK_MEMORY: return (double)u->peak_memory;
+	default: return NAN;
+	}
+}
+
+/* Per-unit values of a side for a unit metric; *n values. */
+static double *unit_values(size_t *n, const tg_measure *m, const tg_rule *r)
+{
+	size_t nu;
+	const tg_unit *u = tg_measure_units(m, &nu);
+	double *v = tg_calloc(nu ? nu : 1, sizeof(double));
+	size_t c = 0;
+	if (!v)
+		return NULL;
+	for (size_t i = 0; i < nu; i++) {
+		if (r->rank >= 0 && unit_rank(m, &u[i]) != r->rank)
+			continue;
+		double x = unit_value(&u[i], r->metric);
+		if (r->metric == TG_METRIC_PEAK_MEMORY && x < 0)
+			continue;
+		v[c++] = x;
+	}
+	*n = c;
+	return v;
+}
+
+static double mean(const double *v, size_t n)
+{
+	double s = 0;
+	for (size_t i = 0; i < n; i++)
+		s += v[i];
+	return n ? s / (double)n : 0;
+}
+
+/* The relative interval of the total kernel time (every record), sampled
+ * by invocation: what one-step traces lend gpu_busy. */
+static int kernel_time_interval(double *rlo, double *rhi, double *rratio, const struct ctx *c, const tg_measure *base,
+                                const tg_measure *next, const tg_atoms *keys)
+{
+	tg_rule all;
+	memset(&all, 0, sizeof(all));
+	all.name = c->rule->name;
+	all.stream = all.rank = -1;
+	all.rank = c->rule->rank;
+	all.metric = TG_METRIC_KERNEL_TIME;
+	all.aggregate = TG_AGG_TOTAL;
+	struct sel *vb = NULL, *vx = NULL;
+	size_t nb, nx, ub, ux;
+	tg_measure_units(base, &ub);
+	tg_measure_units(next, &ux);
+	int rc = select_side(&vb, &nb, &all, base, keys);
+	if (!rc)
+		rc = select_side(&vx, &nx, &all, next, keys);
+	if (!rc) {
+		struct ctx c2 = *c;
+		c2.rule = &all;
+		struct side_vals b, x;
+		if ((rc = side_vals_build(&b, vb, nb, ub, all.metric)) == 0) {
+			if ((rc = side_vals_build(&x, vx, nx, ux, all.metric)) == 0) {
+				tg_judged tmp;
+				memset(&tmp, 0, sizeof(tmp));
+				tmp.item = (char *)"";
+				if (nb && nx)
+					rc = interval(&tmp, &c2, &b, &x, 0, rlo, rhi, rratio);
+				else
+					*rlo = *rhi = *rratio = NAN;
+				side_vals_free(&x);
+			}
+			side_vals_free(&b);
+		}
+	}
+	free(vb);
+	free(vx);
+	return rc;
+}
+
+static int judge_units(tg_judged *j, const struct ctx *c, const tg_measure *base, const tg_measure *next,
+                       const tg_atoms *keys)
+{
+	size_t nb, nx;
+	double *b = unit_values(&nb, base, c->rule), *x = unit_values(&nx, next, c->rule);
+	int rc = 0;
+	if (!b || !x) {
+		rc = TG_ENOMEM;
+		goto done;
+	}
+	tg_rule_metric m = c->rule->metric;
+	j->base = mean(b, nb);
+	j->next = mean(x, nx);
+	j->delta = j->next - j->base;
+	j->nbase = nb;
+	j->nnext = nx;
+	j->pct_lo = j->pct_hi = j->p_value = NAN;
+	j->pct = j->base > 0 ? pct_of(j->next / j->base) : (j->next > 0 ? INFINITY : 0);
+	j->is_new = j->base == 0 && j->next > 0;
+	int can_block = 1;
+	if (m == TG_METRIC_HOST_SYNCS || m == TG_METRIC_PEAK_MEMORY) {
+		j->sampling = TG_SAMPLING_EXACT;
+	} else if (nb >= (size_t)c->set->min_samples && nx >= (size_t)c->set->min_samples) {
+		j->sampling = TG_SAMPLING_STEPS;
+		double ratio, lo, hi;
+		if (j->base > 0 && (rc = interval(j, c, &(struct side_vals){.unit = b, .nunits = nb},
+		                                  &(struct side_vals){.unit = x, .nunits = nx}, 1, &lo, &hi, &ratio)) == 0) {
+			j->pct_lo = pct_of(lo);
+			j->pct_hi = pct_of(hi);
+		}
+		if (rc)
+			goto done;
+	} else {
+		/* too few steps: gpu_busy borrows the relative interval of the
+		 * total kernel time; the other timeline metrics cannot block */
+		j->sampling = TG_SAMPLING_INVOCATIONS;
+		if (m == TG_METRIC_GPU_BUSY && j->base > 0) {
+			double lo, hi, ratio;
+			if ((rc = kernel_time_interval(&lo, &hi, &ratio, c, base, next, keys)))
+				goto done;
+			if (isfinite(lo) && ratio > 0) {
+				double r = j->next / j->base;
+				j->pct_lo = pct_of(r * lo / ratio);
+				j->pct_hi = pct_of(r * hi / ratio);
+				size_t n1, n2;
+				tg_measure_invocations(base, &n1);
+				tg_measure_invocations(next, &n2);
+				j->nbase = n1;
+				j->nnext = n2;
+			}
+		} else {
+			can_block = 0;
+			j->sampling = TG_SAMPLING_EXACT;
+		}
+	}
+	decide(j, c, can_block);
+done:
+	free(b);
+	free(x);
+	return rc;
+}
+
+/* ------------------------------------------------------------ the whole */
+
+static int push(tg_judgement *jd, tg_judged **out)
+{
+	if (tg_grow((void **)&jd->items, &jd->cap, jd->n + 1, sizeof(tg_judged)))
+		return TG_ENOMEM;
+	*out = &jd->items[jd->n++];
+	memset(*out, 0, sizeof(**out));
+	return 0;
+}
+
+static int cmp_worst(const void *a, const void *b)
+{
+	const tg_judged *x = a, *y = b;
+	if (x->verdict != y->verdict)
+		return x->verdict > y->verdict ? -1 : 1;
+	double dx = fabs(x->delta), dy = fabs(y->delta);
+	if (dx != dy)
+		return dx > dy ? -1 : 1;
+	return strcmp(x->item, y->item);
+}
+
+/* Benjamini-Hochberg over the items [from, to) of an each rule: items not
+ * significant cannot warn or block. */
+static int fdr(tg_judgement *jd, size_t from, size_t to, double q)
+{
+	size_t n = to - from;
+	if (n < 2)
+		return 0;
+	double *p = tg_calloc(n, sizeof(double));
+	int *rej = tg_calloc(n, sizeof(int));
+	if (!p || !rej) {
+		free(p);
+		free(rej);
+		return TG_ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++)
+		p[i] = jd->items[from + i].p_value;
+	tg_stats_benjamini_hochberg(rej, p, n, q);
+	for (size_t i = 0; i < n; i++) {
+		tg_judged *j = &jd->items[from + i];
+		if ((j->verdict == TG_VERDICT_BLOCK || j->verdict == TG_VERDICT_WARN) && !j->is_new && !rej[i] &&
+		    j->sampling != TG_SAMPLING_EXACT) {
+			j->verdict = TG_VERDICT_PASS;
+			snprintf(j->note, sizeof(j->note), "not significant after FDR control (p %.3g)", j->p_value);
+		}
+	}
+	free(p);
+	free(rej);
+	return 0;
+}
+
+static int judge_rule(tg_judgement *jd, const struct ctx *c, const tg_measure *base, const tg_measure *next,
+                      const tg_atoms *keys, int *matched)
+{
+	const tg_rule *r = c->rule;
+	size_t first = jd->n;
+	*matched = 0;
+	int unit_metric = r->metric == TG_METRIC_GPU_BUSY || r->metric == TG_METRIC_GPU_IDLE ||
+	                  r->metric == TG_METRIC_EXPOSED_COMM || r->metric == TG_METRIC_EXPOSED_MEMCPY ||
+	                  r->metric == TG_METRIC_HOST_SYNCS || r->metric == TG_METRIC_PEAK_MEMORY;
+	if (unit_metric) {
+		tg_judged *j;
+		if (push(jd, &j) || !(j->item = strdup(""))) {
+			return TG_ENOMEM;
+		}
+		j->rule = r;
+		*matched = 1;
+		return judge_units(j, c, base, next, keys);
+	}
+	struct sel *vb = NULL, *vx = NULL;
+	size_t nb = 0, nx = 0, ub, ux;
+	tg_measure_units(base, &ub);
+	tg_measure_units(next, &ux);
+	int rc = select_side(&vb, &nb, r, base, keys);
+	if (!rc)
+		rc = select_side(&vx, &nx, r, next, keys);
+	if (rc)
+		goto done;
+	*matched = nb + nx > 0;
+	if (r->aggregate == TG_AGG_TOTAL) {
+		tg_judged *j;
+		if (push(jd, &j) || !(j->item = strdup(""))) {
+			rc = TG_ENOMEM;
+			goto done;
+		}
+		j->rule = r;
+		rc = judge_group(j, c, vb, nb, ub, vx, nx, ux);
+		goto done;
+	}
+	/* each: walk both sorted lists group by group */
+	size_t i = 0, k = 0;
+	while (i < nb || k < nx) {
+		uint32_t g;
+		if (k >= nx || (i < nb && vb[i].group <= vx[k].group))
+			g = vb[i].group;
+		else
+			g = vx[k].group;
+		size_t i0 = i, k0 = k;
+		while (i < nb && vb[i].group == g)
+			i++;
+		while (k < nx && vx[k].group == g)
+			k++;
+		tg_judged *j;
+		if (push(jd, &j) || !(j->item = strdup(kstr(keys, g)))) {
+			rc = TG_ENOMEM;
+			goto done;
+		}
+		j->rule = r;
+		if ((rc = judge_group(j, c, vb + i0, i - i0, ub, vx + k0, k - k0, ux)))
+			goto done;
+	}
+	if ((rc = fdr(jd, first, jd->n, c->set->fdr)))
+		goto done;
+	qsort(jd->items + first, jd->n - first, sizeof(tg_judged), cmp_worst);
+done:
+	free(vb);
+	free(vx);
+	return rc;
+}
+
+static int fingerprints_agree(char *why, size_t cap, const tg_measure *base, const tg_measure *next)
+{
+	int cb, cn;
+	const tg_fingerprint *a = tg_measure_fingerprint(base, &cb), *b = tg_measure_fingerprint(next, &cn);
+	size_t o = 0;
+	why[0] = 0;
+#define DIFF(cond, ...)                                                                                               \
+	do {                                                                                                          \
+		if ((cond) && o < cap)                                                                                \
+			o += (size_t)snprintf(why + o, cap - o, __VA_ARGS__);                                         \
+	} while (0)
+	DIFF(strcmp(a->gpu, b->gpu), "%sGPU %s -> %s", o ? "; " : "", a->gpu[0] ? a->gpu : "?", b->gpu[0] ? b->gpu : "?");
+	DIFF(strcmp(a->driver, b->driver), "%sdriver %s -> %s", o ? "; " : "", a->driver[0] ? a->driver : "?",
+	     b->driver[0] ? b->driver : "?");
+	DIFF(strcmp(a->runtime, b->runtime), "%sruntime %s -> %s", o ? "; " : "", a->runtime[0] ? a->runtime : "?",
+	     b->runtime[0] ? b->runtime : "?");
+	DIFF(a->world_size != b->world_size, "%sworld size %lld -> %lld", o ? "; " : "", (long long)a->world_size,
+	     (long long)b->world_size);
+	DIFF(!cb, "%sbase traces differ among themselves", o ? "; " : "");
+	DIFF(!cn, "%snew traces differ among themselves", o ? "; " : "");
+#undef DIFF
+	return o == 0;
+}
+
+static void summarize(tg_judgement *jd, const tg_atoms *keys)
+{
+	(void)keys;
+	const tg_judged *w = NULL;
+	for (size_t i = 0; i < jd->n; i++) {
+		const tg_judged *j = &jd->items[i];
+		if (j->accepted)
+			continue;
+		if (!w || j->verdict > w->verdict || (j->verdict == w->verdict && j->pct > w->pct && j->verdict != TG_VERDICT_PASS))
+			w = j;
+	}
+	tg_verdict v = jd->overall;
+	if (!jd->comparable) {
+		snprintf(jd->summary, sizeof(jd->summary), "inconclusive: not comparable (%s)", jd->why);
+		return;
+	}
+	if (!w || v == TG_VERDICT_PASS) {
+		snprintf(jd->summary, sizeof(jd->summary), "pass: %zu checks, no regression above the thresholds", jd->n);
+		return;
+	}
+	char what[256];
+	snprintf(what, sizeof(what), "%s%s%s", w->rule->name, w->item[0] ? " " : "", w->item);
+	if (w->verdict == TG_VERDICT_INCONCLUSIVE && v == TG_VERDICT_INCONCLUSIVE) {
+		snprintf(jd->summary, sizeof(jd->summary), "inconclusive: %s: %s", what, w->note);
+		return;
+	}
+	char ci[96] = "";
+	if (!isnan(w->pct_lo))
+		snprintf(ci, sizeof(ci), " (%.0f %% CI %+.1f..%+.1f %%)", jd->confidence * 100, w->pct_lo,
+		         w->pct_hi);
+	double thr = w->verdict == TG_VERDICT_BLOCK ? w->rule->block_above : w->rule->warn_above;
+	if (isinf(w->pct))
+		snprintf(jd->summary, sizeof(jd->summary), "%s: %s %s is new", tg_verdict_name(v), what,
+		         tg_rule_metric_name(w->rule->metric));
+	else
+		snprintf(jd->summary, sizeof(jd->summary), "%s: %s %s %+.1f %%%s > %g %%", tg_verdict_name(v), what,
+		         tg_rule_metric_name(w->rule->metric), w->pct, ci, isnan(thr) ? w->rule->block_above : thr);
+}
+
+int tg_judge(tg_judgement **out, const tg_rules *rules, const tg_measure *base, const tg_measure *next,
+             const tg_atoms *keys, const tg_judge_opts *opts)
+{
+	*out = NULL;
+	const tg_accept *accepts = opts ? opts->accepts : NULL;
+	size_t n_accepts = opts ? opts->n_accepts : 0;
+	for (size_t a = 0; a < n_accepts; a++)
+		if (!tg_rules_find(rules, accepts[a].rule))
+			return tg_error_set(TG_EINVAL, "accept: no rule named '%s'", accepts[a].rule);
+	tg_judgement *jd = tg_calloc(1, sizeof(*jd));
+	if (!jd)
+		return TG_ENOMEM;
+	const tg_rules_settings *set = tg_rules_settings_get(rules);
+	jd->confidence = set->confidence;
+	jd->comparable = fingerprints_agree(jd->why, sizeof(jd->why), base, next) || set->allow_hardware_change ||
+	                 (opts && opts->allow_hardware_change);
+	size_t nr;
+	const tg_rule *rl = tg_rules_list(rules, &nr);
+	jd->unmatched = tg_calloc(nr ? nr : 1, sizeof(char *));
+	jd->accepts = tg_calloc(n_accepts ? n_accepts : 1, sizeof(tg_accept));
+	int rc = jd->unmatched && jd->accepts ? 0 : TG_ENOMEM;
+	for (size_t i = 0; i < nr && !rc; i++) {
+		struct ctx c = {set, &rl[i], jd->comparable};
+		size_t first = jd->n;
+		int matched;
+		if ((rc = judge_rule(jd, &c, base, next, keys, &matched)))
+			break;
+		if (!matched)
+			jd->unmatched[jd->nunmatched++] = rl[i].name;
+		for (size_t k = first; k < jd->n; k++) {
+			tg_judged *j = &jd->items[k];
+			for (size_t a = 0; a < n_accepts; a++)
+				if (!strcmp(accepts[a].rule, rl[i].name) &&
+				    (j->verdict == TG_VERDICT_BLOCK || j->verdict == TG_VERDICT_WARN))
+					j->accepted = 1;
+			if (rl[i].aggregate == TG_AGG_TOTAL && j->verdict == TG_VERDICT_INCONCLUSIVE)
+				jd->total_inconclusive = 1;
+		}
+	}
+	if (rc) {
+		tg_judgement_free(jd);
+		return rc;
+	}
+	for (size_t a = 0; a < n_accepts; a++)
+		jd->accepts[jd->naccepts++] = accepts[a];
+	tg_verdict v = TG_VERDICT_PASS;
+	for (size_t i = 0; i < jd->n; i++) {
+		const tg_judged *j = &jd->items[i];
+		if (j->accepted)
+			continue;
+		if (j->verdict == TG_VERDICT_BLOCK)
+			v = TG_VERDICT_BLOCK;
+		else if (j->verdict == TG_VERDICT_WARN && v == TG_VERDICT_PASS)
+			v = TG_VERDICT_WARN;
+	}
+	if (v != TG_VERDICT_BLOCK && (!jd->comparable || jd->total_inconclusive))
+		v = TG_VERDICT_INCONCLUSIVE;
+	jd->overall = v;
+	summarize(jd, keys);
+	*out = jd;
+	return 0;
+}
+
+void tg_judgement_free(tg_judgement *j)
+{
+	if (!j)
+		return;
+	for (size_t i = 0; i < j->n; i++)
+		free(j->items[i].item);
+	free(j->items);
+	free(j->unmatched);
+	free(j->accepts);
+	tg_rules_free(j->owned);
+	free(j);
+}
+
+void tg_judgement_own_rules(tg_judgement *j, tg_rules *rules)
+{
+	j->owned = rules;
+}
+
+tg_verdict tg_judgement_verdict(const tg_judgement *j)
+{
+	return j->overall;
+}
+
+const char *tg_judgement_summary(const tg_judgement *j)
+{
+	return j->summary;
+}
+
+const tg_judged *tg_judgement_items(const tg_judgement *j, size_t *n)
+{
+	*n = j->n;
+	return j->items;
+}
+
+int tg_judgement_comparable(const tg_judgement *j, const char **why)
+{
+	if (why)
+		*why = j->why;
+	return j->comparable;
+}
+
+const char *const *tg_judgement_unmatched(const tg_judgement *j, size_t *n)
+{
+	*n = j->nunmatched;
+	return j->unmatched;
+}
+
+const tg_accept *tg_judgement_accepts(const tg_judgement *j, size_t *n)
+{
+	*n = j->naccepts;
+	return j->accepts;
+}

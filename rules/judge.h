@@ -1,0 +1,109 @@
+/*
+ * judge.h - applies threshold rules to a comparison of two sides (base and
+ * new, each one or more traces) and gives a verdict per rule item and one
+ * overall (docs/rules.md).
+ *
+ * Samples. A metric of the kernel records (kernel_time, count, tflops,
+ * tbs) is sampled per step when both sides have at least min_samples
+ * steps; otherwise the repeated invocations of each op and shape are the
+ * samples (strata of a stratified bootstrap), so that one-step traces are
+ * judged too. The estimate is the ratio new/base of the per-step totals;
+ * its interval is the stratified percentile bootstrap of that ratio (2000
+ * replicates, seeded from the rule and item names: verdicts are
+ * reproducible). Counts, host syncs and peak memory are not noisy
+ * measurements and are judged on their values. Timeline metrics (gpu_busy,
+ * gpu_idle, exposed_comm, exposed_memcpy) are sampled per step; with fewer
+ * steps gpu_busy borrows the relative interval of the total kernel time,
+ * and the others can warn but not block.
+ */
+#ifndef TG_JUDGE_H
+#define TG_JUDGE_H
+
+#include "../core/measure.h"
+#include "rules.h"
+
+typedef enum tg_verdict {
+	TG_VERDICT_PASS = 0,
+	TG_VERDICT_WARN,
+	TG_VERDICT_INCONCLUSIVE,
+	TG_VERDICT_BLOCK
+} tg_verdict;
+
+/* "pass", "warn", "inconclusive", "block". */
+const char *tg_verdict_name(tg_verdict v);
+
+/* How an item was sampled. */
+typedef enum tg_sampling {
+	TG_SAMPLING_STEPS = 0,   /* one value per step (and trace) */
+	TG_SAMPLING_INVOCATIONS, /* one value per op invocation, stratified by op and shape */
+	TG_SAMPLING_EXACT        /* counted, not sampled */
+} tg_sampling;
+
+const char *tg_sampling_name(tg_sampling s);
+
+typedef struct tg_judged {
+	const tg_rule *rule;     /* borrowed from the rules */
+	char *item;              /* the item's key ("" for a total rule) */
+	tg_verdict verdict;
+	int accepted;            /* a block or warn turned into pass by an override */
+	int improved;            /* clearly better than improvement_below */
+	int is_new, is_gone;     /* present on one side only */
+	double base, next;       /* the metric per step on each side, in the metric's unit */
+	double delta;            /* next - base */
+	double pct;              /* change in percent, positive = worse; +inf when new */
+	double pct_lo, pct_hi;   /* interval of pct at the confidence level (NAN when none) */
+	double p_value;          /* one-sided, for the FDR of each rules; NAN when none */
+	size_t nbase, nnext;     /* samples per side */
+	tg_sampling sampling;
+	char note[160];          /* why inconclusive, why not blocking, ... */
+} tg_judged;
+
+typedef struct tg_accept {
+	const char *rule;   /* a rule name */
+	const char *reason; /* free text */
+	const char *by;     /* who accepted (a label author, a commit trailer); may be NULL */
+} tg_accept;
+
+typedef struct tg_judgement tg_judgement;
+
+typedef struct tg_judge_opts {
+	const tg_accept *accepts;  /* overrides, may be NULL */
+	size_t n_accepts;
+	int allow_hardware_change; /* as the rules' setting, from the command line */
+} tg_judge_opts;
+
+/* Judges base against next under rules (which must outlive the result).
+ * keys: the key table both measures were built with. opts may be NULL.
+ * *out owns the result (tg_judgement_free). Returns 0, TG_ENOMEM, or
+ * TG_EINVAL when an accept names no rule (message says which). */
+int tg_judge(tg_judgement **out, const tg_rules *rules, const tg_measure *base, const tg_measure *next,
+             const tg_atoms *keys, const tg_judge_opts *opts);
+
+/* Hands rules to j: freed with it (for rules made only for one judgement). */
+void tg_judgement_own_rules(tg_judgement *j, tg_rules *rules);
+
+void tg_judgement_free(tg_judgement *j);
+
+/* The overall verdict: block when an item blocks (not accepted); else
+ * inconclusive when the sides are not comparable or a total rule lacks
+ * samples; else warn when an item warns; else pass. */
+tg_verdict tg_judgement_verdict(const tg_judgement *j);
+
+/* One line saying why ("SDPA_fwd kernel time +7.1 % (95 % CI +6.2..+8.0 %)
+ * blocks (sdpa-forward > 5 %)"); borrowed. */
+const char *tg_judgement_summary(const tg_judgement *j);
+
+/* Every judged item, rule by rule in file order, worst first within a rule. */
+const tg_judged *tg_judgement_items(const tg_judgement *j, size_t *n);
+
+/* Comparability: 1 when the fingerprints agree or the rules allow a
+ * hardware change; *why (borrowed) says what differs, "" when nothing. */
+int tg_judgement_comparable(const tg_judgement *j, const char **why);
+
+/* Names of rules that matched nothing on either side (warnings), n of them. */
+const char *const *tg_judgement_unmatched(const tg_judgement *j, size_t *n);
+
+/* The accepts that were applied, with the rule they overrode. */
+const tg_accept *tg_judgement_accepts(const tg_judgement *j, size_t *n);
+
+#endif

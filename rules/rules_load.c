@@ -1,0 +1,774 @@
+/*
+ * rules_load.c - the threshold rules file (docs/rules.md): libyaml's
+ * document loader, for the line:column of every node, a strict validation
+ * with one-line "file:line:column: message" errors, and the accessors of
+ * a loaded tg_rules.
+ */
+#include "rules.h"
+#include "default_rules.h"
+#include "units.h"
+
+#include <errno.h>
+#include <fnmatch.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <yaml.h>
+
+struct tg_rules {
+	char *source;
+	tg_rules_settings settings;
+	tg_rule *items; /* calloc'ed once: the compiled regexes never move */
+	size_t n;
+};
+
+/* ------------------------------------------------------------ names */
+
+static const char *const metric_names[TG_METRIC_COUNT_] = {
+	[TG_METRIC_KERNEL_TIME] = "kernel_time",         [TG_METRIC_COUNT] = "count",
+	[TG_METRIC_GPU_BUSY] = "gpu_busy",               [TG_METRIC_GPU_IDLE] = "gpu_idle",
+	[TG_METRIC_EXPOSED_COMM] = "exposed_comm",       [TG_METRIC_EXPOSED_MEMCPY] = "exposed_memcpy",
+	[TG_METRIC_TFLOPS] = "tflops",                   [TG_METRIC_TBS] = "tbs",
+	[TG_METRIC_LAUNCH_OVERHEAD] = "launch_overhead", [TG_METRIC_HOST_SYNCS] = "host_syncs",
+	[TG_METRIC_PEAK_MEMORY] = "peak_memory",
+};
+
+#define NBY 5
+static const char *const by_names[NBY] = {
+	[TG_BY_CATEGORY] = "category", [TG_BY_OP] = "op",         [TG_BY_OP_SHAPE] = "op_shape",
+	[TG_BY_KERNEL] = "kernel",     [TG_BY_MODULE] = "module",
+};
+
+const char *tg_rule_metric_name(tg_rule_metric m)
+{
+	return (int)m >= 0 && m < TG_METRIC_COUNT_ ? metric_names[m] : NULL;
+}
+
+int tg_rule_metric_higher_is_worse(tg_rule_metric m)
+{
+	return m != TG_METRIC_TFLOPS && m != TG_METRIC_TBS;
+}
+
+tg_rule_unit tg_rule_metric_unit(tg_rule_metric m)
+{
+	switch (m) {
+	case TG_METRIC_KERNEL_TIME:
+	case TG_METRIC_GPU_BUSY:
+	case TG_METRIC_GPU_IDLE:
+	case TG_METRIC_EXPOSED_COMM:
+	case TG_METRIC_EXPOSED_MEMCPY:
+	case TG_METRIC_LAUNCH_OVERHEAD: return TG_UNIT_TIME;
+	case TG_METRIC_TFLOPS:
+	case TG_METRIC_TBS: return TG_UNIT_RATE;
+	case TG_METRIC_PEAK_MEMORY: return TG_UNIT_BYTES;
+	case TG_METRIC_COUNT:
+	case TG_METRIC_HOST_SYNCS:
+	default: return TG_UNIT_COUNT;
+	}
+}
+
+const char *tg_rule_by_name(tg_rule_by b)
+{
+	return (int)b >= 0 && (int)b < NBY ? by_names[b] : NULL;
+}
+
+/* 1 for the metrics that are one value per step of the whole timeline
+ * (or of a rank), not a sum over selected kernels: only `rank` selects. */
+static int per_step_metric(tg_rule_metric m)
+{
+	return m == TG_METRIC_GPU_BUSY || m == TG_METRIC_GPU_IDLE || m == TG_METRIC_EXPOSED_COMM ||
+	       m == TG_METRIC_EXPOSED_MEMCPY || m == TG_METRIC_HOST_SYNCS || m == TG_METRIC_PEAK_MEMORY;
+}
+
+/* ------------------------------------------------------------ patterns */
+
+int tg_pattern_match(const tg_pattern *p, const char *s)
+{
+	if (!p || !p->text)
+		return 1;
+	if (!s)
+		s = "";
+	if (p->is_regex)
+		return regexec(&p->re, s, 0, NULL, 0) == 0;
+	return fnmatch(p->text, s, 0) == 0;
+}
+
+static void pattern_free(tg_pattern *p)
+{
+	if (p->is_regex)
+		regfree(&p->re);
+	free(p->text);
+	memset(p, 0, sizeof(*p));
+}
+
+/* ------------------------------------------------------------ accessors */
+
+static void rule_free(tg_rule *r)
+{
+	free(r->name);
+	pattern_free(&r->category);
+	pattern_free(&r->op);
+	pattern_free(&r->kernel);
+	pattern_free(&r->module);
+	pattern_free(&r->shape);
+}
+
+void tg_rules_free(tg_rules *rules)
+{
+	if (!rules)
+		return;
+	for (size_t i = 0; i < rules->n; i++)
+		rule_free(&rules->items[i]);
+	free(rules->items);
+	free(rules->source);
+	free(rules);
+}
+
+const tg_rules_settings *tg_rules_settings_get(const tg_rules *rules) { return &rules->settings; }
+
+const tg_rule *tg_rules_list(const tg_rules *rules, size_t *n)
+{
+	*n = rules ? rules->n : 0;
+	return rules ? rules->items : NULL;
+}
+
+const tg_rule *tg_rules_find(const tg_rules *rules, const char *name)
+{
+	if (!rules || !name)
+		return NULL;
+	for (size_t i = 0; i < rules->n; i++)
+		if (!strcmp(rules->items[i].name, name))
+			return &rules->items[i];
+	return NULL;
+}
+
+const char *tg_rules_source(const tg_rules *rules) { return rules->source; }
+
+/* ------------------------------------------------------------ YAML helpers */
+
+struct loader {
+	const char *file;
+	yaml_document_t *doc;
+};
+
+/* Sets "file:line:column: message" at node n and returns TG_EFORMAT. */
+static int at(const struct loader *L, const yaml_node_t *n, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int at(const struct loader *L, const yaml_node_t *n, const char *fmt, ...)
+{
+	char what[768];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	return tg_error_set(TG_EFORMAT, "%s:%zu:%zu: %s", L->file, n->start_mark.line + 1,
+	                    n->start_mark.column + 1, what);
+}
+
+static yaml_node_t *node(const struct loader *L, int id) { return yaml_document_get_node(L->doc, id); }
+
+static const char *scalar(const yaml_node_t *n)
+{
+	return n && n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value : NULL;
+}
+
+/* YAML's null: an empty plain scalar, ~ or null. */
+static int is_null(const yaml_node_t *n)
+{
+	const char *s = scalar(n);
+	return s && n->data.scalar.style == YAML_PLAIN_SCALAR_STYLE &&
+	       (!*s || !strcmp(s, "~") || !strcmp(s, "null") || !strcmp(s, "Null") || !strcmp(s, "NULL"));
+}
+
+/* What a node is, for "expected X, got Y". */
+static const char *kind(const yaml_node_t *n)
+{
+	switch (n->type) {
+	case YAML_MAPPING_NODE: return "a mapping";
+	case YAML_SEQUENCE_NODE: return "a list";
+	default: return is_null(n) ? "nothing" : "a scalar";
+	}
+}
+
+/* The scalar value of key's node n, or an error naming the key. */
+static int want_scalar(const struct loader *L, const yaml_node_t *n, const char *key, const char *what,
+                       const char **out)
+{
+	*out = scalar(n);
+	if (!*out || is_null(n))
+		return at(L, n, "%s: expected %s, got %s", key, what, kind(n));
+	return 0;
+}
+
+/* s for a one-line message: at most 60 bytes, control characters escaped. */
+static const char *show(char *buf, size_t cap, const char *s)
+{
+	size_t o = 0;
+	for (; *s && o + 8 < cap; s++) {
+		if (o >= 60) {
+			memcpy(buf + o, "...", 3);
+			o += 3;
+			break;
+		}
+		unsigned char c = (unsigned char)*s;
+		if (c == '\n' || c == '\t') {
+			buf[o++] = '\\';
+			buf[o++] = c == '\n' ? 'n' : 't';
+		} else
+			buf[o++] = c < 0x20 || c == 0x7f ? '?' : (char)c;
+	}
+	buf[o] = 0;
+	return buf;
+}
+
+#define SHOW(s) show((char[80]){0}, 80, (s))
+
+/* A comma-separated list of names, for messages. */
+static void join(char *buf, size_t cap, const char *const *names, size_t n)
+{
+	size_t len = 0;
+	buf[0] = 0;
+	for (size_t i = 0; i < n && len < cap; i++)
+		len += (size_t)snprintf(buf + len, cap - len, "%s%s", i ? ", " : "", names[i]);
+}
+
+/* Walks a mapping: every key a scalar, known (one of allowed[0..nallowed)),
+ * and not repeated. found[i] gets the pair of allowed[i], or NULL. */
+static int fields(const struct loader *L, const yaml_node_t *map, const char *where,
+                  const char *const *allowed, size_t nallowed, const yaml_node_pair_t **found)
+{
+	for (size_t i = 0; i < nallowed; i++)
+		found[i] = NULL;
+	for (const yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top;
+	     p++) {
+		const yaml_node_t *kn = node(L, p->key);
+		const char *k = scalar(kn);
+		if (!k)
+			return at(L, kn, "%s: expected a key, got %s", where, kind(kn));
+		size_t i = 0;
+		while (i < nallowed && strcmp(k, allowed[i]))
+			i++;
+		if (i == nallowed) {
+			char list[256];
+			join(list, sizeof(list), allowed, nallowed);
+			return at(L, kn, "unknown key '%s' in %s (expected %s)", SHOW(k), where, list);
+		}
+		if (found[i])
+			return at(L, kn, "duplicate key '%s' in %s (first at line %zu)", k, where,
+			          node(L, found[i]->key)->start_mark.line + 1);
+		found[i] = p;
+	}
+	return 0;
+}
+
+/* The value node of a found pair, or NULL. */
+static const yaml_node_t *value_of(const struct loader *L, const yaml_node_pair_t *p)
+{
+	return p ? node(L, p->value) : NULL;
+}
+
+/* ------------------------------------------------------------ values */
+
+/* A number in the open interval (lo, hi). */
+static int number_in(const struct loader *L, const yaml_node_t *n, const char *key, double lo, double hi,
+                     const char *example, double *out)
+{
+	const char *s, *end;
+	double v;
+	int rc;
+	if ((rc = want_scalar(L, n, key, "a number", &s)))
+		return rc;
+	if (tg_units_parse_number(&v, s, &end) || *end || !isfinite(v) || !(v > lo && v < hi))
+		return at(L, n, "%s: '%s' is not a number between %g and %g (exclusive), e.g. %s", key, SHOW(s), lo,
+		          hi, example);
+	*out = v;
+	return 0;
+}
+
+/* An integer >= min. */
+static int integer(const struct loader *L, const yaml_node_t *n, const char *key, int64_t min, int64_t *out)
+{
+	const char *s;
+	int rc;
+	if ((rc = want_scalar(L, n, key, "an integer", &s)))
+		return rc;
+	int64_t v = 0;
+	const char *p = s;
+	for (; *p >= '0' && *p <= '9'; p++) {
+		if (v > (INT64_MAX - 9) / 10)
+			return at(L, n, "%s: '%s' is too large", key, SHOW(s));
+		v = v * 10 + (*p - '0');
+	}
+	if (p == s || *p || v < min)
+		return at(L, n, "%s: '%s' is not an integer >= %lld", key, SHOW(s), (long long)min);
+	*out = v;
+	return 0;
+}
+
+/* true/yes or false/no (also capitalised, as YAML 1.1 writes them). */
+static int boolean(const struct loader *L, const yaml_node_t *n, const char *key, int *out)
+{
+	static const char *const yes[] = {"true", "True", "TRUE", "yes", "Yes", "YES"};
+	static const char *const no[] = {"false", "False", "FALSE", "no", "No", "NO"};
+	const char *s;
+	int rc;
+	if ((rc = want_scalar(L, n, key, "true or false", &s)))
+		return rc;
+	for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++) {
+		if (!strcmp(s, yes[i]))
+			return *out = 1, 0;
+		if (!strcmp(s, no[i]))
+			return *out = 0, 0;
+	}
+	return at(L, n, "%s: '%s' is not a boolean (expected true, false, yes or no)", key, SHOW(s));
+}
+
+/* One of names[0..n), as its index. */
+static int keyword(const struct loader *L, const yaml_node_t *n, const char *key, const char *a_what,
+                   const char *what, const char *const *names, size_t nnames, int *out)
+{
+	const char *s;
+	char list[256];
+	int rc;
+	join(list, sizeof(list), names, nnames);
+	if ((rc = want_scalar(L, n, key, a_what, &s)))
+		return rc;
+	for (size_t i = 0; i < nnames; i++)
+		if (!strcmp(s, names[i]))
+			return *out = (int)i, 0;
+	return at(L, n, "%s: unknown %s '%s' (expected %s)", key, what, SHOW(s), list);
+}
+
+/* A percent: "5%", "5 %" or 5. */
+static int percent(const struct loader *L, const yaml_node_t *n, const char *key, double *out)
+{
+	const char *s, *why;
+	int rc;
+	if ((rc = want_scalar(L, n, key, "a percent like 5%", &s)))
+		return rc;
+	if (tg_units_parse_percent(out, s, &why))
+		return at(L, n, "%s: '%s' %s", key, SHOW(s), why);
+	return 0;
+}
+
+/* min_delta in the unit class of metric m. */
+static int quantity(const struct loader *L, const yaml_node_t *n, const char *key, tg_rule_metric m,
+                    double *out)
+{
+	const char *s, *why;
+	int rc;
+	if ((rc = want_scalar(L, n, key, "a number or a quantity like 20us", &s)))
+		return rc;
+	if (tg_units_parse_quantity(out, s, tg_rule_metric_unit(m), &why))
+		return at(L, n, "%s (metric %s): '%s' %s", key, tg_rule_metric_name(m), SHOW(s), why);
+	return 0;
+}
+
+/* A glob, or a POSIX ERE between slashes (in which \/ is a slash). */
+static int pattern(const struct loader *L, const yaml_node_t *n, const char *key, tg_pattern *p)
+{
+	const char *s;
+	int rc;
+	if ((rc = want_scalar(L, n, key, "a glob or a /regex/", &s)))
+		return rc;
+	if (!*s)
+		return at(L, n, "%s: expected a glob or a /regex/, got an empty string", key);
+	size_t len = strlen(s);
+	if (s[0] != '/') {
+		if (!(p->text = strdup(s)))
+			return tg_error_set(TG_ENOMEM, "out of memory");
+		return 0;
+	}
+	/* a regex: copy the inside, turning \/ into /, and find the closing slash */
+	char *re = tg_malloc(len);
+	if (!re)
+		return TG_ENOMEM;
+	size_t o = 0, i = 1;
+	int closed = 0;
+	while (i < len) {
+		if (s[i] == '\\' && s[i + 1] == '/') {
+			re[o++] = '/';
+			i += 2;
+		} else if (s[i] == '\\' && s[i + 1]) {
+			re[o++] = s[i++];
+			re[o++] = s[i++];
+		} else if (s[i] == '/') {
+			closed = i == len - 1;
+			break;
+		} else
+			re[o++] = s[i++];
+	}
+	re[o] = 0;
+	if (!closed) {
+		free(re);
+		if (i < len)
+			return at(L, n, "%s: '%s': a slash inside a regex is written \\/", key, SHOW(s));
+		return at(L, n, "%s: '%s': a regex is closed by a slash (/.../)", key, SHOW(s));
+	}
+	if (!o) {
+		free(re);
+		return at(L, n, "%s: empty regex", key);
+	}
+	int err = regcomp(&p->re, re, REG_EXTENDED | REG_NOSUB);
+	if (err) {
+		char msg[128];
+		regerror(err, &p->re, msg, sizeof(msg)); /* a failed regcomp holds nothing to free */
+		free(re);
+		return at(L, n, "%s: bad regex '%s': %s", key, SHOW(s), msg);
+	}
+	p->text = re;
+	p->is_regex = 1;
+	return 0;
+}
+
+/* ------------------------------------------------------------ settings */
+
+/* The `settings` mapping over the defaults in set. */
+static int load_settings(const struct loader *L, const yaml_node_t *n, tg_rules_settings *set)
+{
+	static const char *const keys[] = {"confidence", "min_samples", "fdr", "allow_hardware_change"};
+	const yaml_node_pair_t *f[4];
+	int rc;
+	if (is_null(n))
+		return 0;
+	if (n->type != YAML_MAPPING_NODE)
+		return at(L, n, "settings: expected a mapping, got %s", kind(n));
+	if ((rc = fields(L, n, "settings", keys, 4, f)))
+		return rc;
+	if (f[0] && (rc = number_in(L, value_of(L, f[0]), keys[0], 0.5, 1, "0.95", &set->confidence)))
+		return rc;
+	if (f[1] && (rc = integer(L, value_of(L, f[1]), keys[1], 2, &set->min_samples)))
+		return rc;
+	if (f[2] && (rc = number_in(L, value_of(L, f[2]), keys[2], 0, 1, "0.05", &set->fdr)))
+		return rc;
+	if (f[3] && (rc = boolean(L, value_of(L, f[3]), keys[3], &set->allow_hardware_change)))
+		return rc;
+	return 0;
+}
+
+/* ------------------------------------------------------------ one rule */
+
+enum { SEL_CATEGORY, SEL_OP, SEL_KERNEL, SEL_MODULE, SEL_SHAPE, SEL_STREAM, SEL_RANK, NSEL };
+
+static const char *const select_keys[NSEL] = {"category", "op", "kernel", "module", "shape", "stream", "rank"};
+
+/* The `select` mapping: patterns, stream and rank. */
+static int load_select(const struct loader *L, const yaml_node_t *n, tg_rule *r)
+{
+	const yaml_node_pair_t *f[NSEL];
+	tg_pattern *pats[] = {&r->category, &r->op, &r->kernel, &r->module, &r->shape};
+	int rc;
+	if (is_null(n))
+		return 0;
+	if (n->type != YAML_MAPPING_NODE)
+		return at(L, n, "select: expected a mapping, got %s", kind(n));
+	if ((rc = fields(L, n, "select", select_keys, NSEL, f)))
+		return rc;
+	for (int i = 0; i < NSEL; i++) {
+		if (!f[i])
+			continue;
+		if (per_step_metric(r->metric) && i != SEL_RANK)
+			return at(L, node(L, f[i]->key),
+			          "select: '%s' does not apply to metric %s, one value per step of a whole "
+			          "rank (only rank does)",
+			          select_keys[i], tg_rule_metric_name(r->metric));
+		const yaml_node_t *v = value_of(L, f[i]);
+		if (i == SEL_STREAM)
+			rc = integer(L, v, "stream", 0, &r->stream);
+		else if (i == SEL_RANK)
+			rc = integer(L, v, "rank", 0, &r->rank);
+		else
+			rc = pattern(L, v, select_keys[i], pats[i]);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* The most specific selector given: kernel > shape > op > module > category; op when none. */
+static tg_rule_by default_by(const tg_rule *r)
+{
+	if (r->kernel.text)
+		return TG_BY_KERNEL;
+	if (r->shape.text)
+		return TG_BY_OP_SHAPE;
+	if (r->op.text)
+		return TG_BY_OP;
+	if (r->module.text)
+		return TG_BY_MODULE;
+	if (r->category.text)
+		return TG_BY_CATEGORY;
+	return TG_BY_OP;
+}
+
+/* [A-Za-z0-9_.-]+: no ':' (the separator of --accept RULE:REASON), no spaces. */
+static int valid_name(const char *s)
+{
+	if (!*s)
+		return 0;
+	for (; *s; s++)
+		if (!((*s >= 'A' && *s <= 'Z') || (*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') ||
+		      *s == '_' || *s == '.' || *s == '-'))
+			return 0;
+	return 1;
+}
+
+enum { R_NAME, R_SELECT, R_METRIC, R_AGGREGATE, R_BY, R_BLOCK, R_WARN, R_MIN_DELTA, R_IMPROVEMENT, NR };
+
+static const char *const rule_keys[NR] = {"name",        "select",     "metric",    "aggregate",        "by",
+                                          "block_above", "warn_above", "min_delta", "improvement_below"};
+
+/* The rule's name: present, valid, unique among the rules before it. */
+static int load_name(const struct loader *L, const yaml_node_t *map, const yaml_node_t *n, tg_rule *r,
+                     const tg_rule *prev, size_t nprev)
+{
+	const char *s;
+	int rc;
+	if (!n)
+		return at(L, map, "a rule needs a name");
+	if ((rc = want_scalar(L, n, "name", "a string", &s)))
+		return rc;
+	if (!valid_name(s))
+		return at(L, n, "name: '%s' is not a valid rule name (letters, digits, '_', '.', '-')", SHOW(s));
+	for (size_t i = 0; i < nprev; i++)
+		if (!strcmp(prev[i].name, s))
+			return at(L, n, "duplicate rule name '%s' (first at line %d)", s, prev[i].line);
+	if (!(r->name = strdup(s)))
+		return tg_error_set(TG_ENOMEM, "out of memory");
+	return 0;
+}
+
+/* The percents and min_delta; at least one threshold, warn <= block. */
+static int load_thresholds(const struct loader *L, const yaml_node_t *map, const yaml_node_pair_t **f,
+                           tg_rule *r)
+{
+	int rc;
+	if (f[R_BLOCK] && (rc = percent(L, value_of(L, f[R_BLOCK]), "block_above", &r->block_above)))
+		return rc;
+	if (f[R_WARN] && (rc = percent(L, value_of(L, f[R_WARN]), "warn_above", &r->warn_above)))
+		return rc;
+	if (f[R_IMPROVEMENT] &&
+	    (rc = percent(L, value_of(L, f[R_IMPROVEMENT]), "improvement_below", &r->improvement_below)))
+		return rc;
+	if (f[R_MIN_DELTA] && (rc = quantity(L, value_of(L, f[R_MIN_DELTA]), "min_delta", r->metric, &r->min_delta)))
+		return rc;
+	if (isnan(r->block_above) && isnan(r->warn_above))
+		return at(L, map, "rule '%s' needs block_above or warn_above (or both)", r->name);
+	if (r->warn_above > r->block_above)
+		return at(L, value_of(L, f[R_WARN]), "warn_above (%g%%) is above block_above (%g%%)", r->warn_above,
+		          r->block_above);
+	return 0;
+}
+
+/* One item of `rules`, into the zeroed r. */
+static int load_rule(const struct loader *L, const yaml_node_t *map, tg_rule *r, const tg_rule *prev,
+                     size_t nprev)
+{
+	const yaml_node_pair_t *f[NR];
+	int rc, v = 0;
+	r->line = (int)map->start_mark.line + 1;
+	r->column = (int)map->start_mark.column + 1;
+	r->stream = r->rank = -1;
+	r->block_above = r->warn_above = r->improvement_below = NAN;
+	r->min_delta = 0;
+	if (map->type != YAML_MAPPING_NODE)
+		return at(L, map, "rules: each rule must be a mapping, got %s", kind(map));
+	if ((rc = fields(L, map, "a rule", rule_keys, NR, f)))
+		return rc;
+	if ((rc = load_name(L, map, value_of(L, f[R_NAME]), r, prev, nprev)))
+		return rc;
+	if (!f[R_METRIC]) {
+		char list[256];
+		join(list, sizeof(list), metric_names, TG_METRIC_COUNT_);
+		return at(L, map, "rule '%s' needs a metric (%s)", r->name, list);
+	}
+	if ((rc = keyword(L, value_of(L, f[R_METRIC]), "metric", "a metric", "metric", metric_names, TG_METRIC_COUNT_, &v)))
+		return rc;
+	r->metric = (tg_rule_metric)v;
+	if (f[R_AGGREGATE]) {
+		static const char *const aggs[] = {[TG_AGG_TOTAL] = "total", [TG_AGG_EACH] = "each"};
+		if ((rc = keyword(L, value_of(L, f[R_AGGREGATE]), "aggregate", "total or each", "aggregate", aggs, 2, &v)))
+			return rc;
+		r->aggregate = (tg_rule_aggregate)v;
+		if (r->aggregate == TG_AGG_EACH && per_step_metric(r->metric))
+			return at(L, value_of(L, f[R_AGGREGATE]),
+			          "aggregate: 'each' does not apply to metric %s, one value per step "
+			          "(each takes kernel_time, count, tflops, tbs, launch_overhead)",
+			          tg_rule_metric_name(r->metric));
+	}
+	if (f[R_SELECT] && (rc = load_select(L, value_of(L, f[R_SELECT]), r)))
+		return rc;
+	r->by = default_by(r);
+	if (f[R_BY]) {
+		if ((rc = keyword(L, value_of(L, f[R_BY]), "by", "a grouping", "grouping", by_names, NBY, &v)))
+			return rc;
+		if (r->aggregate != TG_AGG_EACH)
+			return at(L, node(L, f[R_BY]->key), "by: only an 'aggregate: each' rule groups its items");
+		r->by = (tg_rule_by)v;
+	}
+	return load_thresholds(L, map, f, r);
+}
+
+/* ------------------------------------------------------------ the file */
+
+/* `version`, required, 1. */
+static int load_version(const struct loader *L, const yaml_node_t *root, const yaml_node_t *n)
+{
+	const char *s;
+	int rc;
+	if (!n)
+		return at(L, root, "missing 'version: 1' (the version of the rules format)");
+	if ((rc = want_scalar(L, n, "version", "1", &s)))
+		return rc;
+	if (strcmp(s, "1"))
+		return at(L, n, "version: unsupported version '%s' (this tracegate reads version 1)", SHOW(s));
+	return 0;
+}
+
+/* The `rules` list (null or absent: no rules). */
+static int load_rules(const struct loader *L, const yaml_node_t *n, tg_rules *out)
+{
+	if (!n || is_null(n))
+		return 0;
+	if (n->type != YAML_SEQUENCE_NODE)
+		return at(L, n, "rules: expected a list, got %s", kind(n));
+	size_t count = (size_t)(n->data.sequence.items.top - n->data.sequence.items.start);
+	if (!count)
+		return 0;
+	if (!(out->items = tg_calloc(count, sizeof(*out->items))))
+		return TG_ENOMEM;
+	out->n = count; /* zeroed rules are safe to free */
+	for (size_t i = 0; i < count; i++) {
+		int rc = load_rule(L, node(L, n->data.sequence.items.start[i]), &out->items[i], out->items, i);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* The whole document into out. */
+static int load_doc(const struct loader *L, tg_rules *out)
+{
+	static const char *const keys[] = {"version", "settings", "rules"};
+	const yaml_node_pair_t *f[3];
+	yaml_node_t *root = yaml_document_get_root_node(L->doc);
+	int rc;
+	if (!root)
+		return tg_error_set(TG_EFORMAT, "%s:1:1: empty rules file (expected version: 1, settings, rules)",
+		                    L->file);
+	if (root->type != YAML_MAPPING_NODE)
+		return at(L, root, "expected a mapping with the keys version, settings, rules; got %s", kind(root));
+	if ((rc = fields(L, root, "the rules file", keys, 3, f)))
+		return rc;
+	if ((rc = load_version(L, root, value_of(L, f[0]))))
+		return rc;
+	if (f[1] && (rc = load_settings(L, value_of(L, f[1]), &out->settings)))
+		return rc;
+	return load_rules(L, value_of(L, f[2]), out);
+}
+
+/* Rejects a second document in the stream. */
+static int no_second_doc(yaml_parser_t *parser, const char *name)
+{
+	yaml_document_t next;
+	if (!yaml_parser_load(parser, &next))
+		return tg_error_set(parser->error == YAML_MEMORY_ERROR ? TG_ENOMEM : TG_EFORMAT,
+		                    "%s:%zu:%zu: bad YAML: %s", name, parser->problem_mark.line + 1,
+		                    parser->problem_mark.column + 1, parser->problem ? parser->problem : "syntax error");
+	yaml_node_t *r = yaml_document_get_root_node(&next);
+	int rc = 0;
+	if (r)
+		rc = tg_error_set(TG_EFORMAT, "%s:%zu:%zu: only one YAML document is allowed", name,
+		                  r->start_mark.line + 1, r->start_mark.column + 1);
+	yaml_document_delete(&next);
+	return rc;
+}
+
+int tg_rules_load_mem(tg_rules **out, const char *data, size_t len, const char *name)
+{
+	if (!out)
+		return tg_error_set(TG_EINVAL, "tg_rules_load_mem: out is NULL");
+	*out = NULL;
+	if (!data && len)
+		return tg_error_set(TG_EINVAL, "tg_rules_load_mem: data is NULL");
+	if (!name)
+		name = "<rules>";
+	tg_rules *rules = tg_calloc(1, sizeof(*rules));
+	if (!rules)
+		return TG_ENOMEM;
+	rules->settings = (tg_rules_settings){.confidence = 0.95, .min_samples = 5, .fdr = 0.05};
+	if (!(rules->source = strdup(name))) {
+		free(rules);
+		return tg_error_set(TG_ENOMEM, "out of memory");
+	}
+	yaml_parser_t parser;
+	yaml_document_t doc;
+	if (!yaml_parser_initialize(&parser)) {
+		tg_rules_free(rules);
+		return tg_error_set(TG_ENOMEM, "%s: cannot initialise the YAML parser", name);
+	}
+	yaml_parser_set_input_string(&parser, (const unsigned char *)(data ? data : ""), len);
+	int rc;
+	if (!yaml_parser_load(&parser, &doc)) {
+		yaml_mark_t m = parser.problem_mark;
+		rc = tg_error_set(parser.error == YAML_MEMORY_ERROR ? TG_ENOMEM : TG_EFORMAT,
+		                  "%s:%zu:%zu: bad YAML: %s%s%s", name, m.line + 1, m.column + 1,
+		                  parser.problem ? parser.problem : "syntax error", parser.context ? " " : "",
+		                  parser.context ? parser.context : "");
+	} else {
+		struct loader L = {.file = name, .doc = &doc};
+		rc = load_doc(&L, rules);
+		if (!rc)
+			rc = no_second_doc(&parser, name);
+		yaml_document_delete(&doc);
+	}
+	yaml_parser_delete(&parser);
+	if (rc) {
+		tg_rules_free(rules);
+		return rc;
+	}
+	*out = rules;
+	return 0;
+}
+
+int tg_rules_load_file(tg_rules **out, const char *path)
+{
+	if (!out || !path)
+		return tg_error_set(TG_EINVAL, "tg_rules_load_file: bad argument");
+	*out = NULL;
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return tg_error_set(TG_EIO, "%s: cannot open: %s", path, strerror(errno));
+	char *buf = NULL;
+	size_t len = 0, cap = 0;
+	int err = 0;
+	for (;;) {
+		if (tg_grow((void **)&buf, &cap, len + 65536, 1)) {
+			free(buf);
+			fclose(f);
+			return TG_ENOMEM;
+		}
+		size_t got = fread(buf + len, 1, cap - len, f);
+		len += got;
+		if (got == 0) {
+			err = ferror(f) ? (errno ? errno : EIO) : 0;
+			break;
+		}
+	}
+	fclose(f);
+	if (err) {
+		free(buf);
+		return tg_error_set(TG_EIO, "%s: cannot read: %s", path, strerror(err));
+	}
+	int rc = tg_rules_load_mem(out, buf, len, path);
+	free(buf);
+	return rc;
+}
+
+int tg_rules_load_default(tg_rules **out)
+{
+	return tg_rules_load_mem(out, tg_rules_default_yaml, tg_rules_default_yaml_len, "<default>");
+}
