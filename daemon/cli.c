@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 void tg_cli_error(const char *fmt, ...)
 {
@@ -121,4 +122,45 @@ void tg_cli_put_duration(FILE *f, int64_t ns)
 		fprintf(f, "%.3f ms", (double)ns / 1e6);
 	else
 		fprintf(f, "%.3f us", (double)ns / 1e3);
+}
+
+int tg_cli_write_file(const char *path, const char *data, size_t len)
+{
+	if (!path) {
+		if (fwrite(data, 1, len, stdout) != len || fflush(stdout)) {
+			tg_cli_error("cannot write to standard output: %s", strerror(errno));
+			return -1;
+		}
+		return 0;
+	}
+	char tmp[4200];
+	const char *slash = strrchr(path, '/');
+	if (slash)
+		snprintf(tmp, sizeof(tmp), "%.*s/.tracegate.XXXXXX", (int)(slash - path), path);
+	else
+		snprintf(tmp, sizeof(tmp), ".tracegate.XXXXXX");
+	int fd = mkstemp(tmp);
+	if (fd < 0) {
+		tg_cli_error("%s: cannot write: %s", path, strerror(errno));
+		return -1;
+	}
+	size_t off = 0;
+	while (off < len) {
+		ssize_t w = write(fd, data + off, len - off);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			tg_cli_error("%s: cannot write: %s", path, strerror(errno));
+			close(fd);
+			unlink(tmp);
+			return -1;
+		}
+		off += (size_t)w;
+	}
+	if (fsync(fd) || close(fd) || rename(tmp, path)) {
+		tg_cli_error("%s: cannot write: %s", path, strerror(errno));
+		unlink(tmp);
+		return -1;
+	}
+	return 0;
 }

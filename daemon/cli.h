@@ -41,4 +41,9 @@ void tg_cli_put_name(FILE *f, const char *s);
 /* Milliseconds / microseconds with fixed decimals for ns values. */
 void tg_cli_put_duration(FILE *f, int64_t ns);
 
+/* Writes len bytes of data to path, complete or not at all (a temporary
+ * file in the same folder, renamed), or to stdout when path is NULL.
+ * Returns 0 or -1 after printing the error. */
+int tg_cli_write_file(const char *path, const char *data, size_t len);
+
 #endif

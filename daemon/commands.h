@@ -6,5 +6,6 @@
 int tg_cmd_tree(int argc, char **argv);
 int tg_cmd_modules(int argc, char **argv);
 int tg_cmd_report(int argc, char **argv);
+int tg_cmd_diff(int argc, char **argv);
 
 #endif

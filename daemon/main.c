@@ -20,12 +20,15 @@ static const char usage[] =
 	"  modules TRACE                            GPU time per nn.Module\n"
 	"  report TRACE... [--format F] [-o DIR]    the perf report: GPU timeline, kernel\n"
 	"                                           time by category, op and kernel\n"
+	"  diff BASE NEW [--rules F] [--format F]   compare two traces and judge the\n"
+	"                                           difference with threshold rules\n"
 	"\n"
 	"  tracegate COMMAND --help    help on a command\n"
 	"  tracegate --version         the version\n"
 	"\n"
-	"Exit codes: 0 success, 2 usage or input error (one line on stderr naming the\n"
-	"file and, for a malformed trace, the byte offset).\n";
+	"Exit codes: 0 success (diff: pass or warn), 1 diff blocked, 2 usage or input\n"
+	"error (one line on stderr naming the file and, for a malformed trace, the\n"
+	"byte offset), 3 diff inconclusive.\n";
 
 int main(int argc, char **argv)
 {
@@ -44,6 +47,8 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(cmd, "tree"))
 		return tg_cmd_tree(argc - 1, argv + 1);
+	if (!strcmp(cmd, "diff"))
+		return tg_cmd_diff(argc - 1, argv + 1);
 	if (!strcmp(cmd, "report"))
 		return tg_cmd_report(argc - 1, argv + 1);
 	if (!strcmp(cmd, "modules"))

@@ -1,0 +1,264 @@
+/*
+ * cmd_diff.c - `tracegate diff BASE NEW [--rules FILE] [--format text|md|json]
+ * [-o FILE]`: compares two traces (or two sets: BASE... -- NEW...), judges
+ * the differences with the rules and exits 0 (pass or warn), 1 (block),
+ * 2 (usage or input error) or 3 (inconclusive).
+ */
+#include "../core/compare.h"
+#include "../rules/diff_render.h"
+#include "../rules/judge.h"
+#include "cli.h"
+#include "commands.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char usage[] =
+	"usage: tracegate diff BASE NEW [options]\n"
+	"       tracegate diff BASE... -- NEW... [options]\n"
+	"\n"
+	"Compares NEW with BASE (traces of the same workload: several per side are\n"
+	"ranks or repeated runs), judges the differences with threshold rules, and\n"
+	"exits 0 (pass or warn), 1 (blocked), 2 (usage or input error) or\n"
+	"3 (inconclusive: not comparable, or too few samples).\n"
+	"\n"
+	"  --rules FILE         threshold rules (docs/rules.md); default: the built-in\n"
+	"                       contrib/rules/default.yaml\n"
+	"  --format F           text (default), md (the pull-request comment) or json\n"
+	"  -o FILE              write there (complete or not at all) instead of stdout\n"
+	"  --accept RULE:REASON accept a regression of RULE (repeatable)\n"
+	"  --allow-hardware-change\n"
+	"                       judge even when GPU, driver, runtime or world size differ\n"
+	"  --marker TEXT        md: a hidden first line <!-- TEXT --> to find the comment\n"
+	"  --max-bytes N        md: size limit (default 65000)\n"
+	"\n";
+
+enum format { FMT_TEXT, FMT_MD, FMT_JSON };
+
+struct diff_args {
+	const char **base, **next;
+	size_t nbase, nnext;
+	const char *rules_file, *out, *marker;
+	enum format fmt;
+	tg_accept *accepts;
+	size_t naccepts;
+	int allow_hw;
+	size_t max_bytes;
+};
+
+/* Parses argv; returns -1 (error printed), 1 (--help printed) or 0. */
+static int parse(struct diff_args *a, int argc, char **argv, tg_read_opts *ropts)
+{
+	const char **pos = calloc((size_t)argc + 1, sizeof(char *));
+	a->accepts = calloc((size_t)argc + 1, sizeof(tg_accept));
+	if (!pos || !a->accepts) {
+		free(pos);
+		tg_cli_error("out of memory");
+		return -1;
+	}
+	size_t npos = 0, split = (size_t)-1;
+	for (int i = 1; i < argc; i++) {
+		int r = tg_cli_limit_option(ropts, argc, argv, &i);
+		if (r < 0)
+			goto fail;
+		if (r)
+			continue;
+		const char *s = argv[i];
+		int takes = !strcmp(s, "--rules") || !strcmp(s, "--format") || !strcmp(s, "-o") ||
+		            !strcmp(s, "--accept") || !strcmp(s, "--marker") || !strcmp(s, "--max-bytes");
+		if (takes && i + 1 >= argc) {
+			tg_cli_error("%s needs a value", s);
+			goto fail;
+		}
+		if (!strcmp(s, "--help") || !strcmp(s, "-h")) {
+			fputs(usage, stdout);
+			fputs(tg_cli_limits_help, stdout);
+			free(pos);
+			return 1;
+		} else if (!strcmp(s, "--")) {
+			if (split != (size_t)-1) {
+				tg_cli_error("diff: '--' given twice");
+				goto fail;
+			}
+			split = npos;
+		} else if (!strcmp(s, "--rules")) {
+			a->rules_file = argv[++i];
+		} else if (!strcmp(s, "-o")) {
+			a->out = argv[++i];
+		} else if (!strcmp(s, "--marker")) {
+			a->marker = argv[++i];
+		} else if (!strcmp(s, "--max-bytes")) {
+			char *end;
+			long long v = strtoll(argv[++i], &end, 10);
+			if (*end || v < 1000) {
+				tg_cli_error("--max-bytes needs a number of bytes >= 1000");
+				goto fail;
+			}
+			a->max_bytes = (size_t)v;
+		} else if (!strcmp(s, "--allow-hardware-change")) {
+			a->allow_hw = 1;
+		} else if (!strcmp(s, "--format")) {
+			const char *v = argv[++i];
+			if (!strcmp(v, "text"))
+				a->fmt = FMT_TEXT;
+			else if (!strcmp(v, "md"))
+				a->fmt = FMT_MD;
+			else if (!strcmp(v, "json"))
+				a->fmt = FMT_JSON;
+			else {
+				tg_cli_error("--format: '%s' is not one of text, md, json", v);
+				goto fail;
+			}
+		} else if (!strcmp(s, "--accept")) {
+			char *v = argv[++i];
+			char *colon = strchr(v, ':');
+			if (!colon || colon == v || !colon[1]) {
+				tg_cli_error("--accept: '%s' is not RULE:REASON", v);
+				goto fail;
+			}
+			*colon = 0;
+			a->accepts[a->naccepts++] = (tg_accept){v, colon + 1, NULL};
+		} else if (s[0] == '-' && s[1]) {
+			tg_cli_error("diff: unknown option %s (see tracegate diff --help)", s);
+			goto fail;
+		} else {
+			pos[npos++] = s;
+		}
+	}
+	if (split == (size_t)-1) {
+		if (npos != 2) {
+			if (npos)
+				tg_cli_error("diff: give BASE NEW, or BASE... -- NEW... (%zu traces given)", npos);
+			else
+				fputs(usage, stderr);
+			goto fail;
+		}
+		split = 1;
+	}
+	if (split == 0 || split == npos) {
+		tg_cli_error("diff: both sides need at least one trace");
+		goto fail;
+	}
+	a->base = pos;
+	a->nbase = split;
+	a->next = pos + split;
+	a->nnext = npos - split;
+	return 0;
+fail:
+	free(pos);
+	return -1;
+}
+
+/* Loads a side; returns 0 or -1 after printing the error. */
+static int load_side(tg_trace **tr, tg_tree **tree, const char **paths, size_t n, const tg_read_opts *ro)
+{
+	for (size_t i = 0; i < n; i++)
+		if (tg_cli_load(&tr[i], &tree[i], paths[i], ro))
+			return -1;
+	return 0;
+}
+
+/* The per-op judgement behind the top regressions table. */
+static int ops_judgement(tg_judgement **out, const tg_rules *rules, const tg_measure *b, const tg_measure *x,
+                         const tg_atoms *keys)
+{
+	const tg_rules_settings *s = tg_rules_settings_get(rules);
+	char yaml[512];
+	snprintf(yaml, sizeof(yaml),
+	         "version: 1\nsettings:\n  confidence: %.6f\n  min_samples: %lld\n  allow_hardware_change: true\n"
+	         "rules:\n  - name: ops\n    metric: kernel_time\n    aggregate: each\n    by: op\n    warn_above: 0\n",
+	         s->confidence, (long long)s->min_samples);
+	tg_rules *r;
+	int rc = tg_rules_load_mem(&r, yaml, strlen(yaml), "<ops>");
+	if (rc)
+		return rc;
+	tg_judge_opts jo = {NULL, 0, 1};
+	rc = tg_judge(out, r, b, x, keys, &jo);
+	/* the items borrow the rule: the judgement keeps the rules alive */
+	if (rc)
+		tg_rules_free(r);
+	else
+		tg_judgement_own_rules(*out, r);
+	return rc;
+}
+
+int tg_cmd_diff(int argc, char **argv)
+{
+	struct diff_args a;
+	memset(&a, 0, sizeof(a));
+	tg_read_opts ropts = {0};
+	int pr = parse(&a, argc, argv, &ropts);
+	if (pr) {
+		free(a.accepts);
+		return pr > 0 ? TG_EXIT_OK : TG_EXIT_USAGE;
+	}
+	int rc = TG_EXIT_USAGE;
+	tg_rules *rules = NULL;
+	tg_atoms *keys = NULL;
+	tg_measure *mb = NULL, *mx = NULL;
+	tg_judgement *j = NULL, *ops = NULL;
+	char *div = NULL, *doc = NULL;
+	size_t divlen = 0, doclen = 0;
+	tg_trace **tr = calloc(a.nbase + a.nnext, sizeof(*tr));
+	tg_tree **trees = calloc(a.nbase + a.nnext, sizeof(*trees));
+	if (!tr || !trees)
+		goto out;
+	if (a.rules_file ? tg_rules_load_file(&rules, a.rules_file) : tg_rules_load_default(&rules)) {
+		tg_cli_error("%s", tg_error_last());
+		goto out;
+	}
+	for (size_t i = 0; i < a.naccepts; i++)
+		if (!tg_rules_find(rules, a.accepts[i].rule)) {
+			tg_cli_error("--accept: no rule named '%s' in %s", a.accepts[i].rule, tg_rules_source(rules));
+			goto out;
+		}
+	if (load_side(tr, trees, a.base, a.nbase, &ropts) ||
+	    load_side(tr + a.nbase, trees + a.nbase, a.next, a.nnext, &ropts))
+		goto out;
+	tg_judge_opts jo = {a.accepts, a.naccepts, a.allow_hw};
+	keys = tg_atoms_new();
+	if (!keys || tg_measure_build(&mb, (const tg_tree *const *)trees, a.nbase, keys) ||
+	    tg_measure_build(&mx, (const tg_tree *const *)trees + a.nbase, a.nnext, keys) ||
+	    tg_judge(&j, rules, mb, mx, keys, &jo) || ops_judgement(&ops, rules, mb, mx, keys)) {
+		tg_cli_error("diff: %s", tg_error_last());
+		goto out;
+	}
+	(void)divlen;
+	tg_diff_doc d = {a.base, a.nbase, a.next, a.nnext, mb, mx, keys, j, ops, div, a.marker};
+	FILE *f = open_memstream(&doc, &doclen);
+	if (!f)
+		goto out;
+	int wr = a.fmt == FMT_MD ? tg_diff_write_md(f, &d, a.max_bytes)
+	         : a.fmt == FMT_JSON ? tg_diff_write_json(f, &d) : tg_diff_write_text(f, &d);
+	if (fclose(f) || wr) {
+		tg_cli_error("diff: %s", tg_error_last());
+		goto out;
+	}
+	if (tg_cli_write_file(a.out, doc, doclen))
+		goto out;
+	switch (tg_judgement_verdict(j)) {
+	case TG_VERDICT_BLOCK: rc = TG_EXIT_BLOCKED; break;
+	case TG_VERDICT_INCONCLUSIVE: rc = TG_EXIT_INCONCLUSIVE; break;
+	default: rc = TG_EXIT_OK;
+	}
+out:
+	free(doc);
+	free(div);
+	tg_judgement_free(j);
+	tg_judgement_free(ops);
+	tg_measure_free(mb);
+	tg_measure_free(mx);
+	tg_atoms_free(keys);
+	for (size_t i = 0; tr && trees && i < a.nbase + a.nnext; i++) {
+		tg_tree_free(trees[i]);
+		tg_trace_free(tr[i]);
+	}
+	free(tr);
+	free(trees);
+	tg_rules_free(rules);
+	free(a.base);
+	free(a.accepts);
+	return rc;
+}
