@@ -18,17 +18,19 @@ BUILD := build
 OPT := -O2 -g
 endif
 
-PKGS := jansson zlib cmocka
-CFLAGS := -std=c11 -D_GNU_SOURCE $(OPT) -Wall -Wextra -Werror -pthread
-LDLIBS := -ljansson -lyaml -lz -lpthread -lm
+CFLAGS := -std=c11 -D_GNU_SOURCE $(OPT) -Wall -Wextra -Werror -pthread -I/usr/include/postgresql
+CORE_LDLIBS := -ljansson -lyaml -lz -lpthread -lm
+LDLIBS := -lcurl -lgit2 -lsqlite3 -lpq $(CORE_LDLIBS)
 TEST_LDLIBS := $(LDLIBS) -lcmocka
 
 CORE_SRC := $(wildcard core/*.c)
 RULES_SRC := $(wildcard rules/*.c)
-DAEMON_SRC := $(wildcard daemon/*.c)
+CONFIG_SRC := $(wildcard config/*.c)
+DAEMON_SRC := $(filter-out daemon/main.c,$(wildcard daemon/*.c))
 TEST_SRC := $(wildcard tests/test_*.c)
 CORE_OBJ := $(CORE_SRC:%.c=$(BUILD)/%.o)
 RULES_OBJ := $(RULES_SRC:%.c=$(BUILD)/%.o)
+CONFIG_OBJ := $(CONFIG_SRC:%.c=$(BUILD)/%.o)
 DAEMON_OBJ := $(DAEMON_SRC:%.c=$(BUILD)/%.o)
 TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 DEPS_STAMP := $(BUILD)/.deps-ok
@@ -44,7 +46,7 @@ $(DEPS_STAMP): contrib/install-deps.sh
 	@contrib/install-deps.sh
 	@touch $@
 
-$(BUILD)/%.o: %.c $(DEPS_STAMP) $(wildcard core/*.h rules/*.h daemon/*.h)
+$(BUILD)/%.o: %.c $(DEPS_STAMP) $(wildcard core/*.h rules/*.h config/*.h daemon/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c $< -o $@
 
@@ -54,10 +56,17 @@ $(BUILD)/libtgcore.a: $(CORE_OBJ)
 $(BUILD)/libtgrules.a: $(RULES_OBJ)
 	ar rcs $@ $^
 
-LIBS := $(BUILD)/libtgrules.a $(BUILD)/libtgcore.a
+$(BUILD)/libtgconfig.a: $(CONFIG_OBJ)
+	ar rcs $@ $^
 
-$(BUILD)/tracegate: $(DAEMON_OBJ) $(LIBS)
-	$(CC) $(CFLAGS) -o $@ $(DAEMON_OBJ) $(LIBS) $(LDLIBS)
+$(BUILD)/libtgdaemon.a: $(DAEMON_OBJ)
+	ar rcs $@ $^
+
+# Link order: each library before the ones it depends on.
+LIBS := $(BUILD)/libtgdaemon.a $(BUILD)/libtgconfig.a $(BUILD)/libtgrules.a $(BUILD)/libtgcore.a
+
+$(BUILD)/tracegate: $(BUILD)/daemon/main.o $(LIBS)
+	$(CC) $(CFLAGS) -o $@ $(BUILD)/daemon/main.o $(LIBS) $(LDLIBS)
 
 tracegate: $(BUILD)/tracegate
 ifeq ($(SAN),0)
@@ -71,11 +80,11 @@ $(BUILD)/tests/%: tests/%.c tests/testutil.h $(LIBS)
 # The synthetic trace generator (tests/gen/): traces with known changes.
 $(BUILD)/tg-gen: $(wildcard tests/gen/*.c tests/gen/*.h) $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $(filter %.c,$^) $(LDLIBS)
+	$(CC) $(CFLAGS) -o $@ $(filter %.c,$^) $(CORE_LDLIBS)
 
 check: $(BUILD)/tracegate $(BUILD)/tg-gen $(TEST_BIN)
-	@contrib/install-deps.sh --html
-	@TG_SHARED=$(SHARED) TG_BIN=$(BUILD)/tracegate TG_GEN=$(BUILD)/tg-gen tests/run.sh $(TEST_BIN)
+	@contrib/install-deps.sh --html --servers
+	@TG_SHARED=$(SHARED) TG_BUILD=$(BUILD) TG_BIN=$(BUILD)/tracegate TG_GEN=$(BUILD)/tg-gen tests/run.sh $(TEST_BIN)
 
 bench: $(BUILD)/tracegate $(BUILD)/tests/bench_read
 	@contrib/install-deps.sh --bench
@@ -83,7 +92,7 @@ bench: $(BUILD)/tracegate $(BUILD)/tests/bench_read
 
 $(BUILD)/tests/bench_read: bench/bench_read.c $(BUILD)/libtgcore.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $< $(BUILD)/libtgcore.a $(LDLIBS)
+	$(CC) $(CFLAGS) -o $@ $< $(BUILD)/libtgcore.a $(CORE_LDLIBS)
 
 FUZZ_BUILD := build-fuzz
 $(FUZZ_BUILD)/fuzz_reader: tests/fuzz/fuzz_reader.c $(CORE_SRC) $(wildcard core/*.h)

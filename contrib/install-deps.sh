@@ -5,6 +5,10 @@
 #   contrib/install-deps.sh --fuzz   also clang and its libFuzzer runtime (make fuzz)
 #   contrib/install-deps.sh --html   also Chromium and a font, to draw the HTML report
 #                                    headless (make check: tests/cli_html.sh)
+#   contrib/install-deps.sh --servers  also what the integration tests start on
+#                                    loopback: git (git daemon), PostgreSQL, Node.js
+#                                    and npm (S3 and forge fakes; skipped when a node
+#                                    is already on the PATH), Ceph's radosgw
 # Runs apt-get only when something is missing; needs root (or sudo) then.
 set -eu
 
@@ -15,6 +19,10 @@ for arg in "$@"; do
 	--bench) pkgs="$pkgs hyperfine time" ;;
 	--fuzz) pkgs="$pkgs clang libclang-rt-14-dev" ;;
 	--html) pkgs="$pkgs chromium fonts-dejavu-core" ;;
+	--servers)
+		pkgs="$pkgs git postgresql ceph-mon ceph-osd radosgw ca-certificates"
+		command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 || pkgs="$pkgs nodejs npm"
+		;;
 	--quiet) ;;
 	*) echo "install-deps.sh: unknown option $arg" >&2; exit 2 ;;
 	esac

@@ -1,6 +1,7 @@
 #!/bin/sh
 # run.sh - runs every cmocka test binary given as an argument, then the
-# command-line tests, and prints one closing line: "N passed, N failed".
+# command-line tests (cli_*.sh) and the integration tests against real
+# servers (it_*.sh), and prints one closing line: "N passed, N failed".
 # Environment: TG_BIN (the tracegate binary), TG_SHARED (default ../shared).
 set -u
 passed=0
@@ -15,7 +16,7 @@ for t in "$@"; do
 		failed_names="$failed_names $name"
 	fi
 done
-for s in tests/cli_*.sh; do
+for s in tests/cli_*.sh tests/it_*.sh; do
 	[ -f "$s" ] || continue
 	name=$(basename "$s")
 	if sh "$s" "${TG_BIN:-./tracegate}"; then

@@ -1,0 +1,182 @@
+/*
+ * config.h - the daemon's configuration: one YAML file (docs/daemon.md has
+ * the reference), loaded with libyaml and validated completely before the
+ * daemon starts: unknown keys, wrong types, bad durations or sizes, missing
+ * secrets and dangling references are errors at "FILE:LINE:COLUMN:".
+ *
+ *   storage:
+ *     local: /srv/artifacts                # either local ...
+ *     s3:                                  # ... or s3
+ *       endpoint: https://s3.eu-west-1.amazonaws.com
+ *       bucket: ci-traces
+ *       prefix: runs/                      # optional
+ *       region: eu-west-1                  # optional, default us-east-1
+ *       access_key: {env: AWS_ACCESS_KEY_ID}
+ *       secret_key: {file: /run/secrets/s3-secret}
+ *       tls_verify: true                   # optional, default true
+ *       ca_file: /etc/ssl/private-ca.pem   # optional
+ *     poll_interval: 10s                   # optional: S3 poll, local rescan; default 10s
+ *   database:
+ *     sqlite: /var/lib/tracegate/tracegate.db   # either ...
+ *     postgresql: {env: TRACEGATE_DATABASE_URL} # ... or (a secret: it holds a password)
+ *   forges:
+ *     - name: github
+ *       kind: github                       # github | gitlab | gitea | forgejo | outbox
+ *       api_url: https://api.github.com    # not for outbox
+ *       token: {env: GITHUB_TOKEN}         # not for outbox
+ *       check_runs: false                  # github only; default false
+ *       tls_verify: true
+ *       ca_file: ...
+ *       outbox: /var/lib/tracegate/outbox  # outbox only, required there
+ *   repositories:
+ *     - name: acme/llm                     # owner/repo as in storage keys
+ *       forge: github                      # a forge's name
+ *       clone_url: https://github.com/acme/llm.git
+ *       git_token: {env: GIT_TOKEN}        # optional, for private https clones
+ *       target_branches: [main]            # optional; default [main]
+ *       rules: /etc/tracegate/llm.yaml     # optional; default the built-in rules
+ *       workloads: [llama-8b-train]        # optional; default every workload
+ *       baseline_depth: 50                 # optional; first-parent commits searched, default 50
+ *       status_context: tracegate          # optional; statuses are "<context>/<workload>"
+ *       details_url: https://ci.example/tracegate/{repo}/{commit}/{workload}   # optional
+ *   daemon:                                # optional, every key optional
+ *     state_dir: /var/lib/tracegate        # git mirrors, downloads; default ./tracegate-state
+ *     lease: 10m                           # how long a claimed job is held; default 10m
+ *     max_attempts: 5                      # claims of one job before it fails; default 5
+ *     history_points: 20                   # points in the comment's charts; default 20
+ *     tmp_dir: /var/tmp                    # default: state_dir/tmp
+ *   limits:                                # optional
+ *     max_trace_bytes: 8GiB                # decompressed JSON per trace; default 64GiB
+ *     max_ratio: 200                       # gzip inflate ratio; default 200
+ *     max_events: 500000000
+ *     max_manifest_bytes: 1MiB             # default 1MiB
+ *     max_traces: 64                       # traces per run; default 64
+ *     max_comment_bytes: 65000             # default 65000
+ *   http:                                  # optional: every forge and S3 request
+ *     timeout: 30s
+ *     connect_timeout: 10s
+ *     retries: 5                           # tries of a retryable request
+ *     backoff: 500ms
+ *     max_wait: 60s
+ *   retention:                             # optional
+ *     runs: 180d                           # 0 or absent: keep forever
+ *   log:                                   # optional
+ *     level: info                          # error | warn | info | debug
+ *
+ * Durations: a number and ms, s, m, h or d ("10s", "1.5h"). Sizes: a
+ * number and B, KB, MB, GB (10^3) or KiB, MiB, GiB (2^10). Secrets (access
+ * keys, tokens, the PostgreSQL URL) are never written in the file: they are
+ * {env: NAME} or {file: PATH} (the file's content, trailing newline
+ * stripped), read at load time; a missing variable or unreadable file is an
+ * error naming the variable or file, never its value.
+ */
+#ifndef TG_CONFIG_H
+#define TG_CONFIG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* A secret as written (env or file) and as read. */
+typedef struct tg_config_secret {
+	char *env;   /* variable name, or NULL */
+	char *file;  /* path, or NULL */
+	char *value; /* the secret itself (NULL when the key is absent) */
+} tg_config_secret;
+
+typedef struct tg_config_storage {
+	char *local;            /* a directory, or NULL for S3 */
+	char *s3_endpoint;      /* NULL for local */
+	char *s3_bucket;
+	char *s3_prefix;        /* "" when absent */
+	char *s3_region;        /* "us-east-1" when absent */
+	tg_config_secret s3_access_key, s3_secret_key;
+	int tls_verify;         /* default 1 */
+	char *ca_file;          /* NULL: system */
+	int64_t poll_interval_ms;
+} tg_config_storage;
+
+typedef struct tg_config_forge {
+	char *name;
+	char *kind;             /* "github", "gitlab", "gitea", "outbox" ("forgejo" is stored as "gitea") */
+	char *api_url;          /* NULL for outbox */
+	tg_config_secret token; /* value NULL for outbox */
+	int check_runs;
+	int tls_verify;
+	char *ca_file;
+	char *outbox;           /* outbox folder */
+	int line;               /* where it was defined, for messages */
+} tg_config_forge;
+
+typedef struct tg_config_repo {
+	char *name;             /* "owner/repo" */
+	char *forge;            /* a forge's name (checked to exist) */
+	const tg_config_forge *forge_ptr; /* that forge, borrowed from the config */
+	char *clone_url;
+	tg_config_secret git_token;
+	char **target_branches; /* ["main"] by default */
+	size_t ntarget_branches;
+	char *rules;            /* a rules file (the daemon loads it at start and with --check), or NULL: built-in */
+	char **workloads;       /* NULL, 0: every workload */
+	size_t nworkloads;
+	int baseline_depth;     /* default 50 */
+	char *status_context;   /* default "tracegate" */
+	char *details_url;      /* template with {repo} {commit} {workload} {run_id}, or NULL */
+	int line;
+} tg_config_repo;
+
+typedef struct tg_config {
+	char *path;             /* the file loaded */
+	tg_config_storage storage;
+	char *sqlite;           /* a path, or NULL */
+	tg_config_secret postgresql; /* value NULL when SQLite */
+	tg_config_forge *forges;
+	size_t nforges;
+	tg_config_repo *repos;
+	size_t nrepos;
+	/* daemon */
+	char *state_dir;        /* default "tracegate-state" */
+	char *tmp_dir;          /* default "<state_dir>/tmp" */
+	int64_t lease_ms;       /* default 600,000 */
+	int max_attempts;       /* default 5 */
+	int history_points;     /* default 20 */
+	/* limits */
+	uint64_t max_trace_bytes;   /* default 64 GiB */
+	uint32_t max_ratio;         /* default 200 */
+	uint64_t max_events;        /* 0: the reader's default */
+	uint64_t max_manifest_bytes; /* default 1 MiB */
+	uint32_t max_traces;        /* default 64 */
+	uint64_t max_comment_bytes; /* default 65,000 */
+	/* http */
+	int64_t http_timeout_ms, http_connect_timeout_ms, http_backoff_ms, http_max_wait_ms;
+	int http_retries;
+	/* retention */
+	int64_t retention_runs_ms;  /* 0: forever */
+	char *log_level;            /* default "info" */
+} tg_config;
+
+/* Loads and validates the file at path, reading every secret. On success
+ * *out owns everything (tg_config_free). Errors (TG_EIO, TG_EFORMAT,
+ * TG_EINVAL) leave one line "path:line:column: what is wrong" (or "path:
+ * cannot open: reason") in tg_error_last(). Relative paths in the file
+ * (local storage, sqlite, rules, state_dir, outbox, ca_file) are resolved
+ * against the file's folder. */
+int tg_config_load_file(tg_config **out, const char *path);
+
+/* The same from a buffer; name stands for the path in messages and dir for
+ * the folder relative paths are resolved against (NULL: the current one). */
+int tg_config_load_mem(tg_config **out, const char *data, size_t len, const char *name, const char *dir);
+
+void tg_config_free(tg_config *c);
+
+/* The repository named name, or NULL. */
+const tg_config_repo *tg_config_find_repo(const tg_config *c, const char *name);
+
+/* Parses a duration ("10s", "1.5h", "250ms", "0") into ms. Returns 0 or
+ * TG_EINVAL. */
+int tg_config_parse_duration(int64_t *ms, const char *s);
+
+/* Parses a size ("512MiB", "1GB", "4096", "0") into bytes. Returns 0 or
+ * TG_EINVAL. */
+int tg_config_parse_size(uint64_t *bytes, const char *s);
+
+#endif

@@ -1,0 +1,75 @@
+/*
+ * git.h - what the daemon asks of a repository's history, with libgit2 on a
+ * bare mirror kept under the daemon's state folder: the merge-base of a
+ * pull request's head with its target branch, the first-parent ancestors
+ * of a commit (where the baseline is searched), and a commit's trailers
+ * ("Tracegate-Accept: RULE: reason").
+ *
+ * The mirror is cloned on first use and fetched on demand: when a commit
+ * asked for is missing, the mirror fetches (branches, tags, and the forges'
+ * pull-request refs: refs/pull/N/head, refs/merge-requests/N/head) once and
+ * looks again. libgit2 1.5 has no shallow fetch: mirrors are full.
+ *
+ * A tg_git is not thread-safe.
+ */
+#ifndef TG_GIT_H
+#define TG_GIT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct tg_git tg_git;
+
+typedef struct tg_git_opts {
+	const char *token;      /* for https remotes (sent as basic auth with user "x-access-token"
+	                           or as configured); a secret, never in messages; may be NULL */
+	const char *username;   /* NULL: "x-access-token" */
+	int insecure;           /* no TLS verification (tests only) */
+	const char *ca_file;    /* NULL: system */
+} tg_git_opts;
+
+/* Opens the bare mirror at mirror_path of clone_url, cloning it when it
+ * does not exist yet (a clone interrupted halfway is removed and redone).
+ * opts may be NULL. Returns 0, TG_EIO (network, bad URL, not a repository:
+ * the message names the URL without credentials) or TG_ENOMEM. */
+int tg_git_open(tg_git **out, const char *clone_url, const char *mirror_path, const tg_git_opts *opts);
+
+void tg_git_free(tg_git *g);
+
+/* Fetches every branch, tag and pull/merge-request head into the mirror. */
+int tg_git_fetch(tg_git *g);
+
+/* 1 when the mirror has commit sha (40 hex), fetching once when it does
+ * not; 0 when it is still missing; a negative code on error. */
+int tg_git_has_commit(tg_git *g, const char *sha);
+
+/* The merge-base of commit head with the tip of branch (refs/heads/branch
+ * in the mirror, fetched first when head or the branch is missing), as 40
+ * hex into out. TG_ENOTFOUND when either is unknown or they share no
+ * history. */
+int tg_git_merge_base(tg_git *g, char out[41], const char *head, const char *branch);
+
+/* The tip of branch as 40 hex. TG_ENOTFOUND when there is no such branch. */
+int tg_git_branch_tip(tg_git *g, char out[41], const char *branch);
+
+/* from and its first-parent ancestors, nearest first, at most limit of them
+ * (from included). *out is an array of *n 41-byte strings the caller frees. */
+int tg_git_first_parents(tg_git *g, const char *from, size_t limit, char (**out)[41], size_t *n);
+
+/* One trailer of a commit message. */
+typedef struct tg_git_trailer {
+	char *key;   /* as written ("Tracegate-Accept") */
+	char *value; /* "sdpa-forward: the new kernel is faster end to end" */
+} tg_git_trailer;
+
+/* The trailers of commit sha's message (git's rules: the last paragraph of
+ * "Key: value" lines), and its author as "Name <email>" into *author (may be
+ * NULL; caller frees). *out: an array of *n (tg_git_trailers_free). */
+int tg_git_commit_trailers(tg_git *g, const char *sha, tg_git_trailer **out, size_t *n, char **author);
+
+void tg_git_trailers_free(tg_git_trailer *t, size_t n);
+
+/* The author time of commit sha, Unix seconds, into *out. */
+int tg_git_commit_time(tg_git *g, const char *sha, int64_t *out);
+
+#endif

@@ -1,0 +1,158 @@
+/*
+ * store.h - the daemon's job store and performance history: SQLite (WAL
+ * mode, the embedded default) or PostgreSQL (several daemons sharing one
+ * database), behind one interface.
+ *
+ *   runs      one row per run found in storage, keyed by content (the
+ *             SHA-256 of its manifest and of each trace's ETag): the same
+ *             run seen twice is one job. A job moves
+ *                 seen -> analysing -> posting -> done
+ *                       \___________\__________\-> failed
+ *             and each step is a compare-and-set, so a restarted daemon (or
+ *             a second one on PostgreSQL) resumes unfinished jobs without
+ *             doing a step twice. A claim is a lease: a job whose lease has
+ *             expired (its daemon died) can be claimed again.
+ *   metrics   the numbers of each analysed run (busy time per step, SDPA
+ *             kernel time, ...), for the history of a branch and for the
+ *             comment's charts.
+ *
+ * The schema is created and migrated on open (a schema_version table; each
+ * migration in one transaction). Every function returns 0 or a negative
+ * TG_E* code with a one-line message; a full disk or a lost connection is
+ * TG_EIO and leaves the store usable once the cause is gone.
+ */
+#ifndef TG_STORE_H
+#define TG_STORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct tg_store tg_store;
+
+/* Opens (creating and migrating) the store at url:
+ *   "sqlite:PATH" or a plain PATH    SQLite, WAL mode, busy timeout 10 s
+ *   "postgresql://..." / "postgres://..." / "host=... dbname=..."   PostgreSQL (libpq)
+ * The url may hold a password: it never appears in messages. */
+int tg_store_open(tg_store **out, const char *url);
+
+void tg_store_close(tg_store *s);
+
+/* "sqlite" or "postgresql". */
+const char *tg_store_backend(const tg_store *s);
+
+typedef enum tg_job_state {
+	TG_JOB_SEEN = 0,
+	TG_JOB_ANALYSING,
+	TG_JOB_POSTING,
+	TG_JOB_DONE,
+	TG_JOB_FAILED
+} tg_job_state;
+
+const char *tg_job_state_name(tg_job_state s); /* "seen", "analysing", ... */
+
+/* One run and its job. Strings are owned by the struct (tg_job_clear). */
+typedef struct tg_job {
+	int64_t id;
+	char key[65];          /* content key, 64 hex */
+	char *prefix;          /* storage folder of the run ("acme/llm/<sha>/train/ci-1") */
+	char *repo;            /* "acme/llm" */
+	char *commit;          /* 40 hex */
+	char *branch;
+	char *target_branch;   /* may be NULL (a branch build, not a pull request) */
+	int64_t pr;            /* pull request number, 0 when none */
+	char *workload;
+	char *run_id;
+	char *manifest;        /* the manifest's JSON text */
+	tg_job_state state;
+	int attempts;          /* claims so far */
+	char *error;           /* last error, NULL when none */
+	char *verdict;         /* "pass", "warn", "block", "inconclusive", "error"; NULL before */
+	char *summary;         /* the one-line verdict */
+	char *baseline_commit; /* NULL when none was found */
+	int baseline_distance; /* first-parent steps from the merge-base; -1 when none */
+	int64_t comment_id;    /* the forge comment, 0 before */
+	int64_t created_at, updated_at; /* Unix seconds */
+	int64_t run_time;      /* when the run happened (manifest, else first seen), Unix seconds */
+} tg_job;
+
+void tg_job_clear(tg_job *j);
+
+/* Adds the run j describes (state seen) unless a run with the same key
+ * exists. *id: the run's id either way; *created: 1 when added. Fields of j
+ * used: key, prefix, repo, commit, branch, target_branch, pr, workload,
+ * run_id, manifest, run_time. */
+int tg_store_job_add(tg_store *s, const tg_job *j, int64_t *id, int *created);
+
+/* The run with id; TG_ENOTFOUND when none. *out is cleared first. */
+int tg_store_job_get(tg_store *s, int64_t id, tg_job *out);
+
+/* The run with content key; TG_ENOTFOUND when none. */
+int tg_store_job_get_by_key(tg_store *s, const char *key, tg_job *out);
+
+/* Claims the oldest unfinished job (seen, analysing or posting) that no
+ * live lease holds: sets its lease to owner until now + lease_s and counts
+ * an attempt. *out is the job; TG_ENOTFOUND when there is none. Safe
+ * between several daemons on PostgreSQL (SELECT ... FOR UPDATE SKIP
+ * LOCKED) and between processes on SQLite (BEGIN IMMEDIATE). */
+int tg_store_job_claim(tg_store *s, const char *owner, int lease_s, tg_job *out);
+
+/* Extends the lease of job id held by owner; TG_ENOTFOUND when owner no
+ * longer holds it. */
+int tg_store_job_renew(tg_store *s, int64_t id, const char *owner, int lease_s);
+
+/* Moves job id from state `from` to `to` when it is still in `from` and
+ * owner holds its lease; error (may be NULL) is recorded (failed).
+ * TG_ENOTFOUND when the job is not in `from` or the lease is lost: the
+ * caller must stop working on it. Moving to done or failed releases the
+ * lease. */
+int tg_store_job_advance(tg_store *s, int64_t id, const char *owner, tg_job_state from, tg_job_state to,
+                         const char *error);
+
+/* Records the verdict of job id (any state): verdict, summary,
+ * baseline_commit, baseline_distance, comment_id of j. */
+int tg_store_job_set_result(tg_store *s, int64_t id, const tg_job *j);
+
+/* Jobs in any of the given states, oldest first; *out is an array of *n
+ * (tg_store_jobs_free). states: a bit mask of 1 << tg_job_state. */
+int tg_store_jobs_list(tg_store *s, unsigned states, tg_job **out, size_t *n);
+
+void tg_store_jobs_free(tg_job *j, size_t n);
+
+/* One number of an analysed run. */
+typedef struct tg_metric {
+	const char *name;  /* "gpu_busy_ms", "kernel_time_ms:SDPA_fwd", ... */
+	double value;
+} tg_metric;
+
+/* Replaces the metrics of run id with the n given (one transaction). */
+int tg_store_metrics_put(tg_store *s, int64_t id, const tg_metric *m, size_t n);
+
+/* The latest done run (by run_time) of repo at commit for workload whose
+ * verdict is not "error": the baseline candidate. TG_ENOTFOUND when none. */
+int tg_store_find_run(tg_store *s, const char *repo, const char *commit, const char *workload, tg_job *out);
+
+/* One point of a history series. */
+typedef struct tg_history_point {
+	int64_t run;       /* run id */
+	int64_t run_time;  /* Unix seconds */
+	char commit[41];
+	char *workload;
+	char *metric;
+	double value;
+} tg_history_point;
+
+/* The history of repo on branch: every metric point of done runs, oldest
+ * first; workload and metric (each NULL: all; metric may end in '*' for a
+ * prefix) filter; limit: at most that many latest runs per series (0: all).
+ * *out is an array of *n (tg_history_free). */
+int tg_store_history(tg_store *s, const char *repo, const char *branch, const char *workload, const char *metric,
+                     size_t limit, tg_history_point **out, size_t *n);
+
+void tg_history_free(tg_history_point *p, size_t n);
+
+/* Retention: deletes the done and failed runs whose run_time is before
+ * `before` (Unix seconds), with their metrics; unfinished jobs are kept.
+ * *deleted (may be NULL): runs deleted. */
+int tg_store_prune(tg_store *s, int64_t before, size_t *deleted);
+
+#endif
