@@ -100,6 +100,16 @@ int tg_compare_rows(tg_compare_row **out, size_t *n, const tg_measure *base, con
 	return 0;
 }
 
+/* A count per step: an integer when it is one (the usual case), else a
+ * number (a side whose steps differ). */
+static void set_count(tg_table *t, size_t row, size_t col, double v)
+{
+	if (v == floor(v) && fabs(v) < 9e15)
+		tg_table_set_int(t, row, col, (int64_t)v);
+	else
+		tg_table_set_num(t, row, col, v);
+}
+
 int tg_compare_table(tg_table **out, const tg_measure *base, const tg_measure *next, const tg_atoms *keys,
                      tg_compare_by by, size_t limit)
 {
@@ -130,8 +140,8 @@ int tg_compare_table(tg_table **out, const tg_measure *base, const tg_measure *n
 			free(rows);
 			return TG_ENOMEM;
 		}
-		tg_table_set_num(t, (size_t)ri, 1, r->base_count);
-		tg_table_set_num(t, (size_t)ri, 2, r->new_count);
+		set_count(t, (size_t)ri, 1, r->base_count);
+		set_count(t, (size_t)ri, 2, r->new_count);
 		tg_table_set_num(t, (size_t)ri, 3, r->base_us);
 		tg_table_set_num(t, (size_t)ri, 4, r->new_us);
 		tg_table_set_num(t, (size_t)ri, 5, r->delta_us);

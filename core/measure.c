@@ -260,6 +260,7 @@ static int add_trace(tg_measure *m, uint32_t ti)
 		int32_t st = tg_tree_step_of(tree, (uint32_t)i);
 		r->unit = first_unit + (ns && st >= 0 ? (uint32_t)st : 0);
 		r->trace = ti;
+		r->event = (uint32_t)i;
 		r->stream = tg_kernel_stream(t, &ev[i]);
 		r->rank = rank;
 		r->dur_ns = ev[i].dur;
@@ -323,6 +324,12 @@ void tg_measure_free(tg_measure *m)
 }
 
 const tg_kernel_rec *tg_measure_kernels(const tg_measure *m, size_t *n)
+{
+	*n = m->nrecs;
+	return m->recs;
+}
+
+tg_kernel_rec *tg_measure_kernels_mut(tg_measure *m, size_t *n)
 {
 	*n = m->nrecs;
 	return m->recs;

@@ -25,12 +25,15 @@
 typedef struct tg_kernel_rec {
 	uint32_t unit;     /* index into tg_measure_units() */
 	uint32_t inv;      /* index into tg_measure_invocations(), TG_NONE without a launcher */
-	uint32_t category; /* keys (atoms of the shared table) */
+	uint32_t category; /* keys (atoms of the shared table); the category of the
+	                      launching op, or of the op where the two trees diverge
+	                      (tg_divergence_attribute) */
 	uint32_t op;       /* launching op name; "(no launcher)" when none */
 	uint32_t op_shape; /* "op (Input Dims) (Input type)" */
 	uint32_t kernel;   /* kernel name, hex addresses normalised */
 	uint32_t module;   /* "Block_0/Attention_0/Linear_2"; "" outside modules */
 	uint32_t trace;    /* index of the trace on this side */
+	uint32_t event;    /* the device event in its trace */
 	int64_t stream;
 	int64_t rank;      /* distributedInfo rank, else the trace index */
 	int64_t dur_ns;
@@ -75,6 +78,10 @@ void tg_measure_free(tg_measure *m);
 const tg_kernel_rec *tg_measure_kernels(const tg_measure *m, size_t *n);
 const tg_invocation *tg_measure_invocations(const tg_measure *m, size_t *n);
 const tg_unit *tg_measure_units(const tg_measure *m, size_t *n);
+
+/* The records, writable: for tg_divergence_attribute, which re-files the
+ * records under a divergence. */
+tg_kernel_rec *tg_measure_kernels_mut(tg_measure *m, size_t *n);
 
 /* The fingerprint of the first trace, and 1 when every trace of the side
  * has the same one (else 0). */

@@ -2254,6 +2254,8 @@ int tg_tree_diff_print(FILE *f, const tg_tree_diff *d, const tg_diff_print_opts 
 		} else {
 			memset(p.lcaidx, 0xff, (d->nnodes + 1) * sizeof(uint32_t));
 			for (size_t l = 0; l < d->nlcas; l++) {
+				if (p.o.lca_mask && !p.o.lca_mask[l])
+					continue;
 				p.lcaidx[d->lcas[l].node] = (uint32_t)l;
 				for (uint32_t x = d->lcas[l].node; x != TG_NONE && !p.mark[x]; x = d->nodes[x].parent)
 					p.mark[x] = 1;

@@ -164,6 +164,8 @@ typedef struct tg_diff_print_opts {
 	size_t max_name; /* truncate names longer than this with "..." (0: never) */
 	size_t max_lines; /* stop after this many lines with a "... N more lines" line (0: all) */
 	int ascii;       /* "|-- " and "`-- " instead of box-drawing characters */
+	const uint8_t *lca_mask; /* only_diffs: draw only the LCAs l with lca_mask[l] != 0
+	                          * (indices of tg_tree_diff_lcas); NULL: all */
 } tg_diff_print_opts;
 
 /* Prints the merged tree to f, one node a line, as TraceLens's

@@ -4,9 +4,7 @@
  * the differences with the rules and exits 0 (pass or warn), 1 (block),
  * 2 (usage or input error) or 3 (inconclusive).
  */
-#include "../core/compare.h"
-#include "../rules/diff_render.h"
-#include "../rules/judge.h"
+#include "../rules/gate.h"
 #include "cli.h"
 #include "commands.h"
 
@@ -31,6 +29,8 @@ static const char usage[] =
 	"  --accept RULE:REASON accept a regression of RULE (repeatable)\n"
 	"  --allow-hardware-change\n"
 	"                       judge even when GPU, driver, runtime or world size differ\n"
+	"  --no-tree-diff       skip the alignment of the call trees (no divergence\n"
+	"                       drawing, kernels judged under their own op's category)\n"
 	"  --marker TEXT        md: a hidden first line <!-- TEXT --> to find the comment\n"
 	"  --max-bytes N        md: size limit (default 65000)\n"
 	"\n";
@@ -45,6 +45,7 @@ struct diff_args {
 	tg_accept *accepts;
 	size_t naccepts;
 	int allow_hw;
+	int no_tree_diff;
 	size_t max_bytes;
 };
 
@@ -99,6 +100,8 @@ static int parse(struct diff_args *a, int argc, char **argv, tg_read_opts *ropts
 			a->max_bytes = (size_t)v;
 		} else if (!strcmp(s, "--allow-hardware-change")) {
 			a->allow_hw = 1;
+		} else if (!strcmp(s, "--no-tree-diff")) {
+			a->no_tree_diff = 1;
 		} else if (!strcmp(s, "--format")) {
 			const char *v = argv[++i];
 			if (!strcmp(v, "text"))
@@ -160,30 +163,6 @@ static int load_side(tg_trace **tr, tg_tree **tree, const char **paths, size_t n
 	return 0;
 }
 
-/* The per-op judgement behind the top regressions table. */
-static int ops_judgement(tg_judgement **out, const tg_rules *rules, const tg_measure *b, const tg_measure *x,
-                         const tg_atoms *keys)
-{
-	const tg_rules_settings *s = tg_rules_settings_get(rules);
-	char yaml[512];
-	snprintf(yaml, sizeof(yaml),
-	         "version: 1\nsettings:\n  confidence: %.6f\n  min_samples: %lld\n  allow_hardware_change: true\n"
-	         "rules:\n  - name: ops\n    metric: kernel_time\n    aggregate: each\n    by: op\n    warn_above: 0\n",
-	         s->confidence, (long long)s->min_samples);
-	tg_rules *r;
-	int rc = tg_rules_load_mem(&r, yaml, strlen(yaml), "<ops>");
-	if (rc)
-		return rc;
-	tg_judge_opts jo = {NULL, 0, 1};
-	rc = tg_judge(out, r, b, x, keys, &jo);
-	/* the items borrow the rule: the judgement keeps the rules alive */
-	if (rc)
-		tg_rules_free(r);
-	else
-		tg_judgement_own_rules(*out, r);
-	return rc;
-}
-
 int tg_cmd_diff(int argc, char **argv)
 {
 	struct diff_args a;
@@ -196,11 +175,9 @@ int tg_cmd_diff(int argc, char **argv)
 	}
 	int rc = TG_EXIT_USAGE;
 	tg_rules *rules = NULL;
-	tg_atoms *keys = NULL;
-	tg_measure *mb = NULL, *mx = NULL;
-	tg_judgement *j = NULL, *ops = NULL;
-	char *div = NULL, *doc = NULL;
-	size_t divlen = 0, doclen = 0;
+	tg_gate *g = NULL;
+	char *doc = NULL;
+	size_t doclen = 0;
 	tg_trace **tr = calloc(a.nbase + a.nnext, sizeof(*tr));
 	tg_tree **trees = calloc(a.nbase + a.nnext, sizeof(*trees));
 	if (!tr || !trees)
@@ -217,16 +194,13 @@ int tg_cmd_diff(int argc, char **argv)
 	if (load_side(tr, trees, a.base, a.nbase, &ropts) ||
 	    load_side(tr + a.nbase, trees + a.nbase, a.next, a.nnext, &ropts))
 		goto out;
-	tg_judge_opts jo = {a.accepts, a.naccepts, a.allow_hw};
-	keys = tg_atoms_new();
-	if (!keys || tg_measure_build(&mb, (const tg_tree *const *)trees, a.nbase, keys) ||
-	    tg_measure_build(&mx, (const tg_tree *const *)trees + a.nbase, a.nnext, keys) ||
-	    tg_judge(&j, rules, mb, mx, keys, &jo) || ops_judgement(&ops, rules, mb, mx, keys)) {
+	tg_gate_opts go = {a.accepts, a.naccepts, a.allow_hw, a.no_tree_diff, 0};
+	if (tg_gate_run(&g, rules, (const tg_tree *const *)trees, a.nbase, (const tg_tree *const *)trees + a.nbase,
+	                a.nnext, &go)) {
 		tg_cli_error("diff: %s", tg_error_last());
 		goto out;
 	}
-	(void)divlen;
-	tg_diff_doc d = {a.base, a.nbase, a.next, a.nnext, mb, mx, keys, j, ops, div, a.marker};
+	tg_diff_doc d = tg_gate_doc(g, a.base, a.nbase, a.next, a.nnext, a.marker, NULL);
 	FILE *f = open_memstream(&doc, &doclen);
 	if (!f)
 		goto out;
@@ -238,19 +212,14 @@ int tg_cmd_diff(int argc, char **argv)
 	}
 	if (tg_cli_write_file(a.out, doc, doclen))
 		goto out;
-	switch (tg_judgement_verdict(j)) {
+	switch (tg_gate_verdict(g)) {
 	case TG_VERDICT_BLOCK: rc = TG_EXIT_BLOCKED; break;
 	case TG_VERDICT_INCONCLUSIVE: rc = TG_EXIT_INCONCLUSIVE; break;
 	default: rc = TG_EXIT_OK;
 	}
 out:
 	free(doc);
-	free(div);
-	tg_judgement_free(j);
-	tg_judgement_free(ops);
-	tg_measure_free(mb);
-	tg_measure_free(mx);
-	tg_atoms_free(keys);
+	tg_gate_free(g);
 	for (size_t i = 0; tr && trees && i < a.nbase + a.nnext; i++) {
 		tg_tree_free(trees[i]);
 		tg_trace_free(tr[i]);

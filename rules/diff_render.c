@@ -206,6 +206,51 @@ static void md_table_details(FILE *f, const tg_diff_doc *d, tg_compare_by by, si
 	tg_table_free(t);
 }
 
+/* Writes the first rows of t as a Markdown table (cells escaped). */
+static void md_table_rows(FILE *f, const tg_table *t, size_t rows)
+{
+	size_t nc = tg_table_ncols(t), nr = tg_table_nrows(t);
+	fputs("|", f);
+	for (size_t c = 0; c < nc; c++) {
+		fputs(" ", f);
+		tg_md_escape(f, tg_table_column(t, c));
+		fputs(" |", f);
+	}
+	fputs("\n|", f);
+	for (size_t c = 0; c < nc; c++) {
+		const tg_cell *x = nr ? tg_table_cell(t, 0, c) : NULL;
+		fputs(x && x->type == TG_CELL_STR ? " --- |" : " ---: |", f);
+	}
+	fputs("\n", f);
+	for (size_t r = 0; r < nr && r < rows; r++) {
+		fputs("|", f);
+		for (size_t c = 0; c < nc; c++) {
+			const tg_cell *x = tg_table_cell(t, r, c);
+			fputs(" ", f);
+			if (x->type == TG_CELL_STR) {
+				/* templated kernel names run to hundreds of characters */
+				size_t len = strlen(x->v.s);
+				if (len > 120) {
+					char *cut = strndup(x->v.s, 117);
+					if (cut) {
+						tg_md_escape(f, cut);
+						fputs("...", f);
+						free(cut);
+					}
+				} else {
+					tg_md_escape(f, x->v.s);
+				}
+			} else if (x->type == TG_CELL_INT) {
+				fprintf(f, "%lld", (long long)x->v.i);
+			} else if (x->type == TG_CELL_NUM) {
+				fprintf(f, "%.3f", x->v.d);
+			}
+			fputs(" |", f);
+		}
+		fputs("\n", f);
+	}
+}
+
 /* Writes the comment into a memory buffer with the given detail limits. */
 static char *md_build(const tg_diff_doc *d, size_t detail_rows, int with_divergence, int with_improvements,
                       size_t *len)
@@ -272,6 +317,26 @@ static char *md_build(const tg_diff_doc *d, size_t detail_rows, int with_diverge
 			}
 		}
 		fputs("</pre>\n", f);
+	}
+	if (d->divergences && tg_table_nrows(d->divergences)) {
+		size_t nr = tg_table_nrows(d->divergences);
+		size_t show = with_divergence ? 10 : 3;
+		fputs("\n#### Where the time went (lowest points of divergence, kernel time per step)\n\n", f);
+		md_table_rows(f, d->divergences, show);
+		if (nr > show)
+			fprintf(f, "\n%zu more kinds of divergence%s.\n", nr - show,
+			        detail_rows ? " in the details below" : "");
+	}
+	if (d->extra_md && d->extra_md[0]) {
+		fputs("\n", f);
+		fputs(d->extra_md, f);
+		fputs("\n", f);
+	}
+	if (detail_rows && d->divergences && tg_table_nrows(d->divergences) > 10) {
+		fprintf(f, "\n<details><summary>Every divergence (%zu kinds)</summary>\n\n",
+		        tg_table_nrows(d->divergences));
+		md_table_rows(f, d->divergences, detail_rows);
+		fputs("\n</details>\n", f);
 	}
 	if (detail_rows) {
 		for (int by = 0; by < TG_COMPARE_BY_COUNT; by++)
@@ -357,6 +422,10 @@ int tg_diff_write_text(FILE *f, const tg_diff_doc *d)
 		fprintf(f, "warning: rule %s matches nothing in either trace\n", un[i]);
 	if (d->divergence && d->divergence[0])
 		fprintf(f, "\nWhere the call trees diverge:\n%s", d->divergence);
+	if (d->divergences && tg_table_nrows(d->divergences)) {
+		fputs("\n", f);
+		tg_table_write_text(d->divergences, f, 60);
+	}
 	for (int by = 0; by < TG_COMPARE_BY_COUNT; by++) {
 		tg_table *t;
 		if (by == TG_COMPARE_OP_SHAPE || tg_compare_table(&t, d->base, d->next, d->keys, (tg_compare_by)by, 15))
@@ -468,6 +537,11 @@ int tg_diff_write_json(FILE *f, const tg_diff_doc *d)
 		if (tj)
 			json_object_set_new(tabs, tg_table_name(t), tj);
 		tg_table_free(t);
+	}
+	if (d->divergences) {
+		json_t *tj = table_json(d->divergences);
+		if (tj)
+			json_object_set_new(tabs, tg_table_name(d->divergences), tj);
 	}
 	json_object_set_new(root, "tables", tabs);
 	int rc = json_dumpf(root, f, JSON_PRESERVE_ORDER | JSON_COMPACT) || fputc('\n', f) == EOF ? TG_EIO : 0;

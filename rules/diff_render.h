@@ -6,6 +6,7 @@
 #define TG_DIFF_RENDER_H
 
 #include "../core/compare.h"
+#include "../core/table.h"
 #include "judge.h"
 
 #include <stdio.h>
@@ -22,6 +23,9 @@ typedef struct tg_diff_doc {
 	const tg_judgement *ops;       /* kernel time per op (each), for the top
 	                                  regressions and improvements; may be NULL */
 	const char *divergence;        /* where the trees diverge, drawn as text; may be NULL */
+	const tg_table *divergences;   /* the divergences and their time (divergence.h); may be NULL */
+	const char *extra_md;          /* md: a section added before the tables (the daemon's
+	                                  baseline line and history charts); may be NULL */
 	const char *marker;            /* md: a hidden first line (an HTML comment) that
 	                                  finds the comment again; may be NULL */
 } tg_diff_doc;

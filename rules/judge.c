@@ -292,6 +292,33 @@ static int interval(tg_judged *j, const struct ctx *c, const struct side_vals *b
 	return rc;
 }
 
+/* Invocations sampled within a few steps are not independent: a step that
+ * ran slower (a clock, a neighbour) moves every invocation in it. With 2 to
+ * min_samples - 1 steps on each side the variation between steps is still
+ * measurable: the interval of the ratio is widened to also cover Welch's
+ * interval on the logs of the per-step totals (its relative width, centred
+ * on the bootstrap's estimate). Steps without the item (a zero total) leave
+ * the interval as it is. */
+static void widen_by_steps(double *lo, double *hi, double ratio, const struct side_vals *b, const struct side_vals *x,
+                           double confidence)
+{
+	for (size_t i = 0; i < b->nunits; i++)
+		if (!(b->unit[i] > 0))
+			return;
+	for (size_t i = 0; i < x->nunits; i++)
+		if (!(x->unit[i] > 0))
+			return;
+	tg_ratio_ci w;
+	if (tg_stats_welch_log(&w, b->unit, b->nunits, x->unit, x->nunits, confidence) || !(w.ratio > 0) ||
+	    !isfinite(w.lo) || !isfinite(w.hi) || !isfinite(ratio))
+		return;
+	double wlo = ratio * w.lo / w.ratio, whi = ratio * w.hi / w.ratio;
+	if (wlo < *lo)
+		*lo = wlo;
+	if (whi > *hi)
+		*hi = whi;
+}
+
 /* Decides the verdict of j from its numbers. */
 static void decide(tg_judged *j, const struct ctx *c, int can_block)
 {
@@ -361,6 +388,14 @@ static int judge_group(tg_judged *j, const struct ctx *c, const struct sel *vb, 
 	int steps = ub >= (size_t)c->set->min_samples && ux >= (size_t)c->set->min_samples;
 	j->is_new = nb == 0 && nx > 0;
 	j->is_gone = nb > 0 && nx == 0;
+	if (!nb && !nx) {
+		/* the rule selects nothing on either side (reported as unmatched) */
+		j->sampling = m == TG_METRIC_COUNT ? TG_SAMPLING_EXACT : TG_SAMPLING_STEPS;
+		j->pct = j->pct_lo = j->pct_hi = j->p_value = NAN;
+		j->verdict = c->comparable ? TG_VERDICT_PASS : TG_VERDICT_INCONCLUSIVE;
+		snprintf(j->note, sizeof(j->note), "%s", c->comparable ? "matches nothing" : "not comparable");
+		goto done;
+	}
 	j->pct_lo = j->pct_hi = j->p_value = NAN;
 	if (m == TG_METRIC_COUNT) {
 		j->sampling = TG_SAMPLING_EXACT;
@@ -377,6 +412,8 @@ static int judge_group(tg_judged *j, const struct ctx *c, const struct sel *vb, 
 		double ratio = NAN, lo = NAN, hi = NAN;
 		if (nb && nx && (rc = interval(j, c, &b, &x, steps, &lo, &hi, &ratio)))
 			goto done;
+		if (nb && nx && !steps && ub >= 2 && ux >= 2)
+			widen_by_steps(&lo, &hi, ratio, &b, &x, c->set->confidence);
 		if (m == TG_METRIC_TFLOPS || m == TG_METRIC_TBS) {
 			/* throughput = work / time; worse = more time per unit of work */
 			double wb = m == TG_METRIC_TFLOPS ? b.flops : b.bytes, wx = m == TG_METRIC_TFLOPS ? x.flops : x.bytes;

@@ -300,6 +300,23 @@ static void attention_init(model *m, const gen_opts *o)
 	kernel(&m->split_combine, n, fwd, K_SDPA_FWD, o->sdpa_scale, (geom){{cdiv(b * nh * s, 16), 1, 1}, {128, 1, 1}, 64, 16384});
 	free(n);
 
+	/* --sdpa-math: the same attention on the math path */
+	op(&m->sdpa_math, "aten::_scaled_dot_product_attention_math", sd, 8, NULL);
+	input mq = {"c10::BFloat16", 4, {b, nh, s, d}, {0}, ""}, mk = {"c10::BFloat16", 4, {b, nh, d, s}, {0}, ""};
+	input mm2[2] = {mq, mk};
+	op(&m->matmul, "aten::matmul", mm2, 2, NULL);
+	input bq = {"c10::BFloat16", 3, {b * nh, s, d}, {0}, ""}, bk = {"c10::BFloat16", 3, {b * nh, d, s}, {0}, ""};
+	input bm[2] = {bq, bk};
+	op(&m->bmm, "aten::bmm", bm, 2, NULL);
+	input sm[3] = {{"c10::BFloat16", 4, {b, nh, s, s}, {0}, ""}, scalar("-1"), scalar("False")};
+	op(&m->softmax, "aten::_softmax", sm, 3, NULL);
+	kernel(&m->bmm_k, "ampere_bf16_s16816gemm_bf16_128x128_ldg8_f2f_stages_32x5_tn", fwd, K_SDPA_FWD, o->sdpa_scale,
+	       g_gemm(s, s));
+	kernel(&m->softmax_k,
+	       "void at::native::(anonymous namespace)::cunn_SoftMaxForward<8, c10::BFloat16, float, c10::BFloat16, "
+	       "at::native::(anonymous namespace)::SoftMaxForwardEpilogue>(c10::BFloat16*, c10::BFloat16 const*, int)",
+	       fwd, K_SDPA_FWD, o->sdpa_scale, g_rows(b * nh * s, 256));
+
 	double qkv_bytes = 2.0 * (double)(b * s * h);
 	n = flash_name("flash_bwd_dot_do_o_kernel", "Flash_bwd_kernel_traits", d,
 	               " >(pytorch_flash::Flash_bwd_params)");
@@ -486,12 +503,12 @@ void model_free(model *m, const gen_opts *o)
 	                 &m->to_copy, &m->empty_strided, &m->copy, &m->item, &m->local_scalar, &m->fused_adamw,
 	                 &m->allreduce, &m->record_param_comms, &m->allreduce_ann, &m->ev_add_bwd, &m->add_bwd,
 	                 &m->ev_addmm_bwd, &m->addmm_bwd, &m->ev_ln_bwd, &m->ln_bwd_node, &m->ev_sdpa_bwd,
-	                 &m->sdpa_bwd_node, &m->ev_act_bwd, &m->act_bwd_node};
+	                 &m->sdpa_bwd_node, &m->ev_act_bwd, &m->act_bwd_node, &m->sdpa_math, &m->matmul, &m->bmm, &m->softmax};
 	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
 		op_free(ops[i]);
 	kdesc *ks[] = {&m->ln_fwd, &m->ln_bwd_dx, &m->ln_bwd_gb, &m->flash, &m->split_kv, &m->split_combine,
 	               &m->add_k, &m->act_k, &m->act_bwd_k, &m->flash_bwd_dot, &m->flash_bwd_main,
-	               &m->flash_bwd_convert, &m->adam, &m->nccl};
+	               &m->flash_bwd_convert, &m->adam, &m->nccl, &m->bmm_k, &m->softmax_k};
 	for (size_t i = 0; i < sizeof(ks) / sizeof(ks[0]); i++)
 		kernel_free(ks[i]);
 	if (o->extra_op) {

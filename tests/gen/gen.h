@@ -36,6 +36,9 @@ typedef struct gen_opts {
 	double noise, jitter;     /* --noise, --jitter as fractions (5 % = 0.05) */
 	double sdpa_scale, gemm_scale;
 	double split_attention;   /* 0 = off, else the factor of the two kernels */
+	double sdpa_math;         /* 0 = off, else attention forward on the math path
+	                             (bmm, softmax, bmm), together this factor x the
+	                             flash kernel's duration */
 	const char *extra_op;     /* --extra-op NAME or NULL */
 	int64_t host_sync;        /* --host-sync N */
 	int64_t ranks, rank, straggler; /* straggler -1 = none */
@@ -131,9 +134,11 @@ typedef struct model {
 	int64_t params;                  /* parameter count (gradients to reduce) */
 	/* forward */
 	opdesc ln, native_ln, view, sdpa, sdpa_flash, flash_fwd, add, act, compiled, extra;
+	opdesc sdpa_math, matmul, bmm, softmax; /* --sdpa-math */
 	opdesc to, to_copy, empty_strided, copy, item, local_scalar;
 	linear_desc qkv, out, up, down;
 	kdesc ln_fwd, flash, split_kv, split_combine, add_k, act_k, extra_k;
+	kdesc bmm_k, softmax_k;          /* --sdpa-math */
 	/* backward: engine wrappers (ev_*), nodes, the ops below them */
 	opdesc ev_add_bwd, add_bwd, ev_addmm_bwd, addmm_bwd, ev_ln_bwd, ln_bwd_node, ev_sdpa_bwd, sdpa_bwd_node;
 	opdesc ev_act_bwd, act_bwd_node, ln_bwd, sdpa_bwd, flash_bwd, act_bwd;

@@ -46,6 +46,9 @@ static const char usage[] =
 	"  --gemm-scale F       GEMM kernels x F (default 1)\n"
 	"  --split-attention F  each flash forward kernel becomes a split-KV kernel and\n"
 	"                       a combine kernel, together F x its duration\n"
+	"  --sdpa-math F        attention forward dispatched to the math path instead:\n"
+	"                       bmm, softmax, bmm under the same SDPA op, together F x\n"
+	"                       the flash kernel's duration\n"
 	"  --extra-op NAME      one more elementwise op (e.g. aten::gelu) per layer\n"
 	"\n"
 	"Distributed\n"
@@ -192,6 +195,8 @@ static int option(gen_opts *o, const char *k, const char *v, int *have_skew)
 		return parse_num(k, v, 0, 1, 1000, &o->gemm_scale);
 	if (!strcmp(k, "--split-attention"))
 		return parse_num(k, v, 0, 1, 1000, &o->split_attention);
+	if (!strcmp(k, "--sdpa-math"))
+		return parse_num(k, v, 0, 1, 1000, &o->sdpa_math);
 	if (!strcmp(k, "--skew-us")) {
 		*have_skew = 1;
 		return parse_num(k, v, 0, 0, 1e9, &o->skew_us);
@@ -245,7 +250,7 @@ static int cross_check(const gen_opts *o, int have_skew)
 static const char *const value_options[] = {
 	"-o", "--seed", "--steps", "--layers", "--batch", "--seq", "--hidden", "--heads", "--host-sync", "--ranks",
 	"--rank", "--straggler", "--gzip-level", "--noise", "--jitter", "--sdpa-scale", "--gemm-scale",
-	"--split-attention", "--skew-us", "--link-gbps", "--target-mb", "--extra-op", "--gpu", "--cuda", "--driver",
+	"--split-attention", "--sdpa-math", "--skew-us", "--link-gbps", "--target-mb", "--extra-op", "--gpu", "--cuda", "--driver",
 };
 
 static int takes_value(const char *k)

@@ -287,11 +287,40 @@ static void linear_fwd(gen *g, const linear_desc *ld, int64_t l, int s, int k)
 	end(g, MAIN);
 }
 
-/* SDPA -> flash attention; --split-attention makes it two kernels. */
+/* SDPA on the math path: bmm, softmax, bmm, together t x --sdpa-math. */
+static void attention_math(gen *g, int64_t l, int64_t t)
+{
+	const model *m = g->m;
+	int64_t total = llround((double)t * g->o->sdpa_math);
+	int64_t qk = total * 2 / 5, sm = total / 5, pv = total - qk - sm;
+	op_fwd(g, &m->sdpa_math, l, S_SDPA);
+	op(g, MAIN, &m->matmul);
+	op(g, MAIN, &m->bmm);
+	launch(g, MAIN, &m->bmm_k, qk, API_LAUNCH);
+	end(g, MAIN);
+	end(g, MAIN);
+	op(g, MAIN, &m->softmax);
+	launch(g, MAIN, &m->softmax_k, sm, API_LAUNCH);
+	end(g, MAIN);
+	op(g, MAIN, &m->matmul);
+	op(g, MAIN, &m->bmm);
+	launch(g, MAIN, &m->bmm_k, pv, API_LAUNCH);
+	end(g, MAIN);
+	end(g, MAIN);
+	end(g, MAIN);
+}
+
+/* SDPA -> flash attention; --split-attention makes it two kernels,
+ * --sdpa-math dispatches it to the math path. */
 static void attention_fwd(gen *g, int64_t l)
 {
 	const model *m = g->m;
 	op(g, MAIN, &m->sdpa);
+	if (g->o->sdpa_math > 0) {
+		attention_math(g, l, kdur(g, &m->flash, slot(l, K_FLASH)));
+		end(g, MAIN);
+		return;
+	}
 	op_fwd(g, &m->sdpa_flash, l, S_SDPA);
 	op(g, MAIN, &m->flash_fwd);
 	int64_t t = kdur(g, &m->flash, slot(l, K_FLASH));

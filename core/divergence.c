@@ -1,0 +1,436 @@
+/*
+ * divergence.c - attribution of diverging kernel time to the op where two
+ * trees diverge, and the table of divergences (see divergence.h).
+ */
+#include "divergence.h"
+#include "categorize.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MIXED (TG_NONE - 1)
+
+/* rec index of each event of trace ti of m (TG_NONE when none); the caller frees. */
+static uint32_t *rec_map(const tg_measure *m, uint32_t ti, size_t nevents)
+{
+	uint32_t *map = malloc((nevents ? nevents : 1) * sizeof(uint32_t));
+	if (!map)
+		return NULL;
+	memset(map, 0xff, (nevents ? nevents : 1) * sizeof(uint32_t));
+	size_t nr;
+	const tg_kernel_rec *r = tg_measure_kernels(m, &nr);
+	for (size_t i = 0; i < nr; i++)
+		if (r[i].trace == ti && r[i].event < nevents)
+			map[r[i].event] = (uint32_t)i;
+	return map;
+}
+
+/* Folds key into *acc: TG_NONE (nothing yet), a key, or MIXED. */
+static void fold(uint32_t *acc, uint32_t key)
+{
+	if (*acc == TG_NONE)
+		*acc = key;
+	else if (*acc != key)
+		*acc = MIXED;
+}
+
+static int is_specific(const char *cat)
+{
+	return cat && *cat && strcmp(cat, "other") && strcmp(cat, "unlinked");
+}
+
+/* The events of a trace and its tree's trace. */
+static const tg_event *events_of(const tg_measure *m, uint32_t ti, size_t *n, const tg_trace **tr)
+{
+	*tr = tg_tree_trace(tg_measure_tree(m, ti));
+	return tg_trace_events(*tr, n);
+}
+
+int tg_divergence_attribute(tg_measure *base, tg_measure *next, const tg_tree_diff *d, uint32_t bt, uint32_t nt,
+                            tg_atoms *keys, size_t *moved)
+{
+	if (moved)
+		*moved = 0;
+	size_t nl, nn, nbev, nnev;
+	const tg_diff_lca *lcas = tg_tree_diff_lcas(d, &nl);
+	const tg_diff_node *nodes = tg_tree_diff_nodes(d, &nn);
+	if (!nl)
+		return 0;
+	const tg_trace *btr, *ntr;
+	const tg_event *bev = events_of(base, bt, &nbev, &btr);
+	events_of(next, nt, &nnev, &ntr);
+	uint32_t *bmap = rec_map(base, bt, nbev), *nmap = rec_map(next, nt, nnev);
+	uint32_t *target = malloc(nl * sizeof(uint32_t));
+	int rc = TG_ENOMEM;
+	if (!bmap || !nmap || !target)
+		goto done;
+	size_t nbr, nnr;
+	tg_kernel_rec *br = tg_measure_kernels_mut(base, &nbr), *nr = tg_measure_kernels_mut(next, &nnr);
+	for (size_t l = 0; l < nl; l++) {
+		const tg_diff_lca *a = &lcas[l];
+		const tg_diff_node *node = &nodes[a->node];
+		target[l] = TG_NONE;
+		if (a->node == 0 || node->base_ev == TG_NONE || node->base_ev >= nbev ||
+		    tg_kind_is_gpu(bev[node->base_ev].kind))
+			continue;
+		const char *cat = tg_op_category(tg_trace_str(btr, bev[node->base_ev].name), NULL, 0);
+		if (is_specific(cat)) {
+			if (tg_atoms_intern(&target[l], keys, cat, strlen(cat)))
+				goto done;
+			continue;
+		}
+		uint32_t cb = TG_NONE, cn = TG_NONE;
+		for (size_t i = 0; i < a->nbase; i++)
+			if (bmap[a->base_gpu[i]] != TG_NONE)
+				fold(&cb, br[bmap[a->base_gpu[i]]].category);
+		for (size_t i = 0; i < a->nnew; i++)
+			if (nmap[a->new_gpu[i]] != TG_NONE)
+				fold(&cn, nr[nmap[a->new_gpu[i]]].category);
+		uint32_t pick = cb != TG_NONE && cb != MIXED ? cb : cn != TG_NONE && cn != MIXED ? cn : TG_NONE;
+		if (pick != TG_NONE && is_specific(tg_atoms_str(keys, pick)))
+			target[l] = pick;
+	}
+	size_t count = 0;
+	for (size_t l = 0; l < nl; l++) {
+		if (target[l] == TG_NONE)
+			continue;
+		const tg_diff_lca *a = &lcas[l];
+		for (size_t i = 0; i < a->nbase; i++) {
+			uint32_t r = bmap[a->base_gpu[i]];
+			if (r != TG_NONE && br[r].category != target[l]) {
+				br[r].category = target[l];
+				count++;
+			}
+		}
+		for (size_t i = 0; i < a->nnew; i++) {
+			uint32_t r = nmap[a->new_gpu[i]];
+			if (r != TG_NONE && nr[r].category != target[l]) {
+				nr[r].category = target[l];
+				count++;
+			}
+		}
+	}
+	if (moved)
+		*moved = count;
+	rc = 0;
+done:
+	free(bmap);
+	free(nmap);
+	free(target);
+	return rc;
+}
+
+/* ------------------------------------------------------------ the table */
+
+struct kind {
+	char *where, *bk, *nk; /* owned */
+	uint32_t cat;          /* key, MIXED, or TG_NONE */
+	size_t count;
+	double base_ns, new_ns;
+};
+
+struct buf {
+	char *s;
+	size_t len, cap;
+};
+
+static int buf_put(struct buf *b, const char *s, size_t n)
+{
+	if (b->len + n + 1 > b->cap) {
+		size_t cap = b->cap ? b->cap * 2 : 256;
+		while (cap < b->len + n + 1)
+			cap *= 2;
+		char *p = realloc(b->s, cap);
+		if (!p)
+			return TG_ENOMEM;
+		b->s = p;
+		b->cap = cap;
+	}
+	memcpy(b->s + b->len, s, n);
+	b->len += n;
+	b->s[b->len] = 0;
+	return 0;
+}
+
+/* "a + b x2 + c": the distinct normalized names of evs, in order, with counts. */
+static char *kernel_list(const tg_trace *t, const uint32_t *evs, size_t n)
+{
+	size_t ne;
+	const tg_event *ev = tg_trace_events(t, &ne);
+	const char **names = calloc(n ? n : 1, sizeof(char *));
+	size_t *counts = calloc(n ? n : 1, sizeof(size_t));
+	struct buf b = {0};
+	char norm[1024];
+	size_t k = 0;
+	int ok = names && counts;
+	for (size_t i = 0; ok && i < n; i++) {
+		const char *s = tg_trace_str(t, ev[evs[i]].name);
+		size_t j = 0;
+		while (j < k && strcmp(names[j], s))
+			j++;
+		if (j == k)
+			names[k++] = s;
+		counts[j]++;
+	}
+	for (size_t j = 0; ok && j < k; j++) {
+		tg_measure_normalize_name(norm, sizeof(norm), names[j]);
+		char cnt[32] = "";
+		if (counts[j] > 1)
+			snprintf(cnt, sizeof(cnt), " x%zu", counts[j]);
+		ok = !(j && buf_put(&b, " + ", 3)) && !buf_put(&b, norm, strlen(norm)) && !buf_put(&b, cnt, strlen(cnt));
+	}
+	if (ok && !b.s)
+		ok = !buf_put(&b, "(none)", 6);
+	free(names);
+	free(counts);
+	if (!ok) {
+		free(b.s);
+		return NULL;
+	}
+	return b.s;
+}
+
+static char *lca_where(const tg_trace *bt, const tg_trace *nt, const tg_diff_node *node, uint32_t id)
+{
+	if (id == 0)
+		return strdup("(top level)");
+	size_t n1, n2;
+	const tg_event *be = tg_trace_events(bt, &n1), *ne = tg_trace_events(nt, &n2);
+	const char *a = node->base_ev != TG_NONE ? tg_trace_str(bt, be[node->base_ev].name) : "";
+	const char *b = node->new_ev != TG_NONE ? tg_trace_str(nt, ne[node->new_ev].name) : "";
+	char na[512], nb[512];
+	tg_diff_normalize_name(na, sizeof(na), a, 0);
+	tg_diff_normalize_name(nb, sizeof(nb), b, 0);
+	char *out = malloc(strlen(na) + strlen(nb) + 4);
+	if (!out)
+		return NULL;
+	if (node->diverges && strcmp(na, nb))
+		sprintf(out, "%s | %s", na, nb);
+	else
+		strcpy(out, na);
+	return out;
+}
+
+static int cmp_kind(const void *x, const void *y)
+{
+	const struct kind *a = x, *b = y;
+	double da = fabs(a->new_ns - a->base_ns), db = fabs(b->new_ns - b->base_ns);
+	if (da != db)
+		return da > db ? -1 : 1;
+	int c = strcmp(a->where, b->where);
+	if (c)
+		return c;
+	c = strcmp(a->bk, b->bk);
+	return c ? c : strcmp(a->nk, b->nk);
+}
+
+static void kinds_free(struct kind *k, size_t n)
+{
+	for (size_t i = 0; k && i < n; i++) {
+		free(k[i].where);
+		free(k[i].bk);
+		free(k[i].nk);
+	}
+	free(k);
+}
+
+/* Adds the LCAs of one pair to kinds (linear search over a hash-less list:
+ * the number of distinct kinds is small; LCAs are grouped first). */
+static int add_pair(struct kind **kinds, size_t *nkinds, size_t *cap, const tg_divergence_pair *p,
+                    const tg_measure *base, const tg_measure *next)
+{
+	size_t nl, nn, nbev, nnev;
+	const tg_diff_lca *lcas = tg_tree_diff_lcas(p->diff, &nl);
+	const tg_diff_node *nodes = tg_tree_diff_nodes(p->diff, &nn);
+	const tg_trace *btr, *ntr;
+	events_of(base, p->bt, &nbev, &btr);
+	events_of(next, p->nt, &nnev, &ntr);
+	uint32_t *bmap = rec_map(base, p->bt, nbev), *nmap = rec_map(next, p->nt, nnev);
+	size_t nbr, nnr;
+	const tg_kernel_rec *br = tg_measure_kernels(base, &nbr), *nr = tg_measure_kernels(next, &nnr);
+	int rc = TG_ENOMEM;
+	if (!bmap || !nmap)
+		goto done;
+	for (size_t l = 0; l < nl; l++) {
+		const tg_diff_lca *a = &lcas[l];
+		char *where = lca_where(btr, ntr, &nodes[a->node], a->node);
+		char *basek = kernel_list(btr, a->base_gpu, a->nbase);
+		char *newk = kernel_list(ntr, a->new_gpu, a->nnew);
+		if (!where || !basek || !newk) {
+			free(where);
+			free(basek);
+			free(newk);
+			goto done;
+		}
+		uint32_t cat = TG_NONE;
+		for (size_t i = 0; i < a->nbase; i++)
+			if (bmap[a->base_gpu[i]] != TG_NONE)
+				fold(&cat, br[bmap[a->base_gpu[i]]].category);
+		for (size_t i = 0; i < a->nnew; i++)
+			if (nmap[a->new_gpu[i]] != TG_NONE)
+				fold(&cat, nr[nmap[a->new_gpu[i]]].category);
+		size_t k = 0;
+		while (k < *nkinds && (strcmp((*kinds)[k].where, where) || strcmp((*kinds)[k].bk, basek) ||
+		                   strcmp((*kinds)[k].nk, newk)))
+			k++;
+		if (k == *nkinds) {
+			if (tg_grow((void **)kinds, cap, *nkinds + 1, sizeof(struct kind))) {
+				free(where);
+				free(basek);
+				free(newk);
+				goto done;
+			}
+			(*kinds)[k] = (struct kind){where, basek, newk, cat, 0, 0, 0};
+			(*nkinds)++;
+		} else {
+			free(where);
+			free(basek);
+			free(newk);
+			if ((*kinds)[k].cat != cat)
+				fold(&(*kinds)[k].cat, cat == TG_NONE ? MIXED : cat);
+		}
+		(*kinds)[k].count++;
+		(*kinds)[k].base_ns += (double)a->base_sum_ns;
+		(*kinds)[k].new_ns += (double)a->new_sum_ns;
+	}
+	rc = 0;
+done:
+	free(bmap);
+	free(nmap);
+	return rc;
+}
+
+int tg_divergence_table(tg_table **out, const tg_divergence_pair *pairs, size_t npairs, const tg_measure *base,
+                        const tg_measure *next, const tg_atoms *keys, size_t limit)
+{
+	*out = NULL;
+	static const char *const cols[] = {"where",     "category",  "base kernels", "new kernels", "count",
+	                                   "base (us)", "new (us)",  "delta (us)",   "delta (%)",   NULL};
+	struct kind *kinds = NULL;
+	size_t nk = 0, cap = 0;
+	for (size_t i = 0; i < npairs; i++)
+		if (add_pair(&kinds, &nk, &cap, &pairs[i], base, next)) {
+			kinds_free(kinds, nk);
+			return TG_ENOMEM;
+		}
+	if (nk > 1)
+		qsort(kinds, nk, sizeof(*kinds), cmp_kind);
+	size_t ub, ux;
+	tg_measure_units(base, &ub);
+	tg_measure_units(next, &ux);
+	double sb = ub ? 1.0 / (double)ub : 1.0, sx = ux ? 1.0 / (double)ux : 1.0;
+	tg_table *t = tg_table_new_cols("diff_by_divergence", "Where the call trees diverge (kernel time per step)",
+	                                cols);
+	int rc = t ? 0 : TG_ENOMEM;
+	for (size_t i = 0; !rc && i < nk && (!limit || i < limit); i++) {
+		const struct kind *k = &kinds[i];
+		int64_t row = tg_table_add_row(t);
+		if (row < 0) {
+			rc = TG_ENOMEM;
+			break;
+		}
+		size_t r = (size_t)row;
+		double b = k->base_ns * sb / 1e3, x = k->new_ns * sx / 1e3;
+		const char *cat = k->cat == TG_NONE ? "" : k->cat == MIXED ? "mixed" : tg_atoms_str(keys, k->cat);
+		if (tg_table_set_str(t, r, 0, k->where) || tg_table_set_str(t, r, 1, cat) || tg_table_set_str(t, r, 2, k->bk) ||
+		    tg_table_set_str(t, r, 3, k->nk)) {
+			rc = TG_ENOMEM;
+			break;
+		}
+		tg_table_set_int(t, r, 4, (int64_t)k->count);
+		tg_table_set_num(t, r, 5, b);
+		tg_table_set_num(t, r, 6, x);
+		tg_table_set_num(t, r, 7, x - b);
+		if (b > 0)
+			tg_table_set_num(t, r, 8, 100.0 * (x - b) / b);
+	}
+	kinds_free(kinds, nk);
+	if (rc) {
+		tg_table_free(t);
+		return rc;
+	}
+	*out = t;
+	return 0;
+}
+
+/* ------------------------------------------------------------ drawing */
+
+struct pick {
+	char *sig;      /* where \x1f base kernels \x1f new kernels; owned */
+	size_t first;   /* first LCA of the kind */
+	double delta;   /* summed new - base, ns */
+};
+
+static int cmp_pick_sig(const void *x, const void *y)
+{
+	const struct pick *a = x, *b = y;
+	int c = strcmp(a->sig, b->sig);
+	return c ? c : (a->first > b->first) - (a->first < b->first);
+}
+
+static int cmp_pick_delta(const void *x, const void *y)
+{
+	const struct pick *a = x, *b = y;
+	double da = fabs(a->delta), db = fabs(b->delta);
+	if (da != db)
+		return da > db ? -1 : 1;
+	return (a->first > b->first) - (a->first < b->first);
+}
+
+int tg_divergence_pick(uint8_t *mask, const tg_tree_diff *d, const tg_tree *base, const tg_tree *next,
+                       size_t max_kinds, size_t *kinds)
+{
+	size_t nl, nn;
+	const tg_diff_lca *lcas = tg_tree_diff_lcas(d, &nl);
+	const tg_diff_node *nodes = tg_tree_diff_nodes(d, &nn);
+	const tg_trace *bt = tg_tree_trace(base), *nt = tg_tree_trace(next);
+	if (kinds)
+		*kinds = 0;
+	if (!nl)
+		return 0;
+	memset(mask, 0, nl);
+	struct pick *p = calloc(nl, sizeof(*p));
+	int rc = p ? 0 : TG_ENOMEM;
+	for (size_t l = 0; !rc && l < nl; l++) {
+		char *w = lca_where(bt, nt, &nodes[lcas[l].node], lcas[l].node);
+		char *bk = kernel_list(bt, lcas[l].base_gpu, lcas[l].nbase);
+		char *nk = kernel_list(nt, lcas[l].new_gpu, lcas[l].nnew);
+		if (w && bk && nk && (p[l].sig = malloc(strlen(w) + strlen(bk) + strlen(nk) + 3)))
+			sprintf(p[l].sig, "%s\x1f%s\x1f%s", w, bk, nk);
+		else
+			rc = TG_ENOMEM;
+		free(w);
+		free(bk);
+		free(nk);
+		p[l].first = l;
+		p[l].delta = (double)(lcas[l].new_sum_ns - lcas[l].base_sum_ns);
+	}
+	size_t nk = 0;
+	if (!rc) {
+		qsort(p, nl, sizeof(*p), cmp_pick_sig);
+		/* fold each run of equal signatures into its first entry */
+		for (size_t i = 0; i < nl;) {
+			size_t j = i + 1;
+			double sum = p[i].delta;
+			while (j < nl && !strcmp(p[j].sig, p[i].sig))
+				sum += p[j++].delta;
+			struct pick k = p[i];
+			k.delta = sum;
+			for (size_t q = i + 1; q < j; q++)
+				free(p[q].sig);
+			p[nk++] = k;
+			i = j;
+		}
+		qsort(p, nk, sizeof(*p), cmp_pick_delta);
+		for (size_t i = 0; i < nk && i < max_kinds; i++)
+			mask[p[i].first] = 1;
+	}
+	for (size_t i = 0; p && i < (rc ? nl : nk); i++)
+		free(p[i].sig);
+	free(p);
+	if (kinds)
+		*kinds = nk;
+	return rc ? tg_error_set(TG_ENOMEM, "out of memory") : 0;
+}
