@@ -6,6 +6,9 @@
 
 #include "../core/compare.h"
 #include "../core/measure.h"
+#include "../rules/gate.h"
+
+#include <zlib.h>
 
 struct side {
 	tg_trace *t;
@@ -188,6 +191,167 @@ static void test_compare_changed(void **state)
 	tg_atoms_free(keys);
 }
 
+/* ------------------------------------------------------------ real pairs */
+
+/* Sums of TraceLens's TraceDiff diff_stats.csv (plain or gzip) per
+ * (cpu_op_name, source): kernel time (us) and kernel count per side. */
+struct ref_op {
+	char name[128];
+	double us[2];
+	long n[2];
+};
+
+/* Splits one CSV record (RFC 4180 quotes) into at most max fields, in place. */
+static int csv_fields(char *line, char **f, int max)
+{
+	int n = 0;
+	char *p = line;
+	while (*p && n < max) {
+		if (*p == '"') {
+			char *w = ++p;
+			f[n++] = w;
+			while (*p) {
+				if (*p == '"' && p[1] == '"') {
+					*w++ = '"';
+					p += 2;
+				} else if (*p == '"') {
+					p++;
+					break;
+				} else {
+					*w++ = *p++;
+				}
+			}
+			*w = 0;
+			if (*p == ',')
+				p++;
+		} else {
+			f[n++] = p;
+			while (*p && *p != ',' && *p != '\n' && *p != '\r')
+				p++;
+			if (*p)
+				*p++ = 0;
+		}
+	}
+	return n;
+}
+
+static size_t read_diff_stats(struct ref_op *ops, size_t cap, const char *path)
+{
+	gzFile g = gzopen(path, "rb");
+	assert_non_null(g);
+	static char line[1 << 16];
+	char *f[32];
+	size_t n = 0;
+	assert_non_null(gzgets(g, line, sizeof(line))); /* header */
+	while (gzgets(g, line, sizeof(line))) {
+		int nf = csv_fields(line, f, 32);
+		assert_true(nf >= 9);
+		/* name,cpu_op_name,cpu_op_uid,source,Input Dims,Input Strides,Input type,Concrete Inputs,kernel_time */
+		int side = strcmp(f[3], "trace1") ? 1 : 0;
+		size_t i = 0;
+		while (i < n && strcmp(ops[i].name, f[1]))
+			i++;
+		if (i == n) {
+			assert_true(n < cap);
+			memset(&ops[n], 0, sizeof(ops[n]));
+			snprintf(ops[n].name, sizeof(ops[n].name), "%s", f[1]);
+			n++;
+		}
+		ops[i].us[side] += strtod(f[8], NULL);
+		ops[i].n[side]++;
+	}
+	gzclose(g);
+	return n;
+}
+
+static tg_tree *load_tree(tg_trace **tr, const char *path)
+{
+	assert_int_equal(tg_trace_read_file(tr, path, NULL), 0);
+	tg_tree *t = NULL;
+	assert_int_equal(tg_tree_build(&t, *tr), 0);
+	return t;
+}
+
+/* The gate's kernel time per op agrees with TraceDiff's rows summed per
+ * cpu op, on both reference pairs (every kernel of these cross-vendor
+ * pairs is under a lowest common ancestor, so TraceDiff's rows are all
+ * kernels TraceLens links). The default verdict is inconclusive
+ * (hardware changed). Ours has one more row, "(no launcher)": kernels
+ * TraceLens does not link to an op (docs/tree-diff.md). */
+static void check_pair(const char *base, const char *next, const char *ref, size_t want_ops, size_t want_unlinked)
+{
+	char pb[8192], pn[8192], pr[8192];
+	snprintf(pb, sizeof(pb), "%s/tracelens/tests/traces/%s", tg_test_shared_traces(), base);
+	snprintf(pn, sizeof(pn), "%s/tracelens/tests/traces/%s", tg_test_shared_traces(), next);
+	snprintf(pr, sizeof(pr), "%s/../reference/tracelens/tracediff/%s", tg_test_shared_traces(), ref);
+	struct ref_op *ops = calloc(256, sizeof(*ops));
+	assert_non_null(ops);
+	size_t nops = read_diff_stats(ops, 256, pr);
+	assert_int_equal(nops, want_ops);
+	tg_trace *tb, *tn;
+	tg_tree *b = load_tree(&tb, pb), *n = load_tree(&tn, pn);
+	tg_rules *rules;
+	assert_int_equal(tg_rules_load_default(&rules), 0);
+	tg_gate *g;
+	assert_int_equal(tg_gate_run(&g, rules, (const tg_tree *const *)&b, 1, (const tg_tree *const *)&n, 1, NULL), 0);
+	assert_int_equal(tg_gate_verdict(g), TG_VERDICT_INCONCLUSIVE);
+	const char *why;
+	assert_false(tg_judgement_comparable(tg_gate_judgement(g), &why));
+	assert_non_null(strstr(why, "GPU AMD Instinct MI300X VF -> NVIDIA H100 80GB HBM3"));
+	tg_gate_free(g);
+	tg_gate_opts o = {.allow_hardware_change = 1};
+	assert_int_equal(tg_gate_run(&g, rules, (const tg_tree *const *)&b, 1, (const tg_tree *const *)&n, 1, &o), 0);
+	assert_int_not_equal(tg_gate_verdict(g), TG_VERDICT_INCONCLUSIVE);
+	tg_compare_row *rows;
+	size_t nrows;
+	assert_int_equal(tg_compare_rows(&rows, &nrows, tg_gate_base(g), tg_gate_next(g), TG_COMPARE_OP), 0);
+	assert_int_equal(nrows, nops + (want_unlinked ? 1 : 0));
+	size_t matched = 0;
+	for (size_t i = 0; i < nrows; i++) {
+		const char *k = tg_atoms_str(tg_gate_keys(g), rows[i].key);
+		if (!strcmp(k, "(no launcher)")) {
+			assert_true(fabs(rows[i].base_count - (double)want_unlinked) < 1e-9);
+			continue;
+		}
+		size_t j = 0;
+		while (j < nops && strcmp(ops[j].name, k))
+			j++;
+		assert_true(j < nops);
+		/* one step per side: per-step values are the totals */
+		assert_true(fabs(rows[i].base_us - ops[j].us[0]) <= 1e-3);
+		assert_true(fabs(rows[i].new_us - ops[j].us[1]) <= 1e-3);
+		assert_true(fabs(rows[i].base_count - (double)ops[j].n[0]) < 1e-9);
+		assert_true(fabs(rows[i].new_count - (double)ops[j].n[1]) < 1e-9);
+		matched++;
+	}
+	assert_int_equal(matched, nops);
+	free(rows);
+	tg_gate_free(g);
+	tg_rules_free(rules);
+	tg_tree_free(b);
+	tg_tree_free(n);
+	tg_trace_free(tb);
+	tg_trace_free(tn);
+	free(ops);
+}
+
+static void test_tracediff_timesformer(void **state)
+{
+	(void)state;
+	TG_SKIP_WITHOUT_SHARED();
+	check_pair("mi300/facebook_timesformer-base-finetuned-k400__1016002.json.gz",
+	           "h100/facebook_timesformer-base-finetuned-k400__1016002.json.gz",
+	           "timesformer_mi300_vs_h100/diff_stats.csv", 14, 0);
+}
+
+static void test_tracediff_qwen(void **state)
+{
+	(void)state;
+	TG_SKIP_WITHOUT_SHARED();
+	check_pair("mi300/Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz", "h100/Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz",
+	           "qwen1.5_mi300_vs_h100/diff_stats.csv.gz", 21, 463);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -195,6 +359,8 @@ int main(void)
 		cmocka_unit_test(test_normalize_name),
 		cmocka_unit_test(test_compare_identical),
 		cmocka_unit_test(test_compare_changed),
+		cmocka_unit_test(test_tracediff_timesformer),
+		cmocka_unit_test(test_tracediff_qwen),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
