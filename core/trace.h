@@ -160,6 +160,11 @@ typedef struct tg_read_opts {
  * Returns TG_EIO, TG_EFORMAT, TG_ELIMIT or TG_ENOMEM. */
 int tg_trace_read_file(tg_trace **out, const char *path, const tg_read_opts *opts);
 
+/* tg_trace_read_file with messages (and tg_trace_name) naming the file
+ * name instead of path (a storage key for a downloaded copy); name NULL:
+ * path. */
+int tg_trace_read_file_named(tg_trace **out, const char *path, const char *name, const tg_read_opts *opts);
+
 /* Same for len bytes in memory (not kept after return); name is used in
  * messages. */
 int tg_trace_read_mem(tg_trace **out, const void *data, size_t len, const char *name,

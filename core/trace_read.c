@@ -1477,13 +1477,20 @@ fail:
 
 int tg_trace_read_file(tg_trace **out, const char *path, const tg_read_opts *opts)
 {
+	return tg_trace_read_file_named(out, path, path, opts);
+}
+
+int tg_trace_read_file_named(tg_trace **out, const char *path, const char *name, const tg_read_opts *opts)
+{
 	tg_source *src;
 	*out = NULL;
 	tg_error_clear();
-	int rc = tg_source_open_file(&src, path, path, opts ? &opts->source : NULL);
+	if (!name)
+		name = path;
+	int rc = tg_source_open_file(&src, path, name, opts ? &opts->source : NULL);
 	if (rc)
 		return rc;
-	rc = read_source(out, src, path, opts);
+	rc = read_source(out, src, name, opts);
 	tg_source_free(src);
 	return rc;
 }

@@ -7,5 +7,7 @@ int tg_cmd_tree(int argc, char **argv);
 int tg_cmd_modules(int argc, char **argv);
 int tg_cmd_report(int argc, char **argv);
 int tg_cmd_diff(int argc, char **argv);
+int tg_cmd_daemon(int argc, char **argv);
+int tg_cmd_history(int argc, char **argv);
 
 #endif

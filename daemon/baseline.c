@@ -1,0 +1,86 @@
+/*
+ * baseline.c - which run a new run is compared with (daemon_impl.h:
+ * tg_daemon_find_baseline; docs/baselines.md).
+ *
+ * A pull request's run: the merge-base of its commit with the target
+ * branch, then the merge-base's first-parent ancestors (the target branch's
+ * own history, not the commits merged into it), the nearest that has a done
+ * run of the same workload. A branch build: the same walk from its commit's
+ * first parent. The distance says how far back the baseline is, for the
+ * comment.
+ */
+#include "daemon_impl.h"
+#include "log.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int tg_daemon_find_baseline(tg_daemon *d, size_t ri, const tg_job *j, tg_job *base, int *found, int *distance,
+                            char merge_base[41], char *why, size_t whycap)
+{
+	const tg_config_repo *r = &d->cfg->repos[ri];
+	*found = 0;
+	*distance = -1;
+	merge_base[0] = 0;
+	why[0] = 0;
+	tg_git *g;
+	int rc = tg_daemon_git(d, ri, &g);
+	if (rc)
+		return rc;
+	const char *target = j->target_branch && *j->target_branch ? j->target_branch
+	                     : r->ntarget_branches                  ? r->target_branches[0]
+	                                                            : "main";
+	char from[41];
+	int skip_self = 0;
+	if (j->pr > 0 || (j->branch && strcmp(j->branch, target))) {
+		rc = tg_git_merge_base(g, merge_base, j->commit, target);
+		if (rc == TG_ENOTFOUND) {
+			snprintf(why, whycap, "commit %.12s and branch %s share no history in %s", j->commit, target,
+			         r->clone_url);
+			return 0;
+		}
+		if (rc)
+			return rc;
+		memcpy(from, merge_base, 41);
+		/* a pull request whose head is already in the target branch compares
+		 * with the commits before it */
+		skip_self = !strcmp(merge_base, j->commit);
+	} else {
+		/* a build of the target branch itself: compare with its history */
+		rc = tg_git_has_commit(g, j->commit);
+		if (rc < 0)
+			return rc;
+		if (rc == 0) {
+			snprintf(why, whycap, "commit %.12s is not in %s", j->commit, r->clone_url);
+			return 0;
+		}
+		memcpy(from, j->commit, 41);
+		memcpy(merge_base, j->commit, 41);
+		skip_self = 1;
+	}
+	char(*chain)[41] = NULL;
+	size_t n = 0;
+	rc = tg_git_first_parents(g, from, (size_t)r->baseline_depth + (size_t)skip_self, &chain, &n);
+	if (rc)
+		return rc;
+	for (size_t i = (size_t)skip_self; i < n && !*found; i++) {
+		tg_job cand;
+		memset(&cand, 0, sizeof(cand));
+		int fr = tg_store_find_run(d->store, j->repo, chain[i], j->workload, &cand);
+		if (fr == TG_ENOTFOUND)
+			continue;
+		if (fr) {
+			free(chain);
+			return fr;
+		}
+		*base = cand;
+		*found = 1;
+		*distance = (int)(i - (size_t)skip_self);
+	}
+	free(chain);
+	if (!*found)
+		snprintf(why, whycap, "no run of %s on %s within %d first-parent commits of %.12s", j->workload, target,
+		         r->baseline_depth, merge_base);
+	return 0;
+}

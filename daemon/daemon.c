@@ -1,0 +1,460 @@
+/*
+ * daemon.c - the daemon's setup and its loop: scan the storage, work on the
+ * jobs, wait (daemon.h).
+ */
+#include "daemon_impl.h"
+#include "log.h"
+#include "sha256.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define PRUNE_PERIOD_S 3600
+
+/* mkdir -p */
+static int make_dirs(const char *path)
+{
+	char buf[PATH_MAX];
+	if ((size_t)snprintf(buf, sizeof(buf), "%s", path) >= sizeof(buf))
+		return tg_error_set(TG_EINVAL, "%s: path too long", path);
+	for (char *p = buf + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = 0;
+		if (mkdir(buf, 0750) && errno != EEXIST)
+			return tg_error_set(TG_EIO, "%s: cannot create: %s", buf, strerror(errno));
+		*p = '/';
+	}
+	if (mkdir(buf, 0750) && errno != EEXIST)
+		return tg_error_set(TG_EIO, "%s: cannot create: %s", buf, strerror(errno));
+	return 0;
+}
+
+const tg_config_repo *tg_daemon_repo(const tg_daemon *d, const char *name, size_t *index)
+{
+	for (size_t i = 0; i < d->cfg->nrepos; i++)
+		if (!strcmp(d->cfg->repos[i].name, name)) {
+			if (index)
+				*index = i;
+			return &d->cfg->repos[i];
+		}
+	return NULL;
+}
+
+tg_forge *tg_daemon_forge(const tg_daemon *d, size_t ri)
+{
+	const tg_config_forge *f = d->cfg->repos[ri].forge_ptr;
+	return d->forges[f - d->cfg->forges];
+}
+
+int tg_daemon_git(tg_daemon *d, size_t ri, tg_git **out)
+{
+	if (!d->git[ri]) {
+		const tg_config_repo *r = &d->cfg->repos[ri];
+		char path[PATH_MAX];
+		char name[512];
+		size_t k = 0;
+		for (const char *p = r->name; *p && k + 1 < sizeof(name); p++)
+			name[k++] = *p == '/' ? '_' : *p;
+		name[k] = 0;
+		snprintf(path, sizeof(path), "%s/git/%s.git", d->cfg->state_dir, name);
+		char gitdir[PATH_MAX];
+		snprintf(gitdir, sizeof(gitdir), "%s/git", d->cfg->state_dir);
+		int rc = make_dirs(gitdir);
+		if (rc)
+			return rc;
+		const tg_config_forge *f = r->forge_ptr;
+		tg_git_opts go = {r->git_token.value, NULL, f && !f->tls_verify, f ? f->ca_file : NULL};
+		if ((rc = tg_git_open(&d->git[ri], r->clone_url, path, &go)))
+			return rc;
+	}
+	*out = d->git[ri];
+	return 0;
+}
+
+static void http_opts(tg_http_opts *h, const tg_config *c, int tls_verify, const char *ca_file)
+{
+	memset(h, 0, sizeof(*h));
+	h->ca_file = ca_file;
+	h->insecure = !tls_verify;
+	h->timeout_ms = (long)c->http_timeout_ms;
+	h->connect_timeout_ms = (long)c->http_connect_timeout_ms;
+	h->max_attempts = c->http_retries;
+	h->backoff_ms = (long)c->http_backoff_ms;
+	h->max_wait_ms = (long)c->http_max_wait_ms;
+}
+
+static int open_storage(tg_daemon *d)
+{
+	const tg_config_storage *s = &d->cfg->storage;
+	if (s->local)
+		return tg_storage_local_new(&d->storage, s->local);
+	tg_s3_opts o;
+	memset(&o, 0, sizeof(o));
+	o.endpoint = s->s3_endpoint;
+	o.bucket = s->s3_bucket;
+	o.region = s->s3_region;
+	o.access_key = s->s3_access_key.value;
+	o.secret_key = s->s3_secret_key.value;
+	http_opts(&o.http, d->cfg, s->tls_verify, s->ca_file);
+	return tg_storage_s3_new(&d->storage, &o, s->s3_prefix);
+}
+
+static int open_forges(tg_daemon *d)
+{
+	const tg_config *c = d->cfg;
+	d->forges = tg_calloc(c->nforges ? c->nforges : 1, sizeof(tg_forge *));
+	if (!d->forges)
+		return TG_ENOMEM;
+	for (size_t i = 0; i < c->nforges; i++) {
+		const tg_config_forge *f = &c->forges[i];
+		tg_forge_opts o;
+		memset(&o, 0, sizeof(o));
+		int rc = tg_forge_kind_parse(&o.kind, f->kind);
+		if (rc)
+			return tg_error_set(rc, "%s: forge %s: unknown kind '%s'", c->path, f->name, f->kind);
+		o.name = f->name;
+		o.api_url = f->api_url;
+		o.token = f->token.value;
+		o.outbox_dir = f->outbox;
+		o.outbox_echo = d->o.outbox_echo;
+		o.check_runs = f->check_runs;
+		http_opts(&o.http, c, f->tls_verify, f->ca_file);
+		if ((rc = tg_forge_new(&d->forges[i], &o)))
+			return tg_error_set(rc, "forge %s: %s", f->name, tg_error_last());
+	}
+	return 0;
+}
+
+static int load_rules(tg_daemon *d)
+{
+	const tg_config *c = d->cfg;
+	d->rules = tg_calloc(c->nrepos ? c->nrepos : 1, sizeof(tg_rules *));
+	d->git = tg_calloc(c->nrepos ? c->nrepos : 1, sizeof(tg_git *));
+	if (!d->rules || !d->git)
+		return TG_ENOMEM;
+	for (size_t i = 0; i < c->nrepos; i++) {
+		const tg_config_repo *r = &c->repos[i];
+		int rc = r->rules ? tg_rules_load_file(&d->rules[i], r->rules) : tg_rules_load_default(&d->rules[i]);
+		if (rc)
+			return tg_error_set(rc, "repository %s: %s", r->name, tg_error_last());
+	}
+	return 0;
+}
+
+static int take_lock(tg_daemon *d)
+{
+	char path[PATH_MAX];
+	snprintf(path, sizeof(path), "%s/daemon.lock", d->cfg->state_dir);
+	d->lock_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0640);
+	if (d->lock_fd < 0)
+		return tg_error_set(TG_EIO, "%s: %s", path, strerror(errno));
+	if (flock(d->lock_fd, LOCK_EX | LOCK_NB))
+		return tg_error_set(TG_EIO, "%s: another tracegate daemon uses the state folder %s", path,
+		                    d->cfg->state_dir);
+	char pid[32];
+	int n = snprintf(pid, sizeof(pid), "%ld\n", (long)getpid());
+	if (ftruncate(d->lock_fd, 0) || write(d->lock_fd, pid, (size_t)n) != n) {
+		/* the pid is informative only */
+	}
+	return 0;
+}
+
+int tg_daemon_new(tg_daemon **out, tg_config *cfg, const tg_daemon_opts *opts)
+{
+	*out = NULL;
+	tg_daemon *d = tg_calloc(1, sizeof(*d));
+	if (!d) {
+		tg_config_free(cfg);
+		return TG_ENOMEM;
+	}
+	d->cfg = cfg;
+	d->lock_fd = -1;
+	if (opts)
+		d->o = *opts;
+	tg_log_set_level(cfg->log_level);
+	char host[128] = "host";
+	gethostname(host, sizeof(host) - 1);
+	snprintf(d->owner, sizeof(d->owner), "%s:%ld:%lld", host, (long)getpid(), (long long)time(NULL));
+	d->read.source.max_bytes = cfg->max_trace_bytes;
+	d->read.source.max_ratio = cfg->max_ratio;
+	d->read.max_events = cfg->max_events;
+	int rc = 0;
+	if (asprintf(&d->jobs_dir, "%s/jobs", cfg->state_dir) < 0)
+		d->jobs_dir = NULL;
+	d->tmp_dir = strdup(cfg->tmp_dir);
+	d->seen = tg_atoms_new();
+	if (!d->jobs_dir || !d->tmp_dir || !d->seen)
+		rc = tg_error_set(TG_ENOMEM, "out of memory");
+	if (!rc)
+		rc = make_dirs(cfg->state_dir);
+	if (!rc)
+		rc = take_lock(d);
+	if (!rc)
+		rc = make_dirs(d->jobs_dir);
+	if (!rc)
+		rc = make_dirs(d->tmp_dir);
+	if (!rc)
+		rc = load_rules(d);
+	if (!rc)
+		rc = open_forges(d);
+	if (!rc)
+		rc = open_storage(d);
+	if (!rc) {
+		const char *url = cfg->sqlite ? cfg->sqlite : cfg->postgresql.value;
+		char *sq = NULL;
+		if (cfg->sqlite && asprintf(&sq, "sqlite:%s", cfg->sqlite) < 0)
+			rc = tg_error_set(TG_ENOMEM, "out of memory");
+		if (!rc)
+			rc = tg_store_open(&d->store, sq ? sq : url);
+		free(sq);
+	}
+	if (rc) {
+		char msg[1024];
+		snprintf(msg, sizeof(msg), "%s", tg_error_last());
+		tg_daemon_free(d);
+		return tg_error_set(rc, "%s", msg);
+	}
+	tg_log(TG_LOG_INFO, "tracegate %s: watching %s (%s), store %s, %zu repositories", TG_VERSION,
+	       tg_storage_describe(d->storage), tg_storage_kind(d->storage), tg_store_backend(d->store), cfg->nrepos);
+	*out = d;
+	return 0;
+}
+
+void tg_daemon_free(tg_daemon *d)
+{
+	if (!d)
+		return;
+	tg_store_close(d->store);
+	tg_storage_free(d->storage);
+	for (size_t i = 0; d->forges && i < d->cfg->nforges; i++)
+		tg_forge_free(d->forges[i]);
+	free(d->forges);
+	for (size_t i = 0; d->rules && i < d->cfg->nrepos; i++)
+		tg_rules_free(d->rules[i]);
+	free(d->rules);
+	for (size_t i = 0; d->git && i < d->cfg->nrepos; i++)
+		tg_git_free(d->git[i]);
+	free(d->git);
+	tg_atoms_free(d->seen);
+	free(d->jobs_dir);
+	free(d->tmp_dir);
+	if (d->lock_fd >= 0)
+		close(d->lock_fd);
+	tg_config_free(d->cfg);
+	free(d);
+}
+
+/* ------------------------------------------------------------ scan */
+
+/* The five folder segments of a manifest key. */
+static int segments(char seg[5][1025], const char *key)
+{
+	const char *p = key;
+	for (int i = 0; i < 5; i++) {
+		const char *slash = strchr(p, '/');
+		if (!slash || (size_t)(slash - p) > 1024)
+			return -1;
+		memcpy(seg[i], p, (size_t)(slash - p));
+		seg[i][slash - p] = 0;
+		p = slash + 1;
+	}
+	return 0;
+}
+
+static int workload_wanted(const tg_config_repo *r, const char *workload)
+{
+	if (!r->nworkloads)
+		return 1;
+	for (size_t i = 0; i < r->nworkloads; i++)
+		if (!strcmp(r->workloads[i], workload))
+			return 1;
+	return 0;
+}
+
+/* Looks at one manifest; adds its run when it is new. */
+static int scan_one(tg_daemon *d, const tg_storage_obj *o, size_t *added)
+{
+	char seg[5][1025];
+	if (segments(seg, o->key))
+		return 0;
+	char repo_name[2100];
+	snprintf(repo_name, sizeof(repo_name), "%s/%s", seg[0], seg[1]);
+	const tg_config_repo *repo = tg_daemon_repo(d, repo_name, NULL);
+	if (!repo) {
+		tg_log(TG_LOG_DEBUG, "%s: repository %s is not configured: ignored", o->key, repo_name);
+		return 0;
+	}
+	if (!workload_wanted(repo, seg[3])) {
+		tg_log(TG_LOG_DEBUG, "%s: workload %s is not configured for %s: ignored", o->key, seg[3], repo_name);
+		return 0;
+	}
+	char *data = NULL;
+	size_t len = 0;
+	int rc = tg_storage_read(d->storage, o->key, &data, &len, d->cfg->max_manifest_bytes);
+	if (rc == TG_ENOTFOUND)
+		return 0; /* removed since the listing */
+	int oversize = rc == TG_ELIMIT;
+	if (rc && !oversize)
+		return rc;
+	char errmsg[512] = "";
+	if (oversize) {
+		snprintf(errmsg, sizeof(errmsg), "%s", tg_error_last());
+		free(data);
+		data = strdup("");
+		len = 0;
+		if (!data)
+			return TG_ENOMEM;
+	}
+	/* the run's content key: the manifest's key and bytes */
+	tg_sha256_ctx c;
+	uint8_t dig[TG_SHA256_LEN];
+	tg_sha256_init(&c);
+	tg_sha256_update(&c, o->key, strlen(o->key));
+	tg_sha256_update(&c, "\n", 1);
+	tg_sha256_update(&c, data, len);
+	if (oversize)
+		tg_sha256_update(&c, o->etag, strlen(o->etag));
+	tg_sha256_final(dig, &c);
+	tg_job j;
+	memset(&j, 0, sizeof(j));
+	tg_sha256_hex(j.key, dig);
+	tg_manifest *m = NULL;
+	if (!oversize && tg_manifest_parse(&m, data, len, o->key, d->cfg->max_traces))
+		snprintf(errmsg, sizeof(errmsg), "%s", tg_error_last());
+	char prefix[5 * 1026];
+	snprintf(prefix, sizeof(prefix), "%s/%s/%s/%s/%s", seg[0], seg[1], seg[2], seg[3], seg[4]);
+	j.prefix = prefix;
+	j.repo = repo_name;
+	j.commit = seg[2];
+	j.branch = m ? m->branch : "";
+	j.target_branch = m ? m->target_branch : NULL;
+	j.pr = m ? m->pr : 0;
+	j.workload = seg[3];
+	j.run_id = seg[4];
+	j.manifest = data;
+	j.run_time = m && m->created_at ? m->created_at : o->mtime;
+	int64_t id = 0;
+	int created = 0;
+	rc = tg_store_job_add(d->store, &j, &id, &created);
+	if (!rc && created) {
+		(*added)++;
+		if (errmsg[0])
+			tg_log(TG_LOG_WARN, "new run %s (job %lld) with a bad manifest: %s", prefix, (long long)id, errmsg);
+		else
+			tg_log(TG_LOG_INFO, "new run %s@%.12s %s %s (job %lld%s)", repo_name, seg[2], seg[3], seg[4],
+			       (long long)id, m && m->pr ? ", pull request" : "");
+	}
+	tg_manifest_free(m);
+	free(data);
+	return rc;
+}
+
+int tg_daemon_scan(tg_daemon *d, size_t *added)
+{
+	size_t a = 0;
+	if (added)
+		*added = 0;
+	tg_storage_obj *objs = NULL;
+	size_t n = 0;
+	int rc = tg_storage_list_manifests(d->storage, &objs, &n);
+	if (rc) {
+		tg_log(TG_LOG_WARN, "cannot list the storage: %s", tg_error_last());
+		return rc;
+	}
+	for (size_t i = 0; i < n; i++) {
+		char memo[2300];
+		int ml = snprintf(memo, sizeof(memo), "%s\x1f%s", objs[i].key, objs[i].etag ? objs[i].etag : "");
+		if (ml < 0 || (size_t)ml >= sizeof(memo) || tg_atoms_find(d->seen, memo, (size_t)ml) != TG_NONE)
+			continue;
+		int r = scan_one(d, &objs[i], &a);
+		uint32_t at;
+		if (!r) {
+			if (tg_atoms_intern(&at, d->seen, memo, (size_t)ml)) {
+				rc = TG_ENOMEM;
+				break;
+			}
+		} else {
+			/* try again at the next scan (the store or storage may come back) */
+			tg_log(TG_LOG_WARN, "%s: %s", objs[i].key, tg_error_last());
+			rc = r;
+		}
+	}
+	tg_storage_objs_free(objs, n);
+	if (added)
+		*added = a;
+	return rc;
+}
+
+/* ------------------------------------------------------------ work */
+
+int tg_daemon_work(tg_daemon *d, size_t *done)
+{
+	size_t k = 0;
+	int lease_s = (int)(d->cfg->lease_ms / 1000);
+	if (lease_s < 1)
+		lease_s = 1;
+	int rc = 0;
+	while (!(d->o.stop && *d->o.stop)) {
+		tg_job j;
+		memset(&j, 0, sizeof(j));
+		rc = tg_store_job_claim(d->store, d->owner, lease_s, &j);
+		if (rc == TG_ENOTFOUND) {
+			rc = 0;
+			break;
+		}
+		if (rc) {
+			tg_log(TG_LOG_ERROR, "job store: %s", tg_error_last());
+			break;
+		}
+		int r = tg_daemon_job_run(d, &j);
+		if (!r)
+			k++;
+		else
+			tg_log(TG_LOG_WARN, "job %lld (%s %s): will try again after its lease: %s", (long long)j.id,
+			       j.prefix ? j.prefix : "", tg_job_state_name(j.state), tg_error_last());
+		tg_job_clear(&j);
+	}
+	if (done)
+		*done = k;
+	return rc;
+}
+
+int tg_daemon_run(tg_daemon *d)
+{
+	time_t last_prune = 0;
+	for (;;) {
+		size_t added = 0, done = 0;
+		int sr = tg_daemon_scan(d, &added);
+		int wr = tg_daemon_work(d, &done);
+		if (wr == TG_EIO)
+			tg_log(TG_LOG_WARN, "the job store is unavailable; retrying");
+		if (d->o.stop && *d->o.stop)
+			break;
+		time_t now = time(NULL);
+		if (d->cfg->retention_runs_ms > 0 && now - last_prune >= PRUNE_PERIOD_S) {
+			size_t del = 0;
+			if (!tg_store_prune(d->store, (int64_t)now - d->cfg->retention_runs_ms / 1000, &del) && del)
+				tg_log(TG_LOG_INFO, "retention: %zu old runs deleted", del);
+			last_prune = now;
+		}
+		if (d->o.once) {
+			if (!added && !done)
+				break;
+			continue;
+		}
+		(void)sr;
+		int w = tg_storage_wait(d->storage, (long)d->cfg->storage.poll_interval_ms);
+		if (w < 0)
+			tg_log(TG_LOG_WARN, "waiting on the storage: %s", tg_error_last());
+	}
+	return 0;
+}

@@ -1,0 +1,101 @@
+/*
+ * daemon_impl.h - what the parts of the daemon share (daemon.c, job.c,
+ * baseline.c, run_metrics.c, comment.c). Not for other modules.
+ */
+#ifndef TG_DAEMON_IMPL_H
+#define TG_DAEMON_IMPL_H
+
+#include "../core/atoms.h"
+#include "../core/measure.h"
+#include "../core/trace.h"
+#include "../rules/gate.h"
+#include "../rules/rules.h"
+#include "daemon.h"
+#include "forge.h"
+#include "git.h"
+#include "manifest.h"
+#include "storage.h"
+#include "store.h"
+
+struct tg_daemon {
+	tg_config *cfg;
+	tg_daemon_opts o;
+	tg_store *store;
+	tg_storage *storage;
+	tg_forge **forges;   /* one per cfg->forges */
+	tg_rules **rules;    /* one per cfg->repos */
+	tg_git **git;        /* one per cfg->repos, opened on first use */
+	tg_atoms *seen;      /* "key\x1fetag" of manifests already looked at */
+	char owner[256];     /* the lease owner: host, pid, start time */
+	int lock_fd;
+	char *jobs_dir;      /* <state_dir>/jobs */
+	char *tmp_dir;
+	tg_read_opts read;
+};
+
+/* The repository of the config named name and its index, or NULL. */
+const tg_config_repo *tg_daemon_repo(const tg_daemon *d, const char *name, size_t *index);
+
+/* The forge client of repository index ri. */
+tg_forge *tg_daemon_forge(const tg_daemon *d, size_t ri);
+
+/* The git mirror of repository index ri, opened (cloned) on first use. */
+int tg_daemon_git(tg_daemon *d, size_t ri, tg_git **out);
+
+/* Moves job j one or more steps forward (job.c). Returns 0 when the job is
+ * finished or handed on, or a TG_E* code when it must be tried again later
+ * (its lease then expires and it is claimed again). */
+int tg_daemon_job_run(tg_daemon *d, tg_job *j);
+
+/* The traces of one side of a comparison, read and built. */
+typedef struct tg_side {
+	tg_trace **traces;
+	tg_tree **trees;
+	char **names;    /* display names (trace paths in the run folder) */
+	size_t n;
+} tg_side;
+
+/* Fetches and reads every trace of manifest m (sorted by rank) into s.
+ * Errors name the storage key and, for a bad trace, the byte offset;
+ * *permanent is set when trying again cannot help (a missing or malformed
+ * trace, a limit), clear for I/O that may recover (storage unreachable). */
+int tg_side_load(tg_side *s, tg_daemon *d, const tg_manifest *m, int *permanent);
+
+void tg_side_free(tg_side *s);
+
+/* The baseline of job j (repository index ri): the merge-base of its commit
+ * with the target branch, then its first-parent ancestors (baseline_depth of
+ * them), the nearest with a done run of the same workload; for a run on a
+ * branch without a pull request, the ancestors of its commit's parent.
+ * *found: 1 with *base filled and *distance the steps from the merge-base
+ * (0: the merge-base itself); 0 when none (*why says what was searched).
+ * merge_base (41 bytes) receives the merge-base. Errors (git unreachable)
+ * are returned. */
+int tg_daemon_find_baseline(tg_daemon *d, size_t ri, const tg_job *j, tg_job *base, int *found, int *distance,
+                            char merge_base[41], char *why, size_t whycap);
+
+/* The numbers kept in the history for a run: per-step GPU busy, idle,
+ * exposed communication and memcpy time (ms), host syncs, peak memory
+ * (MiB), kernel time per category (ms), and each total rule's value
+ * ("rule:<name>", in the rule's unit: ms, count, TFLOPS/s, TB/s, MiB).
+ * *names holds the metric names (freed with tg_run_metrics_free). */
+int tg_run_metrics(tg_metric **out, size_t *n, const tg_measure *m, const tg_atoms *keys, const tg_rules *rules);
+
+void tg_run_metrics_free(tg_metric *m, size_t n);
+
+/* The value of a rule's metric in the unit the history keeps it (see
+ * tg_run_metrics), from the metric's native unit (ns, count, rate, bytes). */
+double tg_run_metric_display(tg_rule_metric m, double v);
+
+/* The unit name of tg_run_metric_display ("ms", "", "TFLOPS/s", "TB/s", "MiB"). */
+const char *tg_run_metric_unit(tg_rule_metric m);
+
+/* Markdown for the comment after the rules' tables: where the baseline
+ * came from, the accepted regressions and who accepted them, and the target
+ * branch's recent history of the failing rules as Mermaid xychart-beta
+ * charts (with this run as the last point). The caller frees *out. */
+int tg_daemon_comment_extra(char **out, tg_daemon *d, const tg_config_repo *repo, const tg_job *j,
+                            const tg_job *base, int distance, const char *merge_base, const tg_gate *g,
+                            const char *accept_notes);
+
+#endif

@@ -1,0 +1,685 @@
+/*
+ * job.c - one run through its states (daemon_impl.h: tg_daemon_job_run).
+ *
+ *   seen       post "pending" (best effort), move to analysing
+ *   analysing  read the run's traces, record its metrics, find the
+ *              baseline, run the gate, write what will be posted (the
+ *              status and the comment) under <state>/jobs/<id>/, move to
+ *              posting
+ *   posting    post the status and upsert the comment (found again by its
+ *              hidden marker, so a repeated post edits, never duplicates),
+ *              move to done (or failed for a run that could not be judged)
+ *
+ * Every move is a compare-and-set on the job's state under its lease; a
+ * daemon killed at any point leaves the job in the state of its last move,
+ * and the next claim resumes there. What is posted is computed once and
+ * kept on disk, so a resumed posting posts the same verdict. A run that
+ * cannot be judged (a malformed manifest or trace, a trace missing) gets an
+ * "error" status saying why (fail closed); a failure that may pass (storage
+ * or forge unreachable) leaves the job to be claimed again when its lease
+ * expires, up to max_attempts claims.
+ */
+#include "../core/divergence.h"
+#include "daemon_impl.h"
+#include "log.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* What is posted for a run. */
+typedef struct outcome {
+	tg_forge_state state;
+	char verdict[16];    /* pass, warn, block, inconclusive, error, none */
+	char description[512];
+	char summary[768];
+	char *target_url;    /* owned, may be NULL */
+	char *comment;       /* owned, NULL when nothing is commented */
+	char baseline[41];   /* "" when none */
+	int distance;
+} outcome;
+
+static void outcome_free(outcome *o)
+{
+	free(o->target_url);
+	free(o->comment);
+	memset(o, 0, sizeof(*o));
+}
+
+static int is_hex40(const char *s)
+{
+	size_t n = 0;
+	for (; s && s[n]; n++)
+		if (!isxdigit((unsigned char)s[n]))
+			return 0;
+	return n == 40;
+}
+
+/* {repo} {commit} {workload} {run_id} substituted into the template. */
+static char *details_url(const tg_config_repo *r, const tg_job *j, const char *ci_url)
+{
+	if (!r->details_url)
+		return ci_url ? strdup(ci_url) : NULL;
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&out, &len);
+	if (!f)
+		return NULL;
+	for (const char *p = r->details_url; *p; p++) {
+		const char *v = NULL;
+		size_t skip = 0;
+		if (!strncmp(p, "{repo}", 6))
+			v = j->repo, skip = 6;
+		else if (!strncmp(p, "{commit}", 8))
+			v = j->commit, skip = 8;
+		else if (!strncmp(p, "{workload}", 10))
+			v = j->workload, skip = 10;
+		else if (!strncmp(p, "{run_id}", 8))
+			v = j->run_id, skip = 8;
+		if (v) {
+			char *e = tg_http_escape(v, 1);
+			fputs(e ? e : "", f);
+			free(e);
+			p += skip - 1;
+		} else {
+			fputc(*p, f);
+		}
+	}
+	if (fclose(f)) {
+		free(out);
+		return NULL;
+	}
+	return out;
+}
+
+/* ------------------------------------------------------------ persistence */
+
+static void job_dir(char *buf, size_t cap, const tg_daemon *d, const tg_job *j)
+{
+	snprintf(buf, cap, "%s/%lld", d->jobs_dir, (long long)j->id);
+}
+
+/* Writes len bytes to path atomically (a temporary file, fsync, rename). */
+static int write_atomic(const char *path, const char *data, size_t len)
+{
+	char tmp[4200];
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0640);
+	if (fd < 0)
+		return tg_error_set(TG_EIO, "%s: %s", tmp, strerror(errno));
+	size_t off = 0;
+	while (off < len) {
+		ssize_t w = write(fd, data + off, len - off);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			int e = errno;
+			close(fd);
+			unlink(tmp);
+			return tg_error_set(TG_EIO, "%s: %s", tmp, strerror(e));
+		}
+		off += (size_t)w;
+	}
+	if (fsync(fd) || close(fd) || rename(tmp, path)) {
+		int e = errno;
+		unlink(tmp);
+		return tg_error_set(TG_EIO, "%s: %s", path, strerror(e));
+	}
+	return 0;
+}
+
+static int save_outcome(const tg_daemon *d, const tg_job *j, const outcome *o)
+{
+	char dir[4096], path[4200];
+	job_dir(dir, sizeof(dir), d, j);
+	if (mkdir(dir, 0750) && errno != EEXIST)
+		return tg_error_set(TG_EIO, "%s: %s", dir, strerror(errno));
+	if (o->comment) {
+		snprintf(path, sizeof(path), "%s/comment.md", dir);
+		int rc = write_atomic(path, o->comment, strlen(o->comment));
+		if (rc)
+			return rc;
+	}
+	json_t *root = json_pack("{s:s,s:s,s:s,s:s,s:s?,s:b,s:s,s:i}", "state", tg_forge_state_name(o->state),
+	                         "verdict", o->verdict, "description", o->description, "summary", o->summary,
+	                         "target_url", o->target_url, "comment", o->comment != NULL, "baseline",
+	                         o->baseline, "distance", o->distance);
+	char *text = root ? json_dumps(root, JSON_INDENT(1)) : NULL;
+	json_decref(root);
+	if (!text)
+		return tg_error_set(TG_ENOMEM, "out of memory");
+	snprintf(path, sizeof(path), "%s/outcome.json", dir);
+	int rc = write_atomic(path, text, strlen(text));
+	free(text);
+	return rc;
+}
+
+/* Loads what analysing left; TG_ENOTFOUND when it is not there. */
+static int load_outcome(const tg_daemon *d, const tg_job *j, outcome *o)
+{
+	memset(o, 0, sizeof(*o));
+	char dir[4096], path[4200];
+	job_dir(dir, sizeof(dir), d, j);
+	snprintf(path, sizeof(path), "%s/outcome.json", dir);
+	json_error_t err;
+	json_t *root = json_load_file(path, 0, &err);
+	if (!root)
+		return tg_error_set(TG_ENOTFOUND, "%s: %s", path, err.text);
+	const char *state = "", *verdict = "", *desc = "", *summary = "", *url = NULL, *baseline = "";
+	int has_comment = 0, distance = -1;
+	int bad = json_unpack(root, "{s:s,s:s,s:s,s:s,s?s,s:b,s:s,s:i}", "state", &state, "verdict", &verdict,
+	                      "description", &desc, "summary", &summary, "target_url", &url, "comment", &has_comment,
+	                      "baseline", &baseline, "distance", &distance);
+	if (!bad) {
+		o->state = !strcmp(state, "success")   ? TG_FORGE_SUCCESS
+		           : !strcmp(state, "failure") ? TG_FORGE_FAILURE
+		           : !strcmp(state, "pending") ? TG_FORGE_PENDING
+		                                       : TG_FORGE_ERROR;
+		snprintf(o->verdict, sizeof(o->verdict), "%s", verdict);
+		snprintf(o->description, sizeof(o->description), "%s", desc);
+		snprintf(o->summary, sizeof(o->summary), "%s", summary);
+		snprintf(o->baseline, sizeof(o->baseline), "%s", baseline);
+		o->distance = distance;
+		o->target_url = url ? strdup(url) : NULL;
+	}
+	json_decref(root);
+	if (bad)
+		return tg_error_set(TG_ENOTFOUND, "%s: not an outcome", path);
+	if (has_comment) {
+		snprintf(path, sizeof(path), "%s/comment.md", dir);
+		FILE *f = fopen(path, "rb");
+		if (!f) {
+			outcome_free(o);
+			return tg_error_set(TG_ENOTFOUND, "%s: %s", path, strerror(errno));
+		}
+		size_t cap = 0, len = 0;
+		char buf[65536];
+		size_t got;
+		while ((got = fread(buf, 1, sizeof(buf), f)) > 0) {
+			if (tg_grow((void **)&o->comment, &cap, len + got + 1, 1)) {
+				fclose(f);
+				outcome_free(o);
+				return TG_ENOMEM;
+			}
+			memcpy(o->comment + len, buf, got);
+			len += got;
+			o->comment[len] = 0;
+		}
+		fclose(f);
+		if (!o->comment) {
+			outcome_free(o);
+			return tg_error_set(TG_ENOTFOUND, "%s: empty", path);
+		}
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------ posting */
+
+static void marker_of(char *buf, size_t cap, const tg_job *j)
+{
+	snprintf(buf, cap, "tracegate:%s", j->workload);
+}
+
+static int post_status(tg_daemon *d, size_t ri, const tg_job *j, tg_forge_state state, const char *desc,
+                       const char *url, const char *summary_md)
+{
+	const tg_config_repo *r = &d->cfg->repos[ri];
+	char context[512];
+	snprintf(context, sizeof(context), "%s/%s", r->status_context, j->workload);
+	tg_forge_status st = {j->repo, j->commit, state, context, desc, url, summary_md};
+	return tg_forge_post_status(tg_daemon_forge(d, ri), &st);
+}
+
+static int post(tg_daemon *d, size_t ri, tg_job *j, const outcome *o)
+{
+	if (!is_hex40(j->commit)) {
+		tg_log(TG_LOG_WARN, "job %lld: folder %s is not a commit: nothing posted", (long long)j->id, j->commit);
+		return 0;
+	}
+	int rc = post_status(d, ri, j, o->state, o->description, o->target_url, o->comment);
+	if (rc)
+		return rc;
+	if (o->comment && j->pr > 0) {
+		char marker[600], line[700];
+		marker_of(marker, sizeof(marker), j);
+		snprintf(line, sizeof(line), "<!-- %s -->", marker);
+		tg_forge_comment c = {j->repo, j->pr, line, o->comment};
+		int64_t id = 0;
+		int created = 0;
+		if ((rc = tg_forge_upsert_comment(tg_daemon_forge(d, ri), &c, &id, &created)))
+			return rc;
+		j->comment_id = id;
+		tg_log(TG_LOG_INFO, "job %lld: %s comment %lld on %s#%lld", (long long)j->id, created ? "created" : "updated",
+		       (long long)id, j->repo, (long long)j->pr);
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------ analysing */
+
+static void set_error(outcome *o, const char *what, const char *msg)
+{
+	o->state = TG_FORGE_ERROR;
+	snprintf(o->verdict, sizeof(o->verdict), "error");
+	snprintf(o->description, sizeof(o->description), "tracegate could not judge this run: %.400s", msg);
+	snprintf(o->summary, sizeof(o->summary), "error: %.60s: %.600s", what, msg);
+}
+
+/* The comment of a run that could not be judged. */
+static char *error_comment(const tg_job *j, const outcome *o)
+{
+	char *s = NULL;
+	char marker[600];
+	marker_of(marker, sizeof(marker), j);
+	size_t len = 0;
+	FILE *f = open_memstream(&s, &len);
+	if (!f)
+		return NULL;
+	fprintf(f, "<!-- %s -->\n### \xe2\x9d\x97 tracegate: could not judge `", marker);
+	tg_md_escape(f, j->workload);
+	fputs("`\n\n", f);
+	tg_md_escape(f, o->summary);
+	fputs("\n\nThe commit status is `error` until a new run of this workload can be judged.\n\n<sub>tracegate " TG_VERSION
+	      "</sub>\n",
+	      f);
+	if (fclose(f)) {
+		free(s);
+		return NULL;
+	}
+	return s;
+}
+
+/* The comment of a run without a baseline: its numbers, and why. */
+static char *no_baseline_comment(const tg_job *j, const char *why, const tg_metric *m, size_t n)
+{
+	char *s = NULL;
+	char marker[600];
+	marker_of(marker, sizeof(marker), j);
+	size_t len = 0;
+	FILE *f = open_memstream(&s, &len);
+	if (!f)
+		return NULL;
+	fprintf(f, "<!-- %s -->\n### \xe2\x9a\xaa tracegate: no baseline for `", marker);
+	tg_md_escape(f, j->workload);
+	fputs("`\n\nNothing to compare with: ", f);
+	tg_md_escape(f, why);
+	fputs(". The numbers of this run are recorded; the next run of this workload on the target branch becomes "
+	      "a baseline.\n\n| metric | per step |\n| --- | ---: |\n",
+	      f);
+	for (size_t i = 0; i < n; i++) {
+		if (!strncmp(m[i].name, "rule:", 5))
+			continue;
+		fputs("| ", f);
+		tg_md_escape(f, m[i].name);
+		fprintf(f, " | %.6g |\n", m[i].value);
+	}
+	fputs("\n<sub>tracegate " TG_VERSION "</sub>\n", f);
+	if (fclose(f)) {
+		free(s);
+		return NULL;
+	}
+	return s;
+}
+
+/* Overrides from the pull request's labels (tracegate-accept:RULE) and the
+ * commit's trailers (Tracegate-Accept: RULE: reason). Accepts that name no
+ * rule are noted, not applied. Best effort: a forge or git error is logged
+ * and the run is judged without them. */
+struct accepts {
+	tg_accept *a;
+	size_t n, cap;
+	char **owned;
+	size_t nowned, capowned;
+	char *notes;
+	size_t notes_len;
+	FILE *nf;
+};
+
+static const char *keep(struct accepts *x, const char *s)
+{
+	if (!s || tg_grow((void **)&x->owned, &x->capowned, x->nowned + 1, sizeof(char *)))
+		return NULL;
+	char *c = strdup(s);
+	if (c)
+		x->owned[x->nowned++] = c;
+	return c;
+}
+
+static void accept_add(struct accepts *x, const tg_rules *rules, const char *rule, const char *reason, const char *by)
+{
+	if (!tg_rules_find(rules, rule)) {
+		fputs("\nIgnored: `", x->nf);
+		tg_md_escape(x->nf, rule);
+		fputs("` (accepted by ", x->nf);
+		tg_md_escape(x->nf, by);
+		fputs(") names no rule.\n", x->nf);
+		return;
+	}
+	for (size_t i = 0; i < x->n; i++)
+		if (!strcmp(x->a[i].rule, rule))
+			return;
+	if (tg_grow((void **)&x->a, &x->cap, x->n + 1, sizeof(tg_accept)))
+		return;
+	const char *r = keep(x, rule), *why = keep(x, reason), *who = keep(x, by);
+	if (r && why && who)
+		x->a[x->n++] = (tg_accept){r, why, who};
+}
+
+static void accepts_free(struct accepts *x)
+{
+	if (x->nf)
+		fclose(x->nf);
+	for (size_t i = 0; i < x->nowned; i++)
+		free(x->owned[i]);
+	free(x->owned);
+	free(x->a);
+	free(x->notes);
+}
+
+static void gather_accepts(struct accepts *x, tg_daemon *d, size_t ri, const tg_job *j)
+{
+	const tg_rules *rules = d->rules[ri];
+	if (j->pr > 0) {
+		tg_forge_label *l = NULL;
+		size_t n = 0;
+		if (tg_forge_pr_labels(tg_daemon_forge(d, ri), j->repo, j->pr, &l, &n))
+			tg_log(TG_LOG_WARN, "job %lld: labels of %s#%lld: %s", (long long)j->id, j->repo, (long long)j->pr,
+			       tg_error_last());
+		for (size_t i = 0; i < n; i++)
+			if (!strncasecmp(l[i].name, "tracegate-accept:", 17)) {
+				char by[300];
+				snprintf(by, sizeof(by), "label `%s`%s%s", l[i].name, l[i].by ? " added by @" : "",
+				         l[i].by ? l[i].by : "");
+				accept_add(x, rules, l[i].name + 17, "accepted with a pull-request label", by);
+			}
+		tg_forge_labels_free(l, n);
+	}
+	tg_git *g;
+	tg_git_trailer *t = NULL;
+	size_t nt = 0;
+	char *author = NULL;
+	if (tg_daemon_git(d, ri, &g) || tg_git_commit_trailers(g, j->commit, &t, &nt, &author)) {
+		tg_log(TG_LOG_WARN, "job %lld: trailers of %.12s: %s", (long long)j->id, j->commit, tg_error_last());
+		return;
+	}
+	for (size_t i = 0; i < nt; i++) {
+		if (strcasecmp(t[i].key, "Tracegate-Accept"))
+			continue;
+		char rule[256];
+		const char *colon = strchr(t[i].value, ':');
+		size_t rl = colon ? (size_t)(colon - t[i].value) : strlen(t[i].value);
+		while (rl && t[i].value[rl - 1] == ' ')
+			rl--;
+		snprintf(rule, sizeof(rule), "%.*s", (int)rl, t[i].value);
+		const char *reason = colon ? colon + 1 : "";
+		while (*reason == ' ')
+			reason++;
+		char by[600];
+		snprintf(by, sizeof(by), "commit trailer of %s", author ? author : "the commit's author");
+		accept_add(x, rules, rule, *reason ? reason : "(no reason given)", by);
+	}
+	tg_git_trailers_free(t, nt);
+	free(author);
+}
+
+/* Reads the run's manifest from the job. */
+static int job_manifest(const tg_daemon *d, const tg_job *j, tg_manifest **m)
+{
+	char key[6000];
+	snprintf(key, sizeof(key), "%s/manifest.json", j->prefix);
+	return tg_manifest_parse(m, j->manifest ? j->manifest : "", j->manifest ? strlen(j->manifest) : 0, key,
+	                         d->cfg->max_traces);
+}
+
+static int record_metrics(tg_daemon *d, size_t ri, const tg_job *j, const tg_side *s, tg_metric **mm, size_t *nm)
+{
+	tg_atoms *keys = tg_atoms_new();
+	tg_measure *m = NULL;
+	int rc = keys ? tg_measure_build(&m, (const tg_tree *const *)s->trees, s->n, keys) : TG_ENOMEM;
+	if (!rc)
+		rc = tg_run_metrics(mm, nm, m, keys, d->rules[ri]);
+	if (!rc)
+		rc = tg_store_metrics_put(d->store, j->id, *mm, *nm);
+	tg_measure_free(m);
+	tg_atoms_free(keys);
+	return rc;
+}
+
+/* Analyses job j into o. Returns 0 with o filled (an error outcome for a
+ * run that cannot be judged), or a code for a failure worth retrying. */
+static int analyse(tg_daemon *d, size_t ri, tg_job *j, outcome *o)
+{
+	const tg_config_repo *r = &d->cfg->repos[ri];
+	memset(o, 0, sizeof(*o));
+	o->distance = -1;
+	tg_manifest *m = NULL;
+	if (job_manifest(d, j, &m)) {
+		set_error(o, "bad manifest", tg_error_last());
+		return 0;
+	}
+	o->target_url = details_url(r, j, m->ci_url);
+	tg_side cur, old;
+	memset(&old, 0, sizeof(old));
+	int permanent = 0;
+	int rc = tg_side_load(&cur, d, m, &permanent);
+	if (rc) {
+		if (!permanent) {
+			tg_manifest_free(m);
+			return rc;
+		}
+		set_error(o, "bad trace", tg_error_last());
+		tg_manifest_free(m);
+		return 0;
+	}
+	tg_metric *mets = NULL;
+	size_t nmets = 0;
+	tg_job base;
+	memset(&base, 0, sizeof(base));
+	tg_manifest *bm = NULL;
+	tg_gate *g = NULL;
+	struct accepts acc;
+	memset(&acc, 0, sizeof(acc));
+	char *extra = NULL, *comment = NULL;
+	if ((rc = record_metrics(d, ri, j, &cur, &mets, &nmets)))
+		goto done;
+	int found = 0, distance = -1;
+	char merge_base[41], why[512];
+	if ((rc = tg_daemon_find_baseline(d, ri, j, &base, &found, &distance, merge_base, why, sizeof(why))))
+		goto done;
+	if (found) {
+		int bperm = 0;
+		int br = job_manifest(d, &base, &bm);
+		if (!br)
+			br = tg_side_load(&old, d, bm, &bperm);
+		if (br && !bperm && bm) {
+			rc = br;
+			goto done;
+		}
+		if (br) {
+			snprintf(why, sizeof(why), "the baseline run %s cannot be read: %s", base.prefix, tg_error_last());
+			found = 0;
+		}
+	}
+	if (!found) {
+		o->state = TG_FORGE_SUCCESS;
+		snprintf(o->verdict, sizeof(o->verdict), "none");
+		snprintf(o->description, sizeof(o->description), "no baseline: %.480s", why);
+		snprintf(o->summary, sizeof(o->summary), "no baseline: %.700s", why);
+		if (j->pr > 0 && !(comment = no_baseline_comment(j, why, mets, nmets)))
+			rc = tg_error_set(TG_ENOMEM, "out of memory");
+		goto done;
+	}
+	acc.nf = open_memstream(&acc.notes, &acc.notes_len);
+	if (!acc.nf) {
+		rc = tg_error_set(TG_ENOMEM, "out of memory");
+		goto done;
+	}
+	gather_accepts(&acc, d, ri, j);
+	fclose(acc.nf);
+	acc.nf = NULL;
+	tg_gate_opts go = {acc.a, acc.n, 0, 0, 0};
+	if ((rc = tg_gate_run(&g, d->rules[ri], (const tg_tree *const *)old.trees, old.n,
+	                      (const tg_tree *const *)cur.trees, cur.n, &go)))
+		goto done;
+	if ((rc = tg_daemon_comment_extra(&extra, d, r, j, &base, distance, merge_base, g, acc.notes)))
+		goto done;
+	char marker[600];
+	marker_of(marker, sizeof(marker), j);
+	tg_diff_doc doc = tg_gate_doc(g, (const char *const *)old.names, old.n, (const char *const *)cur.names, cur.n,
+	                              marker, extra);
+	size_t clen = 0;
+	FILE *f = open_memstream(&comment, &clen);
+	if (!f) {
+		rc = tg_error_set(TG_ENOMEM, "out of memory");
+		goto done;
+	}
+	rc = tg_diff_write_md(f, &doc, (size_t)d->cfg->max_comment_bytes);
+	if (fclose(f) && !rc)
+		rc = tg_error_set(TG_ENOMEM, "out of memory");
+	if (rc)
+		goto done;
+	tg_verdict v = tg_gate_verdict(g);
+	const char *summary = tg_judgement_summary(tg_gate_judgement(g));
+	snprintf(o->verdict, sizeof(o->verdict), "%s", tg_verdict_name(v));
+	snprintf(o->summary, sizeof(o->summary), "%s", summary);
+	snprintf(o->description, sizeof(o->description), "%s", summary);
+	o->state = v == TG_VERDICT_BLOCK ? TG_FORGE_FAILURE : TG_FORGE_SUCCESS;
+	snprintf(o->baseline, sizeof(o->baseline), "%s", base.commit);
+	o->distance = distance;
+done:
+	if (!rc && comment) {
+		o->comment = comment;
+		comment = NULL;
+	}
+	free(comment);
+	free(extra);
+	accepts_free(&acc);
+	tg_gate_free(g);
+	tg_side_free(&old);
+	tg_side_free(&cur);
+	tg_manifest_free(bm);
+	tg_job_clear(&base);
+	tg_run_metrics_free(mets, nmets);
+	tg_manifest_free(m);
+	return rc;
+}
+
+/* ------------------------------------------------------------ the states */
+
+static int advance(tg_daemon *d, tg_job *j, tg_job_state to, const char *error)
+{
+	int rc = tg_store_job_advance(d->store, j->id, d->owner, j->state, to, error);
+	if (rc == TG_ENOTFOUND)
+		tg_log(TG_LOG_WARN, "job %lld: lost its lease in state %s: left to its new holder", (long long)j->id,
+		       tg_job_state_name(j->state));
+	if (!rc)
+		j->state = to;
+	return rc;
+}
+
+/* The job has been claimed too often: post an error (best effort) and fail it. */
+static int give_up(tg_daemon *d, size_t ri, tg_job *j)
+{
+	char msg[1024];
+	snprintf(msg, sizeof(msg), "gave up after %d attempts (%s)", j->attempts - 1,
+	         j->error ? j->error : "the daemon stopped while working on it");
+	tg_log(TG_LOG_ERROR, "job %lld (%s): %s", (long long)j->id, j->prefix, msg);
+	outcome o;
+	memset(&o, 0, sizeof(o));
+	set_error(&o, "tracegate", msg);
+	if (is_hex40(j->commit) && post_status(d, ri, j, o.state, o.description, NULL, NULL))
+		tg_log(TG_LOG_WARN, "job %lld: %s", (long long)j->id, tg_error_last());
+	tg_job r = *j;
+	r.verdict = (char *)"error";
+	r.summary = o.summary;
+	tg_store_job_set_result(d->store, j->id, &r);
+	return advance(d, j, TG_JOB_FAILED, msg);
+}
+
+int tg_daemon_job_run(tg_daemon *d, tg_job *j)
+{
+	size_t ri = 0;
+	const tg_config_repo *r = tg_daemon_repo(d, j->repo, &ri);
+	if (!r) {
+		tg_log(TG_LOG_WARN, "job %lld: repository %s is no longer configured", (long long)j->id, j->repo);
+		return advance(d, j, TG_JOB_FAILED, "repository not configured");
+	}
+	if (j->attempts > d->cfg->max_attempts)
+		return give_up(d, ri, j);
+	int rc = 0;
+	if (j->state == TG_JOB_SEEN) {
+		if (is_hex40(j->commit)) {
+			char desc[256];
+			snprintf(desc, sizeof(desc), "tracegate is analysing %s", j->workload);
+			tg_manifest *m = NULL;
+			char *url = NULL;
+			if (!job_manifest(d, j, &m))
+				url = details_url(r, j, m->ci_url);
+			if (post_status(d, ri, j, TG_FORGE_PENDING, desc, url, NULL))
+				tg_log(TG_LOG_WARN, "job %lld: pending status: %s", (long long)j->id, tg_error_last());
+			free(url);
+			tg_manifest_free(m);
+		}
+		if ((rc = advance(d, j, TG_JOB_ANALYSING, NULL)))
+			return rc == TG_ENOTFOUND ? 0 : rc;
+	}
+	outcome o;
+	memset(&o, 0, sizeof(o));
+	if (j->state == TG_JOB_ANALYSING) {
+		tg_log(TG_LOG_INFO, "job %lld: analysing %s", (long long)j->id, j->prefix);
+		if ((rc = analyse(d, ri, j, &o)))
+			return rc;
+		if (!o.comment && j->pr > 0 && !strcmp(o.verdict, "error") && !(o.comment = error_comment(j, &o))) {
+			outcome_free(&o);
+			return tg_error_set(TG_ENOMEM, "out of memory");
+		}
+		tg_job res = *j;
+		res.verdict = o.verdict;
+		res.summary = o.summary;
+		res.baseline_commit = o.baseline[0] ? o.baseline : NULL;
+		res.baseline_distance = o.distance;
+		if ((rc = save_outcome(d, j, &o)) || (rc = tg_store_job_set_result(d->store, j->id, &res)) ||
+		    (rc = advance(d, j, TG_JOB_POSTING, NULL))) {
+			outcome_free(&o);
+			return rc == TG_ENOTFOUND ? 0 : rc;
+		}
+		tg_log(TG_LOG_INFO, "job %lld: %s", (long long)j->id, o.summary);
+	} else if (j->state == TG_JOB_POSTING) {
+		if (load_outcome(d, j, &o)) {
+			/* the files are gone (a new state folder): analyse again */
+			tg_log(TG_LOG_WARN, "job %lld: %s; analysing again", (long long)j->id, tg_error_last());
+			if ((rc = advance(d, j, TG_JOB_ANALYSING, NULL)))
+				return rc == TG_ENOTFOUND ? 0 : rc;
+			return tg_daemon_job_run(d, j);
+		}
+	} else {
+		return 0; /* done or failed: nothing to do */
+	}
+	if ((rc = post(d, ri, j, &o))) {
+		outcome_free(&o);
+		return rc;
+	}
+	tg_job res = *j;
+	res.verdict = o.verdict;
+	res.summary = o.summary;
+	res.baseline_commit = o.baseline[0] ? o.baseline : NULL;
+	res.baseline_distance = o.distance;
+	if ((rc = tg_store_job_set_result(d->store, j->id, &res))) {
+		outcome_free(&o);
+		return rc;
+	}
+	int failed = !strcmp(o.verdict, "error");
+	rc = advance(d, j, failed ? TG_JOB_FAILED : TG_JOB_DONE, failed ? o.summary : NULL);
+	if (!rc)
+		tg_log(TG_LOG_INFO, "job %lld: posted %s (%s)", (long long)j->id, tg_forge_state_name(o.state), o.verdict);
+	outcome_free(&o);
+	return rc == TG_ENOTFOUND ? 0 : rc;
+}

@@ -1,0 +1,337 @@
+/*
+ * manifest.c - parsing and checking a run's manifest.json (manifest.h).
+ */
+#include "manifest.h"
+#include "../core/tg.h"
+#include "storage.h"
+
+#include <ctype.h>
+#include <jansson.h>
+#include <stdarg.h>
+#include <strings.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define DEFAULT_MAX_TRACES 64
+
+void tg_manifest_free(tg_manifest *m)
+{
+	if (!m)
+		return;
+	free(m->repo);
+	free(m->commit);
+	free(m->branch);
+	free(m->target_branch);
+	free(m->workload);
+	free(m->run_id);
+	free(m->ci_url);
+	free(m->prefix);
+	for (size_t i = 0; i < m->ntraces; i++)
+		free(m->traces[i].path);
+	free(m->traces);
+	free(m);
+}
+
+/* A printable excerpt of an untrusted string for messages. */
+static void excerpt(char *buf, size_t cap, const char *s)
+{
+	size_t k = 0;
+	for (const char *p = s; *p && k + 5 < cap; p++) {
+		unsigned char c = (unsigned char)*p;
+		if (c < 0x20 || c == 0x7f)
+			k += (size_t)snprintf(buf + k, cap - k, "\\x%02x", c);
+		else
+			buf[k++] = (char)c;
+	}
+	if (strlen(s) > k && k + 4 < cap) {
+		memcpy(buf + k, "...", 3);
+		k += 3;
+	}
+	buf[k] = 0;
+}
+
+static int fail(const char *key, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static int fail(const char *key, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	return tg_error_set(TG_EFORMAT, "%s: %s", key, msg);
+}
+
+/* The string member name of o, or NULL after setting an error (required)
+ * or when absent (optional: *absent = 1). */
+static int get_str(const char **out, const json_t *o, const char *name, int required, const char *key)
+{
+	*out = NULL;
+	json_t *v = json_object_get(o, name);
+	if (!v || json_is_null(v)) {
+		if (required)
+			return fail(key, "'%s' is missing", name);
+		return 0;
+	}
+	if (!json_is_string(v))
+		return fail(key, "'%s' must be a string", name);
+	const char *s = json_string_value(v);
+	if (!*s)
+		return fail(key, "'%s' is empty", name);
+	if (strlen(s) > 1024)
+		return fail(key, "'%s' is longer than 1024 bytes", name);
+	for (const char *p = s; *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			return fail(key, "'%s' contains a control character", name);
+	*out = s;
+	return 0;
+}
+
+static int is_hex40(const char *s)
+{
+	size_t n = 0;
+	for (; s[n]; n++)
+		if (!isxdigit((unsigned char)s[n]))
+			return 0;
+	return n == 40;
+}
+
+/* RFC 3339 / ISO 8601 "2026-11-23T18:00:00Z" (fraction and offset allowed). */
+static int parse_time(int64_t *out, const char *s)
+{
+	struct tm tm;
+	memset(&tm, 0, sizeof(tm));
+	const char *p = strptime(s, "%Y-%m-%dT%H:%M:%S", &tm);
+	if (!p)
+		return -1;
+	if (*p == '.') {
+		p++;
+		while (isdigit((unsigned char)*p))
+			p++;
+	}
+	int64_t off = 0;
+	if (*p == 'Z' || *p == 'z') {
+		p++;
+	} else if (*p == '+' || *p == '-') {
+		int sign = *p == '-' ? -1 : 1;
+		int hh, mm;
+		if (sscanf(p + 1, "%2d:%2d", &hh, &mm) != 2)
+			return -1;
+		off = sign * (hh * 3600 + mm * 60);
+		p += 6;
+	} else {
+		return -1;
+	}
+	if (*p)
+		return -1;
+	*out = (int64_t)timegm(&tm) - off;
+	return 0;
+}
+
+/* Splits key into its five folder segments; returns 0 or -1. */
+static int key_segments(char seg[5][1025], const char *key)
+{
+	if (!tg_storage_key_ok(key))
+		return -1;
+	const char *p = key;
+	for (int i = 0; i < 5; i++) {
+		const char *slash = strchr(p, '/');
+		if (!slash || (size_t)(slash - p) > 1024)
+			return -1;
+		memcpy(seg[i], p, (size_t)(slash - p));
+		seg[i][slash - p] = 0;
+		p = slash + 1;
+	}
+	return strcmp(p, "manifest.json") ? -1 : 0;
+}
+
+static int check_trace_path(const char *key, size_t i, const char *path)
+{
+	char ex[128];
+	excerpt(ex, sizeof(ex), path);
+	if (!tg_storage_key_ok(path))
+		return fail(key, "traces[%zu].path '%s' must be a relative path inside the run's folder "
+		                 "(no '..', '.', empty segment, leading '/', or backslash)",
+		            i, ex);
+	if (!strcmp(path, "manifest.json"))
+		return fail(key, "traces[%zu].path names the manifest itself", i);
+	return 0;
+}
+
+static int dup(char **out, const char *s)
+{
+	if (!s) {
+		*out = NULL;
+		return 0;
+	}
+	*out = strdup(s);
+	return *out ? 0 : tg_error_set(TG_ENOMEM, "out of memory");
+}
+
+int tg_manifest_parse(tg_manifest **out, const char *json, size_t len, const char *key, uint32_t max_traces)
+{
+	*out = NULL;
+	if (!max_traces)
+		max_traces = DEFAULT_MAX_TRACES;
+	char seg[5][1025];
+	if (key_segments(seg, key))
+		return fail(key, "not at <owner>/<repo>/<commit>/<workload>/<run-id>/manifest.json");
+	json_error_t err;
+	json_t *root = json_loadb(json, len, JSON_REJECT_DUPLICATES, &err);
+	if (!root)
+		return fail(key, "%d:%d: bad JSON: %s", err.line, err.column, err.text);
+	int rc = 0;
+	tg_manifest *m = tg_calloc(1, sizeof(*m));
+	if (!m) {
+		json_decref(root);
+		return TG_ENOMEM;
+	}
+	const char *schema, *repo, *commit, *branch, *target, *workload, *run_id, *ci_url, *created;
+	if (!json_is_object(root)) {
+		rc = fail(key, "expected a JSON object");
+		goto done;
+	}
+	if ((rc = get_str(&schema, root, "schema", 1, key)))
+		goto done;
+	if (strcmp(schema, TG_MANIFEST_SCHEMA)) {
+		char ex[128];
+		excerpt(ex, sizeof(ex), schema);
+		rc = fail(key, "schema '%s' is not " TG_MANIFEST_SCHEMA, ex);
+		goto done;
+	}
+	if ((rc = get_str(&repo, root, "repo", 1, key)) || (rc = get_str(&commit, root, "commit", 1, key)) ||
+	    (rc = get_str(&branch, root, "branch", 1, key)) || (rc = get_str(&target, root, "target_branch", 0, key)) ||
+	    (rc = get_str(&workload, root, "workload", 1, key)) || (rc = get_str(&run_id, root, "run_id", 1, key)) ||
+	    (rc = get_str(&ci_url, root, "ci_url", 0, key)) || (rc = get_str(&created, root, "created_at", 0, key)))
+		goto done;
+	char folder_repo[2100];
+	snprintf(folder_repo, sizeof(folder_repo), "%s/%s", seg[0], seg[1]);
+	char ex[128];
+	if (strcmp(repo, folder_repo)) {
+		excerpt(ex, sizeof(ex), repo);
+		rc = fail(key, "repo '%s' does not match the folder (%s)", ex, folder_repo);
+		goto done;
+	}
+	if (!is_hex40(commit)) {
+		excerpt(ex, sizeof(ex), commit);
+		rc = fail(key, "commit '%s' is not 40 hexadecimal digits", ex);
+		goto done;
+	}
+	if (strcasecmp(commit, seg[2])) {
+		rc = fail(key, "commit does not match the folder (%s)", seg[2]);
+		goto done;
+	}
+	if (strcmp(workload, seg[3])) {
+		excerpt(ex, sizeof(ex), workload);
+		rc = fail(key, "workload '%s' does not match the folder (%s)", ex, seg[3]);
+		goto done;
+	}
+	if (strcmp(run_id, seg[4])) {
+		excerpt(ex, sizeof(ex), run_id);
+		rc = fail(key, "run_id '%s' does not match the folder (%s)", ex, seg[4]);
+		goto done;
+	}
+	if (ci_url && strncmp(ci_url, "https://", 8) && strncmp(ci_url, "http://", 7)) {
+		rc = fail(key, "ci_url must be an http(s) URL");
+		goto done;
+	}
+	json_t *pr = json_object_get(root, "pull_request");
+	if (pr && !json_is_null(pr)) {
+		if (!json_is_integer(pr) || json_integer_value(pr) <= 0) {
+			rc = fail(key, "pull_request must be a positive integer (or null)");
+			goto done;
+		}
+		m->pr = (int64_t)json_integer_value(pr);
+	}
+	if (created && parse_time(&m->created_at, created)) {
+		excerpt(ex, sizeof(ex), created);
+		rc = fail(key, "created_at '%s' is not an RFC 3339 time such as 2026-11-23T18:00:00Z", ex);
+		goto done;
+	}
+	json_t *tr = json_object_get(root, "traces");
+	if (!tr) {
+		rc = fail(key, "'traces' is missing");
+		goto done;
+	}
+	if (!json_is_array(tr) || json_array_size(tr) == 0) {
+		rc = fail(key, "'traces' must be a non-empty list");
+		goto done;
+	}
+	if (json_array_size(tr) > max_traces) {
+		rc = fail(key, "%zu traces, more than the limit of %u", json_array_size(tr), max_traces);
+		goto done;
+	}
+	m->traces = tg_calloc(json_array_size(tr), sizeof(*m->traces));
+	if (!m->traces) {
+		rc = TG_ENOMEM;
+		goto done;
+	}
+	for (size_t i = 0; i < json_array_size(tr); i++) {
+		json_t *t = json_array_get(tr, i);
+		const char *path;
+		if (!json_is_object(t)) {
+			rc = fail(key, "traces[%zu] must be an object with a path", i);
+			goto done;
+		}
+		char what[48];
+		snprintf(what, sizeof(what), "traces[%zu].path", i);
+		json_t *pv = json_object_get(t, "path");
+		if (!pv || !json_is_string(pv) || !*json_string_value(pv)) {
+			rc = fail(key, "%s must be a non-empty string", what);
+			goto done;
+		}
+		path = json_string_value(pv);
+		if ((rc = check_trace_path(key, i, path)))
+			goto done;
+		for (size_t k = 0; k < m->ntraces; k++)
+			if (!strcmp(m->traces[k].path, path)) {
+				rc = fail(key, "traces[%zu].path repeats traces[%zu]", i, k);
+				goto done;
+			}
+		int64_t rank = -1;
+		json_t *rv = json_object_get(t, "rank");
+		if (rv && !json_is_null(rv)) {
+			if (!json_is_integer(rv) || json_integer_value(rv) < 0 || json_integer_value(rv) > 1000000) {
+				rc = fail(key, "traces[%zu].rank must be an integer >= 0", i);
+				goto done;
+			}
+			rank = (int64_t)json_integer_value(rv);
+			for (size_t k = 0; k < m->ntraces; k++)
+				if (m->traces[k].rank == rank) {
+					rc = fail(key, "traces[%zu].rank %lld repeats traces[%zu]", i, (long long)rank, k);
+					goto done;
+				}
+		}
+		if ((rc = dup(&m->traces[m->ntraces].path, path)))
+			goto done;
+		m->traces[m->ntraces++].rank = rank;
+	}
+	char prefix[5 * 1026];
+	snprintf(prefix, sizeof(prefix), "%s/%s/%s/%s/%s", seg[0], seg[1], seg[2], seg[3], seg[4]);
+	if ((rc = dup(&m->repo, repo)) || (rc = dup(&m->commit, commit)) || (rc = dup(&m->branch, branch)) ||
+	    (rc = dup(&m->target_branch, target)) || (rc = dup(&m->workload, workload)) ||
+	    (rc = dup(&m->run_id, run_id)) || (rc = dup(&m->ci_url, ci_url)) || (rc = dup(&m->prefix, prefix)))
+		goto done;
+	for (char *p = m->commit; *p; p++)
+		*p = (char)tolower((unsigned char)*p);
+done:
+	json_decref(root);
+	if (rc) {
+		tg_manifest_free(m);
+		return rc;
+	}
+	*out = m;
+	return 0;
+}
+
+char *tg_manifest_trace_key(const tg_manifest *m, size_t i)
+{
+	char *k = NULL;
+	if (i >= m->ntraces || asprintf(&k, "%s/%s", m->prefix, m->traces[i].path) < 0) {
+		tg_error_set(TG_ENOMEM, "out of memory");
+		return NULL;
+	}
+	return k;
+}

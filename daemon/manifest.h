@@ -1,0 +1,59 @@
+/*
+ * manifest.h - the manifest.json of a run in artifact storage (DESIGN.md,
+ * "Artifact storage contract"; JSON Schema: docs/manifest.schema.json):
+ *
+ *   { "schema": "tracegate.run/1",
+ *     "repo": "owner/repo", "commit": "<40 hex>", "branch": "feature-x",
+ *     "pull_request": 123, "target_branch": "main",
+ *     "workload": "llama-8b-train", "run_id": "ci-4567-1",
+ *     "traces": [ { "path": "rank0.pt.trace.json.gz", "rank": 0 } ],
+ *     "created_at": "2026-11-23T18:00:00Z",         optional
+ *     "ci_url": "https://ci.example/jobs/4567" }    optional
+ *
+ * The manifest is written last: its presence means the run is complete.
+ * It is checked against the folder it sits in (a manifest cannot speak for
+ * another repository, commit, workload or run), and every trace path must
+ * stay inside the run's folder. Other keys are ignored.
+ */
+#ifndef TG_MANIFEST_H
+#define TG_MANIFEST_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define TG_MANIFEST_SCHEMA "tracegate.run/1"
+
+typedef struct tg_manifest_trace {
+	char *path;   /* relative to the run folder, checked */
+	int64_t rank; /* -1 when not given */
+} tg_manifest_trace;
+
+typedef struct tg_manifest {
+	char *repo;          /* "owner/repo" */
+	char *commit;        /* 40 lower-case hex */
+	char *branch;
+	char *target_branch; /* NULL when not given */
+	int64_t pr;          /* 0 when not given (a branch build) */
+	char *workload;
+	char *run_id;
+	char *ci_url;        /* NULL when not given */
+	int64_t created_at;  /* Unix seconds; 0 when not given */
+	char *prefix;        /* the run's folder key ("owner/repo/sha/workload/run-id") */
+	tg_manifest_trace *traces;
+	size_t ntraces;
+} tg_manifest;
+
+/* Parses the manifest text (len bytes) found at storage key `key`
+ * ("owner/repo/<sha>/<workload>/<run-id>/manifest.json"), checking it
+ * against the key and at most max_traces traces (0: 64). On success *out
+ * owns the result (tg_manifest_free). Errors: TG_EFORMAT with one line
+ * "KEY: ..." (JSON syntax errors with line:column, then which field is
+ * wrong and why), TG_ENOMEM. */
+int tg_manifest_parse(tg_manifest **out, const char *json, size_t len, const char *key, uint32_t max_traces);
+
+void tg_manifest_free(tg_manifest *m);
+
+/* The storage key of trace i ("<prefix>/<path>"); the caller frees it. */
+char *tg_manifest_trace_key(const tg_manifest *m, size_t i);
+
+#endif

@@ -1,0 +1,131 @@
+/*
+ * run_metrics.c - the numbers of a run kept in the history (daemon_impl.h:
+ * tg_run_metrics).
+ */
+#include "../rules/judge.h"
+#include "daemon_impl.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+double tg_run_metric_display(tg_rule_metric m, double v)
+{
+	switch (tg_rule_metric_unit(m)) {
+	case TG_UNIT_TIME: return v / 1e6;
+	case TG_UNIT_BYTES: return v / 1048576.0;
+	default: return v;
+	}
+}
+
+const char *tg_run_metric_unit(tg_rule_metric m)
+{
+	switch (tg_rule_metric_unit(m)) {
+	case TG_UNIT_TIME: return "ms";
+	case TG_UNIT_BYTES: return "MiB";
+	case TG_UNIT_RATE: return m == TG_METRIC_TFLOPS ? "TFLOPS/s" : "TB/s";
+	default: return "";
+	}
+}
+
+void tg_run_metrics_free(tg_metric *m, size_t n)
+{
+	for (size_t i = 0; m && i < n; i++)
+		free((char *)m[i].name);
+	free(m);
+}
+
+struct acc {
+	tg_metric *m;
+	size_t n, cap;
+};
+
+static int add(struct acc *a, const char *name, double v)
+{
+	if (!isfinite(v))
+		return 0;
+	if (tg_grow((void **)&a->m, &a->cap, a->n + 1, sizeof(tg_metric)))
+		return TG_ENOMEM;
+	char *s = strdup(name);
+	if (!s)
+		return tg_error_set(TG_ENOMEM, "out of memory");
+	a->m[a->n++] = (tg_metric){s, v};
+	return 0;
+}
+
+int tg_run_metrics(tg_metric **out, size_t *n, const tg_measure *m, const tg_atoms *keys, const tg_rules *rules)
+{
+	*out = NULL;
+	*n = 0;
+	struct acc a = {0};
+	size_t nu;
+	const tg_unit *u = tg_measure_units(m, &nu);
+	double busy = 0, idle = 0, comm = 0, memcpy_ns = 0, syncs = 0, peak = -1;
+	for (size_t i = 0; i < nu; i++) {
+		busy += (double)u[i].busy_ns;
+		idle += (double)u[i].idle_ns;
+		comm += (double)u[i].exposed_comm_ns;
+		memcpy_ns += (double)u[i].exposed_memcpy_ns;
+		syncs += (double)u[i].host_syncs;
+		if (u[i].peak_memory > peak)
+			peak = (double)u[i].peak_memory;
+	}
+	double per = nu ? 1.0 / (double)nu : 1.0;
+	int rc = add(&a, "steps", (double)nu);
+	if (!rc)
+		rc = add(&a, "gpu_busy_ms", busy * per / 1e6);
+	if (!rc)
+		rc = add(&a, "gpu_idle_ms", idle * per / 1e6);
+	if (!rc)
+		rc = add(&a, "exposed_comm_ms", comm * per / 1e6);
+	if (!rc)
+		rc = add(&a, "exposed_memcpy_ms", memcpy_ns * per / 1e6);
+	if (!rc)
+		rc = add(&a, "host_syncs", syncs * per);
+	if (!rc && peak >= 0)
+		rc = add(&a, "peak_memory_mib", peak / 1048576.0);
+	/* kernel time per category, per step */
+	size_t nk;
+	const tg_kernel_rec *k = tg_measure_kernels(m, &nk);
+	uint32_t ncat = tg_atoms_count(keys);
+	double *cat = calloc(ncat ? ncat : 1, sizeof(double));
+	if (!cat && !rc)
+		rc = tg_error_set(TG_ENOMEM, "out of memory");
+	for (size_t i = 0; !rc && i < nk; i++)
+		if (k[i].category < ncat)
+			cat[k[i].category] += (double)k[i].dur_ns;
+	for (uint32_t c = 0; !rc && c < ncat; c++) {
+		if (cat[c] <= 0)
+			continue;
+		char name[256];
+		snprintf(name, sizeof(name), "kernel_time_ms:%s", tg_atoms_str(keys, c));
+		rc = add(&a, name, cat[c] * per / 1e6);
+	}
+	free(cat);
+	/* each total rule's value: the rules judged on the run against itself */
+	tg_judgement *j = NULL;
+	if (!rc && rules) {
+		tg_judge_opts jo = {NULL, 0, 1};
+		rc = tg_judge(&j, rules, m, m, keys, &jo);
+	}
+	if (!rc && j) {
+		size_t ni;
+		const tg_judged *it = tg_judgement_items(j, &ni);
+		for (size_t i = 0; !rc && i < ni; i++) {
+			if (it[i].rule->aggregate != TG_AGG_TOTAL)
+				continue;
+			char name[256];
+			snprintf(name, sizeof(name), "rule:%s", it[i].rule->name);
+			rc = add(&a, name, tg_run_metric_display(it[i].rule->metric, it[i].next));
+		}
+	}
+	tg_judgement_free(j);
+	if (rc) {
+		tg_run_metrics_free(a.m, a.n);
+		return rc;
+	}
+	*out = a.m;
+	*n = a.n;
+	return 0;
+}

@@ -1,0 +1,99 @@
+/*
+ * side.c - the traces of one run, fetched from storage and read
+ * (daemon_impl.h: tg_side_load).
+ */
+#include "daemon_impl.h"
+#include "log.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+void tg_side_free(tg_side *s)
+{
+	for (size_t i = 0; i < s->n; i++) {
+		tg_tree_free(s->trees ? s->trees[i] : NULL);
+		tg_trace_free(s->traces ? s->traces[i] : NULL);
+		free(s->names ? s->names[i] : NULL);
+	}
+	free(s->traces);
+	free(s->trees);
+	free(s->names);
+	memset(s, 0, sizeof(*s));
+}
+
+/* Trace indices of m sorted by rank (traces without a rank keep their order,
+ * after those with one). */
+static void by_rank(size_t *order, const tg_manifest *m)
+{
+	for (size_t i = 0; i < m->ntraces; i++)
+		order[i] = i;
+	for (size_t i = 1; i < m->ntraces; i++)
+		for (size_t k = i; k > 0; k--) {
+			int64_t a = m->traces[order[k - 1]].rank, b = m->traces[order[k]].rank;
+			int swap = (a < 0 && b >= 0) || (a >= 0 && b >= 0 && b < a);
+			if (!swap)
+				break;
+			size_t t = order[k];
+			order[k] = order[k - 1];
+			order[k - 1] = t;
+		}
+}
+
+int tg_side_load(tg_side *s, tg_daemon *d, const tg_manifest *m, int *permanent)
+{
+	memset(s, 0, sizeof(*s));
+	*permanent = 0;
+	size_t n = m->ntraces;
+	size_t *order = calloc(n ? n : 1, sizeof(size_t));
+	s->traces = tg_calloc(n ? n : 1, sizeof(tg_trace *));
+	s->trees = tg_calloc(n ? n : 1, sizeof(tg_tree *));
+	s->names = tg_calloc(n ? n : 1, sizeof(char *));
+	if (!order || !s->traces || !s->trees || !s->names) {
+		free(order);
+		tg_side_free(s);
+		return tg_error_set(TG_ENOMEM, "out of memory");
+	}
+	s->n = n;
+	by_rank(order, m);
+	int rc = 0;
+	for (size_t i = 0; i < n && !rc; i++) {
+		char *key = tg_manifest_trace_key(m, order[i]);
+		if (!key) {
+			rc = TG_ENOMEM;
+			break;
+		}
+		s->names[i] = strdup(m->traces[order[i]].path);
+		char *path = NULL;
+		int is_temp = 0;
+		rc = tg_storage_fetch(d->storage, key, d->tmp_dir, d->cfg->max_trace_bytes, &path, &is_temp);
+		if (rc) {
+			/* missing, outside the run, too large: the run is at fault; an
+			 * unreachable storage may come back */
+			*permanent = rc == TG_ENOTFOUND || rc == TG_EINVAL || rc == TG_ELIMIT;
+			if (rc == TG_ENOTFOUND)
+				tg_error_set(rc, "%s: the manifest names a trace that is not in storage", key);
+			free(key);
+			break;
+		}
+		rc = tg_trace_read_file_named(&s->traces[i], path, key, &d->read);
+		if (is_temp)
+			unlink(path);
+		free(path);
+		if (rc) {
+			/* a malformed trace or a limit; or a trace deleted under us */
+			*permanent = 1;
+			free(key);
+			break;
+		}
+		rc = tg_tree_build(&s->trees[i], s->traces[i]);
+		free(key);
+		if (!rc)
+			tg_log(TG_LOG_DEBUG, "read %s/%s: %zu bytes of JSON", m->prefix, m->traces[order[i]].path,
+			       (size_t)tg_trace_stats_get(s->traces[i])->json_bytes);
+	}
+	free(order);
+	if (rc)
+		tg_side_free(s);
+	return rc;
+}
