@@ -2,7 +2,8 @@
 # it_git.sh - daemon/git.c against real servers on loopback: builds a
 # repository with the git CLI (main with a merge, a feature branch with a
 # Tracegate-Accept trailer), serves it with git daemon and, when lighttpd is
-# installed, with git http-backend (open and behind basic auth), and runs
+# installed, with git http-backend (open, behind basic auth, and over TLS
+# with a self-signed certificate when lighttpd has TLS), and runs
 # build/tests/test_git with the URLs and the answers the git CLI gives.
 # The test binary checks those answers, then pushes commits to the daemon
 # and sees the mirror fetch them on demand.
@@ -74,10 +75,24 @@ fi
 if tg_git_have_lighttpd; then
 	token=tg-$(od -An -N12 -tx1 /dev/urandom | tr -d ' \n')
 	printf 'x-access-token:%s\n' "$token" > "$TG_RUN/users"
-	if tg_git_http_start "$srv" "$TG_RUN/users"; then
+	pem=""
+	if tg_git_have_lighttpd_tls; then
+		mkdir -p "$TG_RUN/tls"
+		tg_git_make_cert "$TG_RUN/tls" && pem=$TG_RUN/tls
+		tg_check "a self-signed certificate for 127.0.0.1" test -n "$pem"
+	else
+		echo "# SKIP https: lighttpd's TLS module is not installed (apt-get install lighttpd-mod-openssl)"
+	fi
+	if tg_git_http_start "$srv" "$TG_RUN/users" "$pem"; then
 		export TG_TEST_GIT_HTTP_URL=http://127.0.0.1:$TG_GIT_HTTP_PORT/git/repo.git
 		export TG_TEST_GIT_HTTP_AUTH_URL=http://127.0.0.1:$TG_GIT_HTTP_PORT/auth/repo.git
 		export TG_TEST_GIT_HTTP_TOKEN=$token
+		if [ -n "$TG_GIT_HTTPS_PORT" ]; then
+			export TG_TEST_GIT_HTTPS_URL=https://127.0.0.1:$TG_GIT_HTTPS_PORT/git/repo.git
+			export TG_TEST_GIT_HTTPS_CA=$pem/cert.pem
+			tg_eq "https serves main (git ls-remote with the CA)" "$TG_TEST_GIT_MAIN" \
+				"$(GIT_SSL_CAINFO=$pem/cert.pem git ls-remote "$TG_TEST_GIT_HTTPS_URL" refs/heads/main | cut -f1)"
+		fi
 		tg_eq "smart HTTP serves main (git ls-remote)" "$TG_TEST_GIT_MAIN" \
 			"$(git ls-remote "$TG_TEST_GIT_HTTP_URL" refs/heads/main | cut -f1)"
 		tg_check "smart HTTP refuses /auth/ without the token" \
@@ -94,11 +109,13 @@ if "$bin" > "$TG_RUN/test_git.out" 2>&1; then
 else
 	tg_not_ok "test_git against the live servers" "$(grep -v '^\[ *\(RUN\|OK\) *\]' "$TG_RUN/test_git.out" | tail -40)"
 fi
-grep -E '^\[ +(OK|SKIPPED|FAILED) +\] test_live|^SKIPPED|token: ' "$TG_RUN/test_git.out" | sed 's/^/# /'
+grep -E '^\[ +(OK|SKIPPED|FAILED) +\] test_live|^SKIPPED|token: |untrusted: ' "$TG_RUN/test_git.out" |
+	awk '!seen[$0]++ { print "# " $0 }'
 want_skipped=0
 [ -n "${TG_TEST_GIT_HTTP_URL:-}" ] || want_skipped=2
-tg_eq "the live tests ran (skipped: none, or smart HTTP's without lighttpd)" "$want_skipped" \
-	"$(grep -c '^\[  SKIPPED \] test_live' "$TG_RUN/test_git.out")"
+[ -n "${TG_TEST_GIT_HTTPS_URL:-}" ] || want_skipped=$((want_skipped + 1))
+tg_eq "the live tests ran (skipped: none, or those lighttpd's absence rules out)" "$want_skipped" \
+	"$(grep '^\[  SKIPPED \] test_live' "$TG_RUN/test_git.out" | sort -u | wc -l)"
 tg_check "the pushed branch reached the daemon's repository" \
 	sh -c "git -C '$srv/repo.git' for-each-ref 'refs/heads/live-*' | grep -q ."
 tg_check "the pushed pull-request head reached the daemon's repository" \

@@ -730,6 +730,40 @@ static void test_live_http_token(void **state)
 	tg_git_free(g);
 }
 
+/* https with a self-signed certificate: refused by default, accepted when
+ * insecure, and with the certificate as ca_file. Runs last: ca_file is
+ * process-wide. */
+static void test_live_https(void **state)
+{
+	(void)state;
+	const char *url = getenv("TG_TEST_GIT_HTTPS_URL");
+	const char *ca = getenv("TG_TEST_GIT_HTTPS_CA");
+	if (!url || !*url || !ca || !*ca) {
+		print_message("SKIPPED: TG_TEST_GIT_HTTPS_URL is unset (tests/it_git.sh serves one when "
+		              "lighttpd has TLS)\n");
+		skip();
+	}
+	char path[200];
+	tg_git *g = NULL;
+	snprintf(path, sizeof(path), "%s/live-untrusted.git", fx.dir);
+	assert_int_equal(tg_git_open(&g, url, path, NULL), TG_EIO);
+	assert_substr(tg_error_last(), url);
+	assert_false(exists(path));
+	print_message("untrusted: %s\n", tg_error_last());
+
+	tg_git_opts insecure = {.insecure = 1};
+	tg_git_free(live_check(url, "insecure", &insecure));
+
+	char missing[220];
+	snprintf(missing, sizeof(missing), "%s/no-such-ca.pem", fx.dir);
+	tg_git_opts bad_ca = {.ca_file = missing};
+	assert_int_equal(tg_git_open(&g, url, path, &bad_ca), TG_EIO);
+	assert_substr(tg_error_last(), missing);
+
+	tg_git_opts with_ca = {.ca_file = ca};
+	tg_git_free(live_check(url, "ca", &with_ca));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -748,6 +782,7 @@ int main(void)
 		cmocka_unit_test(test_live_git_daemon),
 		cmocka_unit_test(test_live_http),
 		cmocka_unit_test(test_live_http_token),
+		cmocka_unit_test(test_live_https),
 	};
 	return cmocka_run_group_tests_name("git", tests, fx_setup, fx_teardown);
 }
