@@ -25,7 +25,8 @@ typedef struct tg_git_opts {
 	                           or as configured); a secret, never in messages; may be NULL */
 	const char *username;   /* NULL: "x-access-token" */
 	int insecure;           /* no TLS verification (tests only) */
-	const char *ca_file;    /* NULL: system */
+	const char *ca_file;    /* NULL: system; process-wide in libgit2 (the last one given
+	                           replaces the CA list for every mirror) */
 } tg_git_opts;
 
 /* Opens the bare mirror at mirror_path of clone_url, cloning it when it
@@ -49,7 +50,8 @@ int tg_git_has_commit(tg_git *g, const char *sha);
  * history. */
 int tg_git_merge_base(tg_git *g, char out[41], const char *head, const char *branch);
 
-/* The tip of branch as 40 hex. TG_ENOTFOUND when there is no such branch. */
+/* The tip of branch as 40 hex (fetched first when the mirror lacks the
+ * branch). TG_ENOTFOUND when there is no such branch. */
 int tg_git_branch_tip(tg_git *g, char out[41], const char *branch);
 
 /* from and its first-parent ancestors, nearest first, at most limit of them
