@@ -20,7 +20,7 @@ for arg in "$@"; do
 	--fuzz) pkgs="$pkgs clang libclang-rt-14-dev" ;;
 	--html) pkgs="$pkgs chromium fonts-dejavu-core" ;;
 	--servers)
-		pkgs="$pkgs git postgresql ceph-mon ceph-osd radosgw ca-certificates"
+		pkgs="$pkgs git postgresql ceph-mon ceph-osd radosgw ca-certificates lighttpd lighttpd-mod-openssl"
 		command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 || pkgs="$pkgs nodejs npm"
 		;;
 	--quiet) ;;

@@ -28,6 +28,10 @@ int tg_daemon_find_baseline(tg_daemon *d, size_t ri, const tg_job *j, tg_job *ba
 	int rc = tg_daemon_git(d, ri, &g);
 	if (rc)
 		return rc;
+	/* the target branch moves: see its current tip (a mirror that cannot
+	 * fetch still answers from what it has) */
+	if (tg_git_fetch(g))
+		tg_log(TG_LOG_WARN, "%s: fetch: %s (using the mirror as it is)", r->name, tg_error_last());
 	const char *target = j->target_branch && *j->target_branch ? j->target_branch
 	                     : r->ntarget_branches                  ? r->target_branches[0]
 	                                                            : "main";
