@@ -223,6 +223,24 @@ static int load_outcome(const tg_daemon *d, const tg_job *j, outcome *o)
 
 /* ------------------------------------------------------------ posting */
 
+/* A test hook: TRACEGATE_TEST_STALL=<point>:<seconds> makes the daemon log
+ * "stall at <point>" and sleep there, so that the fault tests can kill it
+ * at a chosen point (seen, analysing, posting, comment: after the status,
+ * before the comment). Unset in production; read on each use. */
+static void stall(const tg_job *j, const char *point)
+{
+	const char *v = getenv("TRACEGATE_TEST_STALL");
+	if (!v)
+		return;
+	size_t n = strlen(point);
+	if (strncmp(v, point, n) || v[n] != ':')
+		return;
+	long s = strtol(v + n + 1, NULL, 10);
+	tg_log(TG_LOG_INFO, "job %lld: stall at %s for %ld s (TRACEGATE_TEST_STALL)", (long long)j->id, point, s);
+	sleep((unsigned)(s > 0 && s < 3600 ? s : 0));
+}
+
+
 static void marker_of(char *buf, size_t cap, const tg_job *j)
 {
 	snprintf(buf, cap, "tracegate:%s", j->workload);
@@ -248,6 +266,7 @@ static int post(tg_daemon *d, size_t ri, tg_job *j, const outcome *o)
 	if (rc)
 		return rc;
 	if (o->comment && j->pr > 0) {
+		stall(j, "comment");
 		char marker[600], line[700];
 		marker_of(marker, sizeof(marker), j);
 		snprintf(line, sizeof(line), "<!-- %s -->", marker);
@@ -574,6 +593,8 @@ done:
 
 /* ------------------------------------------------------------ the states */
 
+
+
 static int advance(tg_daemon *d, tg_job *j, tg_job_state to, const char *error)
 {
 	int rc = tg_store_job_advance(d->store, j->id, d->owner, j->state, to, error);
@@ -616,6 +637,7 @@ int tg_daemon_job_run(tg_daemon *d, tg_job *j)
 		return give_up(d, ri, j);
 	int rc = 0;
 	if (j->state == TG_JOB_SEEN) {
+		stall(j, "seen");
 		if (is_hex40(j->commit)) {
 			char desc[256];
 			snprintf(desc, sizeof(desc), "tracegate is analysing %s", j->workload);
@@ -634,6 +656,7 @@ int tg_daemon_job_run(tg_daemon *d, tg_job *j)
 	outcome o;
 	memset(&o, 0, sizeof(o));
 	if (j->state == TG_JOB_ANALYSING) {
+		stall(j, "analysing");
 		tg_log(TG_LOG_INFO, "job %lld: analysing %s", (long long)j->id, j->prefix);
 		if ((rc = analyse(d, ri, j, &o)))
 			return rc;
@@ -663,6 +686,7 @@ int tg_daemon_job_run(tg_daemon *d, tg_job *j)
 	} else {
 		return 0; /* done or failed: nothing to do */
 	}
+	stall(j, "posting");
 	if ((rc = post(d, ri, j, &o))) {
 		outcome_free(&o);
 		return rc;
