@@ -623,6 +623,35 @@ static const tg_store_ops sq_ops = {
 	.prune = sq_prune,
 };
 
+/* Switches to WAL mode (a property of the file, kept once set). Switching
+ * needs an exclusive lock, and SQLite answers SQLITE_BUSY at once instead
+ * of calling the busy handler when another connection is creating the same
+ * file: so wait here, as busy_timeout would, up to 10 s. */
+static int sq_wal(sq_store *b)
+{
+	for (int waited_ms = 0;; waited_ms += 10) {
+		sqlite3_stmt *st = NULL;
+		int rc = sqlite3_prepare_v2(b->db, "PRAGMA journal_mode = WAL", -1, &st, NULL);
+		if (rc == SQLITE_OK)
+			rc = sqlite3_step(st);
+		if (rc == SQLITE_ROW) {
+			const char *mode = (const char *)sqlite3_column_text(st, 0);
+			int ok = mode && !strcmp(mode, "wal");
+			rc = ok ? 0
+			        : tg_error_set(TG_EIO, "store %s: open: cannot use WAL mode (journal mode %s)",
+			                       b->base.describe, mode ? mode : "unknown");
+			sqlite3_finalize(st);
+			return rc;
+		}
+		sqlite3_finalize(st);
+		if ((rc & 0xff) != SQLITE_BUSY && (rc & 0xff) != SQLITE_LOCKED)
+			return sq_err(b, "open: WAL mode");
+		if (waited_ms >= 10000)
+			return sq_err(b, "open: WAL mode");
+		sqlite3_sleep(10);
+	}
+}
+
 /* Opens path (a file name, or an SQLite "file:" URI such as
  * "file:/srv/tg.db?mode=ro") with the settings above. */
 int tg_store__sqlite_open(tg_store **out, const char *path)
@@ -645,18 +674,7 @@ int tg_store__sqlite_open(tg_store **out, const char *path)
 	sqlite3_busy_timeout(b->db, 10000);
 	if ((rc = sq_exec(b, "PRAGMA foreign_keys = ON", "open")))
 		goto fail;
-	sqlite3_stmt *st = NULL;
-	if (sqlite3_prepare_v2(b->db, "PRAGMA journal_mode = WAL", -1, &st, NULL) != SQLITE_OK) {
-		rc = sq_err(b, "open");
-		goto fail;
-	}
-	rc = sq_step(b, st, "open: WAL mode");
-	const char *mode = rc == 1 ? (const char *)sqlite3_column_text(st, 0) : NULL;
-	if (rc == 1 && (!mode || strcmp(mode, "wal")))
-		rc = tg_error_set(TG_EIO, "store %s: open: cannot use WAL mode (journal mode %s)", b->base.describe,
-		                  mode ? mode : "unknown");
-	sqlite3_finalize(st);
-	if (rc < 0)
+	if ((rc = sq_wal(b)))
 		goto fail;
 	if ((rc = sq_exec(b, "PRAGMA synchronous = FULL", "open")))
 		goto fail;

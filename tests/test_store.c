@@ -1152,6 +1152,46 @@ static void test_concurrent_claims(void **state)
 	assert_int_equal(raw_sql(c, "SELECT COUNT(*) FROM runs WHERE attempts = 1 AND state = 'analysing'"), NJOBS);
 }
 
+/* Daemons started together on a new database: each migration is applied
+ * once, and every one of them opens. */
+static void test_concurrent_open(void **state)
+{
+	ctx *c = *state;
+	NEED(c);
+	int go[2];
+	assert_int_equal(pipe(go), 0);
+	pid_t pid[NPROC];
+	for (int k = 0; k < NPROC; k++) {
+		fflush(NULL);
+		pid[k] = fork();
+		assert_true(pid[k] >= 0);
+		if (pid[k] == 0) {
+			char b;
+			close(go[1]);
+			if (read(go[0], &b, 1) != 0)
+				_exit(2);
+			tg_store *s = NULL;
+			if (tg_store_open(&s, c->url)) {
+				fprintf(stderr, "child %d: %s\n", k, tg_error_last());
+				_exit(2);
+			}
+			tg_store_close(s);
+			_exit(0);
+		}
+	}
+	close(go[0]);
+	close(go[1]);
+	for (int k = 0; k < NPROC; k++) {
+		int status = 0;
+		assert_int_equal(waitpid(pid[k], &status, 0), pid[k]);
+		assert_true(WIFEXITED(status));
+		assert_int_equal(WEXITSTATUS(status), 0);
+	}
+	assert_int_equal(raw_sql(c, "SELECT COUNT(*) FROM schema_version"), (long long)tg_store_migrations_n);
+	c->s = must_open(c);
+	add_run(c->s, 900, NULL, NULL);
+}
+
 /* --------------------------------------------------------------- faults */
 
 static void test_write_faults(void **state)
@@ -1382,7 +1422,7 @@ static void test_pg_reconnect(void **state)
 	X(test_migrate_from_v1) X(test_newer_schema_refused) X(test_add_idempotent) X(test_claim_and_renew) \
 	X(test_lost_lease) X(test_transitions) X(test_set_result) X(test_jobs_list)                        \
 	X(test_metrics_and_history) X(test_find_run) X(test_prune) X(test_strings)                          \
-	X(test_concurrent_claims) X(test_write_faults)
+	X(test_concurrent_claims) X(test_concurrent_open) X(test_write_faults)
 
 #define ON_SQLITE(f) cmocka_unit_test_prestate_setup_teardown(f, setup, teardown, &sqlite_ctx),
 #define ON_PG(f) cmocka_unit_test_prestate_setup_teardown(f, setup, teardown, &pg_ctx),
