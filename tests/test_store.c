@@ -19,6 +19,7 @@
 #include <dirent.h>
 #include <libpq-fe.h>
 #include <sqlite3.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -1192,6 +1193,75 @@ static void test_concurrent_open(void **state)
 	add_run(c->s, 900, NULL, NULL);
 }
 
+/* A daemon killed (SIGKILL) in the middle of a job and of a transaction:
+ * its half-done write vanishes, its locks go with it, and after its lease
+ * the job is claimed again where it was. */
+static void test_killed_daemon(void **state)
+{
+	ctx *c = *state;
+	NEED(c);
+	c->s = must_open(c);
+	tg_store_debug_set_time(c->s, 0);
+	int64_t id = add_run(c->s, 950, NULL, NULL);
+	int64_t other = add_run(c->s, 951, NULL, NULL);
+	int sig[2];
+	assert_int_equal(pipe(sig), 0);
+	fflush(NULL);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		close(sig[0]);
+		tg_store *s = NULL;
+		tg_job j;
+		char sql[256];
+		if (tg_store_open(&s, c->url) || tg_store_job_claim(s, "victim", 30, &j) || j.id != id ||
+		    tg_store_job_advance(s, id, "victim", TG_JOB_SEEN, TG_JOB_ANALYSING, NULL))
+			_exit(2);
+		/* a write lock (SQLite) or a row lock (PostgreSQL) held, uncommitted */
+		snprintf(sql, sizeof(sql), "%s UPDATE runs SET summary = 'half' WHERE id = %lld",
+		         is_pg(c) ? "BEGIN;" : "BEGIN IMMEDIATE;", (long long)id);
+		if (tg_store_debug_exec(s, sql))
+			_exit(2);
+		char b = 'k';
+		if (write(sig[1], &b, 1) != 1)
+			_exit(2);
+		for (;;)
+			pause();
+	}
+	close(sig[1]);
+	char b = 0;
+	ssize_t got = read(sig[0], &b, 1);
+	close(sig[0]);
+	kill(pid, SIGKILL);
+	int status = 0;
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_int_equal(got, 1);
+	assert_true(WIFSIGNALED(status));
+
+	/* a write on the row waits for the dead one's lock, then goes through */
+	tg_job r;
+	memset(&r, 0, sizeof(r));
+	r.baseline_distance = -1;
+	must(tg_store_job_set_result(c->s, id, &r));
+	tg_job j;
+	must(tg_store_job_get(c->s, id, &j));
+	assert_int_equal(j.state, TG_JOB_ANALYSING); /* committed before the kill */
+	assert_int_equal(j.attempts, 1);
+	assert_null(j.summary); /* never committed */
+	tg_job_clear(&j);
+	/* inside its lease, only the other job can be claimed */
+	must(tg_store_job_claim(c->s, "heir", 30, &j));
+	assert_int_equal(j.id, other);
+	tg_job_clear(&j);
+	tg_store_debug_set_time(c->s, (int64_t)time(NULL) + 31);
+	must(tg_store_job_claim(c->s, "heir", 30, &j));
+	assert_int_equal(j.id, id);
+	assert_int_equal(j.state, TG_JOB_ANALYSING);
+	assert_int_equal(j.attempts, 2);
+	tg_job_clear(&j);
+	must(tg_store_job_advance(c->s, id, "heir", TG_JOB_ANALYSING, TG_JOB_POSTING, NULL));
+}
+
 /* --------------------------------------------------------------- faults */
 
 static void test_write_faults(void **state)
@@ -1422,7 +1492,7 @@ static void test_pg_reconnect(void **state)
 	X(test_migrate_from_v1) X(test_newer_schema_refused) X(test_add_idempotent) X(test_claim_and_renew) \
 	X(test_lost_lease) X(test_transitions) X(test_set_result) X(test_jobs_list)                        \
 	X(test_metrics_and_history) X(test_find_run) X(test_prune) X(test_strings)                          \
-	X(test_concurrent_claims) X(test_concurrent_open) X(test_write_faults)
+	X(test_concurrent_claims) X(test_concurrent_open) X(test_killed_daemon) X(test_write_faults)
 
 #define ON_SQLITE(f) cmocka_unit_test_prestate_setup_teardown(f, setup, teardown, &sqlite_ctx),
 #define ON_PG(f) cmocka_unit_test_prestate_setup_teardown(f, setup, teardown, &pg_ctx),

@@ -69,7 +69,6 @@ tg_pg_start() {
 }
 
 tg_pg_stop() {
-	local i
 	[ -n "${TG_PG_DIR:-}" ] && [ -d "$TG_PG_DIR" ] || return 0
 	if [ -f "$TG_PG_DIR/data/postmaster.pid" ]; then
 		(cd "$TG_PG_DIR" && tg_pg_as "$TG_PG_BIN/pg_ctl" -D "$TG_PG_DIR/data" -m fast -w -t 10 stop) \
@@ -77,7 +76,7 @@ tg_pg_stop() {
 	fi
 	if [ -n "${TG_PG_PID:-}" ] && kill -0 "$TG_PG_PID" 2>/dev/null; then
 		kill -KILL "$TG_PG_PID" 2>/dev/null
-		for i in $(seq 1 50); do
+		for _ in $(seq 1 50); do
 			kill -0 "$TG_PG_PID" 2>/dev/null || break
 			sleep 0.1
 		done
@@ -87,6 +86,7 @@ tg_pg_stop() {
 }
 
 if [ "${BASH_SOURCE[0]}" = "$0" ]; then
+	# shellcheck source=tests/servers/lib.sh
 	. "$(dirname "$0")/lib.sh"
 	trap tg_pg_stop EXIT
 	tg_pg_start || exit 1
