@@ -1,0 +1,1514 @@
+/* test_store.c - the job store (daemon/store*.c): the same tests against
+ * SQLite (a temporary file, always) and PostgreSQL (the database of
+ * $TG_TEST_PG_URL, which each test empties; skipped, saying so, when unset:
+ * tests/it_store_pg.sh starts a server and sets it).
+ *
+ * Covered: create, migrate from version 1, reopen, refuse a newer schema;
+ * idempotent add; claim order, leases, renew, a lost lease, every
+ * transition and the invalid ones; results; listing; metrics replaced and
+ * the history with its filters and limit; the baseline lookup; retention;
+ * strings that need quoting; processes claiming at once; a full or
+ * read-only database (TG_EIO, then usable again); on PostgreSQL a dropped
+ * connection and a failed reconnect; no password in any message. */
+#include "testutil.h"
+
+#include "../core/tg.h"
+#include "../daemon/store.h"
+#include "../daemon/store_impl.h"
+
+#include <dirent.h>
+#include <libpq-fe.h>
+#include <sqlite3.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define T0 1700000000
+#define SECRET "Pa55-w0rd-Zq9"
+
+typedef struct ctx {
+	const char *backend; /* "sqlite", "postgresql" */
+	int available;
+	char url[4200];
+	char dir[1024];  /* SQLite: the temporary folder */
+	char path[2048]; /* SQLite: the database file */
+	tg_store *s;
+} ctx;
+
+static ctx sqlite_ctx = {.backend = "sqlite"};
+static ctx pg_ctx = {.backend = "postgresql"};
+
+static int is_pg(const ctx *c) { return c->backend[0] == 'p'; }
+
+/* ------------------------------------------------------- raw access (SQL) */
+
+static void quiet(void *arg, const char *msg)
+{
+	(void)arg;
+	(void)msg;
+}
+
+static PGconn *pg_raw(const char *url)
+{
+	PGconn *conn = PQconnectdb(url);
+	if (PQstatus(conn) != CONNECTION_OK)
+		fail_msg("cannot connect to TG_TEST_PG_URL: %s", PQerrorMessage(conn));
+	PQsetNoticeProcessor(conn, quiet, NULL);
+	return conn;
+}
+
+/* Runs sql on a connection of its own; returns the first column of the
+ * first row as a number (0 when none). */
+static long long raw_sql(ctx *c, const char *sql)
+{
+	long long v = 0;
+	if (is_pg(c)) {
+		PGconn *conn = pg_raw(c->url);
+		PGresult *res = PQexec(conn, sql);
+		ExecStatusType st = PQresultStatus(res);
+		if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK)
+			fail_msg("%s: %s", sql, PQresultErrorMessage(res));
+		if (st == PGRES_TUPLES_OK && PQntuples(res) > 0 && !PQgetisnull(res, 0, 0))
+			v = strtoll(PQgetvalue(res, 0, 0), NULL, 10);
+		PQclear(res);
+		PQfinish(conn);
+		return v;
+	}
+	sqlite3 *db = NULL;
+	if (sqlite3_open(c->path, &db) != SQLITE_OK)
+		fail_msg("sqlite open %s", c->path);
+	sqlite3_busy_timeout(db, 5000);
+	const char *tail = sql;
+	while (tail && *tail) {
+		sqlite3_stmt *st = NULL;
+		if (sqlite3_prepare_v2(db, tail, -1, &st, &tail) != SQLITE_OK)
+			fail_msg("%s: %s", sql, sqlite3_errmsg(db));
+		if (!st)
+			break;
+		int rc = sqlite3_step(st);
+		if (rc == SQLITE_ROW)
+			v = sqlite3_column_int64(st, 0);
+		else if (rc != SQLITE_DONE)
+			fail_msg("%s: %s", sql, sqlite3_errmsg(db));
+		sqlite3_finalize(st);
+	}
+	sqlite3_close(db);
+	return v;
+}
+
+/* ------------------------------------------------------- setup, teardown */
+
+static int setup(void **state)
+{
+	ctx *c = *state;
+	c->s = NULL;
+	if (is_pg(c)) {
+		const char *url = getenv("TG_TEST_PG_URL");
+		c->available = url && *url;
+		if (!c->available)
+			return 0;
+		snprintf(c->url, sizeof(c->url), "%s", url);
+		raw_sql(c, "DROP TABLE IF EXISTS metrics, runs, schema_version CASCADE");
+		return 0;
+	}
+	const char *tmp = getenv("TMPDIR");
+	snprintf(c->dir, sizeof(c->dir), "%s/tg-store-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(c->dir))
+		return -1;
+	snprintf(c->path, sizeof(c->path), "%s/store.db", c->dir);
+	snprintf(c->url, sizeof(c->url), "sqlite:%s", c->path);
+	c->available = 1;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	ctx *c = *state;
+	tg_store_close(c->s);
+	c->s = NULL;
+	if (!is_pg(c) && c->dir[0]) {
+		DIR *d = opendir(c->dir);
+		struct dirent *e;
+		while (d && (e = readdir(d))) {
+			if (e->d_name[0] == '.')
+				continue;
+			char p[4096];
+			snprintf(p, sizeof(p), "%s/%s", c->dir, e->d_name);
+			unlink(p);
+		}
+		if (d)
+			closedir(d);
+		rmdir(c->dir);
+		c->dir[0] = '\0';
+	}
+	return 0;
+}
+
+#define NEED(c)                                                                                     \
+	do {                                                                                            \
+		if (!(c)->available) {                                                                      \
+			print_message("SKIPPED: TG_TEST_PG_URL is not set (tests/it_store_pg.sh sets it)\n"); \
+			skip();                                                                                 \
+		}                                                                                           \
+	} while (0)
+
+static tg_store *must_open(ctx *c)
+{
+	tg_store *s = NULL;
+	if (tg_store_open(&s, c->url))
+		fail_msg("open %s: %s", c->backend, tg_error_last());
+	assert_non_null(s);
+	tg_store_debug_set_time(s, T0);
+	return s;
+}
+
+/* ------------------------------------------------------------- job helpers */
+
+static const char *sha(char buf[41], int n)
+{
+	snprintf(buf, 41, "%040x", n);
+	return buf;
+}
+
+typedef struct spec {
+	const char *repo, *branch, *workload, *commit;
+	int64_t run_time;
+} spec;
+
+/* Adds run number i; returns its id. */
+static int64_t add_run(tg_store *s, int i, const spec *sp, int *created)
+{
+	tg_job j;
+	memset(&j, 0, sizeof(j));
+	char prefix[512], run_id[32], commit[41];
+	snprintf(j.key, sizeof(j.key), "%064x", i);
+	const char *cm = sp && sp->commit ? sp->commit : sha(commit, i);
+	const char *wl = sp && sp->workload ? sp->workload : "train";
+	snprintf(run_id, sizeof(run_id), "ci-%d", i);
+	snprintf(prefix, sizeof(prefix), "acme/llm/%s/%s/%s", cm, wl, run_id);
+	j.prefix = prefix;
+	j.repo = (char *)(sp && sp->repo ? sp->repo : "acme/llm");
+	j.commit = (char *)cm;
+	j.branch = (char *)(sp && sp->branch ? sp->branch : "main");
+	j.workload = (char *)wl;
+	j.run_id = run_id;
+	j.manifest = "{\"schema\":\"tracegate.run/1\"}";
+	j.run_time = sp ? sp->run_time : 0;
+	int64_t id = 0;
+	int cr = -1;
+	if (tg_store_job_add(s, &j, &id, &cr))
+		fail_msg("add %d: %s", i, tg_error_last());
+	assert_true(id > 0);
+	if (created)
+		*created = cr;
+	return id;
+}
+
+static void must(int rc)
+{
+	if (rc)
+		fail_msg("%s", tg_error_last());
+}
+
+/* Claims the only unfinished job (it must be id) and moves it to done with
+ * verdict (NULL: none) and the given metrics. */
+static void run_to_done(tg_store *s, int64_t id, const char *verdict, const tg_metric *m, size_t n)
+{
+	tg_job j;
+	must(tg_store_job_claim(s, "w", 60, &j));
+	assert_int_equal(j.id, id);
+	tg_job_clear(&j);
+	must(tg_store_job_advance(s, id, "w", TG_JOB_SEEN, TG_JOB_ANALYSING, NULL));
+	must(tg_store_job_advance(s, id, "w", TG_JOB_ANALYSING, TG_JOB_POSTING, NULL));
+	tg_job r;
+	memset(&r, 0, sizeof(r));
+	r.verdict = (char *)verdict;
+	r.baseline_distance = -1;
+	must(tg_store_job_set_result(s, id, &r));
+	if (m)
+		must(tg_store_metrics_put(s, id, m, n));
+	must(tg_store_job_advance(s, id, "w", TG_JOB_POSTING, TG_JOB_DONE, NULL));
+}
+
+static void run_to_failed(tg_store *s, int64_t id, const char *error)
+{
+	tg_job j;
+	must(tg_store_job_claim(s, "w", 60, &j));
+	assert_int_equal(j.id, id);
+	tg_job_clear(&j);
+	must(tg_store_job_advance(s, id, "w", TG_JOB_SEEN, TG_JOB_FAILED, error));
+}
+
+static void assert_str_or_null(const char *got, const char *want)
+{
+	if (!want)
+		assert_null(got);
+	else {
+		assert_non_null(got);
+		assert_string_equal(got, want);
+	}
+}
+
+/* --------------------------------------------------------------- schema */
+
+static void test_open_migrate_reopen(void **state)
+{
+	ctx *c = *state;
+	NEED(c);
+	long long before = (long long)time(NULL);
+	c->s = must_open(c);
+	assert_string_equal(tg_store_backend(c->s), c->backend);
+	const int latest = tg_store_migrations[tg_store_migrations_n - 1].version;
+	assert_int_equal(latest, 2);
+	assert_int_equal(raw_sql(c, "SELECT MAX(version) FROM schema_version"), latest);
+	assert_int_equal(raw_sql(c, "SELECT COUNT(*) FROM schema_version"), (long long)tg_store_migrations_n);
+	long long applied = raw_sql(c, "SELECT applied_at FROM schema_version WHERE version = 2");
+	assert_true(applied >= before && applied <= (long long)time(NULL));
+	if (!is_pg(c)) {
+		/* WAL is a property of the file: a raw connection sees it */
+		sqlite3 *db = NULL;
+		assert_int_equal(sqlite3_open(c->path, &db), SQLITE_OK);
+		sqlite3_stmt *st = NULL;
+		assert_int_equal(sqlite3_prepare_v2(db, "PRAGMA journal_mode", -1, &st, NULL), SQLITE_OK);
+		assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+		assert_string_equal((const char *)sqlite3_column_text(st, 0), "wal");
+		sqlite3_finalize(st);
+		sqlite3_close(db);
+	}
+	int64_t id = add_run(c->s, 1, NULL, NULL);
+	tg_store_close(c->s);
+
+	/* reopen: nothing applied again, the run is there */
+	c->s = must_open(c);
+	assert_int_equal(raw_sql(c, "SELECT COUNT(*) FROM schema_version"), (long long)tg_store_migrations_n);
+	tg_job j;
+	char key[65];
+	snprintf(key, sizeof(key), "%064x", 1);
+	must(tg_store_job_get_by_key(c->s, key, &j));
+	assert_int_equal(j.id, id);
+	tg_job_clear(&j);
+	tg_store_close(c->s);
+
+	/* a plain path is SQLite too; a folder that does not exist is TG_EIO */
+	if (!is_pg(c)) {
+		c->s = NULL;
+		assert_int_equal(tg_store_open(&c->s, c->path), 0);
+		assert_string_equal(tg_store_backend(c->s), "sqlite");
+		tg_store_close(c->s);
+		char bad[2200];
+		snprintf(bad, sizeof(bad), "sqlite:%s/no/such/dir/x.db", c->dir);
+		c->s = (tg_store *)1;
+		assert_int_equal(tg_store_open(&c->s, bad), TG_EIO);
+		assert_null(c->s);
+		assert_non_null(strstr(tg_error_last(), "no/such/dir"));
+	}
+	c->s = NULL;
+	assert_int_equal(tg_store_open(&c->s, ""), TG_EINVAL);
+}
+
+static void test_migrate_from_v1(void **state)
+{
+	ctx *c = *state;
+	NEED(c);
+	/* a database as version 1 left it, with one run */
+	const tg_store_migration *m1 = &tg_store_migrations[0];
+	assert_int_equal(m1->version, 1);
+	raw_sql(c, is_pg(c) ? "CREATE TABLE schema_version (version INTEGER PRIMARY KEY, applied_at BIGINT NOT NULL, "
+	                      "what TEXT NOT NULL)"
+	                    : "CREATE TABLE schema_version (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL, "
+	                      "what TEXT NOT NULL)");
+	raw_sql(c, is_pg(c) ? m1->pg : m1->sqlite);
+	raw_sql(c, "INSERT INTO schema_version VALUES (1, 1600000000, 'v1')");
+	raw_sql(c, "INSERT INTO runs (key, prefix, repo, commit_sha, branch, workload, run_id, manifest, "
+	           "created_at, updated_at, run_time) VALUES ('"
+	           "00000000000000000000000000000000000000000000000000000000000000aa', 'acme/llm/x/train/ci-1', "
+	           "'acme/llm', '0123456789012345678901234567890123456789', 'main', 'train', 'ci-1', '{}', "
+	           "1600000000, 1600000000, 1600000000)");
+	assert_int_equal(raw_sql(c, "SELECT MAX(version) FROM schema_version"), 1);
+
+	c->s = must_open(c);
+	assert_int_equal(raw_sql(c, "SELECT MAX(version) FROM schema_version"), 2);
+	assert_int_equal(raw_sql(c, "SELECT applied_at FROM schema_version WHERE version = 1"), 1600000000);
+	tg_job j;
+	must(tg_store_job_get_by_key(c->s, "00000000000000000000000000000000000000000000000000000000000000aa", &j));
+	assert_string_equal(j.commit, "0123456789012345678901234567890123456789");
+	assert_int_equal(j.state, TG_JOB_SEEN);
+	assert_int_equal(j.baseline_distance, -1);
+	assert_int_equal(j.run_time, 1600000000);
+	int64_t id = j.id;
+	tg_job_clear(&j);
+	/* the old run gets metrics (version 2's table) and a history */
+	tg_metric m[] = {{"gpu_busy_ms", 41.5}};
+	run_to_done(c->s, id, "pass", m, 1);
+	tg_history_point *p = NULL;
+	size_t n = 0;
+	must(tg_store_history(c->s, "acme/llm", "main", NULL, NULL, 0, &p, &n));
+	assert_int_equal(n, 1);
+	assert_int_equal(p[0].run, id);
+	assert_true(p[0].value == 41.5);
+	tg_history_free(p, n);
+}
+
+static void test_newer_schema_refused(void **state)
+{
+	ctx *c = *state;
+	NEED(c);
+	c->s = must_open(c);
+	tg_store_close(c->s);
+	c->s = NULL;
+	raw_sql(c, "INSERT INTO schema_version VALUES (99, 1800000000, 'from the future')");
+	tg_store *s = (tg_store *)1;
+	assert_int_equal(tg_store_open(&s, c->url), TG_EFORMAT);
+	assert_null(s);
+	assert_non_null(strstr(tg_error_last(), "schema version 99 is newer"));
+	/* nothing was touched */
+	assert_int_equal(raw_sql(c, "SELECT COUNT(*) FROM schema_version"), (long long)tg_store_migrations_n + 1);
+}
+
+/* ----------------------------------------------------------------- jobs */
+
+static void test_add_idempotent(void **state)
+{
+	ctx *c = *state;
+	NEED(c);
+	c->s = must_open(c);
+	tg_job j;
+	memset(&j, 0, sizeof(j));
+	snprintf(j.key, sizeof(j.key), "%s", "ab01ab01ab01ab01ab01ab01ab01ab01ab01ab01ab01ab01ab01ab01ab01ab01");
+	j.prefix = "acme/llm/0123456789abcdef0123456789abcdef01234567/train/ci-7";
+	j.repo = "acme/llm";
+	j.commit = "0123456789abcdef0123456789abcdef01234567";
+	j.branch = "feature-x";
+	j.target_branch = "main";
+	j.pr = 123;
+	j.workload = "train";
+	j.run_id = "ci-7";
+	j.manifest = "{\"schema\":\"tracegate.run/1\",\"pull_request\":123}";
+	j.run_time = T0 - 50;
+	int64_t id = 0, id2 = 0;
+	int created = -1;
+	must(tg_store_job_add(c->s, &j, &id, &created));
+	assert_true(id > 0);
+	assert_int_equal(created, 1);
+
+	/* the same key again, even with other fields: the same run */
+	j.prefix = "elsewhere";
+	tg_store_debug_set_time(c->s, T0 + 10);
+	must(tg_store_job_add(c->s, &j, &id2, &created));
+	assert_int_equal(id2, id);
+	assert_int_equal(created, 0);
+
+	tg_job g;
+	must(tg_store_job_get(c->s, id, &g));
+	assert_int_equal(g.id, id);
+	assert_string_equal(g.key, j.key);
+	assert_string_equal(g.prefix, "acme/llm/0123456789abcdef0123456789abcdef01234567/train/ci-7");
+	assert_string_equal(g.repo, "acme/llm");
+	assert_string_equal(g.commit, j.commit);
+	assert_string_equal(g.branch, "feature-x");
+	assert_string_equal(g.target_branch, "main");
+	assert_int_equal(g.pr, 123);
+	assert_string_equal(g.workload, "train");
+	assert_string_equal(g.run_id, "ci-7");
+	assert_string_equal(g.manifest, j.manifest);
+	assert_int_equal(g.state, TG_JOB_SEEN);
+	assert_int_equal(g.attempts, 0);
+	assert_null(g.error);
+	assert_null(g.verdict);
+	assert_null(g.summary);
+	assert_null(g.baseline_commit);
+	assert_int_equal(g.baseline_distance, -1);
+	assert_int_equal(g.comment_id, 0);
+	assert_int_equal(g.created_at, T0);
+	assert_int_equal(g.updated_at, T0);
+	assert_int_equal(g.run_time, T0 - 50);
+	tg_job_clear(&g);
+	assert_null(g.prefix);
+
+	/* a branch build: no target, no PR; run_time defaults to now */
+	tg_store_debug_set_time(c->s, T0 + 20);
+	int64_t id3 = add_run(c->s, 3, NULL, &created);
+	assert_int_equal(created, 1);
+	assert_true(id3 > id);
+	must(tg_store_job_get(c->s, id3, &g));
+	assert_null(g.target_branch);
+	assert_int_equal(g.pr, 0);
+	assert_int_equal(g.run_time, T0 + 20);
+	tg_job_clear(&g);
+	assert_int_equal(raw_sql(c, "SELECT COUNT(*) FROM runs"), 2);
+
+	/* not found, refused arguments */
+	assert_int_equal(tg_store_job_get(c->s, 999999, &g), TG_ENOTFOUND);
+	assert_int_equal(tg_store_job_get_by_key(c->s, "ff00ff00ff00ff00ff00ff00ff00ff00ff00ff00ff00ff00ff00ff00ff00ff00", &g),
+	                 TG_ENOTFOUND);
+	snprintf(j.key, sizeof(j.key), "%s", "not-hex");
+	assert_int_equal(tg_store_job_add(c->s, &j, &id, &created), TG_EINVAL);
+	assert_int_equal(id, 0);
+	snprintf(j.key, sizeof(j.key), "%s", "AB01AB01AB01AB01AB01AB01AB01AB01AB01AB01AB01AB01AB01AB01AB01AB01");
+	assert_int_equal(tg_store_job_add(c->s, &j, &id, &created), TG_EINVAL);
+	snprintf(j.key, sizeof(j.key), "%064x", 77);
+	j.repo = NULL;
+	assert_int_equal(tg_store_job_add(c->s, &j, &id, &created), TG_EINVAL);
+	assert_non_null(strstr(tg_error_last(), "repo"));
+	j.repo = "acme/llm";
+	j.commit = "0123456789abcdef0123456789abcdef0123456789";
+	assert_int_equal(tg_store_job_add(c->s, &j, &id, &created), TG_EINVAL);
+	assert_int_equal(raw_sql(c, "SELECT COUNT(*) FROM runs"), 2);
+}
+
+static void test_claim_and_renew(void **state)
+{
+	ctx *c = *state;
+	NEED(c);
+	c->s = must_open(c);
+	int64_t id[3];
+	for (int i = 0; i < 3; i++) {
+		tg_store_debug_set_time(c->s, T0 + i);
+		id[i] = add_run(c->s, 10 + i, NULL, NULL);
+	}
+	tg_store_debug_set_time(c->s, T0 + 5);
+	tg_job j;
+	const char *owners[] = {"host-a:1", "host-b:2", "host-c:3"};
+	for (int i = 0; i < 3; i++) {
+		must(tg_store_job_claim(c->s, owners[i], 60, &j));
+		assert_int_equal(j.id, id[i]); /* oldest first */
+		assert_int_equal(j.state, TG_JOB_SEEN);
+		assert_int_equal(j.attempts, 1);
+		assert_int_equal(j.updated_at, T0 + 5);
+		assert_non_null(j.manifest);
+		tg_job_clear(&j);
+	}
+	assert_int_equal(tg_store_job_claim(c->s, "host-d:4", 60, &j), TG_ENOTFOUND);
+	assert_int_equal(j.id, 0);
+
+	/* renew: only by the holder */
+	tg_store_debug_set_time(c->s, T0 + 50);
+	must(tg_store_job_renew(c->s, id[0], owners[0], 120));
+	assert_int_equal(tg_store_job_renew(c->s, id[0], owners[1], 120), TG_ENOTFOUND);
+	assert_int_equal(tg_store_job_renew(c->s, id[1], owners[0], 120), TG_ENOTFOUND);
+	assert_int_equal(tg_store_job_renew(c->s, 999999, owners[0], 120), TG_ENOTFOUND);
+
+	/* at T0+65 the leases of the 2nd and 3rd (until T0+65) are free, the
+	 * renewed one (until T0+170) is not */
+	tg_store_debug_set_time(c->s, T0 + 65);
+	must(tg_store_job_claim(c->s, "host-e:5", 60, &j));
+	assert_int_equal(j.id, id[1]);
+	assert_int_equal(j.attempts, 2);
+	tg_job_clear(&j);
+	must(tg_store_job_claim(c->s, "host-e:5", 60, &j));
+	assert_int_equal(j.id, id[2]);
+	tg_job_clear(&j);
+	assert_int_equal(tg_store_job_claim(c->s, "host-e:5", 60, &j), TG_ENOTFOUND);
+	tg_store_debug_set_time(c->s, T0 + 170);
+	must(tg_store_job_claim(c->s, "host-f:6", 60, &j));
+	assert_int_equal(j.id, id[0]);
+	assert_int_equal(j.attempts, 2);
+	tg_job_clear(&j);
+
+	/* refused arguments */
+	assert_int_equal(tg_store_job_claim(c->s, "", 60, &j), TG_EINVAL);
+	assert_int_equal(tg_store_job_claim(c->s, NULL, 60, &j), TG_EINVAL);
+	assert_int_equal(tg_store_job_claim(c->s, "x", 0, &j), TG_EINVAL);
+	assert_int_equal(tg_store_job_renew(c->s, id[0], "host-f:6", -1), TG_EINVAL);
+}
+
+static void test_lost_lease(void **state)
+{
+	ctx *c = *state;
+	NEED(c);
+	c->s = must_open(c);
+	int64_t id = add_run(c->s, 20, NULL, NULL);
+	tg_job j;
+	must(tg_store_job_claim(c->s, "daemon-1", 30, &j));
+	assert_int_equal(j.id, id);
+	tg_job_clear(&j);
+	/* daemon-1 stalls past its lease; daemon-2 takes the job over */
+	tg_store_debug_set_time(c->s, T0 + 31);
+	must(tg_store_job_claim(c->s, "daemon-2", 30, &j));
+	assert_int_equal(j.id, id);
+	assert_int_equal(j.attempts, 2);
+	tg_job_clear(&j);
+	assert_int_equal(tg_store_job_advance(c->s, id, "daemon-1", TG_JOB_SEEN, TG_JOB_ANALYSING, NULL), TG_ENOTFOUND);
+	assert_non_null(strstr(tg_error_last(), "daemon-1"));
+	assert_int_equal(tg_store_job_renew(c->s, id, "daemon-1", 30), TG_ENOTFOUND);
+	assert_int_equal(tg_store_job_advance(c->s, id, "daemon-1", TG_JOB_SEEN, TG_JOB_FAILED, "late"), TG_ENOTFOUND);
+	must(tg_store_job_advance(c->s, id, "daemon-2", TG_JOB_SEEN, TG_JOB_ANALYSING, NULL));
+	must(tg_store_job_get(c->s, id, &j));
+	assert_int_equal(j.state, TG_JOB_ANALYSING);
+	assert_null(j.error);
+	tg_job_clear(&j);
+
+	/* an expired lease nobody took over is still its owner's */
+	tg_store_debug_set_time(c->s, T0 + 100);
+	must(tg_store_job_renew(c->s, id, "daemon-2", 30));
+	must(tg_store_job_advance(c->s, id, "daemon-2", TG_JOB_ANALYSING, TG_JOB_POSTING, NULL));
+}
+
+static void test_transitions(void **state)
+{
+	ctx *c = *state;
+	NEED(c);
+	c->s = must_open(c);
+	int64_t id = add_run(c->s, 30, NULL, NULL);
+	tg_job j;
+	must(tg_store_job_claim(c->s, "A", 60, &j));
+	tg_job_clear(&j);
+
+	/* edges that do not exist */
+	static const struct {
+		tg_job_state from, to;
+	} bad[] = {{TG_JOB_SEEN, TG_JOB_POSTING},    {TG_JOB_SEEN, TG_JOB_DONE},       {TG_JOB_SEEN, TG_JOB_SEEN},
+	           {TG_JOB_ANALYSING, TG_JOB_SEEN},  {TG_JOB_ANALYSING, TG_JOB_DONE},  {TG_JOB_POSTING, TG_JOB_ANALYSING},
+	           {TG_JOB_DONE, TG_JOB_FAILED},     {TG_JOB_FAILED, TG_JOB_SEEN},     {TG_JOB_DONE, TG_JOB_SEEN},
+	           {(tg_job_state)7, TG_JOB_FAILED}, {TG_JOB_SEEN, (tg_job_state)-1}};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		assert_int_equal(tg_store_job_advance(c->s, id, "A", bad[i].from, bad[i].to, NULL), TG_EINVAL);
+	assert_int_equal(tg_store_job_advance(c->s, id, "", TG_JOB_SEEN, TG_JOB_ANALYSING, NULL), TG_EINVAL);
+	/* compare-and-set: wrong state, wrong owner, unknown job */
+	assert_int_equal(tg_store_job_advance(c->s, id, "A", TG_JOB_ANALYSING, TG_JOB_POSTING, NULL), TG_ENOTFOUND);
+	assert_int_equal(tg_store_job_advance(c->s, id, "B", TG_JOB_SEEN, TG_JOB_ANALYSING, NULL), TG_ENOTFOUND);
+	assert_int_equal(tg_store_job_advance(c->s, 999999, "A", TG_JOB_SEEN, TG_JOB_ANALYSING, NULL), TG_ENOTFOUND);
+
+	/* the path of a good run, one second apart */
+	static const tg_job_state path[] = {TG_JOB_SEEN, TG_JOB_ANALYSING, TG_JOB_POSTING, TG_JOB_DONE};
+	for (int i = 0; i < 3; i++) {
+		tg_store_debug_set_time(c->s, T0 + 1 + i);
+		must(tg_store_job_advance(c->s, id, "A", path[i], path[i + 1], NULL));
+		/* done twice: the second CAS fails */
+		assert_int_equal(tg_store_job_advance(c->s, id, "A", path[i], path[i + 1], NULL), TG_ENOTFOUND);
+		must(tg_store_job_get(c->s, id, &j));
+		assert_int_equal(j.state, path[i + 1]);
+		assert_int_equal(j.updated_at, T0 + 1 + i);
+		assert_string_equal(tg_job_state_name(j.state), i == 0 ? "analysing" : i == 1 ? "posting" : "done");
+		tg_job_clear(&j);
+	}
+	/* done released the lease: no renew, not claimable */
+	assert_int_equal(tg_store_job_renew(c->s, id, "A", 60), TG_ENOTFOUND);
+	assert_int_equal(tg_store_job_claim(c->s, "A", 60, &j), TG_ENOTFOUND);
+	assert_int_equal(raw_sql(c, "SELECT COUNT(*) FROM runs WHERE lease_owner IS NULL AND lease_until = 0"), 1);
+
+	/* failed from each unfinished state, with or without a message */
+	int64_t f[3];
+	const char *errs[] = {"bad trace: 'rank0.pt.trace.json.gz' at byte 17", NULL, "forge: HTTP 502"};
+	for (int k = 0; k < 3; k++) {
+		f[k] = add_run(c->s, 31 + k, NULL, NULL);
+		must(tg_store_job_claim(c->s, "A", 60, &j));
+		assert_int_equal(j.id, f[k]);
+		tg_job_clear(&j);
+		for (int i = 0; i < k; i++)
+			must(tg_store_job_advance(c->s, f[k], "A", path[i], path[i + 1], NULL));
+		must(tg_store_job_advance(c->s, f[k], "A", path[k], TG_JOB_FAILED, errs[k]));
+		must(tg_store_job_get(c->s, f[k], &j));
+		assert_int_equal(j.state, TG_JOB_FAILED);
+		assert_str_or_null(j.error, errs[k]);
+		tg_job_clear(&j);
+	}
+	assert_int_equal(tg_store_job_claim(c->s, "A", 60, &j), TG_ENOTFOUND);
+	assert_int_equal(tg_store_job_renew(c->s, f[0], "A", 60), TG_ENOTFOUND);
+
+	/* a daemon dies in the middle: the next one resumes where it was */
+	int64_t r = add_run(c->s, 40, NULL, NULL);
+	must(tg_store_job_claim(c->s, "A", 60, &j));
+	tg_job_clear(&j);
+	must(tg_store_job_advance(c->s, r, "A", TG_JOB_SEEN, TG_JOB_ANALYSING, NULL));
+	tg_store_debug_set_time(c->s, T0 + 200);
+	must(tg_store_job_claim(c->s, "B", 60, &j));
+	assert_int_equal(j.id, r);
+	assert_int_equal(j.state, TG_JOB_ANALYSING);
+	assert_int_equal(j.attempts, 2);
+	tg_job_clear(&j);
+	must(tg_store_job_advance(c->s, r, "B", TG_JOB_ANALYSING, TG_JOB_POSTING, NULL));
+	/* an error recorded on the way is kept when failing without one */
+	must(tg_store_job_advance(c->s, r, "B", TG_JOB_POSTING, TG_JOB_FAILED, "too many attempts"));
+	must(tg_store_job_get(c->s, r, &j));
+	assert_string_equal(j.error, "too many attempts");
+	tg_job_clear(&j);
+}
+
+static void test_set_result(void **state)
+{
+	ctx *c = *state;
+	NEED(c);
+	c->s = must_open(c);
+	int64_t id = add_run(c->s, 50, NULL, NULL);
+	tg_job r;
+	memset(&r, 0, sizeof(r));
+	r.verdict = "block";
+	r.summary = "SDPA fwd +7.1 % (block above 5 %)";
+	r.baseline_commit = "fedcba9876543210fedcba9876543210fedcba98";
+	r.baseline_distance = 3;
+	r.comment_id = 1234567890123LL;
+	tg_store_debug_set_time(c->s, T0 + 9);
+	must(tg_store_job_set_result(c->s, id, &r));
+	tg_job g;
+	must(tg_store_job_get(c->s, id, &g));
+	assert_string_equal(g.verdict, "block");
+	assert_string_equal(g.summary, r.summary);
+	assert_string_equal(g.baseline_commit, r.baseline_commit);
+	assert_int_equal(g.baseline_distance, 3);
+	assert_int_equal(g.comment_id, 1234567890123LL);
+	assert_int_equal(g.updated_at, T0 + 9);
+	assert_int_equal(g.state, TG_JOB_SEEN); /* any state */
+	tg_job_clear(&g);
+
+	/* no baseline: NULLs and -1 */
+	memset(&r, 0, sizeof(r));
+	r.verdict = "inconclusive";
+	r.baseline_distance = -1;
+	must(tg_store_job_set_result(c->s, id, &r));
+	must(tg_store_job_get(c->s, id, &g));
+	assert_string_equal(g.verdict, "inconclusive");
+	assert_null(g.summary);
+	assert_null(g.baseline_commit);
+	assert_int_equal(g.baseline_distance, -1);
+	assert_int_equal(g.comment_id, 0);
+	tg_job_clear(&g);
+
+	assert_int_equal(tg_store_job_set_result(c->s, 999999, &r), TG_ENOTFOUND);
+	r.verdict = "maybe";
+	assert_int_equal(tg_store_job_set_result(c->s, id, &r), TG_EINVAL);
+	r.verdict = "pass";
+	r.baseline_distance = -2;
+	assert_int_equal(tg_store_job_set_result(c->s, id, &r), TG_EINVAL);
+}
+
+static void test_jobs_list(void **state)
+{
+	ctx *c = *state;
+	NEED(c);
+	c->s = must_open(c);
+	int64_t done = add_run(c->s, 60, NULL, NULL);
+	run_to_done(c->s, done, "pass", NULL, 0);
+	int64_t failed = add_run(c->s, 61, NULL, NULL);
+	run_to_failed(c->s, failed, "x");
+	tg_store_debug_set_time(c->s, T0 + 1);
+	int64_t seen = add_run(c->s, 62, NULL, NULL);
+	tg_store_debug_set_time(c->s, T0 + 2);
+	int64_t analysing = add_run(c->s, 63, NULL, NULL);
+	tg_job j;
+	must(tg_store_job_claim(c->s, "A", 60, &j)); /* the oldest: seen */
+	assert_int_equal(j.id, seen);
+	tg_job_clear(&j);
+	must(tg_store_job_claim(c->s, "A", 60, &j));
+	assert_int_equal(j.id, analysing);
+	tg_job_clear(&j);
+	must(tg_store_job_advance(c->s, analysing, "A", TG_JOB_SEEN, TG_JOB_ANALYSING, NULL));
+
+	tg_job *l = NULL;
+	size_t n = 0;
+	unsigned unfinished = 1u << TG_JOB_SEEN | 1u << TG_JOB_ANALYSING | 1u << TG_JOB_POSTING;
+	must(tg_store_jobs_list(c->s, unfinished, &l, &n));
+	assert_int_equal(n, 2);
+	assert_int_equal(l[0].id, seen);
+	assert_int_equal(l[1].id, analysing);
+	assert_int_equal(l[1].state, TG_JOB_ANALYSING);
+	tg_store_jobs_free(l, n);
+	must(tg_store_jobs_list(c->s, 1u << TG_JOB_DONE, &l, &n));
+	assert_int_equal(n, 1);
+	assert_int_equal(l[0].id, done);
+	assert_string_equal(l[0].verdict, "pass");
+	tg_store_jobs_free(l, n);
+	must(tg_store_jobs_list(c->s, 0x1f, &l, &n));
+	assert_int_equal(n, 4);
+	assert_int_equal(l[0].id, done);
+	assert_int_equal(l[1].id, failed);
+	assert_int_equal(l[2].id, seen);
+	assert_int_equal(l[3].id, analysing);
+	tg_store_jobs_free(l, n);
+	must(tg_store_jobs_list(c->s, 0, &l, &n));
+	assert_int_equal(n, 0);
+	assert_null(l);
+	assert_int_equal(tg_store_jobs_list(c->s, 1u << 7, &l, &n), TG_EINVAL);
+}
+
+/* -------------------------------------------------------------- history */
+
+static void test_metrics_and_history(void **state)
+{
+	ctx *c = *state;
+	NEED(c);
+	c->s = must_open(c);
+	char cm[41];
+	/* main, train: 4 runs; the third has no GEMM number */
+	int64_t w1[4];
+	for (int i = 0; i < 4; i++) {
+		spec sp = {.workload = "train", .commit = sha(cm, 100 + i), .run_time = 1000 * (i + 1)};
+		w1[i] = add_run(c->s, 100 + i, &sp, NULL);
+		tg_metric m[] = {{"gpu_busy_ms", 10 + i},
+		                 {"kernel_time_ms:SDPA_fwd", 1 + i + 0.125},
+		                 {"kernel_time_ms:GEMM", 5 + i}};
+		run_to_done(c->s, w1[i], "pass", m, i == 2 ? 2 : 3);
+	}
+	/* main, infer: 2 runs */
+	int64_t w2[2];
+	for (int i = 0; i < 2; i++) {
+		spec sp = {.workload = "infer", .run_time = 1500 + 1000 * i};
+		w2[i] = add_run(c->s, 110 + i, &sp, NULL);
+		tg_metric m[] = {{"gpu_busy_ms", 20 + i}};
+		run_to_done(c->s, w2[i], "warn", m, 1);
+	}
+	/* left out: a failed run, another branch, another repo, an unfinished run */
+	spec sp_failed = {.workload = "train", .run_time = 3500};
+	int64_t failed = add_run(c->s, 120, &sp_failed, NULL);
+	tg_metric junk[] = {{"gpu_busy_ms", 999}};
+	must(tg_store_metrics_put(c->s, failed, junk, 1));
+	run_to_failed(c->s, failed, "crash");
+	spec sp_dev = {.branch = "dev", .run_time = 3600};
+	run_to_done(c->s, add_run(c->s, 121, &sp_dev, NULL), "pass", junk, 1);
+	spec sp_repo = {.repo = "other/repo", .run_time = 3700};
+	run_to_done(c->s, add_run(c->s, 122, &sp_repo, NULL), "pass", junk, 1);
+	spec sp_open = {.run_time = 3800};
+	int64_t open = add_run(c->s, 123, &sp_open, NULL);
+	must(tg_store_metrics_put(c->s, open, junk, 1));
+
+	/* put replaces: a metric left out of the second put is gone */
+	tg_metric first[] = {{"gpu_busy_ms", 1}, {"stale", 2}};
+	must(tg_store_metrics_put(c->s, w2[0], first, 2));
+	tg_metric second[] = {{"gpu_busy_ms", 20}};
+	must(tg_store_metrics_put(c->s, w2[0], second, 1));
+	assert_int_equal(raw_sql(c, "SELECT COUNT(*) FROM metrics WHERE name = 'stale'"), 0);
+	/* a duplicate name in one put: the last value */
+	tg_metric dup[] = {{"gpu_busy_ms", 5}, {"gpu_busy_ms", 21}};
+	must(tg_store_metrics_put(c->s, w2[1], dup, 2));
+
+	tg_history_point *p = NULL;
+	size_t n = 0;
+	must(tg_store_history(c->s, "acme/llm", "main", NULL, NULL, 0, &p, &n));
+	assert_int_equal(n, 4 * 2 + 3 + 2);
+	for (size_t i = 1; i < n; i++)
+		assert_true(p[i - 1].run_time <= p[i].run_time);
+	assert_int_equal(p[0].run, w1[0]);
+	assert_int_equal(p[0].run_time, 1000);
+	assert_string_equal(p[0].commit, sha(cm, 100));
+	assert_string_equal(p[0].workload, "train");
+	/* within a run, by name */
+	assert_string_equal(p[0].metric, "gpu_busy_ms");
+	assert_string_equal(p[1].metric, "kernel_time_ms:GEMM");
+	assert_string_equal(p[2].metric, "kernel_time_ms:SDPA_fwd");
+	assert_true(p[2].value == 1.125);
+	for (size_t i = 0; i < n; i++)
+		assert_true(p[i].value != 999);
+	tg_history_free(p, n);
+
+	must(tg_store_history(c->s, "acme/llm", "main", "infer", NULL, 0, &p, &n));
+	assert_int_equal(n, 2);
+	assert_int_equal(p[0].run, w2[0]);
+	assert_true(p[0].value == 20);
+	assert_int_equal(p[1].run, w2[1]);
+	assert_true(p[1].value == 21);
+	tg_history_free(p, n);
+
+	must(tg_store_history(c->s, "acme/llm", "main", NULL, "gpu_busy_ms", 0, &p, &n));
+	assert_int_equal(n, 6);
+	static const double busy[] = {10, 20, 11, 21, 12, 13}; /* t 1000 1500 2000 2500 3000 4000 */
+	for (size_t i = 0; i < n; i++) {
+		assert_string_equal(p[i].metric, "gpu_busy_ms");
+		assert_true(p[i].value == busy[i]);
+	}
+	tg_history_free(p, n);
+
+	must(tg_store_history(c->s, "acme/llm", "main", NULL, "kernel_time_ms:*", 0, &p, &n));
+	assert_int_equal(n, 7);
+	for (size_t i = 0; i < n; i++)
+		assert_memory_equal(p[i].metric, "kernel_time_ms:", 15);
+	tg_history_free(p, n);
+
+	/* limit: the latest 2 runs of each series, oldest first. GEMM's
+	 * latest two are t=2000 and t=4000 (t=3000 has none). */
+	must(tg_store_history(c->s, "acme/llm", "main", "train", "kernel_time_ms:*", 2, &p, &n));
+	assert_int_equal(n, 4);
+	assert_int_equal(p[0].run_time, 2000);
+	assert_string_equal(p[0].metric, "kernel_time_ms:GEMM");
+	assert_true(p[0].value == 6);
+	assert_int_equal(p[1].run_time, 3000);
+	assert_string_equal(p[1].metric, "kernel_time_ms:SDPA_fwd");
+	assert_true(p[1].value == 3.125);
+	assert_int_equal(p[2].run_time, 4000);
+	assert_string_equal(p[2].metric, "kernel_time_ms:GEMM");
+	assert_true(p[2].value == 8);
+	assert_int_equal(p[3].run_time, 4000);
+	assert_string_equal(p[3].metric, "kernel_time_ms:SDPA_fwd");
+	assert_true(p[3].value == 4.125);
+	tg_history_free(p, n);
+
+	must(tg_store_history(c->s, "acme/llm", "main", NULL, "gpu_busy_ms", 1, &p, &n));
+	assert_int_equal(n, 2);
+	assert_int_equal(p[0].run, w2[1]);
+	assert_int_equal(p[1].run, w1[3]);
+	tg_history_free(p, n);
+
+	must(tg_store_history(c->s, "acme/llm", "main", NULL, "*", 0, &p, &n));
+	assert_int_equal(n, 13);
+	tg_history_free(p, n);
+	must(tg_store_history(c->s, "acme/llm", "main", NULL, "kernel_time_ms:", 0, &p, &n));
+	assert_int_equal(n, 0); /* exact name: none */
+	tg_history_free(p, n);
+	must(tg_store_history(c->s, "acme/llm", "nope", NULL, NULL, 0, &p, &n));
+	assert_int_equal(n, 0);
+	assert_null(p);
+	must(tg_store_history(c->s, "acme/llm", "dev", NULL, NULL, 0, &p, &n));
+	assert_int_equal(n, 1);
+	assert_true(p[0].value == 999);
+	tg_history_free(p, n);
+
+	/* a value keeps all its digits */
+	tg_metric precise[] = {{"gpu_busy_ms", 0.1 + 0.2}, {"tiny", 1e-300}, {"neg", -123456.789012345678}};
+	must(tg_store_metrics_put(c->s, w1[0], precise, 3));
+	must(tg_store_history(c->s, "acme/llm", "main", "train", NULL, 0, &p, &n));
+	int seen = 0;
+	for (size_t i = 0; i < n; i++)
+		if (p[i].run == w1[0]) {
+			seen++;
+			if (!strcmp(p[i].metric, "gpu_busy_ms"))
+				assert_true(p[i].value == 0.1 + 0.2);
+			else if (!strcmp(p[i].metric, "tiny"))
+				assert_true(p[i].value == 1e-300);
+			else
+				assert_true(p[i].value == -123456.789012345678);
+		}
+	assert_int_equal(seen, 3);
+	tg_history_free(p, n);
+
+	/* refused: unknown run, no name, not a number */
+	assert_int_equal(tg_store_metrics_put(c->s, 999999, second, 1), TG_ENOTFOUND);
+	tg_metric bad[] = {{"", 1}};
+	assert_int_equal(tg_store_metrics_put(c->s, w1[0], bad, 1), TG_EINVAL);
+	tg_metric nan_[] = {{"x", NAN}};
+	assert_int_equal(tg_store_metrics_put(c->s, w1[0], nan_, 1), TG_EINVAL);
+	/* an empty put clears */
+	must(tg_store_metrics_put(c->s, w1[0], NULL, 0));
+	assert_int_equal(raw_sql(c, "SELECT COUNT(*) FROM metrics WHERE name = 'tiny'"), 0);
+}
+
+static void test_find_run(void **state)
+{
+	ctx *c = *state;
+	NEED(c);
+	c->s = must_open(c);
+	char cm[41];
+	sha(cm, 500);
+	spec at = {.workload = "train", .commit = cm};
+	at.run_time = 100;
+	int64_t a = add_run(c->s, 200, &at, NULL);
+	run_to_done(c->s, a, "pass", NULL, 0);
+	at.run_time = 300;
+	int64_t err = add_run(c->s, 201, &at, NULL);
+	run_to_done(c->s, err, "error", NULL, 0);
+	at.run_time = 200;
+	int64_t b = add_run(c->s, 202, &at, NULL);
+	run_to_done(c->s, b, "warn", NULL, 0);
+	at.run_time = 400;
+	run_to_failed(c->s, add_run(c->s, 203, &at, NULL), "x");
+	at.run_time = 500;
+	add_run(c->s, 204, &at, NULL); /* unfinished */
+
+	tg_job j;
+	must(tg_store_find_run(c->s, "acme/llm", cm, "train", &j));
+	assert_int_equal(j.id, b); /* the latest done run that is not an error */
+	assert_int_equal(j.run_time, 200);
+	assert_string_equal(j.verdict, "warn");
+	assert_int_equal(j.state, TG_JOB_DONE);
+	tg_job_clear(&j);
+	assert_int_equal(tg_store_find_run(c->s, "acme/llm", cm, "infer", &j), TG_ENOTFOUND);
+	assert_int_equal(tg_store_find_run(c->s, "other/repo", cm, "train", &j), TG_ENOTFOUND);
+	assert_int_equal(tg_store_find_run(c->s, "acme/llm", sha(cm, 501), "train", &j), TG_ENOTFOUND);
+	assert_int_equal(j.id, 0);
+	assert_int_equal(tg_store_find_run(c->s, NULL, cm, "train", &j), TG_EINVAL);
+}
+
+static void test_prune(void **state)
+{
+	ctx *c = *state;
+	NEED(c);
+	c->s = must_open(c);
+	tg_metric m[] = {{"gpu_busy_ms", 1}, {"kernel_time_ms:GEMM", 2}};
+	spec sp = {.run_time = 100};
+	int64_t old_done = add_run(c->s, 300, &sp, NULL);
+	run_to_done(c->s, old_done, "pass", m, 2);
+	sp.run_time = 200;
+	int64_t old_failed = add_run(c->s, 301, &sp, NULL);
+	must(tg_store_metrics_put(c->s, old_failed, m, 2));
+	run_to_failed(c->s, old_failed, "x");
+	sp.run_time = 9000;
+	int64_t new_done = add_run(c->s, 302, &sp, NULL);
+	run_to_done(c->s, new_done, "pass", m, 2);
+	sp.run_time = 150;
+	int64_t old_seen = add_run(c->s, 303, &sp, NULL);
+	sp.run_time = 160;
+	int64_t old_analysing = add_run(c->s, 304, &sp, NULL);
+	must(tg_store_metrics_put(c->s, old_analysing, m, 2));
+	tg_job j;
+	must(tg_store_job_claim(c->s, "A", 60, &j));
+	tg_job_clear(&j);
+	must(tg_store_job_claim(c->s, "A", 60, &j));
+	assert_int_equal(j.id, old_analysing);
+	tg_job_clear(&j);
+	must(tg_store_job_advance(c->s, old_analysing, "A", TG_JOB_SEEN, TG_JOB_ANALYSING, NULL));
+
+	size_t deleted = 99;
+	must(tg_store_prune(c->s, 5000, &deleted));
+	assert_int_equal(deleted, 2);
+	assert_int_equal(tg_store_job_get(c->s, old_done, &j), TG_ENOTFOUND);
+	assert_int_equal(tg_store_job_get(c->s, old_failed, &j), TG_ENOTFOUND);
+	must(tg_store_job_get(c->s, old_seen, &j));
+	tg_job_clear(&j);
+	must(tg_store_job_get(c->s, old_analysing, &j));
+	assert_int_equal(j.state, TG_JOB_ANALYSING);
+	tg_job_clear(&j);
+	must(tg_store_job_get(c->s, new_done, &j));
+	tg_job_clear(&j);
+	/* metrics went with their runs */
+	assert_int_equal(raw_sql(c, "SELECT COUNT(*) FROM metrics"), 4);
+	assert_int_equal(raw_sql(c, "SELECT COUNT(DISTINCT run) FROM metrics"), 2);
+	must(tg_store_prune(c->s, 5000, NULL));
+	must(tg_store_prune(c->s, 5000, &deleted));
+	assert_int_equal(deleted, 0);
+	must(tg_store_prune(c->s, 9001, &deleted));
+	assert_int_equal(deleted, 1);
+	assert_int_equal(raw_sql(c, "SELECT COUNT(*) FROM runs"), 2);
+}
+
+static void test_strings(void **state)
+{
+	ctx *c = *state;
+	NEED(c);
+	c->s = must_open(c);
+	const char *prefix = "o'brien/\"llm\"/x; DROP TABLE runs; --/train/ci-1";
+	const char *branch = "feature/ü-ñ-日本語-🚀";
+	const char *workload = "w'1 \"q\" \\ %_";
+	const char *manifest = "{\"note\":\"O'Brien \\\"x\\\" \\\\ \\u00e9 ✓\",\"t\":\"\t\"}";
+	tg_job j;
+	memset(&j, 0, sizeof(j));
+	snprintf(j.key, sizeof(j.key), "%064x", 400);
+	j.prefix = (char *)prefix;
+	j.repo = "o'brien/\"llm\"";
+	j.commit = "0123456789abcdef0123456789abcdef01234567";
+	j.branch = (char *)branch;
+	j.target_branch = "main'; --";
+	j.workload = (char *)workload;
+	j.run_id = "r\"1'";
+	j.manifest = (char *)manifest;
+	int64_t id;
+	int created;
+	must(tg_store_job_add(c->s, &j, &id, &created));
+	assert_int_equal(created, 1);
+	tg_job g;
+	must(tg_store_job_claim(c->s, "owner 'ü'", 60, &g));
+	assert_int_equal(g.id, id);
+	tg_job_clear(&g);
+	must(tg_store_job_advance(c->s, id, "owner 'ü'", TG_JOB_SEEN, TG_JOB_ANALYSING, "warn: 'x' \"y\" — é"));
+	tg_job r;
+	memset(&r, 0, sizeof(r));
+	r.verdict = "pass";
+	r.summary = "SDPA −3.2 % 'faster' \"nice\" 🚀";
+	r.baseline_distance = 0;
+	must(tg_store_job_set_result(c->s, id, &r));
+	must(tg_store_job_get(c->s, id, &g));
+	assert_string_equal(g.prefix, prefix);
+	assert_string_equal(g.repo, j.repo);
+	assert_string_equal(g.branch, branch);
+	assert_string_equal(g.target_branch, j.target_branch);
+	assert_string_equal(g.workload, workload);
+	assert_string_equal(g.run_id, j.run_id);
+	assert_string_equal(g.manifest, manifest);
+	assert_string_equal(g.error, "warn: 'x' \"y\" — é");
+	assert_string_equal(g.summary, r.summary);
+	tg_job_clear(&g);
+	assert_int_equal(raw_sql(c, "SELECT COUNT(*) FROM runs"), 1);
+
+	/* metric names: a prefix is a prefix, not a LIKE pattern */
+	tg_metric m[] = {{"a_b:1", 1}, {"axb:1", 2}, {"a%b:1", 3}, {"kernel_time_ms:aten::mm 'x' ü", 4}};
+	must(tg_store_metrics_put(c->s, id, m, 4));
+	must(tg_store_job_advance(c->s, id, "owner 'ü'", TG_JOB_ANALYSING, TG_JOB_POSTING, NULL));
+	must(tg_store_job_advance(c->s, id, "owner 'ü'", TG_JOB_POSTING, TG_JOB_DONE, NULL));
+	tg_history_point *p = NULL;
+	size_t n = 0;
+	must(tg_store_history(c->s, j.repo, branch, workload, "a_b*", 0, &p, &n));
+	assert_int_equal(n, 1);
+	assert_string_equal(p[0].metric, "a_b:1");
+	assert_string_equal(p[0].workload, workload);
+	tg_history_free(p, n);
+	must(tg_store_history(c->s, j.repo, branch, NULL, "a%*", 0, &p, &n));
+	assert_int_equal(n, 1);
+	assert_true(p[0].value == 3);
+	tg_history_free(p, n);
+	must(tg_store_history(c->s, j.repo, branch, NULL, "kernel_time_ms:aten::mm 'x' ü", 0, &p, &n));
+	assert_int_equal(n, 1);
+	assert_true(p[0].value == 4);
+	tg_history_free(p, n);
+	must(tg_store_history(c->s, j.repo, branch, NULL, "A_B*", 0, &p, &n));
+	assert_int_equal(n, 0); /* case matters */
+	must(tg_store_history(c->s, j.repo, "feature/ü-ñ-日本語-🚀x", NULL, NULL, 0, &p, &n));
+	assert_int_equal(n, 0);
+	must(tg_store_find_run(c->s, j.repo, j.commit, workload, &g));
+	assert_int_equal(g.id, id);
+	tg_job_clear(&g);
+}
+
+/* --------------------------------------------------------- concurrency */
+
+#define NPROC 3
+#define NJOBS 60
+
+/* A child: opens its own store, waits for the start, claims until none is
+ * left, writes each claimed id to fd. Exit status 0, or 2 on an error. */
+static void child_claims(const char *url, int k, int ready_fd, int go_fd, int out_fd)
+{
+	tg_store *s = NULL;
+	if (tg_store_open(&s, url)) {
+		fprintf(stderr, "child %d: %s\n", k, tg_error_last());
+		_exit(2);
+	}
+	char owner[32], b = 'r';
+	snprintf(owner, sizeof(owner), "proc-%d", k);
+	if (write(ready_fd, &b, 1) != 1 || read(go_fd, &b, 1) != 0)
+		_exit(2);
+	for (;;) {
+		tg_job j;
+		int rc = tg_store_job_claim(s, owner, 600, &j);
+		if (rc == TG_ENOTFOUND)
+			break;
+		if (rc) {
+			fprintf(stderr, "child %d: %s\n", k, tg_error_last());
+			_exit(2);
+		}
+		int64_t id = j.id;
+		tg_job_clear(&j);
+		usleep(1000); /* the work, so that the others get a turn */
+		/* a second write per claim, to contend more */
+		if (tg_store_job_advance(s, id, owner, TG_JOB_SEEN, TG_JOB_ANALYSING, NULL)) {
+			fprintf(stderr, "child %d: advance: %s\n", k, tg_error_last());
+			_exit(2);
+		}
+		if (write(out_fd, &id, sizeof(id)) != sizeof(id))
+			_exit(2);
+	}
+	tg_store_close(s);
+	_exit(0);
+}
+
+static void test_concurrent_claims(void **state)
+{
+	ctx *c = *state;
+	NEED(c);
+	c->s = must_open(c);
+	tg_store_debug_set_time(c->s, 0); /* the children use the real clock */
+	int64_t ids[NJOBS];
+	for (int i = 0; i < NJOBS; i++)
+		ids[i] = add_run(c->s, 600 + i, NULL, NULL);
+
+	int ready[2], go[2], out[NPROC][2];
+	assert_int_equal(pipe(ready), 0);
+	assert_int_equal(pipe(go), 0);
+	pid_t pid[NPROC];
+	for (int k = 0; k < NPROC; k++) {
+		assert_int_equal(pipe(out[k]), 0);
+		fflush(NULL);
+		pid[k] = fork();
+		assert_true(pid[k] >= 0);
+		if (pid[k] == 0) {
+			close(ready[0]);
+			close(go[1]);
+			for (int i = 0; i <= k; i++)
+				close(out[i][0]);
+			child_claims(c->url, k, ready[1], go[0], out[k][1]);
+		}
+		close(out[k][1]);
+	}
+	close(ready[1]);
+	close(go[0]);
+	char b;
+	for (int k = 0; k < NPROC; k++)
+		assert_int_equal(read(ready[0], &b, 1), 1);
+	close(go[1]); /* all start now */
+
+	int count[NJOBS] = {0}, per[NPROC] = {0}, total = 0;
+	for (int k = 0; k < NPROC; k++) {
+		int64_t id;
+		while (read(out[k][0], &id, sizeof(id)) == sizeof(id)) {
+			int found = 0;
+			for (int i = 0; i < NJOBS; i++)
+				if (ids[i] == id) {
+					count[i]++;
+					found = 1;
+				}
+			assert_true(found);
+			per[k]++;
+			total++;
+		}
+		close(out[k][0]);
+	}
+	close(ready[0]);
+	for (int k = 0; k < NPROC; k++) {
+		int status = 0;
+		assert_int_equal(waitpid(pid[k], &status, 0), pid[k]);
+		assert_true(WIFEXITED(status));
+		assert_int_equal(WEXITSTATUS(status), 0);
+	}
+	print_message("%s: claims per process: %d %d %d\n", c->backend, per[0], per[1], per[2]);
+	assert_int_equal(total, NJOBS);
+	for (int i = 0; i < NJOBS; i++)
+		assert_int_equal(count[i], 1);
+	assert_int_equal(raw_sql(c, "SELECT COUNT(*) FROM runs WHERE attempts = 1 AND state = 'analysing'"), NJOBS);
+}
+
+/* Daemons started together on a new database: each migration is applied
+ * once, and every one of them opens. */
+static void test_concurrent_open(void **state)
+{
+	ctx *c = *state;
+	NEED(c);
+	int go[2];
+	assert_int_equal(pipe(go), 0);
+	pid_t pid[NPROC];
+	for (int k = 0; k < NPROC; k++) {
+		fflush(NULL);
+		pid[k] = fork();
+		assert_true(pid[k] >= 0);
+		if (pid[k] == 0) {
+			char b;
+			close(go[1]);
+			if (read(go[0], &b, 1) != 0)
+				_exit(2);
+			tg_store *s = NULL;
+			if (tg_store_open(&s, c->url)) {
+				fprintf(stderr, "child %d: %s\n", k, tg_error_last());
+				_exit(2);
+			}
+			tg_store_close(s);
+			_exit(0);
+		}
+	}
+	close(go[0]);
+	close(go[1]);
+	for (int k = 0; k < NPROC; k++) {
+		int status = 0;
+		assert_int_equal(waitpid(pid[k], &status, 0), pid[k]);
+		assert_true(WIFEXITED(status));
+		assert_int_equal(WEXITSTATUS(status), 0);
+	}
+	assert_int_equal(raw_sql(c, "SELECT COUNT(*) FROM schema_version"), (long long)tg_store_migrations_n);
+	c->s = must_open(c);
+	add_run(c->s, 900, NULL, NULL);
+}
+
+/* A daemon killed (SIGKILL) in the middle of a job and of a transaction:
+ * its half-done write vanishes, its locks go with it, and after its lease
+ * the job is claimed again where it was. */
+static void test_killed_daemon(void **state)
+{
+	ctx *c = *state;
+	NEED(c);
+	c->s = must_open(c);
+	tg_store_debug_set_time(c->s, 0);
+	int64_t id = add_run(c->s, 950, NULL, NULL);
+	int64_t other = add_run(c->s, 951, NULL, NULL);
+	int sig[2];
+	assert_int_equal(pipe(sig), 0);
+	fflush(NULL);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		close(sig[0]);
+		tg_store *s = NULL;
+		tg_job j;
+		char sql[256];
+		if (tg_store_open(&s, c->url) || tg_store_job_claim(s, "victim", 30, &j) || j.id != id ||
+		    tg_store_job_advance(s, id, "victim", TG_JOB_SEEN, TG_JOB_ANALYSING, NULL))
+			_exit(2);
+		/* a write lock (SQLite) or a row lock (PostgreSQL) held, uncommitted */
+		snprintf(sql, sizeof(sql), "%s UPDATE runs SET summary = 'half' WHERE id = %lld",
+		         is_pg(c) ? "BEGIN;" : "BEGIN IMMEDIATE;", (long long)id);
+		if (tg_store_debug_exec(s, sql))
+			_exit(2);
+		char b = 'k';
+		if (write(sig[1], &b, 1) != 1)
+			_exit(2);
+		for (;;)
+			pause();
+	}
+	close(sig[1]);
+	char b = 0;
+	ssize_t got = read(sig[0], &b, 1);
+	close(sig[0]);
+	kill(pid, SIGKILL);
+	int status = 0;
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_int_equal(got, 1);
+	assert_true(WIFSIGNALED(status));
+
+	/* a write on the row waits for the dead one's lock, then goes through */
+	tg_job r;
+	memset(&r, 0, sizeof(r));
+	r.baseline_distance = -1;
+	must(tg_store_job_set_result(c->s, id, &r));
+	tg_job j;
+	must(tg_store_job_get(c->s, id, &j));
+	assert_int_equal(j.state, TG_JOB_ANALYSING); /* committed before the kill */
+	assert_int_equal(j.attempts, 1);
+	assert_null(j.summary); /* never committed */
+	tg_job_clear(&j);
+	/* inside its lease, only the other job can be claimed */
+	must(tg_store_job_claim(c->s, "heir", 30, &j));
+	assert_int_equal(j.id, other);
+	tg_job_clear(&j);
+	tg_store_debug_set_time(c->s, (int64_t)time(NULL) + 31);
+	must(tg_store_job_claim(c->s, "heir", 30, &j));
+	assert_int_equal(j.id, id);
+	assert_int_equal(j.state, TG_JOB_ANALYSING);
+	assert_int_equal(j.attempts, 2);
+	tg_job_clear(&j);
+	must(tg_store_job_advance(c->s, id, "heir", TG_JOB_ANALYSING, TG_JOB_POSTING, NULL));
+}
+
+/* --------------------------------------------------------------- faults */
+
+static void test_write_faults(void **state)
+{
+	ctx *c = *state;
+	NEED(c);
+	c->s = must_open(c);
+	int64_t id = add_run(c->s, 700, NULL, NULL);
+	tg_metric two[] = {{"gpu_busy_ms", 1}, {"kernel_time_ms:GEMM", 2}};
+	must(tg_store_metrics_put(c->s, id, two, 2));
+	tg_job j;
+	enum { NBIG = 3000 };
+	tg_metric *big = calloc(NBIG, sizeof(*big));
+	char(*names)[64] = calloc(NBIG, 64);
+	assert_non_null(big);
+	assert_non_null(names);
+	for (int i = 0; i < NBIG; i++) {
+		snprintf(names[i], 64, "kernel_time_ms:some_rather_long_kernel_%05d", i);
+		big[i].name = names[i];
+		big[i].value = i;
+	}
+
+	if (!is_pg(c)) {
+		/* a full disk: the file may not grow */
+		must(tg_store_debug_exec(c->s, "PRAGMA max_page_count = 1"));
+		char *manifest = malloc(256 * 1024);
+		assert_non_null(manifest);
+		memset(manifest, 'x', 256 * 1024 - 1);
+		manifest[256 * 1024 - 1] = '\0';
+		tg_job big_job;
+		memset(&big_job, 0, sizeof(big_job));
+		snprintf(big_job.key, sizeof(big_job.key), "%064x", 701);
+		big_job.prefix = big_job.repo = big_job.commit = big_job.branch = big_job.workload = big_job.run_id = "x";
+		big_job.manifest = manifest;
+		int64_t bid = 0;
+		int created = 0;
+		assert_int_equal(tg_store_job_add(c->s, &big_job, &bid, &created), TG_EIO);
+		assert_non_null(strstr(tg_error_last(), "full"));
+		assert_int_equal(bid, 0);
+		assert_int_equal(tg_store_metrics_put(c->s, id, big, NBIG), TG_EIO);
+		assert_non_null(strstr(tg_error_last(), "full"));
+		/* the failed put changed nothing; reads still work */
+		assert_int_equal(raw_sql(c, "SELECT COUNT(*) FROM metrics"), 2);
+		must(tg_store_job_get(c->s, id, &j));
+		tg_job_clear(&j);
+		/* space again: the same calls succeed */
+		must(tg_store_debug_exec(c->s, "PRAGMA max_page_count = 1073741823"));
+		must(tg_store_job_add(c->s, &big_job, &bid, &created));
+		assert_int_equal(created, 1);
+		must(tg_store_metrics_put(c->s, id, big, NBIG));
+		assert_int_equal(raw_sql(c, "SELECT COUNT(*) FROM metrics"), NBIG);
+
+		/* a read-only file (as root a chmod would not stop us): SQLite's
+		 * read-only mode through a file: URI */
+		tg_store *ro = NULL;
+		char url[4200];
+		snprintf(url, sizeof(url), "sqlite:file:%s?mode=ro", c->path);
+		if (tg_store_open(&ro, url))
+			fail_msg("read-only open: %s", tg_error_last());
+		must(tg_store_job_get(ro, id, &j));
+		tg_job_clear(&j);
+		int64_t rid = 0;
+		assert_int_equal(tg_store_job_add(ro, &big_job, &rid, &created), TG_EIO);
+		assert_non_null(strstr(tg_error_last(), "readonly"));
+		assert_int_equal(tg_store_job_claim(ro, "A", 60, &j), TG_EIO);
+		assert_int_equal(tg_store_metrics_put(ro, id, two, 2), TG_EIO);
+		tg_store_close(ro);
+		free(manifest);
+	}
+
+	/* a read-only connection (PostgreSQL: like a hot standby) */
+	must(tg_store_debug_exec(c->s, is_pg(c) ? "SET default_transaction_read_only = on" : "PRAGMA query_only = ON"));
+	int64_t nid = 0;
+	int created = 0;
+	tg_job nj;
+	memset(&nj, 0, sizeof(nj));
+	snprintf(nj.key, sizeof(nj.key), "%064x", 702);
+	nj.prefix = nj.repo = nj.commit = nj.branch = nj.workload = nj.run_id = nj.manifest = "y";
+	assert_int_equal(tg_store_job_add(c->s, &nj, &nid, &created), TG_EIO);
+	assert_non_null(strstr(tg_error_last(), is_pg(c) ? "read-only" : "readonly"));
+	assert_int_equal(tg_store_job_claim(c->s, "A", 60, &j), TG_EIO);
+	assert_int_equal(tg_store_metrics_put(c->s, id, two, 2), TG_EIO);
+	assert_int_equal(tg_store_prune(c->s, T0, NULL), TG_EIO);
+	must(tg_store_job_get(c->s, id, &j));
+	tg_job_clear(&j);
+	must(tg_store_debug_exec(c->s, is_pg(c) ? "SET default_transaction_read_only = off" : "PRAGMA query_only = OFF"));
+	must(tg_store_job_add(c->s, &nj, &nid, &created));
+	assert_int_equal(created, 1);
+	must(tg_store_job_claim(c->s, "A", 60, &j));
+	assert_int_equal(j.id, id);
+	tg_job_clear(&j);
+	free(big);
+	free(names);
+}
+
+/* ----------------------------------------------------------- PostgreSQL */
+
+/* The url of TG_TEST_PG_URL's server with another user, a password and a
+ * database that does not exist. */
+static void pg_url_with_password(const ctx *c, char *out, size_t size)
+{
+	char *err = NULL;
+	PQconninfoOption *o = PQconninfoParse(c->url, &err);
+	const char *host = "127.0.0.1", *port = "5432";
+	for (PQconninfoOption *p = o; p && p->keyword; p++) {
+		if (!strcmp(p->keyword, "host") && p->val && *p->val)
+			host = p->val;
+		if (!strcmp(p->keyword, "port") && p->val && *p->val)
+			port = p->val;
+	}
+	snprintf(out, size, "postgresql://nobody_here:%s@%s:%s/tg_no_such_db", SECRET, host, port);
+	PQconninfoFree(o);
+	PQfreemem(err);
+}
+
+static void test_pg_password_hidden(void **state)
+{
+	(void)state;
+	/* nothing listens on port 1: connect fails, and says where */
+	static const char *const urls[] = {
+		"postgresql://tguser:" SECRET "@127.0.0.1:1/tgdb?connect_timeout=3",
+		"postgres://tguser:" SECRET "@127.0.0.1:1/tgdb",
+		"host=127.0.0.1 port=1 dbname=tgdb user=tguser password=" SECRET " connect_timeout=3",
+	};
+	for (size_t i = 0; i < sizeof(urls) / sizeof(urls[0]); i++) {
+		tg_store *s = (tg_store *)1;
+		assert_int_equal(tg_store_open(&s, urls[i]), TG_EIO);
+		assert_null(s);
+		const char *msg = tg_error_last();
+		assert_null(strstr(msg, SECRET));
+		assert_non_null(strstr(msg, "postgresql://127.0.0.1:1/tgdb"));
+	}
+	/* a string libpq cannot parse is not echoed */
+	tg_store *s = NULL;
+	assert_int_equal(tg_store_open(&s, "postgresql://u:" SECRET "@127.0.0.1:1/db?no_such_option=" SECRET), TG_EINVAL);
+	assert_null(strstr(tg_error_last(), SECRET));
+	assert_int_equal(tg_store_open(&s, "host=127.0.0.1 password " SECRET), TG_EINVAL);
+	assert_null(strstr(tg_error_last(), SECRET));
+
+	/* a real server refusing us: its message has no password either */
+	if (pg_ctx.available) {
+		char url[4400];
+		pg_url_with_password(&pg_ctx, url, sizeof(url));
+		assert_int_equal(tg_store_open(&s, url), TG_EIO);
+		assert_null(strstr(tg_error_last(), SECRET));
+		assert_non_null(strstr(tg_error_last(), "tg_no_such_db"));
+	}
+}
+
+/* Runs sql on an admin connection; 0 or -1 (the message printed). */
+static int pg_admin(PGconn *conn, const char *sql)
+{
+	PGresult *res = PQexec(conn, sql);
+	int ok = PQresultStatus(res) == PGRES_COMMAND_OK || PQresultStatus(res) == PGRES_TUPLES_OK;
+	if (!ok)
+		print_message("%s: %s", sql, PQresultErrorMessage(res));
+	PQclear(res);
+	return ok ? 0 : -1;
+}
+
+static void test_pg_reconnect(void **state)
+{
+	ctx *c = *state;
+	NEED(c);
+	c->s = must_open(c);
+	int64_t id = add_run(c->s, 800, NULL, NULL);
+	/* the server drops the connection: the next call reconnects */
+	assert_int_equal(tg_store_debug_exec(c->s, "SELECT pg_terminate_backend(pg_backend_pid())"), TG_EIO);
+	tg_job j;
+	must(tg_store_job_get(c->s, id, &j));
+	assert_int_equal(j.id, id);
+	tg_job_clear(&j);
+	assert_int_equal(tg_store_debug_exec(c->s, "SELECT pg_terminate_backend(pg_backend_pid())"), TG_EIO);
+	must(tg_store_job_claim(c->s, "A", 60, &j)); /* a transaction, run whole again */
+	assert_int_equal(j.id, id);
+	assert_int_equal(j.attempts, 1);
+	tg_job_clear(&j);
+
+	/* the reconnect fails too (the database takes no connections): TG_EIO,
+	 * and the store works again once it does. The switch is thrown from
+	 * another database of the server ("postgres"). */
+	char *err = NULL, *db = NULL;
+	PQconninfoOption *o = PQconninfoParse(c->url, &err);
+	for (PQconninfoOption *q = o; q && q->keyword; q++)
+		if (!strcmp(q->keyword, "dbname") && q->val)
+			db = strdup(q->val);
+	PQconninfoFree(o);
+	PQfreemem(err);
+	const char *keys[] = {"dbname", "dbname", NULL}, *vals[] = {c->url, "postgres", NULL};
+	PGconn *admin = PQconnectdbParams(keys, vals, 1);
+	char off[512] = "", on[512] = "";
+	if (db && PQstatus(admin) == CONNECTION_OK) {
+		char *ident = PQescapeIdentifier(admin, db, strlen(db));
+		snprintf(off, sizeof(off), "ALTER DATABASE %s ALLOW_CONNECTIONS false", ident);
+		snprintf(on, sizeof(on), "ALTER DATABASE %s ALLOW_CONNECTIONS true", ident);
+		PQfreemem(ident);
+	}
+	free(db);
+	if (!off[0] || pg_admin(admin, off)) {
+		PQfinish(admin);
+		print_message("SKIPPED part: cannot switch connections to the database off from \"postgres\"\n");
+		return;
+	}
+	int rc_term = tg_store_debug_exec(c->s, "SELECT pg_terminate_backend(pg_backend_pid())");
+	int rc_down = tg_store_job_get(c->s, id, &j);
+	char msg[1024];
+	snprintf(msg, sizeof(msg), "%s", tg_error_last());
+	int rc_again = tg_store_job_renew(c->s, id, "A", 60);
+	int restored = pg_admin(admin, on);
+	PQfinish(admin);
+	assert_int_equal(restored, 0);
+	assert_int_equal(rc_term, TG_EIO);
+	assert_int_equal(rc_down, TG_EIO);
+	assert_int_equal(rc_again, TG_EIO);
+	print_message("while down: %s\n", msg);
+	assert_non_null(strstr(msg, "reconnect failed"));
+	assert_null(strstr(msg, SECRET));
+	must(tg_store_job_renew(c->s, id, "A", 60));
+	must(tg_store_job_get(c->s, id, &j));
+	assert_int_equal(j.attempts, 1);
+	tg_job_clear(&j);
+}
+
+/* ----------------------------------------------------------------- main */
+
+#define STORE_TESTS(X)                                                                                 \
+	X(test_open_migrate_reopen)                                                                        \
+	X(test_migrate_from_v1) X(test_newer_schema_refused) X(test_add_idempotent) X(test_claim_and_renew) \
+	X(test_lost_lease) X(test_transitions) X(test_set_result) X(test_jobs_list)                        \
+	X(test_metrics_and_history) X(test_find_run) X(test_prune) X(test_strings)                          \
+	X(test_concurrent_claims) X(test_concurrent_open) X(test_killed_daemon) X(test_write_faults)
+
+#define ON_SQLITE(f) cmocka_unit_test_prestate_setup_teardown(f, setup, teardown, &sqlite_ctx),
+#define ON_PG(f) cmocka_unit_test_prestate_setup_teardown(f, setup, teardown, &pg_ctx),
+
+int main(void)
+{
+	const char *url = getenv("TG_TEST_PG_URL");
+	pg_ctx.available = url && *url;
+	if (pg_ctx.available)
+		snprintf(pg_ctx.url, sizeof(pg_ctx.url), "%s", url);
+	const struct CMUnitTest sqlite_tests[] = {STORE_TESTS(ON_SQLITE)};
+	const struct CMUnitTest pg_tests[] = {STORE_TESTS(ON_PG) ON_PG(test_pg_reconnect)};
+	const struct CMUnitTest common_tests[] = {cmocka_unit_test(test_pg_password_hidden)};
+	int failed = 0;
+	failed += cmocka_run_group_tests_name("store_sqlite", sqlite_tests, NULL, NULL);
+	failed += cmocka_run_group_tests_name("store_postgresql", pg_tests, NULL, NULL);
+	failed += cmocka_run_group_tests_name("store_common", common_tests, NULL, NULL);
+	return failed ? 1 : 0;
+}
