@@ -342,6 +342,14 @@ static int scan_one(tg_daemon *d, const tg_storage_obj *o, size_t *added)
 	j.run_id = seg[4];
 	j.manifest = data;
 	j.run_time = m && m->created_at ? m->created_at : o->mtime;
+	if (d->cfg->retention_runs_ms > 0 && j.run_time < (int64_t)time(NULL) - d->cfg->retention_runs_ms / 1000) {
+		/* older than the retention: its job may have been pruned, and a
+		 * run that old is not judged (nor posted) again */
+		tg_log(TG_LOG_DEBUG, "%s: older than the retention: ignored", o->key);
+		tg_manifest_free(m);
+		free(data);
+		return 0;
+	}
 	int64_t id = 0;
 	int created = 0;
 	rc = tg_store_job_add(d->store, &j, &id, &created);
