@@ -147,8 +147,11 @@ static int text(const tg_config_loader *L, const yaml_node_t *n, const char *key
 	*out = scalar(n);
 	if (!*out || tg_config_is_null(n))
 		return tg_config_at(L, n, "%s: expected %s, got %s", key, what, tg_config_kind(n));
-	if (memchr(*out, 0, n->data.scalar.length))
-		return tg_config_at(L, n, "%s: contains a NUL character", key);
+	for (size_t i = 0; i < n->data.scalar.length; i++) {
+		unsigned char c = (unsigned char)(*out)[i];
+		if (c < 0x20 || c == 0x7f) /* a value is one line, so is every message that names it */
+			return tg_config_at(L, n, "%s: contains a control character (byte %zu)", key, i + 1);
+	}
 	return 0;
 }
 
