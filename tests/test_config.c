@@ -1076,6 +1076,47 @@ static void test_secrets_never_in_messages(void **state)
 	}
 }
 
+/* ------------------------------------------------------------ documentation */
+
+/* Every YAML example of docs/config.md loads (secret files from the fixtures). */
+static void test_docs_examples(void **state)
+{
+	(void)state;
+	size_t len;
+	char *doc = tg_test_slurp("docs/config.md", &len);
+	assert_non_null(doc);
+	setenv("GITHUB_TOKEN", "docs-github-token", 1);
+	setenv("AWS_ACCESS_KEY_ID", "docs-aws-key", 1);
+	int n = 0;
+	for (char *p = strstr(doc, "```yaml\n"); p; p = strstr(p, "```yaml\n")) {
+		p += 8;
+		char *end = strstr(p, "```");
+		assert_non_null(end);
+		/* /run/secrets/NAME -> the fixtures' secrets/NAME */
+		char yaml[8192];
+		size_t o = 0;
+		for (char *q = p; q < end && o + 64 < sizeof(yaml);) {
+			if (!strncmp(q, "/run/secrets/", 13)) {
+				o += (size_t)snprintf(yaml + o, sizeof(yaml) - o, "secrets/");
+				q += 13;
+			} else
+				yaml[o++] = *q++;
+		}
+		yaml[o] = 0;
+		tg_config *c = NULL;
+		if (tg_config_load_mem(&c, yaml, o, "docs/config.md", fixdir()))
+			fail_msg("example %d: %s", n, tg_error_last());
+		assert_true(c->nforges >= 1 && c->nrepos >= 1);
+		tg_config_free(c);
+		n++;
+		p = end + 3;
+	}
+	assert_int_equal(n, 3); /* the layout and the two complete examples */
+	free(doc);
+	unsetenv("GITHUB_TOKEN");
+	unsetenv("AWS_ACCESS_KEY_ID");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1090,6 +1131,7 @@ int main(void)
 		cmocka_unit_test(test_errors_mem),
 		cmocka_unit_test(test_io),
 		cmocka_unit_test(test_secrets_never_in_messages),
+		cmocka_unit_test(test_docs_examples),
 	};
 	return cmocka_run_group_tests(tests, setup, NULL);
 }
