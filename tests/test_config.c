@@ -873,6 +873,8 @@ static void test_errors_mem(void **state)
 		 TG_EFORMAT, "m.yaml:6:1: only one YAML document is allowed"},
 		{OK "---\nlog: {level: info}\n",
 		 TG_EFORMAT, "m.yaml:6:1: only one YAML document is allowed"},
+		{"a: [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]\n",
+		 TG_EFORMAT, "m.yaml:1:35: nested deeper than 32 levels"},
 		{"storage: {local: /a\n",
 		 TG_EFORMAT, "m.yaml:2:1: bad YAML: did not find expected ',' or '}' while parsing a flow mapping"},
 		{"{a: 1, a: 2}\n",
