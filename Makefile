@@ -97,7 +97,8 @@ $(BUILD)/tests/bench_read: bench/bench_read.c $(BUILD)/libtgcore.a
 # Fuzzing: every tests/fuzz/fuzz_<name>.c is a libFuzzer target, linked with
 # every core/, rules/ and config/ source; its seeds are tests/fuzz/corpus/<name>/,
 # its dictionary tests/fuzz/<name>.dict when there is one. `make fuzz` runs each
-# for FUZZ_SECONDS; FUZZ_TARGETS="config" runs only the ones named.
+# for FUZZ_SECONDS; FUZZ_TARGETS="config" runs only the ones named. An input
+# that takes more than 30 s is a finding (-timeout), like a crash.
 FUZZ_BUILD := build-fuzz
 FUZZ_NAMES := $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_TARGETS ?= $(FUZZ_NAMES)
@@ -115,7 +116,7 @@ fuzz: $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/fuzz_%)
 		mkdir -p $(FUZZ_BUILD)/corpus-$$t; \
 		dict=; if [ -f tests/fuzz/$$t.dict ]; then dict=-dict=tests/fuzz/$$t.dict; fi; \
 		echo "fuzz: $$t for $(FUZZ_SECONDS) s"; \
-		$(FUZZ_BUILD)/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -max_len=65536 $$dict \
+		$(FUZZ_BUILD)/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -timeout=30 $$dict \
 			-artifact_prefix=$(FUZZ_BUILD)/$$t- $(FUZZ_BUILD)/corpus-$$t tests/fuzz/corpus/$$t; \
 	done
 
