@@ -2,7 +2,7 @@
 #   make            ./tracegate
 #   make check      every test (SAN=1: under ASan + UBSan, in build-san/)
 #   make bench      speed and memory on the largest real trace
-#   make fuzz       libFuzzer on the trace reader (FUZZ_SECONDS=60)
+#   make fuzz       libFuzzer on every tests/fuzz/fuzz_*.c (FUZZ_SECONDS=60 each)
 #   make demo       the main job on the embedded sample
 
 CC ?= cc
@@ -94,18 +94,31 @@ $(BUILD)/tests/bench_read: bench/bench_read.c $(BUILD)/libtgcore.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $< $(BUILD)/libtgcore.a $(CORE_LDLIBS)
 
+# Fuzzing: every tests/fuzz/fuzz_<name>.c is a libFuzzer target, linked with
+# every core/, rules/ and config/ source; its seeds are tests/fuzz/corpus/<name>/,
+# its dictionary tests/fuzz/<name>.dict when there is one. `make fuzz` runs each
+# for FUZZ_SECONDS; FUZZ_TARGETS="config" runs only the ones named. An input
+# that takes more than 30 s is a finding (-timeout), like a crash.
 FUZZ_BUILD := build-fuzz
-$(FUZZ_BUILD)/fuzz_reader: tests/fuzz/fuzz_reader.c $(CORE_SRC) $(wildcard core/*.h)
+FUZZ_NAMES := $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_TARGETS ?= $(FUZZ_NAMES)
+FUZZ_LIB_SRC := $(CORE_SRC) $(RULES_SRC) $(CONFIG_SRC)
+
+$(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_LIB_SRC) $(wildcard core/*.h rules/*.h config/*.h)
 	@contrib/install-deps.sh --fuzz
 	@mkdir -p $(FUZZ_BUILD)
 	clang -std=c11 -D_GNU_SOURCE -O1 -g -fsanitize=fuzzer,address,undefined \
 		-fno-sanitize-recover=all -pthread \
-		-o $@ tests/fuzz/fuzz_reader.c $(CORE_SRC) -ljansson -lyaml -lz -lm
+		-o $@ $< $(FUZZ_LIB_SRC) -ljansson -lyaml -lz -lm
 
-fuzz: $(FUZZ_BUILD)/fuzz_reader
-	@mkdir -p $(FUZZ_BUILD)/corpus-reader
-	$(FUZZ_BUILD)/fuzz_reader -max_total_time=$(FUZZ_SECONDS) -max_len=65536 \
-		$(FUZZ_BUILD)/corpus-reader tests/fuzz/corpus/reader
+fuzz: $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/fuzz_%)
+	@set -e; for t in $(FUZZ_TARGETS); do \
+		mkdir -p $(FUZZ_BUILD)/corpus-$$t; \
+		dict=; if [ -f tests/fuzz/$$t.dict ]; then dict=-dict=tests/fuzz/$$t.dict; fi; \
+		echo "fuzz: $$t for $(FUZZ_SECONDS) s"; \
+		$(FUZZ_BUILD)/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -timeout=30 $$dict \
+			-artifact_prefix=$(FUZZ_BUILD)/$$t- $(FUZZ_BUILD)/corpus-$$t tests/fuzz/corpus/$$t; \
+	done
 
 demo: tracegate
 	@contrib/demo.sh ./tracegate

@@ -1,5 +1,5 @@
 /*
- * config.h - the daemon's configuration: one YAML file (docs/daemon.md has
+ * config.h - the daemon's configuration: one YAML file (docs/config.md has
  * the reference), loaded with libyaml and validated completely before the
  * daemon starts: unknown keys, wrong types, bad durations or sizes, missing
  * secrets and dangling references are errors at "FILE:LINE:COLUMN:".
@@ -158,14 +158,16 @@ typedef struct tg_config {
  * *out owns everything (tg_config_free). Errors (TG_EIO, TG_EFORMAT,
  * TG_EINVAL) leave one line "path:line:column: what is wrong" (or "path:
  * cannot open: reason") in tg_error_last(). Relative paths in the file
- * (local storage, sqlite, rules, state_dir, outbox, ca_file) are resolved
- * against the file's folder. */
+ * (local storage, sqlite, rules, state_dir, tmp_dir, outbox, ca_file,
+ * secret files) are resolved against the file's folder, made absolute. */
 int tg_config_load_file(tg_config **out, const char *path);
 
 /* The same from a buffer; name stands for the path in messages and dir for
  * the folder relative paths are resolved against (NULL: the current one). */
 int tg_config_load_mem(tg_config **out, const char *data, size_t len, const char *name, const char *dir);
 
+/* Frees c and everything it owns, wiping the secrets' values first; NULL
+ * is fine. */
 void tg_config_free(tg_config *c);
 
 /* The repository named name, or NULL. */

@@ -1,0 +1,507 @@
+/*
+ * config.c - the daemon's configuration file (docs/config.md): libyaml's
+ * document loader (a tree of nodes with their line and column), then a
+ * strict validation of every section into a tg_config, with one-line
+ * "file:line:column: message" errors. The list sections are in
+ * config_forges.c, the node helpers in config_yaml.c, durations and sizes
+ * in config_values.c, secrets in config_secret.c.
+ */
+#include "config_impl.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* ------------------------------------------------------------ free, find */
+
+void tg_config_free(tg_config *c)
+{
+	if (!c)
+		return;
+	free(c->path);
+	free(c->storage.local);
+	free(c->storage.s3_endpoint);
+	free(c->storage.s3_bucket);
+	free(c->storage.s3_prefix);
+	free(c->storage.s3_region);
+	tg_config_secret_clear(&c->storage.s3_access_key);
+	tg_config_secret_clear(&c->storage.s3_secret_key);
+	free(c->storage.ca_file);
+	free(c->sqlite);
+	tg_config_secret_clear(&c->postgresql);
+	for (size_t i = 0; i < c->nforges; i++)
+		tg_config_forge_clear(&c->forges[i]);
+	free(c->forges);
+	for (size_t i = 0; i < c->nrepos; i++)
+		tg_config_repo_clear(&c->repos[i]);
+	free(c->repos);
+	free(c->state_dir);
+	free(c->tmp_dir);
+	free(c->log_level);
+	free(c);
+}
+
+const tg_config_repo *tg_config_find_repo(const tg_config *c, const char *name)
+{
+	if (!c || !name)
+		return NULL;
+	for (size_t i = 0; i < c->nrepos; i++)
+		if (!strcmp(c->repos[i].name, name))
+			return &c->repos[i];
+	return NULL;
+}
+
+/* ------------------------------------------------------------ sections */
+
+/* parent.key into a static-size buffer, for the calls below. */
+#define KEY(parent, k) tg_config_keypath((char[96]){0}, 96, (parent), (k), 0)
+
+static int dup_into(char **out, const char *s)
+{
+	return (*out = strdup(s)) ? 0 : tg_error_set(TG_ENOMEM, "out of memory");
+}
+
+enum { S3_ENDPOINT, S3_BUCKET, S3_PREFIX, S3_REGION, S3_ACCESS_KEY, S3_SECRET_KEY, S3_TLS_VERIFY, S3_CA_FILE, NS3 };
+
+static const char *const s3_keys[NS3] = {"endpoint",   "bucket",     "prefix",     "region",
+                                         "access_key", "secret_key", "tls_verify", "ca_file"};
+
+/* storage.s3: where the CI uploads, and how to reach it. */
+static int load_s3(const tg_config_loader *L, const yaml_node_t *n, tg_config_storage *s)
+{
+	const yaml_node_t *kn[NS3], *v[NS3];
+	static const char *const required[] = {"endpoint", "bucket", "access_key", "secret_key"};
+	static const int ri[] = {S3_ENDPOINT, S3_BUCKET, S3_ACCESS_KEY, S3_SECRET_KEY};
+	const char *w = "storage.s3";
+	int rc;
+	if ((rc = tg_config_mapping(L, n, w, 0)) || (rc = tg_config_fields(L, n, w, s3_keys, NS3, 0, kn, v)))
+		return rc;
+	for (int i = 0; i < 4; i++)
+		if (!v[ri[i]])
+			return tg_config_at(L, n, "%s: missing '%s'", w, required[i]);
+	if ((rc = tg_config_string(L, v[S3_ENDPOINT], KEY(w, "endpoint"), 0, &s->s3_endpoint)))
+		return rc;
+	if (strncmp(s->s3_endpoint, "https://", 8) && strncmp(s->s3_endpoint, "http://", 7))
+		return tg_config_at(L, v[S3_ENDPOINT], "%s: '%s' is not an http:// or https:// URL", KEY(w, "endpoint"),
+		                    TG_SHOW(s->s3_endpoint));
+	if ((rc = tg_config_string(L, v[S3_BUCKET], KEY(w, "bucket"), 0, &s->s3_bucket)))
+		return rc;
+	rc = v[S3_PREFIX] ? tg_config_string(L, v[S3_PREFIX], KEY(w, "prefix"), 1, &s->s3_prefix)
+	                  : dup_into(&s->s3_prefix, "");
+	if (rc)
+		return rc;
+	rc = v[S3_REGION] ? tg_config_string(L, v[S3_REGION], KEY(w, "region"), 0, &s->s3_region)
+	                  : dup_into(&s->s3_region, "us-east-1");
+	if (rc)
+		return rc;
+	if (v[S3_TLS_VERIFY] && (rc = tg_config_bool(L, v[S3_TLS_VERIFY], KEY(w, "tls_verify"), &s->tls_verify)))
+		return rc;
+	if (v[S3_CA_FILE] && (rc = tg_config_path(L, v[S3_CA_FILE], KEY(w, "ca_file"), &s->ca_file)))
+		return rc;
+	if ((rc = tg_config_secret_load(L, v[S3_ACCESS_KEY], KEY(w, "access_key"), &s->s3_access_key)))
+		return rc;
+	return tg_config_secret_load(L, v[S3_SECRET_KEY], KEY(w, "secret_key"), &s->s3_secret_key);
+}
+
+/* storage: local or s3, and the poll interval. */
+static int load_storage(const tg_config_loader *L, const yaml_node_t *n, tg_config_storage *s)
+{
+	static const char *const keys[] = {"local", "s3", "poll_interval"};
+	const yaml_node_t *kn[3], *v[3];
+	int rc;
+	s->tls_verify = 1;
+	s->poll_interval_ms = 10000;
+	if ((rc = tg_config_mapping(L, n, "storage", 0)) ||
+	    (rc = tg_config_fields(L, n, "storage", keys, 3, 0, kn, v)))
+		return rc;
+	if (v[0] && v[1])
+		return tg_config_at(L, kn[0]->start_mark.index > kn[1]->start_mark.index ? kn[0] : kn[1],
+		                    "storage: local and s3 exclude each other (give one)");
+	if (!v[0] && !v[1])
+		return tg_config_at(L, n, "storage: needs local (a folder) or s3 (a bucket)");
+	if (v[0] && (rc = tg_config_path(L, v[0], "storage.local", &s->local)))
+		return rc;
+	if (v[1] && (rc = load_s3(L, v[1], s)))
+		return rc;
+	if (v[2] && (rc = tg_config_duration(L, v[2], "storage.poll_interval", 1, &s->poll_interval_ms)))
+		return rc;
+	return 0;
+}
+
+/* database: sqlite (a path) or postgresql (a secret URL). */
+static int load_database(const tg_config_loader *L, const yaml_node_t *n, tg_config *c)
+{
+	static const char *const keys[] = {"sqlite", "postgresql"};
+	const yaml_node_t *kn[2], *v[2];
+	int rc;
+	if ((rc = tg_config_mapping(L, n, "database", 0)) ||
+	    (rc = tg_config_fields(L, n, "database", keys, 2, 0, kn, v)))
+		return rc;
+	if (v[0] && v[1])
+		return tg_config_at(L, kn[0]->start_mark.index > kn[1]->start_mark.index ? kn[0] : kn[1],
+		                    "database: sqlite and postgresql exclude each other (give one)");
+	if (!v[0] && !v[1])
+		return tg_config_at(L, n, "database: needs sqlite (a file) or postgresql (a secret URL)");
+	if (v[0])
+		return tg_config_path(L, v[0], "database.sqlite", &c->sqlite);
+	return tg_config_secret_load(L, v[1], "database.postgresql", &c->postgresql);
+}
+
+/* daemon: every key optional; tmp_dir defaults to state_dir/tmp. */
+static int load_daemon(const tg_config_loader *L, const yaml_node_t *n, tg_config *c)
+{
+	static const char *const keys[] = {"state_dir", "lease", "max_attempts", "history_points", "tmp_dir"};
+	const yaml_node_t *kn[5], *v[5] = {0};
+	uint64_t u;
+	int rc = 0;
+	if (n && (rc = tg_config_mapping(L, n, "daemon", 1)) < 0)
+		return rc;
+	if (n && !rc && (rc = tg_config_fields(L, n, "daemon", keys, 5, 0, kn, v)))
+		return rc;
+	rc = v[0] ? tg_config_path(L, v[0], "daemon.state_dir", &c->state_dir)
+	          : tg_config_resolve(L, "tracegate-state", &c->state_dir);
+	if (rc)
+		return rc;
+	if (v[1] && (rc = tg_config_duration(L, v[1], "daemon.lease", 1, &c->lease_ms)))
+		return rc;
+	if (v[2]) {
+		if ((rc = tg_config_uint(L, v[2], "daemon.max_attempts", 1, 1000, &u)))
+			return rc;
+		c->max_attempts = (int)u;
+	}
+	if (v[3]) {
+		if ((rc = tg_config_uint(L, v[3], "daemon.history_points", 1, 1000, &u)))
+			return rc;
+		c->history_points = (int)u;
+	}
+	if (v[4])
+		return tg_config_path(L, v[4], "daemon.tmp_dir", &c->tmp_dir);
+	size_t len = strlen(c->state_dir);
+	if (!(c->tmp_dir = tg_malloc(len + 5)))
+		return TG_ENOMEM;
+	snprintf(c->tmp_dir, len + 5, "%s%stmp", c->state_dir, len && c->state_dir[len - 1] == '/' ? "" : "/");
+	return 0;
+}
+
+/* limits: sizes and counts, every key optional. */
+static int load_limits(const tg_config_loader *L, const yaml_node_t *n, tg_config *c)
+{
+	enum { TRACE, RATIO, EVENTS, MANIFEST, TRACES, COMMENT, NL };
+	static const char *const keys[NL] = {"max_trace_bytes", "max_ratio",  "max_events",
+	                                     "max_manifest_bytes", "max_traces", "max_comment_bytes"};
+	const yaml_node_t *kn[NL], *v[NL];
+	uint64_t u;
+	int rc;
+	if ((rc = tg_config_mapping(L, n, "limits", 1)))
+		return rc < 0 ? rc : 0;
+	if ((rc = tg_config_fields(L, n, "limits", keys, NL, 0, kn, v)))
+		return rc;
+	if (v[TRACE] && (rc = tg_config_size(L, v[TRACE], "limits.max_trace_bytes", 1, &c->max_trace_bytes)))
+		return rc;
+	if (v[RATIO]) {
+		if ((rc = tg_config_uint(L, v[RATIO], "limits.max_ratio", 1, 1000000, &u)))
+			return rc;
+		c->max_ratio = (uint32_t)u;
+	}
+	if (v[EVENTS] && (rc = tg_config_uint(L, v[EVENTS], "limits.max_events", 0, UINT64_MAX, &c->max_events)))
+		return rc;
+	if (v[MANIFEST] && (rc = tg_config_size(L, v[MANIFEST], "limits.max_manifest_bytes", 1, &c->max_manifest_bytes)))
+		return rc;
+	if (v[TRACES]) {
+		if ((rc = tg_config_uint(L, v[TRACES], "limits.max_traces", 1, 100000, &u)))
+			return rc;
+		c->max_traces = (uint32_t)u;
+	}
+	if (v[COMMENT] && (rc = tg_config_size(L, v[COMMENT], "limits.max_comment_bytes", 1, &c->max_comment_bytes)))
+		return rc;
+	return 0;
+}
+
+/* http: timeouts and retries of every forge and S3 request. */
+static int load_http(const tg_config_loader *L, const yaml_node_t *n, tg_config *c)
+{
+	static const char *const keys[] = {"timeout", "connect_timeout", "retries", "backoff", "max_wait"};
+	const yaml_node_t *kn[5], *v[5];
+	int64_t *ms[] = {&c->http_timeout_ms, &c->http_connect_timeout_ms, NULL, &c->http_backoff_ms,
+	                 &c->http_max_wait_ms};
+	uint64_t u;
+	int rc;
+	if ((rc = tg_config_mapping(L, n, "http", 1)))
+		return rc < 0 ? rc : 0;
+	if ((rc = tg_config_fields(L, n, "http", keys, 5, 0, kn, v)))
+		return rc;
+	for (int i = 0; i < 5; i++) {
+		if (!v[i])
+			continue;
+		if (ms[i])
+			rc = tg_config_duration(L, v[i], KEY("http", keys[i]), 1, ms[i]);
+		else if (!(rc = tg_config_uint(L, v[i], "http.retries", 1, 100, &u)))
+			c->http_retries = (int)u;
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* retention: how long runs are kept (0: forever). */
+static int load_retention(const tg_config_loader *L, const yaml_node_t *n, tg_config *c)
+{
+	static const char *const keys[] = {"runs"};
+	const yaml_node_t *kn[1], *v[1];
+	int rc;
+	if ((rc = tg_config_mapping(L, n, "retention", 1)))
+		return rc < 0 ? rc : 0;
+	if ((rc = tg_config_fields(L, n, "retention", keys, 1, 0, kn, v)))
+		return rc;
+	if (v[0])
+		return tg_config_duration(L, v[0], "retention.runs", 0, &c->retention_runs_ms);
+	return 0;
+}
+
+/* log: the level. */
+static int load_log(const tg_config_loader *L, const yaml_node_t *n, tg_config *c)
+{
+	static const char *const keys[] = {"level"};
+	static const char *const levels[] = {"error", "warn", "info", "debug"};
+	const yaml_node_t *kn[1], *v[1];
+	int rc, level;
+	if ((rc = tg_config_mapping(L, n, "log", 1)))
+		return rc < 0 ? rc : 0;
+	if ((rc = tg_config_fields(L, n, "log", keys, 1, 0, kn, v)))
+		return rc;
+	if (!v[0])
+		return 0;
+	if ((rc = tg_config_keyword(L, v[0], "log.level", "level", levels, 4, &level)))
+		return rc;
+	free(c->log_level);
+	return dup_into(&c->log_level, levels[level]);
+}
+
+/* ------------------------------------------------------------ the document */
+
+enum { T_STORAGE, T_DATABASE, T_FORGES, T_REPOS, T_DAEMON, T_LIMITS, T_HTTP, T_RETENTION, T_LOG, NT };
+
+static const char *const top_keys[NT] = {"storage", "database", "forges", "repositories", "daemon",
+                                         "limits",  "http",     "retention", "log"};
+
+static const char *const top_what[4] = {
+	"where the CI uploads traces: local or s3",
+	"the job store and history: sqlite or postgresql",
+	"the git forges that statuses and comments go to",
+	"the repositories to gate",
+};
+
+/* The defaults of everything optional (the header's). */
+static int defaults(tg_config *c)
+{
+	c->lease_ms = 600000;
+	c->max_attempts = 5;
+	c->history_points = 20;
+	c->max_trace_bytes = UINT64_C(64) << 30;
+	c->max_ratio = 200;
+	c->max_events = 0;
+	c->max_manifest_bytes = UINT64_C(1) << 20;
+	c->max_traces = 64;
+	c->max_comment_bytes = 65000;
+	c->http_timeout_ms = 30000;
+	c->http_connect_timeout_ms = 10000;
+	c->http_retries = 5;
+	c->http_backoff_ms = 500;
+	c->http_max_wait_ms = 60000;
+	c->retention_runs_ms = 0;
+	return dup_into(&c->log_level, "info");
+}
+
+static int load_doc(const tg_config_loader *L, tg_config *c)
+{
+	const yaml_node_t *kn[NT], *v[NT];
+	yaml_node_t *root = yaml_document_get_root_node(L->doc);
+	int rc;
+	if (!root)
+		return tg_error_set(TG_EFORMAT, "%s:1:1: empty configuration (expected storage, database, forges, "
+		                                "repositories)", L->file);
+	if (root->type != YAML_MAPPING_NODE)
+		return tg_config_at(L, root, "expected a mapping with the keys storage, database, forges, repositories, "
+		                             "...; got %s", tg_config_kind(root));
+	if ((rc = tg_config_fields(L, root, "", top_keys, NT, 0, kn, v)))
+		return rc;
+	for (int i = T_STORAGE; i <= T_REPOS; i++)
+		if (!v[i])
+			return tg_config_at(L, root, "missing '%s' (%s)", top_keys[i], top_what[i]);
+	if ((rc = defaults(c)) || (rc = load_storage(L, v[T_STORAGE], &c->storage)) ||
+	    (rc = load_database(L, v[T_DATABASE], c)) || (rc = tg_config_forges_load(L, v[T_FORGES], c)) ||
+	    (rc = tg_config_repos_load(L, v[T_REPOS], c)) || (rc = load_daemon(L, v[T_DAEMON], c)))
+		return rc;
+	if (v[T_LIMITS] && (rc = load_limits(L, v[T_LIMITS], c)))
+		return rc;
+	if (v[T_HTTP] && (rc = load_http(L, v[T_HTTP], c)))
+		return rc;
+	if (v[T_RETENTION] && (rc = load_retention(L, v[T_RETENTION], c)))
+		return rc;
+	if (v[T_LOG] && (rc = load_log(L, v[T_LOG], c)))
+		return rc;
+	return 0;
+}
+
+/* ------------------------------------------------------------ loading */
+
+/* The "bad YAML" message of a failed parse. */
+static int parse_error(const yaml_parser_t *p, const char *name)
+{
+	yaml_mark_t m = p->problem_mark;
+	return tg_error_set(p->error == YAML_MEMORY_ERROR ? TG_ENOMEM : TG_EFORMAT, "%s:%zu:%zu: bad YAML: %s%s%s",
+	                    name, m.line + 1, m.column + 1, p->problem ? p->problem : "syntax error",
+	                    p->context ? " " : "", p->context ? p->context : "");
+}
+
+/* Rejects a second document in the stream. */
+static int no_second_doc(yaml_parser_t *parser, const char *name)
+{
+	yaml_document_t next;
+	if (!yaml_parser_load(parser, &next))
+		return parse_error(parser, name);
+	yaml_node_t *r = yaml_document_get_root_node(&next);
+	int rc = 0;
+	if (r)
+		rc = tg_error_set(TG_EFORMAT, "%s:%zu:%zu: only one YAML document is allowed", name, r->start_mark.line + 1,
+		                  r->start_mark.column + 1);
+	yaml_document_delete(&next);
+	return rc;
+}
+
+#define MAX_DEPTH 32 /* nesting of collections; the layout needs 5 */
+
+/* Refuses collections nested deeper than MAX_DEPTH, in a first pass over
+ * the events, before the document is built: libyaml's scanner slows down
+ * with the square of the nesting depth (65,536 '[' take minutes). A
+ * syntax error is left to the document loader, which reports it. */
+static int depth_ok(const char *data, size_t len, const char *name)
+{
+	yaml_parser_t parser;
+	yaml_event_t ev;
+	int depth = 0, rc = 0, done = 0;
+	if (!yaml_parser_initialize(&parser))
+		return tg_error_set(TG_ENOMEM, "%s: cannot initialise the YAML parser", name);
+	yaml_parser_set_input_string(&parser, (const unsigned char *)data, len);
+	while (!done && !rc && yaml_parser_parse(&parser, &ev)) {
+		if (ev.type == YAML_SEQUENCE_START_EVENT || ev.type == YAML_MAPPING_START_EVENT) {
+			if (++depth > MAX_DEPTH)
+				rc = tg_error_set(TG_EFORMAT, "%s:%zu:%zu: nested deeper than %d levels", name,
+				                  ev.start_mark.line + 1, ev.start_mark.column + 1, MAX_DEPTH);
+		} else if (ev.type == YAML_SEQUENCE_END_EVENT || ev.type == YAML_MAPPING_END_EVENT)
+			depth--;
+		done = ev.type == YAML_STREAM_END_EVENT;
+		yaml_event_delete(&ev);
+	}
+	yaml_parser_delete(&parser);
+	return rc;
+}
+
+int tg_config_load_mem(tg_config **out, const char *data, size_t len, const char *name, const char *dir)
+{
+	if (!out)
+		return tg_error_set(TG_EINVAL, "tg_config_load_mem: out is NULL");
+	*out = NULL;
+	if (!data && len)
+		return tg_error_set(TG_EINVAL, "tg_config_load_mem: data is NULL");
+	if (!name)
+		name = "<config>";
+	tg_config *c = tg_calloc(1, sizeof(*c));
+	if (!c)
+		return TG_ENOMEM;
+	if (dup_into(&c->path, name)) {
+		free(c);
+		return TG_ENOMEM;
+	}
+	int rc = depth_ok(data ? data : "", len, name);
+	if (rc) {
+		tg_config_free(c);
+		return rc;
+	}
+	yaml_parser_t parser;
+	yaml_document_t doc;
+	if (!yaml_parser_initialize(&parser)) {
+		tg_config_free(c);
+		return tg_error_set(TG_ENOMEM, "%s: cannot initialise the YAML parser", name);
+	}
+	yaml_parser_set_input_string(&parser, (const unsigned char *)(data ? data : ""), len);
+	if (!yaml_parser_load(&parser, &doc))
+		rc = parse_error(&parser, name);
+	else {
+		tg_config_loader L = {.file = name, .dir = dir, .doc = &doc};
+		rc = load_doc(&L, c);
+		if (!rc)
+			rc = no_second_doc(&parser, name);
+		yaml_document_delete(&doc);
+	}
+	yaml_parser_delete(&parser);
+	if (rc) {
+		tg_config_free(c);
+		return rc;
+	}
+	*out = c;
+	return 0;
+}
+
+/* The folder of path, absolute (relative paths in the file are resolved
+ * against it, and must not change meaning when the daemon changes folder). */
+static char *folder_of(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char cwd[4096];
+	char *d;
+	if (slash == path)
+		return strdup("/");
+	if (path[0] == '/')
+		return strndup(path, (size_t)(slash - path));
+	if (!getcwd(cwd, sizeof(cwd))) /* keep the folder relative then */
+		return slash ? strndup(path, (size_t)(slash - path)) : strdup(".");
+	if (!slash)
+		return strdup(cwd);
+	size_t cl = strlen(cwd), pl = (size_t)(slash - path);
+	if (!(d = malloc(cl + 1 + pl + 1)))
+		return NULL;
+	memcpy(d, cwd, cl);
+	d[cl] = '/';
+	memcpy(d + cl + 1, path, pl);
+	d[cl + 1 + pl] = 0;
+	return d;
+}
+
+int tg_config_load_file(tg_config **out, const char *path)
+{
+	if (!out || !path)
+		return tg_error_set(TG_EINVAL, "tg_config_load_file: bad argument");
+	*out = NULL;
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return tg_error_set(TG_EIO, "%s: cannot open: %s", path, strerror(errno));
+	char *buf = NULL;
+	size_t len = 0, cap = 0;
+	int err = 0;
+	for (;;) {
+		if (tg_grow((void **)&buf, &cap, len + 65536, 1)) {
+			free(buf);
+			fclose(f);
+			return TG_ENOMEM;
+		}
+		size_t got = fread(buf + len, 1, cap - len, f);
+		len += got;
+		if (got == 0) {
+			err = ferror(f) ? (errno ? errno : EIO) : 0;
+			break;
+		}
+	}
+	fclose(f);
+	if (err) {
+		free(buf);
+		return tg_error_set(TG_EIO, "%s: cannot read: %s", path, strerror(err));
+	}
+	char *dir = folder_of(path);
+	int rc = dir ? tg_config_load_mem(out, buf, len, path, dir) : tg_error_set(TG_ENOMEM, "out of memory");
+	free(dir);
+	free(buf);
+	return rc;
+}

@@ -1,0 +1,1139 @@
+/* test_config.c - the daemon's configuration (config/): every resolved
+ * field of a full file, an S3 + PostgreSQL one and the defaults of a
+ * minimal one; relative paths; durations and sizes; each error message with
+ * its exact file:line:column (tests/fixtures/config/bad_*.yaml and inline
+ * YAML); and that no message ever holds a secret's value. */
+#include "testutil.h"
+
+#include "../config/config.h"
+
+#include <unistd.h>
+
+#define FIX "tests/fixtures/config/"
+
+/* The secrets the fixtures name; no message may ever contain them. */
+#define GITHUB_TOKEN "ghp-env-secret-1234"
+#define GIT_TOKEN "git-env-secret-5678"
+#define AWS_KEY "AKIA-env-secret-0042"
+#define PG_URL "postgres://tracegate:pw-secret-99@db.internal/tracegate"
+#define GITLAB_FILE_TOKEN "glpat-file-secret-4711" /* secrets/gitlab-token */
+#define S3_FILE_SECRET "s3-file-secret-0815"       /* secrets/s3-secret */
+
+static int setup(void **state)
+{
+	(void)state;
+	setenv("TG_TEST_GITHUB_TOKEN", GITHUB_TOKEN, 1);
+	setenv("TG_TEST_GIT_TOKEN", GIT_TOKEN, 1);
+	setenv("TG_TEST_AWS_KEY", AWS_KEY, 1);
+	setenv("TG_TEST_PG_URL", PG_URL, 1);
+	setenv("TG_TEST_EMPTY", "", 1);
+	setenv("TG_TEST_TWO_LINES", "a\nb", 1);
+	unsetenv("TG_TEST_UNSET_TOKEN");
+	return 0;
+}
+
+/* The absolute folder of the fixtures, as the loader resolves it. */
+static const char *fixdir(void)
+{
+	static char dir[4200];
+	char cwd[4096];
+	assert_non_null(getcwd(cwd, sizeof(cwd)));
+	snprintf(dir, sizeof(dir), "%s/tests/fixtures/config", cwd);
+	return dir;
+}
+
+/* fixdir() + "/" + rel, in one of a few rotating buffers. */
+static const char *fixpath(const char *rel)
+{
+	static char bufs[4][4400];
+	static int k;
+	char *b = bufs[k++ % 4];
+	snprintf(b, sizeof(bufs[0]), "%s/%s", fixdir(), rel);
+	return b;
+}
+
+static tg_config *must_load(const char *path)
+{
+	tg_config *c = NULL;
+	if (tg_config_load_file(&c, path))
+		fail_msg("%s", tg_error_last());
+	assert_non_null(c);
+	return c;
+}
+
+static tg_config *must_load_mem(const char *yaml, const char *dir)
+{
+	tg_config *c = NULL;
+	if (tg_config_load_mem(&c, yaml, strlen(yaml), "m.yaml", dir))
+		fail_msg("%s", tg_error_last());
+	assert_non_null(c);
+	return c;
+}
+
+static void assert_secret(const tg_config_secret *s, const char *env, const char *file, const char *value)
+{
+	if (env)
+		assert_string_equal(s->env, env);
+	else
+		assert_null(s->env);
+	if (file)
+		assert_string_equal(s->file, file);
+	else
+		assert_null(s->file);
+	if (value)
+		assert_string_equal(s->value, value);
+	else
+		assert_null(s->value);
+}
+
+static void assert_strings(char **got, size_t n, const char *const *want, size_t nwant)
+{
+	assert_int_equal(n, nwant);
+	for (size_t i = 0; i < n; i++)
+		assert_string_equal(got[i], want[i]);
+}
+
+/* A minimal valid document with one section (or key) appended. */
+#define MINIMAL                                                                                         \
+	"storage:\n  local: /srv/artifacts\ndatabase:\n  sqlite: /var/lib/tg.db\nforges:\n  - name: out\n" \
+	"    kind: outbox\n    outbox: /tmp/outbox\nrepositories:\n  - name: acme/llm\n    forge: out\n"   \
+	"    clone_url: https://github.com/acme/llm.git\n"
+
+/* ------------------------------------------------------------ full */
+
+static void test_full(void **state)
+{
+	(void)state;
+	tg_config *c = must_load(FIX "ok_full.yaml");
+	assert_string_equal(c->path, FIX "ok_full.yaml");
+
+	const tg_config_storage *s = &c->storage;
+	assert_string_equal(s->local, fixpath("artifacts"));
+	assert_null(s->s3_endpoint);
+	assert_null(s->s3_bucket);
+	assert_null(s->s3_prefix);
+	assert_null(s->s3_region);
+	assert_secret(&s->s3_access_key, NULL, NULL, NULL);
+	assert_secret(&s->s3_secret_key, NULL, NULL, NULL);
+	assert_int_equal(s->tls_verify, 1);
+	assert_null(s->ca_file);
+	assert_int_equal(s->poll_interval_ms, 2500);
+
+	assert_string_equal(c->sqlite, fixpath("db/tracegate.db"));
+	assert_secret(&c->postgresql, NULL, NULL, NULL);
+
+	assert_int_equal(c->nforges, 4);
+	const tg_config_forge *f = &c->forges[0];
+	assert_string_equal(f->name, "github");
+	assert_string_equal(f->kind, "github");
+	assert_string_equal(f->api_url, "https://api.github.com");
+	assert_secret(&f->token, "TG_TEST_GITHUB_TOKEN", NULL, GITHUB_TOKEN);
+	assert_int_equal(f->check_runs, 1);
+	assert_int_equal(f->tls_verify, 1);
+	assert_null(f->ca_file);
+	assert_null(f->outbox);
+	assert_int_equal(f->line, 9);
+
+	f = &c->forges[1];
+	assert_string_equal(f->name, "gitlab.internal");
+	assert_string_equal(f->kind, "gitlab");
+	assert_string_equal(f->api_url, "https://gitlab.internal/api/v4");
+	assert_secret(&f->token, NULL, fixpath("secrets/gitlab-token"), GITLAB_FILE_TOKEN);
+	assert_int_equal(f->check_runs, 0);
+	assert_int_equal(f->tls_verify, 0);
+	assert_string_equal(f->ca_file, "/etc/ssl/internal-ca.pem");
+	assert_null(f->outbox);
+	assert_int_equal(f->line, 14);
+
+	f = &c->forges[2];
+	assert_string_equal(f->name, "codeberg");
+	assert_string_equal(f->kind, "gitea"); /* forgejo is stored as gitea */
+	assert_string_equal(f->api_url, "https://codeberg.org/api/v1");
+	assert_secret(&f->token, "TG_TEST_GITHUB_TOKEN", NULL, GITHUB_TOKEN);
+	assert_int_equal(f->tls_verify, 1);
+	assert_string_equal(f->ca_file, fixpath("certs/ca.pem"));
+	assert_int_equal(f->line, 21);
+
+	f = &c->forges[3];
+	assert_string_equal(f->name, "local-outbox");
+	assert_string_equal(f->kind, "outbox");
+	assert_null(f->api_url);
+	assert_secret(&f->token, NULL, NULL, NULL);
+	assert_int_equal(f->check_runs, 0);
+	assert_null(f->ca_file);
+	assert_string_equal(f->outbox, fixpath("outbox"));
+	assert_int_equal(f->line, 26);
+
+	assert_int_equal(c->nrepos, 3);
+	const tg_config_repo *r = &c->repos[0];
+	assert_string_equal(r->name, "acme/llm");
+	assert_string_equal(r->forge, "github");
+	assert_ptr_equal(r->forge_ptr, &c->forges[0]);
+	assert_string_equal(r->clone_url, "https://github.com/acme/llm.git");
+	assert_secret(&r->git_token, "TG_TEST_GIT_TOKEN", NULL, GIT_TOKEN);
+	static const char *const branches[] = {"main", "release-1.x"};
+	assert_strings(r->target_branches, r->ntarget_branches, branches, 2);
+	assert_string_equal(r->rules, fixpath("rules/llm.yaml"));
+	static const char *const workloads[] = {"llama-8b-train", "llama-8b-infer"};
+	assert_strings(r->workloads, r->nworkloads, workloads, 2);
+	assert_int_equal(r->baseline_depth, 200);
+	assert_string_equal(r->status_context, "perf");
+	assert_string_equal(r->details_url, "https://ci.example/tracegate/{repo}/{commit}/{workload}?run={run_id}");
+	assert_int_equal(r->line, 30);
+
+	r = &c->repos[1];
+	assert_string_equal(r->name, "platform/ml/kernels");
+	assert_ptr_equal(r->forge_ptr, &c->forges[1]);
+	assert_string_equal(r->clone_url, "git@gitlab.internal:platform/ml/kernels.git");
+	assert_secret(&r->git_token, NULL, NULL, NULL);
+	static const char *const main_only[] = {"main"};
+	assert_strings(r->target_branches, r->ntarget_branches, main_only, 1);
+	assert_null(r->rules);
+	assert_null(r->workloads);
+	assert_int_equal(r->nworkloads, 0);
+	assert_int_equal(r->baseline_depth, 50);
+	assert_string_equal(r->status_context, "tracegate");
+	assert_null(r->details_url);
+	assert_int_equal(r->line, 42);
+
+	r = &c->repos[2];
+	assert_string_equal(r->name, "Acme.Org/repo_2-x");
+	assert_string_equal(r->forge, "local-outbox");
+	assert_ptr_equal(r->forge_ptr, &c->forges[3]);
+	assert_string_equal(r->clone_url, "/srv/git/repo_2-x.git"); /* a URL, never resolved */
+	assert_int_equal(r->line, 45);
+
+	assert_ptr_equal(tg_config_find_repo(c, "acme/llm"), &c->repos[0]);
+	assert_ptr_equal(tg_config_find_repo(c, "platform/ml/kernels"), &c->repos[1]);
+	assert_null(tg_config_find_repo(c, "acme/LLM"));
+	assert_null(tg_config_find_repo(c, NULL));
+	assert_null(tg_config_find_repo(NULL, "acme/llm"));
+
+	assert_string_equal(c->state_dir, "/var/lib/tracegate");
+	assert_string_equal(c->tmp_dir, fixpath("tmp")); /* relative to the file, like every path */
+	assert_int_equal(c->lease_ms, 90000);
+	assert_int_equal(c->max_attempts, 3);
+	assert_int_equal(c->history_points, 50);
+
+	assert_true(c->max_trace_bytes == UINT64_C(8) << 30);
+	assert_int_equal(c->max_ratio, 500);
+	assert_true(c->max_events == 500000000);
+	assert_true(c->max_manifest_bytes == 512 * 1024);
+	assert_int_equal(c->max_traces, 128);
+	assert_true(c->max_comment_bytes == 60000);
+
+	assert_int_equal(c->http_timeout_ms, 60000);
+	assert_int_equal(c->http_connect_timeout_ms, 5000);
+	assert_int_equal(c->http_retries, 7);
+	assert_int_equal(c->http_backoff_ms, 250);
+	assert_int_equal(c->http_max_wait_ms, 120000);
+	assert_int_equal(c->retention_runs_ms, INT64_C(180) * 86400000);
+	assert_string_equal(c->log_level, "debug");
+	tg_config_free(c);
+	tg_config_free(NULL);
+}
+
+static void test_s3_postgresql(void **state)
+{
+	(void)state;
+	tg_config *c = must_load(FIX "ok_s3.yaml");
+	const tg_config_storage *s = &c->storage;
+	assert_null(s->local);
+	assert_string_equal(s->s3_endpoint, "https://s3.eu-west-1.amazonaws.com");
+	assert_string_equal(s->s3_bucket, "ci-traces");
+	assert_string_equal(s->s3_prefix, "runs/");
+	assert_string_equal(s->s3_region, "eu-west-1");
+	assert_secret(&s->s3_access_key, "TG_TEST_AWS_KEY", NULL, AWS_KEY);
+	/* the file holds "s3-file-secret-0815\r\n\n": trailing newlines go */
+	assert_secret(&s->s3_secret_key, NULL, fixpath("secrets/s3-secret"), S3_FILE_SECRET);
+	assert_int_equal(s->tls_verify, 0);
+	assert_string_equal(s->ca_file, "/etc/ssl/private-ca.pem");
+	assert_int_equal(s->poll_interval_ms, 60000);
+	assert_null(c->sqlite);
+	assert_secret(&c->postgresql, "TG_TEST_PG_URL", NULL, PG_URL);
+	assert_int_equal(c->nforges, 1);
+	assert_string_equal(c->forges[0].kind, "gitlab");
+	assert_int_equal(c->nrepos, 1);
+	assert_string_equal(c->repos[0].name, "group/subgroup/project");
+	assert_ptr_equal(c->repos[0].forge_ptr, &c->forges[0]);
+	assert_int_equal(c->retention_runs_ms, 0);
+	tg_config_free(c);
+
+	/* S3 defaults: no prefix, us-east-1, TLS verified */
+	c = must_load_mem("storage:\n  s3:\n    endpoint: http://127.0.0.1:4569\n    bucket: b\n"
+	                  "    access_key: {env: TG_TEST_AWS_KEY}\n    secret_key: {env: TG_TEST_AWS_KEY}\n"
+	                  "database: {postgresql: {env: TG_TEST_PG_URL}}\n"
+	                  "forges: [{name: out, kind: outbox, outbox: o}]\n"
+	                  "repositories: [{name: a/b, forge: out, clone_url: x}]\n",
+	                  NULL);
+	assert_string_equal(c->storage.s3_prefix, "");
+	assert_string_equal(c->storage.s3_region, "us-east-1");
+	assert_int_equal(c->storage.tls_verify, 1);
+	assert_null(c->storage.ca_file);
+	assert_int_equal(c->storage.poll_interval_ms, 10000);
+	assert_string_equal(c->forges[0].outbox, "o"); /* no folder given: as written */
+	tg_config_free(c);
+}
+
+/* ------------------------------------------------------------ defaults */
+
+static void assert_defaults(const tg_config *c)
+{
+	assert_int_equal(c->storage.tls_verify, 1);
+	assert_null(c->storage.ca_file);
+	assert_int_equal(c->storage.poll_interval_ms, 10000);
+	assert_int_equal(c->lease_ms, 600000);
+	assert_int_equal(c->max_attempts, 5);
+	assert_int_equal(c->history_points, 20);
+	assert_true(c->max_trace_bytes == UINT64_C(64) << 30);
+	assert_int_equal(c->max_ratio, 200);
+	assert_true(c->max_events == 0);
+	assert_true(c->max_manifest_bytes == 1 << 20);
+	assert_int_equal(c->max_traces, 64);
+	assert_true(c->max_comment_bytes == 65000);
+	assert_int_equal(c->http_timeout_ms, 30000);
+	assert_int_equal(c->http_connect_timeout_ms, 10000);
+	assert_int_equal(c->http_retries, 5);
+	assert_int_equal(c->http_backoff_ms, 500);
+	assert_int_equal(c->http_max_wait_ms, 60000);
+	assert_int_equal(c->retention_runs_ms, 0);
+	assert_string_equal(c->log_level, "info");
+	const tg_config_repo *r = &c->repos[0];
+	assert_secret(&r->git_token, NULL, NULL, NULL);
+	assert_int_equal(r->ntarget_branches, 1);
+	assert_string_equal(r->target_branches[0], "main");
+	assert_null(r->rules);
+	assert_null(r->workloads);
+	assert_int_equal(r->nworkloads, 0);
+	assert_int_equal(r->baseline_depth, 50);
+	assert_string_equal(r->status_context, "tracegate");
+	assert_null(r->details_url);
+}
+
+static void test_minimal(void **state)
+{
+	(void)state;
+	tg_config *c = must_load(FIX "ok_minimal.yaml");
+	assert_string_equal(c->storage.local, "/srv/artifacts");
+	assert_string_equal(c->sqlite, "/var/lib/tracegate/tracegate.db");
+	assert_int_equal(c->nforges, 1);
+	assert_string_equal(c->forges[0].kind, "outbox");
+	assert_string_equal(c->forges[0].outbox, "/var/lib/tracegate/outbox");
+	assert_int_equal(c->forges[0].tls_verify, 1);
+	assert_int_equal(c->nrepos, 1);
+	assert_ptr_equal(c->repos[0].forge_ptr, &c->forges[0]);
+	/* the default state_dir is relative, so it is resolved like a written one */
+	assert_string_equal(c->state_dir, fixpath("tracegate-state"));
+	assert_string_equal(c->tmp_dir, fixpath("tracegate-state/tmp"));
+	assert_defaults(c);
+	tg_config_free(c);
+
+	/* from memory without a folder: relative paths stay as written */
+	c = must_load_mem(MINIMAL, NULL);
+	assert_string_equal(c->path, "m.yaml");
+	assert_string_equal(c->state_dir, "tracegate-state");
+	assert_string_equal(c->tmp_dir, "tracegate-state/tmp");
+	assert_defaults(c);
+	tg_config_free(c);
+
+	/* empty optional sections are their defaults */
+	c = must_load_mem(MINIMAL "daemon: {}\nlimits:\nhttp: ~\nretention: {}\nlog: {}\n", "/etc/tg");
+	assert_string_equal(c->state_dir, "/etc/tg/tracegate-state");
+	assert_string_equal(c->tmp_dir, "/etc/tg/tracegate-state/tmp");
+	assert_defaults(c);
+	tg_config_free(c);
+
+	/* tmp_dir follows state_dir */
+	c = must_load_mem(MINIMAL "daemon:\n  state_dir: /var/lib/tg/\n", "/etc/tg");
+	assert_string_equal(c->state_dir, "/var/lib/tg/");
+	assert_string_equal(c->tmp_dir, "/var/lib/tg/tmp");
+	tg_config_free(c);
+
+	/* a NULL name */
+	c = NULL;
+	assert_int_equal(tg_config_load_mem(&c, MINIMAL, strlen(MINIMAL), NULL, NULL), 0);
+	assert_string_equal(c->path, "<config>");
+	tg_config_free(c);
+}
+
+/* ------------------------------------------------------------ paths */
+
+static void test_paths(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *written, *dir, *want;
+	} cases[] = {
+		{"state", "/etc/tg", "/etc/tg/state"},
+		{"./state", "/etc/tg", "/etc/tg/state"},
+		{".//./state/x", "/etc/tg", "/etc/tg/state/x"},
+		{".", "/etc/tg", "/etc/tg"},
+		{"./", "/etc/tg", "/etc/tg"},
+		{"../state", "/etc/tg", "/etc/tg/../state"},
+		{"state", "/etc/tg/", "/etc/tg/state"},
+		{"state", "/", "/state"},
+		{"/abs/state", "/etc/tg", "/abs/state"},
+		{"~/state", "/etc/tg", "/etc/tg/~/state"}, /* no tilde expansion */
+		{"state", NULL, "state"},
+		{"./state", NULL, "./state"},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char y[1024];
+		snprintf(y, sizeof(y), MINIMAL "daemon:\n  state_dir: \"%s\"\n", cases[i].written);
+		tg_config *c = must_load_mem(y, cases[i].dir);
+		if (strcmp(c->state_dir, cases[i].want))
+			fail_msg("case %zu: '%s' in %s: '%s', want '%s'", i, cases[i].written,
+			         cases[i].dir ? cases[i].dir : "NULL", c->state_dir, cases[i].want);
+		tg_config_free(c);
+	}
+
+	/* a file given without a folder, and one by an absolute path */
+	char cwd[4096], abs[4400];
+	assert_non_null(getcwd(cwd, sizeof(cwd)));
+	snprintf(abs, sizeof(abs), "%s/" FIX "ok_full.yaml", cwd);
+	tg_config *c = must_load(abs);
+	assert_string_equal(c->path, abs);
+	assert_string_equal(c->storage.local, fixpath("artifacts"));
+	tg_config_free(c);
+	assert_int_equal(chdir(FIX), 0);
+	c = NULL;
+	int rc = tg_config_load_file(&c, "ok_full.yaml");
+	assert_int_equal(chdir(cwd), 0);
+	if (rc)
+		fail_msg("%s", tg_error_last());
+	assert_string_equal(c->path, "ok_full.yaml");
+	assert_string_equal(c->storage.local, fixpath("artifacts"));
+	assert_string_equal(c->forges[1].token.value, GITLAB_FILE_TOKEN);
+	tg_config_free(c);
+}
+
+/* ------------------------------------------------------------ values */
+
+static void test_durations(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *s;
+		int64_t ms;
+	} ok[] = {
+		{"10s", 10000},       {"1.5h", 5400000},   {"250ms", 250},          {"0", 0},
+		{"0s", 0},            {"0.0", 0},          {"00", 0},               {"10m", 600000},
+		{"180d", 15552000000}, {"1 s", 1000},       {".5s", 500},            {"2.50s", 2500},
+		{"0.001s", 1},        {"1.000000000000s", 1000}, {"1.25m", 75000},  {"36h", 129600000},
+		{"9223372036854775807ms", INT64_MAX},
+	};
+	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		int64_t ms = -1;
+		if (tg_config_parse_duration(&ms, ok[i].s))
+			fail_msg("'%s': %s", ok[i].s, tg_error_last());
+		if (ms != ok[i].ms)
+			fail_msg("'%s': %lld ms, want %lld", ok[i].s, (long long)ms, (long long)ok[i].ms);
+	}
+	static const struct {
+		const char *s, *msg;
+	} bad[] = {
+		{"10", "'10' needs a unit (ms, s, m, h or d), e.g. 10s"},
+		{"0.5", "'0.5' needs a unit (ms, s, m, h or d), e.g. 10s"},
+		{"10 sec", "'10 sec' has an unknown unit (expected ms, s, m, h or d)"},
+		{"10S", "'10S' has an unknown unit (expected ms, s, m, h or d)"},
+		{"10us", "'10us' has an unknown unit (expected ms, s, m, h or d)"},
+		{"1h30m", "'1h30m' has an unknown unit (expected ms, s, m, h or d)"},
+		{"1e3s", "'1e3s' has an unknown unit (expected ms, s, m, h or d)"},
+		{"-1s", "'-1s' must not be negative"},
+		{"-.5s", "'-.5s' must not be negative"},
+		{"s", "'s' is not a duration (write 10s, 1.5h or 250ms)"},
+		{"", "'' is not a duration (write 10s, 1.5h or 250ms)"},
+		{"+1s", "'+1s' is not a duration (write 10s, 1.5h or 250ms)"},
+		{".", "'.' is not a duration (write 10s, 1.5h or 250ms)"},
+		{" 1s", "' 1s' is not a duration (write 10s, 1.5h or 250ms)"},
+		{"0.5ms", "'0.5ms' is not a whole number of milliseconds"},
+		{"1.0001s", "'1.0001s' is not a whole number of milliseconds"},
+		{"1.0000000001s", "'1.0000000001s' has too many decimals"},
+		{"9223372036854775808ms", "'9223372036854775808ms' is too large"},
+		{"106751991167301d", "'106751991167301d' is too large"},
+		{"99999999999999999999999s", "'99999999999999999999999s' is too large"},
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		int64_t ms = -7;
+		int rc = tg_config_parse_duration(&ms, bad[i].s);
+		if (rc != TG_EINVAL || ms != -7 || strcmp(tg_error_last(), bad[i].msg))
+			fail_msg("'%s': rc %d, %lld ms, '%s', want '%s'", bad[i].s, rc, (long long)ms, tg_error_last(),
+			         bad[i].msg);
+	}
+	int64_t ms;
+	assert_int_equal(tg_config_parse_duration(NULL, "1s"), TG_EINVAL);
+	assert_int_equal(tg_config_parse_duration(&ms, NULL), TG_EINVAL);
+}
+
+static void test_sizes(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *s;
+		uint64_t bytes;
+	} ok[] = {
+		{"512MiB", UINT64_C(512) << 20}, {"1GB", 1000000000}, {"4096", 4096},     {"0", 0},
+		{"100B", 100},                   {"3 KB", 3000},      {"4MB", 4000000},   {"1.5KiB", 1536},
+		{"64GiB", UINT64_C(64) << 30},   {"1KiB", 1024},      {"0.5MiB", 524288}, {"2.5GB", 2500000000},
+		{"18446744073709551615", UINT64_MAX},                 {"0B", 0},
+	};
+	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		uint64_t b = 7;
+		if (tg_config_parse_size(&b, ok[i].s))
+			fail_msg("'%s': %s", ok[i].s, tg_error_last());
+		if (b != ok[i].bytes)
+			fail_msg("'%s': %llu bytes, want %llu", ok[i].s, (unsigned long long)b,
+			         (unsigned long long)ok[i].bytes);
+	}
+	static const struct {
+		const char *s, *msg;
+	} bad[] = {
+		{"8gb", "'8gb' has an unknown unit (expected B, KB, MB, GB, KiB, MiB or GiB)"},
+		{"1TB", "'1TB' has an unknown unit (expected B, KB, MB, GB, KiB, MiB or GiB)"},
+		{"1 MiB/s", "'1 MiB/s' has an unknown unit (expected B, KB, MB, GB, KiB, MiB or GiB)"},
+		{"-1MiB", "'-1MiB' must not be negative"},
+		{"MiB", "'MiB' is not a size (write 512MiB, 1GB or 4096)"},
+		{"", "'' is not a size (write 512MiB, 1GB or 4096)"},
+		{"1.5", "'1.5' is not a whole number of bytes"},
+		{"1.1KiB", "'1.1KiB' is not a whole number of bytes"},
+		{"18446744073709551616", "'18446744073709551616' is too large"},
+		{"17179869184GiB", "'17179869184GiB' is too large"},
+		{"0.0000000001GB", "'0.0000000001GB' has too many decimals"},
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		uint64_t b = 7;
+		int rc = tg_config_parse_size(&b, bad[i].s);
+		if (rc != TG_EINVAL || b != 7 || strcmp(tg_error_last(), bad[i].msg))
+			fail_msg("'%s': rc %d, '%s', want '%s'", bad[i].s, rc, tg_error_last(), bad[i].msg);
+	}
+	uint64_t b;
+	assert_int_equal(tg_config_parse_size(NULL, "1"), TG_EINVAL);
+	assert_int_equal(tg_config_parse_size(&b, NULL), TG_EINVAL);
+}
+
+static void test_bools(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *v;
+		int want;
+	} cases[] = {{"true", 1}, {"yes", 1}, {"True", 1}, {"YES", 1}, {"\"true\"", 1},
+	             {"false", 0}, {"no", 0},  {"No", 0},   {"FALSE", 0}};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char y[1024];
+		snprintf(y, sizeof(y),
+		         "storage: {local: /a}\ndatabase: {sqlite: /b}\nforges:\n  - name: gh\n    kind: github\n"
+		         "    api_url: https://api.github.com\n    token: {env: TG_TEST_GITHUB_TOKEN}\n"
+		         "    check_runs: %s\n    tls_verify: %s\nrepositories: [{name: a/b, forge: gh, clone_url: x}]\n",
+		         cases[i].v, cases[i].v);
+		tg_config *c = must_load_mem(y, NULL);
+		assert_int_equal(c->nforges, 1);
+		assert_int_equal(c->forges[0].check_runs, cases[i].want);
+		assert_int_equal(c->forges[0].tls_verify, cases[i].want);
+		tg_config_free(c);
+	}
+}
+
+/* ------------------------------------------------------------ errors */
+
+static void test_errors(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *file;
+		int code;
+		const char *msg; /* after "path:"; @DIR@ stands for the fixtures' absolute folder */
+	} cases[] = {
+		{"bad_api_url", TG_EFORMAT,
+		 "8:14: forges[0].api_url: 'api.github.com' is not an http:// or https:// URL"},
+		{"bad_bool", TG_EFORMAT,
+		 "10:17: forges[0].tls_verify: 'maybe' is not a boolean (expected true, false, yes or no)"},
+		{"bad_branches_dup", TG_EFORMAT,
+		 "14:38: repositories[0].target_branches: branch 'main' is listed twice"},
+		{"bad_branches_empty", TG_EFORMAT,
+		 "14:22: repositories[0].target_branches: empty list (leave the key out for the default)"},
+		{"bad_check_runs_gitlab", TG_EFORMAT,
+		 "8:5: forges[0]: 'check_runs' applies only to kind github"},
+		{"bad_database_both", TG_EFORMAT,
+		 "5:3: database: sqlite and postgresql exclude each other (give one)"},
+		{"bad_database_neither", TG_EFORMAT,
+		 "3:11: database: needs sqlite (a file) or postgresql (a secret URL)"},
+		{"bad_depth_range", TG_EFORMAT,
+		 "14:21: repositories[0].baseline_depth: '10001' is out of range (1 to 10000)"},
+		{"bad_depth_zero", TG_EFORMAT,
+		 "14:21: repositories[0].baseline_depth: '0' is out of range (1 to 10000)"},
+		{"bad_details_url", TG_EFORMAT,
+		 "14:18: repositories[0].details_url: unknown placeholder '{sha}' (expected {repo}, {commit}, {workload}, {run_id})"},
+		{"bad_dup_forge", TG_EFORMAT,
+		 "10:11: forges[1].name: duplicate forge name 'github' (first at line 6)"},
+		{"bad_dup_key", TG_EFORMAT,
+		 "9:5: duplicate key 'kind' in forges[0] (first at line 7)"},
+		{"bad_dup_repo", TG_EFORMAT,
+		 "14:11: repositories[1].name: duplicate repository 'acme/llm' (first at line 11)"},
+		{"bad_dup_top", TG_EFORMAT,
+		 "14:1: duplicate key 'storage' in the configuration (first at line 1)"},
+		{"bad_duration", TG_EFORMAT,
+		 "3:18: storage.poll_interval: '10 sec' has an unknown unit (expected ms, s, m, h or d)"},
+		{"bad_duration_bare", TG_EFORMAT,
+		 "15:10: daemon.lease: '600' needs a unit (ms, s, m, h or d), e.g. 10s"},
+		{"bad_duration_fraction", TG_EFORMAT,
+		 "15:12: http.backoff: '0.5ms' is not a whole number of milliseconds"},
+		{"bad_duration_zero", TG_EFORMAT,
+		 "3:18: storage.poll_interval: '0s' must be more than 0"},
+		{"bad_empty", TG_EFORMAT,
+		 "1:1: empty configuration (expected storage, database, forges, repositories)"},
+		{"bad_forge_name", TG_EFORMAT,
+		 "6:11: forges[0].name: 'git hub' is not a valid forge name (letters, digits, '.', '_', '-')"},
+		{"bad_forge_ref", TG_EFORMAT,
+		 "12:12: repositories[0].forge: no forge named 'gitlab' (defined: github)"},
+		{"bad_forges_empty", TG_EFORMAT,
+		 "5:9: forges: empty list (at least one forge is needed)"},
+		{"bad_github_no_api_url", TG_EFORMAT,
+		 "6:5: forges[0]: missing 'api_url' (required for kind github)"},
+		{"bad_github_no_token", TG_EFORMAT,
+		 "6:5: forges[0]: missing 'token' (required for kind github)"},
+		{"bad_int_range", TG_EFORMAT,
+		 "15:12: http.retries: '0' is out of range (1 to 100)"},
+		{"bad_kind", TG_EFORMAT,
+		 "7:11: forges[0].kind: unknown kind 'bitbucket' (expected github, gitlab, gitea, forgejo, outbox)"},
+		{"bad_log_level", TG_EFORMAT,
+		 "15:10: log.level: unknown level 'verbose' (expected error, warn, info, debug)"},
+		{"bad_max_ratio", TG_EFORMAT,
+		 "15:14: limits.max_ratio: '1.5' is not an integer between 1 and 1000000"},
+		{"bad_no_database", TG_EFORMAT,
+		 "1:1: missing 'database' (the job store and history: sqlite or postgresql)"},
+		{"bad_no_kind", TG_EFORMAT,
+		 "6:5: forges[0]: missing 'kind' (github, gitlab, gitea, forgejo or outbox)"},
+		{"bad_no_repos", TG_EFORMAT,
+		 "1:1: missing 'repositories' (the repositories to gate)"},
+		{"bad_no_storage", TG_EFORMAT,
+		 "1:1: missing 'storage' (where the CI uploads traces: local or s3)"},
+		{"bad_not_mapping", TG_EFORMAT,
+		 "1:1: expected a mapping with the keys storage, database, forges, repositories, ...; got a list"},
+		{"bad_outbox_no_folder", TG_EFORMAT,
+		 "10:5: forges[1]: missing 'outbox' (the folder of an outbox forge)"},
+		{"bad_outbox_token", TG_EFORMAT,
+		 "13:5: forges[1]: 'token' does not apply to kind outbox"},
+		{"bad_repo_dotdot", TG_EFORMAT,
+		 "11:11: repositories[0].name: 'acme/../etc' is not owner/repo (segments of letters, digits, '.', '_', '-'; not . or ..)"},
+		{"bad_repo_name", TG_EFORMAT,
+		 "11:11: repositories[0].name: 'llm' is not owner/repo (segments of letters, digits, '.', '_', '-'; not . or ..)"},
+		{"bad_repo_no_clone", TG_EFORMAT,
+		 "11:5: repositories[0]: missing 'clone_url'"},
+		{"bad_repo_no_forge", TG_EFORMAT,
+		 "11:5: repositories[0]: missing 'forge' (the name of one of the forges)"},
+		{"bad_repos_empty", TG_EFORMAT,
+		 "10:14: repositories: expected a list of repositories, got nothing"},
+		{"bad_s3_no_bucket", TG_EFORMAT,
+		 "3:5: storage.s3: missing 'bucket'"},
+		{"bad_secret_both", TG_EFORMAT,
+		 "9:40: forges[0].token: env and file exclude each other (give one)"},
+		{"bad_secret_empty_map", TG_EFORMAT,
+		 "9:12: forges[0].token: expected {env: NAME} or {file: PATH}, got an empty mapping"},
+		{"bad_secret_env_empty", TG_EINVAL,
+		 "9:18: forges[0].token: environment variable TG_TEST_EMPTY is empty"},
+		{"bad_secret_env_missing", TG_EINVAL,
+		 "9:18: forges[0].token: environment variable TG_TEST_UNSET_TOKEN is not set"},
+		{"bad_secret_env_name", TG_EFORMAT,
+		 "9:18: forges[0].token.env: not a valid environment variable name (letters, digits and '_', not starting with a digit)"},
+		{"bad_secret_file_dir", TG_EIO,
+		 "9:19: forges[0].token: secret file @DIR@/secrets is not a regular file"},
+		{"bad_secret_file_empty", TG_EIO,
+		 "9:19: forges[0].token: secret file @DIR@/secrets/empty is empty"},
+		{"bad_secret_file_lines", TG_EIO,
+		 "9:19: forges[0].token: secret file @DIR@/secrets/two-lines holds more than one line"},
+		{"bad_secret_file_missing", TG_EIO,
+		 "9:19: forges[0].token: cannot read secret file @DIR@/secrets/no-such-token: No such file or directory"},
+		{"bad_secret_list", TG_EFORMAT,
+		 "9:12: forges[0].token: expected {env: NAME} or {file: PATH}, got a list"},
+		{"bad_secret_plain", TG_EFORMAT,
+		 "9:12: forges[0].token: a secret is never written in the configuration: use {env: NAME} or {file: PATH}"},
+		{"bad_secret_plain_pg", TG_EFORMAT,
+		 "4:15: database.postgresql: a secret is never written in the configuration: use {env: NAME} or {file: PATH}"},
+		{"bad_size", TG_EFORMAT,
+		 "15:20: limits.max_trace_bytes: '8gb' has an unknown unit (expected B, KB, MB, GB, KiB, MiB or GiB)"},
+		{"bad_size_negative", TG_EFORMAT,
+		 "15:23: limits.max_manifest_bytes: '-1MiB' must not be negative"},
+		{"bad_state_dir_empty", TG_EFORMAT,
+		 "15:14: daemon.state_dir: expected a path, got an empty string"},
+		{"bad_storage_both", TG_EFORMAT,
+		 "3:3: storage: local and s3 exclude each other (give one)"},
+		{"bad_storage_neither", TG_EFORMAT,
+		 "2:3: storage: needs local (a folder) or s3 (a bucket)"},
+		{"bad_syntax", TG_EFORMAT,
+		 "3:2: bad YAML: did not find expected key while parsing a block mapping"},
+		{"bad_tab", TG_EFORMAT,
+		 "4:1: bad YAML: found character that cannot start any token while scanning for the next token"},
+		{"bad_two_docs", TG_EFORMAT,
+		 "15:1: only one YAML document is allowed"},
+		{"bad_type_branches", TG_EFORMAT,
+		 "14:22: repositories[0].target_branches: expected a list like [a, b], got a scalar"},
+		{"bad_type_depth", TG_EFORMAT,
+		 "14:21: repositories[0].baseline_depth: 'fifty' is not an integer between 1 and 10000"},
+		{"bad_type_forge_item", TG_EFORMAT,
+		 "6:5: forges[0]: expected a mapping, got a scalar"},
+		{"bad_type_forges", TG_EFORMAT,
+		 "6:3: forges: expected a list of forges, got a mapping"},
+		{"bad_type_local", TG_EFORMAT,
+		 "2:10: storage.local: expected a path, got a list"},
+		{"bad_type_log", TG_EFORMAT,
+		 "14:6: log: expected a mapping, got a scalar"},
+		{"bad_type_storage", TG_EFORMAT,
+		 "2:3: storage: expected a mapping, got a list"},
+		{"bad_unknown_daemon", TG_EFORMAT,
+		 "15:3: unknown key 'state' in daemon (expected state_dir, lease, max_attempts, history_points, tmp_dir)"},
+		{"bad_unknown_forge", TG_EFORMAT,
+		 "13:5: unknown key 'treshold' in forges[1] (expected name, kind, api_url, token, check_runs, tls_verify, ca_file, outbox)"},
+		{"bad_unknown_http", TG_EFORMAT,
+		 "15:3: unknown key 'retry' in http (expected timeout, connect_timeout, retries, backoff, max_wait)"},
+		{"bad_unknown_limits", TG_EFORMAT,
+		 "15:3: unknown key 'max_trace_size' in limits (expected max_trace_bytes, max_ratio, max_events, max_manifest_bytes, max_traces, max_comment_bytes)"},
+		{"bad_unknown_repo", TG_EFORMAT,
+		 "14:5: unknown key 'baseline' in repositories[0] (expected name, forge, clone_url, git_token, target_branches, rules, workloads, baseline_depth, status_context, details_url)"},
+		{"bad_unknown_retention", TG_EFORMAT,
+		 "15:3: unknown key 'days' in retention (expected runs)"},
+		{"bad_unknown_s3", TG_EFORMAT,
+		 "3:5: unknown key 'endpont' in storage.s3 (expected endpoint, bucket, prefix, region, access_key, secret_key, tls_verify, ca_file)"},
+		{"bad_unknown_secret", TG_EFORMAT,
+		 "9:13: unknown key in forges[0].token (expected env, file)"},
+		{"bad_unknown_storage", TG_EFORMAT,
+		 "3:3: unknown key 'pol_interval' in storage (expected local, s3, poll_interval)"},
+		{"bad_unknown_top", TG_EFORMAT,
+		 "10:1: unknown key 'repository' in the configuration (expected storage, database, forges, repositories, daemon, limits, http, retention, log)"},
+		{"bad_workload_type", TG_EFORMAT,
+		 "14:24: repositories[0].workloads[1]: expected a workload, got a list"},
+	};
+	int bad = 0;
+	assert_true(sizeof(cases) / sizeof(cases[0]) >= 30);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char path[256], want[5000], msg[4600];
+		const char *at = strstr(cases[i].msg, "@DIR@");
+		if (at)
+			snprintf(msg, sizeof(msg), "%.*s%s%s", (int)(at - cases[i].msg), cases[i].msg, fixdir(), at + 5);
+		else
+			snprintf(msg, sizeof(msg), "%s", cases[i].msg);
+		snprintf(path, sizeof(path), FIX "%s.yaml", cases[i].file);
+		snprintf(want, sizeof(want), "%s:%s", path, msg);
+		tg_config *c = (tg_config *)1;
+		int rc = tg_config_load_file(&c, path);
+		if (rc != cases[i].code || c != NULL || strcmp(tg_error_last(), want)) {
+			print_error("%s: rc %d (want %d), message\n  got  '%s'\n  want '%s'\n", cases[i].file, rc,
+			            cases[i].code, tg_error_last(), want);
+			if (!rc)
+				tg_config_free(c);
+			bad++;
+		}
+	}
+	assert_int_equal(bad, 0);
+}
+
+#define ST "storage: {local: /a}\n"
+#define DB "database: {sqlite: /b}\n"
+#define FG "forges: [{name: gh, kind: github, api_url: \"https://x\", token: {env: TG_TEST_GITHUB_TOKEN}}]\n"
+#define RP "repositories: [{name: a/b, forge: gh, clone_url: x}]\n"
+#define OK ST DB FG RP
+/* One repository named n. */
+#define NAMED(n) ST DB FG "repositories: [{forge: gh, clone_url: x, name: " n "}]\n"
+/* One github forge with extra keys (a string that ends the flow mapping). */
+#define FORGE(extra) ST DB "forges: [{name: gh, kind: github, api_url: \"https://x\", " extra "}]\n" RP
+#define REPO(extra) ST DB FG "repositories: [{name: a/b, forge: gh, clone_url: x, " extra "}]\n"
+
+/* Errors of inline YAML, through tg_config_load_mem. */
+static void test_errors_mem(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *yaml;
+		int code;
+		const char *msg;
+	} cases[] = {
+		{"[a]: 1\n",
+		 TG_EFORMAT, "m.yaml:1:1: the configuration: expected a key, got a list"},
+		{"- 1\n",
+		 TG_EFORMAT, "m.yaml:1:1: expected a mapping with the keys storage, database, forges, repositories, ...; got a list"},
+		{"3\n",
+		 TG_EFORMAT, "m.yaml:1:1: expected a mapping with the keys storage, database, forges, repositories, ...; got a scalar"},
+		{ST DB FG RP "daemon: [1]\n",
+		 TG_EFORMAT, "m.yaml:5:9: daemon: expected a mapping, got a list"},
+		{"storage:\n" DB FG RP,
+		 TG_EFORMAT, "m.yaml:1:9: storage: expected a mapping, got nothing"},
+		{ST DB "forges:\n" RP,
+		 TG_EFORMAT, "m.yaml:3:8: forges: expected a list of forges, got nothing"},
+		{ST DB FG "repositories: []\n",
+		 TG_EFORMAT, "m.yaml:4:15: repositories: empty list (at least one repository is needed)"},
+		{ST DB FG "repositories: [3]\n",
+		 TG_EFORMAT, "m.yaml:4:16: repositories[0]: expected a mapping, got a scalar"},
+		{ST DB FG "repositories: [{name: a/b, forge: [gh], clone_url: x}]\n",
+		 TG_EFORMAT, "m.yaml:4:35: repositories[0].forge: expected a string, got a list"},
+		{FORGE("token: "),
+		 TG_EFORMAT, "m.yaml:3:64: forges[0].token: expected {env: NAME} or {file: PATH}, got nothing"},
+		{FORGE("token: {env: X, env: Y}"),
+		 TG_EFORMAT, "m.yaml:3:73: duplicate key 'env' in forges[0].token (first at line 3)"},
+		{FORGE("token: {file: /x, env: TG_TEST_GITHUB_TOKEN}"),
+		 TG_EFORMAT, "m.yaml:3:75: forges[0].token: env and file exclude each other (give one)"},
+		{FORGE("token: {env: TG_TEST_TWO_LINES}"),
+		 TG_EINVAL, "m.yaml:3:70: forges[0].token: environment variable TG_TEST_TWO_LINES holds more than one line"},
+		{FORGE("token: {file: \"\"}"),
+		 TG_EFORMAT, "m.yaml:3:71: forges[0].token.file: expected a path, got an empty string"},
+		{FORGE("token: {env: 1ABC}"),
+		 TG_EFORMAT, "m.yaml:3:70: forges[0].token.env: not a valid environment variable name (letters, digits and '_', not starting with a digit)"},
+		{FORGE("token: {env: [A]}"),
+		 TG_EFORMAT, "m.yaml:3:70: forges[0].token.env: expected a string, got a list"},
+		{"storage: {local: \"a\\0b\"}\n" DB FG RP,
+		 TG_EFORMAT, "m.yaml:1:18: storage.local: contains a control character (byte 2)"},
+		{"storage: {local: \"a\\tb\"}\n" DB FG RP,
+		 TG_EFORMAT, "m.yaml:1:18: storage.local: contains a control character (byte 2)"},
+		{FORGE("token: {file: \"/x\\n/y\"}"),
+		 TG_EFORMAT, "m.yaml:3:71: forges[0].token.file: contains a control character (byte 3)"},
+		{NAMED("\"a/\""),
+		 TG_EFORMAT, "m.yaml:4:48: repositories[0].name: 'a/' is not owner/repo (segments of letters, digits, '.', '_', '-'; not . or ..)"},
+		{NAMED("/a/b"),
+		 TG_EFORMAT, "m.yaml:4:48: repositories[0].name: '/a/b' is not owner/repo (segments of letters, digits, '.', '_', '-'; not . or ..)"},
+		{NAMED("a//b"),
+		 TG_EFORMAT, "m.yaml:4:48: repositories[0].name: 'a//b' is not owner/repo (segments of letters, digits, '.', '_', '-'; not . or ..)"},
+		{NAMED("a/b c"),
+		 TG_EFORMAT, "m.yaml:4:48: repositories[0].name: 'a/b c' is not owner/repo (segments of letters, digits, '.', '_', '-'; not . or ..)"},
+		{NAMED("a/./b"),
+		 TG_EFORMAT, "m.yaml:4:48: repositories[0].name: 'a/./b' is not owner/repo (segments of letters, digits, '.', '_', '-'; not . or ..)"},
+		{NAMED("\"\""),
+		 TG_EFORMAT, "m.yaml:4:48: repositories[0].name: expected a string, got an empty string"},
+		{ST DB "forges: [{name: gh, kind: github, api_url: \"https://\", token: {env: TG_TEST_GITHUB_TOKEN}}]\n" RP,
+		 TG_EFORMAT, "m.yaml:3:44: forges[0].api_url: 'https://' is not an http:// or https:// URL"},
+		{ST DB "forges: [{name: gh, kind: gitea, api_url: \"ftp://x\", token: {env: TG_TEST_GITHUB_TOKEN}}]\n" RP,
+		 TG_EFORMAT, "m.yaml:3:43: forges[0].api_url: 'ftp://x' is not an http:// or https:// URL"},
+		{"storage: {s3: {endpoint: s3.amazonaws.com, bucket: b, access_key: {env: A}, secret_key: {env: A}}}\n" DB FG RP,
+		 TG_EFORMAT, "m.yaml:1:26: storage.s3.endpoint: 's3.amazonaws.com' is not an http:// or https:// URL"},
+		{REPO("details_url: \"https://x/{repo\""),
+		 TG_EFORMAT, "m.yaml:4:66: repositories[0].details_url: '{' without a closing '}'"},
+		{REPO("details_url: \"https://x/{repo}/{commit}/{Workload}\""),
+		 TG_EFORMAT, "m.yaml:4:66: repositories[0].details_url: unknown placeholder '{Workload}' (expected {repo}, {commit}, {workload}, {run_id})"},
+		{OK "limits: {max_events: -1}\n",
+		 TG_EFORMAT, "m.yaml:5:22: limits.max_events: '-1' is not an integer between 0 and 18446744073709551615"},
+		{OK "limits: {max_events: 99999999999999999999}\n",
+		 TG_EFORMAT, "m.yaml:5:22: limits.max_events: '99999999999999999999' is out of range (0 to 18446744073709551615)"},
+		{OK "limits: {max_trace_bytes: 0}\n",
+		 TG_EFORMAT, "m.yaml:5:27: limits.max_trace_bytes: '0' must be more than 0"},
+		{OK "limits: {max_traces: 100001}\n",
+		 TG_EFORMAT, "m.yaml:5:22: limits.max_traces: '100001' is out of range (1 to 100000)"},
+		{OK "log: {level: [debug]}\n",
+		 TG_EFORMAT, "m.yaml:5:14: log.level: expected a level, got a list"},
+		{ST DB "forges: [{name: gh, kind: \"\"}]\n" RP,
+		 TG_EFORMAT, "m.yaml:3:27: forges[0].kind: unknown kind '' (expected github, gitlab, gitea, forgejo, outbox)"},
+		{FORGE("token: {env: TG_TEST_GITHUB_TOKEN}, tls_verify: "),
+		 TG_EFORMAT, "m.yaml:3:105: forges[0].tls_verify: expected true or false, got nothing"},
+		{"storage: {local: /a, poll_interval: [1]}\n" DB FG RP,
+		 TG_EFORMAT, "m.yaml:1:37: storage.poll_interval: expected a duration like 10s, got a list"},
+		{OK "retention: {runs: -1d}\n",
+		 TG_EFORMAT, "m.yaml:5:19: retention.runs: '-1d' must not be negative"},
+		{OK "retention: {runs: 1y}\n",
+		 TG_EFORMAT, "m.yaml:5:19: retention.runs: '1y' has an unknown unit (expected ms, s, m, h or d)"},
+		{OK "http: {timeout: 0}\n",
+		 TG_EFORMAT, "m.yaml:5:17: http.timeout: '0' must be more than 0"},
+		{OK "daemon: {max_attempts: 0}\n",
+		 TG_EFORMAT, "m.yaml:5:24: daemon.max_attempts: '0' is out of range (1 to 1000)"},
+		{OK "daemon: {history_points: 1001}\n",
+		 TG_EFORMAT, "m.yaml:5:26: daemon.history_points: '1001' is out of range (1 to 1000)"},
+		{OK "limits: {max_ratio: 0}\n",
+		 TG_EFORMAT, "m.yaml:5:21: limits.max_ratio: '0' is out of range (1 to 1000000)"},
+		{OK "treshold_with_a_very_long_name_that_goes_on_and_on_and_on_and_on_and_on_forever: 1\n",
+		 TG_EFORMAT, "m.yaml:5:1: unknown key 'treshold_with_a_very_long_name_that_goes_on_and_on_and_on_an...' in the configuration (expected storage, database, forges, repositories, daemon, limits, http, retention, log)"},
+		{ST DB "forges: &f [{name: gh, kind: outbox, outbox: o}]\nrepositories: *f\n",
+		 TG_EFORMAT, "m.yaml:3:24: unknown key 'kind' in repositories[0] (expected name, forge, clone_url, git_token, target_branches, rules, workloads, baseline_depth, status_context, details_url)"},
+		{REPO("target_branches: &a [*a]"),
+		 TG_EFORMAT, "m.yaml:4:70: repositories[0].target_branches[0]: expected a branch, got a list"},
+		{REPO("workloads: [\"\", x]"),
+		 TG_EFORMAT, "m.yaml:4:65: repositories[0].workloads[0]: expected a workload, got an empty string"},
+		{REPO("status_context: \"\""),
+		 TG_EFORMAT, "m.yaml:4:69: repositories[0].status_context: expected a string, got an empty string"},
+		{REPO("rules: \"\""),
+		 TG_EFORMAT, "m.yaml:4:60: repositories[0].rules: expected a path, got an empty string"},
+		{ST DB "forges: [{name: o, kind: outbox, outbox: o, check_runs: true}]\n" RP,
+		 TG_EFORMAT, "m.yaml:3:45: forges[0]: 'check_runs' does not apply to kind outbox"},
+		{ST DB "forges: [{name: o, kind: outbox, outbox: o, tls_verify: true}]\n" RP,
+		 TG_EFORMAT, "m.yaml:3:45: forges[0]: 'tls_verify' does not apply to kind outbox"},
+		{FORGE("token: {env: TG_TEST_GITHUB_TOKEN}, outbox: /o"),
+		 TG_EFORMAT, "m.yaml:3:93: forges[0]: 'outbox' applies only to kind outbox"},
+		{FORGE("token: {env: TG_TEST_GITHUB_TOKEN}, name: gh2"),
+		 TG_EFORMAT, "m.yaml:3:93: duplicate key 'name' in forges[0] (first at line 3)"},
+		{ST DB "forges: [{kind: github}]\n" RP,
+		 TG_EFORMAT, "m.yaml:3:10: forges[0]: missing 'name'"},
+		{ST DB FG "repositories: [{forge: gh}]\n",
+		 TG_EFORMAT, "m.yaml:4:16: repositories[0]: missing 'name' (owner/repo)"},
+		{"storage: {local: /a}\ndatabase: {postgresql: {env: TG_TEST_UNSET_TOKEN}}\n" FG RP,
+		 TG_EINVAL, "m.yaml:2:30: database.postgresql: environment variable TG_TEST_UNSET_TOKEN is not set"},
+		{"storage: {local: /a}\ndatabase: {sqlite: ''}\n" FG RP,
+		 TG_EFORMAT, "m.yaml:2:20: database.sqlite: expected a path, got an empty string"},
+		{"storage: {s3: {endpoint: \"https://s\", bucket: b, access_key: {env: TG_TEST_AWS_KEY}}}\n" DB FG RP,
+		 TG_EFORMAT, "m.yaml:1:15: storage.s3: missing 'secret_key'"},
+		{"storage: {s3: [1]}\n" DB FG RP,
+		 TG_EFORMAT, "m.yaml:1:15: storage.s3: expected a mapping, got a list"},
+		{"storage: {s3: {endpoint: \"https://s\", bucket: b, access_key: {env: TG_TEST_AWS_KEY}, secret_key: {file: nope}}}\n" DB FG RP,
+		 TG_EIO, "m.yaml:1:105: storage.s3.secret_key: cannot read secret file /etc/tg/nope: No such file or directory"},
+		{OK "---\n", /* even an empty second document */
+		 TG_EFORMAT, "m.yaml:6:1: only one YAML document is allowed"},
+		{OK "---\nlog: {level: info}\n",
+		 TG_EFORMAT, "m.yaml:6:1: only one YAML document is allowed"},
+		{"a: [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]\n",
+		 TG_EFORMAT, "m.yaml:1:35: nested deeper than 32 levels"},
+		{"storage: {local: /a\n",
+		 TG_EFORMAT, "m.yaml:2:1: bad YAML: did not find expected ',' or '}' while parsing a flow mapping"},
+		{"{a: 1, a: 2}\n",
+		 TG_EFORMAT, "m.yaml:1:2: unknown key 'a' in the configuration (expected storage, database, forges, repositories, daemon, limits, http, retention, log)"},
+		{OK "storage: {local: /b}\n",
+		 TG_EFORMAT, "m.yaml:5:1: duplicate key 'storage' in the configuration (first at line 1)"},
+	};
+	int bad = 0;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		tg_config *c = NULL;
+		int rc = tg_config_load_mem(&c, cases[i].yaml, strlen(cases[i].yaml), "m.yaml", "/etc/tg");
+		if (rc != cases[i].code || c || strcmp(tg_error_last(), cases[i].msg)) {
+			print_error("case %zu: rc %d (want %d), message\n  got  '%s'\n  want '%s'\n", i, rc, cases[i].code,
+			            tg_error_last(), cases[i].msg);
+			if (!rc)
+				tg_config_free(c);
+			bad++;
+		}
+	}
+	assert_int_equal(bad, 0);
+
+	/* inputs that load */
+	static const char *const ok[] = {
+		OK,
+		"---\n" OK "...\n",             /* explicit markers */
+		NAMED("a/b/c/d"),               /* GitLab subgroups */
+		REPO("target_branches: [\"release/1.x\", main]"),
+		REPO("details_url: \"https://ci/{run_id}/{repo}\""),
+		FORGE("token: {env: TG_TEST_GITHUB_TOKEN}, check_runs: no"),
+		ST DB FG "repositories: &r [{name: a/b, forge: gh, clone_url: x}]\n", /* anchors are fine */
+		OK "retention: {runs: 0}\nlimits: {max_events: 0}\n",
+	};
+	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		tg_config *c = NULL;
+		if (tg_config_load_mem(&c, ok[i], strlen(ok[i]), "m.yaml", NULL))
+			fail_msg("ok case %zu: %s", i, tg_error_last());
+		assert_int_equal(c->nforges, 1);
+		assert_int_equal(c->nrepos, 1);
+		tg_config_free(c);
+	}
+}
+
+/* Files that cannot be read, bad arguments, secret files of every sort. */
+static void test_io(void **state)
+{
+	(void)state;
+	tg_config *c = (tg_config *)1;
+	assert_int_equal(tg_config_load_file(&c, FIX "no_such_file.yaml"), TG_EIO);
+	assert_null(c);
+	assert_string_equal(tg_error_last(), FIX "no_such_file.yaml: cannot open: No such file or directory");
+	assert_int_equal(tg_config_load_file(&c, FIX), TG_EIO);
+	assert_string_equal(tg_error_last(), FIX ": cannot read: Is a directory");
+	assert_int_equal(tg_config_load_file(NULL, FIX "ok_full.yaml"), TG_EINVAL);
+	assert_int_equal(tg_config_load_file(&c, NULL), TG_EINVAL);
+	assert_int_equal(tg_config_load_mem(NULL, "", 0, "x", NULL), TG_EINVAL);
+	assert_int_equal(tg_config_load_mem(&c, NULL, 3, "x", NULL), TG_EINVAL);
+	assert_int_equal(tg_config_load_mem(&c, NULL, 0, NULL, NULL), TG_EFORMAT);
+	assert_null(c);
+	assert_string_equal(tg_error_last(),
+	                    "<config>:1:1: empty configuration (expected storage, database, forges, repositories)");
+
+	/* secret files: owner-only, only a newline, a FIFO (never waited on), too large */
+	char dir[] = "/tmp/tg-config-test-XXXXXX";
+	assert_non_null(mkdtemp(dir));
+	char path[256], y[1024];
+	static const struct {
+		const char *name, *content;
+		int mode;
+		const char *want; /* the value, or the message after "m.yaml:1:N: forges[0].token: " */
+	} files[] = {
+		{"owner-only", "tok-0600\n", 0600, "tok-0600"},
+		{"group-readable", "tok-0644", 0644, "tok-0644"},
+		{"newline", "\n", 0600, "secret file %s is empty"},
+		{"nul", "a\0b", 0600, "secret file %s contains a NUL byte"},
+	};
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, files[i].name);
+		FILE *f = fopen(path, "wb");
+		assert_non_null(f);
+		size_t len = strlen(files[i].content) + (strstr(files[i].name, "nul") ? 2 : 0);
+		assert_int_equal(fwrite(files[i].content, 1, len, f), len);
+		fclose(f);
+		assert_int_equal(chmod(path, (mode_t)files[i].mode), 0);
+		snprintf(y, sizeof(y), FORGE("token: {file: \"%s\"}"), path);
+		c = NULL;
+		int rc = tg_config_load_mem(&c, y, strlen(y), "m.yaml", NULL);
+		if (!strchr(files[i].want, ' ')) {
+			if (rc)
+				fail_msg("%s: %s", files[i].name, tg_error_last());
+			assert_string_equal(c->forges[0].token.value, files[i].want);
+			assert_string_equal(c->forges[0].token.file, path);
+			tg_config_free(c);
+		} else {
+			char what[512], want[700];
+			snprintf(what, sizeof(what), files[i].want, path);
+			snprintf(want, sizeof(want), ": forges[0].token: %s", what);
+			assert_int_equal(rc, TG_EIO);
+			assert_null(c);
+			size_t lm = strlen(tg_error_last()), lw = strlen(want);
+			if (lm < lw || strcmp(tg_error_last() + lm - lw, want))
+				fail_msg("%s: '%s', want '...%s'", files[i].name, tg_error_last(), want);
+		}
+		unlink(path);
+	}
+
+	snprintf(path, sizeof(path), "%s/fifo", dir);
+	assert_int_equal(mkfifo(path, 0600), 0);
+	snprintf(y, sizeof(y), FORGE("token: {file: \"%s\"}"), path);
+	assert_int_equal(tg_config_load_mem(&c, y, strlen(y), "m.yaml", NULL), TG_EIO);
+	assert_non_null(strstr(tg_error_last(), "/fifo is not a regular file"));
+	unlink(path);
+
+	snprintf(path, sizeof(path), "%s/big", dir);
+	FILE *f = fopen(path, "wb");
+	assert_non_null(f);
+	for (int i = 0; i < 64 * 1024 + 1; i++)
+		fputc('x', f);
+	fclose(f);
+	snprintf(y, sizeof(y), FORGE("token: {file: \"%s\"}"), path);
+	assert_int_equal(tg_config_load_mem(&c, y, strlen(y), "m.yaml", NULL), TG_EIO);
+	assert_non_null(strstr(tg_error_last(), "/big is larger than 64 KiB"));
+	assert_int_equal(truncate(path, 64 * 1024), 0);
+	c = NULL;
+	assert_int_equal(tg_config_load_mem(&c, y, strlen(y), "m.yaml", NULL), 0);
+	assert_int_equal(strlen(c->forges[0].token.value), 64 * 1024);
+	tg_config_free(c);
+	unlink(path);
+	assert_int_equal(rmdir(dir), 0);
+}
+
+/* ------------------------------------------------------------ secrets stay secret */
+
+/* Fails when msg holds one of the secrets. */
+static void assert_no_secret(const char *what, const char *msg)
+{
+	static const char *const secrets[] = {
+		GITHUB_TOKEN, GIT_TOKEN, AWS_KEY, PG_URL, "pw-secret-99", GITLAB_FILE_TOKEN, S3_FILE_SECRET,
+		/* written in the file by mistake */
+		"ghp_plainTextTokenInTheFile42", "hunter2", "ghp_notreallyatoken123", "glpat-xxxx", "line-one",
+		"line-two", "AKIAPLAINKEY", "plain-secret-key", "plain-git-token", "hunter3",
+	};
+	for (size_t i = 0; i < sizeof(secrets) / sizeof(secrets[0]); i++)
+		if (strstr(msg, secrets[i]))
+			fail_msg("%s: the message holds the secret '%s': %s", what, secrets[i], msg);
+}
+
+static void test_secrets_never_in_messages(void **state)
+{
+	(void)state;
+	/* every bad fixture */
+	FILE *ls = popen("ls " FIX "bad_*.yaml", "r");
+	assert_non_null(ls);
+	char path[512];
+	int n = 0;
+	while (fgets(path, sizeof(path), ls)) {
+		path[strcspn(path, "\n")] = 0;
+		tg_config *c = NULL;
+		assert_int_not_equal(tg_config_load_file(&c, path), 0);
+		assert_no_secret(path, tg_error_last());
+		n++;
+	}
+	pclose(ls);
+	assert_true(n >= 30);
+
+	/* a plain string in every secret key: refused, never repeated */
+	static const struct {
+		const char *yaml, *key;
+	} plain[] = {
+		{"storage:\n  s3:\n    endpoint: https://s3\n    bucket: b\n    access_key: AKIAPLAINKEY\n"
+		 "    secret_key: {env: TG_TEST_AWS_KEY}\n" DB FG RP,
+		 "storage.s3.access_key"},
+		{"storage:\n  s3:\n    endpoint: https://s3\n    bucket: b\n    access_key: {env: TG_TEST_AWS_KEY}\n"
+		 "    secret_key: \"plain-secret-key\"\n" DB FG RP,
+		 "storage.s3.secret_key"},
+		{ST "database:\n  postgresql: 'postgresql://u:hunter3@h/db'\n" FG RP, "database.postgresql"},
+		{FORGE("token: ghp_plainTextTokenInTheFile42"), "forges[0].token"},
+		{REPO("git_token: plain-git-token"), "repositories[0].git_token"},
+		{ST DB FG "repositories:\n  - name: a/b\n    forge: gh\n    clone_url: x\n    git_token: |\n      plain-git-token\n",
+		 "repositories[0].git_token"},
+	};
+	for (size_t i = 0; i < sizeof(plain) / sizeof(plain[0]); i++) {
+		tg_config *c = NULL;
+		assert_int_equal(tg_config_load_mem(&c, plain[i].yaml, strlen(plain[i].yaml), "m.yaml", NULL), TG_EFORMAT);
+		assert_no_secret(plain[i].key, tg_error_last());
+		char want[256];
+		snprintf(want, sizeof(want),
+		         "%s: a secret is never written in the configuration: use {env: NAME} or {file: PATH}", plain[i].key);
+		if (!strstr(tg_error_last(), want))
+			fail_msg("%s: '%s'", plain[i].key, tg_error_last());
+	}
+
+	/* secrets read, then an error later in the file */
+	static const char *const later[] = {
+		FORGE("token: {env: TG_TEST_GITHUB_TOKEN}, tls_verify: maybe"),
+		REPO("git_token: {env: TG_TEST_GIT_TOKEN}, baseline_depth: -1"),
+	};
+	for (size_t i = 0; i < sizeof(later) / sizeof(later[0]); i++) {
+		tg_config *c = NULL;
+		assert_int_equal(tg_config_load_mem(&c, later[i], strlen(later[i]), "m.yaml", NULL), TG_EFORMAT);
+		assert_no_secret("later", tg_error_last());
+	}
+}
+
+/* ------------------------------------------------------------ documentation */
+
+/* Every YAML example of docs/config.md loads (secret files from the fixtures). */
+static void test_docs_examples(void **state)
+{
+	(void)state;
+	size_t len;
+	char *doc = tg_test_slurp("docs/config.md", &len);
+	assert_non_null(doc);
+	setenv("GITHUB_TOKEN", "docs-github-token", 1);
+	setenv("AWS_ACCESS_KEY_ID", "docs-aws-key", 1);
+	int n = 0;
+	for (char *p = strstr(doc, "```yaml\n"); p; p = strstr(p, "```yaml\n")) {
+		p += 8;
+		char *end = strstr(p, "```");
+		assert_non_null(end);
+		/* /run/secrets/NAME -> the fixtures' secrets/NAME */
+		char yaml[8192];
+		size_t o = 0;
+		for (char *q = p; q < end && o + 64 < sizeof(yaml);) {
+			if (!strncmp(q, "/run/secrets/", 13)) {
+				o += (size_t)snprintf(yaml + o, sizeof(yaml) - o, "secrets/");
+				q += 13;
+			} else
+				yaml[o++] = *q++;
+		}
+		yaml[o] = 0;
+		tg_config *c = NULL;
+		if (tg_config_load_mem(&c, yaml, o, "docs/config.md", fixdir()))
+			fail_msg("example %d: %s", n, tg_error_last());
+		assert_true(c->nforges >= 1 && c->nrepos >= 1);
+		tg_config_free(c);
+		n++;
+		p = end + 3;
+	}
+	assert_int_equal(n, 3); /* the layout and the two complete examples */
+	free(doc);
+	unsetenv("GITHUB_TOKEN");
+	unsetenv("AWS_ACCESS_KEY_ID");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_full),
+		cmocka_unit_test(test_s3_postgresql),
+		cmocka_unit_test(test_minimal),
+		cmocka_unit_test(test_paths),
+		cmocka_unit_test(test_durations),
+		cmocka_unit_test(test_sizes),
+		cmocka_unit_test(test_bools),
+		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_errors_mem),
+		cmocka_unit_test(test_io),
+		cmocka_unit_test(test_secrets_never_in_messages),
+		cmocka_unit_test(test_docs_examples),
+	};
+	return cmocka_run_group_tests(tests, setup, NULL);
+}
