@@ -338,7 +338,7 @@ static void test_outbox_end_to_end(void **state)
 	assert_non_null(e);
 	assert_int_equal(strncmp(e->d_name, "comment-", 8), 0);
 	assert_int_equal(strlen(e->d_name), 8 + 16 + 3);
-	char file[1100];
+	char file[1400];
 	snprintf(file, sizeof(file), "%s/%s", path, e->d_name);
 	closedir(d);
 	text = slurp(file);
