@@ -35,6 +35,7 @@ tg_forges_specs || { echo "it_forges: cannot generate the OpenAPI subsets" >&2; 
 
 TOKEN=tg-it-$(od -An -N8 -tx1 /dev/urandom | tr -d ' \n')
 MARKER='<!-- tracegate:llama-8b-train -->'
+SHA=0123456789abcdef0123456789abcdef01234567
 forges=(GITHUB)
 [ -f "$TG_FORGES_SPECS/gitlab.json" ] && forges+=(GITLAB GITEA FORGEJO) ||
 	echo "# SKIP GitLab, Gitea, Forgejo: $TG_SHARED/specs is absent (set TG_SHARED)"
@@ -109,11 +110,16 @@ let s = ""; process.stdin.on("data", (d) => (s += d)).on("end", () => {
   console.log(out.join("\n"));
 });' "$1" "$2"
 }
+declare -A PROBE=([github]=/repos/a/b/issues/1/comments [gitlab]=/projects/a%2Fb/merge_requests/1/notes
+	[gitea]=/repos/a/b/issues/1/comments)
+declare -A AUTH=([github]="Authorization: Bearer " [gitlab]="PRIVATE-TOKEN: " [gitea]="Authorization: token ")
+declare -A STATUS=([github]=/repos/a/b/statuses/$SHA [gitlab]=/projects/a%2Fb/statuses/$SHA [gitea]=/repos/a/b/statuses/$SHA)
 fact() { grep "^$1 " "$TG_RUN/facts-$f.txt"; }
 declare -A WORDS=([GITHUB]="pending success failure error" [GITLAB]="running success failed failed"
 	[GITEA]="pending success failure error" [FORGEJO]="pending success failure error")
 for f in "${forges[@]}"; do
 	fp=TG_FORGE_FAKE_$f
+	pp=TG_FORGE_PROXY_$f
 	curl -s "http://127.0.0.1:${!fp}/_fake/state" >"$TG_RUN/state-$f.json"
 	facts "$MARKER" "${KIND[$f]}" <"$TG_RUN/state-$f.json" >"$TG_RUN/facts-$f.txt" 2>&1
 	tg_eq "$f: statuses in the forge's words" "states ${WORDS[$f]}" "$(fact states)"
@@ -125,11 +131,18 @@ for f in "${forges[@]}"; do
 	tg_eq "$f: 500 then success, 429 (Retry-After) then success" "status answers 201* 500 201* 429 201*" "$(fact 'status answers')"
 	tg_eq "$f: two retried statuses, each stored once" "retry statuses 2" "$(fact 'retry statuses')"
 	tg_eq "$f: every request carried the token" "unauthorized 0" "$(fact unauthorized)"
+	probe=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:${!fp}${API[$f]}${PROBE[${KIND[$f]}]}")
+	tg_eq "$f: ... and the fake refuses a request without it" 401 "$probe"
 	[ "$f" = GITHUB ] && tg_eq "$f: one check run, created then completed" "check runs completed/failure" "$(fact 'check runs')"
 	errs=$(grep -c '✖' "$TG_RUN/prism-$f.log")
 	tg_eq "$f: prism found no request or answer breaking the description" 0 "$errs"
 	[ "$errs" -eq 0 ] || grep '✖' "$TG_RUN/prism-$f.log" | head -5 | cut -c1-400 | sed 's/^/#   /'
 	tg_check "$f: prism saw the calls" grep -q "POST .*statuses" "$TG_RUN/prism-$f.log"
+	# the validator is armed: a state word the forge does not know never reaches the fake
+	bogus=$(curl -s -o /dev/null -w '%{http_code}' -X POST -H 'Content-Type: application/json' \
+		-H "${AUTH[${KIND[$f]}]}$TOKEN" -d '{"state":"bogus","context":"x","name":"x"}' \
+		"http://127.0.0.1:${!pp}${API[$f]}${STATUS[${KIND[$f]}]}")
+	tg_check "$f: prism refuses state \"bogus\" (HTTP $bogus)" test "$bogus" = 422 -o "$bogus" = 400
 done
 
 # ------------------------------------------------------------------ secrets
