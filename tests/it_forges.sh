@@ -49,17 +49,19 @@ for f in "${forges[@]}"; do
 	spec=$TG_FORGES_SPECS/$(tr 'A-Z' 'a-z' <<<"$f").json
 	tg_forge_start "$f" "${KIND[$f]}" "$spec" "$TOKEN" 40 "${LINK[$f]}" || { echo "it_forges: cannot start $f" >&2; exit 1; }
 done
-# the HTTP client's own fake: no prism, pages of 2, no token check
-hp=$(tg_free_port)
-FAKE_PAGE_MAX=2 tg_start fake-http node tests/servers/fake-forge.js github "$hp" "http://127.0.0.1:$hp" >/dev/null
 for f in "${forges[@]}"; do
-	if ! tg_forge_wait "$f" 90; then
-		echo "it_forges: $f did not start:" >&2
-		tail -5 "$TG_RUN/fake-$f.log" "$TG_RUN/prism-$f.log" >&2
-		exit 1
-	fi
+	spec=$TG_FORGES_SPECS/$(tr 'A-Z' 'a-z' <<<"$f").json
+	tg_forge_ensure "$f" 90 "${KIND[$f]}" "$spec" "$TOKEN" 40 "${LINK[$f]}" || { echo "it_forges: $f did not start" >&2; exit 1; }
 done
-tg_wait_port "$hp" 20 "$(cat "$TG_RUN/fake-http.pid")" || { echo "it_forges: the HTTP fake did not start" >&2; exit 1; }
+# the HTTP client's own fake: no prism, pages of 2, no token check
+for try in 1 2 3; do
+	hp=$(tg_free_port)
+	FAKE_PAGE_MAX=2 tg_start fake-http node tests/servers/fake-forge.js github "$hp" "http://127.0.0.1:$hp" >/dev/null
+	tg_wait_port "$hp" 20 "$(cat "$TG_RUN/fake-http.pid")" && break
+	tg_log "the HTTP fake did not come up (try $try): $(tail -2 "$TG_RUN/fake-http.log")"
+	tg_stop fake-http
+	[ "$try" -eq 3 ] && { echo "it_forges: the HTTP fake did not start" >&2; exit 1; }
+done
 tg_log "servers up in $((SECONDS - t0)) s: ${forges[*]}"
 
 # ------------------------------------------------------------- the clients

@@ -13,6 +13,10 @@
 #                                 starts fake + prism; sets TG_FORGE_FAKE_<NAME>
 #                                 and TG_FORGE_PROXY_<NAME> (ports)
 #   tg_forge_wait NAME SECONDS    waits until that prism listens
+#   tg_forge_ensure NAME SECONDS KIND SPEC TOKEN PAGE_MAX LINK
+#                                 waits; when a server died (a port taken between
+#                                 choosing and binding it), starts the pair again
+#                                 on other ports, three tries in all
 #
 # Needs lib.sh sourced and TG_RUN set. Logs: $TG_RUN/fake-NAME.log, prism-NAME.log.
 
@@ -126,4 +130,18 @@ tg_forge_wait() { # NAME SECONDS
 	pp=TG_FORGE_PROXY_$1
 	tg_wait_port "${!fp}" "$2" "$(cat "$TG_RUN/fake-$1.pid")" &&
 		tg_wait_port "${!pp}" "$2" "$(cat "$TG_RUN/prism-$1.pid")"
+}
+
+tg_forge_ensure() { # NAME SECONDS KIND SPEC TOKEN PAGE_MAX LINK
+	local name=$1 t=$2 try
+	shift 2
+	for try in 1 2 3; do
+		tg_forge_wait "$name" "$t" && return 0
+		tg_log "$name: the fake or prism did not come up (try $try):"
+		tail -3 "$TG_RUN/fake-$name.log" "$TG_RUN/prism-$name.log" 2>/dev/null | sed 's/^/#   /' >&2
+		tg_stop "prism-$name"
+		tg_stop "fake-$name"
+		[ "$try" -lt 3 ] && { tg_forge_start "$name" "$@" || return 1; }
+	done
+	return 1
 }
