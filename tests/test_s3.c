@@ -728,7 +728,7 @@ static struct live {
 	int sigcheck, s3rver;
 	char prefix[96];
 	tg_s3 *s3;
-	char *blob; /* a binary object larger than libcurl's buffers */
+	char *blob; /* binary, over 1 MiB: libcurl uploads it with Expect: 100-continue */
 	int said;   /* the reason for skipping was printed */
 	size_t blob_len;
 } L;
@@ -795,7 +795,7 @@ static int live_setup(void **state)
 			return -1;
 		}
 	}
-	L.blob_len = 300000;
+	L.blob_len = 2200000;
 	L.blob = malloc(L.blob_len);
 	if (!L.blob)
 		return -1;
