@@ -55,6 +55,24 @@ tg_s3_curl() { # KEYS(ACCESS:SECRET) curl-args...
 	curl -s --aws-sigv4 "aws:amz:us-east-1:s3" --user "$keys" -H "x-amz-content-sha256: UNSIGNED-PAYLOAD" "$@"
 }
 
+# tg_rgw_port : prints a port P for tg_rgw_start such that P and P+1 are
+# free, below the kernel's ephemeral range: the cluster's daemons open many
+# outgoing connections while it starts, and one of them may otherwise take
+# the port between this check and radosgw's bind (seen once in 20 starts).
+tg_rgw_port() {
+	local lo p i
+	lo=$(cut -f1 /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null) || lo=32768
+	[ "${lo:-0}" -gt 12000 ] || lo=32768
+	for i in $(seq 1 200); do
+		p=$((10000 + RANDOM % (lo - 10002)))
+		if ! (exec 3<>/dev/tcp/127.0.0.1/$p) 2>/dev/null && ! (exec 3<>/dev/tcp/127.0.0.1/$((p + 1))) 2>/dev/null; then
+			printf '%s\n' "$p"
+			return 0
+		fi
+	done
+	return 1
+}
+
 # tg_rgw_start PORT BUCKET : a one-node Ceph cluster under $TG_RUN/ceph with
 # radosgw on 127.0.0.1:PORT (the mon on PORT+1), a user with the keys of
 # TG_RGW_KEYS, and BUCKET. On failure it stops what it started, says why
@@ -107,6 +125,18 @@ rgw data = $d/rgw.a
 rgw frontends = beast endpoint=127.0.0.1:$port
 EOF
 	local C=(-c "$d/ceph.conf")
+	# With auth off, a client may send its command before it has the monmap;
+	# the mon then refuses it ("handle_command on fsid 0000... != <fsid>",
+	# EPERM). Seen about one start in ten: the ceph commands here are
+	# idempotent, so they are tried again.
+	_ceph_retry() {
+		local k
+		for k in 1 2 3 4 5; do
+			timeout 30 "$@" >>"$L" 2>&1 && return 0
+			sleep 0.3
+		done
+		return 1
+	}
 	_rgw_fail() { tg_log "radosgw: $1; see $d/log"; tail -n 5 "$L" 2>/dev/null | sed 's/^/#   /' >&2; tg_rgw_stop; return 1; }
 	{ ceph-authtool --create-keyring "$d/keyring" --gen-key -n mon. --cap mon 'allow *' &&
 		ceph-authtool "$d/keyring" --gen-key -n client.admin --cap mon 'allow *' --cap osd 'allow *' &&
@@ -116,9 +146,8 @@ EOF
 	# each daemon forks into the background and writes run/NAME.pid
 	ceph-mon "${C[@]}" -i a >>"$L" 2>&1 || { _rgw_fail "ceph-mon failed"; return 1; }
 	osd_uuid=$(uuidgen)
-	timeout 30 ceph "${C[@]}" osd new "$osd_uuid" >>"$L" 2>&1 || { _rgw_fail "the mon does not answer"; return 1; }
-	timeout 30 ceph "${C[@]}" osd crush add osd.0 1.0 root=default >>"$L" 2>&1 ||
-		{ _rgw_fail "crush add failed"; return 1; }
+	_ceph_retry ceph "${C[@]}" osd new "$osd_uuid" || { _rgw_fail "the mon does not answer"; return 1; }
+	_ceph_retry ceph "${C[@]}" osd crush add osd.0 1.0 root=default || { _rgw_fail "crush add failed"; return 1; }
 	ceph-osd "${C[@]}" -i 0 --mkfs --osd-uuid "$osd_uuid" >>"$L" 2>&1 || { _rgw_fail "ceph-osd --mkfs failed"; return 1; }
 	ceph-osd "${C[@]}" -i 0 >>"$L" 2>&1 || { _rgw_fail "ceph-osd failed"; return 1; }
 	radosgw "${C[@]}" -n client.rgw.a >>"$L" 2>&1 || { _rgw_fail "radosgw failed"; return 1; }
@@ -130,8 +159,9 @@ EOF
 		sleep 0.1
 	done
 	[ "$c" = 200 ] || { _rgw_fail "radosgw does not answer on port $port"; return 1; }
-	timeout 30 radosgw-admin "${C[@]}" -n client.admin user create --uid=tgtest --display-name=tgtest \
-		--access-key="${TG_RGW_KEYS%%:*}" --secret-key="${TG_RGW_KEYS#*:}" >>"$L" 2>&1 ||
+	_ceph_retry radosgw-admin "${C[@]}" -n client.admin user create --uid=tgtest --display-name=tgtest \
+		--access-key="${TG_RGW_KEYS%%:*}" --secret-key="${TG_RGW_KEYS#*:}" ||
+		_ceph_retry radosgw-admin "${C[@]}" -n client.admin user info --uid=tgtest ||
 		{ _rgw_fail "radosgw-admin user create failed"; return 1; }
 	c=$(tg_s3_curl "$TG_RGW_KEYS" -o /dev/null -w '%{http_code}' -X PUT "http://127.0.0.1:$port/$bucket")
 	[ "$c" = 200 ] || { _rgw_fail "creating the bucket got HTTP $c"; return 1; }
