@@ -84,6 +84,10 @@ int tg_s3_new(tg_s3 **out, const tg_s3_opts *o)
 		return tg_error_set(TG_EINVAL, "S3: an endpoint, a bucket and credentials are needed");
 	if (strncmp(o->endpoint, "http://", 7) && strncmp(o->endpoint, "https://", 8))
 		return tg_error_set(TG_EINVAL, "S3: the endpoint '%.200s' is not an http:// or https:// URL", o->endpoint);
+	/* user:password@ in the URL would reach messages (and bypass userpwd) */
+	const char *auth = strstr(o->endpoint, "//") + 2;
+	if (memchr(auth, '@', strcspn(auth, "/")))
+		return tg_error_set(TG_EINVAL, "S3: the endpoint must not hold credentials (use access_key and secret_key)");
 	if (strpbrk(o->endpoint, "?# ") || has_ctl(o->endpoint))
 		return tg_error_set(TG_EINVAL, "S3: the endpoint '%.200s' must not have a query or a fragment",
 		                    o->endpoint);

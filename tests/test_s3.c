@@ -617,6 +617,13 @@ static void test_client_arguments(void **state)
 	assert_int_equal(tg_s3_new(&s, &o), TG_EINVAL);
 	o = opts_for("http://host/?x=1", "b", "AK", "SK");
 	assert_int_equal(tg_s3_new(&s, &o), TG_EINVAL);
+	o = opts_for("https://AK:LEAKED@host:9000/", "b", "AK", "SK");
+	assert_int_equal(tg_s3_new(&s, &o), TG_EINVAL);
+	assert_null(strstr(tg_error_last(), "LEAKED"));
+	o = opts_for("https://host:9000/base@path", "b", "AK", "SK"); /* '@' in the path is fine */
+	assert_int_equal(tg_s3_new(&s, &o), 0);
+	tg_s3_free(s);
+	s = NULL;
 	o = opts_for("http://host", "", "AK", "SK");
 	assert_int_equal(tg_s3_new(&s, &o), TG_EINVAL);
 	o = opts_for("http://host", "a/b", "AK", "SK");
