@@ -407,19 +407,29 @@ static int setup(tg_http *h, const tg_http_req *q, struct curl_slist **hl, struc
 		if (strcmp(m, "POST"))
 			curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, m);
 	}
-	*hl = curl_slist_append(NULL, "Expect:");
-	for (size_t i = 0; *hl && q->headers && q->headers[i]; i++) {
-		struct curl_slist *n = curl_slist_append(*hl, q->headers[i]);
-		if (!n) {
-			curl_slist_free_all(*hl);
-			*hl = NULL;
-		} else {
-			*hl = n;
-		}
+	/* "Expect:" turns 100-continue off. Not with SigV4: libcurl 7.88 signs
+	 * that removal header (SignedHeaders=expect;...) without sending it, so
+	 * the server computes another signature: SignatureDoesNotMatch. */
+	int oom = 0;
+	*hl = NULL;
+	if (!q->aws_sigv4) {
+		*hl = curl_slist_append(NULL, "Expect:");
+		oom = !*hl;
 	}
-	if (!*hl)
+	for (size_t i = 0; !oom && q->headers && q->headers[i]; i++) {
+		struct curl_slist *n = curl_slist_append(*hl, q->headers[i]);
+		if (n)
+			*hl = n;
+		else
+			oom = 1;
+	}
+	if (oom) {
+		curl_slist_free_all(*hl);
+		*hl = NULL;
 		return TG_ENOMEM;
-	curl_easy_setopt(c, CURLOPT_HTTPHEADER, *hl);
+	}
+	if (*hl)
+		curl_easy_setopt(c, CURLOPT_HTTPHEADER, *hl);
 	if (q->aws_sigv4) {
 		curl_easy_setopt(c, CURLOPT_AWS_SIGV4, q->aws_sigv4);
 		if (q->userpwd)
@@ -513,7 +523,10 @@ char *tg_http_escape(const char *s, int keep_slash)
 	size_t k = 0;
 	for (size_t i = 0; i < n; i++) {
 		unsigned char c = (unsigned char)s[i];
-		if (isalnum(c) || c == '-' || c == '.' || c == '_' || c == '~' || (keep_slash && c == '/')) {
+		/* not isalnum(): under a non-C locale it may accept bytes >= 0x80 */
+		int unreserved = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+		                 c == '-' || c == '.' || c == '_' || c == '~';
+		if (unreserved || (keep_slash && c == '/')) {
 			o[k++] = (char)c;
 		} else {
 			o[k++] = '%';

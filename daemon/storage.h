@@ -37,6 +37,11 @@ int tg_storage_local_new(tg_storage **out, const char *root);
  * tg_storage_wait sleeps until the next poll. */
 int tg_storage_s3_new(tg_storage **out, const tg_s3_opts *opts, const char *prefix);
 
+/* The poll period of an S3 storage in ms (default 10,000): tg_storage_wait
+ * returns 1 once per period, counted from the previous poll. TG_EINVAL for
+ * another kind of storage or ms <= 0. */
+int tg_storage_s3_set_poll(tg_storage *s, long ms);
+
 void tg_storage_free(tg_storage *s);
 
 /* "local" or "s3", and a description for logs ("/srv/artifacts",
