@@ -264,6 +264,13 @@ static double pct_of(double ratio)
 	return isfinite(ratio) ? (ratio - 1.0) * 100.0 : ratio;
 }
 
+/* The drop of a throughput in percent, from r = base / new throughput:
+ * 100 * (1 - new / base); increasing in r, so it maps an interval. */
+static double drop_of(double r)
+{
+	return r > 0 ? (1.0 - 1.0 / r) * 100.0 : NAN;
+}
+
 /* Fills the interval of j from values: steps (one stratum of per-unit
  * values) or invocations (stratified). Returns 0 or an error. */
 static int interval(tg_judged *j, const struct ctx *c, const struct side_vals *b, const struct side_vals *x, int steps,
@@ -421,9 +428,11 @@ static int judge_group(tg_judged *j, const struct ctx *c, const struct sel *vb, 
 			j->next = x.total > 0 ? wx / x.total / 1e3 : 0;
 			double f = wx > 0 ? wb / wx : NAN;
 			if (nb && nx) {
-				j->pct = pct_of(ratio * f);
-				j->pct_lo = pct_of(lo * f);
-				j->pct_hi = pct_of(hi * f);
+				/* ratio * f is base/new throughput; the change is the
+				 * drop of throughput (docs/rules.md: a 4 % drop is +4 %) */
+				j->pct = drop_of(ratio * f);
+				j->pct_lo = drop_of(lo * f);
+				j->pct_hi = drop_of(hi * f);
 			} else {
 				j->pct = nb ? -100 : INFINITY;
 			}
