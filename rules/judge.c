@@ -775,8 +775,16 @@ static void summarize(tg_judgement *jd, const tg_atoms *keys)
 		snprintf(jd->summary, sizeof(jd->summary), "pass: %zu checks, no regression above the thresholds", jd->n);
 		return;
 	}
+	/* the rule and its item; for a total rule, the category it selects
+	 * (docs/diff.md: "block: sdpa-forward SDPA_fwd kernel_time +7.0 % ...") */
 	char what[256];
-	snprintf(what, sizeof(what), "%s%s%s", w->rule->name, w->item[0] ? " " : "", w->item);
+	const tg_pattern *cat = &w->rule->category;
+	if (w->item[0])
+		snprintf(what, sizeof(what), "%s %s", w->rule->name, w->item);
+	else if (cat->text)
+		snprintf(what, sizeof(what), cat->is_regex ? "%s /%s/" : "%s %s", w->rule->name, cat->text);
+	else
+		snprintf(what, sizeof(what), "%s", w->rule->name);
 	if (w->verdict == TG_VERDICT_INCONCLUSIVE && v == TG_VERDICT_INCONCLUSIVE) {
 		snprintf(jd->summary, sizeof(jd->summary), "inconclusive: %s: %s", what, w->note);
 		return;
