@@ -374,7 +374,8 @@ int tg_diff_write_md(FILE *f, const tg_diff_doc *d, size_t max_bytes)
 		size_t cut = max_bytes > strlen(note) + 1 ? max_bytes - strlen(note) - 1 : 0;
 		while (cut > 0 && buf[cut] != '\n')
 			cut--;
-		len = cut;
+		/* keep the line end: the note must not continue a table */
+		len = cut ? cut + 1 : 0;
 		trimmed = 1;
 	}
 	int rc = fwrite(buf, 1, len, f) == len ? 0 : TG_EIO;
