@@ -73,7 +73,7 @@ ifeq ($(SAN),0)
 	cp $(BUILD)/tracegate tracegate
 endif
 
-$(BUILD)/tests/%: tests/%.c tests/testutil.h $(LIBS)
+$(BUILD)/tests/%: tests/%.c $(wildcard tests/*.h) $(LIBS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $< $(LIBS) $(TEST_LDLIBS)
 

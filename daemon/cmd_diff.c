@@ -61,7 +61,9 @@ static int parse(struct diff_args *a, int argc, char **argv, tg_read_opts *ropts
 	}
 	size_t npos = 0, split = (size_t)-1;
 	for (int i = 1; i < argc; i++) {
-		int r = tg_cli_limit_option(ropts, argc, argv, &i);
+		/* --max-bytes is the md comment's size here (docs/diff.md), not
+		 * the reading limit of the same name */
+		int r = strcmp(argv[i], "--max-bytes") ? tg_cli_limit_option(ropts, argc, argv, &i) : 0;
 		if (r < 0)
 			goto fail;
 		if (r)
@@ -75,7 +77,14 @@ static int parse(struct diff_args *a, int argc, char **argv, tg_read_opts *ropts
 		}
 		if (!strcmp(s, "--help") || !strcmp(s, "-h")) {
 			fputs(usage, stdout);
-			fputs(tg_cli_limits_help, stdout);
+			/* the reading limits, less --max-bytes (the md size here) */
+			for (const char *p = tg_cli_limits_help; *p;) {
+				const char *e = strchr(p, '\n');
+				size_t len = e ? (size_t)(e - p) + 1 : strlen(p);
+				if (strncmp(p, "  --max-bytes ", 14))
+					fwrite(p, 1, len, stdout);
+				p += len;
+			}
 			free(pos);
 			return 1;
 		} else if (!strcmp(s, "--")) {

@@ -88,15 +88,17 @@ static size_t side_units(const tg_measure *m)
 
 /* ------------------------------------------------------------ markdown */
 
+/* Names are written escaped as plain text, never inside a code span:
+ * Markdown does not undo backslash escapes or entities there. */
 static void md_side(FILE *f, const char *label, const char *const *files, size_t n, const tg_measure *m)
 {
 	const tg_fingerprint *fp = tg_measure_fingerprint(m, NULL);
 	fprintf(f, "%s: ", label);
 	for (size_t i = 0; i < n && i < 4; i++) {
-		fputs(i ? ", `" : "`", f);
+		if (i)
+			fputs(", ", f);
 		const char *slash = strrchr(files[i], '/');
 		tg_md_escape(f, slash ? slash + 1 : files[i]);
-		fputs("`", f);
 	}
 	if (n > 4)
 		fprintf(f, " and %zu more", n - 4);
@@ -283,9 +285,8 @@ static char *md_build(const tg_diff_doc *d, size_t detail_rows, int with_diverge
 	size_t na;
 	const tg_accept *acc = tg_judgement_accepts(j, &na);
 	for (size_t i = 0; i < na; i++) {
-		fputs("\nAccepted: `", f);
+		fputs("\nAccepted: ", f);
 		tg_md_escape(f, acc[i].rule);
-		fputs("`", f);
 		if (acc[i].by) {
 			fputs(" by ", f);
 			tg_md_escape(f, acc[i].by);
@@ -299,9 +300,9 @@ static char *md_build(const tg_diff_doc *d, size_t detail_rows, int with_diverge
 	size_t nu;
 	const char *const *un = tg_judgement_unmatched(j, &nu);
 	for (size_t i = 0; i < nu; i++) {
-		fputs("\nWarning: rule `", f);
+		fputs("\nWarning: rule ", f);
 		tg_md_escape(f, un[i]);
-		fputs("` matches nothing in either trace.\n", f);
+		fputs(" matches nothing in either trace.\n", f);
 	}
 	md_top(f, d, 1, 10);
 	if (with_improvements)
@@ -374,7 +375,8 @@ int tg_diff_write_md(FILE *f, const tg_diff_doc *d, size_t max_bytes)
 		size_t cut = max_bytes > strlen(note) + 1 ? max_bytes - strlen(note) - 1 : 0;
 		while (cut > 0 && buf[cut] != '\n')
 			cut--;
-		len = cut;
+		/* keep the line end: the note must not continue a table */
+		len = cut ? cut + 1 : 0;
 		trimmed = 1;
 	}
 	int rc = fwrite(buf, 1, len, f) == len ? 0 : TG_EIO;

@@ -146,6 +146,7 @@ struct side_vals {
 	double *unit;     /* per unit: sum (kernel_time), count, or mean delay */
 	size_t nunits;
 	double *inv;      /* per invocation sum, scaled by 1/nunits, grouped by stratum */
+	double inv_scale; /* that scale (1/nunits, or 1/count for mean delays) */
 	uint32_t *inv_stratum;
 	size_t ninv;
 	double total;     /* metric total per unit */
@@ -198,10 +199,12 @@ static int side_vals_build(struct side_vals *out, const struct sel *v, size_t n,
 		/* means: per unit mean delay; per launch values scaled so sums are means */
 		for (size_t u = 0; u < nunits; u++)
 			out->unit[u] = ucount[u] ? out->unit[u] / ucount[u] : 0;
+		out->inv_scale = 1.0 / (out->count ? out->count : 1);
 		for (size_t i = 0; i < out->ninv; i++)
-			out->inv[i] /= out->count ? out->count : 1;
+			out->inv[i] *= out->inv_scale;
 		out->total = out->count ? sum / out->count : 0;
 	} else {
+		out->inv_scale = scale;
 		for (size_t i = 0; i < out->ninv; i++)
 			out->inv[i] *= scale;
 		out->total = sum * scale;
@@ -269,6 +272,13 @@ static double pct_of(double ratio)
 	return isfinite(ratio) ? (ratio - 1.0) * 100.0 : ratio;
 }
 
+/* The drop of a throughput in percent, from r = base / new throughput:
+ * 100 * (1 - new / base); increasing in r, so it maps an interval. */
+static double drop_of(double r)
+{
+	return r > 0 ? (1.0 - 1.0 / r) * 100.0 : NAN;
+}
+
 /* Fills the interval of j from values: steps (one stratum of per-unit
  * values) or invocations (stratified). Returns 0 or an error. */
 static int interval(tg_judged *j, const struct ctx *c, const struct side_vals *b, const struct side_vals *x, int steps,
@@ -280,21 +290,37 @@ static int interval(tg_judged *j, const struct ctx *c, const struct side_vals *b
 	int single = c->rule->metric == TG_METRIC_LAUNCH_OVERHEAD;
 	if (!steps && make_strata(&st, &nst, b, x, single))
 		return TG_ENOMEM;
+	/* per step: the ratio of per-step means (the values are per-step totals);
+	 * per invocation: the ratio of totals (the values are scaled by 1/steps
+	 * of their side), also with one stratum, so that sides with different
+	 * step or call counts compare per step */
+	tg_boot_opts bo = {c->set->confidence, seed_of(c->rule->name, j->item), BOOT_REPS,
+	                   steps ? TG_RATIO_MEANS : TG_RATIO_TOTALS, 0};
 	tg_ratio_ci ci;
 	size_t nvalues = 0;
 	for (size_t i = 0; i < nst; i++)
 		nvalues += st[i].nbase + st[i].nnext;
-	size_t reps = tg_stats_boot_reps_for(BOOT_REPS, nvalues, BOOT_DRAWS);
-	int rc = tg_stats_ratio_bootstrap(&ci, st, nst, c->set->confidence, seed_of(c->rule->name, j->item), reps);
+	bo.reps = tg_stats_boot_reps_for(BOOT_REPS, nvalues, BOOT_DRAWS);
+	int rc = tg_stats_ratio_bootstrap_ex(&ci, st, nst, &bo);
 	if (!rc) {
 		*ratio = ci.ratio;
 		*ratio_lo = ci.lo;
 		*ratio_hi = ci.hi;
-		/* one-sided p-value of "no slowdown", from the pooled samples */
-		const double *pb = steps ? b->unit : b->inv, *px = steps ? x->unit : x->inv;
+		/* one-sided p-value of "no slowdown", from the pooled samples;
+		 * invocations compared as measured, not scaled by their side's
+		 * step count (which would make sides of different lengths differ) */
 		size_t nb = steps ? b->nunits : b->ninv, nx = steps ? x->nunits : x->ninv;
-		double p2 = tg_stats_mann_whitney(pb, nb, px, nx);
+		double *pb = tg_calloc(nb ? nb : 1, sizeof(double)), *px = tg_calloc(nx ? nx : 1, sizeof(double));
+		if (!pb || !px)
+			rc = TG_ENOMEM;
+		for (size_t i = 0; !rc && i < nb; i++)
+			pb[i] = steps ? b->unit[i] : b->inv[i] / b->inv_scale;
+		for (size_t i = 0; !rc && i < nx; i++)
+			px[i] = steps ? x->unit[i] : x->inv[i] / x->inv_scale;
+		double p2 = rc ? NAN : tg_stats_mann_whitney(pb, nb, px, nx);
 		j->p_value = isnan(p2) ? NAN : (ci.ratio >= 1 ? p2 / 2 : 1 - p2 / 2);
+		free(pb);
+		free(px);
 	}
 	if (st != &one)
 		free(st);
@@ -430,9 +456,11 @@ static int judge_group(tg_judged *j, const struct ctx *c, const struct sel *vb, 
 			j->next = x.total > 0 ? wx / x.total / 1e3 : 0;
 			double f = wx > 0 ? wb / wx : NAN;
 			if (nb && nx) {
-				j->pct = pct_of(ratio * f);
-				j->pct_lo = pct_of(lo * f);
-				j->pct_hi = pct_of(hi * f);
+				/* ratio * f is base/new throughput; the change is the
+				 * drop of throughput (docs/rules.md: a 4 % drop is +4 %) */
+				j->pct = drop_of(ratio * f);
+				j->pct_lo = drop_of(lo * f);
+				j->pct_hi = drop_of(hi * f);
 			} else {
 				j->pct = nb ? -100 : INFINITY;
 			}
@@ -775,8 +803,16 @@ static void summarize(tg_judgement *jd, const tg_atoms *keys)
 		snprintf(jd->summary, sizeof(jd->summary), "pass: %zu checks, no regression above the thresholds", jd->n);
 		return;
 	}
+	/* the rule and its item; for a total rule, the category it selects
+	 * (docs/diff.md: "block: sdpa-forward SDPA_fwd kernel_time +7.0 % ...") */
 	char what[256];
-	snprintf(what, sizeof(what), "%s%s%s", w->rule->name, w->item[0] ? " " : "", w->item);
+	const tg_pattern *cat = &w->rule->category;
+	if (w->item[0])
+		snprintf(what, sizeof(what), "%s %s", w->rule->name, w->item);
+	else if (cat->text)
+		snprintf(what, sizeof(what), cat->is_regex ? "%s /%s/" : "%s %s", w->rule->name, cat->text);
+	else
+		snprintf(what, sizeof(what), "%s", w->rule->name);
 	if (w->verdict == TG_VERDICT_INCONCLUSIVE && v == TG_VERDICT_INCONCLUSIVE) {
 		snprintf(jd->summary, sizeof(jd->summary), "inconclusive: %s: %s", what, w->note);
 		return;

@@ -89,8 +89,8 @@ void tg_judgement_free(tg_judgement *j);
  * samples; else warn when an item warns; else pass. */
 tg_verdict tg_judgement_verdict(const tg_judgement *j);
 
-/* One line saying why ("SDPA_fwd kernel time +7.1 % (95 % CI +6.2..+8.0 %)
- * blocks (sdpa-forward > 5 %)"); borrowed. */
+/* One line saying why ("block: sdpa-forward SDPA_fwd kernel_time +7.0 %
+ * (95 % CI +6.6..+7.4 %) > 5 %"); borrowed. */
 const char *tg_judgement_summary(const tg_judgement *j);
 
 /* Every judged item, rule by rule in file order, worst first within a rule. */

@@ -1,0 +1,310 @@
+#!/bin/sh
+# cli_diff.sh - `tracegate diff` from the command line on pairs of traces
+# from the synthetic generator with known changes: exit codes (0 pass or
+# warn, 1 block, 2 usage or input error, 3 inconclusive), the md comment
+# (verdict line, marker, rules table, divergence drawing, <details>,
+# escaping of hostile kernel names, the size limit), the json document (keys
+# in the documented order), -o (atomic, nothing on error), --accept, several
+# traces a side, --no-tree-diff, --help.
+# Usage: sh tests/cli_diff.sh TRACEGATE   (generator: $TG_GEN, default build/tg-gen)
+set -u
+TG=$1
+GEN=${TG_GEN:-build/tg-gen}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+ok() { echo "ok - $1"; }
+not_ok() { echo "not ok - $1: $2"; fails=$((fails + 1)); }
+check() { # name, detail, command...
+	name=$1; detail=$2; shift 2
+	if "$@"; then ok "$name"; else not_ok "$name" "$detail"; fi
+}
+
+if [ ! -x "$GEN" ]; then
+	not_ok "generator" "$GEN is missing (make build/tg-gen)"
+	exit 1
+fi
+
+# Attention ~400 us a call: above the default rules' 20 us floor.
+B="--steps 8 --seq 4096"
+gen() { # NAME ARGS...: $tmp/NAME.json
+	n=$1; shift
+	"$GEN" -o "$tmp/$n.json" "$@" 2>"$tmp/gen.err" || not_ok "generate $n" "$(head -c 300 "$tmp/gen.err")"
+}
+gen base $B
+gen same $B --seed 1
+gen sdpa7 $B --sdpa-scale 1.07
+gen sdpa3 $B --sdpa-scale 1.03
+gen split $B --split-attention 1.08
+gen math $B --sdpa-math 1.08
+gen a100 $B --gpu "NVIDIA A100-SXM4-80GB"
+
+# run ARGS...: tracegate diff into $tmp/out and $tmp/err, exit status in $rc
+run() { "$TG" diff "$@" >"$tmp/out" 2>"$tmp/err"; rc=$?; }
+# expect NAME RC FIRST-LINE ARGS...: exit status, first line of stdout, no stderr
+expect() {
+	name=$1; want_rc=$2; want=$3; shift 3
+	run "$@"
+	first=$(head -1 "$tmp/out")
+	if [ "$rc" -eq "$want_rc" ] && [ "$first" = "$want" ] && [ ! -s "$tmp/err" ]; then
+		ok "$name"
+	else
+		not_ok "$name" "exit $rc (want $want_rc), first line '$first', stderr '$(head -c 300 "$tmp/err")'"
+	fi
+}
+# expect_fail NAME STDERR-LINE ARGS...: exit 2, one line on stderr, nothing on stdout
+expect_fail() {
+	name=$1; want=$2; shift 2
+	run "$@"
+	lines=$(wc -l <"$tmp/err")
+	if [ "$rc" -eq 2 ] && [ "$lines" -eq 1 ] && [ "$(cat "$tmp/err")" = "$want" ] && [ ! -s "$tmp/out" ]; then
+		ok "$name"
+	else
+		not_ok "$name" "exit $rc, $lines lines: $(head -c 300 "$tmp/err")"
+	fi
+}
+
+# ------------------------------------------------------------ exit codes
+
+expect "identical: pass, 0" 0 "tracegate diff: pass: 6 checks, no regression above the thresholds" \
+	"$tmp/base.json" "$tmp/same.json"
+expect "SDPA +7 %: block, 1" 1 \
+	"tracegate diff: block: sdpa-forward SDPA_fwd kernel_time +7.0 % (95 % CI +7.0..+7.0 %) > 5 %" \
+	"$tmp/base.json" "$tmp/sdpa7.json"
+grep -q '^sdpa-forward  *(total)  *kernel_time  *1\.583 ms  *1\.694 ms  *+7\.0 %  *+7\.0\.\.+7\.0 %  *8/8  block$' "$tmp/out" \
+	&& ok "text: the rule's row" || not_ok "text: the rule's row" "$(grep '^sdpa-forward' "$tmp/out")"
+grep -q '^warning: rule sdpa-backward matches nothing in either trace$' "$tmp/out" \
+	&& ok "text: a rule that matches nothing is a warning" || not_ok "unmatched warning" "not in the output"
+expect "SDPA +3 %: warn, 0" 0 \
+	"tracegate diff: warn: sdpa-forward SDPA_fwd kernel_time +3.0 % (95 % CI +3.0..+3.0 %) > 2 %" \
+	"$tmp/base.json" "$tmp/sdpa3.json"
+expect "another GPU: inconclusive, 3" 3 \
+	"tracegate diff: inconclusive: not comparable (GPU NVIDIA H100 80GB HBM3 -> NVIDIA A100-SXM4-80GB)" \
+	"$tmp/base.json" "$tmp/a100.json"
+expect "another GPU, allowed: pass, 0" 0 "tracegate diff: pass: 6 checks, no regression above the thresholds" \
+	"$tmp/base.json" "$tmp/a100.json" --allow-hardware-change
+grep -q '^hardware changed (allowed): GPU NVIDIA H100 80GB HBM3 -> NVIDIA A100-SXM4-80GB$' "$tmp/out" \
+	&& ok "the allowed change is said" || not_ok "allowed change" "$(sed -n 2,5p "$tmp/out")"
+expect "math path: attributed to SDPA, block" 1 \
+	"tracegate diff: block: sdpa-forward SDPA_fwd kernel_time +8.0 % (95 % CI +8.0..+8.0 %) > 5 %" \
+	"$tmp/base.json" "$tmp/math.json"
+expect "math path, --no-tree-diff: GEMM grew" 1 \
+	"tracegate diff: block: gemm GEMM kernel_time +49.2 % (95 % CI +49.2..+49.2 %) > 5 %" \
+	"$tmp/base.json" "$tmp/math.json" --no-tree-diff
+grep -q 'Where the call trees diverge' "$tmp/out" && not_ok "--no-tree-diff draws nothing" "a drawing" \
+	|| ok "--no-tree-diff draws nothing"
+
+expect_fail "no such trace" "tracegate: $tmp/nope.json: cannot open: No such file or directory" \
+	"$tmp/nope.json" "$tmp/base.json"
+printf 'version: 1\nrules:\n  - name: a\n    metric: kernel_time\n    treshold: 5%%\n' >"$tmp/bad.yaml"
+expect_fail "bad rules: file:line:column" \
+	"tracegate: $tmp/bad.yaml:5:5: unknown key 'treshold' in a rule (expected name, select, metric, aggregate, by, block_above, warn_above, min_delta, improvement_below)" \
+	"$tmp/base.json" "$tmp/sdpa7.json" --rules "$tmp/bad.yaml"
+printf 'version: 1\nrules:\n  - name: a\n   metric: x\n' >"$tmp/bad2.yaml"
+expect_fail "bad YAML: file:line:column" \
+	"tracegate: $tmp/bad2.yaml:4:4: bad YAML: did not find expected '-' indicator while parsing a block collection" \
+	"$tmp/base.json" "$tmp/sdpa7.json" --rules "$tmp/bad2.yaml"
+expect_fail "no rules file" "tracegate: $tmp/none.yaml: cannot open: No such file or directory" \
+	"$tmp/base.json" "$tmp/sdpa7.json" --rules "$tmp/none.yaml"
+expect_fail "one trace" "tracegate: diff: give BASE NEW, or BASE... -- NEW... (1 traces given)" "$tmp/base.json"
+expect_fail "empty side" "tracegate: diff: both sides need at least one trace" "$tmp/base.json" --
+expect_fail "bad format" "tracegate: --format: 'xml' is not one of text, md, json" \
+	"$tmp/base.json" "$tmp/same.json" --format xml
+expect_fail "unknown option" "tracegate: diff: unknown option --frobnicate (see tracegate diff --help)" \
+	"$tmp/base.json" "$tmp/same.json" --frobnicate
+
+# ------------------------------------------------------------ rules file
+
+cat >"$tmp/rules.yaml" <<'EOF'
+version: 1
+rules:
+  - name: attention
+    select: {category: SDPA_fwd}
+    metric: kernel_time
+    block_above: 10%
+    warn_above: 5%
+    min_delta: 20us
+  - name: nothing
+    select: {op: "aten::nonexistent"}
+    metric: kernel_time
+    block_above: 5%
+EOF
+expect "--rules: +7 % warns at 5 %" 0 \
+	"tracegate diff: warn: attention SDPA_fwd kernel_time +7.0 % (95 % CI +7.0..+7.0 %) > 5 %" \
+	"$tmp/base.json" "$tmp/sdpa7.json" --rules "$tmp/rules.yaml"
+grep -q '^warning: rule nothing matches nothing in either trace$' "$tmp/out" \
+	&& ok "--rules: the rule that matches nothing" || not_ok "unmatched rule" "$(tail -3 "$tmp/out")"
+
+# ------------------------------------------------------------ accept
+
+expect "--accept: the block accepted, the busy time still warns" 0 \
+	"tracegate diff: warn: gpu-busy gpu_busy +2.1 % (95 % CI +2.1..+2.1 %) > 2 %" \
+	"$tmp/base.json" "$tmp/sdpa7.json" --accept "sdpa-forward:intended, see #12"
+grep -q '^sdpa-forward .* accepted$' "$tmp/out" && ok "--accept: the row says accepted" \
+	|| not_ok "accepted row" "$(grep '^sdpa-forward' "$tmp/out")"
+run "$tmp/base.json" "$tmp/sdpa7.json" --accept "sdpa-forward:intended, see #12" --accept gpu-busy:follows --format md
+[ "$rc" -eq 0 ] && head -1 "$tmp/out" | grep -q '^### .* tracegate: pass: ' && ok "--accept twice: pass" \
+	|| not_ok "--accept twice" "exit $rc: $(head -1 "$tmp/out")"
+grep -qx 'Accepted: sdpa-forward: intended, see #12' "$tmp/out" && grep -qx 'Accepted: gpu-busy: follows' "$tmp/out" \
+	&& ok "md: Accepted lines" || not_ok "md: Accepted" "$(grep -i accepted "$tmp/out" | head -3)"
+grep -q '^| sdpa-forward | (total) | kernel_time | .* | .* accepted |$' "$tmp/out" && ok "md: the row says accepted" \
+	|| not_ok "md: accepted row" "$(grep '^| sdpa-forward' "$tmp/out")"
+expect_fail "--accept of no rule" "tracegate: --accept: no rule named 'nosuchrule' in <default>" \
+	"$tmp/base.json" "$tmp/sdpa7.json" --accept nosuchrule:x
+expect_fail "--accept without a reason" "tracegate: --accept: 'sdpa-forward' is not RULE:REASON" \
+	"$tmp/base.json" "$tmp/sdpa7.json" --accept sdpa-forward
+
+# ------------------------------------------------------------ md
+
+run "$tmp/base.json" "$tmp/split.json" --format md --marker "tracegate:ci/llama-8b"
+[ "$rc" -eq 1 ] && ok "md: exit 1" || not_ok "md: exit" "$rc"
+md=$tmp/out
+[ "$(sed -n 1p "$md")" = "<!-- tracegate:ci/llama-8b -->" ] && ok "md: the marker first" \
+	|| not_ok "md: marker" "$(sed -n 1p "$md")"
+[ "$(sed -n 2p "$md")" = "### ❌ tracegate: block: sdpa-forward SDPA\_fwd kernel\_time +8.0 % (95 % CI +8.0..+8.0 %) &gt; 5 %" ] \
+	&& ok "md: the verdict line" || not_ok "md: verdict line" "$(sed -n 2p "$md")"
+grep -qx '| rule | item | metric | base | new | change | CI | samples | verdict |' "$md" \
+	&& grep -qx '| sdpa-forward | (total) | kernel_time | 1.583 ms | 1.709 ms | +8.0 % | +8.0..+8.0 % | 8 / 8 steps | ❌ block |' "$md" \
+	&& ok "md: the rules table" || not_ok "md: rules table" "$(grep '^| sdpa' "$md")"
+grep -qx '#### Top regressions (kernel time per step, by op)' "$md" \
+	&& grep -q '^| aten::\\_flash\\_attention\\_forward | 1.583 ms | 1.709 ms | +126.6 us | +8.0 % |' "$md" \
+	&& ok "md: top regressions" || not_ok "md: top regressions" "$(grep -A3 'Top regressions' "$md")"
+grep -qx '#### Where the call trees diverge' "$md" && grep -qx '<pre>' "$md" && grep -qx '</pre>' "$md" \
+	&& grep -q '^|       `-- aten::_flash_attention_forward  \[LCA: base 1 kernel 395.700 us busy, new 2 kernels 427.356 us busy\]$' "$md" \
+	&& ok "md: the divergence drawing in <pre>" || not_ok "md: divergence" "$(grep -A6 '<pre>' "$md")"
+grep -q '^| aten::\\_flash\\_attention\\_forward | SDPA\\_fwd | .* | 32 | 1582.800 | 1709.424 | 126.624 | 8.000 |$' "$md" \
+	&& ok "md: where the time went" || not_ok "md: divergences table" "$(grep -A3 'Where the time went' "$md")"
+nd=$(grep -c '^<details><summary>' "$md"); nc=$(grep -c '^</details>$' "$md")
+[ "$nd" -eq 5 ] && [ "$nc" -eq 5 ] && grep -qx '<details><summary>Kernel time per step by kernel (11 rows)</summary>' "$md" \
+	&& ok "md: five tables in <details>" || not_ok "md: details" "$nd open, $nc closed"
+
+# names are escaped plain text (inside a code span an escape shows as is)
+cp "$tmp/base.json" "$tmp/base_run.json"
+run "$tmp/base_run.json" "$tmp/sdpa7.json" --format md
+[ "$(sed -n 3p "$tmp/out")" = "Base: base\_run.json (NVIDIA H100 80GB HBM3, CUDA 12040, 8 steps) → new: sdpa7.json (NVIDIA H100 80GB HBM3, CUDA 12040, 8 steps)." ] \
+	&& ok "md: the two sides" || not_ok "md: sides" "$(sed -n 3p "$tmp/out")"
+grep -qx 'Warning: rule sdpa-backward matches nothing in either trace.' "$tmp/out" \
+	&& ok "md: the rule that matches nothing" || not_ok "md: unmatched" "$(grep Warning "$tmp/out")"
+
+# A kernel named to break out of Markdown and HTML: | < > ` and a script tag.
+EVIL='nvjet<script>alert(1)</script>|x`y`\&z' # (\& is a literal & for sed)
+sed "s#nvjet_tst_128x256_64x4_1x2_h_bz_coopA_NTN#$EVIL#g" "$tmp/sdpa7.json" >"$tmp/evil.json"
+grep -q 'nvjet<script>' "$tmp/evil.json" || not_ok "rename a kernel" "sed failed"
+run "$tmp/base.json" "$tmp/evil.json" --format md
+[ "$rc" -eq 1 ] && ok "md of a hostile kernel name: exit 1" || not_ok "hostile md" "exit $rc: $(head -c 300 "$tmp/err")"
+grep -qF '| nvjet&lt;script&gt;alert(1)&lt;/script&gt;\|x\`y\`&amp;z | 0 | 4 | 0.000 | 237.200 | 237.200 |  | new |' "$tmp/out" \
+	&& ok "md: the name escaped in the tables" || not_ok "md: escaped name" "$(grep -F 'nvjet' "$tmp/out" | head -3)"
+grep -qF 'nvjet&lt;script&gt;alert(1)&lt;/script&gt;|x`y`&amp;z' "$tmp/out" \
+	&& ok "md: the name escaped in the drawing" || not_ok "md: drawing escape" "$(grep -A12 '<pre>' "$tmp/out" | head -14)"
+grep -qi '<script' "$tmp/out" && not_ok "md: no raw tag" "$(grep -i '<script' "$tmp/out" | head -2)" || ok "md: no raw <script"
+# every '<' starts one of the comment's own tags
+tags=$(grep -o '<[^ >]*' "$tmp/out" | sort -u | tr '\n' ' ')
+[ "$tags" = "</details </pre </sub </summary <details <pre <sub <summary " ] \
+	&& ok "md: only the comment's own tags" || not_ok "md: tags" "$tags"
+sz=$(wc -c <"$tmp/out")
+[ "$sz" -le 65000 ] && ok "md: under 65,000 bytes ($sz)" || not_ok "md: size" "$sz bytes"
+
+# the size limit
+run "$tmp/base.json" "$tmp/split.json" --format md --marker m --max-bytes 2000
+sz=$(wc -c <"$tmp/out")
+[ "$rc" -eq 1 ] && [ "$sz" -le 2000 ] && [ "$(head -1 "$tmp/out")" = "<!-- m -->" ] \
+	&& tail -1 "$tmp/out" | grep -qx "\*This comment was trimmed to fit the forge's size limit; run \`tracegate diff\` for the full tables.\*" \
+	&& ok "md: --max-bytes 2000 trims, with the note ($sz bytes)" || not_ok "--max-bytes" "exit $rc, $sz bytes: $(tail -2 "$tmp/out")"
+[ "$(tail -2 "$tmp/out" | head -1)" = "" ] && ok "md: a blank line before the note" \
+	|| not_ok "blank before note" "$(tail -2 "$tmp/out" | head -1)"
+grep -q '^<details>' "$tmp/out" && not_ok "trimmed: no details" "details left" || ok "trimmed: the details go first"
+expect_fail "--max-bytes too small" "tracegate: --max-bytes needs a number of bytes >= 1000" \
+	"$tmp/base.json" "$tmp/split.json" --format md --max-bytes 10
+
+# ------------------------------------------------------------ json
+
+if command -v python3 >/dev/null 2>&1; then
+	run "$tmp/base.json" "$tmp/sdpa7.json" --format json
+	[ "$rc" -eq 1 ] && ok "json: exit 1" || not_ok "json exit" "$rc"
+	python3 - "$tmp/out" <<'EOF' && ok "json: documented keys, in order; verdict and numbers" || not_ok "json" "see above"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert list(d) == ["tracegate_diff", "verdict", "summary", "comparable", "hardware_change", "base", "new",
+                   "results", "unmatched_rules", "accepted", "divergence", "tables"], list(d)
+assert d["tracegate_diff"] == 1 and d["verdict"] == "block" and d["comparable"] is True and d["hardware_change"] == ""
+assert d["summary"] == "block: sdpa-forward SDPA_fwd kernel_time +7.0 % (95 % CI +7.0..+7.0 %) > 5 %", d["summary"]
+for side, f in (("base", "base.json"), ("new", "sdpa7.json")):
+    s = d[side]
+    assert list(s) == ["files", "steps", "fingerprint"], list(s)
+    assert s["files"][0].endswith(f) and s["steps"] == 8
+    assert list(s["fingerprint"]) == ["gpu", "driver", "runtime", "world_size"]
+    assert s["fingerprint"] == {"gpu": "NVIDIA H100 80GB HBM3", "driver": "12090", "runtime": "CUDA 12040", "world_size": 1}
+keys = ["rule", "item", "metric", "verdict", "accepted", "improved", "new", "gone", "base", "next", "delta", "pct",
+        "pct_lo", "pct_hi", "p_value", "samples_base", "samples_new", "sampling", "note"]
+assert [r["rule"] for r in d["results"]] == ["sdpa-forward", "sdpa-backward", "gemm", "gpu-busy", "exposed-comm", "host-syncs"]
+for r in d["results"]:
+    assert list(r) == keys, list(r)
+s = d["results"][0]
+assert s["item"] == "" and s["verdict"] == "block" and s["sampling"] == "steps"
+assert s["samples_base"] == 8 and s["samples_new"] == 8
+assert abs(s["pct"] - 7.0) < 1e-9 and abs(s["pct_lo"] - 7.0) < 1e-9 and abs(s["pct_hi"] - 7.0) < 1e-9
+assert s["base"] == 1582800 and abs(s["delta"] - 110796) < 1e-6
+u = d["results"][1]
+assert u["pct"] is None and u["note"] == "matches nothing"
+assert d["unmatched_rules"] == ["sdpa-backward"] and d["accepted"] == []
+assert d["divergence"] == ""
+t = d["tables"]
+assert list(t)[:5] == ["diff_by_category", "diff_by_op", "diff_by_op_shape", "diff_by_kernel", "diff_by_module"], list(t)
+c = t["diff_by_category"]
+assert list(c) == ["name", "title", "columns", "rows"]
+assert c["columns"] == ["category", "base count", "new count", "base (us)", "new (us)", "delta (us)", "delta (%)", "status"]
+assert c["rows"][0][0] == "SDPA_fwd" and abs(c["rows"][0][6] - 7.0) < 1e-9
+EOF
+	run "$tmp/base.json" "$tmp/split.json" --format json --accept sdpa-forward:intended
+	python3 - "$tmp/out" <<'EOF' && ok "json: accepted and the divergence" || not_ok "json: accepted" "see above"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["accepted"] == [{"rule": "sdpa-forward", "reason": "intended", "by": None}], d["accepted"]
+assert d["results"][0]["accepted"] is True and d["results"][0]["verdict"] == "block"
+assert d["verdict"] == "warn"
+assert "aten::_flash_attention_forward  [LCA: base 1 kernel" in d["divergence"]
+v = d["tables"]["diff_by_divergence"]
+assert v["columns"] == ["where", "category", "base kernels", "new kernels", "count", "base (us)", "new (us)",
+                        "delta (us)", "delta (%)"]
+assert len(v["rows"]) == 1 and v["rows"][0][0] == "aten::_flash_attention_forward" and v["rows"][0][4] == 32
+EOF
+	run "$tmp/base.json" "$tmp/a100.json" --format json
+	[ "$rc" -eq 3 ] && python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["verdict"]=="inconclusive" and d["comparable"] is False and d["hardware_change"]=="GPU NVIDIA H100 80GB HBM3 -> NVIDIA A100-SXM4-80GB"' "$tmp/out" \
+		&& ok "json: not comparable" || not_ok "json: not comparable" "exit $rc"
+	run "$tmp/base.json" "$tmp/same.json" -- "$tmp/sdpa7.json" "$tmp/sdpa7.json" --format json
+	[ "$rc" -eq 1 ] && python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert len(d["base"]["files"])==2 and d["base"]["steps"]==16 and len(d["new"]["files"])==2 and d["new"]["steps"]==16; r=d["results"][0]; assert r["samples_base"]==16 and abs(r["pct"]-7)<1e-9' "$tmp/out" \
+		&& ok "two traces a side with --: 16 steps each, +7 %" || not_ok "two traces a side" "exit $rc: $(head -c 300 "$tmp/err")"
+	run "$tmp/base.json" "$tmp/split.json" --format json --no-tree-diff
+	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["divergence"]=="" and "diff_by_divergence" not in d["tables"]' "$tmp/out" \
+		&& ok "json --no-tree-diff: no divergence" || not_ok "json --no-tree-diff" "$(head -c 200 "$tmp/out")"
+fi
+run "$tmp/base.json" "$tmp/same.json" "$tmp/split.json"
+[ "$rc" -eq 2 ] && ok "three traces without --: usage error" || not_ok "three traces" "exit $rc"
+
+# ------------------------------------------------------------ -o
+
+mkdir "$tmp/o"
+run "$tmp/base.json" "$tmp/split.json" --format md -o "$tmp/o/comment.md"
+"$TG" diff "$tmp/base.json" "$tmp/split.json" --format md >"$tmp/stdout.md" 2>/dev/null
+[ "$rc" -eq 1 ] && [ ! -s "$tmp/out" ] && cmp -s "$tmp/o/comment.md" "$tmp/stdout.md" \
+	&& ok "-o writes the document, exit 1" || not_ok "-o" "exit $rc"
+[ "$(ls -A "$tmp/o")" = "comment.md" ] && ok "-o leaves no temporary file" || not_ok "-o temp files" "$(ls -A "$tmp/o")"
+echo old >"$tmp/o/comment.md"
+run "$tmp/base.json" "$tmp/split.json" --format md -o "$tmp/o/comment.md" --rules "$tmp/bad.yaml"
+[ "$rc" -eq 2 ] && [ "$(cat "$tmp/o/comment.md")" = old ] && [ "$(ls -A "$tmp/o")" = "comment.md" ] \
+	&& ok "-o on an error: the file untouched" || not_ok "-o on error" "exit $rc: $(cat "$tmp/o/comment.md" | head -2)"
+run "$tmp/base.json" "$tmp/split.json" -o "$tmp/o/new.json" --format json --rules "$tmp/bad.yaml"
+[ "$rc" -eq 2 ] && [ ! -e "$tmp/o/new.json" ] && [ "$(ls -A "$tmp/o")" = "comment.md" ] \
+	&& ok "-o on an error: no file" || not_ok "-o on error" "exit $rc: $(ls -A "$tmp/o")"
+run "$tmp/base.json" "$tmp/split.json" -o "$tmp/nodir/x.md"
+[ "$rc" -eq 2 ] && [ -s "$tmp/err" ] && ok "-o into a missing folder: exit 2" || not_ok "-o missing folder" "exit $rc"
+
+# ------------------------------------------------------------ help
+
+run --help
+[ "$rc" -eq 0 ] && grep -q '^usage: tracegate diff BASE NEW \[options\]$' "$tmp/out" \
+	&& grep -q -- '--max-bytes N        md: size limit' "$tmp/out" && ! grep -q 'most bytes of JSON' "$tmp/out" \
+	&& ok "--help" || not_ok "--help" "exit $rc"
+
+echo "cli_diff: $fails failed"
+[ "$fails" -eq 0 ]
