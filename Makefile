@@ -120,8 +120,9 @@ fuzz: $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/fuzz_%)
 			-artifact_prefix=$(FUZZ_BUILD)/$$t- $(FUZZ_BUILD)/corpus-$$t tests/fuzz/corpus/$$t; \
 	done
 
-demo: tracegate
-	@contrib/demo.sh ./tracegate
+demo: tracegate $(BUILD)/tg-gen
+	@contrib/install-deps.sh --demo
+	@contrib/demo.sh ./tracegate $(BUILD)/tg-gen
 
 clean:
 	rm -rf build build-san build-fuzz tracegate

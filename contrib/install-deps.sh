@@ -5,6 +5,7 @@
 #   contrib/install-deps.sh --fuzz   also clang and its libFuzzer runtime (make fuzz)
 #   contrib/install-deps.sh --html   also Chromium and a font, to draw the HTML report
 #                                    headless (make check: tests/cli_html.sh)
+#   contrib/install-deps.sh --demo   also git (make demo makes a repository)
 #   contrib/install-deps.sh --servers  also what the integration tests start on
 #                                    loopback: git (git daemon), PostgreSQL, Node.js
 #                                    and npm (S3 and forge fakes; skipped when a node
@@ -19,8 +20,9 @@ for arg in "$@"; do
 	--bench) pkgs="$pkgs hyperfine time" ;;
 	--fuzz) pkgs="$pkgs clang libclang-rt-14-dev" ;;
 	--html) pkgs="$pkgs chromium fonts-dejavu-core" ;;
+	--demo) pkgs="$pkgs git" ;;
 	--servers)
-		pkgs="$pkgs git postgresql ceph-mon ceph-osd radosgw ca-certificates lighttpd lighttpd-mod-openssl"
+		pkgs="$pkgs git postgresql ceph-mon ceph-osd radosgw ca-certificates lighttpd lighttpd-mod-openssl sqlite3"
 		command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 || pkgs="$pkgs nodejs npm"
 		;;
 	--quiet) ;;

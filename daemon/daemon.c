@@ -335,7 +335,7 @@ static int scan_one(tg_daemon *d, const tg_storage_obj *o, size_t *added)
 	j.prefix = prefix;
 	j.repo = repo_name;
 	j.commit = seg[2];
-	j.branch = m ? m->branch : "";
+	j.branch = m ? m->branch : (char *)"(unknown: bad manifest)";
 	j.target_branch = m ? m->target_branch : NULL;
 	j.pr = m ? m->pr : 0;
 	j.workload = seg[3];

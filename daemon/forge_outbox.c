@@ -192,6 +192,10 @@ static int ob_post_status(tg_forge *f, const tg_forge_status *s)
 	int rc = 0;
 	if (j && json_object_set_new(j, "time", json_string(stamp)))
 		rc = TG_ENOMEM;
+	/* the log keeps one short line per status; the check-run summary (the
+	 * whole comment) stays in the status's own file */
+	if (j)
+		json_object_del(j, "summary_md");
 	char *line = j ? json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
 	char *path = dir ? tg_malloc(strlen(dir) + strlen(ctx) + 16) : NULL;
 	char *log = tg_malloc(strlen(f->outbox_dir) + 16);

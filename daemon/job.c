@@ -37,7 +37,7 @@
 /* What is posted for a run. */
 typedef struct outcome {
 	tg_forge_state state;
-	char verdict[16];    /* pass, warn, block, inconclusive, error, none */
+	char verdict[16];    /* pass, warn, block, inconclusive (also: no baseline), error */
 	char description[512];
 	char summary[768];
 	char *target_url;    /* owned, may be NULL */
@@ -173,10 +173,13 @@ static int load_outcome(const tg_daemon *d, const tg_job *j, outcome *o)
 	if (!root)
 		return tg_error_set(TG_ENOTFOUND, "%s: %s", path, err.text);
 	const char *state = "", *verdict = "", *desc = "", *summary = "", *url = NULL, *baseline = "";
+	json_t *urlv = NULL;
 	int has_comment = 0, distance = -1;
-	int bad = json_unpack(root, "{s:s,s:s,s:s,s:s,s?s,s:b,s:s,s:i}", "state", &state, "verdict", &verdict,
-	                      "description", &desc, "summary", &summary, "target_url", &url, "comment", &has_comment,
+	int bad = json_unpack(root, "{s:s,s:s,s:s,s:s,s?o,s:b,s:s,s:i}", "state", &state, "verdict", &verdict,
+	                      "description", &desc, "summary", &summary, "target_url", &urlv, "comment", &has_comment,
 	                      "baseline", &baseline, "distance", &distance);
+	if (!bad && json_is_string(urlv))
+		url = json_string_value(urlv);
 	if (!bad) {
 		o->state = !strcmp(state, "success")   ? TG_FORGE_SUCCESS
 		           : !strcmp(state, "failure") ? TG_FORGE_FAILURE
@@ -284,11 +287,24 @@ static int post(tg_daemon *d, size_t ri, tg_job *j, const outcome *o)
 
 /* ------------------------------------------------------------ analysing */
 
-static void set_error(outcome *o, const char *what, const char *msg)
+/* An outcome for a run that cannot be judged. The status description (140
+ * characters on GitHub) names files relative to the run's folder; the
+ * summary (logs, comment) keeps the whole message. */
+static void set_error(outcome *o, const tg_job *j, const char *what, const char *msg)
 {
 	o->state = TG_FORGE_ERROR;
 	snprintf(o->verdict, sizeof(o->verdict), "error");
-	snprintf(o->description, sizeof(o->description), "tracegate could not judge this run: %.400s", msg);
+	char shortmsg[512];
+	size_t k = 0, pl = j->prefix ? strlen(j->prefix) : 0;
+	for (const char *p = msg; *p && k + 1 < sizeof(shortmsg);) {
+		if (pl && !strncmp(p, j->prefix, pl) && p[pl] == '/') {
+			p += pl + 1;
+			continue;
+		}
+		shortmsg[k++] = *p++;
+	}
+	shortmsg[k] = 0;
+	snprintf(o->description, sizeof(o->description), "cannot judge: %.400s", shortmsg);
 	snprintf(o->summary, sizeof(o->summary), "error: %.60s: %.600s", what, msg);
 }
 
@@ -481,7 +497,7 @@ static int analyse(tg_daemon *d, size_t ri, tg_job *j, outcome *o)
 	o->distance = -1;
 	tg_manifest *m = NULL;
 	if (job_manifest(d, j, &m)) {
-		set_error(o, "bad manifest", tg_error_last());
+		set_error(o, j, "bad manifest", tg_error_last());
 		return 0;
 	}
 	o->target_url = details_url(r, j, m->ci_url);
@@ -494,7 +510,7 @@ static int analyse(tg_daemon *d, size_t ri, tg_job *j, outcome *o)
 			tg_manifest_free(m);
 			return rc;
 		}
-		set_error(o, "bad trace", tg_error_last());
+		set_error(o, j, "bad trace", tg_error_last());
 		tg_manifest_free(m);
 		return 0;
 	}
@@ -529,7 +545,7 @@ static int analyse(tg_daemon *d, size_t ri, tg_job *j, outcome *o)
 	}
 	if (!found) {
 		o->state = TG_FORGE_SUCCESS;
-		snprintf(o->verdict, sizeof(o->verdict), "none");
+		snprintf(o->verdict, sizeof(o->verdict), "inconclusive");
 		snprintf(o->description, sizeof(o->description), "no baseline: %.480s", why);
 		snprintf(o->summary, sizeof(o->summary), "no baseline: %.700s", why);
 		if (j->pr > 0 && !(comment = no_baseline_comment(j, why, mets, nmets)))
@@ -615,7 +631,7 @@ static int give_up(tg_daemon *d, size_t ri, tg_job *j)
 	tg_log(TG_LOG_ERROR, "job %lld (%s): %s", (long long)j->id, j->prefix, msg);
 	outcome o;
 	memset(&o, 0, sizeof(o));
-	set_error(&o, "tracegate", msg);
+	set_error(&o, j, "tracegate", msg);
 	if (is_hex40(j->commit) && post_status(d, ri, j, o.state, o.description, NULL, NULL))
 		tg_log(TG_LOG_WARN, "job %lld: %s", (long long)j->id, tg_error_last());
 	tg_job r = *j;
@@ -677,11 +693,19 @@ int tg_daemon_job_run(tg_daemon *d, tg_job *j)
 		tg_log(TG_LOG_INFO, "job %lld: %s", (long long)j->id, o.summary);
 	} else if (j->state == TG_JOB_POSTING) {
 		if (load_outcome(d, j, &o)) {
-			/* the files are gone (a new state folder): analyse again */
+			/* the files are gone (a new state folder): analyse again, and
+			 * keep what is computed for a later resume */
 			tg_log(TG_LOG_WARN, "job %lld: %s; analysing again", (long long)j->id, tg_error_last());
-			if ((rc = advance(d, j, TG_JOB_ANALYSING, NULL)))
-				return rc == TG_ENOTFOUND ? 0 : rc;
-			return tg_daemon_job_run(d, j);
+			if ((rc = analyse(d, ri, j, &o)))
+				return rc;
+			if (!o.comment && j->pr > 0 && !strcmp(o.verdict, "error") && !(o.comment = error_comment(j, &o))) {
+				outcome_free(&o);
+				return tg_error_set(TG_ENOMEM, "out of memory");
+			}
+			if ((rc = save_outcome(d, j, &o))) {
+				outcome_free(&o);
+				return rc;
+			}
 		}
 	} else {
 		return 0; /* done or failed: nothing to do */

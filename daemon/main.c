@@ -22,6 +22,9 @@ static const char usage[] =
 	"                                           time by category, op and kernel\n"
 	"  diff BASE NEW [--rules F] [--format F]   compare two traces and judge the\n"
 	"                                           difference with threshold rules\n"
+	"  daemon --config FILE [--once|--check]    watch the artifact storage, judge each\n"
+	"                                           new run, post the verdict to the forge\n"
+	"  history --config F --repo R --branch B   a branch's performance history\n"
 	"\n"
 	"  tracegate COMMAND --help    help on a command\n"
 	"  tracegate --version         the version\n"
@@ -51,6 +54,10 @@ int main(int argc, char **argv)
 		return tg_cmd_diff(argc - 1, argv + 1);
 	if (!strcmp(cmd, "report"))
 		return tg_cmd_report(argc - 1, argv + 1);
+	if (!strcmp(cmd, "daemon"))
+		return tg_cmd_daemon(argc - 1, argv + 1);
+	if (!strcmp(cmd, "history"))
+		return tg_cmd_history(argc - 1, argv + 1);
 	if (!strcmp(cmd, "modules"))
 		return tg_cmd_modules(argc - 1, argv + 1);
 	tg_cli_error("unknown command '%s' (see tracegate --help)", cmd);

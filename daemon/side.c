@@ -63,7 +63,9 @@ int tg_side_load(tg_side *s, tg_daemon *d, const tg_manifest *m, int *permanent)
 			rc = TG_ENOMEM;
 			break;
 		}
-		s->names[i] = strdup(m->traces[order[i]].path);
+		/* shown in the comment: "<run-id>/<path>" */
+		if (asprintf(&s->names[i], "%s/%s", m->run_id, m->traces[order[i]].path) < 0)
+			s->names[i] = NULL;
 		char *path = NULL;
 		int is_temp = 0;
 		rc = tg_storage_fetch(d->storage, key, d->tmp_dir, d->cfg->max_trace_bytes, &path, &is_temp);

@@ -1,0 +1,193 @@
+#!/bin/sh
+# it_daemon.sh - the daemon end to end on the embedded default: a local
+# storage folder, SQLite, a real git repository (file://), the outbox forge.
+# Runs upload traces made by the generator; the checks read the outbox's
+# statuses and comments, the job store (tracegate history) and the logs.
+#   main run        -> no baseline (success), numbers in the history
+#   PR, SDPA +8 %   -> pending, then failure; one comment
+#   PR re-run, fixed -> success; the same comment edited, not a second one
+#   accepted by a commit trailer -> success, the comment says who accepted
+#   bad manifest, bad trace, missing trace -> error status, the others still served
+#   kill -9 at seen, analysing, posting, between status and comment -> resumed,
+#                   one comment, the right final status
+# $1: the tracegate binary; TG_GEN: the generator.
+[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
+set -u
+tg=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+gen=${TG_GEN:-build/tg-gen}
+gen=$(cd "$(dirname "$gen")" && pwd)/$(basename "$gen")
+top=$(pwd)
+upload=$top/contrib/ci/tracegate-upload.sh
+. "$top/tests/servers/lib.sh"
+TG_RUN=$(mktemp -d)
+trap 'tg_stop_all; [ -n "${TG_KEEP:-}" ] && echo "# kept $TG_RUN" || rm -rf "$TG_RUN"' EXIT
+cd "$TG_RUN"
+
+git() { command git -c user.name=tester -c user.email=tester@tracegate.invalid -c init.defaultBranch=main "$@"; }
+
+# --- a repository: main with two commits, branches for the pull requests
+git init -q src
+echo a > src/a && git -C src add a && git -C src commit -qm base
+main1=$(git -C src rev-parse HEAD)
+echo b >> src/a && git -C src commit -qam "main: second"
+main2=$(git -C src rev-parse HEAD)
+git -C src checkout -qb slow "$main2"
+echo s >> src/a && git -C src commit -qam "attention: slower"
+slow=$(git -C src rev-parse HEAD)
+echo f >> src/a && git -C src commit -qam "attention: fixed"
+fixed=$(git -C src rev-parse HEAD)
+git -C src checkout -qb accepted "$main2"
+echo x >> src/a && git -C src commit -qam "attention: slower on purpose
+
+Tracegate-Accept: sdpa-forward: the new kernel is exact where the old one was not"
+acc=$(git -C src rev-parse HEAD)
+git -C src checkout -qb broken "$main2"
+echo y >> src/a && git -C src commit -qam "broken upload"
+broken=$(git -C src rev-parse HEAD)
+git -C src checkout -q main
+git clone -q --bare src repo.git
+
+# --- traces (small and fast: 8 steps, attention ~400 us a step)
+G="--steps 8 --seq 4096 --layers 2 --noise 1"
+"$gen" $G --seed 1 -o base.json.gz
+"$gen" $G --seed 2 --sdpa-scale 1.08 -o slow.json.gz
+"$gen" $G --seed 3 -o fine.json.gz
+mkdir -p storage
+cat > tracegate.yaml <<EOF
+storage:
+  local: storage
+  poll_interval: 1s
+database:
+  sqlite: tracegate.db
+forges:
+  - name: outbox
+    kind: outbox
+    outbox: outbox
+repositories:
+  - name: acme/llm
+    forge: outbox
+    clone_url: file://$TG_RUN/repo.git
+daemon:
+  state_dir: state
+  lease: 2s
+  max_attempts: 3
+EOF
+
+up() { # COMMIT BRANCH RUN TRACE [PR]
+	mkdir -p "u-$3" && cp "$4" "u-$3/rank0.pt.trace.json.gz"
+	"$upload" --dest storage --repo acme/llm --commit "$1" --branch "$2" ${5:+--pr $5 --target-branch main} \
+		--workload train --run-id "$3" "u-$3/rank0.pt.trace.json.gz" >/dev/null
+}
+once() { "$tg" daemon --config tracegate.yaml --once >>out.log 2>>daemon.log; }
+status_of() { # COMMIT: the last status state posted for it
+	grep "\"sha\": *\"$1\"" outbox/statuses.log 2>/dev/null | tail -1 | sed -E 's/.*"state": *"([a-z]+)".*/\1/'
+}
+statuses_of() { grep "\"sha\": *\"$1\"" outbox/statuses.log 2>/dev/null | sed -E 's/.*"state": *"([a-z]+)".*/\1/' | tr '\n' ' '; }
+comments() { find outbox -name 'comment-*.md' 2>/dev/null | wc -l | tr -d ' '; }
+
+tg_check "config --check" "$tg" daemon --config tracegate.yaml --check
+
+# 1. main's run: no baseline
+up "$main1" main m1 base.json.gz
+once
+tg_eq "main run: status success (no baseline)" success "$(status_of "$main1")"
+tg_check "main run: pending first" sh -c "grep \"$main1\" outbox/statuses.log | head -1 | grep -q pending"
+tg_check "main run: description says no baseline" grep -q "no baseline" outbox/statuses.log
+tg_eq "main run: no comment (not a pull request)" 0 "$(comments)"
+"$tg" history --config tracegate.yaml --repo acme/llm --branch main --metric 'rule:*' --format csv > hist.csv
+tg_check "history: the rules' values of main's run" grep -q "train,rule:sdpa-forward" hist.csv
+"$tg" history --config tracegate.yaml --repo acme/llm --branch main --format json > hist.json
+tg_check "history json parses" node -e 'const h=JSON.parse(require("fs").readFileSync("hist.json"));if(h.tracegate_history!==1||!h.series.length)process.exit(1)'
+
+# a second main run (main2) gets main1 as its baseline and records more history
+up "$main2" main m2 fine.json.gz
+once
+tg_eq "main2: success against main1" success "$(status_of "$main2")"
+tg_check "main2: judged (not 'no baseline')" sh -c "grep \"$main2\" outbox/statuses.log | tail -1 | grep -vq 'no baseline'"
+
+# 2. a pull request 8 % slower on attention: blocked, one comment
+up "$slow" slow pr1 slow.json.gz 7
+once
+tg_eq "PR slow: pending then failure" "pending failure " "$(statuses_of "$slow")"
+tg_eq "PR slow: one comment" 1 "$(comments)"
+c=$(find outbox -name 'comment-*.md' | head -1)
+tg_check "comment: marker first" sh -c "head -1 '$c' | grep -q '<!-- tracegate:train -->'"
+tg_check "comment: the verdict blocks on sdpa-forward" grep -q "block: sdpa-forward" "$c"
+tg_check "comment: the baseline is main2, the merge-base" grep -q "Baseline: \`${main2:0:12}\` on \`main\`, run \`m2\` (the merge-base)" "$c"
+tg_check "comment: a history chart" grep -q "xychart-beta" "$c"
+tg_check "status: the description names the rule" sh -c "grep \"$slow\" outbox/statuses.log | tail -1 | grep -q 'sdpa-forward'"
+
+# 3. the pull request fixed: the same comment, edited
+up "$fixed" slow pr2 fine.json.gz 7
+once
+tg_eq "PR fixed: success" success "$(status_of "$fixed")"
+tg_eq "PR fixed: still one comment" 1 "$(comments)"
+tg_check "PR fixed: the comment now passes" grep -q "tracegate: pass" "$c"
+
+# 4. an accepted regression (commit trailer)
+up "$acc" accepted pr3 slow.json.gz 8
+once
+tg_eq "PR accepted: success" success "$(status_of "$acc")"
+c8=$(find outbox -path '*pr-8*' -name 'comment-*.md' | head -1)
+tg_check "PR accepted: the comment says who accepted" grep -q "Accepted: sdpa-forward by commit trailer of tester &lt;tester@tracegate.invalid&gt;: the new kernel is exact" "$c8"
+
+# 5. bad input: a malformed manifest, a corrupt trace, a missing trace; the daemon serves the rest
+mkdir -p "storage/acme/llm/$broken/train/bad-manifest"
+printf '{"schema": "tracegate.run/1", "repo": "acme/llm", ' > "storage/acme/llm/$broken/train/bad-manifest/manifest.json"
+mkdir -p u-badtrace && printf '{"traceEvents": [{"ph": "X", "name": "k", "ts": ' | gzip > u-badtrace/rank0.pt.trace.json.gz
+"$upload" --dest storage --repo acme/llm --commit "$broken" --branch broken --workload infer --run-id bad-trace \
+	u-badtrace/rank0.pt.trace.json.gz >/dev/null
+mkdir -p u-missing && cp base.json.gz u-missing/rank0.pt.trace.json.gz
+"$upload" --dest storage --repo acme/llm --commit "$broken" --branch broken --workload eval --run-id missing \
+	u-missing/rank0.pt.trace.json.gz >/dev/null
+rm "storage/acme/llm/$broken/eval/missing/rank0.pt.trace.json.gz"
+up "$main2" main m2b fine.json.gz
+once
+n_err=$(grep "\"sha\": *\"$broken\"" outbox/statuses.log | grep -c '"state": *"error"')
+tg_eq "bad runs: three error statuses" 3 "$n_err"
+tg_check "bad manifest: the description says what is wrong" grep -q '"description":"cannot judge: manifest.json: 1:50: bad JSON' outbox/statuses.log
+tg_check "bad trace: the description names the file and the byte" grep -q '"description":"cannot judge: rank0.pt.trace.json.gz: byte 48 of the inflated JSON' outbox/statuses.log
+tg_check "missing trace: the description says so" grep -q '"description":"cannot judge: rank0.pt.trace.json.gz: the manifest names a trace that is not in storage"' outbox/statuses.log
+tg_eq "a good run beside them is served" success "$(status_of "$main2")"
+
+# 6. kill -9 at each point, then restart: the run is not lost, one comment, the right verdict
+pr=20
+for point in seen analysing posting comment; do
+	pr=$((pr + 1))
+	git -C src checkout -qb "k$point" "$main2"
+	echo "$point" >> src/a && git -C src commit -qam "kill at $point"
+	sha=$(git -C src rev-parse HEAD)
+	git -C src push -q "$TG_RUN/repo.git" "k$point"
+	git -C src checkout -q main
+	up "$sha" "k$point" "kill-$point" slow.json.gz "$pr"
+	TRACEGATE_TEST_STALL="$point:30" "$tg" daemon --config tracegate.yaml --once >>out.log 2>stall.log &
+	dpid=$!
+	for i in $(seq 1 200); do grep -q "stall at $point" stall.log && break; sleep 0.05; done
+	grep -q "stall at $point" stall.log || tg_not_ok "kill at $point: the daemon reached the stall point" "$(tail -3 stall.log)"
+	kill -9 "$dpid"; wait "$dpid" 2>/dev/null
+	sleep 2.2   # the dead daemon's lease expires
+	once
+	tg_eq "kill -9 at $point: final status failure" failure "$(status_of "$sha")"
+	nc=$(find outbox -path "*pr-$pr*" -name 'comment-*.md' | wc -l | tr -d ' ')
+	tg_eq "kill -9 at $point: exactly one comment" 1 "$nc"
+done
+tg_eq "no job left unfinished" "" "$("$tg" history --config tracegate.yaml --repo acme/llm --branch main >/dev/null; sqlite3 tracegate.db "select id from runs where state not in ('done','failed')" 2>/dev/null)"
+
+# 7. the daemon keeps running and picks up a run written while it waits
+"$tg" daemon --config tracegate.yaml >>out.log 2>live.log &
+dpid=$!
+sleep 0.5
+git -C src checkout -qb live "$main2" && echo l >> src/a && git -C src commit -qam live && live=$(git -C src rev-parse HEAD)
+git -C src push -q "$TG_RUN/repo.git" live; git -C src checkout -q main
+t0=$(date +%s%N)
+up "$live" live live-1 fine.json.gz 30
+for i in $(seq 1 200); do [ "$(status_of "$live")" = success ] && break; sleep 0.05; done
+t1=$(date +%s%N)
+tg_eq "live daemon: the new run is judged" success "$(status_of "$live")"
+tg_log "live daemon: upload to verdict in $(( (t1 - t0) / 1000000 )) ms"
+kill -TERM "$dpid"; wait "$dpid"
+tg_eq "live daemon: exits 0 on SIGTERM" 0 $?
+tg_check "live daemon: says it stopped" grep -q "stopped by a signal" live.log
+
+tg_check "no crash or sanitizer report in the logs" sh -c "! grep -Eq 'runtime error|AddressSanitizer|LeakSanitizer' daemon.log live.log stall.log"
+tg_done it_daemon
