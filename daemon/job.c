@@ -431,7 +431,7 @@ static void gather_accepts(struct accepts *x, tg_daemon *d, size_t ri, const tg_
 		for (size_t i = 0; i < n; i++)
 			if (!strncasecmp(l[i].name, "tracegate-accept:", 17)) {
 				char by[300];
-				snprintf(by, sizeof(by), "label `%s`%s%s", l[i].name, l[i].by ? " added by @" : "",
+				snprintf(by, sizeof(by), "label %s%s%s", l[i].name, l[i].by ? " added by @" : "",
 				         l[i].by ? l[i].by : "");
 				accept_add(x, rules, l[i].name + 17, "accepted with a pull-request label", by);
 			}
