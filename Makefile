@@ -86,9 +86,10 @@ check: $(BUILD)/tracegate $(BUILD)/tg-gen $(TEST_BIN)
 	@contrib/install-deps.sh --html --servers
 	@TG_SHARED=$(SHARED) TG_BUILD=$(BUILD) TG_BIN=$(BUILD)/tracegate TG_GEN=$(BUILD)/tg-gen tests/run.sh $(TEST_BIN)
 
-bench: $(BUILD)/tracegate $(BUILD)/tests/bench_read
+bench: $(BUILD)/tracegate $(BUILD)/tests/bench_read $(BUILD)/tg-gen
 	@contrib/install-deps.sh --bench
 	@SHARED=$(SHARED) bench/run.sh $(BUILD)/tests/bench_read $(BUILD)/tracegate
+	@bench/daemon.sh $(BUILD)/tracegate $(BUILD)/tg-gen
 
 $(BUILD)/tests/bench_read: bench/bench_read.c $(BUILD)/libtgcore.a
 	@mkdir -p $(dir $@)

@@ -32,6 +32,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 /* What is posted for a run. */
@@ -674,8 +675,13 @@ int tg_daemon_job_run(tg_daemon *d, tg_job *j)
 	if (j->state == TG_JOB_ANALYSING) {
 		stall(j, "analysing");
 		tg_log(TG_LOG_INFO, "job %lld: analysing %s", (long long)j->id, j->prefix);
+		struct timespec t0, t1;
+		clock_gettime(CLOCK_MONOTONIC, &t0);
 		if ((rc = analyse(d, ri, j, &o)))
 			return rc;
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		tg_log(TG_LOG_INFO, "job %lld: analysed in %.1f ms", (long long)j->id,
+		       (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6);
 		if (!o.comment && j->pr > 0 && !strcmp(o.verdict, "error") && !(o.comment = error_comment(j, &o))) {
 			outcome_free(&o);
 			return tg_error_set(TG_ENOMEM, "out of memory");
