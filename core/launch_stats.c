@@ -367,42 +367,21 @@ static tg_table *bandwidth_table(const tg_step_filter *f)
 
 struct frame {
 	uint32_t node;
-	uint32_t next;  /* next child to visit; 0: not entered yet */
-	uint32_t first; /* device events seen before the node */
+	uint32_t next;     /* next child to visit; 0: not entered yet */
+	uint32_t first;    /* device events seen before the node */
+	int64_t gpu_first; /* their GPU time */
 };
 
-struct call {
-	uint32_t op_name;
-	const uint32_t *seq; /* kernel name atoms */
-	uint32_t len;
-	int64_t gpu_ns, cpu_ns;
-};
-
+/* One distinct (op, kernel sequence), accumulated over its calls. */
 struct group {
-	const struct call *first;
+	uint32_t op_name;
+	uint32_t len;
+	const uint32_t *seq; /* kernel name atoms of its first call (in tree order) */
+	uint64_t hash;
 	uint64_t count;
 	int64_t gpu_ns, cpu_ns;
 	uint64_t calls; /* calls of the op (all groups of the op) */
 };
-
-static int cmp_call(const void *a, const void *b)
-{
-	const struct call *x = a, *y = b;
-	if (x->op_name != y->op_name)
-		return x->op_name < y->op_name ? -1 : 1;
-	if (x->len != y->len)
-		return x->len < y->len ? -1 : 1;
-	int c = memcmp(x->seq, y->seq, x->len * sizeof(uint32_t));
-	if (c)
-		return c;
-	return (x->seq > y->seq) - (x->seq < y->seq); /* first call first */
-}
-
-static int same_seq(const struct call *x, const struct call *y)
-{
-	return x->op_name == y->op_name && x->len == y->len &&
-	       memcmp(x->seq, y->seq, x->len * sizeof(uint32_t)) == 0;
-}
 
 struct out_row {
 	const char *op;
@@ -410,14 +389,18 @@ struct out_row {
 	const struct group *g;
 };
 
+/* By op, then the op's most frequent sequence first (then most GPU time,
+ * then first seen). */
 static int cmp_group(const void *a, const void *b)
 {
 	const struct group *x = a, *y = b;
+	if (x->op_name != y->op_name)
+		return x->op_name < y->op_name ? -1 : 1;
 	if (x->count != y->count)
 		return x->count > y->count ? -1 : 1;
 	if (x->gpu_ns != y->gpu_ns)
 		return x->gpu_ns > y->gpu_ns ? -1 : 1;
-	return (x->first->seq > y->first->seq) - (x->first->seq < y->first->seq);
+	return (x->seq > y->seq) - (x->seq < y->seq);
 }
 
 static int cmp_out_row(const void *a, const void *b)
@@ -427,6 +410,52 @@ static int cmp_out_row(const void *a, const void *b)
 	if (c)
 		return c;
 	return (x->rank > y->rank) - (x->rank < y->rank);
+}
+
+/* The groups, found by hash: the calls are not kept (one a cpu_op with
+ * device work: millions in a large trace), only the distinct sequences. */
+struct groups {
+	struct group *v;
+	size_t n, cap;
+	uint32_t *slot; /* index + 1, 0 empty */
+	size_t mask;
+};
+
+static int groups_add(struct groups *G, uint32_t op, const uint32_t *seq, uint32_t len, int64_t gpu, int64_t cpu)
+{
+	uint64_t h = tg_hash_bytes(seq, len * sizeof(uint32_t)) ^ ((uint64_t)op * 0x9E3779B97F4A7C15ULL) ^ len;
+	if ((G->n + 1) * 2 > G->mask + 1) {
+		size_t nm = G->mask ? (G->mask + 1) * 2 : 1024;
+		uint32_t *ns = tg_calloc(nm, sizeof(uint32_t));
+		if (!ns)
+			return TG_ENOMEM;
+		for (size_t i = 0; i < G->n; i++) {
+			size_t k = (size_t)G->v[i].hash & (nm - 1);
+			while (ns[k])
+				k = (k + 1) & (nm - 1);
+			ns[k] = (uint32_t)i + 1;
+		}
+		free(G->slot);
+		G->slot = ns;
+		G->mask = nm - 1;
+	}
+	size_t k = (size_t)h & G->mask;
+	for (; G->slot[k]; k = (k + 1) & G->mask) {
+		struct group *g = &G->v[G->slot[k] - 1];
+		if (g->hash == h && g->op_name == op && g->len == len && !memcmp(g->seq, seq, len * sizeof(uint32_t))) {
+			g->count++;
+			g->gpu_ns += gpu;
+			g->cpu_ns += cpu;
+			if (seq < g->seq)
+				g->seq = seq;
+			return 0;
+		}
+	}
+	if (tg_grow((void **)&G->v, &G->cap, G->n + 1, sizeof(struct group)))
+		return TG_ENOMEM;
+	G->v[G->n] = (struct group){op, len, seq, h, 1, gpu, cpu, 0};
+	G->slot[k] = (uint32_t)++G->n;
+	return 0;
 }
 
 #define TOP_SEQUENCES 5
@@ -450,41 +479,38 @@ static tg_table *sequences_table(const tg_step_filter *f)
 	const tg_trace *t = tg_tree_trace(tree);
 	size_t ne;
 	const tg_event *ev = tg_trace_events(t, &ne);
-	uint32_t *names = NULL;
-	int64_t *cum = NULL; /* cum[i]: GPU time of the first i device events in tree order */
+	uint32_t *names = NULL; /* device events' names in tree order */
+	int64_t gpu = 0;        /* GPU time of the device events seen so far */
 	struct frame *stack = NULL;
-	struct call *calls = NULL;
-	struct group *groups = NULL;
+	struct groups G = {0};
 	struct out_row *rows = NULL;
 	char *buf = NULL;
-	size_t nd = 0, sp = 0, scap = 0, nc = 0, ccap = 0, ng = 0, nr = 0, blen = 0, bcap = 0;
+	size_t nd = 0, sp = 0, scap = 0, nr = 0, blen = 0, bcap = 0;
 	size_t nroots;
 	const uint32_t *roots = tg_tree_roots(tree, &nroots);
 	tg_table *tab = tg_table_new_cols("frequent_kernel_sequences", "Kernel sequences launched by each op",
 	                          cols);
 	names = tg_malloc((ne + 1) * sizeof(*names));
-	cum = tg_malloc((ne + 1) * sizeof(*cum));
-	if (!tab || !names || !cum)
+	if (!tab || !names)
 		goto fail;
 	/* One depth-first walk in tree order (children by start time): the
 	 * device events under a node are a contiguous run of names[]. */
-	cum[0] = 0;
 	for (size_t r = 0; r < nroots; r++) {
 		if (tg_grow((void **)&stack, &scap, 1, sizeof(*stack)))
 			goto fail;
-		stack[0] = (struct frame){roots[r], 0, 0};
+		stack[0] = (struct frame){roots[r], 0, 0, 0};
 		sp = 1;
 		while (sp) {
 			struct frame *fr = &stack[sp - 1];
 			if (fr->next == 0) {
 				fr->first = (uint32_t)nd;
+				fr->gpu_first = gpu;
 				const tg_event *e = &ev[fr->node];
 				if (tg_kind_is_gpu(e->kind)) {
 					int64_t ts, end;
 					tg_step_filter_span(f, e, &ts, &end);
-					names[nd] = e->name;
-					cum[nd + 1] = cum[nd] + (end - ts);
-					nd++;
+					names[nd++] = e->name;
+					gpu += end - ts;
 				}
 			}
 			size_t nch;
@@ -493,49 +519,35 @@ static tg_table *sequences_table(const tg_step_filter *f)
 				uint32_t c = ch[fr->next++];
 				if (tg_grow((void **)&stack, &scap, sp + 1, sizeof(*stack)))
 					goto fail;
-				stack[sp++] = (struct frame){c, 0, 0};
+				stack[sp++] = (struct frame){c, 0, 0, 0};
 				continue;
 			}
 			/* leaving the node */
 			const tg_event *e = &ev[fr->node];
-			if (e->kind == TG_KIND_CPU_OP && nd > fr->first &&
-			    tg_step_filter_has(f, fr->node)) {
-				if (tg_grow((void **)&calls, &ccap, nc + 1, sizeof(*calls)))
-					goto fail;
+			if (e->kind == TG_KIND_CPU_OP && nd > fr->first && tg_step_filter_has(f, fr->node)) {
 				int64_t ts, end;
 				tg_step_filter_span(f, e, &ts, &end);
-				calls[nc++] = (struct call){e->name, names + fr->first,
-				                            (uint32_t)(nd - fr->first), cum[nd] - cum[fr->first],
-				                            end - ts};
+				if (groups_add(&G, e->name, names + fr->first, (uint32_t)(nd - fr->first), gpu - fr->gpu_first,
+				               end - ts))
+					goto fail;
 			}
 			sp--;
 		}
 	}
-	if (nc > 1)
-		qsort(calls, nc, sizeof(*calls), cmp_call);
-	groups = tg_malloc((nc + 1) * sizeof(*groups));
-	rows = tg_malloc((nc + 1) * sizeof(*rows));
-	if (!groups || !rows)
+	if (G.n > 1)
+		qsort(G.v, G.n, sizeof(*G.v), cmp_group);
+	rows = tg_malloc((G.n + 1) * sizeof(*rows));
+	if (!rows)
 		goto fail;
-	for (size_t i = 0; i < nc;) {
-		/* the calls of one op name: i..j */
-		size_t j = i, g0 = ng;
-		while (j < nc && calls[j].op_name == calls[i].op_name) {
-			struct group g = {&calls[j], 0, 0, 0, 0};
-			size_t k = j;
-			for (; k < nc && same_seq(&calls[k], &calls[j]); k++) {
-				g.count++;
-				g.gpu_ns += calls[k].gpu_ns;
-				g.cpu_ns += calls[k].cpu_ns;
-			}
-			groups[ng++] = g;
-			j = k;
-		}
-		qsort(groups + g0, ng - g0, sizeof(*groups), cmp_group);
-		for (size_t g = g0; g < ng && g < g0 + TOP_SEQUENCES; g++) {
-			groups[g].calls = j - i;
-			rows[nr++] = (struct out_row){tg_trace_str(t, calls[i].op_name), (uint32_t)(g - g0 + 1),
-			                              &groups[g]};
+	for (size_t i = 0; i < G.n;) {
+		/* the groups of one op: i..j, most frequent first */
+		size_t j = i;
+		uint64_t calls = 0;
+		for (; j < G.n && G.v[j].op_name == G.v[i].op_name; j++)
+			calls += G.v[j].count;
+		for (size_t g = i; g < j && g < i + TOP_SEQUENCES; g++) {
+			G.v[g].calls = calls;
+			rows[nr++] = (struct out_row){tg_trace_str(t, G.v[i].op_name), (uint32_t)(g - i + 1), &G.v[g]};
 		}
 		i = j;
 	}
@@ -546,9 +558,8 @@ static tg_table *sequences_table(const tg_step_filter *f)
 		blen = 0;
 		if (append(&buf, &blen, &bcap, ""))
 			goto fail;
-		for (uint32_t k = 0; k < g->first->len; k++)
-			if ((k && append(&buf, &blen, &bcap, " | ")) ||
-			    append(&buf, &blen, &bcap, tg_trace_str(t, g->first->seq[k])))
+		for (uint32_t k = 0; k < g->len; k++)
+			if ((k && append(&buf, &blen, &bcap, " | ")) || append(&buf, &blen, &bcap, tg_trace_str(t, g->seq[k])))
 				goto fail;
 		int64_t r = tg_table_add_row(tab);
 		if (r < 0 || tg_table_set_str(tab, (size_t)r, 0, rows[i].op) ||
@@ -558,25 +569,23 @@ static tg_table *sequences_table(const tg_step_filter *f)
 		tg_table_set_int(tab, row, 1, rows[i].rank);
 		tg_table_set_int(tab, row, 2, (int64_t)g->count);
 		tg_table_set_int(tab, row, 3, (int64_t)g->calls);
-		tg_table_set_int(tab, row, 4, g->first->len);
+		tg_table_set_int(tab, row, 4, g->len);
 		tg_table_set_num(tab, row, 5, us(g->gpu_ns));
 		tg_table_set_num(tab, row, 6, (double)g->gpu_ns / (double)g->count / 1000.0);
 		tg_table_set_num(tab, row, 7, us(g->cpu_ns));
 	}
-	free(cum);
 	free(stack);
 	free(names);
-	free(calls);
-	free(groups);
+	free(G.v);
+	free(G.slot);
 	free(rows);
 	free(buf);
 	return tab;
 fail:
-	free(cum);
 	free(stack);
 	free(names);
-	free(calls);
-	free(groups);
+	free(G.v);
+	free(G.slot);
 	free(rows);
 	free(buf);
 	tg_table_free(tab);
@@ -584,6 +593,11 @@ fail:
 }
 
 int tg_launch_stats_tables(tg_table ***out, size_t *n, const tg_tree *tree, int32_t step)
+{
+	return tg_launch_stats_tables_ex(out, n, tree, step, 1);
+}
+
+int tg_launch_stats_tables_ex(tg_table ***out, size_t *n, const tg_tree *tree, int32_t step, int with_rows)
 {
 	*out = NULL;
 	*n = 0;
@@ -595,9 +609,14 @@ int tg_launch_stats_tables(tg_table ***out, size_t *n, const tg_tree *tree, int3
 		return rc;
 	enum { NT = 5 };
 	tg_table **tabs = tg_calloc(NT, sizeof(*tabs));
-	if (!tabs || summarize(&s, &l) || !(tabs[0] = summary_table(&s)) ||
-	    !(tabs[1] = rows_table(&l, tree)) || !(tabs[2] = queue_table(&l)) ||
-	    !(tabs[3] = bandwidth_table(&f)) || !(tabs[4] = sequences_table(&f))) {
+	int bad = !tabs || summarize(&s, &l) || !(tabs[0] = summary_table(&s));
+	size_t k = 1;
+	if (!bad && with_rows)
+		bad = !(tabs[k++] = rows_table(&l, tree));
+	if (!bad)
+		bad = !(tabs[k++] = queue_table(&l)) || !(tabs[k++] = bandwidth_table(&f)) ||
+		      !(tabs[k++] = sequences_table(&f));
+	if (bad) {
 		if (tabs)
 			for (int i = 0; i < NT; i++)
 				tg_table_free(tabs[i]);
@@ -607,6 +626,6 @@ int tg_launch_stats_tables(tg_table ***out, size_t *n, const tg_tree *tree, int3
 	}
 	free(l.v);
 	*out = tabs;
-	*n = NT;
+	*n = k;
 	return 0;
 }

@@ -89,4 +89,9 @@ int tg_launch_stats_summary(tg_launch_summary *out, const tg_tree *tree, int32_t
  *   durations), kernels (the names joined by " | "). Ops by name. */
 int tg_launch_stats_tables(tg_table ***out, size_t *n, const tg_tree *tree, int32_t step);
 
+/* tg_launch_stats_tables, without the one-row-per-launch table when
+ * with_rows is 0 (the report: it is as long as the trace, and nothing of it
+ * is printed). */
+int tg_launch_stats_tables_ex(tg_table ***out, size_t *n, const tg_tree *tree, int32_t step, int with_rows);
+
 #endif

@@ -134,7 +134,7 @@ int tg_launchers_build(tg_launchers **out, const tg_tree *tree, const tg_launche
 		launcher_of[i] = TG_NONE;
 		if (!tg_kind_is_gpu(ev[i].kind) || !in_step(tree, (uint32_t)i, opts->step))
 			continue;
-		if (ev[i].kind == TG_KIND_KERNEL && tg_kernel_is_comm(tg_atoms_str(atoms, ev[i].name)))
+		if (ev[i].kind == TG_KIND_KERNEL && (tg_trace_name_flags(t, ev[i].name) & TG_NAME_COMM))
 			continue;
 		uint32_t who = find_launcher(tree, ev, (uint32_t)i, atoms, opts->tracelens_compat);
 		if (who == TG_NONE)
@@ -437,7 +437,9 @@ int tg_launchers_kernel_summary(tg_table **out, const tg_launchers *l, double to
 	const tg_atoms *atoms = tg_trace_atoms(trace);
 	size_t ne;
 	const tg_event *ev = tg_trace_events(trace, &ne);
-	struct group *g = tg_calloc(ne + 1, sizeof(*g));
+	/* groups grow as they appear: a handful of kernels and ops, not one a kernel */
+	size_t gcap = 64;
+	struct group *g = tg_calloc(gcap, sizeof(*g));
 	tg_idmap *idx = tg_idmap_new(1024);
 	tg_table *t = tg_table_new("kernel_summary", "Kernels by launching op and stream");
 	if (!g || !idx || !t)
@@ -476,6 +478,8 @@ int tg_launchers_kernel_summary(tg_table **out, const tg_launchers *l, double to
 				break;
 		}
 		if (gi == TG_NONE) {
+			if (tg_grow((void **)&g, &gcap, ng + 1, sizeof(*g)))
+				goto fail;
 			gi = (uint32_t)ng++;
 			g[gi] = (struct group){.category = category, .op_name = op_name, .kernel_name = e->name,
 			                       .stream = stream, .min = 1e300, .max = -1e300, .first = gi};

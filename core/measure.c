@@ -246,7 +246,7 @@ static int add_trace(tg_measure *m, uint32_t ti)
 			r->inv = inv_of[li];
 			r->op_shape = m->invs[r->inv].op_shape;
 		} else {
-			int comm = tg_kernel_is_comm(kname);
+			int comm = (tg_trace_name_flags(t, ev[i].name) & TG_NAME_COMM) != 0;
 			cat = comm ? "communication" : ev[i].kind == TG_KIND_MEMCPY ? "memcpy"
 			                            : ev[i].kind == TG_KIND_MEMSET ? "memset" : "unlinked";
 			opname = opshape_none;

@@ -40,8 +40,59 @@ struct row {
 	tg_perf_kind kind;
 	double flops, bytes, kt; /* kt: kernel time, us */
 	uint32_t name;     /* atom */
-	char p[MAXP][PLEN]; /* param strings; p[MAXP - 1]: Compute Spec */
+	uint32_t key;      /* its (name, params) in the sheet's key table */
 };
+
+/* One distinct (op name, params): rows repeat a few shapes, so each row
+ * holds an index here instead of its strings (40 bytes a row, not 1 KB). */
+struct pkey {
+	uint32_t name;
+	const char *p[MAXP]; /* param strings, interned: equal strings are equal
+	                        pointers; p[MAXP - 1]: Compute Spec */
+	uint64_t hash;
+};
+
+struct pkeys {
+	struct pkey *v;
+	size_t n, cap;
+	uint32_t *slot; /* index + 1; 0 empty */
+	size_t mask;
+};
+
+/* The index of (name, p) in k, added when new. Returns TG_NONE when out of memory. */
+static uint32_t pkey_get(struct pkeys *k, uint32_t name, const char *const *p)
+{
+	uint64_t h = tg_hash_bytes(p, MAXP * sizeof(*p)) ^ ((uint64_t)name * 0x9E3779B97F4A7C15ULL);
+	if ((k->n + 1) * 2 > k->mask + 1) {
+		size_t nm = k->mask ? (k->mask + 1) * 2 : 256;
+		uint32_t *ns = tg_calloc(nm, sizeof(uint32_t));
+		if (!ns)
+			return TG_NONE;
+		for (size_t i = 0; i < k->n; i++) {
+			size_t j = (size_t)k->v[i].hash & (nm - 1);
+			while (ns[j])
+				j = (j + 1) & (nm - 1);
+			ns[j] = (uint32_t)i + 1;
+		}
+		free(k->slot);
+		k->slot = ns;
+		k->mask = nm - 1;
+	}
+	size_t j = (size_t)h & k->mask;
+	for (; k->slot[j]; j = (j + 1) & k->mask) {
+		const struct pkey *x = &k->v[k->slot[j] - 1];
+		if (x->hash == h && x->name == name && !memcmp(x->p, p, MAXP * sizeof(*p)))
+			return k->slot[j] - 1;
+	}
+	if (tg_grow((void **)&k->v, &k->cap, k->n + 1, sizeof(struct pkey)))
+		return TG_NONE;
+	struct pkey *x = &k->v[k->n];
+	x->name = name;
+	memcpy(x->p, p, MAXP * sizeof(*p));
+	x->hash = h;
+	k->slot[j] = (uint32_t)++k->n;
+	return (uint32_t)(k->n - 1);
+}
 
 static const char *tf(int v) { return v ? "True" : "False"; }
 
@@ -114,8 +165,8 @@ static void transpose_of(char *buf, const tg_tree *tree, uint32_t ev, const tg_a
 	}
 }
 
-static void params(struct row *r, const char *name, const tg_perf *m, const char *const raw[4], const tg_tree *tree,
-                   const tg_atoms *atoms)
+static void params(char (*p)[PLEN], uint32_t ev, const char *name, const tg_perf *m, const char *const raw[4],
+                   const tg_tree *tree, const tg_atoms *atoms)
 {
 	tg_shape_list dims, types, strides, conc;
 	if (tg_shape_parse(&dims, raw[0]))
@@ -126,8 +177,7 @@ static void params(struct row *r, const char *name, const tg_perf *m, const char
 		strides.n = 0;
 	if (tg_shape_parse(&conc, raw[3]))
 		conc.n = 0;
-	char(*p)[PLEN] = r->p;
-	memset(r->p, 0, sizeof(r->p));
+	memset(p, 0, MAXP * PLEN);
 	switch (m->kind) {
 	case TG_PERF_GEMM: {
 		const tg_perf_gemm *g = &m->p.gemm;
@@ -161,7 +211,7 @@ static void params(struct row *r, const char *name, const tg_perf *m, const char
 		} else
 			dtypes(p[6], &types, idx, 2);
 		snprintf(p[7], PLEN, "%lld", (long long)g->B);
-		transpose_of(p[8], tree, r->ev, atoms);
+		transpose_of(p[8], tree, ev, atoms);
 		break;
 	}
 	case TG_PERF_SDPA_FWD:
@@ -330,24 +380,17 @@ static void stats6(double out[6], double *v, size_t n)
 /* same name and params (Compute Spec included) */
 static int same_group(const struct row *x, const struct row *y)
 {
-	if (x->name != y->name)
-		return 0;
-	for (int i = 0; i < MAXP; i++)
-		if (strcmp(x->p[i], y->p[i]))
-			return 0;
-	return 1;
+	return x->key == y->key;
 }
 
+/* Brings the rows of a group together, each group's rows by event. Which
+ * group comes first does not matter (groups are sorted by kernel time
+ * after). */
 static int cmp_key(const void *a, const void *b)
 {
 	const struct row *const *x = a, *const *y = b;
-	if ((*x)->name != (*y)->name)
-		return (*x)->name < (*y)->name ? -1 : 1;
-	for (int i = 0; i < MAXP; i++) {
-		int c = strcmp((*x)->p[i], (*y)->p[i]);
-		if (c)
-			return c;
-	}
+	if ((*x)->key != (*y)->key)
+		return (*x)->key < (*y)->key ? -1 : 1;
 	return ((*x)->ev > (*y)->ev) - ((*x)->ev < (*y)->ev);
 }
 
@@ -375,13 +418,13 @@ static void set_num(tg_table *t, size_t r, int c, double v)
  * first op (TraceLens's _first), and the statistics of every op's percent
  * of roofline (roofline time / kernel time). Ops without kernel time or
  * without a known peak are left out of the statistics. */
-static int roofline_cells(tg_table *t, size_t r, int c, const struct group *G, const tg_gpu_spec *spec,
-                          double *vals)
+static int roofline_cells(tg_table *t, size_t r, int c, const struct group *G, const char *cspec,
+                          const tg_gpu_spec *spec, double *vals)
 {
 	const struct row *f = G->rows[0];
 	tg_roofline rl;
 	/* no compute spec (integer dtypes), or a peak the GPU lacks: no roofline */
-	if (tg_roofline_compute(&rl, f->flops, f->bytes, f->p[MAXP - 1], f->kt, spec)) {
+	if (tg_roofline_compute(&rl, f->flops, f->bytes, cspec, f->kt, spec)) {
 		tg_error_clear();
 		return 0;
 	}
@@ -391,7 +434,7 @@ static int roofline_cells(tg_table *t, size_t r, int c, const struct group *G, c
 	size_t nv = 0;
 	for (size_t k = 0; k < G->n; k++) {
 		const struct row *x = G->rows[k];
-		if (x->kt <= 0 || tg_roofline_compute(&rl, x->flops, x->bytes, x->p[MAXP - 1], x->kt, spec)) {
+		if (x->kt <= 0 || tg_roofline_compute(&rl, x->flops, x->bytes, cspec, x->kt, spec)) {
 			tg_error_clear();
 			continue;
 		}
@@ -407,7 +450,8 @@ static int roofline_cells(tg_table *t, size_t r, int c, const struct group *G, c
 	return 0;
 }
 
-static tg_table *build_sheet(tg_perf_kind kind, struct row **rows, size_t n, const tg_trace *trace, double *vals,
+static tg_table *build_sheet(tg_perf_kind kind, struct row **rows, size_t n, const struct pkey *keys,
+                             const tg_trace *trace, double *vals,
                              const tg_gpu_spec *spec)
 {
 	static const char *const stat[6] = {"mean", "median", "std", "min", "max", "sum"};
@@ -488,8 +532,9 @@ static tg_table *build_sheet(tg_perf_kind kind, struct row **rows, size_t n, con
 		const tg_event *ev = tg_trace_events(trace, &ne);
 		if (tg_table_set_str(t, (size_t)r, 0, tg_trace_str(trace, ev[f->ev].name)))
 			goto fail;
+		const char *const *fp = keys[f->key].p;
 		for (int i = 0; i < np; i++)
-			if (f->p[i][0] && tg_table_set_str(t, (size_t)r, (size_t)(1 + i), f->p[i]))
+			if (fp[i][0] && tg_table_set_str(t, (size_t)r, (size_t)(1 + i), fp[i]))
 				goto fail;
 		set_num(t, (size_t)r, 1 + np, f->flops / 1e9);
 		set_num(t, (size_t)r, 2 + np, f->bytes / (1024.0 * 1024.0));
@@ -511,9 +556,9 @@ static tg_table *build_sheet(tg_perf_kind kind, struct row **rows, size_t n, con
 			for (int s = 0; s < 5; s++)
 				set_num(t, (size_t)r, c_tbs + m * 5 + s, st[s]);
 		}
-		if (tg_table_set_str(t, (size_t)r, (size_t)c_spec, f->p[MAXP - 1]))
+		if (tg_table_set_str(t, (size_t)r, (size_t)c_spec, fp[MAXP - 1]))
 			goto fail;
-		if (spec && roofline_cells(t, (size_t)r, c_roof, G, spec, vals))
+		if (spec && roofline_cells(t, (size_t)r, c_roof, G, fp[MAXP - 1], spec, vals))
 			goto fail;
 		for (size_t k = 0; k < G->n; k++)
 			vals[k] = G->rows[k]->kt;
@@ -530,13 +575,30 @@ fail:
 	return NULL;
 }
 
+/* The perf-model kind of each op name, looked up once per distinct name
+ * (tg_perf_kind_of walks lists of names with strcmp). */
+struct kinds {
+	const tg_atoms *atoms;
+	uint8_t *kind; /* per atom; 0xff: not looked up yet */
+	size_t n;
+};
+
+static tg_perf_kind kind_of(struct kinds *k, uint32_t atom)
+{
+	if (atom >= k->n)
+		return tg_perf_kind_of(tg_atoms_str(k->atoms, atom));
+	if (k->kind[atom] == 0xff)
+		k->kind[atom] = (uint8_t)tg_perf_kind_of(tg_atoms_str(k->atoms, atom));
+	return (tg_perf_kind)k->kind[atom];
+}
+
 /* 1 if an ancestor of ev has the same model kind: the attention entry
  * points nest (aten::_scaled_dot_product_flash_attention calls
  * aten::_flash_attention_forward); the outer one carries the metrics. */
-static int inside_same(const tg_tree *tree, const tg_event *ev, const tg_atoms *atoms, uint32_t e, tg_perf_kind kind)
+static int inside_same(const tg_tree *tree, const tg_event *ev, struct kinds *k, uint32_t e, tg_perf_kind kind)
 {
 	for (uint32_t p = tg_tree_parent(tree, e); p != TG_NONE; p = tg_tree_parent(tree, p))
-		if (ev[p].kind == TG_KIND_CPU_OP && tg_perf_kind_of(tg_atoms_str(atoms, ev[p].name)) == kind)
+		if (ev[p].kind == TG_KIND_CPU_OP && kind_of(k, ev[p].name) == kind)
 			return 1;
 	return 0;
 }
@@ -558,18 +620,26 @@ int tg_perf_sheets(tg_table ***out, size_t *n, const tg_tree *tree, const tg_tim
 	size_t nby[TG_PERF_KIND_COUNT] = {0}, nrows = 0, cap = 0, scap = 0, maxg = 1;
 	tg_span *spans = NULL;
 	double *vals = NULL;
+	tg_atoms *pstr = tg_atoms_new(); /* the rows' parameter strings */
+	struct pkeys pk = {0};
+	struct kinds kinds = {atoms, NULL, tg_atoms_count(atoms)};
+	kinds.kind = malloc(kinds.n ? kinds.n : 1);
+	if (kinds.kind)
+		memset(kinds.kind, 0xff, kinds.n ? kinds.n : 1);
+	else
+		kinds.n = 0;
 	tg_table **tabs = NULL;
 	size_t ntabs = 0;
 	int rc = TG_ENOMEM;
-	for (size_t i = 0; i < ne; i++) {
+	for (size_t i = 0; pstr && i < ne; i++) {
 		if (ev[i].kind != TG_KIND_CPU_OP || !tg_tree_contains(tree, (uint32_t)i))
 			continue;
 		if (step >= 0 && tg_tree_step_of(tree, (uint32_t)i) != step)
 			continue;
 		const char *name = tg_atoms_str(atoms, ev[i].name);
-		tg_perf_kind kind = tg_perf_kind_of(name);
+		tg_perf_kind kind = kind_of(&kinds, ev[i].name);
 		if (kind == TG_PERF_NONE || (kind <= TG_PERF_SDPA_BWD && kind >= TG_PERF_SDPA_FWD &&
-		                             inside_same(tree, ev, atoms, (uint32_t)i, kind)))
+		                             inside_same(tree, ev, &kinds, (uint32_t)i, kind)))
 			continue;
 		const char *raw[4] = {NULL, NULL, NULL, NULL};
 		for (int k = 0; k < 4; k++) {
@@ -600,11 +670,21 @@ int tg_perf_sheets(tg_table ***out, size_t *n, const tg_tree *tree, const tg_tim
 		r->flops = m.flops;
 		r->bytes = m.bytes;
 		r->kt = ns ? tg_timebase_us(tb, tg_span_union(spans, ns)) : 0;
-		params(r, name, &m, raw, tree, atoms);
+		char scratch[MAXP][PLEN];
+		params(scratch, (uint32_t)i, name, &m, raw, tree, atoms);
 		/* Compute Spec rides in the key's tail slot */
 		const char *maf = m.kind <= TG_PERF_CONV_BWD ? "matrix" : "vector";
-		snprintf(r->p[MAXP - 1], PLEN, "%s%s%s", m.precision ? maf : "", m.precision ? "_" : "",
+		snprintf(scratch[MAXP - 1], PLEN, "%s%s%s", m.precision ? maf : "", m.precision ? "_" : "",
 		         m.precision ? m.precision : "");
+		const char *pp[MAXP];
+		for (int k = 0; k < MAXP; k++) {
+			uint32_t a;
+			if (tg_atoms_intern(&a, pstr, scratch[k], strlen(scratch[k])))
+				goto done;
+			pp[k] = tg_atoms_str(pstr, a);
+		}
+		if ((r->key = pkey_get(&pk, ev[i].name, pp)) == TG_NONE)
+			goto done;
 		nby[m.kind]++;
 	}
 	for (int k = 1; k < TG_PERF_KIND_COUNT; k++) {
@@ -626,7 +706,7 @@ int tg_perf_sheets(tg_table ***out, size_t *n, const tg_tree *tree, const tg_tim
 	for (int k = 1; k < TG_PERF_KIND_COUNT; k++) {
 		if (!nby[k])
 			continue;
-		tg_table *t = build_sheet((tg_perf_kind)k, by[k], nby[k], trace, vals, spec);
+		tg_table *t = build_sheet((tg_perf_kind)k, by[k], nby[k], pk.v, trace, vals, spec);
 		if (!t)
 			goto done;
 		tabs[ntabs++] = t;
@@ -645,6 +725,10 @@ done:
 	free(rows);
 	free(spans);
 	free(vals);
+	tg_atoms_free(pstr);
+	free(pk.v);
+	free(pk.slot);
+	free(kinds.kind);
 	*out = tabs;
 	*n = ntabs;
 	return rc;

@@ -93,6 +93,12 @@ static int add_collectives(tg_report *r, size_t *cap, const tg_tree *tree)
 	return rc;
 }
 
+/* The launch statistics without the per-launch table (as long as the trace). */
+static int launch_stats_summaries(tg_table ***out, size_t *n, const tg_tree *tree, int32_t step)
+{
+	return tg_launch_stats_tables_ex(out, n, tree, step, 0);
+}
+
 int tg_report_build(tg_report *out, const tg_tree *tree, const tg_report_opts *opts)
 {
 	memset(out, 0, sizeof(*out));
@@ -134,7 +140,7 @@ int tg_report_build(tg_report *out, const tg_tree *tree, const tg_report_opts *o
 	/* HTA-style analyses; the one-row-per-launch table is left to the API */
 	{
 		typedef int (*tables_fn)(tg_table ***, size_t *, const tg_tree *, int32_t);
-		static const tables_fn fns[] = {tg_breakdown_tables, tg_launch_stats_tables, tg_host_syncs_tables,
+		static const tables_fn fns[] = {tg_breakdown_tables, launch_stats_summaries, tg_host_syncs_tables,
 		                                tg_memory_tables};
 		for (size_t f = 0; f < sizeof(fns) / sizeof(fns[0]); f++) {
 			tg_table **tabs;

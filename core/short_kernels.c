@@ -94,7 +94,8 @@ int tg_short_kernel_tables(tg_table *out[2], const tg_tree *tree, const tg_short
 	         k_concrete = tg_trace_key(t, "Concrete Inputs");
 	int rc = TG_ENOMEM;
 	double *dur = tg_malloc((ne + 1) * sizeof(double));
-	struct group *g = tg_calloc(ne + 1, sizeof(*g));
+	size_t gcap = 64; /* groups grow as they appear */
+	struct group *g = tg_calloc(gcap, sizeof(*g));
 	tg_idmap *idx = tg_idmap_new(256);
 	size_t nd = 0, ng = 0;
 	tg_table *h = tg_table_new("short_kernel_histogram", "Short kernels: duration histogram (us)");
@@ -133,6 +134,8 @@ int tg_short_kernel_tables(tg_table *out[2], const tg_tree *tree, const tg_short
 				break;
 		}
 		if (gi == TG_NONE) {
+			if (tg_grow((void **)&g, &gcap, ng + 1, sizeof(*g)))
+				goto fail;
 			gi = (uint32_t)ng++;
 			g[gi] = key;
 			g[gi].first = gi;

@@ -10,7 +10,6 @@ int tg_gpu_timeline_compute(tg_gpu_timeline *out, const tg_tree *tree, const tg_
 {
 	memset(out, 0, sizeof(*out));
 	const tg_trace *t = tg_tree_trace(tree);
-	const tg_atoms *atoms = tg_trace_atoms(t);
 	size_t ne;
 	const tg_event *ev = tg_trace_events(t, &ne);
 	size_t n = 0;
@@ -36,10 +35,10 @@ int tg_gpu_timeline_compute(tg_gpu_timeline *out, const tg_tree *tree, const tg_
 		if (opts->device >= 0 && tg_kernel_device(t, e) != opts->device)
 			continue;
 		tg_span s = tg_span_of(&opts->tb, e);
-		const char *name = tg_atoms_str(atoms, e->name);
-		if (e->kind == TG_KIND_MEMCPY || (e->kind == TG_KIND_KERNEL && tg_kernel_is_copy(name)))
+		uint8_t nf = tg_trace_name_flags(t, e->name);
+		if (e->kind == TG_KIND_MEMCPY || (e->kind == TG_KIND_KERNEL && (nf & TG_NAME_COPY)))
 			mem[nm++] = s;
-		else if (tg_kernel_is_comm(name))
+		else if (nf & TG_NAME_COMM)
 			comm[ny++] = s;
 		else
 			comp[nc++] = s;

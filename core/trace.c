@@ -1,5 +1,6 @@
 /* trace.c - accessors of the trace model and its metadata. */
 #include "trace_impl.h"
+#include "categorize.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +30,8 @@ const char *tg_kind_name(tg_kind k)
 
 void tg_trace_free(tg_trace *t)
 {
+	if (t)
+		free(t->name_flags);
 	if (!t)
 		return;
 	free(t->name);
@@ -176,6 +179,33 @@ static int64_t json_int_or(const json_t *o, const char *key, int64_t dflt)
 			return x;
 	}
 	return dflt;
+}
+
+int tg_trace_finish_names(tg_trace *t)
+{
+	size_t n = tg_atoms_count(t->atoms);
+	t->name_flags = tg_calloc(n ? n : 1, 1);
+	if (!t->name_flags)
+		return TG_ENOMEM;
+	for (size_t a = 0; a < n; a++) {
+		const char *s = tg_atoms_str(t->atoms, (uint32_t)a);
+		t->name_flags[a] = (uint8_t)((tg_kernel_is_comm(s) ? TG_NAME_COMM : 0) |
+		                             (tg_kernel_is_copy(s) ? TG_NAME_COPY : 0));
+	}
+	t->nname_flags = n;
+	return 0;
+}
+
+void tg_trace_drop_flows(tg_trace *t)
+{
+	free(t->flows);
+	t->flows = NULL;
+	t->nflows = t->flows_cap = 0;
+}
+
+uint8_t tg_trace_name_flags(const tg_trace *t, uint32_t atom)
+{
+	return atom < t->nname_flags ? t->name_flags[atom] : 0;
 }
 
 int tg_trace_finish_meta(tg_trace *t)

@@ -151,6 +151,8 @@ typedef struct tg_read_opts {
 	uint32_t max_string; /* bytes in one string, default 16 MiB */
 	uint32_t max_unit;   /* bytes of one event or top-level value, default 256 MiB */
 	uint32_t window;     /* initial read window in bytes, default 1 MiB (tests use tiny ones) */
+	int keep_all_args;   /* keep every argument (but Kineto's bookkeeping); default 0: only
+	                      * the ones tracegate's analyses read (trace_read.c: kept_keys) */
 } tg_read_opts;
 
 /* Reads a trace file (.json or gzip, by magic bytes) in one streaming pass.
@@ -169,6 +171,22 @@ int tg_trace_read_file_named(tg_trace **out, const char *path, const char *name,
  * messages. */
 int tg_trace_read_mem(tg_trace **out, const void *data, size_t len, const char *name,
                       const tg_read_opts *opts);
+
+/* What a name is, decided once per distinct string when the trace is read
+ * (kernel names repeat thousands of times; the tests behind these flags are
+ * substring searches). */
+enum tg_name_flag {
+	TG_NAME_COMM = 1 << 0, /* tg_kernel_is_comm: NCCL/RCCL and friends */
+	TG_NAME_COPY = 1 << 1  /* tg_kernel_is_copy: a copy done by a kernel */
+};
+
+/* The TG_NAME_* flags of atom (0 for an atom the trace does not have). */
+uint8_t tg_trace_name_flags(const tg_trace *t, uint32_t atom);
+
+/* Frees the flow events (tg_trace_flows then has none): the tree links
+ * launches to kernels with them, and nothing reads them after; a 1 GB
+ * trace holds a million of them. Call it after tg_tree_build. */
+void tg_trace_drop_flows(tg_trace *t);
 
 /* Frees the trace and everything it owns. NULL is a no-op. */
 void tg_trace_free(tg_trace *t);

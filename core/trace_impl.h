@@ -31,7 +31,12 @@ struct tg_trace {
 	json_t *meta;
 	int64_t rank, world_size;
 	tg_trace_stats stats;
+	uint8_t *name_flags; /* per atom: TG_NAME_* (tg_trace_finish_names) */
+	size_t nname_flags;
 };
+
+/* Computes the flags of every atom (after reading). */
+int tg_trace_finish_names(tg_trace *t);
 
 /* Fills devices, rank and world size from t->meta (after reading). */
 int tg_trace_finish_meta(tg_trace *t);

@@ -33,11 +33,14 @@ struct tg_tree {
 	tg_tree_stats stats;
 };
 
+/* An event in a track's order: by start, then longest first, then outer
+ * kinds first, then (python functions) by Python id, then by index. Only
+ * the start and the index are stored (16 bytes an event: the buckets of a
+ * 1 GB trace are 2 million of them); ties read the rest from the event. */
 struct key {
 	int64_t ts;
-	int64_t negdur;
-	uint64_t sub; /* kind rank << 56 | Python id (python) or event index */
-	uint64_t tie; /* event index */
+	uint32_t tie; /* event index */
+	uint32_t reserved;
 };
 
 static int is_host_kind(int k)
@@ -59,25 +62,37 @@ static uint64_t kind_rank(int k)
 	}
 }
 
-static inline int key_less(const struct key *a, const struct key *b)
+/* equal start and length: outer kinds first; python functions by Python
+ * id, as a caller is entered before its callees; else by index */
+static inline uint64_t key_sub(const tg_event *e, uint32_t i)
+{
+	uint64_t sub = e->kind == TG_KIND_PYTHON && (e->flags & TG_EV_HAS_PYID)
+	                   ? (uint64_t)e->ids.py.id & ((1ULL << 56) - 1)
+	                   : (uint64_t)i;
+	return (uint64_t)kind_rank(e->kind) << 56 | sub;
+}
+
+static inline int key_less(const struct key *a, const struct key *b, const tg_event *ev)
 {
 	if (a->ts != b->ts)
 		return a->ts < b->ts;
-	if (a->negdur != b->negdur)
-		return a->negdur < b->negdur;
-	if (a->sub != b->sub)
-		return a->sub < b->sub;
+	const tg_event *x = &ev[a->tie], *y = &ev[b->tie];
+	if (x->dur != y->dur)
+		return x->dur > y->dur;
+	uint64_t sa = key_sub(x, a->tie), sb = key_sub(y, b->tie);
+	if (sa != sb)
+		return sa < sb;
 	return a->tie < b->tie;
 }
 
 /* Stable merge sort of keys (inputs are often nearly sorted: runs help). */
-static void sort_keys(struct key *k, struct key *tmp, size_t n)
+static void sort_keys(struct key *k, struct key *tmp, size_t n, const tg_event *ev)
 {
 	if (n < 24) {
 		for (size_t i = 1; i < n; i++) {
 			struct key x = k[i];
 			size_t j = i;
-			while (j > 0 && key_less(&x, &k[j - 1])) {
+			while (j > 0 && key_less(&x, &k[j - 1], ev)) {
 				k[j] = k[j - 1];
 				j--;
 			}
@@ -86,14 +101,14 @@ static void sort_keys(struct key *k, struct key *tmp, size_t n)
 		return;
 	}
 	size_t h = n / 2;
-	sort_keys(k, tmp, h);
-	sort_keys(k + h, tmp, n - h);
-	if (!key_less(&k[h], &k[h - 1]))
+	sort_keys(k, tmp, h, ev);
+	sort_keys(k + h, tmp, n - h, ev);
+	if (!key_less(&k[h], &k[h - 1], ev))
 		return; /* already in order */
 	memcpy(tmp, k, h * sizeof(*k));
 	size_t i = 0, j = h, o = 0;
 	while (i < h && j < n)
-		k[o++] = key_less(&k[j], &tmp[i]) ? k[j++] : tmp[i++];
+		k[o++] = key_less(&k[j], &tmp[i], ev) ? k[j++] : tmp[i++];
 	while (i < h)
 		k[o++] = tmp[i++];
 }
@@ -171,17 +186,10 @@ static int bucket_events(struct buckets *b, const tg_trace *t, int (*want)(const
 	}
 	memcpy(fill, b->off, (nt + 1) * sizeof(uint32_t));
 	for (size_t i = 0; i < ne; i++)
-		if (want(&ev[i])) {
-			/* equal start and length: outer kinds first; python functions
-			 * by Python id, as a caller is entered before its callees */
-			uint64_t sub = ev[i].kind == TG_KIND_PYTHON && (ev[i].flags & TG_EV_HAS_PYID)
-			                   ? (uint64_t)ev[i].ids.py.id & ((1ULL << 56) - 1)
-			                   : (uint64_t)i;
-			b->keys[fill[ev[i].track]++] =
-				(struct key){ev[i].ts, -ev[i].dur, kind_rank(ev[i].kind) << 56 | sub, i};
-		}
+		if (want(&ev[i]))
+			b->keys[fill[ev[i].track]++] = (struct key){ev[i].ts, (uint32_t)i, 0};
 	for (size_t tr = 0; tr < nt; tr++)
-		sort_keys(b->keys + b->off[tr], tmp, b->off[tr + 1] - b->off[tr]);
+		sort_keys(b->keys + b->off[tr], tmp, b->off[tr + 1] - b->off[tr], ev);
 	free(tmp);
 	free(fill);
 	return 0;
@@ -480,6 +488,33 @@ static int build_children(tg_tree *tree, const tg_trace *t, const struct buckets
 	return 0;
 }
 
+/* A step's number and its index in tree->steps. */
+struct step_no {
+	int64_t number;
+	int32_t index;
+};
+
+/* By number, then index (equal numbers keep their order: the last wins). */
+static int cmp_step_no(const void *a, const void *b)
+{
+	const struct step_no *x = a, *y = b;
+	if (x->number != y->number)
+		return x->number < y->number ? -1 : 1;
+	return (x->index > y->index) - (x->index < y->index);
+}
+
+/* Device events by track, then start, then index. */
+static int cmp_track_ts(const void *a, const void *b, void *ctx)
+{
+	const tg_event *ev = ctx;
+	uint32_t i = *(const uint32_t *)a, j = *(const uint32_t *)b;
+	if (ev[i].track != ev[j].track)
+		return ev[i].track < ev[j].track ? -1 : 1;
+	if (ev[i].ts != ev[j].ts)
+		return ev[i].ts < ev[j].ts ? -1 : 1;
+	return (i > j) - (i < j);
+}
+
 static int find_steps(tg_tree *tree, const tg_trace *t)
 {
 	size_t ne;
@@ -517,23 +552,59 @@ static int find_steps(tg_tree *tree, const tg_trace *t)
 		have_gpu_steps = ev[i].kind == TG_KIND_GPU_ANNOTATION;
 	if (!have_gpu_steps || !tree->nsteps)
 		return 0;
-	for (size_t i = 0; i < ne; i++) {
+	/* the orphan device events, by track and start, so that each annotation
+	 * finds its own by binary search (one scan of the trace per step would
+	 * make the build quadratic: 375 steps of a 1 GB trace) */
+	size_t no = 0;
+	uint32_t *orph = tg_malloc((ne + 1) * sizeof(uint32_t));
+	struct step_no *byno = tg_malloc((tree->nsteps + 1) * sizeof(*byno));
+	if (!orph || !byno) {
+		free(orph);
+		free(byno);
+		return TG_ENOMEM;
+	}
+	for (size_t j = 0; j < ne; j++)
+		if (tree->step_of[j] < 0 && tg_kind_is_gpu(ev[j].kind) && tree->parent[j] == TG_NONE)
+			orph[no++] = (uint32_t)j;
+	if (no > 1)
+		qsort_r(orph, no, sizeof(uint32_t), cmp_track_ts, (void *)ev);
+	for (size_t k = 0; k < tree->nsteps; k++)
+		byno[k] = (struct step_no){tree->steps[k].number, (int32_t)k};
+	if (tree->nsteps > 1)
+		qsort(byno, tree->nsteps, sizeof(*byno), cmp_step_no);
+	for (size_t i = 0; i < ne && no; i++) {
 		int64_t n;
 		if (ev[i].kind != TG_KIND_GPU_ANNOTATION ||
 		    parse_step_number(tg_trace_str(t, ev[i].name), &n))
 			continue;
-		int32_t s = -1;
-		for (size_t k = 0; k < tree->nsteps; k++)
-			if (tree->steps[k].number == n)
-				s = (int32_t)k;
-		if (s < 0)
+		/* the last step with that number, as a linear search from the start would find */
+		size_t lo = 0, hi = tree->nsteps;
+		while (lo < hi) {
+			size_t mid = (lo + hi) / 2;
+			if (byno[mid].number <= n)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo == 0 || byno[lo - 1].number != n)
 			continue;
-		for (size_t j = 0; j < ne; j++)
-			if (tree->step_of[j] < 0 && tg_kind_is_gpu(ev[j].kind) &&
-			    tree->parent[j] == TG_NONE && ev[j].track == ev[i].track &&
-			    ev[j].ts >= ev[i].ts && ev[j].ts < ev[i].ts + ev[i].dur)
-				tree->step_of[j] = s;
+		int32_t s = byno[lo - 1].index;
+		/* the first orphan on the annotation's track starting at or after it */
+		lo = 0, hi = no;
+		while (lo < hi) {
+			size_t mid = (lo + hi) / 2;
+			const tg_event *x = &ev[orph[mid]];
+			if (x->track < ev[i].track || (x->track == ev[i].track && x->ts < ev[i].ts))
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		for (size_t k = lo; k < no && ev[orph[k]].track == ev[i].track && ev[orph[k]].ts < ev[i].ts + ev[i].dur; k++)
+			if (tree->step_of[orph[k]] < 0)
+				tree->step_of[orph[k]] = s;
 	}
+	free(orph);
+	free(byno);
 	return 0;
 }
 
@@ -577,8 +648,18 @@ int tg_tree_build(tg_tree **out, const tg_trace *t)
 	for (size_t tr = 0; tr < nt; tr++)
 		nest_track(tree, ev, hb.keys + hb.off[tr], hb.off[tr + 1] - hb.off[tr], stack);
 	if ((rc = reparent_python(tree, t)) || (rc = link_device_events(tree, t, &hb)) ||
-	    (rc = build_children(tree, t, &hb, &db)) || (rc = find_steps(tree, t)) ||
-	    (rc = mark_tracelens_links(tree, t)))
+	    (rc = build_children(tree, t, &hb, &db)))
+		goto fail;
+	/* the buckets are done with: free them before the next passes allocate */
+	free(stack);
+	free(hb.off);
+	free(hb.keys);
+	free(db.off);
+	free(db.keys);
+	stack = NULL;
+	memset(&hb, 0, sizeof(hb));
+	memset(&db, 0, sizeof(db));
+	if ((rc = find_steps(tree, t)) || (rc = mark_tracelens_links(tree, t)))
 		goto fail;
 	for (size_t i = 0; i < ne; i++) {
 		if (tg_kind_is_gpu(ev[i].kind) && tree->parent[i] == TG_NONE)

@@ -95,6 +95,7 @@ int tg_cli_load(tg_trace **trace, tg_tree **tree, const char *path, const tg_rea
 		*trace = NULL;
 		return -1;
 	}
+	tg_trace_drop_flows(*trace); /* linked now: nothing reads them again */
 	return 0;
 }
 

@@ -89,6 +89,8 @@ int tg_side_load(tg_side *s, tg_daemon *d, const tg_manifest *m, int *permanent)
 			break;
 		}
 		rc = tg_tree_build(&s->trees[i], s->traces[i]);
+		if (!rc)
+			tg_trace_drop_flows(s->traces[i]);
 		free(key);
 		if (!rc)
 			tg_log(TG_LOG_DEBUG, "read %s/%s: %zu bytes of JSON", m->prefix, m->traces[order[i]].path,
