@@ -41,6 +41,8 @@ static int is_source_frame(const char *name)
 struct sync {
 	uint32_t name, op, frame; /* atoms; TG_NONE when absent */
 	int64_t dur;
+	uint32_t ev;
+	int32_t step; /* the step the sync belongs to (tg_step_filter_step_of) */
 };
 
 /* Calls f(ctx, sync) for every selected host sync. */
@@ -78,7 +80,7 @@ static int each_sync(const tg_tree *tree, int32_t step, void (*f)(void *, const 
 		if (e->kind == TG_KIND_SYNC && p != TG_NONE &&
 		    tg_host_syncs_is_sync(tg_trace_str(t, ev[p].name), ev[p].kind))
 			continue; /* counted with its runtime call */
-		struct sync s = {e->name, TG_NONE, TG_NONE, 0};
+		struct sync s = {e->name, TG_NONE, TG_NONE, 0, (uint32_t)i, tg_step_filter_step_of(&flt, (uint32_t)i)};
 		uint32_t any_frame = TG_NONE;
 		for (; p != TG_NONE && (s.frame == TG_NONE || s.op == TG_NONE); p = tg_tree_parent(tree, p)) {
 			if (ev[p].kind == TG_KIND_CPU_OP && s.op == TG_NONE)
@@ -114,6 +116,25 @@ int tg_host_syncs_summary(tg_host_sync_summary *out, const tg_tree *tree, int32_
 {
 	memset(out, 0, sizeof(*out));
 	return each_sync(tree, step, add_summary, out);
+}
+
+struct by_step {
+	uint64_t *counts;
+	size_t n;
+};
+
+static void add_by_step(void *ctx, const struct sync *s)
+{
+	struct by_step *b = ctx;
+	if (s->step >= 0 && (size_t)s->step < b->n)
+		b->counts[s->step]++;
+}
+
+int tg_host_syncs_count_by_step(uint64_t *counts, size_t nsteps, const tg_tree *tree)
+{
+	memset(counts, 0, nsteps * sizeof(*counts));
+	struct by_step b = {counts, nsteps};
+	return each_sync(tree, TG_STEP_ALL, add_by_step, &b);
 }
 
 struct list {

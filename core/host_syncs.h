@@ -42,6 +42,11 @@ int tg_host_syncs_is_sync(const char *name, int kind);
  * TG_EINVAL (bad step). */
 int tg_host_syncs_summary(tg_host_sync_summary *out, const tg_tree *tree, int32_t step);
 
+/* The number of host syncs of each step (counts: nsteps of them, the
+ * steps of tg_tree_steps), in one pass: counts[s] equals the count of
+ * tg_host_syncs_summary(..., s). Returns 0 or TG_ENOMEM. */
+int tg_host_syncs_count_by_step(uint64_t *counts, size_t nsteps, const tg_tree *tree);
+
 /* Builds the tables for step. On success *out is an array of *n tables; the
  * caller frees each with tg_table_free and the array with free. Returns 0,
  * TG_EINVAL (bad step) or TG_ENOMEM (nothing to free).

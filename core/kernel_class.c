@@ -168,6 +168,11 @@ static int32_t step_at(const tg_step_filter *f, int64_t ts)
 	return ts < s->ts + s->dur ? (int32_t)(lo - 1) : -1;
 }
 
+int32_t tg_step_filter_step_of(const tg_step_filter *f, uint32_t ev)
+{
+	return tg_tree_contains(f->tree, ev) ? tg_tree_step_of(f->tree, ev) : step_at(f, f->events[ev].ts);
+}
+
 int tg_step_filter_has(const tg_step_filter *f, uint32_t ev)
 {
 	if (f->step == TG_STEP_ALL)

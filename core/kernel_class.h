@@ -101,6 +101,11 @@ int tg_step_filter_init(tg_step_filter *f, const tg_tree *tree, int32_t step);
  * [ts, ts + dur) of its ProfilerStep event. */
 int tg_step_filter_has(const tg_step_filter *f, uint32_t ev);
 
+/* The step (index into tg_tree_steps) event ev belongs to as a filter for
+ * that step would decide (tg_step_filter_has with f->step = the step), or
+ * -1: one pass sorts every event into its step. */
+int32_t tg_step_filter_step_of(const tg_step_filter *f, uint32_t ev);
+
 /* Start and end (ns) of event e as the analysis sees them: exact, or, with
  * TG_STEP_HTA_ROUNDED, the start rounded up and the end rounded down to a
  * whole microsecond (a sub-microsecond event may then end before it starts,

@@ -140,15 +140,60 @@ static int add_units(tg_measure *m, uint32_t ti, uint32_t *first_unit)
 	} else {
 		tg_error_clear();
 	}
-	for (size_t s = 0; s < nu; s++) {
+	/* the device events of each step, and the host syncs of each step, in
+	 * one pass each (a pass per step would be quadratic in the trace) */
+	const tg_trace *t = tg_tree_trace(tree);
+	size_t ne;
+	const tg_event *ev = tg_trace_events(t, &ne);
+	uint32_t *off = tg_calloc(nu + 1, sizeof(uint32_t));
+	uint64_t *syncs = tg_calloc(nu, sizeof(uint64_t));
+	uint32_t *list = NULL;
+	int rc = off && syncs ? 0 : TG_ENOMEM;
+	size_t ndev = 0;
+	for (size_t i = 0; !rc && i < ne; i++) {
+		if (!tg_kind_is_gpu(ev[i].kind))
+			continue;
+		int32_t st = ns ? tg_tree_step_of(tree, (uint32_t)i) : 0;
+		if (st >= 0 && (size_t)st < nu) {
+			off[st + 1]++;
+			ndev++;
+		}
+	}
+	if (!rc && !(list = tg_malloc((ndev + 1) * sizeof(uint32_t))))
+		rc = TG_ENOMEM;
+	for (size_t s = 0; !rc && s < nu; s++)
+		off[s + 1] += off[s];
+	uint32_t *fill = rc ? NULL : tg_malloc((nu + 1) * sizeof(uint32_t));
+	if (!rc && !fill)
+		rc = TG_ENOMEM;
+	if (!rc) {
+		memcpy(fill, off, (nu + 1) * sizeof(uint32_t));
+		for (size_t i = 0; i < ne; i++) {
+			if (!tg_kind_is_gpu(ev[i].kind))
+				continue;
+			int32_t st = ns ? tg_tree_step_of(tree, (uint32_t)i) : 0;
+			if (st >= 0 && (size_t)st < nu)
+				list[fill[st]++] = (uint32_t)i;
+		}
+		if (ns)
+			rc = tg_host_syncs_count_by_step(syncs, nu, tree);
+		else {
+			tg_host_sync_summary hs = {0};
+			rc = tg_host_syncs_summary(&hs, tree, -1);
+			syncs[0] = hs.count;
+		}
+	}
+	free(fill);
+	for (size_t s = 0; !rc && s < nu; s++) {
 		int32_t step = ns ? (int32_t)s : -1;
 		tg_timeline_opts to = {.tb = {0}, .step = step, .device = -1};
+		if (ns) {
+			to.events = list + off[s];
+			to.nevents = off[s + 1] - off[s];
+		}
 		tg_gpu_timeline tl;
-		if (tg_gpu_timeline_compute(&tl, tree, &to))
-			return TG_ENOMEM;
-		tg_host_sync_summary hs = {0};
-		if (tg_host_syncs_summary(&hs, tree, step))
-			return TG_ENOMEM;
+		if ((rc = tg_gpu_timeline_compute(&tl, tree, &to)))
+			break;
 		tg_unit *u = &m->units[m->nunits++];
 		u->trace = ti;
 		u->step = ns ? steps[s].number : -1;
@@ -157,10 +202,13 @@ static int add_units(tg_measure *m, uint32_t ti, uint32_t *first_unit)
 		u->exposed_comm_ns = llround(tl.exposed_comm_us * 1000.0);
 		u->exposed_memcpy_ns = llround(tl.exposed_memcpy_us * 1000.0);
 		u->total_ns = llround(tl.total_us * 1000.0);
-		u->host_syncs = hs.count;
+		u->host_syncs = syncs[s];
 		u->peak_memory = peak;
 	}
-	return 0;
+	free(off);
+	free(syncs);
+	free(list);
+	return rc;
 }
 
 /* The records of trace ti. */

@@ -575,6 +575,70 @@ fail:
 	return NULL;
 }
 
+/* The perf model and params of each distinct call (name and its four
+ * argument atoms). */
+struct mentry {
+	uint32_t name, a[4];
+	uint64_t hash;
+	int done, ok;
+	tg_perf m;
+	const char *pp[MAXP];
+};
+
+struct mcache {
+	struct mentry **v; /* entries are allocated one by one: pointers stay valid */
+	size_t n, cap;
+	uint32_t *slot;    /* index + 1; 0 empty */
+	size_t mask;
+};
+
+static void mcache_free(struct mcache *c)
+{
+	for (size_t i = 0; i < c->n; i++)
+		free(c->v[i]);
+	free(c->v);
+	free(c->slot);
+}
+
+/* The entry of (name, a), added (not done) when new; NULL when out of memory. */
+static struct mentry *mcache_get(struct mcache *c, uint32_t name, const uint32_t a[4])
+{
+	uint32_t key[5] = {name, a[0], a[1], a[2], a[3]};
+	uint64_t h = tg_hash_bytes(key, sizeof(key));
+	if ((c->n + 1) * 2 > c->mask + 1) {
+		size_t nm = c->mask ? (c->mask + 1) * 2 : 256;
+		uint32_t *ns = tg_calloc(nm, sizeof(uint32_t));
+		if (!ns)
+			return NULL;
+		for (size_t i = 0; i < c->n; i++) {
+			size_t j = (size_t)c->v[i]->hash & (nm - 1);
+			while (ns[j])
+				j = (j + 1) & (nm - 1);
+			ns[j] = (uint32_t)i + 1;
+		}
+		free(c->slot);
+		c->slot = ns;
+		c->mask = nm - 1;
+	}
+	size_t j = (size_t)h & c->mask;
+	for (; c->slot[j]; j = (j + 1) & c->mask) {
+		struct mentry *e = c->v[c->slot[j] - 1];
+		if (e->hash == h && e->name == name && !memcmp(e->a, a, sizeof(e->a)))
+			return e;
+	}
+	if (tg_grow((void **)&c->v, &c->cap, c->n + 1, sizeof(*c->v)))
+		return NULL;
+	struct mentry *e = tg_calloc(1, sizeof(*e));
+	if (!e)
+		return NULL;
+	e->name = name;
+	memcpy(e->a, a, sizeof(e->a));
+	e->hash = h;
+	c->v[c->n] = e;
+	c->slot[j] = (uint32_t)++c->n;
+	return e;
+}
+
 /* The perf-model kind of each op name, looked up once per distinct name
  * (tg_perf_kind_of walks lists of names with strcmp). */
 struct kinds {
@@ -622,6 +686,7 @@ int tg_perf_sheets(tg_table ***out, size_t *n, const tg_tree *tree, const tg_tim
 	double *vals = NULL;
 	tg_atoms *pstr = tg_atoms_new(); /* the rows' parameter strings */
 	struct pkeys pk = {0};
+	struct mcache mc = {0};
 	struct kinds kinds = {atoms, NULL, tg_atoms_count(atoms)};
 	kinds.kind = malloc(kinds.n ? kinds.n : 1);
 	if (kinds.kind)
@@ -642,15 +707,44 @@ int tg_perf_sheets(tg_table ***out, size_t *n, const tg_tree *tree, const tg_tim
 		                             inside_same(tree, ev, &kinds, (uint32_t)i, kind)))
 			continue;
 		const char *raw[4] = {NULL, NULL, NULL, NULL};
+		uint32_t ra[4] = {TG_NONE, TG_NONE, TG_NONE, TG_NONE};
 		for (int k = 0; k < 4; k++) {
 			const tg_arg *a = keys[k] == TG_NONE ? NULL : tg_event_arg(trace, &ev[i], keys[k]);
-			if (a && (a->type == TG_ARG_RAW || a->type == TG_ARG_STR))
+			if (a && (a->type == TG_ARG_RAW || a->type == TG_ARG_STR)) {
 				raw[k] = tg_trace_str(trace, a->v.atom);
+				ra[k] = a->v.atom;
+			}
 		}
-		tg_perf m;
-		tg_perf_args args = {name, raw[0], raw[1], raw[2], raw[3]};
-		if (tg_perf_model(&m, &args, &opts))
+		/* the model and the params are functions of the name and the four
+		 * arguments (and, for a GEMM, of the transposes its children show):
+		 * computed once per distinct call, not once per call */
+		struct mentry *me = mcache_get(&mc, ev[i].name, ra);
+		if (!me)
+			goto done;
+		if (!me->done) {
+			me->done = 1;
+			tg_perf_args args = {name, raw[0], raw[1], raw[2], raw[3]};
+			me->ok = tg_perf_model(&me->m, &args, &opts) == 0;
+			if (!me->ok)
+				tg_error_clear();
+			if (me->ok) {
+				char scratch[MAXP][PLEN];
+				params(scratch, (uint32_t)i, name, &me->m, raw, tree, atoms);
+				/* Compute Spec rides in the key's tail slot */
+				const char *maf = me->m.kind <= TG_PERF_CONV_BWD ? "matrix" : "vector";
+				snprintf(scratch[MAXP - 1], PLEN, "%s%s%s", me->m.precision ? maf : "", me->m.precision ? "_" : "",
+				         me->m.precision ? me->m.precision : "");
+				for (int k = 0; k < MAXP; k++) {
+					uint32_t a;
+					if (tg_atoms_intern(&a, pstr, scratch[k], strlen(scratch[k])))
+						goto done;
+					me->pp[k] = tg_atoms_str(pstr, a);
+				}
+			}
+		}
+		if (!me->ok)
 			continue;
+		const tg_perf *mp = &me->m;
 		size_t ns = 0;
 		if (collect(&spans, &ns, &scap, tree, ev, (uint32_t)i, tb, 0))
 			goto done;
@@ -665,27 +759,25 @@ int tg_perf_sheets(tg_table ***out, size_t *n, const tg_tree *tree, const tg_tim
 		}
 		struct row *r = &rows[nrows++];
 		r->ev = (uint32_t)i;
-		r->kind = m.kind;
+		r->kind = mp->kind;
 		r->name = ev[i].name;
-		r->flops = m.flops;
-		r->bytes = m.bytes;
+		r->flops = mp->flops;
+		r->bytes = mp->bytes;
 		r->kt = ns ? tg_timebase_us(tb, tg_span_union(spans, ns)) : 0;
-		char scratch[MAXP][PLEN];
-		params(scratch, (uint32_t)i, name, &m, raw, tree, atoms);
-		/* Compute Spec rides in the key's tail slot */
-		const char *maf = m.kind <= TG_PERF_CONV_BWD ? "matrix" : "vector";
-		snprintf(scratch[MAXP - 1], PLEN, "%s%s%s", m.precision ? maf : "", m.precision ? "_" : "",
-		         m.precision ? m.precision : "");
 		const char *pp[MAXP];
-		for (int k = 0; k < MAXP; k++) {
+		memcpy(pp, me->pp, sizeof(pp));
+		if (mp->kind == TG_PERF_GEMM) {
+			/* the transposes come from this call's children */
+			char tr[PLEN] = "";
+			transpose_of(tr, tree, (uint32_t)i, atoms);
 			uint32_t a;
-			if (tg_atoms_intern(&a, pstr, scratch[k], strlen(scratch[k])))
+			if (tg_atoms_intern(&a, pstr, tr, strlen(tr)))
 				goto done;
-			pp[k] = tg_atoms_str(pstr, a);
+			pp[8] = tg_atoms_str(pstr, a);
 		}
 		if ((r->key = pkey_get(&pk, ev[i].name, pp)) == TG_NONE)
 			goto done;
-		nby[m.kind]++;
+		nby[mp->kind]++;
 	}
 	for (int k = 1; k < TG_PERF_KIND_COUNT; k++) {
 		if (!nby[k])
@@ -728,6 +820,7 @@ done:
 	tg_atoms_free(pstr);
 	free(pk.v);
 	free(pk.slot);
+	mcache_free(&mc);
 	free(kinds.kind);
 	*out = tabs;
 	*n = ntabs;

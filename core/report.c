@@ -10,6 +10,8 @@
 #include "short_kernels.h"
 #include "timeline.h"
 
+#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -99,71 +101,108 @@ static int launch_stats_summaries(tg_table ***out, size_t *n, const tg_tree *tre
 	return tg_launch_stats_tables_ex(out, n, tree, step, 0);
 }
 
+/* The second half of the report, on a thread of its own: the perf sheets,
+ * the collectives and the HTA-style analyses read the same tree (const) as
+ * the first half; each half fills its own list, joined in the tables'
+ * fixed order. Error messages are per thread: the worker keeps its own. */
+struct half {
+	const tg_tree *tree;
+	const tg_report_opts *opts;
+	tg_timebase tb;
+	tg_report r;
+	int rc;
+	char msg[1024];
+};
+
+static void *second_half(void *arg)
+{
+	struct half *h = arg;
+	size_t cap = 0;
+	int rc = add_perf_sheets(&h->r, &cap, h->tree, &h->tb, h->opts);
+	if (!rc)
+		rc = add_collectives(&h->r, &cap, h->tree);
+	/* HTA-style analyses; the one-row-per-launch table is left to the API */
+	typedef int (*tables_fn)(tg_table ***, size_t *, const tg_tree *, int32_t);
+	static const tables_fn fns[] = {tg_breakdown_tables, launch_stats_summaries, tg_host_syncs_tables,
+	                                tg_memory_tables};
+	for (size_t f = 0; !rc && f < sizeof(fns) / sizeof(fns[0]); f++) {
+		tg_table **tabs;
+		size_t n;
+		if ((rc = fns[f](&tabs, &n, h->tree, h->opts->step)))
+			break;
+		for (size_t i = 0; i < n; i++) {
+			if (rc || !strcmp(tg_table_name(tabs[i]), "kernel_launches")) {
+				tg_table_free(tabs[i]);
+				continue;
+			}
+			rc = add(&h->r, &cap, tabs[i]);
+		}
+		free(tabs);
+	}
+	if (rc) {
+		snprintf(h->msg, sizeof(h->msg), "%s", tg_error_last());
+		tg_report_free(&h->r);
+	}
+	h->rc = rc;
+	return NULL;
+}
+
 int tg_report_build(tg_report *out, const tg_tree *tree, const tg_report_opts *opts)
 {
 	memset(out, 0, sizeof(*out));
 	size_t cap = 0;
 	tg_timebase tb = {.tracelens_float = opts->tracelens, .base_ns = first_ts(tg_tree_trace(tree))};
-	tg_timeline_opts to = {.tb = tb, .step = opts->step, .device = -1,
-	                       .include_unlinked = opts->include_unlinked};
+	struct half h = {tree, opts, tb, {0}, 0, ""};
+	pthread_t th;
+	int threaded = pthread_create(&th, NULL, second_half, &h) == 0;
+	if (!threaded)
+		second_half(&h); /* no thread to be had: one after the other */
+	tg_timeline_opts to = {.tb = tb, .step = opts->step, .device = -1, .include_unlinked = opts->include_unlinked};
 	tg_gpu_timeline tl;
 	tg_table *t = NULL;
 	tg_launchers *l = NULL;
 	int rc;
 	if ((rc = tg_gpu_timeline_compute(&tl, tree, &to)) || (rc = tg_gpu_timeline_table(&t, &tl)) ||
 	    (rc = add(out, &cap, t)))
-		goto fail;
+		goto done;
 	if ((rc = tg_gpu_timeline_by_device_table(&t, tree, &to)) || (rc = add(out, &cap, t)))
-		goto fail;
+		goto done;
 	tg_launchers_opts lo = {.tb = tb, .step = opts->step, .tracelens_compat = opts->tracelens};
 	if ((rc = tg_launchers_build(&l, tree, &lo)))
-		goto fail;
+		goto done;
 	if ((rc = tg_launchers_ops_by_category(&t, l)) || (rc = add(out, &cap, t)) ||
 	    (rc = tg_launchers_ops_summary(&t, l)) || (rc = add(out, &cap, t)) ||
 	    (rc = tg_launchers_unique_args(&t, l)) || (rc = add(out, &cap, t)) ||
 	    (rc = tg_launchers_kernel_summary(&t, l, tl.total_us)) || (rc = add(out, &cap, t)))
-		goto fail;
+		goto done;
 	{
 		tg_short_kernel_opts so = {.step = opts->step, .tracelens = opts->tracelens, .total_time_us = tl.total_us};
 		tg_table *sk[2];
 		if ((rc = tg_short_kernel_tables(sk, tree, &so)))
-			goto fail;
+			goto done;
 		if ((rc = add(out, &cap, sk[0]))) {
 			tg_table_free(sk[1]);
-			goto fail;
+			goto done;
 		}
 		if ((rc = add(out, &cap, sk[1])))
-			goto fail;
+			goto done;
 	}
-	if ((rc = add_perf_sheets(out, &cap, tree, &tb, opts)) || (rc = add_collectives(out, &cap, tree)))
-		goto fail;
-	/* HTA-style analyses; the one-row-per-launch table is left to the API */
-	{
-		typedef int (*tables_fn)(tg_table ***, size_t *, const tg_tree *, int32_t);
-		static const tables_fn fns[] = {tg_breakdown_tables, launch_stats_summaries, tg_host_syncs_tables,
-		                                tg_memory_tables};
-		for (size_t f = 0; f < sizeof(fns) / sizeof(fns[0]); f++) {
-			tg_table **tabs;
-			size_t n;
-			if ((rc = fns[f](&tabs, &n, tree, opts->step)))
-				goto fail;
-			for (size_t i = 0; i < n; i++) {
-				if (rc || !strcmp(tg_table_name(tabs[i]), "kernel_launches")) {
-					tg_table_free(tabs[i]);
-					continue;
-				}
-				rc = add(out, &cap, tabs[i]);
-			}
-			free(tabs);
-			if (rc)
-				goto fail;
-		}
+done:
+	tg_launchers_free(l);
+	if (threaded)
+		pthread_join(th, NULL);
+	if (!rc && h.rc) {
+		rc = tg_error_set(h.rc, "%s", h.msg);
 	}
-	tg_launchers_free(l);
-	return 0;
-fail:
-	tg_launchers_free(l);
-	tg_report_free(out);
+	for (size_t i = 0; !rc && i < h.r.n; i++) {
+		rc = add(out, &cap, h.r.tables[i]);
+		h.r.tables[i] = NULL;
+	}
+	for (size_t i = 0; i < h.r.n; i++)
+		tg_table_free(h.r.tables[i]);
+	free(h.r.tables);
+	if (rc)
+		tg_report_free(out);
 	return rc;
 }
 

@@ -13,8 +13,11 @@ int tg_gpu_timeline_compute(tg_gpu_timeline *out, const tg_tree *tree, const tg_
 	size_t ne;
 	const tg_event *ev = tg_trace_events(t, &ne);
 	size_t n = 0;
-	for (size_t i = 0; i < ne; i++)
-		n += tg_kind_is_gpu(ev[i].kind);
+	if (opts->events)
+		n = opts->nevents;
+	else
+		for (size_t i = 0; i < ne; i++)
+			n += tg_kind_is_gpu(ev[i].kind);
 	/* one buffer: comp | comm | memcpy | all, each up to n spans */
 	tg_span *buf = tg_malloc((4 * n + 4) * sizeof(tg_span));
 	if (!buf)
@@ -22,11 +25,13 @@ int tg_gpu_timeline_compute(tg_gpu_timeline *out, const tg_tree *tree, const tg_
 	tg_span *comp = buf, *comm = buf + n, *mem = buf + 2 * n, *all = buf + 3 * n;
 	size_t nc = 0, nm = 0, ny = 0, na = 0;
 	double first = 0, last = 0;
-	for (size_t i = 0; i < ne; i++) {
+	size_t nscan = opts->events ? opts->nevents : ne;
+	for (size_t x = 0; x < nscan; x++) {
+		size_t i = opts->events ? opts->events[x] : x;
 		const tg_event *e = &ev[i];
 		if (!tg_kind_is_gpu(e->kind))
 			continue;
-		if (opts->step >= 0 && tg_tree_step_of(tree, (uint32_t)i) != opts->step)
+		if (!opts->events && opts->step >= 0 && tg_tree_step_of(tree, (uint32_t)i) != opts->step)
 			continue;
 		if (!opts->include_unlinked &&
 		    (opts->tb.tracelens_float ? !tg_tree_linked_like_tracelens(tree, (uint32_t)i)

@@ -29,6 +29,10 @@ typedef struct tg_timeline_opts {
 	int32_t step;         /* -1: whole trace; else the device events of that step */
 	int64_t device;       /* -1: every device pooled (as TraceLens) */
 	int include_unlinked; /* also device events without a launch */
+	const uint32_t *events; /* when set: only these device events (e.g. one step's, gathered
+	                           once for every step), instead of scanning the trace; step is
+	                           then not looked at */
+	size_t nevents;
 } tg_timeline_opts;
 
 /* Computes the breakdown. Returns 0 or TG_ENOMEM. */
