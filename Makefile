@@ -90,6 +90,7 @@ bench: $(BUILD)/tracegate $(BUILD)/tests/bench_read $(BUILD)/tg-gen
 	@contrib/install-deps.sh --bench
 	@SHARED=$(SHARED) bench/run.sh $(BUILD)/tests/bench_read $(BUILD)/tracegate
 	@bench/daemon.sh $(BUILD)/tracegate $(BUILD)/tg-gen
+	@bench/scale.sh $(BUILD)/tracegate $(BUILD)/tg-gen
 
 $(BUILD)/tests/bench_read: bench/bench_read.c $(BUILD)/libtgcore.a
 	@mkdir -p $(dir $@)
