@@ -859,7 +859,9 @@ static const char *parse_arg_value(struct parser *ps, const char *p, tg_arg *a, 
 			int is_int, uns;
 			const char *start = p;
 			p = scan_number(ps, p, &is_int);
-			if (is_int && !span_int(start, p, &a->v.i, &uns)) {
+			int64_t iv;
+			if (is_int && !span_int(start, p, &iv, &uns)) {
+				a->v.i = iv;
 				a->type = uns ? TG_ARG_UINT : TG_ARG_INT;
 				return p;
 			}
@@ -940,6 +942,9 @@ static const char *parse_args(struct parser *ps, const char *p, struct evtmp *ev
 			if (ps->keep_all ? key >= ps->keep_limit && key < ps->noise_limit : key >= ps->keep_limit) {
 				p = skip_value(ps, p, 4);
 			} else {
+				if (key > TG_ARG_MAX_KEY)
+					die(ps, key_at, "more than %u distinct strings before this argument's key",
+					    TG_ARG_MAX_KEY);
 				tg_arg a = {.key = key};
 				p = parse_arg_value(ps, p, &a, 4);
 				push_arg(ps, &a);
