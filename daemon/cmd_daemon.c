@@ -96,6 +96,9 @@ int tg_cmd_daemon(int argc, char **argv)
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
+	/* a file-size limit (ulimit -f, systemd's LimitFSIZE=) must make a
+	 * write fail with EFBIG, reported like a full disk, not kill the daemon */
+	signal(SIGXFSZ, SIG_IGN);
 	tg_daemon_opts o = {once, &stop_flag, stdout};
 	tg_daemon *d;
 	if (tg_daemon_new(&d, cfg, &o)) {
