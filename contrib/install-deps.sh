@@ -23,7 +23,7 @@ for arg in "$@"; do
 	--html) pkgs="$pkgs chromium fonts-dejavu-core" ;;
 	--demo) pkgs="$pkgs git" ;;
 	--servers)
-		pkgs="$pkgs git postgresql ceph-mon ceph-osd radosgw ca-certificates lighttpd lighttpd-mod-openssl sqlite3 valgrind"
+		pkgs="$pkgs git postgresql ceph-mon ceph-osd radosgw ca-certificates lighttpd lighttpd-mod-openssl openssl sqlite3 valgrind"
 		command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 || pkgs="$pkgs nodejs npm"
 		;;
 	--quiet) ;;
