@@ -28,6 +28,10 @@ if ! command -v valgrind >/dev/null 2>&1; then
 	echo "# SKIP it_valgrind: valgrind is not installed (contrib/install-deps.sh --servers)"
 	exit 0
 fi
+if grep -qa __asan_init "$tg"; then
+	echo "# SKIP it_valgrind: $tg is built with AddressSanitizer (make check SAN=1), which valgrind cannot run"
+	exit 0
+fi
 TG_RUN=$(mktemp -d "${TMPDIR:-/tmp}/tg-it-valgrind.XXXXXX")
 trap '[ -n "${TG_KEEP:-}" ] && echo "# kept $TG_RUN" || rm -rf "$TG_RUN"' EXIT
 cd "$TG_RUN"
