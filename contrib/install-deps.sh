@@ -9,7 +9,8 @@
 #   contrib/install-deps.sh --servers  also what the integration tests start on
 #                                    loopback: git (git daemon), PostgreSQL, Node.js
 #                                    and npm (S3 and forge fakes; skipped when a node
-#                                    is already on the PATH), Ceph's radosgw
+#                                    is already on the PATH), Ceph's radosgw, and
+#                                    valgrind (tests/it_valgrind.sh)
 # Runs apt-get only when something is missing; needs root (or sudo) then.
 set -eu
 
@@ -22,7 +23,7 @@ for arg in "$@"; do
 	--html) pkgs="$pkgs chromium fonts-dejavu-core" ;;
 	--demo) pkgs="$pkgs git" ;;
 	--servers)
-		pkgs="$pkgs git postgresql ceph-mon ceph-osd radosgw ca-certificates lighttpd lighttpd-mod-openssl sqlite3"
+		pkgs="$pkgs git postgresql ceph-mon ceph-osd radosgw ca-certificates lighttpd lighttpd-mod-openssl openssl sqlite3 valgrind"
 		command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 || pkgs="$pkgs nodejs npm"
 		;;
 	--quiet) ;;

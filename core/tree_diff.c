@@ -2016,39 +2016,57 @@ static const char *raw_name(const tg_tree_diff *d, int s, uint32_t ev)
 	return tg_trace_str(v->t, v->ev[ev].name);
 }
 
-static int put_name(struct sbuf *b, const char *name, size_t max)
+/* name, cut to max bytes (0: whole) at a UTF-8 boundary with "...". With
+ * escape (the printed drawing), control characters become \xNN, as in the
+ * tables: a newline in a name would break the one-node-a-line drawing, and
+ * an escape sequence from a trace would reach a terminal (tracegate diff)
+ * or a pull-request comment. Labels (tg_tree_diff_label) keep names raw. */
+static int put_name(struct sbuf *b, const char *name, size_t max, int escape)
 {
-	size_t n = strlen(name);
+	size_t n = strlen(name), k = n;
 	if (max && n > max) {
 		/* do not cut a UTF-8 sequence */
-		size_t k = max;
+		k = max;
 		while (k > 0 && ((unsigned char)name[k] & 0xc0) == 0x80)
 			k--;
-		return sb_put(b, name, k) || sb_put(b, "...", 3);
 	}
-	return sb_put(b, name, n);
+	size_t from = 0;
+	for (size_t i = 0; escape && i < k; i++) {
+		unsigned char c = (unsigned char)name[i];
+		if (c >= 0x20 && c != 0x7f)
+			continue;
+		char esc[8];
+		snprintf(esc, sizeof(esc), "\\x%02x", c);
+		if (sb_put(b, name + from, i - from) || sb_put(b, esc, 4))
+			return TG_ENOMEM;
+		from = i + 1;
+	}
+	if (sb_put(b, name + from, k - from))
+		return TG_ENOMEM;
+	return k < n ? sb_put(b, "...", 3) : 0;
 }
 
-static int label_into(struct sbuf *b, const tg_tree_diff *d, uint32_t node, size_t max)
+static int label_into(struct sbuf *b, const tg_tree_diff *d, uint32_t node, size_t max, int escape)
 {
 	const tg_diff_node *x = &d->nodes[node];
 	if (node == 0)
 		return sb_put(b, "(root)", 6);
 	if (x->side == TG_DIFF_BASE_ONLY)
-		return sb_put(b, ">> trace1: ", 11) || put_name(b, raw_name(d, 0, x->base_ev), max);
+		return sb_put(b, ">> trace1: ", 11) || put_name(b, raw_name(d, 0, x->base_ev), max, escape);
 	if (x->side == TG_DIFF_NEW_ONLY)
-		return sb_put(b, "<< trace2: ", 11) || put_name(b, raw_name(d, 1, x->new_ev), max);
+		return sb_put(b, "<< trace2: ", 11) || put_name(b, raw_name(d, 1, x->new_ev), max, escape);
 	const char *a = raw_name(d, 0, x->base_ev), *c = raw_name(d, 1, x->new_ev);
 	if (!strcmp(a, c))
-		return put_name(b, a, max);
-	return sb_put(b, "combined: ", 10) || put_name(b, a, max) || sb_put(b, " | ", 3) || put_name(b, c, max);
+		return put_name(b, a, max, escape);
+	return sb_put(b, "combined: ", 10) || put_name(b, a, max, escape) || sb_put(b, " | ", 3) ||
+	       put_name(b, c, max, escape);
 }
 
 size_t tg_tree_diff_label(char *buf, size_t size, const tg_tree_diff *d, uint32_t node)
 {
 	struct sbuf b = {0};
 	size_t len = 0;
-	if (node < d->nnodes && !label_into(&b, d, node, 0)) {
+	if (node < d->nnodes && !label_into(&b, d, node, 0, 0)) {
 		len = b.n;
 		if (size) {
 			size_t k = len < size - 1 ? len : size - 1;
@@ -2090,7 +2108,7 @@ static int print_full(struct printer *p, uint32_t node, int is_last, int depth)
 {
 	const tg_tree_diff *d = p->d;
 	p->line.n = 0;
-	if (label_into(&p->line, d, node, p->o.max_name))
+	if (label_into(&p->line, d, node, p->o.max_name, 1))
 		return TG_ENOMEM;
 	emit(p, is_last ? p->elbow : p->tee);
 	if (d->nodes[node].first_child == TG_NONE)
@@ -2143,7 +2161,7 @@ static int print_diff(struct printer *p, uint32_t node, int is_last, int in_lca,
 	const tg_diff_node *x = &d->nodes[node];
 	if (node) {
 		p->line.n = 0;
-		if (label_into(&p->line, d, node, p->o.max_name))
+		if (label_into(&p->line, d, node, p->o.max_name, 1))
 			return TG_ENOMEM;
 		if (p->lcaidx[node] != TG_NONE && expand_kids && annotate_lca(p, &d->lcas[p->lcaidx[node]]))
 			return TG_ENOMEM;

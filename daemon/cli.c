@@ -2,9 +2,11 @@
 #include "cli.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 void tg_cli_error(const char *fmt, ...)
@@ -125,11 +127,43 @@ void tg_cli_put_duration(FILE *f, int64_t ns)
 		fprintf(f, "%.3f us", (double)ns / 1e3);
 }
 
+/* Writes all of data to fd; 0, or -1 with errno. */
+static int write_all(int fd, const char *data, size_t len)
+{
+	size_t off = 0;
+	while (off < len) {
+		ssize_t w = write(fd, data + off, len - off);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			if (w == 0)
+				errno = EIO;
+			return -1;
+		}
+		off += (size_t)w;
+	}
+	return 0;
+}
+
 int tg_cli_write_file(const char *path, const char *data, size_t len)
 {
 	if (!path) {
 		if (fwrite(data, 1, len, stdout) != len || fflush(stdout)) {
 			tg_cli_error("cannot write to standard output: %s", strerror(errno));
+			return -1;
+		}
+		return 0;
+	}
+	/* a device or a pipe (-o /dev/null, -o /dev/stdout, a FIFO) is written
+	 * to as it is: the temporary file renamed over it would replace it with
+	 * a regular file (as root, /dev/null itself) */
+	struct stat st;
+	if (!stat(path, &st) && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+		int fd = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY);
+		int bad = fd < 0 || write_all(fd, data, len);
+		int e = errno;
+		if ((fd >= 0 && close(fd)) || bad) {
+			tg_cli_error("%s: cannot write: %s", path, strerror(bad ? e : errno));
 			return -1;
 		}
 		return 0;
@@ -145,18 +179,11 @@ int tg_cli_write_file(const char *path, const char *data, size_t len)
 		tg_cli_error("%s: cannot write: %s", path, strerror(errno));
 		return -1;
 	}
-	size_t off = 0;
-	while (off < len) {
-		ssize_t w = write(fd, data + off, len - off);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0) {
-			tg_cli_error("%s: cannot write: %s", path, strerror(errno));
-			close(fd);
-			unlink(tmp);
-			return -1;
-		}
-		off += (size_t)w;
+	if (write_all(fd, data, len)) {
+		tg_cli_error("%s: cannot write: %s", path, strerror(errno));
+		close(fd);
+		unlink(tmp);
+		return -1;
 	}
 	if (fsync(fd) || close(fd) || rename(tmp, path)) {
 		tg_cli_error("%s: cannot write: %s", path, strerror(errno));

@@ -42,7 +42,9 @@ void tg_cli_put_name(FILE *f, const char *s);
 void tg_cli_put_duration(FILE *f, int64_t ns);
 
 /* Writes len bytes of data to path, complete or not at all (a temporary
- * file in the same folder, renamed), or to stdout when path is NULL.
+ * file in the same folder, renamed), or to stdout when path is NULL. A
+ * path that is a device or a pipe (/dev/null, a FIFO) is written to as it
+ * is, never replaced.
  * Returns 0 or -1 after printing the error. */
 int tg_cli_write_file(const char *path, const char *data, size_t len);
 

@@ -23,8 +23,10 @@ static const char usage[] =
 	"  --once          handle what is in storage now, then exit\n"
 	"  --check         validate the configuration and every rules file, then exit\n"
 	"\n"
-	"Exit codes: 0 success, 1 the daemon could not go on (the store is gone),\n"
-	"2 usage or configuration error.\n";
+	"Exit codes: 0 success, 1 the daemon cannot start (the job store, the state\n"
+	"folder or the storage folder unreachable, another daemon on the state folder),\n"
+	"2 usage or configuration error. Once started, it keeps running through\n"
+	"faults (storage, store or forge unreachable, disk full) and retries.\n";
 
 static volatile sig_atomic_t stop_flag;
 
@@ -96,11 +98,18 @@ int tg_cmd_daemon(int argc, char **argv)
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
+	/* a file-size limit (ulimit -f, systemd's LimitFSIZE=) must make a
+	 * write fail with EFBIG, reported like a full disk, not kill the daemon */
+	signal(SIGXFSZ, SIG_IGN);
 	tg_daemon_opts o = {once, &stop_flag, stdout};
 	tg_daemon *d;
-	if (tg_daemon_new(&d, cfg, &o)) {
+	int nrc = tg_daemon_new(&d, cfg, &o);
+	if (nrc) {
+		/* the store, the state folder or the storage folder unreachable is
+		 * not a usage error: 1, so that a service manager starts the
+		 * daemon again later (systemd: Restart=on-failure) */
 		tg_cli_error("%s", tg_error_last());
-		return TG_EXIT_USAGE;
+		return nrc == TG_EIO ? 1 : TG_EXIT_USAGE;
 	}
 	int rc = tg_daemon_run(d);
 	if (rc)

@@ -22,6 +22,7 @@ struct tg_http {
 	tg_http_opts o;
 	char *ca_file, *user_agent;
 	uint64_t rng;
+	char errbuf[CURL_ERROR_SIZE]; /* libcurl's detail of the last failure */
 };
 
 static pthread_once_t global_once = PTHREAD_ONCE_INIT;
@@ -376,10 +377,22 @@ static int curl_error_retryable(CURLcode c)
 	}
 }
 
+/* Certificate and handshake failures: their generic text ("SSL peer
+ * certificate or SSH remote key was not OK") does not say what is wrong, so
+ * the message gives libcurl's detail ("SSL certificate problem:
+ * self-signed certificate"), which names no header and no secret. */
+static int curl_error_is_tls(CURLcode c)
+{
+	return c == CURLE_PEER_FAILED_VERIFICATION || c == CURLE_SSL_CONNECT_ERROR || c == CURLE_SSL_CACERT_BADFILE ||
+	       c == CURLE_SSL_CERTPROBLEM || c == CURLE_SSL_ISSUER_ERROR;
+}
+
 static int setup(tg_http *h, const tg_http_req *q, struct curl_slist **hl, struct attempt *a)
 {
 	CURL *c = h->curl;
 	curl_easy_reset(c);
+	h->errbuf[0] = 0;
+	curl_easy_setopt(c, CURLOPT_ERRORBUFFER, h->errbuf);
 	curl_easy_setopt(c, CURLOPT_URL, q->url);
 	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
 	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
@@ -479,6 +492,9 @@ int tg_http_do(tg_http_response *out, tg_http *h, const tg_http_req *q)
 				continue;
 			}
 			out->ambiguous = !idem && !before && curl_error_retryable(cc);
+			if (curl_error_is_tls(cc) && h->errbuf[0])
+				return tg_error_set(TG_EIO, "%s %s: TLS: %s (%d %s)", method, u, h->errbuf, attempt,
+				                    attempt == 1 ? "try" : "tries");
 			return tg_error_set(TG_EIO, "%s %s: %s (%d %s)", method, u, curl_easy_strerror(cc), attempt,
 			                    attempt == 1 ? "try" : "tries");
 		}

@@ -40,6 +40,21 @@ static void by_rank(size_t *order, const tg_manifest *m)
 		}
 }
 
+/* A run's fault goes into its status on the forge: the message names the
+ * storage key, not where the storage is on the daemon's host (a local
+ * root "/srv/artifacts: " before the key is dropped). */
+static void strip_storage(const tg_daemon *d)
+{
+	const char *where = tg_storage_describe(d->storage), *msg = tg_error_last();
+	size_t n = strlen(where);
+	if (n && !strncmp(msg, where, n) && !strncmp(msg + n, ": ", 2)) {
+		char *rest = strdup(msg + n + 2);
+		if (rest)
+			tg_error_set(tg_error_last_code(), "%s", rest);
+		free(rest);
+	}
+}
+
 int tg_side_load(tg_side *s, tg_daemon *d, const tg_manifest *m, int *permanent)
 {
 	memset(s, 0, sizeof(*s));
@@ -75,6 +90,8 @@ int tg_side_load(tg_side *s, tg_daemon *d, const tg_manifest *m, int *permanent)
 			*permanent = rc == TG_ENOTFOUND || rc == TG_EINVAL || rc == TG_ELIMIT;
 			if (rc == TG_ENOTFOUND)
 				tg_error_set(rc, "%s: the manifest names a trace that is not in storage", key);
+			else if (*permanent)
+				strip_storage(d);
 			free(key);
 			break;
 		}

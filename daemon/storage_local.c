@@ -267,27 +267,41 @@ static int local_wait(tg_storage *s, long timeout_ms)
 		nanosleep(&ts, NULL);
 		return 0;
 	}
-	struct pollfd pf = {l->ino, POLLIN, 0};
-	int r = poll(&pf, 1, timeout_ms > INT_MAX ? INT_MAX : (int)timeout_ms);
-	if (r < 0)
-		return errno == EINTR ? 0 : tg_error_set(TG_EIO, "%s: poll: %s", s->describe, strerror(errno));
-	if (r == 0)
-		return 0;
-	/* drain what came, and what comes within 50 ms (a burst of uploads);
-	 * IN_IGNORED (a watch removed by the walk) is not a change */
-	char buf[16384] __attribute__((aligned(__alignof__(struct inotify_event))));
-	int changed = 0;
-	do {
-		ssize_t got;
-		while ((got = read(l->ino, buf, sizeof(buf))) > 0)
-			for (char *p = buf; p < buf + got;) {
-				const struct inotify_event *e = (const struct inotify_event *)p;
-				if (!(e->mask & IN_IGNORED))
-					changed = 1;
-				p += sizeof(*e) + e->len;
-			}
-	} while (poll(&pf, 1, 50) > 0);
-	return changed;
+	/* until a real change or the timeout: each listing removes the watch it
+	 * adds on a complete run's folder, and the IN_IGNORED events that leaves
+	 * wake poll up without being a change; returning then would make an idle
+	 * daemon rescan the storage at once, about 20 times a second */
+	struct timespec t0, t;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	long left = timeout_ms;
+	for (;;) {
+		struct pollfd pf = {l->ino, POLLIN, 0};
+		int r = poll(&pf, 1, left > INT_MAX ? INT_MAX : (int)left);
+		if (r < 0)
+			return errno == EINTR ? 0 : tg_error_set(TG_EIO, "%s: poll: %s", s->describe, strerror(errno));
+		if (r == 0)
+			return 0;
+		/* drain what came, and what comes within 50 ms (a burst of uploads);
+		 * IN_IGNORED (a watch removed by the walk) is not a change */
+		char buf[16384] __attribute__((aligned(__alignof__(struct inotify_event))));
+		int changed = 0;
+		do {
+			ssize_t got;
+			while ((got = read(l->ino, buf, sizeof(buf))) > 0)
+				for (char *p = buf; p < buf + got;) {
+					const struct inotify_event *e = (const struct inotify_event *)p;
+					if (!(e->mask & IN_IGNORED))
+						changed = 1;
+					p += sizeof(*e) + e->len;
+				}
+		} while (poll(&pf, 1, 50) > 0);
+		if (changed)
+			return 1;
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		left = timeout_ms - (long)((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000);
+		if (left <= 0)
+			return 0;
+	}
 }
 
 static void local_free(tg_storage *s)

@@ -199,6 +199,36 @@ static void test_wait_wakes(void **state)
 	tg_storage_free(s);
 }
 
+/* A listing of complete runs, then nothing: the wait lasts its whole
+ * timeout. (Each listing adds and removes a watch on a complete run's
+ * folder; the IN_IGNORED events that leaves are not a change and must not
+ * end the wait early, or an idle daemon rescans the storage ~20 times a
+ * second.) */
+static void test_wait_idle(void **state)
+{
+	(void)state;
+	put("acme/llm/" SHA "/train/ci-1/manifest.json", "{}");
+	put("acme/llm/" SHA "/train/ci-2/manifest.json", "{}");
+	tg_storage *s;
+	assert_int_equal(tg_storage_local_new(&s, root), 0);
+	for (int round = 0; round < 3; round++) {
+		tg_storage_obj *o;
+		size_t n;
+		assert_int_equal(tg_storage_list_manifests(s, &o, &n), 0);
+		tg_storage_objs_free(o, n);
+		assert_int_equal(n, 2);
+		double t0 = now_s();
+		int w = tg_storage_wait(s, 300);
+		double dt = now_s() - t0;
+		/* the first wait may see the events of the puts above */
+		if (round > 0) {
+			assert_int_equal(w, 0);
+			assert_true(dt >= 0.29);
+		}
+	}
+	tg_storage_free(s);
+}
+
 static void test_missing_root(void **state)
 {
 	(void)state;
@@ -214,6 +244,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_list, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_symlink_escape, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_wait_wakes, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_wait_idle, setup, teardown),
 		cmocka_unit_test(test_missing_root),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

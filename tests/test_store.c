@@ -8,7 +8,8 @@
  * transition and the invalid ones; results; listing; metrics replaced and
  * the history with its filters and limit; the baseline lookup; retention;
  * strings that need quoting; processes claiming at once; a full or
- * read-only database (TG_EIO, then usable again); on PostgreSQL a dropped
+ * read-only database (TG_EIO, then usable again); a file-size limit
+ * (EFBIG: TG_EIO, nothing half-written, usable again); on PostgreSQL a dropped
  * connection and a failed reconnect; no password in any message. */
 #include "testutil.h"
 
@@ -20,6 +21,7 @@
 #include <libpq-fe.h>
 #include <sqlite3.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -1357,6 +1359,89 @@ static void test_write_faults(void **state)
 	free(names);
 }
 
+/* A file-size limit (ulimit -f, systemd's LimitFSIZE=) with SIGXFSZ
+ * ignored, as the daemon does (cmd_daemon.c): a write past the limit fails
+ * with EFBIG, which the store reports as TG_EIO, and once the limit is
+ * lifted the same store goes on. In a child process: the limit is the
+ * process's. Exit codes: 0 as expected, 1 never failed, 2 not TG_EIO,
+ * 3 not usable again, 4 the failed job was half-written, 5 setup. */
+static void test_file_size_limit(void **state)
+{
+	ctx *c = *state;
+	NEED(c);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		signal(SIGXFSZ, SIG_IGN);
+		tg_store *s = NULL;
+		if (tg_store_open(&s, c->url))
+			_exit(5);
+		struct rlimit rl;
+		getrlimit(RLIMIT_FSIZE, &rl);
+		struct rlimit small = {96 * 1024, rl.rlim_max};
+		if (setrlimit(RLIMIT_FSIZE, &small))
+			_exit(5);
+		tg_metric m[40];
+		char names[40][48];
+		for (int k = 0; k < 40; k++) {
+			snprintf(names[k], sizeof(names[k]), "kernel_time_ms:category_%02d", k);
+			m[k].name = names[k];
+			m[k].value = k;
+		}
+		int failed_at = -1, code = 0;
+		for (int i = 1; i <= 2000 && failed_at < 0; i++) {
+			tg_job j;
+			memset(&j, 0, sizeof(j));
+			char prefix[64];
+			snprintf(j.key, sizeof(j.key), "%064x", i);
+			snprintf(prefix, sizeof(prefix), "acme/llm/x/train/ci-%d", i);
+			j.prefix = prefix;
+			j.repo = "acme/llm";
+			j.commit = j.branch = j.workload = j.run_id = "x";
+			j.manifest = "{\"schema\":\"tracegate.run/1\"}";
+			int64_t id = 0;
+			int created = 0;
+			int rc = tg_store_job_add(s, &j, &id, &created);
+			if (!rc)
+				rc = tg_store_metrics_put(s, id, m, 40);
+			if (rc) {
+				failed_at = i;
+				code = rc;
+			}
+		}
+		if (failed_at < 0)
+			_exit(1);
+		if (code != TG_EIO || !strstr(tg_error_last(), "disk I/O error"))
+			_exit(2);
+		/* space again: the same run is added (or found) and its metrics put */
+		setrlimit(RLIMIT_FSIZE, &rl);
+		tg_job j;
+		memset(&j, 0, sizeof(j));
+		char prefix[64];
+		snprintf(j.key, sizeof(j.key), "%064x", failed_at);
+		snprintf(prefix, sizeof(prefix), "acme/llm/x/train/ci-%d", failed_at);
+		j.prefix = prefix;
+		j.repo = "acme/llm";
+		j.commit = j.branch = j.workload = j.run_id = "x";
+		j.manifest = "{}";
+		int64_t id = 0;
+		int created = 0;
+		if (tg_store_job_add(s, &j, &id, &created) || tg_store_metrics_put(s, id, m, 40))
+			_exit(3);
+		tg_store_close(s);
+		_exit(0);
+	}
+	int st = 0;
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 0);
+	/* every run but none half-written: each has its 40 metrics */
+	c->s = must_open(c);
+	long long runs = raw_sql(c, "SELECT COUNT(*) FROM runs");
+	assert_true(runs > 1);
+	assert_int_equal(raw_sql(c, "SELECT COUNT(*) FROM metrics"), runs * 40);
+}
+
 /* ----------------------------------------------------------- PostgreSQL */
 
 /* The url of TG_TEST_PG_URL's server with another user, a password and a
@@ -1503,7 +1588,7 @@ int main(void)
 	pg_ctx.available = url && *url;
 	if (pg_ctx.available)
 		snprintf(pg_ctx.url, sizeof(pg_ctx.url), "%s", url);
-	const struct CMUnitTest sqlite_tests[] = {STORE_TESTS(ON_SQLITE)};
+	const struct CMUnitTest sqlite_tests[] = {STORE_TESTS(ON_SQLITE) ON_SQLITE(test_file_size_limit)};
 	const struct CMUnitTest pg_tests[] = {STORE_TESTS(ON_PG) ON_PG(test_pg_reconnect)};
 	const struct CMUnitTest common_tests[] = {cmocka_unit_test(test_pg_password_hidden)};
 	int failed = 0;

@@ -590,6 +590,40 @@ static void test_hex_names(void **state)
 	pair_free(&p);
 }
 
+/* Names from a trace with control characters: the printed drawing shows
+ * them as \xNN (a newline would break the one-node-a-line drawing, an
+ * escape sequence would reach a terminal or a comment); labels stay raw. */
+static void test_print_control_chars(void **state)
+{
+	(void)state;
+	struct tb a, b;
+	tb_init(&a, 1);
+	tb_init(&b, 1);
+	tb_op(&a, "aten::add", "add_kernel", 10);
+	tb_op(&b, "aten::add", "add_kernel", 10);
+	tb_op(&b, "evil\\u001b[31m\\nop\\u007f", "k\\u0007", 5);
+	struct pair p;
+	pair_diff(&p, &a, &b, NULL);
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&out, &len);
+	tg_diff_print_opts po = {.only_diffs = 1, .ascii = 1};
+	assert_int_equal(tg_tree_diff_print(f, p.d, &po), 0);
+	fclose(f);
+	assert_non_null(strstr(out, "<< trace2: evil\\x1b[31m\\x0aop\\x7f"));
+	assert_non_null(strstr(out, "<< trace2: k\\x07"));
+	for (size_t i = 0; i < len; i++)
+		assert_true(((unsigned char)out[i] >= 0x20 && (unsigned char)out[i] != 0x7f) || out[i] == '\n');
+	free(out);
+	size_t nn;
+	tg_tree_diff_nodes(p.d, &nn);
+	int raw = 0;
+	for (size_t i = 0; i < nn; i++)
+		raw |= !strcmp(label(&p, (uint32_t)i), "<< trace2: evil\x1b[31m\nop\x7f");
+	assert_true(raw);
+	pair_free(&p);
+}
+
 static void test_graph_launch(void **state)
 {
 	(void)state;
@@ -1170,6 +1204,7 @@ int main(void)
 		cmocka_unit_test(test_reordered_ops),
 		cmocka_unit_test(test_same_name_disambiguated),
 		cmocka_unit_test(test_hex_names),
+		cmocka_unit_test(test_print_control_chars),
 		cmocka_unit_test(test_graph_launch),
 		cmocka_unit_test(test_print_only_diffs),
 		cmocka_unit_test(test_positional_roots),

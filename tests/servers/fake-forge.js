@@ -11,6 +11,10 @@
 //              FAKE_PAGE_MAX  largest page (default 100; tests use less to cross pages)
 //              FAKE_LINK=0  no Link header (GitLab: x-next-page only; Gitea:
 //                           x-total-count only), to exercise those paths
+//              FAKE_TLS_CERT, FAKE_TLS_KEY  PEM files: serve HTTPS instead of HTTP
+//                           (tests/it_security.sh: TLS verification)
+//              FAKE_ECHO_AUTH=1  a 401 quotes the credentials it got back (a careless
+//                           server: the client must not log them)
 // Hooks, on this port (not through prism):
 //   GET  /_fake/state   everything kept: comments, statuses, check_runs, labels, requests
 //   POST /_fake/fail    {"count":1,"status":500|502|429|403,"retry_after":"1","apply":false,
@@ -20,6 +24,8 @@
 //                       {"repo","pr","labels":[{"name","by"}]} labels (and GitHub events)
 'use strict';
 const http = require('http');
+const https = require('https');
+const fs = require('fs');
 
 const [kind, portArg, publicArg] = process.argv.slice(2);
 if (!['github', 'gitlab', 'gitea'].includes(kind)) {
@@ -222,7 +228,10 @@ function send(res, code, obj, headers = {}) {
   res.end(obj === undefined ? '' : JSON.stringify(obj));
 }
 
-http.createServer((req, res) => {
+const tls = process.env.FAKE_TLS_CERT
+  ? { cert: fs.readFileSync(process.env.FAKE_TLS_CERT), key: fs.readFileSync(process.env.FAKE_TLS_KEY) }
+  : null;
+const handler = (req, res) => {
   let raw = '';
   req.on('data', (d) => (raw += d));
   req.on('end', () => {
@@ -242,7 +251,8 @@ http.createServer((req, res) => {
     state.requests.push(log);
     if (!authorized(req)) {
       log.status = 401;
-      return send(res, 401, { message: 'Bad credentials' });
+      const got = req.headers.authorization || req.headers['private-token'] || '';
+      return send(res, 401, { message: process.env.FAKE_ECHO_AUTH === '1' ? `Bad credentials: ${got}` : 'Bad credentials' });
     }
     const fi = fails.findIndex((f) => !f.method || f.method === req.method);
     const fail = fi >= 0 ? fails.splice(fi, 1)[0] : null;
@@ -261,5 +271,8 @@ http.createServer((req, res) => {
     if (fail && fail.delay_ms) setTimeout(answer, fail.delay_ms);
     else answer();
   });
-}).listen(port, '127.0.0.1', () => console.log(`fake-${kind} on 127.0.0.1:${port}, public ${pub}`));
+};
+(tls ? https.createServer(tls, handler) : http.createServer(handler))
+  .on('tlsClientError', (e) => console.log(`fake-${kind}: TLS handshake failed: ${e.message}`))
+  .listen(port, '127.0.0.1', () => console.log(`fake-${kind} on ${tls ? 'https' : 'http'}://127.0.0.1:${port}, public ${pub}`));
 process.on('SIGTERM', () => process.exit(0));

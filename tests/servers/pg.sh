@@ -6,6 +6,8 @@
 #                 TG_PG_URL (postgresql://tg:PASSWORD@127.0.0.1:PORT/tgstore)
 #   tg_pg_stop    pg_ctl stop (fast), KILL by PID if it lingers, and removes
 #                 the folder with the data
+#   tg_pg_halt    pg_ctl stop (fast), keeping the data (a database outage)
+#   tg_pg_resume  starts the halted server again on the same port
 #
 # The server listens on 127.0.0.1 only (TCP needs the password:
 # scram-sha-256; the socket in TG_PG_DIR is trust, for createdb), with
@@ -30,7 +32,6 @@ tg_pg_as() {
 }
 
 tg_pg_start() {
-	local opts
 	if [ ! -x "$TG_PG_BIN/initdb" ] || [ ! -x "$TG_PG_BIN/pg_ctl" ]; then
 		tg_log "no PostgreSQL 15 in $TG_PG_BIN (contrib/install-deps.sh --servers)"
 		return 1
@@ -52,10 +53,7 @@ tg_pg_start() {
 		return 1
 	fi
 	rm -f "$TG_PG_DIR/pwfile"
-	opts="-c listen_addresses=127.0.0.1 -p $TG_PG_PORT -c unix_socket_directories=$TG_PG_DIR"
-	opts="$opts -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
-	if ! (cd "$TG_PG_DIR" && tg_pg_as "$TG_PG_BIN/pg_ctl" -D "$TG_PG_DIR/data" -l "$TG_PG_DIR/server.log" \
-		-o "$opts" -w -t 30 start) > "$TG_PG_DIR/pg_ctl.log" 2>&1; then
+	if ! _tg_pg_ctl_start; then
 		tg_log "pg_ctl start failed: $(tail -n 3 "$TG_PG_DIR/server.log" 2>/dev/null)"
 		return 1
 	fi
@@ -66,6 +64,23 @@ tg_pg_start() {
 		return 1
 	fi
 	TG_PG_URL="postgresql://tg:$TG_PG_PASSWORD@127.0.0.1:$TG_PG_PORT/tgstore"
+}
+
+_tg_pg_ctl_start() {
+	local opts="-c listen_addresses=127.0.0.1 -p $TG_PG_PORT -c unix_socket_directories=$TG_PG_DIR"
+	opts="$opts -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
+	(cd "$TG_PG_DIR" && tg_pg_as "$TG_PG_BIN/pg_ctl" -D "$TG_PG_DIR/data" -l "$TG_PG_DIR/server.log" \
+		-o "$opts" -w -t 30 start) > "$TG_PG_DIR/pg_ctl.log" 2>&1
+}
+
+tg_pg_halt() {
+	[ -n "${TG_PG_DIR:-}" ] && [ -f "$TG_PG_DIR/data/postmaster.pid" ] || return 0
+	(cd "$TG_PG_DIR" && tg_pg_as "$TG_PG_BIN/pg_ctl" -D "$TG_PG_DIR/data" -m fast -w -t 10 stop) > /dev/null 2>&1
+}
+
+tg_pg_resume() {
+	_tg_pg_ctl_start || { tg_log "pg_ctl start failed: $(tail -n 3 "$TG_PG_DIR/server.log" 2>/dev/null)"; return 1; }
+	TG_PG_PID=$(head -n 1 "$TG_PG_DIR/data/postmaster.pid")
 }
 
 tg_pg_stop() {

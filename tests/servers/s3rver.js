@@ -8,6 +8,8 @@
 // continuation tokens with DES, which OpenSSL 3 only has in the legacy
 // provider (without it, every truncated listing is a 500).
 // Credentials: S3RVER / S3RVER (hard-coded in s3rver).
+// Environment: S3RVER_TLS_CERT, S3RVER_TLS_KEY  PEM files: serve HTTPS
+// (tests/it_security.sh: TLS verification of the S3 client).
 'use strict';
 const path = require('path');
 const fs = require('fs');
@@ -25,6 +27,9 @@ const server = new S3rver({
   directory: dir,
   silent: false,
   configureBuckets: [{ name: bucket, configs: [] }],
+  ...(process.env.S3RVER_TLS_CERT
+    ? { cert: fs.readFileSync(process.env.S3RVER_TLS_CERT), key: fs.readFileSync(process.env.S3RVER_TLS_KEY) }
+    : {}),
 });
 // the bucket exists before the port opens: run() configures, then listens
 server.run().then(
