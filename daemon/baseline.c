@@ -68,13 +68,33 @@ int tg_daemon_find_baseline(tg_daemon *d, size_t ri, const tg_job *j, tg_job *ba
 	rc = tg_git_first_parents(g, from, (size_t)r->baseline_depth + (size_t)skip_self, &chain, &n);
 	if (rc)
 		return rc;
+	/* runs of the same workload still being judged: a nearer one than what
+	 * the store has done would be the baseline, so wait for it rather than
+	 * compare with an older run (or with none) */
+	tg_job *open = NULL;
+	size_t nopen = 0;
+	if ((rc = tg_store_jobs_list(d->store, 1u << TG_JOB_SEEN | 1u << TG_JOB_ANALYSING | 1u << TG_JOB_POSTING, &open,
+	                             &nopen))) {
+		free(chain);
+		return rc;
+	}
 	for (size_t i = (size_t)skip_self; i < n && !*found; i++) {
+		for (size_t k = 0; k < nopen; k++)
+			if (open[k].id != j->id && !strcmp(open[k].repo, j->repo) && !strcmp(open[k].workload, j->workload) &&
+			    !strcmp(open[k].commit, chain[i])) {
+				rc = tg_error_set(TG_EIO, "the run %s of the baseline candidate %.12s is not judged yet",
+				                  open[k].prefix ? open[k].prefix : "?", chain[i]);
+				tg_store_jobs_free(open, nopen);
+				free(chain);
+				return rc;
+			}
 		tg_job cand;
 		memset(&cand, 0, sizeof(cand));
 		int fr = tg_store_find_run(d->store, j->repo, chain[i], j->workload, &cand);
 		if (fr == TG_ENOTFOUND)
 			continue;
 		if (fr) {
+			tg_store_jobs_free(open, nopen);
 			free(chain);
 			return fr;
 		}
@@ -82,6 +102,7 @@ int tg_daemon_find_baseline(tg_daemon *d, size_t ri, const tg_job *j, tg_job *ba
 		*found = 1;
 		*distance = (int)(i - (size_t)skip_self);
 	}
+	tg_store_jobs_free(open, nopen);
 	free(chain);
 	if (!*found)
 		snprintf(why, whycap, "no run of %s on %s within %d first-parent commits of %.12s", j->workload, target,

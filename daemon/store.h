@@ -89,7 +89,9 @@ int tg_store_job_get(tg_store *s, int64_t id, tg_job *out);
 /* The run with content key; TG_ENOTFOUND when none. */
 int tg_store_job_get_by_key(tg_store *s, const char *key, tg_job *out);
 
-/* Claims the oldest unfinished job (seen, analysing or posting) that no
+/* Claims the unfinished job (seen, analysing or posting) that ran first
+ * (run_time, so that a baseline run is judged before the pull-request
+ * runs that compare with it) and that no
  * live lease holds: sets its lease to owner until now + lease_s and counts
  * an attempt. *out is the job; TG_ENOTFOUND when there is none. Safe
  * between several daemons on PostgreSQL (SELECT ... FOR UPDATE SKIP

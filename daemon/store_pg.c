@@ -329,7 +329,7 @@ static int claim_once(pg_store *b, const char *owner, int64_t now, int64_t until
 	PGresult *res = pg_run(b, "claim",
 	                       "SELECT id FROM runs WHERE state IN " UNFINISHED
 	                       " AND (lease_owner IS NULL OR lease_until <= $1::bigint)"
-	                       " ORDER BY created_at, id LIMIT 1 FOR UPDATE SKIP LOCKED",
+	                       " ORDER BY run_time, id LIMIT 1 FOR UPDATE SKIP LOCKED",
 	                       1, p1, &rc);
 	if (!res)
 		goto fail;

@@ -67,7 +67,7 @@ static const char *const sq_sql[SQ_NSTMT] = {
 	[SQ_GET_ID] = "SELECT " TG_STORE_JOB_COLS " FROM runs WHERE id = ?1",
 	[SQ_GET_KEY] = "SELECT " TG_STORE_JOB_COLS " FROM runs WHERE key = ?1",
 	[SQ_CLAIM_PICK] = "SELECT id FROM runs WHERE state IN " UNFINISHED
-	                  " AND (lease_owner IS NULL OR lease_until <= ?1) ORDER BY created_at, id LIMIT 1",
+	                  " AND (lease_owner IS NULL OR lease_until <= ?1) ORDER BY run_time, id LIMIT 1",
 	[SQ_CLAIM_TAKE] = "UPDATE runs SET lease_owner = ?1, lease_until = ?2, attempts = attempts + 1, "
 	                  "updated_at = ?3 WHERE id = ?4 RETURNING " TG_STORE_JOB_COLS,
 	[SQ_RENEW] = "UPDATE runs SET lease_until = ?1, updated_at = ?2 "
