@@ -24,7 +24,8 @@ enum tg_error_code {
 	TG_ELIMIT = -3,   /* a configured resource limit was exceeded */
 	TG_ENOMEM = -4,   /* allocation failed */
 	TG_EINVAL = -5,   /* bad argument from the caller */
-	TG_ENOTFOUND = -6 /* a looked-up item does not exist */
+	TG_ENOTFOUND = -6, /* a looked-up item does not exist */
+	TG_EAGAIN = -7     /* not now: waiting for something else to finish first */
 };
 
 /* Sets the calling thread's error message (printf-style) and returns code. */

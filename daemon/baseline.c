@@ -13,6 +13,9 @@
 #include "log.h"
 
 #include <stdio.h>
+#include <time.h>
+
+#define FETCH_PERIOD_S 10
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,10 +31,18 @@ int tg_daemon_find_baseline(tg_daemon *d, size_t ri, const tg_job *j, tg_job *ba
 	int rc = tg_daemon_git(d, ri, &g);
 	if (rc)
 		return rc;
-	/* the target branch moves: see its current tip (a mirror that cannot
-	 * fetch still answers from what it has) */
-	if (tg_git_fetch(g))
-		tg_log(TG_LOG_WARN, "%s: fetch: %s (using the mirror as it is)", r->name, tg_error_last());
+	/* the target branch moves: see its current tip, at most every
+	 * FETCH_PERIOD_S seconds (a backlog of runs would fetch once a run; a
+	 * commit the mirror lacks is fetched on demand anyway); a mirror that
+	 * cannot fetch still answers from what it has */
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if (!d->fetched[ri] || now.tv_sec - d->fetched[ri] >= FETCH_PERIOD_S) {
+		if (tg_git_fetch(g))
+			tg_log(TG_LOG_WARN, "%s: fetch: %s (using the mirror as it is)", r->name, tg_error_last());
+		else
+			d->fetched[ri] = now.tv_sec ? now.tv_sec : 1;
+	}
 	const char *target = j->target_branch && *j->target_branch ? j->target_branch
 	                     : r->ntarget_branches                  ? r->target_branches[0]
 	                                                            : "main";
@@ -82,7 +93,8 @@ int tg_daemon_find_baseline(tg_daemon *d, size_t ri, const tg_job *j, tg_job *ba
 		for (size_t k = 0; k < nopen; k++)
 			if (open[k].id != j->id && !strcmp(open[k].repo, j->repo) && !strcmp(open[k].workload, j->workload) &&
 			    !strcmp(open[k].commit, chain[i])) {
-				rc = tg_error_set(TG_EIO, "the run %s of the baseline candidate %.12s is not judged yet",
+				d->blocker = open[k].id;
+				rc = tg_error_set(TG_EAGAIN, "the run %s of the baseline candidate %.12s is not judged yet",
 				                  open[k].prefix ? open[k].prefix : "?", chain[i]);
 				tg_store_jobs_free(open, nopen);
 				free(chain);

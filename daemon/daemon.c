@@ -139,7 +139,8 @@ static int load_rules(tg_daemon *d)
 	const tg_config *c = d->cfg;
 	d->rules = tg_calloc(c->nrepos ? c->nrepos : 1, sizeof(tg_rules *));
 	d->git = tg_calloc(c->nrepos ? c->nrepos : 1, sizeof(tg_git *));
-	if (!d->rules || !d->git)
+	d->fetched = tg_calloc(c->nrepos ? c->nrepos : 1, sizeof(int64_t));
+	if (!d->rules || !d->git || !d->fetched)
 		return TG_ENOMEM;
 	for (size_t i = 0; i < c->nrepos; i++) {
 		const tg_config_repo *r = &c->repos[i];
@@ -244,6 +245,7 @@ void tg_daemon_free(tg_daemon *d)
 	for (size_t i = 0; d->git && i < d->cfg->nrepos; i++)
 		tg_git_free(d->git[i]);
 	free(d->git);
+	free(d->fetched);
 	tg_atoms_free(d->seen);
 	free(d->jobs_dir);
 	free(d->tmp_dir);
@@ -404,6 +406,41 @@ int tg_daemon_scan(tg_daemon *d, size_t *added)
 
 /* ------------------------------------------------------------ work */
 
+/* Runs job j; when it waits for another job (its baseline's run) that this
+ * daemon can claim, runs that one first (and what it waits for, up to a
+ * depth), then j again: a backlog of consecutive commits is judged in
+ * order whatever order the claims came in. */
+static int run_job(tg_daemon *d, tg_job *j, int lease_s, int depth, size_t *finished)
+{
+	d->blocker = 0;
+	int r = tg_daemon_job_run(d, j);
+	for (int tries = 0; r == TG_EAGAIN && d->blocker > 0 && depth < 32 && tries < 4; tries++) {
+		int64_t b = d->blocker;
+		tg_job bj;
+		memset(&bj, 0, sizeof(bj));
+		if (tg_store_job_claim_id(d->store, b, d->owner, lease_s, &bj)) {
+			/* another daemon has it, or it is ours already (waiting): defer */
+			tg_error_set(TG_EAGAIN, "waits for job %lld, not claimable now", (long long)b);
+			break;
+		}
+		int br = run_job(d, &bj, lease_s, depth + 1, finished);
+		if (br == TG_EAGAIN) {
+			if (tg_store_job_release(d->store, bj.id, d->owner))
+				tg_log(TG_LOG_WARN, "job %lld: %s", (long long)bj.id, tg_error_last());
+		} else if (br) {
+			tg_log(TG_LOG_WARN, "job %lld (%s %s): will try again after its lease: %s", (long long)bj.id,
+			       bj.prefix ? bj.prefix : "", tg_job_state_name(bj.state), tg_error_last());
+		}
+		tg_job_clear(&bj);
+		if (br)
+			break;
+		(*finished)++;
+		d->blocker = 0;
+		r = tg_daemon_job_run(d, j);
+	}
+	return r;
+}
+
 int tg_daemon_work(tg_daemon *d, size_t *done)
 {
 	size_t k = 0;
@@ -411,6 +448,11 @@ int tg_daemon_work(tg_daemon *d, size_t *done)
 	if (lease_s < 1)
 		lease_s = 1;
 	int rc = 0;
+	/* jobs that wait for another (their baseline's run): kept leased for the
+	 * rest of this pass, so that the next claim finds other work, then given
+	 * back uncounted */
+	int64_t *waiting = NULL;
+	size_t nwait = 0, capwait = 0;
 	while (!(d->o.stop && *d->o.stop)) {
 		tg_job j;
 		memset(&j, 0, sizeof(j));
@@ -423,14 +465,23 @@ int tg_daemon_work(tg_daemon *d, size_t *done)
 			tg_log(TG_LOG_ERROR, "job store: %s", tg_error_last());
 			break;
 		}
-		int r = tg_daemon_job_run(d, &j);
-		if (!r)
+		int r = run_job(d, &j, lease_s, 0, &k);
+		if (!r) {
 			k++;
-		else
+		} else if (r == TG_EAGAIN) {
+			tg_log(TG_LOG_INFO, "job %lld waits: %s", (long long)j.id, tg_error_last());
+			if (!tg_grow((void **)&waiting, &capwait, nwait + 1, sizeof(int64_t)))
+				waiting[nwait++] = j.id;
+		} else {
 			tg_log(TG_LOG_WARN, "job %lld (%s %s): will try again after its lease: %s", (long long)j.id,
 			       j.prefix ? j.prefix : "", tg_job_state_name(j.state), tg_error_last());
+		}
 		tg_job_clear(&j);
 	}
+	for (size_t i = 0; i < nwait; i++)
+		if (tg_store_job_release(d->store, waiting[i], d->owner))
+			tg_log(TG_LOG_WARN, "job %lld: %s", (long long)waiting[i], tg_error_last());
+	free(waiting);
 	if (done)
 		*done = k;
 	return rc;

@@ -25,6 +25,8 @@ struct tg_daemon {
 	tg_forge **forges;   /* one per cfg->forges */
 	tg_rules **rules;    /* one per cfg->repos */
 	tg_git **git;        /* one per cfg->repos, opened on first use */
+	int64_t *fetched;    /* one per cfg->repos: when its mirror last fetched (monotonic s) */
+	int64_t blocker;     /* the job the last TG_EAGAIN waits for (0: none) */
 	tg_atoms *seen;      /* "key\x1fetag" of manifests already looked at */
 	char owner[256];     /* the lease owner: host, pid, start time */
 	int lock_fd;

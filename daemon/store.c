@@ -243,7 +243,19 @@ int tg_store_job_claim(tg_store *s, const char *owner, int lease_s, tg_job *out)
 	if (rc)
 		return rc;
 	int64_t now = store_now(s);
-	return s->ops->job_claim(s, owner, now, now + lease_s, out);
+	return s->ops->job_claim(s, owner, now, now + lease_s, 0, out);
+}
+
+int tg_store_job_claim_id(tg_store *s, int64_t id, const char *owner, int lease_s, tg_job *out)
+{
+	memset(out, 0, sizeof(*out));
+	int rc = lease_args(owner, lease_s);
+	if (rc)
+		return rc;
+	if (id <= 0)
+		return tg_error_set(TG_EINVAL, "store: no job %lld", (long long)id);
+	int64_t now = store_now(s);
+	return s->ops->job_claim(s, owner, now, now + lease_s, id, out);
 }
 
 int tg_store_job_renew(tg_store *s, int64_t id, const char *owner, int lease_s)
@@ -253,6 +265,13 @@ int tg_store_job_renew(tg_store *s, int64_t id, const char *owner, int lease_s)
 		return rc;
 	int64_t now = store_now(s);
 	return s->ops->job_renew(s, id, owner, now, now + lease_s);
+}
+
+int tg_store_job_release(tg_store *s, int64_t id, const char *owner)
+{
+	if (!owner || !*owner)
+		return tg_error_set(TG_EINVAL, "store: a release needs an owner");
+	return s->ops->job_release(s, id, owner, store_now(s));
 }
 
 /* The edges of the state machine: forward one step, or from any unfinished

@@ -98,9 +98,20 @@ int tg_store_job_get_by_key(tg_store *s, const char *key, tg_job *out);
  * LOCKED) and between processes on SQLite (BEGIN IMMEDIATE). */
 int tg_store_job_claim(tg_store *s, const char *owner, int lease_s, tg_job *out);
 
+/* Claims job id as tg_store_job_claim would (it must be unfinished and
+ * its lease free or expired): for a job that another one waits for.
+ * TG_ENOTFOUND when it cannot be claimed. */
+int tg_store_job_claim_id(tg_store *s, int64_t id, const char *owner, int lease_s, tg_job *out);
+
 /* Extends the lease of job id held by owner; TG_ENOTFOUND when owner no
  * longer holds it. */
 int tg_store_job_renew(tg_store *s, int64_t id, const char *owner, int lease_s);
+
+/* Gives job id back without moving it (it waits for another job): the
+ * lease is cleared, so that it can be claimed again at once, and the
+ * claim is not counted as an attempt. TG_ENOTFOUND when owner no longer
+ * holds it. */
+int tg_store_job_release(tg_store *s, int64_t id, const char *owner);
 
 /* Moves job id from state `from` to `to` when it is still in `from` and
  * owner holds its lease; error (may be NULL) is recorded (failed).

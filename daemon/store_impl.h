@@ -54,8 +54,10 @@ typedef struct tg_store_ops {
 	/* The operations of store.h, arguments checked, outputs cleared. */
 	int (*job_add)(tg_store *s, const tg_job *j, int64_t now, int64_t *id, int *created);
 	int (*job_get)(tg_store *s, int64_t id, const char *key, tg_job *out);
-	int (*job_claim)(tg_store *s, const char *owner, int64_t now, int64_t until, tg_job *out);
+	/* want: 0 for the first claimable job, else only job want */
+	int (*job_claim)(tg_store *s, const char *owner, int64_t now, int64_t until, int64_t want, tg_job *out);
 	int (*job_renew)(tg_store *s, int64_t id, const char *owner, int64_t now, int64_t until);
+	int (*job_release)(tg_store *s, int64_t id, const char *owner, int64_t now);
 	int (*job_advance)(tg_store *s, int64_t id, const char *owner, const char *from, const char *to,
 	                   int release, const char *error, int64_t now);
 	int (*job_set_result)(tg_store *s, int64_t id, const tg_job *j, int64_t now);

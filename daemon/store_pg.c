@@ -317,20 +317,22 @@ static int pg_job_get(tg_store *s, int64_t id, const char *key, tg_job *out)
 	PG_RETRY(pgs(s), get_once(pgs(s), id, key, out));
 }
 
-static int claim_once(pg_store *b, const char *owner, int64_t now, int64_t until, tg_job *out)
+static int claim_once(pg_store *b, const char *owner, int64_t now, int64_t until, int64_t want, tg_job *out)
 {
-	char t[24], u[24];
+	char t[24], u[24], w[24];
 	fmt_i64(t, sizeof(t), now);
 	fmt_i64(u, sizeof(u), until);
+	fmt_i64(w, sizeof(w), want);
 	int rc = pg_begin(b);
 	if (rc)
 		return rc;
-	const char *p1[] = {t};
+	const char *p1[] = {t, w};
 	PGresult *res = pg_run(b, "claim",
 	                       "SELECT id FROM runs WHERE state IN " UNFINISHED
 	                       " AND (lease_owner IS NULL OR lease_until <= $1::bigint)"
+	                       " AND ($2::bigint = 0 OR id = $2::bigint)"
 	                       " ORDER BY run_time, id LIMIT 1 FOR UPDATE SKIP LOCKED",
-	                       1, p1, &rc);
+	                       2, p1, &rc);
 	if (!res)
 		goto fail;
 	if (PQntuples(res) == 0) {
@@ -360,9 +362,9 @@ fail:
 	return rc;
 }
 
-static int pg_job_claim(tg_store *s, const char *owner, int64_t now, int64_t until, tg_job *out)
+static int pg_job_claim(tg_store *s, const char *owner, int64_t now, int64_t until, int64_t want, tg_job *out)
 {
-	PG_RETRY(pgs(s), claim_once(pgs(s), owner, now, until, out));
+	PG_RETRY(pgs(s), claim_once(pgs(s), owner, now, until, want, out));
 }
 
 static int renew_once(pg_store *b, int64_t id, const char *owner, int64_t now, int64_t until)
@@ -380,6 +382,28 @@ static int renew_once(pg_store *b, int64_t id, const char *owner, int64_t now, i
 	if (!rc && !changed)
 		rc = tg_error_set(TG_ENOTFOUND, "store: job %lld: %s holds no lease on it", (long long)id, owner);
 	return rc;
+}
+
+static int release_once(pg_store *b, int64_t id, const char *owner, int64_t now)
+{
+	char t[24], ids[24];
+	fmt_i64(t, sizeof(t), now);
+	fmt_i64(ids, sizeof(ids), id);
+	const char *p[] = {t, ids, owner};
+	int64_t changed = 0;
+	int rc = pg_update(b, "release",
+	                   "UPDATE runs SET lease_owner = NULL, lease_until = 0, updated_at = $1::bigint, "
+	                   "attempts = GREATEST(attempts - 1, 0) "
+	                   "WHERE id = $2::bigint AND lease_owner = $3 AND state IN " UNFINISHED,
+	                   3, p, &changed);
+	if (!rc && !changed)
+		rc = tg_error_set(TG_ENOTFOUND, "store: job %lld: %s holds no lease on it", (long long)id, owner);
+	return rc;
+}
+
+static int pg_job_release(tg_store *s, int64_t id, const char *owner, int64_t now)
+{
+	PG_RETRY(pgs(s), release_once(pgs(s), id, owner, now));
 }
 
 static int pg_job_renew(tg_store *s, int64_t id, const char *owner, int64_t now, int64_t until)
@@ -629,6 +653,7 @@ static const tg_store_ops pg_ops = {
 	.job_get = pg_job_get,
 	.job_claim = pg_job_claim,
 	.job_renew = pg_job_renew,
+	.job_release = pg_job_release,
 	.job_advance = pg_job_advance,
 	.job_set_result = pg_job_set_result,
 	.jobs_list = pg_jobs_list,

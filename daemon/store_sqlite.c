@@ -40,6 +40,7 @@ enum {
 	SQ_CLAIM_PICK,
 	SQ_CLAIM_TAKE,
 	SQ_RENEW,
+	SQ_RELEASE,
 	SQ_ADVANCE,
 	SQ_SET_RESULT,
 	SQ_LIST,
@@ -67,9 +68,13 @@ static const char *const sq_sql[SQ_NSTMT] = {
 	[SQ_GET_ID] = "SELECT " TG_STORE_JOB_COLS " FROM runs WHERE id = ?1",
 	[SQ_GET_KEY] = "SELECT " TG_STORE_JOB_COLS " FROM runs WHERE key = ?1",
 	[SQ_CLAIM_PICK] = "SELECT id FROM runs WHERE state IN " UNFINISHED
-	                  " AND (lease_owner IS NULL OR lease_until <= ?1) ORDER BY run_time, id LIMIT 1",
+	                  " AND (lease_owner IS NULL OR lease_until <= ?1) AND (?2 = 0 OR id = ?2)"
+	                  " ORDER BY run_time, id LIMIT 1",
 	[SQ_CLAIM_TAKE] = "UPDATE runs SET lease_owner = ?1, lease_until = ?2, attempts = attempts + 1, "
 	                  "updated_at = ?3 WHERE id = ?4 RETURNING " TG_STORE_JOB_COLS,
+	[SQ_RELEASE] = "UPDATE runs SET lease_owner = NULL, lease_until = 0, updated_at = ?1, "
+	               "attempts = CASE WHEN attempts > 0 THEN attempts - 1 ELSE 0 END "
+	               "WHERE id = ?2 AND lease_owner = ?3 AND state IN " UNFINISHED,
 	[SQ_RENEW] = "UPDATE runs SET lease_until = ?1, updated_at = ?2 "
 	             "WHERE id = ?3 AND lease_owner = ?4 AND state IN " UNFINISHED,
 	[SQ_ADVANCE] = "UPDATE runs SET state = ?1, updated_at = ?2, error = COALESCE(?3, error), "
@@ -326,7 +331,7 @@ static int sq_job_get(tg_store *s, int64_t id, const char *key, tg_job *out)
 	return rc;
 }
 
-static int sq_job_claim(tg_store *s, const char *owner, int64_t now, int64_t until, tg_job *out)
+static int sq_job_claim(tg_store *s, const char *owner, int64_t now, int64_t until, int64_t want, tg_job *out)
 {
 	sq_store *b = sq(s);
 	int rc = sq_begin(b);
@@ -338,6 +343,7 @@ static int sq_job_claim(tg_store *s, const char *owner, int64_t now, int64_t unt
 		goto fail;
 	}
 	sqlite3_bind_int64(st, 1, now);
+	sqlite3_bind_int64(st, 2, want);
 	if ((rc = sq_step(b, st, "claim")) <= 0) {
 		if (rc == 0)
 			rc = tg_error_set(TG_ENOTFOUND, "store: no job to claim");
@@ -395,6 +401,21 @@ static int sq_job_renew(tg_store *s, int64_t id, const char *owner, int64_t now,
 	sqlite3_bind_int64(st, 3, id);
 	bind_text(st, 4, owner);
 	int changed = 0, rc = sq_update(b, st, "renew", &changed);
+	if (!rc && !changed)
+		rc = tg_error_set(TG_ENOTFOUND, "store: job %lld: %s holds no lease on it", (long long)id, owner);
+	return rc;
+}
+
+static int sq_job_release(tg_store *s, int64_t id, const char *owner, int64_t now)
+{
+	sq_store *b = sq(s);
+	sqlite3_stmt *st = sq_stmt(b, SQ_RELEASE);
+	if (!st)
+		return TG_EIO;
+	sqlite3_bind_int64(st, 1, now);
+	sqlite3_bind_int64(st, 2, id);
+	bind_text(st, 3, owner);
+	int changed = 0, rc = sq_update(b, st, "release", &changed);
 	if (!rc && !changed)
 		rc = tg_error_set(TG_ENOTFOUND, "store: job %lld: %s holds no lease on it", (long long)id, owner);
 	return rc;
@@ -614,6 +635,7 @@ static const tg_store_ops sq_ops = {
 	.job_get = sq_job_get,
 	.job_claim = sq_job_claim,
 	.job_renew = sq_job_renew,
+	.job_release = sq_job_release,
 	.job_advance = sq_job_advance,
 	.job_set_result = sq_job_set_result,
 	.jobs_list = sq_jobs_list,

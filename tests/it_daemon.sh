@@ -189,5 +189,28 @@ kill -TERM "$dpid"; wait "$dpid"
 tg_eq "live daemon: exits 0 on SIGTERM" 0 $?
 tg_check "live daemon: says it stopped" grep -q "stopped by a signal" live.log
 
+# 8. a backlog: five consecutive main commits and a pull request on the last, all in storage
+#    before the daemon looks (claimed in any order): each judged against its predecessor
+git -C src checkout -q main
+bl=""
+for i in 1 2 3 4 5; do
+	echo "b$i" >> src/a && git -C src commit -qam "backlog $i"
+	bl="$bl $(git -C src rev-parse HEAD)"
+done
+git -C src checkout -qb blpr && echo p >> src/a && git -C src commit -qam "backlog pr" && blpr=$(git -C src rev-parse HEAD)
+git -C src checkout -q main
+git -C src push -q "$TG_RUN/repo.git" main blpr
+n=0
+for sha in $bl; do n=$((n + 1)); up "$sha" main "bl$n" fine.json.gz; done
+up "$blpr" blpr bl-pr slow.json.gz 40
+once
+nob=0
+for sha in $bl; do status_of "$sha" | grep -q success || nob=$((nob + 1)); grep "\"sha\": *\"$sha\"" outbox/statuses.log | grep -q "no baseline" && nob=$((nob + 1)); done
+tg_eq "backlog: five main runs judged against their predecessors" 0 "$nob"
+tg_eq "backlog: the pull request blocks against the last" failure "$(status_of "$blpr")"
+c40=$(find outbox -path '*pr-40*' -name 'comment-*.md' | head -1)
+last=${bl##* }
+tg_check "backlog: the PR's baseline is the last main commit" grep -q "Baseline: \`${last:0:12}\`" "$c40"
+
 tg_check "no crash or sanitizer report in the logs" sh -c "! grep -Eq 'runtime error|AddressSanitizer|LeakSanitizer' daemon.log live.log stall.log"
 tg_done it_daemon
