@@ -200,8 +200,8 @@ int tg_forge_same_origin(const tg_forge *f, const char *url)
 }
 
 /* The next page's URL after a response, or NULL at the end (rc 0). */
-static int next_page(char **next, tg_forge *f, const char *prefix, const tg_http_response *r, long *page,
-                     size_t got, size_t seen)
+int tg_forge_next_page(char **next, tg_forge *f, const char *prefix, const tg_http_response *r, long *page,
+                       size_t got, size_t seen)
 {
 	*next = NULL;
 	const char *v;
@@ -274,7 +274,7 @@ int tg_forge_get_pages(tg_forge *f, const char *prefix, tg_forge_page_fn fn, voi
 		if (!rc) {
 			size_t got = json_array_size(items);
 			seen += got;
-			rc = next_page(&next, f, prefix, &r, &page, got, seen);
+			rc = tg_forge_next_page(&next, f, prefix, &r, &page, got, seen);
 		}
 		json_decref(items);
 		tg_http_response_free(&r);

@@ -220,7 +220,7 @@ const char *tg_http_header(const tg_http_response *r, const char *name)
 }
 
 /* The rel="next" target of a Link header value, or NULL. */
-static char *link_next(const char *v)
+char *tg_http_link_next(const char *v)
 {
 	while (v && *v) {
 		const char *lt = strchr(v, '<');
@@ -485,7 +485,7 @@ int tg_http_do(tg_http_response *out, tg_http *h, const tg_http_req *q)
 		long st = 0;
 		curl_easy_getinfo(h->curl, CURLINFO_RESPONSE_CODE, &st);
 		out->status = st;
-		out->link_next = link_next(tg_http_header(out, "link"));
+		out->link_next = tg_http_link_next(tg_http_header(out, "link"));
 		out->etag = dup_header(out, "etag");
 		out->location = dup_header(out, "location");
 		if (st >= 200 && st < 300)
