@@ -214,8 +214,8 @@ int tg_forge_next_page(char **next, tg_forge *f, const char *prefix, const tg_ht
 		} else if (!tg_forge_same_origin(f, r->link_next)) {
 			char u[256];
 			url_no_query(u, sizeof(u), r->link_next);
-			return tg_error_set(TG_EFORMAT, "%s: the next page (%s) is not on the API's host: not followed",
-			                    f->name, u);
+			tg_error_set(TG_EFORMAT, "%s: the next page (%s) is not on the API's host: not followed", f->name, u);
+			return scrub(f, TG_EFORMAT); /* the server wrote that URL */
 		} else {
 			*next = strdup(r->link_next);
 		}
