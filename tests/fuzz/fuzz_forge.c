@@ -125,9 +125,19 @@ static void add_header(tg_http_response *r, const char *p, size_t n)
 	r->headers[r->nheaders++] = h;
 }
 
+/* 1 when s is in data once spaces and control characters are dropped
+ * (as messages drop or fold them when they quote an answer). */
 static int has(const uint8_t *data, size_t size, const char *s)
 {
-	return memmem(data, size, s, strlen(s)) != NULL;
+	char *t = malloc(size + 1);
+	CHECK(t != NULL);
+	size_t k = 0;
+	for (size_t i = 0; i < size; i++)
+		if (data[i] > 0x20 && data[i] != 0x7f)
+			t[k++] = (char)data[i];
+	int found = memmem(t, k, s, strlen(s)) != NULL;
+	free(t);
+	return found;
 }
 
 /* The message of a failure: one line, the forge's name first, no token,
