@@ -132,9 +132,15 @@ static const char *json_type_name(const json_t *j)
 	return "unknown";
 }
 
+/* url without its query, for a message: one line even when a server wrote
+ * the URL (libcurl keeps a lone CR inside a header), control characters
+ * as '?'. */
 static void url_no_query(char *buf, size_t cap, const char *url)
 {
 	snprintf(buf, cap, "%.*s", (int)strcspn(url, "?#"), url);
+	for (char *p = buf; *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			*p = '?';
 }
 
 int tg_forge_json(json_t **out, tg_forge *f, const char *method, const char *url, const tg_http_response *r,

@@ -772,6 +772,11 @@ static void test_link_must_stay_on_the_api_host(void **state)
 	assert_string_equal(tg_error_last(),
 	                    "test-forge: the next page (https://evil.example/[token]/x) is not on the API's host: not followed");
 	assert_int_equal(mh_nreqs(&s), 2);
+	/* a link with carriage returns (libcurl keeps a lone CR): one line (found by fuzz_forge) */
+	mh_push(&s, 200, "Link: <\r/a\r,c>; rel=next\r\n", "[]");
+	assert_int_equal(tg_forge_upsert_comment(f, &c, NULL, NULL), TG_EFORMAT);
+	assert_string_equal(tg_error_last(), "test-forge: the next page (?/a?,c) is not on the API's host: not followed");
+	assert_int_equal(mh_nreqs(&s), 3);
 	assert_true(tg_forge_same_origin(f, s.base));
 	char other[80];
 	snprintf(other, sizeof(other), "http://127.0.0.1:%d/x", s.port + 1);
@@ -788,7 +793,7 @@ static void test_link_must_stay_on_the_api_host(void **state)
 	int64_t id;
 	assert_int_equal(tg_forge_upsert_comment(f, &c, &id, NULL), 0);
 	assert_int_equal(id, 5);
-	assert_string_equal(s.reqs[3].target, "/repos/acme/llm/issues/7/comments?page=2&a=b,c");
+	assert_string_equal(s.reqs[4].target, "/repos/acme/llm/issues/7/comments?page=2&a=b,c");
 	tg_forge_free(f);
 	mh_stop(&s);
 }
