@@ -132,15 +132,21 @@ static const char *json_type_name(const json_t *j)
 	return "unknown";
 }
 
+/* s with its control characters as '?': text a server wrote, made one
+ * line for a message. */
+static void no_controls(char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			*s = '?';
+}
+
 /* url without its query, for a message: one line even when a server wrote
- * the URL (libcurl keeps a lone CR inside a header), control characters
- * as '?'. */
+ * the URL (libcurl keeps a lone CR inside a header). */
 static void url_no_query(char *buf, size_t cap, const char *url)
 {
 	snprintf(buf, cap, "%.*s", (int)strcspn(url, "?#"), url);
-	for (char *p = buf; *p; p++)
-		if ((unsigned char)*p < 0x20 || *p == 0x7f)
-			*p = '?';
+	no_controls(buf);
 }
 
 int tg_forge_json(json_t **out, tg_forge *f, const char *method, const char *url, const tg_http_response *r,
@@ -151,9 +157,11 @@ int tg_forge_json(json_t **out, tg_forge *f, const char *method, const char *url
 	url_no_query(u, sizeof(u), url);
 	json_error_t e;
 	json_t *j = json_loadb(r->body ? r->body : "", r->len, JSON_DECODE_ANY, &e);
-	if (!j)
+	if (!j) {
+		no_controls(e.text); /* jansson quotes the answer near the error */
 		return tg_error_set(TG_EFORMAT, "%s: %s %s: HTTP %ld: the response is not JSON (%s at byte %d)", f->name,
 		                    method, u, r->status, e.text, e.position);
+	}
 	if (json_typeof(j) != want) {
 		const char *got = json_type_name(j);
 		json_decref(j);

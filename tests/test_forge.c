@@ -723,6 +723,15 @@ static void test_bad_responses(void **state)
 	assert_int_equal(tg_forge_upsert_comment(f, &c, NULL, NULL), TG_EFORMAT);
 	assert_non_null(strstr(tg_error_last(), "the response is not JSON"));
 
+	/* jansson quotes the answer, line breaks too: one line (found by fuzz_forge) */
+	mh_push(&s, 200, NULL, "[{\"body\": \"a\\\r\nb\"}]");
+	assert_int_equal(tg_forge_upsert_comment(f, &c, NULL, NULL), TG_EFORMAT);
+	snprintf(want, sizeof(want),
+	         "test-forge: GET %s/repos/acme/llm/issues/7/comments: HTTP 200: the response is not JSON (invalid escape "
+	         "near '\"a\\?' at byte 14)",
+	         s.base);
+	assert_string_equal(tg_error_last(), want);
+
 	/* a server that quotes the token back: never in the message */
 	mh_push(&s, 401, NULL, "{\"message\":\"Bad credentials: Bearer " TOKEN "\"}");
 	assert_int_equal(tg_forge_upsert_comment(f, &c, NULL, NULL), TG_EIO);
