@@ -253,11 +253,15 @@ static char *dup_header(const tg_http_response *r, const char *name)
 	return v ? strdup(v) : NULL;
 }
 
-/* The URL without its query string, for messages. */
+/* The URL without its query string, for messages: one line even when a
+ * server wrote it (a next page's Link), control characters as '?'. */
 static void url_for_message(char *buf, size_t cap, const char *url)
 {
 	size_t n = strcspn(url, "?#");
 	snprintf(buf, cap, "%.*s", (int)n, url);
+	for (char *p = buf; *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			*p = '?';
 }
 
 void tg_http_describe(char *buf, size_t cap, const char *method, const char *url, const tg_http_response *r)

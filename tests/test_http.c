@@ -118,6 +118,9 @@ static void test_escape_and_describe(void **state)
 	tg_http_response_free(&r);
 	tg_http_describe(buf, sizeof(buf), "GET", "https://x.test/a#frag", NULL);
 	assert_string_equal(buf, "GET https://x.test/a: no response");
+	/* a URL a server wrote (a next page) with line breaks: one line (found by fuzz_http) */
+	tg_http_describe(buf, sizeof(buf), "GET", "https://x.test/a\r\nX-Injected: 1\x7f?q=\n", NULL);
+	assert_string_equal(buf, "GET https://x.test/a??X-Injected: 1?: no response");
 }
 
 /* ------------------------------------------------- scripted server */
