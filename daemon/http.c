@@ -299,6 +299,10 @@ static int64_t parse_http_date(const char *v)
 	return (int64_t)timegm(&tm);
 }
 
+/* The longest wait a server may ask for, in seconds (115 days): longer is
+ * nonsense, and in ms it must not overflow. The caller caps it further. */
+#define MAX_ASKED_WAIT_S 10000000
+
 long tg_http_retry_after_ms(const tg_http_response *r, int64_t now)
 {
 	const char *v = tg_http_header(r, "retry-after");
@@ -306,7 +310,7 @@ long tg_http_retry_after_ms(const tg_http_response *r, int64_t now)
 		char *end;
 		errno = 0;
 		double s = strtod(v, &end);
-		if (end != v && errno == 0 && s >= 0 && s < 1e7)
+		if (end != v && errno == 0 && s >= 0 && s < MAX_ASKED_WAIT_S)
 			return (long)(s * 1000);
 		int64_t t = parse_http_date(v);
 		if (t >= 0)
@@ -317,7 +321,7 @@ long tg_http_retry_after_ms(const tg_http_response *r, int64_t now)
 	if (rem && reset && strtoll(rem, NULL, 10) == 0) {
 		int64_t t = strtoll(reset, NULL, 10);
 		if (t > 0)
-			return t > now ? (long)((t - now) * 1000) : 0;
+			return t > now ? (long)((t - now < MAX_ASKED_WAIT_S ? t - now : MAX_ASKED_WAIT_S) * 1000) : 0;
 	}
 	return -1;
 }
