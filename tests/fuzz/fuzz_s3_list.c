@@ -12,12 +12,8 @@
  *     bytes inside; a token is returned only with success;
  *   - parsing appends: a second parse of the same input doubles the list.
  *
- * Build and run (the Makefile's fuzz target builds the trace reader only):
- *   clang -std=c11 -D_GNU_SOURCE -O1 -g -fsanitize=fuzzer,address,undefined \
- *     -fno-sanitize-recover=all -o build-fuzz/fuzz_s3_list tests/fuzz/fuzz_s3_list.c \
- *     daemon/s3_list.c daemon/xml_walk.c core/error.c
- *   build-fuzz/fuzz_s3_list -max_total_time=60 -max_len=8192 \
- *     build-fuzz/corpus-s3 tests/fuzz/corpus/s3_list
+ * Build and run: make fuzz FUZZ_TARGETS=s3_list (build-fuzz/fuzz_s3_list;
+ * the Makefile's FUZZ_SRC_s3_list names the daemon sources it links).
  */
 #include "../../core/tg.h"
 #include "../../daemon/s3.h"
