@@ -18,6 +18,10 @@
 /* Pages of one listing followed at most (a loop guard: 100 per page). */
 #define TG_FORGE_MAX_PAGES 1000
 
+/* The largest page number a server may send (x-next-page): 100 million
+ * comments at 100 a page. */
+#define TG_FORGE_MAX_PAGE_NUMBER 1000000
+
 typedef struct tg_forge_ops {
 	/* Sets the commit status (the backend trims the description). */
 	int (*post_status)(tg_forge *f, const tg_forge_status *s);
@@ -125,9 +129,10 @@ int tg_forge_get_pages(tg_forge *f, const char *url_prefix, tg_forge_page_fn fn,
  * got items (seen so far, this page included): *next (the caller frees it)
  * is the Link rel="next" URL (a path is put on the API's host; another
  * host is TG_EFORMAT), else prefix + x-next-page when that is beyond
- * *page, else prefix + (*page + 1) while fewer than x-total-count items
- * were seen; NULL at the end. Updates *page. Returns 0, TG_EFORMAT or
- * TG_ENOMEM. (The parsing half of tg_forge_get_pages.) */
+ * *page (above TG_FORGE_MAX_PAGE_NUMBER: TG_EFORMAT), else prefix +
+ * (*page + 1) while fewer than x-total-count items were seen; NULL at the
+ * end. Updates *page. Returns 0, TG_EFORMAT or TG_ENOMEM. (The parsing
+ * half of tg_forge_get_pages.) */
 int tg_forge_next_page(char **next, tg_forge *f, const char *prefix, const tg_http_response *r, long *page,
                        size_t got, size_t seen);
 

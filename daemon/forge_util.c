@@ -241,6 +241,9 @@ int tg_forge_next_page(char **next, tg_forge *f, const char *prefix, const tg_ht
 		np = strtol(v, NULL, 10);
 		if (np <= *page)
 			return 0;
+		if (np > TG_FORGE_MAX_PAGE_NUMBER) /* page + 1 must stay a long */
+			return tg_error_set(TG_EFORMAT, "%s: the next page's number (x-next-page) is above %d", f->name,
+			                    TG_FORGE_MAX_PAGE_NUMBER);
 	} else if ((v = tg_http_header(r, "x-total-count")) && got > 0) {
 		char *end;
 		errno = 0;

@@ -807,6 +807,44 @@ static void test_link_must_stay_on_the_api_host(void **state)
 	mh_stop(&s);
 }
 
+/* Page numbers a server sends: a huge x-next-page is refused, as the next
+ * page after it would overflow (found by fuzz_forge: x-next-page beyond
+ * LONG_MAX, then x-total-count). */
+static void test_page_numbers(void **state)
+{
+	(void)state;
+	tg_forge *f = new_forge(TG_FORGE_GITLAB, "https://gitlab.example/api/v4", 0);
+	const char *prefix = "https://gitlab.example/api/v4/projects/5/merge_requests/12/notes?per_page=100&page=";
+	char h1[] = "x-next-page: 92233720368514775806", h2[] = "x-total-count: 999999999999999996", h3[] = "x-next-page: 1000000",
+	     h4[] = "x-next-page: 1000001";
+	char *hs[] = {h1};
+	tg_http_response r = {.status = 200, .headers = hs, .nheaders = 1};
+	long page = 1;
+	char *next = (char *)1;
+	assert_int_equal(tg_forge_next_page(&next, f, prefix, &r, &page, 100, 100), TG_EFORMAT);
+	assert_null(next);
+	assert_int_equal(page, 1);
+	assert_string_equal(tg_error_last(), "test-forge: the next page's number (x-next-page) is above 1000000");
+	hs[0] = h4;
+	assert_int_equal(tg_forge_next_page(&next, f, prefix, &r, &page, 100, 100), TG_EFORMAT);
+	/* the largest, then one more by x-total-count */
+	hs[0] = h3;
+	assert_int_equal(tg_forge_next_page(&next, f, prefix, &r, &page, 100, 100), 0);
+	assert_int_equal(page, 1000000);
+	assert_non_null(strstr(next, "&page=1000000"));
+	free(next);
+	hs[0] = h2;
+	assert_int_equal(tg_forge_next_page(&next, f, prefix, &r, &page, 100, 200), 0);
+	assert_int_equal(page, 1000001);
+	assert_non_null(strstr(next, "&page=1000001"));
+	free(next);
+	/* an x-next-page at or below the current page ends the listing */
+	hs[0] = h3;
+	assert_int_equal(tg_forge_next_page(&next, f, prefix, &r, &page, 100, 300), 0);
+	assert_null(next);
+	tg_forge_free(f);
+}
+
 /* ----------------------------------------------------------------- GitLab */
 
 static void test_gitlab(void **state)
@@ -1149,6 +1187,7 @@ int main(void)
 		cmocka_unit_test(test_github_retries_status),
 		cmocka_unit_test(test_bad_responses),
 		cmocka_unit_test(test_link_must_stay_on_the_api_host),
+		cmocka_unit_test(test_page_numbers),
 		cmocka_unit_test(test_gitlab),
 		cmocka_unit_test(test_gitea),
 		cmocka_unit_test(test_live_github),
