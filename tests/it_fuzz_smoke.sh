@@ -7,7 +7,7 @@
 # report, broken promise or input slower than 10 s fails the smoke; the
 # input is kept in build-fuzz/smoke-<name>-*. When clang cannot link a
 # libFuzzer program, says SKIP and passes (contrib/install-deps.sh --fuzz
-# installs clang and libFuzzer; make check does).
+# installs clang and libFuzzer; make check does). Takes 65 to 80 s here.
 # Arguments: the tracegate binary (unused: run.sh gives it to every it_*.sh).
 set -u
 cd "$(dirname "$0")/.." || exit 1
