@@ -2,7 +2,7 @@
 #   make            ./tracegate
 #   make check      every test (SAN=1: under ASan + UBSan, in build-san/)
 #   make bench      speed and memory on the largest real trace
-#   make fuzz       libFuzzer on every tests/fuzz/fuzz_*.c (FUZZ_SECONDS=60 each)
+#   make fuzz       libFuzzer on every tests/fuzz/fuzz_*.c (FUZZ_SECONDS=60 each; docs/fuzzing.md)
 #   make demo       the main job on the embedded sample
 
 CC ?= cc
@@ -35,7 +35,7 @@ DAEMON_OBJ := $(DAEMON_SRC:%.c=$(BUILD)/%.o)
 TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 DEPS_STAMP := $(BUILD)/.deps-ok
 
-.PHONY: all check bench fuzz demo clean deps
+.PHONY: all check bench fuzz fuzz-build demo clean deps
 
 all: tracegate
 
@@ -83,7 +83,7 @@ $(BUILD)/tg-gen: $(wildcard tests/gen/*.c tests/gen/*.h) $(DEPS_STAMP)
 	$(CC) $(CFLAGS) -o $@ $(filter %.c,$^) $(CORE_LDLIBS)
 
 check: $(BUILD)/tracegate $(BUILD)/tg-gen $(TEST_BIN)
-	@contrib/install-deps.sh --html --servers
+	@contrib/install-deps.sh --html --servers --fuzz
 	@TG_SHARED=$(SHARED) TG_BUILD=$(BUILD) TG_BIN=$(BUILD)/tracegate TG_GEN=$(BUILD)/tg-gen tests/run.sh $(TEST_BIN)
 
 bench: $(BUILD)/tracegate $(BUILD)/tests/bench_read $(BUILD)/tg-gen
@@ -96,30 +96,64 @@ $(BUILD)/tests/bench_read: bench/bench_read.c $(BUILD)/libtgcore.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $< $(BUILD)/libtgcore.a $(CORE_LDLIBS)
 
-# Fuzzing: every tests/fuzz/fuzz_<name>.c is a libFuzzer target, linked with
-# every core/, rules/ and config/ source; its seeds are tests/fuzz/corpus/<name>/,
-# its dictionary tests/fuzz/<name>.dict when there is one. `make fuzz` runs each
-# for FUZZ_SECONDS; FUZZ_TARGETS="config" runs only the ones named. An input
-# that takes more than 30 s is a finding (-timeout), like a crash.
+# Fuzzing (docs/fuzzing.md): every tests/fuzz/fuzz_<name>.c is a libFuzzer
+# target. Each links core/, rules/ and config/ (as an archive: only what it
+# uses) and the daemon/ sources named in FUZZ_SRC_<name>, with the libraries
+# in FUZZ_LIBS_<name>; every source is compiled once, with clang, ASan and
+# UBSan (any report stops the run). Its seeds are tests/fuzz/corpus/<name>/,
+# its dictionary tests/fuzz/<name>.dict when there is one; what a run
+# learns goes to build-fuzz/corpus-<name>/, crashes to build-fuzz/<name>-*.
+#   make fuzz                         each target for FUZZ_SECONDS (60)
+#   make fuzz FUZZ_TARGETS="rules"    only the ones named
+#   make fuzz-build                   build them, run nothing
+# FUZZ_FLAGS adds libFuzzer options (e.g. -jobs=1 -print_final_stats=1). An
+# input that takes more than 30 s is a finding (-timeout), like a crash.
 FUZZ_BUILD := build-fuzz
+FUZZ_CC ?= clang
 FUZZ_NAMES := $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_TARGETS ?= $(FUZZ_NAMES)
-FUZZ_LIB_SRC := $(CORE_SRC) $(RULES_SRC) $(CONFIG_SRC)
+FUZZ_FLAGS ?=
+FUZZ_CFLAGS := -std=c11 -D_GNU_SOURCE -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
+	-fno-sanitize-recover=all -Wall -Wextra -Werror -pthread
+FUZZ_SRC_manifest := daemon/manifest.c daemon/storage.c
+FUZZ_SRC_s3_list := daemon/s3_list.c daemon/xml_walk.c
+FUZZ_SRC_forge := $(wildcard daemon/forge*.c) daemon/http.c
+FUZZ_LIBS_forge := -lcurl
+FUZZ_SRC_http := daemon/http.c
+FUZZ_LIBS_http := -lcurl
+FUZZ_LIB_OBJ := $(patsubst %.c,$(FUZZ_BUILD)/obj/%.o,$(CORE_SRC) $(RULES_SRC) $(CONFIG_SRC))
+FUZZ_DEPS := $(FUZZ_BUILD)/.deps-ok
+fuzz_obj = $(patsubst %.c,$(FUZZ_BUILD)/obj/%.o,$(FUZZ_SRC_$(1)))
 
-$(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_LIB_SRC) $(wildcard core/*.h rules/*.h config/*.h)
-	@contrib/install-deps.sh --fuzz
+$(FUZZ_DEPS): contrib/install-deps.sh
 	@mkdir -p $(FUZZ_BUILD)
-	clang -std=c11 -D_GNU_SOURCE -O1 -g -fsanitize=fuzzer,address,undefined \
-		-fno-sanitize-recover=all -pthread \
-		-o $@ $< $(FUZZ_LIB_SRC) -ljansson -lyaml -lz -lm
+	@contrib/install-deps.sh --fuzz
+	@touch $@
 
-fuzz: $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/fuzz_%)
+$(FUZZ_BUILD)/obj/%.o: %.c $(FUZZ_DEPS) $(wildcard core/*.h rules/*.h config/*.h daemon/*.h)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
+
+# the daemon objects are reached only through the pattern: keep them
+.PRECIOUS: $(FUZZ_BUILD)/obj/%.o
+
+$(FUZZ_BUILD)/libtgfuzz.a: $(FUZZ_LIB_OBJ)
+	ar rcs $@ $^
+
+.SECONDEXPANSION:
+$(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c $$(call fuzz_obj,$$*) $(FUZZ_BUILD)/libtgfuzz.a
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(call fuzz_obj,$*) $(FUZZ_BUILD)/libtgfuzz.a \
+		$(FUZZ_LIBS_$*) -ljansson -lyaml -lz -lm
+
+fuzz-build: $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/fuzz_%)
+
+fuzz: fuzz-build
 	@set -e; for t in $(FUZZ_TARGETS); do \
 		mkdir -p $(FUZZ_BUILD)/corpus-$$t; \
 		dict=; if [ -f tests/fuzz/$$t.dict ]; then dict=-dict=tests/fuzz/$$t.dict; fi; \
 		echo "fuzz: $$t for $(FUZZ_SECONDS) s"; \
 		$(FUZZ_BUILD)/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -timeout=30 $$dict \
-			-artifact_prefix=$(FUZZ_BUILD)/$$t- $(FUZZ_BUILD)/corpus-$$t tests/fuzz/corpus/$$t; \
+			-artifact_prefix=$(FUZZ_BUILD)/$$t- $(FUZZ_FLAGS) $(FUZZ_BUILD)/corpus-$$t tests/fuzz/corpus/$$t; \
 	done
 
 demo: tracegate $(BUILD)/tg-gen

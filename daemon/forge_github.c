@@ -97,7 +97,7 @@ static int gh_update_comment(tg_forge *f, const tg_forge_comment *c, int64_t id)
 }
 
 /* Events in time order: the latest "labeled" event of a label names who. */
-static int event_page(void *ctx, tg_forge *f, const char *url, json_t *items)
+int tg_forge_github_event_page(void *ctx, tg_forge *f, const char *url, json_t *items)
 {
 	(void)f;
 	(void)url;
@@ -138,7 +138,7 @@ static int gh_labels(tg_forge *f, const char *repo, int64_t pr, tg_forge_label *
 	if (!rc && *n) {
 		/* who added a label is a nicety: when the events cannot be read
 		 * (all of them), every by is NULL */
-		int erc = tg_forge_get_pages(f, ep, event_page, &x);
+		int erc = tg_forge_get_pages(f, ep, tg_forge_github_event_page, &x);
 		if (erc == TG_ENOMEM) {
 			rc = erc;
 		} else if (erc) {

@@ -56,6 +56,29 @@ static json_t *run_body(const tg_forge_status *s, int create)
 	return b;
 }
 
+int tg_forge_github_run_id(int64_t *id, tg_forge *f, const char *sha, const char *context, const json_t *j)
+{
+	*id = 0;
+	json_t *runs = json_object_get(j, "check_runs");
+	if (!json_is_array(runs))
+		return tg_error_set(TG_EFORMAT, "%s: GET check-runs of %s: no \"check_runs\" array", f->name, sha);
+	size_t i;
+	json_t *run;
+	json_array_foreach(runs, i, run) {
+		int64_t rid;
+		const char *rn;
+		int rc;
+		if ((rc = tg_forge_json_id(&rid, f, "GET check-runs", run, "id")) ||
+		    (rc = tg_forge_json_str(&rn, f, "GET check-runs", run, "name"))) {
+			*id = 0;
+			return rc;
+		}
+		if (rn && !strcmp(rn, context) && rid > *id)
+			*id = rid;
+	}
+	return 0;
+}
+
 /* The newest check run named s->context on s->sha: *id, or 0. */
 static int find_run(tg_forge *f, const tg_forge_status *s, const char *o, const char *r, int64_t *id, long *status)
 {
@@ -76,22 +99,8 @@ static int find_run(tg_forge *f, const tg_forge_status *s, const char *o, const 
 		rc = tg_forge_check(f, "GET", url, &resp);
 	if (!rc)
 		rc = tg_forge_json(&j, f, "GET", url, &resp, JSON_OBJECT);
-	json_t *runs = j ? json_object_get(j, "check_runs") : NULL;
-	if (!rc && !json_is_array(runs))
-		rc = tg_error_set(TG_EFORMAT, "%s: GET check-runs of %s: no \"check_runs\" array", f->name, s->sha);
-	size_t i;
-	json_t *run;
-	if (!rc) {
-		json_array_foreach(runs, i, run) {
-			int64_t rid;
-			const char *rn;
-			if ((rc = tg_forge_json_id(&rid, f, "GET check-runs", run, "id")) ||
-			    (rc = tg_forge_json_str(&rn, f, "GET check-runs", run, "name")))
-				break;
-			if (rn && !strcmp(rn, s->context) && rid > *id)
-				*id = rid;
-		}
-	}
+	if (!rc)
+		rc = tg_forge_github_run_id(id, f, s->sha, s->context, j);
 	json_decref(j);
 	tg_http_response_free(&resp);
 	free(url);

@@ -116,6 +116,28 @@ static int gl_update_comment(tg_forge *f, const tg_forge_comment *c, int64_t id)
 	return rc;
 }
 
+int tg_forge_gitlab_mr_labels(tg_forge *f, const char *repo, int64_t pr, const json_t *mr, tg_forge_label **out,
+                              size_t *n)
+{
+	json_t *labels = json_object_get(mr, "labels");
+	if (labels && !json_is_array(labels) && !json_is_null(labels))
+		return tg_error_set(TG_EFORMAT, "%s: GET merge request %s!%lld: \"labels\" is not an array", f->name, repo,
+		                    (long long)pr);
+	size_t i;
+	json_t *l;
+	json_array_foreach(labels, i, l) {
+		/* names, or objects with a name (with_labels_details=true) */
+		const char *name = json_is_string(l) ? json_string_value(l) : json_string_value(json_object_get(l, "name"));
+		if (!name)
+			return tg_error_set(TG_EFORMAT, "%s: GET merge request %s!%lld: label %zu has no name", f->name, repo,
+			                    (long long)pr, i);
+		int rc = tg_forge_label_push(out, n, name, NULL);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
 static int gl_labels(tg_forge *f, const char *repo, int64_t pr, tg_forge_label **out, size_t *n)
 {
 	char *url = mr_url(f, repo, pr, "");
@@ -128,26 +150,8 @@ static int gl_labels(tg_forge *f, const char *repo, int64_t pr, tg_forge_label *
 		rc = tg_forge_check(f, "GET", url, &r);
 	if (!rc)
 		rc = tg_forge_json(&mr, f, "GET", url, &r, JSON_OBJECT);
-	json_t *labels = mr ? json_object_get(mr, "labels") : NULL;
-	if (!rc && labels && !json_is_array(labels) && !json_is_null(labels))
-		rc = tg_error_set(TG_EFORMAT, "%s: GET merge request %s!%lld: \"labels\" is not an array", f->name, repo,
-		                  (long long)pr);
-	size_t i;
-	json_t *l;
-	if (!rc && json_is_array(labels)) {
-		json_array_foreach(labels, i, l) {
-			/* names, or objects with a name (with_labels_details=true) */
-			const char *name = json_is_string(l) ? json_string_value(l)
-			                                     : json_string_value(json_object_get(l, "name"));
-			if (!name) {
-				rc = tg_error_set(TG_EFORMAT, "%s: GET merge request %s!%lld: label %zu has no name", f->name,
-				                  repo, (long long)pr, i);
-				break;
-			}
-			if ((rc = tg_forge_label_push(out, n, name, NULL)))
-				break;
-		}
-	}
+	if (!rc)
+		rc = tg_forge_gitlab_mr_labels(f, repo, pr, mr, out, n);
 	json_decref(mr);
 	tg_http_response_free(&r);
 	free(url);

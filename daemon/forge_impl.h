@@ -18,6 +18,10 @@
 /* Pages of one listing followed at most (a loop guard: 100 per page). */
 #define TG_FORGE_MAX_PAGES 1000
 
+/* The largest page number a server may send (x-next-page): 100 million
+ * comments at 100 a page. */
+#define TG_FORGE_MAX_PAGE_NUMBER 1000000
+
 typedef struct tg_forge_ops {
 	/* Sets the commit status (the backend trims the description). */
 	int (*post_status)(tg_forge *f, const tg_forge_status *s);
@@ -121,6 +125,17 @@ typedef int (*tg_forge_page_fn)(void *ctx, tg_forge *f, const char *url, json_t 
  * x-total-count were seen. At most TG_FORGE_MAX_PAGES pages (TG_ELIMIT). */
 int tg_forge_get_pages(tg_forge *f, const char *url_prefix, tg_forge_page_fn fn, void *ctx);
 
+/* The next page of a listing after the response r to page *page, which had
+ * got items (seen so far, this page included): *next (the caller frees it)
+ * is the Link rel="next" URL (a path is put on the API's host; another
+ * host is TG_EFORMAT), else prefix + x-next-page when that is beyond
+ * *page (above TG_FORGE_MAX_PAGE_NUMBER: TG_EFORMAT), else prefix +
+ * (*page + 1) while fewer than x-total-count items were seen; NULL at the
+ * end. Updates *page. Returns 0, TG_EFORMAT or TG_ENOMEM. (The parsing
+ * half of tg_forge_get_pages.) */
+int tg_forge_next_page(char **next, tg_forge *f, const char *prefix, const tg_http_response *r, long *page,
+                       size_t got, size_t seen);
+
 /* 1 when url may be requested with the forge's token: same scheme, host
  * and port as the API URL. */
 int tg_forge_same_origin(const tg_forge *f, const char *url);
@@ -173,5 +188,28 @@ int64_t tg_forge_outbox_comment_id(const char *repo, int64_t pr, const char *mar
 /* GitHub: creates or updates the check run named s->context on s->sha. 403
  * and 404 are warnings (returns 0). */
 int tg_forge_github_check_run(tg_forge *f, const tg_forge_status *s);
+
+/* The id of the newest check run named context in j, a GitHub check-runs
+ * answer ({"check_runs": [{"id": ..., "name": ...}, ...]}): *id, or 0 when
+ * none. Returns 0 or TG_EFORMAT (no check_runs array, an id that is not a
+ * positive integer, a name that is not a string; *id is 0 then). */
+int tg_forge_github_run_id(int64_t *id, tg_forge *f, const char *sha, const char *context, const json_t *j);
+
+/* ---------------------------------------------------------- forge_github.c */
+
+/* A page of GitHub issue events (time order) into ctx, a struct
+ * tg_forge_labels_ctx holding the labels already read: the latest
+ * "labeled" event of a label sets its by (the actor's login, or NULL).
+ * Items of another shape are skipped. Returns 0 or TG_ENOMEM. */
+int tg_forge_github_event_page(void *ctx, tg_forge *f, const char *url, json_t *items);
+
+/* ---------------------------------------------------------- forge_gitlab.c */
+
+/* The labels of a GitLab merge request object mr ("labels": names, or
+ * objects with a name; absent or null: none) appended to *out (*n of
+ * them). Returns 0, TG_EFORMAT (labels not an array, a label without a
+ * name; what was appended stays, for the caller to free) or TG_ENOMEM. */
+int tg_forge_gitlab_mr_labels(tg_forge *f, const char *repo, int64_t pr, const json_t *mr, tg_forge_label **out,
+                              size_t *n);
 
 #endif

@@ -132,9 +132,21 @@ static const char *json_type_name(const json_t *j)
 	return "unknown";
 }
 
+/* s with its control characters as '?': text a server wrote, made one
+ * line for a message. */
+static void no_controls(char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			*s = '?';
+}
+
+/* url without its query, for a message: one line even when a server wrote
+ * the URL (libcurl keeps a lone CR inside a header). */
 static void url_no_query(char *buf, size_t cap, const char *url)
 {
 	snprintf(buf, cap, "%.*s", (int)strcspn(url, "?#"), url);
+	no_controls(buf);
 }
 
 int tg_forge_json(json_t **out, tg_forge *f, const char *method, const char *url, const tg_http_response *r,
@@ -145,9 +157,11 @@ int tg_forge_json(json_t **out, tg_forge *f, const char *method, const char *url
 	url_no_query(u, sizeof(u), url);
 	json_error_t e;
 	json_t *j = json_loadb(r->body ? r->body : "", r->len, JSON_DECODE_ANY, &e);
-	if (!j)
+	if (!j) {
+		no_controls(e.text); /* jansson quotes the answer near the error */
 		return tg_error_set(TG_EFORMAT, "%s: %s %s: HTTP %ld: the response is not JSON (%s at byte %d)", f->name,
 		                    method, u, r->status, e.text, e.position);
+	}
 	if (json_typeof(j) != want) {
 		const char *got = json_type_name(j);
 		json_decref(j);
@@ -200,8 +214,8 @@ int tg_forge_same_origin(const tg_forge *f, const char *url)
 }
 
 /* The next page's URL after a response, or NULL at the end (rc 0). */
-static int next_page(char **next, tg_forge *f, const char *prefix, const tg_http_response *r, long *page,
-                     size_t got, size_t seen)
+int tg_forge_next_page(char **next, tg_forge *f, const char *prefix, const tg_http_response *r, long *page,
+                       size_t got, size_t seen)
 {
 	*next = NULL;
 	const char *v;
@@ -214,8 +228,8 @@ static int next_page(char **next, tg_forge *f, const char *prefix, const tg_http
 		} else if (!tg_forge_same_origin(f, r->link_next)) {
 			char u[256];
 			url_no_query(u, sizeof(u), r->link_next);
-			return tg_error_set(TG_EFORMAT, "%s: the next page (%s) is not on the API's host: not followed",
-			                    f->name, u);
+			tg_error_set(TG_EFORMAT, "%s: the next page (%s) is not on the API's host: not followed", f->name, u);
+			return scrub(f, TG_EFORMAT); /* the server wrote that URL */
 		} else {
 			*next = strdup(r->link_next);
 		}
@@ -227,6 +241,9 @@ static int next_page(char **next, tg_forge *f, const char *prefix, const tg_http
 		np = strtol(v, NULL, 10);
 		if (np <= *page)
 			return 0;
+		if (np > TG_FORGE_MAX_PAGE_NUMBER) /* page + 1 must stay a long */
+			return tg_error_set(TG_EFORMAT, "%s: the next page's number (x-next-page) is above %d", f->name,
+			                    TG_FORGE_MAX_PAGE_NUMBER);
 	} else if ((v = tg_http_header(r, "x-total-count")) && got > 0) {
 		char *end;
 		errno = 0;
@@ -274,7 +291,7 @@ int tg_forge_get_pages(tg_forge *f, const char *prefix, tg_forge_page_fn fn, voi
 		if (!rc) {
 			size_t got = json_array_size(items);
 			seen += got;
-			rc = next_page(&next, f, prefix, &r, &page, got, seen);
+			rc = tg_forge_next_page(&next, f, prefix, &r, &page, got, seen);
 		}
 		json_decref(items);
 		tg_http_response_free(&r);

@@ -221,7 +221,7 @@ const char *tg_http_header(const tg_http_response *r, const char *name)
 }
 
 /* The rel="next" target of a Link header value, or NULL. */
-static char *link_next(const char *v)
+char *tg_http_link_next(const char *v)
 {
 	while (v && *v) {
 		const char *lt = strchr(v, '<');
@@ -254,11 +254,15 @@ static char *dup_header(const tg_http_response *r, const char *name)
 	return v ? strdup(v) : NULL;
 }
 
-/* The URL without its query string, for messages. */
+/* The URL without its query string, for messages: one line even when a
+ * server wrote it (a next page's Link), control characters as '?'. */
 static void url_for_message(char *buf, size_t cap, const char *url)
 {
 	size_t n = strcspn(url, "?#");
 	snprintf(buf, cap, "%.*s", (int)n, url);
+	for (char *p = buf; *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			*p = '?';
 }
 
 void tg_http_describe(char *buf, size_t cap, const char *method, const char *url, const tg_http_response *r)
@@ -296,6 +300,10 @@ static int64_t parse_http_date(const char *v)
 	return (int64_t)timegm(&tm);
 }
 
+/* The longest wait a server may ask for, in seconds (115 days): longer is
+ * nonsense, and in ms it must not overflow. The caller caps it further. */
+#define MAX_ASKED_WAIT_S 10000000
+
 long tg_http_retry_after_ms(const tg_http_response *r, int64_t now)
 {
 	const char *v = tg_http_header(r, "retry-after");
@@ -303,7 +311,7 @@ long tg_http_retry_after_ms(const tg_http_response *r, int64_t now)
 		char *end;
 		errno = 0;
 		double s = strtod(v, &end);
-		if (end != v && errno == 0 && s >= 0 && s < 1e7)
+		if (end != v && errno == 0 && s >= 0 && s < MAX_ASKED_WAIT_S)
 			return (long)(s * 1000);
 		int64_t t = parse_http_date(v);
 		if (t >= 0)
@@ -314,7 +322,7 @@ long tg_http_retry_after_ms(const tg_http_response *r, int64_t now)
 	if (rem && reset && strtoll(rem, NULL, 10) == 0) {
 		int64_t t = strtoll(reset, NULL, 10);
 		if (t > 0)
-			return t > now ? (long)((t - now) * 1000) : 0;
+			return t > now ? (long)((t - now < MAX_ASKED_WAIT_S ? t - now : MAX_ASKED_WAIT_S) * 1000) : 0;
 	}
 	return -1;
 }
@@ -501,7 +509,7 @@ int tg_http_do(tg_http_response *out, tg_http *h, const tg_http_req *q)
 		long st = 0;
 		curl_easy_getinfo(h->curl, CURLINFO_RESPONSE_CODE, &st);
 		out->status = st;
-		out->link_next = link_next(tg_http_header(out, "link"));
+		out->link_next = tg_http_link_next(tg_http_header(out, "link"));
 		out->etag = dup_header(out, "etag");
 		out->location = dup_header(out, "location");
 		if (st >= 200 && st < 300)

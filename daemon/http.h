@@ -100,6 +100,11 @@ void tg_http_response_free(tg_http_response *r);
 /* The value of response header name (case-insensitive), or NULL; borrowed. */
 const char *tg_http_header(const tg_http_response *r, const char *name);
 
+/* The rel="next" URL of a Link header value (RFC 8288: "<url>; rel=\"next\",
+ * <url>; rel=\"last\""; a comma may sit inside a URL), or NULL when there
+ * is none (or no memory); the caller frees it. v may be NULL. */
+char *tg_http_link_next(const char *v);
+
 /* How long the server asks to wait before the next try, in ms, from
  * Retry-After (seconds or an HTTP date), or from GitHub's
  * x-ratelimit-remaining: 0 with x-ratelimit-reset; -1 when it says nothing.

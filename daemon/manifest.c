@@ -180,8 +180,12 @@ int tg_manifest_parse(tg_manifest **out, const char *json, size_t len, const cha
 		return fail(key, "not at <owner>/<repo>/<commit>/<workload>/<run-id>/manifest.json");
 	json_error_t err;
 	json_t *root = json_loadb(json, len, JSON_REJECT_DUPLICATES, &err);
-	if (!root)
-		return fail(key, "%d:%d: bad JSON: %s", err.line, err.column, err.text);
+	if (!root) {
+		/* jansson quotes the input near the error, control characters too */
+		char ex[4 * JSON_ERROR_TEXT_LENGTH];
+		excerpt(ex, sizeof(ex), err.text);
+		return fail(key, "%d:%d: bad JSON: %s", err.line, err.column, ex);
+	}
 	int rc = 0;
 	tg_manifest *m = tg_calloc(1, sizeof(*m));
 	if (!m) {

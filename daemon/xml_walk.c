@@ -382,6 +382,11 @@ static int walk(struct walk *w, const tg_xml_handler *h, void *ud)
 			size_t e = find(w, i + 9, "]]>");
 			if (e >= w->n)
 				return fail(w, i, "unterminated CDATA section");
+			for (size_t k = i + 9; k < e; k++) { /* raw, but XML's characters still */
+				unsigned char c = (unsigned char)w->s[k];
+				if ((c < 0x20 && !is_ws((char)c)) || c == 0x7f)
+					return fail(w, k, "control character");
+			}
 			rc = text_add(w, w->s + i + 9, e - i - 9, i);
 			i = e + 3;
 		} else if (starts(w, i, "<?")) {

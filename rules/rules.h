@@ -128,7 +128,8 @@ typedef struct tg_rules tg_rules;
  * tg_rules_free). Errors (TG_EIO, TG_EFORMAT) leave a one-line message
  * "path:line:column: what is wrong" for bad YAML, unknown keys, wrong
  * types, bad units or percents, duplicate rule names, bad regexes, a rule
- * with neither block_above nor warn_above. */
+ * with neither block_above nor warn_above, collections nested deeper
+ * than 32 levels (refused before the document is built). */
 int tg_rules_load_file(tg_rules **out, const char *path);
 
 /* Same from a buffer; name is used in messages in place of the path. */

@@ -687,6 +687,35 @@ static int no_second_doc(yaml_parser_t *parser, const char *name)
 	return rc;
 }
 
+#define MAX_DEPTH 32 /* nesting of collections; the format needs 4 */
+
+/* Refuses collections nested deeper than MAX_DEPTH, in a first pass over
+ * the events, before the document is built: libyaml's scanner slows down
+ * with the square of the nesting depth (16,000 '[' take a second, 65,536
+ * minutes). A syntax error is left to the document loader, which reports
+ * it. (The same guard as config/config.c's.) */
+static int depth_ok(const char *data, size_t len, const char *name)
+{
+	yaml_parser_t parser;
+	yaml_event_t ev;
+	int depth = 0, rc = 0, done = 0;
+	if (!yaml_parser_initialize(&parser))
+		return tg_error_set(TG_ENOMEM, "%s: cannot initialise the YAML parser", name);
+	yaml_parser_set_input_string(&parser, (const unsigned char *)data, len);
+	while (!done && !rc && yaml_parser_parse(&parser, &ev)) {
+		if (ev.type == YAML_SEQUENCE_START_EVENT || ev.type == YAML_MAPPING_START_EVENT) {
+			if (++depth > MAX_DEPTH)
+				rc = tg_error_set(TG_EFORMAT, "%s:%zu:%zu: nested deeper than %d levels", name,
+				                  ev.start_mark.line + 1, ev.start_mark.column + 1, MAX_DEPTH);
+		} else if (ev.type == YAML_SEQUENCE_END_EVENT || ev.type == YAML_MAPPING_END_EVENT)
+			depth--;
+		done = ev.type == YAML_STREAM_END_EVENT;
+		yaml_event_delete(&ev);
+	}
+	yaml_parser_delete(&parser);
+	return rc;
+}
+
 int tg_rules_load_mem(tg_rules **out, const char *data, size_t len, const char *name)
 {
 	if (!out)
@@ -704,6 +733,11 @@ int tg_rules_load_mem(tg_rules **out, const char *data, size_t len, const char *
 		free(rules);
 		return tg_error_set(TG_ENOMEM, "out of memory");
 	}
+	int rc = depth_ok(data ? data : "", len, name);
+	if (rc) {
+		tg_rules_free(rules);
+		return rc;
+	}
 	yaml_parser_t parser;
 	yaml_document_t doc;
 	if (!yaml_parser_initialize(&parser)) {
@@ -711,7 +745,6 @@ int tg_rules_load_mem(tg_rules **out, const char *data, size_t len, const char *
 		return tg_error_set(TG_ENOMEM, "%s: cannot initialise the YAML parser", name);
 	}
 	yaml_parser_set_input_string(&parser, (const unsigned char *)(data ? data : ""), len);
-	int rc;
 	if (!yaml_parser_load(&parser, &doc)) {
 		yaml_mark_t m = parser.problem_mark;
 		rc = tg_error_set(parser.error == YAML_MEMORY_ERROR ? TG_ENOMEM : TG_EFORMAT,

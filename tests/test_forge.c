@@ -723,6 +723,15 @@ static void test_bad_responses(void **state)
 	assert_int_equal(tg_forge_upsert_comment(f, &c, NULL, NULL), TG_EFORMAT);
 	assert_non_null(strstr(tg_error_last(), "the response is not JSON"));
 
+	/* jansson quotes the answer, line breaks too: one line (found by fuzz_forge) */
+	mh_push(&s, 200, NULL, "[{\"body\": \"a\\\r\nb\"}]");
+	assert_int_equal(tg_forge_upsert_comment(f, &c, NULL, NULL), TG_EFORMAT);
+	snprintf(want, sizeof(want),
+	         "test-forge: GET %s/repos/acme/llm/issues/7/comments: HTTP 200: the response is not JSON (invalid escape "
+	         "near '\"a\\?' at byte 14)",
+	         s.base);
+	assert_string_equal(tg_error_last(), want);
+
 	/* a server that quotes the token back: never in the message */
 	mh_push(&s, 401, NULL, "{\"message\":\"Bad credentials: Bearer " TOKEN "\"}");
 	assert_int_equal(tg_forge_upsert_comment(f, &c, NULL, NULL), TG_EIO);
@@ -766,6 +775,17 @@ static void test_link_must_stay_on_the_api_host(void **state)
 	assert_string_equal(tg_error_last(),
 	                    "test-forge: the next page (http://evil.example/steal) is not on the API's host: not followed");
 	assert_int_equal(mh_nreqs(&s), 1);
+	/* a link that carries the token: not in the message (found by fuzz_forge) */
+	mh_push(&s, 200, "Link: <https://evil.example/" TOKEN "/x?page=2>; rel=\"next\"\r\n", "[]");
+	assert_int_equal(tg_forge_upsert_comment(f, &c, NULL, NULL), TG_EFORMAT);
+	assert_string_equal(tg_error_last(),
+	                    "test-forge: the next page (https://evil.example/[token]/x) is not on the API's host: not followed");
+	assert_int_equal(mh_nreqs(&s), 2);
+	/* a link with carriage returns (libcurl keeps a lone CR): one line (found by fuzz_forge) */
+	mh_push(&s, 200, "Link: <\r/a\r,c>; rel=next\r\n", "[]");
+	assert_int_equal(tg_forge_upsert_comment(f, &c, NULL, NULL), TG_EFORMAT);
+	assert_string_equal(tg_error_last(), "test-forge: the next page (?/a?,c) is not on the API's host: not followed");
+	assert_int_equal(mh_nreqs(&s), 3);
 	assert_true(tg_forge_same_origin(f, s.base));
 	char other[80];
 	snprintf(other, sizeof(other), "http://127.0.0.1:%d/x", s.port + 1);
@@ -782,9 +802,47 @@ static void test_link_must_stay_on_the_api_host(void **state)
 	int64_t id;
 	assert_int_equal(tg_forge_upsert_comment(f, &c, &id, NULL), 0);
 	assert_int_equal(id, 5);
-	assert_string_equal(s.reqs[2].target, "/repos/acme/llm/issues/7/comments?page=2&a=b,c");
+	assert_string_equal(s.reqs[4].target, "/repos/acme/llm/issues/7/comments?page=2&a=b,c");
 	tg_forge_free(f);
 	mh_stop(&s);
+}
+
+/* Page numbers a server sends: a huge x-next-page is refused, as the next
+ * page after it would overflow (found by fuzz_forge: x-next-page beyond
+ * LONG_MAX, then x-total-count). */
+static void test_page_numbers(void **state)
+{
+	(void)state;
+	tg_forge *f = new_forge(TG_FORGE_GITLAB, "https://gitlab.example/api/v4", 0);
+	const char *prefix = "https://gitlab.example/api/v4/projects/5/merge_requests/12/notes?per_page=100&page=";
+	char h1[] = "x-next-page: 92233720368514775806", h2[] = "x-total-count: 999999999999999996", h3[] = "x-next-page: 1000000",
+	     h4[] = "x-next-page: 1000001";
+	char *hs[] = {h1};
+	tg_http_response r = {.status = 200, .headers = hs, .nheaders = 1};
+	long page = 1;
+	char *next = (char *)1;
+	assert_int_equal(tg_forge_next_page(&next, f, prefix, &r, &page, 100, 100), TG_EFORMAT);
+	assert_null(next);
+	assert_int_equal(page, 1);
+	assert_string_equal(tg_error_last(), "test-forge: the next page's number (x-next-page) is above 1000000");
+	hs[0] = h4;
+	assert_int_equal(tg_forge_next_page(&next, f, prefix, &r, &page, 100, 100), TG_EFORMAT);
+	/* the largest, then one more by x-total-count */
+	hs[0] = h3;
+	assert_int_equal(tg_forge_next_page(&next, f, prefix, &r, &page, 100, 100), 0);
+	assert_int_equal(page, 1000000);
+	assert_non_null(strstr(next, "&page=1000000"));
+	free(next);
+	hs[0] = h2;
+	assert_int_equal(tg_forge_next_page(&next, f, prefix, &r, &page, 100, 200), 0);
+	assert_int_equal(page, 1000001);
+	assert_non_null(strstr(next, "&page=1000001"));
+	free(next);
+	/* an x-next-page at or below the current page ends the listing */
+	hs[0] = h3;
+	assert_int_equal(tg_forge_next_page(&next, f, prefix, &r, &page, 100, 300), 0);
+	assert_null(next);
+	tg_forge_free(f);
 }
 
 /* ----------------------------------------------------------------- GitLab */
@@ -1129,6 +1187,7 @@ int main(void)
 		cmocka_unit_test(test_github_retries_status),
 		cmocka_unit_test(test_bad_responses),
 		cmocka_unit_test(test_link_must_stay_on_the_api_host),
+		cmocka_unit_test(test_page_numbers),
 		cmocka_unit_test(test_gitlab),
 		cmocka_unit_test(test_gitea),
 		cmocka_unit_test(test_live_github),

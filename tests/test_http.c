@@ -72,6 +72,16 @@ static void test_retry_after(void **state)
 	assert_int_equal(tg_http_retry_after_ms(&r, 1700000000), 30000);
 	assert_int_equal(tg_http_is_rate_limited(&r), 1);
 	tg_http_response_free(&r);
+	/* a reset beyond any sense: capped, not an overflow (found by fuzz_http) */
+	const char *h5[] = {"x-ratelimit-remaining: 0", "x-ratelimit-reset: 9223372036854775807", NULL};
+	r = fake_response(403, h5, NULL);
+	assert_int_equal(tg_http_retry_after_ms(&r, 1700000000), 10000000000L);
+	tg_http_response_free(&r);
+	const char *h6[] = {"x-ratelimit-remaining: 0", "x-ratelimit-reset: 1710000000", NULL};
+	r = fake_response(403, h6, NULL);
+	assert_int_equal(tg_http_retry_after_ms(&r, 1700000000), 10000000000L);
+	assert_int_equal(tg_http_retry_after_ms(&r, 1700000001), 9999999000L);
+	tg_http_response_free(&r);
 	const char *h4[] = {"x-ratelimit-remaining: 4999", "x-ratelimit-reset: 1700000030", NULL};
 	r = fake_response(200, h4, NULL);
 	assert_int_equal(tg_http_retry_after_ms(&r, 1700000000), -1);
@@ -118,6 +128,9 @@ static void test_escape_and_describe(void **state)
 	tg_http_response_free(&r);
 	tg_http_describe(buf, sizeof(buf), "GET", "https://x.test/a#frag", NULL);
 	assert_string_equal(buf, "GET https://x.test/a: no response");
+	/* a URL a server wrote (a next page) with line breaks: one line (found by fuzz_http) */
+	tg_http_describe(buf, sizeof(buf), "GET", "https://x.test/a\r\nX-Injected: 1\x7f?q=\n", NULL);
+	assert_string_equal(buf, "GET https://x.test/a??X-Injected: 1?: no response");
 }
 
 /* ------------------------------------------------- scripted server */

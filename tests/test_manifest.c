@@ -122,6 +122,9 @@ static void test_bad(void **state)
 	bad("\"schema\"", "\"schema\" \"", KEY ": 1:14: bad JSON: ':' expected near '\": \"'");
 	bad("\"branch\": \"feature-x\",", "\"branch\": \"feature-x\", \"branch\": \"y\",",
 	    KEY ": 2:32: bad JSON: duplicate object key near '\"branch\"'");
+	/* the JSON error quotes the input: one line still (found by fuzz_manifest) */
+	bad("\"branch\": \"feature-x\"", "\"branch\": \"feature-x\\\n\"",
+	    KEY ": 3:0: bad JSON: invalid escape near '\"feature-x\\\\x0a'");
 	/* not an object */
 	tg_manifest *m = NULL;
 	assert_int_equal(tg_manifest_parse(&m, "[1]", 3, KEY, 0), TG_EFORMAT);

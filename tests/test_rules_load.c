@@ -510,6 +510,7 @@ static void test_errors(void **state)
 	static const struct {
 		const char *file, *msg;
 	} cases[] = {
+		{"bad_deep", "2:42: nested deeper than 32 levels"},
 		{"bad_syntax", "4:4: bad YAML: did not find expected '-' indicator while parsing a block collection"},
 		{"bad_tab", "3:1: bad YAML: found character that cannot start any token while scanning for the next token"},
 		{"bad_two_docs", "3:1: only one YAML document is allowed"},
@@ -659,6 +660,44 @@ static void test_errors_mem(void **state)
 	assert_string_equal(tg_error_last(), "<rules>:1:1: empty rules file (expected version: 1, settings, rules)");
 }
 
+/* Nesting: 32 levels reach the loader, 33 are refused at the 33rd
+ * collection, and a megabyte of '[' is refused in the first pass (libyaml
+ * alone would take hours: its scanner is quadratic in the depth). */
+static void test_deep_nesting(void **state)
+{
+	(void)state;
+	size_t n = 1u << 20;
+	char *s = malloc(n + 16);
+	assert_non_null(s);
+	/* root mapping + 31 lists = 32 levels: the validation speaks */
+	int len = snprintf(s, n, "settings: ");
+	memset(s + len, '[', 31);
+	memset(s + len + 31, ']', 31);
+	s[len + 62] = 0;
+	tg_rules *rs = (tg_rules *)1;
+	assert_int_equal(tg_rules_load_mem(&rs, s, strlen(s), "m.yaml"), TG_EFORMAT);
+	assert_null(rs);
+	assert_string_equal(tg_error_last(), "m.yaml:1:1: missing 'version: 1' (the version of the rules format)");
+	/* 33 levels */
+	memset(s + len, '[', 32);
+	memset(s + len + 32, ']', 32);
+	s[len + 64] = 0;
+	assert_int_equal(tg_rules_load_mem(&rs, s, strlen(s), "m.yaml"), TG_EFORMAT);
+	assert_string_equal(tg_error_last(), "m.yaml:1:42: nested deeper than 32 levels");
+	/* block collections count too */
+	len = 0;
+	for (int d = 0; d < 40; d++)
+		len += snprintf(s + len, n - (size_t)len, "%*sk%d:\n", 2 * d, "", d);
+	assert_int_equal(tg_rules_load_mem(&rs, s, (size_t)len, "m.yaml"), TG_EFORMAT);
+	assert_string_equal(tg_error_last(), "m.yaml:33:65: nested deeper than 32 levels");
+	/* a megabyte of '[' */
+	memset(s, '[', n);
+	assert_int_equal(tg_rules_load_mem(&rs, s, n, "m.yaml"), TG_EFORMAT);
+	assert_string_equal(tg_error_last(), "m.yaml:1:33: nested deeper than 32 levels");
+	assert_null(rs);
+	free(s);
+}
+
 /* ------------------------------------------------------------ built-in rules */
 
 static void test_default_rules(void **state)
@@ -739,7 +778,8 @@ int main(void)
 		cmocka_unit_test(test_generated_ops_rules), cmocka_unit_test(test_by_default),
 		cmocka_unit_test(test_patterns),       cmocka_unit_test(test_units),
 		cmocka_unit_test(test_metric_tables),  cmocka_unit_test(test_errors),
-		cmocka_unit_test(test_errors_mem),     cmocka_unit_test(test_default_rules),
+		cmocka_unit_test(test_errors_mem),     cmocka_unit_test(test_deep_nesting),
+		cmocka_unit_test(test_default_rules),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -445,6 +445,11 @@ static void test_parse_malformed(void **state)
 	BAD("<ListBucketResult></ ListBucketResult>", "end tag without a name", 18);
 	BAD("<ListBucketResult><!-- x -></ListBucketResult>", "unterminated comment", 18);
 	BAD("<ListBucketResult><![CDATA[ x ]></ListBucketResult>", "unterminated CDATA", 18);
+	/* inside CDATA too: a key "\0..." was an empty C string (found by fuzz_s3_list) */
+	BAD("<ListBucketResult><Contents><Key><![CDATA[\0\0x]]></Key></Contents></ListBucketResult>", "control character", 42);
+	assert_string_equal(tg_error_last(), "S3 ListBucketResult: control character at byte 42");
+	BAD("<ListBucketResult><![CDATA[a\x01\r\n\tb\x7f]]></ListBucketResult>", "control character", 28);
+	BAD("<ListBucketResult><![CDATA[a\r\n\tb\x7f]]></ListBucketResult>", "control character", 32);
 	BAD("<![CDATA[x]]><ListBucketResult/>", "CDATA outside the root element", 0);
 	BAD("<?xml version=\"1.0\"", "unterminated processing instruction", 0);
 	BAD("<ListBucketResult><Contents><Size>1</Size></Contents></ListBucketResult>", "without a <Key>", 18);

@@ -19,12 +19,11 @@
  *   - module rows come parents first, with consistent depths, and
  *     self GPU time <= GPU time <= GPU busy time.
  *
- * Undefined behaviour found by UBSan is reported (with a stack trace) but
- * does not stop the run, as the Makefile builds without
- * -fno-sanitize-recover; to stop at the first report and keep the input as
- * a crash file, run with UBSAN_OPTIONS=halt_on_error=1.
+ * Undefined behaviour found by UBSan stops the run like a crash (the
+ * Makefile builds with -fno-sanitize-recover=all), with a stack trace, and
+ * the input is kept as a crash file.
  *
- * Build and run: make fuzz FUZZ_SECONDS=120 (build-fuzz/fuzz_reader).
+ * Build and run: make fuzz FUZZ_TARGETS=reader (build-fuzz/fuzz_reader).
  */
 #include "../../core/modules.h"
 #include "../../core/trace.h"

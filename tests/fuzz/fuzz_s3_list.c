@@ -6,18 +6,15 @@
  * Beyond the sanitizers, the target aborts when the parser breaks one of
  * its documented promises:
  *   - it returns 0, TG_EFORMAT or TG_ENOMEM, nothing else;
- *   - a TG_EFORMAT message names a byte offset within the input;
+ *   - a TG_EFORMAT message is one line ending in " at byte N", N within
+ *     the input;
  *   - a failure appends nothing and leaves no token;
  *   - every listed object has a non-empty NUL-terminated key without NUL
  *     bytes inside; a token is returned only with success;
  *   - parsing appends: a second parse of the same input doubles the list.
  *
- * Build and run (the Makefile's fuzz target builds the trace reader only):
- *   clang -std=c11 -D_GNU_SOURCE -O1 -g -fsanitize=fuzzer,address,undefined \
- *     -fno-sanitize-recover=all -o build-fuzz/fuzz_s3_list tests/fuzz/fuzz_s3_list.c \
- *     daemon/s3_list.c daemon/xml_walk.c core/error.c
- *   build-fuzz/fuzz_s3_list -max_total_time=60 -max_len=8192 \
- *     build-fuzz/corpus-s3 tests/fuzz/corpus/s3_list
+ * Build and run: make fuzz FUZZ_TARGETS=s3_list (build-fuzz/fuzz_s3_list;
+ * the Makefile's FUZZ_SRC_s3_list names the daemon sources it links).
  */
 #include "../../core/tg.h"
 #include "../../daemon/s3.h"
@@ -45,9 +42,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (rc) {
 		CHECK(n == 0 && tok == NULL);
 		if (rc == TG_EFORMAT) {
-			const char *at = strstr(tg_error_last(), " at byte ");
+			/* the message ends in " at byte N" (what it quotes may hold those words) */
+			const char *msg = tg_error_last(), *at = NULL;
+			for (const char *p = strstr(msg, " at byte "); p; p = strstr(p + 1, " at byte "))
+				at = p;
 			CHECK(at != NULL);
-			CHECK(strtoull(at + 9, NULL, 10) <= size);
+			CHECK(strchr(msg, '\n') == NULL && strchr(msg, '\r') == NULL);
+			char *end;
+			CHECK(strtoull(at + 9, &end, 10) <= size && end > at + 9 && *end == 0);
 		}
 		tg_s3_objects_free(o, n);
 		return 0;
