@@ -114,7 +114,7 @@ uint32_t tg_trace_key(const tg_trace *t, const char *key)
 
 const tg_arg *tg_event_arg(const tg_trace *t, const tg_event *e, uint32_t key_atom)
 {
-	if (key_atom == TG_NONE)
+	if (key_atom == TG_NONE || e->nargs == 0)
 		return NULL;
 	const tg_arg *a = t->args + e->args;
 	for (unsigned i = 0; i < e->nargs; i++)
