@@ -7,6 +7,7 @@
  * in config_values.c, secrets in config_secret.c.
  */
 #include "config_impl.h"
+#include "../core/file.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -475,30 +476,11 @@ int tg_config_load_file(tg_config **out, const char *path)
 	if (!out || !path)
 		return tg_error_set(TG_EINVAL, "tg_config_load_file: bad argument");
 	*out = NULL;
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return tg_error_set(TG_EIO, "%s: cannot open: %s", path, strerror(errno));
-	char *buf = NULL;
-	size_t len = 0, cap = 0;
-	int err = 0;
-	for (;;) {
-		if (tg_grow((void **)&buf, &cap, len + 65536, 1)) {
-			free(buf);
-			fclose(f);
-			return TG_ENOMEM;
-		}
-		size_t got = fread(buf + len, 1, cap - len, f);
-		len += got;
-		if (got == 0) {
-			err = ferror(f) ? (errno ? errno : EIO) : 0;
-			break;
-		}
-	}
-	fclose(f);
-	if (err) {
-		free(buf);
-		return tg_error_set(TG_EIO, "%s: cannot read: %s", path, strerror(err));
-	}
+	char *buf;
+	size_t len;
+	int err = tg_file_read_all(&buf, &len, path, 0);
+	if (err)
+		return err;
 	char *dir = folder_of(path);
 	int rc = dir ? tg_config_load_mem(out, buf, len, path, dir) : tg_error_set(TG_ENOMEM, "out of memory");
 	free(dir);

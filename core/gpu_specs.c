@@ -2,6 +2,7 @@
  * (libyaml's document loader, for the line:column of every node) and the
  * recognition of a trace's GPU from its deviceProperties. */
 #include "gpu_specs.h"
+#include "file.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -584,28 +585,11 @@ int tg_gpu_specs_load_mem(tg_gpu_specs *s, const char *yaml, size_t len, const c
 
 int tg_gpu_specs_load_file(tg_gpu_specs *s, const char *path)
 {
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return tg_error_set(TG_EIO, "%s: %s", path, strerror(errno));
-	char *buf = NULL;
-	size_t len = 0, cap = 0;
-	for (;;) {
-		if (tg_grow((void **)&buf, &cap, len + 65536, 1)) {
-			free(buf);
-			fclose(f);
-			return TG_ENOMEM;
-		}
-		size_t got = fread(buf + len, 1, cap - len, f);
-		len += got;
-		if (got == 0)
-			break;
-	}
-	int err = ferror(f);
-	fclose(f);
-	if (err) {
-		free(buf);
-		return tg_error_set(TG_EIO, "%s: read error", path);
-	}
+	char *buf;
+	size_t len;
+	int err = tg_file_read_all(&buf, &len, path, 0);
+	if (err)
+		return err;
 	int rc = tg_gpu_specs_load_mem(s, buf, len, path);
 	free(buf);
 	return rc;

@@ -5,6 +5,7 @@
  * a loaded tg_rules.
  */
 #include "rules.h"
+#include "../core/file.h"
 #include "default_rules.h"
 #include "units.h"
 
@@ -772,30 +773,11 @@ int tg_rules_load_file(tg_rules **out, const char *path)
 	if (!out || !path)
 		return tg_error_set(TG_EINVAL, "tg_rules_load_file: bad argument");
 	*out = NULL;
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return tg_error_set(TG_EIO, "%s: cannot open: %s", path, strerror(errno));
-	char *buf = NULL;
-	size_t len = 0, cap = 0;
-	int err = 0;
-	for (;;) {
-		if (tg_grow((void **)&buf, &cap, len + 65536, 1)) {
-			free(buf);
-			fclose(f);
-			return TG_ENOMEM;
-		}
-		size_t got = fread(buf + len, 1, cap - len, f);
-		len += got;
-		if (got == 0) {
-			err = ferror(f) ? (errno ? errno : EIO) : 0;
-			break;
-		}
-	}
-	fclose(f);
-	if (err) {
-		free(buf);
-		return tg_error_set(TG_EIO, "%s: cannot read: %s", path, strerror(err));
-	}
+	char *buf;
+	size_t len;
+	int err = tg_file_read_all(&buf, &len, path, 0);
+	if (err)
+		return err;
 	int rc = tg_rules_load_mem(out, buf, len, path);
 	free(buf);
 	return rc;
