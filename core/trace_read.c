@@ -66,16 +66,21 @@ static const char *const noise_keys[] = {
 #define NNOISE (sizeof(noise_keys) / sizeof(noise_keys[0]))
 
 /* The argument keys some analysis reads (tg_trace_key callers in core/),
- * and the metadata's: by default only these are kept, the rest of "args"
- * is skipped without being stored. A kernel's dozen launch attributes or
- * an op's "Sequence number" would otherwise be half of the model's memory
- * (measured: 804k args of 198k events in a 100 MB training trace; 340k with
- * this list). tg_read_opts.keep_all_args keeps everything but the noise. */
+ * the ones a user of the model needs to link or check events (an op's
+ * "Sequence number" pairs forward and backward; a memcpy's "memory bandwidth
+ * (GB/s)" is the profiler's own figure), and the metadata's: by default only
+ * these are kept, the rest of "args" is skipped without being stored. A
+ * kernel's dozen launch attributes (grid, block, registers, shared memory...)
+ * would otherwise be most of the model's memory (measured: 804k args of 198k
+ * events in a 100 MB training trace; 340k with this list without "Sequence
+ * number"). tg_read_opts.keep_all_args keeps everything but the noise. */
 static const char *const kept_keys[] = {
 	/* ops: shapes and values (perf models, ops_unique_args, measure) */
 	"Input Dims", "Input type", "Input Strides", "Concrete Inputs",
+	/* forward/backward pairing */
+	"Sequence number", "Fwd thread id",
 	/* device events */
-	"stream", "device", "bytes",
+	"stream", "device", "bytes", "memory bandwidth (GB/s)",
 	/* collectives */
 	"Collective name", "dtype", "In msg nelems", "Out msg nelems", "Group size", "Process Group Name",
 	"Process Group Description", "Process Group Ranks", "In split size", "Out split size",
