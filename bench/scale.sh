@@ -5,7 +5,8 @@
 # the same file(s) measured in the same run.
 #   targets: cost linear in size (10x the size costs at most 11x the time),
 #            report on a gzip trace at most 1.5x gzip -dc,
-#            peak RSS at most 15 % of the JSON size (reported; see docs/scale.md)
+#            peak RSS at most 15 % of the JSON size (checked and reported, but a
+#            miss does not fail the bench: a known shortfall, docs/scale.md)
 # Usage: bench/scale.sh TRACEGATE TG_GEN   (SCALE_SIZES="10 100 1000" MB by default)
 set -eu
 tg=$1
@@ -60,7 +61,7 @@ function pct(kb, bytes) { return 100 * kb * 1024 / bytes }
 	rp[NR] = $7; rg[NR] = $8; dp[NR] = $9; dg[NR] = $10; mrp[NR] = $11; mrg[NR] = $12; mdp[NR] = $13; mdg[NR] = $14
 }
 END {
-	ok = 1
+	ok = 1; rss_ok = 1
 	printf "bench: scale (generated training traces; one run: ratios to cat / gzip -dc of the same files)\n"
 	printf "bench: %7s  %-34s %-34s %-30s %-30s\n", "JSON", "report plain (x cat)", "report gzip (x gzip -dc)", "diff plain (x cat of both)", "diff gzip (x gzip -dc of both)"
 	for (i = 1; i <= NR; i++) {
@@ -69,12 +70,16 @@ END {
 		       rg[i], rg[i] / gz[i], mrg[i] / 1024, pct(mrg[i], by[i]),
 		       dp[i], dp[i] / cat2[i], mdp[i] / 1024, dg[i], dg[i] / gz2[i], mdg[i] / 1024
 		if (rg[i] / gz[i] > 1.5 && mb[i] >= 100) { ok = 0; printf "bench:   report on gzip above 1.5x gzip -dc at %d MB\n", mb[i] }
+		if (pct(mrp[i], by[i]) > 15 && mb[i] >= 100) { rss_ok = 0; printf "bench:   report peak RSS %.0f %% of the JSON at %d MB, above the 15 %% target (known shortfall: docs/scale.md)\n", pct(mrp[i], by[i]), mb[i] }
 	}
 	for (i = 2; i <= NR; i++) {
 		s = by[i] / by[i - 1]
 		printf "bench: %d MB -> %d MB (%.1fx the size): report %.1fx the time (gzip %.1fx), diff %.1fx (gzip %.1fx)\n",
 		       mb[i - 1], mb[i], s, rp[i] / rp[i - 1], rg[i] / rg[i - 1], dp[i] / dp[i - 1], dg[i] / dg[i - 1]
 		if (mb[i - 1] >= 100 && rp[i] / rp[i - 1] > s * 1.1) { ok = 0; printf "bench:   report not linear from %d MB\n", mb[i - 1] }
+		if (mb[i - 1] >= 100 && dp[i] / dp[i - 1] > s * 1.1) { ok = 0; printf "bench:   diff not linear from %d MB\n", mb[i - 1] }
 	}
-	printf "bench: scale %s\n", ok ? "targets met (linear, gzip within 1.5x; RSS reported above)" : "TARGET MISSED"
+	printf "bench: scale %s; peak RSS %s\n", ok ? "time targets met (linear, gzip within 1.5x)" : "TIME TARGET MISSED",
+	       rss_ok ? "within 15 % of the JSON" : "above 15 % of the JSON (docs/scale.md)"
+	exit ok ? 0 : 1
 }' "$work/rows"
