@@ -13,12 +13,13 @@ static const char *const sdpa_fwd_ops[] = {
 	"aten::_scaled_dot_product_flash_attention", "aten::_scaled_dot_product_efficient_attention",
 	"aten::_scaled_dot_product_cudnn_attention", "aten::_flash_attention_forward",
 	"aten::_efficient_attention_forward", "aten::_cudnn_attention_forward", "flash_attn::_flash_attn_forward",
-	NULL};
+	"aiter::_flash_attn_forward", "aiter::mha_fwd", "aiter::fmha_v3_fwd", "aiter::mha_varlen_fwd",
+	"aiter::fmha_v3_varlen_fwd", "aiter::mha_batch_prefill", NULL};
 static const char *const sdpa_bwd_ops[] = {
 	"aten::_scaled_dot_product_flash_attention_backward", "aten::_scaled_dot_product_efficient_attention_backward",
 	"aten::_scaled_dot_product_cudnn_attention_backward", "aten::_flash_attention_backward",
 	"aten::_efficient_attention_backward", "aten::_cudnn_attention_backward", "flash_attn::_flash_attn_backward",
-	NULL};
+	"aiter::_flash_attn_backward", "aiter::mha_bwd", "aiter::fmha_v3_bwd", "aiter::mha_varlen_bwd", NULL};
 static const char *const conv_fwd_ops[] = {"aten::convolution", NULL};
 static const char *const conv_bwd_ops[] = {"aten::convolution_backward", NULL};
 static const char *const unary_ops[] = {"aten::copy_", "aten::clamp_min_", "aten::clamp_min", "aten::neg",

@@ -3,7 +3,8 @@
  * shape arguments, the models of TraceLens's PerfModel (GEMM, SDPA, CONV,
  * elementwise, reduce, normalization) plus the attention entry points
  * TraceLens does not model (flash_attn::_flash_attn_*, aten::_flash_
- * attention_*, _efficient_attention_*, _cudnn_attention_*). One file per
+ * attention_*, _efficient_attention_*, _cudnn_attention_*, AMD AITER/CK
+ * aiter::_flash_attn_*, mha_*, fmha_v3_*, mha_batch_prefill). One file per
  * family: perf_gemm.c, perf_sdpa.c, perf_conv.c, perf_elementwise.c,
  * perf_reduce.c, perf_norm.c. Everything is pure and allocation-free.
  */

@@ -91,4 +91,24 @@ run report "$SAMPLE" --gpu-specs "$tmp/bad.yaml"
 expect_fail "unknown gpu" "tracegate: --gpu: no GPU named 'Z80' (see docs/roofline.md, or add it with --gpu-specs)" \
 	report "$SAMPLE" --gpu Z80
 
+# AMD AITER attention on a real trace (when ../shared is there): sglang's
+# aiter::mha_batch_prefill, 36 calls of 15 sequences x 1024 tokens, causal,
+# H 32/8, d 128, bf16: 15*32*2*1024*1024*256/2 FLOPs, 300 MiB (docs/roofline.md)
+SGL=${TG_SHARED:-../shared}/traces/tracelens/tests/traces/inference/sglang_prefilldecode/sglang_Qwen3-8B_prefilldecode.json.gz
+if [ -f "$SGL" ] && command -v python3 >/dev/null 2>&1; then
+	expect_ok "report csv, aiter trace" report "$SGL" --format csv -o "$tmp/aiter"
+	python3 - "$tmp/aiter/SDPA_fwd.csv" <<'PY' && ok "SDPA_fwd has aiter::mha_batch_prefill" || not_ok "SDPA_fwd aiter" "$(head -c 600 "$tmp/aiter/SDPA_fwd.csv")"
+import csv, sys
+r = [x for x in csv.DictReader(open(sys.argv[1], encoding="utf-8")) if x["name"] == "aiter::mha_batch_prefill"]
+assert len(r) == 1, r
+x = r[0]
+assert (x["param: B"], x["param: N_Q"], x["param: H_Q"], x["param: N_KV"], x["param: H_KV"]) == ("15", "1024", "32", "1024", "8"), x
+assert x["param: causal"] == "True" and x["name_count"] == "36", x
+assert abs(float(x["GFLOPS_first"]) - 128.84901888) < 1e-9, x["GFLOPS_first"]
+assert abs(float(x["Data Moved (MB)_first"]) - 300.0) < 1e-9, x["Data Moved (MB)_first"]
+PY
+else
+	echo "# SKIP aiter trace: $SGL is absent (set TG_SHARED)"
+fi
+
 [ "$fails" -eq 0 ]

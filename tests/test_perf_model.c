@@ -1,6 +1,7 @@
 /* test_perf_model.c - shape parsing and the perf models, on hand-computed
  * cases: GEMM (bias, bmm, _scaled_mm fp8, no model for linear/matmul),
- * attention (every entry point, GQA, causal, backward, fp8), convolution
+ * attention (every entry point, GQA, causal, backward, fp8, AMD AITER/CK
+ * dense, varlen and paged batch prefill), convolution
  * (stride/padding/dilation/groups, transposed, backward), elementwise
  * broadcast, reductions with dim/keepdim, layer/batch/RMS norm, dtype sizes. */
 #include "testutil.h"
@@ -326,6 +327,142 @@ static void test_sdpa_backward(void **state)
 	assert_true(isnan(p.bytes)); /* no dtype given */
 }
 
+/* AMD AITER / CK attention: [B,S,H,d] dense ops, varlen and paged batch
+ * prefill, with is_causal found before window_size_left/right whatever the
+ * aiter version's argument list. */
+static void test_sdpa_aiter(void **state)
+{
+	(void)state;
+	assert_int_equal(tg_perf_kind_of("aiter::_flash_attn_forward"), TG_PERF_SDPA_FWD);
+	assert_int_equal(tg_perf_kind_of("aiter::mha_batch_prefill"), TG_PERF_SDPA_FWD);
+	assert_int_equal(tg_perf_kind_of("aiter::mha_varlen_fwd"), TG_PERF_SDPA_FWD);
+	assert_int_equal(tg_perf_kind_of("aiter::fmha_v3_bwd"), TG_PERF_SDPA_BWD);
+	assert_int_equal(tg_perf_kind_of("aiter::wrapper_fmha_v3_fwd"), TG_PERF_NONE); /* signature unknown */
+
+	/* _flash_attn_forward, GQA 32/8, causal at [5] (q, k, v, dropout_p,
+	 * softmax_scale, causal, window_size_left, window_size_right, sink_size...):
+	 * 2*32*2*128*128*(64+64)/2 = 134217728; (524288 + 2*131072 + 524288) * 2 bytes */
+	const char *fa = "[[2, 128, 32, 64], [2, 128, 8, 64], [2, 128, 8, 64]]";
+	tg_perf p = model("aiter::_flash_attn_forward", fa, BF3,
+	                  "[\"\", \"\", \"\", \"0.\", \"0.125\", \"True\", \"-1\", \"-1\", \"0\", \"\", \"\", \"False\"]", 0,
+	                  0);
+	assert_int_equal(p.kind, TG_PERF_SDPA_FWD);
+	assert_int_equal(p.p.sdpa.B, 2);
+	assert_int_equal(p.p.sdpa.N_Q, 128);
+	assert_int_equal(p.p.sdpa.H_Q, 32);
+	assert_int_equal(p.p.sdpa.H_KV, 8);
+	assert_int_equal(p.p.sdpa.causal, 1);
+	near(p.flops, 134217728);
+	near(p.bytes, 2621440);
+	/* older aiter (no sink_size): same numbers */
+	p = model("aiter::mha_fwd", fa, BF3, "[\"\", \"\", \"\", \"0.0\", \"0.125\", \"True\", \"-1\", \"-1\", \"False\"]",
+	          0, 0);
+	near(p.flops, 134217728);
+	/* the shared synthetic trace's op: [8,512,16,64], no Concrete Inputs:
+	 * not causal, 8*16*2*512*512*128 = 8589934592; 4 * 4194304 * 2 bytes */
+	p = model("aiter::_flash_attn_forward", "[[8, 512, 16, 64], [8, 512, 16, 64], [8, 512, 16, 64]]",
+	          "[\"c10::bfloat16\", \"c10::bfloat16\", \"c10::bfloat16\"]", NULL, 0, 0);
+	assert_int_equal(p.p.sdpa.causal, 0);
+	near(p.flops, 8589934592.0);
+	near(p.bytes, 33554432);
+	assert_string_equal(p.precision, "bf16");
+	/* fmha_v3_fwd, d_v 64 != d_qk 32, not causal: 4*2*16*16*(32+64) */
+	p = model("aiter::fmha_v3_fwd", "[[1, 16, 4, 32], [1, 16, 4, 32], [1, 16, 4, 64]]", BF3,
+	          "[\"\", \"\", \"\", \"0.\", \"0.17\", \"False\", \"-1\", \"-1\", \"False\", \"False\", \"1\"]", 0, 0);
+	near(p.flops, 196608);
+
+	/* _flash_attn_backward: dout, q, k, v, out, lse, dq, dk, dv, dbias,
+	 * dropout_p [10], softmax_scale, causal [12]; GQA 4/2, [1,16,H,8]: as
+	 * flash_attn's (81920 + 256) / 2 = 41088; bytes (2*(512+256+256)+512)*2 */
+	const char *bd = "[[1, 16, 4, 8], [1, 16, 4, 8], [1, 16, 2, 8], [1, 16, 2, 8], [1, 16, 4, 8], [1, 4, 16]]";
+	const char *bt = "[\"c10::BFloat16\", \"c10::BFloat16\", \"c10::BFloat16\", \"c10::BFloat16\"]";
+	p = model("aiter::_flash_attn_backward", bd, bt,
+	          "[\"\", \"\", \"\", \"\", \"\", \"\", \"\", \"\", \"\", \"\", \"0.\", \"0.35\", \"True\", \"-1\", \"-1\", "
+	          "\"\", \"\", \"False\", \"\", \"True\", \"1\"]",
+	          0, 0);
+	assert_int_equal(p.kind, TG_PERF_SDPA_BWD);
+	assert_int_equal(p.p.sdpa.causal, 1);
+	assert_int_equal(p.p.sdpa.flash, 1);
+	near(p.flops, 41088);
+	near(p.bytes, 5120);
+	/* mha_bwd (no dbias before dropout_p: causal at [8]) */
+	p = model("aiter::mha_bwd", bd, bt,
+	          "[\"\", \"\", \"\", \"\", \"\", \"\", \"0.\", \"0.35\", \"True\", \"-1\", \"-1\", \"False\"]", 0, 0);
+	near(p.flops, 41088);
+
+	/* mha_varlen_fwd: q [300, 8, 64], k/v [600, 2, 64], cu_seqlens_q [4]:
+	 * b = 3 sequences of 100 queries and 200 keys; causal bottom-right
+	 * (100*200 - 100*99/2) / (100*200) = 0.7525 of 3*8*2*100*200*128;
+	 * bytes (153600 + 76800 + 76800 + 153600) * 2 */
+	const char *vl = "[[300, 8, 64], [600, 2, 64], [600, 2, 64], [4], [4], [], [], [], [], [], [], [], [], [], []]";
+	p = model("aiter::mha_varlen_fwd", vl, BF3,
+	          "[\"\", \"\", \"\", \"\", \"\", \"100\", \"200\", \"0\", \"0.\", \"0.125\", \"0.\", \"False\", \"True\", "
+	          "\"-1\", \"-1\", \"0\", \"False\", \"False\"]",
+	          0, 0);
+	assert_int_equal(p.p.sdpa.B, 3);
+	assert_int_equal(p.p.sdpa.N_Q, 100);
+	assert_int_equal(p.p.sdpa.N_KV, 200);
+	assert_int_equal(p.p.sdpa.causal, 1);
+	near(p.flops, 92467200);
+	near(p.bytes, 921600);
+	/* K/V in a block_table cache ([blocks, block, H, d]): lengths unknown */
+	model("aiter::mha_varlen_fwd", "[[300, 8, 64], [64, 16, 2, 64], [64, 16, 2, 64], [4], [4]]", BF3,
+	      "[\"\", \"\", \"\", \"\", \"\", \"100\", \"200\", \"0\", \"0.\", \"0.125\", \"0.\", \"False\", \"True\", "
+	      "\"-1\", \"-1\"]",
+	      0, TG_EFORMAT);
+
+	/* mha_batch_prefill as in the sglang Qwen3-8B trace: q [15360, 32, 128],
+	 * the whole KV pool [835874, 8, 128], cu_seqlens_q [16] (b = 15),
+	 * kv_page_indices [15616] (padded past the 15 * 1024 tokens), max
+	 * seqlens 1024, causal: 15 sequences of 1024, N_KV clamped to
+	 * max_seqlen_k. 15*32*2*1024*1024*256 / 2 = 128849018880 FLOPs;
+	 * (2 * 15*1024*32*128 + 2 * 15*1024*8*128) * 2 = 314572800 bytes */
+	const char *bp = "[[15360, 32, 128], [835874, 8, 128], [835874, 8, 128], [16], [16], [15616], [], [], [], [], "
+	                 "[], [], [], [], [], [], [], [], [], [], [], [], [], [], [], [], [], [], [], []]";
+	const char *bpc = "[\"\", \"\", \"\", \"\", \"\", \"\", \"1024\", \"1024\", \"0.\", \"0.088388347648318447\", "
+	                  "\"0.\", \"False\", \"True\", \"-1\", \"-1\", \"0\", \"False\", \"False\", \"\", \"\", \"\", "
+	                  "\"\", \"\", \"\", \"\", \"\", \"\", \"\", \"\", \"\"]";
+	const char *bpt = "[\"c10::BFloat16\", \"c10::BFloat16\", \"c10::BFloat16\", \"int\", \"int\", \"int\"]";
+	p = model("aiter::mha_batch_prefill", bp, bpt, bpc, 0, 0);
+	assert_int_equal(p.p.sdpa.B, 15);
+	assert_int_equal(p.p.sdpa.N_Q, 1024);
+	assert_int_equal(p.p.sdpa.N_KV, 1024);
+	assert_int_equal(p.p.sdpa.H_KV, 8);
+	assert_int_equal(p.p.sdpa.causal, 1);
+	near(p.flops, 128849018880.0);
+	near(p.bytes, 314572800);
+	/* TraceLens models it only from sglang/vLLM annotations: none here */
+	model("aiter::mha_batch_prefill", bp, bpt, bpc, 1, TG_EFORMAT);
+	/* with a cached prefix: b = 4, 400 queries, 1200 KV slots (page 1),
+	 * max_seqlen_k 500: N_Q 100, N_KV 300; causal bottom-right 25050/30000
+	 * of 4*4*2*100*300*128 = 102604800; (102400 + 2*76800 + 102400) * 2 */
+	p = model("aiter::mha_batch_prefill",
+	          "[[400, 4, 64], [100000, 1, 64], [100000, 1, 64], [5], [5], [1200]]", BF3,
+	          "[\"\", \"\", \"\", \"\", \"\", \"\", \"100\", \"500\", \"0.\", \"0.125\", \"0.\", \"False\", \"True\", "
+	          "\"-1\", \"-1\"]",
+	          0, 0);
+	assert_int_equal(p.p.sdpa.N_KV, 300);
+	near(p.flops, 102604800);
+	near(p.bytes, 716800);
+	/* paged [pages, page_size 16, H_KV, d]: 75 pages = 1200 tokens, same */
+	p = model("aiter::mha_batch_prefill",
+	          "[[400, 4, 64], [9000, 16, 1, 64], [9000, 16, 1, 64], [5], [5], [75]]", BF3,
+	          "[\"\", \"\", \"\", \"\", \"\", \"\", \"100\", \"500\", \"0.\", \"0.125\", \"0.\", \"False\", \"True\", "
+	          "\"-1\", \"-1\"]",
+	          0, 0);
+	near(p.flops, 102604800);
+
+	/* not modelled: a sliding window, a mask flag that cannot be found,
+	 * too few inputs, mismatched heads */
+	model("aiter::_flash_attn_forward", fa, BF3, "[\"\", \"\", \"\", \"0.\", \"0.125\", \"False\", \"128\", \"0\"]", 0,
+	      TG_EFORMAT);
+	model("aiter::_flash_attn_forward", fa, BF3, "[\"\", \"\", \"\", \"0.\", \"0.125\"]", 0, TG_EFORMAT);
+	model("aiter::_flash_attn_forward", "[[2, 128, 32, 64]]", BF3, NULL, 0, TG_EFORMAT);
+	model("aiter::mha_fwd", "[[1, 8, 6, 8], [1, 8, 4, 8], [1, 8, 4, 8]]", BF3, NULL, 0, TG_EFORMAT);
+	model("aiter::mha_batch_prefill", "[[400, 4, 64], [100000, 1, 64], [100000, 1, 64], [5]]", BF3, NULL, 0,
+	      TG_EFORMAT);
+}
+
 /* ------------------------------------------------------------ convolution */
 
 static void test_conv(void **state)
@@ -536,6 +673,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_shape_parse),   cmocka_unit_test(test_dtype_sizes),  cmocka_unit_test(test_kinds),
 		cmocka_unit_test(test_gemm),          cmocka_unit_test(test_sdpa_forward), cmocka_unit_test(test_sdpa_backward),
+		cmocka_unit_test(test_sdpa_aiter),
 		cmocka_unit_test(test_conv),          cmocka_unit_test(test_elementwise),  cmocka_unit_test(test_reduce),
 		cmocka_unit_test(test_norm),          cmocka_unit_test(test_garbage),
 	};
