@@ -103,12 +103,35 @@ static int cmp_sel(const void *a, const void *b)
 	return (x->inv > y->inv) - (x->inv < y->inv);
 }
 
-/* The selected records of one side, sorted by group, stratum, invocation.
- * *dropped (may be NULL): records the selectors match but that hold no
- * data for the metric (no perf model for tflops and tbs, no launch for
+/* The rank of a unit: its trace's distributedInfo rank, else the trace's
+ * position on its side (as the kernel records' rank). */
+static int64_t unit_rank(const tg_measure *m, const tg_unit *u)
+{
+	int64_t r = tg_trace_rank(tg_tree_trace(tg_measure_tree(m, u->trace)));
+	return r >= 0 ? r : (int64_t)u->trace;
+}
+
+/* The units a rule's values are per: every unit of the side, or with a
+ * rank selector the steps of that rank only (so that "per step" is per
+ * step of that rank, not diluted by the other ranks' empty steps). map
+ * (nunits entries) gets each unit's index among them, UINT32_MAX for the
+ * units left out; returns their number. */
+static size_t rule_units(uint32_t *map, const tg_rule *r, const tg_measure *m)
+{
+	size_t nu, c = 0;
+	const tg_unit *u = tg_measure_units(m, &nu);
+	for (size_t i = 0; i < nu; i++)
+		map[i] = r->rank < 0 || unit_rank(m, &u[i]) == r->rank ? (uint32_t)c++ : UINT32_MAX;
+	return c;
+}
+
+/* The selected records of one side, sorted by group, stratum, invocation,
+ * their unit renumbered among the rule's units (rule_units), *units of
+ * them. *dropped (may be NULL): records the selectors match but that hold
+ * no data for the metric (no perf model for tflops and tbs, no launch for
  * launch_overhead). */
-static int select_side(struct sel **out, size_t *n, size_t *dropped, const tg_rule *r, const tg_measure *m,
-                       const tg_atoms *keys)
+static int select_side(struct sel **out, size_t *n, size_t *units, size_t *dropped, const tg_rule *r,
+                       const tg_measure *m, const tg_atoms *keys)
 {
 	size_t nk, ni;
 	const tg_kernel_rec *k = tg_measure_kernels(m, &nk);
@@ -116,9 +139,14 @@ static int select_side(struct sel **out, size_t *n, size_t *dropped, const tg_ru
 	struct sel *v = NULL;
 	size_t cap = 0, c = 0;
 	int need_model = r->metric == TG_METRIC_TFLOPS || r->metric == TG_METRIC_TBS;
-	size_t drop = 0;
+	size_t drop = 0, nu;
+	tg_measure_units(m, &nu);
+	uint32_t *map = tg_calloc(nu ? nu : 1, sizeof(uint32_t));
+	if (!map)
+		return TG_ENOMEM;
+	*units = rule_units(map, r, m);
 	for (size_t i = 0; i < nk; i++) {
-		if (!rec_matches(r, keys, &k[i]))
+		if (!rec_matches(r, keys, &k[i]) || map[k[i].unit] == UINT32_MAX)
 			continue;
 		double fl = NAN, by = NAN;
 		if (k[i].inv != TG_NONE) {
@@ -132,12 +160,14 @@ static int select_side(struct sel **out, size_t *n, size_t *dropped, const tg_ru
 		}
 		if (tg_grow((void **)&v, &cap, c + 1, sizeof(*v))) {
 			free(v);
+			free(map);
 			return TG_ENOMEM;
 		}
 		v[c++] = (struct sel){group_key(r, &k[i]), k[i].op_shape,
-		                      k[i].inv != TG_NONE ? k[i].inv : ((uint64_t)1 << 32) | i, k[i].unit,
+		                      k[i].inv != TG_NONE ? k[i].inv : ((uint64_t)1 << 32) | i, map[k[i].unit],
 		                      k[i].dur_ns, k[i].delay_ns, fl, by};
 	}
+	free(map);
 	if (c > 1)
 		qsort(v, c, sizeof(*v), cmp_sel);
 	*out = v;
@@ -494,12 +524,6 @@ done:
 
 /* ------------------------------------------------------------ unit metrics */
 
-static int64_t unit_rank(const tg_measure *m, const tg_unit *u)
-{
-	int64_t r = tg_trace_rank(tg_tree_trace(tg_measure_tree(m, u->trace)));
-	return r >= 0 ? r : (int64_t)u->trace;
-}
-
 static double unit_value(const tg_unit *u, tg_rule_metric m)
 {
 	switch (m) {
@@ -620,11 +644,9 @@ static int kernel_time_interval(double *rlo, double *rhi, double *rratio, const 
 	all.aggregate = TG_AGG_TOTAL;
 	struct sel *vb = NULL, *vx = NULL;
 	size_t nb, nx, ub, ux;
-	tg_measure_units(base, &ub);
-	tg_measure_units(next, &ux);
-	int rc = select_side(&vb, &nb, NULL, &all, base, keys);
+	int rc = select_side(&vb, &nb, &ub, NULL, &all, base, keys);
 	if (!rc)
-		rc = select_side(&vx, &nx, NULL, &all, next, keys);
+		rc = select_side(&vx, &nx, &ux, NULL, &all, next, keys);
 	if (!rc) {
 		struct ctx c2 = *c;
 		c2.rule = &all;
@@ -790,11 +812,9 @@ static int judge_rule(tg_judgement *jd, const struct ctx *c, const tg_measure *b
 	}
 	struct sel *vb = NULL, *vx = NULL;
 	size_t nb = 0, nx = 0, ub, ux, db = 0, dx = 0;
-	tg_measure_units(base, &ub);
-	tg_measure_units(next, &ux);
-	int rc = select_side(&vb, &nb, &db, r, base, keys);
+	int rc = select_side(&vb, &nb, &ub, &db, r, base, keys);
 	if (!rc)
-		rc = select_side(&vx, &nx, &dx, r, next, keys);
+		rc = select_side(&vx, &nx, &ux, &dx, r, next, keys);
 	if (rc)
 		goto done;
 	*matched = nb + nx + db + dx > 0;
