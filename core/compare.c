@@ -50,6 +50,80 @@ static int cmp_delta(const void *a, const void *b)
 	return (x->key > y->key) - (x->key < y->key);
 }
 
+/* One kernel's time under a key and a category, for tg_compare_categories. */
+struct keycat {
+	uint32_t key, category;
+	double ns;
+};
+
+static int cmp_keycat(const void *a, const void *b)
+{
+	const struct keycat *x = a, *y = b;
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	return (x->category > y->category) - (x->category < y->category);
+}
+
+/* Fills cats[key] from the sorted run kc[0..n) of one key. */
+static void pick_category(tg_compare_cat *cat, const struct keycat *kc, size_t n)
+{
+	double best = -1;
+	cat->category = TG_NONE;
+	cat->others = 0;
+	for (size_t i = 0; i < n;) {
+		size_t j = i;
+		double ns = 0;
+		while (j < n && kc[j].category == kc[i].category)
+			ns += kc[j++].ns;
+		if (cat->category != TG_NONE)
+			cat->others++;
+		if (ns > best) {
+			best = ns;
+			cat->category = kc[i].category;
+		}
+		i = j;
+	}
+}
+
+int tg_compare_categories(tg_compare_cat **out, size_t *n, const tg_measure *base, const tg_measure *next,
+                          tg_compare_by by)
+{
+	*out = NULL;
+	*n = 0;
+	size_t nb, nx;
+	const tg_kernel_rec *rb = tg_measure_kernels(base, &nb), *rx = tg_measure_kernels(next, &nx);
+	struct keycat *kc = tg_calloc(nb + nx + 1, sizeof(*kc));
+	if (!kc)
+		return TG_ENOMEM;
+	uint32_t max = 0;
+	for (size_t i = 0; i < nb + nx; i++) {
+		const tg_kernel_rec *r = i < nb ? &rb[i] : &rx[i - nb];
+		kc[i] = (struct keycat){key_of(r, by), r->category, (double)r->dur_ns};
+		if (kc[i].key != TG_NONE && kc[i].key + 1 > max)
+			max = kc[i].key + 1;
+	}
+	qsort(kc, nb + nx, sizeof(*kc), cmp_keycat);
+	tg_compare_cat *cats = tg_calloc(max + 1, sizeof(*cats));
+	if (!cats) {
+		free(kc);
+		return TG_ENOMEM;
+	}
+	for (uint32_t k = 0; k <= max; k++)
+		cats[k].category = TG_NONE;
+	for (size_t i = 0; i < nb + nx;) {
+		size_t j = i;
+		while (j < nb + nx && kc[j].key == kc[i].key)
+			j++;
+		if (kc[i].key != TG_NONE)
+			pick_category(&cats[kc[i].key], kc + i, j - i);
+		i = j;
+	}
+	free(kc);
+	*out = cats;
+	*n = max;
+	return 0;
+}
+
 int tg_compare_rows(tg_compare_row **out, size_t *n, const tg_measure *base, const tg_measure *next,
                     tg_compare_by by)
 {

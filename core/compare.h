@@ -37,6 +37,23 @@ typedef struct tg_compare_row {
 int tg_compare_rows(tg_compare_row **out, size_t *n, const tg_measure *base, const tg_measure *next,
                     tg_compare_by by);
 
+/* The category of one key of a comparison. */
+typedef struct tg_compare_cat {
+	uint32_t category; /* the category holding most of the key's kernel time on
+	                      the two sides together; TG_NONE when it has no kernels */
+	uint32_t others;   /* how many more categories hold some of it (an op that
+	                      launches NCCL and copy kernels; kernels re-filed under
+	                      a divergence) */
+} tg_compare_cat;
+
+/* The categories of the keys of by (what the rules judge them under:
+ * docs/diff.md). *out is an array of *n entries indexed by key atom (keys
+ * at or past *n have no kernels); the caller frees it. For
+ * TG_COMPARE_CATEGORY every key is its own category. Returns 0 or
+ * TG_ENOMEM. */
+int tg_compare_categories(tg_compare_cat **out, size_t *n, const tg_measure *base, const tg_measure *next,
+                          tg_compare_by by);
+
 /* The same as a table named "diff_by_<by>" with columns <by>, base count,
  * new count, base (us), new (us), delta (us), delta (%), status ("new",
  * "gone", ""); per step values. keys: the shared key table. limit: at

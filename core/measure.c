@@ -202,6 +202,8 @@ static int add_units(tg_measure *m, uint32_t ti, uint32_t *first_unit)
 		u->exposed_comm_ns = llround(tl.exposed_comm_us * 1000.0);
 		u->exposed_memcpy_ns = llround(tl.exposed_memcpy_us * 1000.0);
 		u->total_ns = llround(tl.total_us * 1000.0);
+		u->comm_ns = llround(tl.total_comm_us * 1000.0);
+		u->memcpy_ns = llround(tl.total_memcpy_us * 1000.0);
 		u->host_syncs = syncs[s];
 		u->peak_memory = peak;
 	}

@@ -54,6 +54,9 @@ typedef struct tg_unit {
 	uint32_t trace;
 	int64_t step;      /* N of ProfilerStep#N; -1 for a whole trace */
 	int64_t busy_ns, idle_ns, exposed_comm_ns, exposed_memcpy_ns, total_ns;
+	int64_t comm_ns, memcpy_ns; /* all communication and copy time, hidden or not:
+	                               0 when the step has none (no data for the
+	                               exposed metrics) */
 	uint64_t host_syncs;
 	int64_t peak_memory; /* bytes allocated at the peak (the trace's); -1 when unknown */
 } tg_unit;

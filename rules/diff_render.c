@@ -155,40 +155,76 @@ static void md_rules(FILE *f, const tg_judgement *j)
 		fprintf(f, "\n%zu more items of `each` rules pass.\n", hidden);
 }
 
-/* Top regressions (worse > 0) or improvements of the per-op judgement. */
-static void md_top(FILE *f, const tg_diff_doc *d, int regressions, size_t limit)
+/* The categories of the keys of one compare_by (tg_compare_categories). */
+struct cats {
+	tg_compare_cat *v;
+	size_t n;
+};
+
+/* Writes the category of the key named name ("GEMM"; "NCCL +1" when its
+ * kernels are also filed under one more category); "" when unknown. */
+static void category_of(char *buf, size_t cap, const struct cats *c, const tg_atoms *keys, const char *name)
 {
-	if (!d->ops)
+	uint32_t k = c && c->v ? tg_atoms_find(keys, name, strlen(name)) : TG_NONE;
+	buf[0] = 0;
+	if (k == TG_NONE || k >= c->n || c->v[k].category == TG_NONE)
 		return;
+	if (c->v[k].others)
+		snprintf(buf, cap, "%s +%u", tg_atoms_str(keys, c->v[k].category), c->v[k].others);
+	else
+		snprintf(buf, cap, "%s", tg_atoms_str(keys, c->v[k].category));
+}
+
+/* The per-op items that got worse (regressions) or better, by |delta|,
+ * largest first; *c of them. The caller frees the array (NULL when none
+ * or out of memory). */
+static const tg_judged **top_ops(const tg_diff_doc *d, int regressions, size_t *c)
+{
+	*c = 0;
+	if (!d->ops)
+		return NULL;
 	size_t n;
 	const tg_judged *it = tg_judgement_items(d->ops, &n);
 	const tg_judged **pick = calloc(n ? n : 1, sizeof(*pick));
 	if (!pick)
-		return;
-	size_t c = 0;
+		return NULL;
 	for (size_t i = 0; i < n; i++)
 		if (regressions ? it[i].delta > 0 : it[i].delta < 0)
-			pick[c++] = &it[i];
+			pick[(*c)++] = &it[i];
 	/* by |delta|, largest first (insertion sort: few hundred items) */
-	for (size_t i = 1; i < c; i++)
+	for (size_t i = 1; i < *c; i++)
 		for (size_t k = i; k > 0 && fabs(pick[k]->delta) > fabs(pick[k - 1]->delta); k--) {
 			const tg_judged *t = pick[k];
 			pick[k] = pick[k - 1];
 			pick[k - 1] = t;
 		}
+	return pick;
+}
+
+/* Top regressions (worse > 0) or improvements of the per-op judgement,
+ * with each op's category (cats: by op). */
+static void md_top(FILE *f, const tg_diff_doc *d, const struct cats *cats, int regressions, size_t limit)
+{
+	size_t c;
+	const tg_judged **pick = top_ops(d, regressions, &c);
 	if (c) {
 		fprintf(f, "\n#### Top %s (kernel time per step, by op)\n\n", regressions ? "regressions" : "improvements");
-		fputs("| op | base | new | delta | change | CI | samples |\n| --- | ---: | ---: | ---: | ---: | ---: | ---: |\n", f);
+		fputs("| op | category | base | new | delta | change | CI | samples |\n"
+		      "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |\n",
+		      f);
 		for (size_t i = 0; i < c && i < limit; i++) {
 			const tg_judged *x = pick[i];
-			char b[48], nx[48], dl[48], pc[32], ci[48];
+			char b[48], nx[48], dl[48], pc[32], ci[48], cat[160];
 			tg_diff_format_value(b, sizeof(b), TG_METRIC_KERNEL_TIME, x->base);
 			tg_diff_format_value(nx, sizeof(nx), TG_METRIC_KERNEL_TIME, x->next);
 			tg_diff_format_value(dl, sizeof(dl), TG_METRIC_KERNEL_TIME, x->delta);
 			format_pct(pc, sizeof(pc), x->pct);
 			format_ci(ci, sizeof(ci), x);
+			category_of(cat, sizeof(cat), cats, d->keys, x->item);
 			fputs("| ", f);
 			tg_md_escape(f, x->item);
+			fputs(" | ", f);
+			tg_md_escape(f, cat);
 			fprintf(f, " | %s | %s | %s%s | %s | %s | %zu / %zu |\n", b, nx, x->delta > 0 ? "+" : "", dl, pc, ci,
 			        x->nbase, x->nnext);
 		}
@@ -254,8 +290,8 @@ static void md_table_rows(FILE *f, const tg_table *t, size_t rows)
 }
 
 /* Writes the comment into a memory buffer with the given detail limits. */
-static char *md_build(const tg_diff_doc *d, size_t detail_rows, int with_divergence, int with_improvements,
-                      size_t *len)
+static char *md_build(const tg_diff_doc *d, const struct cats *op_cats, size_t detail_rows, int with_divergence,
+                      int with_improvements, size_t *len)
 {
 	char *buf = NULL;
 	FILE *f = open_memstream(&buf, len);
@@ -304,9 +340,9 @@ static char *md_build(const tg_diff_doc *d, size_t detail_rows, int with_diverge
 		tg_md_escape(f, un[i]);
 		fputs(" matches nothing in either trace.\n", f);
 	}
-	md_top(f, d, 1, 10);
+	md_top(f, d, op_cats, 1, 10);
 	if (with_improvements)
-		md_top(f, d, 0, 5);
+		md_top(f, d, op_cats, 0, 5);
 	if (with_divergence && d->divergence && d->divergence[0]) {
 		fputs("\n#### Where the call trees diverge\n\n<pre>\n", f);
 		for (const char *p = d->divergence; *p; p++) {
@@ -359,15 +395,21 @@ int tg_diff_write_md(FILE *f, const tg_diff_doc *d, size_t max_bytes)
 	char *buf = NULL;
 	size_t len = 0;
 	int trimmed = 0;
+	struct cats oc = {NULL, 0};
+	if (d->ops && tg_compare_categories(&oc.v, &oc.n, d->base, d->next, TG_COMPARE_OP))
+		return tg_error_set(TG_ENOMEM, "out of memory rendering the comment");
 	for (size_t k = 0; k < sizeof(rows) / sizeof(rows[0]); k++) {
 		free(buf);
-		buf = md_build(d, rows[k], k < 4, k < 4, &len);
-		if (!buf)
+		buf = md_build(d, &oc, rows[k], k < 4, k < 4, &len);
+		if (!buf) {
+			free(oc.v);
 			return tg_error_set(TG_ENOMEM, "out of memory rendering the comment");
+		}
 		if (len + 200 <= max_bytes)
 			break;
 		trimmed = 1;
 	}
+	free(oc.v);
 	const char *note = "\n*This comment was trimmed to fit the forge's size limit; "
 	                   "run `tracegate diff` for the full tables.*\n";
 	if (len + strlen(note) > max_bytes) {
@@ -457,11 +499,33 @@ static json_t *fp_json(const tg_measure *m, const char *const *files, size_t n)
 	                 (json_int_t)fp->world_size);
 }
 
-static json_t *item_json(const tg_judged *x)
+/* The category of x's item: the item itself for an each rule by
+ * category, the category of its kernels for the others, "" for a total.
+ * cats: one slot per compare_by, filled on first use. */
+static int item_category(char *buf, size_t cap, const tg_judged *x, const tg_diff_doc *d, struct cats *cats)
+{
+	static const tg_compare_by by_of[] = {TG_COMPARE_CATEGORY, TG_COMPARE_OP, TG_COMPARE_OP_SHAPE, TG_COMPARE_KERNEL,
+	                                      TG_COMPARE_MODULE};
+	buf[0] = 0;
+	if (x->rule->aggregate != TG_AGG_EACH || !x->item[0])
+		return 0;
+	if (x->rule->by == TG_BY_CATEGORY) {
+		snprintf(buf, cap, "%s", x->item);
+		return 0;
+	}
+	struct cats *c = &cats[x->rule->by];
+	if (!c->v && tg_compare_categories(&c->v, &c->n, d->base, d->next, by_of[x->rule->by]))
+		return TG_ENOMEM;
+	category_of(buf, cap, c, d->keys, x->item);
+	return 0;
+}
+
+static json_t *item_json(const tg_judged *x, const char *category)
 {
 	json_t *o = json_object();
 	json_object_set_new(o, "rule", json_string(x->rule->name));
 	json_object_set_new(o, "item", json_string(x->item));
+	json_object_set_new(o, "category", json_string(category));
 	json_object_set_new(o, "metric", json_string(tg_rule_metric_name(x->rule->metric)));
 	json_object_set_new(o, "verdict", json_string(tg_verdict_name(x->verdict)));
 	json_object_set_new(o, "accepted", json_boolean(x->accepted));
@@ -478,8 +542,38 @@ static json_t *item_json(const tg_judged *x)
 	json_object_set_new(o, "samples_base", json_integer((json_int_t)x->nbase));
 	json_object_set_new(o, "samples_new", json_integer((json_int_t)x->nnext));
 	json_object_set_new(o, "sampling", json_string(tg_sampling_name(x->sampling)));
+	json_object_set_new(o, "no_data", json_boolean(x->no_data));
 	json_object_set_new(o, "note", json_string(x->note));
 	return o;
+}
+
+/* The top regressions or improvements by op, as in the md comment: op,
+ * category, base, next, delta (ns per step), pct, pct_lo, pct_hi,
+ * samples_base, samples_new. */
+static json_t *top_json(const tg_diff_doc *d, const struct cats *op_cats, int regressions, size_t limit)
+{
+	json_t *a = json_array();
+	size_t c;
+	const tg_judged **pick = top_ops(d, regressions, &c);
+	for (size_t i = 0; i < c && i < limit; i++) {
+		const tg_judged *x = pick[i];
+		char cat[160];
+		category_of(cat, sizeof(cat), op_cats, d->keys, x->item);
+		json_t *o = json_object();
+		json_object_set_new(o, "op", json_string(x->item));
+		json_object_set_new(o, "category", json_string(cat));
+		json_object_set_new(o, "base", num(x->base));
+		json_object_set_new(o, "next", num(x->next));
+		json_object_set_new(o, "delta", num(x->delta));
+		json_object_set_new(o, "pct", num(x->pct));
+		json_object_set_new(o, "pct_lo", num(x->pct_lo));
+		json_object_set_new(o, "pct_hi", num(x->pct_hi));
+		json_object_set_new(o, "samples_base", json_integer((json_int_t)x->nbase));
+		json_object_set_new(o, "samples_new", json_integer((json_int_t)x->nnext));
+		json_array_append_new(a, o);
+	}
+	free(pick);
+	return a;
 }
 
 static json_t *table_json(const tg_table *t)
@@ -515,8 +609,13 @@ int tg_diff_write_json(FILE *f, const tg_diff_doc *d)
 	json_t *items = json_array();
 	size_t n;
 	const tg_judged *it = tg_judgement_items(j, &n);
-	for (size_t i = 0; i < n; i++)
-		json_array_append_new(items, item_json(&it[i]));
+	struct cats cats[TG_COMPARE_BY_COUNT] = {{NULL, 0}};
+	int rc = 0;
+	for (size_t i = 0; i < n && !rc; i++) {
+		char cat[160];
+		rc = item_category(cat, sizeof(cat), &it[i], d, cats);
+		json_array_append_new(items, item_json(&it[i], cat));
+	}
 	json_object_set_new(root, "results", items);
 	json_t *un = json_array();
 	const char *const *u = tg_judgement_unmatched(j, &n);
@@ -529,6 +628,12 @@ int tg_diff_write_json(FILE *f, const tg_diff_doc *d)
 		json_array_append_new(acc, json_pack("{s:s,s:s,s:s?}", "rule", a[i].rule, "reason",
 		                                     a[i].reason ? a[i].reason : "", "by", a[i].by));
 	json_object_set_new(root, "accepted", acc);
+	if (!rc && !cats[TG_COMPARE_OP].v)
+		rc = tg_compare_categories(&cats[TG_COMPARE_OP].v, &cats[TG_COMPARE_OP].n, d->base, d->next, TG_COMPARE_OP);
+	json_object_set_new(root, "top_regressions", top_json(d, &cats[TG_COMPARE_OP], 1, 10));
+	json_object_set_new(root, "top_improvements", top_json(d, &cats[TG_COMPARE_OP], 0, 5));
+	for (int by = 0; by < TG_COMPARE_BY_COUNT; by++)
+		free(cats[by].v);
 	json_object_set_new(root, "divergence", json_string(d->divergence ? d->divergence : ""));
 	json_t *tabs = json_object();
 	for (int by = 0; by < TG_COMPARE_BY_COUNT; by++) {
@@ -546,7 +651,11 @@ int tg_diff_write_json(FILE *f, const tg_diff_doc *d)
 			json_object_set_new(tabs, tg_table_name(d->divergences), tj);
 	}
 	json_object_set_new(root, "tables", tabs);
-	int rc = json_dumpf(root, f, JSON_PRESERVE_ORDER | JSON_COMPACT) || fputc('\n', f) == EOF ? TG_EIO : 0;
+	if (rc) {
+		json_decref(root);
+		return tg_error_set(rc, "out of memory writing the json");
+	}
+	rc = json_dumpf(root, f, JSON_PRESERVE_ORDER | JSON_COMPACT) || fputc('\n', f) == EOF ? TG_EIO : 0;
 	json_decref(root);
 	return rc ? tg_error_set(rc, "cannot write the json") : 0;
 }

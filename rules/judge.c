@@ -103,8 +103,35 @@ static int cmp_sel(const void *a, const void *b)
 	return (x->inv > y->inv) - (x->inv < y->inv);
 }
 
-/* The selected records of one side, sorted by group, stratum, invocation. */
-static int select_side(struct sel **out, size_t *n, const tg_rule *r, const tg_measure *m, const tg_atoms *keys)
+/* The rank of a unit: its trace's distributedInfo rank, else the trace's
+ * position on its side (as the kernel records' rank). */
+static int64_t unit_rank(const tg_measure *m, const tg_unit *u)
+{
+	int64_t r = tg_trace_rank(tg_tree_trace(tg_measure_tree(m, u->trace)));
+	return r >= 0 ? r : (int64_t)u->trace;
+}
+
+/* The units a rule's values are per: every unit of the side, or with a
+ * rank selector the steps of that rank only (so that "per step" is per
+ * step of that rank, not diluted by the other ranks' empty steps). map
+ * (nunits entries) gets each unit's index among them, UINT32_MAX for the
+ * units left out; returns their number. */
+static size_t rule_units(uint32_t *map, const tg_rule *r, const tg_measure *m)
+{
+	size_t nu, c = 0;
+	const tg_unit *u = tg_measure_units(m, &nu);
+	for (size_t i = 0; i < nu; i++)
+		map[i] = r->rank < 0 || unit_rank(m, &u[i]) == r->rank ? (uint32_t)c++ : UINT32_MAX;
+	return c;
+}
+
+/* The selected records of one side, sorted by group, stratum, invocation,
+ * their unit renumbered among the rule's units (rule_units), *units of
+ * them. *dropped (may be NULL): records the selectors match but that hold
+ * no data for the metric (no perf model for tflops and tbs, no launch for
+ * launch_overhead). */
+static int select_side(struct sel **out, size_t *n, size_t *units, size_t *dropped, const tg_rule *r,
+                       const tg_measure *m, const tg_atoms *keys)
 {
 	size_t nk, ni;
 	const tg_kernel_rec *k = tg_measure_kernels(m, &nk);
@@ -112,30 +139,41 @@ static int select_side(struct sel **out, size_t *n, const tg_rule *r, const tg_m
 	struct sel *v = NULL;
 	size_t cap = 0, c = 0;
 	int need_model = r->metric == TG_METRIC_TFLOPS || r->metric == TG_METRIC_TBS;
+	size_t drop = 0, nu;
+	tg_measure_units(m, &nu);
+	uint32_t *map = tg_calloc(nu ? nu : 1, sizeof(uint32_t));
+	if (!map)
+		return TG_ENOMEM;
+	*units = rule_units(map, r, m);
 	for (size_t i = 0; i < nk; i++) {
-		if (!rec_matches(r, keys, &k[i]))
+		if (!rec_matches(r, keys, &k[i]) || map[k[i].unit] == UINT32_MAX)
 			continue;
 		double fl = NAN, by = NAN;
 		if (k[i].inv != TG_NONE) {
 			fl = inv[k[i].inv].flops;
 			by = inv[k[i].inv].bytes;
 		}
-		if (need_model && !(r->metric == TG_METRIC_TFLOPS ? fl > 0 : by > 0))
+		if ((need_model && !(r->metric == TG_METRIC_TFLOPS ? fl > 0 : by > 0)) ||
+		    (r->metric == TG_METRIC_LAUNCH_OVERHEAD && k[i].delay_ns < 0)) {
+			drop++;
 			continue;
-		if (r->metric == TG_METRIC_LAUNCH_OVERHEAD && k[i].delay_ns < 0)
-			continue;
+		}
 		if (tg_grow((void **)&v, &cap, c + 1, sizeof(*v))) {
 			free(v);
+			free(map);
 			return TG_ENOMEM;
 		}
 		v[c++] = (struct sel){group_key(r, &k[i]), k[i].op_shape,
-		                      k[i].inv != TG_NONE ? k[i].inv : ((uint64_t)1 << 32) | i, k[i].unit,
+		                      k[i].inv != TG_NONE ? k[i].inv : ((uint64_t)1 << 32) | i, map[k[i].unit],
 		                      k[i].dur_ns, k[i].delay_ns, fl, by};
 	}
+	free(map);
 	if (c > 1)
 		qsort(v, c, sizeof(*v), cmp_sel);
 	*out = v;
 	*n = c;
+	if (dropped)
+		*dropped = drop;
 	return 0;
 }
 
@@ -486,12 +524,6 @@ done:
 
 /* ------------------------------------------------------------ unit metrics */
 
-static int64_t unit_rank(const tg_measure *m, const tg_unit *u)
-{
-	int64_t r = tg_trace_rank(tg_tree_trace(tg_measure_tree(m, u->trace)));
-	return r >= 0 ? r : (int64_t)u->trace;
-}
-
 static double unit_value(const tg_unit *u, tg_rule_metric m)
 {
 	switch (m) {
@@ -505,25 +537,89 @@ static double unit_value(const tg_unit *u, tg_rule_metric m)
 	}
 }
 
-/* Per-unit values of a side for a unit metric; *n values. */
-static double *unit_values(size_t *n, const tg_measure *m, const tg_rule *r)
+/* Whether unit u has data for metric m: exposed communication needs
+ * collectives, exposed memcpy copies, peak memory memory events, busy and
+ * idle time device activity. A count of host syncs is always known. */
+static int unit_has_data(const tg_unit *u, tg_rule_metric m)
+{
+	switch (m) {
+	case TG_METRIC_GPU_BUSY:
+	case TG_METRIC_GPU_IDLE: return u->busy_ns > 0;
+	case TG_METRIC_EXPOSED_COMM: return u->comm_ns > 0;
+	case TG_METRIC_EXPOSED_MEMCPY: return u->memcpy_ns > 0;
+	case TG_METRIC_PEAK_MEMORY: return u->peak_memory >= 0;
+	default: return 1;
+	}
+}
+
+/* What a trace lacks when unit_has_data() is 0 for metric m. */
+static const char *no_data_what(tg_rule_metric m)
+{
+	switch (m) {
+	case TG_METRIC_EXPOSED_COMM: return "no collectives";
+	case TG_METRIC_EXPOSED_MEMCPY: return "no memory copies";
+	case TG_METRIC_PEAK_MEMORY: return "no memory events";
+	case TG_METRIC_LAUNCH_OVERHEAD: return "no selected kernel with a launch call";
+	case TG_METRIC_TFLOPS: return "no selected op with a FLOPs model";
+	case TG_METRIC_TBS: return "no selected op with a bytes model";
+	default: return "no GPU activity";
+	}
+}
+
+/* Per-unit values of a side for a unit metric; *n values. *nsel: units of
+ * the selected rank; *ndata: of those, the ones with data for the metric
+ * (peak memory keeps only those). */
+static double *unit_values(size_t *n, size_t *nsel, size_t *ndata, const tg_measure *m, const tg_rule *r)
 {
 	size_t nu;
 	const tg_unit *u = tg_measure_units(m, &nu);
 	double *v = tg_calloc(nu ? nu : 1, sizeof(double));
 	size_t c = 0;
+	*nsel = *ndata = 0;
 	if (!v)
 		return NULL;
 	for (size_t i = 0; i < nu; i++) {
 		if (r->rank >= 0 && unit_rank(m, &u[i]) != r->rank)
 			continue;
-		double x = unit_value(&u[i], r->metric);
-		if (r->metric == TG_METRIC_PEAK_MEMORY && x < 0)
+		(*nsel)++;
+		int has = unit_has_data(&u[i], r->metric);
+		*ndata += (size_t)has;
+		if (r->metric == TG_METRIC_PEAK_MEMORY && !has)
 			continue;
-		v[c++] = x;
+		v[c++] = unit_value(&u[i], r->metric);
 	}
 	*n = c;
 	return v;
+}
+
+/* An item without data: the selection matches nothing (a rank in neither
+ * trace: pass, reported as unmatched), or nothing on either side holds the
+ * metric's data (inconclusive on its own line, no_data), or one side lacks
+ * it (inconclusive). Returns 1 when j is decided. */
+static int judge_no_data(tg_judged *j, const struct ctx *c, size_t selb, size_t datab, size_t selx, size_t datax,
+                         int *matched)
+{
+	tg_rule_metric m = c->rule->metric;
+	/* exposed time of a side without collectives or copies is 0, which
+	 * compares with the other side's value */
+	int zero_is_data = m == TG_METRIC_EXPOSED_COMM || m == TG_METRIC_EXPOSED_MEMCPY;
+	if (selb + selx == 0) {
+		*matched = 0;
+		j->verdict = c->comparable ? TG_VERDICT_PASS : TG_VERDICT_INCONCLUSIVE;
+		snprintf(j->note, sizeof(j->note), "%s", c->comparable ? "matches nothing" : "not comparable");
+	} else if (datab + datax == 0) {
+		j->no_data = 1;
+		j->verdict = TG_VERDICT_INCONCLUSIVE;
+		snprintf(j->note, sizeof(j->note), "no data: the traces have %s", no_data_what(m));
+	} else if ((datab == 0 || datax == 0) && !zero_is_data) {
+		j->verdict = TG_VERDICT_INCONCLUSIVE;
+		snprintf(j->note, sizeof(j->note), "no data on the %s side: %s", datab ? "new" : "base", no_data_what(m));
+	} else {
+		return 0;
+	}
+	j->pct = j->pct_lo = j->pct_hi = j->p_value = NAN;
+	j->delta = j->next - j->base;
+	return 1;
 }
 
 static double mean(const double *v, size_t n)
@@ -548,11 +644,9 @@ static int kernel_time_interval(double *rlo, double *rhi, double *rratio, const 
 	all.aggregate = TG_AGG_TOTAL;
 	struct sel *vb = NULL, *vx = NULL;
 	size_t nb, nx, ub, ux;
-	tg_measure_units(base, &ub);
-	tg_measure_units(next, &ux);
-	int rc = select_side(&vb, &nb, &all, base, keys);
+	int rc = select_side(&vb, &nb, &ub, NULL, &all, base, keys);
 	if (!rc)
-		rc = select_side(&vx, &nx, &all, next, keys);
+		rc = select_side(&vx, &nx, &ux, NULL, &all, next, keys);
 	if (!rc) {
 		struct ctx c2 = *c;
 		c2.rule = &all;
@@ -577,10 +671,10 @@ static int kernel_time_interval(double *rlo, double *rhi, double *rratio, const 
 }
 
 static int judge_units(tg_judged *j, const struct ctx *c, const tg_measure *base, const tg_measure *next,
-                       const tg_atoms *keys)
+                       const tg_atoms *keys, int *matched)
 {
-	size_t nb, nx;
-	double *b = unit_values(&nb, base, c->rule), *x = unit_values(&nx, next, c->rule);
+	size_t nb, nx, selb, selx, datab, datax;
+	double *b = unit_values(&nb, &selb, &datab, base, c->rule), *x = unit_values(&nx, &selx, &datax, next, c->rule);
 	int rc = 0;
 	if (!b || !x) {
 		rc = TG_ENOMEM;
@@ -593,6 +687,15 @@ static int judge_units(tg_judged *j, const struct ctx *c, const tg_measure *base
 	j->nbase = nb;
 	j->nnext = nx;
 	j->pct_lo = j->pct_hi = j->p_value = NAN;
+	j->sampling = m == TG_METRIC_HOST_SYNCS || m == TG_METRIC_PEAK_MEMORY ? TG_SAMPLING_EXACT : TG_SAMPLING_STEPS;
+	*matched = 1;
+	if (judge_no_data(j, c, selb, datab, selx, datax, matched)) {
+		if (!c->comparable) {
+			j->verdict = TG_VERDICT_INCONCLUSIVE;
+			snprintf(j->note, sizeof(j->note), "not comparable");
+		}
+		goto done;
+	}
 	j->pct = j->base > 0 ? pct_of(j->next / j->base) : (j->next > 0 ? INFINITY : 0);
 	j->is_new = j->base == 0 && j->next > 0;
 	int can_block = 1;
@@ -705,19 +808,34 @@ static int judge_rule(tg_judgement *jd, const struct ctx *c, const tg_measure *b
 			return TG_ENOMEM;
 		}
 		j->rule = r;
-		*matched = 1;
-		return judge_units(j, c, base, next, keys);
+		return judge_units(j, c, base, next, keys, matched);
 	}
 	struct sel *vb = NULL, *vx = NULL;
-	size_t nb = 0, nx = 0, ub, ux;
-	tg_measure_units(base, &ub);
-	tg_measure_units(next, &ux);
-	int rc = select_side(&vb, &nb, r, base, keys);
+	size_t nb = 0, nx = 0, ub, ux, db = 0, dx = 0;
+	int rc = select_side(&vb, &nb, &ub, &db, r, base, keys);
 	if (!rc)
-		rc = select_side(&vx, &nx, r, next, keys);
+		rc = select_side(&vx, &nx, &ux, &dx, r, next, keys);
 	if (rc)
 		goto done;
-	*matched = nb + nx > 0;
+	*matched = nb + nx + db + dx > 0;
+	if (nb + nx == 0 && db + dx > 0) {
+		/* the selectors match, but no kernel holds the metric's data */
+		tg_judged *j;
+		if (push(jd, &j) || !(j->item = strdup(""))) {
+			rc = TG_ENOMEM;
+			goto done;
+		}
+		j->rule = r;
+		j->sampling = TG_SAMPLING_STEPS;
+		j->no_data = 1;
+		j->pct = j->pct_lo = j->pct_hi = j->p_value = NAN;
+		j->verdict = TG_VERDICT_INCONCLUSIVE;
+		if (c->comparable)
+			snprintf(j->note, sizeof(j->note), "no data: the traces have %s", no_data_what(r->metric));
+		else
+			snprintf(j->note, sizeof(j->note), "not comparable");
+		goto done;
+	}
 	if (r->aggregate == TG_AGG_TOTAL) {
 		tg_judged *j;
 		if (push(jd, &j) || !(j->item = strdup(""))) {
@@ -789,7 +907,7 @@ static void summarize(tg_judgement *jd, const tg_atoms *keys)
 	const tg_judged *w = NULL;
 	for (size_t i = 0; i < jd->n; i++) {
 		const tg_judged *j = &jd->items[i];
-		if (j->accepted)
+		if (j->accepted || j->no_data)
 			continue;
 		if (!w || j->verdict > w->verdict || (j->verdict == w->verdict && j->pct > w->pct && j->verdict != TG_VERDICT_PASS))
 			w = j;
@@ -865,7 +983,7 @@ int tg_judge(tg_judgement **out, const tg_rules *rules, const tg_measure *base, 
 				if (!strcmp(accepts[a].rule, rl[i].name) &&
 				    (j->verdict == TG_VERDICT_BLOCK || j->verdict == TG_VERDICT_WARN))
 					j->accepted = 1;
-			if (rl[i].aggregate == TG_AGG_TOTAL && j->verdict == TG_VERDICT_INCONCLUSIVE)
+			if (rl[i].aggregate == TG_AGG_TOTAL && j->verdict == TG_VERDICT_INCONCLUSIVE && !j->no_data)
 				jd->total_inconclusive = 1;
 		}
 	}

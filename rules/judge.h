@@ -55,6 +55,9 @@ typedef struct tg_judged {
 	double p_value;          /* one-sided, for the FDR of each rules; NAN when none */
 	size_t nbase, nnext;     /* samples per side */
 	tg_sampling sampling;
+	int no_data;             /* the metric has no data on either side (no memory
+	                            events, no collectives, ...): inconclusive, but
+	                            it does not make the diff inconclusive */
 	char note[160];          /* why inconclusive, why not blocking, ... */
 } tg_judged;
 
@@ -86,7 +89,9 @@ void tg_judgement_free(tg_judgement *j);
 
 /* The overall verdict: block when an item blocks (not accepted); else
  * inconclusive when the sides are not comparable or a total rule lacks
- * samples; else warn when an item warns; else pass. */
+ * samples (a rule without data on either side does not count: it is
+ * inconclusive on its own line only); else warn when an item warns; else
+ * pass. */
 tg_verdict tg_judgement_verdict(const tg_judgement *j);
 
 /* One line saying why ("block: sdpa-forward SDPA_fwd kernel_time +7.0 %

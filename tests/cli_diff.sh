@@ -167,7 +167,8 @@ grep -qx '| rule | item | metric | base | new | change | CI | samples | verdict 
 	&& grep -qx '| sdpa-forward | (total) | kernel_time | 1.583 ms | 1.709 ms | +8.0 % | +8.0..+8.0 % | 8 / 8 steps | ❌ block |' "$md" \
 	&& ok "md: the rules table" || not_ok "md: rules table" "$(grep '^| sdpa' "$md")"
 grep -qx '#### Top regressions (kernel time per step, by op)' "$md" \
-	&& grep -q '^| aten::\\_flash\\_attention\\_forward | 1.583 ms | 1.709 ms | +126.6 us | +8.0 % |' "$md" \
+	&& grep -qx '| op | category | base | new | delta | change | CI | samples |' "$md" \
+	&& grep -qx '| aten::\\_flash\\_attention\\_forward | SDPA\\_fwd | 1.583 ms | 1.709 ms | +126.6 us | +8.0 % | +8.0..+8.0 % | 8 / 8 |' "$md" \
 	&& ok "md: top regressions" || not_ok "md: top regressions" "$(grep -A3 'Top regressions' "$md")"
 grep -qx '#### Where the call trees diverge' "$md" && grep -qx '<pre>' "$md" && grep -qx '</pre>' "$md" \
 	&& grep -q '^|       `-- aten::_flash_attention_forward  \[LCA: base 1 kernel 395.700 us busy, new 2 kernels 427.356 us busy\]$' "$md" \
@@ -225,7 +226,8 @@ if command -v python3 >/dev/null 2>&1; then
 import json, sys
 d = json.load(open(sys.argv[1]))
 assert list(d) == ["tracegate_diff", "verdict", "summary", "comparable", "hardware_change", "base", "new",
-                   "results", "unmatched_rules", "accepted", "divergence", "tables"], list(d)
+                   "results", "unmatched_rules", "accepted", "top_regressions", "top_improvements", "divergence",
+                   "tables"], list(d)
 assert d["tracegate_diff"] == 1 and d["verdict"] == "block" and d["comparable"] is True and d["hardware_change"] == ""
 assert d["summary"] == "block: sdpa-forward SDPA_fwd kernel_time +7.0 % (95 % CI +7.0..+7.0 %) > 5 %", d["summary"]
 for side, f in (("base", "base.json"), ("new", "sdpa7.json")):
@@ -234,8 +236,8 @@ for side, f in (("base", "base.json"), ("new", "sdpa7.json")):
     assert s["files"][0].endswith(f) and s["steps"] == 8
     assert list(s["fingerprint"]) == ["gpu", "driver", "runtime", "world_size"]
     assert s["fingerprint"] == {"gpu": "NVIDIA H100 80GB HBM3", "driver": "12090", "runtime": "CUDA 12040", "world_size": 1}
-keys = ["rule", "item", "metric", "verdict", "accepted", "improved", "new", "gone", "base", "next", "delta", "pct",
-        "pct_lo", "pct_hi", "p_value", "samples_base", "samples_new", "sampling", "note"]
+keys = ["rule", "item", "category", "metric", "verdict", "accepted", "improved", "new", "gone", "base", "next", "delta",
+        "pct", "pct_lo", "pct_hi", "p_value", "samples_base", "samples_new", "sampling", "no_data", "note"]
 assert [r["rule"] for r in d["results"]] == ["sdpa-forward", "sdpa-backward", "gemm", "gpu-busy", "exposed-comm", "host-syncs"]
 for r in d["results"]:
     assert list(r) == keys, list(r)
@@ -245,7 +247,17 @@ assert s["samples_base"] == 8 and s["samples_new"] == 8
 assert abs(s["pct"] - 7.0) < 1e-9 and abs(s["pct_lo"] - 7.0) < 1e-9 and abs(s["pct_hi"] - 7.0) < 1e-9
 assert s["base"] == 1582800 and abs(s["delta"] - 110796) < 1e-6
 u = d["results"][1]
-assert u["pct"] is None and u["note"] == "matches nothing"
+assert u["pct"] is None and u["note"] == "matches nothing" and u["no_data"] is False
+c = d["results"][4]  # exposed-comm on one rank: no collectives
+assert c["verdict"] == "inconclusive" and c["no_data"] is True, c
+assert c["note"] == "no data: the traces have no collectives", c["note"]
+assert all(r["category"] == "" for r in d["results"])  # total rules
+top = d["top_regressions"]
+assert len(top) == 1 and list(top[0]) == ["op", "category", "base", "next", "delta", "pct", "pct_lo", "pct_hi",
+                                          "samples_base", "samples_new"], top
+assert top[0]["op"] == "aten::_flash_attention_forward" and top[0]["category"] == "SDPA_fwd", top[0]
+assert top[0]["base"] == 1582800 and abs(top[0]["delta"] - 110796) < 1e-6 and abs(top[0]["pct"] - 7.0) < 1e-9
+assert top[0]["samples_base"] == 8 and d["top_improvements"] == []
 assert d["unmatched_rules"] == ["sdpa-backward"] and d["accepted"] == []
 assert d["divergence"] == ""
 t = d["tables"]
