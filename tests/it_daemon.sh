@@ -8,6 +8,7 @@
 #   PR re-run, fixed -> success; the same comment edited, not a second one
 #   accepted by a commit trailer -> success, the comment says who accepted
 #   bad manifest, bad trace, missing trace -> error status, the others still served
+#   a trace over limits.max_string_bytes or limits.max_depth -> error status naming the limit
 #   kill -9 at seen, analysing, posting, between status and comment -> resumed,
 #                   one comment, the right final status
 # $1: the tracegate binary; TG_GEN: the generator.
@@ -71,6 +72,9 @@ daemon:
   state_dir: state
   lease: 2s
   max_attempts: 3
+limits:
+  max_string_bytes: 64KiB
+  max_depth: 16
 EOF
 
 up() { # COMMIT BRANCH RUN TRACE [PR]
@@ -141,13 +145,25 @@ mkdir -p u-missing && cp base.json.gz u-missing/rank0.pt.trace.json.gz
 "$upload" --dest storage --repo acme/llm --commit "$broken" --branch broken --workload eval --run-id missing \
 	u-missing/rank0.pt.trace.json.gz >/dev/null
 rm "storage/acme/llm/$broken/eval/missing/rank0.pt.trace.json.gz"
+# over the configured reader limits (64KiB strings, 16 levels): the generator's traces are far below
+mkdir -p u-long u-deep
+printf '{"traceEvents": [{"ph": "X", "cat": "kernel", "name": "%s", "ts": 1, "dur": 2, "pid": 0, "tid": 7}]}' \
+	"$(head -c 70000 /dev/zero | tr '\0' k)" | gzip > u-long/rank0.pt.trace.json.gz
+printf '{"traceEvents": [{"ph": "X", "cat": "kernel", "name": "k", "ts": 1, "dur": 2, "pid": 0, "tid": 7, "args": {"a": %s1%s}}]}' \
+	"$(printf '[%.0s' $(seq 1 20))" "$(printf ']%.0s' $(seq 1 20))" | gzip > u-deep/rank0.pt.trace.json.gz
+"$upload" --dest storage --repo acme/llm --commit "$broken" --branch broken --workload long --run-id long \
+	u-long/rank0.pt.trace.json.gz >/dev/null
+"$upload" --dest storage --repo acme/llm --commit "$broken" --branch broken --workload deep --run-id deep \
+	u-deep/rank0.pt.trace.json.gz >/dev/null
 up "$main2" main m2b fine.json.gz
 once
 n_err=$(grep "\"sha\": *\"$broken\"" outbox/statuses.log | grep -c '"state": *"error"')
-tg_eq "bad runs: three error statuses" 3 "$n_err"
+tg_eq "bad runs: five error statuses" 5 "$n_err"
 tg_check "bad manifest: the description says what is wrong" grep -q '"description":"cannot judge: manifest.json: 1:50: bad JSON' outbox/statuses.log
 tg_check "bad trace: the description names the file and the byte" grep -q '"description":"cannot judge: rank0.pt.trace.json.gz: byte 48 of the inflated JSON' outbox/statuses.log
 tg_check "missing trace: the description says so" grep -q '"description":"cannot judge: rank0.pt.trace.json.gz: the manifest names a trace that is not in storage"' outbox/statuses.log
+tg_check "limits.max_string_bytes: the description names the limit" grep -q '"description":"cannot judge: rank0.pt.trace.json.gz: byte [0-9]* of the inflated JSON: string longer than 65536 bytes (limit)' outbox/statuses.log
+tg_check "limits.max_depth: the description names the limit" grep -q '"description":"cannot judge: rank0.pt.trace.json.gz: byte [0-9]* of the inflated JSON: nesting deeper than 16 levels (limit)' outbox/statuses.log
 tg_eq "a good run beside them is served" success "$(status_of "$main2")"
 
 # 6. kill -9 at each point, then restart: the run is not lost, one comment, the right verdict
