@@ -97,6 +97,7 @@ once
 tg_eq "main run: status success (no baseline)" success "$(status_of "$main1")"
 tg_check "main run: pending first" sh -c "grep \"$main1\" outbox/statuses.log | head -1 | grep -q pending"
 tg_check "main run: description says no baseline" grep -q "no baseline" outbox/statuses.log
+tg_check "main run: marked neutral (a GitHub check run concludes neutral)" sh -c "grep \"$main1\" outbox/statuses.log | tail -1 | grep -q '\"neutral\":true'"
 tg_eq "main run: no comment (not a pull request)" 0 "$(comments)"
 "$tg" history --config tracegate.yaml --repo acme/llm --branch main --metric 'rule:*' --format csv > hist.csv
 tg_check "history: the rules' values of main's run" grep -q "train,rule:sdpa-forward" hist.csv
@@ -108,6 +109,7 @@ up "$main2" main m2 fine.json.gz
 once
 tg_eq "main2: success against main1" success "$(status_of "$main2")"
 tg_check "main2: judged (not 'no baseline')" sh -c "grep \"$main2\" outbox/statuses.log | tail -1 | grep -vq 'no baseline'"
+tg_check "main2: judged, so not neutral" sh -c "grep \"$main2\" outbox/statuses.log | tail -1 | grep -vq neutral"
 
 # 2. a pull request 8 % slower on attention: blocked, one comment
 up "$slow" slow pr1 slow.json.gz 7
