@@ -110,6 +110,18 @@ once
 tg_eq "main2: success against main1" success "$(status_of "$main2")"
 tg_check "main2: judged (not 'no baseline')" sh -c "grep \"$main2\" outbox/statuses.log | tail -1 | grep -vq 'no baseline'"
 tg_check "main2: judged, so not neutral" sh -c "grep \"$main2\" outbox/statuses.log | tail -1 | grep -vq neutral"
+# the history of main's two runs in every format (the renderings themselves: test_history_render.c)
+"$tg" history --config tracegate.yaml --repo acme/llm --branch main --format json > hist2.json
+"$tg" history --config tracegate.yaml --repo acme/llm --branch main --format html -o hist2.html
+"$tg" history --config tracegate.yaml --repo acme/llm --branch main --metric gpu_busy_ms > hist2.txt
+nser=$(node -e 'const h=JSON.parse(require("fs").readFileSync("hist2.json"));console.log(h.series.length)')
+tg_eq "history json: two points in every series" "" "$(node -e 'const h=JSON.parse(require("fs").readFileSync("hist2.json"));for(const s of h.series)if(s.points.length!==2||s.points[0].commit!==process.argv[1])console.log(s.metric)' "$main1")"
+tg_check "history: several series recorded" test "$nser" -ge 2
+tg_eq "history html: one chart per series" "$nser" "$(grep -c '<svg' hist2.html)"
+tg_eq "history html: two points in every chart" "$((2 * nser))" "$(grep -o '<circle' hist2.html | wc -l | tr -d ' ')"
+tg_check "history html: self-contained" sh -c "! grep -Eq '<script|src=|href=|<link' hist2.html"
+tg_eq "history text: one series, two runs" "train  gpu_busy_ms|${main1:0:12}|${main2:0:12}" \
+	"$(sed -n '3p' hist2.txt)|$(sed -n '4p' hist2.txt | awk '{print $3}')|$(sed -n '5p' hist2.txt | awk '{print $3}')"
 
 # 2. a pull request 8 % slower on attention: blocked, one comment
 up "$slow" slow pr1 slow.json.gz 7
