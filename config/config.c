@@ -186,12 +186,14 @@ static int load_daemon(const tg_config_loader *L, const yaml_node_t *n, tg_confi
 	return 0;
 }
 
-/* limits: sizes and counts, every key optional. */
+/* limits: sizes and counts, every key optional. max_string_bytes and
+ * max_depth are the trace reader's (--max-string, --max-depth of the CLI):
+ * max_string_bytes fits its 32-bit field, max_depth its 4..1000 range. */
 static int load_limits(const tg_config_loader *L, const yaml_node_t *n, tg_config *c)
 {
-	enum { TRACE, RATIO, EVENTS, MANIFEST, TRACES, COMMENT, NL };
-	static const char *const keys[NL] = {"max_trace_bytes", "max_ratio",  "max_events",
-	                                     "max_manifest_bytes", "max_traces", "max_comment_bytes"};
+	enum { TRACE, RATIO, EVENTS, STRING, DEPTH, MANIFEST, TRACES, COMMENT, NL };
+	static const char *const keys[NL] = {"max_trace_bytes", "max_ratio", "max_events", "max_string_bytes",
+	                                     "max_depth", "max_manifest_bytes", "max_traces", "max_comment_bytes"};
 	const yaml_node_t *kn[NL], *v[NL];
 	uint64_t u;
 	int rc;
@@ -208,6 +210,19 @@ static int load_limits(const tg_config_loader *L, const yaml_node_t *n, tg_confi
 	}
 	if (v[EVENTS] && (rc = tg_config_uint(L, v[EVENTS], "limits.max_events", 0, UINT64_MAX, &c->max_events)))
 		return rc;
+	if (v[STRING]) {
+		if ((rc = tg_config_size(L, v[STRING], "limits.max_string_bytes", 1, &u)))
+			return rc;
+		if (u > UINT32_MAX)
+			return tg_config_at(L, v[STRING], "limits.max_string_bytes: '%s' is out of range (at most 4294967295 bytes)",
+			                    TG_SHOW((const char *)v[STRING]->data.scalar.value));
+		c->max_string_bytes = (uint32_t)u;
+	}
+	if (v[DEPTH]) {
+		if ((rc = tg_config_uint(L, v[DEPTH], "limits.max_depth", 4, 1000, &u)))
+			return rc;
+		c->max_depth = (uint32_t)u;
+	}
 	if (v[MANIFEST] && (rc = tg_config_size(L, v[MANIFEST], "limits.max_manifest_bytes", 1, &c->max_manifest_bytes)))
 		return rc;
 	if (v[TRACES]) {
@@ -303,6 +318,8 @@ static int defaults(tg_config *c)
 	c->max_trace_bytes = UINT64_C(64) << 30;
 	c->max_ratio = 200;
 	c->max_events = 0;
+	c->max_string_bytes = 16u << 20;
+	c->max_depth = 64;
 	c->max_manifest_bytes = UINT64_C(1) << 20;
 	c->max_traces = 64;
 	c->max_comment_bytes = 65000;

@@ -49,6 +49,8 @@
  *     max_trace_bytes: 8GiB                # decompressed JSON per trace; default 64GiB
  *     max_ratio: 200                       # gzip inflate ratio; default 200
  *     max_events: 500000000
+ *     max_string_bytes: 16MiB              # one JSON string of a trace; default 16MiB
+ *     max_depth: 64                        # JSON nesting of a trace, 4..1000; default 64
  *     max_manifest_bytes: 1MiB             # default 1MiB
  *     max_traces: 64                       # traces per run; default 64
  *     max_comment_bytes: 65000             # default 65000
@@ -143,6 +145,8 @@ typedef struct tg_config {
 	uint64_t max_trace_bytes;   /* default 64 GiB */
 	uint32_t max_ratio;         /* default 200 */
 	uint64_t max_events;        /* 0: the reader's default */
+	uint32_t max_string_bytes;  /* default 16 MiB (the reader's) */
+	uint32_t max_depth;         /* default 64 (the reader's), 4..1000 */
 	uint64_t max_manifest_bytes; /* default 1 MiB */
 	uint32_t max_traces;        /* default 64 */
 	uint64_t max_comment_bytes; /* default 65,000 */

@@ -188,6 +188,8 @@ int tg_daemon_new(tg_daemon **out, tg_config *cfg, const tg_daemon_opts *opts)
 	d->read.source.max_bytes = cfg->max_trace_bytes;
 	d->read.source.max_ratio = cfg->max_ratio;
 	d->read.max_events = cfg->max_events;
+	d->read.max_string = cfg->max_string_bytes;
+	d->read.max_depth = cfg->max_depth;
 	int rc = 0;
 	if (asprintf(&d->jobs_dir, "%s/jobs", cfg->state_dir) < 0)
 		d->jobs_dir = NULL;

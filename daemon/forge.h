@@ -90,6 +90,9 @@ typedef struct tg_forge_status {
 	                            at a UTF-8 boundary, ending in "...") */
 	const char *target_url;  /* a link to the details, or NULL */
 	const char *summary_md;  /* check run output summary (GitHub, check_runs), or NULL */
+	int neutral;             /* 1: the gate could not judge (no baseline, inconclusive); a GitHub
+	                            check run then concludes "neutral". Commit statuses have no such
+	                            state (pending, success, failure, error only): they keep state */
 } tg_forge_status;
 
 /* Sets the commit status (and on GitHub with check_runs, creates or updates

@@ -12,7 +12,7 @@
  *
  *   state     status        conclusion
  *   pending   in_progress   -
- *   success   completed     success
+ *   success   completed     success   ("neutral" when s->neutral: no baseline, inconclusive)
  *   failure   completed     failure
  *   error     completed     failure   (GitHub has no "error"; fail closed)
  */
@@ -24,6 +24,15 @@
 
 /* The output summary's limit (GitHub: 65,535 characters; bytes are safe). */
 #define SUMMARY_MAX 65535
+
+/* The conclusion of a completed run: GitHub has no "error" (fail closed:
+ * failure); a success the gate could not judge is "neutral". */
+static const char *conclusion(const tg_forge_status *s)
+{
+	if (s->state != TG_FORGE_SUCCESS)
+		return "failure";
+	return s->neutral ? "neutral" : "success";
+}
 
 static json_t *run_body(const tg_forge_status *s, int create)
 {
@@ -43,8 +52,7 @@ static json_t *run_body(const tg_forge_status *s, int create)
 	if (b && create)
 		bad |= json_object_set_new(b, "head_sha", json_string(s->sha));
 	if (b && s->state != TG_FORGE_PENDING)
-		bad |= json_object_set_new(b, "conclusion",
-		                           json_string(s->state == TG_FORGE_SUCCESS ? "success" : "failure"));
+		bad |= json_object_set_new(b, "conclusion", json_string(conclusion(s)));
 	if (b && s->target_url && *s->target_url)
 		bad |= json_object_set_new(b, "details_url", json_string(s->target_url));
 	free(title);

@@ -3,6 +3,7 @@
  * (dry runs, the demo, tests):
  *
  *   <outbox>/statuses.log                        every status, one JSON line each
+ *                                                ("neutral": true where a check run would be neutral)
  *   <outbox>/<owner__repo>/<sha>/status-<context>.json   the latest status
  *   <outbox>/<owner__repo>/pr-<n>/comment-<hash of marker>.md   the comment
  *
@@ -191,6 +192,8 @@ static int ob_post_status(tg_forge *f, const tg_forge_status *s)
 	strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%SZ", &tm);
 	int rc = 0;
 	if (j && json_object_set_new(j, "time", json_string(stamp)))
+		rc = TG_ENOMEM;
+	if (j && s->neutral && json_object_set_new(j, "neutral", json_true()))
 		rc = TG_ENOMEM;
 	/* the log keeps one short line per status; the check-run summary (the
 	 * whole comment) stays in the status's own file */

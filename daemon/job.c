@@ -250,13 +250,14 @@ static void marker_of(char *buf, size_t cap, const tg_job *j)
 	snprintf(buf, cap, "tracegate:%s", j->workload);
 }
 
+/* Posts one status; neutral: the gate could not judge (tg_forge_status). */
 static int post_status(tg_daemon *d, size_t ri, const tg_job *j, tg_forge_state state, const char *desc,
-                       const char *url, const char *summary_md)
+                       const char *url, const char *summary_md, int neutral)
 {
 	const tg_config_repo *r = &d->cfg->repos[ri];
 	char context[512];
 	snprintf(context, sizeof(context), "%s/%s", r->status_context, j->workload);
-	tg_forge_status st = {j->repo, j->commit, state, context, desc, url, summary_md};
+	tg_forge_status st = {j->repo, j->commit, state, context, desc, url, summary_md, neutral};
 	return tg_forge_post_status(tg_daemon_forge(d, ri), &st);
 }
 
@@ -266,7 +267,9 @@ static int post(tg_daemon *d, size_t ri, tg_job *j, const outcome *o)
 		tg_log(TG_LOG_WARN, "job %lld: folder %s is not a commit: nothing posted", (long long)j->id, j->commit);
 		return 0;
 	}
-	int rc = post_status(d, ri, j, o->state, o->description, o->target_url, o->comment);
+	/* no baseline or an inconclusive gate: success for the status, neutral for a check run */
+	int neutral = o->state == TG_FORGE_SUCCESS && !strcmp(o->verdict, "inconclusive");
+	int rc = post_status(d, ri, j, o->state, o->description, o->target_url, o->comment, neutral);
 	if (rc)
 		return rc;
 	if (o->comment && j->pr > 0) {
@@ -633,7 +636,7 @@ static int give_up(tg_daemon *d, size_t ri, tg_job *j)
 	outcome o;
 	memset(&o, 0, sizeof(o));
 	set_error(&o, j, "tracegate", msg);
-	if (is_hex40(j->commit) && post_status(d, ri, j, o.state, o.description, NULL, NULL))
+	if (is_hex40(j->commit) && post_status(d, ri, j, o.state, o.description, NULL, NULL, 0))
 		tg_log(TG_LOG_WARN, "job %lld: %s", (long long)j->id, tg_error_last());
 	tg_job r = *j;
 	r.verdict = (char *)"error";
@@ -662,7 +665,7 @@ int tg_daemon_job_run(tg_daemon *d, tg_job *j)
 			char *url = NULL;
 			if (!job_manifest(d, j, &m))
 				url = details_url(r, j, m->ci_url);
-			if (post_status(d, ri, j, TG_FORGE_PENDING, desc, url, NULL))
+			if (post_status(d, ri, j, TG_FORGE_PENDING, desc, url, NULL, 0))
 				tg_log(TG_LOG_WARN, "job %lld: pending status: %s", (long long)j->id, tg_error_last());
 			free(url);
 			tg_manifest_free(m);

@@ -8,6 +8,7 @@
 #   PR re-run, fixed -> success; the same comment edited, not a second one
 #   accepted by a commit trailer -> success, the comment says who accepted
 #   bad manifest, bad trace, missing trace -> error status, the others still served
+#   a trace over limits.max_string_bytes or limits.max_depth -> error status naming the limit
 #   kill -9 at seen, analysing, posting, between status and comment -> resumed,
 #                   one comment, the right final status
 # $1: the tracegate binary; TG_GEN: the generator.
@@ -71,6 +72,9 @@ daemon:
   state_dir: state
   lease: 2s
   max_attempts: 3
+limits:
+  max_string_bytes: 64KiB
+  max_depth: 16
 EOF
 
 up() { # COMMIT BRANCH RUN TRACE [PR]
@@ -93,6 +97,7 @@ once
 tg_eq "main run: status success (no baseline)" success "$(status_of "$main1")"
 tg_check "main run: pending first" sh -c "grep \"$main1\" outbox/statuses.log | head -1 | grep -q pending"
 tg_check "main run: description says no baseline" grep -q "no baseline" outbox/statuses.log
+tg_check "main run: marked neutral (a GitHub check run concludes neutral)" sh -c "grep \"$main1\" outbox/statuses.log | tail -1 | grep -q '\"neutral\":true'"
 tg_eq "main run: no comment (not a pull request)" 0 "$(comments)"
 "$tg" history --config tracegate.yaml --repo acme/llm --branch main --metric 'rule:*' --format csv > hist.csv
 tg_check "history: the rules' values of main's run" grep -q "train,rule:sdpa-forward" hist.csv
@@ -104,6 +109,19 @@ up "$main2" main m2 fine.json.gz
 once
 tg_eq "main2: success against main1" success "$(status_of "$main2")"
 tg_check "main2: judged (not 'no baseline')" sh -c "grep \"$main2\" outbox/statuses.log | tail -1 | grep -vq 'no baseline'"
+tg_check "main2: judged, so not neutral" sh -c "grep \"$main2\" outbox/statuses.log | tail -1 | grep -vq neutral"
+# the history of main's two runs in every format (the renderings themselves: test_history_render.c)
+"$tg" history --config tracegate.yaml --repo acme/llm --branch main --format json > hist2.json
+"$tg" history --config tracegate.yaml --repo acme/llm --branch main --format html -o hist2.html
+"$tg" history --config tracegate.yaml --repo acme/llm --branch main --metric gpu_busy_ms > hist2.txt
+nser=$(node -e 'const h=JSON.parse(require("fs").readFileSync("hist2.json"));console.log(h.series.length)')
+tg_eq "history json: two points in every series" "" "$(node -e 'const h=JSON.parse(require("fs").readFileSync("hist2.json"));for(const s of h.series)if(s.points.length!==2||s.points[0].commit!==process.argv[1])console.log(s.metric)' "$main1")"
+tg_check "history: several series recorded" test "$nser" -ge 2
+tg_eq "history html: one chart per series" "$nser" "$(grep -c '<svg' hist2.html)"
+tg_eq "history html: two points in every chart" "$((2 * nser))" "$(grep -o '<circle' hist2.html | wc -l | tr -d ' ')"
+tg_check "history html: self-contained" sh -c "! grep -Eq '<script|src=|href=|<link' hist2.html"
+tg_eq "history text: one series, two runs" "train  gpu_busy_ms|${main1:0:12}|${main2:0:12}" \
+	"$(sed -n '3p' hist2.txt)|$(sed -n '4p' hist2.txt | awk '{print $3}')|$(sed -n '5p' hist2.txt | awk '{print $3}')"
 
 # 2. a pull request 8 % slower on attention: blocked, one comment
 up "$slow" slow pr1 slow.json.gz 7
@@ -141,13 +159,25 @@ mkdir -p u-missing && cp base.json.gz u-missing/rank0.pt.trace.json.gz
 "$upload" --dest storage --repo acme/llm --commit "$broken" --branch broken --workload eval --run-id missing \
 	u-missing/rank0.pt.trace.json.gz >/dev/null
 rm "storage/acme/llm/$broken/eval/missing/rank0.pt.trace.json.gz"
+# over the configured reader limits (64KiB strings, 16 levels): the generator's traces are far below
+mkdir -p u-long u-deep
+printf '{"traceEvents": [{"ph": "X", "cat": "kernel", "name": "%s", "ts": 1, "dur": 2, "pid": 0, "tid": 7}]}' \
+	"$(head -c 70000 /dev/zero | tr '\0' k)" | gzip > u-long/rank0.pt.trace.json.gz
+printf '{"traceEvents": [{"ph": "X", "cat": "kernel", "name": "k", "ts": 1, "dur": 2, "pid": 0, "tid": 7, "args": {"a": %s1%s}}]}' \
+	"$(printf '[%.0s' $(seq 1 20))" "$(printf ']%.0s' $(seq 1 20))" | gzip > u-deep/rank0.pt.trace.json.gz
+"$upload" --dest storage --repo acme/llm --commit "$broken" --branch broken --workload long --run-id long \
+	u-long/rank0.pt.trace.json.gz >/dev/null
+"$upload" --dest storage --repo acme/llm --commit "$broken" --branch broken --workload deep --run-id deep \
+	u-deep/rank0.pt.trace.json.gz >/dev/null
 up "$main2" main m2b fine.json.gz
 once
 n_err=$(grep "\"sha\": *\"$broken\"" outbox/statuses.log | grep -c '"state": *"error"')
-tg_eq "bad runs: three error statuses" 3 "$n_err"
+tg_eq "bad runs: five error statuses" 5 "$n_err"
 tg_check "bad manifest: the description says what is wrong" grep -q '"description":"cannot judge: manifest.json: 1:50: bad JSON' outbox/statuses.log
 tg_check "bad trace: the description names the file and the byte" grep -q '"description":"cannot judge: rank0.pt.trace.json.gz: byte 48 of the inflated JSON' outbox/statuses.log
 tg_check "missing trace: the description says so" grep -q '"description":"cannot judge: rank0.pt.trace.json.gz: the manifest names a trace that is not in storage"' outbox/statuses.log
+tg_check "limits.max_string_bytes: the description names the limit" grep -q '"description":"cannot judge: rank0.pt.trace.json.gz: byte [0-9]* of the inflated JSON: string longer than 65536 bytes (limit)' outbox/statuses.log
+tg_check "limits.max_depth: the description names the limit" grep -q '"description":"cannot judge: rank0.pt.trace.json.gz: byte [0-9]* of the inflated JSON: nesting deeper than 16 levels (limit)' outbox/statuses.log
 tg_eq "a good run beside them is served" success "$(status_of "$main2")"
 
 # 6. kill -9 at each point, then restart: the run is not lost, one comment, the right verdict

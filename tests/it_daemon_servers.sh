@@ -11,7 +11,9 @@
 # attention: pending, then failure, one comment; the pull request fixed:
 # success, the same comment edited (never a second one). Then faults: the
 # forge answering 500 twice and 429 with Retry-After (retried and delivered),
-# the forge down (the run waits and is delivered when it is back), the
+# forge timing out (a status and a comment's create answered after the
+# daemon's timeout: retried, one comment), the forge down (the run waits and
+# is delivered when it is back), the
 # storage down (the daemon keeps running and resumes). Tokens never appear
 # in the daemon's logs or output.
 # $1: the tracegate binary; TG_GEN: the generator; TG_SHARED: ../shared.
@@ -189,6 +191,35 @@ tg_eq "faults: 500 twice, 429 with Retry-After: the verdict still arrives" "pend
 tg_eq "faults: still one comment on the pull request" 1 "$(marked GITHUB)"
 tg_check "faults: the daemon honoured Retry-After (about 1 s)" sh -c "q=\$(grep -c 'fake-github: PATCH' '$TG_RUN/fake-GITHUB.log'); [ \$q -ge 2 ]"
 
+# --- timeouts on GitHub (1 s for this run, see c.yaml): the pending status answered only after
+#     the timeout, not applied (retried at once: a status is idempotent), and the comment's
+#     create applied but answered after the timeout (it may have worked: the daemon looks for
+#     its marker before trying again, finds it, and edits it): one comment, the final status
+sed 's/^http: .*/http: {timeout: 1s, connect_timeout: 1s, retries: 3, backoff: 100ms, max_wait: 1s}/' a.yaml > c.yaml
+git -C "src-${r//\//_}" checkout -qb timeouts "${MAIN[$r]}"
+echo t >> "src-${r//\//_}/a" && git -C "src-${r//\//_}" commit -qam timeouts
+sha=$(git -C "src-${r//\//_}" rev-parse HEAD)
+git -C "src-${r//\//_}" push -q "$TG_RUN/git/$r.git" timeouts
+curl -s -X POST "$(fake GITHUB)/_fake/fail" -d '{"count":1,"status":502,"delay_ms":2500,"method":"POST","path":"/statuses/"}' >/dev/null
+curl -s -X POST "$(fake GITHUB)/_fake/fail" -d '{"count":1,"status":502,"delay_ms":2500,"apply":true,"method":"POST","path":"/issues/12/comments"}' >/dev/null
+up_local "$r" "$sha" timeouts pr6 slow.json.gz 12
+t0=$(date +%s%N)
+"$tg" daemon --config c.yaml --once >>a.out 2>>timeouts.log
+t1=$(date +%s%N)
+tg_eq "timeouts: retried, the verdict arrives once" "pending failure" "$(words GITHUB "$sha")"
+tg_eq "timeouts: three status posts (pending timed out, pending again, failure)" 3 \
+	"$(q GITHUB "s.requests.filter(x=>x.method==='POST'&&x.path.endsWith('/statuses/$sha')).length")"
+tg_eq "timeouts: one create of the comment (the late one), no second" 1 \
+	"$(q GITHUB "s.requests.filter(x=>x.method==='POST'&&x.path==='/repos/$r/issues/12/comments').length")"
+tg_eq "timeouts: the comments searched before the create and again after it timed out" 2 \
+	"$(q GITHUB "s.requests.filter(x=>x.method==='GET'&&x.path==='/repos/$r/issues/12/comments').length")"
+tg_eq "timeouts: exactly one comment on the pull request" 1 \
+	"$(q GITHUB "s.comments.filter(c=>c.repo==='$r'&&c.pr===12&&c.body.startsWith('<!-- tracegate:train -->')).length")"
+tg_check "timeouts: the comment is the verdict" eval "q GITHUB \"(s.comments.find(c=>c.repo==='$r'&&c.pr===12)||{body:''}).body\" | grep -q 'block: sdpa-forward'"
+tg_check "timeouts: the run took seconds, not the forge's delays twice over ($(( (t1 - t0) / 1000000 )) ms)" \
+	test $(( (t1 - t0) / 1000000 )) -lt 20000
+tg_check "timeouts: no job left to retry" sh -c "! grep -q 'will try again after its lease' timeouts.log"
+
 # --- a pull-request label accepts the regression, and the comment says who added it
 git -C "src-${r//\//_}" checkout -qb labelled "${MAIN[$r]}"
 echo l >> "src-${r//\//_}/a" && git -C "src-${r//\//_}" commit -qam labelled
@@ -261,10 +292,10 @@ for f in "${forges[@]}"; do
 done
 leak=0
 for f in "${forges[@]}"; do
-	grep -qF "${TOKEN[$f]}" a.log a.out b.log b.out down.log s3down.log 2>/dev/null && leak=1
+	grep -qF "${TOKEN[$f]}" a.log a.out b.log b.out down.log s3down.log timeouts.log 2>/dev/null && leak=1
 done
 grep -qF "$TG_PG_PASSWORD" a.log b.log b.out s3down.log 2>/dev/null && leak=1
 grep -qF "$TG_S3_SECRET" a.log b.log s3down.log 2>/dev/null && [ "$TG_S3_SECRET" != S3RVER ] && leak=1
 tg_eq "no token, password or secret key in the daemon's logs and output" 0 "$leak"
-tg_check "no sanitizer report" sh -c "! grep -Eq 'runtime error|AddressSanitizer|LeakSanitizer' a.log b.log down.log s3down.log"
+tg_check "no sanitizer report" sh -c "! grep -Eq 'runtime error|AddressSanitizer|LeakSanitizer' a.log b.log down.log s3down.log timeouts.log"
 tg_done it_daemon_servers

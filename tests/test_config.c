@@ -218,6 +218,8 @@ static void test_full(void **state)
 	assert_true(c->max_trace_bytes == UINT64_C(8) << 30);
 	assert_int_equal(c->max_ratio, 500);
 	assert_true(c->max_events == 500000000);
+	assert_int_equal(c->max_string_bytes, 1 << 20);
+	assert_int_equal(c->max_depth, 32);
 	assert_true(c->max_manifest_bytes == 512 * 1024);
 	assert_int_equal(c->max_traces, 128);
 	assert_true(c->max_comment_bytes == 60000);
@@ -288,6 +290,8 @@ static void assert_defaults(const tg_config *c)
 	assert_true(c->max_trace_bytes == UINT64_C(64) << 30);
 	assert_int_equal(c->max_ratio, 200);
 	assert_true(c->max_events == 0);
+	assert_int_equal(c->max_string_bytes, 16 << 20); /* the reader's defaults */
+	assert_int_equal(c->max_depth, 64);
 	assert_true(c->max_manifest_bytes == 1 << 20);
 	assert_int_equal(c->max_traces, 64);
 	assert_true(c->max_comment_bytes == 65000);
@@ -687,7 +691,7 @@ static void test_errors(void **state)
 		{"bad_unknown_http", TG_EFORMAT,
 		 "15:3: unknown key 'retry' in http (expected timeout, connect_timeout, retries, backoff, max_wait)"},
 		{"bad_unknown_limits", TG_EFORMAT,
-		 "15:3: unknown key 'max_trace_size' in limits (expected max_trace_bytes, max_ratio, max_events, max_manifest_bytes, max_traces, max_comment_bytes)"},
+		 "15:3: unknown key 'max_trace_size' in limits (expected max_trace_bytes, max_ratio, max_events, max_string_bytes, max_depth, max_manifest_bytes, max_traces, max_comment_bytes)"},
 		{"bad_unknown_repo", TG_EFORMAT,
 		 "14:5: unknown key 'baseline' in repositories[0] (expected name, forge, clone_url, git_token, target_branches, rules, workloads, baseline_depth, status_context, details_url)"},
 		{"bad_unknown_retention", TG_EFORMAT,
@@ -833,6 +837,18 @@ static void test_errors_mem(void **state)
 		 TG_EFORMAT, "m.yaml:5:24: daemon.max_attempts: '0' is out of range (1 to 1000)"},
 		{OK "daemon: {history_points: 1001}\n",
 		 TG_EFORMAT, "m.yaml:5:26: daemon.history_points: '1001' is out of range (1 to 1000)"},
+		{OK "limits: {max_string_bytes: 0}\n",
+		 TG_EFORMAT, "m.yaml:5:28: limits.max_string_bytes: '0' must be more than 0"},
+		{OK "limits: {max_string_bytes: 4GiB}\n",
+		 TG_EFORMAT, "m.yaml:5:28: limits.max_string_bytes: '4GiB' is out of range (at most 4294967295 bytes)"},
+		{OK "limits: {max_string_bytes: 16mb}\n",
+		 TG_EFORMAT, "m.yaml:5:28: limits.max_string_bytes: '16mb' has an unknown unit (expected B, KB, MB, GB, KiB, MiB or GiB)"},
+		{OK "limits: {max_depth: 3}\n",
+		 TG_EFORMAT, "m.yaml:5:21: limits.max_depth: '3' is out of range (4 to 1000)"},
+		{OK "limits: {max_depth: 1001}\n",
+		 TG_EFORMAT, "m.yaml:5:21: limits.max_depth: '1001' is out of range (4 to 1000)"},
+		{OK "limits: {max_depth: 8MiB}\n",
+		 TG_EFORMAT, "m.yaml:5:21: limits.max_depth: '8MiB' is not an integer between 4 and 1000"},
 		{OK "limits: {max_ratio: 0}\n",
 		 TG_EFORMAT, "m.yaml:5:21: limits.max_ratio: '0' is out of range (1 to 1000000)"},
 		{OK "treshold_with_a_very_long_name_that_goes_on_and_on_and_on_and_on_and_on_forever: 1\n",
@@ -906,6 +922,7 @@ static void test_errors_mem(void **state)
 		FORGE("token: {env: TG_TEST_GITHUB_TOKEN}, check_runs: no"),
 		ST DB FG "repositories: &r [{name: a/b, forge: gh, clone_url: x}]\n", /* anchors are fine */
 		OK "retention: {runs: 0}\nlimits: {max_events: 0}\n",
+		OK "limits: {max_string_bytes: 4294967295, max_depth: 4}\n", /* both ends of the ranges */
 	};
 	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
 		tg_config *c = NULL;

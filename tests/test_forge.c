@@ -672,6 +672,55 @@ static void test_github_check_runs(void **state)
 	mh_stop(&s);
 }
 
+/* No baseline (or an inconclusive gate): the commit status says success,
+ * which is all statuses can say; the check run concludes neutral. */
+static void test_github_check_run_neutral(void **state)
+{
+	(void)state;
+	mh_server s;
+	assert_int_equal(mh_start(&s), 0);
+	for (int i = 0; i < 3; i++) { /* neutral, success, failure (neutral ignored) */
+		mh_push(&s, 201, NULL, "{}");
+		mh_push(&s, 200, NULL, "{\"total_count\":1,\"check_runs\":[{\"id\":31,\"name\":\"tracegate/x\"}]}");
+		mh_push(&s, 200, NULL, "{\"id\":31}");
+	}
+	tg_forge *f = new_forge(TG_FORGE_GITHUB, s.base, 1);
+	tg_forge_status st = {.repo = "acme/llm", .sha = SHA, .state = TG_FORGE_SUCCESS, .context = "tracegate/x",
+	                      .description = "no baseline: no run of x on main", .neutral = 1};
+	assert_int_equal(tg_forge_post_status(f, &st), 0);
+	assert_int_equal(mh_nreqs(&s), 3);
+	assert_string_equal(s.reqs[0].target, "/repos/acme/llm/statuses/" SHA);
+	json_t *b = req_json(&s, 0);
+	assert_string_equal(jstr(b, "state"), "success"); /* statuses have no neutral */
+	json_decref(b);
+	assert_string_equal(s.reqs[2].method, "PATCH");
+	b = req_json(&s, 2);
+	assert_string_equal(jstr(b, "status"), "completed");
+	assert_string_equal(jstr(b, "conclusion"), "neutral");
+	assert_string_equal(jstr(json_object_get(b, "output"), "title"), "no baseline: no run of x on main");
+	json_decref(b);
+
+	st.neutral = 0;
+	assert_int_equal(tg_forge_post_status(f, &st), 0);
+	assert_int_equal(mh_nreqs(&s), 6);
+	b = req_json(&s, 5);
+	assert_string_equal(jstr(b, "conclusion"), "success");
+	json_decref(b);
+
+	st.neutral = 1;
+	st.state = TG_FORGE_FAILURE;
+	assert_int_equal(tg_forge_post_status(f, &st), 0);
+	assert_int_equal(mh_nreqs(&s), 9);
+	b = req_json(&s, 6);
+	assert_string_equal(jstr(b, "state"), "failure");
+	json_decref(b);
+	b = req_json(&s, 8);
+	assert_string_equal(jstr(b, "conclusion"), "failure");
+	json_decref(b);
+	tg_forge_free(f);
+	mh_stop(&s);
+}
+
 static void test_github_retries_status(void **state)
 {
 	(void)state;
@@ -1184,6 +1233,7 @@ int main(void)
 		cmocka_unit_test(test_github_ambiguous_create_searches_first),
 		cmocka_unit_test(test_github_labels_and_who),
 		cmocka_unit_test(test_github_check_runs),
+		cmocka_unit_test(test_github_check_run_neutral),
 		cmocka_unit_test(test_github_retries_status),
 		cmocka_unit_test(test_bad_responses),
 		cmocka_unit_test(test_link_must_stay_on_the_api_host),

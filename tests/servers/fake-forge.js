@@ -18,8 +18,10 @@
 // Hooks, on this port (not through prism):
 //   GET  /_fake/state   everything kept: comments, statuses, check_runs, labels, requests
 //   POST /_fake/fail    {"count":1,"status":500|502|429|403,"retry_after":"1","apply":false,
-//                        "delay_ms":0,"method":"POST"}: the next matching API requests fail
-//                        (apply: do the work first, then fail: a create that "may have worked")
+//                        "delay_ms":0,"method":"POST","path":"/comments"}: the next matching API
+//                        requests (method, and a part of the path when given) fail (apply: do
+//                        the work first, then fail: a create that "may have worked"; delay_ms
+//                        longer than the client's timeout: a forge that times out)
 //   POST /_fake/seed    {"repo","pr","count":150,"quote":"..."} other comments;
 //                       {"repo","pr","labels":[{"name","by"}]} labels (and GitHub events)
 'use strict';
@@ -254,7 +256,7 @@ const handler = (req, res) => {
       const got = req.headers.authorization || req.headers['private-token'] || '';
       return send(res, 401, { message: process.env.FAKE_ECHO_AUTH === '1' ? `Bad credentials: ${got}` : 'Bad credentials' });
     }
-    const fi = fails.findIndex((f) => !f.method || f.method === req.method);
+    const fi = fails.findIndex((f) => (!f.method || f.method === req.method) && (!f.path || url.pathname.includes(f.path)));
     const fail = fi >= 0 ? fails.splice(fi, 1)[0] : null;
     let out;
     if (!fail || fail.apply) out = route(req.method, url, body) || { code: 404, obj: { message: 'Not Found' } };

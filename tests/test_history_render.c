@@ -1,0 +1,239 @@
+/*
+ * test_history_render.c - `tracegate history`'s renderings
+ * (daemon/history_render.c) from points made here, not from a store: the
+ * grouping into series, the exact text and csv, the json's numbers, and the
+ * html page: self-contained, one SVG chart per series with one point per
+ * run at the right place, names from the store escaped.
+ */
+#include "testutil.h"
+
+#include "../core/tg.h"
+#include "../daemon/history_render.h"
+
+#include <jansson.h>
+
+#define C1 "1111111111111111111111111111111111111111"
+#define C2 "2222222222222222222222222222222222222222"
+#define C3 "3333333333333333333333333333333333333333"
+#define EVIL "<script>alert(1)</script>"
+
+/* 2023-11-14 22:13:20 UTC, then one hour apart */
+#define T0 INT64_C(1700000000)
+
+/* Two series, given interleaved and out of series order: train/gpu_busy_ms
+ * 10, 20, 30 over three runs; "a,\"b\"" / kernel_time_ms:gemm 4, 3. */
+static const tg_history_point points[] = {
+	{1, T0, C1, "train", "gpu_busy_ms", 10},
+	{1, T0, C1, "a,\"b\"", "kernel_time_ms:gemm", 4},
+	{2, T0 + 3600, C2, "train", "gpu_busy_ms", 20},
+	{2, T0 + 3600, C2, "a,\"b\"", "kernel_time_ms:gemm", 3},
+	{3, T0 + 7200, C3, "train", "gpu_busy_ms", 30},
+};
+#define NPOINTS (sizeof(points) / sizeof(points[0]))
+
+/* Renders into a string the caller frees. */
+static char *render(tg_history_format fmt, const char *repo, const char *branch, const tg_history_point *p,
+                    size_t n)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	if (tg_history_write(f, fmt, repo, branch, p, n))
+		fail_msg("tg_history_write: %s", tg_error_last());
+	fclose(f);
+	return buf;
+}
+
+static size_t count(const char *s, const char *what)
+{
+	size_t n = 0;
+	for (const char *p = strstr(s, what); p; p = strstr(p + 1, what))
+		n++;
+	return n;
+}
+
+static void test_format_parse(void **state)
+{
+	(void)state;
+	tg_history_format f = TG_HISTORY_TEXT;
+	assert_int_equal(tg_history_format_parse(&f, "html"), 0);
+	assert_int_equal(f, TG_HISTORY_HTML);
+	assert_int_equal(tg_history_format_parse(&f, "csv"), 0);
+	assert_int_equal(f, TG_HISTORY_CSV);
+	assert_int_equal(tg_history_format_parse(&f, "md"), TG_EINVAL);
+	assert_string_equal(tg_error_last(), "--format: 'md' is not one of text, csv, json, html");
+}
+
+static void test_text(void **state)
+{
+	(void)state;
+	char *t = render(TG_HISTORY_TEXT, "acme/llm", "main", points, NPOINTS);
+	/* series sorted by workload ('a' < 't'), points in order, change from the previous run */
+	assert_string_equal(t, "history of acme/llm on main: 2 series\n"
+	                       "\n"
+	                       "a,\"b\"  kernel_time_ms:gemm\n"
+	                       "  2023-11-14 22:13  111111111111               4\n"
+	                       "  2023-11-14 23:13  222222222222               3   -25.00 %\n"
+	                       "\n"
+	                       "train  gpu_busy_ms\n"
+	                       "  2023-11-14 22:13  111111111111              10\n"
+	                       "  2023-11-14 23:13  222222222222              20  +100.00 %\n"
+	                       "  2023-11-15 00:13  333333333333              30   +50.00 %\n");
+	free(t);
+}
+
+static void test_csv(void **state)
+{
+	(void)state;
+	char *t = render(TG_HISTORY_CSV, "acme/llm", "main", points, NPOINTS);
+	assert_string_equal(t, "workload,metric,run,time,commit,value\n"
+	                       "\"a,\"\"b\"\"\",kernel_time_ms:gemm,1,1700000000," C1 ",4\n"
+	                       "\"a,\"\"b\"\"\",kernel_time_ms:gemm,2,1700003600," C2 ",3\n"
+	                       "train,gpu_busy_ms,1,1700000000," C1 ",10\n"
+	                       "train,gpu_busy_ms,2,1700003600," C2 ",20\n"
+	                       "train,gpu_busy_ms,3,1700007200," C3 ",30\n");
+	free(t);
+	/* nothing recorded: the header alone */
+	t = render(TG_HISTORY_CSV, "acme/llm", "main", NULL, 0);
+	assert_string_equal(t, "workload,metric,run,time,commit,value\n");
+	free(t);
+}
+
+static void test_json(void **state)
+{
+	(void)state;
+	const tg_history_point evil[] = {{7, T0, C1, EVIL, "m\"\n", 1.5}};
+	char *t = render(TG_HISTORY_JSON, "acme/llm", "feat/" EVIL, points, NPOINTS);
+	json_error_t e;
+	json_t *j = json_loads(t, 0, &e);
+	if (!j)
+		fail_msg("not JSON: %s\n%s", e.text, t);
+	assert_int_equal(json_integer_value(json_object_get(j, "tracegate_history")), 1);
+	assert_string_equal(json_string_value(json_object_get(j, "repo")), "acme/llm");
+	assert_string_equal(json_string_value(json_object_get(j, "branch")), "feat/" EVIL);
+	json_t *s = json_object_get(j, "series");
+	assert_int_equal(json_array_size(s), 2);
+	json_t *s0 = json_array_get(s, 0), *s1 = json_array_get(s, 1);
+	assert_string_equal(json_string_value(json_object_get(s0, "workload")), "a,\"b\"");
+	assert_string_equal(json_string_value(json_object_get(s1, "metric")), "gpu_busy_ms");
+	json_t *pts = json_object_get(s1, "points");
+	assert_int_equal(json_array_size(pts), 3);
+	for (size_t k = 0; k < 3; k++) {
+		json_t *pt = json_array_get(pts, k);
+		assert_int_equal(json_integer_value(json_object_get(pt, "run")), (int64_t)k + 1);
+		assert_int_equal(json_integer_value(json_object_get(pt, "time")), T0 + 3600 * (int64_t)k);
+		assert_true(json_real_value(json_object_get(pt, "value")) == 10.0 * (double)(k + 1));
+	}
+	assert_string_equal(json_string_value(json_object_get(json_array_get(pts, 2), "commit")), C3);
+	assert_int_equal(json_array_size(json_object_get(s0, "points")), 2);
+	json_decref(j);
+	free(t);
+	/* names round-trip through the escaping */
+	t = render(TG_HISTORY_JSON, "acme/llm", "main", evil, 1);
+	j = json_loads(t, 0, &e);
+	assert_non_null(j);
+	json_t *p0 = json_array_get(json_object_get(j, "series"), 0);
+	assert_string_equal(json_string_value(json_object_get(p0, "workload")), EVIL);
+	assert_string_equal(json_string_value(json_object_get(p0, "metric")), "m\"\n");
+	json_decref(j);
+	free(t);
+}
+
+/* The part of the page from the n-th "<svg" to its "</svg>", a copy. */
+static char *nth_svg(const char *html, size_t n)
+{
+	const char *p = strstr(html, "<svg");
+	for (size_t i = 0; p && i < n; i++)
+		p = strstr(p + 1, "<svg");
+	assert_non_null(p);
+	const char *e = strstr(p, "</svg>");
+	assert_non_null(e);
+	return strndup(p, (size_t)(e - p));
+}
+
+static void test_html(void **state)
+{
+	(void)state;
+	char *t = render(TG_HISTORY_HTML, "acme/llm", "main", points, NPOINTS);
+	assert_true(!strncmp(t, "<!DOCTYPE html>\n", 16));
+	assert_non_null(strstr(t, "</body></html>\n"));
+	/* self-contained: nothing fetched, no script */
+	assert_null(strstr(t, "<script"));
+	assert_null(strstr(t, "src="));
+	assert_null(strstr(t, "href="));
+	assert_null(strstr(t, "<link"));
+	assert_null(strstr(t, "url("));
+	assert_null(strstr(t, "@import"));
+	assert_int_equal(count(t, "http"), 2); /* the SVG namespace, once per chart */
+	assert_int_equal(count(t, "xmlns=\"http://www.w3.org/2000/svg\""), 2);
+	/* one chart per series, in series order; one point per run */
+	assert_int_equal(count(t, "<svg"), 2);
+	assert_int_equal(count(t, "</svg>"), 2);
+	assert_non_null(strstr(t, "<p>2 series.</p>"));
+	assert_non_null(strstr(t, "<h2>a,&quot;b&quot;: <code>kernel_time_ms:gemm</code> (2 runs)</h2>"));
+	assert_non_null(strstr(t, "<h2>train: <code>gpu_busy_ms</code> (3 runs)</h2>"));
+	assert_true(strstr(t, "kernel_time_ms:gemm") < strstr(t, "gpu_busy_ms"));
+	char *svg = nth_svg(t, 1); /* train/gpu_busy_ms: 10, 20, 30 */
+	assert_int_equal(count(svg, "<circle"), 3);
+	/* the plot is x 70..700, y 20..180; values padded by 10 % of the range: 8..32 */
+	assert_non_null(strstr(svg, "<circle cx=\"70.0\" cy=\"166.7\" r=\"3\" fill=\"#1f6feb\"><title>111111111111: 10</title>"));
+	assert_non_null(strstr(svg, "<circle cx=\"385.0\" cy=\"100.0\" r=\"3\" fill=\"#1f6feb\"><title>222222222222: 20</title>"));
+	assert_non_null(strstr(svg, "<circle cx=\"700.0\" cy=\"33.3\" r=\"3\" fill=\"#1f6feb\"><title>333333333333: 30</title>"));
+	assert_non_null(strstr(svg, "points=\"70.0,166.7 385.0,100.0 700.0,33.3 \""));
+	assert_non_null(strstr(svg, ">1111111</text>")); /* the commits under the axis */
+	assert_non_null(strstr(svg, ">3333333</text>"));
+	free(svg);
+	svg = nth_svg(t, 0);
+	assert_int_equal(count(svg, "<circle"), 2);
+	free(svg);
+	free(t);
+
+	/* one run: one point, centred; a flat series still has a range */
+	t = render(TG_HISTORY_HTML, "acme/llm", "main", points, 1);
+	assert_int_equal(count(t, "<svg"), 1);
+	assert_int_equal(count(t, "<circle"), 1);
+	assert_non_null(strstr(t, "<circle cx=\"385.0\" cy=\""));
+	assert_non_null(strstr(t, "(1 runs)"));
+	assert_null(strstr(t, "nan"));
+	assert_null(strstr(t, "inf"));
+	free(t);
+}
+
+static void test_html_escapes_names(void **state)
+{
+	(void)state;
+	const tg_history_point evil[] = {
+		{1, T0, C1, EVIL, "rule:<img onerror=x>&'", 1},
+		{2, T0 + 60, C2, EVIL, "rule:<img onerror=x>&'", 2},
+	};
+	char *t = render(TG_HISTORY_HTML, "acme/<b>llm</b>", "feat/" EVIL, evil, 2);
+	assert_null(strstr(t, "<script"));
+	assert_null(strstr(t, "<img"));
+	assert_null(strstr(t, "<b>"));
+	assert_non_null(strstr(t, "<title>tracegate history: acme/&lt;b&gt;llm&lt;/b&gt; "
+	                          "feat/&lt;script&gt;alert(1)&lt;/script&gt;</title>"));
+	assert_non_null(strstr(t, "<h1>History of <code>acme/&lt;b&gt;llm&lt;/b&gt;</code> on "
+	                          "<code>feat/&lt;script&gt;alert(1)&lt;/script&gt;</code></h1>"));
+	assert_non_null(strstr(t, "<h2>&lt;script&gt;alert(1)&lt;/script&gt;: "
+	                          "<code>rule:&lt;img onerror=x&gt;&amp;&#39;</code> (2 runs)</h2>"));
+	assert_int_equal(count(t, "<circle"), 2);
+	free(t);
+	/* the text rendering is for a terminal and csv is data: names as they are */
+	t = render(TG_HISTORY_CSV, "r", "b", evil, 2);
+	assert_non_null(strstr(t, "\n" EVIL ",rule:<img onerror=x>&',1,1700000000," C1 ",1\n"));
+	free(t);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_format_parse),
+		cmocka_unit_test(test_text),
+		cmocka_unit_test(test_csv),
+		cmocka_unit_test(test_json),
+		cmocka_unit_test(test_html),
+		cmocka_unit_test(test_html_escapes_names),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
