@@ -135,13 +135,10 @@ static int build_one(tg_report *r, const char *path, const tg_tree *tree, const 
 {
 	tg_report_opts opts = *opts_in;
 	if (step_number >= 0) {
-		size_t ns;
-		const tg_step *steps = tg_tree_steps(tree, &ns);
-		opts.step = -2;
-		for (size_t i = 0; i < ns; i++)
-			if (steps[i].number == step_number)
-				opts.step = (int32_t)i;
-		if (opts.step == -2) {
+		opts.step = tg_tree_step_index(tree, step_number);
+		if (opts.step < 0) {
+			size_t ns;
+			tg_tree_steps(tree, &ns);
 			tg_cli_error("%s: no ProfilerStep#%lld in this trace (%zu steps)", path,
 			             (long long)step_number, ns);
 			return -1;
@@ -187,8 +184,9 @@ static int report_one(const char *path, const tg_tree *tree, const tg_report_opt
 /* The tables comparing ranks into *out (the caller frees it with
  * tg_report_free): each top kernel's durations across ranks, and the
  * collectives matched across ranks (implicit sync, skew, stragglers) when
- * the traces have any. Returns 0 or -1 after printing the error. */
-static int build_across(tg_report *out, tg_tree *const *trees, size_t n)
+ * the traces have any; for ProfilerStep#step_number only when it is >= 0.
+ * Returns 0 or -1 after printing the error. */
+static int build_across(tg_report *out, tg_tree *const *trees, size_t n, int64_t step_number)
 {
 	memset(out, 0, sizeof(*out));
 	out->tables = calloc(5, sizeof(tg_table *));
@@ -198,13 +196,13 @@ static int build_across(tg_report *out, tg_tree *const *trees, size_t n)
 	}
 	tg_table *sync[3];
 	tg_collectives_sync_info info;
-	if (tg_ranks_kernel_tables(out->tables, (const tg_tree *const *)trees, n, 20)) {
+	if (tg_ranks_kernel_tables(out->tables, (const tg_tree *const *)trees, n, 20, step_number)) {
 		tg_cli_error("%s", tg_error_last());
 		tg_report_free(out);
 		return -1;
 	}
 	out->n = 2;
-	if (tg_collectives_sync_tables(sync, &info, (const tg_tree *const *)trees, n)) {
+	if (tg_collectives_sync_tables(sync, &info, (const tg_tree *const *)trees, n, step_number)) {
 		tg_cli_error("%s", tg_error_last());
 		tg_report_free(out);
 		return -1;
@@ -219,10 +217,11 @@ static int build_across(tg_report *out, tg_tree *const *trees, size_t n)
 }
 
 /* The tables comparing ranks, after the per-trace reports. */
-static int report_ranks(tg_tree *const *trees, size_t n, enum format fmt, const char *dir, FILE *f)
+static int report_ranks(tg_tree *const *trees, size_t n, int64_t step_number, enum format fmt,
+                        const char *dir, FILE *f)
 {
 	tg_report r;
-	if (build_across(&r, trees, n))
+	if (build_across(&r, trees, n, step_number))
 		return -1;
 	int rc = 0;
 	if (fmt == FMT_CSV) {
@@ -265,7 +264,7 @@ static int report_html(const char *const *paths, tg_tree *const *trees, size_t n
 		names[built] = paths[built];
 	}
 	if (n > 1) {
-		if (build_across(&reps[n], trees, n))
+		if (build_across(&reps[n], trees, n, step_number))
 			goto done;
 		built++;
 		list[n] = &reps[n];
@@ -434,7 +433,7 @@ int tg_cmd_report(int argc, char **argv)
 		if (report_one(paths[i], trees[i], &opts, step_number, fmt, sub, f, i == 0))
 			rc = TG_EXIT_USAGE;
 	}
-	if (rc == TG_EXIT_OK && npaths > 1 && fmt != FMT_HTML && report_ranks(trees, npaths, fmt, dir, f))
+	if (rc == TG_EXIT_OK && npaths > 1 && fmt != FMT_HTML && report_ranks(trees, npaths, step_number, fmt, dir, f))
 		rc = TG_EXIT_USAGE;
 	if (rc == TG_EXIT_OK && fmt == FMT_JSON)
 		fputs(npaths > 1 ? "}\n" : "]}\n", f);
