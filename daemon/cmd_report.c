@@ -34,7 +34,9 @@ static const char usage[] =
 	"                      other formats give report.txt, report.md, report.json,\n"
 	"                      report.html. With several traces, csv gives one\n"
 	"                      sub-folder per trace.\n"
-	"  --step N            only ProfilerStep#N (its launches and their kernels)\n"
+	"  --step N            only ProfilerStep#N (its launches and their kernels),\n"
+	"                      in every table, the collectives and the tables across\n"
+	"                      ranks included; every trace must have that step\n"
 	"  --tracelens         TraceLens's numbers: float64 microsecond arithmetic and\n"
 	"                      its op categories (aten::_flash_attention_forward is\n"
 	"                      'other' there, SDPA_fwd by default)\n"
@@ -127,6 +129,18 @@ static void put_json_str(FILE *f, const char *s)
 	putc('"', f);
 }
 
+/* Whether the trace at path has ProfilerStep#step_number (or no step is
+ * asked for: step_number < 0). Returns 0, or -1 after printing the error. */
+static int check_step(const char *path, const tg_tree *tree, int64_t step_number)
+{
+	if (step_number < 0 || tg_tree_step_index(tree, step_number) >= 0)
+		return 0;
+	size_t ns;
+	tg_tree_steps(tree, &ns);
+	tg_cli_error("%s: no ProfilerStep#%lld in this trace (%zu steps)", path, (long long)step_number, ns);
+	return -1;
+}
+
 /* Builds the report of one trace into *r (the caller frees it), for step
  * step_number (-1: the whole trace). Returns 0 or -1 after printing the
  * error. */
@@ -134,16 +148,10 @@ static int build_one(tg_report *r, const char *path, const tg_tree *tree, const 
                      int64_t step_number)
 {
 	tg_report_opts opts = *opts_in;
-	if (step_number >= 0) {
+	if (check_step(path, tree, step_number))
+		return -1;
+	if (step_number >= 0)
 		opts.step = tg_tree_step_index(tree, step_number);
-		if (opts.step < 0) {
-			size_t ns;
-			tg_tree_steps(tree, &ns);
-			tg_cli_error("%s: no ProfilerStep#%lld in this trace (%zu steps)", path,
-			             (long long)step_number, ns);
-			return -1;
-		}
-	}
 	if (tg_report_build(r, tree, &opts)) {
 		tg_cli_error("%s: %s", path, tg_error_last());
 		return -1;
@@ -409,6 +417,12 @@ int tg_cmd_report(int argc, char **argv)
 	rc = TG_EXIT_OK;
 	for (size_t i = 0; i < npaths && rc == TG_EXIT_OK; i++)
 		if (tg_cli_load(&traces[i], &trees[i], paths[i], &ropts))
+			rc = TG_EXIT_USAGE;
+	/* --step N needs ProfilerStep#N in every trace: a rank without it
+	 * fails the command before any table is written, rather than leaving
+	 * a report whose ranks cover different work */
+	for (size_t i = 0; i < npaths && rc == TG_EXIT_OK; i++)
+		if (check_step(paths[i], trees[i], step_number))
 			rc = TG_EXIT_USAGE;
 	if (rc == TG_EXIT_OK && fmt == FMT_HTML &&
 	    report_html(paths, trees, npaths, &opts, step_number, f))
