@@ -211,6 +211,7 @@ struct rec {
 	const char *group; /* matching group: pg name, "Unknown_Group", "all", or NULL with gstream */
 	int64_t gstream;   /* "stream S" group when group is NULL */
 	int64_t index;     /* index_in_group */
+	int in_step;       /* 1: the kernel falls in the selected step (or no step selected) */
 };
 
 struct ranked {
@@ -228,8 +229,9 @@ static int cmp_ranked(const void *a, const void *b)
 }
 
 /* All collectives of all ranks, rank by rank (ascending), each in
- * start-time order. */
-static int gather(struct rec **out, size_t *nout, const tg_tree *const *trees, size_t n)
+ * start-time order; in_step marks those whose kernel falls in
+ * ProfilerStep#step on its rank (all of them when step < 0). */
+static int gather(struct rec **out, size_t *nout, const tg_tree *const *trees, size_t n, int64_t step)
 {
 	*out = NULL;
 	*nout = 0;
@@ -250,6 +252,7 @@ static int gather(struct rec **out, size_t *nout, const tg_tree *const *trees, s
 		rc = tg_collectives_list(&c, &m, tg_tree_trace(rk[i].tree));
 		if (rc)
 			break;
+		int32_t idx = step >= 0 ? tg_tree_step_index(rk[i].tree, step) : -1;
 		if (m && tg_grow((void **)&v, &cap, len + m, sizeof(*v)))
 			rc = TG_ENOMEM;
 		for (size_t j = 0; j < m && !rc; j++) {
@@ -258,6 +261,7 @@ static int gather(struct rec **out, size_t *nout, const tg_tree *const *trees, s
 			x->c = c[j];
 			x->rank = rk[i].rank;
 			x->pos = j;
+			x->in_step = step < 0 || (idx >= 0 && tg_tree_step_of(rk[i].tree, c[j].event) == idx);
 		}
 		free(c);
 	}
@@ -428,7 +432,7 @@ static int fill_rank_summary(tg_table *t, struct rec *v, size_t n)
 	return rc;
 }
 
-int tg_collectives_rank_tables(tg_table *out[2], const tg_tree *const *trees, size_t n)
+int tg_collectives_rank_tables(tg_table *out[2], const tg_tree *const *trees, size_t n, int64_t step)
 {
 	static const char *const c0[] = {"rank", "Process Group Name", "Process Group Ranks",
 	                                 "Collective name", "Group size", "dtype", "In msg nelems",
@@ -444,9 +448,14 @@ int tg_collectives_rank_tables(tg_table *out[2], const tg_tree *const *trees, si
 	out[0] = out[1] = NULL;
 	struct rec *v = NULL;
 	size_t nv = 0;
-	int rc = gather(&v, &nv, trees, n);
+	int rc = gather(&v, &nv, trees, n, step);
 	if (rc)
 		return rc;
+	size_t kept = 0; /* the step's collectives only, in the same order */
+	for (size_t i = 0; i < nv; i++)
+		if (v[i].in_step)
+			v[kept++] = v[i];
+	nv = kept;
 	out[0] = tg_table_new_cols("coll_per_rank", "Collective kernels per rank", c0);
 	out[1] = tg_table_new_cols("coll_analysis", "Collectives per rank, grouped by metadata", c1);
 	if (!out[0] || !out[1])
@@ -797,7 +806,8 @@ static int fill_straggler(tg_table *t, int64_t *straggler, const struct match *m
 			memset(&w[nw], 0, sizeof(*w));
 			w[nw++].rank = v[i].rank;
 		}
-		w[j].nccl_dur += (double)v[i].c.dur / 1e3;
+		if (v[i].in_step)
+			w[j].nccl_dur += (double)v[i].c.dur / 1e3;
 	}
 	for (size_t k = 0; k < nm; k++) {
 		const struct match *x = &m[k];
@@ -844,8 +854,19 @@ static int fill_straggler(tg_table *t, int64_t *straggler, const struct match *m
 	return rc;
 }
 
+/* Whether the matched collective at v[first..first+count) belongs to the
+ * selected step: 1 when its kernel falls in the step on every rank, 0 when
+ * on none, -1 when on some ranks only (it straddles a step boundary). */
+static int match_in_step(const struct rec *v, size_t count)
+{
+	size_t in = 0;
+	for (size_t i = 0; i < count; i++)
+		in += v[i].in_step != 0;
+	return in == count ? 1 : in ? -1 : 0;
+}
+
 int tg_collectives_sync_tables(tg_table *out[3], tg_collectives_sync_info *info,
-                               const tg_tree *const *trees, size_t n)
+                               const tg_tree *const *trees, size_t n, int64_t step)
 {
 	tg_collectives_sync_info dummy;
 	if (!info)
@@ -857,9 +878,13 @@ int tg_collectives_sync_tables(tg_table *out[3], tg_collectives_sync_info *info,
 	size_t nv = 0;
 	struct match *m = NULL;
 	size_t nm = 0;
-	int rc = gather(&v, &nv, trees, n);
+	int rc = gather(&v, &nv, trees, n, step);
 	if (rc)
 		return rc;
+
+	/* Matching runs over the whole traces, so that a step's collectives
+	 * keep the ids (group, index) they have in the whole-trace tables;
+	 * the step filter applies to the matched collectives below. */
 
 	/* Simplified mode: no process group name anywhere. Several streams
 	 * on one rank? (v is rank-major) */
@@ -914,6 +939,11 @@ int tg_collectives_sync_tables(tg_table *out[3], tg_collectives_sync_info *info,
 		while (j < nv && !cmp_group(&v[i], &v[j]) && v[j].index == v[i].index)
 			j++;
 		struct match x = {.first = i, .count = j - i, .seen = v[i].pos, .meta = &v[i]};
+		int in = match_in_step(&v[i], j - i);
+		if (!in) { /* not in the step on any rank */
+			i = j;
+			continue;
+		}
 		x.kind = tg_collectives_kind(v[i].c.collective);
 		/* simplified mode keeps unknown kinds too (TraceLens: broadcast,
 		 * unnamed kernels), the default mode implicit-sync kinds only */
@@ -924,6 +954,10 @@ int tg_collectives_sync_tables(tg_table *out[3], tg_collectives_sync_info *info,
 					keep = 0;
 			if (!keep)
 				info->skipped_mismatch++;
+		}
+		if (keep && in < 0) { /* straddles the step: in it on some ranks only */
+			keep = 0;
+			info->skipped_step++;
 		}
 		if (keep) {
 			measure(&x, &v[i]);

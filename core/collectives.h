@@ -103,7 +103,10 @@ const char *tg_collectives_kind(const char *collective);
 double tg_collectives_bus_factor(const char *collective, int64_t n);
 
 /* Per-rank tables over n traces (their trees; n = 1 for a single trace),
- * rank from distributedInfo, else the position in the list:
+ * rank from distributedInfo, else the position in the list, for step
+ * (-1: the whole traces; else only the collectives whose kernel falls in
+ * ProfilerStep#step on its rank, by tg_tree_step_of(); a rank without that
+ * step contributes no rows):
  *   coll_per_rank: one row per collective kernel - rank, Process Group
  *     Name, Process Group Ranks, Collective name, Group size, dtype, In msg
  *     nelems, In msg size (MB), Out msg nelems, Out msg size (MB), In split
@@ -117,20 +120,30 @@ double tg_collectives_bus_factor(const char *collective, int64_t n);
  *     TraceLens (pandas drops groups with a missing key), collectives
  *     without metadata are kept, their key cells empty.
  * *out receives 2 tables the caller frees. Returns 0 or TG_ENOMEM. */
-int tg_collectives_rank_tables(tg_table *out[2], const tg_tree *const *trees, size_t n);
+int tg_collectives_rank_tables(tg_table *out[2], const tg_tree *const *trees, size_t n, int64_t step);
 
 /* What tg_collectives_sync_tables found. */
 typedef struct tg_collectives_sync_info {
 	int simplified;          /* 1: matched by order, no process group metadata */
 	size_t matched;          /* rows of nccl_implicit_sync */
 	size_t skipped_mismatch; /* matched ids whose metadata differ across ranks */
+	size_t skipped_step;     /* with a step: matched ids (of the kinds the
+	                            table keeps) whose kernel falls in the step
+	                            on some ranks but not on all */
 	int64_t straggler;       /* the rank that arrived last in more than half
 	                            of the matched collectives, else -1 (also
 	                            with fewer than 2 ranks) */
 } tg_collectives_sync_info;
 
 /* Cross-rank tables over n traces (one tree per rank; rank from
- * distributedInfo, else the list position):
+ * distributedInfo, else the list position), for step (-1: the whole
+ * traces). With a step N, the collectives are matched over the whole
+ * traces first (so that collective_id is the same as without a step), then
+ * a matched collective is kept when its kernel falls in ProfilerStep#N
+ * (tg_tree_step_of) on every rank that has it; one that does on some ranks
+ * only is left out and counted in info->skipped_step; a rank without step
+ * N keeps none of the collectives it takes part in. total_nccl_dur_us
+ * counts the step's collective kernels only:
  *   nccl_implicit_sync: one row per matched collective - collective_id,
  *     Process Group Name, Process Group Ranks, Collective name, Group size,
  *     dtype, In msg nelems, Out msg nelems, In msg size (MB), Out msg size
@@ -153,6 +166,6 @@ typedef struct tg_collectives_sync_info {
  * the caller frees; info (may be NULL) receives the counts. Returns 0 or
  * TG_ENOMEM. */
 int tg_collectives_sync_tables(tg_table *out[3], tg_collectives_sync_info *info,
-                               const tg_tree *const *trees, size_t n);
+                               const tg_tree *const *trees, size_t n, int64_t step);
 
 #endif

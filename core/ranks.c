@@ -29,7 +29,7 @@ static int64_t rank_of(const tg_tree *tree, size_t index)
 	return r >= 0 ? r : (int64_t)index;
 }
 
-int tg_ranks_kernel_tables(tg_table *out[2], const tg_tree *const *trees, size_t n, size_t top)
+int tg_ranks_kernel_tables(tg_table *out[2], const tg_tree *const *trees, size_t n, size_t top, int64_t step)
 {
 	out[0] = out[1] = NULL;
 	if (!top)
@@ -45,8 +45,12 @@ int tg_ranks_kernel_tables(tg_table *out[2], const tg_tree *const *trees, size_t
 		const tg_trace *t = tg_tree_trace(trees[r]);
 		size_t ne;
 		const tg_event *ev = tg_trace_events(t, &ne);
+		int32_t idx = step >= 0 ? tg_tree_step_index(trees[r], step) : -1;
+		if (step >= 0 && idx < 0)
+			continue; /* no such step on this rank: no kernels */
 		for (size_t i = 0; i < ne; i++) {
-			if (ev[i].kind != TG_KIND_KERNEL)
+			if (ev[i].kind != TG_KIND_KERNEL ||
+			    (step >= 0 && tg_tree_step_of(trees[r], (uint32_t)i) != idx))
 				continue;
 			const char *s = tg_trace_str(t, ev[i].name);
 			uint32_t id;

@@ -15,8 +15,11 @@
  *     over all ranks, one row per kernel and rank;
  *   kernel_rank_spread: Kernel name, ranks, total min/mean/max (us),
  *     max/mean, slowest rank - one row per top kernel.
- * top: how many kernels (0: 20). *out receives 2 tables the caller frees.
- * Returns 0 or TG_ENOMEM. */
-int tg_ranks_kernel_tables(tg_table *out[2], const tg_tree *const *trees, size_t n, size_t top);
+ * top: how many kernels (0: 20). step: -1 for the whole traces, else only
+ * the kernels that fall in ProfilerStep#step on their rank
+ * (tg_tree_step_of; a rank without that step counts no kernels, its rows
+ * 0). *out receives 2 tables the caller frees. Returns 0 or TG_ENOMEM. */
+int tg_ranks_kernel_tables(tg_table *out[2], const tg_tree *const *trees, size_t n, size_t top,
+                           int64_t step);
 
 #endif

@@ -79,11 +79,15 @@ static int add_perf_sheets(tg_report *r, size_t *cap, const tg_tree *tree, const
 	return rc;
 }
 
-/* coll_per_rank and coll_analysis, when the trace has collectives. */
-static int add_collectives(tg_report *r, size_t *cap, const tg_tree *tree)
+/* coll_per_rank and coll_analysis, when the trace (or the step: a step
+ * index, -1 for the whole trace) has collectives. */
+static int add_collectives(tg_report *r, size_t *cap, const tg_tree *tree, int32_t step)
 {
 	tg_table *tabs[2];
-	int rc = tg_collectives_rank_tables(tabs, &tree, 1);
+	size_t ns;
+	const tg_step *steps = tg_tree_steps(tree, &ns);
+	int64_t number = step >= 0 && (size_t)step < ns ? steps[step].number : -1;
+	int rc = tg_collectives_rank_tables(tabs, &tree, 1, number);
 	if (rc)
 		return rc;
 	for (int i = 0; i < 2; i++) {
@@ -120,7 +124,7 @@ static void *second_half(void *arg)
 	size_t cap = 0;
 	int rc = add_perf_sheets(&h->r, &cap, h->tree, &h->tb, h->opts);
 	if (!rc)
-		rc = add_collectives(&h->r, &cap, h->tree);
+		rc = add_collectives(&h->r, &cap, h->tree, h->opts->step);
 	/* HTA-style analyses; the one-row-per-launch table is left to the API */
 	typedef int (*tables_fn)(tg_table ***, size_t *, const tg_tree *, int32_t);
 	static const tables_fn fns[] = {tg_breakdown_tables, launch_stats_summaries, tg_host_syncs_tables,

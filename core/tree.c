@@ -731,6 +731,15 @@ uint32_t tg_tree_launch(const tg_tree *tree, uint32_t ev)
 
 int32_t tg_tree_step_of(const tg_tree *tree, uint32_t ev) { return tree->step_of[ev]; }
 
+int32_t tg_tree_step_index(const tg_tree *tree, int64_t number)
+{
+	int32_t idx = -1;
+	for (size_t i = 0; i < tree->nsteps; i++)
+		if (tree->steps[i].number == number)
+			idx = (int32_t)i;
+	return idx;
+}
+
 int tg_tree_linked_like_tracelens(const tg_tree *tree, uint32_t ev) { return tree->tl_linked[ev]; }
 
 /* Which device events TraceLens would link (see tree.h). */

@@ -77,6 +77,11 @@ int32_t tg_tree_step_of(const tg_tree *tree, uint32_t ev);
 /* The steps in time order. */
 const tg_step *tg_tree_steps(const tg_tree *tree, size_t *n);
 
+/* Index into tg_tree_steps() of ProfilerStep#number (the last one when a
+ * trace repeats a number, as the orphan kernels' steps are found), or -1
+ * when the tree has no such step. */
+int32_t tg_tree_step_index(const tg_tree *tree, int64_t number);
+
 const tg_tree_stats *tg_tree_stats_get(const tg_tree *tree);
 
 #endif

@@ -34,7 +34,9 @@ static const char usage[] =
 	"                      other formats give report.txt, report.md, report.json,\n"
 	"                      report.html. With several traces, csv gives one\n"
 	"                      sub-folder per trace.\n"
-	"  --step N            only ProfilerStep#N (its launches and their kernels)\n"
+	"  --step N            only ProfilerStep#N (its launches and their kernels),\n"
+	"                      in every table, the collectives and the tables across\n"
+	"                      ranks included; every trace must have that step\n"
 	"  --tracelens         TraceLens's numbers: float64 microsecond arithmetic and\n"
 	"                      its op categories (aten::_flash_attention_forward is\n"
 	"                      'other' there, SDPA_fwd by default)\n"
@@ -127,6 +129,18 @@ static void put_json_str(FILE *f, const char *s)
 	putc('"', f);
 }
 
+/* Whether the trace at path has ProfilerStep#step_number (or no step is
+ * asked for: step_number < 0). Returns 0, or -1 after printing the error. */
+static int check_step(const char *path, const tg_tree *tree, int64_t step_number)
+{
+	if (step_number < 0 || tg_tree_step_index(tree, step_number) >= 0)
+		return 0;
+	size_t ns;
+	tg_tree_steps(tree, &ns);
+	tg_cli_error("%s: no ProfilerStep#%lld in this trace (%zu steps)", path, (long long)step_number, ns);
+	return -1;
+}
+
 /* Builds the report of one trace into *r (the caller frees it), for step
  * step_number (-1: the whole trace). Returns 0 or -1 after printing the
  * error. */
@@ -134,19 +148,10 @@ static int build_one(tg_report *r, const char *path, const tg_tree *tree, const 
                      int64_t step_number)
 {
 	tg_report_opts opts = *opts_in;
-	if (step_number >= 0) {
-		size_t ns;
-		const tg_step *steps = tg_tree_steps(tree, &ns);
-		opts.step = -2;
-		for (size_t i = 0; i < ns; i++)
-			if (steps[i].number == step_number)
-				opts.step = (int32_t)i;
-		if (opts.step == -2) {
-			tg_cli_error("%s: no ProfilerStep#%lld in this trace (%zu steps)", path,
-			             (long long)step_number, ns);
-			return -1;
-		}
-	}
+	if (check_step(path, tree, step_number))
+		return -1;
+	if (step_number >= 0)
+		opts.step = tg_tree_step_index(tree, step_number);
 	if (tg_report_build(r, tree, &opts)) {
 		tg_cli_error("%s: %s", path, tg_error_last());
 		return -1;
@@ -187,8 +192,9 @@ static int report_one(const char *path, const tg_tree *tree, const tg_report_opt
 /* The tables comparing ranks into *out (the caller frees it with
  * tg_report_free): each top kernel's durations across ranks, and the
  * collectives matched across ranks (implicit sync, skew, stragglers) when
- * the traces have any. Returns 0 or -1 after printing the error. */
-static int build_across(tg_report *out, tg_tree *const *trees, size_t n)
+ * the traces have any; for ProfilerStep#step_number only when it is >= 0.
+ * Returns 0 or -1 after printing the error. */
+static int build_across(tg_report *out, tg_tree *const *trees, size_t n, int64_t step_number)
 {
 	memset(out, 0, sizeof(*out));
 	out->tables = calloc(5, sizeof(tg_table *));
@@ -198,13 +204,13 @@ static int build_across(tg_report *out, tg_tree *const *trees, size_t n)
 	}
 	tg_table *sync[3];
 	tg_collectives_sync_info info;
-	if (tg_ranks_kernel_tables(out->tables, (const tg_tree *const *)trees, n, 20)) {
+	if (tg_ranks_kernel_tables(out->tables, (const tg_tree *const *)trees, n, 20, step_number)) {
 		tg_cli_error("%s", tg_error_last());
 		tg_report_free(out);
 		return -1;
 	}
 	out->n = 2;
-	if (tg_collectives_sync_tables(sync, &info, (const tg_tree *const *)trees, n)) {
+	if (tg_collectives_sync_tables(sync, &info, (const tg_tree *const *)trees, n, step_number)) {
 		tg_cli_error("%s", tg_error_last());
 		tg_report_free(out);
 		return -1;
@@ -219,10 +225,11 @@ static int build_across(tg_report *out, tg_tree *const *trees, size_t n)
 }
 
 /* The tables comparing ranks, after the per-trace reports. */
-static int report_ranks(tg_tree *const *trees, size_t n, enum format fmt, const char *dir, FILE *f)
+static int report_ranks(tg_tree *const *trees, size_t n, int64_t step_number, enum format fmt,
+                        const char *dir, FILE *f)
 {
 	tg_report r;
-	if (build_across(&r, trees, n))
+	if (build_across(&r, trees, n, step_number))
 		return -1;
 	int rc = 0;
 	if (fmt == FMT_CSV) {
@@ -265,7 +272,7 @@ static int report_html(const char *const *paths, tg_tree *const *trees, size_t n
 		names[built] = paths[built];
 	}
 	if (n > 1) {
-		if (build_across(&reps[n], trees, n))
+		if (build_across(&reps[n], trees, n, step_number))
 			goto done;
 		built++;
 		list[n] = &reps[n];
@@ -411,6 +418,12 @@ int tg_cmd_report(int argc, char **argv)
 	for (size_t i = 0; i < npaths && rc == TG_EXIT_OK; i++)
 		if (tg_cli_load(&traces[i], &trees[i], paths[i], &ropts))
 			rc = TG_EXIT_USAGE;
+	/* --step N needs ProfilerStep#N in every trace: a rank without it
+	 * fails the command before any table is written, rather than leaving
+	 * a report whose ranks cover different work */
+	for (size_t i = 0; i < npaths && rc == TG_EXIT_OK; i++)
+		if (check_step(paths[i], trees[i], step_number))
+			rc = TG_EXIT_USAGE;
 	if (rc == TG_EXIT_OK && fmt == FMT_HTML &&
 	    report_html(paths, trees, npaths, &opts, step_number, f))
 		rc = TG_EXIT_USAGE;
@@ -434,7 +447,7 @@ int tg_cmd_report(int argc, char **argv)
 		if (report_one(paths[i], trees[i], &opts, step_number, fmt, sub, f, i == 0))
 			rc = TG_EXIT_USAGE;
 	}
-	if (rc == TG_EXIT_OK && npaths > 1 && fmt != FMT_HTML && report_ranks(trees, npaths, fmt, dir, f))
+	if (rc == TG_EXIT_OK && npaths > 1 && fmt != FMT_HTML && report_ranks(trees, npaths, step_number, fmt, dir, f))
 		rc = TG_EXIT_USAGE;
 	if (rc == TG_EXIT_OK && fmt == FMT_JSON)
 		fputs(npaths > 1 ? "}\n" : "]}\n", f);

@@ -50,8 +50,34 @@ static double gen_dur(size_t k, int r)
 enum gen_flags {
 	GEN_NO_META = 1,       /* no collective arguments at all (simplified mode) */
 	GEN_ONE_STREAM = 2,    /* every collective on stream 7 */
-	GEN_MISMATCH = 4       /* rank 2's first allreduce claims 262,145 elements */
+	GEN_MISMATCH = 4,      /* rank 2's first allreduce claims 262,145 elements */
+	GEN_STEPS = 8,         /* ProfilerStep#1 [999000, 1003500) us holds collectives
+	                          0-2, #2 [1003500, 1010000) us collectives 3-4 */
+	GEN_STRADDLE = 16      /* with GEN_STEPS: rank 3's step 2 starts at 1002050 us,
+	                          so that its collectives 1 and 2 fall in step 2 */
 };
+
+/* The ProfilerStep annotations of rank r (GEN_STEPS): host user
+ * annotations, and on each collective stream GPU annotations, which give
+ * the launch-less kernels their step. */
+static size_t gen_steps_json(char *s, size_t cap, int r, int flags)
+{
+	double b = (flags & GEN_STRADDLE) && r == 3 ? 1002050 : 1003500;
+	double ts[2] = {999000, b}, dur[2] = {b - 999000, 1010000 - b};
+	size_t len = 0;
+	for (int k = 0; k < 2; k++) {
+		len += (size_t)snprintf(s + len, cap - len,
+		                        ",{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#%d\","
+		                        "\"pid\":%d,\"tid\":1,\"ts\":%.3f,\"dur\":%.3f}",
+		                        k + 1, r, ts[k], dur[k]);
+		for (int stream = 7; stream <= 9; stream += 2)
+			len += (size_t)snprintf(s + len, cap - len,
+			                        ",{\"ph\":\"X\",\"cat\":\"gpu_user_annotation\",\"name\":"
+			                        "\"ProfilerStep#%d\",\"pid\":%d,\"tid\":%d,\"ts\":%.3f,\"dur\":%.3f}",
+			                        k + 1, r, stream, ts[k], dur[k]);
+	}
+	return len;
+}
 
 /* Writes the Kineto JSON of rank r of the synthetic job into a malloc'ed
  * string, shaped by flags (gen_flags). */
@@ -84,6 +110,9 @@ static char *gen_rank_json(int r, int nranks, int flags)
 			100 + k, meta);
 		assert_true(len < cap);
 	}
+	if (flags & GEN_STEPS)
+		len += gen_steps_json(s + len, cap - len, r, flags);
+	assert_true(len < cap);
 	/* never collectives: a compute kernel, a "hip" kernel without a
 	 * collective name (HTA's class says communication), an NCCL kernel
 	 * linked to nothing (TraceLens wants a correlation or External id) */
@@ -201,7 +230,7 @@ static void test_synthetic_rank_tables(void **state)
 	const tg_tree *trees[NRANKS];
 	for (int r = 0; r < NRANKS; r++)
 		trees[r] = j.tree[NRANKS - 1 - r]; /* reversed: ranks come from distributedInfo */
-	assert_int_equal(tg_collectives_rank_tables(out, trees, NRANKS), 0);
+	assert_int_equal(tg_collectives_rank_tables(out, trees, NRANKS, -1), 0);
 	const tg_table *list = tg_test_table(out, 2, "coll_per_rank");
 	const tg_table *sum = tg_test_table(out, 2, "coll_analysis");
 	assert_int_equal(tg_table_nrows(list), NRANKS * NGEN);
@@ -262,7 +291,7 @@ static void test_synthetic_sync(void **state)
 	job_build(&j, NRANKS, 0);
 	tg_table *out[3];
 	tg_collectives_sync_info info;
-	assert_int_equal(tg_collectives_sync_tables(out, &info, (const tg_tree *const *)j.tree, NRANKS), 0);
+	assert_int_equal(tg_collectives_sync_tables(out, &info, (const tg_tree *const *)j.tree, NRANKS, -1), 0);
 	assert_int_equal(info.simplified, 0);
 	assert_int_equal(info.matched, 4); /* the broadcast is not implicit-sync */
 	assert_int_equal(info.skipped_mismatch, 0);
@@ -363,7 +392,7 @@ static void test_simplified_mode(void **state)
 	tg_table *out[3];
 	tg_collectives_sync_info info;
 	/* streams 7 and 9 per rank: matched per stream */
-	assert_int_equal(tg_collectives_sync_tables(out, &info, (const tg_tree *const *)j.tree, 2), 0);
+	assert_int_equal(tg_collectives_sync_tables(out, &info, (const tg_tree *const *)j.tree, 2, -1), 0);
 	assert_int_equal(info.simplified, 1);
 	assert_int_equal(info.matched, NGEN);
 	const tg_table *s = tg_test_table(out, 3, "nccl_implicit_sync");
@@ -396,7 +425,7 @@ static void test_simplified_one_stream(void **state)
 	job_build(&j, 3, GEN_NO_META | GEN_ONE_STREAM);
 	tg_table *out[3];
 	tg_collectives_sync_info info;
-	assert_int_equal(tg_collectives_sync_tables(out, &info, (const tg_tree *const *)j.tree, 3), 0);
+	assert_int_equal(tg_collectives_sync_tables(out, &info, (const tg_tree *const *)j.tree, 3, -1), 0);
 	assert_int_equal(info.simplified, 1);
 	assert_int_equal(info.matched, NGEN);
 	const tg_table *s = tg_test_table(out, 3, "nccl_implicit_sync");
@@ -425,7 +454,7 @@ static void test_mismatch(void **state)
 	job_build(&j, NRANKS, GEN_MISMATCH);
 	tg_table *out[3];
 	tg_collectives_sync_info info;
-	assert_int_equal(tg_collectives_sync_tables(out, &info, (const tg_tree *const *)j.tree, NRANKS), 0);
+	assert_int_equal(tg_collectives_sync_tables(out, &info, (const tg_tree *const *)j.tree, NRANKS, -1), 0);
 	assert_int_equal(info.matched, 3);
 	assert_int_equal(info.skipped_mismatch, 1);
 	const tg_table *s = tg_test_table(out, 3, "nccl_implicit_sync");
@@ -485,7 +514,7 @@ static void test_hta_nccl(void **state)
 
 	tg_table *rt[2];
 	const tg_tree *trees[1] = {tree};
-	assert_int_equal(tg_collectives_rank_tables(rt, trees, 1), 0);
+	assert_int_equal(tg_collectives_rank_tables(rt, trees, 1, -1), 0);
 	const tg_table *sum = tg_test_table(rt, 2, "coll_analysis");
 	assert_int_equal(tg_table_nrows(sum), 7); /* 5 allreduce sizes, 2 broadcasts, 3 each */
 	for (size_t i = 0; i < 7; i++)
@@ -500,7 +529,7 @@ static void test_hta_nccl(void **state)
 	/* one rank: every allreduce matched with itself, no skew */
 	tg_table *out[3];
 	tg_collectives_sync_info info;
-	assert_int_equal(tg_collectives_sync_tables(out, &info, trees, 1), 0);
+	assert_int_equal(tg_collectives_sync_tables(out, &info, trees, 1, -1), 0);
 	assert_int_equal(info.matched, 15);
 	assert_int_equal(info.straggler, -1); /* no straggler among one rank */
 	const tg_table *s = tg_test_table(out, 3, "nccl_implicit_sync");
@@ -581,7 +610,7 @@ static void test_mi300_resnet(void **state)
 	tg_tree *tree = read_real(&t, "tracelens/tests/traces/mi300/resnet_act_checkpoint.json.gz");
 	const tg_tree *trees[1] = {tree};
 	tg_table *rt[2];
-	assert_int_equal(tg_collectives_rank_tables(rt, trees, 1), 0);
+	assert_int_equal(tg_collectives_rank_tables(rt, trees, 1, -1), 0);
 	const tg_table *list = tg_test_table(rt, 2, "coll_per_rank");
 	assert_int_equal(tg_table_nrows(list), 17);
 	const tg_table *sum = tg_test_table(rt, 2, "coll_analysis");
@@ -599,7 +628,7 @@ static void test_mi300_resnet(void **state)
 	/* one rank of 8: the 6 allreduces matched alone, bus bw = algo * 14/8 */
 	tg_table *out[3];
 	tg_collectives_sync_info info;
-	assert_int_equal(tg_collectives_sync_tables(out, &info, trees, 1), 0);
+	assert_int_equal(tg_collectives_sync_tables(out, &info, trees, 1, -1), 0);
 	assert_int_equal(info.simplified, 0);
 	assert_int_equal(info.matched, 6); /* the unnamed kernels are "Unknown_Group", not implicit-sync */
 	const tg_table *s = tg_test_table(out, 3, "nccl_summary_implicit_sync");
@@ -629,7 +658,7 @@ static void test_b200_allgather(void **state)
 	tg_tree *tree = read_real(&t, "tracelens/tests/traces/b200/eager_trace.json.gz");
 	const tg_tree *trees[1] = {tree};
 	tg_table *rt[2];
-	assert_int_equal(tg_collectives_rank_tables(rt, trees, 1), 0);
+	assert_int_equal(tg_collectives_rank_tables(rt, trees, 1, -1), 0);
 	const tg_table *sum = tg_test_table(rt, 2, "coll_analysis");
 	/* TraceLens's row, plus the 73 symmetric-memory multimem_all_reduce
 	 * kernels that TraceLens does not look at (tracegate files them as
@@ -644,7 +673,7 @@ static void test_b200_allgather(void **state)
 	free_tables(rt, 2);
 	tg_table *out[3];
 	tg_collectives_sync_info info;
-	assert_int_equal(tg_collectives_sync_tables(out, &info, trees, 1), 0);
+	assert_int_equal(tg_collectives_sync_tables(out, &info, trees, 1, -1), 0);
 	assert_int_equal(info.matched, 74); /* the allreduces in "Unknown_Group", as TraceLens would */
 	const tg_table *s = tg_test_table(out, 3, "nccl_implicit_sync");
 	size_t ag = 0;
@@ -673,7 +702,7 @@ static void test_sampled_pair(void **state)
 	const tg_tree *trees[2] = {b, a};
 	tg_table *out[3];
 	tg_collectives_sync_info info;
-	assert_int_equal(tg_collectives_sync_tables(out, &info, trees, 2), 0);
+	assert_int_equal(tg_collectives_sync_tables(out, &info, trees, 2, -1), 0);
 	assert_int_equal(info.simplified, 1);
 	assert_int_equal(info.matched, 10);
 	const tg_table *s = tg_test_table(out, 3, "nccl_implicit_sync");
@@ -715,7 +744,7 @@ static void test_sampled_pair(void **state)
 	free_tables(out, 3);
 
 	tg_table *rt[2];
-	assert_int_equal(tg_collectives_rank_tables(rt, trees, 2), 0);
+	assert_int_equal(tg_collectives_rank_tables(rt, trees, 2, -1), 0);
 	const tg_table *list = tg_test_table(rt, 2, "coll_per_rank");
 	assert_int_equal(tg_table_nrows(list), 20);
 	assert_int_equal(tg_test_num(list, 0, "rank"), 0);
@@ -727,6 +756,115 @@ static void test_sampled_pair(void **state)
 	tg_tree_free(b);
 	tg_trace_free(t0);
 	tg_trace_free(t1);
+}
+
+/* Row of nccl_straggler_summary for rank r. */
+static size_t straggler_row(const tg_table *t, int64_t r)
+{
+	for (size_t i = 0; i < tg_table_nrows(t); i++)
+		if ((int64_t)tg_test_num(t, i, "rank") == r)
+			return i;
+	fail_msg("no row for rank %lld", (long long)r);
+	return 0;
+}
+
+/* --step: per rank, only the step's collectives; across ranks, only the
+ * matched collectives whose kernels fall in the step on every rank, with
+ * the ids they have in the whole trace. */
+static void test_steps(void **state)
+{
+	(void)state;
+	struct job j;
+	job_build(&j, NRANKS, GEN_STEPS);
+	const tg_tree *const *trees = (const tg_tree *const *)j.tree;
+	tg_table *rt[2], *out[3];
+	tg_collectives_sync_info info;
+
+	/* the whole trace: 5 collectives a rank, 4 matched */
+	assert_int_equal(tg_collectives_rank_tables(rt, trees, NRANKS, -1), 0);
+	assert_int_equal(tg_table_nrows(rt[0]), NRANKS * NGEN);
+	free_tables(rt, 2);
+	assert_int_equal(tg_collectives_sync_tables(out, &info, trees, NRANKS, -1), 0);
+	assert_int_equal(info.matched, 4);
+	free_tables(out, 3);
+
+	/* step 1: allreduce, allgather, broadcast; the first two matched */
+	assert_int_equal(tg_collectives_rank_tables(rt, trees, NRANKS, 1), 0);
+	assert_int_equal(tg_table_nrows(rt[0]), NRANKS * 3);
+	double sum = 0;
+	for (size_t i = 0; i < tg_table_nrows(rt[0]); i++)
+		if (tg_test_num(rt[0], i, "rank") == 0)
+			sum += tg_test_num(rt[0], i, "dur (us)");
+	assert_true(sum == gen_dur(0, 0) + gen_dur(1, 0) + gen_dur(2, 0)); /* 516 us */
+	free_tables(rt, 2);
+	assert_int_equal(tg_collectives_sync_tables(out, &info, trees, NRANKS, 1), 0);
+	assert_int_equal(info.matched, 2);
+	assert_int_equal(info.skipped_step, 0);
+	assert_int_equal(info.straggler, 3);
+	assert_int_equal(tg_table_nrows(out[0]), 2);
+	assert_string_equal(str_cell(out[0], 0, "collective_id"), "0_0");
+	assert_string_equal(str_cell(out[0], 1, "collective_id"), "0_1");
+	size_t r0 = straggler_row(out[2], 0);
+	assert_int_equal(tg_test_num(out[2], r0, "num_collectives"), 2);
+	assert_true(tg_test_num(out[2], r0, "total_nccl_dur_us") == 516.0);
+	assert_int_equal(tg_test_num(out[2], straggler_row(out[2], 3), "times_arrived_last"), 2);
+	free_tables(out, 3);
+
+	/* step 2: the second allreduce and the reduce-scatter, with their
+	 * whole-trace ids (the allreduce is the 4th collective of group 0) */
+	assert_int_equal(tg_collectives_rank_tables(rt, trees, NRANKS, 2), 0);
+	assert_int_equal(tg_table_nrows(rt[0]), NRANKS * 2);
+	free_tables(rt, 2);
+	assert_int_equal(tg_collectives_sync_tables(out, &info, trees, NRANKS, 2), 0);
+	assert_int_equal(info.matched, 2);
+	assert_string_equal(str_cell(out[0], 0, "collective_id"), "0_3");
+	assert_string_equal(str_cell(out[0], 1, "collective_id"), "1_0");
+	assert_true(tg_test_num(out[0], 0, "comm_latency") == 125.0);
+	assert_true(tg_test_num(out[0], 1, "comm_latency") == 200.0);
+	r0 = straggler_row(out[2], 0);
+	assert_true(tg_test_num(out[2], r0, "total_nccl_dur_us") == gen_dur(3, 0) + gen_dur(4, 0));
+	free_tables(out, 3);
+
+	/* a step no rank has: empty tables */
+	assert_int_equal(tg_collectives_rank_tables(rt, trees, NRANKS, 7), 0);
+	assert_int_equal(tg_table_nrows(rt[0]), 0);
+	assert_int_equal(tg_table_nrows(rt[1]), 0);
+	free_tables(rt, 2);
+	assert_int_equal(tg_collectives_sync_tables(out, &info, trees, NRANKS, 7), 0);
+	assert_int_equal(info.matched, 0);
+	assert_int_equal(tg_table_nrows(out[0]) + tg_table_nrows(out[2]), 0);
+	free_tables(out, 3);
+	job_free(&j);
+}
+
+/* A collective whose kernel falls in step 1 on some ranks and step 2 on
+ * another is in neither step's matched tables, and counted. */
+static void test_steps_straddle(void **state)
+{
+	(void)state;
+	struct job j;
+	job_build(&j, NRANKS, GEN_STEPS | GEN_STRADDLE);
+	const tg_tree *const *trees = (const tg_tree *const *)j.tree;
+	tg_table *rt[2], *out[3];
+	tg_collectives_sync_info info;
+	/* per rank: rank 3 has 1 collective in step 1 and 4 in step 2 */
+	assert_int_equal(tg_collectives_rank_tables(rt, trees, NRANKS, 1), 0);
+	assert_int_equal(tg_table_nrows(rt[0]), (NRANKS - 1) * 3 + 1);
+	free_tables(rt, 2);
+	assert_int_equal(tg_collectives_rank_tables(rt, trees, NRANKS, 2), 0);
+	assert_int_equal(tg_table_nrows(rt[0]), (NRANKS - 1) * 2 + 4);
+	free_tables(rt, 2);
+	/* step 1: the allgather straddles (the broadcast too, but it is never matched) */
+	assert_int_equal(tg_collectives_sync_tables(out, &info, trees, NRANKS, 1), 0);
+	assert_int_equal(info.matched, 1);
+	assert_int_equal(info.skipped_step, 1);
+	assert_string_equal(str_cell(out[0], 0, "collective_id"), "0_0");
+	free_tables(out, 3);
+	assert_int_equal(tg_collectives_sync_tables(out, &info, trees, NRANKS, 2), 0);
+	assert_int_equal(info.matched, 2);
+	assert_int_equal(info.skipped_step, 1);
+	free_tables(out, 3);
+	job_free(&j);
 }
 
 int main(void)
@@ -743,6 +881,8 @@ int main(void)
 		cmocka_unit_test(test_mi300_resnet),
 		cmocka_unit_test(test_b200_allgather),
 		cmocka_unit_test(test_sampled_pair),
+		cmocka_unit_test(test_steps),
+		cmocka_unit_test(test_steps_straddle),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -35,7 +35,7 @@ static void test_two_ranks(void **state)
 		"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"ncclAllReduce\",\"pid\":1,\"tid\":8,\"ts\":60,\"dur\":5}]}");
 	const tg_tree *trees[2] = {b, a}; /* ranks come from distributedInfo, not the order */
 	tg_table *out[2];
-	assert_int_equal(tg_ranks_kernel_tables(out, trees, 2, 0), 0);
+	assert_int_equal(tg_ranks_kernel_tables(out, trees, 2, 0, -1), 0);
 	const tg_table *d = out[0], *s = out[1];
 	assert_int_equal(tg_table_nrows(d), 4);
 	assert_string_equal(tg_table_cell(d, 0, 0)->v.s, "gemm"); /* 70 us in all */
@@ -60,6 +60,64 @@ static void test_two_ranks(void **state)
 	tg_trace_free(t1);
 }
 
+/* The JSON of one rank for test_steps: two steps, [0, 30) and [30, 100)
+ * us, on the host and on the kernel streams 7 and 8; kernels (without
+ * launches) take their step from the GPU annotations. */
+#define STEPS_JSON(rank, kernels)                                                                   \
+	"{\"distributedInfo\":{\"rank\":" #rank ",\"world_size\":2},\"traceEvents\":["              \
+	"{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#1\",\"pid\":" #rank    \
+	",\"tid\":1,\"ts\":0,\"dur\":30},"                                                          \
+	"{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#2\",\"pid\":" #rank    \
+	",\"tid\":1,\"ts\":30,\"dur\":70},"                                                         \
+	"{\"ph\":\"X\",\"cat\":\"gpu_user_annotation\",\"name\":\"ProfilerStep#1\",\"pid\":" #rank \
+	",\"tid\":7,\"ts\":0,\"dur\":30},"                                                          \
+	"{\"ph\":\"X\",\"cat\":\"gpu_user_annotation\",\"name\":\"ProfilerStep#2\",\"pid\":" #rank \
+	",\"tid\":8,\"ts\":30,\"dur\":70}," kernels "]}"
+
+/* With a step, only the kernels that fall in it on each rank. */
+static void test_steps(void **state)
+{
+	(void)state;
+	tg_trace *t0, *t1;
+	/* step 1: gemm 10 + 20 on rank 0, 40 on rank 1; step 2: ar 5 on rank 0, 5 + 5 on rank 1 */
+	tg_tree *a = tree_of(&t0, STEPS_JSON(0,
+		"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"gemm\",\"pid\":0,\"tid\":7,\"ts\":0,\"dur\":10},"
+		"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"gemm\",\"pid\":0,\"tid\":7,\"ts\":20,\"dur\":20},"
+		"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"ncclAllReduce\",\"pid\":0,\"tid\":8,\"ts\":50,\"dur\":5}"));
+	tg_tree *b = tree_of(&t1, STEPS_JSON(1,
+		"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"ncclAllReduce\",\"pid\":1,\"tid\":8,\"ts\":50,\"dur\":5},"
+		"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"gemm\",\"pid\":1,\"tid\":7,\"ts\":0,\"dur\":40},"
+		"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"ncclAllReduce\",\"pid\":1,\"tid\":8,\"ts\":60,\"dur\":5}"));
+	const tg_tree *trees[2] = {a, b};
+	tg_table *out[2];
+	assert_int_equal(tg_ranks_kernel_tables(out, trees, 2, 0, 1), 0);
+	assert_int_equal(tg_table_nrows(out[0]), 2); /* gemm on 2 ranks */
+	assert_string_equal(tg_table_cell(out[0], 0, 0)->v.s, "gemm");
+	assert_true(num(out[0], 0, 3) == 30.0 && num(out[0], 1, 3) == 40.0);
+	assert_int_equal(tg_table_nrows(out[1]), 1);
+	assert_int_equal(num(out[1], 0, 6), 1);
+	tg_table_free(out[0]);
+	tg_table_free(out[1]);
+	assert_int_equal(tg_ranks_kernel_tables(out, trees, 2, 0, 2), 0);
+	assert_int_equal(tg_table_nrows(out[0]), 2); /* the all-reduce on 2 ranks */
+	assert_string_equal(tg_table_cell(out[0], 0, 0)->v.s, "ncclAllReduce");
+	assert_int_equal(num(out[0], 0, 2), 1);
+	assert_int_equal(num(out[0], 1, 2), 2);
+	assert_true(num(out[0], 0, 3) == 5.0 && num(out[0], 1, 3) == 10.0);
+	tg_table_free(out[0]);
+	tg_table_free(out[1]);
+	/* a step no rank has: no kernels */
+	assert_int_equal(tg_ranks_kernel_tables(out, trees, 2, 0, 3), 0);
+	assert_int_equal(tg_table_nrows(out[0]), 0);
+	assert_int_equal(tg_table_nrows(out[1]), 0);
+	tg_table_free(out[0]);
+	tg_table_free(out[1]);
+	tg_tree_free(a);
+	tg_tree_free(b);
+	tg_trace_free(t0);
+	tg_trace_free(t1);
+}
+
 static void test_real_pair(void **state)
 {
 	(void)state;
@@ -75,7 +133,7 @@ static void test_real_pair(void **state)
 	assert_int_equal(tg_tree_build(&b, t1), 0);
 	const tg_tree *trees[2] = {a, b};
 	tg_table *out[2];
-	assert_int_equal(tg_ranks_kernel_tables(out, trees, 2, 10), 0);
+	assert_int_equal(tg_ranks_kernel_tables(out, trees, 2, 10, -1), 0);
 	assert_int_equal(tg_table_nrows(out[0]), 20);
 	assert_int_equal(tg_table_nrows(out[1]), 10);
 	/* every kernel count per rank adds up to the trace's kernels at most */
@@ -98,6 +156,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_two_ranks),
 		cmocka_unit_test(test_real_pair),
+		cmocka_unit_test(test_steps),
 	};
 	return cmocka_run_group_tests_name("ranks", tests, NULL, NULL);
 }
