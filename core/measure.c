@@ -213,6 +213,19 @@ static int add_units(tg_measure *m, uint32_t ti, uint32_t *first_unit)
 	return rc;
 }
 
+/* The unit of an event whose step index is st, in a trace of ns steps
+ * whose units start at first_unit: the trace's one unit when it has no
+ * steps; TG_NONE for an event outside every step of a stepped trace (a
+ * warm-up kernel before ProfilerStep#1): such an event is in the
+ * comparison's tables but in no step's sample, like the per-step GPU busy
+ * and idle times, which leave it out too. */
+static uint32_t step_unit(uint32_t first_unit, size_t ns, int32_t st)
+{
+	if (!ns)
+		return first_unit;
+	return st >= 0 && (size_t)st < ns ? first_unit + (uint32_t)st : TG_NONE;
+}
+
 /* The records of trace ti. */
 static int add_trace(tg_measure *m, uint32_t ti)
 {
@@ -263,7 +276,7 @@ static int add_trace(tg_measure *m, uint32_t ti)
 		iv->event = list[i].event;
 		iv->trace = ti;
 		int32_t st = nk ? tg_tree_step_of(tree, ks[0]) : tg_tree_step_of(tree, list[i].event);
-		iv->unit = first_unit + (ns && st >= 0 ? (uint32_t)st : 0);
+		iv->unit = step_unit(first_unit, ns, st);
 		if (key(&iv->op_shape, m->keys, buf))
 			goto done;
 		tg_perf pm;
@@ -308,7 +321,7 @@ static int add_trace(tg_measure *m, uint32_t ti)
 		if (key(&r->category, m->keys, cat) || key(&r->op, m->keys, opname) || key(&r->module, m->keys, mod))
 			goto done;
 		int32_t st = tg_tree_step_of(tree, (uint32_t)i);
-		r->unit = first_unit + (ns && st >= 0 ? (uint32_t)st : 0);
+		r->unit = step_unit(first_unit, ns, st);
 		r->trace = ti;
 		r->event = (uint32_t)i;
 		r->stream = tg_kernel_stream(t, &ev[i]);

@@ -23,7 +23,8 @@
 #include "tree.h"
 
 typedef struct tg_kernel_rec {
-	uint32_t unit;     /* index into tg_measure_units() */
+	uint32_t unit;     /* index into tg_measure_units(); TG_NONE outside every
+	                      step of a trace with steps (in no step's sample) */
 	uint32_t inv;      /* index into tg_measure_invocations(), TG_NONE without a launcher */
 	uint32_t category; /* keys (atoms of the shared table); the category of the
 	                      launching op, or of the op where the two trees diverge
@@ -44,7 +45,7 @@ typedef struct tg_kernel_rec {
 typedef struct tg_invocation {
 	uint32_t event;    /* the launching op in its trace */
 	uint32_t trace;
-	uint32_t unit;
+	uint32_t unit;     /* as tg_kernel_rec's: TG_NONE outside every step */
 	uint32_t op_shape; /* key */
 	double flops;      /* of its perf model (perf_model.h); NAN when none */
 	double bytes;

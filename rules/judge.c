@@ -146,7 +146,7 @@ static int select_side(struct sel **out, size_t *n, size_t *units, size_t *dropp
 		return TG_ENOMEM;
 	*units = rule_units(map, r, m);
 	for (size_t i = 0; i < nk; i++) {
-		if (!rec_matches(r, keys, &k[i]) || map[k[i].unit] == UINT32_MAX)
+		if (k[i].unit == TG_NONE || !rec_matches(r, keys, &k[i]) || map[k[i].unit] == UINT32_MAX)
 			continue;
 		double fl = NAN, by = NAN;
 		if (k[i].inv != TG_NONE) {

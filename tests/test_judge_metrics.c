@@ -106,6 +106,10 @@ struct fx {
 	tg_tree *tree;
 };
 
+/* With fx_warmup_us > 0, fx_load adds a warm-up aten::mm before
+ * ProfilerStep#1 whose gemm_kernel lasts that long. */
+static int fx_warmup_us;
+
 static void fx_load(struct fx *f, int delay, int gap, long long peak)
 {
 	size_t cap = 1 << 16, len = 0;
@@ -116,6 +120,15 @@ static void fx_load(struct fx *f, int delay, int gap, long long peak)
 	       "\"totalGlobalMem\": 85018279936, \"computeMajor\": 9, \"computeMinor\": 0, \"numSms\": 132}],\n"
 	       "\"traceEvents\": [\n"
 	       "{\"ph\": \"M\", \"name\": \"thread_name\", \"pid\": 1, \"tid\": 1, \"args\": {\"name\": \"python3\"}}");
+	if (fx_warmup_us > 0) {
+		FX_PUT(",\n{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::mm\", \"pid\": 1, \"tid\": 1, \"ts\": 1000, "
+		       "\"dur\": 50, \"args\": {\"External id\": 9001, \"Input Dims\": [[64, 64], [64, 64]]}}");
+		FX_PUT(",\n{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", \"pid\": 1, \"tid\": 1, "
+		       "\"ts\": 1010, \"dur\": 5, \"args\": {\"External id\": 9001, \"correlation\": 9001}}");
+		FX_PUT(",\n{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"gemm_kernel\", \"pid\": 0, \"tid\": 7, \"ts\": 1100, "
+		       "\"dur\": %d, \"args\": {\"External id\": 9001, \"correlation\": 9001, \"device\": 0, \"stream\": 7}}",
+		       fx_warmup_us);
+	}
 	for (int i = 0; i < FX_STEPS; i++) {
 		long long t = 10000LL * (i + 1), k1 = t + 20 + delay, k2 = t + 120 + delay + gap;
 		int e1 = 100 * i + 1, e2 = 100 * i + 2;
@@ -192,6 +205,43 @@ static const char fx_rules[] = "version: 1\n"
                                "    block_above: 10%\n"
                                "    warn_above: 5%\n"
                                "    min_delta: 1MiB\n";
+
+/* A kernel before ProfilerStep#1 (warm-up) is in no step's sample: a
+ * 5 ms warm-up GEMM on one side only does not make the 100 us a step of
+ * aten::mm look 50x slower in step 1. */
+static void test_warmup_outside_steps(void **state)
+{
+	(void)state;
+	struct fx a, b;
+	fx_load(&a, 10, 300, -1);
+	fx_warmup_us = 5000;
+	fx_load(&b, 10, 300, -1);
+	fx_warmup_us = 0;
+	static const char rules[] = "version: 1\n"
+	                            "rules:\n"
+	                            "  - name: mm\n"
+	                            "    metric: kernel_time\n"
+	                            "    select: {op: aten::mm}\n"
+	                            "    block_above: 5%\n";
+	struct judged x;
+	judge_fx(&x, &a, &b, rules);
+	size_t nk, n_none = 0;
+	const tg_kernel_rec *k = tg_measure_kernels(x.n, &nk);
+	assert_int_equal(nk, 2 * FX_STEPS + 1); /* the warm-up kernel is measured... */
+	for (size_t i = 0; i < nk; i++)
+		n_none += k[i].unit == TG_NONE;
+	assert_int_equal(n_none, 1); /* ...in no step */
+	const tg_judged *m = item(&x, "mm", "");
+	GT_NEAR(m->base, 100e3, 1e-6); /* ns a step */
+	GT_NEAR(m->next, 100e3, 1e-6);
+	GT_NEAR(m->pct, 0.0, EXACT);
+	assert_int_equal(m->sampling, TG_SAMPLING_STEPS);
+	assert_int_equal(m->nnext, FX_STEPS);
+	assert_int_equal(m->verdict, TG_VERDICT_PASS);
+	judged_free(&x);
+	fx_free(&a);
+	fx_free(&b);
+}
 
 static void test_launch_overhead(void **state)
 {
@@ -618,6 +668,7 @@ static void test_module_and_shape(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_warmup_outside_steps),
 		cmocka_unit_test(test_launch_overhead),
 		cmocka_unit_test(test_gpu_idle),
 		cmocka_unit_test(test_peak_memory),
