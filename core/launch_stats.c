@@ -4,6 +4,7 @@
  * selected device events, a sort, and a sweep.
  */
 #include "launch_stats.h"
+#include "sort.h"
 #include "kernel_class.h"
 
 #include <math.h>
@@ -22,14 +23,13 @@ struct launches {
 	size_t n;
 };
 
-static int cmp_launch(const void *a, const void *b)
+/* Launches by (launch start, kernel start); collect() appends them in
+ * event order, which the stable sort keeps for ties. */
+static uint64_t launch_key(const void *el, int level, void *ctx)
 {
-	const struct launch *x = a, *y = b;
-	if (x->lts != y->lts)
-		return x->lts < y->lts ? -1 : 1;
-	if (x->ts != y->ts)
-		return x->ts < y->ts ? -1 : 1;
-	return (x->ev > y->ev) - (x->ev < y->ev);
+	(void)ctx;
+	const struct launch *x = el;
+	return tg_sort_key_i64(level == 0 ? x->lts : x->ts);
 }
 
 /* Selected device events with a launch, by launch start. */
@@ -59,20 +59,17 @@ static int collect(struct launches *l, const tg_step_filter *f)
 		x->launch = p;
 		x->ev = (uint32_t)i;
 	}
-	if (l->n > 1)
-		qsort(l->v, l->n, sizeof(*l->v), cmp_launch);
-	return 0;
+	int rc = tg_sort_by_keys(l->v, l->n, sizeof(*l->v), 2, launch_key, NULL);
+	if (rc) {
+		free(l->v);
+		l->v = NULL;
+	}
+	return rc;
 }
 
 static int64_t delay_of(const struct launch *x)
 {
 	return x->ts > x->lend ? x->ts - x->lend : 0;
-}
-
-static int cmp_i64(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-	return (x > y) - (x < y);
 }
 
 static int summarize(tg_launch_summary *s, const struct launches *l)
@@ -95,8 +92,16 @@ static int summarize(tg_launch_summary *s, const struct launches *l)
 		d[i] = delay;
 	}
 	if (l->n) {
-		qsort(d, l->n, sizeof(int64_t), cmp_i64);
-		s->median_delay_ns = ((double)d[(l->n - 1) / 2] + (double)d[l->n / 2]) / 2.0;
+		/* the two middle values: the lower one selected, the upper one the
+		 * smallest of what selection left above it */
+		size_t lo = (l->n - 1) / 2;
+		int64_t a = tg_select_i64(d, l->n, lo), b = a;
+		if (l->n % 2 == 0) {
+			b = d[lo + 1];
+			for (size_t i = lo + 2; i < l->n; i++)
+				b = d[i] < b ? d[i] : b;
+		}
+		s->median_delay_ns = ((double)a + (double)b) / 2.0;
 	}
 	free(d);
 	return 0;
@@ -186,18 +191,19 @@ struct qpoint {
 	uint32_t ev;
 };
 
-static int cmp_qpoint(const void *a, const void *b)
+/* Queue points by (device, stream, time), launches first at equal times.
+ * Points equal in all four are interchangeable: the queue lengths they
+ * produce, and the time between them (0), do not depend on their order. */
+static uint64_t qpoint_key(const void *el, int level, void *ctx)
 {
-	const struct qpoint *x = a, *y = b;
-	if (x->device != y->device)
-		return x->device < y->device ? -1 : 1;
-	if (x->stream != y->stream)
-		return x->stream < y->stream ? -1 : 1;
-	if (x->t != y->t)
-		return x->t < y->t ? -1 : 1;
-	if (x->delta != y->delta)
-		return x->delta > y->delta ? -1 : 1; /* launches first */
-	return (x->ev > y->ev) - (x->ev < y->ev);
+	(void)ctx;
+	const struct qpoint *x = el;
+	switch (level) {
+	case 0: return tg_sort_key_i64(x->device);
+	case 1: return tg_sort_key_i64(x->stream);
+	case 2: return tg_sort_key_i64(x->t);
+	default: return x->delta > 0 ? 0 : 1;
+	}
 }
 
 static tg_table *queue_table(const struct launches *l)
@@ -219,8 +225,11 @@ static tg_table *queue_table(const struct launches *l)
 		p[np++] = (struct qpoint){x->device, x->stream, x->lts, +1, x->ev};
 		p[np++] = (struct qpoint){x->device, x->stream, x->ts, -1, x->ev};
 	}
-	if (np > 1)
-		qsort(p, np, sizeof(*p), cmp_qpoint);
+	if (tg_sort_by_keys(p, np, sizeof(*p), 4, qpoint_key, NULL)) {
+		free(p);
+		tg_table_free(t);
+		return NULL;
+	}
 	for (size_t i = 0; i < np;) {
 		size_t j = i;
 		int64_t q = 0, qmin = INT64_MAX, qmax = INT64_MIN, sum = 0, blocked = 0;

@@ -1,0 +1,192 @@
+/*
+ * sort.c - LSD radix sort of (key, index) pairs, in-place permutation, and
+ * selection (see sort.h).
+ */
+#include "sort.h"
+#include "tg.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+uint64_t tg_sort_key_double(double x)
+{
+	uint64_t u;
+	memcpy(&u, &x, sizeof(u));
+	/* negative: flip every bit (larger magnitude sorts first); positive:
+	 * flip the sign bit (above every negative) */
+	return u >> 63 ? ~u : u ^ (UINT64_C(1) << 63);
+}
+
+int tg_sort_pairs(tg_sort_pair *v, size_t n)
+{
+	if (n < 2)
+		return 0;
+	/* one pass over the keys counts every byte position */
+	size_t (*count)[256] = tg_calloc(8, sizeof(*count));
+	if (!count)
+		return TG_ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t k = v[i].key;
+		for (int b = 0; b < 8; b++)
+			count[b][(k >> (8 * b)) & 0xff]++;
+	}
+	tg_sort_pair *tmp = NULL, *src = v, *dst = NULL;
+	for (int b = 0; b < 8; b++) {
+		size_t *c = count[b];
+		if (c[(v[0].key >> (8 * b)) & 0xff] == n)
+			continue; /* every key has this byte: the pass would keep the order */
+		if (!tmp && !(tmp = tg_malloc(n * sizeof(*tmp)))) {
+			free(count);
+			return TG_ENOMEM;
+		}
+		dst = src == v ? tmp : v;
+		size_t off = 0;
+		for (int d = 0; d < 256; d++) {
+			size_t x = c[d];
+			c[d] = off;
+			off += x;
+		}
+		for (size_t i = 0; i < n; i++)
+			dst[c[(src[i].key >> (8 * b)) & 0xff]++] = src[i];
+		src = dst;
+	}
+	if (src != v)
+		memcpy(v, src, n * sizeof(*v));
+	free(tmp);
+	free(count);
+	return 0;
+}
+
+int tg_sort_apply(void *base, size_t n, size_t size, tg_sort_pair *kv)
+{
+	if (n < 2)
+		return 0;
+	char *a = base, *hold = tg_malloc(size);
+	if (!hold)
+		return TG_ENOMEM;
+	/* follow each cycle of the permutation: position k takes the element
+	 * at kv[k].idx; a done position gets idx == k */
+	for (size_t s = 0; s < n; s++) {
+		if (kv[s].idx == s)
+			continue;
+		memcpy(hold, a + s * size, size);
+		size_t k = s;
+		for (;;) {
+			size_t j = kv[k].idx;
+			kv[k].idx = (uint32_t)k;
+			if (j == s) {
+				memcpy(a + k * size, hold, size);
+				break;
+			}
+			memcpy(a + k * size, a + j * size, size);
+			k = j;
+		}
+	}
+	free(hold);
+	return 0;
+}
+
+/* Bits needed for the values 0..range. */
+static int bits_for(uint64_t range)
+{
+	return range ? 64 - __builtin_clzll(range) : 0;
+}
+
+int tg_sort_by_keys(void *base, size_t n, size_t size, int nlevels, tg_sort_key_fn key, void *ctx)
+{
+	enum { MAX_LEVELS = 8 };
+	if (n < 2)
+		return 0;
+	if (n > UINT32_MAX || nlevels < 1 || nlevels > MAX_LEVELS)
+		return tg_error_set(TG_ELIMIT, "cannot sort %zu elements on %d keys", n, nlevels);
+	const char *a = base;
+	/* each level's range, in one sequential pass: levels whose ranges fit
+	 * in 64 bits together become one key (offset by their minimum), so
+	 * that most orders take one radix sort, filled in array order */
+	uint64_t lo[MAX_LEVELS], hi[MAX_LEVELS];
+	for (int l = 0; l < nlevels; l++) {
+		lo[l] = UINT64_MAX;
+		hi[l] = 0;
+	}
+	for (size_t i = 0; i < n; i++)
+		for (int l = 0; l < nlevels; l++) {
+			uint64_t k = key(a + i * size, l, ctx);
+			lo[l] = k < lo[l] ? k : lo[l];
+			hi[l] = k > hi[l] ? k : hi[l];
+		}
+	tg_sort_pair *kv = tg_malloc(n * sizeof(*kv));
+	if (!kv)
+		return TG_ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		kv[i].idx = (uint32_t)i;
+	int rc = 0;
+	/* groups of levels, least significant first: [first, last] */
+	for (int last = nlevels - 1; !rc && last >= 0;) {
+		int first = last, used = bits_for(hi[last] - lo[last]);
+		while (first > 0 && used + bits_for(hi[first - 1] - lo[first - 1]) <= 64) {
+			first--;
+			used += bits_for(hi[first] - lo[first]);
+		}
+		if (used) {
+			for (size_t i = 0; i < n; i++) {
+				const char *el = a + (size_t)kv[i].idx * size;
+				uint64_t k = 0;
+				for (int l = first; l <= last; l++) {
+					int b = bits_for(hi[l] - lo[l]);
+					k = (b == 64 ? 0 : k << b) | (key(el, l, ctx) - lo[l]);
+				}
+				kv[i].key = k;
+			}
+			rc = tg_sort_pairs(kv, n);
+		}
+		last = first - 1;
+	}
+	if (!rc)
+		rc = tg_sort_apply(base, n, size, kv);
+	free(kv);
+	return rc;
+}
+
+static void swap_i64(int64_t *a, int64_t *b)
+{
+	int64_t t = *a;
+	*a = *b;
+	*b = t;
+}
+
+int64_t tg_select_i64(int64_t *v, size_t n, size_t k)
+{
+	size_t lo = 0, hi = n - 1;
+	while (hi > lo) {
+		/* median of three to v[lo]; then Hoare partition around it */
+		size_t mid = lo + (hi - lo) / 2;
+		if (v[mid] < v[lo])
+			swap_i64(&v[mid], &v[lo]);
+		if (v[hi] < v[lo])
+			swap_i64(&v[hi], &v[lo]);
+		if (v[hi] < v[mid])
+			swap_i64(&v[hi], &v[mid]);
+		swap_i64(&v[lo], &v[mid]);
+		int64_t p = v[lo];
+		size_t i = lo, j = hi + 1;
+		for (;;) {
+			do
+				i++;
+			while (i <= hi && v[i] < p);
+			do
+				j--;
+			while (v[j] > p);
+			if (i >= j)
+				break;
+			swap_i64(&v[i], &v[j]);
+		}
+		swap_i64(&v[lo], &v[j]);
+		if (j == k)
+			return v[k];
+		if (j > k)
+			hi = j - 1;
+		else
+			lo = j + 1;
+	}
+	return v[k];
+}

@@ -1,0 +1,177 @@
+/* test_sort.c - the radix sort of (key, index) pairs against a stable
+ * comparison sort on the same keys (random keys with many ties, signed and
+ * double keys, two-key orders), the in-place permutation, and selection
+ * against a full sort. */
+#include "testutil.h"
+
+#include "../core/sort.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+static uint64_t rng = 88172645463325252ULL;
+
+static uint64_t next(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return rng;
+}
+
+struct rec {
+	int64_t major, minor;
+	uint32_t pos;
+};
+
+static int cmp_rec(const void *a, const void *b)
+{
+	const struct rec *x = a, *y = b;
+	if (x->major != y->major)
+		return x->major < y->major ? -1 : 1;
+	if (x->minor != y->minor)
+		return x->minor < y->minor ? -1 : 1;
+	return (x->pos > y->pos) - (x->pos < y->pos); /* stable */
+}
+
+/* Two signed keys with few distinct values (ties) and wide ones (every
+ * byte in play), sorted minor then major, equal to a stable sort. */
+static void test_two_keys(void **state)
+{
+	(void)state;
+	size_t sizes[] = {0, 1, 2, 3, 100, 5000, 100000};
+	for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
+		size_t n = sizes[s];
+		struct rec *a = malloc((n + 1) * sizeof(*a)), *b = malloc((n + 1) * sizeof(*b));
+		tg_sort_pair *kv = malloc((n + 1) * sizeof(*kv));
+		for (size_t i = 0; i < n; i++) {
+			a[i].major = (int64_t)(next() % 7) - 3;
+			a[i].minor = (i % 3) ? (int64_t)next() : (int64_t)(next() % 5) - 2;
+			a[i].pos = (uint32_t)i;
+			b[i] = a[i];
+		}
+		qsort(b, n, sizeof(*b), cmp_rec);
+		for (size_t i = 0; i < n; i++)
+			kv[i] = (tg_sort_pair){tg_sort_key_i64(a[i].minor), (uint32_t)i};
+		assert_int_equal(tg_sort_pairs(kv, n), 0);
+		for (size_t i = 0; i < n; i++)
+			kv[i].key = tg_sort_key_i64(a[kv[i].idx].major);
+		assert_int_equal(tg_sort_pairs(kv, n), 0);
+		assert_int_equal(tg_sort_apply(a, n, sizeof(*a), kv), 0);
+		for (size_t i = 0; i < n; i++) {
+			assert_int_equal(a[i].major, b[i].major);
+			assert_int_equal(a[i].minor, b[i].minor);
+			assert_int_equal(a[i].pos, b[i].pos);
+		}
+		free(a);
+		free(b);
+		free(kv);
+	}
+}
+
+static uint64_t rec_key(const void *el, int level, void *ctx)
+{
+	(void)ctx;
+	const struct rec *x = el;
+	return tg_sort_key_i64(level == 0 ? x->major : x->minor);
+}
+
+/* tg_sort_by_keys: the same order as the stable sort, whether the two
+ * levels pack into one key (narrow minor keys) or not (wide ones). */
+static void test_by_keys(void **state)
+{
+	(void)state;
+	for (int wide = 0; wide < 2; wide++) {
+		size_t n = 50000;
+		struct rec *a = malloc(n * sizeof(*a)), *b = malloc(n * sizeof(*b));
+		for (size_t i = 0; i < n; i++) {
+			a[i].major = (int64_t)(next() % 11) - 5;
+			a[i].minor = wide ? (int64_t)next() : (int64_t)(next() % 100000) - 50000;
+			a[i].pos = (uint32_t)i;
+			b[i] = a[i];
+		}
+		qsort(b, n, sizeof(*b), cmp_rec);
+		assert_int_equal(tg_sort_by_keys(a, n, sizeof(*a), 2, rec_key, NULL), 0);
+		for (size_t i = 0; i < n; i++)
+			assert_int_equal(a[i].pos, b[i].pos);
+		free(a);
+		free(b);
+	}
+}
+
+/* All keys equal: nothing moves. */
+static void test_constant(void **state)
+{
+	(void)state;
+	tg_sort_pair kv[64];
+	for (uint32_t i = 0; i < 64; i++)
+		kv[i] = (tg_sort_pair){42, 63 - i};
+	assert_int_equal(tg_sort_pairs(kv, 64), 0);
+	for (uint32_t i = 0; i < 64; i++)
+		assert_int_equal(kv[i].idx, 63 - i);
+}
+
+static void test_double_keys(void **state)
+{
+	(void)state;
+	const double v[] = {3.5, -0.0, 1e300, -1e-300, 0.0, -7.25, 2.0, -1e300, 0.5, -0.5};
+	const size_t n = sizeof(v) / sizeof(v[0]);
+	tg_sort_pair kv[10];
+	for (size_t i = 0; i < n; i++)
+		kv[i] = (tg_sort_pair){tg_sort_key_double(v[i]), (uint32_t)i};
+	assert_int_equal(tg_sort_pairs(kv, n), 0);
+	for (size_t i = 1; i < n; i++)
+		assert_true(v[kv[i - 1].idx] <= v[kv[i].idx]);
+	assert_true(v[kv[0].idx] == -1e300);
+	assert_true(v[kv[n - 1].idx] == 1e300);
+	/* -0 sorts before +0 */
+	assert_true(signbit(v[kv[4].idx]) && v[kv[4].idx] == 0 && !signbit(v[kv[5].idx]));
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return (x > y) - (x < y);
+}
+
+static void test_select(void **state)
+{
+	(void)state;
+	size_t sizes[] = {1, 2, 3, 10, 1001, 20000};
+	for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
+		size_t n = sizes[s];
+		int64_t *a = malloc(n * sizeof(*a)), *b = malloc(n * sizeof(*b));
+		for (int mode = 0; mode < 4; mode++) {
+			for (size_t i = 0; i < n; i++)
+				a[i] = mode == 0   ? (int64_t)(next() % 1000000)
+				       : mode == 1 ? (int64_t)(next() % 3) /* ties */
+				       : mode == 2 ? (int64_t)i             /* sorted */
+				                   : (int64_t)(n - i);      /* reversed */
+			memcpy(b, a, n * sizeof(*a));
+			qsort(b, n, sizeof(*b), cmp_i64);
+			size_t ks[] = {0, (n - 1) / 2, n / 2, n - 1};
+			for (size_t q = 0; q < 4; q++) {
+				size_t k = ks[q];
+				assert_int_equal(tg_select_i64(a, n, k), b[k]);
+				for (size_t i = 0; i < k; i++)
+					assert_true(a[i] <= a[k]);
+				for (size_t i = k + 1; i < n; i++)
+					assert_true(a[i] >= a[k]);
+			}
+		}
+		free(a);
+		free(b);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_two_keys),
+		cmocka_unit_test(test_by_keys),
+		cmocka_unit_test(test_constant),
+		cmocka_unit_test(test_double_keys),
+		cmocka_unit_test(test_select),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
