@@ -41,26 +41,11 @@ static int collect(struct devs *d, const tg_tree *tree, int32_t step)
 	d->v = tg_malloc((cnt + 1) * sizeof(*d->v));
 	if (!d->v)
 		return TG_ENOMEM;
-	/* one classification per distinct name */
-	uint32_t natoms = tg_atoms_count(tg_trace_atoms(t));
-	uint8_t *cls = tg_calloc((size_t)natoms + 1, 1); /* type + 1; 0: not yet */
-	if (!cls) {
-		free(d->v);
-		d->v = NULL;
-		return TG_ENOMEM;
-	}
 	for (size_t i = 0; i < ne; i++) {
 		const tg_event *e = &ev[i];
 		if (!tg_kind_is_gpu(e->kind) || !tg_step_filter_has(&f, (uint32_t)i))
 			continue;
-		uint8_t type;
-		if (e->kind != TG_KIND_KERNEL || e->name >= natoms) {
-			type = (uint8_t)tg_kernel_class(tg_trace_str(t, e->name), e->kind);
-		} else {
-			if (!cls[e->name])
-				cls[e->name] = (uint8_t)(tg_kernel_class(tg_trace_str(t, e->name), e->kind) + 1);
-			type = (uint8_t)(cls[e->name] - 1);
-		}
+		uint8_t type = (uint8_t)tg_kernel_class_of(t, e);
 		uint32_t l = tg_tree_launch(tree, (uint32_t)i);
 		int64_t ts, end, lts = INT64_MIN, lend;
 		tg_step_filter_span(&f, e, &ts, &end);
@@ -77,7 +62,6 @@ static int collect(struct devs *d, const tg_tree *tree, int32_t step)
 			.type = type,
 		};
 	}
-	free(cls);
 	return 0;
 }
 

@@ -156,19 +156,12 @@ int tg_collectives_list(tg_collective **out, size_t *n, const tg_trace *t)
 	keys_init(&k, t);
 	tg_collective *v = NULL;
 	size_t cap = 0, len = 0;
-	/* one classification per distinct kernel name, not per kernel */
-	uint32_t natoms = tg_atoms_count(tg_trace_atoms(t));
-	uint8_t *cls = tg_calloc((size_t)natoms + 1, 1); /* 1 + is communication; 0: not yet */
-	if (!cls)
-		return TG_ENOMEM;
 	for (size_t i = 0; i < ne; i++) {
 		const tg_event *e = &ev[i];
 		if (e->kind != TG_KIND_KERNEL || !(e->flags & (TG_EV_HAS_CORR | TG_EV_HAS_EXT)))
 			continue;
 		const char *name = tg_trace_str(t, e->name);
-		if (e->name < natoms && !cls[e->name])
-			cls[e->name] = (uint8_t)(1 + (tg_kernel_class(name, e->kind) == TG_KERNEL_COMMUNICATION));
-		if (e->name < natoms ? cls[e->name] != 2 : tg_kernel_class(name, e->kind) != TG_KERNEL_COMMUNICATION)
+		if (tg_kernel_class_of(t, e) != TG_KERNEL_COMMUNICATION)
 			continue;
 		/* HTA's class also takes any name starting with "hip": keep
 		 * those only when they carry a collective name */
@@ -176,7 +169,6 @@ int tg_collectives_list(tg_collective **out, size_t *n, const tg_trace *t)
 			continue;
 		if (tg_grow((void **)&v, &cap, len + 1, sizeof(*v))) {
 			free(v);
-			free(cls);
 			return tg_error_set(TG_ENOMEM, "out of memory");
 		}
 		tg_collective *c = &v[len++];
@@ -203,7 +195,6 @@ int tg_collectives_list(tg_collective **out, size_t *n, const tg_trace *t)
 		c->in_mb = bpe && c->in_nelems >= 0 ? (double)c->in_nelems * bpe / 1048576.0 : NAN;
 		c->out_mb = bpe && c->out_nelems >= 0 ? (double)c->out_nelems * bpe / 1048576.0 : NAN;
 	}
-	free(cls);
 	if (len > 1)
 		qsort(v, len, sizeof(*v), cmp_coll_ts);
 	*out = v;

@@ -323,11 +323,7 @@ static tg_table *bandwidth_table(const tg_step_filter *f)
 		if (!tg_kind_is_gpu(e->kind))
 			continue;
 		const char *name = tg_trace_str(t, e->name);
-		/* kernels are MEMORY only by a Memcpy, Memset or dma name: skip
-		 * classifying the others (most of them) */
-		if (e->kind == TG_KIND_KERNEL && name[0] != 'M' && name[0] != 'd')
-			continue;
-		if (tg_kernel_class(name, e->kind) != TG_KERNEL_MEMORY ||
+		if (tg_kernel_class_of(t, e) != TG_KERNEL_MEMORY ||
 		    !tg_step_filter_has(f, (uint32_t)i))
 			continue;
 		char kn[16];

@@ -1,6 +1,7 @@
 /* trace.c - accessors of the trace model and its metadata. */
 #include "trace_impl.h"
 #include "categorize.h"
+#include "kernel_class.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -190,7 +191,8 @@ int tg_trace_finish_names(tg_trace *t)
 	for (size_t a = 0; a < n; a++) {
 		const char *s = tg_atoms_str(t->atoms, (uint32_t)a);
 		t->name_flags[a] = (uint8_t)((tg_kernel_is_comm(s) ? TG_NAME_COMM : 0) |
-		                             (tg_kernel_is_copy(s) ? TG_NAME_COPY : 0));
+		                             (tg_kernel_is_copy(s) ? TG_NAME_COPY : 0) |
+		                             tg_kernel_class(s, TG_KIND_KERNEL) << TG_NAME_CLASS_SHIFT);
 	}
 	t->nname_flags = n;
 	return 0;

@@ -182,7 +182,11 @@ int tg_trace_read_mem(tg_trace **out, const void *data, size_t len, const char *
  * substring searches). */
 enum tg_name_flag {
 	TG_NAME_COMM = 1 << 0, /* tg_kernel_is_comm: NCCL/RCCL and friends */
-	TG_NAME_COPY = 1 << 1  /* tg_kernel_is_copy: a copy done by a kernel */
+	TG_NAME_COPY = 1 << 1, /* tg_kernel_is_copy: a copy done by a kernel */
+	/* bits 2-3: tg_kernel_class(name, TG_KIND_KERNEL), HTA's kernel type
+	 * of a kernel by that name (tg_kernel_class_of reads it) */
+	TG_NAME_CLASS_SHIFT = 2,
+	TG_NAME_CLASS_MASK = 3 << TG_NAME_CLASS_SHIFT
 };
 
 /* The TG_NAME_* flags of atom (0 for an atom the trace does not have). */
