@@ -222,6 +222,14 @@ static inline void gt_cache_free(void)
 	gt_dir[0] = 0;
 }
 
+/* A cmocka group teardown that frees the cached traces. */
+static inline int gt_teardown(void **state)
+{
+	(void)state;
+	gt_cache_free();
+	return 0;
+}
+
 /* The ground truth per step of column c. */
 static inline double gt_per_step(const gt_side *s, int c)
 {

@@ -81,12 +81,6 @@ static size_t marked(const uint8_t *mask, size_t n)
 	return c;
 }
 
-static int teardown(void **state)
-{
-	(void)state;
-	gt_cache_free();
-	return 0;
-}
 
 static void test_columns(void **state)
 {
@@ -354,5 +348,5 @@ int main(void)
 		cmocka_unit_test(test_two_kinds),
 		cmocka_unit_test(test_two_traces_a_side),
 	};
-	return cmocka_run_group_tests(tests, NULL, teardown);
+	return cmocka_run_group_tests(tests, NULL, gt_teardown);
 }

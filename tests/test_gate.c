@@ -15,6 +15,7 @@
  * assert verdicts, counts and intervals, not the point estimate.
  */
 #include "gentrace.h"
+#include "judgeutil.h"
 
 #include "../core/compare.h"
 #include "../rules/gate.h"
@@ -54,21 +55,9 @@ static tg_gate *gate(const char *base_args, const char *new_args, const tg_rules
 	return gate_sides(gt_trace(base_args), gt_trace(new_args), r, o);
 }
 
-/* The judged item (rule, item) of a judgement; fails when absent. */
-static const tg_judged *find_item(const tg_judgement *j, const char *rule, const char *item)
+static const tg_judged *gate_item(const tg_gate *g, const char *rule, const char *it)
 {
-	size_t n;
-	const tg_judged *it = tg_judgement_items(j, &n);
-	for (size_t i = 0; i < n; i++)
-		if (!strcmp(it[i].rule->name, rule) && !strcmp(it[i].item, item))
-			return &it[i];
-	fail_msg("no item %s / '%s'", rule, item);
-	return NULL;
-}
-
-static const tg_judged *item(const tg_gate *g, const char *rule, const char *it)
-{
-	return find_item(tg_gate_judgement(g), rule, it);
+	return judgement_item(tg_gate_judgement(g), rule, it);
 }
 
 static tg_table *compare(const tg_gate *g, tg_compare_by by)
@@ -97,12 +86,6 @@ static int count_verdicts(const tg_judgement *j, tg_verdict v)
 	return c;
 }
 
-static int teardown(void **state)
-{
-	(void)state;
-	gt_cache_free();
-	return 0;
-}
 
 /* ------------------------------------------------------------ verdicts */
 
@@ -114,7 +97,7 @@ static void test_sdpa_7_blocks(void **state)
 	tg_gate *g = gate(BIG, BIG " --sdpa-scale 1.07", r, NULL);
 	const gt_side *b = gt_trace(BIG);
 	assert_int_equal(tg_gate_verdict(g), TG_VERDICT_BLOCK);
-	const tg_judged *s = item(g, "sdpa-forward", "");
+	const tg_judged *s = gate_item(g, "sdpa-forward", "");
 	double sdpa = gt_per_step(b, GT_SDPA_FWD_US) * 1e3; /* ns per step: 1582800 */
 	assert_int_equal(s->verdict, TG_VERDICT_BLOCK);
 	GT_NEAR(s->pct, 7.0, EXACT);
@@ -128,11 +111,11 @@ static void test_sdpa_7_blocks(void **state)
 	assert_int_equal(s->nnext, 8);
 	assert_false(s->accepted || s->improved || s->is_new || s->is_gone);
 	/* GEMM did not change; busy time grew by the attention's 110.8 us */
-	const tg_judged *gm = item(g, "gemm", "");
+	const tg_judged *gm = gate_item(g, "gemm", "");
 	assert_int_equal(gm->verdict, TG_VERDICT_PASS);
 	GT_NEAR(gm->pct, 0.0, EXACT);
 	GT_NEAR(gm->base, gt_per_step(b, GT_GEMM_US) * 1e3, 1e-6);
-	const tg_judged *busy = item(g, "gpu-busy", "");
+	const tg_judged *busy = gate_item(g, "gpu-busy", "");
 	GT_NEAR(busy->base, gt_per_step(b, GT_BUSY_US) * 1e3, 1e-3);
 	GT_NEAR(busy->delta, sdpa * 0.07, 1e-3);
 	assert_int_equal(busy->verdict, TG_VERDICT_WARN); /* +2.1 %: above 2 %, under 3 % */
@@ -161,7 +144,7 @@ static void test_sdpa_3_warns(void **state)
 	tg_rules *r = rules_yaml(sdpa_rule);
 	tg_gate *g = gate(BIG, BIG " --sdpa-scale 1.03", r, NULL);
 	assert_int_equal(tg_gate_verdict(g), TG_VERDICT_WARN);
-	const tg_judged *s = item(g, "sdpa", "");
+	const tg_judged *s = gate_item(g, "sdpa", "");
 	assert_int_equal(s->verdict, TG_VERDICT_WARN);
 	GT_NEAR(s->pct, 3.0, EXACT);
 	GT_NEAR(s->pct_lo, 3.0, EXACT);
@@ -245,7 +228,7 @@ static void test_noise_200_seeds(void **state)
 		inconclusive += v == TG_VERDICT_INCONCLUSIVE;
 		item_blocks += count_verdicts(tg_gate_judgement(g), TG_VERDICT_BLOCK);
 		item_warns += count_verdicts(tg_gate_judgement(g), TG_VERDICT_WARN);
-		const tg_judged *sd = item(g, "sdpa-forward", "");
+		const tg_judged *sd = gate_item(g, "sdpa-forward", "");
 		assert_int_equal(sd->sampling, TG_SAMPLING_STEPS);
 		if (sd->pct_lo > worst_lo)
 			worst_lo = sd->pct_lo;
@@ -276,7 +259,7 @@ static void test_split_attention(void **state)
 	tg_gate *g = gate(BIG, BIG " --split-attention 1.08", r, NULL);
 	double sdpa = gt_per_step(gt_trace(BIG), GT_SDPA_FWD_US); /* us per step */
 	assert_int_equal(tg_gate_verdict(g), TG_VERDICT_BLOCK);
-	const tg_judged *s = item(g, "sdpa-forward", "");
+	const tg_judged *s = gate_item(g, "sdpa-forward", "");
 	assert_int_equal(s->verdict, TG_VERDICT_BLOCK);
 	GT_NEAR(s->pct, 8.0, EXACT);
 	GT_NEAR(s->pct_lo, 8.0, EXACT);
@@ -335,13 +318,13 @@ static void test_math_path_attributed(void **state)
 	tg_gate *g = gate(BIG, BIG " --sdpa-math 1.08", r, NULL);
 	double sdpa = gt_per_step(gt_trace(BIG), GT_SDPA_FWD_US);
 	assert_int_equal(tg_gate_verdict(g), TG_VERDICT_BLOCK);
-	const tg_judged *s = item(g, "sdpa-forward", "");
+	const tg_judged *s = gate_item(g, "sdpa-forward", "");
 	assert_int_equal(s->verdict, TG_VERDICT_BLOCK);
 	GT_NEAR(s->pct, 8.0, EXACT);
 	GT_NEAR(s->pct_lo, 8.0, EXACT);
 	GT_NEAR(s->base, sdpa * 1e3, 1e-6);
 	/* the bmm kernels count as attention, not as a GEMM regression */
-	const tg_judged *gm = item(g, "gemm", "");
+	const tg_judged *gm = gate_item(g, "gemm", "");
 	assert_int_equal(gm->verdict, TG_VERDICT_PASS);
 	GT_NEAR(gm->pct, 0.0, EXACT);
 	/* bmm, softmax, bmm per layer and step moved to SDPA_fwd */
@@ -372,11 +355,11 @@ static void test_math_path_attributed(void **state)
 	tg_gate_opts o = {.no_tree_diff = 1};
 	g = gate(BIG, BIG " --sdpa-math 1.08", r, &o);
 	assert_int_equal(tg_gate_verdict(g), TG_VERDICT_BLOCK);
-	s = item(g, "sdpa-forward", "");
+	s = gate_item(g, "sdpa-forward", "");
 	assert_true(s->is_gone);
 	assert_true(s->improved);
 	assert_int_equal(s->verdict, TG_VERDICT_PASS);
-	gm = item(g, "gemm", "");
+	gm = gate_item(g, "gemm", "");
 	assert_int_equal(gm->verdict, TG_VERDICT_BLOCK);
 	assert_true(gm->pct > 40); /* the two bmm's, 1367.5 us a step, on 2781.2 us */
 	assert_int_equal(tg_gate_attributed(g), 0);
@@ -407,7 +390,7 @@ static void test_extra_op(void **state)
 	tg_gate *g = gate(BIG, xa, r, NULL);
 	/* default rules: no rule on elementwise time; busy +1.9 % is under 2 % */
 	assert_int_equal(tg_gate_verdict(g), TG_VERDICT_PASS);
-	const tg_judged *busy = item(g, "gpu-busy", "");
+	const tg_judged *busy = gate_item(g, "gpu-busy", "");
 	assert_int_equal(busy->verdict, TG_VERDICT_PASS);
 	GT_NEAR(busy->delta, gelu * 1e3, 1e-3);
 	assert_true(busy->pct > 1 && busy->pct < 2);
@@ -436,7 +419,7 @@ static void test_extra_op(void **state)
 	r = rules_yaml(each_op_rule);
 	g = gate(BIG, xa, r, NULL);
 	assert_int_equal(tg_gate_verdict(g), TG_VERDICT_WARN);
-	const tg_judged *it = item(g, "ops", "aten::gelu");
+	const tg_judged *it = gate_item(g, "ops", "aten::gelu");
 	assert_true(it->is_new);
 	assert_int_equal(it->verdict, TG_VERDICT_WARN);
 	assert_string_equal(it->note, "new");
@@ -469,7 +452,7 @@ static void test_one_step(void **state)
 		snprintf(a, sizeof(a), "--steps %d --seq 4096 --layers 8 --jitter 1", steps);
 		snprintf(b, sizeof(b), "%s --sdpa-scale 1.07", a);
 		tg_gate *g = gate(a, b, r, NULL);
-		const tg_judged *s = item(g, "sdpa-forward", "");
+		const tg_judged *s = gate_item(g, "sdpa-forward", "");
 		assert_int_equal(tg_gate_verdict(g), TG_VERDICT_BLOCK);
 		assert_int_equal(s->verdict, TG_VERDICT_BLOCK);
 		assert_int_equal(s->sampling, TG_SAMPLING_INVOCATIONS);
@@ -478,7 +461,7 @@ static void test_one_step(void **state)
 		GT_NEAR(s->pct, 7.0, 1e-3);
 		assert_true(s->pct_lo > 5 && s->pct_lo < 7 && s->pct_hi > 7);
 		/* gpu_busy borrows the interval of the total kernel time */
-		const tg_judged *busy = item(g, "gpu-busy", "");
+		const tg_judged *busy = gate_item(g, "gpu-busy", "");
 		assert_int_equal(busy->sampling, TG_SAMPLING_INVOCATIONS);
 		assert_false(isnan(busy->pct_lo));
 		assert_true(busy->pct_lo < busy->pct && busy->pct < busy->pct_hi);
@@ -487,7 +470,7 @@ static void test_one_step(void **state)
 		snprintf(a, sizeof(a), "--steps %d --seq 4096 --jitter 1", steps);
 		snprintf(b, sizeof(b), "%s --sdpa-scale 1.07", a);
 		g = gate(a, b, r, NULL);
-		s = item(g, "sdpa-forward", "");
+		s = gate_item(g, "sdpa-forward", "");
 		assert_int_equal(s->verdict, TG_VERDICT_INCONCLUSIVE);
 		assert_string_equal(s->note, "4 and 4 samples, 5 needed");
 		assert_int_equal(tg_gate_verdict(g), TG_VERDICT_INCONCLUSIVE);
@@ -515,7 +498,7 @@ static void test_few_steps_widened(void **state)
 			gt_load(&sb, a);
 			gt_load(&sn, b);
 			tg_gate *g = gate_sides(&sb, &sn, r, NULL);
-			const tg_judged *x = item(g, "sdpa-forward", "");
+			const tg_judged *x = gate_item(g, "sdpa-forward", "");
 			assert_int_equal(x->sampling, TG_SAMPLING_INVOCATIONS);
 			assert_int_equal(x->nbase, 12);
 			assert_int_equal(x->nnext, 12);
@@ -566,7 +549,7 @@ static void hardware_case(const char *change, const char *why, tg_verdict allowe
 	assert_int_equal(tg_judgement_comparable(tg_gate_judgement(g), &w), 1);
 	assert_string_equal(w, why);
 	assert_int_equal(tg_gate_verdict(g), allowed);
-	const tg_judged *s = item(g, "sdpa-forward", "");
+	const tg_judged *s = gate_item(g, "sdpa-forward", "");
 	assert_int_equal(s->verdict, TG_VERDICT_PASS);
 	GT_NEAR(s->pct, 0.0, EXACT);
 	tg_gate_free(g);
@@ -586,7 +569,7 @@ static void hardware_case(const char *change, const char *why, tg_verdict allowe
 	assert_int_equal(tg_judgement_comparable(tg_gate_judgement(g), &w), 1);
 	assert_string_equal(w, why);
 	assert_int_equal(tg_gate_verdict(g), TG_VERDICT_BLOCK);
-	GT_NEAR(item(g, "sdpa", "")->pct, 7.0, EXACT);
+	GT_NEAR(gate_item(g, "sdpa", "")->pct, 7.0, EXACT);
 	tg_gate_free(g);
 	tg_rules_free(r);
 }
@@ -617,8 +600,8 @@ static void test_world_size_change(void **state)
 	tg_rules *r = rules_default();
 	tg_gate_opts o = {.allow_hardware_change = 1};
 	tg_gate *g = gate(BIG, BIG " --ranks 2 --rank 0", r, &o);
-	assert_int_equal(item(g, "gpu-busy", "")->verdict, TG_VERDICT_BLOCK);
-	const tg_judged *c = item(g, "exposed-comm", "");
+	assert_int_equal(gate_item(g, "gpu-busy", "")->verdict, TG_VERDICT_BLOCK);
+	const tg_judged *c = gate_item(g, "exposed-comm", "");
 	assert_true(c->is_new);
 	assert_int_equal(c->verdict, TG_VERDICT_WARN);
 	tg_gate_free(g);
@@ -636,7 +619,7 @@ static void test_accept(void **state)
 	tg_gate_opts o = {.accepts = acc, .naccepts = 1};
 	tg_gate *g = gate(BIG, BIG " --sdpa-scale 1.07", r, &o);
 	const tg_judgement *j = tg_gate_judgement(g);
-	const tg_judged *s = item(g, "sdpa-forward", "");
+	const tg_judged *s = gate_item(g, "sdpa-forward", "");
 	assert_true(s->accepted);
 	assert_int_equal(s->verdict, TG_VERDICT_BLOCK); /* the item keeps its verdict, marked accepted */
 	/* the busy time's +2.1 % still warns */
@@ -652,7 +635,7 @@ static void test_accept(void **state)
 	o.naccepts = 2;
 	g = gate(BIG, BIG " --sdpa-scale 1.07", r, &o);
 	assert_int_equal(tg_gate_verdict(g), TG_VERDICT_PASS);
-	assert_true(item(g, "gpu-busy", "")->accepted);
+	assert_true(gate_item(g, "gpu-busy", "")->accepted);
 	a = tg_judgement_accepts(tg_gate_judgement(g), &n);
 	assert_int_equal(n, 2);
 	assert_string_equal(a[1].by, "octocat");
@@ -662,7 +645,7 @@ static void test_accept(void **state)
 	o = (tg_gate_opts){.accepts = &gemm, .naccepts = 1};
 	g = gate(BIG, BIG " --sdpa-scale 1.07", r, &o);
 	assert_int_equal(tg_gate_verdict(g), TG_VERDICT_BLOCK);
-	assert_false(item(g, "gemm", "")->accepted);
+	assert_false(gate_item(g, "gemm", "")->accepted);
 	tg_gate_free(g);
 	/* an accept naming no rule is an error */
 	tg_accept bad = {"nosuchrule", "x", NULL};
@@ -799,7 +782,7 @@ static void test_tflops(void **state)
 	                         "    block_above: 5%\n"
 	                         "    warn_above: 2%\n");
 	tg_gate *g = gate(BIG, BIG " --gemm-scale 1.10", r, NULL);
-	const tg_judged *t = item(g, "gemm-tflops", "");
+	const tg_judged *t = gate_item(g, "gemm-tflops", "");
 	/* GEMMs run at most 600 TFLOP/s in the generator's cost model */
 	assert_true(t->base > 100 && t->base <= 600);
 	GT_NEAR(t->next / t->base, 1 / 1.10, 1e-12);
@@ -813,7 +796,7 @@ static void test_tflops(void **state)
 	tg_gate_free(g);
 	/* faster GEMMs: higher throughput, a negative change, improved */
 	g = gate(BIG, BIG " --gemm-scale 0.90", r, NULL);
-	t = item(g, "gemm-tflops", "");
+	t = gate_item(g, "gemm-tflops", "");
 	GT_NEAR(t->next / t->base, 1 / 0.90, 1e-12);
 	GT_NEAR(t->pct, 100 * (1 - 1 / 0.90), 1e-9);
 	assert_true(t->improved);
@@ -828,7 +811,7 @@ static void test_host_syncs(void **state)
 	GT_SKIP_WITHOUT_GEN();
 	tg_rules *r = rules_default();
 	tg_gate *g = gate(BIG, BIG " --host-sync 2", r, NULL);
-	const tg_judged *h = item(g, "host-syncs", "");
+	const tg_judged *h = gate_item(g, "host-syncs", "");
 	assert_int_equal(h->verdict, TG_VERDICT_WARN);
 	assert_int_equal(h->sampling, TG_SAMPLING_EXACT);
 	assert_true(h->base == 0 && h->next == 2 && h->delta == 2);
@@ -838,7 +821,7 @@ static void test_host_syncs(void **state)
 	assert_string_equal(tg_judgement_summary(tg_gate_judgement(g)), "warn: host-syncs host_syncs is new");
 	tg_gate_free(g);
 	g = gate(BIG " --host-sync 1", BIG " --host-sync 3", r, NULL);
-	h = item(g, "host-syncs", "");
+	h = gate_item(g, "host-syncs", "");
 	assert_int_equal(h->verdict, TG_VERDICT_WARN);
 	assert_true(h->base == 1 && h->next == 3 && h->delta == 2);
 	GT_NEAR(h->pct, 200.0, EXACT);
@@ -846,7 +829,7 @@ static void test_host_syncs(void **state)
 	tg_gate_free(g);
 	/* fewer syncs: pass */
 	g = gate(BIG " --host-sync 3", BIG " --host-sync 1", r, NULL);
-	h = item(g, "host-syncs", "");
+	h = gate_item(g, "host-syncs", "");
 	assert_int_equal(h->verdict, TG_VERDICT_PASS);
 	assert_true(h->delta == -2);
 	tg_gate_free(g);
@@ -889,7 +872,7 @@ static void test_unmatched_rules(void **state)
 	assert_int_equal(n, 2);
 	assert_string_equal(u[0], "ghost");
 	assert_string_equal(u[1], "ghost-kernels");
-	const tg_judged *x = item(g, "ghost", "");
+	const tg_judged *x = gate_item(g, "ghost", "");
 	assert_int_equal(x->verdict, TG_VERDICT_PASS);
 	assert_string_equal(x->note, "matches nothing");
 	assert_int_equal(tg_gate_verdict(g), TG_VERDICT_BLOCK);
@@ -918,5 +901,5 @@ int main(void)
 		cmocka_unit_test(test_host_syncs),
 		cmocka_unit_test(test_unmatched_rules),
 	};
-	return cmocka_run_group_tests(tests, NULL, teardown);
+	return cmocka_run_group_tests(tests, NULL, gt_teardown);
 }

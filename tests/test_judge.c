@@ -10,7 +10,7 @@
  */
 #include "gentrace.h"
 
-#include "../rules/judge.h"
+#include "judgeutil.h"
 
 /* Small shapes: attention is 3.2 us a call, far under 20 us a step. */
 #define SMALL "--layers 2 --batch 2 --seq 256 --hidden 256 --heads 4"
@@ -18,54 +18,13 @@
 #define BIG "--steps 8 --seq 4096"
 #define EXACT 1e-9
 
-struct judged {
-	tg_atoms *keys;
-	tg_measure *b, *n;
-	tg_rules *rules;
-	tg_judgement *j;
-};
-
 static void judge_with(struct judged *x, const char *base_args, const char *new_args, const char *yaml,
                        const tg_judge_opts *o)
 {
-	memset(x, 0, sizeof(*x));
 	const tg_tree *bt[1] = {gt_trace(base_args)->tree}, *nt[1] = {gt_trace(new_args)->tree};
-	x->keys = tg_atoms_new();
-	assert_non_null(x->keys);
-	assert_int_equal(tg_measure_build(&x->b, bt, 1, x->keys), 0);
-	assert_int_equal(tg_measure_build(&x->n, nt, 1, x->keys), 0);
-	if (yaml ? tg_rules_load_mem(&x->rules, yaml, strlen(yaml), "test.yaml") : tg_rules_load_default(&x->rules))
-		fail_msg("rules: %s", tg_error_last());
-	if (tg_judge(&x->j, x->rules, x->b, x->n, x->keys, o))
-		fail_msg("judge: %s", tg_error_last());
+	judge_trees(x, bt, 1, nt, 1, yaml, o);
 }
 
-static void judged_free(struct judged *x)
-{
-	tg_judgement_free(x->j);
-	tg_rules_free(x->rules);
-	tg_measure_free(x->b);
-	tg_measure_free(x->n);
-	tg_atoms_free(x->keys);
-}
-
-static const tg_judged *item(const struct judged *x, const char *rule, const char *it)
-{
-	size_t n;
-	const tg_judged *v = tg_judgement_items(x->j, &n);
-	for (size_t i = 0; i < n; i++)
-		if (!strcmp(v[i].rule->name, rule) && !strcmp(v[i].item, it))
-			return &v[i];
-	fail_msg("no item %s / '%s'", rule, it);
-	return NULL;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	gt_cache_free();
-	return 0;
-}
 
 /* An SDPA rule with the given extra lines (YAML under the rule). */
 static const char *sdpa_yaml(char *buf, size_t cap, const char *settings, const char *extra)
@@ -463,5 +422,5 @@ int main(void)
 		cmocka_unit_test(test_each_worst_first),
 		cmocka_unit_test(test_bad_accept),
 	};
-	return cmocka_run_group_tests(tests, NULL, teardown);
+	return cmocka_run_group_tests(tests, NULL, gt_teardown);
 }

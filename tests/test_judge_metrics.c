@@ -19,58 +19,16 @@
  */
 #include "gentrace.h"
 
-#include "../rules/judge.h"
+#include "judgeutil.h"
 
 #define BIG "--steps 8 --seq 4096"
 #define EXACT 1e-9
-
-struct judged {
-	tg_atoms *keys;
-	tg_measure *b, *n;
-	tg_rules *rules;
-	tg_judgement *j;
-};
-
-/* Judges the trees of each side (nb and nn of them) under yaml. */
-static void judge_trees(struct judged *x, const tg_tree *const *bt, size_t nb, const tg_tree *const *nt, size_t nn,
-                        const char *yaml)
-{
-	memset(x, 0, sizeof(*x));
-	x->keys = tg_atoms_new();
-	assert_non_null(x->keys);
-	assert_int_equal(tg_measure_build(&x->b, bt, nb, x->keys), 0);
-	assert_int_equal(tg_measure_build(&x->n, nt, nn, x->keys), 0);
-	if (tg_rules_load_mem(&x->rules, yaml, strlen(yaml), "test.yaml"))
-		fail_msg("rules: %s", tg_error_last());
-	if (tg_judge(&x->j, x->rules, x->b, x->n, x->keys, NULL))
-		fail_msg("judge: %s", tg_error_last());
-}
 
 /* Judges one generated trace against another. */
 static void judge_gen(struct judged *x, const char *base_args, const char *new_args, const char *yaml)
 {
 	const tg_tree *bt[1] = {gt_trace(base_args)->tree}, *nt[1] = {gt_trace(new_args)->tree};
-	judge_trees(x, bt, 1, nt, 1, yaml);
-}
-
-static void judged_free(struct judged *x)
-{
-	tg_judgement_free(x->j);
-	tg_rules_free(x->rules);
-	tg_measure_free(x->b);
-	tg_measure_free(x->n);
-	tg_atoms_free(x->keys);
-}
-
-static const tg_judged *item(const struct judged *x, const char *rule, const char *it)
-{
-	size_t n;
-	const tg_judged *v = tg_judgement_items(x->j, &n);
-	for (size_t i = 0; i < n; i++)
-		if (!strcmp(v[i].rule->name, rule) && !strcmp(v[i].item, it))
-			return &v[i];
-	fail_msg("no item %s / '%s'", rule, it);
-	return NULL;
+	judge_trees(x, bt, 1, nt, 1, yaml, NULL);
 }
 
 static int is_unmatched(const struct judged *x, const char *rule)
@@ -83,12 +41,6 @@ static int is_unmatched(const struct judged *x, const char *rule)
 	return 0;
 }
 
-static int teardown(void **state)
-{
-	(void)state;
-	gt_cache_free();
-	return 0;
-}
 
 /* ------------------------------------------------------------ fixtures */
 
@@ -184,7 +136,7 @@ static void fx_free(struct fx *f)
 static void judge_fx(struct judged *x, struct fx *a, struct fx *b, const char *yaml)
 {
 	const tg_tree *bt[1] = {a->tree}, *nt[1] = {b->tree};
-	judge_trees(x, bt, 1, nt, 1, yaml);
+	judge_trees(x, bt, 1, nt, 1, yaml, NULL);
 }
 
 /* ------------------------------------------------------------ fixtures: launch, idle, memory */
@@ -478,7 +430,7 @@ static void test_comm_stream_rank(void **state)
 	GT_NEAR(gt_per_step(n0, GT_COMM_US) * 1e3, 2 * comm, 2.0);
 	const tg_tree *bt[2] = {b0->tree, b1->tree}, *nt[2] = {n0->tree, n1->tree};
 	struct judged x;
-	judge_trees(&x, bt, 2, nt, 2, comm_rules);
+	judge_trees(&x, bt, 2, nt, 2, comm_rules, NULL);
 	const tg_judged *c = item(&x, "comm", "");
 	GT_NEAR(c->base, comm, 1.0);
 	GT_NEAR(c->next, 2 * comm, 2.0);
@@ -514,7 +466,7 @@ static void test_comm_stream_rank(void **state)
 	assert_int_equal(tg_judgement_verdict(x.j), TG_VERDICT_BLOCK);
 	judged_free(&x);
 	/* the same ranks again: every rule passes, and comm has data */
-	judge_trees(&x, bt, 2, bt, 2, comm_rules);
+	judge_trees(&x, bt, 2, bt, 2, comm_rules, NULL);
 	size_t n;
 	const tg_judged *it = tg_judgement_items(x.j, &n);
 	for (size_t i = 0; i < n; i++) {
@@ -678,5 +630,5 @@ int main(void)
 		cmocka_unit_test(test_tbs),
 		cmocka_unit_test(test_module_and_shape),
 	};
-	return cmocka_run_group_tests(tests, NULL, teardown);
+	return cmocka_run_group_tests(tests, NULL, gt_teardown);
 }
