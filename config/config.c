@@ -8,6 +8,7 @@
  */
 #include "config_impl.h"
 #include "../core/file.h"
+#include "../core/yaml_doc.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -365,57 +366,7 @@ static int load_doc(const tg_config_loader *L, tg_config *c)
 
 /* ------------------------------------------------------------ loading */
 
-/* The "bad YAML" message of a failed parse. */
-static int parse_error(const yaml_parser_t *p, const char *name)
-{
-	yaml_mark_t m = p->problem_mark;
-	return tg_error_set(p->error == YAML_MEMORY_ERROR ? TG_ENOMEM : TG_EFORMAT, "%s:%zu:%zu: bad YAML: %s%s%s",
-	                    name, m.line + 1, m.column + 1, p->problem ? p->problem : "syntax error",
-	                    p->context ? " " : "", p->context ? p->context : "");
-}
-
-/* Rejects a second document in the stream. */
-static int no_second_doc(yaml_parser_t *parser, const char *name)
-{
-	yaml_document_t next;
-	if (!yaml_parser_load(parser, &next))
-		return parse_error(parser, name);
-	yaml_node_t *r = yaml_document_get_root_node(&next);
-	int rc = 0;
-	if (r)
-		rc = tg_error_set(TG_EFORMAT, "%s:%zu:%zu: only one YAML document is allowed", name, r->start_mark.line + 1,
-		                  r->start_mark.column + 1);
-	yaml_document_delete(&next);
-	return rc;
-}
-
 #define MAX_DEPTH 32 /* nesting of collections; the layout needs 5 */
-
-/* Refuses collections nested deeper than MAX_DEPTH, in a first pass over
- * the events, before the document is built: libyaml's scanner slows down
- * with the square of the nesting depth (65,536 '[' take minutes). A
- * syntax error is left to the document loader, which reports it. */
-static int depth_ok(const char *data, size_t len, const char *name)
-{
-	yaml_parser_t parser;
-	yaml_event_t ev;
-	int depth = 0, rc = 0, done = 0;
-	if (!yaml_parser_initialize(&parser))
-		return tg_error_set(TG_ENOMEM, "%s: cannot initialise the YAML parser", name);
-	yaml_parser_set_input_string(&parser, (const unsigned char *)data, len);
-	while (!done && !rc && yaml_parser_parse(&parser, &ev)) {
-		if (ev.type == YAML_SEQUENCE_START_EVENT || ev.type == YAML_MAPPING_START_EVENT) {
-			if (++depth > MAX_DEPTH)
-				rc = tg_error_set(TG_EFORMAT, "%s:%zu:%zu: nested deeper than %d levels", name,
-				                  ev.start_mark.line + 1, ev.start_mark.column + 1, MAX_DEPTH);
-		} else if (ev.type == YAML_SEQUENCE_END_EVENT || ev.type == YAML_MAPPING_END_EVENT)
-			depth--;
-		done = ev.type == YAML_STREAM_END_EVENT;
-		yaml_event_delete(&ev);
-	}
-	yaml_parser_delete(&parser);
-	return rc;
-}
 
 int tg_config_load_mem(tg_config **out, const char *data, size_t len, const char *name, const char *dir)
 {
@@ -433,28 +384,15 @@ int tg_config_load_mem(tg_config **out, const char *data, size_t len, const char
 		free(c);
 		return TG_ENOMEM;
 	}
-	int rc = depth_ok(data ? data : "", len, name);
-	if (rc) {
-		tg_config_free(c);
-		return rc;
-	}
-	yaml_parser_t parser;
-	yaml_document_t doc;
-	if (!yaml_parser_initialize(&parser)) {
-		tg_config_free(c);
-		return tg_error_set(TG_ENOMEM, "%s: cannot initialise the YAML parser", name);
-	}
-	yaml_parser_set_input_string(&parser, (const unsigned char *)(data ? data : ""), len);
-	if (!yaml_parser_load(&parser, &doc))
-		rc = parse_error(&parser, name);
-	else {
-		tg_config_loader L = {.file = name, .dir = dir, .doc = &doc};
+	tg_yaml_doc y;
+	int rc = tg_yaml_doc_open(&y, data, len, name, MAX_DEPTH);
+	if (!rc) {
+		tg_config_loader L = {.file = name, .dir = dir, .doc = &y.doc};
 		rc = load_doc(&L, c);
 		if (!rc)
-			rc = no_second_doc(&parser, name);
-		yaml_document_delete(&doc);
+			rc = tg_yaml_doc_only_one(&y);
+		tg_yaml_doc_close(&y);
 	}
-	yaml_parser_delete(&parser);
 	if (rc) {
 		tg_config_free(c);
 		return rc;

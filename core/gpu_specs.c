@@ -3,6 +3,7 @@
  * recognition of a trace's GPU from its deviceProperties. */
 #include "gpu_specs.h"
 #include "file.h"
+#include "yaml_doc.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -532,22 +533,11 @@ int tg_gpu_specs_load_mem(tg_gpu_specs *s, const char *yaml, size_t len, const c
 		return tg_error_set(TG_EINVAL, "tg_gpu_specs_load_mem: bad argument");
 	if (!name)
 		name = "(gpu specs)";
-	yaml_parser_t parser;
-	yaml_document_t doc;
-	if (!yaml_parser_initialize(&parser))
-		return tg_error_set(TG_ENOMEM, "%s: cannot initialise the YAML parser", name);
-	yaml_parser_set_input_string(&parser, (const unsigned char *)(yaml ? yaml : ""), len);
-	if (!yaml_parser_load(&parser, &doc)) {
-		yaml_mark_t m = parser.problem_mark;
-		int rc = tg_error_set(parser.error == YAML_MEMORY_ERROR ? TG_ENOMEM : TG_EFORMAT,
-		                      "%s:%zu:%zu: bad YAML: %s%s%s", name, m.line + 1, m.column + 1,
-		                      parser.problem ? parser.problem : "syntax error",
-		                      parser.context ? " " : "", parser.context ? parser.context : "");
-		yaml_parser_delete(&parser);
+	tg_yaml_doc y;
+	int rc = tg_yaml_doc_open(&y, yaml, len, name, 32); /* the format needs 4 */
+	if (rc)
 		return rc;
-	}
-	struct loader L = {.file = name, .doc = &doc};
-	int rc = 0;
+	struct loader L = {.file = name, .doc = &y.doc};
 	L.items = tg_malloc(s->n * sizeof(*s->items));
 	if (!L.items)
 		rc = TG_ENOMEM;
@@ -556,22 +546,9 @@ int tg_gpu_specs_load_mem(tg_gpu_specs *s, const char *yaml, size_t len, const c
 		L.n = L.cap = s->n;
 		rc = load_doc(&L);
 	}
-	if (!rc) { /* a second document in the stream is not ours */
-		yaml_document_t next;
-		if (!yaml_parser_load(&parser, &next))
-			rc = tg_error_set(TG_EFORMAT, "%s:%zu:%zu: bad YAML: %s", name,
-			                  parser.problem_mark.line + 1, parser.problem_mark.column + 1,
-			                  parser.problem ? parser.problem : "syntax error");
-		else {
-			yaml_node_t *r = yaml_document_get_root_node(&next);
-			if (r)
-				rc = tg_error_set(TG_EFORMAT, "%s:%zu:%zu: only one YAML document is allowed",
-				                  name, r->start_mark.line + 1, r->start_mark.column + 1);
-			yaml_document_delete(&next);
-		}
-	}
-	yaml_document_delete(&doc);
-	yaml_parser_delete(&parser);
+	if (!rc) /* a second document in the stream is not ours */
+		rc = tg_yaml_doc_only_one(&y);
+	tg_yaml_doc_close(&y);
 	if (rc) {
 		free(L.items);
 		return rc;

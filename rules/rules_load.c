@@ -6,6 +6,7 @@
  */
 #include "rules.h"
 #include "../core/file.h"
+#include "../core/yaml_doc.h"
 #include "default_rules.h"
 #include "units.h"
 
@@ -671,51 +672,7 @@ static int load_doc(const struct loader *L, tg_rules *out)
 	return load_rules(L, value_of(L, f[2]), out);
 }
 
-/* Rejects a second document in the stream. */
-static int no_second_doc(yaml_parser_t *parser, const char *name)
-{
-	yaml_document_t next;
-	if (!yaml_parser_load(parser, &next))
-		return tg_error_set(parser->error == YAML_MEMORY_ERROR ? TG_ENOMEM : TG_EFORMAT,
-		                    "%s:%zu:%zu: bad YAML: %s", name, parser->problem_mark.line + 1,
-		                    parser->problem_mark.column + 1, parser->problem ? parser->problem : "syntax error");
-	yaml_node_t *r = yaml_document_get_root_node(&next);
-	int rc = 0;
-	if (r)
-		rc = tg_error_set(TG_EFORMAT, "%s:%zu:%zu: only one YAML document is allowed", name,
-		                  r->start_mark.line + 1, r->start_mark.column + 1);
-	yaml_document_delete(&next);
-	return rc;
-}
-
 #define MAX_DEPTH 32 /* nesting of collections; the format needs 4 */
-
-/* Refuses collections nested deeper than MAX_DEPTH, in a first pass over
- * the events, before the document is built: libyaml's scanner slows down
- * with the square of the nesting depth (16,000 '[' take a second, 65,536
- * minutes). A syntax error is left to the document loader, which reports
- * it. (The same guard as config/config.c's.) */
-static int depth_ok(const char *data, size_t len, const char *name)
-{
-	yaml_parser_t parser;
-	yaml_event_t ev;
-	int depth = 0, rc = 0, done = 0;
-	if (!yaml_parser_initialize(&parser))
-		return tg_error_set(TG_ENOMEM, "%s: cannot initialise the YAML parser", name);
-	yaml_parser_set_input_string(&parser, (const unsigned char *)data, len);
-	while (!done && !rc && yaml_parser_parse(&parser, &ev)) {
-		if (ev.type == YAML_SEQUENCE_START_EVENT || ev.type == YAML_MAPPING_START_EVENT) {
-			if (++depth > MAX_DEPTH)
-				rc = tg_error_set(TG_EFORMAT, "%s:%zu:%zu: nested deeper than %d levels", name,
-				                  ev.start_mark.line + 1, ev.start_mark.column + 1, MAX_DEPTH);
-		} else if (ev.type == YAML_SEQUENCE_END_EVENT || ev.type == YAML_MAPPING_END_EVENT)
-			depth--;
-		done = ev.type == YAML_STREAM_END_EVENT;
-		yaml_event_delete(&ev);
-	}
-	yaml_parser_delete(&parser);
-	return rc;
-}
 
 int tg_rules_load_mem(tg_rules **out, const char *data, size_t len, const char *name)
 {
@@ -734,32 +691,15 @@ int tg_rules_load_mem(tg_rules **out, const char *data, size_t len, const char *
 		free(rules);
 		return tg_error_set(TG_ENOMEM, "out of memory");
 	}
-	int rc = depth_ok(data ? data : "", len, name);
-	if (rc) {
-		tg_rules_free(rules);
-		return rc;
-	}
-	yaml_parser_t parser;
-	yaml_document_t doc;
-	if (!yaml_parser_initialize(&parser)) {
-		tg_rules_free(rules);
-		return tg_error_set(TG_ENOMEM, "%s: cannot initialise the YAML parser", name);
-	}
-	yaml_parser_set_input_string(&parser, (const unsigned char *)(data ? data : ""), len);
-	if (!yaml_parser_load(&parser, &doc)) {
-		yaml_mark_t m = parser.problem_mark;
-		rc = tg_error_set(parser.error == YAML_MEMORY_ERROR ? TG_ENOMEM : TG_EFORMAT,
-		                  "%s:%zu:%zu: bad YAML: %s%s%s", name, m.line + 1, m.column + 1,
-		                  parser.problem ? parser.problem : "syntax error", parser.context ? " " : "",
-		                  parser.context ? parser.context : "");
-	} else {
-		struct loader L = {.file = name, .doc = &doc};
+	tg_yaml_doc y;
+	int rc = tg_yaml_doc_open(&y, data, len, name, MAX_DEPTH);
+	if (!rc) {
+		struct loader L = {.file = name, .doc = &y.doc};
 		rc = load_doc(&L, rules);
 		if (!rc)
-			rc = no_second_doc(&parser, name);
-		yaml_document_delete(&doc);
+			rc = tg_yaml_doc_only_one(&y);
+		tg_yaml_doc_close(&y);
 	}
-	yaml_parser_delete(&parser);
 	if (rc) {
 		tg_rules_free(rules);
 		return rc;

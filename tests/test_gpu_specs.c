@@ -351,6 +351,9 @@ static void test_yaml_errors(void **state)
 		{"gpus:\n  - name: [MI300X\n", "e.yaml:3:1: bad YAML: did not find expected ',' or ']' while parsing a flow sequence"},
 		{"gpus:\n  - name: a\n   bad: 1\n", "e.yaml:3:4: bad YAML: did not find expected '-' indicator while parsing a block collection"},
 		{"gpus: []\n---\ngpus: []\n", "e.yaml:3:1: only one YAML document is allowed"},
+		/* the depth guard the rules and the configuration share (core/yaml_doc.c) */
+		{"gpus: [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]\n",
+		 "e.yaml:1:38: nested deeper than 32 levels"},
 		/* structure */
 		{"- a\n", "e.yaml:1:1: expected a mapping with the key 'gpus'"},
 		{"gpu:\n  - name: X\n", "e.yaml:1:1: unknown key 'gpu' (expected gpus)"},
