@@ -8,7 +8,6 @@
  */
 #include "config_impl.h"
 #include "../core/file.h"
-#include "../core/yaml_doc.h"
 
 #include <errno.h>
 #include <stdio.h>

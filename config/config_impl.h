@@ -15,6 +15,7 @@
 
 #include "config.h"
 #include "../core/tg.h"
+#include "../core/yaml_doc.h"
 
 #include <yaml.h>
 
@@ -46,10 +47,8 @@ int tg_config_is_null(const yaml_node_t *n);
  * "nothing", "a scalar". */
 const char *tg_config_kind(const yaml_node_t *n);
 
-/* s for a one-line message: at most 60 bytes, control characters escaped,
- * into buf (80 bytes are enough). */
-const char *tg_config_show(char *buf, size_t cap, const char *s);
-#define TG_SHOW(s) tg_config_show((char[80]){0}, 80, (s))
+/* s for a one-line message (tg_yaml_show). */
+#define TG_SHOW(s) tg_yaml_show((char[80]){0}, 80, (s))
 
 /* parent + "." + key, or parent + "[i]" (i >= 0, key NULL), into buf;
  * parent "" gives key alone. */

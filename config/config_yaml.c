@@ -60,26 +60,6 @@ const char *tg_config_kind(const yaml_node_t *n)
 	}
 }
 
-const char *tg_config_show(char *buf, size_t cap, const char *s)
-{
-	size_t o = 0;
-	for (; *s && o + 8 < cap; s++) {
-		if (o >= 60) {
-			memcpy(buf + o, "...", 3);
-			o += 3;
-			break;
-		}
-		unsigned char c = (unsigned char)*s;
-		if (c == '\n' || c == '\t') {
-			buf[o++] = '\\';
-			buf[o++] = c == '\n' ? 'n' : 't';
-		} else
-			buf[o++] = c < 0x20 || c == 0x7f ? '?' : (char)c;
-	}
-	buf[o] = 0;
-	return buf;
-}
-
 const char *tg_config_keypath(char *buf, size_t cap, const char *parent, const char *key, long i)
 {
 	if (!key)

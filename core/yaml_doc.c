@@ -5,6 +5,8 @@
 #include "yaml_doc.h"
 #include "tg.h"
 
+#include <string.h>
+
 /* The "bad YAML" message of a failed parse. */
 static int parse_error(const yaml_parser_t *p, const char *name)
 {
@@ -68,6 +70,26 @@ int tg_yaml_doc_only_one(tg_yaml_doc *y)
 		                  r->start_mark.line + 1, r->start_mark.column + 1);
 	yaml_document_delete(&next);
 	return rc;
+}
+
+const char *tg_yaml_show(char *buf, size_t cap, const char *s)
+{
+	size_t o = 0;
+	for (; *s && o + 8 < cap; s++) {
+		if (o >= 60) {
+			memcpy(buf + o, "...", 3);
+			o += 3;
+			break;
+		}
+		unsigned char c = (unsigned char)*s;
+		if (c == '\n' || c == '\t') {
+			buf[o++] = '\\';
+			buf[o++] = c == '\n' ? 'n' : 't';
+		} else
+			buf[o++] = c < 0x20 || c == 0x7f ? '?' : (char)c;
+	}
+	buf[o] = 0;
+	return buf;
 }
 
 void tg_yaml_doc_close(tg_yaml_doc *y)

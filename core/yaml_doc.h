@@ -35,4 +35,9 @@ int tg_yaml_doc_only_one(tg_yaml_doc *y);
 /* Frees what tg_yaml_doc_open made. */
 void tg_yaml_doc_close(tg_yaml_doc *y);
 
+/* s (a scalar of the file) for a one-line message: at most 60 bytes then
+ * "...", line breaks and tabs as \n and \t, other control characters as
+ * '?', into buf (cap bytes; 80 are enough). Returns buf. */
+const char *tg_yaml_show(char *buf, size_t cap, const char *s);
+
 #endif

@@ -205,28 +205,7 @@ static int want_scalar(const struct loader *L, const yaml_node_t *n, const char 
 	return 0;
 }
 
-/* s for a one-line message: at most 60 bytes, control characters escaped. */
-static const char *show(char *buf, size_t cap, const char *s)
-{
-	size_t o = 0;
-	for (; *s && o + 8 < cap; s++) {
-		if (o >= 60) {
-			memcpy(buf + o, "...", 3);
-			o += 3;
-			break;
-		}
-		unsigned char c = (unsigned char)*s;
-		if (c == '\n' || c == '\t') {
-			buf[o++] = '\\';
-			buf[o++] = c == '\n' ? 'n' : 't';
-		} else
-			buf[o++] = c < 0x20 || c == 0x7f ? '?' : (char)c;
-	}
-	buf[o] = 0;
-	return buf;
-}
-
-#define SHOW(s) show((char[80]){0}, 80, (s))
+#define SHOW(s) tg_yaml_show((char[80]){0}, 80, (s))
 
 /* A comma-separated list of names, for messages. */
 static void join(char *buf, size_t cap, const char *const *names, size_t n)
