@@ -18,32 +18,7 @@
 
 static int gt_post_status(tg_forge *f, const tg_forge_status *s)
 {
-	char *o, *r;
-	int rc = tg_forge_split_repo(&o, &r, f, s->repo);
-	if (rc)
-		return rc;
-	char *desc = tg_forge_trim_description(s->description, tg_forge_description_limit(TG_FORGE_GITEA));
-	char *url = tg_forge_url(f, "/repos/%s/%s/statuses/%s", o, r, s->sha);
-	json_t *b = desc ? json_pack("{s:s, s:s, s:s}", "state", tg_forge_state_name(s->state), "context", s->context,
-	                             "description", desc)
-	                 : NULL;
-	if (b && s->target_url && *s->target_url && json_object_set_new(b, "target_url", json_string(s->target_url)))
-		rc = TG_ENOMEM;
-	if (!b || !url || rc) {
-		rc = tg_error_set(TG_ENOMEM, "out of memory");
-	} else {
-		tg_http_response resp;
-		rc = tg_forge_send(&resp, f, "POST", url, b, TG_HTTP_IDEMPOTENT);
-		if (!rc)
-			rc = tg_forge_check(f, "POST", url, &resp);
-		tg_http_response_free(&resp);
-	}
-	json_decref(b);
-	free(url);
-	free(desc);
-	free(o);
-	free(r);
-	return rc;
+	return tg_forge_post_repo_status(f, s, TG_FORGE_GITEA);
 }
 
 /* "/repos/{o}/{r}" + the printf'd rest, or NULL. */

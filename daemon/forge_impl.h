@@ -102,6 +102,12 @@ int tg_forge_send(tg_http_response *r, tg_forge *f, const char *method, const ch
  * TG_ENOTFOUND for 404, TG_ELIMIT for a rate limit, TG_EIO otherwise. */
 int tg_forge_check(tg_forge *f, const char *method, const char *url, const tg_http_response *r);
 
+/* POST /repos/{o}/{r}/statuses/{sha}: the commit status s on a forge with
+ * GitHub's statuses API (GitHub, Gitea, Forgejo; kind bounds the
+ * description). A status posted twice is harmless (the latest wins), so it
+ * is retried like a PUT. Returns 0 or the error, with its message. */
+int tg_forge_post_repo_status(tg_forge *f, const tg_forge_status *s, tg_forge_kind kind);
+
 /* The body of r parsed as JSON of the expected type (JSON_ARRAY or
  * JSON_OBJECT). Returns 0 (the caller decrefs *out) or TG_EFORMAT. */
 int tg_forge_json(json_t **out, tg_forge *f, const char *method, const char *url, const tg_http_response *r,

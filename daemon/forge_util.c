@@ -409,3 +409,33 @@ int tg_forge_label_page(void *ctx, tg_forge *f, const char *url, json_t *items)
 	}
 	return 0;
 }
+
+int tg_forge_post_repo_status(tg_forge *f, const tg_forge_status *s, tg_forge_kind kind)
+{
+	char *o, *r;
+	int rc = tg_forge_split_repo(&o, &r, f, s->repo);
+	if (rc)
+		return rc;
+	char *desc = tg_forge_trim_description(s->description, tg_forge_description_limit(kind));
+	char *url = tg_forge_url(f, "/repos/%s/%s/statuses/%s", o, r, s->sha);
+	json_t *b = desc ? json_pack("{s:s, s:s, s:s}", "state", tg_forge_state_name(s->state), "context", s->context,
+	                             "description", desc)
+	                 : NULL;
+	if (b && s->target_url && *s->target_url && json_object_set_new(b, "target_url", json_string(s->target_url)))
+		rc = TG_ENOMEM;
+	if (!b || !url || rc) {
+		rc = tg_error_set(TG_ENOMEM, "out of memory");
+	} else {
+		tg_http_response resp;
+		rc = tg_forge_send(&resp, f, "POST", url, b, TG_HTTP_IDEMPOTENT);
+		if (!rc)
+			rc = tg_forge_check(f, "POST", url, &resp);
+		tg_http_response_free(&resp);
+	}
+	json_decref(b);
+	free(url);
+	free(desc);
+	free(o);
+	free(r);
+	return rc;
+}
