@@ -19,9 +19,7 @@ if [ ! -f "$BASE" ] || [ ! -f "$NEW" ]; then
 fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-fails=0
-ok() { echo "ok - $1"; }
-not_ok() { echo "not ok - $1: $2"; fails=$((fails + 1)); }
+. "$(dirname "$0")/tap.sh"
 run() { "$TG" diff "$@" >"$tmp/out" 2>"$tmp/err"; rc=$?; }
 WHY='GPU NVIDIA A100-PG509-200 -> Tesla V100-SXM2-16GB; world size 8 -> 2'
 

@@ -10,13 +10,7 @@ TG=$1
 GEN=${TG_GEN:-build/tg-gen}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-fails=0
-ok() { echo "ok - $1"; }
-not_ok() { echo "not ok - $1: $2"; fails=$((fails + 1)); }
-check() { # name, detail, command...
-	name=$1; detail=$2; shift 2
-	if "$@"; then ok "$name"; else not_ok "$name" "$detail"; fi
-}
+. "$(dirname "$0")/tap.sh"
 
 if [ ! -x "$GEN" ]; then
 	not_ok "generator" "$GEN is missing (make build/tg-gen)"

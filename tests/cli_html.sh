@@ -9,9 +9,7 @@ TG=$1
 SAMPLE=tests/fixtures/sample.json
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-fails=0
-ok() { echo "ok - $1"; }
-not_ok() { echo "not ok - $1: $2"; fails=$((fails + 1)); }
+. "$(dirname "$0")/tap.sh"
 skip() { echo "ok - $1 # SKIP $2"; }
 count() { grep -o "$1" "$2" | wc -l | tr -d ' '; } # occurrences of a pattern in a file
 

@@ -6,9 +6,7 @@ TG=$1
 SAMPLE=tests/fixtures/sample.json
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-fails=0
-ok() { echo "ok - $1"; }
-not_ok() { echo "not ok - $1: $2"; fails=$((fails + 1)); }
+. "$(dirname "$0")/tap.sh"
 run() { "$TG" "$@" >"$tmp/out" 2>"$tmp/err"; rc=$?; }
 expect_ok() { # name, args...
 	name=$1; shift
