@@ -275,8 +275,6 @@ static int add_trace(tg_measure *m, uint32_t ti)
 		tg_invocation *iv = &m->invs[m->ninvs];
 		iv->event = list[i].event;
 		iv->trace = ti;
-		int32_t st = nk ? tg_tree_step_of(tree, ks[0]) : tg_tree_step_of(tree, list[i].event);
-		iv->unit = step_unit(first_unit, ns, st);
 		if (key(&iv->op_shape, m->keys, buf))
 			goto done;
 		tg_perf pm;

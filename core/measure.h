@@ -45,7 +45,6 @@ typedef struct tg_kernel_rec {
 typedef struct tg_invocation {
 	uint32_t event;    /* the launching op in its trace */
 	uint32_t trace;
-	uint32_t unit;     /* as tg_kernel_rec's: TG_NONE outside every step */
 	uint32_t op_shape; /* key */
 	double flops;      /* of its perf model (perf_model.h); NAN when none */
 	double bytes;
