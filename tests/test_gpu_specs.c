@@ -191,6 +191,7 @@ static const struct {
 	{"NVIDIA B300 SXM6 AC", "B300"},
 	{"NVIDIA H100 80GB HBM3", "H100 SXM"},
 	{"NVIDIA H100", "H100 SXM"},              /* Kineto's mock: 132 SMs, 95 GiB */
+	{"NVIDIA H200", "H200"},                  /* h200-dev: 132 SMs, 141 GB HBM3e */
 	{"Quadro GP100", "Quadro GP100"},
 	{"Tesla V100-DGXS-32GB", "V100 SXM2"},
 	{"Tesla V100-SXM2-16GB", "V100 SXM2"},
@@ -256,6 +257,12 @@ static void test_recognise_shared_traces(void **state)
 				         found.paths[i], name, d[k].compute_major, d[k].compute_minor,
 				         d[k].num_sms, (long long)d[k].total_memory, got ? got : "none",
 				         expected[e].want ? expected[e].want : "none");
+			if (got && !strcmp(got, "H200")) {
+				/* the roofline of an H200 run uses the H200's own peaks
+				 * (HBM3e 4.8 TB/s), not the H100 SXM's (3.35 TB/s) */
+				assert_int_equal((int)g->mem_bw_gbps, 4800);
+				assert_true(tg_gpu_spec_tflops(g, TG_CS_MATRIX_BF16) == 989.5);
+			}
 		}
 		tg_trace_free(t);
 		free(found.paths[i]);
