@@ -28,7 +28,10 @@ RULES_SRC := $(wildcard rules/*.c)
 CONFIG_SRC := $(wildcard config/*.c)
 DAEMON_SRC := $(filter-out daemon/main.c,$(wildcard daemon/*.c))
 TEST_SRC := $(wildcard tests/test_*.c)
-CORE_OBJ := $(CORE_SRC:%.c=$(BUILD)/%.o)
+# core/kernel_names.tsv is data: core/kernel_names_gen.awk turns it into C
+KN_TSV := core/kernel_names.tsv
+KN_GEN := core/kernel_names_gen.awk
+CORE_OBJ := $(CORE_SRC:%.c=$(BUILD)/%.o) $(BUILD)/gen/kernel_names_table.o
 RULES_OBJ := $(RULES_SRC:%.c=$(BUILD)/%.o)
 CONFIG_OBJ := $(CONFIG_SRC:%.c=$(BUILD)/%.o)
 DAEMON_OBJ := $(DAEMON_SRC:%.c=$(BUILD)/%.o)
@@ -49,6 +52,13 @@ $(DEPS_STAMP): contrib/install-deps.sh
 $(BUILD)/%.o: %.c $(DEPS_STAMP) $(wildcard core/*.h rules/*.h config/*.h daemon/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c $< -o $@
+
+$(BUILD)/gen/kernel_names_table.c: $(KN_TSV) $(KN_GEN)
+	@mkdir -p $(dir $@)
+	awk -f $(KN_GEN) $(KN_TSV) > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/gen/kernel_names_table.o: $(BUILD)/gen/kernel_names_table.c core/kernel_names.h $(DEPS_STAMP)
+	$(CC) $(CFLAGS) -Icore -c $< -o $@
 
 $(BUILD)/libtgcore.a: $(CORE_OBJ)
 	ar rcs $@ $^
@@ -121,7 +131,8 @@ FUZZ_SRC_forge := $(wildcard daemon/forge*.c) daemon/http.c
 FUZZ_LIBS_forge := -lcurl
 FUZZ_SRC_http := daemon/http.c
 FUZZ_LIBS_http := -lcurl
-FUZZ_LIB_OBJ := $(patsubst %.c,$(FUZZ_BUILD)/obj/%.o,$(CORE_SRC) $(RULES_SRC) $(CONFIG_SRC))
+FUZZ_LIB_OBJ := $(patsubst %.c,$(FUZZ_BUILD)/obj/%.o,$(CORE_SRC) $(RULES_SRC) $(CONFIG_SRC)) \
+	$(FUZZ_BUILD)/obj/gen/kernel_names_table.o
 FUZZ_DEPS := $(FUZZ_BUILD)/.deps-ok
 fuzz_obj = $(patsubst %.c,$(FUZZ_BUILD)/obj/%.o,$(FUZZ_SRC_$(1)))
 
@@ -133,6 +144,13 @@ $(FUZZ_DEPS): contrib/install-deps.sh
 $(FUZZ_BUILD)/obj/%.o: %.c $(FUZZ_DEPS) $(wildcard core/*.h rules/*.h config/*.h daemon/*.h)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
+
+$(FUZZ_BUILD)/obj/gen/kernel_names_table.c: $(KN_TSV) $(KN_GEN)
+	@mkdir -p $(dir $@)
+	awk -f $(KN_GEN) $(KN_TSV) > $@.tmp && mv $@.tmp $@
+
+$(FUZZ_BUILD)/obj/gen/kernel_names_table.o: $(FUZZ_BUILD)/obj/gen/kernel_names_table.c core/kernel_names.h $(FUZZ_DEPS)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -Icore -c $< -o $@
 
 # the daemon objects are reached only through the pattern: keep them
 .PRECIOUS: $(FUZZ_BUILD)/obj/%.o

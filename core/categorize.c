@@ -144,6 +144,15 @@ static const struct entry attention_kernels_ops[] = {
 	{"vllm::unified_attention_with_output", "SDPA_fwd"},
 };
 
+/* Ops that launch nothing of their own but decide what their children's
+ * kernels are (the math SDPA path runs bmm, softmax, bmm under them). Only
+ * the default classification reads them (tg_op_family). */
+static const struct entry composite_ops[] = {
+	{"aten::_scaled_dot_product_attention_math", "SDPA_fwd"},
+	{"aten::_scaled_dot_product_attention_math_for_mps", "SDPA_fwd"},
+	{"aten::scaled_dot_product_attention", "SDPA_fwd"},
+};
+
 static int cmp_entry(const void *k, const void *e)
 {
 	return strcmp(k, ((const struct entry *)e)->name);
@@ -181,8 +190,22 @@ const char *tg_op_category(const char *name, const char *first_kernel, int trace
 	return "other";
 }
 
+const char *tg_op_family(const char *name)
+{
+	const char *c = lookup(composite_ops, sizeof(composite_ops) / sizeof(composite_ops[0]), name);
+	return c ? c : tg_op_category(name, NULL, 0);
+}
+
+int tg_op_category_informative(const char *category)
+{
+	return category && strcmp(category, "other") && strcmp(category, "triton");
+}
+
 int tg_categorize_self_check(void)
 {
+	for (size_t i = 1; i < sizeof(composite_ops) / sizeof(composite_ops[0]); i++)
+		if (strcmp(composite_ops[i - 1].name, composite_ops[i].name) >= 0)
+			return -1;
 	for (size_t i = 1; i < sizeof(registry) / sizeof(registry[0]); i++)
 		if (strcmp(registry[i - 1].name, registry[i].name) >= 0)
 			return -1;

@@ -14,6 +14,16 @@
  * "other") under SDPA_fwd / SDPA_bwd. Returns a static string. */
 const char *tg_op_category(const char *name, const char *first_kernel, int tracelens_compat);
 
+/* The category an op gives to every kernel under it, for the default
+ * classification (kernel_category.h): tg_op_category(name, NULL, 0), and
+ * SDPA_fwd for the ops that compose attention from other ops
+ * (aten::scaled_dot_product_attention, its math path). Static string. */
+const char *tg_op_family(const char *name);
+
+/* 1 when an op category says what the op's kernels are: not "other" and
+ * not "triton" (an inductor kernel's op, named after the kernel). */
+int tg_op_category_informative(const char *category);
+
 /* 1 if a kernel name is communication (rccl, nccl, cross_device_reduce,
  * case-insensitive), as TraceLens's timeline and launcher rules use. */
 int tg_kernel_is_comm(const char *name);

@@ -3,6 +3,7 @@
  * trees diverge, and the table of divergences (see divergence.h).
  */
 #include "divergence.h"
+#include "kernel_category.h"
 #include "categorize.h"
 
 #include <math.h>
@@ -101,6 +102,7 @@ int tg_divergence_attribute(tg_measure *base, tg_measure *next, const tg_tree_di
 			uint32_t r = bmap[a->base_gpu[i]];
 			if (r != TG_NONE && br[r].category != target[l]) {
 				br[r].category = target[l];
+				br[r].cat_source = TG_CAT_SRC_TREE_DIFF;
 				count++;
 			}
 		}
@@ -108,6 +110,7 @@ int tg_divergence_attribute(tg_measure *base, tg_measure *next, const tg_tree_di
 			uint32_t r = nmap[a->new_gpu[i]];
 			if (r != TG_NONE && nr[r].category != target[l]) {
 				nr[r].category = target[l];
+				nr[r].cat_source = TG_CAT_SRC_TREE_DIFF;
 				count++;
 			}
 		}

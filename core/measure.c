@@ -5,6 +5,7 @@
 #include "measure.h"
 #include "categorize.h"
 #include "host_syncs.h"
+#include "kernel_category.h"
 #include "kernel_class.h"
 #include "launchers.h"
 #include "memory.h"
@@ -249,6 +250,11 @@ static int add_trace(tg_measure *m, uint32_t ti)
 	tg_launchers_opts lo = {.tb = {0}, .step = -1};
 	if ((rc = tg_launchers_build(&l, tree, &lo)))
 		return rc;
+	tg_categorizer *cz = NULL;
+	if ((rc = tg_categorizer_new(&cz, tree))) {
+		tg_launchers_free(l);
+		return rc;
+	}
 	size_t nl;
 	const tg_launcher *list = tg_launchers_list(l, &nl);
 	/* per device event: its launcher index (or TG_NONE) */
@@ -301,15 +307,20 @@ static int add_trace(tg_measure *m, uint32_t ti)
 		uint32_t li = who[i];
 		const char *cat, *opname;
 		char opshape_none[] = "(no launcher)";
+		tg_kernel_cat kc;
+		if (tg_categorizer_kernel(&kc, cz, (uint32_t)i, li != TG_NONE ? list[li].event : TG_NONE,
+		                          li != TG_NONE ? list[li].category : NULL))
+			goto done;
+		r->cat_source = (uint8_t)kc.source;
+		r->name_category = TG_NONE;
+		if (kc.rule && key(&r->name_category, m->keys, kc.rule->category))
+			goto done;
+		cat = kc.category;
 		if (li != TG_NONE) {
-			cat = list[li].category;
 			opname = tg_atoms_str(atoms, ev[list[li].event].name);
 			r->inv = inv_of[li];
 			r->op_shape = m->invs[r->inv].op_shape;
 		} else {
-			int comm = (tg_trace_name_flags(t, ev[i].name) & TG_NAME_COMM) != 0;
-			cat = comm ? "communication" : ev[i].kind == TG_KIND_MEMCPY ? "memcpy"
-			                            : ev[i].kind == TG_KIND_MEMSET ? "memset" : "unlinked";
 			opname = opshape_none;
 			r->inv = TG_NONE;
 			if (key(&r->op_shape, m->keys, opshape_none))
@@ -337,6 +348,7 @@ done:
 	free(buf);
 	free(mod);
 	tg_launchers_free(l);
+	tg_categorizer_free(cz);
 	return rc;
 }
 

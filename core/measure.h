@@ -27,8 +27,11 @@ typedef struct tg_kernel_rec {
 	                      step of a trace with steps (in no step's sample) */
 	uint32_t inv;      /* index into tg_measure_invocations(), TG_NONE without a launcher */
 	uint32_t category; /* keys (atoms of the shared table); the category of the
-	                      launching op, or of the op where the two trees diverge
-	                      (tg_divergence_attribute) */
+	                      kernel (kernel_category.h: launching op, enclosing op,
+	                      backward link, kernel name), or of the op where the two
+	                      trees diverge (tg_divergence_attribute) */
+	uint32_t name_category; /* key: the category the kernel's name alone gives
+	                           (kernel_names.tsv); TG_NONE when none */
 	uint32_t op;       /* launching op name; "(no launcher)" when none */
 	uint32_t op_shape; /* "op (Input Dims) (Input type)" */
 	uint32_t kernel;   /* kernel name, hex addresses normalised */
@@ -40,6 +43,7 @@ typedef struct tg_kernel_rec {
 	int64_t dur_ns;
 	int64_t delay_ns;  /* kernel start - launch call start; -1 without a launch */
 	int64_t ts;        /* start, ns */
+	uint8_t cat_source; /* tg_cat_source: where category came from */
 } tg_kernel_rec;
 
 typedef struct tg_invocation {

@@ -1,5 +1,6 @@
 /* report.c - assembles the tables of the perf report. */
 #include "report.h"
+#include "kernel_categories.h"
 #include "breakdown.h"
 #include "collectives.h"
 #include "host_syncs.h"
@@ -178,6 +179,10 @@ int tg_report_build(tg_report *out, const tg_tree *tree, const tg_report_opts *o
 	    (rc = tg_launchers_ops_summary(&t, l)) || (rc = add(out, &cap, t)) ||
 	    (rc = tg_launchers_unique_args(&t, l)) || (rc = add(out, &cap, t)) ||
 	    (rc = tg_launchers_kernel_summary(&t, l, tl.total_us)) || (rc = add(out, &cap, t)))
+		goto done;
+	/* the default classification's categories, and their evidence */
+	if (!opts->tracelens &&
+	    ((rc = tg_kernel_categories_table(&t, NULL, tree, l, opts->step)) || (rc = add(out, &cap, t))))
 		goto done;
 	{
 		tg_short_kernel_opts so = {.step = opts->step, .tracelens = opts->tracelens, .total_time_us = tl.total_us};

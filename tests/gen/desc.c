@@ -317,6 +317,18 @@ static void attention_init(model *m, const gen_opts *o)
 	       "at::native::(anonymous namespace)::SoftMaxForwardEpilogue>(c10::BFloat16*, c10::BFloat16 const*, int)",
 	       fwd, K_SDPA_FWD, o->sdpa_scale, g_rows(b * nh * s, 256));
 
+	/* its backward (--train): BmmBackward0 (two bmm each), SoftmaxBackward0 */
+	input sbw[4] = {{"c10::BFloat16", 4, {b, nh, s, s}, {0}, ""}, {"c10::BFloat16", 4, {b, nh, s, s}, {0}, ""},
+	               scalar("-1"), scalar("15")};
+	op(&m->softmax_bwd, "aten::_softmax_backward_data", sbw, 4, NULL);
+	kernel(&m->bmm_bwd_k, "ampere_bf16_s16816gemm_bf16_128x128_ldg8_f2f_stages_32x5_nn", fwd, K_SDPA_BWD,
+	       o->sdpa_scale, g_gemm(s, s));
+	kernel(&m->softmax_bwd_k,
+	       "void at::native::(anonymous namespace)::cunn_SoftMaxBackward<8, c10::BFloat16, float, c10::BFloat16, "
+	       "at::native::(anonymous namespace)::SoftMaxBackwardEpilogue>(c10::BFloat16*, c10::BFloat16 const*, "
+	       "c10::BFloat16 const*, int)",
+	       fwd, K_SDPA_BWD, o->sdpa_scale, g_rows(b * nh * s, 256));
+
 	double qkv_bytes = 2.0 * (double)(b * s * h);
 	n = flash_name("flash_bwd_dot_do_o_kernel", "Flash_bwd_kernel_traits", d,
 	               " >(pytorch_flash::Flash_bwd_params)");
@@ -492,6 +504,8 @@ void model_init(model *m, const gen_opts *o)
 	node(&m->ev_ln_bwd, &m->ln_bwd_node, "NativeLayerNormBackward0");
 	node(&m->ev_sdpa_bwd, &m->sdpa_bwd_node, "ScaledDotProductFlashAttentionBackward0");
 	node(&m->ev_act_bwd, &m->act_bwd_node, "CompiledFunctionBackward");
+	node(&m->ev_bmm_bwd, &m->bmm_bwd_node, "BmmBackward0");
+	node(&m->ev_softmax_bwd, &m->softmax_bwd_node, "SoftmaxBackward0");
 	python_init(m, o);
 	m->gpu_name = json_quote(o->gpu);
 }
@@ -503,12 +517,14 @@ void model_free(model *m, const gen_opts *o)
 	                 &m->to_copy, &m->empty_strided, &m->copy, &m->item, &m->local_scalar, &m->fused_adamw,
 	                 &m->allreduce, &m->record_param_comms, &m->allreduce_ann, &m->ev_add_bwd, &m->add_bwd,
 	                 &m->ev_addmm_bwd, &m->addmm_bwd, &m->ev_ln_bwd, &m->ln_bwd_node, &m->ev_sdpa_bwd,
-	                 &m->sdpa_bwd_node, &m->ev_act_bwd, &m->act_bwd_node, &m->sdpa_math, &m->matmul, &m->bmm, &m->softmax};
+	                 &m->sdpa_bwd_node, &m->ev_act_bwd, &m->act_bwd_node, &m->sdpa_math, &m->matmul, &m->bmm, &m->softmax,
+	                 &m->ev_bmm_bwd, &m->bmm_bwd_node, &m->ev_softmax_bwd, &m->softmax_bwd_node, &m->softmax_bwd};
 	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
 		op_free(ops[i]);
 	kdesc *ks[] = {&m->ln_fwd, &m->ln_bwd_dx, &m->ln_bwd_gb, &m->flash, &m->split_kv, &m->split_combine,
 	               &m->add_k, &m->act_k, &m->act_bwd_k, &m->flash_bwd_dot, &m->flash_bwd_main,
-	               &m->flash_bwd_convert, &m->adam, &m->nccl, &m->bmm_k, &m->softmax_k};
+	               &m->flash_bwd_convert, &m->adam, &m->nccl, &m->bmm_k, &m->softmax_k, &m->bmm_bwd_k,
+	               &m->softmax_bwd_k};
 	for (size_t i = 0; i < sizeof(ks) / sizeof(ks[0]); i++)
 		kernel_free(ks[i]);
 	if (o->extra_op) {

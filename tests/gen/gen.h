@@ -142,6 +142,8 @@ typedef struct model {
 	/* backward: engine wrappers (ev_*), nodes, the ops below them */
 	opdesc ev_add_bwd, add_bwd, ev_addmm_bwd, addmm_bwd, ev_ln_bwd, ln_bwd_node, ev_sdpa_bwd, sdpa_bwd_node;
 	opdesc ev_act_bwd, act_bwd_node, ln_bwd, sdpa_bwd, flash_bwd, act_bwd;
+	opdesc ev_bmm_bwd, bmm_bwd_node, ev_softmax_bwd, softmax_bwd_node, softmax_bwd; /* --sdpa-math --train */
+	kdesc bmm_bwd_k, softmax_bwd_k;
 	kdesc ln_bwd_dx, ln_bwd_gb, flash_bwd_dot, flash_bwd_main, flash_bwd_convert, act_bwd_k;
 	/* optimizer and the collective */
 	opdesc fused_adamw, allreduce, record_param_comms, allreduce_ann;

@@ -26,7 +26,9 @@ enum { TAG_NOISE = 1, TAG_JITTER = 2 };
 enum { API_LAUNCH, API_DRIVER };
 
 /* The ops of a layer that create autograd nodes (Sequence number slots). */
-enum { S_LN1, S_QKV, S_SDPA, S_OUT, S_ADD1, S_LN2, S_UP, S_ACT, S_DOWN, S_ADD2, S_PER_LAYER };
+enum { S_LN1, S_QKV, S_SDPA, S_OUT, S_ADD1, S_LN2, S_UP, S_ACT, S_DOWN, S_ADD2,
+       S_QK, S_SOFTMAX, S_PV, /* --sdpa-math: the math path's own autograd nodes */
+       S_PER_LAYER };
 
 /* Kernel slots within a layer, for the jitter hash. */
 enum { K_LN1 = 0, K_QKV = 1, K_FLASH = 2, K_OUTP = 3, K_ADD1 = 4, K_LN2 = 5, K_UP = 6, K_ACT = 7,
@@ -241,6 +243,14 @@ static void leaf(gen *g, int th, const opdesc *o, const kdesc *k, uint64_t slot)
 	end(g, th);
 }
 
+/* An op on the autograd thread launching one kernel of duration dur. */
+static void leaf_dur(gen *g, const opdesc *o, const kdesc *k, int64_t dur)
+{
+	op(g, AUTOGRAD, o);
+	launch(g, AUTOGRAD, k, dur, API_LAUNCH);
+	end(g, AUTOGRAD);
+}
+
 /* A cudaMemcpyAsync that blocks the host until the copy is done (pageable
  * memory). */
 static void memcpy_blocking(gen *g, int th, const mdesc *mc)
@@ -293,17 +303,19 @@ static void attention_math(gen *g, int64_t l, int64_t t)
 	const model *m = g->m;
 	int64_t total = llround((double)t * g->o->sdpa_math);
 	int64_t qk = total * 2 / 5, sm = total / 5, pv = total - qk - sm;
-	op_fwd(g, &m->sdpa_math, l, S_SDPA);
+	/* a composite op: the autograd nodes are its bmm's and softmax's, as
+	 * in PyTorch (BmmBackward0, SoftmaxBackward0 in the backward) */
+	op(g, MAIN, &m->sdpa_math);
 	op(g, MAIN, &m->matmul);
-	op(g, MAIN, &m->bmm);
+	op_fwd(g, &m->bmm, l, S_QK);
 	launch(g, MAIN, &m->bmm_k, qk, API_LAUNCH);
 	end(g, MAIN);
 	end(g, MAIN);
-	op(g, MAIN, &m->softmax);
+	op_fwd(g, &m->softmax, l, S_SOFTMAX);
 	launch(g, MAIN, &m->softmax_k, sm, API_LAUNCH);
 	end(g, MAIN);
 	op(g, MAIN, &m->matmul);
-	op(g, MAIN, &m->bmm);
+	op_fwd(g, &m->bmm, l, S_PV);
 	launch(g, MAIN, &m->bmm_k, pv, API_LAUNCH);
 	end(g, MAIN);
 	end(g, MAIN);
@@ -462,10 +474,38 @@ static void layer_norm_bwd(gen *g, int64_t l, int s, int k)
 	node_end(g);
 }
 
+/* The math path's backward: BmmBackward0 of the second bmm (two bmm
+ * kernels: the gradients of the probabilities and of V), SoftmaxBackward0,
+ * BmmBackward0 of the first (the gradients of Q and K); together the flash
+ * backward's time x --sdpa-math, as the forward. */
+static void attention_math_bwd(gen *g, int64_t l, uint64_t base)
+{
+	const model *m = g->m;
+	int64_t t = kdur(g, &m->flash_bwd_dot, base) + kdur(g, &m->flash_bwd_main, base + 1) +
+	            kdur(g, &m->flash_bwd_convert, base + 2);
+	int64_t total = llround((double)t * g->o->sdpa_math);
+	int64_t gemm = total / 5, sm = total - 4 * gemm;
+	node_begin(g, &m->ev_bmm_bwd, &m->bmm_bwd_node, l, S_PV);
+	leaf_dur(g, &m->bmm, &m->bmm_bwd_k, gemm);
+	leaf_dur(g, &m->bmm, &m->bmm_bwd_k, gemm);
+	node_end(g);
+	node_begin(g, &m->ev_softmax_bwd, &m->softmax_bwd_node, l, S_SOFTMAX);
+	leaf_dur(g, &m->softmax_bwd, &m->softmax_bwd_k, sm);
+	node_end(g);
+	node_begin(g, &m->ev_bmm_bwd, &m->bmm_bwd_node, l, S_QK);
+	leaf_dur(g, &m->bmm, &m->bmm_bwd_k, gemm);
+	leaf_dur(g, &m->bmm, &m->bmm_bwd_k, gemm);
+	node_end(g);
+}
+
 static void attention_bwd(gen *g, int64_t l)
 {
 	const model *m = g->m;
 	uint64_t base = slot(l, K_BWD + 3 * K_FLASH);
+	if (g->o->sdpa_math > 0) {
+		attention_math_bwd(g, l, base);
+		return;
+	}
 	node_begin(g, &m->ev_sdpa_bwd, &m->sdpa_bwd_node, l, S_SDPA);
 	op(g, AUTOGRAD, &m->sdpa_bwd);
 	op(g, AUTOGRAD, &m->flash_bwd);
