@@ -543,6 +543,7 @@ static json_t *item_json(const tg_judged *x, const char *category)
 	json_object_set_new(o, "samples_new", json_integer((json_int_t)x->nnext));
 	json_object_set_new(o, "sampling", json_string(tg_sampling_name(x->sampling)));
 	json_object_set_new(o, "no_data", json_boolean(x->no_data));
+	json_object_set_new(o, "unmatched", json_boolean(x->unmatched));
 	json_object_set_new(o, "note", json_string(x->note));
 	return o;
 }

@@ -69,6 +69,69 @@ static int rec_matches(const tg_rule *r, const tg_atoms *keys, const tg_kernel_r
 	       tg_pattern_match(&r->shape, kstr(keys, k->op_shape));
 }
 
+struct ctx {
+	const tg_rules_settings *set;
+	const tg_rule *rule;
+	int comparable;
+};
+
+/* Kernels the rule would select if their category were the one their
+ * name gives (kernel_names.tsv): the rule's other selectors match, its
+ * category pattern matches the name's category but not the category the
+ * kernel is filed under (its launching op said otherwise). Writes a
+ * sentence about them to buf ("" when none, or the rule selects no
+ * category). */
+static void name_hint(char *buf, size_t cap, const tg_rule *r, const tg_measure *const *sides,
+                      const tg_atoms *keys)
+{
+	buf[0] = 0;
+	if (!r->category.text)
+		return;
+	size_t count = 0;
+	int64_t ns = 0;
+	uint32_t filed = TG_NONE, named = TG_NONE;
+	for (int s = 0; s < 2; s++) {
+		size_t nk;
+		const tg_kernel_rec *k = tg_measure_kernels(sides[s], &nk);
+		for (size_t i = 0; i < nk; i++) {
+			if (k[i].name_category == TG_NONE || k[i].name_category == k[i].category ||
+			    !tg_pattern_match(&r->category, kstr(keys, k[i].name_category)) ||
+			    tg_pattern_match(&r->category, kstr(keys, k[i].category)))
+				continue;
+			tg_rule tmp = *r;
+			memset(&tmp.category, 0, sizeof(tmp.category));
+			if (!rec_matches(&tmp, keys, &k[i]))
+				continue;
+			count++;
+			ns += k[i].dur_ns;
+			if (filed == TG_NONE) {
+				filed = k[i].category;
+				named = k[i].name_category;
+			}
+		}
+	}
+	if (count)
+		snprintf(buf, cap, "%zu kernels (%.1f us) are named like %s but filed under %s by their launching op",
+		         count, (double)ns / 1e3, kstr(keys, named), kstr(keys, filed));
+}
+
+/* A rule whose selection matches nothing on either side: inconclusive, with
+ * the reason (and what its kernels' names would have matched). */
+static void set_unmatched(tg_judged *j, const struct ctx *c, const tg_measure *base, const tg_measure *next,
+                          const tg_atoms *keys)
+{
+	j->unmatched = 1;
+	j->verdict = TG_VERDICT_INCONCLUSIVE;
+	if (!c->comparable) {
+		snprintf(j->note, sizeof(j->note), "not comparable");
+		return;
+	}
+	char hint[128];
+	const tg_measure *sides[2] = {base, next};
+	name_hint(hint, sizeof(hint), c->rule, sides, keys);
+	snprintf(j->note, sizeof(j->note), "matches nothing in either trace%s%s", hint[0] ? ": " : "", hint);
+}
+
 static uint32_t group_key(const tg_rule *r, const tg_kernel_rec *k)
 {
 	if (r->aggregate == TG_AGG_TOTAL)
@@ -287,12 +350,6 @@ static int make_strata(tg_stratum **out, size_t *n, const struct side_vals *b, c
 }
 
 /* ------------------------------------------------------------ one item */
-
-struct ctx {
-	const tg_rules_settings *set;
-	const tg_rule *rule;
-	int comparable;
-};
 
 static uint64_t seed_of(const char *rule, const char *item)
 {
@@ -690,6 +747,8 @@ static int judge_units(tg_judged *j, const struct ctx *c, const tg_measure *base
 	j->sampling = m == TG_METRIC_HOST_SYNCS || m == TG_METRIC_PEAK_MEMORY ? TG_SAMPLING_EXACT : TG_SAMPLING_STEPS;
 	*matched = 1;
 	if (judge_no_data(j, c, selb, datab, selx, datax, matched)) {
+		if (!*matched)
+			set_unmatched(j, c, base, next, keys);
 		if (!c->comparable) {
 			j->verdict = TG_VERDICT_INCONCLUSIVE;
 			snprintf(j->note, sizeof(j->note), "not comparable");
@@ -836,7 +895,7 @@ static int judge_rule(tg_judgement *jd, const struct ctx *c, const tg_measure *b
 			snprintf(j->note, sizeof(j->note), "not comparable");
 		goto done;
 	}
-	if (r->aggregate == TG_AGG_TOTAL) {
+	if (r->aggregate == TG_AGG_TOTAL || nb + nx == 0) {
 		tg_judged *j;
 		if (push(jd, &j) || !(j->item = strdup(""))) {
 			rc = TG_ENOMEM;
@@ -844,6 +903,18 @@ static int judge_rule(tg_judgement *jd, const struct ctx *c, const tg_measure *b
 		}
 		j->rule = r;
 		rc = judge_group(j, c, vb, nb, ub, vx, nx, ux);
+		if (!rc && nb + nx == 0) {
+			set_unmatched(j, c, base, next, keys);
+		} else if (!rc) {
+			/* the evidence for a surprising number: kernels whose
+			 * names say this category, filed elsewhere by their op */
+			char hint[128];
+			const tg_measure *sides[2] = {base, next};
+			name_hint(hint, sizeof(hint), r, sides, keys);
+			size_t len = strlen(j->note);
+			if (hint[0])
+				snprintf(j->note + len, sizeof(j->note) - len, "%snot selected: %s", len ? "; " : "", hint);
+		}
 		goto done;
 	}
 	/* each: walk both sorted lists group by group */
@@ -907,7 +978,7 @@ static void summarize(tg_judgement *jd, const tg_atoms *keys)
 	const tg_judged *w = NULL;
 	for (size_t i = 0; i < jd->n; i++) {
 		const tg_judged *j = &jd->items[i];
-		if (j->accepted || j->no_data)
+		if (j->accepted || j->no_data || j->unmatched)
 			continue;
 		if (!w || j->verdict > w->verdict || (j->verdict == w->verdict && j->pct > w->pct && j->verdict != TG_VERDICT_PASS))
 			w = j;
@@ -983,7 +1054,8 @@ int tg_judge(tg_judgement **out, const tg_rules *rules, const tg_measure *base, 
 				if (!strcmp(accepts[a].rule, rl[i].name) &&
 				    (j->verdict == TG_VERDICT_BLOCK || j->verdict == TG_VERDICT_WARN))
 					j->accepted = 1;
-			if (rl[i].aggregate == TG_AGG_TOTAL && j->verdict == TG_VERDICT_INCONCLUSIVE && !j->no_data)
+			if (rl[i].aggregate == TG_AGG_TOTAL && j->verdict == TG_VERDICT_INCONCLUSIVE && !j->no_data &&
+			    !j->unmatched)
 				jd->total_inconclusive = 1;
 		}
 	}

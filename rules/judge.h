@@ -58,6 +58,10 @@ typedef struct tg_judged {
 	int no_data;             /* the metric has no data on either side (no memory
 	                            events, no collectives, ...): inconclusive, but
 	                            it does not make the diff inconclusive */
+	int unmatched;           /* the rule's selection matches nothing on either
+	                            side: inconclusive with the reason in note (not a
+	                            silent pass), but it does not make the diff
+	                            inconclusive (docs/rules.md "Matches nothing") */
 	char note[160];          /* why inconclusive, why not blocking, ... */
 } tg_judged;
 
