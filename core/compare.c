@@ -2,6 +2,8 @@
  * compare.c - aggregates two measures by a key and lines them up.
  */
 #include "compare.h"
+#include "idmap.h"
+#include "kernel_category.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -184,6 +186,64 @@ static void set_count(tg_table *t, size_t row, size_t col, double v)
 		tg_table_set_num(t, row, col, v);
 }
 
+/* "kernel name 78 %, op 22 %": where the kernel time of each shown
+ * category came from, both sides together, largest first (kernel_category.h).
+ * from[i] receives the text of rows[i]; one pass over the records. */
+static int category_sources(char (*from)[96], const tg_compare_row *rows, size_t n, const tg_measure *base,
+                            const tg_measure *next)
+{
+	tg_idmap *row_of = tg_idmap_new(n ? n : 1);
+	int64_t(*ns)[TG_CAT_SRC_COUNT] = tg_calloc(n ? n : 1, sizeof(*ns));
+	if (!row_of || !ns) {
+		tg_idmap_free(row_of);
+		free(ns);
+		return TG_ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (tg_idmap_put(row_of, rows[i].key, (uint32_t)i) < 0) {
+			tg_idmap_free(row_of);
+			free(ns);
+			return TG_ENOMEM;
+		}
+	const tg_measure *sides[2] = {base, next};
+	for (int s = 0; s < 2; s++) {
+		size_t nk;
+		const tg_kernel_rec *k = tg_measure_kernels(sides[s], &nk);
+		for (size_t i = 0; i < nk; i++) {
+			uint32_t r = tg_idmap_get(row_of, k[i].category);
+			if (r != TG_NONE && k[i].cat_source < TG_CAT_SRC_COUNT)
+				ns[r][k[i].cat_source] += k[i].dur_ns;
+		}
+	}
+	for (size_t i = 0; i < n; i++) {
+		int64_t total = 0;
+		for (int c = 0; c < TG_CAT_SRC_COUNT; c++)
+			total += ns[i][c];
+		size_t len = 0;
+		from[i][0] = 0;
+		for (int shown = 0; shown < TG_CAT_SRC_COUNT && total > 0; shown++) {
+			int best = -1;
+			for (int c = 0; c < TG_CAT_SRC_COUNT; c++)
+				if (ns[i][c] > 0 && (best < 0 || ns[i][c] > ns[i][best]))
+					best = c;
+			if (best < 0)
+				break;
+			double pct = 100.0 * (double)ns[i][best] / (double)total;
+			ns[i][best] = 0;
+			if (pct < 0.5)
+				break;
+			int w = snprintf(from[i] + len, 96 - len, "%s%s %.0f %%", len ? ", " : "",
+			                 tg_cat_source_name((tg_cat_source)best), pct);
+			if (w < 0 || (size_t)w >= 96 - len)
+				break;
+			len += (size_t)w;
+		}
+	}
+	tg_idmap_free(row_of);
+	free(ns);
+	return 0;
+}
+
 int tg_compare_table(tg_table **out, const tg_measure *base, const tg_measure *next, const tg_atoms *keys,
                      tg_compare_by by, size_t limit)
 {
@@ -196,8 +256,9 @@ int tg_compare_table(tg_table **out, const tg_measure *base, const tg_measure *n
 	char name[64], title[96];
 	snprintf(name, sizeof(name), "diff_by_%s", tg_compare_by_name(by));
 	snprintf(title, sizeof(title), "Kernel time per step by %s", tg_compare_by_name(by));
+	/* by category: also where each category came from */
 	const char *cols[] = {tg_compare_by_name(by), "base count", "new count", "base (us)", "new (us)",
-	                      "delta (us)", "delta (%)", "status", NULL};
+	                      "delta (us)", "delta (%)", "status", by == TG_COMPARE_CATEGORY ? "from" : NULL, NULL};
 	tg_table *t = tg_table_new_cols(name, title, cols);
 	if (!t) {
 		free(rows);
@@ -205,6 +266,16 @@ int tg_compare_table(tg_table **out, const tg_measure *base, const tg_measure *n
 	}
 	if (limit && n > limit)
 		n = limit;
+	char(*from)[96] = NULL;
+	if (by == TG_COMPARE_CATEGORY) {
+		from = tg_calloc(n ? n : 1, sizeof(*from));
+		if (!from || category_sources(from, rows, n, base, next)) {
+			free(from);
+			tg_table_free(t);
+			free(rows);
+			return TG_ENOMEM;
+		}
+	}
 	for (size_t i = 0; i < n; i++) {
 		const tg_compare_row *r = &rows[i];
 		int64_t ri = tg_table_add_row(t);
@@ -221,13 +292,32 @@ int tg_compare_table(tg_table **out, const tg_measure *base, const tg_measure *n
 		tg_table_set_num(t, (size_t)ri, 5, r->delta_us);
 		if (isfinite(r->delta_pct))
 			tg_table_set_num(t, (size_t)ri, 6, r->delta_pct);
-		if ((r->is_new || r->is_gone) && tg_table_set_str(t, (size_t)ri, 7, r->is_new ? "new" : "gone")) {
+		if (((r->is_new || r->is_gone) && tg_table_set_str(t, (size_t)ri, 7, r->is_new ? "new" : "gone")) ||
+		    (from && tg_table_set_str(t, (size_t)ri, 8, from[i]))) {
+			free(from);
 			tg_table_free(t);
 			free(rows);
 			return TG_ENOMEM;
 		}
 	}
+	free(from);
 	free(rows);
 	*out = t;
 	return 0;
+}
+
+int tg_compare_category_from(char *buf, size_t cap, const tg_measure *base, const tg_measure *next,
+                             const tg_atoms *keys, const char *category)
+{
+	if (cap)
+		buf[0] = 0;
+	uint32_t key = tg_atoms_find(keys, category, strlen(category));
+	if (key == TG_NONE || !cap)
+		return 0;
+	tg_compare_row row = {.key = key};
+	char from[1][96];
+	int rc = category_sources(from, &row, 1, base, next);
+	if (!rc)
+		snprintf(buf, cap, "%s", from[0]);
+	return rc;
 }

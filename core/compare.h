@@ -56,9 +56,16 @@ int tg_compare_categories(tg_compare_cat **out, size_t *n, const tg_measure *bas
 
 /* The same as a table named "diff_by_<by>" with columns <by>, base count,
  * new count, base (us), new (us), delta (us), delta (%), status ("new",
- * "gone", ""); per step values. keys: the shared key table. limit: at
+ * "gone", ""), and by category a last column "from" (where the category's
+ * kernel time came from: "kernel name 78 %, op 22 %"); per step values. keys: the shared key table. limit: at
  * most that many rows (0: all). The caller frees the table. */
 int tg_compare_table(tg_table **out, const tg_measure *base, const tg_measure *next, const tg_atoms *keys,
                      tg_compare_by by, size_t limit);
+
+/* Where the kernel time of category (a key of keys) came from on both
+ * sides, as the "from" column writes it, into buf; "" when the category has
+ * no kernels. Returns 0 or TG_ENOMEM. */
+int tg_compare_category_from(char *buf, size_t cap, const tg_measure *base, const tg_measure *next,
+                             const tg_atoms *keys, const char *category);
 
 #endif

@@ -155,6 +155,47 @@ static void md_rules(FILE *f, const tg_judgement *j)
 		fprintf(f, "\n%zu more items of `each` rules pass.\n", hidden);
 }
 
+/* Where the categories the rules select came from (docs/categories.md):
+ * "SDPA_fwd: kernel name 100 %; GEMM: op 96 %, kernel name 4 %", so that a
+ * surprising verdict can be checked. Writes nothing when no rule selects a
+ * category by name. */
+static void categories_from(FILE *f, const tg_diff_doc *d, int md)
+{
+	size_t n;
+	const tg_judged *it = tg_judgement_items(d->judgement, &n);
+	const char *seen[32];
+	size_t nseen = 0;
+	int any = 0;
+	for (size_t i = 0; i < n && nseen < 32; i++) {
+		const tg_pattern *p = &it[i].rule->category;
+		if (!p->text || p->is_regex)
+			continue;
+		size_t k = 0;
+		while (k < nseen && strcmp(seen[k], p->text))
+			k++;
+		if (k < nseen)
+			continue;
+		seen[nseen++] = p->text;
+		char from[96];
+		if (tg_compare_category_from(from, sizeof(from), d->base, d->next, d->keys, p->text) || !from[0])
+			continue;
+		if (!any)
+			fputs(md ? "\nWhere the judged categories came from: " : "where the judged categories came from: ", f);
+		if (any)
+			fputs("; ", f);
+		if (md) {
+			tg_md_escape(f, p->text);
+			fputs(" ", f);
+			tg_md_escape(f, from);
+		} else {
+			fprintf(f, "%s %s", p->text, from);
+		}
+		any = 1;
+	}
+	if (any)
+		fputs(md ? " (docs/categories.md).\n" : "\n", f);
+}
+
 /* The categories of the keys of one compare_by (tg_compare_categories). */
 struct cats {
 	tg_compare_cat *v;
@@ -333,6 +374,7 @@ static char *md_build(const tg_diff_doc *d, const struct cats *op_cats, size_t d
 	}
 	fputs("\n", f);
 	md_rules(f, j);
+	categories_from(f, d, 1);
 	size_t nu;
 	const char *const *un = tg_judgement_unmatched(j, &nu);
 	for (size_t i = 0; i < nu; i++) {
@@ -460,6 +502,7 @@ int tg_diff_write_text(FILE *f, const tg_diff_doc *d)
 		        x->item[0] ? x->item : "(total)", tg_rule_metric_name(x->rule->metric), bv, nv, pc, ci, smp,
 		        verdict_word(x), x->note[0] ? " (" : "", x->note, x->note[0] ? ")" : "");
 	}
+	categories_from(f, d, 0);
 	size_t nu;
 	const char *const *un = tg_judgement_unmatched(j, &nu);
 	for (size_t i = 0; i < nu; i++)
@@ -500,13 +543,19 @@ static json_t *fp_json(const tg_measure *m, const char *const *files, size_t n)
 }
 
 /* The category of x's item: the item itself for an each rule by
- * category, the category of its kernels for the others, "" for a total.
+ * category, the category of its kernels for the others, the selected
+ * category for a total rule that selects one by name, else "". 
  * cats: one slot per compare_by, filled on first use. */
 static int item_category(char *buf, size_t cap, const tg_judged *x, const tg_diff_doc *d, struct cats *cats)
 {
 	static const tg_compare_by by_of[] = {TG_COMPARE_CATEGORY, TG_COMPARE_OP, TG_COMPARE_OP_SHAPE, TG_COMPARE_KERNEL,
 	                                      TG_COMPARE_MODULE};
 	buf[0] = 0;
+	if (x->rule->aggregate != TG_AGG_EACH && x->rule->category.text && !x->rule->category.is_regex) {
+		/* a total rule over one category: that category */
+		snprintf(buf, cap, "%s", x->rule->category.text);
+		return 0;
+	}
 	if (x->rule->aggregate != TG_AGG_EACH || !x->item[0])
 		return 0;
 	if (x->rule->by == TG_BY_CATEGORY) {
@@ -615,7 +664,13 @@ int tg_diff_write_json(FILE *f, const tg_diff_doc *d)
 	for (size_t i = 0; i < n && !rc; i++) {
 		char cat[160];
 		rc = item_category(cat, sizeof(cat), &it[i], d, cats);
-		json_array_append_new(items, item_json(&it[i], cat));
+		json_t *o = item_json(&it[i], cat);
+		/* where that category's kernel time came from (docs/categories.md) */
+		char from[96] = "";
+		if (!rc && cat[0])
+			rc = tg_compare_category_from(from, sizeof(from), d->base, d->next, d->keys, cat);
+		json_object_set_new(o, "category_from", json_string(from));
+		json_array_append_new(items, o);
 	}
 	json_object_set_new(root, "results", items);
 	json_t *un = json_array();

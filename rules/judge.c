@@ -905,7 +905,7 @@ static int judge_rule(tg_judgement *jd, const struct ctx *c, const tg_measure *b
 		rc = judge_group(j, c, vb, nb, ub, vx, nx, ux);
 		if (!rc && nb + nx == 0) {
 			set_unmatched(j, c, base, next, keys);
-		} else if (!rc) {
+		} else if (!rc && c->comparable) {
 			/* the evidence for a surprising number: kernels whose
 			 * names say this category, filed elsewhere by their op */
 			char hint[128];

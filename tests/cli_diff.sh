@@ -82,8 +82,8 @@ grep -q '^hardware changed (allowed): GPU NVIDIA H100 80GB HBM3 -> NVIDIA A100-S
 expect "math path: attributed to SDPA, block" 1 \
 	"tracegate diff: block: sdpa-forward SDPA_fwd kernel_time +8.0 % (95 % CI +8.0..+8.0 %) > 5 %" \
 	"$tmp/base.json" "$tmp/math.json"
-expect "math path, --no-tree-diff: GEMM grew" 1 \
-	"tracegate diff: block: gemm GEMM kernel_time +49.2 % (95 % CI +49.2..+49.2 %) > 5 %" \
+expect "math path, --no-tree-diff: still SDPA (the enclosing op says so)" 1 \
+	"tracegate diff: block: sdpa-forward SDPA_fwd kernel_time +8.0 % (95 % CI +8.0..+8.0 %) > 5 %" \
 	"$tmp/base.json" "$tmp/math.json" --no-tree-diff
 grep -q 'Where the call trees diverge' "$tmp/out" && not_ok "--no-tree-diff draws nothing" "a drawing" \
 	|| ok "--no-tree-diff draws nothing"
@@ -231,7 +231,8 @@ for side, f in (("base", "base.json"), ("new", "sdpa7.json")):
     assert list(s["fingerprint"]) == ["gpu", "driver", "runtime", "world_size"]
     assert s["fingerprint"] == {"gpu": "NVIDIA H100 80GB HBM3", "driver": "12090", "runtime": "CUDA 12040", "world_size": 1}
 keys = ["rule", "item", "category", "metric", "verdict", "accepted", "improved", "new", "gone", "base", "next", "delta",
-        "pct", "pct_lo", "pct_hi", "p_value", "samples_base", "samples_new", "sampling", "no_data", "note"]
+        "pct", "pct_lo", "pct_hi", "p_value", "samples_base", "samples_new", "sampling", "no_data", "unmatched", "note",
+        "category_from"]
 assert [r["rule"] for r in d["results"]] == ["sdpa-forward", "sdpa-backward", "gemm", "gpu-busy", "exposed-comm", "host-syncs"]
 for r in d["results"]:
     assert list(r) == keys, list(r)
@@ -241,11 +242,15 @@ assert s["samples_base"] == 8 and s["samples_new"] == 8
 assert abs(s["pct"] - 7.0) < 1e-9 and abs(s["pct_lo"] - 7.0) < 1e-9 and abs(s["pct_hi"] - 7.0) < 1e-9
 assert s["base"] == 1582800 and abs(s["delta"] - 110796) < 1e-6
 u = d["results"][1]
-assert u["pct"] is None and u["note"] == "matches nothing" and u["no_data"] is False
+assert u["pct"] is None and u["note"] == "matches nothing in either trace" and u["no_data"] is False
+assert u["verdict"] == "inconclusive" and u["unmatched"] is True, u
 c = d["results"][4]  # exposed-comm on one rank: no collectives
 assert c["verdict"] == "inconclusive" and c["no_data"] is True, c
 assert c["note"] == "no data: the traces have no collectives", c["note"]
-assert all(r["category"] == "" for r in d["results"])  # total rules
+# total rules: the category they select, and where its kernel time came from
+assert [r["category"] for r in d["results"]] == ["SDPA_fwd", "SDPA_bwd", "GEMM", "", "", ""], d["results"]
+assert s["category_from"] == "op 100 %", s["category_from"]
+assert u["category_from"] == "", u["category_from"]  # no SDPA_bwd kernel on either side
 top = d["top_regressions"]
 assert len(top) == 1 and list(top[0]) == ["op", "category", "base", "next", "delta", "pct", "pct_lo", "pct_hi",
                                           "samples_base", "samples_new"], top
@@ -258,8 +263,9 @@ t = d["tables"]
 assert list(t)[:5] == ["diff_by_category", "diff_by_op", "diff_by_op_shape", "diff_by_kernel", "diff_by_module"], list(t)
 c = t["diff_by_category"]
 assert list(c) == ["name", "title", "columns", "rows"]
-assert c["columns"] == ["category", "base count", "new count", "base (us)", "new (us)", "delta (us)", "delta (%)", "status"]
-assert c["rows"][0][0] == "SDPA_fwd" and abs(c["rows"][0][6] - 7.0) < 1e-9
+assert c["columns"] == ["category", "base count", "new count", "base (us)", "new (us)", "delta (us)", "delta (%)", "status",
+                        "from"]
+assert c["rows"][0][0] == "SDPA_fwd" and abs(c["rows"][0][6] - 7.0) < 1e-9 and c["rows"][0][8] == "op 100 %", c["rows"][0]
 EOF
 	run "$tmp/base.json" "$tmp/split.json" --format json --accept sdpa-forward:intended
 	python3 - "$tmp/out" <<'EOF' && ok "json: accepted and the divergence" || not_ok "json: accepted" "see above"
