@@ -129,7 +129,7 @@ static void set_unmatched(tg_judged *j, const struct ctx *c, const tg_measure *b
 	char hint[128];
 	const tg_measure *sides[2] = {base, next};
 	name_hint(hint, sizeof(hint), c->rule, sides, keys);
-	snprintf(j->note, sizeof(j->note), "matches nothing in either trace%s%s", hint[0] ? ": " : "", hint);
+	snprintf(j->note, sizeof(j->note), "matches nothing in either trace%s%.120s", hint[0] ? ": " : "", hint);
 }
 
 static uint32_t group_key(const tg_rule *r, const tg_kernel_rec *k)
@@ -913,7 +913,7 @@ static int judge_rule(tg_judgement *jd, const struct ctx *c, const tg_measure *b
 			name_hint(hint, sizeof(hint), r, sides, keys);
 			size_t len = strlen(j->note);
 			if (hint[0])
-				snprintf(j->note + len, sizeof(j->note) - len, "%snot selected: %s", len ? "; " : "", hint);
+				snprintf(j->note + len, sizeof(j->note) - len, "%snot selected: %.120s", len ? "; " : "", hint);
 		}
 		goto done;
 	}
