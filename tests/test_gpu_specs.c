@@ -199,45 +199,19 @@ static const struct {
 };
 #define NEXPECTED (sizeof(expected) / sizeof(expected[0]))
 
-/* The walk's findings (nftw has no user pointer). */
-static struct {
-	char **paths;
-	size_t n, cap;
-} found;
-
-static int collect(const char *path, const struct stat *st, int type, struct FTW *ftw)
-{
-	(void)st;
-	(void)ftw;
-	size_t len = strlen(path);
-	if (type != FTW_F)
-		return 0;
-	if ((len > 5 && !strcmp(path + len - 5, ".json")) || (len > 8 && !strcmp(path + len - 8, ".json.gz"))) {
-		if (found.n == found.cap) {
-			found.cap = found.cap ? found.cap * 2 : 64;
-			found.paths = realloc(found.paths, found.cap * sizeof(char *));
-		}
-		found.paths[found.n++] = strdup(path);
-	}
-	return 0;
-}
-
 static void test_recognise_shared_traces(void **state)
 {
 	(void)state;
 	TG_SKIP_WITHOUT_SHARED();
 	tg_gpu_specs *s = new_specs();
-	memset(&found, 0, sizeof(found));
-	assert_int_equal(nftw(tg_test_shared_traces(), collect, 16, FTW_PHYS), 0);
-	assert_true(found.n > 0);
+	size_t nfound;
+	char **paths = tg_test_shared_trace_files(&nfound);
+	assert_true(nfound > 0);
 	size_t traces_with_devices = 0, devices = 0, seen[NEXPECTED] = {0};
-	for (size_t i = 0; i < found.n; i++) {
+	for (size_t i = 0; i < nfound; i++) {
 		tg_trace *t = NULL;
-		if (tg_trace_read_file(&t, found.paths[i], NULL)) {
-			/* a few files under traces/ are not traces (configs, results) */
-			free(found.paths[i]);
-			continue;
-		}
+		if (tg_trace_read_file(&t, paths[i], NULL))
+			continue; /* a few files under traces/ are not traces (configs, results) */
 		size_t nd;
 		const tg_device *d = tg_trace_devices(t, &nd);
 		traces_with_devices += nd > 0;
@@ -247,14 +221,14 @@ static void test_recognise_shared_traces(void **state)
 			while (e < NEXPECTED && strcmp(expected[e].name, name))
 				e++;
 			if (e == NEXPECTED)
-				fail_msg("%s: device '%s' is not in the expected table", found.paths[i], name);
+				fail_msg("%s: device '%s' is not in the expected table", paths[i], name);
 			seen[e]++;
 			const tg_gpu_spec *g = NULL;
 			int rc = tg_gpu_specs_match_device(&g, s, t, &d[k]);
 			const char *got = rc ? NULL : g->name;
 			if (!expected[e].want ? got != NULL : (!got || strcmp(got, expected[e].want)))
 				fail_msg("%s: device '%s' (%d.%d, %d SMs, %lld bytes): got %s, want %s",
-				         found.paths[i], name, d[k].compute_major, d[k].compute_minor,
+				         paths[i], name, d[k].compute_major, d[k].compute_minor,
 				         d[k].num_sms, (long long)d[k].total_memory, got ? got : "none",
 				         expected[e].want ? expected[e].want : "none");
 			if (got && !strcmp(got, "H200")) {
@@ -265,10 +239,9 @@ static void test_recognise_shared_traces(void **state)
 			}
 		}
 		tg_trace_free(t);
-		free(found.paths[i]);
 	}
-	free(found.paths);
-	print_message("%zu files, %zu with deviceProperties, %zu devices\n", found.n,
+	tg_test_paths_free(paths, nfound);
+	print_message("%zu files, %zu with deviceProperties, %zu devices\n", nfound,
 	              traces_with_devices, devices);
 	/* the corpus as of writing: 48 traces with deviceProperties; every
 	 * expected name occurs */

@@ -19,7 +19,6 @@
 #include "../core/kernel_names.h"
 #include "../core/launchers.h"
 
-#include <ftw.h>
 
 static void test_glob(void **state)
 {
@@ -97,33 +96,6 @@ static void test_table_lines(void **state)
 
 /* ------------------------------------------------------------ shared traces */
 
-static struct {
-	char **paths;
-	size_t n, cap;
-} found;
-
-static int collect(const char *path, const struct stat *st, int type, struct FTW *ftw)
-{
-	(void)st;
-	(void)ftw;
-	size_t len = strlen(path);
-	if (type != FTW_F)
-		return 0;
-	if ((len > 5 && !strcmp(path + len - 5, ".json")) || (len > 8 && !strcmp(path + len - 8, ".json.gz"))) {
-		if (found.n == found.cap) {
-			found.cap = found.cap ? found.cap * 2 : 64;
-			found.paths = realloc(found.paths, found.cap * sizeof(char *));
-		}
-		found.paths[found.n++] = strdup(path);
-	}
-	return 0;
-}
-
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 /* The traces held to the 5 % bar: inference engines (graph replays, custom
  * ops) and torch.compile (CUDA graphs, inductor kernels). */
 static int must_classify(const char *path)
@@ -136,21 +108,18 @@ static void test_shared_traces_other_share(void **state)
 {
 	(void)state;
 	TG_SKIP_WITHOUT_SHARED();
-	memset(&found, 0, sizeof(found));
-	assert_int_equal(nftw(tg_test_shared_traces(), collect, 16, FTW_PHYS), 0);
-	qsort(found.paths, found.n, sizeof(char *), cmp_str);
+	size_t nfound;
+	char **paths = tg_test_shared_trace_files(&nfound);
 	size_t prefix = strlen(tg_test_shared_traces()) + 1;
 	int checked = 0, failed = 0;
 	print_message("unclassified share of GPU kernel time (other + unlinked), default classification:\n");
-	for (size_t i = 0; i < found.n; i++) {
+	for (size_t i = 0; i < nfound; i++) {
 		tg_trace *t = NULL;
 		tg_tree *tree = NULL;
 		tg_launchers *l = NULL;
 		tg_table *tab = NULL;
-		if (tg_trace_read_file(&t, found.paths[i], NULL)) {
-			free(found.paths[i]);
+		if (tg_trace_read_file(&t, paths[i], NULL))
 			continue; /* a few files under traces/ are not traces */
-		}
 		assert_int_equal(tg_tree_build(&tree, t), 0);
 		tg_launchers_opts lo = {.step = -1};
 		assert_int_equal(tg_launchers_build(&l, tree, &lo), 0);
@@ -159,13 +128,13 @@ static void test_shared_traces_other_share(void **state)
 		if (tot.total_ns > 0) {
 			double share = 100.0 * (double)tot.unclassified_ns / (double)tot.total_ns;
 			double by_name = 100.0 * (double)tot.by_source_ns[TG_CAT_SRC_KERNEL] / (double)tot.total_ns;
-			int held = must_classify(found.paths[i]);
+			int held = must_classify(paths[i]);
 			print_message("  %6.2f %%  (%5.1f %% by kernel name)  %s%s\n", share, by_name,
-			              found.paths[i] + prefix, held ? "  [<= 5 %]" : "");
+			              paths[i] + prefix, held ? "  [<= 5 %]" : "");
 			if (held) {
 				checked++;
 				if (share > 5.0) {
-					print_error("%s: %.2f %% of kernel time unclassified (> 5 %%)\n", found.paths[i], share);
+					print_error("%s: %.2f %% of kernel time unclassified (> 5 %%)\n", paths[i], share);
 					failed++;
 				}
 			}
@@ -174,9 +143,8 @@ static void test_shared_traces_other_share(void **state)
 		tg_launchers_free(l);
 		tg_tree_free(tree);
 		tg_trace_free(t);
-		free(found.paths[i]);
 	}
-	free(found.paths);
+	tg_test_paths_free(paths, nfound);
 	assert_int_equal(failed, 0);
 	assert_true(checked >= 12); /* 9 h200-dev, 2+ vLLM, 2+ SGLang, torch_compile */
 }

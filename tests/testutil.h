@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <ftw.h>
 #include <sys/stat.h>
 
 #include <cmocka.h>
@@ -132,6 +133,58 @@ static inline char *tg_test_slurp(const char *path, size_t *len)
 		*len = (size_t)n;
 	}
 	return buf;
+}
+
+/* Every .json and .json.gz file under the shared traces folder, sorted
+ * (some are configs or results, not traces: a caller skips what does not
+ * read). *n of them; the caller frees each path and the array with
+ * tg_test_paths_free. NULL with *n 0 when the folder is absent. */
+static struct {
+	char **paths;
+	size_t n, cap;
+} tg_test_walk; /* nftw has no user pointer */
+
+static inline int tg_test_walk_one(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	(void)st;
+	(void)ftw;
+	size_t len = strlen(path);
+	if (type != FTW_F)
+		return 0;
+	if ((len > 5 && !strcmp(path + len - 5, ".json")) || (len > 8 && !strcmp(path + len - 8, ".json.gz"))) {
+		if (tg_test_walk.n == tg_test_walk.cap) {
+			tg_test_walk.cap = tg_test_walk.cap ? tg_test_walk.cap * 2 : 64;
+			tg_test_walk.paths = realloc(tg_test_walk.paths, tg_test_walk.cap * sizeof(char *));
+			assert_non_null(tg_test_walk.paths);
+		}
+		tg_test_walk.paths[tg_test_walk.n++] = strdup(path);
+	}
+	return 0;
+}
+
+static inline int tg_test_cmp_path(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static inline char **tg_test_shared_trace_files(size_t *n)
+{
+	memset(&tg_test_walk, 0, sizeof(tg_test_walk));
+	*n = 0;
+	if (!tg_test_shared_traces())
+		return NULL;
+	assert_int_equal(nftw(tg_test_shared_traces(), tg_test_walk_one, 16, FTW_PHYS), 0);
+	if (tg_test_walk.n > 1)
+		qsort(tg_test_walk.paths, tg_test_walk.n, sizeof(char *), tg_test_cmp_path);
+	*n = tg_test_walk.n;
+	return tg_test_walk.paths;
+}
+
+static inline void tg_test_paths_free(char **paths, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(paths[i]);
+	free(paths);
 }
 
 #endif
