@@ -6,6 +6,7 @@
 #include "log.h"
 #include "sha256.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -297,6 +298,13 @@ static int scan_one(tg_daemon *d, const tg_storage_obj *o, size_t *added)
 		tg_log(TG_LOG_DEBUG, "%s: repository %s is not configured: ignored", o->key, repo_name);
 		return 0;
 	}
+	if (!tg_manifest_name_ok(seg[3]) || !tg_manifest_name_ok(seg[4])) {
+		/* never posted: the names go into the status context and the
+		 * comment's marker */
+		tg_log(TG_LOG_WARN, "%s: run refused: the %s folder must be 1 to 64 of A-Z a-z 0-9 . _ - (nothing posted)",
+		       o->key, tg_manifest_name_ok(seg[3]) ? "run-id" : "workload");
+		return 0;
+	}
 	if (!workload_wanted(repo, seg[3])) {
 		tg_log(TG_LOG_DEBUG, "%s: workload %s is not configured for %s: ignored", o->key, seg[3], repo_name);
 		return 0;
@@ -306,17 +314,28 @@ static int scan_one(tg_daemon *d, const tg_storage_obj *o, size_t *added)
 	int rc = tg_storage_read(d->storage, o->key, &data, &len, d->cfg->max_manifest_bytes);
 	if (rc == TG_ENOTFOUND)
 		return 0; /* removed since the listing */
-	int oversize = rc == TG_ELIMIT;
+	/* too large, or not a regular file (a FIFO, a link): the run is
+	 * rejected with the message, once */
+	int oversize = rc == TG_ELIMIT || rc == TG_EINVAL;
 	if (rc && !oversize)
 		return rc;
 	char errmsg[512] = "";
 	if (oversize) {
-		snprintf(errmsg, sizeof(errmsg), "%s", tg_error_last());
+		/* the job keeps why (tg_manifest_parse reports it), without the
+		 * storage's place on this host */
+		const char *why = tg_error_last(), *where = tg_storage_describe(d->storage);
+		size_t wl = strlen(where);
+		if (wl && !strncmp(why, where, wl) && !strncmp(why + wl, ": ", 2))
+			why += wl + 2;
+		size_t kl = strlen(o->key);
+		if (!strncmp(why, o->key, kl) && !strncmp(why + kl, ": ", 2))
+			why += kl + 2;
+		snprintf(errmsg, sizeof(errmsg), "%s", why);
 		free(data);
-		data = strdup("");
-		len = 0;
-		if (!data)
+		data = NULL;
+		if (asprintf(&data, "%s%s", TG_MANIFEST_UNREADABLE, errmsg) < 0)
 			return TG_ENOMEM;
+		len = strlen(data);
 	}
 	/* the run's content key: the manifest's key and bytes */
 	tg_sha256_ctx c;
@@ -338,7 +357,14 @@ static int scan_one(tg_daemon *d, const tg_storage_obj *o, size_t *added)
 	snprintf(prefix, sizeof(prefix), "%s/%s/%s/%s/%s", seg[0], seg[1], seg[2], seg[3], seg[4]);
 	j.prefix = prefix;
 	j.repo = repo_name;
-	j.commit = seg[2];
+	/* the folder may spell the SHA in capitals; git and the store speak
+	 * lower case (the manifest's commit is checked against the folder
+	 * case-insensitively and lowered too) */
+	char commit[1025];
+	snprintf(commit, sizeof(commit), "%s", seg[2]);
+	for (char *p = commit; *p; p++)
+		*p = (char)tolower((unsigned char)*p);
+	j.commit = commit;
 	j.branch = m ? m->branch : (char *)"(unknown: bad manifest)";
 	j.target_branch = m ? m->target_branch : NULL;
 	j.pr = m ? m->pr : 0;

@@ -81,12 +81,12 @@ int tg_side_load(tg_side *s, tg_daemon *d, const tg_manifest *m, int *permanent)
 		/* shown in the comment: "<run-id>/<path>" */
 		if (asprintf(&s->names[i], "%s/%s", m->run_id, m->traces[order[i]].path) < 0)
 			s->names[i] = NULL;
-		char *path = NULL;
-		int is_temp = 0;
-		rc = tg_storage_fetch(d->storage, key, d->tmp_dir, d->cfg->max_trace_bytes, &path, &is_temp);
+		int fd = -1;
+		rc = tg_storage_fetch(d->storage, key, d->tmp_dir, d->cfg->max_trace_bytes, &fd);
 		if (rc) {
-			/* missing, outside the run, too large: the run is at fault; an
-			 * unreachable storage may come back */
+			/* missing, a link or not a regular file, outside the run, too
+			 * large: the run is at fault; an unreachable storage may come
+			 * back */
 			*permanent = rc == TG_ENOTFOUND || rc == TG_EINVAL || rc == TG_ELIMIT;
 			if (rc == TG_ENOTFOUND)
 				tg_error_set(rc, "%s: the manifest names a trace that is not in storage", key);
@@ -95,10 +95,8 @@ int tg_side_load(tg_side *s, tg_daemon *d, const tg_manifest *m, int *permanent)
 			free(key);
 			break;
 		}
-		rc = tg_trace_read_file_named(&s->traces[i], path, key, &d->read);
-		if (is_temp)
-			unlink(path);
-		free(path);
+		rc = tg_trace_read_fd_named(&s->traces[i], fd, key, &d->read);
+		close(fd);
 		if (rc) {
 			/* a malformed trace or a limit; or a trace deleted under us */
 			*permanent = 1;
