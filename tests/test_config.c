@@ -223,6 +223,8 @@ static void test_full(void **state)
 	assert_true(c->max_manifest_bytes == 512 * 1024);
 	assert_int_equal(c->max_traces, 128);
 	assert_true(c->max_comment_bytes == 60000);
+	assert_true(c->max_run_bytes == UINT64_C(40) << 30);
+	assert_int_equal(c->max_workloads, 6);
 
 	assert_int_equal(c->http_timeout_ms, 60000);
 	assert_int_equal(c->http_connect_timeout_ms, 5000);
@@ -287,14 +289,16 @@ static void assert_defaults(const tg_config *c)
 	assert_int_equal(c->lease_ms, 600000);
 	assert_int_equal(c->max_attempts, 5);
 	assert_int_equal(c->history_points, 20);
-	assert_true(c->max_trace_bytes == UINT64_C(64) << 30);
+	assert_true(c->max_trace_bytes == UINT64_C(4) << 30); /* issue 14: was 64 GiB */
 	assert_int_equal(c->max_ratio, 200);
 	assert_true(c->max_events == 0);
 	assert_int_equal(c->max_string_bytes, 16 << 20); /* the reader's defaults */
 	assert_int_equal(c->max_depth, 64);
 	assert_true(c->max_manifest_bytes == 1 << 20);
-	assert_int_equal(c->max_traces, 64);
+	assert_int_equal(c->max_traces, 32); /* was 64 */
 	assert_true(c->max_comment_bytes == 65000);
+	assert_true(c->max_run_bytes == UINT64_C(16) << 30);
+	assert_int_equal(c->max_workloads, 16);
 	assert_int_equal(c->http_timeout_ms, 30000);
 	assert_int_equal(c->http_connect_timeout_ms, 10000);
 	assert_int_equal(c->http_retries, 5);
@@ -691,7 +695,7 @@ static void test_errors(void **state)
 		{"bad_unknown_http", TG_EFORMAT,
 		 "15:3: unknown key 'retry' in http (expected timeout, connect_timeout, retries, backoff, max_wait)"},
 		{"bad_unknown_limits", TG_EFORMAT,
-		 "15:3: unknown key 'max_trace_size' in limits (expected max_trace_bytes, max_ratio, max_events, max_string_bytes, max_depth, max_manifest_bytes, max_traces, max_comment_bytes)"},
+		 "15:3: unknown key 'max_trace_size' in limits (expected max_trace_bytes, max_ratio, max_events, max_string_bytes, max_depth, max_manifest_bytes, max_traces, max_comment_bytes, max_run_bytes, max_workloads)"},
 		{"bad_unknown_repo", TG_EFORMAT,
 		 "14:5: unknown key 'baseline' in repositories[0] (expected name, forge, clone_url, git_token, target_branches, rules, workloads, baseline_depth, status_context, details_url)"},
 		{"bad_unknown_retention", TG_EFORMAT,
@@ -819,6 +823,10 @@ static void test_errors_mem(void **state)
 		 TG_EFORMAT, "m.yaml:5:27: limits.max_trace_bytes: '0' must be more than 0"},
 		{OK "limits: {max_traces: 100001}\n",
 		 TG_EFORMAT, "m.yaml:5:22: limits.max_traces: '100001' is out of range (1 to 100000)"},
+		{OK "limits: {max_run_bytes: 0}\n",
+		 TG_EFORMAT, "m.yaml:5:25: limits.max_run_bytes: '0' must be more than 0"},
+		{OK "limits: {max_workloads: 0}\n",
+		 TG_EFORMAT, "m.yaml:5:25: limits.max_workloads: '0' is out of range (1 to 100000)"},
 		{OK "log: {level: [debug]}\n",
 		 TG_EFORMAT, "m.yaml:5:14: log.level: expected a level, got a list"},
 		{ST DB "forges: [{name: gh, kind: \"\"}]\n" RP,
