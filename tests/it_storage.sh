@@ -32,7 +32,7 @@ git() { command git -c user.name=tester -c user.email=tester@tracegate.invalid -
 git init -q src
 echo a > src/a && git -C src add a && git -C src commit -qm base
 main1=$(git -C src rev-parse HEAD)
-for c in fifo tenant out upper dir names traces workloads tbytes rbytes; do
+for c in fifo tenant out upper dir branch names traces workloads tbytes rbytes; do
 	git -C src checkout -qb "$c" "$main1"
 	echo "$c" >> src/a && git -C src commit -qam "$c"
 	eval "c_$c=\$(git -C src rev-parse HEAD)"
@@ -149,6 +149,15 @@ tg_eq "folder as a trace: error status" error "$(status_of "$c_dir")"
 tg_eq "folder as a trace: the description names it" \
 	"cannot judge: rank0.pt.trace.json.gz: a folder, not a regular file" "$(desc_of "$c_dir")"
 tg_eq "folder as a trace: not retried (one pending, one error)" 2 "$(posted_for "$c_dir")"
+
+# --- a target branch git refuses: a permanent fault, first attempt, an accurate message
+up acme/llm "$c_branch" branch train br1 9 "$(mk br1 base.json.gz)"
+m=storage/acme/llm/$c_branch/train/br1/manifest.json
+sed 's/"target_branch": "main"/"target_branch": "a..b"/' "$m" > m.tmp && mv m.tmp "$m"
+once
+tg_eq "invalid branch: error status" error "$(status_of "$c_branch")"
+tg_eq "invalid branch: the description says so" "cannot judge: git: bad branch name 'a..b'" "$(desc_of "$c_branch")"
+tg_eq "invalid branch: not retried (one pending, one error)" 2 "$(posted_for "$c_branch")"
 
 # --- a workload folder with markup in its name: nothing posted, a line in the log
 mkdir -p "storage/acme/llm/$c_names/w --> <img src=x> @org"
