@@ -746,6 +746,23 @@ static void test_errors(void **state)
 #define FORGE(extra) ST DB "forges: [{name: gh, kind: github, api_url: \"https://x\", " extra "}]\n" RP
 #define REPO(extra) ST DB FG "repositories: [{name: a/b, forge: gh, clone_url: x, " extra "}]\n"
 
+/* http:// forge URLs only to a loopback host (the token would go in clear). */
+static void test_http_loopback_only(void **state)
+{
+	(void)state;
+	static const char *const ok[] = {"http://127.0.0.1:8080/api", "http://127.1.2.3", "http://localhost:3000",
+	                                 "http://[::1]:9000/", "https://git.example.com"};
+	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		char yaml[512];
+		snprintf(yaml, sizeof(yaml),
+		         ST DB "forges: [{name: gh, kind: github, api_url: \"%s\", token: {env: TG_TEST_GITHUB_TOKEN}}]\n" RP,
+		         ok[i]);
+		tg_config *c = must_load_mem(yaml, NULL);
+		assert_string_equal(c->forges[0].api_url, ok[i]);
+		tg_config_free(c);
+	}
+}
+
 /* Errors of inline YAML, through tg_config_load_mem. */
 static void test_errors_mem(void **state)
 {
@@ -809,6 +826,12 @@ static void test_errors_mem(void **state)
 		 TG_EFORMAT, "m.yaml:3:44: forges[0].api_url: 'https://' is not an http:// or https:// URL"},
 		{ST DB "forges: [{name: gh, kind: gitea, api_url: \"ftp://x\", token: {env: TG_TEST_GITHUB_TOKEN}}]\n" RP,
 		 TG_EFORMAT, "m.yaml:3:43: forges[0].api_url: 'ftp://x' is not an http:// or https:// URL"},
+		{ST DB "forges: [{name: gh, kind: gitea, api_url: \"http://git.example.com/api\", token: {env: TG_TEST_GITHUB_TOKEN}}]\n" RP,
+		 TG_EFORMAT, "m.yaml:3:43: forges[0].api_url: 'http://git.example.com/api' would send the token in clear: use https:// (http:// only to 127.0.0.1, ::1 or localhost)"},
+		{ST DB "forges: [{name: gh, kind: gitea, api_url: \"http://127.0.0.1.evil.com:80\", token: {env: TG_TEST_GITHUB_TOKEN}}]\n" RP,
+		 TG_EFORMAT, "m.yaml:3:43: forges[0].api_url: 'http://127.0.0.1.evil.com:80' would send the token in clear: use https:// (http:// only to 127.0.0.1, ::1 or localhost)"},
+		{ST DB "forges: [{name: gh, kind: gitea, api_url: \"http://localhost@evil.com\", token: {env: TG_TEST_GITHUB_TOKEN}}]\n" RP,
+		 TG_EFORMAT, "m.yaml:3:43: forges[0].api_url: 'http://localhost@evil.com' would send the token in clear: use https:// (http:// only to 127.0.0.1, ::1 or localhost)"},
 		{"storage: {s3: {endpoint: s3.amazonaws.com, bucket: b, access_key: {env: A}, secret_key: {env: A}}}\n" DB FG RP,
 		 TG_EFORMAT, "m.yaml:1:26: storage.s3.endpoint: 's3.amazonaws.com' is not an http:// or https:// URL"},
 		{REPO("details_url: \"https://x/{repo\""),
@@ -1147,6 +1170,7 @@ static void test_docs_examples(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_http_loopback_only),
 		cmocka_unit_test(test_full),
 		cmocka_unit_test(test_s3_postgresql),
 		cmocka_unit_test(test_minimal),
