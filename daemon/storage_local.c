@@ -73,8 +73,11 @@ static int open_key(local *l, const char *key, int *fd, struct stat *st)
 			struct stat ls;
 			int is_link = fstatat(dfd, seg, &ls, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(ls.st_mode);
 			close(dfd);
+			if (is_link && !slash)
+				return tg_error_set(TG_EINVAL, "%s: %s is a symbolic link (storage links are never followed)",
+				                    l->base.describe, key);
 			if (is_link)
-				return tg_error_set(TG_EINVAL, "%s: %s: %s is a symbolic link (storage links are never followed)",
+				return tg_error_set(TG_EINVAL, "%s: %s: folder %s is a symbolic link (storage links are never followed)",
 				                    l->base.describe, key, seg);
 			if (e == ENOENT)
 				return tg_error_set(TG_ENOTFOUND, "%s: %s: no such file", l->base.describe, key);
