@@ -428,6 +428,32 @@ static void test_many_kinds_linear(void **state)
 	tg_trace_free(nt);
 }
 
+/* A generated pair of about 120,000 ops a side (108 training steps of 16
+ * layers), every attention call split and a gelu added per layer: the
+ * table of 1,729 points of divergence, in a small fraction of a second. */
+static void test_generated_120k_ops(void **state)
+{
+	(void)state;
+	GT_SKIP_WITHOUT_GEN();
+	struct pair p;
+	pair_open(&p, "--train --steps 108 --layers 16", "--train --steps 108 --layers 16 --split-attention 1.0 --extra-op aten::gelu");
+	size_t nev;
+	tg_trace_events(tg_tree_trace(p.sb->tree), &nev);
+	assert_true(nev > 120000);
+	size_t nl;
+	tg_tree_diff_lcas(p.d, &nl);
+	assert_int_equal(nl, 108 * 16 + 1); /* each attention call, and the top level */
+	clock_t c0 = clock();
+	tg_table *t = table(&p, 0);
+	double cpu_s = (double)(clock() - c0) / CLOCKS_PER_SEC;
+	print_message("divergence table of a 120k-op pair: %.3f s of CPU\n", cpu_s);
+	assert_true(cpu_s < 2.0);
+	assert_int_equal(tg_table_nrows(t), 2);
+	GT_NEAR(tg_test_num(t, 0, "count") + tg_test_num(t, 1, "count"), 108 * 16 + 1, 0);
+	tg_table_free(t);
+	pair_close(&p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -438,6 +464,7 @@ int main(void)
 		cmocka_unit_test(test_two_kinds),
 		cmocka_unit_test(test_two_traces_a_side),
 		cmocka_unit_test(test_many_kinds_linear),
+		cmocka_unit_test(test_generated_120k_ops),
 	};
 	return cmocka_run_group_tests(tests, NULL, gt_teardown);
 }
