@@ -101,7 +101,7 @@ static int open_key(local *l, const char *key, int *fd, struct stat *st)
 		                   : S_ISFIFO(st->st_mode) ? "a FIFO"
 		                   : S_ISSOCK(st->st_mode) ? "a socket"
 		                   : S_ISCHR(st->st_mode) || S_ISBLK(st->st_mode) ? "a device"
-		                                                                  : "not a plain file";
+		                                                                  : "a special file";
 		close(dfd);
 		return tg_error_set(TG_EINVAL, "%s: %s: %s, not a regular file", l->base.describe, key, what);
 	}
