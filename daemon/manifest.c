@@ -190,8 +190,12 @@ int tg_manifest_parse(tg_manifest **out, const char *json, size_t len, const cha
 	if (key_segments(seg, key))
 		return fail(key, "not at <owner>/<repo>/<commit>/<workload>/<run-id>/manifest.json");
 	if (len && json[0] == TG_MANIFEST_UNREADABLE[0]) {
-		char ex[512];
-		excerpt(ex, sizeof(ex), json + 1);
+		/* len bytes, not NUL-terminated: bounded copy first */
+		char why[400], ex[512];
+		size_t n = len - 1 < sizeof(why) - 1 ? len - 1 : sizeof(why) - 1;
+		memcpy(why, json + 1, n);
+		why[n] = 0;
+		excerpt(ex, sizeof(ex), why);
 		return fail(key, "manifest not read: %s", ex);
 	}
 	json_error_t err;

@@ -163,6 +163,12 @@ static void test_names_and_unreadable(void **state)
 	tg_manifest *m = NULL;
 	assert_int_equal(tg_manifest_parse(&m, u, strlen(u), KEY, 0), TG_EFORMAT);
 	assert_string_equal(tg_error_last(), KEY ": manifest not read: manifest.json: a FIFO, not a regular file");
+	/* the text is len bytes, not a C string: nothing past them is read */
+	char *cut = malloc(12);
+	memcpy(cut, u, 12);
+	assert_int_equal(tg_manifest_parse(&m, cut, 12, KEY, 0), TG_EFORMAT);
+	assert_string_equal(tg_error_last(), KEY ": manifest not read: manifest.js");
+	free(cut);
 }
 
 int main(void)
