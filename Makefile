@@ -1,7 +1,7 @@
 # tracegate - build, test, benchmark, fuzz.
 #   make            ./tracegate
 #   make check      every test (SAN=1: under ASan + UBSan, in build-san/)
-#   make bench      speed and memory on the largest real trace
+#   make bench      speed and memory on the largest real trace; diff of a 120k-op pair vs gzip -dc
 #   make fuzz       libFuzzer on every tests/fuzz/fuzz_*.c (FUZZ_SECONDS=60 each; docs/fuzzing.md)
 #   make demo       the main job on the embedded sample
 
@@ -101,6 +101,7 @@ bench: $(BUILD)/tracegate $(BUILD)/tests/bench_read $(BUILD)/tg-gen
 	@SHARED=$(SHARED) bench/run.sh $(BUILD)/tests/bench_read $(BUILD)/tracegate
 	@bench/daemon.sh $(BUILD)/tracegate $(BUILD)/tg-gen
 	@bench/scale.sh $(BUILD)/tracegate $(BUILD)/tg-gen
+	@bench/diverge.sh $(BUILD)/tracegate $(BUILD)/tg-gen
 
 $(BUILD)/tests/bench_read: bench/bench_read.c $(BUILD)/libtgcore.a
 	@mkdir -p $(dir $@)

@@ -191,9 +191,10 @@ static int load_daemon(const tg_config_loader *L, const yaml_node_t *n, tg_confi
  * max_string_bytes fits its 32-bit field, max_depth its 4..1000 range. */
 static int load_limits(const tg_config_loader *L, const yaml_node_t *n, tg_config *c)
 {
-	enum { TRACE, RATIO, EVENTS, STRING, DEPTH, MANIFEST, TRACES, COMMENT, NL };
-	static const char *const keys[NL] = {"max_trace_bytes", "max_ratio", "max_events", "max_string_bytes",
-	                                     "max_depth", "max_manifest_bytes", "max_traces", "max_comment_bytes"};
+	enum { TRACE, RATIO, EVENTS, STRING, DEPTH, MANIFEST, TRACES, COMMENT, RUN, WORKLOADS, NL };
+	static const char *const keys[NL] = {"max_trace_bytes",    "max_ratio",  "max_events",        "max_string_bytes",
+	                                     "max_depth",          "max_manifest_bytes", "max_traces", "max_comment_bytes",
+	                                     "max_run_bytes",      "max_workloads"};
 	const yaml_node_t *kn[NL], *v[NL];
 	uint64_t u;
 	int rc;
@@ -232,6 +233,13 @@ static int load_limits(const tg_config_loader *L, const yaml_node_t *n, tg_confi
 	}
 	if (v[COMMENT] && (rc = tg_config_size(L, v[COMMENT], "limits.max_comment_bytes", 1, &c->max_comment_bytes)))
 		return rc;
+	if (v[RUN] && (rc = tg_config_size(L, v[RUN], "limits.max_run_bytes", 1, &c->max_run_bytes)))
+		return rc;
+	if (v[WORKLOADS]) {
+		if ((rc = tg_config_uint(L, v[WORKLOADS], "limits.max_workloads", 1, 100000, &u)))
+			return rc;
+		c->max_workloads = (uint32_t)u;
+	}
 	return 0;
 }
 
@@ -315,14 +323,16 @@ static int defaults(tg_config *c)
 	c->lease_ms = 600000;
 	c->max_attempts = 5;
 	c->history_points = 20;
-	c->max_trace_bytes = UINT64_C(64) << 30;
+	c->max_trace_bytes = UINT64_C(4) << 30;
 	c->max_ratio = 200;
 	c->max_events = 0;
 	c->max_string_bytes = 16u << 20;
 	c->max_depth = 64;
 	c->max_manifest_bytes = UINT64_C(1) << 20;
-	c->max_traces = 64;
+	c->max_traces = 32;
 	c->max_comment_bytes = 65000;
+	c->max_run_bytes = UINT64_C(16) << 30;
+	c->max_workloads = 16;
 	c->http_timeout_ms = 30000;
 	c->http_connect_timeout_ms = 10000;
 	c->http_retries = 5;

@@ -46,14 +46,16 @@
  *     history_points: 20                   # points in the comment's charts; default 20
  *     tmp_dir: /var/tmp                    # default: state_dir/tmp
  *   limits:                                # optional
- *     max_trace_bytes: 8GiB                # decompressed JSON per trace; default 64GiB
+ *     max_trace_bytes: 8GiB                # decompressed JSON per trace; default 4GiB
  *     max_ratio: 200                       # gzip inflate ratio; default 200
  *     max_events: 500000000
  *     max_string_bytes: 16MiB              # one JSON string of a trace; default 16MiB
  *     max_depth: 64                        # JSON nesting of a trace, 4..1000; default 64
  *     max_manifest_bytes: 1MiB             # default 1MiB
- *     max_traces: 64                       # traces per run; default 64
+ *     max_traces: 64                       # traces per run; default 32
  *     max_comment_bytes: 65000             # default 65000
+ *     max_run_bytes: 32GiB                 # decompressed JSON of all of a run's traces; default 16GiB
+ *     max_workloads: 16                    # workloads judged per commit of a repository; default 16
  *   http:                                  # optional: every forge and S3 request
  *     timeout: 30s
  *     connect_timeout: 10s
@@ -142,14 +144,16 @@ typedef struct tg_config {
 	int max_attempts;       /* default 5 */
 	int history_points;     /* default 20 */
 	/* limits */
-	uint64_t max_trace_bytes;   /* default 64 GiB */
+	uint64_t max_trace_bytes;   /* default 4 GiB */
 	uint32_t max_ratio;         /* default 200 */
 	uint64_t max_events;        /* 0: the reader's default */
 	uint32_t max_string_bytes;  /* default 16 MiB (the reader's) */
 	uint32_t max_depth;         /* default 64 (the reader's), 4..1000 */
 	uint64_t max_manifest_bytes; /* default 1 MiB */
-	uint32_t max_traces;        /* default 64 */
+	uint32_t max_traces;        /* default 32 */
 	uint64_t max_comment_bytes; /* default 65,000 */
+	uint64_t max_run_bytes;     /* default 16 GiB: JSON of all of a run's traces */
+	uint32_t max_workloads;     /* default 16: workloads judged per commit */
 	/* http */
 	int64_t http_timeout_ms, http_connect_timeout_ms, http_backoff_ms, http_max_wait_ms;
 	int http_retries;

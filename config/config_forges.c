@@ -7,6 +7,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 /* ------------------------------------------------------------ shared */
 
@@ -113,6 +114,32 @@ static int url(const tg_config_loader *L, const yaml_node_t *n, const char *key,
 	return 0;
 }
 
+/* 1 when the http:// URL u names a loopback host (127.0.0.0/8, ::1,
+ * localhost): a token sent there in clear does not cross a network. */
+static int loopback(const char *u)
+{
+	const char *h = u + 7, *end = h + strcspn(h, "/?#");
+	const char *at = memchr(h, '@', (size_t)(end - h));
+	if (at)
+		h = at + 1;
+	size_t n = (size_t)(end - h);
+	if (n && *h == '[')
+		return n >= 5 && !strncmp(h, "[::1]", 5) && (n == 5 || h[5] == ':');
+	size_t hl = strcspn(h, ":/?#");
+	if (hl > n)
+		hl = n;
+	if (hl == 9 && !strncasecmp(h, "localhost", 9))
+		return 1;
+	unsigned a, b, c, d;
+	char tail;
+	char ip[64];
+	if (hl >= sizeof(ip))
+		return 0;
+	memcpy(ip, h, hl);
+	ip[hl] = 0;
+	return sscanf(ip, "%u.%u.%u.%u%c", &a, &b, &c, &d, &tail) == 4 && a == 127 && b < 256 && c < 256 && d < 256;
+}
+
 static int load_forge(const tg_config_loader *L, const yaml_node_t *map, const char *where, tg_config_forge *f,
                       const tg_config_forge *prev, size_t nprev)
 {
@@ -149,6 +176,11 @@ static int load_forge(const tg_config_loader *L, const yaml_node_t *map, const c
 		return tg_config_at(L, map, "%s: missing 'token' (required for kind %s)", where, kinds[kind]);
 	if ((rc = url(L, v[F_API_URL], tg_config_keypath(key, sizeof(key), where, "api_url", 0), &f->api_url)))
 		return rc;
+	if (!strncmp(f->api_url, "http://", 7) && !loopback(f->api_url))
+		return tg_config_at(L, v[F_API_URL],
+		                    "%s: '%s' would send the token in clear: use https:// (http:// only to 127.0.0.1, ::1 "
+		                    "or localhost)",
+		                    key, TG_SHOW(f->api_url));
 	if (v[F_CHECK_RUNS] &&
 	    (rc = tg_config_bool(L, v[F_CHECK_RUNS], tg_config_keypath(key, sizeof(key), where, "check_runs", 0),
 	                         &f->check_runs)))

@@ -3,6 +3,7 @@
  * trees diverge, and the table of divergences (see divergence.h).
  */
 #include "divergence.h"
+#include "atoms.h"
 #include "kernel_category.h"
 #include "categorize.h"
 
@@ -239,10 +240,82 @@ static void kinds_free(struct kind *k, size_t n)
 	free(k);
 }
 
-/* Adds the LCAs of one pair to kinds (linear search over a hash-less list:
- * the number of distinct kinds is small; LCAs are grouped first). */
-static int add_pair(struct kind **kinds, size_t *nkinds, size_t *cap, const tg_divergence_pair *p,
-                    const tg_measure *base, const tg_measure *next)
+/* The kinds found so far, with an open-addressing index on (where, base
+ * kernels, new kernels): a pull request that diverges at 100,000 points
+ * looks each one up in constant time (a linear search made the table
+ * quadratic: 54 s for two traces of 120,000 ops). */
+struct kinds {
+	struct kind *k;
+	size_t n, cap;
+	uint32_t *slot;  /* index into k, or TG_NONE; nslot a power of two */
+	uint64_t *hash;  /* of each kind */
+	size_t nslot, hcap;
+};
+
+static uint64_t kind_hash(const char *where, const char *bk, const char *nk)
+{
+	/* the 0 between the strings keeps ("ab","c") apart from ("a","bc") */
+	uint64_t h = tg_hash_bytes(where, strlen(where) + 1);
+	h = h * 0x9e3779b97f4a7c15ULL ^ tg_hash_bytes(bk, strlen(bk) + 1);
+	return h * 0x9e3779b97f4a7c15ULL ^ tg_hash_bytes(nk, strlen(nk) + 1);
+}
+
+/* Rebuilds the index at twice the size once it is half full. */
+static int kinds_reserve(struct kinds *ks)
+{
+	if (tg_grow((void **)&ks->hash, &ks->hcap, ks->n + 1, sizeof(uint64_t)))
+		return TG_ENOMEM;
+	if ((ks->n + 1) * 2 <= ks->nslot)
+		return 0;
+	size_t ns = ks->nslot ? ks->nslot * 2 : 64;
+	uint32_t *slot = malloc(ns * sizeof(uint32_t));
+	if (!slot)
+		return TG_ENOMEM;
+	memset(slot, 0xff, ns * sizeof(uint32_t));
+	for (size_t i = 0; i < ks->n; i++) {
+		size_t s = (size_t)ks->hash[i] & (ns - 1);
+		while (slot[s] != TG_NONE)
+			s = (s + 1) & (ns - 1);
+		slot[s] = (uint32_t)i;
+	}
+	free(ks->slot);
+	ks->slot = slot;
+	ks->nslot = ns;
+	return 0;
+}
+
+/* The index of the kind (where, bk, nk); a new one (taking the three
+ * strings) when absent, else the strings are freed. TG_NONE when out of
+ * memory (the strings are freed). */
+static uint32_t kinds_find_add(struct kinds *ks, char *where, char *bk, char *nk, uint32_t cat)
+{
+	if (ks->n >= TG_NONE - 2 || kinds_reserve(ks) ||
+	    tg_grow((void **)&ks->k, &ks->cap, ks->n + 1, sizeof(struct kind))) {
+		free(where);
+		free(bk);
+		free(nk);
+		return TG_NONE;
+	}
+	uint64_t h = kind_hash(where, bk, nk);
+	size_t s = (size_t)h & (ks->nslot - 1);
+	for (; ks->slot[s] != TG_NONE; s = (s + 1) & (ks->nslot - 1)) {
+		const struct kind *k = &ks->k[ks->slot[s]];
+		if (ks->hash[ks->slot[s]] == h && !strcmp(k->where, where) && !strcmp(k->bk, bk) && !strcmp(k->nk, nk)) {
+			free(where);
+			free(bk);
+			free(nk);
+			return ks->slot[s];
+		}
+	}
+	uint32_t i = (uint32_t)ks->n++;
+	ks->k[i] = (struct kind){where, bk, nk, cat, 0, 0, 0};
+	ks->hash[i] = h;
+	ks->slot[s] = i;
+	return i;
+}
+
+/* Adds the LCAs of one pair to kinds. */
+static int add_pair(struct kinds *ks, const tg_divergence_pair *p, const tg_measure *base, const tg_measure *next)
 {
 	size_t nl, nn, nbev, nnev;
 	const tg_diff_lca *lcas = tg_tree_diff_lcas(p->diff, &nl);
@@ -274,29 +347,16 @@ static int add_pair(struct kind **kinds, size_t *nkinds, size_t *cap, const tg_d
 		for (size_t i = 0; i < a->nnew; i++)
 			if (nmap[a->new_gpu[i]] != TG_NONE)
 				fold(&cat, nr[nmap[a->new_gpu[i]]].category);
-		size_t k = 0;
-		while (k < *nkinds && (strcmp((*kinds)[k].where, where) || strcmp((*kinds)[k].bk, basek) ||
-		                   strcmp((*kinds)[k].nk, newk)))
-			k++;
-		if (k == *nkinds) {
-			if (tg_grow((void **)kinds, cap, *nkinds + 1, sizeof(struct kind))) {
-				free(where);
-				free(basek);
-				free(newk);
-				goto done;
-			}
-			(*kinds)[k] = (struct kind){where, basek, newk, cat, 0, 0, 0};
-			(*nkinds)++;
-		} else {
-			free(where);
-			free(basek);
-			free(newk);
-			if ((*kinds)[k].cat != cat)
-				fold(&(*kinds)[k].cat, cat == TG_NONE ? MIXED : cat);
-		}
-		(*kinds)[k].count++;
-		(*kinds)[k].base_ns += (double)a->base_sum_ns;
-		(*kinds)[k].new_ns += (double)a->new_sum_ns;
+		size_t before = ks->n;
+		uint32_t k = kinds_find_add(ks, where, basek, newk, cat);
+		if (k == TG_NONE)
+			goto done;
+		struct kind *kd = &ks->k[k];
+		if (ks->n == before && kd->cat != cat)
+			fold(&kd->cat, cat == TG_NONE ? MIXED : cat);
+		kd->count++;
+		kd->base_ns += (double)a->base_sum_ns;
+		kd->new_ns += (double)a->new_sum_ns;
 	}
 	rc = 0;
 done:
@@ -311,13 +371,18 @@ int tg_divergence_table(tg_table **out, const tg_divergence_pair *pairs, size_t 
 	*out = NULL;
 	static const char *const cols[] = {"where",     "category",  "base kernels", "new kernels", "count",
 	                                   "base (us)", "new (us)",  "delta (us)",   "delta (%)",   NULL};
-	struct kind *kinds = NULL;
-	size_t nk = 0, cap = 0;
+	struct kinds ks = {0};
 	for (size_t i = 0; i < npairs; i++)
-		if (add_pair(&kinds, &nk, &cap, &pairs[i], base, next)) {
-			kinds_free(kinds, nk);
+		if (add_pair(&ks, &pairs[i], base, next)) {
+			kinds_free(ks.k, ks.n);
+			free(ks.slot);
+			free(ks.hash);
 			return TG_ENOMEM;
 		}
+	free(ks.slot);
+	free(ks.hash);
+	struct kind *kinds = ks.k;
+	size_t nk = ks.n;
 	if (nk > 1)
 		qsort(kinds, nk, sizeof(*kinds), cmp_kind);
 	size_t ub, ux;

@@ -321,6 +321,27 @@ int tg_source_open_file(tg_source **out, const char *path, const char *name,
 	return 0;
 }
 
+int tg_source_open_fd(tg_source **out, int fd, const char *name, const tg_source_opts *opts)
+{
+	*out = NULL;
+	tg_source *s = tg_calloc(1, sizeof(*s));
+	if (!s)
+		return TG_ENOMEM;
+	s->fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	if (s->fd < 0) {
+		int e = errno;
+		free(s);
+		return tg_error_set(TG_EIO, "%s: cannot open: %s", name ? name : "<fd>", strerror(e));
+	}
+	int rc = setup(s, name ? name : "<fd>", opts);
+	if (rc) {
+		tg_source_free(s);
+		return rc;
+	}
+	*out = s;
+	return 0;
+}
+
 int tg_source_open_mem(tg_source **out, const void *data, size_t len, const char *name,
                        const tg_source_opts *opts)
 {

@@ -29,6 +29,10 @@ typedef struct tg_source_opts {
 int tg_source_open_file(tg_source **out, const char *path, const char *name,
                         const tg_source_opts *opts);
 
+/* Reads the open file fd from where it is (the source duplicates fd: the
+ * caller still owns and closes fd). name is how errors name the file. */
+int tg_source_open_fd(tg_source **out, int fd, const char *name, const tg_source_opts *opts);
+
 /* Opens len bytes at data (not copied: they must outlive the source). Gzip is
  * detected as for files; inflating runs on the caller's thread. */
 int tg_source_open_mem(tg_source **out, const void *data, size_t len, const char *name,

@@ -172,6 +172,11 @@ int tg_trace_read_file(tg_trace **out, const char *path, const tg_read_opts *opt
  * path. */
 int tg_trace_read_file_named(tg_trace **out, const char *path, const char *name, const tg_read_opts *opts);
 
+/* tg_trace_read_file_named on the open file fd (read from where it is; the
+ * caller keeps fd and closes it): the daemon opens a stored trace itself,
+ * without following symbolic links, and hands the reader what it checked. */
+int tg_trace_read_fd_named(tg_trace **out, int fd, const char *name, const tg_read_opts *opts);
+
 /* Same for len bytes in memory (not kept after return); name is used in
  * messages. */
 int tg_trace_read_mem(tg_trace **out, const void *data, size_t len, const char *name,

@@ -1544,6 +1544,19 @@ int tg_trace_read_file_named(tg_trace **out, const char *path, const char *name,
 	return rc;
 }
 
+int tg_trace_read_fd_named(tg_trace **out, int fd, const char *name, const tg_read_opts *opts)
+{
+	tg_source *src;
+	*out = NULL;
+	tg_error_clear();
+	int rc = tg_source_open_fd(&src, fd, name, opts ? &opts->source : NULL);
+	if (rc)
+		return rc;
+	rc = read_source(out, src, name ? name : "<fd>", opts);
+	tg_source_free(src);
+	return rc;
+}
+
 int tg_trace_read_mem(tg_trace **out, const void *data, size_t len, const char *name,
                       const tg_read_opts *opts)
 {

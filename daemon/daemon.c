@@ -6,6 +6,7 @@
 #include "log.h"
 #include "sha256.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -297,6 +298,13 @@ static int scan_one(tg_daemon *d, const tg_storage_obj *o, size_t *added)
 		tg_log(TG_LOG_DEBUG, "%s: repository %s is not configured: ignored", o->key, repo_name);
 		return 0;
 	}
+	if (!tg_manifest_name_ok(seg[3]) || !tg_manifest_name_ok(seg[4])) {
+		/* never posted: the names go into the status context and the
+		 * comment's marker */
+		tg_log(TG_LOG_WARN, "%s: run refused: the %s folder must be 1 to 64 of A-Z a-z 0-9 . _ - (nothing posted)",
+		       o->key, tg_manifest_name_ok(seg[3]) ? "run-id" : "workload");
+		return 0;
+	}
 	if (!workload_wanted(repo, seg[3])) {
 		tg_log(TG_LOG_DEBUG, "%s: workload %s is not configured for %s: ignored", o->key, seg[3], repo_name);
 		return 0;
@@ -306,17 +314,28 @@ static int scan_one(tg_daemon *d, const tg_storage_obj *o, size_t *added)
 	int rc = tg_storage_read(d->storage, o->key, &data, &len, d->cfg->max_manifest_bytes);
 	if (rc == TG_ENOTFOUND)
 		return 0; /* removed since the listing */
-	int oversize = rc == TG_ELIMIT;
+	/* too large, or not a regular file (a FIFO, a link): the run is
+	 * rejected with the message, once */
+	int oversize = rc == TG_ELIMIT || rc == TG_EINVAL;
 	if (rc && !oversize)
 		return rc;
 	char errmsg[512] = "";
 	if (oversize) {
-		snprintf(errmsg, sizeof(errmsg), "%s", tg_error_last());
+		/* the job keeps why (tg_manifest_parse reports it), without the
+		 * storage's place on this host */
+		const char *why = tg_error_last(), *where = tg_storage_describe(d->storage);
+		size_t wl = strlen(where);
+		if (wl && !strncmp(why, where, wl) && !strncmp(why + wl, ": ", 2))
+			why += wl + 2;
+		size_t kl = strlen(o->key);
+		if (!strncmp(why, o->key, kl) && !strncmp(why + kl, ": ", 2))
+			why += kl + 2;
+		snprintf(errmsg, sizeof(errmsg), "%s", why);
 		free(data);
-		data = strdup("");
-		len = 0;
-		if (!data)
+		data = NULL;
+		if (asprintf(&data, "%s%s", TG_MANIFEST_UNREADABLE, errmsg) < 0)
 			return TG_ENOMEM;
+		len = strlen(data);
 	}
 	/* the run's content key: the manifest's key and bytes */
 	tg_sha256_ctx c;
@@ -338,7 +357,14 @@ static int scan_one(tg_daemon *d, const tg_storage_obj *o, size_t *added)
 	snprintf(prefix, sizeof(prefix), "%s/%s/%s/%s/%s", seg[0], seg[1], seg[2], seg[3], seg[4]);
 	j.prefix = prefix;
 	j.repo = repo_name;
-	j.commit = seg[2];
+	/* the folder may spell the SHA in capitals; git and the store speak
+	 * lower case (the manifest's commit is checked against the folder
+	 * case-insensitively and lowered too) */
+	char commit[1025];
+	snprintf(commit, sizeof(commit), "%s", seg[2]);
+	for (char *p = commit; *p; p++)
+		*p = (char)tolower((unsigned char)*p);
+	j.commit = commit;
 	j.branch = m ? m->branch : (char *)"(unknown: bad manifest)";
 	j.target_branch = m ? m->target_branch : NULL;
 	j.pr = m ? m->pr : 0;
@@ -370,6 +396,40 @@ static int scan_one(tg_daemon *d, const tg_storage_obj *o, size_t *added)
 	return rc;
 }
 
+/* 1 when key's run is of a workload beyond the first max_workloads wanted
+ * ones of its commit (group: the current "owner/repo/sha/", wl its nwl
+ * workloads so far, at most max_workloads). */
+static int workload_over(tg_daemon *d, const char *key, char *group, size_t cap, char **wl, size_t *nwl)
+{
+	char seg[5][1025];
+	if (segments(seg, key))
+		return 0;
+	char g[3200];
+	snprintf(g, sizeof(g), "%s/%s/%s/", seg[0], seg[1], seg[2]);
+	for (char *p = g + strlen(seg[0]) + strlen(seg[1]) + 2; *p; p++)
+		*p = (char)tolower((unsigned char)*p); /* one commit, however its folder spells it */
+	if (strcmp(g, group)) {
+		snprintf(group, cap, "%s", g);
+		for (size_t i = 0; i < *nwl; i++)
+			free(wl[i]);
+		*nwl = 0;
+	}
+	char repo_name[2100];
+	snprintf(repo_name, sizeof(repo_name), "%s/%s", seg[0], seg[1]);
+	const tg_config_repo *repo = tg_daemon_repo(d, repo_name, NULL);
+	if (!repo || !workload_wanted(repo, seg[3]) || !tg_manifest_name_ok(seg[3]))
+		return 0; /* ignored anyway: not counted */
+	for (size_t i = 0; i < *nwl; i++)
+		if (!strcmp(wl[i], seg[3]))
+			return 0;
+	if (*nwl >= d->cfg->max_workloads)
+		return 1;
+	wl[*nwl] = strdup(seg[3]);
+	if (wl[*nwl])
+		(*nwl)++;
+	return 0;
+}
+
 int tg_daemon_scan(tg_daemon *d, size_t *added)
 {
 	size_t a = 0;
@@ -382,11 +442,32 @@ int tg_daemon_scan(tg_daemon *d, size_t *added)
 		tg_log(TG_LOG_WARN, "cannot list the storage: %s", tg_error_last());
 		return rc;
 	}
+	/* limits.max_workloads: the listing is in key order, so the runs of
+	 * one commit come together; its first max_workloads wanted workloads
+	 * are judged, the others refused (once: they are remembered) */
+	char group[3200] = "";
+	char **wl = tg_calloc(d->cfg->max_workloads + 1, sizeof(char *));
+	size_t nwl = 0;
+	if (!wl) {
+		tg_storage_objs_free(objs, n);
+		return TG_ENOMEM;
+	}
 	for (size_t i = 0; i < n; i++) {
+		int over = workload_over(d, objs[i].key, group, sizeof(group), wl, &nwl);
 		char memo[2300];
 		int ml = snprintf(memo, sizeof(memo), "%s\x1f%s", objs[i].key, objs[i].etag ? objs[i].etag : "");
 		if (ml < 0 || (size_t)ml >= sizeof(memo) || tg_atoms_find(d->seen, memo, (size_t)ml) != TG_NONE)
 			continue;
+		if (over) {
+			tg_log(TG_LOG_WARN, "%s: run refused: more than limits.max_workloads (%u) workloads at this commit",
+			       objs[i].key, d->cfg->max_workloads);
+			uint32_t at;
+			if (tg_atoms_intern(&at, d->seen, memo, (size_t)ml)) {
+				rc = TG_ENOMEM;
+				break;
+			}
+			continue;
+		}
 		int r = scan_one(d, &objs[i], &a);
 		uint32_t at;
 		if (!r) {
@@ -400,6 +481,9 @@ int tg_daemon_scan(tg_daemon *d, size_t *added)
 			rc = r;
 		}
 	}
+	for (size_t i = 0; i < nwl; i++)
+		free(wl[i]);
+	free(wl);
 	tg_storage_objs_free(objs, n);
 	if (added)
 		*added = a;

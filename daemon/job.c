@@ -531,8 +531,15 @@ static int analyse(tg_daemon *d, size_t ri, tg_job *j, outcome *o)
 		goto done;
 	int found = 0, distance = -1;
 	char merge_base[41], why[512];
-	if ((rc = tg_daemon_find_baseline(d, ri, j, &base, &found, &distance, merge_base, why, sizeof(why))))
+	if ((rc = tg_daemon_find_baseline(d, ri, j, &base, &found, &distance, merge_base, why, sizeof(why)))) {
+		/* a branch name git refuses comes from the manifest: the run is at
+		 * fault, and trying again cannot help */
+		if (rc == TG_EINVAL) {
+			set_error(o, j, "bad branch", tg_error_last());
+			rc = 0;
+		}
 		goto done;
+	}
 	if (found) {
 		int bperm = 0;
 		int br = job_manifest(d, &base, &bm);

@@ -147,6 +147,17 @@ static int key_segments(char seg[5][1025], const char *key)
 	return strcmp(p, "manifest.json") ? -1 : 0;
 }
 
+int tg_manifest_name_ok(const char *s)
+{
+	size_t n = 0;
+	for (; s[n]; n++) {
+		unsigned char c = (unsigned char)s[n];
+		if (n >= 64 || !(isalnum(c) || c == '.' || c == '_' || c == '-'))
+			return 0;
+	}
+	return n > 0;
+}
+
 static int check_trace_path(const char *key, size_t i, const char *path)
 {
 	char ex[128];
@@ -178,6 +189,15 @@ int tg_manifest_parse(tg_manifest **out, const char *json, size_t len, const cha
 	char seg[5][1025];
 	if (key_segments(seg, key))
 		return fail(key, "not at <owner>/<repo>/<commit>/<workload>/<run-id>/manifest.json");
+	if (len && json[0] == TG_MANIFEST_UNREADABLE[0]) {
+		/* len bytes, not NUL-terminated: bounded copy first */
+		char why[400], ex[512];
+		size_t n = len - 1 < sizeof(why) - 1 ? len - 1 : sizeof(why) - 1;
+		memcpy(why, json + 1, n);
+		why[n] = 0;
+		excerpt(ex, sizeof(ex), why);
+		return fail(key, "manifest not read: %s", ex);
+	}
 	json_error_t err;
 	json_t *root = json_loadb(json, len, JSON_REJECT_DUPLICATES, &err);
 	if (!root) {
@@ -225,6 +245,16 @@ int tg_manifest_parse(tg_manifest **out, const char *json, size_t len, const cha
 	}
 	if (strcasecmp(commit, seg[2])) {
 		rc = fail(key, "commit does not match the folder (%s)", seg[2]);
+		goto done;
+	}
+	if (!tg_manifest_name_ok(workload)) {
+		excerpt(ex, sizeof(ex), workload);
+		rc = fail(key, "workload '%s' must be 1 to 64 of A-Z a-z 0-9 . _ -", ex);
+		goto done;
+	}
+	if (!tg_manifest_name_ok(run_id)) {
+		excerpt(ex, sizeof(ex), run_id);
+		rc = fail(key, "run_id '%s' must be 1 to 64 of A-Z a-z 0-9 . _ -", ex);
 		goto done;
 	}
 	if (strcmp(workload, seg[3])) {

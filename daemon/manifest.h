@@ -13,7 +13,8 @@
  * The manifest is written last: its presence means the run is complete.
  * It is checked against the folder it sits in (a manifest cannot speak for
  * another repository, commit, workload or run), and every trace path must
- * stay inside the run's folder. Other keys are ignored.
+ * stay inside the run's folder. Workload names and run ids are 1 to 64 of
+ * [A-Za-z0-9._-]. Other keys are ignored.
  */
 #ifndef TG_MANIFEST_H
 #define TG_MANIFEST_H
@@ -43,6 +44,12 @@ typedef struct tg_manifest {
 	size_t ntraces;
 } tg_manifest;
 
+/* What the daemon stores as a run's manifest text when the manifest could
+ * not be read (too large, a FIFO, a link), followed by why: parsing it
+ * fails with "KEY: manifest not read: WHY". (A real manifest starting with
+ * this byte is not JSON and fails anyway.) */
+#define TG_MANIFEST_UNREADABLE "\x01"
+
 /* Parses the manifest text (len bytes) found at storage key `key`
  * ("owner/repo/<sha>/<workload>/<run-id>/manifest.json"), checking it
  * against the key and at most max_traces traces (0: 64). On success *out
@@ -52,6 +59,10 @@ typedef struct tg_manifest {
 int tg_manifest_parse(tg_manifest **out, const char *json, size_t len, const char *key, uint32_t max_traces);
 
 void tg_manifest_free(tg_manifest *m);
+
+/* 1 when s is an acceptable workload name or run id: 1 to 64 characters
+ * of [A-Za-z0-9._-] (they end up in statuses, comments and markers). */
+int tg_manifest_name_ok(const char *s);
 
 /* The storage key of trace i ("<prefix>/<path>"); the caller frees it. */
 char *tg_manifest_trace_key(const tg_manifest *m, size_t i);

@@ -72,6 +72,7 @@ int tg_side_load(tg_side *s, tg_daemon *d, const tg_manifest *m, int *permanent)
 	s->n = n;
 	by_rank(order, m);
 	int rc = 0;
+	uint64_t run_json = 0, run_max = d->cfg->max_run_bytes;
 	for (size_t i = 0; i < n && !rc; i++) {
 		char *key = tg_manifest_trace_key(m, order[i]);
 		if (!key) {
@@ -81,12 +82,12 @@ int tg_side_load(tg_side *s, tg_daemon *d, const tg_manifest *m, int *permanent)
 		/* shown in the comment: "<run-id>/<path>" */
 		if (asprintf(&s->names[i], "%s/%s", m->run_id, m->traces[order[i]].path) < 0)
 			s->names[i] = NULL;
-		char *path = NULL;
-		int is_temp = 0;
-		rc = tg_storage_fetch(d->storage, key, d->tmp_dir, d->cfg->max_trace_bytes, &path, &is_temp);
+		int fd = -1;
+		rc = tg_storage_fetch(d->storage, key, d->tmp_dir, d->cfg->max_trace_bytes, &fd);
 		if (rc) {
-			/* missing, outside the run, too large: the run is at fault; an
-			 * unreachable storage may come back */
+			/* missing, a link or not a regular file, outside the run, too
+			 * large: the run is at fault; an unreachable storage may come
+			 * back */
 			*permanent = rc == TG_ENOTFOUND || rc == TG_EINVAL || rc == TG_ELIMIT;
 			if (rc == TG_ENOTFOUND)
 				tg_error_set(rc, "%s: the manifest names a trace that is not in storage", key);
@@ -95,10 +96,20 @@ int tg_side_load(tg_side *s, tg_daemon *d, const tg_manifest *m, int *permanent)
 			free(key);
 			break;
 		}
-		rc = tg_trace_read_file_named(&s->traces[i], path, key, &d->read);
-		if (is_temp)
-			unlink(path);
-		free(path);
+		/* limits.max_run_bytes: what is left of it caps this trace when
+		 * that is less than limits.max_trace_bytes */
+		tg_read_opts ro = d->read;
+		uint64_t left = run_max > run_json ? run_max - run_json : 0;
+		int run_capped = run_max && (!ro.source.max_bytes || left < ro.source.max_bytes);
+		if (run_capped)
+			ro.source.max_bytes = left ? left : 1;
+		rc = run_capped && !left ? TG_ELIMIT : tg_trace_read_fd_named(&s->traces[i], fd, key, &ro);
+		close(fd);
+		if (rc == TG_ELIMIT && run_capped && (!left || strstr(tg_error_last(), " bytes of JSON (limit")))
+			tg_error_set(TG_ELIMIT, "%s: the run's traces hold more than limits.max_run_bytes (%llu bytes) of JSON",
+			             key, (unsigned long long)run_max);
+		if (!rc)
+			run_json += tg_trace_stats_get(s->traces[i])->json_bytes;
 		if (rc) {
 			/* a malformed trace or a limit; or a trace deleted under us */
 			*permanent = 1;

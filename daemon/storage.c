@@ -75,13 +75,12 @@ int tg_storage_read(tg_storage *s, const char *key, char **data, size_t *len, ui
 	return s->ops->read(s, key, data, len, max);
 }
 
-int tg_storage_fetch(tg_storage *s, const char *key, const char *tmpdir, uint64_t max, char **path, int *is_temp)
+int tg_storage_fetch(tg_storage *s, const char *key, const char *tmpdir, uint64_t max, int *fd)
 {
-	*path = NULL;
-	*is_temp = 0;
+	*fd = -1;
 	if (!tg_storage_key_ok(key))
 		return tg_error_set(TG_EINVAL, "%s: refused storage key '%s'", s->describe, key ? key : "");
-	return s->ops->fetch(s, key, tmpdir, max, path, is_temp);
+	return s->ops->fetch(s, key, tmpdir, max, fd);
 }
 
 int tg_storage_wait(tg_storage *s, long timeout_ms)

@@ -8,8 +8,11 @@
  * Keys are relative to the root ("acme/llm/0123.../train/ci-1/manifest.json"),
  * '/'-separated. Every key handed in is checked (tg_storage_key_ok): no
  * empty segment, no "." or "..", no leading '/', no backslash, no control
- * character; a local backend also refuses a path that resolves (symbolic
- * links followed) outside the root.
+ * character. A local backend never follows a symbolic link (neither in
+ * the listing nor when it opens a file: whoever writes to storage is
+ * untrusted, and a link could lead outside the root or into another
+ * repository's folder), and opens regular files only (a FIFO named
+ * manifest.json would block the daemon).
  */
 #ifndef TG_STORAGE_H
 #define TG_STORAGE_H
@@ -60,12 +63,14 @@ void tg_storage_objs_free(tg_storage_obj *o, size_t n);
  * TG_ENOTFOUND when it does not exist. */
 int tg_storage_read(tg_storage *s, const char *key, char **data, size_t *len, uint64_t max);
 
-/* A local file with the object's bytes, for the trace reader. Local
- * storage: the file itself, opened and checked inside the root (*is_temp =
- * 0). S3: downloaded into tmpdir (*is_temp = 1: the caller unlinks it).
- * At most max bytes (0: no limit). *path is freed by the caller. */
-int tg_storage_fetch(tg_storage *s, const char *key, const char *tmpdir, uint64_t max, char **path,
-                     int *is_temp);
+/* An open file with the object's bytes, for the trace reader: *fd is
+ * read-only, at offset 0, a regular file; the caller closes it. Local
+ * storage: the file itself, reached without following any symbolic link
+ * (TG_EINVAL for a link or anything but a regular file). S3: downloaded
+ * into tmpdir and unlinked at once. At most max bytes (0: no limit; a
+ * local file is read as it is: the trace reader enforces the decompressed
+ * limit). TG_ENOTFOUND when it does not exist. */
+int tg_storage_fetch(tg_storage *s, const char *key, const char *tmpdir, uint64_t max, int *fd);
 
 /* Blocks until something may have changed under the root, or timeout_ms
  * passed. Returns 1 (maybe changed), 0 (timeout) or a TG_E* code. */

@@ -11,7 +11,7 @@ typedef struct tg_storage_ops {
 	const char *kind;
 	int (*list_manifests)(tg_storage *s, tg_storage_obj **out, size_t *n);
 	int (*read)(tg_storage *s, const char *key, char **data, size_t *len, uint64_t max);
-	int (*fetch)(tg_storage *s, const char *key, const char *tmpdir, uint64_t max, char **path, int *is_temp);
+	int (*fetch)(tg_storage *s, const char *key, const char *tmpdir, uint64_t max, int *fd);
 	int (*wait)(tg_storage *s, long timeout_ms);
 	void (*free)(tg_storage *s);
 } tg_storage_ops;

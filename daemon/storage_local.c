@@ -9,9 +9,13 @@
  * the event on its parent. When inotify is unavailable (no watches left,
  * a filesystem without it) the daemon still rescans at its poll period.
  *
- * Every path handed out is resolved (symbolic links followed) and must stay
- * under the resolved root: a link in a run folder cannot make the daemon
- * read outside the storage.
+ * Whoever uploads is untrusted. No symbolic link is ever followed: the
+ * listing opens each folder from its parent with O_NOFOLLOW, and a file is
+ * reached the same way, folder by folder, then opened with O_NOFOLLOW |
+ * O_NONBLOCK and checked with fstat (regular files only: a FIFO named
+ * manifest.json would block the daemon, a link would lead outside the
+ * root or into another repository's folder). What was checked is what is
+ * read: the file descriptor goes to the reader, not the path.
  */
 #include "../core/tg.h"
 #include "storage_impl.h"
@@ -39,31 +43,76 @@ typedef struct local {
 	int watch_failed;
 } local;
 
-/* root/key resolved, or NULL (TG_ENOTFOUND when absent, TG_EINVAL when it
- * leaves the root). */
-static char *resolve(local *l, const char *key, int *rc)
+/* Opens root/key without following any symbolic link (each folder with
+ * O_NOFOLLOW from the one above, the file with O_NOFOLLOW | O_NONBLOCK, so
+ * that a FIFO does not block the open), and checks with fstat that it is a
+ * regular file: *fd (blocking again) and *st. TG_ENOTFOUND when absent,
+ * TG_EINVAL for a symbolic link or anything but a regular file, TG_EIO. */
+static int open_key(local *l, const char *key, int *fd, struct stat *st)
 {
-	char *joined = NULL;
-	if (asprintf(&joined, "%s/%s", l->root, key) < 0) {
-		*rc = tg_error_set(TG_ENOMEM, "out of memory");
-		return NULL;
+	*fd = -1;
+	int dfd = open(l->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return tg_error_set(TG_EIO, "%s: %s", l->base.describe, strerror(errno));
+	char seg[PATH_MAX];
+	const char *p = key;
+	for (;;) {
+		const char *slash = strchr(p, '/');
+		size_t n = slash ? (size_t)(slash - p) : strlen(p);
+		if (n >= sizeof(seg)) {
+			close(dfd);
+			return tg_error_set(TG_EINVAL, "%s: %s: name too long", l->base.describe, key);
+		}
+		memcpy(seg, p, n);
+		seg[n] = 0;
+		int flags = slash ? O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC
+		                  : O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC;
+		int nfd = openat(dfd, seg, flags);
+		int e = errno;
+		if (nfd < 0) {
+			struct stat ls;
+			int is_link = fstatat(dfd, seg, &ls, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(ls.st_mode);
+			close(dfd);
+			if (is_link && !slash)
+				return tg_error_set(TG_EINVAL, "%s: %s is a symbolic link (storage links are never followed)",
+				                    l->base.describe, key);
+			if (is_link)
+				return tg_error_set(TG_EINVAL, "%s: %s: folder %s is a symbolic link (storage links are never followed)",
+				                    l->base.describe, key, seg);
+			if (e == ENOENT)
+				return tg_error_set(TG_ENOTFOUND, "%s: %s: no such file", l->base.describe, key);
+			if (e == ENOTDIR)
+				return tg_error_set(TG_EINVAL, "%s: %s: %s is not a folder", l->base.describe, key, seg);
+			return tg_error_set(TG_EIO, "%s: %s: %s", l->base.describe, key, strerror(e));
+		}
+		close(dfd);
+		dfd = nfd;
+		if (!slash)
+			break;
+		p = slash + 1;
 	}
-	char *real = realpath(joined, NULL);
-	int e = errno;
-	free(joined);
-	if (!real) {
-		*rc = e == ENOENT || e == ENOTDIR
-		          ? tg_error_set(TG_ENOTFOUND, "%s: %s: no such file", l->base.describe, key)
-		          : tg_error_set(TG_EIO, "%s: %s: %s", l->base.describe, key, strerror(e));
-		return NULL;
+	if (fstat(dfd, st)) {
+		int e = errno;
+		close(dfd);
+		return tg_error_set(TG_EIO, "%s: %s: %s", l->base.describe, key, strerror(e));
 	}
-	size_t rl = strlen(l->root);
-	if (strncmp(real, l->root, rl) || (real[rl] != '/' && real[rl] != 0)) {
-		free(real);
-		*rc = tg_error_set(TG_EINVAL, "%s: %s resolves outside the storage root", l->base.describe, key);
-		return NULL;
+	if (!S_ISREG(st->st_mode)) {
+		const char *what = S_ISDIR(st->st_mode)    ? "a folder"
+		                   : S_ISFIFO(st->st_mode) ? "a FIFO"
+		                   : S_ISSOCK(st->st_mode) ? "a socket"
+		                   : S_ISCHR(st->st_mode) || S_ISBLK(st->st_mode) ? "a device"
+		                                                                  : "a special file";
+		close(dfd);
+		return tg_error_set(TG_EINVAL, "%s: %s: %s, not a regular file", l->base.describe, key, what);
 	}
-	return real;
+	int fl = fcntl(dfd, F_GETFL);
+	if (fl < 0 || fcntl(dfd, F_SETFL, fl & ~O_NONBLOCK) < 0) {
+		int e = errno;
+		close(dfd);
+		return tg_error_set(TG_EIO, "%s: %s: %s", l->base.describe, key, strerror(e));
+	}
+	*fd = dfd;
+	return 0;
 }
 
 static int push(tg_storage_obj **out, size_t *n, size_t *cap, const char *key, const struct stat *st)
@@ -100,24 +149,29 @@ static void watch(local *l, const char *dir, uint32_t mask)
 		l->watch_failed = 1; /* out of watches: rescans only */
 }
 
-/* Walks dir (key prefix rel, depth 0 = root) down to the run folders. */
-static int walk(local *l, const char *dir, const char *rel, int depth, tg_storage_obj **out, size_t *n, size_t *cap)
+/* Walks the folder dfd (its path dir, for the watches; key prefix rel;
+ * depth 0 = root) down to the run folders. Folders are opened from their
+ * parent with O_NOFOLLOW: a symbolic link is never walked into (it could
+ * lead outside the root). dfd is closed. */
+static int walk(local *l, int dfd, const char *dir, const char *rel, int depth, tg_storage_obj **out, size_t *n,
+                size_t *cap)
 {
 	if (depth < 5)
-		watch(l, dir, WATCH_MASK);
+		watch(l, dir, WATCH_MASK | IN_DONT_FOLLOW);
 	if (depth == 5) {
-		char path[PATH_MAX];
 		struct stat st;
-		if ((size_t)snprintf(path, sizeof(path), "%s/manifest.json", dir) >= sizeof(path))
-			return 0;
-		if (lstat(path, &st) || !(S_ISREG(st.st_mode) || S_ISLNK(st.st_mode))) {
+		/* any entry but a folder is listed: reading it says what is wrong
+		 * with it (a link or a FIFO is refused there, with a message) */
+		if (fstatat(dfd, "manifest.json", &st, AT_SYMLINK_NOFOLLOW) || S_ISDIR(st.st_mode)) {
+			close(dfd);
 			/* a run still uploading: watch it for its manifest */
-			watch(l, dir, FILE_WATCH_MASK);
+			watch(l, dir, FILE_WATCH_MASK | IN_DONT_FOLLOW);
 			return 0;
 		}
+		close(dfd);
 		/* a complete run needs no watch (one may remain from before) */
 		if (l->ino >= 0) {
-			int wd = inotify_add_watch(l->ino, dir, FILE_WATCH_MASK);
+			int wd = inotify_add_watch(l->ino, dir, FILE_WATCH_MASK | IN_DONT_FOLLOW);
 			if (wd >= 0)
 				inotify_rm_watch(l->ino, wd);
 		}
@@ -125,9 +179,12 @@ static int walk(local *l, const char *dir, const char *rel, int depth, tg_storag
 		snprintf(key, sizeof(key), "%s/manifest.json", rel);
 		return tg_storage_is_manifest_key(key) ? push(out, n, cap, key, &st) : 0;
 	}
-	DIR *d = opendir(dir);
-	if (!d)
-		return depth == 0 ? tg_error_set(TG_EIO, "%s: cannot list: %s", l->base.describe, strerror(errno)) : 0;
+	DIR *d = fdopendir(dfd);
+	if (!d) {
+		int e = errno;
+		close(dfd);
+		return depth == 0 ? tg_error_set(TG_EIO, "%s: cannot list: %s", l->base.describe, strerror(e)) : 0;
+	}
 	char **names = NULL;
 	size_t nn = 0, nc = 0;
 	int rc = 0;
@@ -135,15 +192,14 @@ static int walk(local *l, const char *dir, const char *rel, int depth, tg_storag
 	while ((e = readdir(d))) {
 		if (e->d_name[0] == '.')
 			continue; /* ".", "..", and hidden folders (uploads in progress) */
-		if (e->d_type != DT_DIR && e->d_type != DT_UNKNOWN && e->d_type != DT_LNK)
-			continue;
+		if (e->d_type != DT_DIR && e->d_type != DT_UNKNOWN)
+			continue; /* files, and symbolic links (never followed) */
 		if (tg_grow((void **)&names, &nc, nn + 1, sizeof(char *)) || !(names[nn] = strdup(e->d_name))) {
 			rc = tg_error_set(TG_ENOMEM, "out of memory");
 			break;
 		}
 		nn++;
 	}
-	closedir(d);
 	if (nn > 1)
 		qsort(names, nn, sizeof(char *), cmp_name);
 	for (size_t i = 0; i < nn && !rc; i++) {
@@ -151,11 +207,12 @@ static int walk(local *l, const char *dir, const char *rel, int depth, tg_storag
 		if ((size_t)snprintf(sub, sizeof(sub), "%s/%s", dir, names[i]) >= sizeof(sub) ||
 		    (size_t)snprintf(subrel, sizeof(subrel), "%s%s%s", rel, *rel ? "/" : "", names[i]) >= sizeof(subrel))
 			continue;
-		struct stat st;
-		if (stat(sub, &st) || !S_ISDIR(st.st_mode))
-			continue;
-		rc = walk(l, sub, subrel, depth + 1, out, n, cap);
+		int sfd = openat(dirfd(d), names[i], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (sfd < 0)
+			continue; /* a link, a file, or gone since */
+		rc = walk(l, sfd, sub, subrel, depth + 1, out, n, cap);
 	}
+	closedir(d);
 	for (size_t i = 0; i < nn; i++)
 		free(names[i]);
 	free(names);
@@ -166,7 +223,10 @@ static int local_list(tg_storage *s, tg_storage_obj **out, size_t *n)
 {
 	local *l = (local *)s;
 	size_t cap = 0;
-	int rc = walk(l, l->root, "", 0, out, n, &cap);
+	int dfd = open(l->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return tg_error_set(TG_EIO, "%s: cannot list: %s", l->base.describe, strerror(errno));
+	int rc = walk(l, dfd, l->root, "", 0, out, n, &cap);
 	if (rc) {
 		tg_storage_objs_free(*out, *n);
 		*out = NULL;
@@ -178,20 +238,10 @@ static int local_list(tg_storage *s, tg_storage_obj **out, size_t *n)
 static int local_read(tg_storage *s, const char *key, char **data, size_t *len, uint64_t max)
 {
 	local *l = (local *)s;
-	int rc = 0;
-	char *path = resolve(l, key, &rc);
-	if (!path)
-		return rc;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	free(path);
-	if (fd < 0)
-		return errno == ENOENT ? tg_error_set(TG_ENOTFOUND, "%s: %s: no such file", s->describe, key)
-		                       : tg_error_set(TG_EIO, "%s: %s: %s", s->describe, key, strerror(errno));
+	int fd, rc;
 	struct stat st;
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
-		close(fd);
-		return tg_error_set(TG_EIO, "%s: %s: not a regular file", s->describe, key);
-	}
+	if ((rc = open_key(l, key, &fd, &st)))
+		return rc;
 	if (max && (uint64_t)st.st_size > max) {
 		close(fd);
 		return tg_error_set(TG_ELIMIT, "%s: %s: %lld bytes, more than the limit of %llu", s->describe, key,
@@ -240,23 +290,12 @@ static int local_read(tg_storage *s, const char *key, char **data, size_t *len, 
 	return 0;
 }
 
-static int local_fetch(tg_storage *s, const char *key, const char *tmpdir, uint64_t max, char **path, int *is_temp)
+static int local_fetch(tg_storage *s, const char *key, const char *tmpdir, uint64_t max, int *fd)
 {
 	(void)tmpdir;
-	local *l = (local *)s;
-	int rc = 0;
-	char *p = resolve(l, key, &rc);
-	if (!p)
-		return rc;
-	struct stat st;
-	if (stat(p, &st) || !S_ISREG(st.st_mode)) {
-		free(p);
-		return tg_error_set(TG_EIO, "%s: %s: not a regular file", s->describe, key);
-	}
 	(void)max; /* the trace reader enforces the decompressed limit */
-	*path = p;
-	*is_temp = 0;
-	return 0;
+	struct stat st;
+	return open_key((local *)s, key, fd, &st);
 }
 
 static int local_wait(tg_storage *s, long timeout_ms)

@@ -8,6 +8,7 @@
 #include "../core/tg.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -105,8 +106,7 @@ static int s3_read(tg_storage *base, const char *key, char **data, size_t *len, 
 	return rc;
 }
 
-static int s3_fetch(tg_storage *base, const char *key, const char *tmpdir, uint64_t max, char **path,
-                    int *is_temp)
+static int s3_fetch(tg_storage *base, const char *key, const char *tmpdir, uint64_t max, int *out_fd)
 {
 	s3_storage *s = (s3_storage *)base;
 	if (!tmpdir || !*tmpdir)
@@ -139,15 +139,22 @@ static int s3_fetch(tg_storage *base, const char *key, const char *tmpdir, uint6
 	}
 	int rc = tg_s3_get(s->s3, k, f, max, NULL);
 	free(k);
+	/* the download, kept open and unlinked: nothing is left behind */
+	int keep = rc ? -1 : fcntl(fileno(f), F_DUPFD_CLOEXEC, 0);
+	if (!rc && keep < 0)
+		rc = tg_error_set(TG_EIO, "%s: dup: %s", s->base.describe, strerror(errno));
 	if (fclose(f) && !rc)
 		rc = tg_error_set(TG_EIO, "%s: writing %s: %s", s->base.describe, p, strerror(errno));
+	unlink(p);
+	free(p);
+	if (!rc && lseek(keep, 0, SEEK_SET) < 0)
+		rc = tg_error_set(TG_EIO, "%s: lseek: %s", s->base.describe, strerror(errno));
 	if (rc) {
-		unlink(p);
-		free(p);
+		if (keep >= 0)
+			close(keep);
 		return rc;
 	}
-	*path = p;
-	*is_temp = 1;
+	*out_fd = keep;
 	return 0;
 }
 

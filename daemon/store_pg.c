@@ -60,14 +60,22 @@ static int pg_fail(pg_store *b, int code, const char *what, const char *msg)
 	size_t len = strlen(clean);
 	while (len && clean[len - 1] == ' ')
 		clean[--len] = '\0';
-	if (b->password && *b->password) {
-		size_t pl = strlen(b->password);
-		for (char *p = strstr(clean, b->password); p; p = strstr(p + 3, b->password)) {
-			memmove(p + 3, p + pl, strlen(p + pl) + 1);
-			memcpy(p, "***", 3);
+	/* copied with each occurrence of the password as "***": a password
+	 * shorter than that makes the text longer (it was masked in place, past
+	 * the end of the buffer for a password of 1 or 2 characters) */
+	char masked[sizeof(clean)];
+	size_t pl = b->password ? strlen(b->password) : 0, o = 0;
+	for (const char *p = clean; *p && o + 1 < sizeof(masked);) {
+		if (pl && !strncmp(p, b->password, pl)) {
+			for (int k = 0; k < 3 && o + 1 < sizeof(masked); k++)
+				masked[o++] = '*';
+			p += pl;
+		} else {
+			masked[o++] = *p++;
 		}
 	}
-	return tg_error_set(code, "store %s: %s: %s", b->base.describe, what, clean);
+	masked[o] = '\0';
+	return tg_error_set(code, "store %s: %s: %s", b->base.describe, what, masked);
 }
 
 /* TG_EINVAL for a value the schema refused (SQLSTATE class 23), TG_EIO for

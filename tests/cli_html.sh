@@ -10,7 +10,6 @@ SAMPLE=tests/fixtures/sample.json
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 . "$(dirname "$0")/tap.sh"
-skip() { echo "ok - $1 # SKIP $2"; }
 count() { grep -o "$1" "$2" | wc -l | tr -d ' '; } # occurrences of a pattern in a file
 
 # ------------------------------------------------------------ the page
@@ -152,4 +151,4 @@ if [ -n "${TG_HTML_SHOT:-}" ]; then
 	cp "$shot" "$TG_HTML_SHOT" && echo "# screenshot kept at $TG_HTML_SHOT"
 fi
 
-[ "$fails" -eq 0 ]
+tap_exit

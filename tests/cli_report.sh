@@ -106,7 +106,7 @@ assert abs(float(x["GFLOPS_first"]) - 128.84901888) < 1e-9, x["GFLOPS_first"]
 assert abs(float(x["Data Moved (MB)_first"]) - 300.0) < 1e-9, x["Data Moved (MB)_first"]
 PY
 else
-	echo "# SKIP aiter trace: $SGL is absent (set TG_SHARED)"
+	skip "aiter trace" "$SGL is absent (set TG_SHARED)"
 fi
 
-[ "$fails" -eq 0 ]
+tap_exit

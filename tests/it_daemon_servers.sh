@@ -32,8 +32,7 @@ upload=$top/contrib/ci/tracegate-upload.sh
 . tests/servers/git.sh
 
 if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
-	echo "# SKIP it_daemon_servers: node and npm are not installed (contrib/install-deps.sh --servers)"
-	exit 0
+	tg_skip_all "it_daemon_servers: node and npm are not installed (contrib/install-deps.sh --servers)"
 fi
 TG_RUN=$(mktemp -d "${TMPDIR:-/tmp}/tg-it-daemon.XXXXXX")
 export TG_RUN
@@ -44,15 +43,14 @@ cleanup() {
 }
 trap cleanup EXIT
 if ! tg_forges_install || ! tg_forges_specs; then
-	echo "# SKIP it_daemon_servers: cannot install the forge servers into $TG_CACHE (offline?)"
-	exit 0
+	tg_skip_all "it_daemon_servers: cannot install the forge servers into $TG_CACHE (offline?)"
 fi
 cd "$TG_RUN"
 
 # --- servers
 forges=(GITHUB)
 [ -f "$TG_FORGES_SPECS/gitlab.json" ] && forges+=(GITLAB GITEA) ||
-	echo "# SKIP GitLab and Gitea: $TG_SHARED/specs is absent (set TG_SHARED)"
+	tg_skip "GitLab and Gitea: $TG_SHARED/specs is absent (set TG_SHARED)"
 declare -A KIND=([GITHUB]=github [GITLAB]=gitlab [GITEA]=gitea)
 declare -A API=([GITHUB]="" [GITLAB]=/api/v4 [GITEA]=/api/v1)
 declare -A TOKEN REPO

@@ -227,7 +227,7 @@ if command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 && tg_npm_i
 	daemon_stop "$dpid"
 	tg_stop s3rver
 else
-	echo "# SKIP S3 down at start: node, npm or s3rver is not available (contrib/install-deps.sh --servers)"
+	tg_skip "S3 down at start: node, npm or s3rver is not available (contrib/install-deps.sh --servers)"
 fi
 
 # ================================================= 4. PostgreSQL down
@@ -271,7 +271,7 @@ if tg_pg_start; then
 	daemon_stop "$dpid"
 	tg_check "no password in the logs" sh -c "! grep -qF '$TG_PG_PASSWORD' pg.log pg-start.log pg.out"
 else
-	echo "# SKIP PostgreSQL down: no PostgreSQL 15 (contrib/install-deps.sh --servers)"
+	tg_skip "PostgreSQL down: no PostgreSQL 15 (contrib/install-deps.sh --servers)"
 fi
 
 tg_check "no crash or sanitizer report in the logs" sh -c "! grep -Eq 'runtime error|AddressSanitizer|LeakSanitizer' ./*.log"

@@ -21,15 +21,13 @@ for b in test_forge test_http; do
 	[ -x "$BUILD/tests/$b" ] || { echo "it_forges: $BUILD/tests/$b is missing (make $BUILD/tests/$b)" >&2; exit 2; }
 done
 if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
-	echo "# SKIP it_forges: node and npm are not installed (contrib/install-deps.sh --servers)"
-	exit 0
+	tg_skip_all "it_forges: node and npm are not installed (contrib/install-deps.sh --servers)"
 fi
 TG_RUN=$(mktemp -d "${TMPDIR:-/tmp}/tg-it-forges.XXXXXX")
 export TG_RUN
 trap 'tg_stop_all; rm -rf "$TG_RUN"' EXIT
 if ! tg_forges_install; then
-	echo "# SKIP it_forges: cannot install $TG_FORGES_PKGS into $TG_CACHE (offline?)"
-	exit 0
+	tg_skip_all "it_forges: cannot install $TG_FORGES_PKGS into $TG_CACHE (offline?)"
 fi
 tg_forges_specs || { echo "it_forges: cannot generate the OpenAPI subsets" >&2; exit 1; }
 
@@ -38,7 +36,7 @@ MARKER='<!-- tracegate:llama-8b-train -->'
 SHA=0123456789abcdef0123456789abcdef01234567
 forges=(GITHUB)
 [ -f "$TG_FORGES_SPECS/gitlab.json" ] && forges+=(GITLAB GITEA FORGEJO) ||
-	echo "# SKIP GitLab, Gitea, Forgejo: $TG_SHARED/specs is absent (set TG_SHARED)"
+	tg_skip "GitLab, Gitea, Forgejo: $TG_SHARED/specs is absent (set TG_SHARED)"
 
 # name kind spec link: GitLab's fake sends no Link (x-next-page only), Forgejo's
 # none either (x-total-count only), so that every paging rule meets a server

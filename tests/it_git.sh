@@ -19,8 +19,7 @@ if [ ! -x "$bin" ]; then
 	exit 1
 fi
 if ! command -v git >/dev/null 2>&1; then
-	echo "# SKIP it_git: git is not installed (contrib/install-deps.sh --servers)"
-	exit 0
+	tg_skip_all "it_git: git is not installed (contrib/install-deps.sh --servers)"
 fi
 
 TG_RUN=$(mktemp -d /tmp/tg-it-git-XXXXXX)
@@ -81,7 +80,7 @@ if tg_git_have_lighttpd; then
 		tg_git_make_cert "$TG_RUN/tls" && pem=$TG_RUN/tls
 		tg_check "a self-signed certificate for 127.0.0.1" test -n "$pem"
 	else
-		echo "# SKIP https: lighttpd's TLS module is not installed (apt-get install lighttpd-mod-openssl)"
+		tg_skip "https: lighttpd's TLS module is not installed (apt-get install lighttpd-mod-openssl)"
 	fi
 	if tg_git_http_start "$srv" "$TG_RUN/users" "$pem"; then
 		export TG_TEST_GIT_HTTP_URL=http://127.0.0.1:$TG_GIT_HTTP_PORT/git/repo.git
@@ -101,7 +100,7 @@ if tg_git_have_lighttpd; then
 		tg_not_ok "lighttpd with git http-backend is up"
 	fi
 else
-	echo "# SKIP smart HTTP: lighttpd is not installed (apt-get install lighttpd)"
+	tg_skip "smart HTTP: lighttpd is not installed (apt-get install lighttpd)"
 fi
 
 if "$bin" > "$TG_RUN/test_git.out" 2>&1; then

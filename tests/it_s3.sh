@@ -75,7 +75,7 @@ if [ -n "$missing" ]; then
 	if [ "$root" -eq 1 ]; then
 		tg_not_ok "radosgw is installed (missing: $missing; run contrib/install-deps.sh --servers)"
 	else
-		printf '# SKIP radosgw: missing %s (not root: run contrib/install-deps.sh --servers as root)\n' "$missing"
+		tg_skip "$(printf 'radosgw: missing %s (not root: run contrib/install-deps.sh --servers as root)' "$missing")"
 	fi
 else
 	# a second try on a fresh cluster if the first start fails (a start race
@@ -116,7 +116,7 @@ else
 	elif [ "$root" -eq 1 ]; then
 		tg_not_ok "radosgw starts (see the lines above)"
 	else
-		printf '# SKIP radosgw: it did not start as a non-root user (see above)\n'
+		tg_skip "radosgw: it did not start as a non-root user (see above)"
 	fi
 fi
 

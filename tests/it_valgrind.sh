@@ -25,11 +25,10 @@ upload=$top/contrib/ci/tracegate-upload.sh
 . "$top/tests/servers/lib.sh"
 
 if ! command -v valgrind >/dev/null 2>&1; then
-	echo "# SKIP it_valgrind: valgrind is not installed (contrib/install-deps.sh --servers)"
-	exit 0
+	tg_skip_all "it_valgrind: valgrind is not installed (contrib/install-deps.sh --servers)"
 fi
 if grep -qa __asan_init "$tg"; then
-	echo "# SKIP it_valgrind: $tg is built with AddressSanitizer (make check SAN=1), which valgrind cannot run"
+	echo "# it_valgrind: not applicable: $tg is built with AddressSanitizer (make check SAN=1), which valgrind cannot run; the plain make check runs it"
 	exit 0
 fi
 TG_RUN=$(mktemp -d "${TMPDIR:-/tmp}/tg-it-valgrind.XXXXXX")

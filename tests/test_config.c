@@ -223,6 +223,8 @@ static void test_full(void **state)
 	assert_true(c->max_manifest_bytes == 512 * 1024);
 	assert_int_equal(c->max_traces, 128);
 	assert_true(c->max_comment_bytes == 60000);
+	assert_true(c->max_run_bytes == UINT64_C(40) << 30);
+	assert_int_equal(c->max_workloads, 6);
 
 	assert_int_equal(c->http_timeout_ms, 60000);
 	assert_int_equal(c->http_connect_timeout_ms, 5000);
@@ -287,14 +289,16 @@ static void assert_defaults(const tg_config *c)
 	assert_int_equal(c->lease_ms, 600000);
 	assert_int_equal(c->max_attempts, 5);
 	assert_int_equal(c->history_points, 20);
-	assert_true(c->max_trace_bytes == UINT64_C(64) << 30);
+	assert_true(c->max_trace_bytes == UINT64_C(4) << 30); /* issue 14: was 64 GiB */
 	assert_int_equal(c->max_ratio, 200);
 	assert_true(c->max_events == 0);
 	assert_int_equal(c->max_string_bytes, 16 << 20); /* the reader's defaults */
 	assert_int_equal(c->max_depth, 64);
 	assert_true(c->max_manifest_bytes == 1 << 20);
-	assert_int_equal(c->max_traces, 64);
+	assert_int_equal(c->max_traces, 32); /* was 64 */
 	assert_true(c->max_comment_bytes == 65000);
+	assert_true(c->max_run_bytes == UINT64_C(16) << 30);
+	assert_int_equal(c->max_workloads, 16);
 	assert_int_equal(c->http_timeout_ms, 30000);
 	assert_int_equal(c->http_connect_timeout_ms, 10000);
 	assert_int_equal(c->http_retries, 5);
@@ -691,7 +695,7 @@ static void test_errors(void **state)
 		{"bad_unknown_http", TG_EFORMAT,
 		 "15:3: unknown key 'retry' in http (expected timeout, connect_timeout, retries, backoff, max_wait)"},
 		{"bad_unknown_limits", TG_EFORMAT,
-		 "15:3: unknown key 'max_trace_size' in limits (expected max_trace_bytes, max_ratio, max_events, max_string_bytes, max_depth, max_manifest_bytes, max_traces, max_comment_bytes)"},
+		 "15:3: unknown key 'max_trace_size' in limits (expected max_trace_bytes, max_ratio, max_events, max_string_bytes, max_depth, max_manifest_bytes, max_traces, max_comment_bytes, max_run_bytes, max_workloads)"},
 		{"bad_unknown_repo", TG_EFORMAT,
 		 "14:5: unknown key 'baseline' in repositories[0] (expected name, forge, clone_url, git_token, target_branches, rules, workloads, baseline_depth, status_context, details_url)"},
 		{"bad_unknown_retention", TG_EFORMAT,
@@ -741,6 +745,23 @@ static void test_errors(void **state)
 /* One github forge with extra keys (a string that ends the flow mapping). */
 #define FORGE(extra) ST DB "forges: [{name: gh, kind: github, api_url: \"https://x\", " extra "}]\n" RP
 #define REPO(extra) ST DB FG "repositories: [{name: a/b, forge: gh, clone_url: x, " extra "}]\n"
+
+/* http:// forge URLs only to a loopback host (the token would go in clear). */
+static void test_http_loopback_only(void **state)
+{
+	(void)state;
+	static const char *const ok[] = {"http://127.0.0.1:8080/api", "http://127.1.2.3", "http://localhost:3000",
+	                                 "http://[::1]:9000/", "https://git.example.com"};
+	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		char yaml[512];
+		snprintf(yaml, sizeof(yaml),
+		         ST DB "forges: [{name: gh, kind: github, api_url: \"%s\", token: {env: TG_TEST_GITHUB_TOKEN}}]\n" RP,
+		         ok[i]);
+		tg_config *c = must_load_mem(yaml, NULL);
+		assert_string_equal(c->forges[0].api_url, ok[i]);
+		tg_config_free(c);
+	}
+}
 
 /* Errors of inline YAML, through tg_config_load_mem. */
 static void test_errors_mem(void **state)
@@ -805,6 +826,12 @@ static void test_errors_mem(void **state)
 		 TG_EFORMAT, "m.yaml:3:44: forges[0].api_url: 'https://' is not an http:// or https:// URL"},
 		{ST DB "forges: [{name: gh, kind: gitea, api_url: \"ftp://x\", token: {env: TG_TEST_GITHUB_TOKEN}}]\n" RP,
 		 TG_EFORMAT, "m.yaml:3:43: forges[0].api_url: 'ftp://x' is not an http:// or https:// URL"},
+		{ST DB "forges: [{name: gh, kind: gitea, api_url: \"http://git.example.com/api\", token: {env: TG_TEST_GITHUB_TOKEN}}]\n" RP,
+		 TG_EFORMAT, "m.yaml:3:43: forges[0].api_url: 'http://git.example.com/api' would send the token in clear: use https:// (http:// only to 127.0.0.1, ::1 or localhost)"},
+		{ST DB "forges: [{name: gh, kind: gitea, api_url: \"http://127.0.0.1.evil.com:80\", token: {env: TG_TEST_GITHUB_TOKEN}}]\n" RP,
+		 TG_EFORMAT, "m.yaml:3:43: forges[0].api_url: 'http://127.0.0.1.evil.com:80' would send the token in clear: use https:// (http:// only to 127.0.0.1, ::1 or localhost)"},
+		{ST DB "forges: [{name: gh, kind: gitea, api_url: \"http://localhost@evil.com\", token: {env: TG_TEST_GITHUB_TOKEN}}]\n" RP,
+		 TG_EFORMAT, "m.yaml:3:43: forges[0].api_url: 'http://localhost@evil.com' would send the token in clear: use https:// (http:// only to 127.0.0.1, ::1 or localhost)"},
 		{"storage: {s3: {endpoint: s3.amazonaws.com, bucket: b, access_key: {env: A}, secret_key: {env: A}}}\n" DB FG RP,
 		 TG_EFORMAT, "m.yaml:1:26: storage.s3.endpoint: 's3.amazonaws.com' is not an http:// or https:// URL"},
 		{REPO("details_url: \"https://x/{repo\""),
@@ -819,6 +846,10 @@ static void test_errors_mem(void **state)
 		 TG_EFORMAT, "m.yaml:5:27: limits.max_trace_bytes: '0' must be more than 0"},
 		{OK "limits: {max_traces: 100001}\n",
 		 TG_EFORMAT, "m.yaml:5:22: limits.max_traces: '100001' is out of range (1 to 100000)"},
+		{OK "limits: {max_run_bytes: 0}\n",
+		 TG_EFORMAT, "m.yaml:5:25: limits.max_run_bytes: '0' must be more than 0"},
+		{OK "limits: {max_workloads: 0}\n",
+		 TG_EFORMAT, "m.yaml:5:25: limits.max_workloads: '0' is out of range (1 to 100000)"},
 		{OK "log: {level: [debug]}\n",
 		 TG_EFORMAT, "m.yaml:5:14: log.level: expected a level, got a list"},
 		{ST DB "forges: [{name: gh, kind: \"\"}]\n" RP,
@@ -1139,6 +1170,7 @@ static void test_docs_examples(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_http_loopback_only),
 		cmocka_unit_test(test_full),
 		cmocka_unit_test(test_s3_postgresql),
 		cmocka_unit_test(test_minimal),

@@ -12,6 +12,8 @@
 #include "../core/divergence.h"
 #include "../core/kernel_category.h"
 
+#include <time.h>
+
 #define BIG "--steps 8 --seq 4096"
 #define CALLS (4 * 8) /* attention calls: 4 layers x 8 steps */
 
@@ -375,6 +377,120 @@ static void test_two_traces_a_side(void **state)
 	tg_atoms_free(keys);
 }
 
+/* A trace of n ops under one step, op i ("aten::op_" and i in letters)
+ * launching kernel "k_<letters of i>_<suffix>": built in memory. */
+static tg_trace *many_ops_trace(size_t n, const char *suffix)
+{
+	size_t cap = n * 700 + 4096, len = 0;
+	char *j = malloc(cap);
+	assert_non_null(j);
+	len += (size_t)snprintf(j + len, cap - len,
+	                        "{\"schemaVersion\": 1, \"traceEvents\": [\n"
+	                        "{\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"ProfilerStep#1\", "
+	                        "\"pid\": 1, \"tid\": 1, \"ts\": 0, \"dur\": %zu, \"args\": {}}",
+	                        n * 10 + 10);
+	for (size_t i = 0; i < n; i++) {
+		char name[16];
+		size_t k = 0;
+		for (size_t v = i; k == 0 || v; v /= 26)
+			name[k++] = (char)('a' + v % 26);
+		name[k] = 0;
+		size_t ts = 1 + i * 10, c = i + 1;
+		len += (size_t)snprintf(
+		    j + len, cap - len,
+		    ",\n{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::op_%s\", \"pid\": 1, \"tid\": 1, "
+		    "\"ts\": %zu, \"dur\": 8, \"args\": {\"External id\": %zu}}"
+		    ",\n{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", \"pid\": 1, "
+		    "\"tid\": 1, \"ts\": %zu, \"dur\": 2, \"args\": {\"External id\": %zu, \"correlation\": %zu}}"
+		    ",\n{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k_%s_%s\", \"pid\": 0, \"tid\": 7, "
+		    "\"ts\": %zu, \"dur\": 3, \"args\": {\"External id\": %zu, \"correlation\": %zu, \"device\": 0, "
+		    "\"stream\": 7}}"
+		    ",\n{\"ph\": \"s\", \"cat\": \"ac2g\", \"name\": \"ac2g\", \"id\": %zu, \"pid\": 1, \"tid\": 1, "
+		    "\"ts\": %zu}"
+		    ",\n{\"ph\": \"f\", \"cat\": \"ac2g\", \"name\": \"ac2g\", \"id\": %zu, \"pid\": 0, \"tid\": 7, "
+		    "\"ts\": %zu, \"bp\": \"e\"}",
+		    name, ts, c, ts + 1, c, c, name, suffix, ts + 4, c, c, c, ts + 1, c, ts + 4);
+		assert_true(len < cap);
+	}
+	len += (size_t)snprintf(j + len, cap - len, "\n]}\n");
+	tg_trace *t = NULL;
+	assert_int_equal(tg_trace_read_mem(&t, j, len, "many.json", NULL), 0);
+	free(j);
+	return t;
+}
+
+/* 120,000 points of divergence of 120,000 kinds (every op launches a
+ * kernel of another name on the new side): one table row per kind, built
+ * in linear time. A linear search per point took minutes here. */
+static void test_many_kinds_linear(void **state)
+{
+	(void)state;
+	enum { N = 120000 };
+	tg_trace *bt = many_ops_trace(N, "base"), *nt = many_ops_trace(N, "new");
+	tg_tree *btree, *ntree;
+	assert_int_equal(tg_tree_build(&btree, bt), 0);
+	assert_int_equal(tg_tree_build(&ntree, nt), 0);
+	const tg_tree *bts[1] = {btree}, *nts[1] = {ntree};
+	tg_atoms *keys = tg_atoms_new();
+	tg_measure *b, *n;
+	assert_int_equal(tg_measure_build(&b, bts, 1, keys), 0);
+	assert_int_equal(tg_measure_build(&n, nts, 1, keys), 0);
+	tg_tree_diff *d;
+	assert_int_equal(tg_tree_diff_build(&d, btree, ntree, NULL), 0);
+	size_t nl;
+	tg_tree_diff_lcas(d, &nl);
+	assert_int_equal(nl, N);
+	tg_divergence_pair dp = {d, 0, 0};
+	tg_table *t = NULL;
+	clock_t c0 = clock();
+	assert_int_equal(tg_divergence_table(&t, &dp, 1, b, n, keys, 0), 0);
+	double cpu_s = (double)(clock() - c0) / CLOCKS_PER_SEC;
+	print_message("divergence table of %d kinds: %.2f s of CPU\n", N, cpu_s);
+	assert_true(cpu_s < 10.0);
+	assert_int_equal(tg_table_nrows(t), N);
+	GT_NEAR(tg_test_num(t, 0, "count"), 1, 0);
+	GT_NEAR(tg_test_num(t, N - 1, "count"), 1, 0);
+	/* equal deltas: ordered by where */
+	assert_string_equal(gt_str(t, 0, "where"), "aten::op_a");
+	assert_string_equal(gt_str(t, 0, "base kernels"), "k_a_base");
+	assert_string_equal(gt_str(t, 0, "new kernels"), "k_a_new");
+	tg_table_free(t);
+	tg_tree_diff_free(d);
+	tg_measure_free(b);
+	tg_measure_free(n);
+	tg_atoms_free(keys);
+	tg_tree_free(btree);
+	tg_tree_free(ntree);
+	tg_trace_free(bt);
+	tg_trace_free(nt);
+}
+
+/* A generated pair of about 120,000 ops a side (108 training steps of 16
+ * layers), every attention call split and a gelu added per layer: the
+ * table of 1,729 points of divergence, in a small fraction of a second. */
+static void test_generated_120k_ops(void **state)
+{
+	(void)state;
+	GT_SKIP_WITHOUT_GEN();
+	struct pair p;
+	pair_open(&p, "--train --steps 108 --layers 16", "--train --steps 108 --layers 16 --split-attention 1.0 --extra-op aten::gelu");
+	size_t nev;
+	tg_trace_events(tg_tree_trace(p.sb->tree), &nev);
+	assert_true(nev > 120000);
+	size_t nl;
+	tg_tree_diff_lcas(p.d, &nl);
+	assert_int_equal(nl, 108 * 16 + 1); /* each attention call, and the top level */
+	clock_t c0 = clock();
+	tg_table *t = table(&p, 0);
+	double cpu_s = (double)(clock() - c0) / CLOCKS_PER_SEC;
+	print_message("divergence table of a 120k-op pair: %.3f s of CPU\n", cpu_s);
+	assert_true(cpu_s < 2.0);
+	assert_int_equal(tg_table_nrows(t), 2);
+	GT_NEAR(tg_test_num(t, 0, "count") + tg_test_num(t, 1, "count"), 108 * 16 + 1, 0);
+	tg_table_free(t);
+	pair_close(&p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -384,6 +500,8 @@ int main(void)
 		cmocka_unit_test(test_extra_op_top_level),
 		cmocka_unit_test(test_two_kinds),
 		cmocka_unit_test(test_two_traces_a_side),
+		cmocka_unit_test(test_many_kinds_linear),
+		cmocka_unit_test(test_generated_120k_ops),
 	};
 	return cmocka_run_group_tests(tests, NULL, gt_teardown);
 }

@@ -95,6 +95,13 @@ static void test_bad(void **state)
 	bad("\"branch\": \"feature-x\"", "\"branch\": \"a\\nb\"", KEY ": 'branch' contains a control character");
 	bad("\"workload\": \"train\"", "\"workload\": \"infer\"", KEY ": workload 'infer' does not match the folder (train)");
 	bad("\"run_id\": \"ci-1\"", "\"run_id\": \"ci-2\"", KEY ": run_id 'ci-2' does not match the folder (ci-1)");
+	/* names go into statuses and comments: [A-Za-z0-9._-]{1,64} only */
+	bad("\"workload\": \"train\"", "\"workload\": \"w --> <img src=x> @org/team\"",
+	    KEY ": workload 'w --> <img src=x> @org/team' must be 1 to 64 of A-Z a-z 0-9 . _ -");
+	bad("\"run_id\": \"ci-1\"", "\"run_id\": \"ci#1\"", KEY ": run_id 'ci#1' must be 1 to 64 of A-Z a-z 0-9 . _ -");
+	bad("\"run_id\": \"ci-1\"",
+	    "\"run_id\": \"r12345678901234567890123456789012345678901234567890123456789012345\"",
+	    KEY ": run_id 'r12345678901234567890123456789012345678901234567890123456789012345' must be 1 to 64 of A-Z a-z 0-9 . _ -");
 	bad("\"pull_request\": 123", "\"pull_request\": -4", KEY ": pull_request must be a positive integer (or null)");
 	bad("\"pull_request\": 123", "\"pull_request\": \"123\"", KEY ": pull_request must be a positive integer (or null)");
 	bad("\"created_at\": \"2026-11-23T18:00:00Z\"", "\"created_at\": \"yesterday\"",
@@ -140,9 +147,34 @@ static void test_bad(void **state)
 	assert_non_null(strstr(tg_error_last(), "bad JSON"));
 }
 
+/* The names' check itself, and a manifest the daemon could not read. */
+static void test_names_and_unreadable(void **state)
+{
+	(void)state;
+	assert_true(tg_manifest_name_ok("llama-8b_train.v2"));
+	assert_true(tg_manifest_name_ok("1234567890123456789012345678901234567890123456789012345678901234")); /* 64 */
+	assert_false(tg_manifest_name_ok("12345678901234567890123456789012345678901234567890123456789012345"));
+	assert_false(tg_manifest_name_ok(""));
+	assert_false(tg_manifest_name_ok("a b"));
+	assert_false(tg_manifest_name_ok("a/b"));
+	assert_false(tg_manifest_name_ok("<b>"));
+	assert_false(tg_manifest_name_ok("caf\xc3\xa9"));
+	const char *u = TG_MANIFEST_UNREADABLE "manifest.json: a FIFO, not a regular file";
+	tg_manifest *m = NULL;
+	assert_int_equal(tg_manifest_parse(&m, u, strlen(u), KEY, 0), TG_EFORMAT);
+	assert_string_equal(tg_error_last(), KEY ": manifest not read: manifest.json: a FIFO, not a regular file");
+	/* the text is len bytes, not a C string: nothing past them is read */
+	char *cut = malloc(12);
+	memcpy(cut, u, 12);
+	assert_int_equal(tg_manifest_parse(&m, cut, 12, KEY, 0), TG_EFORMAT);
+	assert_string_equal(tg_error_last(), KEY ": manifest not read: manifest.js");
+	free(cut);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_names_and_unreadable),
 		cmocka_unit_test(test_good),
 		cmocka_unit_test(test_minimal),
 		cmocka_unit_test(test_bad),

@@ -704,13 +704,12 @@ static void test_storage_offline(void **state)
 	}
 	assert_int_equal(tg_storage_s3_new(&st, &o, "runs"), 0);
 	/* keys are checked before any request */
-	char *data = NULL, *path = NULL;
+	char *data = NULL;
 	size_t len = 0;
-	int is_temp = 7;
+	int fd = 7;
 	assert_int_equal(tg_storage_read(st, "../etc/passwd", &data, &len, 0), TG_EINVAL);
-	assert_int_equal(tg_storage_fetch(st, "a/./b", "/tmp", 0, &path, &is_temp), TG_EINVAL);
-	assert_null(path);
-	assert_int_equal(is_temp, 0);
+	assert_int_equal(tg_storage_fetch(st, "a/./b", "/tmp", 0, &fd), TG_EINVAL);
+	assert_int_equal(fd, -1);
 	/* the poll period */
 	assert_int_equal(tg_storage_s3_set_poll(st, 0), TG_EINVAL);
 	assert_int_equal(tg_storage_s3_set_poll(NULL, 10), TG_EINVAL);
@@ -1089,28 +1088,25 @@ static void test_live_storage(void **state)
 	char tmpl[] = "/tmp/tg-test-s3-XXXXXX";
 	char *dir = mkdtemp(tmpl);
 	assert_non_null(dir);
-	char rel[300], *path = NULL;
-	int is_temp = 0;
+	char rel[300];
+	int fd = -1;
 	snprintf(rel, sizeof(rel), "acme/llm/%s/train/ci-1/rank0.pt.trace.json.gz", sha);
-	rc = tg_storage_fetch(st, rel, dir, 0, &path, &is_temp);
+	rc = tg_storage_fetch(st, rel, dir, 0, &fd);
 	if (rc)
 		fail_msg("fetch: %s", tg_error_last());
-	assert_int_equal(is_temp, 1);
-	assert_memory_equal(path, dir, strlen(dir));
-	size_t flen = 0;
-	char *got = tg_test_slurp(path, &flen);
-	assert_non_null(got);
+	assert_true(fd >= 0);
+	char got[512];
+	ssize_t flen = read(fd, got, sizeof(got));
+	close(fd);
 	snprintf(want, sizeof(want), "{\"schema\":\"tracegate.run/1\",\"key\":\"%s\"}", rel);
-	assert_int_equal(flen, strlen(want));
-	assert_memory_equal(got, want, flen);
-	free(got);
-	assert_int_equal(unlink(path), 0);
-	free(path);
-	/* a missing trace leaves no file behind */
-	path = NULL;
-	assert_int_equal(tg_storage_fetch(st, "acme/llm/x/train/ci-9/rank0.pt.trace.json.gz", dir, 0, &path, &is_temp),
+	assert_int_equal(flen, (ssize_t)strlen(want));
+	assert_memory_equal(got, want, (size_t)flen);
+	/* the download is unlinked at once; a missing trace leaves no file
+	 * behind either */
+	fd = -1;
+	assert_int_equal(tg_storage_fetch(st, "acme/llm/x/train/ci-9/rank0.pt.trace.json.gz", dir, 0, &fd),
 	                 TG_ENOTFOUND);
-	assert_null(path);
+	assert_int_equal(fd, -1);
 	DIR *dh = opendir(dir);
 	assert_non_null(dh);
 	struct dirent *de;

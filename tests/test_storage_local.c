@@ -114,36 +114,114 @@ static void test_list(void **state)
 	assert_int_equal(tg_storage_read(s, "acme/llm/" SHA "/train/ci-1/manifest.json", &data, &len, 4), TG_ELIMIT);
 	assert_int_equal(tg_storage_read(s, "acme/llm/" SHA "/train/ci-9/manifest.json", &data, &len, 0), TG_ENOTFOUND);
 	assert_int_equal(tg_storage_read(s, "acme/../../etc/passwd", &data, &len, 0), TG_EINVAL);
-	char *path;
-	int tmp;
-	assert_int_equal(tg_storage_fetch(s, "acme/llm/" SHA "/train/ci-2/rank0.json", "/tmp", 0, &path, &tmp), 0);
-	assert_int_equal(tmp, 0);
-	assert_non_null(strstr(path, "/acme/llm/" SHA "/train/ci-2/rank0.json"));
-	free(path);
+	int fd = -1;
+	assert_int_equal(tg_storage_fetch(s, "acme/llm/" SHA "/train/ci-2/rank0.json", "/tmp", 0, &fd), 0);
+	assert_true(fd >= 0);
+	char got[8] = "";
+	assert_int_equal(read(fd, got, sizeof(got)), 2);
+	assert_memory_equal(got, "[]", 2);
+	close(fd);
 	tg_storage_free(s);
 }
 
-/* A symbolic link in a run folder cannot lead outside the root. */
+/* No symbolic link is followed, not even one that stays inside the root
+ * (it could lead into another repository's folder): reading or fetching
+ * one is refused with a message, and so is a link to a folder on the way. */
 static void test_symlink_escape(void **state)
 {
 	(void)state;
 	put("acme/llm/" SHA "/train/ci-1/manifest.json", "{}");
+	put("other/secret/" SHA "/train/ci-1/rank0.json", "[1]");
 	char link[1536];
 	snprintf(link, sizeof(link), "%s/acme/llm/" SHA "/train/ci-1/rank0.json", root);
 	assert_int_equal(symlink("/etc/hostname", link), 0);
 	snprintf(link, sizeof(link), "%s/acme/llm/" SHA "/train/ci-1/inside.json", root);
 	assert_int_equal(symlink("manifest.json", link), 0);
+	snprintf(link, sizeof(link), "%s/acme/llm/" SHA "/train/ci-1/tenant.json", root);
+	char target[1536];
+	snprintf(target, sizeof(target), "%s/other/secret/" SHA "/train/ci-1/rank0.json", root);
+	assert_int_equal(symlink(target, link), 0);
+	snprintf(link, sizeof(link), "%s/acme/llm/" SHA "/train/ci-2", root);
+	snprintf(target, sizeof(target), "%s/other/secret/" SHA "/train/ci-1", root);
+	assert_int_equal(symlink(target, link), 0);
 	tg_storage *s;
 	assert_int_equal(tg_storage_local_new(&s, root), 0);
-	char *path, *data;
+	char *data;
 	size_t len;
-	int tmp;
-	assert_int_equal(tg_storage_fetch(s, "acme/llm/" SHA "/train/ci-1/rank0.json", "/tmp", 0, &path, &tmp), TG_EINVAL);
-	assert_non_null(strstr(tg_error_last(), "resolves outside the storage root"));
+	int fd = 7;
+	assert_int_equal(tg_storage_fetch(s, "acme/llm/" SHA "/train/ci-1/rank0.json", "/tmp", 0, &fd), TG_EINVAL);
+	assert_int_equal(fd, -1);
+	assert_non_null(strstr(tg_error_last(), "rank0.json is a symbolic link (storage links are never followed)"));
 	assert_int_equal(tg_storage_read(s, "acme/llm/" SHA "/train/ci-1/rank0.json", &data, &len, 0), TG_EINVAL);
-	assert_int_equal(tg_storage_read(s, "acme/llm/" SHA "/train/ci-1/inside.json", &data, &len, 0), 0);
-	free(data);
+	assert_int_equal(tg_storage_read(s, "acme/llm/" SHA "/train/ci-1/inside.json", &data, &len, 0), TG_EINVAL);
+	assert_int_equal(tg_storage_fetch(s, "acme/llm/" SHA "/train/ci-1/tenant.json", "/tmp", 0, &fd), TG_EINVAL);
+	assert_int_equal(tg_storage_fetch(s, "acme/llm/" SHA "/train/ci-2/rank0.json", "/tmp", 0, &fd), TG_EINVAL);
+	assert_non_null(strstr(tg_error_last(), "train/ci-2/rank0.json: folder ci-2 is a symbolic link"));
 	tg_storage_free(s);
+}
+
+/* A FIFO named manifest.json, or as a trace, is listed (a run is there)
+ * but not opened for reading: a clear error at once, no hang. So is a
+ * folder where a file should be. */
+static void test_fifo_and_folder(void **state)
+{
+	(void)state;
+	mkdirs("acme/llm/" SHA "/train/ci-1");
+	mkdirs("acme/llm/" SHA "/train/ci-1/dir.json");
+	char path[1536];
+	snprintf(path, sizeof(path), "%s/acme/llm/" SHA "/train/ci-1/manifest.json", root);
+	assert_int_equal(mkfifo(path, 0644), 0);
+	snprintf(path, sizeof(path), "%s/acme/llm/" SHA "/train/ci-1/rank0.json", root);
+	assert_int_equal(mkfifo(path, 0644), 0);
+	tg_storage *s;
+	assert_int_equal(tg_storage_local_new(&s, root), 0);
+	tg_storage_obj *o;
+	size_t n;
+	assert_int_equal(tg_storage_list_manifests(s, &o, &n), 0);
+	assert_int_equal(n, 1);
+	tg_storage_objs_free(o, n);
+	char *data = NULL;
+	size_t len;
+	int fd = -1;
+	assert_int_equal(tg_storage_read(s, "acme/llm/" SHA "/train/ci-1/manifest.json", &data, &len, 0), TG_EINVAL);
+	assert_non_null(strstr(tg_error_last(), "manifest.json: a FIFO, not a regular file"));
+	assert_int_equal(tg_storage_fetch(s, "acme/llm/" SHA "/train/ci-1/rank0.json", "/tmp", 0, &fd), TG_EINVAL);
+	assert_non_null(strstr(tg_error_last(), "rank0.json: a FIFO, not a regular file"));
+	assert_int_equal(tg_storage_fetch(s, "acme/llm/" SHA "/train/ci-1/dir.json", "/tmp", 0, &fd), TG_EINVAL);
+	assert_non_null(strstr(tg_error_last(), "dir.json: a folder, not a regular file"));
+	tg_storage_free(s);
+}
+
+/* The listing does not walk into a linked folder: a link at any level to
+ * a folder outside the root (or inside it) lists nothing. */
+static void test_listing_skips_links(void **state)
+{
+	(void)state;
+	char outside[] = "/tmp/tg-storage-out-XXXXXX";
+	assert_non_null(mkdtemp(outside));
+	char cmd[1024];
+	snprintf(cmd, sizeof(cmd), "mkdir -p %s/llm/" SHA "/train/ci-1 && echo '{}' > %s/llm/" SHA "/train/ci-1/manifest.json",
+	         outside, outside);
+	assert_int_equal(system(cmd), 0);
+	put("acme/llm/" SHA "/train/ci-1/manifest.json", "{}");
+	char link[1536];
+	snprintf(link, sizeof(link), "%s/evil", root); /* owner level */
+	assert_int_equal(symlink(outside, link), 0);
+	snprintf(link, sizeof(link), "%s/acme/llm/" SHA "/infer", root); /* workload level, inside the root */
+	char target[1536];
+	snprintf(target, sizeof(target), "%s/acme/llm/" SHA "/train", root);
+	assert_int_equal(symlink(target, link), 0);
+	tg_storage *s;
+	assert_int_equal(tg_storage_local_new(&s, root), 0);
+	tg_storage_obj *o;
+	size_t n;
+	assert_int_equal(tg_storage_list_manifests(s, &o, &n), 0);
+	assert_int_equal(n, 1);
+	assert_string_equal(o[0].key, "acme/llm/" SHA "/train/ci-1/manifest.json");
+	tg_storage_objs_free(o, n);
+	tg_storage_free(s);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", outside);
+	assert_int_equal(system(cmd), 0);
 }
 
 static double now_s(void)
@@ -243,6 +321,8 @@ int main(void)
 		cmocka_unit_test(test_key_ok),
 		cmocka_unit_test_setup_teardown(test_list, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_symlink_escape, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_fifo_and_folder, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_listing_skips_links, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_wait_wakes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_wait_idle, setup, teardown),
 		cmocka_unit_test(test_missing_root),

@@ -1496,6 +1496,29 @@ static void test_pg_password_hidden(void **state)
 	}
 }
 
+/* A password of one or two characters is masked too, and masking it
+ * everywhere it occurs in a long message (each "e" of it becomes "***")
+ * stays inside the message's buffer (it overflowed the stack: issue 14). */
+static void test_pg_short_password(void **state)
+{
+	(void)state;
+	char host[400], url[600];
+	memset(host, 'e', 300);
+	snprintf(host + 300, sizeof(host) - 300, ".invalid");
+	for (int pl = 1; pl <= 2; pl++) {
+		snprintf(url, sizeof(url), "postgresql://u:%.*s@%s:1/db?connect_timeout=2", pl, "ee", host);
+		tg_store *s = (tg_store *)1;
+		int rc = tg_store_open(&s, url);
+		assert_true(rc == TG_EIO || rc == TG_EINVAL);
+		assert_null(s);
+		const char *msg = tg_error_last();
+		assert_true(strlen(msg) < 1200);
+		/* libpq's message quotes the host: its e's were masked */
+		assert_non_null(strstr(msg, "******"));
+		assert_int_equal(msg[strlen(msg) - 1] != '\n', 1);
+	}
+}
+
 /* Runs sql on an admin connection; 0 or -1 (the message printed). */
 static int pg_admin(PGconn *conn, const char *sql)
 {
@@ -1590,7 +1613,8 @@ int main(void)
 		snprintf(pg_ctx.url, sizeof(pg_ctx.url), "%s", url);
 	const struct CMUnitTest sqlite_tests[] = {STORE_TESTS(ON_SQLITE) ON_SQLITE(test_file_size_limit)};
 	const struct CMUnitTest pg_tests[] = {STORE_TESTS(ON_PG) ON_PG(test_pg_reconnect)};
-	const struct CMUnitTest common_tests[] = {cmocka_unit_test(test_pg_password_hidden)};
+	const struct CMUnitTest common_tests[] = {cmocka_unit_test(test_pg_password_hidden),
+	                                          cmocka_unit_test(test_pg_short_password)};
 	int failed = 0;
 	failed += cmocka_run_group_tests_name("store_sqlite", sqlite_tests, NULL, NULL);
 	failed += cmocka_run_group_tests_name("store_postgresql", pg_tests, NULL, NULL);
