@@ -15,17 +15,17 @@ set -u
 TG=$1
 SHARED=${TG_SHARED:-../shared}
 H=$SHARED/traces/h200-dev
+. "$(dirname "$0")/tap.sh"
 if [ ! -d "$H" ]; then
-	echo "# SKIP cli_h200: $H is absent (set TG_SHARED)"
-	exit 0
+	skip "cli_h200" "$H is absent (set TG_SHARED)"
+	tap_exit
 fi
 if ! command -v python3 >/dev/null 2>&1; then
-	echo "not ok - cli_h200: python3 is needed to read the json"
-	exit 1
+	not_ok "cli_h200" "python3 is needed to read the json"
+	tap_exit
 fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-. "$(dirname "$0")/tap.sh"
 t() { echo "$H/$1/rank0.pt.trace.json.gz"; }
 
 # pair BASE NEW EXIT PYTHON-CHECK NAME
@@ -75,4 +75,4 @@ grep -qx "where the judged categories came from: SDPA_fwd kernel name 100 %; SDP
 grep -q '^SDPA_bwd,kernel name,FlashAttention-2 backward,72,' "$tmp/rep/kernel_categories.csv" \
 	&& ok "report: kernel_categories.csv files the graph-replayed flash backward by name" \
 	|| not_ok "report: kernel_categories.csv" "$(head -5 "$tmp/rep/kernel_categories.csv" 2>&1)"
-[ "$fails" -eq 0 ]
+tap_exit
