@@ -22,6 +22,7 @@
 #include "../core/divergence.h"
 #include "daemon_impl.h"
 #include "log.h"
+#include "scrub.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -63,11 +64,28 @@ static int is_hex40(const char *s)
 	return n == 40;
 }
 
+/* The manifest's ci_url is the uploader's word: a link only when it starts
+ * with one of the repository's ci_url_prefixes (none: never). */
+static int ci_url_allowed(const tg_config_repo *r, const char *ci_url)
+{
+	for (size_t i = 0; ci_url && i < r->nci_url_prefixes; i++)
+		if (!strncmp(ci_url, r->ci_url_prefixes[i], strlen(r->ci_url_prefixes[i])))
+			return 1;
+	return 0;
+}
+
+/* With a signing key, an untrusted run posts only on its own pull
+ * request's commit, never on a branch build's (docs/security.md). */
+static int may_post(const tg_daemon *d, const tg_job *j)
+{
+	return !d->cfg->storage.signing_key.value || j->trusted || j->pr > 0;
+}
+
 /* {repo} {commit} {workload} {run_id} substituted into the template. */
 static char *details_url(const tg_config_repo *r, const tg_job *j, const char *ci_url)
 {
 	if (!r->details_url)
-		return ci_url ? strdup(ci_url) : NULL;
+		return ci_url_allowed(r, ci_url) ? strdup(ci_url) : NULL;
 	char *out = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&out, &len);
@@ -267,6 +285,10 @@ static int post(tg_daemon *d, size_t ri, tg_job *j, const outcome *o)
 		tg_log(TG_LOG_WARN, "job %lld: folder %s is not a commit: nothing posted", (long long)j->id, j->commit);
 		return 0;
 	}
+	if (!may_post(d, j)) {
+		tg_log(TG_LOG_WARN, "job %lld: unsigned run of no pull request: judged, nothing posted", (long long)j->id);
+		return 0;
+	}
 	/* no baseline or an inconclusive gate: success for the status, neutral for a check run */
 	int neutral = o->state == TG_FORGE_SUCCESS && !strcmp(o->verdict, "inconclusive");
 	int rc = post_status(d, ri, j, o->state, o->description, o->target_url, o->comment, neutral);
@@ -310,6 +332,8 @@ static void set_error(outcome *o, const tg_job *j, const char *what, const char 
 	shortmsg[k] = 0;
 	snprintf(o->description, sizeof(o->description), "cannot judge: %.400s", shortmsg);
 	snprintf(o->summary, sizeof(o->summary), "error: %.60s: %.600s", what, msg);
+	tg_scrub_urls(o->description);
+	tg_scrub_urls(o->summary);
 }
 
 /* The comment of a run that could not be judged. */
@@ -598,6 +622,12 @@ done:
 		o->comment = comment;
 		comment = NULL;
 	}
+	if (!rc) {
+		/* what is posted and stored names no URL's userinfo (a clone_url's token) */
+		tg_scrub_urls(o->description);
+		tg_scrub_urls(o->summary);
+		tg_scrub_urls(o->comment);
+	}
 	free(comment);
 	free(extra);
 	accepts_free(&acc);
@@ -632,11 +662,12 @@ static int give_up(tg_daemon *d, size_t ri, tg_job *j)
 	char msg[1024];
 	snprintf(msg, sizeof(msg), "gave up after %d attempts (%s)", j->attempts - 1,
 	         j->error ? j->error : "the daemon stopped while working on it");
+	tg_scrub_urls(msg);
 	tg_log(TG_LOG_ERROR, "job %lld (%s): %s", (long long)j->id, j->prefix, msg);
 	outcome o;
 	memset(&o, 0, sizeof(o));
 	set_error(&o, j, "tracegate", msg);
-	if (is_hex40(j->commit) && post_status(d, ri, j, o.state, o.description, NULL, NULL, 0))
+	if (is_hex40(j->commit) && may_post(d, j) && post_status(d, ri, j, o.state, o.description, NULL, NULL, 0))
 		tg_log(TG_LOG_WARN, "job %lld: %s", (long long)j->id, tg_error_last());
 	tg_job r = *j;
 	r.verdict = (char *)"error";
@@ -658,7 +689,7 @@ int tg_daemon_job_run(tg_daemon *d, tg_job *j)
 	int rc = 0;
 	if (j->state == TG_JOB_SEEN) {
 		stall(j, "seen");
-		if (is_hex40(j->commit)) {
+		if (is_hex40(j->commit) && may_post(d, j)) {
 			char desc[256];
 			snprintf(desc, sizeof(desc), "tracegate is analysing %s", j->workload);
 			tg_manifest *m = NULL;

@@ -4,6 +4,7 @@
  */
 #include "daemon_impl.h"
 #include "log.h"
+#include "signature.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -95,7 +96,11 @@ int tg_side_load(tg_side *s, tg_daemon *d, const tg_manifest *m, int *permanent)
 			free(key);
 			break;
 		}
-		rc = tg_trace_read_file_named(&s->traces[i], path, key, &d->read);
+		/* a signed run's traces are the files it signed */
+		if (m->traces[order[i]].sha256[0])
+			rc = tg_signature_check_file(path, m->traces[order[i]].sha256, key);
+		if (!rc)
+			rc = tg_trace_read_file_named(&s->traces[i], path, key, &d->read);
 		if (is_temp)
 			unlink(path);
 		free(path);
