@@ -23,6 +23,7 @@
 #include "daemon_impl.h"
 #include "log.h"
 #include "scrub.h"
+#include "sha256.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -263,9 +264,30 @@ static void stall(const tg_job *j, const char *point)
 }
 
 
+/* The workload as a marker or a status context may hold it: itself when
+ * it is a name ([A-Za-z0-9._-]{1,64}), else "h-" and 16 hex digits of its
+ * SHA-256 (the folder of a run with a bad manifest is anyone's text). */
+static void safe_workload(char out[72], const char *w)
+{
+	size_t n = 0;
+	while (w[n] && n <= 64 && (isalnum((unsigned char)w[n]) || strchr("._-", w[n])))
+		n++;
+	if (n && n <= 64 && !w[n]) {
+		memcpy(out, w, n + 1);
+		return;
+	}
+	uint8_t dig[TG_SHA256_LEN];
+	char hex[TG_SHA256_HEX_LEN + 1];
+	tg_sha256(dig, w, strlen(w));
+	tg_sha256_hex(hex, dig);
+	snprintf(out, 72, "h-%.16s", hex);
+}
+
 static void marker_of(char *buf, size_t cap, const tg_job *j)
 {
-	snprintf(buf, cap, "tracegate:%s", j->workload);
+	char w[72];
+	safe_workload(w, j->workload);
+	snprintf(buf, cap, "tracegate:%s", w);
 }
 
 /* Posts one status; neutral: the gate could not judge (tg_forge_status). */
@@ -273,8 +295,9 @@ static int post_status(tg_daemon *d, size_t ri, const tg_job *j, tg_forge_state 
                        const char *url, const char *summary_md, int neutral)
 {
 	const tg_config_repo *r = &d->cfg->repos[ri];
-	char context[512];
-	snprintf(context, sizeof(context), "%s/%s", r->status_context, j->workload);
+	char context[512], w[72];
+	safe_workload(w, j->workload);
+	snprintf(context, sizeof(context), "%s/%s", r->status_context, w);
 	tg_forge_status st = {j->repo, j->commit, state, context, desc, url, summary_md, neutral};
 	return tg_forge_post_status(tg_daemon_forge(d, ri), &st);
 }
@@ -346,9 +369,9 @@ static char *error_comment(const tg_job *j, const outcome *o)
 	FILE *f = open_memstream(&s, &len);
 	if (!f)
 		return NULL;
-	fprintf(f, "<!-- %s -->\n### \xe2\x9d\x97 tracegate: could not judge `", marker);
-	tg_md_escape(f, j->workload);
-	fputs("`\n\n", f);
+	fprintf(f, "<!-- %s -->\n### \xe2\x9d\x97 tracegate: could not judge ", marker);
+	tg_md_code(f, j->workload);
+	fputs("\n\n", f);
 	tg_md_escape(f, o->summary);
 	fputs("\n\nThe commit status is `error` until a new run of this workload can be judged.\n\n<sub>tracegate " TG_VERSION
 	      "</sub>\n",
@@ -370,9 +393,9 @@ static char *no_baseline_comment(const tg_job *j, const char *why, const tg_metr
 	FILE *f = open_memstream(&s, &len);
 	if (!f)
 		return NULL;
-	fprintf(f, "<!-- %s -->\n### \xe2\x9a\xaa tracegate: no baseline for `", marker);
-	tg_md_escape(f, j->workload);
-	fputs("`\n\nNothing to compare with: ", f);
+	fprintf(f, "<!-- %s -->\n### \xe2\x9a\xaa tracegate: no baseline for ", marker);
+	tg_md_code(f, j->workload);
+	fputs("\n\nNothing to compare with: ", f);
 	tg_md_escape(f, why);
 	fputs(". The numbers of this run are recorded; the next run of this workload on the target branch becomes "
 	      "a baseline.\n\n| metric | per step |\n| --- | ---: |\n",
@@ -419,9 +442,9 @@ static const char *keep(struct accepts *x, const char *s)
 static void accept_add(struct accepts *x, const tg_rules *rules, const char *rule, const char *reason, const char *by)
 {
 	if (!tg_rules_find(rules, rule)) {
-		fputs("\nIgnored: `", x->nf);
-		tg_md_escape(x->nf, rule);
-		fputs("` (accepted by ", x->nf);
+		fputs("\nIgnored: ", x->nf);
+		tg_md_code(x->nf, rule);
+		fputs(" (accepted by ", x->nf);
 		tg_md_escape(x->nf, by);
 		fputs(") names no rule.\n", x->nf);
 		return;

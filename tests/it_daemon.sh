@@ -131,7 +131,7 @@ tg_eq "PR slow: one comment" 1 "$(comments)"
 c=$(find outbox -name 'comment-*.md' | head -1)
 tg_check "comment: marker first" sh -c "head -1 '$c' | grep -q '<!-- tracegate:train -->'"
 tg_check "comment: the verdict blocks on sdpa-forward" grep -q "block: sdpa-forward" "$c"
-tg_check "comment: the baseline is main2, the merge-base" grep -q "Baseline: \`${main2:0:12}\` on \`main\`, run \`m2\` (the merge-base)" "$c"
+tg_check "comment: the baseline is main2, the merge-base" grep -q "Baseline: \`${main2:0:12}\` on <code>main</code>, run <code>m2</code> (the merge-base)" "$c"
 tg_check "comment: a history chart" grep -q "xychart-beta" "$c"
 tg_check "status: the description names the rule" sh -c "grep \"$slow\" outbox/statuses.log | tail -1 | grep -q 'sdpa-forward'"
 
@@ -147,7 +147,7 @@ up "$acc" accepted pr3 slow.json.gz 8
 once
 tg_eq "PR accepted: success" success "$(status_of "$acc")"
 c8=$(find outbox -path '*pr-8*' -name 'comment-*.md' | head -1)
-tg_check "PR accepted: the comment says who accepted" grep -q "Accepted: sdpa-forward by commit trailer of tester &lt;tester@tracegate.invalid&gt;: the new kernel is exact" "$c8"
+tg_check "PR accepted: the comment says who accepted" grep -q "Accepted: sdpa-forward by commit trailer of tester &lt;tester@$(printf '\342\200\213')tracegate.invalid&gt;: the new kernel is exact" "$c8"
 
 # 5. bad input: a malformed manifest, a corrupt trace, a missing trace; the daemon serves the rest
 mkdir -p "storage/acme/llm/$broken/train/bad-manifest"

@@ -12,6 +12,7 @@
 #   target_branch outside target_branches -> no baseline (not another branch's history)
 #   ci_url outside ci_url_prefixes -> no link (a phishing link otherwise)
 #   a token in clone_url -> never in a status, comment, the database, the state folder or the log
+#   a workload name and trace text with markup, mentions, references, URLs -> inert
 #   no signing key -> the daemon says at start that anyone can forge baselines
 # $1: the tracegate binary; TG_GEN: the generator.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
@@ -176,7 +177,32 @@ else
 	tg_log "lighttpd missing: the clone_url has no token to leak (file://)"
 fi
 
-# 8. without a key: said at start
+# 8. markup injection: a workload name that ends the marker and mentions a team
+#    (a hand-written manifest: the upload script refuses such a name), and
+#    trace text with a mention, a reference and a URL
+tg_check "upload script: refuses a workload that is not [A-Za-z0-9._-]" sh -c "! '$upload' --dest storage --repo acme/llm --commit $feat --branch feat --workload 'w x' --run-id r fine.json.gz 2>/dev/null"
+tg_check "upload script: refuses a run id of 65 characters" sh -c "! '$upload' --dest storage --repo acme/llm --commit $feat --branch feat --workload w --run-id $(printf 'r%.0s' $(seq 1 65)) fine.json.gz 2>/dev/null"
+evil='w --> <img src=x onerror=alert(1)> @org-team'
+mkdir -p "storage/acme/llm/$feat/$evil/r1"
+cp fine.json.gz "storage/acme/llm/$feat/$evil/r1/rank0.pt.trace.json.gz"
+printf '{"schema": "tracegate.run/1", "repo": "acme/llm", "commit": "%s", "branch": "feat", "pull_request": 8, "target_branch": "main", "workload": "%s", "run_id": "r1", "traces": [{"path": "rank0.pt.trace.json.gz"}]}\n' \
+	"$feat" "$evil" > "storage/acme/llm/$feat/$evil/r1/manifest.json"
+zcat slow.json.gz | sed 's/aten::_flash_attention_forward/aten::sdpa @org\/team #12 https:\/\/evil.example\/x www.evil.example/' | gzip > evilops.json.gz
+up "$feat" feat pr9 evilops.json.gz 9
+once
+c8=$(find outbox -path '*pr-8*' -name 'comment-*.md' | head -1)
+c9=$(find outbox -path '*pr-9*' -name 'comment-*.md' | head -1)
+tg_check "workload injection: a comment was posted" test -s "$c8"
+tg_eq "workload injection: the marker is one HTML comment (nothing ends it early)" 1 "$(grep -c -- '-->' "$c8")"
+tg_check "workload injection: no <img> tag" sh -c "! grep -q '<img' '$c8'"
+tg_check "workload injection: no live mention" sh -c "! grep -q '@org' '$c8'"
+tg_check "workload injection: the status context holds no markup" sh -c "! grep -o '\"context\":\"[^\"]*\"' outbox/statuses.log | grep -q '<img'"
+tg_check "trace text: the op is in the comment" grep -q "aten::sdpa" "$c9"
+tg_check "trace text: no live mention" sh -c "! grep -q '@org' '$c9'"
+tg_check "trace text: no live #12 reference" sh -c "! grep -q '#12' '$c9'"
+tg_check "trace text: no autolinked URL" sh -c "! grep -Eq 'https://evil|www\.evil' '$c9'"
+
+# 9. without a key: said at start
 "$tg" daemon --config nokey.yaml --once >/dev/null 2>nokey.log
 tg_check "no signing key: the daemon warns that anyone can forge baselines" grep -q "no storage.signing_key: every run is trusted, so anyone who can upload to .* can forge baselines" nokey.log
 
