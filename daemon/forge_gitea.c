@@ -41,7 +41,7 @@ static int gt_find_comment(tg_forge *f, const tg_forge_comment *c, int64_t *id)
 	char *prefix = repo_url(f, c->repo, "/issues/%lld/comments?limit=50&page=", (long long)c->pr);
 	if (!prefix)
 		return tg_error_last_code() ? tg_error_last_code() : TG_ENOMEM;
-	struct tg_forge_marker_search m = {c->marker, 0};
+	struct tg_forge_marker_search m = {c->marker, 0, "user"};
 	int rc = tg_forge_get_pages(f, prefix, tg_forge_marker_page, &m);
 	free(prefix);
 	*id = m.id;

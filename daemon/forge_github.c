@@ -36,7 +36,7 @@ static int gh_find_comment(tg_forge *f, const tg_forge_comment *c, int64_t *id)
 	free(r);
 	if (!prefix)
 		return TG_ENOMEM;
-	struct tg_forge_marker_search m = {c->marker, 0};
+	struct tg_forge_marker_search m = {c->marker, 0, "user"};
 	rc = tg_forge_get_pages(f, prefix, tg_forge_marker_page, &m);
 	free(prefix);
 	*id = m.id;

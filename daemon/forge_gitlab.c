@@ -91,7 +91,7 @@ static int gl_find_comment(tg_forge *f, const tg_forge_comment *c, int64_t *id)
 	char *prefix = mr_url(f, c->repo, c->pr, "/notes?per_page=100&page=");
 	if (!prefix)
 		return TG_ENOMEM;
-	struct tg_forge_marker_search m = {c->marker, 0};
+	struct tg_forge_marker_search m = {c->marker, 0, "author"};
 	int rc = tg_forge_get_pages(f, prefix, tg_forge_marker_page, &m);
 	free(prefix);
 	*id = m.id;

@@ -55,6 +55,7 @@ struct tg_forge {
 	int check_runs;
 	char *outbox_dir;
 	FILE *outbox_echo;
+	int64_t self_id;         /* the token's own account (GET /user), 0 until asked */
 };
 
 /* ---------------------------------------------------------------- forge.c */
@@ -146,12 +147,20 @@ int tg_forge_next_page(char **next, tg_forge *f, const char *prefix, const tg_ht
  * and port as the API URL. */
 int tg_forge_same_origin(const tg_forge *f, const char *url);
 
+/* The id of the account the token belongs to: GET {api}/user (GitHub,
+ * GitLab and Gitea/Forgejo all have it and all answer {"id": ...}), asked
+ * once per client. Returns 0 or the error. */
+int tg_forge_self_id(tg_forge *f, int64_t *id);
+
 /* The marker search over a listing of comments or notes (GitHub, GitLab,
  * Gitea all name them "id" and "body"): a tg_forge_page_fn whose ctx is a
- * struct tg_forge_marker_search. */
+ * struct tg_forge_marker_search. Only comments written by the token's own
+ * account count (anyone can post the marker first: editing their comment
+ * would put the verdict under their name, or fail and block the post). */
 struct tg_forge_marker_search {
 	const char *marker;
-	int64_t id; /* the smallest id found, 0 when none */
+	int64_t id;             /* the smallest id found, 0 when none */
+	const char *author_key; /* the comment's author object: "user" (GitHub, Gitea) or "author" (GitLab) */
 };
 int tg_forge_marker_page(void *ctx, tg_forge *f, const char *url, json_t *items);
 

@@ -304,6 +304,32 @@ int tg_forge_get_pages(tg_forge *f, const char *prefix, tg_forge_page_fn fn, voi
 	return rc;
 }
 
+int tg_forge_self_id(tg_forge *f, int64_t *id)
+{
+	*id = 0;
+	if (f->self_id) {
+		*id = f->self_id;
+		return 0;
+	}
+	char *url = tg_forge_url(f, "/user");
+	if (!url)
+		return TG_ENOMEM;
+	tg_http_response r;
+	json_t *j = NULL;
+	int rc = tg_forge_send(&r, f, "GET", url, NULL, TG_HTTP_IDEMPOTENT);
+	if (!rc)
+		rc = tg_forge_check(f, "GET", url, &r);
+	if (!rc)
+		rc = tg_forge_json(&j, f, "GET", url, &r, JSON_OBJECT);
+	if (!rc)
+		rc = tg_forge_json_id(&f->self_id, f, "GET /user", j, "id");
+	json_decref(j);
+	tg_http_response_free(&r);
+	free(url);
+	*id = f->self_id;
+	return rc;
+}
+
 int tg_forge_marker_page(void *ctx, tg_forge *f, const char *url, json_t *items)
 {
 	struct tg_forge_marker_search *m = ctx;
@@ -322,8 +348,18 @@ int tg_forge_marker_page(void *ctx, tg_forge *f, const char *url, json_t *items)
 			rc = tg_forge_json_str(&body, f, what, c, "body");
 		if (rc)
 			return rc;
-		if (body && tg_forge_has_marker_line(body, m->marker) && (!m->id || id < m->id))
-			m->id = id;
+		if (!body || !tg_forge_has_marker_line(body, m->marker) || (m->id && id >= m->id))
+			continue;
+		/* only the daemon's own comment: asked of the forge at the first match */
+		int64_t self, author = 0;
+		const json_t *who = json_object_get(c, m->author_key ? m->author_key : "user");
+		if ((rc = tg_forge_self_id(f, &self)))
+			return rc;
+		if (json_is_object(who) && (rc = tg_forge_json_id(&author, f, what, who, "id")))
+			return rc;
+		if (author != self)
+			continue;
+		m->id = id;
 	}
 	return 0;
 }

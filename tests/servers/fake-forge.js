@@ -15,6 +15,7 @@
 //                           (tests/it_security.sh: TLS verification)
 //              FAKE_ECHO_AUTH=1  a 401 quotes the credentials it got back (a careless
 //                           server: the client must not log them)
+// GET /user (each forge's "who is this token") answers tracegate-bot.
 // Hooks, on this port (not through prism):
 //   GET  /_fake/state   everything kept: comments, statuses, check_runs, labels, requests
 //   POST /_fake/fail    {"count":1,"status":500|502|429|403,"retry_after":"1","apply":false,
@@ -23,6 +24,7 @@
 //                        the work first, then fail: a create that "may have worked"; delay_ms
 //                        longer than the client's timeout: a forge that times out)
 //   POST /_fake/seed    {"repo","pr","count":150,"quote":"..."} other comments;
+//                       {"repo","pr","body","by"} one comment by user "by";
 //                       {"repo","pr","labels":[{"name","by"}]} labels (and GitHub events)
 'use strict';
 const http = require('http');
@@ -47,17 +49,29 @@ let nextId = 1000;
 const now = () => new Date().toISOString().replace(/\.\d+Z$/, 'Z');
 
 // ------------------------------------------------------------ renderings
+// Each login its own id (the daemon edits only comments whose author's id is
+// the token's own: GET /user answers the bot, tracegate-bot).
+const BOT = 'tracegate-bot';
+function idOf(login) {
+  let h = 7;
+  for (const ch of login) h = (h * 31 + ch.charCodeAt(0)) % 1000003;
+  return h + 1;
+}
 function ghUser(login) {
   const u = `${pub}/users/${login}`;
-  return { login, id: 1, node_id: 'U_1', avatar_url: `${pub}/a.png`, gravatar_id: '', url: u,
+  return { login, id: idOf(login), node_id: `U_${idOf(login)}`, avatar_url: `${pub}/a.png`, gravatar_id: '', url: u,
     html_url: `https://github.test/${login}`, followers_url: `${u}/followers`, following_url: `${u}/following{/other_user}`,
     gists_url: `${u}/gists{/gist_id}`, starred_url: `${u}/starred{/owner}{/repo}`, subscriptions_url: `${u}/subscriptions`,
     organizations_url: `${u}/orgs`, repos_url: `${u}/repos`, events_url: `${u}/events{/privacy}`,
     received_events_url: `${u}/received_events`, type: 'Bot', site_admin: false };
 }
-const glUser = (username) => ({ id: 1, username, name: username, state: 'active', avatar_url: `${pub}/a.png`,
+// GET /user on GitHub: the public-user schema (user_view_type picks it)
+const ghMe = () => ({ ...ghUser(BOT), user_view_type: 'public', name: BOT, company: null, blog: '', location: null,
+  email: null, hireable: null, bio: null, public_repos: 0, public_gists: 0, followers: 0, following: 0,
+  created_at: '2024-01-01T00:00:00Z', updated_at: '2024-01-01T00:00:00Z' });
+const glUser = (username) => ({ id: idOf(username), username, name: username, state: 'active', avatar_url: `${pub}/a.png`,
   web_url: `https://gitlab.test/${username}` });
-const gtUser = (login) => ({ id: 1, login, full_name: login, email: `${login}@example.test`, avatar_url: `${pub}/a.png`,
+const gtUser = (login) => ({ id: idOf(login), login, full_name: login, email: `${login}@example.test`, avatar_url: `${pub}/a.png`,
   language: 'en-US', is_admin: false, last_login: '2024-01-01T00:00:00Z', created: '2024-01-01T00:00:00Z', restricted: false });
 
 const render = {
@@ -136,6 +150,8 @@ function route(m, url, body) {
   const p = url.pathname.slice(prefix.length);
   const commentsOf = (repo, pr) => state.comments.filter((c) => c.repo === repo && c.pr === pr).map(render.comment);
   let r;
+  if (p === '/user' && m === 'GET')
+    return { code: 200, obj: { github: ghMe, gitlab: () => glUser(BOT), gitea: () => gtUser(BOT) }[kind]() };
   if (kind === 'gitlab') {
     if ((r = p.match(/^\/projects\/([^/]+)\/statuses\/([0-9a-f]{40})$/)) && m === 'POST') {
       const s = { id: nextId++, repo: decodeURIComponent(r[1]), sha: r[2], state: body.state, context: body.name || body.context || 'default',
@@ -219,6 +235,7 @@ function hook(m, p, body) {
     for (let i = 0; i < (body.count || 0); i++)
       addComment(body.repo, body.pr, i === 70 && body.quote ? body.quote : `seeded comment ${i + 1}`, `user${i % 7}`);
     if (body.labels) state.labels[`${body.repo}#${body.pr}`] = body.labels;
+    if (body.body) addComment(body.repo, body.pr, body.body, body.by || 'someone');
     return { comments: state.comments.length };
   }
   return undefined;

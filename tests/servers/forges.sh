@@ -32,6 +32,7 @@ tg_forges_install() {
 
 # The operations tracegate calls, per forge (METHOD and the spec's path).
 TG_GITHUB_OPS=(
+	'GET /user'
 	'POST /repos/{owner}/{repo}/statuses/{sha}'
 	'GET /repos/{owner}/{repo}/issues/{issue_number}/comments'
 	'POST /repos/{owner}/{repo}/issues/{issue_number}/comments'
@@ -43,6 +44,7 @@ TG_GITHUB_OPS=(
 	'PATCH /repos/{owner}/{repo}/check-runs/{check_run_id}'
 )
 TG_GITLAB_OPS=(
+	'GET /api/v4/user'
 	'POST /api/v4/projects/{id}/statuses/{sha}'
 	'GET /api/v4/projects/{id}/merge_requests/{merge_request_iid}'
 	'GET /api/v4/projects/{id}/merge_requests/{merge_request_iid}/notes'
@@ -50,6 +52,7 @@ TG_GITLAB_OPS=(
 	'PUT /api/v4/projects/{id}/merge_requests/{merge_request_iid}/notes/{note_id}'
 )
 TG_GITEA_OPS=(
+	'GET /user'
 	'POST /repos/{owner}/{repo}/statuses/{sha}'
 	'GET /repos/{owner}/{repo}/issues/{index}/comments'
 	'POST /repos/{owner}/{repo}/issues/{index}/comments'
