@@ -124,4 +124,17 @@ int tg_forge_pr_labels(tg_forge *f, const char *repo, int64_t pr, tg_forge_label
 
 void tg_forge_labels_free(tg_forge_label *l, size_t n);
 
+/* Whether the author of commit sha has write access to repo, asked of the
+ * forge (a Tracegate-Accept: trailer counts only then; the git author
+ * line is anyone's text). *login: the author's account (the caller frees
+ * it; NULL when the commit's author is no account); *can: 1 for admin,
+ * maintain or write (Gitea, Forgejo: owner, admin or write).
+ *   GitHub         GET /repos/{o}/{r}/commits/{sha} (author.login), then
+ *                  GET /repos/{o}/{r}/collaborators/{login}/permission
+ *   Gitea/Forgejo  GET /repos/{o}/{r}/git/commits/{sha}, then the same
+ *                  permission path (Gitea 1.17 or later)
+ *   GitLab, outbox cannot tell: TG_EINVAL ("cannot tell who may write")
+ * A 404 for the permission is *can = 0, not an error. */
+int tg_forge_author_can_write(tg_forge *f, const char *repo, const char *sha, char **login, int *can);
+
 #endif

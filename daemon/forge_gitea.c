@@ -77,10 +77,16 @@ static int gt_labels(tg_forge *f, const char *repo, int64_t pr, tg_forge_label *
 	return rc;
 }
 
+static int gt_author_can_write(tg_forge *f, const char *repo, const char *sha, char **login, int *can)
+{
+	return tg_forge_repo_author_can_write(f, repo, sha, "/git/commits/", login, can);
+}
+
 const tg_forge_ops tg_forge_gitea_ops = {
 	.post_status = gt_post_status,
 	.find_comment = gt_find_comment,
 	.create_comment = gt_create_comment,
 	.update_comment = gt_update_comment,
 	.labels = gt_labels,
+	.author_can_write = gt_author_can_write,
 };

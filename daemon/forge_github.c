@@ -129,10 +129,16 @@ static int gh_labels(tg_forge *f, const char *repo, int64_t pr, tg_forge_label *
 	return rc;
 }
 
+static int gh_author_can_write(tg_forge *f, const char *repo, const char *sha, char **login, int *can)
+{
+	return tg_forge_repo_author_can_write(f, repo, sha, "/commits/", login, can);
+}
+
 const tg_forge_ops tg_forge_github_ops = {
 	.post_status = gh_post_status,
 	.find_comment = gh_find_comment,
 	.create_comment = gh_create_comment,
 	.update_comment = gh_update_comment,
 	.labels = gh_labels,
+	.author_can_write = gh_author_can_write,
 };

@@ -35,6 +35,8 @@ typedef struct tg_forge_ops {
 	int (*update_comment)(tg_forge *f, const tg_forge_comment *c, int64_t id);
 	/* The pull request's labels (*out NULL and *n 0 on entry). */
 	int (*labels)(tg_forge *f, const char *repo, int64_t pr, tg_forge_label **out, size_t *n);
+	/* tg_forge_author_can_write; NULL: this forge cannot tell */
+	int (*author_can_write)(tg_forge *f, const char *repo, const char *sha, char **login, int *can);
 } tg_forge_ops;
 
 extern const tg_forge_ops tg_forge_github_ops;
@@ -151,6 +153,12 @@ int tg_forge_same_origin(const tg_forge *f, const char *url);
  * GitLab and Gitea/Forgejo all have it and all answer {"id": ...}), asked
  * once per client. Returns 0 or the error. */
 int tg_forge_self_id(tg_forge *f, int64_t *id);
+
+/* tg_forge_author_can_write for GitHub and Gitea/Forgejo: commit_path is
+ * "/commits/" (GitHub) or "/git/commits/" (Gitea); the answer's
+ * author.login, then /collaborators/{login}/permission's "permission". */
+int tg_forge_repo_author_can_write(tg_forge *f, const char *repo, const char *sha, const char *commit_path,
+                                   char **login, int *can);
 
 /* The marker search over a listing of comments or notes (GitHub, GitLab,
  * Gitea all name them "id" and "body"): a tg_forge_page_fn whose ctx is a

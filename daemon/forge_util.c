@@ -304,6 +304,59 @@ int tg_forge_get_pages(tg_forge *f, const char *prefix, tg_forge_page_fn fn, voi
 	return rc;
 }
 
+/* GET url as a JSON object into *out; TG_ENOTFOUND for 404 (message set). */
+static int get_object(json_t **out, tg_forge *f, const char *url)
+{
+	*out = NULL;
+	tg_http_response r;
+	int rc = tg_forge_send(&r, f, "GET", url, NULL, TG_HTTP_IDEMPOTENT);
+	if (!rc)
+		rc = tg_forge_check(f, "GET", url, &r);
+	if (!rc)
+		rc = tg_forge_json(out, f, "GET", url, &r, JSON_OBJECT);
+	tg_http_response_free(&r);
+	return rc;
+}
+
+int tg_forge_repo_author_can_write(tg_forge *f, const char *repo, const char *sha, const char *commit_path,
+                                   char **login, int *can)
+{
+	char *o, *r;
+	int rc = tg_forge_split_repo(&o, &r, f, repo);
+	if (rc)
+		return rc;
+	char *url = tg_forge_url(f, "/repos/%s/%s%s%s", o, r, commit_path, sha);
+	json_t *j = NULL;
+	rc = url ? get_object(&j, f, url) : TG_ENOMEM;
+	const char *who = NULL;
+	if (!rc)
+		rc = tg_forge_json_str(&who, f, "GET commit", json_object_get(j, "author"), "login");
+	if (!rc && who && *who && !(*login = strdup(who)))
+		rc = TG_ENOMEM;
+	json_decref(j);
+	j = NULL;
+	free(url);
+	url = NULL;
+	if (!rc && *login) {
+		char *u = tg_http_escape(*login, 0);
+		url = u ? tg_forge_url(f, "/repos/%s/%s/collaborators/%s/permission", o, r, u) : NULL;
+		free(u);
+		rc = url ? get_object(&j, f, url) : TG_ENOMEM;
+		const char *perm = NULL;
+		if (rc == TG_ENOTFOUND) {
+			rc = 0; /* not a collaborator */
+		} else if (!rc && !(rc = tg_forge_json_str(&perm, f, "GET permission", j, "permission")) && perm) {
+			*can = !strcmp(perm, "admin") || !strcmp(perm, "write") || !strcmp(perm, "maintain") ||
+			       !strcmp(perm, "owner");
+		}
+	}
+	json_decref(j);
+	free(url);
+	free(o);
+	free(r);
+	return rc;
+}
+
 int tg_forge_self_id(tg_forge *f, int64_t *id)
 {
 	*id = 0;

@@ -496,9 +496,30 @@ static void gather_accepts(struct accepts *x, tg_daemon *d, size_t ri, const tg_
 		tg_log(TG_LOG_WARN, "job %lld: trailers of %.12s: %s", (long long)j->id, j->commit, tg_error_last());
 		return;
 	}
+	/* a trailer is the commit author's own word: it counts only when
+	 * accept_trailers is on and the forge says the author may write */
+	const tg_config_repo *r = &d->cfg->repos[ri];
+	int asked = 0, can = 0;
+	char *login = NULL;
 	for (size_t i = 0; i < nt; i++) {
 		if (strcasecmp(t[i].key, "Tracegate-Accept"))
 			continue;
+		if (!r->accept_trailers) {
+			fputs("\nIgnored: a Tracegate-Accept trailer (trailers are off: accept_trailers; use a "
+			      "tracegate-accept:RULE label).\n", x->nf);
+			break;
+		}
+		if (!asked) {
+			asked = 1;
+			if (tg_forge_author_can_write(tg_daemon_forge(d, ri), j->repo, j->commit, &login, &can))
+				tg_log(TG_LOG_WARN, "job %lld: who wrote %.12s: %s", (long long)j->id, j->commit, tg_error_last());
+		}
+		if (!can) {
+			fputs("\nIgnored: a Tracegate-Accept trailer of ", x->nf);
+			tg_md_escape(x->nf, login ? login : author ? author : "the commit's author");
+			fputs(" (the forge does not confirm write access to the repository).\n", x->nf);
+			break;
+		}
 		char rule[256];
 		const char *colon = strchr(t[i].value, ':');
 		size_t rl = colon ? (size_t)(colon - t[i].value) : strlen(t[i].value);
@@ -509,9 +530,10 @@ static void gather_accepts(struct accepts *x, tg_daemon *d, size_t ri, const tg_
 		while (*reason == ' ')
 			reason++;
 		char by[600];
-		snprintf(by, sizeof(by), "commit trailer of %s", author ? author : "the commit's author");
+		snprintf(by, sizeof(by), "commit trailer of @%s (write access)", login);
 		accept_add(x, rules, rule, *reason ? reason : "(no reason given)", by);
 	}
+	free(login);
 	tg_git_trailers_free(t, nt);
 	free(author);
 }

@@ -78,7 +78,7 @@ for f in "${forges[@]}"; do
 	if grep -q "^\[       OK \] test_live_$lc\$" "$TG_RUN/test_forge.out"; then tg_ok "$f: test_forge live run"
 	else tg_not_ok "$f: test_forge live run" "$(grep -A3 "RUN.*test_live_$lc" "$TG_RUN/test_forge.out" | head -c 1500)"; fi
 done
-tg_eq "test_forge exit status (all 22 tests)" 0 "$rc"
+tg_eq "test_forge exit status (all 25 tests)" 0 "$rc"
 "$BUILD/tests/test_http" >"$TG_RUN/test_http.out" 2>&1
 rc=$?
 tg_eq "test_http exit status" 0 "$rc"

@@ -625,6 +625,69 @@ static void test_github_labels_and_who(void **state)
 	mh_stop(&s);
 }
 
+/* A trailer counts only from a writer: who wrote the commit, and may they write? */
+static void test_author_can_write(void **state)
+{
+	(void)state;
+	mh_server s;
+	assert_int_equal(mh_start(&s), 0);
+	tg_forge *f = new_forge(TG_FORGE_GITHUB, s.base, 0);
+	char *login = NULL;
+	int can = -1;
+	mh_push(&s, 200, NULL, "{\"sha\":\"" SHA "\",\"author\":{\"login\":\"alice\",\"id\":5}}");
+	mh_push(&s, 200, NULL, "{\"permission\":\"write\",\"role_name\":\"maintain\",\"user\":{\"login\":\"alice\"}}");
+	assert_int_equal(tg_forge_author_can_write(f, "acme/llm", SHA, &login, &can), 0);
+	assert_string_equal(login, "alice");
+	assert_int_equal(can, 1);
+	free(login);
+	assert_string_equal(s.reqs[0].target, "/repos/acme/llm/commits/" SHA);
+	assert_string_equal(s.reqs[1].target, "/repos/acme/llm/collaborators/alice/permission");
+	/* a reader */
+	mh_push(&s, 200, NULL, "{\"author\":{\"login\":\"mallory\"}}");
+	mh_push(&s, 200, NULL, "{\"permission\":\"read\",\"role_name\":\"triage\",\"user\":null}");
+	assert_int_equal(tg_forge_author_can_write(f, "acme/llm", SHA, &login, &can), 0);
+	assert_int_equal(can, 0);
+	free(login);
+	/* no collaborator at all: 404 */
+	mh_push(&s, 200, NULL, "{\"author\":{\"login\":\"eve\"}}");
+	mh_push(&s, 404, NULL, "{\"message\":\"Not Found\"}");
+	assert_int_equal(tg_forge_author_can_write(f, "acme/llm", SHA, &login, &can), 0);
+	assert_int_equal(can, 0);
+	free(login);
+	/* an author email that is no account: no second request */
+	int before = mh_nreqs(&s);
+	mh_push(&s, 200, NULL, "{\"author\":null,\"commit\":{\"author\":{\"name\":\"x\"}}}");
+	assert_int_equal(tg_forge_author_can_write(f, "acme/llm", SHA, &login, &can), 0);
+	assert_null(login);
+	assert_int_equal(can, 0);
+	assert_int_equal(mh_nreqs(&s), before + 1);
+	/* not a commit */
+	assert_int_equal(tg_forge_author_can_write(f, "acme/llm", "HEAD", &login, &can), TG_EINVAL);
+	tg_forge_free(f);
+	mh_stop(&s);
+
+	/* Gitea: the git commits path */
+	assert_int_equal(mh_start(&s), 0);
+	char api[128];
+	snprintf(api, sizeof(api), "%s/api/v1", s.base);
+	f = new_forge(TG_FORGE_GITEA, api, 0);
+	mh_push(&s, 200, NULL, "{\"sha\":\"" SHA "\",\"author\":{\"login\":\"bob\",\"id\":3}}");
+	mh_push(&s, 200, NULL, "{\"permission\":\"owner\",\"role_name\":\"owner\"}");
+	assert_int_equal(tg_forge_author_can_write(f, "acme/llm", SHA, &login, &can), 0);
+	assert_int_equal(can, 1);
+	free(login);
+	assert_string_equal(s.reqs[0].target, "/api/v1/repos/acme/llm/git/commits/" SHA);
+	assert_string_equal(s.reqs[1].target, "/api/v1/repos/acme/llm/collaborators/bob/permission");
+	tg_forge_free(f);
+	mh_stop(&s);
+
+	/* GitLab cannot tell */
+	f = new_forge(TG_FORGE_GITLAB, "http://127.0.0.1:9/api/v4", 0);
+	assert_int_equal(tg_forge_author_can_write(f, "acme/llm", SHA, &login, &can), TG_EINVAL);
+	assert_non_null(strstr(tg_error_last(), "cannot tell who may write"));
+	tg_forge_free(f);
+}
+
 static void test_github_check_runs(void **state)
 {
 	(void)state;
@@ -1258,6 +1321,7 @@ int main(void)
 		cmocka_unit_test(test_github_upsert_creates),
 		cmocka_unit_test(test_github_ambiguous_create_searches_first),
 		cmocka_unit_test(test_github_labels_and_who),
+		cmocka_unit_test(test_author_can_write),
 		cmocka_unit_test(test_github_check_runs),
 		cmocka_unit_test(test_github_check_run_neutral),
 		cmocka_unit_test(test_github_retries_status),
