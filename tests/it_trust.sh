@@ -12,6 +12,7 @@
 #   target_branch outside target_branches -> no baseline (not another branch's history)
 #   ci_url outside ci_url_prefixes -> no link (a phishing link otherwise)
 #   a token in clone_url -> never in a status, comment, the database, the state folder or the log
+#   a self-approving commit trailer -> ignored (off by default; on: the forge must confirm write access)
 #   a workload name and trace text with markup, mentions, references, URLs -> inert
 #   no signing key -> the daemon says at start that anyone can forge baselines
 # $1: the tracegate binary; TG_GEN: the generator.
@@ -41,6 +42,11 @@ slow=$(git -C src rev-parse HEAD)
 git -C src checkout -qb feat "$main2"
 echo f >> src/a && git -C src commit -qam "feature"
 feat=$(git -C src rev-parse HEAD)
+git -C src checkout -qb selfok "$main2"
+echo t >> src/a && git -C src commit -qam "attention: slower, approved by myself
+
+Tracegate-Accept: sdpa-forward: trust me"
+selfok=$(git -C src rev-parse HEAD)
 git -C src checkout -q --orphan lonely && git -C src commit -qm "no shared history"
 lonely=$(git -C src rev-parse HEAD)
 git -C src checkout -q main
@@ -85,6 +91,7 @@ EOF
 }
 conf yes > tracegate.yaml
 conf no > nokey.yaml
+sed 's|    ci_url_prefixes:|    accept_trailers: true\n    ci_url_prefixes:|' tracegate.yaml > trailers.yaml
 
 # up COMMIT BRANCH RUN TRACE [PR [TARGET]]: an upload as a CI job does it
 # (signed when TRACEGATE_SIGNING_KEY is in the environment)
@@ -202,7 +209,15 @@ tg_check "trace text: no live mention" sh -c "! grep -q '@org' '$c9'"
 tg_check "trace text: no live #12 reference" sh -c "! grep -q '#12' '$c9'"
 tg_check "trace text: no autolinked URL" sh -c "! grep -Eq 'https://evil|www\.evil' '$c9'"
 
-# 9. without a key: said at start
+# 9. self-approval: the PR author's own Tracegate-Accept trailer, with
+#    accept_trailers on: the forge must confirm write access (the outbox cannot)
+up "$selfok" selfok pr11 slow.json.gz 11
+"$tg" daemon --config trailers.yaml --once >>out.log 2>>daemon.log
+tg_eq "self-approving trailer (accept_trailers on, write access unconfirmed): still blocked" failure "$(status_of "$selfok")"
+c11=$(find outbox -path '*pr-11*' -name 'comment-*.md' | head -1)
+tg_check "self-approving trailer: the comment says it was ignored" grep -q "Ignored: a Tracegate-Accept trailer of tester .*does not confirm write access" "$c11"
+
+# 10. without a key: said at start
 "$tg" daemon --config nokey.yaml --once >/dev/null 2>nokey.log
 tg_check "no signing key: the daemon warns that anyone can forge baselines" grep -q "no storage.signing_key: every run is trusted, so anyone who can upload to .* can forge baselines" nokey.log
 
