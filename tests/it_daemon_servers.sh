@@ -231,7 +231,8 @@ up_local "$r" "$sha" labelled pr5 slow.json.gz 11
 run_a
 tg_eq "label: the accepted regression passes" "pending success" "$(words GITHUB "$sha")"
 pr11() { q GITHUB "(s.comments.find(c=>c.repo==='$r'&&c.pr===11)||{body:''}).body"; }
-tg_check "label: the comment names the label and its author" eval 'pr11 | grep -q "Accepted: sdpa-forward by label tracegate-accept:sdpa-forward added by @alice"'
+# (a zero-width space after the @: the comment names alice without notifying her)
+tg_check "label: the comment names the label and its author" eval 'pr11 | grep -q "Accepted: sdpa-forward by label tracegate-accept:sdpa-forward added by @$(printf "\342\200\213")alice"'
 
 # --- the forge down: the run waits in posting and is delivered when it is back
 git -C "src-${r//\//_}" checkout -qb down "${MAIN[$r]}"
