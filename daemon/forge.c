@@ -420,6 +420,29 @@ int tg_forge_upsert_comment(tg_forge *f, const tg_forge_comment *c, int64_t *id,
 	return 0;
 }
 
+void tg_forge_pr_clear(tg_forge_pr *p)
+{
+	free(p->base);
+	memset(p, 0, sizeof(*p));
+}
+
+int tg_forge_pr_get(tg_forge *f, const char *repo, int64_t pr, tg_forge_pr *out)
+{
+	memset(out, 0, sizeof(*out));
+	int rc = repo_ok(f, repo);
+	if (rc)
+		return rc;
+	if (pr <= 0)
+		return tg_error_set(TG_EINVAL, "%s: %s: pull request number %lld", f->name, repo, (long long)pr);
+	if (!f->ops->pr_get)
+		return tg_error_set(TG_EINVAL, "%s: a %s forge cannot tell what pull request %s#%lld is", f->name,
+		                    tg_forge_kind_name(f->kind), repo, (long long)pr);
+	rc = f->ops->pr_get(f, repo, pr, out);
+	if (rc)
+		tg_forge_pr_clear(out);
+	return rc;
+}
+
 int tg_forge_author_can_write(tg_forge *f, const char *repo, const char *sha, char **login, int *can)
 {
 	*login = NULL;

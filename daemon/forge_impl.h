@@ -35,6 +35,8 @@ typedef struct tg_forge_ops {
 	int (*update_comment)(tg_forge *f, const tg_forge_comment *c, int64_t id);
 	/* The pull request's labels (*out NULL and *n 0 on entry). */
 	int (*labels)(tg_forge *f, const char *repo, int64_t pr, tg_forge_label **out, size_t *n);
+	/* tg_forge_pr_get (out cleared on entry); NULL: this forge cannot tell */
+	int (*pr_get)(tg_forge *f, const char *repo, int64_t pr, tg_forge_pr *out);
 	/* tg_forge_author_can_write; NULL: this forge cannot tell */
 	int (*author_can_write)(tg_forge *f, const char *repo, const char *sha, char **login, int *can);
 } tg_forge_ops;
@@ -153,6 +155,16 @@ int tg_forge_same_origin(const tg_forge *f, const char *url);
  * GitLab and Gitea/Forgejo all have it and all answer {"id": ...}), asked
  * once per client. Returns 0 or the error. */
 int tg_forge_self_id(tg_forge *f, int64_t *id);
+
+/* Fills out from a pull request object: state_key's value equal to
+ * open_word means open; head_key (dotted: "head.sha") the head commit;
+ * base_key ("base.ref", "target_branch") the branch it merges into. */
+int tg_forge_pr_from_json(tg_forge_pr *out, tg_forge *f, const json_t *pr, const char *open_word,
+                          const char *head_key, const char *base_key);
+
+/* GETs url as a JSON object into *out (the caller decrefs it). Returns 0,
+ * TG_ENOTFOUND (404) or the error. */
+int tg_forge_get_object(json_t **out, tg_forge *f, const char *url);
 
 /* tg_forge_author_can_write for GitHub and Gitea/Forgejo: commit_path is
  * "/commits/" (GitHub) or "/git/commits/" (Gitea); the answer's

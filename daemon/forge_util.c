@@ -304,8 +304,36 @@ int tg_forge_get_pages(tg_forge *f, const char *prefix, tg_forge_page_fn fn, voi
 	return rc;
 }
 
-/* GET url as a JSON object into *out; TG_ENOTFOUND for 404 (message set). */
-static int get_object(json_t **out, tg_forge *f, const char *url)
+int tg_forge_pr_from_json(tg_forge_pr *out, tg_forge *f, const json_t *pr, const char *open_word,
+                          const char *head_key, const char *base_key)
+{
+	const char *keys[3] = {"state", head_key, base_key};
+	const char *val[3] = {NULL, NULL, NULL};
+	for (int i = 0; i < 3; i++) {
+		char k[64];
+		snprintf(k, sizeof(k), "%s", keys[i]);
+		char *dot = strchr(k, '.');
+		const json_t *o = pr;
+		if (dot) {
+			*dot = 0;
+			o = json_object_get(pr, k);
+		}
+		int rc = tg_forge_json_str(&val[i], f, "GET pull request", o, dot ? dot + 1 : k);
+		if (rc)
+			return rc;
+	}
+	out->open = val[0] && !strcmp(val[0], open_word);
+	size_t n = 0;
+	while (val[1] && n < 41 && ((val[1][n] >= '0' && val[1][n] <= '9') || (val[1][n] >= 'a' && val[1][n] <= 'f')))
+		n++;
+	if (val[1] && n == 40 && !val[1][n])
+		memcpy(out->head, val[1], 41);
+	if (val[2] && !(out->base = strdup(val[2])))
+		return tg_error_set(TG_ENOMEM, "out of memory");
+	return 0;
+}
+
+int tg_forge_get_object(json_t **out, tg_forge *f, const char *url)
 {
 	*out = NULL;
 	tg_http_response r;
@@ -327,7 +355,7 @@ int tg_forge_repo_author_can_write(tg_forge *f, const char *repo, const char *sh
 		return rc;
 	char *url = tg_forge_url(f, "/repos/%s/%s%s%s", o, r, commit_path, sha);
 	json_t *j = NULL;
-	rc = url ? get_object(&j, f, url) : TG_ENOMEM;
+	rc = url ? tg_forge_get_object(&j, f, url) : TG_ENOMEM;
 	const char *who = NULL;
 	if (!rc)
 		rc = tg_forge_json_str(&who, f, "GET commit", json_object_get(j, "author"), "login");
@@ -341,7 +369,7 @@ int tg_forge_repo_author_can_write(tg_forge *f, const char *repo, const char *sh
 		char *u = tg_http_escape(*login, 0);
 		url = u ? tg_forge_url(f, "/repos/%s/%s/collaborators/%s/permission", o, r, u) : NULL;
 		free(u);
-		rc = url ? get_object(&j, f, url) : TG_ENOMEM;
+		rc = url ? tg_forge_get_object(&j, f, url) : TG_ENOMEM;
 		const char *perm = NULL;
 		if (rc == TG_ENOTFOUND) {
 			rc = 0; /* not a collaborator */

@@ -47,6 +47,7 @@ typedef struct outcome {
 	char *comment;       /* owned, NULL when nothing is commented */
 	char baseline[41];   /* "" when none */
 	int distance;
+	char not_posted[256]; /* why nothing is posted (the forge disowns the pull request), "" to post */
 } outcome;
 
 static void outcome_free(outcome *o)
@@ -171,6 +172,10 @@ static int save_outcome(const tg_daemon *d, const tg_job *j, const outcome *o)
 	                         "verdict", o->verdict, "description", o->description, "summary", o->summary,
 	                         "target_url", o->target_url, "comment", o->comment != NULL, "baseline",
 	                         o->baseline, "distance", o->distance);
+	if (root && o->not_posted[0] && json_object_set_new(root, "not_posted", json_string(o->not_posted))) {
+		json_decref(root);
+		root = NULL;
+	}
 	char *text = root ? json_dumps(root, JSON_INDENT(1)) : NULL;
 	json_decref(root);
 	if (!text)
@@ -200,6 +205,9 @@ static int load_outcome(const tg_daemon *d, const tg_job *j, outcome *o)
 	                      "baseline", &baseline, "distance", &distance);
 	if (!bad && json_is_string(urlv))
 		url = json_string_value(urlv);
+	const char *np = json_string_value(json_object_get(root, "not_posted"));
+	if (!bad && np)
+		snprintf(o->not_posted, sizeof(o->not_posted), "%s", np);
 	if (!bad) {
 		o->state = !strcmp(state, "success")   ? TG_FORGE_SUCCESS
 		           : !strcmp(state, "failure") ? TG_FORGE_FAILURE
@@ -310,6 +318,10 @@ static int post(tg_daemon *d, size_t ri, tg_job *j, const outcome *o)
 	}
 	if (!may_post(d, j)) {
 		tg_log(TG_LOG_WARN, "job %lld: unsigned run of no pull request: judged, nothing posted", (long long)j->id);
+		return 0;
+	}
+	if (o->not_posted[0]) {
+		tg_log(TG_LOG_WARN, "job %lld: %s: judged, nothing posted", (long long)j->id, o->not_posted);
 		return 0;
 	}
 	/* no baseline or an inconclusive gate: success for the status, neutral for a check run */
@@ -568,6 +580,12 @@ static int analyse(tg_daemon *d, size_t ri, tg_job *j, outcome *o)
 	const tg_config_repo *r = &d->cfg->repos[ri];
 	memset(o, 0, sizeof(*o));
 	o->distance = -1;
+	/* the pull request as the forge has it: open, this commit its head, and
+	 * the branch it merges into (the baseline's) */
+	int pr_ok = 1;
+	int rc = tg_daemon_pr_check(d, ri, j, &pr_ok, o->not_posted, sizeof(o->not_posted));
+	if (rc)
+		return rc;
 	tg_manifest *m = NULL;
 	if (job_manifest(d, j, &m)) {
 		set_error(o, j, "bad manifest", tg_error_last());
@@ -577,7 +595,7 @@ static int analyse(tg_daemon *d, size_t ri, tg_job *j, outcome *o)
 	tg_side cur, old;
 	memset(&old, 0, sizeof(old));
 	int permanent = 0;
-	int rc = tg_side_load(&cur, d, m, &permanent);
+	rc = tg_side_load(&cur, d, m, &permanent);
 	if (rc) {
 		if (!permanent) {
 			tg_manifest_free(m);
@@ -734,7 +752,14 @@ int tg_daemon_job_run(tg_daemon *d, tg_job *j)
 	int rc = 0;
 	if (j->state == TG_JOB_SEEN) {
 		stall(j, "seen");
-		if (is_hex40(j->commit) && may_post(d, j)) {
+		int pr_ok = 1;
+		char pr_why[256];
+		if (is_hex40(j->commit) && may_post(d, j) && tg_daemon_pr_check(d, ri, j, &pr_ok, pr_why, sizeof(pr_why))) {
+			tg_log(TG_LOG_WARN, "job %lld: pull request %lld: %s (no pending status)", (long long)j->id,
+			       (long long)j->pr, tg_error_last());
+			pr_ok = 0;
+		}
+		if (is_hex40(j->commit) && may_post(d, j) && pr_ok) {
 			char desc[256];
 			snprintf(desc, sizeof(desc), "tracegate is analysing %s", j->workload);
 			tg_manifest *m = NULL;

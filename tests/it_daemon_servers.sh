@@ -13,7 +13,8 @@
 # forge answering 500 twice and 429 with Retry-After (retried and delivered),
 # forge timing out (a status and a comment's create answered after the
 # daemon's timeout: retried, one comment), the forge down (the run waits and
-# is delivered when it is back), the
+# is delivered when it is back), a run claiming a pull request whose head is
+# another commit (nothing posted: the daemon asks the forge), the
 # storage down (the daemon keeps running and resumes). Tokens never appear
 # in the daemon's logs or output.
 # $1: the tracegate binary; TG_GEN: the generator; TG_SHARED: ../shared.
@@ -132,12 +133,23 @@ EOF
 tg_check "config A --check" "$tg" daemon --config a.yaml --check
 tg_check "config B --check" "$tg" daemon --config b.yaml --check
 
+# the pull request as the forge has it (the daemon asks before posting): open,
+# this commit its head, into main; ALIEN=1: the upload claims a pull request
+# it is not part of (the fake keeps what it had)
+seed_pr() { # REPO COMMIT PR
+	local f
+	case "$1" in acme/s3) f=GITHUB ;; *) f=$(tr 'a-z' 'A-Z' <<<"${1#acme/}") ;; esac
+	[ -n "${ALIEN:-}" ] && return 0
+	curl -s -X POST "$(fake "$f")/_fake/seed" -d "{\"repo\":\"$1\",\"pr\":$3,\"head\":\"$2\",\"base\":\"main\"}" >/dev/null
+}
 up_local() { # REPO COMMIT BRANCH RUN TRACE [PR]
+	[ -z "${6:-}" ] || seed_pr "$1" "$2" "$6"
 	mkdir -p "u-$4" && cp "$5" "u-$4/rank0.pt.trace.json.gz"
 	"$upload" --dest storage --repo "$1" --commit "$2" --branch "$3" ${6:+--pr $6 --target-branch main} \
 		--workload train --run-id "$4" "u-$4/rank0.pt.trace.json.gz" >/dev/null
 }
 up_s3() {
+	[ -z "${6:-}" ] || seed_pr "$1" "$2" "$6"
 	mkdir -p "u-$4" && cp "$5" "u-$4/rank0.pt.trace.json.gz"
 	TRACEGATE_S3_ENDPOINT=http://127.0.0.1:$s3port AWS_ACCESS_KEY_ID=$TG_S3_KEY AWS_SECRET_ACCESS_KEY=$TG_S3_SECRET \
 		"$upload" --dest s3://artifacts/runs --repo "$1" --commit "$2" --branch "$3" ${6:+--pr $6 --target-branch main} \
@@ -256,6 +268,22 @@ tg_forge_start_prism_again
 for i in $(seq 1 300); do words_have GITHUB "$sha" success && break; sleep 0.1; done
 tg_check "forge back: the verdict is delivered" words_have GITHUB "$sha" success
 kill -TERM "$dpid"; wait "$dpid"
+
+# --- ask the forge, not the manifest: a run planted at main's commit that claims pull
+#     request 5 (whose head is another commit) posts nothing on main's commit, nor on 5
+#     (last on these repositories: without a signing key its numbers become main's)
+for f in "${forges[@]}"; do
+	r=${REPO[$f]}
+	before=$(q "$f" "s.comments.filter(c=>c.repo==='$r'&&c.pr===5).map(c=>c.updated_at+c.body.length).join()")
+	wb=$(words "$f" "${MAIN[$r]}")
+	ALIEN=1 up_local "$r" "${MAIN[$r]}" main alien slow.json.gz 5
+	run_a
+	tg_eq "$f: a run claiming a pull request it is not the head of: no status on its commit" \
+		"$wb" "$(words "$f" "${MAIN[$r]}")"
+	tg_eq "$f: ... and pull request 5's comment untouched" "$before" \
+		"$(q "$f" "s.comments.filter(c=>c.repo==='$r'&&c.pr===5).map(c=>c.updated_at+c.body.length).join()")"
+	tg_check "$f: ... the log says why" grep -q "is not the head of pull request 5" a.log
+done
 
 # --- S3 storage + PostgreSQL (GitHub)
 r=acme/s3

@@ -1243,6 +1243,25 @@ static void live_run(const char *label, tg_forge_kind kind, const char *repo, in
 	assert_int_equal(created, 0);
 	assert_int_equal(id2, id1);
 
+	/* the pull request as the forge has it: open, its head, its base */
+	snprintf(seed, sizeof(seed), "{\"repo\":\"%s\",\"pr\":7,\"head\":\"%s\",\"base\":\"release\"}", repo, SHA);
+	fake_hook(fake, "/_fake/seed", seed);
+	tg_forge_pr pr;
+	if (tg_forge_pr_get(f, repo, 7, &pr))
+		fail_msg("%s: pull request 7: %s", label, tg_error_last());
+	assert_int_equal(pr.open, 1);
+	assert_string_equal(pr.head, SHA);
+	assert_string_equal(pr.base, "release");
+	tg_forge_pr_clear(&pr);
+	snprintf(seed, sizeof(seed), "{\"repo\":\"%s\",\"pr\":6,\"head\":\"%s\",\"state\":\"closed\"}", repo, SHA);
+	fake_hook(fake, "/_fake/seed", seed);
+	if (tg_forge_pr_get(f, repo, 6, &pr))
+		fail_msg("%s: pull request 6: %s", label, tg_error_last());
+	assert_int_equal(pr.open, 0);
+	tg_forge_pr_clear(&pr);
+	if (kind != TG_FORGE_GITLAB) /* the GitLab fake answers every merge request (labels) */
+		assert_int_equal(tg_forge_pr_get(f, repo, 99, &pr), TG_ENOTFOUND);
+
 	/* labels (and on GitHub who added them) */
 	snprintf(seed, sizeof(seed),
 	         "{\"repo\":\"%s\",\"pr\":7,\"labels\":[{\"name\":\"tracegate:accept-regression\",\"by\":\"alice\"},"

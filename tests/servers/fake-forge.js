@@ -25,6 +25,8 @@
 //                        longer than the client's timeout: a forge that times out)
 //   POST /_fake/seed    {"repo","pr","count":150,"quote":"..."} other comments;
 //                       {"repo","pr","body","by"} one comment by user "by";
+//                       {"repo","pr","head","base","state"} the pull request itself (GET .../pulls/N,
+//                       GitLab's merge request): head commit, target branch (main), open (or closed)
 //                       {"repo","pr","labels":[{"name","by"}]} labels (and GitHub events)
 'use strict';
 const http = require('http');
@@ -43,7 +45,11 @@ const pageMax = Number(process.env.FAKE_PAGE_MAX || 100);
 const withLink = process.env.FAKE_LINK !== '0';
 const prefix = { github: '', gitlab: '/api/v4', gitea: '/api/v1' }[kind];
 
-const state = { comments: [], statuses: [], check_runs: [], labels: {}, requests: [] };
+const state = { comments: [], statuses: [], check_runs: [], labels: {}, pulls: {}, requests: [] };
+// GitHub's pull-request object is large: the description's own example (FAKE_SPEC, the
+// subset served by prism) with the seeded state, head and base put in
+const spec = process.env.FAKE_SPEC ? JSON.parse(fs.readFileSync(process.env.FAKE_SPEC, 'utf8')) : null;
+const ghPullExample = spec?.components?.examples?.['pull-request']?.value;
 const fails = [];
 let nextId = 1000;
 const now = () => new Date().toISOString().replace(/\.\d+Z$/, 'Z');
@@ -150,6 +156,21 @@ function route(m, url, body) {
   const p = url.pathname.slice(prefix.length);
   const commentsOf = (repo, pr) => state.comments.filter((c) => c.repo === repo && c.pr === pr).map(render.comment);
   let r;
+  const pullOf = (repo, n) => state.pulls[`${repo}#${n}`];
+  if ((r = p.match(/^\/repos\/([^/]+\/[^/]+)\/pulls\/(\d+)$/)) && m === 'GET' && kind !== 'gitlab') {
+    const pr = pullOf(r[1], r[2]);
+    if (!pr) return { code: 404, obj: { message: 'Not Found' } };
+    if (kind === 'github' && ghPullExample) {
+      const o = JSON.parse(JSON.stringify(ghPullExample));
+      // (the example's requested team lacks the "type" its own schema requires)
+      Object.assign(o, { number: Number(r[2]), state: pr.state, requested_teams: [] });
+      o.head.sha = pr.head;
+      o.base.ref = pr.base;
+      return { code: 200, obj: o };
+    }
+    return { code: 200, obj: { id: Number(r[2]), number: Number(r[2]), state: pr.state, title: 'a pull request',
+      head: { label: 'feature', ref: 'feature', sha: pr.head }, base: { label: pr.base, ref: pr.base, sha: pr.head } } };
+  }
   if (p === '/user' && m === 'GET')
     return { code: 200, obj: { github: ghMe, gitlab: () => glUser(BOT), gitea: () => gtUser(BOT) }[kind]() };
   if (kind === 'gitlab') {
@@ -168,8 +189,10 @@ function route(m, url, body) {
     if ((r = p.match(/^\/projects\/([^/]+)\/merge_requests\/(\d+)\/notes\/(\d+)$/)) && m === 'PUT') return edit(Number(r[3]), body);
     if ((r = p.match(/^\/projects\/([^/]+)\/merge_requests\/(\d+)$/)) && m === 'GET') {
       const labels = state.labels[`${decodeURIComponent(r[1])}#${r[2]}`] || [];
-      return { code: 200, obj: { id: 1, iid: Number(r[2]), project_id: 1, title: 'a merge request', state: 'opened',
-        labels: labels.map((l) => l.name) } };
+      const pr = state.pulls[`${decodeURIComponent(r[1])}#${r[2]}`];
+      return { code: 200, obj: { id: 1, iid: Number(r[2]), project_id: 1, title: 'a merge request',
+        state: pr ? { open: 'opened' }[pr.state] || pr.state : 'opened', labels: labels.map((l) => l.name),
+        ...(pr ? { sha: pr.head, target_branch: pr.base } : {}) } };
     }
     return undefined;
   }
@@ -236,6 +259,7 @@ function hook(m, p, body) {
       addComment(body.repo, body.pr, i === 70 && body.quote ? body.quote : `seeded comment ${i + 1}`, `user${i % 7}`);
     if (body.labels) state.labels[`${body.repo}#${body.pr}`] = body.labels;
     if (body.body) addComment(body.repo, body.pr, body.body, body.by || 'someone');
+    if (body.head) state.pulls[`${body.repo}#${body.pr}`] = { head: body.head, base: body.base || 'main', state: body.state || 'open' };
     return { comments: state.comments.length };
   }
   return undefined;

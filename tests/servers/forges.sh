@@ -33,6 +33,7 @@ tg_forges_install() {
 # The operations tracegate calls, per forge (METHOD and the spec's path).
 TG_GITHUB_OPS=(
 	'GET /user'
+	'GET /repos/{owner}/{repo}/pulls/{pull_number}'
 	'POST /repos/{owner}/{repo}/statuses/{sha}'
 	'GET /repos/{owner}/{repo}/issues/{issue_number}/comments'
 	'POST /repos/{owner}/{repo}/issues/{issue_number}/comments'
@@ -53,6 +54,7 @@ TG_GITLAB_OPS=(
 )
 TG_GITEA_OPS=(
 	'GET /user'
+	'GET /repos/{owner}/{repo}/pulls/{index}'
 	'POST /repos/{owner}/{repo}/statuses/{sha}'
 	'GET /repos/{owner}/{repo}/issues/{index}/comments'
 	'POST /repos/{owner}/{repo}/issues/{index}/comments'
@@ -119,7 +121,7 @@ tg_forge_start() { # NAME KIND SPEC TOKEN PAGE_MAX LINK
 	tg_forge_ports fp pp || return 1
 	printf -v "TG_FORGE_FAKE_$name" '%s' "$fp"
 	printf -v "TG_FORGE_PROXY_$name" '%s' "$pp"
-	FAKE_TOKEN=$token FAKE_PAGE_MAX=$pmax FAKE_LINK=$link \
+	FAKE_TOKEN=$token FAKE_PAGE_MAX=$pmax FAKE_LINK=$link FAKE_SPEC=$spec \
 		tg_start "fake-$name" node "$TG_FORGES_DIR/fake-forge.js" "$kind" "$fp" "http://127.0.0.1:$pp" >/dev/null
 	# --errors: invalid requests are refused (422/400) instead of forwarded, and
 	# answers of the fake that break the description become 500s
