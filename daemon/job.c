@@ -730,7 +730,11 @@ static int give_up(tg_daemon *d, size_t ri, tg_job *j)
 	outcome o;
 	memset(&o, 0, sizeof(o));
 	set_error(&o, j, "tracegate", msg);
-	if (is_hex40(j->commit) && may_post(d, j) && post_status(d, ri, j, o.state, o.description, NULL, NULL, 0))
+	int pr_ok = 1;
+	char pr_why[256];
+	if (is_hex40(j->commit) && may_post(d, j) && tg_daemon_pr_check(d, ri, j, &pr_ok, pr_why, sizeof(pr_why)))
+		pr_ok = 0; /* the forge cannot confirm the pull request: post nothing */
+	if (is_hex40(j->commit) && may_post(d, j) && pr_ok && post_status(d, ri, j, o.state, o.description, NULL, NULL, 0))
 		tg_log(TG_LOG_WARN, "job %lld: %s", (long long)j->id, tg_error_last());
 	tg_job r = *j;
 	r.verdict = (char *)"error";
