@@ -14,7 +14,8 @@
 # forge timing out (a status and a comment's create answered after the
 # daemon's timeout: retried, one comment), the forge down (the run waits and
 # is delivered when it is back), a run claiming a pull request whose head is
-# another commit (nothing posted: the daemon asks the forge), the
+# another commit (nothing posted: the daemon asks the forge), a marker posted
+# first by someone else (left alone: the daemon edits only its own comment), the
 # storage down (the daemon keeps running and resumes). Tokens never appear
 # in the daemon's logs or output.
 # $1: the tracegate binary; TG_GEN: the generator; TG_SHARED: ../shared.
@@ -268,6 +269,26 @@ tg_forge_start_prism_again
 for i in $(seq 1 300); do words_have GITHUB "$sha" success && break; sleep 0.1; done
 tg_check "forge back: the verdict is delivered" words_have GITHUB "$sha" success
 kill -TERM "$dpid"; wait "$dpid"
+
+# --- comment hijack: someone posts the marker on a pull request before the daemon does;
+#     their comment is left alone, the daemon writes (and keeps editing) its own
+for f in "${forges[@]}"; do
+	r=${REPO[$f]}
+	src=src-${r//\//_}
+	git -C "$src" checkout -qb hijack "${MAIN[$r]}"
+	echo h >> "$src/a" && git -C "$src" commit -qam hijack
+	sha=$(git -C "$src" rev-parse HEAD)
+	git -C "$src" push -q "$TG_RUN/git/$r.git" hijack
+	git -C "$src" checkout -q main
+	curl -s -X POST "$(fake "$f")/_fake/seed" \
+		-d "{\"repo\":\"$r\",\"pr\":21,\"by\":\"mallory\",\"body\":\"<!-- tracegate:train -->\\nmallory was here\"}" >/dev/null
+	up_local "$r" "$sha" hijack hj1 slow.json.gz 21
+	run_a
+	tg_eq "$f: a marker posted first by someone else: left as it was" "mallory was here" \
+		"$(q "$f" "s.comments.filter(c=>c.repo==='$r'&&c.pr===21&&c.user==='mallory').map(c=>c.body.split('\\n')[1]).join()")"
+	tg_eq "$f: ... and the daemon's verdict is its own comment" 1 \
+		"$(q "$f" "s.comments.filter(c=>c.repo==='$r'&&c.pr===21&&c.user==='tracegate-bot'&&c.body.includes('block: sdpa-forward')).length")"
+done
 
 # --- ask the forge, not the manifest: a run planted at main's commit that claims pull
 #     request 5 (whose head is another commit) posts nothing on main's commit, nor on 5
