@@ -14,7 +14,8 @@
 # forge timing out (a status and a comment's create answered after the
 # daemon's timeout: retried, one comment), the forge down (the run waits and
 # is delivered when it is back), a run claiming a pull request whose head is
-# another commit (nothing posted: the daemon asks the forge), a marker posted
+# another commit (nothing posted: the daemon asks the forge), a Tracegate-Accept
+# trailer (counts from a writer only, asked of the forge), a marker posted
 # first by someone else (left alone: the daemon edits only its own comment), the
 # storage down (the daemon keeps running and resumes). Tokens never appear
 # in the daemon's logs or output.
@@ -112,7 +113,8 @@ mkdir -p storage
 	done
 	echo "repositories:"
 	for f in "${forges[@]}"; do
-		echo "  - {name: ${REPO[$f]}, forge: $f, clone_url: \"git://127.0.0.1:$TG_GIT_PORT/${REPO[$f]}.git\"}"
+		# GitHub's repository takes Tracegate-Accept trailers (from writers: the fake says who may write)
+		echo "  - {name: ${REPO[$f]}, forge: $f, clone_url: \"git://127.0.0.1:$TG_GIT_PORT/${REPO[$f]}.git\"$([ "$f" = GITHUB ] && echo ", accept_trailers: true")}"
 	done
 	echo "daemon: {state_dir: state-a, lease: 2s, max_attempts: 5}"
 	echo "http: {timeout: 3s, connect_timeout: 2s, retries: 4, backoff: 100ms, max_wait: 2s}"
@@ -269,6 +271,35 @@ tg_forge_start_prism_again
 for i in $(seq 1 300); do words_have GITHUB "$sha" success && break; sleep 0.1; done
 tg_check "forge back: the verdict is delivered" words_have GITHUB "$sha" success
 kill -TERM "$dpid"; wait "$dpid"
+
+# --- self-approval (GitHub, accept_trailers: true): a Tracegate-Accept trailer counts only
+#     when the forge says the commit's author may write
+r=${REPO[GITHUB]}
+src=src-${r//\//_}
+git -C "$src" checkout -qb selfapp "${MAIN[$r]}"
+echo a1 >> "$src/a" && git -C "$src" commit -qam "slower, approved by myself
+
+Tracegate-Accept: sdpa-forward: trust me"
+sha=$(git -C "$src" rev-parse HEAD)
+echo a2 >> "$src/a" && git -C "$src" commit -qam "slower, approved by a maintainer
+
+Tracegate-Accept: sdpa-forward: the new kernel is exact"
+sha2=$(git -C "$src" rev-parse HEAD)
+git -C "$src" push -q "$TG_RUN/git/$r.git" selfapp
+git -C "$src" checkout -q main
+for seed in "{\"repo\":\"$r\",\"sha\":\"$sha\",\"author\":\"mallory\"}" "{\"repo\":\"$r\",\"collaborator\":\"mallory\",\"permission\":\"read\"}" \
+	"{\"repo\":\"$r\",\"sha\":\"$sha2\",\"author\":\"alice\"}" "{\"repo\":\"$r\",\"collaborator\":\"alice\",\"permission\":\"write\"}"; do
+	curl -s -X POST "$(fake GITHUB)/_fake/seed" -d "$seed" >/dev/null
+done
+up_local "$r" "$sha" selfapp sa1 slow.json.gz 22
+run_a
+tg_eq "self-approval: a reader's own trailer does not pass the block" "pending failure" "$(words GITHUB "$sha")"
+pr22() { q GITHUB "(s.comments.find(c=>c.repo==='$r'&&c.pr===22&&c.user==='tracegate-bot')||{body:''}).body"; }
+tg_check "self-approval: the comment says the trailer was ignored" eval 'pr22 | grep -q "Ignored: a Tracegate-Accept trailer of mallory (the forge does not confirm write access"'
+up_local "$r" "$sha2" selfapp sa2 slow.json.gz 22
+run_a
+tg_eq "self-approval: a writer's trailer accepts the regression" "pending success" "$(words GITHUB "$sha2")"
+tg_check "self-approval: the comment names the writer" eval 'pr22 | grep -q "Accepted: sdpa-forward by commit trailer of @$(printf "\342\200\213")alice (write access)"'
 
 # --- comment hijack: someone posts the marker on a pull request before the daemon does;
 #     their comment is left alone, the daemon writes (and keeps editing) its own

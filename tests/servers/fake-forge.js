@@ -26,7 +26,9 @@
 //   POST /_fake/seed    {"repo","pr","count":150,"quote":"..."} other comments;
 //                       {"repo","pr","body","by"} one comment by user "by";
 //                       {"repo","pr","head","base","state"} the pull request itself (GET .../pulls/N,
-//                       GitLab's merge request): head commit, target branch (main), open (or closed)
+//                       GitLab's merge request): head commit, target branch (main), open (or closed);
+//                       {"repo","sha","author"} who wrote a commit; {"repo","collaborator","permission"}
+//                       what they may do (GitHub: GET .../commits/SHA, .../collaborators/U/permission)
 //                       {"repo","pr","labels":[{"name","by"}]} labels (and GitHub events)
 'use strict';
 const http = require('http');
@@ -45,11 +47,14 @@ const pageMax = Number(process.env.FAKE_PAGE_MAX || 100);
 const withLink = process.env.FAKE_LINK !== '0';
 const prefix = { github: '', gitlab: '/api/v4', gitea: '/api/v1' }[kind];
 
-const state = { comments: [], statuses: [], check_runs: [], labels: {}, pulls: {}, requests: [] };
+const state = { comments: [], statuses: [], check_runs: [], labels: {}, pulls: {}, authors: {}, permissions: {},
+  requests: [] };
 // GitHub's pull-request object is large: the description's own example (FAKE_SPEC, the
 // subset served by prism) with the seeded state, head and base put in
 const spec = process.env.FAKE_SPEC ? JSON.parse(fs.readFileSync(process.env.FAKE_SPEC, 'utf8')) : null;
 const ghPullExample = spec?.components?.examples?.['pull-request']?.value;
+const ghCommitExample = spec?.components?.examples?.commit?.value;
+const ghPermExample = spec?.components?.examples?.['repository-collaborator-permission-response-if-user-has-admin-permissions']?.value;
 const fails = [];
 let nextId = 1000;
 const now = () => new Date().toISOString().replace(/\.\d+Z$/, 'Z');
@@ -171,6 +176,22 @@ function route(m, url, body) {
     return { code: 200, obj: { id: Number(r[2]), number: Number(r[2]), state: pr.state, title: 'a pull request',
       head: { label: 'feature', ref: 'feature', sha: pr.head }, base: { label: pr.base, ref: pr.base, sha: pr.head } } };
   }
+  // who wrote a commit, and what may they do (GitHub: a Tracegate-Accept trailer counts from writers)
+  if (kind === 'github' && m === 'GET' && ghCommitExample && (r = p.match(/^\/repos\/([^/]+\/[^/]+)\/commits\/([0-9a-f]{40})$/))) {
+    const login = state.authors[`${r[1]}@${r[2]}`];
+    if (!login) return { code: 404, obj: { message: 'Not Found' } };
+    const o = JSON.parse(JSON.stringify(ghCommitExample));
+    o.sha = r[2];
+    o.author = ghUser(login);
+    return { code: 200, obj: o };
+  }
+  if (kind === 'github' && m === 'GET' && ghPermExample && (r = p.match(/^\/repos\/([^/]+\/[^/]+)\/collaborators\/([^/]+)\/permission$/))) {
+    const perm = state.permissions[`${r[1]}@${r[2]}`];
+    if (!perm) return { code: 404, obj: { message: 'Not Found' } };
+    const o = JSON.parse(JSON.stringify(ghPermExample));
+    Object.assign(o, { permission: perm, role_name: perm, user: { ...ghUser(r[2]), role_name: perm } });
+    return { code: 200, obj: o };
+  }
   if (p === '/user' && m === 'GET')
     return { code: 200, obj: { github: ghMe, gitlab: () => glUser(BOT), gitea: () => gtUser(BOT) }[kind]() };
   if (kind === 'gitlab') {
@@ -260,6 +281,8 @@ function hook(m, p, body) {
     if (body.labels) state.labels[`${body.repo}#${body.pr}`] = body.labels;
     if (body.body) addComment(body.repo, body.pr, body.body, body.by || 'someone');
     if (body.head) state.pulls[`${body.repo}#${body.pr}`] = { head: body.head, base: body.base || 'main', state: body.state || 'open' };
+    if (body.sha && body.author) state.authors[`${body.repo}@${body.sha}`] = body.author;
+    if (body.collaborator) state.permissions[`${body.repo}@${body.collaborator}`] = body.permission;
     return { comments: state.comments.length };
   }
   return undefined;

@@ -34,6 +34,8 @@ tg_forges_install() {
 TG_GITHUB_OPS=(
 	'GET /user'
 	'GET /repos/{owner}/{repo}/pulls/{pull_number}'
+	'GET /repos/{owner}/{repo}/commits/{ref}'
+	'GET /repos/{owner}/{repo}/collaborators/{username}/permission'
 	'POST /repos/{owner}/{repo}/statuses/{sha}'
 	'GET /repos/{owner}/{repo}/issues/{issue_number}/comments'
 	'POST /repos/{owner}/{repo}/issues/{issue_number}/comments'
