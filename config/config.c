@@ -29,6 +29,7 @@ void tg_config_free(tg_config *c)
 	free(c->storage.s3_region);
 	tg_config_secret_clear(&c->storage.s3_access_key);
 	tg_config_secret_clear(&c->storage.s3_secret_key);
+	tg_config_secret_clear(&c->storage.signing_key);
 	free(c->storage.ca_file);
 	free(c->sqlite);
 	tg_config_secret_clear(&c->postgresql);
@@ -109,13 +110,13 @@ static int load_s3(const tg_config_loader *L, const yaml_node_t *n, tg_config_st
 /* storage: local or s3, and the poll interval. */
 static int load_storage(const tg_config_loader *L, const yaml_node_t *n, tg_config_storage *s)
 {
-	static const char *const keys[] = {"local", "s3", "poll_interval"};
-	const yaml_node_t *kn[3], *v[3];
+	static const char *const keys[] = {"local", "s3", "poll_interval", "signing_key"};
+	const yaml_node_t *kn[4], *v[4];
 	int rc;
 	s->tls_verify = 1;
 	s->poll_interval_ms = 10000;
 	if ((rc = tg_config_mapping(L, n, "storage", 0)) ||
-	    (rc = tg_config_fields(L, n, "storage", keys, 3, 0, kn, v)))
+	    (rc = tg_config_fields(L, n, "storage", keys, 4, 0, kn, v)))
 		return rc;
 	if (v[0] && v[1])
 		return tg_config_at(L, kn[0]->start_mark.index > kn[1]->start_mark.index ? kn[0] : kn[1],
@@ -127,6 +128,8 @@ static int load_storage(const tg_config_loader *L, const yaml_node_t *n, tg_conf
 	if (v[1] && (rc = load_s3(L, v[1], s)))
 		return rc;
 	if (v[2] && (rc = tg_config_duration(L, v[2], "storage.poll_interval", 1, &s->poll_interval_ms)))
+		return rc;
+	if (v[3] && (rc = tg_config_secret_load(L, v[3], "storage.signing_key", &s->signing_key)))
 		return rc;
 	return 0;
 }

@@ -16,6 +16,7 @@
  *       tls_verify: true                   # optional, default true
  *       ca_file: /etc/ssl/private-ca.pem   # optional
  *     poll_interval: 10s                   # optional: S3 poll, local rescan; default 10s
+ *     signing_key: {env: TRACEGATE_SIGNING_KEY}  # optional: only runs signed with it are trusted
  *   database:
  *     sqlite: /var/lib/tracegate/tracegate.db   # either ...
  *     postgresql: {env: TRACEGATE_DATABASE_URL} # ... or (a secret: it holds a password)
@@ -39,6 +40,8 @@
  *       baseline_depth: 50                 # optional; first-parent commits searched, default 50
  *       status_context: tracegate          # optional; statuses are "<context>/<workload>"
  *       details_url: https://ci.example/tracegate/{repo}/{commit}/{workload}   # optional
+ *       ci_url_prefixes: [https://github.com/acme/llm/actions/runs/]  # optional: ci_url links allowed
+ *       accept_trailers: false             # optional: Tracegate-Accept: trailers; default false
  *   daemon:                                # optional, every key optional
  *     state_dir: /var/lib/tracegate        # git mirrors, downloads; default ./tracegate-state
  *     lease: 10m                           # how long a claimed job is held; default 10m
@@ -97,6 +100,7 @@ typedef struct tg_config_storage {
 	int tls_verify;         /* default 1 */
 	char *ca_file;          /* NULL: system */
 	int64_t poll_interval_ms;
+	tg_config_secret signing_key; /* value NULL: no key, every run is trusted (docs/security.md) */
 } tg_config_storage;
 
 typedef struct tg_config_forge {
@@ -125,6 +129,9 @@ typedef struct tg_config_repo {
 	int baseline_depth;     /* default 50 */
 	char *status_context;   /* default "tracegate" */
 	char *details_url;      /* template with {repo} {commit} {workload} {run_id}, or NULL */
+	char **ci_url_prefixes; /* a manifest's ci_url is a link only under one of these; NULL, 0: never */
+	size_t nci_url_prefixes;
+	int accept_trailers;    /* Tracegate-Accept: trailers count (from writers only); default 0 */
 	int line;
 } tg_config_repo;
 

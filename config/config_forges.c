@@ -33,6 +33,7 @@ void tg_config_repo_clear(tg_config_repo *r)
 	tg_config_strings_free(r->workloads, r->nworkloads);
 	free(r->status_context);
 	free(r->details_url);
+	tg_config_strings_free(r->ci_url_prefixes, r->nci_url_prefixes);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -227,12 +228,14 @@ enum {
 	R_BASELINE_DEPTH,
 	R_STATUS_CONTEXT,
 	R_DETAILS_URL,
+	R_CI_URL_PREFIXES,
+	R_ACCEPT_TRAILERS,
 	NR
 };
 
 static const char *const repo_keys[NR] = {"name",      "forge",          "clone_url",      "git_token",
                                           "target_branches", "rules",   "workloads",      "baseline_depth",
-                                          "status_context",  "details_url"};
+                                          "status_context",  "details_url", "ci_url_prefixes", "accept_trailers"};
 
 /* owner/repo: two or more segments of [A-Za-z0-9._-] (GitLab groups nest),
  * none "." or ".." (the name is a path in the artifact storage). */
@@ -368,6 +371,25 @@ static int load_repo(const tg_config_loader *L, const yaml_node_t *map, const ch
 	if (v[R_DETAILS_URL] &&
 	    (rc = details_url(L, v[R_DETAILS_URL], tg_config_keypath(key, sizeof(key), where, "details_url", 0),
 	                      &r->details_url)))
+		return rc;
+	if (v[R_CI_URL_PREFIXES]) {
+		tg_config_keypath(key, sizeof(key), where, "ci_url_prefixes", 0);
+		if ((rc = tg_config_strings(L, v[R_CI_URL_PREFIXES], key, "prefix", &r->ci_url_prefixes,
+		                            &r->nci_url_prefixes)))
+			return rc;
+		/* a prefix ends at a path: "https://ci.example" would let
+		 * "https://ci.example.evil/" through */
+		for (size_t i = 0; i < r->nci_url_prefixes; i++) {
+			const char *p = r->ci_url_prefixes[i];
+			const char *host = !strncmp(p, "https://", 8) ? p + 8 : NULL;
+			if (!host || !strchr(host, '/') || strchr(host, '@'))
+				return tg_config_at(L, v[R_CI_URL_PREFIXES], "%s: '%s' must be https://HOST/... (a host and "
+				                                             "a path, no userinfo)", key, TG_SHOW(p));
+		}
+	}
+	if (v[R_ACCEPT_TRAILERS] &&
+	    (rc = tg_config_bool(L, v[R_ACCEPT_TRAILERS], tg_config_keypath(key, sizeof(key), where, "accept_trailers", 0),
+	                         &r->accept_trailers)))
 		return rc;
 	if (v[R_GIT_TOKEN])
 		return tg_config_secret_load(L, v[R_GIT_TOKEN], tg_config_keypath(key, sizeof(key), where, "git_token", 0),

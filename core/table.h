@@ -73,9 +73,22 @@ int tg_table_write_md(const tg_table *t, FILE *f);
 int tg_table_write_json(const tg_table *t, FILE *f);
 
 /* Writes s to f as Markdown text safe in a table cell and in HTML: pipes,
- * backticks, emphasis and link characters backslash-escaped, < > &
- * as entities, newlines and tabs as spaces, other controls as \xNN. */
+ * backticks, emphasis, link and math characters backslash-escaped, < > &
+ * as entities, newlines and tabs as spaces, other controls as \xNN; and
+ * inert on a forge: a zero-width space (U+200B) after every '@' (no
+ * mention notifies anyone), after '#', '!', '~', '$' and '%' before a
+ * letter or digit (no issue, merge-request, label or milestone
+ * reference), in "://" and "www." (no autolink). Text only: never
+ * inside a code span, where Markdown undoes no escape (tg_md_code). */
 void tg_md_escape(FILE *f, const char *s);
+
+/* Writes s as inline code that stays inert: <code>, s as tg_md_escape
+ * writes it, </code> (a backtick in s cannot end it early). */
+void tg_md_code(FILE *f, const char *s);
+
+/* Writes s for the inside of an HTML <pre> block: < > & as entities and
+ * the mention, reference and autolink breaks of tg_md_escape. */
+void tg_html_escape_inert(FILE *f, const char *s);
 
 /* Formats v in the shortest decimal form that reads back as the same
  * double (like Python's repr); buf of 32 bytes. */

@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 void tg_format_double(char *buf, double v)
 {
@@ -179,9 +180,72 @@ int tg_table_write_text(const tg_table *t, FILE *f, size_t width)
 	return ferror(f) ? tg_error_set(TG_EIO, "write error") : 0;
 }
 
+#define ZWSP "\xe2\x80\x8b" /* U+200B, zero-width space */
+
+static int alnum(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+}
+
+/* Writes what keeps s (from its first character on) from starting a
+ * mention, a reference or an autolink on a forge: returns how many
+ * characters of s it wrote (0: none, the caller writes s[0]). */
+static size_t inert(FILE *f, const char *s)
+{
+	if ((s[0] == 'w' || s[0] == 'W') && !strncasecmp(s, "www.", 4)) {
+		fwrite(s, 1, 3, f);
+		fputs(ZWSP, f);
+		return 3;
+	}
+	if (s[0] == ':' && s[1] == '/' && s[2] == '/') {
+		fputs(":" ZWSP, f);
+		return 1;
+	}
+	if (s[0] == '@' || (strchr("#!~$%", s[0]) && (alnum(s[1]) || s[1] == '"'))) {
+		putc(s[0], f);
+		fputs(ZWSP, f);
+		return 1;
+	}
+	return 0;
+}
+
+void tg_md_code(FILE *f, const char *s)
+{
+	fputs("<code>", f);
+	tg_md_escape(f, s);
+	fputs("</code>", f);
+}
+
+void tg_html_escape_inert(FILE *f, const char *s)
+{
+	while (*s) {
+		size_t k = inert(f, s);
+		if (k) {
+			s += k;
+			continue;
+		}
+		switch (*s) {
+		case '<': fputs("&lt;", f); break;
+		case '>': fputs("&gt;", f); break;
+		case '&': fputs("&amp;", f); break;
+		default: putc(*s, f);
+		}
+		s++;
+	}
+}
+
 void tg_md_escape(FILE *f, const char *s)
 {
 	for (; *s; s++) {
+		if (*s == '$') { /* GitHub's math */
+			fputs("\\$", f);
+			continue;
+		}
+		size_t k = inert(f, s);
+		if (k) {
+			s += k - 1;
+			continue;
+		}
 		switch (*s) {
 		case '|': fputs("\\|", f); break;
 		case '`': fputs("\\`", f); break;

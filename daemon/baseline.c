@@ -46,6 +46,14 @@ int tg_daemon_find_baseline(tg_daemon *d, size_t ri, const tg_job *j, tg_job *ba
 	const char *target = j->target_branch && *j->target_branch ? j->target_branch
 	                     : r->ntarget_branches                  ? r->target_branches[0]
 	                                                            : "main";
+	/* the manifest's word: only a configured target branch has baselines */
+	int configured = 0;
+	for (size_t i = 0; i < r->ntarget_branches; i++)
+		configured |= !strcmp(r->target_branches[i], target);
+	if (!configured) {
+		snprintf(why, whycap, "the target branch %s is not one of the repository's target_branches", target);
+		return 0;
+	}
 	char from[41];
 	int skip_self = 0;
 	if (j->pr > 0 || (j->branch && strcmp(j->branch, target))) {

@@ -97,6 +97,9 @@ int tg_cmd_history(int argc, char **argv)
 	tg_store *s = NULL;
 	int rc = tg_store_open(&s, url ? url : cfg->postgresql.value);
 	free(url);
+	/* with a signing key, a branch's history is its trusted runs (docs/security.md) */
+	if (!rc && cfg->storage.signing_key.value)
+		tg_store_set_trusted_only(s, 1);
 	tg_config_free(cfg);
 	if (rc) {
 		tg_cli_error("%s", tg_error_last());

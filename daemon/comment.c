@@ -57,8 +57,13 @@ static int history_charts(FILE *f, tg_daemon *d, const tg_job *j, const char *ta
 		if (rc)
 			return rc;
 		if (np) {
-			if (!charts)
-				fprintf(f, "\n#### Recent history of `%s` (%s)\n", target, j->workload);
+			if (!charts) {
+				fputs("\n#### Recent history of ", f);
+				tg_md_code(f, target);
+				fputs(" (", f);
+				tg_md_escape(f, j->workload);
+				fputs(")\n", f);
+			}
 			chart(f, x->rule, p, np, tg_run_metric_display(x->rule->metric, x->next), target);
 			charts++;
 		}
@@ -80,11 +85,10 @@ int tg_daemon_comment_extra(char **out, tg_daemon *d, const tg_config_repo *repo
 	                     : repo->ntarget_branches               ? repo->target_branches[0]
 	                                                            : "main";
 	if (base) {
-		fprintf(f, "Baseline: `%.12s` on `", base->commit);
-		tg_md_escape(f, target);
-		fputs("`, run `", f);
-		tg_md_escape(f, base->run_id);
-		fputs("`", f);
+		fprintf(f, "Baseline: `%.12s` on ", base->commit);
+		tg_md_code(f, target);
+		fputs(", run ", f);
+		tg_md_code(f, base->run_id);
 		if (distance == 0 && merge_base && !strcmp(merge_base, base->commit))
 			fputs(" (the merge-base).\n", f);
 		else if (merge_base && *merge_base)

@@ -5,6 +5,7 @@
 #include "daemon_impl.h"
 #include "log.h"
 #include "sha256.h"
+#include "signature.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -229,6 +230,12 @@ int tg_daemon_new(tg_daemon **out, tg_config *cfg, const tg_daemon_opts *opts)
 	}
 	tg_log(TG_LOG_INFO, "tracegate %s: watching %s (%s), store %s, %zu repositories", TG_VERSION,
 	       tg_storage_describe(d->storage), tg_storage_kind(d->storage), tg_store_backend(d->store), cfg->nrepos);
+	if (cfg->storage.signing_key.value)
+		tg_store_set_trusted_only(d->store, 1);
+	else
+		tg_log(TG_LOG_WARN, "no storage.signing_key: every run is trusted, so anyone who can upload to %s can "
+		                    "forge baselines and post on any commit (docs/security.md)",
+		       tg_storage_describe(d->storage));
 	*out = d;
 	return 0;
 }
@@ -282,6 +289,28 @@ static int workload_wanted(const tg_config_repo *r, const char *workload)
 	for (size_t i = 0; i < r->nworkloads; i++)
 		if (!strcmp(r->workloads[i], workload))
 			return 1;
+	return 0;
+}
+
+/* Whether run m (of repository r) is trusted: without a signing key every
+ * run is; with one, only a run signed with it whose branch is one of the
+ * repository's target branches (docs/security.md). */
+static int run_trusted(const tg_daemon *d, const tg_config_repo *r, const tg_manifest *m, const char *key)
+{
+	const char *sk = d->cfg->storage.signing_key.value;
+	if (!sk)
+		return 1;
+	if (!m)
+		return 0;
+	const char *why = NULL;
+	if (!tg_signature_check(m, sk, strlen(sk), &why)) {
+		tg_log(m->signature ? TG_LOG_WARN : TG_LOG_DEBUG, "%s: untrusted: %s", key, why);
+		return 0;
+	}
+	for (size_t i = 0; i < r->ntarget_branches; i++)
+		if (!strcmp(r->target_branches[i], m->branch))
+			return 1;
+	tg_log(TG_LOG_INFO, "%s: signed, but branch %s is not a target branch: untrusted", key, m->branch);
 	return 0;
 }
 
@@ -372,6 +401,10 @@ static int scan_one(tg_daemon *d, const tg_storage_obj *o, size_t *added)
 	j.run_id = seg[4];
 	j.manifest = data;
 	j.run_time = m && m->created_at ? m->created_at : o->mtime;
+	/* a time in the future would put the run ahead of every later one */
+	if (j.run_time > (int64_t)time(NULL))
+		j.run_time = (int64_t)time(NULL);
+	j.trusted = run_trusted(d, repo, m, o->key);
 	if (d->cfg->retention_runs_ms > 0 && j.run_time < (int64_t)time(NULL) - d->cfg->retention_runs_ms / 1000) {
 		/* older than the retention: its job may have been pruned, and a
 		 * run that old is not judged (nor posted) again */
@@ -388,8 +421,9 @@ static int scan_one(tg_daemon *d, const tg_storage_obj *o, size_t *added)
 		if (errmsg[0])
 			tg_log(TG_LOG_WARN, "new run %s (job %lld) with a bad manifest: %s", prefix, (long long)id, errmsg);
 		else
-			tg_log(TG_LOG_INFO, "new run %s@%.12s %s %s (job %lld%s)", repo_name, seg[2], seg[3], seg[4],
-			       (long long)id, m && m->pr ? ", pull request" : "");
+			tg_log(TG_LOG_INFO, "new run %s@%.12s %s %s (job %lld%s%s)", repo_name, seg[2], seg[3], seg[4],
+			       (long long)id, m && m->pr ? ", pull request" : "",
+			       d->cfg->storage.signing_key.value ? (j.trusted ? ", signed" : ", unsigned") : "");
 	}
 	tg_manifest_free(m);
 	free(data);

@@ -100,4 +100,11 @@ int tg_daemon_comment_extra(char **out, tg_daemon *d, const tg_config_repo *repo
                             const tg_job *base, int distance, const char *merge_base, const tg_gate *g,
                             const char *accept_notes);
 
+/* For a pull-request run (j->pr > 0): asks the forge whether the pull
+ * request is open and j's commit is its head (*ok = 1: it may post; 0: it
+ * may not, *why says why), and replaces j->target_branch with the branch
+ * the forge says it merges into (pr_check.c). The outbox cannot tell: *ok
+ * = 1, j unchanged. Errors (the forge unreachable) are returned. */
+int tg_daemon_pr_check(tg_daemon *d, size_t ri, tg_job *j, int *ok, char *why, size_t cap);
+
 #endif

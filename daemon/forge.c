@@ -420,6 +420,53 @@ int tg_forge_upsert_comment(tg_forge *f, const tg_forge_comment *c, int64_t *id,
 	return 0;
 }
 
+void tg_forge_pr_clear(tg_forge_pr *p)
+{
+	free(p->base);
+	memset(p, 0, sizeof(*p));
+}
+
+int tg_forge_pr_get(tg_forge *f, const char *repo, int64_t pr, tg_forge_pr *out)
+{
+	memset(out, 0, sizeof(*out));
+	int rc = repo_ok(f, repo);
+	if (rc)
+		return rc;
+	if (pr <= 0)
+		return tg_error_set(TG_EINVAL, "%s: %s: pull request number %lld", f->name, repo, (long long)pr);
+	if (!f->ops->pr_get)
+		return tg_error_set(TG_EINVAL, "%s: a %s forge cannot tell what pull request %s#%lld is", f->name,
+		                    tg_forge_kind_name(f->kind), repo, (long long)pr);
+	rc = f->ops->pr_get(f, repo, pr, out);
+	if (rc)
+		tg_forge_pr_clear(out);
+	return rc;
+}
+
+int tg_forge_author_can_write(tg_forge *f, const char *repo, const char *sha, char **login, int *can)
+{
+	*login = NULL;
+	*can = 0;
+	int rc = repo_ok(f, repo);
+	if (rc)
+		return rc;
+	if (!f->ops->author_can_write)
+		return tg_error_set(TG_EINVAL, "%s: a %s forge cannot tell who may write to %s", f->name,
+		                    tg_forge_kind_name(f->kind), repo);
+	size_t n = 0;
+	while (sha && ((sha[n] >= '0' && sha[n] <= '9') || (sha[n] >= 'a' && sha[n] <= 'f')))
+		n++;
+	if (!sha || n != 40 || sha[n])
+		return tg_error_set(TG_EINVAL, "%s: not a commit: %.48s", f->name, sha ? sha : "(null)");
+	rc = f->ops->author_can_write(f, repo, sha, login, can);
+	if (rc) {
+		free(*login);
+		*login = NULL;
+		*can = 0;
+	}
+	return rc;
+}
+
 int tg_forge_pr_labels(tg_forge *f, const char *repo, int64_t pr, tg_forge_label **out, size_t *n)
 {
 	*out = NULL;

@@ -124,4 +124,34 @@ int tg_forge_pr_labels(tg_forge *f, const char *repo, int64_t pr, tg_forge_label
 
 void tg_forge_labels_free(tg_forge_label *l, size_t n);
 
+/* A pull request as the forge has it (not as a manifest says). */
+typedef struct tg_forge_pr {
+	int open;          /* 1: open (GitLab: opened) */
+	char head[41];     /* the head commit, 40 lower-case hex ("" when the forge gave none) */
+	char *base;        /* the branch it merges into (owned; tg_forge_pr_clear) */
+} tg_forge_pr;
+
+void tg_forge_pr_clear(tg_forge_pr *p);
+
+/* Pull request pr of repo, asked of the forge:
+ *   GitHub         GET /repos/{o}/{r}/pulls/{n}: state, head.sha, base.ref
+ *   GitLab         GET /projects/{id}/merge_requests/{iid}: state, sha, target_branch
+ *   Gitea/Forgejo  GET /repos/{o}/{r}/pulls/{n}: state, head.sha, base.ref
+ *   outbox         cannot tell: TG_EINVAL ("cannot tell")
+ * TG_ENOTFOUND when there is no such pull request. */
+int tg_forge_pr_get(tg_forge *f, const char *repo, int64_t pr, tg_forge_pr *out);
+
+/* Whether the author of commit sha has write access to repo, asked of the
+ * forge (a Tracegate-Accept: trailer counts only then; the git author
+ * line is anyone's text). *login: the author's account (the caller frees
+ * it; NULL when the commit's author is no account); *can: 1 for admin,
+ * maintain or write (Gitea, Forgejo: owner, admin or write).
+ *   GitHub         GET /repos/{o}/{r}/commits/{sha} (author.login), then
+ *                  GET /repos/{o}/{r}/collaborators/{login}/permission
+ *   Gitea/Forgejo  GET /repos/{o}/{r}/git/commits/{sha}, then the same
+ *                  permission path (Gitea 1.17 or later)
+ *   GitLab, outbox cannot tell: TG_EINVAL ("cannot tell who may write")
+ * A 404 for the permission is *can = 0, not an error. */
+int tg_forge_author_can_write(tg_forge *f, const char *repo, const char *sha, char **login, int *can);
+
 #endif

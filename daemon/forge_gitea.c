@@ -41,7 +41,7 @@ static int gt_find_comment(tg_forge *f, const tg_forge_comment *c, int64_t *id)
 	char *prefix = repo_url(f, c->repo, "/issues/%lld/comments?limit=50&page=", (long long)c->pr);
 	if (!prefix)
 		return tg_error_last_code() ? tg_error_last_code() : TG_ENOMEM;
-	struct tg_forge_marker_search m = {c->marker, 0};
+	struct tg_forge_marker_search m = {c->marker, 0, "user"};
 	int rc = tg_forge_get_pages(f, prefix, tg_forge_marker_page, &m);
 	free(prefix);
 	*id = m.id;
@@ -77,10 +77,31 @@ static int gt_labels(tg_forge *f, const char *repo, int64_t pr, tg_forge_label *
 	return rc;
 }
 
+static int gt_pr_get(tg_forge *f, const char *repo, int64_t pr, tg_forge_pr *out)
+{
+	char *url = repo_url(f, repo, "/pulls/%lld", (long long)pr);
+	if (!url)
+		return tg_error_last_code() ? tg_error_last_code() : TG_ENOMEM;
+	json_t *j = NULL;
+	int rc = tg_forge_get_object(&j, f, url);
+	if (!rc)
+		rc = tg_forge_pr_from_json(out, f, j, "open", "head.sha", "base.ref");
+	json_decref(j);
+	free(url);
+	return rc;
+}
+
+static int gt_author_can_write(tg_forge *f, const char *repo, const char *sha, char **login, int *can)
+{
+	return tg_forge_repo_author_can_write(f, repo, sha, "/git/commits/", login, can);
+}
+
 const tg_forge_ops tg_forge_gitea_ops = {
 	.post_status = gt_post_status,
 	.find_comment = gt_find_comment,
 	.create_comment = gt_create_comment,
 	.update_comment = gt_update_comment,
 	.labels = gt_labels,
+	.pr_get = gt_pr_get,
+	.author_can_write = gt_author_can_write,
 };

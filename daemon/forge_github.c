@@ -36,7 +36,7 @@ static int gh_find_comment(tg_forge *f, const tg_forge_comment *c, int64_t *id)
 	free(r);
 	if (!prefix)
 		return TG_ENOMEM;
-	struct tg_forge_marker_search m = {c->marker, 0};
+	struct tg_forge_marker_search m = {c->marker, 0, "user"};
 	rc = tg_forge_get_pages(f, prefix, tg_forge_marker_page, &m);
 	free(prefix);
 	*id = m.id;
@@ -129,10 +129,35 @@ static int gh_labels(tg_forge *f, const char *repo, int64_t pr, tg_forge_label *
 	return rc;
 }
 
+static int gh_pr_get(tg_forge *f, const char *repo, int64_t pr, tg_forge_pr *out)
+{
+	char *o, *r;
+	int rc = tg_forge_split_repo(&o, &r, f, repo);
+	if (rc)
+		return rc;
+	char *url = tg_forge_url(f, "/repos/%s/%s/pulls/%lld", o, r, (long long)pr);
+	json_t *j = NULL;
+	rc = url ? tg_forge_get_object(&j, f, url) : TG_ENOMEM;
+	if (!rc)
+		rc = tg_forge_pr_from_json(out, f, j, "open", "head.sha", "base.ref");
+	json_decref(j);
+	free(url);
+	free(o);
+	free(r);
+	return rc;
+}
+
+static int gh_author_can_write(tg_forge *f, const char *repo, const char *sha, char **login, int *can)
+{
+	return tg_forge_repo_author_can_write(f, repo, sha, "/commits/", login, can);
+}
+
 const tg_forge_ops tg_forge_github_ops = {
 	.post_status = gh_post_status,
 	.find_comment = gh_find_comment,
 	.create_comment = gh_create_comment,
 	.update_comment = gh_update_comment,
 	.labels = gh_labels,
+	.pr_get = gh_pr_get,
+	.author_can_write = gh_author_can_write,
 };

@@ -91,7 +91,7 @@ static int gl_find_comment(tg_forge *f, const tg_forge_comment *c, int64_t *id)
 	char *prefix = mr_url(f, c->repo, c->pr, "/notes?per_page=100&page=");
 	if (!prefix)
 		return TG_ENOMEM;
-	struct tg_forge_marker_search m = {c->marker, 0};
+	struct tg_forge_marker_search m = {c->marker, 0, "author"};
 	int rc = tg_forge_get_pages(f, prefix, tg_forge_marker_page, &m);
 	free(prefix);
 	*id = m.id;
@@ -158,10 +158,25 @@ static int gl_labels(tg_forge *f, const char *repo, int64_t pr, tg_forge_label *
 	return rc;
 }
 
+static int gl_pr_get(tg_forge *f, const char *repo, int64_t pr, tg_forge_pr *out)
+{
+	char *url = mr_url(f, repo, pr, "");
+	if (!url)
+		return TG_ENOMEM;
+	json_t *j = NULL;
+	int rc = tg_forge_get_object(&j, f, url);
+	if (!rc)
+		rc = tg_forge_pr_from_json(out, f, j, "opened", "sha", "target_branch");
+	json_decref(j);
+	free(url);
+	return rc;
+}
+
 const tg_forge_ops tg_forge_gitlab_ops = {
 	.post_status = gl_post_status,
 	.find_comment = gl_find_comment,
 	.create_comment = gl_create_comment,
 	.update_comment = gl_update_comment,
 	.labels = gl_labels,
+	.pr_get = gl_pr_get,
 };

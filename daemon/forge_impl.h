@@ -35,6 +35,10 @@ typedef struct tg_forge_ops {
 	int (*update_comment)(tg_forge *f, const tg_forge_comment *c, int64_t id);
 	/* The pull request's labels (*out NULL and *n 0 on entry). */
 	int (*labels)(tg_forge *f, const char *repo, int64_t pr, tg_forge_label **out, size_t *n);
+	/* tg_forge_pr_get (out cleared on entry); NULL: this forge cannot tell */
+	int (*pr_get)(tg_forge *f, const char *repo, int64_t pr, tg_forge_pr *out);
+	/* tg_forge_author_can_write; NULL: this forge cannot tell */
+	int (*author_can_write)(tg_forge *f, const char *repo, const char *sha, char **login, int *can);
 } tg_forge_ops;
 
 extern const tg_forge_ops tg_forge_github_ops;
@@ -55,6 +59,7 @@ struct tg_forge {
 	int check_runs;
 	char *outbox_dir;
 	FILE *outbox_echo;
+	int64_t self_id;         /* the token's own account (GET /user), 0 until asked */
 };
 
 /* ---------------------------------------------------------------- forge.c */
@@ -146,12 +151,36 @@ int tg_forge_next_page(char **next, tg_forge *f, const char *prefix, const tg_ht
  * and port as the API URL. */
 int tg_forge_same_origin(const tg_forge *f, const char *url);
 
+/* The id of the account the token belongs to: GET {api}/user (GitHub,
+ * GitLab and Gitea/Forgejo all have it and all answer {"id": ...}), asked
+ * once per client. Returns 0 or the error. */
+int tg_forge_self_id(tg_forge *f, int64_t *id);
+
+/* Fills out from a pull request object: state_key's value equal to
+ * open_word means open; head_key (dotted: "head.sha") the head commit;
+ * base_key ("base.ref", "target_branch") the branch it merges into. */
+int tg_forge_pr_from_json(tg_forge_pr *out, tg_forge *f, const json_t *pr, const char *open_word,
+                          const char *head_key, const char *base_key);
+
+/* GETs url as a JSON object into *out (the caller decrefs it). Returns 0,
+ * TG_ENOTFOUND (404) or the error. */
+int tg_forge_get_object(json_t **out, tg_forge *f, const char *url);
+
+/* tg_forge_author_can_write for GitHub and Gitea/Forgejo: commit_path is
+ * "/commits/" (GitHub) or "/git/commits/" (Gitea); the answer's
+ * author.login, then /collaborators/{login}/permission's "permission". */
+int tg_forge_repo_author_can_write(tg_forge *f, const char *repo, const char *sha, const char *commit_path,
+                                   char **login, int *can);
+
 /* The marker search over a listing of comments or notes (GitHub, GitLab,
  * Gitea all name them "id" and "body"): a tg_forge_page_fn whose ctx is a
- * struct tg_forge_marker_search. */
+ * struct tg_forge_marker_search. Only comments written by the token's own
+ * account count (anyone can post the marker first: editing their comment
+ * would put the verdict under their name, or fail and block the post). */
 struct tg_forge_marker_search {
 	const char *marker;
-	int64_t id; /* the smallest id found, 0 when none */
+	int64_t id;             /* the smallest id found, 0 when none */
+	const char *author_key; /* the comment's author object: "user" (GitHub, Gitea) or "author" (GitLab) */
 };
 int tg_forge_marker_page(void *ctx, tg_forge *f, const char *url, json_t *items);
 

@@ -304,6 +304,113 @@ int tg_forge_get_pages(tg_forge *f, const char *prefix, tg_forge_page_fn fn, voi
 	return rc;
 }
 
+int tg_forge_pr_from_json(tg_forge_pr *out, tg_forge *f, const json_t *pr, const char *open_word,
+                          const char *head_key, const char *base_key)
+{
+	const char *keys[3] = {"state", head_key, base_key};
+	const char *val[3] = {NULL, NULL, NULL};
+	for (int i = 0; i < 3; i++) {
+		char k[64];
+		snprintf(k, sizeof(k), "%s", keys[i]);
+		char *dot = strchr(k, '.');
+		const json_t *o = pr;
+		if (dot) {
+			*dot = 0;
+			o = json_object_get(pr, k);
+		}
+		int rc = tg_forge_json_str(&val[i], f, "GET pull request", o, dot ? dot + 1 : k);
+		if (rc)
+			return rc;
+	}
+	out->open = val[0] && !strcmp(val[0], open_word);
+	size_t n = 0;
+	while (val[1] && n < 41 && ((val[1][n] >= '0' && val[1][n] <= '9') || (val[1][n] >= 'a' && val[1][n] <= 'f')))
+		n++;
+	if (val[1] && n == 40 && !val[1][n])
+		memcpy(out->head, val[1], 41);
+	if (val[2] && !(out->base = strdup(val[2])))
+		return tg_error_set(TG_ENOMEM, "out of memory");
+	return 0;
+}
+
+int tg_forge_get_object(json_t **out, tg_forge *f, const char *url)
+{
+	*out = NULL;
+	tg_http_response r;
+	int rc = tg_forge_send(&r, f, "GET", url, NULL, TG_HTTP_IDEMPOTENT);
+	if (!rc)
+		rc = tg_forge_check(f, "GET", url, &r);
+	if (!rc)
+		rc = tg_forge_json(out, f, "GET", url, &r, JSON_OBJECT);
+	tg_http_response_free(&r);
+	return rc;
+}
+
+int tg_forge_repo_author_can_write(tg_forge *f, const char *repo, const char *sha, const char *commit_path,
+                                   char **login, int *can)
+{
+	char *o, *r;
+	int rc = tg_forge_split_repo(&o, &r, f, repo);
+	if (rc)
+		return rc;
+	char *url = tg_forge_url(f, "/repos/%s/%s%s%s", o, r, commit_path, sha);
+	json_t *j = NULL;
+	rc = url ? tg_forge_get_object(&j, f, url) : TG_ENOMEM;
+	const char *who = NULL;
+	if (!rc)
+		rc = tg_forge_json_str(&who, f, "GET commit", json_object_get(j, "author"), "login");
+	if (!rc && who && *who && !(*login = strdup(who)))
+		rc = TG_ENOMEM;
+	json_decref(j);
+	j = NULL;
+	free(url);
+	url = NULL;
+	if (!rc && *login) {
+		char *u = tg_http_escape(*login, 0);
+		url = u ? tg_forge_url(f, "/repos/%s/%s/collaborators/%s/permission", o, r, u) : NULL;
+		free(u);
+		rc = url ? tg_forge_get_object(&j, f, url) : TG_ENOMEM;
+		const char *perm = NULL;
+		if (rc == TG_ENOTFOUND) {
+			rc = 0; /* not a collaborator */
+		} else if (!rc && !(rc = tg_forge_json_str(&perm, f, "GET permission", j, "permission")) && perm) {
+			*can = !strcmp(perm, "admin") || !strcmp(perm, "write") || !strcmp(perm, "maintain") ||
+			       !strcmp(perm, "owner");
+		}
+	}
+	json_decref(j);
+	free(url);
+	free(o);
+	free(r);
+	return rc;
+}
+
+int tg_forge_self_id(tg_forge *f, int64_t *id)
+{
+	*id = 0;
+	if (f->self_id) {
+		*id = f->self_id;
+		return 0;
+	}
+	char *url = tg_forge_url(f, "/user");
+	if (!url)
+		return TG_ENOMEM;
+	tg_http_response r;
+	json_t *j = NULL;
+	int rc = tg_forge_send(&r, f, "GET", url, NULL, TG_HTTP_IDEMPOTENT);
+	if (!rc)
+		rc = tg_forge_check(f, "GET", url, &r);
+	if (!rc)
+		rc = tg_forge_json(&j, f, "GET", url, &r, JSON_OBJECT);
+	if (!rc)
+		rc = tg_forge_json_id(&f->self_id, f, "GET /user", j, "id");
+	json_decref(j);
+	tg_http_response_free(&r);
+	free(url);
+	*id = f->self_id;
+	return rc;
+}
+
 int tg_forge_marker_page(void *ctx, tg_forge *f, const char *url, json_t *items)
 {
 	struct tg_forge_marker_search *m = ctx;
@@ -322,8 +429,18 @@ int tg_forge_marker_page(void *ctx, tg_forge *f, const char *url, json_t *items)
 			rc = tg_forge_json_str(&body, f, what, c, "body");
 		if (rc)
 			return rc;
-		if (body && tg_forge_has_marker_line(body, m->marker) && (!m->id || id < m->id))
-			m->id = id;
+		if (!body || !tg_forge_has_marker_line(body, m->marker) || (m->id && id >= m->id))
+			continue;
+		/* only the daemon's own comment: asked of the forge at the first match */
+		int64_t self, author = 0;
+		const json_t *who = json_object_get(c, m->author_key ? m->author_key : "user");
+		if ((rc = tg_forge_self_id(f, &self)))
+			return rc;
+		if (json_is_object(who) && (rc = tg_forge_json_id(&author, f, what, who, "id")))
+			return rc;
+		if (author != self)
+			continue;
+		m->id = id;
 	}
 	return 0;
 }

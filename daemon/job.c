@@ -22,6 +22,8 @@
 #include "../core/divergence.h"
 #include "daemon_impl.h"
 #include "log.h"
+#include "scrub.h"
+#include "sha256.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -45,6 +47,7 @@ typedef struct outcome {
 	char *comment;       /* owned, NULL when nothing is commented */
 	char baseline[41];   /* "" when none */
 	int distance;
+	char not_posted[256]; /* why nothing is posted (the forge disowns the pull request), "" to post */
 } outcome;
 
 static void outcome_free(outcome *o)
@@ -63,11 +66,28 @@ static int is_hex40(const char *s)
 	return n == 40;
 }
 
+/* The manifest's ci_url is the uploader's word: a link only when it starts
+ * with one of the repository's ci_url_prefixes (none: never). */
+static int ci_url_allowed(const tg_config_repo *r, const char *ci_url)
+{
+	for (size_t i = 0; ci_url && i < r->nci_url_prefixes; i++)
+		if (!strncmp(ci_url, r->ci_url_prefixes[i], strlen(r->ci_url_prefixes[i])))
+			return 1;
+	return 0;
+}
+
+/* With a signing key, an untrusted run posts only on its own pull
+ * request's commit, never on a branch build's (docs/security.md). */
+static int may_post(const tg_daemon *d, const tg_job *j)
+{
+	return !d->cfg->storage.signing_key.value || j->trusted || j->pr > 0;
+}
+
 /* {repo} {commit} {workload} {run_id} substituted into the template. */
 static char *details_url(const tg_config_repo *r, const tg_job *j, const char *ci_url)
 {
 	if (!r->details_url)
-		return ci_url ? strdup(ci_url) : NULL;
+		return ci_url_allowed(r, ci_url) ? strdup(ci_url) : NULL;
 	char *out = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&out, &len);
@@ -152,6 +172,10 @@ static int save_outcome(const tg_daemon *d, const tg_job *j, const outcome *o)
 	                         "verdict", o->verdict, "description", o->description, "summary", o->summary,
 	                         "target_url", o->target_url, "comment", o->comment != NULL, "baseline",
 	                         o->baseline, "distance", o->distance);
+	if (root && o->not_posted[0] && json_object_set_new(root, "not_posted", json_string(o->not_posted))) {
+		json_decref(root);
+		root = NULL;
+	}
 	char *text = root ? json_dumps(root, JSON_INDENT(1)) : NULL;
 	json_decref(root);
 	if (!text)
@@ -181,6 +205,9 @@ static int load_outcome(const tg_daemon *d, const tg_job *j, outcome *o)
 	                      "baseline", &baseline, "distance", &distance);
 	if (!bad && json_is_string(urlv))
 		url = json_string_value(urlv);
+	const char *np = json_string_value(json_object_get(root, "not_posted"));
+	if (!bad && np)
+		snprintf(o->not_posted, sizeof(o->not_posted), "%s", np);
 	if (!bad) {
 		o->state = !strcmp(state, "success")   ? TG_FORGE_SUCCESS
 		           : !strcmp(state, "failure") ? TG_FORGE_FAILURE
@@ -245,9 +272,30 @@ static void stall(const tg_job *j, const char *point)
 }
 
 
+/* The workload as a marker or a status context may hold it: itself when
+ * it is a name ([A-Za-z0-9._-]{1,64}), else "h-" and 16 hex digits of its
+ * SHA-256 (the folder of a run with a bad manifest is anyone's text). */
+static void safe_workload(char out[72], const char *w)
+{
+	size_t n = 0;
+	while (w[n] && n <= 64 && (isalnum((unsigned char)w[n]) || strchr("._-", w[n])))
+		n++;
+	if (n && n <= 64 && !w[n]) {
+		memcpy(out, w, n + 1);
+		return;
+	}
+	uint8_t dig[TG_SHA256_LEN];
+	char hex[TG_SHA256_HEX_LEN + 1];
+	tg_sha256(dig, w, strlen(w));
+	tg_sha256_hex(hex, dig);
+	snprintf(out, 72, "h-%.16s", hex);
+}
+
 static void marker_of(char *buf, size_t cap, const tg_job *j)
 {
-	snprintf(buf, cap, "tracegate:%s", j->workload);
+	char w[72];
+	safe_workload(w, j->workload);
+	snprintf(buf, cap, "tracegate:%s", w);
 }
 
 /* Posts one status; neutral: the gate could not judge (tg_forge_status). */
@@ -255,8 +303,9 @@ static int post_status(tg_daemon *d, size_t ri, const tg_job *j, tg_forge_state 
                        const char *url, const char *summary_md, int neutral)
 {
 	const tg_config_repo *r = &d->cfg->repos[ri];
-	char context[512];
-	snprintf(context, sizeof(context), "%s/%s", r->status_context, j->workload);
+	char context[512], w[72];
+	safe_workload(w, j->workload);
+	snprintf(context, sizeof(context), "%s/%s", r->status_context, w);
 	tg_forge_status st = {j->repo, j->commit, state, context, desc, url, summary_md, neutral};
 	return tg_forge_post_status(tg_daemon_forge(d, ri), &st);
 }
@@ -265,6 +314,14 @@ static int post(tg_daemon *d, size_t ri, tg_job *j, const outcome *o)
 {
 	if (!is_hex40(j->commit)) {
 		tg_log(TG_LOG_WARN, "job %lld: folder %s is not a commit: nothing posted", (long long)j->id, j->commit);
+		return 0;
+	}
+	if (!may_post(d, j)) {
+		tg_log(TG_LOG_WARN, "job %lld: unsigned run of no pull request: judged, nothing posted", (long long)j->id);
+		return 0;
+	}
+	if (o->not_posted[0]) {
+		tg_log(TG_LOG_WARN, "job %lld: %s: judged, nothing posted", (long long)j->id, o->not_posted);
 		return 0;
 	}
 	/* no baseline or an inconclusive gate: success for the status, neutral for a check run */
@@ -310,6 +367,8 @@ static void set_error(outcome *o, const tg_job *j, const char *what, const char 
 	shortmsg[k] = 0;
 	snprintf(o->description, sizeof(o->description), "cannot judge: %.400s", shortmsg);
 	snprintf(o->summary, sizeof(o->summary), "error: %.60s: %.600s", what, msg);
+	tg_scrub_urls(o->description);
+	tg_scrub_urls(o->summary);
 }
 
 /* The comment of a run that could not be judged. */
@@ -322,9 +381,9 @@ static char *error_comment(const tg_job *j, const outcome *o)
 	FILE *f = open_memstream(&s, &len);
 	if (!f)
 		return NULL;
-	fprintf(f, "<!-- %s -->\n### \xe2\x9d\x97 tracegate: could not judge `", marker);
-	tg_md_escape(f, j->workload);
-	fputs("`\n\n", f);
+	fprintf(f, "<!-- %s -->\n### \xe2\x9d\x97 tracegate: could not judge ", marker);
+	tg_md_code(f, j->workload);
+	fputs("\n\n", f);
 	tg_md_escape(f, o->summary);
 	fputs("\n\nThe commit status is `error` until a new run of this workload can be judged.\n\n<sub>tracegate " TG_VERSION
 	      "</sub>\n",
@@ -346,9 +405,9 @@ static char *no_baseline_comment(const tg_job *j, const char *why, const tg_metr
 	FILE *f = open_memstream(&s, &len);
 	if (!f)
 		return NULL;
-	fprintf(f, "<!-- %s -->\n### \xe2\x9a\xaa tracegate: no baseline for `", marker);
-	tg_md_escape(f, j->workload);
-	fputs("`\n\nNothing to compare with: ", f);
+	fprintf(f, "<!-- %s -->\n### \xe2\x9a\xaa tracegate: no baseline for ", marker);
+	tg_md_code(f, j->workload);
+	fputs("\n\nNothing to compare with: ", f);
 	tg_md_escape(f, why);
 	fputs(". The numbers of this run are recorded; the next run of this workload on the target branch becomes "
 	      "a baseline.\n\n| metric | per step |\n| --- | ---: |\n",
@@ -395,9 +454,9 @@ static const char *keep(struct accepts *x, const char *s)
 static void accept_add(struct accepts *x, const tg_rules *rules, const char *rule, const char *reason, const char *by)
 {
 	if (!tg_rules_find(rules, rule)) {
-		fputs("\nIgnored: `", x->nf);
-		tg_md_escape(x->nf, rule);
-		fputs("` (accepted by ", x->nf);
+		fputs("\nIgnored: ", x->nf);
+		tg_md_code(x->nf, rule);
+		fputs(" (accepted by ", x->nf);
 		tg_md_escape(x->nf, by);
 		fputs(") names no rule.\n", x->nf);
 		return;
@@ -449,9 +508,30 @@ static void gather_accepts(struct accepts *x, tg_daemon *d, size_t ri, const tg_
 		tg_log(TG_LOG_WARN, "job %lld: trailers of %.12s: %s", (long long)j->id, j->commit, tg_error_last());
 		return;
 	}
+	/* a trailer is the commit author's own word: it counts only when
+	 * accept_trailers is on and the forge says the author may write */
+	const tg_config_repo *r = &d->cfg->repos[ri];
+	int asked = 0, can = 0;
+	char *login = NULL;
 	for (size_t i = 0; i < nt; i++) {
 		if (strcasecmp(t[i].key, "Tracegate-Accept"))
 			continue;
+		if (!r->accept_trailers) {
+			fputs("\nIgnored: a Tracegate-Accept trailer (trailers are off: accept_trailers; use a "
+			      "tracegate-accept:RULE label).\n", x->nf);
+			break;
+		}
+		if (!asked) {
+			asked = 1;
+			if (tg_forge_author_can_write(tg_daemon_forge(d, ri), j->repo, j->commit, &login, &can))
+				tg_log(TG_LOG_WARN, "job %lld: who wrote %.12s: %s", (long long)j->id, j->commit, tg_error_last());
+		}
+		if (!can) {
+			fputs("\nIgnored: a Tracegate-Accept trailer of ", x->nf);
+			tg_md_escape(x->nf, login ? login : author ? author : "the commit's author");
+			fputs(" (the forge does not confirm write access to the repository).\n", x->nf);
+			break;
+		}
 		char rule[256];
 		const char *colon = strchr(t[i].value, ':');
 		size_t rl = colon ? (size_t)(colon - t[i].value) : strlen(t[i].value);
@@ -462,9 +542,10 @@ static void gather_accepts(struct accepts *x, tg_daemon *d, size_t ri, const tg_
 		while (*reason == ' ')
 			reason++;
 		char by[600];
-		snprintf(by, sizeof(by), "commit trailer of %s", author ? author : "the commit's author");
+		snprintf(by, sizeof(by), "commit trailer of @%s (write access)", login);
 		accept_add(x, rules, rule, *reason ? reason : "(no reason given)", by);
 	}
+	free(login);
 	tg_git_trailers_free(t, nt);
 	free(author);
 }
@@ -499,6 +580,12 @@ static int analyse(tg_daemon *d, size_t ri, tg_job *j, outcome *o)
 	const tg_config_repo *r = &d->cfg->repos[ri];
 	memset(o, 0, sizeof(*o));
 	o->distance = -1;
+	/* the pull request as the forge has it: open, this commit its head, and
+	 * the branch it merges into (the baseline's) */
+	int pr_ok = 1;
+	int rc = tg_daemon_pr_check(d, ri, j, &pr_ok, o->not_posted, sizeof(o->not_posted));
+	if (rc)
+		return rc;
 	tg_manifest *m = NULL;
 	if (job_manifest(d, j, &m)) {
 		set_error(o, j, "bad manifest", tg_error_last());
@@ -508,7 +595,7 @@ static int analyse(tg_daemon *d, size_t ri, tg_job *j, outcome *o)
 	tg_side cur, old;
 	memset(&old, 0, sizeof(old));
 	int permanent = 0;
-	int rc = tg_side_load(&cur, d, m, &permanent);
+	rc = tg_side_load(&cur, d, m, &permanent);
 	if (rc) {
 		if (!permanent) {
 			tg_manifest_free(m);
@@ -605,6 +692,12 @@ done:
 		o->comment = comment;
 		comment = NULL;
 	}
+	if (!rc) {
+		/* what is posted and stored names no URL's userinfo (a clone_url's token) */
+		tg_scrub_urls(o->description);
+		tg_scrub_urls(o->summary);
+		tg_scrub_urls(o->comment);
+	}
 	free(comment);
 	free(extra);
 	accepts_free(&acc);
@@ -639,11 +732,16 @@ static int give_up(tg_daemon *d, size_t ri, tg_job *j)
 	char msg[1024];
 	snprintf(msg, sizeof(msg), "gave up after %d attempts (%s)", j->attempts - 1,
 	         j->error ? j->error : "the daemon stopped while working on it");
+	tg_scrub_urls(msg);
 	tg_log(TG_LOG_ERROR, "job %lld (%s): %s", (long long)j->id, j->prefix, msg);
 	outcome o;
 	memset(&o, 0, sizeof(o));
 	set_error(&o, j, "tracegate", msg);
-	if (is_hex40(j->commit) && post_status(d, ri, j, o.state, o.description, NULL, NULL, 0))
+	int pr_ok = 1;
+	char pr_why[256];
+	if (is_hex40(j->commit) && may_post(d, j) && tg_daemon_pr_check(d, ri, j, &pr_ok, pr_why, sizeof(pr_why)))
+		pr_ok = 0; /* the forge cannot confirm the pull request: post nothing */
+	if (is_hex40(j->commit) && may_post(d, j) && pr_ok && post_status(d, ri, j, o.state, o.description, NULL, NULL, 0))
 		tg_log(TG_LOG_WARN, "job %lld: %s", (long long)j->id, tg_error_last());
 	tg_job r = *j;
 	r.verdict = (char *)"error";
@@ -665,7 +763,14 @@ int tg_daemon_job_run(tg_daemon *d, tg_job *j)
 	int rc = 0;
 	if (j->state == TG_JOB_SEEN) {
 		stall(j, "seen");
-		if (is_hex40(j->commit)) {
+		int pr_ok = 1;
+		char pr_why[256];
+		if (is_hex40(j->commit) && may_post(d, j) && tg_daemon_pr_check(d, ri, j, &pr_ok, pr_why, sizeof(pr_why))) {
+			tg_log(TG_LOG_WARN, "job %lld: pull request %lld: %s (no pending status)", (long long)j->id,
+			       (long long)j->pr, tg_error_last());
+			pr_ok = 0;
+		}
+		if (is_hex40(j->commit) && may_post(d, j) && pr_ok) {
 			char desc[256];
 			snprintf(desc, sizeof(desc), "tracegate is analysing %s", j->workload);
 			tg_manifest *m = NULL;

@@ -2,6 +2,7 @@
  * log.c - the daemon's log lines (log.h).
  */
 #include "log.h"
+#include "scrub.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -33,6 +34,8 @@ void tg_log(tg_log_level level, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	/* no URL's userinfo (a token in a clone_url) in the log */
+	tg_scrub_urls(msg);
 	/* one line: control characters from untrusted names become spaces */
 	for (char *p = msg; *p; p++)
 		if ((unsigned char)*p < 0x20)

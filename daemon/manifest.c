@@ -27,6 +27,8 @@ void tg_manifest_free(tg_manifest *m)
 	free(m->workload);
 	free(m->run_id);
 	free(m->ci_url);
+	free(m->created_at_text);
+	free(m->signature);
 	free(m->prefix);
 	for (size_t i = 0; i < m->ntraces; i++)
 		free(m->traces[i].path);
@@ -212,7 +214,7 @@ int tg_manifest_parse(tg_manifest **out, const char *json, size_t len, const cha
 		json_decref(root);
 		return TG_ENOMEM;
 	}
-	const char *schema, *repo, *commit, *branch, *target, *workload, *run_id, *ci_url, *created;
+	const char *schema, *repo, *commit, *branch, *target, *workload, *run_id, *ci_url, *created, *sig;
 	if (!json_is_object(root)) {
 		rc = fail(key, "expected a JSON object");
 		goto done;
@@ -228,7 +230,8 @@ int tg_manifest_parse(tg_manifest **out, const char *json, size_t len, const cha
 	if ((rc = get_str(&repo, root, "repo", 1, key)) || (rc = get_str(&commit, root, "commit", 1, key)) ||
 	    (rc = get_str(&branch, root, "branch", 1, key)) || (rc = get_str(&target, root, "target_branch", 0, key)) ||
 	    (rc = get_str(&workload, root, "workload", 1, key)) || (rc = get_str(&run_id, root, "run_id", 1, key)) ||
-	    (rc = get_str(&ci_url, root, "ci_url", 0, key)) || (rc = get_str(&created, root, "created_at", 0, key)))
+	    (rc = get_str(&ci_url, root, "ci_url", 0, key)) || (rc = get_str(&created, root, "created_at", 0, key)) ||
+	    (rc = get_str(&sig, root, "signature", 0, key)))
 		goto done;
 	char folder_repo[2100];
 	snprintf(folder_repo, sizeof(folder_repo), "%s/%s", seg[0], seg[1]);
@@ -338,6 +341,18 @@ int tg_manifest_parse(tg_manifest **out, const char *json, size_t len, const cha
 					goto done;
 				}
 		}
+		json_t *hv = json_object_get(t, "sha256");
+		if (hv && !json_is_null(hv)) {
+			const char *h = json_is_string(hv) ? json_string_value(hv) : "";
+			size_t hl = 0;
+			while (h[hl] && ((h[hl] >= '0' && h[hl] <= '9') || (h[hl] >= 'a' && h[hl] <= 'f')))
+				hl++;
+			if (hl != 64 || h[hl]) {
+				rc = fail(key, "traces[%zu].sha256 must be 64 lower-case hexadecimal digits", i);
+				goto done;
+			}
+			memcpy(m->traces[m->ntraces].sha256, h, 65);
+		}
 		if ((rc = dup(&m->traces[m->ntraces].path, path)))
 			goto done;
 		m->traces[m->ntraces++].rank = rank;
@@ -346,7 +361,8 @@ int tg_manifest_parse(tg_manifest **out, const char *json, size_t len, const cha
 	snprintf(prefix, sizeof(prefix), "%s/%s/%s/%s/%s", seg[0], seg[1], seg[2], seg[3], seg[4]);
 	if ((rc = dup(&m->repo, repo)) || (rc = dup(&m->commit, commit)) || (rc = dup(&m->branch, branch)) ||
 	    (rc = dup(&m->target_branch, target)) || (rc = dup(&m->workload, workload)) ||
-	    (rc = dup(&m->run_id, run_id)) || (rc = dup(&m->ci_url, ci_url)) || (rc = dup(&m->prefix, prefix)))
+	    (rc = dup(&m->run_id, run_id)) || (rc = dup(&m->ci_url, ci_url)) || (rc = dup(&m->prefix, prefix)) ||
+	    (rc = dup(&m->created_at_text, created)) || (rc = dup(&m->signature, sig)))
 		goto done;
 	for (char *p = m->commit; *p; p++)
 		*p = (char)tolower((unsigned char)*p);

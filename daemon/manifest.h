@@ -8,7 +8,11 @@
  *     "workload": "llama-8b-train", "run_id": "ci-4567-1",
  *     "traces": [ { "path": "rank0.pt.trace.json.gz", "rank": 0 } ],
  *     "created_at": "2026-11-23T18:00:00Z",         optional
- *     "ci_url": "https://ci.example/jobs/4567" }    optional
+ *     "ci_url": "https://ci.example/jobs/4567",     optional
+ *     "signature": "hmac-sha256:<64 hex>" }          optional (signature.h)
+ *
+ * A trace entry may carry "sha256": "<64 hex>", the digest of its file;
+ * a signed manifest gives it for every trace (the signature covers it).
  *
  * The manifest is written last: its presence means the run is complete.
  * It is checked against the folder it sits in (a manifest cannot speak for
@@ -27,6 +31,7 @@
 typedef struct tg_manifest_trace {
 	char *path;   /* relative to the run folder, checked */
 	int64_t rank; /* -1 when not given */
+	char sha256[65]; /* lower-case hex digest of the file, "" when not given */
 } tg_manifest_trace;
 
 typedef struct tg_manifest {
@@ -39,6 +44,8 @@ typedef struct tg_manifest {
 	char *run_id;
 	char *ci_url;        /* NULL when not given */
 	int64_t created_at;  /* Unix seconds; 0 when not given */
+	char *created_at_text; /* as written (the signature covers the text), NULL when not given */
+	char *signature;     /* "hmac-sha256:<hex>" as written, NULL when not given */
 	char *prefix;        /* the run's folder key ("owner/repo/sha/workload/run-id") */
 	tg_manifest_trace *traces;
 	size_t ntraces;

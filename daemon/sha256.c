@@ -124,6 +124,31 @@ void tg_sha256(uint8_t out[TG_SHA256_LEN], const void *data, size_t len)
 	tg_sha256_final(out, &c);
 }
 
+void tg_hmac_sha256(uint8_t out[TG_SHA256_LEN], const void *key, size_t keylen, const void *data, size_t len)
+{
+	uint8_t k[64], pad[64], inner[TG_SHA256_LEN];
+	memset(k, 0, sizeof(k));
+	if (keylen > sizeof(k))
+		tg_sha256(k, key, keylen);
+	else if (keylen)
+		memcpy(k, key, keylen);
+	tg_sha256_ctx c;
+	for (int i = 0; i < 64; i++)
+		pad[i] = k[i] ^ 0x36;
+	tg_sha256_init(&c);
+	tg_sha256_update(&c, pad, sizeof(pad));
+	tg_sha256_update(&c, data, len);
+	tg_sha256_final(inner, &c);
+	for (int i = 0; i < 64; i++)
+		pad[i] = k[i] ^ 0x5c;
+	tg_sha256_init(&c);
+	tg_sha256_update(&c, pad, sizeof(pad));
+	tg_sha256_update(&c, inner, sizeof(inner));
+	tg_sha256_final(out, &c);
+	memset(k, 0, sizeof(k));
+	memset(pad, 0, sizeof(pad));
+}
+
 void tg_sha256_hex(char out[TG_SHA256_HEX_LEN + 1], const uint8_t digest[TG_SHA256_LEN])
 {
 	static const char hex[] = "0123456789abcdef";

@@ -4,7 +4,8 @@
  *
  * The S3 client needs the hash of every request body (the
  * x-amz-content-sha256 header that libcurl 7.88 does not add), and the
- * daemon keys runs by the content hash of their files.
+ * daemon keys runs by the content hash of their files and checks the
+ * HMAC that signs a trusted run's manifest.
  */
 #ifndef TG_SHA256_H
 #define TG_SHA256_H
@@ -34,6 +35,10 @@ void tg_sha256_final(uint8_t out[TG_SHA256_LEN], tg_sha256_ctx *c);
 
 /* The digest of len bytes of data, in one call. */
 void tg_sha256(uint8_t out[TG_SHA256_LEN], const void *data, size_t len);
+
+/* HMAC-SHA256 (RFC 2104) of len bytes of data under a key of keylen
+ * bytes: the signature of a run's manifest (signature.h). */
+void tg_hmac_sha256(uint8_t out[TG_SHA256_LEN], const void *key, size_t keylen, const void *data, size_t len);
 
 /* Writes the 64 lower-case hex digits of digest and a NUL into out. */
 void tg_sha256_hex(char out[TG_SHA256_HEX_LEN + 1], const uint8_t digest[TG_SHA256_LEN]);

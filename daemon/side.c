@@ -4,6 +4,7 @@
  */
 #include "daemon_impl.h"
 #include "log.h"
+#include "signature.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -103,7 +104,12 @@ int tg_side_load(tg_side *s, tg_daemon *d, const tg_manifest *m, int *permanent)
 		int run_capped = run_max && (!ro.source.max_bytes || left < ro.source.max_bytes);
 		if (run_capped)
 			ro.source.max_bytes = left ? left : 1;
-		rc = run_capped && !left ? TG_ELIMIT : tg_trace_read_fd_named(&s->traces[i], fd, key, &ro);
+		/* a signed run's traces are the files it signed: the bytes hashed
+		 * are the bytes read, from the same descriptor */
+		if (m->traces[order[i]].sha256[0])
+			rc = tg_signature_check_fd(fd, m->traces[order[i]].sha256, key);
+		if (!rc)
+			rc = run_capped && !left ? TG_ELIMIT : tg_trace_read_fd_named(&s->traces[i], fd, key, &ro);
 		close(fd);
 		if (rc == TG_ELIMIT && run_capped && (!left || strstr(tg_error_last(), " bytes of JSON (limit")))
 			tg_error_set(TG_ELIMIT, "%s: the run's traces hold more than limits.max_run_bytes (%llu bytes) of JSON",

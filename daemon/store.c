@@ -341,6 +341,11 @@ int tg_store_metrics_put(tg_store *s, int64_t id, const tg_metric *m, size_t n)
 	return s->ops->metrics_put(s, id, m, n);
 }
 
+void tg_store_set_trusted_only(tg_store *s, int on)
+{
+	s->trusted_only = on != 0;
+}
+
 int tg_store_find_run(tg_store *s, const char *repo, const char *commit, const char *workload, tg_job *out)
 {
 	memset(out, 0, sizeof(*out));
@@ -437,6 +442,7 @@ int tg_store__job_from_row(tg_job *out, const char *const *v)
 	out->created_at = to_i64(v[19], 0);
 	out->updated_at = to_i64(v[20], 0);
 	out->run_time = to_i64(v[21], 0);
+	out->trusted = (int)to_i64(v[22], 0);
 	return 0;
 }
 

@@ -73,6 +73,7 @@ typedef struct tg_job {
 	int64_t comment_id;    /* the forge comment, 0 before */
 	int64_t created_at, updated_at; /* Unix seconds */
 	int64_t run_time;      /* when the run happened (manifest, else first seen), Unix seconds */
+	int trusted;           /* signed with the configured key on a target branch (docs/security.md) */
 } tg_job;
 
 void tg_job_clear(tg_job *j);
@@ -80,7 +81,7 @@ void tg_job_clear(tg_job *j);
 /* Adds the run j describes (state seen) unless a run with the same key
  * exists. *id: the run's id either way; *created: 1 when added. Fields of j
  * used: key, prefix, repo, commit, branch, target_branch, pr, workload,
- * run_id, manifest, run_time. */
+ * run_id, manifest, run_time, trusted. */
 int tg_store_job_add(tg_store *s, const tg_job *j, int64_t *id, int *created);
 
 /* The run with id; TG_ENOTFOUND when none. *out is cleared first. */
@@ -140,8 +141,13 @@ typedef struct tg_metric {
 /* Replaces the metrics of run id with the n given (one transaction). */
 int tg_store_metrics_put(tg_store *s, int64_t id, const tg_metric *m, size_t n);
 
+/* With on, tg_store_find_run and tg_store_history see trusted runs only
+ * (a signing key is configured: docs/security.md); off by default. */
+void tg_store_set_trusted_only(tg_store *s, int on);
+
 /* The latest done run (by run_time) of repo at commit for workload whose
- * verdict is not "error": the baseline candidate. TG_ENOTFOUND when none. */
+ * verdict is not "error" (and trusted, see tg_store_set_trusted_only): the
+ * baseline candidate. TG_ENOTFOUND when none. */
 int tg_store_find_run(tg_store *s, const char *repo, const char *commit, const char *workload, tg_job *out);
 
 /* One point of a history series. */
@@ -154,7 +160,8 @@ typedef struct tg_history_point {
 	double value;
 } tg_history_point;
 
-/* The history of repo on branch: every metric point of done runs, oldest
+/* The history of repo on branch: every metric point of done (and, see
+ * tg_store_set_trusted_only, trusted) runs, oldest
  * first; workload and metric (each NULL: all; metric may end in '*' for a
  * prefix) filter; limit: at most that many latest runs per series (0: all).
  * *out is an array of *n (tg_history_free). */

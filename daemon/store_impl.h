@@ -17,8 +17,8 @@
 #define TG_STORE_JOB_COLS                                                                              \
 	"id, key, prefix, repo, commit_sha, branch, target_branch, pr, workload, run_id, manifest, state, " \
 	"attempts, error, verdict, summary, baseline_commit, baseline_distance, comment_id, created_at, "   \
-	"updated_at, run_time"
-#define TG_STORE_JOB_NCOLS 22
+	"updated_at, run_time, trusted"
+#define TG_STORE_JOB_NCOLS 23
 
 /* The columns of a history row: run id, run_time, commit, workload, metric, value. */
 #define TG_STORE_HISTORY_NCOLS 6
@@ -74,6 +74,7 @@ struct tg_store {
 	const tg_store_ops *ops;
 	char describe[512]; /* "sqlite:/var/lib/tracegate/store.db", "postgresql://db1:5432/tg": no secret */
 	int64_t fixed_now;  /* 0: time(NULL) (tg_store_debug_set_time) */
+	int trusted_only;   /* baselines and history from trusted runs only (tg_store_set_trusted_only) */
 };
 
 int tg_store__sqlite_open(tg_store **out, const char *path);

@@ -261,17 +261,17 @@ static int add_once(pg_store *b, const tg_job *j, int64_t now, int64_t *id, int 
 	fmt_i64(t, sizeof(t), now);
 	fmt_i64(rt, sizeof(rt), j->run_time ? j->run_time : now);
 	const char *p[] = {j->key,      j->prefix, j->repo,   j->commit, j->branch, j->target_branch,
-	                   pr,          j->workload, j->run_id, j->manifest, t,       rt};
+	                   pr,          j->workload, j->run_id, j->manifest, t,       rt, j->trusted ? "1" : "0"};
 	/* A row deleted by retention between the two statements makes the
 	 * second find nothing: then insert again. */
 	for (int tries = 0; tries < 3; tries++) {
 		int rc;
 		PGresult *res = pg_run(b, "add job",
 		                       "INSERT INTO runs (key, prefix, repo, commit_sha, branch, target_branch, pr, "
-		                       "workload, run_id, manifest, created_at, updated_at, run_time) VALUES "
+		                       "workload, run_id, manifest, created_at, updated_at, run_time, trusted) VALUES "
 		                       "($1, $2, $3, $4, $5, $6, $7::bigint, $8, $9, $10, $11::bigint, $11::bigint, "
-		                       "$12::bigint) ON CONFLICT (key) DO NOTHING RETURNING id",
-		                       12, p, &rc);
+		                       "$12::bigint, $13::integer) ON CONFLICT (key) DO NOTHING RETURNING id",
+		                       13, p, &rc);
 		if (!res)
 			return rc;
 		if (PQntuples(res) == 1) {
@@ -548,13 +548,13 @@ static int pg_metrics_put(tg_store *s, int64_t id, const tg_metric *m, size_t n)
 
 static int find_once(pg_store *b, const char *repo, const char *commit, const char *workload, tg_job *out)
 {
-	const char *p[] = {repo, commit, workload};
+	const char *p[] = {repo, commit, workload, b->base.trusted_only ? "1" : "0"};
 	int rc;
 	PGresult *res = pg_run(b, "find run",
 	                       "SELECT " TG_STORE_JOB_COLS " FROM runs WHERE repo = $1 AND commit_sha = $2 "
 	                       "AND workload = $3 AND state = 'done' AND (verdict IS NULL OR verdict <> 'error') "
-	                       "ORDER BY run_time DESC, id DESC LIMIT 1",
-	                       3, p, &rc);
+	                       "AND ($4::integer = 0 OR trusted = 1) ORDER BY run_time DESC, id DESC LIMIT 1",
+	                       4, p, &rc);
 	if (!res)
 		return rc;
 	if (PQntuples(res) == 1)
@@ -577,7 +577,7 @@ static int history_once(pg_store *b, const char *repo, const char *branch, const
 	*n = 0;
 	char lim[24];
 	fmt_i64(lim, sizeof(lim), limit);
-	const char *p[] = {repo, branch, workload, metric, prefix, lim};
+	const char *p[] = {repo, branch, workload, metric, prefix, lim, b->base.trusted_only ? "1" : "0"};
 	int rc;
 	/* Same query as SQLite's; COLLATE "C" orders names byte-wise there too. */
 	PGresult *res = pg_run(b, "history",
@@ -590,9 +590,10 @@ static int history_once(pg_store *b, const char *repo, const char *branch, const
 	                       "  AND ($3::text IS NULL OR r.workload = $3::text)"
 	                       "  AND ($4::text IS NULL OR m.name = $4::text)"
 	                       "  AND ($5::text IS NULL OR starts_with(m.name, $5::text))"
+	                       "  AND ($7::integer = 0 OR r.trusted = 1)"
 	                       ") h WHERE $6::bigint = 0 OR rn <= $6::bigint"
 	                       " ORDER BY run_time, run, workload COLLATE \"C\", name COLLATE \"C\"",
-	                       6, p, &rc);
+	                       7, p, &rc);
 	if (!res)
 		return rc;
 	int rows = PQntuples(res);

@@ -10,6 +10,8 @@
  *   runs     one row per run (its job): the manifest's fields, the state
  *            machine (state, attempts, lease_owner, lease_until), the
  *            verdict, and times in Unix seconds.
+ *            trusted (3): the run was signed with the configured key on a
+ *            target branch (docs/security.md).
  *   metrics  (run, name) -> value, deleted with their run.
  */
 #include "store_impl.h"
@@ -97,6 +99,11 @@ const tg_store_migration tg_store_migrations[] = {
 	 "CREATE INDEX runs_history ON runs (repo, branch, state, run_time);\n"
 	 "CREATE INDEX runs_baseline ON runs (repo, commit_sha, workload, run_time);\n"
 	 "CREATE INDEX runs_retention ON runs (state, run_time);\n"},
+
+	{3, "trust: whether a run was signed with the configured key on a target branch",
+	 /* existing rows predate signing: untrusted once a key is configured */
+	 "ALTER TABLE runs ADD COLUMN trusted INTEGER NOT NULL DEFAULT 0;\n",
+	 "ALTER TABLE runs ADD COLUMN trusted INTEGER NOT NULL DEFAULT 0;\n"},
 };
 
 const size_t tg_store_migrations_n = sizeof(tg_store_migrations) / sizeof(tg_store_migrations[0]);

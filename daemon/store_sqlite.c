@@ -62,8 +62,8 @@ static const char *const sq_sql[SQ_NSTMT] = {
 	[SQ_VERSION_MAX] = "SELECT COALESCE(MAX(version), 0) FROM schema_version",
 	[SQ_VERSION_SET] = "INSERT INTO schema_version (version, applied_at, what) VALUES (?1, ?2, ?3)",
 	[SQ_ADD] = "INSERT INTO runs (key, prefix, repo, commit_sha, branch, target_branch, pr, workload, run_id, "
-	           "manifest, created_at, updated_at, run_time) "
-	           "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?11, ?12) ON CONFLICT (key) DO NOTHING",
+	           "manifest, created_at, updated_at, run_time, trusted) "
+	           "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?11, ?12, ?13) ON CONFLICT (key) DO NOTHING",
 	[SQ_ID_BY_KEY] = "SELECT id FROM runs WHERE key = ?1",
 	[SQ_GET_ID] = "SELECT " TG_STORE_JOB_COLS " FROM runs WHERE id = ?1",
 	[SQ_GET_KEY] = "SELECT " TG_STORE_JOB_COLS " FROM runs WHERE key = ?1",
@@ -91,7 +91,7 @@ static const char *const sq_sql[SQ_NSTMT] = {
 	                  "ON CONFLICT (run, name) DO UPDATE SET value = excluded.value",
 	[SQ_FIND_RUN] = "SELECT " TG_STORE_JOB_COLS " FROM runs WHERE repo = ?1 AND commit_sha = ?2 "
 	                "AND workload = ?3 AND state = 'done' AND (verdict IS NULL OR verdict <> 'error') "
-	                "ORDER BY run_time DESC, id DESC LIMIT 1",
+	                "AND (?4 = 0 OR trusted = 1) ORDER BY run_time DESC, id DESC LIMIT 1",
 	/* limit: the latest ?6 runs of each (workload, metric) series. A run
 	 * has one value per metric, so numbering the points numbers the runs. */
 	[SQ_HISTORY] = "SELECT run, run_time, commit_sha, workload, name, value FROM ("
@@ -103,6 +103,7 @@ static const char *const sq_sql[SQ_NSTMT] = {
 	               "  AND (?3 IS NULL OR r.workload = ?3)"
 	               "  AND (?4 IS NULL OR m.name = ?4)"
 	               "  AND (?5 IS NULL OR substr(m.name, 1, length(?5)) = ?5)"
+	               "  AND (?7 = 0 OR r.trusted = 1)"
 	               ") WHERE ?6 = 0 OR rn <= ?6 ORDER BY run_time, run, workload, name",
 	[SQ_PRUNE] = "DELETE FROM runs WHERE state IN ('done', 'failed') AND run_time < ?1",
 };
@@ -284,6 +285,7 @@ static int sq_job_add(tg_store *s, const tg_job *j, int64_t now, int64_t *id, in
 	bind_text(st, 10, j->manifest);
 	sqlite3_bind_int64(st, 11, now);
 	sqlite3_bind_int64(st, 12, j->run_time ? j->run_time : now);
+	sqlite3_bind_int(st, 13, j->trusted != 0);
 	if ((rc = sq_step(b, st, "add job")) < 0)
 		goto fail;
 	sq_done(st);
@@ -547,6 +549,7 @@ static int sq_find_run(tg_store *s, const char *repo, const char *commit, const 
 	bind_text(st, 1, repo);
 	bind_text(st, 2, commit);
 	bind_text(st, 3, workload);
+	sqlite3_bind_int(st, 4, s->trusted_only);
 	int rc = sq_step(b, st, "find run");
 	if (rc == 1)
 		rc = sq_job_row(st, out);
@@ -569,6 +572,7 @@ static int sq_history(tg_store *s, const char *repo, const char *branch, const c
 	bind_text(st, 4, metric);
 	bind_text(st, 5, prefix);
 	sqlite3_bind_int64(st, 6, limit);
+	sqlite3_bind_int(st, 7, s->trusted_only);
 	size_t cap = 0;
 	int rc;
 	while ((rc = sq_step(b, st, "history")) == 1) {

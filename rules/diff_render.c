@@ -340,8 +340,13 @@ static char *md_build(const tg_diff_doc *d, const struct cats *op_cats, size_t d
 		return NULL;
 	const tg_judgement *j = d->judgement;
 	tg_verdict v = tg_judgement_verdict(j);
-	if (d->marker)
-		fprintf(f, "<!-- %s -->\n", d->marker);
+	if (d->marker) {
+		/* an HTML comment that nothing in the marker can end */
+		fputs("<!-- ", f);
+		for (const char *p = d->marker; *p; p++)
+			putc(*p == '<' || *p == '>' || *p == '\n' || (*p == '-' && p[1] == '-') ? '_' : *p, f);
+		fputs(" -->\n", f);
+	}
 	fprintf(f, "### %s tracegate: ", icon(v));
 	tg_md_escape(f, tg_judgement_summary(j));
 	fputs("\n\n", f);
@@ -387,14 +392,7 @@ static char *md_build(const tg_diff_doc *d, const struct cats *op_cats, size_t d
 		md_top(f, d, op_cats, 0, 5);
 	if (with_divergence && d->divergence && d->divergence[0]) {
 		fputs("\n#### Where the call trees diverge\n\n<pre>\n", f);
-		for (const char *p = d->divergence; *p; p++) {
-			switch (*p) {
-			case '<': fputs("&lt;", f); break;
-			case '>': fputs("&gt;", f); break;
-			case '&': fputs("&amp;", f); break;
-			default: putc(*p, f);
-			}
-		}
+		tg_html_escape_inert(f, d->divergence);
 		fputs("</pre>\n", f);
 	}
 	if (d->divergences && tg_table_nrows(d->divergences)) {

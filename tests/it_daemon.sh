@@ -6,7 +6,7 @@
 #   main run        -> no baseline (success), numbers in the history
 #   PR, SDPA +8 %   -> pending, then failure; one comment
 #   PR re-run, fixed -> success; the same comment edited, not a second one
-#   accepted by a commit trailer -> success, the comment says who accepted
+#   a self-approving commit trailer -> still failure, the comment says it was ignored
 #   bad manifest, bad trace, missing trace -> error status, the others still served
 #   a trace over limits.max_string_bytes or limits.max_depth -> error status naming the limit
 #   kill -9 at seen, analysing, posting, between status and comment -> resumed,
@@ -131,7 +131,7 @@ tg_eq "PR slow: one comment" 1 "$(comments)"
 c=$(find outbox -name 'comment-*.md' | head -1)
 tg_check "comment: marker first" sh -c "head -1 '$c' | grep -q '<!-- tracegate:train -->'"
 tg_check "comment: the verdict blocks on sdpa-forward" grep -q "block: sdpa-forward" "$c"
-tg_check "comment: the baseline is main2, the merge-base" grep -q "Baseline: \`${main2:0:12}\` on \`main\`, run \`m2\` (the merge-base)" "$c"
+tg_check "comment: the baseline is main2, the merge-base" grep -q "Baseline: \`${main2:0:12}\` on <code>main</code>, run <code>m2</code> (the merge-base)" "$c"
 tg_check "comment: a history chart" grep -q "xychart-beta" "$c"
 tg_check "status: the description names the rule" sh -c "grep \"$slow\" outbox/statuses.log | tail -1 | grep -q 'sdpa-forward'"
 
@@ -142,12 +142,13 @@ tg_eq "PR fixed: success" success "$(status_of "$fixed")"
 tg_eq "PR fixed: still one comment" 1 "$(comments)"
 tg_check "PR fixed: the comment now passes" grep -q "tracegate: pass" "$c"
 
-# 4. an accepted regression (commit trailer)
+# 4. a regression "accepted" by the PR author's own commit trailer: not an
+#    approval (accept_trailers is off by default; labels are the way)
 up "$acc" accepted pr3 slow.json.gz 8
 once
-tg_eq "PR accepted: success" success "$(status_of "$acc")"
+tg_eq "PR with a self-approving trailer: still blocked" failure "$(status_of "$acc")"
 c8=$(find outbox -path '*pr-8*' -name 'comment-*.md' | head -1)
-tg_check "PR accepted: the comment says who accepted" grep -q "Accepted: sdpa-forward by commit trailer of tester &lt;tester@tracegate.invalid&gt;: the new kernel is exact" "$c8"
+tg_check "PR with a trailer: the comment says it was ignored" grep -q "Ignored: a Tracegate-Accept trailer (trailers are off" "$c8"
 
 # 5. bad input: a malformed manifest, a corrupt trace, a missing trace; the daemon serves the rest
 mkdir -p "storage/acme/llm/$broken/train/bad-manifest"

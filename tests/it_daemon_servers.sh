@@ -13,7 +13,10 @@
 # forge answering 500 twice and 429 with Retry-After (retried and delivered),
 # forge timing out (a status and a comment's create answered after the
 # daemon's timeout: retried, one comment), the forge down (the run waits and
-# is delivered when it is back), the
+# is delivered when it is back), a run claiming a pull request whose head is
+# another commit (nothing posted: the daemon asks the forge), a Tracegate-Accept
+# trailer (counts from a writer only, asked of the forge), a marker posted
+# first by someone else (left alone: the daemon edits only its own comment), the
 # storage down (the daemon keeps running and resumes). Tokens never appear
 # in the daemon's logs or output.
 # $1: the tracegate binary; TG_GEN: the generator; TG_SHARED: ../shared.
@@ -108,7 +111,8 @@ mkdir -p storage
 	done
 	echo "repositories:"
 	for f in "${forges[@]}"; do
-		echo "  - {name: ${REPO[$f]}, forge: $f, clone_url: \"git://127.0.0.1:$TG_GIT_PORT/${REPO[$f]}.git\"}"
+		# GitHub's repository takes Tracegate-Accept trailers (from writers: the fake says who may write)
+		echo "  - {name: ${REPO[$f]}, forge: $f, clone_url: \"git://127.0.0.1:$TG_GIT_PORT/${REPO[$f]}.git\"$([ "$f" = GITHUB ] && echo ", accept_trailers: true")}"
 	done
 	echo "daemon: {state_dir: state-a, lease: 2s, max_attempts: 5}"
 	echo "http: {timeout: 3s, connect_timeout: 2s, retries: 4, backoff: 100ms, max_wait: 2s}"
@@ -130,12 +134,23 @@ EOF
 tg_check "config A --check" "$tg" daemon --config a.yaml --check
 tg_check "config B --check" "$tg" daemon --config b.yaml --check
 
+# the pull request as the forge has it (the daemon asks before posting): open,
+# this commit its head, into main; ALIEN=1: the upload claims a pull request
+# it is not part of (the fake keeps what it had)
+seed_pr() { # REPO COMMIT PR
+	local f
+	case "$1" in acme/s3) f=GITHUB ;; *) f=$(tr 'a-z' 'A-Z' <<<"${1#acme/}") ;; esac
+	[ -n "${ALIEN:-}" ] && return 0
+	curl -s -X POST "$(fake "$f")/_fake/seed" -d "{\"repo\":\"$1\",\"pr\":$3,\"head\":\"$2\",\"base\":\"main\"}" >/dev/null
+}
 up_local() { # REPO COMMIT BRANCH RUN TRACE [PR]
+	[ -z "${6:-}" ] || seed_pr "$1" "$2" "$6"
 	mkdir -p "u-$4" && cp "$5" "u-$4/rank0.pt.trace.json.gz"
 	"$upload" --dest storage --repo "$1" --commit "$2" --branch "$3" ${6:+--pr $6 --target-branch main} \
 		--workload train --run-id "$4" "u-$4/rank0.pt.trace.json.gz" >/dev/null
 }
 up_s3() {
+	[ -z "${6:-}" ] || seed_pr "$1" "$2" "$6"
 	mkdir -p "u-$4" && cp "$5" "u-$4/rank0.pt.trace.json.gz"
 	TRACEGATE_S3_ENDPOINT=http://127.0.0.1:$s3port AWS_ACCESS_KEY_ID=$TG_S3_KEY AWS_SECRET_ACCESS_KEY=$TG_S3_SECRET \
 		"$upload" --dest s3://artifacts/runs --repo "$1" --commit "$2" --branch "$3" ${6:+--pr $6 --target-branch main} \
@@ -229,7 +244,8 @@ up_local "$r" "$sha" labelled pr5 slow.json.gz 11
 run_a
 tg_eq "label: the accepted regression passes" "pending success" "$(words GITHUB "$sha")"
 pr11() { q GITHUB "(s.comments.find(c=>c.repo==='$r'&&c.pr===11)||{body:''}).body"; }
-tg_check "label: the comment names the label and its author" eval 'pr11 | grep -q "Accepted: sdpa-forward by label tracegate-accept:sdpa-forward added by @alice"'
+# (a zero-width space after the @: the comment names alice without notifying her)
+tg_check "label: the comment names the label and its author" eval 'pr11 | grep -q "Accepted: sdpa-forward by label tracegate-accept:sdpa-forward added by @$(printf "\342\200\213")alice"'
 
 # --- the forge down: the run waits in posting and is delivered when it is back
 git -C "src-${r//\//_}" checkout -qb down "${MAIN[$r]}"
@@ -253,6 +269,71 @@ tg_forge_start_prism_again
 for i in $(seq 1 300); do words_have GITHUB "$sha" success && break; sleep 0.1; done
 tg_check "forge back: the verdict is delivered" words_have GITHUB "$sha" success
 kill -TERM "$dpid"; wait "$dpid"
+
+# --- self-approval (GitHub, accept_trailers: true): a Tracegate-Accept trailer counts only
+#     when the forge says the commit's author may write
+r=${REPO[GITHUB]}
+src=src-${r//\//_}
+git -C "$src" checkout -qb selfapp "${MAIN[$r]}"
+echo a1 >> "$src/a" && git -C "$src" commit -qam "slower, approved by myself
+
+Tracegate-Accept: sdpa-forward: trust me"
+sha=$(git -C "$src" rev-parse HEAD)
+echo a2 >> "$src/a" && git -C "$src" commit -qam "slower, approved by a maintainer
+
+Tracegate-Accept: sdpa-forward: the new kernel is exact"
+sha2=$(git -C "$src" rev-parse HEAD)
+git -C "$src" push -q "$TG_RUN/git/$r.git" selfapp
+git -C "$src" checkout -q main
+for seed in "{\"repo\":\"$r\",\"sha\":\"$sha\",\"author\":\"mallory\"}" "{\"repo\":\"$r\",\"collaborator\":\"mallory\",\"permission\":\"read\"}" \
+	"{\"repo\":\"$r\",\"sha\":\"$sha2\",\"author\":\"alice\"}" "{\"repo\":\"$r\",\"collaborator\":\"alice\",\"permission\":\"write\"}"; do
+	curl -s -X POST "$(fake GITHUB)/_fake/seed" -d "$seed" >/dev/null
+done
+up_local "$r" "$sha" selfapp sa1 slow.json.gz 22
+run_a
+tg_eq "self-approval: a reader's own trailer does not pass the block" "pending failure" "$(words GITHUB "$sha")"
+pr22() { q GITHUB "(s.comments.find(c=>c.repo==='$r'&&c.pr===22&&c.user==='tracegate-bot')||{body:''}).body"; }
+tg_check "self-approval: the comment says the trailer was ignored" eval 'pr22 | grep -q "Ignored: a Tracegate-Accept trailer of mallory (the forge does not confirm write access"'
+up_local "$r" "$sha2" selfapp sa2 slow.json.gz 22
+run_a
+tg_eq "self-approval: a writer's trailer accepts the regression" "pending success" "$(words GITHUB "$sha2")"
+tg_check "self-approval: the comment names the writer" eval 'pr22 | grep -q "Accepted: sdpa-forward by commit trailer of @$(printf "\342\200\213")alice (write access)"'
+
+# --- comment hijack: someone posts the marker on a pull request before the daemon does;
+#     their comment is left alone, the daemon writes (and keeps editing) its own
+for f in "${forges[@]}"; do
+	r=${REPO[$f]}
+	src=src-${r//\//_}
+	git -C "$src" checkout -qb hijack "${MAIN[$r]}"
+	echo h >> "$src/a" && git -C "$src" commit -qam hijack
+	sha=$(git -C "$src" rev-parse HEAD)
+	git -C "$src" push -q "$TG_RUN/git/$r.git" hijack
+	git -C "$src" checkout -q main
+	curl -s -X POST "$(fake "$f")/_fake/seed" \
+		-d "{\"repo\":\"$r\",\"pr\":21,\"by\":\"mallory\",\"body\":\"<!-- tracegate:train -->\\nmallory was here\"}" >/dev/null
+	up_local "$r" "$sha" hijack hj1 slow.json.gz 21
+	run_a
+	tg_eq "$f: a marker posted first by someone else: left as it was" "mallory was here" \
+		"$(q "$f" "s.comments.filter(c=>c.repo==='$r'&&c.pr===21&&c.user==='mallory').map(c=>c.body.split('\\n')[1]).join()")"
+	tg_eq "$f: ... and the daemon's verdict is its own comment" 1 \
+		"$(q "$f" "s.comments.filter(c=>c.repo==='$r'&&c.pr===21&&c.user==='tracegate-bot'&&c.body.includes('block: sdpa-forward')).length")"
+done
+
+# --- ask the forge, not the manifest: a run planted at main's commit that claims pull
+#     request 5 (whose head is another commit) posts nothing on main's commit, nor on 5
+#     (last on these repositories: without a signing key its numbers become main's)
+for f in "${forges[@]}"; do
+	r=${REPO[$f]}
+	before=$(q "$f" "s.comments.filter(c=>c.repo==='$r'&&c.pr===5).map(c=>c.updated_at+c.body.length).join()")
+	wb=$(words "$f" "${MAIN[$r]}")
+	ALIEN=1 up_local "$r" "${MAIN[$r]}" main alien slow.json.gz 5
+	run_a
+	tg_eq "$f: a run claiming a pull request it is not the head of: no status on its commit" \
+		"$wb" "$(words "$f" "${MAIN[$r]}")"
+	tg_eq "$f: ... and pull request 5's comment untouched" "$before" \
+		"$(q "$f" "s.comments.filter(c=>c.repo==='$r'&&c.pr===5).map(c=>c.updated_at+c.body.length).join()")"
+	tg_check "$f: ... the log says why" grep -q "is not the head of pull request 5" a.log
+done
 
 # --- S3 storage + PostgreSQL (GitHub)
 r=acme/s3

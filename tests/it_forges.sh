@@ -76,7 +76,7 @@ for f in "${forges[@]}"; do
 	if grep -q "^\[       OK \] test_live_$lc\$" "$TG_RUN/test_forge.out"; then tg_ok "$f: test_forge live run"
 	else tg_not_ok "$f: test_forge live run" "$(grep -A3 "RUN.*test_live_$lc" "$TG_RUN/test_forge.out" | head -c 1500)"; fi
 done
-tg_eq "test_forge exit status (all 22 tests)" 0 "$rc"
+tg_eq "test_forge exit status (all 25 tests)" 0 "$rc"
 "$BUILD/tests/test_http" >"$TG_RUN/test_http.out" 2>&1
 rc=$?
 tg_eq "test_http exit status" 0 "$rc"
@@ -94,7 +94,7 @@ let s = ""; process.stdin.on("data", (d) => (s += d)).on("end", () => {
   const on = (pr) => st.comments.filter((c) => c.pr === pr);
   const out = [];
   out.push("states " + st.statuses.filter((x) => x.context === "tracegate/it").map((x) => x.state).join(" "));
-  for (const pr of [7, 8, 9]) {
+  for (const pr of [7, 8, 9, 10]) {
     const c = on(pr), m = c.filter((x) => has(x.body));
     out.push(`pr${pr} ${c.length} comments, ${m.length} with the marker: ${JSON.stringify(m.map((x) => x.body.split("\n")[1]))}`);
   }
@@ -128,6 +128,8 @@ for f in "${forges[@]}"; do
 		'pr8 151 comments, 1 with the marker: ["## on a busy pull request, edited"]' "$(fact pr8)"
 	tg_eq "$f: a create answered 502 (but done) is not repeated" 'pr9 1 comments, 1 with the marker: ["## after a 502"]' "$(fact pr9)"
 	tg_eq "$f: that create was sent once" "posts-pr9 502" "$(fact posts-pr9)"
+	tg_eq "$f: a marker posted first by someone else is not edited; the bot's own is" \
+		"pr10 2 comments, 2 with the marker: [\"hijacked\",\"## the bot's own, edited\"]" "$(fact pr10)"
 	tg_eq "$f: 500 then success, 429 (Retry-After) then success" "status answers 201* 500 201* 429 201*" "$(fact 'status answers')"
 	tg_eq "$f: two retried statuses, each stored once" "retry statuses 2" "$(fact 'retry statuses')"
 	tg_eq "$f: every request carried the token" "unauthorized 0" "$(fact unauthorized)"

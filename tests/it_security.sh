@@ -71,6 +71,9 @@ if have_node && command -v openssl >/dev/null 2>&1 && mkdir -p tls && tg_git_mak
 	FAKE_TOKEN=$TOKEN FAKE_TLS_CERT=tls/cert.pem FAKE_TLS_KEY=tls/key.pem \
 		tg_start fake-tls node "$top/tests/servers/fake-forge.js" github "$fport" "https://127.0.0.1:$fport" >/dev/null
 	tg_wait_port "$fport" 30 "$(cat fake-tls.pid)" || tg_not_ok "TLS: the HTTPS fake did not start" "$(cat fake-tls.log)"
+	# the pull request as the forge has it (the daemon asks before posting)
+	curl -s --cacert tls/cert.pem -X POST "https://127.0.0.1:$fport/_fake/seed" \
+		-d "{\"repo\":\"acme/llm\",\"pr\":5,\"head\":\"$pr1\",\"base\":\"main\"}" >/dev/null
 	export TOKEN
 	tlsconf() { # NAME EXTRA-FORGE-KEYS
 		cat > "$1.yaml" <<EOF
@@ -91,7 +94,7 @@ EOF
 	tlsconf verify ""
 	"$tg" daemon --config verify.yaml --once >verify.out 2>verify.log
 	tg_check "TLS on by default: the self-signed forge is refused with a TLS error" \
-		grep -q "POST https://127.0.0.1:$fport/repos/acme/llm/statuses/$pr1: TLS: SSL certificate problem: self-signed certificate" verify.log
+		grep -q "GET https://127.0.0.1:$fport/repos/acme/llm/pulls/5: TLS: SSL certificate problem: self-signed certificate" verify.log
 	tg_eq "TLS on by default: nothing posted" "0 0 0" "$(fake_state 's.statuses.length+" "+s.comments.length+" "+s.requests.length')"
 	tg_check "TLS on by default: the run waits for the forge (not lost)" grep -q "will try again after its lease" verify.log
 	tlsconf cafile ", ca_file: tls/cert.pem"

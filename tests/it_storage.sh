@@ -150,14 +150,17 @@ tg_eq "folder as a trace: the description names it" \
 	"cannot judge: rank0.pt.trace.json.gz: a folder, not a regular file" "$(desc_of "$c_dir")"
 tg_eq "folder as a trace: not retried (one pending, one error)" 2 "$(posted_for "$c_dir")"
 
-# --- a target branch git refuses: a permanent fault, first attempt, an accurate message
+# --- a target branch git would refuse: not one of the repository's target
+#     branches, so it never reaches git (docs/security.md); decided on the
+#     first attempt with an accurate message
 up acme/llm "$c_branch" branch train br1 9 "$(mk br1 base.json.gz)"
 m=storage/acme/llm/$c_branch/train/br1/manifest.json
 sed 's/"target_branch": "main"/"target_branch": "a..b"/' "$m" > m.tmp && mv m.tmp "$m"
 once
-tg_eq "invalid branch: error status" error "$(status_of "$c_branch")"
-tg_eq "invalid branch: the description says so" "cannot judge: git: bad branch name 'a..b'" "$(desc_of "$c_branch")"
-tg_eq "invalid branch: not retried (one pending, one error)" 2 "$(posted_for "$c_branch")"
+tg_eq "invalid branch: no baseline, said so" success "$(status_of "$c_branch")"
+tg_eq "invalid branch: the description says why" \
+	"no baseline: the target branch a..b is not one of the repository's target_branches" "$(desc_of "$c_branch")"
+tg_eq "invalid branch: not retried (one pending, one final)" 2 "$(posted_for "$c_branch")"
 
 # --- a workload folder with markup in its name: nothing posted, a line in the log
 mkdir -p "storage/acme/llm/$c_names/w --> <img src=x> @org"

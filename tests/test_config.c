@@ -697,7 +697,7 @@ static void test_errors(void **state)
 		{"bad_unknown_limits", TG_EFORMAT,
 		 "15:3: unknown key 'max_trace_size' in limits (expected max_trace_bytes, max_ratio, max_events, max_string_bytes, max_depth, max_manifest_bytes, max_traces, max_comment_bytes, max_run_bytes, max_workloads)"},
 		{"bad_unknown_repo", TG_EFORMAT,
-		 "14:5: unknown key 'baseline' in repositories[0] (expected name, forge, clone_url, git_token, target_branches, rules, workloads, baseline_depth, status_context, details_url)"},
+		 "14:5: unknown key 'baseline' in repositories[0] (expected name, forge, clone_url, git_token, target_branches, rules, workloads, baseline_depth, status_context, details_url, ci_url_prefixes, accept_trailers)"},
 		{"bad_unknown_retention", TG_EFORMAT,
 		 "15:3: unknown key 'days' in retention (expected runs)"},
 		{"bad_unknown_s3", TG_EFORMAT,
@@ -705,7 +705,7 @@ static void test_errors(void **state)
 		{"bad_unknown_secret", TG_EFORMAT,
 		 "9:13: unknown key in forges[0].token (expected env, file)"},
 		{"bad_unknown_storage", TG_EFORMAT,
-		 "3:3: unknown key 'pol_interval' in storage (expected local, s3, poll_interval)"},
+		 "3:3: unknown key 'pol_interval' in storage (expected local, s3, poll_interval, signing_key)"},
 		{"bad_unknown_top", TG_EFORMAT,
 		 "10:1: unknown key 'repository' in the configuration (expected storage, database, forges, repositories, daemon, limits, http, retention, log)"},
 		{"bad_workload_type", TG_EFORMAT,
@@ -885,7 +885,13 @@ static void test_errors_mem(void **state)
 		{OK "treshold_with_a_very_long_name_that_goes_on_and_on_and_on_and_on_and_on_forever: 1\n",
 		 TG_EFORMAT, "m.yaml:5:1: unknown key 'treshold_with_a_very_long_name_that_goes_on_and_on_and_on_an...' in the configuration (expected storage, database, forges, repositories, daemon, limits, http, retention, log)"},
 		{ST DB "forges: &f [{name: gh, kind: outbox, outbox: o}]\nrepositories: *f\n",
-		 TG_EFORMAT, "m.yaml:3:24: unknown key 'kind' in repositories[0] (expected name, forge, clone_url, git_token, target_branches, rules, workloads, baseline_depth, status_context, details_url)"},
+		 TG_EFORMAT, "m.yaml:3:24: unknown key 'kind' in repositories[0] (expected name, forge, clone_url, git_token, target_branches, rules, workloads, baseline_depth, status_context, details_url, ci_url_prefixes, accept_trailers)"},
+		{REPO("ci_url_prefixes: [https://ci.example]"),
+		 TG_EFORMAT, "m.yaml:4:70: repositories[0].ci_url_prefixes: 'https://ci.example' must be https://HOST/... (a host and a path, no userinfo)"},
+		{REPO("ci_url_prefixes: [\"https://u:p@ci.example/x/\"]"),
+		 TG_EFORMAT, "m.yaml:4:70: repositories[0].ci_url_prefixes: 'https://u:p@ci.example/x/' must be https://HOST/... (a host and a path, no userinfo)"},
+		{"storage: {local: /a, signing_key: s3cret}\n" DB FG RP,
+		 TG_EFORMAT, "m.yaml:1:35: storage.signing_key: a secret is never written in the configuration: use {env: NAME} or {file: PATH}"},
 		{REPO("target_branches: &a [*a]"),
 		 TG_EFORMAT, "m.yaml:4:70: repositories[0].target_branches[0]: expected a branch, got a list"},
 		{REPO("workloads: [\"\", x]"),
@@ -1126,6 +1132,35 @@ static void test_secrets_never_in_messages(void **state)
 	}
 }
 
+/* ------------------------------------------------------------ trust */
+
+/* storage.signing_key, ci_url_prefixes and accept_trailers (docs/security.md). */
+static void test_trust_keys(void **state)
+{
+	(void)state;
+	setenv("TG_TEST_GITHUB_TOKEN", "t", 1);
+	setenv("TG_TEST_SIGNING_KEY", "k e y", 1);
+	const char y[] = "storage: {local: /a, signing_key: {env: TG_TEST_SIGNING_KEY}}\n" DB FG
+	                 "repositories: [{name: a/b, forge: gh, clone_url: x, ci_url_prefixes: "
+	                 "[\"https://ci.example/jobs/\", \"https://gh.example/a/b/actions/\"], accept_trailers: true}]\n";
+	tg_config *c = NULL;
+	if (tg_config_load_mem(&c, y, strlen(y), "m.yaml", NULL))
+		fail_msg("%s", tg_error_last());
+	assert_string_equal(c->storage.signing_key.value, "k e y");
+	assert_int_equal(c->repos[0].nci_url_prefixes, 2);
+	assert_string_equal(c->repos[0].ci_url_prefixes[1], "https://gh.example/a/b/actions/");
+	assert_int_equal(c->repos[0].accept_trailers, 1);
+	tg_config_free(c);
+	/* the defaults: no key, no prefix, trailers off */
+	const char d[] = OK;
+	assert_int_equal(tg_config_load_mem(&c, d, strlen(d), "m.yaml", NULL), 0);
+	assert_null(c->storage.signing_key.value);
+	assert_int_equal(c->repos[0].nci_url_prefixes, 0);
+	assert_int_equal(c->repos[0].accept_trailers, 0);
+	tg_config_free(c);
+	unsetenv("TG_TEST_SIGNING_KEY");
+}
+
 /* ------------------------------------------------------------ documentation */
 
 /* Every YAML example of docs/config.md loads (secret files from the fixtures). */
@@ -1137,6 +1172,7 @@ static void test_docs_examples(void **state)
 	assert_non_null(doc);
 	setenv("GITHUB_TOKEN", "docs-github-token", 1);
 	setenv("AWS_ACCESS_KEY_ID", "docs-aws-key", 1);
+	setenv("TRACEGATE_SIGNING_KEY", "docs-signing-key", 1);
 	int n = 0;
 	for (char *p = strstr(doc, "```yaml\n"); p; p = strstr(p, "```yaml\n")) {
 		p += 8;
@@ -1165,6 +1201,7 @@ static void test_docs_examples(void **state)
 	free(doc);
 	unsetenv("GITHUB_TOKEN");
 	unsetenv("AWS_ACCESS_KEY_ID");
+	unsetenv("TRACEGATE_SIGNING_KEY");
 }
 
 int main(void)
@@ -1182,6 +1219,7 @@ int main(void)
 		cmocka_unit_test(test_errors_mem),
 		cmocka_unit_test(test_io),
 		cmocka_unit_test(test_secrets_never_in_messages),
+		cmocka_unit_test(test_trust_keys),
 		cmocka_unit_test(test_docs_examples),
 	};
 	return cmocka_run_group_tests(tests, setup, NULL);

@@ -465,24 +465,28 @@ static void test_github_upsert_edits_across_pages(void **state)
 	         "<%s/repositories/1/issues/7/comments?per_page=100&page=2>; rel=\"last\"\r\n",
 	         s.base, s.base);
 	mh_push(&s, 200, link, page);
-	snprintf(page, sizeof(page), "[%s,%s]", gh_comment(c3, sizeof(c3), 77, MARKER "\r\nold copy"),
-	         gh_comment(c4, sizeof(c4), 42, "## tracegate\r\n" MARKER "\r\nold"));
+	snprintf(page, sizeof(page), "[%s,%s,%s]", gh_comment(c3, sizeof(c3), 77, MARKER "\r\nold copy"),
+	         gh_comment(c4, sizeof(c4), 42, "## tracegate\r\n" MARKER "\r\nold"),
+	         "{\"id\":5,\"body\":\"" MARKER "\\nposted first by someone else\",\"user\":{\"login\":\"mallory\",\"id\":7}}");
 	mh_push(&s, 200, NULL, page);
+	mh_push(&s, 200, NULL, "{\"login\":\"tracegate-bot\",\"id\":99}"); /* GET /user, at the first match */
 	mh_push(&s, 200, NULL, gh_comment(c1, sizeof(c1), 42, "new"));
 	tg_forge *f = new_forge(TG_FORGE_GITHUB, s.base, 0);
 	tg_forge_comment c = {.repo = "acme/llm", .pr = 7, .marker = MARKER, .body = MARKER "\n## new"};
 	int64_t id = 0;
 	int created = -1;
 	assert_int_equal(tg_forge_upsert_comment(f, &c, &id, &created), 0);
-	assert_int_equal(id, 42); /* the oldest of the two with the marker line */
+	/* the oldest of the bot's two with the marker line; not mallory's older one */
+	assert_int_equal(id, 42);
 	assert_int_equal(created, 0);
-	assert_int_equal(mh_nreqs(&s), 3);
+	assert_int_equal(mh_nreqs(&s), 4);
 	assert_string_equal(s.reqs[0].method, "GET");
 	assert_string_equal(s.reqs[0].target, "/repos/acme/llm/issues/7/comments?per_page=100&page=1");
 	assert_string_equal(s.reqs[1].target, "/repositories/1/issues/7/comments?per_page=100&page=2");
-	assert_string_equal(s.reqs[2].method, "PATCH");
-	assert_string_equal(s.reqs[2].target, "/repos/acme/llm/issues/comments/42");
-	json_t *b = req_json(&s, 2);
+	assert_string_equal(s.reqs[2].target, "/user");
+	assert_string_equal(s.reqs[3].method, "PATCH");
+	assert_string_equal(s.reqs[3].target, "/repos/acme/llm/issues/comments/42");
+	json_t *b = req_json(&s, 3);
 	assert_string_equal(jstr(b, "body"), MARKER "\n## new");
 	assert_int_equal(json_object_size(b), 1);
 	json_decref(b);
@@ -526,6 +530,7 @@ static void test_github_ambiguous_create_searches_first(void **state)
 	mh_push(&s, 502, NULL, "<html>Bad gateway</html>");
 	snprintf(page, sizeof(page), "[%s]", gh_comment(c1, sizeof(c1), 555, MARKER "\nbody"));
 	mh_push(&s, 200, NULL, page);
+	mh_push(&s, 200, NULL, "{\"login\":\"tracegate-bot\",\"id\":99}");
 	tg_forge *f = new_forge(TG_FORGE_GITHUB, s.base, 0);
 	tg_forge_comment c = {.repo = "acme/llm", .pr = 7, .marker = MARKER, .body = MARKER "\nbody"};
 	int64_t id = 0;
@@ -533,7 +538,7 @@ static void test_github_ambiguous_create_searches_first(void **state)
 	assert_int_equal(tg_forge_upsert_comment(f, &c, &id, &created), 0);
 	assert_int_equal(id, 555);
 	assert_int_equal(created, 1);
-	assert_int_equal(mh_nreqs(&s), 3); /* GET, POST (502, not retried), GET: no second POST */
+	assert_int_equal(mh_nreqs(&s), 4); /* GET, POST (502, not retried), GET, GET /user: no second POST */
 	assert_string_equal(s.reqs[1].method, "POST");
 	assert_string_equal(s.reqs[2].method, "GET");
 	assert_int_equal(nsleeps, 0);
@@ -618,6 +623,69 @@ static void test_github_labels_and_who(void **state)
 	tg_forge_labels_free(l, n);
 	tg_forge_free(f);
 	mh_stop(&s);
+}
+
+/* A trailer counts only from a writer: who wrote the commit, and may they write? */
+static void test_author_can_write(void **state)
+{
+	(void)state;
+	mh_server s;
+	assert_int_equal(mh_start(&s), 0);
+	tg_forge *f = new_forge(TG_FORGE_GITHUB, s.base, 0);
+	char *login = NULL;
+	int can = -1;
+	mh_push(&s, 200, NULL, "{\"sha\":\"" SHA "\",\"author\":{\"login\":\"alice\",\"id\":5}}");
+	mh_push(&s, 200, NULL, "{\"permission\":\"write\",\"role_name\":\"maintain\",\"user\":{\"login\":\"alice\"}}");
+	assert_int_equal(tg_forge_author_can_write(f, "acme/llm", SHA, &login, &can), 0);
+	assert_string_equal(login, "alice");
+	assert_int_equal(can, 1);
+	free(login);
+	assert_string_equal(s.reqs[0].target, "/repos/acme/llm/commits/" SHA);
+	assert_string_equal(s.reqs[1].target, "/repos/acme/llm/collaborators/alice/permission");
+	/* a reader */
+	mh_push(&s, 200, NULL, "{\"author\":{\"login\":\"mallory\"}}");
+	mh_push(&s, 200, NULL, "{\"permission\":\"read\",\"role_name\":\"triage\",\"user\":null}");
+	assert_int_equal(tg_forge_author_can_write(f, "acme/llm", SHA, &login, &can), 0);
+	assert_int_equal(can, 0);
+	free(login);
+	/* no collaborator at all: 404 */
+	mh_push(&s, 200, NULL, "{\"author\":{\"login\":\"eve\"}}");
+	mh_push(&s, 404, NULL, "{\"message\":\"Not Found\"}");
+	assert_int_equal(tg_forge_author_can_write(f, "acme/llm", SHA, &login, &can), 0);
+	assert_int_equal(can, 0);
+	free(login);
+	/* an author email that is no account: no second request */
+	int before = mh_nreqs(&s);
+	mh_push(&s, 200, NULL, "{\"author\":null,\"commit\":{\"author\":{\"name\":\"x\"}}}");
+	assert_int_equal(tg_forge_author_can_write(f, "acme/llm", SHA, &login, &can), 0);
+	assert_null(login);
+	assert_int_equal(can, 0);
+	assert_int_equal(mh_nreqs(&s), before + 1);
+	/* not a commit */
+	assert_int_equal(tg_forge_author_can_write(f, "acme/llm", "HEAD", &login, &can), TG_EINVAL);
+	tg_forge_free(f);
+	mh_stop(&s);
+
+	/* Gitea: the git commits path */
+	assert_int_equal(mh_start(&s), 0);
+	char api[128];
+	snprintf(api, sizeof(api), "%s/api/v1", s.base);
+	f = new_forge(TG_FORGE_GITEA, api, 0);
+	mh_push(&s, 200, NULL, "{\"sha\":\"" SHA "\",\"author\":{\"login\":\"bob\",\"id\":3}}");
+	mh_push(&s, 200, NULL, "{\"permission\":\"owner\",\"role_name\":\"owner\"}");
+	assert_int_equal(tg_forge_author_can_write(f, "acme/llm", SHA, &login, &can), 0);
+	assert_int_equal(can, 1);
+	free(login);
+	assert_string_equal(s.reqs[0].target, "/api/v1/repos/acme/llm/git/commits/" SHA);
+	assert_string_equal(s.reqs[1].target, "/api/v1/repos/acme/llm/collaborators/bob/permission");
+	tg_forge_free(f);
+	mh_stop(&s);
+
+	/* GitLab cannot tell */
+	f = new_forge(TG_FORGE_GITLAB, "http://127.0.0.1:9/api/v4", 0);
+	assert_int_equal(tg_forge_author_can_write(f, "acme/llm", SHA, &login, &can), TG_EINVAL);
+	assert_non_null(strstr(tg_error_last(), "cannot tell who may write"));
+	tg_forge_free(f);
 }
 
 static void test_github_check_runs(void **state)
@@ -794,7 +862,8 @@ static void test_bad_responses(void **state)
 	/* a created comment whose answer is unreadable counts as ambiguous */
 	mh_push(&s, 200, NULL, "[]");
 	mh_push(&s, 201, NULL, "{\"id\":null}");
-	mh_push(&s, 200, NULL, "[{\"id\":3,\"body\":\"" MARKER "\"}]");
+	mh_push(&s, 200, NULL, "[{\"id\":3,\"body\":\"" MARKER "\",\"user\":{\"id\":99}}]");
+	mh_push(&s, 200, NULL, "{\"login\":\"tracegate-bot\",\"id\":99}");
 	int64_t id;
 	int created;
 	assert_int_equal(tg_forge_upsert_comment(f, &c, &id, &created), 0);
@@ -935,6 +1004,7 @@ static void test_gitlab(void **state)
 	        "[{\"id\":302,\"type\":null,\"body\":\"" MARKER "\\n## old\",\"author\":{\"id\":2,\"username\":\"bot\"},"
 	        "\"created_at\":\"2024-05-01T10:00:00.000Z\",\"system\":false,\"noteable_id\":9,\"noteable_type\":"
 	        "\"MergeRequest\",\"noteable_iid\":4}]");
+	mh_push(&s, 200, NULL, "{\"id\":2,\"username\":\"bot\"}"); /* GET /user */
 	mh_push(&s, 200, NULL, "{\"id\":302,\"body\":\"new\"}");
 	tg_forge_comment c = {.repo = "group/proj", .pr = 4, .marker = MARKER, .body = MARKER "\n## new"};
 	int64_t id;
@@ -945,16 +1015,17 @@ static void test_gitlab(void **state)
 	assert_int_equal(created, 0);
 	assert_string_equal(s.reqs[base].target, "/api/v4/projects/group%2Fproj/merge_requests/4/notes?per_page=100&page=1");
 	assert_string_equal(s.reqs[base + 1].target, "/api/v4/projects/group%2Fproj/merge_requests/4/notes?per_page=100&page=2");
-	assert_string_equal(s.reqs[base + 2].method, "PUT");
-	assert_string_equal(s.reqs[base + 2].target, "/api/v4/projects/group%2Fproj/merge_requests/4/notes/302");
+	assert_string_equal(s.reqs[base + 2].target, "/api/v4/user");
+	assert_string_equal(s.reqs[base + 3].method, "PUT");
+	assert_string_equal(s.reqs[base + 3].target, "/api/v4/projects/group%2Fproj/merge_requests/4/notes/302");
 	/* none: POST */
 	mh_push(&s, 200, NULL, "[]");
 	mh_push(&s, 201, NULL, "{\"id\":303,\"body\":\"x\"}");
 	assert_int_equal(tg_forge_upsert_comment(f, &c, &id, &created), 0);
 	assert_int_equal(id, 303);
 	assert_int_equal(created, 1);
-	assert_string_equal(s.reqs[base + 4].method, "POST");
-	assert_string_equal(s.reqs[base + 4].target, "/api/v4/projects/group%2Fproj/merge_requests/4/notes");
+	assert_string_equal(s.reqs[base + 5].method, "POST");
+	assert_string_equal(s.reqs[base + 5].target, "/api/v4/projects/group%2Fproj/merge_requests/4/notes");
 
 	/* labels: names, or objects with details */
 	mh_push(&s, 200, NULL, "{\"id\":9,\"iid\":4,\"labels\":[\"perf\",\"tracegate:accept-regression\"]}");
@@ -965,7 +1036,7 @@ static void test_gitlab(void **state)
 	assert_string_equal(l[1].name, "tracegate:accept-regression");
 	assert_null(l[1].by);
 	tg_forge_labels_free(l, n);
-	assert_string_equal(s.reqs[base + 5].target, "/api/v4/projects/group%2Fproj/merge_requests/4");
+	assert_string_equal(s.reqs[base + 6].target, "/api/v4/projects/group%2Fproj/merge_requests/4");
 	mh_push(&s, 200, NULL, "{\"labels\":[{\"id\":1,\"name\":\"perf\",\"color\":\"#f00\"}]}");
 	assert_int_equal(tg_forge_pr_labels(f, "group/proj", 4, &l, &n), 0);
 	assert_int_equal(n, 1);
@@ -1010,7 +1081,8 @@ static void test_gitea(void **state)
 	}
 	strcat(page, "]");
 	mh_push(&s, 200, "X-Total-Count: 51\r\n", page);
-	mh_push(&s, 200, "X-Total-Count: 51\r\n", "[{\"id\":150,\"body\":\"" MARKER "\\nold\"}]");
+	mh_push(&s, 200, "X-Total-Count: 51\r\n", "[{\"id\":150,\"body\":\"" MARKER "\\nold\",\"user\":{\"id\":4,\"login\":\"bot\"}}]");
+	mh_push(&s, 200, NULL, "{\"id\":4,\"login\":\"bot\"}"); /* GET /user */
 	mh_push(&s, 200, NULL, "{\"id\":150,\"body\":\"new\"}");
 	tg_forge_comment c = {.repo = "acme/llm", .pr = 3, .marker = MARKER, .body = MARKER "\nnew"};
 	int64_t id;
@@ -1018,11 +1090,12 @@ static void test_gitea(void **state)
 	assert_int_equal(tg_forge_upsert_comment(f, &c, &id, &created), 0);
 	assert_int_equal(id, 150);
 	assert_int_equal(created, 0);
-	assert_int_equal(mh_nreqs(&s), 4);
+	assert_int_equal(mh_nreqs(&s), 5);
 	assert_string_equal(s.reqs[1].target, "/api/v1/repos/acme/llm/issues/3/comments?limit=50&page=1");
 	assert_string_equal(s.reqs[2].target, "/api/v1/repos/acme/llm/issues/3/comments?limit=50&page=2");
-	assert_string_equal(s.reqs[3].method, "PATCH");
-	assert_string_equal(s.reqs[3].target, "/api/v1/repos/acme/llm/issues/comments/150");
+	assert_string_equal(s.reqs[3].target, "/api/v1/user");
+	assert_string_equal(s.reqs[4].method, "PATCH");
+	assert_string_equal(s.reqs[4].target, "/api/v1/repos/acme/llm/issues/comments/150");
 
 	/* a server that ignores the paging sends everything at once: one page */
 	mh_push(&s, 200, "X-Total-Count: 2\r\n", "[{\"id\":1,\"body\":\"a\"},{\"id\":2,\"body\":\"b\"}]");
@@ -1030,8 +1103,8 @@ static void test_gitea(void **state)
 	assert_int_equal(tg_forge_upsert_comment(f, &c, &id, &created), 0);
 	assert_int_equal(id, 3);
 	assert_int_equal(created, 1);
-	assert_int_equal(mh_nreqs(&s), 6);
-	assert_string_equal(s.reqs[5].target, "/api/v1/repos/acme/llm/issues/3/comments");
+	assert_int_equal(mh_nreqs(&s), 7);
+	assert_string_equal(s.reqs[6].target, "/api/v1/repos/acme/llm/issues/3/comments");
 
 	mh_push(&s, 200, NULL, "[{\"id\":5,\"name\":\"perf\",\"color\":\"00ff00\",\"url\":\"u\"}]");
 	tg_forge_label *l;
@@ -1041,7 +1114,7 @@ static void test_gitea(void **state)
 	assert_string_equal(l[0].name, "perf");
 	assert_null(l[0].by);
 	tg_forge_labels_free(l, n);
-	assert_string_equal(s.reqs[6].target, "/api/v1/repos/acme/llm/issues/3/labels?limit=50&page=1");
+	assert_string_equal(s.reqs[7].target, "/api/v1/repos/acme/llm/issues/3/labels?limit=50&page=1");
 	tg_forge_free(f);
 	mh_stop(&s);
 }
@@ -1154,6 +1227,41 @@ static void live_run(const char *label, tg_forge_kind kind, const char *repo, in
 	assert_int_equal(created, 1);
 	assert_true(id1 > 0);
 
+	/* someone posted the marker first: their comment is left alone, the
+	 * bot writes its own (and edits that one next time) */
+	snprintf(seed, sizeof(seed), "{\"repo\":\"%s\",\"pr\":10,\"by\":\"mallory\",\"body\":\"%s\\nhijacked\"}", repo,
+	         MARKER);
+	fake_hook(fake, "/_fake/seed", seed);
+	c.pr = 10;
+	c.body = MARKER "\n## the bot's own";
+	if (tg_forge_upsert_comment(f, &c, &id1, &created))
+		fail_msg("%s: upsert pr 10: %s", label, tg_error_last());
+	assert_int_equal(created, 1);
+	c.body = MARKER "\n## the bot's own, edited";
+	if (tg_forge_upsert_comment(f, &c, &id2, &created))
+		fail_msg("%s: upsert pr 10 again: %s", label, tg_error_last());
+	assert_int_equal(created, 0);
+	assert_int_equal(id2, id1);
+
+	/* the pull request as the forge has it: open, its head, its base */
+	snprintf(seed, sizeof(seed), "{\"repo\":\"%s\",\"pr\":7,\"head\":\"%s\",\"base\":\"release\"}", repo, SHA);
+	fake_hook(fake, "/_fake/seed", seed);
+	tg_forge_pr pr;
+	if (tg_forge_pr_get(f, repo, 7, &pr))
+		fail_msg("%s: pull request 7: %s", label, tg_error_last());
+	assert_int_equal(pr.open, 1);
+	assert_string_equal(pr.head, SHA);
+	assert_string_equal(pr.base, "release");
+	tg_forge_pr_clear(&pr);
+	snprintf(seed, sizeof(seed), "{\"repo\":\"%s\",\"pr\":6,\"head\":\"%s\",\"state\":\"closed\"}", repo, SHA);
+	fake_hook(fake, "/_fake/seed", seed);
+	if (tg_forge_pr_get(f, repo, 6, &pr))
+		fail_msg("%s: pull request 6: %s", label, tg_error_last());
+	assert_int_equal(pr.open, 0);
+	tg_forge_pr_clear(&pr);
+	if (kind != TG_FORGE_GITLAB) /* the GitLab fake answers every merge request (labels) */
+		assert_int_equal(tg_forge_pr_get(f, repo, 99, &pr), TG_ENOTFOUND);
+
 	/* labels (and on GitHub who added them) */
 	snprintf(seed, sizeof(seed),
 	         "{\"repo\":\"%s\",\"pr\":7,\"labels\":[{\"name\":\"tracegate:accept-regression\",\"by\":\"alice\"},"
@@ -1232,6 +1340,7 @@ int main(void)
 		cmocka_unit_test(test_github_upsert_creates),
 		cmocka_unit_test(test_github_ambiguous_create_searches_first),
 		cmocka_unit_test(test_github_labels_and_who),
+		cmocka_unit_test(test_author_can_write),
 		cmocka_unit_test(test_github_check_runs),
 		cmocka_unit_test(test_github_check_run_neutral),
 		cmocka_unit_test(test_github_retries_status),

@@ -13,6 +13,11 @@
 #         (default us-east-1), AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY in the
 #         environment. S3 uploads use curl's SigV4 (curl >= 7.75).
 #
+#   TRACEGATE_SIGNING_KEY  when set, the manifest is signed with it
+#         (HMAC-SHA256 over its canonical text and each trace's sha256; see
+#         docs/security.md). Only the CI jobs of the target branches may hold
+#         it: never give it to a job that runs a pull request's code.
+#
 # Traces named like rank3.* (or *rank_3*) get that rank; others get their
 # position. Needs only a POSIX shell, curl and sha256sum (coreutils).
 set -eu
@@ -41,10 +46,19 @@ done
 	|| die "--dest, --repo, --commit, --branch, --workload and --run-id are required"
 [ $# -gt 0 ] || die "no trace given"
 case "$repo" in */*/*|/*|*/|*..*) die "--repo must be owner/repo" ;; */*) ;; *) die "--repo must be owner/repo" ;; esac
-echo "$commit" | grep -Eq '^[0-9a-fA-F]{40}$' || die "--commit must be 40 hexadecimal digits"
+case "$commit" in *[!0-9a-fA-F]*) die "--commit must be 40 hexadecimal digits" ;; esac
+[ ${#commit} -eq 40 ] || die "--commit must be 40 hexadecimal digits"
+commit=$(printf '%s' "$commit" | tr A-F a-f)
+# workload and run id: [A-Za-z0-9._-]{1,64}, as the daemon requires
 for v in "$workload" "$run_id"; do
-	echo "$v" | grep -Eq '^[A-Za-z0-9._-]+$' || die "'$v': use letters, digits, '.', '_' and '-' only"
-	case "$v" in .|..) die "'$v' is not a name" ;; esac
+	case "$v" in
+	""|*[!A-Za-z0-9._-]*) die "'$v': use letters, digits, '.', '_' and '-' only" ;;
+	.|..) die "'$v' is not a name" ;;
+	esac
+	[ ${#v} -le 64 ] || die "'$v': at most 64 characters"
+done
+for v in "$repo" "$branch" "$target" "$ci_url"; do
+	case "$v" in *[[:cntrl:]]*) die "control characters are not allowed in --repo, --branch, --target-branch or --ci-url" ;; esac
 done
 [ -z "$pr" ] || echo "$pr" | grep -Eq '^[1-9][0-9]*$' || die "--pr must be a positive number"
 
@@ -54,26 +68,68 @@ json() { printf '%s' "$1" | sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/\t/\\t/g' 
 prefix="$repo/$commit/$workload/$run_id"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-entries=
+entries= traces_sig=
 i=0
 for t in "$@"; do
 	[ -f "$t" ] || die "$t: no such file"
 	name=$(basename "$t")
 	echo "$name" | grep -Eq '^[A-Za-z0-9._-]+$' || die "$t: rename the trace to letters, digits, '.', '_', '-'"
 	[ "$name" != manifest.json ] || die "a trace cannot be called manifest.json"
-	rank=$(echo "$name" | sed -nE 's/.*rank_?([0-9]+).*/\1/p')
+	rank=$(echo "$name" | sed -nE 's/.*rank_?([0-9]+).*/\1/p' | sed -E 's/^0+([0-9])/\1/')
 	[ -n "$rank" ] || rank=$i
-	entries="$entries${entries:+, }{\"path\": \"$name\", \"rank\": $rank}"
+	sum=
+	if [ -n "${TRACEGATE_SIGNING_KEY:-}" ]; then
+		sum=$(sha256sum "$t" | cut -d' ' -f1)
+		traces_sig="${traces_sig:-}trace=$sum $rank $name
+"
+	fi
+	entries="$entries${entries:+, }{\"path\": \"$name\", \"rank\": $rank${sum:+, \"sha256\": \"$sum\"}}"
 	i=$((i + 1))
 done
+created=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+
+# HMAC-SHA256 (RFC 2104) of file $1 under TRACEGATE_SIGNING_KEY, in hex,
+# with sha256sum alone: the key never appears on a command line (printf
+# is a shell builtin), so other processes cannot read it from /proc.
+octal() { # hex digits on stdin (or $1) -> printf escapes, each byte XOR $2
+	rest=$1 out=
+	while [ -n "$rest" ]; do
+		b=${rest%"${rest#??}"}
+		rest=${rest#??}
+		out="$out$(printf '\\%03o' $((0x$b ^ $2)))"
+	done
+	printf '%s' "$out"
+}
+hmac_sha256() {
+	khex=$(printf '%s' "$TRACEGATE_SIGNING_KEY" | od -An -v -tx1 | tr -d ' \n')
+	[ ${#khex} -le 128 ] || khex=$(printf '%s' "$TRACEGATE_SIGNING_KEY" | sha256sum | cut -c1-64)
+	while [ ${#khex} -lt 128 ]; do khex="${khex}00"; done
+	ipad=$(octal "$khex" 54) # 0x36
+	opad=$(octal "$khex" 92) # 0x5c
+	inner=$({ printf "$ipad"; cat "$1"; } | sha256sum | cut -c1-64)
+	{ printf "$opad"; printf "$(octal "$inner" 0)"; } | sha256sum | cut -c1-64
+}
+
+signature=
+if [ -n "${TRACEGATE_SIGNING_KEY:-}" ]; then
+	# the canonical text (docs/security.md, daemon/signature.h)
+	{
+		printf 'tracegate.sig/1\nrepo=%s\ncommit=%s\nbranch=%s\npull_request=%s\n' "$repo" "$commit" "$branch" "$pr"
+		printf 'target_branch=%s\nworkload=%s\nrun_id=%s\ncreated_at=%s\nci_url=%s\n' \
+			"$target" "$workload" "$run_id" "$created" "$ci_url"
+		printf '%s' "$traces_sig"
+	} > "$tmp/canonical"
+	signature="hmac-sha256:$(hmac_sha256 "$tmp/canonical")"
+fi
 {
 	printf '{"schema": "tracegate.run/1", "repo": "%s", "commit": "%s", "branch": "%s",' \
 		"$(json "$repo")" "$commit" "$(json "$branch")"
 	[ -z "$pr" ] || printf ' "pull_request": %s,' "$pr"
 	[ -z "$target" ] || printf ' "target_branch": "%s",' "$(json "$target")"
 	printf ' "workload": "%s", "run_id": "%s",' "$workload" "$run_id"
-	printf ' "created_at": "%s",' "$(date -u +%Y-%m-%dT%H:%M:%SZ)"
+	printf ' "created_at": "%s",' "$created"
 	[ -z "$ci_url" ] || printf ' "ci_url": "%s",' "$(json "$ci_url")"
+	[ -z "$signature" ] || printf ' "signature": "%s",' "$signature"
 	printf ' "traces": [%s]}\n' "$entries"
 } > "$tmp/manifest.json"
 

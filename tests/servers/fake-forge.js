@@ -15,6 +15,7 @@
 //                           (tests/it_security.sh: TLS verification)
 //              FAKE_ECHO_AUTH=1  a 401 quotes the credentials it got back (a careless
 //                           server: the client must not log them)
+// GET /user (each forge's "who is this token") answers tracegate-bot.
 // Hooks, on this port (not through prism):
 //   GET  /_fake/state   everything kept: comments, statuses, check_runs, labels, requests
 //   POST /_fake/fail    {"count":1,"status":500|502|429|403,"retry_after":"1","apply":false,
@@ -23,6 +24,11 @@
 //                        the work first, then fail: a create that "may have worked"; delay_ms
 //                        longer than the client's timeout: a forge that times out)
 //   POST /_fake/seed    {"repo","pr","count":150,"quote":"..."} other comments;
+//                       {"repo","pr","body","by"} one comment by user "by";
+//                       {"repo","pr","head","base","state"} the pull request itself (GET .../pulls/N,
+//                       GitLab's merge request): head commit, target branch (main), open (or closed);
+//                       {"repo","sha","author"} who wrote a commit; {"repo","collaborator","permission"}
+//                       what they may do (GitHub: GET .../commits/SHA, .../collaborators/U/permission)
 //                       {"repo","pr","labels":[{"name","by"}]} labels (and GitHub events)
 'use strict';
 const http = require('http');
@@ -41,23 +47,42 @@ const pageMax = Number(process.env.FAKE_PAGE_MAX || 100);
 const withLink = process.env.FAKE_LINK !== '0';
 const prefix = { github: '', gitlab: '/api/v4', gitea: '/api/v1' }[kind];
 
-const state = { comments: [], statuses: [], check_runs: [], labels: {}, requests: [] };
+const state = { comments: [], statuses: [], check_runs: [], labels: {}, pulls: {}, authors: {}, permissions: {},
+  requests: [] };
+// GitHub's pull-request object is large: the description's own example (FAKE_SPEC, the
+// subset served by prism) with the seeded state, head and base put in
+const spec = process.env.FAKE_SPEC ? JSON.parse(fs.readFileSync(process.env.FAKE_SPEC, 'utf8')) : null;
+const ghPullExample = spec?.components?.examples?.['pull-request']?.value;
+const ghCommitExample = spec?.components?.examples?.commit?.value;
+const ghPermExample = spec?.components?.examples?.['repository-collaborator-permission-response-if-user-has-admin-permissions']?.value;
 const fails = [];
 let nextId = 1000;
 const now = () => new Date().toISOString().replace(/\.\d+Z$/, 'Z');
 
 // ------------------------------------------------------------ renderings
+// Each login its own id (the daemon edits only comments whose author's id is
+// the token's own: GET /user answers the bot, tracegate-bot).
+const BOT = 'tracegate-bot';
+function idOf(login) {
+  let h = 7;
+  for (const ch of login) h = (h * 31 + ch.charCodeAt(0)) % 1000003;
+  return h + 1;
+}
 function ghUser(login) {
   const u = `${pub}/users/${login}`;
-  return { login, id: 1, node_id: 'U_1', avatar_url: `${pub}/a.png`, gravatar_id: '', url: u,
+  return { login, id: idOf(login), node_id: `U_${idOf(login)}`, avatar_url: `${pub}/a.png`, gravatar_id: '', url: u,
     html_url: `https://github.test/${login}`, followers_url: `${u}/followers`, following_url: `${u}/following{/other_user}`,
     gists_url: `${u}/gists{/gist_id}`, starred_url: `${u}/starred{/owner}{/repo}`, subscriptions_url: `${u}/subscriptions`,
     organizations_url: `${u}/orgs`, repos_url: `${u}/repos`, events_url: `${u}/events{/privacy}`,
     received_events_url: `${u}/received_events`, type: 'Bot', site_admin: false };
 }
-const glUser = (username) => ({ id: 1, username, name: username, state: 'active', avatar_url: `${pub}/a.png`,
+// GET /user on GitHub: the public-user schema (user_view_type picks it)
+const ghMe = () => ({ ...ghUser(BOT), user_view_type: 'public', name: BOT, company: null, blog: '', location: null,
+  email: null, hireable: null, bio: null, public_repos: 0, public_gists: 0, followers: 0, following: 0,
+  created_at: '2024-01-01T00:00:00Z', updated_at: '2024-01-01T00:00:00Z' });
+const glUser = (username) => ({ id: idOf(username), username, name: username, state: 'active', avatar_url: `${pub}/a.png`,
   web_url: `https://gitlab.test/${username}` });
-const gtUser = (login) => ({ id: 1, login, full_name: login, email: `${login}@example.test`, avatar_url: `${pub}/a.png`,
+const gtUser = (login) => ({ id: idOf(login), login, full_name: login, email: `${login}@example.test`, avatar_url: `${pub}/a.png`,
   language: 'en-US', is_admin: false, last_login: '2024-01-01T00:00:00Z', created: '2024-01-01T00:00:00Z', restricted: false });
 
 const render = {
@@ -136,6 +161,39 @@ function route(m, url, body) {
   const p = url.pathname.slice(prefix.length);
   const commentsOf = (repo, pr) => state.comments.filter((c) => c.repo === repo && c.pr === pr).map(render.comment);
   let r;
+  const pullOf = (repo, n) => state.pulls[`${repo}#${n}`];
+  if ((r = p.match(/^\/repos\/([^/]+\/[^/]+)\/pulls\/(\d+)$/)) && m === 'GET' && kind !== 'gitlab') {
+    const pr = pullOf(r[1], r[2]);
+    if (!pr) return { code: 404, obj: { message: 'Not Found' } };
+    if (kind === 'github' && ghPullExample) {
+      const o = JSON.parse(JSON.stringify(ghPullExample));
+      // (the example's requested team lacks the "type" its own schema requires)
+      Object.assign(o, { number: Number(r[2]), state: pr.state, requested_teams: [] });
+      o.head.sha = pr.head;
+      o.base.ref = pr.base;
+      return { code: 200, obj: o };
+    }
+    return { code: 200, obj: { id: Number(r[2]), number: Number(r[2]), state: pr.state, title: 'a pull request',
+      head: { label: 'feature', ref: 'feature', sha: pr.head }, base: { label: pr.base, ref: pr.base, sha: pr.head } } };
+  }
+  // who wrote a commit, and what may they do (GitHub: a Tracegate-Accept trailer counts from writers)
+  if (kind === 'github' && m === 'GET' && ghCommitExample && (r = p.match(/^\/repos\/([^/]+\/[^/]+)\/commits\/([0-9a-f]{40})$/))) {
+    const login = state.authors[`${r[1]}@${r[2]}`];
+    if (!login) return { code: 404, obj: { message: 'Not Found' } };
+    const o = JSON.parse(JSON.stringify(ghCommitExample));
+    o.sha = r[2];
+    o.author = ghUser(login);
+    return { code: 200, obj: o };
+  }
+  if (kind === 'github' && m === 'GET' && ghPermExample && (r = p.match(/^\/repos\/([^/]+\/[^/]+)\/collaborators\/([^/]+)\/permission$/))) {
+    const perm = state.permissions[`${r[1]}@${r[2]}`];
+    if (!perm) return { code: 404, obj: { message: 'Not Found' } };
+    const o = JSON.parse(JSON.stringify(ghPermExample));
+    Object.assign(o, { permission: perm, role_name: perm, user: { ...ghUser(r[2]), role_name: perm } });
+    return { code: 200, obj: o };
+  }
+  if (p === '/user' && m === 'GET')
+    return { code: 200, obj: { github: ghMe, gitlab: () => glUser(BOT), gitea: () => gtUser(BOT) }[kind]() };
   if (kind === 'gitlab') {
     if ((r = p.match(/^\/projects\/([^/]+)\/statuses\/([0-9a-f]{40})$/)) && m === 'POST') {
       const s = { id: nextId++, repo: decodeURIComponent(r[1]), sha: r[2], state: body.state, context: body.name || body.context || 'default',
@@ -152,8 +210,10 @@ function route(m, url, body) {
     if ((r = p.match(/^\/projects\/([^/]+)\/merge_requests\/(\d+)\/notes\/(\d+)$/)) && m === 'PUT') return edit(Number(r[3]), body);
     if ((r = p.match(/^\/projects\/([^/]+)\/merge_requests\/(\d+)$/)) && m === 'GET') {
       const labels = state.labels[`${decodeURIComponent(r[1])}#${r[2]}`] || [];
-      return { code: 200, obj: { id: 1, iid: Number(r[2]), project_id: 1, title: 'a merge request', state: 'opened',
-        labels: labels.map((l) => l.name) } };
+      const pr = state.pulls[`${decodeURIComponent(r[1])}#${r[2]}`];
+      return { code: 200, obj: { id: 1, iid: Number(r[2]), project_id: 1, title: 'a merge request',
+        state: pr ? { open: 'opened' }[pr.state] || pr.state : 'opened', labels: labels.map((l) => l.name),
+        ...(pr ? { sha: pr.head, target_branch: pr.base } : {}) } };
     }
     return undefined;
   }
@@ -219,6 +279,10 @@ function hook(m, p, body) {
     for (let i = 0; i < (body.count || 0); i++)
       addComment(body.repo, body.pr, i === 70 && body.quote ? body.quote : `seeded comment ${i + 1}`, `user${i % 7}`);
     if (body.labels) state.labels[`${body.repo}#${body.pr}`] = body.labels;
+    if (body.body) addComment(body.repo, body.pr, body.body, body.by || 'someone');
+    if (body.head) state.pulls[`${body.repo}#${body.pr}`] = { head: body.head, base: body.base || 'main', state: body.state || 'open' };
+    if (body.sha && body.author) state.authors[`${body.repo}@${body.sha}`] = body.author;
+    if (body.collaborator) state.permissions[`${body.repo}@${body.collaborator}`] = body.permission;
     return { comments: state.comments.length };
   }
   return undefined;

@@ -32,6 +32,10 @@ tg_forges_install() {
 
 # The operations tracegate calls, per forge (METHOD and the spec's path).
 TG_GITHUB_OPS=(
+	'GET /user'
+	'GET /repos/{owner}/{repo}/pulls/{pull_number}'
+	'GET /repos/{owner}/{repo}/commits/{ref}'
+	'GET /repos/{owner}/{repo}/collaborators/{username}/permission'
 	'POST /repos/{owner}/{repo}/statuses/{sha}'
 	'GET /repos/{owner}/{repo}/issues/{issue_number}/comments'
 	'POST /repos/{owner}/{repo}/issues/{issue_number}/comments'
@@ -43,6 +47,7 @@ TG_GITHUB_OPS=(
 	'PATCH /repos/{owner}/{repo}/check-runs/{check_run_id}'
 )
 TG_GITLAB_OPS=(
+	'GET /api/v4/user'
 	'POST /api/v4/projects/{id}/statuses/{sha}'
 	'GET /api/v4/projects/{id}/merge_requests/{merge_request_iid}'
 	'GET /api/v4/projects/{id}/merge_requests/{merge_request_iid}/notes'
@@ -50,6 +55,8 @@ TG_GITLAB_OPS=(
 	'PUT /api/v4/projects/{id}/merge_requests/{merge_request_iid}/notes/{note_id}'
 )
 TG_GITEA_OPS=(
+	'GET /user'
+	'GET /repos/{owner}/{repo}/pulls/{index}'
 	'POST /repos/{owner}/{repo}/statuses/{sha}'
 	'GET /repos/{owner}/{repo}/issues/{index}/comments'
 	'POST /repos/{owner}/{repo}/issues/{index}/comments'
@@ -116,7 +123,7 @@ tg_forge_start() { # NAME KIND SPEC TOKEN PAGE_MAX LINK
 	tg_forge_ports fp pp || return 1
 	printf -v "TG_FORGE_FAKE_$name" '%s' "$fp"
 	printf -v "TG_FORGE_PROXY_$name" '%s' "$pp"
-	FAKE_TOKEN=$token FAKE_PAGE_MAX=$pmax FAKE_LINK=$link \
+	FAKE_TOKEN=$token FAKE_PAGE_MAX=$pmax FAKE_LINK=$link FAKE_SPEC=$spec \
 		tg_start "fake-$name" node "$TG_FORGES_DIR/fake-forge.js" "$kind" "$fp" "http://127.0.0.1:$pp" >/dev/null
 	# --errors: invalid requests are refused (422/400) instead of forwarded, and
 	# answers of the fake that break the description become 500s

@@ -1,0 +1,60 @@
+/*
+ * test_table_render.c - tg_md_escape, tg_md_code and tg_html_escape_inert:
+ * Markdown stays text and nothing in it mentions, references or links.
+ */
+#include "testutil.h"
+
+#include "../core/table.h"
+
+#define Z "\xe2\x80\x8b"
+
+static char *render(void (*fn)(FILE *, const char *), const char *s)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	fn(f, s);
+	fclose(f);
+	return buf;
+}
+
+static void same(void (*fn)(FILE *, const char *), const char *in, const char *want)
+{
+	char *got = render(fn, in);
+	assert_string_equal(got, want);
+	free(got);
+}
+
+static void test_md_escape(void **state)
+{
+	(void)state;
+	same(tg_md_escape, "a|b `c` *d* _e_ [f](g) \\ <h> & i\nj", "a\\|b \\`c\\` \\*d\\* \\_e\\_ \\[f\\](g) \\\\ &lt;h&gt; &amp; i j");
+	same(tg_md_escape, "@org/team cc @alice", "@" Z "org/team cc @" Z "alice");
+	same(tg_md_escape, "fixes #123, !45, ~bug, %\"v1\", $x", "fixes #" Z "123, !" Z "45, ~" Z "bug, %" Z "\"v1\", \\$x");
+	same(tg_md_escape, "see https://evil.example/x and www.evil.example", "see https:" Z "//evil.example/x and www" Z ".evil.example");
+	same(tg_md_escape, "# 1 and 8 % and a:b", "# 1 and 8 % and a:b");
+	same(tg_md_escape, "w --> <img src=x>", "w --&gt; &lt;img src=x&gt;");
+}
+
+static void test_md_code(void **state)
+{
+	(void)state;
+	same(tg_md_code, "a`b_c @x", "<code>a\\`b\\_c @" Z "x</code>");
+}
+
+static void test_html_inert(void **state)
+{
+	(void)state;
+	same(tg_html_escape_inert, "<a> & @b #1 http://c", "&lt;a&gt; &amp; @" Z "b #" Z "1 http:" Z "//c");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_md_escape),
+		cmocka_unit_test(test_md_code),
+		cmocka_unit_test(test_html_inert),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
