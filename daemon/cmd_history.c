@@ -2,16 +2,170 @@
  * cmd_history.c - `tracegate history --config FILE --repo REPO --branch
  * BRANCH [--metric M] [--workload W] [--limit N] [--format F] [-o FILE]`:
  * the numbers of every analysed run of a branch, from the daemon's store.
+ *
+ * Read-only: the configuration is loaded for its database alone (no S3
+ * key or forge token is read, so none need be set); the repository's rules
+ * give each rule's series its unit and thresholds; the daemon's git mirror,
+ * when it is there, orders the runs by the branch's first-parent history
+ * (nothing is fetched: without the mirror, runs stay in the order they ran).
  */
 #include "../config/config.h"
+#include "../rules/rules.h"
 #include "cli.h"
 #include "commands.h"
+#include "daemon_impl.h"
+#include "git.h"
+#include "history_metric.h"
 #include "history_render.h"
 #include "store.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+
+/* What the series of one repository need from its rules. */
+struct rules_ctx {
+	tg_rules *rules;
+};
+
+/* The rule behind a series: rule:<name>, or a total rule on the metric the
+ * series stores (gpu_busy for gpu_busy_ms, kernel_time of a category for
+ * kernel_time_ms:<category>) with no other selector. */
+static const tg_rule *rule_of(const tg_rules *rules, const char *metric)
+{
+	if (!rules)
+		return NULL;
+	if (!strncmp(metric, "rule:", 5))
+		return tg_rules_find(rules, metric + 5);
+	size_t n;
+	const tg_rule *r = tg_rules_list(rules, &n);
+	for (size_t i = 0; i < n; i++) {
+		if (r[i].aggregate != TG_AGG_TOTAL || r[i].op.text || r[i].kernel.text || r[i].module.text ||
+		    r[i].shape.text || r[i].stream >= 0 || r[i].rank >= 0)
+			continue;
+		const char *m = tg_rule_metric_name(r[i].metric);
+		char stored[300];
+		if (r[i].metric == TG_METRIC_KERNEL_TIME) {
+			if (strncmp(metric, "kernel_time_ms:", 15) || !r[i].category.text ||
+			    !tg_pattern_match(&r[i].category, metric + 15))
+				continue;
+			return &r[i];
+		}
+		if (r[i].category.text)
+			continue;
+		snprintf(stored, sizeof(stored), "%s%s", m,
+		         r[i].metric == TG_METRIC_PEAK_MEMORY ? "_mib" : r[i].metric == TG_METRIC_HOST_SYNCS ? "" : "_ms");
+		if (!strcmp(stored, metric))
+			return &r[i];
+	}
+	return NULL;
+}
+
+static void series_info(tg_history_series_info *out, const char *workload, const char *metric, void *ctx)
+{
+	(void)workload;
+	const struct rules_ctx *c = ctx;
+	const tg_rule *r = rule_of(c->rules, metric);
+	if (!r)
+		return;
+	if (!strncmp(metric, "rule:", 5))
+		out->unit = tg_run_metric_unit(r->metric);
+	out->rule = r->name;
+	out->warn_pct = r->warn_above;
+	out->block_pct = r->block_above;
+	out->higher_is_worse = tg_rule_metric_higher_is_worse(r->metric);
+}
+
+/* The names of the series recorded (distinct, the order of the store). */
+static int series_names(tg_store *s, const char *repo, const char *branch, const char *workload, char ***out,
+                        size_t *n)
+{
+	tg_history_point *p = NULL;
+	size_t np = 0;
+	*out = NULL;
+	*n = 0;
+	int rc = tg_store_history(s, repo, branch, workload, NULL, 1, &p, &np);
+	if (rc)
+		return rc;
+	char **names = calloc(np ? np : 1, sizeof(char *));
+	size_t k = 0;
+	for (size_t i = 0; names && i < np; i++) {
+		size_t j = 0;
+		while (j < k && strcmp(names[j], p[i].metric))
+			j++;
+		if (j == k && !(names[k++] = strdup(p[i].metric)))
+			k--;
+	}
+	tg_history_free(p, np);
+	if (!names)
+		return tg_error_set(TG_ENOMEM, "out of memory");
+	*out = names;
+	*n = k;
+	return 0;
+}
+
+/* Reorders the points by the first-parent history of branch in the
+ * daemon's mirror of the repository (oldest first; runs of one commit in
+ * the order they ran; commits not on it after, in the order they ran).
+ * Nothing happens when there is no mirror or it lacks the branch. */
+static void first_parent_order(const tg_config *cfg, const char *repo, const char *branch, tg_history_point *p,
+                               size_t n)
+{
+	const tg_config_repo *r = tg_config_find_repo(cfg, repo);
+	if (!r || !n)
+		return;
+	char path[4096], name[512];
+	size_t k = 0;
+	for (const char *c = repo; *c && k + 1 < sizeof(name); c++)
+		name[k++] = *c == '/' ? '_' : *c;
+	name[k] = 0;
+	snprintf(path, sizeof(path), "%s/git/%s.git/refs/heads/%s", cfg->state_dir, name, branch);
+	struct stat st;
+	char packed[4096];
+	snprintf(packed, sizeof(packed), "%s/git/%s.git/packed-refs", cfg->state_dir, name);
+	if (stat(path, &st) && stat(packed, &st))
+		return; /* no mirror, or not this branch: fetching is the daemon's job */
+	snprintf(path, sizeof(path), "%s/git/%s.git", cfg->state_dir, name);
+	tg_git *g = NULL;
+	char tip[41], (*fp)[41] = NULL;
+	size_t nfp = 0;
+	if (tg_git_open(&g, r->clone_url, path, NULL) || tg_git_branch_tip(g, tip, branch) ||
+	    tg_git_first_parents(g, tip, 100000, &fp, &nfp)) {
+		tg_git_free(g);
+		return;
+	}
+	tg_git_free(g);
+	/* a stable insertion sort on (position from the root, input order):
+	 * histories are hundreds of points, and mostly in order already */
+	size_t *pos = malloc(n * sizeof(size_t));
+	if (!pos) {
+		free(fp);
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		pos[i] = SIZE_MAX;
+		for (size_t j = 0; j < nfp; j++)
+			if (!strcmp(fp[j], p[i].commit)) {
+				pos[i] = nfp - 1 - j;
+				break;
+			}
+	}
+	free(fp);
+	for (size_t i = 1; i < n; i++) {
+		tg_history_point x = p[i];
+		size_t xp = pos[i], j = i;
+		while (j > 0 && pos[j - 1] > xp) {
+			p[j] = p[j - 1];
+			pos[j] = pos[j - 1];
+			j--;
+		}
+		p[j] = x;
+		pos[j] = xp;
+	}
+	free(pos);
+}
 
 static const char usage[] =
 	"usage: tracegate history --config FILE --repo REPO --branch BRANCH [options]\n"
@@ -23,8 +177,10 @@ static const char usage[] =
 	"  --config FILE    the daemon's configuration (its database is read)\n"
 	"  --repo REPO      owner/repo\n"
 	"  --branch BRANCH  a branch (main)\n"
-	"  --metric M       one metric (gpu_busy_ms, rule:sdpa-forward, ...); a trailing *\n"
-	"                   matches a prefix (kernel_time_ms:*); default: every metric\n"
+	"  --metric M       one metric: a stored name (gpu_busy_ms, rule:sdpa-forward),\n"
+	"                   a rule's metric name (gpu_busy), a rule's name, or a prefix\n"
+	"                   ending in * (kernel_time_ms:*); default: every metric. An\n"
+	"                   unknown name is an error that lists the recorded ones\n"
 	"  --workload W     one workload; default: every workload\n"
 	"  --limit N        the latest N runs of each series (default: all)\n"
 	"  --format F       text (default), csv, json, or html (one page, a chart per series)\n"
@@ -83,7 +239,8 @@ int tg_cmd_history(int argc, char **argv)
 		return TG_EXIT_USAGE;
 	}
 	tg_config *cfg;
-	if (tg_config_load_file(&cfg, config)) {
+	/* the database is all this reads: no S3 key, no forge token needed */
+	if (tg_config_load_file_for(&cfg, config, TG_CONFIG_DATABASE_ONLY)) {
 		tg_cli_error("%s", tg_error_last());
 		return TG_EXIT_USAGE;
 	}
@@ -97,24 +254,41 @@ int tg_cmd_history(int argc, char **argv)
 	tg_store *s = NULL;
 	int rc = tg_store_open(&s, url ? url : cfg->postgresql.value);
 	free(url);
-	tg_config_free(cfg);
 	if (rc) {
 		tg_cli_error("%s", tg_error_last());
+		tg_config_free(cfg);
 		return TG_EXIT_USAGE;
 	}
+	struct rules_ctx rctx = {NULL};
 	tg_history_point *p = NULL;
 	size_t n = 0;
-	char *doc = NULL;
-	size_t len = 0;
+	char *doc = NULL, *resolved = NULL, **names = NULL;
+	size_t len = 0, nnames = 0;
 	int ex = TG_EXIT_USAGE;
-	if (tg_store_history(s, repo, branch, workload, metric, limit, &p, &n)) {
+	if (metric) {
+		/* a rule's metric name, a rule's name or a category stands for the
+		 * series stored under it; a miss lists what there is */
+		if (series_names(s, repo, branch, workload, &names, &nnames)) {
+			tg_cli_error("%s", tg_error_last());
+			goto done;
+		}
+		if (nnames && tg_history_metric_resolve(&resolved, metric, (const char *const *)names, nnames)) {
+			tg_cli_error("history: %s on %s: %s", repo, branch, tg_error_last());
+			goto done;
+		}
+	}
+	if (tg_store_history(s, repo, branch, workload, resolved ? resolved : metric, limit, &p, &n)) {
 		tg_cli_error("%s", tg_error_last());
 		goto done;
 	}
+	first_parent_order(cfg, repo, branch, p, n);
+	const tg_config_repo *cr = tg_config_find_repo(cfg, repo);
+	if (cr && (cr->rules ? tg_rules_load_file(&rctx.rules, cr->rules) : tg_rules_load_default(&rctx.rules)))
+		rctx.rules = NULL; /* units and thresholds of rules only: the numbers are still shown */
 	FILE *f = open_memstream(&doc, &len);
 	if (!f)
 		goto done;
-	int wr = tg_history_write(f, fmt, repo, branch, p, n);
+	int wr = tg_history_write_with(f, fmt, repo, branch, p, n, series_info, &rctx);
 	if (fclose(f) || wr) {
 		tg_cli_error("history: %s", tg_error_last());
 		goto done;
@@ -126,7 +300,13 @@ int tg_cmd_history(int argc, char **argv)
 		ex = TG_EXIT_OK;
 done:
 	free(doc);
+	free(resolved);
+	for (size_t i = 0; i < nnames; i++)
+		free(names[i]);
+	free(names);
+	tg_rules_free(rctx.rules);
 	tg_history_free(p, n);
 	tg_store_close(s);
+	tg_config_free(cfg);
 	return ex;
 }
