@@ -455,6 +455,8 @@ int tg_daemon_work(tg_daemon *d, size_t *done)
 	 * back uncounted */
 	int64_t *waiting = NULL;
 	size_t nwait = 0, capwait = 0;
+	if (tg_daemon_reclaim_leases(d, NULL))
+		tg_log(TG_LOG_WARN, "job store: reading the leases: %s", tg_error_last());
 	while (!(d->o.stop && *d->o.stop)) {
 		tg_job j;
 		memset(&j, 0, sizeof(j));
