@@ -51,7 +51,10 @@ static int check(const tg_config *c, int offline)
 			continue;
 		tg_rules *r;
 		if (tg_rules_load_file(&r, c->repos[i].rules)) {
-			tg_cli_error("%s", tg_error_last());
+			/* where the file is named (the config's line and key), then
+			 * what is wrong with it (its own file:line:column) */
+			tg_cli_error("%s:%d: repositories[%zu].rules (%s): %s", c->path, c->repos[i].line, i,
+			             c->repos[i].name, tg_error_last());
 			return TG_EXIT_USAGE;
 		}
 		tg_rules_free(r);

@@ -93,6 +93,16 @@ YAML
 	check "reachable: four checks ok" "$(cat "$tmp/out")" [ "$(grep -c '^  ok  ' "$tmp/out")" -eq 4 ]
 	check "reachable: the summary line" "$(tail -1 "$tmp/out")" \
 		grep -q "^$tmp/live.yaml: ok: local storage, sqlite store, 1 forge, 1 repository$" "$tmp/out"
+	# a rules path that does not exist: the config's line and key, then the file
+	sed "s|    forge: outbox|    forge: outbox\n    rules: $tmp/rules/llm.yaml|" "$tmp/live.yaml" > "$tmp/rules.yaml"
+	line=$(grep -n -- '- name: acme/llm' "$tmp/rules.yaml" | cut -d: -f1)
+	want="tracegate: $tmp/rules.yaml:$line: repositories[0].rules (acme/llm): $tmp/rules/llm.yaml: cannot open: No such file or directory"
+	for mode in "--check --offline" "--once"; do
+		"$TG" daemon --config "$tmp/rules.yaml" $mode >"$tmp/out" 2>"$tmp/err"
+		rc=$?
+		check "missing rules file ($mode): exit 2, one line with the config's line and key" \
+			"exit $rc: $(cat "$tmp/err")" sh -c "[ $rc -eq 2 ] && [ \"\$(cat '$tmp/err')\" = '$want' ]"
+	done
 else
 	echo "ok - reachable endpoints # SKIP no git"
 fi
