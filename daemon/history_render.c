@@ -198,11 +198,12 @@ static double median_of(double *v, size_t n)
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-/* 1 when the series has more than one run and every value is the same. */
+/* 1 when the series has nothing to chart: one run, or the same value in
+ * every run. */
 static int series_flat(const struct series *s, const tg_history_point *p)
 {
 	if (s->n < 2)
-		return 0;
+		return 1;
 	for (size_t k = 1; k < s->n; k++)
 		if (p[s->idx[k]].value != p[s->idx[0]].value)
 			return 0;
@@ -231,6 +232,25 @@ static int series_reference(const struct series *s, const tg_history_point *p, d
 static void value_unit(char *buf, size_t cap, double v, const char *unit)
 {
 	snprintf(buf, cap, "%.6g%s%s", v, *unit ? " " : "", unit);
+}
+
+/* The round step (1, 2, 2.5 or 5 times a power of ten) nearest above raw. */
+static double nice_step(double raw)
+{
+	if (!(raw > 0) || !isfinite(raw))
+		return 1;
+	double mag = pow(10, floor(log10(raw)));
+	static const double m[] = {1, 2, 2.5, 5, 10};
+	for (int i = 0; i < 5; i++)
+		if (m[i] * mag >= raw * (1 - 1e-12))
+			return m[i] * mag;
+	return 10 * mag;
+}
+
+/* A percent for prose: 0.42, 3.1, 148. */
+static void pct_text(char *buf, size_t cap, double v)
+{
+	snprintf(buf, cap, fabs(v) < 10 ? "%.2g" : "%.0f", v);
 }
 
 /* One threshold line across the plot at percent t, labelled. */
@@ -280,9 +300,13 @@ static int svg_chart_percent(FILE *f, const struct series *s, const tg_history_p
 	value_unit(refs, sizeof(refs), ref, unit);
 	fputs("<p class=\"ref\">", f);
 	if (pct) {
-		fprintf(f, "Change against the reference, the median of the series: %s. Noise band (grey): "
-		           "&#177;%.2g %%.",
-		        refs, band);
+		char bt[32];
+		pct_text(bt, sizeof(bt), band);
+		fprintf(f, "Change against the reference, the median of the series: %s. ", refs);
+		if (band > 0)
+			fprintf(f, "Noise band (grey): &#177;%s %%.", bt);
+		else
+			fputs("No noise between runs (no band).", f);
 		if (s->info.rule) {
 			fputs(" Thresholds of rule <code>", f);
 			html_text(f, s->info.rule);
@@ -300,18 +324,23 @@ static int svg_chart_percent(FILE *f, const struct series *s, const tg_history_p
 	        T, PW, PH);
 	if (pct && band > 0)
 		fprintf(f, "<rect class=\"band\" x=\"%.0f\" y=\"%.1f\" width=\"%.0f\" height=\"%.1f\" fill=\"#d0d7de\" "
-		           "fill-opacity=\"0.55\"><title>noise band &#177;%.2g %%</title></rect>\n",
+		           "fill-opacity=\"0.55\"><title>noise band &#177;%.3g %%</title></rect>\n",
 		        L, Y_OF(band), PW, Y_OF(-band) - Y_OF(band), band);
-	for (int g = 0; g <= 4; g++) {
-		double v = lo + (hi - lo) * g / 4.0, y = Y_OF(v);
+	/* grid lines at round values: a step of 1, 2, 2.5 or 5 times a power
+	 * of ten, about four of them */
+	double step = nice_step((hi - lo) / 4);
+	for (double v = ceil(lo / step) * step; v <= hi + step * 1e-9; v += step) {
+		double y = Y_OF(v);
+		if (fabs(v) < step * 1e-9)
+			v = 0;
 		fprintf(f, "<line x1=\"%.0f\" x2=\"%.0f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#eaeef2\"/>", L, W - R, y, y);
 		if (pct)
 			fprintf(f, "<text x=\"%.0f\" y=\"%.1f\" font-size=\"11\" text-anchor=\"end\" fill=\"#424a53\">"
-			           "%+.2g %%</text>\n",
-			        L - 6, y + 4, fabs(v) < 1e-9 ? 0 : v);
+			           "%+g %%</text>\n",
+			        L - 6, y + 4, v);
 		else
 			fprintf(f, "<text x=\"%.0f\" y=\"%.1f\" font-size=\"11\" text-anchor=\"end\" fill=\"#424a53\">"
-			           "%.4g</text>\n",
+			           "%g</text>\n",
 			        L - 6, y + 4, v);
 	}
 	if (pct) {
@@ -323,18 +352,18 @@ static int svg_chart_percent(FILE *f, const struct series *s, const tg_history_p
 			svg_threshold(f, L, W - R, Y_OF(sign * s->info.block_pct), "#cf222e", "block",
 			              sign * s->info.block_pct);
 	}
-	double step = s->n > 1 ? PW / (double)(s->n - 1) : 0;
+	double dx = s->n > 1 ? PW / (double)(s->n - 1) : 0;
 	fputs("<polyline fill=\"none\" stroke=\"#0969da\" stroke-width=\"2\" points=\"", f);
 	for (size_t k = 0; k < s->n; k++) {
 		double v = p[s->idx[k]].value;
-		double x = L + (s->n > 1 ? step * (double)k : PW / 2);
+		double x = L + (s->n > 1 ? dx * (double)k : PW / 2);
 		fprintf(f, "%.1f,%.1f ", x, Y_OF(pct ? 100.0 * (v - ref) / fabs(ref) : v));
 	}
 	fputs("\"/>\n", f);
 	size_t every = s->n > 12 ? (s->n + 11) / 12 : 1;
 	for (size_t k = 0; k < s->n; k++) {
 		const tg_history_point *x = &p[s->idx[k]];
-		double cx = L + (s->n > 1 ? step * (double)k : PW / 2);
+		double cx = L + (s->n > 1 ? dx * (double)k : PW / 2);
 		double y = pct ? 100.0 * (x->value - ref) / fabs(ref) : x->value;
 		char w[32], val[64];
 		when(w, sizeof(w), x->run_time);
@@ -361,8 +390,8 @@ static void html_flat(FILE *f, const struct series *s, size_t ns, const tg_histo
 {
 	if (!nflat)
 		return;
-	fprintf(f, "<details class=\"flat\"><summary>%zu flat series (the same value in every run; not charted)"
-	           "</summary>\n<table><tr><th>workload</th><th>metric</th><th>value</th><th>runs</th></tr>\n",
+	fprintf(f, "<details class=\"flat\"><summary>%zu flat series (one run, or the same value in every run; "
+	           "not charted)</summary>\n<table><tr><th>workload</th><th>metric</th><th>value</th><th>runs</th></tr>\n",
 	        nflat);
 	for (size_t i = 0; i < ns; i++) {
 		if (!series_flat(&s[i], p))
@@ -398,7 +427,7 @@ static int write_html(FILE *f, const char *repo, const char *branch, const struc
 	size_t nflat = 0;
 	for (size_t i = 0; i < ns; i++)
 		nflat += series_flat(&s[i], p);
-	fprintf(f, "</code></h1>\n<p>%zu series, %zu of them flat. Runs in the branch's first-parent order "
+	fprintf(f, "</code></h1>\n<p>%zu series, %zu of them flat (one run, or one value). Runs in the branch's first-parent order "
 	           "when the daemon's mirror of the repository is at hand, else in the order they ran; "
 	           "hover a point for its run.</p>\n",
 	        ns, nflat);
@@ -410,7 +439,8 @@ static int write_html(FILE *f, const char *repo, const char *branch, const struc
 		html_text(f, s[i].workload);
 		fputs(": <code>", f);
 		html_text(f, s[i].metric);
-		fprintf(f, "</code> (%zu runs%s%s)</h2>\n", s[i].n, *s[i].info.unit ? ", " : "", s[i].info.unit);
+		fprintf(f, "</code> (%zu run%s%s%s)</h2>\n", s[i].n, s[i].n == 1 ? "" : "s", *s[i].info.unit ? ", " : "",
+		        s[i].info.unit);
 		int rc = svg_chart_percent(f, &s[i], p);
 		if (rc)
 			return rc;

@@ -171,13 +171,13 @@ static void test_html(void **state)
 	/* one chart per series, in series order; one point per run */
 	assert_int_equal(count(t, "<svg"), 2);
 	assert_int_equal(count(t, "</svg>"), 2);
-	assert_non_null(strstr(t, "<p>2 series, 0 of them flat."));
+	assert_non_null(strstr(t, "<p>2 series, 0 of them flat (one run, or one value)."));
 	assert_non_null(strstr(t, "<h2>a,&quot;b&quot;: <code>kernel_time_ms:gemm</code> (2 runs, ms)</h2>"));
 	assert_non_null(strstr(t, "<h2>train: <code>gpu_busy_ms</code> (3 runs, ms)</h2>"));
 	assert_true(strstr(t, "kernel_time_ms:gemm") < strstr(t, "gpu_busy_ms"));
 	/* train/gpu_busy_ms 10, 20, 30: percent of the median (20 ms), -50, 0,
 	 * +50; the noise band 2 * 1.4826 * MAD (10) / 20 = +-148.26 % */
-	assert_non_null(strstr(t, "the median of the series: 20 ms. Noise band (grey): &#177;1.5e+02 %."));
+	assert_non_null(strstr(t, "the median of the series: 20 ms. Noise band (grey): &#177;148 %."));
 	char *svg = nth_svg(t, 1);
 	assert_int_equal(count(svg, "<circle"), 3);
 	/* the plot is x 64..740, y 20..200; 0 % in the middle (the range is
@@ -199,12 +199,11 @@ static void test_html(void **state)
 	free(svg);
 	free(t);
 
-	/* one run: one point, centred, at 0 % */
+	/* one run: nothing to chart yet, in the folded table */
 	t = render(TG_HISTORY_HTML, "acme/llm", "main", points, 1);
-	assert_int_equal(count(t, "<svg"), 1);
-	assert_int_equal(count(t, "<circle"), 1);
-	assert_non_null(strstr(t, "<circle cx=\"402.0\" cy=\"110.0\""));
-	assert_non_null(strstr(t, "(1 runs, ms)"));
+	assert_int_equal(count(t, "<svg"), 0);
+	assert_non_null(strstr(t, "<p>1 series, 1 of them flat"));
+	assert_non_null(strstr(t, "<tr><td>train</td><td><code>gpu_busy_ms</code></td><td>10 ms</td><td>1</td></tr>"));
 	assert_null(strstr(t, "nan"));
 	assert_null(strstr(t, "inf"));
 	free(t);
@@ -222,17 +221,18 @@ static void test_html_flat_and_noise(void **state)
 		{2, T0 + 60, C2, "train", "gpu_busy_ms", 101},     {3, T0 + 120, C3, "train", "gpu_busy_ms", 99.5},
 	};
 	char *t = render(TG_HISTORY_HTML, "acme/llm", "main", pts, sizeof(pts) / sizeof(pts[0]));
-	assert_non_null(strstr(t, "<p>3 series, 2 of them flat."));
+	assert_non_null(strstr(t, "<p>3 series, 2 of them flat (one run, or one value)."));
 	assert_int_equal(count(t, "<svg"), 1);
-	assert_non_null(strstr(t, "<summary>2 flat series (the same value in every run; not charted)</summary>"));
+	assert_non_null(strstr(t, "<summary>2 flat series (one run, or the same value in every run; not charted)</summary>"));
 	assert_non_null(strstr(t, "<tr><td>train</td><td><code>exposed_comm_ms</code></td><td>0 ms</td><td>3</td></tr>"));
 	assert_non_null(strstr(t, "<tr><td>train</td><td><code>steps</code></td><td>8 steps</td><td>2</td></tr>"));
 	char *svg = nth_svg(t, 0);
 	/* 100, 101, 99.5 against 100: 0, +1, -0.5 %; the axis spans -2..+2 %
-	 * padded by 8 % (-2.32..+2.32): the labels say so */
-	assert_non_null(strstr(svg, ">-2.3 %</text>"));
-	assert_non_null(strstr(svg, ">+2.3 %</text>"));
+	 * padded by 8 % (-2.32..+2.32), labelled at round values */
+	assert_non_null(strstr(svg, ">-2 %</text>"));
+	assert_non_null(strstr(svg, ">+2 %</text>"));
 	assert_non_null(strstr(svg, ">+0 %</text>"));
+	assert_int_equal(count(svg, " %</text>"), 3);
 	assert_non_null(strstr(svg, "101 ms (+1.00 % against the reference)"));
 	free(svg);
 	free(t);
