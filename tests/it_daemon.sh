@@ -295,5 +295,28 @@ c40=$(find outbox -path '*pr-40*' -name 'comment-*.md' | head -1)
 last=${bl##* }
 tg_check "backlog: the PR's baseline is the last main commit" grep -q "Baseline: \`${last:0:12}\`" "$c40"
 
+# 9. history in first-parent order: three main commits whose runs arrive f3, f1, f2
+git -C src checkout -q main
+fp=""
+for i in 1 2 3; do
+	echo "f$i" >> src/a && git -C src commit -qam "first-parent $i"
+	fp="$fp $(git -C src rev-parse HEAD)"
+done
+git -C src push -q "$TG_RUN/repo.git" main
+set -- $fp
+f1=$1 f2=$2 f3=$3
+for sha in "$f3" "$f1" "$f2"; do
+	sleep 1.1   # run times one second apart at least
+	up "$sha" main "fp-${sha:0:7}" fine.json.gz
+	once
+done
+order() { # CONFIG: the three commits in the order history prints them
+	"$tg" history --config "$1" --repo acme/llm --branch main --metric steps |
+		awk '{print $3}' | grep -x -e "${f1:0:12}" -e "${f2:0:12}" -e "${f3:0:12}" | tr '\n' ' '
+}
+tg_eq "history: runs in first-parent order (the daemon's mirror)" "${f1:0:12} ${f2:0:12} ${f3:0:12} " "$(order tracegate.yaml)"
+sed 's/^  state_dir: state/  state_dir: state-nomirror/' tracegate.yaml > nomirror.yaml
+tg_eq "history: without a mirror, in the order they ran" "${f3:0:12} ${f1:0:12} ${f2:0:12} " "$(order nomirror.yaml)"
+
 tg_check "no crash or sanitizer report in the logs" sh -c "! grep -Eq 'runtime error|AddressSanitizer|LeakSanitizer' daemon.log live.log stall.log"
 tg_done it_daemon
