@@ -20,6 +20,7 @@
 #include "store.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -106,6 +107,52 @@ static int series_names(tg_store *s, const char *repo, const char *branch, const
 	return 0;
 }
 
+/* 1 when the bare mirror at dir has refs/heads/branch, loose or packed:
+ * looked up in the files, so that a missing branch never makes libgit2
+ * fetch (history reads; it does not go to the network). */
+static int mirror_has_branch(const char *dir, const char *branch)
+{
+	char path[4200], want[1100], line[1200];
+	struct stat st;
+	snprintf(path, sizeof(path), "%s/refs/heads/%s", dir, branch);
+	if (!stat(path, &st) && S_ISREG(st.st_mode))
+		return 1;
+	snprintf(path, sizeof(path), "%s/packed-refs", dir);
+	snprintf(want, sizeof(want), " refs/heads/%s\n", branch);
+	FILE *f = fopen(path, "r");
+	int found = 0;
+	while (f && !found && fgets(line, sizeof(line), f)) {
+		size_t n = strlen(line), w = strlen(want);
+		found = n >= w && !strcmp(line + n - w, want);
+	}
+	if (f)
+		fclose(f);
+	return found;
+}
+
+struct fp_commit {
+	char sha[41];
+	size_t pos; /* from the root of the chain */
+};
+
+struct fp_point {
+	size_t pos;   /* its commit's fp_commit.pos, SIZE_MAX when off the chain */
+	size_t index; /* in the input */
+};
+
+static int cmp_fp_commit(const void *a, const void *b)
+{
+	return strcmp(((const struct fp_commit *)a)->sha, ((const struct fp_commit *)b)->sha);
+}
+
+static int cmp_fp_point(const void *a, const void *b)
+{
+	const struct fp_point *x = a, *y = b;
+	if (x->pos != y->pos)
+		return x->pos < y->pos ? -1 : 1;
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
 /* Reorders the points by the first-parent history of branch in the
  * daemon's mirror of the repository (oldest first; runs of one commit in
  * the order they ran; commits not on it after, in the order they ran).
@@ -121,13 +168,9 @@ static void first_parent_order(const tg_config *cfg, const char *repo, const cha
 	for (const char *c = repo; *c && k + 1 < sizeof(name); c++)
 		name[k++] = *c == '/' ? '_' : *c;
 	name[k] = 0;
-	snprintf(path, sizeof(path), "%s/git/%s.git/refs/heads/%s", cfg->state_dir, name, branch);
-	struct stat st;
-	char packed[4096];
-	snprintf(packed, sizeof(packed), "%s/git/%s.git/packed-refs", cfg->state_dir, name);
-	if (stat(path, &st) && stat(packed, &st))
-		return; /* no mirror, or not this branch: fetching is the daemon's job */
 	snprintf(path, sizeof(path), "%s/git/%s.git", cfg->state_dir, name);
+	if (!mirror_has_branch(path, branch))
+		return; /* no mirror, or not this branch: fetching is the daemon's job */
 	tg_git *g = NULL;
 	char tip[41], (*fp)[41] = NULL;
 	size_t nfp = 0;
@@ -137,34 +180,35 @@ static void first_parent_order(const tg_config *cfg, const char *repo, const cha
 		return;
 	}
 	tg_git_free(g);
-	/* a stable insertion sort on (position from the root, input order):
-	 * histories are hundreds of points, and mostly in order already */
-	size_t *pos = malloc(n * sizeof(size_t));
-	if (!pos) {
-		free(fp);
-		return;
-	}
-	for (size_t i = 0; i < n; i++) {
-		pos[i] = SIZE_MAX;
-		for (size_t j = 0; j < nfp; j++)
-			if (!strcmp(fp[j], p[i].commit)) {
-				pos[i] = nfp - 1 - j;
-				break;
-			}
-	}
-	free(fp);
-	for (size_t i = 1; i < n; i++) {
-		tg_history_point x = p[i];
-		size_t xp = pos[i], j = i;
-		while (j > 0 && pos[j - 1] > xp) {
-			p[j] = p[j - 1];
-			pos[j] = pos[j - 1];
-			j--;
+	/* each point's position from the root: the chain sorted by commit and
+	 * searched (histories hold thousands of points, chains as many
+	 * commits); then a sort on (position, input order), which keeps the
+	 * runs of one commit, and the commits off the chain, in the order
+	 * they ran */
+	struct fp_commit *chain = malloc((nfp ? nfp : 1) * sizeof(*chain));
+	struct fp_point *order = malloc(n * sizeof(*order));
+	tg_history_point *copy = malloc(n * sizeof(*copy));
+	if (chain && order && copy) {
+		for (size_t j = 0; j < nfp; j++) {
+			memcpy(chain[j].sha, fp[j], 41);
+			chain[j].pos = nfp - 1 - j;
 		}
-		p[j] = x;
-		pos[j] = xp;
+		qsort(chain, nfp, sizeof(*chain), cmp_fp_commit);
+		for (size_t i = 0; i < n; i++) {
+			struct fp_commit key;
+			memcpy(key.sha, p[i].commit, 41);
+			const struct fp_commit *hit = bsearch(&key, chain, nfp, sizeof(*chain), cmp_fp_commit);
+			order[i] = (struct fp_point){hit ? hit->pos : SIZE_MAX, i};
+		}
+		qsort(order, n, sizeof(*order), cmp_fp_point);
+		memcpy(copy, p, n * sizeof(*copy));
+		for (size_t i = 0; i < n; i++)
+			p[i] = copy[order[i].index];
 	}
-	free(pos);
+	free(copy);
+	free(order);
+	free(chain);
+	free(fp);
 }
 
 static const char usage[] =
