@@ -178,7 +178,7 @@ static int write_json(FILE *f, const char *repo, const char *branch, const struc
  * (its median), so that 1 % of noise looks like 1 % and not like a cliff:
  * the y axis always spans at least -2 %..+2 %, the thresholds of the rule
  * that judges the series and its noise band (two robust standard
- * deviations, from the median absolute deviation) are drawn, and each
+ * deviations of the run-to-run differences) are drawn, and each
  * run's tooltip names it (run id, date, commit, value and unit). Flat
  * series (every value the same, zero included) say nothing in a chart:
  * they are folded into one table. */
@@ -210,8 +210,11 @@ static int series_flat(const struct series *s, const tg_history_point *p)
 	return 1;
 }
 
-/* The series' reference (median) and noise band (2 * 1.4826 * MAD, in
- * percent of the reference). Returns 0, or TG_ENOMEM. */
+/* The series' reference (its median) and noise band in percent of it:
+ * two standard deviations of run-to-run noise, estimated from the
+ * differences between consecutive runs (1.4826 * their median absolute
+ * value / sqrt 2), so that a step (a regression that stays) moves the
+ * line, not the band. 0 with fewer than two runs. Returns 0 or TG_ENOMEM. */
 static int series_reference(const struct series *s, const tg_history_point *p, double *ref, double *band_pct)
 {
 	double *v = malloc((s->n ? s->n : 1) * sizeof(double));
@@ -220,11 +223,11 @@ static int series_reference(const struct series *s, const tg_history_point *p, d
 	for (size_t k = 0; k < s->n; k++)
 		v[k] = p[s->idx[k]].value;
 	*ref = median_of(v, s->n);
-	for (size_t k = 0; k < s->n; k++)
-		v[k] = fabs(v[k] - *ref);
-	double mad = median_of(v, s->n);
+	for (size_t k = 1; k < s->n; k++)
+		v[k - 1] = fabs(p[s->idx[k]].value - p[s->idx[k - 1]].value);
+	double sigma = s->n > 1 ? 1.4826 * median_of(v, s->n - 1) / sqrt(2.0) : 0;
 	free(v);
-	*band_pct = *ref != 0 ? 100.0 * 2 * 1.4826 * mad / fabs(*ref) : 0;
+	*band_pct = *ref != 0 ? 100.0 * 2 * sigma / fabs(*ref) : 0;
 	return 0;
 }
 

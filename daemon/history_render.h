@@ -40,7 +40,8 @@ typedef void (*tg_history_info_fn)(tg_history_series_info *out, const char *work
 /* tg_history_write with what info says of each series (info may be NULL).
  * The text names each value's unit; the html page charts each series that
  * moves as percent change against its median (the reference), with the
- * series' noise band (two robust standard deviations) and the rule's
+ * series' noise band (two robust standard deviations of its run-to-run
+ * differences) and the rule's
  * thresholds drawn, a tooltip per run (run id, date, commit, value with
  * its unit), and folds the flat series (every value the same, zero
  * included) into one table. */

@@ -176,19 +176,20 @@ static void test_html(void **state)
 	assert_non_null(strstr(t, "<h2>train: <code>gpu_busy_ms</code> (3 runs, ms)</h2>"));
 	assert_true(strstr(t, "kernel_time_ms:gemm") < strstr(t, "gpu_busy_ms"));
 	/* train/gpu_busy_ms 10, 20, 30: percent of the median (20 ms), -50, 0,
-	 * +50; the noise band 2 * 1.4826 * MAD (10) / 20 = +-148.26 % */
-	assert_non_null(strstr(t, "the median of the series: 20 ms. Noise band (grey): &#177;148 %."));
+	 * +50; the noise band: run-to-run differences 10 and 10, sigma 1.4826 *
+	 * 10 / sqrt 2 = 10.48, two of them in percent of 20: +-104.8 % */
+	assert_non_null(strstr(t, "the median of the series: 20 ms. Noise band (grey): &#177;105 %."));
 	char *svg = nth_svg(t, 1);
 	assert_int_equal(count(svg, "<circle"), 3);
 	/* the plot is x 64..740, y 20..200; 0 % in the middle (the range is
 	 * symmetric: the band) */
-	assert_non_null(strstr(svg, "<circle cx=\"64.0\" cy=\"136.2\" r=\"3.5\" fill=\"#0969da\"><title>run 1 &#183; "
+	assert_non_null(strstr(svg, "<circle cx=\"64.0\" cy=\"147.0\" r=\"3.5\" fill=\"#0969da\"><title>run 1 &#183; "
 	                            "2023-11-14 22:13 UTC &#183; 111111111111&#10;10 ms (-50.00 % against the reference)"
 	                            "</title>"));
 	assert_non_null(strstr(svg, "<circle cx=\"402.0\" cy=\"110.0\" r=\"3.5\" fill=\"#0969da\"><title>run 2 &#183; "
 	                            "2023-11-14 23:13 UTC &#183; 222222222222&#10;20 ms (+0.00 % against the reference)"));
-	assert_non_null(strstr(svg, "<circle cx=\"740.0\" cy=\"83.8\" "));
-	assert_non_null(strstr(svg, "points=\"64.0,136.2 402.0,110.0 740.0,83.8 \""));
+	assert_non_null(strstr(svg, "<circle cx=\"740.0\" cy=\"73.0\" "));
+	assert_non_null(strstr(svg, "points=\"64.0,147.0 402.0,110.0 740.0,73.0 \""));
 	assert_non_null(strstr(svg, "<rect class=\"band\""));
 	assert_non_null(strstr(svg, ">1111111</text>")); /* the commits under the axis */
 	assert_non_null(strstr(svg, ">3333333</text>"));
@@ -235,6 +236,22 @@ static void test_html_flat_and_noise(void **state)
 	assert_int_equal(count(svg, " %</text>"), 3);
 	assert_non_null(strstr(svg, "101 ms (+1.00 % against the reference)"));
 	free(svg);
+	free(t);
+}
+
+/* A regression that stays (a step of 6 %) moves the line, not the noise
+ * band: the band comes from run-to-run differences (median 0.5 ms). */
+static void test_html_band_ignores_a_step(void **state)
+{
+	(void)state;
+	static const double v[] = {100, 100.5, 99.5, 100, 106, 106.5, 105.5, 106};
+	tg_history_point pts[8];
+	for (int k = 0; k < 8; k++)
+		pts[k] = (tg_history_point){k + 1, T0 + 60 * k, C1, "train", "gpu_busy_ms", v[k]};
+	char *t = render(TG_HISTORY_HTML, "r", "main", pts, 8);
+	/* median 103; sigma 1.4826 * 0.5 / sqrt 2 = 0.524; 2 sigma / 103 = 1.02 % */
+	assert_non_null(strstr(t, "the median of the series: 103 ms. Noise band (grey): &#177;1 %."));
+	assert_non_null(strstr(t, "<title>noise band &#177;1.02 %</title>"));
 	free(t);
 }
 
@@ -332,6 +349,7 @@ int main(void)
 		cmocka_unit_test(test_html_escapes_names),
 		cmocka_unit_test(test_html_flat_and_noise),
 		cmocka_unit_test(test_html_thresholds),
+		cmocka_unit_test(test_html_band_ignores_a_step),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
