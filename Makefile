@@ -4,6 +4,10 @@
 #   make bench      speed and memory on the largest real trace; diff of a 120k-op pair vs gzip -dc
 #   make fuzz       libFuzzer on every tests/fuzz/fuzz_*.c (FUZZ_SECONDS=60 each; docs/fuzzing.md)
 #   make demo       the main job on the embedded sample
+#   make install    the binary, the systemd unit, the docs and example configs
+#                   (PREFIX=/usr/local, DESTDIR= for packaging; make uninstall)
+# TG_SKIP_SERVERS=1 make check: skip the suites that start real servers
+# (PostgreSQL, radosgw, git daemon, forge fakes); CI=true never skips.
 
 CC ?= cc
 SAN ?= 0
@@ -38,7 +42,7 @@ DAEMON_OBJ := $(DAEMON_SRC:%.c=$(BUILD)/%.o)
 TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 DEPS_STAMP := $(BUILD)/.deps-ok
 
-.PHONY: all check bench fuzz fuzz-build demo clean deps
+.PHONY: all check bench fuzz fuzz-build demo clean deps install uninstall
 
 all: tracegate
 
@@ -175,9 +179,42 @@ fuzz: fuzz-build
 			-artifact_prefix=$(FUZZ_BUILD)/$$t- $(FUZZ_FLAGS) $(FUZZ_BUILD)/corpus-$$t tests/fuzz/corpus/$$t; \
 	done
 
-demo: tracegate $(BUILD)/tg-gen
+# make demo builds in parallel and quietly (the compiler's lines only when
+# it fails), then runs the loop; contrib/demo.sh ends with what to try next.
+NPROC := $(shell nproc 2>/dev/null || echo 2)
+demo:
 	@contrib/install-deps.sh --demo
+	@mkdir -p $(BUILD)
+	@echo "demo: building tracegate (make -j$(NPROC))..."
+	@if ! $(MAKE) --no-print-directory -j$(NPROC) tracegate $(BUILD)/tg-gen >$(BUILD)/demo-build.log 2>&1; then \
+		cat $(BUILD)/demo-build.log; echo "demo: the build failed (the compiler's output is above)" >&2; exit 1; fi
 	@contrib/demo.sh ./tracegate $(BUILD)/tg-gen
+
+# make install: $(DESTDIR)$(PREFIX)/bin/tracegate, the systemd unit (its
+# paths made $(PREFIX)'s) in $(UNITDIR), and the docs, the example configs
+# and the default rules in $(DOCDIR). Nothing in /etc: the configuration is
+# the administrator's (docs/daemon.md, "Quick start").
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+DOCDIR ?= $(PREFIX)/share/doc/tracegate
+UNITDIR ?= $(PREFIX)/lib/systemd/system
+install: $(BUILD)/tracegate
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(UNITDIR) $(DESTDIR)$(DOCDIR)/examples/rules $(DESTDIR)$(DOCDIR)/examples/ci
+	install -m 0755 $(BUILD)/tracegate $(DESTDIR)$(BINDIR)/tracegate
+	sed -e 's|/usr/local/bin/tracegate|$(BINDIR)/tracegate|g' -e 's|/usr/share/doc/tracegate|$(DOCDIR)|g' \
+		contrib/systemd/tracegate.service > $(BUILD)/tracegate.service
+	install -m 0644 $(BUILD)/tracegate.service $(DESTDIR)$(UNITDIR)/tracegate.service
+	install -m 0644 README.md docs/*.md docs/manifest.schema.json $(DESTDIR)$(DOCDIR)/
+	install -m 0644 contrib/config/*.yaml $(DESTDIR)$(DOCDIR)/examples/
+	install -m 0644 contrib/rules/default.yaml $(DESTDIR)$(DOCDIR)/examples/rules/default.yaml
+	install -m 0644 contrib/ci/*.yml $(DESTDIR)$(DOCDIR)/examples/ci/
+	install -m 0755 contrib/ci/tracegate-upload.sh $(DESTDIR)$(DOCDIR)/examples/ci/
+	@echo "installed: $(DESTDIR)$(BINDIR)/tracegate, $(DESTDIR)$(UNITDIR)/tracegate.service, $(DESTDIR)$(DOCDIR)/"
+	@echo "next: docs/daemon.md, \"Quick start\" ($(DOCDIR)/daemon.md)"
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/tracegate $(DESTDIR)$(UNITDIR)/tracegate.service
+	rm -rf $(DESTDIR)$(DOCDIR)
 
 clean:
 	rm -rf build build-san build-fuzz tracegate

@@ -380,7 +380,8 @@ static int load_doc(const tg_config_loader *L, tg_config *c)
 
 #define MAX_DEPTH 32 /* nesting of collections; the layout needs 5 */
 
-int tg_config_load_mem(tg_config **out, const char *data, size_t len, const char *name, const char *dir)
+static int load_mem(tg_config **out, const char *data, size_t len, const char *name, const char *dir,
+                    unsigned flags)
 {
 	if (!out)
 		return tg_error_set(TG_EINVAL, "tg_config_load_mem: out is NULL");
@@ -399,7 +400,7 @@ int tg_config_load_mem(tg_config **out, const char *data, size_t len, const char
 	tg_yaml_doc y;
 	int rc = tg_yaml_doc_open(&y, data, len, name, MAX_DEPTH);
 	if (!rc) {
-		tg_config_loader L = {.file = name, .dir = dir, .doc = &y.doc};
+		tg_config_loader L = {.file = name, .dir = dir, .doc = &y.doc, .flags = flags};
 		rc = load_doc(&L, c);
 		if (!rc)
 			rc = tg_yaml_doc_only_one(&y);
@@ -411,6 +412,11 @@ int tg_config_load_mem(tg_config **out, const char *data, size_t len, const char
 	}
 	*out = c;
 	return 0;
+}
+
+int tg_config_load_mem(tg_config **out, const char *data, size_t len, const char *name, const char *dir)
+{
+	return load_mem(out, data, len, name, dir, 0);
 }
 
 /* The folder of path, absolute (relative paths in the file are resolved
@@ -440,6 +446,11 @@ static char *folder_of(const char *path)
 
 int tg_config_load_file(tg_config **out, const char *path)
 {
+	return tg_config_load_file_for(out, path, 0);
+}
+
+int tg_config_load_file_for(tg_config **out, const char *path, unsigned flags)
+{
 	if (!out || !path)
 		return tg_error_set(TG_EINVAL, "tg_config_load_file: bad argument");
 	*out = NULL;
@@ -449,7 +460,7 @@ int tg_config_load_file(tg_config **out, const char *path)
 	if (err)
 		return err;
 	char *dir = folder_of(path);
-	int rc = dir ? tg_config_load_mem(out, buf, len, path, dir) : tg_error_set(TG_ENOMEM, "out of memory");
+	int rc = dir ? load_mem(out, buf, len, path, dir, flags) : tg_error_set(TG_ENOMEM, "out of memory");
 	free(dir);
 	free(buf);
 	return rc;

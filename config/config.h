@@ -181,6 +181,19 @@ int tg_config_load_file(tg_config **out, const char *path);
  * the folder relative paths are resolved against (NULL: the current one). */
 int tg_config_load_mem(tg_config **out, const char *data, size_t len, const char *name, const char *dir);
 
+/* What tg_config_load_file_for reads. */
+enum {
+	/* every secret but the database's is checked for its form ({env:
+	 * NAME} or {file: PATH}) and not read: its value stays NULL. For
+	 * read-only commands (history) that use the database only, so that
+	 * they run without the S3 keys and forge tokens. */
+	TG_CONFIG_DATABASE_ONLY = 1
+};
+
+/* tg_config_load_file with flags (TG_CONFIG_DATABASE_ONLY); 0 is the same
+ * as tg_config_load_file. */
+int tg_config_load_file_for(tg_config **out, const char *path, unsigned flags);
+
 /* Frees c and everything it owns, wiping the secrets' values first; NULL
  * is fine. */
 void tg_config_free(tg_config *c);

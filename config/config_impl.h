@@ -25,6 +25,7 @@ typedef struct tg_config_loader {
 	const char *file;
 	const char *dir;
 	yaml_document_t *doc;
+	unsigned flags; /* TG_CONFIG_DATABASE_ONLY */
 } tg_config_loader;
 
 /* ------------------------------------------------------------ config_yaml.c */

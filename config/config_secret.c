@@ -56,6 +56,8 @@ static int from_env(const tg_config_loader *L, const yaml_node_t *v, const char 
 	if (!env_name(out->env))
 		return tg_config_at(L, v, "%s: not a valid environment variable name (letters, digits and '_', "
 		                          "not starting with a digit)", ek);
+	if ((L->flags & TG_CONFIG_DATABASE_ONLY) && strcmp(key, "database.postgresql"))
+		return 0; /* named, not read: the command does not use it */
 	const char *val = getenv(out->env);
 	if (!val)
 		return tg_config_at_code(L, TG_EINVAL, v, "%s: environment variable %s is not set", key, out->env);
@@ -137,6 +139,8 @@ static int from_file(const tg_config_loader *L, const yaml_node_t *v, const char
 	tg_config_keypath(fk, sizeof(fk), key, "file", 0);
 	if ((rc = tg_config_path(L, v, fk, &out->file)))
 		return rc;
+	if ((L->flags & TG_CONFIG_DATABASE_ONLY) && strcmp(key, "database.postgresql"))
+		return 0; /* named, not read: the command does not use it */
 	int err = slurp(out->file, &b, &n, &why);
 	if (err == ENOMEM)
 		return tg_error_set(TG_ENOMEM, "out of memory");

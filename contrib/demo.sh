@@ -18,7 +18,12 @@ rm -rf "$demo"
 mkdir -p "$demo/storage" "$demo/src"
 cd "$demo"
 
-say() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
+# bold headings on a terminal only: a log or a pipe gets plain text
+if [ -t 1 ] && [ -z "${NO_COLOR:-}" ] && [ "${TERM:-dumb}" != dumb ]; then
+	say() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
+else
+	say() { printf '\n== %s\n' "$*"; }
+fi
 
 say "a repository: main, and a pull-request branch with one more commit"
 git() { command git -c user.name=demo -c user.email=demo@tracegate.invalid -c init.defaultBranch=main "$@"; }
@@ -89,6 +94,8 @@ sed -E 's/.*"sha": *"(.{12})[^"]*".*"state": *"([a-z]+)".*"description": *"([^"]
 
 say "tracegate history --config tracegate.yaml --repo demo/llm --branch main --metric 'rule:*'"
 "$tg" history --config tracegate.yaml --repo demo/llm --branch main --metric 'rule:*'
+"$tg" history --config tracegate.yaml --repo demo/llm --branch main --format html -o history.html
+"$tg" report main.pt.trace.json.gz --format html -o report >/dev/null
 
 verdict=$(grep -c '"state": *"failure"' outbox/statuses.log || true)
 if [ "$verdict" -ge 1 ]; then
@@ -98,3 +105,12 @@ else
 	exit 1
 fi
 echo "Everything is in $demo: storage/, outbox/, tracegate.db, state/."
+say "what to try next"
+cat <<NEXT
+  the pull-request comment:   $demo/$comment
+  the perf report of main:    $demo/report/report.html   (open it in a browser)
+  the branch's history page:  $demo/history.html
+  compare the two traces:     $tg diff $demo/main.pt.trace.json.gz $demo/pr.pt.trace.json.gz
+  one metric's history:       $tg history --config $demo/tracegate.yaml --repo demo/llm --branch main --metric gpu_busy
+  run it for real:            docs/daemon.md, "Quick start" (make install, a config, the systemd unit)
+NEXT

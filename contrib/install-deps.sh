@@ -14,17 +14,28 @@
 # Runs apt-get only when something is missing; needs root (or sudo) then.
 set -eu
 
-pkgs="make gcc pkg-config gzip zlib1g-dev libjansson-dev libcmocka-dev libcurl4-openssl-dev
+# Each group: its packages and why they are needed, said before anything
+# is installed.
+groups="build"
+pkgs_build="make gcc pkg-config gzip zlib1g-dev libjansson-dev libcmocka-dev libcurl4-openssl-dev
 libgit2-dev libyaml-dev libsqlite3-dev libpq-dev"
+why_build="to build tracegate and its unit tests (compiler, and the libraries it links: curl, libgit2, jansson, libyaml, SQLite, libpq, zlib, cmocka)"
 for arg in "$@"; do
 	case "$arg" in
-	--bench) pkgs="$pkgs hyperfine time" ;;
-	--fuzz) pkgs="$pkgs clang libclang-rt-14-dev" ;;
-	--html) pkgs="$pkgs chromium fonts-dejavu-core" ;;
-	--demo) pkgs="$pkgs git" ;;
+	--bench) groups="$groups bench"; pkgs_bench="hyperfine time"; why_bench="make bench times the reader and the daemon" ;;
+	--fuzz) groups="$groups fuzz"; pkgs_fuzz="clang libclang-rt-14-dev"; why_fuzz="make fuzz builds libFuzzer targets with clang" ;;
+	--html) groups="$groups html"; pkgs_html="chromium fonts-dejavu-core"
+		why_html="tests/cli_html.sh draws the HTML report in headless Chromium and checks the picture" ;;
+	--demo) groups="$groups demo"; pkgs_demo="git"; why_demo="make demo makes a git repository" ;;
 	--servers)
-		pkgs="$pkgs git postgresql ceph-mon ceph-osd radosgw ca-certificates lighttpd lighttpd-mod-openssl openssl sqlite3 valgrind"
-		command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 || pkgs="$pkgs nodejs npm"
+		if [ "${TG_SKIP_SERVERS:-0}" = 1 ] && [ "${CI:-}" != true ]; then
+			echo "install-deps.sh: TG_SKIP_SERVERS=1: not installing the servers the integration tests start (their suites are skipped)"
+			continue
+		fi
+		groups="$groups servers"
+		pkgs_servers="git postgresql ceph-mon ceph-osd radosgw ca-certificates lighttpd lighttpd-mod-openssl openssl sqlite3 valgrind"
+		command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 || pkgs_servers="$pkgs_servers nodejs npm"
+		why_servers="the integration tests start real servers on 127.0.0.1: PostgreSQL, Ceph radosgw (S3), git daemon, lighttpd (TLS), the Node.js forge fakes; valgrind checks the daemon. A local run can skip them: TG_SKIP_SERVERS=1 make check (CI=true never skips)"
 		;;
 	--quiet) ;;
 	*) echo "install-deps.sh: unknown option $arg" >&2; exit 2 ;;
@@ -32,14 +43,25 @@ for arg in "$@"; do
 done
 
 missing=""
-for p in $pkgs; do
-	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
-		missing="$missing $p"
-	fi
+report=""
+for g in $groups; do
+	eval "gp=\$pkgs_$g why=\$why_$g"
+	gm=""
+	for p in $gp; do
+		if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+			gm="$gm $p"
+		fi
+	done
+	[ -n "$gm" ] || continue
+	missing="$missing$gm"
+	report="$report
+  -$gm
+    why: $why"
 done
 [ -z "$missing" ] && exit 0
 
-echo "install-deps.sh: installing:$missing"
+n=$(echo $missing | wc -w)
+echo "install-deps.sh: installing $n missing Debian packages with apt-get (as root), and why:$report"
 if [ "$(id -u)" -eq 0 ]; then
 	SUDO=""
 elif command -v sudo >/dev/null 2>&1; then

@@ -101,6 +101,7 @@ static const char style[] =
 	"table{border-collapse:collapse;font-size:12.5px;margin:0}\n"
 	"th,td{padding:3px 10px;border-bottom:1px solid #eaeef2;text-align:left;vertical-align:top}\n"
 	"th{font-weight:600;background:#fff;border-bottom:2px solid var(--line)}\n"
+	"th .u{font-weight:400;color:var(--muted)}\n"
 	"th.n,td.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}\n"
 	"td.s{white-space:nowrap}\n"
 	"td.w{min-width:26em;max-width:60em;overflow-wrap:anywhere}\n"
@@ -528,6 +529,28 @@ static int wide_column(const tg_table *t, size_t c)
 	return 0;
 }
 
+/* The unit of a column whose name does not say it. The CSV keeps
+ * TraceLens's names (total_direct_kernel_time_sum is in microseconds, the
+ * device timeline's busy_time in milliseconds), so the page adds the unit
+ * to the header instead; NULL when the name already says it or the column
+ * is not a quantity with a unit. */
+static const char *implied_unit(const char *table, const char *col)
+{
+	static const char *const us_prefixes[] = {"total_direct_kernel_time_", "total_subtree_kernel_time_",
+	                                          "dur_"};
+	size_t n = strlen(col);
+	if (strchr(col, '(') || (n > 3 && !strcmp(col + n - 3, "_ms")) || !strcmp(col, "time ms"))
+		return NULL;
+	for (size_t i = 0; i < sizeof(us_prefixes) / sizeof(us_prefixes[0]); i++)
+		if (!strncmp(col, us_prefixes[i], strlen(us_prefixes[i])))
+			return "\xc2\xb5s";
+	if (!strcmp(table, "gpu_timeline_by_device") && n > 5 && !strcmp(col + n - 5, "_time"))
+		return "ms";
+	if (!strcmp(table, "short_kernel_histogram") && (!strcmp(col, "bin_start") || !strcmp(col, "bin_end")))
+		return "\xc2\xb5s";
+	return NULL;
+}
+
 static int write_table(FILE *f, const tg_table *t, size_t trace)
 {
 	size_t nc = tg_table_ncols(t), nr = tg_table_nrows(t);
@@ -547,6 +570,9 @@ static int write_table(FILE *f, const tg_table *t, size_t trace)
 	for (size_t c = 0; c < nc; c++) {
 		fputs(numeric_column(t, c) ? "<th class=\"n\">" : "<th>", f);
 		put_esc(f, tg_table_column(t, c));
+		const char *unit = implied_unit(tg_table_name(t), tg_table_column(t, c));
+		if (unit)
+			fprintf(f, " <span class=\"u\">(%s)</span>", unit);
 		fputs("</th>", f);
 	}
 	fputs("</tr></thead>\n<tbody>\n", f);
@@ -677,8 +703,8 @@ int tg_report_write_html(FILE *f, const tg_report *const *reports, const char *c
 	else
 		fprintf(f, "%zu traces", n);
 	fprintf(f, "</title>\n<style>\n%s</style>\n</head>\n<body>\n<main>\n<h1>Perf report</h1>\n", style);
-	fprintf(f, "<p class=\"sub\">tracegate %s \xc2\xb7 %zu report%s \xc2\xb7 times in ms unless the "
-	        "column says otherwise</p>\n", TG_VERSION, n, n == 1 ? "" : "s");
+	fprintf(f, "<p class=\"sub\">tracegate %s \xc2\xb7 %zu report%s \xc2\xb7 every time says its unit: "
+	        "ms or \xc2\xb5s</p>\n", TG_VERSION, n, n == 1 ? "" : "s");
 	if (n > 1) {
 		fputs("<nav class=\"toc\">", f);
 		for (size_t i = 0; i < n; i++) {

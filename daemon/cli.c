@@ -145,6 +145,15 @@ static int write_all(int fd, const char *data, size_t len)
 	return 0;
 }
 
+int tg_cli_fchmod_umask(int fd)
+{
+	/* umask can only be read by setting it: set it back at once (the
+	 * command line is one thread) */
+	mode_t mask = umask(0077);
+	umask(mask);
+	return fchmod(fd, 0666 & ~mask);
+}
+
 int tg_cli_write_file(const char *path, const char *data, size_t len)
 {
 	if (!path) {
@@ -179,7 +188,7 @@ int tg_cli_write_file(const char *path, const char *data, size_t len)
 		tg_cli_error("%s: cannot write: %s", path, strerror(errno));
 		return -1;
 	}
-	if (write_all(fd, data, len)) {
+	if (tg_cli_fchmod_umask(fd) || write_all(fd, data, len)) {
 		tg_cli_error("%s: cannot write: %s", path, strerror(errno));
 		close(fd);
 		unlink(tmp);

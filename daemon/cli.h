@@ -48,4 +48,10 @@ void tg_cli_put_duration(FILE *f, int64_t ns);
  * Returns 0 or -1 after printing the error. */
 int tg_cli_write_file(const char *path, const char *data, size_t len);
 
+/* Gives fd (a file just made by mkstemp, which makes it 0600) the mode an
+ * ordinary new file gets: 0666 less the process's umask, so that a report
+ * or a page is as readable as any file the user writes. Returns 0 or -1
+ * (errno set). */
+int tg_cli_fchmod_umask(int fd);
+
 #endif

@@ -12,7 +12,7 @@
 #include <string.h>
 
 static const char usage[] =
-	"usage: tracegate daemon --config FILE [--once | --check]\n"
+	"usage: tracegate daemon --config FILE [--once | --check [--offline]]\n"
 	"\n"
 	"Watches the artifact storage named in the configuration, analyses every new\n"
 	"run, compares it with its baseline, judges it with the repository's rules and\n"
@@ -21,11 +21,17 @@ static const char usage[] =
 	"\n"
 	"  --config FILE   the configuration (docs/daemon.md)\n"
 	"  --once          handle what is in storage now, then exit\n"
-	"  --check         validate the configuration and every rules file, then exit\n"
+	"  --check         validate the configuration and every rules file, then try\n"
+	"                  what the daemon talks to: the database, the storage listing,\n"
+	"                  each repository's forge (the token accepted and allowed to\n"
+	"                  post statuses) and git remote; one line per check, then exit\n"
+	"  --offline       with --check: the files only, no connection (the systemd\n"
+	"                  unit's ExecStartPre: the network may not be up yet)\n"
 	"\n"
 	"Exit codes: 0 success, 1 the daemon cannot start (the job store, the state\n"
-	"folder or the storage folder unreachable, another daemon on the state folder),\n"
-	"2 usage or configuration error. Once started, it keeps running through\n"
+	"folder or the storage folder unreachable, another daemon on the state folder;\n"
+	"with --check: an endpoint unreachable or a token refused), 2 usage or\n"
+	"configuration error. Once started, it keeps running through\n"
 	"faults (storage, store or forge unreachable, disk full) and retries.\n";
 
 static volatile sig_atomic_t stop_flag;
@@ -36,18 +42,32 @@ static void on_signal(int sig)
 	stop_flag = 1;
 }
 
-/* --check: the configuration and each repository's rules load. */
-static int check(const tg_config *c)
+/* --check: the configuration and each repository's rules load; unless
+ * offline, what the daemon talks to answers (check.c). */
+static int check(const tg_config *c, int offline)
 {
 	for (size_t i = 0; i < c->nrepos; i++) {
 		if (!c->repos[i].rules)
 			continue;
 		tg_rules *r;
 		if (tg_rules_load_file(&r, c->repos[i].rules)) {
-			tg_cli_error("%s", tg_error_last());
+			/* where the file is named (the config's line and key), then
+			 * what is wrong with it (its own file:line:column) */
+			tg_cli_error("%s:%d: repositories[%zu].rules (%s): %s", c->path, c->repos[i].line, i,
+			             c->repos[i].name, tg_error_last());
 			return TG_EXIT_USAGE;
 		}
 		tg_rules_free(r);
+	}
+	if (!offline) {
+		printf("%s: connectivity:\n", c->path);
+		char failed[512];
+		int nf = tg_daemon_check_connect(c, stdout, failed, sizeof(failed));
+		fflush(stdout);
+		if (nf) {
+			tg_cli_error("%s: %d connectivity check%s failed: %s", c->path, nf, nf == 1 ? "" : "s", failed);
+			return 1;
+		}
 	}
 	printf("%s: ok: %s storage, %s store, %zu forge%s, %zu repositor%s\n", c->path,
 	       c->storage.local ? "local" : "s3", c->sqlite ? "sqlite" : "postgresql", c->nforges,
@@ -58,7 +78,7 @@ static int check(const tg_config *c)
 int tg_cmd_daemon(int argc, char **argv)
 {
 	const char *config = NULL;
-	int once = 0, check_only = 0;
+	int once = 0, check_only = 0, offline = 0;
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
 			fputs(usage, stdout);
@@ -73,6 +93,8 @@ int tg_cmd_daemon(int argc, char **argv)
 			once = 1;
 		} else if (!strcmp(argv[i], "--check")) {
 			check_only = 1;
+		} else if (!strcmp(argv[i], "--offline")) {
+			offline = 1;
 		} else {
 			tg_cli_error("daemon: unknown argument %s (see tracegate daemon --help)", argv[i]);
 			return TG_EXIT_USAGE;
@@ -82,13 +104,17 @@ int tg_cmd_daemon(int argc, char **argv)
 		fputs(usage, stderr);
 		return TG_EXIT_USAGE;
 	}
+	if (offline && !check_only) {
+		tg_cli_error("daemon: --offline goes with --check");
+		return TG_EXIT_USAGE;
+	}
 	tg_config *cfg;
 	if (tg_config_load_file(&cfg, config)) {
 		tg_cli_error("%s", tg_error_last());
 		return TG_EXIT_USAGE;
 	}
 	if (check_only) {
-		int rc = check(cfg);
+		int rc = check(cfg, offline);
 		tg_config_free(cfg);
 		return rc;
 	}

@@ -397,7 +397,7 @@ int tg_cmd_report(int argc, char **argv)
 		         fmt == FMT_MD ? "md" : fmt == FMT_JSON ? "json" : fmt == FMT_HTML ? "html" : "txt");
 		snprintf(tmpfile, sizeof(tmpfile), "%.4000s/.report.XXXXXX", dir);
 		int fd = mkstemp(tmpfile);
-		f = fd >= 0 ? fdopen(fd, "w") : NULL;
+		f = fd >= 0 && !tg_cli_fchmod_umask(fd) ? fdopen(fd, "w") : NULL;
 		if (!f) {
 			tg_cli_error("%s: cannot write: %s", file, strerror(errno));
 			if (fd >= 0) {

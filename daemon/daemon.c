@@ -147,8 +147,13 @@ static int load_rules(tg_daemon *d)
 	for (size_t i = 0; i < c->nrepos; i++) {
 		const tg_config_repo *r = &c->repos[i];
 		int rc = r->rules ? tg_rules_load_file(&d->rules[i], r->rules) : tg_rules_load_default(&d->rules[i]);
-		if (rc)
-			return tg_error_set(rc, "repository %s: %s", r->name, tg_error_last());
+		if (rc) { /* where the file is named: the config's line and key */
+			char why[1024];
+			snprintf(why, sizeof(why), "%s", tg_error_last());
+			/* a configuration error (exit 2), not an outage */
+			return tg_error_set(rc == TG_ENOMEM ? rc : TG_EINVAL, "%s:%d: repositories[%zu].rules (%s): %s", c->path,
+			                    r->line, i, r->name, why);
+		}
 	}
 	return 0;
 }
@@ -573,6 +578,8 @@ int tg_daemon_work(tg_daemon *d, size_t *done)
 	 * back uncounted */
 	int64_t *waiting = NULL;
 	size_t nwait = 0, capwait = 0;
+	if (tg_daemon_reclaim_leases(d, NULL))
+		tg_log(TG_LOG_WARN, "job store: reading the leases: %s", tg_error_last());
 	while (!(d->o.stop && *d->o.stop)) {
 		tg_job j;
 		memset(&j, 0, sizeof(j));

@@ -20,6 +20,7 @@
 
 #include <signal.h>
 #include <stddef.h>
+#include <stdio.h>
 
 typedef struct tg_daemon tg_daemon;
 
@@ -51,5 +52,13 @@ int tg_daemon_scan(tg_daemon *d, size_t *added);
 /* Works on claimable jobs until none is left (or *stop); *done (may be
  * NULL) counts the jobs finished (done or failed). */
 int tg_daemon_work(tg_daemon *d, size_t *done);
+
+/* `daemon --check`: tries what the daemon talks to (check.c): the
+ * database, the storage listing, each repository's forge (reachable, the
+ * token accepted, allowed to post statuses) and git remote. One line per
+ * check on out ("  ok    database: ..." or "  FAIL  storage: why");
+ * failed (cap bytes, may be NULL) gets the names of the failed checks,
+ * comma-separated. Returns how many failed. */
+int tg_daemon_check_connect(const tg_config *c, FILE *out, char *failed, size_t cap);
 
 #endif

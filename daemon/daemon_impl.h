@@ -35,6 +35,12 @@ struct tg_daemon {
 	tg_read_opts read;
 };
 
+/* Ends at once the leases held by daemons on this host that are dead (no
+ * process with the owner's pid) and logs, once each, the leases it must
+ * wait for (lease_reclaim.c). *reclaimed (may be NULL): leases ended.
+ * Returns 0 or the store's error. */
+int tg_daemon_reclaim_leases(tg_daemon *d, size_t *reclaimed);
+
 /* The repository of the config named name and its index, or NULL. */
 const tg_config_repo *tg_daemon_repo(const tg_daemon *d, const char *name, size_t *index);
 

@@ -502,6 +502,54 @@ fail:
 	return rc;
 }
 
+int tg_git_ls_remote(const char *clone_url, const tg_git_opts *opts, size_t *nrefs)
+{
+	*nrefs = 0;
+	if (!clone_url || !*clone_url)
+		return tg_error_set(TG_EINVAL, "git: no clone URL");
+	pthread_once(&lib_once, lib_init);
+	if (lib_rc < 0)
+		return tg_error_set(TG_EIO, "libgit2 init: %s", tg_git_errmsg());
+	tg_git *g = tg_calloc(1, sizeof(*g));
+	if (!g)
+		return TG_ENOMEM;
+	int rc = 0;
+	git_remote *remote = NULL;
+	g->insecure = opts && opts->insecure;
+	if (opts && opts->token && *opts->token) {
+		g->user = strdup(opts->username && *opts->username ? opts->username : "x-access-token");
+		g->secret = strdup(opts->token);
+		if (!g->user || !g->secret) {
+			rc = tg_error_set(TG_ENOMEM, "out of memory");
+			goto out;
+		}
+	}
+	if ((rc = url_split(g, clone_url)) != 0)
+		goto out;
+	if (opts && opts->ca_file && (rc = set_ca_file(opts->ca_file)) != 0)
+		goto out;
+	git_fetch_options fo;
+	fetch_opts_init(g, &fo);
+	const git_remote_head **heads;
+	size_t n = 0;
+	int err = remote_new(&remote, NULL, NULL, g->url, NULL);
+	if (!err)
+		err = git_remote_connect(remote, GIT_DIRECTION_FETCH, &fo.callbacks, &fo.proxy_opts, NULL);
+	if (!err)
+		err = git_remote_ls(&heads, &n, remote);
+	if (err)
+		rc = tg_git_fail(g, tg_git_errcode(err) == TG_ENOMEM ? TG_ENOMEM : TG_EIO, "git %s: %s", g->shown_url,
+		                 tg_git_errmsg());
+	else
+		*nrefs = n;
+out:
+	if (remote)
+		git_remote_disconnect(remote);
+	git_remote_free(remote);
+	tg_git_free(g);
+	return rc;
+}
+
 void tg_git_free(tg_git *g)
 {
 	if (!g)

@@ -37,6 +37,13 @@ int tg_git_open(tg_git **out, const char *clone_url, const char *mirror_path, co
 
 void tg_git_free(tg_git *g);
 
+/* Connects to clone_url as a fetch would (the token of opts, TLS as opts
+ * says) and lists its references, touching no mirror: `daemon --check`'s
+ * reachability test. *nrefs: references advertised. Returns 0, TG_EIO (the
+ * message names the URL without credentials, and the reason) or
+ * TG_ENOMEM. */
+int tg_git_ls_remote(const char *clone_url, const tg_git_opts *opts, size_t *nrefs);
+
 /* Fetches every branch, tag and pull/merge-request head into the mirror. */
 int tg_git_fetch(tg_git *g);
 

@@ -22,4 +22,30 @@ int tg_history_format_parse(tg_history_format *out, const char *s);
 int tg_history_write(FILE *f, tg_history_format fmt, const char *repo, const char *branch,
                      const tg_history_point *p, size_t n);
 
+/* What the caller knows of a series beyond its points: its unit and the
+ * thresholds of the rule that judges it. */
+typedef struct tg_history_series_info {
+	const char *unit;     /* NULL: from the metric's name (history_metric.h) */
+	const char *rule;     /* the rule whose thresholds these are; NULL: none */
+	double warn_pct;      /* percent; NAN: none */
+	double block_pct;     /* percent; NAN: none */
+	int higher_is_worse;  /* 1 for times, counts, bytes; 0 for rates */
+} tg_history_series_info;
+
+/* Fills *out (preset to: unit NULL, no rule, NAN thresholds, higher is
+ * worse) for the series (workload, metric); ctx is the caller's. */
+typedef void (*tg_history_info_fn)(tg_history_series_info *out, const char *workload, const char *metric,
+                                   void *ctx);
+
+/* tg_history_write with what info says of each series (info may be NULL).
+ * The text names each value's unit; the html page charts each series that
+ * moves as percent change against its median (the reference), with the
+ * series' noise band (two robust standard deviations of its run-to-run
+ * differences) and the rule's
+ * thresholds drawn, a tooltip per run (run id, date, commit, value with
+ * its unit), and folds the flat series (every value the same, zero
+ * included) into one table. */
+int tg_history_write_with(FILE *f, tg_history_format fmt, const char *repo, const char *branch,
+                          const tg_history_point *p, size_t n, tg_history_info_fn info, void *ctx);
+
 #endif

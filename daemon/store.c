@@ -267,6 +267,20 @@ int tg_store_job_renew(tg_store *s, int64_t id, const char *owner, int lease_s)
 	return s->ops->job_renew(s, id, owner, now, now + lease_s);
 }
 
+int tg_store_leases(tg_store *s, tg_lease **out, size_t *n)
+{
+	*out = NULL;
+	*n = 0;
+	return s->ops->leases(s, store_now(s), out, n);
+}
+
+int tg_store_lease_expire(tg_store *s, int64_t id, const char *owner)
+{
+	if (!owner || !*owner)
+		return tg_error_set(TG_EINVAL, "store: a lease to expire needs its owner");
+	return s->ops->lease_expire(s, id, owner, store_now(s));
+}
+
 int tg_store_job_release(tg_store *s, int64_t id, const char *owner)
 {
 	if (!owner || !*owner)

@@ -150,6 +150,22 @@ void tg_store_set_trusted_only(tg_store *s, int on);
  * baseline candidate. TG_ENOTFOUND when none. */
 int tg_store_find_run(tg_store *s, const char *repo, const char *commit, const char *workload, tg_job *out);
 
+/* A lease held on an unfinished job. */
+typedef struct tg_lease {
+	int64_t id;       /* the job */
+	char owner[192];  /* "host:pid:start" (daemon.c), truncated if longer */
+	int64_t until;    /* Unix seconds */
+} tg_lease;
+
+/* The unexpired leases on unfinished jobs, by job id. *out is an array of
+ * *n the caller frees (free). */
+int tg_store_leases(tg_store *s, tg_lease **out, size_t *n);
+
+/* Ends owner's lease on job id now (it becomes claimable at once), keeping
+ * its attempts: for a lease whose holder is known to be dead. TG_ENOTFOUND
+ * when owner holds no lease on it. */
+int tg_store_lease_expire(tg_store *s, int64_t id, const char *owner);
+
 /* One point of a history series. */
 typedef struct tg_history_point {
 	int64_t run;       /* run id */

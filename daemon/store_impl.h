@@ -67,6 +67,8 @@ typedef struct tg_store_ops {
 	int (*history)(tg_store *s, const char *repo, const char *branch, const char *workload, const char *metric,
 	               const char *prefix, int64_t limit, tg_history_point **out, size_t *n);
 	int (*prune)(tg_store *s, int64_t before, int64_t *deleted);
+	int (*leases)(tg_store *s, int64_t now, tg_lease **out, size_t *n);
+	int (*lease_expire)(tg_store *s, int64_t id, const char *owner, int64_t now);
 } tg_store_ops;
 
 /* Every backend's struct starts with this. */

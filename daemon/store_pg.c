@@ -266,7 +266,19 @@ static int add_once(pg_store *b, const tg_job *j, int64_t now, int64_t *id, int 
 	 * second find nothing: then insert again. */
 	for (int tries = 0; tries < 3; tries++) {
 		int rc;
-		PGresult *res = pg_run(b, "add job",
+		/* a known run first: an INSERT that conflicts still uses up a
+		 * sequence value, and every restart adds every manifest again */
+		PGresult *res = pg_run(b, "add job", "SELECT id FROM runs WHERE key = $1", 1, p, &rc);
+		if (!res)
+			return rc;
+		if (PQntuples(res) == 1) {
+			*id = strtoll(PQgetvalue(res, 0, 0), NULL, 10);
+			*created = 0;
+			PQclear(res);
+			return 0;
+		}
+		PQclear(res);
+		res = pg_run(b, "add job",
 		                       "INSERT INTO runs (key, prefix, repo, commit_sha, branch, target_branch, pr, "
 		                       "workload, run_id, manifest, created_at, updated_at, run_time, trusted) VALUES "
 		                       "($1, $2, $3, $4, $5, $6, $7::bigint, $8, $9, $10, $11::bigint, $11::bigint, "
@@ -390,6 +402,62 @@ static int renew_once(pg_store *b, int64_t id, const char *owner, int64_t now, i
 	if (!rc && !changed)
 		rc = tg_error_set(TG_ENOTFOUND, "store: job %lld: %s holds no lease on it", (long long)id, owner);
 	return rc;
+}
+
+static int leases_once(pg_store *b, int64_t now, tg_lease **out, size_t *n)
+{
+	char t[24];
+	fmt_i64(t, sizeof(t), now);
+	const char *p[] = {t};
+	int rc;
+	PGresult *res = pg_run(b, "leases",
+	                       "SELECT id, lease_owner, lease_until FROM runs WHERE state IN " UNFINISHED
+	                       " AND lease_owner IS NOT NULL AND lease_until > $1::bigint ORDER BY id",
+	                       1, p, &rc);
+	if (!res)
+		return rc;
+	size_t cap = 0;
+	for (int r = 0; r < PQntuples(res); r++) {
+		tg_lease *l = tg_store__push((void **)out, n, &cap, sizeof(**out));
+		if (!l) {
+			PQclear(res);
+			free(*out);
+			*out = NULL;
+			*n = 0;
+			return TG_ENOMEM;
+		}
+		l->id = strtoll(PQgetvalue(res, r, 0), NULL, 10);
+		snprintf(l->owner, sizeof(l->owner), "%s", PQgetvalue(res, r, 1));
+		l->until = strtoll(PQgetvalue(res, r, 2), NULL, 10);
+	}
+	PQclear(res);
+	return 0;
+}
+
+static int pg_leases(tg_store *s, int64_t now, tg_lease **out, size_t *n)
+{
+	PG_RETRY(pgs(s), leases_once(pgs(s), now, out, n));
+}
+
+static int lease_expire_once(pg_store *b, int64_t id, const char *owner, int64_t now)
+{
+	char t[24], ids[24];
+	fmt_i64(t, sizeof(t), now);
+	fmt_i64(ids, sizeof(ids), id);
+	const char *p[] = {t, ids, owner};
+	int64_t changed = 0;
+	int rc = pg_update(b, "expire lease",
+	                   "UPDATE runs SET lease_until = 0, updated_at = $1::bigint "
+	                   "WHERE id = $2::bigint AND lease_owner = $3 AND state IN " UNFINISHED,
+	                   3, p, &changed);
+	if (!rc && !changed)
+		rc = tg_error_set(TG_ENOTFOUND, "store: job %lld: %s holds no lease on it", (long long)id, owner);
+	return rc;
+}
+
+static int pg_lease_expire(tg_store *s, int64_t id, const char *owner, int64_t now)
+{
+	PG_RETRY(pgs(s), lease_expire_once(pgs(s), id, owner, now));
 }
 
 static int release_once(pg_store *b, int64_t id, const char *owner, int64_t now)
@@ -670,6 +738,8 @@ static const tg_store_ops pg_ops = {
 	.find_run = pg_find_run,
 	.history = pg_history,
 	.prune = pg_prune,
+	.leases = pg_leases,
+	.lease_expire = pg_lease_expire,
 };
 
 static const char *opt(const PQconninfoOption *o, const char *key)

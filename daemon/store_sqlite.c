@@ -50,6 +50,8 @@ enum {
 	SQ_FIND_RUN,
 	SQ_HISTORY,
 	SQ_PRUNE,
+	SQ_LEASES,
+	SQ_LEASE_EXPIRE,
 	SQ_NSTMT
 };
 
@@ -72,6 +74,10 @@ static const char *const sq_sql[SQ_NSTMT] = {
 	                  " ORDER BY run_time, id LIMIT 1",
 	[SQ_CLAIM_TAKE] = "UPDATE runs SET lease_owner = ?1, lease_until = ?2, attempts = attempts + 1, "
 	                  "updated_at = ?3 WHERE id = ?4 RETURNING " TG_STORE_JOB_COLS,
+	[SQ_LEASES] = "SELECT id, lease_owner, lease_until FROM runs WHERE state IN " UNFINISHED
+	              " AND lease_owner IS NOT NULL AND lease_until > ?1 ORDER BY id",
+	[SQ_LEASE_EXPIRE] = "UPDATE runs SET lease_until = 0, updated_at = ?1 "
+	                    "WHERE id = ?2 AND lease_owner = ?3 AND state IN " UNFINISHED,
 	[SQ_RELEASE] = "UPDATE runs SET lease_owner = NULL, lease_until = 0, updated_at = ?1, "
 	               "attempts = CASE WHEN attempts > 0 THEN attempts - 1 ELSE 0 END "
 	               "WHERE id = ?2 AND lease_owner = ?3 AND state IN " UNFINISHED,
@@ -268,8 +274,26 @@ static int sq_job_add(tg_store *s, const tg_job *j, int64_t now, int64_t *id, in
 	int rc = sq_begin(b);
 	if (rc)
 		return rc;
-	sqlite3_stmt *st = sq_stmt(b, SQ_ADD);
+	/* a known run first: an INSERT that conflicts still uses up an id
+	 * (AUTOINCREMENT), and every restart adds every manifest again */
+	sqlite3_stmt *st = sq_stmt(b, SQ_ID_BY_KEY);
 	if (!st) {
+		rc = TG_EIO;
+		goto fail;
+	}
+	bind_text(st, 1, j->key);
+	if ((rc = sq_step(b, st, "add job")) < 0)
+		goto fail;
+	if (rc == 1) {
+		*id = sqlite3_column_int64(st, 0);
+		*created = 0;
+		sq_done(st);
+		if ((rc = sq_commit(s)))
+			goto fail;
+		return 0;
+	}
+	sq_done(st);
+	if (!(st = sq_stmt(b, SQ_ADD))) {
 		rc = TG_EIO;
 		goto fail;
 	}
@@ -418,6 +442,51 @@ static int sq_job_release(tg_store *s, int64_t id, const char *owner, int64_t no
 	sqlite3_bind_int64(st, 2, id);
 	bind_text(st, 3, owner);
 	int changed = 0, rc = sq_update(b, st, "release", &changed);
+	if (!rc && !changed)
+		rc = tg_error_set(TG_ENOTFOUND, "store: job %lld: %s holds no lease on it", (long long)id, owner);
+	return rc;
+}
+
+static int sq_leases(tg_store *s, int64_t now, tg_lease **out, size_t *n)
+{
+	sq_store *b = sq(s);
+	sqlite3_stmt *st = sq_stmt(b, SQ_LEASES);
+	if (!st)
+		return TG_EIO;
+	sqlite3_bind_int64(st, 1, now);
+	size_t cap = 0;
+	int rc;
+	while ((rc = sq_step(b, st, "leases")) == 1) {
+		tg_lease *l = tg_store__push((void **)out, n, &cap, sizeof(**out));
+		if (!l) {
+			rc = TG_ENOMEM;
+			break;
+		}
+		const char *o = (const char *)sqlite3_column_text(st, 1);
+		l->id = sqlite3_column_int64(st, 0);
+		snprintf(l->owner, sizeof(l->owner), "%s", o ? o : "");
+		l->until = sqlite3_column_int64(st, 2);
+	}
+	sq_done(st);
+	if (rc < 0) {
+		free(*out);
+		*out = NULL;
+		*n = 0;
+		return rc;
+	}
+	return 0;
+}
+
+static int sq_lease_expire(tg_store *s, int64_t id, const char *owner, int64_t now)
+{
+	sq_store *b = sq(s);
+	sqlite3_stmt *st = sq_stmt(b, SQ_LEASE_EXPIRE);
+	if (!st)
+		return TG_EIO;
+	sqlite3_bind_int64(st, 1, now);
+	sqlite3_bind_int64(st, 2, id);
+	bind_text(st, 3, owner);
+	int changed = 0, rc = sq_update(b, st, "expire lease", &changed);
 	if (!rc && !changed)
 		rc = tg_error_set(TG_ENOTFOUND, "store: job %lld: %s holds no lease on it", (long long)id, owner);
 	return rc;
@@ -647,6 +716,8 @@ static const tg_store_ops sq_ops = {
 	.find_run = sq_find_run,
 	.history = sq_history,
 	.prune = sq_prune,
+	.leases = sq_leases,
+	.lease_expire = sq_lease_expire,
 };
 
 /* Switches to WAL mode (a property of the file, kept once set). Switching

@@ -51,6 +51,15 @@ if [ "$rc" -eq 0 ] && [ "$(count '<svg' "$two")" -eq 6 ] && grep -q '<h2>Across 
 else
 	not_ok "two traces in one page" "exit $rc: $(head -c 300 "$tmp/err")"
 fi
+# the page gets the mode any new file gets (0666 less the umask), not
+# mkstemp's 0600: with umask 022 the team reads it, with 077 nobody else
+for m in 022:644 077:600 002:664; do
+	mask=${m%%:*} want=${m#*:}
+	(umask "$mask" && "$TG" report "$SAMPLE" --format html -o "$tmp/mode$mask" >/dev/null 2>"$tmp/err")
+	got=$(stat -c %a "$tmp/mode$mask/report.html" 2>/dev/null)
+	[ "$got" = "$want" ] && ok "report.html under umask $mask is $want" ||
+		not_ok "report.html under umask $mask" "mode ${got:-missing}, not $want: $(head -c 200 "$tmp/err")"
+done
 "$TG" report --help | grep -q 'text|md|csv|json|html' && ok "help names html" || not_ok "help names html" "no"
 
 # ------------------------------------------------------------ the picture

@@ -117,11 +117,28 @@ tg_check "main2: judged, so not neutral" sh -c "grep \"$main2\" outbox/statuses.
 nser=$(node -e 'const h=JSON.parse(require("fs").readFileSync("hist2.json"));console.log(h.series.length)')
 tg_eq "history json: two points in every series" "" "$(node -e 'const h=JSON.parse(require("fs").readFileSync("hist2.json"));for(const s of h.series)if(s.points.length!==2||s.points[0].commit!==process.argv[1])console.log(s.metric)' "$main1")"
 tg_check "history: several series recorded" test "$nser" -ge 2
-tg_eq "history html: one chart per series" "$nser" "$(grep -c '<svg' hist2.html)"
-tg_eq "history html: two points in every chart" "$((2 * nser))" "$(grep -o '<circle' hist2.html | wc -l | tr -d ' ')"
+nflat=$(sed -n 's/.*<p>[0-9]* series, \([0-9]*\) of them flat.*/\1/p' hist2.html)
+tg_check "history html: says how many series are flat" test -n "$nflat"
+tg_eq "history html: one chart per series that moves" "$((nser - nflat))" "$(grep -c '<svg' hist2.html)"
+tg_eq "history html: two points in every chart" "$((2 * (nser - nflat)))" "$(grep -o '<circle' hist2.html | wc -l | tr -d ' ')"
+tg_check "history html: tooltips name run, date and unit" grep -q '<title>run [0-9]* &#183; 20[0-9-]* [0-9:]* UTC &#183; [0-9a-f]\{12\}&#10;[0-9.e+-]* ms (' hist2.html
 tg_check "history html: self-contained" sh -c "! grep -Eq '<script|src=|href=|<link' hist2.html"
-tg_eq "history text: one series, two runs" "train  gpu_busy_ms|${main1:0:12}|${main2:0:12}" \
+tg_eq "history text: one series, two runs" "train  gpu_busy_ms  (ms)|${main1:0:12}|${main2:0:12}" \
 	"$(sed -n '3p' hist2.txt)|$(sed -n '4p' hist2.txt | awk '{print $3}')|$(sed -n '5p' hist2.txt | awk '{print $3}')"
+tg_check "history text: every value says its unit" sh -c "sed -n '4,5p' hist2.txt | awk '{print \$5}' | grep -cx ms | grep -qx 2"
+# a rule's metric name finds the stored series; a miss lists the real names
+"$tg" history --config tracegate.yaml --repo acme/llm --branch main --metric gpu_busy > hist2b.txt 2>hist2b.err
+tg_check "history --metric gpu_busy: the gpu_busy_ms series" cmp hist2.txt hist2b.txt
+"$tg" history --config tracegate.yaml --repo acme/llm --branch main --metric gpu_bsy > hist2c.txt 2>hist2c.err
+tg_eq "history --metric (a miss): exit 2, one line, nothing on stdout" "2 1 0" "$? $(wc -l < hist2c.err) $(wc -c < hist2c.txt)"
+tg_check "history --metric (a miss): lists the recorded names" grep -q "^tracegate: history: acme/llm on main: --metric gpu_bsy: no such series; recorded: .*gpu_busy_ms.*rule:sdpa-forward" hist2c.err
+# read-only: no S3 key nor forge token is needed to read the database
+sed -e 's|^  local: storage|  s3: {endpoint: "http://127.0.0.1:9", bucket: b, region: us-east-1, access_key: {env: TG_UNSET_S3_KEY}, secret_key: {file: /nonexistent/s3-secret}}|' \
+	-e 's|^    outbox: outbox|    outbox: outbox\n  - name: gh\n    kind: github\n    api_url: "http://127.0.0.1:9"\n    token: {env: TG_UNSET_GH_TOKEN}|' tracegate.yaml > nosecrets.yaml
+tg_check "a config naming secrets that are not set is refused by the daemon" sh -c "! '$tg' daemon --config nosecrets.yaml --check 2>/dev/null"
+tg_check "history reads the database without them" sh -c "env -u TG_UNSET_S3_KEY -u TG_UNSET_GH_TOKEN '$tg' history --config nosecrets.yaml --repo acme/llm --branch main --metric gpu_busy_ms | cmp -s - hist2.txt"
+(umask 022 && "$tg" history --config tracegate.yaml --repo acme/llm --branch main --format html -o hist-mode.html)
+tg_eq "history html: the umask's mode (644 under 022), not 600" 644 "$(stat -c %a hist-mode.html)"
 
 # 2. a pull request 8 % slower on attention: blocked, one comment
 up "$slow" slow pr1 slow.json.gz 7
@@ -202,6 +219,42 @@ for point in seen analysing posting comment; do
 	nc=$(find outbox -path "*pr-$pr*" -name 'comment-*.md' | wc -l | tr -d ' ')
 	tg_eq "kill -9 at $point: exactly one comment" 1 "$nc"
 done
+# a daemon killed -9 on this host holds a lease of 10 minutes: the next
+# --once sees its pid is gone and reclaims the job at once
+sed 's/^  lease: 2s/  lease: 10m/' tracegate.yaml > longlease.yaml
+git -C src checkout -qb kdead "$main2"
+echo dead >> src/a && git -C src commit -qam "kill, long lease"
+sha=$(git -C src rev-parse HEAD)
+git -C src push -q "$TG_RUN/repo.git" kdead
+git -C src checkout -q main
+up "$sha" kdead kill-dead slow.json.gz 29
+TRACEGATE_TEST_STALL="analysing:60" "$tg" daemon --config longlease.yaml --once >>out.log 2>stall.log &
+dpid=$!
+for i in $(seq 1 200); do grep -q "stall at analysing" stall.log && break; sleep 0.05; done
+kill -9 "$dpid"; wait "$dpid" 2>/dev/null
+t0=$(date +%s)
+"$tg" daemon --config longlease.yaml --once >>out.log 2>reclaim.log
+t1=$(date +%s)
+tg_eq "kill -9, lease 10 min: the next --once finishes the job" failure "$(status_of "$sha")"
+tg_check "kill -9, lease 10 min: reclaimed at once (under 60 s, not 10 min)" test $((t1 - t0)) -lt 60
+tg_check "kill -9: the log says the holder is dead and the job reclaimed" grep -q "its lease holder .*:$dpid:[0-9]* is dead (no process $dpid on this host): reclaimed now" reclaim.log
+# a live holder is waited for, and the wait is logged
+git -C src checkout -qb kalive "$main2"
+echo alive >> src/a && git -C src commit -qam "live holder"
+sha2=$(git -C src rev-parse HEAD)
+git -C src push -q "$TG_RUN/repo.git" kalive
+git -C src checkout -q main
+up "$sha2" kalive kill-alive slow.json.gz 28
+TRACEGATE_TEST_STALL="analysing:30" "$tg" daemon --config longlease.yaml --once >>out.log 2>stall2.log &
+dpid=$!
+for i in $(seq 1 200); do grep -q "stall at analysing" stall2.log && break; sleep 0.05; done
+# a second daemon on this host (its own state folder: one daemon per folder) sharing the database
+sed 's/^  state_dir: state/  state_dir: state2/' longlease.yaml > second.yaml
+"$tg" daemon --config second.yaml --once >>out.log 2>wait.log
+tg_check "a live holder's lease: the wait is logged" grep -q "is leased by .*:$dpid:[0-9]* (a live process on this host) for [0-9]*s more: waiting for it" wait.log
+kill -9 "$dpid"; wait "$dpid" 2>/dev/null
+once
+tg_eq "...and once it is dead, the job is finished" failure "$(status_of "$sha2")"
 # counted, not listed: an absent sqlite3 (or a query that fails) must not pass as "nothing unfinished"
 if command -v sqlite3 >/dev/null 2>&1; then
 	unfinished=$(sqlite3 tracegate.db "select count(*) from runs where state not in ('done','failed')" 2>&1)
@@ -250,6 +303,29 @@ tg_eq "backlog: the pull request blocks against the last" failure "$(status_of "
 c40=$(find outbox -path '*pr-40*' -name 'comment-*.md' | head -1)
 last=${bl##* }
 tg_check "backlog: the PR's baseline is the last main commit" grep -q "Baseline: \`${last:0:12}\`" "$c40"
+
+# 9. history in first-parent order: three main commits whose runs arrive f3, f1, f2
+git -C src checkout -q main
+fp=""
+for i in 1 2 3; do
+	echo "f$i" >> src/a && git -C src commit -qam "first-parent $i"
+	fp="$fp $(git -C src rev-parse HEAD)"
+done
+git -C src push -q "$TG_RUN/repo.git" main
+set -- $fp
+f1=$1 f2=$2 f3=$3
+for sha in "$f3" "$f1" "$f2"; do
+	sleep 1.1   # run times one second apart at least
+	up "$sha" main "fp-${sha:0:7}" fine.json.gz
+	once
+done
+order() { # CONFIG: the three commits in the order history prints them
+	"$tg" history --config "$1" --repo acme/llm --branch main --metric steps |
+		awk '{print $3}' | grep -x -e "${f1:0:12}" -e "${f2:0:12}" -e "${f3:0:12}" | tr '\n' ' '
+}
+tg_eq "history: runs in first-parent order (the daemon's mirror)" "${f1:0:12} ${f2:0:12} ${f3:0:12} " "$(order tracegate.yaml)"
+sed 's/^  state_dir: state/  state_dir: state-nomirror/' tracegate.yaml > nomirror.yaml
+tg_eq "history: without a mirror, in the order they ran" "${f3:0:12} ${f1:0:12} ${f2:0:12} " "$(order nomirror.yaml)"
 
 tg_check "no crash or sanitizer report in the logs" sh -c "! grep -Eq 'runtime error|AddressSanitizer|LeakSanitizer' daemon.log live.log stall.log"
 tg_done it_daemon

@@ -131,8 +131,11 @@ repositories:
 daemon: {state_dir: state-b, lease: 2s}
 http: {timeout: 3s, retries: 4, backoff: 100ms, max_wait: 2s}
 EOF
-tg_check "config A --check" "$tg" daemon --config a.yaml --check
-tg_check "config B --check" "$tg" daemon --config b.yaml --check
+# --offline: the forge fakes answer only the operations the daemon posts
+# with, not the repository lookup of the connectivity check
+# (tests/cli_daemon_check.sh tests that against dead and live endpoints)
+tg_check "config A --check --offline" "$tg" daemon --config a.yaml --check --offline
+tg_check "config B --check --offline" "$tg" daemon --config b.yaml --check --offline
 
 # the pull request as the forge has it (the daemon asks before posting): open,
 # this commit its head, into main; ALIEN=1: the upload claims a pull request

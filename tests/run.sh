@@ -10,8 +10,19 @@
 # drop them silently), unless its name is in TG_ALLOW_SKIP (space-separated
 # names such as "cli_diff_hta.sh", for a CI without ../shared).
 # Environment: TG_BIN (the tracegate binary), TG_SHARED (default ../shared),
-# CI, TG_ALLOW_SKIP.
+# CI, TG_ALLOW_SKIP, and TG_SKIP_SERVERS=1: skip the suites that start real
+# servers (PostgreSQL, radosgw, git daemon, the forge fakes) for a quick
+# local run; they count as skipped; ignored when CI=true (CI never skips).
 set -u
+servers=" it_daemon_servers.sh it_faults.sh it_forges.sh it_git.sh it_s3.sh it_security.sh it_store_pg.sh "
+skip_servers=0
+if [ "${TG_SKIP_SERVERS:-0}" = 1 ]; then
+	if [ "${CI:-}" = true ]; then
+		echo "# CI=true: TG_SKIP_SERVERS=1 is ignored, every suite runs"
+	else
+		skip_servers=1
+	fi
+fi
 passed=0
 failed=0
 skipped=0
@@ -41,8 +52,16 @@ for t in "$@"; do
 done
 for s in tests/cli_*.sh tests/it_*.sh; do
 	[ -f "$s" ] || continue
+	name=$(basename "$s")
+	case "$servers" in *" $name "*)
+		if [ "$skip_servers" = 1 ]; then
+			echo "# SKIP $name: it starts real servers and TG_SKIP_SERVERS=1 (CI never skips it)"
+			record "$name" 77
+			continue
+		fi
+	esac
 	sh "$s" "${TG_BIN:-./tracegate}"
-	record "$(basename "$s")" $?
+	record "$name" $?
 done
 echo
 [ -n "$failed_names" ] && echo "failed suites:$failed_names"

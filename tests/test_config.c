@@ -1164,6 +1164,67 @@ static void test_trust_keys(void **state)
 /* ------------------------------------------------------------ documentation */
 
 /* Every YAML example of docs/config.md loads (secret files from the fixtures). */
+/* TG_CONFIG_DATABASE_ONLY (tracegate history): the S3 keys and forge
+ * tokens are checked for their form and not read, so unset variables and
+ * missing files pass; the database's secret is still read. */
+static void test_database_only(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/tg-config-dbonly-XXXXXX";
+	assert_non_null(mkdtemp(dir));
+	char path[256];
+	snprintf(path, sizeof(path), "%s/t.yaml", dir);
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	fprintf(f, "storage:\n"
+	           "  s3: {endpoint: \"https://s3.example\", bucket: b, region: r,\n"
+	           "       access_key: {env: TG_T_UNSET_A}, secret_key: {file: %s/missing}}\n"
+	           "database:\n"
+	           "  postgresql: {env: TG_T_DB}\n"
+	           "forges:\n"
+	           "  - {name: gh, kind: github, api_url: \"https://api.github.com\", token: {env: TG_T_UNSET_B}}\n"
+	           "repositories:\n"
+	           "  - {name: acme/llm, forge: gh, clone_url: \"https://github.com/acme/llm.git\",\n"
+	           "     git_token: {env: TG_T_UNSET_B}}\n",
+	           dir);
+	fclose(f);
+	unsetenv("TG_T_UNSET_A");
+	unsetenv("TG_T_UNSET_B");
+	setenv("TG_T_DB", "postgresql://tg@db/tg", 1);
+	tg_config *c = NULL;
+	/* every secret read: the first unset one stops the load */
+	assert_int_equal(tg_config_load_file(&c, path), TG_EINVAL);
+	assert_null(c);
+	assert_non_null(strstr(tg_error_last(), "storage.s3.access_key: environment variable TG_T_UNSET_A is not set"));
+	assert_int_equal(tg_config_load_file_for(&c, path, 0), TG_EINVAL);
+	/* the database only */
+	if (tg_config_load_file_for(&c, path, TG_CONFIG_DATABASE_ONLY))
+		fail_msg("%s", tg_error_last());
+	assert_string_equal(c->postgresql.value, "postgresql://tg@db/tg");
+	assert_null(c->storage.s3_access_key.value);
+	assert_string_equal(c->storage.s3_access_key.env, "TG_T_UNSET_A");
+	assert_null(c->storage.s3_secret_key.value);
+	assert_non_null(strstr(c->storage.s3_secret_key.file, "/missing"));
+	assert_null(c->forges[0].token.value);
+	assert_null(c->repos[0].git_token.value);
+	tg_config_free(c);
+	/* ... which is still needed */
+	unsetenv("TG_T_DB");
+	assert_int_equal(tg_config_load_file_for(&c, path, TG_CONFIG_DATABASE_ONLY), TG_EINVAL);
+	assert_non_null(strstr(tg_error_last(), "database.postgresql: environment variable TG_T_DB is not set"));
+	/* the form of the others is still checked */
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("storage: {s3: {endpoint: \"https://s3.example\", bucket: b, region: r, access_key: inline, "
+	      "secret_key: {env: X}}}\ndatabase: {sqlite: x.db}\nforges: []\nrepositories: []\n",
+	      f);
+	fclose(f);
+	assert_int_equal(tg_config_load_file_for(&c, path, TG_CONFIG_DATABASE_ONLY), TG_EFORMAT);
+	assert_non_null(strstr(tg_error_last(), "a secret is never written in the configuration"));
+	unlink(path);
+	rmdir(dir);
+}
+
 static void test_docs_examples(void **state)
 {
 	(void)state;
@@ -1220,6 +1281,7 @@ int main(void)
 		cmocka_unit_test(test_io),
 		cmocka_unit_test(test_secrets_never_in_messages),
 		cmocka_unit_test(test_trust_keys),
+		cmocka_unit_test(test_database_only),
 		cmocka_unit_test(test_docs_examples),
 	};
 	return cmocka_run_group_tests(tests, setup, NULL);

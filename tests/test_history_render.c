@@ -72,14 +72,14 @@ static void test_text(void **state)
 	/* series sorted by workload ('a' < 't'), points in order, change from the previous run */
 	assert_string_equal(t, "history of acme/llm on main: 2 series\n"
 	                       "\n"
-	                       "a,\"b\"  kernel_time_ms:gemm\n"
-	                       "  2023-11-14 22:13  111111111111               4\n"
-	                       "  2023-11-14 23:13  222222222222               3   -25.00 %\n"
+	                       "a,\"b\"  kernel_time_ms:gemm  (ms)\n"
+	                       "  2023-11-14 22:13  111111111111               4 ms\n"
+	                       "  2023-11-14 23:13  222222222222               3 ms      -25.00 %\n"
 	                       "\n"
-	                       "train  gpu_busy_ms\n"
-	                       "  2023-11-14 22:13  111111111111              10\n"
-	                       "  2023-11-14 23:13  222222222222              20  +100.00 %\n"
-	                       "  2023-11-15 00:13  333333333333              30   +50.00 %\n");
+	                       "train  gpu_busy_ms  (ms)\n"
+	                       "  2023-11-14 22:13  111111111111              10 ms\n"
+	                       "  2023-11-14 23:13  222222222222              20 ms     +100.00 %\n"
+	                       "  2023-11-15 00:13  333333333333              30 ms      +50.00 %\n");
 	free(t);
 }
 
@@ -117,6 +117,7 @@ static void test_json(void **state)
 	json_t *s0 = json_array_get(s, 0), *s1 = json_array_get(s, 1);
 	assert_string_equal(json_string_value(json_object_get(s0, "workload")), "a,\"b\"");
 	assert_string_equal(json_string_value(json_object_get(s1, "metric")), "gpu_busy_ms");
+	assert_string_equal(json_string_value(json_object_get(s1, "unit")), "ms");
 	json_t *pts = json_object_get(s1, "points");
 	assert_int_equal(json_array_size(pts), 3);
 	for (size_t k = 0; k < 3; k++) {
@@ -170,34 +171,146 @@ static void test_html(void **state)
 	/* one chart per series, in series order; one point per run */
 	assert_int_equal(count(t, "<svg"), 2);
 	assert_int_equal(count(t, "</svg>"), 2);
-	assert_non_null(strstr(t, "<p>2 series.</p>"));
-	assert_non_null(strstr(t, "<h2>a,&quot;b&quot;: <code>kernel_time_ms:gemm</code> (2 runs)</h2>"));
-	assert_non_null(strstr(t, "<h2>train: <code>gpu_busy_ms</code> (3 runs)</h2>"));
+	assert_non_null(strstr(t, "<p>2 series, 0 of them flat (one run, or one value)."));
+	assert_non_null(strstr(t, "<h2>a,&quot;b&quot;: <code>kernel_time_ms:gemm</code> (2 runs, ms)</h2>"));
+	assert_non_null(strstr(t, "<h2>train: <code>gpu_busy_ms</code> (3 runs, ms)</h2>"));
 	assert_true(strstr(t, "kernel_time_ms:gemm") < strstr(t, "gpu_busy_ms"));
-	char *svg = nth_svg(t, 1); /* train/gpu_busy_ms: 10, 20, 30 */
+	/* train/gpu_busy_ms 10, 20, 30: percent of the median (20 ms), -50, 0,
+	 * +50; the noise band: run-to-run differences 10 and 10, sigma 1.4826 *
+	 * 10 / sqrt 2 = 10.48, two of them in percent of 20: +-104.8 % */
+	assert_non_null(strstr(t, "the median of the series: 20 ms. Noise band (grey): &#177;105 %."));
+	char *svg = nth_svg(t, 1);
 	assert_int_equal(count(svg, "<circle"), 3);
-	/* the plot is x 70..700, y 20..180; values padded by 10 % of the range: 8..32 */
-	assert_non_null(strstr(svg, "<circle cx=\"70.0\" cy=\"166.7\" r=\"3\" fill=\"#1f6feb\"><title>111111111111: 10</title>"));
-	assert_non_null(strstr(svg, "<circle cx=\"385.0\" cy=\"100.0\" r=\"3\" fill=\"#1f6feb\"><title>222222222222: 20</title>"));
-	assert_non_null(strstr(svg, "<circle cx=\"700.0\" cy=\"33.3\" r=\"3\" fill=\"#1f6feb\"><title>333333333333: 30</title>"));
-	assert_non_null(strstr(svg, "points=\"70.0,166.7 385.0,100.0 700.0,33.3 \""));
+	/* the plot is x 64..740, y 20..200; 0 % in the middle (the range is
+	 * symmetric: the band) */
+	assert_non_null(strstr(svg, "<circle cx=\"64.0\" cy=\"147.0\" r=\"3.5\" fill=\"#0969da\"><title>run 1 &#183; "
+	                            "2023-11-14 22:13 UTC &#183; 111111111111&#10;10 ms (-50.00 % against the reference)"
+	                            "</title>"));
+	assert_non_null(strstr(svg, "<circle cx=\"402.0\" cy=\"110.0\" r=\"3.5\" fill=\"#0969da\"><title>run 2 &#183; "
+	                            "2023-11-14 23:13 UTC &#183; 222222222222&#10;20 ms (+0.00 % against the reference)"));
+	assert_non_null(strstr(svg, "<circle cx=\"740.0\" cy=\"73.0\" "));
+	assert_non_null(strstr(svg, "points=\"64.0,147.0 402.0,110.0 740.0,73.0 \""));
+	assert_non_null(strstr(svg, "<rect class=\"band\""));
 	assert_non_null(strstr(svg, ">1111111</text>")); /* the commits under the axis */
 	assert_non_null(strstr(svg, ">3333333</text>"));
+	assert_null(strstr(svg, "stroke-dasharray")); /* no rule, no threshold */
 	free(svg);
 	svg = nth_svg(t, 0);
 	assert_int_equal(count(svg, "<circle"), 2);
 	free(svg);
 	free(t);
 
-	/* one run: one point, centred; a flat series still has a range */
+	/* one run: nothing to chart yet, in the folded table */
 	t = render(TG_HISTORY_HTML, "acme/llm", "main", points, 1);
-	assert_int_equal(count(t, "<svg"), 1);
-	assert_int_equal(count(t, "<circle"), 1);
-	assert_non_null(strstr(t, "<circle cx=\"385.0\" cy=\""));
-	assert_non_null(strstr(t, "(1 runs)"));
+	assert_int_equal(count(t, "<svg"), 0);
+	assert_non_null(strstr(t, "<p>1 series, 1 of them flat"));
+	assert_non_null(strstr(t, "<tr><td>train</td><td><code>gpu_busy_ms</code></td><td>10 ms</td><td>1</td></tr>"));
 	assert_null(strstr(t, "nan"));
 	assert_null(strstr(t, "inf"));
 	free(t);
+}
+
+/* Flat series (constant, zero included) are folded into one table, not
+ * charted; 1 % of noise is drawn as 1 %, on an axis of at least +-2 %. */
+static void test_html_flat_and_noise(void **state)
+{
+	(void)state;
+	const tg_history_point pts[] = {
+		{1, T0, C1, "train", "exposed_comm_ms", 0},       {2, T0 + 60, C2, "train", "exposed_comm_ms", 0},
+		{3, T0 + 120, C3, "train", "exposed_comm_ms", 0}, {1, T0, C1, "train", "steps", 8},
+		{2, T0 + 60, C2, "train", "steps", 8},             {1, T0, C1, "train", "gpu_busy_ms", 100},
+		{2, T0 + 60, C2, "train", "gpu_busy_ms", 101},     {3, T0 + 120, C3, "train", "gpu_busy_ms", 99.5},
+	};
+	char *t = render(TG_HISTORY_HTML, "acme/llm", "main", pts, sizeof(pts) / sizeof(pts[0]));
+	assert_non_null(strstr(t, "<p>3 series, 2 of them flat (one run, or one value)."));
+	assert_int_equal(count(t, "<svg"), 1);
+	assert_non_null(strstr(t, "<summary>2 flat series (one run, or the same value in every run; not charted)</summary>"));
+	assert_non_null(strstr(t, "<tr><td>train</td><td><code>exposed_comm_ms</code></td><td>0 ms</td><td>3</td></tr>"));
+	assert_non_null(strstr(t, "<tr><td>train</td><td><code>steps</code></td><td>8 steps</td><td>2</td></tr>"));
+	char *svg = nth_svg(t, 0);
+	/* 100, 101, 99.5 against 100: 0, +1, -0.5 %; the axis spans -2..+2 %
+	 * padded by 8 % (-2.32..+2.32), labelled at round values */
+	assert_non_null(strstr(svg, ">-2 %</text>"));
+	assert_non_null(strstr(svg, ">+2 %</text>"));
+	assert_non_null(strstr(svg, ">+0 %</text>"));
+	assert_int_equal(count(svg, " %</text>"), 3);
+	assert_non_null(strstr(svg, "101 ms (+1.00 % against the reference)"));
+	free(svg);
+	free(t);
+}
+
+/* A regression that stays (a step of 6 %) moves the line, not the noise
+ * band: the band comes from run-to-run differences (median 0.5 ms). */
+static void test_html_band_ignores_a_step(void **state)
+{
+	(void)state;
+	static const double v[] = {100, 100.5, 99.5, 100, 106, 106.5, 105.5, 106};
+	tg_history_point pts[8];
+	for (int k = 0; k < 8; k++)
+		pts[k] = (tg_history_point){k + 1, T0 + 60 * k, C1, "train", "gpu_busy_ms", v[k]};
+	char *t = render(TG_HISTORY_HTML, "r", "main", pts, 8);
+	/* median 103; sigma 1.4826 * 0.5 / sqrt 2 = 0.524; 2 sigma / 103 = 1.02 % */
+	assert_non_null(strstr(t, "the median of the series: 103 ms. Noise band (grey): &#177;1 %."));
+	assert_non_null(strstr(t, "<title>noise band &#177;1.02 %</title>"));
+	free(t);
+}
+
+static void info_sdpa(tg_history_series_info *out, const char *workload, const char *metric, void *ctx)
+{
+	(void)workload;
+	assert_string_equal((const char *)ctx, "ctx");
+	if (strcmp(metric, "rule:sdpa"))
+		return;
+	out->unit = "ms";
+	out->rule = "sdpa";
+	out->warn_pct = 2;
+	out->block_pct = 5;
+}
+
+static void info_tflops(tg_history_series_info *out, const char *workload, const char *metric, void *ctx)
+{
+	(void)workload;
+	(void)metric;
+	(void)ctx;
+	out->unit = "TFLOPS/s";
+	out->rule = "gemm-throughput";
+	out->block_pct = 3;
+	out->higher_is_worse = 0;
+}
+
+/* The rule's thresholds drawn where a regression would cross them, and
+ * the unit the caller knows for a rule's series. */
+static void test_html_thresholds(void **state)
+{
+	(void)state;
+	const tg_history_point pts[] = {
+		{1, T0, C1, "train", "rule:sdpa", 10},
+		{2, T0 + 60, C2, "train", "rule:sdpa", 10.1},
+	};
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	assert_int_equal(tg_history_write_with(f, TG_HISTORY_HTML, "r", "main", pts, 2, info_sdpa, "ctx"), 0);
+	fclose(f);
+	assert_non_null(strstr(buf, "(2 runs, ms)"));
+	assert_non_null(strstr(buf, "Thresholds of rule <code>sdpa</code> dashed."));
+	assert_non_null(strstr(buf, ">warn +2 %</text>"));
+	assert_non_null(strstr(buf, ">block +5 %</text>"));
+	assert_int_equal(count(buf, "stroke-dasharray"), 2);
+	free(buf);
+	/* text says the unit the caller gives */
+	f = open_memstream(&buf, &len);
+	assert_int_equal(tg_history_write_with(f, TG_HISTORY_TEXT, "r", "main", pts, 2, info_sdpa, "ctx"), 0);
+	fclose(f);
+	assert_non_null(strstr(buf, "train  rule:sdpa  (ms)\n  2023-11-14 22:13  111111111111              10 ms\n"));
+	free(buf);
+	/* a rate: lower is worse, the block line is below */
+	f = open_memstream(&buf, &len);
+	assert_int_equal(tg_history_write_with(f, TG_HISTORY_HTML, "r", "main", pts, 2, info_tflops, NULL), 0);
+	fclose(f);
+	assert_non_null(strstr(buf, ">block -3 %</text>"));
+	assert_non_null(strstr(buf, "10.1 TFLOPS/s ("));
+	free(buf);
 }
 
 static void test_html_escapes_names(void **state)
@@ -234,6 +347,9 @@ int main(void)
 		cmocka_unit_test(test_json),
 		cmocka_unit_test(test_html),
 		cmocka_unit_test(test_html_escapes_names),
+		cmocka_unit_test(test_html_flat_and_noise),
+		cmocka_unit_test(test_html_thresholds),
+		cmocka_unit_test(test_html_band_ignores_a_step),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

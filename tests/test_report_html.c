@@ -146,6 +146,15 @@ static void test_sample(void **state)
 	/* integers stay integers, empty cells stay empty */
 	assert_non_null(strstr(html, "<td class=\"s\">GEMM</td><td class=\"n\">2</td><td class=\"n\">0.105</td>"));
 	assert_non_null(strstr(html, "<td></td>"));
+	/* every time column says its unit: TraceLens's unit-less names get it
+	 * in the header (microseconds), names that say it are left alone */
+	assert_non_null(strstr(html, "<th class=\"n\">total_direct_kernel_time_sum <span class=\"u\">(\xc2\xb5s)</span></th>"));
+	assert_non_null(strstr(html, "<th class=\"n\">total_direct_kernel_time_ms</th>"));
+	assert_non_null(strstr(html, "<th class=\"n\">busy_time <span class=\"u\">(ms)</span></th>"));
+	assert_non_null(strstr(html, "<th class=\"n\">Kernel duration (\xc2\xb5s)_sum</th>"));
+	assert_null(strstr(html, "times in ms unless"));
+	/* 105 us of direct kernel time for aten::addmm, 0.105 ms in the _ms column */
+	assert_non_null(strstr(html, "<tr><td class=\"w\">aten::addmm</td><td class=\"n\">105.000</td>"));
 	/* short tables open, the 100-bin histogram folded */
 	assert_non_null(strstr(html, "<details class=\"tbl\" id=\"t0-gpu_timeline\" open>"));
 	assert_non_null(strstr(html, "<details class=\"tbl\" id=\"t0-short_kernel_histogram\"><summary>"));

@@ -434,7 +434,9 @@ static void test_add_idempotent(void **state)
 	tg_store_debug_set_time(c->s, T0 + 20);
 	int64_t id3 = add_run(c->s, 3, NULL, &created);
 	assert_int_equal(created, 1);
-	assert_true(id3 > id);
+	/* the adds of the known run used up no id (every daemon restart adds
+	 * every manifest in storage again) */
+	assert_int_equal(id3, id + 1);
 	must(tg_store_job_get(c->s, id3, &g));
 	assert_null(g.target_branch);
 	assert_int_equal(g.pr, 0);
@@ -547,6 +549,50 @@ static void test_lost_lease(void **state)
 	tg_store_debug_set_time(c->s, T0 + 100);
 	must(tg_store_job_renew(c->s, id, "daemon-2", 30));
 	must(tg_store_job_advance(c->s, id, "daemon-2", TG_JOB_ANALYSING, TG_JOB_POSTING, NULL));
+}
+
+/* The leases on unfinished jobs, and ending a dead holder's lease: the job
+ * is claimable at once and keeps its attempts. */
+static void test_leases(void **state)
+{
+	ctx *c = *state;
+	NEED(c);
+	c->s = must_open(c);
+	tg_store_debug_set_time(c->s, T0);
+	int64_t a = add_run(c->s, 960, NULL, NULL);
+	int64_t b = add_run(c->s, 961, NULL, NULL);
+	tg_job j;
+	must(tg_store_job_claim(c->s, "host-a:4242:1700000000", 600, &j));
+	assert_int_equal(j.id, a);
+	tg_job_clear(&j);
+	tg_lease *l = NULL;
+	size_t n = 0;
+	must(tg_store_leases(c->s, &l, &n));
+	assert_int_equal(n, 1);
+	assert_int_equal(l[0].id, a);
+	assert_string_equal(l[0].owner, "host-a:4242:1700000000");
+	assert_int_equal(l[0].until, T0 + 600);
+	free(l);
+	/* someone else's lease cannot be ended by naming another owner */
+	assert_int_equal(tg_store_lease_expire(c->s, a, "host-a:1:1"), TG_ENOTFOUND);
+	must(tg_store_lease_expire(c->s, a, "host-a:4242:1700000000"));
+	must(tg_store_leases(c->s, &l, &n));
+	assert_int_equal(n, 0);
+	free(l);
+	/* claimable now (a before b), its attempts counted on */
+	must(tg_store_job_claim(c->s, "heir", 600, &j));
+	assert_int_equal(j.id, a);
+	assert_int_equal(j.attempts, 2);
+	tg_job_clear(&j);
+	/* a finished job's lease is no lease */
+	must(tg_store_job_claim(c->s, "heir", 600, &j));
+	assert_int_equal(j.id, b);
+	tg_job_clear(&j);
+	must(tg_store_job_advance(c->s, b, "heir", TG_JOB_SEEN, TG_JOB_FAILED, "x"));
+	must(tg_store_leases(c->s, &l, &n));
+	assert_int_equal(n, 1);
+	assert_int_equal(l[0].id, a);
+	free(l);
 }
 
 static void test_transitions(void **state)
@@ -1346,7 +1392,13 @@ static void test_write_faults(void **state)
 		must(tg_store_job_get(ro, id, &j));
 		tg_job_clear(&j);
 		int64_t rid = 0;
-		assert_int_equal(tg_store_job_add(ro, &big_job, &rid, &created), TG_EIO);
+		/* a known run is found without a write; a new one needs one */
+		must(tg_store_job_add(ro, &big_job, &rid, &created));
+		assert_int_equal(rid, bid);
+		assert_int_equal(created, 0);
+		tg_job new_job = big_job;
+		snprintf(new_job.key, sizeof(new_job.key), "%064x", 0x5eed);
+		assert_int_equal(tg_store_job_add(ro, &new_job, &rid, &created), TG_EIO);
 		assert_non_null(strstr(tg_error_last(), "readonly"));
 		assert_int_equal(tg_store_job_claim(ro, "A", 60, &j), TG_EIO);
 		assert_int_equal(tg_store_metrics_put(ro, id, two, 2), TG_EIO);
@@ -1619,7 +1671,7 @@ static void test_pg_reconnect(void **state)
 #define STORE_TESTS(X)                                                                                 \
 	X(test_open_migrate_reopen)                                                                        \
 	X(test_migrate_from_v1) X(test_newer_schema_refused) X(test_add_idempotent) X(test_claim_and_renew) \
-	X(test_lost_lease) X(test_transitions) X(test_set_result) X(test_jobs_list)                        \
+	X(test_lost_lease) X(test_leases) X(test_transitions) X(test_set_result) X(test_jobs_list)                        \
 	X(test_metrics_and_history) X(test_find_run) X(test_prune) X(test_strings)                          \
 	X(test_concurrent_claims) X(test_concurrent_open) X(test_killed_daemon) X(test_write_faults)
 
