@@ -27,6 +27,8 @@ static const char usage[] =
 	"  --format F           text (default), md (the pull-request comment) or json\n"
 	"  -o FILE              write there (complete or not at all) instead of stdout\n"
 	"  --accept RULE:REASON accept a regression of RULE (repeatable)\n"
+	"  --noise-from RUN     a run of the base's code (A/A, repeatable): the noise\n"
+	"                       between it and the base runs widens the intervals\n"
 	"  --allow-hardware-change\n"
 	"                       judge even when GPU, driver, runtime or world size differ\n"
 	"  --no-tree-diff       skip the alignment of the call trees (no divergence\n"
@@ -44,6 +46,8 @@ struct diff_args {
 	enum format fmt;
 	tg_accept *accepts;
 	size_t naccepts;
+	const char **noise;
+	size_t nnoise;
 	int allow_hw;
 	int no_tree_diff;
 	size_t max_bytes;
@@ -54,7 +58,8 @@ static int parse(struct diff_args *a, int argc, char **argv, tg_read_opts *ropts
 {
 	const char **pos = calloc((size_t)argc + 1, sizeof(char *));
 	a->accepts = calloc((size_t)argc + 1, sizeof(tg_accept));
-	if (!pos || !a->accepts) {
+	a->noise = calloc((size_t)argc + 1, sizeof(char *));
+	if (!pos || !a->accepts || !a->noise) {
 		free(pos);
 		tg_cli_error("out of memory");
 		return -1;
@@ -70,7 +75,8 @@ static int parse(struct diff_args *a, int argc, char **argv, tg_read_opts *ropts
 			continue;
 		const char *s = argv[i];
 		int takes = !strcmp(s, "--rules") || !strcmp(s, "--format") || !strcmp(s, "-o") ||
-		            !strcmp(s, "--accept") || !strcmp(s, "--marker") || !strcmp(s, "--max-bytes");
+		            !strcmp(s, "--accept") || !strcmp(s, "--marker") || !strcmp(s, "--max-bytes") ||
+		            !strcmp(s, "--noise-from");
 		if (takes && i + 1 >= argc) {
 			tg_cli_error("%s needs a value", s);
 			goto fail;
@@ -107,6 +113,8 @@ static int parse(struct diff_args *a, int argc, char **argv, tg_read_opts *ropts
 				goto fail;
 			}
 			a->max_bytes = (size_t)v;
+		} else if (!strcmp(s, "--noise-from")) {
+			a->noise[a->nnoise++] = argv[++i];
 		} else if (!strcmp(s, "--allow-hardware-change")) {
 			a->allow_hw = 1;
 		} else if (!strcmp(s, "--no-tree-diff")) {
@@ -180,6 +188,7 @@ int tg_cmd_diff(int argc, char **argv)
 	int pr = parse(&a, argc, argv, &ropts);
 	if (pr) {
 		free(a.accepts);
+		free(a.noise);
 		return pr > 0 ? TG_EXIT_OK : TG_EXIT_USAGE;
 	}
 	int rc = TG_EXIT_USAGE;
@@ -187,8 +196,9 @@ int tg_cmd_diff(int argc, char **argv)
 	tg_gate *g = NULL;
 	char *doc = NULL;
 	size_t doclen = 0;
-	tg_trace **tr = calloc(a.nbase + a.nnext, sizeof(*tr));
-	tg_tree **trees = calloc(a.nbase + a.nnext, sizeof(*trees));
+	size_t ntr = a.nbase + a.nnext + a.nnoise;
+	tg_trace **tr = calloc(ntr, sizeof(*tr));
+	tg_tree **trees = calloc(ntr, sizeof(*trees));
 	if (!tr || !trees)
 		goto out;
 	if (a.rules_file ? tg_rules_load_file(&rules, a.rules_file) : tg_rules_load_default(&rules)) {
@@ -201,9 +211,11 @@ int tg_cmd_diff(int argc, char **argv)
 			goto out;
 		}
 	if (load_side(tr, trees, a.base, a.nbase, &ropts) ||
-	    load_side(tr + a.nbase, trees + a.nbase, a.next, a.nnext, &ropts))
+	    load_side(tr + a.nbase, trees + a.nbase, a.next, a.nnext, &ropts) ||
+	    load_side(tr + a.nbase + a.nnext, trees + a.nbase + a.nnext, a.noise, a.nnoise, &ropts))
 		goto out;
-	tg_gate_opts go = {a.accepts, a.naccepts, a.allow_hw, a.no_tree_diff, 0};
+	tg_gate_opts go = {a.accepts, a.naccepts, a.allow_hw, a.no_tree_diff, 0,
+	                   (const tg_tree *const *)trees + a.nbase + a.nnext, a.nnoise, NULL, 0};
 	if (tg_gate_run(&g, rules, (const tg_tree *const *)trees, a.nbase, (const tg_tree *const *)trees + a.nbase,
 	                a.nnext, &go)) {
 		tg_cli_error("diff: %s", tg_error_last());
@@ -229,7 +241,7 @@ int tg_cmd_diff(int argc, char **argv)
 out:
 	free(doc);
 	tg_gate_free(g);
-	for (size_t i = 0; tr && trees && i < a.nbase + a.nnext; i++) {
+	for (size_t i = 0; tr && trees && i < ntr; i++) {
 		tg_tree_free(trees[i]);
 		tg_trace_free(tr[i]);
 	}
@@ -238,5 +250,6 @@ out:
 	tg_rules_free(rules);
 	free(a.base);
 	free(a.accepts);
+	free(a.noise);
 	return rc;
 }

@@ -564,7 +564,7 @@ static int analyse(tg_daemon *d, size_t ri, tg_job *j, outcome *o)
 	gather_accepts(&acc, d, ri, j);
 	fclose(acc.nf);
 	acc.nf = NULL;
-	tg_gate_opts go = {acc.a, acc.n, 0, 0, 0};
+	tg_gate_opts go = {.accepts = acc.a, .naccepts = acc.n};
 	if ((rc = tg_gate_run(&g, d->rules[ri], (const tg_tree *const *)old.trees, old.n,
 	                      (const tg_tree *const *)cur.trees, cur.n, &go)))
 		goto done;

@@ -106,7 +106,7 @@ int tg_run_metrics(tg_metric **out, size_t *n, const tg_measure *m, const tg_ato
 	/* each total rule's value: the rules judged on the run against itself */
 	tg_judgement *j = NULL;
 	if (!rc && rules) {
-		tg_judge_opts jo = {NULL, 0, 1};
+		tg_judge_opts jo = {.allow_hardware_change = 1};
 		rc = tg_judge(&j, rules, m, m, keys, &jo);
 	}
 	if (!rc && j) {

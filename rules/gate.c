@@ -14,7 +14,7 @@
 
 struct tg_gate {
 	tg_atoms *keys;
-	tg_measure *base, *next;
+	tg_measure *base, *next, *noise;
 	tg_tree_diff **diffs;
 	size_t ndiffs;
 	tg_judgement *judgement, *ops;
@@ -38,7 +38,7 @@ static int ops_judgement(tg_judgement **out, const tg_rules *rules, const tg_mea
 	int rc = tg_rules_load_mem(&r, yaml, strlen(yaml), "<ops>");
 	if (rc)
 		return rc;
-	tg_judge_opts jo = {NULL, 0, 1};
+	tg_judge_opts jo = {.allow_hardware_change = 1};
 	rc = tg_judge(out, r, b, x, keys, &jo);
 	/* the items borrow the rule: the judgement keeps the rules alive */
 	if (rc)
@@ -118,11 +118,14 @@ int tg_gate_run(tg_gate **out, const tg_rules *rules, const tg_tree *const *base
 		rc = tg_measure_build(&g->base, base, nbase, g->keys);
 	if (!rc)
 		rc = tg_measure_build(&g->next, next, nnext, g->keys);
+	if (!rc && opts && opts->nnoise)
+		rc = tg_measure_build(&g->noise, opts->noise, opts->nnoise, g->keys);
 	if (!rc && !(opts && opts->no_tree_diff))
 		rc = align(g, opts);
 	if (!rc) {
 		tg_judge_opts jo = {opts ? opts->accepts : NULL, opts ? opts->naccepts : 0,
-		                    opts ? opts->allow_hardware_change : 0};
+		                    opts ? opts->allow_hardware_change : 0, g->noise,
+		                    opts ? opts->rule_noise : NULL, opts ? opts->nrule_noise : 0};
 		rc = tg_judge(&g->judgement, rules, g->base, g->next, g->keys, &jo);
 	}
 	if (!rc)
@@ -150,6 +153,7 @@ void tg_gate_free(tg_gate *g)
 	free(g->drawing);
 	tg_measure_free(g->base);
 	tg_measure_free(g->next);
+	tg_measure_free(g->noise);
 	tg_atoms_free(g->keys);
 	free(g);
 }

@@ -92,7 +92,7 @@ expect_fail "no such trace" "tracegate: $tmp/nope.json: cannot open: No such fil
 	"$tmp/nope.json" "$tmp/base.json"
 printf 'version: 1\nrules:\n  - name: a\n    metric: kernel_time\n    treshold: 5%%\n' >"$tmp/bad.yaml"
 expect_fail "bad rules: file:line:column" \
-	"tracegate: $tmp/bad.yaml:5:5: unknown key 'treshold' in a rule (expected name, select, metric, aggregate, by, block_above, warn_above, min_delta, improvement_below)" \
+	"tracegate: $tmp/bad.yaml:5:5: unknown key 'treshold' in a rule (expected name, select, metric, aggregate, by, block_above, warn_above, min_delta, improvement_below, decide)" \
 	"$tmp/base.json" "$tmp/sdpa7.json" --rules "$tmp/bad.yaml"
 printf 'version: 1\nrules:\n  - name: a\n   metric: x\n' >"$tmp/bad2.yaml"
 expect_fail "bad YAML: file:line:column" \

@@ -520,7 +520,7 @@ static void test_errors(void **state)
 		{"bad_unknown_settings",
 		 "3:3: unknown key 'confidnce' in settings (expected confidence, min_samples, fdr, allow_hardware_change)"},
 		{"bad_unknown_rule", "5:5: unknown key 'treshold' in a rule (expected name, select, metric, aggregate, by, "
-		                     "block_above, warn_above, min_delta, improvement_below)"},
+		                     "block_above, warn_above, min_delta, improvement_below, decide)"},
 		{"bad_unknown_select",
 		 "5:7: unknown key 'kernal' in select (expected category, op, kernel, module, shape, stream, rank)"},
 		{"bad_dup_key", "6:5: duplicate key 'metric' in a rule (first at line 4)"},
