@@ -231,7 +231,8 @@ for side, f in (("base", "base.json"), ("new", "sdpa7.json")):
     assert list(s["fingerprint"]) == ["gpu", "driver", "runtime", "world_size"]
     assert s["fingerprint"] == {"gpu": "NVIDIA H100 80GB HBM3", "driver": "12090", "runtime": "CUDA 12040", "world_size": 1}
 keys = ["rule", "item", "category", "metric", "verdict", "accepted", "improved", "new", "gone", "base", "next", "delta",
-        "pct", "pct_lo", "pct_hi", "p_value", "samples_base", "samples_new", "sampling", "no_data", "note"]
+        "pct", "pct_lo", "pct_hi", "p_value", "samples_base", "samples_new", "sampling", "no_data", "note",
+        "decide", "runs_base", "runs_new", "noise_pct", "noise_df", "runs_needed"]
 assert [r["rule"] for r in d["results"]] == ["sdpa-forward", "sdpa-backward", "gemm", "gpu-busy", "exposed-comm", "host-syncs"]
 for r in d["results"]:
     assert list(r) == keys, list(r)
@@ -240,6 +241,8 @@ assert s["item"] == "" and s["verdict"] == "block" and s["sampling"] == "steps"
 assert s["samples_base"] == 8 and s["samples_new"] == 8
 assert abs(s["pct"] - 7.0) < 1e-9 and abs(s["pct_lo"] - 7.0) < 1e-9 and abs(s["pct_hi"] - 7.0) < 1e-9
 assert s["base"] == 1582800 and abs(s["delta"] - 110796) < 1e-6
+assert s["decide"] == "likely" and s["runs_base"] == 1 and s["runs_new"] == 1 and s["noise_pct"] is None
+assert s["noise_df"] == 0 and s["runs_needed"] == 0
 u = d["results"][1]
 assert u["pct"] is None and u["note"] == "matches nothing" and u["no_data"] is False
 c = d["results"][4]  # exposed-comm on one rank: no collectives
