@@ -22,4 +22,15 @@ int tg_history_format_parse(tg_history_format *out, const char *s);
 int tg_history_write(FILE *f, tg_history_format fmt, const char *repo, const char *branch,
                      const tg_history_point *p, size_t n);
 
+typedef struct tg_history_opts {
+	int changes; /* find the change points of every series (rules/changepoint.h):
+	                text lists them under the series, json adds "changes",
+	                html marks them on the charts; csv is unchanged */
+} tg_history_opts;
+
+/* tg_history_write with options (NULL: none). Series with a value <= 0
+ * or fewer than 8 points get no change points. */
+int tg_history_write_ex(FILE *f, tg_history_format fmt, const char *repo, const char *branch,
+                        const tg_history_point *p, size_t n, const tg_history_opts *opts);
+
 #endif
