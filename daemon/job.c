@@ -20,6 +20,7 @@
  * expires, up to max_attempts claims.
  */
 #include "../core/divergence.h"
+#include "branch_noise.h"
 #include "daemon_impl.h"
 #include "log.h"
 
@@ -492,6 +493,20 @@ static int record_metrics(tg_daemon *d, size_t ri, const tg_job *j, const tg_sid
 	return rc;
 }
 
+/* Appends text (may be NULL) to the malloc'd string *s (may be NULL). */
+static int append_text(char **s, const char *text)
+{
+	if (!text || !*text)
+		return 0;
+	size_t a = *s ? strlen(*s) : 0, b = strlen(text);
+	char *n = realloc(*s, a + b + 1);
+	if (!n)
+		return tg_error_set(TG_ENOMEM, "out of memory");
+	memcpy(n + a, text, b + 1);
+	*s = n;
+	return 0;
+}
+
 /* Analyses job j into o. Returns 0 with o filled (an error outcome for a
  * run that cannot be judged), or a code for a failure worth retrying. */
 static int analyse(tg_daemon *d, size_t ri, tg_job *j, outcome *o)
@@ -526,6 +541,8 @@ static int analyse(tg_daemon *d, size_t ri, tg_job *j, outcome *o)
 	tg_gate *g = NULL;
 	struct accepts acc;
 	memset(&acc, 0, sizeof(acc));
+	tg_branch_noise bn;
+	memset(&bn, 0, sizeof(bn));
 	char *extra = NULL, *comment = NULL;
 	if ((rc = record_metrics(d, ri, j, &cur, &mets, &nmets)))
 		goto done;
@@ -564,7 +581,14 @@ static int analyse(tg_daemon *d, size_t ri, tg_job *j, outcome *o)
 	gather_accepts(&acc, d, ri, j);
 	fclose(acc.nf);
 	acc.nf = NULL;
-	tg_gate_opts go = {.accepts = acc.a, .naccepts = acc.n};
+	/* the target branch's noise and change points (branch_noise.h) */
+	if ((rc = tg_branch_noise_find(&bn, d->store, j->repo,
+	                               j->target_branch && *j->target_branch ? j->target_branch : j->branch, j->workload,
+	                               tg_branch_noise_fingerprint(mets, nmets), j->id, d->rules[ri],
+	                               TG_BRANCH_NOISE_WINDOW)) ||
+	    (rc = append_text(&acc.notes, bn.text)))
+		goto done;
+	tg_gate_opts go = {.accepts = acc.a, .naccepts = acc.n, .rule_noise = bn.noise, .nrule_noise = bn.n};
 	if ((rc = tg_gate_run(&g, d->rules[ri], (const tg_tree *const *)old.trees, old.n,
 	                      (const tg_tree *const *)cur.trees, cur.n, &go)))
 		goto done;
@@ -601,6 +625,7 @@ done:
 	free(comment);
 	free(extra);
 	accepts_free(&acc);
+	tg_branch_noise_free(&bn);
 	tg_gate_free(g);
 	tg_side_free(&old);
 	tg_side_free(&cur);

@@ -175,13 +175,8 @@ int tg_changes_find(tg_change **out, size_t *nout, const double *x, size_t n, co
 			qsort(order, ncut, 2 * sizeof(size_t), cmp_size);
 			for (size_t i = 0; i < ncut; i++) {
 				size_t at = order[2 * i], lo = i ? order[2 * (i - 1)] : 0, hi = i + 1 < ncut ? order[2 * (i + 1)] : n;
-				double sb = 0, sa = 0;
-				for (size_t k = lo; k < at; k++)
-					sb += x[k];
-				for (size_t k = at; k < hi; k++)
-					sa += x[k];
-				sb /= (double)(at - lo);
-				sa /= (double)(hi - at);
+				/* medians: an outlier in a segment does not move them */
+				double sb = tg_stats_median(x + lo, at - lo, tmp), sa = tg_stats_median(x + at, hi - at, tmp);
 				c[i] = (tg_change){at, sb, sa, 100 * (sa / sb - 1), pv[order[2 * i + 1]]};
 			}
 			free(order);

@@ -32,7 +32,7 @@
 
 typedef struct tg_change {
 	size_t at;            /* index of the first value after the change */
-	double before, after; /* means of the segments either side (the values' unit) */
+	double before, after; /* medians of the segments either side (the values' unit) */
 	double pct;           /* 100 (after / before - 1) */
 	double p_value;       /* of the permutation test that accepted it */
 } tg_change;
