@@ -23,6 +23,7 @@
 #include "branch_noise.h"
 #include "daemon_impl.h"
 #include "log.h"
+#include "pool.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -546,6 +547,19 @@ static int analyse(tg_daemon *d, size_t ri, tg_job *j, outcome *o)
 	char *extra = NULL, *comment = NULL;
 	if ((rc = record_metrics(d, ri, j, &cur, &mets, &nmets)))
 		goto done;
+	/* the other runs of this commit join the side; fewer than
+	 * runs_per_commit: wait for them (pool.h) */
+	size_t more = 0;
+	if ((rc = tg_pool_runs(&cur, &more, d, j->repo, j->commit, j->workload, j->id, TG_POOL_MAX_RUNS - 1)))
+		goto done;
+	if ((int)(1 + more) < r->runs_per_commit) {
+		o->state = TG_FORGE_PENDING;
+		snprintf(o->verdict, sizeof(o->verdict), "inconclusive");
+		snprintf(o->description, sizeof(o->description), "waiting for runs: %zu of %d runs of this commit",
+		         1 + more, r->runs_per_commit);
+		snprintf(o->summary, sizeof(o->summary), "%s", o->description);
+		goto done;
+	}
 	int found = 0, distance = -1;
 	char merge_base[41], why[512];
 	if ((rc = tg_daemon_find_baseline(d, ri, j, &base, &found, &distance, merge_base, why, sizeof(why))))
@@ -563,6 +577,10 @@ static int analyse(tg_daemon *d, size_t ri, tg_job *j, outcome *o)
 			snprintf(why, sizeof(why), "the baseline run %s cannot be read: %s", base.prefix, tg_error_last());
 			found = 0;
 		}
+		size_t bmore = 0;
+		if (found && (rc = tg_pool_runs(&old, &bmore, d, base.repo, base.commit, base.workload, base.id,
+		                                TG_POOL_MAX_RUNS - 1)))
+			goto done;
 	}
 	if (!found) {
 		o->state = TG_FORGE_SUCCESS;

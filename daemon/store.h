@@ -144,6 +144,13 @@ int tg_store_metrics_put(tg_store *s, int64_t id, const tg_metric *m, size_t n);
  * verdict is not "error": the baseline candidate. TG_ENOTFOUND when none. */
 int tg_store_find_run(tg_store *s, const char *repo, const char *commit, const char *workload, tg_job *out);
 
+/* Every done run of repo at commit for workload whose verdict is not
+ * "error", the latest first, at most limit (> 0) of them: the runs a side
+ * pools (several runs of one commit). *out is an array of *n
+ * (tg_store_jobs_free); none is not an error. */
+int tg_store_find_runs(tg_store *s, const char *repo, const char *commit, const char *workload, size_t limit,
+                       tg_job **out, size_t *n);
+
 /* One point of a history series. */
 typedef struct tg_history_point {
 	int64_t run;       /* run id */
