@@ -11,7 +11,15 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
+
+static double now_s(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
 
 static const char usage[] =
 	"usage: tracegate diff BASE NEW [options]\n"
@@ -182,6 +190,7 @@ static int load_side(tg_trace **tr, tg_tree **tree, const char **paths, size_t n
 
 int tg_cmd_diff(int argc, char **argv)
 {
+	double t_start = now_s();
 	struct diff_args a;
 	memset(&a, 0, sizeof(a));
 	tg_read_opts ropts = {0};
@@ -233,6 +242,13 @@ int tg_cmd_diff(int argc, char **argv)
 	}
 	if (tg_cli_write_file(a.out, doc, doclen))
 		goto out;
+	/* TG_DIFF_TIMING=1: the share of the statistics (make bench) */
+	const char *timing = getenv("TG_DIFF_TIMING");
+	if (timing && *timing && strcmp(timing, "0")) {
+		double total = now_s() - t_start, st = tg_gate_stats_seconds(g);
+		fprintf(stderr, "tracegate: timing: total %.3f s, statistics %.3f s (%.1f %%)\n", total, st,
+		        total > 0 ? 100 * st / total : 0);
+	}
 	switch (tg_gate_verdict(g)) {
 	case TG_VERDICT_BLOCK: rc = TG_EXIT_BLOCKED; break;
 	case TG_VERDICT_INCONCLUSIVE: rc = TG_EXIT_INCONCLUSIVE; break;

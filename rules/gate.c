@@ -6,6 +6,7 @@
 #include "../core/tree_diff.h"
 
 #include <stdlib.h>
+#include <time.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -21,7 +22,15 @@ struct tg_gate {
 	tg_table *divergences;
 	char *drawing;
 	size_t attributed;
+	double stats_s; /* seconds in the judgements (tg_gate_stats_seconds) */
 };
+
+static double now_s(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
 
 /* The per-op judgement behind the top regressions and improvements: every
  * op's kernel time, judged with the rules' statistics settings. */
@@ -126,10 +135,12 @@ int tg_gate_run(tg_gate **out, const tg_rules *rules, const tg_tree *const *base
 		tg_judge_opts jo = {opts ? opts->accepts : NULL, opts ? opts->naccepts : 0,
 		                    opts ? opts->allow_hardware_change : 0, g->noise,
 		                    opts ? opts->rule_noise : NULL, opts ? opts->nrule_noise : 0};
+		double t0 = now_s();
 		rc = tg_judge(&g->judgement, rules, g->base, g->next, g->keys, &jo);
+		if (!rc)
+			rc = ops_judgement(&g->ops, rules, g->base, g->next, g->keys);
+		g->stats_s = now_s() - t0;
 	}
-	if (!rc)
-		rc = ops_judgement(&g->ops, rules, g->base, g->next, g->keys);
 	if (!rc && !g->drawing)
 		rc = (g->drawing = strdup("")) ? 0 : tg_error_set(TG_ENOMEM, "out of memory");
 	if (rc) {
@@ -138,6 +149,11 @@ int tg_gate_run(tg_gate **out, const tg_rules *rules, const tg_tree *const *base
 	}
 	*out = g;
 	return 0;
+}
+
+double tg_gate_stats_seconds(const tg_gate *g)
+{
+	return g->stats_s;
 }
 
 void tg_gate_free(tg_gate *g)

@@ -47,6 +47,11 @@ int tg_gate_run(tg_gate **out, const tg_rules *rules, const tg_tree *const *base
 
 void tg_gate_free(tg_gate *g);
 
+/* Seconds spent judging (the rules and the per-op top tables: selection,
+ * bootstraps, noise, decisions), for `make bench`'s share of the
+ * statistics in a diff. */
+double tg_gate_stats_seconds(const tg_gate *g);
+
 /* The verdict of the rules, and the judgement itself (borrowed). */
 tg_verdict tg_gate_verdict(const tg_gate *g);
 const tg_judgement *tg_gate_judgement(const tg_gate *g);

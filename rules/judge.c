@@ -410,10 +410,7 @@ static int interval(tg_judged *j, const struct ctx *c, const struct side_vals *b
 	tg_boot_opts bo = {c->set->confidence, seed_of(c->rule->name, j->item), BOOT_REPS,
 	                   steps ? TG_RATIO_MEANS : TG_RATIO_TOTALS, 0};
 	tg_ratio_ci ci;
-	size_t nvalues = 0;
-	for (size_t i = 0; i < nst; i++)
-		nvalues += st[i].nbase + st[i].nnext;
-	bo.reps = tg_stats_boot_reps_for(BOOT_REPS, nvalues, BOOT_DRAWS);
+	bo.reps = tg_stats_boot_reps_for(BOOT_REPS, tg_stats_boot_draws(st, nst), BOOT_DRAWS);
 	int rc = tg_stats_ratio_bootstrap_ex(&ci, st, nst, &bo);
 	if (!rc) {
 		*ratio = ci.ratio;
