@@ -30,7 +30,7 @@ static int64_t done_run(tg_store *s, int i, const char *branch, const tg_metric 
 	memset(&j, 0, sizeof(j));
 	char prefix[256], run_id[32], commit[41];
 	snprintf(j.key, sizeof(j.key), "%064x", i);
-	snprintf(commit, sizeof(commit), "%02d%038x", i % 100, (unsigned)i);
+	snprintf(commit, sizeof(commit), "%02u%038x", (unsigned)i % 100u, (unsigned)i);
 	snprintf(run_id, sizeof(run_id), "ci-%d", i);
 	snprintf(prefix, sizeof(prefix), "acme/llm/%s/train/%s", commit, run_id);
 	j.prefix = prefix;

@@ -234,7 +234,7 @@ static void test_changes(void **state)
 	tg_history_point p[40 + 5];
 	static char commits[45][41];
 	for (int i = 0; i < 45; i++) {
-		snprintf(commits[i], sizeof(commits[i]), "%02d%038d", i, 0);
+		snprintf(commits[i], sizeof(commits[i]), "%02u%038u", (unsigned)i % 100u, 0u);
 		p[i].run = i + 1;
 		p[i].run_time = T0 + 3600 * i;
 		memcpy(p[i].commit, commits[i], 41);
