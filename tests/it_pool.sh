@@ -8,7 +8,9 @@
 #                          the comment says the noise between runs
 #   a third run         -> judged again with the three; the same comment edited
 #   main's history      -> the comment's "Noise on `main`" line once main has
-#                          enough runs on the same fingerprint
+#                          enough runs on the same fingerprint; main's attention
+#                          6 % slower from its 4th commit: "`main` itself moved"
+#                          in the comment, and `history --changes` finds it
 # $1: the tracegate binary; TG_GEN: the generator.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 set -u
@@ -71,27 +73,41 @@ once() { "$tg" daemon --config tracegate.yaml --once >>out.log 2>>daemon.log; }
 last_status() { grep "\"sha\": *\"$1\"" outbox/statuses.log 2>/dev/null | tail -1; }
 comments() { find outbox -name 'comment-*.md' 2>/dev/null | wc -l | tr -d ' '; }
 
-# main: six commits, two runs each (runs_per_commit 2: the first waits)
+# main: six commits, two runs each (runs_per_commit 2: the first waits);
+# attention 6 % slower from the 4th commit on
 i=0
 for c in $mains; do
 	i=$((i + 1))
-	up "$c" main "m$i-a" 1
+	sc=1
+	[ $i -ge 4 ] && sc=1.06
+	up "$c" main "m$i-a" $sc
 	once
-	up "$c" main "m$i-b" 1
+	up "$c" main "m$i-b" $sc
 	once
 done
+"$tg" history --config tracegate.yaml --repo acme/llm --branch main --metric rule:sdpa-forward --changes \
+	--format json -o hist.json
+tg_check "history --changes: main's step found at its 4th commit" python3 - hist.json "$(echo $mains | awk '{print $4}')" <<'PY'
+import json, sys
+h = json.load(open(sys.argv[1]))
+s = h["series"][0]
+assert s["metric"] == "rule:sdpa-forward" and len(s["points"]) == 12, s
+c = s["changes"]
+assert len(c) == 1 and c[0]["index"] == 6 and c[0]["commit"] == sys.argv[2] and c[0]["runs_ago"] == 6, c
+assert 4 < c[0]["pct"] < 8, c
+PY
 tg_check "main: a first run waits for the second" sh -c "grep '$(echo $mains | awk '{print $2}')' outbox/statuses.log | grep -q 'waiting for runs: 1 of 2 runs of this commit'"
 tg_check "main: the second run is judged (success)" sh -c "echo '$(last_status "$last")' | grep -q '\"state\": *\"success\"'"
 
 # the pull request: first run waits, no comment
-up "$slow" slow p1 1.08 7
+up "$slow" slow p1 1.145 7
 once
 tg_check "PR: first run pending, waiting" sh -c "echo '$(last_status "$slow")' | grep -q 'waiting for runs: 1 of 2'"
 tg_check "PR: first run pending (state)" sh -c "echo '$(last_status "$slow")' | grep -q '\"state\": *\"pending\"'"
 tg_eq "PR: no comment yet" 0 "$(comments)"
 
 # its second run: judged with both runs against main's two
-up "$slow" slow p2 1.08 7
+up "$slow" slow p2 1.145 7
 once
 tg_check "PR: two runs, +8 % on attention: blocked" sh -c "echo '$(last_status "$slow")' | grep -q '\"state\": *\"failure\"'"
 tg_eq "PR: one comment" 1 "$(comments)"
@@ -99,10 +115,11 @@ c=$(find outbox -name 'comment-*.md' | head -1)
 tg_check "comment: blocks on an SDPA rule" grep -q "block: sdpa-" "$c"
 tg_check "comment: the noise between the runs of each side (2 and 2)" grep -q "Noise between runs (sd of one run): .*(2 base and 2 new runs" "$c"
 tg_check "comment: the noise on main from its history" grep -q "Noise on \`main\`: sdpa-forward ±[0-9.]* % ([0-9]* runs)" "$c"
+tg_check "comment: main itself moved" grep -q "\`main\` itself moved: sdpa-forward +[0-9.]* % since \`$(echo $mains | awk '{print substr($4, 1, 7)}')\`, 6 runs ago" "$c"
 tg_check "comment: two runs a side (16 steps each)" grep -q "Base: rank0.pt.trace.json.gz, rank0.pt.trace.json.gz (.*, 16 steps) → new: rank0.pt.trace.json.gz, rank0.pt.trace.json.gz (.*, 16 steps)" "$c"
 
 # a third run: judged again with three, the same comment edited
-up "$slow" slow p3 1.08 7
+up "$slow" slow p3 1.145 7
 once
 tg_eq "PR third run: still one comment" 1 "$(comments)"
 c=$(find outbox -name 'comment-*.md' | head -1)
