@@ -15,6 +15,20 @@
  * gpu_idle, exposed_comm, exposed_memcpy) are sampled per step; with fewer
  * steps gpu_busy borrows the relative interval of the total kernel time,
  * and the others can warn but not block.
+ *
+ * Runs. The traces of a side with the same rank are separate runs (steps
+ * nested in runs); the noise between runs (the pooled variance of the logs
+ * of the per-run values: both sides, the --noise-from runs with the base's,
+ * a history's noise; rules/noise.h) widens the interval to Student's t of
+ * its degrees of freedom, so that run-to-run variance is in it when it is
+ * known.
+ *
+ * Decision (docs/rules.md, Verdicts): decide: likely (the default) blocks
+ * when the estimate is above block_above and the change significant (the
+ * interval excludes no change), and is inconclusive "re-run to confirm"
+ * (with the runs a side that would decide it) when the estimate is above
+ * block_above but not significant; decide: surely blocks when the lower
+ * bound is above block_above.
  */
 #ifndef TG_JUDGE_H
 #define TG_JUDGE_H
