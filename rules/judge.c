@@ -61,13 +61,31 @@ static const char *kstr(const tg_atoms *keys, uint32_t a)
 	return a == TG_NONE ? "" : tg_atoms_str(keys, a);
 }
 
-static int rec_matches(const tg_rule *r, const tg_atoms *keys, const tg_kernel_rec *k)
+/* A pattern's answers per key atom, so that a side of 100,000 records
+ * asks fnmatch or regexec once per distinct name: 0 not asked yet, 1
+ * matches, 2 does not. NULL memo (no memory): asked every time. */
+static int memo_match(uint8_t *memo, uint32_t natoms, const tg_pattern *p, const tg_atoms *keys, uint32_t a)
 {
+	if (!p->text)
+		return 1;
+	if (!memo || a == TG_NONE || a >= natoms)
+		return tg_pattern_match(p, kstr(keys, a));
+	if (!memo[a])
+		memo[a] = tg_pattern_match(p, kstr(keys, a)) ? 1 : 2;
+	return memo[a] == 1;
+}
+
+/* Whether record k is selected by r; memo: 5 x natoms bytes (the
+ * category, op, kernel, module and shape patterns' answers) or NULL. */
+static int rec_matches(const tg_rule *r, const tg_atoms *keys, const tg_kernel_rec *k, uint8_t *memo, uint32_t natoms)
+{
+	uint8_t *m = memo;
 	return (r->stream < 0 || r->stream == k->stream) && (r->rank < 0 || r->rank == k->rank) &&
-	       tg_pattern_match(&r->category, kstr(keys, k->category)) && tg_pattern_match(&r->op, kstr(keys, k->op)) &&
-	       tg_pattern_match(&r->kernel, kstr(keys, k->kernel)) &&
-	       tg_pattern_match(&r->module, kstr(keys, k->module)) &&
-	       tg_pattern_match(&r->shape, kstr(keys, k->op_shape));
+	       memo_match(m, natoms, &r->category, keys, k->category) &&
+	       memo_match(m ? m + natoms : NULL, natoms, &r->op, keys, k->op) &&
+	       memo_match(m ? m + 2 * (size_t)natoms : NULL, natoms, &r->kernel, keys, k->kernel) &&
+	       memo_match(m ? m + 3 * (size_t)natoms : NULL, natoms, &r->module, keys, k->module) &&
+	       memo_match(m ? m + 4 * (size_t)natoms : NULL, natoms, &r->shape, keys, k->op_shape);
 }
 
 static uint32_t group_key(const tg_rule *r, const tg_kernel_rec *k)
@@ -102,6 +120,50 @@ static int cmp_sel(const void *a, const void *b)
 	if (x->stratum != y->stratum)
 		return x->stratum < y->stratum ? -1 : 1;
 	return (x->inv > y->inv) - (x->inv < y->inv);
+}
+
+/* One counting-sort pass of src into dst (n entries) by key(e) in [0, range). */
+#define COUNT_PASS(dst, src, n, range, cnt, KEY)                                                              \
+	do {                                                                                                  \
+		memset(cnt, 0, ((range) + 1) * sizeof(size_t));                                              \
+		for (size_t i_ = 0; i_ < (n); i_++) {                                                        \
+			const struct sel *e = &(src)[i_];                                                      \
+			cnt[(KEY) + 1]++;                                                                      \
+		}                                                                                             \
+		for (size_t k_ = 0; k_ < (range); k_++)                                                     \
+			cnt[k_ + 1] += cnt[k_];                                                                \
+		for (size_t i_ = 0; i_ < (n); i_++) {                                                        \
+			const struct sel *e = &(src)[i_];                                                      \
+			(dst)[cnt[(KEY)]++] = *e;                                                               \
+		}                                                                                             \
+	} while (0)
+
+/* Sorts v as cmp_sel orders it (group, stratum, invocation; stable), by
+ * three counting passes (LSD radix): keys are atoms (< natoms, TG_NONE
+ * last) and invocation ids (< ninv, or 2^32 | record index < nk). A
+ * selection of every record of a big trace is sorted in O(n), not with
+ * 2 million calls of a comparison. Returns 0, or -1 without memory. */
+static int sort_sel(struct sel *v, size_t n, uint32_t natoms, size_t ninv, size_t nk)
+{
+	size_t ra = (size_t)natoms + 1, ri = ninv + nk + 1, range = ra > ri ? ra : ri;
+	struct sel *tmp = tg_malloc(n * sizeof(*tmp));
+	size_t *cnt = tg_calloc(range + 1, sizeof(size_t));
+	if (!tmp || !cnt) {
+		free(tmp);
+		free(cnt);
+		return -1;
+	}
+#define ATOM_KEY(a) ((a) == TG_NONE || (a) >= natoms ? (size_t)natoms : (size_t)(a))
+#define INV_KEY(x) ((x) >> 32 ? ninv + (size_t)((x) & 0xffffffffu) : (size_t)(x))
+	COUNT_PASS(tmp, v, n, ri, cnt, INV_KEY(e->inv));
+	COUNT_PASS(v, tmp, n, ra, cnt, ATOM_KEY(e->stratum));
+	COUNT_PASS(tmp, v, n, ra, cnt, ATOM_KEY(e->group));
+#undef ATOM_KEY
+#undef INV_KEY
+	memcpy(v, tmp, n * sizeof(*v));
+	free(tmp);
+	free(cnt);
+	return 0;
 }
 
 /* The rank of a unit: its trace's distributedInfo rank, else the trace's
@@ -188,8 +250,10 @@ static int select_side(struct sel **out, size_t *n, size_t *units, size_t *dropp
 	if (!map)
 		return TG_ENOMEM;
 	*units = rule_units(map, r, m);
+	uint32_t natoms = tg_atoms_count(keys);
+	uint8_t *memo = tg_calloc(5 * (size_t)(natoms ? natoms : 1), 1); /* NULL: no memo, still correct */
 	for (size_t i = 0; i < nk; i++) {
-		if (k[i].unit == TG_NONE || !rec_matches(r, keys, &k[i]) || map[k[i].unit] == UINT32_MAX)
+		if (k[i].unit == TG_NONE || map[k[i].unit] == UINT32_MAX || !rec_matches(r, keys, &k[i], memo, natoms))
 			continue;
 		double fl = NAN, by = NAN;
 		if (k[i].inv != TG_NONE) {
@@ -204,6 +268,7 @@ static int select_side(struct sel **out, size_t *n, size_t *units, size_t *dropp
 		if (tg_grow((void **)&v, &cap, c + 1, sizeof(*v))) {
 			free(v);
 			free(map);
+			free(memo);
 			return TG_ENOMEM;
 		}
 		v[c++] = (struct sel){group_key(r, &k[i]), k[i].op_shape,
@@ -211,8 +276,9 @@ static int select_side(struct sel **out, size_t *n, size_t *units, size_t *dropp
 		                      k[i].dur_ns, k[i].delay_ns, fl, by};
 	}
 	free(map);
-	if (c > 1)
-		qsort(v, c, sizeof(*v), cmp_sel);
+	free(memo);
+	if (c > 1 && sort_sel(v, c, natoms, ni, nk))
+		qsort(v, c, sizeof(*v), cmp_sel); /* no memory for the radix sort */
 	*out = v;
 	*n = c;
 	if (dropped)

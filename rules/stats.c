@@ -345,7 +345,7 @@ double tg_stats_t_quantile(double p, double df)
 		}
 		/* Newton on log P(T > t) = log q in u = log t: nearly linear in
 		 * the power-law tails, well scaled in the centre */
-		double u = log(t);
+		double u = log(t), prev = INFINITY;
 		for (int i = 0; i < 100; i++) {
 			double sf = t_sf(t, df);
 			if (!(sf > 0)) {
@@ -363,8 +363,11 @@ double tg_stats_t_quantile(double p, double df)
 				break;
 			u += du;
 			t = exp(u);
-			if (fabs(du) <= 1e-15)
+			/* converged; or at the rounding floor, where the steps stop
+			 * shrinking (they would go on to the 100th iteration) */
+			if (fabs(du) <= 1e-15 || (fabs(du) < 1e-13 && fabs(du) >= prev))
 				break;
+			prev = fabs(du);
 		}
 	}
 	return sign * t;
@@ -469,17 +472,45 @@ static void side_init(struct side *s, const double *x, size_t n)
 	}
 }
 
+/* Standard normal numbers two at a time (Marsaglia's polar method: exact,
+ * no quantile function), the second kept for the next call. */
+struct normals {
+	double spare;
+	int have;
+};
+
+static inline double polar_normal(struct normals *c, tg_rng *r)
+{
+	if (c->have) {
+		c->have = 0;
+		return c->spare;
+	}
+	double u, v, q;
+	do {
+		u = 2 * ((double)(rng_next(r) >> 11) * 0x1.0p-53) - 1;
+		v = 2 * ((double)(rng_next(r) >> 11) * 0x1.0p-53) - 1;
+		q = u * u + v * v;
+	} while (q >= 1 || q == 0);
+	double f = sqrt(-2 * log(q) / q);
+	c->spare = v * f;
+	c->have = 1;
+	return u * f;
+}
+
+/* Whether side s is drawn as the normal law of its resampled sum. */
+static inline int side_clt(const struct side *s)
+{
+	return !s->fixed && s->n >= TG_STATS_BOOT_CLT_N;
+}
+
+/* One resampled sum of side s; 0 for the sides drawn as normal laws
+ * (side_clt), which the caller draws together. */
 static inline double side_resample(const struct side *s, tg_rng *r)
 {
 	if (s->fixed)
 		return s->sum;
-	if (s->n >= TG_STATS_BOOT_CLT_N) {
-		/* the sum of n draws with replacement: mean sum, variance ss; past
-		 * TG_STATS_BOOT_CLT_N values its distribution is normal to well
-		 * under the replicates' own error, and drawn in O(1) */
-		double v = s->sum + sqrt(s->ss) * tg_rng_normal(r);
-		return v > 0 ? v : 0;
-	}
+	if (side_clt(s))
+		return 0;
 	double sum = 0;
 	const double *x = s->x;
 	uint64_t n = s->n;
@@ -531,11 +562,18 @@ static double select_kth(double *v, size_t n, size_t k)
 size_t tg_stats_boot_draws(const tg_stratum *strata, size_t nstrata)
 {
 	size_t d = 0;
+	int cb = 0, cn = 0;
 	for (size_t i = 0; strata && i < nstrata; i++) {
-		d += strata[i].nbase >= TG_STATS_BOOT_CLT_N ? 1 : strata[i].nbase;
-		d += strata[i].nnext >= TG_STATS_BOOT_CLT_N ? 1 : strata[i].nnext;
+		if (strata[i].nbase >= TG_STATS_BOOT_CLT_N)
+			cb = 1;
+		else
+			d += strata[i].nbase;
+		if (strata[i].nnext >= TG_STATS_BOOT_CLT_N)
+			cn = 1;
+		else
+			d += strata[i].nnext;
 	}
-	return d;
+	return d + (size_t)cb + (size_t)cn;
 }
 
 size_t tg_stats_boot_reps_for(size_t want, size_t nvalues, size_t max_draws)
@@ -658,13 +696,41 @@ int tg_stats_ratio_bootstrap_ex(tg_ratio_ci *out, const tg_stratum *strata, size
 	}
 
 	/* the replicates: no allocation, RNG draws in stratum order */
+	/* the sides of TG_STATS_BOOT_CLT_N values or more: the resampled sum of
+	 * each is normal (mean its sum, variance its ss), so their total on a
+	 * side is one normal draw of the summed means and variances */
+	double cb = 0, cbv = 0, cn = 0, cnv = 0;
+	for (size_t s = 0; s < nstrata; s++) {
+		if (side_clt(&sides[2 * s])) {
+			cb += sides[2 * s].sum;
+			cbv += sides[2 * s].ss;
+		}
+		if (side_clt(&sides[2 * s + 1])) {
+			cn += sides[2 * s + 1].sum;
+			cnv += sides[2 * s + 1].ss;
+		}
+	}
+	double cbs = sqrt(cbv), cns = sqrt(cnv);
 	tg_rng rng;
 	tg_rng_seed(&rng, o.seed);
+	struct normals nc = {0, 0};
 	for (size_t b = 0; b < reps; b++) {
 		double num = 0, den = 0;
 		for (size_t s = 0; s < nstrata; s++) {
 			den += side_resample(&sides[2 * s], &rng);
 			num += side_resample(&sides[2 * s + 1], &rng);
+		}
+		if (cbv > 0) {
+			double d = cb + cbs * polar_normal(&nc, &rng);
+			den += d > 0 ? d : 0;
+		} else {
+			den += cb;
+		}
+		if (cnv > 0) {
+			double d = cn + cns * polar_normal(&nc, &rng);
+			num += d > 0 ? d : 0;
+		} else {
+			num += cn;
 		}
 		double x = ratio_of(num, den);
 		rep[b] = den > 0 || num > 0 ? x * scale : x;

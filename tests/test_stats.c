@@ -434,6 +434,9 @@ static void test_boot_coverage(void **state)
  * logs) just above that size, A/A intervals still exclude 1 about 5 % of
  * the time, and the bounds are those of the exact resampling within
  * Monte Carlo error (the same data split into strata under the size). */
+static const tg_stratum big_draws_check[2] = {{NULL, TG_STATS_BOOT_CLT_N, NULL, TG_STATS_BOOT_CLT_N + 1},
+                                              {NULL, TG_STATS_BOOT_CLT_N + 2, NULL, 5}};
+
 static void test_boot_clt(void **state)
 {
 	(void)state;
@@ -465,6 +468,32 @@ static void test_boot_clt(void **state)
 	/* the bounds agree on average within 1 % of the ratio */
 	assert_true(fabs(dlo / 400) < 0.01 && fabs(dhi / 400) < 0.01);
 	assert_int_equal(tg_stats_boot_draws(&(tg_stratum){b, N, n, 5}, 1), 1 + 5);
+	/* several large strata: their sums drawn as one normal law a side; the
+	 * same data in strata of half the size (resampled exactly) */
+	enum { K = 3 };
+	double bb[K][N], nn[K][N];
+	dlo = dhi = 0;
+	for (int k = 0; k < 200; k++) {
+		tg_stratum big[K], small[2 * K];
+		for (int q = 0; q < K; q++) {
+			lognormal(bb[q], N, 2 + q, 0.4, &r);
+			lognormal(nn[q], N, 2 + q, 0.4, &r);
+			big[q] = (tg_stratum){bb[q], N, nn[q], N};
+			small[2 * q] = (tg_stratum){bb[q], N / 2, nn[q], N / 2};
+			small[2 * q + 1] = (tg_stratum){bb[q] + N / 2, N - N / 2, nn[q] + N / 2, N - N / 2};
+		}
+		tg_ratio_ci ci, ex;
+		tg_boot_opts o = {0.95, (uint64_t)k, 2000, TG_RATIO_TOTALS, 0};
+		assert_int_equal(tg_stats_ratio_bootstrap_ex(&ci, big, K, &o), 0);
+		assert_int_equal(tg_stats_ratio_bootstrap_ex(&ex, small, 2 * K, &o), 0);
+		assert_true(fabs(ex.ratio - ci.ratio) < 1e-12);
+		dlo += log(ci.lo / ex.lo);
+		dhi += log(ci.hi / ex.hi);
+	}
+	print_message("three strata as one normal draw a side: mean log(bound / exact bound) %.4f, %.4f\n", dlo / 200,
+	              dhi / 200);
+	assert_true(fabs(dlo / 200) < 0.01 && fabs(dhi / 200) < 0.01);
+	assert_int_equal(tg_stats_boot_draws(big_draws_check, 2), 2 + 5);
 }
 
 static void test_boot_strata(void **state)
