@@ -208,6 +208,10 @@ sz=$(wc -c <"$tmp/out")
 [ "$(tail -2 "$tmp/out" | head -1)" = "" ] && ok "md: a blank line before the note" \
 	|| not_ok "blank before note" "$(tail -2 "$tmp/out" | head -1)"
 grep -q '^<details>' "$tmp/out" && not_ok "trimmed: no details" "details left" || ok "trimmed: the details go first"
+expect_fail "--noise-from a missing file" "tracegate: $tmp/none.json: cannot open: No such file or directory" \
+	"$tmp/base.json" "$tmp/split.json" --noise-from "$tmp/none.json"
+expect_fail "--noise-from without a value" "tracegate: --noise-from needs a value" "$tmp/base.json" "$tmp/split.json" \
+	--noise-from
 expect_fail "--max-bytes too small" "tracegate: --max-bytes needs a number of bytes >= 1000" \
 	"$tmp/base.json" "$tmp/split.json" --format md --max-bytes 10
 
