@@ -38,6 +38,7 @@
  *       rules: /etc/tracegate/llm.yaml     # optional; default the built-in rules
  *       workloads: [llama-8b-train]        # optional; default every workload
  *       baseline_depth: 50                 # optional; first-parent commits searched, default 50
+ *       runs_per_commit: 1                 # optional, 1-8; runs of a commit a judgement waits for
  *       status_context: tracegate          # optional; statuses are "<context>/<workload>"
  *       details_url: https://ci.example/tracegate/{repo}/{commit}/{workload}   # optional
  *       ci_url_prefixes: [https://github.com/acme/llm/actions/runs/]  # optional: ci_url links allowed
@@ -127,6 +128,8 @@ typedef struct tg_config_repo {
 	char **workloads;       /* NULL, 0: every workload */
 	size_t nworkloads;
 	int baseline_depth;     /* default 50 */
+	int runs_per_commit;    /* default 1: runs of a commit (and workload) judged together;
+	                           fewer: a pending status, no comment (daemon/pool.h) */
 	char *status_context;   /* default "tracegate" */
 	char *details_url;      /* template with {repo} {commit} {workload} {run_id}, or NULL */
 	char **ci_url_prefixes; /* a manifest's ci_url is a link only under one of these; NULL, 0: never */

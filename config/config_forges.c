@@ -230,12 +230,14 @@ enum {
 	R_DETAILS_URL,
 	R_CI_URL_PREFIXES,
 	R_ACCEPT_TRAILERS,
+	R_RUNS_PER_COMMIT,
 	NR
 };
 
 static const char *const repo_keys[NR] = {"name",      "forge",          "clone_url",      "git_token",
                                           "target_branches", "rules",   "workloads",      "baseline_depth",
-                                          "status_context",  "details_url", "ci_url_prefixes", "accept_trailers"};
+                                          "status_context",  "details_url", "ci_url_prefixes", "accept_trailers",
+                                          "runs_per_commit"};
 
 /* owner/repo: two or more segments of [A-Za-z0-9._-] (GitLab groups nest),
  * none "." or ".." (the name is a path in the artifact storage). */
@@ -312,6 +314,7 @@ static int load_repo(const tg_config_loader *L, const yaml_node_t *map, const ch
 	int rc;
 	r->line = (int)map->start_mark.line + 1;
 	r->baseline_depth = 50;
+	r->runs_per_commit = 1;
 	if ((rc = tg_config_mapping(L, map, where, 0)))
 		return rc;
 	if ((rc = tg_config_fields(L, map, where, repo_keys, NR, 0, kn, v)))
@@ -355,6 +358,13 @@ static int load_repo(const tg_config_loader *L, const yaml_node_t *map, const ch
 	    (rc = tg_config_strings(L, v[R_WORKLOADS], tg_config_keypath(key, sizeof(key), where, "workloads", 0),
 	                            "workload", &r->workloads, &r->nworkloads)))
 		return rc;
+	if (v[R_RUNS_PER_COMMIT]) {
+		uint64_t runs;
+		if ((rc = tg_config_uint(L, v[R_RUNS_PER_COMMIT],
+		                         tg_config_keypath(key, sizeof(key), where, "runs_per_commit", 0), 1, 8, &runs)))
+			return rc;
+		r->runs_per_commit = (int)runs;
+	}
 	if (v[R_BASELINE_DEPTH]) {
 		if ((rc = tg_config_uint(L, v[R_BASELINE_DEPTH],
 		                         tg_config_keypath(key, sizeof(key), where, "baseline_depth", 0), 1, 10000, &depth)))

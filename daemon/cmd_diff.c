@@ -11,7 +11,15 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
+
+static double now_s(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
 
 static const char usage[] =
 	"usage: tracegate diff BASE NEW [options]\n"
@@ -27,6 +35,8 @@ static const char usage[] =
 	"  --format F           text (default), md (the pull-request comment) or json\n"
 	"  -o FILE              write there (complete or not at all) instead of stdout\n"
 	"  --accept RULE:REASON accept a regression of RULE (repeatable)\n"
+	"  --noise-from RUN     a run of the base's code (A/A, repeatable): the noise\n"
+	"                       between it and the base runs widens the intervals\n"
 	"  --allow-hardware-change\n"
 	"                       judge even when GPU, driver, runtime or world size differ\n"
 	"  --no-tree-diff       skip the alignment of the call trees (no divergence\n"
@@ -44,6 +54,8 @@ struct diff_args {
 	enum format fmt;
 	tg_accept *accepts;
 	size_t naccepts;
+	const char **noise;
+	size_t nnoise;
 	int allow_hw;
 	int no_tree_diff;
 	size_t max_bytes;
@@ -54,7 +66,8 @@ static int parse(struct diff_args *a, int argc, char **argv, tg_read_opts *ropts
 {
 	const char **pos = calloc((size_t)argc + 1, sizeof(char *));
 	a->accepts = calloc((size_t)argc + 1, sizeof(tg_accept));
-	if (!pos || !a->accepts) {
+	a->noise = calloc((size_t)argc + 1, sizeof(char *));
+	if (!pos || !a->accepts || !a->noise) {
 		free(pos);
 		tg_cli_error("out of memory");
 		return -1;
@@ -70,7 +83,8 @@ static int parse(struct diff_args *a, int argc, char **argv, tg_read_opts *ropts
 			continue;
 		const char *s = argv[i];
 		int takes = !strcmp(s, "--rules") || !strcmp(s, "--format") || !strcmp(s, "-o") ||
-		            !strcmp(s, "--accept") || !strcmp(s, "--marker") || !strcmp(s, "--max-bytes");
+		            !strcmp(s, "--accept") || !strcmp(s, "--marker") || !strcmp(s, "--max-bytes") ||
+		            !strcmp(s, "--noise-from");
 		if (takes && i + 1 >= argc) {
 			tg_cli_error("%s needs a value", s);
 			goto fail;
@@ -107,6 +121,8 @@ static int parse(struct diff_args *a, int argc, char **argv, tg_read_opts *ropts
 				goto fail;
 			}
 			a->max_bytes = (size_t)v;
+		} else if (!strcmp(s, "--noise-from")) {
+			a->noise[a->nnoise++] = argv[++i];
 		} else if (!strcmp(s, "--allow-hardware-change")) {
 			a->allow_hw = 1;
 		} else if (!strcmp(s, "--no-tree-diff")) {
@@ -174,12 +190,14 @@ static int load_side(tg_trace **tr, tg_tree **tree, const char **paths, size_t n
 
 int tg_cmd_diff(int argc, char **argv)
 {
+	double t_start = now_s();
 	struct diff_args a;
 	memset(&a, 0, sizeof(a));
 	tg_read_opts ropts = {0};
 	int pr = parse(&a, argc, argv, &ropts);
 	if (pr) {
 		free(a.accepts);
+		free(a.noise);
 		return pr > 0 ? TG_EXIT_OK : TG_EXIT_USAGE;
 	}
 	int rc = TG_EXIT_USAGE;
@@ -187,8 +205,9 @@ int tg_cmd_diff(int argc, char **argv)
 	tg_gate *g = NULL;
 	char *doc = NULL;
 	size_t doclen = 0;
-	tg_trace **tr = calloc(a.nbase + a.nnext, sizeof(*tr));
-	tg_tree **trees = calloc(a.nbase + a.nnext, sizeof(*trees));
+	size_t ntr = a.nbase + a.nnext + a.nnoise;
+	tg_trace **tr = calloc(ntr, sizeof(*tr));
+	tg_tree **trees = calloc(ntr, sizeof(*trees));
 	if (!tr || !trees)
 		goto out;
 	if (a.rules_file ? tg_rules_load_file(&rules, a.rules_file) : tg_rules_load_default(&rules)) {
@@ -201,9 +220,11 @@ int tg_cmd_diff(int argc, char **argv)
 			goto out;
 		}
 	if (load_side(tr, trees, a.base, a.nbase, &ropts) ||
-	    load_side(tr + a.nbase, trees + a.nbase, a.next, a.nnext, &ropts))
+	    load_side(tr + a.nbase, trees + a.nbase, a.next, a.nnext, &ropts) ||
+	    load_side(tr + a.nbase + a.nnext, trees + a.nbase + a.nnext, a.noise, a.nnoise, &ropts))
 		goto out;
-	tg_gate_opts go = {a.accepts, a.naccepts, a.allow_hw, a.no_tree_diff, 0};
+	tg_gate_opts go = {a.accepts, a.naccepts, a.allow_hw, a.no_tree_diff, 0,
+	                   (const tg_tree *const *)trees + a.nbase + a.nnext, a.nnoise, NULL, 0};
 	if (tg_gate_run(&g, rules, (const tg_tree *const *)trees, a.nbase, (const tg_tree *const *)trees + a.nbase,
 	                a.nnext, &go)) {
 		tg_cli_error("diff: %s", tg_error_last());
@@ -221,6 +242,13 @@ int tg_cmd_diff(int argc, char **argv)
 	}
 	if (tg_cli_write_file(a.out, doc, doclen))
 		goto out;
+	/* TG_DIFF_TIMING=1: the share of the statistics (make bench) */
+	const char *timing = getenv("TG_DIFF_TIMING");
+	if (timing && *timing && strcmp(timing, "0")) {
+		double total = now_s() - t_start, st = tg_gate_stats_seconds(g);
+		fprintf(stderr, "tracegate: timing: total %.3f s, statistics %.3f s (%.1f %%)\n", total, st,
+		        total > 0 ? 100 * st / total : 0);
+	}
 	switch (tg_gate_verdict(g)) {
 	case TG_VERDICT_BLOCK: rc = TG_EXIT_BLOCKED; break;
 	case TG_VERDICT_INCONCLUSIVE: rc = TG_EXIT_INCONCLUSIVE; break;
@@ -229,7 +257,7 @@ int tg_cmd_diff(int argc, char **argv)
 out:
 	free(doc);
 	tg_gate_free(g);
-	for (size_t i = 0; tr && trees && i < a.nbase + a.nnext; i++) {
+	for (size_t i = 0; tr && trees && i < ntr; i++) {
 		tg_tree_free(trees[i]);
 		tg_trace_free(tr[i]);
 	}
@@ -238,5 +266,6 @@ out:
 	tg_rules_free(rules);
 	free(a.base);
 	free(a.accepts);
+	free(a.noise);
 	return rc;
 }

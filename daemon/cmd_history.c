@@ -228,18 +228,25 @@ static const char usage[] =
 	"  --workload W     one workload; default: every workload\n"
 	"  --limit N        the latest N runs of each series (default: all)\n"
 	"  --format F       text (default), csv, json, or html (one page, a chart per series)\n"
-	"  -o FILE          write there (complete or not at all) instead of stdout\n";
+	"  -o FILE          write there (complete or not at all) instead of stdout\n"
+	"  --changes        find the change points of each series (E-divisive means):\n"
+	"                   listed in text, \"changes\" in json, marked on the html charts\n";
 
 int tg_cmd_history(int argc, char **argv)
 {
 	const char *config = NULL, *repo = NULL, *branch = NULL, *metric = NULL, *workload = NULL, *out = NULL;
 	size_t limit = 0;
 	tg_history_format fmt = TG_HISTORY_TEXT;
+	tg_history_opts hopts = {0};
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
 			fputs(usage, stdout);
 			return TG_EXIT_OK;
+		}
+		if (!strcmp(a, "--changes")) {
+			hopts.changes = 1;
+			continue;
 		}
 		int takes = !strcmp(a, "--config") || !strcmp(a, "--repo") || !strcmp(a, "--branch") ||
 		            !strcmp(a, "--metric") || !strcmp(a, "--workload") || !strcmp(a, "--limit") ||
@@ -338,7 +345,9 @@ int tg_cmd_history(int argc, char **argv)
 	FILE *f = open_memstream(&doc, &len);
 	if (!f)
 		goto done;
-	int wr = tg_history_write_with(f, fmt, repo, branch, p, n, series_info, &rctx);
+	hopts.info = series_info;
+	hopts.ctx = &rctx;
+	int wr = tg_history_write_ex(f, fmt, repo, branch, p, n, &hopts);
 	if (fclose(f) || wr) {
 		tg_cli_error("history: %s", tg_error_last());
 		goto done;

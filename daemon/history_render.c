@@ -5,6 +5,7 @@
 #include "history_render.h"
 #include "../core/tg.h"
 #include "history_metric.h"
+#include "../rules/changepoint.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -23,12 +24,15 @@ int tg_history_format_parse(tg_history_format *out, const char *s)
 	return tg_error_set(TG_EINVAL, "--format: '%s' is not one of text, csv, json, html", s);
 }
 
-/* One series: indices of its points, in order. */
+/* One series: indices of its points, in order; its change points when
+ * asked for. */
 struct series {
 	const char *workload, *metric;
 	size_t *idx;
 	size_t n;
 	tg_history_series_info info; /* unit always set */
+	tg_change *ch;
+	size_t nch;
 };
 
 static int cmp_series(const void *a, const void *b)
@@ -40,8 +44,10 @@ static int cmp_series(const void *a, const void *b)
 
 static void series_free(struct series *s, size_t n)
 {
-	for (size_t i = 0; s && i < n; i++)
+	for (size_t i = 0; s && i < n; i++) {
 		free(s[i].idx);
+		free(s[i].ch);
+	}
 	free(s);
 }
 
@@ -59,7 +65,7 @@ static int group(struct series **out, size_t *ns, const tg_history_point *p, siz
 				series_free(s, k);
 				return TG_ENOMEM;
 			}
-			s[k++] = (struct series){p[i].workload, p[i].metric, NULL, 0, {0}};
+			s[k++] = (struct series){p[i].workload, p[i].metric, NULL, 0, {0}, NULL, 0};
 		}
 		size_t *ni = realloc(s[j].idx, (s[j].n + 1) * sizeof(size_t));
 		if (!ni) {
@@ -112,6 +118,38 @@ static void html_text(FILE *f, const char *s)
 		}
 }
 
+/* The change points of every series of 8 points or more, all positive. */
+static int find_changes(struct series *s, size_t ns, const tg_history_point *p)
+{
+	for (size_t i = 0; i < ns; i++) {
+		if (s[i].n < 8)
+			continue;
+		double *v = tg_calloc(s[i].n, sizeof(double));
+		if (!v)
+			return TG_ENOMEM;
+		int ok = 1;
+		for (size_t k = 0; k < s[i].n; k++)
+			ok &= (v[k] = p[s[i].idx[k]].value) > 0 && isfinite(v[k]);
+		/* seeded from the series' name: the same history, the same answer */
+		uint64_t seed = 1469598103934665603ull;
+		for (const char *c = s[i].metric; *c; c++)
+			seed = (seed ^ (uint8_t)*c) * 1099511628211ull;
+		tg_changes_opts o = {0, 0, 0, seed};
+		int rc = ok ? tg_changes_find(&s[i].ch, &s[i].nch, v, s[i].n, &o) : 0;
+		free(v);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* "+6.1 % since 1a2b3c4, 9 runs ago" of change c of series s. */
+static void change_words(char *buf, size_t cap, const struct series *s, const tg_change *c, const tg_history_point *p)
+{
+	snprintf(buf, cap, "%+.1f %% since %.7s, %zu run%s ago (p %.3g)", c->pct, p[s->idx[c->at]].commit,
+	         s->n - c->at, s->n - c->at == 1 ? "" : "s", c->p_value);
+}
+
 static void write_text(FILE *f, const char *repo, const char *branch, const struct series *s, size_t ns,
                        const tg_history_point *p)
 {
@@ -125,10 +163,19 @@ static void write_text(FILE *f, const char *repo, const char *branch, const stru
 			when(w, sizeof(w), x->run_time);
 			double prev = k ? p[s[i].idx[k - 1]].value : NAN;
 			if (k && prev != 0 && isfinite(prev))
-				fprintf(f, "  %s  %.12s  %14.6g %-5s  %+7.2f %%\n", w, x->commit, x->value, u,
+				fprintf(f, "  %s  %.12s  %14.6g %-5s  %+7.2f %%", w, x->commit, x->value, u,
 				        100.0 * (x->value - prev) / fabs(prev));
 			else
-				fprintf(f, "  %s  %.12s  %14.6g %s\n", w, x->commit, x->value, u);
+				fprintf(f, "  %s  %.12s  %14.6g %s", w, x->commit, x->value, u);
+			for (size_t c = 0; c < s[i].nch; c++)
+				if (s[i].ch[c].at == k)
+					fputs("  <- change", f);
+			fputc('\n', f);
+		}
+		for (size_t c = 0; c < s[i].nch; c++) {
+			char w[160];
+			change_words(w, sizeof(w), &s[i], &s[i].ch[c], p);
+			fprintf(f, "  change: %s\n", w);
 		}
 	}
 }
@@ -164,8 +211,21 @@ static int write_json(FILE *f, const char *repo, const char *branch, const struc
 			                                     (json_int_t)x->run_time, "commit", x->commit, "value",
 			                                     isfinite(x->value) ? x->value : 0.0));
 		}
-		json_array_append_new(arr, json_pack("{s:s,s:s,s:s,s:o}", "workload", s[i].workload, "metric",
-		                                     s[i].metric, "unit", s[i].info.unit, "points", pts));
+		json_t *se = json_pack("{s:s,s:s,s:s,s:o}", "workload", s[i].workload, "metric", s[i].metric, "unit",
+		                       s[i].info.unit, "points", pts);
+		if (se && s[i].ch) {
+			json_t *ch = json_array();
+			for (size_t c = 0; c < s[i].nch; c++) {
+				const tg_change *x = &s[i].ch[c];
+				const tg_history_point *at = &p[s[i].idx[x->at]];
+				json_array_append_new(ch, json_pack("{s:I,s:I,s:s,s:f,s:f,s:f,s:f,s:I}", "index", (json_int_t)x->at,
+				                                    "run", (json_int_t)at->run, "commit", at->commit, "before",
+				                                    x->before, "after", x->after, "pct", x->pct, "p_value",
+				                                    x->p_value, "runs_ago", (json_int_t)(s[i].n - x->at)));
+			}
+			json_object_set_new(se, "changes", ch);
+		}
+		json_array_append_new(arr, se);
 	}
 	json_object_set_new(root, "series", arr);
 	int rc = json_dumpf(root, f, JSON_INDENT(1) | JSON_PRESERVE_ORDER) || fputc('\n', f) == EOF ? TG_EIO : 0;
@@ -363,6 +423,14 @@ static int svg_chart_percent(FILE *f, const struct series *s, const tg_history_p
 		fprintf(f, "%.1f,%.1f ", x, Y_OF(pct ? 100.0 * (v - ref) / fabs(ref) : v));
 	}
 	fputs("\"/>\n", f);
+	for (size_t c = 0; c < s->nch; c++) {
+		/* a change point: a dashed line between the last run before and the first after */
+		double x = L + dx * ((double)s->ch[c].at - 0.5);
+		fprintf(f, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.0f\" y2=\"%.0f\" stroke=\"#d1242f\" stroke-dasharray=\"4 3\">"
+		           "<title>change %+.1f %% (p %.3g)</title></line>"
+		           "<text x=\"%.1f\" y=\"%.0f\" font-size=\"11\" fill=\"#d1242f\">%+.1f %%</text>\n",
+		        x, x, T, H - B, s->ch[c].pct, s->ch[c].p_value, x + 3, T + 12, s->ch[c].pct);
+	}
 	size_t every = s->n > 12 ? (s->n + 11) / 12 : 1;
 	for (size_t k = 0; k < s->n; k++) {
 		const tg_history_point *x = &p[s->idx[k]];
@@ -455,21 +523,32 @@ static int write_html(FILE *f, const char *repo, const char *branch, const struc
 int tg_history_write(FILE *f, tg_history_format fmt, const char *repo, const char *branch,
                      const tg_history_point *p, size_t n)
 {
-	return tg_history_write_with(f, fmt, repo, branch, p, n, NULL, NULL);
+	return tg_history_write_ex(f, fmt, repo, branch, p, n, NULL);
 }
 
 int tg_history_write_with(FILE *f, tg_history_format fmt, const char *repo, const char *branch,
                           const tg_history_point *p, size_t n, tg_history_info_fn info, void *ctx)
 {
+	tg_history_opts o = {0, info, ctx};
+	return tg_history_write_ex(f, fmt, repo, branch, p, n, &o);
+}
+
+int tg_history_write_ex(FILE *f, tg_history_format fmt, const char *repo, const char *branch,
+                        const tg_history_point *p, size_t n, const tg_history_opts *opts)
+{
 	struct series *s = NULL;
 	size_t ns = 0;
 	int rc = group(&s, &ns, p, n);
-	if (rc)
+	if (!rc && opts && opts->changes && fmt != TG_HISTORY_CSV)
+		rc = find_changes(s, ns, p);
+	if (rc) {
+		series_free(s, ns);
 		return rc;
+	}
 	for (size_t i = 0; i < ns; i++) {
 		s[i].info = (tg_history_series_info){NULL, NULL, NAN, NAN, 1};
-		if (info)
-			info(&s[i].info, s[i].workload, s[i].metric, ctx);
+		if (opts && opts->info)
+			opts->info(&s[i].info, s[i].workload, s[i].metric, opts->ctx);
 		if (!s[i].info.unit)
 			s[i].info.unit = tg_history_metric_unit(s[i].metric);
 	}

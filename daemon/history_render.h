@@ -48,4 +48,17 @@ typedef void (*tg_history_info_fn)(tg_history_series_info *out, const char *work
 int tg_history_write_with(FILE *f, tg_history_format fmt, const char *repo, const char *branch,
                           const tg_history_point *p, size_t n, tg_history_info_fn info, void *ctx);
 
+typedef struct tg_history_opts {
+	int changes; /* find the change points of every series (rules/changepoint.h):
+	                text lists them under the series, json adds "changes",
+	                html marks them on the charts; csv is unchanged */
+	tg_history_info_fn info; /* what the caller knows of each series (may be NULL) */
+	void *ctx;               /* info's */
+} tg_history_opts;
+
+/* tg_history_write with options (NULL: none). Series with a value <= 0
+ * or fewer than 8 points get no change points. */
+int tg_history_write_ex(FILE *f, tg_history_format fmt, const char *repo, const char *branch,
+                        const tg_history_point *p, size_t n, const tg_history_opts *opts);
+
 #endif

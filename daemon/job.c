@@ -20,8 +20,10 @@
  * expires, up to max_attempts claims.
  */
 #include "../core/divergence.h"
+#include "branch_noise.h"
 #include "daemon_impl.h"
 #include "log.h"
+#include "pool.h"
 #include "scrub.h"
 #include "sha256.h"
 
@@ -573,6 +575,20 @@ static int record_metrics(tg_daemon *d, size_t ri, const tg_job *j, const tg_sid
 	return rc;
 }
 
+/* Appends text (may be NULL) to the malloc'd string *s (may be NULL). */
+static int append_text(char **s, const char *text)
+{
+	if (!text || !*text)
+		return 0;
+	size_t a = *s ? strlen(*s) : 0, b = strlen(text);
+	char *n = realloc(*s, a + b + 1);
+	if (!n)
+		return tg_error_set(TG_ENOMEM, "out of memory");
+	memcpy(n + a, text, b + 1);
+	*s = n;
+	return 0;
+}
+
 /* Analyses job j into o. Returns 0 with o filled (an error outcome for a
  * run that cannot be judged), or a code for a failure worth retrying. */
 static int analyse(tg_daemon *d, size_t ri, tg_job *j, outcome *o)
@@ -613,9 +629,33 @@ static int analyse(tg_daemon *d, size_t ri, tg_job *j, outcome *o)
 	tg_gate *g = NULL;
 	struct accepts acc;
 	memset(&acc, 0, sizeof(acc));
+	tg_branch_noise bn;
+	memset(&bn, 0, sizeof(bn));
 	char *extra = NULL, *comment = NULL;
 	if ((rc = record_metrics(d, ri, j, &cur, &mets, &nmets)))
 		goto done;
+	/* the other runs of this commit join the side; fewer than
+	 * runs_per_commit: wait for them (pool.h) */
+	size_t more = 0;
+	/* a pull request's own (unsigned) run pools its commit's other runs,
+	 * signed or not; a trusted run pools trusted runs only, so that no
+	 * unsigned upload joins what is judged and posted on a target
+	 * branch's commit (docs/security.md) */
+	int trusted_only = tg_store_trusted_only(d->store);
+	if (!j->trusted)
+		tg_store_set_trusted_only(d->store, 0);
+	rc = tg_pool_runs(&cur, &more, d, j->repo, j->commit, j->workload, j->id, TG_POOL_MAX_RUNS - 1);
+	tg_store_set_trusted_only(d->store, trusted_only);
+	if (rc)
+		goto done;
+	if ((int)(1 + more) < r->runs_per_commit) {
+		o->state = TG_FORGE_PENDING;
+		snprintf(o->verdict, sizeof(o->verdict), "inconclusive");
+		snprintf(o->description, sizeof(o->description), "waiting for runs: %zu of %d runs of this commit",
+		         1 + more, r->runs_per_commit);
+		snprintf(o->summary, sizeof(o->summary), "%s", o->description);
+		goto done;
+	}
 	int found = 0, distance = -1;
 	char merge_base[41], why[512];
 	if ((rc = tg_daemon_find_baseline(d, ri, j, &base, &found, &distance, merge_base, why, sizeof(why)))) {
@@ -640,6 +680,10 @@ static int analyse(tg_daemon *d, size_t ri, tg_job *j, outcome *o)
 			snprintf(why, sizeof(why), "the baseline run %s cannot be read: %s", base.prefix, tg_error_last());
 			found = 0;
 		}
+		size_t bmore = 0;
+		if (found && (rc = tg_pool_runs(&old, &bmore, d, base.repo, base.commit, base.workload, base.id,
+		                                TG_POOL_MAX_RUNS - 1)))
+			goto done;
 	}
 	if (!found) {
 		o->state = TG_FORGE_SUCCESS;
@@ -658,7 +702,14 @@ static int analyse(tg_daemon *d, size_t ri, tg_job *j, outcome *o)
 	gather_accepts(&acc, d, ri, j);
 	fclose(acc.nf);
 	acc.nf = NULL;
-	tg_gate_opts go = {acc.a, acc.n, 0, 0, 0};
+	/* the target branch's noise and change points (branch_noise.h) */
+	if ((rc = tg_branch_noise_find(&bn, d->store, j->repo,
+	                               j->target_branch && *j->target_branch ? j->target_branch : j->branch, j->workload,
+	                               tg_branch_noise_fingerprint(mets, nmets), j->id, d->rules[ri],
+	                               TG_BRANCH_NOISE_WINDOW)) ||
+	    (rc = append_text(&acc.notes, bn.text)))
+		goto done;
+	tg_gate_opts go = {.accepts = acc.a, .naccepts = acc.n, .rule_noise = bn.noise, .nrule_noise = bn.n};
 	if ((rc = tg_gate_run(&g, d->rules[ri], (const tg_tree *const *)old.trees, old.n,
 	                      (const tg_tree *const *)cur.trees, cur.n, &go)))
 		goto done;
@@ -701,6 +752,7 @@ done:
 	free(comment);
 	free(extra);
 	accepts_free(&acc);
+	tg_branch_noise_free(&bn);
 	tg_gate_free(g);
 	tg_side_free(&old);
 	tg_side_free(&cur);

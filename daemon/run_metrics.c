@@ -73,6 +73,14 @@ int tg_run_metrics(tg_metric **out, size_t *n, const tg_measure *m, const tg_ato
 	}
 	double per = nu ? 1.0 / (double)nu : 1.0;
 	int rc = add(&a, "steps", (double)nu);
+	/* the comparability fingerprint, as a metric's name (value 1): the
+	 * noise of a branch comes from its runs on the same hardware and
+	 * software (branch_noise.h) */
+	const tg_fingerprint *f = tg_measure_fingerprint(m, NULL);
+	char fp[512];
+	snprintf(fp, sizeof(fp), "fingerprint:%s|%s|%s|%lld", f->gpu, f->driver, f->runtime, (long long)f->world_size);
+	if (!rc)
+		rc = add(&a, fp, 1);
 	if (!rc)
 		rc = add(&a, "gpu_busy_ms", busy * per / 1e6);
 	if (!rc)
@@ -106,7 +114,7 @@ int tg_run_metrics(tg_metric **out, size_t *n, const tg_measure *m, const tg_ato
 	/* each total rule's value: the rules judged on the run against itself */
 	tg_judgement *j = NULL;
 	if (!rc && rules) {
-		tg_judge_opts jo = {NULL, 0, 1};
+		tg_judge_opts jo = {.allow_hardware_change = 1};
 		rc = tg_judge(&j, rules, m, m, keys, &jo);
 	}
 	if (!rc && j) {

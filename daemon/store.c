@@ -360,12 +360,27 @@ void tg_store_set_trusted_only(tg_store *s, int on)
 	s->trusted_only = on != 0;
 }
 
+int tg_store_trusted_only(const tg_store *s)
+{
+	return s->trusted_only;
+}
+
 int tg_store_find_run(tg_store *s, const char *repo, const char *commit, const char *workload, tg_job *out)
 {
 	memset(out, 0, sizeof(*out));
 	if (!repo || !commit || !workload)
 		return tg_error_set(TG_EINVAL, "store: find_run needs repo, commit and workload");
 	return s->ops->find_run(s, repo, commit, workload, out);
+}
+
+int tg_store_find_runs(tg_store *s, const char *repo, const char *commit, const char *workload, size_t limit,
+                       tg_job **out, size_t *n)
+{
+	*out = NULL;
+	*n = 0;
+	if (!repo || !commit || !workload || !limit)
+		return tg_error_set(TG_EINVAL, "store: find_runs needs repo, commit, workload and a limit");
+	return s->ops->find_runs(s, repo, commit, workload, (int64_t)limit, out, n);
 }
 
 void tg_history_free(tg_history_point *p, size_t n)

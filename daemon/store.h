@@ -141,9 +141,12 @@ typedef struct tg_metric {
 /* Replaces the metrics of run id with the n given (one transaction). */
 int tg_store_metrics_put(tg_store *s, int64_t id, const tg_metric *m, size_t n);
 
-/* With on, tg_store_find_run and tg_store_history see trusted runs only
+/* With on, tg_store_find_run, tg_store_find_runs and tg_store_history see trusted runs only
  * (a signing key is configured: docs/security.md); off by default. */
 void tg_store_set_trusted_only(tg_store *s, int on);
+
+/* 1 when s sees trusted runs only (tg_store_set_trusted_only). */
+int tg_store_trusted_only(const tg_store *s);
 
 /* The latest done run (by run_time) of repo at commit for workload whose
  * verdict is not "error" (and trusted, see tg_store_set_trusted_only): the
@@ -165,6 +168,13 @@ int tg_store_leases(tg_store *s, tg_lease **out, size_t *n);
  * its attempts: for a lease whose holder is known to be dead. TG_ENOTFOUND
  * when owner holds no lease on it. */
 int tg_store_lease_expire(tg_store *s, int64_t id, const char *owner);
+
+/* Every done run of repo at commit for workload whose verdict is not
+ * "error" (and trusted, see tg_store_set_trusted_only), the latest first, at most limit (> 0) of them: the runs a side
+ * pools (several runs of one commit). *out is an array of *n
+ * (tg_store_jobs_free); none is not an error. */
+int tg_store_find_runs(tg_store *s, const char *repo, const char *commit, const char *workload, size_t limit,
+                       tg_job **out, size_t *n);
 
 /* One point of a history series. */
 typedef struct tg_history_point {

@@ -64,6 +64,8 @@ typedef struct tg_store_ops {
 	int (*jobs_list)(tg_store *s, const char *const states[5], tg_job **out, size_t *n);
 	int (*metrics_put)(tg_store *s, int64_t id, const tg_metric *m, size_t n);
 	int (*find_run)(tg_store *s, const char *repo, const char *commit, const char *workload, tg_job *out);
+	int (*find_runs)(tg_store *s, const char *repo, const char *commit, const char *workload, int64_t limit,
+	                 tg_job **out, size_t *n);
 	int (*history)(tg_store *s, const char *repo, const char *branch, const char *workload, const char *metric,
 	               const char *prefix, int64_t limit, tg_history_point **out, size_t *n);
 	int (*prune)(tg_store *s, int64_t before, int64_t *deleted);

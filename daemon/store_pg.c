@@ -638,6 +638,43 @@ static int pg_find_run(tg_store *s, const char *repo, const char *commit, const 
 	PG_RETRY(pgs(s), find_once(pgs(s), repo, commit, workload, out));
 }
 
+static int find_runs_once(pg_store *b, const char *repo, const char *commit, const char *workload, int64_t limit,
+                          tg_job **out, size_t *n)
+{
+	*out = NULL;
+	*n = 0;
+	char lim[24];
+	fmt_i64(lim, sizeof(lim), limit);
+	const char *p[] = {repo, commit, workload, lim, b->base.trusted_only ? "1" : "0"};
+	int rc;
+	PGresult *res = pg_run(b, "find runs",
+	                       "SELECT " TG_STORE_JOB_COLS " FROM runs WHERE repo = $1 AND commit_sha = $2 "
+	                       "AND workload = $3 AND state = 'done' AND (verdict IS NULL OR verdict <> 'error') "
+	                       "AND ($5::integer = 0 OR trusted = 1) ORDER BY run_time DESC, id DESC LIMIT $4::bigint",
+	                       5, p, &rc);
+	if (!res)
+		return rc;
+	int rows = PQntuples(res);
+	if (rows && !(*out = tg_calloc((size_t)rows, sizeof(**out))))
+		rc = TG_ENOMEM;
+	for (int i = 0; !rc && i < rows; i++)
+		if (!(rc = job_from_res(res, i, &(*out)[i])))
+			(*n)++;
+	PQclear(res);
+	if (rc) {
+		tg_store_jobs_free(*out, *n);
+		*out = NULL;
+		*n = 0;
+	}
+	return rc;
+}
+
+static int pg_find_runs(tg_store *s, const char *repo, const char *commit, const char *workload, int64_t limit,
+                        tg_job **out, size_t *n)
+{
+	PG_RETRY(pgs(s), find_runs_once(pgs(s), repo, commit, workload, limit, out, n));
+}
+
 static int history_once(pg_store *b, const char *repo, const char *branch, const char *workload, const char *metric,
                         const char *prefix, int64_t limit, tg_history_point **out, size_t *n)
 {
@@ -736,6 +773,7 @@ static const tg_store_ops pg_ops = {
 	.jobs_list = pg_jobs_list,
 	.metrics_put = pg_metrics_put,
 	.find_run = pg_find_run,
+	.find_runs = pg_find_runs,
 	.history = pg_history,
 	.prune = pg_prune,
 	.leases = pg_leases,

@@ -48,6 +48,7 @@ enum {
 	SQ_METRICS_DELETE,
 	SQ_METRIC_PUT,
 	SQ_FIND_RUN,
+	SQ_FIND_RUNS,
 	SQ_HISTORY,
 	SQ_PRUNE,
 	SQ_LEASES,
@@ -98,6 +99,9 @@ static const char *const sq_sql[SQ_NSTMT] = {
 	[SQ_FIND_RUN] = "SELECT " TG_STORE_JOB_COLS " FROM runs WHERE repo = ?1 AND commit_sha = ?2 "
 	                "AND workload = ?3 AND state = 'done' AND (verdict IS NULL OR verdict <> 'error') "
 	                "AND (?4 = 0 OR trusted = 1) ORDER BY run_time DESC, id DESC LIMIT 1",
+	[SQ_FIND_RUNS] = "SELECT " TG_STORE_JOB_COLS " FROM runs WHERE repo = ?1 AND commit_sha = ?2 "
+	                 "AND workload = ?3 AND state = 'done' AND (verdict IS NULL OR verdict <> 'error') "
+	                 "AND (?5 = 0 OR trusted = 1) ORDER BY run_time DESC, id DESC LIMIT ?4",
 	/* limit: the latest ?6 runs of each (workload, metric) series. A run
 	 * has one value per metric, so numbering the points numbers the runs. */
 	[SQ_HISTORY] = "SELECT run, run_time, commit_sha, workload, name, value FROM ("
@@ -628,6 +632,37 @@ static int sq_find_run(tg_store *s, const char *repo, const char *commit, const 
 	return rc;
 }
 
+static int sq_find_runs(tg_store *s, const char *repo, const char *commit, const char *workload, int64_t limit,
+                        tg_job **out, size_t *n)
+{
+	sq_store *b = sq(s);
+	sqlite3_stmt *st = sq_stmt(b, SQ_FIND_RUNS);
+	if (!st)
+		return TG_EIO;
+	bind_text(st, 1, repo);
+	bind_text(st, 2, commit);
+	bind_text(st, 3, workload);
+	sqlite3_bind_int64(st, 4, limit);
+	sqlite3_bind_int(st, 5, s->trusted_only);
+	size_t cap = 0;
+	int rc;
+	while ((rc = sq_step(b, st, "find runs")) == 1) {
+		tg_job *j = tg_store__push((void **)out, n, &cap, sizeof(**out));
+		if (!j || (rc = sq_job_row(st, j))) {
+			rc = j ? rc : TG_ENOMEM;
+			break;
+		}
+	}
+	sq_done(st);
+	if (rc < 0) {
+		tg_store_jobs_free(*out, *n);
+		*out = NULL;
+		*n = 0;
+		return rc;
+	}
+	return 0;
+}
+
 static int sq_history(tg_store *s, const char *repo, const char *branch, const char *workload, const char *metric,
                       const char *prefix, int64_t limit, tg_history_point **out, size_t *n)
 {
@@ -714,6 +749,7 @@ static const tg_store_ops sq_ops = {
 	.jobs_list = sq_jobs_list,
 	.metrics_put = sq_metrics_put,
 	.find_run = sq_find_run,
+	.find_runs = sq_find_runs,
 	.history = sq_history,
 	.prune = sq_prune,
 	.leases = sq_leases,

@@ -86,6 +86,45 @@ static size_t side_units(const tg_measure *m)
 	return n;
 }
 
+/* One line on the between-run noise (docs/diff.md, Runs and noise): the
+ * noise of each total rule that has one, and the runs; or, with one run a
+ * side and nothing else known, what the intervals leave out. pm: "±" or
+ * "+-". Empty when there is nothing sampled to say it of. */
+static void noise_line(char *buf, size_t cap, const tg_judgement *j, const char *pm)
+{
+	size_t n, o = 0, with = 0, sampled = 0, rb = 0, rx = 0;
+	double df = 0;
+	const tg_judged *it = tg_judgement_items(j, &n);
+	buf[0] = 0;
+	for (size_t i = 0; i < n; i++) {
+		const tg_judged *x = &it[i];
+		if (x->rule->aggregate != TG_AGG_TOTAL || x->sampling == TG_SAMPLING_EXACT || x->no_data || isnan(x->pct))
+			continue;
+		sampled++;
+		if (x->nruns_base > rb)
+			rb = x->nruns_base;
+		if (x->nruns_new > rx)
+			rx = x->nruns_new;
+		if (isnan(x->noise_pct))
+			continue;
+		if (x->noise_df > df)
+			df = x->noise_df;
+		if (o < cap)
+			o += (size_t)snprintf(buf + o, cap - o, "%s%s %s%.1f %%", with ? ", " : "Noise between runs (sd of one run): ",
+			                      x->rule->name, pm, x->noise_pct);
+		with++;
+	}
+	if (with && o < cap)
+		snprintf(buf + o, cap - o, " (%zu base and %zu new run%s; %.0f degree%s of freedom)", rb, rx, rx == 1 ? "" : "s",
+		         df, df == 1 ? "" : "s");
+	else if (!with && sampled && rb <= 1 && rx <= 1)
+		snprintf(buf, cap,
+		         "One run a side: the intervals hold the variation between steps, not between runs "
+		         "(%s1-3 %% on real GPUs); compare several runs a side (BASE... -- NEW...) or give A/A runs "
+		         "with --noise-from",
+		         pm);
+}
+
 /* ------------------------------------------------------------ markdown */
 
 /* Names are written escaped as plain text, never inside a code span:
@@ -380,6 +419,13 @@ static char *md_build(const tg_diff_doc *d, const struct cats *op_cats, size_t d
 	fputs("\n", f);
 	md_rules(f, j);
 	categories_from(f, d, 1);
+	char nl[1024];
+	noise_line(nl, sizeof(nl), j, "\xc2\xb1");
+	if (nl[0]) {
+		fputs("\n", f);
+		tg_md_escape(f, nl);
+		fputs(".\n", f);
+	}
 	size_t nu;
 	const char *const *un = tg_judgement_unmatched(j, &nu);
 	for (size_t i = 0; i < nu; i++) {
@@ -501,6 +547,10 @@ int tg_diff_write_text(FILE *f, const tg_diff_doc *d)
 		        verdict_word(x), x->note[0] ? " (" : "", x->note, x->note[0] ? ")" : "");
 	}
 	categories_from(f, d, 0);
+	char nl[1024];
+	noise_line(nl, sizeof(nl), j, "+-");
+	if (nl[0])
+		fprintf(f, "%s\n", nl);
 	size_t nu;
 	const char *const *un = tg_judgement_unmatched(j, &nu);
 	for (size_t i = 0; i < nu; i++)
@@ -592,6 +642,12 @@ static json_t *item_json(const tg_judged *x, const char *category)
 	json_object_set_new(o, "no_data", json_boolean(x->no_data));
 	json_object_set_new(o, "unmatched", json_boolean(x->unmatched));
 	json_object_set_new(o, "note", json_string(x->note));
+	json_object_set_new(o, "decide", json_string(tg_rule_decide_name(x->rule->decide)));
+	json_object_set_new(o, "runs_base", json_integer((json_int_t)x->nruns_base));
+	json_object_set_new(o, "runs_new", json_integer((json_int_t)x->nruns_new));
+	json_object_set_new(o, "noise_pct", num(x->noise_pct));
+	json_object_set_new(o, "noise_df", num(x->noise_df));
+	json_object_set_new(o, "runs_needed", json_integer((json_int_t)x->runs_needed));
 	return o;
 }
 

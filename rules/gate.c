@@ -6,6 +6,7 @@
 #include "../core/tree_diff.h"
 
 #include <stdlib.h>
+#include <time.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -14,14 +15,22 @@
 
 struct tg_gate {
 	tg_atoms *keys;
-	tg_measure *base, *next;
+	tg_measure *base, *next, *noise;
 	tg_tree_diff **diffs;
 	size_t ndiffs;
 	tg_judgement *judgement, *ops;
 	tg_table *divergences;
 	char *drawing;
 	size_t attributed;
+	double stats_s; /* seconds in the judgements (tg_gate_stats_seconds) */
 };
+
+static double now_s(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
 
 /* The per-op judgement behind the top regressions and improvements: every
  * op's kernel time, judged with the rules' statistics settings. */
@@ -38,7 +47,7 @@ static int ops_judgement(tg_judgement **out, const tg_rules *rules, const tg_mea
 	int rc = tg_rules_load_mem(&r, yaml, strlen(yaml), "<ops>");
 	if (rc)
 		return rc;
-	tg_judge_opts jo = {NULL, 0, 1};
+	tg_judge_opts jo = {.allow_hardware_change = 1};
 	rc = tg_judge(out, r, b, x, keys, &jo);
 	/* the items borrow the rule: the judgement keeps the rules alive */
 	if (rc)
@@ -118,15 +127,20 @@ int tg_gate_run(tg_gate **out, const tg_rules *rules, const tg_tree *const *base
 		rc = tg_measure_build(&g->base, base, nbase, g->keys);
 	if (!rc)
 		rc = tg_measure_build(&g->next, next, nnext, g->keys);
+	if (!rc && opts && opts->nnoise)
+		rc = tg_measure_build(&g->noise, opts->noise, opts->nnoise, g->keys);
 	if (!rc && !(opts && opts->no_tree_diff))
 		rc = align(g, opts);
 	if (!rc) {
 		tg_judge_opts jo = {opts ? opts->accepts : NULL, opts ? opts->naccepts : 0,
-		                    opts ? opts->allow_hardware_change : 0};
+		                    opts ? opts->allow_hardware_change : 0, g->noise,
+		                    opts ? opts->rule_noise : NULL, opts ? opts->nrule_noise : 0};
+		double t0 = now_s();
 		rc = tg_judge(&g->judgement, rules, g->base, g->next, g->keys, &jo);
+		if (!rc)
+			rc = ops_judgement(&g->ops, rules, g->base, g->next, g->keys);
+		g->stats_s = now_s() - t0;
 	}
-	if (!rc)
-		rc = ops_judgement(&g->ops, rules, g->base, g->next, g->keys);
 	if (!rc && !g->drawing)
 		rc = (g->drawing = strdup("")) ? 0 : tg_error_set(TG_ENOMEM, "out of memory");
 	if (rc) {
@@ -135,6 +149,11 @@ int tg_gate_run(tg_gate **out, const tg_rules *rules, const tg_tree *const *base
 	}
 	*out = g;
 	return 0;
+}
+
+double tg_gate_stats_seconds(const tg_gate *g)
+{
+	return g->stats_s;
 }
 
 void tg_gate_free(tg_gate *g)
@@ -150,6 +169,7 @@ void tg_gate_free(tg_gate *g)
 	free(g->drawing);
 	tg_measure_free(g->base);
 	tg_measure_free(g->next);
+	tg_measure_free(g->noise);
 	tg_atoms_free(g->keys);
 	free(g);
 }

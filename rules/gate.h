@@ -27,6 +27,13 @@ typedef struct tg_gate_opts {
 	int allow_hardware_change; /* as the rules' setting */
 	int no_tree_diff;          /* skip the alignment (no attribution, no drawing) */
 	size_t drawing_lines;      /* cap of the divergence drawing; 0: 80 */
+	const tg_tree *const *noise; /* --noise-from: A/A runs of the base's code
+	                                (borrowed, may be NULL): they widen the
+	                                intervals by the noise between them and
+	                                the base runs (judge.h) */
+	size_t nnoise;
+	const tg_rule_noise *rule_noise; /* per-rule noise from history, may be NULL */
+	size_t nrule_noise;
 } tg_gate_opts;
 
 typedef struct tg_gate tg_gate;
@@ -39,6 +46,11 @@ int tg_gate_run(tg_gate **out, const tg_rules *rules, const tg_tree *const *base
                 const tg_tree *const *next, size_t nnext, const tg_gate_opts *opts);
 
 void tg_gate_free(tg_gate *g);
+
+/* Seconds spent judging (the rules and the per-op top tables: selection,
+ * bootstraps, noise, decisions), for `make bench`'s share of the
+ * statistics in a diff. */
+double tg_gate_stats_seconds(const tg_gate *g);
 
 /* The verdict of the rules, and the judgement itself (borrowed). */
 tg_verdict tg_gate_verdict(const tg_gate *g);

@@ -2,6 +2,7 @@
  * judge.c - rules applied to two measures (see judge.h for the statistics).
  */
 #include "judge.h"
+#include "noise.h"
 #include "stats.h"
 
 #include <math.h>
@@ -60,19 +61,41 @@ static const char *kstr(const tg_atoms *keys, uint32_t a)
 	return a == TG_NONE ? "" : tg_atoms_str(keys, a);
 }
 
-static int rec_matches(const tg_rule *r, const tg_atoms *keys, const tg_kernel_rec *k)
+/* A pattern's answers per key atom, so that a side of 100,000 records
+ * asks fnmatch or regexec once per distinct name: 0 not asked yet, 1
+ * matches, 2 does not. NULL memo (no memory): asked every time. */
+static int memo_match(uint8_t *memo, uint32_t natoms, const tg_pattern *p, const tg_atoms *keys, uint32_t a)
 {
+	if (!p->text)
+		return 1;
+	if (!memo || a == TG_NONE || a >= natoms)
+		return tg_pattern_match(p, kstr(keys, a));
+	if (!memo[a])
+		memo[a] = tg_pattern_match(p, kstr(keys, a)) ? 1 : 2;
+	return memo[a] == 1;
+}
+
+/* Whether record k is selected by r; memo: 5 x natoms bytes (the
+ * category, op, kernel, module and shape patterns' answers) or NULL. */
+static int rec_matches(const tg_rule *r, const tg_atoms *keys, const tg_kernel_rec *k, uint8_t *memo, uint32_t natoms)
+{
+	uint8_t *m = memo;
 	return (r->stream < 0 || r->stream == k->stream) && (r->rank < 0 || r->rank == k->rank) &&
-	       tg_pattern_match(&r->category, kstr(keys, k->category)) && tg_pattern_match(&r->op, kstr(keys, k->op)) &&
-	       tg_pattern_match(&r->kernel, kstr(keys, k->kernel)) &&
-	       tg_pattern_match(&r->module, kstr(keys, k->module)) &&
-	       tg_pattern_match(&r->shape, kstr(keys, k->op_shape));
+	       memo_match(m, natoms, &r->category, keys, k->category) &&
+	       memo_match(m ? m + natoms : NULL, natoms, &r->op, keys, k->op) &&
+	       memo_match(m ? m + 2 * (size_t)natoms : NULL, natoms, &r->kernel, keys, k->kernel) &&
+	       memo_match(m ? m + 3 * (size_t)natoms : NULL, natoms, &r->module, keys, k->module) &&
+	       memo_match(m ? m + 4 * (size_t)natoms : NULL, natoms, &r->shape, keys, k->op_shape);
 }
 
 struct ctx {
 	const tg_rules_settings *set;
 	const tg_rule *rule;
 	int comparable;
+	tg_noise hist;            /* the rule's noise from history (df 0: none) */
+	const double *noise_runs; /* the item's per-run values in the --noise-from runs */
+	size_t n_noise_runs;
+	const tg_measure *noise_m; /* the --noise-from runs, or NULL */
 };
 
 /* Kernels the rule would select if their category were the one their
@@ -100,7 +123,7 @@ static void name_hint(char *buf, size_t cap, const tg_rule *r, const tg_measure 
 				continue;
 			tg_rule tmp = *r;
 			memset(&tmp.category, 0, sizeof(tmp.category));
-			if (!rec_matches(&tmp, keys, &k[i]))
+			if (!rec_matches(&tmp, keys, &k[i], NULL, 0))
 				continue;
 			count++;
 			ns += k[i].dur_ns;
@@ -166,6 +189,50 @@ static int cmp_sel(const void *a, const void *b)
 	return (x->inv > y->inv) - (x->inv < y->inv);
 }
 
+/* One counting-sort pass of src into dst (n entries) by key(e) in [0, range). */
+#define COUNT_PASS(dst, src, n, range, cnt, KEY)                                                              \
+	do {                                                                                                  \
+		memset(cnt, 0, ((range) + 1) * sizeof(size_t));                                              \
+		for (size_t i_ = 0; i_ < (n); i_++) {                                                        \
+			const struct sel *e = &(src)[i_];                                                      \
+			cnt[(KEY) + 1]++;                                                                      \
+		}                                                                                             \
+		for (size_t k_ = 0; k_ < (range); k_++)                                                     \
+			cnt[k_ + 1] += cnt[k_];                                                                \
+		for (size_t i_ = 0; i_ < (n); i_++) {                                                        \
+			const struct sel *e = &(src)[i_];                                                      \
+			(dst)[cnt[(KEY)]++] = *e;                                                               \
+		}                                                                                             \
+	} while (0)
+
+/* Sorts v as cmp_sel orders it (group, stratum, invocation; stable), by
+ * three counting passes (LSD radix): keys are atoms (< natoms, TG_NONE
+ * last) and invocation ids (< ninv, or 2^32 | record index < nk). A
+ * selection of every record of a big trace is sorted in O(n), not with
+ * 2 million calls of a comparison. Returns 0, or -1 without memory. */
+static int sort_sel(struct sel *v, size_t n, uint32_t natoms, size_t ninv, size_t nk)
+{
+	size_t ra = (size_t)natoms + 1, ri = ninv + nk + 1, range = ra > ri ? ra : ri;
+	struct sel *tmp = tg_malloc(n * sizeof(*tmp));
+	size_t *cnt = tg_calloc(range + 1, sizeof(size_t));
+	if (!tmp || !cnt) {
+		free(tmp);
+		free(cnt);
+		return -1;
+	}
+#define ATOM_KEY(a) ((a) == TG_NONE || (a) >= natoms ? (size_t)natoms : (size_t)(a))
+#define INV_KEY(x) ((x) >> 32 ? ninv + (size_t)((x) & 0xffffffffu) : (size_t)(x))
+	COUNT_PASS(tmp, v, n, ri, cnt, INV_KEY(e->inv));
+	COUNT_PASS(v, tmp, n, ra, cnt, ATOM_KEY(e->stratum));
+	COUNT_PASS(tmp, v, n, ra, cnt, ATOM_KEY(e->group));
+#undef ATOM_KEY
+#undef INV_KEY
+	memcpy(v, tmp, n * sizeof(*v));
+	free(tmp);
+	free(cnt);
+	return 0;
+}
+
 /* The rank of a unit: its trace's distributedInfo rank, else the trace's
  * position on its side (as the kernel records' rank). */
 static int64_t unit_rank(const tg_measure *m, const tg_unit *u)
@@ -188,6 +255,48 @@ static size_t rule_units(uint32_t *map, const tg_rule *r, const tg_measure *m)
 	return c;
 }
 
+/* The runs of a side: traces of the same rank are separate runs (the
+ * i-th trace of a rank is run i); traces of different ranks are one run
+ * (a distributed job). rule units (rule_units) are mapped to their run:
+ * of_unit[k] for the k-th unit of the rule; n runs. */
+struct runs {
+	uint32_t *of_unit;
+	size_t n;
+};
+
+static int side_runs(struct runs *out, const tg_rule *r, const tg_measure *m)
+{
+	size_t nu, nt = tg_measure_traces(m);
+	const tg_unit *u = tg_measure_units(m, &nu);
+	uint32_t *of_trace = tg_calloc(nt ? nt : 1, sizeof(uint32_t));
+	out->of_unit = tg_calloc(nu ? nu : 1, sizeof(uint32_t));
+	out->n = 0;
+	if (!of_trace || !out->of_unit) {
+		free(of_trace);
+		free(out->of_unit);
+		out->of_unit = NULL;
+		return TG_ENOMEM;
+	}
+	for (size_t t = 0; t < nt; t++) {
+		int64_t rt = tg_trace_rank(tg_tree_trace(tg_measure_tree(m, t)));
+		uint32_t k = 0;
+		for (size_t s = 0; s < t; s++)
+			k += tg_trace_rank(tg_tree_trace(tg_measure_tree(m, s))) == rt;
+		of_trace[t] = k;
+	}
+	size_t c = 0;
+	for (size_t i = 0; i < nu; i++) {
+		if (r->rank >= 0 && unit_rank(m, &u[i]) != r->rank)
+			continue;
+		uint32_t k = of_trace[u[i].trace];
+		out->of_unit[c++] = k;
+		if (k + 1 > out->n)
+			out->n = k + 1;
+	}
+	free(of_trace);
+	return 0;
+}
+
 /* The selected records of one side, sorted by group, stratum, invocation,
  * their unit renumbered among the rule's units (rule_units), *units of
  * them. *dropped (may be NULL): records the selectors match but that hold
@@ -208,8 +317,10 @@ static int select_side(struct sel **out, size_t *n, size_t *units, size_t *dropp
 	if (!map)
 		return TG_ENOMEM;
 	*units = rule_units(map, r, m);
+	uint32_t natoms = tg_atoms_count(keys);
+	uint8_t *memo = tg_calloc(5 * (size_t)(natoms ? natoms : 1), 1); /* NULL: no memo, still correct */
 	for (size_t i = 0; i < nk; i++) {
-		if (k[i].unit == TG_NONE || !rec_matches(r, keys, &k[i]) || map[k[i].unit] == UINT32_MAX)
+		if (k[i].unit == TG_NONE || map[k[i].unit] == UINT32_MAX || !rec_matches(r, keys, &k[i], memo, natoms))
 			continue;
 		double fl = NAN, by = NAN;
 		if (k[i].inv != TG_NONE) {
@@ -224,6 +335,7 @@ static int select_side(struct sel **out, size_t *n, size_t *units, size_t *dropp
 		if (tg_grow((void **)&v, &cap, c + 1, sizeof(*v))) {
 			free(v);
 			free(map);
+			free(memo);
 			return TG_ENOMEM;
 		}
 		v[c++] = (struct sel){group_key(r, &k[i]), k[i].op_shape,
@@ -231,8 +343,9 @@ static int select_side(struct sel **out, size_t *n, size_t *units, size_t *dropp
 		                      k[i].dur_ns, k[i].delay_ns, fl, by};
 	}
 	free(map);
-	if (c > 1)
-		qsort(v, c, sizeof(*v), cmp_sel);
+	free(memo);
+	if (c > 1 && sort_sel(v, c, natoms, ni, nk))
+		qsort(v, c, sizeof(*v), cmp_sel); /* no memory for the radix sort */
 	*out = v;
 	*n = c;
 	if (dropped)
@@ -253,10 +366,13 @@ struct side_vals {
 	double total;     /* metric total per unit */
 	double count;     /* kernels per unit */
 	double flops, bytes; /* per unit, distinct invocations */
+	double *run;      /* per run: the mean of its units' values */
+	size_t nruns;
 };
 
 static void side_vals_free(struct side_vals *s)
 {
+	free(s->run);
 	free(s->unit);
 	free(s->inv);
 	free(s->inv_stratum);
@@ -314,6 +430,31 @@ static int side_vals_build(struct side_vals *out, const struct sel *v, size_t n,
 	out->flops *= scale;
 	out->bytes *= scale;
 	free(ucount);
+	return 0;
+}
+
+/* The per-run means of s's unit values (rs maps its units to runs). */
+static int side_vals_runs(struct side_vals *s, const struct runs *rs)
+{
+	size_t n = rs && rs->n ? rs->n : 1;
+	double *cnt = tg_calloc(n, sizeof(double));
+	s->run = tg_calloc(n, sizeof(double));
+	if (!cnt || !s->run) {
+		free(cnt);
+		return TG_ENOMEM;
+	}
+	s->nruns = n;
+	for (size_t u = 0; u < s->nunits; u++) {
+		uint32_t k = rs && rs->of_unit ? rs->of_unit[u] : 0;
+		s->run[k] += s->unit[u];
+		cnt[k] += 1;
+	}
+	size_t c = 0;
+	for (size_t k = 0; k < n; k++)
+		if (cnt[k] > 0) /* a run without units of the rule (a rank it lacks) does not count */
+			s->run[c++] = s->run[k] / cnt[k];
+	s->nruns = c;
+	free(cnt);
 	return 0;
 }
 
@@ -392,10 +533,7 @@ static int interval(tg_judged *j, const struct ctx *c, const struct side_vals *b
 	tg_boot_opts bo = {c->set->confidence, seed_of(c->rule->name, j->item), BOOT_REPS,
 	                   steps ? TG_RATIO_MEANS : TG_RATIO_TOTALS, 0};
 	tg_ratio_ci ci;
-	size_t nvalues = 0;
-	for (size_t i = 0; i < nst; i++)
-		nvalues += st[i].nbase + st[i].nnext;
-	bo.reps = tg_stats_boot_reps_for(BOOT_REPS, nvalues, BOOT_DRAWS);
+	bo.reps = tg_stats_boot_reps_for(BOOT_REPS, tg_stats_boot_draws(st, nst), BOOT_DRAWS);
 	int rc = tg_stats_ratio_bootstrap_ex(&ci, st, nst, &bo);
 	if (!rc) {
 		*ratio = ci.ratio;
@@ -449,6 +587,59 @@ static void widen_by_steps(double *lo, double *hi, double ratio, const struct si
 		*hi = whi;
 }
 
+/* The between-run noise (noise.h): the base side's runs with the A/A runs
+ * of --noise-from (runs of the base's code: one group), the new side's
+ * runs, and the history's noise, pooled. The interval of the ratio is
+ * widened to cover the one this noise gives runs_base against runs_new
+ * runs, and the p-value raised to its one. Records the runs and the noise
+ * in j. */
+static int widen_by_runs(tg_judged *j, const struct ctx *c, const struct side_vals *b, const struct side_vals *x,
+                         double ratio, double *lo, double *hi)
+{
+	tg_noise nz = c->hist;
+	size_t ng = b->nruns + c->n_noise_runs;
+	double *g = tg_calloc(ng ? ng : 1, sizeof(double));
+	if (!g)
+		return TG_ENOMEM;
+	for (size_t i = 0; i < b->nruns; i++)
+		g[i] = b->run[i];
+	for (size_t i = 0; i < c->n_noise_runs; i++)
+		g[b->nruns + i] = c->noise_runs[i];
+	tg_noise_add_group(&nz, g, ng);
+	tg_noise_add_group(&nz, x->run, x->nruns);
+	free(g);
+	j->nruns_base = b->nruns;
+	j->nruns_new = x->nruns;
+	j->noise_df = nz.df;
+	j->noise_pct = nz.df > 0 ? 100 * tg_noise_sigma(&nz) : NAN;
+	double wlo, whi, p;
+	if (tg_noise_interval(&wlo, &whi, &p, ratio, &nz, b->nruns ? b->nruns : 1, x->nruns ? x->nruns : 1,
+	                      c->set->confidence))
+		return 0;
+	if (wlo < *lo || isnan(*lo))
+		*lo = wlo;
+	if (whi > *hi || isnan(*hi))
+		*hi = whi;
+	if (isnan(j->p_value) || p > j->p_value)
+		j->p_value = p;
+	return 0;
+}
+
+/* Runs per side that would decide j (an estimate above threshold, not
+ * significant): from the noise when known, else from the interval's width
+ * as if it were all between-run noise. */
+static size_t runs_needed(const tg_judged *j, double confidence)
+{
+	double sigma = j->noise_pct / 100;
+	if (isnan(sigma) && !isnan(j->pct_lo) && !isnan(j->pct_hi) && j->pct_lo > -100) {
+		double z = tg_stats_normal_quantile((1 + confidence) / 2);
+		double se = (log1p(j->pct_hi / 100) - log1p(j->pct_lo / 100)) / (2 * z);
+		double rb = j->nruns_base ? (double)j->nruns_base : 1, rx = j->nruns_new ? (double)j->nruns_new : 1;
+		sigma = se / sqrt(1 / rb + 1 / rx);
+	}
+	return tg_noise_runs_needed(j->pct, sigma, confidence);
+}
+
 /* Decides the verdict of j from its numbers. */
 static void decide(tg_judged *j, const struct ctx *c, int can_block)
 {
@@ -489,22 +680,45 @@ static void decide(tg_judged *j, const struct ctx *c, int can_block)
 		j->improved = 1;
 	if (!worse_delta)
 		return;
-	if (!isnan(r->block_above) && lo > r->block_above) {
+	/* likely: the estimate above the threshold and the slowdown significant
+	 * (the interval, which holds the between-run noise when it is known,
+	 * excludes no change); surely: the lower bound above the threshold */
+	int surely = r->decide == TG_DECIDE_SURELY;
+	int significant = lo > 0;
+#define ABOVE(thr) (!isnan(thr) && (surely ? lo > (thr) : j->pct > (thr) && significant))
+	if (ABOVE(r->block_above)) {
 		if (can_block) {
 			j->verdict = TG_VERDICT_BLOCK;
 			return;
 		}
 		snprintf(j->note, sizeof(j->note), "too few steps to block on this metric");
 	}
-	if (!isnan(r->warn_above) && lo > r->warn_above)
+	if (ABOVE(r->warn_above) || ABOVE(r->block_above)) {
 		j->verdict = TG_VERDICT_WARN;
-	else if (!isnan(r->block_above) && lo > r->block_above)
-		j->verdict = TG_VERDICT_WARN;
+		return;
+	}
+#undef ABOVE
+	if (!surely && can_block && !isnan(r->block_above) && j->pct > r->block_above && !significant) {
+		/* above the threshold, within the noise: neither a block nor a pass */
+		j->verdict = TG_VERDICT_INCONCLUSIVE;
+		j->runs_needed = runs_needed(j, c->set->confidence);
+		if (j->runs_needed)
+			snprintf(j->note, sizeof(j->note),
+			         "re-run to confirm: +%.1f %% is above %g %% but not significant at this noise; "
+			         "about %zu runs per side would decide it",
+			         j->pct, r->block_above, j->runs_needed);
+		else
+			snprintf(j->note, sizeof(j->note),
+			         "re-run to confirm: +%.1f %% is above %g %% but not significant", j->pct, r->block_above);
+	}
 }
 
 /* Kernel-record metrics of one group. */
+static int estimate(tg_judged *j, const struct ctx *c, struct side_vals *b, struct side_vals *x, size_t nb,
+                    size_t nx);
+
 static int judge_group(tg_judged *j, const struct ctx *c, const struct sel *vb, size_t nb, size_t ub,
-                       const struct sel *vx, size_t nx, size_t ux)
+                       const struct runs *rb, const struct sel *vx, size_t nx, size_t ux, const struct runs *rx)
 {
 	struct side_vals b, x;
 	tg_rule_metric m = c->rule->metric;
@@ -514,7 +728,26 @@ static int judge_group(tg_judged *j, const struct ctx *c, const struct sel *vb, 
 		side_vals_free(&b);
 		return TG_ENOMEM;
 	}
+	int rc = side_vals_runs(&b, rb);
+	if (!rc)
+		rc = side_vals_runs(&x, rx);
+	if (!rc)
+		rc = estimate(j, c, &b, &x, nb, nx);
+	side_vals_free(&b);
+	side_vals_free(&x);
+	return rc;
+}
+
+/* The estimate, its interval and the verdict of j from the values of its
+ * two sides (nb and nx selected records). */
+static int estimate(tg_judged *j, const struct ctx *c, struct side_vals *b_, struct side_vals *x_, size_t nb,
+                    size_t nx)
+{
+	struct side_vals b = *b_, x = *x_;
+	tg_rule_metric m = c->rule->metric;
+	size_t ub = b.nunits, ux = x.nunits;
 	int rc = 0;
+	j->noise_pct = NAN;
 	int steps = ub >= (size_t)c->set->min_samples && ux >= (size_t)c->set->min_samples;
 	j->is_new = nb == 0 && nx > 0;
 	j->is_gone = nb > 0 && nx == 0;
@@ -544,6 +777,8 @@ static int judge_group(tg_judged *j, const struct ctx *c, const struct sel *vb, 
 			goto done;
 		if (nb && nx && !steps && ub >= 2 && ux >= 2)
 			widen_by_steps(&lo, &hi, ratio, &b, &x, c->set->confidence);
+		if (nb && nx && (rc = widen_by_runs(j, c, &b, &x, ratio, &lo, &hi)))
+			goto done;
 		if (m == TG_METRIC_TFLOPS || m == TG_METRIC_TBS) {
 			/* throughput = work / time; worse = more time per unit of work */
 			double wb = m == TG_METRIC_TFLOPS ? b.flops : b.bytes, wx = m == TG_METRIC_TFLOPS ? x.flops : x.bytes;
@@ -574,8 +809,6 @@ static int judge_group(tg_judged *j, const struct ctx *c, const struct sel *vb, 
 	j->delta = j->next - j->base;
 	decide(j, c, 1);
 done:
-	side_vals_free(&b);
-	side_vals_free(&x);
 	return rc;
 }
 
@@ -727,6 +960,24 @@ static int kernel_time_interval(double *rlo, double *rhi, double *rratio, const 
 	return rc;
 }
 
+/* The per-run means of two sides' unit values (every unit of the rule's
+ * rank: what unit_values keeps for the sampled metrics). */
+static int unit_runs(struct side_vals *sb, struct side_vals *sx, const struct ctx *c, const tg_measure *base,
+                     const tg_measure *next)
+{
+	struct runs rb = {0}, rx = {0};
+	int rc = side_runs(&rb, c->rule, base);
+	if (!rc)
+		rc = side_runs(&rx, c->rule, next);
+	if (!rc)
+		rc = side_vals_runs(sb, &rb);
+	if (!rc)
+		rc = side_vals_runs(sx, &rx);
+	free(rb.of_unit);
+	free(rx.of_unit);
+	return rc;
+}
+
 static int judge_units(tg_judged *j, const struct ctx *c, const tg_measure *base, const tg_measure *next,
                        const tg_atoms *keys, int *matched)
 {
@@ -763,11 +1014,14 @@ static int judge_units(tg_judged *j, const struct ctx *c, const tg_measure *base
 	} else if (nb >= (size_t)c->set->min_samples && nx >= (size_t)c->set->min_samples) {
 		j->sampling = TG_SAMPLING_STEPS;
 		double ratio, lo, hi;
-		if (j->base > 0 && (rc = interval(j, c, &(struct side_vals){.unit = b, .nunits = nb},
-		                                  &(struct side_vals){.unit = x, .nunits = nx}, 1, &lo, &hi, &ratio)) == 0) {
+		struct side_vals sb = {.unit = b, .nunits = nb}, sx = {.unit = x, .nunits = nx};
+		if (j->base > 0 && (rc = interval(j, c, &sb, &sx, 1, &lo, &hi, &ratio)) == 0 &&
+		    (rc = unit_runs(&sb, &sx, c, base, next)) == 0 && (rc = widen_by_runs(j, c, &sb, &sx, ratio, &lo, &hi)) == 0) {
 			j->pct_lo = pct_of(lo);
 			j->pct_hi = pct_of(hi);
 		}
+		free(sb.run);
+		free(sx.run);
 		if (rc)
 			goto done;
 	} else {
@@ -852,6 +1106,44 @@ static int fdr(tg_judgement *jd, size_t from, size_t to, double q)
 	return 0;
 }
 
+/* The --noise-from runs' selected records of a rule (none: n 0). */
+struct noise_sel {
+	const struct sel *v;
+	size_t n, units;
+	const struct runs *runs;
+};
+
+/* judge_group with the per-run values of group g in the --noise-from runs
+ * (the records of g, of a total rule all of them). */
+static int judge_group_noise(tg_judged *j, const struct ctx *c, const struct noise_sel *ns, uint32_t g,
+                             const struct sel *vb, size_t nb, size_t ub, const struct runs *rb, const struct sel *vx,
+                             size_t nx, size_t ux, const struct runs *rx)
+{
+	if (!c->noise_m)
+		return judge_group(j, c, vb, nb, ub, rb, vx, nx, ux, rx);
+	size_t i0 = 0, i1 = ns->n;
+	if (c->rule->aggregate != TG_AGG_TOTAL) {
+		while (i0 < ns->n && ns->v[i0].group < g)
+			i0++;
+		i1 = i0;
+		while (i1 < ns->n && ns->v[i1].group == g)
+			i1++;
+	}
+	struct side_vals sn;
+	if (side_vals_build(&sn, ns->v + i0, i1 - i0, ns->units, c->rule->metric))
+		return TG_ENOMEM;
+	int rc = side_vals_runs(&sn, ns->runs);
+	struct ctx c2 = *c;
+	if (!rc && i1 > i0) {
+		c2.noise_runs = sn.run;
+		c2.n_noise_runs = sn.nruns;
+	}
+	if (!rc)
+		rc = judge_group(j, &c2, vb, nb, ub, rb, vx, nx, ux, rx);
+	side_vals_free(&sn);
+	return rc;
+}
+
 static int judge_rule(tg_judgement *jd, const struct ctx *c, const tg_measure *base, const tg_measure *next,
                       const tg_atoms *keys, int *matched)
 {
@@ -867,15 +1159,40 @@ static int judge_rule(tg_judgement *jd, const struct ctx *c, const tg_measure *b
 			return TG_ENOMEM;
 		}
 		j->rule = r;
-		return judge_units(j, c, base, next, keys, matched);
+		struct side_vals sn = {0};
+		struct ctx c2 = *c;
+		int rc = 0;
+		if (c->noise_m && r->metric != TG_METRIC_HOST_SYNCS && r->metric != TG_METRIC_PEAK_MEMORY) {
+			size_t nsel, ndata;
+			struct runs rn = {0};
+			if (!(sn.unit = unit_values(&sn.nunits, &nsel, &ndata, c->noise_m, r)) ||
+			    (rc = side_runs(&rn, r, c->noise_m)) || (rc = side_vals_runs(&sn, &rn)))
+				rc = rc ? rc : TG_ENOMEM;
+			free(rn.of_unit);
+			c2.noise_runs = sn.run;
+			c2.n_noise_runs = sn.nruns;
+		}
+		if (!rc)
+			rc = judge_units(j, &c2, base, next, keys, matched);
+		free(sn.unit);
+		free(sn.run);
+		return rc;
 	}
-	struct sel *vb = NULL, *vx = NULL;
-	size_t nb = 0, nx = 0, ub, ux, db = 0, dx = 0;
+	struct sel *vb = NULL, *vx = NULL, *vn = NULL;
+	size_t nb = 0, nx = 0, nn = 0, ub, ux, un = 0, db = 0, dx = 0;
+	struct runs rb = {0}, rx = {0}, rn = {0};
 	int rc = select_side(&vb, &nb, &ub, &db, r, base, keys);
 	if (!rc)
 		rc = select_side(&vx, &nx, &ux, &dx, r, next, keys);
+	if (!rc)
+		rc = side_runs(&rb, r, base);
+	if (!rc)
+		rc = side_runs(&rx, r, next);
+	if (!rc && c->noise_m && !(rc = select_side(&vn, &nn, &un, NULL, r, c->noise_m, keys)))
+		rc = side_runs(&rn, r, c->noise_m);
 	if (rc)
 		goto done;
+	struct noise_sel ns = {vn, nn, un, &rn};
 	*matched = nb + nx + db + dx > 0;
 	if (nb + nx == 0 && db + dx > 0) {
 		/* the selectors match, but no kernel holds the metric's data */
@@ -902,7 +1219,7 @@ static int judge_rule(tg_judgement *jd, const struct ctx *c, const tg_measure *b
 			goto done;
 		}
 		j->rule = r;
-		rc = judge_group(j, c, vb, nb, ub, vx, nx, ux);
+		rc = judge_group_noise(j, c, &ns, 0, vb, nb, ub, &rb, vx, nx, ux, &rx);
 		if (!rc && nb + nx == 0) {
 			set_unmatched(j, c, base, next, keys);
 		} else if (!rc && c->comparable) {
@@ -936,7 +1253,7 @@ static int judge_rule(tg_judgement *jd, const struct ctx *c, const tg_measure *b
 			goto done;
 		}
 		j->rule = r;
-		if ((rc = judge_group(j, c, vb + i0, i - i0, ub, vx + k0, k - k0, ux)))
+		if ((rc = judge_group_noise(j, c, &ns, g, vb + i0, i - i0, ub, &rb, vx + k0, k - k0, ux, &rx)))
 			goto done;
 	}
 	if ((rc = fdr(jd, first, jd->n, c->set->fdr)))
@@ -945,6 +1262,10 @@ static int judge_rule(tg_judgement *jd, const struct ctx *c, const tg_measure *b
 done:
 	free(vb);
 	free(vx);
+	free(vn);
+	free(rb.of_unit);
+	free(rx.of_unit);
+	free(rn.of_unit);
 	return rc;
 }
 
@@ -1041,7 +1362,10 @@ int tg_judge(tg_judgement **out, const tg_rules *rules, const tg_measure *base, 
 	jd->accepts = tg_calloc(n_accepts ? n_accepts : 1, sizeof(tg_accept));
 	int rc = jd->unmatched && jd->accepts ? 0 : TG_ENOMEM;
 	for (size_t i = 0; i < nr && !rc; i++) {
-		struct ctx c = {set, &rl[i], jd->comparable};
+		struct ctx c = {set, &rl[i], jd->comparable, {0, 0}, NULL, 0, opts ? opts->noise_runs : NULL};
+		for (size_t k = 0; opts && k < opts->n_noise; k++)
+			if (opts->noise[k].rule && !strcmp(opts->noise[k].rule, rl[i].name))
+				tg_noise_add_sigma(&c.hist, opts->noise[k].sigma, opts->noise[k].runs);
 		size_t first = jd->n;
 		int matched;
 		if ((rc = judge_rule(jd, &c, base, next, keys, &matched)))
@@ -1134,4 +1458,56 @@ const tg_accept *tg_judgement_accepts(const tg_judgement *j, size_t *n)
 {
 	*n = j->naccepts;
 	return j->accepts;
+}
+
+/* One side of tg_judge_samples as the judge's values: the steps are the
+ * units (and, scaled, the invocations of one stratum). */
+static int samples_side(struct side_vals *s, const tg_step_samples *in)
+{
+	memset(s, 0, sizeof(*s));
+	size_t n = in->n;
+	s->unit = tg_calloc(n ? n : 1, sizeof(double));
+	s->inv = tg_calloc(n ? n : 1, sizeof(double));
+	s->inv_stratum = tg_calloc(n ? n : 1, sizeof(uint32_t));
+	struct runs rs = {tg_calloc(n ? n : 1, sizeof(uint32_t)), 0};
+	int rc = s->unit && s->inv && s->inv_stratum && rs.of_unit ? 0 : TG_ENOMEM;
+	for (size_t i = 0; !rc && i < n; i++) {
+		if (!(in->v[i] >= 0) || !isfinite(in->v[i])) {
+			rc = tg_error_set(TG_EINVAL, "judge samples: value %zu is %g", i, in->v[i]);
+			break;
+		}
+		s->unit[i] = in->v[i];
+		s->inv[i] = in->v[i] / (double)n;
+		s->total += in->v[i] / (double)n;
+		rs.of_unit[i] = in->run ? in->run[i] : 0;
+		if (rs.of_unit[i] + 1 > rs.n)
+			rs.n = rs.of_unit[i] + 1;
+	}
+	s->nunits = s->ninv = n;
+	s->inv_scale = n ? 1.0 / (double)n : 1;
+	s->count = 1;
+	if (!rc)
+		rc = side_vals_runs(s, &rs);
+	free(rs.of_unit);
+	return rc;
+}
+
+int tg_judge_samples(tg_judged *out, const tg_rule *rule, const tg_rules_settings *set, const tg_step_samples *base,
+                     const tg_step_samples *next, const tg_rule_noise *noise)
+{
+	memset(out, 0, sizeof(*out));
+	out->rule = rule;
+	out->item = (char *)"";
+	struct ctx c = {set, rule, 1, {0, 0}, NULL, 0, NULL};
+	if (noise)
+		tg_noise_add_sigma(&c.hist, noise->sigma, noise->runs);
+	struct side_vals b = {0}, x = {0};
+	int rc = samples_side(&b, base);
+	if (!rc)
+		rc = samples_side(&x, next);
+	if (!rc)
+		rc = estimate(out, &c, &b, &x, base->n, next->n);
+	side_vals_free(&b);
+	side_vals_free(&x);
+	return rc;
 }

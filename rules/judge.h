@@ -15,6 +15,20 @@
  * gpu_idle, exposed_comm, exposed_memcpy) are sampled per step; with fewer
  * steps gpu_busy borrows the relative interval of the total kernel time,
  * and the others can warn but not block.
+ *
+ * Runs. The traces of a side with the same rank are separate runs (steps
+ * nested in runs); the noise between runs (the pooled variance of the logs
+ * of the per-run values: both sides, the --noise-from runs with the base's,
+ * a history's noise; rules/noise.h) widens the interval to Student's t of
+ * its degrees of freedom, so that run-to-run variance is in it when it is
+ * known.
+ *
+ * Decision (docs/rules.md, Verdicts): decide: likely (the default) blocks
+ * when the estimate is above block_above and the change significant (the
+ * interval excludes no change), and is inconclusive "re-run to confirm"
+ * (with the runs a side that would decide it) when the estimate is above
+ * block_above but not significant; decide: surely blocks when the lower
+ * bound is above block_above.
  */
 #ifndef TG_JUDGE_H
 #define TG_JUDGE_H
@@ -63,7 +77,23 @@ typedef struct tg_judged {
 	                            silent pass), but it does not make the diff
 	                            inconclusive (docs/rules.md "Matches nothing") */
 	char note[160];          /* why inconclusive, why not blocking, ... */
+	/* runs and between-run noise (docs/diff.md, Runs and noise) */
+	size_t nruns_base, nruns_new; /* runs per side (traces of the same rank) */
+	double noise_pct;        /* sd of one run's value in percent, from the runs
+	                            of both sides, --noise-from and the history;
+	                            NAN when unknown (one run per side, none given) */
+	double noise_df;         /* its degrees of freedom (0 when unknown) */
+	size_t runs_needed;      /* inconclusive "re-run to confirm": runs per side
+	                            that would decide it at this noise; 0 otherwise */
 } tg_judged;
+
+/* A between-run noise known from elsewhere (the daemon: the target
+ * branch's recent runs), for one rule. */
+typedef struct tg_rule_noise {
+	const char *rule;  /* rule name */
+	double sigma;      /* sd of the log of one run's value (0.011 = +-1.1 %) */
+	double runs;       /* how many runs it comes from (runs - 1 degrees of freedom) */
+} tg_rule_noise;
 
 typedef struct tg_accept {
 	const char *rule;   /* a rule name */
@@ -77,6 +107,11 @@ typedef struct tg_judge_opts {
 	const tg_accept *accepts;  /* overrides, may be NULL */
 	size_t n_accepts;
 	int allow_hardware_change; /* as the rules' setting, from the command line */
+	const tg_measure *noise_runs; /* --noise-from: A/A runs of the base side's code
+	                                 (same key table), or NULL; they enter the
+	                                 noise, not the estimate */
+	const tg_rule_noise *noise;   /* per-rule noise from history, or NULL */
+	size_t n_noise;
 } tg_judge_opts;
 
 /* Judges base against next under rules (which must outlive the result).
@@ -85,6 +120,24 @@ typedef struct tg_judge_opts {
  * TG_EINVAL when an accept names no rule (message says which). */
 int tg_judge(tg_judgement **out, const tg_rules *rules, const tg_measure *base, const tg_measure *next,
              const tg_atoms *keys, const tg_judge_opts *opts);
+
+/* Per-step values of one side of tg_judge_samples: value i is a step of
+ * run run[i] (0-based, dense). */
+typedef struct tg_step_samples {
+	const double *v;
+	const uint32_t *run;
+	size_t n;
+} tg_step_samples;
+
+/*
+ * Judges one total kernel_time-like item from per-step values directly,
+ * through the same interval, noise and decision as tg_judge (for the
+ * calibration of the gate: tests/test_calibration.c). rule and set
+ * borrowed; noise (may be NULL) as a history's. Fills *out (item ""
+ * borrowed, not to be freed). Returns 0 or TG_ENOMEM.
+ */
+int tg_judge_samples(tg_judged *out, const tg_rule *rule, const tg_rules_settings *set, const tg_step_samples *base,
+                     const tg_step_samples *next, const tg_rule_noise *noise);
 
 /* Hands rules to j: freed with it (for rules made only for one judgement). */
 void tg_judgement_own_rules(tg_judgement *j, tg_rules *rules);

@@ -24,6 +24,7 @@
  *       warn_above: 2%
  *       min_delta: 20us
  *       improvement_below: 5%     # report improvements larger than this
+ *       decide: likely            # likely (default) | surely
  *
  * A loaded tg_rules is immutable and owns every string and compiled
  * pattern in it.
@@ -86,6 +87,18 @@ typedef enum tg_rule_by {
 
 const char *tg_rule_by_name(tg_rule_by b);
 
+/* How a rule reads its interval against block_above and warn_above
+ * (docs/rules.md, Verdicts). */
+typedef enum tg_rule_decide {
+	TG_DECIDE_LIKELY = 0, /* the estimate above the threshold and the change
+	                         significant (the interval excludes 0); above the
+	                         threshold but not significant: inconclusive */
+	TG_DECIDE_SURELY      /* the interval's lower bound above the threshold */
+} tg_rule_decide;
+
+/* "likely", "surely". */
+const char *tg_rule_decide_name(tg_rule_decide d);
+
 /* A name pattern: a shell glob (fnmatch, no flags) or, when written
  * between slashes, a POSIX extended regex (unanchored, as grep -E). */
 typedef struct tg_pattern {
@@ -113,6 +126,7 @@ typedef struct tg_rule {
 	double improvement_below; /* percent; NAN = 1.0 (improvements above 1 % are reported) */
 	double min_delta;         /* absolute floor in the metric's unit (ns, count,
 	                             bytes, rate); 0 when unset */
+	tg_rule_decide decide;    /* default TG_DECIDE_LIKELY */
 } tg_rule;
 
 typedef struct tg_rules_settings {

@@ -497,10 +497,17 @@ static int valid_name(const char *s)
 	return 1;
 }
 
-enum { R_NAME, R_SELECT, R_METRIC, R_AGGREGATE, R_BY, R_BLOCK, R_WARN, R_MIN_DELTA, R_IMPROVEMENT, NR };
+enum { R_NAME, R_SELECT, R_METRIC, R_AGGREGATE, R_BY, R_BLOCK, R_WARN, R_MIN_DELTA, R_IMPROVEMENT, R_DECIDE, NR };
 
 static const char *const rule_keys[NR] = {"name",        "select",     "metric",    "aggregate",        "by",
-                                          "block_above", "warn_above", "min_delta", "improvement_below"};
+                                          "block_above", "warn_above", "min_delta", "improvement_below", "decide"};
+
+static const char *const decide_names[] = {[TG_DECIDE_LIKELY] = "likely", [TG_DECIDE_SURELY] = "surely"};
+
+const char *tg_rule_decide_name(tg_rule_decide d)
+{
+	return (int)d >= 0 && (int)d < 2 ? decide_names[d] : NULL;
+}
 
 /* The rule's name: present, valid, unique among the rules before it. */
 static int load_name(const struct loader *L, const yaml_node_t *map, const yaml_node_t *n, tg_rule *r,
@@ -589,6 +596,12 @@ static int load_rule(const struct loader *L, const yaml_node_t *map, tg_rule *r,
 		if (r->aggregate != TG_AGG_EACH)
 			return at(L, node(L, f[R_BY]->key), "by: only an 'aggregate: each' rule groups its items");
 		r->by = (tg_rule_by)v;
+	}
+	if (f[R_DECIDE]) {
+		if ((rc = keyword(L, value_of(L, f[R_DECIDE]), "decide", "likely or surely", "decision", decide_names, 2,
+		                  &v)))
+			return rc;
+		r->decide = (tg_rule_decide)v;
 	}
 	return load_thresholds(L, map, f, r);
 }

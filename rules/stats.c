@@ -345,7 +345,7 @@ double tg_stats_t_quantile(double p, double df)
 		}
 		/* Newton on log P(T > t) = log q in u = log t: nearly linear in
 		 * the power-law tails, well scaled in the centre */
-		double u = log(t);
+		double u = log(t), prev = INFINITY;
 		for (int i = 0; i < 100; i++) {
 			double sf = t_sf(t, df);
 			if (!(sf > 0)) {
@@ -363,8 +363,11 @@ double tg_stats_t_quantile(double p, double df)
 				break;
 			u += du;
 			t = exp(u);
-			if (fabs(du) <= 1e-15)
+			/* converged; or at the rounding floor, where the steps stop
+			 * shrinking (they would go on to the 100th iteration) */
+			if (fabs(du) <= 1e-15 || (fabs(du) < 1e-13 && fabs(du) >= prev))
 				break;
+			prev = fabs(du);
 		}
 	}
 	return sign * t;
@@ -469,16 +472,108 @@ static void side_init(struct side *s, const double *x, size_t n)
 	}
 }
 
+/* Standard normal numbers two at a time (Marsaglia's polar method: exact,
+ * no quantile function), the second kept for the next call. */
+struct normals {
+	double spare;
+	int have;
+};
+
+static inline double polar_normal(struct normals *c, tg_rng *r)
+{
+	if (c->have) {
+		c->have = 0;
+		return c->spare;
+	}
+	double u, v, q;
+	do {
+		u = 2 * ((double)(rng_next(r) >> 11) * 0x1.0p-53) - 1;
+		v = 2 * ((double)(rng_next(r) >> 11) * 0x1.0p-53) - 1;
+		q = u * u + v * v;
+	} while (q >= 1 || q == 0);
+	double f = sqrt(-2 * log(q) / q);
+	c->spare = v * f;
+	c->have = 1;
+	return u * f;
+}
+
+/* Whether side s is drawn as the normal law of its resampled sum. */
+static inline int side_clt(const struct side *s)
+{
+	return !s->fixed && s->n >= TG_STATS_BOOT_CLT_N;
+}
+
+/* One resampled sum of side s; 0 for the sides drawn as normal laws
+ * (side_clt), which the caller draws together. */
 static inline double side_resample(const struct side *s, tg_rng *r)
 {
 	if (s->fixed)
 		return s->sum;
+	if (side_clt(s))
+		return 0;
 	double sum = 0;
 	const double *x = s->x;
 	uint64_t n = s->n;
 	for (size_t k = 0; k < s->n; k++)
 		sum += x[rng_below(r, n)];
 	return sum;
+}
+
+/* The k-th smallest (0-based) of v[0..n), k < n; v is reordered so that
+ * v[0..k) <= v[k] <= v[k+1..n) (Hoare's selection, median-of-three
+ * pivots). The values are not NaN. */
+static double select_kth(double *v, size_t n, size_t k)
+{
+	size_t lo = 0, hi = n - 1;
+	while (hi > lo) {
+		size_t mid = lo + (hi - lo) / 2;
+		/* median of three into v[mid] */
+		if (v[mid] < v[lo]) { double t = v[mid]; v[mid] = v[lo]; v[lo] = t; }
+		if (v[hi] < v[lo]) { double t = v[hi]; v[hi] = v[lo]; v[lo] = t; }
+		if (v[hi] < v[mid]) { double t = v[hi]; v[hi] = v[mid]; v[mid] = t; }
+		double pivot = v[mid];
+		size_t i = lo, j = hi;
+		while (i <= j) {
+			while (v[i] < pivot)
+				i++;
+			while (v[j] > pivot)
+				j--;
+			if (i <= j) {
+				double t = v[i];
+				v[i] = v[j];
+				v[j] = t;
+				i++;
+				if (j == 0)
+					break;
+				j--;
+			}
+		}
+		/* now v[lo..j] <= pivot <= v[i..hi], and v(j..i) == pivot */
+		if (k <= j && j != (size_t)-1 && j >= lo)
+			hi = j;
+		else if (k >= i)
+			lo = i;
+		else
+			return v[k];
+	}
+	return v[k];
+}
+
+size_t tg_stats_boot_draws(const tg_stratum *strata, size_t nstrata)
+{
+	size_t d = 0;
+	int cb = 0, cn = 0;
+	for (size_t i = 0; strata && i < nstrata; i++) {
+		if (strata[i].nbase >= TG_STATS_BOOT_CLT_N)
+			cb = 1;
+		else
+			d += strata[i].nbase;
+		if (strata[i].nnext >= TG_STATS_BOOT_CLT_N)
+			cn = 1;
+		else
+			d += strata[i].nnext;
+	}
+	return d + (size_t)cb + (size_t)cn;
 }
 
 size_t tg_stats_boot_reps_for(size_t want, size_t nvalues, size_t max_draws)
@@ -601,19 +696,45 @@ int tg_stats_ratio_bootstrap_ex(tg_ratio_ci *out, const tg_stratum *strata, size
 	}
 
 	/* the replicates: no allocation, RNG draws in stratum order */
+	/* the sides of TG_STATS_BOOT_CLT_N values or more: the resampled sum of
+	 * each is normal (mean its sum, variance its ss), so their total on a
+	 * side is one normal draw of the summed means and variances */
+	double cb = 0, cbv = 0, cn = 0, cnv = 0;
+	for (size_t s = 0; s < nstrata; s++) {
+		if (side_clt(&sides[2 * s])) {
+			cb += sides[2 * s].sum;
+			cbv += sides[2 * s].ss;
+		}
+		if (side_clt(&sides[2 * s + 1])) {
+			cn += sides[2 * s + 1].sum;
+			cnv += sides[2 * s + 1].ss;
+		}
+	}
+	double cbs = sqrt(cbv), cns = sqrt(cnv);
 	tg_rng rng;
 	tg_rng_seed(&rng, o.seed);
+	struct normals nc = {0, 0};
 	for (size_t b = 0; b < reps; b++) {
 		double num = 0, den = 0;
 		for (size_t s = 0; s < nstrata; s++) {
 			den += side_resample(&sides[2 * s], &rng);
 			num += side_resample(&sides[2 * s + 1], &rng);
 		}
+		if (cbv > 0) {
+			double d = cb + cbs * polar_normal(&nc, &rng);
+			den += d > 0 ? d : 0;
+		} else {
+			den += cb;
+		}
+		if (cnv > 0) {
+			double d = cn + cns * polar_normal(&nc, &rng);
+			num += d > 0 ? d : 0;
+		} else {
+			num += cn;
+		}
 		double x = ratio_of(num, den);
 		rep[b] = den > 0 || num > 0 ? x * scale : x;
 	}
-	qsort(rep, reps, sizeof(double), cmp_double);
-
 	/* order statistics floor((B+1)a) and ceil((B+1)(1-a)), 1-based */
 	double B1 = (double)reps + 1;
 	double kl = floor(B1 * a), ku = ceil(B1 * (1 - a));
@@ -625,8 +746,11 @@ int tg_stats_ratio_bootstrap_ex(tg_ratio_ci *out, const tg_stratum *strata, size
 		ku = 1;
 	if (kl > (double)reps)
 		kl = (double)reps;
-	r.lo = rep[(size_t)kl - 1];
-	r.hi = rep[(size_t)ku - 1];
+	/* two selections, not a sort of every replicate: the same order
+	 * statistics, in O(B) (a diff judges hundreds of items) */
+	size_t il = (size_t)kl - 1, iu = (size_t)ku - 1;
+	r.lo = select_kth(rep, reps, il);
+	r.hi = iu > il ? select_kth(rep + il + 1, reps - il - 1, iu - il - 1) : select_kth(rep, reps, iu);
 	if (r.lo > r.ratio)
 		r.lo = r.ratio;
 	if (r.hi < r.ratio)

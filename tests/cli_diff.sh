@@ -92,7 +92,7 @@ expect_fail "no such trace" "tracegate: $tmp/nope.json: cannot open: No such fil
 	"$tmp/nope.json" "$tmp/base.json"
 printf 'version: 1\nrules:\n  - name: a\n    metric: kernel_time\n    treshold: 5%%\n' >"$tmp/bad.yaml"
 expect_fail "bad rules: file:line:column" \
-	"tracegate: $tmp/bad.yaml:5:5: unknown key 'treshold' in a rule (expected name, select, metric, aggregate, by, block_above, warn_above, min_delta, improvement_below)" \
+	"tracegate: $tmp/bad.yaml:5:5: unknown key 'treshold' in a rule (expected name, select, metric, aggregate, by, block_above, warn_above, min_delta, improvement_below, decide)" \
 	"$tmp/base.json" "$tmp/sdpa7.json" --rules "$tmp/bad.yaml"
 printf 'version: 1\nrules:\n  - name: a\n   metric: x\n' >"$tmp/bad2.yaml"
 expect_fail "bad YAML: file:line:column" \
@@ -209,6 +209,10 @@ sz=$(wc -c <"$tmp/out")
 [ "$(tail -2 "$tmp/out" | head -1)" = "" ] && ok "md: a blank line before the note" \
 	|| not_ok "blank before note" "$(tail -2 "$tmp/out" | head -1)"
 grep -q '^<details>' "$tmp/out" && not_ok "trimmed: no details" "details left" || ok "trimmed: the details go first"
+expect_fail "--noise-from a missing file" "tracegate: $tmp/none.json: cannot open: No such file or directory" \
+	"$tmp/base.json" "$tmp/split.json" --noise-from "$tmp/none.json"
+expect_fail "--noise-from without a value" "tracegate: --noise-from needs a value" "$tmp/base.json" "$tmp/split.json" \
+	--noise-from
 expect_fail "--max-bytes too small" "tracegate: --max-bytes needs a number of bytes >= 1000" \
 	"$tmp/base.json" "$tmp/split.json" --format md --max-bytes 10
 
@@ -233,7 +237,7 @@ for side, f in (("base", "base.json"), ("new", "sdpa7.json")):
     assert s["fingerprint"] == {"gpu": "NVIDIA H100 80GB HBM3", "driver": "12090", "runtime": "CUDA 12040", "world_size": 1}
 keys = ["rule", "item", "category", "metric", "verdict", "accepted", "improved", "new", "gone", "base", "next", "delta",
         "pct", "pct_lo", "pct_hi", "p_value", "samples_base", "samples_new", "sampling", "no_data", "unmatched", "note",
-        "category_from"]
+        "decide", "runs_base", "runs_new", "noise_pct", "noise_df", "runs_needed", "category_from"]
 assert [r["rule"] for r in d["results"]] == ["sdpa-forward", "sdpa-backward", "gemm", "gpu-busy", "exposed-comm", "host-syncs"]
 for r in d["results"]:
     assert list(r) == keys, list(r)
@@ -242,6 +246,8 @@ assert s["item"] == "" and s["verdict"] == "block" and s["sampling"] == "steps"
 assert s["samples_base"] == 8 and s["samples_new"] == 8
 assert abs(s["pct"] - 7.0) < 1e-9 and abs(s["pct_lo"] - 7.0) < 1e-9 and abs(s["pct_hi"] - 7.0) < 1e-9
 assert s["base"] == 1582800 and abs(s["delta"] - 110796) < 1e-6
+assert s["decide"] == "likely" and s["runs_base"] == 1 and s["runs_new"] == 1 and s["noise_pct"] is None
+assert s["noise_df"] == 0 and s["runs_needed"] == 0
 u = d["results"][1]
 assert u["pct"] is None and u["note"] == "matches nothing in either trace" and u["no_data"] is False
 assert u["verdict"] == "inconclusive" and u["unmatched"] is True, u

@@ -3,7 +3,7 @@
 # tracegate's reader and report checked against the generator's ground
 # truth (--summary): determinism, gzip, per-category kernel times, known
 # changes (--sdpa-scale, --split-attention, --extra-op), ranks and the
-# straggler, host syncs, bad options.
+# straggler, host syncs, the between-run noise model, bad options.
 # Usage: sh tests/cli_gen.sh TRACEGATE   (generator: $TG_GEN, default build/tg-gen)
 set -u
 TG=$1
@@ -196,6 +196,23 @@ grep -q '"name": "NVIDIA A100-SXM4-80GB", "totalGlobalMem": 85198045184' "$tmp/g
 	&& grep -q '"cuda_runtime_version": 12010,' "$tmp/gpu.json" && grep -q '"cuda_driver_version": 12020,' "$tmp/gpu.json" \
 	&& ok "--gpu, --cuda, --driver" || not_ok "--gpu, --cuda, --driver" "$(head -c 600 "$tmp/gpu.json")"
 
+# ------------------------------------------------------------ between-run noise
+
+# --run-noise: one factor per run (per seed) on every compute kernel: two
+# seeds differ, by the same ratio in GEMM and SDPA; --family-noise: one
+# factor per family, so the ratios differ
+last_row() { "$GEN" --train --steps 2 "$@" --summary -o "$tmp/rn.json" 2>&1 >/dev/null | tail -1; }
+r1=$(last_row --seed 1 --run-noise 2); r2=$(last_row --seed 2 --run-noise 2)
+f1=$(last_row --seed 1 --family-noise 2); f2=$(last_row --seed 2 --family-noise 2)
+awk -v a="$r1" -v b="$r2" -v c="$f1" -v d="$f2" 'BEGIN {
+	split(a, x, ","); split(b, y, ","); split(c, u, ","); split(d, v, ",")
+	gr = y[4] / x[4]; sr = y[5] / x[5]; gf = v[4] / u[4]; sf = v[5] / u[5]
+	ok = gr != 1 && (gr / sr - 1) ^ 2 < 1e-8 && (gf / sf - 1) ^ 2 > 1e-6
+	exit ok ? 0 : 1 }' && ok "--run-noise moves every family alike, --family-noise each its own" \
+	|| not_ok "--run-noise, --family-noise" "$r1 / $r2 / $f1 / $f2"
+[ "$(last_row --seed 3 --run-noise 2)" = "$(last_row --seed 3 --run-noise 2)" ] && ok "--run-noise: the same seed, the same run" \
+	|| not_ok "--run-noise determinism" "differs"
+
 # ------------------------------------------------------------ bad options
 
 expect_usage() { # name, expected stderr line, args...
@@ -215,6 +232,7 @@ expect_usage "heads must divide hidden" "tg-gen: --hidden 1000 is not a multiple
 expect_usage "rank below ranks" "tg-gen: --rank 2 is not below --ranks 2" --ranks 2 --rank 2
 expect_usage "skew needs a straggler" "tg-gen: --skew-us needs --straggler" --ranks 2 --skew-us 5
 expect_usage "scale must be positive" "tg-gen: --sdpa-scale: '0' is not a number in (0, 1000]" --sdpa-scale 0
+expect_usage "run noise range" "tg-gen: --run-noise: '60' is not a number in [0, 50]" --run-noise 60
 expect_usage "stray argument" "tg-gen: unexpected argument 'trace.json' (see tg-gen --help)" trace.json
 "$GEN" --steps >"$tmp/out" 2>"$tmp/err"
 [ $? -eq 2 ] && [ "$(cat "$tmp/err")" = "tg-gen: --steps needs a value" ] \

@@ -192,6 +192,7 @@ static void test_full(void **state)
 	assert_null(r->workloads);
 	assert_int_equal(r->nworkloads, 0);
 	assert_int_equal(r->baseline_depth, 50);
+	assert_int_equal(r->runs_per_commit, 1);
 	assert_string_equal(r->status_context, "tracegate");
 	assert_null(r->details_url);
 	assert_int_equal(r->line, 42);
@@ -570,6 +571,8 @@ static void test_errors(void **state)
 		 "14:21: repositories[0].baseline_depth: '10001' is out of range (1 to 10000)"},
 		{"bad_depth_zero", TG_EFORMAT,
 		 "14:21: repositories[0].baseline_depth: '0' is out of range (1 to 10000)"},
+		{"bad_runs_per_commit", TG_EFORMAT,
+		 "14:22: repositories[0].runs_per_commit: '9' is out of range (1 to 8)"},
 		{"bad_details_url", TG_EFORMAT,
 		 "14:18: repositories[0].details_url: unknown placeholder '{sha}' (expected {repo}, {commit}, {workload}, {run_id})"},
 		{"bad_dup_forge", TG_EFORMAT,
@@ -697,7 +700,7 @@ static void test_errors(void **state)
 		{"bad_unknown_limits", TG_EFORMAT,
 		 "15:3: unknown key 'max_trace_size' in limits (expected max_trace_bytes, max_ratio, max_events, max_string_bytes, max_depth, max_manifest_bytes, max_traces, max_comment_bytes, max_run_bytes, max_workloads)"},
 		{"bad_unknown_repo", TG_EFORMAT,
-		 "14:5: unknown key 'baseline' in repositories[0] (expected name, forge, clone_url, git_token, target_branches, rules, workloads, baseline_depth, status_context, details_url, ci_url_prefixes, accept_trailers)"},
+		 "14:5: unknown key 'baseline' in repositories[0] (expected name, forge, clone_url, git_token, target_branches, rules, workloads, baseline_depth, status_context, details_url, ci_url_prefixes, accept_trailers, runs_per_commit)"},
 		{"bad_unknown_retention", TG_EFORMAT,
 		 "15:3: unknown key 'days' in retention (expected runs)"},
 		{"bad_unknown_s3", TG_EFORMAT,
@@ -885,7 +888,7 @@ static void test_errors_mem(void **state)
 		{OK "treshold_with_a_very_long_name_that_goes_on_and_on_and_on_and_on_and_on_forever: 1\n",
 		 TG_EFORMAT, "m.yaml:5:1: unknown key 'treshold_with_a_very_long_name_that_goes_on_and_on_and_on_an...' in the configuration (expected storage, database, forges, repositories, daemon, limits, http, retention, log)"},
 		{ST DB "forges: &f [{name: gh, kind: outbox, outbox: o}]\nrepositories: *f\n",
-		 TG_EFORMAT, "m.yaml:3:24: unknown key 'kind' in repositories[0] (expected name, forge, clone_url, git_token, target_branches, rules, workloads, baseline_depth, status_context, details_url, ci_url_prefixes, accept_trailers)"},
+		 TG_EFORMAT, "m.yaml:3:24: unknown key 'kind' in repositories[0] (expected name, forge, clone_url, git_token, target_branches, rules, workloads, baseline_depth, status_context, details_url, ci_url_prefixes, accept_trailers, runs_per_commit)"},
 		{REPO("ci_url_prefixes: [https://ci.example]"),
 		 TG_EFORMAT, "m.yaml:4:70: repositories[0].ci_url_prefixes: 'https://ci.example' must be https://HOST/... (a host and a path, no userinfo)"},
 		{REPO("ci_url_prefixes: [\"https://u:p@ci.example/x/\"]"),

@@ -338,6 +338,63 @@ static void test_html_escapes_names(void **state)
 	free(t);
 }
 
+/* --changes: a 40-run series with a +6 % step at run 25 (index 24): the
+ * text names it by commit and runs ago, the json has it, the html marks
+ * it; a flat series and a short one have none. */
+static void test_changes(void **state)
+{
+	(void)state;
+	tg_history_point p[40 + 5];
+	static char commits[45][41];
+	for (int i = 0; i < 45; i++) {
+		snprintf(commits[i], sizeof(commits[i]), "%02u%038u", (unsigned)i % 100u, 0u);
+		p[i].run = i + 1;
+		p[i].run_time = T0 + 3600 * i;
+		memcpy(p[i].commit, commits[i], 41);
+		p[i].workload = (char *)"train";
+		p[i].metric = (char *)(i < 40 ? "rule:sdpa-forward" : "rule:gemm");
+		/* +-0.5 % alternating noise, +6 % from index 24 */
+		p[i].value = 1000 * (1 + 0.005 * ((i * 7) % 3 - 1)) * (i >= 24 && i < 40 ? 1.06 : 1);
+	}
+	tg_history_opts o = {.changes = 1};
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	assert_int_equal(tg_history_write_ex(f, TG_HISTORY_TEXT, "o/r", "main", p, 45, &o), 0);
+	fclose(f);
+	assert_non_null(strstr(buf, "  change: +6.0 % since 2400000, 16 runs ago (p 0.002)"));
+	assert_int_equal(count(buf, "change:"), 1);
+	assert_int_equal(count(buf, "<- change"), 1);
+	free(buf);
+	f = open_memstream(&buf, &len);
+	assert_int_equal(tg_history_write_ex(f, TG_HISTORY_JSON, "o/r", "main", p, 45, &o), 0);
+	fclose(f);
+	json_error_t e;
+	json_t *root = json_loads(buf, 0, &e);
+	assert_non_null(root);
+	json_t *se = json_array_get(json_object_get(root, "series"), 1);
+	assert_string_equal(json_string_value(json_object_get(se, "metric")), "rule:sdpa-forward");
+	json_t *ch = json_array_get(json_object_get(se, "changes"), 0);
+	assert_int_equal(json_integer_value(json_object_get(ch, "index")), 24);
+	assert_int_equal(json_integer_value(json_object_get(ch, "run")), 25);
+	assert_int_equal(json_integer_value(json_object_get(ch, "runs_ago")), 16);
+	assert_true(fabs(json_real_value(json_object_get(ch, "pct")) - 6.0) < 0.05);
+	/* the short series (5 points) has none */
+	assert_int_equal(json_array_size(json_object_get(json_array_get(json_object_get(root, "series"), 0), "changes")), 0);
+	json_decref(root);
+	free(buf);
+	f = open_memstream(&buf, &len);
+	assert_int_equal(tg_history_write_ex(f, TG_HISTORY_HTML, "o/r", "main", p, 45, &o), 0);
+	fclose(f);
+	assert_int_equal(count(buf, "stroke-dasharray=\"4 3\""), 1);
+	assert_non_null(strstr(buf, "<title>change +6.0 %"));
+	free(buf);
+	/* without --changes: nothing */
+	buf = render(TG_HISTORY_TEXT, "o/r", "main", p, 45);
+	assert_int_equal(count(buf, "change"), 0);
+	free(buf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -350,6 +407,7 @@ int main(void)
 		cmocka_unit_test(test_html_flat_and_noise),
 		cmocka_unit_test(test_html_thresholds),
 		cmocka_unit_test(test_html_band_ignores_a_step),
+		cmocka_unit_test(test_changes),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -316,7 +316,7 @@ static void test_summary_lines(void **state)
 	judged_free(&x);
 	/* an accepted item is left out: the next worst is named */
 	tg_accept acc = {"sdpa-forward", "intended", NULL};
-	tg_judge_opts o = {&acc, 1, 0};
+	tg_judge_opts o = {.accepts = &acc, .n_accepts = 1};
 	judge_with(&x, BIG, BIG " --sdpa-scale 1.07", NULL, &o);
 	assert_string_equal(tg_judgement_summary(x.j), "warn: gpu-busy gpu_busy +2.1 % (95 % CI +2.1..+2.1 %) > 2 %");
 	judged_free(&x);
@@ -401,7 +401,7 @@ static void test_bad_accept(void **state)
 	struct judged x;
 	judge_with(&x, BIG, BIG " --seed 1", NULL, NULL);
 	tg_accept acc = {"nosuchrule", "x", NULL};
-	tg_judge_opts o = {&acc, 1, 0};
+	tg_judge_opts o = {.accepts = &acc, .n_accepts = 1};
 	tg_judgement *j = (tg_judgement *)1;
 	assert_int_equal(tg_judge(&j, x.rules, x.b, x.n, x.keys, &o), TG_EINVAL);
 	assert_null(j);

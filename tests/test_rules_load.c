@@ -502,6 +502,25 @@ static void test_metric_tables(void **state)
 	}
 }
 
+/* decide: likely by default, surely when said. */
+static void test_decide(void **state)
+{
+	(void)state;
+	const char *y = "version: 1\nrules:\n  - name: a\n    metric: kernel_time\n    block_above: 5%\n"
+	                "  - name: b\n    metric: kernel_time\n    block_above: 5%\n    decide: surely\n"
+	                "  - name: c\n    metric: kernel_time\n    block_above: 5%\n    decide: likely\n";
+	tg_rules *r;
+	assert_int_equal(tg_rules_load_mem(&r, y, strlen(y), "t.yaml"), 0);
+	size_t n;
+	const tg_rule *l = tg_rules_list(r, &n);
+	assert_int_equal(n, 3);
+	assert_int_equal(l[0].decide, TG_DECIDE_LIKELY);
+	assert_int_equal(l[1].decide, TG_DECIDE_SURELY);
+	assert_int_equal(l[2].decide, TG_DECIDE_LIKELY);
+	assert_string_equal(tg_rule_decide_name(l[1].decide), "surely");
+	tg_rules_free(r);
+}
+
 /* ------------------------------------------------------------ errors */
 
 static void test_errors(void **state)
@@ -520,7 +539,7 @@ static void test_errors(void **state)
 		{"bad_unknown_settings",
 		 "3:3: unknown key 'confidnce' in settings (expected confidence, min_samples, fdr, allow_hardware_change)"},
 		{"bad_unknown_rule", "5:5: unknown key 'treshold' in a rule (expected name, select, metric, aggregate, by, "
-		                     "block_above, warn_above, min_delta, improvement_below)"},
+		                     "block_above, warn_above, min_delta, improvement_below, decide)"},
 		{"bad_unknown_select",
 		 "5:7: unknown key 'kernal' in select (expected category, op, kernel, module, shape, stream, rank)"},
 		{"bad_dup_key", "6:5: duplicate key 'metric' in a rule (first at line 4)"},
@@ -535,6 +554,7 @@ static void test_errors(void **state)
 		{"bad_no_metric", "3:5: rule 'a' needs a metric (kernel_time, count, gpu_busy, gpu_idle, exposed_comm, "
 		                  "exposed_memcpy, tflops, tbs, launch_overhead, host_syncs, peak_memory)"},
 		{"bad_aggregate", "5:16: aggregate: unknown aggregate 'sum' (expected total, each)"},
+		{"bad_decide", "6:13: decide: unknown decision 'maybe' (expected likely, surely)"},
 		{"bad_by", "6:9: by: unknown grouping 'shape' (expected category, op, op_shape, kernel, module)"},
 		{"bad_by_total", "5:5: by: only an 'aggregate: each' rule groups its items"},
 		{"bad_percent", "5:18: block_above: '5 percent' is not a percent (write 5% or 5)"},
@@ -777,7 +797,7 @@ int main(void)
 		cmocka_unit_test(test_full_example),   cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_generated_ops_rules), cmocka_unit_test(test_by_default),
 		cmocka_unit_test(test_patterns),       cmocka_unit_test(test_units),
-		cmocka_unit_test(test_metric_tables),  cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_metric_tables),  cmocka_unit_test(test_decide), cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_errors_mem),     cmocka_unit_test(test_deep_nesting),
 		cmocka_unit_test(test_default_rules),
 	};

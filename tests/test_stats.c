@@ -429,6 +429,73 @@ static void test_boot_coverage(void **state)
 	assert_true(detected >= 95);
 }
 
+/* Strata sides of TG_STATS_BOOT_CLT_N values or more are resampled as the
+ * normal law of their sum: with skewed values (log-normal, sd 0.5 of the
+ * logs) just above that size, A/A intervals still exclude 1 about 5 % of
+ * the time, and the bounds are those of the exact resampling within
+ * Monte Carlo error (the same data split into strata under the size). */
+static const tg_stratum big_draws_check[2] = {{NULL, TG_STATS_BOOT_CLT_N, NULL, TG_STATS_BOOT_CLT_N + 1},
+                                              {NULL, TG_STATS_BOOT_CLT_N + 2, NULL, 5}};
+
+static void test_boot_clt(void **state)
+{
+	(void)state;
+	tg_rng r;
+	tg_rng_seed(&r, 77);
+	enum { N = TG_STATS_BOOT_CLT_N + 8 };
+	double b[N], n[N];
+	int excl = 0;
+	double dlo = 0, dhi = 0;
+	for (int k = 0; k < 400; k++) {
+		lognormal(b, N, 3, 0.5, &r);
+		lognormal(n, N, 3, 0.5, &r);
+		tg_stratum s = {b, N, n, N};
+		tg_ratio_ci ci, ex;
+		tg_boot_opts o = {0.95, (uint64_t)k, 2000, TG_RATIO_TOTALS, 0};
+		assert_int_equal(tg_stats_ratio_bootstrap_ex(&ci, &s, 1, &o), 0);
+		excl += ci.lo > 1 || ci.hi < 1;
+		/* exact: the same values in strata of N/2 (under the size) give
+		 * the same ratio; the stratified interval is about as wide */
+		tg_stratum halves[2] = {{b, N / 2, n, N / 2}, {b + N / 2, N - N / 2, n + N / 2, N - N / 2}};
+		assert_int_equal(tg_stats_ratio_bootstrap_ex(&ex, halves, 2, &o), 0);
+		assert_true(fabs(ex.ratio - ci.ratio) < 1e-12);
+		dlo += log(ci.lo / ex.lo);
+		dhi += log(ci.hi / ex.hi);
+	}
+	print_message("normal-sum replicates: 1 excluded in %d/400; mean log(bound / exact bound) %.4f, %.4f\n", excl,
+	              dlo / 400, dhi / 400);
+	assert_true(excl >= 6 && excl <= 36);
+	/* the bounds agree on average within 1 % of the ratio */
+	assert_true(fabs(dlo / 400) < 0.01 && fabs(dhi / 400) < 0.01);
+	assert_int_equal(tg_stats_boot_draws(&(tg_stratum){b, N, n, 5}, 1), 1 + 5);
+	/* several large strata: their sums drawn as one normal law a side; the
+	 * same data in strata of half the size (resampled exactly) */
+	enum { K = 3 };
+	double bb[K][N], nn[K][N];
+	dlo = dhi = 0;
+	for (int k = 0; k < 200; k++) {
+		tg_stratum big[K], small[2 * K];
+		for (int q = 0; q < K; q++) {
+			lognormal(bb[q], N, 2 + q, 0.4, &r);
+			lognormal(nn[q], N, 2 + q, 0.4, &r);
+			big[q] = (tg_stratum){bb[q], N, nn[q], N};
+			small[2 * q] = (tg_stratum){bb[q], N / 2, nn[q], N / 2};
+			small[2 * q + 1] = (tg_stratum){bb[q] + N / 2, N - N / 2, nn[q] + N / 2, N - N / 2};
+		}
+		tg_ratio_ci ci, ex;
+		tg_boot_opts o = {0.95, (uint64_t)k, 2000, TG_RATIO_TOTALS, 0};
+		assert_int_equal(tg_stats_ratio_bootstrap_ex(&ci, big, K, &o), 0);
+		assert_int_equal(tg_stats_ratio_bootstrap_ex(&ex, small, 2 * K, &o), 0);
+		assert_true(fabs(ex.ratio - ci.ratio) < 1e-12);
+		dlo += log(ci.lo / ex.lo);
+		dhi += log(ci.hi / ex.hi);
+	}
+	print_message("three strata as one normal draw a side: mean log(bound / exact bound) %.4f, %.4f\n", dlo / 200,
+	              dhi / 200);
+	assert_true(fabs(dlo / 200) < 0.01 && fabs(dhi / 200) < 0.01);
+	assert_int_equal(tg_stats_boot_draws(big_draws_check, 2), 2 + 5);
+}
+
 static void test_boot_strata(void **state)
 {
 	(void)state;
@@ -613,6 +680,7 @@ int main(void)
 		cmocka_unit_test(test_boot_exact_and_deterministic),
 		cmocka_unit_test(test_boot_shrinks),
 		cmocka_unit_test(test_boot_coverage),
+		cmocka_unit_test(test_boot_clt),
 		cmocka_unit_test(test_boot_strata),
 		cmocka_unit_test(test_boot_edges),
 		cmocka_unit_test(test_boot_large),

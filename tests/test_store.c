@@ -965,6 +965,23 @@ static void test_find_run(void **state)
 	assert_int_equal(tg_store_find_run(c->s, "acme/llm", sha(cm, 501), "train", &j), TG_ENOTFOUND);
 	assert_int_equal(j.id, 0);
 	assert_int_equal(tg_store_find_run(c->s, NULL, cm, "train", &j), TG_EINVAL);
+	/* every done run that is not an error, the latest first; a limit */
+	sha(cm, 500);
+	tg_job *l;
+	size_t n;
+	must(tg_store_find_runs(c->s, "acme/llm", cm, "train", 10, &l, &n));
+	assert_int_equal(n, 2);
+	assert_int_equal(l[0].id, b);
+	assert_int_equal(l[1].id, a);
+	tg_store_jobs_free(l, n);
+	must(tg_store_find_runs(c->s, "acme/llm", cm, "train", 1, &l, &n));
+	assert_int_equal(n, 1);
+	assert_int_equal(l[0].id, b);
+	tg_store_jobs_free(l, n);
+	must(tg_store_find_runs(c->s, "acme/llm", cm, "infer", 10, &l, &n));
+	assert_int_equal(n, 0);
+	assert_null(l);
+	assert_int_equal(tg_store_find_runs(c->s, "acme/llm", cm, "train", 0, &l, &n), TG_EINVAL);
 
 	/* a signing key: only trusted runs are baselines, whatever their time */
 	sha(cm, 500);
@@ -983,6 +1000,13 @@ static void test_find_run(void **state)
 	assert_int_equal(j.id, b);
 	assert_int_equal(j.trusted, 0);
 	tg_job_clear(&j);
+	/* ...and the runs a side pools too */
+	tg_store_set_trusted_only(c->s, 1);
+	must(tg_store_find_runs(c->s, "acme/llm", cm, "train", 10, &l, &n));
+	assert_int_equal(n, 1);
+	assert_int_equal(l[0].id, t);
+	tg_store_jobs_free(l, n);
+	tg_store_set_trusted_only(c->s, 0);
 }
 
 static void test_prune(void **state)

@@ -34,6 +34,8 @@ typedef struct gen_opts {
 	int64_t layers, batch, seq, hidden, heads;
 	int train, python;        /* --train, --python */
 	double noise, jitter;     /* --noise, --jitter as fractions (5 % = 0.05) */
+	double run_noise, family_noise; /* --run-noise, --family-noise: sd of the
+	                             log of a run's factors, as fractions */
 	double sdpa_scale, gemm_scale;
 	double split_attention;   /* 0 = off, else the factor of the two kernels */
 	double sdpa_math;         /* 0 = off, else attention forward on the math path
@@ -240,6 +242,8 @@ typedef struct gen {
 	int64_t step;         /* current step number (0 without steps) */
 	int64_t pass;         /* 0-based pass count, for hashing */
 	double step_factor;   /* --noise factor of this step */
+	double run_factor;    /* --run-noise factor of this run (all noisy kernels) */
+	double family_factor[5]; /* --family-noise factor of each enum kclass */
 	int first_event;      /* 1 until the first event is written (comma handling) */
 	int64_t py_root;      /* Python id of the <module> frame, or -1 */
 	truth step_truth, all_truth;

@@ -42,6 +42,10 @@ static const char usage[] =
 	"  --noise PCT          per-step factor on every kernel, uniform in\n"
 	"                       [1-PCT/100, 1+PCT/100] (default 0)\n"
 	"  --jitter PCT         independent per-kernel factor, same range (default 0)\n"
+	"  --run-noise PCT      between-run noise: one log-normal factor of sd PCT %\n"
+	"                       per run (per --seed) on every compute kernel (default 0)\n"
+	"  --family-noise PCT   and one per kernel family (GEMM, SDPA forward, SDPA\n"
+	"                       backward, the others) per run (default 0)\n"
 	"  --sdpa-scale F       flash attention kernels (fwd and bwd) x F (default 1)\n"
 	"  --gemm-scale F       GEMM kernels x F (default 1)\n"
 	"  --split-attention F  each flash forward kernel becomes a split-KV kernel and\n"
@@ -183,6 +187,12 @@ static int option(gen_opts *o, const char *k, const char *v, int *have_skew)
 		o->gzip_level = (int)n;
 		return 0;
 	}
+	if (!strcmp(k, "--run-noise") || !strcmp(k, "--family-noise")) {
+		if ((rc = parse_num(k, v, 0, 0, 50, &pct)))
+			return rc;
+		*(k[2] == 'r' ? &o->run_noise : &o->family_noise) = pct / 100;
+		return 0;
+	}
 	if (!strcmp(k, "--noise") || !strcmp(k, "--jitter")) {
 		if ((rc = parse_num(k, v, 0, 0, 99, &pct)))
 			return rc;
@@ -249,7 +259,7 @@ static int cross_check(const gen_opts *o, int have_skew)
 
 static const char *const value_options[] = {
 	"-o", "--seed", "--steps", "--layers", "--batch", "--seq", "--hidden", "--heads", "--host-sync", "--ranks",
-	"--rank", "--straggler", "--gzip-level", "--noise", "--jitter", "--sdpa-scale", "--gemm-scale",
+	"--rank", "--straggler", "--gzip-level", "--noise", "--jitter", "--run-noise", "--family-noise", "--sdpa-scale", "--gemm-scale",
 	"--split-attention", "--sdpa-math", "--skew-us", "--link-gbps", "--target-mb", "--extra-op", "--gpu", "--cuda", "--driver",
 };
 

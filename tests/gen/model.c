@@ -22,7 +22,7 @@
 #include <string.h>
 
 enum { MAIN = 0, AUTOGRAD = 1 };
-enum { TAG_NOISE = 1, TAG_JITTER = 2 };
+enum { TAG_NOISE = 1, TAG_JITTER = 2, TAG_RUN = 3, TAG_FAMILY = 4 };
 enum { API_LAUNCH, API_DRIVER };
 
 /* The ops of a layer that create autograd nodes (Sequence number slots). */
@@ -187,7 +187,7 @@ static int64_t kdur(const gen *g, const kdesc *k, uint64_t slot)
 {
 	double f = k->scale;
 	if (k->noisy) {
-		f *= g->step_factor;
+		f *= g->step_factor * g->run_factor * g->family_factor[k->cls];
 		if (g->o->jitter > 0)
 			f *= 1 + g->o->jitter * (2 * hash_unit(g->o->seed, TAG_JITTER, (uint64_t)g->pass, slot) - 1);
 	}
@@ -698,6 +698,13 @@ void gen_step(gen *g)
  * values real traces carry. */
 #define T0_NS 1234567890123456LL
 
+/* A standard normal number from the hashes of (seed, tag, a). */
+static double normal_of(uint64_t seed, uint64_t tag, uint64_t a)
+{
+	double u1 = hash_unit(seed, tag, a, 1), u2 = hash_unit(seed, tag, a, 2);
+	return sqrt(-2 * log(1 - u1)) * cos(2 * 3.14159265358979323846 * u2);
+}
+
 void gen_init(gen *g, const gen_opts *o, const model *m, wbuf *w)
 {
 	memset(g, 0, sizeof(*g));
@@ -709,6 +716,11 @@ void gen_init(gen *g, const gen_opts *o, const model *m, wbuf *w)
 	g->tid[AUTOGRAD] = g->pid + 97;
 	g->device = o->ranks > 1 ? o->rank % 8 : 0;
 	g->rng = rng_seed(o->seed);
+	/* the between-run noise: one log-normal factor of the run, one of each
+	 * kernel family (Box-Muller on the seed's hashes) */
+	g->run_factor = exp(o->run_noise * normal_of(o->seed, TAG_RUN, 0));
+	for (int c = 0; c < 5; c++)
+		g->family_factor[c] = exp(o->family_noise * normal_of(o->seed, TAG_FAMILY, (uint64_t)c));
 	g->t0 = g->t_end = T0_NS;
 	g->cpu[MAIN] = g->cpu[AUTOGRAD] = g->gpu_compute = g->gpu_comm = T0_NS;
 	g->py_root = o->python ? 1 : -1;

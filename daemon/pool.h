@@ -1,0 +1,23 @@
+/*
+ * pool.h - the runs of one commit pooled on one side of a judgement (see
+ * pool.c).
+ */
+#ifndef TG_POOL_H
+#define TG_POOL_H
+
+#include "daemon_impl.h"
+
+/* The most runs of one commit a side pools (the latest). */
+#define TG_POOL_MAX_RUNS 8
+
+/*
+ * Appends to side the traces of the done runs (not errors) of repo at
+ * commit for workload other than run `exclude`, the latest first, at most
+ * max of them; *added: how many runs joined. A run whose manifest or
+ * traces cannot be read for good is left out (logged); storage that may
+ * come back is an error (the job is tried again). Returns 0 or a code.
+ */
+int tg_pool_runs(tg_side *side, size_t *added, tg_daemon *d, const char *repo, const char *commit,
+                 const char *workload, int64_t exclude, size_t max);
+
+#endif
