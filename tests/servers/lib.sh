@@ -36,7 +36,10 @@ tg_npm_install() {
 tg_free_port() {
 	local p i
 	for i in $(seq 1 200); do
-		p=$(( (RANDOM % 20000) + 30000 ))
+		# below Linux's ephemeral range (32768-60999 by default): a port
+		# there may be bound by any outgoing connection meanwhile, and the
+		# server's listen then fails with EADDRINUSE
+		p=$(( (RANDOM % 20000) + 10000 ))
 		if ! (exec 3<>/dev/tcp/127.0.0.1/$p) 2>/dev/null; then
 			printf '%s\n' "$p"
 			return 0
