@@ -11,11 +11,11 @@
 #include "../rules/gate.h"
 #include "../rules/rules.h"
 #include "daemon.h"
-#include "forge.h"
-#include "git.h"
+#include "forge/forge.h"
+#include "git/git.h"
 #include "manifest.h"
-#include "storage.h"
-#include "store.h"
+#include "storage/storage.h"
+#include "store/store.h"
 
 struct tg_daemon {
 	tg_config *cfg;

@@ -3,7 +3,7 @@
  */
 #include "manifest.h"
 #include "../core/tg.h"
-#include "storage.h"
+#include "storage/storage.h"
 
 #include <ctype.h>
 #include <jansson.h>
