@@ -1,5 +1,6 @@
 /* cli.c - helpers shared by the subcommands. */
 #include "cli.h"
+#include "../util.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -127,31 +128,9 @@ void tg_cli_put_duration(FILE *f, int64_t ns)
 		fprintf(f, "%.3f us", (double)ns / 1e3);
 }
 
-/* Writes all of data to fd; 0, or -1 with errno. */
-static int write_all(int fd, const char *data, size_t len)
-{
-	size_t off = 0;
-	while (off < len) {
-		ssize_t w = write(fd, data + off, len - off);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0) {
-			if (w == 0)
-				errno = EIO;
-			return -1;
-		}
-		off += (size_t)w;
-	}
-	return 0;
-}
-
 int tg_cli_fchmod_umask(int fd)
 {
-	/* umask can only be read by setting it: set it back at once (the
-	 * command line is one thread) */
-	mode_t mask = umask(0077);
-	umask(mask);
-	return fchmod(fd, 0666 & ~mask);
+	return fchmod(fd, tg_util_umask_mode());
 }
 
 int tg_cli_write_file(const char *path, const char *data, size_t len)
@@ -169,7 +148,7 @@ int tg_cli_write_file(const char *path, const char *data, size_t len)
 	struct stat st;
 	if (!stat(path, &st) && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
 		int fd = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY);
-		int bad = fd < 0 || write_all(fd, data, len);
+		int bad = fd < 0 || tg_util_write_all(fd, data, len);
 		int e = errno;
 		if ((fd >= 0 && close(fd)) || bad) {
 			tg_cli_error("%s: cannot write: %s", path, strerror(bad ? e : errno));
@@ -177,26 +156,8 @@ int tg_cli_write_file(const char *path, const char *data, size_t len)
 		}
 		return 0;
 	}
-	char tmp[4200];
-	const char *slash = strrchr(path, '/');
-	if (slash)
-		snprintf(tmp, sizeof(tmp), "%.*s/.tracegate.XXXXXX", (int)(slash - path), path);
-	else
-		snprintf(tmp, sizeof(tmp), ".tracegate.XXXXXX");
-	int fd = mkstemp(tmp);
-	if (fd < 0) {
+	if (tg_util_write_atomic(path, data, len, tg_util_umask_mode())) {
 		tg_cli_error("%s: cannot write: %s", path, strerror(errno));
-		return -1;
-	}
-	if (tg_cli_fchmod_umask(fd) || write_all(fd, data, len)) {
-		tg_cli_error("%s: cannot write: %s", path, strerror(errno));
-		close(fd);
-		unlink(tmp);
-		return -1;
-	}
-	if (fsync(fd) || close(fd) || rename(tmp, path)) {
-		tg_cli_error("%s: cannot write: %s", path, strerror(errno));
-		unlink(tmp);
 		return -1;
 	}
 	return 0;

@@ -7,6 +7,7 @@
 #include "../../core/ranks.h"
 #include "../../core/report.h"
 #include "../../core/report_html.h"
+#include "../util.h"
 #include "cli.h"
 #include "commands.h"
 
@@ -49,19 +50,11 @@ static const char usage[] =
 
 enum format { FMT_TEXT, FMT_MD, FMT_CSV, FMT_JSON, FMT_HTML };
 
+/* mkdir -p with 0777 less the umask; -1 with errno (a path too long for
+ * PATH_MAX fails, it is not cut short). */
 static int mkdir_p(const char *dir)
 {
-	char tmp[4096];
-	snprintf(tmp, sizeof(tmp), "%s", dir);
-	for (char *p = tmp + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = 0;
-		if (mkdir(tmp, 0777) && errno != EEXIST)
-			return -1;
-		*p = '/';
-	}
-	return mkdir(tmp, 0777) && errno != EEXIST ? -1 : 0;
+	return tg_util_mkdir_p(NULL, 0, dir, 0777);
 }
 
 /* The trace file's name without its folder and .json/.gz suffixes. */

@@ -14,8 +14,10 @@
  */
 #include "forge_impl.h"
 #include "../../core/tg.h"
+#include "../util.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -64,64 +66,18 @@ int64_t tg_forge_outbox_comment_id(const char *repo, int64_t pr, const char *mar
 /* mkdir -p of path (which is under the outbox). */
 static int mkdirs(const tg_forge *f, const char *path)
 {
-	char *p = strdup(path);
-	if (!p)
-		return tg_error_set(TG_ENOMEM, "out of memory");
-	int rc = 0;
-	for (char *s = p + 1;; s++) {
-		if (*s != '/' && *s)
-			continue;
-		char c = *s;
-		*s = 0;
-		if (mkdir(p, 0755) && errno != EEXIST) {
-			rc = tg_error_set(TG_EIO, "%s: cannot create %s: %s", f->name, p, strerror(errno));
-			break;
-		}
-		if (!c)
-			break;
-		*s = c;
-	}
-	free(p);
-	return rc;
+	char failed[PATH_MAX];
+	if (tg_util_mkdir_p(failed, sizeof(failed), path, 0755))
+		return tg_error_set(TG_EIO, "%s: cannot create %s: %s", f->name, failed, strerror(errno));
+	return 0;
 }
 
 /* Writes data to path through a temporary file in the same folder. */
 static int write_atomic(const tg_forge *f, const char *path, const char *data, size_t len)
 {
-	size_t pl = strlen(path);
-	char *tmp = tg_malloc(pl + 16);
-	if (!tmp)
-		return TG_ENOMEM;
-	snprintf(tmp, pl + 16, "%s.tmp-XXXXXX", path);
-	int fd = mkstemp(tmp);
-	if (fd < 0) {
-		int e = errno;
-		free(tmp);
-		return tg_error_set(TG_EIO, "%s: cannot write %s: %s", f->name, path, strerror(e));
-	}
-	fchmod(fd, 0644);
-	size_t off = 0;
-	while (off < len) {
-		ssize_t w = write(fd, data + off, len - off);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			break;
-		off += (size_t)w;
-	}
-	int e = off == len ? 0 : errno ? errno : EIO;
-	if (!e && fsync(fd))
-		e = errno;
-	if (close(fd) && !e)
-		e = errno;
-	if (!e && rename(tmp, path))
-		e = errno;
-	if (e) {
-		unlink(tmp);
-		free(tmp);
-		return tg_error_set(TG_EIO, "%s: cannot write %s: %s", f->name, path, strerror(e));
-	}
-	free(tmp);
+	if (tg_util_write_atomic(path, data, len, 0644))
+		return errno == ENOMEM ? tg_error_set(TG_ENOMEM, "out of memory (%zu bytes)", strlen(path) + 16)
+		                       : tg_error_set(TG_EIO, "%s: cannot write %s: %s", f->name, path, strerror(errno));
 	return 0;
 }
 
