@@ -1,6 +1,6 @@
 # tracegate - build, test, benchmark, fuzz.
 #   make            ./tracegate
-#   make check      every test (SAN=1: under ASan + UBSan, in build-san/)
+#   make check      every test, the layering check, bench_read (SAN=1: under ASan + UBSan, in build-san/)
 #   make bench      speed and memory on the largest real trace; diff of a 120k-op pair vs gzip -dc
 #   make fuzz       libFuzzer on every tests/fuzz/fuzz_*.c (FUZZ_SECONDS=60 each; docs/fuzzing.md)
 #   make demo       the main job on the embedded sample
@@ -99,7 +99,9 @@ $(BUILD)/tg-gen: $(wildcard tests/gen/*.c tests/gen/*.h) $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $(filter %.c,$^) $(CORE_LDLIBS)
 
-check: $(BUILD)/tracegate $(BUILD)/tg-gen $(TEST_BIN)
+# check also builds bench_read, which links core/ alone (core needs nothing above it),
+# and tests/cli_layering.sh checks the include arrows (tests/layering.sh).
+check: $(BUILD)/tracegate $(BUILD)/tg-gen $(TEST_BIN) $(BUILD)/tests/bench_read
 	@contrib/install-deps.sh --html --servers --fuzz
 	@TG_SHARED=$(SHARED) TG_BUILD=$(BUILD) TG_BIN=$(BUILD)/tracegate TG_GEN=$(BUILD)/tg-gen tests/run.sh $(TEST_BIN)
 

@@ -13,7 +13,7 @@
 #include "../../rules/rules.h"
 #include "cli.h"
 #include "commands.h"
-#include "../daemon_impl.h"
+#include "../run_metrics.h"
 #include "../git/git.h"
 #include "history_metric.h"
 #include "history_render.h"
