@@ -1,6 +1,6 @@
 # tracegate - build, test, benchmark, fuzz.
 #   make            ./tracegate
-#   make check      every test (SAN=1: under ASan + UBSan, in build-san/)
+#   make check      every test, the layering check, bench_read (SAN=1: under ASan + UBSan, in build-san/)
 #   make bench      speed and memory on the largest real trace; diff of a 120k-op pair vs gzip -dc
 #   make fuzz       libFuzzer on every tests/fuzz/fuzz_*.c (FUZZ_SECONDS=60 each; docs/fuzzing.md)
 #   make demo       the main job on the embedded sample
@@ -30,7 +30,10 @@ TEST_LDLIBS := $(LDLIBS) -lcmocka
 CORE_SRC := $(wildcard core/*.c)
 RULES_SRC := $(wildcard rules/*.c)
 CONFIG_SRC := $(wildcard config/*.c)
-DAEMON_SRC := $(filter-out daemon/main.c,$(wildcard daemon/*.c))
+# daemon/ is the job machine; daemon/<room>/ the rooms (../shared/DESIGN.md, "The house")
+DAEMON_ROOMS := storage store git forge cli
+DAEMON_SRC := $(filter-out daemon/cli/main.c,$(wildcard daemon/*.c $(DAEMON_ROOMS:%=daemon/%/*.c)))
+DAEMON_HDR := $(wildcard daemon/*.h $(DAEMON_ROOMS:%=daemon/%/*.h))
 TEST_SRC := $(wildcard tests/test_*.c)
 # core/kernel_names.tsv is data: core/kernel_names_gen.awk turns it into C
 KN_TSV := core/kernel_names.tsv
@@ -53,7 +56,7 @@ $(DEPS_STAMP): contrib/install-deps.sh
 	@contrib/install-deps.sh
 	@touch $@
 
-$(BUILD)/%.o: %.c $(DEPS_STAMP) $(wildcard core/*.h rules/*.h config/*.h daemon/*.h)
+$(BUILD)/%.o: %.c $(DEPS_STAMP) $(wildcard core/*.h rules/*.h config/*.h) $(DAEMON_HDR)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c $< -o $@
 
@@ -79,8 +82,8 @@ $(BUILD)/libtgdaemon.a: $(DAEMON_OBJ)
 # Link order: each library before the ones it depends on.
 LIBS := $(BUILD)/libtgdaemon.a $(BUILD)/libtgconfig.a $(BUILD)/libtgrules.a $(BUILD)/libtgcore.a
 
-$(BUILD)/tracegate: $(BUILD)/daemon/main.o $(LIBS)
-	$(CC) $(CFLAGS) -o $@ $(BUILD)/daemon/main.o $(LIBS) $(LDLIBS)
+$(BUILD)/tracegate: $(BUILD)/daemon/cli/main.o $(LIBS)
+	$(CC) $(CFLAGS) -o $@ $(BUILD)/daemon/cli/main.o $(LIBS) $(LDLIBS)
 
 tracegate: $(BUILD)/tracegate
 ifeq ($(SAN),0)
@@ -96,7 +99,9 @@ $(BUILD)/tg-gen: $(wildcard tests/gen/*.c tests/gen/*.h) $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $(filter %.c,$^) $(CORE_LDLIBS)
 
-check: $(BUILD)/tracegate $(BUILD)/tg-gen $(TEST_BIN)
+# check also builds bench_read, which links core/ alone (core needs nothing above it),
+# and tests/cli_layering.sh checks the include arrows (tests/layering.sh).
+check: $(BUILD)/tracegate $(BUILD)/tg-gen $(TEST_BIN) $(BUILD)/tests/bench_read
 	@contrib/install-deps.sh --html --servers --fuzz
 	@TG_SHARED=$(SHARED) TG_BUILD=$(BUILD) TG_BIN=$(BUILD)/tracegate TG_GEN=$(BUILD)/tg-gen tests/run.sh $(TEST_BIN)
 
@@ -130,11 +135,11 @@ FUZZ_TARGETS ?= $(FUZZ_NAMES)
 FUZZ_FLAGS ?=
 FUZZ_CFLAGS := -std=c11 -D_GNU_SOURCE -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
 	-fno-sanitize-recover=all -Wall -Wextra -Werror -pthread
-FUZZ_SRC_manifest := daemon/manifest.c daemon/storage.c
-FUZZ_SRC_s3_list := daemon/s3_list.c daemon/xml_walk.c
-FUZZ_SRC_forge := $(wildcard daemon/forge*.c) daemon/http.c
+FUZZ_SRC_manifest := daemon/manifest.c daemon/storage/storage.c daemon/util.c
+FUZZ_SRC_s3_list := daemon/storage/s3_list.c daemon/storage/xml_walk.c
+FUZZ_SRC_forge := $(wildcard daemon/forge/*.c) daemon/util.c
 FUZZ_LIBS_forge := -lcurl
-FUZZ_SRC_http := daemon/http.c
+FUZZ_SRC_http := daemon/forge/http.c
 FUZZ_LIBS_http := -lcurl
 FUZZ_LIB_OBJ := $(patsubst %.c,$(FUZZ_BUILD)/obj/%.o,$(CORE_SRC) $(RULES_SRC) $(CONFIG_SRC)) \
 	$(FUZZ_BUILD)/obj/gen/kernel_names_table.o
@@ -146,7 +151,7 @@ $(FUZZ_DEPS): contrib/install-deps.sh
 	@contrib/install-deps.sh --fuzz
 	@touch $@
 
-$(FUZZ_BUILD)/obj/%.o: %.c $(FUZZ_DEPS) $(wildcard core/*.h rules/*.h config/*.h daemon/*.h)
+$(FUZZ_BUILD)/obj/%.o: %.c $(FUZZ_DEPS) $(wildcard core/*.h rules/*.h config/*.h) $(DAEMON_HDR)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
 

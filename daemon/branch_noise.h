@@ -22,7 +22,7 @@
 #define TG_BRANCH_NOISE_H
 
 #include "../rules/judge.h"
-#include "store.h"
+#include "store/store.h"
 
 typedef struct tg_branch_noise {
 	tg_rule_noise *noise; /* per rule with a noise; rule names borrowed from the rules */

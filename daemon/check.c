@@ -17,10 +17,10 @@
  */
 #include "daemon.h"
 #include "../core/tg.h"
-#include "git.h"
-#include "http.h"
-#include "storage.h"
-#include "store.h"
+#include "git/git.h"
+#include "forge/http.h"
+#include "storage/storage.h"
+#include "store/store.h"
 
 #include <curl/curl.h>
 #include <errno.h>

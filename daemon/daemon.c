@@ -6,6 +6,7 @@
 #include "log.h"
 #include "sha256.h"
 #include "signature.h"
+#include "util.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -24,20 +25,12 @@
 /* mkdir -p */
 static int make_dirs(const char *path)
 {
-	char buf[PATH_MAX];
-	if ((size_t)snprintf(buf, sizeof(buf), "%s", path) >= sizeof(buf))
+	char failed[PATH_MAX];
+	if (!tg_util_mkdir_p(failed, sizeof(failed), path, 0750))
+		return 0;
+	if (errno == ENAMETOOLONG && strlen(path) >= PATH_MAX)
 		return tg_error_set(TG_EINVAL, "%s: path too long", path);
-	for (char *p = buf + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = 0;
-		if (mkdir(buf, 0750) && errno != EEXIST)
-			return tg_error_set(TG_EIO, "%s: cannot create: %s", buf, strerror(errno));
-		*p = '/';
-	}
-	if (mkdir(buf, 0750) && errno != EEXIST)
-		return tg_error_set(TG_EIO, "%s: cannot create: %s", buf, strerror(errno));
-	return 0;
+	return tg_error_set(TG_EIO, "%s: cannot create: %s", failed, strerror(errno));
 }
 
 const tg_config_repo *tg_daemon_repo(const tg_daemon *d, const char *name, size_t *index)

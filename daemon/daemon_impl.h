@@ -11,11 +11,12 @@
 #include "../rules/gate.h"
 #include "../rules/rules.h"
 #include "daemon.h"
-#include "forge.h"
-#include "git.h"
+#include "forge/forge.h"
+#include "git/git.h"
 #include "manifest.h"
-#include "storage.h"
-#include "store.h"
+#include "run_metrics.h"
+#include "storage/storage.h"
+#include "store/store.h"
 
 struct tg_daemon {
 	tg_config *cfg;
@@ -82,21 +83,7 @@ void tg_side_free(tg_side *s);
 int tg_daemon_find_baseline(tg_daemon *d, size_t ri, const tg_job *j, tg_job *base, int *found, int *distance,
                             char merge_base[41], char *why, size_t whycap);
 
-/* The numbers kept in the history for a run: per-step GPU busy, idle,
- * exposed communication and memcpy time (ms), host syncs, peak memory
- * (MiB), kernel time per category (ms), and each total rule's value
- * ("rule:<name>", in the rule's unit: ms, count, TFLOPS/s, TB/s, MiB).
- * *names holds the metric names (freed with tg_run_metrics_free). */
-int tg_run_metrics(tg_metric **out, size_t *n, const tg_measure *m, const tg_atoms *keys, const tg_rules *rules);
-
-void tg_run_metrics_free(tg_metric *m, size_t n);
-
-/* The value of a rule's metric in the unit the history keeps it (see
- * tg_run_metrics), from the metric's native unit (ns, count, rate, bytes). */
-double tg_run_metric_display(tg_rule_metric m, double v);
-
-/* The unit name of tg_run_metric_display ("ms", "", "TFLOPS/s", "TB/s", "MiB"). */
-const char *tg_run_metric_unit(tg_rule_metric m);
+/* tg_run_metrics, tg_run_metric_display, tg_run_metric_unit: run_metrics.h */
 
 /* Markdown for the comment after the rules' tables: where the baseline
  * came from, the accepted regressions and who accepted them, and the target

@@ -3,7 +3,8 @@
  */
 #include "manifest.h"
 #include "../core/tg.h"
-#include "storage.h"
+#include "storage/storage.h"
+#include "util.h"
 
 #include <ctype.h>
 #include <jansson.h>
@@ -89,15 +90,6 @@ static int get_str(const char **out, const json_t *o, const char *name, int requ
 			return fail(key, "'%s' contains a control character", name);
 	*out = s;
 	return 0;
-}
-
-static int is_hex40(const char *s)
-{
-	size_t n = 0;
-	for (; s[n]; n++)
-		if (!isxdigit((unsigned char)s[n]))
-			return 0;
-	return n == 40;
 }
 
 /* RFC 3339 / ISO 8601 "2026-11-23T18:00:00Z" (fraction and offset allowed). */
@@ -241,7 +233,7 @@ int tg_manifest_parse(tg_manifest **out, const char *json, size_t len, const cha
 		rc = fail(key, "repo '%s' does not match the folder (%s)", ex, folder_repo);
 		goto done;
 	}
-	if (!is_hex40(commit)) {
+	if (!tg_util_is_hex(commit, 40)) {
 		excerpt(ex, sizeof(ex), commit);
 		rc = fail(key, "commit '%s' is not 40 hexadecimal digits", ex);
 		goto done;

@@ -1,9 +1,10 @@
 /*
- * run_metrics.c - the numbers of a run kept in the history (daemon_impl.h:
+ * run_metrics.c - the numbers of a run kept in the history (run_metrics.h:
  * tg_run_metrics).
  */
 #include "../rules/judge.h"
 #include "daemon_impl.h"
+#include "run_metrics.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -1,5 +1,5 @@
 #!/bin/sh
-# it_git.sh - daemon/git.c against real servers on loopback: builds a
+# it_git.sh - daemon/git/git.c against real servers on loopback: builds a
 # repository with the git CLI (main with a merge, a feature branch with a
 # Tracegate-Accept trailer), serves it with git daemon and, when lighttpd is
 # installed, with git http-backend (open, behind basic auth, and over TLS

@@ -18,7 +18,7 @@
 #include "mini_http.h"
 
 #include "../core/tg.h"
-#include "../daemon/forge_impl.h"
+#include "../daemon/forge/forge_impl.h"
 
 #include <dirent.h>
 #include <jansson.h>

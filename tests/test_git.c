@@ -1,4 +1,4 @@
-/* test_git.c - the mirror and the baseline search's history (daemon/git.h)
+/* test_git.c - the mirror and the baseline search's history (daemon/git/git.h)
  * on real repositories built here with libgit2: a main branch with a merge
  * (so that first parents matter), a feature branch forked at a known
  * commit, trailers in and out of the last paragraph, tags and forge pull
@@ -8,7 +8,7 @@
  * to see fetch on demand over the network. */
 #include "testutil.h"
 
-#include "../daemon/git.h"
+#include "../daemon/git/git.h"
 
 #include <ctype.h>
 #include <errno.h>

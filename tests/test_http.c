@@ -1,5 +1,5 @@
 /*
- * test_http.c - the daemon's HTTP client (daemon/http.c): Retry-After and
+ * test_http.c - the daemon's HTTP client (daemon/forge/http.c): Retry-After and
  * rate-limit rules, escaping, messages without secrets, and the retry
  * policy against servers.
  *
@@ -13,7 +13,7 @@
 #include "mini_http.h"
 
 #include "../core/tg.h"
-#include "../daemon/http.h"
+#include "../daemon/forge/http.h"
 
 #include <jansson.h>
 

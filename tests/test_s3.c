@@ -21,9 +21,9 @@
 #include "testutil.h"
 
 #include "../core/tg.h"
-#include "../daemon/s3.h"
+#include "../daemon/storage/s3.h"
 #include "../daemon/sha256.h"
-#include "../daemon/storage.h"
+#include "../daemon/storage/storage.h"
 
 #include <dirent.h>
 #include <time.h>

@@ -5,7 +5,7 @@
  */
 #include "testutil.h"
 
-#include "../daemon/storage.h"
+#include "../daemon/storage/storage.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -14,8 +14,8 @@
 #include "testutil.h"
 
 #include "../core/tg.h"
-#include "../daemon/store.h"
-#include "../daemon/store_impl.h"
+#include "../daemon/store/store.h"
+#include "../daemon/store/store_impl.h"
 
 #include <dirent.h>
 #include <libpq-fe.h>

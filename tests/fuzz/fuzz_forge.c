@@ -1,6 +1,6 @@
 /*
  * fuzz_forge.c - libFuzzer target for what the forge clients read from a
- * GitHub, GitLab or Gitea server (daemon/forge_util.c, forge_github.c,
+ * GitHub, GitLab or Gitea server (daemon/forge/forge_util.c, forge_github.c,
  * forge_github_checks.c, forge_gitlab.c): the answers the daemon trusts
  * to find its comment, read the labels that override the rules, find its
  * check run, and walk the pages of a listing. No network: the parsers are
@@ -45,7 +45,7 @@
  * Build and run: make fuzz FUZZ_TARGETS=forge (build-fuzz/fuzz_forge).
  */
 #include "../../core/tg.h"
-#include "../../daemon/forge_impl.h"
+#include "../../daemon/forge/forge_impl.h"
 
 #include <ctype.h>
 #include <stdint.h>

@@ -29,7 +29,7 @@
  */
 #include "../../core/tg.h"
 #include "../../daemon/manifest.h"
-#include "../../daemon/storage.h"
+#include "../../daemon/storage/storage.h"
 
 #include <stdint.h>
 #include <stdio.h>

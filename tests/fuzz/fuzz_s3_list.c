@@ -1,7 +1,7 @@
 /*
  * fuzz_s3_list.c - libFuzzer target for what the S3 client reads from the
  * network: a ListObjectsV2 answer (tg_s3_parse_list, over the XML walker
- * of daemon/xml_walk.c). The input is the whole document.
+ * of daemon/storage/xml_walk.c). The input is the whole document.
  *
  * Beyond the sanitizers, the target aborts when the parser breaks one of
  * its documented promises:
@@ -17,7 +17,7 @@
  * the Makefile's FUZZ_SRC_s3_list names the daemon sources it links).
  */
 #include "../../core/tg.h"
-#include "../../daemon/s3.h"
+#include "../../daemon/storage/s3.h"
 
 #include <stdint.h>
 #include <stdio.h>

@@ -1,0 +1,147 @@
+/*
+ * cmd_daemon.c - `tracegate daemon --config FILE [--once] [--check]`.
+ */
+#include "../../rules/rules.h"
+#include "cli.h"
+#include "commands.h"
+#include "../daemon.h"
+#include "../log.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+
+static const char usage[] =
+	"usage: tracegate daemon --config FILE [--once | --check [--offline]]\n"
+	"\n"
+	"Watches the artifact storage named in the configuration, analyses every new\n"
+	"run, compares it with its baseline, judges it with the repository's rules and\n"
+	"posts the verdict to the forge (a commit status and one pull-request comment);\n"
+	"every run's numbers go to the history (tracegate history).\n"
+	"\n"
+	"  --config FILE   the configuration (docs/daemon.md)\n"
+	"  --once          handle what is in storage now, then exit\n"
+	"  --check         validate the configuration and every rules file, then try\n"
+	"                  what the daemon talks to: the database, the storage listing,\n"
+	"                  each repository's forge (the token accepted and allowed to\n"
+	"                  post statuses) and git remote; one line per check, then exit\n"
+	"  --offline       with --check: the files only, no connection (the systemd\n"
+	"                  unit's ExecStartPre: the network may not be up yet)\n"
+	"\n"
+	"Exit codes: 0 success, 1 the daemon cannot start (the job store, the state\n"
+	"folder or the storage folder unreachable, another daemon on the state folder;\n"
+	"with --check: an endpoint unreachable or a token refused), 2 usage or\n"
+	"configuration error. Once started, it keeps running through\n"
+	"faults (storage, store or forge unreachable, disk full) and retries.\n";
+
+static volatile sig_atomic_t stop_flag;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop_flag = 1;
+}
+
+/* --check: the configuration and each repository's rules load; unless
+ * offline, what the daemon talks to answers (check.c). */
+static int check(const tg_config *c, int offline)
+{
+	for (size_t i = 0; i < c->nrepos; i++) {
+		if (!c->repos[i].rules)
+			continue;
+		tg_rules *r;
+		if (tg_rules_load_file(&r, c->repos[i].rules)) {
+			/* where the file is named (the config's line and key), then
+			 * what is wrong with it (its own file:line:column) */
+			tg_cli_error("%s:%d: repositories[%zu].rules (%s): %s", c->path, c->repos[i].line, i,
+			             c->repos[i].name, tg_error_last());
+			return TG_EXIT_USAGE;
+		}
+		tg_rules_free(r);
+	}
+	if (!offline) {
+		printf("%s: connectivity:\n", c->path);
+		char failed[512];
+		int nf = tg_daemon_check_connect(c, stdout, failed, sizeof(failed));
+		fflush(stdout);
+		if (nf) {
+			tg_cli_error("%s: %d connectivity check%s failed: %s", c->path, nf, nf == 1 ? "" : "s", failed);
+			return 1;
+		}
+	}
+	printf("%s: ok: %s storage, %s store, %zu forge%s, %zu repositor%s\n", c->path,
+	       c->storage.local ? "local" : "s3", c->sqlite ? "sqlite" : "postgresql", c->nforges,
+	       c->nforges == 1 ? "" : "s", c->nrepos, c->nrepos == 1 ? "y" : "ies");
+	return TG_EXIT_OK;
+}
+
+int tg_cmd_daemon(int argc, char **argv)
+{
+	const char *config = NULL;
+	int once = 0, check_only = 0, offline = 0;
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			fputs(usage, stdout);
+			return TG_EXIT_OK;
+		} else if (!strcmp(argv[i], "--config")) {
+			if (i + 1 >= argc) {
+				tg_cli_error("--config needs a file");
+				return TG_EXIT_USAGE;
+			}
+			config = argv[++i];
+		} else if (!strcmp(argv[i], "--once")) {
+			once = 1;
+		} else if (!strcmp(argv[i], "--check")) {
+			check_only = 1;
+		} else if (!strcmp(argv[i], "--offline")) {
+			offline = 1;
+		} else {
+			tg_cli_error("daemon: unknown argument %s (see tracegate daemon --help)", argv[i]);
+			return TG_EXIT_USAGE;
+		}
+	}
+	if (!config) {
+		fputs(usage, stderr);
+		return TG_EXIT_USAGE;
+	}
+	if (offline && !check_only) {
+		tg_cli_error("daemon: --offline goes with --check");
+		return TG_EXIT_USAGE;
+	}
+	tg_config *cfg;
+	if (tg_config_load_file(&cfg, config)) {
+		tg_cli_error("%s", tg_error_last());
+		return TG_EXIT_USAGE;
+	}
+	if (check_only) {
+		int rc = check(cfg, offline);
+		tg_config_free(cfg);
+		return rc;
+	}
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	/* a file-size limit (ulimit -f, systemd's LimitFSIZE=) must make a
+	 * write fail with EFBIG, reported like a full disk, not kill the daemon */
+	signal(SIGXFSZ, SIG_IGN);
+	tg_daemon_opts o = {once, &stop_flag, stdout};
+	tg_daemon *d;
+	int nrc = tg_daemon_new(&d, cfg, &o);
+	if (nrc) {
+		/* the store, the state folder or the storage folder unreachable is
+		 * not a usage error: 1, so that a service manager starts the
+		 * daemon again later (systemd: Restart=on-failure) */
+		tg_cli_error("%s", tg_error_last());
+		return nrc == TG_EIO ? 1 : TG_EXIT_USAGE;
+	}
+	int rc = tg_daemon_run(d);
+	if (rc)
+		tg_log(TG_LOG_ERROR, "stopping: %s", tg_error_last());
+	else if (stop_flag)
+		tg_log(TG_LOG_INFO, "stopped by a signal");
+	tg_daemon_free(d);
+	return rc ? 1 : TG_EXIT_OK;
+}

@@ -1,0 +1,371 @@
+/*
+ * cmd_history.c - `tracegate history --config FILE --repo REPO --branch
+ * BRANCH [--metric M] [--workload W] [--limit N] [--format F] [-o FILE]`:
+ * the numbers of every analysed run of a branch, from the daemon's store.
+ *
+ * Read-only: the configuration is loaded for its database alone (no S3
+ * key or forge token is read, so none need be set); the repository's rules
+ * give each rule's series its unit and thresholds; the daemon's git mirror,
+ * when it is there, orders the runs by the branch's first-parent history
+ * (nothing is fetched: without the mirror, runs stay in the order they ran).
+ */
+#include "../../config/config.h"
+#include "../../rules/rules.h"
+#include "cli.h"
+#include "commands.h"
+#include "../run_metrics.h"
+#include "../git/git.h"
+#include "history_metric.h"
+#include "history_render.h"
+#include "../store/store.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* What the series of one repository need from its rules. */
+struct rules_ctx {
+	tg_rules *rules;
+};
+
+/* The rule behind a series: rule:<name>, or a total rule on the metric the
+ * series stores (gpu_busy for gpu_busy_ms, kernel_time of a category for
+ * kernel_time_ms:<category>) with no other selector. */
+static const tg_rule *rule_of(const tg_rules *rules, const char *metric)
+{
+	if (!rules)
+		return NULL;
+	if (!strncmp(metric, "rule:", 5))
+		return tg_rules_find(rules, metric + 5);
+	size_t n;
+	const tg_rule *r = tg_rules_list(rules, &n);
+	for (size_t i = 0; i < n; i++) {
+		if (r[i].aggregate != TG_AGG_TOTAL || r[i].op.text || r[i].kernel.text || r[i].module.text ||
+		    r[i].shape.text || r[i].stream >= 0 || r[i].rank >= 0)
+			continue;
+		const char *m = tg_rule_metric_name(r[i].metric);
+		char stored[300];
+		if (r[i].metric == TG_METRIC_KERNEL_TIME) {
+			if (strncmp(metric, "kernel_time_ms:", 15) || !r[i].category.text ||
+			    !tg_pattern_match(&r[i].category, metric + 15))
+				continue;
+			return &r[i];
+		}
+		if (r[i].category.text)
+			continue;
+		snprintf(stored, sizeof(stored), "%s%s", m,
+		         r[i].metric == TG_METRIC_PEAK_MEMORY ? "_mib" : r[i].metric == TG_METRIC_HOST_SYNCS ? "" : "_ms");
+		if (!strcmp(stored, metric))
+			return &r[i];
+	}
+	return NULL;
+}
+
+static void series_info(tg_history_series_info *out, const char *workload, const char *metric, void *ctx)
+{
+	(void)workload;
+	const struct rules_ctx *c = ctx;
+	const tg_rule *r = rule_of(c->rules, metric);
+	if (!r)
+		return;
+	if (!strncmp(metric, "rule:", 5))
+		out->unit = tg_run_metric_unit(r->metric);
+	out->rule = r->name;
+	out->warn_pct = r->warn_above;
+	out->block_pct = r->block_above;
+	out->higher_is_worse = tg_rule_metric_higher_is_worse(r->metric);
+}
+
+/* The names of the series recorded (distinct, the order of the store). */
+static int series_names(tg_store *s, const char *repo, const char *branch, const char *workload, char ***out,
+                        size_t *n)
+{
+	tg_history_point *p = NULL;
+	size_t np = 0;
+	*out = NULL;
+	*n = 0;
+	int rc = tg_store_history(s, repo, branch, workload, NULL, 1, &p, &np);
+	if (rc)
+		return rc;
+	char **names = calloc(np ? np : 1, sizeof(char *));
+	size_t k = 0;
+	for (size_t i = 0; names && i < np; i++) {
+		size_t j = 0;
+		while (j < k && strcmp(names[j], p[i].metric))
+			j++;
+		if (j == k && !(names[k++] = strdup(p[i].metric)))
+			k--;
+	}
+	tg_history_free(p, np);
+	if (!names)
+		return tg_error_set(TG_ENOMEM, "out of memory");
+	*out = names;
+	*n = k;
+	return 0;
+}
+
+/* 1 when the bare mirror at dir has refs/heads/branch, loose or packed:
+ * looked up in the files, so that a missing branch never makes libgit2
+ * fetch (history reads; it does not go to the network). */
+static int mirror_has_branch(const char *dir, const char *branch)
+{
+	char path[4200], want[1100], line[1200];
+	struct stat st;
+	snprintf(path, sizeof(path), "%s/refs/heads/%s", dir, branch);
+	if (!stat(path, &st) && S_ISREG(st.st_mode))
+		return 1;
+	snprintf(path, sizeof(path), "%s/packed-refs", dir);
+	snprintf(want, sizeof(want), " refs/heads/%s\n", branch);
+	FILE *f = fopen(path, "r");
+	int found = 0;
+	while (f && !found && fgets(line, sizeof(line), f)) {
+		size_t n = strlen(line), w = strlen(want);
+		found = n >= w && !strcmp(line + n - w, want);
+	}
+	if (f)
+		fclose(f);
+	return found;
+}
+
+struct fp_commit {
+	char sha[41];
+	size_t pos; /* from the root of the chain */
+};
+
+struct fp_point {
+	size_t pos;   /* its commit's fp_commit.pos, SIZE_MAX when off the chain */
+	size_t index; /* in the input */
+};
+
+static int cmp_fp_commit(const void *a, const void *b)
+{
+	return strcmp(((const struct fp_commit *)a)->sha, ((const struct fp_commit *)b)->sha);
+}
+
+static int cmp_fp_point(const void *a, const void *b)
+{
+	const struct fp_point *x = a, *y = b;
+	if (x->pos != y->pos)
+		return x->pos < y->pos ? -1 : 1;
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+/* Reorders the points by the first-parent history of branch in the
+ * daemon's mirror of the repository (oldest first; runs of one commit in
+ * the order they ran; commits not on it after, in the order they ran).
+ * Nothing happens when there is no mirror or it lacks the branch. */
+static void first_parent_order(const tg_config *cfg, const char *repo, const char *branch, tg_history_point *p,
+                               size_t n)
+{
+	const tg_config_repo *r = tg_config_find_repo(cfg, repo);
+	if (!r || !n)
+		return;
+	char path[4096], name[512];
+	size_t k = 0;
+	for (const char *c = repo; *c && k + 1 < sizeof(name); c++)
+		name[k++] = *c == '/' ? '_' : *c;
+	name[k] = 0;
+	snprintf(path, sizeof(path), "%s/git/%s.git", cfg->state_dir, name);
+	if (!mirror_has_branch(path, branch))
+		return; /* no mirror, or not this branch: fetching is the daemon's job */
+	tg_git *g = NULL;
+	char tip[41], (*fp)[41] = NULL;
+	size_t nfp = 0;
+	if (tg_git_open(&g, r->clone_url, path, NULL) || tg_git_branch_tip(g, tip, branch) ||
+	    tg_git_first_parents(g, tip, 100000, &fp, &nfp)) {
+		tg_git_free(g);
+		return;
+	}
+	tg_git_free(g);
+	/* each point's position from the root: the chain sorted by commit and
+	 * searched (histories hold thousands of points, chains as many
+	 * commits); then a sort on (position, input order), which keeps the
+	 * runs of one commit, and the commits off the chain, in the order
+	 * they ran */
+	struct fp_commit *chain = malloc((nfp ? nfp : 1) * sizeof(*chain));
+	struct fp_point *order = malloc(n * sizeof(*order));
+	tg_history_point *copy = malloc(n * sizeof(*copy));
+	if (chain && order && copy) {
+		for (size_t j = 0; j < nfp; j++) {
+			memcpy(chain[j].sha, fp[j], 41);
+			chain[j].pos = nfp - 1 - j;
+		}
+		qsort(chain, nfp, sizeof(*chain), cmp_fp_commit);
+		for (size_t i = 0; i < n; i++) {
+			struct fp_commit key;
+			memcpy(key.sha, p[i].commit, 41);
+			const struct fp_commit *hit = bsearch(&key, chain, nfp, sizeof(*chain), cmp_fp_commit);
+			order[i] = (struct fp_point){hit ? hit->pos : SIZE_MAX, i};
+		}
+		qsort(order, n, sizeof(*order), cmp_fp_point);
+		memcpy(copy, p, n * sizeof(*copy));
+		for (size_t i = 0; i < n; i++)
+			p[i] = copy[order[i].index];
+	}
+	free(copy);
+	free(order);
+	free(chain);
+	free(fp);
+}
+
+static const char usage[] =
+	"usage: tracegate history --config FILE --repo REPO --branch BRANCH [options]\n"
+	"\n"
+	"The performance history of a branch: the numbers the daemon recorded for each\n"
+	"analysed run (GPU busy time per step, kernel time per category, each rule's\n"
+	"value, ...), oldest first.\n"
+	"\n"
+	"  --config FILE    the daemon's configuration (its database is read)\n"
+	"  --repo REPO      owner/repo\n"
+	"  --branch BRANCH  a branch (main)\n"
+	"  --metric M       one metric: a stored name (gpu_busy_ms, rule:sdpa-forward),\n"
+	"                   a rule's metric name (gpu_busy), a rule's name, or a prefix\n"
+	"                   ending in * (kernel_time_ms:*); default: every metric. An\n"
+	"                   unknown name is an error that lists the recorded ones\n"
+	"  --workload W     one workload; default: every workload\n"
+	"  --limit N        the latest N runs of each series (default: all)\n"
+	"  --format F       text (default), csv, json, or html (one page, a chart per series)\n"
+	"  -o FILE          write there (complete or not at all) instead of stdout\n"
+	"  --changes        find the change points of each series (E-divisive means):\n"
+	"                   listed in text, \"changes\" in json, marked on the html charts\n";
+
+int tg_cmd_history(int argc, char **argv)
+{
+	const char *config = NULL, *repo = NULL, *branch = NULL, *metric = NULL, *workload = NULL, *out = NULL;
+	size_t limit = 0;
+	tg_history_format fmt = TG_HISTORY_TEXT;
+	tg_history_opts hopts = {0};
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+			fputs(usage, stdout);
+			return TG_EXIT_OK;
+		}
+		if (!strcmp(a, "--changes")) {
+			hopts.changes = 1;
+			continue;
+		}
+		int takes = !strcmp(a, "--config") || !strcmp(a, "--repo") || !strcmp(a, "--branch") ||
+		            !strcmp(a, "--metric") || !strcmp(a, "--workload") || !strcmp(a, "--limit") ||
+		            !strcmp(a, "--format") || !strcmp(a, "-o");
+		if (!takes) {
+			tg_cli_error("history: unknown argument %s (see tracegate history --help)", a);
+			return TG_EXIT_USAGE;
+		}
+		if (i + 1 >= argc) {
+			tg_cli_error("%s needs a value", a);
+			return TG_EXIT_USAGE;
+		}
+		const char *v = argv[++i];
+		if (!strcmp(a, "--config"))
+			config = v;
+		else if (!strcmp(a, "--repo"))
+			repo = v;
+		else if (!strcmp(a, "--branch"))
+			branch = v;
+		else if (!strcmp(a, "--metric"))
+			metric = v;
+		else if (!strcmp(a, "--workload"))
+			workload = v;
+		else if (!strcmp(a, "-o"))
+			out = v;
+		else if (!strcmp(a, "--limit")) {
+			char *end;
+			long long n = strtoll(v, &end, 10);
+			if (*end || n < 1) {
+				tg_cli_error("--limit: '%s' is not a positive number", v);
+				return TG_EXIT_USAGE;
+			}
+			limit = (size_t)n;
+		} else if (tg_history_format_parse(&fmt, v)) {
+			tg_cli_error("%s", tg_error_last());
+			return TG_EXIT_USAGE;
+		}
+	}
+	if (!config || !repo || !branch) {
+		fputs(usage, stderr);
+		return TG_EXIT_USAGE;
+	}
+	tg_config *cfg;
+	/* the database is all this reads: no S3 key, no forge token needed */
+	if (tg_config_load_file_for(&cfg, config, TG_CONFIG_DATABASE_ONLY)) {
+		tg_cli_error("%s", tg_error_last());
+		return TG_EXIT_USAGE;
+	}
+	char *url = NULL;
+	if (cfg->sqlite) {
+		size_t n = strlen(cfg->sqlite) + 8;
+		url = malloc(n);
+		if (url)
+			snprintf(url, n, "sqlite:%s", cfg->sqlite);
+	}
+	tg_store *s = NULL;
+	int rc = tg_store_open(&s, url ? url : cfg->postgresql.value);
+	free(url);
+	/* with a signing key, a branch's history is its trusted runs
+	 * (docs/security.md); history reads no secret but the database's, so
+	 * a key that is configured but not read counts too */
+	const tg_config_secret *sk = &cfg->storage.signing_key;
+	if (!rc && (sk->value || sk->env || sk->file))
+		tg_store_set_trusted_only(s, 1);
+	if (rc) {
+		tg_cli_error("%s", tg_error_last());
+		tg_config_free(cfg);
+		return TG_EXIT_USAGE;
+	}
+	struct rules_ctx rctx = {NULL};
+	tg_history_point *p = NULL;
+	size_t n = 0;
+	char *doc = NULL, *resolved = NULL, **names = NULL;
+	size_t len = 0, nnames = 0;
+	int ex = TG_EXIT_USAGE;
+	if (metric) {
+		/* a rule's metric name, a rule's name or a category stands for the
+		 * series stored under it; a miss lists what there is */
+		if (series_names(s, repo, branch, workload, &names, &nnames)) {
+			tg_cli_error("%s", tg_error_last());
+			goto done;
+		}
+		if (nnames && tg_history_metric_resolve(&resolved, metric, (const char *const *)names, nnames)) {
+			tg_cli_error("history: %s on %s: %s", repo, branch, tg_error_last());
+			goto done;
+		}
+	}
+	if (tg_store_history(s, repo, branch, workload, resolved ? resolved : metric, limit, &p, &n)) {
+		tg_cli_error("%s", tg_error_last());
+		goto done;
+	}
+	first_parent_order(cfg, repo, branch, p, n);
+	const tg_config_repo *cr = tg_config_find_repo(cfg, repo);
+	if (cr && (cr->rules ? tg_rules_load_file(&rctx.rules, cr->rules) : tg_rules_load_default(&rctx.rules)))
+		rctx.rules = NULL; /* units and thresholds of rules only: the numbers are still shown */
+	FILE *f = open_memstream(&doc, &len);
+	if (!f)
+		goto done;
+	hopts.info = series_info;
+	hopts.ctx = &rctx;
+	int wr = tg_history_write_ex(f, fmt, repo, branch, p, n, &hopts);
+	if (fclose(f) || wr) {
+		tg_cli_error("history: %s", tg_error_last());
+		goto done;
+	}
+	if (!n)
+		fprintf(stderr, "tracegate: no history for %s on %s%s%s\n", repo, branch, metric ? " matching " : "",
+		        metric ? metric : "");
+	if (tg_cli_write_file(out, doc, len) == 0)
+		ex = TG_EXIT_OK;
+done:
+	free(doc);
+	free(resolved);
+	for (size_t i = 0; i < nnames; i++)
+		free(names[i]);
+	free(names);
+	tg_rules_free(rctx.rules);
+	tg_history_free(p, n);
+	tg_store_close(s);
+	tg_config_free(cfg);
+	return ex;
+}

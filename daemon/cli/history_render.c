@@ -1,0 +1,565 @@
+/*
+ * history_render.c - text, csv, json and html renderings of a history
+ * (history_render.h).
+ */
+#include "history_render.h"
+#include "../../core/tg.h"
+#include "history_metric.h"
+#include "../../rules/changepoint.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+int tg_history_format_parse(tg_history_format *out, const char *s)
+{
+	static const char *const names[] = {"text", "csv", "json", "html"};
+	for (int i = 0; i < 4; i++)
+		if (!strcmp(s, names[i])) {
+			*out = (tg_history_format)i;
+			return 0;
+		}
+	return tg_error_set(TG_EINVAL, "--format: '%s' is not one of text, csv, json, html", s);
+}
+
+/* One series: indices of its points, in order; its change points when
+ * asked for. */
+struct series {
+	const char *workload, *metric;
+	size_t *idx;
+	size_t n;
+	tg_history_series_info info; /* unit always set */
+	tg_change *ch;
+	size_t nch;
+};
+
+static int cmp_series(const void *a, const void *b)
+{
+	const struct series *x = a, *y = b;
+	int c = strcmp(x->workload, y->workload);
+	return c ? c : strcmp(x->metric, y->metric);
+}
+
+static void series_free(struct series *s, size_t n)
+{
+	for (size_t i = 0; s && i < n; i++) {
+		free(s[i].idx);
+		free(s[i].ch);
+	}
+	free(s);
+}
+
+/* Groups the points into series sorted by workload and metric. */
+static int group(struct series **out, size_t *ns, const tg_history_point *p, size_t n)
+{
+	struct series *s = NULL;
+	size_t k = 0, cap = 0;
+	for (size_t i = 0; i < n; i++) {
+		size_t j = 0;
+		while (j < k && (strcmp(s[j].workload, p[i].workload) || strcmp(s[j].metric, p[i].metric)))
+			j++;
+		if (j == k) {
+			if (tg_grow((void **)&s, &cap, k + 1, sizeof(*s))) {
+				series_free(s, k);
+				return TG_ENOMEM;
+			}
+			s[k++] = (struct series){p[i].workload, p[i].metric, NULL, 0, {0}, NULL, 0};
+		}
+		size_t *ni = realloc(s[j].idx, (s[j].n + 1) * sizeof(size_t));
+		if (!ni) {
+			series_free(s, k);
+			return tg_error_set(TG_ENOMEM, "out of memory");
+		}
+		s[j].idx = ni;
+		s[j].idx[s[j].n++] = i;
+	}
+	if (k > 1)
+		qsort(s, k, sizeof(*s), cmp_series);
+	*out = s;
+	*ns = k;
+	return 0;
+}
+
+static void when(char *buf, size_t cap, int64_t t)
+{
+	time_t tt = (time_t)t;
+	struct tm tm;
+	gmtime_r(&tt, &tm);
+	strftime(buf, cap, "%Y-%m-%d %H:%M", &tm);
+}
+
+static void csv_field(FILE *f, const char *s)
+{
+	if (!strpbrk(s, ",\"\n\r")) {
+		fputs(s, f);
+		return;
+	}
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', f);
+		fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+static void html_text(FILE *f, const char *s)
+{
+	for (; *s; s++)
+		switch (*s) {
+		case '<': fputs("&lt;", f); break;
+		case '>': fputs("&gt;", f); break;
+		case '&': fputs("&amp;", f); break;
+		case '"': fputs("&quot;", f); break;
+		case '\'': fputs("&#39;", f); break;
+		default: fputc(*s, f);
+		}
+}
+
+/* The change points of every series of 8 points or more, all positive. */
+static int find_changes(struct series *s, size_t ns, const tg_history_point *p)
+{
+	for (size_t i = 0; i < ns; i++) {
+		if (s[i].n < 8)
+			continue;
+		double *v = tg_calloc(s[i].n, sizeof(double));
+		if (!v)
+			return TG_ENOMEM;
+		int ok = 1;
+		for (size_t k = 0; k < s[i].n; k++)
+			ok &= (v[k] = p[s[i].idx[k]].value) > 0 && isfinite(v[k]);
+		/* seeded from the series' name: the same history, the same answer */
+		uint64_t seed = 1469598103934665603ull;
+		for (const char *c = s[i].metric; *c; c++)
+			seed = (seed ^ (uint8_t)*c) * 1099511628211ull;
+		tg_changes_opts o = {0, 0, 0, seed};
+		int rc = ok ? tg_changes_find(&s[i].ch, &s[i].nch, v, s[i].n, &o) : 0;
+		free(v);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* "+6.1 % since 1a2b3c4, 9 runs ago" of change c of series s. */
+static void change_words(char *buf, size_t cap, const struct series *s, const tg_change *c, const tg_history_point *p)
+{
+	snprintf(buf, cap, "%+.1f %% since %.7s, %zu run%s ago (p %.3g)", c->pct, p[s->idx[c->at]].commit,
+	         s->n - c->at, s->n - c->at == 1 ? "" : "s", c->p_value);
+}
+
+static void write_text(FILE *f, const char *repo, const char *branch, const struct series *s, size_t ns,
+                       const tg_history_point *p)
+{
+	fprintf(f, "history of %s on %s: %zu series\n", repo, branch, ns);
+	for (size_t i = 0; i < ns; i++) {
+		const char *u = s[i].info.unit;
+		fprintf(f, "\n%s  %s  (%s)\n", s[i].workload, s[i].metric, *u ? u : "no unit");
+		for (size_t k = 0; k < s[i].n; k++) {
+			const tg_history_point *x = &p[s[i].idx[k]];
+			char w[32];
+			when(w, sizeof(w), x->run_time);
+			double prev = k ? p[s[i].idx[k - 1]].value : NAN;
+			if (k && prev != 0 && isfinite(prev))
+				fprintf(f, "  %s  %.12s  %14.6g %-5s  %+7.2f %%", w, x->commit, x->value, u,
+				        100.0 * (x->value - prev) / fabs(prev));
+			else
+				fprintf(f, "  %s  %.12s  %14.6g %s", w, x->commit, x->value, u);
+			for (size_t c = 0; c < s[i].nch; c++)
+				if (s[i].ch[c].at == k)
+					fputs("  <- change", f);
+			fputc('\n', f);
+		}
+		for (size_t c = 0; c < s[i].nch; c++) {
+			char w[160];
+			change_words(w, sizeof(w), &s[i], &s[i].ch[c], p);
+			fprintf(f, "  change: %s\n", w);
+		}
+	}
+}
+
+static void write_csv(FILE *f, const struct series *s, size_t ns, const tg_history_point *p)
+{
+	fputs("workload,metric,run,time,commit,value\n", f);
+	for (size_t i = 0; i < ns; i++)
+		for (size_t k = 0; k < s[i].n; k++) {
+			const tg_history_point *x = &p[s[i].idx[k]];
+			csv_field(f, x->workload);
+			fputc(',', f);
+			csv_field(f, x->metric);
+			fprintf(f, ",%lld,%lld,%s,%.17g\n", (long long)x->run, (long long)x->run_time, x->commit, x->value);
+		}
+}
+
+static int write_json(FILE *f, const char *repo, const char *branch, const struct series *s, size_t ns,
+                      const tg_history_point *p)
+{
+	json_t *root = json_pack("{s:i,s:s,s:s}", "tracegate_history", 1, "repo", repo, "branch", branch);
+	json_t *arr = json_array();
+	if (!root || !arr) {
+		json_decref(root);
+		json_decref(arr);
+		return tg_error_set(TG_ENOMEM, "out of memory");
+	}
+	for (size_t i = 0; i < ns; i++) {
+		json_t *pts = json_array();
+		for (size_t k = 0; k < s[i].n; k++) {
+			const tg_history_point *x = &p[s[i].idx[k]];
+			json_array_append_new(pts, json_pack("{s:I,s:I,s:s,s:f}", "run", (json_int_t)x->run, "time",
+			                                     (json_int_t)x->run_time, "commit", x->commit, "value",
+			                                     isfinite(x->value) ? x->value : 0.0));
+		}
+		json_t *se = json_pack("{s:s,s:s,s:s,s:o}", "workload", s[i].workload, "metric", s[i].metric, "unit",
+		                       s[i].info.unit, "points", pts);
+		if (se && s[i].ch) {
+			json_t *ch = json_array();
+			for (size_t c = 0; c < s[i].nch; c++) {
+				const tg_change *x = &s[i].ch[c];
+				const tg_history_point *at = &p[s[i].idx[x->at]];
+				json_array_append_new(ch, json_pack("{s:I,s:I,s:s,s:f,s:f,s:f,s:f,s:I}", "index", (json_int_t)x->at,
+				                                    "run", (json_int_t)at->run, "commit", at->commit, "before",
+				                                    x->before, "after", x->after, "pct", x->pct, "p_value",
+				                                    x->p_value, "runs_ago", (json_int_t)(s[i].n - x->at)));
+			}
+			json_object_set_new(se, "changes", ch);
+		}
+		json_array_append_new(arr, se);
+	}
+	json_object_set_new(root, "series", arr);
+	int rc = json_dumpf(root, f, JSON_INDENT(1) | JSON_PRESERVE_ORDER) || fputc('\n', f) == EOF ? TG_EIO : 0;
+	json_decref(root);
+	return rc ? tg_error_set(TG_EIO, "cannot write the json") : 0;
+}
+
+/* ------------------------------------------------------------ the page
+ * Each series that moves is drawn as percent change against a reference
+ * (its median), so that 1 % of noise looks like 1 % and not like a cliff:
+ * the y axis always spans at least -2 %..+2 %, the thresholds of the rule
+ * that judges the series and its noise band (two robust standard
+ * deviations of the run-to-run differences) are drawn, and each
+ * run's tooltip names it (run id, date, commit, value and unit). Flat
+ * series (every value the same, zero included) say nothing in a chart:
+ * they are folded into one table. */
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* The median of v[0..n) (sorted in place); 0 when n is 0. */
+static double median_of(double *v, size_t n)
+{
+	if (!n)
+		return 0;
+	qsort(v, n, sizeof(double), cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* 1 when the series has nothing to chart: one run, or the same value in
+ * every run. */
+static int series_flat(const struct series *s, const tg_history_point *p)
+{
+	if (s->n < 2)
+		return 1;
+	for (size_t k = 1; k < s->n; k++)
+		if (p[s->idx[k]].value != p[s->idx[0]].value)
+			return 0;
+	return 1;
+}
+
+/* The series' reference (its median) and noise band in percent of it:
+ * two standard deviations of run-to-run noise, estimated from the
+ * differences between consecutive runs (1.4826 * their median absolute
+ * value / sqrt 2), so that a step (a regression that stays) moves the
+ * line, not the band. 0 with fewer than two runs. Returns 0 or TG_ENOMEM. */
+static int series_reference(const struct series *s, const tg_history_point *p, double *ref, double *band_pct)
+{
+	double *v = malloc((s->n ? s->n : 1) * sizeof(double));
+	if (!v)
+		return tg_error_set(TG_ENOMEM, "out of memory");
+	for (size_t k = 0; k < s->n; k++)
+		v[k] = p[s->idx[k]].value;
+	*ref = median_of(v, s->n);
+	for (size_t k = 1; k < s->n; k++)
+		v[k - 1] = fabs(p[s->idx[k]].value - p[s->idx[k - 1]].value);
+	double sigma = s->n > 1 ? 1.4826 * median_of(v, s->n - 1) / sqrt(2.0) : 0;
+	free(v);
+	*band_pct = *ref != 0 ? 100.0 * 2 * sigma / fabs(*ref) : 0;
+	return 0;
+}
+
+/* A value with its unit, for labels. */
+static void value_unit(char *buf, size_t cap, double v, const char *unit)
+{
+	snprintf(buf, cap, "%.6g%s%s", v, *unit ? " " : "", unit);
+}
+
+/* The round step (1, 2, 2.5 or 5 times a power of ten) nearest above raw. */
+static double nice_step(double raw)
+{
+	if (!(raw > 0) || !isfinite(raw))
+		return 1;
+	double mag = pow(10, floor(log10(raw)));
+	static const double m[] = {1, 2, 2.5, 5, 10};
+	for (int i = 0; i < 5; i++)
+		if (m[i] * mag >= raw * (1 - 1e-12))
+			return m[i] * mag;
+	return 10 * mag;
+}
+
+/* A percent for prose: 0.42, 3.1, 148. */
+static void pct_text(char *buf, size_t cap, double v)
+{
+	snprintf(buf, cap, fabs(v) < 10 ? "%.2g" : "%.0f", v);
+}
+
+/* One threshold line across the plot at percent t, labelled. */
+static void svg_threshold(FILE *f, double L, double R, double y, const char *colour, const char *label, double t)
+{
+	fprintf(f, "<line x1=\"%.0f\" x2=\"%.0f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"1.5\" "
+	           "stroke-dasharray=\"6 4\"/>",
+	        L, R, y, y, colour);
+	fprintf(f, "<text x=\"%.0f\" y=\"%.1f\" font-size=\"11\" text-anchor=\"end\" fill=\"%s\">%s %+g %%</text>\n",
+	        R - 4, y - 4, colour, label, t);
+}
+
+/* One SVG chart of a series that moves, in percent of its reference. */
+static int svg_chart_percent(FILE *f, const struct series *s, const tg_history_point *p)
+{
+	const double W = 760, H = 240, L = 64, R = 20, T = 20, B = 40;
+	const double PW = W - L - R, PH = H - T - B;
+	double ref = 0, band = 0;
+	int rc = series_reference(s, p, &ref, &band);
+	if (rc)
+		return rc;
+	const char *unit = s->info.unit;
+	/* a reference of 0 has no percent: then the values themselves */
+	int pct = ref != 0;
+	double sign = s->info.higher_is_worse ? 1 : -1;
+	double lo = pct ? -2 : INFINITY, hi = pct ? 2 : -INFINITY;
+	for (size_t k = 0; k < s->n; k++) {
+		double v = p[s->idx[k]].value, y = pct ? 100.0 * (v - ref) / fabs(ref) : v;
+		lo = fmin(lo, y);
+		hi = fmax(hi, y);
+	}
+	if (pct) {
+		lo = fmin(lo, -band);
+		hi = fmax(hi, band);
+		if (isfinite(s->info.warn_pct))
+			sign > 0 ? (hi = fmax(hi, s->info.warn_pct)) : (lo = fmin(lo, -s->info.warn_pct));
+		if (isfinite(s->info.block_pct))
+			sign > 0 ? (hi = fmax(hi, s->info.block_pct)) : (lo = fmin(lo, -s->info.block_pct));
+	} else if (!(hi > lo)) {
+		hi = lo + 1;
+	}
+	double pad = (hi - lo) * 0.08;
+	lo -= pad;
+	hi += pad;
+#define Y_OF(v) (T + PH * (hi - (v)) / (hi - lo))
+	char refs[64];
+	value_unit(refs, sizeof(refs), ref, unit);
+	fputs("<p class=\"ref\">", f);
+	if (pct) {
+		char bt[32];
+		pct_text(bt, sizeof(bt), band);
+		fprintf(f, "Change against the reference, the median of the series: %s. ", refs);
+		if (band > 0)
+			fprintf(f, "Noise band (grey): &#177;%s %%.", bt);
+		else
+			fputs("No noise between runs (no band).", f);
+		if (s->info.rule) {
+			fputs(" Thresholds of rule <code>", f);
+			html_text(f, s->info.rule);
+			fputs("</code> dashed.", f);
+		}
+	} else {
+		fputs("The median is 0: values as they are", f);
+		if (*unit)
+			fprintf(f, ", in %s", unit);
+		fputc('.', f);
+	}
+	fputs("</p>\n", f);
+	fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" role=\"img\">\n", W, H);
+	fprintf(f, "<rect x=\"%.0f\" y=\"%.0f\" width=\"%.0f\" height=\"%.0f\" fill=\"#fff\" stroke=\"#c8cdd3\"/>\n", L,
+	        T, PW, PH);
+	if (pct && band > 0)
+		fprintf(f, "<rect class=\"band\" x=\"%.0f\" y=\"%.1f\" width=\"%.0f\" height=\"%.1f\" fill=\"#d0d7de\" "
+		           "fill-opacity=\"0.55\"><title>noise band &#177;%.3g %%</title></rect>\n",
+		        L, Y_OF(band), PW, Y_OF(-band) - Y_OF(band), band);
+	/* grid lines at round values: a step of 1, 2, 2.5 or 5 times a power
+	 * of ten, about four of them */
+	double step = nice_step((hi - lo) / 4);
+	for (double v = ceil(lo / step) * step; v <= hi + step * 1e-9; v += step) {
+		double y = Y_OF(v);
+		if (fabs(v) < step * 1e-9)
+			v = 0;
+		fprintf(f, "<line x1=\"%.0f\" x2=\"%.0f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#eaeef2\"/>", L, W - R, y, y);
+		if (pct)
+			fprintf(f, "<text x=\"%.0f\" y=\"%.1f\" font-size=\"11\" text-anchor=\"end\" fill=\"#424a53\">"
+			           "%+g %%</text>\n",
+			        L - 6, y + 4, v);
+		else
+			fprintf(f, "<text x=\"%.0f\" y=\"%.1f\" font-size=\"11\" text-anchor=\"end\" fill=\"#424a53\">"
+			           "%g</text>\n",
+			        L - 6, y + 4, v);
+	}
+	if (pct) {
+		fprintf(f, "<line x1=\"%.0f\" x2=\"%.0f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#57606a\"/>\n", L, W - R, Y_OF(0),
+		        Y_OF(0));
+		if (isfinite(s->info.warn_pct))
+			svg_threshold(f, L, W - R, Y_OF(sign * s->info.warn_pct), "#9a6700", "warn", sign * s->info.warn_pct);
+		if (isfinite(s->info.block_pct))
+			svg_threshold(f, L, W - R, Y_OF(sign * s->info.block_pct), "#cf222e", "block",
+			              sign * s->info.block_pct);
+	}
+	double dx = s->n > 1 ? PW / (double)(s->n - 1) : 0;
+	fputs("<polyline fill=\"none\" stroke=\"#0969da\" stroke-width=\"2\" points=\"", f);
+	for (size_t k = 0; k < s->n; k++) {
+		double v = p[s->idx[k]].value;
+		double x = L + (s->n > 1 ? dx * (double)k : PW / 2);
+		fprintf(f, "%.1f,%.1f ", x, Y_OF(pct ? 100.0 * (v - ref) / fabs(ref) : v));
+	}
+	fputs("\"/>\n", f);
+	for (size_t c = 0; c < s->nch; c++) {
+		/* a change point: a dashed line between the last run before and the first after */
+		double x = L + dx * ((double)s->ch[c].at - 0.5);
+		fprintf(f, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.0f\" y2=\"%.0f\" stroke=\"#d1242f\" stroke-dasharray=\"4 3\">"
+		           "<title>change %+.1f %% (p %.3g)</title></line>"
+		           "<text x=\"%.1f\" y=\"%.0f\" font-size=\"11\" fill=\"#d1242f\">%+.1f %%</text>\n",
+		        x, x, T, H - B, s->ch[c].pct, s->ch[c].p_value, x + 3, T + 12, s->ch[c].pct);
+	}
+	size_t every = s->n > 12 ? (s->n + 11) / 12 : 1;
+	for (size_t k = 0; k < s->n; k++) {
+		const tg_history_point *x = &p[s->idx[k]];
+		double cx = L + (s->n > 1 ? dx * (double)k : PW / 2);
+		double y = pct ? 100.0 * (x->value - ref) / fabs(ref) : x->value;
+		char w[32], val[64];
+		when(w, sizeof(w), x->run_time);
+		value_unit(val, sizeof(val), x->value, unit);
+		fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" fill=\"#0969da\"><title>run %lld &#183; %s UTC "
+		           "&#183; %.12s&#10;%s",
+		        cx, Y_OF(y), (long long)x->run, w, x->commit, val);
+		if (pct)
+			fprintf(f, " (%+.2f %% against the reference)", y);
+		fputs("</title></circle>", f);
+		if (k % every == 0 || k + 1 == s->n)
+			fprintf(f, "<text x=\"%.1f\" y=\"%.0f\" font-size=\"10\" text-anchor=\"middle\" fill=\"#424a53\" "
+			           "font-family=\"monospace\">%.7s</text>",
+			        cx, H - B + 16, x->commit);
+		fputc('\n', f);
+	}
+#undef Y_OF
+	fputs("</svg>\n", f);
+	return 0;
+}
+
+/* The flat series, folded into one table. */
+static void html_flat(FILE *f, const struct series *s, size_t ns, const tg_history_point *p, size_t nflat)
+{
+	if (!nflat)
+		return;
+	fprintf(f, "<details class=\"flat\"><summary>%zu flat series (one run, or the same value in every run; "
+	           "not charted)</summary>\n<table><tr><th>workload</th><th>metric</th><th>value</th><th>runs</th></tr>\n",
+	        nflat);
+	for (size_t i = 0; i < ns; i++) {
+		if (!series_flat(&s[i], p))
+			continue;
+		char val[64];
+		value_unit(val, sizeof(val), p[s[i].idx[0]].value, s[i].info.unit);
+		fputs("<tr><td>", f);
+		html_text(f, s[i].workload);
+		fputs("</td><td><code>", f);
+		html_text(f, s[i].metric);
+		fputs("</code></td><td>", f);
+		html_text(f, val);
+		fprintf(f, "</td><td>%zu</td></tr>\n", s[i].n);
+	}
+	fputs("</table></details>\n", f);
+}
+
+static int write_html(FILE *f, const char *repo, const char *branch, const struct series *s, size_t ns,
+                      const tg_history_point *p)
+{
+	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>tracegate history: ", f);
+	html_text(f, repo);
+	fputs(" ", f);
+	html_text(f, branch);
+	fputs("</title>\n<style>body{font-family:sans-serif;margin:2em;color:#1f2328}h2{font-size:1.05em;margin:2em 0 .3em}"
+	      "table{border-collapse:collapse;font-size:.85em}td,th{padding:2px 8px;border-bottom:1px solid #eee;"
+	      "text-align:left}code{font-size:.95em}p.ref{margin:.2em 0;font-size:.85em;color:#57606a}"
+	      "details.flat{margin:1.5em 0}</style></head><body>\n<h1>History of <code>",
+	      f);
+	html_text(f, repo);
+	fputs("</code> on <code>", f);
+	html_text(f, branch);
+	size_t nflat = 0;
+	for (size_t i = 0; i < ns; i++)
+		nflat += series_flat(&s[i], p);
+	fprintf(f, "</code></h1>\n<p>%zu series, %zu of them flat (one run, or one value). Runs in the branch's first-parent order "
+	           "when the daemon's mirror of the repository is at hand, else in the order they ran; "
+	           "hover a point for its run.</p>\n",
+	        ns, nflat);
+	html_flat(f, s, ns, p, nflat);
+	for (size_t i = 0; i < ns; i++) {
+		if (series_flat(&s[i], p))
+			continue;
+		fputs("<h2>", f);
+		html_text(f, s[i].workload);
+		fputs(": <code>", f);
+		html_text(f, s[i].metric);
+		fprintf(f, "</code> (%zu run%s%s%s)</h2>\n", s[i].n, s[i].n == 1 ? "" : "s", *s[i].info.unit ? ", " : "",
+		        s[i].info.unit);
+		int rc = svg_chart_percent(f, &s[i], p);
+		if (rc)
+			return rc;
+	}
+	fputs("<p><small>tracegate " TG_VERSION "</small></p>\n</body></html>\n", f);
+	return 0;
+}
+
+int tg_history_write(FILE *f, tg_history_format fmt, const char *repo, const char *branch,
+                     const tg_history_point *p, size_t n)
+{
+	return tg_history_write_ex(f, fmt, repo, branch, p, n, NULL);
+}
+
+int tg_history_write_with(FILE *f, tg_history_format fmt, const char *repo, const char *branch,
+                          const tg_history_point *p, size_t n, tg_history_info_fn info, void *ctx)
+{
+	tg_history_opts o = {0, info, ctx};
+	return tg_history_write_ex(f, fmt, repo, branch, p, n, &o);
+}
+
+int tg_history_write_ex(FILE *f, tg_history_format fmt, const char *repo, const char *branch,
+                        const tg_history_point *p, size_t n, const tg_history_opts *opts)
+{
+	struct series *s = NULL;
+	size_t ns = 0;
+	int rc = group(&s, &ns, p, n);
+	if (!rc && opts && opts->changes && fmt != TG_HISTORY_CSV)
+		rc = find_changes(s, ns, p);
+	if (rc) {
+		series_free(s, ns);
+		return rc;
+	}
+	for (size_t i = 0; i < ns; i++) {
+		s[i].info = (tg_history_series_info){NULL, NULL, NAN, NAN, 1};
+		if (opts && opts->info)
+			opts->info(&s[i].info, s[i].workload, s[i].metric, opts->ctx);
+		if (!s[i].info.unit)
+			s[i].info.unit = tg_history_metric_unit(s[i].metric);
+	}
+	switch (fmt) {
+	case TG_HISTORY_TEXT: write_text(f, repo, branch, s, ns, p); break;
+	case TG_HISTORY_CSV: write_csv(f, s, ns, p); break;
+	case TG_HISTORY_JSON: rc = write_json(f, repo, branch, s, ns, p); break;
+	case TG_HISTORY_HTML: rc = write_html(f, repo, branch, s, ns, p); break;
+	}
+	series_free(s, ns);
+	if (!rc && ferror(f))
+		rc = tg_error_set(TG_EIO, "write error");
+	return rc;
+}

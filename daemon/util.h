@@ -1,0 +1,44 @@
+/*
+ * util.h - what the daemon's rooms may share (../shared/DESIGN.md, "The
+ * house"): a file written whole or not at all, a folder made with its
+ * parents, a hex check. Nothing else: a helper that one room alone needs
+ * stays in that room.
+ *
+ * The functions speak errno, not tg_error: each caller words its own
+ * message (its module's name, the folder that failed), so a message reads
+ * the same whichever room wrote it. Nothing here allocates what the caller
+ * must free; nothing keeps state.
+ */
+#ifndef TG_UTIL_H
+#define TG_UTIL_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+/* Writes all len bytes of data to fd, again after EINTR and short writes.
+ * 0; or -1 with errno set (EIO when write wrote nothing). */
+int tg_util_write_all(int fd, const char *data, size_t len);
+
+/* Writes the len bytes of data to path atomically: a temporary file made by
+ * mkstemp in path's folder ("<path>.tmp-XXXXXX"), given mode (fchmod, so the
+ * umask does not apply), written whole, fsync'd, closed and renamed over
+ * path. Readers see the old file or the new one, never a part. 0; or -1
+ * with errno set, the temporary file removed and path untouched. The
+ * caller keeps data. */
+int tg_util_write_atomic(const char *path, const char *data, size_t len, mode_t mode);
+
+/* The mode a file created now gets by default: 0666 less the process's
+ * umask (read by setting it back at once: call it from one thread). */
+mode_t tg_util_umask_mode(void);
+
+/* mkdir -p: creates path and its missing parents, each with mode (the umask
+ * applies); folders that exist are fine. 0; or -1 with errno set and the
+ * folder that could not be made copied into failed (cap bytes; failed may
+ * be NULL): a path of PATH_MAX bytes or more is refused whole with
+ * ENAMETOOLONG (failed = path), never cut short. */
+int tg_util_mkdir_p(char *failed, size_t cap, const char *path, mode_t mode);
+
+/* 1 when s is exactly n hex digits (either case), else 0. NULL is 0. */
+int tg_util_is_hex(const char *s, size_t n);
+
+#endif
