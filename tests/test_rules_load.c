@@ -539,7 +539,7 @@ static void test_errors(void **state)
 		{"bad_unknown_top", "2:1: unknown key 'rule' in the rules file (expected version, settings, rules)"},
 		{"bad_unknown_settings",
 		 "3:3: unknown key 'confidnce' in settings (expected confidence, min_samples, fdr, allow_hardware_change, "
-		                           "history_confidence)"},
+		 "history_confidence)"},
 		{"bad_unknown_rule", "5:5: unknown key 'treshold' in a rule (expected name, select, metric, aggregate, by, "
 		                     "block_above, warn_above, min_delta, improvement_below, decide)"},
 		{"bad_unknown_select",
