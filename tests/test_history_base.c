@@ -2,7 +2,8 @@
  * test_history_base.c - daemon/history_base.c on a real SQLite store: the
  * target branch's runs since the latest change point of each rule's
  * series (same fingerprint; the baseline's and the judged commit's runs
- * left out; at most 9, the latest) as more base runs, in ns, and the
+ * left out; at most 9, the latest; trusted only under a signing key) as
+ * more base runs, in ns, and the
  * comment's line ("Base: 1 run + ... runs of `main` since its last change
  * point (...; 98 % intervals)"). The judge's use of them is
  * tests/test_noise.c's (test_history_as_base) and test_calibration's.
@@ -46,6 +47,7 @@ static int64_t done_run(tg_store *s, int i, const char *branch, const tg_metric 
 	j.run_id = run_id;
 	j.manifest = (char *)"{\"schema\":\"tracegate.run/1\"}";
 	j.run_time = 1700000000 + 3600 * i;
+	j.trusted = i != 13 && i != 14; /* two unsigned uploads among main's runs */
 	int64_t id = 0;
 	int created;
 	must(tg_store_job_add(s, &j, &id, &created));
@@ -161,6 +163,18 @@ static void test_runs_since_change(void **state)
 	assert_int_equal(hb.n, 0);
 	assert_string_equal(hb.text, "");
 	tg_history_base_free(&hb);
+	/* with a signing key: the trusted runs only (the 13th and 14th are not) */
+	tg_store_set_trusted_only(s, 1);
+	must(tg_history_base_find(&hb, s, "acme/llm", "main", "train", H200, ids[15], base_commit, new_commit, 1, rules,
+	                          30));
+	assert_int_equal(hb.n, 2);
+	assert_int_equal(hb.runs[0].n, 5);
+	assert_true(fabs(hb.runs[0].values[0] - sdpa[14] * 1e6) < 1e-3);
+	assert_true(fabs(hb.runs[0].values[1] - sdpa[11] * 1e6) < 1e-3);
+	assert_int_equal(hb.runs[1].n, 9);
+	assert_true(fabs(hb.runs[1].values[8] - gemm[4] * 1e6) < 1e-3);
+	tg_history_base_free(&hb);
+	tg_store_set_trusted_only(s, 0);
 	/* another fingerprint: no runs */
 	must(tg_history_base_find(&hb, s, "acme/llm", "main", "train", "fingerprint:none", ids[15], base_commit,
 	                          new_commit, 1, rules, 30));
