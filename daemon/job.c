@@ -21,6 +21,7 @@
  */
 #include "../core/divergence.h"
 #include "branch_noise.h"
+#include "history_base.h"
 #include "daemon_impl.h"
 #include "log.h"
 #include "pool.h"
@@ -631,6 +632,9 @@ static int analyse(tg_daemon *d, size_t ri, tg_job *j, outcome *o)
 	memset(&acc, 0, sizeof(acc));
 	tg_branch_noise bn;
 	memset(&bn, 0, sizeof(bn));
+	tg_history_base hb;
+	memset(&hb, 0, sizeof(hb));
+	size_t bmore = 0;
 	char *extra = NULL, *comment = NULL;
 	if ((rc = record_metrics(d, ri, j, &cur, &mets, &nmets)))
 		goto done;
@@ -680,7 +684,6 @@ static int analyse(tg_daemon *d, size_t ri, tg_job *j, outcome *o)
 			snprintf(why, sizeof(why), "the baseline run %s cannot be read: %s", base.prefix, tg_error_last());
 			found = 0;
 		}
-		size_t bmore = 0;
 		if (found && (rc = tg_pool_runs(&old, &bmore, d, base.repo, base.commit, base.workload, base.id,
 		                                TG_POOL_MAX_RUNS - 1)))
 			goto done;
@@ -709,7 +712,21 @@ static int analyse(tg_daemon *d, size_t ri, tg_job *j, outcome *o)
 	                               TG_BRANCH_NOISE_WINDOW)) ||
 	    (rc = append_text(&acc.notes, bn.text)))
 		goto done;
-	tg_gate_opts go = {.accepts = acc.a, .naccepts = acc.n, .rule_noise = bn.noise, .nrule_noise = bn.n};
+	/* the target branch's runs since its last change point as more base
+	 * runs (history_base.h); their noise is in them, not counted twice */
+	if ((rc = tg_history_base_find(&hb, d->store, j->repo,
+	                               j->target_branch && *j->target_branch ? j->target_branch : j->branch, j->workload,
+	                               tg_branch_noise_fingerprint(mets, nmets), base.id, base.commit, j->commit,
+	                               1 + bmore, d->rules[ri], TG_BRANCH_NOISE_WINDOW)) ||
+	    (rc = append_text(&acc.notes, hb.text)))
+		goto done;
+	tg_history_base_drop_noise(&hb, bn.noise, &bn.n);
+	tg_gate_opts go = {.accepts = acc.a,
+	                   .naccepts = acc.n,
+	                   .rule_noise = bn.noise,
+	                   .nrule_noise = bn.n,
+	                   .rule_base_runs = hb.runs,
+	                   .nrule_base_runs = hb.n};
 	if ((rc = tg_gate_run(&g, d->rules[ri], (const tg_tree *const *)old.trees, old.n,
 	                      (const tg_tree *const *)cur.trees, cur.n, &go)))
 		goto done;
@@ -753,6 +770,7 @@ done:
 	free(extra);
 	accepts_free(&acc);
 	tg_branch_noise_free(&bn);
+	tg_history_base_free(&hb);
 	tg_gate_free(g);
 	tg_side_free(&old);
 	tg_side_free(&cur);

@@ -134,7 +134,8 @@ int tg_gate_run(tg_gate **out, const tg_rules *rules, const tg_tree *const *base
 	if (!rc) {
 		tg_judge_opts jo = {opts ? opts->accepts : NULL, opts ? opts->naccepts : 0,
 		                    opts ? opts->allow_hardware_change : 0, g->noise,
-		                    opts ? opts->rule_noise : NULL, opts ? opts->nrule_noise : 0};
+		                    opts ? opts->rule_noise : NULL, opts ? opts->nrule_noise : 0,
+		                    opts ? opts->rule_base_runs : NULL, opts ? opts->nrule_base_runs : 0};
 		double t0 = now_s();
 		rc = tg_judge(&g->judgement, rules, g->base, g->next, g->keys, &jo);
 		if (!rc)

@@ -34,6 +34,9 @@ typedef struct tg_gate_opts {
 	size_t nnoise;
 	const tg_rule_noise *rule_noise; /* per-rule noise from history, may be NULL */
 	size_t nrule_noise;
+	const tg_rule_base_runs *rule_base_runs; /* per-rule extra base runs from
+	                                            history (judge.h), may be NULL */
+	size_t nrule_base_runs;
 } tg_gate_opts;
 
 typedef struct tg_gate tg_gate;

@@ -30,6 +30,7 @@ struct tg_judgement {
 	size_t naccepts;
 	int total_inconclusive;
 	double confidence;
+	double history_confidence; /* the level of the rules with history runs as base runs */
 	tg_rules *owned;
 };
 
@@ -96,6 +97,8 @@ struct ctx {
 	const double *noise_runs; /* the item's per-run values in the --noise-from runs */
 	size_t n_noise_runs;
 	const tg_measure *noise_m; /* the --noise-from runs, or NULL */
+	const double *base_runs;  /* more runs of the base's code (tg_rule_base_runs), or NULL */
+	size_t n_base_runs;
 };
 
 /* Kernels the rule would select if their category were the one their
@@ -587,6 +590,32 @@ static void widen_by_steps(double *lo, double *hi, double ratio, const struct si
 		*hi = whi;
 }
 
+/* The history's runs as more base runs (tg_rule_base_runs): the base's
+ * value becomes the mean of its runs and of these, one weight a run; the
+ * ratio and its interval (of the base's own runs) move with it. *base (the
+ * base's value, on the scale of its per-run values) is updated. Nothing
+ * without such runs or with a base of no runs or of value 0. */
+static void pool_base_runs(const struct ctx *c, const struct side_vals *b, double *base, double *ratio, double *lo,
+                           double *hi)
+{
+	if (!c->n_base_runs || !b->nruns || !(*base > 0))
+		return;
+	double own = 0, sum = 0;
+	for (size_t i = 0; i < b->nruns; i++)
+		own += b->run[i];
+	own /= (double)b->nruns;
+	if (!(own > 0))
+		return;
+	sum = own * (double)b->nruns;
+	for (size_t i = 0; i < c->n_base_runs; i++)
+		sum += c->base_runs[i];
+	double pooled = sum / (double)(b->nruns + c->n_base_runs), f = own / pooled;
+	*ratio *= f;
+	*lo *= f;
+	*hi *= f;
+	*base *= pooled / own;
+}
+
 /* The between-run noise (noise.h): the base side's runs with the A/A runs
  * of --noise-from (runs of the base's code: one group), the new side's
  * runs, and the history's noise, pooled. The interval of the ratio is
@@ -597,7 +626,7 @@ static int widen_by_runs(tg_judged *j, const struct ctx *c, const struct side_va
                          double ratio, double *lo, double *hi)
 {
 	tg_noise nz = c->hist;
-	size_t ng = b->nruns + c->n_noise_runs;
+	size_t ng = b->nruns + c->n_noise_runs + c->n_base_runs;
 	double *g = tg_calloc(ng ? ng : 1, sizeof(double));
 	if (!g)
 		return TG_ENOMEM;
@@ -605,16 +634,19 @@ static int widen_by_runs(tg_judged *j, const struct ctx *c, const struct side_va
 		g[i] = b->run[i];
 	for (size_t i = 0; i < c->n_noise_runs; i++)
 		g[b->nruns + i] = c->noise_runs[i];
+	for (size_t i = 0; i < c->n_base_runs; i++)
+		g[b->nruns + c->n_noise_runs + i] = c->base_runs[i];
 	tg_noise_add_group(&nz, g, ng);
 	tg_noise_add_group(&nz, x->run, x->nruns);
 	free(g);
-	j->nruns_base = b->nruns;
+	size_t rb = (b->nruns ? b->nruns : 1) + c->n_base_runs;
+	j->nruns_base = b->nruns + c->n_base_runs;
+	j->nruns_history = c->n_base_runs;
 	j->nruns_new = x->nruns;
 	j->noise_df = nz.df;
 	j->noise_pct = nz.df > 0 ? 100 * tg_noise_sigma(&nz) : NAN;
 	double wlo, whi, p;
-	if (tg_noise_interval(&wlo, &whi, &p, ratio, &nz, b->nruns ? b->nruns : 1, x->nruns ? x->nruns : 1,
-	                      c->set->confidence))
+	if (tg_noise_interval(&wlo, &whi, &p, ratio, &nz, rb, x->nruns ? x->nruns : 1, c->set->confidence))
 		return 0;
 	if (wlo < *lo || isnan(*lo))
 		*lo = wlo;
@@ -777,6 +809,8 @@ static int estimate(tg_judged *j, const struct ctx *c, struct side_vals *b_, str
 			goto done;
 		if (nb && nx && !steps && ub >= 2 && ux >= 2)
 			widen_by_steps(&lo, &hi, ratio, &b, &x, c->set->confidence);
+		if (nb && nx)
+			pool_base_runs(c, &b, &b.total, &ratio, &lo, &hi);
 		if (nb && nx && (rc = widen_by_runs(j, c, &b, &x, ratio, &lo, &hi)))
 			goto done;
 		if (m == TG_METRIC_TFLOPS || m == TG_METRIC_TBS) {
@@ -1016,9 +1050,16 @@ static int judge_units(tg_judged *j, const struct ctx *c, const tg_measure *base
 		double ratio, lo, hi;
 		struct side_vals sb = {.unit = b, .nunits = nb}, sx = {.unit = x, .nunits = nx};
 		if (j->base > 0 && (rc = interval(j, c, &sb, &sx, 1, &lo, &hi, &ratio)) == 0 &&
-		    (rc = unit_runs(&sb, &sx, c, base, next)) == 0 && (rc = widen_by_runs(j, c, &sb, &sx, ratio, &lo, &hi)) == 0) {
-			j->pct_lo = pct_of(lo);
-			j->pct_hi = pct_of(hi);
+		    (rc = unit_runs(&sb, &sx, c, base, next)) == 0) {
+			if (c->n_base_runs) {
+				pool_base_runs(c, &sb, &j->base, &ratio, &lo, &hi);
+				j->delta = j->next - j->base;
+				j->pct = pct_of(ratio);
+			}
+			if ((rc = widen_by_runs(j, c, &sb, &sx, ratio, &lo, &hi)) == 0) {
+				j->pct_lo = pct_of(lo);
+				j->pct_hi = pct_of(hi);
+			}
 		}
 		free(sb.run);
 		free(sx.run);
@@ -1055,6 +1096,38 @@ done:
 }
 
 /* ------------------------------------------------------------ the whole */
+
+/* The level of a rule judged with history runs as base runs: the rules'
+ * history_confidence, at least their confidence (docs/rules.md,
+ * Calibration: one run against the history is a one-sided test at
+ * (1 - level) / 2, and 0.98 holds A/A blocks at 1 %). */
+static double history_level(const tg_rules_settings *set)
+{
+	double h = set->history_confidence > 0.5 && set->history_confidence < 1 ? set->history_confidence : 0.98;
+	return h > set->confidence ? h : set->confidence;
+}
+
+/* Whether rule r takes the extra base runs br: a total rule of a metric
+ * whose per-run value is the mean of its steps' values, and values all
+ * positive and finite. */
+static int takes_base_runs(const tg_rule *r, const tg_rule_base_runs *br)
+{
+	if (r->aggregate != TG_AGG_TOTAL || !br->values || !br->n)
+		return 0;
+	switch (r->metric) {
+	case TG_METRIC_KERNEL_TIME:
+	case TG_METRIC_LAUNCH_OVERHEAD:
+	case TG_METRIC_GPU_BUSY:
+	case TG_METRIC_GPU_IDLE:
+	case TG_METRIC_EXPOSED_COMM:
+	case TG_METRIC_EXPOSED_MEMCPY: break;
+	default: return 0;
+	}
+	for (size_t i = 0; i < br->n; i++)
+		if (!(br->values[i] > 0) || !isfinite(br->values[i]))
+			return 0;
+	return 1;
+}
 
 static int push(tg_judgement *jd, tg_judged **out)
 {
@@ -1329,7 +1402,7 @@ static void summarize(tg_judgement *jd, const tg_atoms *keys)
 	}
 	char ci[96] = "";
 	if (!isnan(w->pct_lo))
-		snprintf(ci, sizeof(ci), " (%.0f %% CI %+.1f..%+.1f %%)", jd->confidence * 100, w->pct_lo,
+		snprintf(ci, sizeof(ci), " (%.0f %% CI %+.1f..%+.1f %%)", (w->nruns_history ? jd->history_confidence : jd->confidence) * 100, w->pct_lo,
 		         w->pct_hi);
 	double thr = w->verdict == TG_VERDICT_BLOCK ? w->rule->block_above : w->rule->warn_above;
 	if (isinf(w->pct))
@@ -1354,6 +1427,9 @@ int tg_judge(tg_judgement **out, const tg_rules *rules, const tg_measure *base, 
 		return TG_ENOMEM;
 	const tg_rules_settings *set = tg_rules_settings_get(rules);
 	jd->confidence = set->confidence;
+	tg_rules_settings hset = *set;
+	hset.confidence = history_level(set);
+	jd->history_confidence = hset.confidence;
 	jd->comparable = fingerprints_agree(jd->why, sizeof(jd->why), base, next) || set->allow_hardware_change ||
 	                 (opts && opts->allow_hardware_change);
 	size_t nr;
@@ -1362,10 +1438,17 @@ int tg_judge(tg_judgement **out, const tg_rules *rules, const tg_measure *base, 
 	jd->accepts = tg_calloc(n_accepts ? n_accepts : 1, sizeof(tg_accept));
 	int rc = jd->unmatched && jd->accepts ? 0 : TG_ENOMEM;
 	for (size_t i = 0; i < nr && !rc; i++) {
-		struct ctx c = {set, &rl[i], jd->comparable, {0, 0}, NULL, 0, opts ? opts->noise_runs : NULL};
+		struct ctx c = {set, &rl[i], jd->comparable, {0, 0}, NULL, 0, opts ? opts->noise_runs : NULL, NULL, 0};
 		for (size_t k = 0; opts && k < opts->n_noise; k++)
 			if (opts->noise[k].rule && !strcmp(opts->noise[k].rule, rl[i].name))
 				tg_noise_add_sigma(&c.hist, opts->noise[k].sigma, opts->noise[k].runs);
+		for (size_t k = 0; opts && k < opts->n_base_runs; k++)
+			if (opts->base_runs[k].rule && !strcmp(opts->base_runs[k].rule, rl[i].name) &&
+			    takes_base_runs(&rl[i], &opts->base_runs[k])) {
+				c.base_runs = opts->base_runs[k].values;
+				c.n_base_runs = opts->base_runs[k].n;
+				c.set = &hset;
+			}
 		size_t first = jd->n;
 		int matched;
 		if ((rc = judge_rule(jd, &c, base, next, keys, &matched)))
@@ -1495,10 +1578,24 @@ static int samples_side(struct side_vals *s, const tg_step_samples *in)
 int tg_judge_samples(tg_judged *out, const tg_rule *rule, const tg_rules_settings *set, const tg_step_samples *base,
                      const tg_step_samples *next, const tg_rule_noise *noise)
 {
+	return tg_judge_samples_ex(out, rule, set, base, next, noise, NULL);
+}
+
+int tg_judge_samples_ex(tg_judged *out, const tg_rule *rule, const tg_rules_settings *set,
+                        const tg_step_samples *base, const tg_step_samples *next, const tg_rule_noise *noise,
+                        const tg_rule_base_runs *base_runs)
+{
 	memset(out, 0, sizeof(*out));
 	out->rule = rule;
 	out->item = (char *)"";
-	struct ctx c = {set, rule, 1, {0, 0}, NULL, 0, NULL};
+	struct ctx c = {set, rule, 1, {0, 0}, NULL, 0, NULL, NULL, 0};
+	tg_rules_settings hset = *set;
+	if (base_runs && takes_base_runs(rule, base_runs)) {
+		hset.confidence = history_level(set);
+		c.set = &hset;
+		c.base_runs = base_runs->values;
+		c.n_base_runs = base_runs->n;
+	}
 	if (noise)
 		tg_noise_add_sigma(&c.hist, noise->sigma, noise->runs);
 	struct side_vals b = {0}, x = {0};

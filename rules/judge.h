@@ -85,6 +85,8 @@ typedef struct tg_judged {
 	double noise_df;         /* its degrees of freedom (0 when unknown) */
 	size_t runs_needed;      /* inconclusive "re-run to confirm": runs per side
 	                            that would decide it at this noise; 0 otherwise */
+	size_t nruns_history;    /* of nruns_base, the runs of tg_rule_base_runs
+	                            (the target branch's history); 0 when none */
 } tg_judged;
 
 /* A between-run noise known from elsewhere (the daemon: the target
@@ -94,6 +96,26 @@ typedef struct tg_rule_noise {
 	double sigma;      /* sd of the log of one run's value (0.011 = +-1.1 %) */
 	double runs;       /* how many runs it comes from (runs - 1 degrees of freedom) */
 } tg_rule_noise;
+
+/*
+ * More runs of the base side's code known by their per-run values only
+ * (the daemon: the target branch's runs since its latest change point,
+ * read from the store, not from traces), for one total rule. They are
+ * more runs of the base side: the base's value is the mean of its runs and
+ * of these (each run one weight), they join the base's group of runs in
+ * the noise, the base counts them in its runs (nruns_base), and the level
+ * of the rule's interval is settings.history_confidence (when above
+ * confidence). Used for kernel_time, launch_overhead and the timeline
+ * metrics (gpu_busy, gpu_idle, exposed_comm, exposed_memcpy); ignored for
+ * the others (counted, or throughput: the per-run value is not the mean
+ * of the steps' values).
+ */
+typedef struct tg_rule_base_runs {
+	const char *rule;     /* rule name */
+	const double *values; /* per-run values (> 0) in the judge's unit (ns for
+	                         times, as tg_judged.base); borrowed */
+	size_t n;
+} tg_rule_base_runs;
 
 typedef struct tg_accept {
 	const char *rule;   /* a rule name */
@@ -112,6 +134,8 @@ typedef struct tg_judge_opts {
 	                                 noise, not the estimate */
 	const tg_rule_noise *noise;   /* per-rule noise from history, or NULL */
 	size_t n_noise;
+	const tg_rule_base_runs *base_runs; /* per-rule extra base runs, or NULL */
+	size_t n_base_runs;
 } tg_judge_opts;
 
 /* Judges base against next under rules (which must outlive the result).
@@ -138,6 +162,12 @@ typedef struct tg_step_samples {
  */
 int tg_judge_samples(tg_judged *out, const tg_rule *rule, const tg_rules_settings *set, const tg_step_samples *base,
                      const tg_step_samples *next, const tg_rule_noise *noise);
+
+/* tg_judge_samples with extra base runs (may be NULL) as the daemon's
+ * history-as-base (tg_rule_base_runs; its rule name is not checked). */
+int tg_judge_samples_ex(tg_judged *out, const tg_rule *rule, const tg_rules_settings *set,
+                        const tg_step_samples *base, const tg_step_samples *next, const tg_rule_noise *noise,
+                        const tg_rule_base_runs *base_runs);
 
 /* Hands rules to j: freed with it (for rules made only for one judgement). */
 void tg_judgement_own_rules(tg_judgement *j, tg_rules *rules);

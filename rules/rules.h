@@ -134,6 +134,10 @@ typedef struct tg_rules_settings {
 	int64_t min_samples;        /* default 5, >= 2 */
 	double fdr;                 /* default 0.05, in (0, 1) */
 	int allow_hardware_change;  /* default 0 */
+	double history_confidence;  /* default 0.98, in (0.5, 1): the level (at least
+	                               confidence) when the target branch's recent
+	                               runs join the base side (judge.h,
+	                               tg_rule_base_runs; docs/rules.md Calibration) */
 } tg_rules_settings;
 
 typedef struct tg_rules tg_rules;

@@ -410,14 +410,15 @@ static int pattern(const struct loader *L, const yaml_node_t *n, const char *key
 /* The `settings` mapping over the defaults in set. */
 static int load_settings(const struct loader *L, const yaml_node_t *n, tg_rules_settings *set)
 {
-	static const char *const keys[] = {"confidence", "min_samples", "fdr", "allow_hardware_change"};
-	const yaml_node_pair_t *f[4];
+	static const char *const keys[] = {"confidence", "min_samples", "fdr", "allow_hardware_change",
+	                                   "history_confidence"};
+	const yaml_node_pair_t *f[5];
 	int rc;
 	if (is_null(n))
 		return 0;
 	if (n->type != YAML_MAPPING_NODE)
 		return at(L, n, "settings: expected a mapping, got %s", kind(n));
-	if ((rc = fields(L, n, "settings", keys, 4, f)))
+	if ((rc = fields(L, n, "settings", keys, 5, f)))
 		return rc;
 	if (f[0] && (rc = number_in(L, value_of(L, f[0]), keys[0], 0.5, 1, "0.95", &set->confidence)))
 		return rc;
@@ -426,6 +427,8 @@ static int load_settings(const struct loader *L, const yaml_node_t *n, tg_rules_
 	if (f[2] && (rc = number_in(L, value_of(L, f[2]), keys[2], 0, 1, "0.05", &set->fdr)))
 		return rc;
 	if (f[3] && (rc = boolean(L, value_of(L, f[3]), keys[3], &set->allow_hardware_change)))
+		return rc;
+	if (f[4] && (rc = number_in(L, value_of(L, f[4]), keys[4], 0.5, 1, "0.98", &set->history_confidence)))
 		return rc;
 	return 0;
 }
@@ -678,7 +681,8 @@ int tg_rules_load_mem(tg_rules **out, const char *data, size_t len, const char *
 	tg_rules *rules = tg_calloc(1, sizeof(*rules));
 	if (!rules)
 		return TG_ENOMEM;
-	rules->settings = (tg_rules_settings){.confidence = 0.95, .min_samples = 5, .fdr = 0.05};
+	rules->settings =
+	    (tg_rules_settings){.confidence = 0.95, .min_samples = 5, .fdr = 0.05, .history_confidence = 0.98};
 	if (!(rules->source = strdup(name))) {
 		free(rules);
 		return tg_error_set(TG_ENOMEM, "out of memory");

@@ -7,6 +7,8 @@
 #   its second run      -> judged with both runs against main's runs (pooled):
 #                          the comment says the noise between runs
 #   a third run         -> judged again with the three; the same comment edited
+#   main's runs         -> those since main's last change point join the base
+#                          (history_base.h), the comment says how many
 #   main's history      -> the comment's "Noise on `main`" line once main has
 #                          enough runs on the same fingerprint; main's attention
 #                          6 % slower from its 4th commit: "`main` itself moved"
@@ -113,7 +115,11 @@ tg_check "PR: two runs, +8 % on attention: blocked" sh -c "echo '$(last_status "
 tg_eq "PR: one comment" 1 "$(comments)"
 c=$(find outbox -name 'comment-*.md' | head -1)
 tg_check "comment: blocks on an SDPA rule" grep -q "block: sdpa-" "$c"
-tg_check "comment: the noise between the runs of each side (2 and 2)" grep -q "Noise between runs (sd of one run): .*(2 base and 2 new runs" "$c"
+# main's runs since its last change point join the base (history_base.h):
+# sdpa-forward and gpu-busy moved at main's 4th commit (4 runs since, less
+# the baseline's 2), gemm did not (9 runs)
+tg_check "comment: the noise between the runs of each side (2 + 9 and 2)" grep -q "Noise between runs (sd of one run): .*(11 base and 2 new runs" "$c"
+tg_check "comment: main's runs since its last change point as base runs" grep -q "Base: 2 runs + runs of \`main\` since its last change point (sdpa-forward 4, gemm 9, gpu-busy 4; 98 % intervals)" "$c"
 tg_check "comment: the noise on main from its history" grep -q "Noise on \`main\`: sdpa-forward ±[0-9.]* % ([0-9]* runs)" "$c"
 tg_check "comment: main itself moved" grep -q "\`main\` itself moved: sdpa-forward +[0-9.]* % since \`$(echo $mains | awk '{print substr($4, 1, 7)}')\`, 6 runs ago" "$c"
 tg_check "comment: two runs a side (16 steps each)" grep -q "Base: rank0.pt.trace.json.gz, rank0.pt.trace.json.gz (.*, 16 steps) → new: rank0.pt.trace.json.gz, rank0.pt.trace.json.gz (.*, 16 steps)" "$c"
@@ -123,7 +129,7 @@ up "$slow" slow p3 1.145 7
 once
 tg_eq "PR third run: still one comment" 1 "$(comments)"
 c=$(find outbox -name 'comment-*.md' | head -1)
-tg_check "PR third run: three new runs" grep -q "(2 base and 3 new runs" "$c"
+tg_check "PR third run: three new runs" grep -q "(11 base and 3 new runs" "$c"
 
 tg_check "no crash or sanitizer report in the logs" sh -c "! grep -Eq 'runtime error|AddressSanitizer|LeakSanitizer' daemon.log"
 tg_done it_pool

@@ -109,8 +109,18 @@ static tg_rules *rules_for(const char *decide)
 
 /* Judges runs of 6 steps: base run r has values base[r] * (1 +- spread),
  * new run likewise. */
+static void judge_runs_ex(tg_judged *j, const tg_rules *rules, const double *base, size_t nb, const double *next,
+                          size_t nx, double spread, const tg_rule_noise *noise, const tg_rule_base_runs *hist);
+
 static void judge_runs(tg_judged *j, const tg_rules *rules, const double *base, size_t nb, const double *next,
                        size_t nx, double spread, const tg_rule_noise *noise)
+{
+	judge_runs_ex(j, rules, base, nb, next, nx, spread, noise, NULL);
+}
+
+/* judge_runs with the target branch's runs as more base runs (hist). */
+static void judge_runs_ex(tg_judged *j, const tg_rules *rules, const double *base, size_t nb, const double *next,
+                          size_t nx, double spread, const tg_rule_noise *noise, const tg_rule_base_runs *hist)
 {
 	double vb[64], vx[64];
 	uint32_t rb[64], rx[64];
@@ -128,7 +138,7 @@ static void judge_runs(tg_judged *j, const tg_rules *rules, const double *base, 
 	size_t n;
 	const tg_rule *rule = tg_rules_list(rules, &n);
 	tg_step_samples sb = {vb, rb, cb}, sx = {vx, rx, cx};
-	assert_int_equal(tg_judge_samples(j, rule, tg_rules_settings_get(rules), &sb, &sx, noise), 0);
+	assert_int_equal(tg_judge_samples_ex(j, rule, tg_rules_settings_get(rules), &sb, &sx, noise, hist), 0);
 }
 
 static void test_likely_and_surely(void **state)
@@ -178,12 +188,67 @@ static void test_likely_and_surely(void **state)
 	tg_rules_free(surely);
 }
 
+/* The history's runs as more base runs (judge.h, tg_rule_base_runs): the
+ * base's value is the mean of its run and them, the noise that of the base
+ * group (10 runs, 9 df), the interval at history_confidence (0.98). */
+static void test_history_as_base(void **state)
+{
+	(void)state;
+	tg_rules *likely = rules_for("likely");
+	tg_judged j;
+	double b[] = {1e6}, x[] = {1.1e6};
+	double hv[] = {0.98e6, 1.02e6, 0.99e6, 1.01e6, 1e6, 1e6, 0.97e6, 1.03e6, 1e6};
+	tg_rule_base_runs h = {"sdpa", hv, 9};
+	judge_runs_ex(&j, likely, b, 1, x, 1, 0.001, NULL, &h);
+	assert_int_equal(j.nruns_base, 10);
+	assert_int_equal(j.nruns_history, 9);
+	assert_int_equal(j.nruns_new, 1);
+	assert_true(fabs(j.noise_df - 9) < 1e-9);
+	double g[10] = {1e6}, lm = 0, ss = 0;
+	memcpy(g + 1, hv, sizeof(hv));
+	for (int i = 0; i < 10; i++)
+		lm += log(g[i]) / 10;
+	for (int i = 0; i < 10; i++)
+		ss += (log(g[i]) - lm) * (log(g[i]) - lm);
+	double sigma = sqrt(ss / 9), se = sigma * sqrt(1.0 / 10 + 1);
+	assert_true(fabs(j.noise_pct - 100 * sigma) < 1e-9);
+	/* the interval of the run noise at 98 %: t(9, 0.99) = 2.821 */
+	assert_true(fabs(j.pct_hi - 100 * (1.1 * exp(2.821 * se) - 1)) < 0.01);
+	assert_true(fabs(j.pct_lo - 100 * (1.1 * exp(-2.821 * se) - 1)) < 0.01);
+	assert_true(fabs(j.pct - 10) < 1e-6);
+	assert_int_equal(j.verdict, TG_VERDICT_BLOCK);
+	/* the base's value is the mean of its runs: main 5 % slower on its
+	 * runs since the baseline than the baseline's run */
+	double hs[9];
+	for (int i = 0; i < 9; i++)
+		hs[i] = 1.05e6;
+	tg_rule_base_runs h2 = {"sdpa", hs, 9};
+	judge_runs_ex(&j, likely, b, 1, x, 1, 0.001, NULL, &h2);
+	assert_true(fabs(j.base - 1.045e6) < 1);
+	assert_true(fabs(j.pct - 100 * (1.1 / 1.045 - 1)) < 1e-6);
+	/* a value not above 0: the runs are not used */
+	double hz[] = {1e6, 0, 1e6};
+	tg_rule_base_runs h3 = {"sdpa", hz, 3};
+	judge_runs_ex(&j, likely, b, 1, x, 1, 0.001, NULL, &h3);
+	assert_int_equal(j.nruns_history, 0);
+	assert_int_equal(j.nruns_base, 1);
+	/* history_confidence: 0.95 (not below confidence): t(9, 0.975) = 2.262 */
+	const char *y = "version: 1\nsettings: {history_confidence: 0.95}\nrules:\n  - name: sdpa\n"
+	                "    metric: kernel_time\n    block_above: 5%\n";
+	tg_rules *r95;
+	assert_int_equal(tg_rules_load_mem(&r95, y, strlen(y), "t.yaml"), 0);
+	judge_runs_ex(&j, r95, b, 1, x, 1, 0.001, NULL, &h);
+	assert_true(fabs(j.pct_hi - 100 * (1.1 * exp(2.262 * se) - 1)) < 0.01);
+	tg_rules_free(r95);
+	tg_rules_free(likely);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_groups_pool),       cmocka_unit_test(test_interval),
 		cmocka_unit_test(test_runs_needed),       cmocka_unit_test(test_sigma_robust),
-		cmocka_unit_test(test_likely_and_surely),
+		cmocka_unit_test(test_likely_and_surely), cmocka_unit_test(test_history_as_base),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

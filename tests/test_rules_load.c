@@ -187,6 +187,7 @@ static void test_defaults(void **state)
 	assert_int_equal(s->min_samples, 5);
 	assert_true(s->fdr == 0.05);
 	assert_int_equal(s->allow_hardware_change, 0);
+	assert_true(s->history_confidence == 0.98);
 	size_t n;
 	const tg_rule *r = tg_rules_list(rs, &n);
 	assert_int_equal(n, 1);
@@ -537,7 +538,8 @@ static void test_errors(void **state)
 		{"bad_not_mapping", "1:1: expected a mapping with the keys version, settings, rules; got a list"},
 		{"bad_unknown_top", "2:1: unknown key 'rule' in the rules file (expected version, settings, rules)"},
 		{"bad_unknown_settings",
-		 "3:3: unknown key 'confidnce' in settings (expected confidence, min_samples, fdr, allow_hardware_change)"},
+		 "3:3: unknown key 'confidnce' in settings (expected confidence, min_samples, fdr, allow_hardware_change, "
+		 "history_confidence)"},
 		{"bad_unknown_rule", "5:5: unknown key 'treshold' in a rule (expected name, select, metric, aggregate, by, "
 		                     "block_above, warn_above, min_delta, improvement_below, decide)"},
 		{"bad_unknown_select",
@@ -617,6 +619,8 @@ static void test_errors_mem(void **state)
 		 "m.yaml:3:15: confidence: '1' is not a number between 0.5 and 1 (exclusive), e.g. 0.95"},
 		{"version: 1\nsettings:\n  confidence: 0.5\n",
 		 "m.yaml:3:15: confidence: '0.5' is not a number between 0.5 and 1 (exclusive), e.g. 0.95"},
+		{"version: 1\nsettings:\n  history_confidence: 1.5\n",
+		 "m.yaml:3:23: history_confidence: '1.5' is not a number between 0.5 and 1 (exclusive), e.g. 0.98"},
 		{"version: 1\nsettings:\n  fdr: 1\n", "m.yaml:3:8: fdr: '1' is not a number between 0 and 1 (exclusive), e.g. 0.05"},
 		{"version: 1\nsettings:\n  min_samples: 5.0\n", "m.yaml:3:16: min_samples: '5.0' is not an integer >= 2"},
 		{"version: 1\nsettings:\n  min_samples: 99999999999999999999\n",

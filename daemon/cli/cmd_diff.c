@@ -224,7 +224,7 @@ int tg_cmd_diff(int argc, char **argv)
 	    load_side(tr + a.nbase + a.nnext, trees + a.nbase + a.nnext, a.noise, a.nnoise, &ropts))
 		goto out;
 	tg_gate_opts go = {a.accepts, a.naccepts, a.allow_hw, a.no_tree_diff, 0,
-	                   (const tg_tree *const *)trees + a.nbase + a.nnext, a.nnoise, NULL, 0};
+	                   (const tg_tree *const *)trees + a.nbase + a.nnext, a.nnoise, NULL, 0, NULL, 0};
 	if (tg_gate_run(&g, rules, (const tg_tree *const *)trees, a.nbase, (const tg_tree *const *)trees + a.nbase,
 	                a.nnext, &go)) {
 		tg_cli_error("diff: %s", tg_error_last());
