@@ -26,7 +26,7 @@
 #define TG_HISTORY_BASE_H
 
 #include "../rules/judge.h"
-#include "store.h"
+#include "store/store.h"
 
 /* The most runs of history taken as base runs (with the baseline's: 10). */
 #define TG_HISTORY_BASE_MAX 9
