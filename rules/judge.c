@@ -1283,8 +1283,10 @@ static int fingerprints_agree(char *why, size_t cap, const tg_measure *base, con
 	DIFF(strcmp(a->gpu, b->gpu), "%sGPU %s -> %s", o ? "; " : "", a->gpu[0] ? a->gpu : "?", b->gpu[0] ? b->gpu : "?");
 	DIFF(strcmp(a->driver, b->driver), "%sdriver %s -> %s", o ? "; " : "", a->driver[0] ? a->driver : "?",
 	     b->driver[0] ? b->driver : "?");
-	DIFF(strcmp(a->runtime, b->runtime), "%sruntime %s -> %s", o ? "; " : "", a->runtime[0] ? a->runtime : "?",
-	     b->runtime[0] ? b->runtime : "?");
+	char ra[64], rb[64];
+	tg_fingerprint_runtime_text(ra, sizeof(ra), a->runtime[0] ? a->runtime : "?");
+	tg_fingerprint_runtime_text(rb, sizeof(rb), b->runtime[0] ? b->runtime : "?");
+	DIFF(strcmp(a->runtime, b->runtime), "%sruntime %s -> %s", o ? "; " : "", ra, rb);
 	DIFF(a->world_size != b->world_size, "%sworld size %lld -> %lld", o ? "; " : "", (long long)a->world_size,
 	     (long long)b->world_size);
 	DIFF(!cb, "%sbase traces differ among themselves", o ? "; " : "");
