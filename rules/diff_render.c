@@ -819,6 +819,48 @@ static void md_table_rows(FILE *f, const tg_table *t, size_t rows)
 	}
 }
 
+/* The divergence table for people: where, category, the kernels (base ->
+ * new, shortened to what differs, whole names in tooltips), places, base
+ * and new per step, change. */
+static void md_divergence_table(FILE *f, const tg_table *t, size_t rows)
+{
+	size_t nr = tg_table_nrows(t);
+	fputs("| where | category | kernels: base \xe2\x86\x92 new | places | base | new | change |\n"
+	      "| --- | --- | --- | ---: | ---: | ---: | ---: |\n",
+	      f);
+	for (size_t r = 0; r < nr && r < rows; r++) {
+		const char *where = tg_table_cell(t, r, 0)->v.s, *cat = tg_table_cell(t, r, 1)->v.s,
+		           *kb = tg_table_cell(t, r, 2)->v.s, *kn = tg_table_cell(t, r, 3)->v.s;
+		double bu = tg_table_cell(t, r, 5)->v.d, nu = tg_table_cell(t, r, 6)->v.d;
+		char a[512], b[512], vb[48], vn[48], pc[32];
+		fputs("| ", f);
+		tg_md_name(f, where, NAME_MAX_MD);
+		fputs(" | ", f);
+		tg_md_escape(f, cat ? cat : "");
+		fputs(" | ", f);
+		if (kb && kn && kb[0] && kn[0]) {
+			names_differ(a, b, sizeof(a), kb, kn);
+			md_titled(f, a, kb);
+			fputs(" \xe2\x86\x92 ", f);
+			md_titled(f, b, kn);
+		} else {
+			if (kb && kb[0])
+				md_kernel_name(f, kb);
+			else
+				fputs("(none)", f);
+			fputs(" \xe2\x86\x92 ", f);
+			if (kn && kn[0])
+				md_kernel_name(f, kn);
+			else
+				fputs("(none)", f);
+		}
+		tg_diff_format_value(vb, sizeof(vb), TG_METRIC_KERNEL_TIME, bu * 1e3);
+		tg_diff_format_value(vn, sizeof(vn), TG_METRIC_KERNEL_TIME, nu * 1e3);
+		format_pct(pc, sizeof(pc), bu > 0 ? 100.0 * (nu - bu) / bu : nu > 0 ? INFINITY : NAN);
+		fprintf(f, " | %lld | %s | %s | %s |\n", (long long)tg_table_cell(t, r, 4)->v.i, vb, vn, pc);
+	}
+}
+
 static void md_table_details(FILE *f, const tg_diff_doc *d, tg_compare_by by, size_t limit)
 {
 	tg_table *t;
@@ -900,7 +942,7 @@ static char *md_build(const tg_diff_doc *d, const struct cats *op_cats, size_t d
 		size_t nr = tg_table_nrows(d->divergences);
 		size_t show = with_divergence ? 10 : 3;
 		fputs("\n#### Where the time went (lowest points of divergence of the call trees, kernel time per step)\n\n", f);
-		md_table_rows(f, d->divergences, show);
+		md_divergence_table(f, d->divergences, show);
 		if (nr > show)
 			fprintf(f, "\n%zu more kinds of divergence%s.\n", nr - show,
 			        detail_rows ? " in the details below" : "");
@@ -920,7 +962,7 @@ static char *md_build(const tg_diff_doc *d, const struct cats *op_cats, size_t d
 	if (detail_rows && d->divergences && tg_table_nrows(d->divergences) > 10) {
 		fprintf(f, "\n<details><summary>Every divergence (%zu kinds)</summary>\n\n",
 		        tg_table_nrows(d->divergences));
-		md_table_rows(f, d->divergences, detail_rows);
+		md_divergence_table(f, d->divergences, detail_rows);
 		fputs("\n</details>\n", f);
 	}
 	if (detail_rows) {
