@@ -414,9 +414,23 @@ static void md_ops(FILE *f, const tg_diff_doc *d, const struct cats *cats, int w
 
 /* The name people call a kernel by: before its template or argument list,
  * after its return type and namespaces ("flash_fwd_kernel"). */
+static size_t head_end(const char *s)
+{
+	size_t i = 0;
+	for (; s[i]; i++) {
+		if (!strncmp(s + i, "(anonymous namespace)", 21)) {
+			i += 20;
+			continue;
+		}
+		if (s[i] == '<' || s[i] == '(')
+			break;
+	}
+	return i;
+}
+
 static void kernel_head(char *buf, size_t cap, const char *s)
 {
-	size_t end = strcspn(s, "<(");
+	size_t end = head_end(s);
 	size_t start = 0;
 	for (size_t i = 0; i < end; i++)
 		if (s[i] == ' ' || (s[i] == ':' && s[i + 1] == ':'))
@@ -511,7 +525,7 @@ static void md_titled(FILE *f, const char *shown, const char *full)
  * or namespaces), shortened to NAME_MAX_MD with the whole in a tooltip. */
 static void md_kernel_name(FILE *f, const char *s)
 {
-	size_t end = strcspn(s, "<("), start = 0;
+	size_t end = head_end(s), start = 0;
 	for (size_t i = 0; i < end; i++)
 		if (s[i] == ' ' || (s[i] == ':' && s[i + 1] == ':'))
 			start = i + (s[i] == ' ' ? 1 : 2);
@@ -545,8 +559,14 @@ static int md_divergence_sentences(FILE *f, const tg_table *t)
 		int64_t count = tg_table_cell(t, r, 4)->v.i;
 		double bu = tg_table_cell(t, r, 5)->v.d, nu = tg_table_cell(t, r, 6)->v.d;
 		double pct = bu > 0 ? 100.0 * (nu - bu) / bu : INFINITY;
-		if (!kb || !kn || (isfinite(pct) && fabs(pct) < 1.0))
+		/* the top level (ops added or removed there, kernels no op
+		 * launched) is said by the no-launcher line and the table */
+		if (!kb || !kn || (isfinite(pct) && fabs(pct) < 1.0) || !strcmp(where, "(top level)"))
 			continue;
+		if (!strcmp(kb, "(none)"))
+			kb = "";
+		if (!strcmp(kn, "(none)"))
+			kn = "";
 		char a[512], b[512], pc[32], vb[48], vn[48];
 		format_pct(pc, sizeof(pc), pct);
 		tg_diff_format_value(vb, sizeof(vb), TG_METRIC_KERNEL_TIME, bu * 1e3);
@@ -668,13 +688,17 @@ static int md_module_sentence(FILE *f, const tg_diff_doc *d)
 			}
 			break;
 		}
-		double held = 0;
+		double held = 0, part = 0;
 		int material = nch > 0;
 		for (int i = 0; i < nch; i++) {
 			held += v[chosen[i]].next - v[chosen[i]].base;
+			part += v[chosen[i]].base;
 			if (v[chosen[i]].base > 0 && (v[chosen[i]].next - v[chosen[i]].base) < 0.01 * v[chosen[i]].base)
 				material = 0;
 		}
+		/* the whole model is no finding: a part of it must be */
+		if (part > 0.6 * tb)
+			material = 0;
 		if (material) {
 			fprintf(f, "- %s: ", nch == 1 ? "One nn.Module subtree explains it" : "These nn.Module subtrees explain it");
 			for (int i = 0; i < nch; i++) {
@@ -833,6 +857,10 @@ static void md_divergence_table(FILE *f, const tg_table *t, size_t rows)
 		           *kb = tg_table_cell(t, r, 2)->v.s, *kn = tg_table_cell(t, r, 3)->v.s;
 		double bu = tg_table_cell(t, r, 5)->v.d, nu = tg_table_cell(t, r, 6)->v.d;
 		char a[512], b[512], vb[48], vn[48], pc[32];
+		if (kb && !strcmp(kb, "(none)"))
+			kb = "";
+		if (kn && !strcmp(kn, "(none)"))
+			kn = "";
 		fputs("| ", f);
 		tg_md_name(f, where, NAME_MAX_MD);
 		fputs(" | ", f);
