@@ -25,7 +25,7 @@ for arg in "$@"; do
 	case "$arg" in
 	--bench) groups="$groups bench"; pkgs_bench="hyperfine time"; why_bench="make bench times the reader and the daemon" ;;
 	--fuzz) groups="$groups fuzz"; pkgs_fuzz="clang libclang-rt-14-dev"; why_fuzz="make fuzz builds libFuzzer targets with clang" ;;
-	--html) groups="$groups html"; pkgs_html="chromium fonts-dejavu-core cmark-gfm"
+	--html) groups="$groups html"; pkgs_html="chromium fonts-dejavu-core fonts-noto-color-emoji cmark-gfm"
 		why_html="tests/cli_html.sh draws the HTML report in headless Chromium and checks the picture; contrib/comment_screenshot.sh renders the pull-request comment with cmark-gfm (GitHub's Markdown) and draws it" ;;
 	--demo) groups="$groups demo"; pkgs_demo="git"; why_demo="make demo makes a git repository" ;;
 	--servers)

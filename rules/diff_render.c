@@ -849,8 +849,8 @@ static void md_table_rows(FILE *f, const tg_table *t, size_t rows)
 static void md_divergence_table(FILE *f, const tg_table *t, size_t rows)
 {
 	size_t nr = tg_table_nrows(t);
-	fputs("| where | category | kernels: base \xe2\x86\x92 new | places | base | new | change |\n"
-	      "| --- | --- | --- | ---: | ---: | ---: | ---: |\n",
+	fputs("| where (category) | kernels: base \xe2\x86\x92 new | places | base \xe2\x86\x92 new per step | change |\n"
+	      "| --- | --- | ---: | ---: | ---: |\n",
 	      f);
 	for (size_t r = 0; r < nr && r < rows; r++) {
 		const char *where = tg_table_cell(t, r, 0)->v.s, *cat = tg_table_cell(t, r, 1)->v.s,
@@ -863,8 +863,11 @@ static void md_divergence_table(FILE *f, const tg_table *t, size_t rows)
 			kn = "";
 		fputs("| ", f);
 		tg_md_name(f, where, NAME_MAX_MD);
-		fputs(" | ", f);
-		tg_md_escape(f, cat ? cat : "");
+		if (cat && cat[0]) {
+			fputs(" (", f);
+			tg_md_escape(f, cat);
+			fputs(")", f);
+		}
 		fputs(" | ", f);
 		if (kb && kn && kb[0] && kn[0]) {
 			names_differ(a, b, sizeof(a), kb, kn);
@@ -885,7 +888,7 @@ static void md_divergence_table(FILE *f, const tg_table *t, size_t rows)
 		tg_diff_format_value(vb, sizeof(vb), TG_METRIC_KERNEL_TIME, bu * 1e3);
 		tg_diff_format_value(vn, sizeof(vn), TG_METRIC_KERNEL_TIME, nu * 1e3);
 		format_pct(pc, sizeof(pc), bu > 0 ? 100.0 * (nu - bu) / bu : nu > 0 ? INFINITY : NAN);
-		fprintf(f, " | %lld | %s | %s | %s |\n", (long long)tg_table_cell(t, r, 4)->v.i, vb, vn, pc);
+		fprintf(f, " | %lld | %s \xe2\x86\x92 %s | %s |\n", (long long)tg_table_cell(t, r, 4)->v.i, vb, vn, pc);
 	}
 }
 
@@ -1210,6 +1213,7 @@ static json_t *top_json(const tg_diff_doc *d, const struct cats *op_cats, int re
 		json_object_set_new(o, "pct_hi", num(x->pct_hi));
 		json_object_set_new(o, "samples_base", json_integer((json_int_t)x->nbase));
 		json_object_set_new(o, "samples_new", json_integer((json_int_t)x->nnext));
+		json_object_set_new(o, "significant", json_boolean(op_significant(x)));
 		json_array_append_new(a, o);
 	}
 	free(pick);

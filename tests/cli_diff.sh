@@ -170,7 +170,7 @@ grep -qx '<details><summary>The call trees where they diverge (base: only in the
 	&& grep -q '^|       `-- aten::_flash_attention_forward  \[LCA: base 1 kernel 395.700 us busy, new 2 kernels 427.356 us busy\]$' "$md" \
 	&& grep -q '^|           |-- base: cudaLaunchKernel$' "$md" && ! grep -q 'trace1\|trace2' "$md" \
 	&& ok "md: the divergence drawing collapsed, in <pre>, base / new" || not_ok "md: divergence" "$(grep -A6 '<pre>' "$md")"
-grep -q '^| <code>aten::\\_flash\\_attention\\_forward</code> | SDPA\\_fwd | .* | 32 | 1.583 ms | 1.709 ms | +8.0 % |$' "$md" \
+grep -q '^| <code>aten::\\_flash\\_attention\\_forward</code> (SDPA\\_fwd) | .* | 32 | 1.583 ms → 1.709 ms | +8.0 % |$' "$md" \
 	&& ok "md: where the time went" || not_ok "md: divergences table" "$(grep -A3 'Where the time went' "$md")"
 nd=$(grep -c '^<details><summary>' "$md"); nc=$(grep -c '^</details>$' "$md")
 [ "$nd" -eq 6 ] && [ "$nc" -eq 6 ] && grep -qx '<details><summary>Kernel time per step by kernel (11 rows)</summary>' "$md" \
@@ -267,10 +267,10 @@ assert s["category_from"] == "op 100 %", s["category_from"]
 assert u["category_from"] == "", u["category_from"]  # no SDPA_bwd kernel on either side
 top = d["top_regressions"]
 assert len(top) == 1 and list(top[0]) == ["op", "category", "base", "next", "delta", "pct", "pct_lo", "pct_hi",
-                                          "samples_base", "samples_new"], top
+                                          "samples_base", "samples_new", "significant"], top
 assert top[0]["op"] == "aten::_flash_attention_forward" and top[0]["category"] == "SDPA_fwd", top[0]
 assert top[0]["base"] == 1582800 and abs(top[0]["delta"] - 110796) < 1e-6 and abs(top[0]["pct"] - 7.0) < 1e-9
-assert top[0]["samples_base"] == 8 and d["top_improvements"] == []
+assert top[0]["samples_base"] == 8 and top[0]["significant"] is True and d["top_improvements"] == []
 assert d["unmatched_rules"] == ["sdpa-backward"] and d["accepted"] == []
 assert d["divergence"] == ""
 t = d["tables"]
