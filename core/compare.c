@@ -126,8 +126,23 @@ int tg_compare_categories(tg_compare_cat **out, size_t *n, const tg_measure *bas
 	return 0;
 }
 
+static int compare_rows(tg_compare_row **out, size_t *n, const tg_measure *base, const tg_measure *next,
+                        tg_compare_by by, int steps_only);
+
 int tg_compare_rows(tg_compare_row **out, size_t *n, const tg_measure *base, const tg_measure *next,
                     tg_compare_by by)
+{
+	return compare_rows(out, n, base, next, by, 0);
+}
+
+int tg_compare_rows_steps(tg_compare_row **out, size_t *n, const tg_measure *base, const tg_measure *next,
+                          tg_compare_by by)
+{
+	return compare_rows(out, n, base, next, by, 1);
+}
+
+static int compare_rows(tg_compare_row **out, size_t *n, const tg_measure *base, const tg_measure *next,
+                        tg_compare_by by, int steps_only)
 {
 	*out = NULL;
 	*n = 0;
@@ -138,14 +153,14 @@ int tg_compare_rows(tg_compare_row **out, size_t *n, const tg_measure *base, con
 	struct acc *a = tg_calloc(nb + nx + 1, sizeof(*a));
 	if (!a)
 		return TG_ENOMEM;
-	/* a device event outside every step is in no step's value: left out, as
-	 * the rules leave it out (tg_compare_outside says how much) */
+	/* steps_only: a device event outside every step is in no step's value:
+	 * left out, as the rules leave it out (tg_compare_outside says how much) */
 	size_t na = 0;
 	for (size_t i = 0; i < nb; i++)
-		if (rb[i].unit != TG_NONE)
+		if (!steps_only || rb[i].unit != TG_NONE)
 			a[na++] = (struct acc){key_of(&rb[i], by), {1, 0}, {(double)rb[i].dur_ns, 0}};
 	for (size_t i = 0; i < nx; i++)
-		if (rx[i].unit != TG_NONE)
+		if (!steps_only || rx[i].unit != TG_NONE)
 			a[na++] = (struct acc){key_of(&rx[i], by), {0, 1}, {0, (double)rx[i].dur_ns}};
 	qsort(a, na, sizeof(*a), cmp_key);
 	tg_compare_row *rows = tg_calloc(na + 1, sizeof(*rows));
@@ -255,7 +270,7 @@ int tg_compare_table(tg_table **out, const tg_measure *base, const tg_measure *n
 	*out = NULL;
 	tg_compare_row *rows;
 	size_t n;
-	int rc = tg_compare_rows(&rows, &n, base, next, by);
+	int rc = tg_compare_rows_steps(&rows, &n, base, next, by);
 	if (rc)
 		return rc;
 	char name[64], title[96];

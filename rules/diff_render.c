@@ -618,7 +618,7 @@ static int md_module_sentence(FILE *f, const tg_diff_doc *d)
 {
 	tg_compare_row *rows;
 	size_t nr;
-	if (tg_compare_rows(&rows, &nr, d->base, d->next, TG_COMPARE_MODULE))
+	if (tg_compare_rows_steps(&rows, &nr, d->base, d->next, TG_COMPARE_MODULE))
 		return 0;
 	enum { CAP = 2048 };
 	struct subtree *v = calloc(CAP, sizeof(*v));
@@ -799,7 +799,6 @@ static void md_findings(FILE *f, const tg_diff_doc *d)
 static void md_table_rows(FILE *f, const tg_table *t, size_t rows)
 {
 	size_t nc = tg_table_ncols(t), nr = tg_table_nrows(t);
-	int divergence = !strcmp(tg_table_name(t), "diff_by_divergence") && nc > 3;
 	fputs("|", f);
 	for (size_t c = 0; c < nc; c++) {
 		fputs(" ", f);
@@ -818,13 +817,7 @@ static void md_table_rows(FILE *f, const tg_table *t, size_t rows)
 			const tg_cell *x = tg_table_cell(t, r, c);
 			fputs(" ", f);
 			const char *col = tg_table_column(t, c);
-			if (x->type == TG_CELL_STR && x->v.s[0] && divergence && (c == 2 || c == 3) &&
-			    tg_table_cell(t, r, 2)->v.s[0] && tg_table_cell(t, r, 3)->v.s[0]) {
-				/* base and new kernels: what differs between them */
-				char a[512], b[512];
-				names_differ(a, b, sizeof(a), tg_table_cell(t, r, 2)->v.s, tg_table_cell(t, r, 3)->v.s);
-				md_titled(f, c == 2 ? a : b, x->v.s);
-			} else if (x->type == TG_CELL_STR && x->v.s[0] && (!strcmp(col, "kernel") || strstr(col, "kernels"))) {
+			if (x->type == TG_CELL_STR && x->v.s[0] && (!strcmp(col, "kernel") || strstr(col, "kernels"))) {
 				md_kernel_name(f, x->v.s);
 			} else if (x->type == TG_CELL_STR && x->v.s[0]) {
 				/* the first column is the key (a name); the others short words */
@@ -1060,8 +1053,13 @@ int tg_diff_write_text(FILE *f, const tg_diff_doc *d)
 	const tg_judgement *j = d->judgement;
 	fprintf(f, "tracegate diff: %s\n", tg_judgement_summary(j));
 	const tg_fingerprint *a = tg_measure_fingerprint(d->base, NULL), *b = tg_measure_fingerprint(d->next, NULL);
-	fprintf(f, "base: %zu trace(s), %zu step(s), %s\n", d->nbase, side_units(d->base), a->gpu[0] ? a->gpu : "unknown GPU");
-	fprintf(f, "new:  %zu trace(s), %zu step(s), %s\n", d->nnew, side_units(d->next), b->gpu[0] ? b->gpu : "unknown GPU");
+	char ra[64], rb[64];
+	tg_fingerprint_runtime_text(ra, sizeof(ra), a->runtime[0] ? a->runtime : "unknown runtime");
+	tg_fingerprint_runtime_text(rb, sizeof(rb), b->runtime[0] ? b->runtime : "unknown runtime");
+	fprintf(f, "base: %zu trace(s), %zu step(s), %s, %s\n", d->nbase, side_units(d->base),
+	        a->gpu[0] ? a->gpu : "unknown GPU", ra);
+	fprintf(f, "new:  %zu trace(s), %zu step(s), %s, %s\n", d->nnew, side_units(d->next),
+	        b->gpu[0] ? b->gpu : "unknown GPU", rb);
 	const char *why;
 	if (tg_judgement_comparable(j, &why) && why[0])
 		fprintf(f, "hardware changed (allowed): %s\n", why);
