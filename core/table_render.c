@@ -239,13 +239,19 @@ void tg_md_name(FILE *f, const char *s, size_t max)
 void tg_html_attr_escape(FILE *f, const char *s)
 {
 	for (const char *p = s; *p; p++) {
+		/* a forge links no attribute, but a copied tooltip stays inert too */
+		size_t k = inert(f, p);
+		if (k) {
+			p += k - 1;
+			continue;
+		}
 		switch (*p) {
 		case '&': fputs("&amp;", f); break;
 		case '<': fputs("&lt;", f); break;
 		case '>': fputs("&gt;", f); break;
 		case '"': fputs("&quot;", f); break;
-		case '\'': fputs("&#39;", f); break;
-		case '|': fputs("&#124;", f); break;
+		case '\'': fputs("&#x27;", f); break;
+		case '|': fputs("&#x7c;", f); break;
 		default:
 			if ((unsigned char)*p < 0x20 || *p == 0x7f)
 				putc(' ', f);

@@ -195,7 +195,7 @@ grep -q 'nvjet<script>' "$tmp/evil.json" || not_ok "rename a kernel" "sed failed
 run "$tmp/base.json" "$tmp/evil.json" --format md
 [ "$rc" -eq 1 ] && ok "md of a hostile kernel name: exit 1" || not_ok "hostile md" "exit $rc: $(head -c 300 "$tmp/err")"
 grep -qF '| <code>nvjet&lt;script&gt;alert(1)&lt;/script&gt;\|x\`y\`&amp;z</code> | 0 | 4 | 0.000 | 237.200 | 237.200 |  | new |' "$tmp/out" \
-	&& grep -qF '<span title="nvjet&lt;script&gt;alert(1)&lt;/script&gt;&#124;x`y`&amp;z"><code>nvjet</code></span>' "$tmp/out" \
+	&& grep -qF '<span title="nvjet&lt;script&gt;alert(1)&lt;/script&gt;&#x7c;x`y`&amp;z"><code>nvjet</code></span>' "$tmp/out" \
 	&& ok "md: the name escaped in the tables" || not_ok "md: escaped name" "$(grep -F 'nvjet' "$tmp/out" | head -3)"
 grep -qF 'nvjet&lt;script&gt;alert(1)&lt;/script&gt;|x`y`&amp;z' "$tmp/out" \
 	&& ok "md: the name escaped in the drawing" || not_ok "md: drawing escape" "$(grep -A12 '<pre>' "$tmp/out" | head -14)"

@@ -60,7 +60,7 @@ static void test_md_name(void **state)
 	     "<span title=\"void flash_fwd_kernel&lt;Traits&lt;64, 128&gt;&gt;\"><code>void flash\\_fwd\\_kern\xe2\x80\xa6</code></span>");
 	/* hostile: the attribute cannot be ended, the cell cannot be split */
 	same(md_name_20, "x\" onmouseover='a' |<script>@bob\n..........",
-	     "<span title=\"x&quot; onmouseover=&#39;a&#39; &#124;&lt;script&gt;@bob ..........\"><code>x\" onmouseover='a' \xe2\x80\xa6</code></span>");
+	     "<span title=\"x&quot; onmouseover=&#x27;a&#x27; &#x7c;&lt;script&gt;@" Z "bob ..........\"><code>x\" onmouseover='a' \xe2\x80\xa6</code></span>");
 	/* a UTF-8 character is never cut in two */
 	same(md_name_20, "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9",
 	     "<span title=\"\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\"><code>\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xe2\x80\xa6</code></span>");
@@ -69,7 +69,8 @@ static void test_md_name(void **state)
 static void test_html_attr(void **state)
 {
 	(void)state;
-	same(tg_html_attr_escape, "a&b<c>\"d'e|f\tg", "a&amp;b&lt;c&gt;&quot;d&#39;e&#124;f g");
+	same(tg_html_attr_escape, "a&b<c>\"d'e|f\tg", "a&amp;b&lt;c&gt;&quot;d&#x27;e&#x7c;f g");
+	same(tg_html_attr_escape, "@org #12 https://evil", "@" Z "org #" Z "12 https:" Z "//evil");
 }
 
 static void test_html_inert(void **state)
