@@ -435,9 +435,45 @@ static void kernel_head(char *buf, size_t cap, const char *s)
 	for (size_t i = 0; i < end; i++)
 		if (s[i] == ' ' || (s[i] == ':' && s[i + 1] == ':'))
 			start = i + (s[i] == ' ' ? 1 : 2);
-	snprintf(buf, cap, "%.*s", (int)(end > start ? end - start : 0), s + start);
-	if (!buf[0])
-		snprintf(buf, cap, "%.40s", s);
+	size_t n = end > start ? end - start : 0;
+	if (!n) { /* no head before a template or argument list: the name */
+		start = 0;
+		n = strlen(s);
+	}
+	if (n > 48) { /* an untemplated name runs long too (Cijk_Alik_..._MT256x128x64_...) */
+		n = 47;
+		while (n > 0 && ((unsigned char)s[start + n] & 0xc0) == 0x80)
+			n--;
+		snprintf(buf, cap, "%.*s\xe2\x80\xa6", (int)n, s + start);
+		return;
+	}
+	snprintf(buf, cap, "%.*s", (int)n, s + start);
+}
+
+/* The heads of a kernel list as the divergence table writes it ("a + b",
+ * "name x3"): "flash_fwd_splitkv_kernel + flash_fwd_combine_kernel". */
+static void list_heads(char *buf, size_t cap, const char *s)
+{
+	size_t o = 0;
+	buf[0] = 0;
+	for (int first = 1; *s && o < cap; first = 0) {
+		const char *plus = strstr(s, " + ");
+		size_t len = plus ? (size_t)(plus - s) : strlen(s);
+		char part[1024], head[128];
+		snprintf(part, sizeof(part), "%.*s", (int)(len < sizeof(part) - 1 ? len : sizeof(part) - 1), s);
+		/* a repeat count " x3" stays after the head */
+		char *x = strrchr(part, ' ');
+		const char *times = "";
+		if (x && x[1] == 'x' && x[2] && strspn(x + 2, "0123456789") == strlen(x + 2)) {
+			*x = 0;
+			times = x + 1;
+		}
+		kernel_head(head, sizeof(head), part);
+		o += (size_t)snprintf(buf + o, cap - o, "%s%s%s%s", first ? "" : " + ", head, *times ? " " : "", times);
+		s += len;
+		if (plus)
+			s += 3;
+	}
 }
 
 #define MAX_TOK 256
@@ -473,8 +509,8 @@ static int names_differ(char *a, char *b, size_t cap, const char *x, const char 
 	char head[128];
 	kernel_head(head, sizeof(head), x);
 	if (!strcmp(x, y)) {
-		snprintf(a, cap, "%s", head);
-		snprintf(b, cap, "%s", head);
+		list_heads(a, cap, x);
+		list_heads(b, cap, y);
 		return 0;
 	}
 	static __thread const char *tx[MAX_TOK], *ty[MAX_TOK];
@@ -502,8 +538,8 @@ static int names_differ(char *a, char *b, size_t cap, const char *x, const char 
 			return 1;
 		}
 	}
-	snprintf(a, cap, "%s", head);
-	snprintf(b, cap, "%s", hy);
+	list_heads(a, cap, x);
+	list_heads(b, cap, y);
 	return 1;
 }
 
