@@ -105,7 +105,9 @@ static void noise_line(char *buf, size_t cap, const tg_judgement *j, const char 
 			rb = x->nruns_base;
 		if (x->nruns_new > rx)
 			rx = x->nruns_new;
-		if (isnan(x->noise_pct))
+		/* a noise of no degree of freedom is no noise known (one run a
+		 * side whose borrowed interval reads +-0.0 %) */
+		if (isnan(x->noise_pct) || !(x->noise_df > 0))
 			continue;
 		if (x->noise_df > df)
 			df = x->noise_df;
