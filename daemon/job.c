@@ -151,8 +151,18 @@ static char *side_source(const tg_config_repo *r, const tg_job *j, const tg_mani
 	if (more_runs)
 		fprintf(f, " and %zu more run%s of this commit", more_runs, more_runs == 1 ? "" : "s");
 	if (m && m->ci_url && ci_url_allowed(r, m->ci_url)) {
+		/* a link the operator allowed: escaped for the attribute, and left
+		 * whole (tg_html_attr_escape's breaks would cut the URL) */
 		fputs(", <a href=\"", f);
-		tg_html_attr_escape(f, m->ci_url);
+		for (const char *p = m->ci_url; *p; p++) {
+			if (*p == '&')
+				fputs("&amp;", f);
+			else if (*p == '"' || *p == '\'' || *p == '<' || *p == '>' || *p == '|' || *p == ' ' ||
+			         (unsigned char)*p < 0x20 || *p == 0x7f)
+				fprintf(f, "%%%02X", (unsigned char)*p);
+			else
+				putc(*p, f);
+		}
 		fputs("\">CI</a>", f);
 	}
 	if (fclose(f)) {
