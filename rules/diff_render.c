@@ -515,8 +515,8 @@ static int names_differ(char *a, char *b, size_t cap, const char *x, const char 
 		list_heads(b, cap, y);
 		return 0;
 	}
-	static __thread const char *tx[MAX_TOK], *ty[MAX_TOK];
-	static __thread size_t lx[MAX_TOK], ly[MAX_TOK];
+	const char *tx[MAX_TOK], *ty[MAX_TOK]; /* 8 KiB of stack in all */
+	size_t lx[MAX_TOK], ly[MAX_TOK];
 	size_t nx = name_tokens(x, tx, lx), ny = name_tokens(y, ty, ly), diffs = 0;
 	char hy[128];
 	kernel_head(hy, sizeof(hy), y);
