@@ -86,7 +86,7 @@ static void chart(FILE *f, const tg_rule *r, const tg_history_point *p, size_t n
 	fputs("```\n\n", f);
 	fputs("Blue: the branch's runs and this pull request, in % of the baseline", f);
 	if (!isnan(line_at))
-		fprintf(f, "; red: the %s threshold (%.0f %%)", !isnan(r->block_above) ? "block" : "warn", line_at);
+		fprintf(f, "; red: the %s threshold (%.4g %%)", !isnan(r->block_above) ? "block" : "warn", line_at);
 	if (!isnan(sd))
 		fprintf(f, "; grey: the branch's noise band, \xc2\xb1%.1f %% (2 sd of one run)", 2 * sd);
 	fputs(".\n", f);
