@@ -3,8 +3,9 @@
 #   contrib/install-deps.sh          build and test dependencies
 #   contrib/install-deps.sh --bench  also hyperfine and GNU time (make bench)
 #   contrib/install-deps.sh --fuzz   also clang and its libFuzzer runtime (make fuzz)
-#   contrib/install-deps.sh --html   also Chromium and a font, to draw the HTML report
-#                                    headless (make check: tests/cli_html.sh)
+#   contrib/install-deps.sh --html   also Chromium, a font and cmark-gfm, to draw the HTML report
+#                                    and the comment headless (tests/cli_html.sh,
+#                                    tests/cli_comment.sh, contrib/comment_screenshot.sh)
 #   contrib/install-deps.sh --demo   also git (make demo makes a repository)
 #   contrib/install-deps.sh --servers  also what the integration tests start on
 #                                    loopback: git (git daemon), PostgreSQL, Node.js
@@ -24,8 +25,8 @@ for arg in "$@"; do
 	case "$arg" in
 	--bench) groups="$groups bench"; pkgs_bench="hyperfine time"; why_bench="make bench times the reader and the daemon" ;;
 	--fuzz) groups="$groups fuzz"; pkgs_fuzz="clang libclang-rt-14-dev"; why_fuzz="make fuzz builds libFuzzer targets with clang" ;;
-	--html) groups="$groups html"; pkgs_html="chromium fonts-dejavu-core"
-		why_html="tests/cli_html.sh draws the HTML report in headless Chromium and checks the picture" ;;
+	--html) groups="$groups html"; pkgs_html="chromium fonts-dejavu-core fonts-noto-color-emoji cmark-gfm"
+		why_html="tests/cli_html.sh draws the HTML report in headless Chromium and checks the picture; contrib/comment_screenshot.sh renders the pull-request comment with cmark-gfm (GitHub's Markdown) and draws it" ;;
 	--demo) groups="$groups demo"; pkgs_demo="git"; why_demo="make demo makes a git repository" ;;
 	--servers)
 		if [ "${TG_SKIP_SERVERS:-0}" = 1 ] && [ "${CI:-}" != true ]; then

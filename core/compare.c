@@ -126,8 +126,23 @@ int tg_compare_categories(tg_compare_cat **out, size_t *n, const tg_measure *bas
 	return 0;
 }
 
+static int compare_rows(tg_compare_row **out, size_t *n, const tg_measure *base, const tg_measure *next,
+                        tg_compare_by by, int steps_only);
+
 int tg_compare_rows(tg_compare_row **out, size_t *n, const tg_measure *base, const tg_measure *next,
                     tg_compare_by by)
+{
+	return compare_rows(out, n, base, next, by, 0);
+}
+
+int tg_compare_rows_steps(tg_compare_row **out, size_t *n, const tg_measure *base, const tg_measure *next,
+                          tg_compare_by by)
+{
+	return compare_rows(out, n, base, next, by, 1);
+}
+
+static int compare_rows(tg_compare_row **out, size_t *n, const tg_measure *base, const tg_measure *next,
+                        tg_compare_by by, int steps_only)
 {
 	*out = NULL;
 	*n = 0;
@@ -138,11 +153,15 @@ int tg_compare_rows(tg_compare_row **out, size_t *n, const tg_measure *base, con
 	struct acc *a = tg_calloc(nb + nx + 1, sizeof(*a));
 	if (!a)
 		return TG_ENOMEM;
+	/* steps_only: a device event outside every step is in no step's value:
+	 * left out, as the rules leave it out (tg_compare_outside says how much) */
+	size_t na = 0;
 	for (size_t i = 0; i < nb; i++)
-		a[i] = (struct acc){key_of(&rb[i], by), {1, 0}, {(double)rb[i].dur_ns, 0}};
+		if (!steps_only || rb[i].unit != TG_NONE)
+			a[na++] = (struct acc){key_of(&rb[i], by), {1, 0}, {(double)rb[i].dur_ns, 0}};
 	for (size_t i = 0; i < nx; i++)
-		a[nb + i] = (struct acc){key_of(&rx[i], by), {0, 1}, {0, (double)rx[i].dur_ns}};
-	size_t na = nb + nx;
+		if (!steps_only || rx[i].unit != TG_NONE)
+			a[na++] = (struct acc){key_of(&rx[i], by), {0, 1}, {0, (double)rx[i].dur_ns}};
 	qsort(a, na, sizeof(*a), cmp_key);
 	tg_compare_row *rows = tg_calloc(na + 1, sizeof(*rows));
 	if (!rows) {
@@ -177,7 +196,8 @@ int tg_compare_rows(tg_compare_row **out, size_t *n, const tg_measure *base, con
 }
 
 /* A count per step: an integer when it is one (the usual case), else a
- * number (a side whose steps differ). */
+ * number (a side whose traces have different kernels in their steps: the
+ * mean of the steps). */
 static void set_count(tg_table *t, size_t row, size_t col, double v)
 {
 	if (v == floor(v) && fabs(v) < 9e15)
@@ -250,7 +270,7 @@ int tg_compare_table(tg_table **out, const tg_measure *base, const tg_measure *n
 	*out = NULL;
 	tg_compare_row *rows;
 	size_t n;
-	int rc = tg_compare_rows(&rows, &n, base, next, by);
+	int rc = tg_compare_rows_steps(&rows, &n, base, next, by);
 	if (rc)
 		return rc;
 	char name[64], title[96];
@@ -320,4 +340,17 @@ int tg_compare_category_from(char *buf, size_t cap, const tg_measure *base, cons
 	if (!rc)
 		snprintf(buf, cap, "%s", from[0]);
 	return rc;
+}
+
+void tg_compare_outside(size_t *count, int64_t *ns, const tg_measure *m)
+{
+	size_t n;
+	const tg_kernel_rec *r = tg_measure_kernels(m, &n);
+	*count = 0;
+	*ns = 0;
+	for (size_t i = 0; i < n; i++)
+		if (r[i].unit == TG_NONE) {
+			(*count)++;
+			*ns += r[i].dur_ns;
+		}
 }

@@ -32,10 +32,21 @@ typedef struct tg_compare_row {
 	int is_new, is_gone;
 } tg_compare_row;
 
-/* The entries of base and next aggregated by by, largest |delta| first.
- * *out is an array of *n rows the caller frees. Returns 0 or TG_ENOMEM. */
+/* The entries of base and next aggregated by by, largest |delta| first:
+ * every device event of each side over its number of units, as
+ * TraceLens's TraceDiff sums them (tests/test_compare.c holds it to its
+ * diff_stats.csv). *out is an array of *n rows the caller frees. Returns 0
+ * or TG_ENOMEM. */
 int tg_compare_rows(tg_compare_row **out, size_t *n, const tg_measure *base, const tg_measure *next,
                     tg_compare_by by);
+
+/* The same per step, like the rules: a device event outside every step of
+ * a trace with steps (warm-up before ProfilerStep#1, after the last step)
+ * is in no row (tg_compare_outside counts them), so a count per step is
+ * the kernels of the steps over the steps. What tg_compare_table and the
+ * comment show. */
+int tg_compare_rows_steps(tg_compare_row **out, size_t *n, const tg_measure *base, const tg_measure *next,
+                          tg_compare_by by);
 
 /* The category of one key of a comparison. */
 typedef struct tg_compare_cat {
@@ -67,5 +78,9 @@ int tg_compare_table(tg_table **out, const tg_measure *base, const tg_measure *n
  * no kernels. Returns 0 or TG_ENOMEM. */
 int tg_compare_category_from(char *buf, size_t cap, const tg_measure *base, const tg_measure *next,
                              const tg_atoms *keys, const char *category);
+
+/* The device events of m outside every step (in no row of the tables and
+ * no sample of the rules): *count of them, *ns their summed duration. */
+void tg_compare_outside(size_t *count, int64_t *ns, const tg_measure *m);
 
 #endif

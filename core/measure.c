@@ -436,3 +436,21 @@ const tg_tree *tg_measure_tree(const tg_measure *m, size_t i)
 {
 	return i < m->ntrees ? m->trees[i] : NULL;
 }
+
+void tg_fingerprint_runtime_text(char *buf, size_t cap, const char *runtime)
+{
+	const char *sp = strchr(runtime, ' ');
+	char *end = NULL;
+	long long v = sp ? strtoll(sp + 1, &end, 10) : -1;
+	if (!sp || !end || *end || end == sp + 1 || v < 0) {
+		snprintf(buf, cap, "%s", runtime);
+		return;
+	}
+	int name_len = (int)(sp - runtime);
+	if (!strncmp(runtime, "CUDA", 4)) /* CUDART_VERSION: 1000 major + 10 minor */
+		snprintf(buf, cap, "%.*s %lld.%lld", name_len, runtime, v / 1000, (v % 1000) / 10);
+	else if (!strncmp(runtime, "HIP", 3)) /* HIP_VERSION: 10^7 major + 10^5 minor + patch */
+		snprintf(buf, cap, "%.*s %lld.%lld.%lld", name_len, runtime, v / 10000000, (v / 100000) % 100, v % 100000);
+	else
+		snprintf(buf, cap, "%s", runtime);
+}

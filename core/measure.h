@@ -74,6 +74,11 @@ typedef struct tg_fingerprint {
 
 typedef struct tg_measure tg_measure;
 
+/* The runtime of a fingerprint as people write it: "CUDA 13000" -> "CUDA
+ * 13.0", "HIP 60443483" -> "HIP 6.4.43483"; anything else as it is. The
+ * fingerprint keeps the trace's number (it is stored and compared). */
+void tg_fingerprint_runtime_text(char *buf, size_t cap, const char *runtime);
+
 /* Measures the n trees (one side). keys is the shared key table (not
  * owned; must outlive the measure). Traces must outlive the measure.
  * *out owns the result (tg_measure_free). Returns 0 or TG_ENOMEM. */

@@ -86,6 +86,18 @@ void tg_md_escape(FILE *f, const char *s);
  * writes it, </code> (a backtick in s cannot end it early). */
 void tg_md_code(FILE *f, const char *s);
 
+/* Writes the name s as inline code (tg_md_code); when it is longer than
+ * max bytes, shortened to about max with an ellipsis, inside <span
+ * title="..."> holding the whole name (escaped for an HTML attribute, and
+ * '|' as &#x7c; so that a table cell stays one cell). */
+void tg_md_name(FILE *f, const char *s, size_t max);
+
+/* Writes s for the inside of a double-quoted HTML attribute in Markdown:
+ * & < > " ' as entities, '|' as &#x7c; (a table cell stays one cell),
+ * control characters as spaces, and the mention, reference and autolink
+ * breaks of tg_md_escape. */
+void tg_html_attr_escape(FILE *f, const char *s);
+
 /* Writes s for the inside of an HTML <pre> block: < > & as entities and
  * the mention, reference and autolink breaks of tg_md_escape. */
 void tg_html_escape_inert(FILE *f, const char *s);

@@ -216,6 +216,51 @@ void tg_md_code(FILE *f, const char *s)
 	fputs("</code>", f);
 }
 
+void tg_md_name(FILE *f, const char *s, size_t max)
+{
+	size_t n = strlen(s);
+	if (!max || n <= max) {
+		tg_md_code(f, s);
+		return;
+	}
+	fputs("<span title=\"", f);
+	tg_html_attr_escape(f, s);
+	fputs("\">", f);
+	size_t k = max > 1 ? max - 1 : 1;
+	while (k > 0 && ((unsigned char)s[k] & 0xc0) == 0x80) /* a whole UTF-8 character */
+		k--;
+	char *cut = strndup(s, k);
+	fputs("<code>", f);
+	tg_md_escape(f, cut ? cut : "");
+	fputs("\xe2\x80\xa6</code></span>", f);
+	free(cut);
+}
+
+void tg_html_attr_escape(FILE *f, const char *s)
+{
+	for (const char *p = s; *p; p++) {
+		/* a forge links no attribute, but a copied tooltip stays inert too */
+		size_t k = inert(f, p);
+		if (k) {
+			p += k - 1;
+			continue;
+		}
+		switch (*p) {
+		case '&': fputs("&amp;", f); break;
+		case '<': fputs("&lt;", f); break;
+		case '>': fputs("&gt;", f); break;
+		case '"': fputs("&quot;", f); break;
+		case '\'': fputs("&#x27;", f); break;
+		case '|': fputs("&#x7c;", f); break;
+		default:
+			if ((unsigned char)*p < 0x20 || *p == 0x7f)
+				putc(' ', f);
+			else
+				putc(*p, f);
+		}
+	}
+}
+
 void tg_html_escape_inert(FILE *f, const char *s)
 {
 	while (*s) {

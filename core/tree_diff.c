@@ -2046,15 +2046,18 @@ static int put_name(struct sbuf *b, const char *name, size_t max, int escape)
 	return k < n ? sb_put(b, "...", 3) : 0;
 }
 
-static int label_into(struct sbuf *b, const tg_tree_diff *d, uint32_t node, size_t max, int escape)
+/* plain: one-sided nodes read "base: name" / "new: name" (the comment's
+ * drawing) instead of TraceLens's ">> trace1: " / "<< trace2: ". */
+static int label_into(struct sbuf *b, const tg_tree_diff *d, uint32_t node, size_t max, int escape, int plain)
 {
 	const tg_diff_node *x = &d->nodes[node];
 	if (node == 0)
 		return sb_put(b, "(root)", 6);
+	const char *bl = plain ? "base: " : ">> trace1: ", *nl = plain ? "new:  " : "<< trace2: ";
 	if (x->side == TG_DIFF_BASE_ONLY)
-		return sb_put(b, ">> trace1: ", 11) || put_name(b, raw_name(d, 0, x->base_ev), max, escape);
+		return sb_put(b, bl, strlen(bl)) || put_name(b, raw_name(d, 0, x->base_ev), max, escape);
 	if (x->side == TG_DIFF_NEW_ONLY)
-		return sb_put(b, "<< trace2: ", 11) || put_name(b, raw_name(d, 1, x->new_ev), max, escape);
+		return sb_put(b, nl, strlen(nl)) || put_name(b, raw_name(d, 1, x->new_ev), max, escape);
 	const char *a = raw_name(d, 0, x->base_ev), *c = raw_name(d, 1, x->new_ev);
 	if (!strcmp(a, c))
 		return put_name(b, a, max, escape);
@@ -2066,7 +2069,7 @@ size_t tg_tree_diff_label(char *buf, size_t size, const tg_tree_diff *d, uint32_
 {
 	struct sbuf b = {0};
 	size_t len = 0;
-	if (node < d->nnodes && !label_into(&b, d, node, 0, 0)) {
+	if (node < d->nnodes && !label_into(&b, d, node, 0, 0, 0)) {
 		len = b.n;
 		if (size) {
 			size_t k = len < size - 1 ? len : size - 1;
@@ -2108,7 +2111,7 @@ static int print_full(struct printer *p, uint32_t node, int is_last, int depth)
 {
 	const tg_tree_diff *d = p->d;
 	p->line.n = 0;
-	if (label_into(&p->line, d, node, p->o.max_name, 1))
+	if (label_into(&p->line, d, node, p->o.max_name, 1, 0))
 		return TG_ENOMEM;
 	emit(p, is_last ? p->elbow : p->tee);
 	if (d->nodes[node].first_child == TG_NONE)
@@ -2161,7 +2164,7 @@ static int print_diff(struct printer *p, uint32_t node, int is_last, int in_lca,
 	const tg_diff_node *x = &d->nodes[node];
 	if (node) {
 		p->line.n = 0;
-		if (label_into(&p->line, d, node, p->o.max_name, 1))
+		if (label_into(&p->line, d, node, p->o.max_name, 1, 1))
 			return TG_ENOMEM;
 		if (p->lcaidx[node] != TG_NONE && expand_kids && annotate_lca(p, &d->lcas[p->lcaidx[node]]))
 			return TG_ENOMEM;
@@ -2190,8 +2193,23 @@ static int print_diff(struct printer *p, uint32_t node, int is_last, int in_lca,
 	size_t k = 0;
 	for (uint32_t ch = x->first_child; ch != TG_NONE; ch = d->nodes[ch].next_sibling)
 		kids[k++] = ch;
+	/* at the top level, device events no op launched (their launch fell
+	 * outside the profiled window; communication, GPU-only traces) are one
+	 * summary line per side, not a line each */
+	size_t orphans[2] = {0, 0};
+	int64_t orphan_ns[2] = {0, 0};
 	for (k = 0; k < nk; k++) {
 		const tg_diff_node *y = &d->nodes[kids[k]];
+		if (node == 0 && lca_here && y->side != TG_DIFF_BOTH) {
+			int s = y->side == TG_DIFF_BASE_ONLY ? 0 : 1;
+			const tg_event *e = &d->side[s].ev[s ? y->new_ev : y->base_ev];
+			if (tg_kind_is_gpu(e->kind)) {
+				orphans[s]++;
+				orphan_ns[s] += e->dur;
+				show[k] = 3;
+				continue;
+			}
+		}
 		if (p->mark[kids[k]] || (depth && y->side != TG_DIFF_BOTH && y->gpu))
 			show[k] = 1;
 	}
@@ -2209,11 +2227,15 @@ static int print_diff(struct printer *p, uint32_t node, int is_last, int in_lca,
 	int rc = sb_put(&p->prefix, ext, strlen(ext));
 	size_t lastshown = nk;
 	for (k = 0; k < nk; k++)
-		if (show[k])
+		if (show[k] && show[k] != 3)
 			lastshown = k;
 	for (k = 0; k < nk && !rc;) {
+		if (show[k] == 3) {
+			k++;
+			continue;
+		}
 		if (show[k]) {
-			int last = k == lastshown && k == nk - 1;
+			int last = k == lastshown && k == nk - 1 && !orphans[0] && !orphans[1];
 			rc = print_diff(p, kids[k], last, depth, show[k] == 1, level + 1);
 			k++;
 			continue;
@@ -2231,8 +2253,20 @@ static int print_diff(struct printer *p, uint32_t node, int is_last, int in_lca,
 		p->line.n = 0;
 		rc = sb_put(&p->line, buf, strlen(buf));
 		if (!rc)
-			emit(p, q == nk ? p->elbow : p->tee);
+			emit(p, q == nk && !orphans[0] && !orphans[1] ? p->elbow : p->tee);
 		k = q;
+	}
+	if (!rc && (orphans[0] || orphans[1])) {
+		char buf[200];
+		snprintf(buf, sizeof(buf),
+		         "... no launching op (launched before the profiled window, or GPU-only): "
+		         "base %zu device event%s %.3f us, new %zu %.3f us",
+		         orphans[0], orphans[0] == 1 ? "" : "s", (double)orphan_ns[0] / 1000.0, orphans[1],
+		         (double)orphan_ns[1] / 1000.0);
+		p->line.n = 0;
+		rc = sb_put(&p->line, buf, strlen(buf));
+		if (!rc)
+			emit(p, p->elbow);
 	}
 	p->prefix.n = plen;
 	if (p->prefix.s)

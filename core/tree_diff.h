@@ -172,9 +172,12 @@ typedef struct tg_diff_print_opts {
  * merged_tree_output.txt: combined nodes print their name (or "combined:
  * a | b"), one-sided nodes ">> trace1: name" / "<< trace2: name", under
  * "├── " / "└── " connectors. opts NULL: the whole tree, TraceLens's
- * format. With only_diffs, LCA lines end with "  [LCA: base N kernels
- * X us busy, new M kernels Y us busy]", and runs of hidden siblings are
- * summarised ("... 12 matching"). Returns 0, TG_ENOMEM or TG_EIO. */
+ * format. With only_diffs, one-sided nodes read "base: name" / "new:  name",
+ * LCA lines end with "  [LCA: base N kernels X us busy, new M kernels Y us
+ * busy]", runs of hidden siblings are summarised ("... 12 matching"), and
+ * the top level's device events that no op launched are one line ("... no
+ * launching op ...: base N device events X us, new M Y us"). Returns 0,
+ * TG_ENOMEM or TG_EIO. */
 int tg_tree_diff_print(FILE *f, const tg_tree_diff *d, const tg_diff_print_opts *opts);
 
 #endif

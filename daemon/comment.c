@@ -14,28 +14,82 @@
 
 #define MAX_CHARTS 3
 
-/* One xychart-beta of rule r: the history points, then this run. */
-static void chart(FILE *f, const tg_rule *r, const tg_history_point *p, size_t n, double now, const char *target)
+/* One xychart-beta of rule r: the target branch's recent runs and this
+ * run, in percent of the baseline's value (base), so that 1 % of noise
+ * looks like 1 %; with the rule's threshold and the branch's noise band
+ * (+-2 sd of one run, from the run-to-run differences: 1.4826 x their
+ * median / sqrt 2, as the history page draws it) as flat lines, in colours
+ * that read on white (docs/comment.md). */
+static void chart(FILE *f, const tg_rule *r, const tg_history_point *p, size_t n, double now, double base)
 {
-	const char *unit = tg_run_metric_unit(r->metric);
-	fprintf(f, "\n```mermaid\nxychart-beta\n    title \"%s: %s per step%s%s%s\"\n", r->name,
-	        tg_rule_metric_name(r->metric), *unit ? " (" : "", unit, *unit ? ")" : "");
+	if (!(base > 0) || !isfinite(base))
+		return;
+	int lower_worse = r->metric == TG_METRIC_TFLOPS || r->metric == TG_METRIC_TBS;
+	double thr = !isnan(r->block_above) ? r->block_above : r->warn_above;
+	double line_at = isnan(thr) ? NAN : lower_worse ? 100.0 - thr : 100.0 + thr;
+	/* the noise of one run from consecutive differences (robust) */
+	double *dif = n > 2 ? calloc(n - 1, sizeof(double)) : NULL;
+	double sd = NAN;
+	if (dif) {
+		for (size_t i = 1; i < n; i++)
+			dif[i - 1] = fabs(p[i].value - p[i - 1].value) / base * 100.0;
+		for (size_t i = 1; i < n - 1; i++) /* insertion sort: at most history_points */
+			for (size_t k = i; k > 0 && dif[k] < dif[k - 1]; k--) {
+				double t = dif[k];
+				dif[k] = dif[k - 1];
+				dif[k - 1] = t;
+			}
+		double med = (n - 1) % 2 ? dif[(n - 1) / 2] : (dif[(n - 1) / 2 - 1] + dif[(n - 1) / 2]) / 2;
+		sd = 1.4826 * med / sqrt(2.0);
+		free(dif);
+	}
+	double lo = 100.0 * now / base, hi = lo;
+	for (size_t i = 0; i < n; i++) {
+		lo = fmin(lo, 100.0 * p[i].value / base);
+		hi = fmax(hi, 100.0 * p[i].value / base);
+	}
+	if (!isnan(line_at)) {
+		lo = fmin(lo, line_at);
+		hi = fmax(hi, line_at);
+	}
+	if (!isnan(sd)) {
+		lo = fmin(lo, 100.0 - 2 * sd);
+		hi = fmax(hi, 100.0 + 2 * sd);
+	}
+	/* at least +-5 % around the baseline: a flat line stays flat */
+	lo = fmin(lo, 95.0) - 1.0;
+	hi = fmax(hi, 105.0) + 1.0;
+	fputs("\n```mermaid\n%%{init: {\"themeVariables\": {\"xyChart\": {\"plotColorPalette\": "
+	      "\"#0550ae, #cf222e, #6e7781, #6e7781\"}}}}%%\nxychart-beta\n",
+	      f);
+	fprintf(f, "    title \"%s: %s per step, %% of the baseline\"\n", r->name, tg_rule_metric_name(r->metric));
 	fputs("    x-axis [", f);
 	for (size_t i = 0; i < n; i++)
 		fprintf(f, "\"%.7s\", ", p[i].commit);
 	fputs("\"this PR\"]\n", f);
-	double lo = now, hi = now;
-	for (size_t i = 0; i < n; i++) {
-		lo = fmin(lo, p[i].value);
-		hi = fmax(hi, p[i].value);
-	}
-	double pad = (hi - lo) * 0.15 + fabs(hi) * 0.01 + 1e-9;
-	fprintf(f, "    y-axis \"%s\" %.6g --> %.6g\n", *unit ? unit : "value", fmax(0, lo - pad), hi + pad);
+	fprintf(f, "    y-axis \"%% of the baseline\" %.1f --> %.1f\n", fmax(0, lo), hi);
 	fputs("    line [", f);
 	for (size_t i = 0; i < n; i++)
-		fprintf(f, "%.6g, ", p[i].value);
-	fprintf(f, "%.6g]\n```\n", now);
-	(void)target;
+		fprintf(f, "%.2f, ", 100.0 * p[i].value / base);
+	fprintf(f, "%.2f]\n", 100.0 * now / base);
+	if (!isnan(line_at)) {
+		fputs("    line [", f);
+		for (size_t i = 0; i <= n; i++)
+			fprintf(f, "%.2f%s", line_at, i < n ? ", " : "]\n");
+	}
+	if (!isnan(sd))
+		for (int s = -1; s <= 1; s += 2) {
+			fputs("    line [", f);
+			for (size_t i = 0; i <= n; i++)
+				fprintf(f, "%.2f%s", 100.0 + 2.0 * s * sd, i < n ? ", " : "]\n");
+		}
+	fputs("```\n\n", f);
+	fputs("Blue: the branch's runs and this pull request, in % of the baseline", f);
+	if (!isnan(line_at))
+		fprintf(f, "; red: the %s threshold (%.4g %%)", !isnan(r->block_above) ? "block" : "warn", line_at);
+	if (!isnan(sd))
+		fprintf(f, "; grey: the branch's noise band, \xc2\xb1%.1f %% (2 sd of one run)", 2 * sd);
+	fputs(".\n", f);
 }
 
 static int history_charts(FILE *f, tg_daemon *d, const tg_job *j, const char *target, const tg_gate *g)
@@ -64,7 +118,8 @@ static int history_charts(FILE *f, tg_daemon *d, const tg_job *j, const char *ta
 				tg_md_escape(f, j->workload);
 				fputs(")\n", f);
 			}
-			chart(f, x->rule, p, np, tg_run_metric_display(x->rule->metric, x->next), target);
+			chart(f, x->rule, p, np, tg_run_metric_display(x->rule->metric, x->next),
+			      tg_run_metric_display(x->rule->metric, x->base));
 			charts++;
 		}
 		tg_history_free(p, np);

@@ -123,6 +123,56 @@ static char *details_url(const tg_config_repo *r, const tg_job *j, const char *c
 	return out;
 }
 
+/* Where a side of the comparison comes from, as the comment's "source"
+ * cell: the short commit, the branch (or pull request), the run id, how
+ * many more runs of that commit were pooled, and a link to the CI run when
+ * the manifest's ci_url is allowed (ci_url_prefixes; docs/security.md).
+ * Every uploader's word is escaped. NULL when out of memory. */
+static char *side_source(const tg_config_repo *r, const tg_job *j, const tg_manifest *m, size_t more_runs)
+{
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&out, &len);
+	if (!f)
+		return NULL;
+	fprintf(f, "<code>%.7s</code>", is_hex40(j->commit) ? j->commit : "?");
+	if (j->pr > 0) {
+		fprintf(f, " (pull request %lld", (long long)j->pr);
+		if (j->branch && *j->branch) {
+			fputs(", ", f);
+			tg_md_code(f, j->branch);
+		}
+		fputs(")", f);
+	} else if (j->branch && *j->branch) {
+		fputs(" on ", f);
+		tg_md_code(f, j->branch);
+	}
+	fputs(", run ", f);
+	tg_md_code(f, j->run_id ? j->run_id : "?");
+	if (more_runs)
+		fprintf(f, " and %zu more run%s of this commit", more_runs, more_runs == 1 ? "" : "s");
+	if (m && m->ci_url && ci_url_allowed(r, m->ci_url)) {
+		/* a link the operator allowed: escaped for the attribute, and left
+		 * whole (tg_html_attr_escape's breaks would cut the URL) */
+		fputs(", <a href=\"", f);
+		for (const char *p = m->ci_url; *p; p++) {
+			if (*p == '&')
+				fputs("&amp;", f);
+			else if (*p == '"' || *p == '\'' || *p == '<' || *p == '>' || *p == '|' || *p == ' ' ||
+			         (unsigned char)*p < 0x20 || *p == 0x7f)
+				fprintf(f, "%%%02X", (unsigned char)*p);
+			else
+				putc(*p, f);
+		}
+		fputs("\">CI</a>", f);
+	}
+	if (fclose(f)) {
+		free(out);
+		return NULL;
+	}
+	return out;
+}
+
 /* ------------------------------------------------------------ persistence */
 
 static void job_dir(char *buf, size_t cap, const tg_daemon *d, const tg_job *j)
@@ -635,7 +685,7 @@ static int analyse(tg_daemon *d, size_t ri, tg_job *j, outcome *o)
 	tg_history_base hb;
 	memset(&hb, 0, sizeof(hb));
 	size_t bmore = 0;
-	char *extra = NULL, *comment = NULL;
+	char *extra = NULL, *comment = NULL, *base_src = NULL, *new_src = NULL;
 	if ((rc = record_metrics(d, ri, j, &cur, &mets, &nmets)))
 		goto done;
 	/* the other runs of this commit join the side; fewer than
@@ -736,6 +786,12 @@ static int analyse(tg_daemon *d, size_t ri, tg_job *j, outcome *o)
 	marker_of(marker, sizeof(marker), j);
 	tg_diff_doc doc = tg_gate_doc(g, (const char *const *)old.names, old.n, (const char *const *)cur.names, cur.n,
 	                              marker, extra);
+	if (!(base_src = side_source(r, &base, bm, bmore)) || !(new_src = side_source(r, j, m, more))) {
+		rc = tg_error_set(TG_ENOMEM, "out of memory");
+		goto done;
+	}
+	doc.base_source = base_src;
+	doc.new_source = new_src;
 	size_t clen = 0;
 	FILE *f = open_memstream(&comment, &clen);
 	if (!f) {
@@ -768,6 +824,8 @@ done:
 	}
 	free(comment);
 	free(extra);
+	free(base_src);
+	free(new_src);
 	accepts_free(&acc);
 	tg_branch_noise_free(&bn);
 	tg_history_base_free(&hb);

@@ -105,7 +105,9 @@ static void noise_line(char *buf, size_t cap, const tg_judgement *j, const char 
 			rb = x->nruns_base;
 		if (x->nruns_new > rx)
 			rx = x->nruns_new;
-		if (isnan(x->noise_pct))
+		/* a noise of no degree of freedom is no noise known (one run a
+		 * side whose borrowed interval reads +-0.0 %) */
+		if (isnan(x->noise_pct) || !(x->noise_df > 0))
 			continue;
 		if (x->noise_df > df)
 			df = x->noise_df;
@@ -127,27 +129,65 @@ static void noise_line(char *buf, size_t cap, const tg_judgement *j, const char 
 
 /* ------------------------------------------------------------ markdown */
 
-/* Names are written escaped as plain text, never inside a code span:
- * Markdown does not undo backslash escapes or entities there. */
-static void md_side(FILE *f, const char *label, const char *const *files, size_t n, const tg_measure *m)
+#define NAME_MAX_MD 60 /* longer names are shortened, the whole in a tooltip */
+
+/* Runs a side: the most any sampled rule item saw (a side's traces of one
+ * rank are its runs, docs/diff.md); 0 when no item says. */
+static size_t side_runs(const tg_judgement *j, int next)
 {
-	const tg_fingerprint *fp = tg_measure_fingerprint(m, NULL);
-	fprintf(f, "%s: ", label);
-	for (size_t i = 0; i < n && i < 4; i++) {
+	size_t n, r = 0;
+	const tg_judged *it = tg_judgement_items(j, &n);
+	for (size_t i = 0; i < n; i++) {
+		size_t v = next ? it[i].nruns_new : it[i].nruns_base;
+		if (v > r)
+			r = v;
+	}
+	return r;
+}
+
+/* One cell of the "what was compared" table: the side's files. */
+static void md_files(FILE *f, const char *const *files, size_t n)
+{
+	for (size_t i = 0; i < n && i < 3; i++) {
 		if (i)
 			fputs(", ", f);
 		const char *slash = strrchr(files[i], '/');
-		tg_md_escape(f, slash ? slash + 1 : files[i]);
+		tg_md_name(f, slash ? slash + 1 : files[i], NAME_MAX_MD);
 	}
-	if (n > 4)
-		fprintf(f, " and %zu more", n - 4);
-	fputs(" (", f);
-	tg_md_escape(f, fp->gpu[0] ? fp->gpu : "unknown GPU");
-	if (fp->runtime[0]) {
-		fputs(", ", f);
-		tg_md_escape(f, fp->runtime);
-	}
-	fprintf(f, ", %zu step%s)", side_units(m), side_units(m) == 1 ? "" : "s");
+	if (n > 3)
+		fprintf(f, " and %zu more", n - 3);
+	if (!n)
+		fputs("-", f);
+}
+
+/* What was compared: one column a side (source, traces, GPU, runtime,
+ * steps and runs). */
+static void md_compared(FILE *f, const tg_diff_doc *d)
+{
+	const tg_fingerprint *a = tg_measure_fingerprint(d->base, NULL), *b = tg_measure_fingerprint(d->next, NULL);
+	fputs("| compared | base | new |\n| --- | --- | --- |\n", f);
+	if (d->base_source || d->new_source)
+		fprintf(f, "| source | %s | %s |\n", d->base_source ? d->base_source : "-",
+		        d->new_source ? d->new_source : "-");
+	fputs("| traces | ", f);
+	md_files(f, d->base_files, d->nbase);
+	fputs(" | ", f);
+	md_files(f, d->new_files, d->nnew);
+	fputs(" |\n| GPU | ", f);
+	tg_md_escape(f, a->gpu[0] ? a->gpu : "unknown");
+	fputs(" | ", f);
+	tg_md_escape(f, b->gpu[0] ? b->gpu : "unknown");
+	char ra[64], rb[64];
+	tg_fingerprint_runtime_text(ra, sizeof(ra), a->runtime[0] ? a->runtime : "unknown");
+	tg_fingerprint_runtime_text(rb, sizeof(rb), b->runtime[0] ? b->runtime : "unknown");
+	fputs(" |\n| runtime | ", f);
+	tg_md_escape(f, ra);
+	fputs(" | ", f);
+	tg_md_escape(f, rb);
+	size_t ub = side_units(d->base), ux = side_units(d->next);
+	size_t rb_ = side_runs(d->judgement, 0), rx = side_runs(d->judgement, 1);
+	fprintf(f, " |\n| steps (runs) | %zu (%zu run%s) | %zu (%zu run%s) |\n", ub, rb_ ? rb_ : d->nbase,
+	        (rb_ ? rb_ : d->nbase) == 1 ? "" : "s", ux, rx ? rx : d->nnew, (rx ? rx : d->nnew) == 1 ? "" : "s");
 }
 
 static void md_rules(FILE *f, const tg_judgement *j)
@@ -178,7 +218,10 @@ static void md_rules(FILE *f, const tg_judgement *j)
 		fputs("| ", f);
 		tg_md_escape(f, x->rule->name);
 		fputs(" | ", f);
-		tg_md_escape(f, x->item[0] ? x->item : "(total)");
+		if (x->item[0])
+			tg_md_name(f, x->item, NAME_MAX_MD);
+		else
+			fputs("(total)", f);
 		fprintf(f, " | %s | %s | %s | %s | %s | %zu / %zu %s | %s %s", tg_rule_metric_name(x->rule->metric), b, nx,
 		        pc, ci, x->nbase, x->nnext, tg_sampling_name(x->sampling), icon(x->accepted ? TG_VERDICT_PASS : x->verdict),
 		        verdict_word(x));
@@ -281,50 +324,516 @@ static const tg_judged **top_ops(const tg_diff_doc *d, int regressions, size_t *
 	return pick;
 }
 
-/* Top regressions (worse > 0) or improvements of the per-op judgement,
- * with each op's category (cats: by op). */
-static void md_top(FILE *f, const tg_diff_doc *d, const struct cats *cats, int regressions, size_t limit)
+#define NO_LAUNCHER "(no launcher)"
+
+/* A change of the per-op judgement that is claimed: a regression that
+ * warns (significant after the false-discovery control of the each rule,
+ * and at least 1 %: gate.c), or an improvement surely beyond 1 %. */
+static int op_significant(const tg_judged *x)
 {
-	size_t c;
-	const tg_judged **pick = top_ops(d, regressions, &c);
+	return x->verdict == TG_VERDICT_WARN || x->verdict == TG_VERDICT_BLOCK || x->improved;
+}
+
+/* The per-op items, by |delta| largest first, that are significant
+ * (significant 1) or not (0), without the kernels no op launched; *c of
+ * them. The caller frees the array (NULL when none or out of memory). */
+static const tg_judged **ops_by_change(const tg_diff_doc *d, int significant, size_t *c)
+{
+	*c = 0;
+	if (!d->ops)
+		return NULL;
+	size_t n;
+	const tg_judged *it = tg_judgement_items(d->ops, &n);
+	const tg_judged **pick = calloc(n ? n : 1, sizeof(*pick));
+	if (!pick)
+		return NULL;
+	for (size_t i = 0; i < n; i++)
+		if (it[i].delta != 0 && !isnan(it[i].delta) && !!op_significant(&it[i]) == significant &&
+		    strcmp(it[i].item, NO_LAUNCHER))
+			pick[(*c)++] = &it[i];
+	for (size_t i = 1; i < *c; i++)
+		for (size_t k = i; k > 0 && fabs(pick[k]->delta) > fabs(pick[k - 1]->delta); k--) {
+			const tg_judged *t = pick[k];
+			pick[k] = pick[k - 1];
+			pick[k - 1] = t;
+		}
+	return pick;
+}
+
+static void md_ops_table(FILE *f, const tg_diff_doc *d, const struct cats *cats, const tg_judged **pick, size_t c,
+                         size_t limit)
+{
+	fputs("| op | category | base | new | delta | change | CI | samples |\n"
+	      "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |\n",
+	      f);
+	for (size_t i = 0; i < c && i < limit; i++) {
+		const tg_judged *x = pick[i];
+		char b[48], nx[48], dl[48], pc[32], ci[48], cat[160];
+		tg_diff_format_value(b, sizeof(b), TG_METRIC_KERNEL_TIME, x->base);
+		tg_diff_format_value(nx, sizeof(nx), TG_METRIC_KERNEL_TIME, x->next);
+		tg_diff_format_value(dl, sizeof(dl), TG_METRIC_KERNEL_TIME, x->delta);
+		format_pct(pc, sizeof(pc), x->pct);
+		format_ci(ci, sizeof(ci), x);
+		category_of(cat, sizeof(cat), cats, d->keys, x->item);
+		fputs("| ", f);
+		tg_md_name(f, x->item, NAME_MAX_MD);
+		fputs(" | ", f);
+		tg_md_escape(f, cat);
+		fprintf(f, " | %s | %s | %s%s | %s | %s | %zu / %zu |\n", b, nx, x->delta > 0 ? "+" : "", dl, pc, ci,
+		        x->nbase, x->nnext);
+	}
+}
+
+/* The ops whose kernel time changed significantly, largest first; the
+ * others folded (with_rest). */
+static void md_ops(FILE *f, const tg_diff_doc *d, const struct cats *cats, int with_rest)
+{
+	if (!d->ops)
+		return;
+	size_t c, r;
+	const tg_judged **sig = ops_by_change(d, 1, &c);
+	fputs("\n#### Ops whose kernel time changed significantly (per step)\n\n", f);
 	if (c) {
-		fprintf(f, "\n#### Top %s (kernel time per step, by op)\n\n", regressions ? "regressions" : "improvements");
-		fputs("| op | category | base | new | delta | change | CI | samples |\n"
-		      "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |\n",
-		      f);
-		for (size_t i = 0; i < c && i < limit; i++) {
-			const tg_judged *x = pick[i];
-			char b[48], nx[48], dl[48], pc[32], ci[48], cat[160];
-			tg_diff_format_value(b, sizeof(b), TG_METRIC_KERNEL_TIME, x->base);
-			tg_diff_format_value(nx, sizeof(nx), TG_METRIC_KERNEL_TIME, x->next);
-			tg_diff_format_value(dl, sizeof(dl), TG_METRIC_KERNEL_TIME, x->delta);
-			format_pct(pc, sizeof(pc), x->pct);
-			format_ci(ci, sizeof(ci), x);
-			category_of(cat, sizeof(cat), cats, d->keys, x->item);
-			fputs("| ", f);
-			tg_md_escape(f, x->item);
-			fputs(" | ", f);
-			tg_md_escape(f, cat);
-			fprintf(f, " | %s | %s | %s%s | %s | %s | %zu / %zu |\n", b, nx, x->delta > 0 ? "+" : "", dl, pc, ci,
-			        x->nbase, x->nnext);
+		md_ops_table(f, d, cats, sig, c, 15);
+		if (c > 15)
+			fprintf(f, "\n%zu more significant changes in the json (`--format json`).\n", c - 15);
+	} else {
+		fputs("None: no op's change is both significant after the false-discovery control and beyond 1 %.\n", f);
+	}
+	free(sig);
+	const tg_judged **rest = with_rest ? ops_by_change(d, 0, &r) : NULL;
+	if (rest && r) {
+		fprintf(f,
+		        "\n<details><summary>%zu other op%s changed within the noise (not significant; largest 10)</summary>\n\n",
+		        r, r == 1 ? "" : "s");
+		md_ops_table(f, d, cats, rest, r, 10);
+		fputs("\n</details>\n", f);
+	}
+	free(rest);
+}
+
+/* ---- what changed, in sentences */
+
+/* The name people call a kernel by: before its template or argument list,
+ * after its return type and namespaces ("flash_fwd_kernel"). */
+static size_t head_end(const char *s)
+{
+	size_t i = 0;
+	for (; s[i]; i++) {
+		if (!strncmp(s + i, "(anonymous namespace)", 21)) {
+			i += 20;
+			continue;
+		}
+		if (s[i] == '<' || s[i] == '(')
+			break;
+	}
+	return i;
+}
+
+static void kernel_head(char *buf, size_t cap, const char *s)
+{
+	size_t end = head_end(s);
+	size_t start = 0;
+	for (size_t i = 0; i < end; i++)
+		if (s[i] == ' ' || (s[i] == ':' && s[i + 1] == ':'))
+			start = i + (s[i] == ' ' ? 1 : 2);
+	size_t n = end > start ? end - start : 0;
+	if (!n) { /* no head before a template or argument list: the name */
+		start = 0;
+		n = strlen(s);
+	}
+	if (n > 48) { /* an untemplated name runs long too (Cijk_Alik_..._MT256x128x64_...) */
+		n = 47;
+		while (n > 0 && ((unsigned char)s[start + n] & 0xc0) == 0x80)
+			n--;
+		snprintf(buf, cap, "%.*s\xe2\x80\xa6", (int)n, s + start);
+		return;
+	}
+	snprintf(buf, cap, "%.*s", (int)n, s + start);
+}
+
+/* The heads of a kernel list as the divergence table writes it ("a + b",
+ * "name x3"): "flash_fwd_splitkv_kernel + flash_fwd_combine_kernel". */
+static void list_heads(char *buf, size_t cap, const char *s)
+{
+	size_t o = 0;
+	buf[0] = 0;
+	for (int first = 1; *s && o < cap; first = 0) {
+		const char *plus = strstr(s, " + ");
+		size_t len = plus ? (size_t)(plus - s) : strlen(s);
+		char part[1024], head[128];
+		snprintf(part, sizeof(part), "%.*s", (int)(len < sizeof(part) - 1 ? len : sizeof(part) - 1), s);
+		/* a repeat count " x3" stays after the head */
+		char *x = strrchr(part, ' ');
+		const char *times = "";
+		if (x && x[1] == 'x' && x[2] && strspn(x + 2, "0123456789") == strlen(x + 2)) {
+			*x = 0;
+			times = x + 1;
+		}
+		kernel_head(head, sizeof(head), part);
+		o += (size_t)snprintf(buf + o, cap - o, "%s%s%s%s", first ? "" : " + ", head, *times ? " " : "", times);
+		s += len;
+		if (plus)
+			s += 3;
+	}
+}
+
+#define MAX_TOK 256
+
+/* The tokens of a name after its first '<' (runs of characters other than
+ * < > , ( ) and space); their count, at most MAX_TOK (more: 0). */
+static size_t name_tokens(const char *s, const char **tok, size_t *len)
+{
+	const char *p = strchr(s, '<');
+	size_t n = 0;
+	if (!p)
+		return 0;
+	while (*p) {
+		while (*p && strchr("<>,() ", *p))
+			p++;
+		if (!*p)
+			break;
+		size_t l = strcspn(p, "<>,() ");
+		if (n == MAX_TOK)
+			return 0;
+		tok[n] = p;
+		len[n++] = l;
+		p += l;
+	}
+	return n;
+}
+
+/* The two names shortened to what differs: "flash_fwd_kernel<…128…>" and
+ * "<…64…>" when the template arguments differ in at most 4 places; else
+ * their heads. Returns 1 when the names differ at all. */
+static int names_differ(char *a, char *b, size_t cap, const char *x, const char *y)
+{
+	char head[128];
+	kernel_head(head, sizeof(head), x);
+	if (!strcmp(x, y)) {
+		list_heads(a, cap, x);
+		list_heads(b, cap, y);
+		return 0;
+	}
+	const char *tx[MAX_TOK], *ty[MAX_TOK]; /* 8 KiB of stack in all */
+	size_t lx[MAX_TOK], ly[MAX_TOK];
+	size_t nx = name_tokens(x, tx, lx), ny = name_tokens(y, ty, ly), diffs = 0;
+	char hy[128];
+	kernel_head(hy, sizeof(hy), y);
+	if (nx && nx == ny && !strcmp(head, hy)) {
+		size_t oa = (size_t)snprintf(a, cap, "%s<", head), ob = (size_t)snprintf(b, cap, "<");
+		for (size_t i = 0; i < nx; i++) {
+			if (lx[i] == ly[i] && !memcmp(tx[i], ty[i], lx[i]))
+				continue;
+			if (++diffs > 4)
+				break;
+			if (oa < cap)
+				oa += (size_t)snprintf(a + oa, cap - oa, "\xe2\x80\xa6%.*s", (int)lx[i], tx[i]);
+			if (ob < cap)
+				ob += (size_t)snprintf(b + ob, cap - ob, "\xe2\x80\xa6%.*s", (int)ly[i], ty[i]);
+		}
+		if (diffs && diffs <= 4) {
+			if (oa < cap)
+				snprintf(a + oa, cap - oa, "\xe2\x80\xa6>");
+			if (ob < cap)
+				snprintf(b + ob, cap - ob, "\xe2\x80\xa6>");
+			return 1;
 		}
 	}
-	free(pick);
+	list_heads(a, cap, x);
+	list_heads(b, cap, y);
+	return 1;
 }
 
-static void md_table_details(FILE *f, const tg_diff_doc *d, tg_compare_by by, size_t limit)
+/* A short name as code with the whole name in a tooltip. */
+static void md_titled(FILE *f, const char *shown, const char *full)
 {
-	tg_table *t;
-	if (tg_compare_table(&t, d->base, d->next, d->keys, by, limit))
+	if (!strcmp(shown, full)) {
+		tg_md_code(f, full);
 		return;
-	fprintf(f, "\n<details><summary>Kernel time per step by %s (%zu rows)</summary>\n\n", tg_compare_by_name(by),
-	        tg_table_nrows(t));
-	tg_table_write_md(t, f);
-	fputs("\n</details>\n", f);
-	tg_table_free(t);
+	}
+	fputs("<span title=\"", f);
+	tg_html_attr_escape(f, full);
+	fputs("\">", f);
+	tg_md_code(f, shown);
+	fputs("</span>", f);
 }
 
-/* Writes the first rows of t as a Markdown table (cells escaped). */
+/* A kernel name as code: from the name people call it by (no return type
+ * or namespaces), shortened to NAME_MAX_MD with the whole in a tooltip. */
+static void md_kernel_name(FILE *f, const char *s)
+{
+	size_t end = head_end(s), start = 0;
+	for (size_t i = 0; i < end; i++)
+		if (s[i] == ' ' || (s[i] == ':' && s[i + 1] == ':'))
+			start = i + (s[i] == ' ' ? 1 : 2);
+	if (!start || start >= end) {
+		tg_md_name(f, s, NAME_MAX_MD);
+		return;
+	}
+	char shown[NAME_MAX_MD * 4];
+	size_t n = strlen(s + start);
+	if (n < NAME_MAX_MD) {
+		snprintf(shown, sizeof(shown), "%s", s + start);
+	} else {
+		size_t k = NAME_MAX_MD - 1;
+		while (k > 0 && ((unsigned char)s[start + k] & 0xc0) == 0x80)
+			k--;
+		snprintf(shown, sizeof(shown), "%.*s\xe2\x80\xa6", (int)k, s + start);
+	}
+	md_titled(f, shown, s);
+}
+
+/* One sentence per kind of divergence whose time changed (the largest 3):
+ * "aten::_flash_attention_forward: flash_fwd_kernel<…128…> became <…64…>,
+ * +23.7 % (87.2 us -> 107.9 us per step, 12 places)". Returns how many. */
+static int md_divergence_sentences(FILE *f, const tg_table *t)
+{
+	size_t nr = t ? tg_table_nrows(t) : 0;
+	int said = 0;
+	for (size_t r = 0; r < nr && said < 3; r++) {
+		const char *where = tg_table_cell(t, r, 0)->v.s, *kb = tg_table_cell(t, r, 2)->v.s,
+		           *kn = tg_table_cell(t, r, 3)->v.s;
+		int64_t count = tg_table_cell(t, r, 4)->v.i;
+		double bu = tg_table_cell(t, r, 5)->v.d, nu = tg_table_cell(t, r, 6)->v.d;
+		double pct = bu > 0 ? 100.0 * (nu - bu) / bu : INFINITY;
+		/* the top level (ops added or removed there, kernels no op
+		 * launched) is said by the no-launcher line and the table */
+		if (!kb || !kn || (isfinite(pct) && fabs(pct) < 1.0) || !strcmp(where, "(top level)"))
+			continue;
+		if (!strcmp(kb, "(none)"))
+			kb = "";
+		if (!strcmp(kn, "(none)"))
+			kn = "";
+		char a[512], b[512], pc[32], vb[48], vn[48];
+		format_pct(pc, sizeof(pc), pct);
+		tg_diff_format_value(vb, sizeof(vb), TG_METRIC_KERNEL_TIME, bu * 1e3);
+		tg_diff_format_value(vn, sizeof(vn), TG_METRIC_KERNEL_TIME, nu * 1e3);
+		fputs("- ", f);
+		tg_md_name(f, where, NAME_MAX_MD);
+		fputs(": ", f);
+		if (!kb[0]) {
+			fputs("new kernels ", f);
+			tg_md_name(f, kn, NAME_MAX_MD);
+		} else if (!kn[0]) {
+			tg_md_name(f, kb, NAME_MAX_MD);
+			fputs(" gone", f);
+		} else if (names_differ(a, b, sizeof(a), kb, kn)) {
+			md_titled(f, a, kb);
+			fputs(" became ", f);
+			md_titled(f, b, kn);
+			fputs(",", f);
+		} else {
+			md_titled(f, a, kb);
+			fputs(" (the same kernel) took", f);
+		}
+		fprintf(f, " %s (%s \xe2\x86\x92 %s per step, in %lld place%s).\n", pc, vb, vn, (long long)count,
+		        count == 1 ? "" : "s");
+		said++;
+	}
+	return said;
+}
+
+/* A module subtree (a path and everything under it). */
+struct subtree {
+	char path[256];
+	double base, next;
+};
+
+static int find_subtree(struct subtree *v, size_t n, const char *p, size_t len)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strlen(v[i].path) == len && !strncmp(v[i].path, p, len))
+			return (int)i;
+	return -1;
+}
+
+/* When one nn.Module subtree (or 2 or 3 siblings) holds at least 75 % of
+ * the change of the kernels run inside modules, says which: "GPT_0/Block_1
+ * +10.9 us (+12.6 %) and GPT_0/Block_0 +9.7 us (+11.1 %) per step: 95 % of
+ * the +21.5 us change inside nn.Modules". Returns 1 when said. */
+static int md_module_sentence(FILE *f, const tg_diff_doc *d)
+{
+	tg_compare_row *rows;
+	size_t nr;
+	if (tg_compare_rows_steps(&rows, &nr, d->base, d->next, TG_COMPARE_MODULE))
+		return 0;
+	enum { CAP = 2048 };
+	struct subtree *v = calloc(CAP, sizeof(*v));
+	size_t nv = 0;
+	double tb = 0, tn = 0, ob = 0, on = 0;
+	for (size_t i = 0; v && i < nr; i++) {
+		const char *m = tg_atoms_str(d->keys, rows[i].key);
+		if (!m[0] || !strcmp(m, "(none)")) {
+			ob += rows[i].base_us, on += rows[i].new_us;
+			continue;
+		}
+		tb += rows[i].base_us, tn += rows[i].new_us;
+		for (size_t k = 0;; k++) {
+			if (m[k] != '/' && m[k])
+				continue;
+			if (k < sizeof(v[0].path)) {
+				int at = find_subtree(v, nv, m, k);
+				if (at < 0 && nv < CAP) {
+					at = (int)nv++;
+					snprintf(v[at].path, sizeof(v[at].path), "%.*s", (int)k, m);
+				}
+				if (at >= 0)
+					v[at].base += rows[i].base_us, v[at].next += rows[i].new_us;
+			}
+			if (!m[k])
+				break;
+		}
+	}
+	free(rows);
+	double D = tn - tb;
+	int said = 0;
+	if (v && D > 0 && D >= 0.01 * tb) {
+		/* descend while one child holds 75 % of the change */
+		const char *node = "";
+		size_t nlen = 0;
+		int chosen[3], nch = 0;
+		for (;;) {
+			int kids[CAP / 4], nk = 0;
+			for (size_t i = 0; i < nv && nk < CAP / 4; i++) {
+				size_t l = strlen(v[i].path);
+				if (l > nlen + (nlen ? 1 : 0) && !strncmp(v[i].path, node, nlen) && (!nlen || v[i].path[nlen] == '/') &&
+				    !strchr(v[i].path + nlen + (nlen ? 1 : 0), '/'))
+					kids[nk++] = (int)i;
+			}
+			for (int i = 1; i < nk; i++)
+				for (int k = i; k > 0 && v[kids[k]].next - v[kids[k]].base > v[kids[k - 1]].next - v[kids[k - 1]].base;
+				     k--) {
+					int t = kids[k];
+					kids[k] = kids[k - 1];
+					kids[k - 1] = t;
+				}
+			if (nk && v[kids[0]].next - v[kids[0]].base >= 0.75 * D) {
+				node = v[kids[0]].path;
+				nlen = strlen(node);
+				nch = 1;
+				chosen[0] = kids[0];
+				continue;
+			}
+			double sum = 0;
+			int k = 0;
+			for (; k < nk && k < 3 && sum < 0.75 * D; k++)
+				sum += v[kids[k]].next - v[kids[k]].base;
+			if (nk > 1 && sum >= 0.75 * D && k < nk) {
+				nch = k;
+				for (int i = 0; i < k; i++)
+					chosen[i] = kids[i];
+			}
+			break;
+		}
+		double held = 0, part = 0;
+		int material = nch > 0;
+		for (int i = 0; i < nch; i++) {
+			held += v[chosen[i]].next - v[chosen[i]].base;
+			part += v[chosen[i]].base;
+			if (v[chosen[i]].base > 0 && (v[chosen[i]].next - v[chosen[i]].base) < 0.01 * v[chosen[i]].base)
+				material = 0;
+		}
+		/* the whole model is no finding: a part of it must be */
+		if (part > 0.6 * tb)
+			material = 0;
+		if (material) {
+			fprintf(f, "- %s: ", nch == 1 ? "One nn.Module subtree explains it" : "These nn.Module subtrees explain it");
+			for (int i = 0; i < nch; i++) {
+				const struct subtree *s = &v[chosen[i]];
+				char dl[48], pc[32];
+				tg_diff_format_value(dl, sizeof(dl), TG_METRIC_KERNEL_TIME, (s->next - s->base) * 1e3);
+				format_pct(pc, sizeof(pc), s->base > 0 ? 100.0 * (s->next - s->base) / s->base : INFINITY);
+				fputs(i == 0 ? "" : i == nch - 1 ? " and " : ", ", f);
+				tg_md_name(f, s->path, NAME_MAX_MD);
+				fprintf(f, " +%s (%s)", dl, pc);
+			}
+			char dd[48], od[48];
+			tg_diff_format_value(dd, sizeof(dd), TG_METRIC_KERNEL_TIME, D * 1e3);
+			tg_diff_format_value(od, sizeof(od), TG_METRIC_KERNEL_TIME, (on - ob) * 1e3);
+			fprintf(f,
+			        " per step: %.0f %% of the +%s change of the kernels run inside nn.Modules (kernels outside "
+			        "every module, such as the backward pass and the optimizer: %s%s).\n",
+			        100.0 * held / D, dd, on - ob >= 0 ? "+" : "", od);
+			said = 1;
+		}
+	}
+	free(v);
+	return said;
+}
+
+/* The kernels no op launched: how much of the time, and how it moved;
+ * they are kept out of the ops table (docs/diff.md). Returns 1 when
+ * there are some. */
+static int md_no_launcher(FILE *f, const tg_diff_doc *d)
+{
+	size_t n;
+	const tg_judged *it = d->ops ? tg_judgement_items(d->ops, &n) : NULL;
+	const tg_judged *x = NULL;
+	double total = 0;
+	for (size_t i = 0; it && i < n; i++) {
+		total += isnan(it[i].base) ? 0 : it[i].base;
+		if (!strcmp(it[i].item, NO_LAUNCHER))
+			x = &it[i];
+	}
+	if (!x || !(x->base > 0 || x->next > 0))
+		return 0;
+	char b[48], nx[48], pc[32], ci[48];
+	tg_diff_format_value(b, sizeof(b), TG_METRIC_KERNEL_TIME, x->base);
+	tg_diff_format_value(nx, sizeof(nx), TG_METRIC_KERNEL_TIME, x->next);
+	format_pct(pc, sizeof(pc), x->pct);
+	format_ci(ci, sizeof(ci), x);
+	fprintf(f,
+	        "- Kernels no op launched, `(no launcher)` (%.1f %% of the base's kernel time): %s \xe2\x86\x92 %s per "
+	        "step, %s (CI %s). Their launch is not in the trace: it fell before the profiler's window opened "
+	        "(or they are communication kernels, or the trace has no CPU side), so how many land in the window "
+	        "moves from run to run. They are not ranked with the ops below; the rules still count them under "
+	        "their category (from their kernel names).\n",
+	        total > 0 ? 100.0 * x->base / total : 0.0, b, nx, pc, ci);
+	return 1;
+}
+
+/* Kernels outside every step: in no per-step value. */
+static int md_outside(FILE *f, const tg_diff_doc *d)
+{
+	size_t cb, cn;
+	int64_t nb, nn;
+	tg_compare_outside(&cb, &nb, d->base);
+	tg_compare_outside(&cn, &nn, d->next);
+	if (!cb && !cn)
+		return 0;
+	char vb[48], vn[48];
+	tg_diff_format_value(vb, sizeof(vb), TG_METRIC_KERNEL_TIME, (double)nb);
+	tg_diff_format_value(vn, sizeof(vn), TG_METRIC_KERNEL_TIME, (double)nn);
+	fprintf(f,
+	        "- Outside every `ProfilerStep` (warm-up before the first step, work after the last): base %zu "
+	        "kernel%s (%s), new %zu (%s). They are in no per-step value, of the rules or of the tables.\n",
+	        cb, cb == 1 ? "" : "s", vb, cn, vn);
+	return 1;
+}
+
+/* What changed, in sentences, near the top. */
+static void md_findings(FILE *f, const tg_diff_doc *d)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *g = open_memstream(&buf, &len);
+	if (!g)
+		return;
+	md_divergence_sentences(g, d->divergences);
+	md_module_sentence(g, d);
+	md_no_launcher(g, d);
+	md_outside(g, d);
+	if (!fclose(g) && len) {
+		fputs("\n#### What changed\n\n", f);
+		fwrite(buf, 1, len, f);
+	}
+	free(buf);
+}
+
+/* Writes the first rows of t as a Markdown table (cells escaped; names
+ * longer than NAME_MAX_MD shortened with the whole in a tooltip; numbers
+ * to 3 decimals, counts as integers when they are). */
 static void md_table_rows(FILE *f, const tg_table *t, size_t rows)
 {
 	size_t nc = tg_table_ncols(t), nr = tg_table_nrows(t);
@@ -345,19 +854,15 @@ static void md_table_rows(FILE *f, const tg_table *t, size_t rows)
 		for (size_t c = 0; c < nc; c++) {
 			const tg_cell *x = tg_table_cell(t, r, c);
 			fputs(" ", f);
-			if (x->type == TG_CELL_STR) {
-				/* templated kernel names run to hundreds of characters */
-				size_t len = strlen(x->v.s);
-				if (len > 120) {
-					char *cut = strndup(x->v.s, 117);
-					if (cut) {
-						tg_md_escape(f, cut);
-						fputs("...", f);
-						free(cut);
-					}
-				} else {
+			const char *col = tg_table_column(t, c);
+			if (x->type == TG_CELL_STR && x->v.s[0] && (!strcmp(col, "kernel") || strstr(col, "kernels"))) {
+				md_kernel_name(f, x->v.s);
+			} else if (x->type == TG_CELL_STR && x->v.s[0]) {
+				/* the first column is the key (a name); the others short words */
+				if (c == 0 || strlen(x->v.s) > NAME_MAX_MD)
+					tg_md_name(f, x->v.s, NAME_MAX_MD);
+				else
 					tg_md_escape(f, x->v.s);
-				}
 			} else if (x->type == TG_CELL_INT) {
 				fprintf(f, "%lld", (long long)x->v.i);
 			} else if (x->type == TG_CELL_NUM) {
@@ -367,6 +872,69 @@ static void md_table_rows(FILE *f, const tg_table *t, size_t rows)
 		}
 		fputs("\n", f);
 	}
+}
+
+/* The divergence table for people: where, category, the kernels (base ->
+ * new, shortened to what differs, whole names in tooltips), places, base
+ * and new per step, change. */
+static void md_divergence_table(FILE *f, const tg_table *t, size_t rows)
+{
+	size_t nr = tg_table_nrows(t);
+	fputs("| where (category) | kernels: base \xe2\x86\x92 new | places | base \xe2\x86\x92 new per step | change |\n"
+	      "| --- | --- | ---: | ---: | ---: |\n",
+	      f);
+	for (size_t r = 0; r < nr && r < rows; r++) {
+		const char *where = tg_table_cell(t, r, 0)->v.s, *cat = tg_table_cell(t, r, 1)->v.s,
+		           *kb = tg_table_cell(t, r, 2)->v.s, *kn = tg_table_cell(t, r, 3)->v.s;
+		double bu = tg_table_cell(t, r, 5)->v.d, nu = tg_table_cell(t, r, 6)->v.d;
+		char a[512], b[512], vb[48], vn[48], pc[32];
+		if (kb && !strcmp(kb, "(none)"))
+			kb = "";
+		if (kn && !strcmp(kn, "(none)"))
+			kn = "";
+		fputs("| ", f);
+		tg_md_name(f, where, NAME_MAX_MD);
+		if (cat && cat[0]) {
+			fputs(" (", f);
+			tg_md_escape(f, cat);
+			fputs(")", f);
+		}
+		fputs(" | ", f);
+		if (kb && kn && kb[0] && kn[0]) {
+			names_differ(a, b, sizeof(a), kb, kn);
+			md_titled(f, a, kb);
+			fputs(" \xe2\x86\x92 ", f);
+			md_titled(f, b, kn);
+		} else {
+			if (kb && kb[0])
+				md_kernel_name(f, kb);
+			else
+				fputs("(none)", f);
+			fputs(" \xe2\x86\x92 ", f);
+			if (kn && kn[0])
+				md_kernel_name(f, kn);
+			else
+				fputs("(none)", f);
+		}
+		tg_diff_format_value(vb, sizeof(vb), TG_METRIC_KERNEL_TIME, bu * 1e3);
+		tg_diff_format_value(vn, sizeof(vn), TG_METRIC_KERNEL_TIME, nu * 1e3);
+		format_pct(pc, sizeof(pc), bu > 0 ? 100.0 * (nu - bu) / bu : nu > 0 ? INFINITY : NAN);
+		fprintf(f, " | %lld | %s \xe2\x86\x92 %s | %s |\n", (long long)tg_table_cell(t, r, 4)->v.i, vb, vn, pc);
+	}
+}
+
+static void md_table_details(FILE *f, const tg_diff_doc *d, tg_compare_by by, size_t limit)
+{
+	tg_table *t;
+	if (tg_compare_table(&t, d->base, d->next, d->keys, by, 0))
+		return;
+	size_t nr = tg_table_nrows(t);
+	fprintf(f, "\n<details><summary>Kernel time per step by %s (%zu rows)</summary>\n\n", tg_compare_by_name(by), nr);
+	md_table_rows(f, t, limit);
+	if (nr > limit)
+		fprintf(f, "\n%zu more rows in the json.\n", nr - limit);
+	fputs("\n</details>\n", f);
+	tg_table_free(t);
 }
 
 /* Writes the comment into a memory buffer with the given detail limits. */
@@ -389,10 +957,7 @@ static char *md_build(const tg_diff_doc *d, const struct cats *op_cats, size_t d
 	fprintf(f, "### %s tracegate: ", icon(v));
 	tg_md_escape(f, tg_judgement_summary(j));
 	fputs("\n\n", f);
-	md_side(f, "Base", d->base_files, d->nbase, d->base);
-	fputs(" \xe2\x86\x92 ", f);
-	md_side(f, "new", d->new_files, d->nnew, d->next);
-	fputs(".\n", f);
+	md_compared(f, d);
 	const char *why;
 	if (!tg_judgement_comparable(j, &why)) {
 		fputs("\n**Not comparable**: ", f);
@@ -416,7 +981,8 @@ static char *md_build(const tg_diff_doc *d, const struct cats *op_cats, size_t d
 		tg_md_escape(f, acc[i].reason ? acc[i].reason : "");
 		fputs("\n", f);
 	}
-	fputs("\n", f);
+	md_findings(f, d);
+	fputs("\n#### Rules\n\n", f);
 	md_rules(f, j);
 	categories_from(f, d, 1);
 	char nl[1024];
@@ -433,22 +999,22 @@ static char *md_build(const tg_diff_doc *d, const struct cats *op_cats, size_t d
 		tg_md_escape(f, un[i]);
 		fputs(" matches nothing in either trace.\n", f);
 	}
-	md_top(f, d, op_cats, 1, 10);
-	if (with_improvements)
-		md_top(f, d, op_cats, 0, 5);
-	if (with_divergence && d->divergence && d->divergence[0]) {
-		fputs("\n#### Where the call trees diverge\n\n<pre>\n", f);
-		tg_html_escape_inert(f, d->divergence);
-		fputs("</pre>\n", f);
-	}
+	md_ops(f, d, op_cats, with_improvements);
 	if (d->divergences && tg_table_nrows(d->divergences)) {
 		size_t nr = tg_table_nrows(d->divergences);
 		size_t show = with_divergence ? 10 : 3;
-		fputs("\n#### Where the time went (lowest points of divergence, kernel time per step)\n\n", f);
-		md_table_rows(f, d->divergences, show);
+		fputs("\n#### Where the time went (lowest points of divergence of the call trees, kernel time per step)\n\n", f);
+		md_divergence_table(f, d->divergences, show);
 		if (nr > show)
 			fprintf(f, "\n%zu more kinds of divergence%s.\n", nr - show,
 			        detail_rows ? " in the details below" : "");
+	}
+	if (with_divergence && d->divergence && d->divergence[0]) {
+		fputs("\n<details><summary>The call trees where they diverge (base: only in the base, new: only in the "
+		      "new trace)</summary>\n\n<pre>\n",
+		      f);
+		tg_html_escape_inert(f, d->divergence);
+		fputs("</pre>\n\n</details>\n", f);
 	}
 	if (d->extra_md && d->extra_md[0]) {
 		fputs("\n", f);
@@ -458,14 +1024,18 @@ static char *md_build(const tg_diff_doc *d, const struct cats *op_cats, size_t d
 	if (detail_rows && d->divergences && tg_table_nrows(d->divergences) > 10) {
 		fprintf(f, "\n<details><summary>Every divergence (%zu kinds)</summary>\n\n",
 		        tg_table_nrows(d->divergences));
-		md_table_rows(f, d->divergences, detail_rows);
+		md_divergence_table(f, d->divergences, detail_rows);
 		fputs("\n</details>\n", f);
 	}
 	if (detail_rows) {
+		fputs("\n#### Kernel time per step\n\nCounts and times are per `ProfilerStep` (a trace without steps is one "
+		      "step): the kernels inside the steps over the number of steps, as the rules count them; a count "
+		      "with decimals is a mean over steps whose kernels differ.\n",
+		      f);
 		for (int by = 0; by < TG_COMPARE_BY_COUNT; by++)
 			md_table_details(f, d, (tg_compare_by)by, detail_rows);
 	}
-	fputs("\n<sub>tracegate " TG_VERSION "</sub>\n", f);
+	fputs("\n<sub>tracegate " TG_VERSION " \xc2\xb7 how to read this comment: docs/comment.md</sub>\n", f);
 	if (fclose(f)) {
 		free(buf);
 		return NULL;
@@ -521,8 +1091,13 @@ int tg_diff_write_text(FILE *f, const tg_diff_doc *d)
 	const tg_judgement *j = d->judgement;
 	fprintf(f, "tracegate diff: %s\n", tg_judgement_summary(j));
 	const tg_fingerprint *a = tg_measure_fingerprint(d->base, NULL), *b = tg_measure_fingerprint(d->next, NULL);
-	fprintf(f, "base: %zu trace(s), %zu step(s), %s\n", d->nbase, side_units(d->base), a->gpu[0] ? a->gpu : "unknown GPU");
-	fprintf(f, "new:  %zu trace(s), %zu step(s), %s\n", d->nnew, side_units(d->next), b->gpu[0] ? b->gpu : "unknown GPU");
+	char ra[64], rb[64];
+	tg_fingerprint_runtime_text(ra, sizeof(ra), a->runtime[0] ? a->runtime : "unknown runtime");
+	tg_fingerprint_runtime_text(rb, sizeof(rb), b->runtime[0] ? b->runtime : "unknown runtime");
+	fprintf(f, "base: %zu trace(s), %zu step(s), %s, %s\n", d->nbase, side_units(d->base),
+	        a->gpu[0] ? a->gpu : "unknown GPU", ra);
+	fprintf(f, "new:  %zu trace(s), %zu step(s), %s, %s\n", d->nnew, side_units(d->next),
+	        b->gpu[0] ? b->gpu : "unknown GPU", rb);
 	const char *why;
 	if (tg_judgement_comparable(j, &why) && why[0])
 		fprintf(f, "hardware changed (allowed): %s\n", why);
@@ -674,6 +1249,7 @@ static json_t *top_json(const tg_diff_doc *d, const struct cats *op_cats, int re
 		json_object_set_new(o, "pct_hi", num(x->pct_hi));
 		json_object_set_new(o, "samples_base", json_integer((json_int_t)x->nbase));
 		json_object_set_new(o, "samples_new", json_integer((json_int_t)x->nnext));
+		json_object_set_new(o, "significant", json_boolean(op_significant(x)));
 		json_array_append_new(a, o);
 	}
 	free(pick);

@@ -28,14 +28,21 @@ typedef struct tg_diff_doc {
 	                                  baseline line and history charts); may be NULL */
 	const char *marker;            /* md: a hidden first line (an HTML comment) that
 	                                  finds the comment again; may be NULL */
+	const char *base_source;       /* md: where each side comes from (commit, branch,  */
+	const char *new_source;        /* run ids, CI link), already escaped Markdown (the
+	                                  daemon writes it); NULL: the file names only */
 } tg_diff_doc;
 
-/* The pull-request comment: a one-line verdict, the rule results, the top
- * regressions and improvements with confidence, the divergence subtrees,
- * and the full tables in collapsible <details>. Every name is escaped for
- * Markdown and HTML. At most max_bytes (0: 65,000): the details, then the
- * other tables, are trimmed, with a note saying so. Returns 0 or TG_EIO /
- * TG_ENOMEM. */
+/* The pull-request comment (docs/comment.md): a one-line verdict, what was
+ * compared (sources, GPU, runtime, steps and runs a side), what changed in
+ * sentences (each divergence, the module subtree that explains the
+ * regression, the kernels no op launched), the rule results, the ops that
+ * changed significantly (after false-discovery control), the others and
+ * the divergence drawing folded, and the full tables in collapsible
+ * <details>. Every name is escaped for Markdown and HTML; long names are
+ * shortened with the whole name in a tooltip. At most max_bytes (0:
+ * 65,000): the details, then the other tables, are trimmed, with a note
+ * saying so. Returns 0 or TG_EIO / TG_ENOMEM. */
 int tg_diff_write_md(FILE *f, const tg_diff_doc *d, size_t max_bytes);
 
 /* The same for a terminal. Returns 0 or TG_EIO. */

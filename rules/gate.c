@@ -33,7 +33,10 @@ static double now_s(void)
 }
 
 /* The per-op judgement behind the top regressions and improvements: every
- * op's kernel time, judged with the rules' statistics settings. */
+ * op's kernel time, judged with the rules' statistics settings; an op
+ * warns (the comment calls it significant) when it is worse by more than
+ * 1 % and significant after the rule's false-discovery control, as an
+ * improvement is claimed only beyond 1 % (improvement_below). */
 static int ops_judgement(tg_judgement **out, const tg_rules *rules, const tg_measure *b, const tg_measure *x,
                          const tg_atoms *keys)
 {
@@ -41,7 +44,7 @@ static int ops_judgement(tg_judgement **out, const tg_rules *rules, const tg_mea
 	char yaml[512];
 	snprintf(yaml, sizeof(yaml),
 	         "version: 1\nsettings:\n  confidence: %.6f\n  min_samples: %lld\n  allow_hardware_change: true\n"
-	         "rules:\n  - name: ops\n    metric: kernel_time\n    aggregate: each\n    by: op\n    warn_above: 0\n",
+	         "rules:\n  - name: ops\n    metric: kernel_time\n    aggregate: each\n    by: op\n    warn_above: 1%%\n",
 	         s->confidence, (long long)s->min_samples);
 	tg_rules *r;
 	int rc = tg_rules_load_mem(&r, yaml, strlen(yaml), "<ops>");

@@ -1342,6 +1342,27 @@ done:
 	return rc;
 }
 
+
+/* A fingerprint's driver version as people write it: a bare number of a
+ * CUDA or HIP side in that runtime's notation ("CUDA 12.9", "HIP
+ * 6.4.43483"); anything else as it is, "?" when absent. */
+static void driver_text(char *buf, size_t cap, const tg_fingerprint *f)
+{
+	if (!f->driver[0]) {
+		snprintf(buf, cap, "?");
+		return;
+	}
+	int digits = strspn(f->driver, "0123456789") == strlen(f->driver);
+	const char *rt = !strncmp(f->runtime, "CUDA ", 5) ? "CUDA" : !strncmp(f->runtime, "HIP ", 4) ? "HIP" : NULL;
+	if (!digits || !rt) {
+		snprintf(buf, cap, "%s", f->driver);
+		return;
+	}
+	char tmp[64];
+	snprintf(tmp, sizeof(tmp), "%s %s", rt, f->driver);
+	tg_fingerprint_runtime_text(buf, cap, tmp);
+}
+
 static int fingerprints_agree(char *why, size_t cap, const tg_measure *base, const tg_measure *next)
 {
 	int cb, cn;
@@ -1354,10 +1375,15 @@ static int fingerprints_agree(char *why, size_t cap, const tg_measure *base, con
 			o += (size_t)snprintf(why + o, cap - o, __VA_ARGS__);                                         \
 	} while (0)
 	DIFF(strcmp(a->gpu, b->gpu), "%sGPU %s -> %s", o ? "; " : "", a->gpu[0] ? a->gpu : "?", b->gpu[0] ? b->gpu : "?");
-	DIFF(strcmp(a->driver, b->driver), "%sdriver %s -> %s", o ? "; " : "", a->driver[0] ? a->driver : "?",
-	     b->driver[0] ? b->driver : "?");
-	DIFF(strcmp(a->runtime, b->runtime), "%sruntime %s -> %s", o ? "; " : "", a->runtime[0] ? a->runtime : "?",
-	     b->runtime[0] ? b->runtime : "?");
+	/* versions as people write them: driver 12090 of a CUDA side is CUDA 12.9 */
+	char da[80], db[80];
+	driver_text(da, sizeof(da), a);
+	driver_text(db, sizeof(db), b);
+	DIFF(strcmp(a->driver, b->driver), "%sdriver %s -> %s", o ? "; " : "", da, db);
+	char ra[64], rb[64];
+	tg_fingerprint_runtime_text(ra, sizeof(ra), a->runtime[0] ? a->runtime : "?");
+	tg_fingerprint_runtime_text(rb, sizeof(rb), b->runtime[0] ? b->runtime : "?");
+	DIFF(strcmp(a->runtime, b->runtime), "%sruntime %s -> %s", o ? "; " : "", ra, rb);
 	DIFF(a->world_size != b->world_size, "%sworld size %lld -> %lld", o ? "; " : "", (long long)a->world_size,
 	     (long long)b->world_size);
 	DIFF(!cb, "%sbase traces differ among themselves", o ? "; " : "");

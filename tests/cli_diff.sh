@@ -161,24 +161,30 @@ md=$tmp/out
 grep -qx '| rule | item | metric | base | new | change | CI | samples | verdict |' "$md" \
 	&& grep -qx '| sdpa-forward | (total) | kernel_time | 1.583 ms | 1.709 ms | +8.0 % | +8.0..+8.0 % | 8 / 8 steps | ❌ block |' "$md" \
 	&& ok "md: the rules table" || not_ok "md: rules table" "$(grep '^| sdpa' "$md")"
-grep -qx '#### Top regressions (kernel time per step, by op)' "$md" \
+grep -qx '#### Ops whose kernel time changed significantly (per step)' "$md" \
 	&& grep -qx '| op | category | base | new | delta | change | CI | samples |' "$md" \
-	&& grep -qx '| aten::\\_flash\\_attention\\_forward | SDPA\\_fwd | 1.583 ms | 1.709 ms | +126.6 us | +8.0 % | +8.0..+8.0 % | 8 / 8 |' "$md" \
-	&& ok "md: top regressions" || not_ok "md: top regressions" "$(grep -A3 'Top regressions' "$md")"
-grep -qx '#### Where the call trees diverge' "$md" && grep -qx '<pre>' "$md" && grep -qx '</pre>' "$md" \
+	&& grep -qx '| <code>aten::\\_flash\\_attention\\_forward</code> | SDPA\\_fwd | 1.583 ms | 1.709 ms | +126.6 us | +8.0 % | +8.0..+8.0 % | 8 / 8 |' "$md" \
+	&& ok "md: significant ops" || not_ok "md: significant ops" "$(grep -A3 'Ops whose' "$md")"
+grep -qx '<details><summary>The call trees where they diverge (base: only in the base, new: only in the new trace)</summary>' "$md" \
+	&& grep -qx '<pre>' "$md" && grep -qx '</pre>' "$md" \
 	&& grep -q '^|       `-- aten::_flash_attention_forward  \[LCA: base 1 kernel 395.700 us busy, new 2 kernels 427.356 us busy\]$' "$md" \
-	&& ok "md: the divergence drawing in <pre>" || not_ok "md: divergence" "$(grep -A6 '<pre>' "$md")"
-grep -q '^| aten::\\_flash\\_attention\\_forward | SDPA\\_fwd | .* | 32 | 1582.800 | 1709.424 | 126.624 | 8.000 |$' "$md" \
+	&& grep -q '^|           |-- base: cudaLaunchKernel$' "$md" && ! grep -q 'trace1\|trace2' "$md" \
+	&& ok "md: the divergence drawing collapsed, in <pre>, base / new" || not_ok "md: divergence" "$(grep -A6 '<pre>' "$md")"
+grep -q '^| <code>aten::\\_flash\\_attention\\_forward</code> (SDPA\\_fwd) | .* | 32 | 1.583 ms → 1.709 ms | +8.0 % |$' "$md" \
 	&& ok "md: where the time went" || not_ok "md: divergences table" "$(grep -A3 'Where the time went' "$md")"
 nd=$(grep -c '^<details><summary>' "$md"); nc=$(grep -c '^</details>$' "$md")
-[ "$nd" -eq 5 ] && [ "$nc" -eq 5 ] && grep -qx '<details><summary>Kernel time per step by kernel (11 rows)</summary>' "$md" \
-	&& ok "md: five tables in <details>" || not_ok "md: details" "$nd open, $nc closed"
+[ "$nd" -eq 6 ] && [ "$nc" -eq 6 ] && grep -qx '<details><summary>Kernel time per step by kernel (11 rows)</summary>' "$md" \
+	&& ok "md: the drawing and five tables in <details>" || not_ok "md: details" "$nd open, $nc closed"
 
 # names are escaped plain text (inside a code span an escape shows as is)
 cp "$tmp/base.json" "$tmp/base_run.json"
 run "$tmp/base_run.json" "$tmp/sdpa7.json" --format md
-[ "$(sed -n 3p "$tmp/out")" = "Base: base\_run.json (NVIDIA H100 80GB HBM3, CUDA 12040, 8 steps) → new: sdpa7.json (NVIDIA H100 80GB HBM3, CUDA 12040, 8 steps)." ] \
-	&& ok "md: the two sides" || not_ok "md: sides" "$(sed -n 3p "$tmp/out")"
+[ "$(sed -n 3,8p "$tmp/out")" = "| compared | base | new |
+| --- | --- | --- |
+| traces | <code>base\_run.json</code> | <code>sdpa7.json</code> |
+| GPU | NVIDIA H100 80GB HBM3 | NVIDIA H100 80GB HBM3 |
+| runtime | CUDA 12.4 | CUDA 12.4 |
+| steps (runs) | 8 (1 run) | 8 (1 run) |" ] && ok "md: what was compared (CUDA 12040 reads 12.4)" || not_ok "md: sides" "$(sed -n 3,8p "$tmp/out")"
 grep -qx 'Warning: rule sdpa-backward matches nothing in either trace.' "$tmp/out" \
 	&& ok "md: the rule that matches nothing" || not_ok "md: unmatched" "$(grep Warning "$tmp/out")"
 
@@ -188,14 +194,15 @@ sed "s#nvjet_tst_128x256_64x4_1x2_h_bz_coopA_NTN#$EVIL#g" "$tmp/sdpa7.json" >"$t
 grep -q 'nvjet<script>' "$tmp/evil.json" || not_ok "rename a kernel" "sed failed"
 run "$tmp/base.json" "$tmp/evil.json" --format md
 [ "$rc" -eq 1 ] && ok "md of a hostile kernel name: exit 1" || not_ok "hostile md" "exit $rc: $(head -c 300 "$tmp/err")"
-grep -qF '| nvjet&lt;script&gt;alert(1)&lt;/script&gt;\|x\`y\`&amp;z | 0 | 4 | 0.000 | 237.200 | 237.200 |  | new |' "$tmp/out" \
+grep -qF '| <code>nvjet&lt;script&gt;alert(1)&lt;/script&gt;\|x\`y\`&amp;z</code> | 0 | 4 | 0.000 | 237.200 | 237.200 |  | new |' "$tmp/out" \
+	&& grep -qF '<span title="nvjet&lt;script&gt;alert(1)&lt;/script&gt;&#x7c;x`y`&amp;z"><code>nvjet</code></span>' "$tmp/out" \
 	&& ok "md: the name escaped in the tables" || not_ok "md: escaped name" "$(grep -F 'nvjet' "$tmp/out" | head -3)"
 grep -qF 'nvjet&lt;script&gt;alert(1)&lt;/script&gt;|x`y`&amp;z' "$tmp/out" \
 	&& ok "md: the name escaped in the drawing" || not_ok "md: drawing escape" "$(grep -A12 '<pre>' "$tmp/out" | head -14)"
 grep -qi '<script' "$tmp/out" && not_ok "md: no raw tag" "$(grep -i '<script' "$tmp/out" | head -2)" || ok "md: no raw <script"
 # every '<' starts one of the comment's own tags
 tags=$(grep -o '<[^ >]*' "$tmp/out" | sort -u | tr '\n' ' ')
-[ "$tags" = "</details </pre </sub </summary <details <pre <sub <summary " ] \
+[ "$tags" = "</code </details </pre </span </sub </summary <code <details <pre <span <sub <summary " ] \
 	&& ok "md: only the comment's own tags" || not_ok "md: tags" "$tags"
 sz=$(wc -c <"$tmp/out")
 [ "$sz" -le 65000 ] && ok "md: under 65,000 bytes ($sz)" || not_ok "md: size" "$sz bytes"
@@ -260,10 +267,10 @@ assert s["category_from"] == "op 100 %", s["category_from"]
 assert u["category_from"] == "", u["category_from"]  # no SDPA_bwd kernel on either side
 top = d["top_regressions"]
 assert len(top) == 1 and list(top[0]) == ["op", "category", "base", "next", "delta", "pct", "pct_lo", "pct_hi",
-                                          "samples_base", "samples_new"], top
+                                          "samples_base", "samples_new", "significant"], top
 assert top[0]["op"] == "aten::_flash_attention_forward" and top[0]["category"] == "SDPA_fwd", top[0]
 assert top[0]["base"] == 1582800 and abs(top[0]["delta"] - 110796) < 1e-6 and abs(top[0]["pct"] - 7.0) < 1e-9
-assert top[0]["samples_base"] == 8 and d["top_improvements"] == []
+assert top[0]["samples_base"] == 8 and top[0]["significant"] is True and d["top_improvements"] == []
 assert d["unmatched_rules"] == ["sdpa-backward"] and d["accepted"] == []
 assert d["divergence"] == ""
 t = d["tables"]

@@ -150,6 +150,10 @@ tg_check "comment: marker first" sh -c "head -1 '$c' | grep -q '<!-- tracegate:t
 tg_check "comment: the verdict blocks on sdpa-forward" grep -q "block: sdpa-forward" "$c"
 tg_check "comment: the baseline is main2, the merge-base" grep -q "Baseline: \`${main2:0:12}\` on <code>main</code>, run <code>m2</code> (the merge-base)" "$c"
 tg_check "comment: a history chart" grep -q "xychart-beta" "$c"
+tg_check "comment: says what was compared (commits, branch, pull request, run ids)" \
+	grep -q "^| source | <code>${main2:0:7}</code> on <code>main</code>, run <code>m2</code> | <code>${slow:0:7}</code> (pull request 7, <code>slow</code>), run <code>pr1</code> |$" "$c"
+tg_check "comment: the history chart in percent of the baseline, coloured, with the threshold" \
+	sh -c "grep -q 'y-axis \"% of the baseline\"' '$c' && grep -q 'plotColorPalette' '$c' && grep -q 'red: the block threshold (105 %)' '$c'"
 tg_check "status: the description names the rule" sh -c "grep \"$slow\" outbox/statuses.log | tail -1 | grep -q 'sdpa-forward'"
 
 # 3. the pull request fixed: the same comment, edited

@@ -122,7 +122,8 @@ tg_check "comment: the noise between the runs of each side (2 + 9 and 2)" grep -
 tg_check "comment: main's runs since its last change point as base runs" grep -q "Base: 2 runs + runs of \`main\` since its last change point (sdpa-forward 4, gemm 9, gpu-busy 4; 98 % intervals)" "$c"
 tg_check "comment: the noise on main from its history" grep -q "Noise on \`main\`: sdpa-forward ±[0-9.]* % ([0-9]* runs)" "$c"
 tg_check "comment: main itself moved" grep -q "\`main\` itself moved: sdpa-forward +[0-9.]* % since \`$(echo $mains | awk '{print substr($4, 1, 7)}')\`, 6 runs ago" "$c"
-tg_check "comment: two runs a side (16 steps each)" grep -q "Base: rank0.pt.trace.json.gz, rank0.pt.trace.json.gz (.*, 16 steps) → new: rank0.pt.trace.json.gz, rank0.pt.trace.json.gz (.*, 16 steps)" "$c"
+tg_check "comment: two runs a side (16 steps each)" grep -q "^| steps (runs) | 16 (2 runs) | 16 (2 runs) |$" "$c"
+tg_check "comment: the pooled run named" grep -q "^| source | .* and 1 more run of this commit | .* and 1 more run of this commit |$" "$c"
 
 # a third run: judged again with three, the same comment edited
 up "$slow" slow p3 1.145 7

@@ -168,6 +168,9 @@ tg_check "target_branch outside target_branches: no baseline" sh -c "grep '\"sha
 # 6. ci_url: a link only under ci_url_prefixes
 tg_check "ci_url under the prefix: the status links it" grep -q '"target_url":"https://ci.example/jobs/pr5"' outbox/statuses.log
 tg_check "ci_url elsewhere: never a link" sh -c "! grep -q 'evil.example' outbox/statuses.log"
+tg_check "ci_url under the prefix: the comment's source row links the CI run" \
+	grep -q '^| source | .* | <code>[0-9a-f]\{7\}</code> (pull request 5, <code>slow</code>), run <code>pr5</code>, <a href="https://ci.example/jobs/pr5">CI</a> |$' "$c5"
+tg_check "ci_url elsewhere: no link in any comment" sh -c "! grep -rq 'evil.example/login' outbox --include='comment-*.md'"
 
 # 7. a token in clone_url: a pull request that shares no history with main
 #    makes the daemon name the repository

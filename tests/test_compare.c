@@ -104,6 +104,27 @@ static void test_measure_sample(void **state)
 	tg_atoms_free(keys);
 }
 
+/* The runtime as people write it; the fingerprint keeps the number. */
+static void test_runtime_text(void **state)
+{
+	(void)state;
+	char b[64];
+	tg_fingerprint_runtime_text(b, sizeof(b), "CUDA 13000");
+	assert_string_equal(b, "CUDA 13.0");
+	tg_fingerprint_runtime_text(b, sizeof(b), "CUDA 12040");
+	assert_string_equal(b, "CUDA 12.4");
+	tg_fingerprint_runtime_text(b, sizeof(b), "CUDA 12090");
+	assert_string_equal(b, "CUDA 12.9");
+	tg_fingerprint_runtime_text(b, sizeof(b), "HIP 60443483");
+	assert_string_equal(b, "HIP 6.4.43483");
+	tg_fingerprint_runtime_text(b, sizeof(b), "HIP 60342134");
+	assert_string_equal(b, "HIP 6.3.42134");
+	tg_fingerprint_runtime_text(b, sizeof(b), "CUDA 12.4"); /* a string: as it is */
+	assert_string_equal(b, "CUDA 12.4");
+	tg_fingerprint_runtime_text(b, sizeof(b), "unknown");
+	assert_string_equal(b, "unknown");
+}
+
 static void test_normalize_name(void **state)
 {
 	(void)state;
@@ -182,8 +203,19 @@ static void test_compare_changed(void **state)
 	assert_int_equal(tg_compare_table(&t, a.m, b.m, keys, TG_COMPARE_KERNEL, 3), 0);
 	assert_string_equal(tg_table_name(t), "diff_by_kernel");
 	assert_int_equal(tg_table_nrows(t), 3);
-	assert_string_equal(tg_table_cell(t, 0, 0)->v.s, "orphan_kernel");
+	/* the table is per step like the rules: the orphan kernels ran outside
+	 * every step, so they are in no row of it (they were its first rows) */
+	assert_string_equal(tg_table_cell(t, 0, 0)->v.s, "flash_fwd_kernel");
 	tg_table_free(t);
+	assert_int_equal(tg_compare_table(&t, a.m, b.m, keys, TG_COMPARE_KERNEL, 0), 0);
+	for (size_t i = 0; i < tg_table_nrows(t); i++)
+		assert_null(strstr(tg_table_cell(t, i, 0)->v.s, "orphan_kernel"));
+	tg_table_free(t);
+	size_t outside;
+	int64_t outside_ns;
+	tg_compare_outside(&outside, &outside_ns, a.m);
+	assert_int_equal(outside, 1);
+	assert_true(outside_ns > 0);
 	side_close(&a);
 	side_close(&b);
 	free(base);
@@ -357,6 +389,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_measure_sample),
 		cmocka_unit_test(test_normalize_name),
+		cmocka_unit_test(test_runtime_text),
 		cmocka_unit_test(test_compare_identical),
 		cmocka_unit_test(test_compare_changed),
 		cmocka_unit_test(test_tracediff_timesformer),

@@ -592,8 +592,8 @@ static void test_runtime_and_driver_change(void **state)
 {
 	(void)state;
 	GT_SKIP_WITHOUT_GEN();
-	hardware_case("--cuda 12.1", "runtime CUDA 12040 -> CUDA 12010", TG_VERDICT_PASS);
-	hardware_case("--driver 12.2", "driver 12090 -> 12020", TG_VERDICT_PASS);
+	hardware_case("--cuda 12.1", "runtime CUDA 12.4 -> CUDA 12.1", TG_VERDICT_PASS);
+	hardware_case("--driver 12.2", "driver CUDA 12.9 -> CUDA 12.2", TG_VERDICT_PASS);
 }
 
 static void test_world_size_change(void **state)

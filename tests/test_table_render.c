@@ -1,6 +1,8 @@
 /*
- * test_table_render.c - tg_md_escape, tg_md_code and tg_html_escape_inert:
- * Markdown stays text and nothing in it mentions, references or links.
+ * test_table_render.c - tg_md_escape, tg_md_code, tg_md_name,
+ * tg_html_attr_escape and tg_html_escape_inert: Markdown stays text and
+ * nothing in it mentions, references or links; a tooltip holds the whole
+ * name and cannot end its attribute or split a table cell.
  */
 #include "testutil.h"
 
@@ -43,6 +45,34 @@ static void test_md_code(void **state)
 	same(tg_md_code, "a`b_c @x", "<code>a\\`b\\_c @" Z "x</code>");
 }
 
+static void md_name_20(FILE *f, const char *s)
+{
+	tg_md_name(f, s, 20);
+}
+
+static void test_md_name(void **state)
+{
+	(void)state;
+	/* short: inline code as tg_md_code */
+	same(md_name_20, "aten::mm", "<code>aten::mm</code>");
+	/* long: shortened with an ellipsis, the whole name in the title */
+	same(md_name_20, "void flash_fwd_kernel<Traits<64, 128>>",
+	     "<span title=\"void flash_fwd_kernel&lt;Traits&lt;64, 128&gt;&gt;\"><code>void flash\\_fwd\\_kern\xe2\x80\xa6</code></span>");
+	/* hostile: the attribute cannot be ended, the cell cannot be split */
+	same(md_name_20, "x\" onmouseover='a' |<script>@bob\n..........",
+	     "<span title=\"x&quot; onmouseover=&#x27;a&#x27; &#x7c;&lt;script&gt;@" Z "bob ..........\"><code>x\" onmouseover='a' \xe2\x80\xa6</code></span>");
+	/* a UTF-8 character is never cut in two */
+	same(md_name_20, "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9",
+	     "<span title=\"\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\"><code>\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xe2\x80\xa6</code></span>");
+}
+
+static void test_html_attr(void **state)
+{
+	(void)state;
+	same(tg_html_attr_escape, "a&b<c>\"d'e|f\tg", "a&amp;b&lt;c&gt;&quot;d&#x27;e&#x7c;f g");
+	same(tg_html_attr_escape, "@org #12 https://evil", "@" Z "org #" Z "12 https:" Z "//evil");
+}
+
 static void test_html_inert(void **state)
 {
 	(void)state;
@@ -55,6 +85,8 @@ int main(void)
 		cmocka_unit_test(test_md_escape),
 		cmocka_unit_test(test_md_code),
 		cmocka_unit_test(test_html_inert),
+		cmocka_unit_test(test_md_name),
+		cmocka_unit_test(test_html_attr),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -610,8 +610,8 @@ static void test_print_control_chars(void **state)
 	tg_diff_print_opts po = {.only_diffs = 1, .ascii = 1};
 	assert_int_equal(tg_tree_diff_print(f, p.d, &po), 0);
 	fclose(f);
-	assert_non_null(strstr(out, "<< trace2: evil\\x1b[31m\\x0aop\\x7f"));
-	assert_non_null(strstr(out, "<< trace2: k\\x07"));
+	assert_non_null(strstr(out, "new:  evil\\x1b[31m\\x0aop\\x7f"));
+	assert_non_null(strstr(out, "new:  k\\x07"));
 	for (size_t i = 0; i < len; i++)
 		assert_true(((unsigned char)out[i] >= 0x20 && (unsigned char)out[i] != 0x7f) || out[i] == '\n');
 	free(out);
@@ -691,6 +691,39 @@ static void test_graph_launch(void **state)
 	pair_free(&p);
 }
 
+/* The comment's drawing: device events no op launched (the profiler window
+ * cut their launch off) are one summary line at the top, not a line each,
+ * and one-sided nodes read base / new. */
+static void test_print_orphans_summarised(void **state)
+{
+	(void)state;
+	struct tb a, b;
+	tb_init(&a, 1);
+	tb_init(&b, 1);
+	block(&a, 0);
+	block(&b, 0);
+	for (int i = 0; i < 3; i++) {
+		/* a kernel with no launch call and no flow: an orphan */
+		tb_put(&b, "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"orphan_kernel\", \"pid\": 0, \"tid\": 7, "
+		           "\"ts\": %lld, \"dur\": 10, \"args\": {\"stream\": 7}},\n",
+		       (long long)(b.gpu_t + 20 * i));
+	}
+	struct pair p;
+	pair_diff(&p, &a, &b, NULL);
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&out, &len);
+	tg_diff_print_opts po = {.only_diffs = 1, .context = 1, .ascii = 1};
+	assert_int_equal(tg_tree_diff_print(f, p.d, &po), 0);
+	fclose(f);
+	assert_null(strstr(out, "orphan_kernel"));
+	assert_null(strstr(out, "trace2"));
+	assert_non_null(strstr(out, "`-- ... no launching op (launched before the profiled window, or GPU-only): "
+	                            "base 0 device events 0.000 us, new 3 30.000 us\n"));
+	free(out);
+	pair_free(&p);
+}
+
 static void test_print_only_diffs(void **state)
 {
 	(void)state;
@@ -713,12 +746,12 @@ static void test_print_only_diffs(void **state)
 	                         "|-- aten::linear\n"
 	                         "|-- aten::_flash_att...  [LCA: base 1 kernel 100.000 us busy, new 2 kernels "
 	                         "90.000 us busy]\n"
-	                         "|   |-- >> trace1: cudaLaunchKernel\n"
-	                         "|   |   `-- >> trace1: flash_fwd_kernel\n"
-	                         "|   |-- << trace2: cudaLaunchKernel\n"
-	                         "|   |   `-- << trace2: flash_fwd_splitk...\n"
-	                         "|   `-- << trace2: cudaLaunchKernel\n"
-	                         "|       `-- << trace2: flash_fwd_combin...\n"
+	                         "|   |-- base: cudaLaunchKernel\n"
+	                         "|   |   `-- base: flash_fwd_kernel\n"
+	                         "|   |-- new:  cudaLaunchKernel\n"
+	                         "|   |   `-- new:  flash_fwd_splitk...\n"
+	                         "|   `-- new:  cudaLaunchKernel\n"
+	                         "|       `-- new:  flash_fwd_combin...\n"
 	                         "|-- aten::add\n"
 	                         "`-- ... 6 matching\n");
 	free(out);
@@ -1207,6 +1240,7 @@ int main(void)
 		cmocka_unit_test(test_print_control_chars),
 		cmocka_unit_test(test_graph_launch),
 		cmocka_unit_test(test_print_only_diffs),
+		cmocka_unit_test(test_print_orphans_summarised),
 		cmocka_unit_test(test_positional_roots),
 		cmocka_unit_test(test_wrapper_reconciled),
 		cmocka_unit_test(test_bounded_alignment),
