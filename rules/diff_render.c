@@ -138,7 +138,10 @@ static size_t side_runs(const tg_judgement *j, int next)
 	size_t n, r = 0;
 	const tg_judged *it = tg_judgement_items(j, &n);
 	for (size_t i = 0; i < n; i++) {
-		size_t v = next ? it[i].nruns_new : it[i].nruns_base;
+		/* the runs whose traces are on the side: the target branch's
+		 * history runs a rule also takes as base runs have no steps here
+		 * (the comment's "Base: N runs + runs of main" line names them) */
+		size_t v = next ? it[i].nruns_new : it[i].nruns_base - it[i].nruns_history;
 		if (v > r)
 			r = v;
 	}
