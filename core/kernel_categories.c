@@ -54,21 +54,14 @@ int tg_kernel_categories_table(tg_table **out, tg_category_totals *totals, const
 	tg_category_totals tot;
 	memset(&tot, 0, sizeof(tot));
 	int rc = TG_ENOMEM;
-	uint32_t *who = tg_malloc((ne + 1) * sizeof(uint32_t));
+	const uint32_t *who = tg_launchers_owners(l);
 	struct row *rows = NULL;
 	size_t nrows = 0, caprows = 0;
 	tg_categorizer *cz = NULL;
 	tg_table *tab = NULL;
-	if (!who || (rc = tg_categorizer_new(&cz, tree)))
+	if ((rc = tg_categorizer_new(&cz, tree)))
 		goto done;
 	rc = TG_ENOMEM;
-	memset(who, 0xff, (ne + 1) * sizeof(uint32_t));
-	for (size_t i = 0; i < nl; i++) {
-		size_t nk;
-		const uint32_t *ks = tg_launchers_kernels(l, i, &nk);
-		for (size_t k = 0; k < nk; k++)
-			who[ks[k]] = (uint32_t)i;
-	}
 	for (size_t i = 0; i < ne; i++) {
 		if (!tg_kind_is_gpu(ev[i].kind) || !tg_tree_contains(tree, (uint32_t)i))
 			continue;
@@ -83,7 +76,7 @@ int tg_kernel_categories_table(tg_table **out, tg_category_totals *totals, const
 		tot.total_ns += ev[i].dur;
 		if (!strcmp(kc.category, "other") || !strcmp(kc.category, "unlinked"))
 			tot.unclassified_ns += ev[i].dur;
-		if ((unsigned)kc.source < 8)
+		if ((unsigned)kc.source < TG_CAT_SRC_COUNT)
 			tot.by_source_ns[kc.source] += ev[i].dur;
 		/* rows are few (categories x evidence): a linear search is fine */
 		size_t r = 0;
@@ -123,7 +116,6 @@ int tg_kernel_categories_table(tg_table **out, tg_category_totals *totals, const
 done:
 	tg_table_free(tab);
 	tg_categorizer_free(cz);
-	free(who);
 	free(rows);
 	return rc;
 }

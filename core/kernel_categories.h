@@ -9,6 +9,7 @@
 #ifndef TG_KERNEL_CATEGORIES_H
 #define TG_KERNEL_CATEGORIES_H
 
+#include "kernel_category.h"
 #include "launchers.h"
 #include "table.h"
 
@@ -16,7 +17,7 @@
 typedef struct tg_category_totals {
 	int64_t total_ns;        /* every device event of the step */
 	int64_t unclassified_ns; /* category "other" or "unlinked" */
-	int64_t by_source_ns[8]; /* per tg_cat_source */
+	int64_t by_source_ns[TG_CAT_SRC_COUNT]; /* per tg_cat_source */
 } tg_category_totals;
 
 /* The table "kernel_categories" (columns: category, from, evidence,

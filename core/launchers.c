@@ -19,6 +19,7 @@ struct tg_launchers {
 	size_t n;
 	uint32_t *koff;    /* n + 1 offsets into kernels */
 	uint32_t *kernels; /* direct device events, grouped by launcher, by start */
+	uint32_t *owner;   /* per event of the trace: its launcher's index, or TG_NONE */
 	uint32_t key_stream;
 	tg_idmap *index; /* launcher event -> index in list */
 	int32_t step;
@@ -220,6 +221,8 @@ int tg_launchers_build(tg_launchers **out, const tg_tree *tree, const tg_launche
 	rc = 0;
 	l->index = index;
 	index = NULL;
+	l->owner = launcher_of;
+	launcher_of = NULL;
 	*out = l;
 	l = NULL;
 fail:
@@ -243,6 +246,11 @@ const uint32_t *tg_launchers_kernels(const tg_launchers *l, size_t i, size_t *n)
 	return l->kernels + l->koff[i];
 }
 
+const uint32_t *tg_launchers_owners(const tg_launchers *l)
+{
+	return l->owner;
+}
+
 void tg_launchers_free(tg_launchers *l)
 {
 	if (!l)
@@ -250,6 +258,7 @@ void tg_launchers_free(tg_launchers *l)
 	free(l->list);
 	free(l->koff);
 	free(l->kernels);
+	free(l->owner);
 	tg_idmap_free(l->index);
 	free(l);
 }

@@ -50,6 +50,12 @@ const tg_launcher *tg_launchers_list(const tg_launchers *l, size_t *n);
 /* The direct device events of launcher i, in start order. */
 const uint32_t *tg_launchers_kernels(const tg_launchers *l, size_t i, size_t *n);
 
+/* Per event of the tree's trace (indexed by event): the index in
+ * tg_launchers_list of the launcher of that device event, or TG_NONE (not
+ * a device event of the step, no launcher, a communication kernel).
+ * Borrowed from l. */
+const uint32_t *tg_launchers_owners(const tg_launchers *l);
+
 void tg_launchers_free(tg_launchers *l);
 
 /* Tables, with TraceLens's file names and columns:

@@ -258,19 +258,14 @@ static int add_trace(tg_measure *m, uint32_t ti)
 	size_t nl;
 	const tg_launcher *list = tg_launchers_list(l, &nl);
 	/* per device event: its launcher index (or TG_NONE) */
-	uint32_t *who = malloc(ne * sizeof(uint32_t));
+	const uint32_t *who = tg_launchers_owners(l);
 	uint32_t *inv_of = malloc((nl ? nl : 1) * sizeof(uint32_t));
 	char *buf = malloc(8192), *mod = malloc(2048);
 	rc = TG_ENOMEM;
-	if (!who || !inv_of || !buf || !mod)
+	if (!inv_of || !buf || !mod)
 		goto done;
-	memset(who, 0xff, ne * sizeof(uint32_t));
 	tg_perf_opts popts = {0};
 	for (size_t i = 0; i < nl; i++) {
-		size_t nk;
-		const uint32_t *ks = tg_launchers_kernels(l, i, &nk);
-		for (size_t k = 0; k < nk; k++)
-			who[ks[k]] = (uint32_t)i;
 		/* the invocation */
 		const tg_event *op = &ev[list[i].event];
 		const char *name = tg_atoms_str(atoms, op->name);
@@ -343,7 +338,6 @@ static int add_trace(tg_measure *m, uint32_t ti)
 	}
 	rc = 0;
 done:
-	free(who);
 	free(inv_of);
 	free(buf);
 	free(mod);

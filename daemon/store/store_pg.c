@@ -439,20 +439,28 @@ static int pg_leases(tg_store *s, int64_t now, tg_lease **out, size_t *n)
 	PG_RETRY(pgs(s), leases_once(pgs(s), now, out, n));
 }
 
-static int lease_expire_once(pg_store *b, int64_t id, const char *owner, int64_t now)
+/* An UPDATE of job id's lease held by owner (sql's parameters: $1 now,
+ * $2 the id, $3 the owner). TG_ENOTFOUND when owner holds no lease on it. */
+static int lease_update(pg_store *b, const char *what, const char *sql, int64_t id, const char *owner,
+                        int64_t now)
 {
 	char t[24], ids[24];
 	fmt_i64(t, sizeof(t), now);
 	fmt_i64(ids, sizeof(ids), id);
 	const char *p[] = {t, ids, owner};
 	int64_t changed = 0;
-	int rc = pg_update(b, "expire lease",
-	                   "UPDATE runs SET lease_until = 0, updated_at = $1::bigint "
-	                   "WHERE id = $2::bigint AND lease_owner = $3 AND state IN " UNFINISHED,
-	                   3, p, &changed);
+	int rc = pg_update(b, what, sql, 3, p, &changed);
 	if (!rc && !changed)
 		rc = tg_error_set(TG_ENOTFOUND, "store: job %lld: %s holds no lease on it", (long long)id, owner);
 	return rc;
+}
+
+static int lease_expire_once(pg_store *b, int64_t id, const char *owner, int64_t now)
+{
+	return lease_update(b, "expire lease",
+	                    "UPDATE runs SET lease_until = 0, updated_at = $1::bigint "
+	                    "WHERE id = $2::bigint AND lease_owner = $3 AND state IN " UNFINISHED,
+	                    id, owner, now);
 }
 
 static int pg_lease_expire(tg_store *s, int64_t id, const char *owner, int64_t now)
@@ -462,19 +470,11 @@ static int pg_lease_expire(tg_store *s, int64_t id, const char *owner, int64_t n
 
 static int release_once(pg_store *b, int64_t id, const char *owner, int64_t now)
 {
-	char t[24], ids[24];
-	fmt_i64(t, sizeof(t), now);
-	fmt_i64(ids, sizeof(ids), id);
-	const char *p[] = {t, ids, owner};
-	int64_t changed = 0;
-	int rc = pg_update(b, "release",
-	                   "UPDATE runs SET lease_owner = NULL, lease_until = 0, updated_at = $1::bigint, "
-	                   "attempts = GREATEST(attempts - 1, 0) "
-	                   "WHERE id = $2::bigint AND lease_owner = $3 AND state IN " UNFINISHED,
-	                   3, p, &changed);
-	if (!rc && !changed)
-		rc = tg_error_set(TG_ENOTFOUND, "store: job %lld: %s holds no lease on it", (long long)id, owner);
-	return rc;
+	return lease_update(b, "release",
+	                    "UPDATE runs SET lease_owner = NULL, lease_until = 0, updated_at = $1::bigint, "
+	                    "attempts = GREATEST(attempts - 1, 0) "
+	                    "WHERE id = $2::bigint AND lease_owner = $3 AND state IN " UNFINISHED,
+	                    id, owner, now);
 }
 
 static int pg_job_release(tg_store *s, int64_t id, const char *owner, int64_t now)
@@ -537,17 +537,11 @@ static int pg_job_set_result(tg_store *s, int64_t id, const tg_job *j, int64_t n
 	PG_RETRY(pgs(s), set_result_once(pgs(s), id, j, now));
 }
 
-static int list_once(pg_store *b, const char *const states[5], tg_job **out, size_t *n)
+/* Every row of res as a job: *out, *n of them (none on an error); clears
+ * res. */
+static int jobs_from_res(PGresult *res, tg_job **out, size_t *n)
 {
-	*out = NULL;
-	*n = 0;
-	int rc;
-	PGresult *res = pg_run(b, "list jobs",
-	                       "SELECT " TG_STORE_JOB_COLS " FROM runs WHERE state IN ($1, $2, $3, $4, $5) "
-	                       "ORDER BY created_at, id",
-	                       5, states, &rc);
-	if (!res)
-		return rc;
+	int rc = 0;
 	int rows = PQntuples(res);
 	if (rows && !(*out = tg_calloc((size_t)rows, sizeof(**out))))
 		rc = TG_ENOMEM;
@@ -561,6 +555,20 @@ static int list_once(pg_store *b, const char *const states[5], tg_job **out, siz
 		*n = 0;
 	}
 	return rc;
+}
+
+static int list_once(pg_store *b, const char *const states[5], tg_job **out, size_t *n)
+{
+	*out = NULL;
+	*n = 0;
+	int rc;
+	PGresult *res = pg_run(b, "list jobs",
+	                       "SELECT " TG_STORE_JOB_COLS " FROM runs WHERE state IN ($1, $2, $3, $4, $5) "
+	                       "ORDER BY created_at, id",
+	                       5, states, &rc);
+	if (!res)
+		return rc;
+	return jobs_from_res(res, out, n);
 }
 
 static int pg_jobs_list(tg_store *s, const char *const states[5], tg_job **out, size_t *n)
@@ -654,19 +662,7 @@ static int find_runs_once(pg_store *b, const char *repo, const char *commit, con
 	                       5, p, &rc);
 	if (!res)
 		return rc;
-	int rows = PQntuples(res);
-	if (rows && !(*out = tg_calloc((size_t)rows, sizeof(**out))))
-		rc = TG_ENOMEM;
-	for (int i = 0; !rc && i < rows; i++)
-		if (!(rc = job_from_res(res, i, &(*out)[i])))
-			(*n)++;
-	PQclear(res);
-	if (rc) {
-		tg_store_jobs_free(*out, *n);
-		*out = NULL;
-		*n = 0;
-	}
-	return rc;
+	return jobs_from_res(res, out, n);
 }
 
 static int pg_find_runs(tg_store *s, const char *repo, const char *commit, const char *workload, int64_t limit,

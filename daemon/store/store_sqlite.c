@@ -536,17 +536,13 @@ static int sq_job_set_result(tg_store *s, int64_t id, const tg_job *j, int64_t n
 	return rc;
 }
 
-static int sq_jobs_list(tg_store *s, const char *const states[5], tg_job **out, size_t *n)
+/* Every row of the bound statement st as a job, appended to *out (*n of
+ * them); on an error none (*out freed). what names the step in messages. */
+static int sq_jobs_collect(sq_store *b, sqlite3_stmt *st, const char *what, tg_job **out, size_t *n)
 {
-	sq_store *b = sq(s);
-	sqlite3_stmt *st = sq_stmt(b, SQ_LIST);
-	if (!st)
-		return TG_EIO;
-	for (int i = 0; i < 5; i++)
-		bind_text(st, i + 1, states[i]);
 	size_t cap = 0;
 	int rc;
-	while ((rc = sq_step(b, st, "list jobs")) == 1) {
+	while ((rc = sq_step(b, st, what)) == 1) {
 		tg_job *j = tg_store__push((void **)out, n, &cap, sizeof(**out));
 		if (!j || (rc = sq_job_row(st, j))) {
 			rc = j ? rc : TG_ENOMEM;
@@ -561,6 +557,17 @@ static int sq_jobs_list(tg_store *s, const char *const states[5], tg_job **out, 
 		return rc;
 	}
 	return 0;
+}
+
+static int sq_jobs_list(tg_store *s, const char *const states[5], tg_job **out, size_t *n)
+{
+	sq_store *b = sq(s);
+	sqlite3_stmt *st = sq_stmt(b, SQ_LIST);
+	if (!st)
+		return TG_EIO;
+	for (int i = 0; i < 5; i++)
+		bind_text(st, i + 1, states[i]);
+	return sq_jobs_collect(b, st, "list jobs", out, n);
 }
 
 /* -------------------------------------------------------------- history */
@@ -644,23 +651,7 @@ static int sq_find_runs(tg_store *s, const char *repo, const char *commit, const
 	bind_text(st, 3, workload);
 	sqlite3_bind_int64(st, 4, limit);
 	sqlite3_bind_int(st, 5, s->trusted_only);
-	size_t cap = 0;
-	int rc;
-	while ((rc = sq_step(b, st, "find runs")) == 1) {
-		tg_job *j = tg_store__push((void **)out, n, &cap, sizeof(**out));
-		if (!j || (rc = sq_job_row(st, j))) {
-			rc = j ? rc : TG_ENOMEM;
-			break;
-		}
-	}
-	sq_done(st);
-	if (rc < 0) {
-		tg_store_jobs_free(*out, *n);
-		*out = NULL;
-		*n = 0;
-		return rc;
-	}
-	return 0;
+	return sq_jobs_collect(b, st, "find runs", out, n);
 }
 
 static int sq_history(tg_store *s, const char *repo, const char *branch, const char *workload, const char *metric,
