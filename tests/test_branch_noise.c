@@ -11,7 +11,6 @@
 #include "../daemon/branch_noise.h"
 #include "../rules/noise.h"
 
-#include <dirent.h>
 #include <math.h>
 #include <unistd.h>
 
@@ -132,18 +131,7 @@ static void test_noise_and_moved(void **state)
 	tg_branch_noise_free(&bn);
 	tg_rules_free(rules);
 	tg_store_close(s);
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	while (d && (e = readdir(d))) {
-		if (e->d_name[0] == '.')
-			continue;
-		char p[600];
-		snprintf(p, sizeof(p), "%s/%s", dir, e->d_name);
-		unlink(p);
-	}
-	if (d)
-		closedir(d);
-	rmdir(dir);
+	tg_test_rm_tree(dir);
 }
 
 static void test_fingerprint_metric(void **state)

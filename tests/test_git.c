@@ -20,19 +20,6 @@
 
 /* ------------------------------------------------------------ helpers */
 
-static int rm_one(const char *p, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(p);
-}
-
-static void rm_rf(const char *path)
-{
-	nftw(path, rm_one, 16, FTW_DEPTH | FTW_PHYS);
-}
-
 static int exists(const char *path)
 {
 	struct stat st;
@@ -193,7 +180,7 @@ static int fx_teardown(void **state)
 	(void)state;
 	tg_git_free(fx.g);
 	git_repository_free(fx.repo);
-	rm_rf(fx.dir);
+	tg_test_rm_tree(fx.dir);
 	return 0;
 }
 
@@ -497,7 +484,7 @@ static void test_reopen_and_leftover(void **state)
 	snprintf(slashed, sizeof(slashed), "%s//", path);
 	assert_int_equal(tg_git_open(&g, fx.url, slashed, NULL), 0);
 	tg_git_free(g);
-	rm_rf(path);
+	tg_test_rm_tree(path);
 }
 
 static void test_open_errors(void **state)

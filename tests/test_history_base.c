@@ -12,7 +12,6 @@
 
 #include "../daemon/history_base.h"
 
-#include <dirent.h>
 #include <math.h>
 #include <unistd.h>
 
@@ -64,22 +63,6 @@ static int64_t done_run(tg_store *s, int i, const char *branch, const tg_metric 
 
 #define H200 "fingerprint:NVIDIA H200|580.159.04|CUDA 13000|1"
 #define H100 "fingerprint:NVIDIA H100 80GB HBM3|580.159.04|CUDA 13000|1"
-
-static void rm_dir(void)
-{
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	while (d && (e = readdir(d))) {
-		if (e->d_name[0] == '.')
-			continue;
-		char p[600];
-		snprintf(p, sizeof(p), "%s/%s", dir, e->d_name);
-		unlink(p);
-	}
-	if (d)
-		closedir(d);
-	rmdir(dir);
-}
 
 static void test_runs_since_change(void **state)
 {
@@ -182,7 +165,7 @@ static void test_runs_since_change(void **state)
 	tg_history_base_free(&hb);
 	tg_rules_free(rules);
 	tg_store_close(s);
-	rm_dir();
+	tg_test_rm_tree(dir);
 }
 
 int main(void)

@@ -20,11 +20,6 @@ static char *tmpdir(void)
 	return d;
 }
 
-static int rm_cb(const char *p, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st, (void)flag, (void)ftw;
-	return remove(p);
-}
 
 static size_t entries(const char *dir)
 {
@@ -64,7 +59,7 @@ static void test_write_atomic(void **state)
 	assert_int_equal(tg_util_write_atomic(path, "x", 1, 0644), -1);
 	assert_int_equal(errno, ENOENT);
 	assert_int_equal(entries(d), 1);
-	nftw(d, rm_cb, 8, FTW_DEPTH | FTW_PHYS);
+	tg_test_rm_tree(d);
 	free(d);
 }
 
@@ -115,7 +110,7 @@ static void test_mkdir_p(void **state)
 	snprintf(path, sizeof(path), "%s", d);
 	assert_int_equal(entries(path), 1); /* only a/ */
 	free(lng);
-	nftw(d, rm_cb, 8, FTW_DEPTH | FTW_PHYS);
+	tg_test_rm_tree(d);
 	free(d);
 }
 

@@ -187,4 +187,19 @@ static inline void tg_test_paths_free(char **paths, size_t n)
 	free(paths);
 }
 
+static inline int tg_test_rm_one(const char *p, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(p);
+}
+
+/* Removes path and everything under it (a test's temporary folder);
+ * symbolic links are removed, not followed. */
+static inline void tg_test_rm_tree(const char *path)
+{
+	nftw(path, tg_test_rm_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
 #endif
