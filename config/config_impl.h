@@ -16,52 +16,23 @@
 #include "config.h"
 #include "../core/tg.h"
 #include "../core/yaml_doc.h"
+#include "../core/yaml_node.h"
 
 #include <yaml.h>
 
 /* The loader: the name for messages, the folder of relative paths (NULL:
  * leave them relative to the current folder), the parsed document. */
 typedef struct tg_config_loader {
-	const char *file;
+	tg_yaml_in y; /* the file's name, the document; TG_YAML_ONE_LINE */
 	const char *dir;
-	yaml_document_t *doc;
 	unsigned flags; /* TG_CONFIG_DATABASE_ONLY */
 } tg_config_loader;
 
 /* ------------------------------------------------------------ config_yaml.c */
 
-/* Sets "file:line:column: message" at node n and returns TG_EFORMAT. */
-int tg_config_at(const tg_config_loader *L, const yaml_node_t *n, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-/* The same with another code (TG_EIO, TG_EINVAL for secrets). */
-int tg_config_at_code(const tg_config_loader *L, int code, const yaml_node_t *n, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
-/* The node numbered id of the document. */
-yaml_node_t *tg_config_node(const tg_config_loader *L, int id);
-
-/* 1 for YAML's null: an empty plain scalar, ~ or null. */
-int tg_config_is_null(const yaml_node_t *n);
-
-/* What a node is, for "expected X, got Y": "a mapping", "a list",
- * "nothing", "a scalar". */
-const char *tg_config_kind(const yaml_node_t *n);
-
-/* s for a one-line message (tg_yaml_show). */
-#define TG_SHOW(s) tg_yaml_show((char[80]){0}, 80, (s))
-
 /* parent + "." + key, or parent + "[i]" (i >= 0, key NULL), into buf;
  * parent "" gives key alone. */
 const char *tg_config_keypath(char *buf, size_t cap, const char *parent, const char *key, long i);
-
-/* Walks the mapping map: every key a scalar, one of keys[0..nkeys), not
- * repeated. knode[i] and value[i] get the key and value nodes of keys[i],
- * or NULL. where names the mapping in messages ("" for the top level);
- * quiet leaves an unknown key out of the message (secret mappings). */
-int tg_config_fields(const tg_config_loader *L, const yaml_node_t *map, const char *where,
-                     const char *const *keys, size_t nkeys, int quiet, const yaml_node_t **knode,
-                     const yaml_node_t **value);
 
 /* Checks that n is a mapping: returns 0 for one, 1 for null when null_ok
  * (an optional section left empty), or an error. */
@@ -77,9 +48,6 @@ int tg_config_path(const tg_config_loader *L, const yaml_node_t *n, const char *
 /* path resolved against L->dir when relative (a copy in *out). */
 int tg_config_resolve(const tg_config_loader *L, const char *path, char **out);
 
-/* true/yes or false/no (also True, TRUE, Yes, YES, ...). */
-int tg_config_bool(const tg_config_loader *L, const yaml_node_t *n, const char *key, int *out);
-
 /* A decimal integer in [lo, hi]. */
 int tg_config_uint(const tg_config_loader *L, const yaml_node_t *n, const char *key, uint64_t lo,
                    uint64_t hi, uint64_t *out);
@@ -91,10 +59,6 @@ int tg_config_duration(const tg_config_loader *L, const yaml_node_t *n, const ch
 /* A size (config_values.c) of at least min bytes. */
 int tg_config_size(const tg_config_loader *L, const yaml_node_t *n, const char *key, uint64_t min,
                    uint64_t *out);
-
-/* One of names[0..nnames), as its index. */
-int tg_config_keyword(const tg_config_loader *L, const yaml_node_t *n, const char *key, const char *what,
-                      const char *const *names, size_t nnames, int *out);
 
 /* A non-empty list of distinct non-empty strings (item names what they
  * are: "branch", "workload"). *out is NULL-free, *n items. */

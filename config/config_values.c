@@ -144,7 +144,7 @@ int tg_config_parse_duration(int64_t *ms, const char *s)
 	if (!ms || !s)
 		return tg_error_set(TG_EINVAL, "tg_config_parse_duration: bad argument");
 	if (tg_config_duration_why(&v, s, &why))
-		return tg_error_set(TG_EINVAL, "'%s' %s", TG_SHOW(s), why);
+		return tg_error_set(TG_EINVAL, "'%s' %s", TG_YAML_SHOW(s), why);
 	*ms = v;
 	return 0;
 }
@@ -156,7 +156,7 @@ int tg_config_parse_size(uint64_t *bytes, const char *s)
 	if (!bytes || !s)
 		return tg_error_set(TG_EINVAL, "tg_config_parse_size: bad argument");
 	if (tg_config_size_why(&v, s, &why))
-		return tg_error_set(TG_EINVAL, "'%s' %s", TG_SHOW(s), why);
+		return tg_error_set(TG_EINVAL, "'%s' %s", TG_YAML_SHOW(s), why);
 	*bytes = v;
 	return 0;
 }
