@@ -6,7 +6,10 @@
  * config_forges.c, the node helpers in config_yaml.c, durations and sizes
  * in config_values.c, secrets in config_secret.c.
  */
-#include "config_impl.h"
+#include "config.h"
+#include "config_forges_impl.h"
+#include "config_loader_impl.h"
+#include "config_secret_impl.h"
 #include "../core/file.h"
 
 #include <errno.h>

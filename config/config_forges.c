@@ -3,7 +3,8 @@
  * configuration: each item's keys, the keys that depend on a forge's kind,
  * unique names, and every repository's reference to a defined forge.
  */
-#include "config_impl.h"
+#include "config_forges_impl.h"
+#include "config_secret_impl.h"
 
 #include <stdlib.h>
 #include <string.h>

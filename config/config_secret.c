@@ -10,7 +10,7 @@
  * Values are one line (a newline would end an HTTP header early); a file's
  * trailing newlines are stripped. Freed values are wiped first.
  */
-#include "config_impl.h"
+#include "config_secret_impl.h"
 
 #include <errno.h>
 #include <fcntl.h>

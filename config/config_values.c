@@ -10,8 +10,10 @@
  * bytes) is refused rather than rounded. No exponent ("2e3s" has an
  * unknown unit).
  */
-#include "config_impl.h"
+#include "config_values.h"
+#include "../core/tg.h"
 #include "../core/units_lex.h"
+#include "../core/yaml_node.h"
 
 #include <string.h>
 

@@ -1,23 +1,32 @@
 /*
- * config_impl.h - what the files of config/ share and nobody else calls:
- * the loader's state, the node helpers that check one YAML value and set
- * "file:line:column: key: message" errors (config_yaml.c), durations and
- * sizes with the reason of a refusal (config_values.c), secrets
- * (config_secret.c), and the forges and repositories lists
- * (config_forges.c).
+ * config_loader_impl.h - the one interface config/'s pieces lean on (the
+ * sections in config.c, the forges and repositories in config_forges.c,
+ * the secrets in config_secret.c): the loader's state, and the value
+ * helpers of config_loader.c that check one YAML value and set
+ * "file:line:column: key: message" errors. The generic node helpers
+ * (tg_yaml_error, tg_yaml_fields, tg_yaml_bool, ...) are core/yaml_node.h's.
+ * Shared by config/'s files alone.
+ *
+ * Arrows (no file includes the header of one that includes it):
+ *   config.c        -> config_loader_impl.h, config_forges_impl.h, config_secret_impl.h
+ *   config_forges.c -> config_forges_impl.h, config_secret_impl.h -> config_loader_impl.h
+ *   config_secret.c -> config_secret_impl.h -> config_loader_impl.h
+ *   config_loader.c -> config_loader_impl.h, config_values.h
+ *   config_values.c -> config_values.h
+ * and the types they fill are config_types.h's, which includes nothing.
  *
  * Every helper takes `key`, the dotted path of the value for messages
  * ("storage.s3.bucket", "forges[1].token"), and returns 0 or a negative
  * TG_E* code with tg_error_last() set.
  */
-#ifndef TG_CONFIG_IMPL_H
-#define TG_CONFIG_IMPL_H
+#ifndef TG_CONFIG_LOADER_IMPL_H
+#define TG_CONFIG_LOADER_IMPL_H
 
-#include "config.h"
 #include "../core/tg.h"
-#include "../core/yaml_doc.h"
 #include "../core/yaml_node.h"
 
+#include <stddef.h>
+#include <stdint.h>
 #include <yaml.h>
 
 /* The loader: the name for messages, the folder of relative paths (NULL:
@@ -25,10 +34,10 @@
 typedef struct tg_config_loader {
 	tg_yaml_in y; /* the file's name, the document; TG_YAML_ONE_LINE */
 	const char *dir;
-	unsigned flags; /* TG_CONFIG_DATABASE_ONLY */
+	unsigned flags; /* TG_CONFIG_DATABASE_ONLY (config_types.h) */
 } tg_config_loader;
 
-/* ------------------------------------------------------------ config_yaml.c */
+/* ------------------------------------------------------------ config_loader.c */
 
 /* parent + "." + key, or parent + "[i]" (i >= 0, key NULL), into buf;
  * parent "" gives key alone. */
@@ -67,35 +76,5 @@ int tg_config_strings(const tg_config_loader *L, const yaml_node_t *n, const cha
 
 /* Frees n strings and the array. */
 void tg_config_strings_free(char **s, size_t n);
-
-/* ------------------------------------------------------------ config_values.c */
-
-/* The parsers behind tg_config_parse_duration/size: on failure, -1 and
- * *why a static explanation that follows the quoted value ("needs a unit
- * (ms, s, m, h or d), e.g. 10s"). */
-int tg_config_duration_why(int64_t *ms, const char *s, const char **why);
-int tg_config_size_why(uint64_t *bytes, const char *s, const char **why);
-
-/* ------------------------------------------------------------ config_secret.c */
-
-/* A secret, {env: NAME} or {file: PATH}, read now. A plain string is an
- * error that never repeats it. */
-int tg_config_secret_load(const tg_config_loader *L, const yaml_node_t *n, const char *key,
-                          tg_config_secret *out);
-
-/* Wipes and frees a secret's strings. */
-void tg_config_secret_clear(tg_config_secret *s);
-
-/* ------------------------------------------------------------ config_forges.c */
-
-/* The `forges` list into c->forges. */
-int tg_config_forges_load(const tg_config_loader *L, const yaml_node_t *n, tg_config *c);
-
-/* The `repositories` list into c->repos; needs c->forges. */
-int tg_config_repos_load(const tg_config_loader *L, const yaml_node_t *n, tg_config *c);
-
-/* Frees one forge's or one repository's fields. */
-void tg_config_forge_clear(tg_config_forge *f);
-void tg_config_repo_clear(tg_config_repo *r);
 
 #endif

@@ -1,5 +1,5 @@
 /*
- * config_yaml.c - the configuration's own value helpers: each checks one
+ * config_loader.c - the configuration's own value helpers: each checks one
  * YAML value of libyaml's document tree and turns it into a C value (a
  * copied string, a path resolved against the file's folder, an integer
  * in a range, a duration, a size, a list of distinct strings), or sets a
@@ -7,7 +7,8 @@
  * helpers (errors at a node, mappings of known keys, booleans, keywords)
  * are core/yaml_node.c's, shared with the rules and the GPU specs.
  */
-#include "config_impl.h"
+#include "config_loader_impl.h"
+#include "config_values.h"
 
 #include <stdio.h>
 #include <stdlib.h>
