@@ -309,12 +309,93 @@ static int repo_forge(const tg_config_loader *L, const yaml_node_t *n, const cha
 	return tg_yaml_error(&L->y, n, "%s: no forge named '%s' (defined: %s)", key, TG_YAML_SHOW(r->forge), list);
 }
 
+/* The repository's name: present, owner/repo, not one of the nprev before it. */
+static int repo_name(const tg_config_loader *L, const yaml_node_t *map, const yaml_node_t *n, const char *where,
+                     tg_config_repo *r, const tg_config *c, size_t nprev)
+{
+	char key[160];
+	int rc;
+	if (!n)
+		return tg_yaml_error(&L->y, map, "%s: missing 'name' (owner/repo)", where);
+	tg_config_keypath(key, sizeof(key), where, "name", 0);
+	if ((rc = tg_config_string(L, n, key, 0, &r->name)))
+		return rc;
+	if (!valid_repo_name(r->name))
+		return tg_yaml_error(&L->y, n,
+		                     "%s: '%s' is not owner/repo (segments of letters, digits, '.', '_', "
+		                     "'-'; not . or ..)",
+		                     key, TG_YAML_SHOW(r->name));
+	for (size_t i = 0; i < nprev; i++)
+		if (!strcmp(c->repos[i].name, r->name))
+			return tg_yaml_error(&L->y, n, "%s: duplicate repository '%s' (first at line %d)", key, r->name,
+			                     c->repos[i].line);
+	return 0;
+}
+
+/* target_branches (n), or [main] when absent (n NULL). */
+static int repo_target_branches(const tg_config_loader *L, const yaml_node_t *n, const char *where, tg_config_repo *r)
+{
+	char key[160];
+	if (n)
+		return tg_config_strings(L, n, tg_config_keypath(key, sizeof(key), where, "target_branches", 0),
+		                         "branch", &r->target_branches, &r->ntarget_branches);
+	if (!(r->target_branches = tg_calloc(1, sizeof(char *))) || !(r->target_branches[0] = strdup("main"))) {
+		free(r->target_branches);
+		r->target_branches = NULL;
+		return tg_error_set(TG_ENOMEM, "out of memory");
+	}
+	r->ntarget_branches = 1;
+	return 0;
+}
+
+/* runs_per_commit (1-8) and baseline_depth (1-10000), each when present. */
+static int repo_counts(const tg_config_loader *L, const yaml_node_t *runs_n, const yaml_node_t *depth_n,
+                       const char *where, tg_config_repo *r)
+{
+	char key[160];
+	uint64_t v;
+	int rc;
+	if (runs_n) {
+		if ((rc = tg_config_uint(L, runs_n, tg_config_keypath(key, sizeof(key), where, "runs_per_commit", 0), 1,
+		                         8, &v)))
+			return rc;
+		r->runs_per_commit = (int)v;
+	}
+	if (depth_n) {
+		if ((rc = tg_config_uint(L, depth_n, tg_config_keypath(key, sizeof(key), where, "baseline_depth", 0), 1,
+		                         10000, &v)))
+			return rc;
+		r->baseline_depth = (int)v;
+	}
+	return 0;
+}
+
+/* ci_url_prefixes: each https://HOST/..., so that a prefix ends at a path
+ * ("https://ci.example" would let "https://ci.example.evil/" through). */
+static int repo_ci_url_prefixes(const tg_config_loader *L, const yaml_node_t *n, const char *where, tg_config_repo *r)
+{
+	char key[160];
+	int rc;
+	tg_config_keypath(key, sizeof(key), where, "ci_url_prefixes", 0);
+	if ((rc = tg_config_strings(L, n, key, "prefix", &r->ci_url_prefixes, &r->nci_url_prefixes)))
+		return rc;
+	for (size_t i = 0; i < r->nci_url_prefixes; i++) {
+		const char *p = r->ci_url_prefixes[i];
+		const char *host = !strncmp(p, "https://", 8) ? p + 8 : NULL;
+		if (!host || !strchr(host, '/') || strchr(host, '@'))
+			return tg_yaml_error(&L->y, n,
+			                     "%s: '%s' must be https://HOST/... (a host and "
+			                     "a path, no userinfo)",
+			                     key, TG_YAML_SHOW(p));
+	}
+	return 0;
+}
+
 static int load_repo(const tg_config_loader *L, const yaml_node_t *map, const char *where, tg_config_repo *r,
                      const tg_config *c, size_t nprev)
 {
 	const yaml_node_t *kn[NR], *v[NR];
 	char key[160];
-	uint64_t depth;
 	int rc;
 	r->line = (int)map->start_mark.line + 1;
 	r->baseline_depth = 50;
@@ -323,20 +404,8 @@ static int load_repo(const tg_config_loader *L, const yaml_node_t *map, const ch
 		return rc;
 	if ((rc = tg_yaml_fields(kn, v, &L->y, map, where, repo_keys, NR, 0)))
 		return rc;
-	if (!v[R_NAME])
-		return tg_yaml_error(&L->y, map, "%s: missing 'name' (owner/repo)", where);
-	tg_config_keypath(key, sizeof(key), where, "name", 0);
-	if ((rc = tg_config_string(L, v[R_NAME], key, 0, &r->name)))
+	if ((rc = repo_name(L, map, v[R_NAME], where, r, c, nprev)))
 		return rc;
-	if (!valid_repo_name(r->name))
-		return tg_yaml_error(&L->y, v[R_NAME],
-		                     "%s: '%s' is not owner/repo (segments of letters, digits, '.', '_', "
-		                     "'-'; not . or ..)",
-		                     key, TG_YAML_SHOW(r->name));
-	for (size_t i = 0; i < nprev; i++)
-		if (!strcmp(c->repos[i].name, r->name))
-			return tg_yaml_error(&L->y, v[R_NAME], "%s: duplicate repository '%s' (first at line %d)", key,
-			                     r->name, c->repos[i].line);
 	if (!v[R_FORGE])
 		return tg_yaml_error(&L->y, map, "%s: missing 'forge' (the name of one of the forges)", where);
 	if ((rc = repo_forge(L, v[R_FORGE], where, r, c)))
@@ -346,16 +415,7 @@ static int load_repo(const tg_config_loader *L, const yaml_node_t *map, const ch
 	if ((rc = tg_config_string(L, v[R_CLONE_URL], tg_config_keypath(key, sizeof(key), where, "clone_url", 0), 0,
 	                           &r->clone_url)))
 		return rc;
-	if (v[R_TARGET_BRANCHES]) {
-		rc = tg_config_strings(L, v[R_TARGET_BRANCHES], tg_config_keypath(key, sizeof(key), where, "target_branches", 0),
-		                       "branch", &r->target_branches, &r->ntarget_branches);
-	} else if (!(r->target_branches = tg_calloc(1, sizeof(char *))) || !(r->target_branches[0] = strdup("main"))) {
-		free(r->target_branches);
-		r->target_branches = NULL;
-		rc = tg_error_set(TG_ENOMEM, "out of memory");
-	} else
-		r->ntarget_branches = 1;
-	if (rc)
+	if ((rc = repo_target_branches(L, v[R_TARGET_BRANCHES], where, r)))
 		return rc;
 	if (v[R_RULES] && (rc = tg_config_path(L, v[R_RULES], tg_config_keypath(key, sizeof(key), where, "rules", 0),
 	                                       &r->rules)))
@@ -364,19 +424,8 @@ static int load_repo(const tg_config_loader *L, const yaml_node_t *map, const ch
 	    (rc = tg_config_strings(L, v[R_WORKLOADS], tg_config_keypath(key, sizeof(key), where, "workloads", 0),
 	                            "workload", &r->workloads, &r->nworkloads)))
 		return rc;
-	if (v[R_RUNS_PER_COMMIT]) {
-		uint64_t runs;
-		if ((rc = tg_config_uint(L, v[R_RUNS_PER_COMMIT],
-		                         tg_config_keypath(key, sizeof(key), where, "runs_per_commit", 0), 1, 8, &runs)))
-			return rc;
-		r->runs_per_commit = (int)runs;
-	}
-	if (v[R_BASELINE_DEPTH]) {
-		if ((rc = tg_config_uint(L, v[R_BASELINE_DEPTH],
-		                         tg_config_keypath(key, sizeof(key), where, "baseline_depth", 0), 1, 10000, &depth)))
-			return rc;
-		r->baseline_depth = (int)depth;
-	}
+	if ((rc = repo_counts(L, v[R_RUNS_PER_COMMIT], v[R_BASELINE_DEPTH], where, r)))
+		return rc;
 	if (v[R_STATUS_CONTEXT])
 		rc = tg_config_string(L, v[R_STATUS_CONTEXT], tg_config_keypath(key, sizeof(key), where, "status_context", 0),
 		                      0, &r->status_context);
@@ -388,23 +437,8 @@ static int load_repo(const tg_config_loader *L, const yaml_node_t *map, const ch
 	    (rc = details_url(L, v[R_DETAILS_URL], tg_config_keypath(key, sizeof(key), where, "details_url", 0),
 	                      &r->details_url)))
 		return rc;
-	if (v[R_CI_URL_PREFIXES]) {
-		tg_config_keypath(key, sizeof(key), where, "ci_url_prefixes", 0);
-		if ((rc = tg_config_strings(L, v[R_CI_URL_PREFIXES], key, "prefix", &r->ci_url_prefixes,
-		                            &r->nci_url_prefixes)))
-			return rc;
-		/* a prefix ends at a path: "https://ci.example" would let
-		 * "https://ci.example.evil/" through */
-		for (size_t i = 0; i < r->nci_url_prefixes; i++) {
-			const char *p = r->ci_url_prefixes[i];
-			const char *host = !strncmp(p, "https://", 8) ? p + 8 : NULL;
-			if (!host || !strchr(host, '/') || strchr(host, '@'))
-				return tg_yaml_error(&L->y, v[R_CI_URL_PREFIXES],
-				                     "%s: '%s' must be https://HOST/... (a host and "
-				                     "a path, no userinfo)",
-				                     key, TG_YAML_SHOW(p));
-		}
-	}
+	if (v[R_CI_URL_PREFIXES] && (rc = repo_ci_url_prefixes(L, v[R_CI_URL_PREFIXES], where, r)))
+		return rc;
 	if (v[R_ACCEPT_TRAILERS] &&
 	    (rc = tg_yaml_bool(&r->accept_trailers, &L->y, v[R_ACCEPT_TRAILERS],
 	                       tg_config_keypath(key, sizeof(key), where, "accept_trailers", 0))))
