@@ -388,6 +388,21 @@ static int load_doc(const tg_config_loader *L, tg_config *c)
 
 #define MAX_DEPTH 32 /* nesting of collections; the layout needs 5 */
 
+/* What load_in needs besides the document. */
+struct load_ctx {
+	const char *dir;
+	unsigned flags;
+	tg_config *c;
+};
+
+/* The document read by tg_yaml_read into ctx->c (a tg_yaml_loader_fn). */
+static int load_in(const tg_yaml_in *in, void *ctx)
+{
+	const struct load_ctx *x = ctx;
+	tg_config_loader L = {.y = *in, .dir = x->dir, .flags = x->flags};
+	return load_doc(&L, x->c);
+}
+
 static int load_mem(tg_config **out, const char *data, size_t len, const char *name, const char *dir,
                     unsigned flags)
 {
@@ -405,16 +420,8 @@ static int load_mem(tg_config **out, const char *data, size_t len, const char *n
 		free(c);
 		return TG_ENOMEM;
 	}
-	tg_yaml_doc y;
-	int rc = tg_yaml_doc_open(&y, data, len, name, MAX_DEPTH);
-	if (!rc) {
-		tg_config_loader L = {
-			.y = {.file = name, .doc = &y.doc, .flags = TG_YAML_ONE_LINE}, .dir = dir, .flags = flags};
-		rc = load_doc(&L, c);
-		if (!rc)
-			rc = tg_yaml_doc_only_one(&y);
-		tg_yaml_doc_close(&y);
-	}
+	struct load_ctx ctx = {dir, flags, c};
+	int rc = tg_yaml_read(data, len, name, MAX_DEPTH, TG_YAML_ONE_LINE, load_in, &ctx);
 	if (rc) {
 		tg_config_free(c);
 		return rc;

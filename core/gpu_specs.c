@@ -3,7 +3,6 @@
  * recognition of a trace's GPU from its deviceProperties. */
 #include "gpu_specs.h"
 #include "file.h"
-#include "yaml_doc.h"
 #include "yaml_node.h"
 
 #include <ctype.h>
@@ -360,8 +359,9 @@ int tg_gpu_specs_match_device(const tg_gpu_spec **out, const tg_gpu_specs *s, co
 /* ------------------------------------------------------------ YAML overrides */
 
 struct loader {
-	tg_yaml_in in;      /* the file's name and document (core/yaml_node.h) */
-	tg_gpu_spec *items; /* the working copy */
+	tg_yaml_in in;            /* the file's name and document (core/yaml_node.h) */
+	const tg_gpu_specs *base; /* the specs the file overrides */
+	tg_gpu_spec *items;       /* the working copy */
 	size_t n, cap;
 };
 
@@ -501,28 +501,27 @@ static int load_doc(struct loader *L)
 	return 0;
 }
 
+/* The document read by tg_yaml_read into a copy of L->base's items (a
+ * tg_yaml_loader_fn; L a struct loader). */
+static int load_in(const tg_yaml_in *in, void *loader)
+{
+	struct loader *L = loader;
+	L->in = *in;
+	if (!(L->items = tg_malloc(L->base->n * sizeof(*L->items))))
+		return TG_ENOMEM;
+	memcpy(L->items, L->base->items, L->base->n * sizeof(*L->items));
+	L->n = L->cap = L->base->n;
+	return load_doc(L);
+}
+
 int tg_gpu_specs_load_mem(tg_gpu_specs *s, const char *yaml, size_t len, const char *name)
 {
 	if (!s || (!yaml && len))
 		return tg_error_set(TG_EINVAL, "tg_gpu_specs_load_mem: bad argument");
 	if (!name)
 		name = "(gpu specs)";
-	tg_yaml_doc y;
-	int rc = tg_yaml_doc_open(&y, yaml, len, name, 32); /* the format needs 4 */
-	if (rc)
-		return rc;
-	struct loader L = {.in = {.file = name, .doc = &y.doc}};
-	L.items = tg_malloc(s->n * sizeof(*s->items));
-	if (!L.items)
-		rc = TG_ENOMEM;
-	else {
-		memcpy(L.items, s->items, s->n * sizeof(*s->items));
-		L.n = L.cap = s->n;
-		rc = load_doc(&L);
-	}
-	if (!rc) /* a second document in the stream is not ours */
-		rc = tg_yaml_doc_only_one(&y);
-	tg_yaml_doc_close(&y);
+	struct loader L = {.base = s};
+	int rc = tg_yaml_read(yaml, len, name, 32, 0, load_in, &L); /* the format needs 4 */
 	if (rc) {
 		free(L.items);
 		return rc;

@@ -11,6 +11,21 @@
 #include <stdio.h>
 #include <string.h>
 
+int tg_yaml_read(const char *data, size_t len, const char *name, int max_depth, unsigned flags, tg_yaml_loader_fn load,
+                 void *ctx)
+{
+	tg_yaml_doc y;
+	int rc = tg_yaml_doc_open(&y, data, len, name, max_depth);
+	if (rc)
+		return rc;
+	tg_yaml_in in = {.file = name, .doc = &y.doc, .flags = flags};
+	rc = load(&in, ctx);
+	if (!rc) /* a second document in the stream is not ours */
+		rc = tg_yaml_doc_only_one(&y);
+	tg_yaml_doc_close(&y);
+	return rc;
+}
+
 static int verror(const tg_yaml_in *in, int code, const yaml_node_t *n, const char *fmt, va_list ap)
 {
 	char what[768];

@@ -39,6 +39,18 @@ typedef struct tg_yaml_in {
 /* s (a string of the file) for a one-line message (tg_yaml_show). */
 #define TG_YAML_SHOW(s) tg_yaml_show((char[80]){0}, 80, (s))
 
+/* What a loader does with the document: reads in->doc into ctx. */
+typedef int (*tg_yaml_loader_fn)(const tg_yaml_in *in, void *ctx);
+
+/* Parses data (len bytes; NULL with len 0 is the empty input) as one YAML
+ * document named name in messages, nesting at most max_depth
+ * (tg_yaml_doc_open), hands it to load with flags, then refuses a second
+ * document, and frees the document. Returns load's code, or the parse's
+ * (TG_EFORMAT, TG_ENOMEM) with the message set; what load fills in ctx is
+ * the caller's either way. */
+int tg_yaml_read(const char *data, size_t len, const char *name, int max_depth, unsigned flags, tg_yaml_loader_fn load,
+                 void *ctx);
+
 /* Sets "FILE:LINE:COLUMN: message" at node n and returns TG_EFORMAT. */
 int tg_yaml_error(const tg_yaml_in *in, const yaml_node_t *n, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

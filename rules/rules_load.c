@@ -6,7 +6,6 @@
  */
 #include "rules.h"
 #include "../core/file.h"
-#include "../core/yaml_doc.h"
 #include "../core/yaml_node.h"
 #include "default_rules.h"
 #include "units.h"
@@ -509,9 +508,10 @@ static int load_rules(const tg_yaml_in *L, const yaml_node_t *n, tg_rules *out)
 	return 0;
 }
 
-/* The whole document into out. */
-static int load_doc(const tg_yaml_in *L, tg_rules *out)
+/* The whole document into out (a tg_rules; a tg_yaml_loader_fn). */
+static int load_doc(const tg_yaml_in *L, void *rules)
 {
+	tg_rules *out = rules;
 	static const char *const keys[] = {"version", "settings", "rules"};
 	const yaml_node_t *kn[3], *f[3];
 	yaml_node_t *root = yaml_document_get_root_node(L->doc);
@@ -551,15 +551,7 @@ int tg_rules_load_mem(tg_rules **out, const char *data, size_t len, const char *
 		free(rules);
 		return tg_error_set(TG_ENOMEM, "out of memory");
 	}
-	tg_yaml_doc y;
-	int rc = tg_yaml_doc_open(&y, data, len, name, MAX_DEPTH);
-	if (!rc) {
-		tg_yaml_in L = {.file = name, .doc = &y.doc};
-		rc = load_doc(&L, rules);
-		if (!rc)
-			rc = tg_yaml_doc_only_one(&y);
-		tg_yaml_doc_close(&y);
-	}
+	int rc = tg_yaml_read(data, len, name, MAX_DEPTH, 0, load_doc, rules);
 	if (rc) {
 		tg_rules_free(rules);
 		return rc;

@@ -175,11 +175,69 @@ static void test_bool_keyword(void **state)
 	tg_yaml_doc_close(&doc);
 }
 
+/* A loader that counts its calls and reads the root's scalar "k". */
+struct seen {
+	int calls;
+	unsigned flags;
+	char k[16];
+};
+
+static int read_k(const tg_yaml_in *in, void *ctx)
+{
+	struct seen *s = ctx;
+	s->calls++;
+	s->flags = in->flags;
+	const yaml_node_t *kn[1], *v[1];
+	static const char *const keys[] = {"k"};
+	yaml_node_t *r = yaml_document_get_root_node(in->doc);
+	if (!r)
+		return tg_error_set(TG_EFORMAT, "%s: empty", in->file);
+	int rc = tg_yaml_fields(kn, v, in, r, "the file", keys, 1, 0);
+	if (!rc && v[0])
+		snprintf(s->k, sizeof(s->k), "%s", tg_yaml_scalar(v[0]));
+	return rc;
+}
+
+static void test_read(void **state)
+{
+	(void)state;
+	struct seen s = {0};
+	const char *ok = "k: v\n";
+	assert_int_equal(tg_yaml_read(ok, strlen(ok), "r.yaml", 8, TG_YAML_ONE_LINE, read_k, &s), 0);
+	assert_int_equal(s.calls, 1);
+	assert_int_equal(s.flags, TG_YAML_ONE_LINE);
+	assert_string_equal(s.k, "v");
+	/* the loader's error comes first, and no second document is read after it */
+	const char *two_bad = "x: 1\n---\nk: 2\n";
+	expect_error(tg_yaml_read(two_bad, strlen(two_bad), "r.yaml", 8, 0, read_k, &s),
+	             "r.yaml:1:1: unknown key 'x' in the file (expected k)");
+	/* a second document after a good first one */
+	const char *two = "k: 1\n---\nk: 2\n";
+	s.calls = 0;
+	expect_error(tg_yaml_read(two, strlen(two), "r.yaml", 8, 0, read_k, &s),
+	             "r.yaml:3:1: only one YAML document is allowed");
+	assert_int_equal(s.calls, 1);
+	/* a syntax error or too deep: the loader is not called */
+	const char *bad = "k: [1\n";
+	s.calls = 0;
+	assert_int_equal(tg_yaml_read(bad, strlen(bad), "r.yaml", 8, 0, read_k, &s), TG_EFORMAT);
+	assert_non_null(strstr(tg_error_last(), "r.yaml:2:1: bad YAML: "));
+	const char *deep = "k: [[[1]]]\n";
+	assert_int_equal(tg_yaml_read(deep, strlen(deep), "r.yaml", 3, 0, read_k, &s), TG_EFORMAT);
+	assert_string_equal(tg_error_last(), "r.yaml:1:6: nested deeper than 3 levels");
+	assert_int_equal(s.calls, 0);
+	/* the empty input: a document without a root */
+	s.calls = 0;
+	assert_int_equal(tg_yaml_read(NULL, 0, "r.yaml", 8, 0, read_k, &s), TG_EFORMAT);
+	assert_string_equal(tg_error_last(), "r.yaml: empty");
+	assert_int_equal(s.calls, 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_kinds),  cmocka_unit_test(test_join_and_keys), cmocka_unit_test(test_text),
-		cmocka_unit_test(test_fields), cmocka_unit_test(test_bool_keyword),
+		cmocka_unit_test(test_fields), cmocka_unit_test(test_bool_keyword),  cmocka_unit_test(test_read),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
