@@ -6,7 +6,10 @@
  * config_forges.c, the node helpers in config_yaml.c, durations and sizes
  * in config_values.c, secrets in config_secret.c.
  */
-#include "config_impl.h"
+#include "config.h"
+#include "config_forges_impl.h"
+#include "config_loader_impl.h"
+#include "config_secret_impl.h"
 #include "../core/file.h"
 
 #include <errno.h>
@@ -78,16 +81,16 @@ static int load_s3(const tg_config_loader *L, const yaml_node_t *n, tg_config_st
 	static const int ri[] = {S3_ENDPOINT, S3_BUCKET, S3_ACCESS_KEY, S3_SECRET_KEY};
 	const char *w = "storage.s3";
 	int rc;
-	if ((rc = tg_config_mapping(L, n, w, 0)) || (rc = tg_config_fields(L, n, w, s3_keys, NS3, 0, kn, v)))
+	if ((rc = tg_config_mapping(L, n, w, 0)) || (rc = tg_yaml_fields(kn, v, &L->y, n, w, s3_keys, NS3, 0)))
 		return rc;
 	for (int i = 0; i < 4; i++)
 		if (!v[ri[i]])
-			return tg_config_at(L, n, "%s: missing '%s'", w, required[i]);
+			return tg_yaml_error(&L->y, n, "%s: missing '%s'", w, required[i]);
 	if ((rc = tg_config_string(L, v[S3_ENDPOINT], KEY(w, "endpoint"), 0, &s->s3_endpoint)))
 		return rc;
 	if (strncmp(s->s3_endpoint, "https://", 8) && strncmp(s->s3_endpoint, "http://", 7))
-		return tg_config_at(L, v[S3_ENDPOINT], "%s: '%s' is not an http:// or https:// URL", KEY(w, "endpoint"),
-		                    TG_SHOW(s->s3_endpoint));
+		return tg_yaml_error(&L->y, v[S3_ENDPOINT], "%s: '%s' is not an http:// or https:// URL",
+		                     KEY(w, "endpoint"), TG_YAML_SHOW(s->s3_endpoint));
 	if ((rc = tg_config_string(L, v[S3_BUCKET], KEY(w, "bucket"), 0, &s->s3_bucket)))
 		return rc;
 	rc = v[S3_PREFIX] ? tg_config_string(L, v[S3_PREFIX], KEY(w, "prefix"), 1, &s->s3_prefix)
@@ -98,7 +101,7 @@ static int load_s3(const tg_config_loader *L, const yaml_node_t *n, tg_config_st
 	                  : dup_into(&s->s3_region, "us-east-1");
 	if (rc)
 		return rc;
-	if (v[S3_TLS_VERIFY] && (rc = tg_config_bool(L, v[S3_TLS_VERIFY], KEY(w, "tls_verify"), &s->tls_verify)))
+	if (v[S3_TLS_VERIFY] && (rc = tg_yaml_bool(&s->tls_verify, &L->y, v[S3_TLS_VERIFY], KEY(w, "tls_verify"))))
 		return rc;
 	if (v[S3_CA_FILE] && (rc = tg_config_path(L, v[S3_CA_FILE], KEY(w, "ca_file"), &s->ca_file)))
 		return rc;
@@ -116,13 +119,13 @@ static int load_storage(const tg_config_loader *L, const yaml_node_t *n, tg_conf
 	s->tls_verify = 1;
 	s->poll_interval_ms = 10000;
 	if ((rc = tg_config_mapping(L, n, "storage", 0)) ||
-	    (rc = tg_config_fields(L, n, "storage", keys, 4, 0, kn, v)))
+	    (rc = tg_yaml_fields(kn, v, &L->y, n, "storage", keys, 4, 0)))
 		return rc;
 	if (v[0] && v[1])
-		return tg_config_at(L, kn[0]->start_mark.index > kn[1]->start_mark.index ? kn[0] : kn[1],
-		                    "storage: local and s3 exclude each other (give one)");
+		return tg_yaml_error(&L->y, kn[0]->start_mark.index > kn[1]->start_mark.index ? kn[0] : kn[1],
+		                     "storage: local and s3 exclude each other (give one)");
 	if (!v[0] && !v[1])
-		return tg_config_at(L, n, "storage: needs local (a folder) or s3 (a bucket)");
+		return tg_yaml_error(&L->y, n, "storage: needs local (a folder) or s3 (a bucket)");
 	if (v[0] && (rc = tg_config_path(L, v[0], "storage.local", &s->local)))
 		return rc;
 	if (v[1] && (rc = load_s3(L, v[1], s)))
@@ -141,13 +144,13 @@ static int load_database(const tg_config_loader *L, const yaml_node_t *n, tg_con
 	const yaml_node_t *kn[2], *v[2];
 	int rc;
 	if ((rc = tg_config_mapping(L, n, "database", 0)) ||
-	    (rc = tg_config_fields(L, n, "database", keys, 2, 0, kn, v)))
+	    (rc = tg_yaml_fields(kn, v, &L->y, n, "database", keys, 2, 0)))
 		return rc;
 	if (v[0] && v[1])
-		return tg_config_at(L, kn[0]->start_mark.index > kn[1]->start_mark.index ? kn[0] : kn[1],
-		                    "database: sqlite and postgresql exclude each other (give one)");
+		return tg_yaml_error(&L->y, kn[0]->start_mark.index > kn[1]->start_mark.index ? kn[0] : kn[1],
+		                     "database: sqlite and postgresql exclude each other (give one)");
 	if (!v[0] && !v[1])
-		return tg_config_at(L, n, "database: needs sqlite (a file) or postgresql (a secret URL)");
+		return tg_yaml_error(&L->y, n, "database: needs sqlite (a file) or postgresql (a secret URL)");
 	if (v[0])
 		return tg_config_path(L, v[0], "database.sqlite", &c->sqlite);
 	return tg_config_secret_load(L, v[1], "database.postgresql", &c->postgresql);
@@ -162,7 +165,7 @@ static int load_daemon(const tg_config_loader *L, const yaml_node_t *n, tg_confi
 	int rc = 0;
 	if (n && (rc = tg_config_mapping(L, n, "daemon", 1)) < 0)
 		return rc;
-	if (n && !rc && (rc = tg_config_fields(L, n, "daemon", keys, 5, 0, kn, v)))
+	if (n && !rc && (rc = tg_yaml_fields(kn, v, &L->y, n, "daemon", keys, 5, 0)))
 		return rc;
 	rc = v[0] ? tg_config_path(L, v[0], "daemon.state_dir", &c->state_dir)
 	          : tg_config_resolve(L, "tracegate-state", &c->state_dir);
@@ -203,7 +206,7 @@ static int load_limits(const tg_config_loader *L, const yaml_node_t *n, tg_confi
 	int rc;
 	if ((rc = tg_config_mapping(L, n, "limits", 1)))
 		return rc < 0 ? rc : 0;
-	if ((rc = tg_config_fields(L, n, "limits", keys, NL, 0, kn, v)))
+	if ((rc = tg_yaml_fields(kn, v, &L->y, n, "limits", keys, NL, 0)))
 		return rc;
 	if (v[TRACE] && (rc = tg_config_size(L, v[TRACE], "limits.max_trace_bytes", 1, &c->max_trace_bytes)))
 		return rc;
@@ -218,8 +221,9 @@ static int load_limits(const tg_config_loader *L, const yaml_node_t *n, tg_confi
 		if ((rc = tg_config_size(L, v[STRING], "limits.max_string_bytes", 1, &u)))
 			return rc;
 		if (u > UINT32_MAX)
-			return tg_config_at(L, v[STRING], "limits.max_string_bytes: '%s' is out of range (at most 4294967295 bytes)",
-			                    TG_SHOW((const char *)v[STRING]->data.scalar.value));
+			return tg_yaml_error(&L->y, v[STRING],
+			                     "limits.max_string_bytes: '%s' is out of range (at most 4294967295 bytes)",
+			                     TG_YAML_SHOW((const char *)v[STRING]->data.scalar.value));
 		c->max_string_bytes = (uint32_t)u;
 	}
 	if (v[DEPTH]) {
@@ -257,7 +261,7 @@ static int load_http(const tg_config_loader *L, const yaml_node_t *n, tg_config 
 	int rc;
 	if ((rc = tg_config_mapping(L, n, "http", 1)))
 		return rc < 0 ? rc : 0;
-	if ((rc = tg_config_fields(L, n, "http", keys, 5, 0, kn, v)))
+	if ((rc = tg_yaml_fields(kn, v, &L->y, n, "http", keys, 5, 0)))
 		return rc;
 	for (int i = 0; i < 5; i++) {
 		if (!v[i])
@@ -280,7 +284,7 @@ static int load_retention(const tg_config_loader *L, const yaml_node_t *n, tg_co
 	int rc;
 	if ((rc = tg_config_mapping(L, n, "retention", 1)))
 		return rc < 0 ? rc : 0;
-	if ((rc = tg_config_fields(L, n, "retention", keys, 1, 0, kn, v)))
+	if ((rc = tg_yaml_fields(kn, v, &L->y, n, "retention", keys, 1, 0)))
 		return rc;
 	if (v[0])
 		return tg_config_duration(L, v[0], "retention.runs", 0, &c->retention_runs_ms);
@@ -296,11 +300,11 @@ static int load_log(const tg_config_loader *L, const yaml_node_t *n, tg_config *
 	int rc, level;
 	if ((rc = tg_config_mapping(L, n, "log", 1)))
 		return rc < 0 ? rc : 0;
-	if ((rc = tg_config_fields(L, n, "log", keys, 1, 0, kn, v)))
+	if ((rc = tg_yaml_fields(kn, v, &L->y, n, "log", keys, 1, 0)))
 		return rc;
 	if (!v[0])
 		return 0;
-	if ((rc = tg_config_keyword(L, v[0], "log.level", "level", levels, 4, &level)))
+	if ((rc = tg_yaml_keyword(&level, &L->y, v[0], "log.level", "a level", "level", levels, 4)))
 		return rc;
 	free(c->log_level);
 	return dup_into(&c->log_level, levels[level]);
@@ -348,19 +352,23 @@ static int defaults(tg_config *c)
 static int load_doc(const tg_config_loader *L, tg_config *c)
 {
 	const yaml_node_t *kn[NT], *v[NT];
-	yaml_node_t *root = yaml_document_get_root_node(L->doc);
+	yaml_node_t *root = yaml_document_get_root_node(L->y.doc);
 	int rc;
 	if (!root)
-		return tg_error_set(TG_EFORMAT, "%s:1:1: empty configuration (expected storage, database, forges, "
-		                                "repositories)", L->file);
+		return tg_error_set(TG_EFORMAT,
+		                    "%s:1:1: empty configuration (expected storage, database, forges, "
+		                    "repositories)",
+		                    L->y.file);
 	if (root->type != YAML_MAPPING_NODE)
-		return tg_config_at(L, root, "expected a mapping with the keys storage, database, forges, repositories, "
-		                             "...; got %s", tg_config_kind(root));
-	if ((rc = tg_config_fields(L, root, "", top_keys, NT, 0, kn, v)))
+		return tg_yaml_error(&L->y, root,
+		                     "expected a mapping with the keys storage, database, forges, repositories, "
+		                     "...; got %s",
+		                     tg_yaml_kind(root));
+	if ((rc = tg_yaml_fields(kn, v, &L->y, root, "the configuration", top_keys, NT, 0)))
 		return rc;
 	for (int i = T_STORAGE; i <= T_REPOS; i++)
 		if (!v[i])
-			return tg_config_at(L, root, "missing '%s' (%s)", top_keys[i], top_what[i]);
+			return tg_yaml_error(&L->y, root, "missing '%s' (%s)", top_keys[i], top_what[i]);
 	if ((rc = defaults(c)) || (rc = load_storage(L, v[T_STORAGE], &c->storage)) ||
 	    (rc = load_database(L, v[T_DATABASE], c)) || (rc = tg_config_forges_load(L, v[T_FORGES], c)) ||
 	    (rc = tg_config_repos_load(L, v[T_REPOS], c)) || (rc = load_daemon(L, v[T_DAEMON], c)))
@@ -380,6 +388,21 @@ static int load_doc(const tg_config_loader *L, tg_config *c)
 
 #define MAX_DEPTH 32 /* nesting of collections; the layout needs 5 */
 
+/* What load_in needs besides the document. */
+struct load_ctx {
+	const char *dir;
+	unsigned flags;
+	tg_config *c;
+};
+
+/* The document read by tg_yaml_read into ctx->c (a tg_yaml_loader_fn). */
+static int load_in(const tg_yaml_in *in, void *ctx)
+{
+	const struct load_ctx *x = ctx;
+	tg_config_loader L = {.y = *in, .dir = x->dir, .flags = x->flags};
+	return load_doc(&L, x->c);
+}
+
 static int load_mem(tg_config **out, const char *data, size_t len, const char *name, const char *dir,
                     unsigned flags)
 {
@@ -397,15 +420,8 @@ static int load_mem(tg_config **out, const char *data, size_t len, const char *n
 		free(c);
 		return TG_ENOMEM;
 	}
-	tg_yaml_doc y;
-	int rc = tg_yaml_doc_open(&y, data, len, name, MAX_DEPTH);
-	if (!rc) {
-		tg_config_loader L = {.file = name, .dir = dir, .doc = &y.doc, .flags = flags};
-		rc = load_doc(&L, c);
-		if (!rc)
-			rc = tg_yaml_doc_only_one(&y);
-		tg_yaml_doc_close(&y);
-	}
+	struct load_ctx ctx = {dir, flags, c};
+	int rc = tg_yaml_read(data, len, name, MAX_DEPTH, TG_YAML_ONE_LINE, load_in, &ctx);
 	if (rc) {
 		tg_config_free(c);
 		return rc;

@@ -3,7 +3,8 @@
  * configuration: each item's keys, the keys that depend on a forge's kind,
  * unique names, and every repository's reference to a defined forge.
  */
-#include "config_impl.h"
+#include "config_forges_impl.h"
+#include "config_secret_impl.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -48,11 +49,11 @@ static int list_of(const tg_config_loader *L, const yaml_node_t *n, const char *
                    size_t *count)
 {
 	if (n->type != YAML_SEQUENCE_NODE)
-		return tg_config_at(L, n, "%s: expected a list of %s, got %s", key, what, tg_config_kind(n));
-	*count = (size_t)(n->data.sequence.items.top - n->data.sequence.items.start);
+		return tg_yaml_error(&L->y, n, "%s: expected a list of %s, got %s", key, what, tg_yaml_kind(n));
+	*count = tg_yaml_len(n);
 	if (!*count)
-		return tg_config_at(L, n, "%s: empty list (at least one %s is needed)", key,
-		                    !strcmp(what, "forges") ? "forge" : "repository");
+		return tg_yaml_error(&L->y, n, "%s: empty list (at least one %s is needed)", key,
+		                     !strcmp(what, "forges") ? "forge" : "repository");
 	return 0;
 }
 
@@ -78,12 +79,13 @@ static int forge_name(const tg_config_loader *L, const yaml_node_t *n, const cha
 		return rc;
 	for (const char *p = f->name; *p; p++)
 		if (!name_char(*p))
-			return tg_config_at(L, n, "%s: '%s' is not a valid forge name (letters, digits, '.', '_', '-')", key,
-			                    TG_SHOW(f->name));
+			return tg_yaml_error(&L->y, n,
+			                     "%s: '%s' is not a valid forge name (letters, digits, '.', '_', '-')", key,
+			                     TG_YAML_SHOW(f->name));
 	for (size_t i = 0; i < nprev; i++)
 		if (!strcmp(prev[i].name, f->name))
-			return tg_config_at(L, n, "%s: duplicate forge name '%s' (first at line %d)", key, f->name,
-			                    prev[i].line);
+			return tg_yaml_error(&L->y, n, "%s: duplicate forge name '%s' (first at line %d)", key, f->name,
+			                     prev[i].line);
 	return 0;
 }
 
@@ -94,11 +96,12 @@ static int not_for_kind(const tg_config_loader *L, const char *where, int kind, 
 		if (!kn[i])
 			continue;
 		if (kind == K_OUTBOX && i != F_OUTBOX)
-			return tg_config_at(L, kn[i], "%s: '%s' does not apply to kind outbox", where, forge_keys[i]);
+			return tg_yaml_error(&L->y, kn[i], "%s: '%s' does not apply to kind outbox", where,
+			                     forge_keys[i]);
 		if (kind != K_OUTBOX && i == F_OUTBOX)
-			return tg_config_at(L, kn[i], "%s: 'outbox' applies only to kind outbox", where);
+			return tg_yaml_error(&L->y, kn[i], "%s: 'outbox' applies only to kind outbox", where);
 		if (kind != K_GITHUB && i == F_CHECK_RUNS)
-			return tg_config_at(L, kn[i], "%s: 'check_runs' applies only to kind github", where);
+			return tg_yaml_error(&L->y, kn[i], "%s: 'check_runs' applies only to kind github", where);
 	}
 	return 0;
 }
@@ -111,7 +114,7 @@ static int url(const tg_config_loader *L, const yaml_node_t *n, const char *key,
 		return rc;
 	const char *host = !strncmp(*out, "https://", 8) ? *out + 8 : !strncmp(*out, "http://", 7) ? *out + 7 : NULL;
 	if (!host || !*host || *host == '/')
-		return tg_config_at(L, n, "%s: '%s' is not an http:// or https:// URL", key, TG_SHOW(*out));
+		return tg_yaml_error(&L->y, n, "%s: '%s' is not an http:// or https:// URL", key, TG_YAML_SHOW(*out));
 	return 0;
 }
 
@@ -151,16 +154,17 @@ static int load_forge(const tg_config_loader *L, const yaml_node_t *map, const c
 	f->tls_verify = 1;
 	if ((rc = tg_config_mapping(L, map, where, 0)))
 		return rc;
-	if ((rc = tg_config_fields(L, map, where, forge_keys, NF, 0, kn, v)))
+	if ((rc = tg_yaml_fields(kn, v, &L->y, map, where, forge_keys, NF, 0)))
 		return rc;
 	if (!v[F_NAME])
-		return tg_config_at(L, map, "%s: missing 'name'", where);
+		return tg_yaml_error(&L->y, map, "%s: missing 'name'", where);
 	if ((rc = forge_name(L, v[F_NAME], where, f, prev, nprev)))
 		return rc;
 	if (!v[F_KIND])
-		return tg_config_at(L, map, "%s: missing 'kind' (github, gitlab, gitea, forgejo or outbox)", where);
-	if ((rc = tg_config_keyword(L, v[F_KIND], tg_config_keypath(key, sizeof(key), where, "kind", 0), "kind",
-	                            kinds, NK, &kind)))
+		return tg_yaml_error(&L->y, map, "%s: missing 'kind' (github, gitlab, gitea, forgejo or outbox)",
+		                     where);
+	if ((rc = tg_yaml_keyword(&kind, &L->y, v[F_KIND], tg_config_keypath(key, sizeof(key), where, "kind", 0),
+	                          "a kind", "kind", kinds, NK)))
 		return rc;
 	if (!(f->kind = strdup(kind == K_FORGEJO ? "gitea" : kinds[kind])))
 		return tg_error_set(TG_ENOMEM, "out of memory");
@@ -168,27 +172,26 @@ static int load_forge(const tg_config_loader *L, const yaml_node_t *map, const c
 		return rc;
 	if (kind == K_OUTBOX) {
 		if (!v[F_OUTBOX])
-			return tg_config_at(L, map, "%s: missing 'outbox' (the folder of an outbox forge)", where);
+			return tg_yaml_error(&L->y, map, "%s: missing 'outbox' (the folder of an outbox forge)", where);
 		return tg_config_path(L, v[F_OUTBOX], tg_config_keypath(key, sizeof(key), where, "outbox", 0), &f->outbox);
 	}
 	if (!v[F_API_URL])
-		return tg_config_at(L, map, "%s: missing 'api_url' (required for kind %s)", where, kinds[kind]);
+		return tg_yaml_error(&L->y, map, "%s: missing 'api_url' (required for kind %s)", where, kinds[kind]);
 	if (!v[F_TOKEN])
-		return tg_config_at(L, map, "%s: missing 'token' (required for kind %s)", where, kinds[kind]);
+		return tg_yaml_error(&L->y, map, "%s: missing 'token' (required for kind %s)", where, kinds[kind]);
 	if ((rc = url(L, v[F_API_URL], tg_config_keypath(key, sizeof(key), where, "api_url", 0), &f->api_url)))
 		return rc;
 	if (!strncmp(f->api_url, "http://", 7) && !loopback(f->api_url))
-		return tg_config_at(L, v[F_API_URL],
-		                    "%s: '%s' would send the token in clear: use https:// (http:// only to 127.0.0.1, ::1 "
-		                    "or localhost)",
-		                    key, TG_SHOW(f->api_url));
-	if (v[F_CHECK_RUNS] &&
-	    (rc = tg_config_bool(L, v[F_CHECK_RUNS], tg_config_keypath(key, sizeof(key), where, "check_runs", 0),
-	                         &f->check_runs)))
+		return tg_yaml_error(
+			&L->y, v[F_API_URL],
+			"%s: '%s' would send the token in clear: use https:// (http:// only to 127.0.0.1, ::1 "
+			"or localhost)",
+			key, TG_YAML_SHOW(f->api_url));
+	if (v[F_CHECK_RUNS] && (rc = tg_yaml_bool(&f->check_runs, &L->y, v[F_CHECK_RUNS],
+	                                          tg_config_keypath(key, sizeof(key), where, "check_runs", 0))))
 		return rc;
-	if (v[F_TLS_VERIFY] &&
-	    (rc = tg_config_bool(L, v[F_TLS_VERIFY], tg_config_keypath(key, sizeof(key), where, "tls_verify", 0),
-	                         &f->tls_verify)))
+	if (v[F_TLS_VERIFY] && (rc = tg_yaml_bool(&f->tls_verify, &L->y, v[F_TLS_VERIFY],
+	                                          tg_config_keypath(key, sizeof(key), where, "tls_verify", 0))))
 		return rc;
 	if (v[F_CA_FILE] &&
 	    (rc = tg_config_path(L, v[F_CA_FILE], tg_config_keypath(key, sizeof(key), where, "ca_file", 0), &f->ca_file)))
@@ -208,8 +211,7 @@ int tg_config_forges_load(const tg_config_loader *L, const yaml_node_t *n, tg_co
 		char where[32];
 		c->nforges = i + 1; /* zeroed forges are safe to free */
 		tg_config_keypath(where, sizeof(where), "forges", NULL, (long)i);
-		if ((rc = load_forge(L, tg_config_node(L, n->data.sequence.items.start[i]), where, &c->forges[i],
-		                     c->forges, i)))
+		if ((rc = load_forge(L, tg_yaml_item(&L->y, n, i), where, &c->forges[i], c->forges, i)))
 			return rc;
 	}
 	return 0;
@@ -270,15 +272,17 @@ static int details_url(const tg_config_loader *L, const yaml_node_t *n, const ch
 	for (const char *p = strchr(*out, '{'); p; p = strchr(p + 1, '{')) {
 		const char *end = strchr(p, '}');
 		if (!end)
-			return tg_config_at(L, n, "%s: '{' without a closing '}'", key);
+			return tg_yaml_error(&L->y, n, "%s: '{' without a closing '}'", key);
 		size_t len = (size_t)(end - p) + 1, i = 0;
 		while (i < 4 && !(strlen(names[i]) == len && !strncmp(p, names[i], len)))
 			i++;
 		if (i == 4) {
 			char ph[64];
 			snprintf(ph, sizeof(ph), "%.*s", len < 40 ? (int)len : 40, p);
-			return tg_config_at(L, n, "%s: unknown placeholder '%s' (expected {repo}, {commit}, {workload}, "
-			                          "{run_id})", key, TG_SHOW(ph));
+			return tg_yaml_error(&L->y, n,
+			                     "%s: unknown placeholder '%s' (expected {repo}, {commit}, {workload}, "
+			                     "{run_id})",
+			                     key, TG_YAML_SHOW(ph));
 		}
 	}
 	return 0;
@@ -302,7 +306,89 @@ static int repo_forge(const tg_config_loader *L, const yaml_node_t *n, const cha
 	list[0] = 0;
 	for (size_t i = 0; i < c->nforges && len < sizeof(list); i++)
 		len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%s", i ? ", " : "", c->forges[i].name);
-	return tg_config_at(L, n, "%s: no forge named '%s' (defined: %s)", key, TG_SHOW(r->forge), list);
+	return tg_yaml_error(&L->y, n, "%s: no forge named '%s' (defined: %s)", key, TG_YAML_SHOW(r->forge), list);
+}
+
+/* The repository's name: present, owner/repo, not one of the nprev before it. */
+static int repo_name(const tg_config_loader *L, const yaml_node_t *map, const yaml_node_t *n, const char *where,
+                     tg_config_repo *r, const tg_config *c, size_t nprev)
+{
+	char key[160];
+	int rc;
+	if (!n)
+		return tg_yaml_error(&L->y, map, "%s: missing 'name' (owner/repo)", where);
+	tg_config_keypath(key, sizeof(key), where, "name", 0);
+	if ((rc = tg_config_string(L, n, key, 0, &r->name)))
+		return rc;
+	if (!valid_repo_name(r->name))
+		return tg_yaml_error(&L->y, n,
+		                     "%s: '%s' is not owner/repo (segments of letters, digits, '.', '_', "
+		                     "'-'; not . or ..)",
+		                     key, TG_YAML_SHOW(r->name));
+	for (size_t i = 0; i < nprev; i++)
+		if (!strcmp(c->repos[i].name, r->name))
+			return tg_yaml_error(&L->y, n, "%s: duplicate repository '%s' (first at line %d)", key, r->name,
+			                     c->repos[i].line);
+	return 0;
+}
+
+/* target_branches (n), or [main] when absent (n NULL). */
+static int repo_target_branches(const tg_config_loader *L, const yaml_node_t *n, const char *where, tg_config_repo *r)
+{
+	char key[160];
+	if (n)
+		return tg_config_strings(L, n, tg_config_keypath(key, sizeof(key), where, "target_branches", 0),
+		                         "branch", &r->target_branches, &r->ntarget_branches);
+	if (!(r->target_branches = tg_calloc(1, sizeof(char *))) || !(r->target_branches[0] = strdup("main"))) {
+		free(r->target_branches);
+		r->target_branches = NULL;
+		return tg_error_set(TG_ENOMEM, "out of memory");
+	}
+	r->ntarget_branches = 1;
+	return 0;
+}
+
+/* runs_per_commit (1-8) and baseline_depth (1-10000), each when present. */
+static int repo_counts(const tg_config_loader *L, const yaml_node_t *runs_n, const yaml_node_t *depth_n,
+                       const char *where, tg_config_repo *r)
+{
+	char key[160];
+	uint64_t v;
+	int rc;
+	if (runs_n) {
+		if ((rc = tg_config_uint(L, runs_n, tg_config_keypath(key, sizeof(key), where, "runs_per_commit", 0), 1,
+		                         8, &v)))
+			return rc;
+		r->runs_per_commit = (int)v;
+	}
+	if (depth_n) {
+		if ((rc = tg_config_uint(L, depth_n, tg_config_keypath(key, sizeof(key), where, "baseline_depth", 0), 1,
+		                         10000, &v)))
+			return rc;
+		r->baseline_depth = (int)v;
+	}
+	return 0;
+}
+
+/* ci_url_prefixes: each https://HOST/..., so that a prefix ends at a path
+ * ("https://ci.example" would let "https://ci.example.evil/" through). */
+static int repo_ci_url_prefixes(const tg_config_loader *L, const yaml_node_t *n, const char *where, tg_config_repo *r)
+{
+	char key[160];
+	int rc;
+	tg_config_keypath(key, sizeof(key), where, "ci_url_prefixes", 0);
+	if ((rc = tg_config_strings(L, n, key, "prefix", &r->ci_url_prefixes, &r->nci_url_prefixes)))
+		return rc;
+	for (size_t i = 0; i < r->nci_url_prefixes; i++) {
+		const char *p = r->ci_url_prefixes[i];
+		const char *host = !strncmp(p, "https://", 8) ? p + 8 : NULL;
+		if (!host || !strchr(host, '/') || strchr(host, '@'))
+			return tg_yaml_error(&L->y, n,
+			                     "%s: '%s' must be https://HOST/... (a host and "
+			                     "a path, no userinfo)",
+			                     key, TG_YAML_SHOW(p));
+	}
+	return 0;
 }
 
 static int load_repo(const tg_config_loader *L, const yaml_node_t *map, const char *where, tg_config_repo *r,
@@ -310,46 +396,26 @@ static int load_repo(const tg_config_loader *L, const yaml_node_t *map, const ch
 {
 	const yaml_node_t *kn[NR], *v[NR];
 	char key[160];
-	uint64_t depth;
 	int rc;
 	r->line = (int)map->start_mark.line + 1;
 	r->baseline_depth = 50;
 	r->runs_per_commit = 1;
 	if ((rc = tg_config_mapping(L, map, where, 0)))
 		return rc;
-	if ((rc = tg_config_fields(L, map, where, repo_keys, NR, 0, kn, v)))
+	if ((rc = tg_yaml_fields(kn, v, &L->y, map, where, repo_keys, NR, 0)))
 		return rc;
-	if (!v[R_NAME])
-		return tg_config_at(L, map, "%s: missing 'name' (owner/repo)", where);
-	tg_config_keypath(key, sizeof(key), where, "name", 0);
-	if ((rc = tg_config_string(L, v[R_NAME], key, 0, &r->name)))
+	if ((rc = repo_name(L, map, v[R_NAME], where, r, c, nprev)))
 		return rc;
-	if (!valid_repo_name(r->name))
-		return tg_config_at(L, v[R_NAME], "%s: '%s' is not owner/repo (segments of letters, digits, '.', '_', "
-		                                  "'-'; not . or ..)", key, TG_SHOW(r->name));
-	for (size_t i = 0; i < nprev; i++)
-		if (!strcmp(c->repos[i].name, r->name))
-			return tg_config_at(L, v[R_NAME], "%s: duplicate repository '%s' (first at line %d)", key, r->name,
-			                    c->repos[i].line);
 	if (!v[R_FORGE])
-		return tg_config_at(L, map, "%s: missing 'forge' (the name of one of the forges)", where);
+		return tg_yaml_error(&L->y, map, "%s: missing 'forge' (the name of one of the forges)", where);
 	if ((rc = repo_forge(L, v[R_FORGE], where, r, c)))
 		return rc;
 	if (!v[R_CLONE_URL])
-		return tg_config_at(L, map, "%s: missing 'clone_url'", where);
+		return tg_yaml_error(&L->y, map, "%s: missing 'clone_url'", where);
 	if ((rc = tg_config_string(L, v[R_CLONE_URL], tg_config_keypath(key, sizeof(key), where, "clone_url", 0), 0,
 	                           &r->clone_url)))
 		return rc;
-	if (v[R_TARGET_BRANCHES]) {
-		rc = tg_config_strings(L, v[R_TARGET_BRANCHES], tg_config_keypath(key, sizeof(key), where, "target_branches", 0),
-		                       "branch", &r->target_branches, &r->ntarget_branches);
-	} else if (!(r->target_branches = tg_calloc(1, sizeof(char *))) || !(r->target_branches[0] = strdup("main"))) {
-		free(r->target_branches);
-		r->target_branches = NULL;
-		rc = tg_error_set(TG_ENOMEM, "out of memory");
-	} else
-		r->ntarget_branches = 1;
-	if (rc)
+	if ((rc = repo_target_branches(L, v[R_TARGET_BRANCHES], where, r)))
 		return rc;
 	if (v[R_RULES] && (rc = tg_config_path(L, v[R_RULES], tg_config_keypath(key, sizeof(key), where, "rules", 0),
 	                                       &r->rules)))
@@ -358,19 +424,8 @@ static int load_repo(const tg_config_loader *L, const yaml_node_t *map, const ch
 	    (rc = tg_config_strings(L, v[R_WORKLOADS], tg_config_keypath(key, sizeof(key), where, "workloads", 0),
 	                            "workload", &r->workloads, &r->nworkloads)))
 		return rc;
-	if (v[R_RUNS_PER_COMMIT]) {
-		uint64_t runs;
-		if ((rc = tg_config_uint(L, v[R_RUNS_PER_COMMIT],
-		                         tg_config_keypath(key, sizeof(key), where, "runs_per_commit", 0), 1, 8, &runs)))
-			return rc;
-		r->runs_per_commit = (int)runs;
-	}
-	if (v[R_BASELINE_DEPTH]) {
-		if ((rc = tg_config_uint(L, v[R_BASELINE_DEPTH],
-		                         tg_config_keypath(key, sizeof(key), where, "baseline_depth", 0), 1, 10000, &depth)))
-			return rc;
-		r->baseline_depth = (int)depth;
-	}
+	if ((rc = repo_counts(L, v[R_RUNS_PER_COMMIT], v[R_BASELINE_DEPTH], where, r)))
+		return rc;
 	if (v[R_STATUS_CONTEXT])
 		rc = tg_config_string(L, v[R_STATUS_CONTEXT], tg_config_keypath(key, sizeof(key), where, "status_context", 0),
 		                      0, &r->status_context);
@@ -382,24 +437,11 @@ static int load_repo(const tg_config_loader *L, const yaml_node_t *map, const ch
 	    (rc = details_url(L, v[R_DETAILS_URL], tg_config_keypath(key, sizeof(key), where, "details_url", 0),
 	                      &r->details_url)))
 		return rc;
-	if (v[R_CI_URL_PREFIXES]) {
-		tg_config_keypath(key, sizeof(key), where, "ci_url_prefixes", 0);
-		if ((rc = tg_config_strings(L, v[R_CI_URL_PREFIXES], key, "prefix", &r->ci_url_prefixes,
-		                            &r->nci_url_prefixes)))
-			return rc;
-		/* a prefix ends at a path: "https://ci.example" would let
-		 * "https://ci.example.evil/" through */
-		for (size_t i = 0; i < r->nci_url_prefixes; i++) {
-			const char *p = r->ci_url_prefixes[i];
-			const char *host = !strncmp(p, "https://", 8) ? p + 8 : NULL;
-			if (!host || !strchr(host, '/') || strchr(host, '@'))
-				return tg_config_at(L, v[R_CI_URL_PREFIXES], "%s: '%s' must be https://HOST/... (a host and "
-				                                             "a path, no userinfo)", key, TG_SHOW(p));
-		}
-	}
+	if (v[R_CI_URL_PREFIXES] && (rc = repo_ci_url_prefixes(L, v[R_CI_URL_PREFIXES], where, r)))
+		return rc;
 	if (v[R_ACCEPT_TRAILERS] &&
-	    (rc = tg_config_bool(L, v[R_ACCEPT_TRAILERS], tg_config_keypath(key, sizeof(key), where, "accept_trailers", 0),
-	                         &r->accept_trailers)))
+	    (rc = tg_yaml_bool(&r->accept_trailers, &L->y, v[R_ACCEPT_TRAILERS],
+	                       tg_config_keypath(key, sizeof(key), where, "accept_trailers", 0))))
 		return rc;
 	if (v[R_GIT_TOKEN])
 		return tg_config_secret_load(L, v[R_GIT_TOKEN], tg_config_keypath(key, sizeof(key), where, "git_token", 0),
@@ -419,7 +461,7 @@ int tg_config_repos_load(const tg_config_loader *L, const yaml_node_t *n, tg_con
 		char where[40];
 		c->nrepos = i + 1;
 		tg_config_keypath(where, sizeof(where), "repositories", NULL, (long)i);
-		if ((rc = load_repo(L, tg_config_node(L, n->data.sequence.items.start[i]), where, &c->repos[i], c, i)))
+		if ((rc = load_repo(L, tg_yaml_item(&L->y, n, i), where, &c->repos[i], c, i)))
 			return rc;
 	}
 	return 0;

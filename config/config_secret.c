@@ -10,7 +10,7 @@
  * Values are one line (a newline would end an HTTP header early); a file's
  * trailing newlines are stripped. Freed values are wiped first.
  */
-#include "config_impl.h"
+#include "config_secret_impl.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -54,18 +54,20 @@ static int from_env(const tg_config_loader *L, const yaml_node_t *v, const char 
 	if ((rc = tg_config_string(L, v, ek, 0, &out->env)))
 		return rc;
 	if (!env_name(out->env))
-		return tg_config_at(L, v, "%s: not a valid environment variable name (letters, digits and '_', "
-		                          "not starting with a digit)", ek);
+		return tg_yaml_error(&L->y, v,
+		                     "%s: not a valid environment variable name (letters, digits and '_', "
+		                     "not starting with a digit)",
+		                     ek);
 	if ((L->flags & TG_CONFIG_DATABASE_ONLY) && strcmp(key, "database.postgresql"))
 		return 0; /* named, not read: the command does not use it */
 	const char *val = getenv(out->env);
 	if (!val)
-		return tg_config_at_code(L, TG_EINVAL, v, "%s: environment variable %s is not set", key, out->env);
+		return tg_yaml_error_code(&L->y, TG_EINVAL, v, "%s: environment variable %s is not set", key, out->env);
 	if (!*val)
-		return tg_config_at_code(L, TG_EINVAL, v, "%s: environment variable %s is empty", key, out->env);
+		return tg_yaml_error_code(&L->y, TG_EINVAL, v, "%s: environment variable %s is empty", key, out->env);
 	if (strpbrk(val, "\r\n"))
-		return tg_config_at_code(L, TG_EINVAL, v, "%s: environment variable %s holds more than one line", key,
-		                         out->env);
+		return tg_yaml_error_code(&L->y, TG_EINVAL, v, "%s: environment variable %s holds more than one line",
+		                          key, out->env);
 	if (!(out->value = strdup(val)))
 		return tg_error_set(TG_ENOMEM, "out of memory");
 	return 0;
@@ -145,10 +147,10 @@ static int from_file(const tg_config_loader *L, const yaml_node_t *v, const char
 	if (err == ENOMEM)
 		return tg_error_set(TG_ENOMEM, "out of memory");
 	if (err && why)
-		return tg_config_at_code(L, TG_EIO, v, "%s: secret file %s %s", key, out->file, why);
+		return tg_yaml_error_code(&L->y, TG_EIO, v, "%s: secret file %s %s", key, out->file, why);
 	if (err)
-		return tg_config_at_code(L, TG_EIO, v, "%s: cannot read secret file %s: %s", key, out->file,
-		                         strerror(err));
+		return tg_yaml_error_code(&L->y, TG_EIO, v, "%s: cannot read secret file %s: %s", key, out->file,
+		                          strerror(err));
 	while (n && (b[n - 1] == '\n' || b[n - 1] == '\r'))
 		b[--n] = 0;
 	why = !n                  ? "is empty"
@@ -158,7 +160,7 @@ static int from_file(const tg_config_loader *L, const yaml_node_t *v, const char
 	if (why) {
 		explicit_bzero(b, n);
 		free(b);
-		return tg_config_at_code(L, TG_EIO, v, "%s: secret file %s %s", key, out->file, why);
+		return tg_yaml_error_code(&L->y, TG_EIO, v, "%s: secret file %s %s", key, out->file, why);
 	}
 	out->value = b;
 	return 0;
@@ -171,19 +173,22 @@ int tg_config_secret_load(const tg_config_loader *L, const yaml_node_t *n, const
 	const yaml_node_t *kn[2], *v[2];
 	int rc;
 	memset(out, 0, sizeof(*out));
-	if (n->type == YAML_SCALAR_NODE && !tg_config_is_null(n))
-		return tg_config_at(L, n, "%s: a secret is never written in the configuration: use {env: NAME} or "
-		                          "{file: PATH}", key);
+	if (n->type == YAML_SCALAR_NODE && !tg_yaml_is_null(n))
+		return tg_yaml_error(&L->y, n,
+		                     "%s: a secret is never written in the configuration: use {env: NAME} or "
+		                     "{file: PATH}",
+		                     key);
 	if (n->type != YAML_MAPPING_NODE)
-		return tg_config_at(L, n, "%s: expected {env: NAME} or {file: PATH}, got %s", key, tg_config_kind(n));
-	if ((rc = tg_config_fields(L, n, key, keys, 2, 1, kn, v)))
+		return tg_yaml_error(&L->y, n, "%s: expected {env: NAME} or {file: PATH}, got %s", key,
+		                     tg_yaml_kind(n));
+	if ((rc = tg_yaml_fields(kn, v, &L->y, n, key, keys, 2, TG_YAML_QUIET)))
 		return rc;
 	if (v[0] && v[1])
-		return tg_config_at(L, kn[0]->start_mark.index > kn[1]->start_mark.index ? kn[0] : kn[1],
-		                    "%s: env and file exclude each other (give one)", key);
+		return tg_yaml_error(&L->y, kn[0]->start_mark.index > kn[1]->start_mark.index ? kn[0] : kn[1],
+		                     "%s: env and file exclude each other (give one)", key);
 	if (v[0])
 		return from_env(L, v[0], key, out);
 	if (v[1])
 		return from_file(L, v[1], key, out);
-	return tg_config_at(L, n, "%s: expected {env: NAME} or {file: PATH}, got an empty mapping", key);
+	return tg_yaml_error(&L->y, n, "%s: expected {env: NAME} or {file: PATH}, got an empty mapping", key);
 }

@@ -3,7 +3,7 @@
  * recognition of a trace's GPU from its deviceProperties. */
 #include "gpu_specs.h"
 #include "file.h"
-#include "yaml_doc.h"
+#include "yaml_node.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -359,32 +359,18 @@ int tg_gpu_specs_match_device(const tg_gpu_spec **out, const tg_gpu_specs *s, co
 /* ------------------------------------------------------------ YAML overrides */
 
 struct loader {
-	const char *file;
-	yaml_document_t *doc;
-	tg_gpu_spec *items; /* the working copy */
+	tg_yaml_in in;            /* the file's name and document (core/yaml_node.h) */
+	const tg_gpu_specs *base; /* the specs the file overrides */
+	tg_gpu_spec *items;       /* the working copy */
 	size_t n, cap;
 };
-
-static int at(const struct loader *L, const yaml_node_t *node, const char *fmt, const char *a,
-              const char *b)
-{
-	char what[512];
-	snprintf(what, sizeof(what), fmt, a, b);
-	return tg_error_set(TG_EFORMAT, "%s:%zu:%zu: %s", L->file, node->start_mark.line + 1,
-	                    node->start_mark.column + 1, what);
-}
-
-static const char *scalar(const yaml_node_t *n)
-{
-	return n && n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value : NULL;
-}
 
 /* A finite, non-negative decimal number. */
 static int number(const struct loader *L, const yaml_node_t *n, const char *key, double *out)
 {
-	const char *s = scalar(n);
+	const char *s = tg_yaml_scalar(n);
 	if (!s)
-		return at(L, n, "%s: expected a number%s", key, "");
+		return tg_yaml_error(&L->in, n, "%s: expected a number", key);
 	char *end;
 	errno = 0;
 	double v = strtod(s, &end);
@@ -393,7 +379,7 @@ static int number(const struct loader *L, const yaml_node_t *n, const char *key,
 		if (!isdigit((unsigned char)*p) && !strchr(".eE+-", *p))
 			ok = 0;
 	if (!ok)
-		return at(L, n, "%s: '%s' is not a non-negative number", key, s);
+		return tg_yaml_error(&L->in, n, "%s: '%s' is not a non-negative number", key, s);
 	*out = v;
 	return 0;
 }
@@ -401,51 +387,42 @@ static int number(const struct loader *L, const yaml_node_t *n, const char *key,
 /* A string value that fits in cap bytes. */
 static int string(const struct loader *L, const yaml_node_t *n, const char *key, char *dst, size_t cap)
 {
-	const char *s = scalar(n);
+	const char *s = tg_yaml_scalar(n);
 	if (!s || !*s)
-		return at(L, n, "%s: expected a non-empty string%s", key, "");
+		return tg_yaml_error(&L->in, n, "%s: expected a non-empty string", key);
 	if (strlen(s) >= cap)
-		return at(L, n, "%s: '%s' is too long", key, s);
+		return tg_yaml_error(&L->in, n, "%s: '%s' is too long", key, s);
 	memcpy(dst, s, strlen(s) + 1);
 	return 0;
 }
 
-/* Rejects a key seen before in the same mapping. */
-static int dup_key(const struct loader *L, const yaml_node_pair_t *start, const yaml_node_pair_t *p)
+/* The key of the pair p of map into *out: a scalar, not seen before in map. */
+static int key_of(const struct loader *L, const yaml_node_t *map, const yaml_node_pair_t *p, const char **out)
 {
-	const char *k = scalar(yaml_document_get_node(L->doc, p->key));
-	for (const yaml_node_pair_t *q = start; q < p; q++)
-		if (!strcmp(k, scalar(yaml_document_get_node(L->doc, q->key))))
-			return at(L, yaml_document_get_node(L->doc, p->key), "duplicate key '%s'%s", k, "");
-	return 0;
-}
-
-/* The key of a pair, which must be a scalar. */
-static int key_of(const struct loader *L, const yaml_node_pair_t *p, const char **out)
-{
-	yaml_node_t *k = yaml_document_get_node(L->doc, p->key);
-	*out = scalar(k);
-	if (!*out)
-		return at(L, k, "expected a string key%s%s", "", "");
+	yaml_node_t *k = tg_yaml_node(&L->in, p->key);
+	if (!(*out = tg_yaml_scalar(k)))
+		return tg_yaml_error(&L->in, k, "expected a string key");
+	if (tg_yaml_earlier_key(&L->in, map, p))
+		return tg_yaml_error(&L->in, k, "duplicate key '%s'", *out);
 	return 0;
 }
 
 static int load_tflops(const struct loader *L, const yaml_node_t *map, double *tflops, int *set)
 {
 	if (map->type != YAML_MAPPING_NODE)
-		return at(L, map, "tflops: expected a mapping of compute spec to TFLOPS%s%s", "", "");
+		return tg_yaml_error(&L->in, map, "tflops: expected a mapping of compute spec to TFLOPS");
 	for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; p++) {
 		const char *k;
 		int rc;
-		if ((rc = key_of(L, p, &k)) || (rc = dup_key(L, map->data.mapping.pairs.start, p)))
+		if ((rc = key_of(L, map, p, &k)))
 			return rc;
 		int cs = tg_compute_spec_parse(k);
 		if (cs < 0)
-			return at(L, yaml_document_get_node(L->doc, p->key),
-			          "unknown compute spec '%s' (expected matrix_ or vector_ + fp64, fp32, "
-			          "tf32, bf16, fp16, fp8, fp4)%s",
-			          k, "");
-		if ((rc = number(L, yaml_document_get_node(L->doc, p->value), k, &tflops[cs])))
+			return tg_yaml_error(&L->in, tg_yaml_node(&L->in, p->key),
+			                     "unknown compute spec '%s' (expected matrix_ or vector_ + fp64, fp32, "
+			                     "tf32, bf16, fp16, fp8, fp4)",
+			                     k);
+		if ((rc = number(L, tg_yaml_node(&L->in, p->value), k, &tflops[cs])))
 			return rc;
 		set[cs] = 1;
 	}
@@ -455,17 +432,16 @@ static int load_tflops(const struct loader *L, const yaml_node_t *map, double *t
 static int load_gpu(struct loader *L, const yaml_node_t *item)
 {
 	if (item->type != YAML_MAPPING_NODE)
-		return at(L, item, "gpus: each entry must be a mapping%s%s", "", "");
+		return tg_yaml_error(&L->in, item, "gpus: each entry must be a mapping");
 	char name[64] = "", match[64] = "";
 	double bw = 0, tflops[TG_CS_COUNT] = {0};
 	int have_bw = 0, set[TG_CS_COUNT] = {0};
 	int rc;
-	yaml_node_pair_t *start = item->data.mapping.pairs.start;
-	for (yaml_node_pair_t *p = start; p < item->data.mapping.pairs.top; p++) {
+	for (yaml_node_pair_t *p = item->data.mapping.pairs.start; p < item->data.mapping.pairs.top; p++) {
 		const char *k;
-		if ((rc = key_of(L, p, &k)) || (rc = dup_key(L, start, p)))
+		if ((rc = key_of(L, item, p, &k)))
 			return rc;
-		yaml_node_t *v = yaml_document_get_node(L->doc, p->value);
+		yaml_node_t *v = tg_yaml_node(&L->in, p->value);
 		if (!strcmp(k, "name"))
 			rc = string(L, v, k, name, sizeof(name));
 		else if (!strcmp(k, "match"))
@@ -475,13 +451,13 @@ static int load_gpu(struct loader *L, const yaml_node_t *item)
 		else if (!strcmp(k, "tflops"))
 			rc = load_tflops(L, v, tflops, set);
 		else
-			rc = at(L, yaml_document_get_node(L->doc, p->key),
-			        "unknown key '%s' (expected match, name, mem_bw_gbps, tflops)%s", k, "");
+			rc = tg_yaml_error(&L->in, tg_yaml_node(&L->in, p->key),
+			                   "unknown key '%s' (expected match, name, mem_bw_gbps, tflops)", k);
 		if (rc)
 			return rc;
 	}
 	if (!name[0])
-		return at(L, item, "gpu entry without a name%s%s", "", "");
+		return tg_yaml_error(&L->in, item, "gpu entry without a name");
 	tg_gpu_spec *g = (tg_gpu_spec *)find(L->items, L->n, name);
 	if (!g) {
 		if (tg_grow((void **)&L->items, &L->cap, L->n + 1, sizeof(*L->items)))
@@ -502,29 +478,40 @@ static int load_gpu(struct loader *L, const yaml_node_t *item)
 
 static int load_doc(struct loader *L)
 {
-	yaml_node_t *root = yaml_document_get_root_node(L->doc);
+	yaml_node_t *root = yaml_document_get_root_node(L->in.doc);
 	if (!root) /* an empty file changes nothing */
 		return 0;
 	if (root->type != YAML_MAPPING_NODE)
-		return at(L, root, "expected a mapping with the key 'gpus'%s%s", "", "");
-	yaml_node_pair_t *start = root->data.mapping.pairs.start;
-	for (yaml_node_pair_t *p = start; p < root->data.mapping.pairs.top; p++) {
+		return tg_yaml_error(&L->in, root, "expected a mapping with the key 'gpus'");
+	for (yaml_node_pair_t *p = root->data.mapping.pairs.start; p < root->data.mapping.pairs.top; p++) {
 		const char *k;
 		int rc;
-		if ((rc = key_of(L, p, &k)) || (rc = dup_key(L, start, p)))
+		if ((rc = key_of(L, root, p, &k)))
 			return rc;
 		if (strcmp(k, "gpus"))
-			return at(L, yaml_document_get_node(L->doc, p->key),
-			          "unknown key '%s' (expected gpus)%s", k, "");
-		yaml_node_t *seq = yaml_document_get_node(L->doc, p->value);
+			return tg_yaml_error(&L->in, tg_yaml_node(&L->in, p->key), "unknown key '%s' (expected gpus)",
+			                     k);
+		yaml_node_t *seq = tg_yaml_node(&L->in, p->value);
 		if (seq->type != YAML_SEQUENCE_NODE)
-			return at(L, seq, "gpus: expected a list%s%s", "", "");
-		for (yaml_node_item_t *it = seq->data.sequence.items.start; it < seq->data.sequence.items.top;
-		     it++)
-			if ((rc = load_gpu(L, yaml_document_get_node(L->doc, *it))))
+			return tg_yaml_error(&L->in, seq, "gpus: expected a list");
+		for (size_t i = 0; i < tg_yaml_len(seq); i++)
+			if ((rc = load_gpu(L, tg_yaml_item(&L->in, seq, i))))
 				return rc;
 	}
 	return 0;
+}
+
+/* The document read by tg_yaml_read into a copy of L->base's items (a
+ * tg_yaml_loader_fn; L a struct loader). */
+static int load_in(const tg_yaml_in *in, void *loader)
+{
+	struct loader *L = loader;
+	L->in = *in;
+	if (!(L->items = tg_malloc(L->base->n * sizeof(*L->items))))
+		return TG_ENOMEM;
+	memcpy(L->items, L->base->items, L->base->n * sizeof(*L->items));
+	L->n = L->cap = L->base->n;
+	return load_doc(L);
 }
 
 int tg_gpu_specs_load_mem(tg_gpu_specs *s, const char *yaml, size_t len, const char *name)
@@ -533,22 +520,8 @@ int tg_gpu_specs_load_mem(tg_gpu_specs *s, const char *yaml, size_t len, const c
 		return tg_error_set(TG_EINVAL, "tg_gpu_specs_load_mem: bad argument");
 	if (!name)
 		name = "(gpu specs)";
-	tg_yaml_doc y;
-	int rc = tg_yaml_doc_open(&y, yaml, len, name, 32); /* the format needs 4 */
-	if (rc)
-		return rc;
-	struct loader L = {.file = name, .doc = &y.doc};
-	L.items = tg_malloc(s->n * sizeof(*s->items));
-	if (!L.items)
-		rc = TG_ENOMEM;
-	else {
-		memcpy(L.items, s->items, s->n * sizeof(*s->items));
-		L.n = L.cap = s->n;
-		rc = load_doc(&L);
-	}
-	if (!rc) /* a second document in the stream is not ours */
-		rc = tg_yaml_doc_only_one(&y);
-	tg_yaml_doc_close(&y);
+	struct loader L = {.base = s};
+	int rc = tg_yaml_read(yaml, len, name, 32, 0, load_in, &L); /* the format needs 4 */
 	if (rc) {
 		free(L.items);
 		return rc;

@@ -1217,131 +1217,182 @@ static int judge_group_noise(tg_judged *j, const struct ctx *c, const struct noi
 	return rc;
 }
 
-static int judge_rule(tg_judgement *jd, const struct ctx *c, const tg_measure *base, const tg_measure *next,
-                      const tg_atoms *keys, int *matched)
+/* 1 for the metrics that are one value per step of a whole rank (or unit):
+ * judge_units judges them, with no selection of kernels. */
+static int per_unit_metric(tg_rule_metric m)
+{
+	return m == TG_METRIC_GPU_BUSY || m == TG_METRIC_GPU_IDLE || m == TG_METRIC_EXPOSED_COMM ||
+	       m == TG_METRIC_EXPOSED_MEMCPY || m == TG_METRIC_HOST_SYNCS || m == TG_METRIC_PEAK_MEMORY;
+}
+
+/* The one item of a per-unit metric's rule: judge_units, with the runs of
+ * the noise trace (when there is one and the metric is sampled per step). */
+static int judge_rule_units(tg_judgement *jd, const struct ctx *c, const tg_measure *base, const tg_measure *next,
+                            const tg_atoms *keys, int *matched)
 {
 	const tg_rule *r = c->rule;
-	size_t first = jd->n;
-	*matched = 0;
-	int unit_metric = r->metric == TG_METRIC_GPU_BUSY || r->metric == TG_METRIC_GPU_IDLE ||
-	                  r->metric == TG_METRIC_EXPOSED_COMM || r->metric == TG_METRIC_EXPOSED_MEMCPY ||
-	                  r->metric == TG_METRIC_HOST_SYNCS || r->metric == TG_METRIC_PEAK_MEMORY;
-	if (unit_metric) {
-		tg_judged *j;
-		if (push(jd, &j) || !(j->item = strdup(""))) {
-			return TG_ENOMEM;
-		}
-		j->rule = r;
-		struct side_vals sn = {0};
-		struct ctx c2 = *c;
-		int rc = 0;
-		if (c->noise_m && r->metric != TG_METRIC_HOST_SYNCS && r->metric != TG_METRIC_PEAK_MEMORY) {
-			size_t nsel, ndata;
-			struct runs rn = {0};
-			if (!(sn.unit = unit_values(&sn.nunits, &nsel, &ndata, c->noise_m, r)) ||
-			    (rc = side_runs(&rn, r, c->noise_m)) || (rc = side_vals_runs(&sn, &rn)))
-				rc = rc ? rc : TG_ENOMEM;
-			free(rn.of_unit);
-			c2.noise_runs = sn.run;
-			c2.n_noise_runs = sn.nruns;
-		}
-		if (!rc)
-			rc = judge_units(j, &c2, base, next, keys, matched);
-		free(sn.unit);
-		free(sn.run);
-		return rc;
+	tg_judged *j;
+	if (push(jd, &j) || !(j->item = strdup("")))
+		return TG_ENOMEM;
+	j->rule = r;
+	struct side_vals sn = {0};
+	struct ctx c2 = *c;
+	int rc = 0;
+	if (c->noise_m && r->metric != TG_METRIC_HOST_SYNCS && r->metric != TG_METRIC_PEAK_MEMORY) {
+		size_t nsel, ndata;
+		struct runs rn = {0};
+		if (!(sn.unit = unit_values(&sn.nunits, &nsel, &ndata, c->noise_m, r)) ||
+		    (rc = side_runs(&rn, r, c->noise_m)) || (rc = side_vals_runs(&sn, &rn)))
+			rc = rc ? rc : TG_ENOMEM;
+		free(rn.of_unit);
+		c2.noise_runs = sn.run;
+		c2.n_noise_runs = sn.nruns;
 	}
-	struct sel *vb = NULL, *vx = NULL, *vn = NULL;
-	size_t nb = 0, nx = 0, nn = 0, ub, ux, un = 0, db = 0, dx = 0;
-	struct runs rb = {0}, rx = {0}, rn = {0};
-	int rc = select_side(&vb, &nb, &ub, &db, r, base, keys);
 	if (!rc)
-		rc = select_side(&vx, &nx, &ux, &dx, r, next, keys);
-	if (!rc)
-		rc = side_runs(&rb, r, base);
-	if (!rc)
-		rc = side_runs(&rx, r, next);
-	if (!rc && c->noise_m && !(rc = select_side(&vn, &nn, &un, NULL, r, c->noise_m, keys)))
-		rc = side_runs(&rn, r, c->noise_m);
-	if (rc)
-		goto done;
-	struct noise_sel ns = {vn, nn, un, &rn};
-	*matched = nb + nx + db + dx > 0;
-	if (nb + nx == 0 && db + dx > 0) {
-		/* the selectors match, but no kernel holds the metric's data */
-		tg_judged *j;
-		if (push(jd, &j) || !(j->item = strdup(""))) {
-			rc = TG_ENOMEM;
-			goto done;
-		}
-		j->rule = r;
-		j->sampling = TG_SAMPLING_STEPS;
-		j->no_data = 1;
-		j->pct = j->pct_lo = j->pct_hi = j->p_value = NAN;
-		j->verdict = TG_VERDICT_INCONCLUSIVE;
-		if (c->comparable)
-			snprintf(j->note, sizeof(j->note), "no data: the traces have %s", no_data_what(r->metric));
-		else
-			snprintf(j->note, sizeof(j->note), "not comparable");
-		goto done;
-	}
-	if (r->aggregate == TG_AGG_TOTAL || nb + nx == 0) {
-		tg_judged *j;
-		if (push(jd, &j) || !(j->item = strdup(""))) {
-			rc = TG_ENOMEM;
-			goto done;
-		}
-		j->rule = r;
-		rc = judge_group_noise(j, c, &ns, 0, vb, nb, ub, &rb, vx, nx, ux, &rx);
-		if (!rc && nb + nx == 0) {
-			set_unmatched(j, c, base, next, keys);
-		} else if (!rc && c->comparable) {
-			/* the evidence for a surprising number: kernels whose
-			 * names say this category, filed elsewhere by their op */
-			char hint[128];
-			const tg_measure *sides[2] = {base, next};
-			name_hint(hint, sizeof(hint), r, sides, keys);
-			size_t len = strlen(j->note);
-			if (hint[0])
-				snprintf(j->note + len, sizeof(j->note) - len, "%snot selected: %.120s", len ? "; " : "", hint);
-		}
-		goto done;
-	}
-	/* each: walk both sorted lists group by group */
-	size_t i = 0, k = 0;
-	while (i < nb || k < nx) {
-		uint32_t g;
-		if (k >= nx || (i < nb && vb[i].group <= vx[k].group))
-			g = vb[i].group;
-		else
-			g = vx[k].group;
-		size_t i0 = i, k0 = k;
-		while (i < nb && vb[i].group == g)
-			i++;
-		while (k < nx && vx[k].group == g)
-			k++;
-		tg_judged *j;
-		if (push(jd, &j) || !(j->item = strdup(kstr(keys, g)))) {
-			rc = TG_ENOMEM;
-			goto done;
-		}
-		j->rule = r;
-		if ((rc = judge_group_noise(j, c, &ns, g, vb + i0, i - i0, ub, &rb, vx + k0, k - k0, ux, &rx)))
-			goto done;
-	}
-	if ((rc = fdr(jd, first, jd->n, c->set->fdr)))
-		goto done;
-	qsort(jd->items + first, jd->n - first, sizeof(tg_judged), cmp_worst);
-done:
-	free(vb);
-	free(vx);
-	free(vn);
-	free(rb.of_unit);
-	free(rx.of_unit);
-	free(rn.of_unit);
+		rc = judge_units(j, &c2, base, next, keys, matched);
+	free(sn.unit);
+	free(sn.run);
 	return rc;
 }
 
+/* What a rule selects on each side (b: base, x: next, n: the noise
+ * trace): the values sorted by group, their units, the selected items
+ * without the metric's data, and the runs of the units. */
+struct selection {
+	struct sel *vb, *vx, *vn;
+	size_t nb, nx, nn, ub, ux, un, db, dx;
+	struct runs rb, rx, rn;
+};
+
+static int select_all(struct selection *s, const struct ctx *c, const tg_measure *base, const tg_measure *next,
+                      const tg_atoms *keys)
+{
+	const tg_rule *r = c->rule;
+	memset(s, 0, sizeof(*s));
+	int rc = select_side(&s->vb, &s->nb, &s->ub, &s->db, r, base, keys);
+	if (!rc)
+		rc = select_side(&s->vx, &s->nx, &s->ux, &s->dx, r, next, keys);
+	if (!rc)
+		rc = side_runs(&s->rb, r, base);
+	if (!rc)
+		rc = side_runs(&s->rx, r, next);
+	if (!rc && c->noise_m && !(rc = select_side(&s->vn, &s->nn, &s->un, NULL, r, c->noise_m, keys)))
+		rc = side_runs(&s->rn, r, c->noise_m);
+	return rc;
+}
+
+static void selection_free(struct selection *s)
+{
+	free(s->vb);
+	free(s->vx);
+	free(s->vn);
+	free(s->rb.of_unit);
+	free(s->rx.of_unit);
+	free(s->rn.of_unit);
+}
+
+/* The selectors match, but no kernel holds the metric's data: one
+ * inconclusive item that says so. */
+static int judge_selected_no_data(tg_judgement *jd, const struct ctx *c)
+{
+	const tg_rule *r = c->rule;
+	tg_judged *j;
+	if (push(jd, &j) || !(j->item = strdup("")))
+		return TG_ENOMEM;
+	j->rule = r;
+	j->sampling = TG_SAMPLING_STEPS;
+	j->no_data = 1;
+	j->pct = j->pct_lo = j->pct_hi = j->p_value = NAN;
+	j->verdict = TG_VERDICT_INCONCLUSIVE;
+	if (c->comparable)
+		snprintf(j->note, sizeof(j->note), "no data: the traces have %s", no_data_what(r->metric));
+	else
+		snprintf(j->note, sizeof(j->note), "not comparable");
+	return 0;
+}
+
+/* aggregate: total (or nothing selected on either side): one item over
+ * everything selected; when nothing is, why (set_unmatched), and else the
+ * kernels that look like the category but are filed elsewhere. */
+static int judge_total(tg_judgement *jd, const struct ctx *c, const struct selection *s, const struct noise_sel *ns,
+                       const tg_measure *base, const tg_measure *next, const tg_atoms *keys)
+{
+	tg_judged *j;
+	if (push(jd, &j) || !(j->item = strdup("")))
+		return TG_ENOMEM;
+	j->rule = c->rule;
+	int rc = judge_group_noise(j, c, ns, 0, s->vb, s->nb, s->ub, &s->rb, s->vx, s->nx, s->ux, &s->rx);
+	if (!rc && s->nb + s->nx == 0) {
+		set_unmatched(j, c, base, next, keys);
+	} else if (!rc && c->comparable) {
+		/* the evidence for a surprising number: kernels whose
+		 * names say this category, filed elsewhere by their op */
+		char hint[128];
+		const tg_measure *sides[2] = {base, next};
+		name_hint(hint, sizeof(hint), c->rule, sides, keys);
+		size_t len = strlen(j->note);
+		if (hint[0])
+			snprintf(j->note + len, sizeof(j->note) - len, "%snot selected: %.120s", len ? "; " : "", hint);
+	}
+	return rc;
+}
+
+/* aggregate: each: one item per group, both sorted lists walked group by
+ * group; then the false discovery rate over the rule's items, and the
+ * worst first. */
+static int judge_each(tg_judgement *jd, const struct ctx *c, const struct selection *s, const struct noise_sel *ns,
+                      const tg_atoms *keys)
+{
+	size_t first = jd->n, i = 0, k = 0;
+	int rc;
+	while (i < s->nb || k < s->nx) {
+		uint32_t g;
+		if (k >= s->nx || (i < s->nb && s->vb[i].group <= s->vx[k].group))
+			g = s->vb[i].group;
+		else
+			g = s->vx[k].group;
+		size_t i0 = i, k0 = k;
+		while (i < s->nb && s->vb[i].group == g)
+			i++;
+		while (k < s->nx && s->vx[k].group == g)
+			k++;
+		tg_judged *j;
+		if (push(jd, &j) || !(j->item = strdup(kstr(keys, g))))
+			return TG_ENOMEM;
+		j->rule = c->rule;
+		if ((rc = judge_group_noise(j, c, ns, g, s->vb + i0, i - i0, s->ub, &s->rb, s->vx + k0, k - k0, s->ux,
+		                            &s->rx)))
+			return rc;
+	}
+	if ((rc = fdr(jd, first, jd->n, c->set->fdr)))
+		return rc;
+	qsort(jd->items + first, jd->n - first, sizeof(tg_judged), cmp_worst);
+	return 0;
+}
+
+/* The items of the rule c->rule into jd; *matched: whether it selected
+ * anything on either side. */
+static int judge_rule(tg_judgement *jd, const struct ctx *c, const tg_measure *base, const tg_measure *next,
+                      const tg_atoms *keys, int *matched)
+{
+	*matched = 0;
+	if (per_unit_metric(c->rule->metric))
+		return judge_rule_units(jd, c, base, next, keys, matched);
+	struct selection s;
+	int rc = select_all(&s, c, base, next, keys);
+	if (!rc) {
+		struct noise_sel ns = {s.vn, s.nn, s.un, &s.rn};
+		*matched = s.nb + s.nx + s.db + s.dx > 0;
+		if (s.nb + s.nx == 0 && s.db + s.dx > 0)
+			rc = judge_selected_no_data(jd, c);
+		else if (c->rule->aggregate == TG_AGG_TOTAL || s.nb + s.nx == 0)
+			rc = judge_total(jd, c, &s, &ns, base, next, keys);
+		else
+			rc = judge_each(jd, c, &s, &ns, keys);
+	}
+	selection_free(&s);
+	return rc;
+}
 
 /* A fingerprint's driver version as people write it: a bare number of a
  * CUDA or HIP side in that runtime's notation ("CUDA 12.9", "HIP

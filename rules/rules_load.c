@@ -6,14 +6,13 @@
  */
 #include "rules.h"
 #include "../core/file.h"
-#include "../core/yaml_doc.h"
+#include "../core/yaml_node.h"
 #include "default_rules.h"
 #include "units.h"
 
 #include <errno.h>
 #include <fnmatch.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -148,215 +147,78 @@ const tg_rule *tg_rules_find(const tg_rules *rules, const char *name)
 
 const char *tg_rules_source(const tg_rules *rules) { return rules->source; }
 
-/* ------------------------------------------------------------ YAML helpers */
-
-struct loader {
-	const char *file;
-	yaml_document_t *doc;
-};
-
-/* Sets "file:line:column: message" at node n and returns TG_EFORMAT. */
-static int at(const struct loader *L, const yaml_node_t *n, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int at(const struct loader *L, const yaml_node_t *n, const char *fmt, ...)
-{
-	char what[768];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(what, sizeof(what), fmt, ap);
-	va_end(ap);
-	return tg_error_set(TG_EFORMAT, "%s:%zu:%zu: %s", L->file, n->start_mark.line + 1,
-	                    n->start_mark.column + 1, what);
-}
-
-static yaml_node_t *node(const struct loader *L, int id) { return yaml_document_get_node(L->doc, id); }
-
-static const char *scalar(const yaml_node_t *n)
-{
-	return n && n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value : NULL;
-}
-
-/* YAML's null: an empty plain scalar, ~ or null. */
-static int is_null(const yaml_node_t *n)
-{
-	const char *s = scalar(n);
-	return s && n->data.scalar.style == YAML_PLAIN_SCALAR_STYLE &&
-	       (!*s || !strcmp(s, "~") || !strcmp(s, "null") || !strcmp(s, "Null") || !strcmp(s, "NULL"));
-}
-
-/* What a node is, for "expected X, got Y". */
-static const char *kind(const yaml_node_t *n)
-{
-	switch (n->type) {
-	case YAML_MAPPING_NODE: return "a mapping";
-	case YAML_SEQUENCE_NODE: return "a list";
-	default: return is_null(n) ? "nothing" : "a scalar";
-	}
-}
-
-/* The scalar value of key's node n, or an error naming the key. */
-static int want_scalar(const struct loader *L, const yaml_node_t *n, const char *key, const char *what,
-                       const char **out)
-{
-	*out = scalar(n);
-	if (!*out || is_null(n))
-		return at(L, n, "%s: expected %s, got %s", key, what, kind(n));
-	return 0;
-}
-
-#define SHOW(s) tg_yaml_show((char[80]){0}, 80, (s))
-
-/* A comma-separated list of names, for messages. */
-static void join(char *buf, size_t cap, const char *const *names, size_t n)
-{
-	size_t len = 0;
-	buf[0] = 0;
-	for (size_t i = 0; i < n && len < cap; i++)
-		len += (size_t)snprintf(buf + len, cap - len, "%s%s", i ? ", " : "", names[i]);
-}
-
-/* Walks a mapping: every key a scalar, known (one of allowed[0..nallowed)),
- * and not repeated. found[i] gets the pair of allowed[i], or NULL. */
-static int fields(const struct loader *L, const yaml_node_t *map, const char *where,
-                  const char *const *allowed, size_t nallowed, const yaml_node_pair_t **found)
-{
-	for (size_t i = 0; i < nallowed; i++)
-		found[i] = NULL;
-	for (const yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top;
-	     p++) {
-		const yaml_node_t *kn = node(L, p->key);
-		const char *k = scalar(kn);
-		if (!k)
-			return at(L, kn, "%s: expected a key, got %s", where, kind(kn));
-		size_t i = 0;
-		while (i < nallowed && strcmp(k, allowed[i]))
-			i++;
-		if (i == nallowed) {
-			char list[256];
-			join(list, sizeof(list), allowed, nallowed);
-			return at(L, kn, "unknown key '%s' in %s (expected %s)", SHOW(k), where, list);
-		}
-		if (found[i])
-			return at(L, kn, "duplicate key '%s' in %s (first at line %zu)", k, where,
-			          node(L, found[i]->key)->start_mark.line + 1);
-		found[i] = p;
-	}
-	return 0;
-}
-
-/* The value node of a found pair, or NULL. */
-static const yaml_node_t *value_of(const struct loader *L, const yaml_node_pair_t *p)
-{
-	return p ? node(L, p->value) : NULL;
-}
-
 /* ------------------------------------------------------------ values */
 
 /* A number in the open interval (lo, hi). */
-static int number_in(const struct loader *L, const yaml_node_t *n, const char *key, double lo, double hi,
+static int number_in(const tg_yaml_in *L, const yaml_node_t *n, const char *key, double lo, double hi,
                      const char *example, double *out)
 {
 	const char *s, *end;
 	double v;
 	int rc;
-	if ((rc = want_scalar(L, n, key, "a number", &s)))
+	if ((rc = tg_yaml_text(&s, L, n, key, "a number")))
 		return rc;
 	if (tg_units_parse_number(&v, s, &end) || *end || !isfinite(v) || !(v > lo && v < hi))
-		return at(L, n, "%s: '%s' is not a number between %g and %g (exclusive), e.g. %s", key, SHOW(s), lo,
-		          hi, example);
+		return tg_yaml_error(L, n, "%s: '%s' is not a number between %g and %g (exclusive), e.g. %s", key,
+		                     TG_YAML_SHOW(s), lo, hi, example);
 	*out = v;
 	return 0;
 }
 
 /* An integer >= min. */
-static int integer(const struct loader *L, const yaml_node_t *n, const char *key, int64_t min, int64_t *out)
+static int integer(const tg_yaml_in *L, const yaml_node_t *n, const char *key, int64_t min, int64_t *out)
 {
 	const char *s;
 	int rc;
-	if ((rc = want_scalar(L, n, key, "an integer", &s)))
+	if ((rc = tg_yaml_text(&s, L, n, key, "an integer")))
 		return rc;
 	int64_t v = 0;
 	const char *p = s;
 	for (; *p >= '0' && *p <= '9'; p++) {
 		if (v > (INT64_MAX - 9) / 10)
-			return at(L, n, "%s: '%s' is too large", key, SHOW(s));
+			return tg_yaml_error(L, n, "%s: '%s' is too large", key, TG_YAML_SHOW(s));
 		v = v * 10 + (*p - '0');
 	}
 	if (p == s || *p || v < min)
-		return at(L, n, "%s: '%s' is not an integer >= %lld", key, SHOW(s), (long long)min);
+		return tg_yaml_error(L, n, "%s: '%s' is not an integer >= %lld", key, TG_YAML_SHOW(s), (long long)min);
 	*out = v;
 	return 0;
 }
 
-/* true/yes or false/no (also capitalised, as YAML 1.1 writes them). */
-static int boolean(const struct loader *L, const yaml_node_t *n, const char *key, int *out)
-{
-	static const char *const yes[] = {"true", "True", "TRUE", "yes", "Yes", "YES"};
-	static const char *const no[] = {"false", "False", "FALSE", "no", "No", "NO"};
-	const char *s;
-	int rc;
-	if ((rc = want_scalar(L, n, key, "true or false", &s)))
-		return rc;
-	for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++) {
-		if (!strcmp(s, yes[i]))
-			return *out = 1, 0;
-		if (!strcmp(s, no[i]))
-			return *out = 0, 0;
-	}
-	return at(L, n, "%s: '%s' is not a boolean (expected true, false, yes or no)", key, SHOW(s));
-}
-
-/* One of names[0..n), as its index. */
-static int keyword(const struct loader *L, const yaml_node_t *n, const char *key, const char *a_what,
-                   const char *what, const char *const *names, size_t nnames, int *out)
-{
-	const char *s;
-	char list[256];
-	int rc;
-	join(list, sizeof(list), names, nnames);
-	if ((rc = want_scalar(L, n, key, a_what, &s)))
-		return rc;
-	for (size_t i = 0; i < nnames; i++)
-		if (!strcmp(s, names[i]))
-			return *out = (int)i, 0;
-	return at(L, n, "%s: unknown %s '%s' (expected %s)", key, what, SHOW(s), list);
-}
-
 /* A percent: "5%", "5 %" or 5. */
-static int percent(const struct loader *L, const yaml_node_t *n, const char *key, double *out)
+static int percent(const tg_yaml_in *L, const yaml_node_t *n, const char *key, double *out)
 {
 	const char *s, *why;
 	int rc;
-	if ((rc = want_scalar(L, n, key, "a percent like 5%", &s)))
+	if ((rc = tg_yaml_text(&s, L, n, key, "a percent like 5%")))
 		return rc;
 	if (tg_units_parse_percent(out, s, &why))
-		return at(L, n, "%s: '%s' %s", key, SHOW(s), why);
+		return tg_yaml_error(L, n, "%s: '%s' %s", key, TG_YAML_SHOW(s), why);
 	return 0;
 }
 
 /* min_delta in the unit class of metric m. */
-static int quantity(const struct loader *L, const yaml_node_t *n, const char *key, tg_rule_metric m,
-                    double *out)
+static int quantity(const tg_yaml_in *L, const yaml_node_t *n, const char *key, tg_rule_metric m, double *out)
 {
 	const char *s, *why;
 	int rc;
-	if ((rc = want_scalar(L, n, key, "a number or a quantity like 20us", &s)))
+	if ((rc = tg_yaml_text(&s, L, n, key, "a number or a quantity like 20us")))
 		return rc;
 	if (tg_units_parse_quantity(out, s, tg_rule_metric_unit(m), &why))
-		return at(L, n, "%s (metric %s): '%s' %s", key, tg_rule_metric_name(m), SHOW(s), why);
+		return tg_yaml_error(L, n, "%s (metric %s): '%s' %s", key, tg_rule_metric_name(m), TG_YAML_SHOW(s),
+		                     why);
 	return 0;
 }
 
 /* A glob, or a POSIX ERE between slashes (in which \/ is a slash). */
-static int pattern(const struct loader *L, const yaml_node_t *n, const char *key, tg_pattern *p)
+static int pattern(const tg_yaml_in *L, const yaml_node_t *n, const char *key, tg_pattern *p)
 {
 	const char *s;
 	int rc;
-	if ((rc = want_scalar(L, n, key, "a glob or a /regex/", &s)))
+	if ((rc = tg_yaml_text(&s, L, n, key, "a glob or a /regex/")))
 		return rc;
 	if (!*s)
-		return at(L, n, "%s: expected a glob or a /regex/, got an empty string", key);
+		return tg_yaml_error(L, n, "%s: expected a glob or a /regex/, got an empty string", key);
 	size_t len = strlen(s);
 	if (s[0] != '/') {
 		if (!(p->text = strdup(s)))
@@ -386,19 +248,20 @@ static int pattern(const struct loader *L, const yaml_node_t *n, const char *key
 	if (!closed) {
 		free(re);
 		if (i < len)
-			return at(L, n, "%s: '%s': a slash inside a regex is written \\/", key, SHOW(s));
-		return at(L, n, "%s: '%s': a regex is closed by a slash (/.../)", key, SHOW(s));
+			return tg_yaml_error(L, n, "%s: '%s': a slash inside a regex is written \\/", key,
+			                     TG_YAML_SHOW(s));
+		return tg_yaml_error(L, n, "%s: '%s': a regex is closed by a slash (/.../)", key, TG_YAML_SHOW(s));
 	}
 	if (!o) {
 		free(re);
-		return at(L, n, "%s: empty regex", key);
+		return tg_yaml_error(L, n, "%s: empty regex", key);
 	}
 	int err = regcomp(&p->re, re, REG_EXTENDED | REG_NOSUB);
 	if (err) {
 		char msg[128];
 		regerror(err, &p->re, msg, sizeof(msg)); /* a failed regcomp holds nothing to free */
 		free(re);
-		return at(L, n, "%s: bad regex '%s': %s", key, SHOW(s), msg);
+		return tg_yaml_error(L, n, "%s: bad regex '%s': %s", key, TG_YAML_SHOW(s), msg);
 	}
 	p->text = re;
 	p->is_regex = 1;
@@ -408,27 +271,27 @@ static int pattern(const struct loader *L, const yaml_node_t *n, const char *key
 /* ------------------------------------------------------------ settings */
 
 /* The `settings` mapping over the defaults in set. */
-static int load_settings(const struct loader *L, const yaml_node_t *n, tg_rules_settings *set)
+static int load_settings(const tg_yaml_in *L, const yaml_node_t *n, tg_rules_settings *set)
 {
 	static const char *const keys[] = {"confidence", "min_samples", "fdr", "allow_hardware_change",
 	                                   "history_confidence"};
-	const yaml_node_pair_t *f[5];
+	const yaml_node_t *kn[5], *f[5];
 	int rc;
-	if (is_null(n))
+	if (tg_yaml_is_null(n))
 		return 0;
 	if (n->type != YAML_MAPPING_NODE)
-		return at(L, n, "settings: expected a mapping, got %s", kind(n));
-	if ((rc = fields(L, n, "settings", keys, 5, f)))
+		return tg_yaml_error(L, n, "settings: expected a mapping, got %s", tg_yaml_kind(n));
+	if ((rc = tg_yaml_fields(kn, f, L, n, "settings", keys, 5, 0)))
 		return rc;
-	if (f[0] && (rc = number_in(L, value_of(L, f[0]), keys[0], 0.5, 1, "0.95", &set->confidence)))
+	if (f[0] && (rc = number_in(L, f[0], keys[0], 0.5, 1, "0.95", &set->confidence)))
 		return rc;
-	if (f[1] && (rc = integer(L, value_of(L, f[1]), keys[1], 2, &set->min_samples)))
+	if (f[1] && (rc = integer(L, f[1], keys[1], 2, &set->min_samples)))
 		return rc;
-	if (f[2] && (rc = number_in(L, value_of(L, f[2]), keys[2], 0, 1, "0.05", &set->fdr)))
+	if (f[2] && (rc = number_in(L, f[2], keys[2], 0, 1, "0.05", &set->fdr)))
 		return rc;
-	if (f[3] && (rc = boolean(L, value_of(L, f[3]), keys[3], &set->allow_hardware_change)))
+	if (f[3] && (rc = tg_yaml_bool(&set->allow_hardware_change, L, f[3], keys[3])))
 		return rc;
-	if (f[4] && (rc = number_in(L, value_of(L, f[4]), keys[4], 0.5, 1, "0.98", &set->history_confidence)))
+	if (f[4] && (rc = number_in(L, f[4], keys[4], 0.5, 1, "0.98", &set->history_confidence)))
 		return rc;
 	return 0;
 }
@@ -440,26 +303,26 @@ enum { SEL_CATEGORY, SEL_OP, SEL_KERNEL, SEL_MODULE, SEL_SHAPE, SEL_STREAM, SEL_
 static const char *const select_keys[NSEL] = {"category", "op", "kernel", "module", "shape", "stream", "rank"};
 
 /* The `select` mapping: patterns, stream and rank. */
-static int load_select(const struct loader *L, const yaml_node_t *n, tg_rule *r)
+static int load_select(const tg_yaml_in *L, const yaml_node_t *n, tg_rule *r)
 {
-	const yaml_node_pair_t *f[NSEL];
+	const yaml_node_t *kn[NSEL], *f[NSEL];
 	tg_pattern *pats[] = {&r->category, &r->op, &r->kernel, &r->module, &r->shape};
 	int rc;
-	if (is_null(n))
+	if (tg_yaml_is_null(n))
 		return 0;
 	if (n->type != YAML_MAPPING_NODE)
-		return at(L, n, "select: expected a mapping, got %s", kind(n));
-	if ((rc = fields(L, n, "select", select_keys, NSEL, f)))
+		return tg_yaml_error(L, n, "select: expected a mapping, got %s", tg_yaml_kind(n));
+	if ((rc = tg_yaml_fields(kn, f, L, n, "select", select_keys, NSEL, 0)))
 		return rc;
 	for (int i = 0; i < NSEL; i++) {
 		if (!f[i])
 			continue;
 		if (per_step_metric(r->metric) && i != SEL_RANK)
-			return at(L, node(L, f[i]->key),
-			          "select: '%s' does not apply to metric %s, one value per step of a whole "
-			          "rank (only rank does)",
-			          select_keys[i], tg_rule_metric_name(r->metric));
-		const yaml_node_t *v = value_of(L, f[i]);
+			return tg_yaml_error(L, kn[i],
+			                     "select: '%s' does not apply to metric %s, one value per step of a whole "
+			                     "rank (only rank does)",
+			                     select_keys[i], tg_rule_metric_name(r->metric));
+		const yaml_node_t *v = f[i];
 		if (i == SEL_STREAM)
 			rc = integer(L, v, "stream", 0, &r->stream);
 		else if (i == SEL_RANK)
@@ -513,52 +376,50 @@ const char *tg_rule_decide_name(tg_rule_decide d)
 }
 
 /* The rule's name: present, valid, unique among the rules before it. */
-static int load_name(const struct loader *L, const yaml_node_t *map, const yaml_node_t *n, tg_rule *r,
-                     const tg_rule *prev, size_t nprev)
+static int load_name(const tg_yaml_in *L, const yaml_node_t *map, const yaml_node_t *n, tg_rule *r, const tg_rule *prev,
+                     size_t nprev)
 {
 	const char *s;
 	int rc;
 	if (!n)
-		return at(L, map, "a rule needs a name");
-	if ((rc = want_scalar(L, n, "name", "a string", &s)))
+		return tg_yaml_error(L, map, "a rule needs a name");
+	if ((rc = tg_yaml_text(&s, L, n, "name", "a string")))
 		return rc;
 	if (!valid_name(s))
-		return at(L, n, "name: '%s' is not a valid rule name (letters, digits, '_', '.', '-')", SHOW(s));
+		return tg_yaml_error(L, n, "name: '%s' is not a valid rule name (letters, digits, '_', '.', '-')",
+		                     TG_YAML_SHOW(s));
 	for (size_t i = 0; i < nprev; i++)
 		if (!strcmp(prev[i].name, s))
-			return at(L, n, "duplicate rule name '%s' (first at line %d)", s, prev[i].line);
+			return tg_yaml_error(L, n, "duplicate rule name '%s' (first at line %d)", s, prev[i].line);
 	if (!(r->name = strdup(s)))
 		return tg_error_set(TG_ENOMEM, "out of memory");
 	return 0;
 }
 
 /* The percents and min_delta; at least one threshold, warn <= block. */
-static int load_thresholds(const struct loader *L, const yaml_node_t *map, const yaml_node_pair_t **f,
-                           tg_rule *r)
+static int load_thresholds(const tg_yaml_in *L, const yaml_node_t *map, const yaml_node_t **f, tg_rule *r)
 {
 	int rc;
-	if (f[R_BLOCK] && (rc = percent(L, value_of(L, f[R_BLOCK]), "block_above", &r->block_above)))
+	if (f[R_BLOCK] && (rc = percent(L, f[R_BLOCK], "block_above", &r->block_above)))
 		return rc;
-	if (f[R_WARN] && (rc = percent(L, value_of(L, f[R_WARN]), "warn_above", &r->warn_above)))
+	if (f[R_WARN] && (rc = percent(L, f[R_WARN], "warn_above", &r->warn_above)))
 		return rc;
-	if (f[R_IMPROVEMENT] &&
-	    (rc = percent(L, value_of(L, f[R_IMPROVEMENT]), "improvement_below", &r->improvement_below)))
+	if (f[R_IMPROVEMENT] && (rc = percent(L, f[R_IMPROVEMENT], "improvement_below", &r->improvement_below)))
 		return rc;
-	if (f[R_MIN_DELTA] && (rc = quantity(L, value_of(L, f[R_MIN_DELTA]), "min_delta", r->metric, &r->min_delta)))
+	if (f[R_MIN_DELTA] && (rc = quantity(L, f[R_MIN_DELTA], "min_delta", r->metric, &r->min_delta)))
 		return rc;
 	if (isnan(r->block_above) && isnan(r->warn_above))
-		return at(L, map, "rule '%s' needs block_above or warn_above (or both)", r->name);
+		return tg_yaml_error(L, map, "rule '%s' needs block_above or warn_above (or both)", r->name);
 	if (r->warn_above > r->block_above)
-		return at(L, value_of(L, f[R_WARN]), "warn_above (%g%%) is above block_above (%g%%)", r->warn_above,
-		          r->block_above);
+		return tg_yaml_error(L, f[R_WARN], "warn_above (%g%%) is above block_above (%g%%)", r->warn_above,
+		                     r->block_above);
 	return 0;
 }
 
 /* One item of `rules`, into the zeroed r. */
-static int load_rule(const struct loader *L, const yaml_node_t *map, tg_rule *r, const tg_rule *prev,
-                     size_t nprev)
+static int load_rule(const tg_yaml_in *L, const yaml_node_t *map, tg_rule *r, const tg_rule *prev, size_t nprev)
 {
-	const yaml_node_pair_t *f[NR];
+	const yaml_node_t *kn[NR], *f[NR];
 	int rc, v = 0;
 	r->line = (int)map->start_mark.line + 1;
 	r->column = (int)map->start_mark.column + 1;
@@ -566,43 +427,43 @@ static int load_rule(const struct loader *L, const yaml_node_t *map, tg_rule *r,
 	r->block_above = r->warn_above = r->improvement_below = NAN;
 	r->min_delta = 0;
 	if (map->type != YAML_MAPPING_NODE)
-		return at(L, map, "rules: each rule must be a mapping, got %s", kind(map));
-	if ((rc = fields(L, map, "a rule", rule_keys, NR, f)))
+		return tg_yaml_error(L, map, "rules: each rule must be a mapping, got %s", tg_yaml_kind(map));
+	if ((rc = tg_yaml_fields(kn, f, L, map, "a rule", rule_keys, NR, 0)))
 		return rc;
-	if ((rc = load_name(L, map, value_of(L, f[R_NAME]), r, prev, nprev)))
+	if ((rc = load_name(L, map, f[R_NAME], r, prev, nprev)))
 		return rc;
 	if (!f[R_METRIC]) {
 		char list[256];
-		join(list, sizeof(list), metric_names, TG_METRIC_COUNT_);
-		return at(L, map, "rule '%s' needs a metric (%s)", r->name, list);
+		tg_yaml_join(list, sizeof(list), metric_names, TG_METRIC_COUNT_);
+		return tg_yaml_error(L, map, "rule '%s' needs a metric (%s)", r->name, list);
 	}
-	if ((rc = keyword(L, value_of(L, f[R_METRIC]), "metric", "a metric", "metric", metric_names, TG_METRIC_COUNT_, &v)))
+	if ((rc = tg_yaml_keyword(&v, L, f[R_METRIC], "metric", "a metric", "metric", metric_names, TG_METRIC_COUNT_)))
 		return rc;
 	r->metric = (tg_rule_metric)v;
 	if (f[R_AGGREGATE]) {
 		static const char *const aggs[] = {[TG_AGG_TOTAL] = "total", [TG_AGG_EACH] = "each"};
-		if ((rc = keyword(L, value_of(L, f[R_AGGREGATE]), "aggregate", "total or each", "aggregate", aggs, 2, &v)))
+		if ((rc = tg_yaml_keyword(&v, L, f[R_AGGREGATE], "aggregate", "total or each", "aggregate", aggs, 2)))
 			return rc;
 		r->aggregate = (tg_rule_aggregate)v;
 		if (r->aggregate == TG_AGG_EACH && per_step_metric(r->metric))
-			return at(L, value_of(L, f[R_AGGREGATE]),
-			          "aggregate: 'each' does not apply to metric %s, one value per step "
-			          "(each takes kernel_time, count, tflops, tbs, launch_overhead)",
-			          tg_rule_metric_name(r->metric));
+			return tg_yaml_error(L, f[R_AGGREGATE],
+			                     "aggregate: 'each' does not apply to metric %s, one value per step "
+			                     "(each takes kernel_time, count, tflops, tbs, launch_overhead)",
+			                     tg_rule_metric_name(r->metric));
 	}
-	if (f[R_SELECT] && (rc = load_select(L, value_of(L, f[R_SELECT]), r)))
+	if (f[R_SELECT] && (rc = load_select(L, f[R_SELECT], r)))
 		return rc;
 	r->by = default_by(r);
 	if (f[R_BY]) {
-		if ((rc = keyword(L, value_of(L, f[R_BY]), "by", "a grouping", "grouping", by_names, NBY, &v)))
+		if ((rc = tg_yaml_keyword(&v, L, f[R_BY], "by", "a grouping", "grouping", by_names, NBY)))
 			return rc;
 		if (r->aggregate != TG_AGG_EACH)
-			return at(L, node(L, f[R_BY]->key), "by: only an 'aggregate: each' rule groups its items");
+			return tg_yaml_error(L, kn[R_BY], "by: only an 'aggregate: each' rule groups its items");
 		r->by = (tg_rule_by)v;
 	}
 	if (f[R_DECIDE]) {
-		if ((rc = keyword(L, value_of(L, f[R_DECIDE]), "decide", "likely or surely", "decision", decide_names, 2,
-		                  &v)))
+		if ((rc = tg_yaml_keyword(&v, L, f[R_DECIDE], "decide", "likely or surely", "decision", decide_names,
+		                          2)))
 			return rc;
 		r->decide = (tg_rule_decide)v;
 	}
@@ -612,59 +473,62 @@ static int load_rule(const struct loader *L, const yaml_node_t *map, tg_rule *r,
 /* ------------------------------------------------------------ the file */
 
 /* `version`, required, 1. */
-static int load_version(const struct loader *L, const yaml_node_t *root, const yaml_node_t *n)
+static int load_version(const tg_yaml_in *L, const yaml_node_t *root, const yaml_node_t *n)
 {
 	const char *s;
 	int rc;
 	if (!n)
-		return at(L, root, "missing 'version: 1' (the version of the rules format)");
-	if ((rc = want_scalar(L, n, "version", "1", &s)))
+		return tg_yaml_error(L, root, "missing 'version: 1' (the version of the rules format)");
+	if ((rc = tg_yaml_text(&s, L, n, "version", "1")))
 		return rc;
 	if (strcmp(s, "1"))
-		return at(L, n, "version: unsupported version '%s' (this tracegate reads version 1)", SHOW(s));
+		return tg_yaml_error(L, n, "version: unsupported version '%s' (this tracegate reads version 1)",
+		                     TG_YAML_SHOW(s));
 	return 0;
 }
 
 /* The `rules` list (null or absent: no rules). */
-static int load_rules(const struct loader *L, const yaml_node_t *n, tg_rules *out)
+static int load_rules(const tg_yaml_in *L, const yaml_node_t *n, tg_rules *out)
 {
-	if (!n || is_null(n))
+	if (!n || tg_yaml_is_null(n))
 		return 0;
 	if (n->type != YAML_SEQUENCE_NODE)
-		return at(L, n, "rules: expected a list, got %s", kind(n));
-	size_t count = (size_t)(n->data.sequence.items.top - n->data.sequence.items.start);
+		return tg_yaml_error(L, n, "rules: expected a list, got %s", tg_yaml_kind(n));
+	size_t count = tg_yaml_len(n);
 	if (!count)
 		return 0;
 	if (!(out->items = tg_calloc(count, sizeof(*out->items))))
 		return TG_ENOMEM;
 	out->n = count; /* zeroed rules are safe to free */
 	for (size_t i = 0; i < count; i++) {
-		int rc = load_rule(L, node(L, n->data.sequence.items.start[i]), &out->items[i], out->items, i);
+		int rc = load_rule(L, tg_yaml_item(L, n, i), &out->items[i], out->items, i);
 		if (rc)
 			return rc;
 	}
 	return 0;
 }
 
-/* The whole document into out. */
-static int load_doc(const struct loader *L, tg_rules *out)
+/* The whole document into out (a tg_rules; a tg_yaml_loader_fn). */
+static int load_doc(const tg_yaml_in *L, void *rules)
 {
+	tg_rules *out = rules;
 	static const char *const keys[] = {"version", "settings", "rules"};
-	const yaml_node_pair_t *f[3];
+	const yaml_node_t *kn[3], *f[3];
 	yaml_node_t *root = yaml_document_get_root_node(L->doc);
 	int rc;
 	if (!root)
 		return tg_error_set(TG_EFORMAT, "%s:1:1: empty rules file (expected version: 1, settings, rules)",
 		                    L->file);
 	if (root->type != YAML_MAPPING_NODE)
-		return at(L, root, "expected a mapping with the keys version, settings, rules; got %s", kind(root));
-	if ((rc = fields(L, root, "the rules file", keys, 3, f)))
+		return tg_yaml_error(L, root, "expected a mapping with the keys version, settings, rules; got %s",
+		                     tg_yaml_kind(root));
+	if ((rc = tg_yaml_fields(kn, f, L, root, "the rules file", keys, 3, 0)))
 		return rc;
-	if ((rc = load_version(L, root, value_of(L, f[0]))))
+	if ((rc = load_version(L, root, f[0])))
 		return rc;
-	if (f[1] && (rc = load_settings(L, value_of(L, f[1]), &out->settings)))
+	if (f[1] && (rc = load_settings(L, f[1], &out->settings)))
 		return rc;
-	return load_rules(L, value_of(L, f[2]), out);
+	return load_rules(L, f[2], out);
 }
 
 #define MAX_DEPTH 32 /* nesting of collections; the format needs 4 */
@@ -687,15 +551,7 @@ int tg_rules_load_mem(tg_rules **out, const char *data, size_t len, const char *
 		free(rules);
 		return tg_error_set(TG_ENOMEM, "out of memory");
 	}
-	tg_yaml_doc y;
-	int rc = tg_yaml_doc_open(&y, data, len, name, MAX_DEPTH);
-	if (!rc) {
-		struct loader L = {.file = name, .doc = &y.doc};
-		rc = load_doc(&L, rules);
-		if (!rc)
-			rc = tg_yaml_doc_only_one(&y);
-		tg_yaml_doc_close(&y);
-	}
+	int rc = tg_yaml_read(data, len, name, MAX_DEPTH, 0, load_doc, rules);
 	if (rc) {
 		tg_rules_free(rules);
 		return rc;

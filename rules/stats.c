@@ -599,73 +599,58 @@ int tg_stats_ratio_bootstrap(tg_ratio_ci *out, const tg_stratum *strata, size_t 
 	return tg_stats_ratio_bootstrap_ex(out, strata, nstrata, &o);
 }
 
-int tg_stats_ratio_bootstrap_ex(tg_ratio_ci *out, const tg_stratum *strata, size_t nstrata,
-                                const tg_boot_opts *opts)
+/* *o: opts with the defaults filled in (confidence 0.95), checked; *reps
+ * the replicates to draw (capped). */
+static int boot_opts(tg_boot_opts *o, size_t *reps, const tg_ratio_ci *out, const tg_stratum *strata, size_t nstrata,
+                     const tg_boot_opts *opts)
 {
-	tg_boot_opts o = {0.95, 0, 0, TG_RATIO_AUTO, 0};
+	*o = (tg_boot_opts){0.95, 0, 0, TG_RATIO_AUTO, 0};
 	if (opts) {
-		o = *opts;
-		if (o.confidence == 0)
-			o.confidence = 0.95;
+		*o = *opts;
+		if (o->confidence == 0)
+			o->confidence = 0.95;
 	}
 	if (!out)
 		return tg_error_set(TG_EINVAL, "bootstrap: no output");
 	if (nstrata && !strata)
 		return tg_error_set(TG_EINVAL, "bootstrap: strata are NULL");
-	if (!(o.confidence > 0 && o.confidence < 1))
-		return tg_error_set(TG_EINVAL, "bootstrap: confidence %g is not in (0, 1)", o.confidence);
-	if (o.statistic < TG_RATIO_AUTO || o.statistic > TG_RATIO_MEANS)
-		return tg_error_set(TG_EINVAL, "bootstrap: unknown statistic %d", o.statistic);
-	size_t reps = o.reps ? o.reps : TG_STATS_BOOT_REPS;
-	if (reps > TG_STATS_BOOT_MAX_REPS)
-		reps = TG_STATS_BOOT_MAX_REPS;
-	int means = o.statistic == TG_RATIO_MEANS || (o.statistic == TG_RATIO_AUTO && nstrata == 1);
+	if (!(o->confidence > 0 && o->confidence < 1))
+		return tg_error_set(TG_EINVAL, "bootstrap: confidence %g is not in (0, 1)", o->confidence);
+	if (o->statistic < TG_RATIO_AUTO || o->statistic > TG_RATIO_MEANS)
+		return tg_error_set(TG_EINVAL, "bootstrap: unknown statistic %d", o->statistic);
+	*reps = o->reps ? o->reps : TG_STATS_BOOT_REPS;
+	if (*reps > TG_STATS_BOOT_MAX_REPS)
+		*reps = TG_STATS_BOOT_MAX_REPS;
+	return 0;
+}
 
-	size_t nb = 0, nn = 0;
+/* Checks every value of every stratum and counts them on each side. */
+static int count_values(size_t *nb, size_t *nn, const tg_stratum *strata, size_t nstrata)
+{
+	*nb = *nn = 0;
 	for (size_t s = 0; s < nstrata; s++) {
 		int rc = check_values(strata[s].base, strata[s].nbase, s, "base");
 		if (!rc)
 			rc = check_values(strata[s].next, strata[s].nnext, s, "next");
 		if (rc)
 			return rc;
-		nb += strata[s].nbase;
-		nn += strata[s].nnext;
+		*nb += strata[s].nbase;
+		*nn += strata[s].nnext;
 	}
+	return 0;
+}
 
-	tg_ratio_ci r = {1.0, 1.0, 1.0, NAN, nb, nn, TG_CI_EXACT};
-	/* one block: the replicates, then the two sides of each stratum */
-	if (nstrata > SIZE_MAX / 4 / sizeof(struct side))
-		return tg_error_set(TG_EINVAL, "bootstrap: too many strata (%zu)", nstrata);
-	size_t nsides = 2 * nstrata;
-	if (reps > (SIZE_MAX / 2 - nsides * sizeof(struct side)) / sizeof(double))
-		return tg_error_set(TG_EINVAL, "bootstrap: too many replicates");
-	double *rep = tg_malloc(reps * sizeof(double) + nsides * sizeof(struct side));
-	if (!rep)
-		return TG_ENOMEM;
-	struct side *sides = (struct side *)(void *)(rep + reps);
-
-	/* totals and the delta-method variance terms of log R */
-	double tb = 0, tn = 0;
-	size_t nvar = 0;
-	for (size_t s = 0; s < nstrata; s++) {
-		side_init(&sides[2 * s], strata[s].base, strata[s].nbase);
-		tb += sides[2 * s].sum;
-		side_init(&sides[2 * s + 1], strata[s].next, strata[s].nnext);
-		tn += sides[2 * s + 1].sum;
-	}
-	double scale = means && nb && nn ? (double)nb / (double)nn : 1.0;
-	if (!(tb > 0) || !(tn > 0)) {
-		/* a zero total: 1 (both), INFINITY (base) or 0 (next); no noise */
-		r.ratio = r.lo = r.hi = tb > 0 ? 0.0 : (tn > 0 ? INFINITY : 1.0);
-		*out = r;
-		free(rep);
-		return 0;
-	}
-	r.ratio = tn / tb * scale;
-
+/* The lower percentile level of the interval into *a and the method into
+ * *method: the plain alpha/2, or (the default) expanded by the delta-method
+ * variance of log R so that small samples are not overconfident. Returns 0
+ * when no side varies (the interval is the point). tb, tn: the totals. */
+static int percentile_level(double *a, int *method, const struct side *sides, size_t nsides, double tb, double tn,
+                            const tg_boot_opts *o)
+{
 	double v_unb = 0, v_plug = 0, v_df = 0;
+	size_t nvar = 0;
 	for (size_t i = 0; i < nsides; i++) {
-		struct side *sd = &sides[i];
+		const struct side *sd = &sides[i];
 		if (sd->fixed)
 			continue;
 		double ss = sd->ss;
@@ -677,25 +662,25 @@ int tg_stats_ratio_bootstrap_ex(tg_ratio_ci *out, const tg_stratum *strata, size
 		v_df += vu * vu / (n - 1);
 		nvar++;
 	}
-	if (nvar == 0 || !(v_plug > 0)) {
-		r.lo = r.hi = r.ratio;
-		*out = r;
-		free(rep);
+	if (nvar == 0 || !(v_plug > 0))
 		return 0;
-	}
-
-	/* the percentile levels */
-	double alpha2 = (1 - o.confidence) / 2;
-	double a = alpha2;
-	r.method = TG_CI_BOOT_PERCENTILE;
-	if (!o.plain) {
+	double alpha2 = (1 - o->confidence) / 2;
+	*a = alpha2;
+	*method = TG_CI_BOOT_PERCENTILE;
+	if (!o->plain) {
 		double df = v_unb * v_unb / v_df;
 		double z = sqrt(v_unb / v_plug) * tg_stats_t_quantile(1 - alpha2, df);
-		a = tg_stats_normal_cdf(-z);
-		r.method = TG_CI_BOOT_EXPANDED;
+		*a = tg_stats_normal_cdf(-z);
+		*method = TG_CI_BOOT_EXPANDED;
 	}
+	return 1;
+}
 
-	/* the replicates: no allocation, RNG draws in stratum order */
+/* rep[0..reps): the replicates of the ratio (times scale where a side is
+ * not zero). No allocation; the RNG draws in stratum order. */
+static void draw_replicates(double *rep, size_t reps, const struct side *sides, size_t nstrata, uint64_t seed,
+                            double scale)
+{
 	/* the sides of TG_STATS_BOOT_CLT_N values or more: the resampled sum of
 	 * each is normal (mean its sum, variance its ss), so their total on a
 	 * side is one normal draw of the summed means and variances */
@@ -712,7 +697,7 @@ int tg_stats_ratio_bootstrap_ex(tg_ratio_ci *out, const tg_stratum *strata, size
 	}
 	double cbs = sqrt(cbv), cns = sqrt(cnv);
 	tg_rng rng;
-	tg_rng_seed(&rng, o.seed);
+	tg_rng_seed(&rng, seed);
 	struct normals nc = {0, 0};
 	for (size_t b = 0; b < reps; b++) {
 		double num = 0, den = 0;
@@ -735,7 +720,12 @@ int tg_stats_ratio_bootstrap_ex(tg_ratio_ci *out, const tg_stratum *strata, size
 		double x = ratio_of(num, den);
 		rep[b] = den > 0 || num > 0 ? x * scale : x;
 	}
-	/* order statistics floor((B+1)a) and ceil((B+1)(1-a)), 1-based */
+}
+
+/* The percentile interval of level a of rep[0..reps) (reordered): the
+ * order statistics floor((B+1)a) and ceil((B+1)(1-a)), 1-based. */
+static void percentile_interval(double *lo, double *hi, double *rep, size_t reps, double a)
+{
 	double B1 = (double)reps + 1;
 	double kl = floor(B1 * a), ku = ceil(B1 * (1 - a));
 	if (kl < 1)
@@ -749,12 +739,55 @@ int tg_stats_ratio_bootstrap_ex(tg_ratio_ci *out, const tg_stratum *strata, size
 	/* two selections, not a sort of every replicate: the same order
 	 * statistics, in O(B) (a diff judges hundreds of items) */
 	size_t il = (size_t)kl - 1, iu = (size_t)ku - 1;
-	r.lo = select_kth(rep, reps, il);
-	r.hi = iu > il ? select_kth(rep + il + 1, reps - il - 1, iu - il - 1) : select_kth(rep, reps, iu);
-	if (r.lo > r.ratio)
-		r.lo = r.ratio;
-	if (r.hi < r.ratio)
-		r.hi = r.ratio;
+	*lo = select_kth(rep, reps, il);
+	*hi = iu > il ? select_kth(rep + il + 1, reps - il - 1, iu - il - 1) : select_kth(rep, reps, iu);
+}
+
+int tg_stats_ratio_bootstrap_ex(tg_ratio_ci *out, const tg_stratum *strata, size_t nstrata, const tg_boot_opts *opts)
+{
+	tg_boot_opts o;
+	size_t reps, nb, nn;
+	int rc;
+	if ((rc = boot_opts(&o, &reps, out, strata, nstrata, opts)) || (rc = count_values(&nb, &nn, strata, nstrata)))
+		return rc;
+	int means = o.statistic == TG_RATIO_MEANS || (o.statistic == TG_RATIO_AUTO && nstrata == 1);
+
+	tg_ratio_ci r = {1.0, 1.0, 1.0, NAN, nb, nn, TG_CI_EXACT};
+	/* one block: the replicates, then the two sides of each stratum */
+	if (nstrata > SIZE_MAX / 4 / sizeof(struct side))
+		return tg_error_set(TG_EINVAL, "bootstrap: too many strata (%zu)", nstrata);
+	size_t nsides = 2 * nstrata;
+	if (reps > (SIZE_MAX / 2 - nsides * sizeof(struct side)) / sizeof(double))
+		return tg_error_set(TG_EINVAL, "bootstrap: too many replicates");
+	double *rep = tg_malloc(reps * sizeof(double) + nsides * sizeof(struct side));
+	if (!rep)
+		return TG_ENOMEM;
+	struct side *sides = (struct side *)(void *)(rep + reps);
+
+	/* the totals of each side */
+	double tb = 0, tn = 0;
+	for (size_t s = 0; s < nstrata; s++) {
+		side_init(&sides[2 * s], strata[s].base, strata[s].nbase);
+		tb += sides[2 * s].sum;
+		side_init(&sides[2 * s + 1], strata[s].next, strata[s].nnext);
+		tn += sides[2 * s + 1].sum;
+	}
+	double scale = means && nb && nn ? (double)nb / (double)nn : 1.0;
+	if (!(tb > 0) || !(tn > 0)) {
+		/* a zero total: 1 (both), INFINITY (base) or 0 (next); no noise */
+		r.ratio = r.lo = r.hi = tb > 0 ? 0.0 : (tn > 0 ? INFINITY : 1.0);
+	} else {
+		double a;
+		r.ratio = r.lo = r.hi = tn / tb * scale; /* the interval when nothing varies */
+		if (percentile_level(&a, &r.method, sides, nsides, tb, tn, &o)) {
+			draw_replicates(rep, reps, sides, nstrata, o.seed, scale);
+			percentile_interval(&r.lo, &r.hi, rep, reps, a);
+			if (r.lo > r.ratio)
+				r.lo = r.ratio;
+			if (r.hi < r.ratio)
+				r.hi = r.ratio;
+		}
+	}
 	*out = r;
 	free(rep);
 	return 0;

@@ -1,20 +1,19 @@
 /*
  * units.c - numbers with units in rules files ("5%", "20us", "512MiB").
  *
- * Written by hand: no distribution library parses "1.5 ms" or "512MiB",
- * and strtod follows the C locale (a daemon that calls setlocale would
- * read "1.5" as 1 under a comma locale). Decimal numbers are converted
- * exactly for up to 15 significant digits and exponents up to 22 (the
- * classic fast path: an exact integer times or divided by an exact power
- * of ten, one rounding), which covers every threshold a person writes.
+ * The text is split, and the unit looked up, by core/units_lex.c, which
+ * the configuration's durations and sizes share; this file gives the
+ * rules' meaning: a double, times in ns (ns to s), sizes in bytes, and
+ * the rules' refusals. Decimal numbers are converted exactly for up to 15
+ * significant digits and exponents up to 22 (the classic fast path: an
+ * exact integer times or divided by an exact power of ten, one rounding),
+ * which covers every threshold a person writes.
  */
 #include "units.h"
+#include "../core/units_lex.h"
 
 #include <math.h>
 #include <stdint.h>
-#include <string.h>
-
-static int is_digit(char c) { return c >= '0' && c <= '9'; }
 
 static const double pow10_exact[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
                                      1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
@@ -33,71 +32,52 @@ static double scale(uint64_t mant, long e)
 	return (double)mant * pow(10, (double)e);
 }
 
-int tg_units_parse_number(double *out, const char *s, const char **end)
+/* The value of a lexed number: at most 17 significant digits kept, the
+ * integer digits beyond them counted in the exponent. */
+static double value_of(const tg_units_lexeme *x)
 {
-	const char *p = s;
 	uint64_t mant = 0;
-	long e = 0;
-	int digits = 0;
-	for (; is_digit(*p); p++, digits++) {
+	long e = x->exp10;
+	for (size_t i = 0; i < x->nip; i++) {
 		if (mant < MANT_MAX)
-			mant = mant * 10 + (uint64_t)(*p - '0');
+			mant = mant * 10 + (uint64_t)(x->ip[i] - '0');
 		else
 			e++; /* a digit beyond the precision kept */
 	}
-	if (*p == '.') {
-		p++;
-		for (; is_digit(*p); p++, digits++)
-			if (mant < MANT_MAX) {
-				mant = mant * 10 + (uint64_t)(*p - '0');
-				e--;
-			}
-	}
-	if (!digits)
-		return -1;
-	if (*p == 'e' || *p == 'E') {
-		const char *q = p + 1;
-		int neg = 0;
-		if (*q == '+' || *q == '-')
-			neg = *q++ == '-';
-		if (is_digit(*q)) {
-			long x = 0;
-			for (; is_digit(*q); q++)
-				if (x < 100000)
-					x = x * 10 + (*q - '0');
-			e += neg ? -x : x;
-			p = q;
+	for (size_t i = 0; i < x->nfrac; i++)
+		if (mant < MANT_MAX) {
+			mant = mant * 10 + (uint64_t)(x->frac[i] - '0');
+			e--;
 		}
-	}
-	*out = scale(mant, e);
-	*end = p;
-	return 0;
+	return scale(mant, e);
 }
 
-static const char *skip_spaces(const char *p)
+int tg_units_parse_number(double *out, const char *s, const char **end)
 {
-	while (*p == ' ' || *p == '\t')
-		p++;
-	return p;
+	tg_units_lexeme x;
+	if (tg_units_lex(&x, s, TG_UNITS_EXPONENT) || x.neg)
+		return -1;
+	*out = value_of(&x);
+	*end = x.end;
+	return 0;
 }
 
 int tg_units_parse_percent(double *out, const char *s, const char **why)
 {
-	const char *end;
-	double v;
-	int neg = s[0] == '-';
-	if (tg_units_parse_number(&v, s + neg, &end)) {
+	tg_units_lexeme x;
+	if (tg_units_lex(&x, s, TG_UNITS_EXPONENT)) {
 		*why = "is not a percent (write 5% or 5)";
 		return -1;
 	}
-	end = skip_spaces(end);
+	double v = value_of(&x);
+	const char *end = x.unit;
 	if (*end == '%')
 		end++;
 	if (*end) {
 		*why = "is not a percent (write 5% or 5)";
 		return -1;
 	}
-	if (neg && v != 0) {
+	if (x.neg && v != 0) {
 		*why = "must not be negative";
 		return -1;
 	}
@@ -109,32 +89,12 @@ int tg_units_parse_percent(double *out, const char *s, const char **why)
 	return 0;
 }
 
-struct unit_name {
-	const char *name;
-	double factor;
-};
-
-static const struct unit_name time_units[] = {
-	{"ns", 1}, {"us", 1e3}, {"\xc2\xb5s", 1e3} /* µs */, {"ms", 1e6}, {"s", 1e9}, {NULL, 0}};
-
-static const struct unit_name byte_units[] = {
-	{"B", 1},          {"KB", 1e3},          {"MB", 1e6},          {"GB", 1e9},
-	{"KiB", 1 << 10},  {"MiB", 1 << 20},     {"GiB", 1 << 30},     {NULL, 0}};
-
-static const struct unit_name *find_unit(const struct unit_name *u, const char *name)
-{
-	for (; u->name; u++)
-		if (!strcmp(u->name, name))
-			return u;
-	return NULL;
-}
+#define NS_PER_S 1e9 /* the rules take times from ns to s (core/units_lex.c also knows m, h, d) */
 
 int tg_units_parse_quantity(double *out, const char *s, tg_rule_unit unit, const char **why)
 {
-	const char *end;
-	double v;
-	int neg = s[0] == '-';
-	if (tg_units_parse_number(&v, s + neg, &end)) {
+	tg_units_lexeme x;
+	if (tg_units_lex(&x, s, TG_UNITS_EXPONENT)) {
 		switch (unit) {
 		case TG_UNIT_TIME: *why = "is not a time (write 20us or 1.5ms)"; break;
 		case TG_UNIT_BYTES: *why = "is not a size (write 512MiB or 2GB)"; break;
@@ -142,11 +102,12 @@ int tg_units_parse_quantity(double *out, const char *s, tg_rule_unit unit, const
 		}
 		return -1;
 	}
-	if (neg && v != 0) {
+	double v = value_of(&x);
+	if (x.neg && v != 0) {
 		*why = "must not be negative";
 		return -1;
 	}
-	const char *name = skip_spaces(end);
+	const char *name = x.unit;
 	double factor = 1;
 	switch (unit) {
 	case TG_UNIT_TIME:
@@ -160,13 +121,13 @@ int tg_units_parse_quantity(double *out, const char *s, tg_rule_unit unit, const
 			}
 			break;
 		}
-		const struct unit_name *u = find_unit(time ? time_units : byte_units, name);
-		if (!u) {
+		const tg_unit *u = tg_units_find(time ? TG_UNITS_TIME : TG_UNITS_BYTES, name);
+		if (!u || (time && (double)u->factor > NS_PER_S)) {
 			*why = time ? "has an unknown time unit (expected ns, us, ms or s)"
 			            : "has an unknown byte unit (expected B, KB, MB, GB, KiB, MiB or GiB)";
 			return -1;
 		}
-		factor = u->factor;
+		factor = (double)u->factor;
 		break;
 	}
 	case TG_UNIT_COUNT:
