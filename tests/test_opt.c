@@ -61,7 +61,7 @@ static const tg_opt_spec t_opts[] = {
 	/* shadows the reading limit of the same name */
 	{TG_OPT_SWITCH, "max-events", 0, NULL, offsetof(struct t_args, flag), NULL, NULL, 0, "shadowing", NULL},
 	{TG_OPT_INCLUDE, .offset = offsetof(struct t_args, ropts), .include = tg_cli_limit_opts},
-	{TG_OPT_END},
+	{.kind = TG_OPT_END},
 };
 
 static const tg_opt_command t_cmd = {"t", NULL, "A command of the tests.", NULL, t_opts};
@@ -200,7 +200,7 @@ struct one_args {
 static const tg_opt_spec one_opts[] = {
 	{TG_OPT_ARG, "TRACE", 0, NULL, offsetof(struct one_args, trace), NULL, NULL, TG_OPT_REQUIRED, NULL, NULL},
 	{TG_OPT_SWITCH, "once", 0, NULL, offsetof(struct one_args, once), NULL, NULL, 0, "once", NULL},
-	{TG_OPT_END},
+	{.kind = TG_OPT_END},
 };
 static const tg_opt_command one_cmd = {"one", NULL, NULL, NULL, one_opts};
 
@@ -212,7 +212,7 @@ struct none_args {
 static const tg_opt_spec none_opts[] = {
 	{TG_OPT_VALUE, "config", 0, "FILE", offsetof(struct none_args, config), NULL, NULL,
 	 TG_OPT_REQUIRED | TG_OPT_IN_USAGE, "the configuration", NULL},
-	{TG_OPT_END},
+	{.kind = TG_OPT_END},
 };
 static const tg_opt_command none_cmd = {"none", NULL, NULL, NULL, none_opts};
 
@@ -385,7 +385,7 @@ static void test_help_wraps(void **state)
 	const tg_opt_spec opts[] = {
 		{TG_OPT_SWITCH, "long-help", 0, NULL, 0, NULL, NULL, 0, text, NULL},
 		{TG_OPT_SWITCH, "a-switch-wider-than-the-column", 0, NULL, 0, NULL, NULL, 0, "below its name", NULL},
-		{TG_OPT_END},
+		{.kind = TG_OPT_END},
 	};
 	const tg_opt_command cmd = {"w", NULL, text, NULL, opts};
 	char *help = help_of(&cmd);

@@ -93,7 +93,7 @@ const tg_opt_spec tg_cli_limit_opts[] = {
 	 "longest string (default 16M)", NULL},
 	{TG_OPT_SWITCH, "single-thread", 0, NULL, offsetof(tg_read_opts, source.single_thread), NULL, NULL, 0,
 	 "inflate on the parsing thread", NULL},
-	{TG_OPT_END},
+	{.kind = TG_OPT_END},
 };
 
 int tg_cli_load(tg_trace **trace, tg_tree **tree, const char *path, const tg_read_opts *opts)

@@ -31,7 +31,7 @@ static const tg_opt_spec daemon_opts[] = {
 	 "with --check: the files only, no connection (the systemd unit's ExecStartPre: the network may not be up "
 	 "yet)",
 	 NULL},
-	{TG_OPT_END},
+	{.kind = TG_OPT_END},
 };
 
 const tg_opt_command tg_cmd_daemon_opts = {

@@ -104,7 +104,7 @@ static const tg_opt_spec diff_opts[] = {
 	{TG_OPT_VALUE, "max-bytes", 0, "N", offsetof(struct diff_opts, max_bytes), convert_md_bytes,
 	 "a number of bytes >= 1000", 0, "md: size limit (default 65000)", NULL},
 	{TG_OPT_INCLUDE, .offset = offsetof(struct diff_opts, ropts), .include = tg_cli_limit_opts},
-	{TG_OPT_END},
+	{.kind = TG_OPT_END},
 };
 
 static const char *const diff_forms[] = {"BASE NEW", "BASE... -- NEW...", NULL};

@@ -259,7 +259,7 @@ static const tg_opt_spec history_opts[] = {
 	 "find the change points of each series (E-divisive means): listed in text, \"changes\" in json, marked "
 	 "on the html charts",
 	 NULL},
-	{TG_OPT_END},
+	{.kind = TG_OPT_END},
 };
 
 const tg_opt_command tg_cmd_history_opts = {

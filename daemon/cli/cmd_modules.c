@@ -30,7 +30,7 @@ static const tg_opt_spec modules_opts[] = {
 	{TG_OPT_VALUE, "min-percent", 0, "P", offsetof(struct modules_args, min_pct), convert_percent,
 	 "a number from 0 to 100", TG_OPT_IN_USAGE, "hide modules under P % of GPU busy time (default 0)", NULL},
 	{TG_OPT_INCLUDE, .offset = offsetof(struct modules_args, ropts), .include = tg_cli_limit_opts},
-	{TG_OPT_END},
+	{.kind = TG_OPT_END},
 };
 
 const tg_opt_command tg_cmd_modules_opts = {

@@ -318,7 +318,7 @@ static const tg_opt_spec report_opts[] = {
 	{TG_OPT_VALUE, "gpu-specs", 0, "FILE", offsetof(struct report_args, specs_file), NULL, NULL, 0,
 	 "YAML file adding or overriding GPU peaks", NULL},
 	{TG_OPT_INCLUDE, .offset = offsetof(struct report_args, ropts), .include = tg_cli_limit_opts},
-	{TG_OPT_END},
+	{.kind = TG_OPT_END},
 };
 
 const tg_opt_command tg_cmd_report_opts = {

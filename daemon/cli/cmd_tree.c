@@ -183,7 +183,7 @@ static const tg_opt_spec tree_opts[] = {
 	 "naming its ancestors",
 	 NULL},
 	{TG_OPT_INCLUDE, .offset = offsetof(struct tree_args, ropts), .include = tg_cli_limit_opts},
-	{TG_OPT_END},
+	{.kind = TG_OPT_END},
 };
 
 const tg_opt_command tg_cmd_tree_opts = {
