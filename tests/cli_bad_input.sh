@@ -226,9 +226,9 @@ fails_exact "bomb.json.gz with --max-ratio 5000" \
 	"tracegate: $B/bomb.json.gz: byte 41943056 of the inflated JSON: unexpected end of data (truncated JSON)" \
 	tree --max-ratio 5000 "$B/bomb.json.gz"
 fails_exact "--max-bytes with a bad value" \
-	"tracegate: --max-bytes needs a positive number" tree --max-bytes 12x "$TINY"
+	"tracegate: tree: --max-bytes: '12x' is not a positive size (N, NK, NM or NG)" tree --max-bytes 12x "$TINY"
 fails_exact "--max-depth without a value" \
-	"tracegate: --max-depth needs a positive number" tree "$TINY" --max-depth
+	"tracegate: tree: --max-depth needs a value" tree "$TINY" --max-depth
 
 # ------------------------------------------------------------------- usage
 run --help
@@ -269,7 +269,7 @@ else
 fi
 fails_exact "unknown command" \
 	"tracegate: unknown command 'nosuch' (see tracegate --help)" nosuch
-fails_exact "tree --depth 0" "tracegate: --depth needs a number of levels >= 1" \
+fails_exact "tree --depth 0" "tracegate: tree: --depth: '0' is not a number of levels >= 1" \
 	tree --depth 0 "$TINY"
 fails_exact "tree --match with a bad regex" \
 	"tracegate: --match: bad regular expression: Unmatched ( or \\(" tree --match '(' "$TINY"

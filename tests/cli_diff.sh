@@ -102,7 +102,7 @@ expect_fail "no rules file" "tracegate: $tmp/none.yaml: cannot open: No such fil
 	"$tmp/base.json" "$tmp/sdpa7.json" --rules "$tmp/none.yaml"
 expect_fail "one trace" "tracegate: diff: give BASE NEW, or BASE... -- NEW... (1 traces given)" "$tmp/base.json"
 expect_fail "empty side" "tracegate: diff: both sides need at least one trace" "$tmp/base.json" --
-expect_fail "bad format" "tracegate: --format: 'xml' is not one of text, md, json" \
+expect_fail "bad format" "tracegate: diff: --format: 'xml' is not one of text, md, json" \
 	"$tmp/base.json" "$tmp/same.json" --format xml
 expect_fail "unknown option" "tracegate: diff: unknown option --frobnicate (see tracegate diff --help)" \
 	"$tmp/base.json" "$tmp/same.json" --frobnicate
@@ -146,7 +146,7 @@ grep -q '^| sdpa-forward | (total) | kernel_time | .* | .* accepted |$' "$tmp/ou
 	|| not_ok "md: accepted row" "$(grep '^| sdpa-forward' "$tmp/out")"
 expect_fail "--accept of no rule" "tracegate: --accept: no rule named 'nosuchrule' in <default>" \
 	"$tmp/base.json" "$tmp/sdpa7.json" --accept nosuchrule:x
-expect_fail "--accept without a reason" "tracegate: --accept: 'sdpa-forward' is not RULE:REASON" \
+expect_fail "--accept without a reason" "tracegate: diff: --accept: 'sdpa-forward' is not RULE:REASON" \
 	"$tmp/base.json" "$tmp/sdpa7.json" --accept sdpa-forward
 
 # ------------------------------------------------------------ md
@@ -218,9 +218,9 @@ sz=$(wc -c <"$tmp/out")
 grep -q '^<details>' "$tmp/out" && not_ok "trimmed: no details" "details left" || ok "trimmed: the details go first"
 expect_fail "--noise-from a missing file" "tracegate: $tmp/none.json: cannot open: No such file or directory" \
 	"$tmp/base.json" "$tmp/split.json" --noise-from "$tmp/none.json"
-expect_fail "--noise-from without a value" "tracegate: --noise-from needs a value" "$tmp/base.json" "$tmp/split.json" \
+expect_fail "--noise-from without a value" "tracegate: diff: --noise-from needs a value" "$tmp/base.json" "$tmp/split.json" \
 	--noise-from
-expect_fail "--max-bytes too small" "tracegate: --max-bytes needs a number of bytes >= 1000" \
+expect_fail "--max-bytes too small" "tracegate: diff: --max-bytes: '10' is not a number of bytes >= 1000" \
 	"$tmp/base.json" "$tmp/split.json" --format md --max-bytes 10
 
 # ------------------------------------------------------------ json
@@ -329,7 +329,7 @@ run "$tmp/base.json" "$tmp/split.json" -o "$tmp/nodir/x.md"
 
 run --help
 [ "$rc" -eq 0 ] && grep -q '^usage: tracegate diff BASE NEW \[options\]$' "$tmp/out" \
-	&& grep -q -- '--max-bytes N        md: size limit' "$tmp/out" && ! grep -q 'most bytes of JSON' "$tmp/out" \
+	&& grep -q -- '--max-bytes N  *md: size limit' "$tmp/out" && ! grep -q 'most bytes of JSON' "$tmp/out" \
 	&& ok "--help" || not_ok "--help" "exit $rc"
 
 echo "cli_diff: $fails failed"

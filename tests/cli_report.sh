@@ -50,7 +50,7 @@ expect_ok "two traces" report "$SAMPLE" tests/fixtures/tiny.json --format csv -o
 expect_ok "report --help" report --help
 
 expect_fail "csv needs -o" "tracegate: report: --format csv writes one file per table: give -o DIR" report "$SAMPLE" --format csv
-expect_fail "bad format" "tracegate: --format: 'xml' is not one of text, md, csv, json, html" report "$SAMPLE" --format xml
+expect_fail "bad format" "tracegate: report: --format: 'xml' is not one of text, md, csv, json, html" report "$SAMPLE" --format xml
 expect_fail "no such step" "tracegate: $SAMPLE: no ProfilerStep#99 in this trace (2 steps)" report "$SAMPLE" --step 99
 expect_fail "bad trace" "tracegate: tests/fixtures/bad/nan.json: byte 50: NaN and Infinity are not JSON numbers (\"dur\")" report tests/fixtures/bad/nan.json
 expect_fail "unknown option" "tracegate: report: unknown option --frobnicate (see tracegate report --help)" report "$SAMPLE" --frobnicate

@@ -5,6 +5,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -23,15 +25,7 @@ void tg_cli_error(const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
-const char tg_cli_limits_help[] =
-	"Reading limits (a trace beyond one is rejected with a clear error):\n"
-	"  --max-bytes SIZE   most bytes of JSON, after inflating (default 64G)\n"
-	"  --max-ratio N      most inflate ratio of a gzip file past 32M (default 200)\n"
-	"  --max-depth N      most JSON nesting (default 64, at least 4)\n"
-	"  --max-events N     most events (default 2147483648)\n"
-	"  --max-string SIZE  longest string (default 16M)\n"
-	"  --single-thread    inflate on the parsing thread\n";
-
+/* A SIZE: digits and an optional K, M or G (powers of 1024). */
 static int parse_size(const char *s, uint64_t *out)
 {
 	char *end;
@@ -53,36 +47,54 @@ static int parse_size(const char *s, uint64_t *out)
 	return 0;
 }
 
-int tg_cli_limit_option(tg_read_opts *opts, int argc, char **argv, int *i)
+/* The reading limits' converters: a positive SIZE, into a uint64_t or a
+ * uint32_t (clamped at its largest, or at 1000 levels for the depth). */
+static int convert_u64(void *dst, char *value)
 {
-	const char *a = argv[*i];
-	if (!strcmp(a, "--single-thread")) {
-		opts->source.single_thread = 1;
-		return 1;
-	}
-	static const char *const names[] = {"--max-bytes", "--max-ratio", "--max-depth",
-	                                    "--max-events", "--max-string"};
-	int which = -1;
-	for (int k = 0; k < 5; k++)
-		if (!strcmp(a, names[k]))
-			which = k;
-	if (which < 0)
-		return 0;
 	uint64_t v;
-	if (*i + 1 >= argc || parse_size(argv[*i + 1], &v) || v == 0) {
-		tg_cli_error("%s needs a positive number", a);
+	if (parse_size(value, &v) || v == 0)
 		return -1;
-	}
-	(*i)++;
-	switch (which) {
-	case 0: opts->source.max_bytes = v; break;
-	case 1: opts->source.max_ratio = v > UINT32_MAX ? UINT32_MAX : (uint32_t)v; break;
-	case 2: opts->max_depth = v > 1000 ? 1000 : (uint32_t)v; break;
-	case 3: opts->max_events = v; break;
-	case 4: opts->max_string = v > UINT32_MAX ? UINT32_MAX : (uint32_t)v; break;
-	}
-	return 1;
+	*(uint64_t *)dst = v;
+	return 0;
 }
+
+static int convert_u32(void *dst, char *value)
+{
+	uint64_t v;
+	if (convert_u64(&v, value))
+		return -1;
+	*(uint32_t *)dst = v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
+	return 0;
+}
+
+static int convert_depth(void *dst, char *value)
+{
+	uint64_t v;
+	if (convert_u64(&v, value))
+		return -1;
+	*(uint32_t *)dst = v > 1000 ? 1000 : (uint32_t)v;
+	return 0;
+}
+
+#define EXPECT_SIZE "a positive size (N, NK, NM or NG)"
+#define EXPECT_POSITIVE "a positive number"
+
+const tg_opt_spec tg_cli_limit_opts[] = {
+	{TG_OPT_SECTION, .name = "Reading limits (a trace beyond one is rejected with a clear error)"},
+	{TG_OPT_VALUE, "max-bytes", 0, "SIZE", offsetof(tg_read_opts, source.max_bytes), convert_u64, EXPECT_SIZE, 0,
+	 "most bytes of JSON, after inflating (default 64G)", NULL},
+	{TG_OPT_VALUE, "max-ratio", 0, "N", offsetof(tg_read_opts, source.max_ratio), convert_u32, EXPECT_POSITIVE, 0,
+	 "most inflate ratio of a gzip file past 32M (default 200)", NULL},
+	{TG_OPT_VALUE, "max-depth", 0, "N", offsetof(tg_read_opts, max_depth), convert_depth, EXPECT_POSITIVE, 0,
+	 "most JSON nesting (default 64, at least 4)", NULL},
+	{TG_OPT_VALUE, "max-events", 0, "N", offsetof(tg_read_opts, max_events), convert_u64, EXPECT_POSITIVE, 0,
+	 "most events (default 2147483648)", NULL},
+	{TG_OPT_VALUE, "max-string", 0, "SIZE", offsetof(tg_read_opts, max_string), convert_u32, EXPECT_SIZE, 0,
+	 "longest string (default 16M)", NULL},
+	{TG_OPT_SWITCH, "single-thread", 0, NULL, offsetof(tg_read_opts, source.single_thread), NULL, NULL, 0,
+	 "inflate on the parsing thread", NULL},
+	{.kind = TG_OPT_END},
+};
 
 int tg_cli_load(tg_trace **trace, tg_tree **tree, const char *path, const tg_read_opts *opts)
 {

@@ -1,13 +1,15 @@
 /*
  * cli.h - what the subcommands of the tracegate command share: exit codes,
- * the reading limits every trace-reading command accepts, loading a trace
- * and its tree with a one-line error, and printing names safely.
+ * the reading limits every trace-reading command accepts (an option table
+ * fragment, opt.h), loading a trace and its tree with a one-line error, and
+ * printing names safely.
  */
 #ifndef TG_CLI_H
 #define TG_CLI_H
 
 #include "../../core/trace.h"
 #include "../../core/tree.h"
+#include "opt.h"
 
 #include <stdio.h>
 
@@ -21,14 +23,12 @@ enum tg_exit {
 /* Prints "tracegate: <message>" on stderr. */
 void tg_cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* If argv[*i] is a reading-limit option (--max-bytes SIZE, --max-ratio N,
- * --max-depth N, --max-events N, --max-string SIZE, --single-thread),
- * consumes it (and its value) into opts and returns 1; 0 if it is not one;
- * -1 after printing an error for a bad value. SIZE accepts K, M, G suffixes. */
-int tg_cli_limit_option(tg_read_opts *opts, int argc, char **argv, int *i);
-
-/* Help text of those options. */
-extern const char tg_cli_limits_help[];
+/* The reading limits every trace-reading command accepts (--max-bytes SIZE,
+ * --max-ratio N, --max-depth N, --max-events N, --max-string SIZE,
+ * --single-thread), as a table fragment (opt.h) whose offsets are into a
+ * tg_read_opts: a command includes it at its tg_read_opts's offset. A
+ * value is positive; SIZE and N accept K, M, G suffixes (powers of 1024). */
+extern const tg_opt_spec tg_cli_limit_opts[];
 
 /* Reads path and builds its tree; prints the error and returns -1 on
  * failure. The caller frees both. */

@@ -8,31 +8,42 @@
 #include "../log.h"
 
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
-static const char usage[] =
-	"usage: tracegate daemon --config FILE [--once | --check [--offline]]\n"
-	"\n"
-	"Watches the artifact storage named in the configuration, analyses every new\n"
-	"run, compares it with its baseline, judges it with the repository's rules and\n"
-	"posts the verdict to the forge (a commit status and one pull-request comment);\n"
-	"every run's numbers go to the history (tracegate history).\n"
-	"\n"
-	"  --config FILE   the configuration (docs/daemon.md)\n"
-	"  --once          handle what is in storage now, then exit\n"
-	"  --check         validate the configuration and every rules file, then try\n"
-	"                  what the daemon talks to: the database, the storage listing,\n"
-	"                  each repository's forge (the token accepted and allowed to\n"
-	"                  post statuses) and git remote; one line per check, then exit\n"
-	"  --offline       with --check: the files only, no connection (the systemd\n"
-	"                  unit's ExecStartPre: the network may not be up yet)\n"
-	"\n"
-	"Exit codes: 0 success, 1 the daemon cannot start (the job store, the state\n"
-	"folder or the storage folder unreachable, another daemon on the state folder;\n"
-	"with --check: an endpoint unreachable or a token refused), 2 usage or\n"
-	"configuration error. Once started, it keeps running through\n"
-	"faults (storage, store or forge unreachable, disk full) and retries.\n";
+struct daemon_args {
+	char *config;
+	int once, check, offline;
+};
+
+static const tg_opt_spec daemon_opts[] = {
+	{TG_OPT_VALUE, "config", 0, "FILE", offsetof(struct daemon_args, config), NULL, NULL,
+	 TG_OPT_REQUIRED | TG_OPT_IN_USAGE, "the configuration (docs/daemon.md)", NULL},
+	{TG_OPT_SWITCH, "once", 0, NULL, offsetof(struct daemon_args, once), NULL, NULL, TG_OPT_IN_USAGE,
+	 "handle what is in storage now, then exit", NULL},
+	{TG_OPT_SWITCH, "check", 0, NULL, offsetof(struct daemon_args, check), NULL, NULL, TG_OPT_IN_USAGE,
+	 "validate the configuration and every rules file, then try what the daemon talks to: the database, the "
+	 "storage listing, each repository's forge (the token accepted and allowed to post statuses) and git "
+	 "remote; one line per check, then exit",
+	 NULL},
+	{TG_OPT_SWITCH, "offline", 0, NULL, offsetof(struct daemon_args, offline), NULL, NULL, TG_OPT_IN_USAGE,
+	 "with --check: the files only, no connection (the systemd unit's ExecStartPre: the network may not be up "
+	 "yet)",
+	 NULL},
+	{.kind = TG_OPT_END},
+};
+
+const tg_opt_command tg_cmd_daemon_opts = {
+	"daemon", NULL,
+	"Watches the artifact storage named in the configuration, analyses every new run, compares it with its "
+	"baseline, judges it with the repository's rules and posts the verdict to the forge (a commit status and "
+	"one pull-request comment); every run's numbers go to the history (tracegate history).",
+	"Exit codes: 0 success, 1 the daemon cannot start (the job store, the state folder or the storage folder "
+	"unreachable, another daemon on the state folder; with --check: an endpoint unreachable or a token "
+	"refused), 2 usage or configuration error. Once started, it keeps running through faults (storage, store "
+	"or forge unreachable, disk full) and retries.",
+	daemon_opts};
 
 static volatile sig_atomic_t stop_flag;
 
@@ -77,33 +88,12 @@ static int check(const tg_config *c, int offline)
 
 int tg_cmd_daemon(int argc, char **argv)
 {
-	const char *config = NULL;
-	int once = 0, check_only = 0, offline = 0;
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			fputs(usage, stdout);
-			return TG_EXIT_OK;
-		} else if (!strcmp(argv[i], "--config")) {
-			if (i + 1 >= argc) {
-				tg_cli_error("--config needs a file");
-				return TG_EXIT_USAGE;
-			}
-			config = argv[++i];
-		} else if (!strcmp(argv[i], "--once")) {
-			once = 1;
-		} else if (!strcmp(argv[i], "--check")) {
-			check_only = 1;
-		} else if (!strcmp(argv[i], "--offline")) {
-			offline = 1;
-		} else {
-			tg_cli_error("daemon: unknown argument %s (see tracegate daemon --help)", argv[i]);
-			return TG_EXIT_USAGE;
-		}
-	}
-	if (!config) {
-		fputs(usage, stderr);
-		return TG_EXIT_USAGE;
-	}
+	struct daemon_args a = {0};
+	int exit_code;
+	if (tg_opt_parse_cli(&exit_code, &tg_cmd_daemon_opts, &a, argc, argv))
+		return exit_code;
+	const char *config = a.config;
+	int once = a.once, check_only = a.check, offline = a.offline;
 	if (offline && !check_only) {
 		tg_cli_error("daemon: --offline goes with --check");
 		return TG_EXIT_USAGE;

@@ -9,6 +9,7 @@
 #include "commands.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -21,166 +22,147 @@ static double now_s(void)
 	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
-static const char usage[] =
-	"usage: tracegate diff BASE NEW [options]\n"
-	"       tracegate diff BASE... -- NEW... [options]\n"
-	"\n"
-	"Compares NEW with BASE (traces of the same workload: several per side are\n"
-	"ranks or repeated runs), judges the differences with threshold rules, and\n"
-	"exits 0 (pass or warn), 1 (blocked), 2 (usage or input error) or\n"
-	"3 (inconclusive: not comparable, or too few samples).\n"
-	"\n"
-	"  --rules FILE         threshold rules (docs/rules.md); default: the built-in\n"
-	"                       contrib/rules/default.yaml\n"
-	"  --format F           text (default), md (the pull-request comment) or json\n"
-	"  -o FILE              write there (complete or not at all) instead of stdout\n"
-	"  --accept RULE:REASON accept a regression of RULE (repeatable)\n"
-	"  --noise-from RUN     a run of the base's code (A/A, repeatable): the noise\n"
-	"                       between it and the base runs widens the intervals\n"
-	"  --allow-hardware-change\n"
-	"                       judge even when GPU, driver, runtime or world size differ\n"
-	"  --no-tree-diff       skip the alignment of the call trees (no divergence\n"
-	"                       drawing, kernels judged under their own op's category)\n"
-	"  --marker TEXT        md: a hidden first line <!-- TEXT --> to find the comment\n"
-	"  --max-bytes N        md: size limit (default 65000)\n"
-	"\n";
-
 enum format { FMT_TEXT, FMT_MD, FMT_JSON };
 
-struct diff_args {
-	const char **base, **next;
-	size_t nbase, nnext;
-	const char *rules_file, *out, *marker;
+/* What the command line says, as the option table reads it. */
+struct diff_opts {
+	tg_read_opts ropts;
+	tg_opt_list traces; /* BASE... NEW..., split at `split` */
+	tg_opt_split split;
+	char *rules_file, *out, *marker;
 	enum format fmt;
-	tg_accept *accepts;
-	size_t naccepts;
-	const char **noise;
-	size_t nnoise;
+	tg_opt_list accepts; /* RULE:REASON */
+	tg_opt_list noise;
 	int allow_hw;
 	int no_tree_diff;
-	size_t max_bytes;
+	size_t max_bytes; /* of the md comment; 0: the default */
 };
 
-/* Parses argv; returns -1 (error printed), 1 (--help printed) or 0. */
-static int parse(struct diff_args *a, int argc, char **argv, tg_read_opts *ropts)
+/* The two sides and the accepted regressions, made from diff_opts. */
+struct diff_args {
+	const char *const *base, *const *next;
+	size_t nbase, nnext;
+	tg_accept *accepts;
+	size_t naccepts;
+};
+
+static int convert_format(void *dst, char *value)
 {
-	const char **pos = calloc((size_t)argc + 1, sizeof(char *));
-	a->accepts = calloc((size_t)argc + 1, sizeof(tg_accept));
-	a->noise = calloc((size_t)argc + 1, sizeof(char *));
-	if (!pos || !a->accepts || !a->noise) {
-		free(pos);
-		tg_cli_error("out of memory");
-		return -1;
-	}
-	size_t npos = 0, split = (size_t)-1;
-	for (int i = 1; i < argc; i++) {
-		/* --max-bytes is the md comment's size here (docs/diff.md), not
-		 * the reading limit of the same name */
-		int r = strcmp(argv[i], "--max-bytes") ? tg_cli_limit_option(ropts, argc, argv, &i) : 0;
-		if (r < 0)
-			goto fail;
-		if (r)
-			continue;
-		const char *s = argv[i];
-		int takes = !strcmp(s, "--rules") || !strcmp(s, "--format") || !strcmp(s, "-o") ||
-		            !strcmp(s, "--accept") || !strcmp(s, "--marker") || !strcmp(s, "--max-bytes") ||
-		            !strcmp(s, "--noise-from");
-		if (takes && i + 1 >= argc) {
-			tg_cli_error("%s needs a value", s);
-			goto fail;
+	static const char *const names[] = {"text", "md", "json"};
+	for (int k = 0; k < 3; k++)
+		if (!strcmp(value, names[k])) {
+			*(enum format *)dst = (enum format)k;
+			return 0;
 		}
-		if (!strcmp(s, "--help") || !strcmp(s, "-h")) {
-			fputs(usage, stdout);
-			/* the reading limits, less --max-bytes (the md size here) */
-			for (const char *p = tg_cli_limits_help; *p;) {
-				const char *e = strchr(p, '\n');
-				size_t len = e ? (size_t)(e - p) + 1 : strlen(p);
-				if (strncmp(p, "  --max-bytes ", 14))
-					fwrite(p, 1, len, stdout);
-				p += len;
-			}
-			free(pos);
-			return 1;
-		} else if (!strcmp(s, "--")) {
-			if (split != (size_t)-1) {
-				tg_cli_error("diff: '--' given twice");
-				goto fail;
-			}
-			split = npos;
-		} else if (!strcmp(s, "--rules")) {
-			a->rules_file = argv[++i];
-		} else if (!strcmp(s, "-o")) {
-			a->out = argv[++i];
-		} else if (!strcmp(s, "--marker")) {
-			a->marker = argv[++i];
-		} else if (!strcmp(s, "--max-bytes")) {
-			char *end;
-			long long v = strtoll(argv[++i], &end, 10);
-			if (*end || v < 1000) {
-				tg_cli_error("--max-bytes needs a number of bytes >= 1000");
-				goto fail;
-			}
-			a->max_bytes = (size_t)v;
-		} else if (!strcmp(s, "--noise-from")) {
-			a->noise[a->nnoise++] = argv[++i];
-		} else if (!strcmp(s, "--allow-hardware-change")) {
-			a->allow_hw = 1;
-		} else if (!strcmp(s, "--no-tree-diff")) {
-			a->no_tree_diff = 1;
-		} else if (!strcmp(s, "--format")) {
-			const char *v = argv[++i];
-			if (!strcmp(v, "text"))
-				a->fmt = FMT_TEXT;
-			else if (!strcmp(v, "md"))
-				a->fmt = FMT_MD;
-			else if (!strcmp(v, "json"))
-				a->fmt = FMT_JSON;
-			else {
-				tg_cli_error("--format: '%s' is not one of text, md, json", v);
-				goto fail;
-			}
-		} else if (!strcmp(s, "--accept")) {
-			char *v = argv[++i];
-			char *colon = strchr(v, ':');
-			if (!colon || colon == v || !colon[1]) {
-				tg_cli_error("--accept: '%s' is not RULE:REASON", v);
-				goto fail;
-			}
-			*colon = 0;
-			a->accepts[a->naccepts++] = (tg_accept){v, colon + 1, NULL};
-		} else if (s[0] == '-' && s[1]) {
-			tg_cli_error("diff: unknown option %s (see tracegate diff --help)", s);
-			goto fail;
-		} else {
-			pos[npos++] = s;
-		}
-	}
-	if (split == (size_t)-1) {
-		if (npos != 2) {
-			if (npos)
-				tg_cli_error("diff: give BASE NEW, or BASE... -- NEW... (%zu traces given)", npos);
-			else
-				fputs(usage, stderr);
-			goto fail;
-		}
-		split = 1;
-	}
-	if (split == 0 || split == npos) {
-		tg_cli_error("diff: both sides need at least one trace");
-		goto fail;
-	}
-	a->base = pos;
-	a->nbase = split;
-	a->next = pos + split;
-	a->nnext = npos - split;
-	return 0;
-fail:
-	free(pos);
 	return -1;
 }
 
+static int convert_md_bytes(void *dst, char *value)
+{
+	char *end;
+	long long v = strtoll(value, &end, 10);
+	if (end == value || *end || v < 1000)
+		return -1;
+	*(size_t *)dst = (size_t)v;
+	return 0;
+}
+
+/* RULE:REASON, both parts given; split later (accepts_from). */
+static int convert_accept(void *dst, char *value)
+{
+	const char *colon = strchr(value, ':');
+	if (!colon || colon == value || !colon[1])
+		return -1;
+	*(char **)dst = value;
+	return 0;
+}
+
+static const tg_opt_spec diff_opts[] = {
+	{TG_OPT_ARGS, "TRACE", 0, NULL, offsetof(struct diff_opts, traces), NULL, NULL, 0, NULL, NULL},
+	{TG_OPT_SEPARATOR, "--", 0, NULL, offsetof(struct diff_opts, split), NULL, NULL, 0, NULL, NULL},
+	{TG_OPT_VALUE, "rules", 0, "FILE", offsetof(struct diff_opts, rules_file), NULL, NULL, 0,
+	 "threshold rules (docs/rules.md); default: the built-in contrib/rules/default.yaml", NULL},
+	{TG_OPT_VALUE, "format", 0, "F", offsetof(struct diff_opts, fmt), convert_format, "one of text, md, json", 0,
+	 "text (default), md (the pull-request comment) or json", NULL},
+	{TG_OPT_VALUE, NULL, 'o', "FILE", offsetof(struct diff_opts, out), NULL, NULL, 0,
+	 "write there (complete or not at all) instead of stdout", NULL},
+	{TG_OPT_LIST, "accept", 0, "RULE:REASON", offsetof(struct diff_opts, accepts), convert_accept, "RULE:REASON", 0,
+	 "accept a regression of RULE (repeatable)", NULL},
+	{TG_OPT_LIST, "noise-from", 0, "RUN", offsetof(struct diff_opts, noise), NULL, NULL, 0,
+	 "a run of the base's code (A/A, repeatable): the noise between it and the base runs widens the intervals",
+	 NULL},
+	{TG_OPT_SWITCH, "allow-hardware-change", 0, NULL, offsetof(struct diff_opts, allow_hw), NULL, NULL, 0,
+	 "judge even when GPU, driver, runtime or world size differ", NULL},
+	{TG_OPT_SWITCH, "no-tree-diff", 0, NULL, offsetof(struct diff_opts, no_tree_diff), NULL, NULL, 0,
+	 "skip the alignment of the call trees (no divergence drawing, kernels judged under their own op's "
+	 "category)",
+	 NULL},
+	{TG_OPT_VALUE, "marker", 0, "TEXT", offsetof(struct diff_opts, marker), NULL, NULL, 0,
+	 "md: a hidden first line <!-- TEXT --> to find the comment", NULL},
+	/* the md comment's size here (docs/diff.md): it shadows the reading
+	 * limit of the same name, which diff does not take */
+	{TG_OPT_VALUE, "max-bytes", 0, "N", offsetof(struct diff_opts, max_bytes), convert_md_bytes,
+	 "a number of bytes >= 1000", 0, "md: size limit (default 65000)", NULL},
+	{TG_OPT_INCLUDE, .offset = offsetof(struct diff_opts, ropts), .include = tg_cli_limit_opts},
+	{.kind = TG_OPT_END},
+};
+
+static const char *const diff_forms[] = {"BASE NEW", "BASE... -- NEW...", NULL};
+
+const tg_opt_command tg_cmd_diff_opts = {
+	"diff", diff_forms,
+	"Compares NEW with BASE (traces of the same workload: several per side are ranks or repeated runs), judges "
+	"the differences with threshold rules, and exits 0 (pass or warn), 1 (blocked), 2 (usage or input error) "
+	"or 3 (inconclusive: not comparable, or too few samples).",
+	NULL, diff_opts};
+
+/* The two sides from the traces given: BASE NEW, or BASE... -- NEW....
+ * Returns 0, or -1 after printing the error (or the help, when no trace is
+ * given). */
+static int sides_from(struct diff_args *a, const struct diff_opts *o)
+{
+	size_t n = o->traces.n, split = o->split.before;
+	if (!o->split.given) {
+		if (n != 2) {
+			if (n)
+				tg_cli_error("diff: give BASE NEW, or BASE... -- NEW... (%zu traces given)", n);
+			else
+				tg_opt_help_write(stderr, &tg_cmd_diff_opts);
+			return -1;
+		}
+		split = 1;
+	}
+	if (split == 0 || split == n) {
+		tg_cli_error("diff: both sides need at least one trace");
+		return -1;
+	}
+	a->base = (const char *const *)o->traces.v;
+	a->nbase = split;
+	a->next = a->base + split;
+	a->nnext = n - split;
+	return 0;
+}
+
+/* Each --accept RULE:REASON as a tg_accept (the strings split in place)
+ * into a->accepts, which the caller frees. Returns 0 or -1 after printing
+ * the error. */
+static int accepts_from(struct diff_args *a, const struct diff_opts *o)
+{
+	a->accepts = calloc(o->accepts.n + 1, sizeof(tg_accept));
+	if (!a->accepts) {
+		tg_cli_error("out of memory");
+		return -1;
+	}
+	for (size_t i = 0; i < o->accepts.n; i++) {
+		char *v = o->accepts.v[i], *colon = strchr(v, ':');
+		*colon = 0;
+		a->accepts[a->naccepts++] = (tg_accept){v, colon + 1, NULL};
+	}
+	return 0;
+}
+
 /* Loads a side; returns 0 or -1 after printing the error. */
-static int load_side(tg_trace **tr, tg_tree **tree, const char **paths, size_t n, const tg_read_opts *ro)
+static int load_side(tg_trace **tr, tg_tree **tree, const char *const *paths, size_t n, const tg_read_opts *ro)
 {
 	for (size_t i = 0; i < n; i++)
 		if (tg_cli_load(&tr[i], &tree[i], paths[i], ro))
@@ -188,84 +170,118 @@ static int load_side(tg_trace **tr, tg_tree **tree, const char **paths, size_t n
 	return 0;
 }
 
-int tg_cmd_diff(int argc, char **argv)
+/* Loads the rules (--rules FILE, or the built-in ones) into *rules, which
+ * the caller frees, and checks that every --accept names one of them.
+ * Returns 0 or -1 after printing the error. */
+static int load_rules(tg_rules **rules, const struct diff_args *a, const struct diff_opts *o)
 {
-	double t_start = now_s();
-	struct diff_args a;
-	memset(&a, 0, sizeof(a));
-	tg_read_opts ropts = {0};
-	int pr = parse(&a, argc, argv, &ropts);
-	if (pr) {
-		free(a.accepts);
-		free(a.noise);
-		return pr > 0 ? TG_EXIT_OK : TG_EXIT_USAGE;
+	if (o->rules_file ? tg_rules_load_file(rules, o->rules_file) : tg_rules_load_default(rules)) {
+		tg_cli_error("%s", tg_error_last());
+		return -1;
 	}
-	int rc = TG_EXIT_USAGE;
-	tg_rules *rules = NULL;
-	tg_gate *g = NULL;
+	for (size_t i = 0; i < a->naccepts; i++)
+		if (!tg_rules_find(*rules, a->accepts[i].rule)) {
+			tg_cli_error("--accept: no rule named '%s' in %s", a->accepts[i].rule, tg_rules_source(*rules));
+			return -1;
+		}
+	return 0;
+}
+
+/* Writes the verdict's document in the format asked for to -o FILE or
+ * stdout, complete or not at all. Returns 0 or -1 after printing the
+ * error. */
+static int write_doc(const tg_gate *g, const struct diff_args *a, const struct diff_opts *o)
+{
 	char *doc = NULL;
 	size_t doclen = 0;
-	size_t ntr = a.nbase + a.nnext + a.nnoise;
-	tg_trace **tr = calloc(ntr, sizeof(*tr));
-	tg_tree **trees = calloc(ntr, sizeof(*trees));
-	if (!tr || !trees)
-		goto out;
-	if (a.rules_file ? tg_rules_load_file(&rules, a.rules_file) : tg_rules_load_default(&rules)) {
-		tg_cli_error("%s", tg_error_last());
-		goto out;
-	}
-	for (size_t i = 0; i < a.naccepts; i++)
-		if (!tg_rules_find(rules, a.accepts[i].rule)) {
-			tg_cli_error("--accept: no rule named '%s' in %s", a.accepts[i].rule, tg_rules_source(rules));
-			goto out;
-		}
-	if (load_side(tr, trees, a.base, a.nbase, &ropts) ||
-	    load_side(tr + a.nbase, trees + a.nbase, a.next, a.nnext, &ropts) ||
-	    load_side(tr + a.nbase + a.nnext, trees + a.nbase + a.nnext, a.noise, a.nnoise, &ropts))
-		goto out;
-	tg_gate_opts go = {a.accepts, a.naccepts, a.allow_hw, a.no_tree_diff, 0,
-	                   (const tg_tree *const *)trees + a.nbase + a.nnext, a.nnoise, NULL, 0, NULL, 0};
-	if (tg_gate_run(&g, rules, (const tg_tree *const *)trees, a.nbase, (const tg_tree *const *)trees + a.nbase,
-	                a.nnext, &go)) {
-		tg_cli_error("diff: %s", tg_error_last());
-		goto out;
-	}
-	tg_diff_doc d = tg_gate_doc(g, a.base, a.nbase, a.next, a.nnext, a.marker, NULL);
+	tg_diff_doc d = tg_gate_doc(g, a->base, a->nbase, a->next, a->nnext, o->marker, NULL);
 	FILE *f = open_memstream(&doc, &doclen);
 	if (!f)
-		goto out;
-	int wr = a.fmt == FMT_MD ? tg_diff_write_md(f, &d, a.max_bytes)
-	         : a.fmt == FMT_JSON ? tg_diff_write_json(f, &d) : tg_diff_write_text(f, &d);
+		return -1;
+	int wr = o->fmt == FMT_MD ? tg_diff_write_md(f, &d, o->max_bytes)
+	         : o->fmt == FMT_JSON ? tg_diff_write_json(f, &d) : tg_diff_write_text(f, &d);
+	int rc = 0;
 	if (fclose(f) || wr) {
 		tg_cli_error("diff: %s", tg_error_last());
-		goto out;
+		rc = -1;
 	}
-	if (tg_cli_write_file(a.out, doc, doclen))
-		goto out;
-	/* TG_DIFF_TIMING=1: the share of the statistics (make bench) */
+	if (!rc && tg_cli_write_file(o->out, doc, doclen))
+		rc = -1;
+	free(doc);
+	return rc;
+}
+
+/* TG_DIFF_TIMING=1: the share of the statistics on stderr (make bench). */
+static void print_timing(const tg_gate *g, double t_start)
+{
 	const char *timing = getenv("TG_DIFF_TIMING");
 	if (timing && *timing && strcmp(timing, "0")) {
 		double total = now_s() - t_start, st = tg_gate_stats_seconds(g);
 		fprintf(stderr, "tracegate: timing: total %.3f s, statistics %.3f s (%.1f %%)\n", total, st,
 		        total > 0 ? 100 * st / total : 0);
 	}
+}
+
+/* Loads the traces (base, new, then the --noise-from runs) into tr and
+ * trees, judges them and writes the document. Returns the exit code. */
+static int judge(tg_trace **tr, tg_tree **trees, const struct diff_args *a, const struct diff_opts *o,
+                 double t_start)
+{
+	size_t nb = a->nbase, nn = a->nnext, nnoise = o->noise.n;
+	tg_rules *rules = NULL;
+	tg_gate *g = NULL;
+	int rc = TG_EXIT_USAGE;
+	if (load_rules(&rules, a, o) || load_side(tr, trees, a->base, nb, &o->ropts) ||
+	    load_side(tr + nb, trees + nb, a->next, nn, &o->ropts) ||
+	    load_side(tr + nb + nn, trees + nb + nn, (const char *const *)o->noise.v, nnoise, &o->ropts))
+		goto out;
+	tg_gate_opts go = {a->accepts, a->naccepts, o->allow_hw, o->no_tree_diff, 0,
+	                   (const tg_tree *const *)trees + nb + nn, nnoise, NULL, 0, NULL, 0};
+	if (tg_gate_run(&g, rules, (const tg_tree *const *)trees, nb, (const tg_tree *const *)trees + nb, nn, &go)) {
+		tg_cli_error("diff: %s", tg_error_last());
+		goto out;
+	}
+	if (write_doc(g, a, o))
+		goto out;
+	print_timing(g, t_start);
 	switch (tg_gate_verdict(g)) {
 	case TG_VERDICT_BLOCK: rc = TG_EXIT_BLOCKED; break;
 	case TG_VERDICT_INCONCLUSIVE: rc = TG_EXIT_INCONCLUSIVE; break;
 	default: rc = TG_EXIT_OK;
 	}
 out:
-	free(doc);
 	tg_gate_free(g);
+	tg_rules_free(rules);
+	return rc;
+}
+
+int tg_cmd_diff(int argc, char **argv)
+{
+	double t_start = now_s();
+	struct diff_opts o = {.fmt = FMT_TEXT};
+	struct diff_args a = {0};
+	int rc;
+	if (tg_opt_parse_cli(&rc, &tg_cmd_diff_opts, &o, argc, argv))
+		return rc;
+	rc = TG_EXIT_USAGE;
+	size_t ntr = 0;
+	tg_trace **tr = NULL;
+	tg_tree **trees = NULL;
+	if (sides_from(&a, &o) || accepts_from(&a, &o))
+		goto out;
+	ntr = a.nbase + a.nnext + o.noise.n;
+	tr = calloc(ntr, sizeof(*tr));
+	trees = calloc(ntr, sizeof(*trees));
+	if (tr && trees)
+		rc = judge(tr, trees, &a, &o, t_start);
+out:
 	for (size_t i = 0; tr && trees && i < ntr; i++) {
 		tg_tree_free(trees[i]);
 		tg_trace_free(tr[i]);
 	}
 	free(tr);
 	free(trees);
-	tg_rules_free(rules);
-	free(a.base);
 	free(a.accepts);
-	free(a.noise);
+	tg_opt_free(&tg_cmd_diff_opts, &o);
 	return rc;
 }

@@ -20,6 +20,7 @@
 #include "../store/store.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -211,84 +212,73 @@ static void first_parent_order(const tg_config *cfg, const char *repo, const cha
 	free(fp);
 }
 
-static const char usage[] =
-	"usage: tracegate history --config FILE --repo REPO --branch BRANCH [options]\n"
-	"\n"
-	"The performance history of a branch: the numbers the daemon recorded for each\n"
-	"analysed run (GPU busy time per step, kernel time per category, each rule's\n"
-	"value, ...), oldest first.\n"
-	"\n"
-	"  --config FILE    the daemon's configuration (its database is read)\n"
-	"  --repo REPO      owner/repo\n"
-	"  --branch BRANCH  a branch (main)\n"
-	"  --metric M       one metric: a stored name (gpu_busy_ms, rule:sdpa-forward),\n"
-	"                   a rule's metric name (gpu_busy), a rule's name, or a prefix\n"
-	"                   ending in * (kernel_time_ms:*); default: every metric. An\n"
-	"                   unknown name is an error that lists the recorded ones\n"
-	"  --workload W     one workload; default: every workload\n"
-	"  --limit N        the latest N runs of each series (default: all)\n"
-	"  --format F       text (default), csv, json, or html (one page, a chart per series)\n"
-	"  -o FILE          write there (complete or not at all) instead of stdout\n"
-	"  --changes        find the change points of each series (E-divisive means):\n"
-	"                   listed in text, \"changes\" in json, marked on the html charts\n";
+struct history_args {
+	char *config, *repo, *branch, *metric, *workload, *out;
+	size_t limit;
+	tg_history_format fmt;
+	int changes;
+};
+
+static int convert_limit(void *dst, char *value)
+{
+	char *end;
+	long long n = strtoll(value, &end, 10);
+	if (end == value || *end || n < 1)
+		return -1;
+	*(size_t *)dst = (size_t)n;
+	return 0;
+}
+
+static int convert_format(void *dst, char *value)
+{
+	return tg_history_format_parse(dst, value) ? -1 : 0;
+}
+
+static const tg_opt_spec history_opts[] = {
+	{TG_OPT_VALUE, "config", 0, "FILE", offsetof(struct history_args, config), NULL, NULL,
+	 TG_OPT_REQUIRED | TG_OPT_IN_USAGE, "the daemon's configuration (its database is read)", NULL},
+	{TG_OPT_VALUE, "repo", 0, "REPO", offsetof(struct history_args, repo), NULL, NULL,
+	 TG_OPT_REQUIRED | TG_OPT_IN_USAGE, "owner/repo", NULL},
+	{TG_OPT_VALUE, "branch", 0, "BRANCH", offsetof(struct history_args, branch), NULL, NULL,
+	 TG_OPT_REQUIRED | TG_OPT_IN_USAGE, "a branch (main)", NULL},
+	{TG_OPT_VALUE, "metric", 0, "M", offsetof(struct history_args, metric), NULL, NULL, 0,
+	 "one metric: a stored name (gpu_busy_ms, rule:sdpa-forward), a rule's metric name (gpu_busy), a rule's "
+	 "name, or a prefix ending in * (kernel_time_ms:*); default: every metric. An unknown name is an error "
+	 "that lists the recorded ones",
+	 NULL},
+	{TG_OPT_VALUE, "workload", 0, "W", offsetof(struct history_args, workload), NULL, NULL, 0,
+	 "one workload; default: every workload", NULL},
+	{TG_OPT_VALUE, "limit", 0, "N", offsetof(struct history_args, limit), convert_limit, "a positive number", 0,
+	 "the latest N runs of each series (default: all)", NULL},
+	{TG_OPT_VALUE, "format", 0, "F", offsetof(struct history_args, fmt), convert_format,
+	 "one of text, csv, json, html", 0, "text (default), csv, json, or html (one page, a chart per series)",
+	 NULL},
+	{TG_OPT_VALUE, NULL, 'o', "FILE", offsetof(struct history_args, out), NULL, NULL, 0,
+	 "write there (complete or not at all) instead of stdout", NULL},
+	{TG_OPT_SWITCH, "changes", 0, NULL, offsetof(struct history_args, changes), NULL, NULL, 0,
+	 "find the change points of each series (E-divisive means): listed in text, \"changes\" in json, marked "
+	 "on the html charts",
+	 NULL},
+	{.kind = TG_OPT_END},
+};
+
+const tg_opt_command tg_cmd_history_opts = {
+	"history", NULL,
+	"The performance history of a branch: the numbers the daemon recorded for each analysed run (GPU busy "
+	"time per step, kernel time per category, each rule's value, ...), oldest first.",
+	NULL, history_opts};
 
 int tg_cmd_history(int argc, char **argv)
 {
-	const char *config = NULL, *repo = NULL, *branch = NULL, *metric = NULL, *workload = NULL, *out = NULL;
-	size_t limit = 0;
-	tg_history_format fmt = TG_HISTORY_TEXT;
-	tg_history_opts hopts = {0};
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			fputs(usage, stdout);
-			return TG_EXIT_OK;
-		}
-		if (!strcmp(a, "--changes")) {
-			hopts.changes = 1;
-			continue;
-		}
-		int takes = !strcmp(a, "--config") || !strcmp(a, "--repo") || !strcmp(a, "--branch") ||
-		            !strcmp(a, "--metric") || !strcmp(a, "--workload") || !strcmp(a, "--limit") ||
-		            !strcmp(a, "--format") || !strcmp(a, "-o");
-		if (!takes) {
-			tg_cli_error("history: unknown argument %s (see tracegate history --help)", a);
-			return TG_EXIT_USAGE;
-		}
-		if (i + 1 >= argc) {
-			tg_cli_error("%s needs a value", a);
-			return TG_EXIT_USAGE;
-		}
-		const char *v = argv[++i];
-		if (!strcmp(a, "--config"))
-			config = v;
-		else if (!strcmp(a, "--repo"))
-			repo = v;
-		else if (!strcmp(a, "--branch"))
-			branch = v;
-		else if (!strcmp(a, "--metric"))
-			metric = v;
-		else if (!strcmp(a, "--workload"))
-			workload = v;
-		else if (!strcmp(a, "-o"))
-			out = v;
-		else if (!strcmp(a, "--limit")) {
-			char *end;
-			long long n = strtoll(v, &end, 10);
-			if (*end || n < 1) {
-				tg_cli_error("--limit: '%s' is not a positive number", v);
-				return TG_EXIT_USAGE;
-			}
-			limit = (size_t)n;
-		} else if (tg_history_format_parse(&fmt, v)) {
-			tg_cli_error("%s", tg_error_last());
-			return TG_EXIT_USAGE;
-		}
-	}
-	if (!config || !repo || !branch) {
-		fputs(usage, stderr);
-		return TG_EXIT_USAGE;
-	}
+	struct history_args a = {.fmt = TG_HISTORY_TEXT};
+	int exit_code;
+	if (tg_opt_parse_cli(&exit_code, &tg_cmd_history_opts, &a, argc, argv))
+		return exit_code;
+	const char *config = a.config, *repo = a.repo, *branch = a.branch, *metric = a.metric,
+	           *workload = a.workload, *out = a.out;
+	size_t limit = a.limit;
+	tg_history_format fmt = a.fmt;
+	tg_history_opts hopts = {.changes = a.changes};
 	tg_config *cfg;
 	/* the database is all this reads: no S3 key, no forge token needed */
 	if (tg_config_load_file_for(&cfg, config, TG_CONFIG_DATABASE_ONLY)) {

@@ -6,65 +6,53 @@
 #include "cli.h"
 #include "commands.h"
 
-#include <string.h>
+#include <stddef.h>
+#include <stdlib.h>
 
-static const char usage[] =
-	"usage: tracegate modules TRACE [--min-percent P] [limits]\n"
-	"\n"
-	"Prints the nn.Module view of TRACE: for each module path (the chain of\n"
-	"nn.Module python functions from the root; calls of the same path merged)\n"
-	"the GPU time of the kernels it launched (overlaps counted once), its share\n"
-	"of the GPU busy time, the part not under a child module (self), calls and\n"
-	"device events. Needs a trace recorded with with_stack/with_modules\n"
-	"(python_function events named 'nn.Module: ...').\n"
-	"\n"
-	"  --min-percent P  hide modules under P %% of GPU busy time (default 0)\n"
-	"\n";
+struct modules_args {
+	tg_read_opts ropts;
+	char *path;
+	double min_pct;
+};
+
+static int convert_percent(void *dst, char *value)
+{
+	char *end;
+	double v = strtod(value, &end);
+	if (end == value || *end || !(v >= 0 && v <= 100))
+		return -1;
+	*(double *)dst = v;
+	return 0;
+}
+
+static const tg_opt_spec modules_opts[] = {
+	{TG_OPT_ARG, "TRACE", 0, NULL, offsetof(struct modules_args, path), NULL, NULL, TG_OPT_REQUIRED, NULL, NULL},
+	{TG_OPT_VALUE, "min-percent", 0, "P", offsetof(struct modules_args, min_pct), convert_percent,
+	 "a number from 0 to 100", TG_OPT_IN_USAGE, "hide modules under P % of GPU busy time (default 0)", NULL},
+	{TG_OPT_INCLUDE, .offset = offsetof(struct modules_args, ropts), .include = tg_cli_limit_opts},
+	{.kind = TG_OPT_END},
+};
+
+const tg_opt_command tg_cmd_modules_opts = {
+	"modules", NULL,
+	"Prints the nn.Module view of TRACE: for each module path (the chain of nn.Module python functions from the "
+	"root; calls of the same path merged) the GPU time of the kernels it launched (overlaps counted once), its "
+	"share of the GPU busy time, the part not under a child module (self), calls and device events. Needs a "
+	"trace recorded with with_stack/with_modules (python_function events named 'nn.Module: ...').",
+	NULL, modules_opts};
 
 int tg_cmd_modules(int argc, char **argv)
 {
-	tg_read_opts opts = {0};
-	const char *path = NULL;
-	double min_pct = 0;
-	for (int i = 1; i < argc; i++) {
-		int r = tg_cli_limit_option(&opts, argc, argv, &i);
-		if (r < 0)
-			return TG_EXIT_USAGE;
-		if (r)
-			continue;
-		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			printf(usage);
-			fputs(tg_cli_limits_help, stdout);
-			return TG_EXIT_OK;
-		} else if (!strcmp(argv[i], "--min-percent") && i + 1 < argc) {
-			char *end;
-			min_pct = strtod(argv[++i], &end);
-			if (*end || min_pct < 0 || min_pct > 100) {
-				tg_cli_error("--min-percent needs a number from 0 to 100");
-				return TG_EXIT_USAGE;
-			}
-		} else if (!strcmp(argv[i], "--depth") || !strcmp(argv[i], "--match") ||
-		           !strcmp(argv[i], "--min-percent")) {
-			tg_cli_error("%s needs a value", argv[i]);
-			return TG_EXIT_USAGE;
-		} else if (argv[i][0] == '-' && argv[i][1]) {
-			tg_cli_error("modules: unknown option %s (see tracegate modules --help)", argv[i]);
-			return TG_EXIT_USAGE;
-		} else if (!path) {
-			path = argv[i];
-		} else {
-			tg_cli_error("modules: one TRACE only (see tracegate modules --help)");
-			return TG_EXIT_USAGE;
-		}
-	}
-	if (!path) {
-		fprintf(stderr, usage);
-		return TG_EXIT_USAGE;
-	}
+	struct modules_args a = {0};
+	int exit_code;
+	if (tg_opt_parse_cli(&exit_code, &tg_cmd_modules_opts, &a, argc, argv))
+		return exit_code;
+	const char *path = a.path;
+	double min_pct = a.min_pct;
 	tg_trace *t;
 	tg_tree *tree;
 	tg_modules *m;
-	if (tg_cli_load(&t, &tree, path, &opts))
+	if (tg_cli_load(&t, &tree, path, &a.ropts))
 		return TG_EXIT_USAGE;
 	if (tg_modules_build(&m, tree)) {
 		tg_cli_error("%s: %s", path, tg_error_last());

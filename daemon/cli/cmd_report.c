@@ -13,40 +13,11 @@
 
 #include <errno.h>
 #include <libgen.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-static const char usage[] =
-	"usage: tracegate report TRACE... [--format text|md|csv|json|html] [-o DIR]\n"
-	"                        [--step N] [--tracelens] [--include-unlinked] [limits]\n"
-	"\n"
-	"The perf report of each TRACE: GPU timeline (overall and per device), kernel\n"
-	"time by op category, by op, by op and shapes, by kernel; short kernels.\n"
-	"With several traces (one per rank), also each top kernel's durations across\n"
-	"ranks and its slowest rank.\n"
-	"\n"
-	"  --format F          text (default), md, csv, json or html (one self-contained\n"
-	"                      page: charts of GPU time, op categories and top kernels,\n"
-	"                      then every table; several traces share the page)\n"
-	"  -o DIR              write there: csv gives one file per table, named like\n"
-	"                      TraceLens's (gpu_timeline.csv, ops_summary.csv...); the\n"
-	"                      other formats give report.txt, report.md, report.json,\n"
-	"                      report.html. With several traces, csv gives one\n"
-	"                      sub-folder per trace.\n"
-	"  --step N            only ProfilerStep#N (its launches and their kernels),\n"
-	"                      in every table, the collectives and the tables across\n"
-	"                      ranks included; every trace must have that step\n"
-	"  --tracelens         TraceLens's numbers: float64 microsecond arithmetic and\n"
-	"                      its op categories (aten::_flash_attention_forward is\n"
-	"                      'other' there, SDPA_fwd by default)\n"
-	"  --include-unlinked  GPU timeline also counts device events without a launch\n"
-	"  --gpu NAME          the GPU whose peaks the roofline columns use (H100 SXM,\n"
-	"                      MI300X, ...: see docs/roofline.md); default: recognised\n"
-	"                      from the trace's deviceProperties\n"
-	"  --gpu-specs FILE    YAML file adding or overriding GPU peaks\n"
-	"\n";
 
 enum format { FMT_TEXT, FMT_MD, FMT_CSV, FMT_JSON, FMT_HTML };
 
@@ -286,184 +257,246 @@ done:
 	return rc;
 }
 
-int tg_cmd_report(int argc, char **argv)
+struct report_args {
+	tg_read_opts ropts;
+	tg_opt_list paths;
+	enum format fmt;
+	char *dir;
+	int64_t step_number; /* -1: every step */
+	int tracelens, include_unlinked;
+	char *gpu, *specs_file;
+};
+
+static int convert_format(void *dst, char *value)
 {
-	tg_read_opts ropts = {0};
-	tg_report_opts opts = {.step = -1};
-	tg_gpu_specs *specs = NULL;
-	const char *specs_file = NULL;
-	enum format fmt = FMT_TEXT;
-	const char *dir = NULL;
-	int64_t step_number = -1;
-	const char **paths = calloc((size_t)argc, sizeof(char *));
-	size_t npaths = 0;
-	int rc = TG_EXIT_USAGE;
-	if (!paths)
-		return TG_EXIT_USAGE;
-	for (int i = 1; i < argc; i++) {
-		int r = tg_cli_limit_option(&ropts, argc, argv, &i);
-		if (r < 0)
-			goto out;
-		if (r)
-			continue;
-		const char *a = argv[i];
-		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			fputs(usage, stdout);
-			fputs(tg_cli_limits_help, stdout);
-			rc = TG_EXIT_OK;
-			goto out;
-		} else if (!strcmp(a, "--tracelens")) {
-			opts.tracelens = 1;
-		} else if (!strcmp(a, "--include-unlinked")) {
-			opts.include_unlinked = 1;
-		} else if ((!strcmp(a, "--format") || !strcmp(a, "-o") || !strcmp(a, "--step") || !strcmp(a, "--gpu") ||
-		            !strcmp(a, "--gpu-specs")) &&
-		           i + 1 >= argc) {
-			tg_cli_error("%s needs a value", a);
-			goto out;
-		} else if (!strcmp(a, "--format")) {
-			const char *v = argv[++i];
-			if (!strcmp(v, "text"))
-				fmt = FMT_TEXT;
-			else if (!strcmp(v, "md"))
-				fmt = FMT_MD;
-			else if (!strcmp(v, "csv"))
-				fmt = FMT_CSV;
-			else if (!strcmp(v, "json"))
-				fmt = FMT_JSON;
-			else if (!strcmp(v, "html"))
-				fmt = FMT_HTML;
-			else {
-				tg_cli_error("--format: '%s' is not one of text, md, csv, json, html", v);
-				goto out;
-			}
-		} else if (!strcmp(a, "-o")) {
-			dir = argv[++i];
-		} else if (!strcmp(a, "--gpu")) {
-			opts.gpu = argv[++i];
-		} else if (!strcmp(a, "--gpu-specs")) {
-			specs_file = argv[++i];
-		} else if (!strcmp(a, "--step")) {
-			char *end;
-			step_number = strtoll(argv[++i], &end, 10);
-			if (*end || step_number < 0) {
-				tg_cli_error("--step needs a step number (N of ProfilerStep#N)");
-				goto out;
-			}
-		} else if (a[0] == '-' && a[1]) {
-			tg_cli_error("report: unknown option %s (see tracegate report --help)", a);
-			goto out;
-		} else {
-			paths[npaths++] = a;
+	static const char *const names[] = {"text", "md", "csv", "json", "html"};
+	for (int k = 0; k < 5; k++)
+		if (!strcmp(value, names[k])) {
+			*(enum format *)dst = (enum format)k;
+			return 0;
 		}
-	}
-	if (!npaths) {
-		fputs(usage, stderr);
-		goto out;
-	}
-	if (fmt == FMT_CSV && !dir) {
-		tg_cli_error("report: --format csv writes one file per table: give -o DIR");
-		goto out;
-	}
-	if (tg_gpu_specs_new(&specs) || (specs_file && tg_gpu_specs_load_file(specs, specs_file))) {
-		tg_cli_error("%s", tg_error_last());
-		goto out;
-	}
-	opts.gpu_specs = specs;
-	if (opts.gpu) {
-		const tg_gpu_spec *g;
-		if (tg_gpu_specs_find(&g, specs, opts.gpu)) {
-			tg_cli_error("--gpu: no GPU named '%s' (see docs/roofline.md, or add it with --gpu-specs)", opts.gpu);
-			goto out;
-		}
-	}
-	/* a report file is written under a temporary name and renamed when
-	 * complete: a failure never leaves a partial report behind */
-	FILE *f = stdout;
+	return -1;
+}
+
+static int convert_step(void *dst, char *value)
+{
+	char *end;
+	long long v = strtoll(value, &end, 10);
+	if (end == value || *end || v < 0)
+		return -1;
+	*(int64_t *)dst = v;
+	return 0;
+}
+
+static const tg_opt_spec report_opts[] = {
+	{TG_OPT_ARGS, "TRACE", 0, NULL, offsetof(struct report_args, paths), NULL, NULL, TG_OPT_REQUIRED, NULL, NULL},
+	{TG_OPT_VALUE, "format", 0, "text|md|csv|json|html", offsetof(struct report_args, fmt), convert_format,
+	 "one of text, md, csv, json, html", TG_OPT_IN_USAGE,
+	 "text (default), md, csv, json or html (one self-contained page: charts of GPU time, op categories and "
+	 "top kernels, then every table; several traces share the page)",
+	 NULL},
+	{TG_OPT_VALUE, NULL, 'o', "DIR", offsetof(struct report_args, dir), NULL, NULL, TG_OPT_IN_USAGE,
+	 "write there: csv gives one file per table, named like TraceLens's (gpu_timeline.csv, "
+	 "ops_summary.csv...); the other formats give report.txt, report.md, report.json, report.html. With "
+	 "several traces, csv gives one sub-folder per trace.",
+	 NULL},
+	{TG_OPT_VALUE, "step", 0, "N", offsetof(struct report_args, step_number), convert_step,
+	 "a step number (N of ProfilerStep#N)", TG_OPT_IN_USAGE,
+	 "only ProfilerStep#N (its launches and their kernels), in every table, the collectives and the tables "
+	 "across ranks included; every trace must have that step",
+	 NULL},
+	{TG_OPT_SWITCH, "tracelens", 0, NULL, offsetof(struct report_args, tracelens), NULL, NULL, TG_OPT_IN_USAGE,
+	 "TraceLens's numbers: float64 microsecond arithmetic and its op categories (aten::_flash_attention_forward "
+	 "is 'other' there, SDPA_fwd by default)",
+	 NULL},
+	{TG_OPT_SWITCH, "include-unlinked", 0, NULL, offsetof(struct report_args, include_unlinked), NULL, NULL,
+	 TG_OPT_IN_USAGE, "GPU timeline also counts device events without a launch", NULL},
+	{TG_OPT_VALUE, "gpu", 0, "NAME", offsetof(struct report_args, gpu), NULL, NULL, 0,
+	 "the GPU whose peaks the roofline columns use (H100 SXM, MI300X, ...: see docs/roofline.md); default: "
+	 "recognised from the trace's deviceProperties",
+	 NULL},
+	{TG_OPT_VALUE, "gpu-specs", 0, "FILE", offsetof(struct report_args, specs_file), NULL, NULL, 0,
+	 "YAML file adding or overriding GPU peaks", NULL},
+	{TG_OPT_INCLUDE, .offset = offsetof(struct report_args, ropts), .include = tg_cli_limit_opts},
+	{.kind = TG_OPT_END},
+};
+
+const tg_opt_command tg_cmd_report_opts = {
+	"report", NULL,
+	"The perf report of each TRACE: GPU timeline (overall and per device), kernel time by op category, by op, "
+	"by op and shapes, by kernel; short kernels. With several traces (one per rank), also each top kernel's "
+	"durations across ranks and its slowest rank.",
+	NULL, report_opts};
+
+/* Where the report goes: stdout, or (with -o DIR, not csv) DIR/report.EXT
+ * written under a temporary name and renamed when complete, so that a
+ * failure never leaves a partial report behind. */
+struct output {
+	FILE *f;
 	char file[4096], tmpfile[4200];
-	if (dir && fmt != FMT_CSV) {
-		if (mkdir_p(dir)) {
-			tg_cli_error("%s: cannot create: %s", dir, strerror(errno));
-			goto out;
-		}
-		snprintf(file, sizeof(file), "%.4000s/report.%s", dir,
-		         fmt == FMT_MD ? "md" : fmt == FMT_JSON ? "json" : fmt == FMT_HTML ? "html" : "txt");
-		snprintf(tmpfile, sizeof(tmpfile), "%.4000s/.report.XXXXXX", dir);
-		int fd = mkstemp(tmpfile);
-		f = fd >= 0 && !tg_cli_fchmod_umask(fd) ? fdopen(fd, "w") : NULL;
-		if (!f) {
-			tg_cli_error("%s: cannot write: %s", file, strerror(errno));
-			if (fd >= 0) {
-				close(fd);
-				unlink(tmpfile);
-			}
-			goto out;
-		}
+};
+
+/* Opens out for fmt and dir; returns 0 or -1 after printing the error. */
+static int output_open(struct output *out, enum format fmt, const char *dir)
+{
+	out->f = stdout;
+	if (!dir || fmt == FMT_CSV)
+		return 0;
+	if (mkdir_p(dir)) {
+		tg_cli_error("%s: cannot create: %s", dir, strerror(errno));
+		return -1;
 	}
-	tg_trace **traces = calloc(npaths, sizeof(tg_trace *));
-	tg_tree **trees = calloc(npaths, sizeof(tg_tree *));
-	if (!traces || !trees) {
-		free(traces);
-		free(trees);
-		goto out;
+	snprintf(out->file, sizeof(out->file), "%.4000s/report.%s", dir,
+	         fmt == FMT_MD ? "md" : fmt == FMT_JSON ? "json" : fmt == FMT_HTML ? "html" : "txt");
+	snprintf(out->tmpfile, sizeof(out->tmpfile), "%.4000s/.report.XXXXXX", dir);
+	int fd = mkstemp(out->tmpfile);
+	out->f = fd >= 0 && !tg_cli_fchmod_umask(fd) ? fdopen(fd, "w") : NULL;
+	if (!out->f) {
+		tg_cli_error("%s: cannot write: %s", out->file, strerror(errno));
+		if (fd >= 0) {
+			close(fd);
+			unlink(out->tmpfile);
+		}
+		return -1;
 	}
-	rc = TG_EXIT_OK;
-	for (size_t i = 0; i < npaths && rc == TG_EXIT_OK; i++)
-		if (tg_cli_load(&traces[i], &trees[i], paths[i], &ropts))
-			rc = TG_EXIT_USAGE;
+	return 0;
+}
+
+/* Closes out: the file renamed into place when rc is TG_EXIT_OK, removed
+ * otherwise. Returns rc, or TG_EXIT_USAGE after printing a write error. */
+static int output_close(struct output *out, int rc)
+{
+	if (out->f == stdout)
+		return rc;
+	if (fclose(out->f) && rc == TG_EXIT_OK) {
+		tg_cli_error("%s: cannot write: %s", out->file, strerror(errno));
+		rc = TG_EXIT_USAGE;
+	}
+	if (rc == TG_EXIT_OK && rename(out->tmpfile, out->file)) {
+		tg_cli_error("%s: cannot write: %s", out->file, strerror(errno));
+		rc = TG_EXIT_USAGE;
+	}
+	if (rc != TG_EXIT_OK)
+		unlink(out->tmpfile);
+	return rc;
+}
+
+/* The GPU peaks (built in, and --gpu-specs FILE's) into *specs, which the
+ * caller frees; checks that --gpu names one. Returns 0 or -1 after printing
+ * the error. */
+static int load_gpu_specs(tg_gpu_specs **specs, const struct report_args *a)
+{
+	if (tg_gpu_specs_new(specs) || (a->specs_file && tg_gpu_specs_load_file(*specs, a->specs_file))) {
+		tg_cli_error("%s", tg_error_last());
+		return -1;
+	}
+	const tg_gpu_spec *g;
+	if (a->gpu && tg_gpu_specs_find(&g, *specs, a->gpu)) {
+		tg_cli_error("--gpu: no GPU named '%s' (see docs/roofline.md, or add it with --gpu-specs)", a->gpu);
+		return -1;
+	}
+	return 0;
+}
+
+/* Loads every trace and its tree into traces[i], trees[i]; with --step N,
+ * checks that each has ProfilerStep#N. Returns 0 or -1 after printing the
+ * error (what was loaded is the caller's to free all the same). */
+static int load_all(tg_trace **traces, tg_tree **trees, const char *const *paths, size_t n,
+                    const tg_read_opts *ropts, int64_t step_number)
+{
+	for (size_t i = 0; i < n; i++)
+		if (tg_cli_load(&traces[i], &trees[i], paths[i], ropts))
+			return -1;
 	/* --step N needs ProfilerStep#N in every trace: a rank without it
 	 * fails the command before any table is written, rather than leaving
 	 * a report whose ranks cover different work */
-	for (size_t i = 0; i < npaths && rc == TG_EXIT_OK; i++)
+	for (size_t i = 0; i < n; i++)
 		if (check_step(paths[i], trees[i], step_number))
-			rc = TG_EXIT_USAGE;
-	if (rc == TG_EXIT_OK && fmt == FMT_HTML &&
-	    report_html(paths, trees, npaths, &opts, step_number, f))
-		rc = TG_EXIT_USAGE;
-	if (rc == TG_EXIT_OK && fmt == FMT_JSON)
-		fputs("{\"tracegate_report\":1,\"traces\":[", f);
-	for (size_t i = 0; i < npaths && rc == TG_EXIT_OK && fmt != FMT_HTML; i++) {
-		char sub[4096];
-		if (fmt == FMT_CSV) {
-			char stem[1024];
-			trace_stem(stem, sizeof(stem), paths[i]);
-			if (npaths > 1)
-				snprintf(sub, sizeof(sub), "%.3000s/%.1000s", dir, stem);
-			else
-				snprintf(sub, sizeof(sub), "%s", dir);
-			if (mkdir_p(sub)) {
-				tg_cli_error("%s: cannot create: %s", sub, strerror(errno));
-				rc = TG_EXIT_USAGE;
-				break;
-			}
-		}
-		if (report_one(paths[i], trees[i], &opts, step_number, fmt, sub, f, i == 0))
-			rc = TG_EXIT_USAGE;
+			return -1;
+	return 0;
+}
+
+/* The folder of trace i's csv files: DIR itself, or DIR/<trace's stem>
+ * with several traces; made if missing. Returns 0 or -1 after printing
+ * the error. */
+static int csv_folder(char *sub, size_t cap, const char *dir, const char *path, size_t ntraces)
+{
+	char stem[1024];
+	trace_stem(stem, sizeof(stem), path);
+	if (ntraces > 1)
+		snprintf(sub, cap, "%.3000s/%.1000s", dir, stem);
+	else
+		snprintf(sub, cap, "%s", dir);
+	if (mkdir_p(sub)) {
+		tg_cli_error("%s: cannot create: %s", sub, strerror(errno));
+		return -1;
 	}
-	if (rc == TG_EXIT_OK && npaths > 1 && fmt != FMT_HTML && report_ranks(trees, npaths, step_number, fmt, dir, f))
-		rc = TG_EXIT_USAGE;
-	if (rc == TG_EXIT_OK && fmt == FMT_JSON)
-		fputs(npaths > 1 ? "}\n" : "]}\n", f);
-	for (size_t i = 0; i < npaths; i++) {
+	return 0;
+}
+
+/* Every trace's report, then the tables across ranks, in text, md, json
+ * or csv (html: report_html). Returns 0 or -1 after printing the error. */
+static int report_all(const struct report_args *a, const char *const *paths, tg_tree *const *trees, size_t n,
+                      const tg_report_opts *opts, FILE *f)
+{
+	if (a->fmt == FMT_JSON)
+		fputs("{\"tracegate_report\":1,\"traces\":[", f);
+	for (size_t i = 0; i < n; i++) {
+		char sub[4096] = "";
+		if (a->fmt == FMT_CSV && csv_folder(sub, sizeof(sub), a->dir, paths[i], n))
+			return -1;
+		if (report_one(paths[i], trees[i], opts, a->step_number, a->fmt, sub, f, i == 0))
+			return -1;
+	}
+	if (n > 1 && report_ranks(trees, n, a->step_number, a->fmt, a->dir, f))
+		return -1;
+	if (a->fmt == FMT_JSON)
+		fputs(n > 1 ? "}\n" : "]}\n", f);
+	return 0;
+}
+
+/* Loads the traces and writes their reports to f. Returns the exit code. */
+static int load_and_report(const struct report_args *a, const tg_report_opts *opts, FILE *f)
+{
+	const char *const *paths = (const char *const *)a->paths.v;
+	size_t n = a->paths.n;
+	tg_trace **traces = calloc(n, sizeof(tg_trace *));
+	tg_tree **trees = calloc(n, sizeof(tg_tree *));
+	int rc = TG_EXIT_USAGE;
+	if (traces && trees && !load_all(traces, trees, paths, n, &a->ropts, a->step_number)) {
+		int bad = a->fmt == FMT_HTML ? report_html(paths, trees, n, opts, a->step_number, f)
+		                             : report_all(a, paths, trees, n, opts, f);
+		rc = bad ? TG_EXIT_USAGE : TG_EXIT_OK;
+	}
+	for (size_t i = 0; traces && trees && i < n; i++) {
 		tg_tree_free(trees[i]);
 		tg_trace_free(traces[i]);
 	}
 	free(traces);
 	free(trees);
-	if (f != stdout) {
-		if (fclose(f) && rc == TG_EXIT_OK) {
-			tg_cli_error("%s: cannot write: %s", file, strerror(errno));
-			rc = TG_EXIT_USAGE;
-		}
-		if (rc == TG_EXIT_OK && rename(tmpfile, file)) {
-			tg_cli_error("%s: cannot write: %s", file, strerror(errno));
-			rc = TG_EXIT_USAGE;
-		}
-		if (rc != TG_EXIT_OK)
-			unlink(tmpfile);
+	return rc;
+}
+
+int tg_cmd_report(int argc, char **argv)
+{
+	struct report_args a = {.fmt = FMT_TEXT, .step_number = -1};
+	int rc;
+	if (tg_opt_parse_cli(&rc, &tg_cmd_report_opts, &a, argc, argv))
+		return rc;
+	rc = TG_EXIT_USAGE;
+	tg_gpu_specs *specs = NULL;
+	struct output out;
+	if (a.fmt == FMT_CSV && !a.dir) {
+		tg_cli_error("report: --format csv writes one file per table: give -o DIR");
+		goto done;
 	}
-out:
+	if (load_gpu_specs(&specs, &a) || output_open(&out, a.fmt, a.dir))
+		goto done;
+	tg_report_opts opts = {.step = -1, .tracelens = a.tracelens, .include_unlinked = a.include_unlinked,
+	                       .gpu = a.gpu, .gpu_specs = specs};
+	rc = output_close(&out, load_and_report(&a, &opts, out.f));
+done:
 	tg_gpu_specs_free(specs);
-	free(paths);
+	tg_opt_free(&tg_cmd_report_opts, &a);
 	return rc;
 }

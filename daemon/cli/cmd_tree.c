@@ -10,6 +10,7 @@
 #include "commands.h"
 
 #include <regex.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -156,63 +157,49 @@ static int put_matches(struct printer *pr, uint32_t root, regex_t *re, uint64_t 
 	return 0;
 }
 
-static const char usage[] =
-	"usage: tracegate tree TRACE [--depth N] [--match REGEX] [limits]\n"
-	"\n"
-	"Prints the event tree of TRACE (.json or gzip): python functions, CPU ops,\n"
-	"runtime launches and the GPU kernels, memcpys and memsets they launched,\n"
-	"one node a line with its duration. Device events without a launch are\n"
-	"listed under their GPU track.\n"
-	"\n"
-	"  --depth N      print N levels below each printed root (default: all)\n"
-	"  --match REGEX  print only the subtrees of nodes whose name matches the\n"
-	"                 POSIX extended REGEX, each after a '# in:' line naming\n"
-	"                 its ancestors\n"
-	"\n";
+struct tree_args {
+	tg_read_opts ropts;
+	char *path;
+	const char *match;
+	int depth; /* levels below a printed root; 0 = all */
+};
+
+static int convert_depth(void *dst, char *value)
+{
+	char *end;
+	long v = strtol(value, &end, 10);
+	if (end == value || *end || v < 1 || v > 1000000)
+		return -1;
+	*(int *)dst = (int)v;
+	return 0;
+}
+
+static const tg_opt_spec tree_opts[] = {
+	{TG_OPT_ARG, "TRACE", 0, NULL, offsetof(struct tree_args, path), NULL, NULL, TG_OPT_REQUIRED, NULL, NULL},
+	{TG_OPT_VALUE, "depth", 0, "N", offsetof(struct tree_args, depth), convert_depth, "a number of levels >= 1",
+	 TG_OPT_IN_USAGE, "print N levels below each printed root (default: all)", NULL},
+	{TG_OPT_VALUE, "match", 0, "REGEX", offsetof(struct tree_args, match), NULL, NULL, TG_OPT_IN_USAGE,
+	 "print only the subtrees of nodes whose name matches the POSIX extended REGEX, each after a '# in:' line "
+	 "naming its ancestors",
+	 NULL},
+	{TG_OPT_INCLUDE, .offset = offsetof(struct tree_args, ropts), .include = tg_cli_limit_opts},
+	{.kind = TG_OPT_END},
+};
+
+const tg_opt_command tg_cmd_tree_opts = {
+	"tree", NULL,
+	"Prints the event tree of TRACE (.json or gzip): python functions, CPU ops, runtime launches and the GPU "
+	"kernels, memcpys and memsets they launched, one node a line with its duration. Device events without a "
+	"launch are listed under their GPU track.",
+	NULL, tree_opts};
 
 int tg_cmd_tree(int argc, char **argv)
 {
-	tg_read_opts opts = {0};
-	const char *path = NULL, *match = NULL;
-	int depth = 0;
-	for (int i = 1; i < argc; i++) {
-		int r = tg_cli_limit_option(&opts, argc, argv, &i);
-		if (r < 0)
-			return TG_EXIT_USAGE;
-		if (r)
-			continue;
-		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			fputs(usage, stdout);
-			fputs(tg_cli_limits_help, stdout);
-			return TG_EXIT_OK;
-		} else if (!strcmp(argv[i], "--depth") && i + 1 < argc) {
-			char *end;
-			long v = strtol(argv[++i], &end, 10);
-			if (*end || v < 1 || v > 1000000) {
-				tg_cli_error("--depth needs a number of levels >= 1");
-				return TG_EXIT_USAGE;
-			}
-			depth = (int)v;
-		} else if (!strcmp(argv[i], "--match") && i + 1 < argc) {
-			match = argv[++i];
-		} else if (!strcmp(argv[i], "--depth") || !strcmp(argv[i], "--match") ||
-		           !strcmp(argv[i], "--min-percent")) {
-			tg_cli_error("%s needs a value", argv[i]);
-			return TG_EXIT_USAGE;
-		} else if (argv[i][0] == '-' && argv[i][1]) {
-			tg_cli_error("tree: unknown option %s (see tracegate tree --help)", argv[i]);
-			return TG_EXIT_USAGE;
-		} else if (!path) {
-			path = argv[i];
-		} else {
-			tg_cli_error("tree: one TRACE only (see tracegate tree --help)");
-			return TG_EXIT_USAGE;
-		}
-	}
-	if (!path) {
-		fputs(usage, stderr);
-		return TG_EXIT_USAGE;
-	}
+	struct tree_args a = {0};
+	int exit_code;
+	if (tg_opt_parse_cli(&exit_code, &tg_cmd_tree_opts, &a, argc, argv))
+		return exit_code;
+	const char *path = a.path, *match = a.match;
 	regex_t re;
 	if (match) {
 		int rc = regcomp(&re, match, REG_EXTENDED | REG_NOSUB);
@@ -225,14 +212,14 @@ int tg_cmd_tree(int argc, char **argv)
 	}
 	tg_trace *t;
 	tg_tree *tree;
-	if (tg_cli_load(&t, &tree, path, &opts)) {
+	if (tg_cli_load(&t, &tree, path, &a.ropts)) {
 		if (match)
 			regfree(&re);
 		return TG_EXIT_USAGE;
 	}
 	size_t ne;
 	struct printer pr = {.t = t, .tree = tree, .ev = tg_trace_events(t, &ne), .out = stdout,
-	                     .max_depth = depth, .key_stream = tg_trace_key(t, "stream")};
+	                     .max_depth = a.depth, .key_stream = tg_trace_key(t, "stream")};
 	static char obuf[1 << 16];
 	setvbuf(stdout, obuf, _IOFBF, sizeof(obuf));
 	size_t nroots;
