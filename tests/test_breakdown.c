@@ -27,15 +27,6 @@ static size_t row_of(const tg_table *t, const char *col, const char *s, const ch
 	return 0;
 }
 
-static void free_tables(tg_table **t, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		tg_table_free(t[i]);
-	free(t);
-}
-
-#define NEAR(a, b, tol) assert_true(fabs((double)(a) - (double)(b)) <= (tol))
-
 /* ---- hand-made trace ----
  *
  * Times in us. Host thread 1/1: three steps [0,100) [100,200) [200,300).
@@ -228,7 +219,7 @@ static void test_tables(void **state)
 	assert_string_equal(str(t, 3, "kernel_type"), "COMMUNICATION");
 	assert_string_equal(str(t, 4, "kernel_type"), "MEMORY");
 	NEAR(tg_test_num(t, 4, "sum(us)"), 10, 1e-9);
-	free_tables(tabs, n);
+	tg_tables_free(tabs, n);
 }
 
 static void test_empty(void **state)
@@ -252,7 +243,7 @@ static void test_empty(void **state)
 	assert_true(isnan(tg_test_num(tg_test_table(tabs, n, "comm_comp_overlap"), 0, "comp_comm_overlap_pctg")));
 	assert_int_equal(tg_table_nrows(tg_test_table(tabs, n, "idle_time_breakdown")), 0);
 	assert_int_equal(tg_table_nrows(tg_test_table(tabs, n, "kernel_type_breakdown")), 0);
-	free_tables(tabs, n);
+	tg_tables_free(tabs, n);
 	tg_tree_free(tree);
 	tg_trace_free(t);
 }
@@ -332,7 +323,7 @@ static void test_golden_temporal(void **state)
 			assert_true(isnan(ov));
 		else
 			ROUNDS_TO(ov, g->overlap_pct);
-		free_tables(tabs, n);
+		tg_tables_free(tabs, n);
 		tg_tree_free(tree);
 		tg_trace_free(t);
 	}
@@ -429,7 +420,7 @@ static void test_golden_idle(void **state)
 	for (size_t i = 0; i < sizeof(GOLDEN_IDLE) / sizeof(GOLDEN_IDLE[0]); i++) {
 		const struct golden_idle *g = &GOLDEN_IDLE[i];
 		if (!loaded || strcmp(loaded, g->trace)) {
-			free_tables(tabs, n);
+			tg_tables_free(tabs, n);
 			tg_tree_free(tree);
 			tg_trace_free(t);
 			tree = load(&t, g->trace);
@@ -445,7 +436,7 @@ static void test_golden_idle(void **state)
 		assert_true(tg_test_num(it, row_of(it, "idle_category", "other", "stream", g->stream),
 		                "idle_time(us)") == g->other);
 	}
-	free_tables(tabs, n);
+	tg_tables_free(tabs, n);
 	tg_tree_free(tree);
 	tg_trace_free(t);
 }
@@ -470,7 +461,7 @@ static void check_types(const char *trace, const struct golden_type *g, size_t n
 		assert_true(tg_test_num(kt, i, "sum(us)") == g[i].sum);
 		NEAR(tg_test_num(kt, i, "percentage"), g[i].pct, 0.05 + 1e-9); /* HTA: 1 decimal */
 	}
-	free_tables(tabs, n);
+	tg_tables_free(tabs, n);
 	tg_tree_free(tree);
 	tg_trace_free(t);
 }
@@ -555,7 +546,7 @@ static void test_golden_distribution(void **state)
 	assert_int_equal(tg_test_num(d, r, "count"), 316);
 	assert_true(tg_test_num(d, r, "min(us)") == 2);
 	assert_true(tg_test_num(d, r, "max(us)") == 153);
-	free_tables(tabs, n);
+	tg_tables_free(tabs, n);
 	tg_tree_free(tree);
 	tg_trace_free(t);
 }
@@ -592,7 +583,7 @@ static void test_golden_mtia(void **state)
 	assert_true(tg_test_num(it, r, "idle_time(us)") == 417937);
 	ROUNDS_TO(tg_test_num(it, r, "idle_time_ratio"), 0.07);
 	row_of(it, "idle_category", "host_wait", "stream", 102);
-	free_tables(tabs, n);
+	tg_tables_free(tabs, n);
 	tg_tree_free(tree);
 	tg_trace_free(t);
 }

@@ -14,15 +14,6 @@ static const char *str(const tg_table *t, size_t row, const char *col)
 	return c->type == TG_CELL_STR ? c->v.s : "";
 }
 
-static void free_tables(tg_table **t, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		tg_table_free(t[i]);
-	free(t);
-}
-
-#define NEAR(a, b, tol) assert_true(fabs((double)(a) - (double)(b)) <= (tol))
-
 static void test_is_sync(void **state)
 {
 	(void)state;
@@ -132,7 +123,7 @@ static void test_groups(void **state)
 	/* a cuda_sync event without its runtime call */
 	assert_string_equal(str(h, 4, "sync"), "Event Sync");
 	NEAR(tg_test_num(h, 4, "total_time(us)"), 3, 1e-9);
-	free_tables(tabs, n);
+	tg_tables_free(tabs, n);
 
 	tg_host_sync_summary s;
 	assert_int_equal(tg_host_syncs_summary(&s, tree, TG_STEP_ALL), 0);
@@ -189,7 +180,7 @@ static void test_real_traces(void **state)
 	assert_int_equal(tg_test_num(h, 1, "count"), 12);
 	NEAR(tg_test_num(h, 1, "total_time(us)"), 551, 1e-9);
 	NEAR(tg_test_num(h, 1, "max_time(us)"), 86, 1e-9);
-	free_tables(tabs, n);
+	tg_tables_free(tabs, n);
 	tg_tree_free(tree);
 	tg_trace_free(t);
 
@@ -207,7 +198,7 @@ static void test_real_traces(void **state)
 	assert_string_equal(str(h, 1, "python_frame"),
 	                    "transformers/modeling_attn_mask_utils.py(243): _ignore_causal_mask_sdpa");
 	NEAR(tg_test_num(h, 1, "total_time(us)"), 7.69, 1e-9);
-	free_tables(tabs, n);
+	tg_tables_free(tabs, n);
 	tg_tree_free(tree);
 	tg_trace_free(t);
 

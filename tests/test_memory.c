@@ -14,15 +14,6 @@ static const char *str(const tg_table *t, size_t row, const char *col)
 	return c->type == TG_CELL_STR ? c->v.s : "";
 }
 
-static void free_tables(tg_table **t, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		tg_table_free(t[i]);
-	free(t);
-}
-
-#define NEAR(a, b, tol) assert_true(fabs((double)(a) - (double)(b)) <= (tol))
-
 static const char *op_name(const tg_trace *t, uint32_t ev)
 {
 	size_t n;
@@ -138,7 +129,7 @@ static void test_peaks(void **state)
 	assert_string_equal(str(m, 2, "basis"), "sum of Bytes");
 	assert_true(isnan(tg_test_num(m, 2, "peak_reserved(bytes)")));
 	assert_true(isnan(tg_test_num(m, 2, "peak_reserved_at(ms)")));
-	free_tables(tabs, n);
+	tg_tables_free(tabs, n);
 	tg_tree_free(tree);
 	tg_trace_free(t);
 }
@@ -160,7 +151,7 @@ static void test_no_memory_events(void **state)
 	assert_int_equal(tg_table_nrows(tabs[0]), 1);
 	assert_string_equal(str(tabs[0], 0, "device"), "type 7:2");
 	assert_int_equal(tg_test_cell(tabs[0], 0, "peak_allocated_op")->type, TG_CELL_EMPTY);
-	free_tables(tabs, n);
+	tg_tables_free(tabs, n);
 	tg_tree_free(tree);
 	tg_trace_free(t);
 	assert_null(tg_memory_device_type_name(7));
@@ -213,7 +204,7 @@ static void test_real_traces(void **state)
 	assert_int_equal(tg_test_num(m, 1, "peak_reserved(bytes)"), 12782141440);
 	NEAR(tg_test_num(m, 1, "peak_reserved_at(ms)"), 51.849, 1e-9);
 	assert_string_equal(str(m, 1, "peak_reserved_op"), "aten::empty_strided");
-	free_tables(tabs, n);
+	tg_tables_free(tabs, n);
 	tg_tree_free(tree);
 	tg_trace_free(t);
 
@@ -232,7 +223,7 @@ static void test_real_traces(void **state)
 	assert_int_equal(tg_test_num(m, 1, "peak_allocated(bytes)"), 2791636480);
 	NEAR(tg_test_num(m, 1, "peak_allocated_at(ms)"), 122.067, 1e-9);
 	assert_string_equal(str(m, 1, "peak_allocated_op"), "aten::empty");
-	free_tables(tabs, n);
+	tg_tables_free(tabs, n);
 	tg_tree_free(tree);
 	tg_trace_free(t);
 

@@ -135,6 +135,90 @@ static inline char *tg_test_slurp(const char *path, size_t *len)
 	return buf;
 }
 
+/* a equals b within the absolute tolerance tol (both converted to double). */
+#define NEAR(a, b, tol) assert_true(fabs((double)(a) - (double)(b)) <= (tol))
+
+/* ------------------------------------------------------------ CSV reader */
+
+/* A CSV file read whole: rows[r][c] point into buf; row 0 is the header and
+ * ncols its width. Freed with csv_free. */
+struct csv {
+	char *buf;
+	char ***rows; /* rows[r][c] */
+	size_t nrows, ncols;
+};
+
+static inline void csv_free(struct csv *c)
+{
+	for (size_t r = 0; r < c->nrows; r++)
+		free(c->rows[r]);
+	free(c->rows);
+	free(c->buf);
+}
+
+/* Reads path (RFC 4180: quoted fields, doubled quotes, newlines inside
+ * quotes) into *c; 0, or -1 when the file cannot be read. */
+static inline int csv_read(struct csv *c, const char *path)
+{
+	size_t len;
+	memset(c, 0, sizeof(*c));
+	c->buf = tg_test_slurp(path, &len);
+	if (!c->buf)
+		return -1;
+	char *p = c->buf, *end = c->buf + len;
+	size_t cap = 0;
+	while (p < end) {
+		char **row = NULL;
+		size_t n = 0, rcap = 0;
+		for (;;) {
+			char *field = p, *o = p;
+			if (*p == '"') {
+				p++;
+				for (;;) {
+					if (p >= end)
+						break;
+					if (*p == '"') {
+						if (p + 1 < end && p[1] == '"') {
+							*o++ = '"';
+							p += 2;
+							continue;
+						}
+						p++;
+						break;
+					}
+					*o++ = *p++;
+				}
+			} else {
+				while (p < end && *p != ',' && *p != '\n' && *p != '\r')
+					*o++ = *p++;
+			}
+			char sep = p < end ? *p : '\n';
+			/* step over the separator before terminating the field in place */
+			if (sep == ',')
+				p++;
+			else {
+				if (p < end && *p == '\r')
+					p++;
+				if (p < end && *p == '\n')
+					p++;
+			}
+			*o = 0;
+			if (n == rcap)
+				row = realloc(row, (rcap = rcap ? rcap * 2 : 16) * sizeof(char *));
+			row[n++] = field;
+			if (sep == ',')
+				continue;
+			break;
+		}
+		if (c->nrows == cap)
+			c->rows = realloc(c->rows, (cap = cap ? cap * 2 : 64) * sizeof(char **));
+		c->rows[c->nrows++] = row;
+		if (c->nrows == 1)
+			c->ncols = n;
+	}
+	return 0;
+}
+
 /* Every .json and .json.gz file under the shared traces folder, sorted
  * (some are configs or results, not traces: a caller skips what does not
  * read). *n of them; the caller frees each path and the array with
