@@ -45,6 +45,13 @@ static inline const char *tg_test_shared_traces(void)
 		}                                                                                      \
 	} while (0)
 
+/* Fails the test with tg_error_last() unless rc is 0. */
+static inline void tg_test_must(int rc)
+{
+	if (rc)
+		fail_msg("%s", tg_error_last());
+}
+
 /* Reads a JSON text given as a C string; fails the test on error. */
 static inline tg_trace *tg_test_read_str(const char *json)
 {
