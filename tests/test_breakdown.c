@@ -250,17 +250,6 @@ static void test_empty(void **state)
 
 /* ---- shared traces: HTA's numbers ---- */
 
-static tg_tree *load(tg_trace **t, const char *rel)
-{
-	char path[8192];
-	snprintf(path, sizeof(path), "%s/%s", tg_test_shared_traces(), rel);
-	if (tg_trace_read_file(t, path, NULL))
-		fail_msg("%s: %s", path, tg_error_last());
-	tg_tree *tree;
-	assert_int_equal(tg_tree_build(&tree, *t), 0);
-	return tree;
-}
-
 /* HTA's temporal breakdown (hta_golden_values.json runs.*.temporal, ns
  * rounding on), reproduced exactly with TG_STEP_HTA_ROUNDED: the same
  * events (HTA's window), the same rounded timestamps, integer microseconds,
@@ -305,7 +294,7 @@ static void test_golden_temporal(void **state)
 	for (size_t i = 0; i < sizeof(GOLDEN_TEMPORAL) / sizeof(GOLDEN_TEMPORAL[0]); i++) {
 		const struct golden_temporal *g = &GOLDEN_TEMPORAL[i];
 		tg_trace *t;
-		tg_tree *tree = load(&t, g->trace);
+		tg_tree *tree = tg_test_load_shared(&t, g->trace);
 		tg_table **tabs;
 		size_t n;
 		assert_int_equal(tg_breakdown_tables(&tabs, &n, tree, TG_STEP_HTA_ROUNDED), 0);
@@ -342,7 +331,7 @@ static void test_golden_temporal_exact(void **state)
 	(void)state;
 	TG_SKIP_WITHOUT_SHARED();
 	tg_trace *t;
-	tg_tree *tree = load(&t, "hta/hta_nccl_resnet_A100_nccl2.17_rank0_of2.json.gz");
+	tg_tree *tree = tg_test_load_shared(&t, "hta/hta_nccl_resnet_A100_nccl2.17_rank0_of2.json.gz");
 	tg_temporal tp;
 	assert_int_equal(tg_breakdown_temporal(&tp, tree, TG_STEP_HTA), 0);
 	/* our exact values, also from an independent Python re-implementation
@@ -423,7 +412,7 @@ static void test_golden_idle(void **state)
 			tg_tables_free(tabs, n);
 			tg_tree_free(tree);
 			tg_trace_free(t);
-			tree = load(&t, g->trace);
+			tree = tg_test_load_shared(&t, g->trace);
 			assert_int_equal(tg_breakdown_tables(&tabs, &n, tree, TG_STEP_HTA_ROUNDED), 0);
 			loaded = g->trace;
 		}
@@ -449,7 +438,7 @@ struct golden_type {
 static void check_types(const char *trace, const struct golden_type *g, size_t ng)
 {
 	tg_trace *t;
-	tg_tree *tree = load(&t, trace);
+	tg_tree *tree = tg_test_load_shared(&t, trace);
 	tg_table **tabs;
 	size_t n;
 	assert_int_equal(tg_breakdown_tables(&tabs, &n, tree, TG_STEP_HTA_ROUNDED), 0);
@@ -505,7 +494,7 @@ static void test_golden_kernel_types(void **state)
 	};
 	check_types("hta/hta_critical_path_alexnet_A100_cuda_sync_rank0.json.gz", alexnet, 2);
 	tg_trace *t;
-	tg_tree *tree = load(&t, "hta/hta_critical_path_alexnet_A100_cuda_sync_rank0.json.gz");
+	tg_tree *tree = tg_test_load_shared(&t, "hta/hta_critical_path_alexnet_A100_cuda_sync_rank0.json.gz");
 	tg_temporal tp;
 	assert_int_equal(tg_breakdown_temporal(&tp, tree, TG_STEP_HTA_ROUNDED), 0);
 	assert_int_equal(tp.compute_ns, 10630000);
@@ -523,7 +512,7 @@ static void test_golden_distribution(void **state)
 	(void)state;
 	TG_SKIP_WITHOUT_SHARED();
 	tg_trace *t;
-	tg_tree *tree = load(&t, "hta/hta_nccl_resnet_A100_nccl2.17_rank0_of2.json.gz");
+	tg_tree *tree = tg_test_load_shared(&t, "hta/hta_nccl_resnet_A100_nccl2.17_rank0_of2.json.gz");
 	tg_table **tabs;
 	size_t n;
 	assert_int_equal(tg_breakdown_tables(&tabs, &n, tree, TG_STEP_HTA_ROUNDED), 0);
@@ -566,7 +555,7 @@ static void test_golden_mtia(void **state)
 	(void)state;
 	TG_SKIP_WITHOUT_SHARED();
 	tg_trace *t;
-	tg_tree *tree = load(&t, "hta/hta_mtia_train_rank0_of1.json.gz");
+	tg_tree *tree = tg_test_load_shared(&t, "hta/hta_mtia_train_rank0_of1.json.gz");
 	tg_table **tabs;
 	size_t n;
 	assert_int_equal(tg_breakdown_tables(&tabs, &n, tree, TG_STEP_HTA_ROUNDED), 0);

@@ -147,17 +147,6 @@ static void test_groups(void **state)
 	tg_trace_free(t);
 }
 
-static tg_tree *load(tg_trace **t, const char *rel)
-{
-	char path[8192];
-	snprintf(path, sizeof(path), "%s/%s", tg_test_shared_traces(), rel);
-	if (tg_trace_read_file(t, path, NULL))
-		fail_msg("%s: %s", path, tg_error_last());
-	tg_tree *tree;
-	assert_int_equal(tg_tree_build(&tree, *t), 0);
-	return tree;
-}
-
 /* Expected numbers from a Python count of the same calls in the JSON. */
 static void test_real_traces(void **state)
 {
@@ -167,7 +156,7 @@ static void test_real_traces(void **state)
 	tg_host_sync_summary s;
 	/* 2021 schema: 12 cudaStreamSynchronize (551 us, max 86) under
 	 * aten::copy_ (.cpu()), one cudaDeviceSynchronize (16194 us) */
-	tg_tree *tree = load(&t, "kineto/kineto_tbplugin_resnet50_V100_num_workers_0_worker0.1623143089861.pt.trace.json.gz");
+	tg_tree *tree = tg_test_load_shared(&t, "kineto/kineto_tbplugin_resnet50_V100_num_workers_0_worker0.1623143089861.pt.trace.json.gz");
 	tg_table **tabs;
 	size_t n;
 	assert_int_equal(tg_host_syncs_tables(&tabs, &n, tree, TG_STEP_ALL), 0);
@@ -185,7 +174,7 @@ static void test_real_traces(void **state)
 	tg_trace_free(t);
 
 	/* H100 Qwen: the one .item() sync comes from transformers' mask code */
-	tree = load(&t, "tracelens/tests/traces/h100/Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz");
+	tree = tg_test_load_shared(&t, "tracelens/tests/traces/h100/Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz");
 	assert_int_equal(tg_host_syncs_tables(&tabs, &n, tree, TG_STEP_ALL), 0);
 	h = tabs[0];
 	assert_int_equal(tg_table_nrows(h), 2);
@@ -205,7 +194,7 @@ static void test_real_traces(void **state)
 	/* alexnet: 16 cudaStreamSynchronize (559 us) + 5 cudaDeviceSynchronize
 	 * (938 us); their 16 Stream Sync and 5 Context Sync cuda_sync events
 	 * hang under them and are not counted again */
-	tree = load(&t, "hta/hta_critical_path_alexnet_A100_cuda_sync_rank0.json.gz");
+	tree = tg_test_load_shared(&t, "hta/hta_critical_path_alexnet_A100_cuda_sync_rank0.json.gz");
 	assert_int_equal(tg_host_syncs_summary(&s, tree, TG_STEP_ALL), 0);
 	assert_int_equal(s.count, 21);
 	assert_int_equal(s.total_ns, (559 + 938) * INT64_C(1000));
@@ -215,7 +204,7 @@ static void test_real_traces(void **state)
 
 	/* nccl_data: 24 cudaEventSynchronize (78.736 us) + 1
 	 * cudaDeviceSynchronize (31.052 us) */
-	tree = load(&t, "hta/hta_nccl_resnet_A100_nccl2.17_rank0_of2.json.gz");
+	tree = tg_test_load_shared(&t, "hta/hta_nccl_resnet_A100_nccl2.17_rank0_of2.json.gz");
 	assert_int_equal(tg_host_syncs_summary(&s, tree, TG_STEP_ALL), 0);
 	assert_int_equal(s.count, 25);
 	assert_int_equal(s.total_ns, 78736 + 31052);

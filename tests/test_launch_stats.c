@@ -253,17 +253,6 @@ static void test_bad_step(void **state)
 
 /* ---- shared traces: HTA's numbers ---- */
 
-static tg_tree *load(tg_trace **t, const char *rel)
-{
-	char path[8192];
-	snprintf(path, sizeof(path), "%s/%s", tg_test_shared_traces(), rel);
-	if (tg_trace_read_file(t, path, NULL))
-		fail_msg("%s: %s", path, tg_error_last());
-	tg_tree *tree;
-	assert_int_equal(tg_tree_build(&tree, *t), 0);
-	return tree;
-}
-
 /* runs.*.cuda_launch_stats_rank0, HTA's microsecond rounding on:
  * reproduced exactly with TG_STEP_HTA_ROUNDED (same launches, same rounded
  * whole microseconds). These traces launch only through HTA's four calls. */
@@ -295,7 +284,7 @@ static void test_golden_launch(void **state)
 	for (size_t i = 0; i < sizeof(GOLDEN_LAUNCH) / sizeof(GOLDEN_LAUNCH[0]); i++) {
 		const struct golden_launch *g = &GOLDEN_LAUNCH[i];
 		tg_trace *t;
-		tg_tree *tree = load(&t, g->trace);
+		tg_tree *tree = tg_test_load_shared(&t, g->trace);
 		tg_launch_summary s;
 		assert_int_equal(tg_launch_stats_summary(&s, tree, TG_STEP_HTA_ROUNDED), 0);
 		print_message("%s\n", g->trace);
@@ -335,7 +324,7 @@ static void test_golden_launch_subset(void **state)
 	for (size_t i = 0; i < sizeof(GOLDEN_SUBSET) / sizeof(GOLDEN_SUBSET[0]); i++) {
 		const struct golden_subset *gs = &GOLDEN_SUBSET[i];
 		tg_trace *t;
-		tg_tree *tree = load(&t, gs->g.trace);
+		tg_tree *tree = tg_test_load_shared(&t, gs->g.trace);
 		tg_table **tabs;
 		size_t n;
 		assert_int_equal(tg_launch_stats_tables(&tabs, &n, tree, TG_STEP_HTA_ROUNDED), 0);
@@ -427,7 +416,7 @@ static void test_golden_queue(void **state)
 			tg_tables_free(tabs, n);
 			tg_tree_free(tree);
 			tg_trace_free(t);
-			tree = load(&t, g->trace);
+			tree = tg_test_load_shared(&t, g->trace);
 			assert_int_equal(tg_launch_stats_tables(&tabs, &n, tree, TG_STEP_HTA_ROUNDED), 0);
 			loaded = g->trace;
 		}
@@ -455,7 +444,7 @@ static void test_exact(void **state)
 	(void)state;
 	TG_SKIP_WITHOUT_SHARED();
 	tg_trace *t;
-	tg_tree *tree = load(&t, "hta/hta_nccl_resnet_A100_nccl2.17_rank0_of2.json.gz");
+	tg_tree *tree = tg_test_load_shared(&t, "hta/hta_nccl_resnet_A100_nccl2.17_rank0_of2.json.gz");
 	tg_launch_summary s;
 	assert_int_equal(tg_launch_stats_summary(&s, tree, TG_STEP_HTA), 0);
 	assert_int_equal(s.launches, 2516);
@@ -499,7 +488,7 @@ static void test_real_sequences(void **state)
 	(void)state;
 	TG_SKIP_WITHOUT_SHARED();
 	tg_trace *t;
-	tg_tree *tree = load(&t, "hta/hta_nccl_resnet_A100_nccl2.17_rank0_of2.json.gz");
+	tg_tree *tree = tg_test_load_shared(&t, "hta/hta_nccl_resnet_A100_nccl2.17_rank0_of2.json.gz");
 	tg_table **tabs;
 	size_t n;
 	assert_int_equal(tg_launch_stats_tables(&tabs, &n, tree, TG_STEP_ALL), 0);
@@ -545,7 +534,7 @@ static void test_golden_mtia(void **state)
 	(void)state;
 	TG_SKIP_WITHOUT_SHARED();
 	tg_trace *t;
-	tg_tree *tree = load(&t, "hta/hta_mtia_train_rank0_of1.json.gz");
+	tg_tree *tree = tg_test_load_shared(&t, "hta/hta_mtia_train_rank0_of1.json.gz");
 	tg_table **tabs;
 	size_t n;
 	assert_int_equal(tg_launch_stats_tables(&tabs, &n, tree, TG_STEP_HTA), 0);

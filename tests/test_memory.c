@@ -167,17 +167,6 @@ static void test_no_memory_events(void **state)
 	tg_trace_free(t);
 }
 
-static tg_tree *load(tg_trace **t, const char *rel)
-{
-	char path[8192];
-	snprintf(path, sizeof(path), "%s/%s", tg_test_shared_traces(), rel);
-	if (tg_trace_read_file(t, path, NULL))
-		fail_msg("%s: %s", path, tg_error_last());
-	tg_tree *tree;
-	assert_int_equal(tg_tree_build(&tree, *t), 0);
-	return tree;
-}
-
 /* Expected values from a Python scan of the JSON: per (Device Type, Device
  * Id), the largest "Total Allocated"/"Total Reserved" (or running sum of
  * "Bytes"), its first time since the trace's first event, and the innermost
@@ -187,7 +176,7 @@ static void test_real_traces(void **state)
 	(void)state;
 	TG_SKIP_WITHOUT_SHARED();
 	tg_trace *t;
-	tg_tree *tree = load(&t, "hta/hta_df_index_resolver_V100_nccl_rank1_of2.json.gz");
+	tg_tree *tree = tg_test_load_shared(&t, "hta/hta_df_index_resolver_V100_nccl_rank1_of2.json.gz");
 	tg_table **tabs;
 	size_t n;
 	assert_int_equal(tg_memory_tables(&tabs, &n, tree, TG_STEP_ALL), 0);
@@ -209,7 +198,7 @@ static void test_real_traces(void **state)
 	tg_trace_free(t);
 
 	/* 2021 schema: "Bytes" only */
-	tree = load(&t, "kineto/kineto_tbplugin_resnet50_V100_num_workers_0_worker0.1623143089861.pt.trace.json.gz");
+	tree = tg_test_load_shared(&t, "kineto/kineto_tbplugin_resnet50_V100_num_workers_0_worker0.1623143089861.pt.trace.json.gz");
 	assert_int_equal(tg_memory_tables(&tabs, &n, tree, TG_STEP_ALL), 0);
 	m = tabs[0];
 	assert_int_equal(tg_table_nrows(m), 2);
@@ -228,7 +217,7 @@ static void test_real_traces(void **state)
 	tg_trace_free(t);
 
 	/* H100 Qwen (Device Type 1 = CUDA) */
-	tree = load(&t, "tracelens/tests/traces/h100/Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz");
+	tree = tg_test_load_shared(&t, "tracelens/tests/traces/h100/Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz");
 	tg_memory_peak *p;
 	assert_int_equal(tg_memory_peaks(&p, &n, tree, TG_STEP_ALL), 0);
 	assert_int_equal(n, 2);

@@ -52,6 +52,20 @@ static inline void tg_test_must(int rc)
 		fail_msg("%s", tg_error_last());
 }
 
+/* Reads the shared trace rel (a path under the shared traces folder) into
+ * *t and returns its tree; fails the test on error. The caller frees both
+ * (tg_tree_free, tg_trace_free). */
+static inline tg_tree *tg_test_load_shared(tg_trace **t, const char *rel)
+{
+	char path[8192];
+	snprintf(path, sizeof(path), "%.4000s/%s", tg_test_shared_traces(), rel);
+	if (tg_trace_read_file(t, path, NULL))
+		fail_msg("%s: %s", path, tg_error_last());
+	tg_tree *tree;
+	assert_int_equal(tg_tree_build(&tree, *t), 0);
+	return tree;
+}
+
 /* Reads a JSON text given as a C string; fails the test on error. */
 static inline tg_trace *tg_test_read_str(const char *json)
 {
