@@ -11,6 +11,25 @@
 
 #include "../daemon/store/store.h"
 
+/* Fingerprints of two GPUs (run metrics' "fingerprint:..." keys). */
+#define TG_TEST_H200 "fingerprint:NVIDIA H200|580.159.04|CUDA 13000|1"
+#define TG_TEST_H100 "fingerprint:NVIDIA H100 80GB HBM3|580.159.04|CUDA 13000|1"
+
+/* A new SQLite store in a new folder dir (cap bytes; under $TMPDIR, named
+ * tg-TAG-XXXXXX); the caller closes the store and removes the folder
+ * (tg_test_rm_tree). Fails the test on error. */
+static inline tg_store *tg_test_sqlite_store(char *dir, size_t cap, const char *tag)
+{
+	const char *tmp = getenv("TMPDIR");
+	char url[4200];
+	snprintf(dir, cap, "%.4000s/tg-%s-XXXXXX", tmp && *tmp ? tmp : "/tmp", tag);
+	assert_non_null(mkdtemp(dir));
+	snprintf(url, sizeof(url), "sqlite:%.4000s/store.db", dir);
+	tg_store *s;
+	tg_test_must(tg_store_open(&s, url));
+	return s;
+}
+
 /* The commit of run i: 40 hex digits, distinct for each i. */
 static inline void tg_test_commit_of(char commit[41], int i)
 {

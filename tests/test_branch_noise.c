@@ -14,20 +14,15 @@
 #include <math.h>
 #include <unistd.h>
 
-static char dir[256], url[300];
+static char dir[4200];
 
-#define H200 "fingerprint:NVIDIA H200|580.159.04|CUDA 13000|1"
-#define H100 "fingerprint:NVIDIA H100 80GB HBM3|580.159.04|CUDA 13000|1"
+#define H200 TG_TEST_H200
+#define H100 TG_TEST_H100
 
 static void test_noise_and_moved(void **state)
 {
 	(void)state;
-	const char *tmp = getenv("TMPDIR");
-	snprintf(dir, sizeof(dir), "%s/tg-bn-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-	assert_non_null(mkdtemp(dir));
-	snprintf(url, sizeof(url), "sqlite:%s/store.db", dir);
-	tg_store *s;
-	tg_test_must(tg_store_open(&s, url));
+	tg_store *s = tg_test_sqlite_store(dir, sizeof(dir), "bn");
 	/* 16 H200 runs of sdpa-forward: +-1 % alternating, +8 % from the 9th
 	 * on, one outlier (x1.5, the 12th); gemm flat +-0.5 %; one H100 run
 	 * (x2) and one run on another branch in between */

@@ -15,23 +15,18 @@
 #include <math.h>
 #include <unistd.h>
 
-static char dir[256], url[300];
+static char dir[4200];
 
 /* Whether run i is signed: two unsigned uploads among main's runs. */
 #define TRUSTED(i) ((i) != 13 && (i) != 14)
 
-#define H200 "fingerprint:NVIDIA H200|580.159.04|CUDA 13000|1"
-#define H100 "fingerprint:NVIDIA H100 80GB HBM3|580.159.04|CUDA 13000|1"
+#define H200 TG_TEST_H200
+#define H100 TG_TEST_H100
 
 static void test_runs_since_change(void **state)
 {
 	(void)state;
-	const char *tmp = getenv("TMPDIR");
-	snprintf(dir, sizeof(dir), "%s/tg-hb-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-	assert_non_null(mkdtemp(dir));
-	snprintf(url, sizeof(url), "sqlite:%s/store.db", dir);
-	tg_store *s;
-	tg_test_must(tg_store_open(&s, url));
+	tg_store *s = tg_test_sqlite_store(dir, sizeof(dir), "hb");
 	/* 16 H200 runs on main (ms): sdpa-forward +-1 %, +8 % from the 9th on;
 	 * gemm flat +-0.5 %; one H100 run and one run on another branch in
 	 * between; the judged commit's run (a push on main) last */
