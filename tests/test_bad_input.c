@@ -294,9 +294,10 @@ static void run_case(void **state)
 		snprintf(wline, sizeof(wline), "tracegate: %s", want);
 		if (status != c->exit_status || out[0] || !one_line || strncmp(err, "tracegate: ", 11) ||
 		    !matches(c, wline, err))
-			fail_msg("%s: tracegate %s: exit %d (want %d), stdout %zu bytes (want none), stderr\n"
-			         "  got  %s\n  want %s",
-			         c->expect, line, status, c->exit_status, strlen(out), err, wline);
+			fail_msg(
+				"%s: tracegate %s: exit %d (want %d), stdout %zu bytes (want none), stderr\n"
+				"  got  %s\n  want %s",
+				c->expect, line, status, c->exit_status, strlen(out), err, wline);
 	}
 }
 
@@ -352,21 +353,26 @@ int main(void)
 			if (n + 1 >= cap) {
 				cap = cap ? cap * 2 : 256;
 				tests = realloc(tests, cap * sizeof(*tests));
-				assert_non_null(tests);
+				if (!tests)
+					return 1;
 			}
 			if (is_file && ends_with(f, ".expect")) {
 				struct bad_case *c = calloc(1, sizeof(*c));
-				assert_non_null(c);
+				if (!c)
+					return 1;
 				snprintf(c->kind, sizeof(c->kind), "%s", kinds[k]->d_name);
 				snprintf(c->name, sizeof(c->name), "%.*s", (int)(strlen(f) - 7), f);
 				snprintf(c->path, sizeof(c->path), "%s/%s", dir, c->name);
 				snprintf(c->expect, sizeof(c->expect), "%s", path);
 				char *name = malloc(strlen(c->kind) + strlen(c->name) + 2);
+				if (!name)
+					return 1;
 				sprintf(name, "%s/%s", c->kind, c->name);
-				tests[n++] = (struct CMUnitTest){.name = name, .test_func = run_case, .initial_state = c};
+				tests[n++] =
+					(struct CMUnitTest){.name = name, .test_func = run_case, .initial_state = c};
 			} else if (is_file && f[0] != '.' && strcmp(f, "make.sh") && access(sidecar, F_OK)) {
-				tests[n++] = (struct CMUnitTest){.name = strdup(path), .test_func = orphan,
-				                                 .initial_state = strdup(path)};
+				tests[n++] = (struct CMUnitTest){
+					.name = strdup(path), .test_func = orphan, .initial_state = strdup(path)};
 			}
 			free(files[i]);
 		}
