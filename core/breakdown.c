@@ -470,10 +470,7 @@ int tg_breakdown_tables(tg_table ***out, size_t *n, const tg_tree *tree, int32_t
 	*n = NT;
 	return 0;
 fail:
-	if (tabs)
-		for (int i = 0; i < NT; i++)
-			tg_table_free(tabs[i]);
-	free(tabs);
+	tg_tables_free(tabs, NT);
 	free(d.v);
 	return tg_error_set(rc, "breakdown: out of memory");
 }

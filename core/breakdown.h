@@ -58,8 +58,8 @@ typedef struct tg_temporal {
 int tg_breakdown_temporal(tg_temporal *out, const tg_tree *tree, int32_t step);
 
 /* Builds the tables of the breakdown for step. On success *out is an array
- * of *n tables; the caller frees each with tg_table_free and the array with
- * free. Returns 0, TG_EINVAL (bad step) or TG_ENOMEM (nothing to free).
+ * of *n tables; the caller frees them with tg_tables_free. Returns 0,
+ * TG_EINVAL (bad step) or TG_ENOMEM (nothing to free).
  *
  * "temporal_breakdown" (one row): rank, idle_time(us), compute_time(us),
  *   non_compute_time(us), kernel_time(us), idle_time_pctg, compute_time_pctg,

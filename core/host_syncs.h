@@ -48,7 +48,7 @@ int tg_host_syncs_summary(tg_host_sync_summary *out, const tg_tree *tree, int32_
 int tg_host_syncs_count_by_step(uint64_t *counts, size_t nsteps, const tg_tree *tree);
 
 /* Builds the tables for step. On success *out is an array of *n tables; the
- * caller frees each with tg_table_free and the array with free. Returns 0,
+ * caller frees them with tg_tables_free. Returns 0,
  * TG_EINVAL (bad step) or TG_ENOMEM (nothing to free).
  *
  * "host_syncs": one row per (sync, op, python_frame), by decreasing total

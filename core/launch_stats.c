@@ -622,10 +622,7 @@ int tg_launch_stats_tables_ex(tg_table ***out, size_t *n, const tg_tree *tree, i
 		bad = !(tabs[k++] = queue_table(&l)) || !(tabs[k++] = bandwidth_table(&f)) ||
 		      !(tabs[k++] = sequences_table(&f));
 	if (bad) {
-		if (tabs)
-			for (int i = 0; i < NT; i++)
-				tg_table_free(tabs[i]);
-		free(tabs);
+		tg_tables_free(tabs, NT);
 		free(l.v);
 		return tg_error_set(TG_ENOMEM, "launch statistics: out of memory");
 	}

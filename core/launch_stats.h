@@ -44,7 +44,7 @@ typedef struct tg_launch_summary {
 int tg_launch_stats_summary(tg_launch_summary *out, const tg_tree *tree, int32_t step);
 
 /* Builds the tables for step. On success *out is an array of *n tables;
- * the caller frees each with tg_table_free and the array with free. Returns
+ * the caller frees them with tg_tables_free. Returns
  * 0, TG_EINVAL (bad step) or TG_ENOMEM (nothing to free).
  *
  * "kernel_launch_summary" (one row): launches, short_kernels,

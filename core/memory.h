@@ -44,7 +44,7 @@ int tg_memory_peaks(tg_memory_peak **out, size_t *n, const tg_tree *tree, int32_
 const char *tg_memory_device_type_name(int64_t device_type);
 
 /* Builds the tables for step. On success *out is an array of *n tables; the
- * caller frees each with tg_table_free and the array with free. Returns 0,
+ * caller frees them with tg_tables_free. Returns 0,
  * TG_EINVAL (bad step) or TG_ENOMEM (nothing to free).
  *
  * "memory_peaks": one row per device: device ("CUDA:0", "CPU", or

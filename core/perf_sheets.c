@@ -806,9 +806,7 @@ int tg_perf_sheets(tg_table ***out, size_t *n, const tg_tree *tree, const tg_tim
 	rc = 0;
 done:
 	if (rc) {
-		for (size_t i = 0; i < ntabs; i++)
-			tg_table_free(tabs[i]);
-		free(tabs);
+		tg_tables_free(tabs, ntabs);
 		tabs = NULL;
 		ntabs = 0;
 	}

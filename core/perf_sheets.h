@@ -41,8 +41,8 @@
  * (TraceLens likewise). Attention entry points nested in another of the
  * same family (sdpa_flash -> _flash_attention_forward) count once, outer.
  *
- * On success *out is an array of *n tables owned by the caller (free each
- * with tg_table_free, then the array with free). Returns 0 or TG_ENOMEM;
+ * On success *out is an array of *n tables owned by the caller (freed
+ * with tg_tables_free). Returns 0 or TG_ENOMEM;
  * on failure *out is NULL and *n 0. */
 int tg_perf_sheets(tg_table ***out, size_t *n, const tg_tree *tree, const tg_timebase *tb, int32_t step,
                    const tg_gpu_spec *spec);

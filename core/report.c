@@ -207,9 +207,7 @@ done:
 		rc = add(out, &cap, h.r.tables[i]);
 		h.r.tables[i] = NULL;
 	}
-	for (size_t i = 0; i < h.r.n; i++)
-		tg_table_free(h.r.tables[i]);
-	free(h.r.tables);
+	tg_tables_free(h.r.tables, h.r.n);
 	if (rc)
 		tg_report_free(out);
 	return rc;
@@ -225,9 +223,7 @@ const tg_table *tg_report_find(const tg_report *r, const char *name)
 
 void tg_report_free(tg_report *r)
 {
-	for (size_t i = 0; i < r->n; i++)
-		tg_table_free(r->tables[i]);
-	free(r->tables);
+	tg_tables_free(r->tables, r->n);
 	r->tables = NULL;
 	r->n = 0;
 }

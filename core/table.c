@@ -137,3 +137,12 @@ void tg_table_free(tg_table *t)
 	tg_arena_free(t->strings);
 	free(t);
 }
+
+void tg_tables_free(tg_table **t, size_t n)
+{
+	if (!t)
+		return;
+	for (size_t i = 0; i < n; i++)
+		tg_table_free(t[i]);
+	free(t);
+}

@@ -61,6 +61,11 @@ int tg_table_find_column(const tg_table *t, const char *name);
 
 void tg_table_free(tg_table *t);
 
+/* Frees each of the n tables of t (NULL entries are skipped) and then the
+ * array t itself, as the functions that return an array of tables expect
+ * (`tg_table **out, size_t *n`). NULL t is a no-op. */
+void tg_tables_free(tg_table **t, size_t n);
+
 /* Renderers. Each writes the whole table to f and returns 0 or TG_EIO.
  * csv: RFC 4180, header row, numbers in shortest round-trip form.
  * text: aligned columns for a terminal, strings longer than width cut

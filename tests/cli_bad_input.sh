@@ -1,17 +1,16 @@
 #!/bin/sh
-# cli_bad_input.sh - command-line tests of tracegate on bad input: every
-# fixture of tests/fixtures/bad must fail with exit status 2, nothing on
-# stdout and exactly one line on stderr naming the file and, for malformed
-# JSON or gzip, the byte offset (hard-coded below, counted by hand; see
-# tests/fixtures/bad/make.sh). Also the usage errors, the reading limits, and
-# the exact output of `tracegate tree` on tests/fixtures/tiny.json.
+# cli_bad_input.sh - command-line tests of tracegate on bad usage: the
+# usage errors, the reading limits, and the exact output of `tracegate tree`
+# on tests/fixtures/tiny.json. Each bad-input fixture (tests/data/bad/) says
+# in its .expect what tracegate must print and exit with, and
+# tests/test_bad_input.c runs them all, through the API and this binary.
 #
 # Usage (from the repository root): sh tests/cli_bad_input.sh PATH_TO_TRACEGATE
 # Prints "ok - ..." or "not ok - ..." per check; exits 1 if any check failed.
 set -u
 
 TG=${1:-./tracegate}
-B=tests/fixtures/bad
+B=tests/data/bad/trace
 TINY=tests/fixtures/tiny.json
 failures=0
 checks=0
@@ -86,34 +85,6 @@ fails_exact() {
 	fi
 }
 
-# fails_glob WHAT GLOB ARGS...: the same, the line matched by a shell pattern
-# (for messages holding counts that depend on zlib).
-fails_glob() {
-	what=$1
-	pat=$2
-	shift 2
-	run "$@"
-	failure_shape "$what" || return 0
-	# shellcheck disable=SC2254
-	case $line in
-	$pat) ok "$what" ;;
-	*) not_ok "$what" "expected pattern: $pat" "actual:           $line" ;;
-	esac
-}
-
-# bad NAME MESSAGE: tree and modules on fixture NAME fail with
-# "tracegate: tests/fixtures/bad/NAME: MESSAGE".
-bad() {
-	fails_exact "tree $1" "tracegate: $B/$1: $2" tree "$B/$1"
-	fails_exact "modules $1" "tracegate: $B/$1: $2" modules "$B/$1"
-}
-
-# bad_glob NAME PATTERN: the same with a pattern for what follows "NAME: ".
-bad_glob() {
-	fails_glob "tree $1" "tracegate: $B/$1: $2" tree "$B/$1"
-	fails_glob "modules $1" "tracegate: $B/$1: $2" modules "$B/$1"
-}
-
 # succeeds WHAT EXPECTED_FILE ARGS...: exit 0, empty stderr, stdout equal to
 # the file.
 succeeds() {
@@ -137,67 +108,6 @@ if [ ! -x "$TG" ]; then
 	not_ok "tracegate binary $TG is executable"
 	exit 1
 fi
-
-# ------------------------------------------------------------- bad fixtures
-# no document
-bad empty.json 'byte 0: empty file: no JSON document'
-bad whitespace.json 'byte 6: empty file: no JSON document'
-bad not_json.json \
-	"byte 0: expected a JSON object with \"traceEvents\" (or an array of events), found 'h'"
-bad truncated.json 'byte 200: unexpected end of data (truncated JSON)'
-
-# gzip: offsets are of the compressed file (10-byte header; 250-byte member)
-bad_glob truncated.json.gz \
-	'truncated gzip stream: input ends at compressed byte 200 after [0-9]* bytes inflated'
-bad corrupt.json.gz 'corrupt gzip data near compressed byte 11: invalid block type'
-bad crc_mismatch.json.gz 'corrupt gzip data near compressed byte 246: incorrect data check'
-bad gzip_trailing_garbage.json.gz 'trailing garbage after gzip stream at compressed byte 250'
-bad nan.json.gz \
-	'byte 50 of the inflated JSON: NaN and Infinity are not JSON numbers ("dur")'
-# 33 blocks of 1 MiB inflated: the first count past 32 MiB
-bad_glob bomb.json.gz \
-	'gzip bomb suspected: 34603008 bytes inflated from [0-9]* compressed bytes (ratio above 200; raise it with --max-ratio)'
-
-# JSON that is not a trace
-bad not_a_trace.json 'byte 9: not a trace: the top-level object has no "traceEvents" array'
-bad array_of_numbers.json "byte 1: expected an event object in \"traceEvents\", found '1'"
-bad duplicate_trace_events.json 'byte 18: duplicate "traceEvents"'
-
-# fields of the wrong type
-bad wrong_type_ts.json 'byte 42: "ts" must be a number'
-bad wrong_type_name.json 'byte 33: "name" must be a string'
-bad args_not_object.json 'byte 59: "args" must be an object'
-bad missing_dur.json 'byte 16: complete event (ph X) without "dur"'
-bad flow_without_id.json 'byte 16: flow event without "ts" or "id"'
-
-# numbers
-bad nan.json 'byte 50: NaN and Infinity are not JSON numbers ("dur")'
-bad infinity.json 'byte 42: NaN and Infinity are not JSON numbers ("ts")'
-bad neg_infinity.json 'byte 64: NaN and Infinity are not JSON numbers (expected a digit)'
-bad leading_zero.json 'byte 42: leading zero in a number'
-bad ts_out_of_range.json 'byte 42: "ts" out of range'
-
-# strings
-bad invalid_utf8.json 'byte 35: invalid UTF-8 byte 0xff in a string'
-bad control_char.json 'byte 35: control character 0x01 in a string'
-bad lone_surrogate.json 'byte 35: lone UTF-16 surrogate in a \u escape'
-bad bad_escape.json 'byte 35: invalid escape in a string'
-bad nul_byte.json 'byte 35: NUL byte in the JSON text'
-
-# structure
-bad trailing_garbage.json 'byte 19: trailing data after the JSON document'
-bad deep_nesting.json 'byte 124: nesting deeper than 64 levels (limit)'
-
-# every fixture of the directory is covered above
-for f in "$B"/*; do
-	case $f in
-	*/make.sh) continue ;;
-	esac
-	n=$(basename "$f")
-	if ! grep -q "^bad[_a-z]* $n " "$0"; then
-		not_ok "fixture $n has a check in $0"
-	fi
-done
 
 # ------------------------------------------------------------------ limits
 fails_exact "--max-bytes 100" \

@@ -13,15 +13,9 @@
 # Usage: sh tests/cli_comment.sh TRACEGATE   (generator: $TG_GEN, default build/tg-gen)
 set -u
 TG=$1
-GEN=${TG_GEN:-build/tg-gen}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 . "$(dirname "$0")/tap.sh"
-
-if [ ! -x "$GEN" ]; then
-	not_ok "generator" "$GEN is missing (make build/tg-gen)"
-	exit 1
-fi
+tap_tmp
+tap_generator
 if ! command -v python3 >/dev/null 2>&1; then
 	skip "comment" "no python3 to edit the traces"
 	tap_exit

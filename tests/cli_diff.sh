@@ -9,15 +9,9 @@
 # Usage: sh tests/cli_diff.sh TRACEGATE   (generator: $TG_GEN, default build/tg-gen)
 set -u
 TG=$1
-GEN=${TG_GEN:-build/tg-gen}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 . "$(dirname "$0")/tap.sh"
-
-if [ ! -x "$GEN" ]; then
-	not_ok "generator" "$GEN is missing (make build/tg-gen)"
-	exit 1
-fi
+tap_tmp
+tap_generator
 
 # Attention ~400 us a call: above the default rules' 20 us floor.
 B="--steps 8 --seq 4096"

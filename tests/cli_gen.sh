@@ -7,15 +7,9 @@
 # Usage: sh tests/cli_gen.sh TRACEGATE   (generator: $TG_GEN, default build/tg-gen)
 set -u
 TG=$1
-GEN=${TG_GEN:-build/tg-gen}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 . "$(dirname "$0")/tap.sh"
-
-if [ ! -x "$GEN" ]; then
-	not_ok "generator" "$GEN is missing (make build/tg-gen)"
-	exit 1
-fi
+tap_tmp
+tap_generator
 
 # Small shapes keep every trace well under a megabyte.
 SMALL="--layers 2 --batch 2 --seq 256 --hidden 256 --heads 4 --steps 3"

@@ -52,12 +52,12 @@ expect_ok "report --help" report --help
 expect_fail "csv needs -o" "tracegate: report: --format csv writes one file per table: give -o DIR" report "$SAMPLE" --format csv
 expect_fail "bad format" "tracegate: report: --format: 'xml' is not one of text, md, csv, json, html" report "$SAMPLE" --format xml
 expect_fail "no such step" "tracegate: $SAMPLE: no ProfilerStep#99 in this trace (2 steps)" report "$SAMPLE" --step 99
-expect_fail "bad trace" "tracegate: tests/fixtures/bad/nan.json: byte 50: NaN and Infinity are not JSON numbers (\"dur\")" report tests/fixtures/bad/nan.json
+expect_fail "bad trace" "tracegate: tests/data/bad/trace/nan.json: byte 50: NaN and Infinity are not JSON numbers (\"dur\")" report tests/data/bad/trace/nan.json
 expect_fail "unknown option" "tracegate: report: unknown option --frobnicate (see tracegate report --help)" report "$SAMPLE" --frobnicate
 run report
 [ "$rc" -eq 2 ] && ok "no trace: usage" || not_ok "no trace" "exit $rc"
-expect_fail "no partial report file" "tracegate: tests/fixtures/bad/nan.json: byte 50: NaN and Infinity are not JSON numbers (\"dur\")" \
-	report "$SAMPLE" tests/fixtures/bad/nan.json -o "$tmp/partial" --format md
+expect_fail "no partial report file" "tracegate: tests/data/bad/trace/nan.json: byte 50: NaN and Infinity are not JSON numbers (\"dur\")" \
+	report "$SAMPLE" tests/data/bad/trace/nan.json -o "$tmp/partial" --format md
 [ -z "$(ls -A "$tmp/partial")" ] && ok "failed report leaves no file" || not_ok "failed report leaves no file" "$(ls -A "$tmp/partial")"
 
 # perf sheets and the roofline: sample.json has one aten::addmm (M 64, N 128,

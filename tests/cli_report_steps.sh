@@ -7,15 +7,9 @@
 # Usage: sh tests/cli_report_steps.sh TRACEGATE   (generator: $TG_GEN, default build/tg-gen)
 set -u
 TG=$1
-GEN=${TG_GEN:-build/tg-gen}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 . "$(dirname "$0")/tap.sh"
-
-if [ ! -x "$GEN" ]; then
-	not_ok "generator" "$GEN is missing (make build/tg-gen)"
-	exit 1
-fi
+tap_tmp
+tap_generator
 
 # col FILE COLUMN [RANK]: the column's cells, one a line, header excluded
 # (CSV with quoted cells that may hold commas, as "[0, 1]"); with RANK, only

@@ -21,14 +21,8 @@
 # in the daemon's logs or output.
 # $1: the tracegate binary; TG_GEN: the generator; TG_SHARED: ../shared.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
-set -u
-tg=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
-gen=${TG_GEN:-build/tg-gen}
-gen=$(cd "$(dirname "$gen")" && pwd)/$(basename "$gen")
-top=$(pwd)
+. "$(pwd)/tests/servers/it_common.sh"
 export TG_SHARED=$(cd "${TG_SHARED:-../shared}" 2>/dev/null && pwd || echo "${TG_SHARED:-../shared}")
-upload=$top/contrib/ci/tracegate-upload.sh
-. tests/servers/lib.sh
 . tests/servers/forges.sh
 . tests/servers/s3.sh
 . tests/servers/pg.sh
@@ -76,7 +70,6 @@ fake() { local p=TG_FORGE_FAKE_$1; echo "http://127.0.0.1:${!p}"; }
 proxy() { local p=TG_FORGE_PROXY_$1; echo "http://127.0.0.1:${!p}${API[$1]}"; }
 
 # --- one repository per forge (and one for S3), served by git daemon
-git() { command git -c user.name=tester -c user.email=tester@tracegate.invalid -c init.defaultBranch=main "$@"; }
 declare -A MAIN SLOW FIXED
 mkrepo() { # NAME
 	local src=src-${1//\//_}

@@ -20,13 +20,7 @@
 # Local storage, the outbox forge and git over file:// unless said.
 # $1: the tracegate binary; TG_GEN: the generator.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
-set -u
-tg=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
-gen=${TG_GEN:-build/tg-gen}
-gen=$(cd "$(dirname "$gen")" && pwd)/$(basename "$gen")
-top=$(pwd)
-upload=$top/contrib/ci/tracegate-upload.sh
-. "$top/tests/servers/lib.sh"
+. "$(pwd)/tests/servers/it_common.sh"
 . "$top/tests/servers/s3.sh"
 . "$top/tests/servers/pg.sh"
 
@@ -46,7 +40,6 @@ cd "$TG_RUN"
 t_start=$(date +%s)
 
 # --- a repository: main, and a branch per pull request made on demand
-git() { command git -c user.name=tester -c user.email=tester@tracegate.invalid -c init.defaultBranch=main "$@"; }
 git init -q src
 echo a > src/a && git -C src add a && git -C src commit -qm base
 main1=$(git -C src rev-parse HEAD)

@@ -17,18 +17,8 @@
 # them, as is 300 (100, 400 and 600 are "re-run to confirm").
 # $1: the tracegate binary; TG_GEN: the generator.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
-set -u
-tg=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
-gen=${TG_GEN:-build/tg-gen}
-gen=$(cd "$(dirname "$gen")" && pwd)/$(basename "$gen")
-top=$(pwd)
-upload=$top/contrib/ci/tracegate-upload.sh
-. "$top/tests/servers/lib.sh"
-TG_RUN=$(mktemp -d)
-trap 'tg_stop_all; [ -n "${TG_KEEP:-}" ] && echo "# kept $TG_RUN" || rm -rf "$TG_RUN"' EXIT
-cd "$TG_RUN"
-
-git() { command git -c user.name=tester -c user.email=tester@tracegate.invalid -c init.defaultBranch=main "$@"; }
+. "$(pwd)/tests/servers/it_common.sh"
+tg_it_run_folder it-history-base
 git init -q src
 mains=""
 for k in 1 2 3 4 5 6 7 8 9 10; do

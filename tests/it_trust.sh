@@ -17,19 +17,9 @@
 #   no signing key -> the daemon says at start that anyone can forge baselines
 # $1: the tracegate binary; TG_GEN: the generator.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
-set -u
-tg=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
-gen=${TG_GEN:-build/tg-gen}
-gen=$(cd "$(dirname "$gen")" && pwd)/$(basename "$gen")
-top=$(pwd)
-upload=$top/contrib/ci/tracegate-upload.sh
-. "$top/tests/servers/lib.sh"
+. "$(pwd)/tests/servers/it_common.sh"
 . "$top/tests/servers/git.sh"
-TG_RUN=$(mktemp -d)
-trap 'tg_stop_all; [ -n "${TG_KEEP:-}" ] && echo "# kept $TG_RUN" || rm -rf "$TG_RUN"' EXIT
-cd "$TG_RUN"
-
-git() { command git -c user.name=tester -c user.email=tester@tracegate.invalid -c init.defaultBranch=main "$@"; }
+tg_it_run_folder it-trust
 
 git init -q src
 echo a > src/a && git -C src add a && git -C src commit -qm base

@@ -16,13 +16,7 @@
 # Suppressions: tests/valgrind.supp (each with its reason).
 # $1: the tracegate binary; TG_GEN: the generator.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
-set -u
-tg=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
-gen=${TG_GEN:-build/tg-gen}
-gen=$(cd "$(dirname "$gen")" && pwd)/$(basename "$gen")
-top=$(pwd)
-upload=$top/contrib/ci/tracegate-upload.sh
-. "$top/tests/servers/lib.sh"
+. "$(pwd)/tests/servers/it_common.sh"
 
 if ! command -v valgrind >/dev/null 2>&1; then
 	tg_skip_all "it_valgrind: valgrind is not installed (contrib/install-deps.sh --servers)"
@@ -82,7 +76,6 @@ vg diff-pass 0 "$tg" diff base.json.gz fine.json.gz --format md -o diff-pass.md
 tg_check "diff -o: written" grep -q 'tracegate: pass' diff-pass.md
 
 # --- daemon --once: local storage, SQLite, the outbox, git over file://
-git() { command git -c user.name=tester -c user.email=tester@tracegate.invalid -c init.defaultBranch=main "$@"; }
 git init -q src
 echo a > src/a && git -C src add a && git -C src commit -qm base
 main1=$(git -C src rev-parse HEAD)

@@ -6,7 +6,7 @@
  * on `main`: sdpa-forward ±1.8 % (16 runs)", "`main` itself moved: ...").
  * The gate's use of the noise is tests/test_noise.c's.
  */
-#include "testutil.h"
+#include "storeutil.h"
 
 #include "../daemon/branch_noise.h"
 #include "../rules/noise.h"
@@ -14,58 +14,15 @@
 #include <math.h>
 #include <unistd.h>
 
-static char dir[256], url[300];
+static char dir[4200];
 
-static void must(int rc)
-{
-	if (rc)
-		fail_msg("%s", tg_error_last());
-}
-
-/* Adds run i on main at commit i with the given metrics, and makes it done. */
-static int64_t done_run(tg_store *s, int i, const char *branch, const tg_metric *m, size_t n)
-{
-	tg_job j;
-	memset(&j, 0, sizeof(j));
-	char prefix[256], run_id[32], commit[41];
-	snprintf(j.key, sizeof(j.key), "%064x", i);
-	snprintf(commit, sizeof(commit), "%02u%038x", (unsigned)i % 100u, (unsigned)i);
-	snprintf(run_id, sizeof(run_id), "ci-%d", i);
-	snprintf(prefix, sizeof(prefix), "acme/llm/%s/train/%s", commit, run_id);
-	j.prefix = prefix;
-	j.repo = (char *)"acme/llm";
-	j.commit = commit;
-	j.branch = (char *)branch;
-	j.workload = (char *)"train";
-	j.run_id = run_id;
-	j.manifest = (char *)"{\"schema\":\"tracegate.run/1\"}";
-	j.run_time = 1700000000 + 3600 * i;
-	int64_t id = 0;
-	int created;
-	must(tg_store_job_add(s, &j, &id, &created));
-	tg_job c;
-	must(tg_store_job_claim(s, "w", 60, &c));
-	assert_int_equal(c.id, id);
-	tg_job_clear(&c);
-	must(tg_store_job_advance(s, id, "w", TG_JOB_SEEN, TG_JOB_ANALYSING, NULL));
-	must(tg_store_job_advance(s, id, "w", TG_JOB_ANALYSING, TG_JOB_POSTING, NULL));
-	must(tg_store_metrics_put(s, id, m, n));
-	must(tg_store_job_advance(s, id, "w", TG_JOB_POSTING, TG_JOB_DONE, NULL));
-	return id;
-}
-
-#define H200 "fingerprint:NVIDIA H200|580.159.04|CUDA 13000|1"
-#define H100 "fingerprint:NVIDIA H100 80GB HBM3|580.159.04|CUDA 13000|1"
+#define H200 TG_TEST_H200
+#define H100 TG_TEST_H100
 
 static void test_noise_and_moved(void **state)
 {
 	(void)state;
-	const char *tmp = getenv("TMPDIR");
-	snprintf(dir, sizeof(dir), "%s/tg-bn-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-	assert_non_null(mkdtemp(dir));
-	snprintf(url, sizeof(url), "sqlite:%s/store.db", dir);
-	tg_store *s;
-	must(tg_store_open(&s, url));
+	tg_store *s = tg_test_sqlite_store(dir, sizeof(dir), "bn");
 	/* 16 H200 runs of sdpa-forward: +-1 % alternating, +8 % from the 9th
 	 * on, one outlier (x1.5, the 12th); gemm flat +-0.5 %; one H100 run
 	 * (x2) and one run on another branch in between */
@@ -74,26 +31,26 @@ static void test_noise_and_moved(void **state)
 		sdpa[i] = 2.0 * (i % 2 ? 1.01 : 0.99) * (i >= 8 ? 1.08 : 1) * (i == 11 ? 1.5 : 1);
 		tg_metric m[] = {{H200, 1}, {"rule:sdpa-forward", sdpa[i]}, {"rule:gemm", 5 * (i % 2 ? 1.005 : 0.995)},
 		                 {"rule:host-syncs", 3}};
-		done_run(s, i + 1, "main", m, 4);
+		tg_test_done_run(s, i + 1, "main", m, 4, 0);
 		if (i == 5) {
 			tg_metric o[] = {{H100, 1}, {"rule:sdpa-forward", 4.0}, {"rule:gemm", 10}};
-			done_run(s, 100, "main", o, 3);
+			tg_test_done_run(s, 100, "main", o, 3, 0);
 			tg_metric f[] = {{H200, 1}, {"rule:sdpa-forward", 9.0}, {"rule:gemm", 1}};
-			done_run(s, 101, "feature", f, 3);
+			tg_test_done_run(s, 101, "feature", f, 3, 0);
 		}
 	}
 	/* the pull request's own run, on main's history too (a push): left out */
 	tg_metric me[] = {{H200, 1}, {"rule:sdpa-forward", 50}, {"rule:gemm", 50}};
-	int64_t self = done_run(s, 200, "main", me, 3);
+	int64_t self = tg_test_done_run(s, 200, "main", me, 3, 0);
 	const char *y = "version: 1\nrules:\n"
 	                "  - {name: sdpa-forward, select: {category: SDPA_fwd}, metric: kernel_time, block_above: 5%}\n"
 	                "  - {name: gemm, select: {category: GEMM}, metric: kernel_time, block_above: 5%}\n"
 	                "  - {name: host-syncs, metric: host_syncs, warn_above: 0}\n"
 	                "  - {name: ops, metric: kernel_time, aggregate: each, warn_above: 10%}\n";
 	tg_rules *rules;
-	must(tg_rules_load_mem(&rules, y, strlen(y), "t.yaml"));
+	tg_test_must(tg_rules_load_mem(&rules, y, strlen(y), "t.yaml"));
 	tg_branch_noise bn;
-	must(tg_branch_noise_find(&bn, s, "acme/llm", "main", "train", H200, self, rules, 30));
+	tg_test_must(tg_branch_noise_find(&bn, s, "acme/llm", "main", "train", H200, self, rules, 30));
 	/* two rules with a noise: the exact host-syncs and the each rule have none */
 	assert_int_equal(bn.n, 2);
 	assert_string_equal(bn.noise[0].rule, "sdpa-forward");
@@ -121,11 +78,11 @@ static void test_noise_and_moved(void **state)
 	assert_non_null(strstr(bn.text, "`main` itself moved: sdpa-forward +8.0 % since `0900000`, 8 runs ago.\n"));
 	tg_branch_noise_free(&bn);
 	/* without a fingerprint every run counts: the H100 run too (16 + 1) */
-	must(tg_branch_noise_find(&bn, s, "acme/llm", "main", "train", NULL, self, rules, 30));
+	tg_test_must(tg_branch_noise_find(&bn, s, "acme/llm", "main", "train", NULL, self, rules, 30));
 	assert_non_null(strstr(bn.text, "(17 runs)"));
 	tg_branch_noise_free(&bn);
 	/* a short history: nothing to say */
-	must(tg_branch_noise_find(&bn, s, "acme/llm", "main", "train", H200, self, rules, 4));
+	tg_test_must(tg_branch_noise_find(&bn, s, "acme/llm", "main", "train", H200, self, rules, 4));
 	assert_int_equal(bn.n, 0);
 	assert_string_equal(bn.text, "");
 	tg_branch_noise_free(&bn);

@@ -27,15 +27,6 @@ static size_t row_of(const tg_table *t, const char *col, const char *s, const ch
 	return 0;
 }
 
-static void free_tables(tg_table **t, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		tg_table_free(t[i]);
-	free(t);
-}
-
-#define NEAR(a, b, tol) assert_true(fabs((double)(a) - (double)(b)) <= (tol))
-
 /* ---- hand-made trace ----
  *
  * Times in us. Host thread 1/1: three steps [0,100) [100,200) [200,300).
@@ -228,7 +219,7 @@ static void test_tables(void **state)
 	assert_string_equal(str(t, 3, "kernel_type"), "COMMUNICATION");
 	assert_string_equal(str(t, 4, "kernel_type"), "MEMORY");
 	NEAR(tg_test_num(t, 4, "sum(us)"), 10, 1e-9);
-	free_tables(tabs, n);
+	tg_tables_free(tabs, n);
 }
 
 static void test_empty(void **state)
@@ -252,23 +243,12 @@ static void test_empty(void **state)
 	assert_true(isnan(tg_test_num(tg_test_table(tabs, n, "comm_comp_overlap"), 0, "comp_comm_overlap_pctg")));
 	assert_int_equal(tg_table_nrows(tg_test_table(tabs, n, "idle_time_breakdown")), 0);
 	assert_int_equal(tg_table_nrows(tg_test_table(tabs, n, "kernel_type_breakdown")), 0);
-	free_tables(tabs, n);
+	tg_tables_free(tabs, n);
 	tg_tree_free(tree);
 	tg_trace_free(t);
 }
 
 /* ---- shared traces: HTA's numbers ---- */
-
-static tg_tree *load(tg_trace **t, const char *rel)
-{
-	char path[8192];
-	snprintf(path, sizeof(path), "%s/%s", tg_test_shared_traces(), rel);
-	if (tg_trace_read_file(t, path, NULL))
-		fail_msg("%s: %s", path, tg_error_last());
-	tg_tree *tree;
-	assert_int_equal(tg_tree_build(&tree, *t), 0);
-	return tree;
-}
 
 /* HTA's temporal breakdown (hta_golden_values.json runs.*.temporal, ns
  * rounding on), reproduced exactly with TG_STEP_HTA_ROUNDED: the same
@@ -314,7 +294,7 @@ static void test_golden_temporal(void **state)
 	for (size_t i = 0; i < sizeof(GOLDEN_TEMPORAL) / sizeof(GOLDEN_TEMPORAL[0]); i++) {
 		const struct golden_temporal *g = &GOLDEN_TEMPORAL[i];
 		tg_trace *t;
-		tg_tree *tree = load(&t, g->trace);
+		tg_tree *tree = tg_test_load_shared(&t, g->trace);
 		tg_table **tabs;
 		size_t n;
 		assert_int_equal(tg_breakdown_tables(&tabs, &n, tree, TG_STEP_HTA_ROUNDED), 0);
@@ -332,7 +312,7 @@ static void test_golden_temporal(void **state)
 			assert_true(isnan(ov));
 		else
 			ROUNDS_TO(ov, g->overlap_pct);
-		free_tables(tabs, n);
+		tg_tables_free(tabs, n);
 		tg_tree_free(tree);
 		tg_trace_free(t);
 	}
@@ -351,7 +331,7 @@ static void test_golden_temporal_exact(void **state)
 	(void)state;
 	TG_SKIP_WITHOUT_SHARED();
 	tg_trace *t;
-	tg_tree *tree = load(&t, "hta/hta_nccl_resnet_A100_nccl2.17_rank0_of2.json.gz");
+	tg_tree *tree = tg_test_load_shared(&t, "hta/hta_nccl_resnet_A100_nccl2.17_rank0_of2.json.gz");
 	tg_temporal tp;
 	assert_int_equal(tg_breakdown_temporal(&tp, tree, TG_STEP_HTA), 0);
 	/* our exact values, also from an independent Python re-implementation
@@ -429,10 +409,10 @@ static void test_golden_idle(void **state)
 	for (size_t i = 0; i < sizeof(GOLDEN_IDLE) / sizeof(GOLDEN_IDLE[0]); i++) {
 		const struct golden_idle *g = &GOLDEN_IDLE[i];
 		if (!loaded || strcmp(loaded, g->trace)) {
-			free_tables(tabs, n);
+			tg_tables_free(tabs, n);
 			tg_tree_free(tree);
 			tg_trace_free(t);
-			tree = load(&t, g->trace);
+			tree = tg_test_load_shared(&t, g->trace);
 			assert_int_equal(tg_breakdown_tables(&tabs, &n, tree, TG_STEP_HTA_ROUNDED), 0);
 			loaded = g->trace;
 		}
@@ -445,7 +425,7 @@ static void test_golden_idle(void **state)
 		assert_true(tg_test_num(it, row_of(it, "idle_category", "other", "stream", g->stream),
 		                "idle_time(us)") == g->other);
 	}
-	free_tables(tabs, n);
+	tg_tables_free(tabs, n);
 	tg_tree_free(tree);
 	tg_trace_free(t);
 }
@@ -458,7 +438,7 @@ struct golden_type {
 static void check_types(const char *trace, const struct golden_type *g, size_t ng)
 {
 	tg_trace *t;
-	tg_tree *tree = load(&t, trace);
+	tg_tree *tree = tg_test_load_shared(&t, trace);
 	tg_table **tabs;
 	size_t n;
 	assert_int_equal(tg_breakdown_tables(&tabs, &n, tree, TG_STEP_HTA_ROUNDED), 0);
@@ -470,7 +450,7 @@ static void check_types(const char *trace, const struct golden_type *g, size_t n
 		assert_true(tg_test_num(kt, i, "sum(us)") == g[i].sum);
 		NEAR(tg_test_num(kt, i, "percentage"), g[i].pct, 0.05 + 1e-9); /* HTA: 1 decimal */
 	}
-	free_tables(tabs, n);
+	tg_tables_free(tabs, n);
 	tg_tree_free(tree);
 	tg_trace_free(t);
 }
@@ -514,7 +494,7 @@ static void test_golden_kernel_types(void **state)
 	};
 	check_types("hta/hta_critical_path_alexnet_A100_cuda_sync_rank0.json.gz", alexnet, 2);
 	tg_trace *t;
-	tg_tree *tree = load(&t, "hta/hta_critical_path_alexnet_A100_cuda_sync_rank0.json.gz");
+	tg_tree *tree = tg_test_load_shared(&t, "hta/hta_critical_path_alexnet_A100_cuda_sync_rank0.json.gz");
 	tg_temporal tp;
 	assert_int_equal(tg_breakdown_temporal(&tp, tree, TG_STEP_HTA_ROUNDED), 0);
 	assert_int_equal(tp.compute_ns, 10630000);
@@ -532,7 +512,7 @@ static void test_golden_distribution(void **state)
 	(void)state;
 	TG_SKIP_WITHOUT_SHARED();
 	tg_trace *t;
-	tg_tree *tree = load(&t, "hta/hta_nccl_resnet_A100_nccl2.17_rank0_of2.json.gz");
+	tg_tree *tree = tg_test_load_shared(&t, "hta/hta_nccl_resnet_A100_nccl2.17_rank0_of2.json.gz");
 	tg_table **tabs;
 	size_t n;
 	assert_int_equal(tg_breakdown_tables(&tabs, &n, tree, TG_STEP_HTA_ROUNDED), 0);
@@ -555,7 +535,7 @@ static void test_golden_distribution(void **state)
 	assert_int_equal(tg_test_num(d, r, "count"), 316);
 	assert_true(tg_test_num(d, r, "min(us)") == 2);
 	assert_true(tg_test_num(d, r, "max(us)") == 153);
-	free_tables(tabs, n);
+	tg_tables_free(tabs, n);
 	tg_tree_free(tree);
 	tg_trace_free(t);
 }
@@ -575,7 +555,7 @@ static void test_golden_mtia(void **state)
 	(void)state;
 	TG_SKIP_WITHOUT_SHARED();
 	tg_trace *t;
-	tg_tree *tree = load(&t, "hta/hta_mtia_train_rank0_of1.json.gz");
+	tg_tree *tree = tg_test_load_shared(&t, "hta/hta_mtia_train_rank0_of1.json.gz");
 	tg_table **tabs;
 	size_t n;
 	assert_int_equal(tg_breakdown_tables(&tabs, &n, tree, TG_STEP_HTA_ROUNDED), 0);
@@ -592,7 +572,7 @@ static void test_golden_mtia(void **state)
 	assert_true(tg_test_num(it, r, "idle_time(us)") == 417937);
 	ROUNDS_TO(tg_test_num(it, r, "idle_time_ratio"), 0.07);
 	row_of(it, "idle_category", "host_wait", "stream", 102);
-	free_tables(tabs, n);
+	tg_tables_free(tabs, n);
 	tg_tree_free(tree);
 	tg_trace_free(t);
 }

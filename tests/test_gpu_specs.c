@@ -321,68 +321,14 @@ static void test_yaml_override(void **state)
 	tg_gpu_specs_free(s);
 }
 
+/* Each error message of a GPU specs file is a fixture of
+ * tests/data/bad/gpu-specs/ (test_bad_input.c); here: all or nothing, and
+ * bad arguments. */
 static void test_yaml_errors(void **state)
 {
 	(void)state;
-	static const struct {
-		const char *yaml, *msg;
-	} cases[] = {
-		/* bad YAML */
-		{"gpus:\n  - name: [MI300X\n", "e.yaml:3:1: bad YAML: did not find expected ',' or ']' while parsing a flow sequence"},
-		{"gpus:\n  - name: a\n   bad: 1\n", "e.yaml:3:4: bad YAML: did not find expected '-' indicator while parsing a block collection"},
-		{"gpus: []\n---\ngpus: []\n", "e.yaml:3:1: only one YAML document is allowed"},
-		/* the depth guard the rules and the configuration share (core/yaml_doc.c) */
-		{"gpus: [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]\n",
-		 "e.yaml:1:38: nested deeper than 32 levels"},
-		/* structure */
-		{"- a\n", "e.yaml:1:1: expected a mapping with the key 'gpus'"},
-		{"gpu:\n  - name: X\n", "e.yaml:1:1: unknown key 'gpu' (expected gpus)"},
-		{"gpus: {name: X}\n", "e.yaml:1:7: gpus: expected a list"},
-		{"gpus:\n  - X\n", "e.yaml:2:5: gpus: each entry must be a mapping"},
-		{"gpus:\n  - mem_bw_gbps: 1\n", "e.yaml:2:5: gpu entry without a name"},
-		{"gpus: []\ngpus: []\n", "e.yaml:2:1: duplicate key 'gpus'"},
-		{"gpus:\n  - name: X\n    name: Y\n", "e.yaml:3:5: duplicate key 'name'"},
-		{"gpus:\n  - {[1]: 2}\n", "e.yaml:2:6: expected a string key"},
-		/* unknown keys */
-		{"gpus:\n  - name: X\n    bandwidth: 3\n",
-		 "e.yaml:3:5: unknown key 'bandwidth' (expected match, name, mem_bw_gbps, tflops)"},
-		{"gpus:\n  - name: X\n    tflops: {matrix_bf16: 1, matrix_int8: 2}\n",
-		 "e.yaml:3:30: unknown compute spec 'matrix_int8' (expected matrix_ or vector_ + fp64, fp32, "
-		 "tf32, bf16, fp16, fp8, fp4)"},
-		{"gpus:\n  - name: X\n    tflops: 3\n",
-		 "e.yaml:3:13: tflops: expected a mapping of compute spec to TFLOPS"},
-		/* bad numbers and strings */
-		{"gpus:\n  - name: X\n    mem_bw_gbps: fast\n",
-		 "e.yaml:3:18: mem_bw_gbps: 'fast' is not a non-negative number"},
-		{"gpus:\n  - name: X\n    mem_bw_gbps: -1\n",
-		 "e.yaml:3:18: mem_bw_gbps: '-1' is not a non-negative number"},
-		{"gpus:\n  - name: X\n    mem_bw_gbps: 12abc\n",
-		 "e.yaml:3:18: mem_bw_gbps: '12abc' is not a non-negative number"},
-		{"gpus:\n  - name: X\n    mem_bw_gbps: .nan\n",
-		 "e.yaml:3:18: mem_bw_gbps: '.nan' is not a non-negative number"},
-		{"gpus:\n  - name: X\n    mem_bw_gbps: 1e999\n",
-		 "e.yaml:3:18: mem_bw_gbps: '1e999' is not a non-negative number"},
-		{"gpus:\n  - name: X\n    mem_bw_gbps: [1]\n", "e.yaml:3:18: mem_bw_gbps: expected a number"},
-		{"gpus:\n  - name: X\n    tflops:\n      vector_fp32: 0x10\n",
-		 "e.yaml:4:20: vector_fp32: '0x10' is not a non-negative number"},
-		{"gpus:\n  - name: \"\"\n", "e.yaml:2:11: name: expected a non-empty string"},
-		{"gpus:\n  - name: X\n    match: {a: 1}\n", "e.yaml:3:12: match: expected a non-empty string"},
-		{"gpus:\n  - name: 0123456789012345678901234567890123456789012345678901234567890123456789\n",
-		 "e.yaml:2:11: name: '0123456789012345678901234567890123456789012345678901234567890123456789' "
-		 "is too long"},
-	};
 	tg_gpu_specs *s = new_specs();
 	size_t n0 = tg_gpu_specs_count(s);
-	int bad = 0;
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		int rc = tg_gpu_specs_load_mem(s, cases[i].yaml, strlen(cases[i].yaml), "e.yaml");
-		if (rc != TG_EFORMAT || strcmp(tg_error_last(), cases[i].msg)) {
-			print_error("case %zu: rc %d, message\n  got  '%s'\n  want '%s'\n", i, rc,
-			            tg_error_last(), cases[i].msg);
-			bad++;
-		}
-	}
-	assert_int_equal(bad, 0);
 	/* all or nothing: a good entry before a bad one is not applied */
 	static const char half[] = "gpus:\n  - name: MI300X\n    mem_bw_gbps: 1\n  - name: New\n"
 	                           "    colour: red\n";

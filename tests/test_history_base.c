@@ -8,71 +8,25 @@
  * point (...; 98 % intervals)"). The judge's use of them is
  * tests/test_noise.c's (test_history_as_base) and test_calibration's.
  */
-#include "testutil.h"
+#include "storeutil.h"
 
 #include "../daemon/history_base.h"
 
 #include <math.h>
 #include <unistd.h>
 
-static char dir[256], url[300];
+static char dir[4200];
 
-static void must(int rc)
-{
-	if (rc)
-		fail_msg("%s", tg_error_last());
-}
+/* Whether run i is signed: two unsigned uploads among main's runs. */
+#define TRUSTED(i) ((i) != 13 && (i) != 14)
 
-static void commit_of(char *commit, int i)
-{
-	snprintf(commit, 41, "%02u%038x", (unsigned)i % 100u, (unsigned)i);
-}
-
-/* Adds run i on branch at commit i with the given metrics, and makes it done. */
-static int64_t done_run(tg_store *s, int i, const char *branch, const tg_metric *m, size_t n)
-{
-	tg_job j;
-	memset(&j, 0, sizeof(j));
-	char prefix[256], run_id[32], commit[41];
-	snprintf(j.key, sizeof(j.key), "%064x", i);
-	commit_of(commit, i);
-	snprintf(run_id, sizeof(run_id), "ci-%d", i);
-	snprintf(prefix, sizeof(prefix), "acme/llm/%s/train/%s", commit, run_id);
-	j.prefix = prefix;
-	j.repo = (char *)"acme/llm";
-	j.commit = commit;
-	j.branch = (char *)branch;
-	j.workload = (char *)"train";
-	j.run_id = run_id;
-	j.manifest = (char *)"{\"schema\":\"tracegate.run/1\"}";
-	j.run_time = 1700000000 + 3600 * i;
-	j.trusted = i != 13 && i != 14; /* two unsigned uploads among main's runs */
-	int64_t id = 0;
-	int created;
-	must(tg_store_job_add(s, &j, &id, &created));
-	tg_job c;
-	must(tg_store_job_claim(s, "w", 60, &c));
-	assert_int_equal(c.id, id);
-	tg_job_clear(&c);
-	must(tg_store_job_advance(s, id, "w", TG_JOB_SEEN, TG_JOB_ANALYSING, NULL));
-	must(tg_store_job_advance(s, id, "w", TG_JOB_ANALYSING, TG_JOB_POSTING, NULL));
-	must(tg_store_metrics_put(s, id, m, n));
-	must(tg_store_job_advance(s, id, "w", TG_JOB_POSTING, TG_JOB_DONE, NULL));
-	return id;
-}
-
-#define H200 "fingerprint:NVIDIA H200|580.159.04|CUDA 13000|1"
-#define H100 "fingerprint:NVIDIA H100 80GB HBM3|580.159.04|CUDA 13000|1"
+#define H200 TG_TEST_H200
+#define H100 TG_TEST_H100
 
 static void test_runs_since_change(void **state)
 {
 	(void)state;
-	const char *tmp = getenv("TMPDIR");
-	snprintf(dir, sizeof(dir), "%s/tg-hb-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-	assert_non_null(mkdtemp(dir));
-	snprintf(url, sizeof(url), "sqlite:%s/store.db", dir);
-	tg_store *s;
-	must(tg_store_open(&s, url));
+	tg_store *s = tg_test_sqlite_store(dir, sizeof(dir), "hb");
 	/* 16 H200 runs on main (ms): sdpa-forward +-1 %, +8 % from the 9th on;
 	 * gemm flat +-0.5 %; one H100 run and one run on another branch in
 	 * between; the judged commit's run (a push on main) last */
@@ -82,28 +36,28 @@ static void test_runs_since_change(void **state)
 		sdpa[i] = 2.0 * (i % 2 ? 1.01 : 0.99) * (i >= 8 ? 1.08 : 1);
 		gemm[i] = 5 * (i % 2 ? 1.005 : 0.995);
 		tg_metric m[] = {{H200, 1}, {"rule:sdpa-forward", sdpa[i]}, {"rule:gemm", gemm[i]}, {"rule:host-syncs", 3}};
-		ids[i] = done_run(s, i + 1, "main", m, 4);
+		ids[i] = tg_test_done_run(s, i + 1, "main", m, 4, TRUSTED(i + 1));
 		if (i == 10) {
 			tg_metric o[] = {{H100, 1}, {"rule:sdpa-forward", 4.0}, {"rule:gemm", 10}};
-			done_run(s, 100, "main", o, 3);
+			tg_test_done_run(s, 100, "main", o, 3, TRUSTED(100));
 			tg_metric f[] = {{H200, 1}, {"rule:sdpa-forward", 9.0}, {"rule:gemm", 1}};
-			done_run(s, 101, "feature", f, 3);
+			tg_test_done_run(s, 101, "feature", f, 3, TRUSTED(101));
 		}
 	}
 	tg_metric me[] = {{H200, 1}, {"rule:sdpa-forward", 50}, {"rule:gemm", 50}};
-	done_run(s, 200, "main", me, 3);
+	tg_test_done_run(s, 200, "main", me, 3, TRUSTED(200));
 	char base_commit[41], new_commit[41];
-	commit_of(base_commit, 16);
-	commit_of(new_commit, 200);
+	tg_test_commit_of(base_commit, 16);
+	tg_test_commit_of(new_commit, 200);
 	const char *y = "version: 1\nrules:\n"
 	                "  - {name: sdpa-forward, select: {category: SDPA_fwd}, metric: kernel_time, block_above: 5%}\n"
 	                "  - {name: gemm, select: {category: GEMM}, metric: kernel_time, block_above: 5%}\n"
 	                "  - {name: host-syncs, metric: host_syncs, warn_above: 0}\n"
 	                "  - {name: ops, metric: kernel_time, aggregate: each, warn_above: 10%}\n";
 	tg_rules *rules;
-	must(tg_rules_load_mem(&rules, y, strlen(y), "t.yaml"));
+	tg_test_must(tg_rules_load_mem(&rules, y, strlen(y), "t.yaml"));
 	tg_history_base hb;
-	must(tg_history_base_find(&hb, s, "acme/llm", "main", "train", H200, ids[15], base_commit, new_commit, 1, rules,
+	tg_test_must(tg_history_base_find(&hb, s, "acme/llm", "main", "train", H200, ids[15], base_commit, new_commit, 1, rules,
 	                          30));
 	/* sdpa-forward: the runs since its step (9th..16th) less the
 	 * baseline's: 7; gemm: no step, the latest 9 before the baseline; the
@@ -130,8 +84,8 @@ static void test_runs_since_change(void **state)
 
 	/* a baseline before sdpa-forward's step (the 5th run): its runs since
 	 * the step measured other code; gemm's do not */
-	commit_of(base_commit, 5);
-	must(tg_history_base_find(&hb, s, "acme/llm", "main", "train", H200, ids[4], base_commit, new_commit, 2, rules,
+	tg_test_commit_of(base_commit, 5);
+	tg_test_must(tg_history_base_find(&hb, s, "acme/llm", "main", "train", H200, ids[4], base_commit, new_commit, 2, rules,
 	                          30));
 	assert_int_equal(hb.n, 1);
 	assert_string_equal(hb.runs[0].rule, "gemm");
@@ -140,15 +94,15 @@ static void test_runs_since_change(void **state)
 	tg_history_base_free(&hb);
 
 	/* a short window: fewer than 4 runs besides the baseline's: none */
-	commit_of(base_commit, 16);
-	must(tg_history_base_find(&hb, s, "acme/llm", "main", "train", H200, ids[15], base_commit, new_commit, 1, rules,
+	tg_test_commit_of(base_commit, 16);
+	tg_test_must(tg_history_base_find(&hb, s, "acme/llm", "main", "train", H200, ids[15], base_commit, new_commit, 1, rules,
 	                          4));
 	assert_int_equal(hb.n, 0);
 	assert_string_equal(hb.text, "");
 	tg_history_base_free(&hb);
 	/* with a signing key: the trusted runs only (the 13th and 14th are not) */
 	tg_store_set_trusted_only(s, 1);
-	must(tg_history_base_find(&hb, s, "acme/llm", "main", "train", H200, ids[15], base_commit, new_commit, 1, rules,
+	tg_test_must(tg_history_base_find(&hb, s, "acme/llm", "main", "train", H200, ids[15], base_commit, new_commit, 1, rules,
 	                          30));
 	assert_int_equal(hb.n, 2);
 	assert_int_equal(hb.runs[0].n, 5);
@@ -159,7 +113,7 @@ static void test_runs_since_change(void **state)
 	tg_history_base_free(&hb);
 	tg_store_set_trusted_only(s, 0);
 	/* another fingerprint: no runs */
-	must(tg_history_base_find(&hb, s, "acme/llm", "main", "train", "fingerprint:none", ids[15], base_commit,
+	tg_test_must(tg_history_base_find(&hb, s, "acme/llm", "main", "train", "fingerprint:none", ids[15], base_commit,
 	                          new_commit, 1, rules, 30));
 	assert_int_equal(hb.n, 0);
 	tg_history_base_free(&hb);

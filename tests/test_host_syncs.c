@@ -14,15 +14,6 @@ static const char *str(const tg_table *t, size_t row, const char *col)
 	return c->type == TG_CELL_STR ? c->v.s : "";
 }
 
-static void free_tables(tg_table **t, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		tg_table_free(t[i]);
-	free(t);
-}
-
-#define NEAR(a, b, tol) assert_true(fabs((double)(a) - (double)(b)) <= (tol))
-
 static void test_is_sync(void **state)
 {
 	(void)state;
@@ -132,7 +123,7 @@ static void test_groups(void **state)
 	/* a cuda_sync event without its runtime call */
 	assert_string_equal(str(h, 4, "sync"), "Event Sync");
 	NEAR(tg_test_num(h, 4, "total_time(us)"), 3, 1e-9);
-	free_tables(tabs, n);
+	tg_tables_free(tabs, n);
 
 	tg_host_sync_summary s;
 	assert_int_equal(tg_host_syncs_summary(&s, tree, TG_STEP_ALL), 0);
@@ -156,17 +147,6 @@ static void test_groups(void **state)
 	tg_trace_free(t);
 }
 
-static tg_tree *load(tg_trace **t, const char *rel)
-{
-	char path[8192];
-	snprintf(path, sizeof(path), "%s/%s", tg_test_shared_traces(), rel);
-	if (tg_trace_read_file(t, path, NULL))
-		fail_msg("%s: %s", path, tg_error_last());
-	tg_tree *tree;
-	assert_int_equal(tg_tree_build(&tree, *t), 0);
-	return tree;
-}
-
 /* Expected numbers from a Python count of the same calls in the JSON. */
 static void test_real_traces(void **state)
 {
@@ -176,7 +156,7 @@ static void test_real_traces(void **state)
 	tg_host_sync_summary s;
 	/* 2021 schema: 12 cudaStreamSynchronize (551 us, max 86) under
 	 * aten::copy_ (.cpu()), one cudaDeviceSynchronize (16194 us) */
-	tg_tree *tree = load(&t, "kineto/kineto_tbplugin_resnet50_V100_num_workers_0_worker0.1623143089861.pt.trace.json.gz");
+	tg_tree *tree = tg_test_load_shared(&t, "kineto/kineto_tbplugin_resnet50_V100_num_workers_0_worker0.1623143089861.pt.trace.json.gz");
 	tg_table **tabs;
 	size_t n;
 	assert_int_equal(tg_host_syncs_tables(&tabs, &n, tree, TG_STEP_ALL), 0);
@@ -189,12 +169,12 @@ static void test_real_traces(void **state)
 	assert_int_equal(tg_test_num(h, 1, "count"), 12);
 	NEAR(tg_test_num(h, 1, "total_time(us)"), 551, 1e-9);
 	NEAR(tg_test_num(h, 1, "max_time(us)"), 86, 1e-9);
-	free_tables(tabs, n);
+	tg_tables_free(tabs, n);
 	tg_tree_free(tree);
 	tg_trace_free(t);
 
 	/* H100 Qwen: the one .item() sync comes from transformers' mask code */
-	tree = load(&t, "tracelens/tests/traces/h100/Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz");
+	tree = tg_test_load_shared(&t, "tracelens/tests/traces/h100/Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz");
 	assert_int_equal(tg_host_syncs_tables(&tabs, &n, tree, TG_STEP_ALL), 0);
 	h = tabs[0];
 	assert_int_equal(tg_table_nrows(h), 2);
@@ -207,14 +187,14 @@ static void test_real_traces(void **state)
 	assert_string_equal(str(h, 1, "python_frame"),
 	                    "transformers/modeling_attn_mask_utils.py(243): _ignore_causal_mask_sdpa");
 	NEAR(tg_test_num(h, 1, "total_time(us)"), 7.69, 1e-9);
-	free_tables(tabs, n);
+	tg_tables_free(tabs, n);
 	tg_tree_free(tree);
 	tg_trace_free(t);
 
 	/* alexnet: 16 cudaStreamSynchronize (559 us) + 5 cudaDeviceSynchronize
 	 * (938 us); their 16 Stream Sync and 5 Context Sync cuda_sync events
 	 * hang under them and are not counted again */
-	tree = load(&t, "hta/hta_critical_path_alexnet_A100_cuda_sync_rank0.json.gz");
+	tree = tg_test_load_shared(&t, "hta/hta_critical_path_alexnet_A100_cuda_sync_rank0.json.gz");
 	assert_int_equal(tg_host_syncs_summary(&s, tree, TG_STEP_ALL), 0);
 	assert_int_equal(s.count, 21);
 	assert_int_equal(s.total_ns, (559 + 938) * INT64_C(1000));
@@ -224,7 +204,7 @@ static void test_real_traces(void **state)
 
 	/* nccl_data: 24 cudaEventSynchronize (78.736 us) + 1
 	 * cudaDeviceSynchronize (31.052 us) */
-	tree = load(&t, "hta/hta_nccl_resnet_A100_nccl2.17_rank0_of2.json.gz");
+	tree = tg_test_load_shared(&t, "hta/hta_nccl_resnet_A100_nccl2.17_rank0_of2.json.gz");
 	assert_int_equal(tg_host_syncs_summary(&s, tree, TG_STEP_ALL), 0);
 	assert_int_equal(s.count, 25);
 	assert_int_equal(s.total_ns, 78736 + 31052);

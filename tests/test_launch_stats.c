@@ -25,15 +25,6 @@ static size_t row_int(const tg_table *t, const char *col, int64_t v)
 	return 0;
 }
 
-static void free_tables(tg_table **t, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		tg_table_free(t[i]);
-	free(t);
-}
-
-#define NEAR(a, b, tol) assert_true(fabs((double)(a) - (double)(b)) <= (tol))
-
 /* Times in us, host thread 1/1, device 0.
  *   aten::linear [0,30):   L1 cudaLaunchKernel [1,5)   -> gemm  s7 [10,15)
  *                          L2 cudaLaunchKernel [6,10)  -> bias  s7 [16,18)
@@ -101,7 +92,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	struct fx *f = *state;
-	free_tables(f->tabs, f->n);
+	tg_tables_free(f->tabs, f->n);
 	tg_tree_free(f->tree);
 	tg_trace_free(f->t);
 	free(f);
@@ -262,17 +253,6 @@ static void test_bad_step(void **state)
 
 /* ---- shared traces: HTA's numbers ---- */
 
-static tg_tree *load(tg_trace **t, const char *rel)
-{
-	char path[8192];
-	snprintf(path, sizeof(path), "%s/%s", tg_test_shared_traces(), rel);
-	if (tg_trace_read_file(t, path, NULL))
-		fail_msg("%s: %s", path, tg_error_last());
-	tg_tree *tree;
-	assert_int_equal(tg_tree_build(&tree, *t), 0);
-	return tree;
-}
-
 /* runs.*.cuda_launch_stats_rank0, HTA's microsecond rounding on:
  * reproduced exactly with TG_STEP_HTA_ROUNDED (same launches, same rounded
  * whole microseconds). These traces launch only through HTA's four calls. */
@@ -304,7 +284,7 @@ static void test_golden_launch(void **state)
 	for (size_t i = 0; i < sizeof(GOLDEN_LAUNCH) / sizeof(GOLDEN_LAUNCH[0]); i++) {
 		const struct golden_launch *g = &GOLDEN_LAUNCH[i];
 		tg_trace *t;
-		tg_tree *tree = load(&t, g->trace);
+		tg_tree *tree = tg_test_load_shared(&t, g->trace);
 		tg_launch_summary s;
 		assert_int_equal(tg_launch_stats_summary(&s, tree, TG_STEP_HTA_ROUNDED), 0);
 		print_message("%s\n", g->trace);
@@ -344,7 +324,7 @@ static void test_golden_launch_subset(void **state)
 	for (size_t i = 0; i < sizeof(GOLDEN_SUBSET) / sizeof(GOLDEN_SUBSET[0]); i++) {
 		const struct golden_subset *gs = &GOLDEN_SUBSET[i];
 		tg_trace *t;
-		tg_tree *tree = load(&t, gs->g.trace);
+		tg_tree *tree = tg_test_load_shared(&t, gs->g.trace);
 		tg_table **tabs;
 		size_t n;
 		assert_int_equal(tg_launch_stats_tables(&tabs, &n, tree, TG_STEP_HTA_ROUNDED), 0);
@@ -379,7 +359,7 @@ static void test_golden_launch_subset(void **state)
 		assert_true(cpu == (double)gs->g.sum_cpu);
 		assert_true(gpu == (double)gs->g.sum_gpu);
 		assert_true(delay == (double)gs->g.sum_delay);
-		free_tables(tabs, n);
+		tg_tables_free(tabs, n);
 		tg_tree_free(tree);
 		tg_trace_free(t);
 	}
@@ -433,10 +413,10 @@ static void test_golden_queue(void **state)
 	for (size_t i = 0; i < sizeof(GOLDEN_QUEUE) / sizeof(GOLDEN_QUEUE[0]); i++) {
 		const struct golden_queue *g = &GOLDEN_QUEUE[i];
 		if (!loaded || strcmp(loaded, g->trace)) {
-			free_tables(tabs, n);
+			tg_tables_free(tabs, n);
 			tg_tree_free(tree);
 			tg_trace_free(t);
-			tree = load(&t, g->trace);
+			tree = tg_test_load_shared(&t, g->trace);
 			assert_int_equal(tg_launch_stats_tables(&tabs, &n, tree, TG_STEP_HTA_ROUNDED), 0);
 			loaded = g->trace;
 		}
@@ -451,7 +431,7 @@ static void test_golden_queue(void **state)
 		NEAR(tg_test_num(q, r, "queue_length_std"), g->std, 0.02 * g->std);
 		assert_int_equal(tg_test_num(q, r, "time_at_max_queue(us)"), 0); /* never 1024 deep */
 	}
-	free_tables(tabs, n);
+	tg_tables_free(tabs, n);
 	tg_tree_free(tree);
 	tg_trace_free(t);
 }
@@ -464,7 +444,7 @@ static void test_exact(void **state)
 	(void)state;
 	TG_SKIP_WITHOUT_SHARED();
 	tg_trace *t;
-	tg_tree *tree = load(&t, "hta/hta_nccl_resnet_A100_nccl2.17_rank0_of2.json.gz");
+	tg_tree *tree = tg_test_load_shared(&t, "hta/hta_nccl_resnet_A100_nccl2.17_rank0_of2.json.gz");
 	tg_launch_summary s;
 	assert_int_equal(tg_launch_stats_summary(&s, tree, TG_STEP_HTA), 0);
 	assert_int_equal(s.launches, 2516);
@@ -486,7 +466,7 @@ static void test_exact(void **state)
 	NEAR(tg_test_num(q, r, "time_weighted_mean"), 0.20823491922655485, 1e-9);
 	r = row_int(q, "stream", 40);
 	NEAR(tg_test_num(q, r, "time_weighted_mean"), 0.003009331366509657, 1e-12);
-	free_tables(tabs, n);
+	tg_tables_free(tabs, n);
 	/* the per-step samples add up to no more than the whole trace */
 	tg_launch_summary all, st;
 	assert_int_equal(tg_launch_stats_summary(&all, tree, TG_STEP_ALL), 0);
@@ -508,7 +488,7 @@ static void test_real_sequences(void **state)
 	(void)state;
 	TG_SKIP_WITHOUT_SHARED();
 	tg_trace *t;
-	tg_tree *tree = load(&t, "hta/hta_nccl_resnet_A100_nccl2.17_rank0_of2.json.gz");
+	tg_tree *tree = tg_test_load_shared(&t, "hta/hta_nccl_resnet_A100_nccl2.17_rank0_of2.json.gz");
 	tg_table **tabs;
 	size_t n;
 	assert_int_equal(tg_launch_stats_tables(&tabs, &n, tree, TG_STEP_ALL), 0);
@@ -534,13 +514,13 @@ static void test_real_sequences(void **state)
 	const tg_table *b = tg_test_table(tabs, n, "memory_bandwidth");
 	assert_string_equal(str(b, 0, "memory_kind"), "Memcpy DtoD");
 	assert_int_equal(tg_test_num(b, 0, "count"), 960);
-	free_tables(tabs, n);
+	tg_tables_free(tabs, n);
 	assert_int_equal(tg_launch_stats_tables(&tabs, &n, tree, TG_STEP_HTA), 0);
 	b = tg_test_table(tabs, n, "memory_bandwidth");
 	assert_int_equal(tg_test_num(b, 0, "count"), 640);
 	assert_string_equal(str(b, 1, "memory_kind"), "Memset");
 	assert_int_equal(tg_test_num(b, 1, "count"), 76);
-	free_tables(tabs, n);
+	tg_tables_free(tabs, n);
 	tg_tree_free(tree);
 	tg_trace_free(t);
 }
@@ -554,7 +534,7 @@ static void test_golden_mtia(void **state)
 	(void)state;
 	TG_SKIP_WITHOUT_SHARED();
 	tg_trace *t;
-	tg_tree *tree = load(&t, "hta/hta_mtia_train_rank0_of1.json.gz");
+	tg_tree *tree = tg_test_load_shared(&t, "hta/hta_mtia_train_rank0_of1.json.gz");
 	tg_table **tabs;
 	size_t n;
 	assert_int_equal(tg_launch_stats_tables(&tabs, &n, tree, TG_STEP_HTA), 0);
@@ -564,7 +544,7 @@ static void test_golden_mtia(void **state)
 	NEAR(tg_test_num(rows, r, "cpu_duration(us)"), 435.2, 1e-9);
 	NEAR(tg_test_num(rows, r, "gpu_duration(us)"), 124.768, 1e-9);
 	assert_true(tg_test_num(rows, r, "launch_delay(us)") == 0);
-	free_tables(tabs, n);
+	tg_tables_free(tabs, n);
 	tg_tree_free(tree);
 	tg_trace_free(t);
 }

@@ -14,15 +14,6 @@ static const char *str(const tg_table *t, size_t row, const char *col)
 	return c->type == TG_CELL_STR ? c->v.s : "";
 }
 
-static void free_tables(tg_table **t, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		tg_table_free(t[i]);
-	free(t);
-}
-
-#define NEAR(a, b, tol) assert_true(fabs((double)(a) - (double)(b)) <= (tol))
-
 static const char *op_name(const tg_trace *t, uint32_t ev)
 {
 	size_t n;
@@ -138,7 +129,7 @@ static void test_peaks(void **state)
 	assert_string_equal(str(m, 2, "basis"), "sum of Bytes");
 	assert_true(isnan(tg_test_num(m, 2, "peak_reserved(bytes)")));
 	assert_true(isnan(tg_test_num(m, 2, "peak_reserved_at(ms)")));
-	free_tables(tabs, n);
+	tg_tables_free(tabs, n);
 	tg_tree_free(tree);
 	tg_trace_free(t);
 }
@@ -160,7 +151,7 @@ static void test_no_memory_events(void **state)
 	assert_int_equal(tg_table_nrows(tabs[0]), 1);
 	assert_string_equal(str(tabs[0], 0, "device"), "type 7:2");
 	assert_int_equal(tg_test_cell(tabs[0], 0, "peak_allocated_op")->type, TG_CELL_EMPTY);
-	free_tables(tabs, n);
+	tg_tables_free(tabs, n);
 	tg_tree_free(tree);
 	tg_trace_free(t);
 	assert_null(tg_memory_device_type_name(7));
@@ -176,17 +167,6 @@ static void test_no_memory_events(void **state)
 	tg_trace_free(t);
 }
 
-static tg_tree *load(tg_trace **t, const char *rel)
-{
-	char path[8192];
-	snprintf(path, sizeof(path), "%s/%s", tg_test_shared_traces(), rel);
-	if (tg_trace_read_file(t, path, NULL))
-		fail_msg("%s: %s", path, tg_error_last());
-	tg_tree *tree;
-	assert_int_equal(tg_tree_build(&tree, *t), 0);
-	return tree;
-}
-
 /* Expected values from a Python scan of the JSON: per (Device Type, Device
  * Id), the largest "Total Allocated"/"Total Reserved" (or running sum of
  * "Bytes"), its first time since the trace's first event, and the innermost
@@ -196,7 +176,7 @@ static void test_real_traces(void **state)
 	(void)state;
 	TG_SKIP_WITHOUT_SHARED();
 	tg_trace *t;
-	tg_tree *tree = load(&t, "hta/hta_df_index_resolver_V100_nccl_rank1_of2.json.gz");
+	tg_tree *tree = tg_test_load_shared(&t, "hta/hta_df_index_resolver_V100_nccl_rank1_of2.json.gz");
 	tg_table **tabs;
 	size_t n;
 	assert_int_equal(tg_memory_tables(&tabs, &n, tree, TG_STEP_ALL), 0);
@@ -213,12 +193,12 @@ static void test_real_traces(void **state)
 	assert_int_equal(tg_test_num(m, 1, "peak_reserved(bytes)"), 12782141440);
 	NEAR(tg_test_num(m, 1, "peak_reserved_at(ms)"), 51.849, 1e-9);
 	assert_string_equal(str(m, 1, "peak_reserved_op"), "aten::empty_strided");
-	free_tables(tabs, n);
+	tg_tables_free(tabs, n);
 	tg_tree_free(tree);
 	tg_trace_free(t);
 
 	/* 2021 schema: "Bytes" only */
-	tree = load(&t, "kineto/kineto_tbplugin_resnet50_V100_num_workers_0_worker0.1623143089861.pt.trace.json.gz");
+	tree = tg_test_load_shared(&t, "kineto/kineto_tbplugin_resnet50_V100_num_workers_0_worker0.1623143089861.pt.trace.json.gz");
 	assert_int_equal(tg_memory_tables(&tabs, &n, tree, TG_STEP_ALL), 0);
 	m = tabs[0];
 	assert_int_equal(tg_table_nrows(m), 2);
@@ -232,12 +212,12 @@ static void test_real_traces(void **state)
 	assert_int_equal(tg_test_num(m, 1, "peak_allocated(bytes)"), 2791636480);
 	NEAR(tg_test_num(m, 1, "peak_allocated_at(ms)"), 122.067, 1e-9);
 	assert_string_equal(str(m, 1, "peak_allocated_op"), "aten::empty");
-	free_tables(tabs, n);
+	tg_tables_free(tabs, n);
 	tg_tree_free(tree);
 	tg_trace_free(t);
 
 	/* H100 Qwen (Device Type 1 = CUDA) */
-	tree = load(&t, "tracelens/tests/traces/h100/Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz");
+	tree = tg_test_load_shared(&t, "tracelens/tests/traces/h100/Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz");
 	tg_memory_peak *p;
 	assert_int_equal(tg_memory_peaks(&p, &n, tree, TG_STEP_ALL), 0);
 	assert_int_equal(n, 2);

@@ -11,85 +11,6 @@
 
 #include <math.h>
 
-/* ------------------------------------------------------------ CSV reader */
-
-struct csv {
-	char *buf;
-	char ***rows; /* rows[r][c] */
-	size_t nrows, ncols;
-};
-
-static void csv_free(struct csv *c)
-{
-	for (size_t r = 0; r < c->nrows; r++)
-		free(c->rows[r]);
-	free(c->rows);
-	free(c->buf);
-}
-
-/* RFC 4180: quoted fields, doubled quotes, newlines inside quotes. */
-static int csv_read(struct csv *c, const char *path)
-{
-	size_t len;
-	memset(c, 0, sizeof(*c));
-	c->buf = tg_test_slurp(path, &len);
-	if (!c->buf)
-		return -1;
-	char *p = c->buf, *end = c->buf + len;
-	size_t cap = 0;
-	while (p < end) {
-		char **row = NULL;
-		size_t n = 0, rcap = 0;
-		for (;;) {
-			char *field = p, *o = p;
-			if (*p == '"') {
-				p++;
-				for (;;) {
-					if (p >= end)
-						break;
-					if (*p == '"') {
-						if (p + 1 < end && p[1] == '"') {
-							*o++ = '"';
-							p += 2;
-							continue;
-						}
-						p++;
-						break;
-					}
-					*o++ = *p++;
-				}
-			} else {
-				while (p < end && *p != ',' && *p != '\n' && *p != '\r')
-					*o++ = *p++;
-			}
-			char sep = p < end ? *p : '\n';
-			/* step over the separator before terminating the field in place */
-			if (sep == ',')
-				p++;
-			else {
-				if (p < end && *p == '\r')
-					p++;
-				if (p < end && *p == '\n')
-					p++;
-			}
-			*o = 0;
-			if (n == rcap)
-				row = realloc(row, (rcap = rcap ? rcap * 2 : 16) * sizeof(char *));
-			row[n++] = field;
-			if (sep == ',')
-				continue;
-			break;
-		}
-		if (c->nrows == cap)
-			c->rows = realloc(c->rows, (cap = cap ? cap * 2 : 64) * sizeof(char **));
-		c->rows[c->nrows++] = row;
-		if (c->nrows == 1)
-			c->ncols = n;
-	}
-	return 0;
-}
-
-
 /* ------------------------------------------------------------ comparison */
 
 static int near(double a, double b)
@@ -299,15 +220,11 @@ static void test_tracelens_sheets(void **state)
 			}
 			csv_free(&ref);
 		}
-		for (size_t k = 0; k < n; k++)
-			tg_table_free(tabs[k]);
-		free(tabs);
+		tg_tables_free(tabs, n);
 		/* the default mode (exact times, tracegate's models) on the same trace */
 		tg_timebase exact = {0};
 		assert_int_equal(tg_perf_sheets(&tabs, &n, tree, &exact, -1, NULL), 0);
-		for (size_t k = 0; k < n; k++)
-			tg_table_free(tabs[k]);
-		free(tabs);
+		tg_tables_free(tabs, n);
 		tg_tree_free(tree);
 		tg_trace_free(t);
 	}
@@ -443,9 +360,7 @@ static void test_tracelens_roofline_sheets(void **state)
 				}
 			csv_free(&ref);
 		}
-		for (size_t k = 0; k < n; k++)
-			tg_table_free(tabs[k]);
-		free(tabs);
+		tg_tables_free(tabs, n);
 		tg_tree_free(tree);
 		tg_trace_free(t);
 	}
@@ -520,9 +435,7 @@ static void test_hand_made(void **state)
 	assert_true(isnan(num(b, 0, "TB/s_mean")));
 	CLOSE(num(b, 0, "Data Moved (MB)_first"), 48.0 / (1 << 20));
 	assert_string_equal(str(b, 0, "Compute Spec"), "vector_fp32");
-	for (size_t k = 0; k < n; k++)
-		tg_table_free(tabs[k]);
-	free(tabs);
+	tg_tables_free(tabs, n);
 
 	/* step 1 only: one mm, 15 us */
 	assert_int_equal(tg_perf_sheets(&tabs, &n, tree, &tb, 0, NULL), 0);
@@ -530,9 +443,7 @@ static void test_hand_made(void **state)
 	CLOSE(num(tabs[0], 0, "name_count"), 1);
 	CLOSE(num(tabs[0], 0, "Kernel Time (\xc2\xb5s)_sum"), 15);
 	assert_true(isnan(num(tabs[0], 0, "Kernel Time (\xc2\xb5s)_std")));
-	for (size_t k = 0; k < n; k++)
-		tg_table_free(tabs[k]);
-	free(tabs);
+	tg_tables_free(tabs, n);
 	tg_tree_free(tree);
 	tg_trace_free(t);
 }

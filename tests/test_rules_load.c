@@ -524,153 +524,11 @@ static void test_decide(void **state)
 
 /* ------------------------------------------------------------ errors */
 
-static void test_errors(void **state)
+/* Each error message of a rules file is a fixture of tests/data/bad/rules/
+ * (test_bad_input.c); here: a file that cannot be read, bad arguments. */
+static void test_io(void **state)
 {
 	(void)state;
-	static const struct {
-		const char *file, *msg;
-	} cases[] = {
-		{"bad_deep", "2:42: nested deeper than 32 levels"},
-		{"bad_syntax", "4:4: bad YAML: did not find expected '-' indicator while parsing a block collection"},
-		{"bad_tab", "3:1: bad YAML: found character that cannot start any token while scanning for the next token"},
-		{"bad_two_docs", "3:1: only one YAML document is allowed"},
-		{"bad_empty", "1:1: empty rules file (expected version: 1, settings, rules)"},
-		{"bad_not_mapping", "1:1: expected a mapping with the keys version, settings, rules; got a list"},
-		{"bad_unknown_top", "2:1: unknown key 'rule' in the rules file (expected version, settings, rules)"},
-		{"bad_unknown_settings",
-		 "3:3: unknown key 'confidnce' in settings (expected confidence, min_samples, fdr, allow_hardware_change, "
-		 "history_confidence)"},
-		{"bad_unknown_rule", "5:5: unknown key 'treshold' in a rule (expected name, select, metric, aggregate, by, "
-		                     "block_above, warn_above, min_delta, improvement_below, decide)"},
-		{"bad_unknown_select",
-		 "5:7: unknown key 'kernal' in select (expected category, op, kernel, module, shape, stream, rank)"},
-		{"bad_dup_key", "6:5: duplicate key 'metric' in a rule (first at line 4)"},
-		{"bad_type_name", "3:11: name: expected a string, got a list"},
-		{"bad_type_rules", "3:3: rules: expected a list, got a mapping"},
-		{"bad_type_select", "4:13: select: expected a mapping, got a scalar"},
-		{"bad_type_threshold", "6:7: block_above: expected a percent like 5%, got a mapping"},
-		{"bad_version", "1:10: version: unsupported version '2' (this tracegate reads version 1)"},
-		{"bad_no_version", "1:1: missing 'version: 1' (the version of the rules format)"},
-		{"bad_metric", "4:13: metric: unknown metric 'kernel_tme' (expected kernel_time, count, gpu_busy, gpu_idle, "
-		               "exposed_comm, exposed_memcpy, tflops, tbs, launch_overhead, host_syncs, peak_memory)"},
-		{"bad_no_metric", "3:5: rule 'a' needs a metric (kernel_time, count, gpu_busy, gpu_idle, exposed_comm, "
-		                  "exposed_memcpy, tflops, tbs, launch_overhead, host_syncs, peak_memory)"},
-		{"bad_aggregate", "5:16: aggregate: unknown aggregate 'sum' (expected total, each)"},
-		{"bad_decide", "6:13: decide: unknown decision 'maybe' (expected likely, surely)"},
-		{"bad_by", "6:9: by: unknown grouping 'shape' (expected category, op, op_shape, kernel, module)"},
-		{"bad_by_total", "5:5: by: only an 'aggregate: each' rule groups its items"},
-		{"bad_percent", "5:18: block_above: '5 percent' is not a percent (write 5% or 5)"},
-		{"bad_percent_negative", "5:17: warn_above: '-2%' must not be negative"},
-		{"bad_time_bare", "6:16: min_delta (metric kernel_time): '20' needs a time unit (ns, us, ms, s), e.g. 20us"},
-		{"bad_time_unit",
-		 "6:16: min_delta (metric launch_overhead): '20 sec' has an unknown time unit (expected ns, us, ms or s)"},
-		{"bad_count_unit", "6:16: min_delta (metric count): '5us' takes a bare number (a count), without a unit"},
-		{"bad_bytes_unit", "6:16: min_delta (metric peak_memory): '512mb' has an unknown byte unit (expected B, KB, "
-		                   "MB, GB, KiB, MiB or GiB)"},
-		{"bad_negative_delta", "6:16: min_delta (metric tflops): '-1' must not be negative"},
-		{"bad_dup_name", "6:11: duplicate rule name 'a' (first at line 3)"},
-		{"bad_name", "3:11: name: 'my rule' is not a valid rule name (letters, digits, '_', '.', '-')"},
-		{"bad_no_name", "3:5: a rule needs a name"},
-		{"bad_regex", "5:15: kernel: bad regex '/flash_(fwd/': Unmatched ( or \\("},
-		{"bad_regex_slash", "5:15: module: '/Net_0/Attention/': a slash inside a regex is written \\/"},
-		{"bad_regex_open", "5:11: op: '/aten::mm': a regex is closed by a slash (/.../)"},
-		{"bad_no_threshold", "3:5: rule 'a' needs block_above or warn_above (or both)"},
-		{"bad_warn_above_block", "6:17: warn_above (5%) is above block_above (2%)"},
-		{"bad_confidence", "3:15: confidence: '95%' is not a number between 0.5 and 1 (exclusive), e.g. 0.95"},
-		{"bad_min_samples", "3:16: min_samples: '1' is not an integer >= 2"},
-		{"bad_fdr", "3:8: fdr: '0' is not a number between 0 and 1 (exclusive), e.g. 0.05"},
-		{"bad_bool", "3:26: allow_hardware_change: 'maybe' is not a boolean (expected true, false, yes or no)"},
-		{"bad_stream", "5:15: stream: '-1' is not an integer >= 0"},
-		{"bad_step_select", "6:7: select: 'category' does not apply to metric exposed_comm, one value per step of "
-		                    "a whole rank (only rank does)"},
-		{"bad_step_each", "5:16: aggregate: 'each' does not apply to metric gpu_busy, one value per step (each "
-		                  "takes kernel_time, count, tflops, tbs, launch_overhead)"},
-	};
-	int bad = 0;
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		char path[256], want[1024];
-		snprintf(path, sizeof(path), FIX "%s.yaml", cases[i].file);
-		snprintf(want, sizeof(want), "%s:%s", path, cases[i].msg);
-		tg_rules *rs = (tg_rules *)1;
-		int rc = tg_rules_load_file(&rs, path);
-		if (rc != TG_EFORMAT || rs != NULL || strcmp(tg_error_last(), want)) {
-			print_error("%s: rc %d, message\n  got  '%s'\n  want '%s'\n", cases[i].file, rc, tg_error_last(),
-			            want);
-			bad++;
-		}
-	}
-	assert_int_equal(bad, 0);
-}
-
-/* Errors of inline YAML: the same checks through tg_rules_load_mem. */
-static void test_errors_mem(void **state)
-{
-	(void)state;
-	static const struct {
-		const char *yaml, *msg;
-	} cases[] = {
-		{"version: 1\nrules:\n  - 3\n", "m.yaml:3:5: rules: each rule must be a mapping, got a scalar"},
-		{"version: 1\nrules:\n  -\n", "m.yaml:3:4: rules: each rule must be a mapping, got nothing"},
-		{"version: 1\nrules:\n  - {[a]: 1}\n", "m.yaml:3:6: a rule: expected a key, got a list"},
-		{"version: [1]\n", "m.yaml:1:10: version: expected 1, got a list"},
-		{"version: 1.0\n", "m.yaml:1:10: version: unsupported version '1.0' (this tracegate reads version 1)"},
-		{"version: 1\nsettings: [1]\n", "m.yaml:2:11: settings: expected a mapping, got a list"},
-		{"version: 1\nsettings:\n  confidence: 1\n",
-		 "m.yaml:3:15: confidence: '1' is not a number between 0.5 and 1 (exclusive), e.g. 0.95"},
-		{"version: 1\nsettings:\n  confidence: 0.5\n",
-		 "m.yaml:3:15: confidence: '0.5' is not a number between 0.5 and 1 (exclusive), e.g. 0.95"},
-		{"version: 1\nsettings:\n  history_confidence: 1.5\n",
-		 "m.yaml:3:23: history_confidence: '1.5' is not a number between 0.5 and 1 (exclusive), e.g. 0.98"},
-		{"version: 1\nsettings:\n  fdr: 1\n", "m.yaml:3:8: fdr: '1' is not a number between 0 and 1 (exclusive), e.g. 0.05"},
-		{"version: 1\nsettings:\n  min_samples: 5.0\n", "m.yaml:3:16: min_samples: '5.0' is not an integer >= 2"},
-		{"version: 1\nsettings:\n  min_samples: 99999999999999999999\n",
-		 "m.yaml:3:16: min_samples: '99999999999999999999' is too large"},
-		{"version: 1\nsettings:\n  allow_hardware_change:\n",
-		 "m.yaml:3:25: allow_hardware_change: expected true or false, got nothing"},
-		{"version: 1\nrules:\n  - name: a\n    metric: count\n    block_above:\n",
-		 "m.yaml:5:17: block_above: expected a percent like 5%, got nothing"},
-		{"version: 1\nrules:\n  - name: \"\"\n    metric: count\n    warn_above: 1\n",
-		 "m.yaml:3:11: name: '' is not a valid rule name (letters, digits, '_', '.', '-')"},
-		{"version: 1\nrules:\n  - name: a:b\n    metric: count\n    warn_above: 1\n",
-		 "m.yaml:3:11: name: 'a:b' is not a valid rule name (letters, digits, '_', '.', '-')"},
-		{"version: 1\nrules:\n  - name: a\n    select: {kernel: //}\n    metric: count\n    warn_above: 1\n",
-		 "m.yaml:4:22: kernel: empty regex"},
-		{"version: 1\nrules:\n  - name: a\n    select: {kernel: \"\"}\n    metric: count\n    warn_above: 1\n",
-		 "m.yaml:4:22: kernel: expected a glob or a /regex/, got an empty string"},
-		{"version: 1\nrules:\n  - name: a\n    select: {rank: x}\n    metric: count\n    warn_above: 1\n",
-		 "m.yaml:4:20: rank: 'x' is not an integer >= 0"},
-		{"version: 1\nrules:\n  - name: a\n    select: {rank: 0, stream: 1}\n    metric: host_syncs\n    warn_above: 1\n",
-		 "m.yaml:4:23: select: 'stream' does not apply to metric host_syncs, one value per step of a whole rank (only "
-		 "rank does)"},
-		{"version: 1\nrules:\n  - name: a\n    metric: count\n    warn_above: 1\n    improvement_below: x\n",
-		 "m.yaml:6:24: improvement_below: 'x' is not a percent (write 5% or 5)"},
-		{"version: 1\nrules:\n  - name: a\n    metric: count\n    warn_above: 1\n    aggregate: [each]\n",
-		 "m.yaml:6:16: aggregate: expected total or each, got a list"},
-		{"version: 1\nrules:\n  - name: a\n    metric: count\n    aggregate: each\n    by: {}\n    warn_above: 1\n",
-		 "m.yaml:6:9: by: expected a grouping, got a mapping"},
-		/* messages stay on one line and short */
-		{"version: 1\nrules:\n  - name: \"a\\nb\\tc\"\n    metric: count\n    warn_above: 1\n",
-		 "m.yaml:3:11: name: 'a\\nb\\tc' is not a valid rule name (letters, digits, '_', '.', '-')"},
-		{"version: 1234567890123456789012345678901234567890123456789012345678901234567890\n",
-		 "m.yaml:1:10: version: unsupported version '123456789012345678901234567890123456789012345678901234567890...' "
-		 "(this tracegate reads version 1)"},
-		{"version: 1\nrules:\n  - name: a\n    metric:\n    warn_above: 1\n",
-		 "m.yaml:4:12: metric: expected a metric, got nothing"},
-	};
-	int bad = 0;
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		tg_rules *rs = NULL;
-		int rc = tg_rules_load_mem(&rs, cases[i].yaml, strlen(cases[i].yaml), "m.yaml");
-		if (rc != TG_EFORMAT || rs || strcmp(tg_error_last(), cases[i].msg)) {
-			print_error("case %zu: rc %d, message\n  got  '%s'\n  want '%s'\n", i, rc, tg_error_last(),
-			            cases[i].msg);
-			if (!rc)
-				tg_rules_free(rs);
-			bad++;
-		}
-	}
-	assert_int_equal(bad, 0);
-
 	/* a file that cannot be read, bad arguments */
 	tg_rules *rs = (tg_rules *)1;
 	assert_int_equal(tg_rules_load_file(&rs, FIX "no_such_file.yaml"), TG_EIO);
@@ -801,8 +659,8 @@ int main(void)
 		cmocka_unit_test(test_full_example),   cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_generated_ops_rules), cmocka_unit_test(test_by_default),
 		cmocka_unit_test(test_patterns),       cmocka_unit_test(test_units),
-		cmocka_unit_test(test_metric_tables),  cmocka_unit_test(test_decide), cmocka_unit_test(test_errors),
-		cmocka_unit_test(test_errors_mem),     cmocka_unit_test(test_deep_nesting),
+		cmocka_unit_test(test_metric_tables),  cmocka_unit_test(test_decide),
+		cmocka_unit_test(test_io),     cmocka_unit_test(test_deep_nesting),
 		cmocka_unit_test(test_default_rules),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -6,7 +6,6 @@
 
 #include "../rules/stats.h"
 
-#define NEAR(x, want, tol) assert_true(fabs((x) - (want)) <= (tol))
 #define RNEAR(x, want, rtol) assert_true(fabs((x) - (want)) <= (rtol) * fabs(want))
 
 /* ------------------------------------------------------------ PRNG */

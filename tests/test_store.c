@@ -209,39 +209,33 @@ static int64_t add_run(tg_store *s, int i, const spec *sp, int *created)
 	return id;
 }
 
-static void must(int rc)
-{
-	if (rc)
-		fail_msg("%s", tg_error_last());
-}
-
 /* Claims the only unfinished job (it must be id) and moves it to done with
  * verdict (NULL: none) and the given metrics. */
 static void run_to_done(tg_store *s, int64_t id, const char *verdict, const tg_metric *m, size_t n)
 {
 	tg_job j;
-	must(tg_store_job_claim(s, "w", 60, &j));
+	tg_test_must(tg_store_job_claim(s, "w", 60, &j));
 	assert_int_equal(j.id, id);
 	tg_job_clear(&j);
-	must(tg_store_job_advance(s, id, "w", TG_JOB_SEEN, TG_JOB_ANALYSING, NULL));
-	must(tg_store_job_advance(s, id, "w", TG_JOB_ANALYSING, TG_JOB_POSTING, NULL));
+	tg_test_must(tg_store_job_advance(s, id, "w", TG_JOB_SEEN, TG_JOB_ANALYSING, NULL));
+	tg_test_must(tg_store_job_advance(s, id, "w", TG_JOB_ANALYSING, TG_JOB_POSTING, NULL));
 	tg_job r;
 	memset(&r, 0, sizeof(r));
 	r.verdict = (char *)verdict;
 	r.baseline_distance = -1;
-	must(tg_store_job_set_result(s, id, &r));
+	tg_test_must(tg_store_job_set_result(s, id, &r));
 	if (m)
-		must(tg_store_metrics_put(s, id, m, n));
-	must(tg_store_job_advance(s, id, "w", TG_JOB_POSTING, TG_JOB_DONE, NULL));
+		tg_test_must(tg_store_metrics_put(s, id, m, n));
+	tg_test_must(tg_store_job_advance(s, id, "w", TG_JOB_POSTING, TG_JOB_DONE, NULL));
 }
 
 static void run_to_failed(tg_store *s, int64_t id, const char *error)
 {
 	tg_job j;
-	must(tg_store_job_claim(s, "w", 60, &j));
+	tg_test_must(tg_store_job_claim(s, "w", 60, &j));
 	assert_int_equal(j.id, id);
 	tg_job_clear(&j);
-	must(tg_store_job_advance(s, id, "w", TG_JOB_SEEN, TG_JOB_FAILED, error));
+	tg_test_must(tg_store_job_advance(s, id, "w", TG_JOB_SEEN, TG_JOB_FAILED, error));
 }
 
 static void assert_str_or_null(const char *got, const char *want)
@@ -289,7 +283,7 @@ static void test_open_migrate_reopen(void **state)
 	tg_job j;
 	char key[65];
 	snprintf(key, sizeof(key), "%064x", 1);
-	must(tg_store_job_get_by_key(c->s, key, &j));
+	tg_test_must(tg_store_job_get_by_key(c->s, key, &j));
 	assert_int_equal(j.id, id);
 	tg_job_clear(&j);
 	tg_store_close(c->s);
@@ -335,7 +329,7 @@ static void test_migrate_from_v1(void **state)
 	assert_int_equal(raw_sql(c, "SELECT MAX(version) FROM schema_version"), 3);
 	assert_int_equal(raw_sql(c, "SELECT applied_at FROM schema_version WHERE version = 1"), 1600000000);
 	tg_job j;
-	must(tg_store_job_get_by_key(c->s, "00000000000000000000000000000000000000000000000000000000000000aa", &j));
+	tg_test_must(tg_store_job_get_by_key(c->s, "00000000000000000000000000000000000000000000000000000000000000aa", &j));
 	assert_string_equal(j.commit, "0123456789012345678901234567890123456789");
 	assert_int_equal(j.state, TG_JOB_SEEN);
 	assert_int_equal(j.baseline_distance, -1);
@@ -347,7 +341,7 @@ static void test_migrate_from_v1(void **state)
 	run_to_done(c->s, id, "pass", m, 1);
 	tg_history_point *p = NULL;
 	size_t n = 0;
-	must(tg_store_history(c->s, "acme/llm", "main", NULL, NULL, 0, &p, &n));
+	tg_test_must(tg_store_history(c->s, "acme/llm", "main", NULL, NULL, 0, &p, &n));
 	assert_int_equal(n, 1);
 	assert_int_equal(p[0].run, id);
 	assert_true(p[0].value == 41.5);
@@ -392,19 +386,19 @@ static void test_add_idempotent(void **state)
 	j.run_time = T0 - 50;
 	int64_t id = 0, id2 = 0;
 	int created = -1;
-	must(tg_store_job_add(c->s, &j, &id, &created));
+	tg_test_must(tg_store_job_add(c->s, &j, &id, &created));
 	assert_true(id > 0);
 	assert_int_equal(created, 1);
 
 	/* the same key again, even with other fields: the same run */
 	j.prefix = "elsewhere";
 	tg_store_debug_set_time(c->s, T0 + 10);
-	must(tg_store_job_add(c->s, &j, &id2, &created));
+	tg_test_must(tg_store_job_add(c->s, &j, &id2, &created));
 	assert_int_equal(id2, id);
 	assert_int_equal(created, 0);
 
 	tg_job g;
-	must(tg_store_job_get(c->s, id, &g));
+	tg_test_must(tg_store_job_get(c->s, id, &g));
 	assert_int_equal(g.id, id);
 	assert_string_equal(g.key, j.key);
 	assert_string_equal(g.prefix, "acme/llm/0123456789abcdef0123456789abcdef01234567/train/ci-7");
@@ -437,7 +431,7 @@ static void test_add_idempotent(void **state)
 	/* the adds of the known run used up no id (every daemon restart adds
 	 * every manifest in storage again) */
 	assert_int_equal(id3, id + 1);
-	must(tg_store_job_get(c->s, id3, &g));
+	tg_test_must(tg_store_job_get(c->s, id3, &g));
 	assert_null(g.target_branch);
 	assert_int_equal(g.pr, 0);
 	assert_int_equal(g.run_time, T0 + 20);
@@ -477,7 +471,7 @@ static void test_claim_and_renew(void **state)
 	tg_job j;
 	const char *owners[] = {"host-a:1", "host-b:2", "host-c:3"};
 	for (int i = 0; i < 3; i++) {
-		must(tg_store_job_claim(c->s, owners[i], 60, &j));
+		tg_test_must(tg_store_job_claim(c->s, owners[i], 60, &j));
 		assert_int_equal(j.id, id[i]); /* oldest first */
 		assert_int_equal(j.state, TG_JOB_SEEN);
 		assert_int_equal(j.attempts, 1);
@@ -490,7 +484,7 @@ static void test_claim_and_renew(void **state)
 
 	/* renew: only by the holder */
 	tg_store_debug_set_time(c->s, T0 + 50);
-	must(tg_store_job_renew(c->s, id[0], owners[0], 120));
+	tg_test_must(tg_store_job_renew(c->s, id[0], owners[0], 120));
 	assert_int_equal(tg_store_job_renew(c->s, id[0], owners[1], 120), TG_ENOTFOUND);
 	assert_int_equal(tg_store_job_renew(c->s, id[1], owners[0], 120), TG_ENOTFOUND);
 	assert_int_equal(tg_store_job_renew(c->s, 999999, owners[0], 120), TG_ENOTFOUND);
@@ -498,16 +492,16 @@ static void test_claim_and_renew(void **state)
 	/* at T0+65 the leases of the 2nd and 3rd (until T0+65) are free, the
 	 * renewed one (until T0+170) is not */
 	tg_store_debug_set_time(c->s, T0 + 65);
-	must(tg_store_job_claim(c->s, "host-e:5", 60, &j));
+	tg_test_must(tg_store_job_claim(c->s, "host-e:5", 60, &j));
 	assert_int_equal(j.id, id[1]);
 	assert_int_equal(j.attempts, 2);
 	tg_job_clear(&j);
-	must(tg_store_job_claim(c->s, "host-e:5", 60, &j));
+	tg_test_must(tg_store_job_claim(c->s, "host-e:5", 60, &j));
 	assert_int_equal(j.id, id[2]);
 	tg_job_clear(&j);
 	assert_int_equal(tg_store_job_claim(c->s, "host-e:5", 60, &j), TG_ENOTFOUND);
 	tg_store_debug_set_time(c->s, T0 + 170);
-	must(tg_store_job_claim(c->s, "host-f:6", 60, &j));
+	tg_test_must(tg_store_job_claim(c->s, "host-f:6", 60, &j));
 	assert_int_equal(j.id, id[0]);
 	assert_int_equal(j.attempts, 2);
 	tg_job_clear(&j);
@@ -526,12 +520,12 @@ static void test_lost_lease(void **state)
 	c->s = must_open(c);
 	int64_t id = add_run(c->s, 20, NULL, NULL);
 	tg_job j;
-	must(tg_store_job_claim(c->s, "daemon-1", 30, &j));
+	tg_test_must(tg_store_job_claim(c->s, "daemon-1", 30, &j));
 	assert_int_equal(j.id, id);
 	tg_job_clear(&j);
 	/* daemon-1 stalls past its lease; daemon-2 takes the job over */
 	tg_store_debug_set_time(c->s, T0 + 31);
-	must(tg_store_job_claim(c->s, "daemon-2", 30, &j));
+	tg_test_must(tg_store_job_claim(c->s, "daemon-2", 30, &j));
 	assert_int_equal(j.id, id);
 	assert_int_equal(j.attempts, 2);
 	tg_job_clear(&j);
@@ -539,16 +533,16 @@ static void test_lost_lease(void **state)
 	assert_non_null(strstr(tg_error_last(), "daemon-1"));
 	assert_int_equal(tg_store_job_renew(c->s, id, "daemon-1", 30), TG_ENOTFOUND);
 	assert_int_equal(tg_store_job_advance(c->s, id, "daemon-1", TG_JOB_SEEN, TG_JOB_FAILED, "late"), TG_ENOTFOUND);
-	must(tg_store_job_advance(c->s, id, "daemon-2", TG_JOB_SEEN, TG_JOB_ANALYSING, NULL));
-	must(tg_store_job_get(c->s, id, &j));
+	tg_test_must(tg_store_job_advance(c->s, id, "daemon-2", TG_JOB_SEEN, TG_JOB_ANALYSING, NULL));
+	tg_test_must(tg_store_job_get(c->s, id, &j));
 	assert_int_equal(j.state, TG_JOB_ANALYSING);
 	assert_null(j.error);
 	tg_job_clear(&j);
 
 	/* an expired lease nobody took over is still its owner's */
 	tg_store_debug_set_time(c->s, T0 + 100);
-	must(tg_store_job_renew(c->s, id, "daemon-2", 30));
-	must(tg_store_job_advance(c->s, id, "daemon-2", TG_JOB_ANALYSING, TG_JOB_POSTING, NULL));
+	tg_test_must(tg_store_job_renew(c->s, id, "daemon-2", 30));
+	tg_test_must(tg_store_job_advance(c->s, id, "daemon-2", TG_JOB_ANALYSING, TG_JOB_POSTING, NULL));
 }
 
 /* The leases on unfinished jobs, and ending a dead holder's lease: the job
@@ -562,12 +556,12 @@ static void test_leases(void **state)
 	int64_t a = add_run(c->s, 960, NULL, NULL);
 	int64_t b = add_run(c->s, 961, NULL, NULL);
 	tg_job j;
-	must(tg_store_job_claim(c->s, "host-a:4242:1700000000", 600, &j));
+	tg_test_must(tg_store_job_claim(c->s, "host-a:4242:1700000000", 600, &j));
 	assert_int_equal(j.id, a);
 	tg_job_clear(&j);
 	tg_lease *l = NULL;
 	size_t n = 0;
-	must(tg_store_leases(c->s, &l, &n));
+	tg_test_must(tg_store_leases(c->s, &l, &n));
 	assert_int_equal(n, 1);
 	assert_int_equal(l[0].id, a);
 	assert_string_equal(l[0].owner, "host-a:4242:1700000000");
@@ -575,21 +569,21 @@ static void test_leases(void **state)
 	free(l);
 	/* someone else's lease cannot be ended by naming another owner */
 	assert_int_equal(tg_store_lease_expire(c->s, a, "host-a:1:1"), TG_ENOTFOUND);
-	must(tg_store_lease_expire(c->s, a, "host-a:4242:1700000000"));
-	must(tg_store_leases(c->s, &l, &n));
+	tg_test_must(tg_store_lease_expire(c->s, a, "host-a:4242:1700000000"));
+	tg_test_must(tg_store_leases(c->s, &l, &n));
 	assert_int_equal(n, 0);
 	free(l);
 	/* claimable now (a before b), its attempts counted on */
-	must(tg_store_job_claim(c->s, "heir", 600, &j));
+	tg_test_must(tg_store_job_claim(c->s, "heir", 600, &j));
 	assert_int_equal(j.id, a);
 	assert_int_equal(j.attempts, 2);
 	tg_job_clear(&j);
 	/* a finished job's lease is no lease */
-	must(tg_store_job_claim(c->s, "heir", 600, &j));
+	tg_test_must(tg_store_job_claim(c->s, "heir", 600, &j));
 	assert_int_equal(j.id, b);
 	tg_job_clear(&j);
-	must(tg_store_job_advance(c->s, b, "heir", TG_JOB_SEEN, TG_JOB_FAILED, "x"));
-	must(tg_store_leases(c->s, &l, &n));
+	tg_test_must(tg_store_job_advance(c->s, b, "heir", TG_JOB_SEEN, TG_JOB_FAILED, "x"));
+	tg_test_must(tg_store_leases(c->s, &l, &n));
 	assert_int_equal(n, 1);
 	assert_int_equal(l[0].id, a);
 	free(l);
@@ -602,7 +596,7 @@ static void test_transitions(void **state)
 	c->s = must_open(c);
 	int64_t id = add_run(c->s, 30, NULL, NULL);
 	tg_job j;
-	must(tg_store_job_claim(c->s, "A", 60, &j));
+	tg_test_must(tg_store_job_claim(c->s, "A", 60, &j));
 	tg_job_clear(&j);
 
 	/* edges that do not exist */
@@ -624,10 +618,10 @@ static void test_transitions(void **state)
 	static const tg_job_state path[] = {TG_JOB_SEEN, TG_JOB_ANALYSING, TG_JOB_POSTING, TG_JOB_DONE};
 	for (int i = 0; i < 3; i++) {
 		tg_store_debug_set_time(c->s, T0 + 1 + i);
-		must(tg_store_job_advance(c->s, id, "A", path[i], path[i + 1], NULL));
+		tg_test_must(tg_store_job_advance(c->s, id, "A", path[i], path[i + 1], NULL));
 		/* done twice: the second CAS fails */
 		assert_int_equal(tg_store_job_advance(c->s, id, "A", path[i], path[i + 1], NULL), TG_ENOTFOUND);
-		must(tg_store_job_get(c->s, id, &j));
+		tg_test_must(tg_store_job_get(c->s, id, &j));
 		assert_int_equal(j.state, path[i + 1]);
 		assert_int_equal(j.updated_at, T0 + 1 + i);
 		assert_string_equal(tg_job_state_name(j.state), i == 0 ? "analysing" : i == 1 ? "posting" : "done");
@@ -643,13 +637,13 @@ static void test_transitions(void **state)
 	const char *errs[] = {"bad trace: 'rank0.pt.trace.json.gz' at byte 17", NULL, "forge: HTTP 502"};
 	for (int k = 0; k < 3; k++) {
 		f[k] = add_run(c->s, 31 + k, NULL, NULL);
-		must(tg_store_job_claim(c->s, "A", 60, &j));
+		tg_test_must(tg_store_job_claim(c->s, "A", 60, &j));
 		assert_int_equal(j.id, f[k]);
 		tg_job_clear(&j);
 		for (int i = 0; i < k; i++)
-			must(tg_store_job_advance(c->s, f[k], "A", path[i], path[i + 1], NULL));
-		must(tg_store_job_advance(c->s, f[k], "A", path[k], TG_JOB_FAILED, errs[k]));
-		must(tg_store_job_get(c->s, f[k], &j));
+			tg_test_must(tg_store_job_advance(c->s, f[k], "A", path[i], path[i + 1], NULL));
+		tg_test_must(tg_store_job_advance(c->s, f[k], "A", path[k], TG_JOB_FAILED, errs[k]));
+		tg_test_must(tg_store_job_get(c->s, f[k], &j));
 		assert_int_equal(j.state, TG_JOB_FAILED);
 		assert_str_or_null(j.error, errs[k]);
 		tg_job_clear(&j);
@@ -659,19 +653,19 @@ static void test_transitions(void **state)
 
 	/* a daemon dies in the middle: the next one resumes where it was */
 	int64_t r = add_run(c->s, 40, NULL, NULL);
-	must(tg_store_job_claim(c->s, "A", 60, &j));
+	tg_test_must(tg_store_job_claim(c->s, "A", 60, &j));
 	tg_job_clear(&j);
-	must(tg_store_job_advance(c->s, r, "A", TG_JOB_SEEN, TG_JOB_ANALYSING, NULL));
+	tg_test_must(tg_store_job_advance(c->s, r, "A", TG_JOB_SEEN, TG_JOB_ANALYSING, NULL));
 	tg_store_debug_set_time(c->s, T0 + 200);
-	must(tg_store_job_claim(c->s, "B", 60, &j));
+	tg_test_must(tg_store_job_claim(c->s, "B", 60, &j));
 	assert_int_equal(j.id, r);
 	assert_int_equal(j.state, TG_JOB_ANALYSING);
 	assert_int_equal(j.attempts, 2);
 	tg_job_clear(&j);
-	must(tg_store_job_advance(c->s, r, "B", TG_JOB_ANALYSING, TG_JOB_POSTING, NULL));
+	tg_test_must(tg_store_job_advance(c->s, r, "B", TG_JOB_ANALYSING, TG_JOB_POSTING, NULL));
 	/* an error recorded on the way is kept when failing without one */
-	must(tg_store_job_advance(c->s, r, "B", TG_JOB_POSTING, TG_JOB_FAILED, "too many attempts"));
-	must(tg_store_job_get(c->s, r, &j));
+	tg_test_must(tg_store_job_advance(c->s, r, "B", TG_JOB_POSTING, TG_JOB_FAILED, "too many attempts"));
+	tg_test_must(tg_store_job_get(c->s, r, &j));
 	assert_string_equal(j.error, "too many attempts");
 	tg_job_clear(&j);
 }
@@ -690,9 +684,9 @@ static void test_set_result(void **state)
 	r.baseline_distance = 3;
 	r.comment_id = 1234567890123LL;
 	tg_store_debug_set_time(c->s, T0 + 9);
-	must(tg_store_job_set_result(c->s, id, &r));
+	tg_test_must(tg_store_job_set_result(c->s, id, &r));
 	tg_job g;
-	must(tg_store_job_get(c->s, id, &g));
+	tg_test_must(tg_store_job_get(c->s, id, &g));
 	assert_string_equal(g.verdict, "block");
 	assert_string_equal(g.summary, r.summary);
 	assert_string_equal(g.baseline_commit, r.baseline_commit);
@@ -706,8 +700,8 @@ static void test_set_result(void **state)
 	memset(&r, 0, sizeof(r));
 	r.verdict = "inconclusive";
 	r.baseline_distance = -1;
-	must(tg_store_job_set_result(c->s, id, &r));
-	must(tg_store_job_get(c->s, id, &g));
+	tg_test_must(tg_store_job_set_result(c->s, id, &r));
+	tg_test_must(tg_store_job_get(c->s, id, &g));
 	assert_string_equal(g.verdict, "inconclusive");
 	assert_null(g.summary);
 	assert_null(g.baseline_commit);
@@ -737,36 +731,36 @@ static void test_jobs_list(void **state)
 	tg_store_debug_set_time(c->s, T0 + 2);
 	int64_t analysing = add_run(c->s, 63, NULL, NULL);
 	tg_job j;
-	must(tg_store_job_claim(c->s, "A", 60, &j)); /* the oldest: seen */
+	tg_test_must(tg_store_job_claim(c->s, "A", 60, &j)); /* the oldest: seen */
 	assert_int_equal(j.id, seen);
 	tg_job_clear(&j);
-	must(tg_store_job_claim(c->s, "A", 60, &j));
+	tg_test_must(tg_store_job_claim(c->s, "A", 60, &j));
 	assert_int_equal(j.id, analysing);
 	tg_job_clear(&j);
-	must(tg_store_job_advance(c->s, analysing, "A", TG_JOB_SEEN, TG_JOB_ANALYSING, NULL));
+	tg_test_must(tg_store_job_advance(c->s, analysing, "A", TG_JOB_SEEN, TG_JOB_ANALYSING, NULL));
 
 	tg_job *l = NULL;
 	size_t n = 0;
 	unsigned unfinished = 1u << TG_JOB_SEEN | 1u << TG_JOB_ANALYSING | 1u << TG_JOB_POSTING;
-	must(tg_store_jobs_list(c->s, unfinished, &l, &n));
+	tg_test_must(tg_store_jobs_list(c->s, unfinished, &l, &n));
 	assert_int_equal(n, 2);
 	assert_int_equal(l[0].id, seen);
 	assert_int_equal(l[1].id, analysing);
 	assert_int_equal(l[1].state, TG_JOB_ANALYSING);
 	tg_store_jobs_free(l, n);
-	must(tg_store_jobs_list(c->s, 1u << TG_JOB_DONE, &l, &n));
+	tg_test_must(tg_store_jobs_list(c->s, 1u << TG_JOB_DONE, &l, &n));
 	assert_int_equal(n, 1);
 	assert_int_equal(l[0].id, done);
 	assert_string_equal(l[0].verdict, "pass");
 	tg_store_jobs_free(l, n);
-	must(tg_store_jobs_list(c->s, 0x1f, &l, &n));
+	tg_test_must(tg_store_jobs_list(c->s, 0x1f, &l, &n));
 	assert_int_equal(n, 4);
 	assert_int_equal(l[0].id, done);
 	assert_int_equal(l[1].id, failed);
 	assert_int_equal(l[2].id, seen);
 	assert_int_equal(l[3].id, analysing);
 	tg_store_jobs_free(l, n);
-	must(tg_store_jobs_list(c->s, 0, &l, &n));
+	tg_test_must(tg_store_jobs_list(c->s, 0, &l, &n));
 	assert_int_equal(n, 0);
 	assert_null(l);
 	assert_int_equal(tg_store_jobs_list(c->s, 1u << 7, &l, &n), TG_EINVAL);
@@ -802,7 +796,7 @@ static void test_metrics_and_history(void **state)
 	spec sp_failed = {.workload = "train", .run_time = 3500};
 	int64_t failed = add_run(c->s, 120, &sp_failed, NULL);
 	tg_metric junk[] = {{"gpu_busy_ms", 999}};
-	must(tg_store_metrics_put(c->s, failed, junk, 1));
+	tg_test_must(tg_store_metrics_put(c->s, failed, junk, 1));
 	run_to_failed(c->s, failed, "crash");
 	spec sp_dev = {.branch = "dev", .run_time = 3600};
 	run_to_done(c->s, add_run(c->s, 121, &sp_dev, NULL), "pass", junk, 1);
@@ -810,21 +804,21 @@ static void test_metrics_and_history(void **state)
 	run_to_done(c->s, add_run(c->s, 122, &sp_repo, NULL), "pass", junk, 1);
 	spec sp_open = {.run_time = 3800};
 	int64_t open = add_run(c->s, 123, &sp_open, NULL);
-	must(tg_store_metrics_put(c->s, open, junk, 1));
+	tg_test_must(tg_store_metrics_put(c->s, open, junk, 1));
 
 	/* put replaces: a metric left out of the second put is gone */
 	tg_metric first[] = {{"gpu_busy_ms", 1}, {"stale", 2}};
-	must(tg_store_metrics_put(c->s, w2[0], first, 2));
+	tg_test_must(tg_store_metrics_put(c->s, w2[0], first, 2));
 	tg_metric second[] = {{"gpu_busy_ms", 20}};
-	must(tg_store_metrics_put(c->s, w2[0], second, 1));
+	tg_test_must(tg_store_metrics_put(c->s, w2[0], second, 1));
 	assert_int_equal(raw_sql(c, "SELECT COUNT(*) FROM metrics WHERE name = 'stale'"), 0);
 	/* a duplicate name in one put: the last value */
 	tg_metric dup[] = {{"gpu_busy_ms", 5}, {"gpu_busy_ms", 21}};
-	must(tg_store_metrics_put(c->s, w2[1], dup, 2));
+	tg_test_must(tg_store_metrics_put(c->s, w2[1], dup, 2));
 
 	tg_history_point *p = NULL;
 	size_t n = 0;
-	must(tg_store_history(c->s, "acme/llm", "main", NULL, NULL, 0, &p, &n));
+	tg_test_must(tg_store_history(c->s, "acme/llm", "main", NULL, NULL, 0, &p, &n));
 	assert_int_equal(n, 4 * 2 + 3 + 2);
 	for (size_t i = 1; i < n; i++)
 		assert_true(p[i - 1].run_time <= p[i].run_time);
@@ -841,7 +835,7 @@ static void test_metrics_and_history(void **state)
 		assert_true(p[i].value != 999);
 	tg_history_free(p, n);
 
-	must(tg_store_history(c->s, "acme/llm", "main", "infer", NULL, 0, &p, &n));
+	tg_test_must(tg_store_history(c->s, "acme/llm", "main", "infer", NULL, 0, &p, &n));
 	assert_int_equal(n, 2);
 	assert_int_equal(p[0].run, w2[0]);
 	assert_true(p[0].value == 20);
@@ -849,7 +843,7 @@ static void test_metrics_and_history(void **state)
 	assert_true(p[1].value == 21);
 	tg_history_free(p, n);
 
-	must(tg_store_history(c->s, "acme/llm", "main", NULL, "gpu_busy_ms", 0, &p, &n));
+	tg_test_must(tg_store_history(c->s, "acme/llm", "main", NULL, "gpu_busy_ms", 0, &p, &n));
 	assert_int_equal(n, 6);
 	static const double busy[] = {10, 20, 11, 21, 12, 13}; /* t 1000 1500 2000 2500 3000 4000 */
 	for (size_t i = 0; i < n; i++) {
@@ -858,7 +852,7 @@ static void test_metrics_and_history(void **state)
 	}
 	tg_history_free(p, n);
 
-	must(tg_store_history(c->s, "acme/llm", "main", NULL, "kernel_time_ms:*", 0, &p, &n));
+	tg_test_must(tg_store_history(c->s, "acme/llm", "main", NULL, "kernel_time_ms:*", 0, &p, &n));
 	assert_int_equal(n, 7);
 	for (size_t i = 0; i < n; i++)
 		assert_memory_equal(p[i].metric, "kernel_time_ms:", 15);
@@ -866,7 +860,7 @@ static void test_metrics_and_history(void **state)
 
 	/* limit: the latest 2 runs of each series, oldest first. GEMM's
 	 * latest two are t=2000 and t=4000 (t=3000 has none). */
-	must(tg_store_history(c->s, "acme/llm", "main", "train", "kernel_time_ms:*", 2, &p, &n));
+	tg_test_must(tg_store_history(c->s, "acme/llm", "main", "train", "kernel_time_ms:*", 2, &p, &n));
 	assert_int_equal(n, 4);
 	assert_int_equal(p[0].run_time, 2000);
 	assert_string_equal(p[0].metric, "kernel_time_ms:GEMM");
@@ -882,30 +876,30 @@ static void test_metrics_and_history(void **state)
 	assert_true(p[3].value == 4.125);
 	tg_history_free(p, n);
 
-	must(tg_store_history(c->s, "acme/llm", "main", NULL, "gpu_busy_ms", 1, &p, &n));
+	tg_test_must(tg_store_history(c->s, "acme/llm", "main", NULL, "gpu_busy_ms", 1, &p, &n));
 	assert_int_equal(n, 2);
 	assert_int_equal(p[0].run, w2[1]);
 	assert_int_equal(p[1].run, w1[3]);
 	tg_history_free(p, n);
 
-	must(tg_store_history(c->s, "acme/llm", "main", NULL, "*", 0, &p, &n));
+	tg_test_must(tg_store_history(c->s, "acme/llm", "main", NULL, "*", 0, &p, &n));
 	assert_int_equal(n, 13);
 	tg_history_free(p, n);
-	must(tg_store_history(c->s, "acme/llm", "main", NULL, "kernel_time_ms:", 0, &p, &n));
+	tg_test_must(tg_store_history(c->s, "acme/llm", "main", NULL, "kernel_time_ms:", 0, &p, &n));
 	assert_int_equal(n, 0); /* exact name: none */
 	tg_history_free(p, n);
-	must(tg_store_history(c->s, "acme/llm", "nope", NULL, NULL, 0, &p, &n));
+	tg_test_must(tg_store_history(c->s, "acme/llm", "nope", NULL, NULL, 0, &p, &n));
 	assert_int_equal(n, 0);
 	assert_null(p);
-	must(tg_store_history(c->s, "acme/llm", "dev", NULL, NULL, 0, &p, &n));
+	tg_test_must(tg_store_history(c->s, "acme/llm", "dev", NULL, NULL, 0, &p, &n));
 	assert_int_equal(n, 1);
 	assert_true(p[0].value == 999);
 	tg_history_free(p, n);
 
 	/* a value keeps all its digits */
 	tg_metric precise[] = {{"gpu_busy_ms", 0.1 + 0.2}, {"tiny", 1e-300}, {"neg", -123456.789012345678}};
-	must(tg_store_metrics_put(c->s, w1[0], precise, 3));
-	must(tg_store_history(c->s, "acme/llm", "main", "train", NULL, 0, &p, &n));
+	tg_test_must(tg_store_metrics_put(c->s, w1[0], precise, 3));
+	tg_test_must(tg_store_history(c->s, "acme/llm", "main", "train", NULL, 0, &p, &n));
 	int seen = 0;
 	for (size_t i = 0; i < n; i++)
 		if (p[i].run == w1[0]) {
@@ -927,7 +921,7 @@ static void test_metrics_and_history(void **state)
 	tg_metric nan_[] = {{"x", NAN}};
 	assert_int_equal(tg_store_metrics_put(c->s, w1[0], nan_, 1), TG_EINVAL);
 	/* an empty put clears */
-	must(tg_store_metrics_put(c->s, w1[0], NULL, 0));
+	tg_test_must(tg_store_metrics_put(c->s, w1[0], NULL, 0));
 	assert_int_equal(raw_sql(c, "SELECT COUNT(*) FROM metrics WHERE name = 'tiny'"), 0);
 }
 
@@ -954,7 +948,7 @@ static void test_find_run(void **state)
 	add_run(c->s, 204, &at, NULL); /* unfinished */
 
 	tg_job j;
-	must(tg_store_find_run(c->s, "acme/llm", cm, "train", &j));
+	tg_test_must(tg_store_find_run(c->s, "acme/llm", cm, "train", &j));
 	assert_int_equal(j.id, b); /* the latest done run that is not an error */
 	assert_int_equal(j.run_time, 200);
 	assert_string_equal(j.verdict, "warn");
@@ -969,16 +963,16 @@ static void test_find_run(void **state)
 	sha(cm, 500);
 	tg_job *l;
 	size_t n;
-	must(tg_store_find_runs(c->s, "acme/llm", cm, "train", 10, &l, &n));
+	tg_test_must(tg_store_find_runs(c->s, "acme/llm", cm, "train", 10, &l, &n));
 	assert_int_equal(n, 2);
 	assert_int_equal(l[0].id, b);
 	assert_int_equal(l[1].id, a);
 	tg_store_jobs_free(l, n);
-	must(tg_store_find_runs(c->s, "acme/llm", cm, "train", 1, &l, &n));
+	tg_test_must(tg_store_find_runs(c->s, "acme/llm", cm, "train", 1, &l, &n));
 	assert_int_equal(n, 1);
 	assert_int_equal(l[0].id, b);
 	tg_store_jobs_free(l, n);
-	must(tg_store_find_runs(c->s, "acme/llm", cm, "infer", 10, &l, &n));
+	tg_test_must(tg_store_find_runs(c->s, "acme/llm", cm, "infer", 10, &l, &n));
 	assert_int_equal(n, 0);
 	assert_null(l);
 	assert_int_equal(tg_store_find_runs(c->s, "acme/llm", cm, "train", 0, &l, &n), TG_EINVAL);
@@ -991,18 +985,18 @@ static void test_find_run(void **state)
 	at.trusted = 1;
 	int64_t t = add_run(c->s, 205, &at, NULL);
 	run_to_done(c->s, t, "pass", NULL, 0);
-	must(tg_store_find_run(c->s, "acme/llm", cm, "train", &j));
+	tg_test_must(tg_store_find_run(c->s, "acme/llm", cm, "train", &j));
 	assert_int_equal(j.id, t);
 	assert_int_equal(j.trusted, 1);
 	tg_job_clear(&j);
 	tg_store_set_trusted_only(c->s, 0);
-	must(tg_store_find_run(c->s, "acme/llm", cm, "train", &j));
+	tg_test_must(tg_store_find_run(c->s, "acme/llm", cm, "train", &j));
 	assert_int_equal(j.id, b);
 	assert_int_equal(j.trusted, 0);
 	tg_job_clear(&j);
 	/* ...and the runs a side pools too */
 	tg_store_set_trusted_only(c->s, 1);
-	must(tg_store_find_runs(c->s, "acme/llm", cm, "train", 10, &l, &n));
+	tg_test_must(tg_store_find_runs(c->s, "acme/llm", cm, "train", 10, &l, &n));
 	assert_int_equal(n, 1);
 	assert_int_equal(l[0].id, t);
 	tg_store_jobs_free(l, n);
@@ -1020,7 +1014,7 @@ static void test_prune(void **state)
 	run_to_done(c->s, old_done, "pass", m, 2);
 	sp.run_time = 200;
 	int64_t old_failed = add_run(c->s, 301, &sp, NULL);
-	must(tg_store_metrics_put(c->s, old_failed, m, 2));
+	tg_test_must(tg_store_metrics_put(c->s, old_failed, m, 2));
 	run_to_failed(c->s, old_failed, "x");
 	sp.run_time = 9000;
 	int64_t new_done = add_run(c->s, 302, &sp, NULL);
@@ -1029,34 +1023,34 @@ static void test_prune(void **state)
 	int64_t old_seen = add_run(c->s, 303, &sp, NULL);
 	sp.run_time = 160;
 	int64_t old_analysing = add_run(c->s, 304, &sp, NULL);
-	must(tg_store_metrics_put(c->s, old_analysing, m, 2));
+	tg_test_must(tg_store_metrics_put(c->s, old_analysing, m, 2));
 	tg_job j;
-	must(tg_store_job_claim(c->s, "A", 60, &j));
+	tg_test_must(tg_store_job_claim(c->s, "A", 60, &j));
 	tg_job_clear(&j);
-	must(tg_store_job_claim(c->s, "A", 60, &j));
+	tg_test_must(tg_store_job_claim(c->s, "A", 60, &j));
 	assert_int_equal(j.id, old_analysing);
 	tg_job_clear(&j);
-	must(tg_store_job_advance(c->s, old_analysing, "A", TG_JOB_SEEN, TG_JOB_ANALYSING, NULL));
+	tg_test_must(tg_store_job_advance(c->s, old_analysing, "A", TG_JOB_SEEN, TG_JOB_ANALYSING, NULL));
 
 	size_t deleted = 99;
-	must(tg_store_prune(c->s, 5000, &deleted));
+	tg_test_must(tg_store_prune(c->s, 5000, &deleted));
 	assert_int_equal(deleted, 2);
 	assert_int_equal(tg_store_job_get(c->s, old_done, &j), TG_ENOTFOUND);
 	assert_int_equal(tg_store_job_get(c->s, old_failed, &j), TG_ENOTFOUND);
-	must(tg_store_job_get(c->s, old_seen, &j));
+	tg_test_must(tg_store_job_get(c->s, old_seen, &j));
 	tg_job_clear(&j);
-	must(tg_store_job_get(c->s, old_analysing, &j));
+	tg_test_must(tg_store_job_get(c->s, old_analysing, &j));
 	assert_int_equal(j.state, TG_JOB_ANALYSING);
 	tg_job_clear(&j);
-	must(tg_store_job_get(c->s, new_done, &j));
+	tg_test_must(tg_store_job_get(c->s, new_done, &j));
 	tg_job_clear(&j);
 	/* metrics went with their runs */
 	assert_int_equal(raw_sql(c, "SELECT COUNT(*) FROM metrics"), 4);
 	assert_int_equal(raw_sql(c, "SELECT COUNT(DISTINCT run) FROM metrics"), 2);
-	must(tg_store_prune(c->s, 5000, NULL));
-	must(tg_store_prune(c->s, 5000, &deleted));
+	tg_test_must(tg_store_prune(c->s, 5000, NULL));
+	tg_test_must(tg_store_prune(c->s, 5000, &deleted));
 	assert_int_equal(deleted, 0);
-	must(tg_store_prune(c->s, 9001, &deleted));
+	tg_test_must(tg_store_prune(c->s, 9001, &deleted));
 	assert_int_equal(deleted, 1);
 	assert_int_equal(raw_sql(c, "SELECT COUNT(*) FROM runs"), 2);
 }
@@ -1083,20 +1077,20 @@ static void test_strings(void **state)
 	j.manifest = (char *)manifest;
 	int64_t id;
 	int created;
-	must(tg_store_job_add(c->s, &j, &id, &created));
+	tg_test_must(tg_store_job_add(c->s, &j, &id, &created));
 	assert_int_equal(created, 1);
 	tg_job g;
-	must(tg_store_job_claim(c->s, "owner 'ü'", 60, &g));
+	tg_test_must(tg_store_job_claim(c->s, "owner 'ü'", 60, &g));
 	assert_int_equal(g.id, id);
 	tg_job_clear(&g);
-	must(tg_store_job_advance(c->s, id, "owner 'ü'", TG_JOB_SEEN, TG_JOB_ANALYSING, "warn: 'x' \"y\" — é"));
+	tg_test_must(tg_store_job_advance(c->s, id, "owner 'ü'", TG_JOB_SEEN, TG_JOB_ANALYSING, "warn: 'x' \"y\" — é"));
 	tg_job r;
 	memset(&r, 0, sizeof(r));
 	r.verdict = "pass";
 	r.summary = "SDPA −3.2 % 'faster' \"nice\" 🚀";
 	r.baseline_distance = 0;
-	must(tg_store_job_set_result(c->s, id, &r));
-	must(tg_store_job_get(c->s, id, &g));
+	tg_test_must(tg_store_job_set_result(c->s, id, &r));
+	tg_test_must(tg_store_job_get(c->s, id, &g));
 	assert_string_equal(g.prefix, prefix);
 	assert_string_equal(g.repo, j.repo);
 	assert_string_equal(g.branch, branch);
@@ -1111,29 +1105,29 @@ static void test_strings(void **state)
 
 	/* metric names: a prefix is a prefix, not a LIKE pattern */
 	tg_metric m[] = {{"a_b:1", 1}, {"axb:1", 2}, {"a%b:1", 3}, {"kernel_time_ms:aten::mm 'x' ü", 4}};
-	must(tg_store_metrics_put(c->s, id, m, 4));
-	must(tg_store_job_advance(c->s, id, "owner 'ü'", TG_JOB_ANALYSING, TG_JOB_POSTING, NULL));
-	must(tg_store_job_advance(c->s, id, "owner 'ü'", TG_JOB_POSTING, TG_JOB_DONE, NULL));
+	tg_test_must(tg_store_metrics_put(c->s, id, m, 4));
+	tg_test_must(tg_store_job_advance(c->s, id, "owner 'ü'", TG_JOB_ANALYSING, TG_JOB_POSTING, NULL));
+	tg_test_must(tg_store_job_advance(c->s, id, "owner 'ü'", TG_JOB_POSTING, TG_JOB_DONE, NULL));
 	tg_history_point *p = NULL;
 	size_t n = 0;
-	must(tg_store_history(c->s, j.repo, branch, workload, "a_b*", 0, &p, &n));
+	tg_test_must(tg_store_history(c->s, j.repo, branch, workload, "a_b*", 0, &p, &n));
 	assert_int_equal(n, 1);
 	assert_string_equal(p[0].metric, "a_b:1");
 	assert_string_equal(p[0].workload, workload);
 	tg_history_free(p, n);
-	must(tg_store_history(c->s, j.repo, branch, NULL, "a%*", 0, &p, &n));
+	tg_test_must(tg_store_history(c->s, j.repo, branch, NULL, "a%*", 0, &p, &n));
 	assert_int_equal(n, 1);
 	assert_true(p[0].value == 3);
 	tg_history_free(p, n);
-	must(tg_store_history(c->s, j.repo, branch, NULL, "kernel_time_ms:aten::mm 'x' ü", 0, &p, &n));
+	tg_test_must(tg_store_history(c->s, j.repo, branch, NULL, "kernel_time_ms:aten::mm 'x' ü", 0, &p, &n));
 	assert_int_equal(n, 1);
 	assert_true(p[0].value == 4);
 	tg_history_free(p, n);
-	must(tg_store_history(c->s, j.repo, branch, NULL, "A_B*", 0, &p, &n));
+	tg_test_must(tg_store_history(c->s, j.repo, branch, NULL, "A_B*", 0, &p, &n));
 	assert_int_equal(n, 0); /* case matters */
-	must(tg_store_history(c->s, j.repo, "feature/ü-ñ-日本語-🚀x", NULL, NULL, 0, &p, &n));
+	tg_test_must(tg_store_history(c->s, j.repo, "feature/ü-ñ-日本語-🚀x", NULL, NULL, 0, &p, &n));
 	assert_int_equal(n, 0);
-	must(tg_store_find_run(c->s, j.repo, j.commit, workload, &g));
+	tg_test_must(tg_store_find_run(c->s, j.repo, j.commit, workload, &g));
 	assert_int_equal(g.id, id);
 	tg_job_clear(&g);
 }
@@ -1334,24 +1328,24 @@ static void test_killed_daemon(void **state)
 	tg_job r;
 	memset(&r, 0, sizeof(r));
 	r.baseline_distance = -1;
-	must(tg_store_job_set_result(c->s, id, &r));
+	tg_test_must(tg_store_job_set_result(c->s, id, &r));
 	tg_job j;
-	must(tg_store_job_get(c->s, id, &j));
+	tg_test_must(tg_store_job_get(c->s, id, &j));
 	assert_int_equal(j.state, TG_JOB_ANALYSING); /* committed before the kill */
 	assert_int_equal(j.attempts, 1);
 	assert_null(j.summary); /* never committed */
 	tg_job_clear(&j);
 	/* inside its lease, only the other job can be claimed */
-	must(tg_store_job_claim(c->s, "heir", 30, &j));
+	tg_test_must(tg_store_job_claim(c->s, "heir", 30, &j));
 	assert_int_equal(j.id, other);
 	tg_job_clear(&j);
 	tg_store_debug_set_time(c->s, (int64_t)time(NULL) + 31);
-	must(tg_store_job_claim(c->s, "heir", 30, &j));
+	tg_test_must(tg_store_job_claim(c->s, "heir", 30, &j));
 	assert_int_equal(j.id, id);
 	assert_int_equal(j.state, TG_JOB_ANALYSING);
 	assert_int_equal(j.attempts, 2);
 	tg_job_clear(&j);
-	must(tg_store_job_advance(c->s, id, "heir", TG_JOB_ANALYSING, TG_JOB_POSTING, NULL));
+	tg_test_must(tg_store_job_advance(c->s, id, "heir", TG_JOB_ANALYSING, TG_JOB_POSTING, NULL));
 }
 
 /* --------------------------------------------------------------- faults */
@@ -1363,7 +1357,7 @@ static void test_write_faults(void **state)
 	c->s = must_open(c);
 	int64_t id = add_run(c->s, 700, NULL, NULL);
 	tg_metric two[] = {{"gpu_busy_ms", 1}, {"kernel_time_ms:GEMM", 2}};
-	must(tg_store_metrics_put(c->s, id, two, 2));
+	tg_test_must(tg_store_metrics_put(c->s, id, two, 2));
 	tg_job j;
 	enum { NBIG = 3000 };
 	tg_metric *big = calloc(NBIG, sizeof(*big));
@@ -1378,7 +1372,7 @@ static void test_write_faults(void **state)
 
 	if (!is_pg(c)) {
 		/* a full disk: the file may not grow */
-		must(tg_store_debug_exec(c->s, "PRAGMA max_page_count = 1"));
+		tg_test_must(tg_store_debug_exec(c->s, "PRAGMA max_page_count = 1"));
 		char *manifest = malloc(256 * 1024);
 		assert_non_null(manifest);
 		memset(manifest, 'x', 256 * 1024 - 1);
@@ -1397,13 +1391,13 @@ static void test_write_faults(void **state)
 		assert_non_null(strstr(tg_error_last(), "full"));
 		/* the failed put changed nothing; reads still work */
 		assert_int_equal(raw_sql(c, "SELECT COUNT(*) FROM metrics"), 2);
-		must(tg_store_job_get(c->s, id, &j));
+		tg_test_must(tg_store_job_get(c->s, id, &j));
 		tg_job_clear(&j);
 		/* space again: the same calls succeed */
-		must(tg_store_debug_exec(c->s, "PRAGMA max_page_count = 1073741823"));
-		must(tg_store_job_add(c->s, &big_job, &bid, &created));
+		tg_test_must(tg_store_debug_exec(c->s, "PRAGMA max_page_count = 1073741823"));
+		tg_test_must(tg_store_job_add(c->s, &big_job, &bid, &created));
 		assert_int_equal(created, 1);
-		must(tg_store_metrics_put(c->s, id, big, NBIG));
+		tg_test_must(tg_store_metrics_put(c->s, id, big, NBIG));
 		assert_int_equal(raw_sql(c, "SELECT COUNT(*) FROM metrics"), NBIG);
 
 		/* a read-only file (as root a chmod would not stop us): SQLite's
@@ -1413,11 +1407,11 @@ static void test_write_faults(void **state)
 		snprintf(url, sizeof(url), "sqlite:file:%s?mode=ro", c->path);
 		if (tg_store_open(&ro, url))
 			fail_msg("read-only open: %s", tg_error_last());
-		must(tg_store_job_get(ro, id, &j));
+		tg_test_must(tg_store_job_get(ro, id, &j));
 		tg_job_clear(&j);
 		int64_t rid = 0;
 		/* a known run is found without a write; a new one needs one */
-		must(tg_store_job_add(ro, &big_job, &rid, &created));
+		tg_test_must(tg_store_job_add(ro, &big_job, &rid, &created));
 		assert_int_equal(rid, bid);
 		assert_int_equal(created, 0);
 		tg_job new_job = big_job;
@@ -1431,7 +1425,7 @@ static void test_write_faults(void **state)
 	}
 
 	/* a read-only connection (PostgreSQL: like a hot standby) */
-	must(tg_store_debug_exec(c->s, is_pg(c) ? "SET default_transaction_read_only = on" : "PRAGMA query_only = ON"));
+	tg_test_must(tg_store_debug_exec(c->s, is_pg(c) ? "SET default_transaction_read_only = on" : "PRAGMA query_only = ON"));
 	int64_t nid = 0;
 	int created = 0;
 	tg_job nj;
@@ -1443,12 +1437,12 @@ static void test_write_faults(void **state)
 	assert_int_equal(tg_store_job_claim(c->s, "A", 60, &j), TG_EIO);
 	assert_int_equal(tg_store_metrics_put(c->s, id, two, 2), TG_EIO);
 	assert_int_equal(tg_store_prune(c->s, T0, NULL), TG_EIO);
-	must(tg_store_job_get(c->s, id, &j));
+	tg_test_must(tg_store_job_get(c->s, id, &j));
 	tg_job_clear(&j);
-	must(tg_store_debug_exec(c->s, is_pg(c) ? "SET default_transaction_read_only = off" : "PRAGMA query_only = OFF"));
-	must(tg_store_job_add(c->s, &nj, &nid, &created));
+	tg_test_must(tg_store_debug_exec(c->s, is_pg(c) ? "SET default_transaction_read_only = off" : "PRAGMA query_only = OFF"));
+	tg_test_must(tg_store_job_add(c->s, &nj, &nid, &created));
 	assert_int_equal(created, 1);
-	must(tg_store_job_claim(c->s, "A", 60, &j));
+	tg_test_must(tg_store_job_claim(c->s, "A", 60, &j));
 	assert_int_equal(j.id, id);
 	tg_job_clear(&j);
 	free(big);
@@ -1636,11 +1630,11 @@ static void test_pg_reconnect(void **state)
 	/* the server drops the connection: the next call reconnects */
 	assert_int_equal(tg_store_debug_exec(c->s, "SELECT pg_terminate_backend(pg_backend_pid())"), TG_EIO);
 	tg_job j;
-	must(tg_store_job_get(c->s, id, &j));
+	tg_test_must(tg_store_job_get(c->s, id, &j));
 	assert_int_equal(j.id, id);
 	tg_job_clear(&j);
 	assert_int_equal(tg_store_debug_exec(c->s, "SELECT pg_terminate_backend(pg_backend_pid())"), TG_EIO);
-	must(tg_store_job_claim(c->s, "A", 60, &j)); /* a transaction, run whole again */
+	tg_test_must(tg_store_job_claim(c->s, "A", 60, &j)); /* a transaction, run whole again */
 	assert_int_equal(j.id, id);
 	assert_int_equal(j.attempts, 1);
 	tg_job_clear(&j);
@@ -1684,8 +1678,8 @@ static void test_pg_reconnect(void **state)
 	print_message("while down: %s\n", msg);
 	assert_non_null(strstr(msg, "reconnect failed"));
 	assert_null(strstr(msg, SECRET));
-	must(tg_store_job_renew(c->s, id, "A", 60));
-	must(tg_store_job_get(c->s, id, &j));
+	tg_test_must(tg_store_job_renew(c->s, id, "A", 60));
+	tg_test_must(tg_store_job_get(c->s, id, &j));
 	assert_int_equal(j.attempts, 1);
 	tg_job_clear(&j);
 }

@@ -45,6 +45,27 @@ static inline const char *tg_test_shared_traces(void)
 		}                                                                                      \
 	} while (0)
 
+/* Fails the test with tg_error_last() unless rc is 0. */
+static inline void tg_test_must(int rc)
+{
+	if (rc)
+		fail_msg("%s", tg_error_last());
+}
+
+/* Reads the shared trace rel (a path under the shared traces folder) into
+ * *t and returns its tree; fails the test on error. The caller frees both
+ * (tg_tree_free, tg_trace_free). */
+static inline tg_tree *tg_test_load_shared(tg_trace **t, const char *rel)
+{
+	char path[8192];
+	snprintf(path, sizeof(path), "%.4000s/%s", tg_test_shared_traces(), rel);
+	if (tg_trace_read_file(t, path, NULL))
+		fail_msg("%s: %s", path, tg_error_last());
+	tg_tree *tree;
+	assert_int_equal(tg_tree_build(&tree, *t), 0);
+	return tree;
+}
+
 /* Reads a JSON text given as a C string; fails the test on error. */
 static inline tg_trace *tg_test_read_str(const char *json)
 {
@@ -133,6 +154,90 @@ static inline char *tg_test_slurp(const char *path, size_t *len)
 		*len = (size_t)n;
 	}
 	return buf;
+}
+
+/* a equals b within the absolute tolerance tol (both converted to double). */
+#define NEAR(a, b, tol) assert_true(fabs((double)(a) - (double)(b)) <= (tol))
+
+/* ------------------------------------------------------------ CSV reader */
+
+/* A CSV file read whole: rows[r][c] point into buf; row 0 is the header and
+ * ncols its width. Freed with csv_free. */
+struct csv {
+	char *buf;
+	char ***rows; /* rows[r][c] */
+	size_t nrows, ncols;
+};
+
+static inline void csv_free(struct csv *c)
+{
+	for (size_t r = 0; r < c->nrows; r++)
+		free(c->rows[r]);
+	free(c->rows);
+	free(c->buf);
+}
+
+/* Reads path (RFC 4180: quoted fields, doubled quotes, newlines inside
+ * quotes) into *c; 0, or -1 when the file cannot be read. */
+static inline int csv_read(struct csv *c, const char *path)
+{
+	size_t len;
+	memset(c, 0, sizeof(*c));
+	c->buf = tg_test_slurp(path, &len);
+	if (!c->buf)
+		return -1;
+	char *p = c->buf, *end = c->buf + len;
+	size_t cap = 0;
+	while (p < end) {
+		char **row = NULL;
+		size_t n = 0, rcap = 0;
+		for (;;) {
+			char *field = p, *o = p;
+			if (*p == '"') {
+				p++;
+				for (;;) {
+					if (p >= end)
+						break;
+					if (*p == '"') {
+						if (p + 1 < end && p[1] == '"') {
+							*o++ = '"';
+							p += 2;
+							continue;
+						}
+						p++;
+						break;
+					}
+					*o++ = *p++;
+				}
+			} else {
+				while (p < end && *p != ',' && *p != '\n' && *p != '\r')
+					*o++ = *p++;
+			}
+			char sep = p < end ? *p : '\n';
+			/* step over the separator before terminating the field in place */
+			if (sep == ',')
+				p++;
+			else {
+				if (p < end && *p == '\r')
+					p++;
+				if (p < end && *p == '\n')
+					p++;
+			}
+			*o = 0;
+			if (n == rcap)
+				row = realloc(row, (rcap = rcap ? rcap * 2 : 16) * sizeof(char *));
+			row[n++] = field;
+			if (sep == ',')
+				continue;
+			break;
+		}
+		if (c->nrows == cap)
+			c->rows = realloc(c->rows, (cap = cap ? cap * 2 : 64) * sizeof(char **));
+		c->rows[c->nrows++] = row;
+		if (c->nrows == 1)
+			c->ncols = n;
+	}
+	return 0;
 }
 
 /* Every .json and .json.gz file under the shared traces folder, sorted
