@@ -68,16 +68,16 @@ $(BUILD)/gen/kernel_names_table.o: $(BUILD)/gen/kernel_names_table.c core/kernel
 	$(CC) $(CFLAGS) -Icore -c $< -o $@
 
 $(BUILD)/libtgcore.a: $(CORE_OBJ)
-	ar rcs $@ $^
+	rm -f $@ && ar rcs $@ $^
 
 $(BUILD)/libtgrules.a: $(RULES_OBJ)
-	ar rcs $@ $^
+	rm -f $@ && ar rcs $@ $^
 
 $(BUILD)/libtgconfig.a: $(CONFIG_OBJ)
-	ar rcs $@ $^
+	rm -f $@ && ar rcs $@ $^
 
 $(BUILD)/libtgdaemon.a: $(DAEMON_OBJ)
-	ar rcs $@ $^
+	rm -f $@ && ar rcs $@ $^
 
 # Link order: each library before the ones it depends on.
 LIBS := $(BUILD)/libtgdaemon.a $(BUILD)/libtgconfig.a $(BUILD)/libtgrules.a $(BUILD)/libtgcore.a
@@ -166,7 +166,7 @@ $(FUZZ_BUILD)/obj/gen/kernel_names_table.o: $(FUZZ_BUILD)/obj/gen/kernel_names_t
 .PRECIOUS: $(FUZZ_BUILD)/obj/%.o
 
 $(FUZZ_BUILD)/libtgfuzz.a: $(FUZZ_LIB_OBJ)
-	ar rcs $@ $^
+	rm -f $@ && ar rcs $@ $^
 
 .SECONDEXPANSION:
 $(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c $$(call fuzz_obj,$$*) $(FUZZ_BUILD)/libtgfuzz.a
