@@ -12,8 +12,25 @@
 #                                    and npm (S3 and forge fakes; skipped when a node
 #                                    is already on the PATH), Ceph's radosgw, and
 #                                    valgrind (tests/it_valgrind.sh)
+#   contrib/install-deps.sh --mermaid  also mmdc (@mermaid-js/mermaid-cli, npm) drawing with the
+#                                    system Chromium, for tests/it_mermaid.sh (the comment's
+#                                    Mermaid charts through Mermaid itself). Opt-in: ~500 MB of
+#                                    node_modules and ~45 s, into $TG_MERMAID_DIR (default
+#                                    ~/.cache/tracegate/mermaid); make check does not ask for it
 # Runs apt-get only when something is missing; needs root (or sudo) then.
 set -eu
+mermaid=0
+
+# mmdc into $TG_MERMAID_DIR (--mermaid), unless it is there: Puppeteer's
+# own browser download is skipped (the system Chromium draws).
+mermaid_install() {
+	[ "$mermaid" = 1 ] || return 0
+	dir=${TG_MERMAID_DIR:-${HOME:-/root}/.cache/tracegate/mermaid}
+	[ -x "$dir/node_modules/.bin/mmdc" ] && return 0
+	echo "install-deps.sh: installing @mermaid-js/mermaid-cli@11 with npm into $dir (~500 MB), for tests/it_mermaid.sh"
+	mkdir -p "$dir"
+	PUPPETEER_SKIP_DOWNLOAD=1 npm install --prefix "$dir" --no-audit --no-fund --loglevel=error @mermaid-js/mermaid-cli@11 >/dev/null
+}
 
 # Each group: its packages and why they are needed, said before anything
 # is installed.
@@ -38,6 +55,9 @@ for arg in "$@"; do
 		command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 || pkgs_servers="$pkgs_servers nodejs npm"
 		why_servers="the integration tests start real servers on 127.0.0.1: PostgreSQL, Ceph radosgw (S3), git daemon, lighttpd (TLS), the Node.js forge fakes; valgrind checks the daemon. A local run can skip them: TG_SKIP_SERVERS=1 make check (CI=true never skips)"
 		;;
+	--mermaid) groups="$groups mermaid"; mermaid=1; pkgs_mermaid="chromium fonts-dejavu-core"
+		command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 || pkgs_mermaid="$pkgs_mermaid nodejs npm"
+		why_mermaid="tests/it_mermaid.sh draws the comment's Mermaid charts with mmdc, which runs mermaid.js in this Chromium" ;;
 	--quiet) ;;
 	*) echo "install-deps.sh: unknown option $arg" >&2; exit 2 ;;
 	esac
@@ -59,7 +79,10 @@ for g in $groups; do
   -$gm
     why: $why"
 done
-[ -z "$missing" ] && exit 0
+if [ -z "$missing" ]; then
+	mermaid_install
+	exit 0
+fi
 
 n=$(echo $missing | wc -w)
 echo "install-deps.sh: installing $n missing Debian packages with apt-get (as root), and why:$report"
@@ -75,3 +98,4 @@ export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq
 # shellcheck disable=SC2086
 $SUDO apt-get install -y -qq --no-install-recommends $missing
+mermaid_install

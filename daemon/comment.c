@@ -1,8 +1,9 @@
 /*
- * comment.c - what the daemon adds to the gate's pull-request comment: the
- * baseline, the accepted regressions, and the target branch's history of
- * the failing rules as Mermaid charts (daemon_impl.h:
- * tg_daemon_comment_extra).
+ * comment.c - what the daemon adds to the gate's pull-request comment: why
+ * the baseline is the one compared (a phrase for the compared table's
+ * source cell: tg_daemon_baseline_why), the accepted regressions, and the
+ * target branch's history of the failing rules as Mermaid charts
+ * (daemon_impl.h: tg_daemon_comment_extra).
  */
 #include "../core/table.h"
 #include "daemon_impl.h"
@@ -127,9 +128,28 @@ static int history_charts(FILE *f, tg_daemon *d, const tg_job *j, const char *ta
 	return 0;
 }
 
+void tg_daemon_baseline_why(char *buf, size_t cap, const tg_job *j, const tg_job *base, int distance,
+                            const char *merge_base)
+{
+	buf[0] = 0;
+	if (!base || !base->commit || !merge_base || !*merge_base || distance < 0)
+		return;
+	if (!strcmp(merge_base, base->commit)) {
+		snprintf(buf, cap, "the merge-base");
+		return;
+	}
+	/* a commit that is its own merge-base is skipped by the walk, so the
+	 * distance counts from its first parent */
+	if (j && j->commit && !strcmp(merge_base, j->commit)) {
+		snprintf(buf, cap, "%d commit%s before this one", distance + 1, distance + 1 == 1 ? "" : "s");
+		return;
+	}
+	snprintf(buf, cap, "%d commit%s before the merge-base <code>%.7s</code>", distance, distance == 1 ? "" : "s",
+	         merge_base);
+}
+
 int tg_daemon_comment_extra(char **out, tg_daemon *d, const tg_config_repo *repo, const tg_job *j,
-                            const tg_job *base, int distance, const char *merge_base, const tg_gate *g,
-                            const char *accept_notes)
+                            const tg_gate *g, const char *accept_notes)
 {
 	*out = NULL;
 	size_t len = 0;
@@ -139,19 +159,6 @@ int tg_daemon_comment_extra(char **out, tg_daemon *d, const tg_config_repo *repo
 	const char *target = j->target_branch && *j->target_branch ? j->target_branch
 	                     : repo->ntarget_branches               ? repo->target_branches[0]
 	                                                            : "main";
-	if (base) {
-		fprintf(f, "Baseline: `%.12s` on ", base->commit);
-		tg_md_code(f, target);
-		fputs(", run ", f);
-		tg_md_code(f, base->run_id);
-		if (distance == 0 && merge_base && !strcmp(merge_base, base->commit))
-			fputs(" (the merge-base).\n", f);
-		else if (merge_base && *merge_base)
-			fprintf(f, " (%d commit%s before the merge-base `%.12s`).\n", distance, distance == 1 ? "" : "s",
-			        merge_base);
-		else
-			fputs(".\n", f);
-	}
 	if (accept_notes && *accept_notes)
 		fputs(accept_notes, f);
 	int rc = g ? history_charts(f, d, j, target, g) : 0;

@@ -85,13 +85,22 @@ int tg_daemon_find_baseline(tg_daemon *d, size_t ri, const tg_job *j, tg_job *ba
 
 /* tg_run_metrics, tg_run_metric_display, tg_run_metric_unit: run_metrics.h */
 
-/* Markdown for the comment after the rules' tables: where the baseline
- * came from, the accepted regressions and who accepted them, and the target
- * branch's recent history of the failing rules as Mermaid xychart-beta
- * charts (with this run as the last point). The caller frees *out. */
+/* Markdown for the comment after the rules' tables: the accepted
+ * regressions and who accepted them, and the target branch's recent
+ * history of the failing rules as Mermaid xychart-beta charts (with this
+ * run as the last point). Which commit the baseline is and why is in the
+ * compared table (tg_daemon_baseline_why). The caller frees *out. */
 int tg_daemon_comment_extra(char **out, tg_daemon *d, const tg_config_repo *repo, const tg_job *j,
-                            const tg_job *base, int distance, const char *merge_base, const tg_gate *g,
-                            const char *accept_notes);
+                            const tg_gate *g, const char *accept_notes);
+
+/* Why base is job j's baseline, for the compared table's source cell
+ * (markdown, at most cap bytes): "the merge-base", "2 commits before the
+ * merge-base <code>1a2b3c4</code>", or for a run whose commit is its own
+ * merge-base (a build of the target branch, a pull request already merged)
+ * "1 commit before this one"; distance and merge_base as
+ * tg_daemon_find_baseline gives them. */
+void tg_daemon_baseline_why(char *buf, size_t cap, const tg_job *j, const tg_job *base, int distance,
+                            const char *merge_base);
 
 /* For a pull-request run (j->pr > 0): asks the forge whether the pull
  * request is open and j's commit is its head (*ok = 1: it may post; 0: it

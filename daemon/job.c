@@ -124,11 +124,13 @@ static char *details_url(const tg_config_repo *r, const tg_job *j, const char *c
 }
 
 /* Where a side of the comparison comes from, as the comment's "source"
- * cell: the short commit, the branch (or pull request), the run id, how
+ * cell: the short commit, the branch (or pull request), why it is the
+ * baseline (why, markdown; NULL or "" for none), the run id, how
  * many more runs of that commit were pooled, and a link to the CI run when
  * the manifest's ci_url is allowed (ci_url_prefixes; docs/security.md).
  * Every uploader's word is escaped. NULL when out of memory. */
-static char *side_source(const tg_config_repo *r, const tg_job *j, const tg_manifest *m, size_t more_runs)
+static char *side_source(const tg_config_repo *r, const tg_job *j, const tg_manifest *m, size_t more_runs,
+                         const char *why)
 {
 	char *out = NULL;
 	size_t len = 0;
@@ -147,6 +149,8 @@ static char *side_source(const tg_config_repo *r, const tg_job *j, const tg_mani
 		fputs(" on ", f);
 		tg_md_code(f, j->branch);
 	}
+	if (why && *why)
+		fprintf(f, " (%s)", why);
 	fputs(", run ", f);
 	tg_md_code(f, j->run_id ? j->run_id : "?");
 	if (more_runs)
@@ -780,13 +784,15 @@ static int analyse(tg_daemon *d, size_t ri, tg_job *j, outcome *o)
 	if ((rc = tg_gate_run(&g, d->rules[ri], (const tg_tree *const *)old.trees, old.n,
 	                      (const tg_tree *const *)cur.trees, cur.n, &go)))
 		goto done;
-	if ((rc = tg_daemon_comment_extra(&extra, d, r, j, &base, distance, merge_base, g, acc.notes)))
+	if ((rc = tg_daemon_comment_extra(&extra, d, r, j, g, acc.notes)))
 		goto done;
 	char marker[600];
 	marker_of(marker, sizeof(marker), j);
 	tg_diff_doc doc = tg_gate_doc(g, (const char *const *)old.names, old.n, (const char *const *)cur.names, cur.n,
 	                              marker, extra);
-	if (!(base_src = side_source(r, &base, bm, bmore)) || !(new_src = side_source(r, j, m, more))) {
+	char base_why[160];
+	tg_daemon_baseline_why(base_why, sizeof(base_why), j, &base, distance, merge_base);
+	if (!(base_src = side_source(r, &base, bm, bmore, base_why)) || !(new_src = side_source(r, j, m, more, NULL))) {
 		rc = tg_error_set(TG_ENOMEM, "out of memory");
 		goto done;
 	}

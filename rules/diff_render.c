@@ -301,9 +301,12 @@ static void category_of(char *buf, size_t cap, const struct cats *c, const tg_at
 		snprintf(buf, cap, "%s", tg_atoms_str(keys, c->v[k].category));
 }
 
+#define NO_LAUNCHER "(no launcher)"
+
 /* The per-op items that got worse (regressions) or better, by |delta|,
- * largest first; *c of them. The caller frees the array (NULL when none
- * or out of memory). */
+ * largest first, without the kernels no op launched (as md_ops; they are
+ * reported on their own: no_launcher_of); *c of them. The caller frees the
+ * array (NULL when none or out of memory). */
 static const tg_judged **top_ops(const tg_diff_doc *d, int regressions, size_t *c)
 {
 	*c = 0;
@@ -315,7 +318,7 @@ static const tg_judged **top_ops(const tg_diff_doc *d, int regressions, size_t *
 	if (!pick)
 		return NULL;
 	for (size_t i = 0; i < n; i++)
-		if (regressions ? it[i].delta > 0 : it[i].delta < 0)
+		if ((regressions ? it[i].delta > 0 : it[i].delta < 0) && strcmp(it[i].item, NO_LAUNCHER))
 			pick[(*c)++] = &it[i];
 	/* by |delta|, largest first (insertion sort: few hundred items) */
 	for (size_t i = 1; i < *c; i++)
@@ -326,8 +329,6 @@ static const tg_judged **top_ops(const tg_diff_doc *d, int regressions, size_t *
 		}
 	return pick;
 }
-
-#define NO_LAUNCHER "(no launcher)"
 
 /* A change of the per-op judgement that is claimed: a regression that
  * warns (significant after the false-discovery control of the each rule,
@@ -765,10 +766,9 @@ static int md_module_sentence(FILE *f, const tg_diff_doc *d)
 	return said;
 }
 
-/* The kernels no op launched: how much of the time, and how it moved;
- * they are kept out of the ops table (docs/diff.md). Returns 1 when
- * there are some. */
-static int md_no_launcher(FILE *f, const tg_diff_doc *d)
+/* The per-op item of the kernels no op launched, and *share its percent
+ * of the base's kernel time; NULL when there are none on either side. */
+static const tg_judged *no_launcher_of(const tg_diff_doc *d, double *share)
 {
 	size_t n;
 	const tg_judged *it = d->ops ? tg_judgement_items(d->ops, &n) : NULL;
@@ -779,7 +779,18 @@ static int md_no_launcher(FILE *f, const tg_diff_doc *d)
 		if (!strcmp(it[i].item, NO_LAUNCHER))
 			x = &it[i];
 	}
-	if (!x || !(x->base > 0 || x->next > 0))
+	*share = x && total > 0 ? 100.0 * x->base / total : 0.0;
+	return x && (x->base > 0 || x->next > 0) ? x : NULL;
+}
+
+/* The kernels no op launched: how much of the time, and how it moved;
+ * they are kept out of the ops table (docs/diff.md). Returns 1 when
+ * there are some. */
+static int md_no_launcher(FILE *f, const tg_diff_doc *d)
+{
+	double share;
+	const tg_judged *x = no_launcher_of(d, &share);
+	if (!x)
 		return 0;
 	char b[48], nx[48], pc[32], ci[48];
 	tg_diff_format_value(b, sizeof(b), TG_METRIC_KERNEL_TIME, x->base);
@@ -792,7 +803,7 @@ static int md_no_launcher(FILE *f, const tg_diff_doc *d)
 	        "(or they are communication kernels, or the trace has no CPU side), so how many land in the window "
 	        "moves from run to run. They are not ranked with the ops below; the rules still count them under "
 	        "their category (from their kernel names).\n",
-	        total > 0 ? 100.0 * x->base / total : 0.0, b, nx, pc, ci);
+	        share, b, nx, pc, ci);
 	return 1;
 }
 
@@ -1259,6 +1270,40 @@ static json_t *top_json(const tg_diff_doc *d, const struct cats *op_cats, int re
 	return a;
 }
 
+/* The kernels no op launched, kept out of the top lists as the md comment
+ * keeps them out of its headline: their numbers as a top item's, their
+ * share of the base's kernel time and why they are apart; json null when
+ * there are none. */
+static json_t *no_launcher_json(const tg_diff_doc *d, const struct cats *op_cats)
+{
+	double share;
+	const tg_judged *x = no_launcher_of(d, &share);
+	if (!x)
+		return json_null();
+	char cat[160];
+	category_of(cat, sizeof(cat), op_cats, d->keys, x->item);
+	json_t *o = json_object();
+	json_object_set_new(o, "op", json_string(x->item));
+	json_object_set_new(o, "category", json_string(cat));
+	json_object_set_new(o, "base", num(x->base));
+	json_object_set_new(o, "next", num(x->next));
+	json_object_set_new(o, "delta", num(x->delta));
+	json_object_set_new(o, "pct", num(x->pct));
+	json_object_set_new(o, "pct_lo", num(x->pct_lo));
+	json_object_set_new(o, "pct_hi", num(x->pct_hi));
+	json_object_set_new(o, "samples_base", json_integer((json_int_t)x->nbase));
+	json_object_set_new(o, "samples_new", json_integer((json_int_t)x->nnext));
+	json_object_set_new(o, "significant", json_boolean(op_significant(x)));
+	json_object_set_new(o, "share_of_base_pct", num(share));
+	json_object_set_new(o, "why_apart",
+	                    json_string("Their launch is not in the trace: it fell before the profiler's window opened "
+	                                "(or they are communication kernels, or the trace has no CPU side), so how many "
+	                                "land in the window moves from run to run. They are not ranked with the ops in "
+	                                "top_regressions and top_improvements; the rules still count them under their "
+	                                "category (from their kernel names)."));
+	return o;
+}
+
 static json_t *table_json(const tg_table *t)
 {
 	char *buf = NULL;
@@ -1321,6 +1366,7 @@ int tg_diff_write_json(FILE *f, const tg_diff_doc *d)
 		rc = tg_compare_categories(&cats[TG_COMPARE_OP].v, &cats[TG_COMPARE_OP].n, d->base, d->next, TG_COMPARE_OP);
 	json_object_set_new(root, "top_regressions", top_json(d, &cats[TG_COMPARE_OP], 1, 10));
 	json_object_set_new(root, "top_improvements", top_json(d, &cats[TG_COMPARE_OP], 0, 5));
+	json_object_set_new(root, "no_launcher", no_launcher_json(d, &cats[TG_COMPARE_OP]));
 	for (int by = 0; by < TG_COMPARE_BY_COUNT; by++)
 		free(cats[by].v);
 	json_object_set_new(root, "divergence", json_string(d->divergence ? d->divergence : ""));

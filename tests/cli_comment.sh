@@ -91,6 +91,23 @@ sed -n '/^#### Kernel time per step/,$p' "$o" | grep -q 'warmup' && not_ok "outs
 	|| ok "outside steps: in no kernel time table"
 grep -q '^- <code>(top level)</code>' "$o" && not_ok "no sentence for the top level" "$(grep '(top level)' "$o" | head -1)" \
 	|| ok "no divergence sentence for the launcher-less top level"
+# the json as the md: out of the top lists, on its own with its share and why
+"$TG" diff "$tmp/base.json" "$tmp/orphan.json" --format json >"$tmp/orphan.json.out"
+python3 - "$tmp/orphan.json.out" <<'PY' && ok "no launcher (json): out of the top lists, reported apart with its numbers and why" \
+	|| not_ok "no launcher (json)" "see above"
+import json, sys
+d = json.load(open(sys.argv[1]))
+tops = d["top_regressions"] + d["top_improvements"]
+assert all(t["op"] != "(no launcher)" for t in tops), tops
+n = d["no_launcher"]
+assert list(n) == ["op", "category", "base", "next", "delta", "pct", "pct_lo", "pct_hi", "samples_base", "samples_new",
+                   "significant", "share_of_base_pct", "why_apart"], list(n)
+assert n["op"] == "(no launcher)" and n["base"] == 0 and n["next"] > 0 and n["delta"] == n["next"], n
+assert n["share_of_base_pct"] == 0 and n["pct"] is None, n
+assert n["why_apart"].startswith("Their launch is not in the trace") and "top_regressions" in n["why_apart"], n
+rows = {r[0]: r for r in d["tables"]["diff_by_op"]["rows"]}
+assert abs(rows["(no launcher)"][4] * 1000 - n["next"]) < 1e-6 * n["next"], (rows["(no launcher)"], n["next"])  # the table keeps it
+PY
 # counts per step are whole: the kernels of the steps over the steps
 frac=$(sed -n '/^<details><summary>Kernel time per step by category/,/^<\/details>/p' "$o" | awk -F' \\| ' 'NR>3 && NF>3 {print $2, $3}' | grep '\.' | head -3)
 [ -z "$frac" ] && ok "counts: whole per step (no 33.333)" || not_ok "counts" "$frac"

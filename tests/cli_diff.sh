@@ -226,8 +226,8 @@ if command -v python3 >/dev/null 2>&1; then
 import json, sys
 d = json.load(open(sys.argv[1]))
 assert list(d) == ["tracegate_diff", "verdict", "summary", "comparable", "hardware_change", "base", "new",
-                   "results", "unmatched_rules", "accepted", "top_regressions", "top_improvements", "divergence",
-                   "tables"], list(d)
+                   "results", "unmatched_rules", "accepted", "top_regressions", "top_improvements", "no_launcher",
+                   "divergence", "tables"], list(d)
 assert d["tracegate_diff"] == 1 and d["verdict"] == "block" and d["comparable"] is True and d["hardware_change"] == ""
 assert d["summary"] == "block: sdpa-forward SDPA_fwd kernel_time +7.0 % (95 % CI +7.0..+7.0 %) > 5 %", d["summary"]
 for side, f in (("base", "base.json"), ("new", "sdpa7.json")):
@@ -265,6 +265,7 @@ assert len(top) == 1 and list(top[0]) == ["op", "category", "base", "next", "del
 assert top[0]["op"] == "aten::_flash_attention_forward" and top[0]["category"] == "SDPA_fwd", top[0]
 assert top[0]["base"] == 1582800 and abs(top[0]["delta"] - 110796) < 1e-6 and abs(top[0]["pct"] - 7.0) < 1e-9
 assert top[0]["samples_base"] == 8 and top[0]["significant"] is True and d["top_improvements"] == []
+assert d["no_launcher"] is None, d["no_launcher"]  # every kernel has its launch
 assert d["unmatched_rules"] == ["sdpa-backward"] and d["accepted"] == []
 assert d["divergence"] == ""
 t = d["tables"]

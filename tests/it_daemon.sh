@@ -138,10 +138,16 @@ tg_eq "PR slow: one comment" 1 "$(comments)"
 c=$(find outbox -name 'comment-*.md' | head -1)
 tg_check "comment: marker first" sh -c "head -1 '$c' | grep -q '<!-- tracegate:train -->'"
 tg_check "comment: the verdict blocks on sdpa-forward" grep -q "block: sdpa-forward" "$c"
-tg_check "comment: the baseline is main2, the merge-base" grep -q "Baseline: \`${main2:0:12}\` on <code>main</code>, run <code>m2</code> (the merge-base)" "$c"
 tg_check "comment: a history chart" grep -q "xychart-beta" "$c"
-tg_check "comment: says what was compared (commits, branch, pull request, run ids)" \
-	grep -q "^| source | <code>${main2:0:7}</code> on <code>main</code>, run <code>m2</code> | <code>${slow:0:7}</code> (pull request 7, <code>slow</code>), run <code>pr1</code> |$" "$c"
+tg_check "comment: says what was compared (commits, branch, pull request, run ids) and that the base is main2, the merge-base" \
+	grep -q "^| source | <code>${main2:0:7}</code> on <code>main</code> (the merge-base), run <code>m2</code> | <code>${slow:0:7}</code> (pull request 7, <code>slow</code>), run <code>pr1</code> |$" "$c"
+tg_eq "comment: the baseline said once (the compared table), no 'Baseline:' line" 0 "$(grep -c 'Baseline:' "$c")"
+"$tg" history --config tracegate.yaml --repo acme/llm --branch main --metric rule:sdpa-forward --format html -o hist-pr.html
+tg_check "history html: pull request 7's run marked on main's page, with its run and commit" \
+	grep -q "<path class=\"pr\" d=\"M[0-9.]* [0-9.]*l5 5l-5 5l-5 -5z\" fill=\"#8250df\" stroke=\"#fff\"><title>pull request 7 &#183; run [0-9]* &#183; 20[0-9-]* [0-9:]* UTC &#183; ${slow:0:12}" hist-pr.html
+tg_check "history html: the legend names the pull request runs" grep -q "1 pull request run into main, placed by run time" hist-pr.html
+tg_check "history text: the pull request's run listed under main's series" \
+	sh -c "'$tg' history --config tracegate.yaml --repo acme/llm --branch main --metric rule:sdpa-forward | grep -q '${slow:0:12} .* pull request 7, run '"
 tg_check "comment: the history chart in percent of the baseline, coloured, with the threshold" \
 	sh -c "grep -q 'y-axis \"% of the baseline\"' '$c' && grep -q 'plotColorPalette' '$c' && grep -q 'red: the block threshold (105 %)' '$c'"
 tg_check "status: the description names the rule" sh -c "grep \"$slow\" outbox/statuses.log | tail -1 | grep -q 'sdpa-forward'"
@@ -296,7 +302,8 @@ tg_eq "backlog: five main runs judged against their predecessors" 0 "$nob"
 tg_eq "backlog: the pull request blocks against the last" failure "$(status_of "$blpr")"
 c40=$(find outbox -path '*pr-40*' -name 'comment-*.md' | head -1)
 last=${bl##* }
-tg_check "backlog: the PR's baseline is the last main commit" grep -q "Baseline: \`${last:0:12}\`" "$c40"
+tg_check "backlog: the PR's baseline is the last main commit, its merge-base" \
+	grep -q "^| source | <code>${last:0:7}</code> on <code>main</code> (the merge-base), run <code>bl5</code> | <code>${blpr:0:7}</code> (pull request 40, " "$c40"
 
 # 9. history in first-parent order: three main commits whose runs arrive f3, f1, f2
 git -C src checkout -q main

@@ -126,7 +126,10 @@ up "$slow" slow pr5 slow.json.gz 5
 once
 tg_eq "PR with a real +30 % SDPA regression: blocked" failure "$(status_of "$slow")"
 c5=$(find outbox -path '*pr-5*' -name 'comment-*.md' | head -1)
-tg_check "PR: the baseline is main1 (signed), not the forged main2" grep -q "Baseline: \`${main1:0:12}\`" "$c5"
+tg_check "PR: the baseline is main1 (signed), one commit before the merge-base main2 (forged), not main2" \
+	grep -q "^| source | <code>${main1:0:7}</code> on <code>main</code> (1 commit before the merge-base <code>${main2:0:7}</code>), run <code>m1</code>, .* | <code>${slow:0:7}</code> (pull request 5, " "$c5"
+tg_eq "history html: the unsigned pull request's run is not drawn on main's page" 0 \
+	"$("$tg" history --config tracegate.yaml --repo acme/llm --branch main --format html | grep -c 'class="pr"')"
 tg_check "PR: the unsigned run still gets its comment" test -s "$c5"
 
 # 3. a signed run edited after signing: branch changed, or the trace swapped

@@ -23,11 +23,11 @@
 /* Two series, given interleaved and out of series order: train/gpu_busy_ms
  * 10, 20, 30 over three runs; "a,\"b\"" / kernel_time_ms:gemm 4, 3. */
 static const tg_history_point points[] = {
-	{1, T0, C1, "train", "gpu_busy_ms", 10},
-	{1, T0, C1, "a,\"b\"", "kernel_time_ms:gemm", 4},
-	{2, T0 + 3600, C2, "train", "gpu_busy_ms", 20},
-	{2, T0 + 3600, C2, "a,\"b\"", "kernel_time_ms:gemm", 3},
-	{3, T0 + 7200, C3, "train", "gpu_busy_ms", 30},
+	{1, T0, C1, "train", "gpu_busy_ms", 10, 0},
+	{1, T0, C1, "a,\"b\"", "kernel_time_ms:gemm", 4, 0},
+	{2, T0 + 3600, C2, "train", "gpu_busy_ms", 20, 0},
+	{2, T0 + 3600, C2, "a,\"b\"", "kernel_time_ms:gemm", 3, 0},
+	{3, T0 + 7200, C3, "train", "gpu_busy_ms", 30, 0},
 };
 #define NPOINTS (sizeof(points) / sizeof(points[0]))
 
@@ -103,7 +103,7 @@ static void test_csv(void **state)
 static void test_json(void **state)
 {
 	(void)state;
-	const tg_history_point evil[] = {{7, T0, C1, EVIL, "m\"\n", 1.5}};
+	const tg_history_point evil[] = {{7, T0, C1, EVIL, "m\"\n", 1.5, 0}};
 	char *t = render(TG_HISTORY_JSON, "acme/llm", "feat/" EVIL, points, NPOINTS);
 	json_error_t e;
 	json_t *j = json_loads(t, 0, &e);
@@ -216,10 +216,10 @@ static void test_html_flat_and_noise(void **state)
 {
 	(void)state;
 	const tg_history_point pts[] = {
-		{1, T0, C1, "train", "exposed_comm_ms", 0},       {2, T0 + 60, C2, "train", "exposed_comm_ms", 0},
-		{3, T0 + 120, C3, "train", "exposed_comm_ms", 0}, {1, T0, C1, "train", "steps", 8},
-		{2, T0 + 60, C2, "train", "steps", 8},             {1, T0, C1, "train", "gpu_busy_ms", 100},
-		{2, T0 + 60, C2, "train", "gpu_busy_ms", 101},     {3, T0 + 120, C3, "train", "gpu_busy_ms", 99.5},
+		{1, T0, C1, "train", "exposed_comm_ms", 0, 0},    {2, T0 + 60, C2, "train", "exposed_comm_ms", 0, 0},
+		{3, T0 + 120, C3, "train", "exposed_comm_ms", 0, 0}, {1, T0, C1, "train", "steps", 8, 0},
+		{2, T0 + 60, C2, "train", "steps", 8, 0},          {1, T0, C1, "train", "gpu_busy_ms", 100, 0},
+		{2, T0 + 60, C2, "train", "gpu_busy_ms", 101, 0},  {3, T0 + 120, C3, "train", "gpu_busy_ms", 99.5, 0},
 	};
 	char *t = render(TG_HISTORY_HTML, "acme/llm", "main", pts, sizeof(pts) / sizeof(pts[0]));
 	assert_non_null(strstr(t, "<p>3 series, 2 of them flat (one run, or one value)."));
@@ -247,7 +247,7 @@ static void test_html_band_ignores_a_step(void **state)
 	static const double v[] = {100, 100.5, 99.5, 100, 106, 106.5, 105.5, 106};
 	tg_history_point pts[8];
 	for (int k = 0; k < 8; k++)
-		pts[k] = (tg_history_point){k + 1, T0 + 60 * k, C1, "train", "gpu_busy_ms", v[k]};
+		pts[k] = (tg_history_point){k + 1, T0 + 60 * k, C1, "train", "gpu_busy_ms", v[k], 0};
 	char *t = render(TG_HISTORY_HTML, "r", "main", pts, 8);
 	/* median 103; sigma 1.4826 * 0.5 / sqrt 2 = 0.524; 2 sigma / 103 = 1.02 % */
 	assert_non_null(strstr(t, "the median of the series: 103 ms. Noise band (grey): &#177;1 %."));
@@ -284,8 +284,8 @@ static void test_html_thresholds(void **state)
 {
 	(void)state;
 	const tg_history_point pts[] = {
-		{1, T0, C1, "train", "rule:sdpa", 10},
-		{2, T0 + 60, C2, "train", "rule:sdpa", 10.1},
+		{1, T0, C1, "train", "rule:sdpa", 10, 0},
+		{2, T0 + 60, C2, "train", "rule:sdpa", 10.1, 0},
 	};
 	char *buf = NULL;
 	size_t len = 0;
@@ -317,8 +317,8 @@ static void test_html_escapes_names(void **state)
 {
 	(void)state;
 	const tg_history_point evil[] = {
-		{1, T0, C1, EVIL, "rule:<img onerror=x>&'", 1},
-		{2, T0 + 60, C2, EVIL, "rule:<img onerror=x>&'", 2},
+		{1, T0, C1, EVIL, "rule:<img onerror=x>&'", 1, 0},
+		{2, T0 + 60, C2, EVIL, "rule:<img onerror=x>&'", 2, 0},
 	};
 	char *t = render(TG_HISTORY_HTML, "acme/<b>llm</b>", "feat/" EVIL, evil, 2);
 	assert_null(strstr(t, "<script"));
@@ -395,6 +395,110 @@ static void test_changes(void **state)
 	free(buf);
 }
 
+/* The pull requests' runs into the branch (tg_history_opts.prs): on the
+ * chart, purple diamonds placed by run time among the branch's runs (0.5:
+ * halfway between runs 1 and 2), in percent of the same reference, the
+ * axis made room for them, a tooltip and a legend; listed in text, in
+ * json; csv unchanged; one of a series the branch lacks left out; a flat
+ * series says it has some. */
+static void test_pull_requests(void **state)
+{
+	(void)state;
+#define C4 "4444444444444444444444444444444444444444"
+	static const tg_history_point br[] = {
+		{1, T0, C1, "train", "gpu_busy_ms", 100, 0},         {2, T0 + 3600, C2, "train", "gpu_busy_ms", 102, 0},
+		{3, T0 + 7200, C3, "train", "gpu_busy_ms", 98, 0},   {4, T0 + 10800, C1, "train", "gpu_busy_ms", 100, 0},
+		{1, T0, C1, "train", "steps", 8, 0},                 {2, T0 + 3600, C2, "train", "steps", 8, 0},
+	};
+	static const tg_history_point prs[] = {
+		{13, T0 - 100, C4, "train", "gpu_busy_ms", 100, 9},  /* before the first run: at it */
+		{11, T0 + 1800, C4, "train", "gpu_busy_ms", 110, 7}, /* halfway between runs 1 and 2, +10 % */
+		{15, T0 + 1900, C4, "infer", "gpu_busy_ms", 1, 5},   /* no such series: left out */
+		{16, T0 + 2000, C4, "train", "steps", 9, 6},         /* a flat series' */
+		{12, T0 + 9000, C4, "train", "gpu_busy_ms", 95, 8},  /* halfway between runs 3 and 4, -5 % */
+		{14, T0 + 20000, C4, "train", "gpu_busy_ms", 101, 9}, /* after the last run: at it */
+	};
+	tg_history_opts o = {.prs = prs, .nprs = 6};
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	assert_int_equal(tg_history_write_ex(f, TG_HISTORY_HTML, "acme/llm", "main", br, 6, &o), 0);
+	fclose(f);
+	assert_non_null(strstr(buf, "<h2>train: <code>gpu_busy_ms</code> (4 runs, 4 pull request runs, ms)</h2>"));
+	assert_non_null(strstr(buf, "<td>2 (and 1 pull request run, not shown)</td>"));
+	char *svg = nth_svg(buf, 0);
+	assert_int_equal(count(svg, "<circle"), 4);
+	assert_int_equal(count(svg, "<path class=\"pr\""), 4);
+	/* x: 64 + 676 / 3 per run; y: the axis spans -5..+10 % (the marks),
+	 * padded by 8 %: -6.2..+11.2 % over y 20..200; each diamond's top
+	 * 5 px above its value */
+	assert_non_null(strstr(svg, "<path class=\"pr\" d=\"M176.7 27.4l5 5l-5 5l-5 -5z\" fill=\"#8250df\" "
+	                            "stroke=\"#fff\"><title>pull request 7 &#183; run 11 &#183; 2023-11-14 22:43 UTC "
+	                            "&#183; 444444444444&#10;110 ms (+10.00 % against the reference)</title></path>"));
+	assert_non_null(strstr(svg, "d=\"M627.3 182.6l5 5l-5 5l-5 -5z\" fill=\"#8250df\" stroke=\"#fff\"><title>pull "
+	                            "request 8 &#183; run 12 &#183; 2023-11-15 00:43 UTC"));
+	assert_non_null(strstr(svg, "d=\"M64.0 130.9l5 5"));
+	assert_non_null(strstr(svg, "d=\"M740.0 120.5l5 5"));
+	assert_non_null(strstr(svg, "run 14 &#183; 2023-11-15 03:46 UTC &#183; 444444444444&#10;101 ms (+1.00 % against"));
+	/* the branch's runs where they were: 0 % at y 135.9 */
+	assert_non_null(strstr(svg, "<circle cx=\"64.0\" cy=\"135.9\" "));
+	assert_non_null(strstr(svg, "<circle cx=\"740.0\" cy=\"135.9\" "));
+	assert_non_null(strstr(svg, ">+10 %</text>")); /* the axis reaches the +10 % mark */
+	assert_non_null(strstr(svg, "<text class=\"legend\" x=\"64\" y=\"236\" font-size=\"11\" fill=\"#424a53\"><tspan "
+	                            "fill=\"#0969da\">&#9679;</tspan> runs of main   <tspan fill=\"#8250df\">&#9670;"
+	                            "</tspan> 4 pull request runs into main, placed by run time</text>"));
+	free(svg);
+	free(buf);
+	/* without pull requests: no mark, no legend */
+	buf = render(TG_HISTORY_HTML, "acme/llm", "main", br, 6);
+	assert_int_equal(count(buf, "class=\"pr\""), 0);
+	assert_int_equal(count(buf, "class=\"legend\""), 0);
+	free(buf);
+
+	f = open_memstream(&buf, &len);
+	assert_int_equal(tg_history_write_ex(f, TG_HISTORY_TEXT, "acme/llm", "main", br, 6, &o), 0);
+	fclose(f);
+	assert_non_null(strstr(buf, "  2023-11-15 01:13  111111111111             100 ms       +2.04 %\n"
+	                            "  pull requests' runs into main (against the median, 100 ms):\n"
+	                            "  2023-11-14 22:11  444444444444             100 ms       +0.00 %  pull request 9, run 13\n"
+	                            "  2023-11-14 22:43  444444444444             110 ms      +10.00 %  pull request 7, run 11\n"
+	                            "  2023-11-15 00:43  444444444444              95 ms       -5.00 %  pull request 8, run 12\n"
+	                            "  2023-11-15 03:46  444444444444             101 ms       +1.00 %  pull request 9, run 14\n"));
+	assert_non_null(strstr(buf, "  pull requests' runs into main (against the median, 8 steps):\n"
+	                            "  2023-11-14 22:46  444444444444               9 steps   +12.50 %  pull request 6, run 16\n"));
+	assert_int_equal(count(buf, "pull request 5"), 0);
+	free(buf);
+
+	f = open_memstream(&buf, &len);
+	assert_int_equal(tg_history_write_ex(f, TG_HISTORY_JSON, "acme/llm", "main", br, 6, &o), 0);
+	fclose(f);
+	json_error_t e;
+	json_t *root = json_loads(buf, 0, &e);
+	assert_non_null(root);
+	json_t *se = json_array_get(json_object_get(root, "series"), 0);
+	assert_string_equal(json_string_value(json_object_get(se, "metric")), "gpu_busy_ms");
+	assert_int_equal(json_array_size(json_object_get(se, "points")), 4);
+	json_t *pr = json_object_get(se, "pull_requests");
+	assert_int_equal(json_array_size(pr), 4);
+	json_t *p1 = json_array_get(pr, 1);
+	assert_int_equal(json_integer_value(json_object_get(p1, "pr")), 7);
+	assert_int_equal(json_integer_value(json_object_get(p1, "run")), 11);
+	assert_int_equal(json_integer_value(json_object_get(p1, "time")), T0 + 1800);
+	assert_string_equal(json_string_value(json_object_get(p1, "commit")), C4);
+	assert_true(json_real_value(json_object_get(p1, "value")) == 110);
+	json_decref(root);
+	free(buf);
+
+	/* csv: the branch's rows only */
+	f = open_memstream(&buf, &len);
+	assert_int_equal(tg_history_write_ex(f, TG_HISTORY_CSV, "acme/llm", "main", br, 6, &o), 0);
+	fclose(f);
+	assert_int_equal(count(buf, "\n"), 7);
+	assert_int_equal(count(buf, C4), 0);
+	free(buf);
+#undef C4
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -408,6 +512,7 @@ int main(void)
 		cmocka_unit_test(test_html_thresholds),
 		cmocka_unit_test(test_html_band_ignores_a_step),
 		cmocka_unit_test(test_changes),
+		cmocka_unit_test(test_pull_requests),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -177,6 +177,8 @@ typedef struct spec {
 	const char *repo, *branch, *workload, *commit;
 	int64_t run_time;
 	int trusted;
+	const char *target_branch; /* NULL: none */
+	int64_t pr;                /* 0: none */
 } spec;
 
 /* Adds run number i; returns its id. */
@@ -199,6 +201,8 @@ static int64_t add_run(tg_store *s, int i, const spec *sp, int *created)
 	j.manifest = "{\"schema\":\"tracegate.run/1\"}";
 	j.run_time = sp ? sp->run_time : 0;
 	j.trusted = sp ? sp->trusted : 0;
+	j.target_branch = (char *)(sp ? sp->target_branch : NULL);
+	j.pr = sp ? sp->pr : 0;
 	int64_t id = 0;
 	int cr = -1;
 	if (tg_store_job_add(s, &j, &id, &cr))
@@ -923,6 +927,119 @@ static void test_metrics_and_history(void **state)
 	/* an empty put clears */
 	tg_test_must(tg_store_metrics_put(c->s, w1[0], NULL, 0));
 	assert_int_equal(raw_sql(c, "SELECT COUNT(*) FROM metrics WHERE name = 'tiny'"), 0);
+}
+
+/* The pull requests' runs into a branch (tg_store_history_prs): done runs
+ * whose target branch it is, that name a pull request and are not the
+ * branch's own; filters, limit and trust as the branch's history. */
+static void test_history_prs(void **state)
+{
+	ctx *c = *state;
+	NEED(c);
+	c->s = must_open(c);
+	tg_metric m1[] = {{"gpu_busy_ms", 10}, {"kernel_time_ms:GEMM", 4}};
+	/* main's own runs, one of them naming a pull request (pr 9) */
+	spec main1 = {.run_time = 1000, .trusted = 1};
+	int64_t b1 = add_run(c->s, 300, &main1, NULL);
+	run_to_done(c->s, b1, "pass", m1, 2);
+	spec main9 = {.run_time = 1100, .trusted = 1, .target_branch = "main", .pr = 9};
+	int64_t b9 = add_run(c->s, 301, &main9, NULL);
+	run_to_done(c->s, b9, "pass", m1, 1);
+	/* pull request 7 into main: two runs (the first signed), one of infer */
+	spec pr7a = {.branch = "feat", .run_time = 1500, .trusted = 1, .target_branch = "main", .pr = 7};
+	int64_t a = add_run(c->s, 302, &pr7a, NULL);
+	tg_metric ma[] = {{"gpu_busy_ms", 11.5}, {"kernel_time_ms:GEMM", 4.25}};
+	run_to_done(c->s, a, "block", ma, 2);
+	spec pr7b = {.branch = "feat", .run_time = 2500, .target_branch = "main", .pr = 7};
+	int64_t bb = add_run(c->s, 303, &pr7b, NULL);
+	tg_metric mb[] = {{"gpu_busy_ms", 10.25}};
+	run_to_done(c->s, bb, "pass", mb, 1);
+	spec pr8 = {.branch = "fix", .workload = "infer", .run_time = 2000, .target_branch = "main", .pr = 8};
+	int64_t i8 = add_run(c->s, 304, &pr8, NULL);
+	tg_metric mi[] = {{"gpu_busy_ms", 30}};
+	run_to_done(c->s, i8, "warn", mi, 1);
+	/* left out: into dev; not done; failed; no pull request; another repo */
+	tg_metric junk[] = {{"gpu_busy_ms", 999}};
+	spec dev = {.branch = "feat", .run_time = 1600, .target_branch = "dev", .pr = 7};
+	run_to_done(c->s, add_run(c->s, 305, &dev, NULL), "pass", junk, 1);
+	spec nopr = {.branch = "feat", .run_time = 1700, .target_branch = "main"};
+	run_to_done(c->s, add_run(c->s, 306, &nopr, NULL), "pass", junk, 1);
+	spec other = {.repo = "other/repo", .branch = "feat", .run_time = 1800, .target_branch = "main", .pr = 7};
+	run_to_done(c->s, add_run(c->s, 307, &other, NULL), "pass", junk, 1);
+	spec failed = {.branch = "feat", .run_time = 1900, .target_branch = "main", .pr = 7};
+	int64_t f = add_run(c->s, 308, &failed, NULL);
+	must(tg_store_metrics_put(c->s, f, junk, 1));
+	run_to_failed(c->s, f, "crash");
+	spec open = {.branch = "feat", .run_time = 3000, .target_branch = "main", .pr = 7};
+	must(tg_store_metrics_put(c->s, add_run(c->s, 309, &open, NULL), junk, 1));
+
+	tg_history_point *p = NULL;
+	size_t n = 0;
+	must(tg_store_history_prs(c->s, "acme/llm", "main", NULL, NULL, 0, &p, &n));
+	assert_int_equal(n, 4);
+	/* oldest first; within a run, by name */
+	assert_int_equal(p[0].run, a);
+	assert_int_equal(p[0].pr, 7);
+	assert_int_equal(p[0].run_time, 1500);
+	assert_string_equal(p[0].metric, "gpu_busy_ms");
+	assert_true(p[0].value == 11.5);
+	assert_string_equal(p[1].metric, "kernel_time_ms:GEMM");
+	assert_true(p[1].value == 4.25);
+	assert_int_equal(p[2].run, i8);
+	assert_int_equal(p[2].pr, 8);
+	assert_string_equal(p[2].workload, "infer");
+	assert_true(p[2].value == 30);
+	assert_int_equal(p[3].run, bb);
+	assert_int_equal(p[3].pr, 7);
+	assert_true(p[3].value == 10.25);
+	char cm[41];
+	assert_string_equal(p[3].commit, sha(cm, 303));
+	tg_history_free(p, n);
+
+	/* the branch's own history: its runs only, pr as stored */
+	must(tg_store_history(c->s, "acme/llm", "main", NULL, "gpu_busy_ms", 0, &p, &n));
+	assert_int_equal(n, 2);
+	assert_int_equal(p[0].run, b1);
+	assert_int_equal(p[0].pr, 0);
+	assert_int_equal(p[1].run, b9);
+	assert_int_equal(p[1].pr, 9);
+	tg_history_free(p, n);
+
+	/* filters: workload, metric, prefix; limit: the latest run a series */
+	must(tg_store_history_prs(c->s, "acme/llm", "main", "train", "gpu_busy_ms", 0, &p, &n));
+	assert_int_equal(n, 2);
+	assert_int_equal(p[0].run, a);
+	assert_int_equal(p[1].run, bb);
+	tg_history_free(p, n);
+	must(tg_store_history_prs(c->s, "acme/llm", "main", NULL, "kernel_time_ms:*", 0, &p, &n));
+	assert_int_equal(n, 1);
+	assert_int_equal(p[0].run, a);
+	tg_history_free(p, n);
+	must(tg_store_history_prs(c->s, "acme/llm", "main", NULL, NULL, 1, &p, &n));
+	assert_int_equal(n, 3); /* train gpu_busy: bb; train GEMM: a; infer: i8 */
+	assert_int_equal(p[0].run, a);
+	assert_string_equal(p[0].metric, "kernel_time_ms:GEMM");
+	assert_int_equal(p[1].run, i8);
+	assert_int_equal(p[2].run, bb);
+	tg_history_free(p, n);
+	must(tg_store_history_prs(c->s, "acme/llm", "dev", NULL, NULL, 0, &p, &n));
+	assert_int_equal(n, 1);
+	assert_int_equal(p[0].pr, 7);
+	assert_true(p[0].value == 999);
+	tg_history_free(p, n);
+	must(tg_store_history_prs(c->s, "acme/llm", "feat", NULL, NULL, 0, &p, &n));
+	assert_int_equal(n, 0);
+	assert_null(p);
+
+	/* a signing key: trusted runs only, as the branch's history */
+	tg_store_set_trusted_only(c->s, 1);
+	must(tg_store_history_prs(c->s, "acme/llm", "main", NULL, NULL, 0, &p, &n));
+	assert_int_equal(n, 2);
+	assert_int_equal(p[0].run, a);
+	assert_int_equal(p[1].run, a);
+	tg_history_free(p, n);
+	tg_store_set_trusted_only(c->s, 0);
+	assert_int_equal(tg_store_history_prs(c->s, "acme/llm", NULL, NULL, NULL, 0, &p, &n), TG_EINVAL);
 }
 
 static void test_find_run(void **state)
@@ -1690,7 +1807,7 @@ static void test_pg_reconnect(void **state)
 	X(test_open_migrate_reopen)                                                                        \
 	X(test_migrate_from_v1) X(test_newer_schema_refused) X(test_add_idempotent) X(test_claim_and_renew) \
 	X(test_lost_lease) X(test_leases) X(test_transitions) X(test_set_result) X(test_jobs_list)                        \
-	X(test_metrics_and_history) X(test_find_run) X(test_prune) X(test_strings)                          \
+	X(test_metrics_and_history) X(test_history_prs) X(test_find_run) X(test_prune) X(test_strings)                          \
 	X(test_concurrent_claims) X(test_concurrent_open) X(test_killed_daemon) X(test_write_faults)
 
 #define ON_SQLITE(f) cmocka_unit_test_prestate_setup_teardown(f, setup, teardown, &sqlite_ctx),

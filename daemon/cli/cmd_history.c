@@ -1,7 +1,8 @@
 /*
  * cmd_history.c - `tracegate history --config FILE --repo REPO --branch
  * BRANCH [--metric M] [--workload W] [--limit N] [--format F] [-o FILE]`:
- * the numbers of every analysed run of a branch, from the daemon's store.
+ * the numbers of every analysed run of a branch, from the daemon's store,
+ * and those of the pull requests' runs into it (marked apart).
  *
  * Read-only: the configuration is loaded for its database alone (no S3
  * key or forge token is read, so none need be set); the repository's rules
@@ -307,8 +308,8 @@ int tg_cmd_history(int argc, char **argv)
 		return TG_EXIT_USAGE;
 	}
 	struct rules_ctx rctx = {NULL};
-	tg_history_point *p = NULL;
-	size_t n = 0;
+	tg_history_point *p = NULL, *prs = NULL;
+	size_t n = 0, nprs = 0;
 	char *doc = NULL, *resolved = NULL, **names = NULL;
 	size_t len = 0, nnames = 0;
 	int ex = TG_EXIT_USAGE;
@@ -328,6 +329,11 @@ int tg_cmd_history(int argc, char **argv)
 		tg_cli_error("%s", tg_error_last());
 		goto done;
 	}
+	/* the pull requests' runs into the branch, marked on the page */
+	if (tg_store_history_prs(s, repo, branch, workload, resolved ? resolved : metric, limit, &prs, &nprs)) {
+		tg_cli_error("%s", tg_error_last());
+		goto done;
+	}
 	first_parent_order(cfg, repo, branch, p, n);
 	const tg_config_repo *cr = tg_config_find_repo(cfg, repo);
 	if (cr && (cr->rules ? tg_rules_load_file(&rctx.rules, cr->rules) : tg_rules_load_default(&rctx.rules)))
@@ -337,6 +343,8 @@ int tg_cmd_history(int argc, char **argv)
 		goto done;
 	hopts.info = series_info;
 	hopts.ctx = &rctx;
+	hopts.prs = prs;
+	hopts.nprs = nprs;
 	int wr = tg_history_write_ex(f, fmt, repo, branch, p, n, &hopts);
 	if (fclose(f) || wr) {
 		tg_cli_error("history: %s", tg_error_last());
@@ -355,6 +363,7 @@ done:
 	free(names);
 	tg_rules_free(rctx.rules);
 	tg_history_free(p, n);
+	tg_history_free(prs, nprs);
 	tg_store_close(s);
 	tg_config_free(cfg);
 	return ex;

@@ -25,7 +25,8 @@ int tg_history_format_parse(tg_history_format *out, const char *s)
 }
 
 /* One series: indices of its points, in order; its change points when
- * asked for. */
+ * asked for; the pull requests' runs of the same workload and metric
+ * (tg_history_opts.prs), oldest first. */
 struct series {
 	const char *workload, *metric;
 	size_t *idx;
@@ -33,6 +34,8 @@ struct series {
 	tg_history_series_info info; /* unit always set */
 	tg_change *ch;
 	size_t nch;
+	const tg_history_point **pr;
+	size_t npr;
 };
 
 static int cmp_series(const void *a, const void *b)
@@ -47,6 +50,7 @@ static void series_free(struct series *s, size_t n)
 	for (size_t i = 0; s && i < n; i++) {
 		free(s[i].idx);
 		free(s[i].ch);
+		free(s[i].pr);
 	}
 	free(s);
 }
@@ -65,7 +69,7 @@ static int group(struct series **out, size_t *ns, const tg_history_point *p, siz
 				series_free(s, k);
 				return TG_ENOMEM;
 			}
-			s[k++] = (struct series){p[i].workload, p[i].metric, NULL, 0, {0}, NULL, 0};
+			s[k++] = (struct series){p[i].workload, p[i].metric, NULL, 0, {0}, NULL, 0, NULL, 0};
 		}
 		size_t *ni = realloc(s[j].idx, (s[j].n + 1) * sizeof(size_t));
 		if (!ni) {
@@ -79,6 +83,25 @@ static int group(struct series **out, size_t *ns, const tg_history_point *p, siz
 		qsort(s, k, sizeof(*s), cmp_series);
 	*out = s;
 	*ns = k;
+	return 0;
+}
+
+/* Gives each pull request's run (prs, n of them) to the series of its
+ * workload and metric; one of a series the branch lacks is left out (no
+ * reference to compare it with). */
+static int attach_prs(struct series *s, size_t ns, const tg_history_point *prs, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = 0; j < ns; j++) {
+			if (strcmp(s[j].workload, prs[i].workload) || strcmp(s[j].metric, prs[i].metric))
+				continue;
+			const tg_history_point **np = realloc(s[j].pr, (s[j].npr + 1) * sizeof(*np));
+			if (!np)
+				return tg_error_set(TG_ENOMEM, "out of memory");
+			s[j].pr = np;
+			s[j].pr[s[j].npr++] = &prs[i];
+			break;
+		}
 	return 0;
 }
 
@@ -150,8 +173,10 @@ static void change_words(char *buf, size_t cap, const struct series *s, const tg
 	         s->n - c->at, s->n - c->at == 1 ? "" : "s", c->p_value);
 }
 
-static void write_text(FILE *f, const char *repo, const char *branch, const struct series *s, size_t ns,
-                       const tg_history_point *p)
+static int series_reference(const struct series *s, const tg_history_point *p, double *ref, double *band_pct);
+
+static int write_text(FILE *f, const char *repo, const char *branch, const struct series *s, size_t ns,
+                      const tg_history_point *p)
 {
 	fprintf(f, "history of %s on %s: %zu series\n", repo, branch, ns);
 	for (size_t i = 0; i < ns; i++) {
@@ -172,12 +197,34 @@ static void write_text(FILE *f, const char *repo, const char *branch, const stru
 					fputs("  <- change", f);
 			fputc('\n', f);
 		}
+		if (s[i].npr) {
+			/* in percent of the median, as the page draws them */
+			double ref = 0, band = 0;
+			int rc = series_reference(&s[i], p, &ref, &band);
+			if (rc)
+				return rc;
+			fprintf(f, "  pull requests' runs into %s (against the median, %.6g%s%s):\n", branch, ref, *u ? " " : "",
+			        u);
+			for (size_t k = 0; k < s[i].npr; k++) {
+				const tg_history_point *x = s[i].pr[k];
+				char w[32];
+				when(w, sizeof(w), x->run_time);
+				if (ref != 0)
+					fprintf(f, "  %s  %.12s  %14.6g %-5s  %+7.2f %%  pull request %lld, run %lld\n", w, x->commit,
+					        x->value, u, 100.0 * (x->value - ref) / fabs(ref), (long long)x->pr,
+					        (long long)x->run);
+				else
+					fprintf(f, "  %s  %.12s  %14.6g %-5s  pull request %lld, run %lld\n", w, x->commit, x->value,
+					        u, (long long)x->pr, (long long)x->run);
+			}
+		}
 		for (size_t c = 0; c < s[i].nch; c++) {
 			char w[160];
 			change_words(w, sizeof(w), &s[i], &s[i].ch[c], p);
 			fprintf(f, "  change: %s\n", w);
 		}
 	}
+	return 0;
 }
 
 static void write_csv(FILE *f, const struct series *s, size_t ns, const tg_history_point *p)
@@ -211,8 +258,15 @@ static int write_json(FILE *f, const char *repo, const char *branch, const struc
 			                                     (json_int_t)x->run_time, "commit", x->commit, "value",
 			                                     isfinite(x->value) ? x->value : 0.0));
 		}
-		json_t *se = json_pack("{s:s,s:s,s:s,s:o}", "workload", s[i].workload, "metric", s[i].metric, "unit",
-		                       s[i].info.unit, "points", pts);
+		json_t *prs = json_array();
+		for (size_t k = 0; k < s[i].npr; k++) {
+			const tg_history_point *x = s[i].pr[k];
+			json_array_append_new(prs, json_pack("{s:I,s:I,s:I,s:s,s:f}", "pr", (json_int_t)x->pr, "run",
+			                                     (json_int_t)x->run, "time", (json_int_t)x->run_time, "commit",
+			                                     x->commit, "value", isfinite(x->value) ? x->value : 0.0));
+		}
+		json_t *se = json_pack("{s:s,s:s,s:s,s:o,s:o}", "workload", s[i].workload, "metric", s[i].metric, "unit",
+		                       s[i].info.unit, "points", pts, "pull_requests", prs);
 		if (se && s[i].ch) {
 			json_t *ch = json_array();
 			for (size_t c = 0; c < s[i].nch; c++) {
@@ -326,8 +380,34 @@ static void svg_threshold(FILE *f, double L, double R, double y, const char *col
 	        R - 4, y - 4, colour, label, t);
 }
 
-/* One SVG chart of a series that moves, in percent of its reference. */
-static int svg_chart_percent(FILE *f, const struct series *s, const tg_history_point *p)
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* Where a pull request's run at time t goes on a chart whose runs are at
+ * the indices 0..n-1, by time: ts holds the run times of the series
+ * sorted, and t falls between the k-th and the (k+1)-th of them, at the
+ * fraction of that interval it has gone; before the first at 0, after the
+ * last at n - 1. The chart's order is the branch's first-parent order,
+ * nearly always the order the runs ran; where it is not, this is the
+ * place by rank in time. */
+static double pr_index(const int64_t *ts, size_t n, int64_t t)
+{
+	if (!n || t <= ts[0])
+		return 0;
+	if (t >= ts[n - 1])
+		return (double)(n - 1);
+	size_t k = 0;
+	while (k + 1 < n && ts[k + 1] <= t)
+		k++;
+	return (double)k + (double)(t - ts[k]) / (double)(ts[k + 1] - ts[k]);
+}
+
+/* One SVG chart of a series that moves, in percent of its reference, with
+ * the pull requests' runs into branch marked apart. */
+static int svg_chart_percent(FILE *f, const struct series *s, const tg_history_point *p, const char *branch)
 {
 	const double W = 760, H = 240, L = 64, R = 20, T = 20, B = 40;
 	const double PW = W - L - R, PH = H - T - B;
@@ -335,13 +415,20 @@ static int svg_chart_percent(FILE *f, const struct series *s, const tg_history_p
 	int rc = series_reference(s, p, &ref, &band);
 	if (rc)
 		return rc;
+	int64_t *ts = malloc((s->n ? s->n : 1) * sizeof(int64_t));
+	if (!ts)
+		return tg_error_set(TG_ENOMEM, "out of memory");
+	for (size_t k = 0; k < s->n; k++)
+		ts[k] = p[s->idx[k]].run_time;
+	qsort(ts, s->n, sizeof(int64_t), cmp_i64);
 	const char *unit = s->info.unit;
 	/* a reference of 0 has no percent: then the values themselves */
 	int pct = ref != 0;
 	double sign = s->info.higher_is_worse ? 1 : -1;
 	double lo = pct ? -2 : INFINITY, hi = pct ? 2 : -INFINITY;
-	for (size_t k = 0; k < s->n; k++) {
-		double v = p[s->idx[k]].value, y = pct ? 100.0 * (v - ref) / fabs(ref) : v;
+	for (size_t k = 0; k < s->n + s->npr; k++) {
+		double v = k < s->n ? p[s->idx[k]].value : s->pr[k - s->n]->value;
+		double y = pct ? 100.0 * (v - ref) / fabs(ref) : v;
 		lo = fmin(lo, y);
 		hi = fmax(hi, y);
 	}
@@ -451,7 +538,33 @@ static int svg_chart_percent(FILE *f, const struct series *s, const tg_history_p
 			        cx, H - B + 16, x->commit);
 		fputc('\n', f);
 	}
+	/* the pull requests' runs: purple diamonds, on top */
+	for (size_t k = 0; k < s->npr; k++) {
+		const tg_history_point *x = s->pr[k];
+		double cx = L + (s->n > 1 ? dx * pr_index(ts, s->n, x->run_time) : PW / 2);
+		double y = pct ? 100.0 * (x->value - ref) / fabs(ref) : x->value, cy = Y_OF(y);
+		char w[32], val[64];
+		when(w, sizeof(w), x->run_time);
+		value_unit(val, sizeof(val), x->value, unit);
+		fprintf(f, "<path class=\"pr\" d=\"M%.1f %.1fl5 5l-5 5l-5 -5z\" fill=\"#8250df\" stroke=\"#fff\">"
+		           "<title>pull request %lld &#183; run %lld &#183; %s UTC &#183; %.12s&#10;%s",
+		        cx, cy - 5, (long long)x->pr, (long long)x->run, w, x->commit, val);
+		if (pct)
+			fprintf(f, " (%+.2f %% against the reference)", y);
+		fputs("</title></path>\n", f);
+	}
+	if (s->npr) {
+		fprintf(f, "<text class=\"legend\" x=\"%.0f\" y=\"%.0f\" font-size=\"11\" fill=\"#424a53\">"
+		           "<tspan fill=\"#0969da\">&#9679;</tspan> runs of ",
+		        L, H - 4);
+		html_text(f, branch);
+		fprintf(f, "   <tspan fill=\"#8250df\">&#9670;</tspan> %zu pull request run%s into ", s->npr,
+		        s->npr == 1 ? "" : "s");
+		html_text(f, branch);
+		fputs(", placed by run time</text>\n", f);
+	}
 #undef Y_OF
+	free(ts);
 	fputs("</svg>\n", f);
 	return 0;
 }
@@ -475,7 +588,10 @@ static void html_flat(FILE *f, const struct series *s, size_t ns, const tg_histo
 		html_text(f, s[i].metric);
 		fputs("</code></td><td>", f);
 		html_text(f, val);
-		fprintf(f, "</td><td>%zu</td></tr>\n", s[i].n);
+		fprintf(f, "</td><td>%zu", s[i].n);
+		if (s[i].npr)
+			fprintf(f, " (and %zu pull request run%s, not shown)", s[i].npr, s[i].npr == 1 ? "" : "s");
+		fputs("</td></tr>\n", f);
 	}
 	fputs("</table></details>\n", f);
 }
@@ -510,9 +626,11 @@ static int write_html(FILE *f, const char *repo, const char *branch, const struc
 		html_text(f, s[i].workload);
 		fputs(": <code>", f);
 		html_text(f, s[i].metric);
-		fprintf(f, "</code> (%zu run%s%s%s)</h2>\n", s[i].n, s[i].n == 1 ? "" : "s", *s[i].info.unit ? ", " : "",
-		        s[i].info.unit);
-		int rc = svg_chart_percent(f, &s[i], p);
+		fprintf(f, "</code> (%zu run%s", s[i].n, s[i].n == 1 ? "" : "s");
+		if (s[i].npr)
+			fprintf(f, ", %zu pull request run%s", s[i].npr, s[i].npr == 1 ? "" : "s");
+		fprintf(f, "%s%s)</h2>\n", *s[i].info.unit ? ", " : "", s[i].info.unit);
+		int rc = svg_chart_percent(f, &s[i], p, branch);
 		if (rc)
 			return rc;
 	}
@@ -529,7 +647,7 @@ int tg_history_write(FILE *f, tg_history_format fmt, const char *repo, const cha
 int tg_history_write_with(FILE *f, tg_history_format fmt, const char *repo, const char *branch,
                           const tg_history_point *p, size_t n, tg_history_info_fn info, void *ctx)
 {
-	tg_history_opts o = {0, info, ctx};
+	tg_history_opts o = {0, info, ctx, NULL, 0};
 	return tg_history_write_ex(f, fmt, repo, branch, p, n, &o);
 }
 
@@ -539,6 +657,8 @@ int tg_history_write_ex(FILE *f, tg_history_format fmt, const char *repo, const 
 	struct series *s = NULL;
 	size_t ns = 0;
 	int rc = group(&s, &ns, p, n);
+	if (!rc && opts && opts->prs)
+		rc = attach_prs(s, ns, opts->prs, opts->nprs);
 	if (!rc && opts && opts->changes && fmt != TG_HISTORY_CSV)
 		rc = find_changes(s, ns, p);
 	if (rc) {
@@ -553,7 +673,7 @@ int tg_history_write_ex(FILE *f, tg_history_format fmt, const char *repo, const 
 			s[i].info.unit = tg_history_metric_unit(s[i].metric);
 	}
 	switch (fmt) {
-	case TG_HISTORY_TEXT: write_text(f, repo, branch, s, ns, p); break;
+	case TG_HISTORY_TEXT: rc = write_text(f, repo, branch, s, ns, p); break;
 	case TG_HISTORY_CSV: write_csv(f, s, ns, p); break;
 	case TG_HISTORY_JSON: rc = write_json(f, repo, branch, s, ns, p); break;
 	case TG_HISTORY_HTML: rc = write_html(f, repo, branch, s, ns, p); break;

@@ -54,6 +54,17 @@ typedef struct tg_history_opts {
 	                html marks them on the charts; csv is unchanged */
 	tg_history_info_fn info; /* what the caller knows of each series (may be NULL) */
 	void *ctx;               /* info's */
+	/* the pull requests' runs into the branch (tg_store_history_prs),
+	 * oldest first; NULL: none. Each joins the series of its (workload,
+	 * metric), if the branch has it: the html charts mark it apart from
+	 * the branch's runs, placed by run time among them (before the
+	 * first: at the first; after the last: at the last), in percent of
+	 * the same reference, with its pull request, commit, run id and date
+	 * in its tooltip, and a legend; text lists them under the series;
+	 * json adds "pull_requests" to each series; csv is unchanged (the
+	 * branch's rows only). Borrowed. */
+	const tg_history_point *prs;
+	size_t nprs;
 } tg_history_opts;
 
 /* tg_history_write with options (NULL: none). Series with a value <= 0

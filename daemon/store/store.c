@@ -392,8 +392,9 @@ void tg_history_free(tg_history_point *p, size_t n)
 	free(p);
 }
 
-int tg_store_history(tg_store *s, const char *repo, const char *branch, const char *workload, const char *metric,
-                     size_t limit, tg_history_point **out, size_t *n)
+/* tg_store_history (prs 0) and tg_store_history_prs (prs 1). */
+static int history(tg_store *s, int prs, const char *repo, const char *branch, const char *workload,
+                   const char *metric, size_t limit, tg_history_point **out, size_t *n)
 {
 	*out = NULL;
 	*n = 0;
@@ -411,9 +412,21 @@ int tg_store_history(tg_store *s, const char *repo, const char *branch, const ch
 		metric = NULL;
 	}
 	int64_t lim = limit > (size_t)INT64_MAX ? INT64_MAX : (int64_t)limit;
-	int rc = s->ops->history(s, repo, branch, workload, metric, prefix && *prefix ? prefix : NULL, lim, out, n);
+	int rc = s->ops->history(s, prs, repo, branch, workload, metric, prefix && *prefix ? prefix : NULL, lim, out, n);
 	free(prefix);
 	return rc;
+}
+
+int tg_store_history(tg_store *s, const char *repo, const char *branch, const char *workload, const char *metric,
+                     size_t limit, tg_history_point **out, size_t *n)
+{
+	return history(s, 0, repo, branch, workload, metric, limit, out, n);
+}
+
+int tg_store_history_prs(tg_store *s, const char *repo, const char *branch, const char *workload, const char *metric,
+                         size_t limit, tg_history_point **out, size_t *n)
+{
+	return history(s, 1, repo, branch, workload, metric, limit, out, n);
 }
 
 int tg_store_prune(tg_store *s, int64_t before, size_t *deleted)
@@ -488,7 +501,8 @@ int tg_store__history_from_row(tg_history_point *p, const char *const *v)
 		memset(p, 0, sizeof(*p));
 		return rc;
 	}
-	p->value = v[5] ? strtod(v[5], NULL) : 0.0;
+	p->value = v[TG_STORE_HISTORY_VALUE] ? strtod(v[TG_STORE_HISTORY_VALUE], NULL) : 0.0;
+	p->pr = to_i64(v[6], 0);
 	return 0;
 }
 

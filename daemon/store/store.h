@@ -184,6 +184,7 @@ typedef struct tg_history_point {
 	char *workload;
 	char *metric;
 	double value;
+	int64_t pr;        /* the run's pull request (tg_store_history_prs), 0 when none */
 } tg_history_point;
 
 /* The history of repo on branch: every metric point of done (and, see
@@ -193,6 +194,17 @@ typedef struct tg_history_point {
  * *out is an array of *n (tg_history_free). */
 int tg_store_history(tg_store *s, const char *repo, const char *branch, const char *workload, const char *metric,
                      size_t limit, tg_history_point **out, size_t *n);
+
+/* The runs of pull requests into branch, for marks on its history: every
+ * metric point of done runs of repo whose target branch is branch, that
+ * name a pull request (pr > 0) and whose own branch is another one (a run
+ * of branch itself is in tg_store_history), trusted as tg_store_history's
+ * (tg_store_set_trusted_only: with a signing key only signed runs, so an
+ * unsigned pull-request upload is not shown). Filters, limit (the latest
+ * runs of each series), order and *out as tg_store_history's; each point's
+ * pr is its pull request. */
+int tg_store_history_prs(tg_store *s, const char *repo, const char *branch, const char *workload, const char *metric,
+                         size_t limit, tg_history_point **out, size_t *n);
 
 void tg_history_free(tg_history_point *p, size_t n);
 

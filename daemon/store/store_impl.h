@@ -20,8 +20,10 @@
 	"updated_at, run_time, trusted"
 #define TG_STORE_JOB_NCOLS 23
 
-/* The columns of a history row: run id, run_time, commit, workload, metric, value. */
-#define TG_STORE_HISTORY_NCOLS 6
+/* The columns of a history row: run id, run_time, commit, workload, metric,
+ * value, pull request. */
+#define TG_STORE_HISTORY_NCOLS 7
+#define TG_STORE_HISTORY_VALUE 5
 
 /* One schema migration, in both dialects. The list starts at version 1 and
  * has no gap; a version, once released, never changes. */
@@ -66,8 +68,10 @@ typedef struct tg_store_ops {
 	int (*find_run)(tg_store *s, const char *repo, const char *commit, const char *workload, tg_job *out);
 	int (*find_runs)(tg_store *s, const char *repo, const char *commit, const char *workload, int64_t limit,
 	                 tg_job **out, size_t *n);
-	int (*history)(tg_store *s, const char *repo, const char *branch, const char *workload, const char *metric,
-	               const char *prefix, int64_t limit, tg_history_point **out, size_t *n);
+	/* prs: 0 the runs of branch (tg_store_history), 1 the pull requests'
+	 * runs into it (tg_store_history_prs) */
+	int (*history)(tg_store *s, int prs, const char *repo, const char *branch, const char *workload,
+	               const char *metric, const char *prefix, int64_t limit, tg_history_point **out, size_t *n);
 	int (*prune)(tg_store *s, int64_t before, int64_t *deleted);
 	int (*leases)(tg_store *s, int64_t now, tg_lease **out, size_t *n);
 	int (*lease_expire)(tg_store *s, int64_t id, const char *owner, int64_t now);

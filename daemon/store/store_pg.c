@@ -671,8 +671,8 @@ static int pg_find_runs(tg_store *s, const char *repo, const char *commit, const
 	PG_RETRY(pgs(s), find_runs_once(pgs(s), repo, commit, workload, limit, out, n));
 }
 
-static int history_once(pg_store *b, const char *repo, const char *branch, const char *workload, const char *metric,
-                        const char *prefix, int64_t limit, tg_history_point **out, size_t *n)
+static int history_once(pg_store *b, int prs, const char *repo, const char *branch, const char *workload,
+                        const char *metric, const char *prefix, int64_t limit, tg_history_point **out, size_t *n)
 {
 	*out = NULL;
 	*n = 0;
@@ -680,21 +680,26 @@ static int history_once(pg_store *b, const char *repo, const char *branch, const
 	fmt_i64(lim, sizeof(lim), limit);
 	const char *p[] = {repo, branch, workload, metric, prefix, lim, b->base.trusted_only ? "1" : "0"};
 	int rc;
-	/* Same query as SQLite's; COLLATE "C" orders names byte-wise there too. */
+	/* Same queries as SQLite's; COLLATE "C" orders names byte-wise there
+	 * too. prs: the pull requests' runs into the branch, by target branch. */
+#define PG_HISTORY_SQL(which)                                                                  \
+	"SELECT run, run_time, commit_sha, workload, name, value, pr FROM ("                        \
+	" SELECT r.id AS run, r.run_time, r.commit_sha, r.workload, m.name, m.value,"                \
+	"  r.pr, ROW_NUMBER() OVER (PARTITION BY r.workload, m.name"                                \
+	"   ORDER BY r.run_time DESC, r.id DESC) AS rn"                                             \
+	" FROM runs r JOIN metrics m ON m.run = r.id"                                               \
+	" WHERE r.repo = $1 AND " which " AND r.state = 'done'"                                     \
+	"  AND ($3::text IS NULL OR r.workload = $3::text)"                                         \
+	"  AND ($4::text IS NULL OR m.name = $4::text)"                                             \
+	"  AND ($5::text IS NULL OR starts_with(m.name, $5::text))"                                 \
+	"  AND ($7::integer = 0 OR r.trusted = 1)"                                                  \
+	") h WHERE $6::bigint = 0 OR rn <= $6::bigint"                                              \
+	" ORDER BY run_time, run, workload COLLATE \"C\", name COLLATE \"C\""
 	PGresult *res = pg_run(b, "history",
-	                       "SELECT run, run_time, commit_sha, workload, name, value FROM ("
-	                       " SELECT r.id AS run, r.run_time, r.commit_sha, r.workload, m.name, m.value,"
-	                       "  ROW_NUMBER() OVER (PARTITION BY r.workload, m.name"
-	                       "   ORDER BY r.run_time DESC, r.id DESC) AS rn"
-	                       " FROM runs r JOIN metrics m ON m.run = r.id"
-	                       " WHERE r.repo = $1 AND r.branch = $2 AND r.state = 'done'"
-	                       "  AND ($3::text IS NULL OR r.workload = $3::text)"
-	                       "  AND ($4::text IS NULL OR m.name = $4::text)"
-	                       "  AND ($5::text IS NULL OR starts_with(m.name, $5::text))"
-	                       "  AND ($7::integer = 0 OR r.trusted = 1)"
-	                       ") h WHERE $6::bigint = 0 OR rn <= $6::bigint"
-	                       " ORDER BY run_time, run, workload COLLATE \"C\", name COLLATE \"C\"",
+	                       prs ? PG_HISTORY_SQL("r.target_branch = $2 AND r.pr > 0 AND r.branch <> $2")
+	                           : PG_HISTORY_SQL("r.branch = $2"),
 	                       7, p, &rc);
+#undef PG_HISTORY_SQL
 	if (!res)
 		return rc;
 	int rows = PQntuples(res);
@@ -715,10 +720,10 @@ static int history_once(pg_store *b, const char *repo, const char *branch, const
 	return rc;
 }
 
-static int pg_history(tg_store *s, const char *repo, const char *branch, const char *workload, const char *metric,
-                      const char *prefix, int64_t limit, tg_history_point **out, size_t *n)
+static int pg_history(tg_store *s, int prs, const char *repo, const char *branch, const char *workload,
+                      const char *metric, const char *prefix, int64_t limit, tg_history_point **out, size_t *n)
 {
-	PG_RETRY(pgs(s), history_once(pgs(s), repo, branch, workload, metric, prefix, limit, out, n));
+	PG_RETRY(pgs(s), history_once(pgs(s), prs, repo, branch, workload, metric, prefix, limit, out, n));
 }
 
 static int prune_once(pg_store *b, int64_t before, int64_t *deleted)

@@ -50,6 +50,7 @@ enum {
 	SQ_FIND_RUN,
 	SQ_FIND_RUNS,
 	SQ_HISTORY,
+	SQ_HISTORY_PRS,
 	SQ_PRUNE,
 	SQ_LEASES,
 	SQ_LEASE_EXPIRE,
@@ -57,6 +58,21 @@ enum {
 };
 
 #define UNFINISHED "('seen', 'analysing', 'posting')"
+
+/* A history query (TG_STORE_HISTORY_NCOLS columns) of the runs that
+ * `which` selects (?2 is the branch). */
+#define SQ_HISTORY_SQL(which)                                                   \
+	"SELECT run, run_time, commit_sha, workload, name, value, pr FROM ("         \
+	" SELECT r.id AS run, r.run_time, r.commit_sha, r.workload, m.name, m.value," \
+	"  r.pr, ROW_NUMBER() OVER (PARTITION BY r.workload, m.name"                 \
+	"   ORDER BY r.run_time DESC, r.id DESC) AS rn"                              \
+	" FROM runs r JOIN metrics m ON m.run = r.id"                                \
+	" WHERE r.repo = ?1 AND " which " AND r.state = 'done'"                      \
+	"  AND (?3 IS NULL OR r.workload = ?3)"                                      \
+	"  AND (?4 IS NULL OR m.name = ?4)"                                          \
+	"  AND (?5 IS NULL OR substr(m.name, 1, length(?5)) = ?5)"                   \
+	"  AND (?7 = 0 OR r.trusted = 1)"                                            \
+	") WHERE ?6 = 0 OR rn <= ?6 ORDER BY run_time, run, workload, name"
 
 static const char *const sq_sql[SQ_NSTMT] = {
 	[SQ_VERSION_TABLE] = "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_version'",
@@ -104,17 +120,9 @@ static const char *const sq_sql[SQ_NSTMT] = {
 	                 "AND (?5 = 0 OR trusted = 1) ORDER BY run_time DESC, id DESC LIMIT ?4",
 	/* limit: the latest ?6 runs of each (workload, metric) series. A run
 	 * has one value per metric, so numbering the points numbers the runs. */
-	[SQ_HISTORY] = "SELECT run, run_time, commit_sha, workload, name, value FROM ("
-	               " SELECT r.id AS run, r.run_time, r.commit_sha, r.workload, m.name, m.value,"
-	               "  ROW_NUMBER() OVER (PARTITION BY r.workload, m.name"
-	               "   ORDER BY r.run_time DESC, r.id DESC) AS rn"
-	               " FROM runs r JOIN metrics m ON m.run = r.id"
-	               " WHERE r.repo = ?1 AND r.branch = ?2 AND r.state = 'done'"
-	               "  AND (?3 IS NULL OR r.workload = ?3)"
-	               "  AND (?4 IS NULL OR m.name = ?4)"
-	               "  AND (?5 IS NULL OR substr(m.name, 1, length(?5)) = ?5)"
-	               "  AND (?7 = 0 OR r.trusted = 1)"
-	               ") WHERE ?6 = 0 OR rn <= ?6 ORDER BY run_time, run, workload, name",
+	[SQ_HISTORY] = SQ_HISTORY_SQL("r.branch = ?2"),
+	/* the pull requests' runs into ?2: the same, but by target branch */
+	[SQ_HISTORY_PRS] = SQ_HISTORY_SQL("r.target_branch = ?2 AND r.pr > 0 AND r.branch <> ?2"),
 	[SQ_PRUNE] = "DELETE FROM runs WHERE state IN ('done', 'failed') AND run_time < ?1",
 };
 
@@ -654,11 +662,11 @@ static int sq_find_runs(tg_store *s, const char *repo, const char *commit, const
 	return sq_jobs_collect(b, st, "find runs", out, n);
 }
 
-static int sq_history(tg_store *s, const char *repo, const char *branch, const char *workload, const char *metric,
-                      const char *prefix, int64_t limit, tg_history_point **out, size_t *n)
+static int sq_history(tg_store *s, int prs, const char *repo, const char *branch, const char *workload,
+                      const char *metric, const char *prefix, int64_t limit, tg_history_point **out, size_t *n)
 {
 	sq_store *b = sq(s);
-	sqlite3_stmt *st = sq_stmt(b, SQ_HISTORY);
+	sqlite3_stmt *st = sq_stmt(b, prs ? SQ_HISTORY_PRS : SQ_HISTORY);
 	if (!st)
 		return TG_EIO;
 	bind_text(st, 1, repo);
@@ -677,15 +685,14 @@ static int sq_history(tg_store *s, const char *repo, const char *branch, const c
 			break;
 		}
 		const char *v[TG_STORE_HISTORY_NCOLS];
-		for (int i = 0; i < TG_STORE_HISTORY_NCOLS - 1; i++)
-			v[i] = (const char *)sqlite3_column_text(st, i);
-		v[TG_STORE_HISTORY_NCOLS - 1] = NULL;
+		for (int i = 0; i < TG_STORE_HISTORY_NCOLS; i++)
+			v[i] = i == TG_STORE_HISTORY_VALUE ? NULL : (const char *)sqlite3_column_text(st, i);
 		if ((rc = tg_store__history_from_row(p, v))) {
 			(*n)--;
 			break;
 		}
 		/* as a double, not through text (which keeps 15 digits) */
-		p->value = sqlite3_column_double(st, TG_STORE_HISTORY_NCOLS - 1);
+		p->value = sqlite3_column_double(st, TG_STORE_HISTORY_VALUE);
 	}
 	sq_done(st);
 	if (rc < 0) {
