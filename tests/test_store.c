@@ -968,14 +968,14 @@ static void test_history_prs(void **state)
 	run_to_done(c->s, add_run(c->s, 307, &other, NULL), "pass", junk, 1);
 	spec failed = {.branch = "feat", .run_time = 1900, .target_branch = "main", .pr = 7};
 	int64_t f = add_run(c->s, 308, &failed, NULL);
-	must(tg_store_metrics_put(c->s, f, junk, 1));
+	tg_test_must(tg_store_metrics_put(c->s, f, junk, 1));
 	run_to_failed(c->s, f, "crash");
 	spec open = {.branch = "feat", .run_time = 3000, .target_branch = "main", .pr = 7};
-	must(tg_store_metrics_put(c->s, add_run(c->s, 309, &open, NULL), junk, 1));
+	tg_test_must(tg_store_metrics_put(c->s, add_run(c->s, 309, &open, NULL), junk, 1));
 
 	tg_history_point *p = NULL;
 	size_t n = 0;
-	must(tg_store_history_prs(c->s, "acme/llm", "main", NULL, NULL, 0, &p, &n));
+	tg_test_must(tg_store_history_prs(c->s, "acme/llm", "main", NULL, NULL, 0, &p, &n));
 	assert_int_equal(n, 4);
 	/* oldest first; within a run, by name */
 	assert_int_equal(p[0].run, a);
@@ -997,7 +997,7 @@ static void test_history_prs(void **state)
 	tg_history_free(p, n);
 
 	/* the branch's own history: its runs only, pr as stored */
-	must(tg_store_history(c->s, "acme/llm", "main", NULL, "gpu_busy_ms", 0, &p, &n));
+	tg_test_must(tg_store_history(c->s, "acme/llm", "main", NULL, "gpu_busy_ms", 0, &p, &n));
 	assert_int_equal(n, 2);
 	assert_int_equal(p[0].run, b1);
 	assert_int_equal(p[0].pr, 0);
@@ -1006,34 +1006,34 @@ static void test_history_prs(void **state)
 	tg_history_free(p, n);
 
 	/* filters: workload, metric, prefix; limit: the latest run a series */
-	must(tg_store_history_prs(c->s, "acme/llm", "main", "train", "gpu_busy_ms", 0, &p, &n));
+	tg_test_must(tg_store_history_prs(c->s, "acme/llm", "main", "train", "gpu_busy_ms", 0, &p, &n));
 	assert_int_equal(n, 2);
 	assert_int_equal(p[0].run, a);
 	assert_int_equal(p[1].run, bb);
 	tg_history_free(p, n);
-	must(tg_store_history_prs(c->s, "acme/llm", "main", NULL, "kernel_time_ms:*", 0, &p, &n));
+	tg_test_must(tg_store_history_prs(c->s, "acme/llm", "main", NULL, "kernel_time_ms:*", 0, &p, &n));
 	assert_int_equal(n, 1);
 	assert_int_equal(p[0].run, a);
 	tg_history_free(p, n);
-	must(tg_store_history_prs(c->s, "acme/llm", "main", NULL, NULL, 1, &p, &n));
+	tg_test_must(tg_store_history_prs(c->s, "acme/llm", "main", NULL, NULL, 1, &p, &n));
 	assert_int_equal(n, 3); /* train gpu_busy: bb; train GEMM: a; infer: i8 */
 	assert_int_equal(p[0].run, a);
 	assert_string_equal(p[0].metric, "kernel_time_ms:GEMM");
 	assert_int_equal(p[1].run, i8);
 	assert_int_equal(p[2].run, bb);
 	tg_history_free(p, n);
-	must(tg_store_history_prs(c->s, "acme/llm", "dev", NULL, NULL, 0, &p, &n));
+	tg_test_must(tg_store_history_prs(c->s, "acme/llm", "dev", NULL, NULL, 0, &p, &n));
 	assert_int_equal(n, 1);
 	assert_int_equal(p[0].pr, 7);
 	assert_true(p[0].value == 999);
 	tg_history_free(p, n);
-	must(tg_store_history_prs(c->s, "acme/llm", "feat", NULL, NULL, 0, &p, &n));
+	tg_test_must(tg_store_history_prs(c->s, "acme/llm", "feat", NULL, NULL, 0, &p, &n));
 	assert_int_equal(n, 0);
 	assert_null(p);
 
 	/* a signing key: trusted runs only, as the branch's history */
 	tg_store_set_trusted_only(c->s, 1);
-	must(tg_store_history_prs(c->s, "acme/llm", "main", NULL, NULL, 0, &p, &n));
+	tg_test_must(tg_store_history_prs(c->s, "acme/llm", "main", NULL, NULL, 0, &p, &n));
 	assert_int_equal(n, 2);
 	assert_int_equal(p[0].run, a);
 	assert_int_equal(p[1].run, a);
