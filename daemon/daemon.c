@@ -4,9 +4,9 @@
  */
 #include "daemon_impl.h"
 #include "log.h"
+#include "repos.h"
 #include "sha256.h"
 #include "signature.h"
-#include "util.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -21,59 +21,6 @@
 #include <unistd.h>
 
 #define PRUNE_PERIOD_S 3600
-
-/* mkdir -p */
-static int make_dirs(const char *path)
-{
-	char failed[PATH_MAX];
-	if (!tg_util_mkdir_p(failed, sizeof(failed), path, 0750))
-		return 0;
-	if (errno == ENAMETOOLONG && strlen(path) >= PATH_MAX)
-		return tg_error_set(TG_EINVAL, "%s: path too long", path);
-	return tg_error_set(TG_EIO, "%s: cannot create: %s", failed, strerror(errno));
-}
-
-const tg_config_repo *tg_daemon_repo(const tg_daemon *d, const char *name, size_t *index)
-{
-	for (size_t i = 0; i < d->cfg->nrepos; i++)
-		if (!strcmp(d->cfg->repos[i].name, name)) {
-			if (index)
-				*index = i;
-			return &d->cfg->repos[i];
-		}
-	return NULL;
-}
-
-tg_forge *tg_daemon_forge(const tg_daemon *d, size_t ri)
-{
-	const tg_config_forge *f = d->cfg->repos[ri].forge_ptr;
-	return d->forges[f - d->cfg->forges];
-}
-
-int tg_daemon_git(tg_daemon *d, size_t ri, tg_git **out)
-{
-	if (!d->git[ri]) {
-		const tg_config_repo *r = &d->cfg->repos[ri];
-		char path[PATH_MAX];
-		char name[512];
-		size_t k = 0;
-		for (const char *p = r->name; *p && k + 1 < sizeof(name); p++)
-			name[k++] = *p == '/' ? '_' : *p;
-		name[k] = 0;
-		snprintf(path, sizeof(path), "%s/git/%s.git", d->cfg->state_dir, name);
-		char gitdir[PATH_MAX];
-		snprintf(gitdir, sizeof(gitdir), "%s/git", d->cfg->state_dir);
-		int rc = make_dirs(gitdir);
-		if (rc)
-			return rc;
-		const tg_config_forge *f = r->forge_ptr;
-		tg_git_opts go = {r->git_token.value, NULL, f && !f->tls_verify, f ? f->ca_file : NULL};
-		if ((rc = tg_git_open(&d->git[ri], r->clone_url, path, &go)))
-			return rc;
-	}
-	*out = d->git[ri];
-	return 0;
-}
 
 static void http_opts(tg_http_opts *h, const tg_config *c, int tls_verify, const char *ca_file)
 {
@@ -198,13 +145,13 @@ int tg_daemon_new(tg_daemon **out, tg_config *cfg, const tg_daemon_opts *opts)
 	if (!d->jobs_dir || !d->tmp_dir || !d->seen)
 		rc = tg_error_set(TG_ENOMEM, "out of memory");
 	if (!rc)
-		rc = make_dirs(cfg->state_dir);
+		rc = tg_daemon_make_dirs(cfg->state_dir);
 	if (!rc)
 		rc = take_lock(d);
 	if (!rc)
-		rc = make_dirs(d->jobs_dir);
+		rc = tg_daemon_make_dirs(d->jobs_dir);
 	if (!rc)
-		rc = make_dirs(d->tmp_dir);
+		rc = tg_daemon_make_dirs(d->tmp_dir);
 	if (!rc)
 		rc = load_rules(d);
 	if (!rc)

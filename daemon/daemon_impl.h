@@ -42,14 +42,7 @@ struct tg_daemon {
  * Returns 0 or the store's error. */
 int tg_daemon_reclaim_leases(tg_daemon *d, size_t *reclaimed);
 
-/* The repository of the config named name and its index, or NULL. */
-const tg_config_repo *tg_daemon_repo(const tg_daemon *d, const char *name, size_t *index);
-
-/* The forge client of repository index ri. */
-tg_forge *tg_daemon_forge(const tg_daemon *d, size_t ri);
-
-/* The git mirror of repository index ri, opened (cloned) on first use. */
-int tg_daemon_git(tg_daemon *d, size_t ri, tg_git **out);
+/* tg_daemon_repo, tg_daemon_forge, tg_daemon_git: repos.h */
 
 /* Moves job j one or more steps forward (job.c). Returns 0 when the job is
  * finished or handed on, or a TG_E* code when it must be tried again later

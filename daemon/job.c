@@ -24,6 +24,7 @@
 #include "history_base.h"
 #include "daemon_impl.h"
 #include "log.h"
+#include "repos.h"
 #include "pool.h"
 #include "scrub.h"
 #include "sha256.h"

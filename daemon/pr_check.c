@@ -11,6 +11,7 @@
  */
 #include "daemon_impl.h"
 #include "log.h"
+#include "repos.h"
 
 #include <stdio.h>
 #include <stdlib.h>
