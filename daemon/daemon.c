@@ -7,6 +7,7 @@
 #include "repos.h"
 #include "sha256.h"
 #include "signature.h"
+#include "util.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -212,21 +213,6 @@ void tg_daemon_free(tg_daemon *d)
 
 /* ------------------------------------------------------------ scan */
 
-/* The five folder segments of a manifest key. */
-static int segments(char seg[5][1025], const char *key)
-{
-	const char *p = key;
-	for (int i = 0; i < 5; i++) {
-		const char *slash = strchr(p, '/');
-		if (!slash || (size_t)(slash - p) > 1024)
-			return -1;
-		memcpy(seg[i], p, (size_t)(slash - p));
-		seg[i][slash - p] = 0;
-		p = slash + 1;
-	}
-	return 0;
-}
-
 static int workload_wanted(const tg_config_repo *r, const char *workload)
 {
 	if (!r->nworkloads)
@@ -262,8 +248,8 @@ static int run_trusted(const tg_daemon *d, const tg_config_repo *r, const tg_man
 /* Looks at one manifest; adds its run when it is new. */
 static int scan_one(tg_daemon *d, const tg_storage_obj *o, size_t *added)
 {
-	char seg[5][1025];
-	if (segments(seg, o->key))
+	char seg[5][TG_UTIL_SEGMENT_MAX + 1];
+	if (!tg_util_path_segments(seg, 5, o->key))
 		return 0;
 	char repo_name[2100];
 	snprintf(repo_name, sizeof(repo_name), "%s/%s", seg[0], seg[1]);
@@ -380,8 +366,8 @@ static int scan_one(tg_daemon *d, const tg_storage_obj *o, size_t *added)
  * workloads so far, at most max_workloads). */
 static int workload_over(tg_daemon *d, const char *key, char *group, size_t cap, char **wl, size_t *nwl)
 {
-	char seg[5][1025];
-	if (segments(seg, key))
+	char seg[5][TG_UTIL_SEGMENT_MAX + 1];
+	if (!tg_util_path_segments(seg, 5, key))
 		return 0;
 	char g[3200];
 	snprintf(g, sizeof(g), "%s/%s/%s/", seg[0], seg[1], seg[2]);

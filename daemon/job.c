@@ -28,10 +28,10 @@
 #include "pool.h"
 #include "scrub.h"
 #include "sha256.h"
+#include "util.h"
 
 #include <ctype.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -59,15 +59,6 @@ static void outcome_free(outcome *o)
 	free(o->target_url);
 	free(o->comment);
 	memset(o, 0, sizeof(*o));
-}
-
-static int is_hex40(const char *s)
-{
-	size_t n = 0;
-	for (; s && s[n]; n++)
-		if (!isxdigit((unsigned char)s[n]))
-			return 0;
-	return n == 40;
 }
 
 /* The manifest's ci_url is the uploader's word: a link only when it starts
@@ -136,7 +127,7 @@ static char *side_source(const tg_config_repo *r, const tg_job *j, const tg_mani
 	FILE *f = open_memstream(&out, &len);
 	if (!f)
 		return NULL;
-	fprintf(f, "<code>%.7s</code>", is_hex40(j->commit) ? j->commit : "?");
+	fprintf(f, "<code>%.7s</code>", tg_util_is_hex(j->commit, 40) ? j->commit : "?");
 	if (j->pr > 0) {
 		fprintf(f, " (pull request %lld", (long long)j->pr);
 		if (j->branch && *j->branch) {
@@ -181,32 +172,12 @@ static void job_dir(char *buf, size_t cap, const tg_daemon *d, const tg_job *j)
 	snprintf(buf, cap, "%s/%lld", d->jobs_dir, (long long)j->id);
 }
 
-/* Writes len bytes to path atomically (a temporary file, fsync, rename). */
+/* Writes len bytes to path atomically (util.h: a mkstemp temporary file,
+ * fsync, rename), mode 0640. */
 static int write_atomic(const char *path, const char *data, size_t len)
 {
-	char tmp[4200];
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0640);
-	if (fd < 0)
-		return tg_error_set(TG_EIO, "%s: %s", tmp, strerror(errno));
-	size_t off = 0;
-	while (off < len) {
-		ssize_t w = write(fd, data + off, len - off);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0) {
-			int e = errno;
-			close(fd);
-			unlink(tmp);
-			return tg_error_set(TG_EIO, "%s: %s", tmp, strerror(e));
-		}
-		off += (size_t)w;
-	}
-	if (fsync(fd) || close(fd) || rename(tmp, path)) {
-		int e = errno;
-		unlink(tmp);
-		return tg_error_set(TG_EIO, "%s: %s", path, strerror(e));
-	}
+	if (tg_util_write_atomic(path, data, len, 0640))
+		return tg_error_set(TG_EIO, "%s: %s", path, strerror(errno));
 	return 0;
 }
 
@@ -366,7 +337,7 @@ static int post_status(tg_daemon *d, size_t ri, const tg_job *j, tg_forge_state 
 
 static int post(tg_daemon *d, size_t ri, tg_job *j, const outcome *o)
 {
-	if (!is_hex40(j->commit)) {
+	if (!tg_util_is_hex(j->commit, 40)) {
 		tg_log(TG_LOG_WARN, "job %lld: folder %s is not a commit: nothing posted", (long long)j->id, j->commit);
 		return 0;
 	}
@@ -868,9 +839,9 @@ static int give_up(tg_daemon *d, size_t ri, tg_job *j)
 	set_error(&o, j, "tracegate", msg);
 	int pr_ok = 1;
 	char pr_why[256];
-	if (is_hex40(j->commit) && may_post(d, j) && tg_daemon_pr_check(d, ri, j, &pr_ok, pr_why, sizeof(pr_why)))
+	if (tg_util_is_hex(j->commit, 40) && may_post(d, j) && tg_daemon_pr_check(d, ri, j, &pr_ok, pr_why, sizeof(pr_why)))
 		pr_ok = 0; /* the forge cannot confirm the pull request: post nothing */
-	if (is_hex40(j->commit) && may_post(d, j) && pr_ok && post_status(d, ri, j, o.state, o.description, NULL, NULL, 0))
+	if (tg_util_is_hex(j->commit, 40) && may_post(d, j) && pr_ok && post_status(d, ri, j, o.state, o.description, NULL, NULL, 0))
 		tg_log(TG_LOG_WARN, "job %lld: %s", (long long)j->id, tg_error_last());
 	tg_job r = *j;
 	r.verdict = (char *)"error";
@@ -894,12 +865,12 @@ int tg_daemon_job_run(tg_daemon *d, tg_job *j)
 		stall(j, "seen");
 		int pr_ok = 1;
 		char pr_why[256];
-		if (is_hex40(j->commit) && may_post(d, j) && tg_daemon_pr_check(d, ri, j, &pr_ok, pr_why, sizeof(pr_why))) {
+		if (tg_util_is_hex(j->commit, 40) && may_post(d, j) && tg_daemon_pr_check(d, ri, j, &pr_ok, pr_why, sizeof(pr_why))) {
 			tg_log(TG_LOG_WARN, "job %lld: pull request %lld: %s (no pending status)", (long long)j->id,
 			       (long long)j->pr, tg_error_last());
 			pr_ok = 0;
 		}
-		if (is_hex40(j->commit) && may_post(d, j) && pr_ok) {
+		if (tg_util_is_hex(j->commit, 40) && may_post(d, j) && pr_ok) {
 			char desc[256];
 			snprintf(desc, sizeof(desc), "tracegate is analysing %s", j->workload);
 			tg_manifest *m = NULL;

@@ -124,21 +124,14 @@ static int parse_time(int64_t *out, const char *s)
 	return 0;
 }
 
-/* Splits key into its five folder segments; returns 0 or -1. */
-static int key_segments(char seg[5][1025], const char *key)
+/* Splits key into its five folder segments; returns 0 or -1 (not a
+ * manifest key). */
+static int key_segments(char seg[5][TG_UTIL_SEGMENT_MAX + 1], const char *key)
 {
 	if (!tg_storage_key_ok(key))
 		return -1;
-	const char *p = key;
-	for (int i = 0; i < 5; i++) {
-		const char *slash = strchr(p, '/');
-		if (!slash || (size_t)(slash - p) > 1024)
-			return -1;
-		memcpy(seg[i], p, (size_t)(slash - p));
-		seg[i][slash - p] = 0;
-		p = slash + 1;
-	}
-	return strcmp(p, "manifest.json") ? -1 : 0;
+	const char *rest = tg_util_path_segments(seg, 5, key);
+	return rest && !strcmp(rest, "manifest.json") ? 0 : -1;
 }
 
 int tg_manifest_name_ok(const char *s)
@@ -180,7 +173,7 @@ int tg_manifest_parse(tg_manifest **out, const char *json, size_t len, const cha
 	*out = NULL;
 	if (!max_traces)
 		max_traces = DEFAULT_MAX_TRACES;
-	char seg[5][1025];
+	char seg[5][TG_UTIL_SEGMENT_MAX + 1];
 	if (key_segments(seg, key))
 		return fail(key, "not at <owner>/<repo>/<commit>/<workload>/<run-id>/manifest.json");
 	if (len && json[0] == TG_MANIFEST_UNREADABLE[0]) {

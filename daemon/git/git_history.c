@@ -6,8 +6,8 @@
  */
 #include "git_impl.h"
 #include "../../core/tg.h"
+#include "../util.h"
 
-#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,10 +17,7 @@ static int parse_sha(git_oid *oid, const char *sha)
 {
 	if (!sha)
 		return tg_error_set(TG_EINVAL, "git: no commit id");
-	size_t n = 0;
-	while (n < 41 && sha[n] && isxdigit((unsigned char)sha[n]))
-		n++;
-	if (n != 40 || sha[40] != '\0')
+	if (!tg_util_is_hex(sha, 40))
 		return tg_error_set(TG_EINVAL, "git: bad commit id '%.48s%s' (want 40 hex digits)", sha,
 		                    strlen(sha) > 48 ? "..." : "");
 	if (git_oid_fromstrn(oid, sha, 40) < 0)
