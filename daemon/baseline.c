@@ -20,8 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-int tg_daemon_find_baseline(tg_daemon *d, size_t ri, const tg_job *j, tg_job *base, int *found, int *distance,
-                            char merge_base[41], char *why, size_t whycap)
+int tg_daemon_find_baseline(tg_job *base, int *found, int *distance, char merge_base[41], char *why, size_t whycap,
+                            tg_daemon *d, size_t ri, const tg_job *j)
 {
 	const tg_config_repo *r = &d->cfg->repos[ri];
 	*found = 0;
@@ -29,7 +29,7 @@ int tg_daemon_find_baseline(tg_daemon *d, size_t ri, const tg_job *j, tg_job *ba
 	merge_base[0] = 0;
 	why[0] = 0;
 	tg_git *g;
-	int rc = tg_daemon_git(d, ri, &g);
+	int rc = tg_daemon_git(&g, d, ri);
 	if (rc)
 		return rc;
 	/* the target branch moves: see its current tip, at most every
@@ -58,7 +58,7 @@ int tg_daemon_find_baseline(tg_daemon *d, size_t ri, const tg_job *j, tg_job *ba
 	char from[41];
 	int skip_self = 0;
 	if (j->pr > 0 || (j->branch && strcmp(j->branch, target))) {
-		rc = tg_git_merge_base(g, merge_base, j->commit, target);
+		rc = tg_git_merge_base(merge_base, g, j->commit, target);
 		if (rc == TG_ENOTFOUND) {
 			snprintf(why, whycap, "commit %.12s and branch %s share no history in %s", j->commit, target,
 			         r->clone_url);
@@ -85,7 +85,7 @@ int tg_daemon_find_baseline(tg_daemon *d, size_t ri, const tg_job *j, tg_job *ba
 	}
 	char(*chain)[41] = NULL;
 	size_t n = 0;
-	rc = tg_git_first_parents(g, from, (size_t)r->baseline_depth + (size_t)skip_self, &chain, &n);
+	rc = tg_git_first_parents(&chain, &n, g, from, (size_t)r->baseline_depth + (size_t)skip_self);
 	if (rc)
 		return rc;
 	/* runs of the same workload still being judged: a nearer one than what
@@ -93,8 +93,8 @@ int tg_daemon_find_baseline(tg_daemon *d, size_t ri, const tg_job *j, tg_job *ba
 	 * compare with an older run (or with none) */
 	tg_job *open = NULL;
 	size_t nopen = 0;
-	if ((rc = tg_store_jobs_list(d->store, 1u << TG_JOB_SEEN | 1u << TG_JOB_ANALYSING | 1u << TG_JOB_POSTING, &open,
-	                             &nopen))) {
+	if ((rc = tg_store_jobs_list(&open, &nopen, d->store,
+	                             1u << TG_JOB_SEEN | 1u << TG_JOB_ANALYSING | 1u << TG_JOB_POSTING))) {
 		free(chain);
 		return rc;
 	}
@@ -111,7 +111,7 @@ int tg_daemon_find_baseline(tg_daemon *d, size_t ri, const tg_job *j, tg_job *ba
 			}
 		tg_job cand;
 		memset(&cand, 0, sizeof(cand));
-		int fr = tg_store_find_run(d->store, j->repo, chain[i], j->workload, &cand);
+		int fr = tg_store_find_run(&cand, d->store, j->repo, chain[i], j->workload);
 		if (fr == TG_ENOTFOUND)
 			continue;
 		if (fr) {

@@ -71,9 +71,9 @@ int tg_branch_noise_find(tg_branch_noise *out, tg_store *s, const char *repo, co
 	FILE *t = NULL, *mv = NULL;
 	int rc = 0;
 	/* the runs of the same fingerprint */
-	if (fingerprint && (rc = tg_store_history(s, repo, target, workload, fingerprint, window, &fp, &nfp)))
+	if (fingerprint && (rc = tg_store_history(&fp, &nfp, s, repo, target, workload, fingerprint, window)))
 		goto done;
-	if ((rc = tg_store_history(s, repo, target, workload, "rule:*", window, &hp, &nhp)))
+	if ((rc = tg_store_history(&hp, &nhp, s, repo, target, workload, "rule:*", window)))
 		goto done;
 	ok = tg_calloc(nfp ? nfp : 1, sizeof(int64_t));
 	v = tg_calloc(nhp ? nhp : 1, sizeof(double));

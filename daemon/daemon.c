@@ -234,7 +234,7 @@ static int run_trusted(const tg_daemon *d, const tg_config_repo *r, const tg_man
 	if (!m)
 		return 0;
 	const char *why = NULL;
-	if (!tg_signature_check(m, sk, strlen(sk), &why)) {
+	if (!tg_signature_check(&why, m, sk, strlen(sk))) {
 		tg_log(m->signature ? TG_LOG_WARN : TG_LOG_DEBUG, "%s: untrusted: %s", key, why);
 		return 0;
 	}
@@ -253,7 +253,7 @@ static int scan_one(tg_daemon *d, const tg_storage_obj *o, size_t *added)
 		return 0;
 	char repo_name[2100];
 	snprintf(repo_name, sizeof(repo_name), "%s/%s", seg[0], seg[1]);
-	const tg_config_repo *repo = tg_daemon_repo(d, repo_name, NULL);
+	const tg_config_repo *repo = tg_daemon_repo(NULL, d, repo_name);
 	if (!repo) {
 		tg_log(TG_LOG_DEBUG, "%s: repository %s is not configured: ignored", o->key, repo_name);
 		return 0;
@@ -271,7 +271,7 @@ static int scan_one(tg_daemon *d, const tg_storage_obj *o, size_t *added)
 	}
 	char *data = NULL;
 	size_t len = 0;
-	int rc = tg_storage_read(d->storage, o->key, &data, &len, d->cfg->max_manifest_bytes);
+	int rc = tg_storage_read(&data, &len, d->storage, o->key, d->cfg->max_manifest_bytes);
 	if (rc == TG_ENOTFOUND)
 		return 0; /* removed since the listing */
 	/* too large, or not a regular file (a FIFO, a link): the run is
@@ -346,7 +346,7 @@ static int scan_one(tg_daemon *d, const tg_storage_obj *o, size_t *added)
 	}
 	int64_t id = 0;
 	int created = 0;
-	rc = tg_store_job_add(d->store, &j, &id, &created);
+	rc = tg_store_job_add(&id, &created, d->store, &j);
 	if (!rc && created) {
 		(*added)++;
 		if (errmsg[0])
@@ -381,7 +381,7 @@ static int workload_over(tg_daemon *d, const char *key, char *group, size_t cap,
 	}
 	char repo_name[2100];
 	snprintf(repo_name, sizeof(repo_name), "%s/%s", seg[0], seg[1]);
-	const tg_config_repo *repo = tg_daemon_repo(d, repo_name, NULL);
+	const tg_config_repo *repo = tg_daemon_repo(NULL, d, repo_name);
 	if (!repo || !workload_wanted(repo, seg[3]) || !tg_manifest_name_ok(seg[3]))
 		return 0; /* ignored anyway: not counted */
 	for (size_t i = 0; i < *nwl; i++)
@@ -395,14 +395,14 @@ static int workload_over(tg_daemon *d, const char *key, char *group, size_t cap,
 	return 0;
 }
 
-int tg_daemon_scan(tg_daemon *d, size_t *added)
+int tg_daemon_scan(size_t *added, tg_daemon *d)
 {
 	size_t a = 0;
 	if (added)
 		*added = 0;
 	tg_storage_obj *objs = NULL;
 	size_t n = 0;
-	int rc = tg_storage_list_manifests(d->storage, &objs, &n);
+	int rc = tg_storage_list_manifests(&objs, &n, d->storage);
 	if (rc) {
 		tg_log(TG_LOG_WARN, "cannot list the storage: %s", tg_error_last());
 		return rc;
@@ -469,7 +469,7 @@ static int run_job(tg_daemon *d, tg_job *j, int lease_s, int depth, size_t *fini
 		int64_t b = d->blocker;
 		tg_job bj;
 		memset(&bj, 0, sizeof(bj));
-		if (tg_store_job_claim_id(d->store, b, d->owner, lease_s, &bj)) {
+		if (tg_store_job_claim_id(&bj, d->store, b, d->owner, lease_s)) {
 			/* another daemon has it, or it is ours already (waiting): defer */
 			tg_error_set(TG_EAGAIN, "waits for job %lld, not claimable now", (long long)b);
 			break;
@@ -492,7 +492,7 @@ static int run_job(tg_daemon *d, tg_job *j, int lease_s, int depth, size_t *fini
 	return r;
 }
 
-int tg_daemon_work(tg_daemon *d, size_t *done)
+int tg_daemon_work(size_t *done, tg_daemon *d)
 {
 	size_t k = 0;
 	int lease_s = (int)(d->cfg->lease_ms / 1000);
@@ -504,12 +504,12 @@ int tg_daemon_work(tg_daemon *d, size_t *done)
 	 * back uncounted */
 	int64_t *waiting = NULL;
 	size_t nwait = 0, capwait = 0;
-	if (tg_daemon_reclaim_leases(d, NULL))
+	if (tg_daemon_reclaim_leases(NULL, d))
 		tg_log(TG_LOG_WARN, "job store: reading the leases: %s", tg_error_last());
 	while (!(d->o.stop && *d->o.stop)) {
 		tg_job j;
 		memset(&j, 0, sizeof(j));
-		rc = tg_store_job_claim(d->store, d->owner, lease_s, &j);
+		rc = tg_store_job_claim(&j, d->store, d->owner, lease_s);
 		if (rc == TG_ENOTFOUND) {
 			rc = 0;
 			break;
@@ -545,8 +545,8 @@ int tg_daemon_run(tg_daemon *d)
 	time_t last_prune = 0;
 	for (;;) {
 		size_t added = 0, done = 0;
-		int sr = tg_daemon_scan(d, &added);
-		int wr = tg_daemon_work(d, &done);
+		int sr = tg_daemon_scan(&added, d);
+		int wr = tg_daemon_work(&done, d);
 		if (wr == TG_EIO)
 			tg_log(TG_LOG_WARN, "the job store is unavailable; retrying");
 		if (d->o.stop && *d->o.stop)
@@ -554,7 +554,7 @@ int tg_daemon_run(tg_daemon *d)
 		time_t now = time(NULL);
 		if (d->cfg->retention_runs_ms > 0 && now - last_prune >= PRUNE_PERIOD_S) {
 			size_t del = 0;
-			if (!tg_store_prune(d->store, (int64_t)now - d->cfg->retention_runs_ms / 1000, &del) && del)
+			if (!tg_store_prune(&del, d->store, (int64_t)now - d->cfg->retention_runs_ms / 1000) && del)
 				tg_log(TG_LOG_INFO, "retention: %zu old runs deleted", del);
 			last_prune = now;
 		}

@@ -40,7 +40,7 @@ struct tg_daemon {
  * process with the owner's pid) and logs, once each, the leases it must
  * wait for (lease_reclaim.c). *reclaimed (may be NULL): leases ended.
  * Returns 0 or the store's error. */
-int tg_daemon_reclaim_leases(tg_daemon *d, size_t *reclaimed);
+int tg_daemon_reclaim_leases(size_t *reclaimed, tg_daemon *d);
 
 /* tg_daemon_repo, tg_daemon_forge, tg_daemon_git: repos.h */
 
@@ -61,7 +61,7 @@ typedef struct tg_side {
  * Errors name the storage key and, for a bad trace, the byte offset;
  * *permanent is set when trying again cannot help (a missing or malformed
  * trace, a limit), clear for I/O that may recover (storage unreachable). */
-int tg_side_load(tg_side *s, tg_daemon *d, const tg_manifest *m, int *permanent);
+int tg_side_load(tg_side *s, int *permanent, tg_daemon *d, const tg_manifest *m);
 
 void tg_side_free(tg_side *s);
 
@@ -73,8 +73,8 @@ void tg_side_free(tg_side *s);
  * (0: the merge-base itself); 0 when none (*why says what was searched).
  * merge_base (41 bytes) receives the merge-base. Errors (git unreachable)
  * are returned. */
-int tg_daemon_find_baseline(tg_daemon *d, size_t ri, const tg_job *j, tg_job *base, int *found, int *distance,
-                            char merge_base[41], char *why, size_t whycap);
+int tg_daemon_find_baseline(tg_job *base, int *found, int *distance, char merge_base[41], char *why, size_t whycap,
+                            tg_daemon *d, size_t ri, const tg_job *j);
 
 /* tg_run_metrics, tg_run_metric_display, tg_run_metric_unit: run_metrics.h */
 
@@ -91,6 +91,6 @@ int tg_daemon_comment_extra(char **out, tg_daemon *d, const tg_config_repo *repo
  * may not, *why says why), and replaces j->target_branch with the branch
  * the forge says it merges into (pr_check.c). The outbox cannot tell: *ok
  * = 1, j unchanged. Errors (the forge unreachable) are returned. */
-int tg_daemon_pr_check(tg_daemon *d, size_t ri, tg_job *j, int *ok, char *why, size_t cap);
+int tg_daemon_pr_check(int *ok, char *why, size_t cap, tg_daemon *d, size_t ri, tg_job *j);
 
 #endif

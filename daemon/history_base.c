@@ -20,7 +20,7 @@ void tg_history_base_free(tg_history_base *h)
 	memset(h, 0, sizeof(*h));
 }
 
-void tg_history_base_drop_noise(const tg_history_base *h, tg_rule_noise *noise, size_t *n)
+void tg_history_base_drop_noise(tg_rule_noise *noise, size_t *n, const tg_history_base *h)
 {
 	size_t k = 0;
 	for (size_t i = 0; i < *n; i++) {
@@ -77,9 +77,9 @@ int tg_history_base_find(tg_history_base *out, tg_store *s, const char *repo, co
 	size_t nlen = 0;
 	FILE *nf = NULL;
 	int rc = 0;
-	if (fingerprint && (rc = tg_store_history(s, repo, target, workload, fingerprint, window, &fp, &nfp)))
+	if (fingerprint && (rc = tg_store_history(&fp, &nfp, s, repo, target, workload, fingerprint, window)))
 		goto done;
-	if ((rc = tg_store_history(s, repo, target, workload, "rule:*", window, &hp, &nhp)))
+	if ((rc = tg_store_history(&hp, &nhp, s, repo, target, workload, "rule:*", window)))
 		goto done;
 	ok = tg_calloc(nfp ? nfp : 1, sizeof(int64_t));
 	v = tg_calloc(nhp ? nhp : 1, sizeof(double));

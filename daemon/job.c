@@ -362,7 +362,7 @@ static int post(tg_daemon *d, size_t ri, tg_job *j, const outcome *o)
 		tg_forge_comment c = {j->repo, j->pr, line, o->comment};
 		int64_t id = 0;
 		int created = 0;
-		if ((rc = tg_forge_upsert_comment(tg_daemon_forge(d, ri), &c, &id, &created)))
+		if ((rc = tg_forge_upsert_comment(&id, &created, tg_daemon_forge(d, ri), &c)))
 			return rc;
 		j->comment_id = id;
 		tg_log(TG_LOG_INFO, "job %lld: %s comment %lld on %s#%lld", (long long)j->id, created ? "created" : "updated",
@@ -513,7 +513,7 @@ static void gather_accepts(struct accepts *x, tg_daemon *d, size_t ri, const tg_
 	if (j->pr > 0) {
 		tg_forge_label *l = NULL;
 		size_t n = 0;
-		if (tg_forge_pr_labels(tg_daemon_forge(d, ri), j->repo, j->pr, &l, &n))
+		if (tg_forge_pr_labels(&l, &n, tg_daemon_forge(d, ri), j->repo, j->pr))
 			tg_log(TG_LOG_WARN, "job %lld: labels of %s#%lld: %s", (long long)j->id, j->repo, (long long)j->pr,
 			       tg_error_last());
 		for (size_t i = 0; i < n; i++)
@@ -529,7 +529,7 @@ static void gather_accepts(struct accepts *x, tg_daemon *d, size_t ri, const tg_
 	tg_git_trailer *t = NULL;
 	size_t nt = 0;
 	char *author = NULL;
-	if (tg_daemon_git(d, ri, &g) || tg_git_commit_trailers(g, j->commit, &t, &nt, &author)) {
+	if (tg_daemon_git(&g, d, ri) || tg_git_commit_trailers(&t, &nt, &author, g, j->commit)) {
 		tg_log(TG_LOG_WARN, "job %lld: trailers of %.12s: %s", (long long)j->id, j->commit, tg_error_last());
 		return;
 	}
@@ -548,7 +548,7 @@ static void gather_accepts(struct accepts *x, tg_daemon *d, size_t ri, const tg_
 		}
 		if (!asked) {
 			asked = 1;
-			if (tg_forge_author_can_write(tg_daemon_forge(d, ri), j->repo, j->commit, &login, &can))
+			if (tg_forge_author_can_write(&login, &can, tg_daemon_forge(d, ri), j->repo, j->commit))
 				tg_log(TG_LOG_WARN, "job %lld: who wrote %.12s: %s", (long long)j->id, j->commit, tg_error_last());
 		}
 		if (!can) {
@@ -622,7 +622,7 @@ static int analyse(tg_daemon *d, size_t ri, tg_job *j, outcome *o)
 	/* the pull request as the forge has it: open, this commit its head, and
 	 * the branch it merges into (the baseline's) */
 	int pr_ok = 1;
-	int rc = tg_daemon_pr_check(d, ri, j, &pr_ok, o->not_posted, sizeof(o->not_posted));
+	int rc = tg_daemon_pr_check(&pr_ok, o->not_posted, sizeof(o->not_posted), d, ri, j);
 	if (rc)
 		return rc;
 	tg_manifest *m = NULL;
@@ -634,7 +634,7 @@ static int analyse(tg_daemon *d, size_t ri, tg_job *j, outcome *o)
 	tg_side cur, old;
 	memset(&old, 0, sizeof(old));
 	int permanent = 0;
-	rc = tg_side_load(&cur, d, m, &permanent);
+	rc = tg_side_load(&cur, &permanent, d, m);
 	if (rc) {
 		if (!permanent) {
 			tg_manifest_free(m);
@@ -684,7 +684,7 @@ static int analyse(tg_daemon *d, size_t ri, tg_job *j, outcome *o)
 	}
 	int found = 0, distance = -1;
 	char merge_base[41], why[512];
-	if ((rc = tg_daemon_find_baseline(d, ri, j, &base, &found, &distance, merge_base, why, sizeof(why)))) {
+	if ((rc = tg_daemon_find_baseline(&base, &found, &distance, merge_base, why, sizeof(why), d, ri, j))) {
 		/* a branch name git refuses comes from the manifest: the run is at
 		 * fault, and trying again cannot help */
 		if (rc == TG_EINVAL) {
@@ -697,7 +697,7 @@ static int analyse(tg_daemon *d, size_t ri, tg_job *j, outcome *o)
 		int bperm = 0;
 		int br = job_manifest(d, &base, &bm);
 		if (!br)
-			br = tg_side_load(&old, d, bm, &bperm);
+			br = tg_side_load(&old, &bperm, d, bm);
 		if (br && !bperm && bm) {
 			rc = br;
 			goto done;
@@ -742,7 +742,7 @@ static int analyse(tg_daemon *d, size_t ri, tg_job *j, outcome *o)
 	                               1 + bmore, d->rules[ri], TG_BRANCH_NOISE_WINDOW)) ||
 	    (rc = append_text(&acc.notes, hb.text)))
 		goto done;
-	tg_history_base_drop_noise(&hb, bn.noise, &bn.n);
+	tg_history_base_drop_noise(bn.noise, &bn.n, &hb);
 	tg_gate_opts go = {.accepts = acc.a,
 	                   .naccepts = acc.n,
 	                   .rule_noise = bn.noise,
@@ -839,7 +839,8 @@ static int give_up(tg_daemon *d, size_t ri, tg_job *j)
 	set_error(&o, j, "tracegate", msg);
 	int pr_ok = 1;
 	char pr_why[256];
-	if (tg_util_is_hex(j->commit, 40) && may_post(d, j) && tg_daemon_pr_check(d, ri, j, &pr_ok, pr_why, sizeof(pr_why)))
+	if (tg_util_is_hex(j->commit, 40) && may_post(d, j) &&
+	    tg_daemon_pr_check(&pr_ok, pr_why, sizeof(pr_why), d, ri, j))
 		pr_ok = 0; /* the forge cannot confirm the pull request: post nothing */
 	if (tg_util_is_hex(j->commit, 40) && may_post(d, j) && pr_ok && post_status(d, ri, j, o.state, o.description, NULL, NULL, 0))
 		tg_log(TG_LOG_WARN, "job %lld: %s", (long long)j->id, tg_error_last());
@@ -853,7 +854,7 @@ static int give_up(tg_daemon *d, size_t ri, tg_job *j)
 int tg_daemon_job_run(tg_daemon *d, tg_job *j)
 {
 	size_t ri = 0;
-	const tg_config_repo *r = tg_daemon_repo(d, j->repo, &ri);
+	const tg_config_repo *r = tg_daemon_repo(&ri, d, j->repo);
 	if (!r) {
 		tg_log(TG_LOG_WARN, "job %lld: repository %s is no longer configured", (long long)j->id, j->repo);
 		return advance(d, j, TG_JOB_FAILED, "repository not configured");
@@ -865,7 +866,8 @@ int tg_daemon_job_run(tg_daemon *d, tg_job *j)
 		stall(j, "seen");
 		int pr_ok = 1;
 		char pr_why[256];
-		if (tg_util_is_hex(j->commit, 40) && may_post(d, j) && tg_daemon_pr_check(d, ri, j, &pr_ok, pr_why, sizeof(pr_why))) {
+		if (tg_util_is_hex(j->commit, 40) && may_post(d, j) &&
+		    tg_daemon_pr_check(&pr_ok, pr_why, sizeof(pr_why), d, ri, j)) {
 			tg_log(TG_LOG_WARN, "job %lld: pull request %lld: %s (no pending status)", (long long)j->id,
 			       (long long)j->pr, tg_error_last());
 			pr_ok = 0;

@@ -22,7 +22,7 @@ int tg_daemon_make_dirs(const char *path)
 	return tg_error_set(TG_EIO, "%s: cannot create: %s", failed, strerror(errno));
 }
 
-const tg_config_repo *tg_daemon_repo(const tg_daemon *d, const char *name, size_t *index)
+const tg_config_repo *tg_daemon_repo(size_t *index, const tg_daemon *d, const char *name)
 {
 	for (size_t i = 0; i < d->cfg->nrepos; i++)
 		if (!strcmp(d->cfg->repos[i].name, name)) {
@@ -39,7 +39,7 @@ tg_forge *tg_daemon_forge(const tg_daemon *d, size_t ri)
 	return d->forges[f - d->cfg->forges];
 }
 
-int tg_daemon_git(tg_daemon *d, size_t ri, tg_git **out)
+int tg_daemon_git(tg_git **out, tg_daemon *d, size_t ri)
 {
 	if (!d->git[ri]) {
 		const tg_config_repo *r = &d->cfg->repos[ri];

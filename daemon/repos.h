@@ -17,14 +17,14 @@
 
 /* The repository of the config named name and its index in cfg->repos
  * (*index may be NULL), or NULL when none is configured. */
-const tg_config_repo *tg_daemon_repo(const tg_daemon *d, const char *name, size_t *index);
+const tg_config_repo *tg_daemon_repo(size_t *index, const tg_daemon *d, const char *name);
 
 /* The forge client of repository index ri. */
 tg_forge *tg_daemon_forge(const tg_daemon *d, size_t ri);
 
 /* The git mirror of repository index ri, opened (cloned under
  * <state_dir>/git/) on first use. Returns 0 or a TG_E* code. */
-int tg_daemon_git(tg_daemon *d, size_t ri, tg_git **out);
+int tg_daemon_git(tg_git **out, tg_daemon *d, size_t ri);
 
 /* mkdir -p path (mode 0750) for the daemon's state folders. Returns 0, or
  * TG_EINVAL (a path too long) or TG_EIO naming the folder that could not

@@ -56,7 +56,7 @@ static void strip_storage(const tg_daemon *d)
 	}
 }
 
-int tg_side_load(tg_side *s, tg_daemon *d, const tg_manifest *m, int *permanent)
+int tg_side_load(tg_side *s, int *permanent, tg_daemon *d, const tg_manifest *m)
 {
 	memset(s, 0, sizeof(*s));
 	*permanent = 0;
@@ -84,7 +84,7 @@ int tg_side_load(tg_side *s, tg_daemon *d, const tg_manifest *m, int *permanent)
 		if (asprintf(&s->names[i], "%s/%s", m->run_id, m->traces[order[i]].path) < 0)
 			s->names[i] = NULL;
 		int fd = -1;
-		rc = tg_storage_fetch(d->storage, key, d->tmp_dir, d->cfg->max_trace_bytes, &fd);
+		rc = tg_storage_fetch(&fd, d->storage, key, d->tmp_dir, d->cfg->max_trace_bytes);
 		if (rc) {
 			/* missing, a link or not a regular file, outside the run, too
 			 * large: the run is at fault; an unreachable storage may come

@@ -42,9 +42,9 @@ static int64_t done_run(tg_store *s, int i, const char *branch, const tg_metric 
 	j.run_time = 1700000000 + 3600 * i;
 	int64_t id = 0;
 	int created;
-	must(tg_store_job_add(s, &j, &id, &created));
+	must(tg_store_job_add(&id, &created, s, &j));
 	tg_job c;
-	must(tg_store_job_claim(s, "w", 60, &c));
+	must(tg_store_job_claim(&c, s, "w", 60));
 	assert_int_equal(c.id, id);
 	tg_job_clear(&c);
 	must(tg_store_job_advance(s, id, "w", TG_JOB_SEEN, TG_JOB_ANALYSING, NULL));

@@ -49,9 +49,9 @@ static int64_t done_run(tg_store *s, int i, const char *branch, const tg_metric 
 	j.trusted = i != 13 && i != 14; /* two unsigned uploads among main's runs */
 	int64_t id = 0;
 	int created;
-	must(tg_store_job_add(s, &j, &id, &created));
+	must(tg_store_job_add(&id, &created, s, &j));
 	tg_job c;
-	must(tg_store_job_claim(s, "w", 60, &c));
+	must(tg_store_job_claim(&c, s, "w", 60));
 	assert_int_equal(c.id, id);
 	tg_job_clear(&c);
 	must(tg_store_job_advance(s, id, "w", TG_JOB_SEEN, TG_JOB_ANALYSING, NULL));
@@ -123,7 +123,7 @@ static void test_runs_since_change(void **state)
 	/* the rules with base runs lose the branch noise (the same runs) */
 	tg_rule_noise nz[] = {{"sdpa-forward", 0.01, 10}, {"other", 0.02, 10}, {"gemm", 0.01, 10}};
 	size_t nn = 3;
-	tg_history_base_drop_noise(&hb, nz, &nn);
+	tg_history_base_drop_noise(nz, &nn, &hb);
 	assert_int_equal(nn, 1);
 	assert_string_equal(nz[0].rule, "other");
 	tg_history_base_free(&hb);

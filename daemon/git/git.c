@@ -494,7 +494,7 @@ fail:
 	return rc;
 }
 
-int tg_git_ls_remote(const char *clone_url, const tg_git_opts *opts, size_t *nrefs)
+int tg_git_ls_remote(size_t *nrefs, const char *clone_url, const tg_git_opts *opts)
 {
 	*nrefs = 0;
 	if (!clone_url || !*clone_url)
