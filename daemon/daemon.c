@@ -117,6 +117,32 @@ static int take_lock(tg_daemon *d)
 	return 0;
 }
 
+/* The job store the configuration names: "sqlite:<path>" or PostgreSQL's
+ * URL. */
+static int open_store(tg_daemon *d)
+{
+	const tg_config *cfg = d->cfg;
+	char *sq = NULL;
+	if (cfg->sqlite && asprintf(&sq, "sqlite:%s", cfg->sqlite) < 0)
+		return tg_error_set(TG_ENOMEM, "out of memory");
+	int rc = tg_store_open(&d->store, sq ? sq : cfg->postgresql.value);
+	free(sq);
+	return rc;
+}
+
+/* How the daemon reads traces: the configuration's limits. */
+static tg_read_opts read_opts(const tg_config *cfg)
+{
+	tg_read_opts r;
+	memset(&r, 0, sizeof(r));
+	r.source.max_bytes = cfg->max_trace_bytes;
+	r.source.max_ratio = cfg->max_ratio;
+	r.max_events = cfg->max_events;
+	r.max_string = cfg->max_string_bytes;
+	r.max_depth = cfg->max_depth;
+	return r;
+}
+
 int tg_daemon_new(tg_daemon **out, tg_config *cfg, const tg_daemon_opts *opts)
 {
 	*out = NULL;
@@ -133,11 +159,7 @@ int tg_daemon_new(tg_daemon **out, tg_config *cfg, const tg_daemon_opts *opts)
 	char host[128] = "host";
 	gethostname(host, sizeof(host) - 1);
 	snprintf(d->owner, sizeof(d->owner), "%s:%ld:%lld", host, (long)getpid(), (long long)time(NULL));
-	d->read.source.max_bytes = cfg->max_trace_bytes;
-	d->read.source.max_ratio = cfg->max_ratio;
-	d->read.max_events = cfg->max_events;
-	d->read.max_string = cfg->max_string_bytes;
-	d->read.max_depth = cfg->max_depth;
+	d->read = read_opts(cfg);
 	int rc = 0;
 	if (asprintf(&d->jobs_dir, "%s/jobs", cfg->state_dir) < 0)
 		d->jobs_dir = NULL;
@@ -159,15 +181,8 @@ int tg_daemon_new(tg_daemon **out, tg_config *cfg, const tg_daemon_opts *opts)
 		rc = open_forges(d);
 	if (!rc)
 		rc = open_storage(d);
-	if (!rc) {
-		const char *url = cfg->sqlite ? cfg->sqlite : cfg->postgresql.value;
-		char *sq = NULL;
-		if (cfg->sqlite && asprintf(&sq, "sqlite:%s", cfg->sqlite) < 0)
-			rc = tg_error_set(TG_ENOMEM, "out of memory");
-		if (!rc)
-			rc = tg_store_open(&d->store, sq ? sq : url);
-		free(sq);
-	}
+	if (!rc)
+		rc = open_store(d);
 	if (rc) {
 		char msg[1024];
 		snprintf(msg, sizeof(msg), "%s", tg_error_last());
@@ -245,59 +260,67 @@ static int run_trusted(const tg_daemon *d, const tg_config_repo *r, const tg_man
 	return 0;
 }
 
-/* Looks at one manifest; adds its run when it is new. */
-static int scan_one(tg_daemon *d, const tg_storage_obj *o, size_t *added)
+/* The configured repository of the run whose key has the folders seg
+ * (repo_name: "owner/repo"), or NULL when the run is ignored (logged): its
+ * repository or workload is not configured, or its workload or run-id
+ * folder is not a name. */
+static const tg_config_repo *wanted_repo(const tg_daemon *d, char seg[5][TG_UTIL_SEGMENT_MAX + 1], const char *key,
+                                         const char *repo_name)
 {
-	char seg[5][TG_UTIL_SEGMENT_MAX + 1];
-	if (!tg_util_path_segments(seg, 5, o->key))
-		return 0;
-	char repo_name[2100];
-	snprintf(repo_name, sizeof(repo_name), "%s/%s", seg[0], seg[1]);
 	const tg_config_repo *repo = tg_daemon_repo(NULL, d, repo_name);
 	if (!repo) {
-		tg_log(TG_LOG_DEBUG, "%s: repository %s is not configured: ignored", o->key, repo_name);
-		return 0;
+		tg_log(TG_LOG_DEBUG, "%s: repository %s is not configured: ignored", key, repo_name);
+		return NULL;
 	}
 	if (!tg_manifest_name_ok(seg[3]) || !tg_manifest_name_ok(seg[4])) {
 		/* never posted: the names go into the status context and the
 		 * comment's marker */
 		tg_log(TG_LOG_WARN, "%s: run refused: the %s folder must be 1 to 64 of A-Z a-z 0-9 . _ - (nothing posted)",
-		       o->key, tg_manifest_name_ok(seg[3]) ? "run-id" : "workload");
-		return 0;
+		       key, tg_manifest_name_ok(seg[3]) ? "run-id" : "workload");
+		return NULL;
 	}
 	if (!workload_wanted(repo, seg[3])) {
-		tg_log(TG_LOG_DEBUG, "%s: workload %s is not configured for %s: ignored", o->key, seg[3], repo_name);
-		return 0;
+		tg_log(TG_LOG_DEBUG, "%s: workload %s is not configured for %s: ignored", key, seg[3], repo_name);
+		return NULL;
 	}
-	char *data = NULL;
-	size_t len = 0;
-	int rc = tg_storage_read(&data, &len, d->storage, o->key, d->cfg->max_manifest_bytes);
-	if (rc == TG_ENOTFOUND)
-		return 0; /* removed since the listing */
-	/* too large, or not a regular file (a FIFO, a link): the run is
-	 * rejected with the message, once */
-	int oversize = rc == TG_ELIMIT || rc == TG_EINVAL;
-	if (rc && !oversize)
+	return repo;
+}
+
+/* Reads the manifest of o into *data (*len bytes, the caller frees).
+ * Too large, or not a regular file (a FIFO, a link): no error, the run is
+ * rejected with the message, once: *oversize is set, errmsg (cap bytes)
+ * says why, without the storage's place on this host, and *data is
+ * TG_MANIFEST_UNREADABLE and that message, which the job keeps
+ * (tg_manifest_parse reports it). TG_ENOTFOUND: removed since the listing. */
+static int read_manifest(char **data, size_t *len, int *oversize, char *errmsg, size_t cap, tg_daemon *d,
+                         const tg_storage_obj *o)
+{
+	int rc = tg_storage_read(data, len, d->storage, o->key, d->cfg->max_manifest_bytes);
+	*oversize = rc == TG_ELIMIT || rc == TG_EINVAL;
+	if (!*oversize)
 		return rc;
-	char errmsg[512] = "";
-	if (oversize) {
-		/* the job keeps why (tg_manifest_parse reports it), without the
-		 * storage's place on this host */
-		const char *why = tg_error_last(), *where = tg_storage_describe(d->storage);
-		size_t wl = strlen(where);
-		if (wl && !strncmp(why, where, wl) && !strncmp(why + wl, ": ", 2))
-			why += wl + 2;
-		size_t kl = strlen(o->key);
-		if (!strncmp(why, o->key, kl) && !strncmp(why + kl, ": ", 2))
-			why += kl + 2;
-		snprintf(errmsg, sizeof(errmsg), "%s", why);
-		free(data);
-		data = NULL;
-		if (asprintf(&data, "%s%s", TG_MANIFEST_UNREADABLE, errmsg) < 0)
-			return TG_ENOMEM;
-		len = strlen(data);
+	const char *why = tg_error_last(), *where = tg_storage_describe(d->storage);
+	size_t wl = strlen(where);
+	if (wl && !strncmp(why, where, wl) && !strncmp(why + wl, ": ", 2))
+		why += wl + 2;
+	size_t kl = strlen(o->key);
+	if (!strncmp(why, o->key, kl) && !strncmp(why + kl, ": ", 2))
+		why += kl + 2;
+	snprintf(errmsg, cap, "%s", why);
+	free(*data);
+	if (asprintf(data, "%s%s", TG_MANIFEST_UNREADABLE, errmsg) < 0) {
+		*data = NULL;
+		return TG_ENOMEM;
 	}
-	/* the run's content key: the manifest's key and bytes */
+	*len = strlen(*data);
+	return 0;
+}
+
+/* The run's content key (64 hex digits): SHA-256 of the manifest's key and
+ * bytes, and of its ETag for one that could not be read. */
+static void content_key(char out[TG_SHA256_HEX_LEN + 1], const tg_storage_obj *o, const char *data, size_t len,
+                        int oversize)
+{
 	tg_sha256_ctx c;
 	uint8_t dig[TG_SHA256_LEN];
 	tg_sha256_init(&c);
@@ -307,9 +330,38 @@ static int scan_one(tg_daemon *d, const tg_storage_obj *o, size_t *added)
 	if (oversize)
 		tg_sha256_update(&c, o->etag, strlen(o->etag));
 	tg_sha256_final(dig, &c);
+	tg_sha256_hex(out, dig);
+}
+
+/* When the run of manifest m (NULL: a bad one) ran: the manifest's
+ * created_at, else the file's time; never in the future, which would put
+ * the run ahead of every later one. */
+static int64_t run_time(const tg_manifest *m, const tg_storage_obj *o)
+{
+	int64_t t = m && m->created_at ? m->created_at : o->mtime;
+	return t > (int64_t)time(NULL) ? (int64_t)time(NULL) : t;
+}
+
+/* Looks at one manifest; adds its run when it is new. */
+static int scan_one(tg_daemon *d, const tg_storage_obj *o, size_t *added)
+{
+	char seg[5][TG_UTIL_SEGMENT_MAX + 1];
+	if (!tg_util_path_segments(seg, 5, o->key))
+		return 0;
+	char repo_name[2100];
+	snprintf(repo_name, sizeof(repo_name), "%s/%s", seg[0], seg[1]);
+	const tg_config_repo *repo = wanted_repo(d, seg, o->key, repo_name);
+	if (!repo)
+		return 0;
+	char *data = NULL, errmsg[512] = "";
+	size_t len = 0;
+	int oversize = 0;
+	int rc = read_manifest(&data, &len, &oversize, errmsg, sizeof(errmsg), d, o);
+	if (rc)
+		return rc == TG_ENOTFOUND ? 0 : rc;
 	tg_job j;
 	memset(&j, 0, sizeof(j));
-	tg_sha256_hex(j.key, dig);
+	content_key(j.key, o, data, len, oversize);
 	tg_manifest *m = NULL;
 	if (!oversize && tg_manifest_parse(&m, data, len, o->key, d->cfg->max_traces))
 		snprintf(errmsg, sizeof(errmsg), "%s", tg_error_last());
@@ -320,7 +372,7 @@ static int scan_one(tg_daemon *d, const tg_storage_obj *o, size_t *added)
 	/* the folder may spell the SHA in capitals; git and the store speak
 	 * lower case (the manifest's commit is checked against the folder
 	 * case-insensitively and lowered too) */
-	char commit[1025];
+	char commit[TG_UTIL_SEGMENT_MAX + 1];
 	snprintf(commit, sizeof(commit), "%s", seg[2]);
 	for (char *p = commit; *p; p++)
 		*p = (char)tolower((unsigned char)*p);
@@ -331,23 +383,15 @@ static int scan_one(tg_daemon *d, const tg_storage_obj *o, size_t *added)
 	j.workload = seg[3];
 	j.run_id = seg[4];
 	j.manifest = data;
-	j.run_time = m && m->created_at ? m->created_at : o->mtime;
-	/* a time in the future would put the run ahead of every later one */
-	if (j.run_time > (int64_t)time(NULL))
-		j.run_time = (int64_t)time(NULL);
+	j.run_time = run_time(m, o);
 	j.trusted = run_trusted(d, repo, m, o->key);
+	int64_t id = 0;
+	int created = 0;
 	if (d->cfg->retention_runs_ms > 0 && j.run_time < (int64_t)time(NULL) - d->cfg->retention_runs_ms / 1000) {
 		/* older than the retention: its job may have been pruned, and a
 		 * run that old is not judged (nor posted) again */
 		tg_log(TG_LOG_DEBUG, "%s: older than the retention: ignored", o->key);
-		tg_manifest_free(m);
-		free(data);
-		return 0;
-	}
-	int64_t id = 0;
-	int created = 0;
-	rc = tg_store_job_add(&id, &created, d->store, &j);
-	if (!rc && created) {
+	} else if (!(rc = tg_store_job_add(&id, &created, d->store, &j)) && created) {
 		(*added)++;
 		if (errmsg[0])
 			tg_log(TG_LOG_WARN, "new run %s (job %lld) with a bad manifest: %s", prefix, (long long)id, errmsg);
