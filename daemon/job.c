@@ -172,9 +172,9 @@ static void job_dir(char *buf, size_t cap, const tg_daemon *d, const tg_job *j)
 	snprintf(buf, cap, "%s/%lld", d->jobs_dir, (long long)j->id);
 }
 
-/* Writes len bytes to path atomically (util.h: a mkstemp temporary file,
- * fsync, rename), mode 0640. */
-static int write_atomic(const char *path, const char *data, size_t len)
+/* Writes a file of the job's folder atomically (tg_util_write_atomic: a
+ * mkstemp temporary file, fsync, rename), mode 0640, wording the error. */
+static int write_job_file(const char *path, const char *data, size_t len)
 {
 	if (tg_util_write_atomic(path, data, len, 0640))
 		return tg_error_set(TG_EIO, "%s: %s", path, strerror(errno));
@@ -189,7 +189,7 @@ static int save_outcome(const tg_daemon *d, const tg_job *j, const outcome *o)
 		return tg_error_set(TG_EIO, "%s: %s", dir, strerror(errno));
 	if (o->comment) {
 		snprintf(path, sizeof(path), "%s/comment.md", dir);
-		int rc = write_atomic(path, o->comment, strlen(o->comment));
+		int rc = write_job_file(path, o->comment, strlen(o->comment));
 		if (rc)
 			return rc;
 	}
@@ -206,7 +206,7 @@ static int save_outcome(const tg_daemon *d, const tg_job *j, const outcome *o)
 	if (!text)
 		return tg_error_set(TG_ENOMEM, "out of memory");
 	snprintf(path, sizeof(path), "%s/outcome.json", dir);
-	int rc = write_atomic(path, text, strlen(text));
+	int rc = write_job_file(path, text, strlen(text));
 	free(text);
 	return rc;
 }
