@@ -20,6 +20,7 @@
  * expires, up to max_attempts claims.
  */
 #include "../core/divergence.h"
+#include "accepts.h"
 #include "branch_noise.h"
 #include "history_base.h"
 #include "daemon_impl.h"
@@ -36,7 +37,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -452,144 +452,6 @@ static char *no_baseline_comment(const tg_job *j, const char *why, const tg_metr
 	return s;
 }
 
-/* Overrides from the pull request's labels (tracegate-accept:RULE) and the
- * commit's trailers (Tracegate-Accept: RULE: reason). Accepts that name no
- * rule are noted, not applied. Best effort: a forge or git error is logged
- * and the run is judged without them. */
-struct accepts {
-	tg_accept *a;
-	size_t n, cap;
-	char **owned;
-	size_t nowned, capowned;
-	char *notes;
-	size_t notes_len;
-	FILE *nf;
-};
-
-static const char *keep(struct accepts *x, const char *s)
-{
-	if (!s || tg_grow((void **)&x->owned, &x->capowned, x->nowned + 1, sizeof(char *)))
-		return NULL;
-	char *c = strdup(s);
-	if (c)
-		x->owned[x->nowned++] = c;
-	return c;
-}
-
-static void accept_add(struct accepts *x, const tg_rules *rules, const char *rule, const char *reason, const char *by)
-{
-	if (!tg_rules_find(rules, rule)) {
-		fputs("\nIgnored: ", x->nf);
-		tg_md_code(x->nf, rule);
-		fputs(" (accepted by ", x->nf);
-		tg_md_escape(x->nf, by);
-		fputs(") names no rule.\n", x->nf);
-		return;
-	}
-	for (size_t i = 0; i < x->n; i++)
-		if (!strcmp(x->a[i].rule, rule))
-			return;
-	if (tg_grow((void **)&x->a, &x->cap, x->n + 1, sizeof(tg_accept)))
-		return;
-	const char *r = keep(x, rule), *why = keep(x, reason), *who = keep(x, by);
-	if (r && why && who)
-		x->a[x->n++] = (tg_accept){r, why, who};
-}
-
-static void accepts_free(struct accepts *x)
-{
-	if (x->nf)
-		fclose(x->nf);
-	for (size_t i = 0; i < x->nowned; i++)
-		free(x->owned[i]);
-	free(x->owned);
-	free(x->a);
-	free(x->notes);
-}
-
-/* The pull request's tracegate-accept:RULE labels. */
-static void accepts_from_labels(struct accepts *x, tg_daemon *d, size_t ri, const tg_job *j)
-{
-	tg_forge_label *l = NULL;
-	size_t n = 0;
-	if (tg_forge_pr_labels(&l, &n, tg_daemon_forge(d, ri), j->repo, j->pr))
-		tg_log(TG_LOG_WARN, "job %lld: labels of %s#%lld: %s", (long long)j->id, j->repo, (long long)j->pr,
-		       tg_error_last());
-	for (size_t i = 0; i < n; i++)
-		if (!strncasecmp(l[i].name, "tracegate-accept:", 17)) {
-			char by[300];
-			snprintf(by, sizeof(by), "label %s%s%s", l[i].name, l[i].by ? " added by @" : "", l[i].by ? l[i].by : "");
-			accept_add(x, d->rules[ri], l[i].name + 17, "accepted with a pull-request label", by);
-		}
-	tg_forge_labels_free(l, n);
-}
-
-/* One "Tracegate-Accept: RULE: reason" trailer of login's, who may write. */
-static void accept_trailer(struct accepts *x, const tg_rules *rules, const char *value, const char *login)
-{
-	char rule[256];
-	const char *colon = strchr(value, ':');
-	size_t rl = colon ? (size_t)(colon - value) : strlen(value);
-	while (rl && value[rl - 1] == ' ')
-		rl--;
-	snprintf(rule, sizeof(rule), "%.*s", (int)rl, value);
-	const char *reason = colon ? colon + 1 : "";
-	while (*reason == ' ')
-		reason++;
-	char by[600];
-	snprintf(by, sizeof(by), "commit trailer of @%s (write access)", login);
-	accept_add(x, rules, rule, *reason ? reason : "(no reason given)", by);
-}
-
-/* The commit's Tracegate-Accept trailers: the commit author's own word,
- * counted only when accept_trailers is on and the forge says the author
- * may write. */
-static void accepts_from_trailers(struct accepts *x, tg_daemon *d, size_t ri, const tg_job *j)
-{
-	tg_git *g;
-	tg_git_trailer *t = NULL;
-	size_t nt = 0;
-	char *author = NULL;
-	if (tg_daemon_git(&g, d, ri) || tg_git_commit_trailers(&t, &nt, &author, g, j->commit)) {
-		tg_log(TG_LOG_WARN, "job %lld: trailers of %.12s: %s", (long long)j->id, j->commit, tg_error_last());
-		return;
-	}
-	const tg_config_repo *r = &d->cfg->repos[ri];
-	int asked = 0, can = 0;
-	char *login = NULL;
-	for (size_t i = 0; i < nt; i++) {
-		if (strcasecmp(t[i].key, "Tracegate-Accept"))
-			continue;
-		if (!r->accept_trailers) {
-			fputs("\nIgnored: a Tracegate-Accept trailer (trailers are off: accept_trailers; use a "
-			      "tracegate-accept:RULE label).\n", x->nf);
-			break;
-		}
-		if (!asked) {
-			asked = 1;
-			if (tg_forge_author_can_write(&login, &can, tg_daemon_forge(d, ri), j->repo, j->commit))
-				tg_log(TG_LOG_WARN, "job %lld: who wrote %.12s: %s", (long long)j->id, j->commit, tg_error_last());
-		}
-		if (!can) {
-			fputs("\nIgnored: a Tracegate-Accept trailer of ", x->nf);
-			tg_md_escape(x->nf, login ? login : author ? author : "the commit's author");
-			fputs(" (the forge does not confirm write access to the repository).\n", x->nf);
-			break;
-		}
-		accept_trailer(x, d->rules[ri], t[i].value, login);
-	}
-	free(login);
-	tg_git_trailers_free(t, nt);
-	free(author);
-}
-
-static void gather_accepts(struct accepts *x, tg_daemon *d, size_t ri, const tg_job *j)
-{
-	if (j->pr > 0)
-		accepts_from_labels(x, d, ri, j);
-	accepts_from_trailers(x, d, ri, j);
-}
-
 /* Reads the run's manifest from the job. */
 static int job_manifest(const tg_daemon *d, const tg_job *j, tg_manifest **m)
 {
@@ -641,7 +503,7 @@ struct analysis {
 	tg_manifest *bm;         /* its manifest */
 	tg_side old;             /* its traces and those of its commit's other runs */
 	size_t bmore;
-	struct accepts acc;      /* accepted regressions; acc.notes: the comment's notes */
+	tg_accepts acc;          /* accepted regressions; acc.notes: the comment's notes */
 	tg_branch_noise bn;
 	tg_history_base hb;
 	tg_gate *g;
@@ -651,7 +513,7 @@ struct analysis {
 static void analysis_free(struct analysis *a)
 {
 	free(a->comment);
-	accepts_free(&a->acc);
+	tg_accepts_free(&a->acc);
 	tg_branch_noise_free(&a->bn);
 	tg_history_base_free(&a->hb);
 	tg_gate_free(a->g);
@@ -763,15 +625,11 @@ static int set_no_baseline(outcome *o, struct analysis *a, const tg_job *j)
  * a->acc.notes. */
 static int gather_evidence(struct analysis *a, tg_daemon *d, size_t ri, const tg_job *j)
 {
-	a->acc.nf = open_memstream(&a->acc.notes, &a->acc.notes_len);
-	if (!a->acc.nf)
-		return tg_error_set(TG_ENOMEM, "out of memory");
-	gather_accepts(&a->acc, d, ri, j);
-	fclose(a->acc.nf);
-	a->acc.nf = NULL;
+	int rc = tg_accepts_gather(&a->acc, d, ri, j);
+	if (rc)
+		return rc;
 	const char *target = j->target_branch && *j->target_branch ? j->target_branch : j->branch;
 	const char *fingerprint = tg_branch_noise_fingerprint(a->mets, a->nmets);
-	int rc;
 	if ((rc = tg_branch_noise_find(&a->bn, d->store, j->repo, target, j->workload, fingerprint, j->id, d->rules[ri],
 	                               TG_BRANCH_NOISE_WINDOW)) ||
 	    (rc = append_text(&a->acc.notes, a->bn.text)))
