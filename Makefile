@@ -137,7 +137,7 @@ FUZZ_CFLAGS := -std=c11 -D_GNU_SOURCE -O1 -g -fno-omit-frame-pointer -fsanitize=
 	-fno-sanitize-recover=all -Wall -Wextra -Werror -pthread
 FUZZ_SRC_manifest := daemon/manifest.c daemon/storage/storage.c daemon/util.c
 FUZZ_SRC_s3_list := daemon/storage/s3_list.c daemon/storage/xml_walk.c
-FUZZ_SRC_forge := $(wildcard daemon/forge/*.c) daemon/util.c
+FUZZ_SRC_forge := $(wildcard daemon/forge/*.c) daemon/util.c daemon/log.c daemon/scrub.c
 FUZZ_LIBS_forge := -lcurl
 FUZZ_SRC_http := daemon/forge/http.c
 FUZZ_LIBS_http := -lcurl

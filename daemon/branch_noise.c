@@ -3,6 +3,7 @@
  * pull request's judgement (see branch_noise.h).
  */
 #include "branch_noise.h"
+#include "branch_series.h"
 #include "../core/table.h"
 #include "../rules/changepoint.h"
 #include "../rules/noise.h"
@@ -32,26 +33,76 @@ static int sampled(tg_rule_metric m)
 	return m != TG_METRIC_COUNT && m != TG_METRIC_HOST_SYNCS && m != TG_METRIC_PEAK_MEMORY;
 }
 
-/* Whether run is in the sorted list of ids. */
-static int has_run(const int64_t *ids, size_t n, int64_t run)
+/* The noise of rule rl[r] (index r seeds the change-point search) from the
+ * branch's series, added to out->n with its text on t ("name ±1.1 % (12
+ * runs)") and, when the series has a change point, its move on mv; *said
+ * and *nmoved count what each holds. */
+static void rule_noise(tg_branch_noise *out, FILE *t, FILE *mv, size_t *said, size_t *nmoved, tg_branch_series *b,
+                       const tg_rule *rl, size_t r, int64_t exclude_run)
 {
-	size_t lo = 0, hi = n;
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		if (ids[mid] == run)
-			return 1;
-		if (ids[mid] < run)
-			lo = mid + 1;
-		else
-			hi = mid;
+	char metric[256];
+	snprintf(metric, sizeof(metric), "rule:%s", rl[r].name);
+	size_t n = 0;
+	int positive = 1;
+	for (size_t i = 0; i < b->npoints; i++) {
+		if (!tg_branch_series_has(b, i, metric) || b->points[i].run == exclude_run)
+			continue;
+		positive &= b->points[i].value > 0 && isfinite(b->points[i].value);
+		b->at[n] = i;
+		b->v[n++] = b->points[i].value;
 	}
-	return 0;
+	if (n < TG_BRANCH_NOISE_MIN_RUNS || !positive)
+		return;
+	double runs;
+	double sigma = tg_noise_sigma_robust(b->v, n, &runs);
+	if (!isfinite(sigma) || !(runs >= 2))
+		return;
+	out->noise[out->n++] = (tg_rule_noise){rl[r].name, sigma, runs};
+	fputs((*said)++ ? ", " : "", t);
+	tg_md_escape(t, rl[r].name);
+	fprintf(t, " \xc2\xb1%.1f %% (%zu runs)", 100 * sigma, n);
+	/* the latest change point of the series */
+	tg_change *ch = NULL;
+	size_t nch = 0;
+	tg_changes_opts co = {0, 0, 0, (uint64_t)n * 7919u + r};
+	if (n >= 8 && tg_changes_find(&ch, &nch, b->v, n, &co) == 0 && nch) {
+		const tg_change *c = &ch[nch - 1];
+		fputs((*nmoved)++ ? "; " : "", mv);
+		tg_md_escape(mv, rl[r].name);
+		fprintf(mv, " %+.1f %% since `%.7s`, %zu run%s ago", c->pct, b->points[b->at[c->at]].commit, n - c->at,
+		        n - c->at == 1 ? "" : "s");
+	}
+	free(ch);
 }
 
-static int cmp_i64(const void *a, const void *b)
+/* The comment's lines: the noise (text, said of them) and the moves
+ * (moved, nmoved of them) of branch target. NULL when out of memory. */
+static char *noise_text(const char *target, const char *text, size_t said, const char *moved, size_t nmoved)
 {
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-	return (x > y) - (x < y);
+	size_t len = 0;
+	char *buf = NULL;
+	FILE *f = open_memstream(&buf, &len);
+	if (!f)
+		return NULL;
+	if (said) {
+		fputs("Noise on `", f);
+		tg_md_escape(f, target);
+		fputs("`: ", f);
+		fputs(text, f);
+		fputs(" (sd of one run, from its last runs on the same hardware and software).\n", f);
+	}
+	if (nmoved) {
+		fputs("`", f);
+		tg_md_escape(f, target);
+		fputs("` itself moved: ", f);
+		fputs(moved, f);
+		fputs(".\n", f);
+	}
+	if (fclose(f)) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
 }
 
 int tg_branch_noise_find(tg_branch_noise *out, tg_store *s, const char *repo, const char *target,
@@ -61,105 +112,29 @@ int tg_branch_noise_find(tg_branch_noise *out, tg_store *s, const char *repo, co
 	memset(out, 0, sizeof(*out));
 	size_t nr;
 	const tg_rule *rl = tg_rules_list(rules, &nr);
-	tg_history_point *fp = NULL, *hp = NULL;
-	size_t nfp = 0, nhp = 0, nok = 0;
-	int64_t *ok = NULL;
-	double *v = NULL;
-	size_t *at = NULL;
+	tg_branch_series b;
 	char *text = NULL, *moved = NULL;
-	size_t tlen = 0, mlen = 0;
+	size_t tlen = 0, mlen = 0, said = 0, nmoved = 0;
 	FILE *t = NULL, *mv = NULL;
-	int rc = 0;
-	/* the runs of the same fingerprint */
-	if (fingerprint && (rc = tg_store_history(s, repo, target, workload, fingerprint, window, &fp, &nfp)))
-		goto done;
-	if ((rc = tg_store_history(s, repo, target, workload, "rule:*", window, &hp, &nhp)))
-		goto done;
-	ok = tg_calloc(nfp ? nfp : 1, sizeof(int64_t));
-	v = tg_calloc(nhp ? nhp : 1, sizeof(double));
-	at = tg_calloc(nhp ? nhp : 1, sizeof(size_t));
+	int rc = tg_branch_series_load(&b, s, repo, target, workload, fingerprint, window);
+	if (rc)
+		return rc;
 	out->noise = tg_calloc(nr ? nr : 1, sizeof(tg_rule_noise));
 	t = open_memstream(&text, &tlen);
 	mv = open_memstream(&moved, &mlen);
-	if (!ok || !v || !at || !out->noise || !t || !mv) {
+	if (!out->noise || !t || !mv) {
 		rc = tg_error_set(TG_ENOMEM, "out of memory");
 		goto done;
 	}
-	for (size_t i = 0; i < nfp; i++)
-		ok[nok++] = fp[i].run;
-	qsort(ok, nok, sizeof(int64_t), cmp_i64);
-	size_t said = 0, nmoved = 0;
-	for (size_t r = 0; r < nr; r++) {
-		if (rl[r].aggregate != TG_AGG_TOTAL || !sampled(rl[r].metric))
-			continue;
-		char metric[256];
-		snprintf(metric, sizeof(metric), "rule:%s", rl[r].name);
-		size_t n = 0;
-		int positive = 1;
-		for (size_t i = 0; i < nhp; i++) {
-			if (strcmp(hp[i].metric, metric) || hp[i].run == exclude_run ||
-			    (fingerprint && !has_run(ok, nok, hp[i].run)))
-				continue;
-			positive &= hp[i].value > 0 && isfinite(hp[i].value);
-			at[n] = i;
-			v[n++] = hp[i].value;
-		}
-		if (n < TG_BRANCH_NOISE_MIN_RUNS || !positive)
-			continue;
-		double runs;
-		double sigma = tg_noise_sigma_robust(v, n, &runs);
-		if (!isfinite(sigma) || !(runs >= 2))
-			continue;
-		out->noise[out->n++] = (tg_rule_noise){rl[r].name, sigma, runs};
-		fputs(said++ ? ", " : "", t);
-		tg_md_escape(t, rl[r].name);
-		fprintf(t, " \xc2\xb1%.1f %% (%zu runs)", 100 * sigma, n);
-		/* the latest change point of the series */
-		tg_change *ch = NULL;
-		size_t nch = 0;
-		tg_changes_opts co = {0, 0, 0, (uint64_t)n * 7919u + r};
-		if (n >= 8 && tg_changes_find(&ch, &nch, v, n, &co) == 0 && nch) {
-			const tg_change *c = &ch[nch - 1];
-			fputs(nmoved++ ? "; " : "", mv);
-			tg_md_escape(mv, rl[r].name);
-			fprintf(mv, " %+.1f %% since `%.7s`, %zu run%s ago", c->pct, hp[at[c->at]].commit, n - c->at,
-			        n - c->at == 1 ? "" : "s");
-		}
-		free(ch);
-	}
+	for (size_t r = 0; r < nr; r++)
+		if (rl[r].aggregate == TG_AGG_TOTAL && sampled(rl[r].metric))
+			rule_noise(out, t, mv, &said, &nmoved, &b, rl, r, exclude_run);
 	fclose(t);
 	t = NULL;
 	fclose(mv);
 	mv = NULL;
-	{
-		size_t len = 0;
-		char *buf = NULL;
-		FILE *f = open_memstream(&buf, &len);
-		if (!f) {
-			rc = tg_error_set(TG_ENOMEM, "out of memory");
-			goto done;
-		}
-		if (said) {
-			fputs("Noise on `", f);
-			tg_md_escape(f, target);
-			fputs("`: ", f);
-			fputs(text, f);
-			fputs(" (sd of one run, from its last runs on the same hardware and software).\n", f);
-		}
-		if (nmoved) {
-			fputs("`", f);
-			tg_md_escape(f, target);
-			fputs("` itself moved: ", f);
-			fputs(moved, f);
-			fputs(".\n", f);
-		}
-		if (fclose(f)) {
-			free(buf);
-			rc = tg_error_set(TG_ENOMEM, "out of memory");
-			goto done;
-		}
-		out->text = buf;
-	}
+	if (!(out->text = noise_text(target, text, said, moved, nmoved)))
+		rc = tg_error_set(TG_ENOMEM, "out of memory");
 done:
 	if (t)
 		fclose(t);
@@ -167,11 +142,7 @@ done:
 		fclose(mv);
 	free(text);
 	free(moved);
-	free(ok);
-	free(v);
-	free(at);
-	tg_history_free(fp, nfp);
-	tg_history_free(hp, nhp);
+	tg_branch_series_free(&b);
 	if (rc)
 		tg_branch_noise_free(out);
 	return rc;

@@ -68,7 +68,7 @@ static void check_database(struct tally *t, const tg_config *c)
 	size_t n = 0;
 	int rc = tg_store_open(&s, url ? url : c->postgresql.value);
 	if (!rc)
-		rc = tg_store_leases(s, &l, &n);
+		rc = tg_store_leases(&l, &n, s);
 	if (rc)
 		snprintf(detail, sizeof(detail), "%s", tg_error_last());
 	else
@@ -102,7 +102,7 @@ static void check_storage(struct tally *t, const tg_config *c)
 	tg_storage_obj *objs = NULL;
 	size_t n = 0;
 	if (!rc)
-		rc = tg_storage_list_manifests(s, &objs, &n);
+		rc = tg_storage_list_manifests(&objs, &n, s);
 	if (rc)
 		snprintf(detail, sizeof(detail), "%s", tg_error_last());
 	else
@@ -220,7 +220,7 @@ static void check_git(struct tally *t, const tg_config_repo *r)
 	const tg_config_forge *f = r->forge_ptr;
 	tg_git_opts go = {r->git_token.value, NULL, f && !f->tls_verify, f ? f->ca_file : NULL};
 	size_t n = 0;
-	int rc = tg_git_ls_remote(r->clone_url, &go, &n);
+	int rc = tg_git_ls_remote(&n, r->clone_url, &go);
 	if (rc)
 		snprintf(detail, sizeof(detail), "%s", tg_error_last());
 	else
@@ -228,7 +228,7 @@ static void check_git(struct tally *t, const tg_config_repo *r)
 	result(t, what, !rc, detail);
 }
 
-int tg_daemon_check_connect(const tg_config *c, FILE *out, char *failed, size_t cap)
+int tg_daemon_check_connect(FILE *out, char *failed, size_t cap, const tg_config *c)
 {
 	struct tally t = {out, 0, 0, ""};
 	check_database(&t, c);

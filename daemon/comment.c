@@ -107,8 +107,8 @@ static int history_charts(FILE *f, tg_daemon *d, const tg_job *j, const char *ta
 		snprintf(metric, sizeof(metric), "rule:%s", x->rule->name);
 		tg_history_point *p = NULL;
 		size_t np = 0;
-		int rc = tg_store_history(d->store, j->repo, target, j->workload, metric, (size_t)d->cfg->history_points,
-		                          &p, &np);
+		int rc = tg_store_history(&p, &np, d->store, j->repo, target, j->workload, metric,
+		                          (size_t)d->cfg->history_points);
 		if (rc)
 			return rc;
 		if (np) {

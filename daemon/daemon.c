@@ -4,6 +4,7 @@
  */
 #include "daemon_impl.h"
 #include "log.h"
+#include "repos.h"
 #include "sha256.h"
 #include "signature.h"
 #include "util.h"
@@ -21,59 +22,6 @@
 #include <unistd.h>
 
 #define PRUNE_PERIOD_S 3600
-
-/* mkdir -p */
-static int make_dirs(const char *path)
-{
-	char failed[PATH_MAX];
-	if (!tg_util_mkdir_p(failed, sizeof(failed), path, 0750))
-		return 0;
-	if (errno == ENAMETOOLONG && strlen(path) >= PATH_MAX)
-		return tg_error_set(TG_EINVAL, "%s: path too long", path);
-	return tg_error_set(TG_EIO, "%s: cannot create: %s", failed, strerror(errno));
-}
-
-const tg_config_repo *tg_daemon_repo(const tg_daemon *d, const char *name, size_t *index)
-{
-	for (size_t i = 0; i < d->cfg->nrepos; i++)
-		if (!strcmp(d->cfg->repos[i].name, name)) {
-			if (index)
-				*index = i;
-			return &d->cfg->repos[i];
-		}
-	return NULL;
-}
-
-tg_forge *tg_daemon_forge(const tg_daemon *d, size_t ri)
-{
-	const tg_config_forge *f = d->cfg->repos[ri].forge_ptr;
-	return d->forges[f - d->cfg->forges];
-}
-
-int tg_daemon_git(tg_daemon *d, size_t ri, tg_git **out)
-{
-	if (!d->git[ri]) {
-		const tg_config_repo *r = &d->cfg->repos[ri];
-		char path[PATH_MAX];
-		char name[512];
-		size_t k = 0;
-		for (const char *p = r->name; *p && k + 1 < sizeof(name); p++)
-			name[k++] = *p == '/' ? '_' : *p;
-		name[k] = 0;
-		snprintf(path, sizeof(path), "%s/git/%s.git", d->cfg->state_dir, name);
-		char gitdir[PATH_MAX];
-		snprintf(gitdir, sizeof(gitdir), "%s/git", d->cfg->state_dir);
-		int rc = make_dirs(gitdir);
-		if (rc)
-			return rc;
-		const tg_config_forge *f = r->forge_ptr;
-		tg_git_opts go = {r->git_token.value, NULL, f && !f->tls_verify, f ? f->ca_file : NULL};
-		if ((rc = tg_git_open(&d->git[ri], r->clone_url, path, &go)))
-			return rc;
-	}
-	*out = d->git[ri];
-	return 0;
-}
 
 static void http_opts(tg_http_opts *h, const tg_config *c, int tls_verify, const char *ca_file)
 {
@@ -169,6 +117,32 @@ static int take_lock(tg_daemon *d)
 	return 0;
 }
 
+/* The job store the configuration names: "sqlite:<path>" or PostgreSQL's
+ * URL. */
+static int open_store(tg_daemon *d)
+{
+	const tg_config *cfg = d->cfg;
+	char *sq = NULL;
+	if (cfg->sqlite && asprintf(&sq, "sqlite:%s", cfg->sqlite) < 0)
+		return tg_error_set(TG_ENOMEM, "out of memory");
+	int rc = tg_store_open(&d->store, sq ? sq : cfg->postgresql.value);
+	free(sq);
+	return rc;
+}
+
+/* How the daemon reads traces: the configuration's limits. */
+static tg_read_opts read_opts(const tg_config *cfg)
+{
+	tg_read_opts r;
+	memset(&r, 0, sizeof(r));
+	r.source.max_bytes = cfg->max_trace_bytes;
+	r.source.max_ratio = cfg->max_ratio;
+	r.max_events = cfg->max_events;
+	r.max_string = cfg->max_string_bytes;
+	r.max_depth = cfg->max_depth;
+	return r;
+}
+
 int tg_daemon_new(tg_daemon **out, tg_config *cfg, const tg_daemon_opts *opts)
 {
 	*out = NULL;
@@ -185,11 +159,7 @@ int tg_daemon_new(tg_daemon **out, tg_config *cfg, const tg_daemon_opts *opts)
 	char host[128] = "host";
 	gethostname(host, sizeof(host) - 1);
 	snprintf(d->owner, sizeof(d->owner), "%s:%ld:%lld", host, (long)getpid(), (long long)time(NULL));
-	d->read.source.max_bytes = cfg->max_trace_bytes;
-	d->read.source.max_ratio = cfg->max_ratio;
-	d->read.max_events = cfg->max_events;
-	d->read.max_string = cfg->max_string_bytes;
-	d->read.max_depth = cfg->max_depth;
+	d->read = read_opts(cfg);
 	int rc = 0;
 	if (asprintf(&d->jobs_dir, "%s/jobs", cfg->state_dir) < 0)
 		d->jobs_dir = NULL;
@@ -198,28 +168,21 @@ int tg_daemon_new(tg_daemon **out, tg_config *cfg, const tg_daemon_opts *opts)
 	if (!d->jobs_dir || !d->tmp_dir || !d->seen)
 		rc = tg_error_set(TG_ENOMEM, "out of memory");
 	if (!rc)
-		rc = make_dirs(cfg->state_dir);
+		rc = tg_daemon_make_dirs(cfg->state_dir);
 	if (!rc)
 		rc = take_lock(d);
 	if (!rc)
-		rc = make_dirs(d->jobs_dir);
+		rc = tg_daemon_make_dirs(d->jobs_dir);
 	if (!rc)
-		rc = make_dirs(d->tmp_dir);
+		rc = tg_daemon_make_dirs(d->tmp_dir);
 	if (!rc)
 		rc = load_rules(d);
 	if (!rc)
 		rc = open_forges(d);
 	if (!rc)
 		rc = open_storage(d);
-	if (!rc) {
-		const char *url = cfg->sqlite ? cfg->sqlite : cfg->postgresql.value;
-		char *sq = NULL;
-		if (cfg->sqlite && asprintf(&sq, "sqlite:%s", cfg->sqlite) < 0)
-			rc = tg_error_set(TG_ENOMEM, "out of memory");
-		if (!rc)
-			rc = tg_store_open(&d->store, sq ? sq : url);
-		free(sq);
-	}
+	if (!rc)
+		rc = open_store(d);
 	if (rc) {
 		char msg[1024];
 		snprintf(msg, sizeof(msg), "%s", tg_error_last());
@@ -265,21 +228,6 @@ void tg_daemon_free(tg_daemon *d)
 
 /* ------------------------------------------------------------ scan */
 
-/* The five folder segments of a manifest key. */
-static int segments(char seg[5][1025], const char *key)
-{
-	const char *p = key;
-	for (int i = 0; i < 5; i++) {
-		const char *slash = strchr(p, '/');
-		if (!slash || (size_t)(slash - p) > 1024)
-			return -1;
-		memcpy(seg[i], p, (size_t)(slash - p));
-		seg[i][slash - p] = 0;
-		p = slash + 1;
-	}
-	return 0;
-}
-
 static int workload_wanted(const tg_config_repo *r, const char *workload)
 {
 	if (!r->nworkloads)
@@ -301,7 +249,7 @@ static int run_trusted(const tg_daemon *d, const tg_config_repo *r, const tg_man
 	if (!m)
 		return 0;
 	const char *why = NULL;
-	if (!tg_signature_check(m, sk, strlen(sk), &why)) {
+	if (!tg_signature_check(&why, m, sk, strlen(sk))) {
 		tg_log(m->signature ? TG_LOG_WARN : TG_LOG_DEBUG, "%s: untrusted: %s", key, why);
 		return 0;
 	}
@@ -312,59 +260,67 @@ static int run_trusted(const tg_daemon *d, const tg_config_repo *r, const tg_man
 	return 0;
 }
 
-/* Looks at one manifest; adds its run when it is new. */
-static int scan_one(tg_daemon *d, const tg_storage_obj *o, size_t *added)
+/* The configured repository of the run whose key has the folders seg
+ * (repo_name: "owner/repo"), or NULL when the run is ignored (logged): its
+ * repository or workload is not configured, or its workload or run-id
+ * folder is not a name. */
+static const tg_config_repo *wanted_repo(const tg_daemon *d, char seg[5][TG_UTIL_SEGMENT_MAX + 1], const char *key,
+                                         const char *repo_name)
 {
-	char seg[5][1025];
-	if (segments(seg, o->key))
-		return 0;
-	char repo_name[2100];
-	snprintf(repo_name, sizeof(repo_name), "%s/%s", seg[0], seg[1]);
-	const tg_config_repo *repo = tg_daemon_repo(d, repo_name, NULL);
+	const tg_config_repo *repo = tg_daemon_repo(NULL, d, repo_name);
 	if (!repo) {
-		tg_log(TG_LOG_DEBUG, "%s: repository %s is not configured: ignored", o->key, repo_name);
-		return 0;
+		tg_log(TG_LOG_DEBUG, "%s: repository %s is not configured: ignored", key, repo_name);
+		return NULL;
 	}
 	if (!tg_manifest_name_ok(seg[3]) || !tg_manifest_name_ok(seg[4])) {
 		/* never posted: the names go into the status context and the
 		 * comment's marker */
 		tg_log(TG_LOG_WARN, "%s: run refused: the %s folder must be 1 to 64 of A-Z a-z 0-9 . _ - (nothing posted)",
-		       o->key, tg_manifest_name_ok(seg[3]) ? "run-id" : "workload");
-		return 0;
+		       key, tg_manifest_name_ok(seg[3]) ? "run-id" : "workload");
+		return NULL;
 	}
 	if (!workload_wanted(repo, seg[3])) {
-		tg_log(TG_LOG_DEBUG, "%s: workload %s is not configured for %s: ignored", o->key, seg[3], repo_name);
-		return 0;
+		tg_log(TG_LOG_DEBUG, "%s: workload %s is not configured for %s: ignored", key, seg[3], repo_name);
+		return NULL;
 	}
-	char *data = NULL;
-	size_t len = 0;
-	int rc = tg_storage_read(d->storage, o->key, &data, &len, d->cfg->max_manifest_bytes);
-	if (rc == TG_ENOTFOUND)
-		return 0; /* removed since the listing */
-	/* too large, or not a regular file (a FIFO, a link): the run is
-	 * rejected with the message, once */
-	int oversize = rc == TG_ELIMIT || rc == TG_EINVAL;
-	if (rc && !oversize)
+	return repo;
+}
+
+/* Reads the manifest of o into *data (*len bytes, the caller frees).
+ * Too large, or not a regular file (a FIFO, a link): no error, the run is
+ * rejected with the message, once: *oversize is set, errmsg (cap bytes)
+ * says why, without the storage's place on this host, and *data is
+ * TG_MANIFEST_UNREADABLE and that message, which the job keeps
+ * (tg_manifest_parse reports it). TG_ENOTFOUND: removed since the listing. */
+static int read_manifest(char **data, size_t *len, int *oversize, char *errmsg, size_t cap, tg_daemon *d,
+                         const tg_storage_obj *o)
+{
+	int rc = tg_storage_read(data, len, d->storage, o->key, d->cfg->max_manifest_bytes);
+	*oversize = rc == TG_ELIMIT || rc == TG_EINVAL;
+	if (!*oversize)
 		return rc;
-	char errmsg[512] = "";
-	if (oversize) {
-		/* the job keeps why (tg_manifest_parse reports it), without the
-		 * storage's place on this host */
-		const char *why = tg_error_last(), *where = tg_storage_describe(d->storage);
-		size_t wl = strlen(where);
-		if (wl && !strncmp(why, where, wl) && !strncmp(why + wl, ": ", 2))
-			why += wl + 2;
-		size_t kl = strlen(o->key);
-		if (!strncmp(why, o->key, kl) && !strncmp(why + kl, ": ", 2))
-			why += kl + 2;
-		snprintf(errmsg, sizeof(errmsg), "%s", why);
-		free(data);
-		data = NULL;
-		if (asprintf(&data, "%s%s", TG_MANIFEST_UNREADABLE, errmsg) < 0)
-			return TG_ENOMEM;
-		len = strlen(data);
+	const char *why = tg_error_last(), *where = tg_storage_describe(d->storage);
+	size_t wl = strlen(where);
+	if (wl && !strncmp(why, where, wl) && !strncmp(why + wl, ": ", 2))
+		why += wl + 2;
+	size_t kl = strlen(o->key);
+	if (!strncmp(why, o->key, kl) && !strncmp(why + kl, ": ", 2))
+		why += kl + 2;
+	snprintf(errmsg, cap, "%s", why);
+	free(*data);
+	if (asprintf(data, "%s%s", TG_MANIFEST_UNREADABLE, errmsg) < 0) {
+		*data = NULL;
+		return TG_ENOMEM;
 	}
-	/* the run's content key: the manifest's key and bytes */
+	*len = strlen(*data);
+	return 0;
+}
+
+/* The run's content key (64 hex digits): SHA-256 of the manifest's key and
+ * bytes, and of its ETag for one that could not be read. */
+static void content_key(char out[TG_SHA256_HEX_LEN + 1], const tg_storage_obj *o, const char *data, size_t len,
+                        int oversize)
+{
 	tg_sha256_ctx c;
 	uint8_t dig[TG_SHA256_LEN];
 	tg_sha256_init(&c);
@@ -374,9 +330,38 @@ static int scan_one(tg_daemon *d, const tg_storage_obj *o, size_t *added)
 	if (oversize)
 		tg_sha256_update(&c, o->etag, strlen(o->etag));
 	tg_sha256_final(dig, &c);
+	tg_sha256_hex(out, dig);
+}
+
+/* When the run of manifest m (NULL: a bad one) ran: the manifest's
+ * created_at, else the file's time; never in the future, which would put
+ * the run ahead of every later one. */
+static int64_t run_time(const tg_manifest *m, const tg_storage_obj *o)
+{
+	int64_t t = m && m->created_at ? m->created_at : o->mtime;
+	return t > (int64_t)time(NULL) ? (int64_t)time(NULL) : t;
+}
+
+/* Looks at one manifest; adds its run when it is new. */
+static int scan_one(tg_daemon *d, const tg_storage_obj *o, size_t *added)
+{
+	char seg[5][TG_UTIL_SEGMENT_MAX + 1];
+	if (!tg_util_path_segments(seg, 5, o->key))
+		return 0;
+	char repo_name[2100];
+	snprintf(repo_name, sizeof(repo_name), "%s/%s", seg[0], seg[1]);
+	const tg_config_repo *repo = wanted_repo(d, seg, o->key, repo_name);
+	if (!repo)
+		return 0;
+	char *data = NULL, errmsg[512] = "";
+	size_t len = 0;
+	int oversize = 0;
+	int rc = read_manifest(&data, &len, &oversize, errmsg, sizeof(errmsg), d, o);
+	if (rc)
+		return rc == TG_ENOTFOUND ? 0 : rc;
 	tg_job j;
 	memset(&j, 0, sizeof(j));
-	tg_sha256_hex(j.key, dig);
+	content_key(j.key, o, data, len, oversize);
 	tg_manifest *m = NULL;
 	if (!oversize && tg_manifest_parse(&m, data, len, o->key, d->cfg->max_traces))
 		snprintf(errmsg, sizeof(errmsg), "%s", tg_error_last());
@@ -387,7 +372,7 @@ static int scan_one(tg_daemon *d, const tg_storage_obj *o, size_t *added)
 	/* the folder may spell the SHA in capitals; git and the store speak
 	 * lower case (the manifest's commit is checked against the folder
 	 * case-insensitively and lowered too) */
-	char commit[1025];
+	char commit[TG_UTIL_SEGMENT_MAX + 1];
 	snprintf(commit, sizeof(commit), "%s", seg[2]);
 	for (char *p = commit; *p; p++)
 		*p = (char)tolower((unsigned char)*p);
@@ -398,23 +383,15 @@ static int scan_one(tg_daemon *d, const tg_storage_obj *o, size_t *added)
 	j.workload = seg[3];
 	j.run_id = seg[4];
 	j.manifest = data;
-	j.run_time = m && m->created_at ? m->created_at : o->mtime;
-	/* a time in the future would put the run ahead of every later one */
-	if (j.run_time > (int64_t)time(NULL))
-		j.run_time = (int64_t)time(NULL);
+	j.run_time = run_time(m, o);
 	j.trusted = run_trusted(d, repo, m, o->key);
+	int64_t id = 0;
+	int created = 0;
 	if (d->cfg->retention_runs_ms > 0 && j.run_time < (int64_t)time(NULL) - d->cfg->retention_runs_ms / 1000) {
 		/* older than the retention: its job may have been pruned, and a
 		 * run that old is not judged (nor posted) again */
 		tg_log(TG_LOG_DEBUG, "%s: older than the retention: ignored", o->key);
-		tg_manifest_free(m);
-		free(data);
-		return 0;
-	}
-	int64_t id = 0;
-	int created = 0;
-	rc = tg_store_job_add(d->store, &j, &id, &created);
-	if (!rc && created) {
+	} else if (!(rc = tg_store_job_add(&id, &created, d->store, &j)) && created) {
 		(*added)++;
 		if (errmsg[0])
 			tg_log(TG_LOG_WARN, "new run %s (job %lld) with a bad manifest: %s", prefix, (long long)id, errmsg);
@@ -433,8 +410,8 @@ static int scan_one(tg_daemon *d, const tg_storage_obj *o, size_t *added)
  * workloads so far, at most max_workloads). */
 static int workload_over(tg_daemon *d, const char *key, char *group, size_t cap, char **wl, size_t *nwl)
 {
-	char seg[5][1025];
-	if (segments(seg, key))
+	char seg[5][TG_UTIL_SEGMENT_MAX + 1];
+	if (!tg_util_path_segments(seg, 5, key))
 		return 0;
 	char g[3200];
 	snprintf(g, sizeof(g), "%s/%s/%s/", seg[0], seg[1], seg[2]);
@@ -448,7 +425,7 @@ static int workload_over(tg_daemon *d, const char *key, char *group, size_t cap,
 	}
 	char repo_name[2100];
 	snprintf(repo_name, sizeof(repo_name), "%s/%s", seg[0], seg[1]);
-	const tg_config_repo *repo = tg_daemon_repo(d, repo_name, NULL);
+	const tg_config_repo *repo = tg_daemon_repo(NULL, d, repo_name);
 	if (!repo || !workload_wanted(repo, seg[3]) || !tg_manifest_name_ok(seg[3]))
 		return 0; /* ignored anyway: not counted */
 	for (size_t i = 0; i < *nwl; i++)
@@ -462,14 +439,14 @@ static int workload_over(tg_daemon *d, const char *key, char *group, size_t cap,
 	return 0;
 }
 
-int tg_daemon_scan(tg_daemon *d, size_t *added)
+int tg_daemon_scan(size_t *added, tg_daemon *d)
 {
 	size_t a = 0;
 	if (added)
 		*added = 0;
 	tg_storage_obj *objs = NULL;
 	size_t n = 0;
-	int rc = tg_storage_list_manifests(d->storage, &objs, &n);
+	int rc = tg_storage_list_manifests(&objs, &n, d->storage);
 	if (rc) {
 		tg_log(TG_LOG_WARN, "cannot list the storage: %s", tg_error_last());
 		return rc;
@@ -536,7 +513,7 @@ static int run_job(tg_daemon *d, tg_job *j, int lease_s, int depth, size_t *fini
 		int64_t b = d->blocker;
 		tg_job bj;
 		memset(&bj, 0, sizeof(bj));
-		if (tg_store_job_claim_id(d->store, b, d->owner, lease_s, &bj)) {
+		if (tg_store_job_claim_id(&bj, d->store, b, d->owner, lease_s)) {
 			/* another daemon has it, or it is ours already (waiting): defer */
 			tg_error_set(TG_EAGAIN, "waits for job %lld, not claimable now", (long long)b);
 			break;
@@ -559,7 +536,7 @@ static int run_job(tg_daemon *d, tg_job *j, int lease_s, int depth, size_t *fini
 	return r;
 }
 
-int tg_daemon_work(tg_daemon *d, size_t *done)
+int tg_daemon_work(size_t *done, tg_daemon *d)
 {
 	size_t k = 0;
 	int lease_s = (int)(d->cfg->lease_ms / 1000);
@@ -571,12 +548,12 @@ int tg_daemon_work(tg_daemon *d, size_t *done)
 	 * back uncounted */
 	int64_t *waiting = NULL;
 	size_t nwait = 0, capwait = 0;
-	if (tg_daemon_reclaim_leases(d, NULL))
+	if (tg_daemon_reclaim_leases(NULL, d))
 		tg_log(TG_LOG_WARN, "job store: reading the leases: %s", tg_error_last());
 	while (!(d->o.stop && *d->o.stop)) {
 		tg_job j;
 		memset(&j, 0, sizeof(j));
-		rc = tg_store_job_claim(d->store, d->owner, lease_s, &j);
+		rc = tg_store_job_claim(&j, d->store, d->owner, lease_s);
 		if (rc == TG_ENOTFOUND) {
 			rc = 0;
 			break;
@@ -612,8 +589,8 @@ int tg_daemon_run(tg_daemon *d)
 	time_t last_prune = 0;
 	for (;;) {
 		size_t added = 0, done = 0;
-		int sr = tg_daemon_scan(d, &added);
-		int wr = tg_daemon_work(d, &done);
+		int sr = tg_daemon_scan(&added, d);
+		int wr = tg_daemon_work(&done, d);
 		if (wr == TG_EIO)
 			tg_log(TG_LOG_WARN, "the job store is unavailable; retrying");
 		if (d->o.stop && *d->o.stop)
@@ -621,7 +598,7 @@ int tg_daemon_run(tg_daemon *d)
 		time_t now = time(NULL);
 		if (d->cfg->retention_runs_ms > 0 && now - last_prune >= PRUNE_PERIOD_S) {
 			size_t del = 0;
-			if (!tg_store_prune(d->store, (int64_t)now - d->cfg->retention_runs_ms / 1000, &del) && del)
+			if (!tg_store_prune(&del, d->store, (int64_t)now - d->cfg->retention_runs_ms / 1000) && del)
 				tg_log(TG_LOG_INFO, "retention: %zu old runs deleted", del);
 			last_prune = now;
 		}

@@ -47,11 +47,11 @@ int tg_daemon_run(tg_daemon *d);
 
 /* One scan of the storage: adds the new runs; *added (may be NULL) counts
  * them. */
-int tg_daemon_scan(tg_daemon *d, size_t *added);
+int tg_daemon_scan(size_t *added, tg_daemon *d);
 
 /* Works on claimable jobs until none is left (or *stop); *done (may be
  * NULL) counts the jobs finished (done or failed). */
-int tg_daemon_work(tg_daemon *d, size_t *done);
+int tg_daemon_work(size_t *done, tg_daemon *d);
 
 /* `daemon --check`: tries what the daemon talks to (check.c): the
  * database, the storage listing, each repository's forge (reachable, the
@@ -59,6 +59,6 @@ int tg_daemon_work(tg_daemon *d, size_t *done);
  * check on out ("  ok    database: ..." or "  FAIL  storage: why");
  * failed (cap bytes, may be NULL) gets the names of the failed checks,
  * comma-separated. Returns how many failed. */
-int tg_daemon_check_connect(const tg_config *c, FILE *out, char *failed, size_t cap);
+int tg_daemon_check_connect(FILE *out, char *failed, size_t cap, const tg_config *c);
 
 #endif

@@ -40,16 +40,9 @@ struct tg_daemon {
  * process with the owner's pid) and logs, once each, the leases it must
  * wait for (lease_reclaim.c). *reclaimed (may be NULL): leases ended.
  * Returns 0 or the store's error. */
-int tg_daemon_reclaim_leases(tg_daemon *d, size_t *reclaimed);
+int tg_daemon_reclaim_leases(size_t *reclaimed, tg_daemon *d);
 
-/* The repository of the config named name and its index, or NULL. */
-const tg_config_repo *tg_daemon_repo(const tg_daemon *d, const char *name, size_t *index);
-
-/* The forge client of repository index ri. */
-tg_forge *tg_daemon_forge(const tg_daemon *d, size_t ri);
-
-/* The git mirror of repository index ri, opened (cloned) on first use. */
-int tg_daemon_git(tg_daemon *d, size_t ri, tg_git **out);
+/* tg_daemon_repo, tg_daemon_forge, tg_daemon_git: repos.h */
 
 /* Moves job j one or more steps forward (job.c). Returns 0 when the job is
  * finished or handed on, or a TG_E* code when it must be tried again later
@@ -68,7 +61,7 @@ typedef struct tg_side {
  * Errors name the storage key and, for a bad trace, the byte offset;
  * *permanent is set when trying again cannot help (a missing or malformed
  * trace, a limit), clear for I/O that may recover (storage unreachable). */
-int tg_side_load(tg_side *s, tg_daemon *d, const tg_manifest *m, int *permanent);
+int tg_side_load(tg_side *s, int *permanent, tg_daemon *d, const tg_manifest *m);
 
 void tg_side_free(tg_side *s);
 
@@ -80,8 +73,8 @@ void tg_side_free(tg_side *s);
  * (0: the merge-base itself); 0 when none (*why says what was searched).
  * merge_base (41 bytes) receives the merge-base. Errors (git unreachable)
  * are returned. */
-int tg_daemon_find_baseline(tg_daemon *d, size_t ri, const tg_job *j, tg_job *base, int *found, int *distance,
-                            char merge_base[41], char *why, size_t whycap);
+int tg_daemon_find_baseline(tg_job *base, int *found, int *distance, char merge_base[41], char *why, size_t whycap,
+                            tg_daemon *d, size_t ri, const tg_job *j);
 
 /* tg_run_metrics, tg_run_metric_display, tg_run_metric_unit: run_metrics.h */
 
@@ -107,6 +100,6 @@ void tg_daemon_baseline_why(char *buf, size_t cap, const tg_job *j, const tg_job
  * may not, *why says why), and replaces j->target_branch with the branch
  * the forge says it merges into (pr_check.c). The outbox cannot tell: *ok
  * = 1, j unchanged. Errors (the forge unreachable) are returned. */
-int tg_daemon_pr_check(tg_daemon *d, size_t ri, tg_job *j, int *ok, char *why, size_t cap);
+int tg_daemon_pr_check(int *ok, char *why, size_t cap, tg_daemon *d, size_t ri, tg_job *j);
 
 #endif

@@ -3,6 +3,7 @@
  * as more base runs of a pull request's judgement (see history_base.h).
  */
 #include "history_base.h"
+#include "branch_series.h"
 #include "../core/table.h"
 #include "../rules/changepoint.h"
 
@@ -20,7 +21,7 @@ void tg_history_base_free(tg_history_base *h)
 	memset(h, 0, sizeof(*h));
 }
 
-void tg_history_base_drop_noise(const tg_history_base *h, tg_rule_noise *noise, size_t *n)
+void tg_history_base_drop_noise(tg_rule_noise *noise, size_t *n, const tg_history_base *h)
 {
 	size_t k = 0;
 	for (size_t i = 0; i < *n; i++) {
@@ -50,15 +51,95 @@ static int takes_base_runs(const tg_rule *r)
 	}
 }
 
-static int cmp_i64(const void *a, const void *b)
+/* Whether point p is the baseline's (its run, or a run of its commit). */
+static int is_base(const tg_history_point *p, int64_t base_run, const char *base_commit)
 {
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-	return (x > y) - (x < y);
+	return p->run == base_run || (base_commit && !strcmp(p->commit, base_commit));
 }
 
-static int has_run(const int64_t *ids, size_t n, int64_t run)
+/* The base runs of rule rl[r] (index r seeds the change-point search) into
+ * b->v (ns, the latest first): the branch's runs of its series after the
+ * latest change point, when the baseline is among them, less the
+ * baseline's and new_commit's. Returns how many (at most
+ * TG_HISTORY_BASE_MAX); 0 when the baseline is not among them. */
+static size_t rule_base_runs(tg_branch_series *b, const tg_rule *rl, size_t r, int64_t base_run,
+                             const char *base_commit, const char *new_commit)
 {
-	return bsearch(&run, ids, n, sizeof(int64_t), cmp_i64) != NULL;
+	char metric[256];
+	snprintf(metric, sizeof(metric), "rule:%s", rl[r].name);
+	/* the series, oldest first, without the judged commit's runs */
+	const tg_history_point *hp = b->points;
+	size_t n = 0;
+	for (size_t i = 0; i < b->npoints; i++) {
+		if (!tg_branch_series_has(b, i, metric) || (new_commit && !strcmp(hp[i].commit, new_commit)) ||
+		    !(hp[i].value > 0) || !isfinite(hp[i].value))
+			continue;
+		b->at[n] = i;
+		b->v[n++] = hp[i].value;
+	}
+	/* the latest change point: the runs before it measured other code */
+	size_t from = 0;
+	tg_change *ch = NULL;
+	size_t nch = 0;
+	tg_changes_opts co = {0, 0, 0, (uint64_t)n * 7919u + r};
+	if (n >= 8 && tg_changes_find(&ch, &nch, b->v, n, &co) == 0 && nch)
+		from = ch[nch - 1].at;
+	free(ch);
+	/* the baseline must be among the runs after it */
+	int base_in = 0;
+	for (size_t k = from; k < n && !base_in; k++)
+		base_in = is_base(&hp[b->at[k]], base_run, base_commit);
+	if (!base_in)
+		return 0;
+	size_t take = 0;
+	for (size_t k = n; k > from && take < TG_HISTORY_BASE_MAX; k--) {
+		const tg_history_point *p = &hp[b->at[k - 1]];
+		if (!is_base(p, base_run, base_commit))
+			b->v[take++] = p->value * 1e6; /* recorded in ms (run_metrics.h), judged in ns */
+	}
+	return take;
+}
+
+/* The comment's line: "Base: 1 run + 9 runs of `main` since its last change
+ * point (a, b; 98 % intervals)", or with counts that differ "1 run + runs
+ * of `main` ... (a 4, b 9; ...)". names: the rules, each followed by
+ * "\x1f<count>". NULL when out of memory. */
+static char *base_text(const tg_history_base *h, const char *names, size_t most, size_t least, size_t base_runs,
+                       const char *target, const tg_rules *rules)
+{
+	size_t len = 0;
+	char *buf = NULL;
+	FILE *f = open_memstream(&buf, &len);
+	if (!f)
+		return NULL;
+	if (h->n) {
+		int same = most == least;
+		const tg_rules_settings *set = tg_rules_settings_get(rules);
+		double level = set->history_confidence > set->confidence ? set->history_confidence : set->confidence;
+		fprintf(f, "Base: %zu run%s + ", base_runs ? base_runs : 1, base_runs > 1 ? "s" : "");
+		if (same)
+			fprintf(f, "%zu ", most);
+		fputs("runs of `", f);
+		tg_md_escape(f, target);
+		fputs("` since its last change point (", f);
+		for (const char *p = names; p && *p; p++) {
+			if (*p != '\x1f') {
+				fputc(*p, f);
+				continue;
+			}
+			if (same)
+				while (p[1] >= '0' && p[1] <= '9')
+					p++;
+			else
+				fputc(' ', f);
+		}
+		fprintf(f, "; %.0f %% intervals).\n", 100 * level);
+	}
+	if (fclose(f)) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
 }
 
 int tg_history_base_find(tg_history_base *out, tg_store *s, const char *repo, const char *target,
@@ -68,68 +149,21 @@ int tg_history_base_find(tg_history_base *out, tg_store *s, const char *repo, co
 	memset(out, 0, sizeof(*out));
 	size_t nr;
 	const tg_rule *rl = tg_rules_list(rules, &nr);
-	tg_history_point *fp = NULL, *hp = NULL;
-	size_t nfp = 0, nhp = 0, nok = 0;
-	int64_t *ok = NULL;
-	double *v = NULL;
-	size_t *at = NULL;
+	tg_branch_series b;
 	char *names = NULL;
-	size_t nlen = 0;
+	size_t nlen = 0, most = 0, least = 0;
 	FILE *nf = NULL;
-	int rc = 0;
-	if (fingerprint && (rc = tg_store_history(s, repo, target, workload, fingerprint, window, &fp, &nfp)))
-		goto done;
-	if ((rc = tg_store_history(s, repo, target, workload, "rule:*", window, &hp, &nhp)))
-		goto done;
-	ok = tg_calloc(nfp ? nfp : 1, sizeof(int64_t));
-	v = tg_calloc(nhp ? nhp : 1, sizeof(double));
-	at = tg_calloc(nhp ? nhp : 1, sizeof(size_t));
+	int rc = tg_branch_series_load(&b, s, repo, target, workload, fingerprint, window);
+	if (rc)
+		return rc;
 	out->runs = tg_calloc(nr ? nr : 1, sizeof(tg_rule_base_runs));
 	nf = open_memstream(&names, &nlen);
-	if (!ok || !v || !at || !out->runs || !nf) {
+	if (!out->runs || !nf) {
 		rc = tg_error_set(TG_ENOMEM, "out of memory");
 		goto done;
 	}
-	for (size_t i = 0; i < nfp; i++)
-		ok[nok++] = fp[i].run;
-	qsort(ok, nok, sizeof(int64_t), cmp_i64);
-	size_t most = 0, least = 0;
 	for (size_t r = 0; r < nr; r++) {
-		if (!takes_base_runs(&rl[r]))
-			continue;
-		char metric[256];
-		snprintf(metric, sizeof(metric), "rule:%s", rl[r].name);
-		/* the series, oldest first, without the judged commit's runs */
-		size_t n = 0;
-		for (size_t i = 0; i < nhp; i++) {
-			if (strcmp(hp[i].metric, metric) || (fingerprint && !has_run(ok, nok, hp[i].run)) ||
-			    (new_commit && !strcmp(hp[i].commit, new_commit)) || !(hp[i].value > 0) ||
-			    !isfinite(hp[i].value))
-				continue;
-			at[n] = i;
-			v[n++] = hp[i].value;
-		}
-		/* the latest change point: the runs before it measured other code */
-		size_t from = 0;
-		tg_change *ch = NULL;
-		size_t nch = 0;
-		tg_changes_opts co = {0, 0, 0, (uint64_t)n * 7919u + r};
-		if (n >= 8 && tg_changes_find(&ch, &nch, v, n, &co) == 0 && nch)
-			from = ch[nch - 1].at;
-		free(ch);
-		/* the baseline must be among the runs after it */
-		int base_in = 0;
-		for (size_t k = from; k < n && !base_in; k++)
-			base_in = hp[at[k]].run == base_run || (base_commit && !strcmp(hp[at[k]].commit, base_commit));
-		if (!base_in)
-			continue;
-		size_t take = 0;
-		for (size_t k = n; k > from && take < TG_HISTORY_BASE_MAX; k--) {
-			const tg_history_point *p = &hp[at[k - 1]];
-			if (p->run == base_run || (base_commit && !strcmp(p->commit, base_commit)))
-				continue;
-			v[take++] = p->value * 1e6; /* recorded in ms (run_metrics.h), judged in ns */
-		}
+		size_t take = takes_base_runs(&rl[r]) ? rule_base_runs(&b, rl, r, base_run, base_commit, new_commit) : 0;
 		if (take < TG_HISTORY_BASE_MIN)
 			continue;
 		double *vals = tg_calloc(take, sizeof(double));
@@ -137,7 +171,7 @@ int tg_history_base_find(tg_history_base *out, tg_store *s, const char *repo, co
 			rc = tg_error_set(TG_ENOMEM, "out of memory");
 			goto done;
 		}
-		memcpy(vals, v, take * sizeof(double));
+		memcpy(vals, b.v, take * sizeof(double));
 		out->runs[out->n++] = (tg_rule_base_runs){rl[r].name, vals, take};
 		fputs(out->n > 1 ? ", " : "", nf);
 		tg_md_escape(nf, rl[r].name);
@@ -147,61 +181,15 @@ int tg_history_base_find(tg_history_base *out, tg_store *s, const char *repo, co
 		if (take < least || !least)
 			least = take;
 	}
-	if (fclose(nf)) {
-		nf = NULL;
-		rc = tg_error_set(TG_ENOMEM, "out of memory");
-		goto done;
-	}
+	int closed = fclose(nf);
 	nf = NULL;
-	{
-		size_t len = 0;
-		char *buf = NULL;
-		FILE *f = open_memstream(&buf, &len);
-		if (!f) {
-			rc = tg_error_set(TG_ENOMEM, "out of memory");
-			goto done;
-		}
-		if (out->n) {
-			/* "1 run + 9 runs of `main` ... (a, b; 98 % intervals)", or with
-			 * counts that differ "1 run + runs of `main` ... (a 4, b 9; ...)" */
-			int same = most == least;
-			const tg_rules_settings *set = tg_rules_settings_get(rules);
-			double level = set->history_confidence > set->confidence ? set->history_confidence : set->confidence;
-			fprintf(f, "Base: %zu run%s + ", base_runs ? base_runs : 1, base_runs > 1 ? "s" : "");
-			if (same)
-				fprintf(f, "%zu ", most);
-			fputs("runs of `", f);
-			tg_md_escape(f, target);
-			fputs("` since its last change point (", f);
-			for (const char *p = names; p && *p; p++) {
-				if (*p != '\x1f') {
-					fputc(*p, f);
-					continue;
-				}
-				if (same)
-					while (p[1] >= '0' && p[1] <= '9')
-						p++;
-				else
-					fputc(' ', f);
-			}
-			fprintf(f, "; %.0f %% intervals).\n", 100 * level);
-		}
-		if (fclose(f)) {
-			free(buf);
-			rc = tg_error_set(TG_ENOMEM, "out of memory");
-			goto done;
-		}
-		out->text = buf;
-	}
+	if (closed || !(out->text = base_text(out, names, most, least, base_runs, target, rules)))
+		rc = tg_error_set(TG_ENOMEM, "out of memory");
 done:
 	if (nf)
 		fclose(nf);
 	free(names);
-	free(ok);
-	free(v);
-	free(at);
-	tg_history_free(fp, nfp);
-	tg_history_free(hp, nhp);
+	tg_branch_series_free(&b);
 	if (rc)
 		tg_history_base_free(out);
 	return rc;

@@ -59,6 +59,6 @@ void tg_history_base_free(tg_history_base *h);
 /* Removes from noise (n entries, *n updated) the rules that have base runs
  * in h: those runs carry the branch's noise already (counting the same
  * runs twice would overstate its degrees of freedom). */
-void tg_history_base_drop_noise(const tg_history_base *h, tg_rule_noise *noise, size_t *n);
+void tg_history_base_drop_noise(tg_rule_noise *noise, size_t *n, const tg_history_base *h);
 
 #endif

@@ -20,22 +20,23 @@
  * expires, up to max_attempts claims.
  */
 #include "../core/divergence.h"
+#include "accepts.h"
 #include "branch_noise.h"
 #include "history_base.h"
 #include "daemon_impl.h"
 #include "log.h"
+#include "repos.h"
 #include "pool.h"
 #include "scrub.h"
 #include "sha256.h"
+#include "util.h"
 
 #include <ctype.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -58,15 +59,6 @@ static void outcome_free(outcome *o)
 	free(o->target_url);
 	free(o->comment);
 	memset(o, 0, sizeof(*o));
-}
-
-static int is_hex40(const char *s)
-{
-	size_t n = 0;
-	for (; s && s[n]; n++)
-		if (!isxdigit((unsigned char)s[n]))
-			return 0;
-	return n == 40;
 }
 
 /* The manifest's ci_url is the uploader's word: a link only when it starts
@@ -137,7 +129,7 @@ static char *side_source(const tg_config_repo *r, const tg_job *j, const tg_mani
 	FILE *f = open_memstream(&out, &len);
 	if (!f)
 		return NULL;
-	fprintf(f, "<code>%.7s</code>", is_hex40(j->commit) ? j->commit : "?");
+	fprintf(f, "<code>%.7s</code>", tg_util_is_hex(j->commit, 40) ? j->commit : "?");
 	if (j->pr > 0) {
 		fprintf(f, " (pull request %lld", (long long)j->pr);
 		if (j->branch && *j->branch) {
@@ -184,32 +176,12 @@ static void job_dir(char *buf, size_t cap, const tg_daemon *d, const tg_job *j)
 	snprintf(buf, cap, "%s/%lld", d->jobs_dir, (long long)j->id);
 }
 
-/* Writes len bytes to path atomically (a temporary file, fsync, rename). */
-static int write_atomic(const char *path, const char *data, size_t len)
+/* Writes a file of the job's folder atomically (tg_util_write_atomic: a
+ * mkstemp temporary file, fsync, rename), mode 0640, wording the error. */
+static int write_job_file(const char *path, const char *data, size_t len)
 {
-	char tmp[4200];
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0640);
-	if (fd < 0)
-		return tg_error_set(TG_EIO, "%s: %s", tmp, strerror(errno));
-	size_t off = 0;
-	while (off < len) {
-		ssize_t w = write(fd, data + off, len - off);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0) {
-			int e = errno;
-			close(fd);
-			unlink(tmp);
-			return tg_error_set(TG_EIO, "%s: %s", tmp, strerror(e));
-		}
-		off += (size_t)w;
-	}
-	if (fsync(fd) || close(fd) || rename(tmp, path)) {
-		int e = errno;
-		unlink(tmp);
-		return tg_error_set(TG_EIO, "%s: %s", path, strerror(e));
-	}
+	if (tg_util_write_atomic(path, data, len, 0640))
+		return tg_error_set(TG_EIO, "%s: %s", path, strerror(errno));
 	return 0;
 }
 
@@ -221,7 +193,7 @@ static int save_outcome(const tg_daemon *d, const tg_job *j, const outcome *o)
 		return tg_error_set(TG_EIO, "%s: %s", dir, strerror(errno));
 	if (o->comment) {
 		snprintf(path, sizeof(path), "%s/comment.md", dir);
-		int rc = write_atomic(path, o->comment, strlen(o->comment));
+		int rc = write_job_file(path, o->comment, strlen(o->comment));
 		if (rc)
 			return rc;
 	}
@@ -238,7 +210,7 @@ static int save_outcome(const tg_daemon *d, const tg_job *j, const outcome *o)
 	if (!text)
 		return tg_error_set(TG_ENOMEM, "out of memory");
 	snprintf(path, sizeof(path), "%s/outcome.json", dir);
-	int rc = write_atomic(path, text, strlen(text));
+	int rc = write_job_file(path, text, strlen(text));
 	free(text);
 	return rc;
 }
@@ -369,7 +341,7 @@ static int post_status(tg_daemon *d, size_t ri, const tg_job *j, tg_forge_state 
 
 static int post(tg_daemon *d, size_t ri, tg_job *j, const outcome *o)
 {
-	if (!is_hex40(j->commit)) {
+	if (!tg_util_is_hex(j->commit, 40)) {
 		tg_log(TG_LOG_WARN, "job %lld: folder %s is not a commit: nothing posted", (long long)j->id, j->commit);
 		return 0;
 	}
@@ -394,7 +366,7 @@ static int post(tg_daemon *d, size_t ri, tg_job *j, const outcome *o)
 		tg_forge_comment c = {j->repo, j->pr, line, o->comment};
 		int64_t id = 0;
 		int created = 0;
-		if ((rc = tg_forge_upsert_comment(tg_daemon_forge(d, ri), &c, &id, &created)))
+		if ((rc = tg_forge_upsert_comment(&id, &created, tg_daemon_forge(d, ri), &c)))
 			return rc;
 		j->comment_id = id;
 		tg_log(TG_LOG_INFO, "job %lld: %s comment %lld on %s#%lld", (long long)j->id, created ? "created" : "updated",
@@ -484,129 +456,6 @@ static char *no_baseline_comment(const tg_job *j, const char *why, const tg_metr
 	return s;
 }
 
-/* Overrides from the pull request's labels (tracegate-accept:RULE) and the
- * commit's trailers (Tracegate-Accept: RULE: reason). Accepts that name no
- * rule are noted, not applied. Best effort: a forge or git error is logged
- * and the run is judged without them. */
-struct accepts {
-	tg_accept *a;
-	size_t n, cap;
-	char **owned;
-	size_t nowned, capowned;
-	char *notes;
-	size_t notes_len;
-	FILE *nf;
-};
-
-static const char *keep(struct accepts *x, const char *s)
-{
-	if (!s || tg_grow((void **)&x->owned, &x->capowned, x->nowned + 1, sizeof(char *)))
-		return NULL;
-	char *c = strdup(s);
-	if (c)
-		x->owned[x->nowned++] = c;
-	return c;
-}
-
-static void accept_add(struct accepts *x, const tg_rules *rules, const char *rule, const char *reason, const char *by)
-{
-	if (!tg_rules_find(rules, rule)) {
-		fputs("\nIgnored: ", x->nf);
-		tg_md_code(x->nf, rule);
-		fputs(" (accepted by ", x->nf);
-		tg_md_escape(x->nf, by);
-		fputs(") names no rule.\n", x->nf);
-		return;
-	}
-	for (size_t i = 0; i < x->n; i++)
-		if (!strcmp(x->a[i].rule, rule))
-			return;
-	if (tg_grow((void **)&x->a, &x->cap, x->n + 1, sizeof(tg_accept)))
-		return;
-	const char *r = keep(x, rule), *why = keep(x, reason), *who = keep(x, by);
-	if (r && why && who)
-		x->a[x->n++] = (tg_accept){r, why, who};
-}
-
-static void accepts_free(struct accepts *x)
-{
-	if (x->nf)
-		fclose(x->nf);
-	for (size_t i = 0; i < x->nowned; i++)
-		free(x->owned[i]);
-	free(x->owned);
-	free(x->a);
-	free(x->notes);
-}
-
-static void gather_accepts(struct accepts *x, tg_daemon *d, size_t ri, const tg_job *j)
-{
-	const tg_rules *rules = d->rules[ri];
-	if (j->pr > 0) {
-		tg_forge_label *l = NULL;
-		size_t n = 0;
-		if (tg_forge_pr_labels(tg_daemon_forge(d, ri), j->repo, j->pr, &l, &n))
-			tg_log(TG_LOG_WARN, "job %lld: labels of %s#%lld: %s", (long long)j->id, j->repo, (long long)j->pr,
-			       tg_error_last());
-		for (size_t i = 0; i < n; i++)
-			if (!strncasecmp(l[i].name, "tracegate-accept:", 17)) {
-				char by[300];
-				snprintf(by, sizeof(by), "label %s%s%s", l[i].name, l[i].by ? " added by @" : "",
-				         l[i].by ? l[i].by : "");
-				accept_add(x, rules, l[i].name + 17, "accepted with a pull-request label", by);
-			}
-		tg_forge_labels_free(l, n);
-	}
-	tg_git *g;
-	tg_git_trailer *t = NULL;
-	size_t nt = 0;
-	char *author = NULL;
-	if (tg_daemon_git(d, ri, &g) || tg_git_commit_trailers(g, j->commit, &t, &nt, &author)) {
-		tg_log(TG_LOG_WARN, "job %lld: trailers of %.12s: %s", (long long)j->id, j->commit, tg_error_last());
-		return;
-	}
-	/* a trailer is the commit author's own word: it counts only when
-	 * accept_trailers is on and the forge says the author may write */
-	const tg_config_repo *r = &d->cfg->repos[ri];
-	int asked = 0, can = 0;
-	char *login = NULL;
-	for (size_t i = 0; i < nt; i++) {
-		if (strcasecmp(t[i].key, "Tracegate-Accept"))
-			continue;
-		if (!r->accept_trailers) {
-			fputs("\nIgnored: a Tracegate-Accept trailer (trailers are off: accept_trailers; use a "
-			      "tracegate-accept:RULE label).\n", x->nf);
-			break;
-		}
-		if (!asked) {
-			asked = 1;
-			if (tg_forge_author_can_write(tg_daemon_forge(d, ri), j->repo, j->commit, &login, &can))
-				tg_log(TG_LOG_WARN, "job %lld: who wrote %.12s: %s", (long long)j->id, j->commit, tg_error_last());
-		}
-		if (!can) {
-			fputs("\nIgnored: a Tracegate-Accept trailer of ", x->nf);
-			tg_md_escape(x->nf, login ? login : author ? author : "the commit's author");
-			fputs(" (the forge does not confirm write access to the repository).\n", x->nf);
-			break;
-		}
-		char rule[256];
-		const char *colon = strchr(t[i].value, ':');
-		size_t rl = colon ? (size_t)(colon - t[i].value) : strlen(t[i].value);
-		while (rl && t[i].value[rl - 1] == ' ')
-			rl--;
-		snprintf(rule, sizeof(rule), "%.*s", (int)rl, t[i].value);
-		const char *reason = colon ? colon + 1 : "";
-		while (*reason == ' ')
-			reason++;
-		char by[600];
-		snprintf(by, sizeof(by), "commit trailer of @%s (write access)", login);
-		accept_add(x, rules, rule, *reason ? reason : "(no reason given)", by);
-	}
-	free(login);
-	tg_git_trailers_free(t, nt);
-	free(author);
-}
-
 /* Reads the run's manifest from the job. */
 static int job_manifest(const tg_daemon *d, const tg_job *j, tg_manifest **m)
 {
@@ -644,204 +493,270 @@ static int append_text(char **s, const char *text)
 	return 0;
 }
 
+/* What one analysis holds while it runs (analyse); analysis_free frees it. */
+struct analysis {
+	tg_manifest *m;          /* the run's manifest */
+	tg_side cur;             /* its traces and those of its commit's other runs */
+	size_t more;             /* how many other runs of its commit joined cur */
+	tg_metric *mets;         /* its metrics, as recorded */
+	size_t nmets;
+	int found, distance;     /* a baseline found; its distance from the merge-base */
+	char merge_base[41];
+	char why[512];           /* why there is no baseline */
+	tg_job base;             /* the baseline run */
+	tg_manifest *bm;         /* its manifest */
+	tg_side old;             /* its traces and those of its commit's other runs */
+	size_t bmore;
+	tg_accepts acc;          /* accepted regressions; acc.notes: the comment's notes */
+	tg_branch_noise bn;
+	tg_history_base hb;
+	tg_gate *g;
+	char *comment;           /* what is posted as the comment (owned until handed to the outcome) */
+};
+
+static void analysis_free(struct analysis *a)
+{
+	free(a->comment);
+	tg_accepts_free(&a->acc);
+	tg_branch_noise_free(&a->bn);
+	tg_history_base_free(&a->hb);
+	tg_gate_free(a->g);
+	tg_side_free(&a->old);
+	tg_side_free(&a->cur);
+	tg_manifest_free(a->bm);
+	tg_job_clear(&a->base);
+	tg_run_metrics_free(a->mets, a->nmets);
+	tg_manifest_free(a->m);
+}
+
+/* Whether o holds a verdict already (an error, waiting, no baseline): the
+ * analysis stops there. */
+static int decided(const outcome *o)
+{
+	return o->verdict[0] != 0;
+}
+
+/* Reads the run's manifest and traces into a. A malformed manifest or
+ * trace decides o (error); storage that may come back is returned. */
+static int load_run(struct analysis *a, tg_daemon *d, const tg_config_repo *r, const tg_job *j, outcome *o)
+{
+	if (job_manifest(d, j, &a->m)) {
+		set_error(o, j, "bad manifest", tg_error_last());
+		return 0;
+	}
+	o->target_url = details_url(r, j, a->m->ci_url);
+	int permanent = 0;
+	int rc = tg_side_load(&a->cur, &permanent, d, a->m);
+	if (rc && permanent) {
+		set_error(o, j, "bad trace", tg_error_last());
+		return 0;
+	}
+	return rc;
+}
+
+/* The other runs of this commit join the side (pool.h). A pull request's
+ * own (unsigned) run pools its commit's other runs, signed or not; a
+ * trusted run pools trusted runs only, so that no unsigned upload joins
+ * what is judged and posted on a target branch's commit
+ * (docs/security.md). */
+static int pool_commit_runs(struct analysis *a, tg_daemon *d, const tg_job *j)
+{
+	int trusted_only = tg_store_trusted_only(d->store);
+	if (!j->trusted)
+		tg_store_set_trusted_only(d->store, 0);
+	int rc = tg_pool_runs(&a->cur, &a->more, d, j->repo, j->commit, j->workload, j->id, TG_POOL_MAX_RUNS - 1);
+	tg_store_set_trusted_only(d->store, trusted_only);
+	return rc;
+}
+
+/* Fewer than runs_per_commit runs of this commit: o says it waits for
+ * them. */
+static void set_waiting(outcome *o, size_t runs, int runs_per_commit)
+{
+	o->state = TG_FORGE_PENDING;
+	snprintf(o->verdict, sizeof(o->verdict), "inconclusive");
+	snprintf(o->description, sizeof(o->description), "waiting for runs: %zu of %d runs of this commit", runs,
+	         runs_per_commit);
+	snprintf(o->summary, sizeof(o->summary), "%s", o->description);
+}
+
+/* Finds the baseline (baseline.c) and reads its run and its commit's other
+ * runs into a; a baseline run that cannot be read for good is none
+ * (a->why says so). A branch name git refuses comes from the manifest: the
+ * run is at fault and o is decided (error). */
+static int load_baseline(struct analysis *a, tg_daemon *d, size_t ri, const tg_job *j, outcome *o)
+{
+	int rc = tg_daemon_find_baseline(&a->base, &a->found, &a->distance, a->merge_base, a->why, sizeof(a->why), d,
+	                                 ri, j);
+	if (rc == TG_EINVAL) {
+		set_error(o, j, "bad branch", tg_error_last());
+		return 0;
+	}
+	if (rc || !a->found)
+		return rc;
+	int permanent = 0;
+	int br = job_manifest(d, &a->base, &a->bm);
+	if (!br)
+		br = tg_side_load(&a->old, &permanent, d, a->bm);
+	if (br && !permanent && a->bm)
+		return br;
+	if (br) {
+		snprintf(a->why, sizeof(a->why), "the baseline run %s cannot be read: %s", a->base.prefix, tg_error_last());
+		a->found = 0;
+		return 0;
+	}
+	return tg_pool_runs(&a->old, &a->bmore, d, a->base.repo, a->base.commit, a->base.workload, a->base.id,
+	                    TG_POOL_MAX_RUNS - 1);
+}
+
+/* No baseline: o says why (a success: nothing to compare with), and a pull
+ * request gets the run's numbers as its comment. */
+static int set_no_baseline(outcome *o, struct analysis *a, const tg_job *j)
+{
+	o->state = TG_FORGE_SUCCESS;
+	snprintf(o->verdict, sizeof(o->verdict), "inconclusive");
+	snprintf(o->description, sizeof(o->description), "no baseline: %.480s", a->why);
+	snprintf(o->summary, sizeof(o->summary), "no baseline: %.700s", a->why);
+	if (j->pr > 0 && !(a->comment = no_baseline_comment(j, a->why, a->mets, a->nmets)))
+		return tg_error_set(TG_ENOMEM, "out of memory");
+	return 0;
+}
+
+/* What the gate weighs besides the two sides: the accepted regressions,
+ * the target branch's noise and change points (branch_noise.h) and its
+ * runs since its last change point as more base runs (history_base.h;
+ * their noise is in them, not counted twice). Their notes go to
+ * a->acc.notes. */
+static int gather_evidence(struct analysis *a, tg_daemon *d, size_t ri, const tg_job *j)
+{
+	int rc = tg_accepts_gather(&a->acc, d, ri, j);
+	if (rc)
+		return rc;
+	const char *target = j->target_branch && *j->target_branch ? j->target_branch : j->branch;
+	const char *fingerprint = tg_branch_noise_fingerprint(a->mets, a->nmets);
+	if ((rc = tg_branch_noise_find(&a->bn, d->store, j->repo, target, j->workload, fingerprint, j->id, d->rules[ri],
+	                               TG_BRANCH_NOISE_WINDOW)) ||
+	    (rc = append_text(&a->acc.notes, a->bn.text)))
+		return rc;
+	if ((rc = tg_history_base_find(&a->hb, d->store, j->repo, target, j->workload, fingerprint, a->base.id,
+	                               a->base.commit, j->commit, 1 + a->bmore, d->rules[ri], TG_BRANCH_NOISE_WINDOW)) ||
+	    (rc = append_text(&a->acc.notes, a->hb.text)))
+		return rc;
+	tg_history_base_drop_noise(a->bn.noise, &a->bn.n, &a->hb);
+	return 0;
+}
+
+/* The rules of repository ri judge the run against its baseline. */
+static int run_gate(struct analysis *a, tg_daemon *d, size_t ri)
+{
+	tg_gate_opts go = {.accepts = a->acc.a,
+	                   .naccepts = a->acc.n,
+	                   .rule_noise = a->bn.noise,
+	                   .nrule_noise = a->bn.n,
+	                   .rule_base_runs = a->hb.runs,
+	                   .nrule_base_runs = a->hb.n};
+	return tg_gate_run(&a->g, d->rules[ri], (const tg_tree *const *)a->old.trees, a->old.n,
+	                   (const tg_tree *const *)a->cur.trees, a->cur.n, &go);
+}
+
+/* The comment: the gate's tables (at most max_comment_bytes), where each
+ * side came from, and what comment.c adds after them. */
+static int write_comment(struct analysis *a, tg_daemon *d, const tg_config_repo *r, const tg_job *j)
+{
+	char *extra = NULL, *base_src = NULL, *new_src = NULL;
+	int rc = tg_daemon_comment_extra(&extra, d, r, j, a->g, a->acc.notes);
+	if (rc)
+		return rc;
+	char marker[600];
+	marker_of(marker, sizeof(marker), j);
+	tg_diff_doc doc = tg_gate_doc(a->g, (const char *const *)a->old.names, a->old.n,
+	                              (const char *const *)a->cur.names, a->cur.n, marker, extra);
+	char base_why[160];
+	tg_daemon_baseline_why(base_why, sizeof(base_why), j, &a->base, a->distance, a->merge_base);
+	if (!(base_src = side_source(r, &a->base, a->bm, a->bmore, base_why)) ||
+	    !(new_src = side_source(r, j, a->m, a->more, NULL))) {
+		rc = tg_error_set(TG_ENOMEM, "out of memory");
+		goto out;
+	}
+	doc.base_source = base_src;
+	doc.new_source = new_src;
+	size_t clen = 0;
+	FILE *f = open_memstream(&a->comment, &clen);
+	if (!f) {
+		rc = tg_error_set(TG_ENOMEM, "out of memory");
+		goto out;
+	}
+	rc = tg_diff_write_md(f, &doc, (size_t)d->cfg->max_comment_bytes);
+	if (fclose(f) && !rc)
+		rc = tg_error_set(TG_ENOMEM, "out of memory");
+out:
+	free(extra);
+	free(base_src);
+	free(new_src);
+	return rc;
+}
+
+/* The gate's verdict into o: a block fails the status. */
+static void set_verdict(outcome *o, const struct analysis *a)
+{
+	tg_verdict v = tg_gate_verdict(a->g);
+	const char *summary = tg_judgement_summary(tg_gate_judgement(a->g));
+	snprintf(o->verdict, sizeof(o->verdict), "%s", tg_verdict_name(v));
+	snprintf(o->summary, sizeof(o->summary), "%s", summary);
+	snprintf(o->description, sizeof(o->description), "%s", summary);
+	o->state = v == TG_VERDICT_BLOCK ? TG_FORGE_FAILURE : TG_FORGE_SUCCESS;
+	snprintf(o->baseline, sizeof(o->baseline), "%s", a->base.commit);
+	o->distance = a->distance;
+}
+
+/* The steps of analyse, each ending the analysis when it decides o. */
+static int judge(struct analysis *a, tg_daemon *d, size_t ri, const tg_job *j, outcome *o)
+{
+	const tg_config_repo *r = &d->cfg->repos[ri];
+	int rc;
+	if ((rc = load_run(a, d, r, j, o)) || decided(o))
+		return rc;
+	if ((rc = record_metrics(d, ri, j, &a->cur, &a->mets, &a->nmets)) || (rc = pool_commit_runs(a, d, j)))
+		return rc;
+	if ((int)(1 + a->more) < r->runs_per_commit) {
+		set_waiting(o, 1 + a->more, r->runs_per_commit);
+		return 0;
+	}
+	if ((rc = load_baseline(a, d, ri, j, o)) || decided(o))
+		return rc;
+	if (!a->found)
+		return set_no_baseline(o, a, j);
+	if ((rc = gather_evidence(a, d, ri, j)) || (rc = run_gate(a, d, ri)) || (rc = write_comment(a, d, r, j)))
+		return rc;
+	set_verdict(o, a);
+	return 0;
+}
+
 /* Analyses job j into o. Returns 0 with o filled (an error outcome for a
  * run that cannot be judged), or a code for a failure worth retrying. */
 static int analyse(tg_daemon *d, size_t ri, tg_job *j, outcome *o)
 {
-	const tg_config_repo *r = &d->cfg->repos[ri];
 	memset(o, 0, sizeof(*o));
 	o->distance = -1;
 	/* the pull request as the forge has it: open, this commit its head, and
 	 * the branch it merges into (the baseline's) */
 	int pr_ok = 1;
-	int rc = tg_daemon_pr_check(d, ri, j, &pr_ok, o->not_posted, sizeof(o->not_posted));
+	int rc = tg_daemon_pr_check(&pr_ok, o->not_posted, sizeof(o->not_posted), d, ri, j);
 	if (rc)
 		return rc;
-	tg_manifest *m = NULL;
-	if (job_manifest(d, j, &m)) {
-		set_error(o, j, "bad manifest", tg_error_last());
-		return 0;
-	}
-	o->target_url = details_url(r, j, m->ci_url);
-	tg_side cur, old;
-	memset(&old, 0, sizeof(old));
-	int permanent = 0;
-	rc = tg_side_load(&cur, d, m, &permanent);
-	if (rc) {
-		if (!permanent) {
-			tg_manifest_free(m);
-			return rc;
-		}
-		set_error(o, j, "bad trace", tg_error_last());
-		tg_manifest_free(m);
-		return 0;
-	}
-	tg_metric *mets = NULL;
-	size_t nmets = 0;
-	tg_job base;
-	memset(&base, 0, sizeof(base));
-	tg_manifest *bm = NULL;
-	tg_gate *g = NULL;
-	struct accepts acc;
-	memset(&acc, 0, sizeof(acc));
-	tg_branch_noise bn;
-	memset(&bn, 0, sizeof(bn));
-	tg_history_base hb;
-	memset(&hb, 0, sizeof(hb));
-	size_t bmore = 0;
-	char *extra = NULL, *comment = NULL, *base_src = NULL, *new_src = NULL;
-	if ((rc = record_metrics(d, ri, j, &cur, &mets, &nmets)))
-		goto done;
-	/* the other runs of this commit join the side; fewer than
-	 * runs_per_commit: wait for them (pool.h) */
-	size_t more = 0;
-	/* a pull request's own (unsigned) run pools its commit's other runs,
-	 * signed or not; a trusted run pools trusted runs only, so that no
-	 * unsigned upload joins what is judged and posted on a target
-	 * branch's commit (docs/security.md) */
-	int trusted_only = tg_store_trusted_only(d->store);
-	if (!j->trusted)
-		tg_store_set_trusted_only(d->store, 0);
-	rc = tg_pool_runs(&cur, &more, d, j->repo, j->commit, j->workload, j->id, TG_POOL_MAX_RUNS - 1);
-	tg_store_set_trusted_only(d->store, trusted_only);
-	if (rc)
-		goto done;
-	if ((int)(1 + more) < r->runs_per_commit) {
-		o->state = TG_FORGE_PENDING;
-		snprintf(o->verdict, sizeof(o->verdict), "inconclusive");
-		snprintf(o->description, sizeof(o->description), "waiting for runs: %zu of %d runs of this commit",
-		         1 + more, r->runs_per_commit);
-		snprintf(o->summary, sizeof(o->summary), "%s", o->description);
-		goto done;
-	}
-	int found = 0, distance = -1;
-	char merge_base[41], why[512];
-	if ((rc = tg_daemon_find_baseline(d, ri, j, &base, &found, &distance, merge_base, why, sizeof(why)))) {
-		/* a branch name git refuses comes from the manifest: the run is at
-		 * fault, and trying again cannot help */
-		if (rc == TG_EINVAL) {
-			set_error(o, j, "bad branch", tg_error_last());
-			rc = 0;
-		}
-		goto done;
-	}
-	if (found) {
-		int bperm = 0;
-		int br = job_manifest(d, &base, &bm);
-		if (!br)
-			br = tg_side_load(&old, d, bm, &bperm);
-		if (br && !bperm && bm) {
-			rc = br;
-			goto done;
-		}
-		if (br) {
-			snprintf(why, sizeof(why), "the baseline run %s cannot be read: %s", base.prefix, tg_error_last());
-			found = 0;
-		}
-		if (found && (rc = tg_pool_runs(&old, &bmore, d, base.repo, base.commit, base.workload, base.id,
-		                                TG_POOL_MAX_RUNS - 1)))
-			goto done;
-	}
-	if (!found) {
-		o->state = TG_FORGE_SUCCESS;
-		snprintf(o->verdict, sizeof(o->verdict), "inconclusive");
-		snprintf(o->description, sizeof(o->description), "no baseline: %.480s", why);
-		snprintf(o->summary, sizeof(o->summary), "no baseline: %.700s", why);
-		if (j->pr > 0 && !(comment = no_baseline_comment(j, why, mets, nmets)))
-			rc = tg_error_set(TG_ENOMEM, "out of memory");
-		goto done;
-	}
-	acc.nf = open_memstream(&acc.notes, &acc.notes_len);
-	if (!acc.nf) {
-		rc = tg_error_set(TG_ENOMEM, "out of memory");
-		goto done;
-	}
-	gather_accepts(&acc, d, ri, j);
-	fclose(acc.nf);
-	acc.nf = NULL;
-	/* the target branch's noise and change points (branch_noise.h) */
-	if ((rc = tg_branch_noise_find(&bn, d->store, j->repo,
-	                               j->target_branch && *j->target_branch ? j->target_branch : j->branch, j->workload,
-	                               tg_branch_noise_fingerprint(mets, nmets), j->id, d->rules[ri],
-	                               TG_BRANCH_NOISE_WINDOW)) ||
-	    (rc = append_text(&acc.notes, bn.text)))
-		goto done;
-	/* the target branch's runs since its last change point as more base
-	 * runs (history_base.h); their noise is in them, not counted twice */
-	if ((rc = tg_history_base_find(&hb, d->store, j->repo,
-	                               j->target_branch && *j->target_branch ? j->target_branch : j->branch, j->workload,
-	                               tg_branch_noise_fingerprint(mets, nmets), base.id, base.commit, j->commit,
-	                               1 + bmore, d->rules[ri], TG_BRANCH_NOISE_WINDOW)) ||
-	    (rc = append_text(&acc.notes, hb.text)))
-		goto done;
-	tg_history_base_drop_noise(&hb, bn.noise, &bn.n);
-	tg_gate_opts go = {.accepts = acc.a,
-	                   .naccepts = acc.n,
-	                   .rule_noise = bn.noise,
-	                   .nrule_noise = bn.n,
-	                   .rule_base_runs = hb.runs,
-	                   .nrule_base_runs = hb.n};
-	if ((rc = tg_gate_run(&g, d->rules[ri], (const tg_tree *const *)old.trees, old.n,
-	                      (const tg_tree *const *)cur.trees, cur.n, &go)))
-		goto done;
-	if ((rc = tg_daemon_comment_extra(&extra, d, r, j, g, acc.notes)))
-		goto done;
-	char marker[600];
-	marker_of(marker, sizeof(marker), j);
-	tg_diff_doc doc = tg_gate_doc(g, (const char *const *)old.names, old.n, (const char *const *)cur.names, cur.n,
-	                              marker, extra);
-	char base_why[160];
-	tg_daemon_baseline_why(base_why, sizeof(base_why), j, &base, distance, merge_base);
-	if (!(base_src = side_source(r, &base, bm, bmore, base_why)) || !(new_src = side_source(r, j, m, more, NULL))) {
-		rc = tg_error_set(TG_ENOMEM, "out of memory");
-		goto done;
-	}
-	doc.base_source = base_src;
-	doc.new_source = new_src;
-	size_t clen = 0;
-	FILE *f = open_memstream(&comment, &clen);
-	if (!f) {
-		rc = tg_error_set(TG_ENOMEM, "out of memory");
-		goto done;
-	}
-	rc = tg_diff_write_md(f, &doc, (size_t)d->cfg->max_comment_bytes);
-	if (fclose(f) && !rc)
-		rc = tg_error_set(TG_ENOMEM, "out of memory");
-	if (rc)
-		goto done;
-	tg_verdict v = tg_gate_verdict(g);
-	const char *summary = tg_judgement_summary(tg_gate_judgement(g));
-	snprintf(o->verdict, sizeof(o->verdict), "%s", tg_verdict_name(v));
-	snprintf(o->summary, sizeof(o->summary), "%s", summary);
-	snprintf(o->description, sizeof(o->description), "%s", summary);
-	o->state = v == TG_VERDICT_BLOCK ? TG_FORGE_FAILURE : TG_FORGE_SUCCESS;
-	snprintf(o->baseline, sizeof(o->baseline), "%s", base.commit);
-	o->distance = distance;
-done:
-	if (!rc && comment) {
-		o->comment = comment;
-		comment = NULL;
-	}
+	struct analysis a;
+	memset(&a, 0, sizeof(a));
+	a.distance = -1;
+	rc = judge(&a, d, ri, j, o);
 	if (!rc) {
+		o->comment = a.comment;
+		a.comment = NULL;
 		/* what is posted and stored names no URL's userinfo (a clone_url's token) */
 		tg_scrub_urls(o->description);
 		tg_scrub_urls(o->summary);
 		tg_scrub_urls(o->comment);
 	}
-	free(comment);
-	free(extra);
-	free(base_src);
-	free(new_src);
-	accepts_free(&acc);
-	tg_branch_noise_free(&bn);
-	tg_history_base_free(&hb);
-	tg_gate_free(g);
-	tg_side_free(&old);
-	tg_side_free(&cur);
-	tg_manifest_free(bm);
-	tg_job_clear(&base);
-	tg_run_metrics_free(mets, nmets);
-	tg_manifest_free(m);
+	analysis_free(&a);
 	return rc;
 }
 
@@ -873,9 +788,10 @@ static int give_up(tg_daemon *d, size_t ri, tg_job *j)
 	set_error(&o, j, "tracegate", msg);
 	int pr_ok = 1;
 	char pr_why[256];
-	if (is_hex40(j->commit) && may_post(d, j) && tg_daemon_pr_check(d, ri, j, &pr_ok, pr_why, sizeof(pr_why)))
+	if (tg_util_is_hex(j->commit, 40) && may_post(d, j) &&
+	    tg_daemon_pr_check(&pr_ok, pr_why, sizeof(pr_why), d, ri, j))
 		pr_ok = 0; /* the forge cannot confirm the pull request: post nothing */
-	if (is_hex40(j->commit) && may_post(d, j) && pr_ok && post_status(d, ri, j, o.state, o.description, NULL, NULL, 0))
+	if (tg_util_is_hex(j->commit, 40) && may_post(d, j) && pr_ok && post_status(d, ri, j, o.state, o.description, NULL, NULL, 0))
 		tg_log(TG_LOG_WARN, "job %lld: %s", (long long)j->id, tg_error_last());
 	tg_job r = *j;
 	r.verdict = (char *)"error";
@@ -884,10 +800,114 @@ static int give_up(tg_daemon *d, size_t ri, tg_job *j)
 	return advance(d, j, TG_JOB_FAILED, msg);
 }
 
+/* Analyses j into o (analyse), with the comment of a pull request's run
+ * that could not be judged. Returns 0, or a code worth retrying (o is then
+ * freed). */
+static int analyse_outcome(tg_daemon *d, size_t ri, tg_job *j, outcome *o)
+{
+	int rc = analyse(d, ri, j, o);
+	if (!rc && !o->comment && j->pr > 0 && !strcmp(o->verdict, "error") && !(o->comment = error_comment(j, o)))
+		rc = tg_error_set(TG_ENOMEM, "out of memory");
+	if (rc)
+		outcome_free(o);
+	return rc;
+}
+
+/* Records o's verdict on job j in the store. */
+static int store_result(tg_daemon *d, const tg_job *j, const outcome *o)
+{
+	tg_job res = *j;
+	res.verdict = (char *)o->verdict;
+	res.summary = (char *)o->summary;
+	res.baseline_commit = o->baseline[0] ? (char *)o->baseline : NULL;
+	res.baseline_distance = o->distance;
+	return tg_store_job_set_result(d->store, j->id, &res);
+}
+
+/* seen: posts the "pending" status, best effort (a forge that fails or
+ * disowns the pull request is logged, not retried). */
+static void post_pending(tg_daemon *d, size_t ri, const tg_config_repo *r, tg_job *j)
+{
+	if (!tg_util_is_hex(j->commit, 40) || !may_post(d, j))
+		return;
+	int pr_ok = 1;
+	char pr_why[256];
+	if (tg_daemon_pr_check(&pr_ok, pr_why, sizeof(pr_why), d, ri, j)) {
+		tg_log(TG_LOG_WARN, "job %lld: pull request %lld: %s (no pending status)", (long long)j->id,
+		       (long long)j->pr, tg_error_last());
+		return;
+	}
+	if (!pr_ok)
+		return;
+	char desc[256];
+	snprintf(desc, sizeof(desc), "tracegate is analysing %s", j->workload);
+	tg_manifest *m = NULL;
+	char *url = NULL;
+	if (!job_manifest(d, j, &m))
+		url = details_url(r, j, m->ci_url);
+	if (post_status(d, ri, j, TG_FORGE_PENDING, desc, url, NULL, 0))
+		tg_log(TG_LOG_WARN, "job %lld: pending status: %s", (long long)j->id, tg_error_last());
+	free(url);
+	tg_manifest_free(m);
+}
+
+/* analysing: analyses j into o, keeps o (the job's folder and the store)
+ * and moves j to posting. A job whose move fails stays in its state, o
+ * freed: 0 when its lease went to another daemon (TG_ENOTFOUND), else the
+ * code. */
+static int analyse_job(tg_daemon *d, size_t ri, tg_job *j, outcome *o)
+{
+	stall(j, "analysing");
+	tg_log(TG_LOG_INFO, "job %lld: analysing %s", (long long)j->id, j->prefix);
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	int rc = analyse_outcome(d, ri, j, o);
+	if (rc)
+		return rc;
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	tg_log(TG_LOG_INFO, "job %lld: analysed in %.1f ms", (long long)j->id,
+	       (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6);
+	if ((rc = save_outcome(d, j, o)) || (rc = store_result(d, j, o)) || (rc = advance(d, j, TG_JOB_POSTING, NULL))) {
+		outcome_free(o);
+		return rc == TG_ENOTFOUND ? 0 : rc;
+	}
+	tg_log(TG_LOG_INFO, "job %lld: %s", (long long)j->id, o->summary);
+	return 0;
+}
+
+/* posting: what analysing kept for j; when its files are gone (a new
+ * state folder), analyses again and keeps what is computed for a later
+ * resume. */
+static int resume_outcome(tg_daemon *d, size_t ri, tg_job *j, outcome *o)
+{
+	if (!load_outcome(d, j, o))
+		return 0;
+	tg_log(TG_LOG_WARN, "job %lld: %s; analysing again", (long long)j->id, tg_error_last());
+	int rc = analyse_outcome(d, ri, j, o);
+	if (!rc && (rc = save_outcome(d, j, o)))
+		outcome_free(o);
+	return rc;
+}
+
+/* posting: posts o and finishes j: done, or failed for a run that could
+ * not be judged. */
+static int post_and_finish(tg_daemon *d, size_t ri, tg_job *j, const outcome *o)
+{
+	stall(j, "posting");
+	int rc;
+	if ((rc = post(d, ri, j, o)) || (rc = store_result(d, j, o)))
+		return rc;
+	int failed = !strcmp(o->verdict, "error");
+	rc = advance(d, j, failed ? TG_JOB_FAILED : TG_JOB_DONE, failed ? o->summary : NULL);
+	if (!rc)
+		tg_log(TG_LOG_INFO, "job %lld: posted %s (%s)", (long long)j->id, tg_forge_state_name(o->state), o->verdict);
+	return rc == TG_ENOTFOUND ? 0 : rc;
+}
+
 int tg_daemon_job_run(tg_daemon *d, tg_job *j)
 {
 	size_t ri = 0;
-	const tg_config_repo *r = tg_daemon_repo(d, j->repo, &ri);
+	const tg_config_repo *r = tg_daemon_repo(&ri, d, j->repo);
 	if (!r) {
 		tg_log(TG_LOG_WARN, "job %lld: repository %s is no longer configured", (long long)j->id, j->repo);
 		return advance(d, j, TG_JOB_FAILED, "repository not configured");
@@ -897,92 +917,21 @@ int tg_daemon_job_run(tg_daemon *d, tg_job *j)
 	int rc = 0;
 	if (j->state == TG_JOB_SEEN) {
 		stall(j, "seen");
-		int pr_ok = 1;
-		char pr_why[256];
-		if (is_hex40(j->commit) && may_post(d, j) && tg_daemon_pr_check(d, ri, j, &pr_ok, pr_why, sizeof(pr_why))) {
-			tg_log(TG_LOG_WARN, "job %lld: pull request %lld: %s (no pending status)", (long long)j->id,
-			       (long long)j->pr, tg_error_last());
-			pr_ok = 0;
-		}
-		if (is_hex40(j->commit) && may_post(d, j) && pr_ok) {
-			char desc[256];
-			snprintf(desc, sizeof(desc), "tracegate is analysing %s", j->workload);
-			tg_manifest *m = NULL;
-			char *url = NULL;
-			if (!job_manifest(d, j, &m))
-				url = details_url(r, j, m->ci_url);
-			if (post_status(d, ri, j, TG_FORGE_PENDING, desc, url, NULL, 0))
-				tg_log(TG_LOG_WARN, "job %lld: pending status: %s", (long long)j->id, tg_error_last());
-			free(url);
-			tg_manifest_free(m);
-		}
+		post_pending(d, ri, r, j);
 		if ((rc = advance(d, j, TG_JOB_ANALYSING, NULL)))
 			return rc == TG_ENOTFOUND ? 0 : rc;
 	}
 	outcome o;
 	memset(&o, 0, sizeof(o));
-	if (j->state == TG_JOB_ANALYSING) {
-		stall(j, "analysing");
-		tg_log(TG_LOG_INFO, "job %lld: analysing %s", (long long)j->id, j->prefix);
-		struct timespec t0, t1;
-		clock_gettime(CLOCK_MONOTONIC, &t0);
-		if ((rc = analyse(d, ri, j, &o)))
-			return rc;
-		clock_gettime(CLOCK_MONOTONIC, &t1);
-		tg_log(TG_LOG_INFO, "job %lld: analysed in %.1f ms", (long long)j->id,
-		       (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6);
-		if (!o.comment && j->pr > 0 && !strcmp(o.verdict, "error") && !(o.comment = error_comment(j, &o))) {
-			outcome_free(&o);
-			return tg_error_set(TG_ENOMEM, "out of memory");
-		}
-		tg_job res = *j;
-		res.verdict = o.verdict;
-		res.summary = o.summary;
-		res.baseline_commit = o.baseline[0] ? o.baseline : NULL;
-		res.baseline_distance = o.distance;
-		if ((rc = save_outcome(d, j, &o)) || (rc = tg_store_job_set_result(d->store, j->id, &res)) ||
-		    (rc = advance(d, j, TG_JOB_POSTING, NULL))) {
-			outcome_free(&o);
-			return rc == TG_ENOTFOUND ? 0 : rc;
-		}
-		tg_log(TG_LOG_INFO, "job %lld: %s", (long long)j->id, o.summary);
-	} else if (j->state == TG_JOB_POSTING) {
-		if (load_outcome(d, j, &o)) {
-			/* the files are gone (a new state folder): analyse again, and
-			 * keep what is computed for a later resume */
-			tg_log(TG_LOG_WARN, "job %lld: %s; analysing again", (long long)j->id, tg_error_last());
-			if ((rc = analyse(d, ri, j, &o)))
-				return rc;
-			if (!o.comment && j->pr > 0 && !strcmp(o.verdict, "error") && !(o.comment = error_comment(j, &o))) {
-				outcome_free(&o);
-				return tg_error_set(TG_ENOMEM, "out of memory");
-			}
-			if ((rc = save_outcome(d, j, &o))) {
-				outcome_free(&o);
-				return rc;
-			}
-		}
-	} else {
+	if (j->state == TG_JOB_ANALYSING)
+		rc = analyse_job(d, ri, j, &o);
+	else if (j->state == TG_JOB_POSTING)
+		rc = resume_outcome(d, ri, j, &o);
+	else
 		return 0; /* done or failed: nothing to do */
-	}
-	stall(j, "posting");
-	if ((rc = post(d, ri, j, &o))) {
-		outcome_free(&o);
-		return rc;
-	}
-	tg_job res = *j;
-	res.verdict = o.verdict;
-	res.summary = o.summary;
-	res.baseline_commit = o.baseline[0] ? o.baseline : NULL;
-	res.baseline_distance = o.distance;
-	if ((rc = tg_store_job_set_result(d->store, j->id, &res))) {
-		outcome_free(&o);
-		return rc;
-	}
-	int failed = !strcmp(o.verdict, "error");
-	rc = advance(d, j, failed ? TG_JOB_FAILED : TG_JOB_DONE, failed ? o.summary : NULL);
-	if (!rc)
-		tg_log(TG_LOG_INFO, "job %lld: posted %s (%s)", (long long)j->id, tg_forge_state_name(o.state), o.verdict);
+	if (rc || j->state != TG_JOB_POSTING)
+		return rc; /* o is freed */
+	rc = post_and_finish(d, ri, j, &o);
 	outcome_free(&o);
-	return rc == TG_ENOTFOUND ? 0 : rc;
+	return rc;
 }

@@ -50,13 +50,13 @@ static int pid_dead(long pid)
 	return kill((pid_t)pid, 0) && errno == ESRCH;
 }
 
-int tg_daemon_reclaim_leases(tg_daemon *d, size_t *reclaimed)
+int tg_daemon_reclaim_leases(size_t *reclaimed, tg_daemon *d)
 {
 	tg_lease *l = NULL;
 	size_t n = 0, k = 0;
 	if (reclaimed)
 		*reclaimed = 0;
-	int rc = tg_store_leases(d->store, &l, &n);
+	int rc = tg_store_leases(&l, &n, d->store);
 	if (rc)
 		return rc;
 	char me[128] = "host";

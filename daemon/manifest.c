@@ -124,21 +124,14 @@ static int parse_time(int64_t *out, const char *s)
 	return 0;
 }
 
-/* Splits key into its five folder segments; returns 0 or -1. */
-static int key_segments(char seg[5][1025], const char *key)
+/* Splits key into its five folder segments; returns 0 or -1 (not a
+ * manifest key). */
+static int key_segments(char seg[5][TG_UTIL_SEGMENT_MAX + 1], const char *key)
 {
 	if (!tg_storage_key_ok(key))
 		return -1;
-	const char *p = key;
-	for (int i = 0; i < 5; i++) {
-		const char *slash = strchr(p, '/');
-		if (!slash || (size_t)(slash - p) > 1024)
-			return -1;
-		memcpy(seg[i], p, (size_t)(slash - p));
-		seg[i][slash - p] = 0;
-		p = slash + 1;
-	}
-	return strcmp(p, "manifest.json") ? -1 : 0;
+	const char *rest = tg_util_path_segments(seg, 5, key);
+	return rest && !strcmp(rest, "manifest.json") ? 0 : -1;
 }
 
 int tg_manifest_name_ok(const char *s)
@@ -175,23 +168,193 @@ static int dup(char **out, const char *s)
 	return *out ? 0 : tg_error_set(TG_ENOMEM, "out of memory");
 }
 
+/* The manifest's string members, borrowed from its JSON (NULL: absent). */
+struct fields {
+	const char *schema, *repo, *commit, *branch, *target, *workload, *run_id, *ci_url, *created, *sig;
+};
+
+/* The error of a manifest the daemon could not read (TG_MANIFEST_UNREADABLE
+ * and why, len bytes, not NUL-terminated). */
+static int unreadable(const char *key, const char *json, size_t len)
+{
+	char why[400], ex[512];
+	size_t n = len - 1 < sizeof(why) - 1 ? len - 1 : sizeof(why) - 1;
+	memcpy(why, json + 1, n);
+	why[n] = 0;
+	excerpt(ex, sizeof(ex), why);
+	return fail(key, "manifest not read: %s", ex);
+}
+
+/* The schema and the string members of root into f. */
+static int read_fields(struct fields *f, const json_t *root, const char *key)
+{
+	int rc;
+	if (!json_is_object(root))
+		return fail(key, "expected a JSON object");
+	if ((rc = get_str(&f->schema, root, "schema", 1, key)))
+		return rc;
+	if (strcmp(f->schema, TG_MANIFEST_SCHEMA)) {
+		char ex[128];
+		excerpt(ex, sizeof(ex), f->schema);
+		return fail(key, "schema '%s' is not " TG_MANIFEST_SCHEMA, ex);
+	}
+	if ((rc = get_str(&f->repo, root, "repo", 1, key)) || (rc = get_str(&f->commit, root, "commit", 1, key)) ||
+	    (rc = get_str(&f->branch, root, "branch", 1, key)) ||
+	    (rc = get_str(&f->target, root, "target_branch", 0, key)) ||
+	    (rc = get_str(&f->workload, root, "workload", 1, key)) ||
+	    (rc = get_str(&f->run_id, root, "run_id", 1, key)) || (rc = get_str(&f->ci_url, root, "ci_url", 0, key)) ||
+	    (rc = get_str(&f->created, root, "created_at", 0, key)) || (rc = get_str(&f->sig, root, "signature", 0, key)))
+		return rc;
+	return 0;
+}
+
+/* The members that name the run agree with its folders seg (the commit
+ * case-insensitively) and are well-formed names; ci_url is http(s). */
+static int check_fields(const struct fields *f, char seg[5][TG_UTIL_SEGMENT_MAX + 1], const char *key)
+{
+	char folder_repo[2100], ex[128];
+	/* each segment is at most TG_UTIL_SEGMENT_MAX bytes: the precision
+	 * only tells the compiler */
+	snprintf(folder_repo, sizeof(folder_repo), "%.*s/%.*s", TG_UTIL_SEGMENT_MAX, seg[0],
+	         TG_UTIL_SEGMENT_MAX, seg[1]);
+	if (strcmp(f->repo, folder_repo)) {
+		excerpt(ex, sizeof(ex), f->repo);
+		return fail(key, "repo '%s' does not match the folder (%s)", ex, folder_repo);
+	}
+	if (!tg_util_is_hex(f->commit, 40)) {
+		excerpt(ex, sizeof(ex), f->commit);
+		return fail(key, "commit '%s' is not 40 hexadecimal digits", ex);
+	}
+	if (strcasecmp(f->commit, seg[2]))
+		return fail(key, "commit does not match the folder (%s)", seg[2]);
+	if (!tg_manifest_name_ok(f->workload)) {
+		excerpt(ex, sizeof(ex), f->workload);
+		return fail(key, "workload '%s' must be 1 to 64 of A-Z a-z 0-9 . _ -", ex);
+	}
+	if (!tg_manifest_name_ok(f->run_id)) {
+		excerpt(ex, sizeof(ex), f->run_id);
+		return fail(key, "run_id '%s' must be 1 to 64 of A-Z a-z 0-9 . _ -", ex);
+	}
+	if (strcmp(f->workload, seg[3])) {
+		excerpt(ex, sizeof(ex), f->workload);
+		return fail(key, "workload '%s' does not match the folder (%s)", ex, seg[3]);
+	}
+	if (strcmp(f->run_id, seg[4])) {
+		excerpt(ex, sizeof(ex), f->run_id);
+		return fail(key, "run_id '%s' does not match the folder (%s)", ex, seg[4]);
+	}
+	if (f->ci_url && strncmp(f->ci_url, "https://", 8) && strncmp(f->ci_url, "http://", 7))
+		return fail(key, "ci_url must be an http(s) URL");
+	return 0;
+}
+
+/* pull_request (a positive integer or null) and created_at into m. */
+static int read_pr_and_time(tg_manifest *m, const json_t *root, const char *created, const char *key)
+{
+	json_t *pr = json_object_get(root, "pull_request");
+	if (pr && !json_is_null(pr)) {
+		if (!json_is_integer(pr) || json_integer_value(pr) <= 0)
+			return fail(key, "pull_request must be a positive integer (or null)");
+		m->pr = (int64_t)json_integer_value(pr);
+	}
+	if (created && parse_time(&m->created_at, created)) {
+		char ex[128];
+		excerpt(ex, sizeof(ex), created);
+		return fail(key, "created_at '%s' is not an RFC 3339 time such as 2026-11-23T18:00:00Z", ex);
+	}
+	return 0;
+}
+
+/* Trace i (object t) appended to m->traces: its path (checked, not
+ * repeated), rank (not repeated) and sha256 (64 lower-case hex digits). */
+static int read_trace(tg_manifest *m, const json_t *t, size_t i, const char *key)
+{
+	if (!json_is_object(t))
+		return fail(key, "traces[%zu] must be an object with a path", i);
+	json_t *pv = json_object_get(t, "path");
+	if (!pv || !json_is_string(pv) || !*json_string_value(pv))
+		return fail(key, "traces[%zu].path must be a non-empty string", i);
+	const char *path = json_string_value(pv);
+	int rc = check_trace_path(key, i, path);
+	if (rc)
+		return rc;
+	for (size_t k = 0; k < m->ntraces; k++)
+		if (!strcmp(m->traces[k].path, path))
+			return fail(key, "traces[%zu].path repeats traces[%zu]", i, k);
+	int64_t rank = -1;
+	json_t *rv = json_object_get(t, "rank");
+	if (rv && !json_is_null(rv)) {
+		if (!json_is_integer(rv) || json_integer_value(rv) < 0 || json_integer_value(rv) > 1000000)
+			return fail(key, "traces[%zu].rank must be an integer >= 0", i);
+		rank = (int64_t)json_integer_value(rv);
+		for (size_t k = 0; k < m->ntraces; k++)
+			if (m->traces[k].rank == rank)
+				return fail(key, "traces[%zu].rank %lld repeats traces[%zu]", i, (long long)rank, k);
+	}
+	json_t *hv = json_object_get(t, "sha256");
+	if (hv && !json_is_null(hv)) {
+		const char *h = json_is_string(hv) ? json_string_value(hv) : "";
+		size_t hl = 0;
+		while (h[hl] && ((h[hl] >= '0' && h[hl] <= '9') || (h[hl] >= 'a' && h[hl] <= 'f')))
+			hl++;
+		if (hl != 64 || h[hl])
+			return fail(key, "traces[%zu].sha256 must be 64 lower-case hexadecimal digits", i);
+		memcpy(m->traces[m->ntraces].sha256, h, 65);
+	}
+	if ((rc = dup(&m->traces[m->ntraces].path, path)))
+		return rc;
+	m->traces[m->ntraces++].rank = rank;
+	return 0;
+}
+
+/* The traces list of root (1 to max_traces of them) into m. */
+static int read_traces(tg_manifest *m, const json_t *root, uint32_t max_traces, const char *key)
+{
+	json_t *tr = json_object_get(root, "traces");
+	if (!tr)
+		return fail(key, "'traces' is missing");
+	if (!json_is_array(tr) || json_array_size(tr) == 0)
+		return fail(key, "'traces' must be a non-empty list");
+	if (json_array_size(tr) > max_traces)
+		return fail(key, "%zu traces, more than the limit of %u", json_array_size(tr), max_traces);
+	m->traces = tg_calloc(json_array_size(tr), sizeof(*m->traces));
+	if (!m->traces)
+		return TG_ENOMEM;
+	for (size_t i = 0; i < json_array_size(tr); i++) {
+		int rc = read_trace(m, json_array_get(tr, i), i, key);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* Copies f's members and the run's folder (seg) into m, the commit in
+ * lower case. */
+static int keep_fields(tg_manifest *m, const struct fields *f, char seg[5][TG_UTIL_SEGMENT_MAX + 1])
+{
+	char prefix[5 * 1026];
+	snprintf(prefix, sizeof(prefix), "%s/%s/%s/%s/%s", seg[0], seg[1], seg[2], seg[3], seg[4]);
+	int rc;
+	if ((rc = dup(&m->repo, f->repo)) || (rc = dup(&m->commit, f->commit)) || (rc = dup(&m->branch, f->branch)) ||
+	    (rc = dup(&m->target_branch, f->target)) || (rc = dup(&m->workload, f->workload)) ||
+	    (rc = dup(&m->run_id, f->run_id)) || (rc = dup(&m->ci_url, f->ci_url)) || (rc = dup(&m->prefix, prefix)) ||
+	    (rc = dup(&m->created_at_text, f->created)) || (rc = dup(&m->signature, f->sig)))
+		return rc;
+	for (char *p = m->commit; *p; p++)
+		*p = (char)tolower((unsigned char)*p);
+	return 0;
+}
+
 int tg_manifest_parse(tg_manifest **out, const char *json, size_t len, const char *key, uint32_t max_traces)
 {
 	*out = NULL;
 	if (!max_traces)
 		max_traces = DEFAULT_MAX_TRACES;
-	char seg[5][1025];
+	char seg[5][TG_UTIL_SEGMENT_MAX + 1];
 	if (key_segments(seg, key))
 		return fail(key, "not at <owner>/<repo>/<commit>/<workload>/<run-id>/manifest.json");
-	if (len && json[0] == TG_MANIFEST_UNREADABLE[0]) {
-		/* len bytes, not NUL-terminated: bounded copy first */
-		char why[400], ex[512];
-		size_t n = len - 1 < sizeof(why) - 1 ? len - 1 : sizeof(why) - 1;
-		memcpy(why, json + 1, n);
-		why[n] = 0;
-		excerpt(ex, sizeof(ex), why);
-		return fail(key, "manifest not read: %s", ex);
-	}
+	if (len && json[0] == TG_MANIFEST_UNREADABLE[0])
+		return unreadable(key, json, len);
 	json_error_t err;
 	json_t *root = json_loadb(json, len, JSON_REJECT_DUPLICATES, &err);
 	if (!root) {
@@ -200,170 +363,22 @@ int tg_manifest_parse(tg_manifest **out, const char *json, size_t len, const cha
 		excerpt(ex, sizeof(ex), err.text);
 		return fail(key, "%d:%d: bad JSON: %s", err.line, err.column, ex);
 	}
-	int rc = 0;
 	tg_manifest *m = tg_calloc(1, sizeof(*m));
 	if (!m) {
 		json_decref(root);
 		return TG_ENOMEM;
 	}
-	const char *schema, *repo, *commit, *branch, *target, *workload, *run_id, *ci_url, *created, *sig;
-	if (!json_is_object(root)) {
-		rc = fail(key, "expected a JSON object");
-		goto done;
-	}
-	if ((rc = get_str(&schema, root, "schema", 1, key)))
-		goto done;
-	if (strcmp(schema, TG_MANIFEST_SCHEMA)) {
-		char ex[128];
-		excerpt(ex, sizeof(ex), schema);
-		rc = fail(key, "schema '%s' is not " TG_MANIFEST_SCHEMA, ex);
-		goto done;
-	}
-	if ((rc = get_str(&repo, root, "repo", 1, key)) || (rc = get_str(&commit, root, "commit", 1, key)) ||
-	    (rc = get_str(&branch, root, "branch", 1, key)) || (rc = get_str(&target, root, "target_branch", 0, key)) ||
-	    (rc = get_str(&workload, root, "workload", 1, key)) || (rc = get_str(&run_id, root, "run_id", 1, key)) ||
-	    (rc = get_str(&ci_url, root, "ci_url", 0, key)) || (rc = get_str(&created, root, "created_at", 0, key)) ||
-	    (rc = get_str(&sig, root, "signature", 0, key)))
-		goto done;
-	char folder_repo[2100];
-	snprintf(folder_repo, sizeof(folder_repo), "%s/%s", seg[0], seg[1]);
-	char ex[128];
-	if (strcmp(repo, folder_repo)) {
-		excerpt(ex, sizeof(ex), repo);
-		rc = fail(key, "repo '%s' does not match the folder (%s)", ex, folder_repo);
-		goto done;
-	}
-	if (!tg_util_is_hex(commit, 40)) {
-		excerpt(ex, sizeof(ex), commit);
-		rc = fail(key, "commit '%s' is not 40 hexadecimal digits", ex);
-		goto done;
-	}
-	if (strcasecmp(commit, seg[2])) {
-		rc = fail(key, "commit does not match the folder (%s)", seg[2]);
-		goto done;
-	}
-	if (!tg_manifest_name_ok(workload)) {
-		excerpt(ex, sizeof(ex), workload);
-		rc = fail(key, "workload '%s' must be 1 to 64 of A-Z a-z 0-9 . _ -", ex);
-		goto done;
-	}
-	if (!tg_manifest_name_ok(run_id)) {
-		excerpt(ex, sizeof(ex), run_id);
-		rc = fail(key, "run_id '%s' must be 1 to 64 of A-Z a-z 0-9 . _ -", ex);
-		goto done;
-	}
-	if (strcmp(workload, seg[3])) {
-		excerpt(ex, sizeof(ex), workload);
-		rc = fail(key, "workload '%s' does not match the folder (%s)", ex, seg[3]);
-		goto done;
-	}
-	if (strcmp(run_id, seg[4])) {
-		excerpt(ex, sizeof(ex), run_id);
-		rc = fail(key, "run_id '%s' does not match the folder (%s)", ex, seg[4]);
-		goto done;
-	}
-	if (ci_url && strncmp(ci_url, "https://", 8) && strncmp(ci_url, "http://", 7)) {
-		rc = fail(key, "ci_url must be an http(s) URL");
-		goto done;
-	}
-	json_t *pr = json_object_get(root, "pull_request");
-	if (pr && !json_is_null(pr)) {
-		if (!json_is_integer(pr) || json_integer_value(pr) <= 0) {
-			rc = fail(key, "pull_request must be a positive integer (or null)");
-			goto done;
-		}
-		m->pr = (int64_t)json_integer_value(pr);
-	}
-	if (created && parse_time(&m->created_at, created)) {
-		excerpt(ex, sizeof(ex), created);
-		rc = fail(key, "created_at '%s' is not an RFC 3339 time such as 2026-11-23T18:00:00Z", ex);
-		goto done;
-	}
-	json_t *tr = json_object_get(root, "traces");
-	if (!tr) {
-		rc = fail(key, "'traces' is missing");
-		goto done;
-	}
-	if (!json_is_array(tr) || json_array_size(tr) == 0) {
-		rc = fail(key, "'traces' must be a non-empty list");
-		goto done;
-	}
-	if (json_array_size(tr) > max_traces) {
-		rc = fail(key, "%zu traces, more than the limit of %u", json_array_size(tr), max_traces);
-		goto done;
-	}
-	m->traces = tg_calloc(json_array_size(tr), sizeof(*m->traces));
-	if (!m->traces) {
-		rc = TG_ENOMEM;
-		goto done;
-	}
-	for (size_t i = 0; i < json_array_size(tr); i++) {
-		json_t *t = json_array_get(tr, i);
-		const char *path;
-		if (!json_is_object(t)) {
-			rc = fail(key, "traces[%zu] must be an object with a path", i);
-			goto done;
-		}
-		char what[48];
-		snprintf(what, sizeof(what), "traces[%zu].path", i);
-		json_t *pv = json_object_get(t, "path");
-		if (!pv || !json_is_string(pv) || !*json_string_value(pv)) {
-			rc = fail(key, "%s must be a non-empty string", what);
-			goto done;
-		}
-		path = json_string_value(pv);
-		if ((rc = check_trace_path(key, i, path)))
-			goto done;
-		for (size_t k = 0; k < m->ntraces; k++)
-			if (!strcmp(m->traces[k].path, path)) {
-				rc = fail(key, "traces[%zu].path repeats traces[%zu]", i, k);
-				goto done;
-			}
-		int64_t rank = -1;
-		json_t *rv = json_object_get(t, "rank");
-		if (rv && !json_is_null(rv)) {
-			if (!json_is_integer(rv) || json_integer_value(rv) < 0 || json_integer_value(rv) > 1000000) {
-				rc = fail(key, "traces[%zu].rank must be an integer >= 0", i);
-				goto done;
-			}
-			rank = (int64_t)json_integer_value(rv);
-			for (size_t k = 0; k < m->ntraces; k++)
-				if (m->traces[k].rank == rank) {
-					rc = fail(key, "traces[%zu].rank %lld repeats traces[%zu]", i, (long long)rank, k);
-					goto done;
-				}
-		}
-		json_t *hv = json_object_get(t, "sha256");
-		if (hv && !json_is_null(hv)) {
-			const char *h = json_is_string(hv) ? json_string_value(hv) : "";
-			size_t hl = 0;
-			while (h[hl] && ((h[hl] >= '0' && h[hl] <= '9') || (h[hl] >= 'a' && h[hl] <= 'f')))
-				hl++;
-			if (hl != 64 || h[hl]) {
-				rc = fail(key, "traces[%zu].sha256 must be 64 lower-case hexadecimal digits", i);
-				goto done;
-			}
-			memcpy(m->traces[m->ntraces].sha256, h, 65);
-		}
-		if ((rc = dup(&m->traces[m->ntraces].path, path)))
-			goto done;
-		m->traces[m->ntraces++].rank = rank;
-	}
-	char prefix[5 * 1026];
-	snprintf(prefix, sizeof(prefix), "%s/%s/%s/%s/%s", seg[0], seg[1], seg[2], seg[3], seg[4]);
-	if ((rc = dup(&m->repo, repo)) || (rc = dup(&m->commit, commit)) || (rc = dup(&m->branch, branch)) ||
-	    (rc = dup(&m->target_branch, target)) || (rc = dup(&m->workload, workload)) ||
-	    (rc = dup(&m->run_id, run_id)) || (rc = dup(&m->ci_url, ci_url)) || (rc = dup(&m->prefix, prefix)) ||
-	    (rc = dup(&m->created_at_text, created)) || (rc = dup(&m->signature, sig)))
-		goto done;
-	for (char *p = m->commit; *p; p++)
-		*p = (char)tolower((unsigned char)*p);
-done:
-	json_decref(root);
-	if (rc) {
+	struct fields f;
+	memset(&f, 0, sizeof(f));
+	int rc;
+	if ((rc = read_fields(&f, root, key)) || (rc = check_fields(&f, seg, key)) ||
+	    (rc = read_pr_and_time(m, root, f.created, key)) || (rc = read_traces(m, root, max_traces, key)) ||
+	    (rc = keep_fields(m, &f, seg))) {
+		json_decref(root);
 		tg_manifest_free(m);
 		return rc;
 	}
+	json_decref(root);
 	*out = m;
 	return 0;
 }

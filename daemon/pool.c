@@ -46,7 +46,7 @@ int tg_pool_runs(tg_side *side, size_t *added, tg_daemon *d, const char *repo, c
 		return 0;
 	tg_job *runs = NULL;
 	size_t n = 0;
-	int rc = tg_store_find_runs(d->store, repo, commit, workload, max + 1, &runs, &n);
+	int rc = tg_store_find_runs(&runs, &n, d->store, repo, commit, workload, max + 1);
 	for (size_t i = 0; !rc && i < n && *added < max; i++) {
 		if (runs[i].id == exclude)
 			continue;
@@ -60,7 +60,7 @@ int tg_pool_runs(tg_side *side, size_t *added, tg_daemon *d, const char *repo, c
 		                           runs[i].manifest ? strlen(runs[i].manifest) : 0, key, d->cfg->max_traces);
 		int parsed = !lr;
 		if (!lr)
-			lr = tg_side_load(&s, d, m, &permanent);
+			lr = tg_side_load(&s, &permanent, d, m);
 		tg_manifest_free(m);
 		if (lr && !permanent && parsed) {
 			rc = lr; /* the storage may come back: try the whole job again */

@@ -11,12 +11,13 @@
  */
 #include "daemon_impl.h"
 #include "log.h"
+#include "repos.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-int tg_daemon_pr_check(tg_daemon *d, size_t ri, tg_job *j, int *ok, char *why, size_t cap)
+int tg_daemon_pr_check(int *ok, char *why, size_t cap, tg_daemon *d, size_t ri, tg_job *j)
 {
 	*ok = 1;
 	why[0] = 0;
@@ -26,7 +27,7 @@ int tg_daemon_pr_check(tg_daemon *d, size_t ri, tg_job *j, int *ok, char *why, s
 	if (tg_forge_get_kind(f) == TG_FORGE_OUTBOX)
 		return 0; /* no forge to ask: a dry run trusts the manifest */
 	tg_forge_pr p;
-	int rc = tg_forge_pr_get(f, j->repo, j->pr, &p);
+	int rc = tg_forge_pr_get(&p, f, j->repo, j->pr);
 	if (rc == TG_ENOTFOUND) {
 		*ok = 0;
 		snprintf(why, cap, "%s has no pull request %lld", j->repo, (long long)j->pr);

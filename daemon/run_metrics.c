@@ -55,11 +55,11 @@ static int add(struct acc *a, const char *name, double v)
 	return 0;
 }
 
-int tg_run_metrics(tg_metric **out, size_t *n, const tg_measure *m, const tg_atoms *keys, const tg_rules *rules)
+/* The step count, the comparability fingerprint and the per-step means of
+ * the units' times (ms), host syncs and peak memory (MiB). *per: 1 / the
+ * step count (1 when none). */
+static int add_step_metrics(struct acc *a, double *per, const tg_measure *m)
 {
-	*out = NULL;
-	*n = 0;
-	struct acc a = {0};
 	size_t nu;
 	const tg_unit *u = tg_measure_units(m, &nu);
 	double busy = 0, idle = 0, comm = 0, memcpy_ns = 0, syncs = 0, peak = -1;
@@ -72,8 +72,8 @@ int tg_run_metrics(tg_metric **out, size_t *n, const tg_measure *m, const tg_ato
 		if (u[i].peak_memory > peak)
 			peak = (double)u[i].peak_memory;
 	}
-	double per = nu ? 1.0 / (double)nu : 1.0;
-	int rc = add(&a, "steps", (double)nu);
+	*per = nu ? 1.0 / (double)nu : 1.0;
+	int rc = add(a, "steps", (double)nu);
 	/* the comparability fingerprint, as a metric's name (value 1): the
 	 * noise of a branch comes from its runs on the same hardware and
 	 * software (branch_noise.h) */
@@ -81,43 +81,52 @@ int tg_run_metrics(tg_metric **out, size_t *n, const tg_measure *m, const tg_ato
 	char fp[512];
 	snprintf(fp, sizeof(fp), "fingerprint:%s|%s|%s|%lld", f->gpu, f->driver, f->runtime, (long long)f->world_size);
 	if (!rc)
-		rc = add(&a, fp, 1);
+		rc = add(a, fp, 1);
 	if (!rc)
-		rc = add(&a, "gpu_busy_ms", busy * per / 1e6);
+		rc = add(a, "gpu_busy_ms", busy * *per / 1e6);
 	if (!rc)
-		rc = add(&a, "gpu_idle_ms", idle * per / 1e6);
+		rc = add(a, "gpu_idle_ms", idle * *per / 1e6);
 	if (!rc)
-		rc = add(&a, "exposed_comm_ms", comm * per / 1e6);
+		rc = add(a, "exposed_comm_ms", comm * *per / 1e6);
 	if (!rc)
-		rc = add(&a, "exposed_memcpy_ms", memcpy_ns * per / 1e6);
+		rc = add(a, "exposed_memcpy_ms", memcpy_ns * *per / 1e6);
 	if (!rc)
-		rc = add(&a, "host_syncs", syncs * per);
+		rc = add(a, "host_syncs", syncs * *per);
 	if (!rc && peak >= 0)
-		rc = add(&a, "peak_memory_mib", peak / 1048576.0);
-	/* kernel time per category, per step */
+		rc = add(a, "peak_memory_mib", peak / 1048576.0);
+	return rc;
+}
+
+/* Kernel time per category (keys), per step (per: 1 / the step count). */
+static int add_kernel_categories(struct acc *a, const tg_measure *m, const tg_atoms *keys, double per)
+{
 	size_t nk;
 	const tg_kernel_rec *k = tg_measure_kernels(m, &nk);
 	uint32_t ncat = tg_atoms_count(keys);
 	double *cat = calloc(ncat ? ncat : 1, sizeof(double));
-	if (!cat && !rc)
-		rc = tg_error_set(TG_ENOMEM, "out of memory");
-	for (size_t i = 0; !rc && i < nk; i++)
+	if (!cat)
+		return tg_error_set(TG_ENOMEM, "out of memory");
+	for (size_t i = 0; i < nk; i++)
 		if (k[i].category < ncat)
 			cat[k[i].category] += (double)k[i].dur_ns;
+	int rc = 0;
 	for (uint32_t c = 0; !rc && c < ncat; c++) {
 		if (cat[c] <= 0)
 			continue;
 		char name[256];
 		snprintf(name, sizeof(name), "kernel_time_ms:%s", tg_atoms_str(keys, c));
-		rc = add(&a, name, cat[c] * per / 1e6);
+		rc = add(a, name, cat[c] * per / 1e6);
 	}
 	free(cat);
-	/* each total rule's value: the rules judged on the run against itself */
+	return rc;
+}
+
+/* Each total rule's value: the rules judged on the run against itself. */
+static int add_rule_values(struct acc *a, const tg_measure *m, const tg_atoms *keys, const tg_rules *rules)
+{
 	tg_judgement *j = NULL;
-	if (!rc && rules) {
-		tg_judge_opts jo = {.allow_hardware_change = 1};
-		rc = tg_judge(&j, rules, m, m, keys, &jo);
-	}
+	tg_judge_opts jo = {.allow_hardware_change = 1};
+	int rc = tg_judge(&j, rules, m, m, keys, &jo);
 	if (!rc && j) {
 		size_t ni;
 		const tg_judged *it = tg_judgement_items(j, &ni);
@@ -126,10 +135,24 @@ int tg_run_metrics(tg_metric **out, size_t *n, const tg_measure *m, const tg_ato
 				continue;
 			char name[256];
 			snprintf(name, sizeof(name), "rule:%s", it[i].rule->name);
-			rc = add(&a, name, tg_run_metric_display(it[i].rule->metric, it[i].next));
+			rc = add(a, name, tg_run_metric_display(it[i].rule->metric, it[i].next));
 		}
 	}
 	tg_judgement_free(j);
+	return rc;
+}
+
+int tg_run_metrics(tg_metric **out, size_t *n, const tg_measure *m, const tg_atoms *keys, const tg_rules *rules)
+{
+	*out = NULL;
+	*n = 0;
+	struct acc a = {0};
+	double per = 1.0;
+	int rc = add_step_metrics(&a, &per, m);
+	if (!rc)
+		rc = add_kernel_categories(&a, m, keys, per);
+	if (!rc && rules)
+		rc = add_rule_values(&a, m, keys, rules);
 	if (rc) {
 		tg_run_metrics_free(a.m, a.n);
 		return rc;

@@ -56,7 +56,51 @@ static void strip_storage(const tg_daemon *d)
 	}
 }
 
-int tg_side_load(tg_side *s, tg_daemon *d, const tg_manifest *m, int *permanent)
+/* Fetches the trace at key into *fd. Missing, a link or not a regular
+ * file, outside the run, too large: the run is at fault (*permanent); an
+ * unreachable storage may come back. */
+static int fetch_trace(int *fd, int *permanent, tg_daemon *d, const char *key)
+{
+	int rc = tg_storage_fetch(fd, d->storage, key, d->tmp_dir, d->cfg->max_trace_bytes);
+	if (!rc)
+		return 0;
+	*permanent = rc == TG_ENOTFOUND || rc == TG_EINVAL || rc == TG_ELIMIT;
+	if (rc == TG_ENOTFOUND)
+		tg_error_set(rc, "%s: the manifest names a trace that is not in storage", key);
+	else if (*permanent)
+		strip_storage(d);
+	return rc;
+}
+
+/* Reads trace t (at key, open on fd) into *trace with the daemon's limits;
+ * limits.max_run_bytes: what is left of it after the run's *run_json bytes
+ * of JSON so far caps this trace when that is less than
+ * limits.max_trace_bytes (*run_json grows by this trace's). A signed run's
+ * traces are the files it signed: the bytes hashed are the bytes read,
+ * from the same descriptor. */
+static int read_trace(tg_trace **trace, uint64_t *run_json, tg_daemon *d, const tg_manifest_trace *t, int fd,
+                      const char *key)
+{
+	uint64_t run_max = d->cfg->max_run_bytes;
+	tg_read_opts ro = d->read;
+	uint64_t left = run_max > *run_json ? run_max - *run_json : 0;
+	int run_capped = run_max && (!ro.source.max_bytes || left < ro.source.max_bytes);
+	if (run_capped)
+		ro.source.max_bytes = left ? left : 1;
+	int rc = 0;
+	if (t->sha256[0])
+		rc = tg_signature_check_fd(fd, t->sha256, key);
+	if (!rc)
+		rc = run_capped && !left ? TG_ELIMIT : tg_trace_read_fd_named(trace, fd, key, &ro);
+	if (rc == TG_ELIMIT && run_capped && (!left || strstr(tg_error_last(), " bytes of JSON (limit")))
+		tg_error_set(TG_ELIMIT, "%s: the run's traces hold more than limits.max_run_bytes (%llu bytes) of JSON", key,
+		             (unsigned long long)run_max);
+	if (!rc)
+		*run_json += tg_trace_stats_get(*trace)->json_bytes;
+	return rc;
+}
+
+int tg_side_load(tg_side *s, int *permanent, tg_daemon *d, const tg_manifest *m)
 {
 	memset(s, 0, sizeof(*s));
 	*permanent = 0;
@@ -73,49 +117,24 @@ int tg_side_load(tg_side *s, tg_daemon *d, const tg_manifest *m, int *permanent)
 	s->n = n;
 	by_rank(order, m);
 	int rc = 0;
-	uint64_t run_json = 0, run_max = d->cfg->max_run_bytes;
+	uint64_t run_json = 0;
 	for (size_t i = 0; i < n && !rc; i++) {
+		const tg_manifest_trace *t = &m->traces[order[i]];
 		char *key = tg_manifest_trace_key(m, order[i]);
 		if (!key) {
 			rc = TG_ENOMEM;
 			break;
 		}
 		/* shown in the comment: "<run-id>/<path>" */
-		if (asprintf(&s->names[i], "%s/%s", m->run_id, m->traces[order[i]].path) < 0)
+		if (asprintf(&s->names[i], "%s/%s", m->run_id, t->path) < 0)
 			s->names[i] = NULL;
 		int fd = -1;
-		rc = tg_storage_fetch(d->storage, key, d->tmp_dir, d->cfg->max_trace_bytes, &fd);
-		if (rc) {
-			/* missing, a link or not a regular file, outside the run, too
-			 * large: the run is at fault; an unreachable storage may come
-			 * back */
-			*permanent = rc == TG_ENOTFOUND || rc == TG_EINVAL || rc == TG_ELIMIT;
-			if (rc == TG_ENOTFOUND)
-				tg_error_set(rc, "%s: the manifest names a trace that is not in storage", key);
-			else if (*permanent)
-				strip_storage(d);
+		if ((rc = fetch_trace(&fd, permanent, d, key))) {
 			free(key);
 			break;
 		}
-		/* limits.max_run_bytes: what is left of it caps this trace when
-		 * that is less than limits.max_trace_bytes */
-		tg_read_opts ro = d->read;
-		uint64_t left = run_max > run_json ? run_max - run_json : 0;
-		int run_capped = run_max && (!ro.source.max_bytes || left < ro.source.max_bytes);
-		if (run_capped)
-			ro.source.max_bytes = left ? left : 1;
-		/* a signed run's traces are the files it signed: the bytes hashed
-		 * are the bytes read, from the same descriptor */
-		if (m->traces[order[i]].sha256[0])
-			rc = tg_signature_check_fd(fd, m->traces[order[i]].sha256, key);
-		if (!rc)
-			rc = run_capped && !left ? TG_ELIMIT : tg_trace_read_fd_named(&s->traces[i], fd, key, &ro);
+		rc = read_trace(&s->traces[i], &run_json, d, t, fd, key);
 		close(fd);
-		if (rc == TG_ELIMIT && run_capped && (!left || strstr(tg_error_last(), " bytes of JSON (limit")))
-			tg_error_set(TG_ELIMIT, "%s: the run's traces hold more than limits.max_run_bytes (%llu bytes) of JSON",
-			             key, (unsigned long long)run_max);
-		if (!rc)
-			run_json += tg_trace_stats_get(s->traces[i])->json_bytes;
 		if (rc) {
 			/* a malformed trace or a limit; or a trace deleted under us */
 			*permanent = 1;
@@ -127,7 +146,7 @@ int tg_side_load(tg_side *s, tg_daemon *d, const tg_manifest *m, int *permanent)
 			tg_trace_drop_flows(s->traces[i]);
 		free(key);
 		if (!rc)
-			tg_log(TG_LOG_DEBUG, "read %s/%s: %zu bytes of JSON", m->prefix, m->traces[order[i]].path,
+			tg_log(TG_LOG_DEBUG, "read %s/%s: %zu bytes of JSON", m->prefix, t->path,
 			       (size_t)tg_trace_stats_get(s->traces[i])->json_bytes);
 	}
 	free(order);

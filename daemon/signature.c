@@ -51,7 +51,7 @@ static int hexval(char c)
 	return -1;
 }
 
-int tg_signature_check(const tg_manifest *m, const char *key, size_t keylen, const char **why)
+int tg_signature_check(const char **why, const tg_manifest *m, const char *key, size_t keylen)
 {
 	*why = NULL;
 	const size_t pl = strlen(TG_SIGNATURE_PREFIX);

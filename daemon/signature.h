@@ -46,7 +46,7 @@ int tg_signature_canonical(char **out, const tg_manifest *m);
  * matches (compared in constant time); 0 when it is unsigned, malformed,
  * lacks a trace's sha256 or does not match, with the reason in *why (a
  * static string). */
-int tg_signature_check(const tg_manifest *m, const char *key, size_t keylen, const char **why);
+int tg_signature_check(const char **why, const tg_manifest *m, const char *key, size_t keylen);
 
 /* Checks that the file at path has the SHA-256 want_hex (64 lower-case
  * hex) that its manifest gives; name (the storage key) is for the message.

@@ -1,6 +1,6 @@
 /*
  * util.c - the daemon's shared helpers (util.h): atomic writes, mkdir -p,
- * hex. libc only, so that any room may use it without pulling another in.
+ * path segments, hex. libc only, so that any room may use it without pulling another in.
  */
 #include "util.h"
 
@@ -105,4 +105,20 @@ int tg_util_is_hex(const char *s, size_t n)
 		if (!isxdigit((unsigned char)s[i]))
 			return 0;
 	return s && i == n;
+}
+
+const char *tg_util_path_segments(char (*seg)[TG_UTIL_SEGMENT_MAX + 1], size_t n, const char *path)
+{
+	const char *p = path;
+	for (size_t i = 0; i < n; i++) {
+		const char *slash = strchr(p, '/');
+		if (!slash || (size_t)(slash - p) > TG_UTIL_SEGMENT_MAX) {
+			errno = EINVAL;
+			return NULL;
+		}
+		memcpy(seg[i], p, (size_t)(slash - p));
+		seg[i][slash - p] = 0;
+		p = slash + 1;
+	}
+	return p;
 }

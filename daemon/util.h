@@ -1,7 +1,7 @@
 /*
  * util.h - what the daemon's rooms may share (../shared/DESIGN.md, "The
  * house"): a file written whole or not at all, a folder made with its
- * parents, a hex check. Nothing else: a helper that one room alone needs
+ * parents, a path cut into its folders, a hex check. Nothing else: a helper that one room alone needs
  * stays in that room.
  *
  * The functions speak errno, not tg_error: each caller words its own
@@ -37,6 +37,17 @@ mode_t tg_util_umask_mode(void);
  * be NULL): a path of PATH_MAX bytes or more is refused whole with
  * ENAMETOOLONG (failed = path), never cut short. */
 int tg_util_mkdir_p(char *failed, size_t cap, const char *path, mode_t mode);
+
+/* The longest folder segment tg_util_path_segments takes, in bytes. */
+#define TG_UTIL_SEGMENT_MAX 1024
+
+/* Copies the first n '/'-terminated segments of path ("a/b/c/rest") into
+ * seg[0..n-1], each NUL-terminated. Returns what follows the n-th '/' (a
+ * pointer into path, "" when path ends there); or NULL with errno EINVAL
+ * when path has fewer than n slashes or a segment longer than
+ * TG_UTIL_SEGMENT_MAX (seg then holds the segments before it). Empty
+ * segments ("a//b") are kept as "". */
+const char *tg_util_path_segments(char (*seg)[TG_UTIL_SEGMENT_MAX + 1], size_t n, const char *path);
 
 /* 1 when s is exactly n hex digits (either case), else 0. NULL is 0. */
 int tg_util_is_hex(const char *s, size_t n);

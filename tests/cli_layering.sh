@@ -51,9 +51,9 @@ plant daemon/daemon.c cli/commands.h "the job machine never includes the command
 sh "$top/tests/layering.sh" "$tmp/tree" >"$tmp/out" 2>&1
 check "restored, the copy passes again" "exit $?: $(head -c 600 "$tmp/out")" [ ! -s "$tmp/out" ]
 # what is allowed stays allowed: a room through another's public header, util.h
-printf '#include "../forge/http.h"\n#include "../util.h"\n#include "../sha256.h"\n' >>"$tmp/tree/daemon/store/store.c"
+printf '#include "../forge/http.h"\n#include "../util.h"\n#include "../sha256.h"\n#include "../log.h"\n' >>"$tmp/tree/daemon/store/store.c"
 sh "$top/tests/layering.sh" "$tmp/tree" >"$tmp/out" 2>&1
-check "a room may include another room's public header, util.h and sha256.h" "exit $?: $(cat "$tmp/out")" [ ! -s "$tmp/out" ]
+check "a room may include another room's public header, util.h, sha256.h and log.h" "exit $?: $(cat "$tmp/out")" [ ! -s "$tmp/out" ]
 sh "$top/tests/layering.sh" "$tmp/nowhere" >"$tmp/out" 2>&1
 check "a folder that is not there: exit 2" "exit $?" [ "$?" -eq 2 ]
 tap_exit

@@ -8,8 +8,9 @@
 #   rules/, config/  never include daemon/
 #   daemon/<room>/   (storage, store, git, forge) includes its own room, the
 #                    other rooms' public headers (not *_impl.h, not cli/),
-#                    and of daemon/ itself only util.h and sha256.h (leaf
-#                    helpers, no state): never the job machine
+#                    and of daemon/ itself only util.h, sha256.h and log.h
+#                    (leaf helpers; the log's level is its only state):
+#                    never the job machine
 #   daemon/          (the job machine) never includes daemon/cli/
 #   *_impl.h         a module's private header: only its own folder's files
 #
@@ -51,8 +52,8 @@ rule() {
 		cli) echo "a room never includes the command line (daemon/cli/)" ;;
 		machine)
 			case $2 in
-			daemon/util.h | daemon/sha256.h) ;;
-			*) echo "a room uses of daemon/ only util.h and sha256.h, never the job machine" ;;
+			daemon/util.h | daemon/sha256.h | daemon/log.h) ;;
+			*) echo "a room uses of daemon/ only util.h, sha256.h and log.h, never the job machine" ;;
 			esac ;;
 		*) ;; # another room's public header
 		esac ;;

@@ -61,9 +61,9 @@ static inline int64_t tg_test_done_run(tg_store *s, int i, const char *branch, c
 	j.trusted = trusted;
 	int64_t id = 0;
 	int created;
-	tg_test_must(tg_store_job_add(s, &j, &id, &created));
+	tg_test_must(tg_store_job_add(&id, &created, s, &j));
 	tg_job c;
-	tg_test_must(tg_store_job_claim(s, "w", 60, &c));
+	tg_test_must(tg_store_job_claim(&c, s, "w", 60));
 	assert_int_equal(c.id, id);
 	tg_job_clear(&c);
 	tg_test_must(tg_store_job_advance(s, id, "w", TG_JOB_SEEN, TG_JOB_ANALYSING, NULL));

@@ -321,12 +321,12 @@ static void test_outbox_end_to_end(void **state)
 	tg_forge_comment c = {.repo = "acme/llm", .pr = 12, .marker = MARKER, .body = MARKER "\n## first\n"};
 	int64_t id = 0, id2 = 0;
 	int created = -1;
-	assert_int_equal(tg_forge_upsert_comment(f, &c, &id, &created), 0);
+	assert_int_equal(tg_forge_upsert_comment(&id, &created, f, &c), 0);
 	assert_int_equal(created, 1);
 	assert_int_equal(id, tg_forge_outbox_comment_id("acme/llm", 12, MARKER));
 	assert_true(id > 0);
 	c.body = MARKER "\n## second\n";
-	assert_int_equal(tg_forge_upsert_comment(f, &c, &id2, &created), 0);
+	assert_int_equal(tg_forge_upsert_comment(&id2, &created, f, &c), 0);
 	assert_int_equal(created, 0);
 	assert_int_equal(id2, id);
 	snprintf(path, sizeof(path), "%s/acme__llm/pr-12", dir);
@@ -352,7 +352,7 @@ static void test_outbox_end_to_end(void **state)
 	/* another workload's marker: another comment */
 	tg_forge_comment c2 = {.repo = "acme/llm", .pr = 12, .marker = "<!-- tracegate:other -->",
 	                       .body = "<!-- tracegate:other -->\nx"};
-	assert_int_equal(tg_forge_upsert_comment(f, &c2, &id2, &created), 0);
+	assert_int_equal(tg_forge_upsert_comment(&id2, &created, f, &c2), 0);
 	assert_int_equal(created, 1);
 	assert_true(id2 != id);
 	assert_int_equal(count_entries(path), 2);
@@ -368,23 +368,23 @@ static void test_outbox_end_to_end(void **state)
 
 	/* refused comments */
 	tg_forge_comment bad = {.repo = "acme/llm", .pr = 12, .marker = MARKER, .body = "no marker line " MARKER};
-	assert_int_equal(tg_forge_upsert_comment(f, &bad, NULL, NULL), TG_EINVAL);
+	assert_int_equal(tg_forge_upsert_comment(NULL, NULL, f, &bad), TG_EINVAL);
 	assert_non_null(strstr(tg_error_last(), "lacks its marker line"));
 	char *big = malloc(TG_FORGE_MAX_BODY + 64);
 	strcpy(big, MARKER "\n");
 	memset(big + strlen(big), 'x', TG_FORGE_MAX_BODY);
 	big[TG_FORGE_MAX_BODY + 40] = 0;
 	bad.body = big;
-	assert_int_equal(tg_forge_upsert_comment(f, &bad, NULL, NULL), TG_EINVAL);
+	assert_int_equal(tg_forge_upsert_comment(NULL, NULL, f, &bad), TG_EINVAL);
 	assert_non_null(strstr(tg_error_last(), "bytes, more than 1048576"));
 	free(big);
 	bad.body = MARKER "\n\xff";
-	assert_int_equal(tg_forge_upsert_comment(f, &bad, NULL, NULL), TG_EINVAL);
+	assert_int_equal(tg_forge_upsert_comment(NULL, NULL, f, &bad), TG_EINVAL);
 	bad.pr = 0;
-	assert_int_equal(tg_forge_upsert_comment(f, &bad, NULL, NULL), TG_EINVAL);
+	assert_int_equal(tg_forge_upsert_comment(NULL, NULL, f, &bad), TG_EINVAL);
 	tg_forge_label *l = (tg_forge_label *)1;
 	size_t nl = 9;
-	assert_int_equal(tg_forge_pr_labels(f, "acme/llm", 12, &l, &nl), 0);
+	assert_int_equal(tg_forge_pr_labels(&l, &nl, f, "acme/llm", 12), 0);
 	assert_null(l);
 	assert_int_equal(nl, 0);
 	tg_forge_free(f);
@@ -475,7 +475,7 @@ static void test_github_upsert_edits_across_pages(void **state)
 	tg_forge_comment c = {.repo = "acme/llm", .pr = 7, .marker = MARKER, .body = MARKER "\n## new"};
 	int64_t id = 0;
 	int created = -1;
-	assert_int_equal(tg_forge_upsert_comment(f, &c, &id, &created), 0);
+	assert_int_equal(tg_forge_upsert_comment(&id, &created, f, &c), 0);
 	/* the oldest of the bot's two with the marker line; not mallory's older one */
 	assert_int_equal(id, 42);
 	assert_int_equal(created, 0);
@@ -507,7 +507,7 @@ static void test_github_upsert_creates(void **state)
 	tg_forge_comment c = {.repo = "acme/llm", .pr = 7, .marker = MARKER, .body = MARKER "\nbody \"quoted\" \xc3\xa9"};
 	int64_t id = 0;
 	int created = 0;
-	assert_int_equal(tg_forge_upsert_comment(f, &c, &id, &created), 0);
+	assert_int_equal(tg_forge_upsert_comment(&id, &created, f, &c), 0);
 	assert_int_equal(id, 1001);
 	assert_int_equal(created, 1);
 	assert_int_equal(mh_nreqs(&s), 2);
@@ -535,7 +535,7 @@ static void test_github_ambiguous_create_searches_first(void **state)
 	tg_forge_comment c = {.repo = "acme/llm", .pr = 7, .marker = MARKER, .body = MARKER "\nbody"};
 	int64_t id = 0;
 	int created = 0;
-	assert_int_equal(tg_forge_upsert_comment(f, &c, &id, &created), 0);
+	assert_int_equal(tg_forge_upsert_comment(&id, &created, f, &c), 0);
 	assert_int_equal(id, 555);
 	assert_int_equal(created, 1);
 	assert_int_equal(mh_nreqs(&s), 4); /* GET, POST (502, not retried), GET, GET /user: no second POST */
@@ -552,7 +552,7 @@ static void test_github_ambiguous_create_searches_first(void **state)
 	mh_push(&s, 200, NULL, "[]");
 	mh_push(&s, 201, NULL, gh_comment(c1, sizeof(c1), 9, MARKER "\nbody"));
 	f = new_forge(TG_FORGE_GITHUB, s.base, 0);
-	assert_int_equal(tg_forge_upsert_comment(f, &c, &id, &created), 0);
+	assert_int_equal(tg_forge_upsert_comment(&id, &created, f, &c), 0);
 	assert_int_equal(id, 9);
 	assert_int_equal(created, 1);
 	assert_int_equal(mh_nreqs(&s), 4);
@@ -567,7 +567,7 @@ static void test_github_ambiguous_create_searches_first(void **state)
 	mh_push(&s, 200, NULL, "[]");
 	mh_push(&s, 502, NULL, "");
 	f = new_forge(TG_FORGE_GITHUB, s.base, 0);
-	assert_int_equal(tg_forge_upsert_comment(f, &c, &id, &created), TG_EIO);
+	assert_int_equal(tg_forge_upsert_comment(&id, &created, f, &c), TG_EIO);
 	assert_int_equal(id, 0);
 	assert_int_equal(created, 0);
 	assert_int_equal(mh_nreqs(&s), 4);
@@ -599,7 +599,7 @@ static void test_github_labels_and_who(void **state)
 	tg_forge *f = new_forge(TG_FORGE_GITHUB, s.base, 0);
 	tg_forge_label *l;
 	size_t n;
-	assert_int_equal(tg_forge_pr_labels(f, "acme/llm", 7, &l, &n), 0);
+	assert_int_equal(tg_forge_pr_labels(&l, &n, f, "acme/llm", 7), 0);
 	assert_int_equal(n, 2);
 	assert_string_equal(l[0].name, "tracegate:accept-regression");
 	assert_string_equal(l[0].by, "bob");
@@ -616,7 +616,7 @@ static void test_github_labels_and_who(void **state)
 	mh_push(&s, 200, NULL, "[{\"name\":\"perf\"}]");
 	mh_push(&s, 404, NULL, "{\"message\":\"Not Found\"}");
 	f = new_forge(TG_FORGE_GITHUB, s.base, 0);
-	assert_int_equal(tg_forge_pr_labels(f, "acme/llm", 7, &l, &n), 0);
+	assert_int_equal(tg_forge_pr_labels(&l, &n, f, "acme/llm", 7), 0);
 	assert_int_equal(n, 1);
 	assert_string_equal(l[0].name, "perf");
 	assert_null(l[0].by);
@@ -636,7 +636,7 @@ static void test_author_can_write(void **state)
 	int can = -1;
 	mh_push(&s, 200, NULL, "{\"sha\":\"" SHA "\",\"author\":{\"login\":\"alice\",\"id\":5}}");
 	mh_push(&s, 200, NULL, "{\"permission\":\"write\",\"role_name\":\"maintain\",\"user\":{\"login\":\"alice\"}}");
-	assert_int_equal(tg_forge_author_can_write(f, "acme/llm", SHA, &login, &can), 0);
+	assert_int_equal(tg_forge_author_can_write(&login, &can, f, "acme/llm", SHA), 0);
 	assert_string_equal(login, "alice");
 	assert_int_equal(can, 1);
 	free(login);
@@ -645,24 +645,24 @@ static void test_author_can_write(void **state)
 	/* a reader */
 	mh_push(&s, 200, NULL, "{\"author\":{\"login\":\"mallory\"}}");
 	mh_push(&s, 200, NULL, "{\"permission\":\"read\",\"role_name\":\"triage\",\"user\":null}");
-	assert_int_equal(tg_forge_author_can_write(f, "acme/llm", SHA, &login, &can), 0);
+	assert_int_equal(tg_forge_author_can_write(&login, &can, f, "acme/llm", SHA), 0);
 	assert_int_equal(can, 0);
 	free(login);
 	/* no collaborator at all: 404 */
 	mh_push(&s, 200, NULL, "{\"author\":{\"login\":\"eve\"}}");
 	mh_push(&s, 404, NULL, "{\"message\":\"Not Found\"}");
-	assert_int_equal(tg_forge_author_can_write(f, "acme/llm", SHA, &login, &can), 0);
+	assert_int_equal(tg_forge_author_can_write(&login, &can, f, "acme/llm", SHA), 0);
 	assert_int_equal(can, 0);
 	free(login);
 	/* an author email that is no account: no second request */
 	int before = mh_nreqs(&s);
 	mh_push(&s, 200, NULL, "{\"author\":null,\"commit\":{\"author\":{\"name\":\"x\"}}}");
-	assert_int_equal(tg_forge_author_can_write(f, "acme/llm", SHA, &login, &can), 0);
+	assert_int_equal(tg_forge_author_can_write(&login, &can, f, "acme/llm", SHA), 0);
 	assert_null(login);
 	assert_int_equal(can, 0);
 	assert_int_equal(mh_nreqs(&s), before + 1);
 	/* not a commit */
-	assert_int_equal(tg_forge_author_can_write(f, "acme/llm", "HEAD", &login, &can), TG_EINVAL);
+	assert_int_equal(tg_forge_author_can_write(&login, &can, f, "acme/llm", "HEAD"), TG_EINVAL);
 	tg_forge_free(f);
 	mh_stop(&s);
 
@@ -673,7 +673,7 @@ static void test_author_can_write(void **state)
 	f = new_forge(TG_FORGE_GITEA, api, 0);
 	mh_push(&s, 200, NULL, "{\"sha\":\"" SHA "\",\"author\":{\"login\":\"bob\",\"id\":3}}");
 	mh_push(&s, 200, NULL, "{\"permission\":\"owner\",\"role_name\":\"owner\"}");
-	assert_int_equal(tg_forge_author_can_write(f, "acme/llm", SHA, &login, &can), 0);
+	assert_int_equal(tg_forge_author_can_write(&login, &can, f, "acme/llm", SHA), 0);
 	assert_int_equal(can, 1);
 	free(login);
 	assert_string_equal(s.reqs[0].target, "/api/v1/repos/acme/llm/git/commits/" SHA);
@@ -683,7 +683,7 @@ static void test_author_can_write(void **state)
 
 	/* GitLab cannot tell */
 	f = new_forge(TG_FORGE_GITLAB, "http://127.0.0.1:9/api/v4", 0);
-	assert_int_equal(tg_forge_author_can_write(f, "acme/llm", SHA, &login, &can), TG_EINVAL);
+	assert_int_equal(tg_forge_author_can_write(&login, &can, f, "acme/llm", SHA), TG_EINVAL);
 	assert_non_null(strstr(tg_error_last(), "cannot tell who may write"));
 	tg_forge_free(f);
 }
@@ -820,29 +820,29 @@ static void test_bad_responses(void **state)
 	tg_forge_comment c = {.repo = "acme/llm", .pr = 7, .marker = MARKER, .body = MARKER};
 
 	mh_push(&s, 200, NULL, "{\"message\":\"not a list\"}");
-	assert_int_equal(tg_forge_upsert_comment(f, &c, NULL, NULL), TG_EFORMAT);
+	assert_int_equal(tg_forge_upsert_comment(NULL, NULL, f, &c), TG_EFORMAT);
 	snprintf(want, sizeof(want), "test-forge: GET %s/repos/acme/llm/issues/7/comments: HTTP 200: the response is an object, not an array", s.base);
 	assert_string_equal(tg_error_last(), want);
 
 	mh_push(&s, 200, NULL, "[{\"id\":\"12\",\"body\":\"x\"}]");
-	assert_int_equal(tg_forge_upsert_comment(f, &c, NULL, NULL), TG_EFORMAT);
+	assert_int_equal(tg_forge_upsert_comment(NULL, NULL, f, &c), TG_EFORMAT);
 	assert_non_null(strstr(tg_error_last(), "\"id\" is a string, not a positive integer"));
 
 	mh_push(&s, 200, NULL, "[{\"id\":12,\"body\":7}]");
-	assert_int_equal(tg_forge_upsert_comment(f, &c, NULL, NULL), TG_EFORMAT);
+	assert_int_equal(tg_forge_upsert_comment(NULL, NULL, f, &c), TG_EFORMAT);
 	assert_non_null(strstr(tg_error_last(), "\"body\" is an integer, not a string"));
 
 	mh_push(&s, 200, NULL, "[\"x\"]");
-	assert_int_equal(tg_forge_upsert_comment(f, &c, NULL, NULL), TG_EFORMAT);
+	assert_int_equal(tg_forge_upsert_comment(NULL, NULL, f, &c), TG_EFORMAT);
 	assert_non_null(strstr(tg_error_last(), "item 0 is a string, not a comment object"));
 
 	mh_push(&s, 200, NULL, "<html><body>Sign in</body></html>");
-	assert_int_equal(tg_forge_upsert_comment(f, &c, NULL, NULL), TG_EFORMAT);
+	assert_int_equal(tg_forge_upsert_comment(NULL, NULL, f, &c), TG_EFORMAT);
 	assert_non_null(strstr(tg_error_last(), "the response is not JSON"));
 
 	/* jansson quotes the answer, line breaks too: one line (found by fuzz_forge) */
 	mh_push(&s, 200, NULL, "[{\"body\": \"a\\\r\nb\"}]");
-	assert_int_equal(tg_forge_upsert_comment(f, &c, NULL, NULL), TG_EFORMAT);
+	assert_int_equal(tg_forge_upsert_comment(NULL, NULL, f, &c), TG_EFORMAT);
 	snprintf(want, sizeof(want),
 	         "test-forge: GET %s/repos/acme/llm/issues/7/comments: HTTP 200: the response is not JSON (invalid escape "
 	         "near '\"a\\?' at byte 14)",
@@ -851,12 +851,12 @@ static void test_bad_responses(void **state)
 
 	/* a server that quotes the token back: never in the message */
 	mh_push(&s, 401, NULL, "{\"message\":\"Bad credentials: Bearer " TOKEN "\"}");
-	assert_int_equal(tg_forge_upsert_comment(f, &c, NULL, NULL), TG_EIO);
+	assert_int_equal(tg_forge_upsert_comment(NULL, NULL, f, &c), TG_EIO);
 	assert_null(strstr(tg_error_last(), TOKEN));
 	assert_non_null(strstr(tg_error_last(), "HTTP 401: {\"message\":\"Bad credentials: Bearer [token]\"}"));
 
 	mh_push(&s, 404, NULL, "{\"message\":\"Not Found\"}");
-	assert_int_equal(tg_forge_upsert_comment(f, &c, NULL, NULL), TG_ENOTFOUND);
+	assert_int_equal(tg_forge_upsert_comment(NULL, NULL, f, &c), TG_ENOTFOUND);
 	assert_null(strstr(tg_error_last(), "per_page")); /* no query string */
 
 	/* a created comment whose answer is unreadable counts as ambiguous */
@@ -866,7 +866,7 @@ static void test_bad_responses(void **state)
 	mh_push(&s, 200, NULL, "{\"login\":\"tracegate-bot\",\"id\":99}");
 	int64_t id;
 	int created;
-	assert_int_equal(tg_forge_upsert_comment(f, &c, &id, &created), 0);
+	assert_int_equal(tg_forge_upsert_comment(&id, &created, f, &c), 0);
 	assert_int_equal(id, 3);
 	assert_int_equal(created, 1);
 
@@ -874,7 +874,7 @@ static void test_bad_responses(void **state)
 	tg_forge_label *l;
 	size_t n;
 	mh_push(&s, 200, NULL, "[{\"id\":1}]");
-	assert_int_equal(tg_forge_pr_labels(f, "acme/llm", 7, &l, &n), TG_EFORMAT);
+	assert_int_equal(tg_forge_pr_labels(&l, &n, f, "acme/llm", 7), TG_EFORMAT);
 	assert_null(l);
 	assert_int_equal(n, 0);
 	tg_forge_free(f);
@@ -889,19 +889,19 @@ static void test_link_must_stay_on_the_api_host(void **state)
 	mh_push(&s, 200, "Link: <http://evil.example/steal?page=2>; rel=\"next\"\r\n", "[]");
 	tg_forge *f = new_forge(TG_FORGE_GITHUB, s.base, 0);
 	tg_forge_comment c = {.repo = "acme/llm", .pr = 7, .marker = MARKER, .body = MARKER};
-	assert_int_equal(tg_forge_upsert_comment(f, &c, NULL, NULL), TG_EFORMAT);
+	assert_int_equal(tg_forge_upsert_comment(NULL, NULL, f, &c), TG_EFORMAT);
 	assert_string_equal(tg_error_last(),
 	                    "test-forge: the next page (http://evil.example/steal) is not on the API's host: not followed");
 	assert_int_equal(mh_nreqs(&s), 1);
 	/* a link that carries the token: not in the message (found by fuzz_forge) */
 	mh_push(&s, 200, "Link: <https://evil.example/" TOKEN "/x?page=2>; rel=\"next\"\r\n", "[]");
-	assert_int_equal(tg_forge_upsert_comment(f, &c, NULL, NULL), TG_EFORMAT);
+	assert_int_equal(tg_forge_upsert_comment(NULL, NULL, f, &c), TG_EFORMAT);
 	assert_string_equal(tg_error_last(),
 	                    "test-forge: the next page (https://evil.example/[token]/x) is not on the API's host: not followed");
 	assert_int_equal(mh_nreqs(&s), 2);
 	/* a link with carriage returns (libcurl keeps a lone CR): one line (found by fuzz_forge) */
 	mh_push(&s, 200, "Link: <\r/a\r,c>; rel=next\r\n", "[]");
-	assert_int_equal(tg_forge_upsert_comment(f, &c, NULL, NULL), TG_EFORMAT);
+	assert_int_equal(tg_forge_upsert_comment(NULL, NULL, f, &c), TG_EFORMAT);
 	assert_string_equal(tg_error_last(), "test-forge: the next page (?/a?,c) is not on the API's host: not followed");
 	assert_int_equal(mh_nreqs(&s), 3);
 	assert_true(tg_forge_same_origin(f, s.base));
@@ -918,7 +918,7 @@ static void test_link_must_stay_on_the_api_host(void **state)
 	mh_push(&s, 201, NULL, "{\"id\":5}");
 	f = new_forge(TG_FORGE_GITHUB, s.base, 0);
 	int64_t id;
-	assert_int_equal(tg_forge_upsert_comment(f, &c, &id, NULL), 0);
+	assert_int_equal(tg_forge_upsert_comment(&id, NULL, f, &c), 0);
 	assert_int_equal(id, 5);
 	assert_string_equal(s.reqs[4].target, "/repos/acme/llm/issues/7/comments?page=2&a=b,c");
 	tg_forge_free(f);
@@ -1010,7 +1010,7 @@ static void test_gitlab(void **state)
 	int64_t id;
 	int created;
 	int base = mh_nreqs(&s);
-	assert_int_equal(tg_forge_upsert_comment(f, &c, &id, &created), 0);
+	assert_int_equal(tg_forge_upsert_comment(&id, &created, f, &c), 0);
 	assert_int_equal(id, 302);
 	assert_int_equal(created, 0);
 	assert_string_equal(s.reqs[base].target, "/api/v4/projects/group%2Fproj/merge_requests/4/notes?per_page=100&page=1");
@@ -1021,7 +1021,7 @@ static void test_gitlab(void **state)
 	/* none: POST */
 	mh_push(&s, 200, NULL, "[]");
 	mh_push(&s, 201, NULL, "{\"id\":303,\"body\":\"x\"}");
-	assert_int_equal(tg_forge_upsert_comment(f, &c, &id, &created), 0);
+	assert_int_equal(tg_forge_upsert_comment(&id, &created, f, &c), 0);
 	assert_int_equal(id, 303);
 	assert_int_equal(created, 1);
 	assert_string_equal(s.reqs[base + 5].method, "POST");
@@ -1031,19 +1031,19 @@ static void test_gitlab(void **state)
 	mh_push(&s, 200, NULL, "{\"id\":9,\"iid\":4,\"labels\":[\"perf\",\"tracegate:accept-regression\"]}");
 	tg_forge_label *l;
 	size_t n;
-	assert_int_equal(tg_forge_pr_labels(f, "group/proj", 4, &l, &n), 0);
+	assert_int_equal(tg_forge_pr_labels(&l, &n, f, "group/proj", 4), 0);
 	assert_int_equal(n, 2);
 	assert_string_equal(l[1].name, "tracegate:accept-regression");
 	assert_null(l[1].by);
 	tg_forge_labels_free(l, n);
 	assert_string_equal(s.reqs[base + 6].target, "/api/v4/projects/group%2Fproj/merge_requests/4");
 	mh_push(&s, 200, NULL, "{\"labels\":[{\"id\":1,\"name\":\"perf\",\"color\":\"#f00\"}]}");
-	assert_int_equal(tg_forge_pr_labels(f, "group/proj", 4, &l, &n), 0);
+	assert_int_equal(tg_forge_pr_labels(&l, &n, f, "group/proj", 4), 0);
 	assert_int_equal(n, 1);
 	assert_string_equal(l[0].name, "perf");
 	tg_forge_labels_free(l, n);
 	mh_push(&s, 200, NULL, "{\"labels\":\"perf\"}");
-	assert_int_equal(tg_forge_pr_labels(f, "group/proj", 4, &l, &n), TG_EFORMAT);
+	assert_int_equal(tg_forge_pr_labels(&l, &n, f, "group/proj", 4), TG_EFORMAT);
 	tg_forge_free(f);
 	mh_stop(&s);
 }
@@ -1087,7 +1087,7 @@ static void test_gitea(void **state)
 	tg_forge_comment c = {.repo = "acme/llm", .pr = 3, .marker = MARKER, .body = MARKER "\nnew"};
 	int64_t id;
 	int created;
-	assert_int_equal(tg_forge_upsert_comment(f, &c, &id, &created), 0);
+	assert_int_equal(tg_forge_upsert_comment(&id, &created, f, &c), 0);
 	assert_int_equal(id, 150);
 	assert_int_equal(created, 0);
 	assert_int_equal(mh_nreqs(&s), 5);
@@ -1100,7 +1100,7 @@ static void test_gitea(void **state)
 	/* a server that ignores the paging sends everything at once: one page */
 	mh_push(&s, 200, "X-Total-Count: 2\r\n", "[{\"id\":1,\"body\":\"a\"},{\"id\":2,\"body\":\"b\"}]");
 	mh_push(&s, 201, NULL, "{\"id\":3,\"body\":\"x\"}");
-	assert_int_equal(tg_forge_upsert_comment(f, &c, &id, &created), 0);
+	assert_int_equal(tg_forge_upsert_comment(&id, &created, f, &c), 0);
 	assert_int_equal(id, 3);
 	assert_int_equal(created, 1);
 	assert_int_equal(mh_nreqs(&s), 7);
@@ -1109,7 +1109,7 @@ static void test_gitea(void **state)
 	mh_push(&s, 200, NULL, "[{\"id\":5,\"name\":\"perf\",\"color\":\"00ff00\",\"url\":\"u\"}]");
 	tg_forge_label *l;
 	size_t n;
-	assert_int_equal(tg_forge_pr_labels(f, "acme/llm", 3, &l, &n), 0);
+	assert_int_equal(tg_forge_pr_labels(&l, &n, f, "acme/llm", 3), 0);
 	assert_int_equal(n, 1);
 	assert_string_equal(l[0].name, "perf");
 	assert_null(l[0].by);
@@ -1176,11 +1176,11 @@ static void live_run(const char *label, tg_forge_kind kind, const char *repo, in
 	int64_t id1 = 0, id2 = 0;
 	int created = -1;
 	tg_forge_comment c = {.repo = repo, .pr = 7, .marker = MARKER, .body = MARKER "\n## first run\n"};
-	if (tg_forge_upsert_comment(f, &c, &id1, &created))
+	if (tg_forge_upsert_comment(&id1, &created, f, &c))
 		fail_msg("%s: upsert: %s", label, tg_error_last());
 	assert_int_equal(created, 1);
 	c.body = MARKER "\n## second run\n";
-	if (tg_forge_upsert_comment(f, &c, &id2, &created))
+	if (tg_forge_upsert_comment(&id2, &created, f, &c))
 		fail_msg("%s: upsert: %s", label, tg_error_last());
 	assert_int_equal(created, 0);
 	assert_int_equal(id2, id1);
@@ -1192,11 +1192,11 @@ static void live_run(const char *label, tg_forge_kind kind, const char *repo, in
 	fake_hook(fake, "/_fake/seed", seed);
 	c.pr = 8;
 	c.body = MARKER "\n## on a busy pull request\n";
-	if (tg_forge_upsert_comment(f, &c, &id1, &created))
+	if (tg_forge_upsert_comment(&id1, &created, f, &c))
 		fail_msg("%s: upsert pr 8: %s", label, tg_error_last());
 	assert_int_equal(created, 1);
 	c.body = MARKER "\n## on a busy pull request, edited\n";
-	if (tg_forge_upsert_comment(f, &c, &id2, &created))
+	if (tg_forge_upsert_comment(&id2, &created, f, &c))
 		fail_msg("%s: upsert pr 8 again: %s", label, tg_error_last());
 	assert_int_equal(created, 0);
 	assert_int_equal(id2, id1);
@@ -1222,7 +1222,7 @@ static void live_run(const char *label, tg_forge_kind kind, const char *repo, in
 	fake_hook(fake, "/_fake/fail", "{\"count\":1,\"status\":502,\"apply\":true,\"method\":\"POST\"}");
 	c.pr = 9;
 	c.body = MARKER "\n## after a 502\n";
-	if (tg_forge_upsert_comment(f, &c, &id1, &created))
+	if (tg_forge_upsert_comment(&id1, &created, f, &c))
 		fail_msg("%s: upsert after 502: %s", label, tg_error_last());
 	assert_int_equal(created, 1);
 	assert_true(id1 > 0);
@@ -1234,11 +1234,11 @@ static void live_run(const char *label, tg_forge_kind kind, const char *repo, in
 	fake_hook(fake, "/_fake/seed", seed);
 	c.pr = 10;
 	c.body = MARKER "\n## the bot's own";
-	if (tg_forge_upsert_comment(f, &c, &id1, &created))
+	if (tg_forge_upsert_comment(&id1, &created, f, &c))
 		fail_msg("%s: upsert pr 10: %s", label, tg_error_last());
 	assert_int_equal(created, 1);
 	c.body = MARKER "\n## the bot's own, edited";
-	if (tg_forge_upsert_comment(f, &c, &id2, &created))
+	if (tg_forge_upsert_comment(&id2, &created, f, &c))
 		fail_msg("%s: upsert pr 10 again: %s", label, tg_error_last());
 	assert_int_equal(created, 0);
 	assert_int_equal(id2, id1);
@@ -1247,7 +1247,7 @@ static void live_run(const char *label, tg_forge_kind kind, const char *repo, in
 	snprintf(seed, sizeof(seed), "{\"repo\":\"%s\",\"pr\":7,\"head\":\"%s\",\"base\":\"release\"}", repo, SHA);
 	fake_hook(fake, "/_fake/seed", seed);
 	tg_forge_pr pr;
-	if (tg_forge_pr_get(f, repo, 7, &pr))
+	if (tg_forge_pr_get(&pr, f, repo, 7))
 		fail_msg("%s: pull request 7: %s", label, tg_error_last());
 	assert_int_equal(pr.open, 1);
 	assert_string_equal(pr.head, SHA);
@@ -1255,12 +1255,12 @@ static void live_run(const char *label, tg_forge_kind kind, const char *repo, in
 	tg_forge_pr_clear(&pr);
 	snprintf(seed, sizeof(seed), "{\"repo\":\"%s\",\"pr\":6,\"head\":\"%s\",\"state\":\"closed\"}", repo, SHA);
 	fake_hook(fake, "/_fake/seed", seed);
-	if (tg_forge_pr_get(f, repo, 6, &pr))
+	if (tg_forge_pr_get(&pr, f, repo, 6))
 		fail_msg("%s: pull request 6: %s", label, tg_error_last());
 	assert_int_equal(pr.open, 0);
 	tg_forge_pr_clear(&pr);
 	if (kind != TG_FORGE_GITLAB) /* the GitLab fake answers every merge request (labels) */
-		assert_int_equal(tg_forge_pr_get(f, repo, 99, &pr), TG_ENOTFOUND);
+		assert_int_equal(tg_forge_pr_get(&pr, f, repo, 99), TG_ENOTFOUND);
 
 	/* labels (and on GitHub who added them) */
 	snprintf(seed, sizeof(seed),
@@ -1270,7 +1270,7 @@ static void live_run(const char *label, tg_forge_kind kind, const char *repo, in
 	fake_hook(fake, "/_fake/seed", seed);
 	tg_forge_label *l;
 	size_t n;
-	if (tg_forge_pr_labels(f, repo, 7, &l, &n))
+	if (tg_forge_pr_labels(&l, &n, f, repo, 7))
 		fail_msg("%s: labels: %s", label, tg_error_last());
 	assert_int_equal(n, 2);
 	assert_string_equal(l[0].name, "tracegate:accept-regression");

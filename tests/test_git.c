@@ -226,17 +226,17 @@ static void test_branch_tip(void **state)
 {
 	(void)state;
 	char out[41];
-	assert_int_equal(tg_git_branch_tip(fx.g, out, "main"), 0);
+	assert_int_equal(tg_git_branch_tip(out, fx.g, "main"), 0);
 	assert_string_equal(out, fx.m5);
-	assert_int_equal(tg_git_branch_tip(fx.g, out, "feature"), 0);
+	assert_int_equal(tg_git_branch_tip(out, fx.g, "feature"), 0);
 	assert_string_equal(out, fx.f2);
-	assert_int_equal(tg_git_branch_tip(fx.g, out, "no-such-branch"), TG_ENOTFOUND);
+	assert_int_equal(tg_git_branch_tip(out, fx.g, "no-such-branch"), TG_ENOTFOUND);
 	assert_string_equal(out, "");
 	assert_substr(tg_error_last(), "no-such-branch");
 	assert_substr(tg_error_last(), fx.url);
-	assert_int_equal(tg_git_branch_tip(fx.g, out, "bad..name"), TG_EINVAL);
-	assert_int_equal(tg_git_branch_tip(fx.g, out, ""), TG_EINVAL);
-	assert_int_equal(tg_git_branch_tip(fx.g, out, NULL), TG_EINVAL);
+	assert_int_equal(tg_git_branch_tip(out, fx.g, "bad..name"), TG_EINVAL);
+	assert_int_equal(tg_git_branch_tip(out, fx.g, ""), TG_EINVAL);
+	assert_int_equal(tg_git_branch_tip(out, fx.g, NULL), TG_EINVAL);
 }
 
 static void test_merge_base(void **state)
@@ -244,35 +244,35 @@ static void test_merge_base(void **state)
 	(void)state;
 	char out[41];
 	/* a feature branch: the fork point */
-	assert_int_equal(tg_git_merge_base(fx.g, out, fx.f2, "main"), 0);
+	assert_int_equal(tg_git_merge_base(out, fx.g, fx.f2, "main"), 0);
 	assert_string_equal(out, fx.m2);
-	assert_int_equal(tg_git_merge_base(fx.g, out, fx.f1, "main"), 0);
+	assert_int_equal(tg_git_merge_base(out, fx.g, fx.f1, "main"), 0);
 	assert_string_equal(out, fx.m2);
 	/* a branch merged into main: its own tip */
-	assert_int_equal(tg_git_merge_base(fx.g, out, fx.s2, "main"), 0);
+	assert_int_equal(tg_git_merge_base(out, fx.g, fx.s2, "main"), 0);
 	assert_string_equal(out, fx.s2);
 	/* a pull-request head on top of main: main's tip */
-	assert_int_equal(tg_git_merge_base(fx.g, out, fx.p1, "main"), 0);
+	assert_int_equal(tg_git_merge_base(out, fx.g, fx.p1, "main"), 0);
 	assert_string_equal(out, fx.m5);
 	/* main against feature: the other way round, the same fork point */
-	assert_int_equal(tg_git_merge_base(fx.g, out, fx.m5, "feature"), 0);
+	assert_int_equal(tg_git_merge_base(out, fx.g, fx.m5, "feature"), 0);
 	assert_string_equal(out, fx.m2);
 	/* no shared history, no branch, no commit */
-	assert_int_equal(tg_git_merge_base(fx.g, out, fx.o1, "main"), TG_ENOTFOUND);
+	assert_int_equal(tg_git_merge_base(out, fx.g, fx.o1, "main"), TG_ENOTFOUND);
 	assert_substr(tg_error_last(), "share no history");
-	assert_int_equal(tg_git_merge_base(fx.g, out, fx.f2, "no-such-branch"), TG_ENOTFOUND);
+	assert_int_equal(tg_git_merge_base(out, fx.g, fx.f2, "no-such-branch"), TG_ENOTFOUND);
 	assert_substr(tg_error_last(), "no-such-branch");
-	assert_int_equal(tg_git_merge_base(fx.g, out, "1111111111111111111111111111111111111111", "main"),
+	assert_int_equal(tg_git_merge_base(out, fx.g, "1111111111111111111111111111111111111111", "main"),
 	                 TG_ENOTFOUND);
 	assert_substr(tg_error_last(), "1111111111111111111111111111111111111111");
-	assert_int_equal(tg_git_merge_base(fx.g, out, fx.f2, "a b"), TG_EINVAL);
+	assert_int_equal(tg_git_merge_base(out, fx.g, fx.f2, "a b"), TG_EINVAL);
 }
 
 static void expect_walk(const char *from, size_t limit, const char *const *want, size_t nwant)
 {
 	char(*ids)[41] = NULL;
 	size_t n = 99;
-	assert_int_equal(tg_git_first_parents(fx.g, from, limit, &ids, &n), 0);
+	assert_int_equal(tg_git_first_parents(&ids, &n, fx.g, from, limit), 0);
 	assert_int_equal(n, nwant);
 	for (size_t i = 0; i < n; i++)
 		assert_string_equal(ids[i], want[i]);
@@ -300,7 +300,7 @@ static void test_first_parents(void **state)
 
 	char(*ids)[41] = (void *)1;
 	size_t n = 7;
-	assert_int_equal(tg_git_first_parents(fx.g, "2222222222222222222222222222222222222222", 10, &ids, &n),
+	assert_int_equal(tg_git_first_parents(&ids, &n, fx.g, "2222222222222222222222222222222222222222", 10),
 	                 TG_ENOTFOUND);
 	assert_null(ids);
 	assert_int_equal(n, 0);
@@ -312,7 +312,7 @@ static void test_trailers(void **state)
 	tg_git_trailer *t = NULL;
 	size_t n = 0;
 	char *author = NULL;
-	assert_int_equal(tg_git_commit_trailers(fx.g, fx.f2, &t, &n, &author), 0);
+	assert_int_equal(tg_git_commit_trailers(&t, &n, &author, fx.g, fx.f2), 0);
 	assert_int_equal(n, 2);
 	assert_string_equal(t[0].key, "Tracegate-Accept");
 	assert_string_equal(t[0].value, "gemm: the new tile size wins end to end");
@@ -323,16 +323,16 @@ static void test_trailers(void **state)
 	free(author);
 
 	/* "Key: value" in a middle paragraph, and as the title: no trailers */
-	assert_int_equal(tg_git_commit_trailers(fx.g, fx.m5, &t, &n, NULL), 0);
+	assert_int_equal(tg_git_commit_trailers(&t, &n, NULL, fx.g, fx.m5), 0);
 	assert_int_equal(n, 0);
 	tg_git_trailers_free(t, n);
-	assert_int_equal(tg_git_commit_trailers(fx.g, fx.m1, &t, &n, &author), 0);
+	assert_int_equal(tg_git_commit_trailers(&t, &n, &author, fx.g, fx.m1), 0);
 	assert_int_equal(n, 0);
 	assert_string_equal(author, "Ada Lovelace <ada@example.com>");
 	tg_git_trailers_free(t, n);
 	free(author);
 
-	assert_int_equal(tg_git_commit_trailers(fx.g, "3333333333333333333333333333333333333333", &t, &n, &author),
+	assert_int_equal(tg_git_commit_trailers(&t, &n, &author, fx.g, "3333333333333333333333333333333333333333"),
 	                 TG_ENOTFOUND);
 	assert_null(author);
 }
@@ -341,11 +341,11 @@ static void test_commit_time(void **state)
 {
 	(void)state;
 	int64_t t = 0;
-	assert_int_equal(tg_git_commit_time(fx.g, fx.m1, &t), 0);
+	assert_int_equal(tg_git_commit_time(&t, fx.g, fx.m1), 0);
 	assert_int_equal(t, T0);
-	assert_int_equal(tg_git_commit_time(fx.g, fx.f2, &t), 0);
+	assert_int_equal(tg_git_commit_time(&t, fx.g, fx.f2), 0);
 	assert_int_equal(t, T0 + 240);
-	assert_int_equal(tg_git_commit_time(fx.g, "zz", &t), TG_EINVAL);
+	assert_int_equal(tg_git_commit_time(&t, fx.g, "zz"), TG_EINVAL);
 }
 
 static void test_bad_sha(void **state)
@@ -370,17 +370,17 @@ static void test_bad_sha(void **state)
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		assert_int_equal(tg_git_has_commit(fx.g, bad[i]), TG_EINVAL);
 		assert_substr(tg_error_last(), bad[i] ? "40 hex" : "no commit id");
-		assert_int_equal(tg_git_merge_base(fx.g, out, bad[i], "main"), TG_EINVAL);
-		assert_int_equal(tg_git_first_parents(fx.g, bad[i], 5, &ids, &n), TG_EINVAL);
-		assert_int_equal(tg_git_commit_trailers(fx.g, bad[i], &tr, &n, NULL), TG_EINVAL);
-		assert_int_equal(tg_git_commit_time(fx.g, bad[i], &t), TG_EINVAL);
+		assert_int_equal(tg_git_merge_base(out, fx.g, bad[i], "main"), TG_EINVAL);
+		assert_int_equal(tg_git_first_parents(&ids, &n, fx.g, bad[i], 5), TG_EINVAL);
+		assert_int_equal(tg_git_commit_trailers(&tr, &n, NULL, fx.g, bad[i]), TG_EINVAL);
+		assert_int_equal(tg_git_commit_time(&t, fx.g, bad[i]), TG_EINVAL);
 	}
 	/* upper case is a valid spelling; the answers are lower case */
 	char upper[41];
 	for (int i = 0; i < 41; i++)
 		upper[i] = (char)toupper((unsigned char)fx.f2[i]);
 	assert_int_equal(tg_git_has_commit(fx.g, upper), 1);
-	assert_int_equal(tg_git_merge_base(fx.g, out, upper, "main"), 0);
+	assert_int_equal(tg_git_merge_base(out, fx.g, upper, "main"), 0);
 	assert_string_equal(out, fx.m2);
 }
 
@@ -398,7 +398,7 @@ static void test_fetch_on_demand(void **state)
 	assert_true(has_ref(fx.mirror, "refs/heads/later"));
 	assert_true(has_ref(fx.mirror, "refs/pull/8/head"));
 	assert_int_equal(tg_git_has_commit(fx.g, p2), 1);
-	assert_int_equal(tg_git_branch_tip(fx.g, out, "later"), 0);
+	assert_int_equal(tg_git_branch_tip(out, fx.g, "later"), 0);
 	assert_string_equal(out, n1);
 	/* a commit nobody has: 0, no error */
 	tg_error_clear();
@@ -407,11 +407,11 @@ static void test_fetch_on_demand(void **state)
 	/* a branch made later is found by branch_tip and merge_base too */
 	char n2[41];
 	mk(fx.repo, n2, "refs/heads/later2", "n2\n", T0 + 820, fx.m3, NULL);
-	assert_int_equal(tg_git_branch_tip(fx.g, out, "later2"), 0);
+	assert_int_equal(tg_git_branch_tip(out, fx.g, "later2"), 0);
 	assert_string_equal(out, n2);
 	char n3[41];
 	mk(fx.repo, n3, "refs/heads/later3", "n3\n", T0 + 880, n2, NULL);
-	assert_int_equal(tg_git_merge_base(fx.g, out, n3, "main"), 0);
+	assert_int_equal(tg_git_merge_base(out, fx.g, n3, "main"), 0);
 	assert_string_equal(out, fx.m3);
 }
 
@@ -440,7 +440,7 @@ static void test_fetch_prunes(void **state)
 	assert_false(has_ref(fx.mirror, "refs/pull/99/head"));
 	assert_true(has_ref(fx.mirror, "refs/heads/main"));
 	char out[41];
-	assert_int_equal(tg_git_branch_tip(fx.g, out, "gone"), TG_ENOTFOUND);
+	assert_int_equal(tg_git_branch_tip(out, fx.g, "gone"), TG_ENOTFOUND);
 }
 
 /* An existing mirror is opened without a clone; a clone's leftover temp
@@ -463,7 +463,7 @@ static void test_reopen_and_leftover(void **state)
 	tg_git *g = NULL;
 	assert_int_equal(tg_git_open(&g, fx.url, path, NULL), 0);
 	assert_false(exists(tmp));
-	assert_int_equal(tg_git_branch_tip(g, out, "main"), 0);
+	assert_int_equal(tg_git_branch_tip(out, g, "main"), 0);
 	assert_string_equal(out, fx.m5);
 	tg_git_free(g);
 
@@ -475,7 +475,7 @@ static void test_reopen_and_leftover(void **state)
 	int rc = tg_git_open(&g, fx.url, path, NULL);
 	assert_int_equal(rename(moved, fx.src), 0);
 	assert_int_equal(rc, 0);
-	assert_int_equal(tg_git_branch_tip(g, out, "feature"), 0);
+	assert_int_equal(tg_git_branch_tip(out, g, "feature"), 0);
 	assert_string_equal(out, fx.f2);
 	tg_git_free(g);
 
@@ -561,13 +561,13 @@ static tg_git *live_check(const char *url, const char *name, const tg_git_opts *
 	tg_git *g = NULL;
 	if (tg_git_open(&g, url, path, opts) != 0)
 		fail_msg("open %s: %s", url, tg_error_last());
-	assert_int_equal(tg_git_branch_tip(g, out, "main"), 0);
+	assert_int_equal(tg_git_branch_tip(out, g, "main"), 0);
 	assert_string_equal(out, want_main);
-	assert_int_equal(tg_git_merge_base(g, out, want_feature, "main"), 0);
+	assert_int_equal(tg_git_merge_base(out, g, want_feature, "main"), 0);
 	assert_string_equal(out, want_fork);
 	char(*ids)[41] = NULL;
 	size_t n = 0;
-	assert_int_equal(tg_git_first_parents(g, want_main, 1000, &ids, &n), 0);
+	assert_int_equal(tg_git_first_parents(&ids, &n, g, want_main, 1000), 0);
 	char *first = strdup(want_first), *save = NULL;
 	size_t i = 0;
 	for (char *tok = strtok_r(first, " \n", &save); tok; tok = strtok_r(NULL, " \n", &save), i++) {
@@ -579,7 +579,7 @@ static tg_git *live_check(const char *url, const char *name, const tg_git_opts *
 	free(ids);
 	tg_git_trailer *t = NULL;
 	char *author = NULL;
-	assert_int_equal(tg_git_commit_trailers(g, want_feature, &t, &n, &author), 0);
+	assert_int_equal(tg_git_commit_trailers(&t, &n, &author, g, want_feature), 0);
 	assert_int_equal(n, 1);
 	assert_string_equal(t[0].key, "Tracegate-Accept");
 	assert_string_equal(t[0].value, "gemm: the new tile size wins end to end");
@@ -639,9 +639,9 @@ static void test_live_git_daemon(void **state)
 	live_push(url, getenv("TG_TEST_GIT_FEATURE"), pr_ref, pr);
 	assert_int_equal(tg_git_has_commit(g, pushed), 1);
 	assert_int_equal(tg_git_has_commit(g, pr), 1);
-	assert_int_equal(tg_git_branch_tip(g, out, branch + strlen("refs/heads/")), 0);
+	assert_int_equal(tg_git_branch_tip(out, g, branch + strlen("refs/heads/")), 0);
 	assert_string_equal(out, pushed);
-	assert_int_equal(tg_git_merge_base(g, out, pr, "main"), 0);
+	assert_int_equal(tg_git_merge_base(out, g, pr, "main"), 0);
 	assert_string_equal(out, getenv("TG_TEST_GIT_FORK"));
 	tg_git_free(g);
 

@@ -77,7 +77,7 @@ static void test_runs_since_change(void **state)
 	/* the rules with base runs lose the branch noise (the same runs) */
 	tg_rule_noise nz[] = {{"sdpa-forward", 0.01, 10}, {"other", 0.02, 10}, {"gemm", 0.01, 10}};
 	size_t nn = 3;
-	tg_history_base_drop_noise(&hb, nz, &nn);
+	tg_history_base_drop_noise(nz, &nn, &hb);
 	assert_int_equal(nn, 1);
 	assert_string_equal(nz[0].rule, "other");
 	tg_history_base_free(&hb);

@@ -162,7 +162,7 @@ typedef struct parsed {
 static parsed parse(const char *xml)
 {
 	parsed p = {0};
-	p.rc = tg_s3_parse_list(xml, strlen(xml), &p.o, &p.n, &p.cap, &p.token);
+	p.rc = tg_s3_parse_list(&p.o, &p.n, &p.cap, &p.token, xml, strlen(xml));
 	return p;
 }
 
@@ -303,14 +303,14 @@ static void test_parse_appends(void **state)
 	assert_int_equal(p.rc, 0);
 	free(p.token);
 	p.token = NULL;
-	assert_int_equal(tg_s3_parse_list(AWS_DOC, strlen(AWS_DOC), &p.o, &p.n, &p.cap, &p.token), 0);
+	assert_int_equal(tg_s3_parse_list(&p.o, &p.n, &p.cap, &p.token, AWS_DOC, strlen(AWS_DOC)), 0);
 	assert_int_equal(p.n, 4);
 	assert_string_equal(p.o[0].key, "x/&<>.txt");
 	assert_string_equal(p.o[3].key, "runs/acme/llm/0123/train/ci-1/manifest.json");
 	/* a failed page leaves what was there */
 	char *tok = (char *)"unchanged";
-	assert_int_equal(tg_s3_parse_list("<ListBucketResult><Contents><Key>z</Key></Contents><Contents>", 61, &p.o,
-	                                  &p.n, &p.cap, &tok),
+	assert_int_equal(tg_s3_parse_list(&p.o, &p.n, &p.cap, &tok,
+	                                  "<ListBucketResult><Contents><Key>z</Key></Contents><Contents>", 61),
 	                 TG_EFORMAT);
 	assert_null(tok);
 	assert_int_equal(p.n, 4);
@@ -398,7 +398,7 @@ static void check_bad(const char *xml, size_t len, const char *why, size_t at)
 	tg_s3_object *o = NULL;
 	size_t n = 0, cap = 0;
 	char *tok = NULL;
-	int rc = tg_s3_parse_list(xml, len, &o, &n, &cap, &tok);
+	int rc = tg_s3_parse_list(&o, &n, &cap, &tok, xml, len);
 	if (rc != TG_EFORMAT)
 		fail_msg("want TG_EFORMAT, got %d for: %.*s", rc, (int)len, xml);
 	char want[64];
@@ -476,7 +476,7 @@ static void test_parse_malformed(void **state)
 		k += (size_t)sprintf(deep + k, "</a>");
 	k += (size_t)sprintf(deep + k, "</ListBucketResult>");
 	parsed p = {0};
-	assert_int_equal(tg_s3_parse_list(deep, k, &p.o, &p.n, &p.cap, &p.token), 0);
+	assert_int_equal(tg_s3_parse_list(&p.o, &p.n, &p.cap, &p.token, deep, k), 0);
 	k = 0;
 	k += (size_t)sprintf(deep + k, "<ListBucketResult>");
 	for (int i = 1; i < 65; i++)
@@ -513,7 +513,7 @@ static void test_parse_every_truncation(void **state)
 			char *buf = malloc(cut ? cut : 1);
 			assert_non_null(buf);
 			memcpy(buf, docs[d], cut);
-			int rc = tg_s3_parse_list(buf, cut, &o, &n, &cap, &tok);
+			int rc = tg_s3_parse_list(&o, &n, &cap, &tok, buf, cut);
 			if (cut < complete) {
 				if (rc != TG_EFORMAT)
 					fail_msg("doc %zu cut at %zu: rc %d", d, cut, rc);
@@ -575,7 +575,7 @@ static void test_parse_mutations(void **state)
 		tg_s3_object *o = NULL;
 		size_t n = 0, cap = 0;
 		char *tok = NULL;
-		int rc = tg_s3_parse_list(buf, len, &o, &n, &cap, &tok);
+		int rc = tg_s3_parse_list(&o, &n, &cap, &tok, buf, len);
 		if (rc == 0) {
 			ok++;
 			for (size_t i = 0; i < n; i++)
@@ -646,12 +646,12 @@ static void test_client_arguments(void **state)
 	/* keys libcurl cannot address as signed */
 	char *data = NULL;
 	size_t len = 0;
-	assert_int_equal(tg_s3_get_mem(s, "a/../b", &data, &len, 0), TG_EINVAL);
-	assert_int_equal(tg_s3_get_mem(s, "./b", &data, &len, 0), TG_EINVAL);
-	assert_int_equal(tg_s3_get_mem(s, "a/.", &data, &len, 0), TG_EINVAL);
-	assert_int_equal(tg_s3_get_mem(s, "", &data, &len, 0), TG_EINVAL);
+	assert_int_equal(tg_s3_get_mem(&data, &len, s, "a/../b", 0), TG_EINVAL);
+	assert_int_equal(tg_s3_get_mem(&data, &len, s, "./b", 0), TG_EINVAL);
+	assert_int_equal(tg_s3_get_mem(&data, &len, s, "a/.", 0), TG_EINVAL);
+	assert_int_equal(tg_s3_get_mem(&data, &len, s, "", 0), TG_EINVAL);
 	assert_int_equal(tg_s3_put(s, "k", "x", 1, "text/plain\r\nX-Evil: 1"), TG_EINVAL);
-	assert_int_equal(tg_s3_get(s, "k", NULL, 0, NULL), TG_EINVAL);
+	assert_int_equal(tg_s3_get(NULL, s, "k", NULL, 0), TG_EINVAL);
 	tg_s3_free(s);
 }
 
@@ -664,14 +664,14 @@ static void test_client_unreachable(void **state)
 	assert_int_equal(tg_s3_new(&s, &o), 0);
 	char *data = NULL;
 	size_t len = 0;
-	assert_int_equal(tg_s3_get_mem(s, "runs/a b.json", &data, &len, 0), TG_EIO);
+	assert_int_equal(tg_s3_get_mem(&data, &len, s, "runs/a b.json", 0), TG_EIO);
 	assert_null(data);
 	const char *m = tg_error_last();
 	assert_non_null(strstr(m, "S3 GET s3://bkt/runs/a b.json: "));
 	assert_null(strstr(m, "TOPSECRETVALUE"));
 	tg_s3_object *objs = NULL;
 	size_t n = 7;
-	assert_int_equal(tg_s3_list(s, "runs/", NULL, 2, &objs, &n), TG_EIO);
+	assert_int_equal(tg_s3_list(&objs, &n, s, "runs/", NULL, 2), TG_EIO);
 	assert_null(objs);
 	assert_int_equal(n, 0);
 	assert_non_null(strstr(tg_error_last(), "S3 LIST s3://bkt/runs/: "));
@@ -707,8 +707,8 @@ static void test_storage_offline(void **state)
 	char *data = NULL;
 	size_t len = 0;
 	int fd = 7;
-	assert_int_equal(tg_storage_read(st, "../etc/passwd", &data, &len, 0), TG_EINVAL);
-	assert_int_equal(tg_storage_fetch(st, "a/./b", "/tmp", 0, &fd), TG_EINVAL);
+	assert_int_equal(tg_storage_read(&data, &len, st, "../etc/passwd", 0), TG_EINVAL);
+	assert_int_equal(tg_storage_fetch(&fd, st, "a/./b", "/tmp", 0), TG_EINVAL);
 	assert_int_equal(fd, -1);
 	/* the poll period */
 	assert_int_equal(tg_storage_s3_set_poll(st, 0), TG_EINVAL);
@@ -843,7 +843,7 @@ static void test_live_list_pages(void **state)
 	char prefix[200];
 	snprintf(prefix, sizeof(prefix), "%spages/", L.prefix);
 	/* two keys a page: four pages, continuation tokens followed */
-	int rc = tg_s3_list(L.s3, prefix, NULL, 2, &o, &n);
+	int rc = tg_s3_list(&o, &n, L.s3, prefix, NULL, 2);
 	if (rc)
 		fail_msg("list: %s", tg_error_last());
 	assert_int_equal(n, NPAGE);
@@ -869,11 +869,11 @@ static void test_live_list_pages(void **state)
 	}
 	tg_s3_objects_free(o, n);
 	/* one page of everything gives the same */
-	assert_int_equal(tg_s3_list(L.s3, prefix, NULL, 0, &o, &n), 0);
+	assert_int_equal(tg_s3_list(&o, &n, L.s3, prefix, NULL, 0), 0);
 	assert_int_equal(n, NPAGE);
 	tg_s3_objects_free(o, n);
 	/* nothing under an unused prefix */
-	assert_int_equal(tg_s3_list(L.s3, live_key("nothing-here/"), NULL, 2, &o, &n), 0);
+	assert_int_equal(tg_s3_list(&o, &n, L.s3, live_key("nothing-here/"), NULL, 2), 0);
 	assert_int_equal(n, 0);
 	assert_null(o);
 }
@@ -887,7 +887,7 @@ static void test_live_start_after(void **state)
 	snprintf(after, sizeof(after), "%sc+d.txt", prefix);
 	tg_s3_object *o = NULL;
 	size_t n = 0;
-	int rc = tg_s3_list(L.s3, prefix, after, 2, &o, &n);
+	int rc = tg_s3_list(&o, &n, L.s3, prefix, after, 2);
 	if (rc)
 		fail_msg("list: %s", tg_error_last());
 	/* after "c+d.txt": e%41.txt, f~g_h-i.j, q&r<s>..., sub/dir/deep.json, ünï/日本.json */
@@ -900,11 +900,11 @@ static void test_live_start_after(void **state)
 	tg_s3_objects_free(o, n);
 	/* after a key with a space, past the last one */
 	snprintf(after, sizeof(after), "%sa b.txt", prefix);
-	assert_int_equal(tg_s3_list(L.s3, prefix, after, 1, &o, &n), 0);
+	assert_int_equal(tg_s3_list(&o, &n, L.s3, prefix, after, 1), 0);
 	assert_int_equal(n, NPAGE - 1);
 	tg_s3_objects_free(o, n);
 	snprintf(after, sizeof(after), "%s\xc3\xbcn\xc3\xaf/\xe6\x97\xa5\xe6\x9c\xac.json", prefix);
-	assert_int_equal(tg_s3_list(L.s3, prefix, after, 2, &o, &n), 0);
+	assert_int_equal(tg_s3_list(&o, &n, L.s3, prefix, after, 2), 0);
 	assert_int_equal(n, 0);
 	tg_s3_objects_free(o, n);
 }
@@ -917,7 +917,7 @@ static void test_live_get_file(void **state)
 	assert_non_null(f);
 	fputs("stale bytes that must go", f);
 	char *etag = NULL;
-	int rc = tg_s3_get(L.s3, live_key("blob.bin"), f, 0, &etag);
+	int rc = tg_s3_get(&etag, L.s3, live_key("blob.bin"), f, 0);
 	if (rc)
 		fail_msg("get: %s", tg_error_last());
 	assert_int_equal(ftell(f), (long)L.blob_len);
@@ -931,7 +931,7 @@ static void test_live_get_file(void **state)
 	assert_non_null(etag);
 	tg_s3_object *o = NULL;
 	size_t n = 0;
-	assert_int_equal(tg_s3_list(L.s3, live_key("blob.bin"), NULL, 0, &o, &n), 0);
+	assert_int_equal(tg_s3_list(&o, &n, L.s3, live_key("blob.bin"), NULL, 0), 0);
 	assert_int_equal(n, 1);
 	assert_string_equal(etag, o[0].etag);
 	assert_int_equal(o[0].size, L.blob_len);
@@ -939,7 +939,7 @@ static void test_live_get_file(void **state)
 	free(etag);
 	/* a limit below the size */
 	rewind(f);
-	assert_int_equal(tg_s3_get(L.s3, live_key("blob.bin"), f, 1000, NULL), TG_ELIMIT);
+	assert_int_equal(tg_s3_get(NULL, L.s3, live_key("blob.bin"), f, 1000), TG_ELIMIT);
 	assert_non_null(strstr(tg_error_last(), "larger than 1000 bytes"));
 	fclose(f);
 }
@@ -952,7 +952,7 @@ static void test_live_get_mem(void **state)
 	size_t len = 0;
 	char k[512];
 	snprintf(k, sizeof(k), "%spages/%s", L.prefix, PAGE_KEYS[6]);
-	int rc = tg_s3_get_mem(L.s3, k, &data, &len, 0);
+	int rc = tg_s3_get_mem(&data, &len, L.s3, k, 0);
 	if (rc)
 		fail_msg("get_mem: %s", tg_error_last());
 	assert_int_equal(len, strlen("object ") + strlen(PAGE_KEYS[6]));
@@ -960,16 +960,16 @@ static void test_live_get_mem(void **state)
 	assert_string_equal(data + 7, PAGE_KEYS[6]); /* NUL-terminated */
 	free(data);
 	snprintf(k, sizeof(k), "%spages/%s", L.prefix, PAGE_KEYS[4]);
-	assert_int_equal(tg_s3_get_mem(L.s3, k, &data, &len, 0), 0);
+	assert_int_equal(tg_s3_get_mem(&data, &len, L.s3, k, 0), 0);
 	assert_int_equal(len, strlen("object ") + strlen(PAGE_KEYS[4]));
 	free(data);
-	assert_int_equal(tg_s3_get_mem(L.s3, live_key("empty"), &data, &len, 0), 0);
+	assert_int_equal(tg_s3_get_mem(&data, &len, L.s3, live_key("empty"), 0), 0);
 	assert_int_equal(len, 0);
 	assert_string_equal(data, "");
 	free(data);
-	assert_int_equal(tg_s3_get_mem(L.s3, live_key("blob.bin"), &data, &len, 100), TG_ELIMIT);
+	assert_int_equal(tg_s3_get_mem(&data, &len, L.s3, live_key("blob.bin"), 100), TG_ELIMIT);
 	assert_null(data);
-	assert_int_equal(tg_s3_get_mem(L.s3, live_key("blob.bin"), &data, &len, L.blob_len), 0);
+	assert_int_equal(tg_s3_get_mem(&data, &len, L.s3, live_key("blob.bin"), L.blob_len), 0);
 	assert_int_equal(len, L.blob_len);
 	assert_memory_equal(data, L.blob, len);
 	free(data);
@@ -981,14 +981,14 @@ static void test_live_not_found(void **state)
 	LIVE_SKIP();
 	char *data = NULL;
 	size_t len = 0;
-	assert_int_equal(tg_s3_get_mem(L.s3, live_key("no such key"), &data, &len, 0), TG_ENOTFOUND);
+	assert_int_equal(tg_s3_get_mem(&data, &len, L.s3, live_key("no such key"), 0), TG_ENOTFOUND);
 	assert_null(data);
 	char want[400];
 	snprintf(want, sizeof(want), "S3 GET s3://%s/%sno such key: HTTP 404 NoSuchKey", L.bucket, L.prefix);
 	assert_string_equal(tg_error_last(), want);
 	FILE *f = tmpfile();
 	assert_non_null(f);
-	assert_int_equal(tg_s3_get(L.s3, live_key("missing/x.gz"), f, 0, NULL), TG_ENOTFOUND);
+	assert_int_equal(tg_s3_get(NULL, L.s3, live_key("missing/x.gz"), f, 0), TG_ENOTFOUND);
 	fclose(f);
 }
 
@@ -1005,13 +1005,13 @@ static void test_live_wrong_secret(void **state)
 	assert_int_equal(tg_s3_new(&s, &o), 0);
 	char *data = NULL;
 	size_t len = 0;
-	assert_int_equal(tg_s3_get_mem(s, live_key("empty"), &data, &len, 0), TG_EIO);
+	assert_int_equal(tg_s3_get_mem(&data, &len, s, live_key("empty"), 0), TG_EIO);
 	char want[400];
 	snprintf(want, sizeof(want), "S3 GET s3://%s/%sempty: HTTP 403 SignatureDoesNotMatch", L.bucket, L.prefix);
 	assert_string_equal(tg_error_last(), want);
 	tg_s3_object *objs = NULL;
 	size_t n = 0;
-	assert_int_equal(tg_s3_list(s, L.prefix, NULL, 2, &objs, &n), TG_EIO);
+	assert_int_equal(tg_s3_list(&objs, &n, s, L.prefix, NULL, 2), TG_EIO);
 	assert_non_null(strstr(tg_error_last(), "HTTP 403 SignatureDoesNotMatch"));
 	assert_null(strstr(tg_error_last(), "WrongSecret"));
 	assert_null(strstr(tg_error_last(), L.sk));
@@ -1019,7 +1019,7 @@ static void test_live_wrong_secret(void **state)
 	assert_non_null(strstr(tg_error_last(), "SignatureDoesNotMatch"));
 	tg_s3_free(s);
 	/* and nothing was written */
-	assert_int_equal(tg_s3_get_mem(L.s3, live_key("never"), &data, &len, 0), TG_ENOTFOUND);
+	assert_int_equal(tg_s3_get_mem(&data, &len, L.s3, live_key("never"), 0), TG_ENOTFOUND);
 }
 
 static void test_live_storage(void **state)
@@ -1058,7 +1058,7 @@ static void test_live_storage(void **state)
 	assert_string_equal(tg_storage_describe(st), desc);
 	tg_storage_obj *m = NULL;
 	size_t n = 0;
-	int rc = tg_storage_list_manifests(st, &m, &n);
+	int rc = tg_storage_list_manifests(&m, &n, st);
 	if (rc)
 		fail_msg("list_manifests: %s", tg_error_last());
 	assert_int_equal(n, 3);
@@ -1077,12 +1077,12 @@ static void test_live_storage(void **state)
 	/* read a manifest by its relative key */
 	char *data = NULL;
 	size_t len = 0;
-	assert_int_equal(tg_storage_read(st, m[1].key, &data, &len, 4096), 0);
+	assert_int_equal(tg_storage_read(&data, &len, st, m[1].key, 4096), 0);
 	snprintf(want, sizeof(want), "{\"schema\":\"tracegate.run/1\",\"key\":\"%s\"}", m[1].key);
 	assert_string_equal(data, want);
 	assert_int_equal(len, strlen(want));
 	free(data);
-	assert_int_equal(tg_storage_read(st, m[1].key, &data, &len, 10), TG_ELIMIT);
+	assert_int_equal(tg_storage_read(&data, &len, st, m[1].key, 10), TG_ELIMIT);
 	tg_storage_objs_free(m, n);
 	/* fetch a trace into a fresh folder */
 	char tmpl[] = "/tmp/tg-test-s3-XXXXXX";
@@ -1091,7 +1091,7 @@ static void test_live_storage(void **state)
 	char rel[300];
 	int fd = -1;
 	snprintf(rel, sizeof(rel), "acme/llm/%s/train/ci-1/rank0.pt.trace.json.gz", sha);
-	rc = tg_storage_fetch(st, rel, dir, 0, &fd);
+	rc = tg_storage_fetch(&fd, st, rel, dir, 0);
 	if (rc)
 		fail_msg("fetch: %s", tg_error_last());
 	assert_true(fd >= 0);
@@ -1104,7 +1104,7 @@ static void test_live_storage(void **state)
 	/* the download is unlinked at once; a missing trace leaves no file
 	 * behind either */
 	fd = -1;
-	assert_int_equal(tg_storage_fetch(st, "acme/llm/x/train/ci-9/rank0.pt.trace.json.gz", dir, 0, &fd),
+	assert_int_equal(tg_storage_fetch(&fd, st, "acme/llm/x/train/ci-9/rank0.pt.trace.json.gz", dir, 0),
 	                 TG_ENOTFOUND);
 	assert_int_equal(fd, -1);
 	DIR *dh = opendir(dir);

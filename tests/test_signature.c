@@ -90,7 +90,7 @@ static int check(const char *json, const char *key, const char **why)
 {
 	tg_manifest *m;
 	assert_int_equal(tg_manifest_parse(&m, json, strlen(json), KEY, 0), 0);
-	int ok = tg_signature_check(m, key, strlen(key), why);
+	int ok = tg_signature_check(why, m, key, strlen(key));
 	tg_manifest_free(m);
 	return ok;
 }

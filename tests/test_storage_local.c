@@ -97,7 +97,7 @@ static void test_list(void **state)
 	assert_string_equal(tg_storage_kind(s), "local");
 	tg_storage_obj *o;
 	size_t n;
-	assert_int_equal(tg_storage_list_manifests(s, &o, &n), 0);
+	assert_int_equal(tg_storage_list_manifests(&o, &n, s), 0);
 	assert_int_equal(n, 2);
 	assert_string_equal(o[0].key, "acme/llm/" SHA "/train/ci-1/manifest.json");
 	assert_string_equal(o[1].key, "acme/llm/" SHA "/train/ci-2/manifest.json");
@@ -107,15 +107,15 @@ static void test_list(void **state)
 	tg_storage_objs_free(o, n);
 	char *data;
 	size_t len;
-	assert_int_equal(tg_storage_read(s, "acme/llm/" SHA "/train/ci-1/manifest.json", &data, &len, 0), 0);
+	assert_int_equal(tg_storage_read(&data, &len, s, "acme/llm/" SHA "/train/ci-1/manifest.json", 0), 0);
 	assert_int_equal(len, 8);
 	assert_string_equal(data, "{\"a\": 1}");
 	free(data);
-	assert_int_equal(tg_storage_read(s, "acme/llm/" SHA "/train/ci-1/manifest.json", &data, &len, 4), TG_ELIMIT);
-	assert_int_equal(tg_storage_read(s, "acme/llm/" SHA "/train/ci-9/manifest.json", &data, &len, 0), TG_ENOTFOUND);
-	assert_int_equal(tg_storage_read(s, "acme/../../etc/passwd", &data, &len, 0), TG_EINVAL);
+	assert_int_equal(tg_storage_read(&data, &len, s, "acme/llm/" SHA "/train/ci-1/manifest.json", 4), TG_ELIMIT);
+	assert_int_equal(tg_storage_read(&data, &len, s, "acme/llm/" SHA "/train/ci-9/manifest.json", 0), TG_ENOTFOUND);
+	assert_int_equal(tg_storage_read(&data, &len, s, "acme/../../etc/passwd", 0), TG_EINVAL);
 	int fd = -1;
-	assert_int_equal(tg_storage_fetch(s, "acme/llm/" SHA "/train/ci-2/rank0.json", "/tmp", 0, &fd), 0);
+	assert_int_equal(tg_storage_fetch(&fd, s, "acme/llm/" SHA "/train/ci-2/rank0.json", "/tmp", 0), 0);
 	assert_true(fd >= 0);
 	char got[8] = "";
 	assert_int_equal(read(fd, got, sizeof(got)), 2);
@@ -149,13 +149,13 @@ static void test_symlink_escape(void **state)
 	char *data;
 	size_t len;
 	int fd = 7;
-	assert_int_equal(tg_storage_fetch(s, "acme/llm/" SHA "/train/ci-1/rank0.json", "/tmp", 0, &fd), TG_EINVAL);
+	assert_int_equal(tg_storage_fetch(&fd, s, "acme/llm/" SHA "/train/ci-1/rank0.json", "/tmp", 0), TG_EINVAL);
 	assert_int_equal(fd, -1);
 	assert_non_null(strstr(tg_error_last(), "rank0.json is a symbolic link (storage links are never followed)"));
-	assert_int_equal(tg_storage_read(s, "acme/llm/" SHA "/train/ci-1/rank0.json", &data, &len, 0), TG_EINVAL);
-	assert_int_equal(tg_storage_read(s, "acme/llm/" SHA "/train/ci-1/inside.json", &data, &len, 0), TG_EINVAL);
-	assert_int_equal(tg_storage_fetch(s, "acme/llm/" SHA "/train/ci-1/tenant.json", "/tmp", 0, &fd), TG_EINVAL);
-	assert_int_equal(tg_storage_fetch(s, "acme/llm/" SHA "/train/ci-2/rank0.json", "/tmp", 0, &fd), TG_EINVAL);
+	assert_int_equal(tg_storage_read(&data, &len, s, "acme/llm/" SHA "/train/ci-1/rank0.json", 0), TG_EINVAL);
+	assert_int_equal(tg_storage_read(&data, &len, s, "acme/llm/" SHA "/train/ci-1/inside.json", 0), TG_EINVAL);
+	assert_int_equal(tg_storage_fetch(&fd, s, "acme/llm/" SHA "/train/ci-1/tenant.json", "/tmp", 0), TG_EINVAL);
+	assert_int_equal(tg_storage_fetch(&fd, s, "acme/llm/" SHA "/train/ci-2/rank0.json", "/tmp", 0), TG_EINVAL);
 	assert_non_null(strstr(tg_error_last(), "train/ci-2/rank0.json: folder ci-2 is a symbolic link"));
 	tg_storage_free(s);
 }
@@ -177,17 +177,17 @@ static void test_fifo_and_folder(void **state)
 	assert_int_equal(tg_storage_local_new(&s, root), 0);
 	tg_storage_obj *o;
 	size_t n;
-	assert_int_equal(tg_storage_list_manifests(s, &o, &n), 0);
+	assert_int_equal(tg_storage_list_manifests(&o, &n, s), 0);
 	assert_int_equal(n, 1);
 	tg_storage_objs_free(o, n);
 	char *data = NULL;
 	size_t len;
 	int fd = -1;
-	assert_int_equal(tg_storage_read(s, "acme/llm/" SHA "/train/ci-1/manifest.json", &data, &len, 0), TG_EINVAL);
+	assert_int_equal(tg_storage_read(&data, &len, s, "acme/llm/" SHA "/train/ci-1/manifest.json", 0), TG_EINVAL);
 	assert_non_null(strstr(tg_error_last(), "manifest.json: a FIFO, not a regular file"));
-	assert_int_equal(tg_storage_fetch(s, "acme/llm/" SHA "/train/ci-1/rank0.json", "/tmp", 0, &fd), TG_EINVAL);
+	assert_int_equal(tg_storage_fetch(&fd, s, "acme/llm/" SHA "/train/ci-1/rank0.json", "/tmp", 0), TG_EINVAL);
 	assert_non_null(strstr(tg_error_last(), "rank0.json: a FIFO, not a regular file"));
-	assert_int_equal(tg_storage_fetch(s, "acme/llm/" SHA "/train/ci-1/dir.json", "/tmp", 0, &fd), TG_EINVAL);
+	assert_int_equal(tg_storage_fetch(&fd, s, "acme/llm/" SHA "/train/ci-1/dir.json", "/tmp", 0), TG_EINVAL);
 	assert_non_null(strstr(tg_error_last(), "dir.json: a folder, not a regular file"));
 	tg_storage_free(s);
 }
@@ -215,7 +215,7 @@ static void test_listing_skips_links(void **state)
 	assert_int_equal(tg_storage_local_new(&s, root), 0);
 	tg_storage_obj *o;
 	size_t n;
-	assert_int_equal(tg_storage_list_manifests(s, &o, &n), 0);
+	assert_int_equal(tg_storage_list_manifests(&o, &n, s), 0);
 	assert_int_equal(n, 1);
 	assert_string_equal(o[0].key, "acme/llm/" SHA "/train/ci-1/manifest.json");
 	tg_storage_objs_free(o, n);
@@ -240,7 +240,7 @@ static void test_wait_wakes(void **state)
 	assert_int_equal(tg_storage_local_new(&s, root), 0);
 	tg_storage_obj *o;
 	size_t n;
-	assert_int_equal(tg_storage_list_manifests(s, &o, &n), 0);
+	assert_int_equal(tg_storage_list_manifests(&o, &n, s), 0);
 	assert_int_equal(n, 0);
 	/* nothing happens: a timeout */
 	double t0 = now_s();
@@ -263,7 +263,7 @@ static void test_wait_wakes(void **state)
 	/* the listing finds it (the wake-up may come from the first folder: list
 	 * and wait again until the manifest shows, as the daemon does) */
 	for (int i = 0; i < 10; i++) {
-		assert_int_equal(tg_storage_list_manifests(s, &o, &n), 0);
+		assert_int_equal(tg_storage_list_manifests(&o, &n, s), 0);
 		tg_storage_objs_free(o, n);
 		if (n == 1)
 			break;
@@ -292,7 +292,7 @@ static void test_wait_idle(void **state)
 	for (int round = 0; round < 3; round++) {
 		tg_storage_obj *o;
 		size_t n;
-		assert_int_equal(tg_storage_list_manifests(s, &o, &n), 0);
+		assert_int_equal(tg_storage_list_manifests(&o, &n, s), 0);
 		tg_storage_objs_free(o, n);
 		assert_int_equal(n, 2);
 		double t0 = now_s();

@@ -205,7 +205,7 @@ static int64_t add_run(tg_store *s, int i, const spec *sp, int *created)
 	j.pr = sp ? sp->pr : 0;
 	int64_t id = 0;
 	int cr = -1;
-	if (tg_store_job_add(s, &j, &id, &cr))
+	if (tg_store_job_add(&id, &cr, s, &j))
 		fail_msg("add %d: %s", i, tg_error_last());
 	assert_true(id > 0);
 	if (created)
@@ -218,7 +218,7 @@ static int64_t add_run(tg_store *s, int i, const spec *sp, int *created)
 static void run_to_done(tg_store *s, int64_t id, const char *verdict, const tg_metric *m, size_t n)
 {
 	tg_job j;
-	tg_test_must(tg_store_job_claim(s, "w", 60, &j));
+	tg_test_must(tg_store_job_claim(&j, s, "w", 60));
 	assert_int_equal(j.id, id);
 	tg_job_clear(&j);
 	tg_test_must(tg_store_job_advance(s, id, "w", TG_JOB_SEEN, TG_JOB_ANALYSING, NULL));
@@ -236,7 +236,7 @@ static void run_to_done(tg_store *s, int64_t id, const char *verdict, const tg_m
 static void run_to_failed(tg_store *s, int64_t id, const char *error)
 {
 	tg_job j;
-	tg_test_must(tg_store_job_claim(s, "w", 60, &j));
+	tg_test_must(tg_store_job_claim(&j, s, "w", 60));
 	assert_int_equal(j.id, id);
 	tg_job_clear(&j);
 	tg_test_must(tg_store_job_advance(s, id, "w", TG_JOB_SEEN, TG_JOB_FAILED, error));
@@ -287,7 +287,7 @@ static void test_open_migrate_reopen(void **state)
 	tg_job j;
 	char key[65];
 	snprintf(key, sizeof(key), "%064x", 1);
-	tg_test_must(tg_store_job_get_by_key(c->s, key, &j));
+	tg_test_must(tg_store_job_get_by_key(&j, c->s, key));
 	assert_int_equal(j.id, id);
 	tg_job_clear(&j);
 	tg_store_close(c->s);
@@ -333,7 +333,7 @@ static void test_migrate_from_v1(void **state)
 	assert_int_equal(raw_sql(c, "SELECT MAX(version) FROM schema_version"), 3);
 	assert_int_equal(raw_sql(c, "SELECT applied_at FROM schema_version WHERE version = 1"), 1600000000);
 	tg_job j;
-	tg_test_must(tg_store_job_get_by_key(c->s, "00000000000000000000000000000000000000000000000000000000000000aa", &j));
+	tg_test_must(tg_store_job_get_by_key(&j, c->s, "00000000000000000000000000000000000000000000000000000000000000aa"));
 	assert_string_equal(j.commit, "0123456789012345678901234567890123456789");
 	assert_int_equal(j.state, TG_JOB_SEEN);
 	assert_int_equal(j.baseline_distance, -1);
@@ -345,7 +345,7 @@ static void test_migrate_from_v1(void **state)
 	run_to_done(c->s, id, "pass", m, 1);
 	tg_history_point *p = NULL;
 	size_t n = 0;
-	tg_test_must(tg_store_history(c->s, "acme/llm", "main", NULL, NULL, 0, &p, &n));
+	tg_test_must(tg_store_history(&p, &n, c->s, "acme/llm", "main", NULL, NULL, 0));
 	assert_int_equal(n, 1);
 	assert_int_equal(p[0].run, id);
 	assert_true(p[0].value == 41.5);
@@ -390,19 +390,19 @@ static void test_add_idempotent(void **state)
 	j.run_time = T0 - 50;
 	int64_t id = 0, id2 = 0;
 	int created = -1;
-	tg_test_must(tg_store_job_add(c->s, &j, &id, &created));
+	tg_test_must(tg_store_job_add(&id, &created, c->s, &j));
 	assert_true(id > 0);
 	assert_int_equal(created, 1);
 
 	/* the same key again, even with other fields: the same run */
 	j.prefix = "elsewhere";
 	tg_store_debug_set_time(c->s, T0 + 10);
-	tg_test_must(tg_store_job_add(c->s, &j, &id2, &created));
+	tg_test_must(tg_store_job_add(&id2, &created, c->s, &j));
 	assert_int_equal(id2, id);
 	assert_int_equal(created, 0);
 
 	tg_job g;
-	tg_test_must(tg_store_job_get(c->s, id, &g));
+	tg_test_must(tg_store_job_get(&g, c->s, id));
 	assert_int_equal(g.id, id);
 	assert_string_equal(g.key, j.key);
 	assert_string_equal(g.prefix, "acme/llm/0123456789abcdef0123456789abcdef01234567/train/ci-7");
@@ -435,7 +435,7 @@ static void test_add_idempotent(void **state)
 	/* the adds of the known run used up no id (every daemon restart adds
 	 * every manifest in storage again) */
 	assert_int_equal(id3, id + 1);
-	tg_test_must(tg_store_job_get(c->s, id3, &g));
+	tg_test_must(tg_store_job_get(&g, c->s, id3));
 	assert_null(g.target_branch);
 	assert_int_equal(g.pr, 0);
 	assert_int_equal(g.run_time, T0 + 20);
@@ -443,21 +443,22 @@ static void test_add_idempotent(void **state)
 	assert_int_equal(raw_sql(c, "SELECT COUNT(*) FROM runs"), 2);
 
 	/* not found, refused arguments */
-	assert_int_equal(tg_store_job_get(c->s, 999999, &g), TG_ENOTFOUND);
-	assert_int_equal(tg_store_job_get_by_key(c->s, "ff00ff00ff00ff00ff00ff00ff00ff00ff00ff00ff00ff00ff00ff00ff00ff00", &g),
-	                 TG_ENOTFOUND);
+	assert_int_equal(tg_store_job_get(&g, c->s, 999999), TG_ENOTFOUND);
+	assert_int_equal(
+		tg_store_job_get_by_key(&g, c->s, "ff00ff00ff00ff00ff00ff00ff00ff00ff00ff00ff00ff00ff00ff00ff00ff00"),
+		TG_ENOTFOUND);
 	snprintf(j.key, sizeof(j.key), "%s", "not-hex");
-	assert_int_equal(tg_store_job_add(c->s, &j, &id, &created), TG_EINVAL);
+	assert_int_equal(tg_store_job_add(&id, &created, c->s, &j), TG_EINVAL);
 	assert_int_equal(id, 0);
 	snprintf(j.key, sizeof(j.key), "%s", "AB01AB01AB01AB01AB01AB01AB01AB01AB01AB01AB01AB01AB01AB01AB01AB01");
-	assert_int_equal(tg_store_job_add(c->s, &j, &id, &created), TG_EINVAL);
+	assert_int_equal(tg_store_job_add(&id, &created, c->s, &j), TG_EINVAL);
 	snprintf(j.key, sizeof(j.key), "%064x", 77);
 	j.repo = NULL;
-	assert_int_equal(tg_store_job_add(c->s, &j, &id, &created), TG_EINVAL);
+	assert_int_equal(tg_store_job_add(&id, &created, c->s, &j), TG_EINVAL);
 	assert_non_null(strstr(tg_error_last(), "repo"));
 	j.repo = "acme/llm";
 	j.commit = "0123456789abcdef0123456789abcdef0123456789";
-	assert_int_equal(tg_store_job_add(c->s, &j, &id, &created), TG_EINVAL);
+	assert_int_equal(tg_store_job_add(&id, &created, c->s, &j), TG_EINVAL);
 	assert_int_equal(raw_sql(c, "SELECT COUNT(*) FROM runs"), 2);
 }
 
@@ -475,7 +476,7 @@ static void test_claim_and_renew(void **state)
 	tg_job j;
 	const char *owners[] = {"host-a:1", "host-b:2", "host-c:3"};
 	for (int i = 0; i < 3; i++) {
-		tg_test_must(tg_store_job_claim(c->s, owners[i], 60, &j));
+		tg_test_must(tg_store_job_claim(&j, c->s, owners[i], 60));
 		assert_int_equal(j.id, id[i]); /* oldest first */
 		assert_int_equal(j.state, TG_JOB_SEEN);
 		assert_int_equal(j.attempts, 1);
@@ -483,7 +484,7 @@ static void test_claim_and_renew(void **state)
 		assert_non_null(j.manifest);
 		tg_job_clear(&j);
 	}
-	assert_int_equal(tg_store_job_claim(c->s, "host-d:4", 60, &j), TG_ENOTFOUND);
+	assert_int_equal(tg_store_job_claim(&j, c->s, "host-d:4", 60), TG_ENOTFOUND);
 	assert_int_equal(j.id, 0);
 
 	/* renew: only by the holder */
@@ -496,24 +497,24 @@ static void test_claim_and_renew(void **state)
 	/* at T0+65 the leases of the 2nd and 3rd (until T0+65) are free, the
 	 * renewed one (until T0+170) is not */
 	tg_store_debug_set_time(c->s, T0 + 65);
-	tg_test_must(tg_store_job_claim(c->s, "host-e:5", 60, &j));
+	tg_test_must(tg_store_job_claim(&j, c->s, "host-e:5", 60));
 	assert_int_equal(j.id, id[1]);
 	assert_int_equal(j.attempts, 2);
 	tg_job_clear(&j);
-	tg_test_must(tg_store_job_claim(c->s, "host-e:5", 60, &j));
+	tg_test_must(tg_store_job_claim(&j, c->s, "host-e:5", 60));
 	assert_int_equal(j.id, id[2]);
 	tg_job_clear(&j);
-	assert_int_equal(tg_store_job_claim(c->s, "host-e:5", 60, &j), TG_ENOTFOUND);
+	assert_int_equal(tg_store_job_claim(&j, c->s, "host-e:5", 60), TG_ENOTFOUND);
 	tg_store_debug_set_time(c->s, T0 + 170);
-	tg_test_must(tg_store_job_claim(c->s, "host-f:6", 60, &j));
+	tg_test_must(tg_store_job_claim(&j, c->s, "host-f:6", 60));
 	assert_int_equal(j.id, id[0]);
 	assert_int_equal(j.attempts, 2);
 	tg_job_clear(&j);
 
 	/* refused arguments */
-	assert_int_equal(tg_store_job_claim(c->s, "", 60, &j), TG_EINVAL);
-	assert_int_equal(tg_store_job_claim(c->s, NULL, 60, &j), TG_EINVAL);
-	assert_int_equal(tg_store_job_claim(c->s, "x", 0, &j), TG_EINVAL);
+	assert_int_equal(tg_store_job_claim(&j, c->s, "", 60), TG_EINVAL);
+	assert_int_equal(tg_store_job_claim(&j, c->s, NULL, 60), TG_EINVAL);
+	assert_int_equal(tg_store_job_claim(&j, c->s, "x", 0), TG_EINVAL);
 	assert_int_equal(tg_store_job_renew(c->s, id[0], "host-f:6", -1), TG_EINVAL);
 }
 
@@ -524,12 +525,12 @@ static void test_lost_lease(void **state)
 	c->s = must_open(c);
 	int64_t id = add_run(c->s, 20, NULL, NULL);
 	tg_job j;
-	tg_test_must(tg_store_job_claim(c->s, "daemon-1", 30, &j));
+	tg_test_must(tg_store_job_claim(&j, c->s, "daemon-1", 30));
 	assert_int_equal(j.id, id);
 	tg_job_clear(&j);
 	/* daemon-1 stalls past its lease; daemon-2 takes the job over */
 	tg_store_debug_set_time(c->s, T0 + 31);
-	tg_test_must(tg_store_job_claim(c->s, "daemon-2", 30, &j));
+	tg_test_must(tg_store_job_claim(&j, c->s, "daemon-2", 30));
 	assert_int_equal(j.id, id);
 	assert_int_equal(j.attempts, 2);
 	tg_job_clear(&j);
@@ -538,7 +539,7 @@ static void test_lost_lease(void **state)
 	assert_int_equal(tg_store_job_renew(c->s, id, "daemon-1", 30), TG_ENOTFOUND);
 	assert_int_equal(tg_store_job_advance(c->s, id, "daemon-1", TG_JOB_SEEN, TG_JOB_FAILED, "late"), TG_ENOTFOUND);
 	tg_test_must(tg_store_job_advance(c->s, id, "daemon-2", TG_JOB_SEEN, TG_JOB_ANALYSING, NULL));
-	tg_test_must(tg_store_job_get(c->s, id, &j));
+	tg_test_must(tg_store_job_get(&j, c->s, id));
 	assert_int_equal(j.state, TG_JOB_ANALYSING);
 	assert_null(j.error);
 	tg_job_clear(&j);
@@ -560,12 +561,12 @@ static void test_leases(void **state)
 	int64_t a = add_run(c->s, 960, NULL, NULL);
 	int64_t b = add_run(c->s, 961, NULL, NULL);
 	tg_job j;
-	tg_test_must(tg_store_job_claim(c->s, "host-a:4242:1700000000", 600, &j));
+	tg_test_must(tg_store_job_claim(&j, c->s, "host-a:4242:1700000000", 600));
 	assert_int_equal(j.id, a);
 	tg_job_clear(&j);
 	tg_lease *l = NULL;
 	size_t n = 0;
-	tg_test_must(tg_store_leases(c->s, &l, &n));
+	tg_test_must(tg_store_leases(&l, &n, c->s));
 	assert_int_equal(n, 1);
 	assert_int_equal(l[0].id, a);
 	assert_string_equal(l[0].owner, "host-a:4242:1700000000");
@@ -574,20 +575,20 @@ static void test_leases(void **state)
 	/* someone else's lease cannot be ended by naming another owner */
 	assert_int_equal(tg_store_lease_expire(c->s, a, "host-a:1:1"), TG_ENOTFOUND);
 	tg_test_must(tg_store_lease_expire(c->s, a, "host-a:4242:1700000000"));
-	tg_test_must(tg_store_leases(c->s, &l, &n));
+	tg_test_must(tg_store_leases(&l, &n, c->s));
 	assert_int_equal(n, 0);
 	free(l);
 	/* claimable now (a before b), its attempts counted on */
-	tg_test_must(tg_store_job_claim(c->s, "heir", 600, &j));
+	tg_test_must(tg_store_job_claim(&j, c->s, "heir", 600));
 	assert_int_equal(j.id, a);
 	assert_int_equal(j.attempts, 2);
 	tg_job_clear(&j);
 	/* a finished job's lease is no lease */
-	tg_test_must(tg_store_job_claim(c->s, "heir", 600, &j));
+	tg_test_must(tg_store_job_claim(&j, c->s, "heir", 600));
 	assert_int_equal(j.id, b);
 	tg_job_clear(&j);
 	tg_test_must(tg_store_job_advance(c->s, b, "heir", TG_JOB_SEEN, TG_JOB_FAILED, "x"));
-	tg_test_must(tg_store_leases(c->s, &l, &n));
+	tg_test_must(tg_store_leases(&l, &n, c->s));
 	assert_int_equal(n, 1);
 	assert_int_equal(l[0].id, a);
 	free(l);
@@ -600,7 +601,7 @@ static void test_transitions(void **state)
 	c->s = must_open(c);
 	int64_t id = add_run(c->s, 30, NULL, NULL);
 	tg_job j;
-	tg_test_must(tg_store_job_claim(c->s, "A", 60, &j));
+	tg_test_must(tg_store_job_claim(&j, c->s, "A", 60));
 	tg_job_clear(&j);
 
 	/* edges that do not exist */
@@ -625,7 +626,7 @@ static void test_transitions(void **state)
 		tg_test_must(tg_store_job_advance(c->s, id, "A", path[i], path[i + 1], NULL));
 		/* done twice: the second CAS fails */
 		assert_int_equal(tg_store_job_advance(c->s, id, "A", path[i], path[i + 1], NULL), TG_ENOTFOUND);
-		tg_test_must(tg_store_job_get(c->s, id, &j));
+		tg_test_must(tg_store_job_get(&j, c->s, id));
 		assert_int_equal(j.state, path[i + 1]);
 		assert_int_equal(j.updated_at, T0 + 1 + i);
 		assert_string_equal(tg_job_state_name(j.state), i == 0 ? "analysing" : i == 1 ? "posting" : "done");
@@ -633,7 +634,7 @@ static void test_transitions(void **state)
 	}
 	/* done released the lease: no renew, not claimable */
 	assert_int_equal(tg_store_job_renew(c->s, id, "A", 60), TG_ENOTFOUND);
-	assert_int_equal(tg_store_job_claim(c->s, "A", 60, &j), TG_ENOTFOUND);
+	assert_int_equal(tg_store_job_claim(&j, c->s, "A", 60), TG_ENOTFOUND);
 	assert_int_equal(raw_sql(c, "SELECT COUNT(*) FROM runs WHERE lease_owner IS NULL AND lease_until = 0"), 1);
 
 	/* failed from each unfinished state, with or without a message */
@@ -641,27 +642,27 @@ static void test_transitions(void **state)
 	const char *errs[] = {"bad trace: 'rank0.pt.trace.json.gz' at byte 17", NULL, "forge: HTTP 502"};
 	for (int k = 0; k < 3; k++) {
 		f[k] = add_run(c->s, 31 + k, NULL, NULL);
-		tg_test_must(tg_store_job_claim(c->s, "A", 60, &j));
+		tg_test_must(tg_store_job_claim(&j, c->s, "A", 60));
 		assert_int_equal(j.id, f[k]);
 		tg_job_clear(&j);
 		for (int i = 0; i < k; i++)
 			tg_test_must(tg_store_job_advance(c->s, f[k], "A", path[i], path[i + 1], NULL));
 		tg_test_must(tg_store_job_advance(c->s, f[k], "A", path[k], TG_JOB_FAILED, errs[k]));
-		tg_test_must(tg_store_job_get(c->s, f[k], &j));
+		tg_test_must(tg_store_job_get(&j, c->s, f[k]));
 		assert_int_equal(j.state, TG_JOB_FAILED);
 		assert_str_or_null(j.error, errs[k]);
 		tg_job_clear(&j);
 	}
-	assert_int_equal(tg_store_job_claim(c->s, "A", 60, &j), TG_ENOTFOUND);
+	assert_int_equal(tg_store_job_claim(&j, c->s, "A", 60), TG_ENOTFOUND);
 	assert_int_equal(tg_store_job_renew(c->s, f[0], "A", 60), TG_ENOTFOUND);
 
 	/* a daemon dies in the middle: the next one resumes where it was */
 	int64_t r = add_run(c->s, 40, NULL, NULL);
-	tg_test_must(tg_store_job_claim(c->s, "A", 60, &j));
+	tg_test_must(tg_store_job_claim(&j, c->s, "A", 60));
 	tg_job_clear(&j);
 	tg_test_must(tg_store_job_advance(c->s, r, "A", TG_JOB_SEEN, TG_JOB_ANALYSING, NULL));
 	tg_store_debug_set_time(c->s, T0 + 200);
-	tg_test_must(tg_store_job_claim(c->s, "B", 60, &j));
+	tg_test_must(tg_store_job_claim(&j, c->s, "B", 60));
 	assert_int_equal(j.id, r);
 	assert_int_equal(j.state, TG_JOB_ANALYSING);
 	assert_int_equal(j.attempts, 2);
@@ -669,7 +670,7 @@ static void test_transitions(void **state)
 	tg_test_must(tg_store_job_advance(c->s, r, "B", TG_JOB_ANALYSING, TG_JOB_POSTING, NULL));
 	/* an error recorded on the way is kept when failing without one */
 	tg_test_must(tg_store_job_advance(c->s, r, "B", TG_JOB_POSTING, TG_JOB_FAILED, "too many attempts"));
-	tg_test_must(tg_store_job_get(c->s, r, &j));
+	tg_test_must(tg_store_job_get(&j, c->s, r));
 	assert_string_equal(j.error, "too many attempts");
 	tg_job_clear(&j);
 }
@@ -690,7 +691,7 @@ static void test_set_result(void **state)
 	tg_store_debug_set_time(c->s, T0 + 9);
 	tg_test_must(tg_store_job_set_result(c->s, id, &r));
 	tg_job g;
-	tg_test_must(tg_store_job_get(c->s, id, &g));
+	tg_test_must(tg_store_job_get(&g, c->s, id));
 	assert_string_equal(g.verdict, "block");
 	assert_string_equal(g.summary, r.summary);
 	assert_string_equal(g.baseline_commit, r.baseline_commit);
@@ -705,7 +706,7 @@ static void test_set_result(void **state)
 	r.verdict = "inconclusive";
 	r.baseline_distance = -1;
 	tg_test_must(tg_store_job_set_result(c->s, id, &r));
-	tg_test_must(tg_store_job_get(c->s, id, &g));
+	tg_test_must(tg_store_job_get(&g, c->s, id));
 	assert_string_equal(g.verdict, "inconclusive");
 	assert_null(g.summary);
 	assert_null(g.baseline_commit);
@@ -735,10 +736,10 @@ static void test_jobs_list(void **state)
 	tg_store_debug_set_time(c->s, T0 + 2);
 	int64_t analysing = add_run(c->s, 63, NULL, NULL);
 	tg_job j;
-	tg_test_must(tg_store_job_claim(c->s, "A", 60, &j)); /* the oldest: seen */
+	tg_test_must(tg_store_job_claim(&j, c->s, "A", 60)); /* the oldest: seen */
 	assert_int_equal(j.id, seen);
 	tg_job_clear(&j);
-	tg_test_must(tg_store_job_claim(c->s, "A", 60, &j));
+	tg_test_must(tg_store_job_claim(&j, c->s, "A", 60));
 	assert_int_equal(j.id, analysing);
 	tg_job_clear(&j);
 	tg_test_must(tg_store_job_advance(c->s, analysing, "A", TG_JOB_SEEN, TG_JOB_ANALYSING, NULL));
@@ -746,28 +747,28 @@ static void test_jobs_list(void **state)
 	tg_job *l = NULL;
 	size_t n = 0;
 	unsigned unfinished = 1u << TG_JOB_SEEN | 1u << TG_JOB_ANALYSING | 1u << TG_JOB_POSTING;
-	tg_test_must(tg_store_jobs_list(c->s, unfinished, &l, &n));
+	tg_test_must(tg_store_jobs_list(&l, &n, c->s, unfinished));
 	assert_int_equal(n, 2);
 	assert_int_equal(l[0].id, seen);
 	assert_int_equal(l[1].id, analysing);
 	assert_int_equal(l[1].state, TG_JOB_ANALYSING);
 	tg_store_jobs_free(l, n);
-	tg_test_must(tg_store_jobs_list(c->s, 1u << TG_JOB_DONE, &l, &n));
+	tg_test_must(tg_store_jobs_list(&l, &n, c->s, 1u << TG_JOB_DONE));
 	assert_int_equal(n, 1);
 	assert_int_equal(l[0].id, done);
 	assert_string_equal(l[0].verdict, "pass");
 	tg_store_jobs_free(l, n);
-	tg_test_must(tg_store_jobs_list(c->s, 0x1f, &l, &n));
+	tg_test_must(tg_store_jobs_list(&l, &n, c->s, 0x1f));
 	assert_int_equal(n, 4);
 	assert_int_equal(l[0].id, done);
 	assert_int_equal(l[1].id, failed);
 	assert_int_equal(l[2].id, seen);
 	assert_int_equal(l[3].id, analysing);
 	tg_store_jobs_free(l, n);
-	tg_test_must(tg_store_jobs_list(c->s, 0, &l, &n));
+	tg_test_must(tg_store_jobs_list(&l, &n, c->s, 0));
 	assert_int_equal(n, 0);
 	assert_null(l);
-	assert_int_equal(tg_store_jobs_list(c->s, 1u << 7, &l, &n), TG_EINVAL);
+	assert_int_equal(tg_store_jobs_list(&l, &n, c->s, 1u << 7), TG_EINVAL);
 }
 
 /* -------------------------------------------------------------- history */
@@ -822,7 +823,7 @@ static void test_metrics_and_history(void **state)
 
 	tg_history_point *p = NULL;
 	size_t n = 0;
-	tg_test_must(tg_store_history(c->s, "acme/llm", "main", NULL, NULL, 0, &p, &n));
+	tg_test_must(tg_store_history(&p, &n, c->s, "acme/llm", "main", NULL, NULL, 0));
 	assert_int_equal(n, 4 * 2 + 3 + 2);
 	for (size_t i = 1; i < n; i++)
 		assert_true(p[i - 1].run_time <= p[i].run_time);
@@ -839,7 +840,7 @@ static void test_metrics_and_history(void **state)
 		assert_true(p[i].value != 999);
 	tg_history_free(p, n);
 
-	tg_test_must(tg_store_history(c->s, "acme/llm", "main", "infer", NULL, 0, &p, &n));
+	tg_test_must(tg_store_history(&p, &n, c->s, "acme/llm", "main", "infer", NULL, 0));
 	assert_int_equal(n, 2);
 	assert_int_equal(p[0].run, w2[0]);
 	assert_true(p[0].value == 20);
@@ -847,7 +848,7 @@ static void test_metrics_and_history(void **state)
 	assert_true(p[1].value == 21);
 	tg_history_free(p, n);
 
-	tg_test_must(tg_store_history(c->s, "acme/llm", "main", NULL, "gpu_busy_ms", 0, &p, &n));
+	tg_test_must(tg_store_history(&p, &n, c->s, "acme/llm", "main", NULL, "gpu_busy_ms", 0));
 	assert_int_equal(n, 6);
 	static const double busy[] = {10, 20, 11, 21, 12, 13}; /* t 1000 1500 2000 2500 3000 4000 */
 	for (size_t i = 0; i < n; i++) {
@@ -856,7 +857,7 @@ static void test_metrics_and_history(void **state)
 	}
 	tg_history_free(p, n);
 
-	tg_test_must(tg_store_history(c->s, "acme/llm", "main", NULL, "kernel_time_ms:*", 0, &p, &n));
+	tg_test_must(tg_store_history(&p, &n, c->s, "acme/llm", "main", NULL, "kernel_time_ms:*", 0));
 	assert_int_equal(n, 7);
 	for (size_t i = 0; i < n; i++)
 		assert_memory_equal(p[i].metric, "kernel_time_ms:", 15);
@@ -864,7 +865,7 @@ static void test_metrics_and_history(void **state)
 
 	/* limit: the latest 2 runs of each series, oldest first. GEMM's
 	 * latest two are t=2000 and t=4000 (t=3000 has none). */
-	tg_test_must(tg_store_history(c->s, "acme/llm", "main", "train", "kernel_time_ms:*", 2, &p, &n));
+	tg_test_must(tg_store_history(&p, &n, c->s, "acme/llm", "main", "train", "kernel_time_ms:*", 2));
 	assert_int_equal(n, 4);
 	assert_int_equal(p[0].run_time, 2000);
 	assert_string_equal(p[0].metric, "kernel_time_ms:GEMM");
@@ -880,22 +881,22 @@ static void test_metrics_and_history(void **state)
 	assert_true(p[3].value == 4.125);
 	tg_history_free(p, n);
 
-	tg_test_must(tg_store_history(c->s, "acme/llm", "main", NULL, "gpu_busy_ms", 1, &p, &n));
+	tg_test_must(tg_store_history(&p, &n, c->s, "acme/llm", "main", NULL, "gpu_busy_ms", 1));
 	assert_int_equal(n, 2);
 	assert_int_equal(p[0].run, w2[1]);
 	assert_int_equal(p[1].run, w1[3]);
 	tg_history_free(p, n);
 
-	tg_test_must(tg_store_history(c->s, "acme/llm", "main", NULL, "*", 0, &p, &n));
+	tg_test_must(tg_store_history(&p, &n, c->s, "acme/llm", "main", NULL, "*", 0));
 	assert_int_equal(n, 13);
 	tg_history_free(p, n);
-	tg_test_must(tg_store_history(c->s, "acme/llm", "main", NULL, "kernel_time_ms:", 0, &p, &n));
+	tg_test_must(tg_store_history(&p, &n, c->s, "acme/llm", "main", NULL, "kernel_time_ms:", 0));
 	assert_int_equal(n, 0); /* exact name: none */
 	tg_history_free(p, n);
-	tg_test_must(tg_store_history(c->s, "acme/llm", "nope", NULL, NULL, 0, &p, &n));
+	tg_test_must(tg_store_history(&p, &n, c->s, "acme/llm", "nope", NULL, NULL, 0));
 	assert_int_equal(n, 0);
 	assert_null(p);
-	tg_test_must(tg_store_history(c->s, "acme/llm", "dev", NULL, NULL, 0, &p, &n));
+	tg_test_must(tg_store_history(&p, &n, c->s, "acme/llm", "dev", NULL, NULL, 0));
 	assert_int_equal(n, 1);
 	assert_true(p[0].value == 999);
 	tg_history_free(p, n);
@@ -903,7 +904,7 @@ static void test_metrics_and_history(void **state)
 	/* a value keeps all its digits */
 	tg_metric precise[] = {{"gpu_busy_ms", 0.1 + 0.2}, {"tiny", 1e-300}, {"neg", -123456.789012345678}};
 	tg_test_must(tg_store_metrics_put(c->s, w1[0], precise, 3));
-	tg_test_must(tg_store_history(c->s, "acme/llm", "main", "train", NULL, 0, &p, &n));
+	tg_test_must(tg_store_history(&p, &n, c->s, "acme/llm", "main", "train", NULL, 0));
 	int seen = 0;
 	for (size_t i = 0; i < n; i++)
 		if (p[i].run == w1[0]) {
@@ -975,7 +976,7 @@ static void test_history_prs(void **state)
 
 	tg_history_point *p = NULL;
 	size_t n = 0;
-	tg_test_must(tg_store_history_prs(c->s, "acme/llm", "main", NULL, NULL, 0, &p, &n));
+	tg_test_must(tg_store_history_prs(&p, &n, c->s, "acme/llm", "main", NULL, NULL, 0));
 	assert_int_equal(n, 4);
 	/* oldest first; within a run, by name */
 	assert_int_equal(p[0].run, a);
@@ -997,7 +998,7 @@ static void test_history_prs(void **state)
 	tg_history_free(p, n);
 
 	/* the branch's own history: its runs only, pr as stored */
-	tg_test_must(tg_store_history(c->s, "acme/llm", "main", NULL, "gpu_busy_ms", 0, &p, &n));
+	tg_test_must(tg_store_history(&p, &n, c->s, "acme/llm", "main", NULL, "gpu_busy_ms", 0));
 	assert_int_equal(n, 2);
 	assert_int_equal(p[0].run, b1);
 	assert_int_equal(p[0].pr, 0);
@@ -1006,40 +1007,40 @@ static void test_history_prs(void **state)
 	tg_history_free(p, n);
 
 	/* filters: workload, metric, prefix; limit: the latest run a series */
-	tg_test_must(tg_store_history_prs(c->s, "acme/llm", "main", "train", "gpu_busy_ms", 0, &p, &n));
+	tg_test_must(tg_store_history_prs(&p, &n, c->s, "acme/llm", "main", "train", "gpu_busy_ms", 0));
 	assert_int_equal(n, 2);
 	assert_int_equal(p[0].run, a);
 	assert_int_equal(p[1].run, bb);
 	tg_history_free(p, n);
-	tg_test_must(tg_store_history_prs(c->s, "acme/llm", "main", NULL, "kernel_time_ms:*", 0, &p, &n));
+	tg_test_must(tg_store_history_prs(&p, &n, c->s, "acme/llm", "main", NULL, "kernel_time_ms:*", 0));
 	assert_int_equal(n, 1);
 	assert_int_equal(p[0].run, a);
 	tg_history_free(p, n);
-	tg_test_must(tg_store_history_prs(c->s, "acme/llm", "main", NULL, NULL, 1, &p, &n));
+	tg_test_must(tg_store_history_prs(&p, &n, c->s, "acme/llm", "main", NULL, NULL, 1));
 	assert_int_equal(n, 3); /* train gpu_busy: bb; train GEMM: a; infer: i8 */
 	assert_int_equal(p[0].run, a);
 	assert_string_equal(p[0].metric, "kernel_time_ms:GEMM");
 	assert_int_equal(p[1].run, i8);
 	assert_int_equal(p[2].run, bb);
 	tg_history_free(p, n);
-	tg_test_must(tg_store_history_prs(c->s, "acme/llm", "dev", NULL, NULL, 0, &p, &n));
+	tg_test_must(tg_store_history_prs(&p, &n, c->s, "acme/llm", "dev", NULL, NULL, 0));
 	assert_int_equal(n, 1);
 	assert_int_equal(p[0].pr, 7);
 	assert_true(p[0].value == 999);
 	tg_history_free(p, n);
-	tg_test_must(tg_store_history_prs(c->s, "acme/llm", "feat", NULL, NULL, 0, &p, &n));
+	tg_test_must(tg_store_history_prs(&p, &n, c->s, "acme/llm", "feat", NULL, NULL, 0));
 	assert_int_equal(n, 0);
 	assert_null(p);
 
 	/* a signing key: trusted runs only, as the branch's history */
 	tg_store_set_trusted_only(c->s, 1);
-	tg_test_must(tg_store_history_prs(c->s, "acme/llm", "main", NULL, NULL, 0, &p, &n));
+	tg_test_must(tg_store_history_prs(&p, &n, c->s, "acme/llm", "main", NULL, NULL, 0));
 	assert_int_equal(n, 2);
 	assert_int_equal(p[0].run, a);
 	assert_int_equal(p[1].run, a);
 	tg_history_free(p, n);
 	tg_store_set_trusted_only(c->s, 0);
-	assert_int_equal(tg_store_history_prs(c->s, "acme/llm", NULL, NULL, NULL, 0, &p, &n), TG_EINVAL);
+	assert_int_equal(tg_store_history_prs(&p, &n, c->s, "acme/llm", NULL, NULL, NULL, 0), TG_EINVAL);
 }
 
 static void test_find_run(void **state)
@@ -1065,55 +1066,55 @@ static void test_find_run(void **state)
 	add_run(c->s, 204, &at, NULL); /* unfinished */
 
 	tg_job j;
-	tg_test_must(tg_store_find_run(c->s, "acme/llm", cm, "train", &j));
+	tg_test_must(tg_store_find_run(&j, c->s, "acme/llm", cm, "train"));
 	assert_int_equal(j.id, b); /* the latest done run that is not an error */
 	assert_int_equal(j.run_time, 200);
 	assert_string_equal(j.verdict, "warn");
 	assert_int_equal(j.state, TG_JOB_DONE);
 	tg_job_clear(&j);
-	assert_int_equal(tg_store_find_run(c->s, "acme/llm", cm, "infer", &j), TG_ENOTFOUND);
-	assert_int_equal(tg_store_find_run(c->s, "other/repo", cm, "train", &j), TG_ENOTFOUND);
-	assert_int_equal(tg_store_find_run(c->s, "acme/llm", sha(cm, 501), "train", &j), TG_ENOTFOUND);
+	assert_int_equal(tg_store_find_run(&j, c->s, "acme/llm", cm, "infer"), TG_ENOTFOUND);
+	assert_int_equal(tg_store_find_run(&j, c->s, "other/repo", cm, "train"), TG_ENOTFOUND);
+	assert_int_equal(tg_store_find_run(&j, c->s, "acme/llm", sha(cm, 501), "train"), TG_ENOTFOUND);
 	assert_int_equal(j.id, 0);
-	assert_int_equal(tg_store_find_run(c->s, NULL, cm, "train", &j), TG_EINVAL);
+	assert_int_equal(tg_store_find_run(&j, c->s, NULL, cm, "train"), TG_EINVAL);
 	/* every done run that is not an error, the latest first; a limit */
 	sha(cm, 500);
 	tg_job *l;
 	size_t n;
-	tg_test_must(tg_store_find_runs(c->s, "acme/llm", cm, "train", 10, &l, &n));
+	tg_test_must(tg_store_find_runs(&l, &n, c->s, "acme/llm", cm, "train", 10));
 	assert_int_equal(n, 2);
 	assert_int_equal(l[0].id, b);
 	assert_int_equal(l[1].id, a);
 	tg_store_jobs_free(l, n);
-	tg_test_must(tg_store_find_runs(c->s, "acme/llm", cm, "train", 1, &l, &n));
+	tg_test_must(tg_store_find_runs(&l, &n, c->s, "acme/llm", cm, "train", 1));
 	assert_int_equal(n, 1);
 	assert_int_equal(l[0].id, b);
 	tg_store_jobs_free(l, n);
-	tg_test_must(tg_store_find_runs(c->s, "acme/llm", cm, "infer", 10, &l, &n));
+	tg_test_must(tg_store_find_runs(&l, &n, c->s, "acme/llm", cm, "infer", 10));
 	assert_int_equal(n, 0);
 	assert_null(l);
-	assert_int_equal(tg_store_find_runs(c->s, "acme/llm", cm, "train", 0, &l, &n), TG_EINVAL);
+	assert_int_equal(tg_store_find_runs(&l, &n, c->s, "acme/llm", cm, "train", 0), TG_EINVAL);
 
 	/* a signing key: only trusted runs are baselines, whatever their time */
 	sha(cm, 500);
 	tg_store_set_trusted_only(c->s, 1);
-	assert_int_equal(tg_store_find_run(c->s, "acme/llm", cm, "train", &j), TG_ENOTFOUND);
+	assert_int_equal(tg_store_find_run(&j, c->s, "acme/llm", cm, "train"), TG_ENOTFOUND);
 	at.run_time = 50;
 	at.trusted = 1;
 	int64_t t = add_run(c->s, 205, &at, NULL);
 	run_to_done(c->s, t, "pass", NULL, 0);
-	tg_test_must(tg_store_find_run(c->s, "acme/llm", cm, "train", &j));
+	tg_test_must(tg_store_find_run(&j, c->s, "acme/llm", cm, "train"));
 	assert_int_equal(j.id, t);
 	assert_int_equal(j.trusted, 1);
 	tg_job_clear(&j);
 	tg_store_set_trusted_only(c->s, 0);
-	tg_test_must(tg_store_find_run(c->s, "acme/llm", cm, "train", &j));
+	tg_test_must(tg_store_find_run(&j, c->s, "acme/llm", cm, "train"));
 	assert_int_equal(j.id, b);
 	assert_int_equal(j.trusted, 0);
 	tg_job_clear(&j);
 	/* ...and the runs a side pools too */
 	tg_store_set_trusted_only(c->s, 1);
-	tg_test_must(tg_store_find_runs(c->s, "acme/llm", cm, "train", 10, &l, &n));
+	tg_test_must(tg_store_find_runs(&l, &n, c->s, "acme/llm", cm, "train", 10));
 	assert_int_equal(n, 1);
 	assert_int_equal(l[0].id, t);
 	tg_store_jobs_free(l, n);
@@ -1142,32 +1143,32 @@ static void test_prune(void **state)
 	int64_t old_analysing = add_run(c->s, 304, &sp, NULL);
 	tg_test_must(tg_store_metrics_put(c->s, old_analysing, m, 2));
 	tg_job j;
-	tg_test_must(tg_store_job_claim(c->s, "A", 60, &j));
+	tg_test_must(tg_store_job_claim(&j, c->s, "A", 60));
 	tg_job_clear(&j);
-	tg_test_must(tg_store_job_claim(c->s, "A", 60, &j));
+	tg_test_must(tg_store_job_claim(&j, c->s, "A", 60));
 	assert_int_equal(j.id, old_analysing);
 	tg_job_clear(&j);
 	tg_test_must(tg_store_job_advance(c->s, old_analysing, "A", TG_JOB_SEEN, TG_JOB_ANALYSING, NULL));
 
 	size_t deleted = 99;
-	tg_test_must(tg_store_prune(c->s, 5000, &deleted));
+	tg_test_must(tg_store_prune(&deleted, c->s, 5000));
 	assert_int_equal(deleted, 2);
-	assert_int_equal(tg_store_job_get(c->s, old_done, &j), TG_ENOTFOUND);
-	assert_int_equal(tg_store_job_get(c->s, old_failed, &j), TG_ENOTFOUND);
-	tg_test_must(tg_store_job_get(c->s, old_seen, &j));
+	assert_int_equal(tg_store_job_get(&j, c->s, old_done), TG_ENOTFOUND);
+	assert_int_equal(tg_store_job_get(&j, c->s, old_failed), TG_ENOTFOUND);
+	tg_test_must(tg_store_job_get(&j, c->s, old_seen));
 	tg_job_clear(&j);
-	tg_test_must(tg_store_job_get(c->s, old_analysing, &j));
+	tg_test_must(tg_store_job_get(&j, c->s, old_analysing));
 	assert_int_equal(j.state, TG_JOB_ANALYSING);
 	tg_job_clear(&j);
-	tg_test_must(tg_store_job_get(c->s, new_done, &j));
+	tg_test_must(tg_store_job_get(&j, c->s, new_done));
 	tg_job_clear(&j);
 	/* metrics went with their runs */
 	assert_int_equal(raw_sql(c, "SELECT COUNT(*) FROM metrics"), 4);
 	assert_int_equal(raw_sql(c, "SELECT COUNT(DISTINCT run) FROM metrics"), 2);
-	tg_test_must(tg_store_prune(c->s, 5000, NULL));
-	tg_test_must(tg_store_prune(c->s, 5000, &deleted));
+	tg_test_must(tg_store_prune(NULL, c->s, 5000));
+	tg_test_must(tg_store_prune(&deleted, c->s, 5000));
 	assert_int_equal(deleted, 0);
-	tg_test_must(tg_store_prune(c->s, 9001, &deleted));
+	tg_test_must(tg_store_prune(&deleted, c->s, 9001));
 	assert_int_equal(deleted, 1);
 	assert_int_equal(raw_sql(c, "SELECT COUNT(*) FROM runs"), 2);
 }
@@ -1194,10 +1195,10 @@ static void test_strings(void **state)
 	j.manifest = (char *)manifest;
 	int64_t id;
 	int created;
-	tg_test_must(tg_store_job_add(c->s, &j, &id, &created));
+	tg_test_must(tg_store_job_add(&id, &created, c->s, &j));
 	assert_int_equal(created, 1);
 	tg_job g;
-	tg_test_must(tg_store_job_claim(c->s, "owner 'ü'", 60, &g));
+	tg_test_must(tg_store_job_claim(&g, c->s, "owner 'ü'", 60));
 	assert_int_equal(g.id, id);
 	tg_job_clear(&g);
 	tg_test_must(tg_store_job_advance(c->s, id, "owner 'ü'", TG_JOB_SEEN, TG_JOB_ANALYSING, "warn: 'x' \"y\" — é"));
@@ -1207,7 +1208,7 @@ static void test_strings(void **state)
 	r.summary = "SDPA −3.2 % 'faster' \"nice\" 🚀";
 	r.baseline_distance = 0;
 	tg_test_must(tg_store_job_set_result(c->s, id, &r));
-	tg_test_must(tg_store_job_get(c->s, id, &g));
+	tg_test_must(tg_store_job_get(&g, c->s, id));
 	assert_string_equal(g.prefix, prefix);
 	assert_string_equal(g.repo, j.repo);
 	assert_string_equal(g.branch, branch);
@@ -1227,24 +1228,24 @@ static void test_strings(void **state)
 	tg_test_must(tg_store_job_advance(c->s, id, "owner 'ü'", TG_JOB_POSTING, TG_JOB_DONE, NULL));
 	tg_history_point *p = NULL;
 	size_t n = 0;
-	tg_test_must(tg_store_history(c->s, j.repo, branch, workload, "a_b*", 0, &p, &n));
+	tg_test_must(tg_store_history(&p, &n, c->s, j.repo, branch, workload, "a_b*", 0));
 	assert_int_equal(n, 1);
 	assert_string_equal(p[0].metric, "a_b:1");
 	assert_string_equal(p[0].workload, workload);
 	tg_history_free(p, n);
-	tg_test_must(tg_store_history(c->s, j.repo, branch, NULL, "a%*", 0, &p, &n));
+	tg_test_must(tg_store_history(&p, &n, c->s, j.repo, branch, NULL, "a%*", 0));
 	assert_int_equal(n, 1);
 	assert_true(p[0].value == 3);
 	tg_history_free(p, n);
-	tg_test_must(tg_store_history(c->s, j.repo, branch, NULL, "kernel_time_ms:aten::mm 'x' ü", 0, &p, &n));
+	tg_test_must(tg_store_history(&p, &n, c->s, j.repo, branch, NULL, "kernel_time_ms:aten::mm 'x' ü", 0));
 	assert_int_equal(n, 1);
 	assert_true(p[0].value == 4);
 	tg_history_free(p, n);
-	tg_test_must(tg_store_history(c->s, j.repo, branch, NULL, "A_B*", 0, &p, &n));
+	tg_test_must(tg_store_history(&p, &n, c->s, j.repo, branch, NULL, "A_B*", 0));
 	assert_int_equal(n, 0); /* case matters */
-	tg_test_must(tg_store_history(c->s, j.repo, "feature/ü-ñ-日本語-🚀x", NULL, NULL, 0, &p, &n));
+	tg_test_must(tg_store_history(&p, &n, c->s, j.repo, "feature/ü-ñ-日本語-🚀x", NULL, NULL, 0));
 	assert_int_equal(n, 0);
-	tg_test_must(tg_store_find_run(c->s, j.repo, j.commit, workload, &g));
+	tg_test_must(tg_store_find_run(&g, c->s, j.repo, j.commit, workload));
 	assert_int_equal(g.id, id);
 	tg_job_clear(&g);
 }
@@ -1269,7 +1270,7 @@ static void child_claims(const char *url, int k, int ready_fd, int go_fd, int ou
 		_exit(2);
 	for (;;) {
 		tg_job j;
-		int rc = tg_store_job_claim(s, owner, 600, &j);
+		int rc = tg_store_job_claim(&j, s, owner, 600);
 		if (rc == TG_ENOTFOUND)
 			break;
 		if (rc) {
@@ -1417,7 +1418,7 @@ static void test_killed_daemon(void **state)
 		tg_store *s = NULL;
 		tg_job j;
 		char sql[256];
-		if (tg_store_open(&s, c->url) || tg_store_job_claim(s, "victim", 30, &j) || j.id != id ||
+		if (tg_store_open(&s, c->url) || tg_store_job_claim(&j, s, "victim", 30) || j.id != id ||
 		    tg_store_job_advance(s, id, "victim", TG_JOB_SEEN, TG_JOB_ANALYSING, NULL))
 			_exit(2);
 		/* a write lock (SQLite) or a row lock (PostgreSQL) held, uncommitted */
@@ -1447,17 +1448,17 @@ static void test_killed_daemon(void **state)
 	r.baseline_distance = -1;
 	tg_test_must(tg_store_job_set_result(c->s, id, &r));
 	tg_job j;
-	tg_test_must(tg_store_job_get(c->s, id, &j));
+	tg_test_must(tg_store_job_get(&j, c->s, id));
 	assert_int_equal(j.state, TG_JOB_ANALYSING); /* committed before the kill */
 	assert_int_equal(j.attempts, 1);
 	assert_null(j.summary); /* never committed */
 	tg_job_clear(&j);
 	/* inside its lease, only the other job can be claimed */
-	tg_test_must(tg_store_job_claim(c->s, "heir", 30, &j));
+	tg_test_must(tg_store_job_claim(&j, c->s, "heir", 30));
 	assert_int_equal(j.id, other);
 	tg_job_clear(&j);
 	tg_store_debug_set_time(c->s, (int64_t)time(NULL) + 31);
-	tg_test_must(tg_store_job_claim(c->s, "heir", 30, &j));
+	tg_test_must(tg_store_job_claim(&j, c->s, "heir", 30));
 	assert_int_equal(j.id, id);
 	assert_int_equal(j.state, TG_JOB_ANALYSING);
 	assert_int_equal(j.attempts, 2);
@@ -1501,18 +1502,18 @@ static void test_write_faults(void **state)
 		big_job.manifest = manifest;
 		int64_t bid = 0;
 		int created = 0;
-		assert_int_equal(tg_store_job_add(c->s, &big_job, &bid, &created), TG_EIO);
+		assert_int_equal(tg_store_job_add(&bid, &created, c->s, &big_job), TG_EIO);
 		assert_non_null(strstr(tg_error_last(), "full"));
 		assert_int_equal(bid, 0);
 		assert_int_equal(tg_store_metrics_put(c->s, id, big, NBIG), TG_EIO);
 		assert_non_null(strstr(tg_error_last(), "full"));
 		/* the failed put changed nothing; reads still work */
 		assert_int_equal(raw_sql(c, "SELECT COUNT(*) FROM metrics"), 2);
-		tg_test_must(tg_store_job_get(c->s, id, &j));
+		tg_test_must(tg_store_job_get(&j, c->s, id));
 		tg_job_clear(&j);
 		/* space again: the same calls succeed */
 		tg_test_must(tg_store_debug_exec(c->s, "PRAGMA max_page_count = 1073741823"));
-		tg_test_must(tg_store_job_add(c->s, &big_job, &bid, &created));
+		tg_test_must(tg_store_job_add(&bid, &created, c->s, &big_job));
 		assert_int_equal(created, 1);
 		tg_test_must(tg_store_metrics_put(c->s, id, big, NBIG));
 		assert_int_equal(raw_sql(c, "SELECT COUNT(*) FROM metrics"), NBIG);
@@ -1524,18 +1525,18 @@ static void test_write_faults(void **state)
 		snprintf(url, sizeof(url), "sqlite:file:%s?mode=ro", c->path);
 		if (tg_store_open(&ro, url))
 			fail_msg("read-only open: %s", tg_error_last());
-		tg_test_must(tg_store_job_get(ro, id, &j));
+		tg_test_must(tg_store_job_get(&j, ro, id));
 		tg_job_clear(&j);
 		int64_t rid = 0;
 		/* a known run is found without a write; a new one needs one */
-		tg_test_must(tg_store_job_add(ro, &big_job, &rid, &created));
+		tg_test_must(tg_store_job_add(&rid, &created, ro, &big_job));
 		assert_int_equal(rid, bid);
 		assert_int_equal(created, 0);
 		tg_job new_job = big_job;
 		snprintf(new_job.key, sizeof(new_job.key), "%064x", 0x5eed);
-		assert_int_equal(tg_store_job_add(ro, &new_job, &rid, &created), TG_EIO);
+		assert_int_equal(tg_store_job_add(&rid, &created, ro, &new_job), TG_EIO);
 		assert_non_null(strstr(tg_error_last(), "readonly"));
-		assert_int_equal(tg_store_job_claim(ro, "A", 60, &j), TG_EIO);
+		assert_int_equal(tg_store_job_claim(&j, ro, "A", 60), TG_EIO);
 		assert_int_equal(tg_store_metrics_put(ro, id, two, 2), TG_EIO);
 		tg_store_close(ro);
 		free(manifest);
@@ -1549,17 +1550,17 @@ static void test_write_faults(void **state)
 	memset(&nj, 0, sizeof(nj));
 	snprintf(nj.key, sizeof(nj.key), "%064x", 702);
 	nj.prefix = nj.repo = nj.commit = nj.branch = nj.workload = nj.run_id = nj.manifest = "y";
-	assert_int_equal(tg_store_job_add(c->s, &nj, &nid, &created), TG_EIO);
+	assert_int_equal(tg_store_job_add(&nid, &created, c->s, &nj), TG_EIO);
 	assert_non_null(strstr(tg_error_last(), is_pg(c) ? "read-only" : "readonly"));
-	assert_int_equal(tg_store_job_claim(c->s, "A", 60, &j), TG_EIO);
+	assert_int_equal(tg_store_job_claim(&j, c->s, "A", 60), TG_EIO);
 	assert_int_equal(tg_store_metrics_put(c->s, id, two, 2), TG_EIO);
-	assert_int_equal(tg_store_prune(c->s, T0, NULL), TG_EIO);
-	tg_test_must(tg_store_job_get(c->s, id, &j));
+	assert_int_equal(tg_store_prune(NULL, c->s, T0), TG_EIO);
+	tg_test_must(tg_store_job_get(&j, c->s, id));
 	tg_job_clear(&j);
 	tg_test_must(tg_store_debug_exec(c->s, is_pg(c) ? "SET default_transaction_read_only = off" : "PRAGMA query_only = OFF"));
-	tg_test_must(tg_store_job_add(c->s, &nj, &nid, &created));
+	tg_test_must(tg_store_job_add(&nid, &created, c->s, &nj));
 	assert_int_equal(created, 1);
-	tg_test_must(tg_store_job_claim(c->s, "A", 60, &j));
+	tg_test_must(tg_store_job_claim(&j, c->s, "A", 60));
 	assert_int_equal(j.id, id);
 	tg_job_clear(&j);
 	free(big);
@@ -1609,7 +1610,7 @@ static void test_file_size_limit(void **state)
 			j.manifest = "{\"schema\":\"tracegate.run/1\"}";
 			int64_t id = 0;
 			int created = 0;
-			int rc = tg_store_job_add(s, &j, &id, &created);
+			int rc = tg_store_job_add(&id, &created, s, &j);
 			if (!rc)
 				rc = tg_store_metrics_put(s, id, m, 40);
 			if (rc) {
@@ -1634,7 +1635,7 @@ static void test_file_size_limit(void **state)
 		j.manifest = "{}";
 		int64_t id = 0;
 		int created = 0;
-		if (tg_store_job_add(s, &j, &id, &created) || tg_store_metrics_put(s, id, m, 40))
+		if (tg_store_job_add(&id, &created, s, &j) || tg_store_metrics_put(s, id, m, 40))
 			_exit(3);
 		tg_store_close(s);
 		_exit(0);
@@ -1747,11 +1748,11 @@ static void test_pg_reconnect(void **state)
 	/* the server drops the connection: the next call reconnects */
 	assert_int_equal(tg_store_debug_exec(c->s, "SELECT pg_terminate_backend(pg_backend_pid())"), TG_EIO);
 	tg_job j;
-	tg_test_must(tg_store_job_get(c->s, id, &j));
+	tg_test_must(tg_store_job_get(&j, c->s, id));
 	assert_int_equal(j.id, id);
 	tg_job_clear(&j);
 	assert_int_equal(tg_store_debug_exec(c->s, "SELECT pg_terminate_backend(pg_backend_pid())"), TG_EIO);
-	tg_test_must(tg_store_job_claim(c->s, "A", 60, &j)); /* a transaction, run whole again */
+	tg_test_must(tg_store_job_claim(&j, c->s, "A", 60)); /* a transaction, run whole again */
 	assert_int_equal(j.id, id);
 	assert_int_equal(j.attempts, 1);
 	tg_job_clear(&j);
@@ -1782,7 +1783,7 @@ static void test_pg_reconnect(void **state)
 		return;
 	}
 	int rc_term = tg_store_debug_exec(c->s, "SELECT pg_terminate_backend(pg_backend_pid())");
-	int rc_down = tg_store_job_get(c->s, id, &j);
+	int rc_down = tg_store_job_get(&j, c->s, id);
 	char msg[1024];
 	snprintf(msg, sizeof(msg), "%s", tg_error_last());
 	int rc_again = tg_store_job_renew(c->s, id, "A", 60);
@@ -1796,7 +1797,7 @@ static void test_pg_reconnect(void **state)
 	assert_non_null(strstr(msg, "reconnect failed"));
 	assert_null(strstr(msg, SECRET));
 	tg_test_must(tg_store_job_renew(c->s, id, "A", 60));
-	tg_test_must(tg_store_job_get(c->s, id, &j));
+	tg_test_must(tg_store_job_get(&j, c->s, id));
 	assert_int_equal(j.attempts, 1);
 	tg_job_clear(&j);
 }

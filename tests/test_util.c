@@ -126,6 +126,40 @@ static void test_is_hex(void **state)
 	assert_int_equal(tg_util_is_hex(NULL, 40), 0);
 }
 
+/* The folders of a storage key: the rest after the n-th slash, NULL
+ * (EINVAL) when a slash is missing or a segment is too long. */
+static void test_path_segments(void **state)
+{
+	(void)state;
+	char seg[5][TG_UTIL_SEGMENT_MAX + 1];
+	const char *rest = tg_util_path_segments(seg, 5, "o/r/abc/w/run-1/manifest.json");
+	assert_non_null(rest);
+	assert_string_equal(rest, "manifest.json");
+	assert_string_equal(seg[0], "o");
+	assert_string_equal(seg[2], "abc");
+	assert_string_equal(seg[4], "run-1");
+	rest = tg_util_path_segments(seg, 2, "a//b");
+	assert_non_null(rest);
+	assert_string_equal(seg[1], "");
+	assert_string_equal(rest, "b");
+	rest = tg_util_path_segments(seg, 2, "a/b/");
+	assert_non_null(rest);
+	assert_string_equal(rest, "");
+	errno = 0;
+	assert_null(tg_util_path_segments(seg, 5, "o/r/abc/w"));
+	assert_int_equal(errno, EINVAL);
+	char longseg[TG_UTIL_SEGMENT_MAX + 8];
+	memset(longseg, 'x', TG_UTIL_SEGMENT_MAX + 1);
+	memcpy(longseg + TG_UTIL_SEGMENT_MAX + 1, "/y", 3);
+	errno = 0;
+	assert_null(tg_util_path_segments(seg, 1, longseg));
+	assert_int_equal(errno, EINVAL);
+	longseg[TG_UTIL_SEGMENT_MAX] = '/'; /* exactly TG_UTIL_SEGMENT_MAX bytes: taken */
+	rest = tg_util_path_segments(seg, 1, longseg);
+	assert_non_null(rest);
+	assert_int_equal(strlen(seg[0]), TG_UTIL_SEGMENT_MAX);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -133,6 +167,7 @@ int main(void)
 		cmocka_unit_test(test_write_all),
 		cmocka_unit_test(test_mkdir_p),
 		cmocka_unit_test(test_is_hex),
+		cmocka_unit_test(test_path_segments),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

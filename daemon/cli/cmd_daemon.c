@@ -73,7 +73,7 @@ static int check(const tg_config *c, int offline)
 	if (!offline) {
 		printf("%s: connectivity:\n", c->path);
 		char failed[512];
-		int nf = tg_daemon_check_connect(c, stdout, failed, sizeof(failed));
+		int nf = tg_daemon_check_connect(stdout, failed, sizeof(failed), c);
 		fflush(stdout);
 		if (nf) {
 			tg_cli_error("%s: %d connectivity check%s failed: %s", c->path, nf, nf == 1 ? "" : "s", failed);

@@ -89,7 +89,7 @@ static int series_names(tg_store *s, const char *repo, const char *branch, const
 	size_t np = 0;
 	*out = NULL;
 	*n = 0;
-	int rc = tg_store_history(s, repo, branch, workload, NULL, 1, &p, &np);
+	int rc = tg_store_history(&p, &np, s, repo, branch, workload, NULL, 1);
 	if (rc)
 		return rc;
 	char **names = calloc(np ? np : 1, sizeof(char *));
@@ -176,8 +176,8 @@ static void first_parent_order(const tg_config *cfg, const char *repo, const cha
 	tg_git *g = NULL;
 	char tip[41], (*fp)[41] = NULL;
 	size_t nfp = 0;
-	if (tg_git_open(&g, r->clone_url, path, NULL) || tg_git_branch_tip(g, tip, branch) ||
-	    tg_git_first_parents(g, tip, 100000, &fp, &nfp)) {
+	if (tg_git_open(&g, r->clone_url, path, NULL) || tg_git_branch_tip(tip, g, branch) ||
+	    tg_git_first_parents(&fp, &nfp, g, tip, 100000)) {
 		tg_git_free(g);
 		return;
 	}
@@ -325,12 +325,12 @@ int tg_cmd_history(int argc, char **argv)
 			goto done;
 		}
 	}
-	if (tg_store_history(s, repo, branch, workload, resolved ? resolved : metric, limit, &p, &n)) {
+	if (tg_store_history(&p, &n, s, repo, branch, workload, resolved ? resolved : metric, limit)) {
 		tg_cli_error("%s", tg_error_last());
 		goto done;
 	}
 	/* the pull requests' runs into the branch, marked on the page */
-	if (tg_store_history_prs(s, repo, branch, workload, resolved ? resolved : metric, limit, &prs, &nprs)) {
+	if (tg_store_history_prs(&prs, &nprs, s, repo, branch, workload, resolved ? resolved : metric, limit)) {
 		tg_cli_error("%s", tg_error_last());
 		goto done;
 	}

@@ -373,7 +373,7 @@ static int comment_ok(const tg_forge *f, const tg_forge_comment *c)
 	return 0;
 }
 
-int tg_forge_upsert_comment(tg_forge *f, const tg_forge_comment *c, int64_t *id, int *created)
+int tg_forge_upsert_comment(int64_t *id, int *created, tg_forge *f, const tg_forge_comment *c)
 {
 	if (id)
 		*id = 0;
@@ -426,7 +426,7 @@ void tg_forge_pr_clear(tg_forge_pr *p)
 	memset(p, 0, sizeof(*p));
 }
 
-int tg_forge_pr_get(tg_forge *f, const char *repo, int64_t pr, tg_forge_pr *out)
+int tg_forge_pr_get(tg_forge_pr *out, tg_forge *f, const char *repo, int64_t pr)
 {
 	memset(out, 0, sizeof(*out));
 	int rc = repo_ok(f, repo);
@@ -443,7 +443,7 @@ int tg_forge_pr_get(tg_forge *f, const char *repo, int64_t pr, tg_forge_pr *out)
 	return rc;
 }
 
-int tg_forge_author_can_write(tg_forge *f, const char *repo, const char *sha, char **login, int *can)
+int tg_forge_author_can_write(char **login, int *can, tg_forge *f, const char *repo, const char *sha)
 {
 	*login = NULL;
 	*can = 0;
@@ -467,7 +467,7 @@ int tg_forge_author_can_write(tg_forge *f, const char *repo, const char *sha, ch
 	return rc;
 }
 
-int tg_forge_pr_labels(tg_forge *f, const char *repo, int64_t pr, tg_forge_label **out, size_t *n)
+int tg_forge_pr_labels(tg_forge_label **out, size_t *n, tg_forge *f, const char *repo, int64_t pr)
 {
 	*out = NULL;
 	*n = 0;

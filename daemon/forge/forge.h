@@ -111,7 +111,7 @@ typedef struct tg_forge_comment {
 /* Creates the comment or edits the one that carries the marker (searching
  * every page). *id: the comment's id; *created: 1 when it was created (both
  * may be NULL). */
-int tg_forge_upsert_comment(tg_forge *f, const tg_forge_comment *c, int64_t *id, int *created);
+int tg_forge_upsert_comment(int64_t *id, int *created, tg_forge *f, const tg_forge_comment *c);
 
 typedef struct tg_forge_label {
 	char *name;
@@ -120,7 +120,7 @@ typedef struct tg_forge_label {
 
 /* The labels of a pull request. *out (an array of *n, free with
  * tg_forge_labels_free). Outbox: none. */
-int tg_forge_pr_labels(tg_forge *f, const char *repo, int64_t pr, tg_forge_label **out, size_t *n);
+int tg_forge_pr_labels(tg_forge_label **out, size_t *n, tg_forge *f, const char *repo, int64_t pr);
 
 void tg_forge_labels_free(tg_forge_label *l, size_t n);
 
@@ -139,7 +139,7 @@ void tg_forge_pr_clear(tg_forge_pr *p);
  *   Gitea/Forgejo  GET /repos/{o}/{r}/pulls/{n}: state, head.sha, base.ref
  *   outbox         cannot tell: TG_EINVAL ("cannot tell")
  * TG_ENOTFOUND when there is no such pull request. */
-int tg_forge_pr_get(tg_forge *f, const char *repo, int64_t pr, tg_forge_pr *out);
+int tg_forge_pr_get(tg_forge_pr *out, tg_forge *f, const char *repo, int64_t pr);
 
 /* Whether the author of commit sha has write access to repo, asked of the
  * forge (a Tracegate-Accept: trailer counts only then; the git author
@@ -152,6 +152,6 @@ int tg_forge_pr_get(tg_forge *f, const char *repo, int64_t pr, tg_forge_pr *out)
  *                  permission path (Gitea 1.17 or later)
  *   GitLab, outbox cannot tell: TG_EINVAL ("cannot tell who may write")
  * A 404 for the permission is *can = 0, not an error. */
-int tg_forge_author_can_write(tg_forge *f, const char *repo, const char *sha, char **login, int *can);
+int tg_forge_author_can_write(char **login, int *can, tg_forge *f, const char *repo, const char *sha);
 
 #endif

@@ -51,7 +51,7 @@ static int gt_find_comment(tg_forge *f, const tg_forge_comment *c, int64_t *id)
 static int gt_create_comment(tg_forge *f, const tg_forge_comment *c, int64_t *id, int *ambiguous)
 {
 	char *url = repo_url(f, c->repo, "/issues/%lld/comments", (long long)c->pr);
-	int rc = url ? tg_forge_send_body(f, "POST", url, c->body, TG_HTTP_NOT_IDEMPOTENT, id, ambiguous)
+	int rc = url ? tg_forge_send_body(id, ambiguous, f, "POST", url, c->body, TG_HTTP_NOT_IDEMPOTENT)
 	             : tg_error_last_code();
 	free(url);
 	return rc;
@@ -60,7 +60,7 @@ static int gt_create_comment(tg_forge *f, const tg_forge_comment *c, int64_t *id
 static int gt_update_comment(tg_forge *f, const tg_forge_comment *c, int64_t id)
 {
 	char *url = repo_url(f, c->repo, "/issues/comments/%lld", (long long)id);
-	int rc = url ? tg_forge_send_body(f, "PATCH", url, c->body, TG_HTTP_IDEMPOTENT, NULL, NULL)
+	int rc = url ? tg_forge_send_body(NULL, NULL, f, "PATCH", url, c->body, TG_HTTP_IDEMPOTENT)
 	             : tg_error_last_code();
 	free(url);
 	return rc;
@@ -93,7 +93,7 @@ static int gt_pr_get(tg_forge *f, const char *repo, int64_t pr, tg_forge_pr *out
 
 static int gt_author_can_write(tg_forge *f, const char *repo, const char *sha, char **login, int *can)
 {
-	return tg_forge_repo_author_can_write(f, repo, sha, "/git/commits/", login, can);
+	return tg_forge_repo_author_can_write(login, can, f, repo, sha, "/git/commits/");
 }
 
 const tg_forge_ops tg_forge_gitea_ops = {

@@ -50,7 +50,7 @@ static int gh_create_comment(tg_forge *f, const tg_forge_comment *c, int64_t *id
 	if (rc)
 		return rc;
 	char *url = tg_forge_url(f, "/repos/%s/%s/issues/%lld/comments", o, r, (long long)c->pr);
-	rc = url ? tg_forge_send_body(f, "POST", url, c->body, TG_HTTP_NOT_IDEMPOTENT, id, ambiguous) : TG_ENOMEM;
+	rc = url ? tg_forge_send_body(id, ambiguous, f, "POST", url, c->body, TG_HTTP_NOT_IDEMPOTENT) : TG_ENOMEM;
 	free(url);
 	free(o);
 	free(r);
@@ -64,7 +64,7 @@ static int gh_update_comment(tg_forge *f, const tg_forge_comment *c, int64_t id)
 	if (rc)
 		return rc;
 	char *url = tg_forge_url(f, "/repos/%s/%s/issues/comments/%lld", o, r, (long long)id);
-	rc = url ? tg_forge_send_body(f, "PATCH", url, c->body, TG_HTTP_IDEMPOTENT, NULL, NULL) : TG_ENOMEM;
+	rc = url ? tg_forge_send_body(NULL, NULL, f, "PATCH", url, c->body, TG_HTTP_IDEMPOTENT) : TG_ENOMEM;
 	free(url);
 	free(o);
 	free(r);
@@ -149,7 +149,7 @@ static int gh_pr_get(tg_forge *f, const char *repo, int64_t pr, tg_forge_pr *out
 
 static int gh_author_can_write(tg_forge *f, const char *repo, const char *sha, char **login, int *can)
 {
-	return tg_forge_repo_author_can_write(f, repo, sha, "/commits/", login, can);
+	return tg_forge_repo_author_can_write(login, can, f, repo, sha, "/commits/");
 }
 
 const tg_forge_ops tg_forge_github_ops = {

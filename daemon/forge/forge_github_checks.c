@@ -18,6 +18,7 @@
  */
 #include "forge_impl.h"
 #include "../../core/tg.h"
+#include "../log.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -132,7 +133,7 @@ static int send_run(tg_forge *f, const char *method, const char *url, json_t *bo
 static int skipped(int rc, long status)
 {
 	if (rc && (status == 403 || status == 404)) {
-		tg_forge_warn("%s; check run skipped (the commit status is set)", tg_error_last());
+		tg_log(TG_LOG_WARN, "%s; check run skipped (the commit status is set)", tg_error_last());
 		tg_error_clear();
 		return 0;
 	}

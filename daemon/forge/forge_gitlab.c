@@ -101,7 +101,7 @@ static int gl_find_comment(tg_forge *f, const tg_forge_comment *c, int64_t *id)
 static int gl_create_comment(tg_forge *f, const tg_forge_comment *c, int64_t *id, int *ambiguous)
 {
 	char *url = mr_url(f, c->repo, c->pr, "/notes");
-	int rc = url ? tg_forge_send_body(f, "POST", url, c->body, TG_HTTP_NOT_IDEMPOTENT, id, ambiguous) : TG_ENOMEM;
+	int rc = url ? tg_forge_send_body(id, ambiguous, f, "POST", url, c->body, TG_HTTP_NOT_IDEMPOTENT) : TG_ENOMEM;
 	free(url);
 	return rc;
 }
@@ -111,13 +111,13 @@ static int gl_update_comment(tg_forge *f, const tg_forge_comment *c, int64_t id)
 	char rest[48];
 	snprintf(rest, sizeof(rest), "/notes/%lld", (long long)id);
 	char *url = mr_url(f, c->repo, c->pr, rest);
-	int rc = url ? tg_forge_send_body(f, "PUT", url, c->body, TG_HTTP_IDEMPOTENT, NULL, NULL) : TG_ENOMEM;
+	int rc = url ? tg_forge_send_body(NULL, NULL, f, "PUT", url, c->body, TG_HTTP_IDEMPOTENT) : TG_ENOMEM;
 	free(url);
 	return rc;
 }
 
-int tg_forge_gitlab_mr_labels(tg_forge *f, const char *repo, int64_t pr, const json_t *mr, tg_forge_label **out,
-                              size_t *n)
+int tg_forge_gitlab_mr_labels(tg_forge_label **out, size_t *n, tg_forge *f, const char *repo, int64_t pr,
+                              const json_t *mr)
 {
 	json_t *labels = json_object_get(mr, "labels");
 	if (labels && !json_is_array(labels) && !json_is_null(labels))
@@ -151,7 +151,7 @@ static int gl_labels(tg_forge *f, const char *repo, int64_t pr, tg_forge_label *
 	if (!rc)
 		rc = tg_forge_json(&mr, f, "GET", url, &r, JSON_OBJECT);
 	if (!rc)
-		rc = tg_forge_gitlab_mr_labels(f, repo, pr, mr, out, n);
+		rc = tg_forge_gitlab_mr_labels(out, n, f, repo, pr, mr);
 	json_decref(mr);
 	tg_http_response_free(&r);
 	free(url);

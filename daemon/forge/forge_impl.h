@@ -154,7 +154,7 @@ int tg_forge_same_origin(const tg_forge *f, const char *url);
 /* The id of the account the token belongs to: GET {api}/user (GitHub,
  * GitLab and Gitea/Forgejo all have it and all answer {"id": ...}), asked
  * once per client. Returns 0 or the error. */
-int tg_forge_self_id(tg_forge *f, int64_t *id);
+int tg_forge_self_id(int64_t *id, tg_forge *f);
 
 /* Fills out from a pull request object: state_key's value equal to
  * open_word means open; head_key (dotted: "head.sha") the head commit;
@@ -169,8 +169,8 @@ int tg_forge_get_object(json_t **out, tg_forge *f, const char *url);
 /* tg_forge_author_can_write for GitHub and Gitea/Forgejo: commit_path is
  * "/commits/" (GitHub) or "/git/commits/" (Gitea); the answer's
  * author.login, then /collaborators/{login}/permission's "permission". */
-int tg_forge_repo_author_can_write(tg_forge *f, const char *repo, const char *sha, const char *commit_path,
-                                   char **login, int *can);
+int tg_forge_repo_author_can_write(char **login, int *can, tg_forge *f, const char *repo, const char *sha,
+                                   const char *commit_path);
 
 /* The marker search over a listing of comments or notes (GitHub, GitLab,
  * Gitea all name them "id" and "body"): a tg_forge_page_fn whose ctx is a
@@ -189,8 +189,8 @@ int tg_forge_marker_page(void *ctx, tg_forge *f, const char *url, json_t *items)
  * "id" into it. On failure *ambiguous (may be NULL) is 1 when the request
  * may have taken effect: a 5xx or timeout after sending, or a 2xx whose
  * answer cannot be read. Returns 0 or the error. */
-int tg_forge_send_body(tg_forge *f, const char *method, const char *url, const char *body, tg_http_retry retry,
-                       int64_t *id, int *ambiguous);
+int tg_forge_send_body(int64_t *id, int *ambiguous, tg_forge *f, const char *method, const char *url, const char *body,
+                       tg_http_retry retry);
 
 /* A listing of label objects ({"name": ...}) into ctx, a struct
  * tg_forge_labels_ctx (GitHub and Gitea). */
@@ -203,9 +203,6 @@ int tg_forge_label_page(void *ctx, tg_forge *f, const char *url, json_t *items);
 /* Appends a label (copies name and by) to *l (*n of them). Returns 0 or
  * TG_ENOMEM. */
 int tg_forge_label_push(tg_forge_label **l, size_t *n, const char *name, const char *by);
-
-/* Prints "tracegate: warning: MESSAGE" on stderr. */
-void tg_forge_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* ------------------------------------------------------- forge_outbox.c */
 
@@ -244,7 +241,7 @@ int tg_forge_github_event_page(void *ctx, tg_forge *f, const char *url, json_t *
  * objects with a name; absent or null: none) appended to *out (*n of
  * them). Returns 0, TG_EFORMAT (labels not an array, a label without a
  * name; what was appended stays, for the caller to free) or TG_ENOMEM. */
-int tg_forge_gitlab_mr_labels(tg_forge *f, const char *repo, int64_t pr, const json_t *mr, tg_forge_label **out,
-                              size_t *n);
+int tg_forge_gitlab_mr_labels(tg_forge_label **out, size_t *n, tg_forge *f, const char *repo, int64_t pr,
+                              const json_t *mr);
 
 #endif

@@ -346,8 +346,8 @@ int tg_forge_get_object(json_t **out, tg_forge *f, const char *url)
 	return rc;
 }
 
-int tg_forge_repo_author_can_write(tg_forge *f, const char *repo, const char *sha, const char *commit_path,
-                                   char **login, int *can)
+int tg_forge_repo_author_can_write(char **login, int *can, tg_forge *f, const char *repo, const char *sha,
+                                   const char *commit_path)
 {
 	char *o, *r;
 	int rc = tg_forge_split_repo(&o, &r, f, repo);
@@ -385,7 +385,7 @@ int tg_forge_repo_author_can_write(tg_forge *f, const char *repo, const char *sh
 	return rc;
 }
 
-int tg_forge_self_id(tg_forge *f, int64_t *id)
+int tg_forge_self_id(int64_t *id, tg_forge *f)
 {
 	*id = 0;
 	if (f->self_id) {
@@ -434,7 +434,7 @@ int tg_forge_marker_page(void *ctx, tg_forge *f, const char *url, json_t *items)
 		/* only the daemon's own comment: asked of the forge at the first match */
 		int64_t self, author = 0;
 		const json_t *who = json_object_get(c, m->author_key ? m->author_key : "user");
-		if ((rc = tg_forge_self_id(f, &self)))
+		if ((rc = tg_forge_self_id(&self, f)))
 			return rc;
 		if (json_is_object(who) && (rc = tg_forge_json_id(&author, f, what, who, "id")))
 			return rc;
@@ -462,18 +462,8 @@ int tg_forge_label_push(tg_forge_label **l, size_t *n, const char *name, const c
 	return 0;
 }
 
-void tg_forge_warn(const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	fputs("tracegate: warning: ", stderr);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
-	va_end(ap);
-}
-
-int tg_forge_send_body(tg_forge *f, const char *method, const char *url, const char *body, tg_http_retry retry,
-                       int64_t *id, int *ambiguous)
+int tg_forge_send_body(int64_t *id, int *ambiguous, tg_forge *f, const char *method, const char *url, const char *body,
+                       tg_http_retry retry)
 {
 	if (ambiguous)
 		*ambiguous = 0;

@@ -11,6 +11,7 @@
  */
 #include "git_impl.h"
 #include "../../core/tg.h"
+#include "../util.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -323,29 +324,20 @@ static int rm_rf(const char *path)
 	return nftw(path, rm_one, 16, FTW_DEPTH | FTW_PHYS);
 }
 
-/* mkdir -p of the folder that holds path. */
+/* mkdir -p of the folder that holds path (util.h; mode 0777, the umask
+ * applies). 0, or -1 with errno set. */
 static int mkdir_parent(const char *path)
 {
-	char *dir = strdup(path);
+	const char *slash = strrchr(path, '/');
+	if (!slash || slash == path)
+		return 0;
+	char *dir = strndup(path, (size_t)(slash - path));
 	if (!dir)
 		return -1;
-	char *slash = strrchr(dir, '/');
-	int rc = 0;
-	if (slash && slash != dir) {
-		*slash = '\0';
-		for (char *p = dir + 1; !rc; p++) {
-			if (*p == '/' || *p == '\0') {
-				char c = *p;
-				*p = '\0';
-				if (mkdir(dir, 0777) != 0 && errno != EEXIST)
-					rc = -1;
-				*p = c;
-				if (!c)
-					break;
-			}
-		}
-	}
+	int rc = tg_util_mkdir_p(NULL, 0, dir, 0777);
+	int e = errno;
 	free(dir);
+	errno = e;
 	return rc;
 }
 
@@ -502,7 +494,7 @@ fail:
 	return rc;
 }
 
-int tg_git_ls_remote(const char *clone_url, const tg_git_opts *opts, size_t *nrefs)
+int tg_git_ls_remote(size_t *nrefs, const char *clone_url, const tg_git_opts *opts)
 {
 	*nrefs = 0;
 	if (!clone_url || !*clone_url)

@@ -42,7 +42,7 @@ void tg_git_free(tg_git *g);
  * reachability test. *nrefs: references advertised. Returns 0, TG_EIO (the
  * message names the URL without credentials, and the reason) or
  * TG_ENOMEM. */
-int tg_git_ls_remote(const char *clone_url, const tg_git_opts *opts, size_t *nrefs);
+int tg_git_ls_remote(size_t *nrefs, const char *clone_url, const tg_git_opts *opts);
 
 /* Fetches every branch, tag and pull/merge-request head into the mirror. */
 int tg_git_fetch(tg_git *g);
@@ -55,15 +55,15 @@ int tg_git_has_commit(tg_git *g, const char *sha);
  * in the mirror, fetched first when head or the branch is missing), as 40
  * hex into out. TG_ENOTFOUND when either is unknown or they share no
  * history. */
-int tg_git_merge_base(tg_git *g, char out[41], const char *head, const char *branch);
+int tg_git_merge_base(char out[41], tg_git *g, const char *head, const char *branch);
 
 /* The tip of branch as 40 hex (fetched first when the mirror lacks the
  * branch). TG_ENOTFOUND when there is no such branch. */
-int tg_git_branch_tip(tg_git *g, char out[41], const char *branch);
+int tg_git_branch_tip(char out[41], tg_git *g, const char *branch);
 
 /* from and its first-parent ancestors, nearest first, at most limit of them
  * (from included). *out is an array of *n 41-byte strings the caller frees. */
-int tg_git_first_parents(tg_git *g, const char *from, size_t limit, char (**out)[41], size_t *n);
+int tg_git_first_parents(char (**out)[41], size_t *n, tg_git *g, const char *from, size_t limit);
 
 /* One trailer of a commit message. */
 typedef struct tg_git_trailer {
@@ -74,11 +74,11 @@ typedef struct tg_git_trailer {
 /* The trailers of commit sha's message (git's rules: the last paragraph of
  * "Key: value" lines), and its author as "Name <email>" into *author (may be
  * NULL; caller frees). *out: an array of *n (tg_git_trailers_free). */
-int tg_git_commit_trailers(tg_git *g, const char *sha, tg_git_trailer **out, size_t *n, char **author);
+int tg_git_commit_trailers(tg_git_trailer **out, size_t *n, char **author, tg_git *g, const char *sha);
 
 void tg_git_trailers_free(tg_git_trailer *t, size_t n);
 
 /* The author time of commit sha, Unix seconds, into *out. */
-int tg_git_commit_time(tg_git *g, const char *sha, int64_t *out);
+int tg_git_commit_time(int64_t *out, tg_git *g, const char *sha);
 
 #endif

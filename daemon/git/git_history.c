@@ -6,8 +6,8 @@
  */
 #include "git_impl.h"
 #include "../../core/tg.h"
+#include "../util.h"
 
-#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,10 +17,7 @@ static int parse_sha(git_oid *oid, const char *sha)
 {
 	if (!sha)
 		return tg_error_set(TG_EINVAL, "git: no commit id");
-	size_t n = 0;
-	while (n < 41 && sha[n] && isxdigit((unsigned char)sha[n]))
-		n++;
-	if (n != 40 || sha[40] != '\0')
+	if (!tg_util_is_hex(sha, 40))
 		return tg_error_set(TG_EINVAL, "git: bad commit id '%.48s%s' (want 40 hex digits)", sha,
 		                    strlen(sha) > 48 ? "..." : "");
 	if (git_oid_fromstrn(oid, sha, 40) < 0)
@@ -117,7 +114,7 @@ int tg_git_has_commit(tg_git *g, const char *sha)
 	return rc ? rc : 1;
 }
 
-int tg_git_merge_base(tg_git *g, char out[41], const char *head, const char *branch)
+int tg_git_merge_base(char out[41], tg_git *g, const char *head, const char *branch)
 {
 	out[0] = '\0';
 	git_oid h, b, base;
@@ -142,7 +139,7 @@ int tg_git_merge_base(tg_git *g, char out[41], const char *head, const char *bra
 	return 0;
 }
 
-int tg_git_branch_tip(tg_git *g, char out[41], const char *branch)
+int tg_git_branch_tip(char out[41], tg_git *g, const char *branch)
 {
 	out[0] = '\0';
 	git_oid oid;
@@ -154,7 +151,7 @@ int tg_git_branch_tip(tg_git *g, char out[41], const char *branch)
 	return 0;
 }
 
-int tg_git_first_parents(tg_git *g, const char *from, size_t limit, char (**out)[41], size_t *n)
+int tg_git_first_parents(char (**out)[41], size_t *n, tg_git *g, const char *from, size_t limit)
 {
 	*out = NULL;
 	*n = 0;
@@ -221,7 +218,7 @@ static char *format_person(const git_signature *s)
 	return p;
 }
 
-int tg_git_commit_trailers(tg_git *g, const char *sha, tg_git_trailer **out, size_t *n, char **author)
+int tg_git_commit_trailers(tg_git_trailer **out, size_t *n, char **author, tg_git *g, const char *sha)
 {
 	*out = NULL;
 	*n = 0;
@@ -271,7 +268,7 @@ out:
 	return rc;
 }
 
-int tg_git_commit_time(tg_git *g, const char *sha, int64_t *out)
+int tg_git_commit_time(int64_t *out, tg_git *g, const char *sha)
 {
 	*out = 0;
 	git_oid oid;

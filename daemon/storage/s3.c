@@ -310,7 +310,7 @@ static int s3_do(tg_s3 *s, tg_http_response *r, const char *method, const char *
 
 /* ------------------------------------------------------------ operations */
 
-int tg_s3_get(tg_s3 *s, const char *key, FILE *sink, uint64_t max, char **etag)
+int tg_s3_get(char **etag, tg_s3 *s, const char *key, FILE *sink, uint64_t max)
 {
 	if (etag)
 		*etag = NULL;
@@ -348,7 +348,7 @@ int tg_s3_get(tg_s3 *s, const char *key, FILE *sink, uint64_t max, char **etag)
 	return rc;
 }
 
-int tg_s3_get_mem(tg_s3 *s, const char *key, char **data, size_t *len, uint64_t max)
+int tg_s3_get_mem(char **data, size_t *len, tg_s3 *s, const char *key, uint64_t max)
 {
 	*data = NULL;
 	*len = 0;
@@ -447,8 +447,7 @@ static int list_page(tg_s3 *s, const char *prefix, const char *start_after, cons
 	return 0;
 }
 
-int tg_s3_list(tg_s3 *s, const char *prefix, const char *start_after, int max_keys, tg_s3_object **out,
-               size_t *n)
+int tg_s3_list(tg_s3_object **out, size_t *n, tg_s3 *s, const char *prefix, const char *start_after, int max_keys)
 {
 	*out = NULL;
 	*n = 0;
@@ -465,7 +464,7 @@ int tg_s3_list(tg_s3 *s, const char *prefix, const char *start_after, int max_ke
 		rc = list_page(s, prefix, start_after, token, max_keys, &r);
 		char *next = NULL;
 		if (!rc) {
-			rc = tg_s3_parse_list(r.body, r.len, &objs, &cnt, &cap, &next);
+			rc = tg_s3_parse_list(&objs, &cnt, &cap, &next, r.body, r.len);
 			if (rc) {
 				char k[320], msg[512];
 				key_for_message(k, sizeof(k), prefix);

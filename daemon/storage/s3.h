@@ -52,8 +52,7 @@ typedef struct tg_s3_object {
  * HTTP error: the message has the status and the S3 error code, e.g.
  * "SignatureDoesNotMatch"), TG_EFORMAT (a listing that is not
  * ListBucketResult XML), TG_ENOMEM. */
-int tg_s3_list(tg_s3 *s, const char *prefix, const char *start_after, int max_keys, tg_s3_object **out,
-               size_t *n);
+int tg_s3_list(tg_s3_object **out, size_t *n, tg_s3 *s, const char *prefix, const char *start_after, int max_keys);
 
 void tg_s3_objects_free(tg_s3_object *o, size_t n);
 
@@ -61,11 +60,11 @@ void tg_s3_objects_free(tg_s3_object *o, size_t n);
  * retries), at most max bytes (0: unlimited: TG_ELIMIT beyond). *etag (may
  * be NULL) receives the ETag without quotes; the caller frees it.
  * TG_ENOTFOUND for a missing key (404 NoSuchKey). */
-int tg_s3_get(tg_s3 *s, const char *key, FILE *sink, uint64_t max, char **etag);
+int tg_s3_get(char **etag, tg_s3 *s, const char *key, FILE *sink, uint64_t max);
 
 /* Downloads key into memory (at most max bytes, 0: 64 MiB); *data is
  * NUL-terminated, *len bytes, freed by the caller. */
-int tg_s3_get_mem(tg_s3 *s, const char *key, char **data, size_t *len, uint64_t max);
+int tg_s3_get_mem(char **data, size_t *len, tg_s3 *s, const char *key, uint64_t max);
 
 /* Uploads len bytes as key with a Content-Length (never chunked). */
 int tg_s3_put(tg_s3 *s, const char *key, const void *data, size_t len, const char *content_type);
@@ -75,8 +74,7 @@ int tg_s3_put(tg_s3 *s, const char *key, const void *data, size_t len, const cha
  * NextContinuationToken, caller frees; NULL when not truncated). Exposed for
  * tests and fuzzing. Returns 0, TG_EFORMAT (with the byte offset) or
  * TG_ENOMEM. */
-int tg_s3_parse_list(const char *xml, size_t len, tg_s3_object **objs, size_t *n, size_t *cap,
-                     char **next_token);
+int tg_s3_parse_list(tg_s3_object **objs, size_t *n, size_t *cap, char **next_token, const char *xml, size_t len);
 
 /* Builds the canonical query string S3 signs: pairs sorted by key, keys and
  * values RFC 3986 encoded, "key=" for an empty value. pairs: 2*npairs

@@ -240,8 +240,7 @@ void tg_s3_objects_free(tg_s3_object *o, size_t n)
 	free(o);
 }
 
-int tg_s3_parse_list(const char *xml, size_t len, tg_s3_object **objs, size_t *n, size_t *cap,
-                     char **next_token)
+int tg_s3_parse_list(tg_s3_object **objs, size_t *n, size_t *cap, char **next_token, const char *xml, size_t len)
 {
 	*next_token = NULL;
 	size_t n0 = *n;

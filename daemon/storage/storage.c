@@ -50,7 +50,7 @@ const char *tg_storage_describe(const tg_storage *s)
 	return s->describe;
 }
 
-int tg_storage_list_manifests(tg_storage *s, tg_storage_obj **out, size_t *n)
+int tg_storage_list_manifests(tg_storage_obj **out, size_t *n, tg_storage *s)
 {
 	*out = NULL;
 	*n = 0;
@@ -66,7 +66,7 @@ void tg_storage_objs_free(tg_storage_obj *o, size_t n)
 	free(o);
 }
 
-int tg_storage_read(tg_storage *s, const char *key, char **data, size_t *len, uint64_t max)
+int tg_storage_read(char **data, size_t *len, tg_storage *s, const char *key, uint64_t max)
 {
 	*data = NULL;
 	*len = 0;
@@ -75,7 +75,7 @@ int tg_storage_read(tg_storage *s, const char *key, char **data, size_t *len, ui
 	return s->ops->read(s, key, data, len, max);
 }
 
-int tg_storage_fetch(tg_storage *s, const char *key, const char *tmpdir, uint64_t max, int *fd)
+int tg_storage_fetch(int *fd, tg_storage *s, const char *key, const char *tmpdir, uint64_t max)
 {
 	*fd = -1;
 	if (!tg_storage_key_ok(key))

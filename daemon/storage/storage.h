@@ -54,14 +54,14 @@ const char *tg_storage_describe(const tg_storage *s);
 
 /* Every manifest.json at the depth of the contract (5 folders below the
  * root), in key order. *out (free with tg_storage_objs_free). */
-int tg_storage_list_manifests(tg_storage *s, tg_storage_obj **out, size_t *n);
+int tg_storage_list_manifests(tg_storage_obj **out, size_t *n, tg_storage *s);
 
 void tg_storage_objs_free(tg_storage_obj *o, size_t n);
 
 /* Reads a small object (a manifest) into memory: at most max bytes
  * (TG_ELIMIT beyond). *data is NUL-terminated; the caller frees it.
  * TG_ENOTFOUND when it does not exist. */
-int tg_storage_read(tg_storage *s, const char *key, char **data, size_t *len, uint64_t max);
+int tg_storage_read(char **data, size_t *len, tg_storage *s, const char *key, uint64_t max);
 
 /* An open file with the object's bytes, for the trace reader: *fd is
  * read-only, at offset 0, a regular file; the caller closes it. Local
@@ -70,7 +70,7 @@ int tg_storage_read(tg_storage *s, const char *key, char **data, size_t *len, ui
  * into tmpdir and unlinked at once. At most max bytes (0: no limit; a
  * local file is read as it is: the trace reader enforces the decompressed
  * limit). TG_ENOTFOUND when it does not exist. */
-int tg_storage_fetch(tg_storage *s, const char *key, const char *tmpdir, uint64_t max, int *fd);
+int tg_storage_fetch(int *fd, tg_storage *s, const char *key, const char *tmpdir, uint64_t max);
 
 /* Blocks until something may have changed under the root, or timeout_ms
  * passed. Returns 1 (maybe changed), 0 (timeout) or a TG_E* code. */

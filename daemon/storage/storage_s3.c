@@ -62,7 +62,7 @@ static int s3_list_manifests(tg_storage *base, tg_storage_obj **out, size_t *n)
 	s3_storage *s = (s3_storage *)base;
 	tg_s3_object *objs;
 	size_t cnt;
-	int rc = tg_s3_list(s->s3, s->prefix, NULL, 0, &objs, &cnt);
+	int rc = tg_s3_list(&objs, &cnt, s->s3, s->prefix, NULL, 0);
 	if (rc)
 		return rc;
 	size_t pl = strlen(s->prefix), k = 0, cap = 0;
@@ -101,7 +101,7 @@ static int s3_read(tg_storage *base, const char *key, char **data, size_t *len, 
 	char *k = full_key(s, key);
 	if (!k)
 		return TG_ENOMEM;
-	int rc = tg_s3_get_mem(s->s3, k, data, len, max);
+	int rc = tg_s3_get_mem(data, len, s->s3, k, max);
 	free(k);
 	return rc;
 }
@@ -137,7 +137,7 @@ static int s3_fetch(tg_storage *base, const char *key, const char *tmpdir, uint6
 		free(k);
 		return rc;
 	}
-	int rc = tg_s3_get(s->s3, k, f, max, NULL);
+	int rc = tg_s3_get(NULL, s->s3, k, f, max);
 	free(k);
 	/* the download, kept open and unlinked: nothing is left behind */
 	int keep = rc ? -1 : fcntl(fileno(f), F_DUPFD_CLOEXEC, 0);

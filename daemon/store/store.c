@@ -192,7 +192,7 @@ static int need_text(const char *what, const char *v)
 	return 0;
 }
 
-int tg_store_job_add(tg_store *s, const tg_job *j, int64_t *id, int *created)
+int tg_store_job_add(int64_t *id, int *created, tg_store *s, const tg_job *j)
 {
 	*id = 0;
 	*created = 0;
@@ -213,13 +213,13 @@ int tg_store_job_add(tg_store *s, const tg_job *j, int64_t *id, int *created)
 	return s->ops->job_add(s, j, store_now(s), id, created);
 }
 
-int tg_store_job_get(tg_store *s, int64_t id, tg_job *out)
+int tg_store_job_get(tg_job *out, tg_store *s, int64_t id)
 {
 	memset(out, 0, sizeof(*out));
 	return s->ops->job_get(s, id, NULL, out);
 }
 
-int tg_store_job_get_by_key(tg_store *s, const char *key, tg_job *out)
+int tg_store_job_get_by_key(tg_job *out, tg_store *s, const char *key)
 {
 	memset(out, 0, sizeof(*out));
 	if (!key)
@@ -236,7 +236,7 @@ static int lease_args(const char *owner, int lease_s)
 	return 0;
 }
 
-int tg_store_job_claim(tg_store *s, const char *owner, int lease_s, tg_job *out)
+int tg_store_job_claim(tg_job *out, tg_store *s, const char *owner, int lease_s)
 {
 	memset(out, 0, sizeof(*out));
 	int rc = lease_args(owner, lease_s);
@@ -246,7 +246,7 @@ int tg_store_job_claim(tg_store *s, const char *owner, int lease_s, tg_job *out)
 	return s->ops->job_claim(s, owner, now, now + lease_s, 0, out);
 }
 
-int tg_store_job_claim_id(tg_store *s, int64_t id, const char *owner, int lease_s, tg_job *out)
+int tg_store_job_claim_id(tg_job *out, tg_store *s, int64_t id, const char *owner, int lease_s)
 {
 	memset(out, 0, sizeof(*out));
 	int rc = lease_args(owner, lease_s);
@@ -267,7 +267,7 @@ int tg_store_job_renew(tg_store *s, int64_t id, const char *owner, int lease_s)
 	return s->ops->job_renew(s, id, owner, now, now + lease_s);
 }
 
-int tg_store_leases(tg_store *s, tg_lease **out, size_t *n)
+int tg_store_leases(tg_lease **out, size_t *n, tg_store *s)
 {
 	*out = NULL;
 	*n = 0;
@@ -326,7 +326,7 @@ int tg_store_job_set_result(tg_store *s, int64_t id, const tg_job *j)
 	return s->ops->job_set_result(s, id, j, store_now(s));
 }
 
-int tg_store_jobs_list(tg_store *s, unsigned states, tg_job **out, size_t *n)
+int tg_store_jobs_list(tg_job **out, size_t *n, tg_store *s, unsigned states)
 {
 	*out = NULL;
 	*n = 0;
@@ -365,7 +365,7 @@ int tg_store_trusted_only(const tg_store *s)
 	return s->trusted_only;
 }
 
-int tg_store_find_run(tg_store *s, const char *repo, const char *commit, const char *workload, tg_job *out)
+int tg_store_find_run(tg_job *out, tg_store *s, const char *repo, const char *commit, const char *workload)
 {
 	memset(out, 0, sizeof(*out));
 	if (!repo || !commit || !workload)
@@ -373,8 +373,8 @@ int tg_store_find_run(tg_store *s, const char *repo, const char *commit, const c
 	return s->ops->find_run(s, repo, commit, workload, out);
 }
 
-int tg_store_find_runs(tg_store *s, const char *repo, const char *commit, const char *workload, size_t limit,
-                       tg_job **out, size_t *n)
+int tg_store_find_runs(tg_job **out, size_t *n, tg_store *s, const char *repo, const char *commit, const char *workload,
+                       size_t limit)
 {
 	*out = NULL;
 	*n = 0;
@@ -393,8 +393,8 @@ void tg_history_free(tg_history_point *p, size_t n)
 }
 
 /* tg_store_history (prs 0) and tg_store_history_prs (prs 1). */
-static int history(tg_store *s, int prs, const char *repo, const char *branch, const char *workload,
-                   const char *metric, size_t limit, tg_history_point **out, size_t *n)
+static int history(tg_history_point **out, size_t *n, tg_store *s, int prs, const char *repo, const char *branch,
+                   const char *workload, const char *metric, size_t limit)
 {
 	*out = NULL;
 	*n = 0;
@@ -417,19 +417,19 @@ static int history(tg_store *s, int prs, const char *repo, const char *branch, c
 	return rc;
 }
 
-int tg_store_history(tg_store *s, const char *repo, const char *branch, const char *workload, const char *metric,
-                     size_t limit, tg_history_point **out, size_t *n)
+int tg_store_history(tg_history_point **out, size_t *n, tg_store *s, const char *repo, const char *branch,
+                     const char *workload, const char *metric, size_t limit)
 {
-	return history(s, 0, repo, branch, workload, metric, limit, out, n);
+	return history(out, n, s, 0, repo, branch, workload, metric, limit);
 }
 
-int tg_store_history_prs(tg_store *s, const char *repo, const char *branch, const char *workload, const char *metric,
-                         size_t limit, tg_history_point **out, size_t *n)
+int tg_store_history_prs(tg_history_point **out, size_t *n, tg_store *s, const char *repo, const char *branch,
+                         const char *workload, const char *metric, size_t limit)
 {
-	return history(s, 1, repo, branch, workload, metric, limit, out, n);
+	return history(out, n, s, 1, repo, branch, workload, metric, limit);
 }
 
-int tg_store_prune(tg_store *s, int64_t before, size_t *deleted)
+int tg_store_prune(size_t *deleted, tg_store *s, int64_t before)
 {
 	if (deleted)
 		*deleted = 0;

@@ -82,13 +82,13 @@ void tg_job_clear(tg_job *j);
  * exists. *id: the run's id either way; *created: 1 when added. Fields of j
  * used: key, prefix, repo, commit, branch, target_branch, pr, workload,
  * run_id, manifest, run_time, trusted. */
-int tg_store_job_add(tg_store *s, const tg_job *j, int64_t *id, int *created);
+int tg_store_job_add(int64_t *id, int *created, tg_store *s, const tg_job *j);
 
 /* The run with id; TG_ENOTFOUND when none. *out is cleared first. */
-int tg_store_job_get(tg_store *s, int64_t id, tg_job *out);
+int tg_store_job_get(tg_job *out, tg_store *s, int64_t id);
 
 /* The run with content key; TG_ENOTFOUND when none. */
-int tg_store_job_get_by_key(tg_store *s, const char *key, tg_job *out);
+int tg_store_job_get_by_key(tg_job *out, tg_store *s, const char *key);
 
 /* Claims the unfinished job (seen, analysing or posting) that ran first
  * (run_time, so that a baseline run is judged before the pull-request
@@ -97,12 +97,12 @@ int tg_store_job_get_by_key(tg_store *s, const char *key, tg_job *out);
  * an attempt. *out is the job; TG_ENOTFOUND when there is none. Safe
  * between several daemons on PostgreSQL (SELECT ... FOR UPDATE SKIP
  * LOCKED) and between processes on SQLite (BEGIN IMMEDIATE). */
-int tg_store_job_claim(tg_store *s, const char *owner, int lease_s, tg_job *out);
+int tg_store_job_claim(tg_job *out, tg_store *s, const char *owner, int lease_s);
 
 /* Claims job id as tg_store_job_claim would (it must be unfinished and
  * its lease free or expired): for a job that another one waits for.
  * TG_ENOTFOUND when it cannot be claimed. */
-int tg_store_job_claim_id(tg_store *s, int64_t id, const char *owner, int lease_s, tg_job *out);
+int tg_store_job_claim_id(tg_job *out, tg_store *s, int64_t id, const char *owner, int lease_s);
 
 /* Extends the lease of job id held by owner; TG_ENOTFOUND when owner no
  * longer holds it. */
@@ -128,7 +128,7 @@ int tg_store_job_set_result(tg_store *s, int64_t id, const tg_job *j);
 
 /* Jobs in any of the given states, oldest first; *out is an array of *n
  * (tg_store_jobs_free). states: a bit mask of 1 << tg_job_state. */
-int tg_store_jobs_list(tg_store *s, unsigned states, tg_job **out, size_t *n);
+int tg_store_jobs_list(tg_job **out, size_t *n, tg_store *s, unsigned states);
 
 void tg_store_jobs_free(tg_job *j, size_t n);
 
@@ -151,7 +151,7 @@ int tg_store_trusted_only(const tg_store *s);
 /* The latest done run (by run_time) of repo at commit for workload whose
  * verdict is not "error" (and trusted, see tg_store_set_trusted_only): the
  * baseline candidate. TG_ENOTFOUND when none. */
-int tg_store_find_run(tg_store *s, const char *repo, const char *commit, const char *workload, tg_job *out);
+int tg_store_find_run(tg_job *out, tg_store *s, const char *repo, const char *commit, const char *workload);
 
 /* A lease held on an unfinished job. */
 typedef struct tg_lease {
@@ -162,7 +162,7 @@ typedef struct tg_lease {
 
 /* The unexpired leases on unfinished jobs, by job id. *out is an array of
  * *n the caller frees (free). */
-int tg_store_leases(tg_store *s, tg_lease **out, size_t *n);
+int tg_store_leases(tg_lease **out, size_t *n, tg_store *s);
 
 /* Ends owner's lease on job id now (it becomes claimable at once), keeping
  * its attempts: for a lease whose holder is known to be dead. TG_ENOTFOUND
@@ -173,8 +173,8 @@ int tg_store_lease_expire(tg_store *s, int64_t id, const char *owner);
  * "error" (and trusted, see tg_store_set_trusted_only), the latest first, at most limit (> 0) of them: the runs a side
  * pools (several runs of one commit). *out is an array of *n
  * (tg_store_jobs_free); none is not an error. */
-int tg_store_find_runs(tg_store *s, const char *repo, const char *commit, const char *workload, size_t limit,
-                       tg_job **out, size_t *n);
+int tg_store_find_runs(tg_job **out, size_t *n, tg_store *s, const char *repo, const char *commit, const char *workload,
+                       size_t limit);
 
 /* One point of a history series. */
 typedef struct tg_history_point {
@@ -192,8 +192,8 @@ typedef struct tg_history_point {
  * first; workload and metric (each NULL: all; metric may end in '*' for a
  * prefix) filter; limit: at most that many latest runs per series (0: all).
  * *out is an array of *n (tg_history_free). */
-int tg_store_history(tg_store *s, const char *repo, const char *branch, const char *workload, const char *metric,
-                     size_t limit, tg_history_point **out, size_t *n);
+int tg_store_history(tg_history_point **out, size_t *n, tg_store *s, const char *repo, const char *branch,
+                     const char *workload, const char *metric, size_t limit);
 
 /* The runs of pull requests into branch, for marks on its history: every
  * metric point of done runs of repo whose target branch is branch, that
@@ -203,14 +203,14 @@ int tg_store_history(tg_store *s, const char *repo, const char *branch, const ch
  * unsigned pull-request upload is not shown). Filters, limit (the latest
  * runs of each series), order and *out as tg_store_history's; each point's
  * pr is its pull request. */
-int tg_store_history_prs(tg_store *s, const char *repo, const char *branch, const char *workload, const char *metric,
-                         size_t limit, tg_history_point **out, size_t *n);
+int tg_store_history_prs(tg_history_point **out, size_t *n, tg_store *s, const char *repo, const char *branch,
+                         const char *workload, const char *metric, size_t limit);
 
 void tg_history_free(tg_history_point *p, size_t n);
 
 /* Retention: deletes the done and failed runs whose run_time is before
  * `before` (Unix seconds), with their metrics; unfinished jobs are kept.
  * *deleted (may be NULL): runs deleted. */
-int tg_store_prune(tg_store *s, int64_t before, size_t *deleted);
+int tg_store_prune(size_t *deleted, tg_store *s, int64_t before);
 
 #endif

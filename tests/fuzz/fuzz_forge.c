@@ -259,7 +259,7 @@ static void mr(const uint8_t *data, size_t size)
 	tg_forge_label *l = NULL;
 	size_t n = 0;
 	json_t *want = json_object_get(j, "labels");
-	int rc = tg_forge_gitlab_mr_labels(F, "group/sub/project", 12, j, &l, &n);
+	int rc = tg_forge_gitlab_mr_labels(&l, &n, F, "group/sub/project", 12, j);
 	if (rc) {
 		CHECK(rc == TG_EFORMAT);
 		check_error(rc, data, size);

@@ -37,7 +37,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	tg_s3_object *o = NULL;
 	size_t n = 0, cap = 0;
 	char *tok = NULL;
-	int rc = tg_s3_parse_list((const char *)data, size, &o, &n, &cap, &tok);
+	int rc = tg_s3_parse_list(&o, &n, &cap, &tok, (const char *)data, size);
 	CHECK(rc == 0 || rc == TG_EFORMAT || rc == TG_ENOMEM);
 	if (rc) {
 		CHECK(n == 0 && tok == NULL);
@@ -60,7 +60,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	free(tok);
 	tok = NULL;
 	size_t first = n;
-	rc = tg_s3_parse_list((const char *)data, size, &o, &n, &cap, &tok);
+	rc = tg_s3_parse_list(&o, &n, &cap, &tok, (const char *)data, size);
 	CHECK(rc == 0 || rc == TG_ENOMEM);
 	if (!rc) {
 		CHECK(n == 2 * first);
