@@ -1,0 +1,251 @@
+/*
+ * tree_diff.c - the morphological alignment of two event trees (see
+ * tree_diff.h and docs/tree-diff.md): the public entry. It builds both
+ * views, then the merged tree top-down, and hands out the result.
+ *
+ * A port of TraceLens's TraceDiff.merge_trees / generate_diff_stats
+ * (TraceLens/TraceDiff/trace_diff.py, util.py), written here because no
+ * library does it: every step that TraceLens runs in O(m*n) or worse is
+ * bounded (common suffix and prefix stripped before Wagner-Fischer, a
+ * linear windowed alignment beyond a table size, caps on the quadratic
+ * disambiguation and reconciliation), so that two 240k-event traces diff in
+ * milliseconds.
+ *
+ * Layout. Each side is first flattened into a "view" (tree_diff_view.c):
+ * the kept events renumbered in depth-first order (children by start
+ * time), so that a node's subtree is the index range [v, end[v]). The
+ * merged tree is built here top-down with an explicit stack; node ids are
+ * given when a node is popped, which is the preorder TraceLens numbers its
+ * merged_id in. Each popped pair is expanded into its children pairs by
+ * the merge phases (tree_diff_merge.c, aligning with tree_diff_align.c);
+ * the LCAs are found once the tree is complete (tree_diff_lca.c). Every
+ * per-node step reuses the scratch vectors of struct ctx
+ * (tree_diff_impl.h). The printer is tree_diff_print.c.
+ */
+#include "tree_diff_impl.h"
+
+#define DEFAULT_MAX_DP_CELLS (4u << 20)
+#define DEFAULT_MAX_PAIRS 65536u
+
+static int new_node(tg_tree_diff *d, uint32_t **nodev, size_t *cap_nodev, uint32_t v1, uint32_t v2,
+                    uint32_t parent, uint32_t *id)
+{
+	size_t need = d->nnodes + 1;
+	if ((need > d->cap_nodes && tg_grow((void **)&d->nodes, &d->cap_nodes, need, sizeof(tg_diff_node))) ||
+	    (need > d->cap_last && tg_grow((void **)&d->last_child, &d->cap_last, need, sizeof(uint32_t))) ||
+	    (2 * need > *cap_nodev && tg_grow((void **)nodev, cap_nodev, 2 * need, sizeof(uint32_t))))
+		return TG_ENOMEM;
+	uint32_t n = (uint32_t)d->nnodes++;
+	const struct view *s1 = &d->side[0], *s2 = &d->side[1];
+	tg_diff_node *x = &d->nodes[n];
+	memset(x, 0, sizeof(*x));
+	x->base_ev = v1 == TG_NONE ? TG_NONE : s1->event[v1];
+	x->new_ev = v2 == TG_NONE ? TG_NONE : s2->event[v2];
+	x->parent = parent;
+	x->first_child = x->next_sibling = TG_NONE;
+	x->side = v1 != TG_NONE && v2 != TG_NONE ? TG_DIFF_BOTH : v1 != TG_NONE ? TG_DIFF_BASE_ONLY : TG_DIFF_NEW_ONLY;
+	(*nodev)[2 * (size_t)n] = v1;
+	(*nodev)[2 * (size_t)n + 1] = v2;
+	d->last_child[n] = TG_NONE;
+	if (parent != TG_NONE) {
+		if (d->last_child[parent] == TG_NONE)
+			d->nodes[parent].first_child = n;
+		else
+			d->nodes[d->last_child[parent]].next_sibling = n;
+		d->last_child[parent] = n;
+	}
+	*id = n;
+	return 0;
+}
+
+tg_tree_diff_opts tg_tree_diff_opts_tracelens(void)
+{
+	tg_tree_diff_opts o;
+	memset(&o, 0, sizeof(o));
+	o.positional_roots = 1;
+	o.launch_by_name = 1;
+	o.tracelens_links = 1;
+	o.positional_reorders = 1;
+	return o;
+}
+
+static void free_ctx(struct ctx *c)
+{
+	free(c->nb.s);
+	free(c->nt.s);
+	free(c->ka.v);
+	free(c->kb.v);
+	free(c->bits);
+	free(c->row0.v);
+	free(c->row1.v);
+	free(c->ents);
+	u32vec *vs[] = {&c->st1, &c->st2, &c->lpool, &c->front, &c->next, &c->g1, &c->g2,
+	                &c->c1,  &c->c2,  &c->t1,    &c->t2,    &c->r1,   &c->r2, &c->f1, &c->f2,  &c->fi1,
+	                &c->fi2, &c->u1,  &c->u2,    &c->col1,  &c->col2, &c->s1, &c->s2, &c->p2a, &c->p2b,
+	                &c->imm, &c->pairs1, &c->pairs2};
+	for (size_t k = 0; k < sizeof(vs) / sizeof(vs[0]); k++)
+		free(vs[k]->v);
+	opvec *os[] = {&c->dnew, &c->dout, &c->ops, &c->fops, &c->nops, &c->p1ops, &c->p2ops, &c->cops};
+	for (size_t k = 0; k < sizeof(os) / sizeof(os[0]); k++)
+		free(os[k]->v);
+	free(c->as1);
+	free(c->as2);
+	free(c->hand1);
+	free(c->hand2);
+	free(c->pairs);
+	free(c->L1);
+	free(c->L2);
+	free(c->immoff);
+	free(c->sub1);
+	free(c->sub2);
+	free(c->skip1);
+	free(c->skip2);
+	free(c->tsk);
+	free(c->stack);
+	free(c->iv);
+	free(c->used[0]);
+	free(c->used[1]);
+}
+
+int tg_tree_diff_build(tg_tree_diff **out, const tg_tree *base, const tg_tree *next,
+                       const tg_tree_diff_opts *opts)
+{
+	*out = NULL;
+	tg_tree_diff *d = tg_calloc(1, sizeof(*d));
+	if (!d)
+		return TG_ENOMEM;
+	if (opts)
+		d->opts = *opts;
+	if (!d->opts.max_dp_cells)
+		d->opts.max_dp_cells = DEFAULT_MAX_DP_CELLS;
+	if (!d->opts.max_pairs)
+		d->opts.max_pairs = DEFAULT_MAX_PAIRS;
+	struct ctx c;
+	memset(&c, 0, sizeof(c));
+	c.d = d;
+	uint32_t *nodev = NULL;
+	size_t cap_nodev = 0;
+	int rc = TG_ENOMEM;
+	d->norms = tg_atoms_new();
+	if (!d->norms)
+		goto fail;
+	if ((rc = tg_tree_diff_view_build(&c, &d->side[0], base, &d->opts)) ||
+	    (rc = tg_tree_diff_view_build(&c, &d->side[1], next, &d->opts)))
+		goto fail;
+	rc = TG_ENOMEM;
+	for (int s = 0; s < 2; s++) {
+		size_t ne = d->side[s].ne;
+		d->match[s] = tg_malloc((ne + 1) * sizeof(uint32_t));
+		d->lca_of[s] = tg_malloc((ne + 1) * sizeof(uint32_t));
+		c.used[s] = tg_calloc((size_t)d->side[s].n + 1, 1);
+		if (!d->match[s] || !d->lca_of[s] || !c.used[s])
+			goto fail;
+		memset(d->match[s], 0xff, (ne + 1) * sizeof(uint32_t));
+		memset(d->lca_of[s], 0xff, (ne + 1) * sizeof(uint32_t));
+	}
+	/* the virtual root, then depth first */
+	uint32_t root;
+	if (new_node(d, &nodev, &cap_nodev, TG_NONE, TG_NONE, TG_NONE, &root))
+		goto fail;
+	d->nodes[root].side = TG_DIFF_BOTH;
+	uint32_t rv1 = TG_NONE, rv2 = TG_NONE;
+	if (tg_tree_diff_expand(&c, &rv1, &rv2, 1, d->opts.positional_roots))
+		goto fail;
+	for (size_t k = c.pairs1.n; k-- > 0;) {
+		if (c.nstack == c.cap_stack && tg_grow((void **)&c.stack, &c.cap_stack, c.nstack + 1, sizeof(struct work)))
+			goto fail;
+		c.stack[c.nstack++] = (struct work){c.pairs1.v[k], c.pairs2.v[k], root};
+	}
+	while (c.nstack) {
+		struct work w = c.stack[--c.nstack];
+		if ((w.v1 != TG_NONE && c.used[0][w.v1]) || (w.v2 != TG_NONE && c.used[1][w.v2]))
+			continue; /* never twice in the merged tree */
+		uint32_t id;
+		if (new_node(d, &nodev, &cap_nodev, w.v1, w.v2, w.parent, &id))
+			goto fail;
+		if (w.v1 != TG_NONE)
+			c.used[0][w.v1] = 1;
+		if (w.v2 != TG_NONE)
+			c.used[1][w.v2] = 1;
+		uint32_t v1 = w.v1, v2 = w.v2;
+		if (tg_tree_diff_expand(&c, &v1, &v2, 0, 0))
+			goto fail;
+		if (v1 != w.v1 || v2 != w.v2) {
+			/* phase 1 opened a wrapper: the node is the deeper one */
+			tg_diff_node *x = &d->nodes[id];
+			nodev[2 * (size_t)id] = v1;
+			nodev[2 * (size_t)id + 1] = v2;
+			x->base_ev = v1 == TG_NONE ? TG_NONE : d->side[0].event[v1];
+			x->new_ev = v2 == TG_NONE ? TG_NONE : d->side[1].event[v2];
+			if (v1 != TG_NONE)
+				c.used[0][v1] = 1;
+			if (v2 != TG_NONE)
+				c.used[1][v2] = 1;
+		}
+		for (size_t k = c.pairs1.n; k-- > 0;) {
+			if (c.nstack == c.cap_stack && tg_grow((void **)&c.stack, &c.cap_stack, c.nstack + 1, sizeof(struct work)))
+				goto fail;
+			c.stack[c.nstack++] = (struct work){c.pairs1.v[k], c.pairs2.v[k], id};
+		}
+	}
+	d->stats.nodes = d->nnodes;
+	if (tg_tree_diff_find_lcas(&c, nodev))
+		goto fail;
+	free(nodev);
+	free(d->last_child);
+	d->last_child = NULL;
+	free_ctx(&c);
+	*out = d;
+	return 0;
+fail:
+	free(nodev);
+	free_ctx(&c);
+	tg_tree_diff_free(d);
+	return rc ? rc : TG_ENOMEM;
+}
+
+void tg_tree_diff_free(tg_tree_diff *d)
+{
+	if (!d)
+		return;
+	tg_tree_diff_view_free(&d->side[0]);
+	tg_tree_diff_view_free(&d->side[1]);
+	tg_atoms_free(d->norms);
+	free(d->nodes);
+	free(d->last_child);
+	free(d->lcas);
+	free(d->lca_events);
+	for (int s = 0; s < 2; s++) {
+		free(d->match[s]);
+		free(d->lca_of[s]);
+	}
+	free(d);
+}
+
+const tg_diff_node *tg_tree_diff_nodes(const tg_tree_diff *d, size_t *n)
+{
+	*n = d->nnodes;
+	return d->nodes;
+}
+
+const tg_diff_lca *tg_tree_diff_lcas(const tg_tree_diff *d, size_t *n)
+{
+	*n = d->nlcas;
+	return d->lcas;
+}
+
+uint32_t tg_tree_diff_match(const tg_tree_diff *d, int side, uint32_t ev)
+{
+	if ((side != 0 && side != 1) || ev >= d->side[side].ne)
+		return TG_NONE;
+	return d->match[side][ev];
+}
+
+uint32_t tg_tree_diff_lca_of(const tg_tree_diff *d, int side, uint32_t ev)
+{
+	if ((side != 0 && side != 1) || ev >= d->side[side].ne)
+		return TG_NONE;
+	return d->lca_of[side][ev];
+}
+
+const tg_tree_diff_stats *tg_tree_diff_stats_get(const tg_tree_diff *d) { return &d->stats; }
