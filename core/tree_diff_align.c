@@ -277,158 +277,170 @@ static int cmp_op(const void *a, const void *b)
 	return (x->j > y->j) - (x->j < y->j);
 }
 
-/* TraceLens's _disambiguate_same_name_candidates: for every name that
- * occurs more than once on a side and takes part in a match, re-pair all
- * nodes of that name by subtree similarity (greedy on BFS-level scores,
- * ties: pairs the alignment made, then position). Rewrites ops in place
- * when the pairing changes. Groups with more than max_pairs candidate pairs
- * keep the alignment's pairs. */
-static int disambiguate(struct ctx *c, const uint32_t *a, size_t m, const uint32_t *b, size_t n,
-                        opvec *ops)
+/* One name's candidates in c->ents: E1[0..n1) of the base, E2[0..n2) of the
+ * new side, all named key. */
+struct group {
+	const struct ent *E1, *E2;
+	size_t n1, n2;
+	uint32_t key;
+};
+
+/* Every node of the alignment ops as an entry (name, index, side, matched)
+ * in c->ents[0..*ne), unsorted, and each node's partner in the alignment
+ * in c->st1 / c->st2 (TG_NONE). *any_match: some step is a match. 0 or
+ * TG_ENOMEM. */
+static int index_alignment(struct ctx *c, const uint32_t *a, size_t m, const uint32_t *b, size_t n, const opvec *ops,
+                           size_t *ne, int *any_match)
 {
-	tg_tree_diff *d = c->d;
-	const struct view *s1 = &d->side[0], *s2 = &d->side[1];
-	size_t ne = 0;
+	const struct view *s1 = &c->d->side[0], *s2 = &c->d->side[1];
 	size_t need = 2 * ops->n + 1;
 	if (need > c->cap_ents && tg_grow((void **)&c->ents, &c->cap_ents, need, sizeof(struct ent)))
 		return TG_ENOMEM;
 	if (u32_reserve(&c->st1, m + 1) || u32_reserve(&c->st2, n + 1))
 		return TG_ENOMEM;
-	uint32_t *st1 = c->st1.v, *st2 = c->st2.v; /* partner in the alignment */
+	uint32_t *st1 = c->st1.v, *st2 = c->st2.v;
 	for (size_t i = 0; i < m; i++)
 		st1[i] = TG_NONE;
 	for (size_t j = 0; j < n; j++)
 		st2[j] = TG_NONE;
-	int any_match = 0;
+	*ne = 0;
+	*any_match = 0;
 	for (size_t k = 0; k < ops->n; k++) {
 		op o = ops->v[k];
 		if (o.i != TG_NONE)
-			c->ents[ne++] = (struct ent){s1->key[a[o.i]], o.i, 0, IS_MATCH(o)};
+			c->ents[(*ne)++] = (struct ent){s1->key[a[o.i]], o.i, 0, IS_MATCH(o)};
 		if (o.j != TG_NONE)
-			c->ents[ne++] = (struct ent){s2->key[b[o.j]], o.j, 1, IS_MATCH(o)};
+			c->ents[(*ne)++] = (struct ent){s2->key[b[o.j]], o.j, 1, IS_MATCH(o)};
 		if (IS_MATCH(o)) {
 			st1[o.i] = o.j;
 			st2[o.j] = o.i;
-			any_match = 1;
+			*any_match = 1;
 		}
 	}
-	if (!any_match || ne < 3)
-		return 0;
-	qsort(c->ents, ne, sizeof(struct ent), cmp_ent);
-	/* groups: [g0, g1) of one key; side 0 entries first */
-	int changed = 0, any_amb = 0;
-	if (grow_bytes(&c->hand1, &c->cap_hand1, m + 1) || grow_bytes(&c->hand2, &c->cap_hand2, n + 1) ||
-	    grow_bytes(&c->as1, &c->cap_as1, m + 1) || grow_bytes(&c->as2, &c->cap_as2, n + 1))
-		return TG_ENOMEM;
-	memset(c->hand1, 0, m);
-	memset(c->hand2, 0, n);
-	memset(c->as1, 0, m);
-	memset(c->as2, 0, n);
-	c->dnew.n = 0;
-	for (size_t g0 = 0, g1; g0 < ne; g0 = g1) {
-		size_t n1 = 0, n2 = 0;
-		int matched = 0;
-		for (g1 = g0; g1 < ne && c->ents[g1].key == c->ents[g0].key; g1++) {
-			if (c->ents[g1].side == 0)
-				n1++;
-			else
-				n2++;
-			matched |= c->ents[g1].matched;
-		}
-		if (!n1 || !n2 || !matched || (n1 < 2 && n2 < 2))
+	return 0;
+}
+
+/* *perfect: every pair the alignment made inside group g has the same BFS
+ * signature on both sides. 0 or TG_ENOMEM. */
+static int alignment_perfect(struct ctx *c, const uint32_t *a, const uint32_t *b, const struct group *g,
+                             int *perfect)
+{
+	const struct view *s1 = &c->d->side[0], *s2 = &c->d->side[1];
+	*perfect = 1;
+	for (size_t x = 0; x < g->n1 && *perfect; x++) {
+		uint32_t i = g->E1[x].idx, j = c->st1.v[i];
+		if (j == TG_NONE || s2->key[b[j]] != g->key)
 			continue;
-		any_amb = 1;
-		uint32_t key = c->ents[g0].key;
-		const struct ent *E1 = c->ents + g0, *E2 = c->ents + g0 + n1;
-		for (size_t x = 0; x < n1; x++)
-			c->hand1[E1[x].idx] = 1;
-		for (size_t y = 0; y < n2; y++)
-			c->hand2[E2[y].idx] = 1;
-		size_t nmin = n1 < n2 ? n1 : n2;
-		/* the alignment's pairs inside the group */
-		size_t nwf = 0;
-		for (size_t x = 0; x < n1; x++) {
-			uint32_t j = st1[E1[x].idx];
-			if (j != TG_NONE && s2->key[b[j]] == key)
-				nwf++;
-		}
-		/* levels of every candidate */
+		struct levels A, B;
+		if (bfs_levels(c, s1, a[i], &A) || bfs_levels(c, s2, b[j], &B))
+			return TG_ENOMEM;
+		uint32_t dd, ov;
+		match_depth(c->lpool.v, &A, &B, &dd, &ov);
+		*perfect = dd == (A.n > B.n ? A.n : B.n) && A.n == B.n;
 		c->lpool.n = 0;
-		if ((n1 > c->cap_L1 && tg_grow((void **)&c->L1, &c->cap_L1, n1, sizeof(struct levels))) ||
-		    (n2 > c->cap_L2 && tg_grow((void **)&c->L2, &c->cap_L2, n2, sizeof(struct levels))))
-			return TG_ENOMEM;
-		struct levels *L1 = c->L1, *L2 = c->L2;
-		int keep = 0;
-		if (nwf == nmin) {
-			/* all pairs perfect: the greedy pairing is the alignment's */
-			int perfect = 1;
-			for (size_t x = 0; x < n1 && perfect; x++) {
-				uint32_t i = E1[x].idx, j = st1[i];
-				if (j == TG_NONE || s2->key[b[j]] != key)
-					continue;
-				struct levels A, B;
-				if (bfs_levels(c, s1, a[i], &A) || bfs_levels(c, s2, b[j], &B))
-					return TG_ENOMEM;
-				uint32_t dd, ov;
-				match_depth(c->lpool.v, &A, &B, &dd, &ov);
-				perfect = dd == (A.n > B.n ? A.n : B.n) && A.n == B.n;
-				c->lpool.n = 0;
-			}
-			keep = perfect;
-		}
-		if (!keep && (uint64_t)n1 * n2 > d->opts.max_pairs) {
-			d->stats.skipped_quadratic++;
-			keep = 1;
-		}
-		if (keep) {
-			for (size_t x = 0; x < n1; x++) {
-				uint32_t i = E1[x].idx, j = st1[i];
-				if (j != TG_NONE && s2->key[b[j]] == key) {
-					if (op_push(&c->dnew, i, j))
-						return TG_ENOMEM;
-					c->as1[i] = 1;
-					c->as2[j] = 1;
-				}
-			}
-			continue;
-		}
-		for (size_t x = 0; x < n1; x++)
-			if (bfs_levels(c, s1, a[E1[x].idx], &L1[x]))
+	}
+	return 0;
+}
+
+/* Group g keeps the pairs the alignment made: into c->dnew, assigned. */
+static int keep_alignment_pairs(struct ctx *c, const uint32_t *b, const struct group *g)
+{
+	const struct view *s2 = &c->d->side[1];
+	for (size_t x = 0; x < g->n1; x++) {
+		uint32_t i = g->E1[x].idx, j = c->st1.v[i];
+		if (j != TG_NONE && s2->key[b[j]] == g->key) {
+			if (op_push(&c->dnew, i, j))
 				return TG_ENOMEM;
-		for (size_t y = 0; y < n2; y++)
-			if (bfs_levels(c, s2, b[E2[y].idx], &L2[y]))
-				return TG_ENOMEM;
-		size_t np = n1 * n2;
-		if (np > c->cap_pairs && tg_grow((void **)&c->pairs, &c->cap_pairs, np, sizeof(struct spair)))
-			return TG_ENOMEM;
-		size_t k = 0;
-		for (size_t x = 0; x < n1; x++)
-			for (size_t y = 0; y < n2; y++) {
-				struct spair *p = &c->pairs[k++];
-				match_depth(c->lpool.v, &L1[x], &L2[y], &p->d, &p->ov);
-				p->i = E1[x].idx;
-				p->j = E2[y].idx;
-				p->orig = st1[p->i] == p->j;
-			}
-		qsort(c->pairs, np, sizeof(struct spair), cmp_spair);
-		size_t got = 0;
-		for (k = 0; k < np && got < nmin; k++) {
-			const struct spair *p = &c->pairs[k];
-			if (c->as1[p->i] || c->as2[p->j])
-				continue;
-			c->as1[p->i] = 1;
-			c->as2[p->j] = 1;
-			got++;
-			if (op_push(&c->dnew, p->i, p->j))
-				return TG_ENOMEM;
-			if (!p->orig)
-				changed = 1;
+			c->as1[i] = 1;
+			c->as2[j] = 1;
 		}
 	}
-	if (!any_amb || !changed)
-		return 0;
-	/* rebuild: the untouched steps in order, then the new pairs, the
-	 * deletes and the inserts of the handled nodes */
+	return 0;
+}
+
+/* Group g paired greedily by subtree shape: every candidate pair scored on
+ * BFS levels (cmp_spair: deepest equal level, overlap there, the
+ * alignment's own pair, position), best first, each node once, into
+ * c->dnew. *changed is set when a pair is not the alignment's. 0 or
+ * TG_ENOMEM. */
+static int pair_by_shape(struct ctx *c, const uint32_t *a, const uint32_t *b, const struct group *g, int *changed)
+{
+	const struct view *s1 = &c->d->side[0], *s2 = &c->d->side[1];
+	size_t n1 = g->n1, n2 = g->n2, nmin = n1 < n2 ? n1 : n2;
+	if ((n1 > c->cap_L1 && tg_grow((void **)&c->L1, &c->cap_L1, n1, sizeof(struct levels))) ||
+	    (n2 > c->cap_L2 && tg_grow((void **)&c->L2, &c->cap_L2, n2, sizeof(struct levels))))
+		return TG_ENOMEM;
+	struct levels *L1 = c->L1, *L2 = c->L2;
+	for (size_t x = 0; x < n1; x++)
+		if (bfs_levels(c, s1, a[g->E1[x].idx], &L1[x]))
+			return TG_ENOMEM;
+	for (size_t y = 0; y < n2; y++)
+		if (bfs_levels(c, s2, b[g->E2[y].idx], &L2[y]))
+			return TG_ENOMEM;
+	size_t np = n1 * n2;
+	if (np > c->cap_pairs && tg_grow((void **)&c->pairs, &c->cap_pairs, np, sizeof(struct spair)))
+		return TG_ENOMEM;
+	size_t k = 0;
+	for (size_t x = 0; x < n1; x++)
+		for (size_t y = 0; y < n2; y++) {
+			struct spair *p = &c->pairs[k++];
+			match_depth(c->lpool.v, &L1[x], &L2[y], &p->d, &p->ov);
+			p->i = g->E1[x].idx;
+			p->j = g->E2[y].idx;
+			p->orig = c->st1.v[p->i] == p->j;
+		}
+	qsort(c->pairs, np, sizeof(struct spair), cmp_spair);
+	size_t got = 0;
+	for (k = 0; k < np && got < nmin; k++) {
+		const struct spair *p = &c->pairs[k];
+		if (c->as1[p->i] || c->as2[p->j])
+			continue;
+		c->as1[p->i] = 1;
+		c->as2[p->j] = 1;
+		got++;
+		if (op_push(&c->dnew, p->i, p->j))
+			return TG_ENOMEM;
+		if (!p->orig)
+			*changed = 1;
+	}
+	return 0;
+}
+
+/* Re-pairs the nodes of group g (see disambiguate), marking them handled:
+ * the alignment's pairs are kept when they are all perfect or when the
+ * group has more than max_pairs candidate pairs; else paired by shape. */
+static int pair_group(struct ctx *c, const uint32_t *a, const uint32_t *b, const struct group *g, int *changed)
+{
+	tg_tree_diff *d = c->d;
+	const struct view *s2 = &d->side[1];
+	for (size_t x = 0; x < g->n1; x++)
+		c->hand1[g->E1[x].idx] = 1;
+	for (size_t y = 0; y < g->n2; y++)
+		c->hand2[g->E2[y].idx] = 1;
+	size_t nmin = g->n1 < g->n2 ? g->n1 : g->n2;
+	/* the alignment's pairs inside the group */
+	size_t nwf = 0;
+	for (size_t x = 0; x < g->n1; x++) {
+		uint32_t j = c->st1.v[g->E1[x].idx];
+		if (j != TG_NONE && s2->key[b[j]] == g->key)
+			nwf++;
+	}
+	c->lpool.n = 0;
+	int keep = 0;
+	if (nwf == nmin && alignment_perfect(c, a, b, g, &keep))
+		return TG_ENOMEM;
+	if (!keep && (uint64_t)g->n1 * g->n2 > d->opts.max_pairs) {
+		d->stats.skipped_quadratic++;
+		keep = 1;
+	}
+	return keep ? keep_alignment_pairs(c, b, g) : pair_by_shape(c, a, b, g, changed);
+}
+
+/* ops rebuilt after re-pairing: the steps of unhandled nodes in order, then
+ * the new pairs (c->dnew) sorted, the deletes and the inserts of the
+ * handled nodes left unpaired. 0 or TG_ENOMEM. */
+static int rebuild_ops(struct ctx *c, size_t m, size_t n, opvec *ops)
+{
 	opvec *out = &c->dout;
 	out->n = 0;
 	for (size_t k = 0; k < ops->n; k++) {
@@ -469,6 +481,54 @@ static int disambiguate(struct ctx *c, const uint32_t *a, size_t m, const uint32
 			return TG_ENOMEM;
 	}
 	return op_copy(ops, out);
+}
+
+/* TraceLens's _disambiguate_same_name_candidates: for every name that
+ * occurs more than once on a side and takes part in a match, re-pair all
+ * nodes of that name by subtree similarity (greedy on BFS-level scores,
+ * ties: pairs the alignment made, then position). Rewrites ops in place
+ * when the pairing changes. Groups with more than max_pairs candidate pairs
+ * keep the alignment's pairs. */
+static int disambiguate(struct ctx *c, const uint32_t *a, size_t m, const uint32_t *b, size_t n,
+                        opvec *ops)
+{
+	size_t ne;
+	int any_match;
+	if (index_alignment(c, a, m, b, n, ops, &ne, &any_match))
+		return TG_ENOMEM;
+	if (!any_match || ne < 3)
+		return 0;
+	qsort(c->ents, ne, sizeof(struct ent), cmp_ent);
+	int changed = 0, any_amb = 0;
+	if (grow_bytes(&c->hand1, &c->cap_hand1, m + 1) || grow_bytes(&c->hand2, &c->cap_hand2, n + 1) ||
+	    grow_bytes(&c->as1, &c->cap_as1, m + 1) || grow_bytes(&c->as2, &c->cap_as2, n + 1))
+		return TG_ENOMEM;
+	memset(c->hand1, 0, m);
+	memset(c->hand2, 0, n);
+	memset(c->as1, 0, m);
+	memset(c->as2, 0, n);
+	c->dnew.n = 0;
+	/* groups: [g0, g1) of one key; side 0 entries first */
+	for (size_t g0 = 0, g1; g0 < ne; g0 = g1) {
+		size_t n1 = 0, n2 = 0;
+		int matched = 0;
+		for (g1 = g0; g1 < ne && c->ents[g1].key == c->ents[g0].key; g1++) {
+			if (c->ents[g1].side == 0)
+				n1++;
+			else
+				n2++;
+			matched |= c->ents[g1].matched;
+		}
+		if (!n1 || !n2 || !matched || (n1 < 2 && n2 < 2))
+			continue;
+		any_amb = 1;
+		struct group g = {c->ents + g0, c->ents + g0 + n1, n1, n2, c->ents[g0].key};
+		if (pair_group(c, a, b, &g, &changed))
+			return TG_ENOMEM;
+	}
+	if (!any_amb || !changed)
+		return 0;
+	return rebuild_ops(c, m, n, ops);
 }
 
 /* wf then disambiguate (TraceLens's aligned_wf). */
