@@ -224,38 +224,27 @@ static int reconcile_skip(const struct view *s, uint32_t v)
 	return (s->flags[v] & (F_KERNEL | F_DISPATCH)) != 0;
 }
 
-/* Phase 3, TraceLens's reconcile_unmatched: for each unmatched pair (a
- * delete and an insert, neither a kernel nor a launch call), when one's
- * name is among the other's GPU-path children, or both have the same
- * GPU-path children names, the wrapper is replaced by its children; then
- * the matches are kept and the rest re-aligned. Works on c->c1, c->c2 and
- * c->ops. */
-static int phase3(struct ctx *c)
+/* The deletes (their base index) into dl and the inserts (their new
+ * index) into il, from ops, in order. 0 or TG_ENOMEM. */
+static int unmatched_of(const opvec *ops, u32vec *dl, u32vec *il)
 {
-	tg_tree_diff *d = c->d;
-	const struct view *s1 = &d->side[0], *s2 = &d->side[1];
-	u32vec *dl = &c->u1, *il = &c->u2;
 	dl->n = il->n = 0;
-	for (size_t k = 0; k < c->ops.n; k++) {
-		op o = c->ops.v[k];
+	for (size_t k = 0; k < ops->n; k++) {
+		op o = ops->v[k];
 		if (IS_DELETE(o) && u32_push(dl, o.i))
 			return TG_ENOMEM;
 		if (IS_INSERT(o) && u32_push(il, o.j))
 			return TG_ENOMEM;
 	}
-	if (!dl->n || !il->n)
-		return 0;
-	if ((uint64_t)dl->n * il->n > d->opts.max_pairs) {
-		d->stats.skipped_quadratic++;
-		return 0;
-	}
-	size_t m = c->c1.n, n = c->c2.n;
-	if (grow_bytes(&c->sub1, &c->cap_sub1, m + 1) || grow_bytes(&c->sub2, &c->cap_sub2, n + 1))
-		return TG_ENOMEM;
-	memset(c->sub1, 0, m);
-	memset(c->sub2, 0, n);
-	/* GPU-path children of every delete and insert: names in order, then
-	 * sorted for lookups; imm holds [ordered | sorted] per node */
+	return 0;
+}
+
+/* The names of the GPU-path children of every delete (dl, into c->c1) and
+ * insert (il, into c->c2), node q's at c->imm[immoff[q] .. immoff[q+1]):
+ * in order, then the same sorted for lookups. 0 or TG_ENOMEM. */
+static int children_names(struct ctx *c, const u32vec *dl, const u32vec *il)
+{
+	const struct view *s1 = &c->d->side[0], *s2 = &c->d->side[1];
 	size_t nn = dl->n + il->n;
 	if (nn + 1 > c->cap_immoff && tg_grow((void **)&c->immoff, &c->cap_immoff, nn + 1, sizeof(uint32_t)))
 		return TG_ENOMEM;
@@ -276,6 +265,16 @@ static int phase3(struct ctx *c)
 			sort32(c->imm.v + st + cnt, cnt);
 	}
 	c->immoff[nn] = (uint32_t)c->imm.n;
+	return 0;
+}
+
+/* Marks in c->sub1 / c->sub2 the wrappers to open: of each delete and
+ * insert pair (neither a kernel nor a launch call), the one whose children
+ * hold the other's name, or both when their children's names are the
+ * same. Returns 1 when any is marked. */
+static int mark_wrappers(struct ctx *c, const u32vec *dl, const u32vec *il)
+{
+	const struct view *s1 = &c->d->side[0], *s2 = &c->d->side[1];
 	int any = 0;
 	for (size_t x = 0; x < dl->n; x++) {
 		uint32_t di = dl->v[x], vd = c->c1.v[di];
@@ -306,28 +305,40 @@ static int phase3(struct ctx *c)
 			}
 		}
 	}
-	if (!any)
-		return 0;
-	/* expanded lists, by start time */
+	return any;
+}
+
+/* c->r1 / c->r2: the children lists c->c1 / c->c2 with the marked wrappers
+ * replaced by their GPU-path children, by start time. 0 or TG_ENOMEM. */
+static int open_wrappers(struct ctx *c)
+{
+	const struct view *s1 = &c->d->side[0], *s2 = &c->d->side[1];
 	c->r1.n = c->r2.n = 0;
-	for (size_t k = 0; k < m; k++) {
+	for (size_t k = 0; k < c->c1.n; k++) {
 		int rc = c->sub1[k] ? push_gpu_children(s1, c->c1.v[k], &c->r1) : u32_push(&c->r1, c->c1.v[k]);
 		if (rc)
 			return TG_ENOMEM;
 	}
-	for (size_t k = 0; k < n; k++) {
+	for (size_t k = 0; k < c->c2.n; k++) {
 		int rc = c->sub2[k] ? push_gpu_children(s2, c->c2.v[k], &c->r2) : u32_push(&c->r2, c->c2.v[k]);
 		if (rc)
 			return TG_ENOMEM;
 	}
 	if (sort_by_ts(c, s1, &c->r1) || sort_by_ts(c, s2, &c->r2))
 		return TG_ENOMEM;
-	struct view *w1 = &d->side[0], *w2 = &d->side[1];
+	return 0;
+}
+
+/* Into c->nops (indices into c->r1 / c->r2): the matches of c->ops whose
+ * nodes are both still in the opened lists, marked in c->skip1 / skip2. 0
+ * or TG_ENOMEM. */
+static int keep_matches(struct ctx *c)
+{
+	struct view *w1 = &c->d->side[0], *w2 = &c->d->side[1];
 	for (size_t k = 0; k < c->r1.n; k++)
 		w1->pos[c->r1.v[k]] = (uint32_t)k;
 	for (size_t k = 0; k < c->r2.n; k++)
 		w2->pos[c->r2.v[k]] = (uint32_t)k;
-	/* keep the matches, pinned by node */
 	opvec *no = &c->nops;
 	no->n = 0;
 	if (grow_bytes(&c->skip1, &c->cap_skip1, c->r1.n + 1) || grow_bytes(&c->skip2, &c->cap_skip2, c->r2.n + 1))
@@ -350,6 +361,15 @@ static int phase3(struct ctx *c)
 		w1->pos[c->r1.v[k]] = TG_NONE;
 	for (size_t k = 0; k < c->r2.n; k++)
 		w2->pos[c->r2.v[k]] = TG_NONE;
+	return 0;
+}
+
+/* Appends to c->nops the alignment (phase 2) of the nodes of c->r1 / c->r2
+ * that keep_matches left free; all one-sided when one side has none. 0 or
+ * TG_ENOMEM. */
+static int realign_free(struct ctx *c)
+{
+	opvec *no = &c->nops;
 	c->f1.n = c->f2.n = c->fi1.n = c->fi2.n = 0;
 	for (size_t k = 0; k < c->r1.n; k++)
 		if (!c->skip1[k] && (u32_push(&c->f1, (uint32_t)k) || u32_push(&c->fi1, c->r1.v[k])))
@@ -373,7 +393,39 @@ static int phase3(struct ctx *c)
 			if (op_push(no, TG_NONE, c->f2.v[k]))
 				return TG_ENOMEM;
 	}
-	if (op_copy(&c->ops, no) || u32_copy(&c->c1, c->r1.v, c->r1.n) || u32_copy(&c->c2, c->r2.v, c->r2.n))
+	return 0;
+}
+
+/* Phase 3, TraceLens's reconcile_unmatched: for each unmatched pair (a
+ * delete and an insert, neither a kernel nor a launch call), when one's
+ * name is among the other's GPU-path children, or both have the same
+ * GPU-path children names, the wrapper is replaced by its children; then
+ * the matches are kept and the rest re-aligned. Works on c->c1, c->c2 and
+ * c->ops. */
+static int phase3(struct ctx *c)
+{
+	tg_tree_diff *d = c->d;
+	u32vec *dl = &c->u1, *il = &c->u2;
+	if (unmatched_of(&c->ops, dl, il))
+		return TG_ENOMEM;
+	if (!dl->n || !il->n)
+		return 0;
+	if ((uint64_t)dl->n * il->n > d->opts.max_pairs) {
+		d->stats.skipped_quadratic++;
+		return 0;
+	}
+	size_t m = c->c1.n, n = c->c2.n;
+	if (grow_bytes(&c->sub1, &c->cap_sub1, m + 1) || grow_bytes(&c->sub2, &c->cap_sub2, n + 1))
+		return TG_ENOMEM;
+	memset(c->sub1, 0, m);
+	memset(c->sub2, 0, n);
+	if (children_names(c, dl, il))
+		return TG_ENOMEM;
+	if (!mark_wrappers(c, dl, il))
+		return 0;
+	if (open_wrappers(c) || keep_matches(c) || realign_free(c))
+		return TG_ENOMEM;
+	if (op_copy(&c->ops, &c->nops) || u32_copy(&c->c1, c->r1.v, c->r1.n) || u32_copy(&c->c2, c->r2.v, c->r2.n))
 		return TG_ENOMEM;
 	return 0;
 }
@@ -384,14 +436,8 @@ static int phase4(struct ctx *c)
 {
 	const struct view *s1 = &c->d->side[0], *s2 = &c->d->side[1];
 	u32vec *un1 = &c->u1, *un2 = &c->u2;
-	un1->n = un2->n = 0;
-	for (size_t k = 0; k < c->ops.n; k++) {
-		op o = c->ops.v[k];
-		if (IS_DELETE(o) && u32_push(un1, o.i))
-			return TG_ENOMEM;
-		if (IS_INSERT(o) && u32_push(un2, o.j))
-			return TG_ENOMEM;
-	}
+	if (unmatched_of(&c->ops, un1, un2))
+		return TG_ENOMEM;
 	if (!un1->n || !un2->n)
 		return 0;
 	c->col1.n = c->col2.n = 0;
@@ -407,14 +453,8 @@ static int phase4(struct ctx *c)
 	}
 	if (tg_tree_diff_aligned(c, c->col1.v, c->col1.n, c->col2.v, c->col2.n, 0, &c->p1ops))
 		return TG_ENOMEM;
-	c->s1.n = c->s2.n = 0; /* still unmatched: indices into col1 / col2 */
-	for (size_t k = 0; k < c->p1ops.n; k++) {
-		op o = c->p1ops.v[k];
-		if (IS_DELETE(o) && u32_push(&c->s1, o.i))
-			return TG_ENOMEM;
-		if (IS_INSERT(o) && u32_push(&c->s2, o.j))
-			return TG_ENOMEM;
-	}
+	if (unmatched_of(&c->p1ops, &c->s1, &c->s2)) /* still unmatched: indices into col1 / col2 */
+		return TG_ENOMEM;
 	opvec *co = &c->cops;
 	co->n = 0;
 	if (c->s1.n && c->s2.n) {
