@@ -157,6 +157,80 @@ static int annotate_lca(struct printer *p, const tg_diff_lca *L)
 	return sb_put(&p->line, buf, strlen(buf));
 }
 
+/* What print_diff shows of the nk children kids[] of node, into show[]: 1
+ * shown and expanded (on the way to an LCA, or one-sided with device work
+ * under an LCA), 2 shown as context (o.context siblings with GPU work
+ * around a shown one), 3 summarised as an orphan (a device event no op
+ * launched, at the top level: counted into orphans[side] and
+ * orphan_ns[side]), 0 elided. depth: levels below the LCA. */
+static void choose_shown(const struct printer *p, uint32_t node, const uint32_t *kids, size_t nk, int lca_here,
+                         int depth, uint8_t *show, size_t orphans[2], int64_t orphan_ns[2])
+{
+	const tg_tree_diff *d = p->d;
+	for (size_t k = 0; k < nk; k++) {
+		const tg_diff_node *y = &d->nodes[kids[k]];
+		if (node == 0 && lca_here && y->side != TG_DIFF_BOTH) {
+			int s = y->side == TG_DIFF_BASE_ONLY ? 0 : 1;
+			const tg_event *e = &d->side[s].ev[s ? y->new_ev : y->base_ev];
+			if (tg_kind_is_gpu(e->kind)) {
+				orphans[s]++;
+				orphan_ns[s] += e->dur;
+				show[k] = 3;
+				continue;
+			}
+		}
+		if (p->mark[kids[k]] || (depth && y->side != TG_DIFF_BOTH && y->gpu))
+			show[k] = 1;
+	}
+	if (p->o.context > 0)
+		for (size_t k = 0; k < nk; k++) {
+			if (show[k] != 1)
+				continue;
+			for (size_t q = k > (size_t)p->o.context ? k - (size_t)p->o.context : 0;
+			     q <= k + (size_t)p->o.context && q < nk; q++)
+				if (!show[q] && d->nodes[kids[q]].gpu)
+					show[q] = 2;
+		}
+}
+
+/* One line for the run of elided children kids[k..q) ("... N matching" or
+ * "... N more (M with GPU work)"); last: nothing follows it. */
+static int print_elided(struct printer *p, const uint32_t *kids, size_t k, size_t q, int last)
+{
+	const tg_tree_diff *d = p->d;
+	size_t ncomb = 0, ngpu = 0;
+	for (size_t x = k; x < q; x++) {
+		ncomb += d->nodes[kids[x]].side == TG_DIFF_BOTH;
+		ngpu += d->nodes[kids[x]].gpu;
+	}
+	char buf[96];
+	if (ncomb == q - k)
+		snprintf(buf, sizeof(buf), "... %zu matching", q - k);
+	else
+		snprintf(buf, sizeof(buf), "... %zu more (%zu with GPU work)", q - k, ngpu);
+	p->line.n = 0;
+	int rc = sb_put(&p->line, buf, strlen(buf));
+	if (!rc)
+		emit(p, last ? p->elbow : p->tee);
+	return rc;
+}
+
+/* The summary line of the orphaned device events, last under the root. */
+static int print_orphans(struct printer *p, const size_t orphans[2], const int64_t orphan_ns[2])
+{
+	char buf[200];
+	snprintf(buf, sizeof(buf),
+	         "... no launching op (launched before the profiled window, or GPU-only): "
+	         "base %zu device event%s %.3f us, new %zu %.3f us",
+	         orphans[0], orphans[0] == 1 ? "" : "s", (double)orphan_ns[0] / 1000.0, orphans[1],
+	         (double)orphan_ns[1] / 1000.0);
+	p->line.n = 0;
+	int rc = sb_put(&p->line, buf, strlen(buf));
+	if (!rc)
+		emit(p, p->elbow);
+	return rc;
+}
+
 /* only_diffs: a node and what is worth showing under it. in_lca: levels
  * below the LCA this node is (0: not under one). */
 static int print_diff(struct printer *p, uint32_t node, int is_last, int in_lca, int expand_kids, int level)
@@ -185,7 +259,7 @@ static int print_diff(struct printer *p, uint32_t node, int is_last, int in_lca,
 	if (!nk)
 		return 0;
 	uint32_t *kids = tg_malloc(nk * sizeof(uint32_t));
-	uint8_t *show = tg_calloc(nk, 1); /* 1 shown and expanded, 2 shown as context */
+	uint8_t *show = tg_calloc(nk, 1);
 	if (!kids || !show) {
 		free(kids);
 		free(show);
@@ -199,30 +273,8 @@ static int print_diff(struct printer *p, uint32_t node, int is_last, int in_lca,
 	 * summary line per side, not a line each */
 	size_t orphans[2] = {0, 0};
 	int64_t orphan_ns[2] = {0, 0};
-	for (k = 0; k < nk; k++) {
-		const tg_diff_node *y = &d->nodes[kids[k]];
-		if (node == 0 && lca_here && y->side != TG_DIFF_BOTH) {
-			int s = y->side == TG_DIFF_BASE_ONLY ? 0 : 1;
-			const tg_event *e = &d->side[s].ev[s ? y->new_ev : y->base_ev];
-			if (tg_kind_is_gpu(e->kind)) {
-				orphans[s]++;
-				orphan_ns[s] += e->dur;
-				show[k] = 3;
-				continue;
-			}
-		}
-		if (p->mark[kids[k]] || (depth && y->side != TG_DIFF_BOTH && y->gpu))
-			show[k] = 1;
-	}
-	if (p->o.context > 0)
-		for (k = 0; k < nk; k++) {
-			if (show[k] != 1)
-				continue;
-			for (size_t q = k > (size_t)p->o.context ? k - (size_t)p->o.context : 0;
-			     q <= k + (size_t)p->o.context && q < nk; q++)
-				if (!show[q] && d->nodes[kids[q]].gpu)
-					show[q] = 2;
-		}
+	choose_shown(p, node, kids, nk, lca_here, depth, show, orphans, orphan_ns);
+	int any_orphan = orphans[0] || orphans[1];
 	size_t plen = p->prefix.n;
 	const char *ext = node == 0 ? "" : is_last ? p->blank : p->bar;
 	int rc = sb_put(&p->prefix, ext, strlen(ext));
@@ -233,42 +285,20 @@ static int print_diff(struct printer *p, uint32_t node, int is_last, int in_lca,
 	for (k = 0; k < nk && !rc;) {
 		if (show[k] == 3) {
 			k++;
-			continue;
-		}
-		if (show[k]) {
-			int last = k == lastshown && k == nk - 1 && !orphans[0] && !orphans[1];
+		} else if (show[k]) {
+			int last = k == lastshown && k == nk - 1 && !any_orphan;
 			rc = print_diff(p, kids[k], last, depth, show[k] == 1, level + 1);
 			k++;
-			continue;
+		} else {
+			size_t q = k;
+			while (q < nk && !show[q])
+				q++;
+			rc = print_elided(p, kids, k, q, q == nk && !any_orphan);
+			k = q;
 		}
-		size_t q = k, ncomb = 0, ngpu = 0;
-		for (; q < nk && !show[q]; q++) {
-			ncomb += d->nodes[kids[q]].side == TG_DIFF_BOTH;
-			ngpu += d->nodes[kids[q]].gpu;
-		}
-		char buf[96];
-		if (ncomb == q - k)
-			snprintf(buf, sizeof(buf), "... %zu matching", q - k);
-		else
-			snprintf(buf, sizeof(buf), "... %zu more (%zu with GPU work)", q - k, ngpu);
-		p->line.n = 0;
-		rc = sb_put(&p->line, buf, strlen(buf));
-		if (!rc)
-			emit(p, q == nk && !orphans[0] && !orphans[1] ? p->elbow : p->tee);
-		k = q;
 	}
-	if (!rc && (orphans[0] || orphans[1])) {
-		char buf[200];
-		snprintf(buf, sizeof(buf),
-		         "... no launching op (launched before the profiled window, or GPU-only): "
-		         "base %zu device event%s %.3f us, new %zu %.3f us",
-		         orphans[0], orphans[0] == 1 ? "" : "s", (double)orphan_ns[0] / 1000.0, orphans[1],
-		         (double)orphan_ns[1] / 1000.0);
-		p->line.n = 0;
-		rc = sb_put(&p->line, buf, strlen(buf));
-		if (!rc)
-			emit(p, p->elbow);
-	}
+	if (!rc && any_orphan)
+		rc = print_orphans(p, orphans, orphan_ns);
 	p->prefix.n = plen;
 	if (p->prefix.s)
 		p->prefix.s[plen] = 0;
