@@ -6,6 +6,7 @@
 #include "launch_stats.h"
 #include "sort.h"
 #include "kernel_class.h"
+#include "step_filter.h"
 
 #include <math.h>
 #include <stdlib.h>
