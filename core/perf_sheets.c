@@ -165,160 +165,194 @@ static void transpose_of(char *buf, const tg_tree *tree, uint32_t ev, const tg_a
 	}
 }
 
+/* The parsed "Input Dims", "Input type", "Input Strides" and "Concrete
+ * Inputs" of an op (an unparsable one is empty). */
+struct inputs {
+	tg_shape_list dims, types, strides, conc;
+};
+
+/* The GEMM sheet's parameters: M, N, K, bias, the strides of A and B, their dtypes (three for aiter's
+ * gemm_a16w16 and rocm_unquantized_gemm, which have no strides), B, transpose. */
+static void gemm_params(char (*p)[PLEN], const struct inputs *in, uint32_t ev, const char *name, const tg_perf *m,
+                        const tg_tree *tree, const tg_atoms *atoms)
+{
+	const tg_perf_gemm *g = &m->p.gemm;
+	snprintf(p[0], PLEN, "%lld", (long long)g->M);
+	snprintf(p[1], PLEN, "%lld", (long long)g->N);
+	snprintf(p[2], PLEN, "%lld", (long long)g->K);
+	snprintf(p[3], PLEN, "%s", tf(g->bias));
+	tuple_at(p[4], &in->strides, (size_t)g->a);
+	tuple_at(p[5], &in->strides, (size_t)g->b);
+	int idx[3] = {g->a, g->b, 2};
+	if (strstr(name, "::gemm_a16w16") || strstr(name, "rocm_unquantized_gemm")) {
+		/* TraceLens gives three types; aiter's output dtype is a
+		 * ScalarType code in Concrete Inputs[3] */
+		const tg_shape_item *c3 = tg_shape_get(&in->conc, 3, TG_SHAPE_STR);
+		const char *out = NULL;
+		if (strstr(name, "aiter") && c3)
+			out = !strcmp(c3->s, "15") ? "c10::BFloat16" : !strcmp(c3->s, "5") ? "c10::Half"
+			      : !strcmp(c3->s, "6") ? "float" : NULL;
+		dtypes(p[6], &in->types, idx, 3);
+		if (out) {
+			int i2[2] = {g->a, g->b};
+			char two[PLEN];
+			dtypes(two, &in->types, i2, 2);
+			two[strlen(two) - 1] = 0;
+			size_t o = strlen(two);
+			int w = snprintf(two + o, PLEN - o, ", '%s')", out);
+			if (w > 0 && (size_t)w < PLEN - o)
+				memcpy(p[6], two, PLEN);
+		}
+		p[4][0] = p[5][0] = 0; /* TraceLens: no strides */
+	} else
+		dtypes(p[6], &in->types, idx, 2);
+	snprintf(p[7], PLEN, "%lld", (long long)g->B);
+	transpose_of(p[8], tree, ev, atoms);
+}
+
+/* The SDPA sheet's parameters: B, N_Q, H_Q, N_KV, H_KV, d_h_qk, d_h_v, dropout, causal, flash_impl, dtypes. */
+static void sdpa_params(char (*p)[PLEN], const struct inputs *in, const tg_perf *m)
+{
+	const tg_perf_sdpa *s = &m->p.sdpa;
+	int64_t v[7] = {s->B, s->N_Q, s->H_Q, s->N_KV, s->H_KV, s->d_qk, s->d_v};
+	for (int i = 0; i < 7; i++)
+		snprintf(p[i], PLEN, "%lld", (long long)v[i]);
+	pyfloat(p[7], s->dropout);
+	snprintf(p[8], PLEN, "%s", tf(s->causal));
+	snprintf(p[9], PLEN, "%s", tf(s->flash));
+	int q = m->kind == TG_PERF_SDPA_BWD ? 1 : 0, idx[2] = {q, q + 1};
+	dtypes(p[10], &in->types, idx, 2);
+}
+
+/* The conv sheet's parameters: convNd, shapes, dtypes, strides, bias (the backward's bias_sizes as a list),
+ * stride, padding, dilation, transposed, output_padding, groups. */
+static void conv_params(char (*p)[PLEN], const struct inputs *in, const tg_perf *m)
+{
+	const tg_perf_conv *c = &m->p.conv;
+	int ix = m->kind == TG_PERF_CONV_BWD ? 1 : 0;
+	snprintf(p[0], PLEN, "conv%dd", c->nd);
+	ints3(p[1], c->x, c->nd + 2);
+	ints3(p[2], c->w, c->nd + 2);
+	int idx[2] = {ix, ix + 1};
+	dtypes(p[3], &in->types, idx, 2);
+	tuple_at(p[4], &in->strides, (size_t)ix);
+	tuple_at(p[5], &in->strides, (size_t)ix + 1);
+	if (m->kind == TG_PERF_CONV_BWD) { /* TraceLens: the bias_sizes dims, as a list */
+		const tg_shape_item *bs = tg_shape_get(&in->dims, 3, TG_SHAPE_DIMS);
+		tg_shape_tuple(p[6], PLEN, bs);
+		if (bs && bs->nd <= 1) { /* list form: "[]", "[64]" */
+			p[6][0] = '[';
+			char *e = p[6] + strlen(p[6]) - 1;
+			if (e > p[6] && e[-1] == ',')
+				*--e = 0, e = p[6] + strlen(p[6]);
+			else
+				e = p[6] + strlen(p[6]) - 1;
+			snprintf(e, PLEN - (size_t)(e - p[6]), "]");
+		}
+	} else
+		snprintf(p[6], PLEN, "%s", tf(c->bias));
+	ints3(p[7], c->stride, c->nd);
+	ints3(p[8], c->padding, c->nd);
+	ints3(p[9], c->dilation, c->nd);
+	snprintf(p[10], PLEN, "%s", tf(c->transposed));
+	ints3(p[11], c->output_padding, c->nd);
+	snprintf(p[12], PLEN, "%lld", (long long)c->groups);
+}
+
+/* The unary sheet's parameters: op_shape, dtypes, strides in and out (the second only for a tensor
+ * second input); for aten::upsample_* the output's shape. */
+static void unary_params(char (*p)[PLEN], const struct inputs *in, const char *name, const tg_perf *m)
+{
+	const tg_shape_item *t1 = tg_shape_get(&in->types, 1, TG_SHAPE_STR);
+	const tg_shape_item *d1 = tg_shape_get(&in->dims, 1, TG_SHAPE_DIMS);
+	int second = d1 && d1->nd > 0 && t1 && *t1->s && strcmp(t1->s, "Scalar") && strcmp(t1->s, "ScalarList");
+	tuple_at(p[0], &in->dims, 0);
+	int idx[2] = {0, second ? 1 : -1};
+	dtypes(p[1], &in->types, idx, 2);
+	tuple_at(p[2], &in->strides, 0);
+	if (second)
+		tuple_at(p[3], &in->strides, 1);
+	if (!strncmp(name, "aten::upsample_", 15)) { /* op_shape is the output's */
+		const tg_perf_elementwise *e = &m->p.ew;
+		tg_shape_item o = {.kind = TG_SHAPE_DIMS, .nd = (uint8_t)e->out_nd};
+		memcpy(o.d, e->out, sizeof(o.d));
+		tg_shape_tuple(p[0], PLEN, &o);
+		tuple_at(p[4], &in->dims, 0);
+		tg_shape_tuple(p[5], PLEN, &o);
+		int same[2] = {0, 0};
+		dtypes(p[1], &in->types, same, 2);
+	}
+}
+
+/* The binary sheet's parameters: both shapes, dtypes, strides (an out= tensor gives the output's). */
+static void binary_params(char (*p)[PLEN], const struct inputs *in)
+{
+	tuple_at(p[0], &in->dims, 0);
+	tuple_at(p[1], &in->dims, 1);
+	/* an out= tensor (third input) gives the output dtype and strides */
+	const tg_shape_item *o3 = tg_shape_get(&in->dims, 2, TG_SHAPE_DIMS);
+	const tg_shape_item *t3 = tg_shape_get(&in->types, 2, TG_SHAPE_STR);
+	int out = o3 && o3->nd > 0 && t3 && tg_shape_dtype_bytes(t3->s) && strcmp(t3->s, "Scalar");
+	int idx[3] = {0, 1, out ? 2 : -1};
+	dtypes(p[2], &in->types, idx, 3);
+	tuple_at(p[3], &in->strides, 0);
+	tuple_at(p[4], &in->strides, 1);
+	if (out)
+		tuple_at(p[5], &in->strides, 2);
+}
+
+/* The norm sheet's parameters: shape, dtype, stride, C, bias, affine, training. */
+static void norm_params(char (*p)[PLEN], const struct inputs *in, const tg_perf *m)
+{
+	const tg_perf_norm *n = &m->p.norm;
+	tuple_at(p[0], &in->dims, 0);
+	int idx[2] = {0, -1};
+	dtypes(p[1], &in->types, idx, 2);
+	tuple_at(p[2], &in->strides, 0);
+	snprintf(p[4], PLEN, "%lld", (long long)n->C);
+	snprintf(p[5], PLEN, "%s", tf(n->bias));
+	snprintf(p[6], PLEN, "%s", tf(n->affine));
+	snprintf(p[7], PLEN, "%s", tf(n->training));
+}
+
+/* The reduce sheet's parameters: elements in and out, dtype, the reduction. */
+static void reduce_params(char (*p)[PLEN], const struct inputs *in, const char *name, const tg_perf *m)
+{
+	snprintf(p[0], PLEN, "%lld", (long long)m->p.red.n_in);
+	snprintf(p[1], PLEN, "%lld", (long long)m->p.red.n_out);
+	int idx[2] = {0, -1};
+	dtypes(p[2], &in->types, idx, 2);
+	const char *t = strstr(name, "mean") ? "mean" : strstr(name, "max") ? "max" : strstr(name, "min") ? "min"
+	                : strstr(name, "prod") ? "prod" : "sum";
+	snprintf(p[3], PLEN, "%s", t);
+}
+
+/* The parameter columns (param_cols) of op ev, named name, modelled as m,
+ * into p[0..MAXP), from its raw "Input Dims", "Input type", "Input Strides"
+ * and "Concrete Inputs" text. */
 static void params(char (*p)[PLEN], uint32_t ev, const char *name, const tg_perf *m, const char *const raw[4],
                    const tg_tree *tree, const tg_atoms *atoms)
 {
-	tg_shape_list dims, types, strides, conc;
-	if (tg_shape_parse(&dims, raw[0]))
-		dims.n = 0;
-	if (tg_shape_parse(&types, raw[1]))
-		types.n = 0;
-	if (tg_shape_parse(&strides, raw[2]))
-		strides.n = 0;
-	if (tg_shape_parse(&conc, raw[3]))
-		conc.n = 0;
+	struct inputs in;
+	if (tg_shape_parse(&in.dims, raw[0]))
+		in.dims.n = 0;
+	if (tg_shape_parse(&in.types, raw[1]))
+		in.types.n = 0;
+	if (tg_shape_parse(&in.strides, raw[2]))
+		in.strides.n = 0;
+	if (tg_shape_parse(&in.conc, raw[3]))
+		in.conc.n = 0;
 	memset(p, 0, MAXP * PLEN);
 	switch (m->kind) {
-	case TG_PERF_GEMM: {
-		const tg_perf_gemm *g = &m->p.gemm;
-		snprintf(p[0], PLEN, "%lld", (long long)g->M);
-		snprintf(p[1], PLEN, "%lld", (long long)g->N);
-		snprintf(p[2], PLEN, "%lld", (long long)g->K);
-		snprintf(p[3], PLEN, "%s", tf(g->bias));
-		tuple_at(p[4], &strides, (size_t)g->a);
-		tuple_at(p[5], &strides, (size_t)g->b);
-		int idx[3] = {g->a, g->b, 2};
-		if (strstr(name, "::gemm_a16w16") || strstr(name, "rocm_unquantized_gemm")) {
-			/* TraceLens gives three types; aiter's output dtype is a
-			 * ScalarType code in Concrete Inputs[3] */
-			const tg_shape_item *c3 = tg_shape_get(&conc, 3, TG_SHAPE_STR);
-			const char *out = NULL;
-			if (strstr(name, "aiter") && c3)
-				out = !strcmp(c3->s, "15") ? "c10::BFloat16" : !strcmp(c3->s, "5") ? "c10::Half"
-				      : !strcmp(c3->s, "6") ? "float" : NULL;
-			dtypes(p[6], &types, idx, 3);
-			if (out) {
-				int i2[2] = {g->a, g->b};
-				char two[PLEN];
-				dtypes(two, &types, i2, 2);
-				two[strlen(two) - 1] = 0;
-				size_t o = strlen(two);
-				int w = snprintf(two + o, PLEN - o, ", '%s')", out);
-				if (w > 0 && (size_t)w < PLEN - o)
-					memcpy(p[6], two, PLEN);
-			}
-			p[4][0] = p[5][0] = 0; /* TraceLens: no strides */
-		} else
-			dtypes(p[6], &types, idx, 2);
-		snprintf(p[7], PLEN, "%lld", (long long)g->B);
-		transpose_of(p[8], tree, ev, atoms);
-		break;
-	}
+	case TG_PERF_GEMM: gemm_params(p, &in, ev, name, m, tree, atoms); break;
 	case TG_PERF_SDPA_FWD:
-	case TG_PERF_SDPA_BWD: {
-		const tg_perf_sdpa *s = &m->p.sdpa;
-		int64_t v[7] = {s->B, s->N_Q, s->H_Q, s->N_KV, s->H_KV, s->d_qk, s->d_v};
-		for (int i = 0; i < 7; i++)
-			snprintf(p[i], PLEN, "%lld", (long long)v[i]);
-		pyfloat(p[7], s->dropout);
-		snprintf(p[8], PLEN, "%s", tf(s->causal));
-		snprintf(p[9], PLEN, "%s", tf(s->flash));
-		int q = m->kind == TG_PERF_SDPA_BWD ? 1 : 0, idx[2] = {q, q + 1};
-		dtypes(p[10], &types, idx, 2);
-		break;
-	}
+	case TG_PERF_SDPA_BWD: sdpa_params(p, &in, m); break;
 	case TG_PERF_CONV_FWD:
-	case TG_PERF_CONV_BWD: {
-		const tg_perf_conv *c = &m->p.conv;
-		int ix = m->kind == TG_PERF_CONV_BWD ? 1 : 0;
-		snprintf(p[0], PLEN, "conv%dd", c->nd);
-		ints3(p[1], c->x, c->nd + 2);
-		ints3(p[2], c->w, c->nd + 2);
-		int idx[2] = {ix, ix + 1};
-		dtypes(p[3], &types, idx, 2);
-		tuple_at(p[4], &strides, (size_t)ix);
-		tuple_at(p[5], &strides, (size_t)ix + 1);
-		if (m->kind == TG_PERF_CONV_BWD) { /* TraceLens: the bias_sizes dims, as a list */
-			const tg_shape_item *bs = tg_shape_get(&dims, 3, TG_SHAPE_DIMS);
-			tg_shape_tuple(p[6], PLEN, bs);
-			if (bs && bs->nd <= 1) { /* list form: "[]", "[64]" */
-				p[6][0] = '[';
-				char *e = p[6] + strlen(p[6]) - 1;
-				if (e > p[6] && e[-1] == ',')
-					*--e = 0, e = p[6] + strlen(p[6]);
-				else
-					e = p[6] + strlen(p[6]) - 1;
-				snprintf(e, PLEN - (size_t)(e - p[6]), "]");
-			}
-		} else
-			snprintf(p[6], PLEN, "%s", tf(c->bias));
-		ints3(p[7], c->stride, c->nd);
-		ints3(p[8], c->padding, c->nd);
-		ints3(p[9], c->dilation, c->nd);
-		snprintf(p[10], PLEN, "%s", tf(c->transposed));
-		ints3(p[11], c->output_padding, c->nd);
-		snprintf(p[12], PLEN, "%lld", (long long)c->groups);
-		break;
-	}
-	case TG_PERF_UNARY: {
-		const tg_shape_item *t1 = tg_shape_get(&types, 1, TG_SHAPE_STR);
-		int second = tg_shape_get(&dims, 1, TG_SHAPE_DIMS) && tg_shape_get(&dims, 1, TG_SHAPE_DIMS)->nd > 0 && t1 &&
-		             *t1->s && strcmp(t1->s, "Scalar") && strcmp(t1->s, "ScalarList");
-		tuple_at(p[0], &dims, 0);
-		int idx[2] = {0, second ? 1 : -1};
-		dtypes(p[1], &types, idx, 2);
-		tuple_at(p[2], &strides, 0);
-		if (second)
-			tuple_at(p[3], &strides, 1);
-		if (!strncmp(name, "aten::upsample_", 15)) { /* op_shape is the output's */
-			const tg_perf_elementwise *e = &m->p.ew;
-			tg_shape_item o = {.kind = TG_SHAPE_DIMS, .nd = (uint8_t)e->out_nd};
-			memcpy(o.d, e->out, sizeof(o.d));
-			tg_shape_tuple(p[0], PLEN, &o);
-			tuple_at(p[4], &dims, 0);
-			tg_shape_tuple(p[5], PLEN, &o);
-			int same[2] = {0, 0};
-			dtypes(p[1], &types, same, 2);
-		}
-		break;
-	}
-	case TG_PERF_BINARY: {
-		tuple_at(p[0], &dims, 0);
-		tuple_at(p[1], &dims, 1);
-		/* an out= tensor (third input) gives the output dtype and strides */
-		const tg_shape_item *o3 = tg_shape_get(&dims, 2, TG_SHAPE_DIMS);
-		const tg_shape_item *t3 = tg_shape_get(&types, 2, TG_SHAPE_STR);
-		int out = o3 && o3->nd > 0 && t3 && tg_shape_dtype_bytes(t3->s) && strcmp(t3->s, "Scalar");
-		int idx[3] = {0, 1, out ? 2 : -1};
-		dtypes(p[2], &types, idx, 3);
-		tuple_at(p[3], &strides, 0);
-		tuple_at(p[4], &strides, 1);
-		if (out)
-			tuple_at(p[5], &strides, 2);
-		break;
-	}
-	case TG_PERF_NORM: {
-		const tg_perf_norm *n = &m->p.norm;
-		tuple_at(p[0], &dims, 0);
-		int idx[2] = {0, -1};
-		dtypes(p[1], &types, idx, 2);
-		tuple_at(p[2], &strides, 0);
-		snprintf(p[4], PLEN, "%lld", (long long)n->C);
-		snprintf(p[5], PLEN, "%s", tf(n->bias));
-		snprintf(p[6], PLEN, "%s", tf(n->affine));
-		snprintf(p[7], PLEN, "%s", tf(n->training));
-		break;
-	}
-	case TG_PERF_REDUCE: {
-		snprintf(p[0], PLEN, "%lld", (long long)m->p.red.n_in);
-		snprintf(p[1], PLEN, "%lld", (long long)m->p.red.n_out);
-		int idx[2] = {0, -1};
-		dtypes(p[2], &types, idx, 2);
-		const char *t = strstr(name, "mean") ? "mean" : strstr(name, "max") ? "max" : strstr(name, "min") ? "min"
-		                : strstr(name, "prod") ? "prod" : "sum";
-		snprintf(p[3], PLEN, "%s", t);
-		break;
-	}
+	case TG_PERF_CONV_BWD: conv_params(p, &in, m); break;
+	case TG_PERF_UNARY: unary_params(p, &in, name, m); break;
+	case TG_PERF_BINARY: binary_params(p, &in); break;
+	case TG_PERF_NORM: norm_params(p, &in, m); break;
+	case TG_PERF_REDUCE: reduce_params(p, &in, name, m); break;
 	default: break;
 	}
 }
