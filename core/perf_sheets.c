@@ -484,65 +484,72 @@ static int roofline_cells(tg_table *t, size_t r, int c, const struct group *G, c
 	return 0;
 }
 
-static tg_table *build_sheet(tg_perf_kind kind, struct row **rows, size_t n, const struct pkey *keys,
-                             const tg_trace *trace, double *vals,
-                             const tg_gpu_spec *spec)
+/* Where a sheet's column groups start (-1: absent). */
+struct sheet_cols {
+	int np;     /* parameter columns, from 1 */
+	int c_tbs;  /* TB/s and TFLOPS/s statistics, 5 each */
+	int c_spec; /* Compute Spec */
+	int c_roof; /* roofline time, bound and 5 Pct Roofline statistics (with a GPU spec) */
+	int c_kt;   /* the 6 kernel time statistics */
+	int c_count;
+};
+
+static const char *const stat_names[6] = {"mean", "median", "std", "min", "max", "sum"};
+
+/* The columns of the sheet of kind into t, where they start into *c. 0 or
+ * -1 (out of memory). */
+static int add_sheet_columns(tg_table *t, tg_perf_kind kind, const tg_gpu_spec *spec, struct sheet_cols *c)
 {
-	static const char *const stat[6] = {"mean", "median", "std", "min", "max", "sum"};
-	const char *sheet = tg_perf_sheet_name(kind);
-	char title[96];
-	snprintf(title, sizeof(title), "%s ops: kernel time and perf model metrics", sheet);
-	tg_table *t = tg_table_new(sheet, title);
-	struct group *g = tg_calloc(n ? n : 1, sizeof(*g));
-	size_t ng = 0;
-	if (!t || !g)
-		goto fail;
 	if (tg_table_add_column(t, "name") < 0)
-		goto fail;
-	int np = 0;
-	for (; param_cols[kind][np]; np++) {
+		return -1;
+	for (c->np = 0; param_cols[kind][c->np]; c->np++) {
 		char col[64];
-		snprintf(col, sizeof(col), "param: %s", param_cols[kind][np]);
+		snprintf(col, sizeof(col), "param: %s", param_cols[kind][c->np]);
 		if (tg_table_add_column(t, col) < 0)
-			goto fail;
+			return -1;
 	}
 	static const char *const rest[] = {"GFLOPS_first", "Data Moved (MB)_first", "FLOPS/Byte_first", NULL};
 	for (int i = 0; rest[i]; i++)
 		if (tg_table_add_column(t, rest[i]) < 0)
-			goto fail;
-	int c_tbs = (int)tg_table_ncols(t);
+			return -1;
+	c->c_tbs = (int)tg_table_ncols(t);
 	for (int m = 0; m < 2; m++)
 		for (int s = 0; s < 5; s++) {
 			char col[64];
-			snprintf(col, sizeof(col), "%s_%s", m ? "TFLOPS/s" : "TB/s", stat[s]);
+			snprintf(col, sizeof(col), "%s_%s", m ? "TFLOPS/s" : "TB/s", stat_names[s]);
 			if (tg_table_add_column(t, col) < 0)
-				goto fail;
+				return -1;
 		}
-	int c_spec = tg_table_add_column(t, "Compute Spec");
-	int c_roof = -1;
+	c->c_spec = tg_table_add_column(t, "Compute Spec");
+	c->c_roof = -1;
 	if (spec) {
-		c_roof = (int)tg_table_ncols(t);
+		c->c_roof = (int)tg_table_ncols(t);
 		if (tg_table_add_column(t, "Roofline Time (\xc2\xb5s)_first") < 0 ||
 		    tg_table_add_column(t, "Roofline Bound_first") < 0)
-			goto fail;
+			return -1;
 		for (int s = 0; s < 5; s++) {
 			char col[64];
-			snprintf(col, sizeof(col), "Pct Roofline_%s", stat[s]);
+			snprintf(col, sizeof(col), "Pct Roofline_%s", stat_names[s]);
 			if (tg_table_add_column(t, col) < 0)
-				goto fail;
+				return -1;
 		}
 	}
-	int c_kt = (int)tg_table_ncols(t);
+	c->c_kt = (int)tg_table_ncols(t);
 	for (int s = 0; s < 6; s++) {
 		char col[64];
-		snprintf(col, sizeof(col), "Kernel Time (\xc2\xb5s)_%s", stat[s]);
+		snprintf(col, sizeof(col), "Kernel Time (\xc2\xb5s)_%s", stat_names[s]);
 		if (tg_table_add_column(t, col) < 0)
-			goto fail;
+			return -1;
 	}
-	int c_count = tg_table_add_column(t, "name_count");
-	if (c_spec < 0 || c_count < 0)
-		goto fail;
-	/* groups: rows sorted by key, then by event */
+	c->c_count = tg_table_add_column(t, "name_count");
+	return c->c_spec < 0 || c->c_count < 0 ? -1 : 0;
+}
+
+/* The n rows as groups of one key into g (rows sorted in place), by
+ * kernel time summed, largest first. Returns the number of groups. */
+static size_t group_rows(struct group *g, struct row **rows, size_t n)
+{
+	size_t ng = 0;
 	qsort(rows, n, sizeof(*rows), cmp_key);
 	for (size_t i = 0; i < n;) {
 		size_t j = i + 1;
@@ -556,50 +563,75 @@ static tg_table *build_sheet(tg_perf_kind kind, struct row **rows, size_t n, con
 		i = j;
 	}
 	qsort(g, ng, sizeof(*g), cmp_group);
-	for (size_t gi = 0; gi < ng; gi++) {
-		struct group *G = &g[gi];
-		struct row *f = G->rows[0];
-		int64_t r = tg_table_add_row(t);
-		if (r < 0)
-			goto fail;
-		size_t ne;
-		const tg_event *ev = tg_trace_events(trace, &ne);
-		if (tg_table_set_str(t, (size_t)r, 0, tg_trace_str(trace, ev[f->ev].name)))
-			goto fail;
-		const char *const *fp = keys[f->key].p;
-		for (int i = 0; i < np; i++)
-			if (fp[i][0] && tg_table_set_str(t, (size_t)r, (size_t)(1 + i), fp[i]))
-				goto fail;
-		set_num(t, (size_t)r, 1 + np, f->flops / 1e9);
-		set_num(t, (size_t)r, 2 + np, f->bytes / (1024.0 * 1024.0));
-		set_num(t, (size_t)r, 3 + np, f->flops / f->bytes);
-		double st[6];
-		for (int m = 0; m < 2; m++) {
-			size_t nv = 0;
-			for (size_t k = 0; k < G->n; k++) {
-				struct row *x = G->rows[k];
-				/* rates of ops without kernel time are left out (TraceLens: NaN) */
-				double v = x->kt <= 0 ? NAN
-				           : m ? (x->flops / 1e9 / 1e3) / (x->kt / 1e6) : (x->bytes / 1e12) / (x->kt / 1e6);
-				if (!isnan(v))
-					vals[nv++] = v;
-			}
-			if (!nv)
-				continue;
-			stats6(st, vals, nv);
-			for (int s = 0; s < 5; s++)
-				set_num(t, (size_t)r, c_tbs + m * 5 + s, st[s]);
+	return ng;
+}
+
+/* Row r of the sheet: group G's name, params and first op's model, the
+ * statistics of its rates and kernel times, the roofline with a spec.
+ * vals: scratch of G->n. 0 or -1 (out of memory). */
+static int fill_group_row(tg_table *t, size_t r, const struct sheet_cols *c, const struct group *G,
+                          const struct pkey *keys, const tg_trace *trace, double *vals, const tg_gpu_spec *spec)
+{
+	const struct row *f = G->rows[0];
+	size_t ne;
+	const tg_event *ev = tg_trace_events(trace, &ne);
+	if (tg_table_set_str(t, r, 0, tg_trace_str(trace, ev[f->ev].name)))
+		return -1;
+	const char *const *fp = keys[f->key].p;
+	for (int i = 0; i < c->np; i++)
+		if (fp[i][0] && tg_table_set_str(t, r, (size_t)(1 + i), fp[i]))
+			return -1;
+	set_num(t, r, 1 + c->np, f->flops / 1e9);
+	set_num(t, r, 2 + c->np, f->bytes / (1024.0 * 1024.0));
+	set_num(t, r, 3 + c->np, f->flops / f->bytes);
+	double st[6];
+	for (int m = 0; m < 2; m++) {
+		size_t nv = 0;
+		for (size_t k = 0; k < G->n; k++) {
+			const struct row *x = G->rows[k];
+			/* rates of ops without kernel time are left out (TraceLens: NaN) */
+			double v = x->kt <= 0 ? NAN
+			           : m ? (x->flops / 1e9 / 1e3) / (x->kt / 1e6) : (x->bytes / 1e12) / (x->kt / 1e6);
+			if (!isnan(v))
+				vals[nv++] = v;
 		}
-		if (tg_table_set_str(t, (size_t)r, (size_t)c_spec, fp[MAXP - 1]))
+		if (!nv)
+			continue;
+		stats6(st, vals, nv);
+		for (int s = 0; s < 5; s++)
+			set_num(t, r, c->c_tbs + m * 5 + s, st[s]);
+	}
+	if (tg_table_set_str(t, r, (size_t)c->c_spec, fp[MAXP - 1]))
+		return -1;
+	if (spec && roofline_cells(t, r, c->c_roof, G, fp[MAXP - 1], spec, vals))
+		return -1;
+	for (size_t k = 0; k < G->n; k++)
+		vals[k] = G->rows[k]->kt;
+	stats6(st, vals, G->n);
+	for (int s = 0; s < 6; s++)
+		set_num(t, r, c->c_kt + s, st[s]);
+	tg_table_set_int(t, r, (size_t)c->c_count, (int64_t)G->n);
+	return 0;
+}
+
+/* The sheet of kind over its n rows (one line per distinct name and
+ * params); NULL when out of memory. vals: scratch of n. */
+static tg_table *build_sheet(tg_perf_kind kind, struct row **rows, size_t n, const struct pkey *keys,
+                             const tg_trace *trace, double *vals, const tg_gpu_spec *spec)
+{
+	const char *sheet = tg_perf_sheet_name(kind);
+	char title[96];
+	snprintf(title, sizeof(title), "%s ops: kernel time and perf model metrics", sheet);
+	tg_table *t = tg_table_new(sheet, title);
+	struct group *g = tg_calloc(n ? n : 1, sizeof(*g));
+	struct sheet_cols c;
+	if (!t || !g || add_sheet_columns(t, kind, spec, &c))
+		goto fail;
+	size_t ng = group_rows(g, rows, n);
+	for (size_t gi = 0; gi < ng; gi++) {
+		int64_t r = tg_table_add_row(t);
+		if (r < 0 || fill_group_row(t, (size_t)r, &c, &g[gi], keys, trace, vals, spec))
 			goto fail;
-		if (spec && roofline_cells(t, (size_t)r, c_roof, G, fp[MAXP - 1], spec, vals))
-			goto fail;
-		for (size_t k = 0; k < G->n; k++)
-			vals[k] = G->rows[k]->kt;
-		stats6(st, vals, G->n);
-		for (int s = 0; s < 6; s++)
-			set_num(t, (size_t)r, c_kt + s, st[s]);
-		tg_table_set_int(t, (size_t)r, (size_t)c_count, (int64_t)G->n);
 	}
 	free(g);
 	return t;
