@@ -733,118 +733,141 @@ static int inside_same(const tg_tree *tree, const tg_event *ev, struct kinds *k,
 	return 0;
 }
 
-int tg_perf_sheets(tg_table ***out, size_t *n, const tg_tree *tree, const tg_timebase *tb, int32_t step,
-                   const tg_gpu_spec *spec)
+/* What tg_perf_sheets gathers while it walks the ops. */
+struct sheets_walk {
+	const tg_tree *tree;
+	const tg_trace *trace;
+	const tg_atoms *atoms;
+	const tg_event *ev;
+	const tg_timebase *tb;
+	uint32_t keys[4]; /* the atoms of "Input Dims", "Input type", "Input Strides", "Concrete Inputs" */
+	tg_perf_opts opts;
+	struct row *rows;
+	size_t nrows, cap;
+	size_t nby[TG_PERF_KIND_COUNT]; /* rows per kind */
+	tg_span *spans;
+	size_t scap;
+	tg_atoms *pstr; /* the rows' parameter strings */
+	struct pkeys pk;
+	struct mcache mc;
+	struct kinds kinds;
+};
+
+/* The model and params of op i (named name) into *out, from the cache or
+ * computed once per distinct call (name and its four argument atoms). raw:
+ * the four arguments' text. 0 or TG_ENOMEM. */
+static int model_of(struct sheets_walk *w, uint32_t i, const char *name, const char *const raw[4],
+                    const uint32_t ra[4], struct mentry **out)
 {
-	*out = NULL;
-	*n = 0;
-	const tg_trace *trace = tg_tree_trace(tree);
-	const tg_atoms *atoms = tg_trace_atoms(trace);
-	size_t ne;
-	const tg_event *ev = tg_trace_events(trace, &ne);
-	uint32_t keys[4] = {tg_trace_key(trace, "Input Dims"), tg_trace_key(trace, "Input type"),
-	                    tg_trace_key(trace, "Input Strides"), tg_trace_key(trace, "Concrete Inputs")};
-	tg_perf_opts opts = {.tracelens = tb->tracelens_float};
-	struct row *rows = NULL;
-	struct row **by[TG_PERF_KIND_COUNT] = {0};
-	size_t nby[TG_PERF_KIND_COUNT] = {0}, nrows = 0, cap = 0, scap = 0, maxg = 1;
-	tg_span *spans = NULL;
-	double *vals = NULL;
-	tg_atoms *pstr = tg_atoms_new(); /* the rows' parameter strings */
-	struct pkeys pk = {0};
-	struct mcache mc = {0};
-	struct kinds kinds = {atoms, NULL, tg_atoms_count(atoms)};
-	kinds.kind = malloc(kinds.n ? kinds.n : 1);
-	if (kinds.kind)
-		memset(kinds.kind, 0xff, kinds.n ? kinds.n : 1);
-	else
-		kinds.n = 0;
-	tg_table **tabs = NULL;
-	size_t ntabs = 0;
-	int rc = TG_ENOMEM;
-	for (size_t i = 0; pstr && i < ne; i++) {
-		if (ev[i].kind != TG_KIND_CPU_OP || !tg_tree_contains(tree, (uint32_t)i))
-			continue;
-		if (step >= 0 && tg_tree_step_of(tree, (uint32_t)i) != step)
-			continue;
-		const char *name = tg_atoms_str(atoms, ev[i].name);
-		tg_perf_kind kind = kind_of(&kinds, ev[i].name);
-		if (kind == TG_PERF_NONE || (kind <= TG_PERF_SDPA_BWD && kind >= TG_PERF_SDPA_FWD &&
-		                             inside_same(tree, ev, &kinds, (uint32_t)i, kind)))
-			continue;
-		const char *raw[4] = {NULL, NULL, NULL, NULL};
-		uint32_t ra[4] = {TG_NONE, TG_NONE, TG_NONE, TG_NONE};
-		for (int k = 0; k < 4; k++) {
-			const tg_arg *a = keys[k] == TG_NONE ? NULL : tg_event_arg(trace, &ev[i], keys[k]);
-			if (a && (a->type == TG_ARG_RAW || a->type == TG_ARG_STR)) {
-				raw[k] = tg_trace_str(trace, a->v.atom);
-				ra[k] = a->v.atom;
-			}
-		}
-		/* the model and the params are functions of the name and the four
-		 * arguments (and, for a GEMM, of the transposes its children show):
-		 * computed once per distinct call, not once per call */
-		struct mentry *me = mcache_get(&mc, ev[i].name, ra);
-		if (!me)
-			goto done;
-		if (!me->done) {
-			me->done = 1;
-			tg_perf_args args = {name, raw[0], raw[1], raw[2], raw[3]};
-			me->ok = tg_perf_model(&me->m, &args, &opts) == 0;
-			if (!me->ok)
-				tg_error_clear();
-			if (me->ok) {
-				char scratch[MAXP][PLEN];
-				params(scratch, (uint32_t)i, name, &me->m, raw, tree, atoms);
-				/* Compute Spec rides in the key's tail slot */
-				const char *maf = me->m.kind <= TG_PERF_CONV_BWD ? "matrix" : "vector";
-				snprintf(scratch[MAXP - 1], PLEN, "%s%s%s", me->m.precision ? maf : "", me->m.precision ? "_" : "",
-				         me->m.precision ? me->m.precision : "");
-				for (int k = 0; k < MAXP; k++) {
-					uint32_t a;
-					if (tg_atoms_intern(&a, pstr, scratch[k], strlen(scratch[k])))
-						goto done;
-					me->pp[k] = tg_atoms_str(pstr, a);
-				}
-			}
-		}
-		if (!me->ok)
-			continue;
-		const tg_perf *mp = &me->m;
-		size_t ns = 0;
-		if (collect(&spans, &ns, &scap, tree, ev, (uint32_t)i, tb, 0))
-			goto done;
-		/* ops without device work stay, with kernel time 0 (as TraceLens) */
-		if (nrows == cap) {
-			size_t c2 = cap ? cap * 2 : 64;
-			struct row *nr = tg_realloc(rows, c2 * sizeof(*rows));
-			if (!nr)
-				goto done;
-			rows = nr;
-			cap = c2;
-		}
-		struct row *r = &rows[nrows++];
-		r->ev = (uint32_t)i;
-		r->kind = mp->kind;
-		r->name = ev[i].name;
-		r->flops = mp->flops;
-		r->bytes = mp->bytes;
-		r->kt = ns ? tg_timebase_us(tb, tg_span_union(spans, ns)) : 0;
-		const char *pp[MAXP];
-		memcpy(pp, me->pp, sizeof(pp));
-		if (mp->kind == TG_PERF_GEMM) {
-			/* the transposes come from this call's children */
-			char tr[PLEN] = "";
-			transpose_of(tr, tree, (uint32_t)i, atoms);
-			uint32_t a;
-			if (tg_atoms_intern(&a, pstr, tr, strlen(tr)))
-				goto done;
-			pp[8] = tg_atoms_str(pstr, a);
-		}
-		if ((r->key = pkey_get(&pk, ev[i].name, pp)) == TG_NONE)
-			goto done;
-		nby[mp->kind]++;
+	/* the model and the params are functions of the name and the four
+	 * arguments (and, for a GEMM, of the transposes its children show):
+	 * computed once per distinct call, not once per call */
+	struct mentry *me = mcache_get(&w->mc, w->ev[i].name, ra);
+	if (!me)
+		return TG_ENOMEM;
+	*out = me;
+	if (me->done)
+		return 0;
+	me->done = 1;
+	tg_perf_args args = {name, raw[0], raw[1], raw[2], raw[3]};
+	me->ok = tg_perf_model(&me->m, &args, &w->opts) == 0;
+	if (!me->ok) {
+		tg_error_clear();
+		return 0;
 	}
+	char scratch[MAXP][PLEN];
+	params(scratch, i, name, &me->m, raw, w->tree, w->atoms);
+	/* Compute Spec rides in the key's tail slot */
+	const char *maf = me->m.kind <= TG_PERF_CONV_BWD ? "matrix" : "vector";
+	snprintf(scratch[MAXP - 1], PLEN, "%s%s%s", me->m.precision ? maf : "", me->m.precision ? "_" : "",
+	         me->m.precision ? me->m.precision : "");
+	for (int k = 0; k < MAXP; k++) {
+		uint32_t a;
+		if (tg_atoms_intern(&a, w->pstr, scratch[k], strlen(scratch[k])))
+			return TG_ENOMEM;
+		me->pp[k] = tg_atoms_str(w->pstr, a);
+	}
+	return 0;
+}
+
+/* A row for op i modelled by me: its kernel time (the union of its
+ * subtree's device events; 0 without any, as TraceLens) and its key. 0 or
+ * TG_ENOMEM. */
+static int add_row(struct sheets_walk *w, uint32_t i, const struct mentry *me)
+{
+	const tg_perf *mp = &me->m;
+	size_t ns = 0;
+	if (collect(&w->spans, &ns, &w->scap, w->tree, w->ev, i, w->tb, 0))
+		return TG_ENOMEM;
+	if (w->nrows == w->cap) {
+		size_t c2 = w->cap ? w->cap * 2 : 64;
+		struct row *nr = tg_realloc(w->rows, c2 * sizeof(*w->rows));
+		if (!nr)
+			return TG_ENOMEM;
+		w->rows = nr;
+		w->cap = c2;
+	}
+	struct row *r = &w->rows[w->nrows++];
+	r->ev = i;
+	r->kind = mp->kind;
+	r->name = w->ev[i].name;
+	r->flops = mp->flops;
+	r->bytes = mp->bytes;
+	r->kt = ns ? tg_timebase_us(w->tb, tg_span_union(w->spans, ns)) : 0;
+	const char *pp[MAXP];
+	memcpy(pp, me->pp, sizeof(pp));
+	if (mp->kind == TG_PERF_GEMM) {
+		/* the transposes come from this call's children */
+		char tr[PLEN] = "";
+		transpose_of(tr, w->tree, i, w->atoms);
+		uint32_t a;
+		if (tg_atoms_intern(&a, w->pstr, tr, strlen(tr)))
+			return TG_ENOMEM;
+		pp[8] = tg_atoms_str(w->pstr, a);
+	}
+	if ((r->key = pkey_get(&w->pk, w->ev[i].name, pp)) == TG_NONE)
+		return TG_ENOMEM;
+	w->nby[mp->kind]++;
+	return 0;
+}
+
+/* Op i as a row when it is a cpu_op of the tree in step with a perf model
+ * (not an attention entry point nested in another). 0 or TG_ENOMEM. */
+static int walk_op(struct sheets_walk *w, uint32_t i, int32_t step)
+{
+	const tg_event *e = &w->ev[i];
+	if (e->kind != TG_KIND_CPU_OP || !tg_tree_contains(w->tree, i))
+		return 0;
+	if (step >= 0 && tg_tree_step_of(w->tree, i) != step)
+		return 0;
+	const char *name = tg_atoms_str(w->atoms, e->name);
+	tg_perf_kind kind = kind_of(&w->kinds, e->name);
+	if (kind == TG_PERF_NONE ||
+	    (kind <= TG_PERF_SDPA_BWD && kind >= TG_PERF_SDPA_FWD && inside_same(w->tree, w->ev, &w->kinds, i, kind)))
+		return 0;
+	const char *raw[4] = {NULL, NULL, NULL, NULL};
+	uint32_t ra[4] = {TG_NONE, TG_NONE, TG_NONE, TG_NONE};
+	for (int k = 0; k < 4; k++) {
+		const tg_arg *a = w->keys[k] == TG_NONE ? NULL : tg_event_arg(w->trace, e, w->keys[k]);
+		if (a && (a->type == TG_ARG_RAW || a->type == TG_ARG_STR)) {
+			raw[k] = tg_trace_str(w->trace, a->v.atom);
+			ra[k] = a->v.atom;
+		}
+	}
+	struct mentry *me;
+	if (model_of(w, i, name, raw, ra, &me))
+		return TG_ENOMEM;
+	return me->ok ? add_row(w, i, me) : 0;
+}
+
+/* One sheet per kind with rows into tabs (*ntabs of them). 0 or TG_ENOMEM
+ * (the sheets made so far stay in tabs for the caller to free). */
+static int sheets_of_rows(tg_table **tabs, size_t *ntabs, struct sheets_walk *w, const tg_gpu_spec *spec)
+{
+	struct row **by[TG_PERF_KIND_COUNT] = {0};
+	size_t *nby = w->nby, maxg = 1;
+	double *vals = NULL;
+	int rc = TG_ENOMEM;
 	for (int k = 1; k < TG_PERF_KIND_COUNT; k++) {
 		if (!nby[k])
 			continue;
@@ -855,21 +878,61 @@ int tg_perf_sheets(tg_table ***out, size_t *n, const tg_tree *tree, const tg_tim
 			goto done;
 		nby[k] = 0;
 	}
-	for (size_t i = 0; i < nrows; i++)
-		by[rows[i].kind][nby[rows[i].kind]++] = &rows[i];
+	for (size_t i = 0; i < w->nrows; i++)
+		by[w->rows[i].kind][nby[w->rows[i].kind]++] = &w->rows[i];
 	vals = tg_calloc(maxg, sizeof(double));
-	tabs = tg_calloc(TG_PERF_KIND_COUNT, sizeof(*tabs));
-	if (!vals || !tabs)
+	if (!vals)
 		goto done;
 	for (int k = 1; k < TG_PERF_KIND_COUNT; k++) {
 		if (!nby[k])
 			continue;
-		tg_table *t = build_sheet((tg_perf_kind)k, by[k], nby[k], pk.v, trace, vals, spec);
+		tg_table *t = build_sheet((tg_perf_kind)k, by[k], nby[k], w->pk.v, w->trace, vals, spec);
 		if (!t)
 			goto done;
-		tabs[ntabs++] = t;
+		tabs[(*ntabs)++] = t;
 	}
 	rc = 0;
+done:
+	for (int k = 0; k < TG_PERF_KIND_COUNT; k++)
+		free(by[k]);
+	free(vals);
+	return rc;
+}
+
+int tg_perf_sheets(tg_table ***out, size_t *n, const tg_tree *tree, const tg_timebase *tb, int32_t step,
+                   const tg_gpu_spec *spec)
+{
+	*out = NULL;
+	*n = 0;
+	struct sheets_walk w = {0};
+	w.tree = tree;
+	w.trace = tg_tree_trace(tree);
+	w.atoms = tg_trace_atoms(w.trace);
+	size_t ne;
+	w.ev = tg_trace_events(w.trace, &ne);
+	w.tb = tb;
+	w.keys[0] = tg_trace_key(w.trace, "Input Dims");
+	w.keys[1] = tg_trace_key(w.trace, "Input type");
+	w.keys[2] = tg_trace_key(w.trace, "Input Strides");
+	w.keys[3] = tg_trace_key(w.trace, "Concrete Inputs");
+	w.opts = (tg_perf_opts){.tracelens = tb->tracelens_float};
+	w.pstr = tg_atoms_new();
+	w.kinds = (struct kinds){w.atoms, NULL, tg_atoms_count(w.atoms)};
+	w.kinds.kind = malloc(w.kinds.n ? w.kinds.n : 1);
+	if (w.kinds.kind)
+		memset(w.kinds.kind, 0xff, w.kinds.n ? w.kinds.n : 1);
+	else
+		w.kinds.n = 0;
+	tg_table **tabs = NULL;
+	size_t ntabs = 0;
+	int rc = TG_ENOMEM;
+	for (size_t i = 0; w.pstr && i < ne; i++)
+		if (walk_op(&w, (uint32_t)i, step))
+			goto done;
+	tabs = tg_calloc(TG_PERF_KIND_COUNT, sizeof(*tabs));
+	if (!tabs)
+		goto done;
+	rc = sheets_of_rows(tabs, &ntabs, &w, spec);
 done:
 	if (rc) {
 		for (size_t i = 0; i < ntabs; i++)
@@ -878,16 +941,13 @@ done:
 		tabs = NULL;
 		ntabs = 0;
 	}
-	for (int k = 0; k < TG_PERF_KIND_COUNT; k++)
-		free(by[k]);
-	free(rows);
-	free(spans);
-	free(vals);
-	tg_atoms_free(pstr);
-	free(pk.v);
-	free(pk.slot);
-	mcache_free(&mc);
-	free(kinds.kind);
+	free(w.rows);
+	free(w.spans);
+	tg_atoms_free(w.pstr);
+	free(w.pk.v);
+	free(w.pk.slot);
+	mcache_free(&w.mc);
+	free(w.kinds.kind);
 	*out = tabs;
 	*n = ntabs;
 	return rc;
