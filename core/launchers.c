@@ -108,75 +108,84 @@ static int in_step(const tg_tree *tree, uint32_t e, int32_t step)
 	return step < 0 || tg_tree_step_of(tree, e) == step;
 }
 
-int tg_launchers_build(tg_launchers **out, const tg_tree *tree, const tg_launchers_opts *opts)
-{
-	*out = NULL;
-	const tg_trace *t = tg_tree_trace(tree);
-	const tg_atoms *atoms = tg_trace_atoms(t);
-	size_t ne;
-	const tg_event *ev = tg_trace_events(t, &ne);
-	int rc = TG_ENOMEM;
-	tg_launchers *l = tg_calloc(1, sizeof(*l));
-	uint32_t *launcher_of = tg_malloc((ne + 1) * sizeof(uint32_t));
-	tg_idmap *index = tg_idmap_new(1024);
-	struct tagged *direct = NULL, *sub = NULL;
-	size_t ndirect = 0, nsub = 0, direct_cap = 0, sub_cap = 0, list_cap = 0;
-	if (!l || !launcher_of || !index)
-		goto fail;
-	l->tree = tree;
-	l->trace = t;
-	l->key_stream = tg_trace_key(t, "stream");
-	l->step = opts->step;
-	l->tracelens_compat = opts->tracelens_compat;
+/* Spans tagged with their launcher's index, growing. */
+struct tagvec {
+	struct tagged *v;
+	size_t n, cap;
+};
 
-	/* 1. launcher of every device event; launchers numbered by first kernel */
-	size_t ndev = 0;
+static int tag_push(struct tagvec *a, uint32_t who, tg_span s)
+{
+	if (tg_grow((void **)&a->v, &a->cap, a->n + 1, sizeof(*a->v)))
+		return TG_ENOMEM;
+	a->v[a->n++] = (struct tagged){who, s};
+	return 0;
+}
+
+/* Step 1: the launcher of every device event of the step into l->owner
+ * (TG_NONE: none, or a communication kernel), launchers numbered by their
+ * first device event into l->list and l->index, with their kernel counts
+ * and summed times; each event's span tagged into direct. *ndev gets the
+ * number of events with a launcher. 0 or TG_ENOMEM. */
+static int assign_launchers(tg_launchers *l, const tg_launchers_opts *opts, struct tagvec *direct, size_t *ndev)
+{
+	const tg_atoms *atoms = tg_trace_atoms(l->trace);
+	size_t ne, list_cap = 0;
+	const tg_event *ev = tg_trace_events(l->trace, &ne);
+	*ndev = 0;
 	for (size_t i = 0; i < ne; i++) {
-		launcher_of[i] = TG_NONE;
-		if (!tg_kind_is_gpu(ev[i].kind) || !in_step(tree, (uint32_t)i, opts->step))
+		l->owner[i] = TG_NONE;
+		if (!tg_kind_is_gpu(ev[i].kind) || !in_step(l->tree, (uint32_t)i, opts->step))
 			continue;
-		if (ev[i].kind == TG_KIND_KERNEL && (tg_trace_name_flags(t, ev[i].name) & TG_NAME_COMM))
+		if (ev[i].kind == TG_KIND_KERNEL && (tg_trace_name_flags(l->trace, ev[i].name) & TG_NAME_COMM))
 			continue;
-		uint32_t who = find_launcher(tree, ev, (uint32_t)i, atoms, opts->tracelens_compat);
+		uint32_t who = find_launcher(l->tree, ev, (uint32_t)i, atoms, opts->tracelens_compat);
 		if (who == TG_NONE)
 			continue;
-		uint32_t idx = tg_idmap_get(index, who);
+		uint32_t idx = tg_idmap_get(l->index, who);
 		if (idx == TG_NONE) {
 			if (tg_grow((void **)&l->list, &list_cap, l->n + 1, sizeof(tg_launcher)))
-				goto fail;
+				return TG_ENOMEM;
 			idx = (uint32_t)l->n++;
 			l->list[idx] = (tg_launcher){.event = who};
-			if (tg_idmap_put(index, who, idx) < 0)
-				goto fail;
+			if (tg_idmap_put(l->index, who, idx) < 0)
+				return TG_ENOMEM;
 		}
-		launcher_of[i] = idx;
+		l->owner[i] = idx;
 		l->list[idx].nkernels++;
 		l->list[idx].kernel_sum_us += tg_timebase_us(&opts->tb, (double)ev[i].dur);
-		if (tg_grow((void **)&direct, &direct_cap, ndirect + 1, sizeof(*direct)))
-			goto fail;
-		direct[ndirect++] = (struct tagged){idx, tg_span_of(&opts->tb, &ev[i])};
-		ndev++;
+		if (tag_push(direct, idx, tg_span_of(&opts->tb, &ev[i])))
+			return TG_ENOMEM;
+		(*ndev)++;
 	}
-	/* 2. direct kernels grouped by launcher, in start order */
+	return 0;
+}
+
+/* Step 2: the ndev direct device events grouped by launcher, in start
+ * order (l->koff, l->kernels), and each launcher's category from its name
+ * and first kernel. 0 or TG_ENOMEM. */
+static int group_kernels(tg_launchers *l, size_t ndev, int tracelens_compat)
+{
+	const tg_atoms *atoms = tg_trace_atoms(l->trace);
+	size_t ne;
+	const tg_event *ev = tg_trace_events(l->trace, &ne);
 	l->koff = tg_calloc(l->n + 2, sizeof(uint32_t));
 	l->kernels = tg_malloc((ndev + 1) * sizeof(uint32_t));
-	if (!l->koff || !l->kernels)
-		goto fail;
+	uint32_t *fill = tg_malloc((l->n + 1) * sizeof(uint32_t));
+	if (!l->koff || !l->kernels || !fill) {
+		free(fill);
+		return TG_ENOMEM;
+	}
 	for (size_t i = 0; i < ne; i++)
-		if (launcher_of[i] != TG_NONE)
-			l->koff[launcher_of[i] + 1]++;
+		if (l->owner[i] != TG_NONE)
+			l->koff[l->owner[i] + 1]++;
 	for (size_t i = 0; i < l->n; i++)
 		l->koff[i + 1] += l->koff[i];
-	{
-		uint32_t *fill = tg_malloc((l->n + 1) * sizeof(uint32_t));
-		if (!fill)
-			goto fail;
-		memcpy(fill, l->koff, (l->n + 1) * sizeof(uint32_t));
-		for (size_t i = 0; i < ne; i++)
-			if (launcher_of[i] != TG_NONE)
-				l->kernels[fill[launcher_of[i]]++] = (uint32_t)i;
-		free(fill);
-	}
+	memcpy(fill, l->koff, (l->n + 1) * sizeof(uint32_t));
+	for (size_t i = 0; i < ne; i++)
+		if (l->owner[i] != TG_NONE)
+			l->kernels[fill[l->owner[i]]++] = (uint32_t)i;
+	free(fill);
 	for (size_t i = 0; i < l->n; i++) {
 		/* events are mostly in time order; insertion sort the stragglers */
 		uint32_t *k = l->kernels + l->koff[i];
@@ -191,46 +200,70 @@ int tg_launchers_build(tg_launchers **out, const tg_tree *tree, const tg_launche
 			k[b] = x;
 		}
 		const char *first = m ? tg_atoms_str(atoms, ev[k[0]].name) : NULL;
-		l->list[i].category =
-			tg_op_category(tg_atoms_str(atoms, ev[l->list[i].event].name), first, opts->tracelens_compat);
+		const char *name = tg_atoms_str(atoms, ev[l->list[i].event].name);
+		l->list[i].category = tg_op_category(name, first, tracelens_compat);
 	}
-	/* 3. subtree time: every linked device event under a launcher */
+	return 0;
+}
+
+/* Step 3: every linked device event of the step, tagged into sub once for
+ * each launcher above it (its subtree time). 0 or TG_ENOMEM. */
+static int tag_subtrees(const tg_launchers *l, const tg_launchers_opts *opts, struct tagvec *sub)
+{
+	size_t ne;
+	const tg_event *ev = tg_trace_events(l->trace, &ne);
 	for (size_t i = 0; i < ne; i++) {
-		if (!tg_kind_is_gpu(ev[i].kind) || !in_step(tree, (uint32_t)i, opts->step))
+		if (!tg_kind_is_gpu(ev[i].kind) || !in_step(l->tree, (uint32_t)i, opts->step))
 			continue;
-		uint32_t r = tg_tree_parent(tree, (uint32_t)i);
+		uint32_t r = tg_tree_parent(l->tree, (uint32_t)i);
 		if (r == TG_NONE || !tg_kind_is_launch(ev[r].kind) ||
-		    (opts->tracelens_compat && !tg_tree_linked_like_tracelens(tree, (uint32_t)i)))
+		    (opts->tracelens_compat && !tg_tree_linked_like_tracelens(l->tree, (uint32_t)i)))
 			continue;
 		tg_span s = tg_span_of(&opts->tb, &ev[i]);
-		for (uint32_t p = r; p != TG_NONE; p = tg_tree_parent(tree, p)) {
-			uint32_t idx = tg_idmap_get(index, p);
-			if (idx == TG_NONE)
-				continue;
-			if (tg_grow((void **)&sub, &sub_cap, nsub + 1, sizeof(*sub)))
-				goto fail;
-			sub[nsub++] = (struct tagged){idx, s};
+		for (uint32_t p = r; p != TG_NONE; p = tg_tree_parent(l->tree, p)) {
+			uint32_t idx = tg_idmap_get(l->index, p);
+			if (idx != TG_NONE && tag_push(sub, idx, s))
+				return TG_ENOMEM;
 		}
 	}
-	union_per_owner(direct, ndirect, l->list, 0);
-	union_per_owner(sub, nsub, l->list, 1);
+	return 0;
+}
+
+int tg_launchers_build(tg_launchers **out, const tg_tree *tree, const tg_launchers_opts *opts)
+{
+	*out = NULL;
+	const tg_trace *t = tg_tree_trace(tree);
+	size_t ne;
+	tg_trace_events(t, &ne);
+	int rc = TG_ENOMEM;
+	struct tagvec direct = {0}, sub = {0};
+	size_t ndev;
+	tg_launchers *l = tg_calloc(1, sizeof(*l));
+	if (!l)
+		return TG_ENOMEM;
+	l->tree = tree;
+	l->trace = t;
+	l->key_stream = tg_trace_key(t, "stream");
+	l->step = opts->step;
+	l->tracelens_compat = opts->tracelens_compat;
+	l->owner = tg_malloc((ne + 1) * sizeof(uint32_t));
+	l->index = tg_idmap_new(1024);
+	if (!l->owner || !l->index || assign_launchers(l, opts, &direct, &ndev) ||
+	    group_kernels(l, ndev, opts->tracelens_compat) || tag_subtrees(l, opts, &sub))
+		goto fail;
+	union_per_owner(direct.v, direct.n, l->list, 0);
+	union_per_owner(sub.v, sub.n, l->list, 1);
 	for (size_t i = 0; i < l->n; i++) {
 		l->list[i].direct_us = tg_timebase_us(&opts->tb, l->list[i].direct_us);
 		l->list[i].subtree_us = tg_timebase_us(&opts->tb, l->list[i].subtree_us);
 	}
 	rc = 0;
-	l->index = index;
-	index = NULL;
-	l->owner = launcher_of;
-	launcher_of = NULL;
 	*out = l;
 	l = NULL;
 fail:
 	tg_launchers_free(l);
-	free(launcher_of);
-	tg_idmap_free(index);
-	free(direct);
-	free(sub);
+	free(direct.v);
+	free(sub.v);
 	return rc;
 }
 
