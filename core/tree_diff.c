@@ -107,6 +107,82 @@ static void free_ctx(struct ctx *c)
 	free(c->used[1]);
 }
 
+/* The children pairs of the last expansion (c->pairs1/2) pushed on the
+ * work stack under parent, the first pair on top. 0 or TG_ENOMEM. */
+static int push_pairs(struct ctx *c, uint32_t parent)
+{
+	for (size_t k = c->pairs1.n; k-- > 0;) {
+		if (c->nstack == c->cap_stack &&
+		    tg_grow((void **)&c->stack, &c->cap_stack, c->nstack + 1, sizeof(struct work)))
+			return TG_ENOMEM;
+		c->stack[c->nstack++] = (struct work){c->pairs1.v[k], c->pairs2.v[k], parent};
+	}
+	return 0;
+}
+
+/* Per side: the match and LCA maps of every event (TG_NONE) and the
+ * "already merged" flag of every view node. 0 or TG_ENOMEM. */
+static int alloc_maps(tg_tree_diff *d, struct ctx *c)
+{
+	for (int s = 0; s < 2; s++) {
+		size_t ne = d->side[s].ne;
+		d->match[s] = tg_malloc((ne + 1) * sizeof(uint32_t));
+		d->lca_of[s] = tg_malloc((ne + 1) * sizeof(uint32_t));
+		c->used[s] = tg_calloc((size_t)d->side[s].n + 1, 1);
+		if (!d->match[s] || !d->lca_of[s] || !c->used[s])
+			return TG_ENOMEM;
+		memset(d->match[s], 0xff, (ne + 1) * sizeof(uint32_t));
+		memset(d->lca_of[s], 0xff, (ne + 1) * sizeof(uint32_t));
+	}
+	return 0;
+}
+
+/* The merged tree, top-down: the virtual root, then depth first from an
+ * explicit stack, each popped pair a node (ids in preorder) expanded into
+ * its children pairs; a view node enters the tree once. *nodev gets the
+ * view nodes (base, new) of each merged node. 0 or TG_ENOMEM. */
+static int merge_top_down(struct ctx *c, uint32_t **nodev, size_t *cap_nodev)
+{
+	tg_tree_diff *d = c->d;
+	uint32_t root;
+	if (new_node(d, nodev, cap_nodev, TG_NONE, TG_NONE, TG_NONE, &root))
+		return TG_ENOMEM;
+	d->nodes[root].side = TG_DIFF_BOTH;
+	uint32_t rv1 = TG_NONE, rv2 = TG_NONE;
+	if (tg_tree_diff_expand(c, &rv1, &rv2, 1, d->opts.positional_roots) || push_pairs(c, root))
+		return TG_ENOMEM;
+	while (c->nstack) {
+		struct work w = c->stack[--c->nstack];
+		if ((w.v1 != TG_NONE && c->used[0][w.v1]) || (w.v2 != TG_NONE && c->used[1][w.v2]))
+			continue; /* never twice in the merged tree */
+		uint32_t id;
+		if (new_node(d, nodev, cap_nodev, w.v1, w.v2, w.parent, &id))
+			return TG_ENOMEM;
+		if (w.v1 != TG_NONE)
+			c->used[0][w.v1] = 1;
+		if (w.v2 != TG_NONE)
+			c->used[1][w.v2] = 1;
+		uint32_t v1 = w.v1, v2 = w.v2;
+		if (tg_tree_diff_expand(c, &v1, &v2, 0, 0))
+			return TG_ENOMEM;
+		if (v1 != w.v1 || v2 != w.v2) {
+			/* phase 1 opened a wrapper: the node is the deeper one */
+			tg_diff_node *x = &d->nodes[id];
+			(*nodev)[2 * (size_t)id] = v1;
+			(*nodev)[2 * (size_t)id + 1] = v2;
+			x->base_ev = v1 == TG_NONE ? TG_NONE : d->side[0].event[v1];
+			x->new_ev = v2 == TG_NONE ? TG_NONE : d->side[1].event[v2];
+			if (v1 != TG_NONE)
+				c->used[0][v1] = 1;
+			if (v2 != TG_NONE)
+				c->used[1][v2] = 1;
+		}
+		if (push_pairs(c, id))
+			return TG_ENOMEM;
+	}
+	return 0;
+}
+
 int tg_tree_diff_build(tg_tree_diff **out, const tg_tree *base, const tg_tree *next,
                        const tg_tree_diff_opts *opts)
 {
@@ -133,61 +209,8 @@ int tg_tree_diff_build(tg_tree_diff **out, const tg_tree *base, const tg_tree *n
 	    (rc = tg_tree_diff_view_build(&c, &d->side[1], next, &d->opts)))
 		goto fail;
 	rc = TG_ENOMEM;
-	for (int s = 0; s < 2; s++) {
-		size_t ne = d->side[s].ne;
-		d->match[s] = tg_malloc((ne + 1) * sizeof(uint32_t));
-		d->lca_of[s] = tg_malloc((ne + 1) * sizeof(uint32_t));
-		c.used[s] = tg_calloc((size_t)d->side[s].n + 1, 1);
-		if (!d->match[s] || !d->lca_of[s] || !c.used[s])
-			goto fail;
-		memset(d->match[s], 0xff, (ne + 1) * sizeof(uint32_t));
-		memset(d->lca_of[s], 0xff, (ne + 1) * sizeof(uint32_t));
-	}
-	/* the virtual root, then depth first */
-	uint32_t root;
-	if (new_node(d, &nodev, &cap_nodev, TG_NONE, TG_NONE, TG_NONE, &root))
+	if (alloc_maps(d, &c) || merge_top_down(&c, &nodev, &cap_nodev))
 		goto fail;
-	d->nodes[root].side = TG_DIFF_BOTH;
-	uint32_t rv1 = TG_NONE, rv2 = TG_NONE;
-	if (tg_tree_diff_expand(&c, &rv1, &rv2, 1, d->opts.positional_roots))
-		goto fail;
-	for (size_t k = c.pairs1.n; k-- > 0;) {
-		if (c.nstack == c.cap_stack && tg_grow((void **)&c.stack, &c.cap_stack, c.nstack + 1, sizeof(struct work)))
-			goto fail;
-		c.stack[c.nstack++] = (struct work){c.pairs1.v[k], c.pairs2.v[k], root};
-	}
-	while (c.nstack) {
-		struct work w = c.stack[--c.nstack];
-		if ((w.v1 != TG_NONE && c.used[0][w.v1]) || (w.v2 != TG_NONE && c.used[1][w.v2]))
-			continue; /* never twice in the merged tree */
-		uint32_t id;
-		if (new_node(d, &nodev, &cap_nodev, w.v1, w.v2, w.parent, &id))
-			goto fail;
-		if (w.v1 != TG_NONE)
-			c.used[0][w.v1] = 1;
-		if (w.v2 != TG_NONE)
-			c.used[1][w.v2] = 1;
-		uint32_t v1 = w.v1, v2 = w.v2;
-		if (tg_tree_diff_expand(&c, &v1, &v2, 0, 0))
-			goto fail;
-		if (v1 != w.v1 || v2 != w.v2) {
-			/* phase 1 opened a wrapper: the node is the deeper one */
-			tg_diff_node *x = &d->nodes[id];
-			nodev[2 * (size_t)id] = v1;
-			nodev[2 * (size_t)id + 1] = v2;
-			x->base_ev = v1 == TG_NONE ? TG_NONE : d->side[0].event[v1];
-			x->new_ev = v2 == TG_NONE ? TG_NONE : d->side[1].event[v2];
-			if (v1 != TG_NONE)
-				c.used[0][v1] = 1;
-			if (v2 != TG_NONE)
-				c.used[1][v2] = 1;
-		}
-		for (size_t k = c.pairs1.n; k-- > 0;) {
-			if (c.nstack == c.cap_stack && tg_grow((void **)&c.stack, &c.cap_stack, c.nstack + 1, sizeof(struct work)))
-				goto fail;
-			c.stack[c.nstack++] = (struct work){c.pairs1.v[k], c.pairs2.v[k], id};
-		}
-	}
 	d->stats.nodes = d->nnodes;
 	if (tg_tree_diff_find_lcas(&c, nodev))
 		goto fail;
