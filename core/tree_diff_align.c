@@ -322,8 +322,7 @@ static int index_alignment(struct ctx *c, const uint32_t *a, size_t m, const uin
 
 /* *perfect: every pair the alignment made inside group g has the same BFS
  * signature on both sides. 0 or TG_ENOMEM. */
-static int alignment_perfect(struct ctx *c, const uint32_t *a, const uint32_t *b, const struct group *g,
-                             int *perfect)
+static int alignment_perfect(struct ctx *c, const uint32_t *a, const uint32_t *b, const struct group *g, int *perfect)
 {
 	const struct view *s1 = &c->d->side[0], *s2 = &c->d->side[1];
 	*perfect = 1;

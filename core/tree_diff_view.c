@@ -142,8 +142,8 @@ static size_t group_children(struct view *s, const tg_tree *tree, const uint32_t
  * s->parent; vof: event -> view node; s->roots become view nodes), then
  * fills s->coff, s->child and s->end. fill and stack are scratch. Returns
  * the number of view nodes. */
-static uint32_t number_depth_first(struct view *s, size_t nr, const uint32_t *coff, const uint32_t *kids,
-                                   uint32_t *vof, uint32_t *fill, uint32_t *stack)
+static uint32_t number_depth_first(struct view *s, size_t nr, const uint32_t *coff, const uint32_t *kids, uint32_t *vof,
+                                   uint32_t *fill, uint32_t *stack)
 {
 	uint32_t nv = 0;
 	size_t sp = 0;
@@ -284,8 +284,7 @@ static int alloc_nodes(struct view *s, size_t nk)
 	s->skey = tg_malloc((nk + 1) * sizeof(uint32_t));
 	s->flags = tg_calloc(nk + 1, 1);
 	s->pos = tg_malloc((nk + 1) * sizeof(uint32_t));
-	if (!s->event || !s->parent || !s->end || !s->coff || !s->child || !s->key || !s->skey || !s->flags ||
-	    !s->pos)
+	if (!s->event || !s->parent || !s->end || !s->coff || !s->child || !s->key || !s->skey || !s->flags || !s->pos)
 		return TG_ENOMEM;
 	memset(s->pos, 0xff, (nk + 1) * sizeof(uint32_t));
 	return 0;
