@@ -2,9 +2,9 @@
  * step_filter.h - the step filter that every analysis uses to pick its
  * events (split from kernel_class.h so that a kernel's class needs no tree).
  *
- * Every analysis takes an int32_t step. TG_STEP_ALL (-1)
- * selects the whole trace, an index into tg_tree_steps() selects the events
- * whose tg_tree_step_of() is that index, and TG_STEP_HTA (-2) selects what
+ * Every analysis takes an int32_t step. TG_STEP_ALL (-1) selects the whole
+ * trace, an index into tg_tree_steps() selects the events whose
+ * tg_tree_step_of() is that index, and TG_STEP_HTA (-2) selects what
  * HTA analyses by default (see tg_step_filter_init), so that numbers can be
  * compared with HTA's. TG_STEP_HTA_ROUNDED (-3) is TG_STEP_HTA plus HTA's
  * default microsecond rounding of every timestamp (start rounded up, end
