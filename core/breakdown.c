@@ -6,6 +6,7 @@
 #include "breakdown.h"
 #include "interval.h"
 #include "kernel_class.h"
+#include "step_filter.h"
 
 #include <math.h>
 #include <stdlib.h>

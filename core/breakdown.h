@@ -3,7 +3,7 @@
  * CommunicationAnalysis), computed exactly on integer nanoseconds.
  *
  * Device events = kernels, memcpys and memsets selected by the step filter
- * (kernel_class.h), on every stream and device of the trace together, as HTA
+ * (step_filter.h), on every stream and device of the trace together, as HTA
  * does per rank. Their types come from tg_kernel_class().
  *
  * Deliberate differences from HTA (hta/analyzers/breakdown_analysis.py):
@@ -31,7 +31,7 @@
 #define TG_BREAKDOWN_H
 
 #include "table.h"
-#include "tree.h"
+#include "step_filter.h"
 
 /* Gaps shorter than this between two kernels of one stream, the second
  * launched before the first ended, are "kernel_wait" (HTA's

@@ -865,27 +865,11 @@ static int match_in_step(const struct rec *v, size_t count)
 	return in == count ? 1 : in ? -1 : 0;
 }
 
-int tg_collectives_sync_tables(tg_table *out[3], tg_collectives_sync_info *info,
-                               const tg_tree *const *trees, size_t n, int64_t step)
+/* The group of every collective (its process group; with no process group
+ * name anywhere, TraceLens's simplified mode: "all", or its stream when a
+ * rank has several streams; info->simplified) and its gather position. */
+static void assign_groups(struct rec *v, size_t nv, tg_collectives_sync_info *info)
 {
-	tg_collectives_sync_info dummy;
-	if (!info)
-		info = &dummy;
-	memset(info, 0, sizeof(*info));
-	info->straggler = -1;
-	out[0] = out[1] = out[2] = NULL;
-	struct rec *v = NULL;
-	size_t nv = 0;
-	struct match *m = NULL;
-	size_t nm = 0;
-	int rc = gather(&v, &nv, trees, n, step);
-	if (rc)
-		return rc;
-
-	/* Matching runs over the whole traces, so that a step's collectives
-	 * keep the ids (group, index) they have in the whole-trace tables;
-	 * the step filter applies to the matched collectives below. */
-
 	/* Simplified mode: no process group name anywhere. Several streams
 	 * on one rank? (v is rank-major) */
 	int pg_missing = 1, multi_stream = 0;
@@ -910,6 +894,13 @@ int tg_collectives_sync_tables(tg_table *out[3], tg_collectives_sync_info *info,
 			v[i].gstream = v[i].c.stream;
 		}
 	}
+}
+
+/* Each collective's index in its (group, rank) by start time, and pos
+ * becomes its group's first gather position; then v is sorted so that a
+ * match (group, index) is a run, in output order (cmp_match). */
+static void number_in_groups(struct rec *v, size_t nv)
+{
 	/* index_in_group: position by start time within (group, rank) */
 	if (nv)
 		qsort(v, nv, sizeof(*v), cmp_group_rank_pos);
@@ -929,11 +920,15 @@ int tg_collectives_sync_tables(tg_table *out[3], tg_collectives_sync_info *info,
 	}
 	if (nv)
 		qsort(v, nv, sizeof(*v), cmp_match);
-	m = tg_calloc(nv ? nv : 1, sizeof(*m));
-	if (!m) {
-		rc = TG_ENOMEM;
-		goto done;
-	}
+}
+
+/* The matched collectives kept into m (nm of them, in output order): in
+ * the step on every rank, of an implicit-sync kind (any kind in simplified
+ * mode), with the same metadata on every rank (not checked in simplified
+ * mode); info counts what was skipped and why. */
+static void match_collectives(struct match *m, size_t *nm, struct rec *v, size_t nv, tg_collectives_sync_info *info)
+{
+	*nm = 0;
 	for (size_t i = 0; i < nv;) {
 		size_t j = i + 1;
 		while (j < nv && !cmp_group(&v[i], &v[j]) && v[j].index == v[i].index)
@@ -961,12 +956,42 @@ int tg_collectives_sync_tables(tg_table *out[3], tg_collectives_sync_info *info,
 		}
 		if (keep) {
 			measure(&x, &v[i]);
-			m[nm++] = x;
+			m[(*nm)++] = x;
 		}
 		i = j;
 	}
-	if (nm)
-		qsort(m, nm, sizeof(*m), cmp_match_order);
+	if (*nm)
+		qsort(m, *nm, sizeof(*m), cmp_match_order);
+}
+
+int tg_collectives_sync_tables(tg_table *out[3], tg_collectives_sync_info *info,
+                               const tg_tree *const *trees, size_t n, int64_t step)
+{
+	tg_collectives_sync_info dummy;
+	if (!info)
+		info = &dummy;
+	memset(info, 0, sizeof(*info));
+	info->straggler = -1;
+	out[0] = out[1] = out[2] = NULL;
+	struct rec *v = NULL;
+	size_t nv = 0;
+	struct match *m = NULL;
+	size_t nm = 0;
+	int rc = gather(&v, &nv, trees, n, step);
+	if (rc)
+		return rc;
+
+	/* Matching runs over the whole traces, so that a step's collectives
+	 * keep the ids (group, index) they have in the whole-trace tables;
+	 * the step filter applies to the matched collectives below. */
+	assign_groups(v, nv, info);
+	number_in_groups(v, nv);
+	m = tg_calloc(nv ? nv : 1, sizeof(*m));
+	if (!m) {
+		rc = TG_ENOMEM;
+		goto done;
+	}
+	match_collectives(m, &nm, v, nv, info);
 	info->matched = nm;
 	out[0] = tg_table_new_cols("nccl_implicit_sync", "Collectives matched across ranks", sync_cols);
 	out[1] = tg_table_new_cols("nccl_summary_implicit_sync",

@@ -4,7 +4,7 @@
  * python frame; a sort groups them.
  */
 #include "host_syncs.h"
-#include "kernel_class.h"
+#include "step_filter.h"
 
 #include <stdlib.h>
 #include <string.h>

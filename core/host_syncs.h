@@ -24,7 +24,7 @@
 #define TG_HOST_SYNCS_H
 
 #include "table.h"
-#include "tree.h"
+#include "step_filter.h"
 
 typedef struct tg_host_sync_summary {
 	uint64_t count;   /* host syncs selected */
@@ -38,7 +38,7 @@ typedef struct tg_host_sync_summary {
 int tg_host_syncs_is_sync(const char *name, int kind);
 
 /* Fills *out for the host syncs of step (TG_STEP_ALL, TG_STEP_HTA,
- * TG_STEP_HTA_ROUNDED or a step index; kernel_class.h). Returns 0 or
+ * TG_STEP_HTA_ROUNDED or a step index; step_filter.h). Returns 0 or
  * TG_EINVAL (bad step). */
 int tg_host_syncs_summary(tg_host_sync_summary *out, const tg_tree *tree, int32_t step);
 

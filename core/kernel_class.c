@@ -1,4 +1,5 @@
-/* kernel_class.c - HTA's kernel types and the step filter (rules in kernel_class.h). */
+/* kernel_class.c - HTA's kernel types (rules in kernel_class.h), and the stream and device
+ * of a device event. Needs the trace only, never the tree. */
 #include "kernel_class.h"
 
 #include <string.h>
@@ -129,94 +130,4 @@ int64_t tg_kernel_device(const tg_trace *t, const tg_event *e)
 		return d;
 	size_t n;
 	return tg_trace_tracks(t, &n)[e->track].pid;
-}
-
-static int is_host_kind(int k)
-{
-	return k == TG_KIND_PYTHON || k == TG_KIND_CPU_OP || k == TG_KIND_USER_ANNOTATION ||
-	       tg_kind_is_launch(k);
-}
-
-int tg_step_filter_init(tg_step_filter *f, const tg_tree *tree, int32_t step)
-{
-	memset(f, 0, sizeof(*f));
-	size_t ne;
-	f->tree = tree;
-	f->events = tg_trace_events(tg_tree_trace(tree), &ne);
-	f->steps = tg_tree_steps(tree, &f->nsteps);
-	f->step = step;
-	f->hta_end = INT64_MAX;
-	f->round_us = step == TG_STEP_HTA_ROUNDED;
-	if ((step == TG_STEP_HTA || step == TG_STEP_HTA_ROUNDED) && f->nsteps >= 2) {
-		const tg_event *last = &f->events[f->steps[f->nsteps - 1].event];
-		int64_t end;
-		tg_step_filter_span(f, last, &f->hta_end, &end);
-	}
-	if (step < TG_STEP_HTA_ROUNDED || (step >= 0 && (size_t)step >= f->nsteps))
-		return tg_error_set(TG_EINVAL, "step %d: the trace has %zu steps", (int)step,
-		                    f->nsteps);
-	return 0;
-}
-
-/* Step index whose window holds ts, or -1 (steps are sorted by ts). */
-static int32_t step_at(const tg_step_filter *f, int64_t ts)
-{
-	size_t lo = 0, hi = f->nsteps;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (f->steps[mid].ts <= ts)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo == 0)
-		return -1;
-	const tg_step *s = &f->steps[lo - 1];
-	return ts < s->ts + s->dur ? (int32_t)(lo - 1) : -1;
-}
-
-int32_t tg_step_filter_step_of(const tg_step_filter *f, uint32_t ev)
-{
-	return tg_tree_contains(f->tree, ev) ? tg_tree_step_of(f->tree, ev) : step_at(f, f->events[ev].ts);
-}
-
-int tg_step_filter_has(const tg_step_filter *f, uint32_t ev)
-{
-	if (f->step == TG_STEP_ALL)
-		return 1;
-	const tg_event *e = &f->events[ev];
-	int in_tree = tg_tree_contains(f->tree, ev);
-	if (f->step >= 0)
-		return in_tree ? tg_tree_step_of(f->tree, ev) == f->step : step_at(f, e->ts) == f->step;
-	/* TG_STEP_HTA, TG_STEP_HTA_ROUNDED */
-	if (f->hta_end == INT64_MAX)
-		return 1;
-	if (in_tree && !is_host_kind(e->kind)) {
-		uint32_t p = tg_tree_parent(f->tree, ev);
-		while (p != TG_NONE && !is_host_kind(f->events[p].kind))
-			p = tg_tree_parent(f->tree, p);
-		if (p == TG_NONE)
-			return 0;
-		e = &f->events[p];
-	}
-	int64_t ts, end;
-	tg_step_filter_span(f, e, &ts, &end);
-	return ts < f->hta_end;
-}
-
-static int64_t floor_us(int64_t ns)
-{
-	int64_t q = ns / 1000;
-	return (ns % 1000 < 0 ? q - 1 : q) * 1000;
-}
-
-void tg_step_filter_span(const tg_step_filter *f, const tg_event *e, int64_t *ts, int64_t *end)
-{
-	*ts = e->ts;
-	*end = e->ts + e->dur;
-	if (f->round_us) {
-		int64_t up = floor_us(*ts);
-		*ts = up == *ts ? up : up + 1000;
-		*end = floor_us(*end);
-	}
 }

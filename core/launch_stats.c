@@ -6,6 +6,7 @@
 #include "launch_stats.h"
 #include "sort.h"
 #include "kernel_class.h"
+#include "step_filter.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -475,34 +476,24 @@ static int append(char **buf, size_t *len, size_t *cap, const char *s)
 	return 0;
 }
 
-static tg_table *sequences_table(const tg_step_filter *f)
+/* One depth-first walk of the tree in tree order (children by start time),
+ * where the device events under a node are a contiguous run of names
+ * (room for every event; G's groups point into it, so it lives as long as
+ * they do): every cpu_op of the step with device work under it adds its
+ * kernel sequence, GPU time and CPU time to G. 0 or -1 (out of memory). */
+static int group_sequences(struct groups *G, uint32_t *names, const tg_step_filter *f)
 {
-	static const char *const cols[] = {"op", "rank", "count", "calls", "num_kernels",
-	                                   "gpu_time(us)", "gpu_time_mean(us)", "cpu_time(us)",
-	                                   "kernels", NULL};
 	const tg_tree *tree = f->tree;
-	const tg_trace *t = tg_tree_trace(tree);
-	size_t ne;
-	const tg_event *ev = tg_trace_events(t, &ne);
-	uint32_t *names = NULL; /* device events' names in tree order */
-	int64_t gpu = 0;        /* GPU time of the device events seen so far */
-	struct frame *stack = NULL;
-	struct groups G = {0};
-	struct out_row *rows = NULL;
-	char *buf = NULL;
-	size_t nd = 0, sp = 0, scap = 0, nr = 0, blen = 0, bcap = 0;
-	size_t nroots;
+	size_t ne, nroots;
+	const tg_event *ev = tg_trace_events(tg_tree_trace(tree), &ne);
 	const uint32_t *roots = tg_tree_roots(tree, &nroots);
-	tg_table *tab = tg_table_new_cols("frequent_kernel_sequences", "Kernel sequences launched by each op",
-	                          cols);
-	names = tg_malloc((ne + 1) * sizeof(*names));
-	if (!tab || !names)
-		goto fail;
-	/* One depth-first walk in tree order (children by start time): the
-	 * device events under a node are a contiguous run of names[]. */
+	int64_t gpu = 0; /* GPU time of the device events seen so far */
+	struct frame *stack = NULL;
+	size_t nd = 0, sp = 0, scap = 0;
+	int rc = -1;
 	for (size_t r = 0; r < nroots; r++) {
 		if (tg_grow((void **)&stack, &scap, 1, sizeof(*stack)))
-			goto fail;
+			goto out;
 		stack[0] = (struct frame){roots[r], 0, 0, 0};
 		sp = 1;
 		while (sp) {
@@ -523,7 +514,7 @@ static tg_table *sequences_table(const tg_step_filter *f)
 			if (fr->next < nch) {
 				uint32_t c = ch[fr->next++];
 				if (tg_grow((void **)&stack, &scap, sp + 1, sizeof(*stack)))
-					goto fail;
+					goto out;
 				stack[sp++] = (struct frame){c, 0, 0, 0};
 				continue;
 			}
@@ -532,54 +523,93 @@ static tg_table *sequences_table(const tg_step_filter *f)
 			if (e->kind == TG_KIND_CPU_OP && nd > fr->first && tg_step_filter_has(f, fr->node)) {
 				int64_t ts, end;
 				tg_step_filter_span(f, e, &ts, &end);
-				if (groups_add(&G, e->name, names + fr->first, (uint32_t)(nd - fr->first), gpu - fr->gpu_first,
-				               end - ts))
-					goto fail;
+				if (groups_add(G, e->name, names + fr->first, (uint32_t)(nd - fr->first),
+				               gpu - fr->gpu_first, end - ts))
+					goto out;
 			}
 			sp--;
 		}
 	}
+	rc = 0;
+out:
+	free(stack);
+	return rc;
+}
+
+/* The rows of the table into rows (*nr): of each op, its TOP_SEQUENCES
+ * most frequent sequences ranked 1, 2, ..., each knowing the op's calls;
+ * then in output order. G is sorted (op, most frequent first) on entry. */
+static void top_sequences(struct out_row *rows, size_t *nr, struct groups *G, const tg_trace *t)
+{
+	*nr = 0;
+	for (size_t i = 0; i < G->n;) {
+		/* the groups of one op: i..j, most frequent first */
+		size_t j = i;
+		uint64_t calls = 0;
+		for (; j < G->n && G->v[j].op_name == G->v[i].op_name; j++)
+			calls += G->v[j].count;
+		for (size_t g = i; g < j && g < i + TOP_SEQUENCES; g++) {
+			G->v[g].calls = calls;
+			const char *op = tg_trace_str(t, G->v[i].op_name);
+			rows[(*nr)++] = (struct out_row){op, (uint32_t)(g - i + 1), &G->v[g]};
+		}
+		i = j;
+	}
+	if (*nr > 1)
+		qsort(rows, *nr, sizeof(*rows), cmp_out_row);
+}
+
+/* One row of frequent_kernel_sequences; *buf (growing, *bcap bytes) holds
+ * the sequence " | "-joined. 0 or -1 (out of memory). */
+static int sequence_row(tg_table *tab, const struct out_row *o, const tg_trace *t, char **buf, size_t *bcap)
+{
+	const struct group *g = o->g;
+	size_t blen = 0;
+	if (append(buf, &blen, bcap, ""))
+		return -1;
+	for (uint32_t k = 0; k < g->len; k++)
+		if ((k && append(buf, &blen, bcap, " | ")) || append(buf, &blen, bcap, tg_trace_str(t, g->seq[k])))
+			return -1;
+	int64_t r = tg_table_add_row(tab);
+	if (r < 0 || tg_table_set_str(tab, (size_t)r, 0, o->op) || tg_table_set_strn(tab, (size_t)r, 8, *buf, blen))
+		return -1;
+	size_t row = (size_t)r;
+	tg_table_set_int(tab, row, 1, o->rank);
+	tg_table_set_int(tab, row, 2, (int64_t)g->count);
+	tg_table_set_int(tab, row, 3, (int64_t)g->calls);
+	tg_table_set_int(tab, row, 4, g->len);
+	tg_table_set_num(tab, row, 5, us(g->gpu_ns));
+	tg_table_set_num(tab, row, 6, (double)g->gpu_ns / (double)g->count / 1000.0);
+	tg_table_set_num(tab, row, 7, us(g->cpu_ns));
+	return 0;
+}
+
+static tg_table *sequences_table(const tg_step_filter *f)
+{
+	static const char *const cols[] = {"op", "rank", "count", "calls", "num_kernels",
+	                                   "gpu_time(us)", "gpu_time_mean(us)", "cpu_time(us)",
+	                                   "kernels", NULL};
+	const tg_trace *t = tg_tree_trace(f->tree);
+	size_t ne;
+	tg_trace_events(t, &ne);
+	uint32_t *names = tg_malloc((ne + 1) * sizeof(*names)); /* device events' names in tree order */
+	struct groups G = {0};
+	struct out_row *rows = NULL;
+	char *buf = NULL;
+	size_t nr = 0, bcap = 0;
+	tg_table *tab = tg_table_new_cols("frequent_kernel_sequences", "Kernel sequences launched by each op",
+	                          cols);
+	if (!tab || !names || group_sequences(&G, names, f))
+		goto fail;
 	if (G.n > 1)
 		qsort(G.v, G.n, sizeof(*G.v), cmp_group);
 	rows = tg_malloc((G.n + 1) * sizeof(*rows));
 	if (!rows)
 		goto fail;
-	for (size_t i = 0; i < G.n;) {
-		/* the groups of one op: i..j, most frequent first */
-		size_t j = i;
-		uint64_t calls = 0;
-		for (; j < G.n && G.v[j].op_name == G.v[i].op_name; j++)
-			calls += G.v[j].count;
-		for (size_t g = i; g < j && g < i + TOP_SEQUENCES; g++) {
-			G.v[g].calls = calls;
-			rows[nr++] = (struct out_row){tg_trace_str(t, G.v[i].op_name), (uint32_t)(g - i + 1), &G.v[g]};
-		}
-		i = j;
-	}
-	if (nr > 1)
-		qsort(rows, nr, sizeof(*rows), cmp_out_row);
-	for (size_t i = 0; i < nr; i++) {
-		const struct group *g = rows[i].g;
-		blen = 0;
-		if (append(&buf, &blen, &bcap, ""))
+	top_sequences(rows, &nr, &G, t);
+	for (size_t i = 0; i < nr; i++)
+		if (sequence_row(tab, &rows[i], t, &buf, &bcap))
 			goto fail;
-		for (uint32_t k = 0; k < g->len; k++)
-			if ((k && append(&buf, &blen, &bcap, " | ")) || append(&buf, &blen, &bcap, tg_trace_str(t, g->seq[k])))
-				goto fail;
-		int64_t r = tg_table_add_row(tab);
-		if (r < 0 || tg_table_set_str(tab, (size_t)r, 0, rows[i].op) ||
-		    tg_table_set_strn(tab, (size_t)r, 8, buf, blen))
-			goto fail;
-		size_t row = (size_t)r;
-		tg_table_set_int(tab, row, 1, rows[i].rank);
-		tg_table_set_int(tab, row, 2, (int64_t)g->count);
-		tg_table_set_int(tab, row, 3, (int64_t)g->calls);
-		tg_table_set_int(tab, row, 4, g->len);
-		tg_table_set_num(tab, row, 5, us(g->gpu_ns));
-		tg_table_set_num(tab, row, 6, (double)g->gpu_ns / (double)g->count / 1000.0);
-		tg_table_set_num(tab, row, 7, us(g->cpu_ns));
-	}
-	free(stack);
 	free(names);
 	free(G.v);
 	free(G.slot);
@@ -587,7 +617,6 @@ static tg_table *sequences_table(const tg_step_filter *f)
 	free(buf);
 	return tab;
 fail:
-	free(stack);
 	free(names);
 	free(G.v);
 	free(G.slot);

@@ -6,7 +6,7 @@
  * CUDA kernel patterns).
  *
  * A launch is every device event (kernel, memcpy, memset) selected by the
- * step filter (kernel_class.h) whose tree parent is a runtime or driver
+ * step filter (step_filter.h) whose tree parent is a runtime or driver
  * call (tg_tree_launch): cudaLaunchKernel(ExC), cudaMemcpyAsync,
  * cudaMemsetAsync as in HTA, but also cuLaunchKernel(Ex) (Triton),
  * cudaGraphLaunch/hipGraphLaunch (one row per kernel of the graph, all with
@@ -20,7 +20,7 @@
 #define TG_LAUNCH_STATS_H
 
 #include "table.h"
-#include "tree.h"
+#include "step_filter.h"
 
 /* HTA's thresholds (cuda_kernel_analysis.py, constants.py). */
 #define TG_LAUNCH_RUNTIME_CUTOFF_NS INT64_C(50000)  /* runtime_cutoff: 50 us */

@@ -227,122 +227,153 @@ static uint32_t step_unit(uint32_t first_unit, size_t ns, int32_t st)
 	return st >= 0 && (size_t)st < ns ? first_unit + (uint32_t)st : TG_NONE;
 }
 
-/* The records of trace ti. */
-static int add_trace(tg_measure *m, uint32_t ti)
-{
-	const tg_tree *tree = m->trees[ti];
-	const tg_trace *t = tg_tree_trace(tree);
-	const tg_atoms *atoms = tg_trace_atoms(t);
-	size_t ne;
-	const tg_event *ev = tg_trace_events(t, &ne);
-	uint32_t first_unit;
-	int rc = add_units(m, ti, &first_unit);
-	if (rc)
-		return rc;
-	size_t ns;
-	tg_tree_steps(tree, &ns);
-	int64_t rank = tg_trace_rank(t);
-	if (rank < 0)
-		rank = ti;
-	uint32_t k_dims = tg_trace_key(t, "Input Dims"), k_types = tg_trace_key(t, "Input type"),
-	         k_strides = tg_trace_key(t, "Input Strides"), k_conc = tg_trace_key(t, "Concrete Inputs");
-	tg_launchers *l = NULL;
-	tg_launchers_opts lo = {.tb = {0}, .step = -1};
-	if ((rc = tg_launchers_build(&l, tree, &lo)))
-		return rc;
-	tg_categorizer *cz = NULL;
-	if ((rc = tg_categorizer_new(&cz, tree))) {
-		tg_launchers_free(l);
-		return rc;
-	}
+/* What add_trace knows about the trace it adds. */
+struct trace_walk {
+	const tg_tree *tree;
+	const tg_trace *t;
+	const tg_atoms *atoms;
+	const tg_event *ev;
+	const tg_launcher *list; /* the launchers */
 	size_t nl;
-	const tg_launcher *list = tg_launchers_list(l, &nl);
-	/* per device event: its launcher index (or TG_NONE) */
-	const uint32_t *who = tg_launchers_owners(l);
-	uint32_t *inv_of = malloc((nl ? nl : 1) * sizeof(uint32_t));
-	char *buf = malloc(8192), *mod = malloc(2048);
-	rc = TG_ENOMEM;
-	if (!inv_of || !buf || !mod)
-		goto done;
+	const uint32_t *who; /* per device event: its launcher index (or TG_NONE) */
+	uint32_t *inv_of;    /* per launcher: its invocation in m->invs */
+	tg_categorizer *cz;
+	char *buf, *mod; /* scratch: 8192 and 2048 bytes */
+	uint32_t ti, first_unit;
+	size_t nsteps;
+	int64_t rank;
+};
+
+/* One invocation per launcher of the trace (op and shape key, FLOPs and
+ * bytes of its perf model, NaN without one) into m->invs, each launcher's
+ * index into w->inv_of. 0 or TG_ENOMEM. */
+static int add_invocations(tg_measure *m, struct trace_walk *w)
+{
+	uint32_t k_dims = tg_trace_key(w->t, "Input Dims"), k_types = tg_trace_key(w->t, "Input type"),
+	         k_strides = tg_trace_key(w->t, "Input Strides"), k_conc = tg_trace_key(w->t, "Concrete Inputs");
 	tg_perf_opts popts = {0};
-	for (size_t i = 0; i < nl; i++) {
-		/* the invocation */
-		const tg_event *op = &ev[list[i].event];
-		const char *name = tg_atoms_str(atoms, op->name);
-		const char *dims = arg_text(t, op, k_dims), *types = arg_text(t, op, k_types);
-		snprintf(buf, 8192, "%s %s %s", name, dims ? dims : "", types ? types : "");
+	for (size_t i = 0; i < w->nl; i++) {
+		const tg_event *op = &w->ev[w->list[i].event];
+		const char *name = tg_atoms_str(w->atoms, op->name);
+		const char *dims = arg_text(w->t, op, k_dims), *types = arg_text(w->t, op, k_types);
+		snprintf(w->buf, 8192, "%s %s %s", name, dims ? dims : "", types ? types : "");
 		if (tg_grow((void **)&m->invs, &m->capinvs, m->ninvs + 1, sizeof(tg_invocation)))
-			goto done;
+			return TG_ENOMEM;
 		tg_invocation *iv = &m->invs[m->ninvs];
-		iv->event = list[i].event;
-		iv->trace = ti;
-		if (key(&iv->op_shape, m->keys, buf))
-			goto done;
+		iv->event = w->list[i].event;
+		iv->trace = w->ti;
+		if (key(&iv->op_shape, m->keys, w->buf))
+			return TG_ENOMEM;
 		tg_perf pm;
-		tg_perf_args pa = {name, dims, types, arg_text(t, op, k_strides), arg_text(t, op, k_conc)};
+		tg_perf_args pa = {name, dims, types, arg_text(w->t, op, k_strides), arg_text(w->t, op, k_conc)};
 		if (tg_perf_model(&pm, &pa, &popts) == 0) {
 			iv->flops = pm.flops;
 			iv->bytes = pm.bytes;
 		} else {
 			iv->flops = iv->bytes = NAN;
 		}
-		inv_of[i] = (uint32_t)m->ninvs++;
+		w->inv_of[i] = (uint32_t)m->ninvs++;
 	}
+	return 0;
+}
+
+/* The record of device event i into m->recs: its normalized name, category
+ * (and where it came from), launching op and invocation, module path,
+ * unit, stream, rank, times and launch delay. 0 or TG_ENOMEM. */
+static int add_kernel_rec(tg_measure *m, struct trace_walk *w, uint32_t i)
+{
+	const tg_event *ev = w->ev;
+	if (tg_grow((void **)&m->recs, &m->caprecs, m->nrecs + 1, sizeof(tg_kernel_rec)))
+		return TG_ENOMEM;
+	tg_kernel_rec *r = &m->recs[m->nrecs];
+	memset(r, 0, sizeof(*r));
+	const char *kname = tg_atoms_str(w->atoms, ev[i].name);
+	tg_measure_normalize_name(w->buf, 8192, kname);
+	if (key(&r->kernel, m->keys, w->buf))
+		return TG_ENOMEM;
+	uint32_t li = w->who[i];
+	const char *opname;
+	char opshape_none[] = "(no launcher)";
+	tg_kernel_cat kc;
+	if (tg_categorizer_kernel(&kc, w->cz, i, li != TG_NONE ? w->list[li].event : TG_NONE,
+	                          li != TG_NONE ? w->list[li].category : NULL))
+		return TG_ENOMEM;
+	r->cat_source = (uint8_t)kc.source;
+	r->name_category = TG_NONE;
+	if (kc.rule && key(&r->name_category, m->keys, kc.rule->category))
+		return TG_ENOMEM;
+	if (li != TG_NONE) {
+		opname = tg_atoms_str(w->atoms, ev[w->list[li].event].name);
+		r->inv = w->inv_of[li];
+		r->op_shape = m->invs[r->inv].op_shape;
+	} else {
+		opname = opshape_none;
+		r->inv = TG_NONE;
+		if (key(&r->op_shape, m->keys, opshape_none))
+			return TG_ENOMEM;
+	}
+	module_path(w->mod, 2048, w->tree, ev, w->atoms, i);
+	if (key(&r->category, m->keys, kc.category) || key(&r->op, m->keys, opname) ||
+	    key(&r->module, m->keys, w->mod))
+		return TG_ENOMEM;
+	int32_t st = tg_tree_step_of(w->tree, i);
+	r->unit = step_unit(w->first_unit, w->nsteps, st);
+	r->trace = w->ti;
+	r->event = i;
+	r->stream = tg_kernel_stream(w->t, &ev[i]);
+	r->rank = w->rank;
+	r->dur_ns = ev[i].dur;
+	r->ts = ev[i].ts;
+	uint32_t launch = tg_tree_launch(w->tree, i);
+	r->delay_ns = launch != TG_NONE ? ev[i].ts - ev[launch].ts : -1;
+	m->nrecs++;
+	return 0;
+}
+
+/* The records of trace ti. */
+static int add_trace(tg_measure *m, uint32_t ti)
+{
+	struct trace_walk w = {.tree = m->trees[ti], .ti = ti};
+	w.t = tg_tree_trace(w.tree);
+	w.atoms = tg_trace_atoms(w.t);
+	size_t ne;
+	w.ev = tg_trace_events(w.t, &ne);
+	int rc = add_units(m, ti, &w.first_unit);
+	if (rc)
+		return rc;
+	tg_tree_steps(w.tree, &w.nsteps);
+	w.rank = tg_trace_rank(w.t);
+	if (w.rank < 0)
+		w.rank = ti;
+	tg_launchers *l = NULL;
+	tg_launchers_opts lo = {.tb = {0}, .step = -1};
+	if ((rc = tg_launchers_build(&l, w.tree, &lo)))
+		return rc;
+	if ((rc = tg_categorizer_new(&w.cz, w.tree))) {
+		tg_launchers_free(l);
+		return rc;
+	}
+	w.list = tg_launchers_list(l, &w.nl);
+	w.who = tg_launchers_owners(l);
+	w.inv_of = malloc((w.nl ? w.nl : 1) * sizeof(uint32_t));
+	w.buf = malloc(8192);
+	w.mod = malloc(2048);
+	rc = TG_ENOMEM;
+	if (!w.inv_of || !w.buf || !w.mod || add_invocations(m, &w))
+		goto done;
 	for (size_t i = 0; i < ne; i++) {
-		if (!tg_kind_is_gpu(ev[i].kind) || !tg_tree_contains(tree, (uint32_t)i))
+		if (!tg_kind_is_gpu(w.ev[i].kind) || !tg_tree_contains(w.tree, (uint32_t)i))
 			continue;
-		if (tg_grow((void **)&m->recs, &m->caprecs, m->nrecs + 1, sizeof(tg_kernel_rec)))
+		if (add_kernel_rec(m, &w, (uint32_t)i))
 			goto done;
-		tg_kernel_rec *r = &m->recs[m->nrecs];
-		memset(r, 0, sizeof(*r));
-		const char *kname = tg_atoms_str(atoms, ev[i].name);
-		tg_measure_normalize_name(buf, 8192, kname);
-		if (key(&r->kernel, m->keys, buf))
-			goto done;
-		uint32_t li = who[i];
-		const char *cat, *opname;
-		char opshape_none[] = "(no launcher)";
-		tg_kernel_cat kc;
-		if (tg_categorizer_kernel(&kc, cz, (uint32_t)i, li != TG_NONE ? list[li].event : TG_NONE,
-		                          li != TG_NONE ? list[li].category : NULL))
-			goto done;
-		r->cat_source = (uint8_t)kc.source;
-		r->name_category = TG_NONE;
-		if (kc.rule && key(&r->name_category, m->keys, kc.rule->category))
-			goto done;
-		cat = kc.category;
-		if (li != TG_NONE) {
-			opname = tg_atoms_str(atoms, ev[list[li].event].name);
-			r->inv = inv_of[li];
-			r->op_shape = m->invs[r->inv].op_shape;
-		} else {
-			opname = opshape_none;
-			r->inv = TG_NONE;
-			if (key(&r->op_shape, m->keys, opshape_none))
-				goto done;
-		}
-		module_path(mod, 2048, tree, ev, atoms, (uint32_t)i);
-		if (key(&r->category, m->keys, cat) || key(&r->op, m->keys, opname) || key(&r->module, m->keys, mod))
-			goto done;
-		int32_t st = tg_tree_step_of(tree, (uint32_t)i);
-		r->unit = step_unit(first_unit, ns, st);
-		r->trace = ti;
-		r->event = (uint32_t)i;
-		r->stream = tg_kernel_stream(t, &ev[i]);
-		r->rank = rank;
-		r->dur_ns = ev[i].dur;
-		r->ts = ev[i].ts;
-		uint32_t launch = tg_tree_launch(tree, (uint32_t)i);
-		r->delay_ns = launch != TG_NONE ? ev[i].ts - ev[launch].ts : -1;
-		m->nrecs++;
 	}
 	rc = 0;
 done:
-	free(inv_of);
-	free(buf);
-	free(mod);
+	free(w.inv_of);
+	free(w.buf);
+	free(w.mod);
 	tg_launchers_free(l);
-	tg_categorizer_free(cz);
+	tg_categorizer_free(w.cz);
 	return rc;
 }
 

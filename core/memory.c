@@ -5,7 +5,7 @@
  * linear scan each is cheaper than an index).
  */
 #include "memory.h"
-#include "kernel_class.h"
+#include "step_filter.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -17,7 +17,7 @@
 #define TG_MEMORY_H
 
 #include "table.h"
-#include "tree.h"
+#include "step_filter.h"
 
 typedef struct tg_memory_peak {
 	int64_t device_type;  /* c10::DeviceType */
@@ -33,7 +33,7 @@ typedef struct tg_memory_peak {
 } tg_memory_peak;
 
 /* Peaks of every device with [memory] events selected by step (TG_STEP_ALL,
- * TG_STEP_HTA, TG_STEP_HTA_ROUNDED or a step index, kernel_class.h; an
+ * TG_STEP_HTA, TG_STEP_HTA_ROUNDED or a step index, step_filter.h; an
  * instant event belongs to the step whose ProfilerStep window holds its
  * timestamp), by (device type, device id). On success *out is an array of
  * *n peaks (NULL when none) that the caller frees with free. Returns 0,

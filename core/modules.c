@@ -154,35 +154,37 @@ done:
 	return rc;
 }
 
-int tg_modules_build(tg_modules **out, const tg_tree *tree)
-{
-	*out = NULL;
-	const tg_trace *t = tg_tree_trace(tree);
-	size_t ne;
-	const tg_event *ev = tg_trace_events(t, &ne);
-	int rc = TG_ENOMEM;
-	tg_modules *m = tg_calloc(1, sizeof(*m));
-	uint32_t *row_of = tg_malloc((ne + 1) * sizeof(uint32_t));
-	uint8_t *is_mod = tg_calloc(ne + 1, 1);
-	struct depth_ev *mods = NULL;
-	struct tagged *all = NULL, *self = NULL;
-	tg_interval *busy = NULL;
-	tg_idmap *key_to_row = tg_idmap_new(256);
-	size_t nmods = 0, rows_cap = 0, nall = 0, all_cap = 0, nself = 0, self_cap = 0, nbusy = 0;
-	if (!m || !row_of || !is_mod || !key_to_row)
-		goto fail;
+/* Intervals tagged with their module row, growing. */
+struct tagvec {
+	struct tagged *v;
+	size_t n, cap;
+};
 
-	/* module events and their depth */
+static int tag_push(struct tagvec *a, uint32_t row, tg_interval iv)
+{
+	if (tg_grow((void **)&a->v, &a->cap, a->n + 1, sizeof(*a->v)))
+		return TG_ENOMEM;
+	a->v[a->n++] = (struct tagged){row, iv};
+	return 0;
+}
+
+/* The module events (python events named like a module, marked in
+ * is_mod) with their depth in the tree, shallowest first, into *out (the
+ * caller's, freed with free); *n their count. 0 or TG_ENOMEM. */
+static int find_modules(struct depth_ev **out, size_t *n, const tg_tree *tree, uint8_t *is_mod)
+{
+	const tg_trace *t = tg_tree_trace(tree);
 	const tg_atoms *atoms = tg_trace_atoms(t);
+	size_t ne, nmods = 0;
+	const tg_event *ev = tg_trace_events(t, &ne);
 	for (size_t i = 0; i < ne; i++)
 		if (ev[i].kind == TG_KIND_PYTHON && tg_module_name_is_module(tg_atoms_str(atoms, ev[i].name)))
 			is_mod[i] = 1, nmods++;
-	mods = tg_malloc((nmods + 1) * sizeof(*mods));
+	struct depth_ev *mods = tg_malloc((nmods + 1) * sizeof(*mods));
 	if (!mods)
-		goto fail;
+		return TG_ENOMEM;
 	nmods = 0;
 	for (size_t i = 0; i < ne; i++) {
-		row_of[i] = TG_NONE;
 		if (!is_mod[i])
 			continue;
 		uint32_t d = 0;
@@ -191,6 +193,23 @@ int tg_modules_build(tg_modules **out, const tg_tree *tree)
 		mods[nmods++] = (struct depth_ev){d, (uint32_t)i};
 	}
 	qsort(mods, nmods, sizeof(*mods), cmp_depth);
+	*out = mods;
+	*n = nmods;
+	return 0;
+}
+
+/* One row per (parent row, module name), parents first: each module event
+ * counted into its row (calls, CPU time, first start); row_of[e] gets the
+ * row of module event e. 0 or TG_ENOMEM. */
+static int add_module_rows(tg_modules *m, const tg_tree *tree, const struct depth_ev *mods, size_t nmods,
+                           const uint8_t *is_mod, uint32_t *row_of)
+{
+	size_t ne, rows_cap = 0;
+	const tg_event *ev = tg_trace_events(tg_tree_trace(tree), &ne);
+	tg_idmap *key_to_row = tg_idmap_new(256);
+	if (!key_to_row)
+		return TG_ENOMEM;
+	int rc = TG_ENOMEM;
 	for (size_t k = 0; k < nmods; k++) {
 		uint32_t e = mods[k].ev;
 		uint32_t pm = tg_tree_parent(tree, e);
@@ -201,13 +220,13 @@ int tg_modules_build(tg_modules **out, const tg_tree *tree)
 		uint32_t row = tg_idmap_get(key_to_row, key);
 		if (row == TG_NONE) {
 			if (tg_grow((void **)&m->rows, &rows_cap, m->nrows + 1, sizeof(tg_module_row)))
-				goto fail;
+				goto out;
 			row = (uint32_t)m->nrows++;
 			m->rows[row] = (tg_module_row){.name = ev[e].name, .parent = prow,
 			                               .depth = prow == TG_NONE ? 0 : m->rows[prow].depth + 1,
 			                               .first_ts = ev[e].ts};
 			if (tg_idmap_put(key_to_row, key, row) < 0)
-				goto fail;
+				goto out;
 		}
 		row_of[e] = row;
 		tg_module_row *r = &m->rows[row];
@@ -216,16 +235,25 @@ int tg_modules_build(tg_modules **out, const tg_tree *tree)
 		if (ev[e].ts < r->first_ts)
 			r->first_ts = ev[e].ts;
 	}
+	rc = 0;
+out:
+	tg_idmap_free(key_to_row);
+	return rc;
+}
 
-	/* device events: intervals for every module ancestor */
-	busy = tg_malloc((ne + 1) * sizeof(tg_interval));
-	if (!busy)
-		goto fail;
+/* Every device event's interval into busy (*nbusy), tagged into all for
+ * every module row above it and into self for the nearest one; each of
+ * those rows counts the event. 0 or TG_ENOMEM. */
+static int tag_device_events(tg_modules *m, const tg_tree *tree, const uint8_t *is_mod, const uint32_t *row_of,
+                             tg_interval *busy, size_t *nbusy, struct tagvec *all, struct tagvec *self)
+{
+	size_t ne;
+	const tg_event *ev = tg_trace_events(tg_tree_trace(tree), &ne);
 	for (size_t i = 0; i < ne; i++) {
 		if (!tg_kind_is_gpu(ev[i].kind))
 			continue;
 		tg_interval iv = {ev[i].ts, ev[i].ts + ev[i].dur};
-		busy[nbusy++] = iv;
+		busy[(*nbusy)++] = iv;
 		int nearest = 1;
 		uint32_t last_row = TG_NONE;
 		for (uint32_t p = tg_tree_parent(tree, (uint32_t)i); p != TG_NONE; p = tg_tree_parent(tree, p)) {
@@ -236,20 +264,41 @@ int tg_modules_build(tg_modules **out, const tg_tree *tree)
 				continue; /* recursion into the same path cannot happen, but be safe */
 			last_row = row;
 			m->rows[row].gpu_events++;
-			if (tg_grow((void **)&all, &all_cap, nall + 1, sizeof(*all)))
-				goto fail;
-			all[nall++] = (struct tagged){row, iv};
+			if (tag_push(all, row, iv))
+				return TG_ENOMEM;
 			if (nearest) {
-				if (tg_grow((void **)&self, &self_cap, nself + 1, sizeof(*self)))
-					goto fail;
-				self[nself++] = (struct tagged){row, iv};
+				if (tag_push(self, row, iv))
+					return TG_ENOMEM;
 				nearest = 0;
 			}
 		}
 	}
+	return 0;
+}
+
+int tg_modules_build(tg_modules **out, const tg_tree *tree)
+{
+	*out = NULL;
+	size_t ne;
+	tg_trace_events(tg_tree_trace(tree), &ne);
+	int rc = TG_ENOMEM;
+	tg_modules *m = tg_calloc(1, sizeof(*m));
+	uint32_t *row_of = tg_malloc((ne + 1) * sizeof(uint32_t));
+	uint8_t *is_mod = tg_calloc(ne + 1, 1);
+	tg_interval *busy = tg_malloc((ne + 1) * sizeof(tg_interval));
+	struct depth_ev *mods = NULL;
+	struct tagvec all = {0}, self = {0};
+	size_t nmods = 0, nbusy = 0;
+	if (!m || !row_of || !is_mod || !busy)
+		goto fail;
+	for (size_t i = 0; i < ne; i++)
+		row_of[i] = TG_NONE;
+	if (find_modules(&mods, &nmods, tree, is_mod) || add_module_rows(m, tree, mods, nmods, is_mod, row_of) ||
+	    tag_device_events(m, tree, is_mod, row_of, busy, &nbusy, &all, &self))
+		goto fail;
 	m->busy_ns = tg_interval_union(busy, nbusy);
-	union_by_row(all, nall, m->rows, 0);
-	union_by_row(self, nself, m->rows, 1);
+	union_by_row(all.v, all.n, m->rows, 0);
+	union_by_row(self.v, self.n, m->rows, 1);
 	if (order_rows(m))
 		goto fail;
 	rc = 0;
@@ -260,10 +309,9 @@ fail:
 	free(row_of);
 	free(is_mod);
 	free(mods);
-	free(all);
-	free(self);
+	free(all.v);
+	free(self.v);
 	free(busy);
-	tg_idmap_free(key_to_row);
 	return rc;
 }
 

@@ -165,160 +165,194 @@ static void transpose_of(char *buf, const tg_tree *tree, uint32_t ev, const tg_a
 	}
 }
 
+/* The parsed "Input Dims", "Input type", "Input Strides" and "Concrete
+ * Inputs" of an op (an unparsable one is empty). */
+struct inputs {
+	tg_shape_list dims, types, strides, conc;
+};
+
+/* The GEMM sheet's parameters: M, N, K, bias, the strides of A and B, their dtypes (three for aiter's
+ * gemm_a16w16 and rocm_unquantized_gemm, which have no strides), B, transpose. */
+static void gemm_params(char (*p)[PLEN], const struct inputs *in, uint32_t ev, const char *name, const tg_perf *m,
+                        const tg_tree *tree, const tg_atoms *atoms)
+{
+	const tg_perf_gemm *g = &m->p.gemm;
+	snprintf(p[0], PLEN, "%lld", (long long)g->M);
+	snprintf(p[1], PLEN, "%lld", (long long)g->N);
+	snprintf(p[2], PLEN, "%lld", (long long)g->K);
+	snprintf(p[3], PLEN, "%s", tf(g->bias));
+	tuple_at(p[4], &in->strides, (size_t)g->a);
+	tuple_at(p[5], &in->strides, (size_t)g->b);
+	int idx[3] = {g->a, g->b, 2};
+	if (strstr(name, "::gemm_a16w16") || strstr(name, "rocm_unquantized_gemm")) {
+		/* TraceLens gives three types; aiter's output dtype is a
+		 * ScalarType code in Concrete Inputs[3] */
+		const tg_shape_item *c3 = tg_shape_get(&in->conc, 3, TG_SHAPE_STR);
+		const char *out = NULL;
+		if (strstr(name, "aiter") && c3)
+			out = !strcmp(c3->s, "15") ? "c10::BFloat16" : !strcmp(c3->s, "5") ? "c10::Half"
+			      : !strcmp(c3->s, "6") ? "float" : NULL;
+		dtypes(p[6], &in->types, idx, 3);
+		if (out) {
+			int i2[2] = {g->a, g->b};
+			char two[PLEN];
+			dtypes(two, &in->types, i2, 2);
+			two[strlen(two) - 1] = 0;
+			size_t o = strlen(two);
+			int w = snprintf(two + o, PLEN - o, ", '%s')", out);
+			if (w > 0 && (size_t)w < PLEN - o)
+				memcpy(p[6], two, PLEN);
+		}
+		p[4][0] = p[5][0] = 0; /* TraceLens: no strides */
+	} else
+		dtypes(p[6], &in->types, idx, 2);
+	snprintf(p[7], PLEN, "%lld", (long long)g->B);
+	transpose_of(p[8], tree, ev, atoms);
+}
+
+/* The SDPA sheet's parameters: B, N_Q, H_Q, N_KV, H_KV, d_h_qk, d_h_v, dropout, causal, flash_impl, dtypes. */
+static void sdpa_params(char (*p)[PLEN], const struct inputs *in, const tg_perf *m)
+{
+	const tg_perf_sdpa *s = &m->p.sdpa;
+	int64_t v[7] = {s->B, s->N_Q, s->H_Q, s->N_KV, s->H_KV, s->d_qk, s->d_v};
+	for (int i = 0; i < 7; i++)
+		snprintf(p[i], PLEN, "%lld", (long long)v[i]);
+	pyfloat(p[7], s->dropout);
+	snprintf(p[8], PLEN, "%s", tf(s->causal));
+	snprintf(p[9], PLEN, "%s", tf(s->flash));
+	int q = m->kind == TG_PERF_SDPA_BWD ? 1 : 0, idx[2] = {q, q + 1};
+	dtypes(p[10], &in->types, idx, 2);
+}
+
+/* The conv sheet's parameters: convNd, shapes, dtypes, strides, bias (the backward's bias_sizes as a list),
+ * stride, padding, dilation, transposed, output_padding, groups. */
+static void conv_params(char (*p)[PLEN], const struct inputs *in, const tg_perf *m)
+{
+	const tg_perf_conv *c = &m->p.conv;
+	int ix = m->kind == TG_PERF_CONV_BWD ? 1 : 0;
+	snprintf(p[0], PLEN, "conv%dd", c->nd);
+	ints3(p[1], c->x, c->nd + 2);
+	ints3(p[2], c->w, c->nd + 2);
+	int idx[2] = {ix, ix + 1};
+	dtypes(p[3], &in->types, idx, 2);
+	tuple_at(p[4], &in->strides, (size_t)ix);
+	tuple_at(p[5], &in->strides, (size_t)ix + 1);
+	if (m->kind == TG_PERF_CONV_BWD) { /* TraceLens: the bias_sizes dims, as a list */
+		const tg_shape_item *bs = tg_shape_get(&in->dims, 3, TG_SHAPE_DIMS);
+		tg_shape_tuple(p[6], PLEN, bs);
+		if (bs && bs->nd <= 1) { /* list form: "[]", "[64]" */
+			p[6][0] = '[';
+			char *e = p[6] + strlen(p[6]) - 1;
+			if (e > p[6] && e[-1] == ',')
+				*--e = 0, e = p[6] + strlen(p[6]);
+			else
+				e = p[6] + strlen(p[6]) - 1;
+			snprintf(e, PLEN - (size_t)(e - p[6]), "]");
+		}
+	} else
+		snprintf(p[6], PLEN, "%s", tf(c->bias));
+	ints3(p[7], c->stride, c->nd);
+	ints3(p[8], c->padding, c->nd);
+	ints3(p[9], c->dilation, c->nd);
+	snprintf(p[10], PLEN, "%s", tf(c->transposed));
+	ints3(p[11], c->output_padding, c->nd);
+	snprintf(p[12], PLEN, "%lld", (long long)c->groups);
+}
+
+/* The unary sheet's parameters: op_shape, dtypes, strides in and out (the second only for a tensor
+ * second input); for aten::upsample_* the output's shape. */
+static void unary_params(char (*p)[PLEN], const struct inputs *in, const char *name, const tg_perf *m)
+{
+	const tg_shape_item *t1 = tg_shape_get(&in->types, 1, TG_SHAPE_STR);
+	const tg_shape_item *d1 = tg_shape_get(&in->dims, 1, TG_SHAPE_DIMS);
+	int second = d1 && d1->nd > 0 && t1 && *t1->s && strcmp(t1->s, "Scalar") && strcmp(t1->s, "ScalarList");
+	tuple_at(p[0], &in->dims, 0);
+	int idx[2] = {0, second ? 1 : -1};
+	dtypes(p[1], &in->types, idx, 2);
+	tuple_at(p[2], &in->strides, 0);
+	if (second)
+		tuple_at(p[3], &in->strides, 1);
+	if (!strncmp(name, "aten::upsample_", 15)) { /* op_shape is the output's */
+		const tg_perf_elementwise *e = &m->p.ew;
+		tg_shape_item o = {.kind = TG_SHAPE_DIMS, .nd = (uint8_t)e->out_nd};
+		memcpy(o.d, e->out, sizeof(o.d));
+		tg_shape_tuple(p[0], PLEN, &o);
+		tuple_at(p[4], &in->dims, 0);
+		tg_shape_tuple(p[5], PLEN, &o);
+		int same[2] = {0, 0};
+		dtypes(p[1], &in->types, same, 2);
+	}
+}
+
+/* The binary sheet's parameters: both shapes, dtypes, strides (an out= tensor gives the output's). */
+static void binary_params(char (*p)[PLEN], const struct inputs *in)
+{
+	tuple_at(p[0], &in->dims, 0);
+	tuple_at(p[1], &in->dims, 1);
+	/* an out= tensor (third input) gives the output dtype and strides */
+	const tg_shape_item *o3 = tg_shape_get(&in->dims, 2, TG_SHAPE_DIMS);
+	const tg_shape_item *t3 = tg_shape_get(&in->types, 2, TG_SHAPE_STR);
+	int out = o3 && o3->nd > 0 && t3 && tg_shape_dtype_bytes(t3->s) && strcmp(t3->s, "Scalar");
+	int idx[3] = {0, 1, out ? 2 : -1};
+	dtypes(p[2], &in->types, idx, 3);
+	tuple_at(p[3], &in->strides, 0);
+	tuple_at(p[4], &in->strides, 1);
+	if (out)
+		tuple_at(p[5], &in->strides, 2);
+}
+
+/* The norm sheet's parameters: shape, dtype, stride, C, bias, affine, training. */
+static void norm_params(char (*p)[PLEN], const struct inputs *in, const tg_perf *m)
+{
+	const tg_perf_norm *n = &m->p.norm;
+	tuple_at(p[0], &in->dims, 0);
+	int idx[2] = {0, -1};
+	dtypes(p[1], &in->types, idx, 2);
+	tuple_at(p[2], &in->strides, 0);
+	snprintf(p[4], PLEN, "%lld", (long long)n->C);
+	snprintf(p[5], PLEN, "%s", tf(n->bias));
+	snprintf(p[6], PLEN, "%s", tf(n->affine));
+	snprintf(p[7], PLEN, "%s", tf(n->training));
+}
+
+/* The reduce sheet's parameters: elements in and out, dtype, the reduction. */
+static void reduce_params(char (*p)[PLEN], const struct inputs *in, const char *name, const tg_perf *m)
+{
+	snprintf(p[0], PLEN, "%lld", (long long)m->p.red.n_in);
+	snprintf(p[1], PLEN, "%lld", (long long)m->p.red.n_out);
+	int idx[2] = {0, -1};
+	dtypes(p[2], &in->types, idx, 2);
+	const char *t = strstr(name, "mean") ? "mean" : strstr(name, "max") ? "max" : strstr(name, "min") ? "min"
+	                : strstr(name, "prod") ? "prod" : "sum";
+	snprintf(p[3], PLEN, "%s", t);
+}
+
+/* The parameter columns (param_cols) of op ev, named name, modelled as m,
+ * into p[0..MAXP), from its raw "Input Dims", "Input type", "Input Strides"
+ * and "Concrete Inputs" text. */
 static void params(char (*p)[PLEN], uint32_t ev, const char *name, const tg_perf *m, const char *const raw[4],
                    const tg_tree *tree, const tg_atoms *atoms)
 {
-	tg_shape_list dims, types, strides, conc;
-	if (tg_shape_parse(&dims, raw[0]))
-		dims.n = 0;
-	if (tg_shape_parse(&types, raw[1]))
-		types.n = 0;
-	if (tg_shape_parse(&strides, raw[2]))
-		strides.n = 0;
-	if (tg_shape_parse(&conc, raw[3]))
-		conc.n = 0;
+	struct inputs in;
+	if (tg_shape_parse(&in.dims, raw[0]))
+		in.dims.n = 0;
+	if (tg_shape_parse(&in.types, raw[1]))
+		in.types.n = 0;
+	if (tg_shape_parse(&in.strides, raw[2]))
+		in.strides.n = 0;
+	if (tg_shape_parse(&in.conc, raw[3]))
+		in.conc.n = 0;
 	memset(p, 0, MAXP * PLEN);
 	switch (m->kind) {
-	case TG_PERF_GEMM: {
-		const tg_perf_gemm *g = &m->p.gemm;
-		snprintf(p[0], PLEN, "%lld", (long long)g->M);
-		snprintf(p[1], PLEN, "%lld", (long long)g->N);
-		snprintf(p[2], PLEN, "%lld", (long long)g->K);
-		snprintf(p[3], PLEN, "%s", tf(g->bias));
-		tuple_at(p[4], &strides, (size_t)g->a);
-		tuple_at(p[5], &strides, (size_t)g->b);
-		int idx[3] = {g->a, g->b, 2};
-		if (strstr(name, "::gemm_a16w16") || strstr(name, "rocm_unquantized_gemm")) {
-			/* TraceLens gives three types; aiter's output dtype is a
-			 * ScalarType code in Concrete Inputs[3] */
-			const tg_shape_item *c3 = tg_shape_get(&conc, 3, TG_SHAPE_STR);
-			const char *out = NULL;
-			if (strstr(name, "aiter") && c3)
-				out = !strcmp(c3->s, "15") ? "c10::BFloat16" : !strcmp(c3->s, "5") ? "c10::Half"
-				      : !strcmp(c3->s, "6") ? "float" : NULL;
-			dtypes(p[6], &types, idx, 3);
-			if (out) {
-				int i2[2] = {g->a, g->b};
-				char two[PLEN];
-				dtypes(two, &types, i2, 2);
-				two[strlen(two) - 1] = 0;
-				size_t o = strlen(two);
-				int w = snprintf(two + o, PLEN - o, ", '%s')", out);
-				if (w > 0 && (size_t)w < PLEN - o)
-					memcpy(p[6], two, PLEN);
-			}
-			p[4][0] = p[5][0] = 0; /* TraceLens: no strides */
-		} else
-			dtypes(p[6], &types, idx, 2);
-		snprintf(p[7], PLEN, "%lld", (long long)g->B);
-		transpose_of(p[8], tree, ev, atoms);
-		break;
-	}
+	case TG_PERF_GEMM: gemm_params(p, &in, ev, name, m, tree, atoms); break;
 	case TG_PERF_SDPA_FWD:
-	case TG_PERF_SDPA_BWD: {
-		const tg_perf_sdpa *s = &m->p.sdpa;
-		int64_t v[7] = {s->B, s->N_Q, s->H_Q, s->N_KV, s->H_KV, s->d_qk, s->d_v};
-		for (int i = 0; i < 7; i++)
-			snprintf(p[i], PLEN, "%lld", (long long)v[i]);
-		pyfloat(p[7], s->dropout);
-		snprintf(p[8], PLEN, "%s", tf(s->causal));
-		snprintf(p[9], PLEN, "%s", tf(s->flash));
-		int q = m->kind == TG_PERF_SDPA_BWD ? 1 : 0, idx[2] = {q, q + 1};
-		dtypes(p[10], &types, idx, 2);
-		break;
-	}
+	case TG_PERF_SDPA_BWD: sdpa_params(p, &in, m); break;
 	case TG_PERF_CONV_FWD:
-	case TG_PERF_CONV_BWD: {
-		const tg_perf_conv *c = &m->p.conv;
-		int ix = m->kind == TG_PERF_CONV_BWD ? 1 : 0;
-		snprintf(p[0], PLEN, "conv%dd", c->nd);
-		ints3(p[1], c->x, c->nd + 2);
-		ints3(p[2], c->w, c->nd + 2);
-		int idx[2] = {ix, ix + 1};
-		dtypes(p[3], &types, idx, 2);
-		tuple_at(p[4], &strides, (size_t)ix);
-		tuple_at(p[5], &strides, (size_t)ix + 1);
-		if (m->kind == TG_PERF_CONV_BWD) { /* TraceLens: the bias_sizes dims, as a list */
-			const tg_shape_item *bs = tg_shape_get(&dims, 3, TG_SHAPE_DIMS);
-			tg_shape_tuple(p[6], PLEN, bs);
-			if (bs && bs->nd <= 1) { /* list form: "[]", "[64]" */
-				p[6][0] = '[';
-				char *e = p[6] + strlen(p[6]) - 1;
-				if (e > p[6] && e[-1] == ',')
-					*--e = 0, e = p[6] + strlen(p[6]);
-				else
-					e = p[6] + strlen(p[6]) - 1;
-				snprintf(e, PLEN - (size_t)(e - p[6]), "]");
-			}
-		} else
-			snprintf(p[6], PLEN, "%s", tf(c->bias));
-		ints3(p[7], c->stride, c->nd);
-		ints3(p[8], c->padding, c->nd);
-		ints3(p[9], c->dilation, c->nd);
-		snprintf(p[10], PLEN, "%s", tf(c->transposed));
-		ints3(p[11], c->output_padding, c->nd);
-		snprintf(p[12], PLEN, "%lld", (long long)c->groups);
-		break;
-	}
-	case TG_PERF_UNARY: {
-		const tg_shape_item *t1 = tg_shape_get(&types, 1, TG_SHAPE_STR);
-		int second = tg_shape_get(&dims, 1, TG_SHAPE_DIMS) && tg_shape_get(&dims, 1, TG_SHAPE_DIMS)->nd > 0 && t1 &&
-		             *t1->s && strcmp(t1->s, "Scalar") && strcmp(t1->s, "ScalarList");
-		tuple_at(p[0], &dims, 0);
-		int idx[2] = {0, second ? 1 : -1};
-		dtypes(p[1], &types, idx, 2);
-		tuple_at(p[2], &strides, 0);
-		if (second)
-			tuple_at(p[3], &strides, 1);
-		if (!strncmp(name, "aten::upsample_", 15)) { /* op_shape is the output's */
-			const tg_perf_elementwise *e = &m->p.ew;
-			tg_shape_item o = {.kind = TG_SHAPE_DIMS, .nd = (uint8_t)e->out_nd};
-			memcpy(o.d, e->out, sizeof(o.d));
-			tg_shape_tuple(p[0], PLEN, &o);
-			tuple_at(p[4], &dims, 0);
-			tg_shape_tuple(p[5], PLEN, &o);
-			int same[2] = {0, 0};
-			dtypes(p[1], &types, same, 2);
-		}
-		break;
-	}
-	case TG_PERF_BINARY: {
-		tuple_at(p[0], &dims, 0);
-		tuple_at(p[1], &dims, 1);
-		/* an out= tensor (third input) gives the output dtype and strides */
-		const tg_shape_item *o3 = tg_shape_get(&dims, 2, TG_SHAPE_DIMS);
-		const tg_shape_item *t3 = tg_shape_get(&types, 2, TG_SHAPE_STR);
-		int out = o3 && o3->nd > 0 && t3 && tg_shape_dtype_bytes(t3->s) && strcmp(t3->s, "Scalar");
-		int idx[3] = {0, 1, out ? 2 : -1};
-		dtypes(p[2], &types, idx, 3);
-		tuple_at(p[3], &strides, 0);
-		tuple_at(p[4], &strides, 1);
-		if (out)
-			tuple_at(p[5], &strides, 2);
-		break;
-	}
-	case TG_PERF_NORM: {
-		const tg_perf_norm *n = &m->p.norm;
-		tuple_at(p[0], &dims, 0);
-		int idx[2] = {0, -1};
-		dtypes(p[1], &types, idx, 2);
-		tuple_at(p[2], &strides, 0);
-		snprintf(p[4], PLEN, "%lld", (long long)n->C);
-		snprintf(p[5], PLEN, "%s", tf(n->bias));
-		snprintf(p[6], PLEN, "%s", tf(n->affine));
-		snprintf(p[7], PLEN, "%s", tf(n->training));
-		break;
-	}
-	case TG_PERF_REDUCE: {
-		snprintf(p[0], PLEN, "%lld", (long long)m->p.red.n_in);
-		snprintf(p[1], PLEN, "%lld", (long long)m->p.red.n_out);
-		int idx[2] = {0, -1};
-		dtypes(p[2], &types, idx, 2);
-		const char *t = strstr(name, "mean") ? "mean" : strstr(name, "max") ? "max" : strstr(name, "min") ? "min"
-		                : strstr(name, "prod") ? "prod" : "sum";
-		snprintf(p[3], PLEN, "%s", t);
-		break;
-	}
+	case TG_PERF_CONV_BWD: conv_params(p, &in, m); break;
+	case TG_PERF_UNARY: unary_params(p, &in, name, m); break;
+	case TG_PERF_BINARY: binary_params(p, &in); break;
+	case TG_PERF_NORM: norm_params(p, &in, m); break;
+	case TG_PERF_REDUCE: reduce_params(p, &in, name, m); break;
 	default: break;
 	}
 }
@@ -450,65 +484,72 @@ static int roofline_cells(tg_table *t, size_t r, int c, const struct group *G, c
 	return 0;
 }
 
-static tg_table *build_sheet(tg_perf_kind kind, struct row **rows, size_t n, const struct pkey *keys,
-                             const tg_trace *trace, double *vals,
-                             const tg_gpu_spec *spec)
+/* Where a sheet's column groups start (-1: absent). */
+struct sheet_cols {
+	int np;     /* parameter columns, from 1 */
+	int c_tbs;  /* TB/s and TFLOPS/s statistics, 5 each */
+	int c_spec; /* Compute Spec */
+	int c_roof; /* roofline time, bound and 5 Pct Roofline statistics (with a GPU spec) */
+	int c_kt;   /* the 6 kernel time statistics */
+	int c_count;
+};
+
+static const char *const stat_names[6] = {"mean", "median", "std", "min", "max", "sum"};
+
+/* The columns of the sheet of kind into t, where they start into *c. 0 or
+ * -1 (out of memory). */
+static int add_sheet_columns(tg_table *t, tg_perf_kind kind, const tg_gpu_spec *spec, struct sheet_cols *c)
 {
-	static const char *const stat[6] = {"mean", "median", "std", "min", "max", "sum"};
-	const char *sheet = tg_perf_sheet_name(kind);
-	char title[96];
-	snprintf(title, sizeof(title), "%s ops: kernel time and perf model metrics", sheet);
-	tg_table *t = tg_table_new(sheet, title);
-	struct group *g = tg_calloc(n ? n : 1, sizeof(*g));
-	size_t ng = 0;
-	if (!t || !g)
-		goto fail;
 	if (tg_table_add_column(t, "name") < 0)
-		goto fail;
-	int np = 0;
-	for (; param_cols[kind][np]; np++) {
+		return -1;
+	for (c->np = 0; param_cols[kind][c->np]; c->np++) {
 		char col[64];
-		snprintf(col, sizeof(col), "param: %s", param_cols[kind][np]);
+		snprintf(col, sizeof(col), "param: %s", param_cols[kind][c->np]);
 		if (tg_table_add_column(t, col) < 0)
-			goto fail;
+			return -1;
 	}
 	static const char *const rest[] = {"GFLOPS_first", "Data Moved (MB)_first", "FLOPS/Byte_first", NULL};
 	for (int i = 0; rest[i]; i++)
 		if (tg_table_add_column(t, rest[i]) < 0)
-			goto fail;
-	int c_tbs = (int)tg_table_ncols(t);
+			return -1;
+	c->c_tbs = (int)tg_table_ncols(t);
 	for (int m = 0; m < 2; m++)
 		for (int s = 0; s < 5; s++) {
 			char col[64];
-			snprintf(col, sizeof(col), "%s_%s", m ? "TFLOPS/s" : "TB/s", stat[s]);
+			snprintf(col, sizeof(col), "%s_%s", m ? "TFLOPS/s" : "TB/s", stat_names[s]);
 			if (tg_table_add_column(t, col) < 0)
-				goto fail;
+				return -1;
 		}
-	int c_spec = tg_table_add_column(t, "Compute Spec");
-	int c_roof = -1;
+	c->c_spec = tg_table_add_column(t, "Compute Spec");
+	c->c_roof = -1;
 	if (spec) {
-		c_roof = (int)tg_table_ncols(t);
+		c->c_roof = (int)tg_table_ncols(t);
 		if (tg_table_add_column(t, "Roofline Time (\xc2\xb5s)_first") < 0 ||
 		    tg_table_add_column(t, "Roofline Bound_first") < 0)
-			goto fail;
+			return -1;
 		for (int s = 0; s < 5; s++) {
 			char col[64];
-			snprintf(col, sizeof(col), "Pct Roofline_%s", stat[s]);
+			snprintf(col, sizeof(col), "Pct Roofline_%s", stat_names[s]);
 			if (tg_table_add_column(t, col) < 0)
-				goto fail;
+				return -1;
 		}
 	}
-	int c_kt = (int)tg_table_ncols(t);
+	c->c_kt = (int)tg_table_ncols(t);
 	for (int s = 0; s < 6; s++) {
 		char col[64];
-		snprintf(col, sizeof(col), "Kernel Time (\xc2\xb5s)_%s", stat[s]);
+		snprintf(col, sizeof(col), "Kernel Time (\xc2\xb5s)_%s", stat_names[s]);
 		if (tg_table_add_column(t, col) < 0)
-			goto fail;
+			return -1;
 	}
-	int c_count = tg_table_add_column(t, "name_count");
-	if (c_spec < 0 || c_count < 0)
-		goto fail;
-	/* groups: rows sorted by key, then by event */
+	c->c_count = tg_table_add_column(t, "name_count");
+	return c->c_spec < 0 || c->c_count < 0 ? -1 : 0;
+}
+
+/* The n rows as groups of one key into g (rows sorted in place), by
+ * kernel time summed, largest first. Returns the number of groups. */
+static size_t group_rows(struct group *g, struct row **rows, size_t n)
+{
+	size_t ng = 0;
 	qsort(rows, n, sizeof(*rows), cmp_key);
 	for (size_t i = 0; i < n;) {
 		size_t j = i + 1;
@@ -522,50 +563,75 @@ static tg_table *build_sheet(tg_perf_kind kind, struct row **rows, size_t n, con
 		i = j;
 	}
 	qsort(g, ng, sizeof(*g), cmp_group);
-	for (size_t gi = 0; gi < ng; gi++) {
-		struct group *G = &g[gi];
-		struct row *f = G->rows[0];
-		int64_t r = tg_table_add_row(t);
-		if (r < 0)
-			goto fail;
-		size_t ne;
-		const tg_event *ev = tg_trace_events(trace, &ne);
-		if (tg_table_set_str(t, (size_t)r, 0, tg_trace_str(trace, ev[f->ev].name)))
-			goto fail;
-		const char *const *fp = keys[f->key].p;
-		for (int i = 0; i < np; i++)
-			if (fp[i][0] && tg_table_set_str(t, (size_t)r, (size_t)(1 + i), fp[i]))
-				goto fail;
-		set_num(t, (size_t)r, 1 + np, f->flops / 1e9);
-		set_num(t, (size_t)r, 2 + np, f->bytes / (1024.0 * 1024.0));
-		set_num(t, (size_t)r, 3 + np, f->flops / f->bytes);
-		double st[6];
-		for (int m = 0; m < 2; m++) {
-			size_t nv = 0;
-			for (size_t k = 0; k < G->n; k++) {
-				struct row *x = G->rows[k];
-				/* rates of ops without kernel time are left out (TraceLens: NaN) */
-				double v = x->kt <= 0 ? NAN
-				           : m ? (x->flops / 1e9 / 1e3) / (x->kt / 1e6) : (x->bytes / 1e12) / (x->kt / 1e6);
-				if (!isnan(v))
-					vals[nv++] = v;
-			}
-			if (!nv)
-				continue;
-			stats6(st, vals, nv);
-			for (int s = 0; s < 5; s++)
-				set_num(t, (size_t)r, c_tbs + m * 5 + s, st[s]);
+	return ng;
+}
+
+/* Row r of the sheet: group G's name, params and first op's model, the
+ * statistics of its rates and kernel times, the roofline with a spec.
+ * vals: scratch of G->n. 0 or -1 (out of memory). */
+static int fill_group_row(tg_table *t, size_t r, const struct sheet_cols *c, const struct group *G,
+                          const struct pkey *keys, const tg_trace *trace, double *vals, const tg_gpu_spec *spec)
+{
+	const struct row *f = G->rows[0];
+	size_t ne;
+	const tg_event *ev = tg_trace_events(trace, &ne);
+	if (tg_table_set_str(t, r, 0, tg_trace_str(trace, ev[f->ev].name)))
+		return -1;
+	const char *const *fp = keys[f->key].p;
+	for (int i = 0; i < c->np; i++)
+		if (fp[i][0] && tg_table_set_str(t, r, (size_t)(1 + i), fp[i]))
+			return -1;
+	set_num(t, r, 1 + c->np, f->flops / 1e9);
+	set_num(t, r, 2 + c->np, f->bytes / (1024.0 * 1024.0));
+	set_num(t, r, 3 + c->np, f->flops / f->bytes);
+	double st[6];
+	for (int m = 0; m < 2; m++) {
+		size_t nv = 0;
+		for (size_t k = 0; k < G->n; k++) {
+			const struct row *x = G->rows[k];
+			/* rates of ops without kernel time are left out (TraceLens: NaN) */
+			double v = x->kt <= 0 ? NAN
+			           : m ? (x->flops / 1e9 / 1e3) / (x->kt / 1e6) : (x->bytes / 1e12) / (x->kt / 1e6);
+			if (!isnan(v))
+				vals[nv++] = v;
 		}
-		if (tg_table_set_str(t, (size_t)r, (size_t)c_spec, fp[MAXP - 1]))
+		if (!nv)
+			continue;
+		stats6(st, vals, nv);
+		for (int s = 0; s < 5; s++)
+			set_num(t, r, c->c_tbs + m * 5 + s, st[s]);
+	}
+	if (tg_table_set_str(t, r, (size_t)c->c_spec, fp[MAXP - 1]))
+		return -1;
+	if (spec && roofline_cells(t, r, c->c_roof, G, fp[MAXP - 1], spec, vals))
+		return -1;
+	for (size_t k = 0; k < G->n; k++)
+		vals[k] = G->rows[k]->kt;
+	stats6(st, vals, G->n);
+	for (int s = 0; s < 6; s++)
+		set_num(t, r, c->c_kt + s, st[s]);
+	tg_table_set_int(t, r, (size_t)c->c_count, (int64_t)G->n);
+	return 0;
+}
+
+/* The sheet of kind over its n rows (one line per distinct name and
+ * params); NULL when out of memory. vals: scratch of n. */
+static tg_table *build_sheet(tg_perf_kind kind, struct row **rows, size_t n, const struct pkey *keys,
+                             const tg_trace *trace, double *vals, const tg_gpu_spec *spec)
+{
+	const char *sheet = tg_perf_sheet_name(kind);
+	char title[96];
+	snprintf(title, sizeof(title), "%s ops: kernel time and perf model metrics", sheet);
+	tg_table *t = tg_table_new(sheet, title);
+	struct group *g = tg_calloc(n ? n : 1, sizeof(*g));
+	struct sheet_cols c;
+	if (!t || !g || add_sheet_columns(t, kind, spec, &c))
+		goto fail;
+	size_t ng = group_rows(g, rows, n);
+	for (size_t gi = 0; gi < ng; gi++) {
+		int64_t r = tg_table_add_row(t);
+		if (r < 0 || fill_group_row(t, (size_t)r, &c, &g[gi], keys, trace, vals, spec))
 			goto fail;
-		if (spec && roofline_cells(t, (size_t)r, c_roof, G, fp[MAXP - 1], spec, vals))
-			goto fail;
-		for (size_t k = 0; k < G->n; k++)
-			vals[k] = G->rows[k]->kt;
-		stats6(st, vals, G->n);
-		for (int s = 0; s < 6; s++)
-			set_num(t, (size_t)r, c_kt + s, st[s]);
-		tg_table_set_int(t, (size_t)r, (size_t)c_count, (int64_t)G->n);
 	}
 	free(g);
 	return t;
@@ -667,118 +733,141 @@ static int inside_same(const tg_tree *tree, const tg_event *ev, struct kinds *k,
 	return 0;
 }
 
-int tg_perf_sheets(tg_table ***out, size_t *n, const tg_tree *tree, const tg_timebase *tb, int32_t step,
-                   const tg_gpu_spec *spec)
+/* What tg_perf_sheets gathers while it walks the ops. */
+struct sheets_walk {
+	const tg_tree *tree;
+	const tg_trace *trace;
+	const tg_atoms *atoms;
+	const tg_event *ev;
+	const tg_timebase *tb;
+	uint32_t keys[4]; /* the atoms of "Input Dims", "Input type", "Input Strides", "Concrete Inputs" */
+	tg_perf_opts opts;
+	struct row *rows;
+	size_t nrows, cap;
+	size_t nby[TG_PERF_KIND_COUNT]; /* rows per kind */
+	tg_span *spans;
+	size_t scap;
+	tg_atoms *pstr; /* the rows' parameter strings */
+	struct pkeys pk;
+	struct mcache mc;
+	struct kinds kinds;
+};
+
+/* The model and params of op i (named name) into *out, from the cache or
+ * computed once per distinct call (name and its four argument atoms). raw:
+ * the four arguments' text. 0 or TG_ENOMEM. */
+static int model_of(struct sheets_walk *w, uint32_t i, const char *name, const char *const raw[4],
+                    const uint32_t ra[4], struct mentry **out)
 {
-	*out = NULL;
-	*n = 0;
-	const tg_trace *trace = tg_tree_trace(tree);
-	const tg_atoms *atoms = tg_trace_atoms(trace);
-	size_t ne;
-	const tg_event *ev = tg_trace_events(trace, &ne);
-	uint32_t keys[4] = {tg_trace_key(trace, "Input Dims"), tg_trace_key(trace, "Input type"),
-	                    tg_trace_key(trace, "Input Strides"), tg_trace_key(trace, "Concrete Inputs")};
-	tg_perf_opts opts = {.tracelens = tb->tracelens_float};
-	struct row *rows = NULL;
-	struct row **by[TG_PERF_KIND_COUNT] = {0};
-	size_t nby[TG_PERF_KIND_COUNT] = {0}, nrows = 0, cap = 0, scap = 0, maxg = 1;
-	tg_span *spans = NULL;
-	double *vals = NULL;
-	tg_atoms *pstr = tg_atoms_new(); /* the rows' parameter strings */
-	struct pkeys pk = {0};
-	struct mcache mc = {0};
-	struct kinds kinds = {atoms, NULL, tg_atoms_count(atoms)};
-	kinds.kind = malloc(kinds.n ? kinds.n : 1);
-	if (kinds.kind)
-		memset(kinds.kind, 0xff, kinds.n ? kinds.n : 1);
-	else
-		kinds.n = 0;
-	tg_table **tabs = NULL;
-	size_t ntabs = 0;
-	int rc = TG_ENOMEM;
-	for (size_t i = 0; pstr && i < ne; i++) {
-		if (ev[i].kind != TG_KIND_CPU_OP || !tg_tree_contains(tree, (uint32_t)i))
-			continue;
-		if (step >= 0 && tg_tree_step_of(tree, (uint32_t)i) != step)
-			continue;
-		const char *name = tg_atoms_str(atoms, ev[i].name);
-		tg_perf_kind kind = kind_of(&kinds, ev[i].name);
-		if (kind == TG_PERF_NONE || (kind <= TG_PERF_SDPA_BWD && kind >= TG_PERF_SDPA_FWD &&
-		                             inside_same(tree, ev, &kinds, (uint32_t)i, kind)))
-			continue;
-		const char *raw[4] = {NULL, NULL, NULL, NULL};
-		uint32_t ra[4] = {TG_NONE, TG_NONE, TG_NONE, TG_NONE};
-		for (int k = 0; k < 4; k++) {
-			const tg_arg *a = keys[k] == TG_NONE ? NULL : tg_event_arg(trace, &ev[i], keys[k]);
-			if (a && (a->type == TG_ARG_RAW || a->type == TG_ARG_STR)) {
-				raw[k] = tg_trace_str(trace, a->v.atom);
-				ra[k] = a->v.atom;
-			}
-		}
-		/* the model and the params are functions of the name and the four
-		 * arguments (and, for a GEMM, of the transposes its children show):
-		 * computed once per distinct call, not once per call */
-		struct mentry *me = mcache_get(&mc, ev[i].name, ra);
-		if (!me)
-			goto done;
-		if (!me->done) {
-			me->done = 1;
-			tg_perf_args args = {name, raw[0], raw[1], raw[2], raw[3]};
-			me->ok = tg_perf_model(&me->m, &args, &opts) == 0;
-			if (!me->ok)
-				tg_error_clear();
-			if (me->ok) {
-				char scratch[MAXP][PLEN];
-				params(scratch, (uint32_t)i, name, &me->m, raw, tree, atoms);
-				/* Compute Spec rides in the key's tail slot */
-				const char *maf = me->m.kind <= TG_PERF_CONV_BWD ? "matrix" : "vector";
-				snprintf(scratch[MAXP - 1], PLEN, "%s%s%s", me->m.precision ? maf : "", me->m.precision ? "_" : "",
-				         me->m.precision ? me->m.precision : "");
-				for (int k = 0; k < MAXP; k++) {
-					uint32_t a;
-					if (tg_atoms_intern(&a, pstr, scratch[k], strlen(scratch[k])))
-						goto done;
-					me->pp[k] = tg_atoms_str(pstr, a);
-				}
-			}
-		}
-		if (!me->ok)
-			continue;
-		const tg_perf *mp = &me->m;
-		size_t ns = 0;
-		if (collect(&spans, &ns, &scap, tree, ev, (uint32_t)i, tb, 0))
-			goto done;
-		/* ops without device work stay, with kernel time 0 (as TraceLens) */
-		if (nrows == cap) {
-			size_t c2 = cap ? cap * 2 : 64;
-			struct row *nr = tg_realloc(rows, c2 * sizeof(*rows));
-			if (!nr)
-				goto done;
-			rows = nr;
-			cap = c2;
-		}
-		struct row *r = &rows[nrows++];
-		r->ev = (uint32_t)i;
-		r->kind = mp->kind;
-		r->name = ev[i].name;
-		r->flops = mp->flops;
-		r->bytes = mp->bytes;
-		r->kt = ns ? tg_timebase_us(tb, tg_span_union(spans, ns)) : 0;
-		const char *pp[MAXP];
-		memcpy(pp, me->pp, sizeof(pp));
-		if (mp->kind == TG_PERF_GEMM) {
-			/* the transposes come from this call's children */
-			char tr[PLEN] = "";
-			transpose_of(tr, tree, (uint32_t)i, atoms);
-			uint32_t a;
-			if (tg_atoms_intern(&a, pstr, tr, strlen(tr)))
-				goto done;
-			pp[8] = tg_atoms_str(pstr, a);
-		}
-		if ((r->key = pkey_get(&pk, ev[i].name, pp)) == TG_NONE)
-			goto done;
-		nby[mp->kind]++;
+	/* the model and the params are functions of the name and the four
+	 * arguments (and, for a GEMM, of the transposes its children show):
+	 * computed once per distinct call, not once per call */
+	struct mentry *me = mcache_get(&w->mc, w->ev[i].name, ra);
+	if (!me)
+		return TG_ENOMEM;
+	*out = me;
+	if (me->done)
+		return 0;
+	me->done = 1;
+	tg_perf_args args = {name, raw[0], raw[1], raw[2], raw[3]};
+	me->ok = tg_perf_model(&me->m, &args, &w->opts) == 0;
+	if (!me->ok) {
+		tg_error_clear();
+		return 0;
 	}
+	char scratch[MAXP][PLEN];
+	params(scratch, i, name, &me->m, raw, w->tree, w->atoms);
+	/* Compute Spec rides in the key's tail slot */
+	const char *maf = me->m.kind <= TG_PERF_CONV_BWD ? "matrix" : "vector";
+	snprintf(scratch[MAXP - 1], PLEN, "%s%s%s", me->m.precision ? maf : "", me->m.precision ? "_" : "",
+	         me->m.precision ? me->m.precision : "");
+	for (int k = 0; k < MAXP; k++) {
+		uint32_t a;
+		if (tg_atoms_intern(&a, w->pstr, scratch[k], strlen(scratch[k])))
+			return TG_ENOMEM;
+		me->pp[k] = tg_atoms_str(w->pstr, a);
+	}
+	return 0;
+}
+
+/* A row for op i modelled by me: its kernel time (the union of its
+ * subtree's device events; 0 without any, as TraceLens) and its key. 0 or
+ * TG_ENOMEM. */
+static int add_row(struct sheets_walk *w, uint32_t i, const struct mentry *me)
+{
+	const tg_perf *mp = &me->m;
+	size_t ns = 0;
+	if (collect(&w->spans, &ns, &w->scap, w->tree, w->ev, i, w->tb, 0))
+		return TG_ENOMEM;
+	if (w->nrows == w->cap) {
+		size_t c2 = w->cap ? w->cap * 2 : 64;
+		struct row *nr = tg_realloc(w->rows, c2 * sizeof(*w->rows));
+		if (!nr)
+			return TG_ENOMEM;
+		w->rows = nr;
+		w->cap = c2;
+	}
+	struct row *r = &w->rows[w->nrows++];
+	r->ev = i;
+	r->kind = mp->kind;
+	r->name = w->ev[i].name;
+	r->flops = mp->flops;
+	r->bytes = mp->bytes;
+	r->kt = ns ? tg_timebase_us(w->tb, tg_span_union(w->spans, ns)) : 0;
+	const char *pp[MAXP];
+	memcpy(pp, me->pp, sizeof(pp));
+	if (mp->kind == TG_PERF_GEMM) {
+		/* the transposes come from this call's children */
+		char tr[PLEN] = "";
+		transpose_of(tr, w->tree, i, w->atoms);
+		uint32_t a;
+		if (tg_atoms_intern(&a, w->pstr, tr, strlen(tr)))
+			return TG_ENOMEM;
+		pp[8] = tg_atoms_str(w->pstr, a);
+	}
+	if ((r->key = pkey_get(&w->pk, w->ev[i].name, pp)) == TG_NONE)
+		return TG_ENOMEM;
+	w->nby[mp->kind]++;
+	return 0;
+}
+
+/* Op i as a row when it is a cpu_op of the tree in step with a perf model
+ * (not an attention entry point nested in another). 0 or TG_ENOMEM. */
+static int walk_op(struct sheets_walk *w, uint32_t i, int32_t step)
+{
+	const tg_event *e = &w->ev[i];
+	if (e->kind != TG_KIND_CPU_OP || !tg_tree_contains(w->tree, i))
+		return 0;
+	if (step >= 0 && tg_tree_step_of(w->tree, i) != step)
+		return 0;
+	const char *name = tg_atoms_str(w->atoms, e->name);
+	tg_perf_kind kind = kind_of(&w->kinds, e->name);
+	if (kind == TG_PERF_NONE ||
+	    (kind <= TG_PERF_SDPA_BWD && kind >= TG_PERF_SDPA_FWD && inside_same(w->tree, w->ev, &w->kinds, i, kind)))
+		return 0;
+	const char *raw[4] = {NULL, NULL, NULL, NULL};
+	uint32_t ra[4] = {TG_NONE, TG_NONE, TG_NONE, TG_NONE};
+	for (int k = 0; k < 4; k++) {
+		const tg_arg *a = w->keys[k] == TG_NONE ? NULL : tg_event_arg(w->trace, e, w->keys[k]);
+		if (a && (a->type == TG_ARG_RAW || a->type == TG_ARG_STR)) {
+			raw[k] = tg_trace_str(w->trace, a->v.atom);
+			ra[k] = a->v.atom;
+		}
+	}
+	struct mentry *me;
+	if (model_of(w, i, name, raw, ra, &me))
+		return TG_ENOMEM;
+	return me->ok ? add_row(w, i, me) : 0;
+}
+
+/* One sheet per kind with rows into tabs (*ntabs of them). 0 or TG_ENOMEM
+ * (the sheets made so far stay in tabs for the caller to free). */
+static int sheets_of_rows(tg_table **tabs, size_t *ntabs, struct sheets_walk *w, const tg_gpu_spec *spec)
+{
+	struct row **by[TG_PERF_KIND_COUNT] = {0};
+	size_t *nby = w->nby, maxg = 1;
+	double *vals = NULL;
+	int rc = TG_ENOMEM;
 	for (int k = 1; k < TG_PERF_KIND_COUNT; k++) {
 		if (!nby[k])
 			continue;
@@ -789,37 +878,74 @@ int tg_perf_sheets(tg_table ***out, size_t *n, const tg_tree *tree, const tg_tim
 			goto done;
 		nby[k] = 0;
 	}
-	for (size_t i = 0; i < nrows; i++)
-		by[rows[i].kind][nby[rows[i].kind]++] = &rows[i];
+	for (size_t i = 0; i < w->nrows; i++)
+		by[w->rows[i].kind][nby[w->rows[i].kind]++] = &w->rows[i];
 	vals = tg_calloc(maxg, sizeof(double));
-	tabs = tg_calloc(TG_PERF_KIND_COUNT, sizeof(*tabs));
-	if (!vals || !tabs)
+	if (!vals)
 		goto done;
 	for (int k = 1; k < TG_PERF_KIND_COUNT; k++) {
 		if (!nby[k])
 			continue;
-		tg_table *t = build_sheet((tg_perf_kind)k, by[k], nby[k], pk.v, trace, vals, spec);
+		tg_table *t = build_sheet((tg_perf_kind)k, by[k], nby[k], w->pk.v, w->trace, vals, spec);
 		if (!t)
 			goto done;
-		tabs[ntabs++] = t;
+		tabs[(*ntabs)++] = t;
 	}
 	rc = 0;
+done:
+	for (int k = 0; k < TG_PERF_KIND_COUNT; k++)
+		free(by[k]);
+	free(vals);
+	return rc;
+}
+
+int tg_perf_sheets(tg_table ***out, size_t *n, const tg_tree *tree, const tg_timebase *tb, int32_t step,
+                   const tg_gpu_spec *spec)
+{
+	*out = NULL;
+	*n = 0;
+	struct sheets_walk w = {0};
+	w.tree = tree;
+	w.trace = tg_tree_trace(tree);
+	w.atoms = tg_trace_atoms(w.trace);
+	size_t ne;
+	w.ev = tg_trace_events(w.trace, &ne);
+	w.tb = tb;
+	w.keys[0] = tg_trace_key(w.trace, "Input Dims");
+	w.keys[1] = tg_trace_key(w.trace, "Input type");
+	w.keys[2] = tg_trace_key(w.trace, "Input Strides");
+	w.keys[3] = tg_trace_key(w.trace, "Concrete Inputs");
+	w.opts = (tg_perf_opts){.tracelens = tb->tracelens_float};
+	w.pstr = tg_atoms_new();
+	w.kinds = (struct kinds){w.atoms, NULL, tg_atoms_count(w.atoms)};
+	w.kinds.kind = malloc(w.kinds.n ? w.kinds.n : 1);
+	if (w.kinds.kind)
+		memset(w.kinds.kind, 0xff, w.kinds.n ? w.kinds.n : 1);
+	else
+		w.kinds.n = 0;
+	tg_table **tabs = NULL;
+	size_t ntabs = 0;
+	int rc = TG_ENOMEM;
+	for (size_t i = 0; w.pstr && i < ne; i++)
+		if (walk_op(&w, (uint32_t)i, step))
+			goto done;
+	tabs = tg_calloc(TG_PERF_KIND_COUNT, sizeof(*tabs));
+	if (!tabs)
+		goto done;
+	rc = sheets_of_rows(tabs, &ntabs, &w, spec);
 done:
 	if (rc) {
 		tg_tables_free(tabs, ntabs);
 		tabs = NULL;
 		ntabs = 0;
 	}
-	for (int k = 0; k < TG_PERF_KIND_COUNT; k++)
-		free(by[k]);
-	free(rows);
-	free(spans);
-	free(vals);
-	tg_atoms_free(pstr);
-	free(pk.v);
-	free(pk.slot);
-	mcache_free(&mc);
-	free(kinds.kind);
+	free(w.rows);
+	free(w.spans);
+	tg_atoms_free(w.pstr);
+	free(w.pk.v);
+	free(w.pk.slot);
+	mcache_free(&w.mc);
+	free(w.kinds.kind);
 	*out = tabs;
 	*n = ntabs;
 	return rc;

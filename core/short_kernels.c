@@ -81,6 +81,92 @@ static uint32_t arg_atom(const tg_trace *t, const tg_event *e, uint32_t key)
 	return a && (a->type == TG_ARG_RAW || a->type == TG_ARG_STR) ? a->v.atom : TG_NONE;
 }
 
+/* The groups of short kernels, found by a hash of their key. */
+struct short_groups {
+	struct group *g;
+	size_t ng, gcap;
+	tg_idmap *idx; /* hash of a key (probed linearly) -> group */
+};
+
+/* The group key of short kernel i into *key: with ops in the trace, its
+ * launching op and the op's shape arguments (keys: the atoms of "Input
+ * Dims", "Input Strides", "Concrete Inputs"), then its name. Returns 0 when
+ * TraceLens's groupby drops the kernel (no launcher, or a shape missing). */
+static int short_key(struct group *key, const tg_tree *tree, uint32_t i, int have_ops, const uint32_t keys[3],
+                     int tracelens)
+{
+	const tg_trace *t = tg_tree_trace(tree);
+	size_t ne;
+	const tg_event *ev = tg_trace_events(t, &ne);
+	*key = (struct group){.op = TG_NONE, .dims = TG_NONE, .strides = TG_NONE, .concrete = TG_NONE,
+	                      .kernel = ev[i].name};
+	if (!have_ops)
+		return 1;
+	uint32_t l = tg_launcher_of(tree, i, tracelens);
+	if (l == TG_NONE)
+		return 0; /* no parent: TraceLens's groupby drops the row */
+	key->op = ev[l].name;
+	key->dims = arg_atom(t, &ev[l], keys[0]);
+	key->strides = arg_atom(t, &ev[l], keys[1]);
+	key->concrete = arg_atom(t, &ev[l], keys[2]);
+	/* missing shapes are NaN keys: dropped too */
+	return key->dims != TG_NONE && key->strides != TG_NONE && key->concrete != TG_NONE;
+}
+
+/* A kernel of duration d (us) counted into the group of key (new when
+ * none has it yet). 0 or TG_ENOMEM. */
+static int short_add(struct short_groups *G, const struct group *key, double d)
+{
+	uint32_t parts[5] = {key->op, key->dims, key->strides, key->concrete, key->kernel};
+	int64_t hk = (int64_t)tg_hash_bytes(parts, sizeof(parts));
+	uint32_t gi;
+	for (;; hk++) {
+		gi = tg_idmap_get(G->idx, hk);
+		if (gi == TG_NONE || !memcmp(&G->g[gi], key, 5 * sizeof(uint32_t)))
+			break;
+	}
+	if (gi == TG_NONE) {
+		if (tg_grow((void **)&G->g, &G->gcap, G->ng + 1, sizeof(*G->g)))
+			return TG_ENOMEM;
+		gi = (uint32_t)G->ng++;
+		G->g[gi] = *key;
+		G->g[gi].first = gi;
+		if (tg_idmap_put(G->idx, hk, gi) < 0)
+			return TG_ENOMEM;
+	}
+	G->g[gi].sum += d;
+	G->g[gi].count++;
+	return 0;
+}
+
+/* Group g's row of short_kernels_summary (the op's columns with ops in the
+ * trace; shapes as Python reprs, buf of 8192 bytes as scratch). 0 or -1. */
+static int summary_row(tg_table *s, const struct group *g, const tg_trace *t, int have_ops, double total_time_us,
+                       char *buf)
+{
+	int64_t r = tg_table_add_row(s);
+	if (r < 0)
+		return -1;
+	size_t c = 0;
+	if (have_ops) {
+		uint32_t shape[3] = {g->dims, g->strides, g->concrete};
+		if (tg_table_set_str(s, (size_t)r, c++, tg_trace_str(t, g->op)))
+			return -1;
+		for (int k = 0; k < 3; k++) {
+			tg_pyrepr(buf, 8192, tg_trace_str(t, shape[k]));
+			if (tg_table_set_str(s, (size_t)r, c++, buf))
+				return -1;
+		}
+	}
+	if (tg_table_set_str(s, (size_t)r, c++, tg_trace_str(t, g->kernel)))
+		return -1;
+	tg_table_set_num(s, (size_t)r, c++, g->sum);
+	tg_table_set_int(s, (size_t)r, c++, (int64_t)g->count);
+	tg_table_set_num(s, (size_t)r, c++, g->sum / (double)g->count);
+	tg_table_set_num(s, (size_t)r, c++, total_time_us > 0 ? g->sum / total_time_us * 100 : 0);
+	return 0;
+}
+
 int tg_short_kernel_tables(tg_table *out[2], const tg_tree *tree, const tg_short_kernel_opts *opts)
 {
 	out[0] = out[1] = NULL;
@@ -90,19 +176,18 @@ int tg_short_kernel_tables(tg_table *out[2], const tg_tree *tree, const tg_short
 	double threshold = opts->threshold_us > 0 ? opts->threshold_us : 10.0;
 	int bins = opts->bins > 0 ? opts->bins : 100;
 	int have_ops = tg_trace_stats_get(t)->by_kind[TG_KIND_CPU_OP] > 0;
-	uint32_t k_dims = tg_trace_key(t, "Input Dims"), k_strides = tg_trace_key(t, "Input Strides"),
-	         k_concrete = tg_trace_key(t, "Concrete Inputs");
+	const uint32_t keys[3] = {tg_trace_key(t, "Input Dims"), tg_trace_key(t, "Input Strides"),
+	                          tg_trace_key(t, "Concrete Inputs")};
 	int rc = TG_ENOMEM;
 	double *dur = tg_malloc((ne + 1) * sizeof(double));
-	size_t gcap = 64; /* groups grow as they appear */
-	struct group *g = tg_calloc(gcap, sizeof(*g));
-	tg_idmap *idx = tg_idmap_new(256);
-	size_t nd = 0, ng = 0;
+	struct short_groups G = {NULL, 0, 64, tg_idmap_new(256)}; /* groups grow as they appear */
+	G.g = tg_calloc(G.gcap, sizeof(*G.g));
+	size_t nd = 0;
 	tg_table *h = tg_table_new("short_kernel_histogram", "Short kernels: duration histogram (us)");
 	tg_table *s = tg_table_new("short_kernels_summary", "Short kernels by launching op and kernel");
 	out[0] = h;
 	out[1] = s;
-	if (!dur || !g || !idx || !h || !s)
+	if (!dur || !G.g || !G.idx || !h || !s)
 		goto fail;
 	for (size_t i = 0; i < ne; i++) {
 		const tg_event *e = &ev[i];
@@ -112,38 +197,11 @@ int tg_short_kernel_tables(tg_table *out[2], const tg_tree *tree, const tg_short
 		if (!(d < threshold))
 			continue;
 		dur[nd++] = d;
-		struct group key = {.op = TG_NONE, .dims = TG_NONE, .strides = TG_NONE, .concrete = TG_NONE,
-		                    .kernel = e->name};
-		if (have_ops) {
-			uint32_t l = tg_launcher_of(tree, (uint32_t)i, opts->tracelens);
-			if (l == TG_NONE)
-				continue; /* no parent: TraceLens's groupby drops the row */
-			key.op = ev[l].name;
-			key.dims = arg_atom(t, &ev[l], k_dims);
-			key.strides = arg_atom(t, &ev[l], k_strides);
-			key.concrete = arg_atom(t, &ev[l], k_concrete);
-			if (key.dims == TG_NONE || key.strides == TG_NONE || key.concrete == TG_NONE)
-				continue; /* missing shapes are NaN keys: dropped too */
-		}
-		uint32_t parts[5] = {key.op, key.dims, key.strides, key.concrete, key.kernel};
-		int64_t hk = (int64_t)tg_hash_bytes(parts, sizeof(parts));
-		uint32_t gi;
-		for (;; hk++) {
-			gi = tg_idmap_get(idx, hk);
-			if (gi == TG_NONE || !memcmp(&g[gi], &key, 5 * sizeof(uint32_t)))
-				break;
-		}
-		if (gi == TG_NONE) {
-			if (tg_grow((void **)&g, &gcap, ng + 1, sizeof(*g)))
-				goto fail;
-			gi = (uint32_t)ng++;
-			g[gi] = key;
-			g[gi].first = gi;
-			if (tg_idmap_put(idx, hk, gi) < 0)
-				goto fail;
-		}
-		g[gi].sum += d;
-		g[gi].count++;
+		struct group key;
+		if (!short_key(&key, tree, (uint32_t)i, have_ops, keys, opts->tracelens))
+			continue;
+		if (short_add(&G, &key, d))
+			goto fail;
 	}
 	if (tg_table_add_column(h, "bin_start") < 0 || tg_table_add_column(h, "bin_end") < 0 ||
 	    tg_table_add_column(h, "count") < 0 || histogram(h, dur, nd, bins))
@@ -156,30 +214,11 @@ int tg_short_kernel_tables(tg_table *out[2], const tg_tree *tree, const tg_short
 	for (size_t c = first; c < 9; c++)
 		if (tg_table_add_column(s, cols[c]) < 0)
 			goto fail;
-	qsort(g, ng, sizeof(*g), cmp_sum_desc);
+	qsort(G.g, G.ng, sizeof(*G.g), cmp_sum_desc);
 	char buf[8192];
-	for (size_t i = 0; i < ng; i++) {
-		int64_t r = tg_table_add_row(s);
-		if (r < 0)
+	for (size_t i = 0; i < G.ng; i++)
+		if (summary_row(s, &G.g[i], t, have_ops, opts->total_time_us, buf))
 			goto fail;
-		size_t c = 0;
-		if (have_ops) {
-			uint32_t shape[3] = {g[i].dims, g[i].strides, g[i].concrete};
-			if (tg_table_set_str(s, (size_t)r, c++, tg_trace_str(t, g[i].op)))
-				goto fail;
-			for (int k = 0; k < 3; k++) {
-				tg_pyrepr(buf, sizeof(buf), tg_trace_str(t, shape[k]));
-				if (tg_table_set_str(s, (size_t)r, c++, buf))
-					goto fail;
-			}
-		}
-		if (tg_table_set_str(s, (size_t)r, c++, tg_trace_str(t, g[i].kernel)))
-			goto fail;
-		tg_table_set_num(s, (size_t)r, c++, g[i].sum);
-		tg_table_set_int(s, (size_t)r, c++, (int64_t)g[i].count);
-		tg_table_set_num(s, (size_t)r, c++, g[i].sum / (double)g[i].count);
-		tg_table_set_num(s, (size_t)r, c++, opts->total_time_us > 0 ? g[i].sum / opts->total_time_us * 100 : 0);
-	}
 	rc = 0;
 fail:
 	if (rc) {
@@ -189,7 +228,7 @@ fail:
 		tg_error_set(TG_ENOMEM, "out of memory");
 	}
 	free(dur);
-	free(g);
-	tg_idmap_free(idx);
+	free(G.g);
+	tg_idmap_free(G.idx);
 	return rc;
 }

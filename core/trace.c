@@ -1,7 +1,7 @@
-/* trace.c - accessors of the trace model and its metadata. */
+/* trace.c - accessors of the trace model and its metadata (trace.h). It calls
+ * nothing of the analyses: the per-name flags it hands out are computed by
+ * trace_names.c when the trace is read. */
 #include "trace_impl.h"
-#include "categorize.h"
-#include "kernel_class.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -180,22 +180,6 @@ static int64_t json_int_or(const json_t *o, const char *key, int64_t dflt)
 			return x;
 	}
 	return dflt;
-}
-
-int tg_trace_finish_names(tg_trace *t)
-{
-	size_t n = tg_atoms_count(t->atoms);
-	t->name_flags = tg_calloc(n ? n : 1, 1);
-	if (!t->name_flags)
-		return TG_ENOMEM;
-	for (size_t a = 0; a < n; a++) {
-		const char *s = tg_atoms_str(t->atoms, (uint32_t)a);
-		t->name_flags[a] = (uint8_t)((tg_kernel_is_comm(s) ? TG_NAME_COMM : 0) |
-		                             (tg_kernel_is_copy(s) ? TG_NAME_COPY : 0) |
-		                             tg_kernel_class(s, TG_KIND_KERNEL) << TG_NAME_CLASS_SHIFT);
-	}
-	t->nname_flags = n;
-	return 0;
 }
 
 void tg_trace_drop_flows(tg_trace *t)

@@ -1,6 +1,7 @@
 /*
- * trace_impl.h - the inside of tg_trace, shared by trace.c (accessors) and
- * trace_read.c (the parser that fills it). Not for other modules.
+ * trace_impl.h - the inside of tg_trace, shared by trace.c (accessors),
+ * trace_read.c (the parser that fills it) and trace_names.c (the per-name
+ * flags the reader computes last). Not for other modules.
  */
 #ifndef TG_TRACE_IMPL_H
 #define TG_TRACE_IMPL_H
@@ -35,7 +36,7 @@ struct tg_trace {
 	size_t nname_flags;
 };
 
-/* Computes the flags of every atom (after reading). */
+/* Computes the flags of every atom (after reading; trace_names.c). */
 int tg_trace_finish_names(tg_trace *t);
 
 /* Fills devices, rank and world size from t->meta (after reading). */

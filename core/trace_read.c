@@ -1004,6 +1004,73 @@ static void commit_metadata(struct parser *ps, struct evtmp *ev, size_t args_sta
 	}
 }
 
+/* A flow event (ph s, t, f) into t->flows. */
+static void commit_flow(struct parser *ps, const struct evtmp *ev, const char *at)
+{
+	tg_trace *t = ps->t;
+	if (!ev->has_ts || !ev->has_id)
+		die(ps, at, "flow event without \"ts\" or \"id\"");
+	if (tg_grow((void **)&t->flows, &t->flows_cap, t->nflows + 1, sizeof(tg_flow)))
+		oom(ps);
+	t->flows[t->nflows++] = (tg_flow){
+		.id = ev->id, .ts = ev->ts, .track = track_get(ps, &ev->key), .ph = (uint8_t)ev->ph,
+		.type = (uint8_t)(ev->flow >= 0 ? ev->flow : TG_FLOW_OTHER),
+		.bind_enclosing = (uint8_t)ev->bp_e};
+}
+
+/* An E event at ts closes the latest open B event of its track; an E
+ * without one is counted as skipped. */
+static void close_begin(struct parser *ps, int64_t ts, uint32_t track)
+{
+	tg_trace *t = ps->t;
+	for (size_t i = ps->nopen; i-- > 0;) {
+		tg_event *b = &t->events[ps->open[i]];
+		if (b->track == track) {
+			b->dur = ts > b->ts ? ts - b->ts : 0;
+			b->flags &= (uint8_t)~TG_EV_UNCLOSED;
+			memmove(ps->open + i, ps->open + i + 1, (ps->nopen - i - 1) * sizeof(uint32_t));
+			ps->nopen--;
+			return;
+		}
+	}
+	t->stats.skipped_events++; /* an E without its B */
+}
+
+/* The kind an event is stored with: instants (ph i, I) are
+ * TG_KIND_INSTANT with no duration (*flags gets TG_EV_INSTANT), MTIA's
+ * device DMA "kernels" are memcpys, else the kind of its category. */
+static int stored_kind(struct parser *ps, struct evtmp *ev, uint8_t *flags)
+{
+	int kind = ev->kind;
+	if (ev->ph == 'i' || ev->ph == 'I') {
+		kind = TG_KIND_INSTANT;
+		ev->dur = 0;
+		*flags |= TG_EV_INSTANT;
+	}
+	if (kind == TG_KIND_KERNEL && ev->name != TG_NONE) {
+		/* MTIA device DMA events are memory transfers */
+		const char *nm = tg_atoms_str(ps->t->atoms, ev->name);
+		if (nm[0] == 'd' && nm[1] == 'm' && nm[2] == 'a')
+			kind = TG_KIND_MEMCPY;
+	}
+	return kind;
+}
+
+/* The ids of event e of kind: a python event's id and parent id, else the
+ * correlation and External id; returns the TG_EV_HAS_* flags of those
+ * present. */
+static uint8_t set_ids(tg_event *e, const struct evtmp *ev, int kind)
+{
+	if (kind == TG_KIND_PYTHON) {
+		e->ids.py.id = ev->pyid;
+		e->ids.py.parent_id = ev->pyparent;
+		return (uint8_t)((ev->has_pyid ? TG_EV_HAS_PYID : 0) | (ev->has_pyparent ? TG_EV_HAS_PYPARENT : 0));
+	}
+	e->ids.op.correlation = ev->corr;
+	e->ids.op.external_id = ev->ext;
+	return (uint8_t)((ev->has_corr ? TG_EV_HAS_CORR : 0) | (ev->has_ext ? TG_EV_HAS_EXT : 0));
+}
+
 static void commit_event(struct parser *ps, struct evtmp *ev, size_t args_start, const char *at)
 {
 	tg_trace *t = ps->t;
@@ -1020,19 +1087,11 @@ static void commit_event(struct parser *ps, struct evtmp *ev, size_t args_start,
 		return;
 	case 's':
 	case 't':
-	case 'f': {
+	case 'f':
 		st->flow_events++;
 		t->nargs = args_start;
-		if (!ev->has_ts || !ev->has_id)
-			die(ps, at, "flow event without \"ts\" or \"id\"");
-		if (tg_grow((void **)&t->flows, &t->flows_cap, t->nflows + 1, sizeof(tg_flow)))
-			oom(ps);
-		t->flows[t->nflows++] = (tg_flow){
-			.id = ev->id, .ts = ev->ts, .track = track_get(ps, &ev->key), .ph = (uint8_t)ev->ph,
-			.type = (uint8_t)(ev->flow >= 0 ? ev->flow : TG_FLOW_OTHER),
-			.bind_enclosing = (uint8_t)ev->bp_e};
+		commit_flow(ps, ev, at);
 		return;
-	}
 	case 'X':
 	case 'B':
 	case 'E':
@@ -1049,17 +1108,7 @@ static void commit_event(struct parser *ps, struct evtmp *ev, size_t args_start,
 	uint32_t track = track_get(ps, &ev->key);
 	if (ev->ph == 'E') {
 		t->nargs = args_start;
-		for (size_t i = ps->nopen; i-- > 0;) {
-			tg_event *b = &t->events[ps->open[i]];
-			if (b->track == track) {
-				b->dur = ev->ts > b->ts ? ev->ts - b->ts : 0;
-				b->flags &= (uint8_t)~TG_EV_UNCLOSED;
-				memmove(ps->open + i, ps->open + i + 1, (ps->nopen - i - 1) * sizeof(uint32_t));
-				ps->nopen--;
-				return;
-			}
-		}
-		st->skipped_events++; /* an E without its B */
+		close_begin(ps, ev->ts, track);
 		return;
 	}
 	if (t->nevents >= ps->max_events)
@@ -1071,19 +1120,8 @@ static void commit_event(struct parser *ps, struct evtmp *ev, size_t args_start,
 		st->negative_durations++;
 		ev->dur = 0;
 	}
-	int kind = ev->kind;
 	uint8_t flags = 0;
-	if (ev->ph == 'i' || ev->ph == 'I') {
-		kind = TG_KIND_INSTANT;
-		ev->dur = 0;
-		flags |= TG_EV_INSTANT;
-	}
-	if (kind == TG_KIND_KERNEL && ev->name != TG_NONE) {
-		/* MTIA device DMA events are memory transfers */
-		const char *nm = tg_atoms_str(t->atoms, ev->name);
-		if (nm[0] == 'd' && nm[1] == 'm' && nm[2] == 'a')
-			kind = TG_KIND_MEMCPY;
-	}
+	int kind = stored_kind(ps, ev, &flags);
 	if (kind == TG_KIND_OTHER && ev->cat != TG_NONE) {
 		tg_arg a = {.key = ps->atom_cat, .type = TG_ARG_STR, .v.atom = ev->cat};
 		push_arg(ps, &a);
@@ -1100,15 +1138,7 @@ static void commit_event(struct parser *ps, struct evtmp *ev, size_t args_start,
 	e->args = (uint32_t)args_start;
 	e->nargs = (uint16_t)(t->nargs - args_start);
 	e->kind = (uint8_t)kind;
-	if (kind == TG_KIND_PYTHON) {
-		e->ids.py.id = ev->pyid;
-		e->ids.py.parent_id = ev->pyparent;
-		flags |= (ev->has_pyid ? TG_EV_HAS_PYID : 0) | (ev->has_pyparent ? TG_EV_HAS_PYPARENT : 0);
-	} else {
-		e->ids.op.correlation = ev->corr;
-		e->ids.op.external_id = ev->ext;
-		flags |= (ev->has_corr ? TG_EV_HAS_CORR : 0) | (ev->has_ext ? TG_EV_HAS_EXT : 0);
-	}
+	flags |= set_ids(e, ev, kind);
 	if (ev->ph == 'B') {
 		flags |= TG_EV_UNCLOSED;
 		if (tg_grow((void **)&ps->open, &ps->open_cap, ps->nopen + 1, sizeof(uint32_t)))
@@ -1121,6 +1151,52 @@ static void commit_event(struct parser *ps, struct evtmp *ev, size_t args_start,
 	t->tracks[track].nevents++;
 	if (tg_kind_is_gpu(kind))
 		t->tracks[track].ngpu++;
+}
+
+/* An event's "id" at p (a flow's; a number, or a string read as a number
+ * or else hashed) into ev. Returns the end of the value. */
+static const char *parse_flow_id(struct parser *ps, const char *p, struct evtmp *ev)
+{
+	const char *v = p;
+	struct str s;
+	if (*p == '"') {
+		p = scan_string(ps, p + 1, &s);
+		char tmp[24];
+		char *end = NULL;
+		if (s.len > 0 && s.len < sizeof(tmp)) {
+			memcpy(tmp, s.s, s.len);
+			tmp[s.len] = 0;
+			ev->id = strtoull(tmp, &end, 0);
+		}
+		if (!end || *end)
+			ev->id = tg_hash_bytes(s.s, s.len);
+	} else {
+		int64_t iv;
+		int uns, is_int;
+		p = scan_number(ps, p, &is_int);
+		if (!is_int || span_int(v, p, &iv, &uns))
+			die(ps, v, "\"id\" must be an integer or a string");
+		ev->id = (uint64_t)iv;
+	}
+	ev->has_id = 1;
+	return p;
+}
+
+/* An event's "cat" at p (a string or null) into ev: its kind and flow
+ * type, and the category itself when it names neither. Returns the end of
+ * the value. */
+static const char *parse_cat(struct parser *ps, const char *p, struct evtmp *ev)
+{
+	struct str s;
+	if (*p == 'n')
+		return expect_literal(ps, p, "null");
+	if (*p != '"')
+		*p ? die(ps, p, "\"cat\" must be a string") : need_more(ps, p);
+	p = scan_string(ps, p + 1, &s);
+	ev->kind = category_kind(s.s, s.len, &ev->flow);
+	if (ev->kind == TG_KIND_OTHER && ev->flow < 0)
+		ev->cat = intern(ps, s.s, s.len);
+	return p;
 }
 
 /* Parses one element of traceEvents at p (after whitespace). */
@@ -1166,26 +1242,7 @@ static const char *parse_event(struct parser *ps, const char *p)
 					die(ps, v, "\"ts\" out of range");
 				ev.has_ts = 1;
 			} else if (k.s[0] == 'i' && k.s[1] == 'd') {
-				if (*p == '"') {
-					p = scan_string(ps, p + 1, &s);
-					char tmp[24];
-					char *end = NULL;
-					if (s.len > 0 && s.len < sizeof(tmp)) {
-						memcpy(tmp, s.s, s.len);
-						tmp[s.len] = 0;
-						ev.id = strtoull(tmp, &end, 0);
-					}
-					if (!end || *end)
-						ev.id = tg_hash_bytes(s.s, s.len);
-				} else {
-					int64_t iv;
-					int uns;
-					p = scan_number(ps, p, &is_int);
-					if (!is_int || span_int(v, p, &iv, &uns))
-						die(ps, v, "\"id\" must be an integer or a string");
-					ev.id = (uint64_t)iv;
-				}
-				ev.has_id = 1;
+				p = parse_flow_id(ps, p, &ev);
 			} else if (k.s[0] == 'b' && k.s[1] == 'p') {
 				if (*p != '"')
 					*p ? die(ps, v, "\"bp\" must be a string") : need_more(ps, p);
@@ -1196,16 +1253,7 @@ static const char *parse_event(struct parser *ps, const char *p)
 			break;
 		case 3:
 			if (!memcmp(k.s, "cat", 3)) {
-				if (*p == 'n') {
-					p = expect_literal(ps, p, "null");
-					break;
-				}
-				if (*p != '"')
-					*p ? die(ps, v, "\"cat\" must be a string") : need_more(ps, p);
-				p = scan_string(ps, p + 1, &s);
-				ev.kind = category_kind(s.s, s.len, &ev.flow);
-				if (ev.kind == TG_KIND_OTHER && ev.flow < 0)
-					ev.cat = intern(ps, s.s, s.len);
+				p = parse_cat(ps, p, &ev);
 			} else if (!memcmp(k.s, "pid", 3)) {
 				p = parse_id_field(ps, p, &ev.key.pid, &ev.key.pid_str, "pid");
 			} else if (!memcmp(k.s, "tid", 3)) {

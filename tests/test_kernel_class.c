@@ -3,6 +3,7 @@
 #include "testutil.h"
 
 #include "../core/kernel_class.h"
+#include "../core/step_filter.h"
 
 static void test_classes(void **state)
 {

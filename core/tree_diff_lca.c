@@ -1,0 +1,159 @@
+/*
+ * tree_diff_lca.c - the lowest points of divergence (tree_diff_impl.h):
+ * once the merged tree is built, each combined node with one-sided
+ * children that have device work, or pairing two device events of
+ * different names, is an LCA holding those device events (sorted by
+ * start) with their busy (union) and summed time per side; every other
+ * device event of a combined pair is matched one to one. Afterwards every
+ * device event of either view is matched, in exactly one LCA, or counted
+ * as unaccounted (stats).
+ */
+#include "tree_diff_impl.h"
+
+static int cmp_ev_ts(const void *a, const void *b, void *p)
+{
+	return cmp_ts_idx(a, b, p);
+}
+
+/* Device events of view subtree v, appended. */
+static int gather(const struct view *s, uint32_t v, u32vec *out)
+{
+	for (uint32_t u = v; u < s->end[v]; u++)
+		if ((s->flags[u] & F_GPU) && u32_push(out, s->event[u]))
+			return TG_ENOMEM;
+	return 0;
+}
+
+static int64_t busy_of(struct ctx *c, const struct view *s, const uint32_t *evs, size_t n, int64_t *sum)
+{
+	if (n > c->cap_iv && tg_grow((void **)&c->iv, &c->cap_iv, n, sizeof(tg_interval)))
+		return -1;
+	*sum = 0;
+	for (size_t k = 0; k < n; k++) {
+		const tg_event *e = &s->ev[evs[k]];
+		c->iv[k] = (tg_interval){e->ts, e->ts + e->dur};
+		*sum += e->dur;
+	}
+	return tg_interval_union(c->iv, n);
+}
+
+struct lca_tmp {
+	uint32_t node;
+	size_t b0, nb, n0, nn;
+};
+
+/* Merged node id: its gpu and diverges flags; for a combined node, the
+ * device events under its one-sided children with device work into bl
+ * (base) and nl (new), or, for a pair of device events, the pair itself
+ * when the names differ, else the two events matched. *lca: the node is
+ * an LCA (bl or nl not empty). 0 or TG_ENOMEM. */
+static int examine_node(tg_tree_diff *d, size_t id, const uint32_t *nodev, u32vec *bl, u32vec *nl, int *lca)
+{
+	const struct view *s1 = &d->side[0], *s2 = &d->side[1];
+	tg_diff_node *x = &d->nodes[id];
+	uint32_t v1 = nodev[2 * id], v2 = nodev[2 * id + 1];
+	*lca = 0;
+	x->gpu = id == 0 || (v1 != TG_NONE && (s1->flags[v1] & F_PATH)) || (v2 != TG_NONE && (s2->flags[v2] & F_PATH));
+	if (x->side != TG_DIFF_BOTH)
+		return 0;
+	if (id)
+		x->diverges = s1->key[v1] != s2->key[v2];
+	bl->n = nl->n = 0;
+	for (uint32_t ch = x->first_child; ch != TG_NONE; ch = d->nodes[ch].next_sibling) {
+		const tg_diff_node *y = &d->nodes[ch];
+		uint32_t w1 = nodev[2 * (size_t)ch], w2 = nodev[2 * (size_t)ch + 1];
+		if (y->side == TG_DIFF_BASE_ONLY && (s1->flags[w1] & F_PATH) && gather(s1, w1, bl))
+			return TG_ENOMEM;
+		if (y->side == TG_DIFF_NEW_ONLY && (s2->flags[w2] & F_PATH) && gather(s2, w2, nl))
+			return TG_ENOMEM;
+	}
+	*lca = bl->n || nl->n;
+	if (!*lca && id && (s1->flags[v1] & F_GPU) && (s2->flags[v2] & F_GPU)) {
+		if (x->diverges) {
+			*lca = 1;
+			if (u32_push(bl, s1->event[v1]) || u32_push(nl, s2->event[v2]))
+				return TG_ENOMEM;
+		} else {
+			d->match[0][s1->event[v1]] = s2->event[v2];
+			d->match[1][s2->event[v2]] = s1->event[v1];
+			d->stats.matched[0]++;
+			d->stats.matched[1]++;
+		}
+	}
+	return 0;
+}
+
+/* d->lcas from the ntmp found (their events already in d->lca_events),
+ * with each side's busy and summed time. 0 or TG_ENOMEM. */
+static int make_lcas(struct ctx *c, const struct lca_tmp *tmp, size_t ntmp)
+{
+	tg_tree_diff *d = c->d;
+	d->lcas = tg_calloc(ntmp + 1, sizeof(tg_diff_lca));
+	if (!d->lcas)
+		return TG_ENOMEM;
+	d->nlcas = ntmp;
+	for (size_t k = 0; k < ntmp; k++) {
+		tg_diff_lca *L = &d->lcas[k];
+		L->node = tmp[k].node;
+		L->base_gpu = d->lca_events + tmp[k].b0;
+		L->nbase = tmp[k].nb;
+		L->new_gpu = d->lca_events + tmp[k].n0;
+		L->nnew = tmp[k].nn;
+		L->base_busy_ns = busy_of(c, &d->side[0], L->base_gpu, L->nbase, &L->base_sum_ns);
+		L->new_busy_ns = busy_of(c, &d->side[1], L->new_gpu, L->nnew, &L->new_sum_ns);
+		if (L->base_busy_ns < 0 || L->new_busy_ns < 0)
+			return TG_ENOMEM;
+	}
+	return 0;
+}
+
+int tg_tree_diff_find_lcas(struct ctx *c, const uint32_t *nodev)
+{
+	tg_tree_diff *d = c->d;
+	u32vec pool = {0}, bl = {0}, nl = {0};
+	struct lca_tmp *tmp = NULL;
+	size_t ntmp = 0, cap_tmp = 0;
+	int rc = TG_ENOMEM;
+	struct sortctx sc1 = {d->side[0].ev}, sc2 = {d->side[1].ev};
+	for (size_t id = 0; id < d->nnodes; id++) {
+		int lca;
+		if (examine_node(d, id, nodev, &bl, &nl, &lca))
+			goto out;
+		if (!lca)
+			continue;
+		if (ntmp == cap_tmp && tg_grow((void **)&tmp, &cap_tmp, ntmp + 1, sizeof(*tmp)))
+			goto out;
+		if (bl.n > 1)
+			qsort_r(bl.v, bl.n, sizeof(uint32_t), cmp_ev_ts, &sc1);
+		if (nl.n > 1)
+			qsort_r(nl.v, nl.n, sizeof(uint32_t), cmp_ev_ts, &sc2);
+		tmp[ntmp] = (struct lca_tmp){(uint32_t)id, pool.n, bl.n, pool.n + bl.n, nl.n};
+		for (size_t k = 0; k < bl.n; k++) {
+			if (u32_push(&pool, bl.v[k]))
+				goto out;
+			d->lca_of[0][bl.v[k]] = (uint32_t)ntmp;
+		}
+		for (size_t k = 0; k < nl.n; k++) {
+			if (u32_push(&pool, nl.v[k]))
+				goto out;
+			d->lca_of[1][nl.v[k]] = (uint32_t)ntmp;
+		}
+		d->stats.in_lca[0] += bl.n;
+		d->stats.in_lca[1] += nl.n;
+		ntmp++;
+	}
+	d->lca_events = pool.v;
+	d->nlca_events = pool.n;
+	pool.v = NULL;
+	if (make_lcas(c, tmp, ntmp))
+		goto out;
+	for (int s = 0; s < 2; s++)
+		d->stats.unaccounted[s] = d->stats.gpu[s] - d->stats.matched[s] - d->stats.in_lca[s];
+	rc = 0;
+out:
+	free(pool.v);
+	free(bl.v);
+	free(nl.v);
+	free(tmp);
+	return rc;
+}

@@ -1,0 +1,368 @@
+/*
+ * tree_diff_view.c - one tree as the diff sees it (tree_diff_impl.h): the
+ * kept events (cpu_ops, runtime and driver calls, device events; python
+ * and annotations on request) renumbered depth first with children by
+ * (start, index), so that a subtree is the index range [v, end[v]); per
+ * node its flags (device event, kernel, cpu_op, launch, on the GPU path)
+ * and its normalized names, and the roots the merge starts from
+ * (TraceLens's _get_top_level_root). A dropped event's children hang from
+ * its nearest kept ancestor, as in TraceLens's tree.
+ */
+#include "tree_diff_impl.h"
+
+/* The atom of the normalized name of atom a of side s. */
+static int norm_key(struct ctx *c, struct view *s, uint32_t a, int strip, uint32_t *out)
+{
+	uint32_t *cache = strip ? s->atom_skey : s->atom_key;
+	if (a < s->natoms && cache[a] != TG_NONE) {
+		*out = cache[a];
+		return 0;
+	}
+	if (tg_tree_diff_normalize(&c->nb, &c->nt, tg_trace_str(s->t, a), strip))
+		return TG_ENOMEM;
+	uint32_t k;
+	int rc = tg_atoms_intern(&k, c->d->norms, c->nb.s, c->nb.n);
+	if (rc)
+		return rc;
+	if (a < s->natoms)
+		cache[a] = k;
+	*out = k;
+	return 0;
+}
+
+static int is_graph_name(const char *n)
+{
+	return !strcmp(n, "cudaGraphLaunch") || !strcmp(n, "hipGraphLaunch");
+}
+
+static int keep_event(const tg_tree_diff_opts *o, const tg_tree *tree, const tg_event *e, uint32_t i)
+{
+	if (!tg_tree_contains(tree, i))
+		return 0;
+	switch (e->kind) {
+	case TG_KIND_CPU_OP:
+	case TG_KIND_RUNTIME:
+	case TG_KIND_DRIVER: return 1;
+	case TG_KIND_PYTHON: return o->keep_python;
+	case TG_KIND_USER_ANNOTATION: return o->keep_annotations;
+	default: break;
+	}
+	if (!tg_kind_is_gpu(e->kind))
+		return 0;
+	if (o->tracelens_links)
+		return tg_tree_linked_like_tracelens(tree, i);
+	return 1;
+}
+
+/* Descends from a root through single children that are neither cpu_ops
+ * nor launch calls (graph launches excepted): TraceLens's
+ * _get_top_level_root. */
+static uint32_t descend_root(const struct view *s, uint32_t r)
+{
+	for (;;) {
+		if (s->coff[r + 1] - s->coff[r] != 1)
+			return r;
+		uint32_t ch = s->child[s->coff[r]];
+		uint8_t f = s->flags[ch];
+		int k = s->ev[s->event[ch]].kind;
+		if ((f & F_CPU_OP) || ((k == TG_KIND_RUNTIME || k == TG_KIND_DRIVER) && !(f & F_GRAPH)))
+			return r;
+		r = ch;
+	}
+}
+
+/* near[e]: e itself when kept, else its nearest kept ancestor (or TG_NONE).
+ * order[0..nk): the kept events by index. Returns nk. */
+static size_t find_kept(const struct view *s, const tg_tree *tree, const tg_tree_diff_opts *o, uint32_t *near,
+                        uint32_t *order)
+{
+	const uint32_t UNKNOWN = TG_NONE - 1; /* near[e] while not yet known */
+	size_t nk = 0;
+	for (size_t i = 0; i < s->ne; i++) {
+		int k = keep_event(o, tree, &s->ev[i], (uint32_t)i);
+		near[i] = k ? (uint32_t)i : UNKNOWN;
+		if (k)
+			order[nk++] = (uint32_t)i;
+	}
+	for (size_t i = 0; i < s->ne; i++) {
+		if (near[i] != UNKNOWN)
+			continue;
+		/* walk up to a known node, then fill the path */
+		uint32_t x = (uint32_t)i, r;
+		for (;;) {
+			uint32_t p = tg_tree_parent(tree, x);
+			if (p == TG_NONE) {
+				r = TG_NONE;
+				break;
+			}
+			if (near[p] != UNKNOWN) {
+				r = near[p];
+				break;
+			}
+			x = p;
+		}
+		x = (uint32_t)i;
+		while (x != TG_NONE && near[x] == UNKNOWN) {
+			near[x] = r;
+			x = tg_tree_parent(tree, x);
+		}
+	}
+	return nk;
+}
+
+/* The kept children of each kept event e, in the order of order[] (by
+ * start), as kids[coff[e] .. coff[e+1]); the kept events without a kept
+ * ancestor into s->roots. fill: scratch of ne + 1. Returns the number of
+ * roots. */
+static size_t group_children(struct view *s, const tg_tree *tree, const uint32_t *near, const uint32_t *order,
+                             size_t nk, uint32_t *coff, uint32_t *kids, uint32_t *fill)
+{
+	size_t nr = 0;
+	for (size_t q = 0; q < nk; q++) {
+		uint32_t e = order[q], p = tg_tree_parent(tree, e);
+		uint32_t vp = p == TG_NONE ? TG_NONE : near[p];
+		if (vp == TG_NONE)
+			s->roots[nr++] = e;
+		else
+			coff[vp + 1]++;
+	}
+	for (size_t i = 0; i < s->ne; i++)
+		coff[i + 1] += coff[i];
+	memcpy(fill, coff, (s->ne + 1) * sizeof(uint32_t));
+	for (size_t q = 0; q < nk; q++) {
+		uint32_t e = order[q], p = tg_tree_parent(tree, e);
+		uint32_t vp = p == TG_NONE ? TG_NONE : near[p];
+		if (vp != TG_NONE)
+			kids[fill[vp]++] = e;
+	}
+	return nr;
+}
+
+/* Numbers the kept events depth first from the nr roots (s->event,
+ * s->parent; vof: event -> view node; s->roots become view nodes), then
+ * fills s->coff, s->child and s->end. fill and stack are scratch. Returns
+ * the number of view nodes. */
+static uint32_t number_depth_first(struct view *s, size_t nr, const uint32_t *coff, const uint32_t *kids, uint32_t *vof,
+                                   uint32_t *fill, uint32_t *stack)
+{
+	uint32_t nv = 0;
+	size_t sp = 0;
+	for (size_t r = nr; r-- > 0;) {
+		stack[sp++] = s->roots[r];
+		stack[sp++] = TG_NONE;
+	}
+	while (sp) {
+		uint32_t vp = stack[--sp], e = stack[--sp];
+		uint32_t v = nv++;
+		s->event[v] = e;
+		s->parent[v] = vp;
+		vof[e] = v;
+		for (uint32_t k = coff[e + 1]; k-- > coff[e];) {
+			stack[sp++] = kids[k];
+			stack[sp++] = v;
+		}
+	}
+	for (uint32_t r = 0; r < nr; r++)
+		s->roots[r] = vof[s->roots[r]];
+	for (uint32_t v = 0; v < nv; v++)
+		if (s->parent[v] != TG_NONE)
+			s->coff[s->parent[v] + 1]++;
+	for (uint32_t v = 0; v < nv; v++)
+		s->coff[v + 1] += s->coff[v];
+	memcpy(fill, s->coff, ((size_t)nv + 1) * sizeof(uint32_t));
+	for (uint32_t v = 0; v < nv; v++)
+		if (s->parent[v] != TG_NONE)
+			s->child[fill[s->parent[v]]++] = v;
+	for (uint32_t v = 0; v < nv; v++)
+		s->end[v] = v + 1;
+	for (uint32_t v = nv; v-- > 0;)
+		if (s->parent[v] != TG_NONE && s->end[v] > s->end[s->parent[v]])
+			s->end[s->parent[v]] = s->end[v];
+	return nv;
+}
+
+/* The flags of every view node (F_PATH also up to its ancestors) and its
+ * normalized names. 0 or the error of norm_key. */
+static int set_flags_and_names(struct ctx *c, struct view *s, uint32_t nv)
+{
+	int rc;
+	for (uint32_t v = 0; v < nv; v++) {
+		const tg_event *e = &s->ev[s->event[v]];
+		uint8_t f = 0;
+		if (tg_kind_is_gpu(e->kind))
+			f |= F_GPU | F_PATH;
+		if (e->kind == TG_KIND_KERNEL)
+			f |= F_KERNEL;
+		if (e->kind == TG_KIND_CPU_OP)
+			f |= F_CPU_OP;
+		if (tg_kind_is_launch(e->kind))
+			f |= is_graph_name(tg_trace_str(s->t, e->name)) ? F_GRAPH : F_DISPATCH;
+		s->flags[v] = f;
+		if ((rc = norm_key(c, s, e->name, 0, &s->key[v])) || (rc = norm_key(c, s, e->name, 1, &s->skey[v])))
+			return rc;
+	}
+	for (uint32_t v = nv; v-- > 0;)
+		if ((s->flags[v] & F_PATH) && s->parent[v] != TG_NONE)
+			s->flags[s->parent[v]] |= F_PATH;
+	return 0;
+}
+
+/* A launch call's names (both) become its own name followed by its device
+ * events' names, so that launches of different kernels differ. 0 or
+ * TG_ENOMEM. */
+static int key_launches_by_kernels(struct ctx *c, struct view *s, uint32_t nv)
+{
+	for (uint32_t v = 0; v < nv; v++) {
+		if (!(s->flags[v] & F_DISPATCH) || s->coff[v + 1] == s->coff[v])
+			continue;
+		struct sbuf sig = {0};
+		const char *ln = tg_atoms_str(c->d->norms, s->key[v]);
+		int bad = sb_put(&sig, ln, strlen(ln));
+		for (uint32_t k = s->coff[v]; !bad && k < s->coff[v + 1]; k++) {
+			const char *kn = tg_atoms_str(c->d->norms, s->key[s->child[k]]);
+			bad = sb_put(&sig, "\x1f", 1) || sb_put(&sig, kn, strlen(kn));
+		}
+		if (bad || tg_atoms_intern(&s->key[v], c->d->norms, sig.s, sig.n)) {
+			free(sig.s);
+			return TG_ENOMEM;
+		}
+		free(sig.s);
+		s->skey[v] = s->key[v];
+	}
+	return 0;
+}
+
+/* TraceLens's roots: from each cpu_op without a cpu_op above it, in start
+ * order (order[0..nk), by (ts, index); vof: event -> view node), its
+ * parentless ancestor, descended, once each, into s->roots. fill is
+ * scratch. *nr gets their number. 0 or TG_ENOMEM. */
+static int roots_tracelens(struct view *s, const uint32_t *order, size_t nk, const uint32_t *vof, uint32_t *fill,
+                           uint32_t nv, size_t *nr)
+{
+	uint8_t *cpu_above = tg_calloc((size_t)nv + 1, 1);
+	uint8_t *seen = tg_calloc((size_t)nv + 1, 1);
+	if (!cpu_above || !seen) {
+		free(cpu_above);
+		free(seen);
+		return TG_ENOMEM;
+	}
+	/* fill[v]: v's parentless ancestor (preorder: parents first) */
+	for (uint32_t v = 0; v < nv; v++) {
+		uint32_t p = s->parent[v];
+		fill[v] = p == TG_NONE ? v : fill[p];
+		if (p != TG_NONE)
+			cpu_above[v] = cpu_above[p] || (s->flags[p] & F_CPU_OP);
+	}
+	size_t n = 0;
+	for (size_t q = 0; q < nk; q++) {
+		uint32_t v = vof[order[q]];
+		if (!(s->flags[v] & F_CPU_OP) || cpu_above[v])
+			continue;
+		uint32_t r = descend_root(s, fill[v]);
+		if (!seen[r]) {
+			seen[r] = 1;
+			s->roots[n++] = r;
+		}
+	}
+	free(cpu_above);
+	free(seen);
+	*nr = n;
+	return 0;
+}
+
+/* The arrays of a view of nk nodes; 0 or TG_ENOMEM (what was allocated is
+ * freed by tg_tree_diff_view_free). */
+static int alloc_nodes(struct view *s, size_t nk)
+{
+	s->n = (uint32_t)nk;
+	s->event = tg_malloc((nk + 1) * sizeof(uint32_t));
+	s->parent = tg_malloc((nk + 1) * sizeof(uint32_t));
+	s->end = tg_malloc((nk + 1) * sizeof(uint32_t));
+	s->coff = tg_calloc(nk + 2, sizeof(uint32_t));
+	s->child = tg_malloc((nk + 1) * sizeof(uint32_t));
+	s->key = tg_malloc((nk + 1) * sizeof(uint32_t));
+	s->skey = tg_malloc((nk + 1) * sizeof(uint32_t));
+	s->flags = tg_calloc(nk + 1, 1);
+	s->pos = tg_malloc((nk + 1) * sizeof(uint32_t));
+	if (!s->event || !s->parent || !s->end || !s->coff || !s->child || !s->key || !s->skey || !s->flags || !s->pos)
+		return TG_ENOMEM;
+	memset(s->pos, 0xff, (nk + 1) * sizeof(uint32_t));
+	return 0;
+}
+
+int tg_tree_diff_view_build(struct ctx *c, struct view *s, const tg_tree *tree, const tg_tree_diff_opts *o)
+{
+	s->tree = tree;
+	s->t = tg_tree_trace(tree);
+	s->ev = tg_trace_events(s->t, &s->ne);
+	size_t ne = s->ne;
+	int rc = TG_ENOMEM;
+	uint32_t *near = NULL, *order = NULL, *coff = NULL, *kids = NULL, *fill = NULL, *vof = NULL;
+	uint32_t *stack = NULL;
+	s->natoms = tg_atoms_count(tg_trace_atoms(s->t));
+	s->atom_key = tg_malloc(((size_t)s->natoms + 1) * sizeof(uint32_t));
+	s->atom_skey = tg_malloc(((size_t)s->natoms + 1) * sizeof(uint32_t));
+	near = tg_malloc((ne + 1) * sizeof(uint32_t));
+	order = tg_malloc((ne + 1) * sizeof(uint32_t));
+	if (!s->atom_key || !s->atom_skey || !near || !order)
+		goto out;
+	memset(s->atom_key, 0xff, ((size_t)s->natoms + 1) * sizeof(uint32_t));
+	memset(s->atom_skey, 0xff, ((size_t)s->natoms + 1) * sizeof(uint32_t));
+	size_t nk = find_kept(s, tree, o, near, order);
+	struct sortctx sc = {s->ev};
+	qsort_r(order, nk, sizeof(uint32_t), cmp_ts_idx, &sc);
+	coff = tg_calloc(ne + 2, sizeof(uint32_t));
+	kids = tg_malloc((nk + 1) * sizeof(uint32_t));
+	fill = tg_malloc((ne + 1) * sizeof(uint32_t));
+	s->roots = tg_malloc((nk + 1) * sizeof(uint32_t));
+	if (!coff || !kids || !fill || !s->roots)
+		goto out;
+	size_t nr = group_children(s, tree, near, order, nk, coff, kids, fill);
+	stack = tg_malloc((nk + 1) * 2 * sizeof(uint32_t));
+	vof = tg_malloc((ne + 1) * sizeof(uint32_t));
+	if (alloc_nodes(s, nk) || !stack || !vof)
+		goto out;
+	uint32_t nv = number_depth_first(s, nr, coff, kids, vof, fill, stack);
+	if ((rc = set_flags_and_names(c, s, nv)))
+		goto out;
+	rc = TG_ENOMEM;
+	if (!o->launch_by_name && key_launches_by_kernels(c, s, nv))
+		goto out;
+	if (o->tracelens_links) {
+		if (roots_tracelens(s, order, nk, vof, fill, nv, &nr))
+			goto out;
+	} else {
+		for (size_t r = 0; r < nr; r++)
+			s->roots[r] = descend_root(s, s->roots[r]);
+	}
+	s->nroots = nr;
+	for (uint32_t v = 0; v < nv; v++)
+		c->d->stats.gpu[s == &c->d->side[1]] += (s->flags[v] & F_GPU) != 0;
+	c->d->stats.roots[s == &c->d->side[1]] = nr;
+	rc = 0;
+out:
+	free(near);
+	free(order);
+	free(coff);
+	free(kids);
+	free(fill);
+	free(vof);
+	free(stack);
+	return rc;
+}
+
+void tg_tree_diff_view_free(struct view *s)
+{
+	free(s->event);
+	free(s->parent);
+	free(s->end);
+	free(s->coff);
+	free(s->child);
+	free(s->key);
+	free(s->skey);
+	free(s->flags);
+	free(s->roots);
+	free(s->atom_key);
+	free(s->atom_skey);
+	free(s->pos);
+}
