@@ -1,5 +1,6 @@
 /* collectives.c - collective kernels per rank and matched across ranks
  * (TraceLens's NcclAnalyser; see collectives.h for the rules). */
+#include "describe.h"
 #include "collectives.h"
 #include "kernel_class.h"
 
@@ -583,12 +584,6 @@ struct stats {
 	size_t n;
 };
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
 static void stats_of(struct stats *s, double *vals, size_t n)
 {
 	size_t k = 0;
@@ -601,7 +596,7 @@ static void stats_of(struct stats *s, double *vals, size_t n)
 	s->n = k;
 	if (!k)
 		return;
-	qsort(vals, k, sizeof(*vals), cmp_double);
+	qsort(vals, k, sizeof(*vals), tg_cmp_double);
 	s->mean = sum / (double)k;
 	s->median = k % 2 ? vals[k / 2] : (vals[k / 2 - 1] + vals[k / 2]) / 2;
 	s->min = vals[0];

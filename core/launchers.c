@@ -2,6 +2,7 @@
  * launchers.c - assigns device events to their launching op and aggregates
  * kernel time per launcher, per op name, per category and per kernel.
  */
+#include "describe.h"
 #include "launchers.h"
 #include "categorize.h"
 #include "idmap.h"
@@ -624,36 +625,12 @@ struct ua_group {
 	double direct_sum;
 };
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
 static int cmp_ua(const void *a, const void *b)
 {
 	const struct ua_group *x = a, *y = b;
 	if (x->direct_sum != y->direct_sum)
 		return x->direct_sum > y->direct_sum ? -1 : 1;
 	return (x->first > y->first) - (x->first < y->first);
-}
-
-/* mean, median, std (n-1; NaN for one value), min, max, sum of v (sorted in place) */
-static void stats6(double out[6], double *v, size_t n)
-{
-	double sum = 0;
-	for (size_t i = 0; i < n; i++)
-		sum += v[i];
-	double mean = sum / (double)n, ss = 0;
-	for (size_t i = 0; i < n; i++)
-		ss += (v[i] - mean) * (v[i] - mean);
-	qsort(v, n, sizeof(double), cmp_double);
-	out[0] = mean;
-	out[1] = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-	out[2] = n > 1 ? sqrt(ss / (double)(n - 1)) : NAN;
-	out[3] = v[0];
-	out[4] = v[n - 1];
-	out[5] = sum;
 }
 
 static uint32_t str_atom(const tg_trace *t, const tg_event *e, uint32_t key)
@@ -753,8 +730,8 @@ static int ua_fill_row(tg_table *tab, size_t row, struct ua_group *G, const stru
 	}
 	tg_table_set_int(tab, row, 9, (int64_t)G->n);
 	double d[6], s[6];
-	stats6(d, G->direct, G->n);
-	stats6(s, G->subtree, G->n);
+	tg_describe6(d, G->direct, G->n);
+	tg_describe6(s, G->subtree, G->n);
 	for (int c = 0; c < 6; c++) {
 		tg_table_set_num(tab, row, 10 + 2 * (size_t)c, d[c]);
 		tg_table_set_num(tab, row, 11 + 2 * (size_t)c, s[c]);

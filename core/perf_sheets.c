@@ -1,6 +1,7 @@
 /*
  * perf_sheets.c - the per-category perf sheets (see perf_sheets.h).
  */
+#include "describe.h"
 #include "perf_sheets.h"
 #include "perf_model.h"
 #include "roofline.h"
@@ -387,30 +388,6 @@ static int collect(tg_span **v, size_t *n, size_t *cap, const tg_tree *tree, con
 	return 0;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
-/* mean, median, std (n-1; NaN for one value), min, max, sum of v (sorted in place) */
-static void stats6(double out[6], double *v, size_t n)
-{
-	double sum = 0;
-	for (size_t i = 0; i < n; i++)
-		sum += v[i];
-	double mean = sum / (double)n, ss = 0;
-	for (size_t i = 0; i < n; i++)
-		ss += (v[i] - mean) * (v[i] - mean);
-	qsort(v, n, sizeof(double), cmp_double);
-	out[0] = mean;
-	out[1] = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-	out[2] = n > 1 ? sqrt(ss / (double)(n - 1)) : NAN;
-	out[3] = v[0];
-	out[4] = v[n - 1];
-	out[5] = sum;
-}
-
 /* same name and params (Compute Spec included) */
 static int same_group(const struct row *x, const struct row *y)
 {
@@ -477,7 +454,7 @@ static int roofline_cells(tg_table *t, size_t r, int c, const struct group *G, c
 	}
 	if (nv) {
 		double st[6];
-		stats6(st, vals, nv);
+		tg_describe6(st, vals, nv);
 		for (int s = 0; s < 5; s++)
 			set_num(t, r, c + 2 + s, st[s]);
 	}
@@ -597,7 +574,7 @@ static int fill_group_row(tg_table *t, size_t r, const struct sheet_cols *c, con
 		}
 		if (!nv)
 			continue;
-		stats6(st, vals, nv);
+		tg_describe6(st, vals, nv);
 		for (int s = 0; s < 5; s++)
 			set_num(t, r, c->c_tbs + m * 5 + s, st[s]);
 	}
@@ -607,7 +584,7 @@ static int fill_group_row(tg_table *t, size_t r, const struct sheet_cols *c, con
 		return -1;
 	for (size_t k = 0; k < G->n; k++)
 		vals[k] = G->rows[k]->kt;
-	stats6(st, vals, G->n);
+	tg_describe6(st, vals, G->n);
 	for (int s = 0; s < 6; s++)
 		set_num(t, r, c->c_kt + s, st[s]);
 	tg_table_set_int(t, r, (size_t)c->c_count, (int64_t)G->n);
