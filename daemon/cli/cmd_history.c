@@ -269,99 +269,127 @@ const tg_opt_command tg_cmd_history_opts = {
 	"time per step, kernel time per category, each rule's value, ...), oldest first.",
 	NULL, history_opts};
 
+/* The job store the configuration names (SQLite or PostgreSQL), reading
+ * trusted runs only when a signing key is configured: with a key, a
+ * branch's history is its trusted runs (docs/security.md); history reads
+ * no secret but the database's, so a key that is configured but not read
+ * counts too. The caller closes *out. */
+static int open_store(tg_store **out, const tg_config *cfg)
+{
+	char *url = NULL;
+	if (cfg->sqlite) {
+		size_t n = strlen(cfg->sqlite) + 8;
+		if (!(url = malloc(n)))
+			return tg_error_set(TG_ENOMEM, "out of memory");
+		snprintf(url, n, "sqlite:%s", cfg->sqlite);
+	}
+	int rc = tg_store_open(out, url ? url : cfg->postgresql.value);
+	free(url);
+	const tg_config_secret *sk = &cfg->storage.signing_key;
+	if (!rc && (sk->value || sk->env || sk->file))
+		tg_store_set_trusted_only(*out, 1);
+	return rc;
+}
+
+/* The stored series name that --metric stands for (*out, NULL to use
+ * metric as given): a rule's metric name, a rule's name or a category
+ * stands for the series stored under it; a miss lists what there is.
+ * Prints its error; the caller frees *out. */
+static int resolve_metric(char **out, tg_store *s, const struct history_args *a)
+{
+	*out = NULL;
+	if (!a->metric)
+		return 0;
+	char **names = NULL;
+	size_t nnames = 0;
+	int rc = series_names(s, a->repo, a->branch, a->workload, &names, &nnames);
+	if (rc)
+		tg_cli_error("%s", tg_error_last());
+	else if (nnames && (rc = tg_history_metric_resolve(out, a->metric, (const char *const *)names, nnames)))
+		tg_cli_error("history: %s on %s: %s", a->repo, a->branch, tg_error_last());
+	for (size_t i = 0; i < nnames; i++)
+		free(names[i]);
+	free(names);
+	return rc;
+}
+
+/* The branch's points (*p, *n, in first-parent order) and the pull
+ * requests' runs into it (*prs, *nprs) for metric. Prints its error; the
+ * caller frees both with tg_history_free. */
+static int load_points(tg_history_point **p, size_t *n, tg_history_point **prs, size_t *nprs, tg_store *s,
+                       const tg_config *cfg, const struct history_args *a, const char *metric)
+{
+	int rc = tg_store_history(p, n, s, a->repo, a->branch, a->workload, metric, a->limit);
+	/* the pull requests' runs into the branch, marked on the page */
+	if (!rc)
+		rc = tg_store_history_prs(prs, nprs, s, a->repo, a->branch, a->workload, metric, a->limit);
+	if (rc) {
+		tg_cli_error("%s", tg_error_last());
+		return rc;
+	}
+	first_parent_order(cfg, a->repo, a->branch, *p, *n);
+	return 0;
+}
+
+/* Writes the history in a->fmt to a->out (or stdout), complete or not at
+ * all, with the repository's rules' units and thresholds when they load
+ * (the numbers are shown without them otherwise). TG_EXIT_OK or
+ * TG_EXIT_USAGE, its error printed. */
+static int render(const tg_config *cfg, const struct history_args *a, const tg_history_point *p, size_t n,
+                  const tg_history_point *prs, size_t nprs)
+{
+	struct rules_ctx rctx = {NULL};
+	const tg_config_repo *cr = tg_config_find_repo(cfg, a->repo);
+	if (cr && (cr->rules ? tg_rules_load_file(&rctx.rules, cr->rules) : tg_rules_load_default(&rctx.rules)))
+		rctx.rules = NULL;
+	tg_history_opts hopts = {.changes = a->changes, .info = series_info, .ctx = &rctx, .prs = prs, .nprs = nprs};
+	char *doc = NULL;
+	size_t len = 0;
+	int ex = TG_EXIT_USAGE;
+	FILE *f = open_memstream(&doc, &len);
+	if (f) {
+		int wr = tg_history_write_ex(f, a->fmt, a->repo, a->branch, p, n, &hopts);
+		if (fclose(f) || wr)
+			tg_cli_error("history: %s", tg_error_last());
+		else {
+			if (!n)
+				fprintf(stderr, "tracegate: no history for %s on %s%s%s\n", a->repo, a->branch,
+				        a->metric ? " matching " : "", a->metric ? a->metric : "");
+			if (tg_cli_write_file(a->out, doc, len) == 0)
+				ex = TG_EXIT_OK;
+		}
+	}
+	free(doc);
+	tg_rules_free(rctx.rules);
+	return ex;
+}
+
 int tg_cmd_history(int argc, char **argv)
 {
 	struct history_args a = {.fmt = TG_HISTORY_TEXT};
 	int exit_code;
 	if (tg_opt_parse_cli(&exit_code, &tg_cmd_history_opts, &a, argc, argv))
 		return exit_code;
-	const char *config = a.config, *repo = a.repo, *branch = a.branch, *metric = a.metric,
-	           *workload = a.workload, *out = a.out;
-	size_t limit = a.limit;
-	tg_history_format fmt = a.fmt;
-	tg_history_opts hopts = {.changes = a.changes};
 	tg_config *cfg;
 	/* the database is all this reads: no S3 key, no forge token needed */
-	if (tg_config_load_file_for(&cfg, config, TG_CONFIG_DATABASE_ONLY)) {
+	if (tg_config_load_file_for(&cfg, a.config, TG_CONFIG_DATABASE_ONLY)) {
 		tg_cli_error("%s", tg_error_last());
 		return TG_EXIT_USAGE;
 	}
-	char *url = NULL;
-	if (cfg->sqlite) {
-		size_t n = strlen(cfg->sqlite) + 8;
-		url = malloc(n);
-		if (url)
-			snprintf(url, n, "sqlite:%s", cfg->sqlite);
-	}
 	tg_store *s = NULL;
-	int rc = tg_store_open(&s, url ? url : cfg->postgresql.value);
-	free(url);
-	/* with a signing key, a branch's history is its trusted runs
-	 * (docs/security.md); history reads no secret but the database's, so
-	 * a key that is configured but not read counts too */
-	const tg_config_secret *sk = &cfg->storage.signing_key;
-	if (!rc && (sk->value || sk->env || sk->file))
-		tg_store_set_trusted_only(s, 1);
-	if (rc) {
+	if (open_store(&s, cfg)) {
 		tg_cli_error("%s", tg_error_last());
 		tg_config_free(cfg);
 		return TG_EXIT_USAGE;
 	}
-	struct rules_ctx rctx = {NULL};
 	tg_history_point *p = NULL, *prs = NULL;
 	size_t n = 0, nprs = 0;
-	char *doc = NULL, *resolved = NULL, **names = NULL;
-	size_t len = 0, nnames = 0;
+	char *resolved = NULL;
 	int ex = TG_EXIT_USAGE;
-	if (metric) {
-		/* a rule's metric name, a rule's name or a category stands for the
-		 * series stored under it; a miss lists what there is */
-		if (series_names(s, repo, branch, workload, &names, &nnames)) {
-			tg_cli_error("%s", tg_error_last());
-			goto done;
-		}
-		if (nnames && tg_history_metric_resolve(&resolved, metric, (const char *const *)names, nnames)) {
-			tg_cli_error("history: %s on %s: %s", repo, branch, tg_error_last());
-			goto done;
-		}
-	}
-	if (tg_store_history(&p, &n, s, repo, branch, workload, resolved ? resolved : metric, limit)) {
-		tg_cli_error("%s", tg_error_last());
-		goto done;
-	}
-	/* the pull requests' runs into the branch, marked on the page */
-	if (tg_store_history_prs(&prs, &nprs, s, repo, branch, workload, resolved ? resolved : metric, limit)) {
-		tg_cli_error("%s", tg_error_last());
-		goto done;
-	}
-	first_parent_order(cfg, repo, branch, p, n);
-	const tg_config_repo *cr = tg_config_find_repo(cfg, repo);
-	if (cr && (cr->rules ? tg_rules_load_file(&rctx.rules, cr->rules) : tg_rules_load_default(&rctx.rules)))
-		rctx.rules = NULL; /* units and thresholds of rules only: the numbers are still shown */
-	FILE *f = open_memstream(&doc, &len);
-	if (!f)
-		goto done;
-	hopts.info = series_info;
-	hopts.ctx = &rctx;
-	hopts.prs = prs;
-	hopts.nprs = nprs;
-	int wr = tg_history_write_ex(f, fmt, repo, branch, p, n, &hopts);
-	if (fclose(f) || wr) {
-		tg_cli_error("history: %s", tg_error_last());
-		goto done;
-	}
-	if (!n)
-		fprintf(stderr, "tracegate: no history for %s on %s%s%s\n", repo, branch, metric ? " matching " : "",
-		        metric ? metric : "");
-	if (tg_cli_write_file(out, doc, len) == 0)
-		ex = TG_EXIT_OK;
-done:
-	free(doc);
+	if (!resolve_metric(&resolved, s, &a) &&
+	    !load_points(&p, &n, &prs, &nprs, s, cfg, &a, resolved ? resolved : a.metric))
+		ex = render(cfg, &a, p, n, prs, nprs);
 	free(resolved);
-	for (size_t i = 0; i < nnames; i++)
-		free(names[i]);
-	free(names);
-	tg_rules_free(rctx.rules);
 	tg_history_free(p, n);
 	tg_history_free(prs, nprs);
 	tg_store_close(s);
