@@ -405,55 +405,69 @@ static double pr_index(const int64_t *ts, size_t n, int64_t t)
 	return (double)k + (double)(t - ts[k]) / (double)(ts[k + 1] - ts[k]);
 }
 
-/* One SVG chart of a series that moves, in percent of its reference, with
- * the pull requests' runs into branch marked apart. */
-static int svg_chart_percent(FILE *f, const struct series *s, const tg_history_point *p, const char *branch)
+/* A percent chart's geometry and scale: the plot's box inside the SVG,
+ * the series' reference (its median) and noise band, whether the values
+ * are drawn in percent of the reference (not when it is 0), and the
+ * value range the y-axis spans. */
+struct pchart {
+	double W, H, L, R, T, B, PW, PH;
+	double ref, band; /* the reference and the band's half width, percent */
+	int pct;          /* values in percent of ref (0: as they are) */
+	double sign;      /* +1: higher is worse (thresholds above); -1: below */
+	double lo, hi;    /* what the y-axis spans */
+	double dx;        /* between two runs of the series */
+	const char *unit;
+};
+
+/* What a value is drawn as: percent of the reference, or itself. */
+static double pc_y(const struct pchart *c, double v)
 {
-	const double W = 760, H = 240, L = 64, R = 20, T = 20, B = 40;
-	const double PW = W - L - R, PH = H - T - B;
-	double ref = 0, band = 0;
-	int rc = series_reference(s, p, &ref, &band);
-	if (rc)
-		return rc;
-	int64_t *ts = malloc((s->n ? s->n : 1) * sizeof(int64_t));
-	if (!ts)
-		return tg_error_set(TG_ENOMEM, "out of memory");
-	for (size_t k = 0; k < s->n; k++)
-		ts[k] = p[s->idx[k]].run_time;
-	qsort(ts, s->n, sizeof(int64_t), cmp_i64);
-	const char *unit = s->info.unit;
-	/* a reference of 0 has no percent: then the values themselves */
-	int pct = ref != 0;
-	double sign = s->info.higher_is_worse ? 1 : -1;
-	double lo = pct ? -2 : INFINITY, hi = pct ? 2 : -INFINITY;
+	return c->pct ? 100.0 * (v - c->ref) / fabs(c->ref) : v;
+}
+
+/* The SVG y coordinate of a drawn value (pc_y's). */
+static double pc_pos(const struct pchart *c, double y)
+{
+	return c->T + c->PH * (c->hi - y) / (c->hi - c->lo);
+}
+
+/* The y-axis range: every run and pull request run, in percent at least
+ * +-2 %, the noise band and the rule's thresholds on its worse side;
+ * padded by 8 %. */
+static void pc_range(struct pchart *c, const struct series *s, const tg_history_point *p)
+{
+	double lo = c->pct ? -2 : INFINITY, hi = c->pct ? 2 : -INFINITY;
 	for (size_t k = 0; k < s->n + s->npr; k++) {
-		double v = k < s->n ? p[s->idx[k]].value : s->pr[k - s->n]->value;
-		double y = pct ? 100.0 * (v - ref) / fabs(ref) : v;
+		double y = pc_y(c, k < s->n ? p[s->idx[k]].value : s->pr[k - s->n]->value);
 		lo = fmin(lo, y);
 		hi = fmax(hi, y);
 	}
-	if (pct) {
-		lo = fmin(lo, -band);
-		hi = fmax(hi, band);
+	if (c->pct) {
+		lo = fmin(lo, -c->band);
+		hi = fmax(hi, c->band);
 		if (isfinite(s->info.warn_pct))
-			sign > 0 ? (hi = fmax(hi, s->info.warn_pct)) : (lo = fmin(lo, -s->info.warn_pct));
+			c->sign > 0 ? (hi = fmax(hi, s->info.warn_pct)) : (lo = fmin(lo, -s->info.warn_pct));
 		if (isfinite(s->info.block_pct))
-			sign > 0 ? (hi = fmax(hi, s->info.block_pct)) : (lo = fmin(lo, -s->info.block_pct));
+			c->sign > 0 ? (hi = fmax(hi, s->info.block_pct)) : (lo = fmin(lo, -s->info.block_pct));
 	} else if (!(hi > lo)) {
 		hi = lo + 1;
 	}
 	double pad = (hi - lo) * 0.08;
-	lo -= pad;
-	hi += pad;
-#define Y_OF(v) (T + PH * (hi - (v)) / (hi - lo))
+	c->lo = lo - pad;
+	c->hi = hi + pad;
+}
+
+/* The sentence above the chart: the reference, the band, the rule. */
+static void pc_caption(FILE *f, const struct pchart *c, const struct series *s)
+{
 	char refs[64];
-	value_unit(refs, sizeof(refs), ref, unit);
+	value_unit(refs, sizeof(refs), c->ref, c->unit);
 	fputs("<p class=\"ref\">", f);
-	if (pct) {
+	if (c->pct) {
 		char bt[32];
-		pct_text(bt, sizeof(bt), band);
+		pct_text(bt, sizeof(bt), c->band);
 		fprintf(f, "Change against the reference, the median of the series: %s. ", refs);
-		if (band > 0)
+		if (c->band > 0)
 			fprintf(f, "Noise band (grey): &#177;%s %%.", bt);
 		else
 			fputs("No noise between runs (no band).", f);
@@ -464,106 +478,149 @@ static int svg_chart_percent(FILE *f, const struct series *s, const tg_history_p
 		}
 	} else {
 		fputs("The median is 0: values as they are", f);
-		if (*unit)
-			fprintf(f, ", in %s", unit);
+		if (*c->unit)
+			fprintf(f, ", in %s", c->unit);
 		fputc('.', f);
 	}
 	fputs("</p>\n", f);
-	fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" role=\"img\">\n", W, H);
+}
+
+/* The plot's frame, band, grid lines at round values (a step of 1, 2,
+ * 2.5 or 5 times a power of ten, about four of them), the zero line and
+ * the rule's thresholds. */
+static void pc_frame(FILE *f, const struct pchart *c, const struct series *s)
+{
+	const double L = c->L, W = c->W, R = c->R;
 	fprintf(f, "<rect x=\"%.0f\" y=\"%.0f\" width=\"%.0f\" height=\"%.0f\" fill=\"#fff\" stroke=\"#c8cdd3\"/>\n", L,
-	        T, PW, PH);
-	if (pct && band > 0)
+	        c->T, c->PW, c->PH);
+	if (c->pct && c->band > 0)
 		fprintf(f, "<rect class=\"band\" x=\"%.0f\" y=\"%.1f\" width=\"%.0f\" height=\"%.1f\" fill=\"#d0d7de\" "
 		           "fill-opacity=\"0.55\"><title>noise band &#177;%.3g %%</title></rect>\n",
-		        L, Y_OF(band), PW, Y_OF(-band) - Y_OF(band), band);
-	/* grid lines at round values: a step of 1, 2, 2.5 or 5 times a power
-	 * of ten, about four of them */
-	double step = nice_step((hi - lo) / 4);
-	for (double v = ceil(lo / step) * step; v <= hi + step * 1e-9; v += step) {
-		double y = Y_OF(v);
+		        L, pc_pos(c, c->band), c->PW, pc_pos(c, -c->band) - pc_pos(c, c->band), c->band);
+	double step = nice_step((c->hi - c->lo) / 4);
+	for (double v = ceil(c->lo / step) * step; v <= c->hi + step * 1e-9; v += step) {
+		double y = pc_pos(c, v);
 		if (fabs(v) < step * 1e-9)
 			v = 0;
 		fprintf(f, "<line x1=\"%.0f\" x2=\"%.0f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#eaeef2\"/>", L, W - R, y, y);
-		if (pct)
-			fprintf(f, "<text x=\"%.0f\" y=\"%.1f\" font-size=\"11\" text-anchor=\"end\" fill=\"#424a53\">"
-			           "%+g %%</text>\n",
-			        L - 6, y + 4, v);
-		else
-			fprintf(f, "<text x=\"%.0f\" y=\"%.1f\" font-size=\"11\" text-anchor=\"end\" fill=\"#424a53\">"
-			           "%g</text>\n",
-			        L - 6, y + 4, v);
+		fprintf(f, c->pct ? "<text x=\"%.0f\" y=\"%.1f\" font-size=\"11\" text-anchor=\"end\" fill=\"#424a53\">"
+		                    "%+g %%</text>\n"
+		                  : "<text x=\"%.0f\" y=\"%.1f\" font-size=\"11\" text-anchor=\"end\" fill=\"#424a53\">"
+		                    "%g</text>\n",
+		        L - 6, y + 4, v);
 	}
-	if (pct) {
-		fprintf(f, "<line x1=\"%.0f\" x2=\"%.0f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#57606a\"/>\n", L, W - R, Y_OF(0),
-		        Y_OF(0));
-		if (isfinite(s->info.warn_pct))
-			svg_threshold(f, L, W - R, Y_OF(sign * s->info.warn_pct), "#9a6700", "warn", sign * s->info.warn_pct);
-		if (isfinite(s->info.block_pct))
-			svg_threshold(f, L, W - R, Y_OF(sign * s->info.block_pct), "#cf222e", "block",
-			              sign * s->info.block_pct);
-	}
-	double dx = s->n > 1 ? PW / (double)(s->n - 1) : 0;
+	if (!c->pct)
+		return;
+	fprintf(f, "<line x1=\"%.0f\" x2=\"%.0f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#57606a\"/>\n", L, W - R, pc_pos(c, 0),
+	        pc_pos(c, 0));
+	if (isfinite(s->info.warn_pct))
+		svg_threshold(f, L, W - R, pc_pos(c, c->sign * s->info.warn_pct), "#9a6700", "warn",
+		              c->sign * s->info.warn_pct);
+	if (isfinite(s->info.block_pct))
+		svg_threshold(f, L, W - R, pc_pos(c, c->sign * s->info.block_pct), "#cf222e", "block",
+		              c->sign * s->info.block_pct);
+}
+
+/* The x coordinate of the series' k-th run (a fraction: between runs). */
+static double pc_x(const struct pchart *c, const struct series *s, double k)
+{
+	return c->L + (s->n > 1 ? c->dx * k : c->PW / 2);
+}
+
+/* The branch's runs: the line, the change points (a dashed line between
+ * the last run before and the first after), a dot per run with its
+ * tooltip, and the commits under the axis (at most about twelve). */
+static void pc_runs(FILE *f, const struct pchart *c, const struct series *s, const tg_history_point *p)
+{
 	fputs("<polyline fill=\"none\" stroke=\"#0969da\" stroke-width=\"2\" points=\"", f);
-	for (size_t k = 0; k < s->n; k++) {
-		double v = p[s->idx[k]].value;
-		double x = L + (s->n > 1 ? dx * (double)k : PW / 2);
-		fprintf(f, "%.1f,%.1f ", x, Y_OF(pct ? 100.0 * (v - ref) / fabs(ref) : v));
-	}
+	for (size_t k = 0; k < s->n; k++)
+		fprintf(f, "%.1f,%.1f ", pc_x(c, s, (double)k), pc_pos(c, pc_y(c, p[s->idx[k]].value)));
 	fputs("\"/>\n", f);
-	for (size_t c = 0; c < s->nch; c++) {
-		/* a change point: a dashed line between the last run before and the first after */
-		double x = L + dx * ((double)s->ch[c].at - 0.5);
+	for (size_t i = 0; i < s->nch; i++) {
+		double x = c->L + c->dx * ((double)s->ch[i].at - 0.5);
 		fprintf(f, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.0f\" y2=\"%.0f\" stroke=\"#d1242f\" stroke-dasharray=\"4 3\">"
 		           "<title>change %+.1f %% (p %.3g)</title></line>"
 		           "<text x=\"%.1f\" y=\"%.0f\" font-size=\"11\" fill=\"#d1242f\">%+.1f %%</text>\n",
-		        x, x, T, H - B, s->ch[c].pct, s->ch[c].p_value, x + 3, T + 12, s->ch[c].pct);
+		        x, x, c->T, c->H - c->B, s->ch[i].pct, s->ch[i].p_value, x + 3, c->T + 12, s->ch[i].pct);
 	}
 	size_t every = s->n > 12 ? (s->n + 11) / 12 : 1;
 	for (size_t k = 0; k < s->n; k++) {
 		const tg_history_point *x = &p[s->idx[k]];
-		double cx = L + (s->n > 1 ? dx * (double)k : PW / 2);
-		double y = pct ? 100.0 * (x->value - ref) / fabs(ref) : x->value;
+		double cx = pc_x(c, s, (double)k), y = pc_y(c, x->value);
 		char w[32], val[64];
 		when(w, sizeof(w), x->run_time);
-		value_unit(val, sizeof(val), x->value, unit);
+		value_unit(val, sizeof(val), x->value, c->unit);
 		fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" fill=\"#0969da\"><title>run %lld &#183; %s UTC "
 		           "&#183; %.12s&#10;%s",
-		        cx, Y_OF(y), (long long)x->run, w, x->commit, val);
-		if (pct)
+		        cx, pc_pos(c, y), (long long)x->run, w, x->commit, val);
+		if (c->pct)
 			fprintf(f, " (%+.2f %% against the reference)", y);
 		fputs("</title></circle>", f);
 		if (k % every == 0 || k + 1 == s->n)
 			fprintf(f, "<text x=\"%.1f\" y=\"%.0f\" font-size=\"10\" text-anchor=\"middle\" fill=\"#424a53\" "
 			           "font-family=\"monospace\">%.7s</text>",
-			        cx, H - B + 16, x->commit);
+			        cx, c->H - c->B + 16, x->commit);
 		fputc('\n', f);
 	}
-	/* the pull requests' runs: purple diamonds, on top */
+}
+
+/* The pull requests' runs: purple diamonds on top, placed by run time
+ * among the series' runs (ts: their run times, sorted), and a legend. */
+static void pc_prs(FILE *f, const struct pchart *c, const struct series *s, const int64_t *ts, const char *branch)
+{
 	for (size_t k = 0; k < s->npr; k++) {
 		const tg_history_point *x = s->pr[k];
-		double cx = L + (s->n > 1 ? dx * pr_index(ts, s->n, x->run_time) : PW / 2);
-		double y = pct ? 100.0 * (x->value - ref) / fabs(ref) : x->value, cy = Y_OF(y);
+		double cx = pc_x(c, s, pr_index(ts, s->n, x->run_time));
+		double y = pc_y(c, x->value), cy = pc_pos(c, y);
 		char w[32], val[64];
 		when(w, sizeof(w), x->run_time);
-		value_unit(val, sizeof(val), x->value, unit);
+		value_unit(val, sizeof(val), x->value, c->unit);
 		fprintf(f, "<path class=\"pr\" d=\"M%.1f %.1fl5 5l-5 5l-5 -5z\" fill=\"#8250df\" stroke=\"#fff\">"
 		           "<title>pull request %lld &#183; run %lld &#183; %s UTC &#183; %.12s&#10;%s",
 		        cx, cy - 5, (long long)x->pr, (long long)x->run, w, x->commit, val);
-		if (pct)
+		if (c->pct)
 			fprintf(f, " (%+.2f %% against the reference)", y);
 		fputs("</title></path>\n", f);
 	}
-	if (s->npr) {
-		fprintf(f, "<text class=\"legend\" x=\"%.0f\" y=\"%.0f\" font-size=\"11\" fill=\"#424a53\">"
-		           "<tspan fill=\"#0969da\">&#9679;</tspan> runs of ",
-		        L, H - 4);
-		html_text(f, branch);
-		fprintf(f, "   <tspan fill=\"#8250df\">&#9670;</tspan> %zu pull request run%s into ", s->npr,
-		        s->npr == 1 ? "" : "s");
-		html_text(f, branch);
-		fputs(", placed by run time</text>\n", f);
-	}
-#undef Y_OF
+	if (!s->npr)
+		return;
+	fprintf(f, "<text class=\"legend\" x=\"%.0f\" y=\"%.0f\" font-size=\"11\" fill=\"#424a53\">"
+	           "<tspan fill=\"#0969da\">&#9679;</tspan> runs of ",
+	        c->L, c->H - 4);
+	html_text(f, branch);
+	fprintf(f, "   <tspan fill=\"#8250df\">&#9670;</tspan> %zu pull request run%s into ", s->npr,
+	        s->npr == 1 ? "" : "s");
+	html_text(f, branch);
+	fputs(", placed by run time</text>\n", f);
+}
+
+/* One SVG chart of a series that moves, in percent of its reference, with
+ * the pull requests' runs into branch marked apart. */
+static int svg_chart_percent(FILE *f, const struct series *s, const tg_history_point *p, const char *branch)
+{
+	struct pchart c = {.W = 760, .H = 240, .L = 64, .R = 20, .T = 20, .B = 40};
+	c.PW = c.W - c.L - c.R;
+	c.PH = c.H - c.T - c.B;
+	int rc = series_reference(s, p, &c.ref, &c.band);
+	if (rc)
+		return rc;
+	int64_t *ts = malloc((s->n ? s->n : 1) * sizeof(int64_t));
+	if (!ts)
+		return tg_error_set(TG_ENOMEM, "out of memory");
+	for (size_t k = 0; k < s->n; k++)
+		ts[k] = p[s->idx[k]].run_time;
+	qsort(ts, s->n, sizeof(int64_t), cmp_i64);
+	c.unit = s->info.unit;
+	c.pct = c.ref != 0; /* a reference of 0 has no percent: then the values themselves */
+	c.sign = s->info.higher_is_worse ? 1 : -1;
+	c.dx = s->n > 1 ? c.PW / (double)(s->n - 1) : 0;
+	pc_range(&c, s, p);
+	pc_caption(f, &c, s);
+	fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" role=\"img\">\n", c.W,
+	        c.H);
+	pc_frame(f, &c, s);
+	pc_runs(f, &c, s, p);
+	pc_prs(f, &c, s, ts, branch);
 	free(ts);
 	fputs("</svg>\n", f);
 	return 0;
