@@ -652,6 +652,85 @@ static int find_subtree(struct subtree *v, size_t n, const char *p, size_t len)
 	return -1;
 }
 
+/* Kernel time per step of every module subtree (v, *nv of at most cap:
+ * each path and each of its prefixes), and the totals inside modules
+ * (*tb, *tn) and outside every module (*ob, *on). */
+static void module_subtrees(struct subtree *v, size_t *nv, size_t cap, const tg_diff_doc *d,
+                            const tg_compare_row *rows, size_t nr, double *tb, double *tn, double *ob, double *on)
+{
+	for (size_t i = 0; i < nr; i++) {
+		const char *m = tg_atoms_str(d->keys, rows[i].key);
+		if (!m[0] || !strcmp(m, "(none)")) {
+			*ob += rows[i].base_us, *on += rows[i].new_us;
+			continue;
+		}
+		*tb += rows[i].base_us, *tn += rows[i].new_us;
+		for (size_t k = 0;; k++) {
+			if (m[k] != '/' && m[k])
+				continue;
+			if (k < sizeof(v[0].path)) {
+				int at = find_subtree(v, *nv, m, k);
+				if (at < 0 && *nv < cap) {
+					at = (int)(*nv)++;
+					snprintf(v[at].path, sizeof(v[at].path), "%.*s", (int)k, m);
+				}
+				if (at >= 0)
+					v[at].base += rows[i].base_us, v[at].next += rows[i].new_us;
+			}
+			if (!m[k])
+				break;
+		}
+	}
+}
+
+/* The subtrees that hold the change D (chosen, returns how many: 0 to 3):
+ * descend from the root while one child holds 75 % of it; then 2 or 3
+ * siblings that together hold 75 %, or the one child reached. */
+static int choose_subtrees(int chosen[3], const struct subtree *v, size_t nv, size_t cap, double D)
+{
+	const char *node = "";
+	size_t nlen = 0;
+	int nch = 0;
+	int *kids = malloc((cap / 4) * sizeof(int));
+	if (!kids)
+		return 0;
+	for (;;) {
+		int nk = 0;
+		for (size_t i = 0; i < nv && nk < (int)(cap / 4); i++) {
+			size_t l = strlen(v[i].path);
+			if (l > nlen + (nlen ? 1 : 0) && !strncmp(v[i].path, node, nlen) && (!nlen || v[i].path[nlen] == '/') &&
+			    !strchr(v[i].path + nlen + (nlen ? 1 : 0), '/'))
+				kids[nk++] = (int)i;
+		}
+		for (int i = 1; i < nk; i++)
+			for (int k = i; k > 0 && v[kids[k]].next - v[kids[k]].base > v[kids[k - 1]].next - v[kids[k - 1]].base;
+			     k--) {
+				int t = kids[k];
+				kids[k] = kids[k - 1];
+				kids[k - 1] = t;
+			}
+		if (nk && v[kids[0]].next - v[kids[0]].base >= 0.75 * D) {
+			node = v[kids[0]].path;
+			nlen = strlen(node);
+			nch = 1;
+			chosen[0] = kids[0];
+			continue;
+		}
+		double sum = 0;
+		int k = 0;
+		for (; k < nk && k < 3 && sum < 0.75 * D; k++)
+			sum += v[kids[k]].next - v[kids[k]].base;
+		if (nk > 1 && sum >= 0.75 * D && k < nk) {
+			nch = k;
+			for (int i = 0; i < k; i++)
+				chosen[i] = kids[i];
+		}
+		break;
+	}
+	free(kids);
+	return nch;
+}
+
 /* When one nn.Module subtree (or 2 or 3 siblings) holds at least 75 % of
  * the change of the kernels run inside modules, says which: "GPT_0/Block_1
  * +10.9 us (+12.6 %) and GPT_0/Block_0 +9.7 us (+11.1 %) per step: 95 % of
@@ -666,104 +745,45 @@ static int md_module_sentence(FILE *f, const tg_diff_doc *d)
 	struct subtree *v = calloc(CAP, sizeof(*v));
 	size_t nv = 0;
 	double tb = 0, tn = 0, ob = 0, on = 0;
-	for (size_t i = 0; v && i < nr; i++) {
-		const char *m = tg_atoms_str(d->keys, rows[i].key);
-		if (!m[0] || !strcmp(m, "(none)")) {
-			ob += rows[i].base_us, on += rows[i].new_us;
-			continue;
-		}
-		tb += rows[i].base_us, tn += rows[i].new_us;
-		for (size_t k = 0;; k++) {
-			if (m[k] != '/' && m[k])
-				continue;
-			if (k < sizeof(v[0].path)) {
-				int at = find_subtree(v, nv, m, k);
-				if (at < 0 && nv < CAP) {
-					at = (int)nv++;
-					snprintf(v[at].path, sizeof(v[at].path), "%.*s", (int)k, m);
-				}
-				if (at >= 0)
-					v[at].base += rows[i].base_us, v[at].next += rows[i].new_us;
-			}
-			if (!m[k])
-				break;
-		}
-	}
+	if (v)
+		module_subtrees(v, &nv, CAP, d, rows, nr, &tb, &tn, &ob, &on);
 	free(rows);
 	double D = tn - tb;
-	int said = 0;
-	if (v && D > 0 && D >= 0.01 * tb) {
-		/* descend while one child holds 75 % of the change */
-		const char *node = "";
-		size_t nlen = 0;
-		int chosen[3], nch = 0;
-		for (;;) {
-			int kids[CAP / 4], nk = 0;
-			for (size_t i = 0; i < nv && nk < CAP / 4; i++) {
-				size_t l = strlen(v[i].path);
-				if (l > nlen + (nlen ? 1 : 0) && !strncmp(v[i].path, node, nlen) && (!nlen || v[i].path[nlen] == '/') &&
-				    !strchr(v[i].path + nlen + (nlen ? 1 : 0), '/'))
-					kids[nk++] = (int)i;
-			}
-			for (int i = 1; i < nk; i++)
-				for (int k = i; k > 0 && v[kids[k]].next - v[kids[k]].base > v[kids[k - 1]].next - v[kids[k - 1]].base;
-				     k--) {
-					int t = kids[k];
-					kids[k] = kids[k - 1];
-					kids[k - 1] = t;
-				}
-			if (nk && v[kids[0]].next - v[kids[0]].base >= 0.75 * D) {
-				node = v[kids[0]].path;
-				nlen = strlen(node);
-				nch = 1;
-				chosen[0] = kids[0];
-				continue;
-			}
-			double sum = 0;
-			int k = 0;
-			for (; k < nk && k < 3 && sum < 0.75 * D; k++)
-				sum += v[kids[k]].next - v[kids[k]].base;
-			if (nk > 1 && sum >= 0.75 * D && k < nk) {
-				nch = k;
-				for (int i = 0; i < k; i++)
-					chosen[i] = kids[i];
-			}
-			break;
-		}
-		double held = 0, part = 0;
-		int material = nch > 0;
-		for (int i = 0; i < nch; i++) {
-			held += v[chosen[i]].next - v[chosen[i]].base;
-			part += v[chosen[i]].base;
-			if (v[chosen[i]].base > 0 && (v[chosen[i]].next - v[chosen[i]].base) < 0.01 * v[chosen[i]].base)
-				material = 0;
-		}
-		/* the whole model is no finding: a part of it must be */
-		if (part > 0.6 * tb)
+	int chosen[3], nch = 0;
+	if (v && D > 0 && D >= 0.01 * tb)
+		nch = choose_subtrees(chosen, v, nv, CAP, D);
+	double held = 0, part = 0;
+	int material = nch > 0;
+	for (int i = 0; i < nch; i++) {
+		held += v[chosen[i]].next - v[chosen[i]].base;
+		part += v[chosen[i]].base;
+		if (v[chosen[i]].base > 0 && (v[chosen[i]].next - v[chosen[i]].base) < 0.01 * v[chosen[i]].base)
 			material = 0;
-		if (material) {
-			fprintf(f, "- %s: ", nch == 1 ? "One nn.Module subtree explains it" : "These nn.Module subtrees explain it");
-			for (int i = 0; i < nch; i++) {
-				const struct subtree *s = &v[chosen[i]];
-				char dl[48], pc[32];
-				tg_diff_format_value(dl, sizeof(dl), TG_METRIC_KERNEL_TIME, (s->next - s->base) * 1e3);
-				format_pct(pc, sizeof(pc), s->base > 0 ? 100.0 * (s->next - s->base) / s->base : INFINITY);
-				fputs(i == 0 ? "" : i == nch - 1 ? " and " : ", ", f);
-				tg_md_name(f, s->path, NAME_MAX_MD);
-				fprintf(f, " +%s (%s)", dl, pc);
-			}
-			char dd[48], od[48];
-			tg_diff_format_value(dd, sizeof(dd), TG_METRIC_KERNEL_TIME, D * 1e3);
-			tg_diff_format_value(od, sizeof(od), TG_METRIC_KERNEL_TIME, (on - ob) * 1e3);
-			fprintf(f,
-			        " per step: %.0f %% of the +%s change of the kernels run inside nn.Modules (kernels outside "
-			        "every module, such as the backward pass and the optimizer: %s%s).\n",
-			        100.0 * held / D, dd, on - ob >= 0 ? "+" : "", od);
-			said = 1;
+	}
+	/* the whole model is no finding: a part of it must be */
+	if (part > 0.6 * tb)
+		material = 0;
+	if (material) {
+		fprintf(f, "- %s: ", nch == 1 ? "One nn.Module subtree explains it" : "These nn.Module subtrees explain it");
+		for (int i = 0; i < nch; i++) {
+			const struct subtree *s = &v[chosen[i]];
+			char dl[48], pc[32];
+			tg_diff_format_value(dl, sizeof(dl), TG_METRIC_KERNEL_TIME, (s->next - s->base) * 1e3);
+			format_pct(pc, sizeof(pc), s->base > 0 ? 100.0 * (s->next - s->base) / s->base : INFINITY);
+			fputs(i == 0 ? "" : i == nch - 1 ? " and " : ", ", f);
+			tg_md_name(f, s->path, NAME_MAX_MD);
+			fprintf(f, " +%s (%s)", dl, pc);
 		}
+		char dd[48], od[48];
+		tg_diff_format_value(dd, sizeof(dd), TG_METRIC_KERNEL_TIME, D * 1e3);
+		tg_diff_format_value(od, sizeof(od), TG_METRIC_KERNEL_TIME, (on - ob) * 1e3);
+		fprintf(f,
+		        " per step: %.0f %% of the +%s change of the kernels run inside nn.Modules (kernels outside "
+		        "every module, such as the backward pass and the optimizer: %s%s).\n",
+		        100.0 * held / D, dd, on - ob >= 0 ? "+" : "", od);
 	}
 	free(v);
-	return said;
+	return material;
 }
 
 /* The per-op item of the kernels no op launched, and *share its percent
@@ -951,24 +971,19 @@ static void md_table_details(FILE *f, const tg_diff_doc *d, tg_compare_by by, si
 	tg_table_free(t);
 }
 
-/* Writes the comment into a memory buffer with the given detail limits. */
-static char *md_build(const tg_diff_doc *d, const struct cats *op_cats, size_t detail_rows, int with_divergence,
-                      int with_improvements, size_t *len)
+/* The comment's head: the hidden marker (an HTML comment that nothing in
+ * the marker can end), the verdict line, what was compared, whether the
+ * sides are comparable, and the accepted regressions. */
+static void md_head(FILE *f, const tg_diff_doc *d)
 {
-	char *buf = NULL;
-	FILE *f = open_memstream(&buf, len);
-	if (!f)
-		return NULL;
 	const tg_judgement *j = d->judgement;
-	tg_verdict v = tg_judgement_verdict(j);
 	if (d->marker) {
-		/* an HTML comment that nothing in the marker can end */
 		fputs("<!-- ", f);
 		for (const char *p = d->marker; *p; p++)
 			putc(*p == '<' || *p == '>' || *p == '\n' || (*p == '-' && p[1] == '-') ? '_' : *p, f);
 		fputs(" -->\n", f);
 	}
-	fprintf(f, "### %s tracegate: ", icon(v));
+	fprintf(f, "### %s tracegate: ", icon(tg_judgement_verdict(j)));
 	tg_md_escape(f, tg_judgement_summary(j));
 	fputs("\n\n", f);
 	md_compared(f, d);
@@ -995,7 +1010,14 @@ static char *md_build(const tg_diff_doc *d, const struct cats *op_cats, size_t d
 		tg_md_escape(f, acc[i].reason ? acc[i].reason : "");
 		fputs("\n", f);
 	}
-	md_findings(f, d);
+}
+
+/* The rules' section: their table, where the judged categories came
+ * from, the noise the intervals carry, and the rules that matched
+ * nothing. */
+static void md_rules_section(FILE *f, const tg_diff_doc *d)
+{
+	const tg_judgement *j = d->judgement;
 	fputs("\n#### Rules\n\n", f);
 	md_rules(f, j);
 	categories_from(f, d, 1);
@@ -1013,7 +1035,12 @@ static char *md_build(const tg_diff_doc *d, const struct cats *op_cats, size_t d
 		tg_md_escape(f, un[i]);
 		fputs(" matches nothing in either trace.\n", f);
 	}
-	md_ops(f, d, op_cats, with_improvements);
+}
+
+/* Where the call trees diverge: the lowest points of divergence (10 rows
+ * with the drawing, 3 without) and, with it, the drawing folded. */
+static void md_divergences(FILE *f, const tg_diff_doc *d, size_t detail_rows, int with_divergence)
+{
 	if (d->divergences && tg_table_nrows(d->divergences)) {
 		size_t nr = tg_table_nrows(d->divergences);
 		size_t show = with_divergence ? 10 : 3;
@@ -1030,25 +1057,47 @@ static char *md_build(const tg_diff_doc *d, const struct cats *op_cats, size_t d
 		tg_html_escape_inert(f, d->divergence);
 		fputs("</pre>\n\n</details>\n", f);
 	}
-	if (d->extra_md && d->extra_md[0]) {
-		fputs("\n", f);
-		fputs(d->extra_md, f);
-		fputs("\n", f);
-	}
-	if (detail_rows && d->divergences && tg_table_nrows(d->divergences) > 10) {
+}
+
+/* The folded details, detail_rows rows a table at most: every divergence
+ * (beyond the ten shown), and kernel time per step by each grouping. */
+static void md_details(FILE *f, const tg_diff_doc *d, size_t detail_rows)
+{
+	if (!detail_rows)
+		return;
+	if (d->divergences && tg_table_nrows(d->divergences) > 10) {
 		fprintf(f, "\n<details><summary>Every divergence (%zu kinds)</summary>\n\n",
 		        tg_table_nrows(d->divergences));
 		md_divergence_table(f, d->divergences, detail_rows);
 		fputs("\n</details>\n", f);
 	}
-	if (detail_rows) {
-		fputs("\n#### Kernel time per step\n\nCounts and times are per `ProfilerStep` (a trace without steps is one "
-		      "step): the kernels inside the steps over the number of steps, as the rules count them; a count "
-		      "with decimals is a mean over steps whose kernels differ.\n",
-		      f);
-		for (int by = 0; by < TG_COMPARE_BY_COUNT; by++)
-			md_table_details(f, d, (tg_compare_by)by, detail_rows);
+	fputs("\n#### Kernel time per step\n\nCounts and times are per `ProfilerStep` (a trace without steps is one "
+	      "step): the kernels inside the steps over the number of steps, as the rules count them; a count "
+	      "with decimals is a mean over steps whose kernels differ.\n",
+	      f);
+	for (int by = 0; by < TG_COMPARE_BY_COUNT; by++)
+		md_table_details(f, d, (tg_compare_by)by, detail_rows);
+}
+
+/* Writes the comment into a memory buffer with the given detail limits. */
+static char *md_build(const tg_diff_doc *d, const struct cats *op_cats, size_t detail_rows, int with_divergence,
+                      int with_improvements, size_t *len)
+{
+	char *buf = NULL;
+	FILE *f = open_memstream(&buf, len);
+	if (!f)
+		return NULL;
+	md_head(f, d);
+	md_findings(f, d);
+	md_rules_section(f, d);
+	md_ops(f, d, op_cats, with_improvements);
+	md_divergences(f, d, detail_rows, with_divergence);
+	if (d->extra_md && d->extra_md[0]) {
+		fputs("\n", f);
+		fputs(d->extra_md, f);
+		fputs("\n", f);
 	}
+	md_details(f, d, detail_rows);
 	fputs("\n<sub>tracegate " TG_VERSION " \xc2\xb7 how to read this comment: docs/comment.md</sub>\n", f);
 	if (fclose(f)) {
 		free(buf);
