@@ -86,28 +86,28 @@ static int load_s3(const tg_config_loader *L, const yaml_node_t *n, tg_config_st
 	for (int i = 0; i < 4; i++)
 		if (!v[ri[i]])
 			return tg_yaml_error(&L->y, n, "%s: missing '%s'", w, required[i]);
-	if ((rc = tg_config_string(L, v[S3_ENDPOINT], KEY(w, "endpoint"), 0, &s->s3_endpoint)))
+	if ((rc = tg_config_string(&s->s3_endpoint, L, v[S3_ENDPOINT], KEY(w, "endpoint"), 0)))
 		return rc;
 	if (strncmp(s->s3_endpoint, "https://", 8) && strncmp(s->s3_endpoint, "http://", 7))
 		return tg_yaml_error(&L->y, v[S3_ENDPOINT], "%s: '%s' is not an http:// or https:// URL",
 		                     KEY(w, "endpoint"), TG_YAML_SHOW(s->s3_endpoint));
-	if ((rc = tg_config_string(L, v[S3_BUCKET], KEY(w, "bucket"), 0, &s->s3_bucket)))
+	if ((rc = tg_config_string(&s->s3_bucket, L, v[S3_BUCKET], KEY(w, "bucket"), 0)))
 		return rc;
-	rc = v[S3_PREFIX] ? tg_config_string(L, v[S3_PREFIX], KEY(w, "prefix"), 1, &s->s3_prefix)
+	rc = v[S3_PREFIX] ? tg_config_string(&s->s3_prefix, L, v[S3_PREFIX], KEY(w, "prefix"), 1)
 	                  : dup_into(&s->s3_prefix, "");
 	if (rc)
 		return rc;
-	rc = v[S3_REGION] ? tg_config_string(L, v[S3_REGION], KEY(w, "region"), 0, &s->s3_region)
+	rc = v[S3_REGION] ? tg_config_string(&s->s3_region, L, v[S3_REGION], KEY(w, "region"), 0)
 	                  : dup_into(&s->s3_region, "us-east-1");
 	if (rc)
 		return rc;
 	if (v[S3_TLS_VERIFY] && (rc = tg_yaml_bool(&s->tls_verify, &L->y, v[S3_TLS_VERIFY], KEY(w, "tls_verify"))))
 		return rc;
-	if (v[S3_CA_FILE] && (rc = tg_config_path(L, v[S3_CA_FILE], KEY(w, "ca_file"), &s->ca_file)))
+	if (v[S3_CA_FILE] && (rc = tg_config_path(&s->ca_file, L, v[S3_CA_FILE], KEY(w, "ca_file"))))
 		return rc;
-	if ((rc = tg_config_secret_load(L, v[S3_ACCESS_KEY], KEY(w, "access_key"), &s->s3_access_key)))
+	if ((rc = tg_config_secret_load(&s->s3_access_key, L, v[S3_ACCESS_KEY], KEY(w, "access_key"))))
 		return rc;
-	return tg_config_secret_load(L, v[S3_SECRET_KEY], KEY(w, "secret_key"), &s->s3_secret_key);
+	return tg_config_secret_load(&s->s3_secret_key, L, v[S3_SECRET_KEY], KEY(w, "secret_key"));
 }
 
 /* storage: local or s3, and the poll interval. */
@@ -126,13 +126,13 @@ static int load_storage(const tg_config_loader *L, const yaml_node_t *n, tg_conf
 		                     "storage: local and s3 exclude each other (give one)");
 	if (!v[0] && !v[1])
 		return tg_yaml_error(&L->y, n, "storage: needs local (a folder) or s3 (a bucket)");
-	if (v[0] && (rc = tg_config_path(L, v[0], "storage.local", &s->local)))
+	if (v[0] && (rc = tg_config_path(&s->local, L, v[0], "storage.local")))
 		return rc;
 	if (v[1] && (rc = load_s3(L, v[1], s)))
 		return rc;
-	if (v[2] && (rc = tg_config_duration(L, v[2], "storage.poll_interval", 1, &s->poll_interval_ms)))
+	if (v[2] && (rc = tg_config_duration(&s->poll_interval_ms, L, v[2], "storage.poll_interval", 1)))
 		return rc;
-	if (v[3] && (rc = tg_config_secret_load(L, v[3], "storage.signing_key", &s->signing_key)))
+	if (v[3] && (rc = tg_config_secret_load(&s->signing_key, L, v[3], "storage.signing_key")))
 		return rc;
 	return 0;
 }
@@ -152,8 +152,8 @@ static int load_database(const tg_config_loader *L, const yaml_node_t *n, tg_con
 	if (!v[0] && !v[1])
 		return tg_yaml_error(&L->y, n, "database: needs sqlite (a file) or postgresql (a secret URL)");
 	if (v[0])
-		return tg_config_path(L, v[0], "database.sqlite", &c->sqlite);
-	return tg_config_secret_load(L, v[1], "database.postgresql", &c->postgresql);
+		return tg_config_path(&c->sqlite, L, v[0], "database.sqlite");
+	return tg_config_secret_load(&c->postgresql, L, v[1], "database.postgresql");
 }
 
 /* daemon: every key optional; tmp_dir defaults to state_dir/tmp. */
@@ -167,24 +167,24 @@ static int load_daemon(const tg_config_loader *L, const yaml_node_t *n, tg_confi
 		return rc;
 	if (n && !rc && (rc = tg_yaml_fields(kn, v, &L->y, n, "daemon", keys, 5, 0)))
 		return rc;
-	rc = v[0] ? tg_config_path(L, v[0], "daemon.state_dir", &c->state_dir)
-	          : tg_config_resolve(L, "tracegate-state", &c->state_dir);
+	rc = v[0] ? tg_config_path(&c->state_dir, L, v[0], "daemon.state_dir")
+	          : tg_config_resolve(&c->state_dir, L, "tracegate-state");
 	if (rc)
 		return rc;
-	if (v[1] && (rc = tg_config_duration(L, v[1], "daemon.lease", 1, &c->lease_ms)))
+	if (v[1] && (rc = tg_config_duration(&c->lease_ms, L, v[1], "daemon.lease", 1)))
 		return rc;
 	if (v[2]) {
-		if ((rc = tg_config_uint(L, v[2], "daemon.max_attempts", 1, 1000, &u)))
+		if ((rc = tg_config_uint(&u, L, v[2], "daemon.max_attempts", 1, 1000)))
 			return rc;
 		c->max_attempts = (int)u;
 	}
 	if (v[3]) {
-		if ((rc = tg_config_uint(L, v[3], "daemon.history_points", 1, 1000, &u)))
+		if ((rc = tg_config_uint(&u, L, v[3], "daemon.history_points", 1, 1000)))
 			return rc;
 		c->history_points = (int)u;
 	}
 	if (v[4])
-		return tg_config_path(L, v[4], "daemon.tmp_dir", &c->tmp_dir);
+		return tg_config_path(&c->tmp_dir, L, v[4], "daemon.tmp_dir");
 	size_t len = strlen(c->state_dir);
 	if (!(c->tmp_dir = tg_malloc(len + 5)))
 		return TG_ENOMEM;
@@ -208,17 +208,17 @@ static int load_limits(const tg_config_loader *L, const yaml_node_t *n, tg_confi
 		return rc < 0 ? rc : 0;
 	if ((rc = tg_yaml_fields(kn, v, &L->y, n, "limits", keys, NL, 0)))
 		return rc;
-	if (v[TRACE] && (rc = tg_config_size(L, v[TRACE], "limits.max_trace_bytes", 1, &c->max_trace_bytes)))
+	if (v[TRACE] && (rc = tg_config_size(&c->max_trace_bytes, L, v[TRACE], "limits.max_trace_bytes", 1)))
 		return rc;
 	if (v[RATIO]) {
-		if ((rc = tg_config_uint(L, v[RATIO], "limits.max_ratio", 1, 1000000, &u)))
+		if ((rc = tg_config_uint(&u, L, v[RATIO], "limits.max_ratio", 1, 1000000)))
 			return rc;
 		c->max_ratio = (uint32_t)u;
 	}
-	if (v[EVENTS] && (rc = tg_config_uint(L, v[EVENTS], "limits.max_events", 0, UINT64_MAX, &c->max_events)))
+	if (v[EVENTS] && (rc = tg_config_uint(&c->max_events, L, v[EVENTS], "limits.max_events", 0, UINT64_MAX)))
 		return rc;
 	if (v[STRING]) {
-		if ((rc = tg_config_size(L, v[STRING], "limits.max_string_bytes", 1, &u)))
+		if ((rc = tg_config_size(&u, L, v[STRING], "limits.max_string_bytes", 1)))
 			return rc;
 		if (u > UINT32_MAX)
 			return tg_yaml_error(&L->y, v[STRING],
@@ -227,23 +227,24 @@ static int load_limits(const tg_config_loader *L, const yaml_node_t *n, tg_confi
 		c->max_string_bytes = (uint32_t)u;
 	}
 	if (v[DEPTH]) {
-		if ((rc = tg_config_uint(L, v[DEPTH], "limits.max_depth", 4, 1000, &u)))
+		if ((rc = tg_config_uint(&u, L, v[DEPTH], "limits.max_depth", 4, 1000)))
 			return rc;
 		c->max_depth = (uint32_t)u;
 	}
-	if (v[MANIFEST] && (rc = tg_config_size(L, v[MANIFEST], "limits.max_manifest_bytes", 1, &c->max_manifest_bytes)))
+	if (v[MANIFEST] &&
+	    (rc = tg_config_size(&c->max_manifest_bytes, L, v[MANIFEST], "limits.max_manifest_bytes", 1)))
 		return rc;
 	if (v[TRACES]) {
-		if ((rc = tg_config_uint(L, v[TRACES], "limits.max_traces", 1, 100000, &u)))
+		if ((rc = tg_config_uint(&u, L, v[TRACES], "limits.max_traces", 1, 100000)))
 			return rc;
 		c->max_traces = (uint32_t)u;
 	}
-	if (v[COMMENT] && (rc = tg_config_size(L, v[COMMENT], "limits.max_comment_bytes", 1, &c->max_comment_bytes)))
+	if (v[COMMENT] && (rc = tg_config_size(&c->max_comment_bytes, L, v[COMMENT], "limits.max_comment_bytes", 1)))
 		return rc;
-	if (v[RUN] && (rc = tg_config_size(L, v[RUN], "limits.max_run_bytes", 1, &c->max_run_bytes)))
+	if (v[RUN] && (rc = tg_config_size(&c->max_run_bytes, L, v[RUN], "limits.max_run_bytes", 1)))
 		return rc;
 	if (v[WORKLOADS]) {
-		if ((rc = tg_config_uint(L, v[WORKLOADS], "limits.max_workloads", 1, 100000, &u)))
+		if ((rc = tg_config_uint(&u, L, v[WORKLOADS], "limits.max_workloads", 1, 100000)))
 			return rc;
 		c->max_workloads = (uint32_t)u;
 	}
@@ -267,8 +268,8 @@ static int load_http(const tg_config_loader *L, const yaml_node_t *n, tg_config 
 		if (!v[i])
 			continue;
 		if (ms[i])
-			rc = tg_config_duration(L, v[i], KEY("http", keys[i]), 1, ms[i]);
-		else if (!(rc = tg_config_uint(L, v[i], "http.retries", 1, 100, &u)))
+			rc = tg_config_duration(ms[i], L, v[i], KEY("http", keys[i]), 1);
+		else if (!(rc = tg_config_uint(&u, L, v[i], "http.retries", 1, 100)))
 			c->http_retries = (int)u;
 		if (rc)
 			return rc;
@@ -287,7 +288,7 @@ static int load_retention(const tg_config_loader *L, const yaml_node_t *n, tg_co
 	if ((rc = tg_yaml_fields(kn, v, &L->y, n, "retention", keys, 1, 0)))
 		return rc;
 	if (v[0])
-		return tg_config_duration(L, v[0], "retention.runs", 0, &c->retention_runs_ms);
+		return tg_config_duration(&c->retention_runs_ms, L, v[0], "retention.runs", 0);
 	return 0;
 }
 

@@ -75,7 +75,7 @@ static int forge_name(const tg_config_loader *L, const yaml_node_t *n, const cha
 	char key[160];
 	int rc;
 	tg_config_keypath(key, sizeof(key), where, "name", 0);
-	if ((rc = tg_config_string(L, n, key, 0, &f->name)))
+	if ((rc = tg_config_string(&f->name, L, n, key, 0)))
 		return rc;
 	for (const char *p = f->name; *p; p++)
 		if (!name_char(*p))
@@ -110,7 +110,7 @@ static int not_for_kind(const tg_config_loader *L, const char *where, int kind, 
 static int url(const tg_config_loader *L, const yaml_node_t *n, const char *key, char **out)
 {
 	int rc;
-	if ((rc = tg_config_string(L, n, key, 0, out)))
+	if ((rc = tg_config_string(out, L, n, key, 0)))
 		return rc;
 	const char *host = !strncmp(*out, "https://", 8) ? *out + 8 : !strncmp(*out, "http://", 7) ? *out + 7 : NULL;
 	if (!host || !*host || *host == '/')
@@ -173,7 +173,8 @@ static int load_forge(const tg_config_loader *L, const yaml_node_t *map, const c
 	if (kind == K_OUTBOX) {
 		if (!v[F_OUTBOX])
 			return tg_yaml_error(&L->y, map, "%s: missing 'outbox' (the folder of an outbox forge)", where);
-		return tg_config_path(L, v[F_OUTBOX], tg_config_keypath(key, sizeof(key), where, "outbox", 0), &f->outbox);
+		return tg_config_path(&f->outbox, L, v[F_OUTBOX],
+		                      tg_config_keypath(key, sizeof(key), where, "outbox", 0));
 	}
 	if (!v[F_API_URL])
 		return tg_yaml_error(&L->y, map, "%s: missing 'api_url' (required for kind %s)", where, kinds[kind]);
@@ -193,10 +194,10 @@ static int load_forge(const tg_config_loader *L, const yaml_node_t *map, const c
 	if (v[F_TLS_VERIFY] && (rc = tg_yaml_bool(&f->tls_verify, &L->y, v[F_TLS_VERIFY],
 	                                          tg_config_keypath(key, sizeof(key), where, "tls_verify", 0))))
 		return rc;
-	if (v[F_CA_FILE] &&
-	    (rc = tg_config_path(L, v[F_CA_FILE], tg_config_keypath(key, sizeof(key), where, "ca_file", 0), &f->ca_file)))
+	if (v[F_CA_FILE] && (rc = tg_config_path(&f->ca_file, L, v[F_CA_FILE],
+	                                         tg_config_keypath(key, sizeof(key), where, "ca_file", 0))))
 		return rc;
-	return tg_config_secret_load(L, v[F_TOKEN], tg_config_keypath(key, sizeof(key), where, "token", 0), &f->token);
+	return tg_config_secret_load(&f->token, L, v[F_TOKEN], tg_config_keypath(key, sizeof(key), where, "token", 0));
 }
 
 int tg_config_forges_load(const tg_config_loader *L, const yaml_node_t *n, tg_config *c)
@@ -267,7 +268,7 @@ static int details_url(const tg_config_loader *L, const yaml_node_t *n, const ch
 {
 	static const char *const names[] = {"{repo}", "{commit}", "{workload}", "{run_id}"};
 	int rc;
-	if ((rc = tg_config_string(L, n, key, 0, out)))
+	if ((rc = tg_config_string(out, L, n, key, 0)))
 		return rc;
 	for (const char *p = strchr(*out, '{'); p; p = strchr(p + 1, '{')) {
 		const char *end = strchr(p, '}');
@@ -296,7 +297,7 @@ static int repo_forge(const tg_config_loader *L, const yaml_node_t *n, const cha
 	size_t len = 0;
 	int rc;
 	tg_config_keypath(key, sizeof(key), where, "forge", 0);
-	if ((rc = tg_config_string(L, n, key, 0, &r->forge)))
+	if ((rc = tg_config_string(&r->forge, L, n, key, 0)))
 		return rc;
 	for (size_t i = 0; i < c->nforges; i++)
 		if (!strcmp(c->forges[i].name, r->forge)) {
@@ -318,7 +319,7 @@ static int repo_name(const tg_config_loader *L, const yaml_node_t *map, const ya
 	if (!n)
 		return tg_yaml_error(&L->y, map, "%s: missing 'name' (owner/repo)", where);
 	tg_config_keypath(key, sizeof(key), where, "name", 0);
-	if ((rc = tg_config_string(L, n, key, 0, &r->name)))
+	if ((rc = tg_config_string(&r->name, L, n, key, 0)))
 		return rc;
 	if (!valid_repo_name(r->name))
 		return tg_yaml_error(&L->y, n,
@@ -337,8 +338,8 @@ static int repo_target_branches(const tg_config_loader *L, const yaml_node_t *n,
 {
 	char key[160];
 	if (n)
-		return tg_config_strings(L, n, tg_config_keypath(key, sizeof(key), where, "target_branches", 0),
-		                         "branch", &r->target_branches, &r->ntarget_branches);
+		return tg_config_strings(&r->target_branches, &r->ntarget_branches, L, n,
+		                         tg_config_keypath(key, sizeof(key), where, "target_branches", 0), "branch");
 	if (!(r->target_branches = tg_calloc(1, sizeof(char *))) || !(r->target_branches[0] = strdup("main"))) {
 		free(r->target_branches);
 		r->target_branches = NULL;
@@ -356,14 +357,14 @@ static int repo_counts(const tg_config_loader *L, const yaml_node_t *runs_n, con
 	uint64_t v;
 	int rc;
 	if (runs_n) {
-		if ((rc = tg_config_uint(L, runs_n, tg_config_keypath(key, sizeof(key), where, "runs_per_commit", 0), 1,
-		                         8, &v)))
+		if ((rc = tg_config_uint(&v, L, runs_n,
+		                         tg_config_keypath(key, sizeof(key), where, "runs_per_commit", 0), 1, 8)))
 			return rc;
 		r->runs_per_commit = (int)v;
 	}
 	if (depth_n) {
-		if ((rc = tg_config_uint(L, depth_n, tg_config_keypath(key, sizeof(key), where, "baseline_depth", 0), 1,
-		                         10000, &v)))
+		if ((rc = tg_config_uint(&v, L, depth_n,
+		                         tg_config_keypath(key, sizeof(key), where, "baseline_depth", 0), 1, 10000)))
 			return rc;
 		r->baseline_depth = (int)v;
 	}
@@ -377,7 +378,7 @@ static int repo_ci_url_prefixes(const tg_config_loader *L, const yaml_node_t *n,
 	char key[160];
 	int rc;
 	tg_config_keypath(key, sizeof(key), where, "ci_url_prefixes", 0);
-	if ((rc = tg_config_strings(L, n, key, "prefix", &r->ci_url_prefixes, &r->nci_url_prefixes)))
+	if ((rc = tg_config_strings(&r->ci_url_prefixes, &r->nci_url_prefixes, L, n, key, "prefix")))
 		return rc;
 	for (size_t i = 0; i < r->nci_url_prefixes; i++) {
 		const char *p = r->ci_url_prefixes[i];
@@ -412,23 +413,23 @@ static int load_repo(const tg_config_loader *L, const yaml_node_t *map, const ch
 		return rc;
 	if (!v[R_CLONE_URL])
 		return tg_yaml_error(&L->y, map, "%s: missing 'clone_url'", where);
-	if ((rc = tg_config_string(L, v[R_CLONE_URL], tg_config_keypath(key, sizeof(key), where, "clone_url", 0), 0,
-	                           &r->clone_url)))
+	if ((rc = tg_config_string(&r->clone_url, L, v[R_CLONE_URL],
+	                           tg_config_keypath(key, sizeof(key), where, "clone_url", 0), 0)))
 		return rc;
 	if ((rc = repo_target_branches(L, v[R_TARGET_BRANCHES], where, r)))
 		return rc;
-	if (v[R_RULES] && (rc = tg_config_path(L, v[R_RULES], tg_config_keypath(key, sizeof(key), where, "rules", 0),
-	                                       &r->rules)))
+	if (v[R_RULES] &&
+	    (rc = tg_config_path(&r->rules, L, v[R_RULES], tg_config_keypath(key, sizeof(key), where, "rules", 0))))
 		return rc;
 	if (v[R_WORKLOADS] &&
-	    (rc = tg_config_strings(L, v[R_WORKLOADS], tg_config_keypath(key, sizeof(key), where, "workloads", 0),
-	                            "workload", &r->workloads, &r->nworkloads)))
+	    (rc = tg_config_strings(&r->workloads, &r->nworkloads, L, v[R_WORKLOADS],
+	                            tg_config_keypath(key, sizeof(key), where, "workloads", 0), "workload")))
 		return rc;
 	if ((rc = repo_counts(L, v[R_RUNS_PER_COMMIT], v[R_BASELINE_DEPTH], where, r)))
 		return rc;
 	if (v[R_STATUS_CONTEXT])
-		rc = tg_config_string(L, v[R_STATUS_CONTEXT], tg_config_keypath(key, sizeof(key), where, "status_context", 0),
-		                      0, &r->status_context);
+		rc = tg_config_string(&r->status_context, L, v[R_STATUS_CONTEXT],
+		                      tg_config_keypath(key, sizeof(key), where, "status_context", 0), 0);
 	else if (!(r->status_context = strdup("tracegate")))
 		rc = tg_error_set(TG_ENOMEM, "out of memory");
 	if (rc)
@@ -444,8 +445,8 @@ static int load_repo(const tg_config_loader *L, const yaml_node_t *map, const ch
 	                       tg_config_keypath(key, sizeof(key), where, "accept_trailers", 0))))
 		return rc;
 	if (v[R_GIT_TOKEN])
-		return tg_config_secret_load(L, v[R_GIT_TOKEN], tg_config_keypath(key, sizeof(key), where, "git_token", 0),
-		                             &r->git_token);
+		return tg_config_secret_load(&r->git_token, L, v[R_GIT_TOKEN],
+		                             tg_config_keypath(key, sizeof(key), where, "git_token", 0));
 	return 0;
 }
 

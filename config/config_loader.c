@@ -42,8 +42,7 @@ static char *dup(const char *s)
 	return d;
 }
 
-int tg_config_string(const tg_config_loader *L, const yaml_node_t *n, const char *key, int empty_ok,
-                     char **out)
+int tg_config_string(char **out, const tg_config_loader *L, const yaml_node_t *n, const char *key, int empty_ok)
 {
 	const char *s;
 	int rc;
@@ -54,7 +53,7 @@ int tg_config_string(const tg_config_loader *L, const yaml_node_t *n, const char
 	return (*out = dup(s)) ? 0 : TG_ENOMEM;
 }
 
-int tg_config_resolve(const tg_config_loader *L, const char *path, char **out)
+int tg_config_resolve(char **out, const tg_config_loader *L, const char *path)
 {
 	if (path[0] == '/' || !L->dir)
 		return (*out = dup(path)) ? 0 : TG_ENOMEM;
@@ -78,7 +77,7 @@ int tg_config_resolve(const tg_config_loader *L, const char *path, char **out)
 	return 0;
 }
 
-int tg_config_path(const tg_config_loader *L, const yaml_node_t *n, const char *key, char **out)
+int tg_config_path(char **out, const tg_config_loader *L, const yaml_node_t *n, const char *key)
 {
 	const char *s;
 	int rc;
@@ -86,11 +85,11 @@ int tg_config_path(const tg_config_loader *L, const yaml_node_t *n, const char *
 		return rc;
 	if (!*s)
 		return tg_yaml_error(&L->y, n, "%s: expected a path, got an empty string", key);
-	return tg_config_resolve(L, s, out);
+	return tg_config_resolve(out, L, s);
 }
 
-int tg_config_uint(const tg_config_loader *L, const yaml_node_t *n, const char *key, uint64_t lo,
-                   uint64_t hi, uint64_t *out)
+int tg_config_uint(uint64_t *out, const tg_config_loader *L, const yaml_node_t *n, const char *key, uint64_t lo,
+                   uint64_t hi)
 {
 	const char *s, *p;
 	uint64_t v = 0;
@@ -114,8 +113,7 @@ int tg_config_uint(const tg_config_loader *L, const yaml_node_t *n, const char *
 	return 0;
 }
 
-int tg_config_duration(const tg_config_loader *L, const yaml_node_t *n, const char *key, int64_t min_ms,
-                       int64_t *out)
+int tg_config_duration(int64_t *out, const tg_config_loader *L, const yaml_node_t *n, const char *key, int64_t min_ms)
 {
 	const char *s, *why;
 	int rc;
@@ -128,8 +126,7 @@ int tg_config_duration(const tg_config_loader *L, const yaml_node_t *n, const ch
 	return 0;
 }
 
-int tg_config_size(const tg_config_loader *L, const yaml_node_t *n, const char *key, uint64_t min,
-                   uint64_t *out)
+int tg_config_size(uint64_t *out, const tg_config_loader *L, const yaml_node_t *n, const char *key, uint64_t min)
 {
 	const char *s, *why;
 	int rc;
@@ -151,8 +148,8 @@ void tg_config_strings_free(char **s, size_t n)
 	free(s);
 }
 
-int tg_config_strings(const tg_config_loader *L, const yaml_node_t *n, const char *key, const char *item,
-                      char ***out, size_t *count)
+int tg_config_strings(char ***out, size_t *count, const tg_config_loader *L, const yaml_node_t *n, const char *key,
+                      const char *item)
 {
 	*out = NULL;
 	*count = 0;

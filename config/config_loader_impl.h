@@ -48,31 +48,28 @@ const char *tg_config_keypath(char *buf, size_t cap, const char *parent, const c
 int tg_config_mapping(const tg_config_loader *L, const yaml_node_t *n, const char *key, int null_ok);
 
 /* A string; empty only when empty_ok. *out is a copy. */
-int tg_config_string(const tg_config_loader *L, const yaml_node_t *n, const char *key, int empty_ok,
-                     char **out);
+int tg_config_string(char **out, const tg_config_loader *L, const yaml_node_t *n, const char *key, int empty_ok);
 
 /* A non-empty path, resolved against L->dir when relative. */
-int tg_config_path(const tg_config_loader *L, const yaml_node_t *n, const char *key, char **out);
+int tg_config_path(char **out, const tg_config_loader *L, const yaml_node_t *n, const char *key);
 
 /* path resolved against L->dir when relative (a copy in *out). */
-int tg_config_resolve(const tg_config_loader *L, const char *path, char **out);
+int tg_config_resolve(char **out, const tg_config_loader *L, const char *path);
 
 /* A decimal integer in [lo, hi]. */
-int tg_config_uint(const tg_config_loader *L, const yaml_node_t *n, const char *key, uint64_t lo,
-                   uint64_t hi, uint64_t *out);
+int tg_config_uint(uint64_t *out, const tg_config_loader *L, const yaml_node_t *n, const char *key, uint64_t lo,
+                   uint64_t hi);
 
 /* A duration (config_values.c) of at least min_ms. */
-int tg_config_duration(const tg_config_loader *L, const yaml_node_t *n, const char *key, int64_t min_ms,
-                       int64_t *out);
+int tg_config_duration(int64_t *out, const tg_config_loader *L, const yaml_node_t *n, const char *key, int64_t min_ms);
 
 /* A size (config_values.c) of at least min bytes. */
-int tg_config_size(const tg_config_loader *L, const yaml_node_t *n, const char *key, uint64_t min,
-                   uint64_t *out);
+int tg_config_size(uint64_t *out, const tg_config_loader *L, const yaml_node_t *n, const char *key, uint64_t min);
 
 /* A non-empty list of distinct non-empty strings (item names what they
  * are: "branch", "workload"). *out is NULL-free, *n items. */
-int tg_config_strings(const tg_config_loader *L, const yaml_node_t *n, const char *key, const char *item,
-                      char ***out, size_t *count);
+int tg_config_strings(char ***out, size_t *count, const tg_config_loader *L, const yaml_node_t *n, const char *key,
+                      const char *item);
 
 /* Frees n strings and the array. */
 void tg_config_strings_free(char **s, size_t n);

@@ -51,7 +51,7 @@ static int from_env(const tg_config_loader *L, const yaml_node_t *v, const char 
 	char ek[192];
 	int rc;
 	tg_config_keypath(ek, sizeof(ek), key, "env", 0);
-	if ((rc = tg_config_string(L, v, ek, 0, &out->env)))
+	if ((rc = tg_config_string(&out->env, L, v, ek, 0)))
 		return rc;
 	if (!env_name(out->env))
 		return tg_yaml_error(&L->y, v,
@@ -139,7 +139,7 @@ static int from_file(const tg_config_loader *L, const yaml_node_t *v, const char
 	const char *why;
 	int rc;
 	tg_config_keypath(fk, sizeof(fk), key, "file", 0);
-	if ((rc = tg_config_path(L, v, fk, &out->file)))
+	if ((rc = tg_config_path(&out->file, L, v, fk)))
 		return rc;
 	if ((L->flags & TG_CONFIG_DATABASE_ONLY) && strcmp(key, "database.postgresql"))
 		return 0; /* named, not read: the command does not use it */
@@ -166,8 +166,7 @@ static int from_file(const tg_config_loader *L, const yaml_node_t *v, const char
 	return 0;
 }
 
-int tg_config_secret_load(const tg_config_loader *L, const yaml_node_t *n, const char *key,
-                          tg_config_secret *out)
+int tg_config_secret_load(tg_config_secret *out, const tg_config_loader *L, const yaml_node_t *n, const char *key)
 {
 	static const char *const keys[] = {"env", "file"};
 	const yaml_node_t *kn[2], *v[2];

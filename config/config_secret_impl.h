@@ -11,8 +11,7 @@
 
 /* A secret, {env: NAME} or {file: PATH}, read now. A plain string is an
  * error that never repeats it. */
-int tg_config_secret_load(const tg_config_loader *L, const yaml_node_t *n, const char *key,
-                          tg_config_secret *out);
+int tg_config_secret_load(tg_config_secret *out, const tg_config_loader *L, const yaml_node_t *n, const char *key);
 
 /* Wipes and frees a secret's strings. */
 void tg_config_secret_clear(tg_config_secret *s);
