@@ -2,7 +2,8 @@
  * store.c - the job store's interface: picks the backend from the url,
  * migrates the schema, checks every argument, and owns the rules of the
  * state machine (which transitions exist, which release the lease), so
- * that store_sqlite.c and store_pg.c only run SQL.
+ * that store_sqlite.c and store_pg.c only run SQL. What the backends share
+ * below it (rows to structs, state names) is store_rows.c's.
  */
 #include "store_impl.h"
 #include "../../core/tg.h"
@@ -14,25 +15,9 @@
 #include <string.h>
 #include <time.h>
 
-static const char *const state_names[] = {"seen", "analysing", "posting", "done", "failed"};
-#define NSTATES 5
+#define NSTATES (TG_JOB_FAILED + 1)
 
 static const char *const verdicts[] = {"pass", "warn", "block", "inconclusive", "error"};
-
-const char *tg_job_state_name(tg_job_state s)
-{
-	return (unsigned)s < NSTATES ? state_names[s] : "unknown";
-}
-
-static int state_from_name(const char *name, tg_job_state *out)
-{
-	for (int i = 0; i < NSTATES; i++)
-		if (name && !strcmp(name, state_names[i])) {
-			*out = (tg_job_state)i;
-			return 0;
-		}
-	return -1;
-}
 
 static int64_t store_now(const tg_store *s)
 {
@@ -148,32 +133,6 @@ const char *tg_store_backend(const tg_store *s)
 }
 
 /* ------------------------------------------------------------------- jobs */
-
-void tg_job_clear(tg_job *j)
-{
-	if (!j)
-		return;
-	free(j->prefix);
-	free(j->repo);
-	free(j->commit);
-	free(j->branch);
-	free(j->target_branch);
-	free(j->workload);
-	free(j->run_id);
-	free(j->manifest);
-	free(j->error);
-	free(j->verdict);
-	free(j->summary);
-	free(j->baseline_commit);
-	memset(j, 0, sizeof(*j));
-}
-
-void tg_store_jobs_free(tg_job *j, size_t n)
-{
-	for (size_t i = 0; j && i < n; i++)
-		tg_job_clear(&j[i]);
-	free(j);
-}
 
 static int key_ok(const char *key)
 {
@@ -306,7 +265,7 @@ int tg_store_job_advance(tg_store *s, int64_t id, const char *owner, tg_job_stat
 		return tg_error_set(TG_EINVAL, "store: job %lld: no transition from %s to %s", (long long)id,
 		                    tg_job_state_name(from), tg_job_state_name(to));
 	int release = to == TG_JOB_DONE || to == TG_JOB_FAILED;
-	return s->ops->job_advance(s, id, owner, state_names[from], state_names[to], release, error,
+	return s->ops->job_advance(s, id, owner, tg_job_state_name(from), tg_job_state_name(to), release, error,
 	                           store_now(s));
 }
 
@@ -336,7 +295,7 @@ int tg_store_jobs_list(tg_job **out, size_t *n, tg_store *s, unsigned states)
 		return 0;
 	const char *names[NSTATES];
 	for (int i = 0; i < NSTATES; i++)
-		names[i] = states & (1u << i) ? state_names[i] : NULL;
+		names[i] = states & (1u << i) ? tg_job_state_name((tg_job_state)i) : NULL;
 	return s->ops->jobs_list(s, names, out, n);
 }
 
@@ -381,15 +340,6 @@ int tg_store_find_runs(tg_job **out, size_t *n, tg_store *s, const char *repo, c
 	if (!repo || !commit || !workload || !limit)
 		return tg_error_set(TG_EINVAL, "store: find_runs needs repo, commit, workload and a limit");
 	return s->ops->find_runs(s, repo, commit, workload, (int64_t)limit, out, n);
-}
-
-void tg_history_free(tg_history_point *p, size_t n)
-{
-	for (size_t i = 0; p && i < n; i++) {
-		free(p[i].workload);
-		free(p[i].metric);
-	}
-	free(p);
 }
 
 /* tg_store_history (prs 0) and tg_store_history_prs (prs 1). */
@@ -438,80 +388,4 @@ int tg_store_prune(size_t *deleted, tg_store *s, int64_t before)
 	if (!rc && deleted)
 		*deleted = (size_t)d;
 	return rc;
-}
-
-/* ------------------------------------------------------- shared row logic */
-
-static int dup_opt(char **dst, const char *v)
-{
-	if (!v)
-		return 0;
-	if (!(*dst = strdup(v)))
-		return tg_error_set(TG_ENOMEM, "out of memory");
-	return 0;
-}
-
-static int64_t to_i64(const char *v, int64_t dflt)
-{
-	return v ? (int64_t)strtoll(v, NULL, 10) : dflt;
-}
-
-int tg_store__job_from_row(tg_job *out, const char *const *v)
-{
-	memset(out, 0, sizeof(*out));
-	out->id = to_i64(v[0], 0);
-	snprintf(out->key, sizeof(out->key), "%s", v[1] ? v[1] : "");
-	int rc;
-	if ((rc = dup_opt(&out->prefix, v[2])) || (rc = dup_opt(&out->repo, v[3])) ||
-	    (rc = dup_opt(&out->commit, v[4])) || (rc = dup_opt(&out->branch, v[5])) ||
-	    (rc = dup_opt(&out->target_branch, v[6])) || (rc = dup_opt(&out->workload, v[8])) ||
-	    (rc = dup_opt(&out->run_id, v[9])) || (rc = dup_opt(&out->manifest, v[10])) ||
-	    (rc = dup_opt(&out->error, v[13])) || (rc = dup_opt(&out->verdict, v[14])) ||
-	    (rc = dup_opt(&out->summary, v[15])) || (rc = dup_opt(&out->baseline_commit, v[16]))) {
-		tg_job_clear(out);
-		return rc;
-	}
-	out->pr = to_i64(v[7], 0);
-	if (state_from_name(v[11], &out->state)) {
-		rc = tg_error_set(TG_EFORMAT, "store: run %lld has unknown state '%.40s'", (long long)out->id,
-		                  v[11] ? v[11] : "(null)");
-		tg_job_clear(out);
-		return rc;
-	}
-	out->attempts = (int)to_i64(v[12], 0);
-	out->baseline_distance = (int)to_i64(v[17], -1);
-	out->comment_id = to_i64(v[18], 0);
-	out->created_at = to_i64(v[19], 0);
-	out->updated_at = to_i64(v[20], 0);
-	out->run_time = to_i64(v[21], 0);
-	out->trusted = (int)to_i64(v[22], 0);
-	return 0;
-}
-
-int tg_store__history_from_row(tg_history_point *p, const char *const *v)
-{
-	memset(p, 0, sizeof(*p));
-	p->run = to_i64(v[0], 0);
-	p->run_time = to_i64(v[1], 0);
-	snprintf(p->commit, sizeof(p->commit), "%s", v[2] ? v[2] : "");
-	int rc;
-	if ((rc = dup_opt(&p->workload, v[3])) || (rc = dup_opt(&p->metric, v[4]))) {
-		free(p->workload);
-		free(p->metric);
-		memset(p, 0, sizeof(*p));
-		return rc;
-	}
-	p->value = v[TG_STORE_HISTORY_VALUE] ? strtod(v[TG_STORE_HISTORY_VALUE], NULL) : 0.0;
-	p->pr = to_i64(v[6], 0);
-	return 0;
-}
-
-void *tg_store__push(void **items, size_t *n, size_t *cap, size_t item_size)
-{
-	if (tg_grow(items, cap, *n + 1, item_size))
-		return NULL;
-	char *p = (char *)*items + *n * item_size;
-	memset(p, 0, item_size);
-	(*n)++;
-	return p;
 }
