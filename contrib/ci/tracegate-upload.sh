@@ -11,7 +11,11 @@
 #   DEST  a local folder (/srv/artifacts), or s3://BUCKET[/PREFIX] with
 #         TRACEGATE_S3_ENDPOINT (https://s3.eu-west-1.amazonaws.com), AWS_REGION
 #         (default us-east-1), AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY in the
-#         environment. S3 uploads use curl's SigV4 (curl >= 7.75).
+#         environment. S3 uploads use curl's SigV4 (curl >= 7.75). A PUT is
+#         retried on what is transient (timeouts, connection refused, 408,
+#         429, 5xx such as 503 SlowDown) up to TRACEGATE_UPLOAD_RETRIES times
+#         (default 5, backing off from 1 s), never on 403 or 404; a failure
+#         shows S3's error code and message.
 #
 #   TRACEGATE_SIGNING_KEY  when set, the manifest is signed with it
 #         (HMAC-SHA256 over its canonical text and each trace's sha256; see
@@ -142,14 +146,32 @@ s3://*)
 	sub=
 	[ "$rest" = "$bucket" ] || sub=${rest#*/}
 	sub=${sub%/}
-	put() { # FILE KEY
+	# put FILE KEY: one PUT, retried on what is transient (a timeout,
+	# connection refused, 408, 429, 500, 502, 503 SlowDown, 504: curl's
+	# --retry with --retry-connrefused, backing off from 1 s) and not on what
+	# is not (403, 404: retrying a wrong secret changes nothing). S3's
+	# answer goes to a file curl can truncate before each retry (not
+	# /dev/null: "Failed to truncate file"), and on failure its error code
+	# and message are shown.
+	put() {
 		sum=$(sha256sum "$1" | cut -d' ' -f1)
 		# curl 7.88 signs x-amz-content-sha256 only when given; never chunked: -T sends a length
-		curl -sS --fail-with-body --retry 5 --retry-all-errors \
+		rc=0
+		code=$(curl -sS --retry "${TRACEGATE_UPLOAD_RETRIES:-5}" --retry-connrefused --retry-max-time 120 \
 			--aws-sigv4 "aws:amz:$region:s3" --user "$AWS_ACCESS_KEY_ID:$AWS_SECRET_ACCESS_KEY" \
 			-H "x-amz-content-sha256: $sum" -H "Content-Type: application/octet-stream" \
-			-T "$1" "$TRACEGATE_S3_ENDPOINT/$bucket/$2" -o /dev/null \
-			|| die "upload of $2 failed"
+			-T "$1" "$TRACEGATE_S3_ENDPOINT/$bucket/$2" -o "$tmp/answer" -w '%{http_code}' 2>"$tmp/curl.err") || rc=$?
+		if [ "$rc" -ne 0 ]; then
+			die "upload of $2 failed: $(tail -1 "$tmp/curl.err" | sed 's/^curl: //')"
+		fi
+		case "$code" in
+		2??) ;;
+		*)
+			# <Error><Code>SlowDown</Code><Message>...</Message></Error>
+			s3code=$(sed -n 's:.*<Code>\([^<]*\)</Code>.*:\1:p' "$tmp/answer" | head -1)
+			s3msg=$(sed -n 's:.*<Message>\([^<]*\)</Message>.*:\1:p' "$tmp/answer" | head -1)
+			die "upload of $2 failed: HTTP $code ${s3code:-(no S3 error code)}${s3msg:+: $s3msg}" ;;
+		esac
 	}
 	for t in "$@"; do put "$t" "${sub:+$sub/}$prefix/$(basename "$t")"; done
 	put "$tmp/manifest.json" "${sub:+$sub/}$prefix/manifest.json"
