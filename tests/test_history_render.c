@@ -411,12 +411,12 @@ static void test_pull_requests(void **state)
 		{1, T0, C1, "train", "steps", 8, 0},                 {2, T0 + 3600, C2, "train", "steps", 8, 0},
 	};
 	static const tg_history_point prs[] = {
-		{13, T0 - 100, C4, "train", "gpu_busy_ms", 100, 9},  /* before the first run: at it */
+		{13, T0 - 100, C4, "train", "gpu_busy_ms", 100, 9},  /* before the first run: half a slot before it */
 		{11, T0 + 1800, C4, "train", "gpu_busy_ms", 110, 7}, /* halfway between runs 1 and 2, +10 % */
 		{15, T0 + 1900, C4, "infer", "gpu_busy_ms", 1, 5},   /* no such series: left out */
 		{16, T0 + 2000, C4, "train", "steps", 9, 6},         /* a flat series' */
 		{12, T0 + 9000, C4, "train", "gpu_busy_ms", 95, 8},  /* halfway between runs 3 and 4, -5 % */
-		{14, T0 + 20000, C4, "train", "gpu_busy_ms", 101, 9}, /* after the last run: at it */
+		{14, T0 + 20000, C4, "train", "gpu_busy_ms", 101, 9}, /* after the last run: half a slot after it */
 	};
 	tg_history_opts o = {.prs = prs, .nprs = 6};
 	char *buf = NULL;
@@ -429,20 +429,21 @@ static void test_pull_requests(void **state)
 	char *svg = nth_svg(buf, 0);
 	assert_int_equal(count(svg, "<circle"), 4);
 	assert_int_equal(count(svg, "<path class=\"pr\""), 4);
-	/* x: 64 + 676 / 3 per run; y: the axis spans -5..+10 % (the marks),
-	 * padded by 8 %: -6.2..+11.2 % over y 20..200; each diamond's top
-	 * 5 px above its value */
-	assert_non_null(strstr(svg, "<path class=\"pr\" d=\"M176.7 27.4l5 5l-5 5l-5 -5z\" fill=\"#8250df\" "
+	/* x: a run before the first and one after the last add half a slot on
+	 * each side: 3 + 1 slots of 676 / 4 = 169 px, the first run at
+	 * 64 + 84.5; y: the axis spans -5..+10 % (the marks), padded by 8 %:
+	 * -6.2..+11.2 % over y 20..200; each diamond's top 5 px above its value */
+	assert_non_null(strstr(svg, "<path class=\"pr\" d=\"M233.0 27.4l5 5l-5 5l-5 -5z\" fill=\"#8250df\" "
 	                            "stroke=\"#fff\"><title>pull request 7 &#183; run 11 &#183; 2023-11-14 22:43 UTC "
 	                            "&#183; 444444444444&#10;110 ms (+10.00 % against the reference)</title></path>"));
-	assert_non_null(strstr(svg, "d=\"M627.3 182.6l5 5l-5 5l-5 -5z\" fill=\"#8250df\" stroke=\"#fff\"><title>pull "
+	assert_non_null(strstr(svg, "d=\"M571.0 182.6l5 5l-5 5l-5 -5z\" fill=\"#8250df\" stroke=\"#fff\"><title>pull "
 	                            "request 8 &#183; run 12 &#183; 2023-11-15 00:43 UTC"));
 	assert_non_null(strstr(svg, "d=\"M64.0 130.9l5 5"));
 	assert_non_null(strstr(svg, "d=\"M740.0 120.5l5 5"));
 	assert_non_null(strstr(svg, "run 14 &#183; 2023-11-15 03:46 UTC &#183; 444444444444&#10;101 ms (+1.00 % against"));
-	/* the branch's runs where they were: 0 % at y 135.9 */
-	assert_non_null(strstr(svg, "<circle cx=\"64.0\" cy=\"135.9\" "));
-	assert_non_null(strstr(svg, "<circle cx=\"740.0\" cy=\"135.9\" "));
+	/* the branch's runs between the half slots: 0 % at y 135.9 */
+	assert_non_null(strstr(svg, "<circle cx=\"148.5\" cy=\"135.9\" "));
+	assert_non_null(strstr(svg, "<circle cx=\"655.5\" cy=\"135.9\" "));
 	assert_non_null(strstr(svg, ">+10 %</text>")); /* the axis reaches the +10 % mark */
 	assert_non_null(strstr(svg, "<text class=\"legend\" x=\"64\" y=\"236\" font-size=\"11\" fill=\"#424a53\"><tspan "
 	                            "fill=\"#0969da\">&#9679;</tspan> runs of main   <tspan fill=\"#8250df\">&#9670;"
@@ -453,6 +454,9 @@ static void test_pull_requests(void **state)
 	buf = render(TG_HISTORY_HTML, "acme/llm", "main", br, 6);
 	assert_int_equal(count(buf, "class=\"pr\""), 0);
 	assert_int_equal(count(buf, "class=\"legend\""), 0);
+	/* and no half slots: the first and last runs on the plot's edges */
+	assert_non_null(strstr(buf, "<circle cx=\"64.0\" "));
+	assert_non_null(strstr(buf, "<circle cx=\"740.0\" "));
 	free(buf);
 
 	f = open_memstream(&buf, &len);

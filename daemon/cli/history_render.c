@@ -389,15 +389,18 @@ static int cmp_i64(const void *a, const void *b)
 /* Where a pull request's run at time t goes on a chart whose runs are at
  * the indices 0..n-1, by time: ts holds the run times of the series
  * sorted, and t falls between the k-th and the (k+1)-th of them, at the
- * fraction of that interval it has gone; before the first at 0, after the
- * last at n - 1. The chart's order is the branch's first-parent order,
- * nearly always the order the runs ran; where it is not, this is the
- * place by rank in time. */
+ * fraction of that interval it has gone; before the first at -0.5, after
+ * the last at n - 0.5 (the half slot the chart adds on that side, so that
+ * a run after the branch's last one reads as after it, not at it). The
+ * chart's order is the branch's first-parent order, nearly always the
+ * order the runs ran; where it is not, this is the place by rank in time. */
 static double pr_index(const int64_t *ts, size_t n, int64_t t)
 {
-	if (!n || t <= ts[0])
-		return 0;
-	if (t >= ts[n - 1])
+	if (!n || t < ts[0])
+		return -0.5;
+	if (t > ts[n - 1])
+		return (double)n - 0.5;
+	if (t == ts[n - 1])
 		return (double)(n - 1);
 	size_t k = 0;
 	while (k + 1 < n && ts[k + 1] <= t)
@@ -416,6 +419,8 @@ struct pchart {
 	double sign;      /* +1: higher is worse (thresholds above); -1: below */
 	double lo, hi;    /* what the y-axis spans */
 	double dx;        /* between two runs of the series */
+	double lead;      /* the slots before the first run (0.5 with a
+	                     pull request's run before it, else 0) */
 	const char *unit;
 };
 
@@ -524,7 +529,7 @@ static void pc_frame(FILE *f, const struct pchart *c, const struct series *s)
 /* The x coordinate of the series' k-th run (a fraction: between runs). */
 static double pc_x(const struct pchart *c, const struct series *s, double k)
 {
-	return c->L + (s->n > 1 ? c->dx * k : c->PW / 2);
+	return c->L + (s->n > 1 ? c->dx * (k + c->lead) : c->PW / 2);
 }
 
 /* The branch's runs: the line, the change points (a dashed line between
@@ -537,7 +542,7 @@ static void pc_runs(FILE *f, const struct pchart *c, const struct series *s, con
 		fprintf(f, "%.1f,%.1f ", pc_x(c, s, (double)k), pc_pos(c, pc_y(c, p[s->idx[k]].value)));
 	fputs("\"/>\n", f);
 	for (size_t i = 0; i < s->nch; i++) {
-		double x = c->L + c->dx * ((double)s->ch[i].at - 0.5);
+		double x = pc_x(c, s, (double)s->ch[i].at - 0.5);
 		fprintf(f, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.0f\" y2=\"%.0f\" stroke=\"#d1242f\" stroke-dasharray=\"4 3\">"
 		           "<title>change %+.1f %% (p %.3g)</title></line>"
 		           "<text x=\"%.1f\" y=\"%.0f\" font-size=\"11\" fill=\"#d1242f\">%+.1f %%</text>\n",
@@ -613,7 +618,15 @@ static int svg_chart_percent(FILE *f, const struct series *s, const tg_history_p
 	c.unit = s->info.unit;
 	c.pct = c.ref != 0; /* a reference of 0 has no percent: then the values themselves */
 	c.sign = s->info.higher_is_worse ? 1 : -1;
-	c.dx = s->n > 1 ? c.PW / (double)(s->n - 1) : 0;
+	/* a half slot on each side that has a pull request's run beyond the
+	 * branch's runs */
+	double before = 0, after = 0;
+	for (size_t k = 0; s->n && k < s->npr; k++) {
+		before = s->pr[k]->run_time < ts[0] ? 0.5 : before;
+		after = s->pr[k]->run_time > ts[s->n - 1] ? 0.5 : after;
+	}
+	c.lead = before;
+	c.dx = s->n > 1 ? c.PW / ((double)(s->n - 1) + before + after) : 0;
 	pc_range(&c, s, p);
 	pc_caption(f, &c, s);
 	fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" role=\"img\">\n", c.W,

@@ -58,7 +58,8 @@ typedef struct tg_history_opts {
 	 * oldest first; NULL: none. Each joins the series of its (workload,
 	 * metric), if the branch has it: the html charts mark it apart from
 	 * the branch's runs, placed by run time among them (before the
-	 * first: at the first; after the last: at the last), in percent of
+	 * first or after the last: in a half slot the chart adds on that
+	 * side), in percent of
 	 * the same reference, with its pull request, commit, run id and date
 	 * in its tooltip, and a legend; text lists them under the series;
 	 * json adds "pull_requests" to each series; csv is unchanged (the
