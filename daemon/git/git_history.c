@@ -67,6 +67,20 @@ static int lookup_commit(tg_git *g, git_commit **out, const git_oid *oid, int *f
 }
 
 /* The commit refs/heads/<branch> points at, fetching once when missing. */
+/* The commit sha names (a 40-hex id), fetching once when the mirror does
+ * not have it yet; TG_ENOTFOUND when the remote has none either. The
+ * caller frees *out with git_commit_free. */
+static int commit_by_sha(git_commit **out, tg_git *g, const char *sha)
+{
+	*out = NULL;
+	git_oid oid;
+	int rc = parse_sha(&oid, sha);
+	if (rc)
+		return rc;
+	int fetched = 0;
+	return lookup_commit(g, out, &oid, &fetched);
+}
+
 static int lookup_branch(tg_git *g, git_oid *out, const char *branch, int *fetched)
 {
 	char ref[512];
@@ -99,13 +113,8 @@ static int lookup_branch(tg_git *g, git_oid *out, const char *branch, int *fetch
 
 int tg_git_has_commit(tg_git *g, const char *sha)
 {
-	git_oid oid;
-	int rc = parse_sha(&oid, sha);
-	if (rc)
-		return rc;
-	int fetched = 0;
 	git_commit *c = NULL;
-	rc = lookup_commit(g, &c, &oid, &fetched);
+	int rc = commit_by_sha(&c, g, sha);
 	git_commit_free(c);
 	if (rc == TG_ENOTFOUND) {
 		tg_error_clear();
@@ -155,13 +164,9 @@ int tg_git_first_parents(char (**out)[41], size_t *n, tg_git *g, const char *fro
 {
 	*out = NULL;
 	*n = 0;
-	git_oid oid;
-	int rc = parse_sha(&oid, from);
-	if (rc)
-		return rc;
-	int fetched = 0;
 	git_commit *c = NULL;
-	if ((rc = lookup_commit(g, &c, &oid, &fetched)) != 0)
+	int rc = commit_by_sha(&c, g, from);
+	if (rc)
 		return rc;
 	/* By hand rather than with a revwalk: one parent lookup per step, and
 	 * nothing of the second parents' history is ever read. */
@@ -224,13 +229,9 @@ int tg_git_commit_trailers(tg_git_trailer **out, size_t *n, char **author, tg_gi
 	*n = 0;
 	if (author)
 		*author = NULL;
-	git_oid oid;
-	int rc = parse_sha(&oid, sha);
-	if (rc)
-		return rc;
-	int fetched = 0;
 	git_commit *c = NULL;
-	if ((rc = lookup_commit(g, &c, &oid, &fetched)) != 0)
+	int rc = commit_by_sha(&c, g, sha);
+	if (rc)
 		return rc;
 	git_message_trailer_array arr = {0};
 	const char *msg = git_commit_message(c);
@@ -271,13 +272,9 @@ out:
 int tg_git_commit_time(int64_t *out, tg_git *g, const char *sha)
 {
 	*out = 0;
-	git_oid oid;
-	int rc = parse_sha(&oid, sha);
-	if (rc)
-		return rc;
-	int fetched = 0;
 	git_commit *c = NULL;
-	if ((rc = lookup_commit(g, &c, &oid, &fetched)) != 0)
+	int rc = commit_by_sha(&c, g, sha);
+	if (rc)
 		return rc;
 	const git_signature *a = git_commit_author(c);
 	*out = a ? (int64_t)a->when.time : (int64_t)git_commit_time(c);
