@@ -1289,46 +1289,11 @@ static json_t *item_json(const tg_judged *x, const char *category)
 	return o;
 }
 
-/* The top regressions or improvements by op, as in the md comment: op,
- * category, base, next, delta (ns per step), pct, pct_lo, pct_hi,
- * samples_base, samples_new. */
-static json_t *top_json(const tg_diff_doc *d, const struct cats *op_cats, int regressions, size_t limit)
+/* One op of the comparison as the json's top lists give it: op, category,
+ * base, next, delta (ns per step), pct, pct_lo, pct_hi, samples_base,
+ * samples_new, significant. */
+static json_t *op_json(const tg_diff_doc *d, const struct cats *op_cats, const tg_judged *x)
 {
-	json_t *a = json_array();
-	size_t c;
-	const tg_judged **pick = top_ops(d, regressions, &c);
-	for (size_t i = 0; i < c && i < limit; i++) {
-		const tg_judged *x = pick[i];
-		char cat[160];
-		category_of(cat, sizeof(cat), op_cats, d->keys, x->item);
-		json_t *o = json_object();
-		json_object_set_new(o, "op", json_string(x->item));
-		json_object_set_new(o, "category", json_string(cat));
-		json_object_set_new(o, "base", num(x->base));
-		json_object_set_new(o, "next", num(x->next));
-		json_object_set_new(o, "delta", num(x->delta));
-		json_object_set_new(o, "pct", num(x->pct));
-		json_object_set_new(o, "pct_lo", num(x->pct_lo));
-		json_object_set_new(o, "pct_hi", num(x->pct_hi));
-		json_object_set_new(o, "samples_base", json_integer((json_int_t)x->nbase));
-		json_object_set_new(o, "samples_new", json_integer((json_int_t)x->nnext));
-		json_object_set_new(o, "significant", json_boolean(op_significant(x)));
-		json_array_append_new(a, o);
-	}
-	free(pick);
-	return a;
-}
-
-/* The kernels no op launched, kept out of the top lists as the md comment
- * keeps them out of its headline: their numbers as a top item's, their
- * share of the base's kernel time and why they are apart; json null when
- * there are none. */
-static json_t *no_launcher_json(const tg_diff_doc *d, const struct cats *op_cats)
-{
-	double share;
-	const tg_judged *x = no_launcher_of(d, &share);
-	if (!x)
-		return json_null();
 	char cat[160];
 	category_of(cat, sizeof(cat), op_cats, d->keys, x->item);
 	json_t *o = json_object();
@@ -1343,6 +1308,33 @@ static json_t *no_launcher_json(const tg_diff_doc *d, const struct cats *op_cats
 	json_object_set_new(o, "samples_base", json_integer((json_int_t)x->nbase));
 	json_object_set_new(o, "samples_new", json_integer((json_int_t)x->nnext));
 	json_object_set_new(o, "significant", json_boolean(op_significant(x)));
+	return o;
+}
+
+/* The top regressions or improvements by op, as in the md comment, each
+ * as op_json gives it. */
+static json_t *top_json(const tg_diff_doc *d, const struct cats *op_cats, int regressions, size_t limit)
+{
+	json_t *a = json_array();
+	size_t c;
+	const tg_judged **pick = top_ops(d, regressions, &c);
+	for (size_t i = 0; i < c && i < limit; i++)
+		json_array_append_new(a, op_json(d, op_cats, pick[i]));
+	free(pick);
+	return a;
+}
+
+/* The kernels no op launched, kept out of the top lists as the md comment
+ * keeps them out of its headline: their numbers as a top item's, their
+ * share of the base's kernel time and why they are apart; json null when
+ * there are none. */
+static json_t *no_launcher_json(const tg_diff_doc *d, const struct cats *op_cats)
+{
+	double share;
+	const tg_judged *x = no_launcher_of(d, &share);
+	if (!x)
+		return json_null();
+	json_t *o = op_json(d, op_cats, x);
 	json_object_set_new(o, "share_of_base_pct", num(share));
 	json_object_set_new(o, "why_apart",
 	                    json_string("Their launch is not in the trace: it fell before the profiler's window opened "
