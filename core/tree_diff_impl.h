@@ -110,6 +110,21 @@ static inline int sb_put(struct sbuf *b, const char *s, size_t n)
 	return 0;
 }
 
+/* snprintf's contract for a finished buffer: b (NULL: nothing was made)
+ * copied into buf of size bytes, cut and NUL-terminated; returns the
+ * length it has (0 for NULL). */
+static inline size_t sb_copy_out(char *buf, size_t size, const struct sbuf *b)
+{
+	size_t len = b ? b->n : 0;
+	if (size) {
+		size_t c = len < size - 1 ? len : size - 1;
+		if (c)
+			memcpy(buf, b->s, c);
+		buf[c] = 0;
+	}
+	return len;
+}
+
 /* ------------------------------------------------------------------ */
 /* views                                                                */
 

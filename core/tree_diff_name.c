@@ -106,17 +106,8 @@ int tg_tree_diff_normalize(struct sbuf *b, struct sbuf *tmp, const char *s, int 
 size_t tg_diff_normalize_name(char *buf, size_t size, const char *name, int strip_details)
 {
 	struct sbuf b = {0}, tmp = {0};
-	size_t len = 0;
-	if (!tg_tree_diff_normalize(&b, &tmp, name, strip_details)) {
-		len = b.n;
-		if (size) {
-			size_t c = len < size - 1 ? len : size - 1;
-			memcpy(buf, b.s, c);
-			buf[c] = 0;
-		}
-	} else if (size) {
-		buf[0] = 0;
-	}
+	int ok = !tg_tree_diff_normalize(&b, &tmp, name, strip_details);
+	size_t len = sb_copy_out(buf, size, ok ? &b : NULL);
 	free(b.s);
 	free(tmp.s);
 	return len;

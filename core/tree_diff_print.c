@@ -69,17 +69,8 @@ static int label_into(struct sbuf *b, const tg_tree_diff *d, uint32_t node, size
 size_t tg_tree_diff_label(char *buf, size_t size, const tg_tree_diff *d, uint32_t node)
 {
 	struct sbuf b = {0};
-	size_t len = 0;
-	if (node < d->nnodes && !label_into(&b, d, node, 0, 0, 0)) {
-		len = b.n;
-		if (size) {
-			size_t k = len < size - 1 ? len : size - 1;
-			memcpy(buf, b.s, k);
-			buf[k] = 0;
-		}
-	} else if (size) {
-		buf[0] = 0;
-	}
+	int ok = node < d->nnodes && !label_into(&b, d, node, 0, 0, 0);
+	size_t len = sb_copy_out(buf, size, ok ? &b : NULL);
 	free(b.s);
 	return len;
 }

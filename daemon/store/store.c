@@ -15,7 +15,6 @@
 #include <string.h>
 #include <time.h>
 
-#define NSTATES (TG_JOB_FAILED + 1)
 
 static const char *const verdicts[] = {"pass", "warn", "block", "inconclusive", "error"};
 
@@ -261,7 +260,7 @@ int tg_store_job_advance(tg_store *s, int64_t id, const char *owner, tg_job_stat
 {
 	if (!owner || !*owner)
 		return tg_error_set(TG_EINVAL, "store: advance without an owner");
-	if ((unsigned)from >= NSTATES || (unsigned)to >= NSTATES || !transition_ok(from, to))
+	if ((unsigned)from >= TG_STORE_NSTATES || (unsigned)to >= TG_STORE_NSTATES || !transition_ok(from, to))
 		return tg_error_set(TG_EINVAL, "store: job %lld: no transition from %s to %s", (long long)id,
 		                    tg_job_state_name(from), tg_job_state_name(to));
 	int release = to == TG_JOB_DONE || to == TG_JOB_FAILED;
@@ -289,12 +288,12 @@ int tg_store_jobs_list(tg_job **out, size_t *n, tg_store *s, unsigned states)
 {
 	*out = NULL;
 	*n = 0;
-	if (states >> NSTATES)
+	if (states >> TG_STORE_NSTATES)
 		return tg_error_set(TG_EINVAL, "store: state mask 0x%x names unknown states", states);
 	if (!states)
 		return 0;
-	const char *names[NSTATES];
-	for (int i = 0; i < NSTATES; i++)
+	const char *names[TG_STORE_NSTATES];
+	for (int i = 0; i < TG_STORE_NSTATES; i++)
 		names[i] = states & (1u << i) ? tg_job_state_name((tg_job_state)i) : NULL;
 	return s->ops->jobs_list(s, names, out, n);
 }

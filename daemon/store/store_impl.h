@@ -88,6 +88,9 @@ struct tg_store {
 int tg_store__sqlite_open(tg_store **out, const char *path);
 int tg_store__pg_open(tg_store **out, const char *conninfo);
 
+/* How many job states there are (tg_job_state runs 0..TG_JOB_FAILED). */
+#define TG_STORE_NSTATES (TG_JOB_FAILED + 1)
+
 /* Fills out from one row of TG_STORE_JOB_COLS given as text (NULL: SQL
  * NULL). TG_EFORMAT on a value this code does not know (a state). */
 int tg_store__job_from_row(tg_job *out, const char *const *v);

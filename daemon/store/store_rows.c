@@ -13,17 +13,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const state_names[] = {"seen", "analysing", "posting", "done", "failed"};
-#define NSTATES 5
+static const char *const state_names[TG_STORE_NSTATES] = {"seen", "analysing", "posting", "done", "failed"};
 
 const char *tg_job_state_name(tg_job_state s)
 {
-	return (unsigned)s < NSTATES ? state_names[s] : "unknown";
+	return (unsigned)s < TG_STORE_NSTATES ? state_names[s] : "unknown";
 }
 
 static int state_from_name(const char *name, tg_job_state *out)
 {
-	for (int i = 0; i < NSTATES; i++)
+	for (int i = 0; i < TG_STORE_NSTATES; i++)
 		if (name && !strcmp(name, state_names[i])) {
 			*out = (tg_job_state)i;
 			return 0;
