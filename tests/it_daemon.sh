@@ -67,12 +67,8 @@ limits:
   max_depth: 16
 EOF
 
-up() { # COMMIT BRANCH RUN TRACE [PR]
-	mkdir -p "u-$3" && cp "$4" "u-$3/rank0.pt.trace.json.gz"
-	"$upload" --dest storage --repo acme/llm --commit "$1" --branch "$2" ${5:+--pr $5 --target-branch main} \
-		--workload train --run-id "$3" "u-$3/rank0.pt.trace.json.gz" >/dev/null
-}
-once() { "$tg" daemon --config tracegate.yaml --once >>out.log 2>>daemon.log; }
+up() { tg_it_up "$@"; }
+once() { tg_it_once; }
 status_of() { # COMMIT: the last status state posted for it
 	grep "\"sha\": *\"$1\"" outbox/statuses.log 2>/dev/null | tail -1 | sed -E 's/.*"state": *"([a-z]+)".*/\1/'
 }

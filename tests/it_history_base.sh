@@ -68,7 +68,7 @@ up() { # REPO COMMIT BRANCH RUN SDPA_SCALE [PR]
 	"$upload" --dest storage --repo "$1" --commit "$2" --branch "$3" ${6:+--pr $6 --target-branch main} \
 		--workload train --run-id "$4" "u-$4/rank0.pt.trace.json.gz" >/dev/null
 }
-once() { "$tg" daemon --config tracegate.yaml --once >>out.log 2>>daemon.log; }
+once() { tg_it_once; }
 status_of() { grep "\"sha\": *\"$1\"" outbox/statuses.log 2>/dev/null | grep "$2" | tail -1; }
 comment_of() { find "outbox/$1" -name 'comment-*.md' 2>/dev/null | head -1; } # REPO_DIR/pr-N
 

@@ -17,9 +17,7 @@
 # the system Chromium instead of Puppeteer's download).
 # $1: the tracegate binary; TG_GEN: the generator; TG_MMDC: an mmdc to use.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
-set -u
-top=$(pwd)
-. "$top/tests/servers/lib.sh"
+. "$(pwd)/tests/servers/it_common.sh"
 mmdc=${TG_MMDC:-}
 [ -n "$mmdc" ] || mmdc=$(command -v mmdc 2>/dev/null || true)
 cached=${TG_MERMAID_DIR:-${HOME:-/nonexistent}/.cache/tracegate/mermaid}/node_modules/.bin/mmdc
@@ -27,15 +25,7 @@ cached=${TG_MERMAID_DIR:-${HOME:-/nonexistent}/.cache/tracegate/mermaid}/node_mo
 [ -n "$mmdc" ] || tg_skip_all "it_mermaid: no mmdc (@mermaid-js/mermaid-cli) on the PATH, in TG_MMDC or at $cached: contrib/install-deps.sh --mermaid installs it (npm, ~500 MB)"
 chromium=${TG_CHROMIUM:-$(command -v chromium 2>/dev/null || command -v chromium-browser 2>/dev/null || true)}
 [ -n "$chromium" ] || tg_skip_all "it_mermaid: no Chromium for mmdc to draw with (contrib/install-deps.sh --html installs it)"
-tg=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
-gen=${TG_GEN:-build/tg-gen}
-gen=$(cd "$(dirname "$gen")" && pwd)/$(basename "$gen")
-upload=$top/contrib/ci/tracegate-upload.sh
-TG_RUN=$(mktemp -d)
-trap '[ -n "${TG_KEEP:-}" ] && echo "# kept $TG_RUN" || rm -rf "$TG_RUN"' EXIT
-cd "$TG_RUN" || exit 1
-
-git() { command git -c user.name=tester -c user.email=tester@tracegate.invalid -c init.defaultBranch=main "$@"; }
+tg_it_run_folder it-mermaid
 git init -q src
 mains=""
 for i in 1 2 3; do
@@ -70,12 +60,8 @@ daemon:
   state_dir: state
   lease: 2s
 EOF
-up() { # COMMIT BRANCH RUN TRACE [PR]
-	mkdir -p "u-$3" && cp "$4" "u-$3/rank0.pt.trace.json.gz"
-	"$upload" --dest storage --repo acme/llm --commit "$1" --branch "$2" ${5:+--pr $5 --target-branch main} \
-		--workload train --run-id "$3" "u-$3/rank0.pt.trace.json.gz" >/dev/null
-}
-once() { "$tg" daemon --config tracegate.yaml --once >>out.log 2>>daemon.log; }
+up() { tg_it_up "$@"; }
+once() { tg_it_once; }
 i=0
 for sha in $mains; do i=$((i + 1)); up "$sha" main "m$i" "base$i.json.gz"; once; done
 up "$slow" slow pr1 slow.json.gz 7

@@ -61,7 +61,7 @@ up() { # COMMIT BRANCH RUN SDPA_SCALE [PR]
 	"$upload" --dest storage --repo acme/llm --commit "$1" --branch "$2" ${5:+--pr $5 --target-branch main} \
 		--workload train --run-id "$3" "u-$3/rank0.pt.trace.json.gz" >/dev/null
 }
-once() { "$tg" daemon --config tracegate.yaml --once >>out.log 2>>daemon.log; }
+once() { tg_it_once; }
 last_status() { grep "\"sha\": *\"$1\"" outbox/statuses.log 2>/dev/null | tail -1; }
 comments() { find outbox -name 'comment-*.md' 2>/dev/null | wc -l | tr -d ' '; }
 

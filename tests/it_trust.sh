@@ -91,7 +91,7 @@ up() {
 		--workload train --run-id "$3" --ci-url "${CI_URL:-https://ci.example/jobs/$3}" "u-$3/rank0.pt.trace.json.gz" >/dev/null
 }
 manifest() { echo "storage/acme/llm/$1/train/$2/manifest.json"; }
-once() { "$tg" daemon --config tracegate.yaml --once >>out.log 2>>daemon.log; }
+once() { tg_it_once; }
 status_of() { grep "\"sha\": *\"$1\"" outbox/statuses.log 2>/dev/null | tail -1 | sed -E 's/.*"state": *"([a-z]+)".*/\1/'; }
 nstatus() { grep -c "\"sha\": *\"$1\"" outbox/statuses.log 2>/dev/null || true; }
 hist_commits() { "$tg" history --config tracegate.yaml --repo acme/llm --branch main --metric gpu_busy_ms --format csv | cut -d, -f5 | grep -E '^[0-9a-f]{40}$' | sort -u | tr '\n' ' '; }

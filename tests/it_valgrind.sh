@@ -96,11 +96,7 @@ repositories:
   - {name: acme/llm, forge: outbox, clone_url: "file://$TG_RUN/repo.git"}
 daemon: {state_dir: state}
 EOF
-up() { # COMMIT BRANCH RUN TRACE [PR] [WORKLOAD]
-	mkdir -p "u-$3" && cp "$4" "u-$3/rank0.pt.trace.json.gz"
-	"$upload" --dest storage --repo acme/llm --commit "$1" --branch "$2" ${5:+--pr $5 --target-branch main} \
-		--workload "${6:-train}" --run-id "$3" "u-$3/rank0.pt.trace.json.gz" >/dev/null
-}
+up() { tg_it_up "$@"; }
 status_of() { grep "\"sha\":\"$1\"" outbox/statuses.log 2>/dev/null | grep "\"context\":\"tracegate/${2:-train}\"" |
 	tail -1 | sed -E 's/.*"state":"([a-z]+)".*/\1/'; }
 

@@ -28,3 +28,17 @@ tg_it_run_folder() {
 	trap 'tg_stop_all; [ -n "${TG_KEEP:-}" ] && echo "# kept $TG_RUN" || rm -rf "$TG_RUN"' EXIT
 	cd "$TG_RUN" || exit 1
 }
+
+# tg_it_up COMMIT BRANCH RUN TRACE [PR] [WORKLOAD]: uploads TRACE as run
+# RUN of acme/llm (workload train unless given) into the local storage/
+# folder with contrib/ci/tracegate-upload.sh, as a CI job does; with PR,
+# as that pull request into main.
+tg_it_up() {
+	mkdir -p "u-$3" && cp "$4" "u-$3/rank0.pt.trace.json.gz"
+	"$upload" --dest storage --repo acme/llm --commit "$1" --branch "$2" ${5:+--pr $5 --target-branch main} \
+		--workload "${6:-train}" --run-id "$3" "u-$3/rank0.pt.trace.json.gz" >/dev/null
+}
+
+# tg_it_once: one pass of the daemon over tracegate.yaml (--once), its
+# output appended to out.log and daemon.log.
+tg_it_once() { "$tg" daemon --config tracegate.yaml --once >>out.log 2>>daemon.log; }
