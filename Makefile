@@ -31,7 +31,7 @@ CORE_SRC := $(wildcard core/*.c)
 RULES_SRC := $(wildcard rules/*.c)
 CONFIG_SRC := $(wildcard config/*.c)
 # daemon/ is the job machine; daemon/<room>/ the rooms (../shared/DESIGN.md, "The house")
-DAEMON_ROOMS := storage store git forge cli
+DAEMON_ROOMS := storage store git forge history cli
 DAEMON_SRC := $(filter-out daemon/cli/main.c,$(wildcard daemon/*.c $(DAEMON_ROOMS:%=daemon/%/*.c)))
 DAEMON_HDR := $(wildcard daemon/*.h $(DAEMON_ROOMS:%=daemon/%/*.h))
 TEST_SRC := $(wildcard tests/test_*.c)

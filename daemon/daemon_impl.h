@@ -76,7 +76,7 @@ void tg_side_free(tg_side *s);
 int tg_daemon_find_baseline(tg_job *base, int *found, int *distance, char merge_base[41], char *why, size_t whycap,
                             tg_daemon *d, size_t ri, const tg_job *j);
 
-/* tg_run_metrics, tg_run_metric_display, tg_run_metric_unit: run_metrics.h */
+/* tg_run_metrics, tg_run_metric_display: run_metrics.h */
 
 /* Markdown for the comment after the rules' tables: the accepted
  * regressions and who accepted them, and the target branch's recent

@@ -1,6 +1,6 @@
 /*
  * test_history_render.c - `tracegate history`'s renderings
- * (daemon/cli/history_render.c) from points made here, not from a store: the
+ * (daemon/history/history_render.c) from points made here, not from a store: the
  * grouping into series, the exact text and csv, the json's numbers, and the
  * html page: self-contained, one SVG chart per series with one point per
  * run at the right place, names from the store escaped.
@@ -8,7 +8,7 @@
 #include "testutil.h"
 
 #include "../core/tg.h"
-#include "../daemon/cli/history_render.h"
+#include "../daemon/history/history_render.h"
 
 #include <jansson.h>
 
