@@ -35,6 +35,15 @@ static void http_opts(tg_http_opts *h, const tg_config *c, int tls_verify, const
 	h->max_wait_ms = (long)c->http_max_wait_ms;
 }
 
+/* The observer that counts h's requests (daemon_metrics.h): the forge's
+ * name, or NULL for the storage's S3 client. */
+static void observe_http(tg_http_opts *h, tg_daemon *d, size_t slot, const char *forge)
+{
+	d->http_ctx[slot] = (tg_daemon_http_ctx){d->metrics, forge};
+	h->observe = tg_daemon_http_observer;
+	h->observe_ctx = &d->http_ctx[slot];
+}
+
 static int open_storage(tg_daemon *d)
 {
 	const tg_config_storage *s = &d->cfg->storage;
@@ -48,6 +57,7 @@ static int open_storage(tg_daemon *d)
 	o.access_key = s->s3_access_key.value;
 	o.secret_key = s->s3_secret_key.value;
 	http_opts(&o.http, d->cfg, s->tls_verify, s->ca_file);
+	observe_http(&o.http, d, d->cfg->nforges, NULL);
 	return tg_storage_s3_new(&d->storage, &o, s->s3_prefix);
 }
 
@@ -71,6 +81,7 @@ static int open_forges(tg_daemon *d)
 		o.outbox_echo = d->o.outbox_echo;
 		o.check_runs = f->check_runs;
 		http_opts(&o.http, c, f->tls_verify, f->ca_file);
+		observe_http(&o.http, d, i, f->name);
 		if ((rc = tg_forge_new(&d->forges[i], &o)))
 			return tg_error_set(rc, "forge %s: %s", f->name, tg_error_last());
 	}
@@ -130,6 +141,31 @@ static int open_store(tg_daemon *d)
 	return rc;
 }
 
+/* The metrics registry, the loop's health and, with daemon.listen, the
+ * endpoints that show them (docs/operations.md). */
+static int open_service(tg_daemon *d)
+{
+	const tg_config *c = d->cfg;
+	if (!(d->http_ctx = tg_calloc(c->nforges + 1, sizeof(*d->http_ctx))))
+		return TG_ENOMEM;
+	int64_t poll2 = 2 * c->storage.poll_interval_ms;
+	tg_health_opts ho = {poll2, c->lease_ms > poll2 ? c->lease_ms : poll2, NULL, NULL};
+	int rc = tg_daemon_metrics_new(&d->metrics);
+	if (!rc)
+		rc = tg_health_new(&d->health, &ho);
+	if (rc || !c->listen_host)
+		return rc;
+	tg_endpoints_opts eo = {c->listen_host, c->listen_port, d->metrics, d->health, 0};
+	if ((rc = tg_endpoints_start(&d->endpoints, &eo))) {
+		char why[512];
+		snprintf(why, sizeof(why), "%s", tg_error_last());
+		return tg_error_set(rc, "%s: %s", c->path, why);
+	}
+	tg_log(TG_LOG_INFO, "endpoints: http://%s%s%s:%d/healthz, /readyz, /metrics", strchr(c->listen_host, ':') ? "[" : "",
+	       c->listen_host, strchr(c->listen_host, ':') ? "]" : "", tg_endpoints_port(d->endpoints));
+	return 0;
+}
+
 /* How the daemon reads traces: the configuration's limits. */
 static tg_read_opts read_opts(const tg_config *cfg)
 {
@@ -176,6 +212,8 @@ int tg_daemon_new(tg_daemon **out, tg_config *cfg, const tg_daemon_opts *opts)
 	if (!rc)
 		rc = tg_daemon_make_dirs(d->tmp_dir);
 	if (!rc)
+		rc = open_service(d);
+	if (!rc)
 		rc = load_rules(d);
 	if (!rc)
 		rc = open_forges(d);
@@ -205,6 +243,8 @@ void tg_daemon_free(tg_daemon *d)
 {
 	if (!d)
 		return;
+	tg_endpoints_stop(d->endpoints); /* first: its thread reads the health and the metrics */
+	tg_health_free(d->health);
 	tg_store_close(d->store);
 	tg_storage_free(d->storage);
 	for (size_t i = 0; d->forges && i < d->cfg->nforges; i++)
@@ -220,6 +260,8 @@ void tg_daemon_free(tg_daemon *d)
 	tg_atoms_free(d->seen);
 	free(d->jobs_dir);
 	free(d->tmp_dir);
+	tg_metrics_free(d->metrics); /* after the clients that count into it */
+	free(d->http_ctx);
 	if (d->lock_fd >= 0)
 		close(d->lock_fd);
 	tg_config_free(d->cfg);
@@ -264,7 +306,7 @@ static int run_trusted(const tg_daemon *d, const tg_config_repo *r, const tg_man
  * (repo_name: "owner/repo"), or NULL when the run is ignored (logged): its
  * repository or workload is not configured, or its workload or run-id
  * folder is not a name. */
-static const tg_config_repo *wanted_repo(const tg_daemon *d, char seg[5][TG_UTIL_SEGMENT_MAX + 1], const char *key,
+static const tg_config_repo *wanted_repo(tg_daemon *d, char seg[5][TG_UTIL_SEGMENT_MAX + 1], const char *key,
                                          const char *repo_name)
 {
 	const tg_config_repo *repo = tg_daemon_repo(NULL, d, repo_name);
@@ -277,6 +319,7 @@ static const tg_config_repo *wanted_repo(const tg_daemon *d, char seg[5][TG_UTIL
 		 * comment's marker */
 		tg_log(TG_LOG_WARN, "%s: run refused: the %s folder must be 1 to 64 of A-Z a-z 0-9 . _ - (nothing posted)",
 		       key, tg_manifest_name_ok(seg[3]) ? "run-id" : "workload");
+		tg_daemon_count_refused(d, TG_REFUSED_FOLDER_NAME);
 		return NULL;
 	}
 	if (!workload_wanted(repo, seg[3])) {
@@ -393,6 +436,7 @@ static int scan_one(tg_daemon *d, const tg_storage_obj *o, size_t *added)
 		tg_log(TG_LOG_DEBUG, "%s: older than the retention: ignored", o->key);
 	} else if (!(rc = tg_store_job_add(&id, &created, d->store, &j)) && created) {
 		(*added)++;
+		tg_metrics_add(d->metrics, TG_DM_RUNS_SEEN, NULL, NULL, 1);
 		if (errmsg[0])
 			tg_log(TG_LOG_WARN, "new run %s (job %lld) with a bad manifest: %s", prefix, (long long)id, errmsg);
 		else
@@ -447,6 +491,7 @@ int tg_daemon_scan(size_t *added, tg_daemon *d)
 	tg_storage_obj *objs = NULL;
 	size_t n = 0;
 	int rc = tg_storage_list_manifests(&objs, &n, d->storage);
+	tg_daemon_count_poll(d, !rc);
 	if (rc) {
 		tg_log(TG_LOG_WARN, "cannot list the storage: %s", tg_error_last());
 		return rc;
@@ -470,6 +515,7 @@ int tg_daemon_scan(size_t *added, tg_daemon *d)
 		if (over) {
 			tg_log(TG_LOG_WARN, "%s: run refused: more than limits.max_workloads (%u) workloads at this commit",
 			       objs[i].key, d->cfg->max_workloads);
+			tg_daemon_count_refused(d, TG_REFUSED_TOO_MANY_WORKLOADS);
 			uint32_t at;
 			if (tg_atoms_intern(&at, d->seen, memo, (size_t)ml)) {
 				rc = TG_ENOMEM;
@@ -508,6 +554,7 @@ int tg_daemon_scan(size_t *added, tg_daemon *d)
 static int run_job(tg_daemon *d, tg_job *j, int lease_s, int depth, size_t *finished)
 {
 	d->blocker = 0;
+	tg_daemon_mark_step(d, j);
 	int r = tg_daemon_job_run(d, j);
 	for (int tries = 0; r == TG_EAGAIN && d->blocker > 0 && depth < 32 && tries < 4; tries++) {
 		int64_t b = d->blocker;
@@ -531,6 +578,7 @@ static int run_job(tg_daemon *d, tg_job *j, int lease_s, int depth, size_t *fini
 			break;
 		(*finished)++;
 		d->blocker = 0;
+		tg_daemon_mark_step(d, j);
 		r = tg_daemon_job_run(d, j);
 	}
 	return r;
@@ -554,6 +602,7 @@ int tg_daemon_work(size_t *done, tg_daemon *d)
 		tg_job j;
 		memset(&j, 0, sizeof(j));
 		rc = tg_store_job_claim(&j, d->store, d->owner, lease_s);
+		tg_health_store(d->health, !rc || rc == TG_ENOTFOUND, rc ? tg_error_last() : NULL);
 		if (rc == TG_ENOTFOUND) {
 			rc = 0;
 			break;
@@ -563,6 +612,7 @@ int tg_daemon_work(size_t *done, tg_daemon *d)
 			break;
 		}
 		int r = run_job(d, &j, lease_s, 0, &k);
+		tg_health_step(d->health, NULL);
 		if (!r) {
 			k++;
 		} else if (r == TG_EAGAIN) {
@@ -574,6 +624,7 @@ int tg_daemon_work(size_t *done, tg_daemon *d)
 			       j.prefix ? j.prefix : "", tg_job_state_name(j.state), tg_error_last());
 		}
 		tg_job_clear(&j);
+		tg_daemon_count_queue(d);
 	}
 	for (size_t i = 0; i < nwait; i++)
 		if (tg_store_job_release(d->store, waiting[i], d->owner))
@@ -584,12 +635,32 @@ int tg_daemon_work(size_t *done, tg_daemon *d)
 	return rc;
 }
 
+/* After a pass's scan: the queue read, and the daemon ready once the
+ * storage has been listed. */
+static void after_scan(tg_daemon *d, int sr)
+{
+	tg_health_step(d->health, NULL);
+	if (tg_daemon_count_queue(d))
+		tg_log(TG_LOG_WARN, "job store: counting the jobs: %s", tg_error_last());
+	char why[300];
+	if (tg_health_is_ready(why, sizeof(why), d->health))
+		return;
+	if (!sr)
+		tg_health_ready(d->health, 1, NULL);
+	else {
+		snprintf(why, sizeof(why), "starting: the storage has not been listed yet: %.200s", tg_error_last());
+		tg_health_ready(d->health, 0, why);
+	}
+}
+
 int tg_daemon_run(tg_daemon *d)
 {
 	time_t last_prune = 0;
 	for (;;) {
 		size_t added = 0, done = 0;
+		tg_health_step(d->health, "scanning the storage");
 		int sr = tg_daemon_scan(&added, d);
+		after_scan(d, sr);
 		int wr = tg_daemon_work(&done, d);
 		if (wr == TG_EIO)
 			tg_log(TG_LOG_WARN, "the job store is unavailable; retrying");
@@ -607,10 +678,11 @@ int tg_daemon_run(tg_daemon *d)
 				break;
 			continue;
 		}
-		(void)sr;
+		tg_health_step(d->health, NULL);
 		int w = tg_storage_wait(d->storage, (long)d->cfg->storage.poll_interval_ms);
 		if (w < 0)
 			tg_log(TG_LOG_WARN, "waiting on the storage: %s", tg_error_last());
 	}
+	tg_health_ready(d->health, 0, "stopping");
 	return 0;
 }

@@ -11,9 +11,11 @@
 #include "../rules/gate.h"
 #include "../rules/rules.h"
 #include "daemon.h"
+#include "daemon_metrics.h"
 #include "forge/forge.h"
 #include "git/git.h"
 #include "manifest.h"
+#include "metrics/endpoints.h"
 #include "run_metrics.h"
 #include "storage/storage.h"
 #include "store/store.h"
@@ -34,6 +36,10 @@ struct tg_daemon {
 	char *jobs_dir;      /* <state_dir>/jobs */
 	char *tmp_dir;
 	tg_read_opts read;
+	tg_metrics *metrics;     /* daemon_metrics.h: always made */
+	tg_health *health;       /* the loop's health: always made */
+	tg_endpoints *endpoints; /* daemon.listen's server, or NULL */
+	tg_daemon_http_ctx *http_ctx; /* one per cfg->forges, then the storage's: the observers' */
 };
 
 /* Ends at once the leases held by daemons on this host that are dead (no

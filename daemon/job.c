@@ -770,8 +770,10 @@ static int advance(tg_daemon *d, tg_job *j, tg_job_state to, const char *error)
 	if (rc == TG_ENOTFOUND)
 		tg_log(TG_LOG_WARN, "job %lld: lost its lease in state %s: left to its new holder", (long long)j->id,
 		       tg_job_state_name(j->state));
-	if (!rc)
+	if (!rc) {
 		j->state = to;
+		tg_daemon_mark_step(d, j);
+	}
 	return rc;
 }
 
@@ -797,7 +799,10 @@ static int give_up(tg_daemon *d, size_t ri, tg_job *j)
 	r.verdict = (char *)"error";
 	r.summary = o.summary;
 	tg_store_job_set_result(d->store, j->id, &r);
-	return advance(d, j, TG_JOB_FAILED, msg);
+	int rc = advance(d, j, TG_JOB_FAILED, msg);
+	if (!rc)
+		tg_daemon_count_finished(d, j, "error", o.summary);
+	return rc;
 }
 
 /* Analyses j into o (analyse), with the comment of a pull request's run
@@ -865,8 +870,9 @@ static int analyse_job(tg_daemon *d, size_t ri, tg_job *j, outcome *o)
 	if (rc)
 		return rc;
 	clock_gettime(CLOCK_MONOTONIC, &t1);
-	tg_log(TG_LOG_INFO, "job %lld: analysed in %.1f ms", (long long)j->id,
-	       (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6);
+	double ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
+	tg_log(TG_LOG_INFO, "job %lld: analysed in %.1f ms", (long long)j->id, ms);
+	tg_metrics_observe(d->metrics, TG_DM_ANALYSIS_SECONDS, NULL, NULL, ms / 1e3);
 	if ((rc = save_outcome(d, j, o)) || (rc = store_result(d, j, o)) || (rc = advance(d, j, TG_JOB_POSTING, NULL))) {
 		outcome_free(o);
 		return rc == TG_ENOTFOUND ? 0 : rc;
@@ -899,8 +905,10 @@ static int post_and_finish(tg_daemon *d, size_t ri, tg_job *j, const outcome *o)
 		return rc;
 	int failed = !strcmp(o->verdict, "error");
 	rc = advance(d, j, failed ? TG_JOB_FAILED : TG_JOB_DONE, failed ? o->summary : NULL);
-	if (!rc)
+	if (!rc) {
 		tg_log(TG_LOG_INFO, "job %lld: posted %s (%s)", (long long)j->id, tg_forge_state_name(o->state), o->verdict);
+		tg_daemon_count_finished(d, j, o->verdict, o->summary);
+	}
 	return rc == TG_ENOTFOUND ? 0 : rc;
 }
 
@@ -910,6 +918,7 @@ int tg_daemon_job_run(tg_daemon *d, tg_job *j)
 	const tg_config_repo *r = tg_daemon_repo(&ri, d, j->repo);
 	if (!r) {
 		tg_log(TG_LOG_WARN, "job %lld: repository %s is no longer configured", (long long)j->id, j->repo);
+		tg_daemon_count_refused(d, TG_REFUSED_NOT_CONFIGURED);
 		return advance(d, j, TG_JOB_FAILED, "repository not configured");
 	}
 	if (j->attempts > d->cfg->max_attempts)
