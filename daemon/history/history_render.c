@@ -4,8 +4,8 @@
  */
 #include "history_render.h"
 #include "../../core/tg.h"
+#include "history_changes.h"
 #include "history_metric.h"
-#include "../../rules/changepoint.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -141,7 +141,8 @@ static void html_text(FILE *f, const char *s)
 		}
 }
 
-/* The change points of every series of 8 points or more, all positive. */
+/* The change points of every series (history_changes.h: 8 points or
+ * more, all positive). */
 static int find_changes(struct series *s, size_t ns, const tg_history_point *p)
 {
 	for (size_t i = 0; i < ns; i++) {
@@ -150,15 +151,9 @@ static int find_changes(struct series *s, size_t ns, const tg_history_point *p)
 		double *v = tg_calloc(s[i].n, sizeof(double));
 		if (!v)
 			return TG_ENOMEM;
-		int ok = 1;
 		for (size_t k = 0; k < s[i].n; k++)
-			ok &= (v[k] = p[s[i].idx[k]].value) > 0 && isfinite(v[k]);
-		/* seeded from the series' name: the same history, the same answer */
-		uint64_t seed = 1469598103934665603ull;
-		for (const char *c = s[i].metric; *c; c++)
-			seed = (seed ^ (uint8_t)*c) * 1099511628211ull;
-		tg_changes_opts o = {0, 0, 0, seed};
-		int rc = ok ? tg_changes_find(&s[i].ch, &s[i].nch, v, s[i].n, &o) : 0;
+			v[k] = p[s[i].idx[k]].value;
+		int rc = tg_history_series_changes(&s[i].ch, &s[i].nch, v, s[i].n, s[i].metric);
 		free(v);
 		if (rc)
 			return rc;
@@ -667,7 +662,7 @@ static void html_flat(FILE *f, const struct series *s, size_t ns, const tg_histo
 }
 
 static int write_html(FILE *f, const char *repo, const char *branch, const struct series *s, size_t ns,
-                      const tg_history_point *p)
+                      const tg_history_point *p, const char *index_href)
 {
 	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>tracegate history: ", f);
 	html_text(f, repo);
@@ -676,8 +671,14 @@ static int write_html(FILE *f, const char *repo, const char *branch, const struc
 	fputs("</title>\n<style>body{font-family:sans-serif;margin:2em;color:#1f2328}h2{font-size:1.05em;margin:2em 0 .3em}"
 	      "table{border-collapse:collapse;font-size:.85em}td,th{padding:2px 8px;border-bottom:1px solid #eee;"
 	      "text-align:left}code{font-size:.95em}p.ref{margin:.2em 0;font-size:.85em;color:#57606a}"
-	      "details.flat{margin:1.5em 0}</style></head><body>\n<h1>History of <code>",
+	      "details.flat{margin:1.5em 0}</style></head><body>\n",
 	      f);
+	if (index_href) {
+		fputs("<p><a href=\"", f);
+		html_text(f, index_href);
+		fputs("\">&larr; every repository and branch</a></p>\n", f);
+	}
+	fputs("<h1>History of <code>", f);
 	html_text(f, repo);
 	fputs("</code> on <code>", f);
 	html_text(f, branch);
@@ -717,7 +718,7 @@ int tg_history_write(FILE *f, tg_history_format fmt, const char *repo, const cha
 int tg_history_write_with(FILE *f, tg_history_format fmt, const char *repo, const char *branch,
                           const tg_history_point *p, size_t n, tg_history_info_fn info, void *ctx)
 {
-	tg_history_opts o = {0, info, ctx, NULL, 0};
+	tg_history_opts o = {0, info, ctx, NULL, 0, NULL};
 	return tg_history_write_ex(f, fmt, repo, branch, p, n, &o);
 }
 
@@ -746,7 +747,7 @@ int tg_history_write_ex(FILE *f, tg_history_format fmt, const char *repo, const 
 	case TG_HISTORY_TEXT: rc = write_text(f, repo, branch, s, ns, p); break;
 	case TG_HISTORY_CSV: write_csv(f, s, ns, p); break;
 	case TG_HISTORY_JSON: rc = write_json(f, repo, branch, s, ns, p); break;
-	case TG_HISTORY_HTML: rc = write_html(f, repo, branch, s, ns, p); break;
+	case TG_HISTORY_HTML: rc = write_html(f, repo, branch, s, ns, p, opts ? opts->index_href : NULL); break;
 	}
 	series_free(s, ns);
 	if (!rc && ferror(f))

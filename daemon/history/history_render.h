@@ -66,6 +66,9 @@ typedef struct tg_history_opts {
 	 * branch's rows only). Borrowed. */
 	const tg_history_point *prs;
 	size_t nprs;
+	/* html: a link to the index of the published history at the top of
+	 * the page ("../../index.html"); NULL: none. Borrowed. */
+	const char *index_href;
 } tg_history_opts;
 
 /* tg_history_write with options (NULL: none). Series with a value <= 0
