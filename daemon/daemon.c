@@ -4,6 +4,7 @@
  */
 #include "daemon_impl.h"
 #include "log.h"
+#include "publish.h"
 #include "repos.h"
 #include "sha256.h"
 #include "signature.h"
@@ -221,6 +222,8 @@ int tg_daemon_new(tg_daemon **out, tg_config *cfg, const tg_daemon_opts *opts)
 		rc = open_storage(d);
 	if (!rc)
 		rc = open_store(d);
+	if (!rc)
+		rc = tg_daemon_publish_open(d);
 	if (rc) {
 		char msg[1024];
 		snprintf(msg, sizeof(msg), "%s", tg_error_last());
@@ -245,6 +248,7 @@ void tg_daemon_free(tg_daemon *d)
 		return;
 	tg_endpoints_stop(d->endpoints); /* first: its thread reads the health and the metrics */
 	tg_health_free(d->health);
+	tg_daemon_publish_close(d);
 	tg_store_close(d->store);
 	tg_storage_free(d->storage);
 	for (size_t i = 0; d->forges && i < d->cfg->nforges; i++)
@@ -656,6 +660,8 @@ static void after_scan(tg_daemon *d, int sr)
 int tg_daemon_run(tg_daemon *d)
 {
 	time_t last_prune = 0;
+	tg_health_step(d->health, "publishing the history");
+	tg_daemon_publish_all(d);
 	for (;;) {
 		size_t added = 0, done = 0;
 		tg_health_step(d->health, "scanning the storage");

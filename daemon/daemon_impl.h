@@ -40,6 +40,7 @@ struct tg_daemon {
 	tg_health *health;       /* the loop's health: always made */
 	tg_endpoints *endpoints; /* daemon.listen's server, or NULL */
 	tg_daemon_http_ctx *http_ctx; /* one per cfg->forges, then the storage's: the observers' */
+	struct tg_publish *publish;   /* history.publish's (publish.h), or NULL */
 };
 
 /* Ends at once the leases held by daemons on this host that are dead (no

@@ -27,6 +27,7 @@
 #include "log.h"
 #include "repos.h"
 #include "pool.h"
+#include "publish.h"
 #include "scrub.h"
 #include "sha256.h"
 #include "util.h"
@@ -908,6 +909,8 @@ static int post_and_finish(tg_daemon *d, size_t ri, tg_job *j, const outcome *o)
 	if (!rc) {
 		tg_log(TG_LOG_INFO, "job %lld: posted %s (%s)", (long long)j->id, tg_forge_state_name(o->state), o->verdict);
 		tg_daemon_count_finished(d, j, o->verdict, o->summary);
+		if (!failed)
+			tg_daemon_publish_run(d, j);
 	}
 	return rc == TG_ENOTFOUND ? 0 : rc;
 }
