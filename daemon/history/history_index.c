@@ -120,7 +120,7 @@ int tg_history_index_write(FILE *f, const tg_history_index_row *rows, size_t n, 
 	      "margin:2em 0 .4em}table{border-collapse:collapse;font-size:.9em}td,th{padding:4px 10px;border-bottom:"
 	      "1px solid #eee;text-align:left;vertical-align:top}td.n{text-align:right}small{color:#57606a}"
 	      "span.v{color:#fff;border-radius:1em;padding:1px 8px;font-size:.85em}</style></head><body>\n"
-	      "<h1>Performance history</h1>\n<p>Every repository's branches and workloads with their latest run. "
+	      "<h1>Performance history</h1>\n<p>Every repository's branches and workloads with their last run. "
 	      "A branch's page charts each of its numbers run by run, with the change points and the pull "
 	      "requests' runs into it.</p>\n",
 	      f);
@@ -132,7 +132,7 @@ int tg_history_index_write(FILE *f, const tg_history_index_row *rows, size_t n, 
 				fputs("</table>\n", f);
 			fputs("<h2><code>", f);
 			html_text(f, rows[i].repo);
-			fputs("</code></h2>\n<table><tr><th>branch</th><th>workload</th><th>runs</th><th>latest run</th>"
+			fputs("</code></h2>\n<table><tr><th>branch</th><th>workload</th><th>runs</th><th>last run</th>"
 			      "<th>verdict</th><th>change points</th></tr>\n",
 			      f);
 		}
