@@ -51,9 +51,10 @@ static int parse_listen(char *host, size_t cap, int *port, const char *s, const 
 		if (!strcmp(h, "localhost"))
 			snprintf(h, sizeof(h), "127.0.0.1");
 		else if (h[0] && inet_pton(AF_INET, h, &a4) != 1)
-			return *why = strchr(h, ':') ? "needs its IPv6 address in brackets ([::1]:9464)"
-			                             : "has no IP address before its port (names are not resolved: give "
-			                               "127.0.0.1, 0.0.0.0 or the address to listen on)",
+			return *why = strchr(h, ':')
+			                      ? "needs its IPv6 address in brackets ([::1]:9464)"
+			                      : "has no IP address before its port (names are not resolved: give "
+			                        "127.0.0.1, 0.0.0.0 or the address to listen on)",
 			       -1;
 	}
 	if (parse_port(port, p))
@@ -121,18 +122,19 @@ static int load_publish_s3(const tg_config_loader *L, const yaml_node_t *n, tg_c
 		return tg_yaml_error(&L->y, n, "history.publish: '%s' has no S3 bucket name (3 to 63 of a-z 0-9 . -)",
 		                     TG_YAML_SHOW(url));
 	if (*prefix && !prefix_ok(prefix))
-		return tg_yaml_error(&L->y, n,
-		                     "history.publish: '%s': the key prefix must be names separated by '/' (no empty, . "
-		                     "or .. part, no space or control character)",
-		                     TG_YAML_SHOW(url));
+		return tg_yaml_error(
+			&L->y, n,
+			"history.publish: '%s': the key prefix must be names separated by '/' (no empty, . "
+			"or .. part, no space or control character)",
+			TG_YAML_SHOW(url));
 	if (!c->storage.s3_endpoint)
-		return tg_yaml_error(&L->y, n,
-		                     "history.publish: '%s' needs storage.s3 (pages go to the storage's S3 endpoint with "
-		                     "its keys); with local storage, publish to a folder",
-		                     TG_YAML_SHOW(url));
+		return tg_yaml_error(
+			&L->y, n,
+			"history.publish: '%s' needs storage.s3 (pages go to the storage's S3 endpoint with "
+			"its keys); with local storage, publish to a folder",
+			TG_YAML_SHOW(url));
 	size_t pl = strlen(prefix);
-	if (!(c->history_publish_s3_bucket = strndup(b, bl)) ||
-	    !(c->history_publish_s3_prefix = malloc(pl + 2)))
+	if (!(c->history_publish_s3_bucket = strndup(b, bl)) || !(c->history_publish_s3_prefix = malloc(pl + 2)))
 		return tg_error_set(TG_ENOMEM, "out of memory");
 	snprintf(c->history_publish_s3_prefix, pl + 2, "%s%s", prefix, pl && prefix[pl - 1] != '/' ? "/" : "");
 	return 0;

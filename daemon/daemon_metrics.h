@@ -32,25 +32,25 @@ typedef struct tg_daemon tg_daemon;
 
 /* The families, in the order /metrics shows them. */
 enum {
-	TG_DM_BUILD_INFO = 0,        /* gauge {version} 1 */
-	TG_DM_START_TIME,            /* gauge: Unix s */
-	TG_DM_JOBS,                  /* gauge {state} */
-	TG_DM_QUEUE_LENGTH,          /* gauge: unfinished jobs */
-	TG_DM_QUEUE_OLDEST,          /* gauge: s since the oldest unfinished job was found */
-	TG_DM_RUNS_SEEN,             /* counter */
-	TG_DM_RUNS_JUDGED,           /* counter */
-	TG_DM_RUNS_REFUSED,          /* counter {reason} */
-	TG_DM_VERDICTS,              /* counter {verdict} */
-	TG_DM_JOB_SECONDS,           /* histogram: found to finished */
-	TG_DM_ANALYSIS_SECONDS,      /* histogram */
-	TG_DM_POLLS,                 /* counter */
-	TG_DM_POLL_ERRORS,           /* counter */
-	TG_DM_LAST_POLL,             /* gauge: Unix s of the last successful listing */
-	TG_DM_FORGE_REQUESTS,        /* counter {forge, code} */
-	TG_DM_STORAGE_REQUESTS,      /* counter {code} */
-	TG_DM_LEASE_RECLAIMS,        /* counter */
-	TG_DM_PAGES_PUBLISHED,       /* counter */
-	TG_DM_PUBLISH_ERRORS,        /* counter */
+	TG_DM_BUILD_INFO = 0,   /* gauge {version} 1 */
+	TG_DM_START_TIME,       /* gauge: Unix s */
+	TG_DM_JOBS,             /* gauge {state} */
+	TG_DM_QUEUE_LENGTH,     /* gauge: unfinished jobs */
+	TG_DM_QUEUE_OLDEST,     /* gauge: s since the oldest unfinished job was found */
+	TG_DM_RUNS_SEEN,        /* counter */
+	TG_DM_RUNS_JUDGED,      /* counter */
+	TG_DM_RUNS_REFUSED,     /* counter {reason} */
+	TG_DM_VERDICTS,         /* counter {verdict} */
+	TG_DM_JOB_SECONDS,      /* histogram: found to finished */
+	TG_DM_ANALYSIS_SECONDS, /* histogram */
+	TG_DM_POLLS,            /* counter */
+	TG_DM_POLL_ERRORS,      /* counter */
+	TG_DM_LAST_POLL,        /* gauge: Unix s of the last successful listing */
+	TG_DM_FORGE_REQUESTS,   /* counter {forge, code} */
+	TG_DM_STORAGE_REQUESTS, /* counter {code} */
+	TG_DM_LEASE_RECLAIMS,   /* counter */
+	TG_DM_PAGES_PUBLISHED,  /* counter */
+	TG_DM_PUBLISH_ERRORS,   /* counter */
 	TG_DM_NFAMILIES
 };
 
@@ -60,12 +60,12 @@ enum {
 int tg_daemon_metrics_new(tg_metrics **out);
 
 /* Why runs are refused, the values of TG_DM_RUNS_REFUSED's label. */
-#define TG_REFUSED_FOLDER_NAME "folder_name"           /* a workload or run-id folder that is not a name */
+#define TG_REFUSED_FOLDER_NAME "folder_name"               /* a workload or run-id folder that is not a name */
 #define TG_REFUSED_TOO_MANY_WORKLOADS "too_many_workloads" /* limits.max_workloads */
 #define TG_REFUSED_BAD_MANIFEST "bad_manifest"
-#define TG_REFUSED_BAD_TRACE "bad_trace"               /* malformed, missing, over a limit */
-#define TG_REFUSED_BAD_BRANCH "bad_branch"             /* a branch name git refuses */
-#define TG_REFUSED_GAVE_UP "gave_up"                   /* daemon.max_attempts */
+#define TG_REFUSED_BAD_TRACE "bad_trace"   /* malformed, missing, over a limit */
+#define TG_REFUSED_BAD_BRANCH "bad_branch" /* a branch name git refuses */
+#define TG_REFUSED_GAVE_UP "gave_up"       /* daemon.max_attempts */
 #define TG_REFUSED_NOT_CONFIGURED "repository_not_configured"
 
 /* A run refused for reason (one of the above). */

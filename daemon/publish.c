@@ -32,18 +32,18 @@
  * page, as last computed. */
 struct cached {
 	char *repo, *branch, *workload;
-	int64_t run;       /* the latest run (by time) of the points they come from */
+	int64_t run; /* the latest run (by time) of the points they come from */
 	size_t nchanges;
-	char change[256];  /* the latest in words, "" when none */
+	char change[256]; /* the latest in words, "" when none */
 	/* the last run in the page's order (the branch's first-parent order:
 	 * runs uploaded in the same second are not told apart by time) */
 	char commit[41];
 	int64_t run_time, pr;
-	char verdict[16];  /* "" when none */
+	char verdict[16]; /* "" when none */
 };
 
 struct tg_publish {
-	tg_s3 *s3;             /* a bucket, or NULL for a folder */
+	tg_s3 *s3; /* a bucket, or NULL for a folder */
 	struct cached *c;
 	size_t nc, capc;
 };
@@ -102,7 +102,8 @@ static void where(char *buf, size_t cap, const tg_config *c)
 static struct cached *cache_find(struct tg_publish *p, const char *repo, const char *branch, const char *workload)
 {
 	for (size_t i = 0; i < p->nc; i++)
-		if (!strcmp(p->c[i].repo, repo) && !strcmp(p->c[i].branch, branch) && !strcmp(p->c[i].workload, workload))
+		if (!strcmp(p->c[i].repo, repo) && !strcmp(p->c[i].branch, branch) &&
+		    !strcmp(p->c[i].workload, workload))
 			return &p->c[i];
 	return NULL;
 }
@@ -188,8 +189,9 @@ static int cache_changes(tg_daemon *d, const char *repo, const char *branch, con
 		}
 		e->change[0] = 0;
 		if (best)
-			snprintf(e->change, sizeof(e->change), "latest: %s %+.1f %% at %.7s, %zu run%s ago", best->metric,
-			         best->pct, best->at->commit, best->runs_ago, best->runs_ago == 1 ? "" : "s");
+			snprintf(e->change, sizeof(e->change), "latest: %s %+.1f %% at %.7s, %zu run%s ago",
+			         best->metric, best->pct, best->at->commit, best->runs_ago,
+			         best->runs_ago == 1 ? "" : "s");
 		e->run = -1;
 		if ((rc = cache_shown(e, d->store, shown)))
 			break;
@@ -204,8 +206,8 @@ static int cache_changes(tg_daemon *d, const char *repo, const char *branch, con
 /* The history of branch of repository ri (the latest history.runs runs of
  * each series, in first-parent order) and the pull requests' runs into it.
  * The caller frees both (tg_history_free). */
-static int load_points(tg_history_point **p, size_t *n, tg_history_point **prs, size_t *nprs, tg_daemon *d,
-                       size_t ri, const char *branch)
+static int load_points(tg_history_point **p, size_t *n, tg_history_point **prs, size_t *nprs, tg_daemon *d, size_t ri,
+                       const char *branch)
 {
 	const tg_config_repo *r = &d->cfg->repos[ri];
 	size_t limit = (size_t)d->cfg->history_runs;
@@ -280,8 +282,8 @@ static int index_row(tg_history_index_row *row, tg_daemon *d, size_t ri, const t
 			return rc;
 		e = cache_find(d->publish, repo, b->branch, b->workload);
 	}
-	*row = (tg_history_index_row){repo,     b->branch, b->workload, b->runs, b->commit, b->run_time,
-	                              b->verdict, b->pr,  0,           NULL};
+	*row = (tg_history_index_row){repo,        b->branch,  b->workload, b->runs, b->commit,
+	                              b->run_time, b->verdict, b->pr,       0,       NULL};
 	if (e) { /* the last run on the page, and the page's change points */
 		row->commit = e->commit;
 		row->run_time = e->run_time;
@@ -439,5 +441,6 @@ void tg_daemon_publish_all(tg_daemon *d)
 		failed(d, "the index");
 	char w[PATH_MAX];
 	where(w, sizeof(w), d->cfg);
-	tg_log(TG_LOG_INFO, "history: %zu branch page%s and the index published to %s", pages, pages == 1 ? "" : "s", w);
+	tg_log(TG_LOG_INFO, "history: %zu branch page%s and the index published to %s", pages, pages == 1 ? "" : "s",
+	       w);
 }

@@ -27,7 +27,8 @@ int tg_git_mirror_has_branch(const char *dir, const char *branch)
 {
 	char path[4200], want[1100], line[1200];
 	struct stat st;
-	if (strstr(branch, "..") || (size_t)snprintf(path, sizeof(path), "%s/refs/heads/%s", dir, branch) >= sizeof(path))
+	if (strstr(branch, "..") ||
+	    (size_t)snprintf(path, sizeof(path), "%s/refs/heads/%s", dir, branch) >= sizeof(path))
 		return 0;
 	if (!stat(path, &st) && S_ISREG(st.st_mode))
 		return 1;

@@ -27,8 +27,7 @@ int tg_history_series_changes(tg_change **out, size_t *nout, const double *v, si
 }
 
 /* The indices of the points of p's series (workload, metric), in order. */
-static size_t series_points(size_t *idx, const tg_history_point *p, size_t n, const char *workload,
-                            const char *metric)
+static size_t series_points(size_t *idx, const tg_history_point *p, size_t n, const char *workload, const char *metric)
 {
 	size_t k = 0;
 	for (size_t i = 0; i < n; i++)
@@ -47,8 +46,8 @@ static int first_of_series(const tg_history_point *p, size_t i)
 }
 
 /* Appends the changes of the series whose points are idx[0..k) to *out. */
-static int add_series(tg_history_change **out, size_t *nout, size_t *cap, const tg_history_point *p,
-                      const size_t *idx, size_t k, double *v)
+static int add_series(tg_history_change **out, size_t *nout, size_t *cap, const tg_history_point *p, const size_t *idx,
+                      size_t k, double *v)
 {
 	for (size_t j = 0; j < k; j++)
 		v[j] = p[idx[j]].value;
@@ -61,7 +60,8 @@ static int add_series(tg_history_change **out, size_t *nout, size_t *cap, const 
 			break;
 		}
 		const tg_history_point *at = &p[idx[ch[c].at]];
-		(*out)[(*nout)++] = (tg_history_change){at->workload, at->metric, at, ch[c].pct, ch[c].p_value, k - ch[c].at};
+		(*out)[(*nout)++] =
+			(tg_history_change){at->workload, at->metric, at, ch[c].pct, ch[c].p_value, k - ch[c].at};
 	}
 	free(ch);
 	return rc;

@@ -20,8 +20,8 @@ void tg_history_page_file(char buf[TG_HISTORY_PAGE_FILE_MAX], const char *branch
 	size_t k = 0;
 	const unsigned char *s = (const unsigned char *)branch;
 	for (size_t i = 0; s[i] && k + 4 < sizeof(name); i++) {
-		int plain = (s[i] >= 'A' && s[i] <= 'Z') || (s[i] >= 'a' && s[i] <= 'z') || (s[i] >= '0' && s[i] <= '9') ||
-		            s[i] == '_' || s[i] == '-' || (s[i] == '.' && i > 0);
+		int plain = (s[i] >= 'A' && s[i] <= 'Z') || (s[i] >= 'a' && s[i] <= 'z') ||
+		            (s[i] >= '0' && s[i] <= '9') || s[i] == '_' || s[i] == '-' || (s[i] == '.' && i > 0);
 		if (plain) {
 			name[k++] = (char)s[i];
 		} else {
@@ -72,8 +72,10 @@ static void when(char *buf, size_t cap, int64_t t)
 /* The verdict's cell: a coloured word. */
 static void verdict_cell(FILE *f, const char *v)
 {
-	static const char *const colours[][2] = {{"pass", "#1a7f37"},         {"warn", "#9a6700"},
-	                                         {"block", "#cf222e"},        {"inconclusive", "#57606a"},
+	static const char *const colours[][2] = {{"pass", "#1a7f37"},
+	                                         {"warn", "#9a6700"},
+	                                         {"block", "#cf222e"},
+	                                         {"inconclusive", "#57606a"},
 	                                         {"error", "#82071e"}};
 	const char *c = "#57606a";
 	for (size_t i = 0; v && i < sizeof(colours) / sizeof(colours[0]); i++)

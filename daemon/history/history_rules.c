@@ -31,7 +31,9 @@ const tg_rule *tg_history_rules_find(const tg_rules *rules, const char *metric)
 		if (r[i].category.text)
 			continue;
 		snprintf(stored, sizeof(stored), "%s%s", m,
-		         r[i].metric == TG_METRIC_PEAK_MEMORY ? "_mib" : r[i].metric == TG_METRIC_HOST_SYNCS ? "" : "_ms");
+		         r[i].metric == TG_METRIC_PEAK_MEMORY  ? "_mib"
+		         : r[i].metric == TG_METRIC_HOST_SYNCS ? ""
+		                                               : "_ms");
 		if (!strcmp(stored, metric))
 			return &r[i];
 	}

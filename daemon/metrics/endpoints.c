@@ -39,8 +39,7 @@ struct tg_endpoints {
 
 /* Queues a response of status with body (copied), as text/plain or the
  * exposition format's type. */
-static enum MHD_Result reply(struct MHD_Connection *c, unsigned status, const char *body, size_t len,
-                             const char *type)
+static enum MHD_Result reply(struct MHD_Connection *c, unsigned status, const char *body, size_t len, const char *type)
 {
 	struct MHD_Response *r = MHD_create_response_from_buffer(len, (void *)body, MHD_RESPMEM_MUST_COPY);
 	if (!r)
@@ -77,8 +76,7 @@ static enum MHD_Result serve_metrics(struct MHD_Connection *c, tg_endpoints *e)
  * (*con_cls NULL); every answer is queued then, so that no request body
  * is read (a body is refused with the answer and the connection closed). */
 static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *url, const char *method,
-                              const char *version, const char *upload_data, size_t *upload_data_size,
-                              void **con_cls)
+                              const char *version, const char *upload_data, size_t *upload_data_size, void **con_cls)
 {
 	(void)version;
 	(void)upload_data;
@@ -87,7 +85,8 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 	tg_endpoints *e = cls;
 	int known = !strcmp(url, "/healthz") || !strcmp(url, "/readyz") || !strcmp(url, "/metrics");
 	if (!known)
-		return reply_text(c, MHD_HTTP_NOT_FOUND, "not found: this is tracegate's /healthz, /readyz and /metrics");
+		return reply_text(c, MHD_HTTP_NOT_FOUND,
+		                  "not found: this is tracegate's /healthz, /readyz and /metrics");
 	if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD))
 		return reply_text(c, MHD_HTTP_METHOD_NOT_ALLOWED, "method not allowed: GET or HEAD");
 	if (!strcmp(url, "/metrics"))
@@ -166,10 +165,9 @@ int tg_endpoints_start(tg_endpoints **out, const tg_endpoints_opts *opts)
 	}
 	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO | MHD_USE_ERROR_LOG;
 	e->mhd = MHD_start_daemon(flags, 0, NULL, NULL, handle, e, MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
-	                          MHD_OPTION_LISTEN_SOCKET, (MHD_socket)e->fd,
-	                          MHD_OPTION_CONNECTION_LIMIT, (unsigned)MAX_CONNECTIONS,
-	                          MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)MAX_PER_ADDRESS,
-	                          MHD_OPTION_CONNECTION_TIMEOUT,
+	                          MHD_OPTION_LISTEN_SOCKET, (MHD_socket)e->fd, MHD_OPTION_CONNECTION_LIMIT,
+	                          (unsigned)MAX_CONNECTIONS, MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+	                          (unsigned)MAX_PER_ADDRESS, MHD_OPTION_CONNECTION_TIMEOUT,
 	                          opts->idle_timeout_s ? opts->idle_timeout_s : (unsigned)IDLE_TIMEOUT_S,
 	                          MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)REQUEST_MEMORY, MHD_OPTION_END);
 	if (!e->mhd) {

@@ -26,10 +26,10 @@
 typedef struct tg_endpoints tg_endpoints;
 
 typedef struct tg_endpoints_opts {
-	const char *host;      /* a numeric IPv4 or IPv6 address ("127.0.0.1", "::1", "0.0.0.0") */
-	int port;              /* 1..65535; 0: any free port (tests; tg_endpoints_port says which) */
-	tg_metrics *metrics;   /* borrowed: must outlive the server */
-	tg_health *health;     /* borrowed: must outlive the server */
+	const char *host;        /* a numeric IPv4 or IPv6 address ("127.0.0.1", "::1", "0.0.0.0") */
+	int port;                /* 1..65535; 0: any free port (tests; tg_endpoints_port says which) */
+	tg_metrics *metrics;     /* borrowed: must outlive the server */
+	tg_health *health;       /* borrowed: must outlive the server */
 	unsigned idle_timeout_s; /* a connection idle this long is closed; 0: 10 */
 } tg_endpoints_opts;
 

@@ -14,9 +14,9 @@
 struct tg_health {
 	pthread_mutex_t mu;
 	tg_health_opts o;
-	int64_t beat_ms;    /* the last move */
-	char step[128];     /* "" when idle */
-	int store_ok;       /* -1: not asked yet */
+	int64_t beat_ms; /* the last move */
+	char step[128];  /* "" when idle */
+	int store_ok;    /* -1: not asked yet */
 	char store_why[256];
 	int ready;
 	char ready_why[256];

@@ -27,9 +27,9 @@
 typedef struct tg_health tg_health;
 
 typedef struct tg_health_opts {
-	int64_t quiet_ms;                 /* stuck after this long without a move while idle */
-	int64_t step_ms;                  /* ... and inside a step */
-	int64_t (*now_ms)(void *ctx);     /* NULL: CLOCK_MONOTONIC; tests give their own */
+	int64_t quiet_ms;             /* stuck after this long without a move while idle */
+	int64_t step_ms;              /* ... and inside a step */
+	int64_t (*now_ms)(void *ctx); /* NULL: CLOCK_MONOTONIC; tests give their own */
 	void *now_ctx;
 } tg_health_opts;
 

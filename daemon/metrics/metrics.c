@@ -20,10 +20,10 @@
 #include <string.h>
 
 struct series {
-	char *v[2];          /* label values (NULL: the family has no such label) */
-	double value;        /* counter, gauge; a histogram's sum */
-	uint64_t count;      /* histogram */
-	uint64_t *buckets;   /* histogram: per bound, not cumulative */
+	char *v[2];        /* label values (NULL: the family has no such label) */
+	double value;      /* counter, gauge; a histogram's sum */
+	uint64_t count;    /* histogram */
+	uint64_t *buckets; /* histogram: per bound, not cumulative */
 };
 
 struct family_state {
@@ -68,7 +68,8 @@ static int family_check(const tg_metrics_family *fam, size_t f)
 			return tg_error_set(TG_EINVAL, "metrics: %s: a histogram without buckets", x->name);
 		for (size_t i = 0; i < x->nbuckets; i++)
 			if (!isfinite(x->buckets[i]) || (i && x->buckets[i] <= x->buckets[i - 1]))
-				return tg_error_set(TG_EINVAL, "metrics: %s: buckets not finite and ascending", x->name);
+				return tg_error_set(TG_EINVAL, "metrics: %s: buckets not finite and ascending",
+				                    x->name);
 	}
 	return 0;
 }

@@ -27,11 +27,11 @@ typedef enum tg_metrics_type { TG_METRICS_COUNTER = 0, TG_METRICS_GAUGE, TG_METR
 /* One family, as the caller's table gives it (borrowed for the registry's
  * life). */
 typedef struct tg_metrics_family {
-	const char *name;       /* "tracegate_runs_seen_total": [a-zA-Z_:][a-zA-Z0-9_:]* */
-	const char *help;       /* one line */
+	const char *name; /* "tracegate_runs_seen_total": [a-zA-Z_:][a-zA-Z0-9_:]* */
+	const char *help; /* one line */
 	tg_metrics_type type;
-	const char *label[2];   /* label names, NULL when unused (label[1] only with label[0]) */
-	const double *buckets;  /* histograms: upper bounds, ascending, +Inf implied */
+	const char *label[2];  /* label names, NULL when unused (label[1] only with label[0]) */
+	const double *buckets; /* histograms: upper bounds, ascending, +Inf implied */
 	size_t nbuckets;
 } tg_metrics_family;
 
