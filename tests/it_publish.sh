@@ -152,7 +152,9 @@ tg_check "no crash or sanitizer report in the logs" sh -c "! grep -qE 'runtime e
 cd "$TG_RUN" || exit 1
 
 # --- S3: the same files in a bucket
-if command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 && tg_npm_install s3 "$TG_S3RVER_PKG" >/dev/null; then
+if [ "${TG_SKIP_SERVERS:-0}" = 1 ] && [ "${CI:-}" != true ]; then
+	tg_skip "S3: TG_SKIP_SERVERS=1 (it starts s3rver)"
+elif command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 && tg_npm_install s3 "$TG_S3RVER_PKG" >/dev/null; then
 	s3port=$(tg_free_port)
 	(cd "$top" && tg_s3rver_start "$s3port" artifacts) || tg_not_ok "s3rver starts"
 	export TG_S3_KEY=${TG_S3RVER_KEYS%%:*} TG_S3_SECRET=${TG_S3RVER_KEYS#*:}
