@@ -425,7 +425,7 @@ void tg_daemon_publish_all(tg_daemon *d)
 			failed(d, d->cfg->repos[ri].name);
 			continue;
 		}
-		for (size_t i = 0; i < n; i++) {
+		for (size_t i = 0; i < n && !(d->o.stop && *d->o.stop); i++) {
 			if (i && !strcmp(b[i].branch, b[i - 1].branch))
 				continue; /* one page per branch, whatever its workloads */
 			char what[600];
