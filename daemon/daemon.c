@@ -639,22 +639,12 @@ int tg_daemon_work(size_t *done, tg_daemon *d)
 	return rc;
 }
 
-/* After a pass's scan: the queue read, and the daemon ready once the
- * storage has been listed. */
-static void after_scan(tg_daemon *d, int sr)
+/* After a pass's scan: the step over, the queue read. */
+static void after_scan(tg_daemon *d)
 {
 	tg_health_step(d->health, NULL);
 	if (tg_daemon_count_queue(d))
 		tg_log(TG_LOG_WARN, "job store: counting the jobs: %s", tg_error_last());
-	char why[300];
-	if (tg_health_is_ready(why, sizeof(why), d->health))
-		return;
-	if (!sr)
-		tg_health_ready(d->health, 1, NULL);
-	else {
-		snprintf(why, sizeof(why), "starting: the storage has not been listed yet: %.200s", tg_error_last());
-		tg_health_ready(d->health, 0, why);
-	}
 }
 
 int tg_daemon_run(tg_daemon *d)
@@ -665,8 +655,8 @@ int tg_daemon_run(tg_daemon *d)
 	for (;;) {
 		size_t added = 0, done = 0;
 		tg_health_step(d->health, "scanning the storage");
-		int sr = tg_daemon_scan(&added, d);
-		after_scan(d, sr);
+		tg_daemon_scan(&added, d); /* its failures are logged, and tried again next pass */
+		after_scan(d);
 		int wr = tg_daemon_work(&done, d);
 		if (wr == TG_EIO)
 			tg_log(TG_LOG_WARN, "the job store is unavailable; retrying");

@@ -134,6 +134,16 @@ void tg_daemon_count_poll(tg_daemon *d, int ok)
 	else
 		tg_metrics_set(d->metrics, TG_DM_LAST_POLL, NULL, NULL, (double)time(NULL));
 	tg_health_beat(d->health);
+	/* ready from the first listing on; until then, why not */
+	char why[300];
+	if (tg_health_is_ready(why, sizeof(why), d->health))
+		return;
+	if (ok)
+		tg_health_ready(d->health, 1, NULL);
+	else {
+		snprintf(why, sizeof(why), "starting: the storage has not been listed yet: %.200s", tg_error_last());
+		tg_health_ready(d->health, 0, why);
+	}
 }
 
 int tg_daemon_count_queue(tg_daemon *d)

@@ -78,8 +78,9 @@ void tg_daemon_count_refused(tg_daemon *d, const char *reason);
  * (j->created_at) observed. */
 void tg_daemon_count_finished(tg_daemon *d, const tg_job *j, const char *verdict, const char *summary);
 
-/* A listing of the storage: ok, or failed (a poll error); the health
- * state learns the storage answered. */
+/* A listing of the storage: ok, or failed (a poll error, the message in
+ * tg_error_last()). A beat; the first listing that works makes the daemon
+ * ready, one that fails before says why it is not. */
 void tg_daemon_count_poll(tg_daemon *d, int ok);
 
 /* The jobs by state and the queue's age, read from the store (the health

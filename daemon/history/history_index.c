@@ -33,7 +33,10 @@ void tg_history_page_file(char buf[TG_HISTORY_PAGE_FILE_MAX], const char *branch
 	name[k] = 0;
 	size_t whole = strlen(branch);
 	if (k + 5 < TG_HISTORY_PAGE_FILE_MAX && 3 * whole < sizeof(name) - 4) {
-		snprintf(buf, TG_HISTORY_PAGE_FILE_MAX, "%s.html", k ? name : "~");
+		if (!k) /* the empty name */
+			name[k++] = '~';
+		memcpy(buf, name, k);
+		memcpy(buf + k, ".html", 6);
 		return;
 	}
 	/* too long: cut (never inside a ~XX) and made unique by the name's
