@@ -120,7 +120,7 @@ static void test_index(void **state)
 	                          "<td>train</td><td class=\"n\">2</td><td><code>1a2b3c4</code> (pull request 7)<br>"
 	                          "<small>2023-11-14 22:13 UTC</small></td><td><span class=\"v\" "
 	                          "style=\"background:#cf222e\">block</span></td><td>none</td></tr>"));
-	assert_non_null(strstr(h, "style=\"background:#1a7f37\">pass</span></td><td>2: latest: gpu_busy_ms +6.1 % at "
+	assert_non_null(strstr(h, "style=\"background:#1a7f37\">pass</span></td><td>2, the latest: gpu_busy_ms +6.1 % at "
 	                          "1a2b3c4, 3 runs ago</td></tr>"));
 	/* a verdict missing, a commit that is not one, a name to escape */
 	assert_non_null(strstr(h, "<td>gemm&amp;co</td><td class=\"n\">1</td><td><code>?</code><br><small>?</small></td>"

@@ -112,7 +112,7 @@ static void row(FILE *f, const tg_history_index_row *r)
 	if (!r->nchanges)
 		fputs("none", f);
 	else {
-		fprintf(f, "%zu: ", r->nchanges);
+		fprintf(f, "%zu, the ", r->nchanges);
 		html_text(f, r->change ? r->change : "");
 	}
 	fputs("</td></tr>\n", f);
