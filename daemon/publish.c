@@ -155,12 +155,11 @@ static int cache_shown(struct cached *e, tg_store *store, const tg_history_point
 	return 0;
 }
 
-static int cache_changes(tg_daemon *d, const char *repo, const char *branch, const tg_history_point *p, size_t n)
+static int cache_changes(tg_daemon *d, const char *repo, const char *branch, const tg_history_point *p, size_t n,
+                         const tg_history_change *ch, size_t nch)
 {
 	struct tg_publish *pub = d->publish;
-	tg_history_change *ch = NULL;
-	size_t nch = 0;
-	int rc = tg_history_changes_find(&ch, &nch, p, n);
+	int rc = 0;
 	for (size_t i = 0; !rc && i < n; i++) {
 		if (!first_of_workload(p, i))
 			continue;
@@ -197,7 +196,6 @@ static int cache_changes(tg_daemon *d, const char *repo, const char *branch, con
 			break;
 		e->run = last->run;
 	}
-	free(ch);
 	return rc;
 }
 
@@ -238,25 +236,32 @@ static int publish_branch(tg_daemon *d, size_t ri, const char *branch)
 		tg_history_free(prs, nprs);
 		return rc;
 	}
+	/* the change points found once, for the page and for the index */
+	tg_history_change *ch = NULL;
+	size_t nch = 0;
+	rc = tg_history_changes_find(&ch, &nch, p, n);
 	tg_history_opts o = {.changes = 1,
 	                     .info = tg_history_rules_info,
 	                     .ctx = d->rules[ri],
 	                     .prs = prs,
 	                     .nprs = nprs,
-	                     .index_href = "../../index.html"};
+	                     .index_href = "../../index.html",
+	                     .found = ch,
+	                     .nfound = nch};
 	char *html = NULL, rel[PATH_MAX], file[TG_HISTORY_PAGE_FILE_MAX];
 	size_t len = 0;
-	FILE *f = open_memstream(&html, &len);
-	if (!f)
+	FILE *f = NULL;
+	if (!rc && !(f = open_memstream(&html, &len)))
 		rc = tg_error_set(TG_ENOMEM, "out of memory");
-	else if ((rc = tg_history_write_ex(f, TG_HISTORY_HTML, r->name, branch, p, n, &o)) | fclose(f))
+	else if (f && ((rc = tg_history_write_ex(f, TG_HISTORY_HTML, r->name, branch, p, n, &o)) | fclose(f)))
 		rc = rc ? rc : tg_error_set(TG_ENOMEM, "out of memory");
 	tg_history_page_file(file, branch);
 	snprintf(rel, sizeof(rel), "%s/%s", r->name, file);
 	if (!rc && !(rc = put(d, rel, html, len))) {
 		tg_metrics_add(d->metrics, TG_DM_PAGES_PUBLISHED, NULL, NULL, 1);
-		rc = cache_changes(d, r->name, branch, p, n);
+		rc = cache_changes(d, r->name, branch, p, n, ch, nch);
 	}
+	free(ch);
 	free(html);
 	tg_history_free(p, n);
 	tg_history_free(prs, nprs);
@@ -273,9 +278,12 @@ static int index_row(tg_history_index_row *row, tg_daemon *d, size_t ri, const t
 	if (!e || e->run != b->run) {
 		tg_history_point *p = NULL, *prs = NULL;
 		size_t n = 0, nprs = 0;
+		tg_history_change *ch = NULL;
+		size_t nch = 0;
 		int rc = load_points(&p, &n, &prs, &nprs, d, ri, b->branch);
-		if (!rc)
-			rc = cache_changes(d, repo, b->branch, p, n);
+		if (!rc && !(rc = tg_history_changes_find(&ch, &nch, p, n)))
+			rc = cache_changes(d, repo, b->branch, p, n, ch, nch);
+		free(ch);
 		tg_history_free(p, n);
 		tg_history_free(prs, nprs);
 		if (rc)

@@ -2,12 +2,14 @@
  * test_history_changes.c - the change points of a history, series by
  * series (daemon/history/history_changes.c): a step in one series found at
  * its run, with its size and how many runs ago; a flat series, a short one
- * and one with a zero have none; the same history, the same answer.
+ * and one with a zero have none; the same history, the same answer; the
+ * changes found once and given to the page draw the same page.
  */
 #include "testutil.h"
 
 #include "../core/tg.h"
 #include "../daemon/history/history_changes.h"
+#include "../daemon/history/history_render.h"
 
 #define T0 INT64_C(1700000000)
 
@@ -86,8 +88,55 @@ static void test_series(void **state)
 	assert_null(c);
 }
 
+static char *page(tg_history_format fmt, const tg_history_point *p, size_t n, const tg_history_opts *o, int *rc)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	*rc = tg_history_write_ex(f, fmt, "acme/llm", "main", p, n, o);
+	fclose(f);
+	return buf;
+}
+
+/* Change points found once and given to the page draw the same page as
+ * the page finding them (the daemon finds them once for the page and its
+ * index); ones found on other points are refused. */
+static void test_given(void **state)
+{
+	(void)state;
+	size_t n;
+	tg_history_point *p = make(&n);
+	tg_history_change *ch = NULL;
+	size_t nch = 0;
+	tg_test_must(tg_history_changes_find(&ch, &nch, p, n));
+	assert_int_equal(nch, 1);
+	tg_history_format fmts[] = {TG_HISTORY_HTML, TG_HISTORY_JSON, TG_HISTORY_TEXT};
+	for (int i = 0; i < 3; i++) {
+		tg_history_opts found_here = {.changes = 1}, given = {.changes = 1, .found = ch, .nfound = nch};
+		int rc1, rc2;
+		char *a = page(fmts[i], p, n, &found_here, &rc1), *b = page(fmts[i], p, n, &given, &rc2);
+		assert_int_equal(rc1, 0);
+		assert_int_equal(rc2, 0);
+		assert_string_equal(a, b);
+		assert_non_null(strstr(a, "change")); /* the change is on it */
+		free(a);
+		free(b);
+	}
+	tg_history_point *q = make(&n);
+	tg_history_opts other = {.changes = 1, .found = ch, .nfound = nch};
+	int rc;
+	free(page(TG_HISTORY_HTML, q, n, &other, &rc));
+	assert_int_equal(rc, TG_EINVAL);
+	assert_string_equal(tg_error_last(), "history: a change point of other points");
+	free(q);
+	free(ch);
+	free(p);
+}
+
 int main(void)
 {
-	const struct CMUnitTest tests[] = {cmocka_unit_test(test_step), cmocka_unit_test(test_series)};
+	const struct CMUnitTest tests[] = {cmocka_unit_test(test_step), cmocka_unit_test(test_series),
+	                                   cmocka_unit_test(test_given)};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -15,9 +15,14 @@ int tg_history_series_changes(tg_change **out, size_t *nout, const double *v, si
 	*nout = 0;
 	if (n < 8)
 		return 0;
-	for (size_t k = 0; k < n; k++)
+	int flat = 1;
+	for (size_t k = 0; k < n; k++) {
 		if (!(v[k] > 0) || !isfinite(v[k]))
 			return 0;
+		flat &= v[k] == v[0];
+	}
+	if (flat) /* every split has Q = 0: the permutation test would say so, slowly */
+		return 0;
 	/* seeded from the series' name: the same history, the same answer */
 	uint64_t seed = 1469598103934665603ull;
 	for (const char *c = metric; *c; c++)
@@ -61,7 +66,7 @@ static int add_series(tg_history_change **out, size_t *nout, size_t *cap, const 
 		}
 		const tg_history_point *at = &p[idx[ch[c].at]];
 		(*out)[(*nout)++] =
-			(tg_history_change){at->workload, at->metric, at, ch[c].pct, ch[c].p_value, k - ch[c].at};
+			(tg_history_change){at->workload, at->metric, at, ch[c].pct, ch[c].p_value, k - ch[c].at, ch[c]};
 	}
 	free(ch);
 	return rc;

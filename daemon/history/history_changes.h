@@ -15,7 +15,8 @@
 #include <stddef.h>
 
 /* The change points of one series: values v[0..n) in order, of metric.
- * Fewer than 8 values, or a value <= 0 or not finite: none (0, *out NULL).
+ * Fewer than 8 values, a value <= 0 or not finite, or every value the same
+ * (no split can differ): none (0, *out NULL).
  * *out is an array of *nout the caller frees. Returns 0 or TG_ENOMEM. */
 int tg_history_series_changes(tg_change **out, size_t *nout, const double *v, size_t n, const char *metric);
 
@@ -26,6 +27,7 @@ typedef struct tg_history_change {
 	double pct;                    /* 100 (after / before - 1) */
 	double p_value;
 	size_t runs_ago;               /* runs of the series from that run to the last, both counted */
+	tg_change in_series;           /* the change as its series has it (at: index in the series) */
 } tg_history_change;
 
 /* The change points of every series of the n points p (oldest first, any

@@ -141,6 +141,27 @@ static void html_text(FILE *f, const char *s)
 		}
 }
 
+/* The change points already found (found[0..n), on the same points p)
+ * given to their series. */
+static int given_changes(struct series *s, size_t ns, const tg_history_point *p, const tg_history_change *found,
+                         size_t n)
+{
+	for (size_t c = 0; c < n; c++) {
+		size_t i = 0;
+		while (i < ns && (strcmp(s[i].workload, found[c].workload) || strcmp(s[i].metric, found[c].metric)))
+			i++;
+		size_t at = found[c].in_series.at;
+		if (i == ns || at >= s[i].n || &p[s[i].idx[at]] != found[c].at)
+			return tg_error_set(TG_EINVAL, "history: a change point of other points");
+		tg_change *nc = realloc(s[i].ch, (s[i].nch + 1) * sizeof(*nc));
+		if (!nc)
+			return tg_error_set(TG_ENOMEM, "out of memory");
+		s[i].ch = nc;
+		s[i].ch[s[i].nch++] = found[c].in_series;
+	}
+	return 0;
+}
+
 /* The change points of every series (history_changes.h: 8 points or
  * more, all positive). */
 static int find_changes(struct series *s, size_t ns, const tg_history_point *p)
@@ -718,7 +739,7 @@ int tg_history_write(FILE *f, tg_history_format fmt, const char *repo, const cha
 int tg_history_write_with(FILE *f, tg_history_format fmt, const char *repo, const char *branch,
                           const tg_history_point *p, size_t n, tg_history_info_fn info, void *ctx)
 {
-	tg_history_opts o = {0, info, ctx, NULL, 0, NULL};
+	tg_history_opts o = {0, info, ctx, NULL, 0, NULL, NULL, 0};
 	return tg_history_write_ex(f, fmt, repo, branch, p, n, &o);
 }
 
@@ -731,7 +752,7 @@ int tg_history_write_ex(FILE *f, tg_history_format fmt, const char *repo, const 
 	if (!rc && opts && opts->prs)
 		rc = attach_prs(s, ns, opts->prs, opts->nprs);
 	if (!rc && opts && opts->changes && fmt != TG_HISTORY_CSV)
-		rc = find_changes(s, ns, p);
+		rc = opts->found ? given_changes(s, ns, p, opts->found, opts->nfound) : find_changes(s, ns, p);
 	if (rc) {
 		series_free(s, ns);
 		return rc;
