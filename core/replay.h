@@ -84,6 +84,12 @@ void tg_replay_set_free(tg_replay_set *s);
 int tg_replay_script(char **out, size_t *len, const tg_tree *tree, const tg_replay_call *call, const char *trace_name,
                      size_t index, size_t count);
 
+/* The op to replay for op: the aten::_scaled_dot_product_* entry above a
+ * kernel-level attention op (aten::_flash_attention_backward ->
+ * aten::_scaled_dot_product_flash_attention_backward), which replay
+ * refuses; else op itself. A static string or op. */
+const char *tg_replay_entry_of(const char *op);
+
 /* The file name of the script of call index of op ("aten_mm_3.py"): op's
  * name with every character outside [A-Za-z0-9] as '_', at most 80 of
  * them. buf of cap bytes, always NUL-terminated. */

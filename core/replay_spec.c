@@ -571,27 +571,37 @@ static int refuse_name(const char *name, const tg_tree *tree, uint32_t ev, char 
 	return refuse(reason, cap, "not an ATen op: a script calls torch.ops.aten, and %s is another library's", shown);
 }
 
-/* The parent op of a kernel-level attention entry, or NULL. */
+/* The kernel-level attention entries and the op above each. */
+static const char *const kernel_entries[][2] = {
+	{"aten::_flash_attention_forward", "aten::_scaled_dot_product_flash_attention"},
+	{"aten::_flash_attention_backward", "aten::_scaled_dot_product_flash_attention_backward"},
+	{"aten::_efficient_attention_forward", "aten::_scaled_dot_product_efficient_attention"},
+	{"aten::_efficient_attention_backward", "aten::_scaled_dot_product_efficient_attention_backward"},
+	{"aten::_cudnn_attention_forward", "aten::_scaled_dot_product_cudnn_attention"},
+	{"aten::_cudnn_attention_backward", "aten::_scaled_dot_product_cudnn_attention_backward"},
+};
+
+const char *tg_replay_entry_of(const char *op)
+{
+	for (size_t i = 0; i < sizeof(kernel_entries) / sizeof(kernel_entries[0]); i++)
+		if (!strcmp(kernel_entries[i][0], op))
+			return kernel_entries[i][1];
+	return op;
+}
+
+/* Refuses a kernel-level attention entry, naming the op above it (the one
+ * the trace shows, else the usual one). Returns -1, or 0 for another op. */
 static int refuse_kernel_entry(const char *name, const tg_tree *tree, uint32_t ev, char *reason, size_t cap)
 {
-	static const char *const entries[] = {"aten::_flash_attention_forward",
-	                                      "aten::_flash_attention_backward",
-	                                      "aten::_efficient_attention_forward",
-	                                      "aten::_efficient_attention_backward",
-	                                      "aten::_cudnn_attention_forward",
-	                                      "aten::_cudnn_attention_backward",
-	                                      NULL};
-	for (const char *const *e = entries; *e; e++)
-		if (!strcmp(*e, name)) {
-			uint32_t p = tg_tree_parent(tree, ev);
-			const tg_trace *t = tg_tree_trace(tree);
-			const char *pn = p != TG_NONE ? tg_trace_str(t, tg_trace_events(t, &(size_t){0})[p].name) : "";
-			char shown[80];
-			tg_replay_plain(shown, sizeof(shown), sdpa_of(pn) ? pn : "aten::_scaled_dot_product_*");
-			return refuse(reason, cap, "the kernel-level entry of attention: replay the op above it (%s)",
-			              shown);
-		}
-	return 0;
+	const char *above = tg_replay_entry_of(name);
+	if (above == name)
+		return 0;
+	uint32_t p = tg_tree_parent(tree, ev);
+	const tg_trace *t = tg_tree_trace(tree);
+	const char *pn = p != TG_NONE ? tg_trace_str(t, tg_trace_events(t, &(size_t){0})[p].name) : "";
+	char shown[80];
+	tg_replay_plain(shown, sizeof(shown), sdpa_of(pn) ? pn : above);
+	return refuse(reason, cap, "the kernel-level entry of attention: replay the op above it (%s)", shown);
 }
 
 int tg_replay_spec_build(tg_replay_spec *out, char *reason, size_t cap, const tg_tree *tree, uint32_t ev)

@@ -257,6 +257,29 @@ grep -qxF "  input 0: (4096, 768) bfloat16 stride (768, 1)" "$tmp/full.out" && !
 	cond=1
 expect "the recorded shapes by default: (4096, 768) x (768, 768) bf16 timed, trace 0.00999 ms" "$(cat "$tmp/full.out")"
 
+# the comment's replay command: the misaligned GEMM's own shape, and it works as written
+M=$SHARED/h200-dev/gemm_misaligned_r1/rank0.pt.trace.json.gz
+"$TG" diff "$H" "$M" --format md -o "$tmp/comment.md" >/dev/null 2>&1
+line=$(grep '^Replay ' "$tmp/comment.md")
+cond=0
+[ "$line" = "Replay \`aten::mm\` alone, a PyTorch script with the shapes of the new trace (docs/replay.md): \`tracegate replay rank0.pt.trace.json.gz --op aten::mm --match '^dims=\\(\\(4096, 768\\), \\(768, 3076\\)\\) ' -o replay\`" ] &&
+	cond=1
+expect "the comment: the replay command of the top regressed op and shape" "$line"
+Mabs=$(cd "$(dirname "$M")" && pwd)/rank0.pt.trace.json.gz
+case $TG in /*) TGA=$TG ;; *) TGA=$PWD/$TG ;; esac
+(cd "$tmp" && mkdir cmd && ln -s "$Mabs" cmd/rank0.pt.trace.json.gz && cd cmd &&
+	"$TGA" replay rank0.pt.trace.json.gz --op aten::mm --match '^dims=\(\(4096, 768\), \(768, 3076\)\) ' -o replay) \
+	>"$tmp/cmd.out" 2>&1
+cond=0
+[ "$(ls "$tmp/cmd/replay" 2>/dev/null)" = aten_mm_1.py ] && grep -q "'shape': (768, 3076)" "$tmp/cmd/replay/aten_mm_1.py" && cond=1
+expect "the comment's command writes the one script of the misaligned shape" "$(cat "$tmp/cmd.out")"
+D=$SHARED/h200-dev/dropout2_r1/rank0.pt.trace.json.gz
+"$TG" diff "$H" "$D" --format md -o "$tmp/comment2.md" >/dev/null 2>&1
+line=$(grep '^Replay ' "$tmp/comment2.md")
+cond=0
+case $line in *"--op aten::_scaled_dot_product_flash_attention_backward -o replay\`") cond=1 ;; esac
+expect "the comment: flash attention's kernel-level op replayed as the entry above it" "$line"
+
 TL=$SHARED/tracelens/tests/traces
 N=$TL/perf_model/normalization/normalization_layer_test.json.gz
 for op in aten::rms_norm aten::_fused_rms_norm aten::_fused_rms_norm_backward aten::native_batch_norm \
