@@ -27,6 +27,8 @@ static const char usage[] =
 	"  history --config F --repo R --branch B   a branch's performance history\n"
 	"  replay TRACE --op NAME [-o DIR]          a PyTorch script per distinct call of\n"
 	"                                           an op that replays and times it\n"
+	"  augment TRACE -o OUT [--diff BASE]       TRACE with counter tracks and what a\n"
+	"                                           diff found, for a timeline viewer\n"
 	"\n"
 	"  tracegate COMMAND --help    help on a command\n"
 	"  tracegate --version         the version\n"
@@ -60,6 +62,8 @@ int main(int argc, char **argv)
 		return tg_cmd_daemon(argc - 1, argv + 1);
 	if (!strcmp(cmd, "history"))
 		return tg_cmd_history(argc - 1, argv + 1);
+	if (!strcmp(cmd, "augment"))
+		return tg_cmd_augment(argc - 1, argv + 1);
 	if (!strcmp(cmd, "replay"))
 		return tg_cmd_replay(argc - 1, argv + 1);
 	if (!strcmp(cmd, "modules"))
