@@ -65,6 +65,30 @@ expect "--diff with a bad BASE: exit 2, nothing written" "rc $rc: $(cat "$tmp/er
 check "-o /dev/null: written as it is" "$(cat "$tmp/err")" [ $? = 0 ]
 ls "$tmp" | grep -q 'tmp-' && not_ok "no temporary file left" "$(ls "$tmp")"
 
+# every refused trace of tests/data/bad/trace: augment and replay print the
+# reader's line (docs/testing.md), exit 2, write nothing
+n=0
+bad=
+for e in tests/data/bad/trace/*.expect; do
+	f=${e%.expect}
+	want=$(sed -n 's/^error: //p' "$e")
+	[ -n "$want" ] || continue # error-glob: a count that depends on zlib
+	want="tracegate: $(printf '%s' "$want" | sed "s|{file}|$f|g")"
+	"$TG" augment "$f" -o "$tmp/badout.json" >"$tmp/o1" 2>"$tmp/e1"
+	r1=$?
+	"$TG" replay "$f" --op aten::mm -o "$tmp/badreplay" >"$tmp/o2" 2>"$tmp/e2"
+	r2=$?
+	if [ "$r1 $r2" != "2 2" ] || [ -s "$tmp/o1" ] || [ -s "$tmp/o2" ] || [ "$(cat "$tmp/e1")" != "$want" ] ||
+		[ "$(cat "$tmp/e2")" != "$want" ] || [ -e "$tmp/badout.json" ] || [ -e "$tmp/badreplay" ]; then
+		bad="$bad $(basename "$f") ($r1/$r2: $(head -c 200 "$tmp/e1"))"
+	fi
+	n=$((n + 1))
+done
+cond=0
+[ -z "$bad" ] && [ "$n" -ge 50 ] && cond=1
+expect "the $n refused traces of tests/data/bad/trace: augment and replay say the reader's line, exit 2, write nothing" \
+	"$bad"
+
 # ---- the shared traces
 if [ ! -d "$SHARED" ]; then
 	skip "shared traces" "$SHARED is absent (set TG_SHARED)"
