@@ -450,7 +450,8 @@ def main(call):
                           'trace_calls': tr['calls'], 'device': where, 'torch': torch.__version__,
                           'scale': args.scale, 'warmup': warm, 'iters': n, 'fallbacks': NOTES}))
         return 0
-    print('replay of %s (%s), from %s' % (call['op'], call['family_label'], tr['file']))
+    shown = ''.join(c if c.isprintable() else '?' for c in tr['file'])  # the trace's name: any text
+    print('replay of %s (%s), from %s' % (call['op'], call['family_label'], shown))
     for i, spec in enumerate(call['inputs']):
         print('  input %d: %s' % (i, describe(spec, args.scale)))
     for text in NOTES:

@@ -159,7 +159,7 @@ static int wraps_itself(const tg_tree *tree, const tg_event *evs, uint32_t ev, u
 	uint32_t stack[64];
 	size_t sp = 0;
 	stack[sp++] = ev;
-	for (int level = 0; sp && level < 64; level++) {
+	for (int visits = 0; sp && visits < 256; visits++) { /* autocast's inner call is a child */
 		size_t n;
 		const uint32_t *ch = tg_tree_children(tree, stack[--sp], &n);
 		for (size_t i = 0; i < n; i++) {
