@@ -44,6 +44,12 @@ int tg_daemon_reclaim_leases(size_t *reclaimed, tg_daemon *d);
 
 /* tg_daemon_repo, tg_daemon_forge, tg_daemon_git: repos.h */
 
+/* A test hook (test_stall.c): with TRACEGATE_TEST_STALL=<point>:<seconds>
+ * in the environment, logs "job N: stall at <point>" and sleeps there
+ * (points: seen, analysing, reading, posting, comment). Never set in
+ * production. */
+void tg_daemon_test_stall(const char *point, int64_t job);
+
 /* Moves job j one or more steps forward (job.c). Returns 0 when the job is
  * finished or handed on, or a TG_E* code when it must be tried again later
  * (its lease then expires and it is claimed again). */

@@ -283,23 +283,11 @@ static int load_outcome(const tg_daemon *d, const tg_job *j, outcome *o)
 
 /* ------------------------------------------------------------ posting */
 
-/* A test hook: TRACEGATE_TEST_STALL=<point>:<seconds> makes the daemon log
- * "stall at <point>" and sleep there, so that the fault tests can kill it
- * at a chosen point (seen, analysing, posting, comment: after the status,
- * before the comment). Unset in production; read on each use. */
+/* The test hook (tg_daemon_test_stall) at point, for job j. */
 static void stall(const tg_job *j, const char *point)
 {
-	const char *v = getenv("TRACEGATE_TEST_STALL");
-	if (!v)
-		return;
-	size_t n = strlen(point);
-	if (strncmp(v, point, n) || v[n] != ':')
-		return;
-	long s = strtol(v + n + 1, NULL, 10);
-	tg_log(TG_LOG_INFO, "job %lld: stall at %s for %ld s (TRACEGATE_TEST_STALL)", (long long)j->id, point, s);
-	sleep((unsigned)(s > 0 && s < 3600 ? s : 0));
+	tg_daemon_test_stall(point, j->id);
 }
-
 
 /* The workload as a marker or a status context may hold it: itself when
  * it is a name ([A-Za-z0-9._-]{1,64}), else "h-" and 16 hex digits of its
