@@ -50,6 +50,20 @@ int tg_daemon_reclaim_leases(size_t *reclaimed, tg_daemon *d);
  * production. */
 void tg_daemon_test_stall(const char *point, int64_t job);
 
+/* The store's key of a run (run_key.c): the SHA-256 (64 lower-case hex) of
+ * its repository, its commit in lower case, its workload, its run id and
+ * signature (NULL: unsigned, or a signature that does not verify with the
+ * configured key). A manifest rewritten, or uploaded again under the
+ * commit's folder in capitals, is the same run. */
+void tg_daemon_run_key(char out[65], const char *repo, const char *commit, const char *workload, const char *run_id,
+                       const char *signature);
+
+/* Whether new run j (repo, commit, workload, pr, trusted) may be added
+ * (admit.c): *ok = 0 when it is beyond limits.max_workloads, max_runs or
+ * max_unsigned_branch_runs at its commit, counted in its trust class, with
+ * *why (cap bytes) naming the limit. Returns 0 or the store's error. */
+int tg_daemon_admit(int *ok, char *why, size_t cap, tg_daemon *d, const tg_job *j);
+
 /* Moves job j one or more steps forward (job.c). Returns 0 when the job is
  * finished or handed on, or a TG_E* code when it must be tried again later
  * (its lease then expires and it is claimed again). */
