@@ -64,6 +64,24 @@ void tg_daemon_run_key(char out[65], const char *repo, const char *commit, const
  * *why (cap bytes) naming the limit. Returns 0 or the store's error. */
 int tg_daemon_admit(int *ok, char *why, size_t cap, tg_daemon *d, const tg_job *j);
 
+/* Proof of origin (origin.c). tg_daemon_origin_check sets j->origin_ok for
+ * a pull request's run: the forge confirms that the CI run its manifest
+ * names (j->origin) ran on j's commit for j's pull request (the outbox
+ * takes the manifest's word; a forge that cannot tell, no ci_run, another
+ * commit or pull request: 0, logged). Errors (the forge unreachable) are
+ * returned. */
+int tg_daemon_origin_check(tg_daemon *d, size_t ri, tg_job *j);
+
+/* Which runs of j's commit may join j's side: 1 with *f filled (signed
+ * runs for a signed run; the same confirmed CI run for a pull request's;
+ * every run without a signing key), 0 when j is judged alone. */
+int tg_daemon_pool_filter(tg_pool_filter *f, const tg_daemon *d, const tg_job *j);
+
+/* *ok = 0 (*why says so) for a pull request's run whose CI run is not
+ * confirmed when runs of a confirmed CI run have judged the same head:
+ * it posts nothing over their verdict. Returns 0 or the store's error. */
+int tg_daemon_origin_may_post(int *ok, char *why, size_t cap, tg_daemon *d, const tg_job *j);
+
 /* Moves job j one or more steps forward (job.c). Returns 0 when the job is
  * finished or handed on, or a TG_E* code when it must be tried again later
  * (its lease then expires and it is claimed again). */
@@ -95,6 +113,23 @@ void tg_side_free(tg_side *s);
  * are returned. */
 int tg_daemon_find_baseline(tg_job *base, int *found, int *distance, char merge_base[41], char *why, size_t whycap,
                             tg_daemon *d, size_t ri, const tg_job *j);
+
+/* The baseline side (baseline_runs.c): base holds the newest trusted run
+ * of the baseline commit (tg_daemon_find_baseline); the newest of that
+ * commit's runs whose traces can be read replaces it, with its manifest
+ * (*bm), its traces and those of the commit's other usable runs (*old,
+ * *more of them). A run that cannot be read for good is recorded as
+ * tampered (logged) and the next one is tried; *notes (markdown for the
+ * comment, the caller frees it; NULL when none was left out) says which
+ * were left out. *usable = 0 when no run of the commit can be used: *why
+ * (whycap bytes) names the tampered runs. Storage that may come back is
+ * returned (the job is tried again). */
+int tg_daemon_baseline_side(tg_job *base, tg_manifest **bm, tg_side *old, size_t *more, int *usable, char **notes,
+                            char *why, size_t whycap, tg_daemon *d);
+
+/* The commit status repository r posts for a run that is not a judgement
+ * of kind k: its on_unjudged (unjudged.c). */
+tg_forge_state tg_daemon_unjudged_state(const tg_config_repo *r, tg_unjudged_kind k);
 
 /* tg_run_metrics, tg_run_metric_display, tg_run_metric_unit: run_metrics.h */
 

@@ -1206,6 +1206,10 @@ static void test_fail_closed(void **state)
 	assert_int_equal(n, 1);
 	assert_int_equal(l[0].id, ids[4]);
 	tg_store_jobs_free(l, n);
+	f.by_origin = 2; /* any confirmed origin */
+	tg_test_must(tg_store_find_pool(&l, &n, c->s, "acme/llm", pc, "train", &f, 8));
+	assert_int_equal(n, 4);
+	tg_store_jobs_free(l, n);
 	f.by_origin = 0;
 	tg_test_must(tg_store_find_pool(&l, &n, c->s, "acme/llm", pc, "train", &f, 3));
 	assert_int_equal(n, 3);

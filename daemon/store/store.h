@@ -250,8 +250,9 @@ int tg_store_count_runs(tg_run_counts *out, tg_store *s, const char *repo, const
 /* Which runs of a commit a side may pool. */
 typedef struct tg_pool_filter {
 	int trusted_only; /* trusted runs only (a signed run's side) */
-	int by_origin;    /* only runs whose origin the forge confirmed and equals origin (a pull request's side) */
-	const char *origin; /* with by_origin: the origin (NULL: runs that name none) */
+	int by_origin;    /* 1: only runs whose origin the forge confirmed and equals origin (a pull
+	                     request's side); 2: runs of any confirmed origin; 0: any */
+	const char *origin; /* with by_origin 1: the origin (NULL: runs that name none) */
 } tg_pool_filter;
 
 /* The done runs of repo at commit for workload that a side may pool: not

@@ -817,13 +817,15 @@ static int find_pool_once(pg_store *b, const char *repo, const char *commit, con
 	*n = 0;
 	char lim[24];
 	fmt_i64(lim, sizeof(lim), limit);
-	const char *p[] = {repo, commit, workload, lim, f->trusted_only ? "1" : "0", f->by_origin ? "1" : "0", f->origin};
+	const char *p[] = {repo,      commit, workload, lim, f->trusted_only ? "1" : "0",
+	                   f->by_origin == 2 ? "2" : f->by_origin ? "1" : "0", f->origin};
 	int rc;
 	PGresult *res = pg_run(b, "find pool",
 	                       "SELECT " TG_STORE_JOB_COLS " FROM runs WHERE repo = $1 AND commit_sha = $2 "
 	                       "AND workload = $3 AND state = 'done' AND (verdict IS NULL OR verdict <> 'error') "
 	                       "AND tampered IS NULL AND ($5::integer = 0 OR trusted = 1) "
-	                       "AND ($6::integer = 0 OR (origin_ok = 1 AND origin IS NOT DISTINCT FROM $7::text)) "
+	                       "AND ($6::integer = 0 OR (origin_ok = 1 AND ($6::integer = 2 OR "
+	                       "origin IS NOT DISTINCT FROM $7::text))) "
 	                       "ORDER BY run_time DESC, id DESC LIMIT $4::bigint",
 	                       7, p, &rc);
 	if (!res)

@@ -142,7 +142,7 @@ static const char *const sq_sql[SQ_NSTMT] = {
 	[SQ_FIND_POOL] = "SELECT " TG_STORE_JOB_COLS " FROM runs WHERE repo = ?1 AND commit_sha = ?2 "
 	                 "AND workload = ?3 AND state = 'done' AND (verdict IS NULL OR verdict <> 'error') "
 	                 "AND tampered IS NULL AND (?5 = 0 OR trusted = 1) "
-	                 "AND (?6 = 0 OR (origin_ok = 1 AND origin IS ?7)) ORDER BY run_time DESC, id DESC LIMIT ?4",
+	                 "AND (?6 = 0 OR (origin_ok = 1 AND (?6 = 2 OR origin IS ?7))) ORDER BY run_time DESC, id DESC LIMIT ?4",
 	[SQ_PR_RUNS] = "SELECT " TG_STORE_JOB_COLS " FROM runs WHERE pr > 0 AND state = 'done' AND run_time >= ?1 "
 	               "ORDER BY updated_at DESC, id DESC LIMIT ?2",
 	[SQ_TAMPERED] = "SELECT " TG_STORE_JOB_COLS " FROM runs WHERE repo = ?1 AND branch = ?2 "
@@ -807,7 +807,7 @@ static int sq_find_pool(tg_store *s, const char *repo, const char *commit, const
 	bind_text(st, 3, workload);
 	sqlite3_bind_int64(st, 4, limit);
 	sqlite3_bind_int(st, 5, f->trusted_only != 0);
-	sqlite3_bind_int(st, 6, f->by_origin != 0);
+	sqlite3_bind_int(st, 6, f->by_origin);
 	bind_text(st, 7, f->origin);
 	return sq_jobs_collect(b, st, "find pool", out, n);
 }
