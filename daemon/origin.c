@@ -11,10 +11,11 @@
  *                              the commit: the signature is the proof
  *   a pull request's run       the runs of the same CI run (the manifest's
  *                              ci_run), once the forge confirms that CI run
- *                              ran on the pull request's head for that pull
- *                              request (GitHub: the workflow run's head_sha
- *                              and pull_requests, or its head_branch for a
- *                              fork; GitLab: the pipeline's sha and its
+ *                              ran on the pull request's head commit, on
+ *                              the pull request's own branch and repository
+ *                              (GitHub: the workflow run's head_sha,
+ *                              head_branch, head_repository; GitLab: the
+ *                              pipeline's sha and its
  *                              refs/merge-requests/N/head ref, or the
  *                              source branch); the outbox cannot ask and
  *                              takes the manifest's word
@@ -31,10 +32,11 @@
 #include <stdio.h>
 #include <string.h>
 
-/* 1 when the CI run r (asked of the forge) ran on j's commit for j's pull
- * request: listed among its pull requests, or (GitHub lists none for a
- * fork's run; a GitLab branch pipeline) on the pull request's own branch,
- * which costs one more question to the forge. Errors are returned. */
+/* Whether the CI run r (asked of the forge) ran on j's commit for j's pull
+ * request: on a GitLab merge request's own ref (refs/merge-requests/N/head,
+ * which only GitLab writes), or on the pull request's branch in the
+ * pull request's repository (asked of the forge once more: a commit can be
+ * pushed anywhere, so its SHA alone proves nothing). Errors are returned. */
 static int ci_run_matches(int *ok, char *why, size_t cap, tg_forge *f, const tg_job *j, const tg_forge_ci_run *r)
 {
 	*ok = 0;
@@ -43,23 +45,23 @@ static int ci_run_matches(int *ok, char *why, size_t cap, tg_forge *f, const tg_
 		         j->commit);
 		return 0;
 	}
-	for (size_t i = 0; i < r->nprs; i++)
-		if (r->prs[i] == j->pr) {
-			*ok = 1;
-			return 0;
-		}
-	if (r->nprs || !r->ref) {
-		snprintf(why, cap, "CI run %s did not run for pull request %lld", j->origin, (long long)j->pr);
+	if (r->pr) {
+		*ok = r->pr == j->pr;
+		if (!*ok)
+			snprintf(why, cap, "CI run %s ran for merge request %lld, not %lld", j->origin, (long long)r->pr,
+			         (long long)j->pr);
 		return 0;
 	}
 	tg_forge_pr p;
 	int rc = tg_forge_pr_get(&p, f, j->repo, j->pr);
 	if (rc)
 		return rc;
-	*ok = p.head_ref && !strcmp(p.head_ref, r->ref);
+	int same_branch = p.head_ref && r->ref && !strcmp(p.head_ref, r->ref);
+	int same_repo = !p.head_repo || !r->repo || !strcmp(p.head_repo, r->repo);
+	*ok = same_branch && same_repo;
 	if (!*ok)
-		snprintf(why, cap, "CI run %s ran on branch %s, not on pull request %lld's", j->origin, r->ref,
-		         (long long)j->pr);
+		snprintf(why, cap, "CI run %s ran on %s%s%s, not on pull request %lld's branch", j->origin,
+		         r->repo ? r->repo : "", r->repo ? ":" : "", r->ref ? r->ref : "no branch", (long long)j->pr);
 	tg_forge_pr_clear(&p);
 	return 0;
 }

@@ -242,6 +242,7 @@ void tg_forge_pr_clear(tg_forge_pr *p)
 {
 	free(p->base);
 	free(p->head_ref);
+	free(p->head_repo);
 	memset(p, 0, sizeof(*p));
 }
 

@@ -130,6 +130,8 @@ typedef struct tg_forge_pr {
 	char head[41];     /* the head commit, 40 lower-case hex ("" when the forge gave none) */
 	char *base;        /* the branch it merges into (owned; tg_forge_pr_clear) */
 	char *head_ref;    /* the branch it comes from (owned), NULL when the forge gave none */
+	char *head_repo;   /* the repository that branch is in, "owner/name" (GitHub, Gitea head.repo.full_name;
+	                      owned), NULL when the forge gave none */
 } tg_forge_pr;
 
 void tg_forge_pr_clear(tg_forge_pr *p);
@@ -160,16 +162,16 @@ int tg_forge_author_can_write(char **login, int *can, tg_forge *f, const char *r
  * one job"). */
 typedef struct tg_forge_ci_run {
 	char head[41];     /* the commit it ran on, 40 lower-case hex ("" when the forge gave none) */
-	int64_t prs[8];    /* the pull requests it ran for, as the forge says (GitHub pull_requests[].number,
-	                      GitLab refs/merge-requests/N/head); may be none (GitHub leaves out forks') */
-	size_t nprs;
+	int64_t pr;        /* GitLab: the merge request whose refs/merge-requests/N/head it ran on, else 0 */
 	char *ref;         /* the branch it ran on (GitHub head_branch, GitLab ref; owned), NULL: none */
+	char *repo;        /* GitHub: the repository of that branch (head_repository.full_name; owned), NULL */
 } tg_forge_ci_run;
 
 void tg_forge_ci_run_clear(tg_forge_ci_run *r);
 
 /* CI run id of repo, asked of the forge (forge_ci_runs.c):
- *   GitHub         GET /repos/{o}/{r}/actions/runs/{id}: head_sha, head_branch, pull_requests
+ *   GitHub         GET /repos/{o}/{r}/actions/runs/{id}: head_sha, head_branch,
+ *                  head_repository.full_name
  *   GitLab         GET /projects/{id}/pipelines/{id}: sha, ref
  *   Gitea/Forgejo, outbox  cannot tell: TG_EINVAL ("cannot tell")
  * id: 1 to 64 of [A-Za-z0-9._-] (the manifest's ci_run; GitHub and GitLab

@@ -5,8 +5,9 @@
  * (docs/security.md, "A run belongs to one job").
  *
  *   GitHub   GET /repos/{o}/{r}/actions/runs/{run_id} (a workflow run:
- *            head_sha, head_branch, pull_requests[].number; GitHub lists
- *            no pull request for a fork's run, so the branch says then)
+ *            head_sha, head_branch and head_repository.full_name; its
+ *            pull_requests list is no proof: GitHub lists every open pull
+ *            request whose head matches, and none for a fork's run)
  *   GitLab   GET /projects/{id}/pipelines/{pipeline_id} (sha, and ref:
  *            "refs/merge-requests/N/head" for a merge request pipeline,
  *            else the branch)
@@ -23,6 +24,7 @@
 void tg_forge_ci_run_clear(tg_forge_ci_run *r)
 {
 	free(r->ref);
+	free(r->repo);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -49,15 +51,9 @@ static int gh_ci_run(tg_forge_ci_run *out, tg_forge *f, const char *repo, const 
 	if (!rc && !(rc = tg_forge_json_str(&sha, f, "GET workflow run", j, "head_sha")) &&
 	    !(rc = tg_forge_json_str(&branch, f, "GET workflow run", j, "head_branch"))) {
 		head_of(out->head, sha);
-		if (branch && !(out->ref = strdup(branch)))
+		const char *hr = json_string_value(json_object_get(json_object_get(j, "head_repository"), "full_name"));
+		if ((branch && !(out->ref = strdup(branch))) || (hr && !(out->repo = strdup(hr))))
 			rc = tg_error_set(TG_ENOMEM, "out of memory");
-		json_t *prs = json_object_get(j, "pull_requests"), *p;
-		size_t i;
-		json_array_foreach(prs, i, p) {
-			json_int_t n = json_integer_value(json_object_get(p, "number"));
-			if (n > 0 && out->nprs < sizeof(out->prs) / sizeof(out->prs[0]))
-				out->prs[out->nprs++] = (int64_t)n;
-		}
 	}
 	json_decref(j);
 	free(url);
@@ -80,7 +76,7 @@ static int gl_ci_run(tg_forge_ci_run *out, tg_forge *f, const char *repo, const 
 		long long n = 0;
 		char tail[8] = "";
 		if (ref && sscanf(ref, "refs/merge-requests/%lld/%7s", &n, tail) == 2 && n > 0 && !strcmp(tail, "head"))
-			out->prs[out->nprs++] = (int64_t)n;
+			out->pr = (int64_t)n;
 		else if (ref && !(out->ref = strdup(ref)))
 			rc = tg_error_set(TG_ENOMEM, "out of memory");
 	}

@@ -328,7 +328,10 @@ int tg_forge_pr_from_json(tg_forge_pr *out, tg_forge *f, const json_t *pr, const
 		n++;
 	if (val[1] && n == 40 && !val[1][n])
 		memcpy(out->head, val[1], 41);
-	if ((val[2] && !(out->base = strdup(val[2]))) || (val[3] && !(out->head_ref = strdup(val[3]))))
+	/* where the branch is (GitHub, Gitea: head.repo.full_name; a fork's) */
+	const char *hr = json_string_value(json_object_get(json_object_get(json_object_get(pr, "head"), "repo"), "full_name"));
+	if ((val[2] && !(out->base = strdup(val[2]))) || (val[3] && !(out->head_ref = strdup(val[3]))) ||
+	    (hr && !(out->head_repo = strdup(hr))))
 		return tg_error_set(TG_ENOMEM, "out of memory");
 	return 0;
 }
