@@ -595,12 +595,28 @@ int tg_daemon_work(size_t *done, tg_daemon *d)
 	return rc;
 }
 
+/* Every daemon.recheck: the open pull requests' verdicts made stale by a
+ * retarget, a moved merge-base or a re-push are judged again (recheck.c);
+ * *requeued counts them. */
+static void recheck_when_due(size_t *requeued, tg_daemon *d, time_t *last)
+{
+	*requeued = 0;
+	time_t now = time(NULL);
+	if (d->cfg->recheck_ms <= 0 || (*last && now - *last < d->cfg->recheck_ms / 1000))
+		return;
+	*last = now;
+	if (tg_daemon_recheck(requeued, d))
+		tg_log(TG_LOG_WARN, "recheck of the pull requests: %s", tg_error_last());
+}
+
 int tg_daemon_run(tg_daemon *d)
 {
-	time_t last_prune = 0;
+	time_t last_prune = 0, last_recheck = 0;
 	for (;;) {
-		size_t added = 0, done = 0;
+		size_t added = 0, done = 0, requeued = 0;
 		int sr = tg_daemon_scan(&added, d);
+		recheck_when_due(&requeued, d, &last_recheck);
+		added += requeued;
 		int wr = tg_daemon_work(&done, d);
 		if (wr == TG_EIO)
 			tg_log(TG_LOG_WARN, "the job store is unavailable; retrying");

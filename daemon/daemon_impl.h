@@ -131,6 +131,22 @@ int tg_daemon_baseline_side(tg_job *base, tg_manifest **bm, tg_side *old, size_t
  * of kind k: its on_unjudged (unjudged.c). */
 tg_forge_state tg_daemon_unjudged_state(const tg_config_repo *r, tg_unjudged_kind k);
 
+/* The target branches move: repository ri's mirror g fetches their current
+ * tips, at most every 10 seconds (a backlog of runs would fetch once a run;
+ * a commit the mirror lacks is fetched on demand anyway); a mirror that
+ * cannot fetch still answers from what it has, with a warning
+ * (baseline.c). */
+void tg_daemon_fetch_when_due(tg_daemon *d, size_t ri, tg_git *g);
+
+/* Looks again at the open pull requests judged in the last 30 days
+ * (recheck.c): a run whose pull request now merges into another branch,
+ * whose merge-base with it moved, or whose head is again a commit judged
+ * before, is sent back to be judged again (tg_store_job_rejudge), logged.
+ * *requeued (may be NULL): how many. Returns 0 or the store's error (a
+ * forge or git that does not answer is logged and tried at the next
+ * period). */
+int tg_daemon_recheck(size_t *requeued, tg_daemon *d);
+
 /* tg_run_metrics, tg_run_metric_display, tg_run_metric_unit: run_metrics.h */
 
 /* Markdown for the comment after the rules' tables: the accepted

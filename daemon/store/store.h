@@ -263,11 +263,13 @@ int tg_store_find_pool(tg_job **out, size_t *n, tg_store *s, const char *repo, c
 
 /* The done runs that name a pull request and ran at or after since (Unix
  * seconds), the one updated last first, at most limit: the verdicts a
- * retarget or a re-push may have made stale. */
+ * retarget or a re-push may have made stale. Without their manifests'
+ * text (manifest NULL). */
 int tg_store_pr_runs(tg_job **out, size_t *n, tg_store *s, int64_t since, size_t limit);
 
 /* The tampered runs of repo on branch (trusted only under
- * tg_store_set_trusted_only), oldest first. */
+ * tg_store_set_trusted_only), oldest first, without their manifests' text
+ * (manifest NULL). */
 int tg_store_tampered(tg_job **out, size_t *n, tg_store *s, const char *repo, const char *branch);
 
 /* Retention: deletes the done and failed runs whose run_time is before

@@ -849,7 +849,7 @@ static int pr_runs_once(pg_store *b, int64_t since, int64_t limit, tg_job **out,
 	const char *p[] = {t, lim};
 	int rc;
 	PGresult *res = pg_run(b, "pull requests' runs",
-	                       "SELECT " TG_STORE_JOB_COLS " FROM runs WHERE pr > 0 AND state = 'done' "
+	                       "SELECT " TG_STORE_JOB_COLS_BRIEF " FROM runs WHERE pr > 0 AND state = 'done' "
 	                       "AND run_time >= $1::bigint ORDER BY updated_at DESC, id DESC LIMIT $2::bigint",
 	                       2, p, &rc);
 	if (!res)
@@ -869,7 +869,7 @@ static int tampered_once(pg_store *b, const char *repo, const char *branch, tg_j
 	const char *p[] = {repo, branch, b->base.trusted_only ? "1" : "0"};
 	int rc;
 	PGresult *res = pg_run(b, "tampered runs",
-	                       "SELECT " TG_STORE_JOB_COLS " FROM runs WHERE repo = $1 AND branch = $2 "
+	                       "SELECT " TG_STORE_JOB_COLS_BRIEF " FROM runs WHERE repo = $1 AND branch = $2 "
 	                       "AND tampered IS NOT NULL AND ($3::integer = 0 OR trusted = 1) ORDER BY run_time, id",
 	                       3, p, &rc);
 	if (!res)

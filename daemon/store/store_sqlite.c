@@ -143,9 +143,9 @@ static const char *const sq_sql[SQ_NSTMT] = {
 	                 "AND workload = ?3 AND state = 'done' AND (verdict IS NULL OR verdict <> 'error') "
 	                 "AND tampered IS NULL AND (?5 = 0 OR trusted = 1) "
 	                 "AND (?6 = 0 OR (origin_ok = 1 AND (?6 = 2 OR origin IS ?7))) ORDER BY run_time DESC, id DESC LIMIT ?4",
-	[SQ_PR_RUNS] = "SELECT " TG_STORE_JOB_COLS " FROM runs WHERE pr > 0 AND state = 'done' AND run_time >= ?1 "
+	[SQ_PR_RUNS] = "SELECT " TG_STORE_JOB_COLS_BRIEF " FROM runs WHERE pr > 0 AND state = 'done' AND run_time >= ?1 "
 	               "ORDER BY updated_at DESC, id DESC LIMIT ?2",
-	[SQ_TAMPERED] = "SELECT " TG_STORE_JOB_COLS " FROM runs WHERE repo = ?1 AND branch = ?2 "
+	[SQ_TAMPERED] = "SELECT " TG_STORE_JOB_COLS_BRIEF " FROM runs WHERE repo = ?1 AND branch = ?2 "
 	                "AND tampered IS NOT NULL AND (?3 = 0 OR trusted = 1) ORDER BY run_time, id",
 };
 
