@@ -24,6 +24,7 @@
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define T0 1700000000
@@ -270,6 +271,19 @@ static void test_open_migrate_reopen(void **state)
 	long long applied = raw_sql(c, "SELECT applied_at FROM schema_version WHERE version = 2");
 	assert_true(applied >= before && applied <= (long long)time(NULL));
 	if (!is_pg(c)) {
+		/* created 0640 (no more; the umask may take away): the database
+		 * holds manifests, verdicts and history; its WAL and shared memory
+		 * take its mode */
+		mode_t um = umask(0);
+		umask(um);
+		const char *suffix[] = {"", "-wal", "-shm"};
+		for (int i = 0; i < 3; i++) {
+			char p[2300];
+			struct stat st;
+			snprintf(p, sizeof(p), "%s%s", c->path, suffix[i]);
+			assert_int_equal(stat(p, &st), 0);
+			assert_int_equal(st.st_mode & 0777, 0640 & ~um);
+		}
 		/* WAL is a property of the file: a raw connection sees it */
 		sqlite3 *db = NULL;
 		assert_int_equal(sqlite3_open(c->path, &db), SQLITE_OK);

@@ -23,10 +23,12 @@
 #include "store_impl.h"
 #include "../../core/tg.h"
 
+#include <fcntl.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 enum {
 	SQ_VERSION_TABLE,
@@ -908,6 +910,22 @@ static int sq_wal(sq_store *b)
 	}
 }
 
+/* A database file that does not exist yet is created here, mode 0640 (the
+ * umask may take more away), before SQLite opens it: SQLite would create
+ * it 0644, readable by every user of the host, and it holds the manifests,
+ * the verdicts and the history. The WAL and shared-memory files SQLite
+ * makes next to it take the database file's mode. An SQLite "file:" URI is
+ * left to SQLite (read-only opens). */
+static int create_private(const char *path)
+{
+	if (!strncmp(path, "file:", 5))
+		return 0;
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0640);
+	if (fd >= 0)
+		close(fd);
+	return 0; /* it exists, or SQLite's open says why it cannot be made */
+}
+
 /* Opens path (a file name, or an SQLite "file:" URI such as
  * "file:/srv/tg.db?mode=ro") with the settings above. */
 int tg_store__sqlite_open(tg_store **out, const char *path)
@@ -921,7 +939,7 @@ int tg_store__sqlite_open(tg_store **out, const char *path)
 	b->base.ops = &sq_ops;
 	snprintf(b->base.describe, sizeof(b->base.describe), "sqlite:%s", path);
 	int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_URI;
-	int rc;
+	int rc = create_private(path);
 	if (sqlite3_open_v2(path, &b->db, flags, NULL) != SQLITE_OK) {
 		rc = b->db ? sq_err(b, "open") : tg_error_set(TG_ENOMEM, "out of memory");
 		goto fail;
