@@ -368,6 +368,10 @@ static int post(tg_daemon *d, size_t ri, tg_job *j, const outcome *o)
 	rc = post_status(d, ri, j, o->state, o->description, o->target_url, o->comment, neutral);
 	if (rc)
 		return rc;
+	/* the verdict this pull request shows now is this one (recheck.c) */
+	struct timespec now;
+	clock_gettime(CLOCK_REALTIME, &now);
+	j->posted_ms = (int64_t)now.tv_sec * 1000 + now.tv_nsec / 1000000;
 	if (o->comment && j->pr > 0) {
 		stall(j, "comment");
 		char marker[600], line[700];
@@ -800,6 +804,25 @@ static int advance(tg_daemon *d, tg_job *j, tg_job_state to, const char *error)
 	return rc;
 }
 
+/* Whether pull request run j may post before it is judged (its pending
+ * status, the error of giving up): not when its CI run is not confirmed
+ * and runs of a confirmed CI run have judged its head (origin.c), nor when
+ * the forge or the store cannot tell now (logged, what names the post). */
+static int origin_may_post(tg_daemon *d, size_t ri, tg_job *j, const char *what)
+{
+	int ok = 1;
+	char why[300];
+	if (j->pr <= 0)
+		return 1;
+	if (tg_daemon_origin_check(d, ri, j) || tg_daemon_origin_may_post(&ok, why, sizeof(why), d, j)) {
+		tg_log(TG_LOG_WARN, "job %lld: %s (%s)", (long long)j->id, tg_error_last(), what);
+		return 0;
+	}
+	if (!ok)
+		tg_log(TG_LOG_INFO, "job %lld: %s (%s)", (long long)j->id, why, what);
+	return ok;
+}
+
 /* The job has been claimed too often: post an error (best effort) and fail it. */
 static int give_up(tg_daemon *d, size_t ri, tg_job *j)
 {
@@ -816,7 +839,8 @@ static int give_up(tg_daemon *d, size_t ri, tg_job *j)
 	if (tg_util_is_hex(j->commit, 40) && may_post(d, j) &&
 	    tg_daemon_pr_check(&pr_ok, pr_why, sizeof(pr_why), d, ri, j))
 		pr_ok = 0; /* the forge cannot confirm the pull request: post nothing */
-	if (tg_util_is_hex(j->commit, 40) && may_post(d, j) && pr_ok && post_status(d, ri, j, o.state, o.description, NULL, NULL, 0))
+	if (tg_util_is_hex(j->commit, 40) && may_post(d, j) && pr_ok && origin_may_post(d, ri, j, "no error status") &&
+	    post_status(d, ri, j, o.state, o.description, NULL, NULL, 0))
 		tg_log(TG_LOG_WARN, "job %lld: %s", (long long)j->id, tg_error_last());
 	tg_job r = *j;
 	r.verdict = (char *)"error";
@@ -866,7 +890,7 @@ static void post_pending(tg_daemon *d, size_t ri, const tg_config_repo *r, tg_jo
 		       (long long)j->pr, tg_error_last());
 		return;
 	}
-	if (!pr_ok)
+	if (!pr_ok || !origin_may_post(d, ri, j, "no pending status"))
 		return;
 	char desc[256];
 	snprintf(desc, sizeof(desc), "tracegate is analysing %s", j->workload);

@@ -32,8 +32,8 @@
 #define RECHECK_WINDOW_S (30 * 86400)
 #define RECHECK_MAX_RUNS 5000
 
-/* Runs by repository, pull request, workload, then the one updated last
- * first. */
+/* Runs by repository, pull request, workload, then the one posted last
+ * first (the verdict the pull request shows), then the newest. */
 static int by_group(const void *pa, const void *pb)
 {
 	const tg_job *a = pa, *b = pb;
@@ -44,8 +44,8 @@ static int by_group(const void *pa, const void *pb)
 		return a->pr < b->pr ? -1 : 1;
 	if ((c = strcmp(a->workload, b->workload)))
 		return c;
-	if (a->updated_at != b->updated_at)
-		return a->updated_at > b->updated_at ? -1 : 1;
+	if (a->posted_ms != b->posted_ms)
+		return a->posted_ms > b->posted_ms ? -1 : 1;
 	return a->id > b->id ? -1 : a->id < b->id;
 }
 
@@ -85,12 +85,16 @@ static int moved(char *why, size_t cap, tg_daemon *d, size_t ri, const tg_job *j
 	return 1;
 }
 
-/* The runs g[0..n) of one pull request and workload (the one shown
- * first): which to judge again, given the pull request p. */
+/* The runs g[0..n) of one pull request and workload (the one whose
+ * verdict it shows first): which to judge again, given the pull request p.
+ * None was posted (none was ever its head when judged): nothing shown to
+ * be stale. */
 static void recheck_group(tg_daemon *d, size_t ri, const tg_job *g, size_t n, const tg_forge_pr *p,
                           size_t *requeued)
 {
 	char why[300];
+	if (!g[0].posted_ms)
+		return;
 	if (!strcmp(g[0].commit, p->head)) {
 		if (moved(why, sizeof(why), d, ri, &g[0], p))
 			rejudge(d, &g[0], why, requeued);

@@ -81,6 +81,7 @@ typedef struct tg_job {
 	int origin_ok;         /* the forge confirmed that origin ran for its pull request's head */
 	char *judged_target;   /* the target branch its verdict was judged against (the forge's word), NULL */
 	char *judged_merge_base; /* the merge-base its baseline search started from, NULL */
+	int64_t posted_ms;     /* when its verdict was last posted (Unix milliseconds), 0: never */
 } tg_job;
 
 void tg_job_clear(tg_job *j);
@@ -131,7 +132,7 @@ int tg_store_job_advance(tg_store *s, int64_t id, const char *owner, tg_job_stat
 
 /* Records the verdict of job id (any state): verdict, summary,
  * baseline_commit, baseline_distance, comment_id, origin_ok,
- * judged_target and judged_merge_base of j. */
+ * judged_target, judged_merge_base and posted_ms of j. */
 int tg_store_job_set_result(tg_store *s, int64_t id, const tg_job *j);
 
 /* Jobs in any of the given states, oldest first; *out is an array of *n

@@ -17,15 +17,15 @@
 #define TG_STORE_JOB_COLS                                                                              \
 	"id, key, prefix, repo, commit_sha, branch, target_branch, pr, workload, run_id, manifest, state, " \
 	"attempts, error, verdict, summary, baseline_commit, baseline_distance, comment_id, created_at, "   \
-	"updated_at, run_time, trusted, tampered, origin, origin_ok, judged_target, judged_merge_base"
-#define TG_STORE_JOB_NCOLS 28
+	"updated_at, run_time, trusted, tampered, origin, origin_ok, judged_target, judged_merge_base, posted_ms"
+#define TG_STORE_JOB_NCOLS 29
 /* The same columns with the manifest's text left out (NULL): for listings
  * of many runs that do not read it, which an uploader's 1 MiB manifests
  * would otherwise fill memory with. */
 #define TG_STORE_JOB_COLS_BRIEF                                                                                   \
 	"id, key, prefix, repo, commit_sha, branch, target_branch, pr, workload, run_id, NULL AS manifest, state, "  \
 	"attempts, error, verdict, summary, baseline_commit, baseline_distance, comment_id, created_at, "            \
-	"updated_at, run_time, trusted, tampered, origin, origin_ok, judged_target, judged_merge_base"
+	"updated_at, run_time, trusted, tampered, origin, origin_ok, judged_target, judged_merge_base, posted_ms"
 
 /* The columns of a history row: run id, run_time, commit, workload, metric,
  * value, pull request. */

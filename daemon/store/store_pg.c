@@ -515,20 +515,21 @@ static int pg_job_advance(tg_store *s, int64_t id, const char *owner, const char
 
 static int set_result_once(pg_store *b, int64_t id, const tg_job *j, int64_t now)
 {
-	char dist[16], cid[24], t[24], ids[24];
+	char dist[16], cid[24], t[24], ids[24], pms[24];
 	snprintf(dist, sizeof(dist), "%d", j->baseline_distance);
+	fmt_i64(pms, sizeof(pms), j->posted_ms);
 	fmt_i64(cid, sizeof(cid), j->comment_id);
 	fmt_i64(t, sizeof(t), now);
 	fmt_i64(ids, sizeof(ids), id);
 	const char *p[] = {j->verdict, j->summary,       j->baseline_commit,    dist, cid, t, ids,
-	                   j->origin_ok ? "1" : "0", j->judged_target, j->judged_merge_base};
+	                   j->origin_ok ? "1" : "0", j->judged_target, j->judged_merge_base, pms};
 	int64_t changed = 0;
 	int rc = pg_update(b, "set result",
 	                   "UPDATE runs SET verdict = $1, summary = $2, baseline_commit = $3, "
 	                   "baseline_distance = $4::int, comment_id = $5::bigint, updated_at = $6::bigint, "
-	                   "origin_ok = $8::integer, judged_target = $9, judged_merge_base = $10 "
-	                   "WHERE id = $7::bigint",
-	                   10, p, &changed);
+	                   "origin_ok = $8::integer, judged_target = $9, judged_merge_base = $10, "
+	                   "posted_ms = $11::bigint WHERE id = $7::bigint",
+	                   11, p, &changed);
 	if (!rc && !changed)
 		rc = tg_error_set(TG_ENOTFOUND, "store: no job %lld", (long long)id);
 	return rc;

@@ -115,6 +115,7 @@ int tg_store__job_from_row(tg_job *out, const char *const *v)
 	out->run_time = to_i64(v[21], 0);
 	out->trusted = (int)to_i64(v[22], 0);
 	out->origin_ok = (int)to_i64(v[25], 0);
+	out->posted_ms = to_i64(v[28], 0);
 	return 0;
 }
 

@@ -12,14 +12,15 @@
  *            verdict, and times in Unix seconds.
  *            trusted (3): the run was signed with the configured key on a
  *            target branch (docs/security.md).
- *            tampered, origin, origin_ok, judged_target, judged_merge_base
- *            (4): why a judged run's files no longer match (a baseline
+ *            tampered, origin, origin_ok, judged_target, judged_merge_base,
+ *            posted_ms (4): why a judged run's files no longer match (a baseline
  *            that fails its hash); the CI run its manifest names and
  *            whether the forge confirmed it ran for its pull request's
  *            head (runs of a pull request pool only with runs of the same
- *            confirmed origin); what its verdict was judged against, so
- *            that a retargeted pull request or a moved merge-base is
- *            judged again (docs/security.md, issue 21).
+ *            confirmed origin); what its verdict was judged against and
+ *            when it was last posted (Unix milliseconds, 0: never), so
+ *            that a retargeted pull request, a moved merge-base or a head
+ *            pushed back is judged again (docs/security.md, issue 21).
  *   metrics  (run, name) -> value, deleted with their run.
  */
 #include "store_impl.h"
@@ -119,12 +120,14 @@ const tg_store_migration tg_store_migrations[] = {
 	 "ALTER TABLE runs ADD COLUMN origin_ok INTEGER NOT NULL DEFAULT 0;\n"
 	 "ALTER TABLE runs ADD COLUMN judged_target TEXT;\n"
 	 "ALTER TABLE runs ADD COLUMN judged_merge_base TEXT;\n"
+	 "ALTER TABLE runs ADD COLUMN posted_ms INTEGER NOT NULL DEFAULT 0;\n"
 	 "CREATE INDEX runs_pull_requests ON runs (run_time) WHERE pr > 0 AND state = 'done';\n",
 	 "ALTER TABLE runs ADD COLUMN tampered TEXT;\n"
 	 "ALTER TABLE runs ADD COLUMN origin TEXT;\n"
 	 "ALTER TABLE runs ADD COLUMN origin_ok INTEGER NOT NULL DEFAULT 0;\n"
 	 "ALTER TABLE runs ADD COLUMN judged_target TEXT;\n"
 	 "ALTER TABLE runs ADD COLUMN judged_merge_base TEXT;\n"
+	 "ALTER TABLE runs ADD COLUMN posted_ms BIGINT NOT NULL DEFAULT 0;\n"
 	 "CREATE INDEX runs_pull_requests ON runs (run_time) WHERE pr > 0 AND state = 'done';\n"},
 };
 

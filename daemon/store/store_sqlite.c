@@ -113,7 +113,8 @@ static const char *const sq_sql[SQ_NSTMT] = {
 	               "lease_until = CASE WHEN ?4 THEN 0 ELSE lease_until END "
 	               "WHERE id = ?5 AND state = ?6 AND lease_owner = ?7",
 	[SQ_SET_RESULT] = "UPDATE runs SET verdict = ?1, summary = ?2, baseline_commit = ?3, baseline_distance = ?4, "
-	                  "comment_id = ?5, updated_at = ?6, origin_ok = ?8, judged_target = ?9, judged_merge_base = ?10 "
+	                  "comment_id = ?5, updated_at = ?6, origin_ok = ?8, judged_target = ?9, judged_merge_base = ?10, "
+	                  "posted_ms = ?11 "
 	                  "WHERE id = ?7",
 	[SQ_LIST] = "SELECT " TG_STORE_JOB_COLS " FROM runs WHERE state IN (?1, ?2, ?3, ?4, ?5) "
 	            "ORDER BY created_at, id",
@@ -567,6 +568,7 @@ static int sq_job_set_result(tg_store *s, int64_t id, const tg_job *j, int64_t n
 	sqlite3_bind_int(st, 8, j->origin_ok != 0);
 	bind_text(st, 9, j->judged_target);
 	bind_text(st, 10, j->judged_merge_base);
+	sqlite3_bind_int64(st, 11, j->posted_ms);
 	int changed = 0, rc = sq_update(b, st, "set result", &changed);
 	if (!rc && !changed)
 		rc = tg_error_set(TG_ENOTFOUND, "store: no job %lld", (long long)id);
