@@ -1137,11 +1137,9 @@ static void test_find_run(void **state)
 	tg_store_set_trusted_only(c->s, 0);
 }
 
-/* Failing closed (store.h): the counts the admission limits read, a
- * side's pool by trust and by proof of origin, tampered runs kept out of
- * pools and listed for history, a done job judged again, the pull
- * requests' runs to look at again. */
-static void test_fail_closed(void **state)
+/* Failing closed (store.h): the counts the admission limits read count
+ * each trust class apart. */
+static void test_run_counts(void **state)
 {
 	ctx *c = *state;
 	NEED(c);
@@ -1151,7 +1149,7 @@ static void test_fail_closed(void **state)
 	/* at one commit: two trusted workloads, three untrusted ones (one of
 	 * them twice), two untrusted runs naming no pull request */
 	spec sp = {.commit = cm, .run_time = 10, .trusted = 1, .workload = "train"};
-	int64_t t1 = add_run(c->s, 701, &sp, NULL);
+	add_run(c->s, 701, &sp, NULL);
 	sp.workload = "infer";
 	add_run(c->s, 702, &sp, NULL);
 	sp.trusted = 0;
@@ -1179,21 +1177,23 @@ static void test_fail_closed(void **state)
 	assert_int_equal(k.workloads + k.runs + k.unsigned_branch, 0);
 	assert_int_equal(tg_store_count_runs(&k, c->s, NULL, cm, "train", 0), TG_EINVAL);
 
-	/* a pull request's runs at another commit: two of one CI run, one of
-	 * another, one whose origin the forge did not confirm */
-	char pc[41];
-	sha(pc, 710);
+}
+
+/* Adds the five done runs of pull request 7 at commit pc (of CI runs 4242,
+ * 4242, 999, 4242 not confirmed, none), each recorded as judged into main
+ * against cm, into ids. */
+static void add_pr_runs(tg_store *s, int64_t ids[5], const char *pc, const char *cm)
+{
 	spec pr = {.commit = pc, .pr = 7, .target_branch = "main", .branch = "feat", .origin = "4242"};
-	int64_t ids[5];
 	int ok[] = {1, 1, 1, 0, 1};
 	const char *origin[] = {"4242", "4242", "999", "4242", NULL};
 	for (int i = 0; i < 5; i++) {
 		pr.origin = origin[i];
-		pr.run_time = 1 + i; /* before the runs above: run_to_done claims these */
-		ids[i] = add_run(c->s, 711 + i, &pr, NULL);
-		run_to_done(c->s, ids[i], "pass", NULL, 0);
+		pr.run_time = 1 + i;
+		ids[i] = add_run(s, 711 + i, &pr, NULL);
+		run_to_done(s, ids[i], "pass", NULL, 0);
 		tg_job r;
-		tg_test_must(tg_store_job_get(&r, c->s, ids[i]));
+		tg_test_must(tg_store_job_get(&r, s, ids[i]));
 		assert_str_or_null(r.origin, origin[i]);
 		assert_int_equal(r.origin_ok, 0);
 		r.origin_ok = ok[i];
@@ -1201,9 +1201,24 @@ static void test_fail_closed(void **state)
 		r.judged_target = strdup("main");
 		free(r.judged_merge_base);
 		r.judged_merge_base = strdup(cm);
-		tg_test_must(tg_store_job_set_result(c->s, ids[i], &r));
+		r.posted_ms = 1000 + i;
+		tg_test_must(tg_store_job_set_result(s, ids[i], &r));
 		tg_job_clear(&r);
 	}
+}
+
+/* A side's pool by trust and by proof of origin; tampered runs out of
+ * every pool (not of the baseline walk), listed for history. */
+static void test_pool_and_tampered(void **state)
+{
+	ctx *c = *state;
+	NEED(c);
+	c->s = must_open(c);
+	char cm[41], pc[41];
+	sha(cm, 700);
+	sha(pc, 710);
+	int64_t ids[5];
+	add_pr_runs(c->s, ids, pc, cm);
 	tg_pool_filter f = {.by_origin = 1, .origin = "4242"};
 	tg_job *l = NULL;
 	size_t n = 0;
@@ -1214,6 +1229,7 @@ static void test_fail_closed(void **state)
 	assert_int_equal(l[0].origin_ok, 1);
 	assert_string_equal(l[0].judged_target, "main");
 	assert_string_equal(l[0].judged_merge_base, cm);
+	assert_int_equal(l[0].posted_ms, 1001);
 	tg_store_jobs_free(l, n);
 	f.origin = NULL; /* runs that name no origin (the outbox takes the manifest's word) */
 	tg_test_must(tg_store_find_pool(&l, &n, c->s, "acme/llm", pc, "train", &f, 8));
@@ -1260,6 +1276,23 @@ static void test_fail_closed(void **state)
 	assert_int_equal(n, 0); /* an untrusted run is no branch's history */
 	tg_store_set_trusted_only(c->s, 0);
 
+}
+
+/* The pull requests' runs to look at again, and a done job judged again. */
+static void test_pr_runs_and_rejudge(void **state)
+{
+	ctx *c = *state;
+	NEED(c);
+	c->s = must_open(c);
+	char cm[41], pc[41];
+	sha(cm, 700);
+	sha(pc, 710);
+	spec sp = {.commit = cm, .run_time = 10, .trusted = 1};
+	int64_t t1 = add_run(c->s, 701, &sp, NULL); /* seen, never judged */
+	int64_t ids[5];
+	add_pr_runs(c->s, ids, pc, cm);
+	tg_job *l = NULL;
+	size_t n = 0;
 	/* the pull requests' runs since a time, the one updated last first */
 	tg_store_debug_set_time(c->s, T0 + 50);
 	tg_job r;
@@ -1980,7 +2013,8 @@ static void test_pg_reconnect(void **state)
 	X(test_open_migrate_reopen)                                                                        \
 	X(test_migrate_from_v1) X(test_newer_schema_refused) X(test_add_idempotent) X(test_claim_and_renew) \
 	X(test_lost_lease) X(test_leases) X(test_transitions) X(test_set_result) X(test_jobs_list)                        \
-	X(test_metrics_and_history) X(test_history_prs) X(test_find_run) X(test_fail_closed) X(test_prune) X(test_strings)                          \
+	X(test_metrics_and_history) X(test_history_prs) X(test_find_run) X(test_run_counts) X(test_pool_and_tampered) \
+	X(test_pr_runs_and_rejudge) X(test_prune) X(test_strings)                          \
 	X(test_concurrent_claims) X(test_concurrent_open) X(test_killed_daemon) X(test_write_faults)
 
 #define ON_SQLITE(f) cmocka_unit_test_prestate_setup_teardown(f, setup, teardown, &sqlite_ctx),
