@@ -807,14 +807,21 @@ static int advance(tg_daemon *d, tg_job *j, tg_job_state to, const char *error)
 /* Whether pull request run j may post before it is judged (its pending
  * status, the error of giving up): not when its CI run is not confirmed
  * and runs of a confirmed CI run have judged its head (origin.c), nor when
- * the forge or the store cannot tell now (logged, what names the post). */
+ * the forge or the store cannot tell now (logged; what names the post).
+ * The forge is asked only when such runs exist. */
 static int origin_may_post(tg_daemon *d, size_t ri, tg_job *j, const char *what)
 {
 	int ok = 1;
 	char why[300];
 	if (j->pr <= 0)
 		return 1;
-	if (tg_daemon_origin_check(d, ri, j) || tg_daemon_origin_may_post(&ok, why, sizeof(why), d, j)) {
+	j->origin_ok = 0;
+	int rc = tg_daemon_origin_may_post(&ok, why, sizeof(why), d, j);
+	if (!rc && !ok) { /* runs of a confirmed CI run judged this head: is j's confirmed too? */
+		rc = tg_daemon_origin_check(d, ri, j);
+		ok = !rc && j->origin_ok;
+	}
+	if (rc) {
 		tg_log(TG_LOG_WARN, "job %lld: %s (%s)", (long long)j->id, tg_error_last(), what);
 		return 0;
 	}
