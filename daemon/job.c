@@ -52,6 +52,7 @@ typedef struct outcome {
 	char baseline[41];   /* "" when none */
 	int distance;
 	char merge_base[41]; /* where the baseline search started ("" when none): a moved one is judged again */
+	char target[256];    /* the target branch it was judged against (the forge's word), "" when none */
 	int unjudged;        /* 0: a judgement (or an error); else 1 + its tg_unjudged_kind (on_unjudged) */
 	char not_posted[256]; /* why nothing is posted (the forge disowns the pull request), "" to post */
 } outcome;
@@ -205,6 +206,7 @@ static int save_outcome(const tg_daemon *d, const tg_job *j, const outcome *o)
 	                         o->baseline, "distance", o->distance);
 	if (root && ((o->not_posted[0] && json_object_set_new(root, "not_posted", json_string(o->not_posted))) ||
 	             (o->merge_base[0] && json_object_set_new(root, "merge_base", json_string(o->merge_base))) ||
+	             (o->target[0] && json_object_set_new(root, "target", json_string(o->target))) ||
 	             (o->unjudged && json_object_set_new(root, "unjudged",
 	                                                 json_string(tg_config_unjudged_name(o->unjudged - 1)))))) {
 		json_decref(root);
@@ -245,6 +247,9 @@ static int load_outcome(const tg_daemon *d, const tg_job *j, outcome *o)
 	const char *mb = json_string_value(json_object_get(root, "merge_base"));
 	if (!bad && mb)
 		snprintf(o->merge_base, sizeof(o->merge_base), "%s", mb);
+	const char *tb = json_string_value(json_object_get(root, "target"));
+	if (!bad && tb)
+		snprintf(o->target, sizeof(o->target), "%s", tb);
 	const char *uj = json_string_value(json_object_get(root, "unjudged"));
 	for (int k = 0; !bad && uj && k < TG_UNJUDGED_KINDS; k++)
 		if (!strcmp(uj, tg_config_unjudged_name((tg_unjudged_kind)k)))
@@ -773,6 +778,7 @@ static int analyse(tg_daemon *d, size_t ri, tg_job *j, outcome *o)
 		rc = tg_daemon_origin_check(d, ri, j);
 	if (rc)
 		return rc;
+	snprintf(o->target, sizeof(o->target), "%s", j->target_branch ? j->target_branch : "");
 	struct analysis a;
 	memset(&a, 0, sizeof(a));
 	a.distance = -1;
@@ -879,7 +885,7 @@ static int store_result(tg_daemon *d, const tg_job *j, const outcome *o)
 	res.baseline_distance = o->distance;
 	/* what it was judged against: a pull request retargeted, or whose
 	 * merge-base moved, is judged again (recheck.c) */
-	res.judged_target = j->target_branch;
+	res.judged_target = o->target[0] ? (char *)o->target : NULL;
 	res.judged_merge_base = o->merge_base[0] ? (char *)o->merge_base : NULL;
 	return tg_store_job_set_result(d->store, j->id, &res);
 }
