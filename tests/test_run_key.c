@@ -30,7 +30,7 @@ static void test_key(void **state)
 	tg_daemon_run_key(b, "acme/llm", SHA, "train", "ci-1", NULL);
 	assert_string_equal(a, b);
 	/* a known value, so that the key cannot change unnoticed (stores keep it):
-	 * sha256 of "tracegate.run-key/1\\n8:acme/llm40:<sha>5:train4:ci-10:" */
+	 * sha256 of "tracegate.run-key/1\n8:acme/llm40:<sha>5:train4:ci-10:" */
 	tg_daemon_run_key(a, "acme/llm", SHA, "train", "ci-1", NULL);
 	assert_string_equal(a, "d9e74e6288f157f6a412076ad6be25e6ca6bec569873507afb674f820f2a606c");
 }
