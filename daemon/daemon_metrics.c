@@ -72,6 +72,7 @@ static const tg_metrics_family families[TG_DM_NFAMILIES] = {
 
 static const char *const verdicts[] = {"pass", "warn", "block", "inconclusive", "error"};
 static const char *const refusals[] = {TG_REFUSED_FOLDER_NAME, TG_REFUSED_TOO_MANY_WORKLOADS,
+                                       TG_REFUSED_TOO_MANY_RUNS, TG_REFUSED_TOO_MANY_UNSIGNED,
                                        TG_REFUSED_BAD_MANIFEST, TG_REFUSED_BAD_TRACE,
                                        TG_REFUSED_BAD_BRANCH,  TG_REFUSED_GAVE_UP,
                                        TG_REFUSED_NOT_CONFIGURED};
@@ -96,6 +97,15 @@ int tg_daemon_metrics_new(tg_metrics **out)
 void tg_daemon_count_refused(tg_daemon *d, const char *reason)
 {
 	tg_metrics_add(d->metrics, TG_DM_RUNS_REFUSED, reason, NULL, 1);
+}
+
+void tg_daemon_count_limit_refused(tg_daemon *d, const char *why)
+{
+	const char *r = strstr(why, "limits.max_unsigned_branch_runs") ? TG_REFUSED_TOO_MANY_UNSIGNED
+	                : strstr(why, "limits.max_workloads")          ? TG_REFUSED_TOO_MANY_WORKLOADS
+	                : strstr(why, "limits.max_runs")               ? TG_REFUSED_TOO_MANY_RUNS
+	                                                               : "other";
+	tg_daemon_count_refused(d, r);
 }
 
 /* The reason of an error outcome, from its summary ("error: WHAT: ...",

@@ -6,7 +6,7 @@
  * reclaim (lease_reclaim.c) stay about their work:
  *
  *   a new run          TG_DM_RUNS_SEEN                    (daemon.c, scan_one)
- *   a run refused      tg_daemon_count_refused            (daemon.c, job.c)
+ *   a run refused      tg_daemon_count_refused, _limit_refused (daemon.c, job.c)
  *   a job finished     tg_daemon_count_finished           (job.c)
  *   an analysis        TG_DM_ANALYSIS_SECONDS             (job.c)
  *   a poll             tg_daemon_count_poll               (daemon.c)
@@ -62,6 +62,8 @@ int tg_daemon_metrics_new(tg_metrics **out);
 /* Why runs are refused, the values of TG_DM_RUNS_REFUSED's label. */
 #define TG_REFUSED_FOLDER_NAME "folder_name"               /* a workload or run-id folder that is not a name */
 #define TG_REFUSED_TOO_MANY_WORKLOADS "too_many_workloads" /* limits.max_workloads */
+#define TG_REFUSED_TOO_MANY_RUNS "too_many_runs"           /* limits.max_runs */
+#define TG_REFUSED_TOO_MANY_UNSIGNED "too_many_unsigned_branch_runs" /* limits.max_unsigned_branch_runs */
 #define TG_REFUSED_BAD_MANIFEST "bad_manifest"
 #define TG_REFUSED_BAD_TRACE "bad_trace"   /* malformed, missing, over a limit */
 #define TG_REFUSED_BAD_BRANCH "bad_branch" /* a branch name git refuses */
@@ -70,6 +72,10 @@ int tg_daemon_metrics_new(tg_metrics **out);
 
 /* A run refused for reason (one of the above). */
 void tg_daemon_count_refused(tg_daemon *d, const char *reason);
+
+/* A run refused by a limit of admit.c (tg_daemon_admit), why as it says
+ * it ("more than limits.max_runs (8) runs of train at this commit"). */
+void tg_daemon_count_limit_refused(tg_daemon *d, const char *why);
 
 /* Job j reached done or failed with verdict (pass, warn, block,
  * inconclusive, error; NULL: none) and summary: the verdict counted, the

@@ -236,15 +236,20 @@ static int publish_branch(tg_daemon *d, size_t ri, const char *branch)
 		tg_history_free(prs, nprs);
 		return rc;
 	}
-	/* the change points found once, for the page and for the index */
+	/* the change points found once, for the page and for the index; the
+	 * branch's tampered runs listed, as tracegate history lists them */
 	tg_history_change *ch = NULL;
-	size_t nch = 0;
-	rc = tg_history_changes_find(&ch, &nch, p, n);
+	tg_job *tampered = NULL;
+	size_t nch = 0, nt = 0;
+	if (!(rc = tg_history_changes_find(&ch, &nch, p, n)))
+		rc = tg_store_tampered(&tampered, &nt, d->store, r->name, branch);
 	tg_history_opts o = {.changes = 1,
 	                     .info = tg_history_rules_info,
 	                     .ctx = d->rules[ri],
 	                     .prs = prs,
 	                     .nprs = nprs,
+	                     .tampered = tampered,
+	                     .ntampered = nt,
 	                     .index_href = "../../index.html",
 	                     .found = ch,
 	                     .nfound = nch};
@@ -262,6 +267,7 @@ static int publish_branch(tg_daemon *d, size_t ri, const char *branch)
 		rc = cache_changes(d, r->name, branch, p, n, ch, nch);
 	}
 	free(ch);
+	tg_store_jobs_free(tampered, nt);
 	free(html);
 	tg_history_free(p, n);
 	tg_history_free(prs, nprs);
