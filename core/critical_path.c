@@ -17,7 +17,7 @@
 #include "critical_path_impl.h"
 #include "kernel_class.h"
 #include "sort.h"
-#include "step_filter.h"
+#include "idmap.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -85,6 +85,8 @@ static void flag_all_names(tg_critical_path *cp)
 			cp->namef[atom] |= CPN_FORWARD;
 		if (strstr(s, "autograd"))
 			cp->namef[atom] |= CPN_AUTOGRAD;
+		if (!strncmp(s, "ProfilerStep#", 13) && s[13] >= '0' && s[13] <= '9')
+			cp->namef[atom] |= CPN_STEP;
 		for (size_t k = 0; k < cp->opts.ndata_load; k++)
 			if (strstr(s, cp->opts.data_load[k]))
 				cp->namef[atom] |= CPN_DATA_LOAD;
@@ -125,26 +127,29 @@ static int dropped(const tg_event *e)
 	return (e->flags & TG_EV_INSTANT) || e->kind == TG_KIND_TRACE_SPAN || e->kind == TG_KIND_INSTANT;
 }
 
-/* Times, stream, correlation flags and HTA's keep filter of every event. */
-static int prepare_events(tg_critical_path *cp)
+static int64_t floor_us(int64_t ns) { return (ns >= 0 ? ns / 1000 : -((-ns + 999) / 1000)) * 1000; }
+
+/* Times (HTA's rounding: start up, end down, to whole microseconds),
+ * stream, wait arguments and correlation flags of every event. */
+static void prepare_events(tg_critical_path *cp)
 {
-	tg_step_filter f;
-	int rc = tg_step_filter_init(&f, cp->tree, cp->opts.exact_ns ? TG_STEP_HTA : TG_STEP_HTA_ROUNDED);
-	if (rc)
-		return rc;
 	uint32_t k_stream = tg_trace_key(cp->t, "stream"), k_won = tg_trace_key(cp->t, "wait_on_stream"),
 		 k_worc = tg_trace_key(cp->t, "wait_on_cuda_event_record_corr_id");
 	for (size_t i = 0; i < cp->nev; i++) {
 		const tg_event *e = &cp->ev[i];
-		tg_step_filter_span(&f, e, &cp->ts[i], &cp->end[i]);
+		cp->ts[i] = e->ts;
+		cp->end[i] = e->ts + e->dur;
+		if (!cp->opts.exact_ns) {
+			int64_t up = floor_us(cp->ts[i]);
+			cp->ts[i] = up == cp->ts[i] ? up : up + 1000;
+			cp->end[i] = floor_us(cp->end[i]);
+		}
 		cp->stream[i] = arg_number(cp->t, e, k_stream);
 		cp->won[i] = e->kind == TG_KIND_SYNC ? arg_number(cp->t, e, k_won) : -1;
 		cp->worc[i] = e->kind == TG_KIND_SYNC ? arg_number(cp->t, e, k_worc) : -1;
 		cp->ic[i] = TG_NONE;
 		cp->ksync[i] = TG_NONE;
-		uint8_t fl = 0;
-		if (!dropped(e) && tg_step_filter_has(&f, (uint32_t)i))
-			fl |= CP_KEPT;
+		uint8_t fl = dropped(e) ? 0 : CP_KEPT;
 		if (cp_corr(cp, (uint32_t)i) >= 0)
 			fl |= CP_CORR;
 		uint16_t nf = cp_name_flags(cp, (uint32_t)i);
@@ -152,7 +157,46 @@ static int prepare_events(tg_critical_path *cp)
 			fl |= CP_GPU;
 		cp->evf[i] = fl;
 	}
-	return 0;
+}
+
+/* HTA's _filter_irrelevant_gpu_kernels: with two ProfilerStep#N names or
+ * more (user_annotation and gpu_user_annotation alike), host-side events
+ * are kept when they start before the last step does, device-side ones
+ * when a kept host event has their correlation id. */
+static int keep_filter(tg_critical_path *cp)
+{
+	int64_t last = INT64_MIN;
+	uint32_t first_name = TG_NONE;
+	int names = 0;
+	for (size_t i = 0; i < cp->nev; i++) {
+		if (!(cp->evf[i] & CP_KEPT) || !(cp_name_flags(cp, (uint32_t)i) & CPN_STEP))
+			continue;
+		if (first_name == TG_NONE)
+			first_name = cp->ev[i].name;
+		else if (cp->ev[i].name != first_name)
+			names = 2;
+		if (!(cp->evf[i] & CP_GPU) && cp->ts[i] > last)
+			last = cp->ts[i];
+	}
+	if (names < 2)
+		return 0;
+	tg_idmap *corrs = tg_idmap_new(1024);
+	if (!corrs)
+		return TG_ENOMEM;
+	int rc = 0;
+	for (size_t i = 0; i < cp->nev && !rc; i++) {
+		if (!(cp->evf[i] & CP_KEPT) || (cp->evf[i] & CP_GPU))
+			continue;
+		if (cp->ts[i] >= last)
+			cp->evf[i] &= (uint8_t)~CP_KEPT;
+		else if (cp_corr(cp, (uint32_t)i) != -1 && tg_idmap_put(corrs, cp_corr(cp, (uint32_t)i), 0) < 0)
+			rc = TG_ENOMEM;
+	}
+	for (size_t i = 0; i < cp->nev && !rc; i++)
+		if ((cp->evf[i] & CP_KEPT) && (cp->evf[i] & CP_GPU) && tg_idmap_get(corrs, cp_corr(cp, (uint32_t)i)) == TG_NONE)
+			cp->evf[i] &= (uint8_t)~CP_KEPT;
+	tg_idmap_free(corrs);
+	return rc;
 }
 
 int64_t cp_corr(const tg_critical_path *cp, uint32_t ev)
@@ -308,7 +352,8 @@ static int build(tg_critical_path *cp)
 	int rc = alloc_arrays(cp);
 	if (!rc) {
 		flag_all_names(cp);
-		rc = prepare_events(cp);
+		prepare_events(cp);
+		rc = keep_filter(cp);
 	}
 	if (!rc)
 		rc = link_correlations(cp);
@@ -318,6 +363,10 @@ static int build(tg_critical_path *cp)
 		return rc;
 	cp->stats.window_start = start;
 	cp->stats.window_end = end;
+	size_t nsteps;
+	const tg_step *steps = tg_tree_steps(cp->tree, &nsteps);
+	for (size_t k = 0; k < nsteps; k++)
+		cp->stats.steps += cp->ts[steps[k].event] >= start && cp->ts[steps[k].event] < end;
 	clip(cp, start, end);
 	if ((rc = cp_make_nodes(cp)) || (rc = cp_add_cpu_edges(cp)) || (rc = cp_add_gpu_edges(cp)))
 		return rc;

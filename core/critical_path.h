@@ -123,6 +123,7 @@ typedef struct tg_cp_stats {
 	uint64_t same_stream_syncs; /* sync edges between events of one stream, dropped
 	                             * (HTA refuses such a graph) */
 	uint64_t instances;     /* annotation instances in the window */
+	uint64_t steps;         /* ProfilerSteps that start in the window, before its end (per-step figures) */
 	int64_t window_start, window_end; /* ns */
 } tg_cp_stats;
 

@@ -178,8 +178,9 @@ int tg_cp_write_html(FILE *f, const tg_critical_path *cp, const char *file, cons
 		fputs("Window: the whole trace", f);
 	}
 	fprintf(f, " (%.3f ms). Length <b>%.3f ms</b>", ms(s->window_end - s->window_start), ms(tg_cp_length_ns(cp)));
-	if (s->instances > 1)
-		fprintf(f, ", %.3f ms an instance", ms(tg_cp_length_ns(cp)) / (double)s->instances);
+	if (s->steps > 1)
+		fprintf(f, ", %.3f ms a step over %llu steps", ms(tg_cp_length_ns(cp)) / (double)s->steps,
+		        (unsigned long long)s->steps);
 	fprintf(f, ". HTA settings: %s, zero-weight launch edges %s.</p>\n",
 	        o && o->exact_ns ? "exact nanoseconds" : "microsecond rounding", o && o->zero_weight_launch ? "on" : "off");
 	fputs("<h2>What bounds the path</h2>\n", f);

@@ -39,6 +39,7 @@ enum {
 	CPN_DATA_LOAD = 1 << 9,    /* a data-loading name (opts) */
 	CPN_FORWARD = 1 << 10,     /* contains "forward" (the forward thread) */
 	CPN_AUTOGRAD = 1 << 11,    /* contains "autograd" (the backward thread) */
+	CPN_STEP = 1 << 12,        /* ProfilerStep#N */
 	CPN_CHECKED = 1 << 15      /* the substring flags above are set */
 };
 

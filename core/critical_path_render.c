@@ -64,8 +64,9 @@ static void text_header(FILE *f, const tg_critical_path *cp, const char *file, c
 	        o && o->exact_ns ? "exact nanoseconds" : "microsecond rounding",
 	        o && o->zero_weight_launch ? "on" : "off", o && o->ndata_load ? ", data-loading events named" : "");
 	fprintf(f, "Length %.3f ms", ms(tg_cp_length_ns(cp)));
-	if (s->instances > 1)
-		fprintf(f, " (%.3f ms an instance)", ms(tg_cp_length_ns(cp)) / (double)s->instances);
+	if (s->steps > 1)
+		fprintf(f, " (%.3f ms a step over %llu steps)", ms(tg_cp_length_ns(cp)) / (double)s->steps,
+		        (unsigned long long)s->steps);
 	fputc('\n', f);
 }
 
@@ -160,8 +161,8 @@ int tg_cp_write_json(FILE *f, const tg_critical_path *cp, const char *file, cons
 	        ms(s->window_start), ms(s->window_end));
 	fprintf(f, "\"settings\":{\"ns_rounding\":%s,\"zero_weight_launch_edges\":%s},",
 	        o && o->exact_ns ? "false" : "true", o && o->zero_weight_launch ? "true" : "false");
-	fprintf(f, "\"length_ms\":%.6f,\"length_ms_per_instance\":%.6f,", ms(tg_cp_length_ns(cp)),
-	        s->instances ? ms(tg_cp_length_ns(cp)) / (double)s->instances : 0);
+	fprintf(f, "\"steps\":%llu,\"length_ms\":%.6f,\"length_ms_per_step\":%.6f,", (unsigned long long)s->steps,
+	        ms(tg_cp_length_ns(cp)), s->steps ? ms(tg_cp_length_ns(cp)) / (double)s->steps : ms(tg_cp_length_ns(cp)));
 	json_breakdown(f, cp);
 	size_t nops, nsteps;
 	const tg_cp_op *ops = tg_cp_ops(cp, &nops);
