@@ -93,11 +93,6 @@ static void flag_all_names(tg_critical_path *cp)
 	}
 }
 
-uint16_t cp_name_flags(const tg_critical_path *cp, uint32_t ev)
-{
-	uint32_t atom = cp->ev[ev].name;
-	return atom < cp->natoms ? cp->namef[atom] : 0;
-}
 
 /* An argument as pandas.to_numeric(errors="coerce") reads it, -1 when
  * absent or not a number. */
@@ -180,6 +175,7 @@ static int keep_filter(tg_critical_path *cp)
 	}
 	if (names < 2)
 		return 0;
+	cp->last_step_dropped = 1;
 	tg_idmap *corrs = tg_idmap_new(1024);
 	if (!corrs)
 		return TG_ENOMEM;
@@ -199,11 +195,6 @@ static int keep_filter(tg_critical_path *cp)
 	return rc;
 }
 
-int64_t cp_corr(const tg_critical_path *cp, uint32_t ev)
-{
-	const tg_event *e = &cp->ev[ev];
-	return e->kind != TG_KIND_PYTHON && (e->flags & TG_EV_HAS_CORR) ? e->ids.op.correlation : -1;
-}
 
 /* HTA's index_correlation: every host event with a correlation id points
  * at the last device event with that id, and every device event at the
@@ -270,11 +261,14 @@ static int find_window(tg_critical_path *cp, int64_t *start, int64_t *end)
 		first = 0;
 		last = count - 1;
 	}
-	if (!count || first < 0 || last < first || last >= count)
-		return tg_error_set(TG_ENOTFOUND, "critical path: %s '%s': %lld instance%s in the trace%s",
-		                    cp->opts.annotation_exact ? "event" : "annotation", cp->annotation,
-		                    (long long)count, count == 1 ? "" : "s",
-		                    count ? ", asked for another" : " (HTA leaves out the last ProfilerStep)");
+	if (!count)
+		return tg_error_set(TG_ENOTFOUND, "critical path: no event %s '%s' in the trace%s",
+		                    cp->opts.annotation_exact ? "named" : "whose name contains", cp->annotation,
+		                    cp->last_step_dropped ? " (HTA leaves out its last ProfilerStep)" : "");
+	if (first < 0 || last < first || last >= count)
+		return tg_error_set(TG_ENOTFOUND, "critical path: '%s': %lld instance%s in the trace, asked for %lld to %lld",
+		                    cp->annotation, (long long)count, count == 1 ? "" : "s", (long long)first,
+		                    (long long)last);
 	int64_t k = 0;
 	for (size_t i = 0; i < cp->nev; i++) {
 		if (!(cp->evf[i] & CP_KEPT) || !name_matches(cp, (uint32_t)i))

@@ -3,14 +3,28 @@
  * (critical_path_impl.h): edges in the order first added, found again by
  * (source, destination) in an open-addressing hash so that an edge added
  * twice keeps its place and takes the later type and weight, as a networkx
- * DiGraph does; HTA's attribution of span edges to events; and a stable
- * sort of event indices by a time.
+ * DiGraph does; HTA's attribution of span edges to events; and the small
+ * helpers the other critical_path files share (an event's correlation id,
+ * its name's flags, a stable sort of event indices by a time), here so
+ * that no two files of core/ call each other.
  */
 #include "critical_path_impl.h"
 #include "sort.h"
 
 #include <stdlib.h>
 #include <string.h>
+
+int64_t cp_corr(const tg_critical_path *cp, uint32_t ev)
+{
+	const tg_event *e = &cp->ev[ev];
+	return e->kind != TG_KIND_PYTHON && (e->flags & TG_EV_HAS_CORR) ? e->ids.op.correlation : -1;
+}
+
+uint16_t cp_name_flags(const tg_critical_path *cp, uint32_t ev)
+{
+	uint32_t atom = cp->ev[ev].name;
+	return atom < cp->natoms ? cp->namef[atom] : 0;
+}
 
 static size_t hslot(const tg_critical_path *cp, uint64_t key)
 {

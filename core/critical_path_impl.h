@@ -57,6 +57,7 @@ struct tg_critical_path {
 	size_t nev;
 	tg_cp_opts opts;
 	char *annotation;
+	int last_step_dropped; /* HTA's filter left out the last step */
 
 	/* per event */
 	int64_t *ts, *end;   /* as HTA sees them (rounded unless exact_ns) */

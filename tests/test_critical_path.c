@@ -212,17 +212,35 @@ static void test_failures(void **state)
 	tg_critical_path_free(cp);
 	o.annotation = "ProfilerStep";
 	assert_int_equal(tg_critical_path_build(&cp, tree, &o), TG_ENOTFOUND);
-	assert_string_equal(tg_error_last(), "critical path: annotation 'ProfilerStep': 0 instances in the trace "
-	                                     "(HTA leaves out the last ProfilerStep)");
+	assert_string_equal(tg_error_last(), "critical path: no event whose name contains 'ProfilerStep' in the trace");
 	o.annotation = "cuda";
 	o.first = o.last = 2; /* cudaStreamSynchronize, cudaLaunchKernel: 2 instances */
 	assert_int_equal(tg_critical_path_build(&cp, tree, &o), TG_ENOTFOUND);
-	assert_string_equal(tg_error_last(), "critical path: annotation 'cuda': 2 instances in the trace, asked for "
-	                                     "another");
+	assert_string_equal(tg_error_last(), "critical path: 'cuda': 2 instances in the trace, asked for 2 to 2");
 	o.first = o.last = 1;
 	tg_test_must(tg_critical_path_build(&cp, tree, &o));
 	assert_int_equal(tg_cp_stats_get(cp)->window_start, 20 * US);
 	tg_critical_path_free(cp);
+	tg_tree_free(tree);
+	tg_trace_free(t);
+	/* two steps: HTA keeps what starts before the last one */
+	static const char steps[] = "{\"traceEvents\":["
+		X("user_annotation", "ProfilerStep#1", 1, 1, 0, 50, "") ","
+		X("user_annotation", "ProfilerStep#2", 1, 1, 50, 50, "") ","
+		X("cpu_op", "aten::add", 1, 1, 10, 20, "") ","
+		X("cpu_op", "aten::mul", 1, 1, 60, 20, "") "]}";
+	t = tg_test_read_str(steps);
+	tg_test_must(tg_tree_build(&tree, t));
+	tg_test_must(tg_critical_path_build(&cp, tree, NULL));
+	assert_string_equal(tg_cp_annotation(cp), "ProfilerStep");
+	assert_int_equal(tg_cp_stats_get(cp)->instances, 1);
+	assert_int_equal(tg_cp_stats_get(cp)->steps, 1);
+	assert_int_equal(tg_cp_length_ns(cp), 20 * US); /* aten::add; aten::mul is in the last step */
+	tg_critical_path_free(cp);
+	tg_cp_opts so = {.annotation = "ProfilerStep#2", .annotation_exact = 1, .all_instances = 1};
+	assert_int_equal(tg_critical_path_build(&cp, tree, &so), TG_ENOTFOUND);
+	assert_string_equal(tg_error_last(), "critical path: no event named 'ProfilerStep#2' in the trace (HTA leaves out "
+	                                     "its last ProfilerStep)");
 	tg_tree_free(tree);
 	tg_trace_free(t);
 }
