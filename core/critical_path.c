@@ -22,32 +22,55 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const bound_names[TG_CP_NBOUND] = {
-	"cpu_bound", "data_loading", "gpu_compute_bound", "gpu_communication_bound",
-	"gpu_kernel_kernel_overhead", "gpu_kernel_launch_overhead", ""};
+static const char *const bound_names[TG_CP_NBOUND] = {"cpu_bound",
+                                                      "data_loading",
+                                                      "gpu_compute_bound",
+                                                      "gpu_communication_bound",
+                                                      "gpu_kernel_kernel_overhead",
+                                                      "gpu_kernel_launch_overhead",
+                                                      ""};
 
-static const char *const bound_labels[TG_CP_NBOUND] = {
-	"CPU-bound", "data-loading-bound", "GPU-compute-bound", "communication-bound",
-	"bound by kernel-to-kernel gaps", "launch-bound", "bound by dependencies"};
+static const char *const bound_labels[TG_CP_NBOUND] = {"CPU-bound",
+                                                       "data-loading-bound",
+                                                       "GPU-compute-bound",
+                                                       "communication-bound",
+                                                       "bound by kernel-to-kernel gaps",
+                                                       "launch-bound",
+                                                       "bound by dependencies"};
 
-static const char *const edge_names[TG_CP_EDGE_NTYPES] = {
-	"operator", "dependency", "kernel_launch_delay", "kernel_kernel_delay", "sync_dependency"};
+static const char *const edge_names[TG_CP_EDGE_NTYPES] = {"operator", "dependency", "kernel_launch_delay",
+                                                          "kernel_kernel_delay", "sync_dependency"};
 
-const char *tg_cp_bound_name(tg_cp_bound b) { return (unsigned)b < TG_CP_NBOUND ? bound_names[b] : "?"; }
-const char *tg_cp_bound_label(tg_cp_bound b) { return (unsigned)b < TG_CP_NBOUND ? bound_labels[b] : "?"; }
+const char *tg_cp_bound_name(tg_cp_bound b)
+{
+	return (unsigned)b < TG_CP_NBOUND ? bound_names[b] : "?";
+}
+const char *tg_cp_bound_label(tg_cp_bound b)
+{
+	return (unsigned)b < TG_CP_NBOUND ? bound_labels[b] : "?";
+}
 const char *tg_cp_edge_type_name(tg_cp_edge_type t)
 {
 	return (unsigned)t < TG_CP_EDGE_NTYPES ? edge_names[t] : "?";
 }
 
 /* HTA's lists (critical_path_analysis.py, trace_symbol_table.py). */
-static const char *const launch_names[] = {
-	"cudaLaunchKernel", "cudaLaunchKernelExC", "cuLaunchKernel", "cuLaunchKernelEx", "cudaMemcpyAsync",
-	"cudaMemsetAsync", "runFunction - job_prep_and_submit_for_execution", "hipLaunchKernel",
-	"hipExtModuleLaunchKernel", "hipMemsetAsync", "hipMemcpyAsync", "hipMemcpyWithStream"};
+static const char *const launch_names[] = {"cudaLaunchKernel",
+                                           "cudaLaunchKernelExC",
+                                           "cuLaunchKernel",
+                                           "cuLaunchKernelEx",
+                                           "cudaMemcpyAsync",
+                                           "cudaMemsetAsync",
+                                           "runFunction - job_prep_and_submit_for_execution",
+                                           "hipLaunchKernel",
+                                           "hipExtModuleLaunchKernel",
+                                           "hipMemsetAsync",
+                                           "hipMemcpyAsync",
+                                           "hipMemcpyWithStream"};
 static const char *const lock_names[] = {"cudaHostAlloc", "cudaLaunchKernel", "cudaMemcpyAsync"};
-static const char *const block_names[] = {"cudaDeviceSynchronize", "cudaStreamSynchronize", "cudaEventQuery",
-                                          "cudaEventSynchronize", "cudaMemcpy", "cudaMemcpyAsync"};
+static const char *const block_names[] = {
+	"cudaDeviceSynchronize", "cudaStreamSynchronize", "cudaEventQuery", "cudaEventSynchronize", "cudaMemcpy",
+	"cudaMemcpyAsync"};
 
 static void flag_names(tg_critical_path *cp, const char *const *names, size_t n, uint16_t flag)
 {
@@ -64,8 +87,8 @@ static void flag_names(tg_critical_path *cp, const char *const *names, size_t n,
 static void flag_all_names(tg_critical_path *cp)
 {
 	static const char *const ev_sync[] = {"Event Sync"}, *const ctx_sync[] = {"Context Sync"},
-	                         *const st_sync[] = {"Stream Sync"}, *const st_wait[] = {"Stream Wait Event"},
-	                         *const rec[] = {"cudaEventRecord"}, *const wait[] = {"cudaStreamWaitEvent"};
+				 *const st_sync[] = {"Stream Sync"}, *const st_wait[] = {"Stream Wait Event"},
+				 *const rec[] = {"cudaEventRecord"}, *const wait[] = {"cudaStreamWaitEvent"};
 	flag_names(cp, launch_names, NLIST(launch_names), CPN_LAUNCH);
 	flag_names(cp, lock_names, NLIST(lock_names), CPN_LOCK);
 	flag_names(cp, block_names, NLIST(block_names), CPN_BLOCK);
@@ -92,7 +115,6 @@ static void flag_all_names(tg_critical_path *cp)
 				cp->namef[atom] |= CPN_DATA_LOAD;
 	}
 }
-
 
 /* An argument as pandas.to_numeric(errors="coerce") reads it, -1 when
  * absent or not a number. */
@@ -122,7 +144,10 @@ static int dropped(const tg_event *e)
 	return (e->flags & TG_EV_INSTANT) || e->kind == TG_KIND_TRACE_SPAN || e->kind == TG_KIND_INSTANT;
 }
 
-static int64_t floor_us(int64_t ns) { return (ns >= 0 ? ns / 1000 : -((-ns + 999) / 1000)) * 1000; }
+static int64_t floor_us(int64_t ns)
+{
+	return (ns >= 0 ? ns / 1000 : -((-ns + 999) / 1000)) * 1000;
+}
 
 /* Times (HTA's rounding: start up, end down, to whole microseconds),
  * stream, wait arguments and correlation flags of every event. */
@@ -189,12 +214,12 @@ static int keep_filter(tg_critical_path *cp)
 			rc = TG_ENOMEM;
 	}
 	for (size_t i = 0; i < cp->nev && !rc; i++)
-		if ((cp->evf[i] & CP_KEPT) && (cp->evf[i] & CP_GPU) && tg_idmap_get(corrs, cp_corr(cp, (uint32_t)i)) == TG_NONE)
+		if ((cp->evf[i] & CP_KEPT) && (cp->evf[i] & CP_GPU) &&
+		    tg_idmap_get(corrs, cp_corr(cp, (uint32_t)i)) == TG_NONE)
 			cp->evf[i] &= (uint8_t)~CP_KEPT;
 	tg_idmap_free(corrs);
 	return rc;
 }
-
 
 /* HTA's index_correlation: every host event with a correlation id points
  * at the last device event with that id, and every device event at the
@@ -266,9 +291,9 @@ static int find_window(tg_critical_path *cp, int64_t *start, int64_t *end)
 		                    cp->opts.annotation_exact ? "named" : "whose name contains", cp->annotation,
 		                    cp->last_step_dropped ? " (HTA leaves out its last ProfilerStep)" : "");
 	if (first < 0 || last < first || last >= count)
-		return tg_error_set(TG_ENOTFOUND, "critical path: '%s': %lld instance%s in the trace, asked for %lld to %lld",
-		                    cp->annotation, (long long)count, count == 1 ? "" : "s", (long long)first,
-		                    (long long)last);
+		return tg_error_set(
+			TG_ENOTFOUND, "critical path: '%s': %lld instance%s in the trace, asked for %lld to %lld",
+			cp->annotation, (long long)count, count == 1 ? "" : "s", (long long)first, (long long)last);
 	int64_t k = 0;
 	for (size_t i = 0; i < cp->nev; i++) {
 		if (!(cp->evf[i] & CP_KEPT) || !name_matches(cp, (uint32_t)i))
@@ -306,7 +331,6 @@ static void clip(tg_critical_path *cp, int64_t start, int64_t end)
 	for (size_t i = 0; i < cp->nev; i++)
 		cp->stats.events += (cp->evf[i] & CP_CLIP) != 0;
 }
-
 
 /* ---------------------------------------------------------------- build */
 
@@ -396,19 +420,35 @@ void tg_critical_path_free(tg_critical_path *cp)
 {
 	if (!cp)
 		return;
-	void *arrays[] = {cp->annotation, cp->ts, cp->end, cp->stream, cp->won, cp->worc, cp->ic, cp->ksync,
-	                  cp->evf, cp->snode, cp->enode, cp->namef, cp->node_ev, cp->node_ts, cp->node_start,
-	                  cp->edges, cp->hkeys, cp->hvals, cp->path, cp->steps, cp->ops, cp->path_events};
+	void *arrays[] = {cp->annotation, cp->ts,      cp->end,        cp->stream,     cp->won,   cp->worc,
+	                  cp->ic,         cp->ksync,   cp->evf,        cp->snode,      cp->enode, cp->namef,
+	                  cp->node_ev,    cp->node_ts, cp->node_start, cp->edges,      cp->hkeys, cp->hvals,
+	                  cp->path,       cp->steps,   cp->ops,        cp->path_events};
 	for (size_t i = 0; i < sizeof(arrays) / sizeof(arrays[0]); i++)
 		free(arrays[i]);
 	free(cp);
 }
 
-int64_t tg_cp_length_ns(const tg_critical_path *cp) { return cp->length; }
-const int64_t *tg_cp_breakdown(const tg_critical_path *cp) { return cp->bound_ns; }
-const tg_cp_stats *tg_cp_stats_get(const tg_critical_path *cp) { return &cp->stats; }
-const char *tg_cp_annotation(const tg_critical_path *cp) { return cp->annotation; }
-const tg_trace *tg_critical_path_trace(const tg_critical_path *cp) { return cp->t; }
+int64_t tg_cp_length_ns(const tg_critical_path *cp)
+{
+	return cp->length;
+}
+const int64_t *tg_cp_breakdown(const tg_critical_path *cp)
+{
+	return cp->bound_ns;
+}
+const tg_cp_stats *tg_cp_stats_get(const tg_critical_path *cp)
+{
+	return &cp->stats;
+}
+const char *tg_cp_annotation(const tg_critical_path *cp)
+{
+	return cp->annotation;
+}
+const tg_trace *tg_critical_path_trace(const tg_critical_path *cp)
+{
+	return cp->t;
+}
 
 const tg_cp_step *tg_cp_steps(const tg_critical_path *cp, size_t *n)
 {

@@ -112,7 +112,8 @@ int cp_add_edge(tg_critical_path *cp, uint32_t src, uint32_t dst, int type, int 
 	}
 	cp_edge *e = &cp->edges[idx];
 	e->type = (uint8_t)type;
-	e->w = type == TG_CP_EDGE_DEPENDENCY || type == TG_CP_EDGE_SYNC || zero ? 0 : cp->node_ts[dst] - cp->node_ts[src];
+	e->w = type == TG_CP_EDGE_DEPENDENCY || type == TG_CP_EDGE_SYNC || zero ? 0
+	                                                                        : cp->node_ts[dst] - cp->node_ts[src];
 	if (type == TG_CP_EDGE_OPERATOR || type == TG_CP_EDGE_KERNEL_KERNEL)
 		e->attr = attribute(cp, src, dst, type, attr_parent);
 	return 0;

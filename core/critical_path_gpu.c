@@ -33,12 +33,12 @@
 
 /* Scratch shared by the steps below. */
 struct gpu_ws {
-	int64_t *q;        /* queue length at each event (NO_QUEUE: none) */
-	uint32_t *order;   /* event lists, sorted */
-	int64_t *key;      /* per-event sort keys */
-	tg_idmap *prev;    /* cudaEventRecord correlation -> the launch before it */
-	tg_idmap *next;    /* cudaStreamWaitEvent event -> the launch after it */
-	uint32_t *lid;     /* per event: launch number of a launch, else TG_NONE */
+	int64_t *q;         /* queue length at each event (NO_QUEUE: none) */
+	uint32_t *order;    /* event lists, sorted */
+	int64_t *key;       /* per-event sort keys */
+	tg_idmap *prev;     /* cudaEventRecord correlation -> the launch before it */
+	tg_idmap *next;     /* cudaStreamWaitEvent event -> the launch after it */
+	uint32_t *lid;      /* per event: launch number of a launch, else TG_NONE */
 	uint32_t *launches; /* launch events by launch number */
 	size_t nlaunches;
 };
@@ -179,7 +179,10 @@ static int number_launches(tg_critical_path *cp, struct gpu_ws *ws)
 
 /* The stream a launch's kernel runs on, or a cudaEventRecord's stream (the
  * wait_on_stream of the sync events that name its correlation id). */
-static int64_t launch_stream(const tg_critical_path *cp, uint32_t i) { return cp->stream[cp->ic[i]]; }
+static int64_t launch_stream(const tg_critical_path *cp, uint32_t i)
+{
+	return cp->stream[cp->ic[i]];
+}
 
 static int64_t launch_gpu(const tg_critical_path *cp, uint32_t i)
 {
@@ -243,7 +246,8 @@ static int event_records(tg_critical_path *cp, struct gpu_ws *ws)
  * the stream that waits. */
 static int stream_waits(tg_critical_path *cp, struct gpu_ws *ws)
 {
-	int64_t *stream = tg_malloc((cp->nev + 1) * sizeof(int64_t)), *track = tg_malloc((cp->nev + 1) * sizeof(int64_t));
+	int64_t *stream = tg_malloc((cp->nev + 1) * sizeof(int64_t)),
+		*track = tg_malloc((cp->nev + 1) * sizeof(int64_t));
 	int rc = stream && track ? 0 : TG_ENOMEM;
 	size_t n = 0;
 	for (size_t k = 0; k < ws->nlaunches && !rc; k++) {
@@ -410,9 +414,14 @@ static int kernel_edges(tg_critical_path *cp, struct gpu_ws *ws)
 int cp_add_gpu_edges(tg_critical_path *cp)
 {
 	size_t n = cp->nev + 1;
-	struct gpu_ws ws = {tg_malloc(n * sizeof(int64_t)), tg_malloc(n * sizeof(uint32_t)),
-	                    tg_malloc(n * sizeof(int64_t)), tg_idmap_new(64), tg_idmap_new(64),
-	                    tg_malloc(n * sizeof(uint32_t)), tg_malloc(n * sizeof(uint32_t)), 0};
+	struct gpu_ws ws = {tg_malloc(n * sizeof(int64_t)),
+	                    tg_malloc(n * sizeof(uint32_t)),
+	                    tg_malloc(n * sizeof(int64_t)),
+	                    tg_idmap_new(64),
+	                    tg_idmap_new(64),
+	                    tg_malloc(n * sizeof(uint32_t)),
+	                    tg_malloc(n * sizeof(uint32_t)),
+	                    0};
 	int rc = ws.q && ws.order && ws.key && ws.prev && ws.next && ws.lid && ws.launches ? 0 : TG_ENOMEM;
 	if (!rc) {
 		for (size_t i = 0; i < cp->nev; i++)

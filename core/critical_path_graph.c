@@ -26,7 +26,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int node_kind(int k) { return k == TG_KIND_CPU_OP || k == TG_KIND_RUNTIME || k == TG_KIND_DRIVER; }
+static int node_kind(int k)
+{
+	return k == TG_KIND_CPU_OP || k == TG_KIND_RUNTIME || k == TG_KIND_DRIVER;
+}
 
 int cp_make_nodes(tg_critical_path *cp)
 {
@@ -116,7 +119,8 @@ static int runtime_lock_edges(tg_critical_path *cp)
 			while (nopen && !rc) {
 				uint32_t p = open[--nopen];
 				rc = cp_add_edge(cp, p, v,
-				                 cp->node_ev[p] == cp->node_ev[v] ? TG_CP_EDGE_OPERATOR : TG_CP_EDGE_DEPENDENCY,
+				                 cp->node_ev[p] == cp->node_ev[v] ? TG_CP_EDGE_OPERATOR
+				                                                  : TG_CP_EDGE_DEPENDENCY,
 				                 0, TG_NONE);
 			}
 			if (!rc && last != TG_NONE && !cp->node_start[last])
@@ -153,10 +157,10 @@ static int64_t thread_of(const tg_critical_path *cp, uint16_t flag, int *found)
 
 /* One end of an event in a stack (HTA's call_stack.Event). */
 struct sev {
-	uint32_t ev;   /* event */
+	uint32_t ev;    /* event */
 	uint32_t local; /* position in the thread's list */
 	int64_t time, dur;
-	int type;      /* 1 start, -1 end */
+	int type; /* 1 start, -1 end */
 };
 
 /* HTA's compare_events: time, then for simultaneous ones the longer start
@@ -192,7 +196,7 @@ struct stack_ws {
 
 /* The walk's state (HTA's enter_func/exit_func closure). */
 struct walk {
-	uint32_t last;   /* node */
+	uint32_t last; /* node */
 	int depth;
 	uint32_t parent; /* event the next end -> start edge is attributed to */
 };
@@ -236,7 +240,8 @@ static int walk_thread(tg_critical_path *cp, const uint32_t *evs, size_t n, stru
 		}
 		uint32_t p = depth ? ws->stk[depth - 1] : TG_NONE, c = s->local;
 		ws->parent[c] = p;
-		uint32_t *first = p == TG_NONE ? &root_first : &ws->first[p], *lastc = p == TG_NONE ? &root_last : &ws->lastc[p];
+		uint32_t *first = p == TG_NONE ? &root_first : &ws->first[p],
+			 *lastc = p == TG_NONE ? &root_last : &ws->lastc[p];
 		if (*lastc == TG_NONE)
 			*first = c;
 		else
@@ -288,7 +293,10 @@ static int thread_keys(tg_critical_path *cp, uint32_t *evs, size_t n, int64_t *k
 		for (size_t i = 0; i < n; i++) {
 			const tg_track *t = &tr[cp->ev[evs[i]].track];
 			int64_t tid = remap && t->tid_str == TG_NONE && t->tid == bwd ? fwd : t->tid;
-			key[evs[i]] = level == 0 ? (int64_t)t->tid_str : level == 1 ? tid : level == 2 ? (int64_t)t->pid_str : t->pid;
+			key[evs[i]] = level == 0   ? (int64_t)t->tid_str
+			              : level == 1 ? tid
+			              : level == 2 ? (int64_t)t->pid_str
+			                           : t->pid;
 		}
 		rc = cp_sort_by(evs, n, key);
 	}
@@ -316,8 +324,13 @@ static int call_stack_edges(tg_critical_path *cp)
 		n += (cp->evf[i] & CP_CLIP) != 0;
 	uint32_t *evs = tg_malloc((n + 1) * sizeof(uint32_t));
 	int64_t *tidk = tg_malloc((cp->nev + 1) * sizeof(int64_t));
-	struct stack_ws ws = {tg_malloc((2 * n + 1) * sizeof(struct sev)), tg_malloc((n + 1) * 4), tg_malloc((n + 1) * 4),
-	                      tg_malloc((n + 1) * 4), tg_malloc((n + 1) * 4), tg_malloc((n + 1) * 4), tg_malloc(n + 1)};
+	struct stack_ws ws = {tg_malloc((2 * n + 1) * sizeof(struct sev)),
+	                      tg_malloc((n + 1) * 4),
+	                      tg_malloc((n + 1) * 4),
+	                      tg_malloc((n + 1) * 4),
+	                      tg_malloc((n + 1) * 4),
+	                      tg_malloc((n + 1) * 4),
+	                      tg_malloc(n + 1)};
 	int rc = TG_ENOMEM;
 	if (!evs || !tidk || !ws.sev || !ws.parent || !ws.first || !ws.next || !ws.lastc || !ws.stk || !ws.state)
 		goto out;

@@ -23,7 +23,10 @@
 static const char *const fills[TG_CP_NBOUND] = {"#0072B2", "#CC79A7", "#009E73", "#D55E00",
                                                 "#E69F00", "#F0E442", "#C4C4C4"};
 
-static double ms(int64_t ns) { return (double)ns / 1e6; }
+static double ms(int64_t ns)
+{
+	return (double)ns / 1e6;
+}
 
 static const char css[] =
 	"body{font-family:system-ui,sans-serif;margin:24px;color:#1f2328}\n"
@@ -37,7 +40,10 @@ static const char css[] =
 
 /* The lane of the time of a path edge: its event's, else the event it
  * leads to (a launch delay is drawn on the kernel's stream). */
-static uint32_t edge_event(const tg_cp_step *s) { return s->event != TG_NONE ? s->event : s->to; }
+static uint32_t edge_event(const tg_cp_step *s)
+{
+	return s->event != TG_NONE ? s->event : s->to;
+}
 
 struct lanes {
 	uint32_t track[MAX_LANES];
@@ -106,7 +112,9 @@ static void timeline(FILE *f, const tg_critical_path *cp)
 		if (k >= 0 && end > st[i].ts && st[i].bound != TG_CP_DEPENDENCY) {
 			double x = LEFT + WIDTH * (double)(st[i].ts - t0) / span;
 			double w = WIDTH * (double)(end - st[i].ts) / span;
-			fprintf(f, "<rect x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"%d\" fill=\"%s\"><title>%s %.3f ms</title></rect>\n",
+			fprintf(f,
+			        "<rect x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"%d\" fill=\"%s\">"
+			        "<title>%s %.3f ms</title></rect>\n",
 			        x, k * LANE_H + 3, w < 0.5 ? 0.5 : w, LANE_H - 6, fills[st[i].bound],
 			        tg_cp_bound_name(st[i].bound), ms(end - st[i].ts));
 			bars++;
@@ -131,13 +139,16 @@ static void breakdown(FILE *f, const tg_critical_path *cp)
 	for (int k = 0; k < TG_CP_NBOUND && tot > 0; k++) {
 		double w = b[k] > 0 ? 1000.0 * (double)b[k] / (double)tot : 0;
 		if (w > 0)
-			fprintf(f, "<rect x=\"%.2f\" y=\"0\" width=\"%.2f\" height=\"24\" fill=\"%s\"><title>%s</title></rect>",
+			fprintf(f,
+			        "<rect x=\"%.2f\" y=\"0\" width=\"%.2f\" height=\"24\" fill=\"%s\">"
+			        "<title>%s</title></rect>",
 			        x, w, fills[k], tg_cp_bound_name(k));
 		x += w;
 	}
 	fputs("</svg>\n<table><thead><tr><th>bound_by</th><th>ms</th><th>%</th></tr></thead><tbody>\n", f);
 	for (int k = 0; k < TG_CP_NBOUND; k++)
-		fprintf(f, "<tr><td><span class=\"sw\" style=\"background:%s\"></span>%s</td><td class=\"n\">%.3f</td>"
+		fprintf(f,
+		        "<tr><td><span class=\"sw\" style=\"background:%s\"></span>%s</td><td class=\"n\">%.3f</td>"
 		        "<td class=\"n\">%.2f</td></tr>\n",
 		        fills[k], k == TG_CP_DEPENDENCY ? "(dependency, sync)" : tg_cp_bound_name(k), ms(b[k]),
 		        tot ? 100.0 * (double)b[k] / (double)tot : 0);
@@ -165,8 +176,9 @@ static void ops_table(FILE *f, const tg_critical_path *cp, size_t top)
 int tg_cp_write_html(FILE *f, const tg_critical_path *cp, const char *file, const tg_cp_opts *o, size_t top)
 {
 	const tg_cp_stats *s = tg_cp_stats_get(cp);
-	fprintf(f, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>Critical path</title>\n"
-	           "<style>\n%s</style></head><body>\n<h1>Critical path of ",
+	fprintf(f,
+	        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>Critical path</title>\n"
+	        "<style>\n%s</style></head><body>\n<h1>Critical path of ",
 	        css);
 	tg_html_escape_inert(f, file);
 	fputs("</h1>\n<p class=\"sub\">", f);
@@ -182,15 +194,17 @@ int tg_cp_write_html(FILE *f, const tg_critical_path *cp, const char *file, cons
 		fprintf(f, ", %.3f ms a step over %llu steps", ms(tg_cp_length_ns(cp)) / (double)s->steps,
 		        (unsigned long long)s->steps);
 	fprintf(f, ". HTA settings: %s, zero-weight launch edges %s.</p>\n",
-	        o && o->exact_ns ? "exact nanoseconds" : "microsecond rounding", o && o->zero_weight_launch ? "on" : "off");
+	        o && o->exact_ns ? "exact nanoseconds" : "microsecond rounding",
+	        o && o->zero_weight_launch ? "on" : "off");
 	fputs("<h2>What bounds the path</h2>\n", f);
 	breakdown(f, cp);
 	fputs("<h2>The path on a timeline</h2>\n", f);
 	timeline(f, cp);
 	fputs("<h2>Ops on the path</h2>\n", f);
 	ops_table(f, cp, top);
-	fprintf(f, "<p class=\"sub\">%llu events in the window, %llu nodes, %llu edges; the path has %llu nodes "
-	           "through %llu events.</p>\n</body></html>\n",
+	fprintf(f,
+	        "<p class=\"sub\">%llu events in the window, %llu nodes, %llu edges; the path has %llu nodes "
+	        "through %llu events.</p>\n</body></html>\n",
 	        (unsigned long long)s->events, (unsigned long long)s->nodes, (unsigned long long)s->edges,
 	        (unsigned long long)s->path_nodes, (unsigned long long)s->path_events);
 	return ferror(f) ? tg_error_set(TG_EIO, "cannot write the critical path") : 0;

@@ -11,7 +11,10 @@
 #include <stdio.h>
 #include <string.h>
 
-static double ms(int64_t ns) { return (double)ns / 1e6; }
+static double ms(int64_t ns)
+{
+	return (double)ns / 1e6;
+}
 
 /* A name from the trace for a terminal: control bytes escaped. */
 static void put_name(FILE *f, const char *s)
@@ -34,7 +37,10 @@ static int64_t total_ns(const tg_critical_path *cp)
 	return t;
 }
 
-static double pct(int64_t part, int64_t total) { return total ? 100.0 * (double)part / (double)total : 0; }
+static double pct(int64_t part, int64_t total)
+{
+	return total ? 100.0 * (double)part / (double)total : 0;
+}
 
 /* "thread 123" or "stream 7" for an event's lane. */
 static void lane_name(char *buf, size_t cap, const tg_trace *t, const tg_event *e)
@@ -56,7 +62,8 @@ static void text_header(FILE *f, const tg_critical_path *cp, const char *file, c
 	fprintf(f, "Critical path of ");
 	put_name(f, file);
 	if (*ann)
-		fprintf(f, ": '%s', %llu instance%s", ann, (unsigned long long)s->instances, s->instances == 1 ? "" : "s");
+		fprintf(f, ": '%s', %llu instance%s", ann, (unsigned long long)s->instances,
+		        s->instances == 1 ? "" : "s");
 	else
 		fprintf(f, ": the whole trace");
 	fprintf(f, ", window %.3f ms\n", ms(s->window_end - s->window_start));
@@ -78,8 +85,9 @@ int tg_cp_write_text(FILE *f, const tg_critical_path *cp, const char *file, cons
 	fprintf(f, "\n%-28s %12s %8s\n", "bound_by", "ms", "%");
 	for (int k = 0; k < TG_CP_NBOUND; k++)
 		if (b[k] || k == TG_CP_CPU || k == TG_CP_GPU_COMPUTE || k == TG_CP_LAUNCH)
-			fprintf(f, "%-28s %12.3f %7.2f%%\n", k == TG_CP_DEPENDENCY ? "(dependency, sync)" : tg_cp_bound_name(k),
-			        ms(b[k]), pct(b[k], tot));
+			fprintf(f, "%-28s %12.3f %7.2f%%\n",
+			        k == TG_CP_DEPENDENCY ? "(dependency, sync)" : tg_cp_bound_name(k), ms(b[k]),
+			        pct(b[k], tot));
 	size_t nops;
 	const tg_cp_op *ops = tg_cp_ops(cp, &nops);
 	const tg_trace *t = tg_critical_path_trace(cp);
@@ -89,8 +97,8 @@ int tg_cp_write_text(FILE *f, const tg_critical_path *cp, const char *file, cons
 	for (size_t i = 0; i < nops && i < top; i++) {
 		char lane[64];
 		lane_name(lane, sizeof(lane), t, &ev[ops[i].event]);
-		fprintf(f, "%12.3f %7.2f%%  %-26s %-22s ", ms(ops[i].ns), pct(ops[i].ns, tot), tg_cp_bound_name(ops[i].bound),
-		        lane);
+		fprintf(f, "%12.3f %7.2f%%  %-26s %-22s ", ms(ops[i].ns), pct(ops[i].ns, tot),
+		        tg_cp_bound_name(ops[i].bound), lane);
 		put_name(f, tg_trace_str(t, ev[ops[i].event].name));
 		fputc('\n', f);
 	}
@@ -162,23 +170,25 @@ int tg_cp_write_json(FILE *f, const tg_critical_path *cp, const char *file, cons
 	fprintf(f, "\"settings\":{\"ns_rounding\":%s,\"zero_weight_launch_edges\":%s},",
 	        o && o->exact_ns ? "false" : "true", o && o->zero_weight_launch ? "true" : "false");
 	fprintf(f, "\"steps\":%llu,\"length_ms\":%.6f,\"length_ms_per_step\":%.6f,", (unsigned long long)s->steps,
-	        ms(tg_cp_length_ns(cp)), s->steps ? ms(tg_cp_length_ns(cp)) / (double)s->steps : ms(tg_cp_length_ns(cp)));
+	        ms(tg_cp_length_ns(cp)),
+	        s->steps ? ms(tg_cp_length_ns(cp)) / (double)s->steps : ms(tg_cp_length_ns(cp)));
 	json_breakdown(f, cp);
 	size_t nops, nsteps;
 	const tg_cp_op *ops = tg_cp_ops(cp, &nops);
 	int64_t tot = total_ns(cp);
 	fputs(",\"ops\":[", f);
 	for (size_t i = 0; i < nops && i < top; i++) {
-		fprintf(f, "%s{\"ms\":%.6f,\"percent\":%.6f,\"bound_by\":\"%s\",\"event\":", i ? "," : "", ms(ops[i].ns),
-		        pct(ops[i].ns, tot), tg_cp_bound_name(ops[i].bound));
+		fprintf(f, "%s{\"ms\":%.6f,\"percent\":%.6f,\"bound_by\":\"%s\",\"event\":", i ? "," : "",
+		        ms(ops[i].ns), pct(ops[i].ns, tot), tg_cp_bound_name(ops[i].bound));
 		json_event(f, t, ops[i].event);
 		fputc('}', f);
 	}
 	const tg_cp_step *st = tg_cp_steps(cp, &nsteps);
 	fputs("],\"path\":[", f);
 	for (size_t i = 0; i < nsteps; i++) {
-		fprintf(f, "%s{\"type\":\"%s\",\"bound_by\":\"%s\",\"ms\":%.6f,\"ts_ms\":%.6f,\"from\":%u,\"from_start\":%s,"
-		        "\"to\":%u,\"to_start\":%s,\"event\":",
+		fprintf(f,
+		        "%s{\"type\":\"%s\",\"bound_by\":\"%s\",\"ms\":%.6f,\"ts_ms\":%.6f,\"from\":%u,"
+		        "\"from_start\":%s,\"to\":%u,\"to_start\":%s,\"event\":",
 		        i ? "," : "", tg_cp_edge_type_name(st[i].type), tg_cp_bound_name(st[i].bound), ms(st[i].ns),
 		        ms(st[i].ts), st[i].from, st[i].from_start ? "true" : "false", st[i].to,
 		        st[i].to_start ? "true" : "false");
@@ -195,7 +205,8 @@ int tg_cp_write_json(FILE *f, const tg_critical_path *cp, const char *file, cons
 	        (unsigned long long)s->path_nodes, (unsigned long long)s->path_events,
 	        (unsigned long long)s->same_stream_syncs);
 	for (int k = 0; k < TG_CP_EDGE_NTYPES; k++)
-		fprintf(f, "%s\"%s\":%llu", k ? "," : "", tg_cp_edge_type_name(k), (unsigned long long)s->edges_by_type[k]);
+		fprintf(f, "%s\"%s\":%llu", k ? "," : "", tg_cp_edge_type_name(k),
+		        (unsigned long long)s->edges_by_type[k]);
 	fputs("}}}\n", f);
 	return ferror(f) ? tg_error_set(TG_EIO, "cannot write the critical path") : 0;
 }

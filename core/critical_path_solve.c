@@ -20,7 +20,10 @@
 #include <string.h>
 
 /* The weight the path counts. */
-static int64_t path_weight(int64_t w) { return w <= -1000 ? 0 : w; }
+static int64_t path_weight(int64_t w)
+{
+	return w <= -1000 ? 0 : w;
+}
 
 /* Compressed adjacency, edges in the order added: off[v]..off[v+1]. */
 static int adjacency(const tg_critical_path *cp, uint32_t **off, uint32_t **adj, int pred)
@@ -49,10 +52,11 @@ static int cycle_error(const tg_critical_path *cp, const uint32_t *indeg)
 	for (size_t v = 0; v < cp->nnodes; v++)
 		if (indeg[v]) {
 			uint32_t ev = cp->node_ev[v];
-			return tg_error_set(TG_EFORMAT,
-			                    "critical path: the events make a cycle of dependencies (through '%s' "
-			                    "at %.3f ms: nesting or syncs out of time order); HTA refuses such a trace too",
-			                    tg_trace_str(cp->t, cp->ev[ev].name), (double)cp->ts[ev] / 1e6);
+			return tg_error_set(
+				TG_EFORMAT,
+				"critical path: the events make a cycle of dependencies (through '%s' "
+				"at %.3f ms: nesting or syncs out of time order); HTA refuses such a trace too",
+				tg_trace_str(cp->t, cp->ev[ev].name), (double)cp->ts[ev] / 1e6);
 		}
 	return tg_error_set(TG_EFORMAT, "critical path: the events make a cycle of dependencies");
 }
@@ -140,7 +144,8 @@ static tg_cp_bound bound_of(const tg_critical_path *cp, const cp_edge *e)
 	default: break;
 	}
 	if (e->attr == TG_NONE || cp->stream[e->attr] < 0)
-		return e->attr != TG_NONE && (cp_name_flags(cp, e->attr) & CPN_DATA_LOAD) ? TG_CP_DATA_LOADING : TG_CP_CPU;
+		return e->attr != TG_NONE && (cp_name_flags(cp, e->attr) & CPN_DATA_LOAD) ? TG_CP_DATA_LOADING
+		                                                                          : TG_CP_CPU;
 	uint8_t cls = (tg_trace_name_flags(cp->t, cp->ev[e->attr].name) & TG_NAME_CLASS_MASK) >> TG_NAME_CLASS_SHIFT;
 	return cls == TG_KERNEL_COMMUNICATION ? TG_CP_GPU_COMM : TG_CP_GPU_COMPUTE;
 }
@@ -181,8 +186,9 @@ static int breakdown(tg_critical_path *cp)
 		tg_cp_bound b = bound_of(cp, e);
 		int attributed = e->type == TG_CP_EDGE_OPERATOR || e->type == TG_CP_EDGE_KERNEL_KERNEL;
 		uint32_t ev = attributed ? e->attr : TG_NONE;
-		cp->steps[i] = (tg_cp_step){cp->node_ev[u], cp->node_ev[v], ev, cp->node_ts[u], e->w,
-		                            e->type, (uint8_t)b, cp->node_start[u], cp->node_start[v]};
+		cp->steps[i] =
+			(tg_cp_step){cp->node_ev[u],    cp->node_ev[v],   ev, cp->node_ts[u], e->w, e->type, (uint8_t)b,
+		                     cp->node_start[u], cp->node_start[v]};
 		cp->bound_ns[b] += e->w;
 		if (ev == TG_NONE)
 			continue;

@@ -17,7 +17,8 @@ static void side_of(tg_cp_side *s, const tg_tree *const *trees, size_t n)
 		tg_critical_path *cp;
 		if (tg_critical_path_build(&cp, trees[i], NULL)) {
 			if (!s->why[0])
-				snprintf(s->why, sizeof(s->why), "%s: %s", tg_trace_name(tg_tree_trace(trees[i])), tg_error_last());
+				snprintf(s->why, sizeof(s->why), "%s: %s", tg_trace_name(tg_tree_trace(trees[i])),
+				         tg_error_last());
 			continue;
 		}
 		const tg_cp_stats *st = tg_cp_stats_get(cp);
@@ -58,7 +59,8 @@ tg_cp_bound tg_cp_diff_largest_move(const tg_cp_diff *d)
 {
 	tg_cp_bound best = TG_CP_CPU;
 	for (int k = 0; k < TG_CP_DEPENDENCY; k++)
-		if (fabs(d->next.bound_ns[k] - d->base.bound_ns[k]) > fabs(d->next.bound_ns[best] - d->base.bound_ns[best]))
+		if (fabs(d->next.bound_ns[k] - d->base.bound_ns[k]) >
+		    fabs(d->next.bound_ns[best] - d->base.bound_ns[best]))
 			best = (tg_cp_bound)k;
 	return best;
 }
@@ -92,10 +94,12 @@ void tg_cp_diff_sentence(char *buf, size_t cap, const tg_cp_diff *d, const char 
 		snprintf(buf, cap, "the step became %s: %s of %s (critical path %s %s %s a step)",
 		         tg_cp_bound_label(d->next.dominant), mv, tg_cp_bound_name(m), a, arrow, b);
 	} else if (fabs(dl) < 1000 && fabs(dl) <= 0.001 * d->base.length_ns) {
-		snprintf(buf, cap, "the critical path did not move (%s a step, %s)", b, tg_cp_bound_label(d->next.dominant));
+		snprintf(buf, cap, "the critical path did not move (%s a step, %s)", b,
+		         tg_cp_bound_label(d->next.dominant));
 	} else {
 		double pct = d->base.length_ns > 0 ? 100.0 * dl / d->base.length_ns : 0;
-		snprintf(buf, cap, "the step stays %s; critical path %s %s %s a step (%+.1f %%), most of the move %s of %s",
+		snprintf(buf, cap,
+		         "the step stays %s; critical path %s %s %s a step (%+.1f %%), most of the move %s of %s",
 		         tg_cp_bound_label(d->next.dominant), a, arrow, b, pct, mv, tg_cp_bound_name(m));
 	}
 }

@@ -33,8 +33,8 @@ void tg_cp_diff_write_md(FILE *f, const tg_cp_diff *d)
 		return;
 	char s[512];
 	tg_cp_diff_sentence(s, sizeof(s), d, "\xe2\x86\x92");
-	fprintf(f, "\n#### What bounds the step (critical path)\n\n%c%s.\n", s[0] >= 'a' && s[0] <= 'z' ? s[0] - 32 : s[0],
-	        s + 1);
+	fprintf(f, "\n#### What bounds the step (critical path)\n\n%c%s.\n",
+	        s[0] >= 'a' && s[0] <= 'z' ? s[0] - 32 : s[0], s + 1);
 	if (!d->base.ok || !d->next.ok)
 		return;
 	fputs("\n| bound_by | base ms a step | new ms a step | change |\n| --- | ---: | ---: | ---: |\n", f);
@@ -75,14 +75,17 @@ json_t *tg_cp_diff_json(const tg_cp_diff *d)
 	json_object_set_new(o, "base", side_json(&d->base));
 	json_object_set_new(o, "new", side_json(&d->next));
 	if (d->base.ok && d->next.ok) {
-		json_object_set_new(o, "became", d->base.dominant != d->next.dominant
-		                                       ? json_string(tg_cp_bound_name(d->next.dominant))
-		                                       : json_null());
+		json_object_set_new(o, "became",
+		                    d->base.dominant != d->next.dominant
+		                            ? json_string(tg_cp_bound_name(d->next.dominant))
+		                            : json_null());
 		json_t *c = json_object();
 		for (int k = 0; k < TG_CP_DEPENDENCY; k++)
-			json_object_set_new(c, tg_cp_bound_name(k), json_real((d->next.bound_ns[k] - d->base.bound_ns[k]) / 1e6));
+			json_object_set_new(c, tg_cp_bound_name(k),
+			                    json_real((d->next.bound_ns[k] - d->base.bound_ns[k]) / 1e6));
 		json_object_set_new(o, "change_ms_per_step", c);
-		json_object_set_new(o, "length_change_ms_per_step", json_real((d->next.length_ns - d->base.length_ns) / 1e6));
+		json_object_set_new(o, "length_change_ms_per_step",
+		                    json_real((d->next.length_ns - d->base.length_ns) / 1e6));
 	}
 	return o;
 }

@@ -15,17 +15,21 @@ static char *trace_json(int kstart, int kdur)
 	fputs("{\"traceEvents\":[", f);
 	for (int i = 0; i < 10; i++) {
 		int t = i * 100, c = i * 2 + 1;
-		fprintf(f, "%s{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,"
-		           "\"ts\":%d,\"dur\":5,\"args\":{\"correlation\":%d}},",
+		fprintf(f,
+		        "%s{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,"
+		        "\"ts\":%d,\"dur\":5,\"args\":{\"correlation\":%d}},",
 		        i ? "," : "", t, c);
-		fprintf(f, "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaStreamSynchronize\",\"pid\":1,\"tid\":1,"
-		           "\"ts\":%d,\"dur\":45,\"args\":{\"correlation\":%d}},",
+		fprintf(f,
+		        "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaStreamSynchronize\",\"pid\":1,\"tid\":1,"
+		        "\"ts\":%d,\"dur\":45,\"args\":{\"correlation\":%d}},",
 		        t + 5, c + 1);
-		fprintf(f, "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"gemm\",\"pid\":0,\"tid\":7,\"ts\":%d,\"dur\":%d,"
-		           "\"args\":{\"correlation\":%d,\"stream\":7}},",
+		fprintf(f,
+		        "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"gemm\",\"pid\":0,\"tid\":7,\"ts\":%d,\"dur\":%d,"
+		        "\"args\":{\"correlation\":%d,\"stream\":7}},",
 		        t + kstart, kdur, c);
-		fprintf(f, "{\"ph\":\"X\",\"cat\":\"cuda_sync\",\"name\":\"Stream Sync\",\"pid\":0,\"tid\":7,\"ts\":%d,"
-		           "\"dur\":2,\"args\":{\"correlation\":%d,\"stream\":7}}",
+		fprintf(f,
+		        "{\"ph\":\"X\",\"cat\":\"cuda_sync\",\"name\":\"Stream Sync\",\"pid\":0,\"tid\":7,\"ts\":%d,"
+		        "\"dur\":2,\"args\":{\"correlation\":%d,\"stream\":7}}",
 		        t + 48, c + 1);
 	}
 	fputs("]}", f);
@@ -50,8 +54,9 @@ static void test_became_launch_bound(void **state)
 	assert_true(d.base.bound_ns[TG_CP_LAUNCH] == 60000 && d.next.bound_ns[TG_CP_LAUNCH] == 400000);
 	char s[512];
 	tg_cp_diff_sentence(s, sizeof(s), &d, "->");
-	assert_string_equal(s, "the step became launch-bound: +0.340 ms of gpu_kernel_launch_overhead (critical path "
-	                       "0.460 ms -> 0.450 ms a step)");
+	assert_string_equal(s,
+	                    "the step became launch-bound: +0.340 ms of gpu_kernel_launch_overhead (critical path "
+	                    "0.460 ms -> 0.450 ms a step)");
 	/* the same side twice: nothing moved */
 	tg_test_must(tg_cp_diff_build(&d, (const tg_tree *const *)&b, 1, (const tg_tree *const *)&b, 1));
 	tg_cp_diff_sentence(s, sizeof(s), &d, "->");
@@ -62,8 +67,9 @@ static void test_became_launch_bound(void **state)
 	tg_test_must(tg_cp_diff_build(&d, both, 2, both, 1));
 	assert_true(d.base.length_ns == 455000 && d.base.traces == 2);
 	tg_cp_diff_sentence(s, sizeof(s), &d, "->");
-	assert_string_equal(s, "the step became GPU-compute-bound: +0.175 ms of gpu_compute_bound (critical path 0.455 "
-	                       "ms -> 0.460 ms a step)");
+	assert_string_equal(s,
+	                    "the step became GPU-compute-bound: +0.175 ms of gpu_compute_bound (critical path 0.455 "
+	                    "ms -> 0.460 ms a step)");
 	json_t *j = tg_cp_diff_json(&d);
 	assert_string_equal(json_string_value(json_object_get(j, "became")), "gpu_compute_bound");
 	assert_int_equal(json_integer_value(json_object_get(json_object_get(j, "base"), "traces")), 2);
@@ -75,8 +81,9 @@ static void test_became_launch_bound(void **state)
 	tg_test_must(tg_tree_build(&l, tl));
 	tg_test_must(tg_cp_diff_build(&d, (const tg_tree *const *)&b, 1, (const tg_tree *const *)&l, 1));
 	tg_cp_diff_sentence(s, sizeof(s), &d, "->");
-	assert_string_equal(s, "the step stays GPU-compute-bound; critical path 0.460 ms -> 0.560 ms a step (+21.7 %), "
-	                       "most of the move +0.100 ms of gpu_compute_bound");
+	assert_string_equal(s,
+	                    "the step stays GPU-compute-bound; critical path 0.460 ms -> 0.560 ms a step (+21.7 %), "
+	                    "most of the move +0.100 ms of gpu_compute_bound");
 	tg_tree_free(l);
 	tg_trace_free(tl);
 	free(jl);

@@ -239,8 +239,8 @@ static void test_failures(void **state)
 	tg_critical_path_free(cp);
 	tg_cp_opts so = {.annotation = "ProfilerStep#2", .annotation_exact = 1, .all_instances = 1};
 	assert_int_equal(tg_critical_path_build(&cp, tree, &so), TG_ENOTFOUND);
-	assert_string_equal(tg_error_last(), "critical path: no event named 'ProfilerStep#2' in the trace (HTA leaves out "
-	                                     "its last ProfilerStep)");
+	assert_string_equal(tg_error_last(), "critical path: no event named 'ProfilerStep#2' in the trace "
+	                                     "(HTA leaves out its last ProfilerStep)");
 	tg_tree_free(tree);
 	tg_trace_free(t);
 }
@@ -282,7 +282,8 @@ static void test_render(void **state)
 	fclose(f);
 	assert_non_null(strstr(buf, "\"file\":\"a\\\"b.json\""));
 	assert_non_null(strstr(buf, "\"length_ms\":0.150000"));
-	assert_non_null(strstr(buf, "{\"bound_by\":\"gpu_kernel_launch_overhead\",\"ms\":0.019000,\"percent\":12.666667}"));
+	assert_non_null(
+		strstr(buf, "{\"bound_by\":\"gpu_kernel_launch_overhead\",\"ms\":0.019000,\"percent\":12.666667}"));
 	assert_non_null(strstr(buf, "\"path_nodes\":12"));
 	free(buf);
 	f = open_memstream(&buf, &len);
@@ -343,8 +344,9 @@ static void test_hta_basic_add(void **state)
 	tg_cp_opts o = {.annotation = ALEX_FWD, .first = 1, .last = 1, .zero_weight_launch = 1};
 	tg_critical_path *cp;
 	tg_test_must(tg_critical_path_build(&cp, tree, &o));
-	uint32_t relu = event_at(t, "aten::relu_", 1694040009871913), clamp = event_at(t, "aten::clamp_min_", 1694040009871928),
-		 launch = event_at(t, "cudaLaunchKernel", 1694040009871942);
+	uint32_t relu = event_at(t, "aten::relu_", 1694040009871913);
+	uint32_t clamp = event_at(t, "aten::clamp_min_", 1694040009871928);
+	uint32_t launch = event_at(t, "cudaLaunchKernel", 1694040009871942);
 	assert_int_equal(cp->snode[relu], 57);
 	assert_int_equal(cp->enode[relu], 62);
 	assert_int_equal(cp->snode[clamp], 58);
@@ -357,8 +359,9 @@ static void test_hta_basic_add(void **state)
 		assert_int_equal(edge(cp, u[k], v[k])->w, w[k] * US);
 		assert_int_equal(edge(cp, u[k], v[k])->attr, attr[k]);
 	}
-	uint32_t fft = event_at(t, "void fft2d_r2c_32x32<float, false, 0u, false>(float2*, float const*, int, int, int, "
-	                           "int, int, int, int, int, int, cudnn::reduced_divisor, bool, int2, int, int)",
+	uint32_t fft = event_at(t,
+	                        "void fft2d_r2c_32x32<float, false, 0u, false>(float2*, float const*, int, int, "
+	                        "int, int, int, int, int, int, int, cudnn::reduced_divisor, bool, int2, int, int)",
 	                        1694040010076734);
 	const cp_edge *e = edge(cp, cp->snode[cp->ic[fft]], cp->snode[fft]);
 	assert_int_equal(e->type, TG_CP_EDGE_LAUNCH);
@@ -387,7 +390,8 @@ static void test_hta_basic_add(void **state)
 	assert_int_equal(n, 314);
 	size_t shown = 0;
 	for (size_t i = 0; i < n; i++)
-		shown += st[i].type == TG_CP_EDGE_DEPENDENCY || st[i].type == TG_CP_EDGE_LAUNCH || st[i].type == TG_CP_EDGE_SYNC;
+		shown += st[i].type == TG_CP_EDGE_DEPENDENCY || st[i].type == TG_CP_EDGE_LAUNCH ||
+		         st[i].type == TG_CP_EDGE_SYNC;
 	assert_int_equal(shown, 21);
 	tg_critical_path_free(cp);
 	tg_tree_free(tree);

@@ -80,33 +80,33 @@ static int convert_count(void *dst, char *value)
 static const tg_opt_spec cp_opts[] = {
 	{TG_OPT_ARG, "TRACE", 0, NULL, offsetof(struct cp_args, path), NULL, NULL, TG_OPT_REQUIRED, NULL, NULL},
 	{TG_OPT_VALUE, "format", 0, "text|json|html", offsetof(struct cp_args, fmt), convert_format,
-	 "one of text, json, html", TG_OPT_IN_USAGE,
-	 "text (default), json (every edge of the path) or html (one page: the breakdown, the path on a timeline, "
-	 "the ops on it)",
-	 NULL},
+         "one of text, json, html", TG_OPT_IN_USAGE,
+         "text (default), json (every edge of the path) or html (one page: the breakdown, the path on a timeline, "
+         "the ops on it)",
+         NULL},
 	{TG_OPT_VALUE, NULL, 'o', "FILE", offsetof(struct cp_args, out), NULL, NULL, TG_OPT_IN_USAGE,
-	 "write there (complete or not at all) instead of stdout", NULL},
+         "write there (complete or not at all) instead of stdout", NULL},
 	{TG_OPT_VALUE, "annotation", 0, "TEXT", offsetof(struct cp_args, annotation), NULL, NULL, 0,
-	 "HTA's annotation: the window runs from the first instance's start to the last one's end, instances being "
-	 "the events whose name contains TEXT; \"\" is the whole trace. Default: ProfilerStep when the trace has "
-	 "steps (every step HTA keeps: it leaves out the last one), else the whole trace",
-	 NULL},
+         "HTA's annotation: the window runs from the first instance's start to the last one's end, instances being "
+         "the events whose name contains TEXT; \"\" is the whole trace. Default: ProfilerStep when the trace has "
+         "steps (every step HTA keeps: it leaves out the last one), else the whole trace",
+         NULL},
 	{TG_OPT_VALUE, "instance", 0, "N|N:M", offsetof(struct cp_args, first), convert_instance,
-	 "N or N:M (0-based, M >= N)", 0,
-	 "HTA's instance_id: the Nth instance of the annotation, or N to M inclusive (default: all of them)", NULL},
+         "N or N:M (0-based, M >= N)", 0,
+         "HTA's instance_id: the Nth instance of the annotation, or N to M inclusive (default: all of them)", NULL},
 	{TG_OPT_VALUE, "step", 0, "N", offsetof(struct cp_args, step), convert_count, "a step number", 0,
-	 "only ProfilerStep#N (the event of that exact name)", NULL},
+         "only ProfilerStep#N (the event of that exact name)", NULL},
 	{TG_OPT_SWITCH, "zero-weight-launch-edges", 0, NULL, offsetof(struct cp_args, zero_launch), NULL, NULL, 0,
-	 "HTA's CRITICAL_PATH_ADD_ZERO_WEIGHT_LAUNCH_EDGE=1 (its unit tests' setting): every kernel keeps an edge "
-	 "from its launch, of weight 0 where the launch delay is not on the path",
-	 NULL},
+         "HTA's CRITICAL_PATH_ADD_ZERO_WEIGHT_LAUNCH_EDGE=1 (its unit tests' setting): every kernel keeps an edge "
+         "from its launch, of weight 0 where the launch delay is not on the path",
+         NULL},
 	{TG_OPT_SWITCH, "exact-ns", 0, NULL, offsetof(struct cp_args, exact_ns), NULL, NULL, 0,
-	 "the trace's nanoseconds (HTA_DISABLE_NS_ROUNDING=1); default: times rounded to microseconds as HTA does",
-	 NULL},
+         "the trace's nanoseconds (HTA_DISABLE_NS_ROUNDING=1); default: times rounded to microseconds as HTA does",
+         NULL},
 	{TG_OPT_LIST, "data-load", 0, "TEXT", offsetof(struct cp_args, data_load), NULL, NULL, 0,
-	 "HTA's data_load_events: CPU time in events whose name contains TEXT is data_loading (repeatable)", NULL},
+         "HTA's data_load_events: CPU time in events whose name contains TEXT is data_loading (repeatable)", NULL},
 	{TG_OPT_VALUE, "top", 0, "N", offsetof(struct cp_args, top), convert_count, "a count", 0,
-	 "ops on the path listed (default 20; json and html too)", NULL},
+         "ops on the path listed (default 20; json and html too)", NULL},
 	{TG_OPT_INCLUDE, .offset = offsetof(struct cp_args, ropts), .include = tg_cli_limit_opts},
 	{.kind = TG_OPT_END},
 };
