@@ -275,8 +275,11 @@ static int find_window(tg_critical_path *cp, int64_t *start, int64_t *end)
 				*end = cp->end[i] > *end ? cp->end[i] : *end;
 			}
 		cp->stats.instances = 1;
-		if (*start > *end)
+		if (*start == INT64_MAX)
 			return tg_error_set(TG_ENOTFOUND, "critical path: the trace has no events");
+		if (*start > *end)
+			return tg_error_set(TG_ENOTFOUND, "critical path: every event lasts under a microsecond once rounded "
+			                                  "as HTA rounds times (--exact-ns keeps nanoseconds)");
 		return 0;
 	}
 	int64_t count = 0, first = cp->opts.first, last = cp->opts.last;

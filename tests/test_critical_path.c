@@ -268,6 +268,26 @@ static void test_rounding(void **state)
 	done(t, tree, cp);
 }
 
+/* Sub-microsecond events vanish in HTA's rounding: said so. */
+static void test_all_rounded_away(void **state)
+{
+	(void)state;
+	static const char json[] = "{\"traceEvents\":[" X("cpu_op", "op", 1, 1, 10.2, 0.5, "") "]}";
+	tg_trace *t = tg_test_read_str(json);
+	tg_tree *tree;
+	tg_critical_path *cp;
+	tg_test_must(tg_tree_build(&tree, t));
+	assert_int_equal(tg_critical_path_build(&cp, tree, NULL), TG_ENOTFOUND);
+	assert_string_equal(tg_error_last(), "critical path: every event lasts under a microsecond once rounded as HTA "
+	                                     "rounds times (--exact-ns keeps nanoseconds)");
+	tg_cp_opts o = {.exact_ns = 1};
+	tg_test_must(tg_critical_path_build(&cp, tree, &o));
+	assert_int_equal(tg_cp_length_ns(cp), 500);
+	tg_critical_path_free(cp);
+	tg_tree_free(tree);
+	tg_trace_free(t);
+}
+
 /* The renderers: numbers and escaping. */
 static void test_render(void **state)
 {
@@ -491,6 +511,7 @@ int main(void)
 		cmocka_unit_test(test_cross_stream_events),
 		cmocka_unit_test(test_failures),
 		cmocka_unit_test(test_rounding),
+		cmocka_unit_test(test_all_rounded_away),
 		cmocka_unit_test(test_render),
 		cmocka_unit_test(test_hta_basic_add),
 		cmocka_unit_test(test_hta_breakdowns),
