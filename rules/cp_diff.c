@@ -16,9 +16,11 @@ static void side_of(tg_cp_side *s, const tg_tree *const *trees, size_t n)
 	for (size_t i = 0; i < n; i++) {
 		tg_critical_path *cp;
 		if (tg_critical_path_build(&cp, trees[i], NULL)) {
+			const char *why = tg_error_last();
+			if (!strncmp(why, "critical path: ", 15))
+				why += 15;
 			if (!s->why[0])
-				snprintf(s->why, sizeof(s->why), "%s: %s", tg_trace_name(tg_tree_trace(trees[i])),
-				         tg_error_last());
+				snprintf(s->why, sizeof(s->why), "%s: %s", tg_trace_name(tg_tree_trace(trees[i])), why);
 			continue;
 		}
 		const tg_cp_stats *st = tg_cp_stats_get(cp);

@@ -107,7 +107,7 @@ static void test_not_compared(void **state)
 	assert_false(d.base.ok);
 	char s[512];
 	tg_cp_diff_sentence(s, sizeof(s), &d, "->");
-	assert_string_equal(s, "critical path not compared: test.json: critical path: the trace has no events");
+	assert_string_equal(s, "critical path not compared: test.json: the trace has no events");
 	tg_tree_free(tree);
 	tg_trace_free(t);
 }
