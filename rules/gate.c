@@ -23,6 +23,7 @@ struct tg_gate {
 	char *drawing;
 	size_t attributed;
 	double stats_s; /* seconds in the judgements (tg_gate_stats_seconds) */
+	tg_cp_diff *cp; /* NULL with no_critical_path */
 };
 
 static double now_s(void)
@@ -145,6 +146,10 @@ int tg_gate_run(tg_gate **out, const tg_rules *rules, const tg_tree *const *base
 			rc = ops_judgement(&g->ops, rules, g->base, g->next, g->keys);
 		g->stats_s = now_s() - t0;
 	}
+	if (!rc && !(opts && opts->no_critical_path)) {
+		g->cp = tg_calloc(1, sizeof(*g->cp));
+		rc = g->cp ? tg_cp_diff_build(g->cp, base, nbase, next, nnext) : TG_ENOMEM;
+	}
 	if (!rc && !g->drawing)
 		rc = (g->drawing = strdup("")) ? 0 : tg_error_set(TG_ENOMEM, "out of memory");
 	if (rc) {
@@ -171,6 +176,7 @@ void tg_gate_free(tg_gate *g)
 		tg_tree_diff_free(g->diffs[i]);
 	free(g->diffs);
 	free(g->drawing);
+	free(g->cp);
 	tg_measure_free(g->base);
 	tg_measure_free(g->next);
 	tg_measure_free(g->noise);
@@ -233,6 +239,7 @@ tg_diff_doc tg_gate_doc(const tg_gate *g, const char *const *base_files, size_t 
 	                 .divergence = g->drawing,
 	                 .divergences = g->divergences,
 	                 .extra_md = extra_md,
-	                 .marker = marker};
+	                 .marker = marker,
+	                 .critical_path = g->cp};
 	return d;
 }
