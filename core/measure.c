@@ -452,6 +452,29 @@ const tg_fingerprint *tg_measure_fingerprint(const tg_measure *m, int *consisten
 	return &m->fp;
 }
 
+int tg_measure_judgeable(const tg_measure *m, const char *side)
+{
+	for (size_t t = 0; t < m->ntrees; t++) {
+		size_t all = 0, in_steps = 0, nsteps;
+		for (size_t i = 0; i < m->nrecs; i++) {
+			if (m->recs[i].trace != t)
+				continue;
+			all++;
+			in_steps += m->recs[i].unit != TG_NONE;
+		}
+		if (in_steps)
+			continue;
+		tg_tree_steps(m->trees[t], &nsteps);
+		const char *name = tg_trace_name(tg_tree_trace(m->trees[t]));
+		if (!all)
+			return tg_error_set(TG_ENODATA, "nothing to judge: the %s trace %s has no GPU activity (no kernel, "
+			                                "memcpy or memset)", side, name);
+		return tg_error_set(TG_ENODATA, "nothing to judge: the %s trace %s has %zu GPU events, none in its %zu "
+		                                "profiled steps", side, name, all, nsteps);
+	}
+	return 0;
+}
+
 size_t tg_measure_traces(const tg_measure *m)
 {
 	return m->ntrees;

@@ -99,6 +99,16 @@ tg_kernel_rec *tg_measure_kernels_mut(tg_measure *m, size_t *n);
  * has the same one (else 0). */
 const tg_fingerprint *tg_measure_fingerprint(const tg_measure *m, int *consistent);
 
+/* Whether the side m has something to judge: every trace has GPU activity
+ * (a kernel, memcpy or memset), and a trace with profiled steps has some
+ * of it inside them. side names the side in the message ("base", "new",
+ * "--noise-from"). Returns 0, or TG_ENODATA with one line naming the side,
+ * the trace and what is missing: "nothing to judge: the new trace b.json
+ * has no GPU activity (no kernel, memcpy or memset)". A trace of nothing
+ * is not a pass: the gate and the daemon refuse it (exit 2, status
+ * error; docs/rules.md). */
+int tg_measure_judgeable(const tg_measure *m, const char *side);
+
 /* Number of traces. */
 size_t tg_measure_traces(const tg_measure *m);
 

@@ -132,6 +132,13 @@ int tg_gate_run(tg_gate **out, const tg_rules *rules, const tg_tree *const *base
 		rc = tg_measure_build(&g->next, next, nnext, g->keys);
 	if (!rc && opts && opts->nnoise)
 		rc = tg_measure_build(&g->noise, opts->noise, opts->nnoise, g->keys);
+	/* nothing to judge is not a pass (docs/rules.md) */
+	if (!rc)
+		rc = tg_measure_judgeable(g->base, "base");
+	if (!rc)
+		rc = tg_measure_judgeable(g->next, "new");
+	if (!rc && g->noise)
+		rc = tg_measure_judgeable(g->noise, "--noise-from");
 	if (!rc && !(opts && opts->no_tree_diff))
 		rc = align(g, opts);
 	if (!rc) {

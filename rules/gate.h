@@ -43,8 +43,12 @@ typedef struct tg_gate tg_gate;
 
 /* Runs the gate on base (nbase trees) against next (nnext trees) under
  * rules. Trees, their traces and rules must outlive the result. opts may
- * be NULL. *out owns the result (tg_gate_free). Returns 0, TG_ENOMEM, or
- * TG_EINVAL when an accept names no rule. */
+ * be NULL. *out owns the result (tg_gate_free). Returns 0, TG_ENOMEM,
+ * TG_EINVAL when an accept names no rule, or TG_ENODATA when there is
+ * nothing to judge: a trace of a side (or of --noise-from) without GPU
+ * activity in its steps (tg_measure_judgeable), or a side without the
+ * events a rule needs (tg_judge); the message names the side and the
+ * trace, and the caller reports it as an error, never as a verdict. */
 int tg_gate_run(tg_gate **out, const tg_rules *rules, const tg_tree *const *base, size_t nbase,
                 const tg_tree *const *next, size_t nnext, const tg_gate_opts *opts);
 

@@ -916,17 +916,43 @@ static double *unit_values(size_t *n, size_t *nsel, size_t *ndata, const tg_meas
 	return v;
 }
 
+/* What a side must hold for metric m, and how to record it, for the
+ * message of a side that lacks it (lacks_data). */
+static const char *needs_what(tg_rule_metric m)
+{
+	switch (m) {
+	case TG_METRIC_PEAK_MEMORY: return "memory events (profile with profile_memory=True)";
+	case TG_METRIC_LAUNCH_OVERHEAD: return "kernels with a launch call (a trace with its CPU side)";
+	case TG_METRIC_TFLOPS: return "ops with a FLOPs model (their shapes: record_shapes=True)";
+	case TG_METRIC_TBS: return "ops with a bytes model (their shapes: record_shapes=True)";
+	default: return "GPU activity";
+	}
+}
+
+/* A side that holds none of the events rule r needs while the other side
+ * does: nothing to judge, an error rather than a verdict (docs/rules.md,
+ * "Nothing to judge"). next: 1 for the new side. Returns TG_ENODATA with
+ * the rule, the side (its first trace) and what is missing. */
+static int lacks_data(const tg_rule *r, const tg_measure *m, int next)
+{
+	size_t nt = tg_measure_traces(m);
+	const char *name = nt ? tg_trace_name(tg_tree_trace(tg_measure_tree(m, 0))) : "";
+	char more[40] = "";
+	if (nt > 1)
+		snprintf(more, sizeof(more), " and %zu more", nt - 1);
+	return tg_error_set(TG_ENODATA, "nothing to judge: rule %s (%s) needs %s, and the %s side (%s%s) has none",
+	                    r->name, tg_rule_metric_name(r->metric), needs_what(r->metric), next ? "new" : "base", name,
+	                    more);
+}
+
 /* An item without data: the selection matches nothing (a rank in neither
  * trace: pass, reported as unmatched), or nothing on either side holds the
- * metric's data (inconclusive on its own line, no_data), or one side lacks
- * it (inconclusive). Returns 1 when j is decided. */
+ * metric's data (inconclusive on its own line, no_data). Returns 1 when j
+ * is decided. (One side lacking it is an error: judge_units.) */
 static int judge_no_data(tg_judged *j, const struct ctx *c, size_t selb, size_t datab, size_t selx, size_t datax,
                          int *matched)
 {
 	tg_rule_metric m = c->rule->metric;
-	/* exposed time of a side without collectives or copies is 0, which
-	 * compares with the other side's value */
-	int zero_is_data = m == TG_METRIC_EXPOSED_COMM || m == TG_METRIC_EXPOSED_MEMCPY;
 	if (selb + selx == 0) {
 		*matched = 0;
 		j->verdict = c->comparable ? TG_VERDICT_PASS : TG_VERDICT_INCONCLUSIVE;
@@ -935,9 +961,6 @@ static int judge_no_data(tg_judged *j, const struct ctx *c, size_t selb, size_t 
 		j->no_data = 1;
 		j->verdict = TG_VERDICT_INCONCLUSIVE;
 		snprintf(j->note, sizeof(j->note), "no data: the traces have %s", no_data_what(m));
-	} else if ((datab == 0 || datax == 0) && !zero_is_data) {
-		j->verdict = TG_VERDICT_INCONCLUSIVE;
-		snprintf(j->note, sizeof(j->note), "no data on the %s side: %s", datab ? "new" : "base", no_data_what(m));
 	} else {
 		return 0;
 	}
@@ -1031,6 +1054,14 @@ static int judge_units(tg_judged *j, const struct ctx *c, const tg_measure *base
 	j->pct_lo = j->pct_hi = j->p_value = NAN;
 	j->sampling = m == TG_METRIC_HOST_SYNCS || m == TG_METRIC_PEAK_MEMORY ? TG_SAMPLING_EXACT : TG_SAMPLING_STEPS;
 	*matched = 1;
+	/* exposed time of a side without collectives or copies is 0, which
+	 * compares with the other side's value; any other metric's data
+	 * missing on one side only leaves nothing to judge */
+	if (selb && selx && datab + datax && (!datab || !datax) && m != TG_METRIC_EXPOSED_COMM &&
+	    m != TG_METRIC_EXPOSED_MEMCPY) {
+		rc = lacks_data(c->rule, datab ? next : base, datab != 0);
+		goto done;
+	}
 	if (judge_no_data(j, c, selb, datab, selx, datax, matched)) {
 		if (!*matched)
 			set_unmatched(j, c, base, next, keys);
@@ -1383,7 +1414,9 @@ static int judge_rule(tg_judgement *jd, const struct ctx *c, const tg_measure *b
 	if (!rc) {
 		struct noise_sel ns = {s.vn, s.nn, s.un, &s.rn};
 		*matched = s.nb + s.nx + s.db + s.dx > 0;
-		if (s.nb + s.nx == 0 && s.db + s.dx > 0)
+		if ((!s.nb && s.db && s.nx) || (!s.nx && s.dx && s.nb))
+			rc = lacks_data(c->rule, s.nb ? next : base, s.nb != 0);
+		else if (s.nb + s.nx == 0 && s.db + s.dx > 0)
 			rc = judge_selected_no_data(jd, c);
 		else if (c->rule->aggregate == TG_AGG_TOTAL || s.nb + s.nx == 0)
 			rc = judge_total(jd, c, &s, &ns, base, next, keys);
@@ -1414,32 +1447,60 @@ static void driver_text(char *buf, size_t cap, const tg_fingerprint *f)
 	tg_fingerprint_runtime_text(buf, cap, tmp);
 }
 
+/* One field of the fingerprints into why (at o, cap bytes; "; " between
+ * fields): "GPU A -> B" when both sides record it, else which side does
+ * not record it and where it would be ("GPU model not recorded in the new
+ * trace (deviceProperties; base: NVIDIA H200)"), so that a missing field
+ * is not read as a change of hardware. */
+static size_t fp_field(char *why, size_t o, size_t cap, const char *field, const char *where, const char *a,
+                       const char *b)
+{
+	if (o >= cap)
+		return o;
+	const char *sep = o ? "; " : "";
+	if (a[0] && b[0])
+		return o + (size_t)snprintf(why + o, cap - o, "%s%s %s -> %s", sep, field, a, b);
+	return o + (size_t)snprintf(why + o, cap - o, "%s%s not recorded in the %s trace (no %s; %s: %s)", sep, field,
+	                            a[0] ? "new" : "base", where, a[0] ? "base" : "new", a[0] ? a : b);
+}
+
+/* Whether the fingerprints of the two sides agree; why (cap bytes) says
+ * which fields differ, by name, "" when none. */
 static int fingerprints_agree(char *why, size_t cap, const tg_measure *base, const tg_measure *next)
 {
 	int cb, cn;
 	const tg_fingerprint *a = tg_measure_fingerprint(base, &cb), *b = tg_measure_fingerprint(next, &cn);
 	size_t o = 0;
 	why[0] = 0;
-#define DIFF(cond, ...)                                                                                               \
-	do {                                                                                                          \
-		if ((cond) && o < cap)                                                                                \
-			o += (size_t)snprintf(why + o, cap - o, __VA_ARGS__);                                         \
-	} while (0)
-	DIFF(strcmp(a->gpu, b->gpu), "%sGPU %s -> %s", o ? "; " : "", a->gpu[0] ? a->gpu : "?", b->gpu[0] ? b->gpu : "?");
+	if (strcmp(a->gpu, b->gpu))
+		o = fp_field(why, o, cap, a->gpu[0] && b->gpu[0] ? "GPU" : "GPU model", "deviceProperties", a->gpu,
+		             b->gpu);
 	/* versions as people write them: driver 12090 of a CUDA side is CUDA 12.9 */
-	char da[80], db[80];
-	driver_text(da, sizeof(da), a);
-	driver_text(db, sizeof(db), b);
-	DIFF(strcmp(a->driver, b->driver), "%sdriver %s -> %s", o ? "; " : "", da, db);
-	char ra[64], rb[64];
-	tg_fingerprint_runtime_text(ra, sizeof(ra), a->runtime[0] ? a->runtime : "?");
-	tg_fingerprint_runtime_text(rb, sizeof(rb), b->runtime[0] ? b->runtime : "?");
-	DIFF(strcmp(a->runtime, b->runtime), "%sruntime %s -> %s", o ? "; " : "", ra, rb);
-	DIFF(a->world_size != b->world_size, "%sworld size %lld -> %lld", o ? "; " : "", (long long)a->world_size,
-	     (long long)b->world_size);
-	DIFF(!cb, "%sbase traces differ among themselves", o ? "; " : "");
-	DIFF(!cn, "%snew traces differ among themselves", o ? "; " : "");
-#undef DIFF
+	char da[80] = "", db[80] = "", ra[64] = "", rb[64] = "";
+	if (a->driver[0])
+		driver_text(da, sizeof(da), a);
+	if (b->driver[0])
+		driver_text(db, sizeof(db), b);
+	/* the field the side that lacks it would have, after the other's runtime */
+	const char *known = a->runtime[0] ? a->runtime : b->runtime;
+	int hip = !strncmp(known, "HIP", 3);
+	if (strcmp(a->driver, b->driver))
+		o = fp_field(why, o, cap, da[0] && db[0] ? "driver" : "driver version",
+		             hip ? "hip_driver_version" : "cuda_driver_version", da, db);
+	if (a->runtime[0])
+		tg_fingerprint_runtime_text(ra, sizeof(ra), a->runtime);
+	if (b->runtime[0])
+		tg_fingerprint_runtime_text(rb, sizeof(rb), b->runtime);
+	if (strcmp(a->runtime, b->runtime))
+		o = fp_field(why, o, cap, ra[0] && rb[0] ? "runtime" : "runtime version",
+		             hip ? "hip_runtime_version" : "cuda_runtime_version", ra, rb);
+	if (a->world_size != b->world_size && o < cap)
+		o += (size_t)snprintf(why + o, cap - o, "%sworld size %lld -> %lld", o ? "; " : "",
+		                      (long long)a->world_size, (long long)b->world_size);
+	if (!cb && o < cap)
+		o += (size_t)snprintf(why + o, cap - o, "%sbase traces differ among themselves", o ? "; " : "");
+	if (!cn && o < cap)
+		o += (size_t)snprintf(why + o, cap - o, "%snew traces differ among themselves", o ? "; " : "");
 	return o == 0;
 }
 

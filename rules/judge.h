@@ -140,8 +140,11 @@ typedef struct tg_judge_opts {
 
 /* Judges base against next under rules (which must outlive the result).
  * keys: the key table both measures were built with. opts may be NULL.
- * *out owns the result (tg_judgement_free). Returns 0, TG_ENOMEM, or
- * TG_EINVAL when an accept names no rule (message says which). */
+ * *out owns the result (tg_judgement_free). Returns 0, TG_ENOMEM,
+ * TG_EINVAL when an accept names no rule (message says which), or
+ * TG_ENODATA when one side holds none of the events a rule needs and the
+ * other does (memory events, modelled ops, launch calls, GPU activity;
+ * the message names the rule, the side and what is missing). */
 int tg_judge(tg_judgement **out, const tg_rules *rules, const tg_measure *base, const tg_measure *next,
              const tg_atoms *keys, const tg_judge_opts *opts);
 

@@ -94,6 +94,17 @@ expect_fail "bad YAML: file:line:column" \
 	"$tmp/base.json" "$tmp/sdpa7.json" --rules "$tmp/bad2.yaml"
 expect_fail "no rules file" "tracegate: $tmp/none.yaml: cannot open: No such file or directory" \
 	"$tmp/base.json" "$tmp/sdpa7.json" --rules "$tmp/none.yaml"
+# nothing to judge: an error naming the side and what is missing, never a pass
+printf '{"traceEvents": [{"ph": "X", "cat": "cpu_op", "name": "aten::add", "pid": 1, "tid": 1, "ts": 1, "dur": 5}]}' >"$tmp/empty.json"
+expect_fail "an empty profile against itself: nothing to judge, exit 2" \
+	"tracegate: diff: nothing to judge: the base trace $tmp/empty.json has no GPU activity (no kernel, memcpy or memset)" \
+	"$tmp/empty.json" "$tmp/empty.json"
+expect_fail "an empty new side: nothing to judge, the side named, no hardware blamed" \
+	"tracegate: diff: nothing to judge: the new trace $tmp/empty.json has no GPU activity (no kernel, memcpy or memset)" \
+	"$tmp/base.json" "$tmp/empty.json"
+expect_fail "an empty --noise-from run: nothing to judge" \
+	"tracegate: diff: nothing to judge: the --noise-from trace $tmp/empty.json has no GPU activity (no kernel, memcpy or memset)" \
+	"$tmp/base.json" "$tmp/same.json" --noise-from "$tmp/empty.json"
 expect_fail "one trace" "tracegate: diff: give BASE NEW, or BASE... -- NEW... (1 traces given)" "$tmp/base.json"
 expect_fail "empty side" "tracegate: diff: both sides need at least one trace" "$tmp/base.json" --
 expect_fail "bad format" "tracegate: diff: --format: 'xml' is not one of text, md, json" \

@@ -614,6 +614,71 @@ static void test_world_size_change(void **state)
 	tg_rules_free(r);
 }
 
+/* Nothing to judge is an error naming the side and what is missing, never
+ * a verdict: an empty profile passed ("pass: 6 checks"), and a trace without
+ * GPU activity against a real one was "not comparable (GPU NVIDIA H200 ->
+ * ?)". A side whose fingerprint lacks a field (no deviceProperties) is not
+ * comparable, and the reason names the field instead of a change of GPU. */
+static void test_nothing_to_judge(void **state)
+{
+	(void)state;
+	GT_SKIP_WITHOUT_GEN();
+	tg_trace *empty = tg_test_read_str("{\"traceEvents\": [{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": "
+	                                   "\"aten::add\", \"pid\": 1, \"tid\": 1, \"ts\": 1, \"dur\": 5}]}");
+	/* one step whose kernel runs after it: GPU events, none in a step */
+	tg_trace *outside = tg_test_read_str(
+		"{\"traceEvents\": [{\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"ProfilerStep#1\", "
+		"\"pid\": 1, \"tid\": 1, \"ts\": 0, \"dur\": 10}, {\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", "
+		"\"pid\": 0, \"tid\": 7, \"ts\": 50, \"dur\": 5, \"args\": {\"stream\": 7}}]}");
+	tg_tree *te, *to;
+	assert_int_equal(tg_tree_build(&te, empty), 0);
+	assert_int_equal(tg_tree_build(&to, outside), 0);
+	const gt_side *real = gt_trace(BIG);
+	tg_rules *r = rules_default();
+	const tg_tree *e[1] = {te}, *o[1] = {to}, *g1[1] = {real->tree};
+	tg_gate *g = NULL;
+	assert_int_equal(tg_gate_run(&g, r, e, 1, e, 1, NULL), TG_ENODATA);
+	assert_null(g);
+	assert_string_equal(tg_error_last(),
+	                    "nothing to judge: the base trace test.json has no GPU activity (no kernel, memcpy or memset)");
+	assert_int_equal(tg_gate_run(&g, r, g1, 1, e, 1, NULL), TG_ENODATA);
+	assert_string_equal(tg_error_last(),
+	                    "nothing to judge: the new trace test.json has no GPU activity (no kernel, memcpy or memset)");
+	assert_int_equal(tg_gate_run(&g, r, g1, 1, o, 1, NULL), TG_ENODATA);
+	assert_string_equal(tg_error_last(), "nothing to judge: the new trace test.json has 1 GPU events, none in its 1 "
+	                                     "profiled steps");
+	tg_gate_opts go = {.noise = e, .nnoise = 1};
+	assert_int_equal(tg_gate_run(&g, r, g1, 1, g1, 1, &go), TG_ENODATA);
+	assert_string_equal(tg_error_last(), "nothing to judge: the --noise-from trace test.json has no GPU activity "
+	                                     "(no kernel, memcpy or memset)");
+	/* a real trace against one with kernels but no deviceProperties nor
+	 * versions: not comparable, each missing field named as missing */
+	tg_trace *bare = tg_test_read_str(
+		"{\"traceEvents\": [{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::add\", \"pid\": 1, \"tid\": 1, "
+		"\"ts\": 1, \"dur\": 10, \"args\": {\"External id\": 1}}, {\"ph\": \"X\", \"cat\": \"cuda_runtime\", "
+		"\"name\": \"cudaLaunchKernel\", \"pid\": 1, \"tid\": 1, \"ts\": 2, \"dur\": 3, \"args\": {\"correlation\": "
+		"1, \"External id\": 1}}, {\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"pid\": 0, \"tid\": 7, "
+		"\"ts\": 50, \"dur\": 5, \"args\": {\"stream\": 7, \"correlation\": 1}}]}");
+	tg_tree *tb;
+	assert_int_equal(tg_tree_build(&tb, bare), 0);
+	const tg_tree *b1[1] = {tb};
+	assert_int_equal(tg_gate_run(&g, r, g1, 1, b1, 1, NULL), 0);
+	const char *why;
+	assert_int_equal(tg_judgement_comparable(tg_gate_judgement(g), &why), 0);
+	assert_string_equal(why, "GPU model not recorded in the new trace (no deviceProperties; base: NVIDIA H100 80GB "
+	                         "HBM3); driver version not recorded in the new trace (no cuda_driver_version; base: "
+	                         "CUDA 12.9); runtime version not recorded in the new trace (no cuda_runtime_version; "
+	                         "base: CUDA 12.4)");
+	tg_gate_free(g);
+	tg_rules_free(r);
+	tg_tree_free(te);
+	tg_tree_free(to);
+	tg_tree_free(tb);
+	tg_trace_free(empty);
+	tg_trace_free(outside);
+	tg_trace_free(bare);
+}
+
 /* ------------------------------------------------ overrides */
 
 static void test_accept(void **state)
@@ -908,6 +973,7 @@ int main(void)
 		cmocka_unit_test(test_gpu_change),
 		cmocka_unit_test(test_runtime_and_driver_change),
 		cmocka_unit_test(test_world_size_change),
+		cmocka_unit_test(test_nothing_to_judge),
 		cmocka_unit_test(test_accept),
 		cmocka_unit_test(test_fdr),
 		cmocka_unit_test(test_tflops),
