@@ -39,7 +39,7 @@ typedef struct tg_kernel_rec {
 	uint32_t trace;    /* index of the trace on this side */
 	uint32_t event;    /* the device event in its trace */
 	int64_t stream;
-	int64_t rank;      /* distributedInfo rank, else the trace index */
+	int64_t rank;      /* the trace's rank (tg_measure_trace_rank), else its index */
 	int64_t dur_ns;
 	int64_t delay_ns;  /* kernel start - launch call start; -1 without a launch */
 	int64_t ts;        /* start, ns */
@@ -83,6 +83,21 @@ void tg_fingerprint_runtime_text(char *buf, size_t cap, const char *runtime);
  * owned; must outlive the measure). Traces must outlive the measure.
  * *out owns the result (tg_measure_free). Returns 0 or TG_ENOMEM. */
 int tg_measure_build(tg_measure **out, const tg_tree *const *trees, size_t n, tg_atoms *keys);
+
+/* tg_measure_build with each trace's rank hint (ranks: n values, the
+ * manifest's rank or -1; NULL: none), from which tg_rank_of (ranks.h)
+ * decides the trace's rank. */
+int tg_measure_build_ranked(tg_measure **out, const tg_tree *const *trees, const int64_t *ranks, size_t n,
+                            tg_atoms *keys);
+
+/* The rank of trace i (tg_rank_of: distributedInfo, the hint, the file
+ * name), -1 when unknown. The kernel records carry it, or the trace's
+ * index when it is unknown. */
+int64_t tg_measure_trace_rank(const tg_measure *m, size_t i);
+
+/* How many distinct known ranks the side's traces have (0 when none is
+ * known). */
+size_t tg_measure_nranks(const tg_measure *m);
 
 void tg_measure_free(tg_measure *m);
 

@@ -469,7 +469,7 @@ static int record_metrics(tg_daemon *d, size_t ri, const tg_job *j, const tg_sid
 {
 	tg_atoms *keys = tg_atoms_new();
 	tg_measure *m = NULL;
-	int rc = keys ? tg_measure_build(&m, (const tg_tree *const *)s->trees, s->n, keys) : TG_ENOMEM;
+	int rc = keys ? tg_measure_build_ranked(&m, (const tg_tree *const *)s->trees, s->ranks, s->n, keys) : TG_ENOMEM;
 	if (!rc) /* a run of nothing enters no history (TG_ENODATA: judge() posts the error) */
 		rc = tg_measure_judgeable(m, "new");
 	if (!rc)
@@ -656,7 +656,9 @@ static int run_gate(struct analysis *a, tg_daemon *d, size_t ri)
 	                   .rule_noise = a->bn.noise,
 	                   .nrule_noise = a->bn.n,
 	                   .rule_base_runs = a->hb.runs,
-	                   .nrule_base_runs = a->hb.n};
+	                   .nrule_base_runs = a->hb.n,
+	                   .base_ranks = a->old.ranks,
+	                   .next_ranks = a->cur.ranks};
 	return tg_gate_run(&a->g, d->rules[ri], (const tg_tree *const *)a->old.trees, a->old.n,
 	                   (const tg_tree *const *)a->cur.trees, a->cur.n, &go);
 }

@@ -137,8 +137,8 @@ static int add_rule_values(struct acc *a, const tg_measure *m, const tg_atoms *k
 		size_t ni;
 		const tg_judged *it = tg_judgement_items(j, &ni);
 		for (size_t i = 0; !rc && i < ni; i++) {
-			if (it[i].rule->aggregate != TG_AGG_TOTAL)
-				continue;
+			if (it[i].rule->aggregate != TG_AGG_TOTAL || it[i].rank >= 0)
+				continue; /* a rule's value is its own item's, not a rank's */
 			char name[256];
 			snprintf(name, sizeof(name), "rule:%s", it[i].rule->name);
 			rc = add(a, name, tg_run_metric_display(it[i].rule->metric, it[i].next));

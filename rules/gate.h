@@ -2,10 +2,15 @@
  * gate.h - the whole comparison of two sides under threshold rules, as
  * `tracegate diff` and the daemon run it:
  *
- *   1. measure both sides (core/measure.h) on one shared key table;
- *   2. align the call trees of each pair of traces (the i-th base trace with
- *      the i-th new trace; core/tree_diff.h) and file the time of what
- *      diverged under the op where it diverged (core/divergence.h);
+ *   1. put each side's traces in rank order (tg_rank_of: distributedInfo,
+ *      the manifest, the file name; the traces of one rank are its runs, in
+ *      the order given), so that the order of the files on a command line
+ *      changes nothing, and measure both sides (core/measure.h) on one
+ *      shared key table;
+ *   2. align the call trees of each pair of traces (a base trace with the
+ *      new trace of the same rank and run; core/tree_diff.h), pair the
+ *      calls the alignment matches (core/call_pairs.h), and file the time
+ *      of what diverged under the op where it diverged (core/divergence.h);
  *   3. judge the rules (judge.h), and judge kernel time per op for the top
  *      regressions and improvements;
  *   4. draw the divergences and tabulate them.
@@ -37,6 +42,8 @@ typedef struct tg_gate_opts {
 	const tg_rule_base_runs *rule_base_runs; /* per-rule extra base runs from
 	                                            history (judge.h), may be NULL */
 	size_t nrule_base_runs;
+	const int64_t *base_ranks; /* per trace of each side, the rank the run's */
+	const int64_t *next_ranks; /* manifest gives it (-1: none); NULL: none */
 } tg_gate_opts;
 
 typedef struct tg_gate tg_gate;
@@ -78,7 +85,9 @@ const char *tg_gate_drawing(const tg_gate *g);
 size_t tg_gate_attributed(const tg_gate *g);
 
 /* A document of g for diff_render.h: files name the traces of each side
- * (borrowed, for the headings); marker and extra_md as in tg_diff_doc. */
+ * in the order given to tg_gate_run (borrowed, for the headings; the
+ * document lists them in the gate's rank order); marker and extra_md as in
+ * tg_diff_doc. */
 tg_diff_doc tg_gate_doc(const tg_gate *g, const char *const *base_files, size_t nbase, const char *const *new_files,
                         size_t nnew, const char *marker, const char *extra_md);
 

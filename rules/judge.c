@@ -29,6 +29,7 @@ struct tg_judgement {
 	tg_accept *accepts;
 	size_t naccepts;
 	int total_inconclusive;
+	tg_rank_compare ranks; /* nranks < 2: one rank */
 	double confidence;
 	double history_confidence; /* the level of the rules with history runs as base runs */
 	tg_rules *owned;
@@ -236,11 +237,12 @@ static int sort_sel(struct sel *v, size_t n, uint32_t natoms, size_t ninv, size_
 	return 0;
 }
 
-/* The rank of a unit: its trace's distributedInfo rank, else the trace's
- * position on its side (as the kernel records' rank). */
+/* The rank of a unit: its trace's rank (tg_measure_trace_rank:
+ * distributedInfo, the manifest, the file name), else the trace's position
+ * on its side (as the kernel records' rank). */
 static int64_t unit_rank(const tg_measure *m, const tg_unit *u)
 {
-	int64_t r = tg_trace_rank(tg_tree_trace(tg_measure_tree(m, u->trace)));
+	int64_t r = tg_measure_trace_rank(m, u->trace);
 	return r >= 0 ? r : (int64_t)u->trace;
 }
 
@@ -281,10 +283,10 @@ static int side_runs(struct runs *out, const tg_rule *r, const tg_measure *m)
 		return TG_ENOMEM;
 	}
 	for (size_t t = 0; t < nt; t++) {
-		int64_t rt = tg_trace_rank(tg_tree_trace(tg_measure_tree(m, t)));
+		int64_t rt = tg_measure_trace_rank(m, t);
 		uint32_t k = 0;
 		for (size_t s = 0; s < t; s++)
-			k += tg_trace_rank(tg_tree_trace(tg_measure_tree(m, s))) == rt;
+			k += tg_measure_trace_rank(m, s) == rt;
 		of_trace[t] = k;
 	}
 	size_t c = 0;
@@ -1166,6 +1168,7 @@ static int push(tg_judgement *jd, tg_judged **out)
 		return TG_ENOMEM;
 	*out = &jd->items[jd->n++];
 	memset(*out, 0, sizeof(**out));
+	(*out)->rank = -1;
 	return 0;
 }
 
@@ -1427,6 +1430,74 @@ static int judge_rule(tg_judgement *jd, const struct ctx *c, const tg_measure *b
 	return rc;
 }
 
+/* The known ranks both sides hold, sorted, into r (cap slots); returns
+ * their number. */
+static size_t common_ranks(int64_t *r, size_t cap, const tg_measure *base, const tg_measure *next)
+{
+	size_t n = 0;
+	for (size_t t = 0; t < tg_measure_traces(base); t++) {
+		int64_t x = tg_measure_trace_rank(base, t);
+		int on_new = 0;
+		for (size_t u = 0; u < tg_measure_traces(next) && !on_new; u++)
+			on_new = tg_measure_trace_rank(next, u) == x;
+		size_t k = 0;
+		while (k < n && r[k] < x)
+			k++;
+		if (x < 0 || !on_new || (k < n && r[k] == x) || n == cap)
+			continue;
+		memmove(r + k + 1, r + k, (n - k) * sizeof(*r));
+		r[k] = x;
+		n++;
+	}
+	return n;
+}
+
+/* A total rule on each rank alone, when both sides hold several ranks: its
+ * selection on rank r, per step of that rank (the rule with rank r), an
+ * item of rank r after the rule's own. The history's runs and noise are
+ * of the rule's whole value, not of one rank's: a rank's item has its own
+ * runs only. Its items are held to the false discovery rate of the rule's
+ * per-rank items (one rank of eight does not block on noise); a rank
+ * whose selection matches nothing on either side gives no item. */
+static int judge_per_rank(tg_judgement *jd, const struct ctx *c, const tg_rules_settings *set, const tg_measure *base,
+                          const tg_measure *next, const tg_atoms *keys)
+{
+	const tg_rule *r = c->rule;
+	if (r->aggregate != TG_AGG_TOTAL || r->rank >= 0 || jd->ranks.nranks < 2)
+		return 0;
+	size_t cap = tg_measure_traces(base) + tg_measure_traces(next);
+	int64_t *ranks = tg_calloc(cap ? cap : 1, sizeof(int64_t));
+	if (!ranks)
+		return TG_ENOMEM;
+	size_t nr = common_ranks(ranks, cap, base, next), first = jd->n;
+	int rc = 0;
+	for (size_t i = 0; i < nr && !rc; i++) {
+		tg_rule one = *r;
+		one.rank = ranks[i];
+		struct ctx c1 = *c;
+		c1.rule = &one;
+		c1.set = set;
+		c1.base_runs = NULL;
+		c1.n_base_runs = 0;
+		c1.hist = (tg_noise){0, 0};
+		size_t at = jd->n;
+		int matched;
+		if ((rc = judge_rule(jd, &c1, base, next, keys, &matched)))
+			break;
+		for (size_t k = at; k < jd->n; k++) {
+			jd->items[k].rule = r;
+			jd->items[k].rank = ranks[i];
+		}
+		if (!matched || (jd->n > at && (jd->items[at].unmatched || jd->items[at].no_data))) {
+			for (size_t k = at; k < jd->n; k++)
+				free(jd->items[k].item);
+			jd->n = at;
+		}
+	}
+	free(ranks);
+	return rc ? rc : fdr(jd, first, jd->n, set->fdr);
+}
+
 /* A fingerprint's driver version as people write it: a bare number of a
  * CUDA or HIP side in that runtime's notation ("CUDA 12.9", "HIP
  * 6.4.43483"); anything else as it is, "?" when absent. */
@@ -1521,7 +1592,16 @@ static void summarize(tg_judgement *jd, const tg_atoms *keys)
 		return;
 	}
 	if (!w || v == TG_VERDICT_PASS) {
-		snprintf(jd->summary, sizeof(jd->summary), "pass: %zu checks, no regression above the thresholds", jd->n);
+		size_t own = 0;
+		for (size_t i = 0; i < jd->n; i++)
+			own += jd->items[i].rank < 0;
+		if (own < jd->n)
+			snprintf(jd->summary, sizeof(jd->summary),
+			         "pass: %zu checks (and %zu on single ranks), no regression above the thresholds", own,
+			         jd->n - own);
+		else
+			snprintf(jd->summary, sizeof(jd->summary), "pass: %zu checks, no regression above the thresholds",
+			         jd->n);
 		return;
 	}
 	/* the rule and its item; for a total rule, the category it selects
@@ -1534,6 +1614,10 @@ static void summarize(tg_judgement *jd, const tg_atoms *keys)
 		snprintf(what, sizeof(what), cat->is_regex ? "%s /%s/" : "%s %s", w->rule->name, cat->text);
 	else
 		snprintf(what, sizeof(what), "%s", w->rule->name);
+	if (w->rank >= 0) {
+		size_t l = strlen(what);
+		snprintf(what + l, sizeof(what) - l, " on rank %lld", (long long)w->rank);
+	}
 	if (w->verdict == TG_VERDICT_INCONCLUSIVE && v == TG_VERDICT_INCONCLUSIVE) {
 		snprintf(jd->summary, sizeof(jd->summary), "inconclusive: %s: %s", what, w->note);
 		return;
@@ -1549,6 +1633,23 @@ static void summarize(tg_judgement *jd, const tg_atoms *keys)
 	else
 		snprintf(jd->summary, sizeof(jd->summary), "%s: %s %s %+.1f %%%s > %g %%", tg_verdict_name(v), what,
 		         tg_rule_metric_name(w->rule->metric), w->pct, ci, isnan(thr) ? w->rule->block_above : thr);
+}
+
+/* With several ranks: the slowest rank and the one that changed most,
+ * after the summary ("; ranks: slowest 1 (4.2 ms of compute a step), most
+ * changed 1 (+8.0 %)"). */
+static void summarize_ranks(tg_judgement *jd)
+{
+	const tg_rank_compare *rk = &jd->ranks;
+	size_t o = strlen(jd->summary);
+	if (rk->nranks < 2 || rk->slowest < 0 || o >= sizeof(jd->summary))
+		return;
+	o += (size_t)snprintf(jd->summary + o, sizeof(jd->summary) - o,
+	                      "; ranks: slowest %lld (%.3f ms of GPU compute a step)", (long long)rk->slowest,
+	                      rk->slowest_ms);
+	if (rk->most_changed >= 0 && o < sizeof(jd->summary))
+		snprintf(jd->summary + o, sizeof(jd->summary) - o, ", most changed %lld (%+.1f %%)",
+		         (long long)rk->most_changed, rk->most_changed_pct);
 }
 
 int tg_judge(tg_judgement **out, const tg_rules *rules, const tg_measure *base, const tg_measure *next,
@@ -1575,6 +1676,8 @@ int tg_judge(tg_judgement **out, const tg_rules *rules, const tg_measure *base, 
 	jd->unmatched = tg_calloc(nr ? nr : 1, sizeof(char *));
 	jd->accepts = tg_calloc(n_accepts ? n_accepts : 1, sizeof(tg_accept));
 	int rc = jd->unmatched && jd->accepts ? 0 : TG_ENOMEM;
+	if (!rc)
+		rc = tg_rank_compare_build(&jd->ranks, base, next);
 	for (size_t i = 0; i < nr && !rc; i++) {
 		struct ctx c = {set, &rl[i], jd->comparable, {0, 0}, NULL, 0, opts ? opts->noise_runs : NULL, NULL, 0};
 		for (size_t k = 0; opts && k < opts->n_noise; k++)
@@ -1593,14 +1696,16 @@ int tg_judge(tg_judgement **out, const tg_rules *rules, const tg_measure *base, 
 			break;
 		if (!matched)
 			jd->unmatched[jd->nunmatched++] = rl[i].name;
+		else if ((rc = judge_per_rank(jd, &c, set, base, next, keys)))
+			break;
 		for (size_t k = first; k < jd->n; k++) {
 			tg_judged *j = &jd->items[k];
 			for (size_t a = 0; a < n_accepts; a++)
 				if (!strcmp(accepts[a].rule, rl[i].name) &&
 				    (j->verdict == TG_VERDICT_BLOCK || j->verdict == TG_VERDICT_WARN))
 					j->accepted = 1;
-			if (rl[i].aggregate == TG_AGG_TOTAL && j->verdict == TG_VERDICT_INCONCLUSIVE && !j->no_data &&
-			    !j->unmatched)
+			if (rl[i].aggregate == TG_AGG_TOTAL && j->rank < 0 && j->verdict == TG_VERDICT_INCONCLUSIVE &&
+			    !j->no_data && !j->unmatched)
 				jd->total_inconclusive = 1;
 		}
 	}
@@ -1624,8 +1729,15 @@ int tg_judge(tg_judgement **out, const tg_rules *rules, const tg_measure *base, 
 		v = TG_VERDICT_INCONCLUSIVE;
 	jd->overall = v;
 	summarize(jd, keys);
+	if (jd->comparable)
+		summarize_ranks(jd);
 	*out = jd;
 	return 0;
+}
+
+const tg_rank_compare *tg_judgement_ranks(const tg_judgement *j)
+{
+	return j->ranks.nranks >= 2 ? &j->ranks : NULL;
 }
 
 void tg_judgement_free(tg_judgement *j)
@@ -1725,6 +1837,7 @@ int tg_judge_samples_ex(tg_judged *out, const tg_rule *rule, const tg_rules_sett
 {
 	memset(out, 0, sizeof(*out));
 	out->rule = rule;
+	out->rank = -1;
 	out->item = (char *)"";
 	struct ctx c = {set, rule, 1, {0, 0}, NULL, 0, NULL, NULL, 0};
 	tg_rules_settings hset = *set;

@@ -16,6 +16,13 @@
  * steps gpu_busy borrows the relative interval of the total kernel time,
  * and the others can warn but not block.
  *
+ * Ranks. With several ranks on a side (tg_measure_trace_rank), each total
+ * rule is also judged on each rank alone (an item of rank r: the rule's
+ * selection on rank r, per step of that rank), after the false discovery
+ * control of the rule's per-rank items; a block or warn on one rank is the
+ * diff's, and the summary names the rank, the slowest rank and the rank
+ * that changed most (rank_compare.h).
+ *
  * Runs. The traces of a side with the same rank are separate runs (steps
  * nested in runs); the noise between runs (the pooled variance of the logs
  * of the per-run values: both sides, the --noise-from runs with the base's,
@@ -34,6 +41,7 @@
 #define TG_JUDGE_H
 
 #include "../core/measure.h"
+#include "../core/rank_compare.h"
 #include "rules.h"
 
 typedef enum tg_verdict {
@@ -87,6 +95,9 @@ typedef struct tg_judged {
 	                            that would decide it at this noise; 0 otherwise */
 	size_t nruns_history;    /* of nruns_base, the runs of tg_rule_base_runs
 	                            (the target branch's history); 0 when none */
+	int64_t rank;            /* the rank of a rule's per-rank item (a side of
+	                            several ranks: each total rule is judged on
+	                            every rank too), -1 for the rule's own item */
 } tg_judged;
 
 /* A between-run noise known from elsewhere (the daemon: the target
@@ -188,8 +199,15 @@ tg_verdict tg_judgement_verdict(const tg_judgement *j);
  * (95 % CI +6.6..+7.4 %) > 5 %"); borrowed. */
 const char *tg_judgement_summary(const tg_judgement *j);
 
-/* Every judged item, rule by rule in file order, worst first within a rule. */
+/* Every judged item, rule by rule in file order, worst first within a
+ * rule; a total rule's per-rank items (rank >= 0, in rank order) follow
+ * its own item. */
 const tg_judged *tg_judgement_items(const tg_judgement *j, size_t *n);
+
+/* The ranks of the comparison (rank_compare.h: the slowest and the most
+ * changed, which the summary names), or NULL when the sides hold fewer
+ * than two ranks. Borrowed. */
+const tg_rank_compare *tg_judgement_ranks(const tg_judgement *j);
 
 /* Comparability: 1 when the fingerprints agree or the rules allow a
  * hardware change; *why (borrowed) says what differs, "" when nothing. */

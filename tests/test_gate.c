@@ -679,6 +679,80 @@ static void test_nothing_to_judge(void **state)
 	tg_trace_free(bare);
 }
 
+/* The json document of g, into a malloc'd string. */
+static char *gate_json(const tg_gate *g, const char *const *bf, size_t nb, const char *const *xf, size_t nx)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	tg_diff_doc d = tg_gate_doc(g, bf, nb, xf, nx, NULL, NULL);
+	assert_int_equal(tg_diff_write_json(f, &d), 0);
+	assert_int_equal(fclose(f), 0);
+	return buf;
+}
+
+/* Ranks are matched by their rank id, never by the order of the traces: a
+ * GEMM slowdown on rank 1 of 2 gives the same document byte for byte
+ * whichever order the new side's ranks come in, blocks on rank 1's item of
+ * the gemm rule, and the summary names rank 1. */
+static void test_ranks_by_id(void **state)
+{
+	(void)state;
+	GT_SKIP_WITHOUT_GEN();
+	const gt_side *b0 = gt_trace(BIG " --ranks 2 --rank 0"), *b1 = gt_trace(BIG " --ranks 2 --rank 1");
+	const gt_side *n0 = gt_trace(BIG " --ranks 2 --rank 0 --seed 2");
+	const gt_side *n1 = gt_trace(BIG " --ranks 2 --rank 1 --seed 2 --gemm-scale 1.30");
+	tg_rules *r = rules_default();
+	const tg_tree *bt[2] = {b0->tree, b1->tree}, *in_order[2] = {n0->tree, n1->tree}, *swapped[2] = {n1->tree, n0->tree};
+	const char *bf[2] = {"b0.json", "b1.json"}, *xf[2] = {"n0.json", "n1.json"}, *xs[2] = {"n1.json", "n0.json"};
+	tg_gate *g1 = NULL, *g2 = NULL;
+	assert_int_equal(tg_gate_run(&g1, r, bt, 2, in_order, 2, NULL), 0);
+	assert_int_equal(tg_gate_run(&g2, r, bt, 2, swapped, 2, NULL), 0);
+	char *j1 = gate_json(g1, bf, 2, xf, 2), *j2 = gate_json(g2, bf, 2, xs, 2);
+	assert_string_equal(j1, j2);
+	const tg_judged *one = NULL, *total = NULL;
+	size_t n;
+	const tg_judged *it = tg_judgement_items(tg_gate_judgement(g1), &n);
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(it[i].rule->name, "gemm")) {
+			if (it[i].rank == 1)
+				one = &it[i];
+			else if (it[i].rank < 0)
+				total = &it[i];
+			else
+				assert_int_equal(it[i].verdict, TG_VERDICT_PASS);
+		}
+	assert_non_null(one);
+	assert_non_null(total);
+	assert_int_equal(one->verdict, TG_VERDICT_BLOCK);
+	GT_NEAR(one->pct, 30.0, 0.5);
+	GT_NEAR(total->pct, 15.0, 1.0);
+	assert_int_equal(tg_gate_verdict(g1), TG_VERDICT_BLOCK);
+	const char *sum = tg_judgement_summary(tg_gate_judgement(g1));
+	assert_non_null(strstr(sum, "block: gemm GEMM on rank 1 kernel_time +30."));
+	assert_non_null(strstr(sum, "; ranks: slowest 1 ("));
+	assert_non_null(strstr(sum, "most changed 1 (+"));
+	const tg_rank_compare *rk = tg_judgement_ranks(tg_gate_judgement(g1));
+	assert_non_null(rk);
+	assert_int_equal(rk->nranks, 2);
+	assert_int_equal(rk->slowest, 1);
+	assert_int_equal(rk->most_changed, 1);
+	assert_true(rk->most_changed_pct > 1);
+	/* one rank a side: no per-rank items, nothing named */
+	tg_gate *g3 = gate_sides(b1, n1, r, NULL);
+	assert_null(tg_judgement_ranks(tg_gate_judgement(g3)));
+	it = tg_judgement_items(tg_gate_judgement(g3), &n);
+	for (size_t i = 0; i < n; i++)
+		assert_int_equal(it[i].rank, -1);
+	free(j1);
+	free(j2);
+	tg_gate_free(g1);
+	tg_gate_free(g2);
+	tg_gate_free(g3);
+	tg_rules_free(r);
+}
+
 /* ------------------------------------------------ overrides */
 
 static void test_accept(void **state)
@@ -974,6 +1048,7 @@ int main(void)
 		cmocka_unit_test(test_runtime_and_driver_change),
 		cmocka_unit_test(test_world_size_change),
 		cmocka_unit_test(test_nothing_to_judge),
+		cmocka_unit_test(test_ranks_by_id),
 		cmocka_unit_test(test_accept),
 		cmocka_unit_test(test_fdr),
 		cmocka_unit_test(test_tflops),

@@ -313,8 +313,10 @@ static int64_t us_to_ns(const char *s, size_t n)
 	memcpy(buf, s, n);
 	buf[n] = 0;
 	const char *dot = strchr(buf, '.');
-	if (!dot || strpbrk(buf, "eE"))
+	if (strpbrk(buf, "eE"))
 		return llround(strtod(buf, NULL) * 1000.0);
+	if (!dot) /* an integer: exact (epoch microseconds pass 2^53 in ns) */
+		return strtoll(buf, NULL, 10) * 1000;
 	int64_t ip = strtoll(buf, NULL, 10), frac = 0;
 	int digits = 0, neg = buf[0] == '-';
 	const char *p = dot + 1;
