@@ -322,6 +322,7 @@ static int add_kernel_rec(tg_measure *m, struct trace_walk *w, uint32_t i)
 	r->unit = step_unit(w->first_unit, w->nsteps, st);
 	r->trace = w->ti;
 	r->event = i;
+	r->pair = TG_NONE;
 	r->stream = tg_kernel_stream(w->t, &ev[i]);
 	r->rank = w->rank;
 	r->dur_ns = ev[i].dur;

@@ -38,6 +38,9 @@ typedef struct tg_kernel_rec {
 	uint32_t module;   /* "Block_0/Attention_0/Linear_2"; "" outside modules */
 	uint32_t trace;    /* index of the trace on this side */
 	uint32_t event;    /* the device event in its trace */
+	uint32_t pair;     /* the record of the other side's measure the tree
+	                      alignment pairs this one with (core/call_pairs.h),
+	                      TG_NONE when none (or not aligned) */
 	int64_t stream;
 	int64_t rank;      /* the trace's rank (tg_measure_trace_rank), else its index */
 	int64_t dur_ns;

@@ -1336,6 +1336,8 @@ static json_t *item_json(const tg_judged *x, const char *category)
 	json_object_set_new(o, "noise_pct", num(x->noise_pct));
 	json_object_set_new(o, "noise_df", num(x->noise_df));
 	json_object_set_new(o, "runs_needed", json_integer((json_int_t)x->runs_needed));
+	json_object_set_new(o, "pairs", json_integer((json_int_t)x->npairs));
+	json_object_set_new(o, "call_noise_pct", num(x->sampling == TG_SAMPLING_PAIRS ? x->call_noise_pct : NAN));
 	json_object_set_new(o, "rank", x->rank >= 0 ? json_integer((json_int_t)x->rank) : json_null());
 	return o;
 }

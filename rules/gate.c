@@ -2,6 +2,7 @@
  * gate.c - measure, align, attribute, judge (see gate.h).
  */
 #include "gate.h"
+#include "../core/call_pairs.h"
 #include "../core/divergence.h"
 #include "../core/ranks.h"
 #include "../core/tree_diff.h"
@@ -129,6 +130,7 @@ static int align(tg_gate *g, const tg_gate_opts *o)
 			break;
 		p->diff = g->diffs[i];
 		g->ndiffs++;
+		tg_call_pairs_fill(g->base, g->next, p->diff, p->bt, p->nt, NULL);
 		size_t moved = 0;
 		rc = tg_divergence_attribute(g->base, g->next, p->diff, p->bt, p->nt, g->keys, &moved);
 		g->attributed += moved;

@@ -2,7 +2,9 @@
  * judge.c - rules applied to two measures (see judge.h for the statistics).
  */
 #include "judge.h"
+#include "judge_impl.h"
 #include "noise.h"
+#include "paired.h"
 #include "stats.h"
 
 #include <math.h>
@@ -52,6 +54,7 @@ const char *tg_sampling_name(tg_sampling s)
 	case TG_SAMPLING_STEPS: return "steps";
 	case TG_SAMPLING_INVOCATIONS: return "invocations";
 	case TG_SAMPLING_EXACT: return "exact";
+	case TG_SAMPLING_PAIRS: return "pairs";
 	}
 	return "?";
 }
@@ -100,6 +103,9 @@ struct ctx {
 	const tg_measure *noise_m; /* the --noise-from runs, or NULL */
 	const double *base_runs;  /* more runs of the base's code (tg_rule_base_runs), or NULL */
 	size_t n_base_runs;
+	double call_sigma;        /* sd of one call's log-ratio (paired sampling), NAN: unknown */
+	double call_df;
+	size_t call_n;            /* the paired calls it comes from */
 };
 
 /* Kernels the rule would select if their category were the one their
@@ -173,15 +179,6 @@ static uint32_t group_key(const tg_rule *r, const tg_kernel_rec *k)
 	return 0;
 }
 
-/* One selected record, flattened for sorting. */
-struct sel {
-	uint32_t group;
-	uint32_t stratum; /* op_shape key */
-	uint64_t inv;     /* invocation id; records without one are their own */
-	uint32_t unit;
-	int64_t dur, delay;
-	double flops, bytes; /* of the invocation, counted once per invocation */
-};
 
 static int cmp_sel(const void *a, const void *b)
 {
@@ -265,7 +262,8 @@ static size_t rule_units(uint32_t *map, const tg_rule *r, const tg_measure *m)
  * (a distributed job). rule units (rule_units) are mapped to their run:
  * of_unit[k] for the k-th unit of the rule; n runs. */
 struct runs {
-	uint32_t *of_unit;
+	uint32_t *of_unit;       /* freed with it: trace_of_unit shares its block */
+	const uint32_t *trace_of_unit; /* the trace of the k-th unit of the rule; NULL: one trace */
 	size_t n;
 };
 
@@ -274,7 +272,8 @@ static int side_runs(struct runs *out, const tg_rule *r, const tg_measure *m)
 	size_t nu, nt = tg_measure_traces(m);
 	const tg_unit *u = tg_measure_units(m, &nu);
 	uint32_t *of_trace = tg_calloc(nt ? nt : 1, sizeof(uint32_t));
-	out->of_unit = tg_calloc(nu ? nu : 1, sizeof(uint32_t));
+	out->of_unit = tg_calloc(2 * (nu ? nu : 1), sizeof(uint32_t));
+	out->trace_of_unit = out->of_unit ? out->of_unit + (nu ? nu : 1) : NULL;
 	out->n = 0;
 	if (!of_trace || !out->of_unit) {
 		free(of_trace);
@@ -294,6 +293,7 @@ static int side_runs(struct runs *out, const tg_rule *r, const tg_measure *m)
 		if (r->rank >= 0 && unit_rank(m, &u[i]) != r->rank)
 			continue;
 		uint32_t k = of_trace[u[i].trace];
+		((uint32_t *)out->trace_of_unit)[c] = u[i].trace;
 		out->of_unit[c++] = k;
 		if (k + 1 > out->n)
 			out->n = k + 1;
@@ -345,7 +345,7 @@ static int select_side(struct sel **out, size_t *n, size_t *units, size_t *dropp
 		}
 		v[c++] = (struct sel){group_key(r, &k[i]), k[i].op_shape,
 		                      k[i].inv != TG_NONE ? k[i].inv : ((uint64_t)1 << 32) | i, map[k[i].unit],
-		                      k[i].dur_ns, k[i].delay_ns, fl, by};
+		                      (uint32_t)i, k[i].pair, k[i].dur_ns, k[i].delay_ns, fl, by};
 	}
 	free(map);
 	free(memo);
@@ -373,6 +373,7 @@ struct side_vals {
 	double flops, bytes; /* per unit, distinct invocations */
 	double *run;      /* per run: the mean of its units' values */
 	size_t nruns;
+	const uint32_t *unit_trace; /* the trace of each unit (borrowed from the runs); NULL: one */
 };
 
 static void side_vals_free(struct side_vals *s)
@@ -441,6 +442,7 @@ static int side_vals_build(struct side_vals *out, const struct sel *v, size_t n,
 /* The per-run means of s's unit values (rs maps its units to runs). */
 static int side_vals_runs(struct side_vals *s, const struct runs *rs)
 {
+	s->unit_trace = rs ? rs->trace_of_unit : NULL;
 	size_t n = rs && rs->n ? rs->n : 1;
 	double *cnt = tg_calloc(n, sizeof(double));
 	s->run = tg_calloc(n, sizeof(double));
@@ -565,27 +567,99 @@ static int interval(tg_judged *j, const struct ctx *c, const struct side_vals *b
 	return rc;
 }
 
-/* Invocations sampled within a few steps are not independent: a step that
- * ran slower (a clock, a neighbour) moves every invocation in it. With 2 to
- * min_samples - 1 steps on each side the variation between steps is still
- * measurable: the interval of the ratio is widened to also cover Welch's
- * interval on the logs of the per-step totals (its relative width, centred
- * on the bootstrap's estimate). Steps without the item (a zero total) leave
- * the interval as it is. */
-static void widen_by_steps(double *lo, double *hi, double ratio, const struct side_vals *b, const struct side_vals *x,
-                           double confidence)
+/* The pooled variance of the logs of a side's per-step values around the
+ * mean of their trace (*df its degrees of freedom: steps minus traces), so
+ * that the differences between ranks, or between runs, are not read as
+ * variation between steps. 1 when a value is not positive (nothing). */
+static int within_trace_var(double *var, double *df, const struct side_vals *s)
 {
-	for (size_t i = 0; i < b->nunits; i++)
-		if (!(b->unit[i] > 0))
-			return;
-	for (size_t i = 0; i < x->nunits; i++)
-		if (!(x->unit[i] > 0))
-			return;
-	tg_ratio_ci w;
-	if (tg_stats_welch_log(&w, b->unit, b->nunits, x->unit, x->nunits, confidence) || !(w.ratio > 0) ||
-	    !isfinite(w.lo) || !isfinite(w.hi) || !isfinite(ratio))
+	size_t n = s->nunits;
+	double ss = 0;
+	size_t groups = 0;
+	*var = *df = 0;
+	for (size_t i = 0; i < n; i++)
+		if (!(s->unit[i] > 0))
+			return 1;
+	for (size_t i = 0; i < n; i++) {
+		uint32_t t = s->unit_trace ? s->unit_trace[i] : 0;
+		size_t k = 0;
+		while (k < i && (s->unit_trace ? s->unit_trace[k] : 0) != t)
+			k++;
+		if (k < i)
+			continue; /* trace t was summed at its first unit */
+		double sum = 0, sum2 = 0;
+		size_t c = 0;
+		for (size_t j = i; j < n; j++) {
+			if ((s->unit_trace ? s->unit_trace[j] : 0) != t)
+				continue;
+			double l = log(s->unit[j]);
+			sum += l;
+			sum2 += l * l;
+			c++;
+		}
+		ss += sum2 - sum * sum / (double)c;
+		groups++;
+	}
+	*df = (double)(n - groups);
+	*var = *df > 0 ? (ss > 0 ? ss : 0) / *df : 0;
+	return 0;
+}
+
+/* Calls sampled within a few steps are not independent: a step that ran
+ * slower (a clock, a neighbour) moves every call in it. With 2 to
+ * min_samples - 1 steps on each side the variation between steps is still
+ * measurable: the interval of the ratio is widened to also cover
+ * ratio * exp(+-t se), se from the variation of the logs of the per-step
+ * totals within each trace (Welch's form, Welch-Satterthwaite degrees of
+ * freedom). Within each trace: the ranks of a job, or the runs of a side,
+ * differ by more than its steps do, and that is not noise between steps
+ * (the runs' is widen_by_runs'). Steps without the item (a zero total)
+ * leave the interval as it is. */
+/* Whether the sides' steps pair one to one: as many steps, in traces of
+ * the same sizes (each side's traces are in rank and run order, so the
+ * i-th step of a side is the i-th of the other). Then *var (*df) is the
+ * pooled variance of the logs of the steps' ratios within each trace. */
+static int paired_steps_var(double *var, double *df, const struct side_vals *b, const struct side_vals *x)
+{
+	size_t n = b->nunits;
+	if (n != x->nunits || !n || !b->unit_trace || !x->unit_trace)
+		return 0;
+	for (size_t i = 1; i < n; i++)
+		if ((b->unit_trace[i] != b->unit_trace[i - 1]) != (x->unit_trace[i] != x->unit_trace[i - 1]))
+			return 0;
+	struct side_vals d = {.nunits = n, .unit_trace = b->unit_trace};
+	if (!(d.unit = tg_calloc(n, sizeof(double))))
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		d.unit[i] = b->unit[i] > 0 && x->unit[i] > 0 ? x->unit[i] / b->unit[i] : 0;
+	int ok = !within_trace_var(var, df, &d);
+	free(d.unit);
+	return ok;
+}
+
+static void widen_by_steps(double *lo, double *hi, double ratio, const struct side_vals *b, const struct side_vals *x,
+                           double confidence, int paired)
+{
+	double vb, dfb, vx, dfx, q, d;
+	if (!isfinite(ratio) || !(ratio > 0))
 		return;
-	double wlo = ratio * w.lo / w.ratio, whi = ratio * w.hi / w.ratio;
+	if (paired && paired_steps_var(&vb, &dfb, b, x)) {
+		/* the calls are paired, and so are the steps: a step that ran
+		 * slower on both sides is no change */
+		q = vb / (double)b->nunits;
+		d = dfb;
+	} else {
+		if (within_trace_var(&vb, &dfb, b) || within_trace_var(&vx, &dfx, x))
+			return;
+		double qb = vb / (double)b->nunits, qx = vx / (double)x->nunits;
+		double den = (dfb > 0 ? qb * qb / dfb : 0) + (dfx > 0 ? qx * qx / dfx : 0);
+		q = qb + qx;
+		d = den > 0 ? q * q / den : 0;
+	}
+	if (!(q > 0) || !(d > 0))
+		return;
+	double t = tg_stats_t_quantile((1 + confidence) / 2, d), se = sqrt(q);
+	double wlo = ratio * exp(-t * se), whi = ratio * exp(t * se);
 	if (wlo < *lo)
 		*lo = wlo;
 	if (whi > *hi)
@@ -701,11 +775,19 @@ static void decide(tg_judged *j, const struct ctx *c, int can_block)
 		}
 		return;
 	}
-	if (j->sampling != TG_SAMPLING_EXACT &&
-	    (j->nbase < (size_t)c->set->min_samples || j->nnext < (size_t)c->set->min_samples)) {
+	size_t need = (size_t)c->set->min_samples;
+	if (j->sampling == TG_SAMPLING_PAIRS) {
+		/* its own pairs, or the noise of one call from as many others */
+		if (j->npairs < need && j->noise_calls < need) {
+			j->verdict = TG_VERDICT_INCONCLUSIVE;
+			snprintf(j->note, sizeof(j->note),
+			         "%zu paired calls and %zu others to measure a call's noise, %zu needed", j->npairs,
+			         j->noise_calls, need);
+			return;
+		}
+	} else if (j->sampling != TG_SAMPLING_EXACT && (j->nbase < need || j->nnext < need)) {
 		j->verdict = TG_VERDICT_INCONCLUSIVE;
-		snprintf(j->note, sizeof(j->note), "%zu and %zu samples, %lld needed", j->nbase, j->nnext,
-		         (long long)c->set->min_samples);
+		snprintf(j->note, sizeof(j->note), "%zu and %zu samples, %zu needed", j->nbase, j->nnext, need);
 		return;
 	}
 	double lo = isnan(j->pct_lo) ? j->pct : j->pct_lo;
@@ -749,12 +831,23 @@ static void decide(tg_judged *j, const struct ctx *c, int can_block)
 
 /* Kernel-record metrics of one group. */
 static int estimate(tg_judged *j, const struct ctx *c, struct side_vals *b, struct side_vals *x, size_t nb,
-                    size_t nx);
+                    size_t nx, const struct pair_set *ps);
+
+/* Whether the items of rule r under c are sampled on paired calls: a
+ * metric of the kernels' durations, with fewer than min_samples steps on
+ * a side (ub, ux: the rule's units). */
+static int paired_sampling(const struct ctx *c, size_t ub, size_t ux)
+{
+	tg_rule_metric m = c->rule->metric;
+	return (m == TG_METRIC_KERNEL_TIME || m == TG_METRIC_TFLOPS || m == TG_METRIC_TBS) &&
+	       (ub < (size_t)c->set->min_samples || ux < (size_t)c->set->min_samples);
+}
 
 static int judge_group(tg_judged *j, const struct ctx *c, const struct sel *vb, size_t nb, size_t ub,
                        const struct runs *rb, const struct sel *vx, size_t nx, size_t ux, const struct runs *rx)
 {
 	struct side_vals b, x;
+	struct pair_set ps = {0};
 	tg_rule_metric m = c->rule->metric;
 	if (side_vals_build(&b, vb, nb, ub, m))
 		return TG_ENOMEM;
@@ -765,17 +858,55 @@ static int judge_group(tg_judged *j, const struct ctx *c, const struct sel *vb, 
 	int rc = side_vals_runs(&b, rb);
 	if (!rc)
 		rc = side_vals_runs(&x, rx);
+	if (!rc && nb && nx && paired_sampling(c, ub, ux))
+		rc = tg_judge_pairs_build(&ps, vb, nb, vx, nx);
 	if (!rc)
-		rc = estimate(j, c, &b, &x, nb, nx);
+		rc = estimate(j, c, &b, &x, nb, nx, ps.m ? &ps : NULL);
+	tg_judge_pairs_free(&ps);
 	side_vals_free(&b);
 	side_vals_free(&x);
 	return rc;
 }
 
+/* The ratio and interval of j on the paired calls ps (rules/paired.h),
+ * with the rule's noise of one call (c->call_sigma); records the pairs and
+ * that noise in j. */
+static int paired_interval(tg_judged *j, const struct ctx *c, const struct side_vals *b, const struct side_vals *x,
+                           const struct pair_set *ps, double *lo, double *hi, double *ratio)
+{
+	tg_paired_calls in = {ps->b,
+	                      ps->n,
+	                      ps->m,
+	                      ps->ub,
+	                      ps->un,
+	                      ps->ub2,
+	                      ps->un2,
+	                      (double)(b->nunits ? b->nunits : 1),
+	                      (double)(x->nunits ? x->nunits : 1),
+	                      c->call_sigma,
+	                      c->call_df,
+	                      (size_t)c->set->min_samples,
+	                      c->set->confidence};
+	tg_ratio_ci ci;
+	double p;
+	int rc = tg_paired_ratio(&ci, &p, NULL, &in);
+	if (rc)
+		return rc;
+	*ratio = ci.ratio;
+	*lo = ci.lo;
+	*hi = ci.hi;
+	j->p_value = p;
+	j->npairs = ps->m;
+	j->noise_calls = c->call_n;
+	j->call_noise_pct = isnan(c->call_sigma) ? NAN : 100 * c->call_sigma;
+	return 0;
+}
+
 /* The estimate, its interval and the verdict of j from the values of its
- * two sides (nb and nx selected records). */
+ * two sides (nb and nx selected records); ps: their paired calls (NULL:
+ * sampled per step, or per invocation without any pair). */
 static int estimate(tg_judged *j, const struct ctx *c, struct side_vals *b_, struct side_vals *x_, size_t nb,
-                    size_t nx)
+                    size_t nx, const struct pair_set *ps)
 {
 	struct side_vals b = *b_, x = *x_;
 	tg_rule_metric m = c->rule->metric;
@@ -803,14 +934,21 @@ static int estimate(tg_judged *j, const struct ctx *c, struct side_vals *b_, str
 		j->pct = b.count > 0 ? pct_of(x.count / b.count) : (x.count > 0 ? INFINITY : 0);
 		j->p_value = j->pct > 0 ? 0 : 1;
 	} else {
-		j->sampling = steps ? TG_SAMPLING_STEPS : TG_SAMPLING_INVOCATIONS;
-		j->nbase = steps ? ub : b.ninv;
-		j->nnext = steps ? ux : x.ninv;
+		j->sampling = steps ? TG_SAMPLING_STEPS : ps ? TG_SAMPLING_PAIRS : TG_SAMPLING_INVOCATIONS;
+		j->steps_base = ub;
+		j->steps_new = ux;
+		j->nbase = steps ? ub : ps ? nb : b.ninv;
+		j->nnext = steps ? ux : ps ? nx : x.ninv;
+		j->call_noise_pct = NAN;
 		double ratio = NAN, lo = NAN, hi = NAN;
-		if (nb && nx && (rc = interval(j, c, &b, &x, steps, &lo, &hi, &ratio)))
+		if (nb && nx && !steps && ps)
+			rc = paired_interval(j, c, &b, &x, ps, &lo, &hi, &ratio);
+		else if (nb && nx)
+			rc = interval(j, c, &b, &x, steps, &lo, &hi, &ratio);
+		if (rc)
 			goto done;
 		if (nb && nx && !steps && ub >= 2 && ux >= 2)
-			widen_by_steps(&lo, &hi, ratio, &b, &x, c->set->confidence);
+			widen_by_steps(&lo, &hi, ratio, &b, &x, c->set->confidence, ps != NULL);
 		if (nb && nx)
 			pool_base_runs(c, &b, &b.total, &ratio, &lo, &hi);
 		if (nb && nx && (rc = widen_by_runs(j, c, &b, &x, ratio, &lo, &hi)))
@@ -979,45 +1117,9 @@ static double mean(const double *v, size_t n)
 	return n ? s / (double)n : 0;
 }
 
-/* The relative interval of the total kernel time (every record), sampled
- * by invocation: what one-step traces lend gpu_busy. */
+/* The relative interval of the total kernel time (below). */
 static int kernel_time_interval(double *rlo, double *rhi, double *rratio, const struct ctx *c, const tg_measure *base,
-                                const tg_measure *next, const tg_atoms *keys)
-{
-	tg_rule all;
-	memset(&all, 0, sizeof(all));
-	all.name = c->rule->name;
-	all.stream = all.rank = -1;
-	all.rank = c->rule->rank;
-	all.metric = TG_METRIC_KERNEL_TIME;
-	all.aggregate = TG_AGG_TOTAL;
-	struct sel *vb = NULL, *vx = NULL;
-	size_t nb, nx, ub, ux;
-	int rc = select_side(&vb, &nb, &ub, NULL, &all, base, keys);
-	if (!rc)
-		rc = select_side(&vx, &nx, &ux, NULL, &all, next, keys);
-	if (!rc) {
-		struct ctx c2 = *c;
-		c2.rule = &all;
-		struct side_vals b, x;
-		if ((rc = side_vals_build(&b, vb, nb, ub, all.metric)) == 0) {
-			if ((rc = side_vals_build(&x, vx, nx, ux, all.metric)) == 0) {
-				tg_judged tmp;
-				memset(&tmp, 0, sizeof(tmp));
-				tmp.item = (char *)"";
-				if (nb && nx)
-					rc = interval(&tmp, &c2, &b, &x, 0, rlo, rhi, rratio);
-				else
-					*rlo = *rhi = *rratio = NAN;
-				side_vals_free(&x);
-			}
-			side_vals_free(&b);
-		}
-	}
-	free(vb);
-	free(vx);
-	return rc;
-}
+                                const tg_measure *next, const tg_atoms *keys);
 
 /* The per-run means of two sides' unit values (every unit of the rule's
  * rank: what unit_values keeps for the sampled metrics). */
@@ -1325,6 +1427,51 @@ static void selection_free(struct selection *s)
 	free(s->rn.of_unit);
 }
 
+/* The relative interval of the total kernel time (every record of the
+ * rule's rank): what one-step traces lend gpu_busy. Judged as a rule of
+ * the kernel time would be: on paired calls (or invocations without any
+ * pair), widened by the variation between steps and the noise between
+ * runs. NAN without kernels on a side. */
+static int kernel_time_interval(double *rlo, double *rhi, double *rratio, const struct ctx *c, const tg_measure *base,
+                                const tg_measure *next, const tg_atoms *keys)
+{
+	tg_rule all;
+	memset(&all, 0, sizeof(all));
+	all.name = c->rule->name;
+	all.stream = -1;
+	all.rank = c->rule->rank;
+	all.metric = TG_METRIC_KERNEL_TIME;
+	all.aggregate = TG_AGG_TOTAL;
+	all.block_above = all.warn_above = all.improvement_below = NAN;
+	struct ctx c2 = *c;
+	c2.rule = &all;
+	c2.base_runs = NULL;
+	c2.n_base_runs = 0;
+	c2.hist = (tg_noise){0, 0};
+	struct selection s;
+	*rlo = *rhi = *rratio = NAN;
+	int rc = select_all(&s, &c2, base, next, keys);
+	if (!rc && s.nb && s.nx && paired_sampling(&c2, s.ub, s.ux))
+		rc = tg_judge_call_noise(&c2.call_sigma, &c2.call_df, &c2.call_n, s.vb, s.nb, base, next,
+		                         (size_t)c->set->min_samples);
+	if (!rc && s.nb && s.nx) {
+		struct noise_sel ns = {s.vn, s.nn, s.un, &s.rn};
+		tg_judged tmp;
+		memset(&tmp, 0, sizeof(tmp));
+		tmp.item = (char *)"";
+		tmp.rank = -1;
+		tmp.rule = &all;
+		rc = judge_group_noise(&tmp, &c2, &ns, 0, s.vb, s.nb, s.ub, &s.rb, s.vx, s.nx, s.ux, &s.rx);
+		if (!rc && !isnan(tmp.pct_lo)) {
+			*rratio = 1 + tmp.pct / 100;
+			*rlo = 1 + tmp.pct_lo / 100;
+			*rhi = 1 + tmp.pct_hi / 100;
+		}
+	}
+	selection_free(&s);
+	return rc;
+}
+
 /* The selectors match, but no kernel holds the metric's data: one
  * inconclusive item that says so. */
 static int judge_selected_no_data(tg_judgement *jd, const struct ctx *c)
@@ -1413,7 +1560,13 @@ static int judge_rule(tg_judgement *jd, const struct ctx *c, const tg_measure *b
 	if (per_unit_metric(c->rule->metric))
 		return judge_rule_units(jd, c, base, next, keys, matched);
 	struct selection s;
+	struct ctx c1 = *c;
 	int rc = select_all(&s, c, base, next, keys);
+	if (!rc && paired_sampling(c, s.ub, s.ux) && s.nb && s.nx) {
+		rc = tg_judge_call_noise(&c1.call_sigma, &c1.call_df, &c1.call_n, s.vb, s.nb, base, next,
+		                         (size_t)c->set->min_samples);
+		c = &c1;
+	}
 	if (!rc) {
 		struct noise_sel ns = {s.vn, s.nn, s.un, &s.rn};
 		*matched = s.nb + s.nx + s.db + s.dx > 0;
@@ -1575,6 +1728,32 @@ static int fingerprints_agree(char *why, size_t cap, const tg_measure *base, con
 	return o == 0;
 }
 
+/* What an item's samples were, for the verdict line: "6 steps a side",
+ * "36 paired calls in 1 step", "24 and 24 calls in 1 step"; "" when
+ * counted (not sampled). */
+static void sample_unit(char *buf, size_t cap, const tg_judged *j)
+{
+	buf[0] = 0;
+	if (j->sampling == TG_SAMPLING_EXACT)
+		return;
+	if (j->sampling == TG_SAMPLING_STEPS) {
+		if (j->nbase == j->nnext)
+			snprintf(buf, cap, "%zu steps a side", j->nbase);
+		else
+			snprintf(buf, cap, "%zu and %zu steps", j->nbase, j->nnext);
+		return;
+	}
+	char steps[48];
+	if (j->steps_base == j->steps_new)
+		snprintf(steps, sizeof(steps), "%zu step%s", j->steps_base, j->steps_base == 1 ? "" : "s");
+	else
+		snprintf(steps, sizeof(steps), "%zu and %zu steps", j->steps_base, j->steps_new);
+	if (j->sampling == TG_SAMPLING_PAIRS)
+		snprintf(buf, cap, "%zu paired call%s in %s", j->npairs, j->npairs == 1 ? "" : "s", steps);
+	else
+		snprintf(buf, cap, "%zu and %zu calls in %s", j->nbase, j->nnext, steps);
+}
+
 static void summarize(tg_judgement *jd, const tg_atoms *keys)
 {
 	(void)keys;
@@ -1622,10 +1801,12 @@ static void summarize(tg_judgement *jd, const tg_atoms *keys)
 		snprintf(jd->summary, sizeof(jd->summary), "inconclusive: %s: %s", what, w->note);
 		return;
 	}
-	char ci[96] = "";
+	char ci[192] = "", unit[96];
+	sample_unit(unit, sizeof(unit), w);
 	if (!isnan(w->pct_lo))
-		snprintf(ci, sizeof(ci), " (%.0f %% CI %+.1f..%+.1f %%)", (w->nruns_history ? jd->history_confidence : jd->confidence) * 100, w->pct_lo,
-		         w->pct_hi);
+		snprintf(ci, sizeof(ci), " (%.0f %% CI %+.1f..%+.1f %%%s%s)",
+		         (w->nruns_history ? jd->history_confidence : jd->confidence) * 100, w->pct_lo, w->pct_hi,
+		         unit[0] ? ", " : "", unit);
 	double thr = w->verdict == TG_VERDICT_BLOCK ? w->rule->block_above : w->rule->warn_above;
 	if (isinf(w->pct))
 		snprintf(jd->summary, sizeof(jd->summary), "%s: %s %s is new", tg_verdict_name(v), what,
@@ -1679,7 +1860,8 @@ int tg_judge(tg_judgement **out, const tg_rules *rules, const tg_measure *base, 
 	if (!rc)
 		rc = tg_rank_compare_build(&jd->ranks, base, next);
 	for (size_t i = 0; i < nr && !rc; i++) {
-		struct ctx c = {set, &rl[i], jd->comparable, {0, 0}, NULL, 0, opts ? opts->noise_runs : NULL, NULL, 0};
+		struct ctx c = {set,  &rl[i], jd->comparable, {0, 0}, NULL, 0, opts ? opts->noise_runs : NULL, NULL, 0,
+		                NAN, 0, 0};
 		for (size_t k = 0; opts && k < opts->n_noise; k++)
 			if (opts->noise[k].rule && !strcmp(opts->noise[k].rule, rl[i].name))
 				tg_noise_add_sigma(&c.hist, opts->noise[k].sigma, opts->noise[k].runs);
@@ -1802,7 +1984,7 @@ static int samples_side(struct side_vals *s, const tg_step_samples *in)
 	s->unit = tg_calloc(n ? n : 1, sizeof(double));
 	s->inv = tg_calloc(n ? n : 1, sizeof(double));
 	s->inv_stratum = tg_calloc(n ? n : 1, sizeof(uint32_t));
-	struct runs rs = {tg_calloc(n ? n : 1, sizeof(uint32_t)), 0};
+	struct runs rs = {tg_calloc(n ? n : 1, sizeof(uint32_t)), NULL, 0};
 	int rc = s->unit && s->inv && s->inv_stratum && rs.of_unit ? 0 : TG_ENOMEM;
 	for (size_t i = 0; !rc && i < n; i++) {
 		if (!(in->v[i] >= 0) || !isfinite(in->v[i])) {
@@ -1839,7 +2021,7 @@ int tg_judge_samples_ex(tg_judged *out, const tg_rule *rule, const tg_rules_sett
 	out->rule = rule;
 	out->rank = -1;
 	out->item = (char *)"";
-	struct ctx c = {set, rule, 1, {0, 0}, NULL, 0, NULL, NULL, 0};
+	struct ctx c = {set, rule, 1, {0, 0}, NULL, 0, NULL, NULL, 0, NAN, 0, 0};
 	tg_rules_settings hset = *set;
 	if (base_runs && takes_base_runs(rule, base_runs)) {
 		hset.confidence = history_level(set);
@@ -1854,7 +2036,7 @@ int tg_judge_samples_ex(tg_judged *out, const tg_rule *rule, const tg_rules_sett
 	if (!rc)
 		rc = samples_side(&x, next);
 	if (!rc)
-		rc = estimate(out, &c, &b, &x, base->n, next->n);
+		rc = estimate(out, &c, &b, &x, base->n, next->n, NULL);
 	side_vals_free(&b);
 	side_vals_free(&x);
 	return rc;

@@ -5,9 +5,12 @@
  *
  * Samples. A metric of the kernel records (kernel_time, count, tflops,
  * tbs) is sampled per step when both sides have at least min_samples
- * steps; otherwise the repeated invocations of each op and shape are the
- * samples (strata of a stratified bootstrap), so that one-step traces are
- * judged too. The estimate is the ratio new/base of the per-step totals;
+ * steps; otherwise on the calls the tree alignment pairs between the sides
+ * (paired.h: the paired log-ratios, with the noise of one call measured on
+ * the comparison's other pairs), so that one-step traces, CUDA-graph
+ * replays and compiled steps are judged too; and when no call is paired
+ * (no alignment), the repeated invocations of each op and shape are the
+ * samples (strata of a stratified bootstrap). The estimate is the ratio new/base of the per-step totals;
  * its interval is the stratified percentile bootstrap of that ratio (2000
  * replicates, seeded from the rule and item names: verdicts are
  * reproducible). Counts, host syncs and peak memory are not noisy
@@ -57,8 +60,11 @@ const char *tg_verdict_name(tg_verdict v);
 /* How an item was sampled. */
 typedef enum tg_sampling {
 	TG_SAMPLING_STEPS = 0,   /* one value per step (and trace) */
-	TG_SAMPLING_INVOCATIONS, /* one value per op invocation, stratified by op and shape */
-	TG_SAMPLING_EXACT        /* counted, not sampled */
+	TG_SAMPLING_INVOCATIONS, /* one value per op invocation, stratified by op and shape
+	                            (fewer steps than min_samples and no call paired) */
+	TG_SAMPLING_EXACT,       /* counted, not sampled */
+	TG_SAMPLING_PAIRS        /* fewer steps than min_samples: one value per call the
+	                            alignment pairs between the sides (rules/paired.h) */
 } tg_sampling;
 
 const char *tg_sampling_name(tg_sampling s);
@@ -95,6 +101,13 @@ typedef struct tg_judged {
 	                            that would decide it at this noise; 0 otherwise */
 	size_t nruns_history;    /* of nruns_base, the runs of tg_rule_base_runs
 	                            (the target branch's history); 0 when none */
+	size_t npairs;           /* TG_SAMPLING_PAIRS: the paired calls (of nbase and
+	                            nnext calls; the others are unpaired) */
+	size_t noise_calls;      /* the paired calls the noise of one call comes from
+	                            (the comparison's others), 0 when unknown */
+	double call_noise_pct;   /* that noise: sd of one call's log-ratio in percent;
+	                            NAN when unknown or not paired */
+	size_t steps_base, steps_new; /* the steps (units) the item's values are per */
 	int64_t rank;            /* the rank of a rule's per-rank item (a side of
 	                            several ranks: each total rule is judged on
 	                            every rank too), -1 for the rule's own item */

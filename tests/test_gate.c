@@ -447,46 +447,64 @@ static void test_extra_op(void **state)
 
 /* ------------------------------------------------ sampling */
 
+/* One step (or none): the calls the alignment pairs are the samples. The
+ * new side has another seed: its jitter is independent of the base's. */
 static void test_one_step(void **state)
 {
 	(void)state;
 	GT_SKIP_WITHOUT_GEN();
 	tg_rules *r = rules_default();
 	for (int steps = 0; steps <= 1; steps++) {
-		char a[128], b[160];
-		/* 8 layers: 8 attention calls, at least min_samples */
-		snprintf(a, sizeof(a), "--steps %d --seq 4096 --layers 8 --jitter 1", steps);
-		snprintf(b, sizeof(b), "%s --sdpa-scale 1.07", a);
-		tg_gate *g = gate(a, b, r, NULL);
-		const tg_judged *s = gate_item(g, "sdpa-forward", "");
-		assert_int_equal(tg_gate_verdict(g), TG_VERDICT_BLOCK);
-		assert_int_equal(s->verdict, TG_VERDICT_BLOCK);
-		assert_int_equal(s->sampling, TG_SAMPLING_INVOCATIONS);
-		assert_int_equal(s->nbase, 8);
-		assert_int_equal(s->nnext, 8);
-		GT_NEAR(s->pct, 7.0, 1e-3);
-		assert_true(s->pct_lo > 5 && s->pct_lo < 7 && s->pct_hi > 7);
-		/* gpu_busy borrows the interval of the total kernel time */
-		const tg_judged *busy = gate_item(g, "gpu-busy", "");
-		assert_int_equal(busy->sampling, TG_SAMPLING_INVOCATIONS);
-		assert_false(isnan(busy->pct_lo));
-		assert_true(busy->pct_lo < busy->pct && busy->pct < busy->pct_hi);
-		tg_gate_free(g);
-		/* 4 layers: 4 calls, fewer than min_samples (5): inconclusive, as documented */
-		snprintf(a, sizeof(a), "--steps %d --seq 4096 --jitter 1", steps);
-		snprintf(b, sizeof(b), "%s --sdpa-scale 1.07", a);
-		g = gate(a, b, r, NULL);
-		s = gate_item(g, "sdpa-forward", "");
-		assert_int_equal(s->verdict, TG_VERDICT_INCONCLUSIVE);
-		assert_string_equal(s->note, "4 and 4 samples, 5 needed");
-		assert_int_equal(tg_gate_verdict(g), TG_VERDICT_INCONCLUSIVE);
-		tg_gate_free(g);
+		for (int layers = 4; layers <= 8; layers += 4) {
+			char a[128], b[160];
+			snprintf(a, sizeof(a), "--steps %d --seq 4096 --layers %d --jitter 1", steps, layers);
+			snprintf(b, sizeof(b), "%s --seed 2 --sdpa-scale 1.07", a);
+			tg_gate *g = gate(a, b, r, NULL);
+			const tg_judged *s = gate_item(g, "sdpa-forward", "");
+			assert_int_equal(tg_gate_verdict(g), TG_VERDICT_BLOCK);
+			assert_int_equal(s->verdict, TG_VERDICT_BLOCK);
+			assert_int_equal(s->sampling, TG_SAMPLING_PAIRS);
+			/* one attention call a layer, each paired with its layer's */
+			assert_int_equal(s->npairs, (size_t)layers);
+			assert_int_equal(s->nbase, (size_t)layers);
+			assert_int_equal(s->nnext, (size_t)layers);
+			/* the noise of a call, from the other paired calls (GEMMs,
+			 * norms, elementwise: jitter of +-1 % on each side) */
+			assert_true(s->noise_calls > 20);
+			assert_true(s->call_noise_pct > 0.3 && s->call_noise_pct < 1.5);
+			assert_true(fabs(s->pct - 7.0) < 1.0);
+			assert_true(s->pct_lo > 5 && s->pct_lo < s->pct && s->pct_hi > s->pct);
+			char want[96];
+			snprintf(want, sizeof(want), ", %d paired calls in 1 step) > 5 %%", layers);
+			assert_non_null(strstr(tg_judgement_summary(tg_gate_judgement(g)), want));
+			/* gpu_busy borrows the interval of the total kernel time */
+			const tg_judged *busy = gate_item(g, "gpu-busy", "");
+			assert_int_equal(busy->sampling, TG_SAMPLING_INVOCATIONS);
+			assert_false(isnan(busy->pct_lo));
+			assert_true(busy->pct_lo < busy->pct && busy->pct < busy->pct_hi);
+			tg_gate_free(g);
+			/* unchanged code on one step passes */
+			snprintf(b, sizeof(b), "%s --seed 3", a);
+			g = gate(a, b, r, NULL);
+			assert_int_equal(tg_gate_verdict(g), TG_VERDICT_PASS);
+			tg_gate_free(g);
+		}
 	}
+	/* without the alignment nothing is paired: per invocation, as before */
+	tg_gate_opts o = {.no_tree_diff = 1};
+	tg_gate *g = gate("--steps 1 --seq 4096 --jitter 1", "--steps 1 --seq 4096 --jitter 1 --seed 2 --sdpa-scale 1.07",
+	                  r, &o);
+	const tg_judged *s = gate_item(g, "sdpa-forward", "");
+	assert_int_equal(s->sampling, TG_SAMPLING_INVOCATIONS);
+	assert_int_equal(s->verdict, TG_VERDICT_INCONCLUSIVE);
+	assert_string_equal(s->note, "4 and 4 samples, 5 needed");
+	tg_gate_free(g);
 	tg_rules_free(r);
 }
 
-/* 3 steps (fewer than min_samples): invocations are the samples, and the
- * interval is widened by the variation between steps. */
+/* 3 steps (fewer than min_samples): paired calls are the samples, and the
+ * interval is widened by the variation between steps (of the steps'
+ * paired ratios). */
 static void test_few_steps_widened(void **state)
 {
 	(void)state;
@@ -505,7 +523,8 @@ static void test_few_steps_widened(void **state)
 			gt_load(&sn, b);
 			tg_gate *g = gate_sides(&sb, &sn, r, NULL);
 			const tg_judged *x = gate_item(g, "sdpa-forward", "");
-			assert_int_equal(x->sampling, TG_SAMPLING_INVOCATIONS);
+			assert_int_equal(x->sampling, TG_SAMPLING_PAIRS);
+			assert_int_equal(x->npairs, 12);
 			assert_int_equal(x->nbase, 12);
 			assert_int_equal(x->nnext, 12);
 			assert_true(x->pct_lo < x->pct && x->pct < x->pct_hi);

@@ -299,10 +299,10 @@ static void test_summary_lines(void **state)
 	struct judged x;
 	judge_with(&x, BIG, BIG " --sdpa-scale 1.07", NULL, NULL);
 	assert_string_equal(tg_judgement_summary(x.j),
-	                    "block: sdpa-forward SDPA_fwd kernel_time +7.0 % (95 % CI +7.0..+7.0 %) > 5 %");
+	                    "block: sdpa-forward SDPA_fwd kernel_time +7.0 % (95 % CI +7.0..+7.0 %, 8 steps a side) > 5 %");
 	judged_free(&x);
 	judge_with(&x, BIG, BIG " --sdpa-scale 1.03", sdpa_yaml(y, sizeof(y), NULL, "    warn_above: 2%\n"), NULL);
-	assert_string_equal(tg_judgement_summary(x.j), "warn: sdpa SDPA_fwd kernel_time +3.0 % (95 % CI +3.0..+3.0 %) > 2 %");
+	assert_string_equal(tg_judgement_summary(x.j), "warn: sdpa SDPA_fwd kernel_time +3.0 % (95 % CI +3.0..+3.0 %, 8 steps a side) > 2 %");
 	judged_free(&x);
 	judge_with(&x, BIG, BIG " --seed 1", NULL, NULL);
 	assert_string_equal(tg_judgement_summary(x.j), "pass: 6 checks, no regression above the thresholds");
@@ -318,7 +318,7 @@ static void test_summary_lines(void **state)
 	tg_accept acc = {"sdpa-forward", "intended", NULL};
 	tg_judge_opts o = {.accepts = &acc, .n_accepts = 1};
 	judge_with(&x, BIG, BIG " --sdpa-scale 1.07", NULL, &o);
-	assert_string_equal(tg_judgement_summary(x.j), "warn: gpu-busy gpu_busy +2.1 % (95 % CI +2.1..+2.1 %) > 2 %");
+	assert_string_equal(tg_judgement_summary(x.j), "warn: gpu-busy gpu_busy +2.1 % (95 % CI +2.1..+2.1 %, 8 steps a side) > 2 %");
 	judged_free(&x);
 	/* each rule: the item; new items */
 	judge_with(&x, BIG, BIG " --gemm-scale 1.10",
@@ -331,7 +331,7 @@ static void test_summary_lines(void **state)
 	           "    block_above: 5%\n",
 	           NULL);
 	assert_string_equal(tg_judgement_summary(x.j),
-	                    "block: ops aten::addmm kernel_time +10.0 % (95 % CI +10.0..+10.0 %) > 5 %");
+	                    "block: ops aten::addmm kernel_time +10.0 % (95 % CI +10.0..+10.0 %, 8 steps a side) > 5 %");
 	judged_free(&x);
 	judge_with(&x, BIG, BIG " --host-sync 2", NULL, NULL);
 	assert_string_equal(tg_judgement_summary(x.j), "warn: host-syncs host_syncs is new");
