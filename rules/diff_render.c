@@ -149,6 +149,27 @@ static void noise_line(char *buf, size_t cap, const tg_judgement *j, const char 
 		         pm);
 }
 
+/* The categories of kernel time no rule judges (judge.h), one line; none:
+ * nothing. */
+static void not_judged_line(FILE *f, const tg_judgement *j, int md)
+{
+	size_t n;
+	const tg_not_judged *v = tg_judgement_not_judged(j, &n);
+	if (!n)
+		return;
+	fputs(md ? "\nNot judged by any rule (over 5 % of a side's kernel time): " : "not judged by any rule: ", f);
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			fputs(", ", f);
+		if (md)
+			tg_md_escape(f, v[i].category);
+		else
+			fputs(v[i].category, f);
+		fprintf(f, " %.1f %%", v[i].pct);
+	}
+	fputs(md ? " of kernel time.\n" : " of kernel time\n", f);
+}
+
 /* With several ranks: the slowest rank and the one that changed most
  * (rank_compare.h), one line. */
 static void ranks_line(FILE *f, const tg_judgement *j, int md)
@@ -1062,6 +1083,7 @@ static void md_rules_section(FILE *f, const tg_diff_doc *d)
 	fputs("\n#### Rules\n\n", f);
 	md_rules(f, j);
 	ranks_line(f, j, 1);
+	not_judged_line(f, j, 1);
 	categories_from(f, d, 1);
 	char nl[1024];
 	noise_line(nl, sizeof(nl), j, "\xc2\xb1");
@@ -1234,6 +1256,7 @@ int tg_diff_write_text(FILE *f, const tg_diff_doc *d)
 	if (hidden_ranks)
 		fprintf(f, "%zu per-rank items pass (each total rule judged on every rank alone too)\n", hidden_ranks);
 	ranks_line(f, j, 0);
+	not_judged_line(f, j, 0);
 	categories_from(f, d, 0);
 	char nl[1024];
 	noise_line(nl, sizeof(nl), j, "+-");
@@ -1462,6 +1485,12 @@ int tg_diff_write_json(FILE *f, const tg_diff_doc *d)
 	}
 	json_object_set_new(root, "results", items);
 	json_object_set_new(root, "ranks", ranks_json(j));
+	json_t *nj = json_array();
+	size_t nnj;
+	const tg_not_judged *njv = tg_judgement_not_judged(j, &nnj);
+	for (size_t i = 0; i < nnj; i++)
+		json_array_append_new(nj, json_pack("{s:s,s:o}", "category", njv[i].category, "pct", num(njv[i].pct)));
+	json_object_set_new(root, "not_judged", nj);
 	json_t *un = json_array();
 	const char *const *u = tg_judgement_unmatched(j, &n);
 	for (size_t i = 0; i < n; i++)

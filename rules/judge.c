@@ -18,6 +18,10 @@
  * keeps the interval's Monte Carlo error far below its width (the width
  * shrinks as 1/sqrt(values)) and a whole diff under a second. */
 #define BOOT_DRAWS 4000000
+/* A category of more than this percent of a side's kernel time that no
+ * rule selects is named on the verdict line (docs/rules.md, "Not
+ * judged"). */
+#define NOT_JUDGED_PCT 5.0
 
 struct tg_judgement {
 	tg_judged *items;
@@ -32,6 +36,8 @@ struct tg_judgement {
 	size_t naccepts;
 	int total_inconclusive;
 	tg_rank_compare ranks; /* nranks < 2: one rank */
+	tg_not_judged *not_judged; /* categories over 5 % of kernel time no rule selects */
+	size_t nnot_judged;
 	double confidence;
 	double history_confidence; /* the level of the rules with history runs as base runs */
 	tg_rules *owned;
@@ -66,33 +72,6 @@ static const char *kstr(const tg_atoms *keys, uint32_t a)
 	return a == TG_NONE ? "" : tg_atoms_str(keys, a);
 }
 
-/* A pattern's answers per key atom, so that a side of 100,000 records
- * asks fnmatch or regexec once per distinct name: 0 not asked yet, 1
- * matches, 2 does not. NULL memo (no memory): asked every time. */
-static int memo_match(uint8_t *memo, uint32_t natoms, const tg_pattern *p, const tg_atoms *keys, uint32_t a)
-{
-	if (!p->text)
-		return 1;
-	if (!memo || a == TG_NONE || a >= natoms)
-		return tg_pattern_match(p, kstr(keys, a));
-	if (!memo[a])
-		memo[a] = tg_pattern_match(p, kstr(keys, a)) ? 1 : 2;
-	return memo[a] == 1;
-}
-
-/* Whether record k is selected by r; memo: 5 x natoms bytes (the
- * category, op, kernel, module and shape patterns' answers) or NULL. */
-static int rec_matches(const tg_rule *r, const tg_atoms *keys, const tg_kernel_rec *k, uint8_t *memo, uint32_t natoms)
-{
-	uint8_t *m = memo;
-	return (r->stream < 0 || r->stream == k->stream) && (r->rank < 0 || r->rank == k->rank) &&
-	       memo_match(m, natoms, &r->category, keys, k->category) &&
-	       memo_match(m ? m + natoms : NULL, natoms, &r->op, keys, k->op) &&
-	       memo_match(m ? m + 2 * (size_t)natoms : NULL, natoms, &r->kernel, keys, k->kernel) &&
-	       memo_match(m ? m + 3 * (size_t)natoms : NULL, natoms, &r->module, keys, k->module) &&
-	       memo_match(m ? m + 4 * (size_t)natoms : NULL, natoms, &r->shape, keys, k->op_shape);
-}
-
 struct ctx {
 	const tg_rules_settings *set;
 	const tg_rule *rule;
@@ -106,6 +85,8 @@ struct ctx {
 	double call_sigma;        /* sd of one call's log-ratio (paired sampling), NAN: unknown */
 	double call_df;
 	size_t call_n;            /* the paired calls it comes from */
+	double step_busy;         /* the base side's GPU busy time per step of the rule's
+	                             units (ns): what a min_delta share is of */
 };
 
 /* Kernels the rule would select if their category were the one their
@@ -133,7 +114,7 @@ static void name_hint(char *buf, size_t cap, const tg_rule *r, const tg_measure 
 				continue;
 			tg_rule tmp = *r;
 			memset(&tmp.category, 0, sizeof(tmp.category));
-			if (!rec_matches(&tmp, keys, &k[i], NULL, 0))
+			if (!tg_judge_rec_matches(&tmp, keys, &k[i], NULL, 0))
 				continue;
 			count++;
 			ns += k[i].dur_ns;
@@ -325,7 +306,7 @@ static int select_side(struct sel **out, size_t *n, size_t *units, size_t *dropp
 	uint32_t natoms = tg_atoms_count(keys);
 	uint8_t *memo = tg_calloc(5 * (size_t)(natoms ? natoms : 1), 1); /* NULL: no memo, still correct */
 	for (size_t i = 0; i < nk; i++) {
-		if (k[i].unit == TG_NONE || map[k[i].unit] == UINT32_MAX || !rec_matches(r, keys, &k[i], memo, natoms))
+		if (k[i].unit == TG_NONE || map[k[i].unit] == UINT32_MAX || !tg_judge_rec_matches(r, keys, &k[i], memo, natoms))
 			continue;
 		double fl = NAN, by = NAN;
 		if (k[i].inv != TG_NONE) {
@@ -748,14 +729,67 @@ static size_t runs_needed(const tg_judged *j, double confidence)
 	return tg_noise_runs_needed(j->pct, sigma, confidence);
 }
 
+/* The base side's GPU busy time per step of rule r's units (its rank's
+ * when it selects one): what a min_delta written as a percent is a share
+ * of. */
+static double base_step_busy(const tg_measure *m, const tg_rule *r)
+{
+	size_t nu, c = 0;
+	const tg_unit *u = tg_measure_units(m, &nu);
+	double sum = 0;
+	for (size_t i = 0; i < nu; i++)
+		if (r->rank < 0 || unit_rank(m, &u[i]) == r->rank) {
+			sum += (double)u[i].busy_ns;
+			c++;
+		}
+	return c ? sum / (double)c : 0;
+}
+
+/* A quantity of the metric's unit class as text, for the notes: "19.9 us",
+ * "1.234 ms", "3", "512.0 MiB", "2.5". */
+static void quantity_text(char *buf, size_t cap, tg_rule_metric m, double v)
+{
+	switch (tg_rule_metric_unit(m)) {
+	case TG_UNIT_TIME:
+		if (fabs(v) >= 1e7)
+			snprintf(buf, cap, "%.3f ms", v / 1e6);
+		else
+			snprintf(buf, cap, "%.1f us", v / 1e3);
+		return;
+	case TG_UNIT_BYTES: snprintf(buf, cap, "%.1f MiB", v / 1048576.0); return;
+	default: snprintf(buf, cap, "%g", v); return;
+	}
+}
+
+/* A change above threshold thr (that would give verdict would) that the
+ * rule's floor keeps from blocking or warning: j passes, and says which
+ * floor and by how much, so that a pass never hides a significant change
+ * above a threshold (docs/rules.md, Verdicts). */
+static void held_under_floor(tg_judged *j, const struct ctx *c, double floor, const char *would, double thr)
+{
+	const tg_rule *r = c->rule;
+	char d[48], f[48], share[96] = "";
+	quantity_text(d, sizeof(d), r->metric, fabs(j->delta));
+	quantity_text(f, sizeof(f), r->metric, floor);
+	if (r->min_delta_share > 0 && floor > r->min_delta)
+		snprintf(share, sizeof(share), " (%g %% of the base's %.3f ms of GPU time a step)", r->min_delta_share,
+		         c->step_busy / 1e6);
+	j->held = 1;
+	snprintf(j->note, sizeof(j->note), "held under min_delta: %s a step < %s%s; would %s: %+.1f %% > %g %%", d, f,
+	         share, would, j->pct, thr);
+}
+
 /* Decides the verdict of j from its numbers. */
 static void decide(tg_judged *j, const struct ctx *c, int can_block)
 {
 	const tg_rule *r = c->rule;
-	double floor = r->min_delta;
+	/* the floor: min_delta, or its share of the base's GPU time a step */
+	double floor = r->min_delta, by_share = r->min_delta_share / 100 * c->step_busy;
+	if (by_share > floor)
+		floor = by_share;
 	double impr = isnan(r->improvement_below) ? 1.0 : r->improvement_below;
-	int worse_delta = tg_rule_metric_higher_is_worse(r->metric) ? j->delta >= floor && j->delta > 0
-	                                                             : -j->delta >= floor && j->delta < 0;
+	int worse = tg_rule_metric_higher_is_worse(r->metric) ? j->delta > 0 : j->delta < 0;
+	int worse_delta = worse && fabs(j->delta) >= floor;
 	j->verdict = TG_VERDICT_PASS;
 	if (!c->comparable) {
 		j->verdict = TG_VERDICT_INCONCLUSIVE;
@@ -794,14 +828,19 @@ static void decide(tg_judged *j, const struct ctx *c, int can_block)
 	double hi = isnan(j->pct_hi) ? j->pct : j->pct_hi;
 	if (hi < -impr)
 		j->improved = 1;
-	if (!worse_delta)
-		return;
 	/* likely: the estimate above the threshold and the slowdown significant
 	 * (the interval, which holds the between-run noise when it is known,
 	 * excludes no change); surely: the lower bound above the threshold */
 	int surely = r->decide == TG_DECIDE_SURELY;
 	int significant = lo > 0;
 #define ABOVE(thr) (!isnan(thr) && (surely ? lo > (thr) : j->pct > (thr) && significant))
+	if (!worse_delta) {
+		if (worse && ABOVE(r->block_above) && can_block)
+			held_under_floor(j, c, floor, "block", r->block_above);
+		else if (worse && (ABOVE(r->warn_above) || ABOVE(r->block_above)))
+			held_under_floor(j, c, floor, "warn", isnan(r->warn_above) ? r->block_above : r->warn_above);
+		return;
+	}
 	if (ABOVE(r->block_above)) {
 		if (can_block) {
 			j->verdict = TG_VERDICT_BLOCK;
@@ -826,6 +865,12 @@ static void decide(tg_judged *j, const struct ctx *c, int can_block)
 		else
 			snprintf(j->note, sizeof(j->note),
 			         "re-run to confirm: +%.1f %% is above %g %% but not significant", j->pct, r->block_above);
+	} else if (surely && !isnan(r->block_above) && j->pct > r->block_above && significant) {
+		/* decide: surely passes a significant change above the threshold
+		 * whose interval reaches below it: said, not hidden */
+		j->held = 1;
+		snprintf(j->note, sizeof(j->note), "decide surely: the interval's lower bound %+.1f %% is not above %g %%",
+		         lo, r->block_above);
 	}
 }
 
@@ -1630,6 +1675,7 @@ static int judge_per_rank(tg_judgement *jd, const struct ctx *c, const tg_rules_
 		struct ctx c1 = *c;
 		c1.rule = &one;
 		c1.set = set;
+		c1.step_busy = base_step_busy(base, &one);
 		c1.base_runs = NULL;
 		c1.n_base_runs = 0;
 		c1.hist = (tg_noise){0, 0};
@@ -1754,6 +1800,29 @@ static void sample_unit(char *buf, size_t cap, const tg_judged *j)
 		snprintf(buf, cap, "%zu and %zu calls in %s", j->nbase, j->nnext, steps);
 }
 
+/* After the verdict: the change a floor (or decide: surely) held from
+ * blocking, the largest, when the diff did not block ("; held: gemm +8.1 %
+ * (held under min_delta: ...)"), so that a pass never hides it. */
+static void summarize_held(tg_judgement *jd, tg_verdict v)
+{
+	const tg_judged *h = NULL;
+	for (size_t i = 0; i < jd->n; i++) {
+		const tg_judged *j = &jd->items[i];
+		if (j->held && !j->accepted && (!h || j->pct > h->pct))
+			h = j;
+	}
+	size_t o = strlen(jd->summary);
+	if (!h || v == TG_VERDICT_BLOCK || o >= sizeof(jd->summary))
+		return;
+	char rank[32] = "";
+	if (h->rank >= 0)
+		snprintf(rank, sizeof(rank), " on rank %lld", (long long)h->rank);
+	snprintf(jd->summary + o, sizeof(jd->summary) - o, "; %s%s%s%s %+.1f %%: %s", h->rule->name, h->item[0] ? " " : "",
+	         h->item, rank, h->pct, h->note);
+}
+
+static void summarize_verdict(tg_judgement *jd, const tg_judged *w, tg_verdict v);
+
 static void summarize(tg_judgement *jd, const tg_atoms *keys)
 {
 	(void)keys;
@@ -1770,6 +1839,13 @@ static void summarize(tg_judgement *jd, const tg_atoms *keys)
 		snprintf(jd->summary, sizeof(jd->summary), "inconclusive: not comparable (%s)", jd->why);
 		return;
 	}
+	summarize_verdict(jd, w, v);
+	summarize_held(jd, v);
+}
+
+/* The verdict line's first part: the verdict and its worst item w. */
+static void summarize_verdict(tg_judgement *jd, const tg_judged *w, tg_verdict v)
+{
 	if (!w || v == TG_VERDICT_PASS) {
 		size_t own = 0;
 		for (size_t i = 0; i < jd->n; i++)
@@ -1816,6 +1892,18 @@ static void summarize(tg_judgement *jd, const tg_atoms *keys)
 		         tg_rule_metric_name(w->rule->metric), w->pct, ci, isnan(thr) ? w->rule->block_above : thr);
 }
 
+/* The categories no rule judges, after the summary ("; not judged: MoE
+ * 67 %, elementwise 8 %"; at most 4 named). */
+static void summarize_not_judged(tg_judgement *jd)
+{
+	size_t o = strlen(jd->summary);
+	for (size_t i = 0; i < jd->nnot_judged && i < 4 && o < sizeof(jd->summary); i++)
+		o += (size_t)snprintf(jd->summary + o, sizeof(jd->summary) - o, "%s%s %.0f %%",
+		                      i ? ", " : "; not judged: ", jd->not_judged[i].category, jd->not_judged[i].pct);
+	if (jd->nnot_judged > 4 && o < sizeof(jd->summary))
+		snprintf(jd->summary + o, sizeof(jd->summary) - o, " and %zu more", jd->nnot_judged - 4);
+}
+
 /* With several ranks: the slowest rank and the one that changed most,
  * after the summary ("; ranks: slowest 1 (4.2 ms of compute a step), most
  * changed 1 (+8.0 %)"). */
@@ -1859,9 +1947,11 @@ int tg_judge(tg_judgement **out, const tg_rules *rules, const tg_measure *base, 
 	int rc = jd->unmatched && jd->accepts ? 0 : TG_ENOMEM;
 	if (!rc)
 		rc = tg_rank_compare_build(&jd->ranks, base, next);
+	if (!rc)
+		rc = tg_judge_not_judged(&jd->not_judged, &jd->nnot_judged, rules, base, next, keys, NOT_JUDGED_PCT);
 	for (size_t i = 0; i < nr && !rc; i++) {
 		struct ctx c = {set,  &rl[i], jd->comparable, {0, 0}, NULL, 0, opts ? opts->noise_runs : NULL, NULL, 0,
-		                NAN, 0, 0};
+		                NAN, 0, 0, base_step_busy(base, &rl[i])};
 		for (size_t k = 0; opts && k < opts->n_noise; k++)
 			if (opts->noise[k].rule && !strcmp(opts->noise[k].rule, rl[i].name))
 				tg_noise_add_sigma(&c.hist, opts->noise[k].sigma, opts->noise[k].runs);
@@ -1911,10 +2001,18 @@ int tg_judge(tg_judgement **out, const tg_rules *rules, const tg_measure *base, 
 		v = TG_VERDICT_INCONCLUSIVE;
 	jd->overall = v;
 	summarize(jd, keys);
-	if (jd->comparable)
+	if (jd->comparable) {
 		summarize_ranks(jd);
+		summarize_not_judged(jd);
+	}
 	*out = jd;
 	return 0;
+}
+
+const tg_not_judged *tg_judgement_not_judged(const tg_judgement *j, size_t *n)
+{
+	*n = j->nnot_judged;
+	return j->not_judged;
 }
 
 const tg_rank_compare *tg_judgement_ranks(const tg_judgement *j)
@@ -1929,6 +2027,7 @@ void tg_judgement_free(tg_judgement *j)
 	for (size_t i = 0; i < j->n; i++)
 		free(j->items[i].item);
 	free(j->items);
+	tg_judge_not_judged_free(j->not_judged, j->nnot_judged);
 	free(j->unmatched);
 	free(j->accepts);
 	tg_rules_free(j->owned);
@@ -2021,7 +2120,7 @@ int tg_judge_samples_ex(tg_judged *out, const tg_rule *rule, const tg_rules_sett
 	out->rule = rule;
 	out->rank = -1;
 	out->item = (char *)"";
-	struct ctx c = {set, rule, 1, {0, 0}, NULL, 0, NULL, NULL, 0, NAN, 0, 0};
+	struct ctx c = {set, rule, 1, {0, 0}, NULL, 0, NULL, NULL, 0, NAN, 0, 0, 0};
 	tg_rules_settings hset = *set;
 	if (base_runs && takes_base_runs(rule, base_runs)) {
 		hset.confidence = history_level(set);

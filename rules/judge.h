@@ -108,6 +108,10 @@ typedef struct tg_judged {
 	double call_noise_pct;   /* that noise: sd of one call's log-ratio in percent;
 	                            NAN when unknown or not paired */
 	size_t steps_base, steps_new; /* the steps (units) the item's values are per */
+	int held;                /* a significant change above block_above or warn_above
+	                            that the rule's floor (min_delta) keeps from blocking
+	                            or warning: a pass whose note says which floor and
+	                            by how much */
 	int64_t rank;            /* the rank of a rule's per-rank item (a side of
 	                            several ranks: each total rule is judged on
 	                            every rank too), -1 for the rule's own item */
@@ -216,6 +220,18 @@ const char *tg_judgement_summary(const tg_judgement *j);
  * rule; a total rule's per-rank items (rank >= 0, in rank order) follow
  * its own item. */
 const tg_judged *tg_judgement_items(const tg_judgement *j, size_t *n);
+
+/* A category of kernel time that no rule judges (docs/rules.md, "Not
+ * judged"): no rule of the kernels' metrics selects its kernels. */
+typedef struct tg_not_judged {
+	char *category;
+	double pct; /* its share of a side's kernel time in the steps, the larger side's */
+} tg_not_judged;
+
+/* The categories no rule judges that hold more than 5 % of a side's kernel
+ * time, largest first, n of them; listed on the verdict line ("not judged:
+ * MoE 67 %"). Borrowed. */
+const tg_not_judged *tg_judgement_not_judged(const tg_judgement *j, size_t *n);
 
 /* The ranks of the comparison (rank_compare.h: the slowest and the most
  * changed, which the summary names), or NULL when the sides hold fewer

@@ -7,6 +7,7 @@
 #define TG_JUDGE_IMPL_H
 
 #include "../core/measure.h"
+#include "judge.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -31,6 +32,21 @@ struct pair_set {
 	size_t m;
 	double ub, un, ub2, un2;
 };
+
+/* Whether record k is selected by rule r (judge_select.c); memo: 5 x
+ * natoms bytes (the category, op, kernel, module and shape patterns'
+ * answers, zeroed at first) or NULL. */
+int tg_judge_rec_matches(const tg_rule *r, const tg_atoms *keys, const tg_kernel_rec *k, uint8_t *memo,
+                         uint32_t natoms);
+
+/* The categories no kernel rule selects that hold more than min_pct of
+ * the kernel time of a side (in its steps), largest first
+ * (judge_coverage.c: tg_judgement_not_judged). *out is the caller's
+ * (tg_judge_not_judged_free). Returns 0 or TG_ENOMEM. */
+int tg_judge_not_judged(tg_not_judged **out, size_t *n, const tg_rules *rules, const tg_measure *base,
+                        const tg_measure *next, const tg_atoms *keys, double min_pct);
+
+void tg_judge_not_judged_free(tg_not_judged *v, size_t n);
 
 /* The pairs of the item whose records are vb (nb) on the base side and vx
  * (nx) on the new side. *out's arrays are the caller's

@@ -54,30 +54,30 @@ expect_fail() {
 
 # ------------------------------------------------------------ exit codes
 
-expect "identical: pass, 0" 0 "tracegate diff: pass: 6 checks, no regression above the thresholds" \
+expect "identical: pass, 0" 0 "tracegate diff: pass: 6 checks, no regression above the thresholds; not judged: elementwise 13 %" \
 	"$tmp/base.json" "$tmp/same.json"
 expect "SDPA +7 %: block, 1" 1 \
-	"tracegate diff: block: sdpa-forward SDPA_fwd kernel_time +7.0 % (95 % CI +7.0..+7.0 %, 8 steps a side) > 5 %" \
+	"tracegate diff: block: sdpa-forward SDPA_fwd kernel_time +7.0 % (95 % CI +7.0..+7.0 %, 8 steps a side) > 5 %; not judged: elementwise 13 %" \
 	"$tmp/base.json" "$tmp/sdpa7.json"
 grep -q '^sdpa-forward  *(total)  *kernel_time  *1\.583 ms  *1\.694 ms  *+7\.0 %  *+7\.0\.\.+7\.0 %  *8/8  block$' "$tmp/out" \
 	&& ok "text: the rule's row" || not_ok "text: the rule's row" "$(grep '^sdpa-forward' "$tmp/out")"
 grep -q '^warning: rule sdpa-backward matches nothing in either trace$' "$tmp/out" \
 	&& ok "text: a rule that matches nothing is a warning" || not_ok "unmatched warning" "not in the output"
 expect "SDPA +3 %: warn, 0" 0 \
-	"tracegate diff: warn: sdpa-forward SDPA_fwd kernel_time +3.0 % (95 % CI +3.0..+3.0 %, 8 steps a side) > 2 %" \
+	"tracegate diff: warn: sdpa-forward SDPA_fwd kernel_time +3.0 % (95 % CI +3.0..+3.0 %, 8 steps a side) > 2 %; not judged: elementwise 13 %" \
 	"$tmp/base.json" "$tmp/sdpa3.json"
 expect "another GPU: inconclusive, 3" 3 \
 	"tracegate diff: inconclusive: not comparable (GPU NVIDIA H100 80GB HBM3 -> NVIDIA A100-SXM4-80GB)" \
 	"$tmp/base.json" "$tmp/a100.json"
-expect "another GPU, allowed: pass, 0" 0 "tracegate diff: pass: 6 checks, no regression above the thresholds" \
+expect "another GPU, allowed: pass, 0" 0 "tracegate diff: pass: 6 checks, no regression above the thresholds; not judged: elementwise 13 %" \
 	"$tmp/base.json" "$tmp/a100.json" --allow-hardware-change
 grep -q '^hardware changed (allowed): GPU NVIDIA H100 80GB HBM3 -> NVIDIA A100-SXM4-80GB$' "$tmp/out" \
 	&& ok "the allowed change is said" || not_ok "allowed change" "$(sed -n 2,5p "$tmp/out")"
 expect "math path: attributed to SDPA, block" 1 \
-	"tracegate diff: block: sdpa-forward SDPA_fwd kernel_time +8.0 % (95 % CI +8.0..+8.0 %, 8 steps a side) > 5 %" \
+	"tracegate diff: block: sdpa-forward SDPA_fwd kernel_time +8.0 % (95 % CI +8.0..+8.0 %, 8 steps a side) > 5 %; not judged: elementwise 13 %" \
 	"$tmp/base.json" "$tmp/math.json"
 expect "math path, --no-tree-diff: still SDPA (the enclosing op says so)" 1 \
-	"tracegate diff: block: sdpa-forward SDPA_fwd kernel_time +8.0 % (95 % CI +8.0..+8.0 %, 8 steps a side) > 5 %" \
+	"tracegate diff: block: sdpa-forward SDPA_fwd kernel_time +8.0 % (95 % CI +8.0..+8.0 %, 8 steps a side) > 5 %; not judged: elementwise 13 %" \
 	"$tmp/base.json" "$tmp/math.json" --no-tree-diff
 grep -q 'Where the call trees diverge' "$tmp/out" && not_ok "--no-tree-diff draws nothing" "a drawing" \
 	|| ok "--no-tree-diff draws nothing"
@@ -129,7 +129,7 @@ rules:
     block_above: 5%
 EOF
 expect "--rules: +7 % warns at 5 %" 0 \
-	"tracegate diff: warn: attention SDPA_fwd kernel_time +7.0 % (95 % CI +7.0..+7.0 %, 8 steps a side) > 5 %" \
+	"tracegate diff: warn: attention SDPA_fwd kernel_time +7.0 % (95 % CI +7.0..+7.0 %, 8 steps a side) > 5 %; not judged: GEMM 53 %, elementwise 13 %" \
 	"$tmp/base.json" "$tmp/sdpa7.json" --rules "$tmp/rules.yaml"
 grep -q '^warning: rule nothing matches nothing in either trace$' "$tmp/out" \
 	&& ok "--rules: the rule that matches nothing" || not_ok "unmatched rule" "$(tail -3 "$tmp/out")"
@@ -137,7 +137,7 @@ grep -q '^warning: rule nothing matches nothing in either trace$' "$tmp/out" \
 # ------------------------------------------------------------ accept
 
 expect "--accept: the block accepted, the busy time still warns" 0 \
-	"tracegate diff: warn: gpu-busy gpu_busy +2.1 % (95 % CI +2.1..+2.1 %, 8 steps a side) > 2 %" \
+	"tracegate diff: warn: gpu-busy gpu_busy +2.1 % (95 % CI +2.1..+2.1 %, 8 steps a side) > 2 %; not judged: elementwise 13 %" \
 	"$tmp/base.json" "$tmp/sdpa7.json" --accept "sdpa-forward:intended, see #12"
 grep -q '^sdpa-forward .* accepted$' "$tmp/out" && ok "--accept: the row says accepted" \
 	|| not_ok "accepted row" "$(grep '^sdpa-forward' "$tmp/out")"
@@ -161,7 +161,7 @@ run "$tmp/base.json" "$tmp/split.json" --format md --marker "tracegate:ci/llama-
 md=$tmp/out
 [ "$(sed -n 1p "$md")" = "<!-- tracegate:ci/llama-8b -->" ] && ok "md: the marker first" \
 	|| not_ok "md: marker" "$(sed -n 1p "$md")"
-[ "$(sed -n 2p "$md")" = "### ❌ tracegate: block: sdpa-forward SDPA\_fwd kernel\_time +8.0 % (95 % CI +8.0..+8.0 %, 8 steps a side) &gt; 5 %" ] \
+[ "$(sed -n 2p "$md")" = "### ❌ tracegate: block: sdpa-forward SDPA\_fwd kernel\_time +8.0 % (95 % CI +8.0..+8.0 %, 8 steps a side) &gt; 5 %; not judged: elementwise 13 %" ] \
 	&& ok "md: the verdict line" || not_ok "md: verdict line" "$(sed -n 2p "$md")"
 grep -qx '| rule | item | metric | base | new | change | CI | samples | verdict |' "$md" \
 	&& grep -qx '| sdpa-forward | (total) | kernel_time | 1.583 ms | 1.709 ms | +8.0 % | +8.0..+8.0 % | 8 / 8 steps | ❌ block |' "$md" \
@@ -237,11 +237,13 @@ if command -v python3 >/dev/null 2>&1; then
 import json, sys
 d = json.load(open(sys.argv[1]))
 assert list(d) == ["tracegate_diff", "verdict", "summary", "comparable", "hardware_change", "base", "new",
-                   "results", "ranks", "unmatched_rules", "accepted", "top_regressions", "top_improvements",
+                   "results", "ranks", "not_judged", "unmatched_rules", "accepted", "top_regressions", "top_improvements",
                    "no_launcher", "divergence", "tables"], list(d)
 assert d["ranks"] is None
+assert d["not_judged"] == [{"category": "elementwise", "pct": d["not_judged"][0]["pct"]}], d["not_judged"]
+assert 13 < d["not_judged"][0]["pct"] < 14
 assert d["tracegate_diff"] == 1 and d["verdict"] == "block" and d["comparable"] is True and d["hardware_change"] == ""
-assert d["summary"] == "block: sdpa-forward SDPA_fwd kernel_time +7.0 % (95 % CI +7.0..+7.0 %, 8 steps a side) > 5 %", d["summary"]
+assert d["summary"] == "block: sdpa-forward SDPA_fwd kernel_time +7.0 % (95 % CI +7.0..+7.0 %, 8 steps a side) > 5 %; not judged: elementwise 13 %", d["summary"]
 for side, f in (("base", "base.json"), ("new", "sdpa7.json")):
     s = d[side]
     assert list(s) == ["files", "steps", "fingerprint"], list(s)
