@@ -6,6 +6,7 @@
 #include "rank_compare.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -45,6 +46,7 @@ int tg_rank_compare_build(tg_rank_compare *out, const tg_measure *base, const tg
 	memset(out, 0, sizeof(*out));
 	out->slowest = out->most_changed = -1;
 	out->most_changed_pct = NAN;
+	snprintf(out->most_changed_what, sizeof(out->most_changed_what), "GPU compute");
 	size_t nb, nx, n = 0;
 	tg_measure_units(base, &nb);
 	tg_measure_units(next, &nx);

@@ -23,6 +23,9 @@ typedef struct tg_rank_compare {
 	int64_t most_changed;    /* the rank whose compute per step changed most (relative, either
 	                            way) between base and new, -1 when no rank is on both sides */
 	double most_changed_pct; /* that change, new / base - 1 in percent */
+	char most_changed_what[64]; /* what changed: "GPU compute" here; the judge names a
+	                               rule instead when a rule's per-rank item changed
+	                               significantly (rules/judge.h) */
 } tg_rank_compare;
 
 /* Fills *out from the two sides (ranks: tg_measure_trace_rank; traces of

@@ -180,8 +180,8 @@ static void ranks_line(FILE *f, const tg_judgement *j, int md)
 	fprintf(f, "%s%zu ranks: the slowest is rank %lld (%.3f ms of GPU compute a step)", md ? "\n" : "", rk->nranks,
 	        (long long)rk->slowest, rk->slowest_ms);
 	if (rk->most_changed >= 0)
-		fprintf(f, "; the most changed is rank %lld (%+.1f %% of GPU compute a step)", (long long)rk->most_changed,
-		        rk->most_changed_pct);
+		fprintf(f, "; the most changed is rank %lld (%s %+.1f %%)", (long long)rk->most_changed,
+		        rk->most_changed_what, rk->most_changed_pct);
 	fputs(md ? ".\n" : "\n", f);
 }
 
@@ -1378,6 +1378,7 @@ static json_t *ranks_json(const tg_judgement *j)
 	json_object_set_new(o, "most_changed",
 	                    rk->most_changed >= 0 ? json_integer((json_int_t)rk->most_changed) : json_null());
 	json_object_set_new(o, "most_changed_pct", num(rk->most_changed_pct));
+	json_object_set_new(o, "most_changed_what", json_string(rk->most_changed_what));
 	return o;
 }
 

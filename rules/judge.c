@@ -1163,8 +1163,8 @@ static double mean(const double *v, size_t n)
 }
 
 /* The relative interval of the total kernel time (below). */
-static int kernel_time_interval(double *rlo, double *rhi, double *rratio, const struct ctx *c, const tg_measure *base,
-                                const tg_measure *next, const tg_atoms *keys);
+static int kernel_time_interval(double *rlo, double *rhi, double *rratio, tg_judged *from, const struct ctx *c,
+                                const tg_measure *base, const tg_measure *next, const tg_atoms *keys);
 
 /* The per-run means of two sides' unit values (every unit of the rule's
  * rank: what unit_values keeps for the sampled metrics). */
@@ -1251,17 +1251,23 @@ static int judge_units(tg_judged *j, const struct ctx *c, const tg_measure *base
 		j->sampling = TG_SAMPLING_INVOCATIONS;
 		if (m == TG_METRIC_GPU_BUSY && j->base > 0) {
 			double lo, hi, ratio;
-			if ((rc = kernel_time_interval(&lo, &hi, &ratio, c, base, next, keys)))
+			tg_judged from;
+			memset(&from, 0, sizeof(from));
+			if ((rc = kernel_time_interval(&lo, &hi, &ratio, &from, c, base, next, keys)))
 				goto done;
 			if (isfinite(lo) && ratio > 0) {
 				double r = j->next / j->base;
 				j->pct_lo = pct_of(r * lo / ratio);
 				j->pct_hi = pct_of(r * hi / ratio);
-				size_t n1, n2;
-				tg_measure_invocations(base, &n1);
-				tg_measure_invocations(next, &n2);
-				j->nbase = n1;
-				j->nnext = n2;
+				/* the samples are the kernels': its calls, paired or not */
+				j->sampling = from.sampling;
+				j->nbase = from.nbase;
+				j->nnext = from.nnext;
+				j->npairs = from.npairs;
+				j->noise_calls = from.noise_calls;
+				j->call_noise_pct = from.call_noise_pct;
+				j->steps_base = nb;
+				j->steps_new = nx;
 			}
 		} else {
 			can_block = 0;
@@ -1477,8 +1483,8 @@ static void selection_free(struct selection *s)
  * the kernel time would be: on paired calls (or invocations without any
  * pair), widened by the variation between steps and the noise between
  * runs. NAN without kernels on a side. */
-static int kernel_time_interval(double *rlo, double *rhi, double *rratio, const struct ctx *c, const tg_measure *base,
-                                const tg_measure *next, const tg_atoms *keys)
+static int kernel_time_interval(double *rlo, double *rhi, double *rratio, tg_judged *from, const struct ctx *c,
+                                const tg_measure *base, const tg_measure *next, const tg_atoms *keys)
 {
 	tg_rule all;
 	memset(&all, 0, sizeof(all));
@@ -1511,6 +1517,8 @@ static int kernel_time_interval(double *rlo, double *rhi, double *rratio, const 
 			*rratio = 1 + tmp.pct / 100;
 			*rlo = 1 + tmp.pct_lo / 100;
 			*rhi = 1 + tmp.pct_hi / 100;
+			*from = tmp;
+			from->item = NULL; /* borrowed "" */
 		}
 	}
 	selection_free(&s);
@@ -1904,9 +1912,31 @@ static void summarize_not_judged(tg_judgement *jd)
 		snprintf(jd->summary + o, sizeof(jd->summary) - o, " and %zu more", jd->nnot_judged - 4);
 }
 
+/* The rank that changed most, by the rules: the per-rank item of the
+ * largest significant change for the worse (its interval above 0, or a
+ * counted change), which names the rule; else the rank whose GPU compute
+ * a step changed most (rank_compare.c). */
+static void most_changed_rank(tg_judgement *jd)
+{
+	const tg_judged *m = NULL;
+	for (size_t i = 0; i < jd->n; i++) {
+		const tg_judged *j = &jd->items[i];
+		if (j->rank < 0 || j->no_data || j->unmatched || !isfinite(j->pct) || j->pct <= 0)
+			continue;
+		int significant = j->sampling == TG_SAMPLING_EXACT ? 1 : !isnan(j->pct_lo) && j->pct_lo > 0;
+		if (significant && (!m || j->pct > m->pct))
+			m = j;
+	}
+	if (!m)
+		return;
+	jd->ranks.most_changed = m->rank;
+	jd->ranks.most_changed_pct = m->pct;
+	snprintf(jd->ranks.most_changed_what, sizeof(jd->ranks.most_changed_what), "%s", m->rule->name);
+}
+
 /* With several ranks: the slowest rank and the one that changed most,
- * after the summary ("; ranks: slowest 1 (4.2 ms of compute a step), most
- * changed 1 (+8.0 %)"). */
+ * after the summary ("; ranks: slowest 1 (4.210 ms of GPU compute a step),
+ * most changed 1 (gemm +30.1 %)"). */
 static void summarize_ranks(tg_judgement *jd)
 {
 	const tg_rank_compare *rk = &jd->ranks;
@@ -1917,8 +1947,8 @@ static void summarize_ranks(tg_judgement *jd)
 	                      "; ranks: slowest %lld (%.3f ms of GPU compute a step)", (long long)rk->slowest,
 	                      rk->slowest_ms);
 	if (rk->most_changed >= 0 && o < sizeof(jd->summary))
-		snprintf(jd->summary + o, sizeof(jd->summary) - o, ", most changed %lld (%+.1f %%)",
-		         (long long)rk->most_changed, rk->most_changed_pct);
+		snprintf(jd->summary + o, sizeof(jd->summary) - o, ", most changed %lld (%s %+.1f %%)",
+		         (long long)rk->most_changed, rk->most_changed_what, rk->most_changed_pct);
 }
 
 int tg_judge(tg_judgement **out, const tg_rules *rules, const tg_measure *base, const tg_measure *next,
@@ -2000,6 +2030,7 @@ int tg_judge(tg_judgement **out, const tg_rules *rules, const tg_measure *base, 
 	if (v != TG_VERDICT_BLOCK && (!jd->comparable || jd->total_inconclusive))
 		v = TG_VERDICT_INCONCLUSIVE;
 	jd->overall = v;
+	most_changed_rank(jd);
 	summarize(jd, keys);
 	if (jd->comparable) {
 		summarize_ranks(jd);
