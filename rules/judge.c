@@ -814,9 +814,8 @@ static void decide(tg_judged *j, const struct ctx *c, int can_block)
 		/* its own pairs, or the noise of one call from as many others */
 		if (j->npairs < need && j->noise_calls < need) {
 			j->verdict = TG_VERDICT_INCONCLUSIVE;
-			snprintf(j->note, sizeof(j->note),
-			         "%zu paired calls and %zu others to measure a call's noise, %zu needed", j->npairs,
-			         j->noise_calls, need);
+			snprintf(j->note, sizeof(j->note), "%zu paired call%s and %zu other%s to measure a call's noise, %zu needed",
+			         j->npairs, j->npairs == 1 ? "" : "s", j->noise_calls, j->noise_calls == 1 ? "" : "s", need);
 			return;
 		}
 	} else if (j->sampling != TG_SAMPLING_EXACT && (j->nbase < need || j->nnext < need)) {
