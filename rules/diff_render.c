@@ -120,8 +120,9 @@ static void noise_line(char *buf, size_t cap, const tg_judgement *j, const char 
 	buf[0] = 0;
 	for (size_t i = 0; i < n; i++) {
 		const tg_judged *x = &it[i];
-		if (x->rule->aggregate != TG_AGG_TOTAL || x->sampling == TG_SAMPLING_EXACT || x->no_data || isnan(x->pct))
-			continue;
+		if (x->rule->aggregate != TG_AGG_TOTAL || x->rank >= 0 || x->sampling == TG_SAMPLING_EXACT || x->no_data ||
+		    isnan(x->pct))
+			continue; /* a rule's own item: its per-rank items have the rule's name */
 		sampled++;
 		if (x->nruns_base > rb)
 			rb = x->nruns_base;

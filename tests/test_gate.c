@@ -503,6 +503,44 @@ static void test_one_step(void **state)
 	tg_rules_free(r);
 }
 
+/* The generator's default workload (4 steps, 110 us of attention a step):
+ * a +10 % attention change (+11 us a step) passed in every one of 75 runs
+ * under a fixed 20 us floor; the default floor is 0.1 % of the base's GPU
+ * busy time a step (1.1 us here). 10 seeds, jitter of 2 % a kernel: every
+ * +10 % blocks, every A/A passes. */
+static void test_default_workload_judged(void **state)
+{
+	(void)state;
+	GT_SKIP_WITHOUT_GEN();
+	tg_rules *r = rules_default();
+	int blocked = 0, passed = 0;
+	for (int s = 1; s <= 10; s++) {
+		gt_side a, b, c;
+		char x[96], y[96], z[96];
+		snprintf(x, sizeof(x), "--seed %d --jitter 2", s);
+		snprintf(y, sizeof(y), "--seed %d --jitter 2 --sdpa-scale 1.10", s + 50);
+		snprintf(z, sizeof(z), "--seed %d --jitter 2", s + 90);
+		gt_load(&a, x);
+		gt_load(&b, y);
+		gt_load(&c, z);
+		tg_gate *g = gate_sides(&a, &b, r, NULL);
+		const tg_judged *sd = gate_item(g, "sdpa-forward", "");
+		blocked += sd->verdict == TG_VERDICT_BLOCK && sd->sampling == TG_SAMPLING_PAIRS;
+		tg_gate_free(g);
+		g = gate_sides(&a, &c, r, NULL);
+		passed += tg_gate_verdict(g) == TG_VERDICT_PASS;
+		tg_gate_free(g);
+		gt_unload(&a);
+		gt_unload(&b);
+		gt_unload(&c);
+	}
+	print_message("default workload: +10 %% attention blocked in %d of 10, A/A passed in %d of 10\n", blocked,
+	              passed);
+	assert_int_equal(blocked, 10);
+	assert_int_equal(passed, 10);
+	tg_rules_free(r);
+}
+
 /* 3 steps (fewer than min_samples): paired calls are the samples, and the
  * interval is widened by the variation between steps (of the steps'
  * paired ratios). */
@@ -1064,6 +1102,7 @@ int main(void)
 		cmocka_unit_test(test_math_path_attributed),
 		cmocka_unit_test(test_extra_op),
 		cmocka_unit_test(test_one_step),
+		cmocka_unit_test(test_default_workload_judged),
 		cmocka_unit_test(test_few_steps_widened),
 		cmocka_unit_test(test_gpu_change),
 		cmocka_unit_test(test_runtime_and_driver_change),
