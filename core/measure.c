@@ -478,10 +478,14 @@ int tg_measure_judgeable(const tg_measure *m, const char *side)
 		tg_tree_steps(m->trees[t], &nsteps);
 		const char *name = tg_trace_name(tg_tree_trace(m->trees[t]));
 		if (!all)
-			return tg_error_set(TG_ENODATA, "nothing to judge: the %s trace %s has no GPU activity (no kernel, "
-			                                "memcpy or memset)", side, name);
-		return tg_error_set(TG_ENODATA, "nothing to judge: the %s trace %s has %zu GPU events, none in its %zu "
-		                                "profiled steps", side, name, all, nsteps);
+			return tg_error_set(TG_ENODATA,
+			                    "nothing to judge: the %s trace %s has no GPU activity (no kernel, "
+			                    "memcpy or memset)",
+			                    side, name);
+		return tg_error_set(TG_ENODATA,
+		                    "nothing to judge: the %s trace %s has %zu GPU events, none in its %zu "
+		                    "profiled steps",
+		                    side, name, all, nsteps);
 	}
 	return 0;
 }

@@ -42,7 +42,7 @@ typedef struct tg_kernel_rec {
 	                      alignment pairs this one with (core/call_pairs.h),
 	                      TG_NONE when none (or not aligned) */
 	int64_t stream;
-	int64_t rank;      /* the trace's rank (tg_measure_trace_rank), else its index */
+	int64_t rank; /* the trace's rank (tg_measure_trace_rank), else its index */
 	int64_t dur_ns;
 	int64_t delay_ns;  /* kernel start - launch call start; -1 without a launch */
 	int64_t ts;        /* start, ns */

@@ -12,7 +12,7 @@
 
 struct rank_time {
 	int64_t rank;
-	double ns[2];   /* compute summed over the rank's units, base and new */
+	double ns[2]; /* compute summed over the rank's units, base and new */
 	size_t units[2];
 };
 

@@ -16,13 +16,13 @@
 #include "measure.h"
 
 typedef struct tg_rank_compare {
-	size_t nranks;           /* distinct known ranks on both sides; under 2: nothing to name */
-	int64_t slowest;         /* of those, the rank of most compute per step on the new side, -1
+	size_t nranks;              /* distinct known ranks on both sides; under 2: nothing to name */
+	int64_t slowest;            /* of those, the rank of most compute per step on the new side, -1
 	                            when none */
-	double slowest_ms;       /* its compute per step, ms */
-	int64_t most_changed;    /* the rank whose compute per step changed most (relative, either
+	double slowest_ms;          /* its compute per step, ms */
+	int64_t most_changed;       /* the rank whose compute per step changed most (relative, either
 	                            way) between base and new, -1 when no rank is on both sides */
-	double most_changed_pct; /* that change, new / base - 1 in percent */
+	double most_changed_pct;    /* that change, new / base - 1 in percent */
 	char most_changed_what[64]; /* what changed: "GPU compute" here; the judge names a
 	                               rule instead when a rule's per-rank item changed
 	                               significantly (rules/judge.h) */

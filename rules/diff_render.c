@@ -120,8 +120,8 @@ static void noise_line(char *buf, size_t cap, const tg_judgement *j, const char 
 	buf[0] = 0;
 	for (size_t i = 0; i < n; i++) {
 		const tg_judged *x = &it[i];
-		if (x->rule->aggregate != TG_AGG_TOTAL || x->rank >= 0 || x->sampling == TG_SAMPLING_EXACT || x->no_data ||
-		    isnan(x->pct))
+		if (x->rule->aggregate != TG_AGG_TOTAL || x->rank >= 0 || x->sampling == TG_SAMPLING_EXACT ||
+		    x->no_data || isnan(x->pct))
 			continue; /* a rule's own item: its per-rank items have the rule's name */
 		sampled++;
 		if (x->nruns_base > rb)
@@ -300,7 +300,8 @@ static void md_rules(FILE *f, const tg_judgement *j)
 	if (hidden)
 		fprintf(f, "\n%zu more items of `each` rules pass.\n", hidden);
 	if (hidden_ranks)
-		fprintf(f, "\n%zu per-rank items pass (each total rule judged on every rank alone too).\n", hidden_ranks);
+		fprintf(f, "\n%zu per-rank items pass (each total rule judged on every rank alone too).\n",
+		        hidden_ranks);
 }
 
 /* Where the categories the rules select came from (docs/categories.md):

@@ -18,7 +18,7 @@
 struct tg_gate {
 	tg_atoms *keys;
 	tg_measure *base, *next, *noise;
-	size_t *border, *xorder; /* the given position of each side's i-th trace (rank order) */
+	size_t *border, *xorder;       /* the given position of each side's i-th trace (rank order) */
 	const char **bfiles, **xfiles; /* tg_gate_doc's file names in that order */
 	size_t nbase, nnext;
 	tg_tree_diff **diffs;
@@ -178,8 +178,8 @@ static int align(tg_gate *g, const tg_gate_opts *o)
  * the traces of unknown rank after the others, in the order given): their
  * given positions into *order (n, the caller frees it), then the side
  * measured in that order with its hints. */
-static int measure_side(tg_measure **out, size_t **order, const tg_tree *const *trees, const int64_t *hints,
-                        size_t n, tg_atoms *keys)
+static int measure_side(tg_measure **out, size_t **order, const tg_tree *const *trees, const int64_t *hints, size_t n,
+                        tg_atoms *keys)
 {
 	size_t *o = tg_calloc(n ? n : 1, sizeof(size_t));
 	int64_t *r = tg_calloc(n ? n : 1, sizeof(int64_t)), *h = tg_calloc(n ? n : 1, sizeof(int64_t));

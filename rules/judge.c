@@ -35,7 +35,7 @@ struct tg_judgement {
 	tg_accept *accepts;
 	size_t naccepts;
 	int total_inconclusive;
-	tg_rank_compare ranks; /* nranks < 2: one rank */
+	tg_rank_compare ranks;     /* nranks < 2: one rank */
 	tg_not_judged *not_judged; /* categories over 5 % of kernel time no rule selects */
 	size_t nnot_judged;
 	double confidence;
@@ -82,10 +82,10 @@ struct ctx {
 	const tg_measure *noise_m; /* the --noise-from runs, or NULL */
 	const double *base_runs;  /* more runs of the base's code (tg_rule_base_runs), or NULL */
 	size_t n_base_runs;
-	double call_sigma;        /* sd of one call's log-ratio (paired sampling), NAN: unknown */
+	double call_sigma; /* sd of one call's log-ratio (paired sampling), NAN: unknown */
 	double call_df;
-	size_t call_n;            /* the paired calls it comes from */
-	double step_busy;         /* the base side's GPU busy time per step of the rule's
+	size_t call_n;    /* the paired calls it comes from */
+	double step_busy; /* the base side's GPU busy time per step of the rule's
 	                             units (ns): what a min_delta share is of */
 };
 
@@ -159,7 +159,6 @@ static uint32_t group_key(const tg_rule *r, const tg_kernel_rec *k)
 	}
 	return 0;
 }
-
 
 static int cmp_sel(const void *a, const void *b)
 {
@@ -243,7 +242,7 @@ static size_t rule_units(uint32_t *map, const tg_rule *r, const tg_measure *m)
  * (a distributed job). rule units (rule_units) are mapped to their run:
  * of_unit[k] for the k-th unit of the rule; n runs. */
 struct runs {
-	uint32_t *of_unit;       /* freed with it: trace_of_unit shares its block */
+	uint32_t *of_unit;             /* freed with it: trace_of_unit shares its block */
 	const uint32_t *trace_of_unit; /* the trace of the k-th unit of the rule; NULL: one trace */
 	size_t n;
 };
@@ -306,7 +305,8 @@ static int select_side(struct sel **out, size_t *n, size_t *units, size_t *dropp
 	uint32_t natoms = tg_atoms_count(keys);
 	uint8_t *memo = tg_calloc(5 * (size_t)(natoms ? natoms : 1), 1); /* NULL: no memo, still correct */
 	for (size_t i = 0; i < nk; i++) {
-		if (k[i].unit == TG_NONE || map[k[i].unit] == UINT32_MAX || !tg_judge_rec_matches(r, keys, &k[i], memo, natoms))
+		if (k[i].unit == TG_NONE || map[k[i].unit] == UINT32_MAX ||
+		    !tg_judge_rec_matches(r, keys, &k[i], memo, natoms))
 			continue;
 		double fl = NAN, by = NAN;
 		if (k[i].inv != TG_NONE) {
@@ -324,9 +324,16 @@ static int select_side(struct sel **out, size_t *n, size_t *units, size_t *dropp
 			free(memo);
 			return TG_ENOMEM;
 		}
-		v[c++] = (struct sel){group_key(r, &k[i]), k[i].op_shape,
-		                      k[i].inv != TG_NONE ? k[i].inv : ((uint64_t)1 << 32) | i, map[k[i].unit],
-		                      (uint32_t)i, k[i].pair, k[i].dur_ns, k[i].delay_ns, fl, by};
+		v[c++] = (struct sel){group_key(r, &k[i]),
+		                      k[i].op_shape,
+		                      k[i].inv != TG_NONE ? k[i].inv : ((uint64_t)1 << 32) | i,
+		                      map[k[i].unit],
+		                      (uint32_t)i,
+		                      k[i].pair,
+		                      k[i].dur_ns,
+		                      k[i].delay_ns,
+		                      fl,
+		                      by};
 	}
 	free(map);
 	free(memo);
@@ -814,8 +821,9 @@ static void decide(tg_judged *j, const struct ctx *c, int can_block)
 		/* its own pairs, or the noise of one call from as many others */
 		if (j->npairs < need && j->noise_calls < need) {
 			j->verdict = TG_VERDICT_INCONCLUSIVE;
-			snprintf(j->note, sizeof(j->note), "%zu paired call%s and %zu other%s to measure a call's noise, %zu needed",
-			         j->npairs, j->npairs == 1 ? "" : "s", j->noise_calls, j->noise_calls == 1 ? "" : "s", need);
+			snprintf(j->note, sizeof(j->note),
+			         "%zu paired call%s and %zu other%s to measure a call's noise, %zu needed", j->npairs,
+			         j->npairs == 1 ? "" : "s", j->noise_calls, j->noise_calls == 1 ? "" : "s", need);
 			return;
 		}
 	} else if (j->sampling != TG_SAMPLING_EXACT && (j->nbase < need || j->nnext < need)) {
@@ -868,14 +876,14 @@ static void decide(tg_judged *j, const struct ctx *c, int can_block)
 		/* decide: surely passes a significant change above the threshold
 		 * whose interval reaches below it: said, not hidden */
 		j->held = 1;
-		snprintf(j->note, sizeof(j->note), "decide surely: the interval's lower bound %+.1f %% is not above %g %%",
-		         lo, r->block_above);
+		snprintf(j->note, sizeof(j->note),
+		         "decide surely: the interval's lower bound %+.1f %% is not above %g %%", lo, r->block_above);
 	}
 }
 
 /* Kernel-record metrics of one group. */
-static int estimate(tg_judged *j, const struct ctx *c, struct side_vals *b, struct side_vals *x, size_t nb,
-                    size_t nx, const struct pair_set *ps);
+static int estimate(tg_judged *j, const struct ctx *c, struct side_vals *b, struct side_vals *x, size_t nb, size_t nx,
+                    const struct pair_set *ps);
 
 /* Whether the items of rule r under c are sampled on paired calls: a
  * metric of the kernels' durations, with fewer than min_samples steps on
@@ -949,8 +957,8 @@ static int paired_interval(tg_judged *j, const struct ctx *c, const struct side_
 /* The estimate, its interval and the verdict of j from the values of its
  * two sides (nb and nx selected records); ps: their paired calls (NULL:
  * sampled per step, or per invocation without any pair). */
-static int estimate(tg_judged *j, const struct ctx *c, struct side_vals *b_, struct side_vals *x_, size_t nb,
-                    size_t nx, const struct pair_set *ps)
+static int estimate(tg_judged *j, const struct ctx *c, struct side_vals *b_, struct side_vals *x_, size_t nb, size_t nx,
+                    const struct pair_set *ps)
 {
 	struct side_vals b = *b_, x = *x_;
 	tg_rule_metric m = c->rule->metric;
@@ -1824,8 +1832,8 @@ static void summarize_held(tg_judgement *jd, tg_verdict v)
 	char rank[32] = "";
 	if (h->rank >= 0)
 		snprintf(rank, sizeof(rank), " on rank %lld", (long long)h->rank);
-	snprintf(jd->summary + o, sizeof(jd->summary) - o, "; %s%s%s%s %+.1f %%: %s", h->rule->name, h->item[0] ? " " : "",
-	         h->item, rank, h->pct, h->note);
+	snprintf(jd->summary + o, sizeof(jd->summary) - o, "; %s%s%s%s %+.1f %%: %s", h->rule->name,
+	         h->item[0] ? " " : "", h->item, rank, h->pct, h->note);
 }
 
 static void summarize_verdict(tg_judgement *jd, const tg_judged *w, tg_verdict v);
@@ -1862,8 +1870,8 @@ static void summarize_verdict(tg_judgement *jd, const tg_judged *w, tg_verdict v
 			         "pass: %zu checks (and %zu on single ranks), no regression above the thresholds", own,
 			         jd->n - own);
 		else
-			snprintf(jd->summary, sizeof(jd->summary), "pass: %zu checks, no regression above the thresholds",
-			         jd->n);
+			snprintf(jd->summary, sizeof(jd->summary),
+			         "pass: %zu checks, no regression above the thresholds", jd->n);
 		return;
 	}
 	/* the rule and its item; for a total rule, the category it selects
@@ -1979,8 +1987,19 @@ int tg_judge(tg_judgement **out, const tg_rules *rules, const tg_measure *base, 
 	if (!rc)
 		rc = tg_judge_not_judged(&jd->not_judged, &jd->nnot_judged, rules, base, next, keys, NOT_JUDGED_PCT);
 	for (size_t i = 0; i < nr && !rc; i++) {
-		struct ctx c = {set,  &rl[i], jd->comparable, {0, 0}, NULL, 0, opts ? opts->noise_runs : NULL, NULL, 0,
-		                NAN, 0, 0, base_step_busy(base, &rl[i])};
+		struct ctx c = {set,
+		                &rl[i],
+		                jd->comparable,
+		                {0, 0},
+		                NULL,
+		                0,
+		                opts ? opts->noise_runs : NULL,
+		                NULL,
+		                0,
+		                NAN,
+		                0,
+		                0,
+		                base_step_busy(base, &rl[i])};
 		for (size_t k = 0; opts && k < opts->n_noise; k++)
 			if (opts->noise[k].rule && !strcmp(opts->noise[k].rule, rl[i].name))
 				tg_noise_add_sigma(&c.hist, opts->noise[k].sigma, opts->noise[k].runs);

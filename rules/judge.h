@@ -108,11 +108,11 @@ typedef struct tg_judged {
 	double call_noise_pct;   /* that noise: sd of one call's log-ratio in percent;
 	                            NAN when unknown or not paired */
 	size_t steps_base, steps_new; /* the steps (units) the item's values are per */
-	int held;                /* a significant change above block_above or warn_above
+	int held;                     /* a significant change above block_above or warn_above
 	                            that the rule's floor (min_delta) keeps from blocking
 	                            or warning: a pass whose note says which floor and
 	                            by how much */
-	int64_t rank;            /* the rank of a rule's per-rank item (a side of
+	int64_t rank;                 /* the rank of a rule's per-rank item (a side of
 	                            several ranks: each total rule is judged on
 	                            every rank too), -1 for the rule's own item */
 } tg_judged;

@@ -18,8 +18,8 @@ struct sel {
 	uint32_t stratum; /* op_shape key */
 	uint64_t inv;     /* invocation id; records without one are their own */
 	uint32_t unit;
-	uint32_t rec;     /* the record in its side's measure */
-	uint32_t pair;    /* the paired record in the other side's measure (TG_NONE: none) */
+	uint32_t rec;  /* the record in its side's measure */
+	uint32_t pair; /* the paired record in the other side's measure (TG_NONE: none) */
 	int64_t dur, delay;
 	double flops, bytes; /* of the invocation, counted once per invocation */
 };
@@ -61,7 +61,7 @@ void tg_judge_pairs_free(struct pair_set *p);
  * selection, nb), or over all of them when fewer than min are left; *df
  * its degrees of freedom, *n the pairs it came from (NAN and 0 with fewer
  * than 2). Returns 0 or TG_ENOMEM. */
-int tg_judge_call_noise(double *sigma, double *df, size_t *n, const struct sel *vb, size_t nb,
-                        const tg_measure *base, const tg_measure *next, size_t min);
+int tg_judge_call_noise(double *sigma, double *df, size_t *n, const struct sel *vb, size_t nb, const tg_measure *base,
+                        const tg_measure *next, size_t min);
 
 #endif

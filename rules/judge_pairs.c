@@ -87,8 +87,8 @@ static int cmp_u32(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-int tg_judge_call_noise(double *sigma, double *df, size_t *n, const struct sel *vb, size_t nb,
-                        const tg_measure *base, const tg_measure *next, size_t min)
+int tg_judge_call_noise(double *sigma, double *df, size_t *n, const struct sel *vb, size_t nb, const tg_measure *base,
+                        const tg_measure *next, size_t min)
 {
 	*sigma = NAN;
 	size_t nk, nx;

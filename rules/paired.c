@@ -103,7 +103,7 @@ int tg_paired_ratio(tg_ratio_ci *out, double *p_one, double *df, const tg_paired
 		return 0;
 	}
 	double se = sqrt(v), t = d >= 1 ? tg_stats_t_quantile((1 + in->confidence) / 2, d)
-	                                 : tg_stats_normal_quantile((1 + in->confidence) / 2);
+	                                : tg_stats_normal_quantile((1 + in->confidence) / 2);
 	out->lo = exp(lr - t * se);
 	out->hi = exp(lr + t * se);
 	out->method = TG_CI_WELCH_LOG;

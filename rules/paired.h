@@ -44,15 +44,15 @@
 
 /* The calls of one rule item on both sides. */
 typedef struct tg_paired_calls {
-	const double *b, *n;   /* durations of the m paired calls, base and new (ns, >= 0) */
+	const double *b, *n; /* durations of the m paired calls, base and new (ns, >= 0) */
 	size_t m;
-	double ub, un;         /* the unpaired calls' total on each side (ns) */
-	double ub2, un2;       /* the sums of their squares (their noise) */
+	double ub, un;           /* the unpaired calls' total on each side (ns) */
+	double ub2, un2;         /* the sums of their squares (their noise) */
 	double steps_b, steps_n; /* units (steps) of each side: the ratio is per step */
-	double call_sigma;     /* sd of one call's log-ratio (tg_paired_call_noise); NAN: unknown */
-	double call_df;        /* its degrees of freedom */
-	size_t min_own;        /* pairs needed to use their own spread (min_samples) */
-	double confidence;     /* two-sided level, (0, 1) */
+	double call_sigma;       /* sd of one call's log-ratio (tg_paired_call_noise); NAN: unknown */
+	double call_df;          /* its degrees of freedom */
+	size_t min_own;          /* pairs needed to use their own spread (min_samples) */
+	double confidence;       /* two-sided level, (0, 1) */
 } tg_paired_calls;
 
 /* The ratio of per-step totals new/base with its interval (method

@@ -211,13 +211,14 @@ static int quantity(const tg_yaml_in *L, const yaml_node_t *n, const char *key, 
 		len--;
 	if (len && s[len - 1] == '%') {
 		if (tg_rule_metric_unit(m) != TG_UNIT_TIME)
-			return tg_yaml_error(L, n,
-			                     "%s (metric %s): '%s': a percent is a share of the step's GPU time, for a time "
-			                     "metric only",
-			                     key, tg_rule_metric_name(m), TG_YAML_SHOW(s));
+			return tg_yaml_error(
+				L, n,
+				"%s (metric %s): '%s': a percent is a share of the step's GPU time, for a time "
+				"metric only",
+				key, tg_rule_metric_name(m), TG_YAML_SHOW(s));
 		if (tg_units_parse_percent(share, s, &why))
-			return tg_yaml_error(L, n, "%s (metric %s): '%s' %s", key, tg_rule_metric_name(m), TG_YAML_SHOW(s),
-			                     why);
+			return tg_yaml_error(L, n, "%s (metric %s): '%s' %s", key, tg_rule_metric_name(m),
+			                     TG_YAML_SHOW(s), why);
 		if (!(*share <= 100))
 			return tg_yaml_error(L, n, "%s (metric %s): '%s' is more than the whole step (100%%)", key,
 			                     tg_rule_metric_name(m), TG_YAML_SHOW(s));

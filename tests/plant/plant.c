@@ -498,7 +498,8 @@ int main(int argc, char **argv)
 			read_event(&sc, &e);
 			if (!strcmp(e.ph, "X") && (!strcmp(e.cat, "kernel") || !strcmp(e.cat, "Kernel")) && e.dur_at &&
 			    e.ts_at) {
-				int64_t ts = us_to_ns(data + e.ts_at, e.ts_len), dur = us_to_ns(data + e.dur_at, e.dur_len);
+				int64_t ts = us_to_ns(data + e.ts_at, e.ts_len),
+					dur = us_to_ns(data + e.dur_at, e.dur_len);
 				struct kern *k = find_kern(kv, nk, ts, e.name);
 				const char *cat = k ? k->category : "(not measured)";
 				unmatched += !k;
@@ -514,11 +515,12 @@ int main(int argc, char **argv)
 				add_sum(&sums, &nsums, cat, (double)dur / 1e3, (double)nd / 1e3);
 				if (nd != dur) {
 					if (nsub == capsub)
-						sub = xrealloc(sub, (capsub = capsub ? 2 * capsub : 1024) * sizeof(*sub));
+						sub = xrealloc(sub,
+						               (capsub = capsub ? 2 * capsub : 1024) * sizeof(*sub));
 					sub[nsub].from = e.dur_at;
 					sub[nsub].to = e.dur_at + e.dur_len;
-					snprintf(sub[nsub].text, sizeof(sub[nsub].text), "%lld.%03lld", (long long)(nd / 1000),
-					         (long long)(nd % 1000));
+					snprintf(sub[nsub].text, sizeof(sub[nsub].text), "%lld.%03lld",
+					         (long long)(nd / 1000), (long long)(nd % 1000));
 					nsub++;
 				}
 			}
