@@ -775,15 +775,16 @@ static void quantity_text(char *buf, size_t cap, tg_rule_metric m, double v)
 static void held_under_floor(tg_judged *j, const struct ctx *c, double floor, const char *would, double thr)
 {
 	const tg_rule *r = c->rule;
-	char d[48], f[48], share[96] = "";
+	char d[48], f[48], share[96] = "", note[320];
 	quantity_text(d, sizeof(d), r->metric, fabs(j->delta));
 	quantity_text(f, sizeof(f), r->metric, floor);
 	if (r->min_delta_share > 0 && floor > r->min_delta)
 		snprintf(share, sizeof(share), " (%g %% of the base's %.3f ms of GPU time a step)", r->min_delta_share,
 		         c->step_busy / 1e6);
 	j->held = 1;
-	snprintf(j->note, sizeof(j->note), "held under min_delta: %s a step < %s%s; would %s: %+.1f %% > %g %%", d, f,
-	         share, would, j->pct, thr);
+	snprintf(note, sizeof(note), "held under min_delta: %s a step < %s%s; would %s: %+.1f %% > %g %%", d, f, share,
+	         would, j->pct, thr);
+	snprintf(j->note, sizeof(j->note), "%.*s", (int)sizeof(j->note) - 1, note);
 }
 
 /* Decides the verdict of j from its numbers. */
