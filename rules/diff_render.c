@@ -1240,6 +1240,7 @@ static char *md_build(const tg_diff_doc *d, const struct cats *op_cats, size_t d
 		return NULL;
 	md_head(f, d);
 	md_findings(f, d);
+	tg_cp_diff_write_md(f, d->critical_path);
 	md_rules_section(f, d);
 	md_ops(f, d, op_cats, with_improvements);
 	md_divergences(f, d, detail_rows, with_divergence);
@@ -1353,6 +1354,7 @@ int tg_diff_write_text(FILE *f, const tg_diff_doc *d)
 	const char *const *un = tg_judgement_unmatched(j, &nu);
 	for (size_t i = 0; i < nu; i++)
 		fprintf(f, "warning: rule %s matches nothing in either trace\n", un[i]);
+	tg_cp_diff_write_text(f, d->critical_path);
 	if (d->divergence && d->divergence[0])
 		fprintf(f, "\nWhere the call trees diverge:\n%s", d->divergence);
 	if (d->divergences && tg_table_nrows(d->divergences)) {
@@ -1597,6 +1599,8 @@ int tg_diff_write_json(FILE *f, const tg_diff_doc *d)
 	json_object_set_new(root, "no_launcher", no_launcher_json(d, &cats[TG_COMPARE_OP]));
 	for (int by = 0; by < TG_COMPARE_BY_COUNT; by++)
 		free(cats[by].v);
+	if (d->critical_path)
+		json_object_set_new(root, "critical_path", tg_cp_diff_json(d->critical_path));
 	json_object_set_new(root, "divergence", json_string(d->divergence ? d->divergence : ""));
 	json_t *tabs = json_object();
 	for (int by = 0; by < TG_COMPARE_BY_COUNT; by++) {

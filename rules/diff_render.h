@@ -7,6 +7,7 @@
 
 #include "../core/compare.h"
 #include "../core/table.h"
+#include "cp_diff.h"
 #include "judge.h"
 
 #include <stdio.h>
@@ -31,6 +32,7 @@ typedef struct tg_diff_doc {
 	const char *base_source;       /* md: where each side comes from (commit, branch,  */
 	const char *new_source;        /* run ids, CI link), already escaped Markdown (the
 	                                  daemon writes it); NULL: the file names only */
+	const tg_cp_diff *critical_path; /* how the critical path moved (cp_diff.h); may be NULL */
 } tg_diff_doc;
 
 /* The pull-request comment (docs/comment.md): a one-line verdict, what was

@@ -29,6 +29,7 @@ struct tg_gate {
 	char *drawing;
 	size_t attributed;
 	double stats_s; /* seconds in the judgements (tg_gate_stats_seconds) */
+	tg_cp_diff *cp; /* NULL with no_critical_path */
 };
 
 static double now_s(void)
@@ -174,6 +175,25 @@ static int align(tg_gate *g, const tg_gate_opts *o)
 	return rc;
 }
 
+/* How the critical path moved (cp_diff.h), over each side's traces in
+ * the measures' rank order: the order the files were given in moves no
+ * byte of it either. */
+static int critical_paths(tg_gate *g)
+{
+	size_t nb = tg_measure_traces(g->base), nx = tg_measure_traces(g->next);
+	const tg_tree **t = tg_calloc(nb + nx + 1, sizeof(*t));
+	g->cp = tg_calloc(1, sizeof(*g->cp));
+	int rc = t && g->cp ? 0 : TG_ENOMEM;
+	for (size_t i = 0; !rc && i < nb; i++)
+		t[i] = tg_measure_tree(g->base, i);
+	for (size_t i = 0; !rc && i < nx; i++)
+		t[nb + i] = tg_measure_tree(g->next, i);
+	if (!rc)
+		rc = tg_cp_diff_build(g->cp, t, nb, t + nb, nx);
+	free(t);
+	return rc;
+}
+
 /* The traces of a side in rank order (tg_rank_of; the runs of a rank, and
  * the traces of unknown rank after the others, in the order given): their
  * given positions into *order (n, the caller frees it), then the side
@@ -248,6 +268,8 @@ int tg_gate_run(tg_gate **out, const tg_rules *rules, const tg_tree *const *base
 			rc = ops_judgement(&g->ops, rules, g->base, g->next, g->keys);
 		g->stats_s = now_s() - t0;
 	}
+	if (!rc && !(opts && opts->no_critical_path))
+		rc = critical_paths(g);
 	if (!rc && !g->drawing)
 		rc = (g->drawing = strdup("")) ? 0 : tg_error_set(TG_ENOMEM, "out of memory");
 	if (rc) {
@@ -279,6 +301,7 @@ void tg_gate_free(tg_gate *g)
 	free(g->bfiles);
 	free(g->xfiles);
 	free(g->drawing);
+	free(g->cp);
 	tg_measure_free(g->base);
 	tg_measure_free(g->next);
 	tg_measure_free(g->noise);
@@ -348,6 +371,7 @@ tg_diff_doc tg_gate_doc(const tg_gate *g, const char *const *base_files, size_t 
 	                 .divergence = g->drawing,
 	                 .divergences = g->divergences,
 	                 .extra_md = extra_md,
-	                 .marker = marker};
+	                 .marker = marker,
+	                 .critical_path = g->cp};
 	return d;
 }

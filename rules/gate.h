@@ -13,7 +13,8 @@
  *      of what diverged under the op where it diverged (core/divergence.h);
  *   3. judge the rules (judge.h), and judge kernel time per op for the top
  *      regressions and improvements;
- *   4. draw the divergences and tabulate them.
+ *   4. draw the divergences and tabulate them;
+ *   5. find each trace's critical path and how it moved (cp_diff.h).
  *
  * The result renders as text, md (the pull-request comment) or json
  * (diff_render.h).
@@ -42,6 +43,7 @@ typedef struct tg_gate_opts {
 	const tg_rule_base_runs *rule_base_runs; /* per-rule extra base runs from
 	                                            history (judge.h), may be NULL */
 	size_t nrule_base_runs;
+	int no_critical_path;      /* skip the critical paths (cp_diff.h) */
 	const int64_t *base_ranks; /* per trace of each side, the rank the run's */
 	const int64_t *next_ranks; /* manifest gives it (-1: none); NULL: none */
 } tg_gate_opts;

@@ -237,8 +237,8 @@ if command -v python3 >/dev/null 2>&1; then
 import json, sys
 d = json.load(open(sys.argv[1]))
 assert list(d) == ["tracegate_diff", "verdict", "summary", "comparable", "hardware_change", "base", "new",
-                   "results", "ranks", "not_judged", "unmatched_rules", "accepted", "top_regressions", "top_improvements",
-                   "no_launcher", "divergence", "tables"], list(d)
+                   "results", "ranks", "not_judged", "unmatched_rules", "accepted", "top_regressions",
+                   "top_improvements", "no_launcher", "critical_path", "divergence", "tables"], list(d)
 assert d["ranks"] is None
 assert d["not_judged"] == [{"category": "elementwise", "pct": d["not_judged"][0]["pct"]}], d["not_judged"]
 assert 13 < d["not_judged"][0]["pct"] < 14
