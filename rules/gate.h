@@ -6,9 +6,11 @@
  *   2. align the call trees of each pair of traces (the i-th base trace with
  *      the i-th new trace; core/tree_diff.h) and file the time of what
  *      diverged under the op where it diverged (core/divergence.h);
- *   3. judge the rules (judge.h), and judge kernel time per op for the top
- *      regressions and improvements;
- *   4. draw the divergences and tabulate them.
+ *   3. compute each side's findings (core/findings.h) and match them: new,
+ *      worse, gone;
+ *   4. judge the rules (judge.h; a rule may select a finding), and judge
+ *      kernel time per op for the top regressions and improvements;
+ *   5. draw the divergences and tabulate them.
  *
  * The result renders as text, md (the pull-request comment) or json
  * (diff_render.h).
@@ -72,6 +74,14 @@ const char *tg_gate_drawing(const tg_gate *g);
 
 /* Kernel records moved to the category of their divergence point. */
 size_t tg_gate_attributed(const tg_gate *g);
+
+/* A side's findings (next 0: the base, 1: the new side), borrowed: what
+ * tg_findings_side makes of its traces' (and ranks') findings. */
+const tg_findings *tg_gate_findings(const tg_gate *g, int next);
+
+/* The findings that fire on either side, matched (tg_findings_compare):
+ * new, worse, gone, better, same; *n of them, borrowed. */
+const tg_finding_delta *tg_gate_finding_changes(const tg_gate *g, size_t *n);
 
 /* A document of g for diff_render.h: files name the traces of each side
  * (borrowed, for the headings); marker and extra_md as in tg_diff_doc. */
