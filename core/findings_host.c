@@ -404,7 +404,7 @@ static int sync_findings(tg_fctx *c, struct hsync *v, size_t n)
 	char g[32];
 	tg_fstr_time(g, sizeof(g), f->cost_ns);
 	if (n)
-		snprintf(f->evidence, sizeof(f->evidence), "%.3g syncs per step in %zu place%s, the GPU idled %s a step after them",
+		snprintf(f->evidence, sizeof(f->evidence), "%.3g syncing calls a step in %zu place%s, the GPU idled %s a step after them",
 		         f->count, places, places == 1 ? "" : "s", g);
 	else
 		snprintf(f->evidence, sizeof(f->evidence), "no host sync in the analysed steps");
@@ -488,7 +488,7 @@ static int dataloader(tg_fctx *c)
 	char h[32], g[32];
 	tg_fstr_time(h, sizeof(h), host / (double)c->nsteps);
 	tg_fstr_time(g, sizeof(g), f->cost_ns);
-	snprintf(f->evidence, sizeof(f->evidence), "%s: %.3g per step, %s a step on the host (%.1f %% of the step), the "
+	snprintf(f->evidence, sizeof(f->evidence), "%s: %.3g a step, %s a step on the host (%.1f %% of the step), the "
 	         "GPU idled %s of it", tg_trace_str(c->t, c->ev[longest].name), f->count, h,
 	         c->step_ns > 0 ? 100 * host / (double)c->nsteps / c->step_ns : 0.0, g);
 	return 0;
