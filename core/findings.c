@@ -117,7 +117,8 @@ static const tg_finding *match(const tg_findings *l, const tg_finding *x, int *e
 
 /* Finding x over the traces: the mean over the runs of a rank, the largest
  * over the ranks, fired when it fired anywhere, the costliest evidence. */
-static void aggregate(tg_finding *out, const tg_finding *x, const tg_findings *const *pt, const int64_t *ranks, size_t n)
+static void aggregate(tg_finding *out, const tg_finding *x, const tg_findings *const *pt, const int64_t *ranks,
+                      size_t n)
 {
 	const tg_finding *rep = NULL; /* the costliest fired one */
 	double best_cost = -1, best_pct = -1;

@@ -85,9 +85,9 @@ typedef struct tg_finding_limits {
 
 typedef struct tg_findings_opts {
 	tg_finding_limits limits[TG_FINDING_COUNT];
-	double worse_above; /* percent: a finding on both sides of a diff is worse when its
+	double worse_above;            /* percent: a finding on both sides of a diff is worse when its
 	                       cost per step grew by more than this */
-	const tg_gpu_spec *gpu;       /* peaks for low-efficiency; NULL: not evaluated */
+	const tg_gpu_spec *gpu;        /* peaks for low-efficiency; NULL: not evaluated */
 	const tg_table *const *sheets; /* the report's perf sheets (GEMM, SDPA_fwd, ...) of the
 	                                  same tree and step, to reuse; NULL: computed here */
 	size_t nsheets;
@@ -98,9 +98,9 @@ typedef struct tg_findings_opts {
 void tg_findings_opts_default(tg_findings_opts *o);
 
 typedef enum tg_finding_status {
-	TG_FINDING_OK = 0,        /* evaluated, below its threshold */
-	TG_FINDING_FIRED,         /* evaluated, at or above its threshold */
-	TG_FINDING_NOT_EVALUATED  /* the trace lacks what it needs: evidence says what */
+	TG_FINDING_OK = 0,       /* evaluated, below its threshold */
+	TG_FINDING_FIRED,        /* evaluated, at or above its threshold */
+	TG_FINDING_NOT_EVALUATED /* the trace lacks what it needs: evidence says what */
 } tg_finding_status;
 
 /* "ok", "fired", "not evaluated" (static strings). */
@@ -110,21 +110,21 @@ const char *tg_finding_status_name(tg_finding_status s);
 typedef struct tg_finding {
 	tg_finding_id id;
 	tg_finding_status status;
-	char subject[192];  /* what it is about ("Block.forward: aten::item"), "" for the trace as a whole */
-	char key[192];      /* subject without what moves between runs (source line numbers):
+	char subject[192];        /* what it is about ("Block.forward: aten::item"), "" for the trace as a whole */
+	char key[192];            /* subject without what moves between runs (source line numbers):
 	                       matches the finding across two traces */
-	char evidence[640]; /* the ops, kernels, streams, ranks and numbers it rests on; or, not
+	char evidence[640];       /* the ops, kernels, streams, ranks and numbers it rests on; or, not
 	                       evaluated, why; ok, what was measured */
-	char basis[160];    /* how cost_ns was estimated ("" when it is not) */
-	int64_t rank;       /* the trace's rank (distributedInfo), else -1; across ranks: the rank
+	char basis[160];          /* how cost_ns was estimated ("" when it is not) */
+	int64_t rank;             /* the trace's rank (distributedInfo), else -1; across ranks: the rank
 	                       it names (straggler), else -1 */
 	int64_t start_ns, end_ns; /* the time span of the evidence, trace timestamps in ns (for the
 	                             augmented trace's instant events); 0, 0 when none */
-	double count;       /* occurrences per step (syncs, copies, calls, gaps); 0 when not counted */
-	double cost_ns;     /* estimated time it costs per step, ns; NAN when not estimated */
-	double step_ns;     /* the mean step time (or the trace's span without steps) */
-	double cost_pct;    /* 100 * cost_ns / step_ns; NAN when either is unknown */
-	double threshold;   /* the min_cost that applied, percent */
+	double count;             /* occurrences per step (syncs, copies, calls, gaps); 0 when not counted */
+	double cost_ns;           /* estimated time it costs per step, ns; NAN when not estimated */
+	double step_ns;           /* the mean step time (or the trace's span without steps) */
+	double cost_pct;          /* 100 * cost_ns / step_ns; NAN when either is unknown */
+	double threshold;         /* the min_cost that applied, percent */
 } tg_finding;
 
 typedef struct tg_findings tg_findings;

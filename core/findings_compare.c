@@ -81,7 +81,8 @@ int tg_findings_compare(tg_finding_delta **out, size_t *n, const tg_findings *ba
 		if (b)
 			d[k++] = (tg_finding_delta){both(b, x, opts->worse_above), b, x, ""};
 		else
-			d[k++] = (tg_finding_delta){TG_FINDING_NEW, NULL, x, ev ? "" : "the base could not evaluate it"};
+			d[k++] =
+				(tg_finding_delta){TG_FINDING_NEW, NULL, x, ev ? "" : "the base could not evaluate it"};
 	}
 	for (size_t i = 0; base && i < base->n; i++) {
 		const tg_finding *b = &base->v[i];

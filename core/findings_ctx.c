@@ -68,7 +68,8 @@ static int device_events(tg_fctx *c)
 	for (size_t i = 0; i < c->ne; i++) {
 		if (tg_kind_is_gpu(c->ev[i].kind))
 			nd++;
-		else if (c->ev[i].kind == TG_KIND_CPU_OP || c->ev[i].kind == TG_KIND_PYTHON || tg_kind_is_launch(c->ev[i].kind))
+		else if (c->ev[i].kind == TG_KIND_CPU_OP || c->ev[i].kind == TG_KIND_PYTHON ||
+		         tg_kind_is_launch(c->ev[i].kind))
 			c->nhost++;
 	}
 	c->dev = tg_malloc((nd ? nd : 1) * sizeof(*c->dev));
@@ -259,7 +260,8 @@ void tg_fctx_cost(tg_finding *f, const tg_fctx *c, double total_ns, const char *
 {
 	f->cost_ns = total_ns / (double)(c->nsteps ? c->nsteps : 1);
 	f->cost_pct = c->step_ns > 0 ? 100 * f->cost_ns / c->step_ns : NAN;
-	f->status = !isnan(f->cost_pct) && f->cost_pct >= f->threshold && f->cost_ns > 0 ? TG_FINDING_FIRED : TG_FINDING_OK;
+	f->status =
+		!isnan(f->cost_pct) && f->cost_pct >= f->threshold && f->cost_ns > 0 ? TG_FINDING_FIRED : TG_FINDING_OK;
 	snprintf(f->basis, sizeof(f->basis), "%s", basis ? basis : "");
 }
 

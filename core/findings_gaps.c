@@ -26,10 +26,10 @@
 #include <string.h>
 
 struct gaps {
-	double launch_ns, idle_ns;   /* unexplained time in each kind */
+	double launch_ns, idle_ns; /* unexplained time in each kind */
 	size_t nlaunch, nidle;
-	int64_t long_a, long_b;      /* the longest idle gap */
-	int64_t first_a, last_b;     /* span of the counted gaps */
+	int64_t long_a, long_b;  /* the longest idle gap */
+	int64_t first_a, last_b; /* span of the counted gaps */
 };
 
 /* Classifies the gap [a, b) of window [ws, we). */
@@ -136,7 +136,8 @@ static int launch_bound(tg_fctx *c, const struct gaps *g)
 	f->count = (double)g->nlaunch / (double)c->nsteps;
 	f->start_ns = g->first_a;
 	f->end_ns = g->last_b;
-	tg_fctx_cost(f, c, g->launch_ns, "GPU idle in gaps up to the limit before a kernel launched after the GPU ran dry");
+	tg_fctx_cost(f, c, g->launch_ns,
+	             "GPU idle in gaps up to the limit before a kernel launched after the GPU ran dry");
 	double busy = 0;
 	for (size_t w = 0; w < c->nwin; w++)
 		busy += (double)tg_fctx_busy_in(c, c->win[w].start, c->win[w].end);
@@ -146,8 +147,8 @@ static int launch_bound(tg_fctx *c, const struct gaps *g)
 	tg_fstr_time(k, sizeof(k), mk);
 	tg_fstr_time(l, sizeof(l), ml);
 	snprintf(f->evidence, sizeof(f->evidence),
-	         "%.4g gaps a step of at most %s where the GPU waited for the host to launch the next kernel: %s a step; "
-	         "the GPU was busy %.1f %% of the step; median kernel %s, median launch call %s",
+	         "%.4g gaps a step of at most %s where the GPU waited for the host to launch the next kernel: "
+	         "%s a step; the GPU was busy %.1f %% of the step; median kernel %s, median launch call %s",
 	         f->count, lim_s, cost, c->win_ns > 0 ? 100 * busy / (double)c->win_ns : 0.0, k, l);
 	return 0;
 }
@@ -168,7 +169,8 @@ static void host_at(char *buf, size_t cap, const tg_fctx *c, int64_t ts)
 		if ((!isop && !isframe) || !strncmp(name, "ProfilerStep#", 13))
 			continue;
 		int d = 0;
-		for (uint32_t p = tg_tree_parent(c->tree, (uint32_t)i); p != TG_NONE && d < 512; p = tg_tree_parent(c->tree, p))
+		for (uint32_t p = tg_tree_parent(c->tree, (uint32_t)i); p != TG_NONE && d < 512;
+		     p = tg_tree_parent(c->tree, p))
 			d++;
 		if (isop && d > dop) {
 			dop = d;
@@ -183,7 +185,8 @@ static void host_at(char *buf, size_t cap, const tg_fctx *c, int64_t ts)
 	else if (op == TG_NONE || frame == TG_NONE)
 		snprintf(buf, cap, "in %s", tg_trace_str(c->t, c->ev[op != TG_NONE ? op : frame].name));
 	else
-		snprintf(buf, cap, "in %s (%s)", tg_trace_str(c->t, c->ev[op].name), tg_trace_str(c->t, c->ev[frame].name));
+		snprintf(buf, cap, "in %s (%s)", tg_trace_str(c->t, c->ev[op].name),
+		         tg_trace_str(c->t, c->ev[frame].name));
 }
 
 static int idle_gap(tg_fctx *c, const struct gaps *g)
@@ -197,12 +200,13 @@ static int idle_gap(tg_fctx *c, const struct gaps *g)
 	if (!f)
 		return TG_ENOMEM;
 	f->count = (double)g->nidle / (double)c->nsteps;
-	tg_fctx_cost(f, c, g->idle_ns, "GPU idle in gaps of at least the limit that no host sync or DataLoader explains");
+	tg_fctx_cost(f, c, g->idle_ns,
+	             "GPU idle in gaps of at least the limit that no host sync or DataLoader explains");
 	char cost[32], lim_s[32];
 	tg_fstr_time(cost, sizeof(cost), f->cost_ns);
 	tg_fstr_time(lim_s, sizeof(lim_s), lim->param);
-	snprintf(f->evidence, sizeof(f->evidence), "%.3g gaps a step of %s or more with the GPU idle: %s a step", f->count,
-	         lim_s, cost);
+	snprintf(f->evidence, sizeof(f->evidence), "%.3g gaps a step of %s or more with the GPU idle: %s a step",
+	         f->count, lim_s, cost);
 	if (g->nidle) {
 		f->start_ns = g->long_a;
 		f->end_ns = g->long_b;
@@ -232,7 +236,8 @@ static int first_step(tg_fctx *c)
 	if (c->step >= 0)
 		return tg_fctx_not_evaluated(c, TG_FINDING_FIRST_STEP_SLOW, "one step selected");
 	if (ns < 3)
-		return tg_fctx_not_evaluated(c, TG_FINDING_FIRST_STEP_SLOW, "%zu step%s, 3 needed", ns, ns == 1 ? "" : "s");
+		return tg_fctx_not_evaluated(c, TG_FINDING_FIRST_STEP_SLOW, "%zu step%s, 3 needed", ns,
+		                             ns == 1 ? "" : "s");
 	int64_t *d = tg_malloc((ns - 1) * sizeof(*d));
 	if (!d)
 		return TG_ENOMEM;
@@ -250,14 +255,17 @@ static int first_step(tg_fctx *c)
 	f->count = 1.0 / (double)c->nsteps;
 	f->start_ns = st[0].ts;
 	f->end_ns = st[0].ts + st[0].dur;
-	tg_fctx_cost(f, c, extra > 0 ? extra : 0, "the first step's time above the median of the others, over the steps");
+	tg_fctx_cost(f, c, extra > 0 ? extra : 0,
+	             "the first step's time above the median of the others, over the steps");
 	if (f->status == TG_FINDING_FIRED && !(ratio >= lim->param))
 		f->status = TG_FINDING_OK;
 	char a[32], b[32];
 	tg_fstr_time(a, sizeof(a), (double)st[0].dur);
 	tg_fstr_time(b, sizeof(b), median);
-	snprintf(f->evidence, sizeof(f->evidence), "ProfilerStep#%lld took %s, the median of the %zu others %s (%.2f x; "
-	         "the limit %.2f x)", (long long)st[0].number, a, ns - 1, b, ratio, lim->param);
+	snprintf(f->evidence, sizeof(f->evidence),
+	         "ProfilerStep#%lld took %s, the median of the %zu others %s (%.2f x; "
+	         "the limit %.2f x)",
+	         (long long)st[0].number, a, ns - 1, b, ratio, lim->param);
 	return 0;
 }
 

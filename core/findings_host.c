@@ -5,18 +5,21 @@
  * host-sync. The host syncs are host_syncs.h's (tg_host_syncs_is_sync: the
  * *Synchronize calls, synchronous copies, cuda_sync events not under one
  * of them), and the asynchronous copy calls whose copy goes to pageable
- * host memory (which cannot return before the copy: .item(), .cpu()). Each is placed where the user wrote it: the outermost cpu_op
- * of the chain of cpu_ops above it (aten::item above
- * aten::_local_scalar_dense, aten::to above aten::copy_) and the nearest
- * Python frames above that: "Block.forward" when a source frame
- * ("model.py(48): forward") lies inside an nn.Module frame
- * ("nn.Module: Block_0"), else the module's class or the source frame's
- * function. Syncs of one place are one finding; its key drops the source
- * line numbers so that the finding matches across two versions of the
- * code. Cost: while the host waits, the GPU drains its queue and then
- * idles until the host launches again; the cost of a sync is the GPU's
- * idle time from the start of that outermost op to the first device event
- * after the sync returns (TraceLens-style union of every device event).
+ * host memory (which cannot return before the copy: .item(), .cpu()).
+ * Each is placed where the user wrote it: the outermost cpu_op of the
+ * chain of cpu_ops above it (aten::item above aten::_local_scalar_dense,
+ * aten::to above aten::copy_) and the nearest Python frames above that:
+ * "Block.forward" when a source frame ("model.py(48): forward") lies
+ * inside an nn.Module frame ("nn.Module: Block_0"), else the module's
+ * class or the source frame's function, else the user annotation around
+ * it. A cuda_sync event the tree left without a parent (no runtime call)
+ * finds its op by External id. Syncs of one place are one finding (at
+ * most TG_FINDINGS_MAX_PER_ID fire); its key drops the source line
+ * numbers so that the finding matches across two versions of the code.
+ * Cost: while the host waits, the GPU drains its queue and then idles
+ * until the host launches again; the cost of a sync is the GPU's idle
+ * time from the sync's start to the first device event after the sync
+ * (and its op) returned, all streams pooled.
  *
  * dataloader-stall. The iterator's __next__ (Kineto's
  * "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__" op, or the
@@ -182,7 +185,8 @@ static void place(struct hsync *s, const tg_fctx *c, struct by_ext *m)
 	s->anchor = s->sync;
 	s->inner = TG_NONE;
 	int depth = 0;
-	for (uint32_t p = first_parent(c, s->sync, m); p != TG_NONE && depth < 512; p = tg_tree_parent(c->tree, p), depth++) {
+	for (uint32_t p = first_parent(c, s->sync, m); p != TG_NONE && depth < 512;
+	     p = tg_tree_parent(c->tree, p), depth++) {
 		const tg_event *e = &c->ev[p];
 		const char *name = tg_trace_str(t, e->name);
 		if (!strncmp(name, "ProfilerStep#", 13))
@@ -309,8 +313,9 @@ static void sync_names(char *buf, size_t cap, const tg_fctx *c, const struct hsy
 			continue;
 		seen[ns++] = a;
 		tg_fstr_add(buf, cap, "%s%s%s", ns > 1 ? " and " : "", tg_trace_str(c->t, a),
-		            tg_kind_is_launch(c->ev[v[i].sync].kind) && blocking_copy(c, v[i].sync) ? " to pageable memory"
-		                                                                                  : "");
+		            tg_kind_is_launch(c->ev[v[i].sync].kind) && blocking_copy(c, v[i].sync)
+		                    ? " to pageable memory"
+		                    : "");
 	}
 }
 
@@ -352,7 +357,8 @@ static int sync_finding(tg_fctx *c, const struct hsync *v, size_t n, int *fired)
 		tg_fstr_add(f->evidence, sizeof(f->evidence), " under %s", op);
 	if (v[0].where[0])
 		tg_fstr_add(f->evidence, sizeof(f->evidence), " in %s", v[0].where);
-	tg_fstr_add(f->evidence, sizeof(f->evidence), "; the host waited %s a step in them, the GPU idled %s after", h, g);
+	tg_fstr_add(f->evidence, sizeof(f->evidence), "; the host waited %s a step in them, the GPU idled %s after", h,
+	            g);
 	*fired = f->status == TG_FINDING_FIRED;
 	return 0;
 }
@@ -404,8 +410,9 @@ static int sync_findings(tg_fctx *c, struct hsync *v, size_t n)
 	char g[32];
 	tg_fstr_time(g, sizeof(g), f->cost_ns);
 	if (n)
-		snprintf(f->evidence, sizeof(f->evidence), "%.3g syncing calls a step in %zu place%s, the GPU idled %s a step after them",
-		         f->count, places, places == 1 ? "" : "s", g);
+		snprintf(f->evidence, sizeof(f->evidence),
+		         "%.3g syncing calls a step in %zu place%s, the GPU idled %s a step after them", f->count,
+		         places, places == 1 ? "" : "s", g);
 	else
 		snprintf(f->evidence, sizeof(f->evidence), "no host sync in the analysed steps");
 	return 0;
@@ -443,7 +450,8 @@ static int is_dataloader_next(const tg_event *e, const char *name)
 static int nested_next(const tg_fctx *c, uint32_t ev)
 {
 	int depth = 0;
-	for (uint32_t p = tg_tree_parent(c->tree, ev); p != TG_NONE && depth < 512; p = tg_tree_parent(c->tree, p), depth++)
+	for (uint32_t p = tg_tree_parent(c->tree, ev); p != TG_NONE && depth < 512;
+	     p = tg_tree_parent(c->tree, p), depth++)
 		if (is_dataloader_next(&c->ev[p], tg_trace_str(c->t, c->ev[p].name)))
 			return 1;
 	return 0;
@@ -454,7 +462,8 @@ static int dataloader(tg_fctx *c)
 	if (!tg_fctx_limits(c, TG_FINDING_DATALOADER_STALL)->enabled)
 		return 0;
 	if (!c->nhost)
-		return tg_fctx_not_evaluated(c, TG_FINDING_DATALOADER_STALL, "no CPU side in the trace (device events only)");
+		return tg_fctx_not_evaluated(c, TG_FINDING_DATALOADER_STALL,
+		                             "no CPU side in the trace (device events only)");
 	size_t calls = 0;
 	double host = 0, idle = 0;
 	uint32_t longest = TG_NONE;
@@ -475,9 +484,10 @@ static int dataloader(tg_fctx *c)
 		last = e->ts + e->dur > last ? e->ts + e->dur : last;
 	}
 	if (!calls)
-		return tg_fctx_not_evaluated(c, TG_FINDING_DATALOADER_STALL,
-		                             "no DataLoader __next__ in the analysed steps: no torch.utils.data.DataLoader, "
-		                             "or it loads outside them");
+		return tg_fctx_not_evaluated(
+			c, TG_FINDING_DATALOADER_STALL,
+			"no DataLoader __next__ in the analysed steps: no torch.utils.data.DataLoader, "
+			"or it loads outside them");
 	tg_finding *f = tg_fctx_add(c, TG_FINDING_DATALOADER_STALL);
 	if (!f)
 		return TG_ENOMEM;
@@ -488,8 +498,10 @@ static int dataloader(tg_fctx *c)
 	char h[32], g[32];
 	tg_fstr_time(h, sizeof(h), host / (double)c->nsteps);
 	tg_fstr_time(g, sizeof(g), f->cost_ns);
-	snprintf(f->evidence, sizeof(f->evidence), "%s: %.3g a step, %s a step on the host (%.1f %% of the step), the "
-	         "GPU idled %s of it", tg_trace_str(c->t, c->ev[longest].name), f->count, h,
+	snprintf(f->evidence, sizeof(f->evidence),
+	         "%s: %.3g a step, %s a step on the host (%.1f %% of the step), the "
+	         "GPU idled %s of it",
+	         tg_trace_str(c->t, c->ev[longest].name), f->count, h,
 	         c->step_ns > 0 ? 100 * host / (double)c->nsteps / c->step_ns : 0.0, g);
 	return 0;
 }

@@ -31,20 +31,20 @@ typedef struct tg_fctx {
 	const tg_event *ev;
 	size_t ne;
 	const tg_findings_opts *o;
-	int32_t step;         /* -1: every step; else a step index */
-	int has_steps;        /* the trace has ProfilerSteps */
-	size_t nsteps;        /* steps analysed (1 without steps) */
-	tg_interval *win;     /* the analysed windows, by start: the steps' host spans, or the trace's span */
+	int32_t step;     /* -1: every step; else a step index */
+	int has_steps;    /* the trace has ProfilerSteps */
+	size_t nsteps;    /* steps analysed (1 without steps) */
+	tg_interval *win; /* the analysed windows, by start: the steps' host spans, or the trace's span */
 	size_t nwin;
-	int64_t win_ns;       /* their total length */
-	double step_ns;       /* win_ns / nsteps */
-	tg_interval *busy;    /* the union of every device event of the trace, merged, by start */
+	int64_t win_ns;    /* their total length */
+	double step_ns;    /* win_ns / nsteps */
+	tg_interval *busy; /* the union of every device event of the trace, merged, by start */
 	size_t nbusy;
-	uint32_t *dev;        /* every device event of the tree, by start */
+	uint32_t *dev; /* every device event of the tree, by start */
 	size_t ndev;
-	size_t nhost;         /* cpu ops, runtime and driver calls, python frames of the tree */
-	int64_t rank;         /* distributedInfo, else -1 */
-	tg_interval *expl;    /* host windows the host family explains (the syncs', the
+	size_t nhost;      /* cpu ops, runtime and driver calls, python frames of the tree */
+	int64_t rank;      /* distributedInfo, else -1 */
+	tg_interval *expl; /* host windows the host family explains (the syncs', the
 	                         DataLoader's): the gap families leave them out */
 	size_t nexpl, capexpl;
 	tg_findings *out;
@@ -106,10 +106,10 @@ void tg_findings_sort(tg_findings *l);
 
 /* The families, each appending its findings to c->out. Return 0 or
  * TG_ENOMEM. */
-int tg_findings_check_host(tg_fctx *c);   /* host-sync, dataloader-stall */
-int tg_findings_check_gaps(tg_fctx *c);   /* launch-bound, idle-gap, first-step-slow */
-int tg_findings_check_ops(tg_fctx *c);    /* pageable-memcpy, attention-backend, gemm-alignment, low-efficiency */
-int tg_findings_check_comm(tg_fctx *c);   /* no-comm-overlap */
+int tg_findings_check_host(tg_fctx *c); /* host-sync, dataloader-stall */
+int tg_findings_check_gaps(tg_fctx *c); /* launch-bound, idle-gap, first-step-slow */
+int tg_findings_check_ops(tg_fctx *c);  /* pageable-memcpy, attention-backend, gemm-alignment, low-efficiency */
+int tg_findings_check_comm(tg_fctx *c); /* no-comm-overlap */
 
 /* Adds [a, b) to the windows the host family explains; returns 0 or
  * TG_ENOMEM. tg_fctx_explained_done sorts and merges them; then

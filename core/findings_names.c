@@ -14,43 +14,45 @@ static const struct {
 	const char *name, *title, *fix;
 } info[TG_FINDING_COUNT] = {
 	[TG_FINDING_HOST_SYNC] = {"host-sync", "host sync",
-	                          "keep values on the GPU: remove or defer the .item() / .cpu() / .tolist() / "
-	                          "torch.cuda.synchronize() (log every N steps, copy with non_blocking=True)"},
+                                  "keep values on the GPU: remove or defer the .item() / .cpu() / .tolist() / "
+                                  "torch.cuda.synchronize() (log every N steps, copy with non_blocking=True)"},
 	[TG_FINDING_DATALOADER_STALL] = {"dataloader-stall", "DataLoader stall",
-	                                 "load in worker processes: DataLoader(num_workers=N, pin_memory=True, "
-	                                 "persistent_workers=True, prefetch_factor=2 or more)"},
-	[TG_FINDING_LAUNCH_BOUND] = {"launch-bound", "launch-bound GPU",
-	                             "launch less often: CUDA graphs (torch.compile(mode=\"reduce-overhead\") or "
-	                             "torch.cuda.CUDAGraph), fuse small ops with torch.compile, or more work per kernel "
-	                             "(larger batch)"},
+                                         "load in worker processes: DataLoader(num_workers=N, pin_memory=True, "
+                                         "persistent_workers=True, prefetch_factor=2 or more)"},
+	[TG_FINDING_LAUNCH_BOUND] =
+		{"launch-bound", "launch-bound GPU",
+                 "launch less often: CUDA graphs (torch.compile(mode=\"reduce-overhead\") or "
+                 "torch.cuda.CUDAGraph), fuse small ops with torch.compile, or more work per kernel "
+                 "(larger batch)"},
 	[TG_FINDING_IDLE_GAP] = {"idle-gap", "GPU idle gap",
-	                         "see what the host runs in the gap (the evidence names it) and take it off the "
-	                         "step's path: overlap it, make it asynchronous or do it less often"},
-	[TG_FINDING_FIRST_STEP_SLOW] = {"first-step-slow", "slow first step",
-	                                "warm up before measuring: torch.profiler.schedule(wait=1, warmup=2 or more), "
-	                                "and keep lazy initialisation, autotuning and compilation out of the timed steps"},
+                                 "see what the host runs in the gap (the evidence names it) and take it off the "
+                                 "step's path: overlap it, make it asynchronous or do it less often"},
+	[TG_FINDING_FIRST_STEP_SLOW] =
+		{"first-step-slow", "slow first step",
+                 "warm up before measuring: torch.profiler.schedule(wait=1, warmup=2 or more), "
+                 "and keep lazy initialisation, autotuning and compilation out of the timed steps"},
 	[TG_FINDING_PAGEABLE_MEMCPY] = {"pageable-memcpy", "pageable copy",
-	                                "pin the host memory (DataLoader(pin_memory=True) or tensor.pin_memory()) and "
-	                                "copy with .to(device, non_blocking=True)"},
+                                        "pin the host memory (DataLoader(pin_memory=True) or tensor.pin_memory()) and "
+                                        "copy with .to(device, non_blocking=True)"},
 	[TG_FINDING_ATTENTION_BACKEND] = {"attention-backend", "attention on the math backend",
-	                                  "attention ran the math backend: check dropout / mask / dtype (fp16, bf16) / "
-	                                  "head dim for flash; sdpa_kernel(SDPBackend.FLASH_ATTENTION) says why not"},
+                                          "attention ran the math backend: check dropout / mask / dtype (fp16, bf16) / "
+                                          "head dim for flash; sdpa_kernel(SDPBackend.FLASH_ATTENTION) says why not"},
 	[TG_FINDING_GEMM_ALIGNMENT] = {"gemm-alignment", "misaligned GEMM",
-	                               "pad M, N and K to a multiple of 16 bytes (8 elements in bf16/fp16, 4 in "
-	                               "fp32/tf32, 16 in fp8), e.g. a width of 3072 rather than 3076"},
+                                       "pad M, N and K to a multiple of 16 bytes (8 elements in bf16/fp16, 4 in "
+                                       "fp32/tf32, 16 in fp8), e.g. a width of 3072 rather than 3076"},
 	[TG_FINDING_LOW_EFFICIENCY] = {"low-efficiency", "op far under its roofline",
-	                               "check the op's shapes (small or odd sizes), dtype (bf16/fp16 tensor cores) "
-	                               "and layout (contiguous inputs); fuse memory-bound ops (torch.compile)"},
+                                       "check the op's shapes (small or odd sizes), dtype (bf16/fp16 tensor cores) "
+                                       "and layout (contiguous inputs); fuse memory-bound ops (torch.compile)"},
 	[TG_FINDING_NO_COMM_OVERLAP] = {"no-comm-overlap", "communication not overlapped",
-	                                "overlap communication with compute: DDP bucket_cap_mb smaller / "
-	                                "find_unused_parameters=False / gradient_as_bucket_view=True; FSDP "
-	                                "backward_prefetch and forward_prefetch"},
+                                        "overlap communication with compute: DDP bucket_cap_mb smaller / "
+                                        "find_unused_parameters=False / gradient_as_bucket_view=True; FSDP "
+                                        "backward_prefetch and forward_prefetch"},
 	[TG_FINDING_STRAGGLER] = {"straggler", "straggler rank",
-	                          "find what delays that rank before its collectives (compare its trace with another "
-	                          "rank's: data loading, host syncs, a slower GPU or link) and balance the work"},
+                                  "find what delays that rank before its collectives (compare its trace with another "
+                                  "rank's: data loading, host syncs, a slower GPU or link) and balance the work"},
 	[TG_FINDING_ALL_RANKS_IDLE] = {"all-ranks-idle", "all ranks idle",
-	                               "every GPU waits at once on work outside them (checkpointing, evaluation, "
-	                               "logging, I/O): make it asynchronous or less frequent"},
+                                       "every GPU waits at once on work outside them (checkpointing, evaluation, "
+                                       "logging, I/O): make it asynchronous or less frequent"},
 };
 
 const char *tg_finding_name(tg_finding_id id)

@@ -100,7 +100,8 @@ static int pageable(tg_fctx *c)
 		if (la != TG_NONE) {
 			int64_t end = c->ev[la].ts + c->ev[la].dur, stop = end < e->ts ? end : e->ts;
 			call += (double)c->ev[la].dur;
-			idle += (double)tg_fctx_idle_in(c, c->ev[la].ts, stop); /* the copy's own time is counted apart */
+			idle += (double)tg_fctx_idle_in(c, c->ev[la].ts,
+			                                stop); /* the copy's own time is counted apart */
 			if (op == TG_NONE) {
 				uint32_t p = tg_tree_parent(c->tree, la);
 				op = p != TG_NONE && c->ev[p].kind == TG_KIND_CPU_OP ? p : TG_NONE;
@@ -111,9 +112,10 @@ static int pageable(tg_fctx *c)
 		last = e->ts + e->dur > last ? e->ts + e->dur : last;
 	}
 	if (host_copies && !named)
-		return tg_fctx_not_evaluated(c, TG_FINDING_PAGEABLE_MEMCPY,
-		                             "%zu host-to-device copies whose names do not say pageable or pinned (older Kineto)",
-		                             host_copies);
+		return tg_fctx_not_evaluated(
+			c, TG_FINDING_PAGEABLE_MEMCPY,
+			"%zu host-to-device copies whose names do not say pageable or pinned (older Kineto)",
+			host_copies);
 	tg_finding *f = tg_fctx_add(c, TG_FINDING_PAGEABLE_MEMCPY);
 	if (!f)
 		return TG_ENOMEM;
@@ -121,7 +123,8 @@ static int pageable(tg_fctx *c)
 	tg_fctx_cost(f, c, time + idle, "the pageable copies' time plus the GPU idle while the host staged them");
 	if (!n) {
 		if (host_copies)
-			snprintf(f->evidence, sizeof(f->evidence), "%zu host-to-device copies, all pinned", host_copies);
+			snprintf(f->evidence, sizeof(f->evidence), "%zu host-to-device copies, all pinned",
+			         host_copies);
 		else
 			snprintf(f->evidence, sizeof(f->evidence), "no host-to-device copies");
 		return 0;
@@ -151,7 +154,8 @@ static double subtree_kernels(const tg_fctx *c, uint32_t ev, int depth)
 	const uint32_t *ch = tg_tree_children(c->tree, ev, &n);
 	double sum = 0;
 	for (size_t i = 0; depth < 256 && i < n; i++)
-		sum += (tg_kind_is_gpu(c->ev[ch[i]].kind) ? (double)c->ev[ch[i]].dur : 0) + subtree_kernels(c, ch[i], depth + 1);
+		sum += (tg_kind_is_gpu(c->ev[ch[i]].kind) ? (double)c->ev[ch[i]].dur : 0) +
+		       subtree_kernels(c, ch[i], depth + 1);
 	return sum;
 }
 
@@ -281,8 +285,10 @@ static int attention(tg_fctx *c, const tg_table *const *sheets, size_t nsheets)
 	if (!a.math) {
 		tg_fctx_cost(f, c, 0, NULL);
 		if (a.calls)
-			snprintf(f->evidence, sizeof(f->evidence), "%.3g scaled_dot_product_attention calls a step, none on the "
-			         "math path (%s)", (double)a.calls / (double)c->nsteps, a.fused ? a.backend : "backend not seen");
+			snprintf(f->evidence, sizeof(f->evidence),
+			         "%.3g scaled_dot_product_attention calls a step, none on the "
+			         "math path (%s)",
+			         (double)a.calls / (double)c->nsteps, a.fused ? a.backend : "backend not seen");
 		else
 			snprintf(f->evidence, sizeof(f->evidence), "no scaled_dot_product_attention call");
 		return 0;
@@ -297,16 +303,20 @@ static int attention(tg_fctx *c, const tg_table *const *sheets, size_t nsheets)
 	double fused = a.math_flops > 0 && rate > 0 ? a.math_flops / rate : NAN;
 	char basis[160];
 	if (isnan(fused))
-		snprintf(basis, sizeof(basis), "the math path's forward kernel time (no FLOPs or rate to compare with)");
+		snprintf(basis, sizeof(basis),
+		         "the math path's forward kernel time (no FLOPs or rate to compare with)");
 	else
-		snprintf(basis, sizeof(basis), "the math path's forward kernel time less its FLOPs at the rate of %s "
-		         "(%.0f TFLOPS/s; the backward is not counted)", ref, rate / 1e3);
+		snprintf(basis, sizeof(basis),
+		         "the math path's forward kernel time less its FLOPs at the rate of %s "
+		         "(%.0f TFLOPS/s; the backward is not counted)",
+		         ref, rate / 1e3);
 	tg_fctx_cost(f, c, isnan(fused) ? a.math_ns : a.math_ns > fused ? a.math_ns - fused : 0, basis);
 	f->start_ns = c->ev[a.first].ts;
 	f->end_ns = a.last;
 	char t[32];
 	tg_fstr_time(t, sizeof(t), a.math_ns / (double)c->nsteps);
-	snprintf(f->evidence, sizeof(f->evidence), "%.3g of %.3g scaled_dot_product_attention calls a step ran "
+	snprintf(f->evidence, sizeof(f->evidence),
+	         "%.3g of %.3g scaled_dot_product_attention calls a step ran "
 	         "aten::_scaled_dot_product_attention_math (bmm, softmax, bmm): %s a step of forward kernel time",
 	         f->count, (double)a.calls / (double)c->nsteps, t);
 	if (a.fused)
@@ -361,10 +371,12 @@ static int gemm(tg_fctx *c, const tg_table *t, uint8_t *bad_rows)
 	if (!lim->enabled)
 		return 0;
 	if (!c->nhost)
-		return tg_fctx_not_evaluated(c, TG_FINDING_GEMM_ALIGNMENT, "no CPU side in the trace (no ops, no shapes)");
+		return tg_fctx_not_evaluated(c, TG_FINDING_GEMM_ALIGNMENT,
+		                             "no CPU side in the trace (no ops, no shapes)");
 	if (!t || !tg_table_nrows(t))
-		return tg_fctx_not_evaluated(c, TG_FINDING_GEMM_ALIGNMENT, "no GEMM op with shapes (record_shapes=True "
-		                                                           "gives them)");
+		return tg_fctx_not_evaluated(c, TG_FINDING_GEMM_ALIGNMENT,
+		                             "no GEMM op with shapes (record_shapes=True "
+		                             "gives them)");
 	struct gemm_sum s = {0};
 	char ev[640] = "";
 	size_t nr = tg_table_nrows(t);
@@ -387,17 +399,20 @@ static int gemm(tg_fctx *c, const tg_table *t, uint8_t *bad_rows)
 		s.mis_flops += g > 0 ? g : 0;
 		s.es = es;
 		if (s.rows <= 3)
-			tg_fstr_add(ev, sizeof(ev), "%s%s M=%.0f N=%.0f K=%.0f (%s) at %.0f TFLOPS/s", s.rows > 1 ? "; " : "",
-			            cell_str(t, r, "name"), cell_num(t, r, "param: M"), cell_num(t, r, "param: N"),
-			            cell_num(t, r, "param: K"), bad, cell_num(t, r, "TFLOPS/s_mean"));
+			tg_fstr_add(ev, sizeof(ev), "%s%s M=%.0f N=%.0f K=%.0f (%s) at %.0f TFLOPS/s",
+			            s.rows > 1 ? "; " : "", cell_str(t, r, "name"), cell_num(t, r, "param: M"),
+			            cell_num(t, r, "param: N"), cell_num(t, r, "param: K"), bad,
+			            cell_num(t, r, "TFLOPS/s_mean"));
 	}
 	tg_finding *f = tg_fctx_add(c, TG_FINDING_GEMM_ALIGNMENT);
 	if (!f)
 		return TG_ENOMEM;
 	if (!s.rows) {
 		tg_fctx_cost(f, c, 0, NULL);
-		snprintf(f->evidence, sizeof(f->evidence), "%zu GEMM shapes, every dimension of 64 or more a multiple of %g "
-		         "bytes", nr, lim->param);
+		snprintf(f->evidence, sizeof(f->evidence),
+		         "%zu GEMM shapes, every dimension of 64 or more a multiple of %g "
+		         "bytes",
+		         nr, lim->param);
 		return 0;
 	}
 	f->count = (double)s.calls / (double)c->nsteps;
@@ -405,15 +420,20 @@ static int gemm(tg_fctx *c, const tg_table *t, uint8_t *bad_rows)
 	double ideal = rate > 0 ? s.mis_flops / rate : NAN;
 	char basis[160];
 	if (isnan(ideal))
-		snprintf(basis, sizeof(basis), "their whole kernel time (no aligned GEMM of that dtype to compare with)");
+		snprintf(basis, sizeof(basis),
+		         "their whole kernel time (no aligned GEMM of that dtype to compare with)");
 	else
-		snprintf(basis, sizeof(basis), "their kernel time less their FLOPs at the %.0f TFLOPS/s the aligned GEMMs "
-		         "of the same dtype reach", rate / 1e3);
+		snprintf(basis, sizeof(basis),
+		         "their kernel time less their FLOPs at the %.0f TFLOPS/s the aligned GEMMs "
+		         "of the same dtype reach",
+		         rate / 1e3);
 	tg_fctx_cost(f, c, isnan(ideal) ? s.mis_ns : s.mis_ns > ideal ? s.mis_ns - ideal : 0, basis);
 	char k[32];
 	tg_fstr_time(k, sizeof(k), s.mis_ns / (double)c->nsteps);
-	snprintf(f->evidence, sizeof(f->evidence), "%zu GEMM shape%s with a dimension not a multiple of %g bytes, %.3g "
-	         "calls and %s of kernel time a step: %s", s.rows, s.rows == 1 ? "" : "s", lim->param, f->count, k, ev);
+	snprintf(f->evidence, sizeof(f->evidence),
+	         "%zu GEMM shape%s with a dimension not a multiple of %g bytes, %.3g "
+	         "calls and %s of kernel time a step: %s",
+	         s.rows, s.rows == 1 ? "" : "s", lim->param, f->count, k, ev);
 	if (s.rows > 3)
 		tg_fstr_add(f->evidence, sizeof(f->evidence), "; and %zu more", s.rows - 3);
 	return 0;
@@ -439,17 +459,20 @@ static int low_efficiency(tg_fctx *c, const tg_table *const *s, size_t n, const 
 	if (!lim->enabled)
 		return 0;
 	if (!have_spec)
-		return tg_fctx_not_evaluated(c, TG_FINDING_LOW_EFFICIENCY,
-		                             "the GPU is not recognised, its peaks unknown (report --gpu NAME names it)");
+		return tg_fctx_not_evaluated(
+			c, TG_FINDING_LOW_EFFICIENCY,
+			"the GPU is not recognised, its peaks unknown (report --gpu NAME names it)");
 	if (!c->nhost)
-		return tg_fctx_not_evaluated(c, TG_FINDING_LOW_EFFICIENCY, "no CPU side in the trace (no ops, no shapes)");
+		return tg_fctx_not_evaluated(c, TG_FINDING_LOW_EFFICIENCY,
+		                             "no CPU side in the trace (no ops, no shapes)");
 	struct low *v = NULL;
 	size_t nv = 0, cap = 0, rows = 0;
 	double total = 0;
 	for (size_t i = 0; i < n; i++) {
 		int is_gemm = !strcmp(tg_table_name(s[i]), "GEMM");
 		for (size_t r = 0; r < tg_table_nrows(s[i]); r++) {
-			double pct = cell_num(s[i], r, "Pct Roofline_mean"), roof = cell_num(s[i], r, "Roofline Time (µs)_first");
+			double pct = cell_num(s[i], r, "Pct Roofline_mean"),
+			       roof = cell_num(s[i], r, "Roofline Time (µs)_first");
 			double k = cell_num(s[i], r, "Kernel Time (µs)_sum"), cnt = cell_num(s[i], r, "name_count");
 			if (isnan(pct) || !(roof > 0) || !(k > 0) || !(cnt > 0))
 				continue;
@@ -478,8 +501,10 @@ static int low_efficiency(tg_fctx *c, const tg_table *const *s, size_t n, const 
 	}
 	f->count = (double)nv;
 	tg_fctx_cost(f, c, total, "the kernel time above the roofline time of the ops under the limit");
-	snprintf(f->evidence, sizeof(f->evidence), "%zu of %zu op shapes at less than %g %% of their roofline with "
-	         "kernels of 20 us or more", nv, rows, lim->param);
+	snprintf(f->evidence, sizeof(f->evidence),
+	         "%zu of %zu op shapes at less than %g %% of their roofline with "
+	         "kernels of 20 us or more",
+	         nv, rows, lim->param);
 	if (nv > 1)
 		qsort(v, nv, sizeof(*v), cmp_low);
 	for (size_t i = 0; i < nv && i < 3; i++) {

@@ -38,7 +38,8 @@
 static int p2p(const char *kernel, const char *collective)
 {
 	if (collective && *collective)
-		return (strcasestr(collective, "send") || strcasestr(collective, "recv")) && !strcasestr(collective, "all");
+		return (strcasestr(collective, "send") || strcasestr(collective, "recv")) &&
+		       !strcasestr(collective, "all");
 	return kernel && (strstr(kernel, "SendRecv") || strstr(kernel, "_Send") || strstr(kernel, "_Recv"));
 }
 
@@ -99,7 +100,8 @@ static int comm_lists(tg_interval **comp, size_t *ncomp, struct comm_kernel **co
 				*p2p_ns += (double)e->dur;
 				continue;
 			}
-			(*comm)[(*ncomm)++] = (struct comm_kernel){e->name, tg_kernel_stream(c->t, e), e->ts, (double)e->dur, 0};
+			(*comm)[(*ncomm)++] =
+				(struct comm_kernel){e->name, tg_kernel_stream(c->t, e), e->ts, (double)e->dur, 0};
 		}
 	}
 	free(pp);
@@ -121,10 +123,12 @@ int tg_findings_check_comm(tg_fctx *c)
 	double p2p_ns;
 	int rc = comm_lists(&comp, &ncomp, &comm, &ncomm, &np2p, &p2p_ns, c);
 	if (!rc && !ncomm && np2p)
-		rc = tg_fctx_not_evaluated(c, TG_FINDING_NO_COMM_OVERLAP,
-		                           "only point-to-point communication (send/recv kernels) in the analysed steps");
+		rc = tg_fctx_not_evaluated(
+			c, TG_FINDING_NO_COMM_OVERLAP,
+			"only point-to-point communication (send/recv kernels) in the analysed steps");
 	else if (!rc && !ncomm)
-		rc = tg_fctx_not_evaluated(c, TG_FINDING_NO_COMM_OVERLAP, "no communication kernels in the analysed steps");
+		rc = tg_fctx_not_evaluated(c, TG_FINDING_NO_COMM_OVERLAP,
+		                           "no communication kernels in the analysed steps");
 	if (rc || !ncomm)
 		goto done;
 	tg_finding *f = tg_fctx_add(c, TG_FINDING_NO_COMM_OVERLAP);
@@ -168,7 +172,8 @@ int tg_findings_check_comm(tg_fctx *c)
 	tg_fstr_time(x, sizeof(x), f->cost_ns);
 	tg_fstr_time(bt, sizeof(bt), best_total / (double)c->nsteps);
 	tg_fstr_time(bx, sizeof(bx), best / (double)c->nsteps);
-	snprintf(f->evidence, sizeof(f->evidence), "%.3g communication kernels a step, %s a step, %s of it (%.0f %%) with "
+	snprintf(f->evidence, sizeof(f->evidence),
+	         "%.3g communication kernels a step, %s a step, %s of it (%.0f %%) with "
 	         "no computation running; most exposed: %s on stream %lld, %.3g a step, %s a step, %s exposed",
 	         f->count, t, x, total > 0 ? 100 * exposed / total : 0.0, tg_trace_str(c->t, name), (long long)stream,
 	         (double)best_n / (double)c->nsteps, bt, bx);
@@ -275,10 +280,11 @@ static int straggler(tg_fctx *c0, const tg_tree *const *trees, size_t n, int64_t
 	if (!nr) {
 		free(keep);
 		free(last);
-		rc = tg_fctx_not_evaluated(c0, TG_FINDING_STRAGGLER, np2p ? "the collectives matched across the ranks are "
-		                                                            "point-to-point send/recv kernels, where ranks "
-		                                                            "wait by the pipeline's schedule"
-		                                                          : "no collective matched across the ranks");
+		rc = tg_fctx_not_evaluated(c0, TG_FINDING_STRAGGLER,
+		                           np2p ? "the collectives matched across the ranks are "
+		                                  "point-to-point send/recv kernels, where ranks "
+		                                  "wait by the pipeline's schedule"
+		                                : "no collective matched across the ranks");
 		goto done;
 	}
 	/* the rank arriving last most often (the lowest of a tie), and what its lateness cost */
@@ -325,7 +331,8 @@ static int straggler(tg_fctx *c0, const tg_tree *const *trees, size_t n, int64_t
 	char l[32], m[32];
 	tg_fstr_time(l, sizeof(l), f->cost_ns);
 	tg_fstr_time(m, sizeof(m), max);
-	snprintf(f->evidence, sizeof(f->evidence), "rank %lld arrived last at %zu of %zu collectives matched across %zu "
+	snprintf(f->evidence, sizeof(f->evidence),
+	         "rank %lld arrived last at %zu of %zu collectives matched across %zu "
 	         "ranks (%.0f %%; the limit %g %%); the earliest rank waited %s a step for it, %s at most (%s%s)",
 	         (long long)rank, best, nr, n, pct_last, lim->param, l, m, coll[0] ? coll : "collective",
 	         info.skipped_mismatch ? ", some skipped: metadata differ" : "");
@@ -390,8 +397,10 @@ static int all_idle(tg_fctx *c0, const tg_fctx *cs, size_t n)
 	tg_fstr_time(x, sizeof(x), f->cost_ns);
 	tg_fstr_time(lim_s, sizeof(lim_s), lim->param);
 	tg_fstr_time(l, sizeof(l), (double)(lb - la));
-	snprintf(f->evidence, sizeof(f->evidence), "%.3g stretches a step of %s or more with every one of the %zu ranks' "
-	         "GPUs idle: %s a step", f->count, lim_s, n, x);
+	snprintf(f->evidence, sizeof(f->evidence),
+	         "%.3g stretches a step of %s or more with every one of the %zu ranks' "
+	         "GPUs idle: %s a step",
+	         f->count, lim_s, n, x);
 	if (stretches)
 		tg_fstr_add(f->evidence, sizeof(f->evidence), "; the longest %s", l);
 	return 0;
@@ -404,7 +413,8 @@ static int distinct_ranks(char *why, size_t cap, const tg_tree *const *trees, si
 		for (size_t j = i + 1; j < n; j++) {
 			int64_t a = tg_trace_rank(tg_tree_trace(trees[i])), b = tg_trace_rank(tg_tree_trace(trees[j]));
 			if (a >= 0 && a == b) {
-				snprintf(why, cap, "rank %lld twice: the traces are runs, not the ranks of one job", (long long)a);
+				snprintf(why, cap, "rank %lld twice: the traces are runs, not the ranks of one job",
+				         (long long)a);
 				return -1;
 			}
 		}
@@ -436,9 +446,12 @@ int tg_findings_across(tg_findings **out, const tg_tree *const *trees, size_t n,
 	for (; !rc && ready < n; ready++) {
 		int32_t step = step_number < 0 ? -1 : tg_tree_step_index(trees[ready], step_number);
 		tg_findings scratch = {0};
-		rc = step_number >= 0 && step < 0 ? TG_EINVAL : tg_fctx_init(&cs[ready], trees[ready], opts, step, ready ? &scratch : l);
+		rc = step_number >= 0 && step < 0
+		             ? TG_EINVAL
+		             : tg_fctx_init(&cs[ready], trees[ready], opts, step, ready ? &scratch : l);
 		if (rc == TG_EINVAL)
-			rc = tg_error_set(TG_EINVAL, "findings: a rank without ProfilerStep#%lld", (long long)step_number);
+			rc = tg_error_set(TG_EINVAL, "findings: a rank without ProfilerStep#%lld",
+			                  (long long)step_number);
 	}
 	if (!rc) {
 		cs[0].rank = -1;

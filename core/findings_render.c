@@ -14,9 +14,9 @@
 
 int tg_findings_table(tg_table **out, const tg_findings *fs)
 {
-	static const char *const cols[] = {"finding", "status", "subject", "rank", "per_step", "cost_per_step(us)",
-	                                   "cost_pct", "threshold_pct", "start(us)", "end(us)", "evidence", "basis",
-	                                   "fix", NULL};
+	static const char *const cols[] = {"finding",           "status",   "subject",       "rank",      "per_step",
+	                                   "cost_per_step(us)", "cost_pct", "threshold_pct", "start(us)", "end(us)",
+	                                   "evidence",          "basis",    "fix",           NULL};
 	tg_table *t = tg_table_new_cols("findings", "Findings (docs/findings.md)", cols);
 	size_t n;
 	const tg_finding *v = tg_findings_list(fs, &n);
@@ -95,17 +95,14 @@ void tg_finding_delta_sentence(char *buf, size_t cap, const tg_finding_delta *d)
 	what_words(what, sizeof(what), f);
 	cost_words(cost, sizeof(cost), f);
 	switch (d->change) {
-	case TG_FINDING_GONE:
-		snprintf(buf, cap, "gone: %s, which cost %s", what, cost);
-		break;
+	case TG_FINDING_GONE: snprintf(buf, cap, "gone: %s, which cost %s", what, cost); break;
 	case TG_FINDING_WORSE:
 	case TG_FINDING_BETTER:
 	case TG_FINDING_SAME:
 		cost_words(was, sizeof(was), d->base);
 		snprintf(buf, cap, "%s: %s costs %s, was %s", tg_finding_change_name(d->change), what, cost, was);
 		break;
-	default:
-		snprintf(buf, cap, "new: %s costs %s", what, cost);
+	default: snprintf(buf, cap, "new: %s costs %s", what, cost);
 	}
 	if (d->note && d->note[0])
 		tg_fstr_add(buf, cap, " (%s)", d->note);
@@ -178,7 +175,8 @@ int tg_findings_write_text(FILE *f, const tg_findings *fs, size_t width)
 			continue;
 		char cost[96], line[1024];
 		cost_words(cost, sizeof(cost), &v[i]);
-		fprintf(f, "  %s%s%s: costs %s\n", tg_finding_name(v[i].id), v[i].subject[0] ? " " : "", v[i].subject, cost);
+		fprintf(f, "  %s%s%s: costs %s\n", tg_finding_name(v[i].id), v[i].subject[0] ? " " : "", v[i].subject,
+		        cost);
 		snprintf(line, sizeof(line), "%s", v[i].evidence);
 		fputs("      ", f);
 		wrap(f, line, width, 6, 6);
@@ -349,8 +347,11 @@ int tg_findings_compare_write_text(FILE *f, const tg_finding_delta *d, size_t n)
 {
 	size_t shown = 0;
 	for (size_t i = 0; i < n; i++)
-		shown += d[i].change == TG_FINDING_NEW || d[i].change == TG_FINDING_WORSE || d[i].change == TG_FINDING_GONE;
-	fputs(shown ? "Findings:\n" : n ? "Findings: none new, worse or gone\n" : "Findings: none fires on either side\n",
+		shown += d[i].change == TG_FINDING_NEW || d[i].change == TG_FINDING_WORSE ||
+		         d[i].change == TG_FINDING_GONE;
+	fputs(shown ? "Findings:\n"
+	      : n   ? "Findings: none new, worse or gone\n"
+	            : "Findings: none fires on either side\n",
 	      f);
 	for (size_t i = 0; i < n; i++) {
 		if (d[i].change != TG_FINDING_NEW && d[i].change != TG_FINDING_WORSE && d[i].change != TG_FINDING_GONE)

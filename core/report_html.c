@@ -656,7 +656,8 @@ static int write_findings(FILE *f, const tg_findings *fs, size_t i)
 			if (v[k].status != TG_FINDING_FIRED)
 				continue;
 			char cost[64];
-			snprintf(cost, sizeof(cost), "%.3g ms a step (%.1f %% of the step)", v[k].cost_ns / 1e6, v[k].cost_pct);
+			snprintf(cost, sizeof(cost), "%.3g ms a step (%.1f %% of the step)", v[k].cost_ns / 1e6,
+			         v[k].cost_pct);
 			fputs("<li><b>", f);
 			put_esc(f, tg_finding_name(v[k].id));
 			fputs("</b> ", f);

@@ -63,8 +63,8 @@ static void decide(tg_judged *j, const tg_rule *r, int comparable, const tg_find
 	if (rep && (j->is_new || worse)) {
 		char c[32];
 		snprintf(c, sizeof(c), "%.3g ms a step", rep->cost_ns / 1e6);
-		snprintf(j->note, sizeof(j->note), "%s: %s%s%.100s, %s", j->is_new ? "new" : "worse", tg_finding_name(rep->id),
-		         rep->subject[0] ? " in " : "", rep->subject, c);
+		snprintf(j->note, sizeof(j->note), "%s: %s%s%.100s, %s", j->is_new ? "new" : "worse",
+		         tg_finding_name(rep->id), rep->subject[0] ? " in " : "", rep->subject, c);
 	} else if (j->is_gone) {
 		snprintf(j->note, sizeof(j->note), "gone");
 	}
@@ -92,13 +92,15 @@ static int item(tg_judged *j, const tg_rule *r, const tg_findings *b, const tg_f
 		j->unmatched = (b && x) && !(lb || lx);
 		j->verdict = TG_VERDICT_INCONCLUSIVE;
 		snprintf(j->note, sizeof(j->note), "%s",
-		         !b || !x ? "findings not computed" :
-		         !(lb || lx) ? "no side lists this finding (off in findings:?)" : "not evaluated on either side");
+		         !b || !x      ? "findings not computed"
+		         : !(lb || lx) ? "no side lists this finding (off in findings:?)"
+		                       : "not evaluated on either side");
 		return 0;
 	}
 	decide(j, r, comparable, rx ? rx : rb);
 	if (!eb && j->is_new)
-		snprintf(j->note + strlen(j->note), sizeof(j->note) - strlen(j->note), " (the base could not evaluate it)");
+		snprintf(j->note + strlen(j->note), sizeof(j->note) - strlen(j->note),
+		         " (the base could not evaluate it)");
 	return 0;
 }
 

@@ -17,9 +17,12 @@ static const struct {
 	const char *key;
 	enum kind kind;
 } own[TG_FINDING_COUNT] = {
-	[TG_FINDING_LAUNCH_BOUND] = {"max_gap", K_TIME},      [TG_FINDING_IDLE_GAP] = {"min_gap", K_TIME},
-	[TG_FINDING_FIRST_STEP_SLOW] = {"min_ratio", K_RATIO}, [TG_FINDING_GEMM_ALIGNMENT] = {"align_bytes", K_BYTES},
-	[TG_FINDING_LOW_EFFICIENCY] = {"below_roofline", K_PERCENT}, [TG_FINDING_STRAGGLER] = {"min_last", K_PERCENT},
+	[TG_FINDING_LAUNCH_BOUND] = {"max_gap", K_TIME},
+	[TG_FINDING_IDLE_GAP] = {"min_gap", K_TIME},
+	[TG_FINDING_FIRST_STEP_SLOW] = {"min_ratio", K_RATIO},
+	[TG_FINDING_GEMM_ALIGNMENT] = {"align_bytes", K_BYTES},
+	[TG_FINDING_LOW_EFFICIENCY] = {"below_roofline", K_PERCENT},
+	[TG_FINDING_STRAGGLER] = {"min_last", K_PERCENT},
 	[TG_FINDING_ALL_RANKS_IDLE] = {"min_gap", K_TIME},
 };
 
@@ -56,10 +59,12 @@ static int own_value(double *out, const tg_yaml_in *L, const yaml_node_t *n, con
 	if (tg_units_parse_number(out, s, &end) || *end || !isfinite(*out))
 		return tg_yaml_error(L, n, "%s: '%s' is not a number", key, TG_YAML_SHOW(s));
 	if (k == K_RATIO && !(*out > 1))
-		return tg_yaml_error(L, n, "%s: '%s' is not a ratio above 1 (e.g. 1.5: the first step 1.5 x the median)",
-		                     key, TG_YAML_SHOW(s));
+		return tg_yaml_error(L, n,
+		                     "%s: '%s' is not a ratio above 1 (e.g. 1.5: the first step 1.5 x the median)", key,
+		                     TG_YAML_SHOW(s));
 	if (k == K_BYTES && !(*out >= 1 && *out <= 256 && !((int)*out & ((int)*out - 1)) && *out == (int)*out))
-		return tg_yaml_error(L, n, "%s: '%s' is not a power of two from 1 to 256 (bytes)", key, TG_YAML_SHOW(s));
+		return tg_yaml_error(L, n, "%s: '%s' is not a power of two from 1 to 256 (bytes)", key,
+		                     TG_YAML_SHOW(s));
 	return 0;
 }
 
@@ -106,8 +111,8 @@ int tg_rules_load_findings(const tg_yaml_in *L, const yaml_node_t *n, tg_finding
 			return tg_yaml_error(L, k ? k : n, "findings: keys are finding names");
 		const yaml_node_pair_t *dup = tg_yaml_earlier_key(L, n, p);
 		if (dup)
-			return tg_yaml_error(L, k, "duplicate key '%s' in findings (first at line %d)", TG_YAML_SHOW(key),
-			                     (int)tg_yaml_node(L, dup->key)->start_mark.line + 1);
+			return tg_yaml_error(L, k, "duplicate key '%s' in findings (first at line %d)",
+			                     TG_YAML_SHOW(key), (int)tg_yaml_node(L, dup->key)->start_mark.line + 1);
 		int rc;
 		if (!strcmp(key, "worse_above")) {
 			if ((rc = percent(&o->worse_above, L, v, "worse_above")))
@@ -122,7 +127,8 @@ int tg_rules_load_findings(const tg_yaml_in *L, const yaml_node_t *n, tg_finding
 			names[TG_FINDING_COUNT] = "worse_above";
 			char list[512];
 			tg_yaml_join(list, sizeof(list), names, TG_FINDING_COUNT + 1);
-			return tg_yaml_error(L, k, "findings: unknown finding '%s' (expected %s)", TG_YAML_SHOW(key), list);
+			return tg_yaml_error(L, k, "findings: unknown finding '%s' (expected %s)", TG_YAML_SHOW(key),
+			                     list);
 		}
 		if ((rc = one(&o->limits[id], L, v, id)))
 			return rc;

@@ -341,12 +341,14 @@ static int load_select(const tg_yaml_in *L, const yaml_node_t *n, tg_rule *r)
 	for (int i = 0; i < NSEL; i++) {
 		if (!f[i])
 			continue;
-		if ((r->metric == TG_METRIC_FINDING_COST) != (i == SEL_FINDING))
+		if (i == SEL_FINDING && r->metric != TG_METRIC_FINDING_COST)
+			return tg_yaml_error(L, kn[i], "select: 'finding' applies to metric finding_cost only (metric %s)",
+			                     tg_rule_metric_name(r->metric));
+		if (i != SEL_FINDING && r->metric == TG_METRIC_FINDING_COST)
 			return tg_yaml_error(L, kn[i],
-			                     i == SEL_FINDING ? "select: 'finding' applies to metric finding_cost only (metric %s)"
-			                                      : "select: '%s' does not apply to a finding (metric finding_cost: "
-			                                        "only finding selects)",
-			                     i == SEL_FINDING ? tg_rule_metric_name(r->metric) : select_keys[i]);
+			                     "select: '%s' does not apply to a finding (metric finding_cost: only finding "
+			                     "selects)",
+			                     select_keys[i]);
 		if (per_step_metric(r->metric) && i != SEL_RANK)
 			return tg_yaml_error(L, kn[i],
 			                     "select: '%s' does not apply to metric %s, one value per step of a whole "

@@ -60,14 +60,16 @@ static void test_names(void **state)
 {
 	(void)state;
 	static const char *const names[TG_FINDING_COUNT] = {
-		"host-sync",         "dataloader-stall", "launch-bound",   "idle-gap",       "first-step-slow", "pageable-memcpy",
-		"attention-backend", "gemm-alignment",   "low-efficiency", "no-comm-overlap", "straggler",      "all-ranks-idle"};
+		"host-sync",       "dataloader-stall",  "launch-bound",   "idle-gap",
+		"first-step-slow", "pageable-memcpy",   "attention-backend", "gemm-alignment",
+		"low-efficiency",  "no-comm-overlap",   "straggler",      "all-ranks-idle"};
 	for (int i = 0; i < TG_FINDING_COUNT; i++) {
 		assert_string_equal(tg_finding_name((tg_finding_id)i), names[i]);
 		assert_int_equal(tg_finding_parse(names[i]), i);
 		assert_true(strlen(tg_finding_fix((tg_finding_id)i)) > 20);
 		assert_true(strlen(tg_finding_title((tg_finding_id)i)) > 3);
-		assert_int_equal(tg_finding_across_ranks((tg_finding_id)i), i == TG_FINDING_STRAGGLER || i == TG_FINDING_ALL_RANKS_IDLE);
+		assert_int_equal(tg_finding_across_ranks((tg_finding_id)i),
+		                 i == TG_FINDING_STRAGGLER || i == TG_FINDING_ALL_RANKS_IDLE);
 	}
 	assert_null(tg_finding_name(TG_FINDING_COUNT));
 	assert_int_equal(tg_finding_parse("host_sync"), -1);
@@ -102,17 +104,17 @@ static void test_names(void **state)
  *   and [2600,3000) (400 us) are idle gaps with min_gap 300 us: 405 us a
  *   step, 40.5 %, the longest in the python forward. */
 #define STEP(o)                                                                                                        \
-	X("cpu_op", "aten::mm", 1, 1, o##004, 5, "\"External id\":1")                                                     \
-	X("cuda_runtime", "cudaLaunchKernel", 1, 1, o##005, 3, "\"correlation\":" #o "1")                                 \
-	X("kernel", "K1", 0, 7, o##010, 100, "\"correlation\":" #o "1,\"stream\":7")                                      \
-	X("cpu_op", "aten::item", 1, 1, o##200, 60, "")                                                                    \
-	X("cpu_op", "aten::_local_scalar_dense", 1, 1, o##201, 58, "")                                                     \
-	X("cuda_runtime", "cudaStreamSynchronize", 1, 1, o##210, 40, "\"correlation\":" #o "2")                           \
-	X("cpu_op", "aten::add", 1, 1, o##390, 8, "")                                                                      \
-	X("cuda_runtime", "cudaLaunchKernel", 1, 1, o##395, 2, "\"correlation\":" #o "3")                                 \
-	X("kernel", "K2", 0, 7, o##400, 100, "\"correlation\":" #o "3,\"stream\":7")                                      \
-	X("cpu_op", "aten::add", 1, 1, o##505, 10, "")                                                                     \
-	X("cuda_runtime", "cudaLaunchKernel", 1, 1, o##510, 2, "\"correlation\":" #o "4")                                 \
+	X("cpu_op", "aten::mm", 1, 1, o##004, 5, "\"External id\":1") \
+	X("cuda_runtime", "cudaLaunchKernel", 1, 1, o##005, 3, "\"correlation\":" #o "1") \
+	X("kernel", "K1", 0, 7, o##010, 100, "\"correlation\":" #o "1,\"stream\":7") \
+	X("cpu_op", "aten::item", 1, 1, o##200, 60, "") \
+	X("cpu_op", "aten::_local_scalar_dense", 1, 1, o##201, 58, "") \
+	X("cuda_runtime", "cudaStreamSynchronize", 1, 1, o##210, 40, "\"correlation\":" #o "2") \
+	X("cpu_op", "aten::add", 1, 1, o##390, 8, "") \
+	X("cuda_runtime", "cudaLaunchKernel", 1, 1, o##395, 2, "\"correlation\":" #o "3") \
+	X("kernel", "K2", 0, 7, o##400, 100, "\"correlation\":" #o "3,\"stream\":7") \
+	X("cpu_op", "aten::add", 1, 1, o##505, 10, "") \
+	X("cuda_runtime", "cudaLaunchKernel", 1, 1, o##510, 2, "\"correlation\":" #o "4") \
 	X("kernel", "K3", 0, 7, o##520, 80, "\"correlation\":" #o "4,\"stream\":7")
 
 static const char *const HOST =
@@ -165,7 +167,8 @@ static void test_host(void **state)
 	assert_string_equal(get(fs, TG_FINDING_FIRST_STEP_SLOW, NULL)->evidence, "2 steps, 3 needed");
 	assert_int_equal(get(fs, TG_FINDING_DATALOADER_STALL, NULL)->status, TG_FINDING_NOT_EVALUATED);
 	assert_string_equal(get(fs, TG_FINDING_PAGEABLE_MEMCPY, NULL)->evidence, "no host-to-device copies");
-	assert_string_equal(get(fs, TG_FINDING_ATTENTION_BACKEND, NULL)->evidence, "no scaled_dot_product_attention call");
+	assert_string_equal(get(fs, TG_FINDING_ATTENTION_BACKEND, NULL)->evidence,
+	                    "no scaled_dot_product_attention call");
 	assert_int_equal(get(fs, TG_FINDING_GEMM_ALIGNMENT, NULL)->status, TG_FINDING_NOT_EVALUATED);
 	assert_int_equal(get(fs, TG_FINDING_LOW_EFFICIENCY, NULL)->status, TG_FINDING_NOT_EVALUATED);
 	assert_string_equal(get(fs, TG_FINDING_NO_COMM_OVERLAP, NULL)->evidence,
@@ -214,11 +217,13 @@ static const char *const LOADER =
 	X("cpu_op", "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__", 1, 1, 600, 300, "")
 	X("cpu_op", "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__", 1, 1, 1600, 300, "")
 	X("cpu_op", "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__", 1, 1, 2600, 300, "")
-	X("cpu_op", "aten::relu", 1, 1, 610, 20, "") X("cuda_runtime", "cudaLaunchKernel", 1, 1, 612, 5, "\"correlation\":9")
+	X("cpu_op", "aten::relu", 1, 1, 610, 20, "")
+	X("cuda_runtime", "cudaLaunchKernel", 1, 1, 612, 5, "\"correlation\":9")
 	X("kernel", "K", 0, 7, 650, 50, "\"correlation\":9,\"stream\":7")
 	X("cpu_op", "aten::to", 1, 1, 100, 50, "") X("cpu_op", "aten::copy_", 1, 1, 101, 48, "")
 	X("cuda_runtime", "cudaMemcpyAsync", 1, 1, 102, 40, "\"correlation\":8")
-	X("gpu_memcpy", "Memcpy HtoD (Pageable -> Device)", 0, 7, 130, 10, "\"correlation\":8,\"stream\":7,\"bytes\":1000000")
+	X("gpu_memcpy", "Memcpy HtoD (Pageable -> Device)", 0, 7, 130, 10,
+	  "\"correlation\":8,\"stream\":7,\"bytes\":1000000")
 	"{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":1,\"args\":{\"name\":\"python\"}}]}";
 
 static void test_loader(void **state)
@@ -244,7 +249,8 @@ static void test_loader(void **state)
 	 * copy [102,130): 28 us; over 3 steps */
 	f = get(fs, TG_FINDING_PAGEABLE_MEMCPY, NULL);
 	assert_true(f->cost_ns == 38e3 / 3);
-	assert_non_null(strstr(f->evidence, "Memcpy HtoD (Pageable -> Device) in aten::copy_, 0.333 MB a step at 100 GB/s"));
+	assert_non_null(
+		strstr(f->evidence, "Memcpy HtoD (Pageable -> Device) in aten::copy_, 0.333 MB a step at 100 GB/s"));
 	assert_int_equal(f->status, TG_FINDING_FIRED); /* 0.84 % >= 0.5 % */
 	tg_findings_free(fs);
 	unload(&l);
@@ -269,14 +275,18 @@ static const char *const OPS =
 	X("kernel", "gemm_b", 0, 7, 200, 300, "\"correlation\":2,\"stream\":7")
 	X("cpu_op", "aten::scaled_dot_product_attention", 1, 1, 40, 40,
 	  "\"Input Dims\":[[4,16,1024,64],[4,16,1024,64],[4,16,1024,64],[],[],[],[],[]],"
-	  "\"Input type\":[\"c10::BFloat16\",\"c10::BFloat16\",\"c10::BFloat16\",\"\",\"Scalar\",\"Scalar\",\"\",\"Scalar\"],"
+	  "\"Input type\":[\"c10::BFloat16\",\"c10::BFloat16\",\"c10::BFloat16\",\"\",\"Scalar\","
+	  "\"Scalar\",\"\",\"Scalar\"],"
 	  "\"Concrete Inputs\":[\"\",\"\",\"\",\"\",\"0.\",\"False\",\"\",\"False\"]")
 	X("cpu_op", "aten::_scaled_dot_product_attention_math", 1, 1, 41, 38, "")
-	X("cpu_op", "aten::bmm", 1, 1, 42, 5, "") X("cuda_runtime", "cudaLaunchKernel", 1, 1, 43, 2, "\"correlation\":3")
+	X("cpu_op", "aten::bmm", 1, 1, 42, 5, "")
+	X("cuda_runtime", "cudaLaunchKernel", 1, 1, 43, 2, "\"correlation\":3")
 	X("kernel", "bmm_k", 0, 7, 500, 400, "\"correlation\":3,\"stream\":7")
-	X("cpu_op", "aten::_softmax", 1, 1, 50, 5, "") X("cuda_runtime", "cudaLaunchKernel", 1, 1, 51, 2, "\"correlation\":4")
+	X("cpu_op", "aten::_softmax", 1, 1, 50, 5, "")
+	X("cuda_runtime", "cudaLaunchKernel", 1, 1, 51, 2, "\"correlation\":4")
 	X("kernel", "softmax_k", 0, 7, 900, 200, "\"correlation\":4,\"stream\":7")
-	X("cpu_op", "aten::bmm", 1, 1, 60, 5, "") X("cuda_runtime", "cudaLaunchKernel", 1, 1, 61, 2, "\"correlation\":5")
+	X("cpu_op", "aten::bmm", 1, 1, 60, 5, "")
+	X("cuda_runtime", "cudaLaunchKernel", 1, 1, 61, 2, "\"correlation\":5")
 	X("kernel", "bmm_k", 0, 7, 1100, 400, "\"correlation\":5,\"stream\":7")
 	X("cpu_op", "aten::relu", 1, 1, 2990, 10, "")
 	"{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":1,\"args\":{\"name\":\"python\"}}]}";
@@ -328,13 +338,17 @@ static void test_ops(void **state)
 static const char *const COMM =
 	"{\"traceEvents\": ["
 	X("cpu_op", "ProfilerStep#1", 1, 1, 0, 1000, "")
-	X("cpu_op", "record_param_comms", 1, 1, 10, 10, "") X("cuda_runtime", "cudaLaunchKernel", 1, 1, 11, 2, "\"correlation\":1")
+	X("cpu_op", "record_param_comms", 1, 1, 10, 10, "")
+	X("cuda_runtime", "cudaLaunchKernel", 1, 1, 11, 2, "\"correlation\":1")
 	X("kernel", "ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevComm*, unsigned long, ncclWork*)", 0, 24, 100, 300,
 	  "\"correlation\":1,\"stream\":24")
-	X("cpu_op", "aten::mm", 1, 1, 30, 10, "") X("cuda_runtime", "cudaLaunchKernel", 1, 1, 31, 2, "\"correlation\":2")
+	X("cpu_op", "aten::mm", 1, 1, 30, 10, "")
+	X("cuda_runtime", "cudaLaunchKernel", 1, 1, 31, 2, "\"correlation\":2")
 	X("kernel", "gemm", 0, 7, 300, 50, "\"correlation\":2,\"stream\":7")
-	X("cpu_op", "record_param_comms", 1, 1, 40, 10, "") X("cuda_runtime", "cudaLaunchKernel", 1, 1, 41, 2, "\"correlation\":3")
-	X("kernel", "ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t(ncclDevComm*, unsigned long, ncclWork*)", 0, 24, 500, 100,
+	X("cpu_op", "record_param_comms", 1, 1, 40, 10, "")
+	X("cuda_runtime", "cudaLaunchKernel", 1, 1, 41, 2, "\"correlation\":3")
+	X("kernel", "ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t(ncclDevComm*, unsigned long, ncclWork*)", 0, 24, 500,
+	  100,
 	  "\"correlation\":3,\"stream\":24")
 	"{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":1,\"args\":{\"name\":\"python\"}}]}";
 
@@ -362,18 +376,23 @@ static void test_comm(void **state)
  * step 3; both GPUs idle together for [1500,3000) at least (rank 0's
  * kernels end at 1500 in step 2, rank 1's idle from 1450). */
 #define RANK_EVENTS(r, d1, d2, d3)                                                                                     \
-	X("cpu_op", "ProfilerStep#1", 1, 1, 0, 1000, "") X("cpu_op", "ProfilerStep#2", 1, 1, 1000, 1000, "")             \
-	X("cpu_op", "ProfilerStep#3", 1, 1, 2000, 1000, "")                                                               \
-	X("cpu_op", "record_param_comms", 1, 1, 10, 5, "") X("cuda_runtime", "cudaLaunchKernel", 1, 1, 11, 2, "\"correlation\":1") \
-	X("kernel", "ncclDevKernel_AllReduce_Sum_f32_RING_LL", 0, 24, d1, 100, "\"correlation\":1,\"stream\":24," COLL) \
-	X("cpu_op", "record_param_comms", 1, 1, 1010, 5, "") X("cuda_runtime", "cudaLaunchKernel", 1, 1, 1011, 2, "\"correlation\":2") \
-	X("kernel", "ncclDevKernel_AllReduce_Sum_f32_RING_LL", 0, 24, d2, 100, "\"correlation\":2,\"stream\":24," COLL) \
-	X("cpu_op", "record_param_comms", 1, 1, 2010, 5, "") X("cuda_runtime", "cudaLaunchKernel", 1, 1, 2011, 2, "\"correlation\":3") \
-	X("kernel", "ncclDevKernel_AllReduce_Sum_f32_RING_LL", 0, 24, d3, 100, "\"correlation\":3,\"stream\":24," COLL) \
-	"{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":1,\"args\":{\"name\":\"python\"}}],"                               \
+	X("cpu_op", "ProfilerStep#1", 1, 1, 0, 1000, "") \
+	X("cpu_op", "ProfilerStep#2", 1, 1, 1000, 1000, "") \
+	X("cpu_op", "ProfilerStep#3", 1, 1, 2000, 1000, "") \
+	X("cpu_op", "record_param_comms", 1, 1, 10, 5, "") \
+	X("cuda_runtime", "cudaLaunchKernel", 1, 1, 11, 2, "\"correlation\":1") \
+	X("kernel", K_AR, 0, 24, d1, 100, "\"correlation\":1,\"stream\":24," COLL) \
+	X("cpu_op", "record_param_comms", 1, 1, 1010, 5, "") \
+	X("cuda_runtime", "cudaLaunchKernel", 1, 1, 1011, 2, "\"correlation\":2") \
+	X("kernel", K_AR, 0, 24, d2, 100, "\"correlation\":2,\"stream\":24," COLL) \
+	X("cpu_op", "record_param_comms", 1, 1, 2010, 5, "") \
+	X("cuda_runtime", "cudaLaunchKernel", 1, 1, 2011, 2, "\"correlation\":3") \
+	X("kernel", K_AR, 0, 24, d3, 100, "\"correlation\":3,\"stream\":24," COLL) \
+	"{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":1,\"args\":{\"name\":\"python\"}}]," \
 	"\"distributedInfo\":{\"rank\":" #r ",\"world_size\":2,\"backend\":\"nccl\"}}"
+#define K_AR "ncclDevKernel_AllReduce_Sum_f32_RING_LL"
 #define COLL                                                                                                           \
-	"\"Collective name\":\"allreduce\",\"dtype\":\"Float\",\"In msg nelems\":1024,\"Out msg nelems\":1024,"           \
+	"\"Collective name\":\"allreduce\",\"dtype\":\"Float\",\"In msg nelems\":1024,\"Out msg nelems\":1024," \
 	"\"Group size\":2,\"Process Group Name\":\"0\",\"Process Group Ranks\":\"[0, 1]\""
 static const char *const RANK0 = "{\"traceEvents\": [" RANK_EVENTS(0, 100, 1400, 2300);
 static const char *const RANK1 = "{\"traceEvents\": [" RANK_EVENTS(1, 300, 1600, 2200);
@@ -456,8 +475,9 @@ static void test_compare(void **state)
 	assert_string_equal(d[0].note, "the base could not evaluate it");
 	char s[1024];
 	tg_finding_delta_sentence(s, sizeof(s), &d[0]);
-	assert_string_equal(s, "new: host sync in Block.forward: aten::item (1 a step) costs 190.0 us a step (19.0 % of "
-	                       "the step) (the base could not evaluate it); fix: keep values on the GPU: remove or defer "
+	assert_string_equal(s, "new: host sync in Block.forward: aten::item (1 a step) costs 190.0 us a step "
+	                       "(19.0 % of the step) (the base could not evaluate it); fix: keep values on the GPU: "
+	                       "remove or defer "
 	                       "the .item() / .cpu() / .tolist() / torch.cuda.synchronize() (log every N steps, copy "
 	                       "with non_blocking=True)");
 	free(d);
@@ -558,7 +578,8 @@ static void test_render(void **state)
 	tg_test_must(tg_findings_compute(&fs, l.tree, &o, -1, 1));
 	char *txt = render(text100, fs);
 	assert_non_null(strstr(txt, "Findings: 2 fired, 7 not evaluated, 3 ok (over 2 steps of 1.00 ms)\n"));
-	assert_non_null(strstr(txt, "  host-sync Block.forward: aten::item: costs 190.0 us a step (19.0 % of the step)\n"));
+	assert_non_null(
+		strstr(txt, "  host-sync Block.forward: aten::item: costs 190.0 us a step (19.0 % of the step)\n"));
 	assert_non_null(strstr(txt, "      fix: keep values on the GPU"));
 	assert_non_null(strstr(txt, "  ok: launch-bound (2.5 %), pageable-memcpy (0.0 %), attention-backend (0.0 %)"));
 	for (char *p = txt, *nl; (nl = strchr(p, '\n')); p = nl + 1)
@@ -566,7 +587,8 @@ static void test_render(void **state)
 	free(txt);
 	char *md = render(tg_findings_write_md, fs);
 	assert_non_null(strstr(md, "### Findings\n\n| finding | where | cost a step | evidence | fix |\n"));
-	assert_non_null(strstr(md, "| **host-sync** | <code>Block.forward: aten::item</code> | 190.0 us a step (19.0 % of "
+	assert_non_null(strstr(md, "| **host-sync** | <code>Block.forward: aten::item</code> | 190.0 us a step "
+	                           "(19.0 % of "
 	                           "the step) |"));
 	assert_non_null(strstr(md, "Not evaluated: **dataloader-stall** ("));
 	free(md);
@@ -607,10 +629,12 @@ static void test_render(void **state)
 	FILE *f = open_memstream(&buf, &len);
 	tg_test_must(tg_findings_compare_write_md(f, d, n));
 	fclose(f);
-	assert_non_null(strstr(buf, "#### Findings\n\n- **new**: host sync in <code>Block.forward: aten::item</code> (1 a "
-	                            "step) costs 190.0 us a step (19.0 % of the step) (the base could not evaluate it); "
+	assert_non_null(strstr(buf, "#### Findings\n\n- **new**: host sync in <code>Block.forward: aten::item</code> "
+	                            "(1 a step) costs 190.0 us a step (19.0 % of the step) (the base could not "
+	                            "evaluate it); "
 	                            "fix: keep values on the GPU: remove or defer the .item() / .cpu() / .tolist() / "
-	                            "torch.cuda.synchronize() (log every N steps, copy with non\\_blocking=True)<br>\n"));
+	                            "torch.cuda.synchronize() (log every N steps, copy with "
+	                            "non\\_blocking=True)<br>\n"));
 	assert_non_null(strstr(buf, "\nThe same on both sides: idle-gap.\n"));
 	free(buf);
 	f = open_memstream(&buf, &len);
@@ -675,8 +699,10 @@ static void test_resnet_dataloader(void **state)
 {
 	(void)state;
 	TG_SKIP_WITHOUT_SHARED();
-	tg_findings *w0 = shared("kineto/kineto_tbplugin_resnet50_V100_num_workers_0_worker0.1623143089861.pt.trace.json.gz", 0);
-	tg_findings *w4 = shared("kineto/kineto_tbplugin_resnet50_V100_num_workers_4_worker0.1623212756351.pt.trace.json.gz", 0);
+	tg_findings *w0 = shared("kineto/kineto_tbplugin_resnet50_V100_num_workers_0_worker0."
+	                         "1623143089861.pt.trace.json.gz", 0);
+	tg_findings *w4 = shared("kineto/kineto_tbplugin_resnet50_V100_num_workers_4_worker0."
+	                         "1623212756351.pt.trace.json.gz", 0);
 	const tg_finding *f = get(w0, TG_FINDING_DATALOADER_STALL, NULL);
 	assert_int_equal(f->status, TG_FINDING_FIRED);
 	assert_true(fabs(f->cost_ns - 59261833.333) < 1);
@@ -782,7 +808,8 @@ static void test_every_shared(void **state)
 	                                  "hta/hta_cpu_only_gloo_rank-34_of300.pt.trace.json.gz",
 	                                  "tracelens/tests/traces/mi210/gpu_only_trace/gpu_only_trace.json.gz",
 	                                  "hta/hta_edge_SYNTHETIC_large_uint64_arg_rank-70.json.gz",
-	                                  "tracelens/tests/traces/inference/sglang_decode/sglang_Qwen3-8B_decode.json.gz",
+	                                  "tracelens/tests/traces/inference/sglang_decode/"
+	                                  "sglang_Qwen3-8B_decode.json.gz",
 	                                  "hta/hta_amd_mi250_rocm6.2_minitoy_train.json.gz"};
 	for (size_t i = 0; i < sizeof(rel) / sizeof(rel[0]); i++) {
 		tg_findings *fs = shared(rel[i], 1);

@@ -896,7 +896,8 @@ static void test_findings(void **state)
 	fclose(f);
 	assert_non_null(strstr(md, "#### Findings\n\n- **new**: host sync in <code>aten::item</code> (2 a step) costs "
 	                           "115.6 us a step (2.1 % of the step); fix: keep values on the GPU"));
-	assert_non_null(strstr(md, "\n- **gone**: pageable copy (1 a step), which cost 58.0 us a step (1.2 % of the step)\n"));
+	assert_non_null(
+		strstr(md, "\n- **gone**: pageable copy (1 a step), which cost 58.0 us a step (1.2 % of the step)\n"));
 	free(md);
 	tg_gate_free(g);
 	/* under min_delta: pass */

@@ -496,8 +496,8 @@ static void test_metric_tables(void **state)
 	/* every metric name loads as itself */
 	for (int m = 0; m < TG_METRIC_COUNT_; m++) {
 		char y[256];
-		snprintf(y, sizeof(y), "version: 1\nrules:\n  - name: r\n    metric: %s\n%s    warn_above: 1%%\n", names[m],
-		         m == TG_METRIC_FINDING_COST ? "    select: {finding: host-sync}\n" : "");
+		snprintf(y, sizeof(y), "version: 1\nrules:\n  - name: r\n    metric: %s\n%s    warn_above: 1%%\n",
+		         names[m], m == TG_METRIC_FINDING_COST ? "    select: {finding: host-sync}\n" : "");
 		tg_rules *rs = must_load_str(y);
 		assert_int_equal(must_find(rs, "r")->metric, m);
 		tg_rules_free(rs);
