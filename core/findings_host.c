@@ -40,8 +40,9 @@ struct hsync {
 	uint32_t sync, anchor; /* the sync event; the outermost op above it (or the sync) */
 	uint32_t inner;        /* the nearest cpu_op, TG_NONE */
 	int64_t a, b;          /* the window its cost is measured in */
-	char where[128];       /* the Python place ("Block.forward"), "" when unknown */
-	char key[192], subject[192];
+	uint32_t where;        /* atoms of the syncs' names table: the Python place
+	                          ("Block.forward", "" when unknown), */
+	uint32_t key, subject; /* the key (without line numbers) and the subject */
 };
 
 /* cpu_ops by External id, for the cuda_sync events the tree could not nest
@@ -152,8 +153,8 @@ static uint32_t first_parent(const tg_fctx *c, uint32_t sync, struct by_ext *m)
 /* The Python place of a sync from its nearest source frame src and
  * nearest module frame mod (TG_NONE when absent; src_first: src is the
  * nearer), else the annotation ann: where (shown) and wkey (matched). */
-static void python_place(struct hsync *s, char *wkey, size_t kcap, const tg_fctx *c, uint32_t src, uint32_t mod,
-                         int src_first, uint32_t ann)
+static void python_place(char *where, size_t wcap, char *wkey, size_t kcap, const tg_fctx *c, uint32_t src,
+                         uint32_t mod, int src_first, uint32_t ann)
 {
 	char cls[96], file[96], line[16];
 	const char *func = "";
@@ -162,22 +163,23 @@ static void python_place(struct hsync *s, char *wkey, size_t kcap, const tg_fctx
 	if (mod != TG_NONE)
 		module_class(cls, sizeof(cls), tg_trace_str(c->t, c->ev[mod].name));
 	if (src != TG_NONE && mod != TG_NONE && src_first) {
-		snprintf(s->where, sizeof(s->where), "%s.%s", cls, func);
-		snprintf(wkey, kcap, "%s", s->where);
+		snprintf(where, wcap, "%s.%s", cls, func);
+		snprintf(wkey, kcap, "%s", where);
 	} else if (mod != TG_NONE) {
-		snprintf(s->where, sizeof(s->where), "%s", cls);
+		snprintf(where, wcap, "%s", cls);
 		snprintf(wkey, kcap, "%s", cls);
 	} else if (src != TG_NONE) {
-		snprintf(s->where, sizeof(s->where), "%s (%s:%s)", func, file, line);
+		snprintf(where, wcap, "%s (%s:%s)", func, file, line);
 		snprintf(wkey, kcap, "%s (%s)", func, file);
 	} else if (ann != TG_NONE) {
-		snprintf(s->where, sizeof(s->where), "%s", tg_trace_str(c->t, c->ev[ann].name));
-		snprintf(wkey, kcap, "%s", s->where);
+		snprintf(where, wcap, "%s", tg_trace_str(c->t, c->ev[ann].name));
+		snprintf(wkey, kcap, "%s", where);
 	}
 }
 
-/* Where sync s was called from: fills the anchor, inner op, place, key and subject. */
-static void place(struct hsync *s, const tg_fctx *c, struct by_ext *m)
+/* Where sync s was called from: fills the anchor, inner op, place, key and
+ * subject (interned in names). Returns 0 or TG_ENOMEM. */
+static int place(struct hsync *s, const tg_fctx *c, struct by_ext *m, tg_atoms *names)
 {
 	const tg_trace *t = c->t;
 	uint32_t src = TG_NONE, mod = TG_NONE, ann = TG_NONE;
@@ -211,12 +213,16 @@ static void place(struct hsync *s, const tg_fctx *c, struct by_ext *m)
 		if (src != TG_NONE && mod != TG_NONE)
 			break;
 	}
-	char wkey[128] = "";
-	s->where[0] = 0;
-	python_place(s, wkey, sizeof(wkey), c, src, mod, src_first, ann);
+	char where[128] = "", wkey[128] = "", subject[192], key[192];
+	python_place(where, sizeof(where), wkey, sizeof(wkey), c, src, mod, src_first, ann);
 	const char *op = tg_trace_str(t, c->ev[s->anchor].name);
-	snprintf(s->subject, sizeof(s->subject), "%s%s%s", s->where, s->where[0] ? ": " : "", op);
-	snprintf(s->key, sizeof(s->key), "%s%s%s", wkey, wkey[0] ? ": " : "", op);
+	snprintf(subject, sizeof(subject), "%s%s%.150s", where, where[0] ? ": " : "", op);
+	snprintf(key, sizeof(key), "%s%s%.150s", wkey, wkey[0] ? ": " : "", op);
+	if (tg_atoms_intern(&s->where, names, where, strlen(where)) ||
+	    tg_atoms_intern(&s->subject, names, subject, strlen(subject)) ||
+	    tg_atoms_intern(&s->key, names, key, strlen(key)))
+		return TG_ENOMEM;
+	return 0;
 }
 
 /* The window of s: from the sync's start to the first device event after
@@ -253,7 +259,7 @@ static int blocking_copy(const tg_fctx *c, uint32_t call)
 }
 
 /* The selected host syncs, each placed. */
-static int collect_syncs(struct hsync **out, size_t *n, const tg_fctx *c)
+static int collect_syncs(struct hsync **out, size_t *n, const tg_fctx *c, tg_atoms *names)
 {
 	size_t cap = 0;
 	struct by_ext m = {0};
@@ -278,7 +284,11 @@ static int collect_syncs(struct hsync **out, size_t *n, const tg_fctx *c)
 		}
 		struct hsync *s = &(*out)[(*n)++];
 		s->sync = (uint32_t)i;
-		place(s, c, &m);
+		if (place(s, c, &m, names)) {
+			free(m.ext);
+			free(m.ev);
+			return TG_ENOMEM;
+		}
 		sync_window(s, c);
 	}
 	free(m.ext);
@@ -286,10 +296,10 @@ static int collect_syncs(struct hsync **out, size_t *n, const tg_fctx *c)
 	return 0;
 }
 
-static int cmp_hsync(const void *a, const void *b)
+static int cmp_hsync(const void *a, const void *b, void *names)
 {
 	const struct hsync *x = a, *y = b;
-	int k = strcmp(x->key, y->key);
+	int k = x->key == y->key ? 0 : strcmp(tg_atoms_str(names, x->key), tg_atoms_str(names, y->key));
 	if (k)
 		return k;
 	if (x->anchor != y->anchor)
@@ -320,7 +330,7 @@ static void sync_names(char *buf, size_t cap, const tg_fctx *c, const struct hsy
 }
 
 /* One place's syncs v[0..n) (sorted by anchor) as a finding. */
-static int sync_finding(tg_fctx *c, const struct hsync *v, size_t n, int *fired)
+static int sync_finding(tg_fctx *c, const struct hsync *v, size_t n, const tg_atoms *names, int *fired)
 {
 	tg_finding *f = tg_fctx_add(c, TG_FINDING_HOST_SYNC);
 	if (!f)
@@ -334,8 +344,8 @@ static int sync_finding(tg_fctx *c, const struct hsync *v, size_t n, int *fired)
 		anchors++;
 		idle += (double)tg_fctx_idle_in(c, v[i].a, v[i].b);
 	}
-	snprintf(f->subject, sizeof(f->subject), "%s", v[0].subject);
-	snprintf(f->key, sizeof(f->key), "%s", v[0].key);
+	snprintf(f->subject, sizeof(f->subject), "%s", tg_atoms_str(names, v[0].subject));
+	snprintf(f->key, sizeof(f->key), "%s", tg_atoms_str(names, v[0].key));
 	f->count = (double)anchors / (double)c->nsteps;
 	f->start_ns = v[0].a;
 	f->end_ns = v[0].b;
@@ -344,19 +354,19 @@ static int sync_finding(tg_fctx *c, const struct hsync *v, size_t n, int *fired)
 		f->end_ns = v[i].b > f->end_ns ? v[i].b : f->end_ns;
 	}
 	tg_fctx_cost(f, c, idle, "GPU idle from each sync's start until the first device event after it");
-	char h[32], g[32], names[256];
+	char h[32], g[32], calls[256];
 	tg_fstr_time(h, sizeof(h), host / (double)c->nsteps);
 	tg_fstr_time(g, sizeof(g), f->cost_ns);
-	sync_names(names, sizeof(names), c, v, n);
+	sync_names(calls, sizeof(calls), c, v, n);
 	const char *op = tg_trace_str(c->t, c->ev[v[0].anchor].name);
 	const char *inner = v[0].inner != TG_NONE ? tg_trace_str(c->t, c->ev[v[0].inner].name) : NULL;
-	snprintf(f->evidence, sizeof(f->evidence), "%.3g a step: %s", f->count, names);
+	snprintf(f->evidence, sizeof(f->evidence), "%.3g a step: %s", f->count, calls);
 	if (inner && strcmp(inner, op))
 		tg_fstr_add(f->evidence, sizeof(f->evidence), " in %s", inner);
 	if (v[0].anchor != v[0].sync)
 		tg_fstr_add(f->evidence, sizeof(f->evidence), " under %s", op);
-	if (v[0].where[0])
-		tg_fstr_add(f->evidence, sizeof(f->evidence), " in %s", v[0].where);
+	if (tg_atoms_str(names, v[0].where)[0])
+		tg_fstr_add(f->evidence, sizeof(f->evidence), " in %s", tg_atoms_str(names, v[0].where));
 	tg_fstr_add(f->evidence, sizeof(f->evidence), "; the host waited %s a step in them, the GPU idled %s after", h,
 	            g);
 	*fired = f->status == TG_FINDING_FIRED;
@@ -365,15 +375,15 @@ static int sync_finding(tg_fctx *c, const struct hsync *v, size_t n, int *fired)
 
 /* Fired places first, at most TG_FINDINGS_MAX_PER_ID; without any, one ok
  * finding over all the syncs. */
-static int sync_findings(tg_fctx *c, struct hsync *v, size_t n)
+static int sync_findings(tg_fctx *c, struct hsync *v, size_t n, tg_atoms *names)
 {
-	qsort(v, n, sizeof(*v), cmp_hsync);
+	qsort_r(v, n, sizeof(*v), cmp_hsync, names);
 	size_t first = c->out->n, nfired = 0, places = 0;
 	for (size_t i = 0; i < n;) {
 		size_t j = i + 1;
-		while (j < n && !strcmp(v[j].key, v[i].key))
+		while (j < n && v[j].key == v[i].key)
 			j++;
-		int fired, rc = sync_finding(c, v + i, j - i, &fired);
+		int fired, rc = sync_finding(c, v + i, j - i, names, &fired);
 		if (rc)
 			return rc;
 		places++;
@@ -424,14 +434,16 @@ static int host_sync(tg_fctx *c)
 		return 0;
 	if (!c->nhost)
 		return tg_fctx_not_evaluated(c, TG_FINDING_HOST_SYNC, "no CPU side in the trace (device events only)");
-	struct hsync *v;
-	size_t n;
-	int rc = collect_syncs(&v, &n, c);
+	struct hsync *v = NULL;
+	size_t n = 0;
+	tg_atoms *names = tg_atoms_new();
+	int rc = names ? collect_syncs(&v, &n, c, names) : TG_ENOMEM;
 	for (size_t i = 0; !rc && i < n; i++)
 		rc = tg_fctx_explain(c, v[i].a, v[i].b);
 	if (!rc)
-		rc = sync_findings(c, v, n);
+		rc = sync_findings(c, v, n, names);
 	free(v);
+	tg_atoms_free(names);
 	return rc;
 }
 
