@@ -660,8 +660,12 @@ static int write_findings(FILE *f, const tg_findings *fs, size_t i)
 			         v[k].cost_pct);
 			fputs("<li><b>", f);
 			put_esc(f, tg_finding_name(v[k].id));
-			fputs("</b> ", f);
-			put_esc(f, v[k].subject);
+			fputs("</b>", f);
+			if (v[k].subject[0]) {
+				fputs(" <code>", f);
+				put_esc(f, v[k].subject);
+				fputs("</code>", f);
+			}
 			fputs(": ", f);
 			put_esc(f, cost);
 			fputs("<br><small>", f);
