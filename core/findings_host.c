@@ -213,7 +213,7 @@ static int place(struct hsync *s, const tg_fctx *c, struct by_ext *m, tg_atoms *
 		if (src != TG_NONE && mod != TG_NONE)
 			break;
 	}
-	char where[128] = "", wkey[128] = "", subject[192], key[192];
+	char where[128] = "", wkey[128] = "", subject[300], key[300];
 	python_place(where, sizeof(where), wkey, sizeof(wkey), c, src, mod, src_first, ann);
 	const char *op = tg_trace_str(t, c->ev[s->anchor].name);
 	snprintf(subject, sizeof(subject), "%s%s%.150s", where, where[0] ? ": " : "", op);
@@ -377,7 +377,8 @@ static int sync_finding(tg_fctx *c, const struct hsync *v, size_t n, const tg_at
  * finding over all the syncs. */
 static int sync_findings(tg_fctx *c, struct hsync *v, size_t n, tg_atoms *names)
 {
-	qsort_r(v, n, sizeof(*v), cmp_hsync, names);
+	if (n > 1)
+		qsort_r(v, n, sizeof(*v), cmp_hsync, names);
 	size_t first = c->out->n, nfired = 0, places = 0;
 	for (size_t i = 0; i < n;) {
 		size_t j = i + 1;

@@ -432,8 +432,9 @@ static int gemm(tg_fctx *c, const tg_table *t, uint8_t *bad_rows)
 	tg_fstr_time(k, sizeof(k), s.mis_ns / (double)c->nsteps);
 	snprintf(f->evidence, sizeof(f->evidence),
 	         "%zu GEMM shape%s with a dimension not a multiple of %g bytes, %.3g "
-	         "calls and %s of kernel time a step: %s",
-	         s.rows, s.rows == 1 ? "" : "s", lim->param, f->count, k, ev);
+	         "calls and %s of kernel time a step: ",
+	         s.rows, s.rows == 1 ? "" : "s", lim->param, f->count, k);
+	tg_fstr_add(f->evidence, sizeof(f->evidence), "%s", ev);
 	if (s.rows > 3)
 		tg_fstr_add(f->evidence, sizeof(f->evidence), "; and %zu more", s.rows - 3);
 	return 0;
