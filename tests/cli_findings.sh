@@ -140,6 +140,30 @@ check "diff: select {finding: host-sync} blocks on the new sync (exit 1)" "exit 
 "$TG" diff "$tmp/sync.json" "$tmp/sync.json" --rules "$tmp/block.yaml" >/dev/null 2>&1
 check "diff: the same sync on both sides passes (exit 0)" "exit $?" [ $? -eq 0 ]
 
+# the augmented trace (docs/augment.md): the new finding as an instant
+# event at the first sync, its fix and numbers in args; read back, the
+# trace has the same finding
+"$TG" augment "$tmp/sync.json" --diff "$tmp/base.json" -o "$tmp/aug.json" >/dev/null 2>"$tmp/err"
+check "augment --diff: the new host sync an instant event at its first sync, with its fix" "$(cat "$tmp/err")" \
+	python3 - "$tmp/aug.json" "$tmp/sync.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+i = [e for e in d["traceEvents"] if e.get("ph") == "i" and e["name"].startswith("tracegate finding")]
+assert len(i) == 1, [e["name"] for e in i]
+e = i[0]
+assert e["name"] == "tracegate finding new: host sync in aten::item (2 a step) costs 115.6 us a step (2.1 % of the step)", e["name"]
+assert e["args"]["change"] == "new" and e["args"]["base"] is None
+assert e["args"]["new"]["id"] == "host-sync" and e["args"]["new"]["cost_per_step_us"] == 115.58775
+assert e["args"]["fix"].startswith("keep values on the GPU")
+src = json.load(open(sys.argv[2]))
+first = min(x["ts"] for x in src["traceEvents"] if x.get("ph") == "X" and x.get("cat") == "cuda_runtime" and x["name"] == "cudaMemcpyAsync"
+            and any(y.get("name") == "aten::item" and y["ts"] <= x["ts"] < y["ts"] + y["dur"] for y in src["traceEvents"] if y.get("ph") == "X"))
+assert abs(e["ts"] - first) < 1e-6, (e["ts"], first)
+PY
+"$TG" report "$tmp/aug.json" --format json >"$tmp/j" 2>"$tmp/err"
+check "augment: read back, the same host sync" "$(cat "$tmp/err")" \
+	js "$tmp/j" 'f(d["traces"][0], "host-sync", "fired")["cost_per_step_us"] == 115.58775'
+
 # ---------------------------------------------------------------- shared traces
 
 if [ ! -d "$T" ]; then
