@@ -1178,6 +1178,7 @@ static char *md_build(const tg_diff_doc *d, const struct cats *op_cats, size_t d
 		fputs("\n", f);
 		tg_findings_compare_write_md(f, d->findings, d->nfindings);
 	}
+	tg_cp_diff_write_md(f, d->critical_path);
 	md_rules_section(f, d);
 	md_ops(f, d, op_cats, with_improvements);
 	md_divergences(f, d, detail_rows, with_divergence);
@@ -1286,6 +1287,7 @@ int tg_diff_write_text(FILE *f, const tg_diff_doc *d)
 		fputs("\n", f);
 		tg_findings_compare_write_text(f, d->findings, d->nfindings);
 	}
+	tg_cp_diff_write_text(f, d->critical_path);
 	if (d->divergence && d->divergence[0])
 		fprintf(f, "\nWhere the call trees diverge:\n%s", d->divergence);
 	if (d->divergences && tg_table_nrows(d->divergences)) {
@@ -1527,6 +1529,8 @@ int tg_diff_write_json(FILE *f, const tg_diff_doc *d)
 	json_object_set_new(root, "no_launcher", no_launcher_json(d, &cats[TG_COMPARE_OP]));
 	for (int by = 0; by < TG_COMPARE_BY_COUNT; by++)
 		free(cats[by].v);
+	if (d->critical_path)
+		json_object_set_new(root, "critical_path", tg_cp_diff_json(d->critical_path));
 	json_object_set_new(root, "divergence", json_string(d->divergence ? d->divergence : ""));
 	json_t *tabs = json_object();
 	for (int by = 0; by < TG_COMPARE_BY_COUNT; by++) {

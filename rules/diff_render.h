@@ -8,6 +8,7 @@
 #include "../core/compare.h"
 #include "../core/findings.h"
 #include "../core/table.h"
+#include "cp_diff.h"
 #include "judge.h"
 
 #include <stdio.h>
@@ -36,6 +37,7 @@ typedef struct tg_diff_doc {
 	size_t nfindings;
 	int with_findings;             /* 1: the findings were computed (a section is written
 	                                  even when none changed) */
+	const tg_cp_diff *critical_path; /* how the critical path moved (cp_diff.h); may be NULL */
 } tg_diff_doc;
 
 /* The pull-request comment (docs/comment.md): a one-line verdict, what was

@@ -26,6 +26,7 @@ struct tg_gate {
 	tg_findings *findings[2];  /* each side's findings (base, new) */
 	tg_finding_delta *deltas;  /* what changed between them */
 	size_t ndeltas;
+	tg_cp_diff *cp; /* NULL with no_critical_path */
 };
 
 static double now_s(void)
@@ -196,6 +197,10 @@ int tg_gate_run(tg_gate **out, const tg_rules *rules, const tg_tree *const *base
 			rc = ops_judgement(&g->ops, rules, g->base, g->next, g->keys);
 		g->stats_s = now_s() - t0;
 	}
+	if (!rc && !(opts && opts->no_critical_path)) {
+		g->cp = tg_calloc(1, sizeof(*g->cp));
+		rc = g->cp ? tg_cp_diff_build(g->cp, base, nbase, next, nnext) : TG_ENOMEM;
+	}
 	if (!rc && !g->drawing)
 		rc = (g->drawing = strdup("")) ? 0 : tg_error_set(TG_ENOMEM, "out of memory");
 	if (rc) {
@@ -222,6 +227,7 @@ void tg_gate_free(tg_gate *g)
 		tg_tree_diff_free(g->diffs[i]);
 	free(g->diffs);
 	free(g->drawing);
+	free(g->cp);
 	tg_measure_free(g->base);
 	tg_measure_free(g->next);
 	tg_measure_free(g->noise);
@@ -301,6 +307,7 @@ tg_diff_doc tg_gate_doc(const tg_gate *g, const char *const *base_files, size_t 
 	                 .marker = marker,
 	                 .findings = g->deltas,
 	                 .nfindings = g->ndeltas,
-	                 .with_findings = 1};
+	                 .with_findings = 1,
+	                 .critical_path = g->cp};
 	return d;
 }

@@ -10,7 +10,8 @@
  *      worse, gone;
  *   4. judge the rules (judge.h; a rule may select a finding), and judge
  *      kernel time per op for the top regressions and improvements;
- *   5. draw the divergences and tabulate them.
+ *   5. draw the divergences and tabulate them;
+ *   6. find each trace's critical path and how it moved (cp_diff.h).
  *
  * The result renders as text, md (the pull-request comment) or json
  * (diff_render.h).
@@ -39,6 +40,7 @@ typedef struct tg_gate_opts {
 	const tg_rule_base_runs *rule_base_runs; /* per-rule extra base runs from
 	                                            history (judge.h), may be NULL */
 	size_t nrule_base_runs;
+	int no_critical_path;      /* skip the critical paths (cp_diff.h) */
 } tg_gate_opts;
 
 typedef struct tg_gate tg_gate;

@@ -226,8 +226,8 @@ if command -v python3 >/dev/null 2>&1; then
 import json, sys
 d = json.load(open(sys.argv[1]))
 assert list(d) == ["tracegate_diff", "verdict", "summary", "comparable", "hardware_change", "base", "new",
-                   "results", "unmatched_rules", "accepted", "findings", "top_regressions", "top_improvements", "no_launcher",
-                   "divergence", "tables"], list(d)
+                   "results", "unmatched_rules", "accepted", "findings", "top_regressions", "top_improvements",
+                   "no_launcher", "critical_path", "divergence", "tables"], list(d)
 assert d["tracegate_diff"] == 1 and d["verdict"] == "block" and d["comparable"] is True and d["hardware_change"] == ""
 assert d["summary"] == "block: sdpa-forward SDPA_fwd kernel_time +7.0 % (95 % CI +7.0..+7.0 %) > 5 %", d["summary"]
 for side, f in (("base", "base.json"), ("new", "sdpa7.json")):
