@@ -39,8 +39,8 @@ static double side_value(const tg_findings *fs, const tg_rule *r, const char *id
 	return sum;
 }
 
-/* Decides j from its values. */
-static void decide(tg_judged *j, const tg_rule *r, int comparable, const tg_finding *rep)
+/* Decides j from its values; floor: the rule's min_delta (ns). */
+static void decide(tg_judged *j, const tg_rule *r, double floor, int comparable, const tg_finding *rep)
 {
 	double impr = isnan(r->improvement_below) ? 1.0 : r->improvement_below;
 	j->delta = j->next - j->base;
@@ -55,7 +55,7 @@ static void decide(tg_judged *j, const tg_rule *r, int comparable, const tg_find
 	}
 	if (j->pct < -impr)
 		j->improved = 1;
-	int worse = j->delta > 0 && j->delta >= r->min_delta;
+	int worse = j->delta > 0 && j->delta >= floor;
 	if (worse && !isnan(r->block_above) && j->pct > r->block_above)
 		j->verdict = TG_VERDICT_BLOCK;
 	else if (worse && !isnan(r->warn_above) && j->pct > r->warn_above)
@@ -79,7 +79,8 @@ static int item(tg_judged *j, const tg_rule *r, const tg_findings *b, const tg_f
 	j->item = strdup(label);
 	if (!j->item)
 		return TG_ENOMEM;
-	j->pct_lo = j->pct_hi = j->p_value = j->noise_pct = NAN;
+	j->pct_lo = j->pct_hi = j->p_value = j->noise_pct = j->call_noise_pct = NAN;
+	j->rank = -1; /* the rule's own item: findings are judged over the whole side */
 	j->sampling = TG_SAMPLING_EXACT;
 	j->nbase = j->nnext = 1;
 	int eb = 0, ex = 0, lb = 0, lx = 0;
@@ -97,7 +98,12 @@ static int item(tg_judged *j, const tg_rule *r, const tg_findings *b, const tg_f
 		                       : "not evaluated on either side");
 		return 0;
 	}
-	decide(j, r, comparable, rx ? rx : rb);
+	/* min_delta as a percent: that share of the base's step time */
+	double step = 0, floor = r->min_delta;
+	tg_findings_steps(b, &step);
+	if (r->min_delta_share > 0 && r->min_delta_share / 100 * step > floor)
+		floor = r->min_delta_share / 100 * step;
+	decide(j, r, floor, comparable, rx ? rx : rb);
 	if (!eb && j->is_new)
 		snprintf(j->note + strlen(j->note), sizeof(j->note) - strlen(j->note),
 		         " (the base could not evaluate it)");

@@ -22,7 +22,7 @@
  *       by: op                    # for each: category|op|op_shape|kernel|module
  *       block_above: 5%
  *       warn_above: 2%
- *       min_delta: 20us
+ *       min_delta: 20us           # or 0.1%: of the base's GPU busy time per step
  *       improvement_below: 5%     # report improvements larger than this
  *       decide: likely            # likely (default) | surely
  *     - name: no-new-host-sync    # a finding (docs/findings.md) new or worse
@@ -138,6 +138,10 @@ typedef struct tg_rule {
 	double improvement_below; /* percent; NAN = 1.0 (improvements above 1 % are reported) */
 	double min_delta;         /* absolute floor in the metric's unit (ns, count,
 	                             bytes, rate); 0 when unset */
+	double min_delta_share;   /* a time metric's floor written as a percent
+	                             ("min_delta: 0.1%"): that share of the base
+	                             side's GPU busy time per step, so that the
+	                             floor scales with the workload; 0 when unset */
 	tg_rule_decide decide;    /* default TG_DECIDE_LIKELY */
 } tg_rule;
 

@@ -203,13 +203,34 @@ static int percent(const tg_yaml_in *L, const yaml_node_t *n, const char *key, d
 	return 0;
 }
 
-/* min_delta in the unit class of metric m. */
-static int quantity(const tg_yaml_in *L, const yaml_node_t *n, const char *key, tg_rule_metric m, double *out)
+/* min_delta in the unit class of metric m; for a time metric also a
+ * percent, the share of the base's GPU busy time per step (*share). */
+static int quantity(const tg_yaml_in *L, const yaml_node_t *n, const char *key, tg_rule_metric m, double *out,
+                    double *share)
 {
 	const char *s, *why;
 	int rc;
 	if ((rc = tg_yaml_text(&s, L, n, key, "a number or a quantity like 20us")))
 		return rc;
+	size_t len = strlen(s);
+	while (len && s[len - 1] == ' ')
+		len--;
+	if (len && s[len - 1] == '%') {
+		if (tg_rule_metric_unit(m) != TG_UNIT_TIME)
+			return tg_yaml_error(
+				L, n,
+				"%s (metric %s): '%s': a percent is a share of the step's GPU time, for a time "
+				"metric only",
+				key, tg_rule_metric_name(m), TG_YAML_SHOW(s));
+		if (tg_units_parse_percent(share, s, &why))
+			return tg_yaml_error(L, n, "%s (metric %s): '%s' %s", key, tg_rule_metric_name(m),
+			                     TG_YAML_SHOW(s), why);
+		if (!(*share <= 100))
+			return tg_yaml_error(L, n, "%s (metric %s): '%s' is more than the whole step (100%%)", key,
+			                     tg_rule_metric_name(m), TG_YAML_SHOW(s));
+		*out = 0;
+		return 0;
+	}
 	if (tg_units_parse_quantity(out, s, tg_rule_metric_unit(m), &why))
 		return tg_yaml_error(L, n, "%s (metric %s): '%s' %s", key, tg_rule_metric_name(m), TG_YAML_SHOW(s),
 		                     why);
@@ -440,7 +461,8 @@ static int load_thresholds(const tg_yaml_in *L, const yaml_node_t *map, const ya
 		return rc;
 	if (f[R_IMPROVEMENT] && (rc = percent(L, f[R_IMPROVEMENT], "improvement_below", &r->improvement_below)))
 		return rc;
-	if (f[R_MIN_DELTA] && (rc = quantity(L, f[R_MIN_DELTA], "min_delta", r->metric, &r->min_delta)))
+	if (f[R_MIN_DELTA] &&
+	    (rc = quantity(L, f[R_MIN_DELTA], "min_delta", r->metric, &r->min_delta, &r->min_delta_share)))
 		return rc;
 	if (isnan(r->block_above) && isnan(r->warn_above))
 		return tg_yaml_error(L, map, "rule '%s' needs block_above or warn_above (or both)", r->name);

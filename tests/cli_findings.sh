@@ -136,7 +136,7 @@ EOF
 "$TG" diff "$tmp/base.json" "$tmp/sync.json" --rules "$tmp/block.yaml" >"$tmp/out" 2>"$tmp/err"
 rc=$?
 check "diff: select {finding: host-sync} blocks on the new sync (exit 1)" "exit $rc: $(head -3 "$tmp/out")" \
-	sh -c "[ $rc -eq 1 ] && grep -q '^tracegate diff: block: no-new-host-sync finding_cost is new$' '$tmp/out'"
+	sh -c "[ $rc -eq 1 ] && grep -q '^tracegate diff: block: no-new-host-sync finding_cost is new' '$tmp/out'"
 "$TG" diff "$tmp/sync.json" "$tmp/sync.json" --rules "$tmp/block.yaml" >/dev/null 2>&1
 check "diff: the same sync on both sides passes (exit 0)" "exit $?" [ $? -eq 0 ]
 

@@ -615,14 +615,15 @@ static void test_default_rules(void **state)
 	static const struct {
 		const char *name, *category;
 		tg_rule_metric metric;
-		double block, warn, min_delta;
+		double block, warn, min_delta, share;
 	} want[] = {
-		{"sdpa-forward", "SDPA_fwd", TG_METRIC_KERNEL_TIME, 5, 2, 20000},
-		{"sdpa-backward", "SDPA_bwd", TG_METRIC_KERNEL_TIME, 5, 2, 20000},
-		{"gemm", "GEMM", TG_METRIC_KERNEL_TIME, 5, 2, 20000},
-		{"gpu-busy", NULL, TG_METRIC_GPU_BUSY, 3, 2, 20000},
-		{"exposed-comm", NULL, TG_METRIC_EXPOSED_COMM, NAN, 5, 20000},
-		{"host-syncs", NULL, TG_METRIC_HOST_SYNCS, NAN, 0, 1},
+		/* the time floors are a share of the base's GPU time a step */
+		{"sdpa-forward", "SDPA_fwd", TG_METRIC_KERNEL_TIME, 5, 2, 0, 0.1},
+		{"sdpa-backward", "SDPA_bwd", TG_METRIC_KERNEL_TIME, 5, 2, 0, 0.1},
+		{"gemm", "GEMM", TG_METRIC_KERNEL_TIME, 5, 2, 0, 0.1},
+		{"gpu-busy", NULL, TG_METRIC_GPU_BUSY, 3, 2, 0, 0.1},
+		{"exposed-comm", NULL, TG_METRIC_EXPOSED_COMM, NAN, 5, 0, 0.1},
+		{"host-syncs", NULL, TG_METRIC_HOST_SYNCS, NAN, 0, 1, 0},
 	};
 	for (size_t i = 0; i < n; i++) {
 		const tg_rule *r = &list[i];
@@ -641,6 +642,7 @@ static void test_default_rules(void **state)
 			assert_true(r->block_above == want[i].block);
 		assert_true(r->warn_above == want[i].warn);
 		assert_true(r->min_delta == want[i].min_delta);
+		assert_true(r->min_delta_share == want[i].share);
 		assert_true(isnan(r->improvement_below));
 	}
 	tg_rules_free(rs);
@@ -739,10 +741,29 @@ static void test_finding_rule(void **state)
 	tg_rules_free(r);
 }
 
+/* min_delta as a percent: a share of the base's GPU time a step, for the
+ * time metrics. */
+static void test_min_delta_share(void **state)
+{
+	(void)state;
+	const char *y = "version: 1\nrules:\n  - name: a\n    metric: kernel_time\n    block_above: 5%\n"
+	                "    min_delta: 0.25 %\n  - name: b\n    metric: gpu_idle\n    warn_above: 5%\n"
+	                "    min_delta: 0%\n";
+	tg_rules *rs = NULL;
+	assert_int_equal(tg_rules_load_mem(&rs, y, strlen(y), "t.yaml"), 0);
+	size_t n;
+	const tg_rule *r = tg_rules_list(rs, &n);
+	assert_int_equal(n, 2);
+	assert_true(r[0].min_delta == 0 && r[0].min_delta_share == 0.25);
+	assert_true(r[1].min_delta == 0 && r[1].min_delta_share == 0);
+	tg_rules_free(rs);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_full_example),   cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_min_delta_share),
 		cmocka_unit_test(test_generated_ops_rules), cmocka_unit_test(test_by_default),
 		cmocka_unit_test(test_patterns),       cmocka_unit_test(test_units),
 		cmocka_unit_test(test_metric_tables),  cmocka_unit_test(test_decide),

@@ -238,8 +238,13 @@ static int judge(tg_trace **tr, tg_tree **trees, const struct diff_args *a, cons
 	    load_side(tr + nb, trees + nb, a->next, nn, &o->ropts) ||
 	    load_side(tr + nb + nn, trees + nb + nn, (const char *const *)o->noise.v, nnoise, &o->ropts))
 		goto out;
-	tg_gate_opts go = {a->accepts, a->naccepts, o->allow_hw, o->no_tree_diff, 0,
-	                   (const tg_tree *const *)trees + nb + nn, nnoise, NULL, 0, NULL, 0, o->no_critical_path};
+	tg_gate_opts go = {.accepts = a->accepts,
+	                   .naccepts = a->naccepts,
+	                   .allow_hardware_change = o->allow_hw,
+	                   .no_tree_diff = o->no_tree_diff,
+	                   .noise = (const tg_tree *const *)trees + nb + nn,
+	                   .nnoise = nnoise,
+	                   .no_critical_path = o->no_critical_path};
 	if (tg_gate_run(&g, rules, (const tg_tree *const *)trees, nb, (const tg_tree *const *)trees + nb, nn, &go)) {
 		tg_cli_error("diff: %s", tg_error_last());
 		goto out;
