@@ -1240,6 +1240,10 @@ static char *md_build(const tg_diff_doc *d, const struct cats *op_cats, size_t d
 		return NULL;
 	md_head(f, d);
 	md_findings(f, d);
+	if (d->with_findings) {
+		fputs("\n", f);
+		tg_findings_compare_write_md(f, d->findings, d->nfindings);
+	}
 	tg_cp_diff_write_md(f, d->critical_path);
 	md_rules_section(f, d);
 	md_ops(f, d, op_cats, with_improvements);
@@ -1354,6 +1358,10 @@ int tg_diff_write_text(FILE *f, const tg_diff_doc *d)
 	const char *const *un = tg_judgement_unmatched(j, &nu);
 	for (size_t i = 0; i < nu; i++)
 		fprintf(f, "warning: rule %s matches nothing in either trace\n", un[i]);
+	if (d->with_findings) {
+		fputs("\n", f);
+		tg_findings_compare_write_text(f, d->findings, d->nfindings);
+	}
 	tg_cp_diff_write_text(f, d->critical_path);
 	if (d->divergence && d->divergence[0])
 		fprintf(f, "\nWhere the call trees diverge:\n%s", d->divergence);
@@ -1373,6 +1381,24 @@ int tg_diff_write_text(FILE *f, const tg_diff_doc *d)
 }
 
 /* ------------------------------------------------------------ json */
+
+/* The findings' changes (findings.h) as a JSON array, or NULL (out of memory). */
+static json_t *findings_json(const tg_diff_doc *d)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	if (!f)
+		return NULL;
+	int rc = tg_findings_compare_write_json(f, d->findings, d->nfindings);
+	if (fclose(f) || rc) {
+		free(buf);
+		return NULL;
+	}
+	json_t *v = json_loadb(buf, len, 0, NULL);
+	free(buf);
+	return v;
+}
 
 static json_t *num(double v)
 {
@@ -1592,6 +1618,12 @@ int tg_diff_write_json(FILE *f, const tg_diff_doc *d)
 		json_array_append_new(acc, json_pack("{s:s,s:s,s:s?}", "rule", a[i].rule, "reason",
 		                                     a[i].reason ? a[i].reason : "", "by", a[i].by));
 	json_object_set_new(root, "accepted", acc);
+	if (d->with_findings) {
+		json_t *fj = findings_json(d);
+		if (!fj)
+			rc = TG_ENOMEM;
+		json_object_set_new(root, "findings", fj ? fj : json_array());
+	}
 	if (!rc && !cats[TG_COMPARE_OP].v)
 		rc = tg_compare_categories(&cats[TG_COMPARE_OP].v, &cats[TG_COMPARE_OP].n, d->base, d->next, TG_COMPARE_OP);
 	json_object_set_new(root, "top_regressions", top_json(d, &cats[TG_COMPARE_OP], 1, 10));

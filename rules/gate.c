@@ -29,6 +29,9 @@ struct tg_gate {
 	char *drawing;
 	size_t attributed;
 	double stats_s; /* seconds in the judgements (tg_gate_stats_seconds) */
+	tg_findings *findings[2];  /* each side's findings (base, new) */
+	tg_finding_delta *deltas;  /* what changed between them */
+	size_t ndeltas;
 	tg_cp_diff *cp; /* NULL with no_critical_path */
 };
 
@@ -175,6 +178,51 @@ static int align(tg_gate *g, const tg_gate_opts *o)
 	return rc;
 }
 
+/* The findings of side m (findings.h): each trace's, and across its ranks
+ * when its traces are distinct ranks of one job (tg_measure_trace_rank);
+ * traces of unknown rank are runs of one process. */
+static int side_findings(tg_findings **out, const tg_measure *m, const tg_findings_opts *fo)
+{
+	size_t n = tg_measure_traces(m);
+	tg_findings **per = tg_calloc(n ? n : 1, sizeof(*per));
+	int64_t *ranks = tg_calloc(n ? n : 1, sizeof(*ranks));
+	const tg_tree **trees = tg_calloc(n ? n : 1, sizeof(*trees));
+	tg_findings *across = NULL;
+	int rc = per && ranks && trees ? 0 : TG_ENOMEM, distinct = n > 1;
+	for (size_t i = 0; !rc && i < n; i++) {
+		trees[i] = tg_measure_tree(m, i);
+		int64_t r = tg_measure_trace_rank(m, i);
+		ranks[i] = r >= 0 ? r : 0;
+		for (size_t k = 0; k < i; k++)
+			distinct &= ranks[k] != ranks[i];
+		rc = tg_findings_compute(&per[i], trees[i], fo, -1, 0);
+	}
+	/* one rank (or runs of one): the across-rank findings say not evaluated */
+	if (!rc)
+		rc = tg_findings_across(&across, trees, distinct ? n : (n ? 1 : 0), fo, -1);
+	if (!rc)
+		rc = tg_findings_side(out, (const tg_findings *const *)per, ranks, n, across);
+	for (size_t i = 0; per && i < n; i++)
+		tg_findings_free(per[i]);
+	tg_findings_free(across);
+	free(per);
+	free(ranks);
+	free(trees);
+	return rc;
+}
+
+/* Both sides' findings and what changed between them. */
+static int findings(tg_gate *g, const tg_rules *rules)
+{
+	const tg_findings_opts *fo = tg_rules_findings(rules);
+	int rc = side_findings(&g->findings[0], g->base, fo);
+	if (!rc)
+		rc = side_findings(&g->findings[1], g->next, fo);
+	if (!rc)
+		rc = tg_findings_compare(&g->deltas, &g->ndeltas, g->findings[0], g->findings[1], fo);
+	return rc;
+}
+
 /* How the critical path moved (cp_diff.h), over each side's traces in
  * the measures' rank order: the order the files were given in moves no
  * byte of it either. */
@@ -257,11 +305,14 @@ int tg_gate_run(tg_gate **out, const tg_rules *rules, const tg_tree *const *base
 		rc = tg_measure_judgeable(g->noise, "--noise-from");
 	if (!rc && !(opts && opts->no_tree_diff))
 		rc = align(g, opts);
+	if (!rc)
+		rc = findings(g, rules);
 	if (!rc) {
 		tg_judge_opts jo = {opts ? opts->accepts : NULL, opts ? opts->naccepts : 0,
 		                    opts ? opts->allow_hardware_change : 0, g->noise,
 		                    opts ? opts->rule_noise : NULL, opts ? opts->nrule_noise : 0,
-		                    opts ? opts->rule_base_runs : NULL, opts ? opts->nrule_base_runs : 0};
+		                    opts ? opts->rule_base_runs : NULL, opts ? opts->nrule_base_runs : 0,
+		                    g->findings[0], g->findings[1]};
 		double t0 = now_s();
 		rc = tg_judge(&g->judgement, rules, g->base, g->next, g->keys, &jo);
 		if (!rc)
@@ -306,6 +357,9 @@ void tg_gate_free(tg_gate *g)
 	tg_measure_free(g->next);
 	tg_measure_free(g->noise);
 	tg_atoms_free(g->keys);
+	tg_findings_free(g->findings[0]);
+	tg_findings_free(g->findings[1]);
+	free(g->deltas);
 	free(g);
 }
 
@@ -349,6 +403,17 @@ size_t tg_gate_attributed(const tg_gate *g)
 	return g->attributed;
 }
 
+const tg_findings *tg_gate_findings(const tg_gate *g, int next)
+{
+	return g->findings[next ? 1 : 0];
+}
+
+const tg_finding_delta *tg_gate_finding_changes(const tg_gate *g, size_t *n)
+{
+	*n = g->ndeltas;
+	return g->deltas;
+}
+
 tg_diff_doc tg_gate_doc(const tg_gate *g, const char *const *base_files, size_t nbase, const char *const *new_files,
                         size_t nnew, const char *marker, const char *extra_md)
 {
@@ -372,6 +437,9 @@ tg_diff_doc tg_gate_doc(const tg_gate *g, const char *const *base_files, size_t 
 	                 .divergences = g->divergences,
 	                 .extra_md = extra_md,
 	                 .marker = marker,
+	                 .findings = g->deltas,
+	                 .nfindings = g->ndeltas,
+	                 .with_findings = 1,
 	                 .critical_path = g->cp};
 	return d;
 }

@@ -11,10 +11,12 @@
  *      new trace of the same rank and run; core/tree_diff.h), pair the
  *      calls the alignment matches (core/call_pairs.h), and file the time
  *      of what diverged under the op where it diverged (core/divergence.h);
- *   3. judge the rules (judge.h), and judge kernel time per op for the top
- *      regressions and improvements;
- *   4. draw the divergences and tabulate them;
- *   5. find each trace's critical path and how it moved (cp_diff.h).
+ *   3. compute each side's findings (core/findings.h) and match them: new,
+ *      worse, gone;
+ *   4. judge the rules (judge.h; a rule may select a finding), and judge
+ *      kernel time per op for the top regressions and improvements;
+ *   5. draw the divergences and tabulate them;
+ *   6. find each trace's critical path and how it moved (cp_diff.h).
  *
  * The result renders as text, md (the pull-request comment) or json
  * (diff_render.h).
@@ -85,6 +87,14 @@ const char *tg_gate_drawing(const tg_gate *g);
 
 /* Kernel records moved to the category of their divergence point. */
 size_t tg_gate_attributed(const tg_gate *g);
+
+/* A side's findings (next 0: the base, 1: the new side), borrowed: what
+ * tg_findings_side makes of its traces' (and ranks') findings. */
+const tg_findings *tg_gate_findings(const tg_gate *g, int next);
+
+/* The findings that fire on either side, matched (tg_findings_compare):
+ * new, worse, gone, better, same; *n of them, borrowed. */
+const tg_finding_delta *tg_gate_finding_changes(const tg_gate *g, size_t *n);
 
 /* A document of g for diff_render.h: files name the traces of each side
  * in the order given to tg_gate_run (borrowed, for the headings; the

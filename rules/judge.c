@@ -2,6 +2,7 @@
  * judge.c - rules applied to two measures (see judge.h for the statistics).
  */
 #include "judge.h"
+#include "judge_findings.h"
 #include "judge_impl.h"
 #include "noise.h"
 #include "paired.h"
@@ -41,6 +42,7 @@ struct tg_judgement {
 	double confidence;
 	double history_confidence; /* the level of the rules with history runs as base runs */
 	tg_rules *owned;
+	const tg_findings *findings_base, *findings_next; /* for the rules on findings */
 };
 
 const char *tg_verdict_name(tg_verdict v)
@@ -1612,12 +1614,33 @@ static int judge_each(tg_judgement *jd, const struct ctx *c, const struct select
 	return 0;
 }
 
+/* A rule on findings (metric finding_cost): judge_findings.c's items into jd. */
+static int judge_findings(tg_judgement *jd, const struct ctx *c, int *matched)
+{
+	tg_judged *v;
+	size_t n;
+	int rc = tg_judge_findings_rule(&v, &n, matched, c->rule, jd->findings_base, jd->findings_next, c->comparable);
+	for (size_t i = 0; !rc && i < n; i++) {
+		tg_judged *j;
+		if ((rc = push(jd, &j)))
+			break;
+		*j = v[i];
+		v[i].item = NULL;
+	}
+	for (size_t i = 0; i < n; i++)
+		free(v[i].item);
+	free(v);
+	return rc;
+}
+
 /* The items of the rule c->rule into jd; *matched: whether it selected
  * anything on either side. */
 static int judge_rule(tg_judgement *jd, const struct ctx *c, const tg_measure *base, const tg_measure *next,
                       const tg_atoms *keys, int *matched)
 {
 	*matched = 0;
+	if (c->rule->metric == TG_METRIC_FINDING_COST)
+		return judge_findings(jd, c, matched);
 	if (per_unit_metric(c->rule->metric))
 		return judge_rule_units(jd, c, base, next, keys, matched);
 	struct selection s;
@@ -1677,8 +1700,8 @@ static int judge_per_rank(tg_judgement *jd, const struct ctx *c, const tg_rules_
                           const tg_measure *next, const tg_atoms *keys)
 {
 	const tg_rule *r = c->rule;
-	if (r->aggregate != TG_AGG_TOTAL || r->rank >= 0 || jd->ranks.nranks < 2)
-		return 0;
+	if (r->aggregate != TG_AGG_TOTAL || r->rank >= 0 || jd->ranks.nranks < 2 || r->metric == TG_METRIC_FINDING_COST)
+		return 0; /* a finding's cost is already the side's (the largest over its ranks) */
 	size_t cap = tg_measure_traces(base) + tg_measure_traces(next);
 	int64_t *ranks = tg_calloc(cap ? cap : 1, sizeof(int64_t));
 	if (!ranks)
@@ -1971,6 +1994,8 @@ int tg_judge(tg_judgement **out, const tg_rules *rules, const tg_measure *base, 
 	tg_judgement *jd = tg_calloc(1, sizeof(*jd));
 	if (!jd)
 		return TG_ENOMEM;
+	jd->findings_base = opts ? opts->findings_base : NULL;
+	jd->findings_next = opts ? opts->findings_next : NULL;
 	const tg_rules_settings *set = tg_rules_settings_get(rules);
 	jd->confidence = set->confidence;
 	tg_rules_settings hset = *set;

@@ -164,6 +164,9 @@ typedef struct tg_judge_opts {
 	size_t n_noise;
 	const tg_rule_base_runs *base_runs; /* per-rule extra base runs, or NULL */
 	size_t n_base_runs;
+	const tg_findings *findings_base; /* each side's findings (findings.h, tg_findings_side), */
+	const tg_findings *findings_next; /* for the rules on findings; NULL: not computed
+	                                     (those rules are then inconclusive, no data) */
 } tg_judge_opts;
 
 /* Judges base against next under rules (which must outlive the result).

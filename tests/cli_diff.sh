@@ -237,7 +237,7 @@ if command -v python3 >/dev/null 2>&1; then
 import json, sys
 d = json.load(open(sys.argv[1]))
 assert list(d) == ["tracegate_diff", "verdict", "summary", "comparable", "hardware_change", "base", "new",
-                   "results", "ranks", "not_judged", "unmatched_rules", "accepted", "top_regressions",
+                   "results", "ranks", "not_judged", "unmatched_rules", "accepted", "findings", "top_regressions",
                    "top_improvements", "no_launcher", "critical_path", "divergence", "tables"], list(d)
 assert d["ranks"] is None
 assert d["not_judged"] == [{"category": "elementwise", "pct": d["not_judged"][0]["pct"]}], d["not_judged"]

@@ -1040,6 +1040,115 @@ static void test_host_syncs(void **state)
 	tg_rules_free(r);
 }
 
+/* Rules on findings (docs/findings.md): a host sync new in the pull
+ * request blocks through `select: {finding: host-sync}`; the attention's
+ * math path warns; the gate lists both as new, with the numbers of the
+ * new side's findings (--host-sync 2: 115.58775 us a step of GPU idle
+ * after the two .item() calls of each step, 2.13 % of its 5.43 ms). */
+static void test_findings(void **state)
+{
+	(void)state;
+	GT_SKIP_WITHOUT_GEN();
+	tg_rules *r = rules_yaml("version: 1\n"
+	                         "rules:\n"
+	                         "  - name: no-new-sync\n"
+	                         "    select: {finding: host-sync}\n"
+	                         "    block_above: 0%\n"
+	                         "    min_delta: 50us\n"
+	                         "  - name: attention\n"
+	                         "    select: {finding: attention-backend}\n"
+	                         "    warn_above: 10%\n"
+	                         "  - name: every\n"
+	                         "    select: {finding: \"*\"}\n"
+	                         "    aggregate: each\n"
+	                         "    warn_above: 50%\n");
+	tg_gate *g = gate(BIG, BIG " --host-sync 2", r, NULL);
+	const tg_judged *h = gate_item(g, "no-new-sync", "");
+	assert_int_equal(h->verdict, TG_VERDICT_BLOCK);
+	assert_int_equal(h->sampling, TG_SAMPLING_EXACT);
+	assert_true(h->is_new && h->base == 0);
+	GT_NEAR(h->next, 115587.75, 1e-6);
+	assert_true(isinf(h->pct));
+	assert_string_equal(h->note, "new: host-sync in aten::item, 0.116 ms a step");
+	assert_int_equal(gate_item(g, "attention", "")->verdict, TG_VERDICT_PASS);
+	/* each: the sync new (warn); the pageable copy's cost, 1.21 % of the base's
+	 * step, is 0.43 % of the new one's (its GPU already drained): gone, pass */
+	assert_int_equal(gate_item(g, "every", "host-sync aten::item")->verdict, TG_VERDICT_WARN);
+	assert_int_equal(gate_item(g, "every", "pageable-memcpy ")->verdict, TG_VERDICT_PASS);
+	assert_int_equal(tg_gate_verdict(g), TG_VERDICT_BLOCK);
+	size_t n;
+	const tg_finding_delta *d = tg_gate_finding_changes(g, &n);
+	assert_int_equal(n, 2);
+	assert_int_equal(d[0].change, TG_FINDING_NEW);
+	assert_int_equal(d[0].next->id, TG_FINDING_HOST_SYNC);
+	assert_string_equal(d[0].next->subject, "aten::item");
+	assert_int_equal(d[1].change, TG_FINDING_GONE);
+	assert_int_equal(d[1].base->id, TG_FINDING_PAGEABLE_MEMCPY);
+	assert_null(d[1].next);
+	/* the comment says it, with the fix */
+	tg_diff_doc doc = tg_gate_doc(g, NULL, 0, NULL, 0, NULL, NULL);
+	char *md = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&md, &len);
+	assert_int_equal(tg_diff_write_md(f, &doc, 0), 0);
+	fclose(f);
+	assert_non_null(strstr(md, "#### Findings\n\n- **new**: host sync in <code>aten::item</code> (2 a step) costs "
+	                           "115.6 us a step (2.1 % of the step); fix: keep values on the GPU"));
+	assert_non_null(
+		strstr(md, "\n- **gone**: pageable copy (1 a step), which cost 58.0 us a step (1.2 % of the step)\n"));
+	free(md);
+	tg_gate_free(g);
+	/* under min_delta: pass */
+	tg_rules_free(r);
+	r = rules_yaml("version: 1\nrules:\n  - name: s\n    select: {finding: host-sync}\n    block_above: 0%\n"
+	               "    min_delta: 200us\n");
+	g = gate(BIG, BIG " --host-sync 2", r, NULL);
+	assert_int_equal(gate_item(g, "s", "")->verdict, TG_VERDICT_PASS);
+	tg_gate_free(g);
+	/* min_delta as a percent: of the base's step (4.80 ms): 5 % is 240 us,
+	 * over the sync's 115.6 us (pass); 1 % is 48 us (block) */
+	tg_rules_free(r);
+	r = rules_yaml("version: 1\nrules:\n  - name: s5\n    select: {finding: host-sync}\n    block_above: 0%\n"
+	               "    min_delta: 5%\n  - name: s1\n    select: {finding: host-sync}\n    block_above: 0%\n"
+	               "    min_delta: 1%\n");
+	g = gate(BIG, BIG " --host-sync 2", r, NULL);
+	assert_int_equal(gate_item(g, "s5", "")->verdict, TG_VERDICT_PASS);
+	assert_int_equal(gate_item(g, "s1", "")->verdict, TG_VERDICT_BLOCK);
+	tg_gate_free(g);
+	/* the same sync on both sides, its cost within 100 %: pass; the math
+	 * path: new, warns */
+	tg_rules_free(r);
+	r = rules_yaml("version: 1\nrules:\n  - name: s\n    select: {finding: host-sync}\n    block_above: 100%\n"
+	               "  - name: a\n    select: {finding: attention-backend}\n    warn_above: 10%\n");
+	g = gate(BIG " --host-sync 2", BIG " --host-sync 2 --sdpa-math 3", r, NULL);
+	assert_int_equal(gate_item(g, "s", "")->verdict, TG_VERDICT_PASS);
+	h = gate_item(g, "a", "");
+	assert_int_equal(h->verdict, TG_VERDICT_WARN);
+	assert_true(h->is_new);
+	d = tg_gate_finding_changes(g, &n);
+	assert_int_equal(d[0].change, TG_FINDING_NEW);
+	assert_int_equal(d[0].next->id, TG_FINDING_ATTENTION_BACKEND);
+	tg_gate_free(g);
+	tg_rules_free(r);
+	/* a finding no side can evaluate (one rank a side), or one turned off:
+	 * inconclusive on its line, not for the diff */
+	r = rules_yaml("version: 1\nfindings:\n  host-sync: off\n"
+	               "rules:\n  - name: st\n    select: {finding: straggler}\n    block_above: 0%\n"
+	               "  - name: off\n    select: {finding: host-sync}\n    block_above: 0%\n");
+	g = gate(BIG, BIG " --host-sync 2", r, NULL);
+	h = gate_item(g, "st", "");
+	assert_int_equal(h->verdict, TG_VERDICT_INCONCLUSIVE);
+	assert_true(h->no_data && !h->unmatched);
+	assert_string_equal(h->note, "not evaluated on either side");
+	h = gate_item(g, "off", "");
+	assert_true(h->no_data && h->unmatched);
+	assert_int_equal(tg_gate_verdict(g), TG_VERDICT_PASS);
+	d = tg_gate_finding_changes(g, &n);
+	assert_int_equal(n, 1); /* the pageable copy, gone */
+	tg_gate_free(g);
+	tg_rules_free(r);
+}
+
 static void test_unmatched_rules(void **state)
 {
 	(void)state;
@@ -1114,6 +1223,7 @@ int main(void)
 		cmocka_unit_test(test_tflops),
 		cmocka_unit_test(test_host_syncs),
 		cmocka_unit_test(test_unmatched_rules),
+		cmocka_unit_test(test_findings),
 	};
 	return cmocka_run_group_tests(tests, NULL, gt_teardown);
 }
