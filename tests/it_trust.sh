@@ -5,7 +5,8 @@
 # it posted (the outbox forge), recorded (the history) and logged.
 #   the upload script and the daemon agree on the signature (key from the environment)
 #   a forged baseline: an unsigned run at a main commit, slow, created_at 2099
-#       -> not a baseline, not in main's history, nothing posted on main's commit;
+#       -> not a baseline, not in main's history, nothing posted on main's commit
+#          (and the log never says "posted" for it);
 #          the real +30 % regression of the next pull request still blocks
 #   a signed manifest whose branch was edited, or whose trace was swapped -> untrusted / error
 #   a signed run of a branch that is not a target branch -> untrusted
@@ -117,6 +118,9 @@ once
 tg_eq "forged run: untrusted" 0 "$(trusted_of forged)"
 tg_eq "forged run: nothing posted on main's commit" 0 "$(nstatus "$main2")"
 tg_check "forged run: the log says so" grep -q "unsigned run of no pull request: judged, nothing posted" daemon.log
+fj=$(sqlite3 tracegate.db "select id from runs where run_id = 'forged'")
+tg_check "forged run: its last line says nothing was posted" grep -q "job $fj: done ([a-z]*), nothing posted$" daemon.log
+tg_eq "forged run: no line says it posted" "" "$(grep "job $fj: posted" daemon.log)"
 tg_eq "forged run: not in main's history" "$main1 " "$(hist_commits)"
 now=$(date +%s)
 rt=$(sqlite3 tracegate.db "select run_time from runs where run_id = 'forged'")
