@@ -89,7 +89,8 @@ sed 's|    ci_url_prefixes:|    accept_trailers: true\n    ci_url_prefixes:|' tr
 up() {
 	mkdir -p "u-$3" && cp "$4" "u-$3/rank0.pt.trace.json.gz"
 	"$upload" --dest storage --repo acme/llm --commit "$1" --branch "$2" ${5:+--pr $5 --target-branch ${6:-main}} \
-		--workload train --run-id "$3" --ci-url "${CI_URL:-https://ci.example/jobs/$3}" "u-$3/rank0.pt.trace.json.gz" >/dev/null
+		--workload train --run-id "$3" --ci-url "${CI_URL:-https://ci.example/jobs/$3}" "u-$3/rank0.pt.trace.json.gz" \
+		>/dev/null 2>>upload.log
 }
 manifest() { echo "storage/acme/llm/$1/train/$2/manifest.json"; }
 once() { tg_it_once; }
@@ -113,6 +114,7 @@ tg_eq "signed main run: in main's history" "$main1 " "$(hist_commits)"
 # 2. the attack: an unsigned run planted at main2 (the merge-base of the next
 #    pull request), "branch": "main", slow, from the future, with a phishing link
 CI_URL=https://evil.example/login up "$main2" main forged slow.json.gz
+tg_check "forged run: the upload script warned that it is unsigned" grep -q "^tracegate-upload: warning: run of branch main uploaded without TRACEGATE_SIGNING_KEY" upload.log
 sed -i 's/"created_at": "[^"]*"/"created_at": "2099-01-01T00:00:00Z"/' "$(manifest "$main2" forged)"
 once
 tg_eq "forged run: untrusted" 0 "$(trusted_of forged)"
