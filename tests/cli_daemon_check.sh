@@ -51,7 +51,7 @@ done
 check "dead endpoints: the storage line names the endpoint" "$(grep storage "$tmp/out")" \
 	grep -q "^  FAIL  storage: .*127.0.0.1:$dead" "$tmp/out"
 check "dead endpoints: the forge line names the URL" "$(grep forge "$tmp/out")" \
-	grep -q "^  FAIL  forge gh (acme/llm): GET http://127.0.0.1:$dead/api/v3/repos/acme/llm" "$tmp/out"
+	grep -q "^  FAIL  forge gh (acme/llm): GET http://127.0.0.1:$dead/api/v3/user: " "$tmp/out"
 check "dead endpoints: nothing said ok" "$(cat "$tmp/out")" sh -c "! grep -q '^  ok' '$tmp/out'"
 check "dead endpoints: one error line naming the four" "$(cat "$tmp/err")" \
 	grep -qx "tracegate: $tmp/dead.yaml: 4 connectivity checks failed: database, storage, forge gh (acme/llm), git acme/llm" "$tmp/err"
