@@ -400,8 +400,16 @@ struct load_ctx {
 static int load_in(const tg_yaml_in *in, void *ctx)
 {
 	const struct load_ctx *x = ctx;
-	tg_config_loader L = {.y = *in, .dir = x->dir, .flags = x->flags};
-	return load_doc(&L, x->c);
+	tg_config_unread unread = {0};
+	tg_config_loader L = {.y = *in, .dir = x->dir, .flags = x->flags, .unread = &unread};
+	int rc = load_doc(&L, x->c);
+	/* the secrets that could not be read, all named at once; an error of
+	 * the file itself comes first (the secrets may be read once it is fixed) */
+	if (rc) {
+		free(unread.text);
+		return rc;
+	}
+	return tg_config_unread_finish(&unread, in->file);
 }
 
 static int load_mem(tg_config **out, const char *data, size_t len, const char *name, const char *dir,
