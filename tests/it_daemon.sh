@@ -118,6 +118,20 @@ tg_check "history --metric gpu_busy: the gpu_busy_ms series" cmp hist2.txt hist2
 "$tg" history --config tracegate.yaml --repo acme/llm --branch main --metric gpu_bsy > hist2c.txt 2>hist2c.err
 tg_eq "history --metric (a miss): exit 2, one line, nothing on stdout" "2 1 0" "$? $(wc -l < hist2c.err) $(wc -c < hist2c.txt)"
 tg_check "history --metric (a miss): lists the recorded names" grep -q "^tracegate: history: acme/llm on main: --metric gpu_bsy: no such series; recorded: .*gpu_busy_ms.*rule:sdpa-forward" hist2c.err
+# a repository or branch nothing knows (a typo) is an error listing the known ones,
+# not an empty history; a configured target branch with no run yet is no error
+"$tg" history --config tracegate.yaml --repo acme/llm --branch mian > hist2d.txt 2>hist2d.err
+tg_eq "history --branch mian: exit 2, nothing on stdout" "2 0" "$? $(wc -c < hist2d.txt)"
+tg_eq "history --branch mian: one line listing the known branches" \
+	"tracegate: history: no branch mian of acme/llm in the configuration or the store; known branches: main" "$(cat hist2d.err)"
+"$tg" history --config tracegate.yaml --repo acme/lm --branch main > hist2e.txt 2>hist2e.err
+tg_eq "history --repo acme/lm: exit 2, one line listing the known repositories" \
+	"2 tracegate: history: no repository acme/lm in the configuration or the store; known repositories: acme/llm" \
+	"$? $(cat hist2e.err)"
+sed 's|^    clone_url:|    target_branches: [main, release]\n    clone_url:|' tracegate.yaml > release.yaml
+"$tg" history --config release.yaml --repo acme/llm --branch release > hist2f.txt 2>hist2f.err
+tg_eq "history of a target branch without runs yet: exit 0, 'no history'" \
+	"0 tracegate: no history for acme/llm on release" "$? $(cat hist2f.err)"
 # read-only: no S3 key nor forge token is needed to read the database
 sed -e 's|^  local: storage|  s3: {endpoint: "http://127.0.0.1:9", bucket: b, region: us-east-1, access_key: {env: TG_UNSET_S3_KEY}, secret_key: {file: /nonexistent/s3-secret}}|' \
 	-e 's|^    outbox: outbox|    outbox: outbox\n  - name: gh\n    kind: github\n    api_url: "http://127.0.0.1:9"\n    token: {env: TG_UNSET_GH_TOKEN}|' tracegate.yaml > nosecrets.yaml
