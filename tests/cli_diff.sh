@@ -202,11 +202,11 @@ sz=$(wc -c <"$tmp/out")
 [ "$sz" -le 65000 ] && ok "md: under 65,000 bytes ($sz)" || not_ok "md: size" "$sz bytes"
 
 # the size limit
-run "$tmp/base.json" "$tmp/split.json" --format md --marker m --max-bytes 2000
+run "$tmp/base.json" "$tmp/split.json" --format md --marker m --max-comment-bytes 2000
 sz=$(wc -c <"$tmp/out")
 [ "$rc" -eq 1 ] && [ "$sz" -le 2000 ] && [ "$(head -1 "$tmp/out")" = "<!-- m -->" ] \
 	&& tail -1 "$tmp/out" | grep -qx "\*This comment was trimmed to fit the forge's size limit; run \`tracegate diff\` for the full tables.\*" \
-	&& ok "md: --max-bytes 2000 trims, with the note ($sz bytes)" || not_ok "--max-bytes" "exit $rc, $sz bytes: $(tail -2 "$tmp/out")"
+	&& ok "md: --max-comment-bytes 2000 trims, with the note ($sz bytes)" || not_ok "--max-comment-bytes" "exit $rc, $sz bytes: $(tail -2 "$tmp/out")"
 [ "$(tail -2 "$tmp/out" | head -1)" = "" ] && ok "md: a blank line before the note" \
 	|| not_ok "blank before note" "$(tail -2 "$tmp/out" | head -1)"
 grep -q '^<details>' "$tmp/out" && not_ok "trimmed: no details" "details left" || ok "trimmed: the details go first"
@@ -214,8 +214,17 @@ expect_fail "--noise-from a missing file" "tracegate: $tmp/none.json: cannot ope
 	"$tmp/base.json" "$tmp/split.json" --noise-from "$tmp/none.json"
 expect_fail "--noise-from without a value" "tracegate: diff: --noise-from needs a value" "$tmp/base.json" "$tmp/split.json" \
 	--noise-from
-expect_fail "--max-bytes too small" "tracegate: diff: --max-bytes: '10' is not a number of bytes >= 1000" \
-	"$tmp/base.json" "$tmp/split.json" --format md --max-bytes 10
+expect_fail "--max-comment-bytes too small" "tracegate: diff: --max-comment-bytes: '10' is not a number of bytes >= 1000" \
+	"$tmp/base.json" "$tmp/split.json" --format md --max-comment-bytes 10
+# --max-bytes means in diff what it means in every command: the reading limit
+expect_fail "--max-bytes is the reading limit, as in report and tree" \
+	"tracegate: $tmp/base.json: more than 1000 bytes of JSON (limit; raise it with --max-bytes)" \
+	"$tmp/base.json" "$tmp/split.json" --format md --max-bytes 1000
+# the md comment's options with another format: refused by name
+expect_fail "--marker with --format text" "tracegate: diff: --marker goes with --format md" \
+	"$tmp/base.json" "$tmp/split.json" --marker m
+expect_fail "--max-comment-bytes with --format json" "tracegate: diff: --max-comment-bytes goes with --format md" \
+	"$tmp/base.json" "$tmp/split.json" --format json --max-comment-bytes 5000
 
 # ------------------------------------------------------------ json
 
@@ -307,8 +316,11 @@ run "$tmp/base.json" "$tmp/same.json" "$tmp/split.json"
 mkdir "$tmp/o"
 run "$tmp/base.json" "$tmp/split.json" --format md -o "$tmp/o/comment.md"
 "$TG" diff "$tmp/base.json" "$tmp/split.json" --format md >"$tmp/stdout.md" 2>/dev/null
-[ "$rc" -eq 1 ] && [ ! -s "$tmp/out" ] && cmp -s "$tmp/o/comment.md" "$tmp/stdout.md" \
+[ "$rc" -eq 1 ] && cmp -s "$tmp/o/comment.md" "$tmp/stdout.md" \
 	&& ok "-o writes the document, exit 1" || not_ok "-o" "exit $rc"
+verdict=$("$TG" diff "$tmp/base.json" "$tmp/split.json" 2>/dev/null | head -1)
+[ "$(cat "$tmp/out")" = "$verdict (md written to $tmp/o/comment.md)" ] && [ ! -s "$tmp/err" ] \
+	&& ok "-o: one line on stdout, the verdict and where it went" || not_ok "-o: the line" "$(cat "$tmp/out" "$tmp/err")"
 [ "$(ls -A "$tmp/o")" = "comment.md" ] && ok "-o leaves no temporary file" || not_ok "-o temp files" "$(ls -A "$tmp/o")"
 echo old >"$tmp/o/comment.md"
 run "$tmp/base.json" "$tmp/split.json" --format md -o "$tmp/o/comment.md" --rules "$tmp/bad.yaml"
@@ -324,7 +336,8 @@ run "$tmp/base.json" "$tmp/split.json" -o "$tmp/nodir/x.md"
 
 run --help
 [ "$rc" -eq 0 ] && grep -q '^usage: tracegate diff BASE NEW \[options\]$' "$tmp/out" \
-	&& grep -q -- '--max-bytes N  *md: size limit' "$tmp/out" && ! grep -q 'most bytes of JSON' "$tmp/out" \
+	&& grep -A1 -- "--max-comment-bytes N" "$tmp/out" | grep -q "md: the comment's size limit" \
+	&& grep -q -- '--max-bytes SIZE  *most bytes of JSON' "$tmp/out" \
 	&& ok "--help" || not_ok "--help" "exit $rc"
 
 echo "cli_diff: $fails failed"

@@ -48,14 +48,14 @@ while read -r rel; do
 	for fmt in text md json; do
 		run "report $fmt $rel" "$TG" report "$f" --format "$fmt"
 	done
-	rm -rf "$tmp/csv" "$tmp/html"
+	rm -rf "$tmp/csv" "$tmp/report.html"
 	"$TG" report "$f" --format csv -o "$tmp/csv" >/dev/null 2>&1
 	if [ -d "$tmp/csv" ] && [ -n "$(ls "$tmp/csv")" ]; then
 		(cd "$tmp/csv" && for c in $(ls | LC_ALL=C sort); do echo "== $c"; cat "$c"; done) >"$tmp/csvall"
 		hash "report csv $rel" "$tmp/csvall"
 	fi
-	"$TG" report "$f" --format html -o "$tmp/html" >/dev/null 2>&1
-	[ -f "$tmp/html/report.html" ] && hash "report html $rel" "$tmp/html/report.html"
+	"$TG" report "$f" --format html -o "$tmp/report.html" >/dev/null 2>&1
+	[ -f "$tmp/report.html" ] && hash "report html $rel" "$tmp/report.html"
 done <"$tmp/list"
 
 # diffs of pairs that differ in known ways, and of runs of the same code

@@ -13,12 +13,13 @@ trap 'rm -rf "$tmp"' EXIT
 count() { grep -o "$1" "$2" | wc -l | tr -d ' '; } # occurrences of a pattern in a file
 
 # ------------------------------------------------------------ the page
-"$TG" report "$SAMPLE" --format html -o "$tmp/out" >"$tmp/stdout" 2>"$tmp/err"
+mkdir -p "$tmp/out"
+"$TG" report "$SAMPLE" --format html -o "$tmp/out/report.html" >"$tmp/stdout" 2>"$tmp/err"
 rc=$?
 if [ "$rc" -eq 0 ] && [ ! -s "$tmp/err" ] && [ ! -s "$tmp/stdout" ]; then
-	ok "report --format html -o DIR exits 0, quietly"
+	ok "report --format html -o FILE exits 0, quietly"
 else
-	not_ok "report --format html -o DIR" "exit $rc: $(head -c 300 "$tmp/err")"
+	not_ok "report --format html -o FILE" "exit $rc: $(head -c 300 "$tmp/err")"
 fi
 page=$tmp/out/report.html
 if [ -s "$page" ]; then ok "report.html written"; else not_ok "report.html written" "missing"; fi
@@ -42,7 +43,8 @@ if [ "$rc" -eq 0 ] && cmp -s "$tmp/stdout.html" "$page"; then
 else
 	not_ok "stdout gives the same page" "exit $rc: $(head -c 300 "$tmp/err")"
 fi
-"$TG" report "$SAMPLE" tests/fixtures/tiny.json --format html -o "$tmp/two" >/dev/null 2>"$tmp/err"
+mkdir -p "$tmp/two"
+"$TG" report "$SAMPLE" tests/fixtures/tiny.json --format html -o "$tmp/two/report.html" >/dev/null 2>"$tmp/err"
 rc=$?
 two=$tmp/two/report.html
 if [ "$rc" -eq 0 ] && [ "$(count '<svg' "$two")" -eq 6 ] && grep -q '<h2>Across ranks</h2>' "$two" &&
@@ -55,8 +57,8 @@ fi
 # mkstemp's 0600: with umask 022 the team reads it, with 077 nobody else
 for m in 022:644 077:600 002:664; do
 	mask=${m%%:*} want=${m#*:}
-	(umask "$mask" && "$TG" report "$SAMPLE" --format html -o "$tmp/mode$mask" >/dev/null 2>"$tmp/err")
-	got=$(stat -c %a "$tmp/mode$mask/report.html" 2>/dev/null)
+	(umask "$mask" && "$TG" report "$SAMPLE" --format html -o "$tmp/mode$mask.html" >/dev/null 2>"$tmp/err")
+	got=$(stat -c %a "$tmp/mode$mask.html" 2>/dev/null)
 	[ "$got" = "$want" ] && ok "report.html under umask $mask is $want" ||
 		not_ok "report.html under umask $mask" "mode ${got:-missing}, not $want: $(head -c 200 "$tmp/err")"
 done

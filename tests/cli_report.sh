@@ -39,8 +39,16 @@ for f in gpu_timeline gpu_timeline_by_device ops_summary_by_category ops_summary
 done
 [ "$(head -1 "$tmp/csv/gpu_timeline.csv")" = "type,time ms,percent" ] && ok "gpu_timeline.csv header" || not_ok "gpu_timeline.csv header" "$(head -1 "$tmp/csv/gpu_timeline.csv")"
 grep -q '^busy_time,0.265,' "$tmp/csv/gpu_timeline.csv" && ok "csv busy 0.265" || not_ok "csv busy" "$(cat "$tmp/csv/gpu_timeline.csv")"
-expect_ok "report -o DIR text" report "$SAMPLE" -o "$tmp/txt"
-[ -s "$tmp/txt/report.txt" ] && ok "report.txt written" || not_ok "report.txt" "missing"
+expect_ok "report -o FILE text" report "$SAMPLE" -o "$tmp/rep.txt"
+[ -s "$tmp/rep.txt" ] && ok "-o FILE: the file written" || not_ok "-o FILE" "missing"
+run report "$SAMPLE"
+cmp -s "$tmp/out" "$tmp/rep.txt" && ok "-o FILE: what stdout gets" || not_ok "-o FILE: what stdout gets" "differs"
+[ "$(ls -A "$tmp" | grep -c '^\.')" -eq 0 ] && ok "-o FILE: no temporary file left" || not_ok "-o FILE: temporary files" "$(ls -A "$tmp")"
+mkdir -p "$tmp/adir"
+expect_fail "-o a folder (not csv): refused, naming what -o means" \
+	"tracegate: report: -o $tmp/adir: is a folder; -o names the file to write (a folder only with --format csv)" \
+	report "$SAMPLE" --format html -o "$tmp/adir"
+[ -z "$(ls -A "$tmp/adir")" ] && ok "-o a folder: nothing written in it" || not_ok "-o a folder" "$(ls -A "$tmp/adir")"
 expect_ok "report --step 2" report "$SAMPLE" --step 2 --format csv -o "$tmp/step2"
 grep -q '^busy_time,0.085,' "$tmp/step2/gpu_timeline.csv" && ok "step 2 busy 0.085 ms" || not_ok "step 2 busy" "$(cat "$tmp/step2/gpu_timeline.csv")"
 expect_ok "report --tracelens" report "$SAMPLE" --tracelens
@@ -49,15 +57,16 @@ expect_ok "two traces" report "$SAMPLE" tests/fixtures/tiny.json --format csv -o
 	&& ok "one folder per trace and the rank tables" || not_ok "two traces" "$(find "$tmp/two")"
 expect_ok "report --help" report --help
 
-expect_fail "csv needs -o" "tracegate: report: --format csv writes one file per table: give -o DIR" report "$SAMPLE" --format csv
+expect_fail "csv needs -o" "tracegate: report: --format csv writes one file per table: give -o FOLDER" report "$SAMPLE" --format csv
 expect_fail "bad format" "tracegate: report: --format: 'xml' is not one of text, md, csv, json, html" report "$SAMPLE" --format xml
 expect_fail "no such step" "tracegate: $SAMPLE: no ProfilerStep#99 in this trace (2 steps)" report "$SAMPLE" --step 99
 expect_fail "bad trace" "tracegate: tests/data/bad/trace/nan.json: byte 50: NaN and Infinity are not JSON numbers (\"dur\")" report tests/data/bad/trace/nan.json
 expect_fail "unknown option" "tracegate: report: unknown option --frobnicate (see tracegate report --help)" report "$SAMPLE" --frobnicate
 run report
 [ "$rc" -eq 2 ] && ok "no trace: usage" || not_ok "no trace" "exit $rc"
+mkdir -p "$tmp/partial"
 expect_fail "no partial report file" "tracegate: tests/data/bad/trace/nan.json: byte 50: NaN and Infinity are not JSON numbers (\"dur\")" \
-	report "$SAMPLE" tests/data/bad/trace/nan.json -o "$tmp/partial" --format md
+	report "$SAMPLE" tests/data/bad/trace/nan.json -o "$tmp/partial/rep.md" --format md
 [ -z "$(ls -A "$tmp/partial")" ] && ok "failed report leaves no file" || not_ok "failed report leaves no file" "$(ls -A "$tmp/partial")"
 
 # perf sheets and the roofline: sample.json has one aten::addmm (M 64, N 128,

@@ -258,7 +258,7 @@ static const tg_opt_spec history_opts[] = {
 	 "write there (complete or not at all) instead of stdout", NULL},
 	{TG_OPT_SWITCH, "changes", 0, NULL, offsetof(struct history_args, changes), NULL, NULL, 0,
 	 "find the change points of each series (E-divisive means): listed in text, \"changes\" in json, marked "
-	 "on the html charts",
+	 "on the html charts (not with csv)",
 	 NULL},
 	{.kind = TG_OPT_END},
 };
@@ -464,6 +464,10 @@ int tg_cmd_history(int argc, char **argv)
 	int exit_code;
 	if (tg_opt_parse_cli(&exit_code, &tg_cmd_history_opts, &a, argc, argv))
 		return exit_code;
+	if (a.changes && a.fmt == TG_HISTORY_CSV) { /* csv has no place for them */
+		tg_cli_error("history: --changes goes with --format text, json or html");
+		return TG_EXIT_USAGE;
+	}
 	tg_config *cfg;
 	/* the database is all this reads: no S3 key, no forge token needed */
 	if (tg_config_load_file_for(&cfg, a.config, TG_CONFIG_DATABASE_ONLY)) {

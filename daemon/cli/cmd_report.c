@@ -1,7 +1,8 @@
 /*
  * cmd_report.c - `tracegate report TRACE... [--format text|md|csv|json|html]
- * [-o DIR] [--step N] [--tracelens] [--include-unlinked]`: the perf report of
- * each trace.
+ * [-o FILE] [--step N] [--tracelens] [--include-unlinked]`: the perf report
+ * of each trace. -o means what it means for diff and history, a file,
+ * except for csv, whose tables are one file each in the folder it names.
  */
 #include "../../core/collectives.h"
 #include "../../core/ranks.h"
@@ -17,7 +18,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 enum format { FMT_TEXT, FMT_MD, FMT_CSV, FMT_JSON, FMT_HTML };
 
@@ -261,7 +261,7 @@ struct report_args {
 	tg_read_opts ropts;
 	tg_opt_list paths;
 	enum format fmt;
-	char *dir;
+	char *out; /* -o: the file, or the folder of the csv files */
 	int64_t step_number; /* -1: every step */
 	int tracelens, include_unlinked;
 	char *gpu, *specs_file;
@@ -295,10 +295,10 @@ static const tg_opt_spec report_opts[] = {
 	 "text (default), md, csv, json or html (one self-contained page: charts of GPU time, op categories and "
 	 "top kernels, then every table; several traces share the page)",
 	 NULL},
-	{TG_OPT_VALUE, NULL, 'o', "DIR", offsetof(struct report_args, dir), NULL, NULL, TG_OPT_IN_USAGE,
-	 "write there: csv gives one file per table, named like TraceLens's (gpu_timeline.csv, "
-	 "ops_summary.csv...); the other formats give report.txt, report.md, report.json, report.html. With "
-	 "several traces, csv gives one sub-folder per trace.",
+	{TG_OPT_VALUE, NULL, 'o', "FILE", offsetof(struct report_args, out), NULL, NULL, TG_OPT_IN_USAGE,
+	 "write the report to FILE (complete or not at all) instead of stdout; with --format csv, FILE is a "
+	 "folder: one file per table, named like TraceLens's (gpu_timeline.csv, ops_summary.csv...), and one "
+	 "sub-folder per trace with several traces",
 	 NULL},
 	{TG_OPT_VALUE, "step", 0, "N", offsetof(struct report_args, step_number), convert_step,
 	 "a step number (N of ProfilerStep#N)", TG_OPT_IN_USAGE,
@@ -328,42 +328,40 @@ const tg_opt_command tg_cmd_report_opts = {
 	"durations across ranks and its slowest rank.",
 	NULL, report_opts};
 
-/* Where the report goes: stdout, or (with -o DIR, not csv) DIR/report.EXT
- * written under a temporary name and renamed when complete, so that a
- * failure never leaves a partial report behind. */
+/* Where the report goes: stdout, or (with -o FILE, not csv) memory, written
+ * to FILE when complete (tg_cli_write_file: a temporary file renamed), so
+ * that a failure never leaves a partial report behind. */
 struct output {
 	FILE *f;
-	char file[4096], tmpfile[4200];
+	const char *file;
+	char *buf;
+	size_t len;
 };
 
-/* Opens out for fmt and dir; returns 0 or -1 after printing the error. */
-static int output_open(struct output *out, enum format fmt, const char *dir)
+/* Opens out for fmt and -o path; returns 0 or -1 after printing the error
+ * (a path that is a folder, outside csv, is one: -o names a file). */
+static int output_open(struct output *out, enum format fmt, const char *path)
 {
+	memset(out, 0, sizeof(*out));
 	out->f = stdout;
-	if (!dir || fmt == FMT_CSV)
+	if (!path || fmt == FMT_CSV)
 		return 0;
-	if (mkdir_p(dir)) {
-		tg_cli_error("%s: cannot create: %s", dir, strerror(errno));
+	struct stat st;
+	if (!stat(path, &st) && S_ISDIR(st.st_mode)) {
+		tg_cli_error("report: -o %s: is a folder; -o names the file to write (a folder only with --format csv)",
+		             path);
 		return -1;
 	}
-	snprintf(out->file, sizeof(out->file), "%.4000s/report.%s", dir,
-	         fmt == FMT_MD ? "md" : fmt == FMT_JSON ? "json" : fmt == FMT_HTML ? "html" : "txt");
-	snprintf(out->tmpfile, sizeof(out->tmpfile), "%.4000s/.report.XXXXXX", dir);
-	int fd = mkstemp(out->tmpfile);
-	out->f = fd >= 0 && !tg_cli_fchmod_umask(fd) ? fdopen(fd, "w") : NULL;
-	if (!out->f) {
-		tg_cli_error("%s: cannot write: %s", out->file, strerror(errno));
-		if (fd >= 0) {
-			close(fd);
-			unlink(out->tmpfile);
-		}
+	out->file = path;
+	if (!(out->f = open_memstream(&out->buf, &out->len))) {
+		tg_cli_error("out of memory");
 		return -1;
 	}
 	return 0;
 }
 
-/* Closes out: the file renamed into place when rc is TG_EXIT_OK, removed
- * otherwise. Returns rc, or TG_EXIT_USAGE after printing a write error. */
+/* Closes out: the report written to its file when rc is TG_EXIT_OK.
+ * Returns rc, or TG_EXIT_USAGE after printing a write error. */
 static int output_close(struct output *out, int rc)
 {
 	if (out->f == stdout)
@@ -372,12 +370,9 @@ static int output_close(struct output *out, int rc)
 		tg_cli_error("%s: cannot write: %s", out->file, strerror(errno));
 		rc = TG_EXIT_USAGE;
 	}
-	if (rc == TG_EXIT_OK && rename(out->tmpfile, out->file)) {
-		tg_cli_error("%s: cannot write: %s", out->file, strerror(errno));
+	if (rc == TG_EXIT_OK && tg_cli_write_file(out->file, out->buf, out->len))
 		rc = TG_EXIT_USAGE;
-	}
-	if (rc != TG_EXIT_OK)
-		unlink(out->tmpfile);
+	free(out->buf);
 	return rc;
 }
 
@@ -443,12 +438,12 @@ static int report_all(const struct report_args *a, const char *const *paths, tg_
 		fputs("{\"tracegate_report\":1,\"traces\":[", f);
 	for (size_t i = 0; i < n; i++) {
 		char sub[4096] = "";
-		if (a->fmt == FMT_CSV && csv_folder(sub, sizeof(sub), a->dir, paths[i], n))
+		if (a->fmt == FMT_CSV && csv_folder(sub, sizeof(sub), a->out, paths[i], n))
 			return -1;
 		if (report_one(paths[i], trees[i], opts, a->step_number, a->fmt, sub, f, i == 0))
 			return -1;
 	}
-	if (n > 1 && report_ranks(trees, n, a->step_number, a->fmt, a->dir, f))
+	if (n > 1 && report_ranks(trees, n, a->step_number, a->fmt, a->out, f))
 		return -1;
 	if (a->fmt == FMT_JSON)
 		fputs(n > 1 ? "}\n" : "]}\n", f);
@@ -486,11 +481,11 @@ int tg_cmd_report(int argc, char **argv)
 	rc = TG_EXIT_USAGE;
 	tg_gpu_specs *specs = NULL;
 	struct output out;
-	if (a.fmt == FMT_CSV && !a.dir) {
-		tg_cli_error("report: --format csv writes one file per table: give -o DIR");
+	if (a.fmt == FMT_CSV && !a.out) {
+		tg_cli_error("report: --format csv writes one file per table: give -o FOLDER");
 		goto done;
 	}
-	if (load_gpu_specs(&specs, &a) || output_open(&out, a.fmt, a.dir))
+	if (load_gpu_specs(&specs, &a) || output_open(&out, a.fmt, a.out))
 		goto done;
 	tg_report_opts opts = {.step = -1, .tracelens = a.tracelens, .include_unlinked = a.include_unlinked,
 	                       .gpu = a.gpu, .gpu_specs = specs};
