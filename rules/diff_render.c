@@ -2,6 +2,7 @@
  * diff_render.c - text, md and json renderings of a diff (diff_render.h).
  */
 #include "diff_render.h"
+#include "../core/path_suffix.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -148,19 +149,45 @@ static size_t side_runs(const tg_judgement *j, int next)
 	return r;
 }
 
-/* One cell of the "what was compared" table: the side's files. */
-static void md_files(FILE *f, const char *const *files, size_t n)
+/* One cell of the "what was compared" table: the side's files, as their
+ * names in shown (the distinguishing suffixes). */
+static void md_files(FILE *f, const char *const *shown, size_t n)
 {
 	for (size_t i = 0; i < n && i < 3; i++) {
 		if (i)
 			fputs(", ", f);
-		const char *slash = strrchr(files[i], '/');
-		tg_md_name(f, slash ? slash + 1 : files[i], NAME_MAX_MD);
+		tg_md_name(f, shown[i], NAME_MAX_MD);
 	}
 	if (n > 3)
 		fprintf(f, " and %zu more", n - 3);
 	if (!n)
 		fputs("-", f);
+}
+
+/* The "traces" row: each side's files by their shortest distinguishing
+ * suffixes over both sides (base_r1/rank0.pt.trace.json.gz against
+ * dropout2_r1/rank0.pt.trace.json.gz, where base names alone read the same
+ * on both sides). */
+static void md_traces_row(FILE *f, const tg_diff_doc *d)
+{
+	size_t n = d->nbase + d->nnew;
+	const char **all = calloc(n ? n : 1, sizeof(char *)), **shown = calloc(n ? n : 1, sizeof(char *));
+	if (all && shown) {
+		for (size_t i = 0; i < n; i++)
+			all[i] = i < d->nbase ? d->base_files[i] : d->new_files[i - d->nbase];
+		tg_path_unique_suffixes(shown, all, n);
+	}
+	fputs("| traces | ", f);
+	if (all && shown) {
+		md_files(f, shown, d->nbase);
+		fputs(" | ", f);
+		md_files(f, shown + d->nbase, d->nnew);
+	} else {
+		fputs("- | -", f);
+	}
+	fputs(" |\n", f);
+	free(all);
+	free(shown);
 }
 
 /* What was compared: one column a side (source, traces, GPU, runtime,
@@ -172,11 +199,8 @@ static void md_compared(FILE *f, const tg_diff_doc *d)
 	if (d->base_source || d->new_source)
 		fprintf(f, "| source | %s | %s |\n", d->base_source ? d->base_source : "-",
 		        d->new_source ? d->new_source : "-");
-	fputs("| traces | ", f);
-	md_files(f, d->base_files, d->nbase);
-	fputs(" | ", f);
-	md_files(f, d->new_files, d->nnew);
-	fputs(" |\n| GPU | ", f);
+	md_traces_row(f, d);
+	fputs("| GPU | ", f);
 	tg_md_escape(f, a->gpu[0] ? a->gpu : "unknown");
 	fputs(" | ", f);
 	tg_md_escape(f, b->gpu[0] ? b->gpu : "unknown");

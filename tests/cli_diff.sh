@@ -170,6 +170,13 @@ nd=$(grep -c '^<details><summary>' "$md"); nc=$(grep -c '^</details>$' "$md")
 [ "$nd" -eq 6 ] && [ "$nc" -eq 6 ] && grep -qx '<details><summary>Kernel time per step by kernel (11 rows)</summary>' "$md" \
 	&& ok "md: the drawing and five tables in <details>" || not_ok "md: details" "$nd open, $nc closed"
 
+# the traces row tells the sides apart when their base names are the same
+mkdir -p "$tmp/runA" "$tmp/runB"
+cp "$tmp/base.json" "$tmp/runA/rank0.json"
+cp "$tmp/sdpa7.json" "$tmp/runB/rank0.json"
+run "$tmp/runA/rank0.json" "$tmp/runB/rank0.json" --format md
+grep -qx '| traces | <code>runA/rank0.json</code> | <code>runB/rank0.json</code> |' "$tmp/out" \
+	&& ok "md: the traces row shows the distinguishing paths" || not_ok "md: traces row" "$(grep '^| traces' "$tmp/out")"
 # names are escaped plain text (inside a code span an escape shows as is)
 cp "$tmp/base.json" "$tmp/base_run.json"
 run "$tmp/base_run.json" "$tmp/sdpa7.json" --format md
