@@ -26,6 +26,39 @@ expect_fail() { # name, expected stderr line, args...
 
 expect_ok "report text" report "$SAMPLE"
 grep -q '^GPU timeline$' "$tmp/out" && grep -q '^busy_time  *0.265' "$tmp/out" && ok "text has the timeline" || not_ok "text has the timeline" "$(head -5 "$tmp/out")"
+# the terminal report (issue 23): the summary first, every line within 120
+# columns (but the heading naming the file), readable headings; --wide
+# every column under TraceLens's names, as the text report was before
+widest() { # FILE: the widest line in code points, the "== Perf report:" headings aside
+	# (UTF-8 continuation bytes dropped: one character, one column)
+	grep -v '^== Perf report: ' "$1" | LC_ALL=C sed 's/[\x80-\xbf]//g' | LC_ALL=C awk '{ n = length($0); if (n > m) m = n } END { print m + 0 }'
+}
+[ "$(sed -n 3p "$tmp/out")" = "Summary" ] && grep -q '^  GPU time   0.775 ms from the first kernel to the last: busy 0.265 ms (34.2 %), idle 0.510 ms (65.8 %)$' "$tmp/out" \
+	&& ok "text: the summary first, busy and idle" || not_ok "text: summary" "$(head -8 "$tmp/out")"
+grep -q '^    aten::addmm  .*  2 calls       0.105 ms   39.6 %$' "$tmp/out" && ok "text: the top op in the summary" \
+	|| not_ok "text: top op" "$(grep -A3 'Top ops' "$tmp/out")"
+w=$(widest "$tmp/out")
+[ "$w" -le 120 ] && ok "text: fits 120 columns ($w)" || not_ok "text: 120 columns" "widest line: $w"
+grep -q '^op  *category  *calls  *kernel ms  *subtree ms  *%  *cum %$' "$tmp/out" && ok "text: readable headings" \
+	|| not_ok "text: headings" "$(grep -A1 '^Kernel time by op (' "$tmp/out")"
+cp "$tmp/out" "$tmp/default.txt"
+expect_ok "report --wide" report "$SAMPLE" --wide
+grep -q 'total_direct_kernel_time_ms' "$tmp/out" && [ "$(widest "$tmp/out")" -gt 120 ] && [ "$(sed -n 3p "$tmp/out")" = "Summary" ] \
+	&& ok "--wide: the summary, then every column under TraceLens's names" || not_ok "--wide" "$(widest "$tmp/out")"
+expect_fail "--wide with another format" "tracegate: report: --wide goes with --format text" report "$SAMPLE" --wide --format md
+if [ -d "${TG_SHARED:-../shared}/traces" ]; then
+	n=0 wmax=0
+	for f in $(find "${TG_SHARED:-../shared}/traces" -name '*.json.gz' | LC_ALL=C sort | head -40); do
+		"$TG" report "$f" >"$tmp/shared.txt" 2>/dev/null || continue
+		w=$(widest "$tmp/shared.txt")
+		[ "$w" -gt "$wmax" ] && wmax=$w
+		n=$((n + 1))
+	done
+	[ "$wmax" -le 120 ] && ok "text: $n shared traces, every line within 120 columns ($wmax)" \
+		|| not_ok "text: shared traces within 120 columns" "widest: $wmax"
+else
+	skip "text: shared traces within 120 columns" "no ${TG_SHARED:-../shared}/traces"
+fi
 expect_ok "report md" report "$SAMPLE" --format md
 grep -q '^| type | time ms | percent |$' "$tmp/out" && ok "md table" || not_ok "md table" "$(head -5 "$tmp/out")"
 expect_ok "report json" report "$SAMPLE" --format json

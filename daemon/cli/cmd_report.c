@@ -8,6 +8,7 @@
 #include "../../core/ranks.h"
 #include "../../core/report.h"
 #include "../../core/report_html.h"
+#include "../../core/report_text.h"
 #include "../util.h"
 #include "cli.h"
 #include "commands.h"
@@ -20,6 +21,17 @@
 #include <sys/stat.h>
 
 enum format { FMT_TEXT, FMT_MD, FMT_CSV, FMT_JSON, FMT_HTML };
+
+struct report_args {
+	tg_read_opts ropts;
+	tg_opt_list paths;
+	enum format fmt;
+	char *out; /* -o: the file, or the folder of the csv files */
+	int64_t step_number; /* -1: every step */
+	int tracelens, include_unlinked;
+	int wide; /* text: every column and row (the summary first all the same) */
+	char *gpu, *specs_file;
+};
 
 /* mkdir -p with 0777 less the umask; -1 with errno (a path too long for
  * PATH_MAX fails, it is not cut short). */
@@ -42,15 +54,12 @@ static void trace_stem(char *out, size_t cap, const char *path)
 	}
 }
 
+/* The tables of r in md or json (text: tg_report_write_text). */
 static int write_tables(const tg_report *r, enum format fmt, FILE *f)
 {
 	int rc = 0;
 	for (size_t i = 0; i < r->n && !rc; i++) {
 		switch (fmt) {
-		case FMT_TEXT:
-			rc = tg_table_write_text(r->tables[i], f, 80);
-			fputc('\n', f);
-			break;
 		case FMT_MD:
 			rc = tg_table_write_md(r->tables[i], f);
 			break;
@@ -123,13 +132,24 @@ static int build_one(tg_report *r, const char *path, const tg_tree *tree, const 
 	return 0;
 }
 
+/* One trace's text report: its summary (the step of --step, or every
+ * step), then its tables, fitted to a terminal unless a->wide. */
+static int write_text(const struct report_args *a, const tg_report *r, const tg_tree *tree, FILE *f)
+{
+	tg_report_summary s;
+	int32_t step = a->step_number >= 0 ? tg_tree_step_index(tree, a->step_number) : -1;
+	tg_report_summary_build(&s, r, tree, step);
+	return tg_report_write_text(f, r, &s, a->wide);
+}
+
 /* One trace's report to f (text, md, json) or to dir (csv). Returns 0 or
  * -1 after printing the error. */
-static int report_one(const char *path, const tg_tree *tree, const tg_report_opts *opts,
-                      int64_t step_number, enum format fmt, const char *dir, FILE *f, int first)
+static int report_one(const struct report_args *a, const char *path, const tg_tree *tree,
+                      const tg_report_opts *opts, const char *dir, FILE *f, int first)
 {
 	tg_report r;
-	if (build_one(&r, path, tree, opts, step_number))
+	enum format fmt = a->fmt;
+	if (build_one(&r, path, tree, opts, a->step_number))
 		return -1;
 	int rc = 0;
 	if (fmt == FMT_CSV) {
@@ -142,7 +162,7 @@ static int report_one(const char *path, const tg_tree *tree, const tg_report_opt
 			fprintf(f, "## Perf report: %s\n\n", path);
 		else
 			fprintf(f, "== Perf report: %s\n\n", path);
-		if (write_tables(&r, fmt, f)) {
+		if (fmt == FMT_TEXT ? write_text(a, &r, tree, f) : write_tables(&r, fmt, f)) {
 			tg_cli_error("write error: %s", strerror(errno));
 			rc = -1;
 		}
@@ -189,11 +209,12 @@ static int build_across(tg_report *out, tg_tree *const *trees, size_t n, int64_t
 }
 
 /* The tables comparing ranks, after the per-trace reports. */
-static int report_ranks(tg_tree *const *trees, size_t n, int64_t step_number, enum format fmt,
-                        const char *dir, FILE *f)
+static int report_ranks(const struct report_args *a, tg_tree *const *trees, size_t n, FILE *f)
 {
 	tg_report r;
-	if (build_across(&r, trees, n, step_number))
+	enum format fmt = a->fmt;
+	const char *dir = a->out;
+	if (build_across(&r, trees, n, a->step_number))
 		return -1;
 	int rc = 0;
 	if (fmt == FMT_CSV) {
@@ -205,7 +226,7 @@ static int report_ranks(tg_tree *const *trees, size_t n, int64_t step_number, en
 			fputs("## Across ranks\n\n", f);
 		else
 			fputs("== Across ranks\n\n", f);
-		if (write_tables(&r, fmt, f))
+		if (fmt == FMT_TEXT ? tg_report_write_text(f, &r, NULL, a->wide) : write_tables(&r, fmt, f))
 			rc = -1;
 		if (fmt == FMT_JSON)
 			fputs("}", f);
@@ -257,15 +278,6 @@ done:
 	return rc;
 }
 
-struct report_args {
-	tg_read_opts ropts;
-	tg_opt_list paths;
-	enum format fmt;
-	char *out; /* -o: the file, or the folder of the csv files */
-	int64_t step_number; /* -1: every step */
-	int tracelens, include_unlinked;
-	char *gpu, *specs_file;
-};
 
 static int convert_format(void *dst, char *value)
 {
@@ -311,6 +323,10 @@ static const tg_opt_spec report_opts[] = {
 	 NULL},
 	{TG_OPT_SWITCH, "include-unlinked", 0, NULL, offsetof(struct report_args, include_unlinked), NULL, NULL,
 	 TG_OPT_IN_USAGE, "GPU timeline also counts device events without a launch", NULL},
+	{TG_OPT_SWITCH, "wide", 0, NULL, offsetof(struct report_args, wide), NULL, NULL, TG_OPT_IN_USAGE,
+	 "text: every column and row of every table, under TraceLens's column names (by default the text "
+	 "report fits 120 columns: readable headings, the telling columns, 20 rows a table)",
+	 NULL},
 	{TG_OPT_VALUE, "gpu", 0, "NAME", offsetof(struct report_args, gpu), NULL, NULL, 0,
 	 "the GPU whose peaks the roofline columns use (H100 SXM, MI300X, ...: see docs/roofline.md); default: "
 	 "recognised from the trace's deviceProperties",
@@ -440,10 +456,10 @@ static int report_all(const struct report_args *a, const char *const *paths, tg_
 		char sub[4096] = "";
 		if (a->fmt == FMT_CSV && csv_folder(sub, sizeof(sub), a->out, paths[i], n))
 			return -1;
-		if (report_one(paths[i], trees[i], opts, a->step_number, a->fmt, sub, f, i == 0))
+		if (report_one(a, paths[i], trees[i], opts, sub, f, i == 0))
 			return -1;
 	}
-	if (n > 1 && report_ranks(trees, n, a->step_number, a->fmt, a->out, f))
+	if (n > 1 && report_ranks(a, trees, n, f))
 		return -1;
 	if (a->fmt == FMT_JSON)
 		fputs(n > 1 ? "}\n" : "]}\n", f);
@@ -481,6 +497,10 @@ int tg_cmd_report(int argc, char **argv)
 	rc = TG_EXIT_USAGE;
 	tg_gpu_specs *specs = NULL;
 	struct output out;
+	if (a.wide && a.fmt != FMT_TEXT) {
+		tg_cli_error("report: --wide goes with --format text");
+		goto done;
+	}
 	if (a.fmt == FMT_CSV && !a.out) {
 		tg_cli_error("report: --format csv writes one file per table: give -o FOLDER");
 		goto done;
