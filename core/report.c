@@ -9,6 +9,7 @@
 #include "memory.h"
 #include "perf_sheets.h"
 #include "short_kernels.h"
+#include "stream_timeline.h"
 #include "timeline.h"
 
 #include <pthread.h>
@@ -196,6 +197,8 @@ int tg_report_build(tg_report *out, const tg_tree *tree, const tg_report_opts *o
 		if ((rc = add(out, &cap, sk[1])))
 			goto done;
 	}
+	if (opts->streams && (rc = tg_stream_timeline_build(&out->streams, tree, opts->step, opts->include_unlinked)))
+		goto done;
 done:
 	tg_launchers_free(l);
 	if (threaded)
@@ -224,6 +227,8 @@ const tg_table *tg_report_find(const tg_report *r, const char *name)
 void tg_report_free(tg_report *r)
 {
 	tg_tables_free(r->tables, r->n);
+	tg_stream_timeline_free(r->streams);
 	r->tables = NULL;
 	r->n = 0;
+	r->streams = NULL;
 }

@@ -1,6 +1,7 @@
 #!/bin/sh
 # cli_html.sh - `tracegate report --format html`: the page on stdout and
-# under -o DIR, several traces in one page, and the page as headless
+# in -o FILE, its charts (the GPU timeline per stream among them), several
+# traces in one page, and the page as headless
 # Chromium draws it (a screenshot that is a real picture with the charts'
 # colours in it). Chromium comes from contrib/install-deps.sh --html.
 # Usage: sh tests/cli_html.sh TRACEGATE (from the repository root)
@@ -29,7 +30,15 @@ else
 	not_ok "a whole HTML5 document" "$(head -c 100 "$page" 2>/dev/null)"
 fi
 n=$(count '<svg' "$page")
-[ "$n" -eq 3 ] && ok "three charts" || not_ok "three charts" "$n <svg"
+[ "$n" -eq 4 ] && ok "four charts" || not_ok "four charts" "$n <svg"
+# the GPU timeline per stream (issue 23): the sample's two streams, busy
+# 245 of 775 us (31.6 %) and 75 (9.7 %), their bins drawn as rects
+grep -q '<svg class="chart" role="img" aria-label="GPU timeline per stream"' "$page" \
+	&& grep -q '<g><title>GPU 0, stream 7: busy 31.6 % of 0.775 ms, 7 events</title>' "$page" \
+	&& grep -q '<g><title>GPU 0, stream 8: busy 9.7 % of 0.775 ms, 2 events</title>' "$page" \
+	&& [ "$(grep -o 'fill-opacity="[0-9.]*"' "$page" | wc -l)" -gt 10 ] \
+	&& ok "the GPU timeline per stream: two rows, busy 31.6 % and 9.7 %" \
+	|| not_ok "the GPU timeline per stream" "$(grep -o '<g><title>GPU [^<]*' "$page")"
 if grep -q 'https\?://' "$page"; then not_ok "self-contained" "$(grep -o '.\{30\}https\?://.\{30\}' "$page" | head -1)"; else ok "self-contained"; fi
 grep -q '<td class="s">busy_time</td><td class="n">0.265</td>' "$page" && ok "busy 0.265 ms" || not_ok "busy 0.265 ms" "not in the page"
 for t in gpu_timeline ops_summary_by_category ops_summary kernel_summary short_kernel_histogram; do
@@ -47,7 +56,7 @@ mkdir -p "$tmp/two"
 "$TG" report "$SAMPLE" tests/fixtures/tiny.json --format html -o "$tmp/two/report.html" >/dev/null 2>"$tmp/err"
 rc=$?
 two=$tmp/two/report.html
-if [ "$rc" -eq 0 ] && [ "$(count '<svg' "$two")" -eq 6 ] && grep -q '<h2>Across ranks</h2>' "$two" &&
+if [ "$rc" -eq 0 ] && [ "$(count '<svg' "$two")" -eq 8 ] && grep -q '<h2>Across ranks</h2>' "$two" &&
 	grep -q '<h2>tests/fixtures/tiny.json</h2>' "$two" && [ "$(find "$tmp/two" -type f | wc -l)" -eq 1 ]; then
 	ok "two traces and the across-ranks tables in one page"
 else

@@ -508,7 +508,7 @@ int tg_cmd_report(int argc, char **argv)
 	if (load_gpu_specs(&specs, &a) || output_open(&out, a.fmt, a.out))
 		goto done;
 	tg_report_opts opts = {.step = -1, .tracelens = a.tracelens, .include_unlinked = a.include_unlinked,
-	                       .gpu = a.gpu, .gpu_specs = specs};
+	                       .gpu = a.gpu, .gpu_specs = specs, .streams = a.fmt == FMT_HTML};
 	rc = output_close(&out, load_and_report(&a, &opts, out.f));
 done:
 	tg_gpu_specs_free(specs);
