@@ -30,7 +30,7 @@ TEST_LDLIBS := $(LDLIBS) -lcmocka
 CORE_SRC := $(wildcard core/*.c)
 RULES_SRC := $(wildcard rules/*.c)
 CONFIG_SRC := $(wildcard config/*.c)
-# daemon/ is the job machine; daemon/<room>/ the rooms (../shared/DESIGN.md, "The house")
+# daemon/ is the job machine; daemon/<room>/ the rooms (docs/conventions.md, "Where code lives")
 DAEMON_ROOMS := storage store git forge cli
 DAEMON_SRC := $(filter-out daemon/cli/main.c,$(wildcard daemon/*.c $(DAEMON_ROOMS:%=daemon/%/*.c)))
 DAEMON_HDR := $(wildcard daemon/*.h $(DAEMON_ROOMS:%=daemon/%/*.h))
@@ -59,6 +59,19 @@ $(DEPS_STAMP): contrib/install-deps.sh
 $(BUILD)/%.o: %.c $(DEPS_STAMP) $(wildcard core/*.h rules/*.h config/*.h) $(DAEMON_HDR)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c $< -o $@
+
+# The pull-request comment's footer links to comment.md in tracegate's docs
+# on a forge: by default this clone's origin (contrib/docs-url.sh prints
+# https://HOST/OWNER/REPO/blob/HEAD/docs, or nothing); DOCS_URL=... for a
+# package or a Gitea mirror; the daemon's daemon.docs_url and `diff
+# --docs-url` choose per run. A change of it rebuilds diff_render.o.
+DOCS_URL ?= $(shell sh contrib/docs-url.sh 2>/dev/null)
+$(BUILD)/.docs-url: FORCE
+	@mkdir -p $(BUILD)
+	@echo '$(DOCS_URL)' | cmp -s - $@ || echo '$(DOCS_URL)' > $@
+$(BUILD)/rules/diff_render.o: CFLAGS += -DTG_DOCS_URL='"$(DOCS_URL)"'
+$(BUILD)/rules/diff_render.o: $(BUILD)/.docs-url
+.PHONY: FORCE
 
 $(BUILD)/gen/kernel_names_table.c: $(KN_TSV) $(KN_GEN)
 	@mkdir -p $(dir $@)

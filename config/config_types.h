@@ -81,6 +81,7 @@ typedef struct tg_config {
 	int64_t lease_ms;       /* default 600,000 */
 	int max_attempts;       /* default 5 */
 	int history_points;     /* default 20 */
+	char *docs_url;         /* the comment footer's docs link; NULL: the build's default */
 	/* limits */
 	uint64_t max_trace_bytes;   /* default 4 GiB */
 	uint32_t max_ratio;         /* default 200 */

@@ -689,6 +689,7 @@ static int write_comment(struct analysis *a, tg_daemon *d, const tg_config_repo 
 	}
 	doc.base_source = base_src;
 	doc.new_source = new_src;
+	doc.docs_url = d->cfg->docs_url; /* NULL: the build's */
 	size_t clen = 0;
 	FILE *f = open_memstream(&a->comment, &clen);
 	if (!f) {

@@ -4,6 +4,7 @@
 #include "diff_render.h"
 #include "../core/path_suffix.h"
 
+#include <ctype.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdlib.h>
@@ -1103,6 +1104,45 @@ static void md_details(FILE *f, const tg_diff_doc *d, size_t detail_rows)
 		md_table_details(f, d, (tg_compare_by)by, detail_rows);
 }
 
+#ifndef TG_DOCS_URL
+#define TG_DOCS_URL "" /* the Makefile's DOCS_URL */
+#endif
+
+const char *tg_diff_docs_url_default(void)
+{
+	return tg_diff_docs_url_ok(TG_DOCS_URL) ? TG_DOCS_URL : "";
+}
+
+int tg_diff_docs_url_ok(const char *url)
+{
+	if (!url || (strncmp(url, "https://", 8) && strncmp(url, "http://", 7)))
+		return 0;
+	const char *host = strstr(url, "://") + 3;
+	if (!*host || *host == '/')
+		return 0;
+	for (const char *p = host; *p; p++)
+		if (!isalnum((unsigned char)*p) && !strchr("._~:/%+-", *p))
+			return 0;
+	return 1;
+}
+
+/* The last line: the version, and how to read the comment, a link to
+ * comment.md in tracegate's docs on a forge when there is a docs URL. */
+static void md_footer(FILE *f, const tg_diff_doc *d)
+{
+	const char *url = d->docs_url ? d->docs_url : tg_diff_docs_url_default();
+	fputs("\n<sub>tracegate " TG_VERSION " \xc2\xb7 ", f);
+	if (url[0] && tg_diff_docs_url_ok(url)) {
+		size_t n = strlen(url);
+		while (n && url[n - 1] == '/')
+			n--;
+		fprintf(f, "[how to read this comment](%.*s/comment.md)", (int)n, url);
+	} else {
+		fputs("how to read this comment: docs/comment.md in tracegate's sources", f);
+	}
+	fputs("</sub>\n", f);
+}
+
 /* Writes the comment into a memory buffer with the given detail limits. */
 static char *md_build(const tg_diff_doc *d, const struct cats *op_cats, size_t detail_rows, int with_divergence,
                       int with_improvements, size_t *len)
@@ -1122,7 +1162,7 @@ static char *md_build(const tg_diff_doc *d, const struct cats *op_cats, size_t d
 		fputs("\n", f);
 	}
 	md_details(f, d, detail_rows);
-	fputs("\n<sub>tracegate " TG_VERSION " \xc2\xb7 how to read this comment: docs/comment.md</sub>\n", f);
+	md_footer(f, d);
 	if (fclose(f)) {
 		free(buf);
 		return NULL;

@@ -227,6 +227,17 @@ expect_fail "--max-comment-bytes too small" "tracegate: diff: --max-comment-byte
 expect_fail "--max-bytes is the reading limit, as in report and tree" \
 	"tracegate: $tmp/base.json: more than 1000 bytes of JSON (limit; raise it with --max-bytes)" \
 	"$tmp/base.json" "$tmp/split.json" --format md --max-bytes 1000
+# the footer links to comment.md in tracegate's docs: --docs-url, or the
+# build's (DOCS_URL, this clone's origin); "" says the path in words
+run "$tmp/base.json" "$tmp/split.json" --format md --docs-url https://git.example/acme/tracegate/blob/HEAD/docs/
+[ "$(tail -1 "$tmp/out")" = "<sub>tracegate $("$TG" --version | cut -d' ' -f2) · [how to read this comment](https://git.example/acme/tracegate/blob/HEAD/docs/comment.md)</sub>" ] \
+	&& ok "md: the footer's link to comment.md" || not_ok "md: footer link" "$(tail -1 "$tmp/out")"
+run "$tmp/base.json" "$tmp/split.json" --format md --docs-url ""
+[ "$(tail -1 "$tmp/out")" = "<sub>tracegate $("$TG" --version | cut -d' ' -f2) · how to read this comment: docs/comment.md in tracegate's sources</sub>" ] \
+	&& ok "md: --docs-url \"\": the path in words" || not_ok "md: footer without link" "$(tail -1 "$tmp/out")"
+expect_fail "--docs-url that would end the link" \
+	"tracegate: diff: --docs-url: 'https://x/a) [b](https://evil' is not an http(s) URL of letters, digits and . _ ~ : / % + -" \
+	"$tmp/base.json" "$tmp/split.json" --format md --docs-url 'https://x/a) [b](https://evil'
 # the md comment's options with another format: refused by name
 expect_fail "--marker with --format text" "tracegate: diff: --marker goes with --format md" \
 	"$tmp/base.json" "$tmp/split.json" --marker m

@@ -78,13 +78,16 @@ EOF
 while read -r a b; do
 	[ -f "$T/$a" ] && [ -f "$T/$b" ] || continue
 	for fmt in text md json; do
-		run "diff $fmt $a $b" "$TG" diff "$T/$a" "$T/$b" --format "$fmt" --allow-hardware-change
+		# (md: the footer's docs link given, not the build's, which is the clone's origin)
+		run "diff $fmt $a $b" "$TG" diff "$T/$a" "$T/$b" --format "$fmt" --allow-hardware-change \
+			$( [ "$fmt" = md ] && echo --docs-url https://docs.example/tracegate/docs )
 	done
 done <"$tmp/pairs"
 # several runs a side: the runs as samples
 run "diff md runs base -- dropout2" "$TG" diff "$T/$H/base_r1/rank0.pt.trace.json.gz" \
 	"$T/$H/base_r2/rank0.pt.trace.json.gz" "$T/$H/base_r3/rank0.pt.trace.json.gz" -- \
-	"$T/$H/dropout2_r1/rank0.pt.trace.json.gz" "$T/$H/dropout2_r2/rank0.pt.trace.json.gz" --format md
+	"$T/$H/dropout2_r1/rank0.pt.trace.json.gz" "$T/$H/dropout2_r2/rank0.pt.trace.json.gz" --format md \
+	--docs-url https://docs.example/tracegate/docs
 
 n=$(wc -l <"$out")
 if [ "${TG_GOLDEN_UPDATE:-0}" = 1 ]; then

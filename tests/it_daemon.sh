@@ -62,6 +62,7 @@ daemon:
   state_dir: state
   lease: 2s
   max_attempts: 3
+  docs_url: https://git.example/acme/tracegate/blob/HEAD/docs
 limits:
   max_string_bytes: 64KiB
   max_depth: 16
@@ -149,6 +150,9 @@ c=$(find outbox -name 'comment-*.md' | head -1)
 tg_check "comment: marker first" sh -c "head -1 '$c' | grep -q '<!-- tracegate:train -->'"
 tg_check "comment: the verdict blocks on sdpa-forward" grep -q "block: sdpa-forward" "$c"
 tg_check "comment: a history chart" grep -q "xychart-beta" "$c"
+tg_eq "comment: the footer links to how to read it (daemon.docs_url)" \
+	"<sub>tracegate $("$tg" --version | cut -d' ' -f2) · [how to read this comment](https://git.example/acme/tracegate/blob/HEAD/docs/comment.md)</sub>" \
+	"$(tail -1 "$c")"
 tg_check "comment: says what was compared (commits, branch, pull request, run ids) and that the base is main2, the merge-base" \
 	grep -q "^| source | <code>${main2:0:7}</code> on <code>main</code> (the merge-base), run <code>m2</code> | <code>${slow:0:7}</code> (pull request 7, <code>slow</code>), run <code>pr1</code> |$" "$c"
 tg_eq "comment: the baseline said once (the compared table), no 'Baseline:' line" 0 "$(grep -c 'Baseline:' "$c")"

@@ -30,7 +30,7 @@ struct diff_opts {
 	tg_read_opts ropts;
 	tg_opt_list traces; /* BASE... NEW..., split at `split` */
 	tg_opt_split split;
-	char *rules_file, *out, *marker;
+	char *rules_file, *out, *marker, *docs_url;
 	enum format fmt;
 	tg_opt_list accepts; /* RULE:REASON */
 	tg_opt_list noise;
@@ -65,6 +65,15 @@ static int convert_md_bytes(void *dst, char *value)
 	if (end == value || *end || v < 1000)
 		return -1;
 	*(size_t *)dst = (size_t)v;
+	return 0;
+}
+
+/* A docs URL the footer can link (tg_diff_docs_url_ok), or "" for none. */
+static int convert_docs_url(void *dst, char *value)
+{
+	if (*value && !tg_diff_docs_url_ok(value))
+		return -1;
+	*(char **)dst = value;
 	return 0;
 }
 
@@ -105,6 +114,11 @@ static const tg_opt_spec diff_opts[] = {
 	 * the daemon's key is limits.max_comment_bytes */
 	{TG_OPT_VALUE, "max-comment-bytes", 0, "N", offsetof(struct diff_opts, max_bytes), convert_md_bytes,
 	 "a number of bytes >= 1000", 0, "md: the comment's size limit (default 65000)", NULL},
+	{TG_OPT_VALUE, "docs-url", 0, "URL", offsetof(struct diff_opts, docs_url), convert_docs_url,
+	 "an http(s) URL of letters, digits and . _ ~ : / % + -", 0,
+	 "md: tracegate's docs folder on a forge, for the footer's link to comment.md (default: the build's, "
+	 "this clone's origin: contrib/docs-url.sh; \"\": none)",
+	 NULL},
 	{TG_OPT_INCLUDE, .offset = offsetof(struct diff_opts, ropts), .include = tg_cli_limit_opts},
 	{.kind = TG_OPT_END},
 };
@@ -145,14 +159,15 @@ static int sides_from(struct diff_args *a, const struct diff_opts *o)
 	return 0;
 }
 
-/* --marker and --max-comment-bytes shape the md comment: refused, by
+/* --marker, --max-comment-bytes and --docs-url shape the md comment: refused, by
  * name, with another format (where they would do nothing). Returns 0 or
  * -1 after printing the error. */
 static int md_only(const struct diff_opts *o)
 {
-	if (o->fmt == FMT_MD || (!o->marker && !o->max_bytes))
+	if (o->fmt == FMT_MD || (!o->marker && !o->max_bytes && !o->docs_url))
 		return 0;
-	tg_cli_error("diff: %s goes with --format md", o->marker ? "--marker" : "--max-comment-bytes");
+	tg_cli_error("diff: %s goes with --format md",
+	             o->marker ? "--marker" : o->max_bytes ? "--max-comment-bytes" : "--docs-url");
 	return -1;
 }
 
@@ -219,6 +234,7 @@ static int write_doc(const tg_gate *g, const struct diff_args *a, const struct d
 	char *doc = NULL;
 	size_t doclen = 0;
 	tg_diff_doc d = tg_gate_doc(g, a->base, a->nbase, a->next, a->nnext, o->marker, NULL);
+	d.docs_url = o->docs_url;
 	FILE *f = open_memstream(&doc, &doclen);
 	if (!f)
 		return -1;
