@@ -219,10 +219,11 @@ UNITDIR ?= $(PREFIX)/lib/systemd/system
 install: $(BUILD)/tracegate
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(UNITDIR) $(DESTDIR)$(DOCDIR)/examples/rules $(DESTDIR)$(DOCDIR)/examples/ci
 	install -m 0755 $(BUILD)/tracegate $(DESTDIR)$(BINDIR)/tracegate
-	sed -e 's|/usr/local/bin/tracegate|$(BINDIR)/tracegate|g' -e 's|/usr/share/doc/tracegate|$(DOCDIR)|g' \
+	sed -e 's|/usr/local/bin/tracegate|$(BINDIR)/tracegate|g' -e 's|/usr/local/share/doc/tracegate|$(DOCDIR)|g' \
+		-e 's|/usr/share/doc/tracegate|$(DOCDIR)|g' -e 's|/usr/local/lib/systemd/system/|$(UNITDIR)/|g' \
 		contrib/systemd/tracegate.service > $(BUILD)/tracegate.service
 	install -m 0644 $(BUILD)/tracegate.service $(DESTDIR)$(UNITDIR)/tracegate.service
-	install -m 0644 README.md docs/*.md docs/manifest.schema.json $(DESTDIR)$(DOCDIR)/
+	install -m 0644 README.md docs/*.md docs/manifest.schema.json docs/*.png docs/*.svg $(DESTDIR)$(DOCDIR)/
 	install -m 0644 contrib/config/*.yaml $(DESTDIR)$(DOCDIR)/examples/
 	install -m 0644 contrib/rules/default.yaml $(DESTDIR)$(DOCDIR)/examples/rules/default.yaml
 	install -m 0644 contrib/ci/*.yml $(DESTDIR)$(DOCDIR)/examples/ci/

@@ -301,6 +301,11 @@ for opt in '^User=tracegate$' '^NoNewPrivileges=yes$' '^ProtectSystem=strict$' '
 	'^AmbientCapabilities=$' '^SystemCallFilter=@system-service$' '^PrivateTmp=yes$' '^RestrictSUIDSGID=yes$'; do
 	tg_check "systemd unit: $opt" grep -qE "$opt" "$unit"
 done
+# secrets from files need no secrets.env (issue 23: the unit required one)
+tg_eq "systemd unit: every EnvironmentFile= is optional (\"-\")" "" "$(grep '^EnvironmentFile=' "$unit" | grep -v '^EnvironmentFile=-')"
+tg_check "systemd unit: its header names the folder make install puts it in" \
+	grep -q "^# \`make install\` puts this unit in /usr/local/lib/systemd/system/" "$unit"
+tg_check "make install puts it there (Makefile UNITDIR)" grep -q '^UNITDIR ?= $(PREFIX)/lib/systemd/system$' "$top/Makefile"
 mkdir -p sd
 sed "s|/usr/local/bin/tracegate|$tg|g" "$unit" > sd/tracegate.service
 if command -v systemd-analyze >/dev/null 2>&1; then
