@@ -101,13 +101,16 @@ tg_check "main2: judged, so not neutral" sh -c "grep \"$main2\" outbox/statuses.
 "$tg" history --config tracegate.yaml --repo acme/llm --branch main --format json > hist2.json
 "$tg" history --config tracegate.yaml --repo acme/llm --branch main --format html -o hist2.html
 "$tg" history --config tracegate.yaml --repo acme/llm --branch main --metric gpu_busy_ms > hist2.txt
-nser=$(node -e 'const h=JSON.parse(require("fs").readFileSync("hist2.json"));console.log(h.series.length)')
+# (the comparability fingerprint is a series in json, and a line in words on the page)
+nser=$(node -e 'const h=JSON.parse(require("fs").readFileSync("hist2.json"));console.log(h.series.filter(s=>!s.metric.startsWith("fingerprint:")).length)')
 tg_eq "history json: two points in every series" "" "$(node -e 'const h=JSON.parse(require("fs").readFileSync("hist2.json"));for(const s of h.series)if(s.points.length!==2||s.points[0].commit!==process.argv[1])console.log(s.metric)' "$main1")"
 tg_check "history: several series recorded" test "$nser" -ge 2
 nflat=$(sed -n 's/.*<p>[0-9]* series, \([0-9]*\) of them flat.*/\1/p' hist2.html)
 tg_check "history html: says how many series are flat" test -n "$nflat"
 tg_eq "history html: one chart per series that moves" "$((nser - nflat))" "$(grep -c '<svg' hist2.html)"
 tg_eq "history html: two points in every chart" "$((2 * (nser - nflat)))" "$(grep -o '<circle' hist2.html | wc -l | tr -d ' ')"
+tg_check "history html: what the runs ran on, in words (the runtime as CUDA 12.4, not 12040), no fingerprint series" \
+	sh -c "grep -q '<p class=\"ref\">train ran on NVIDIA H100 80GB HBM3, driver [^,]*, CUDA [0-9]*\.[0-9]*, world size 1 (2 runs)</p>' hist2.html && ! grep -q 'fingerprint' hist2.html"
 tg_check "history html: tooltips name run, date and unit" grep -q '<title>run [0-9]* &#183; 20[0-9-]* [0-9:]* UTC &#183; [0-9a-f]\{12\}&#10;[0-9.e+-]* ms (' hist2.html
 tg_check "history html: self-contained" sh -c "! grep -Eq '<script|src=|href=|<link' hist2.html"
 tg_eq "history text: one series, two runs" "train  gpu_busy_ms  (ms)|${main1:0:12}|${main2:0:12}" \
