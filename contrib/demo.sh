@@ -112,5 +112,5 @@ cat <<NEXT
   the branch's history page:  $demo/history.html
   compare the two traces:     $tg diff $demo/main.pt.trace.json.gz $demo/pr.pt.trace.json.gz
   one metric's history:       $tg history --config $demo/tracegate.yaml --repo demo/llm --branch main --metric gpu_busy
-  run it for real:            docs/daemon.md, "Quick start" (make install, a config, the systemd unit)
+  run it for real:            README.md, "Deploying it: S3, PostgreSQL and a forge"
 NEXT
