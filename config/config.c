@@ -172,17 +172,18 @@ static int load_docs_url(const tg_config_loader *L, const yaml_node_t *v, tg_con
 		ok = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
 		     strchr("._~:/%+-", *p);
 	if (!ok)
-		return tg_yaml_error(&L->y, v,
-		                     "daemon.docs_url: '%s' is not an http(s) URL of letters, digits and . _ ~ : / %% + - "
-		                     "(or \"\" for no link)",
-		                     u);
+		return tg_yaml_error(
+			&L->y, v,
+			"daemon.docs_url: '%s' is not an http(s) URL of letters, digits and . _ ~ : / %% + - "
+			"(or \"\" for no link)",
+			u);
 	return 0;
 }
 
 static int load_daemon(const tg_config_loader *L, const yaml_node_t *n, tg_config *c)
 {
-	static const char *const keys[] = {"state_dir", "lease", "max_attempts", "history_points", "tmp_dir",
-	                                   "docs_url"};
+	static const char *const keys[] = {"state_dir",      "lease",   "max_attempts",
+	                                   "history_points", "tmp_dir", "docs_url"};
 	const yaml_node_t *kn[6], *v[6] = {0};
 	uint64_t u;
 	int rc = 0;

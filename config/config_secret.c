@@ -103,7 +103,8 @@ static int from_env(const tg_config_loader *L, const yaml_node_t *v, const char 
 	if (!*val)
 		return unreadable(L, TG_EINVAL, v, "%s: environment variable %s is empty", key, out->env);
 	if (strpbrk(val, "\r\n"))
-		return unreadable(L, TG_EINVAL, v, "%s: environment variable %s holds more than one line", key, out->env);
+		return unreadable(L, TG_EINVAL, v, "%s: environment variable %s holds more than one line", key,
+		                  out->env);
 	if (!(out->value = strdup(val)))
 		return tg_error_set(TG_ENOMEM, "out of memory");
 	return 0;

@@ -647,8 +647,10 @@ static void write_streams(FILE *f, const tg_stream_timeline *s)
 {
 	if (!s || !s->nrows)
 		return;
-	fprintf(f, "<figure><figcaption>GPU timeline per stream <small>(%.3f ms from the first kernel to the last; "
-	        "hover a row for its busy share)</small></figcaption>\n", s->span_ns / 1e6);
+	fprintf(f,
+	        "<figure><figcaption>GPU timeline per stream <small>(%.3f ms from the first kernel to the last; "
+	        "hover a row for its busy share)</small></figcaption>\n",
+	        s->span_ns / 1e6);
 	tg_report_html_streams(f, s, CHART_W);
 	fputs("</figure>\n", f);
 }

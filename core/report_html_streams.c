@@ -51,8 +51,8 @@ static void put_row(FILE *f, const tg_stream_row *r, const tg_stream_timeline *s
 	double share = s->span_ns > 0 ? 100 * r->busy_ns / s->span_ns : 0;
 	if (share > 100)
 		share = 100; /* events of one stream that overlap */
-	fprintf(f, "<g><title>GPU %lld, stream %lld: busy %.1f %% of %.3f ms, %llu events</title>", (long long)r->device,
-	        (long long)r->stream, share, s->span_ns / 1e6, (unsigned long long)r->events);
+	fprintf(f, "<g><title>GPU %lld, stream %lld: busy %.1f %% of %.3f ms, %llu events</title>",
+	        (long long)r->device, (long long)r->stream, share, s->span_ns / 1e6, (unsigned long long)r->events);
 	fprintf(f, "<text class=\"lbl\" x=\"%d\" y=\"%.1f\" text-anchor=\"end\">GPU %lld \xc2\xb7 stream %lld</text>",
 	        LABEL_W - 8, y + ROW_H / 2.0 + 4, (long long)r->device, (long long)r->stream);
 	fprintf(f, "<rect x=\"%d\" y=\"%.1f\" width=\"%.1f\" height=\"%d\" fill=\"#eaeef2\"/>\n", LABEL_W,
@@ -64,9 +64,10 @@ static void put_row(FILE *f, const tg_stream_row *r, const tg_stream_timeline *s
 		while (j < TG_STREAM_BINS && level_of(r, j, s->bin_ns, &k2) == lv && (!lv || k2 == kind))
 			j++;
 		if (lv)
-			fprintf(f, "<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%d\" fill=\"%s\" fill-opacity=\"%.2f\"/>",
-			        LABEL_W + px * (double)i, y + (ROW_H - BAR_H) / 2.0, px * (double)(j - i), BAR_H, fill[kind],
-			        lv / 4.0);
+			fprintf(f,
+			        "<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%d\" fill=\"%s\" fill-opacity=\"%.2f\"/>",
+			        LABEL_W + px * (double)i, y + (ROW_H - BAR_H) / 2.0, px * (double)(j - i), BAR_H,
+			        fill[kind], lv / 4.0);
 		i = j;
 	}
 	fprintf(f, "<text class=\"val\" x=\"%.1f\" y=\"%.1f\">%.1f %%</text></g>\n", LABEL_W + plot_w + 8,
@@ -90,8 +91,10 @@ static void put_axis(FILE *f, double y, double plot_w, double span_ms)
 	double step = tick_step(span_ms);
 	for (double t = 0; t <= span_ms * (1 + 1e-9); t += step) {
 		double x = LABEL_W + plot_w * t / span_ms;
-		fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#8c959f\"/>", x, y, x, y + 4);
-		fprintf(f, "<text class=\"val\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%g</text>\n", x, y + 16, t);
+		fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#8c959f\"/>", x, y, x,
+		        y + 4);
+		fprintf(f, "<text class=\"val\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%g</text>\n", x, y + 16,
+		        t);
 	}
 	fprintf(f, "<text class=\"val\" x=\"%.1f\" y=\"%.1f\">ms</text>\n", LABEL_W + plot_w + 8, y + 16);
 }
@@ -101,12 +104,15 @@ static void put_legend(FILE *f, double y)
 {
 	double x = LABEL_W;
 	for (int k = 0; k < TG_STREAM_KINDS; k++) {
-		fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"12\" height=\"12\" rx=\"2\" fill=\"%s\"/>", x, y, fill[k]);
+		fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"12\" height=\"12\" rx=\"2\" fill=\"%s\"/>", x, y,
+		        fill[k]);
 		fprintf(f, "<text class=\"lbl\" x=\"%.1f\" y=\"%.1f\">%s</text>\n", x + 18, y + 10, label[k]);
 		x += 140;
 	}
-	fprintf(f, "<text class=\"val\" x=\"%.1f\" y=\"%.1f\">paler: busy part of the time a pixel covers; "
-	        "grey: idle</text>\n", x, y + 10);
+	fprintf(f,
+	        "<text class=\"val\" x=\"%.1f\" y=\"%.1f\">paler: busy part of the time a pixel covers; "
+	        "grey: idle</text>\n",
+	        x, y + 10);
 }
 
 void tg_report_html_streams(FILE *f, const tg_stream_timeline *s, double width)
@@ -116,14 +122,17 @@ void tg_report_html_streams(FILE *f, const tg_stream_timeline *s, double width)
 	size_t n = s->nrows < TG_HTML_STREAMS_MAX ? s->nrows : TG_HTML_STREAMS_MAX;
 	double plot_w = width - LABEL_W - RIGHT_W, rows_h = PAD + ROW_H * (double)n;
 	double height = rows_h + 26 + 24 + PAD;
-	fprintf(f, "<svg class=\"chart\" role=\"img\" aria-label=\"GPU timeline per stream\" width=\"%.0f\" "
-	        "height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\">\n", width, height, width, height);
+	fprintf(f,
+	        "<svg class=\"chart\" role=\"img\" aria-label=\"GPU timeline per stream\" width=\"%.0f\" "
+	        "height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\">\n",
+	        width, height, width, height);
 	for (size_t i = 0; i < n; i++)
 		put_row(f, &s->rows[i], s, PAD + ROW_H * (double)i, plot_w);
 	put_axis(f, rows_h + 4, plot_w, s->span_ns / 1e6);
 	put_legend(f, rows_h + 30);
 	fputs("</svg>\n", f);
 	if (s->nrows > n)
-		fprintf(f, "<p class=\"sub\">%zu more streams are not drawn (the first %d by device and stream are).</p>\n",
+		fprintf(f,
+		        "<p class=\"sub\">%zu more streams are not drawn (the first %d by device and stream are).</p>\n",
 		        s->nrows - n, TG_HTML_STREAMS_MAX);
 }

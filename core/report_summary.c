@@ -40,7 +40,7 @@ static void from_timeline(tg_report_summary *s, const tg_table *t)
 	    pct = tg_table_find_column(t, "percent");
 	if (type < 0 || ms < 0 || pct < 0)
 		return;
-	static const char *const rows[] = {"total_time",  "busy_time",         "idle_time",
+	static const char *const rows[] = {"total_time",       "busy_time",         "idle_time",
 	                                   "computation_time", "exposed_comm_time", "exposed_memcpy_time"};
 	double *ms_of[] = {&s->total_ms,       &s->busy_ms,         &s->idle_ms,
 	                   &s->computation_ms, &s->exposed_comm_ms, &s->exposed_memcpy_ms};
@@ -162,7 +162,8 @@ static void put_gpu_time(FILE *f, const tg_report_summary *s)
 		fputs("  GPU time   no kernels, memcpys or memsets with a launch\n", f);
 		return;
 	}
-	fprintf(f, "  GPU time   %.3f ms from the first kernel to the last: busy %.3f ms (%.1f %%), idle %.3f ms (%.1f %%)\n",
+	fprintf(f,
+	        "  GPU time   %.3f ms from the first kernel to the last: busy %.3f ms (%.1f %%), idle %.3f ms (%.1f %%)\n",
 	        s->total_ms, s->busy_ms, s->busy_pct, s->idle_ms, s->idle_pct);
 	fprintf(f, "  busy       computation %.3f ms, exposed communication %.3f ms, exposed memcpy %.3f ms\n",
 	        s->computation_ms, s->exposed_comm_ms, s->exposed_memcpy_ms);
@@ -230,15 +231,16 @@ static void put_findings(FILE *f, const tg_table *t, size_t width)
 		fprintf(f, "    %s\n", cut);
 	}
 	if (tg_table_nrows(t) > TG_SUMMARY_TOP)
-		fprintf(f, "    (%zu more in the table %s below)\n", tg_table_nrows(t) - TG_SUMMARY_TOP, tg_table_name(t));
+		fprintf(f, "    (%zu more in the table %s below)\n", tg_table_nrows(t) - TG_SUMMARY_TOP,
+		        tg_table_name(t));
 }
 
 int tg_report_summary_write_text(FILE *f, const tg_report_summary *s, size_t width)
 {
 	fputs("Summary\n", f);
 	if (s->gpu[0] || s->ndevices)
-		fprintf(f, "  GPU        %s%s%zu device%s\n", s->gpu[0] ? s->gpu : "", s->gpu[0] ? ", " : "", s->ndevices,
-		        s->ndevices == 1 ? "" : "s");
+		fprintf(f, "  GPU        %s%s%zu device%s\n", s->gpu[0] ? s->gpu : "", s->gpu[0] ? ", " : "",
+		        s->ndevices, s->ndevices == 1 ? "" : "s");
 	put_steps(f, s);
 	put_gpu_time(f, s);
 	put_top(f, "Top op categories (kernel time)", s->categories, s->ncategories, 0, width);

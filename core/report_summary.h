@@ -26,12 +26,12 @@ typedef struct tg_summary_item {
 } tg_summary_item;
 
 typedef struct tg_report_summary {
-	char gpu[128];       /* the first device's name, "" when the trace gives none */
-	size_t ndevices;     /* devices with GPU time (gpu_timeline_by_device rows) */
-	size_t nsteps;       /* ProfilerSteps summarised (1 with --step) */
-	int64_t first_step, last_step; /* their numbers (N of ProfilerStep#N) */
+	char gpu[128];                                 /* the first device's name, "" when the trace gives none */
+	size_t ndevices;                               /* devices with GPU time (gpu_timeline_by_device rows) */
+	size_t nsteps;                                 /* ProfilerSteps summarised (1 with --step) */
+	int64_t first_step, last_step;                 /* their numbers (N of ProfilerStep#N) */
 	double step_mean_ms, step_min_ms, step_max_ms; /* host duration of the steps */
-	int has_timeline;    /* the GPU timeline below is known */
+	int has_timeline;                              /* the GPU timeline below is known */
 	double total_ms, busy_ms, idle_ms, busy_pct, idle_pct;
 	double computation_ms, exposed_comm_ms, exposed_memcpy_ms;
 	tg_summary_item categories[TG_SUMMARY_TOP], ops[TG_SUMMARY_TOP];

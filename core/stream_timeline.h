@@ -34,9 +34,9 @@ typedef struct tg_stream_row {
 } tg_stream_row;
 
 typedef struct tg_stream_timeline {
-	int64_t start_ns; /* the first event's start, on the trace's clock */
-	double bin_ns;    /* span / TG_STREAM_BINS */
-	double span_ns;   /* first start to last end */
+	int64_t start_ns;    /* the first event's start, on the trace's clock */
+	double bin_ns;       /* span / TG_STREAM_BINS */
+	double span_ns;      /* first start to last end */
 	tg_stream_row *rows; /* by device, then stream */
 	size_t nrows;
 } tg_stream_timeline;

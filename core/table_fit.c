@@ -18,7 +18,7 @@
 #include <string.h>
 
 #define CELL_MAX 4096 /* bytes of one cell's text, as tg_table_write_text */
-#define COMFORT 30 /* columns a string column is given before columns to its right */
+#define COMFORT 30    /* columns a string column is given before columns to its right */
 #define ELLIPSIS "\xe2\x80\xa6"
 
 size_t tg_text_width(const char *s)

@@ -140,8 +140,9 @@ static int may_post(const char *kind, const char *body, char *why, size_t cap)
 	} else if (json_is_object(p) && json_object_get(p, "push")) {
 		r = json_is_true(json_object_get(p, "push"));
 		if (!r)
-			snprintf(why, cap, "may not write to the repository (permissions.push is false): it cannot post "
-			                   "statuses");
+			snprintf(why, cap,
+			         "may not write to the repository (permissions.push is false): it cannot post "
+			         "statuses");
 	}
 	json_decref(j);
 	return r;
@@ -172,8 +173,8 @@ static void probe_urls(struct forge_probe *p, const tg_config_forge *f, const ch
 		snprintf(p->auth, sizeof(p->auth), "PRIVATE-TOKEN: %s", token);
 	} else {
 		snprintf(p->repo_url, sizeof(p->repo_url), "%.*s/repos/%s", p->api_len, p->api, repo);
-		snprintf(p->auth, sizeof(p->auth), "Authorization: %s %s", strcmp(f->kind, "github") ? "token" : "Bearer",
-		         token);
+		snprintf(p->auth, sizeof(p->auth), "Authorization: %s %s",
+		         strcmp(f->kind, "github") ? "token" : "Bearer", token);
 	}
 }
 
@@ -231,8 +232,8 @@ static int probe_identity(char *who, size_t wcap, char *detail, size_t cap, stru
 
 /* What the repository's answer says the token may do: ok 1 (may post, or
  * the answer does not say), 0 (detail says why). */
-static int probe_repository(char *detail, size_t cap, struct forge_probe *p, const tg_config_forge *f,
-                            const char *repo, const char *who)
+static int probe_repository(char *detail, size_t cap, struct forge_probe *p, const tg_config_forge *f, const char *repo,
+                            const char *who)
 {
 	tg_http_response resp;
 	int rc = probe_get(&resp, p, p->repo_url), ok = 0;
@@ -245,7 +246,8 @@ static int probe_repository(char *detail, size_t cap, struct forge_probe *p, con
 		if (may == 0)
 			snprintf(detail, cap, "the token of %s on %s: %s", who, repo, why);
 		else
-			snprintf(detail, cap, "%s %.*s: the token of %s is accepted%s", f->kind, p->api_len, p->api, who,
+			snprintf(detail, cap, "%s %.*s: the token of %s is accepted%s", f->kind, p->api_len, p->api,
+			         who,
 			         may > 0 ? " and may post statuses" : " (the answer does not show its permissions)");
 	}
 	tg_http_response_free(&resp);

@@ -904,7 +904,8 @@ static int resume_outcome(tg_daemon *d, size_t ri, tg_job *j, outcome *o)
 static void log_finished(const tg_job *j, const outcome *o, int posted, int failed)
 {
 	if (posted)
-		tg_log(TG_LOG_INFO, "job %lld: posted %s (%s)", (long long)j->id, tg_forge_state_name(o->state), o->verdict);
+		tg_log(TG_LOG_INFO, "job %lld: posted %s (%s)", (long long)j->id, tg_forge_state_name(o->state),
+		       o->verdict);
 	else
 		tg_log(TG_LOG_INFO, "job %lld: %s (%s), nothing posted", (long long)j->id, failed ? "failed" : "done",
 		       o->verdict);

@@ -517,8 +517,9 @@ static void test_fingerprint_in_words(void **state)
 		{2, T0 + 3600, C2, "train", fp, 1, 0},
 	};
 	char *html = render(TG_HISTORY_HTML, "acme/llm", "main", pts, 4);
-	assert_non_null(strstr(html, "<p class=\"ref\">train ran on NVIDIA H200, driver 580.65.06, CUDA 13.0, world size 1 "
-	                             "(2 runs)</p>"));
+	assert_non_null(strstr(html,
+	                       "<p class=\"ref\">train ran on NVIDIA H200, driver 580.65.06, CUDA 13.0, world size 1 "
+	                       "(2 runs)</p>"));
 	assert_null(strstr(html, "fingerprint"));
 	assert_null(strstr(html, "13000"));
 	assert_non_null(strstr(html, "<p>1 series, 0 of them flat"));
@@ -526,7 +527,8 @@ static void test_fingerprint_in_words(void **state)
 	free(html);
 	char *text = render(TG_HISTORY_TEXT, "acme/llm", "main", pts, 4);
 	assert_true(!strncmp(text, "history of acme/llm on main: 1 series\n", 38));
-	assert_non_null(strstr(text, "\ntrain  ran on NVIDIA H200, driver 580.65.06, CUDA 13.0, world size 1 (2 runs)\n"));
+	assert_non_null(
+		strstr(text, "\ntrain  ran on NVIDIA H200, driver 580.65.06, CUDA 13.0, world size 1 (2 runs)\n"));
 	assert_null(strstr(text, "fingerprint"));
 	free(text);
 }

@@ -466,8 +466,8 @@ static const tg_opt_spec *option_in(const tg_opt_spec *table, const char *name, 
 static void test_one_meaning_per_option(void **state)
 {
 	(void)state;
-	const tg_opt_command *cmds[] = {&tg_cmd_tree_opts,   &tg_cmd_modules_opts, &tg_cmd_report_opts,
-	                                &tg_cmd_diff_opts,   &tg_cmd_daemon_opts,  &tg_cmd_history_opts};
+	const tg_opt_command *cmds[] = {&tg_cmd_tree_opts, &tg_cmd_modules_opts, &tg_cmd_report_opts,
+	                                &tg_cmd_diff_opts, &tg_cmd_daemon_opts,  &tg_cmd_history_opts};
 	size_t with_o = 0, with_limit = 0;
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
 		const tg_opt_spec *o = option_in(cmds[i]->table, NULL, 'o');
@@ -487,7 +487,8 @@ static void test_one_meaning_per_option(void **state)
 	}
 	assert_int_equal(with_o, 3);     /* report, diff, history */
 	assert_int_equal(with_limit, 4); /* tree, modules, report, diff */
-	assert_non_null(strstr(option_in(tg_cmd_report_opts.table, NULL, 'o')->help, "with --format csv, FILE is a folder"));
+	assert_non_null(
+		strstr(option_in(tg_cmd_report_opts.table, NULL, 'o')->help, "with --format csv, FILE is a folder"));
 }
 
 /* Options that exclude each other, or go only with another, are refused

@@ -306,8 +306,9 @@ static void test_streams_picture(void **state)
 	assert_null(strstr(out, "stream 31:"));
 	assert_non_null(strstr(out, "<p class=\"sub\">6 more streams are not drawn"));
 	/* 1180 px: 130 of labels, 64 of shares, 986 for 400 bins */
-	assert_non_null(strstr(out, "<rect x=\"130.00\" y=\"10.0\" width=\"246.50\" height=\"14\" fill=\"#0072B2\" "
-	                            "fill-opacity=\"1.00\"/>"));
+	assert_non_null(strstr(out,
+	                       "<rect x=\"130.00\" y=\"10.0\" width=\"246.50\" height=\"14\" fill=\"#0072B2\" "
+	                       "fill-opacity=\"1.00\"/>"));
 	assert_non_null(strstr(out, "fill=\"#D55E00\" fill-opacity=\"0.25\"/>"));
 	assert_non_null(strstr(out, "fill=\"#E69F00\" fill-opacity=\"0.25\"/>"));
 	assert_int_equal(count(out, "fill-opacity="), 3); /* the other rows are idle */
@@ -327,12 +328,9 @@ static void test_streams_picture(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_sample),
-		cmocka_unit_test(test_hostile_names),
-		cmocka_unit_test(test_several_traces),
-		cmocka_unit_test(test_any_table),
-		cmocka_unit_test(test_write_error),
-		cmocka_unit_test(test_streams_picture),
+		cmocka_unit_test(test_sample),         cmocka_unit_test(test_hostile_names),
+		cmocka_unit_test(test_several_traces), cmocka_unit_test(test_any_table),
+		cmocka_unit_test(test_write_error),    cmocka_unit_test(test_streams_picture),
 	};
 	return cmocka_run_group_tests_name("report_html", tests, NULL, NULL);
 }

@@ -127,8 +127,8 @@ static void fingerprint_words(char *buf, size_t cap, const char *metric)
 		p += n + (p[n] == '|');
 	}
 	tg_fingerprint_runtime_text(rt, sizeof(rt), f[2][0] ? f[2] : "unknown runtime");
-	snprintf(buf, cap, "%s, driver %s, %s, world size %s", f[0][0] ? f[0] : "unknown GPU", f[1][0] ? f[1] : "unknown",
-	         rt, f[3][0] ? f[3] : "unknown");
+	snprintf(buf, cap, "%s, driver %s, %s, world size %s", f[0][0] ? f[0] : "unknown GPU",
+	         f[1][0] ? f[1] : "unknown", rt, f[3][0] ? f[3] : "unknown");
 }
 
 /* How many of the ns series are performance numbers (not fingerprints). */
@@ -741,9 +741,10 @@ static int write_html(FILE *f, const char *repo, const char *branch, const struc
 	size_t nflat = 0;
 	for (size_t i = 0; i < ns; i++)
 		nflat += series_flat(&s[i], p) && !is_fingerprint(&s[i]);
-	fprintf(f, "</code></h1>\n<p>%zu series, %zu of them flat (one run, or one value). Runs in the branch's first-parent order "
-	           "when the daemon's mirror of the repository is at hand, else in the order they ran; "
-	           "hover a point for its run.</p>\n",
+	fprintf(f,
+	        "</code></h1>\n<p>%zu series, %zu of them flat (one run, or one value). Runs in the branch's first-parent order "
+	        "when the daemon's mirror of the repository is at hand, else in the order they ran; "
+	        "hover a point for its run.</p>\n",
 	        series_shown(s, ns), nflat);
 	html_fingerprints(f, s, ns);
 	html_flat(f, s, ns, p, nflat);

@@ -306,8 +306,8 @@ static int check_relations(const struct parser *p)
 				if (!(o = given_word(p, &w)))
 					continue;
 				if (first)
-					return tg_error_set(TG_EINVAL, "%s: --%s and --%s exclude each other: give one", cmd,
-					                    first->s->name, o->s->name);
+					return tg_error_set(TG_EINVAL, "%s: --%s and --%s exclude each other: give one",
+					                    cmd, first->s->name, o->s->name);
 				first = o;
 			}
 		} else if (s->kind == TG_OPT_NEEDS && w) {
