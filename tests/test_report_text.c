@@ -74,13 +74,15 @@ static void test_summary_numbers(void **state)
 	FILE *f = open_memstream(&text, &len);
 	assert_int_equal(tg_report_summary_write_text(f, &s, 120), 0);
 	fclose(f);
-	assert_true(STARTS(text, "Summary\n  GPU        NVIDIA H100 80GB HBM3, 1 device\n"
-	                         "  steps      2 (ProfilerStep#1 to #2): 0.500 ms mean, 0.500 min, 0.500 max\n"
-	                         "  GPU time   0.775 ms from the first kernel to the last: busy 0.265 ms (34.2 %), "
-	                         "idle 0.510 ms (65.8 %)\n"));
+	assert_true(STARTS(text,
+	                   "Summary\n  GPU        NVIDIA H100 80GB HBM3, 1 device\n"
+	                   "  steps      2 (ProfilerStep#1 to #2): 0.500 ms mean, 0.500 min, 0.500 max\n"
+	                   "  GPU time   0.775 ms from the first kernel to the last: busy 0.265 ms (34.2 %), "
+	                   "idle 0.510 ms (65.8 %)\n"));
 	assert_non_null(strstr(text, "\n    GEMM              0.105 ms   39.6 %\n"));
-	assert_non_null(strstr(text, "\n    aten::addmm                                GEMM                       2 calls"
-	                             "       0.105 ms   39.6 %\n"));
+	assert_non_null(strstr(text,
+	                       "\n    aten::addmm                                GEMM                       2 calls"
+	                       "       0.105 ms   39.6 %\n"));
 	assert_null(strstr(text, "findings"));
 	free(text);
 	unload(t, tree, &r);
@@ -126,7 +128,8 @@ static void test_summary_findings(void **state)
 	FILE *f = open_memstream(&text, &len);
 	assert_int_equal(tg_report_summary_write_text(f, &s, 120), 0);
 	fclose(f);
-	assert_non_null(strstr(text, "\n  Top findings\n    host-sync-0  4.4 % of the step  keep the tensor on the GPU\n"));
+	assert_non_null(
+		strstr(text, "\n  Top findings\n    host-sync-0  4.4 % of the step  keep the tensor on the GPU\n"));
 	assert_non_null(strstr(text, "\n    (2 more in the table findings below)\n"));
 	free(text);
 	unload(t, tree, &r);

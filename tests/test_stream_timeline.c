@@ -75,8 +75,9 @@ static void test_sample(void **state)
 static void test_empty(void **state)
 {
 	(void)state;
-	tg_trace *t = tg_test_read_str("{\"traceEvents\":[{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::add\","
-	                               "\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":2}]}");
+	tg_trace *t = tg_test_read_str(
+		"{\"traceEvents\":[{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::add\","
+		"\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":2}]}");
 	tg_tree *tree;
 	assert_int_equal(tg_tree_build(&tree, t), 0);
 	tg_stream_timeline *s;
