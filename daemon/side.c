@@ -6,6 +6,8 @@
 #include "log.h"
 #include "signature.h"
 
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -72,12 +74,46 @@ static int fetch_trace(int *fd, int *permanent, tg_daemon *d, const char *key)
 	return rc;
 }
 
+/* What a trace's reader hands its raw-bytes observer: the digest of a
+ * trace whose manifest gives its sha256, and the test hook that lets an
+ * attack test change the file while it is read (TRACEGATE_TEST_STALL
+ * "reading": after the first bytes). */
+struct read_watch {
+	tg_signature_digest digest;
+	int stalled;
+};
+
+static void watch_bytes(void *ctx, const void *data, size_t len)
+{
+	struct read_watch *w = ctx;
+	tg_signature_digest_observe(&w->digest, data, len);
+	if (!w->stalled) {
+		w->stalled = 1;
+		tg_daemon_test_stall("reading", 0);
+	}
+}
+
+/* A trace the reader found malformed: the rest of the file (fd's offset is
+ * the reader's) joins the digest, so that a file changed after its
+ * manifest was written is named for what it is (its sha256 differs), not
+ * for the first bad byte of whatever replaced it. */
+static void digest_rest(struct read_watch *w, int fd)
+{
+	char buf[65536];
+	ssize_t got;
+	while ((got = read(fd, buf, sizeof(buf))) > 0 || (got < 0 && errno == EINTR))
+		if (got > 0)
+			tg_signature_digest_observe(&w->digest, buf, (size_t)got);
+}
+
 /* Reads trace t (at key, open on fd) into *trace with the daemon's limits;
  * limits.max_run_bytes: what is left of it after the run's *run_json bytes
  * of JSON so far caps this trace when that is less than
- * limits.max_trace_bytes (*run_json grows by this trace's). A signed run's
- * traces are the files it signed: the bytes hashed are the bytes read,
- * from the same descriptor. */
+ * limits.max_trace_bytes (*run_json grows by this trace's). A trace whose
+ * manifest gives its sha256 is hashed as it is read (the reader's
+ * raw-bytes observer sees every byte it parses, to the end of the file:
+ * core/source.h), and thrown away when the digest differs: the bytes
+ * hashed are the bytes parsed, whatever is written to the file meanwhile. */
 static int read_trace(tg_trace **trace, uint64_t *run_json, tg_daemon *d, const tg_manifest_trace *t, int fd,
                       const char *key)
 {
@@ -87,14 +123,27 @@ static int read_trace(tg_trace **trace, uint64_t *run_json, tg_daemon *d, const 
 	int run_capped = run_max && (!ro.source.max_bytes || left < ro.source.max_bytes);
 	if (run_capped)
 		ro.source.max_bytes = left ? left : 1;
-	int rc = 0;
-	if (t->sha256[0])
-		rc = tg_signature_check_fd(fd, t->sha256, key);
-	if (!rc)
-		rc = run_capped && !left ? TG_ELIMIT : tg_trace_read_fd_named(trace, fd, key, &ro);
+	struct read_watch w;
+	memset(&w, 0, sizeof(w));
+	tg_signature_digest_init(&w.digest);
+	if (t->sha256[0]) {
+		ro.source.observe = watch_bytes;
+		ro.source.observe_ctx = &w;
+	}
+	int rc = run_capped && !left ? TG_ELIMIT : tg_trace_read_fd_named(trace, fd, key, &ro);
 	if (rc == TG_ELIMIT && run_capped && (!left || strstr(tg_error_last(), " bytes of JSON (limit")))
 		tg_error_set(TG_ELIMIT, "%s: the run's traces hold more than limits.max_run_bytes (%llu bytes) of JSON", key,
 		             (unsigned long long)run_max);
+	if (rc == TG_EFORMAT && t->sha256[0]) {
+		char why[1024];
+		snprintf(why, sizeof(why), "%s", tg_error_last());
+		digest_rest(&w, fd);
+		if (!tg_signature_digest_check(&w.digest, t->sha256, key))
+			tg_error_set(rc, "%s", why); /* the signed bytes themselves are malformed */
+	} else if (!rc && t->sha256[0] && (rc = tg_signature_digest_check(&w.digest, t->sha256, key))) {
+		tg_trace_free(*trace);
+		*trace = NULL;
+	}
 	if (!rc)
 		*run_json += tg_trace_stats_get(*trace)->json_bytes;
 	return rc;

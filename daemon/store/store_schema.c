@@ -12,6 +12,15 @@
  *            verdict, and times in Unix seconds.
  *            trusted (3): the run was signed with the configured key on a
  *            target branch (docs/security.md).
+ *            tampered, origin, origin_ok, judged_target, judged_merge_base,
+ *            posted_ms (4): why a judged run's files no longer match (a baseline
+ *            that fails its hash); the CI run its manifest names and
+ *            whether the forge confirmed it ran for its pull request's
+ *            head (runs of a pull request pool only with runs of the same
+ *            confirmed origin); what its verdict was judged against and
+ *            when it was last posted (Unix milliseconds, 0: never), so
+ *            that a retargeted pull request, a moved merge-base or a head
+ *            pushed back is judged again (docs/security.md, issue 21).
  *   metrics  (run, name) -> value, deleted with their run.
  */
 #include "store_impl.h"
@@ -104,6 +113,22 @@ const tg_store_migration tg_store_migrations[] = {
 	 /* existing rows predate signing: untrusted once a key is configured */
 	 "ALTER TABLE runs ADD COLUMN trusted INTEGER NOT NULL DEFAULT 0;\n",
 	 "ALTER TABLE runs ADD COLUMN trusted INTEGER NOT NULL DEFAULT 0;\n"},
+
+	{4, "fail closed: tampered runs, proof of origin, what a verdict was judged against",
+	 "ALTER TABLE runs ADD COLUMN tampered TEXT;\n"
+	 "ALTER TABLE runs ADD COLUMN origin TEXT;\n"
+	 "ALTER TABLE runs ADD COLUMN origin_ok INTEGER NOT NULL DEFAULT 0;\n"
+	 "ALTER TABLE runs ADD COLUMN judged_target TEXT;\n"
+	 "ALTER TABLE runs ADD COLUMN judged_merge_base TEXT;\n"
+	 "ALTER TABLE runs ADD COLUMN posted_ms INTEGER NOT NULL DEFAULT 0;\n"
+	 "CREATE INDEX runs_pull_requests ON runs (run_time) WHERE pr > 0 AND state = 'done';\n",
+	 "ALTER TABLE runs ADD COLUMN tampered TEXT;\n"
+	 "ALTER TABLE runs ADD COLUMN origin TEXT;\n"
+	 "ALTER TABLE runs ADD COLUMN origin_ok INTEGER NOT NULL DEFAULT 0;\n"
+	 "ALTER TABLE runs ADD COLUMN judged_target TEXT;\n"
+	 "ALTER TABLE runs ADD COLUMN judged_merge_base TEXT;\n"
+	 "ALTER TABLE runs ADD COLUMN posted_ms BIGINT NOT NULL DEFAULT 0;\n"
+	 "CREATE INDEX runs_pull_requests ON runs (run_time) WHERE pr > 0 AND state = 'done';\n"},
 };
 
 const size_t tg_store_migrations_n = sizeof(tg_store_migrations) / sizeof(tg_store_migrations[0]);
