@@ -202,6 +202,10 @@ fails_exact "report --step without a trace: names TRACE" \
 	"tracegate: report: TRACE is missing (see tracegate report --help)" report --step 1
 fails_exact "diff --marker with text" "tracegate: diff: --marker goes with --format md" \
 	diff "$TINY" "$TINY" --marker m
+fails_exact "augment --rules without --diff" "tracegate: augment: --rules goes with --diff" \
+	augment "$TINY" -o x.json --rules contrib/rules/default.yaml
+fails_exact "replay --list -o: refused by name" "tracegate: replay: --list and -o exclude each other: give one" \
+	replay "$TINY" --op aten::relu --list -o x
 
 # --------------------------------------------------------- a valid trace
 cat >"$tmp/want" <<'EOF'

@@ -439,7 +439,7 @@ static void test_help_of_every_command(void **state)
 	assert_true(STARTS(h, "usage: tracegate history --config FILE --repo REPO --branch BRANCH [options]\n"));
 	free(h);
 	h = help_of(&tg_cmd_augment_opts);
-	assert_true(STARTS(h, "usage: tracegate augment TRACE -o OUT [--diff BASE] [options]\n"));
+	assert_true(STARTS(h, "usage: tracegate augment TRACE -o FILE [--diff BASE] [options]\n"));
 	free(h);
 	h = help_of(&tg_cmd_replay_opts);
 	assert_true(STARTS(h, "usage: tracegate replay TRACE --op NAME [--match REGEX] [--index N] [-o DIR]\n"));
@@ -467,21 +467,24 @@ static const tg_opt_spec *option_in(const tg_opt_spec *table, const char *name, 
 }
 
 /* One meaning per option across commands (issue 23): every command that
- * takes -o writes one FILE (report's csv, a folder, is the one exception,
- * said in its help); --max-bytes, --config and the other reading limits
- * are the same entry wherever they are taken. */
+ * takes -o writes one FILE (report's csv and replay's scripts, many files,
+ * go in a folder, said in their help); --max-bytes, --config and the other
+ * reading limits are the same entry wherever they are taken. */
 static void test_one_meaning_per_option(void **state)
 {
 	(void)state;
-	const tg_opt_command *cmds[] = {&tg_cmd_tree_opts, &tg_cmd_modules_opts, &tg_cmd_report_opts,
-	                                &tg_cmd_diff_opts, &tg_cmd_daemon_opts,  &tg_cmd_history_opts};
+	const tg_opt_command *cmds[] = {&tg_cmd_tree_opts,   &tg_cmd_modules_opts, &tg_cmd_report_opts,
+	                                &tg_cmd_diff_opts,   &tg_cmd_daemon_opts,  &tg_cmd_history_opts,
+	                                &tg_cmd_replay_opts, &tg_cmd_augment_opts};
 	size_t with_o = 0, with_limit = 0;
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
 		const tg_opt_spec *o = option_in(cmds[i]->table, NULL, 'o');
+		/* replay writes one script per invocation: a folder, as csv's tables */
+		const char *want = cmds[i] == &tg_cmd_replay_opts ? "DIR" : "FILE";
 		if (o) {
 			with_o++;
-			if (strcmp(o->value_name, "FILE"))
-				fail_msg("%s: -o %s, not -o FILE", cmds[i]->name, o->value_name);
+			if (strcmp(o->value_name, want))
+				fail_msg("%s: -o %s, not -o %s", cmds[i]->name, o->value_name, want);
 		}
 		const tg_opt_spec *mb = option_in(cmds[i]->table, "max-bytes", 0);
 		if (mb) {
@@ -492,8 +495,8 @@ static void test_one_meaning_per_option(void **state)
 		if (cf)
 			assert_string_equal(cf->value_name, "FILE");
 	}
-	assert_int_equal(with_o, 3);     /* report, diff, history */
-	assert_int_equal(with_limit, 4); /* tree, modules, report, diff */
+	assert_int_equal(with_o, 5);     /* report, diff, history, replay, augment */
+	assert_int_equal(with_limit, 6); /* tree, modules, report, diff, replay, augment */
 	assert_non_null(
 		strstr(option_in(tg_cmd_report_opts.table, NULL, 'o')->help, "with --format csv, FILE is a folder"));
 }
@@ -530,6 +533,15 @@ static void test_relations_and_missing(void **state)
 	char *fine[] = {"rel", "--config", "c", "--offline", "--check", NULL};
 	assert_int_equal(tg_opt_parse(&rel_cmd, &r, 5, fine), 0);
 	assert_int_equal(r.offline + r.check + r.once, 2);
+	/* a short option in a relation: its "-o" */
+	char *rep[] = {"replay", "t.json", "--op", "aten::mm", "--list", "-o", "out", NULL};
+	union {
+		char bytes[8192]; /* room for replay's arguments struct, whatever it holds */
+		void *align;
+	} any;
+	memset(&any, 0, sizeof(any));
+	assert_int_equal(tg_opt_parse(&tg_cmd_replay_opts, &any, 7, rep), TG_EINVAL);
+	assert_string_equal(tg_error_last(), "replay: --list and -o exclude each other: give one");
 	char *missing[] = {"rel", "--check", NULL};
 	assert_int_equal(tg_opt_parse(&rel_cmd, &r, 2, missing), TG_OPT_MISSING);
 	assert_string_equal(tg_error_last(), "rel: --config FILE is required (see tracegate rel --help)");

@@ -247,13 +247,19 @@ void tg_opt_free(const tg_opt_command *cmd, void *args)
 	}
 }
 
-/* The entry of the option named name (long), or NULL. */
+/* The entry of the option named name (its long name, or "-x" for a short
+ * one), or NULL. */
 static const struct flat *by_name(const struct parser *p, const char *name, size_t len)
 {
-	for (size_t k = 0; k < p->n; k++)
-		if (is_option(p->f[k].s) && p->f[k].s->name && strlen(p->f[k].s->name) == len &&
-		    !strncmp(p->f[k].s->name, name, len))
+	for (size_t k = 0; k < p->n; k++) {
+		const tg_opt_spec *s = p->f[k].s;
+		if (!is_option(s))
+			continue;
+		if (len == 2 && name[0] == '-' && s->alias == name[1])
 			return &p->f[k];
+		if (s->name && strlen(s->name) == len && !strncmp(s->name, name, len))
+			return &p->f[k];
+	}
 	return NULL;
 }
 
@@ -300,22 +306,26 @@ static int check_relations(const struct parser *p)
 	for (size_t k = 0; k < p->n; k++) {
 		const tg_opt_spec *s = p->f[k].s;
 		const char *w = s->name;
+		char la[128], lb[128];
 		if (s->kind == TG_OPT_EXCLUSIVE) {
 			const struct flat *first = NULL, *o;
 			while (w && *w) {
 				if (!(o = given_word(p, &w)))
 					continue;
-				if (first)
-					return tg_error_set(TG_EINVAL, "%s: --%s and --%s exclude each other: give one",
-					                    cmd, first->s->name, o->s->name);
+				if (first) {
+					option_label(la, sizeof(la), first->s);
+					option_label(lb, sizeof(lb), o->s);
+					return tg_error_set(TG_EINVAL, "%s: %s and %s exclude each other: give one", cmd, la, lb);
+				}
 				first = o;
 			}
 		} else if (s->kind == TG_OPT_NEEDS && w) {
-			const struct flat *a = given_word(p, &w);
-			const char *needed = w;
-			if (a && !given_word(p, &w))
-				return tg_error_set(TG_EINVAL, "%s: --%s goes with --%.*s", cmd, a->s->name,
-				                    (int)strcspn(needed, " "), needed);
+			const struct flat *a = given_word(p, &w), *b = by_name(p, w, strcspn(w, " "));
+			if (a && b && !given_word(p, &w)) {
+				option_label(la, sizeof(la), a->s);
+				option_label(lb, sizeof(lb), b->s);
+				return tg_error_set(TG_EINVAL, "%s: %s goes with %s", cmd, la, lb);
+			}
 		}
 	}
 	return 0;

@@ -53,9 +53,10 @@ typedef enum tg_opt_kind {
 	                   * came goes to a tg_opt_split; options still follow it */
 	TG_OPT_SECTION,   /* help only: a heading before the options after it (name) */
 	TG_OPT_INCLUDE,   /* another table (include), its offsets counted from offset */
-	TG_OPT_EXCLUSIVE, /* name: long option names, space-separated, of which one at most may be
-	                   * given ("once check"); {.kind = TG_OPT_EXCLUSIVE, .name = "..."} */
-	TG_OPT_NEEDS      /* name: "A B": option --A goes only with option --B ("offline check") */
+	TG_OPT_EXCLUSIVE, /* name: option names, space-separated (long ones without "--", a short
+	                   * one as "-o"), of which one at most may be given ("once check");
+	                   * {.kind = TG_OPT_EXCLUSIVE, .name = "..."} */
+	TG_OPT_NEEDS      /* name: "A B": option A goes only with option B ("offline check") */
 } tg_opt_kind;
 
 /* Usage flags of an entry (tg_opt_spec.flags). */
