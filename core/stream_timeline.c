@@ -114,7 +114,8 @@ int tg_stream_timeline_build(tg_stream_timeline **out, const tg_tree *tree, int3
 		r->busy_ns += (double)e->dur;
 		spread(r, s, a, a + (double)e->dur, kind_of(t, e));
 	}
-	qsort(s->rows, s->nrows, sizeof(tg_stream_row), cmp_row);
+	if (s->nrows > 1) /* (qsort takes no NULL, even for nothing) */
+		qsort(s->rows, s->nrows, sizeof(tg_stream_row), cmp_row);
 	*out = s;
 	return 0;
 }
