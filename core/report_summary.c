@@ -4,10 +4,9 @@
  * summary and the tables below it can never disagree, and from the tree's
  * steps, which no table holds.
  *
- * Findings (issue 22) are a table of the report when they exist: the
- * summary lists the first rows of a table named "findings" (its id, cost
- * and fix columns when it has columns so named, else its first three), and
- * says nothing when the report has none.
+ * Findings (issue 22) are the report's own (tg_report.findings): the
+ * summary lists the fired ones that cost the most a step, one line each
+ * with their fix; the findings section after it has their evidence.
  */
 #include "report_summary.h"
 #include "table_fit.h"
@@ -81,6 +80,31 @@ static size_t top_rows(tg_summary_item *items, const tg_table *t, const char *na
 	return n;
 }
 
+/* The fired findings, the costliest a step first (a finding without an
+ * estimate last), at most TG_SUMMARY_TOP. */
+static void top_findings(tg_report_summary *s, const tg_findings *fs)
+{
+	size_t n;
+	const tg_finding *v = tg_findings_list(fs, &n);
+	for (size_t i = 0; i < n; i++) {
+		if (v[i].status != TG_FINDING_FIRED)
+			continue;
+		s->nfired++;
+		double c = isnan(v[i].cost_ns) ? -1 : v[i].cost_ns;
+		size_t k = s->nfindings;
+		while (k > 0 && (isnan(s->findings[k - 1]->cost_ns) ? -1 : s->findings[k - 1]->cost_ns) < c)
+			k--;
+		if (k == TG_SUMMARY_TOP)
+			continue;
+		size_t last = s->nfindings < TG_SUMMARY_TOP ? s->nfindings : TG_SUMMARY_TOP - 1;
+		for (size_t j = last; j > k; j--)
+			s->findings[j] = s->findings[j - 1];
+		s->findings[k] = &v[i];
+		if (s->nfindings < TG_SUMMARY_TOP)
+			s->nfindings++;
+	}
+}
+
 /* The steps summarised: every ProfilerStep, or the one of --step. */
 static void from_steps(tg_report_summary *s, const tg_tree *tree, int32_t step)
 {
@@ -126,8 +150,8 @@ void tg_report_summary_build(tg_report_summary *out, const tg_report *r, const t
 		out->ncategories = top_rows(out->categories, x, "op category", NULL, NULL);
 	if ((x = tg_report_find(r, "ops_summary")))
 		out->nops = top_rows(out->ops, x, "name", "Categories", "Count");
-	if ((x = tg_report_find(r, "findings")) && tg_table_nrows(x))
-		out->findings = x;
+	if (r->findings)
+		top_findings(out, r->findings);
 }
 
 /* ------------------------------------------------------------ text */
@@ -201,38 +225,55 @@ static void put_top(FILE *f, const char *title, const tg_summary_item *it, size_
 	}
 }
 
-/* The first rows of the findings table: its id, cost and fix when it has
- * columns so named, else its first three cells, on one line each. */
-static void put_findings(FILE *f, const tg_table *t, size_t width)
+/* A time in ns as people read it: ms, us or ns. */
+static void time_words(char *buf, size_t cap, double ns)
 {
-	static const char *const wanted[3][3] = {
-		{"id", "finding", "name"}, {"cost", "cost_per_step", "time"}, {"fix", "advice", "what_to_do"}};
-	int cols[3];
-	for (int k = 0; k < 3; k++) {
-		cols[k] = -1;
-		for (int j = 0; j < 3 && cols[k] < 0; j++)
-			cols[k] = tg_table_find_column(t, wanted[k][j]);
-		if (cols[k] < 0 && (size_t)k < tg_table_ncols(t))
-			cols[k] = k;
+	if (ns >= 1e6)
+		snprintf(buf, cap, "%.3f ms", ns / 1e6);
+	else if (ns >= 1e3)
+		snprintf(buf, cap, "%.1f us", ns / 1e3);
+	else
+		snprintf(buf, cap, "%.0f ns", ns);
+}
+
+/* s cut to width code points, "…" at the end when cut (a sentence reads
+ * from its start). */
+static void cut_end(char *out, size_t cap, const char *s, size_t width)
+{
+	if (tg_text_width(s) <= width || width < 2) {
+		snprintf(out, cap, "%s", s);
+		return;
 	}
-	fputs("\n  Top findings\n", f);
-	char line[2048], cell[1024], cut[2048];
-	for (size_t r = 0; r < tg_table_nrows(t) && r < TG_SUMMARY_TOP; r++) {
-		size_t o = 0;
-		for (int k = 0; k < 3; k++) {
-			if (cols[k] < 0)
-				continue;
-			tg_table_cell_text(cell, sizeof(cell), tg_table_cell(t, r, (size_t)cols[k]));
-			if (cell[0] && o < sizeof(line))
-				o += (size_t)snprintf(line + o, sizeof(line) - o, "%s%s", o ? "  " : "", cell);
-		}
-		line[o < sizeof(line) ? o : sizeof(line) - 1] = 0;
-		tg_text_elide(cut, sizeof(cut), line, width > 4 ? width - 4 : width);
+	size_t i = 0, w = 0;
+	for (; s[i]; i++)
+		if (((unsigned char)s[i] & 0xC0) != 0x80 && w++ == width - 1)
+			break;
+	snprintf(out, cap, "%.*s\xe2\x80\xa6", (int)i, s);
+}
+
+/* The costliest fired findings, one line each: what, where, its cost a
+ * step and its fix, cut to the line (the findings section below has
+ * their evidence and the whole fix). */
+static void put_findings(FILE *f, const tg_report_summary *s, size_t width)
+{
+	char line[2048], cut[2048], cost[96], t[32];
+	fprintf(f, "\n  Top findings (%zu fired; evidence below, docs/findings.md)\n", s->nfired);
+	for (size_t i = 0; i < s->nfindings; i++) {
+		const tg_finding *x = s->findings[i];
+		time_words(t, sizeof(t), x->cost_ns);
+		if (isnan(x->cost_ns))
+			snprintf(cost, sizeof(cost), "cost not estimated");
+		else if (isnan(x->cost_pct))
+			snprintf(cost, sizeof(cost), "%s a step", t);
+		else
+			snprintf(cost, sizeof(cost), "%s a step (%.1f %%)", t, x->cost_pct);
+		snprintf(line, sizeof(line), "%s%s%s: %s; fix: %s", tg_finding_name(x->id), x->subject[0] ? " " : "",
+		         x->subject, cost, tg_finding_fix(x->id));
+		cut_end(cut, sizeof(cut), line, width > 4 ? width - 4 : width);
 		fprintf(f, "    %s\n", cut);
 	}
-	if (tg_table_nrows(t) > TG_SUMMARY_TOP)
-		fprintf(f, "    (%zu more in the table %s below)\n", tg_table_nrows(t) - TG_SUMMARY_TOP,
-		        tg_table_name(t));
+	if (s->nfired > s->nfindings)
+		fprintf(f, "    (%zu more below)\n", s->nfired - s->nfindings);
 }
 
 int tg_report_summary_write_text(FILE *f, const tg_report_summary *s, size_t width)
@@ -245,8 +286,8 @@ int tg_report_summary_write_text(FILE *f, const tg_report_summary *s, size_t wid
 	put_gpu_time(f, s);
 	put_top(f, "Top op categories (kernel time)", s->categories, s->ncategories, 0, width);
 	put_top(f, "Top ops (kernel time of the kernels each launched)", s->ops, s->nops, 1, width);
-	if (s->findings)
-		put_findings(f, s->findings, width);
+	if (s->nfindings)
+		put_findings(f, s, width);
 	putc('\n', f);
 	return ferror(f) ? tg_error_set(TG_EIO, "write error") : 0;
 }

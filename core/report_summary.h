@@ -3,12 +3,14 @@
  * GPU, the steps and their time, the GPU's busy and idle time, the op
  * categories and ops that took the most kernel time, and the findings when
  * the report has them. Gathered from the report's tables (gpu_timeline,
- * ops_summary_by_category, ops_summary, findings) and the tree's steps, so
- * that the numbers are the tables' own; nothing here is computed twice.
+ * ops_summary_by_category, ops_summary), the report's findings
+ * (findings.h) and the tree's steps, so that the numbers are the report's
+ * own; nothing here is computed twice.
  */
 #ifndef TG_REPORT_SUMMARY_H
 #define TG_REPORT_SUMMARY_H
 
+#include "findings.h"
 #include "report.h"
 #include "tree.h"
 
@@ -36,7 +38,9 @@ typedef struct tg_report_summary {
 	double computation_ms, exposed_comm_ms, exposed_memcpy_ms;
 	tg_summary_item categories[TG_SUMMARY_TOP], ops[TG_SUMMARY_TOP];
 	size_t ncategories, nops;
-	const tg_table *findings; /* the report's findings table when it has one with rows, else NULL */
+	const tg_finding *findings[TG_SUMMARY_TOP]; /* the fired findings that cost the most a step,
+	                                               borrowed from the report's */
+	size_t nfindings, nfired;
 } tg_report_summary;
 
 /* Fills *out from r, built from tree for step (-1: the whole trace; else

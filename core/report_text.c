@@ -12,6 +12,7 @@
  * the time, the achieved throughput and the share of the roofline.
  */
 #include "report_text.h"
+#include "findings.h"
 #include "table_fit.h"
 #include "tg.h"
 
@@ -267,6 +268,8 @@ int tg_report_text_view(tg_table **out, const tg_table *t)
 int tg_report_write_text(FILE *f, const tg_report *r, const tg_report_summary *s, int wide)
 {
 	int rc = s ? tg_report_summary_write_text(f, s, TG_REPORT_TEXT_WIDTH) : 0;
+	if (!rc && r->findings) /* their evidence, cost basis and fix (findings_render.c) */
+		rc = tg_findings_write_text(f, r->findings, 100);
 	for (size_t i = 0; i < r->n && !rc; i++) {
 		if (wide) {
 			rc = tg_table_write_text(r->tables[i], f, 80);

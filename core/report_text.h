@@ -1,6 +1,6 @@
 /*
  * report_text.h - the perf report as text for a terminal: the one-screen
- * summary (report_summary.h), then every table. By default each table is
+ * summary (report_summary.h), the findings (findings.h), then every table. By default each table is
  * drawn to fit 120 columns with readable headings (TraceLens's column names
  * stay what the csv and json files say; the terminal gets "kernel ms" for
  * total_direct_kernel_time_ms), its most telling columns first and at most
@@ -18,7 +18,8 @@
 #define TG_REPORT_TEXT_WIDTH 120 /* columns of the default text report */
 #define TG_REPORT_TEXT_ROWS 20   /* rows of each table in the default text report */
 
-/* Writes s (NULL: none) and then r's tables: fitted to TG_REPORT_TEXT_WIDTH
+/* Writes s (NULL: none), r's findings (their section: tg_findings_write_text
+ * at 100 columns) when it has them, and then r's tables: fitted to TG_REPORT_TEXT_WIDTH
  * columns and TG_REPORT_TEXT_ROWS rows, or with wide every column and row
  * (names cut at 80 code points, as tg_table_write_text does). Returns 0,
  * TG_ENOMEM or TG_EIO. */

@@ -414,7 +414,7 @@ static void test_help_of_every_command(void **state)
 	(void)state;
 	const tg_opt_command *cmds[] = {&tg_cmd_tree_opts,   &tg_cmd_modules_opts, &tg_cmd_report_opts,
 	                                &tg_cmd_diff_opts,   &tg_cmd_daemon_opts,  &tg_cmd_history_opts,
-	                                &tg_cmd_replay_opts, &tg_cmd_augment_opts};
+	                                &tg_cmd_replay_opts, &tg_cmd_augment_opts, &tg_cmd_critical_path_opts};
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
 		char *help = help_of(cmds[i]);
 		const char *seen[64];
@@ -434,6 +434,11 @@ static void test_help_of_every_command(void **state)
 	h = help_of(&tg_cmd_report_opts);
 	assert_non_null(strstr(h, "[--format text|md|csv|json|html]"));
 	assert_non_null(strstr(h, "most bytes of JSON"));
+	free(h);
+	h = help_of(&tg_cmd_critical_path_opts);
+	assert_true(STARTS(h, "usage: tracegate critical-path TRACE [--format text|json|html] [-o FILE]\n"));
+	assert_non_null(strstr(h, "--zero-weight-launch-edges"));
+	assert_non_null(strstr(h, "CRITICAL_PATH_ADD_ZERO_WEIGHT_LAUNCH_EDGE=1"));
 	free(h);
 	h = help_of(&tg_cmd_history_opts);
 	assert_true(STARTS(h, "usage: tracegate history --config FILE --repo REPO --branch BRANCH [options]\n"));
@@ -475,7 +480,7 @@ static void test_one_meaning_per_option(void **state)
 	(void)state;
 	const tg_opt_command *cmds[] = {&tg_cmd_tree_opts,   &tg_cmd_modules_opts, &tg_cmd_report_opts,
 	                                &tg_cmd_diff_opts,   &tg_cmd_daemon_opts,  &tg_cmd_history_opts,
-	                                &tg_cmd_replay_opts, &tg_cmd_augment_opts};
+	                                &tg_cmd_replay_opts, &tg_cmd_augment_opts, &tg_cmd_critical_path_opts};
 	size_t with_o = 0, with_limit = 0;
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
 		const tg_opt_spec *o = option_in(cmds[i]->table, NULL, 'o');
@@ -495,8 +500,8 @@ static void test_one_meaning_per_option(void **state)
 		if (cf)
 			assert_string_equal(cf->value_name, "FILE");
 	}
-	assert_int_equal(with_o, 5);     /* report, diff, history, replay, augment */
-	assert_int_equal(with_limit, 6); /* tree, modules, report, diff, replay, augment */
+	assert_int_equal(with_o, 6); /* report, diff, history, replay, augment, critical-path */
+	assert_int_equal(with_limit, 7); /* and tree, modules (no -o) */
 	assert_non_null(
 		strstr(option_in(tg_cmd_report_opts.table, NULL, 'o')->help, "with --format csv, FILE is a folder"));
 }

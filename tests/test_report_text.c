@@ -2,7 +2,7 @@
  * test_report_text.c - the text report for a terminal: the one-screen
  * summary (core/report_summary.c) with the numbers of the hand-made sample
  * trace (tests/fixtures/sample.json, whose tables test_report.c checks by
- * hand), the findings slot, the views with readable headings
+ * hand), its top findings, the views with readable headings
  * (core/report_text.c), and every line within 120 columns.
  */
 #include "testutil.h"
@@ -67,7 +67,6 @@ static void test_summary_numbers(void **state)
 	assert_string_equal(s.ops[0].name, "aten::addmm");
 	assert_int_equal(s.ops[0].calls, 2);
 	assert_true(near(s.ops[0].ms, 0.105));
-	assert_null(s.findings); /* the report has none (yet): nothing is said */
 
 	char *text = NULL;
 	size_t len = 0;
@@ -83,7 +82,6 @@ static void test_summary_numbers(void **state)
 	assert_non_null(strstr(text,
 	                       "\n    aten::addmm                                GEMM                       2 calls"
 	                       "       0.105 ms   39.6 %\n"));
-	assert_null(strstr(text, "findings"));
 	free(text);
 	unload(t, tree, &r);
 
@@ -96,8 +94,10 @@ static void test_summary_numbers(void **state)
 	unload(t, tree, &r);
 }
 
-/* The findings slot: a report with a "findings" table (issue 22 adds one)
- * gets its first rows in the summary, by its id, cost and fix columns. */
+/* The findings (issue 22) in the summary: the fired ones of the sample
+ * (launch-bound 295 us a step, 59 %; pageable-memcpy 20 us, 4 %), the
+ * costliest first, one line each with the fix, cut at the end; then the
+ * findings section with their evidence, before the tables. */
 static void test_summary_findings(void **state)
 {
 	(void)state;
@@ -105,32 +105,34 @@ static void test_summary_findings(void **state)
 	tg_tree *tree;
 	tg_report r;
 	load(&t, &tree, &r, -1);
-	static const char *const cols[] = {"id", "evidence", "cost", "fix", NULL};
-	tg_table *fi = tg_table_new_cols("findings", "Findings", cols);
-	for (int i = 0; i < 7; i++) {
-		tg_table_add_row(fi);
-		char id[32];
-		snprintf(id, sizeof(id), "host-sync-%d", i);
-		tg_table_set_str(fi, (size_t)i, 0, id);
-		tg_table_set_str(fi, (size_t)i, 1, "aten::item, 8 per step");
-		tg_table_set_str(fi, (size_t)i, 2, "4.4 % of the step");
-		tg_table_set_str(fi, (size_t)i, 3, "keep the tensor on the GPU");
-	}
-	tg_table **more = realloc(r.tables, (r.n + 1) * sizeof(*more));
-	assert_non_null(more);
-	r.tables = more;
-	r.tables[r.n++] = fi;
+	assert_non_null(r.findings);
 	tg_report_summary s;
 	tg_report_summary_build(&s, &r, tree, -1);
-	assert_ptr_equal(s.findings, fi);
+	assert_int_equal(s.nfired, 2);
+	assert_int_equal(s.nfindings, 2);
+	assert_int_equal(s.findings[0]->id, tg_finding_parse("launch-bound"));
+	assert_int_equal(s.findings[1]->id, tg_finding_parse("pageable-memcpy"));
+	assert_true(fabs(s.findings[0]->cost_ns - 295000) < 1 && fabs(s.findings[1]->cost_ns - 20000) < 1);
 	char *text = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&text, &len);
-	assert_int_equal(tg_report_summary_write_text(f, &s, 120), 0);
+	assert_int_equal(tg_report_write_text(f, &r, &s, 0), 0);
 	fclose(f);
-	assert_non_null(
-		strstr(text, "\n  Top findings\n    host-sync-0  4.4 % of the step  keep the tensor on the GPU\n"));
-	assert_non_null(strstr(text, "\n    (2 more in the table findings below)\n"));
+	assert_non_null(strstr(text, "\n  Top findings (2 fired; evidence below, docs/findings.md)\n"
+	                             "    launch-bound: 295.0 us a step (59.0 %); fix: launch less often: "));
+	assert_non_null(strstr(text, "\n    pageable-memcpy: 20.0 us a step (4.0 %); fix: pin the host memory"));
+	/* each line of the summary within 120 columns, cut at its end */
+	const char *top = strstr(text, "    launch-bound: ");
+	size_t n = strcspn(top, "\n");
+	char line[512];
+	snprintf(line, sizeof(line), "%.*s", (int)n, top);
+	assert_int_equal(tg_text_width(line), 120);
+	assert_true(n > 3 && !strncmp(top + n - 3, "\xe2\x80\xa6", 3));
+	/* the findings section after the summary, the tables after it */
+	const char *sec = strstr(text, "\nFindings: 2 fired, ");
+	assert_non_null(sec);
+	assert_true(sec > strstr(text, "Top findings"));
+	assert_true(strstr(text, "\nGPU timeline\n") > sec);
 	free(text);
 	unload(t, tree, &r);
 }
