@@ -101,6 +101,7 @@ typedef struct tg_config {
 	int max_attempts;       /* default 5 */
 	int history_points;     /* default 20 */
 	int64_t recheck_ms;     /* default 300,000: how often open pull requests' verdicts are looked at again; 0: never */
+	char *docs_url;         /* the comment footer's docs link; NULL: the build's default */
 	char *listen_host;      /* daemon.listen: a numeric address; NULL: no endpoints */
 	int listen_port;        /* 1..65535 */
 	/* limits */
