@@ -158,37 +158,84 @@ static int buf_put(struct buf *b, const char *s, size_t n)
 	return 0;
 }
 
-/* "a + b x2 + c": the distinct normalized names of evs, in order, with counts. */
-static char *kernel_list(const tg_trace *t, const uint32_t *evs, size_t n)
+/* Scratch of kernel_list for the LCAs of one trace: the place of each atom
+ * of the trace's names in the list being built (TG_NONE when not in it),
+ * put back after each list, so that a list costs its length however many
+ * distinct names the trace has (a linear search made an LCA of 120,000
+ * distinct kernels quadratic: issue 21). */
+struct names {
+	const tg_trace *t;
+	uint32_t *slot;    /* per atom of t */
+	uint32_t natoms;
+	uint32_t none_at;  /* where a name without an atom counts: with the atom of "" */
+	uint32_t *order;   /* the distinct atoms of the list, first seen first */
+	size_t *counts;
+	size_t cap_order, cap_counts;
+};
+
+static int names_init(struct names *nm, const tg_trace *t)
+{
+	memset(nm, 0, sizeof(*nm));
+	nm->t = t;
+	nm->natoms = tg_atoms_count(tg_trace_atoms(t));
+	nm->slot = malloc(((size_t)nm->natoms + 1) * sizeof(uint32_t));
+	if (!nm->slot)
+		return TG_ENOMEM;
+	memset(nm->slot, 0xff, ((size_t)nm->natoms + 1) * sizeof(uint32_t));
+	uint32_t empty = tg_atoms_find(tg_trace_atoms(t), "", 0);
+	nm->none_at = empty != TG_NONE && empty < nm->natoms ? empty : nm->natoms;
+	return 0;
+}
+
+/* The slot index of atom a (tg_trace_str gives "" for an atom out of
+ * range, which is the same name as the atom of ""). */
+static uint32_t names_at(const struct names *nm, uint32_t a)
+{
+	return a < nm->natoms ? a : nm->none_at;
+}
+
+static void names_free(struct names *nm)
+{
+	free(nm->slot);
+	free(nm->order);
+	free(nm->counts);
+}
+
+/* "a + b x2 + c": the distinct normalized names of evs, in order, with
+ * counts. NULL when out of memory. */
+static char *kernel_list(struct names *nm, const uint32_t *evs, size_t n)
 {
 	size_t ne;
-	const tg_event *ev = tg_trace_events(t, &ne);
-	const char **names = calloc(n ? n : 1, sizeof(char *));
-	size_t *counts = calloc(n ? n : 1, sizeof(size_t));
+	const tg_event *ev = tg_trace_events(nm->t, &ne);
+	if (tg_grow((void **)&nm->order, &nm->cap_order, n ? n : 1, sizeof(uint32_t)) ||
+	    tg_grow((void **)&nm->counts, &nm->cap_counts, n ? n : 1, sizeof(size_t)))
+		return NULL;
 	struct buf b = {0};
 	char norm[1024];
 	size_t k = 0;
-	int ok = names && counts;
-	for (size_t i = 0; ok && i < n; i++) {
-		const char *s = tg_trace_str(t, ev[evs[i]].name);
-		size_t j = 0;
-		while (j < k && strcmp(names[j], s))
-			j++;
-		if (j == k)
-			names[k++] = s;
-		counts[j]++;
+	for (size_t i = 0; i < n; i++) {
+		uint32_t a = ev[evs[i]].name, at = names_at(nm, a);
+		if (nm->slot[at] == TG_NONE) {
+			nm->slot[at] = (uint32_t)k;
+			nm->order[k] = a;
+			nm->counts[k++] = 0;
+		}
+		nm->counts[nm->slot[at]]++;
 	}
-	for (size_t j = 0; ok && j < k; j++) {
-		tg_measure_normalize_name(norm, sizeof(norm), names[j]);
+	int ok = 1;
+	for (size_t j = 0; j < k; j++) {
+		uint32_t a = nm->order[j];
+		nm->slot[names_at(nm, a)] = TG_NONE;
+		if (!ok)
+			continue;
+		tg_measure_normalize_name(norm, sizeof(norm), tg_trace_str(nm->t, a));
 		char cnt[32] = "";
-		if (counts[j] > 1)
-			snprintf(cnt, sizeof(cnt), " x%zu", counts[j]);
+		if (nm->counts[j] > 1)
+			snprintf(cnt, sizeof(cnt), " x%zu", nm->counts[j]);
 		ok = !(j && buf_put(&b, " + ", 3)) && !buf_put(&b, norm, strlen(norm)) && !buf_put(&b, cnt, strlen(cnt));
 	}
 	if (ok && !b.s)
 		ok = !buf_put(&b, "(none)", 6);
-	free(names);
-	free(counts);
 	if (!ok) {
 		free(b.s);
 		return NULL;
@@ -326,14 +373,15 @@ static int add_pair(struct kinds *ks, const tg_divergence_pair *p, const tg_meas
 	uint32_t *bmap = rec_map(base, p->bt, nbev), *nmap = rec_map(next, p->nt, nnev);
 	size_t nbr, nnr;
 	const tg_kernel_rec *br = tg_measure_kernels(base, &nbr), *nr = tg_measure_kernels(next, &nnr);
-	int rc = TG_ENOMEM;
-	if (!bmap || !nmap)
+	struct names bn, nn2;
+	int rc = TG_ENOMEM, nms = !names_init(&bn, btr) + !names_init(&nn2, ntr);
+	if (!bmap || !nmap || nms < 2)
 		goto done;
 	for (size_t l = 0; l < nl; l++) {
 		const tg_diff_lca *a = &lcas[l];
 		char *where = lca_where(btr, ntr, &nodes[a->node], a->node);
-		char *basek = kernel_list(btr, a->base_gpu, a->nbase);
-		char *newk = kernel_list(ntr, a->new_gpu, a->nnew);
+		char *basek = kernel_list(&bn, a->base_gpu, a->nbase);
+		char *newk = kernel_list(&nn2, a->new_gpu, a->nnew);
 		if (!where || !basek || !newk) {
 			free(where);
 			free(basek);
@@ -360,6 +408,8 @@ static int add_pair(struct kinds *ks, const tg_divergence_pair *p, const tg_meas
 	}
 	rc = 0;
 done:
+	names_free(&bn);
+	names_free(&nn2);
 	free(bmap);
 	free(nmap);
 	return rc;
@@ -460,11 +510,13 @@ int tg_divergence_pick(uint8_t *mask, const tg_tree_diff *d, const tg_tree *base
 		return 0;
 	memset(mask, 0, nl);
 	struct pick *p = calloc(nl, sizeof(*p));
-	int rc = p ? 0 : TG_ENOMEM;
+	struct names bn, nn2;
+	int nms = !names_init(&bn, bt) + !names_init(&nn2, nt);
+	int rc = p && nms == 2 ? 0 : TG_ENOMEM;
 	for (size_t l = 0; !rc && l < nl; l++) {
 		char *w = lca_where(bt, nt, &nodes[lcas[l].node], lcas[l].node);
-		char *bk = kernel_list(bt, lcas[l].base_gpu, lcas[l].nbase);
-		char *nk = kernel_list(nt, lcas[l].new_gpu, lcas[l].nnew);
+		char *bk = kernel_list(&bn, lcas[l].base_gpu, lcas[l].nbase);
+		char *nk = kernel_list(&nn2, lcas[l].new_gpu, lcas[l].nnew);
 		if (w && bk && nk && (p[l].sig = malloc(strlen(w) + strlen(bk) + strlen(nk) + 3)))
 			sprintf(p[l].sig, "%s\x1f%s\x1f%s", w, bk, nk);
 		else
@@ -498,6 +550,8 @@ int tg_divergence_pick(uint8_t *mask, const tg_tree_diff *d, const tg_tree *base
 	for (size_t i = 0; p && i < (rc ? nl : nk); i++)
 		free(p[i].sig);
 	free(p);
+	names_free(&bn);
+	names_free(&nn2);
 	if (kinds)
 		*kinds = nk;
 	return rc ? tg_error_set(TG_ENOMEM, "out of memory") : 0;
