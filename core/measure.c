@@ -20,8 +20,9 @@
 #include <string.h>
 
 struct tg_measure {
-	const tg_tree **trees;
-	size_t ntrees;
+	const tg_tree **trees; /* per trace; NULL for a trace added from stored records */
+	int64_t *ranks;        /* per trace: its distributedInfo rank, -1 when none */
+	size_t ntrees, captrees;
 	tg_atoms *keys;
 	tg_kernel_rec *recs;
 	size_t nrecs, caprecs;
@@ -377,44 +378,152 @@ done:
 	return rc;
 }
 
-int tg_measure_build(tg_measure **out, const tg_tree *const *trees, size_t n, tg_atoms *keys)
+int tg_measure_new(tg_measure **out, tg_atoms *keys)
 {
 	*out = NULL;
 	tg_measure *m = tg_calloc(1, sizeof(*m));
 	if (!m)
 		return TG_ENOMEM;
-	m->trees = tg_calloc(n ? n : 1, sizeof(*m->trees));
-	if (!m->trees) {
-		free(m);
-		return TG_ENOMEM;
-	}
-	memcpy(m->trees, trees, n * sizeof(*trees));
-	m->ntrees = n;
 	m->keys = keys;
 	m->fp_consistent = 1;
-	for (size_t i = 0; i < n; i++) {
-		int rc = add_trace(m, (uint32_t)i);
-		if (rc) {
-			tg_measure_free(m);
-			return rc;
-		}
-		tg_fingerprint fp;
-		fingerprint(&fp, tg_tree_trace(trees[i]));
-		if (i == 0)
-			m->fp = fp;
-		else if (strcmp(fp.gpu, m->fp.gpu) || strcmp(fp.driver, m->fp.driver) ||
-		         strcmp(fp.runtime, m->fp.runtime) || fp.world_size != m->fp.world_size)
-			m->fp_consistent = 0;
-	}
 	*out = m;
 	return 0;
+}
+
+/* Room for one more trace; its tree and rank set, the fingerprint folded
+ * in. 0 or TG_ENOMEM. */
+static int push_trace(tg_measure *m, const tg_tree *tree, int64_t rank, const tg_fingerprint *fp)
+{
+	if (m->ntrees == m->captrees) {
+		size_t cap = m->captrees ? 2 * m->captrees : 4;
+		const tg_tree **t = realloc((void *)m->trees, cap * sizeof(*t));
+		if (!t)
+			return TG_ENOMEM;
+		m->trees = t;
+		int64_t *r = realloc(m->ranks, cap * sizeof(*r));
+		if (!r)
+			return TG_ENOMEM;
+		m->ranks = r;
+		m->captrees = cap;
+	}
+	m->trees[m->ntrees] = tree;
+	m->ranks[m->ntrees] = rank;
+	if (m->ntrees == 0)
+		m->fp = *fp;
+	else if (strcmp(fp->gpu, m->fp.gpu) || strcmp(fp->driver, m->fp.driver) || strcmp(fp->runtime, m->fp.runtime) ||
+	         fp->world_size != m->fp.world_size)
+		m->fp_consistent = 0;
+	m->ntrees++;
+	return 0;
+}
+
+int tg_measure_build(tg_measure **out, const tg_tree *const *trees, size_t n, tg_atoms *keys)
+{
+	int rc = tg_measure_new(out, keys);
+	for (size_t i = 0; !rc && i < n; i++) {
+		tg_fingerprint fp;
+		fingerprint(&fp, tg_tree_trace(trees[i]));
+		if (!(rc = push_trace(*out, trees[i], tg_trace_rank(tg_tree_trace(trees[i])), &fp)))
+			rc = add_trace(*out, (uint32_t)i);
+	}
+	if (rc) {
+		tg_measure_free(*out);
+		*out = NULL;
+	}
+	return rc;
+}
+
+/* Appends n records (their trace, unit and inv moved by t0, u0, i0; rank:
+ * their trace's, else its index), keys through map (NULL: the same
+ * table). ranks: per trace of the records, as they count them. */
+static int append_recs(tg_measure *m, const tg_kernel_rec *r, size_t n, const uint32_t *map, const int64_t *ranks,
+                       uint32_t t0, uint32_t u0, uint32_t i0)
+{
+	if (tg_grow((void **)&m->recs, &m->caprecs, m->nrecs + n + 1, sizeof(tg_kernel_rec)))
+		return TG_ENOMEM;
+#define KEY(k) (map && (k) != TG_NONE ? map[k] : (k))
+	for (size_t i = 0; i < n; i++) {
+		tg_kernel_rec x = r[i];
+		int64_t rank = ranks[x.trace];
+		x.unit = x.unit == TG_NONE ? TG_NONE : x.unit + u0;
+		x.inv = x.inv == TG_NONE ? TG_NONE : x.inv + i0;
+		x.category = KEY(x.category);
+		x.name_category = KEY(x.name_category);
+		x.op = KEY(x.op);
+		x.op_shape = KEY(x.op_shape);
+		x.kernel = KEY(x.kernel);
+		x.module = KEY(x.module);
+		x.trace += t0;
+		x.rank = rank >= 0 ? rank : (int64_t)x.trace;
+		m->recs[m->nrecs++] = x;
+	}
+#undef KEY
+	return 0;
+}
+
+/* Appends units and invocations (trace moved by t0, keys through map). */
+static int append_units_invs(tg_measure *m, const tg_unit *u, size_t nu, const tg_invocation *iv, size_t ni,
+                             const uint32_t *map, uint32_t t0)
+{
+	if (tg_grow((void **)&m->units, &m->capunits, m->nunits + nu + 1, sizeof(tg_unit)) ||
+	    tg_grow((void **)&m->invs, &m->capinvs, m->ninvs + ni + 1, sizeof(tg_invocation)))
+		return TG_ENOMEM;
+	for (size_t i = 0; i < nu; i++) {
+		m->units[m->nunits] = u[i];
+		m->units[m->nunits++].trace += t0;
+	}
+	for (size_t i = 0; i < ni; i++) {
+		tg_invocation x = iv[i];
+		x.trace += t0;
+		x.op_shape = map && x.op_shape != TG_NONE ? map[x.op_shape] : x.op_shape;
+		m->invs[m->ninvs++] = x;
+	}
+	return 0;
+}
+
+int tg_measure_add_trace(tg_measure *m, const tg_measure_trace *tr)
+{
+	uint32_t t0 = (uint32_t)m->ntrees, u0 = (uint32_t)m->nunits, i0 = (uint32_t)m->ninvs;
+	int64_t rank = tr->rank;
+	int rc = append_units_invs(m, tr->units, tr->nunits, tr->invs, tr->ninvs, NULL, t0);
+	if (!rc)
+		rc = append_recs(m, tr->recs, tr->nrecs, NULL, &rank, t0, u0, i0);
+	return rc ? rc : push_trace(m, tr->tree, tr->rank, &tr->fp);
+}
+
+int tg_measure_append(tg_measure *dst, const tg_measure *src)
+{
+	uint32_t *map = NULL;
+	if (src->keys != dst->keys) {
+		/* every key of src interned in src's order: the table numbers them
+		 * as a measure built on dst's table would have (first seen first) */
+		uint32_t na = tg_atoms_count(src->keys);
+		if (!(map = tg_malloc(((size_t)na + 1) * sizeof(uint32_t))))
+			return TG_ENOMEM;
+		for (uint32_t a = 0; a < na; a++)
+			if (tg_atoms_intern(&map[a], dst->keys, tg_atoms_str(src->keys, a), tg_atoms_len(src->keys, a))) {
+				free(map);
+				return TG_ENOMEM;
+			}
+	}
+	uint32_t t0 = (uint32_t)dst->ntrees, u0 = (uint32_t)dst->nunits, i0 = (uint32_t)dst->ninvs;
+	int rc = append_units_invs(dst, src->units, src->nunits, src->invs, src->ninvs, map, t0);
+	if (!rc)
+		rc = append_recs(dst, src->recs, src->nrecs, map, src->ranks, t0, u0, i0);
+	for (size_t t = 0; !rc && t < src->ntrees; t++)
+		rc = push_trace(dst, src->trees[t], src->ranks[t], &src->fp);
+	if (!rc && !src->fp_consistent)
+		dst->fp_consistent = 0;
+	free(map);
+	return rc;
 }
 
 void tg_measure_free(tg_measure *m)
 {
 	if (!m)
 		return;
-	free(m->trees);
+	free((void *)m->trees);
+	free(m->ranks);
 	free(m->recs);
 	free(m->invs);
 	free(m->units);
@@ -460,6 +569,16 @@ size_t tg_measure_traces(const tg_measure *m)
 const tg_tree *tg_measure_tree(const tg_measure *m, size_t i)
 {
 	return i < m->ntrees ? m->trees[i] : NULL;
+}
+
+int64_t tg_measure_trace_rank(const tg_measure *m, size_t i)
+{
+	return i < m->ntrees ? m->ranks[i] : -1;
+}
+
+const tg_atoms *tg_measure_keys(const tg_measure *m)
+{
+	return m->keys;
 }
 
 void tg_fingerprint_runtime_text(char *buf, size_t cap, const char *runtime)

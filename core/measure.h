@@ -84,6 +84,38 @@ void tg_fingerprint_runtime_text(char *buf, size_t cap, const char *runtime);
  * *out owns the result (tg_measure_free). Returns 0 or TG_ENOMEM. */
 int tg_measure_build(tg_measure **out, const tg_tree *const *trees, size_t n, tg_atoms *keys);
 
+/* A measure of no trace yet on keys (not owned), to add traces to
+ * (tg_measure_add_trace, tg_measure_append). 0 or TG_ENOMEM. */
+int tg_measure_new(tg_measure **out, tg_atoms *keys);
+
+/* One trace's measures as tg_measure_build makes them, with indices of
+ * the trace alone: records' unit and inv index units and invs, every
+ * record's, unit's and invocation's trace is 0, keys are atoms of the
+ * measure's table. */
+typedef struct tg_measure_trace {
+	const tg_tree *tree;  /* may be NULL (stored measures: tg_measure_tree gives NULL) */
+	int64_t rank;         /* distributedInfo rank, -1 when none */
+	tg_fingerprint fp;
+	const tg_kernel_rec *recs;
+	size_t nrecs;
+	const tg_invocation *invs;
+	size_t ninvs;
+	const tg_unit *units;
+	size_t nunits;
+} tg_measure_trace;
+
+/* Appends tr as m's next trace (copied; indices moved past m's, records'
+ * rank set as tg_measure_build sets it). The caller checked tr's indices.
+ * 0 or TG_ENOMEM. */
+int tg_measure_add_trace(tg_measure *m, const tg_measure_trace *tr);
+
+/* Appends every trace of src to dst, as if dst had measured them after
+ * its own: indices moved, keys of src's table interned into dst's in
+ * src's order (so that dst numbers them as a measure built on its table
+ * would). src is unchanged; its trees are borrowed as src borrows them.
+ * 0 or TG_ENOMEM. */
+int tg_measure_append(tg_measure *dst, const tg_measure *src);
+
 void tg_measure_free(tg_measure *m);
 
 /* The records, in trace order then start time; borrowed from m. */
@@ -102,8 +134,15 @@ const tg_fingerprint *tg_measure_fingerprint(const tg_measure *m, int *consisten
 /* Number of traces. */
 size_t tg_measure_traces(const tg_measure *m);
 
-/* The tree of trace i (borrowed). */
+/* The tree of trace i (borrowed); NULL for a trace added from stored
+ * measures. */
 const tg_tree *tg_measure_tree(const tg_measure *m, size_t i);
+
+/* The distributedInfo rank of trace i, -1 when it has none. */
+int64_t tg_measure_trace_rank(const tg_measure *m, size_t i);
+
+/* The key table (borrowed). */
+const tg_atoms *tg_measure_keys(const tg_measure *m);
 
 /* Writes name with hexadecimal addresses ("0x7f3a...") replaced by "0x?",
  * so that kernel names compare across runs. Returns the length written

@@ -3,6 +3,7 @@
  */
 #include "gate.h"
 #include "../core/divergence.h"
+#include "../core/rundata.h"
 #include "../core/tree_diff.h"
 
 #include <stdlib.h>
@@ -14,6 +15,8 @@
 #define DRAW_KINDS 5
 
 struct tg_gate {
+	tg_skeleton **skels; /* built from trees (tg_gate_run): 2 per diffed pair */
+	size_t nskels;
 	tg_atoms *keys;
 	tg_measure *base, *next, *noise;
 	tg_tree_diff **diffs;
@@ -60,16 +63,16 @@ static int ops_judgement(tg_judgement **out, const tg_rules *rules, const tg_mea
 	return rc;
 }
 
-/* Aligns each pair of traces, attributes, draws pair 0 and tabulates. */
-static int align(tg_gate *g, const tg_gate_opts *o)
+/* Aligns each pair of traces (the i-th base skeleton with the i-th new
+ * one), attributes, draws pair 0 and tabulates. */
+static int align(tg_gate *g, const tg_skeleton *const *bsk, const tg_skeleton *const *nsk, size_t np,
+                 const tg_gate_opts *o)
 {
-	size_t nb = tg_measure_traces(g->base), nx = tg_measure_traces(g->next);
-	size_t np = nb < nx ? nb : nx;
 	g->diffs = tg_calloc(np ? np : 1, sizeof(*g->diffs));
 	tg_divergence_pair *pairs = tg_calloc(np ? np : 1, sizeof(*pairs));
 	int rc = g->diffs && pairs ? 0 : TG_ENOMEM;
 	for (size_t i = 0; !rc && i < np; i++) {
-		rc = tg_tree_diff_build(&g->diffs[i], tg_measure_tree(g->base, i), tg_measure_tree(g->next, i), NULL);
+		rc = tg_tree_diff_build_skeletons(&g->diffs[i], bsk[i], nsk[i], NULL);
 		if (rc)
 			break;
 		g->ndiffs++;
@@ -93,8 +96,7 @@ static int align(tg_gate *g, const tg_gate_opts *o)
 	if (!mask)
 		rc = TG_ENOMEM;
 	else if (nl)
-		rc = tg_divergence_pick(mask, g->diffs[0], tg_measure_tree(g->base, 0), tg_measure_tree(g->next, 0),
-		                        DRAW_KINDS, &kinds);
+		rc = tg_divergence_pick(mask, g->diffs[0], DRAW_KINDS, &kinds);
 	tg_diff_print_opts po = {.only_diffs = 1,
 	                         .context = 1,
 	                         .max_depth = 4,
@@ -118,22 +120,17 @@ static int align(tg_gate *g, const tg_gate_opts *o)
 	return rc;
 }
 
-int tg_gate_run(tg_gate **out, const tg_rules *rules, const tg_tree *const *base, size_t nbase,
-                const tg_tree *const *next, size_t nnext, const tg_gate_opts *opts)
+/* The gate on g's measured sides: the A/A runs of opts measured, np
+ * pairs of skeletons aligned (unless opts say not to), the rules judged.
+ * 0 or a code (g is the caller's to free). */
+static int judge_sides(tg_gate *g, const tg_rules *rules, const tg_skeleton *const *bsk, const tg_skeleton *const *nsk,
+                       size_t np, const tg_gate_opts *opts)
 {
-	*out = NULL;
-	tg_gate *g = tg_calloc(1, sizeof(*g));
-	if (!g)
-		return TG_ENOMEM;
-	int rc = (g->keys = tg_atoms_new()) ? 0 : tg_error_set(TG_ENOMEM, "out of memory");
-	if (!rc)
-		rc = tg_measure_build(&g->base, base, nbase, g->keys);
-	if (!rc)
-		rc = tg_measure_build(&g->next, next, nnext, g->keys);
-	if (!rc && opts && opts->nnoise)
+	int rc = 0;
+	if (opts && opts->nnoise)
 		rc = tg_measure_build(&g->noise, opts->noise, opts->nnoise, g->keys);
 	if (!rc && !(opts && opts->no_tree_diff))
-		rc = align(g, opts);
+		rc = align(g, bsk, nsk, np, opts);
 	if (!rc) {
 		tg_judge_opts jo = {opts ? opts->accepts : NULL, opts ? opts->naccepts : 0,
 		                    opts ? opts->allow_hardware_change : 0, g->noise,
@@ -147,6 +144,77 @@ int tg_gate_run(tg_gate **out, const tg_rules *rules, const tg_tree *const *base
 	}
 	if (!rc && !g->drawing)
 		rc = (g->drawing = strdup("")) ? 0 : tg_error_set(TG_ENOMEM, "out of memory");
+	return rc;
+}
+
+int tg_gate_run(tg_gate **out, const tg_rules *rules, const tg_tree *const *base, size_t nbase,
+                const tg_tree *const *next, size_t nnext, const tg_gate_opts *opts)
+{
+	*out = NULL;
+	tg_gate *g = tg_calloc(1, sizeof(*g));
+	if (!g)
+		return TG_ENOMEM;
+	size_t np = nbase < nnext ? nbase : nnext;
+	int diff = !(opts && opts->no_tree_diff);
+	int rc = (g->keys = tg_atoms_new()) ? 0 : tg_error_set(TG_ENOMEM, "out of memory");
+	if (!rc)
+		rc = tg_measure_build(&g->base, base, nbase, g->keys);
+	if (!rc)
+		rc = tg_measure_build(&g->next, next, nnext, g->keys);
+	if (!rc && diff && !(g->skels = tg_calloc(2 * np + 1, sizeof(*g->skels))))
+		rc = TG_ENOMEM;
+	for (size_t i = 0; !rc && diff && i < np; i++, g->nskels += 2)
+		if (!(rc = tg_skeleton_build(&g->skels[2 * i], base[i], 0)))
+			rc = tg_skeleton_build(&g->skels[2 * i + 1], next[i], 0);
+	const tg_skeleton **bsk = rc || !diff ? NULL : tg_calloc(np + 1, sizeof(*bsk));
+	const tg_skeleton **nsk = rc || !diff ? NULL : tg_calloc(np + 1, sizeof(*nsk));
+	if (!rc && diff && (!bsk || !nsk))
+		rc = TG_ENOMEM;
+	for (size_t i = 0; !rc && diff && i < np; i++) {
+		bsk[i] = g->skels[2 * i];
+		nsk[i] = g->skels[2 * i + 1];
+	}
+	if (!rc)
+		rc = judge_sides(g, rules, bsk, nsk, np, opts);
+	free(bsk);
+	free(nsk);
+	if (rc) {
+		tg_gate_free(g);
+		return rc;
+	}
+	*out = g;
+	return 0;
+}
+
+int tg_gate_run_data(tg_gate **out, const tg_rules *rules, const tg_rundata *const *base, size_t nbase,
+                     const tg_rundata *const *next, size_t nnext, const tg_gate_opts *opts)
+{
+	*out = NULL;
+	tg_gate *g = tg_calloc(1, sizeof(*g));
+	if (!g)
+		return TG_ENOMEM;
+	size_t np = nbase < nnext ? nbase : nnext;
+	int rc = (g->keys = tg_atoms_new()) ? 0 : tg_error_set(TG_ENOMEM, "out of memory");
+	if (!rc)
+		rc = tg_measure_new(&g->base, g->keys);
+	for (size_t i = 0; !rc && i < nbase; i++)
+		rc = tg_measure_append(g->base, tg_rundata_measure(base[i]));
+	if (!rc)
+		rc = tg_measure_new(&g->next, g->keys);
+	for (size_t i = 0; !rc && i < nnext; i++)
+		rc = tg_measure_append(g->next, tg_rundata_measure(next[i]));
+	const tg_skeleton **bsk = rc ? NULL : tg_calloc(np + 1, sizeof(*bsk));
+	const tg_skeleton **nsk = rc ? NULL : tg_calloc(np + 1, sizeof(*nsk));
+	if (!rc && (!bsk || !nsk))
+		rc = TG_ENOMEM;
+	for (size_t i = 0; !rc && i < np; i++) {
+		bsk[i] = tg_rundata_skeleton(base[i]);
+		nsk[i] = tg_rundata_skeleton(next[i]);
+	}
+	if (!rc)
+		rc = judge_sides(g, rules, bsk, nsk, np, opts);
+	free(bsk);
+	free(nsk);
 	if (rc) {
 		tg_gate_free(g);
 		return rc;
@@ -175,6 +243,9 @@ void tg_gate_free(tg_gate *g)
 	tg_measure_free(g->next);
 	tg_measure_free(g->noise);
 	tg_atoms_free(g->keys);
+	for (size_t i = 0; i < g->nskels; i++)
+		tg_skeleton_free(g->skels[i]);
+	free(g->skels);
 	free(g);
 }
 

@@ -16,6 +16,7 @@
 #ifndef TG_GATE_H
 #define TG_GATE_H
 
+#include "../core/rundata.h"
 #include "diff_render.h"
 #include "judge.h"
 
@@ -47,6 +48,15 @@ typedef struct tg_gate tg_gate;
  * TG_EINVAL when an accept names no rule. */
 int tg_gate_run(tg_gate **out, const tg_rules *rules, const tg_tree *const *base, size_t nbase,
                 const tg_tree *const *next, size_t nnext, const tg_gate_opts *opts);
+
+/* The same gate on run data (rundata.h) instead of trees: the traces of
+ * runs that are not read again (the daemon's stored runs). The i-th base
+ * trace's skeleton is aligned with the i-th new one's, as with trees, and
+ * the result is the one tg_gate_run gives on the trees the data was built
+ * from. The run data must outlive the result; tg_measure_tree of its sides
+ * is NULL. */
+int tg_gate_run_data(tg_gate **out, const tg_rules *rules, const tg_rundata *const *base, size_t nbase,
+                     const tg_rundata *const *next, size_t nnext, const tg_gate_opts *opts);
 
 void tg_gate_free(tg_gate *g);
 

@@ -240,7 +240,7 @@ static int sort_sel(struct sel *v, size_t n, uint32_t natoms, size_t ninv, size_
  * position on its side (as the kernel records' rank). */
 static int64_t unit_rank(const tg_measure *m, const tg_unit *u)
 {
-	int64_t r = tg_trace_rank(tg_tree_trace(tg_measure_tree(m, u->trace)));
+	int64_t r = tg_measure_trace_rank(m, u->trace);
 	return r >= 0 ? r : (int64_t)u->trace;
 }
 
@@ -281,10 +281,10 @@ static int side_runs(struct runs *out, const tg_rule *r, const tg_measure *m)
 		return TG_ENOMEM;
 	}
 	for (size_t t = 0; t < nt; t++) {
-		int64_t rt = tg_trace_rank(tg_tree_trace(tg_measure_tree(m, t)));
+		int64_t rt = tg_measure_trace_rank(m, t);
 		uint32_t k = 0;
 		for (size_t s = 0; s < t; s++)
-			k += tg_trace_rank(tg_tree_trace(tg_measure_tree(m, s))) == rt;
+			k += tg_measure_trace_rank(m, s) == rt;
 		of_trace[t] = k;
 	}
 	size_t c = 0;

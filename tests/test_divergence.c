@@ -125,7 +125,7 @@ static void test_columns(void **state)
 	assert_int_equal(attribute(&p), 0);
 	uint8_t mask[1] = {7};
 	size_t kinds = 99;
-	assert_int_equal(tg_divergence_pick(mask, p.d, p.sb->tree, p.sn->tree, 5, &kinds), 0);
+	assert_int_equal(tg_divergence_pick(mask, p.d, 5, &kinds), 0);
 	assert_int_equal(kinds, 0);
 	pair_close(&p);
 }
@@ -167,11 +167,11 @@ static void test_split_attention(void **state)
 	/* one kind: its first LCA is drawn */
 	uint8_t mask[CALLS];
 	size_t kinds = 0;
-	assert_int_equal(tg_divergence_pick(mask, p.d, p.sb->tree, p.sn->tree, 5, &kinds), 0);
+	assert_int_equal(tg_divergence_pick(mask, p.d, 5, &kinds), 0);
 	assert_int_equal(kinds, 1);
 	assert_int_equal(marked(mask, nl), 1);
 	assert_int_equal(mask[0], 1);
-	assert_int_equal(tg_divergence_pick(mask, p.d, p.sb->tree, p.sn->tree, 0, &kinds), 0);
+	assert_int_equal(tg_divergence_pick(mask, p.d, 0, &kinds), 0);
 	assert_int_equal(marked(mask, nl), 0);
 	pair_close(&p);
 }
@@ -280,7 +280,7 @@ static void test_extra_op_top_level(void **state)
 	tg_table_free(t);
 	uint8_t mask[1] = {0};
 	size_t kinds = 0;
-	assert_int_equal(tg_divergence_pick(mask, p.d, p.sb->tree, p.sn->tree, 5, &kinds), 0);
+	assert_int_equal(tg_divergence_pick(mask, p.d, 5, &kinds), 0);
 	assert_int_equal(kinds, 1);
 	assert_int_equal(mask[0], 1);
 	pair_close(&p);
@@ -319,13 +319,13 @@ static void test_two_kinds(void **state)
 	tg_table_free(t);
 	uint8_t mask[CALLS + 1];
 	size_t kinds = 0;
-	assert_int_equal(tg_divergence_pick(mask, p.d, p.sb->tree, p.sn->tree, 1, &kinds), 0);
+	assert_int_equal(tg_divergence_pick(mask, p.d, 1, &kinds), 0);
 	assert_int_equal(kinds, 2);
 	assert_int_equal(marked(mask, nl), 1);
 	assert_int_equal(mask[root], 0);
 	size_t first_split = root == 0 ? 1 : 0; /* the first split LCA in tree order */
 	assert_int_equal(mask[first_split], 1);
-	assert_int_equal(tg_divergence_pick(mask, p.d, p.sb->tree, p.sn->tree, 5, &kinds), 0);
+	assert_int_equal(tg_divergence_pick(mask, p.d, 5, &kinds), 0);
 	assert_int_equal(marked(mask, nl), 2);
 	assert_int_equal(mask[root], 1);
 	assert_int_equal(mask[first_split], 1);
@@ -532,7 +532,7 @@ static void test_reversed_names(void **state)
 	tg_tree_diff_lcas(p.d, &nl);
 	uint8_t *mask = calloc(nl, 1);
 	size_t kinds = 0;
-	assert_int_equal(tg_divergence_pick(mask, p.d, p.sb->tree, p.sn->tree, 5, &kinds), 0);
+	assert_int_equal(tg_divergence_pick(mask, p.d, 5, &kinds), 0);
 	assert_int_equal(kinds, 1);
 	assert_int_equal(marked(mask, nl), 1);
 	free(mask);
