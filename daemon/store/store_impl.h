@@ -75,6 +75,17 @@ typedef struct tg_store_ops {
 	int (*prune)(tg_store *s, int64_t before, int64_t *deleted);
 	int (*leases)(tg_store *s, int64_t now, tg_lease **out, size_t *n);
 	int (*lease_expire)(tg_store *s, int64_t id, const char *owner, int64_t now);
+
+	/* Run data and outcomes (store.h, "run data"); prune_data: the run
+	 * data older than before that no run names. */
+	int (*data_put)(tg_store *s, const char *digest, int format, uint64_t json_bytes, const void *data, size_t len,
+	                int64_t now);
+	int (*data_get)(tg_store *s, const char *digest, int format, void **data, size_t *len);
+	int (*run_traces_put)(tg_store *s, int64_t id, const tg_run_trace *t, size_t n);
+	int (*run_traces_get)(tg_store *s, int64_t id, tg_run_trace **out, size_t *n);
+	int (*outcome_put)(tg_store *s, int64_t id, const char *outcome, const char *comment, int64_t now);
+	int (*outcome_get)(tg_store *s, int64_t id, char **outcome, char **comment);
+	int (*prune_data)(tg_store *s, int64_t before);
 } tg_store_ops;
 
 /* Every backend's struct starts with this. */
