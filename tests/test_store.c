@@ -1189,23 +1189,32 @@ static void test_run_data(void **state)
 	uint8_t blob[3000];
 	for (size_t i = 0; i < sizeof(blob); i++)
 		blob[i] = (uint8_t)(i * 7); /* NUL bytes and all the others */
-	tg_test_must(tg_store_trace_data_put(c->s, d1, 1, 123456789012ULL, blob, sizeof(blob)));
+	tg_test_must(tg_store_trace_data_put(c->s, d1, 1, 123456789012ULL, 0, blob, sizeof(blob)));
 	void *got = NULL;
 	size_t len = 0;
-	tg_test_must(tg_store_trace_data_get(&got, &len, c->s, d1, 1));
+	tg_test_must(tg_store_trace_data_get(&got, &len, c->s, d1, 1, 0));
 	assert_int_equal(len, sizeof(blob));
 	assert_memory_equal(got, blob, len);
 	free(got);
-	assert_int_equal(tg_store_trace_data_get(&got, &len, c->s, d1, 2), TG_ENOTFOUND); /* another format */
+	assert_int_equal(tg_store_trace_data_get(&got, &len, c->s, d1, 1, 1), TG_ENOTFOUND); /* not trusted */
+	assert_int_equal(tg_store_trace_data_get(&got, &len, c->s, d1, 2, 0), TG_ENOTFOUND); /* another format */
 	assert_null(got);
-	assert_int_equal(tg_store_trace_data_get(&got, &len, c->s, d2, 1), TG_ENOTFOUND);
-	tg_test_must(tg_store_trace_data_put(c->s, d1, 2, 5, "abc", 3)); /* replaced */
-	tg_test_must(tg_store_trace_data_get(&got, &len, c->s, d1, 2));
+	assert_int_equal(tg_store_trace_data_get(&got, &len, c->s, d2, 1, 0), TG_ENOTFOUND);
+	tg_test_must(tg_store_trace_data_put(c->s, d1, 1, 5, 1, "abc", 3)); /* replaced, trusted now */
+	tg_test_must(tg_store_trace_data_get(&got, &len, c->s, d1, 1, 1));
 	assert_int_equal(len, 3);
 	assert_memory_equal(got, "abc", 3);
 	free(got);
-	assert_int_equal(tg_store_trace_data_put(c->s, "ABC", 1, 1, "x", 1), TG_EINVAL);
-	assert_int_equal(tg_store_trace_data_put(c->s, d2, 1, 1, NULL, 0), TG_EINVAL);
+	/* an untrusted analysis never replaces trusted data of its format */
+	tg_test_must(tg_store_trace_data_put(c->s, d1, 1, 5, 0, "evil", 4));
+	tg_test_must(tg_store_trace_data_get(&got, &len, c->s, d1, 1, 0));
+	assert_int_equal(len, 3);
+	free(got);
+	tg_test_must(tg_store_trace_data_put(c->s, d1, 2, 5, 0, "abc", 3)); /* another format: replaced */
+	tg_test_must(tg_store_trace_data_get(&got, &len, c->s, d1, 2, 0));
+	free(got);
+	assert_int_equal(tg_store_trace_data_put(c->s, "ABC", 1, 1, 0, "x", 1), TG_EINVAL);
+	assert_int_equal(tg_store_trace_data_put(c->s, d2, 1, 1, 0, NULL, 0), TG_EINVAL);
 	assert_int_equal(raw_sql(c, "SELECT COUNT(*) FROM trace_data"), 1);
 
 	spec sp = {.run_time = 100};
@@ -1249,7 +1258,7 @@ static void test_run_data(void **state)
 	/* retention: d1 stays while b names it; d2 went with a, but data newer
 	 * than the cutoff stays (a job may be about to list it) */
 	run_to_done(c->s, a, "pass", NULL, 0);
-	tg_test_must(tg_store_trace_data_put(c->s, d2, 1, 5, "xyz", 3));
+	tg_test_must(tg_store_trace_data_put(c->s, d2, 1, 5, 0, "xyz", 3));
 	size_t deleted = 0;
 	tg_test_must(tg_store_prune(&deleted, c->s, 500));
 	assert_int_equal(deleted, 1);
@@ -1257,7 +1266,7 @@ static void test_run_data(void **state)
 	assert_int_equal(raw_sql(c, "SELECT COUNT(*) FROM trace_data"), 2);
 	tg_test_must(tg_store_prune(&deleted, c->s, 2000));
 	assert_int_equal(raw_sql(c, "SELECT COUNT(*) FROM trace_data"), 1); /* d1: b names it */
-	tg_test_must(tg_store_trace_data_get(&got, &len, c->s, d1, 2));
+	tg_test_must(tg_store_trace_data_get(&got, &len, c->s, d1, 2, 0));
 	free(got);
 }
 

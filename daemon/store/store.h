@@ -222,15 +222,18 @@ int tg_store_prune(size_t *deleted, tg_store *s, int64_t before);
  * lists its traces' digests (run_traces). A job's outcome (what it posts)
  * is kept with its run. Docs: docs/store.md, "Run data". */
 
-/* Keeps len bytes of run data of format `format` for the trace with digest
- * (replacing what was kept under it), json_bytes: the trace's JSON size. */
-int tg_store_trace_data_put(tg_store *s, const char *digest, int format, uint64_t json_bytes, const void *data,
-                            size_t len);
+/* Keeps len bytes of run data of format `format` for the trace with digest,
+ * json_bytes: the trace's JSON size; trusted: computed while judging a
+ * trusted run. It replaces what was kept under the digest unless that is
+ * of the same format and trusted while this is not. */
+int tg_store_trace_data_put(tg_store *s, const char *digest, int format, uint64_t json_bytes, int trusted,
+                            const void *data, size_t len);
 
 /* The run data of the trace with digest in format `format` into *data
- * (*len bytes, malloc'd, the caller frees). TG_ENOTFOUND when none (or of
- * another format). */
-int tg_store_trace_data_get(void **data, size_t *len, tg_store *s, const char *digest, int format);
+ * (*len bytes, malloc'd, the caller frees); with trusted, only data kept
+ * as trusted. TG_ENOTFOUND when none (or of another format, or untrusted
+ * when trusted is asked). */
+int tg_store_trace_data_get(void **data, size_t *len, tg_store *s, const char *digest, int format, int trusted);
 
 /* One trace of a run, in rank order. */
 typedef struct tg_run_trace {

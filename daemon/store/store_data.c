@@ -34,8 +34,8 @@ static int digest_ok(const char *d)
 	return 1;
 }
 
-int tg_store_trace_data_put(tg_store *s, const char *digest, int format, uint64_t json_bytes, const void *data,
-                            size_t len)
+int tg_store_trace_data_put(tg_store *s, const char *digest, int format, uint64_t json_bytes, int trusted,
+                            const void *data, size_t len)
 {
 	if (!digest_ok(digest))
 		return tg_error_set(TG_EINVAL, "store: run data: the digest is not 64 lower-case hex digits");
@@ -46,16 +46,16 @@ int tg_store_trace_data_put(tg_store *s, const char *digest, int format, uint64_
 		                    MAX_DATA_BYTES);
 	if (json_bytes > (uint64_t)INT64_MAX)
 		return tg_error_set(TG_EINVAL, "store: run data: JSON size out of range");
-	return s->ops->data_put(s, digest, format, json_bytes, data, len, data_now(s));
+	return s->ops->data_put(s, digest, format, json_bytes, trusted != 0, data, len, data_now(s));
 }
 
-int tg_store_trace_data_get(void **data, size_t *len, tg_store *s, const char *digest, int format)
+int tg_store_trace_data_get(void **data, size_t *len, tg_store *s, const char *digest, int format, int trusted)
 {
 	*data = NULL;
 	*len = 0;
 	if (!digest_ok(digest))
 		return tg_error_set(TG_EINVAL, "store: run data: the digest is not 64 lower-case hex digits");
-	return s->ops->data_get(s, digest, format, data, len);
+	return s->ops->data_get(s, digest, format, trusted != 0, data, len);
 }
 
 int tg_store_run_traces_put(tg_store *s, int64_t id, const tg_run_trace *t, size_t n)

@@ -78,9 +78,9 @@ typedef struct tg_store_ops {
 
 	/* Run data and outcomes (store.h, "run data"); prune_data: the run
 	 * data older than before that no run names. */
-	int (*data_put)(tg_store *s, const char *digest, int format, uint64_t json_bytes, const void *data, size_t len,
-	                int64_t now);
-	int (*data_get)(tg_store *s, const char *digest, int format, void **data, size_t *len);
+	int (*data_put)(tg_store *s, const char *digest, int format, uint64_t json_bytes, int trusted, const void *data,
+	                size_t len, int64_t now);
+	int (*data_get)(tg_store *s, const char *digest, int format, int trusted, void **data, size_t *len);
 	int (*run_traces_put)(tg_store *s, int64_t id, const tg_run_trace *t, size_t n);
 	int (*run_traces_get)(tg_store *s, int64_t id, tg_run_trace **out, size_t *n);
 	int (*outcome_put)(tg_store *s, int64_t id, const char *outcome, const char *comment, int64_t now);

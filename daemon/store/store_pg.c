@@ -743,41 +743,44 @@ static int pg_prune(tg_store *s, int64_t before, int64_t *deleted)
 
 /* ------------------------------------------------------------- run data */
 
-static int data_put_once(pg_store *b, const char *digest, int format, uint64_t json_bytes, const void *data,
-                         size_t len, int64_t now)
+static int data_put_once(pg_store *b, const char *digest, int format, uint64_t json_bytes, int trusted,
+                         const void *data, size_t len, int64_t now)
 {
 	char f[16], jb[24], t[24];
 	snprintf(f, sizeof(f), "%d", format);
 	fmt_i64(jb, sizeof(jb), (int64_t)json_bytes);
 	fmt_i64(t, sizeof(t), now);
 	/* the data as a binary parameter: no escaping, no doubling */
-	const char *p[] = {digest, f, jb, data, t};
-	int lens[] = {0, 0, 0, (int)len, 0}, fmts[] = {0, 0, 0, 1, 0};
+	const char *p[] = {digest, f, jb, data, t, trusted ? "1" : "0"};
+	int lens[] = {0, 0, 0, (int)len, 0, 0}, fmts[] = {0, 0, 0, 1, 0, 0};
 	PGresult *res = PQexecParams(b->conn,
-	                             "INSERT INTO trace_data (digest, format, json_bytes, data, created_at) VALUES "
-	                             "($1, $2::integer, $3::bigint, $4::bytea, $5::bigint) ON CONFLICT (digest) DO UPDATE "
-	                             "SET format = excluded.format, json_bytes = excluded.json_bytes, data = excluded.data, "
-	                             "created_at = excluded.created_at",
-	                             5, NULL, p, lens, fmts, 0);
+	                             "INSERT INTO trace_data (digest, format, json_bytes, trusted, data, created_at) VALUES "
+	                             "($1, $2::integer, $3::bigint, $6::integer, $4::bytea, $5::bigint) ON CONFLICT (digest) "
+	                             "DO UPDATE SET format = excluded.format, json_bytes = excluded.json_bytes, "
+	                             "trusted = excluded.trusted, data = excluded.data, created_at = excluded.created_at "
+	                             "WHERE excluded.trusted >= trace_data.trusted OR excluded.format <> trace_data.format",
+	                             6, NULL, p, lens, fmts, 0);
 	int rc = res && PQresultStatus(res) == PGRES_COMMAND_OK ? 0 : pg_result_err(b, res, "put run data");
 	PQclear(res);
 	return rc;
 }
 
-static int pg_data_put(tg_store *s, const char *digest, int format, uint64_t json_bytes, const void *data, size_t len,
-                       int64_t now)
+static int pg_data_put(tg_store *s, const char *digest, int format, uint64_t json_bytes, int trusted, const void *data,
+                       size_t len, int64_t now)
 {
-	PG_RETRY(pgs(s), data_put_once(pgs(s), digest, format, json_bytes, data, len, now));
+	PG_RETRY(pgs(s), data_put_once(pgs(s), digest, format, json_bytes, trusted, data, len, now));
 }
 
-static int data_get_once(pg_store *b, const char *digest, int format, void **data, size_t *len)
+static int data_get_once(pg_store *b, const char *digest, int format, int trusted, void **data, size_t *len)
 {
 	char f[16];
 	snprintf(f, sizeof(f), "%d", format);
-	const char *p[] = {digest, f};
+	const char *p[] = {digest, f, trusted ? "1" : "0"};
 	/* the result in binary: the bytes as stored */
-	PGresult *res = PQexecParams(b->conn, "SELECT data FROM trace_data WHERE digest = $1 AND format = $2::integer", 2,
-	                             NULL, p, NULL, NULL, 1);
+	PGresult *res = PQexecParams(b->conn,
+	                             "SELECT data FROM trace_data WHERE digest = $1 AND format = $2::integer "
+	                             "AND ($3::integer = 0 OR trusted = 1)",
+	                             3, NULL, p, NULL, NULL, 1);
 	if (!res || PQresultStatus(res) != PGRES_TUPLES_OK) {
 		int rc = pg_result_err(b, res, "get run data");
 		PQclear(res);
@@ -798,9 +801,9 @@ static int data_get_once(pg_store *b, const char *digest, int format, void **dat
 	return rc;
 }
 
-static int pg_data_get(tg_store *s, const char *digest, int format, void **data, size_t *len)
+static int pg_data_get(tg_store *s, const char *digest, int format, int trusted, void **data, size_t *len)
 {
-	PG_RETRY(pgs(s), data_get_once(pgs(s), digest, format, data, len));
+	PG_RETRY(pgs(s), data_get_once(pgs(s), digest, format, trusted, data, len));
 }
 
 static int run_traces_put_once(pg_store *b, int64_t id, const tg_run_trace *t, size_t n)

@@ -15,7 +15,9 @@
  *   metrics  (run, name) -> value, deleted with their run.
  *   trace_data  (4) one trace's run data (core/rundata.h: its measures and
  *            op skeleton, encoded), keyed by the SHA-256 of the trace's
- *            bytes: computed once, whichever run names the trace.
+ *            bytes: computed once, whichever run names the trace. trusted:
+ *            computed while judging a trusted run (an untrusted upload's
+ *            data never serves a trusted run, nor replaces its data).
  *   run_traces  (4) the traces of a run in rank order: their digests and
  *            JSON sizes, deleted with their run.
  *            runs.outcome, runs.comment (4): what the job posts (the
@@ -119,6 +121,7 @@ const tg_store_migration tg_store_migrations[] = {
 	 "  digest TEXT NOT NULL PRIMARY KEY,\n"
 	 "  format INTEGER NOT NULL,\n"
 	 "  json_bytes INTEGER NOT NULL,\n"
+	 "  trusted INTEGER NOT NULL,\n"
 	 "  data BLOB NOT NULL,\n"
 	 "  created_at INTEGER NOT NULL\n"
 	 ");\n"
@@ -136,6 +139,7 @@ const tg_store_migration tg_store_migrations[] = {
 	 "  digest TEXT NOT NULL PRIMARY KEY,\n"
 	 "  format INTEGER NOT NULL,\n"
 	 "  json_bytes BIGINT NOT NULL,\n"
+	 "  trusted INTEGER NOT NULL,\n"
 	 "  data BYTEA NOT NULL,\n"
 	 "  created_at BIGINT NOT NULL\n"
 	 ");\n"

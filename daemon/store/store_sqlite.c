@@ -132,10 +132,12 @@ static const char *const sq_sql[SQ_NSTMT] = {
 	/* the pull requests' runs into ?2: the same, but by target branch */
 	[SQ_HISTORY_PRS] = SQ_HISTORY_SQL("r.target_branch = ?2 AND r.pr > 0 AND r.branch <> ?2"),
 	[SQ_PRUNE] = "DELETE FROM runs WHERE state IN ('done', 'failed') AND run_time < ?1",
-	[SQ_DATA_PUT] = "INSERT INTO trace_data (digest, format, json_bytes, data, created_at) VALUES (?1, ?2, ?3, ?4, ?5) "
-	                "ON CONFLICT (digest) DO UPDATE SET format = excluded.format, json_bytes = excluded.json_bytes, "
-	                "data = excluded.data, created_at = excluded.created_at",
-	[SQ_DATA_GET] = "SELECT data FROM trace_data WHERE digest = ?1 AND format = ?2",
+	[SQ_DATA_PUT] = "INSERT INTO trace_data (digest, format, json_bytes, trusted, data, created_at) "
+	                "VALUES (?1, ?2, ?3, ?6, ?4, ?5) ON CONFLICT (digest) DO UPDATE SET format = excluded.format, "
+	                "json_bytes = excluded.json_bytes, trusted = excluded.trusted, data = excluded.data, "
+	                "created_at = excluded.created_at "
+	                "WHERE excluded.trusted >= trace_data.trusted OR excluded.format <> trace_data.format",
+	[SQ_DATA_GET] = "SELECT data FROM trace_data WHERE digest = ?1 AND format = ?2 AND (?3 = 0 OR trusted = 1)",
 	[SQ_RUN_TRACES_DELETE] = "DELETE FROM run_traces WHERE run = ?1",
 	[SQ_RUN_TRACE_PUT] = "INSERT INTO run_traces (run, idx, digest, json_bytes) VALUES (?1, ?2, ?3, ?4)",
 	[SQ_RUN_TRACES_GET] = "SELECT digest, json_bytes FROM run_traces WHERE run = ?1 ORDER BY idx",
@@ -739,8 +741,8 @@ static int sq_prune(tg_store *s, int64_t before, int64_t *deleted)
 
 /* ------------------------------------------------------------- run data */
 
-static int sq_data_put(tg_store *s, const char *digest, int format, uint64_t json_bytes, const void *data, size_t len,
-                       int64_t now)
+static int sq_data_put(tg_store *s, const char *digest, int format, uint64_t json_bytes, int trusted, const void *data,
+                       size_t len, int64_t now)
 {
 	sq_store *b = sq(s);
 	sqlite3_stmt *st = sq_stmt(b, SQ_DATA_PUT);
@@ -751,12 +753,13 @@ static int sq_data_put(tg_store *s, const char *digest, int format, uint64_t jso
 	sqlite3_bind_int64(st, 3, (int64_t)json_bytes);
 	sqlite3_bind_blob64(st, 4, data, (sqlite3_uint64)len, SQLITE_STATIC);
 	sqlite3_bind_int64(st, 5, now);
+	sqlite3_bind_int(st, 6, trusted);
 	int rc = sq_step(b, st, "put run data");
 	sq_done(st);
 	return rc < 0 ? rc : 0;
 }
 
-static int sq_data_get(tg_store *s, const char *digest, int format, void **data, size_t *len)
+static int sq_data_get(tg_store *s, const char *digest, int format, int trusted, void **data, size_t *len)
 {
 	sq_store *b = sq(s);
 	sqlite3_stmt *st = sq_stmt(b, SQ_DATA_GET);
@@ -764,6 +767,7 @@ static int sq_data_get(tg_store *s, const char *digest, int format, void **data,
 		return TG_EIO;
 	bind_text(st, 1, digest);
 	sqlite3_bind_int(st, 2, format);
+	sqlite3_bind_int(st, 3, trusted);
 	int rc = sq_step(b, st, "get run data");
 	if (rc == 0)
 		rc = tg_error_set(TG_ENOTFOUND, "store: no run data for %.64s", digest);
