@@ -81,6 +81,8 @@ typedef struct tg_config {
 	int64_t lease_ms;       /* default 600,000 */
 	int max_attempts;       /* default 5 */
 	int history_points;     /* default 20 */
+	int64_t job_timeout_ms; /* default 600,000: one job's analysis, then it fails */
+	uint64_t job_memory;    /* default 4 GiB: what one job's analysis may allocate */
 	/* limits */
 	uint64_t max_trace_bytes;   /* default 4 GiB */
 	uint32_t max_ratio;         /* default 200 */
@@ -92,6 +94,7 @@ typedef struct tg_config {
 	uint64_t max_comment_bytes; /* default 65,000 */
 	uint64_t max_run_bytes;     /* default 16 GiB: JSON of all of a run's traces */
 	uint32_t max_workloads;     /* default 16: workloads judged per commit */
+	uint64_t max_pool_bytes;    /* default 16 GiB: JSON behind the runs pooled in one judgement */
 	/* http */
 	int64_t http_timeout_ms, http_connect_timeout_ms, http_backoff_ms, http_max_wait_ms;
 	int http_retries;

@@ -21,7 +21,7 @@
 #define HEADER_BYTES 16 /* magic, format (u32), raw length (u64) */
 
 struct tg_rundata {
-	tg_atoms *keys;    /* the measure's (owned) */
+	tg_atoms *keys; /* the measure's (owned) */
 	tg_measure *m;
 	tg_skeleton *sk;
 	uint64_t json_bytes;
@@ -151,8 +151,9 @@ static void put_measure(struct wr *w, const tg_measure *m)
 	const tg_kernel_rec *r = tg_measure_kernels(m, &nr);
 	PUT_U32(w, nu);
 	for (size_t i = 0; i < nu; i++) {
-		const int64_t v[] = {u[i].step,    u[i].busy_ns, u[i].idle_ns,   u[i].exposed_comm_ns, u[i].exposed_memcpy_ns,
-		                     u[i].total_ns, u[i].comm_ns, u[i].memcpy_ns, (int64_t)u[i].host_syncs, u[i].peak_memory};
+		const int64_t v[] = {
+			u[i].step,     u[i].busy_ns, u[i].idle_ns,   u[i].exposed_comm_ns,     u[i].exposed_memcpy_ns,
+			u[i].total_ns, u[i].comm_ns, u[i].memcpy_ns, (int64_t)u[i].host_syncs, u[i].peak_memory};
 		for (size_t k = 0; k < sizeof(v) / sizeof(v[0]); k++)
 			PUT_I64(w, v[k]);
 	}
@@ -358,7 +359,7 @@ static void get_units(struct rd_cur *c, struct dec *d)
 	}
 	for (uint32_t i = 0; i < n; i++) {
 		tg_unit *u = &d->units[i];
-		int64_t *v[] = {&u->step,     &u->busy_ns, &u->idle_ns,   &u->exposed_comm_ns, &u->exposed_memcpy_ns,
+		int64_t *v[] = {&u->step,     &u->busy_ns, &u->idle_ns,  &u->exposed_comm_ns, &u->exposed_memcpy_ns,
 		                &u->total_ns, &u->comm_ns, &u->memcpy_ns};
 		for (size_t k = 0; k < sizeof(v) / sizeof(v[0]); k++)
 			*v[k] = GET_I64(c);
@@ -412,8 +413,8 @@ static void get_recs(struct rd_cur *c, struct dec *d)
 	}
 	for (uint32_t i = 0; i < n && !c->bad; i++) {
 		tg_kernel_rec *r = &d->recs[i];
-		uint32_t *k[] = {&r->unit, &r->inv, &r->category, &r->name_category, &r->op, &r->op_shape, &r->kernel,
-		                 &r->module, &r->event};
+		uint32_t *k[] = {&r->unit,     &r->inv,    &r->category, &r->name_category, &r->op,
+		                 &r->op_shape, &r->kernel, &r->module,   &r->event};
 		for (size_t j = 0; j < sizeof(k) / sizeof(k[0]); j++)
 			*k[j] = GET_U32(c);
 		r->stream = GET_I64(c);
@@ -474,12 +475,12 @@ static int inflate_payload(uint8_t **raw, size_t *n, const uint8_t *data, size_t
 		return tg_error_set(TG_EFORMAT, "%s: run data of format %u (this tracegate reads %d)", what, format,
 		                    TG_RUNDATA_FORMAT);
 	if (max_bytes && rawlen > max_bytes)
-		return tg_error_set(TG_ELIMIT, "%s: run data of %llu bytes (limit %llu)", what, (unsigned long long)rawlen,
-		                    (unsigned long long)max_bytes);
+		return tg_error_set(TG_ELIMIT, "%s: run data of %llu bytes (limit %llu)", what,
+		                    (unsigned long long)rawlen, (unsigned long long)max_bytes);
 	/* deflate cannot shrink data more than about 1032 times */
 	if (rawlen > (uint64_t)(len - HEADER_BYTES) * 1100 + 4096 || rawlen >= SIZE_MAX / 2)
-		return tg_error_set(TG_EFORMAT, "%s: run data claims %llu bytes from %zu", what, (unsigned long long)rawlen,
-		                    len);
+		return tg_error_set(TG_EFORMAT, "%s: run data claims %llu bytes from %zu", what,
+		                    (unsigned long long)rawlen, len);
 	uint8_t *p = tg_malloc(rawlen ? rawlen : 1);
 	if (!p)
 		return TG_ENOMEM;
@@ -534,9 +535,9 @@ int tg_rundata_decode(tg_rundata **out, const void *data, size_t len, uint64_t m
 	if (!c.bad && !rc)
 		rc = get_skeleton(&rd->sk, &c, d.nevents, what);
 	if (c.bad)
-		rc = !strcmp(c.bad, "out of memory") ? TG_ENOMEM
-		                                      : tg_error_set(TG_EFORMAT, "%s: damaged run data: %s at byte %zu", what,
-		                                                     c.bad, c.at);
+		rc = !strcmp(c.bad, "out of memory")
+		             ? TG_ENOMEM
+		             : tg_error_set(TG_EFORMAT, "%s: damaged run data: %s at byte %zu", what, c.bad, c.at);
 	free(raw);
 	free(d.units);
 	free(d.invs);

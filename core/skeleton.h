@@ -24,12 +24,12 @@
 typedef struct tg_skeleton tg_skeleton;
 
 typedef struct tg_skel_node {
-	int64_t ts, dur;  /* ns */
-	uint32_t event;   /* the event's index in its trace */
-	uint32_t parent;  /* index into the nodes of the nearest ancestor in the skeleton, TG_NONE */
-	uint32_t name;    /* atom of tg_skeleton_atoms() */
-	uint8_t kind;     /* tg_kind */
-	uint8_t linked;   /* a device event TraceLens links (tg_tree_linked_like_tracelens) */
+	int64_t ts, dur; /* ns */
+	uint32_t event;  /* the event's index in its trace */
+	uint32_t parent; /* index into the nodes of the nearest ancestor in the skeleton, TG_NONE */
+	uint32_t name;   /* atom of tg_skeleton_atoms() */
+	uint8_t kind;    /* tg_kind */
+	uint8_t linked;  /* a device event TraceLens links (tg_tree_linked_like_tracelens) */
 	uint16_t reserved;
 } tg_skel_node;
 

@@ -7,6 +7,7 @@
 
 #include "../core/atoms.h"
 #include "../core/measure.h"
+#include "../core/rundata.h"
 #include "../core/trace.h"
 #include "../rules/gate.h"
 #include "../rules/rules.h"
@@ -34,7 +35,56 @@ struct tg_daemon {
 	char *jobs_dir;      /* <state_dir>/jobs */
 	char *tmp_dir;
 	tg_read_opts read;
+	int in_child;        /* this process is a job's analysis under its budgets (budget.c) */
+	struct {             /* in a child: the daemon's connections, kept (reachable, never used) */
+		tg_store *store;
+		tg_storage *storage;
+		tg_forge **forges;
+	} daemons;
 };
+
+/* The store, the storage and the forges of the configuration into d
+ * (connect.c). 0 or the error, worded. */
+int tg_daemon_open_store(tg_daemon *d);
+int tg_daemon_open_storage(tg_daemon *d);
+int tg_daemon_open_forges(tg_daemon *d);
+
+/* In a child process (budget.c): the store, the storage and the forges
+ * opened again, so that the child shares no connection with the daemon;
+ * the daemon's are left as they are (never closed by the child). 0 or the
+ * error of the one that failed. */
+int tg_daemon_reopen(tg_daemon *d);
+
+/* How a job's analysis ended under its budgets (budget.c). */
+typedef enum tg_budget_over {
+	TG_BUDGET_NONE = 0, /* it ended by itself: rc */
+	TG_BUDGET_TIME,     /* daemon.job_timeout ran out: killed */
+	TG_BUDGET_SIGNAL    /* killed by a signal it was not sent (OOM killer), or crashed */
+} tg_budget_over;
+
+typedef struct tg_daemon_budget {
+	tg_budget_over over;
+	int signal;         /* TG_BUDGET_SIGNAL: which */
+	int rc;             /* TG_BUDGET_NONE: what the analysis returned (its message is tg_error_last) */
+	int64_t blocker;    /* the job it waits for (TG_EAGAIN), 0 when none */
+	int64_t ms;         /* wall time */
+} tg_daemon_budget;
+
+typedef int (*tg_daemon_budget_fn)(tg_daemon *d, tg_job *j, void *arg);
+
+/* Runs fn(d, j, arg) in a child process under the job budgets
+ * (daemon.job_timeout, daemon.job_memory): see budget.c. *out says how it
+ * ended. Returns 0 (then look at *out), TG_EAGAIN when the daemon is
+ * stopping (the child was killed; the job is claimed again later), or
+ * TG_EIO when no child could be started or it ended without a report. */
+int tg_daemon_budget_run(tg_daemon_budget *out, tg_daemon *d, tg_job *j, tg_daemon_budget_fn fn, void *arg);
+
+/* Why a job went over its budget, for its status (memory: the analysis
+ * returned TG_ENOMEM under its memory budget; else as *b says). */
+void tg_daemon_budget_why(char *buf, size_t cap, const tg_daemon *d, const tg_daemon_budget *b, int memory);
+
+/* 0 when this build cannot apply daemon.job_memory (AddressSanitizer). */
+int tg_daemon_budget_memory_applies(void);
 
 /* Ends at once the leases held by daemons on this host that are dead (no
  * process with the owner's pid) and logs, once each, the leases it must
@@ -49,19 +99,29 @@ int tg_daemon_reclaim_leases(size_t *reclaimed, tg_daemon *d);
  * (its lease then expires and it is claimed again). */
 int tg_daemon_job_run(tg_daemon *d, tg_job *j);
 
-/* The traces of one side of a comparison, read and built. */
+/* One side of a comparison: the run data (core/rundata.h) of its traces,
+ * the runs' traces one after another, each run's in rank order. */
 typedef struct tg_side {
-	tg_trace **traces;
-	tg_tree **trees;
-	char **names;    /* display names (trace paths in the run folder) */
+	tg_rundata **data;
+	char **names;        /* display names ("<run-id>/<path>") */
 	size_t n;
+	uint64_t json_bytes; /* JSON of all its traces */
 } tg_side;
 
-/* Fetches and reads every trace of manifest m (sorted by rank) into s.
+/* The run data of every trace of run j (manifest m), sorted by rank, into
+ * s (side.c): from the store when each was measured before (the run's
+ * traces listed, or a trace's digest known); else fetched from storage,
+ * read with the daemon's limits and measured, its run data kept in the
+ * store under the SHA-256 of its bytes, and the run's traces listed.
  * Errors name the storage key and, for a bad trace, the byte offset;
  * *permanent is set when trying again cannot help (a missing or malformed
- * trace, a limit), clear for I/O that may recover (storage unreachable). */
-int tg_side_load(tg_side *s, int *permanent, tg_daemon *d, const tg_manifest *m);
+ * trace, a limit), clear for I/O that may recover (storage or store
+ * unreachable) and for memory. */
+int tg_side_load(tg_side *s, int *permanent, tg_daemon *d, const tg_job *j, const tg_manifest *m);
+
+/* Moves the traces of `from` to the end of `to`; from is left empty. 0 or
+ * TG_ENOMEM (from unchanged). */
+int tg_side_append(tg_side *to, tg_side *from);
 
 void tg_side_free(tg_side *s);
 

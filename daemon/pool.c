@@ -4,7 +4,9 @@
  * the gate judges with runs as the samples (rules/judge.h: traces of the
  * same rank are separate runs) and the noise between them widens the
  * interval. A pull request is judged again, with all its runs, each time
- * another run of its commit is analysed.
+ * another run of its commit is analysed. A pooled run is read from its
+ * stored run data (side.c), not from its traces; the JSON behind one
+ * judgement is capped (limits.max_pool_bytes), the newest runs first.
  */
 #include "daemon_impl.h"
 #include "log.h"
@@ -13,35 +15,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Moves the traces of `from` to the end of `to`; from is left empty. */
-static int side_append(tg_side *to, tg_side *from)
+int tg_pool_runs(tg_side *side, size_t *added, size_t *left_out, tg_daemon *d, const char *repo, const char *commit,
+                 const char *workload, int64_t exclude, size_t max, uint64_t max_bytes)
 {
-	size_t n = to->n + from->n;
-	tg_trace **tr = realloc(to->traces, (n ? n : 1) * sizeof(*tr));
-	if (tr)
-		to->traces = tr;
-	tg_tree **te = tr ? realloc(to->trees, (n ? n : 1) * sizeof(*te)) : NULL;
-	if (te)
-		to->trees = te;
-	char **na = te ? realloc(to->names, (n ? n : 1) * sizeof(*na)) : NULL;
-	if (!na)
-		return tg_error_set(TG_ENOMEM, "out of memory");
-	to->names = na;
-	memcpy(to->traces + to->n, from->traces, from->n * sizeof(*tr));
-	memcpy(to->trees + to->n, from->trees, from->n * sizeof(*te));
-	memcpy(to->names + to->n, from->names, from->n * sizeof(*na));
-	to->n = n;
-	free(from->traces);
-	free(from->trees);
-	free(from->names);
-	memset(from, 0, sizeof(*from));
-	return 0;
-}
-
-int tg_pool_runs(tg_side *side, size_t *added, tg_daemon *d, const char *repo, const char *commit,
-                 const char *workload, int64_t exclude, size_t max)
-{
-	*added = 0;
+	*added = *left_out = 0;
 	if (max == 0)
 		return 0;
 	tg_job *runs = NULL;
@@ -60,7 +37,7 @@ int tg_pool_runs(tg_side *side, size_t *added, tg_daemon *d, const char *repo, c
 		                           runs[i].manifest ? strlen(runs[i].manifest) : 0, key, d->cfg->max_traces);
 		int parsed = !lr;
 		if (!lr)
-			lr = tg_side_load(&s, &permanent, d, m);
+			lr = tg_side_load(&s, &permanent, d, &runs[i], m);
 		tg_manifest_free(m);
 		if (lr && !permanent && parsed) {
 			rc = lr; /* the storage may come back: try the whole job again */
@@ -72,7 +49,18 @@ int tg_pool_runs(tg_side *side, size_t *added, tg_daemon *d, const char *repo, c
 			tg_log(TG_LOG_WARN, "run %s left out of the pool: %s", runs[i].prefix, tg_error_last());
 			continue;
 		}
-		if ((rc = side_append(side, &s))) {
+		if (side->json_bytes + s.json_bytes > max_bytes) {
+			/* limits.max_pool_bytes: the newest runs fill the judgement */
+			tg_log(TG_LOG_INFO,
+			       "run %s left out of the pool: its %llu bytes of JSON would take the judgement past "
+			       "limits.max_pool_bytes (%llu)",
+			       runs[i].prefix, (unsigned long long)s.json_bytes,
+			       (unsigned long long)d->cfg->max_pool_bytes);
+			tg_side_free(&s);
+			(*left_out)++;
+			continue;
+		}
+		if ((rc = tg_side_append(side, &s))) {
 			tg_side_free(&s);
 			break;
 		}

@@ -1,11 +1,24 @@
 /*
- * side.c - the traces of one run, fetched from storage and read
- * (daemon_impl.h: tg_side_load).
+ * side.c - the traces of one run as run data (core/rundata.h; daemon_impl.h:
+ * tg_side_load). Each trace is measured once: a run whose traces the store
+ * lists (run_traces) is read from the store and never fetched again; a
+ * trace is looked up in the store by the SHA-256 of its bytes (the
+ * manifest's, for a signed run) before it is read; one that must be read
+ * is fetched, read with the daemon's limits, measured, and its run data
+ * kept under its digest (marked trusted when a trusted run's judgement
+ * computed it: store.h). The trace and its tree are freed as soon as its
+ * run data is made, so one analysis holds one trace's model at a time.
+ * What is judged is always the decoded stored form, so that the first
+ * judgement and every later one (a pooled run, a baseline) judge the same
+ * numbers.
  */
 #include "daemon_impl.h"
 #include "log.h"
+#include "sha256.h"
 #include "signature.h"
 
+#include <ctype.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -13,14 +26,32 @@
 void tg_side_free(tg_side *s)
 {
 	for (size_t i = 0; i < s->n; i++) {
-		tg_tree_free(s->trees ? s->trees[i] : NULL);
-		tg_trace_free(s->traces ? s->traces[i] : NULL);
+		tg_rundata_free(s->data ? s->data[i] : NULL);
 		free(s->names ? s->names[i] : NULL);
 	}
-	free(s->traces);
-	free(s->trees);
+	free(s->data);
 	free(s->names);
 	memset(s, 0, sizeof(*s));
+}
+
+int tg_side_append(tg_side *to, tg_side *from)
+{
+	size_t n = to->n + from->n;
+	tg_rundata **da = realloc(to->data, (n ? n : 1) * sizeof(*da));
+	if (da)
+		to->data = da;
+	char **na = da ? realloc(to->names, (n ? n : 1) * sizeof(*na)) : NULL;
+	if (!na)
+		return tg_error_set(TG_ENOMEM, "out of memory");
+	to->names = na;
+	memcpy(to->data + to->n, from->data, from->n * sizeof(*da));
+	memcpy(to->names + to->n, from->names, from->n * sizeof(*na));
+	to->n = n;
+	to->json_bytes += from->json_bytes;
+	free(from->data);
+	free(from->names);
+	memset(from, 0, sizeof(*from));
+	return 0;
 }
 
 /* Trace indices of m sorted by rank (traces without a rank keep their order,
@@ -93,63 +124,212 @@ static int read_trace(tg_trace **trace, uint64_t *run_json, tg_daemon *d, const 
 	if (!rc)
 		rc = run_capped && !left ? TG_ELIMIT : tg_trace_read_fd_named(trace, fd, key, &ro);
 	if (rc == TG_ELIMIT && run_capped && (!left || strstr(tg_error_last(), " bytes of JSON (limit")))
-		tg_error_set(TG_ELIMIT, "%s: the run's traces hold more than limits.max_run_bytes (%llu bytes) of JSON", key,
-		             (unsigned long long)run_max);
+		tg_error_set(TG_ELIMIT, "%s: the run's traces hold more than limits.max_run_bytes (%llu bytes) of JSON",
+		             key, (unsigned long long)run_max);
 	if (!rc)
 		*run_json += tg_trace_stats_get(*trace)->json_bytes;
 	return rc;
 }
 
-int tg_side_load(tg_side *s, int *permanent, tg_daemon *d, const tg_manifest *m)
+/* The SHA-256 of the bytes of the open file fd (lower-case hex), read to
+ * its end; fd is rewound. TG_EIO when it cannot be read. */
+static int digest_fd(char hex[TG_SHA256_HEX_LEN + 1], int fd, const char *key)
+{
+	tg_sha256_ctx c;
+	tg_sha256_init(&c);
+	char *buf = tg_malloc(1 << 20);
+	if (!buf)
+		return TG_ENOMEM;
+	ssize_t got;
+	off_t at = 0;
+	while ((got = pread(fd, buf, 1 << 20, at)) > 0) {
+		tg_sha256_update(&c, buf, (size_t)got);
+		at += got;
+	}
+	free(buf);
+	if (got < 0)
+		return tg_error_set(TG_EIO, "%s: %s", key, strerror(errno));
+	uint8_t dig[TG_SHA256_LEN];
+	tg_sha256_final(dig, &c);
+	tg_sha256_hex(hex, dig);
+	return lseek(fd, 0, SEEK_SET) < 0 ? tg_error_set(TG_EIO, "%s: %s", key, strerror(errno)) : 0;
+}
+
+/* The run data kept under digest (trusted: kept as trusted only) into *rd.
+ * TG_ENOTFOUND when none, or when what is kept no longer decodes (logged:
+ * the trace is read again); else the store's error. */
+static int data_from_store(tg_rundata **rd, tg_daemon *d, const char *digest, int trusted, const char *what)
+{
+	void *blob = NULL;
+	size_t len = 0;
+	int rc = tg_store_trace_data_get(&blob, &len, d->store, digest, TG_RUNDATA_FORMAT, trusted);
+	if (rc)
+		return rc;
+	rc = tg_rundata_decode(rd, blob, len, 0, what);
+	free(blob);
+	if (rc == TG_EFORMAT) {
+		tg_log(TG_LOG_WARN, "%s: the run data kept for it cannot be used (%s): reading its trace again", what,
+		       tg_error_last());
+		return tg_error_set(TG_ENOTFOUND, "%s: no usable run data", what);
+	}
+	return rc;
+}
+
+/* Measures trace (its tree built here and freed), keeps the encoded run
+ * data under digest and gives back the decoded form in *rd: the numbers a
+ * later judgement reads from the store. Run data too large for the store
+ * is used without being kept (logged). */
+static int data_from_trace(tg_rundata **rd, tg_daemon *d, tg_trace *trace, const char *digest, int trusted,
+                           const char *what)
+{
+	tg_tree *tree = NULL;
+	tg_rundata *built = NULL;
+	void *blob = NULL;
+	size_t len = 0;
+	int rc = tg_tree_build(&tree, trace);
+	if (!rc) {
+		tg_trace_drop_flows(trace);
+		rc = tg_rundata_build(&built, tree);
+	}
+	uint64_t json = built ? tg_rundata_json_bytes(built) : 0;
+	if (!rc)
+		rc = tg_rundata_encode(&blob, &len, built);
+	tg_rundata_free(built);
+	tg_tree_free(tree);
+	if (!rc)
+		rc = tg_rundata_decode(rd, blob, len, 0, what);
+	if (!rc) {
+		int pr = tg_store_trace_data_put(d->store, digest, TG_RUNDATA_FORMAT, json, trusted, blob, len);
+		if (pr == TG_ELIMIT)
+			tg_log(TG_LOG_WARN, "%s: %s (it is read from its trace at each judgement)", what,
+			       tg_error_last());
+		else if (pr) {
+			tg_rundata_free(*rd);
+			*rd = NULL;
+			rc = pr;
+		}
+	}
+	if (!rc)
+		tg_log(TG_LOG_DEBUG, "%s: %llu bytes of JSON measured, %zu bytes of run data kept", what,
+		       (unsigned long long)json, len);
+	free(blob);
+	return rc;
+}
+
+/* What load_trace knows of the run. */
+struct run_read {
+	tg_daemon *d;
+	const tg_manifest *m;
+	int trusted;       /* the run is trusted: its data is kept (and read) as trusted */
+	uint64_t run_json; /* JSON of its traces so far (limits.max_run_bytes) */
+	int *permanent;
+};
+
+/* Trace idx of the run (rank position i): its run data from storage (or
+ * from the store, when another run had the same bytes); digest gets its
+ * SHA-256. */
+static int data_from_storage(tg_rundata **rd, char digest[TG_SHA256_HEX_LEN + 1], struct run_read *r, size_t idx,
+                             const char *what)
+{
+	const tg_manifest_trace *t = &r->m->traces[idx];
+	char *key = tg_manifest_trace_key(r->m, idx);
+	if (!key)
+		return TG_ENOMEM;
+	tg_trace *trace = NULL;
+	int fd = -1, rc = fetch_trace(&fd, r->permanent, r->d, key);
+	if (rc)
+		goto out;
+	if (!t->sha256[0]) {
+		if ((rc = digest_fd(digest, fd, key)))
+			goto out;
+		rc = data_from_store(rd, r->d, digest, r->trusted, what);
+		if (rc != TG_ENOTFOUND) { /* an unsigned trace whose bytes were measured before */
+			if (!rc)
+				r->run_json += tg_rundata_json_bytes(*rd);
+			goto out;
+		}
+	} else {
+		for (size_t k = 0; k <= TG_SHA256_HEX_LEN; k++)
+			digest[k] = (char)tolower((unsigned char)t->sha256[k]);
+	}
+	rc = read_trace(&trace, &r->run_json, r->d, t, fd, key);
+	if (rc && rc != TG_ENOMEM) /* a malformed trace or a limit; or a trace deleted under us */
+		*r->permanent = 1;
+	close(fd);
+	fd = -1;
+	if (!rc) {
+		tg_log(TG_LOG_DEBUG, "read %s: %zu bytes of JSON", key, (size_t)tg_trace_stats_get(trace)->json_bytes);
+		rc = data_from_trace(rd, r->d, trace, digest, r->trusted, what);
+	}
+out:
+	if (fd >= 0)
+		close(fd);
+	tg_trace_free(trace);
+	free(key);
+	return rc;
+}
+
+/* The run's limit on its traces' JSON, for data read from the store. */
+static int run_json_ok(const struct run_read *r, const char *what)
+{
+	uint64_t run_max = r->d->cfg->max_run_bytes;
+	if (!run_max || r->run_json <= run_max)
+		return 0;
+	*r->permanent = 1;
+	return tg_error_set(TG_ELIMIT, "%s: the run's traces hold more than limits.max_run_bytes (%llu bytes) of JSON",
+	                    what, (unsigned long long)run_max);
+}
+
+int tg_side_load(tg_side *s, int *permanent, tg_daemon *d, const tg_job *j, const tg_manifest *m)
 {
 	memset(s, 0, sizeof(*s));
 	*permanent = 0;
-	size_t n = m->ntraces;
+	size_t n = m->ntraces, nst = 0;
+	tg_run_trace *listed = NULL, *now = tg_calloc(n ? n : 1, sizeof(*now));
 	size_t *order = calloc(n ? n : 1, sizeof(size_t));
-	s->traces = tg_calloc(n ? n : 1, sizeof(tg_trace *));
-	s->trees = tg_calloc(n ? n : 1, sizeof(tg_tree *));
+	s->data = tg_calloc(n ? n : 1, sizeof(*s->data));
 	s->names = tg_calloc(n ? n : 1, sizeof(char *));
-	if (!order || !s->traces || !s->trees || !s->names) {
-		free(order);
-		tg_side_free(s);
-		return tg_error_set(TG_ENOMEM, "out of memory");
-	}
-	s->n = n;
-	by_rank(order, m);
-	int rc = 0;
-	uint64_t run_json = 0;
-	for (size_t i = 0; i < n && !rc; i++) {
+	int rc = !order || !now || !s->data || !s->names ? tg_error_set(TG_ENOMEM, "out of memory") : 0;
+	if (!rc)
+		rc = tg_store_run_traces_get(&listed, &nst, d->store, j->id);
+	s->n = rc ? 0 : n;
+	if (!rc)
+		by_rank(order, m);
+	struct run_read r = {d, m, j->trusted, 0, permanent};
+	size_t from_store = 0;
+	for (size_t i = 0; i < s->n && !rc; i++) {
 		const tg_manifest_trace *t = &m->traces[order[i]];
-		char *key = tg_manifest_trace_key(m, order[i]);
-		if (!key) {
-			rc = TG_ENOMEM;
-			break;
-		}
 		/* shown in the comment: "<run-id>/<path>" */
 		if (asprintf(&s->names[i], "%s/%s", m->run_id, t->path) < 0)
 			s->names[i] = NULL;
-		int fd = -1;
-		if ((rc = fetch_trace(&fd, permanent, d, key))) {
-			free(key);
-			break;
+		char what[512];
+		snprintf(what, sizeof(what), "%s/%s", m->prefix, t->path);
+		const char *known = nst == n ? listed[i].digest : t->sha256[0] ? t->sha256 : "";
+		for (size_t k = 0; k <= TG_SHA256_HEX_LEN && known[0]; k++)
+			now[i].digest[k] = (char)tolower((unsigned char)known[k]);
+		rc = known[0] ? data_from_store(&s->data[i], d, now[i].digest, j->trusted, what) : TG_ENOTFOUND;
+		if (!rc) {
+			from_store++;
+			r.run_json += tg_rundata_json_bytes(s->data[i]);
+			rc = run_json_ok(&r, what);
+		} else if (rc == TG_ENOTFOUND) {
+			rc = data_from_storage(&s->data[i], now[i].digest, &r, order[i], what);
+			if (!rc)
+				rc = run_json_ok(&r, what);
 		}
-		rc = read_trace(&s->traces[i], &run_json, d, t, fd, key);
-		close(fd);
-		if (rc) {
-			/* a malformed trace or a limit; or a trace deleted under us */
-			*permanent = 1;
-			free(key);
-			break;
+		if (!rc) {
+			now[i].json_bytes = tg_rundata_json_bytes(s->data[i]);
+			s->json_bytes += now[i].json_bytes;
 		}
-		rc = tg_tree_build(&s->trees[i], s->traces[i]);
-		if (!rc)
-			tg_trace_drop_flows(s->traces[i]);
-		free(key);
-		if (!rc)
-			tg_log(TG_LOG_DEBUG, "read %s/%s: %zu bytes of JSON", m->prefix, t->path,
-			       (size_t)tg_trace_stats_get(s->traces[i])->json_bytes);
 	}
+	if (!rc && (nst != n || from_store != n))
+		rc = tg_store_run_traces_put(d->store, j->id, now, n);
+	if (!rc)
+		tg_log(TG_LOG_DEBUG, "run %s: %zu trace%s, %zu from stored run data", m->prefix, n, n == 1 ? "" : "s",
+		       from_store);
 	free(order);
+	free(listed);
+	free(now);
 	if (rc)
 		tg_side_free(s);
 	return rc;

@@ -42,8 +42,8 @@ int tg_store_trace_data_put(tg_store *s, const char *digest, int format, uint64_
 	if (!data || !len)
 		return tg_error_set(TG_EINVAL, "store: run data: nothing to keep");
 	if (len > MAX_DATA_BYTES)
-		return tg_error_set(TG_ELIMIT, "store: run data of %zu bytes: more than the %u bytes one value holds", len,
-		                    MAX_DATA_BYTES);
+		return tg_error_set(TG_ELIMIT, "store: run data of %zu bytes: more than the %u bytes one value holds",
+		                    len, MAX_DATA_BYTES);
 	if (json_bytes > (uint64_t)INT64_MAX)
 		return tg_error_set(TG_EINVAL, "store: run data: JSON size out of range");
 	return s->ops->data_put(s, digest, format, json_bytes, trusted != 0, data, len, data_now(s));
@@ -64,7 +64,8 @@ int tg_store_run_traces_put(tg_store *s, int64_t id, const tg_run_trace *t, size
 		return tg_error_set(TG_EINVAL, "store: no traces");
 	for (size_t i = 0; i < n; i++)
 		if (!digest_ok(t[i].digest) || t[i].json_bytes > (uint64_t)INT64_MAX)
-			return tg_error_set(TG_EINVAL, "store: trace %zu of run %lld: bad digest or size", i, (long long)id);
+			return tg_error_set(TG_EINVAL, "store: trace %zu of run %lld: bad digest or size", i,
+			                    (long long)id);
 	return s->ops->run_traces_put(s, id, t, n);
 }
 

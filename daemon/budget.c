@@ -1,0 +1,252 @@
+/*
+ * budget.c - one job's analysis in a child process, under the job's
+ * budgets (daemon_impl.h: tg_daemon_budget_run). A trace is anyone's
+ * upload: whatever it makes the analysis do (take minutes, take
+ * gigabytes, or crash the reader), that job fails alone and the daemon
+ * goes on with the others.
+ *
+ * Why a process: a time limit on a computation needs a way to stop it
+ * at any point, and a memory limit needs allocations to fail without
+ * taking the daemon's own state with them. A thread cannot be stopped
+ * safely, and a process-wide limit would starve the daemon itself. So the
+ * daemon forks; the child
+ *
+ *   - dies with the daemon (PR_SET_PDEATHSIG), and on SIGTERM, and lets go
+ *     of the state folder's lock at once (a next daemon must get it);
+ *   - limits what it may allocate with RLIMIT_DATA (daemon.job_memory):
+ *     the heap and private writable mappings, that is what malloc hands
+ *     out, but not libgit2's read-only mappings of pack files, which an
+ *     address-space limit (RLIMIT_AS) would count in gigabytes. An
+ *     allocation past it fails, the analysis returns TG_ENOMEM, and the
+ *     job's outcome says which budget it exceeded;
+ *   - opens connections of its own (the store, the storage, the forges:
+ *     tg_daemon_reopen): a child must not use the parent's SQLite handle
+ *     or a TLS connection whose state the parent would then lose track of;
+ *   - runs the analysis, which keeps its outcome in the store and moves
+ *     the job to posting under the daemon's lease, as before;
+ *   - writes its return code, the job it waits for and its message to a
+ *     pipe, and exits.
+ *
+ * The parent waits on the pipe, renews the job's lease every third of it
+ * (an analysis may take longer than the lease), and kills the child with
+ * SIGKILL when daemon.job_timeout runs out, or when the daemon is told to
+ * stop (the job is then claimed again by the next daemon). A child that
+ * dies by a signal it was not sent (the kernel's OOM killer, a crash) is
+ * reported as such. Forking costs about a millisecond next to an
+ * analysis's tens of milliseconds at least.
+ *
+ * Built with AddressSanitizer the memory budget is not applied: ASan maps
+ * terabytes of shadow memory that RLIMIT_DATA would count (the daemon logs
+ * it at start).
+ */
+#include "daemon_impl.h"
+#include "log.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#if defined(__SANITIZE_ADDRESS__)
+#define NO_DATA_LIMIT 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define NO_DATA_LIMIT 1
+#endif
+#endif
+#ifndef NO_DATA_LIMIT
+#define NO_DATA_LIMIT 0
+#endif
+
+/* What the child reports through the pipe. */
+struct report {
+	int rc;
+	int64_t blocker;
+	char msg[1024];
+};
+
+int tg_daemon_budget_memory_applies(void)
+{
+	return !NO_DATA_LIMIT;
+}
+
+static int64_t now_ms(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+/* In the child: the limits, its own connections, the analysis, the
+ * report. Never returns. */
+static void child(tg_daemon *d, tg_job *j, tg_daemon_budget_fn fn, void *arg, int out)
+{
+	struct report r;
+	memset(&r, 0, sizeof(r));
+	signal(SIGTERM, SIG_DFL);
+	signal(SIGINT, SIG_DFL);
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() == 1) /* the daemon died before prctl */
+		_exit(1);
+	/* the state folder's lock is the daemon's: a child that outlived it
+	 * (for the moment SIGKILL takes) must not keep the next daemon out */
+	if (d->lock_fd >= 0)
+		close(d->lock_fd);
+	d->lock_fd = -1;
+	d->in_child = 1;
+	if (!NO_DATA_LIMIT && d->cfg->job_memory) {
+		struct rlimit rl = {(rlim_t)d->cfg->job_memory, (rlim_t)d->cfg->job_memory};
+		struct rlimit cur;
+		if (!getrlimit(RLIMIT_DATA, &cur) && cur.rlim_max != RLIM_INFINITY && cur.rlim_max < rl.rlim_max)
+			rl.rlim_cur = rl.rlim_max = cur.rlim_max;
+		setrlimit(RLIMIT_DATA, &rl);
+	}
+	r.rc = tg_daemon_reopen(d);
+	if (!r.rc)
+		r.rc = fn(d, j, arg);
+	r.blocker = d->blocker;
+	snprintf(r.msg, sizeof(r.msg), "%s", r.rc ? tg_error_last() : "");
+	tg_store_close(d->store); /* its own connection; the daemon's stay as they are */
+	d->store = NULL;
+	fflush(stderr);
+	ssize_t w = write(out, &r, sizeof(r));
+	(void)w;
+	_exit(0);
+}
+
+/* Waits for the child: its report into *r (got: 1 when it came whole),
+ * its end in *status; kills it when the deadline passes (*timed_out) or
+ * the daemon is stopping (*stopped). The lease of job j is renewed on the
+ * way. */
+static void wait_child(struct report *r, int *got, int *status, int *timed_out, int *stopped, tg_daemon *d,
+                       const tg_job *j, pid_t pid, int in)
+{
+	int64_t deadline = now_ms() + d->cfg->job_timeout_ms, lease_ms = d->cfg->lease_ms;
+	int64_t renew_every = lease_ms / 3 > 1000 ? lease_ms / 3 : 1000, next_renew = now_ms() + renew_every;
+	size_t have = 0;
+	*got = *timed_out = *stopped = 0;
+	for (;;) {
+		int64_t now = now_ms(), wait = deadline - now;
+		if (next_renew - now < wait)
+			wait = next_renew - now;
+		if (wait > 250 && d->o.stop)
+			wait = 250; /* notice a stop within a quarter of a second */
+		struct pollfd p = {in, POLLIN, 0};
+		int n = poll(&p, 1, wait > 0 ? (int)wait : 0);
+		if (n > 0) {
+			ssize_t k = read(in, (char *)r + have, sizeof(*r) - have);
+			if (k > 0 && (have += (size_t)k) < sizeof(*r))
+				continue;
+			*got = have == sizeof(*r);
+			break; /* the report, or the child's end (EOF) */
+		}
+		if (n < 0 && errno != EINTR)
+			break;
+		if (d->o.stop && *d->o.stop) {
+			*stopped = 1;
+			break;
+		}
+		now = now_ms();
+		if (now >= deadline) {
+			*timed_out = 1;
+			break;
+		}
+		if (now >= next_renew) {
+			int lease_s = (int)(lease_ms / 1000) > 0 ? (int)(lease_ms / 1000) : 1;
+			if (tg_store_job_renew(d->store, j->id, d->owner, lease_s))
+				tg_log(TG_LOG_WARN, "job %lld: renewing its lease: %s", (long long)j->id,
+				       tg_error_last());
+			next_renew = now + renew_every;
+		}
+	}
+	if (*timed_out || *stopped)
+		kill(pid, SIGKILL);
+	while (waitpid(pid, status, 0) < 0 && errno == EINTR)
+		;
+}
+
+int tg_daemon_budget_run(tg_daemon_budget *out, tg_daemon *d, tg_job *j, tg_daemon_budget_fn fn, void *arg)
+{
+	memset(out, 0, sizeof(*out));
+	int fds[2];
+	if (pipe2(fds, O_CLOEXEC))
+		return tg_error_set(TG_EIO, "job %lld: pipe: %s", (long long)j->id, strerror(errno));
+	fflush(stderr);
+	int64_t t0 = now_ms();
+	pid_t pid = fork();
+	if (pid < 0) {
+		close(fds[0]);
+		close(fds[1]);
+		return tg_error_set(TG_EIO, "job %lld: fork: %s", (long long)j->id, strerror(errno));
+	}
+	if (pid == 0) {
+		close(fds[0]);
+		child(d, j, fn, arg, fds[1]);
+	}
+	close(fds[1]);
+	struct report r;
+	memset(&r, 0, sizeof(r));
+	int got = 0, status = 0, timed_out = 0, stopped = 0;
+	wait_child(&r, &got, &status, &timed_out, &stopped, d, j, pid, fds[0]);
+	close(fds[0]);
+	out->ms = now_ms() - t0;
+	if (stopped)
+		return tg_error_set(TG_EAGAIN, "job %lld: the daemon is stopping: its analysis was stopped",
+		                    (long long)j->id);
+	if (timed_out) {
+		out->over = TG_BUDGET_TIME;
+		return 0;
+	}
+	if (WIFSIGNALED(status)) {
+		int sig = WTERMSIG(status);
+		if (sig == SIGTERM || sig == SIGINT) /* stopped with the daemon (its process group) */
+			return tg_error_set(TG_EAGAIN, "job %lld: its analysis was stopped (signal %d)",
+			                    (long long)j->id, sig);
+		out->over = TG_BUDGET_SIGNAL;
+		out->signal = sig;
+		return 0;
+	}
+	/* the report decides (a checker such as valgrind may set the exit code) */
+	if (!got)
+		return tg_error_set(TG_EIO, "job %lld: its analysis ended without a report (exit %d)", (long long)j->id,
+		                    WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+	out->rc = r.rc;
+	out->blocker = r.blocker;
+	if (r.rc)
+		tg_error_set(r.rc, "%s", r.msg);
+	return 0;
+}
+
+void tg_daemon_budget_why(char *buf, size_t cap, const tg_daemon *d, const tg_daemon_budget *b, int memory)
+{
+	char size[32];
+	uint64_t m = d->cfg->job_memory;
+	if (m % (UINT64_C(1) << 30) == 0)
+		snprintf(size, sizeof(size), "%llu GiB", (unsigned long long)(m >> 30));
+	else
+		snprintf(size, sizeof(size), "%llu MiB", (unsigned long long)(m >> 20));
+	if (memory)
+		snprintf(buf, cap, "the analysis needed more memory than its budget (daemon.job_memory: %s)", size);
+	else if (b->over == TG_BUDGET_TIME && d->cfg->job_timeout_ms % 1000)
+		snprintf(buf, cap,
+		         "the analysis took longer than its budget (daemon.job_timeout: %lld ms) and was stopped",
+		         (long long)d->cfg->job_timeout_ms);
+	else if (b->over == TG_BUDGET_TIME)
+		snprintf(buf, cap,
+		         "the analysis took longer than its budget (daemon.job_timeout: %lld s) and was stopped",
+		         (long long)(d->cfg->job_timeout_ms / 1000));
+	else if (b->signal == SIGKILL)
+		snprintf(buf, cap,
+		         "the analysis was killed (signal 9: the system ran out of memory? daemon.job_memory: %s)",
+		         size);
+	else
+		snprintf(buf, cap, "the analysis crashed (signal %d: %s)", b->signal, strsignal(b->signal));
+}
