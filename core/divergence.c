@@ -171,24 +171,32 @@ static int buf_put(struct buf *b, const char *s, size_t n)
  * distinct names the trace has (a linear search made an LCA of 120,000
  * distinct kernels quadratic: issue 21). */
 struct names {
+	const tg_tree_diff *d;
+	int side;
 	const tg_skeleton *sk;
 	uint32_t *slot;    /* per atom of t */
 	uint32_t natoms;
 	uint32_t none_at;  /* where a name without an atom counts: with the atom of "" */
+	const tg_skel_node *nodes;
 	uint32_t *order;   /* the distinct atoms of the list, first seen first */
 	size_t *counts;
 	size_t cap_order, cap_counts;
 };
 
-static int names_init(struct names *nm, const tg_skeleton *sk)
+static int names_init(struct names *nm, const tg_tree_diff *d, int side)
 {
 	memset(nm, 0, sizeof(*nm));
+	const tg_skeleton *sk = tg_tree_diff_skeleton(d, side);
+	nm->d = d;
+	nm->side = side;
 	nm->sk = sk;
 	nm->natoms = tg_atoms_count(tg_skeleton_atoms(sk));
 	nm->slot = malloc(((size_t)nm->natoms + 1) * sizeof(uint32_t));
 	if (!nm->slot)
 		return TG_ENOMEM;
 	memset(nm->slot, 0xff, ((size_t)nm->natoms + 1) * sizeof(uint32_t));
+	size_t nn;
+	nm->nodes = tg_skeleton_nodes(sk, &nn);
 	uint32_t empty = tg_atoms_find(tg_skeleton_atoms(sk), "", 0);
 	nm->none_at = empty != TG_NONE && empty < nm->natoms ? empty : nm->natoms;
 	return 0;
@@ -219,7 +227,8 @@ static char *kernel_list(struct names *nm, const uint32_t *evs, size_t n)
 	char norm[1024];
 	size_t k = 0;
 	for (size_t i = 0; i < n; i++) {
-		const tg_skel_node *x = node_of(nm->sk, evs[i]);
+		uint32_t node = tg_tree_diff_event_node(nm->d, nm->side, evs[i]);
+		const tg_skel_node *x = node == TG_NONE ? NULL : &nm->nodes[node];
 		uint32_t a = x ? x->name : TG_NONE, at = names_at(nm, a);
 		if (nm->slot[at] == TG_NONE) {
 			nm->slot[at] = (uint32_t)k;
@@ -377,7 +386,7 @@ static int add_pair(struct kinds *ks, const tg_divergence_pair *p, const tg_meas
 	size_t nbr, nnr;
 	const tg_kernel_rec *br = tg_measure_kernels(base, &nbr), *nr = tg_measure_kernels(next, &nnr);
 	struct names bn, nn2;
-	int rc = TG_ENOMEM, nms = !names_init(&bn, btr) + !names_init(&nn2, ntr);
+	int rc = TG_ENOMEM, nms = !names_init(&bn, p->diff, TG_DIFF_SIDE_BASE) + !names_init(&nn2, p->diff, TG_DIFF_SIDE_NEW);
 	if (!bmap || !nmap || nms < 2)
 		goto done;
 	for (size_t l = 0; l < nl; l++) {
@@ -513,7 +522,7 @@ int tg_divergence_pick(uint8_t *mask, const tg_tree_diff *d, size_t max_kinds, s
 	memset(mask, 0, nl);
 	struct pick *p = calloc(nl, sizeof(*p));
 	struct names bn, nn2;
-	int nms = !names_init(&bn, bt) + !names_init(&nn2, nt);
+	int nms = !names_init(&bn, d, TG_DIFF_SIDE_BASE) + !names_init(&nn2, d, TG_DIFF_SIDE_NEW);
 	int rc = p && nms == 2 ? 0 : TG_ENOMEM;
 	for (size_t l = 0; !rc && l < nl; l++) {
 		char *w = lca_where(bt, nt, &nodes[lcas[l].node], lcas[l].node);

@@ -11,6 +11,8 @@
 
 struct tg_skeleton {
 	tg_skel_node *nodes;
+	uint32_t *by_start; /* node indices by (start, index), made with the skeleton */
+	uint32_t *start_rank; /* its inverse: a node's place in by_start */
 	size_t n;
 	uint32_t nevents;
 	const tg_atoms *atoms; /* the trace's, or own */
@@ -54,6 +56,33 @@ static void nearest_held(uint32_t *near, const tg_tree *tree, size_t ne)
 		for (x = (uint32_t)i; x != TG_NONE && near[x] == UNKNOWN; x = tg_tree_parent(tree, x))
 			near[x] = r;
 	}
+}
+
+/* Node indices ordered by (start, index): qsort_r with the nodes. */
+static int cmp_start(const void *a, const void *b, void *p)
+{
+	const tg_skel_node *x = p;
+	uint32_t i = *(const uint32_t *)a, j = *(const uint32_t *)b;
+	if (x[i].ts != x[j].ts)
+		return x[i].ts < x[j].ts ? -1 : 1;
+	return (i > j) - (i < j);
+}
+
+/* s->by_start: every node by (start, index), sorted once for every view
+ * built on s (a baseline's skeleton serves many judgements). */
+static int order_by_start(tg_skeleton *s)
+{
+	s->by_start = tg_malloc((s->n ? s->n : 1) * sizeof(uint32_t));
+	s->start_rank = tg_malloc((s->n ? s->n : 1) * sizeof(uint32_t));
+	if (!s->by_start || !s->start_rank)
+		return TG_ENOMEM;
+	for (size_t i = 0; i < s->n; i++)
+		s->by_start[i] = (uint32_t)i;
+	if (s->n > 1)
+		qsort_r(s->by_start, s->n, sizeof(uint32_t), cmp_start, s->nodes);
+	for (size_t q = 0; q < s->n; q++)
+		s->start_rank[s->by_start[q]] = (uint32_t)q;
+	return 0;
 }
 
 int tg_skeleton_build(tg_skeleton **out, const tg_tree *tree, unsigned with)
@@ -104,6 +133,10 @@ int tg_skeleton_build(tg_skeleton **out, const tg_tree *tree, unsigned with)
 		s->nodes[j].parent = p == TG_NONE ? TG_NONE : near[p];
 	}
 	free(near);
+	if (order_by_start(s)) {
+		tg_skeleton_free(s);
+		return TG_ENOMEM;
+	}
 	*out = s;
 	return 0;
 }
@@ -179,6 +212,10 @@ int tg_skeleton_adopt(tg_skeleton **out, tg_skel_node *nodes, size_t n, uint32_t
 	s->nevents = nevents;
 	s->atoms = s->own = atoms;
 	s->with = with;
+	if (order_by_start(s)) {
+		tg_skeleton_free(s);
+		return TG_ENOMEM;
+	}
 	*out = s;
 	return 0;
 }
@@ -188,6 +225,8 @@ void tg_skeleton_free(tg_skeleton *s)
 	if (!s)
 		return;
 	free(s->nodes);
+	free(s->by_start);
+	free(s->start_rank);
 	tg_atoms_free(s->own);
 	free(s);
 }
@@ -196,6 +235,16 @@ const tg_skel_node *tg_skeleton_nodes(const tg_skeleton *s, size_t *n)
 {
 	*n = s->n;
 	return s->nodes;
+}
+
+const uint32_t *tg_skeleton_by_start(const tg_skeleton *s)
+{
+	return s->by_start;
+}
+
+const uint32_t *tg_skeleton_start_rank(const tg_skeleton *s)
+{
+	return s->start_rank;
 }
 
 uint32_t tg_skeleton_events(const tg_skeleton *s)

@@ -12,8 +12,8 @@
  * their traces. Event indices are those of the trace: a skeleton's events
  * are the same numbers the measure's kernel records (measure.h) name.
  *
- * About 32 bytes a kept event (a tree is ~35 bytes an event on top of the
- * trace's 48 and its arguments).
+ * About 40 bytes a kept event (a tree is ~35 bytes an event on top of the
+ * trace's 48 and its arguments), the nodes' order by start included.
  */
 #ifndef TG_SKELETON_H
 #define TG_SKELETON_H
@@ -57,6 +57,14 @@ void tg_skeleton_free(tg_skeleton *s);
 
 /* The nodes, by event; owned by s. */
 const tg_skel_node *tg_skeleton_nodes(const tg_skeleton *s, size_t *n);
+
+/* Every node index ordered by (start, node index): sorted once when the
+ * skeleton is made; owned by s. */
+const uint32_t *tg_skeleton_by_start(const tg_skeleton *s);
+
+/* Its inverse: the place of each node in tg_skeleton_by_start; owned by
+ * s. */
+const uint32_t *tg_skeleton_start_rank(const tg_skeleton *s);
 
 /* Events of the trace (node events are below it). */
 uint32_t tg_skeleton_events(const tg_skeleton *s);

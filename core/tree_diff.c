@@ -297,6 +297,14 @@ uint32_t tg_tree_diff_lca_of(const tg_tree_diff *d, int side, uint32_t ev)
 
 const tg_tree_diff_stats *tg_tree_diff_stats_get(const tg_tree_diff *d) { return &d->stats; }
 
+uint32_t tg_tree_diff_event_node(const tg_tree_diff *d, int side, uint32_t ev)
+{
+	if ((side != 0 && side != 1) || ev >= d->side[side].ne)
+		return TG_NONE;
+	const struct view *s = &d->side[side];
+	return s->vof[ev] == TG_NONE ? tg_skeleton_find(s->sk, ev) : s->node[s->vof[ev]];
+}
+
 const tg_skeleton *tg_tree_diff_skeleton(const tg_tree_diff *d, int side)
 {
 	return d->side[side == TG_DIFF_SIDE_NEW].sk;

@@ -131,6 +131,10 @@ int tg_tree_diff_build_skeletons(tg_tree_diff **out, const tg_skeleton *base, co
  * d (or borrowed by it). */
 const tg_skeleton *tg_tree_diff_skeleton(const tg_tree_diff *d, int side);
 
+/* The index into that skeleton's nodes of event ev of a side, TG_NONE when
+ * the skeleton lacks it: constant time for an event of the view. */
+uint32_t tg_tree_diff_event_node(const tg_tree_diff *d, int side, uint32_t ev);
+
 /* Frees the diff. NULL is a no-op. */
 void tg_tree_diff_free(tg_tree_diff *d);
 

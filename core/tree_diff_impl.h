@@ -253,17 +253,6 @@ static inline int grow_bytes(uint8_t **p, size_t *cap, size_t need)
 	return tg_grow((void **)p, cap, need, 1);
 }
 
-/* Event indices of a view ordered by (start, index): qsort_r with the view. */
-static inline int cmp_ts_idx(const void *a, const void *b, void *p)
-{
-	const struct view *s = p;
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	int64_t tx = view_ev(s, x)->ts, ty = view_ev(s, y)->ts;
-	if (tx != ty)
-		return tx < ty ? -1 : 1;
-	return (x > y) - (x < y);
-}
-
 static inline int cmp_u32(const void *a, const void *b)
 {
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;

@@ -10,9 +10,17 @@
  */
 #include "tree_diff_impl.h"
 
-static int cmp_ev_ts(const void *a, const void *b, void *p)
+/* Sorts the n events of view s by (start, index): through their places
+ * in the skeleton's order by start (an integer sort, instead of comparing
+ * starts through three arrays). */
+static void sort_by_start(const struct view *s, uint32_t *evs, size_t n)
 {
-	return cmp_ts_idx(a, b, p);
+	const uint32_t *rank = tg_skeleton_start_rank(s->sk), *by_start = tg_skeleton_by_start(s->sk);
+	for (size_t k = 0; k < n; k++)
+		evs[k] = rank[s->node[s->vof[evs[k]]]];
+	sort32(evs, n);
+	for (size_t k = 0; k < n; k++)
+		evs[k] = s->sn[by_start[evs[k]]].event;
 }
 
 /* Device events of view subtree v, appended. */
@@ -123,9 +131,9 @@ int tg_tree_diff_find_lcas(struct ctx *c, const uint32_t *nodev)
 		if (ntmp == cap_tmp && tg_grow((void **)&tmp, &cap_tmp, ntmp + 1, sizeof(*tmp)))
 			goto out;
 		if (bl.n > 1)
-			qsort_r(bl.v, bl.n, sizeof(uint32_t), cmp_ev_ts, &d->side[0]);
+			sort_by_start(&d->side[0], bl.v, bl.n);
 		if (nl.n > 1)
-			qsort_r(nl.v, nl.n, sizeof(uint32_t), cmp_ev_ts, &d->side[1]);
+			sort_by_start(&d->side[1], nl.v, nl.n);
 		tmp[ntmp] = (struct lca_tmp){(uint32_t)id, pool.n, bl.n, pool.n + bl.n, nl.n};
 		for (size_t k = 0; k < bl.n; k++) {
 			if (u32_push(&pool, bl.v[k]))

@@ -73,18 +73,18 @@ static uint32_t descend_root(const struct view *s, uint32_t r)
 }
 
 /* Over the skeleton's nodes: near[k], k itself when kept, else its nearest
- * kept ancestor (or TG_NONE). order[0..nk): the kept nodes by index (by
- * event). Returns nk. */
+ * kept ancestor (or TG_NONE). order[0..nk): the kept nodes by (start,
+ * index), from the skeleton's order. Returns nk. */
 static size_t find_kept(const struct view *s, size_t nsn, const tg_tree_diff_opts *o, uint32_t *near, uint32_t *order)
 {
 	const uint32_t UNKNOWN = TG_NONE - 1; /* near[k] while not yet known */
+	const uint32_t *by_start = tg_skeleton_by_start(s->sk);
 	size_t nk = 0;
-	for (size_t i = 0; i < nsn; i++) {
-		int k = keep_node(o, &s->sn[i]);
-		near[i] = k ? (uint32_t)i : UNKNOWN;
-		if (k)
-			order[nk++] = (uint32_t)i;
-	}
+	for (size_t i = 0; i < nsn; i++)
+		near[i] = keep_node(o, &s->sn[i]) ? (uint32_t)i : UNKNOWN;
+	for (size_t q = 0; q < nsn; q++)
+		if (near[by_start[q]] == by_start[q])
+			order[nk++] = by_start[q];
 	for (size_t i = 0; i < nsn; i++) {
 		if (near[i] != UNKNOWN)
 			continue;
@@ -292,16 +292,6 @@ static int alloc_nodes(struct view *s, size_t nk)
 	return 0;
 }
 
-/* Skeleton nodes ordered by (start, index): qsort_r with the nodes. */
-static int cmp_node_ts(const void *a, const void *b, void *p)
-{
-	const tg_skel_node *sn = p;
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	if (sn[x].ts != sn[y].ts)
-		return sn[x].ts < sn[y].ts ? -1 : 1;
-	return (x > y) - (x < y);
-}
-
 int tg_tree_diff_view_build(struct ctx *c, struct view *s, const tg_skeleton *sk, const tg_tree_diff_opts *o)
 {
 	unsigned with = tg_skeleton_with(sk);
@@ -325,7 +315,6 @@ int tg_tree_diff_view_build(struct ctx *c, struct view *s, const tg_skeleton *sk
 	memset(s->atom_key, 0xff, ((size_t)s->natoms + 1) * sizeof(uint32_t));
 	memset(s->atom_skey, 0xff, ((size_t)s->natoms + 1) * sizeof(uint32_t));
 	size_t nk = find_kept(s, nsn, o, near, order);
-	qsort_r(order, nk, sizeof(uint32_t), cmp_node_ts, (void *)s->sn);
 	coff = tg_calloc(nsn + 2, sizeof(uint32_t));
 	kids = tg_malloc((nk + 1) * sizeof(uint32_t));
 	fill = tg_malloc((nsn + 1) * sizeof(uint32_t));
