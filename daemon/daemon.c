@@ -98,7 +98,11 @@ int tg_daemon_new(tg_daemon **out, tg_config *cfg, const tg_daemon_opts *opts)
 		d->jobs_dir = NULL;
 	d->tmp_dir = strdup(cfg->tmp_dir);
 	d->seen = tg_atoms_new();
-	if (!d->jobs_dir || !d->tmp_dir || !d->seen)
+	/* run data the jobs share (data_cache.c): a quarter of a job's memory,
+	 * which every job's process inherits */
+	if (tg_data_cache_new(&d->cache, cfg->job_memory / 4))
+		d->cache = NULL;
+	if (!d->jobs_dir || !d->tmp_dir || !d->seen || !d->cache)
 		rc = tg_error_set(TG_ENOMEM, "out of memory");
 	if (!rc)
 		rc = tg_daemon_make_dirs(cfg->state_dir);
@@ -153,6 +157,8 @@ void tg_daemon_free(tg_daemon *d)
 	free(d->git);
 	free(d->fetched);
 	tg_atoms_free(d->seen);
+	tg_data_cache_free(d->cache);
+	free(d->used);
 	free(d->jobs_dir);
 	free(d->tmp_dir);
 	if (d->lock_fd >= 0)
@@ -317,7 +323,10 @@ static int scan_one(tg_daemon *d, const tg_storage_obj *o, size_t *added)
 	j.pr = m ? m->pr : 0;
 	j.workload = seg[3];
 	j.run_id = seg[4];
-	j.manifest = data;
+	/* the store keeps the fields tracegate reads (manifest_compact.c), not
+	 * the uploader's megabyte of padding; the key above is of the bytes */
+	char *compact = NULL;
+	j.manifest = m && !tg_manifest_compact(&compact, m) ? compact : data;
 	j.run_time = run_time(m, o);
 	j.trusted = run_trusted(d, repo, m, o->key);
 	int64_t id = 0;
@@ -336,6 +345,7 @@ static int scan_one(tg_daemon *d, const tg_storage_obj *o, size_t *added)
 			       d->cfg->storage.signing_key.value ? (j.trusted ? ", signed" : ", unsigned") : "");
 	}
 	tg_manifest_free(m);
+	free(compact);
 	free(data);
 	return rc;
 }
