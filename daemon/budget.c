@@ -41,6 +41,7 @@
  */
 #include "daemon_impl.h"
 #include "log.h"
+#include "util.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -66,7 +67,12 @@
 #define NO_DATA_LIMIT 0
 #endif
 
-/* What the child reports through the pipe. */
+/* What the child reports through the pipe, followed by when it last
+ * fetched each repository's mirror (d->fetched, one int64_t a repository:
+ * the daemon keeps fetching once a period, not once a job), then the
+ * count (uint32_t) and the list of the run data it decoded from the store
+ * (struct tg_data_used: the daemon keeps it for the jobs after this one,
+ * data_cache.c). */
 struct report {
 	int rc;
 	int64_t blocker;
@@ -117,22 +123,32 @@ static void child(tg_daemon *d, tg_job *j, tg_daemon_budget_fn fn, void *arg, in
 	tg_store_close(d->store); /* its own connection; the daemon's stay as they are */
 	d->store = NULL;
 	fflush(stderr);
-	ssize_t w = write(out, &r, sizeof(r));
-	(void)w;
+	size_t nf = d->cfg->nrepos * sizeof(int64_t), nu = d->nused * sizeof(*d->used);
+	uint32_t nused = (uint32_t)d->nused;
+	char *buf = malloc(sizeof(r) + nf + sizeof(nused) + nu);
+	if (buf) { /* the daemon reads it to the end of the pipe */
+		memcpy(buf, &r, sizeof(r));
+		memcpy(buf + sizeof(r), d->fetched, nf);
+		memcpy(buf + sizeof(r) + nf, &nused, sizeof(nused));
+		if (nu)
+			memcpy(buf + sizeof(r) + nf + sizeof(nused), d->used, nu);
+		tg_util_write_all(out, buf, sizeof(r) + nf + sizeof(nused) + nu);
+	}
 	_exit(0);
 }
 
-/* Waits for the child: its report into *r (got: 1 when it came whole),
- * its end in *status; kills it when the deadline passes (*timed_out) or
+/* Waits for the child: what it wrote into *r (*have bytes, malloc'd), its
+ * end in *status; kills it when the deadline passes (*timed_out) or
  * the daemon is stopping (*stopped). The lease of job j is renewed on the
  * way. */
-static void wait_child(struct report *r, int *got, int *status, int *timed_out, int *stopped, tg_daemon *d,
-                       const tg_job *j, pid_t pid, int in)
+static void wait_child(char **r, size_t *have, int *status, int64_t *peak_kb, int *timed_out, int *stopped,
+                       tg_daemon *d, const tg_job *j, pid_t pid, int in)
 {
 	int64_t deadline = now_ms() + d->cfg->job_timeout_ms, lease_ms = d->cfg->lease_ms;
 	int64_t renew_every = lease_ms / 3 > 1000 ? lease_ms / 3 : 1000, next_renew = now_ms() + renew_every;
-	size_t have = 0;
-	*got = *timed_out = *stopped = 0;
+	size_t cap = 0;
+	*have = 0;
+	*timed_out = *stopped = 0;
 	for (;;) {
 		int64_t now = now_ms(), wait = deadline - now;
 		if (next_renew - now < wait)
@@ -142,11 +158,14 @@ static void wait_child(struct report *r, int *got, int *status, int *timed_out, 
 		struct pollfd p = {in, POLLIN, 0};
 		int n = poll(&p, 1, wait > 0 ? (int)wait : 0);
 		if (n > 0) {
-			ssize_t k = read(in, (char *)r + have, sizeof(*r) - have);
-			if (k > 0 && (have += (size_t)k) < sizeof(*r))
+			if (*have + 65536 > cap && tg_grow((void **)r, &cap, *have + 65536, 1))
+				break;
+			ssize_t k = read(in, *r + *have, cap - *have);
+			if (k > 0 && *have + (size_t)k <= (64u << 20)) { /* a report is kilobytes */
+				*have += (size_t)k;
 				continue;
-			*got = have == sizeof(*r);
-			break; /* the report, or the child's end (EOF) */
+			}
+			break; /* the child's end (EOF) */
 		}
 		if (n < 0 && errno != EINTR)
 			break;
@@ -169,8 +188,67 @@ static void wait_child(struct report *r, int *got, int *status, int *timed_out, 
 	}
 	if (*timed_out || *stopped)
 		kill(pid, SIGKILL);
-	while (waitpid(pid, status, 0) < 0 && errno == EINTR)
+	struct rusage ru;
+	memset(&ru, 0, sizeof(ru));
+	while (wait4(pid, status, 0, &ru) < 0 && errno == EINTR)
 		;
+	*peak_kb = ru.ru_maxrss;
+}
+
+/* The daemon keeps the run data a job decoded (data_cache.c): decoded
+ * again here, once, for the jobs after it. Best effort: a failure only
+ * costs the next job the decoding. */
+static void keep_used(tg_daemon *d, const struct tg_data_used *u, uint32_t n)
+{
+	for (uint32_t i = 0; d->cache && i < n; i++) {
+		char digest[65];
+		memcpy(digest, u[i].digest, sizeof(digest));
+		digest[64] = 0;
+		if (tg_data_cache_has(d->cache, digest, u[i].trusted))
+			continue;
+		void *blob = NULL;
+		size_t len = 0;
+		tg_rundata *rd = NULL;
+		if (!tg_store_trace_data_get(&blob, &len, d->store, digest, TG_RUNDATA_FORMAT, u[i].trusted) &&
+		    !tg_rundata_decode(&rd, blob, len, 0, digest))
+			tg_data_cache_put(d->cache, digest, u[i].trusted, rd);
+		free(blob);
+	}
+	size_t ne;
+	uint64_t bytes = tg_data_cache_bytes(d->cache, &ne);
+	if (n)
+		tg_log(TG_LOG_DEBUG, "run data kept for the next jobs: %zu entries, %llu MiB", ne,
+		       (unsigned long long)(bytes >> 20));
+}
+
+/* The child's report from the have bytes of buf into *r, its mirrors'
+ * fetch times into d, the run data it decoded into the cache. 1 when the
+ * report came whole. */
+static int read_report(struct report *r, tg_daemon *d, const char *buf, size_t have)
+{
+	size_t nf = d->cfg->nrepos * sizeof(int64_t);
+	uint32_t nused = 0;
+	if (have < sizeof(*r) + nf + sizeof(nused))
+		return 0;
+	memcpy(r, buf, sizeof(*r));
+	r->msg[sizeof(r->msg) - 1] = 0;
+	for (size_t i = 0; i < d->cfg->nrepos; i++) {
+		int64_t f;
+		memcpy(&f, buf + sizeof(*r) + i * sizeof(f), sizeof(f));
+		if (f > d->fetched[i])
+			d->fetched[i] = f;
+	}
+	memcpy(&nused, buf + sizeof(*r) + nf, sizeof(nused));
+	size_t at = sizeof(*r) + nf + sizeof(nused);
+	if (nused > (have - at) / sizeof(struct tg_data_used))
+		return 0;
+	struct tg_data_used *u = tg_malloc((nused ? nused : 1) * sizeof(*u));
+	if (u) {
+		memcpy(u, buf + at, nused * sizeof(*u));
+		keep_used(d, u, nused);
+		free(u);
+	}
+	return 1;
 }
 
 int tg_daemon_budget_run(tg_daemon_budget *out, tg_daemon *d, tg_job *j, tg_daemon_budget_fn fn, void *arg)
@@ -192,12 +270,20 @@ int tg_daemon_budget_run(tg_daemon_budget *out, tg_daemon *d, tg_job *j, tg_daem
 		child(d, j, fn, arg, fds[1]);
 	}
 	close(fds[1]);
+	char *buf = NULL;
+	size_t have = 0;
+	int status = 0, timed_out = 0, stopped = 0;
+	wait_child(&buf, &have, &status, &out->peak_kb, &timed_out, &stopped, d, j, pid, fds[0]);
+	close(fds[0]);
 	struct report r;
 	memset(&r, 0, sizeof(r));
-	int got = 0, status = 0, timed_out = 0, stopped = 0;
-	wait_child(&r, &got, &status, &timed_out, &stopped, d, j, pid, fds[0]);
-	close(fds[0]);
+	int got = read_report(&r, d, buf, have);
+	free(buf);
 	out->ms = now_ms() - t0;
+	tg_log(TG_LOG_INFO,
+	       "job %lld: its analysis took %lld ms and %lld MiB at its peak (daemon.job_memory: %llu MiB)",
+	       (long long)j->id, (long long)out->ms, (long long)(out->peak_kb / 1024),
+	       (unsigned long long)(d->cfg->job_memory >> 20));
 	if (stopped)
 		return tg_error_set(TG_EAGAIN, "job %lld: the daemon is stopping: its analysis was stopped",
 		                    (long long)j->id);

@@ -12,6 +12,7 @@
 #include "../rules/gate.h"
 #include "../rules/rules.h"
 #include "daemon.h"
+#include "data_cache.h"
 #include "forge/forge.h"
 #include "git/git.h"
 #include "manifest.h"
@@ -36,6 +37,12 @@ struct tg_daemon {
 	char *tmp_dir;
 	tg_read_opts read;
 	int in_child;        /* this process is a job's analysis under its budgets (budget.c) */
+	tg_data_cache *cache; /* decoded run data the jobs share (data_cache.c) */
+	struct tg_data_used {  /* in a child: the run data it decoded from the store, for the cache */
+		char digest[65];
+		uint8_t trusted;
+	} *used;
+	size_t nused, capused;
 	struct {             /* in a child: the daemon's connections, kept (reachable, never used) */
 		tg_store *store;
 		tg_storage *storage;
@@ -68,6 +75,7 @@ typedef struct tg_daemon_budget {
 	int rc;             /* TG_BUDGET_NONE: what the analysis returned (its message is tg_error_last) */
 	int64_t blocker;    /* the job it waits for (TG_EAGAIN), 0 when none */
 	int64_t ms;         /* wall time */
+	int64_t peak_kb;    /* its largest resident set, KiB */
 } tg_daemon_budget;
 
 typedef int (*tg_daemon_budget_fn)(tg_daemon *d, tg_job *j, void *arg);
@@ -103,6 +111,7 @@ int tg_daemon_job_run(tg_daemon *d, tg_job *j);
  * the runs' traces one after another, each run's in rank order. */
 typedef struct tg_side {
 	tg_rundata **data;
+	uint8_t *borrowed;   /* per trace: its run data is the daemon's cache's (not freed with the side) */
 	char **names;        /* display names ("<run-id>/<path>") */
 	size_t n;
 	uint64_t json_bytes; /* JSON of all its traces */

@@ -26,10 +26,12 @@
 void tg_side_free(tg_side *s)
 {
 	for (size_t i = 0; i < s->n; i++) {
-		tg_rundata_free(s->data ? s->data[i] : NULL);
+		if (!(s->borrowed && s->borrowed[i]))
+			tg_rundata_free(s->data ? s->data[i] : NULL);
 		free(s->names ? s->names[i] : NULL);
 	}
 	free(s->data);
+	free(s->borrowed);
 	free(s->names);
 	memset(s, 0, sizeof(*s));
 }
@@ -40,15 +42,20 @@ int tg_side_append(tg_side *to, tg_side *from)
 	tg_rundata **da = realloc(to->data, (n ? n : 1) * sizeof(*da));
 	if (da)
 		to->data = da;
-	char **na = da ? realloc(to->names, (n ? n : 1) * sizeof(*na)) : NULL;
+	uint8_t *bo = da ? realloc(to->borrowed, n ? n : 1) : NULL;
+	if (bo)
+		to->borrowed = bo;
+	char **na = bo ? realloc(to->names, (n ? n : 1) * sizeof(*na)) : NULL;
 	if (!na)
 		return tg_error_set(TG_ENOMEM, "out of memory");
 	to->names = na;
 	memcpy(to->data + to->n, from->data, from->n * sizeof(*da));
+	memcpy(to->borrowed + to->n, from->borrowed, from->n);
 	memcpy(to->names + to->n, from->names, from->n * sizeof(*na));
 	to->n = n;
 	to->json_bytes += from->json_bytes;
 	free(from->data);
+	free(from->borrowed);
 	free(from->names);
 	memset(from, 0, sizeof(*from));
 	return 0;
@@ -155,11 +162,30 @@ static int digest_fd(char hex[TG_SHA256_HEX_LEN + 1], int fd, const char *key)
 	return lseek(fd, 0, SEEK_SET) < 0 ? tg_error_set(TG_EIO, "%s: %s", key, strerror(errno)) : 0;
 }
 
-/* The run data kept under digest (trusted: kept as trusted only) into *rd.
- * TG_ENOTFOUND when none, or when what is kept no longer decodes (logged:
- * the trace is read again); else the store's error. */
-static int data_from_store(tg_rundata **rd, tg_daemon *d, const char *digest, int trusted, const char *what)
+/* Notes, in a job's process, that it decoded the run data of digest from
+ * the store: the daemon keeps it for the jobs after this one
+ * (data_cache.c). Best effort. */
+static void note_used(tg_daemon *d, const char *digest, int trusted)
 {
+	if (!d->in_child || tg_grow((void **)&d->used, &d->capused, d->nused + 1, sizeof(*d->used)))
+		return;
+	snprintf(d->used[d->nused].digest, sizeof(d->used[d->nused].digest), "%s", digest);
+	d->used[d->nused++].trusted = (uint8_t)(trusted != 0);
+}
+
+/* The run data kept under digest (trusted: kept as trusted only) into
+ * *rd: the daemon's cache's (*borrowed set: not to be freed), else decoded
+ * from the store. TG_ENOTFOUND when none, or when what is kept no longer
+ * decodes (logged: the trace is read again); else the store's error. */
+static int data_from_store(tg_rundata **rd, int *borrowed, tg_daemon *d, const char *digest, int trusted,
+                           const char *what)
+{
+	const tg_rundata *cached = tg_data_cache_get(d->cache, digest, trusted);
+	*borrowed = cached != NULL;
+	if (cached) {
+		*rd = (tg_rundata *)cached;
+		return 0;
+	}
 	void *blob = NULL;
 	size_t len = 0;
 	int rc = tg_store_trace_data_get(&blob, &len, d->store, digest, TG_RUNDATA_FORMAT, trusted);
@@ -172,6 +198,8 @@ static int data_from_store(tg_rundata **rd, tg_daemon *d, const char *digest, in
 		       tg_error_last());
 		return tg_error_set(TG_ENOTFOUND, "%s: no usable run data", what);
 	}
+	if (!rc)
+		note_used(d, digest, trusted);
 	return rc;
 }
 
@@ -210,7 +238,7 @@ static int data_from_trace(tg_rundata **rd, tg_daemon *d, tg_trace *trace, const
 		}
 	}
 	if (!rc)
-		tg_log(TG_LOG_DEBUG, "%s: %llu bytes of JSON measured, %zu bytes of run data kept", what,
+		tg_log(TG_LOG_INFO, "%s: %llu bytes of JSON measured, %zu bytes of run data kept", what,
 		       (unsigned long long)json, len);
 	free(blob);
 	return rc;
@@ -228,8 +256,8 @@ struct run_read {
 /* Trace idx of the run (rank position i): its run data from storage (or
  * from the store, when another run had the same bytes); digest gets its
  * SHA-256. */
-static int data_from_storage(tg_rundata **rd, char digest[TG_SHA256_HEX_LEN + 1], struct run_read *r, size_t idx,
-                             const char *what)
+static int data_from_storage(tg_rundata **rd, int *borrowed, char digest[TG_SHA256_HEX_LEN + 1], struct run_read *r,
+                             size_t idx, const char *what)
 {
 	const tg_manifest_trace *t = &r->m->traces[idx];
 	char *key = tg_manifest_trace_key(r->m, idx);
@@ -242,7 +270,7 @@ static int data_from_storage(tg_rundata **rd, char digest[TG_SHA256_HEX_LEN + 1]
 	if (!t->sha256[0]) {
 		if ((rc = digest_fd(digest, fd, key)))
 			goto out;
-		rc = data_from_store(rd, r->d, digest, r->trusted, what);
+		rc = data_from_store(rd, borrowed, r->d, digest, r->trusted, what);
 		if (rc != TG_ENOTFOUND) { /* an unsigned trace whose bytes were measured before */
 			if (!rc)
 				r->run_json += tg_rundata_json_bytes(*rd);
@@ -288,8 +316,9 @@ int tg_side_load(tg_side *s, int *permanent, tg_daemon *d, const tg_job *j, cons
 	tg_run_trace *listed = NULL, *now = tg_calloc(n ? n : 1, sizeof(*now));
 	size_t *order = calloc(n ? n : 1, sizeof(size_t));
 	s->data = tg_calloc(n ? n : 1, sizeof(*s->data));
+	s->borrowed = tg_calloc(n ? n : 1, 1);
 	s->names = tg_calloc(n ? n : 1, sizeof(char *));
-	int rc = !order || !now || !s->data || !s->names ? tg_error_set(TG_ENOMEM, "out of memory") : 0;
+	int rc = !order || !now || !s->data || !s->borrowed || !s->names ? tg_error_set(TG_ENOMEM, "out of memory") : 0;
 	if (!rc)
 		rc = tg_store_run_traces_get(&listed, &nst, d->store, j->id);
 	s->n = rc ? 0 : n;
@@ -307,16 +336,19 @@ int tg_side_load(tg_side *s, int *permanent, tg_daemon *d, const tg_job *j, cons
 		const char *known = nst == n ? listed[i].digest : t->sha256[0] ? t->sha256 : "";
 		for (size_t k = 0; k <= TG_SHA256_HEX_LEN && known[0]; k++)
 			now[i].digest[k] = (char)tolower((unsigned char)known[k]);
-		rc = known[0] ? data_from_store(&s->data[i], d, now[i].digest, j->trusted, what) : TG_ENOTFOUND;
+		int borrowed = 0;
+		rc = known[0] ? data_from_store(&s->data[i], &borrowed, d, now[i].digest, j->trusted, what)
+		              : TG_ENOTFOUND;
 		if (!rc) {
 			from_store++;
 			r.run_json += tg_rundata_json_bytes(s->data[i]);
 			rc = run_json_ok(&r, what);
 		} else if (rc == TG_ENOTFOUND) {
-			rc = data_from_storage(&s->data[i], now[i].digest, &r, order[i], what);
+			rc = data_from_storage(&s->data[i], &borrowed, now[i].digest, &r, order[i], what);
 			if (!rc)
 				rc = run_json_ok(&r, what);
 		}
+		s->borrowed[i] = (uint8_t)borrowed;
 		if (!rc) {
 			now[i].json_bytes = tg_rundata_json_bytes(s->data[i]);
 			s->json_bytes += now[i].json_bytes;
