@@ -39,7 +39,10 @@ TEST_SRC := $(wildcard tests/test_*.c)
 # core/kernel_names.tsv is data: core/kernel_names_gen.awk turns it into C
 KN_TSV := core/kernel_names.tsv
 KN_GEN := core/kernel_names_gen.awk
-CORE_OBJ := $(CORE_SRC:%.c=$(BUILD)/%.o) $(BUILD)/gen/kernel_names_table.o
+# core/replay_runner.py is the Python every replay script ends with: core/replay_runner_gen.awk makes it a C string
+RR_PY := core/replay_runner.py
+RR_GEN := core/replay_runner_gen.awk
+CORE_OBJ := $(CORE_SRC:%.c=$(BUILD)/%.o) $(BUILD)/gen/kernel_names_table.o $(BUILD)/gen/replay_runner.o
 RULES_OBJ := $(RULES_SRC:%.c=$(BUILD)/%.o)
 CONFIG_OBJ := $(CONFIG_SRC:%.c=$(BUILD)/%.o)
 DAEMON_OBJ := $(DAEMON_SRC:%.c=$(BUILD)/%.o)
@@ -66,6 +69,13 @@ $(BUILD)/gen/kernel_names_table.c: $(KN_TSV) $(KN_GEN)
 	awk -f $(KN_GEN) $(KN_TSV) > $@.tmp && mv $@.tmp $@
 
 $(BUILD)/gen/kernel_names_table.o: $(BUILD)/gen/kernel_names_table.c core/kernel_names.h $(DEPS_STAMP)
+	$(CC) $(CFLAGS) -Icore -c $< -o $@
+
+$(BUILD)/gen/replay_runner.c: $(RR_PY) $(RR_GEN)
+	@mkdir -p $(dir $@)
+	awk -f $(RR_GEN) $(RR_PY) > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/gen/replay_runner.o: $(BUILD)/gen/replay_runner.c core/replay_impl.h core/replay.h $(DEPS_STAMP)
 	$(CC) $(CFLAGS) -Icore -c $< -o $@
 
 $(BUILD)/libtgcore.a: $(CORE_OBJ)
@@ -144,7 +154,7 @@ FUZZ_LIBS_forge := -lcurl
 FUZZ_SRC_http := daemon/forge/http.c
 FUZZ_LIBS_http := -lcurl
 FUZZ_LIB_OBJ := $(patsubst %.c,$(FUZZ_BUILD)/obj/%.o,$(CORE_SRC) $(RULES_SRC) $(CONFIG_SRC)) \
-	$(FUZZ_BUILD)/obj/gen/kernel_names_table.o
+	$(FUZZ_BUILD)/obj/gen/kernel_names_table.o $(FUZZ_BUILD)/obj/gen/replay_runner.o
 FUZZ_DEPS := $(FUZZ_BUILD)/.deps-ok
 fuzz_obj = $(patsubst %.c,$(FUZZ_BUILD)/obj/%.o,$(FUZZ_SRC_$(1)))
 
@@ -162,6 +172,13 @@ $(FUZZ_BUILD)/obj/gen/kernel_names_table.c: $(KN_TSV) $(KN_GEN)
 	awk -f $(KN_GEN) $(KN_TSV) > $@.tmp && mv $@.tmp $@
 
 $(FUZZ_BUILD)/obj/gen/kernel_names_table.o: $(FUZZ_BUILD)/obj/gen/kernel_names_table.c core/kernel_names.h $(FUZZ_DEPS)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -Icore -c $< -o $@
+
+$(FUZZ_BUILD)/obj/gen/replay_runner.c: $(RR_PY) $(RR_GEN)
+	@mkdir -p $(dir $@)
+	awk -f $(RR_GEN) $(RR_PY) > $@.tmp && mv $@.tmp $@
+
+$(FUZZ_BUILD)/obj/gen/replay_runner.o: $(FUZZ_BUILD)/obj/gen/replay_runner.c core/replay_impl.h $(FUZZ_DEPS)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -Icore -c $< -o $@
 
 # the daemon objects are reached only through the pattern: keep them

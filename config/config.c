@@ -178,16 +178,16 @@ static int load_budgets(const tg_config_loader *L, const yaml_node_t *timeout, c
 /* daemon: every key optional; tmp_dir defaults to state_dir/tmp. */
 static int load_daemon(const tg_config_loader *L, const yaml_node_t *n, tg_config *c)
 {
-	static const char *const keys[] = {"state_dir", "lease",       "max_attempts", "history_points",
-	                                   "tmp_dir",   "job_timeout", "job_memory"};
-	const yaml_node_t *kn[7], *v[7] = {0};
+	static const char *const keys[] = {"state_dir", "lease",   "max_attempts", "history_points",
+	                                   "tmp_dir",   "recheck", "job_timeout",  "job_memory"};
+	const yaml_node_t *kn[8], *v[8] = {0};
 	uint64_t u;
 	int rc = 0;
 	if (n && (rc = tg_config_mapping(L, n, "daemon", 1)) < 0)
 		return rc;
-	if (n && !rc && (rc = tg_yaml_fields(kn, v, &L->y, n, "daemon", keys, 7, 0)))
+	if (n && !rc && (rc = tg_yaml_fields(kn, v, &L->y, n, "daemon", keys, 8, 0)))
 		return rc;
-	if ((rc = load_budgets(L, v[5], v[6], c)))
+	if ((rc = load_budgets(L, v[6], v[7], c)))
 		return rc;
 	rc = v[0] ? tg_config_path(&c->state_dir, L, v[0], "daemon.state_dir")
 	          : tg_config_resolve(&c->state_dir, L, "tracegate-state");
@@ -205,6 +205,8 @@ static int load_daemon(const tg_config_loader *L, const yaml_node_t *n, tg_confi
 			return rc;
 		c->history_points = (int)u;
 	}
+	if (v[5] && (rc = tg_config_duration(&c->recheck_ms, L, v[5], "daemon.recheck", 0)))
+		return rc;
 	if (v[4])
 		return tg_config_path(&c->tmp_dir, L, v[4], "daemon.tmp_dir");
 	size_t len = strlen(c->state_dir);
@@ -214,15 +216,36 @@ static int load_daemon(const tg_config_loader *L, const yaml_node_t *n, tg_confi
 	return 0;
 }
 
+/* limits.max_runs (1..100000) and limits.max_unsigned_branch_runs
+ * (0..100000: none at all), each when present. */
+static int load_run_limits(const tg_config_loader *L, const yaml_node_t *runs, const yaml_node_t *unsigned_branch,
+                           tg_config *c)
+{
+	uint64_t u;
+	int rc;
+	if (runs) {
+		if ((rc = tg_config_uint(&u, L, runs, "limits.max_runs", 1, 100000)))
+			return rc;
+		c->max_runs = (uint32_t)u;
+	}
+	if (unsigned_branch) {
+		if ((rc = tg_config_uint(&u, L, unsigned_branch, "limits.max_unsigned_branch_runs", 0, 100000)))
+			return rc;
+		c->max_unsigned_branch_runs = (uint32_t)u;
+	}
+	return 0;
+}
+
 /* limits: sizes and counts, every key optional. max_string_bytes and
  * max_depth are the trace reader's (--max-string, --max-depth of the CLI):
  * max_string_bytes fits its 32-bit field, max_depth its 4..1000 range. */
 static int load_limits(const tg_config_loader *L, const yaml_node_t *n, tg_config *c)
 {
-	enum { TRACE, RATIO, EVENTS, STRING, DEPTH, MANIFEST, TRACES, COMMENT, RUN, WORKLOADS, POOL, NL };
+	enum { TRACE, RATIO, EVENTS, STRING, DEPTH, MANIFEST, TRACES, COMMENT, RUN, WORKLOADS, RUNS, UNSIGNED, POOL, NL };
 	static const char *const keys[NL] = {"max_trace_bytes",    "max_ratio",  "max_events",        "max_string_bytes",
 	                                     "max_depth",          "max_manifest_bytes", "max_traces", "max_comment_bytes",
-	                                     "max_run_bytes",      "max_workloads", "max_pool_bytes"};
+	                                     "max_run_bytes",      "max_workloads", "max_runs", "max_unsigned_branch_runs",
+	                                     "max_pool_bytes"};
 	const yaml_node_t *kn[NL], *v[NL];
 	uint64_t u;
 	int rc;
@@ -272,7 +295,7 @@ static int load_limits(const tg_config_loader *L, const yaml_node_t *n, tg_confi
 	}
 	if (v[POOL] && (rc = tg_config_size(&c->max_pool_bytes, L, v[POOL], "limits.max_pool_bytes", 1)))
 		return rc;
-	return 0;
+	return load_run_limits(L, v[RUNS], v[UNSIGNED], c);
 }
 
 /* http: timeouts and retries of every forge and S3 request. */
@@ -368,6 +391,9 @@ static int defaults(tg_config *c)
 	c->max_pool_bytes = UINT64_C(16) << 30;
 	c->job_timeout_ms = 600000;
 	c->job_memory = UINT64_C(4) << 30;
+	c->max_runs = 32;
+	c->max_unsigned_branch_runs = 4;
+	c->recheck_ms = 300000;
 	c->http_timeout_ms = 30000;
 	c->http_connect_timeout_ms = 10000;
 	c->http_retries = 5;

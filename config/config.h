@@ -43,10 +43,13 @@
  *       details_url: https://ci.example/tracegate/{repo}/{commit}/{workload}   # optional
  *       ci_url_prefixes: [https://github.com/acme/llm/actions/runs/]  # optional: ci_url links allowed
  *       accept_trailers: false             # optional: Tracegate-Accept: trailers; default false
+ *       on_unjudged: pending               # optional: what a run that is not a judgement posts
+ *                                          # (pending | success | failure, or per kind); default pending
  *   daemon:                                # optional, every key optional
  *     state_dir: /var/lib/tracegate        # git mirrors, downloads; default ./tracegate-state
  *     lease: 10m                           # how long a claimed job is held; default 10m
  *     max_attempts: 5                      # claims of one job before it fails; default 5
+ *     recheck: 5m                          # pull requests retargeted or re-pushed judged again; 0: never
  *     history_points: 20                   # points in the comment's charts; default 20
  *     tmp_dir: /var/tmp                    # default: state_dir/tmp
  *   limits:                                # optional
@@ -59,7 +62,9 @@
  *     max_traces: 64                       # traces per run; default 32
  *     max_comment_bytes: 65000             # default 65000
  *     max_run_bytes: 32GiB                 # decompressed JSON of all of a run's traces; default 16GiB
- *     max_workloads: 16                    # workloads judged per commit of a repository; default 16
+ *     max_workloads: 16                    # workloads per commit, signed and unsigned runs apart; default 16
+ *     max_runs: 32                         # runs of a workload per commit, signed and unsigned apart; default 32
+ *     max_unsigned_branch_runs: 4          # unsigned runs naming no pull request per commit; default 4
  *   http:                                  # optional: every forge and S3 request
  *     timeout: 30s
  *     connect_timeout: 10s
@@ -107,6 +112,10 @@ int tg_config_load_file_for(tg_config **out, const char *path, unsigned flags);
 /* Frees c and everything it owns, wiping the secrets' values first; NULL
  * is fine. */
 void tg_config_free(tg_config *c);
+
+/* The name of an unjudged kind as on_unjudged writes it ("no_baseline",
+ * "baseline_unusable", ...); a static string. */
+const char *tg_config_unjudged_name(tg_unjudged_kind k);
 
 /* The repository named name, or NULL. */
 const tg_config_repo *tg_config_find_repo(const tg_config *c, const char *name);

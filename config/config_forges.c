@@ -234,13 +234,14 @@ enum {
 	R_CI_URL_PREFIXES,
 	R_ACCEPT_TRAILERS,
 	R_RUNS_PER_COMMIT,
+	R_ON_UNJUDGED,
 	NR
 };
 
 static const char *const repo_keys[NR] = {"name",      "forge",          "clone_url",      "git_token",
                                           "target_branches", "rules",   "workloads",      "baseline_depth",
                                           "status_context",  "details_url", "ci_url_prefixes", "accept_trailers",
-                                          "runs_per_commit"};
+                                          "runs_per_commit", "on_unjudged"};
 
 /* owner/repo: two or more segments of [A-Za-z0-9._-] (GitLab groups nest),
  * none "." or ".." (the name is a path in the artifact storage). */
@@ -443,6 +444,8 @@ static int load_repo(const tg_config_loader *L, const yaml_node_t *map, const ch
 	if (v[R_ACCEPT_TRAILERS] &&
 	    (rc = tg_yaml_bool(&r->accept_trailers, &L->y, v[R_ACCEPT_TRAILERS],
 	                       tg_config_keypath(key, sizeof(key), where, "accept_trailers", 0))))
+		return rc;
+	if (v[R_ON_UNJUDGED] && (rc = tg_config_on_unjudged_load(L, v[R_ON_UNJUDGED], where, r)))
 		return rc;
 	if (v[R_GIT_TOKEN])
 		return tg_config_secret_load(&r->git_token, L, v[R_GIT_TOKEN],

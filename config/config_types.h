@@ -44,6 +44,24 @@ typedef struct tg_config_forge {
 	int line;               /* where it was defined, for messages */
 } tg_config_forge;
 
+/* The states that are not a judgement (docs/daemon.md, "The status"):
+ * what a repository posts for each is its on_unjudged (docs/config.md). */
+typedef enum tg_unjudged_kind {
+	TG_UNJUDGED_NO_BASELINE = 0,     /* no run of the workload to compare with */
+	TG_UNJUDGED_BASELINE_UNUSABLE,   /* the baseline's runs cannot be used (a trace fails its sha256, is gone) */
+	TG_UNJUDGED_NOT_COMPARABLE,      /* another GPU, driver, runtime or world size */
+	TG_UNJUDGED_INCONCLUSIVE,        /* too few samples, "re-run to confirm" */
+	TG_UNJUDGED_WAITING,             /* fewer runs of the commit than runs_per_commit */
+	TG_UNJUDGED_KINDS
+} tg_unjudged_kind;
+
+/* What is posted for one of them; pending unless the operator chose. */
+typedef enum tg_unjudged_post {
+	TG_UNJUDGED_PENDING = 0,
+	TG_UNJUDGED_SUCCESS,
+	TG_UNJUDGED_FAILURE
+} tg_unjudged_post;
+
 typedef struct tg_config_repo {
 	char *name;             /* "owner/repo" */
 	char *forge;            /* a forge's name (checked to exist) */
@@ -63,6 +81,7 @@ typedef struct tg_config_repo {
 	char **ci_url_prefixes; /* a manifest's ci_url is a link only under one of these; NULL, 0: never */
 	size_t nci_url_prefixes;
 	int accept_trailers;    /* Tracegate-Accept: trailers count (from writers only); default 0 */
+	tg_unjudged_post on_unjudged[TG_UNJUDGED_KINDS]; /* default pending for each (fail closed) */
 	int line;
 } tg_config_repo;
 
@@ -83,6 +102,7 @@ typedef struct tg_config {
 	int history_points;     /* default 20 */
 	int64_t job_timeout_ms; /* default 600,000: one job's analysis, then it fails */
 	uint64_t job_memory;    /* default 4 GiB: what one job's analysis may allocate */
+	int64_t recheck_ms;     /* default 300,000: how often open pull requests' verdicts are looked at again; 0: never */
 	/* limits */
 	uint64_t max_trace_bytes;   /* default 4 GiB */
 	uint32_t max_ratio;         /* default 200 */
@@ -93,7 +113,9 @@ typedef struct tg_config {
 	uint32_t max_traces;        /* default 32 */
 	uint64_t max_comment_bytes; /* default 65,000 */
 	uint64_t max_run_bytes;     /* default 16 GiB: JSON of all of a run's traces */
-	uint32_t max_workloads;     /* default 16: workloads judged per commit */
+	uint32_t max_workloads;     /* default 16: workloads judged per commit, signed and unsigned runs apart */
+	uint32_t max_runs;          /* default 32: runs of one workload per commit, signed and unsigned runs apart */
+	uint32_t max_unsigned_branch_runs; /* default 4: unsigned runs naming no pull request per commit */
 	uint64_t max_pool_bytes;    /* default 16 GiB: JSON behind the runs pooled in one judgement */
 	/* http */
 	int64_t http_timeout_ms, http_connect_timeout_ms, http_backoff_ms, http_max_wait_ms;

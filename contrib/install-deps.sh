@@ -1,6 +1,7 @@
 #!/bin/sh
 # install-deps.sh - installs the Debian packages tracegate needs, when missing.
-#   contrib/install-deps.sh          build and test dependencies
+#   contrib/install-deps.sh          build and test dependencies (python3-torch: tests/cli_replay.sh
+#                                    runs the replay scripts under it)
 #   contrib/install-deps.sh --bench  also hyperfine and GNU time (make bench)
 #   contrib/install-deps.sh --fuzz   also clang and its libFuzzer runtime (make fuzz)
 #   contrib/install-deps.sh --html   also Chromium, a font and cmark-gfm, to draw the HTML report
@@ -38,6 +39,9 @@ groups="build"
 pkgs_build="make gcc pkg-config gzip zlib1g-dev libjansson-dev libcmocka-dev libcurl4-openssl-dev
 libgit2-dev libyaml-dev libsqlite3-dev libpq-dev"
 why_build="to build tracegate and its unit tests (compiler, and the libraries it links: curl, libgit2, jansson, libyaml, SQLite, libpq, zlib, cmocka)"
+groups="$groups test"
+pkgs_test="python3-torch"
+why_test="tests/cli_replay.sh runs the PyTorch scripts \`tracegate replay\` writes (Debian's torch, on the CPU)"
 for arg in "$@"; do
 	case "$arg" in
 	--bench) groups="$groups bench"; pkgs_bench="hyperfine time"; why_bench="make bench times the reader and the daemon" ;;

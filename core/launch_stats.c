@@ -286,8 +286,7 @@ struct memkind {
 	double max_gbps;
 };
 
-/* HTA's get_memory_kernel_type, with the event kind for unusual names. */
-static void memory_kind(char out[16], const char *name, int kind)
+void tg_launch_memory_kind(char out[16], const char *name, int kind)
 {
 	if (strncmp(name, "Memset", 6) == 0 || (kind == TG_KIND_MEMSET && strncmp(name, "Memcpy", 6))) {
 		strcpy(out, "Memset");
@@ -328,7 +327,7 @@ static tg_table *bandwidth_table(const tg_step_filter *f)
 		    !tg_step_filter_has(f, (uint32_t)i))
 			continue;
 		char kn[16];
-		memory_kind(kn, name, e->kind);
+		tg_launch_memory_kind(kn, name, e->kind);
 		size_t j = 0;
 		while (j < nk && strcmp(k[j].name, kn))
 			j++;

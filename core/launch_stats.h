@@ -89,6 +89,12 @@ int tg_launch_stats_summary(tg_launch_summary *out, const tg_tree *tree, int32_t
  *   durations), kernels (the names joined by " | "). Ops by name. */
 int tg_launch_stats_tables(tg_table ***out, size_t *n, const tg_tree *tree, int32_t step);
 
+/* The memory kind of a MEMORY-typed device event named name of kind (an
+ * event kind), HTA's get_memory_kernel_type: "Memset" (also a memset not
+ * named "Memcpy..."), the first 11 characters of a "Memcpy ..." name
+ * ("Memcpy HtoD"), else "Memcpy Unknown"; into out (NUL-terminated). */
+void tg_launch_memory_kind(char out[16], const char *name, int kind);
+
 /* tg_launch_stats_tables, without the one-row-per-launch table when
  * with_rows is 0 (the report: it is as long as the trace, and nothing of it
  * is printed). */

@@ -40,6 +40,8 @@ struct tg_source {
 	uint64_t out_bytes;     /* bytes delivered or inflated */
 	uint64_t max_bytes;
 	uint32_t max_ratio;
+	void (*observe)(void *ctx, const void *data, size_t len); /* tg_source_opts.observe */
+	void *observe_ctx;
 	int gzip;
 	int done;
 
@@ -84,7 +86,9 @@ static int fail(tg_source *s, int code, const char *fmt, ...)
 	return tg_error_set(code, "%s", s->err);
 }
 
-/* Raw bytes of the file (compressed for gzip), after the peeked ones. */
+/* Raw bytes of the file (compressed for gzip), after the peeked ones. The
+ * bytes read from the file (not the peeked ones again: they were seen when
+ * they were peeked at) go to the observer first. */
 static int raw_read(tg_source *s, unsigned char *buf, size_t cap, size_t *got)
 {
 	size_t n = 0;
@@ -94,23 +98,24 @@ static int raw_read(tg_source *s, unsigned char *buf, size_t cap, size_t *got)
 		*got = n;
 		return 0;
 	}
+	size_t k;
 	if (s->fd < 0) {
 		size_t left = s->mem_len - s->mem_pos;
-		size_t k = left < cap - n ? left : cap - n;
+		k = left < cap - n ? left : cap - n;
 		memcpy(buf + n, s->mem + s->mem_pos, k);
 		s->mem_pos += k;
-		*got = n + k;
-		return 0;
-	}
-	for (;;) {
-		ssize_t r = read(s->fd, buf + n, cap - n);
-		if (r < 0 && errno == EINTR)
-			continue;
+	} else {
+		ssize_t r;
+		while ((r = read(s->fd, buf + n, cap - n)) < 0 && errno == EINTR)
+			;
 		if (r < 0)
 			return fail(s, TG_EIO, "read error: %s", strerror(errno));
-		*got = n + (size_t)r;
-		return 0;
+		k = (size_t)r;
 	}
+	if (k && s->observe)
+		s->observe(s->observe_ctx, buf + n, k);
+	*got = n + k;
+	return 0;
 }
 
 static int check_limits(tg_source *s)
@@ -254,6 +259,8 @@ static int setup(tg_source *s, const char *name, const tg_source_opts *opts)
 		return tg_error_set(TG_ENOMEM, "out of memory");
 	s->max_bytes = opts && opts->max_bytes ? opts->max_bytes : TG_SOURCE_DEFAULT_MAX_BYTES;
 	s->max_ratio = opts && opts->max_ratio ? opts->max_ratio : TG_SOURCE_DEFAULT_MAX_RATIO;
+	s->observe = opts ? opts->observe : NULL;
+	s->observe_ctx = opts ? opts->observe_ctx : NULL;
 
 	/* peek at the magic bytes */
 	size_t n = 0;

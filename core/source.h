@@ -5,6 +5,24 @@
  * For a gzip file the inflating runs on a second thread that fills a small
  * queue of blocks while the caller parses the previous ones, so that inflate
  * and parse overlap on two cores. Limits protect against gzip bombs.
+ *
+ * The raw-bytes observer (tg_source_opts.observe) is how the daemon hashes
+ * exactly the bytes it parses (docs/security.md, "Parse what was hashed"):
+ * whoever reimplements the reading (another inflater, another thread)
+ * keeps these promises, which tests/test_source.c checks:
+ *   1. every byte read from the file (or memory) is passed to observe
+ *      exactly once, in file order, before any of it is inflated or handed
+ *      to the reader: the compressed bytes of a gzip file, the bytes
+ *      themselves of a plain one, the two magic bytes peeked at included;
+ *   2. observe runs on one thread at a time (the caller's, or the inflate
+ *      thread's) and never after tg_source_free has returned, so the
+ *      caller may read what it gathered once the source is freed;
+ *   3. a source read until tg_source_read reports the end of the data (got
+ *      0, no error) has read its file to the end: a plain file to EOF, a
+ *      gzip file through its last member and any zero padding to EOF (data
+ *      after it is an error); the trace reader (trace.h) reads every source
+ *      to that end before it returns a trace, so a trace returned means
+ *      every byte of the file passed through observe.
  */
 #ifndef TG_SOURCE_H
 #define TG_SOURCE_H
@@ -18,6 +36,10 @@ typedef struct tg_source_opts {
 	uint64_t max_bytes;   /* most bytes of (decompressed) JSON accepted; 0 = default (64 GiB) */
 	uint32_t max_ratio;   /* most inflated/compressed ratio once past 32 MiB; 0 = default (200) */
 	int single_thread;    /* inflate on the caller's thread */
+	/* Sees every raw byte read (may be NULL), with observe_ctx: the
+	 * promises are in the comment at the top of this file. */
+	void (*observe)(void *observe_ctx, const void *data, size_t len);
+	void *observe_ctx;
 } tg_source_opts;
 
 #define TG_SOURCE_DEFAULT_MAX_BYTES (64ULL << 30)

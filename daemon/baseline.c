@@ -20,11 +20,7 @@
 
 #define FETCH_PERIOD_S 10
 
-/* The target branch moves: see its current tip, at most every
- * FETCH_PERIOD_S seconds (a backlog of runs would fetch once a run; a
- * commit the mirror lacks is fetched on demand anyway); a mirror that
- * cannot fetch still answers from what it has. */
-static void fetch_when_due(tg_daemon *d, size_t ri, tg_git *g)
+void tg_daemon_fetch_when_due(tg_daemon *d, size_t ri, tg_git *g)
 {
 	struct timespec now;
 	clock_gettime(CLOCK_MONOTONIC, &now);
@@ -137,7 +133,7 @@ int tg_daemon_find_baseline(tg_job *base, int *found, int *distance, char merge_
 	int rc = tg_daemon_git(&g, d, ri);
 	if (rc)
 		return rc;
-	fetch_when_due(d, ri, g);
+	tg_daemon_fetch_when_due(d, ri, g);
 	const char *target = j->target_branch && *j->target_branch ? j->target_branch
 	                     : r->ntarget_branches                  ? r->target_branches[0]
 	                                                            : "main";

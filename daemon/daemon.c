@@ -257,10 +257,12 @@ static int read_manifest(char **data, size_t *len, int *oversize, char *errmsg, 
 	return 0;
 }
 
-/* The run's content key (64 hex digits): SHA-256 of the manifest's key and
- * bytes, and of its ETag for one that could not be read. */
-static void content_key(char out[TG_SHA256_HEX_LEN + 1], const tg_storage_obj *o, const char *data, size_t len,
-                        int oversize)
+/* The content key of schema 3's stores (64 hex digits): SHA-256 of the
+ * manifest's key and bytes, and of its ETag for one that could not be
+ * read. A run those stores hold is found by it, so that a store kept from
+ * before runs were keyed by what they are adds no run twice. */
+static void legacy_key(char out[TG_SHA256_HEX_LEN + 1], const tg_storage_obj *o, const char *data, size_t len,
+                       int oversize)
 {
 	tg_sha256_ctx c;
 	uint8_t dig[TG_SHA256_LEN];
@@ -283,6 +285,100 @@ static int64_t run_time(const tg_manifest *m, const tg_storage_obj *o)
 	return t > (int64_t)time(NULL) ? (int64_t)time(NULL) : t;
 }
 
+/* The signature of m when it verifies with the configured key (part of
+ * the run's key: run_key.c), else NULL. */
+static const char *valid_signature(const tg_daemon *d, const tg_manifest *m)
+{
+	const char *sk = d->cfg->storage.signing_key.value, *why = NULL;
+	return sk && m && tg_signature_check(&why, m, sk, strlen(sk)) ? m->signature : NULL;
+}
+
+/* 1 when the store has the run j (by its key, or a schema 3 store by its
+ * content: len bytes of data): a manifest rewritten, or the run copied
+ * under its commit's folder in capitals, is not a new run and posts
+ * nothing again (logged); 0 when it is new; or the store's error. */
+static int known_run(tg_daemon *d, const tg_job *j, const tg_storage_obj *o, const char *data, size_t len,
+                     int oversize)
+{
+	tg_job e;
+	int rc = tg_store_job_get_by_key(&e, d->store, j->key);
+	if (!rc) {
+		int moved = strcmp(e.prefix, j->prefix) != 0;
+		/* the store keeps a manifest compacted, with the digest of the bytes
+		 * uploaded (manifest_compact.c), or as uploaded when it was kept
+		 * before tracegate compacted them */
+		char kept[TG_SHA256_HEX_LEN + 1], now[TG_SHA256_HEX_LEN + 1];
+		uint8_t dig[TG_SHA256_LEN];
+		tg_sha256(dig, data, len);
+		tg_sha256_hex(now, dig);
+		int changed = !e.manifest || (tg_manifest_uploaded_sha256(kept, e.manifest)
+		                                  ? strlen(e.manifest) != len || memcmp(e.manifest, data, len)
+		                                  : strcmp(kept, now) != 0);
+		if (moved || changed)
+			tg_log(TG_LOG_WARN, "%s: %s of run %s (job %lld): not a new run, nothing posted again", o->key,
+			       moved ? "another copy" : "a rewritten manifest", e.prefix, (long long)e.id);
+		tg_job_clear(&e);
+		return 1;
+	}
+	if (rc != TG_ENOTFOUND)
+		return rc;
+	char legacy[TG_SHA256_HEX_LEN + 1];
+	legacy_key(legacy, o, data, len, oversize);
+	rc = tg_store_job_get_by_key(&e, d->store, legacy);
+	tg_job_clear(&e);
+	return rc == TG_ENOTFOUND ? 0 : rc ? rc : 1;
+}
+
+/* Adds job j (a new run) unless a limit refuses it (admit.c, logged);
+ * *added counts it. errmsg: why its manifest is bad, or "". */
+static int add_run(tg_daemon *d, const tg_job *j, const tg_manifest *m, const char *errmsg, const char *key,
+                   size_t *added)
+{
+	int ok = 1;
+	char why[256];
+	int rc = tg_daemon_admit(&ok, why, sizeof(why), d, j);
+	if (rc || !ok) {
+		if (!rc)
+			tg_log(TG_LOG_WARN, "%s: run refused: %s", key, why);
+		return rc;
+	}
+	int64_t id = 0;
+	int created = 0;
+	if ((rc = tg_store_job_add(&id, &created, d->store, j)) || !created)
+		return rc;
+	(*added)++;
+	if (errmsg[0])
+		tg_log(TG_LOG_WARN, "new run %s (job %lld) with a bad manifest: %s", j->prefix, (long long)id, errmsg);
+	else
+		tg_log(TG_LOG_INFO, "new run %s@%.12s %s %s (job %lld%s%s)", j->repo, j->commit, j->workload, j->run_id,
+		       (long long)id, m && m->pr ? ", pull request" : "",
+		       d->cfg->storage.signing_key.value ? (j->trusted ? ", signed" : ", unsigned") : "");
+	return 0;
+}
+
+/* The job of the manifest at o (m: parsed, NULL when bad; data: its text)
+ * into j; its strings borrow from seg, repo_name, commit, prefix, m and
+ * data. */
+static void job_of(tg_job *j, tg_daemon *d, const tg_config_repo *repo, char seg[5][TG_UTIL_SEGMENT_MAX + 1],
+                   const char *repo_name, const char *commit, const char *prefix, const tg_manifest *m,
+                   const char *data, const tg_storage_obj *o)
+{
+	memset(j, 0, sizeof(*j));
+	j->prefix = (char *)prefix;
+	j->repo = (char *)repo_name;
+	j->commit = (char *)commit;
+	j->branch = m ? m->branch : (char *)"(unknown: bad manifest)";
+	j->target_branch = m ? m->target_branch : NULL;
+	j->pr = m ? m->pr : 0;
+	j->workload = seg[3];
+	j->run_id = seg[4];
+	j->manifest = (char *)data;
+	j->run_time = run_time(m, o);
+	j->trusted = run_trusted(d, repo, m, o->key);
+	j->origin = m ? m->ci_run : NULL;
+	tg_daemon_run_key(j->key, repo_name, commit, seg[3], seg[4], valid_signature(d, m));
+}
+
 /* Looks at one manifest; adds its run when it is new. */
 static int scan_one(tg_daemon *d, const tg_storage_obj *o, size_t *added)
 {
@@ -300,16 +396,11 @@ static int scan_one(tg_daemon *d, const tg_storage_obj *o, size_t *added)
 	int rc = read_manifest(&data, &len, &oversize, errmsg, sizeof(errmsg), d, o);
 	if (rc)
 		return rc == TG_ENOTFOUND ? 0 : rc;
-	tg_job j;
-	memset(&j, 0, sizeof(j));
-	content_key(j.key, o, data, len, oversize);
 	tg_manifest *m = NULL;
 	if (!oversize && tg_manifest_parse(&m, data, len, o->key, d->cfg->max_traces))
 		snprintf(errmsg, sizeof(errmsg), "%s", tg_error_last());
 	char prefix[5 * 1026];
 	snprintf(prefix, sizeof(prefix), "%s/%s/%s/%s/%s", seg[0], seg[1], seg[2], seg[3], seg[4]);
-	j.prefix = prefix;
-	j.repo = repo_name;
 	/* the folder may spell the SHA in capitals; git and the store speak
 	 * lower case (the manifest's commit is checked against the folder
 	 * case-insensitively and lowered too) */
@@ -317,71 +408,27 @@ static int scan_one(tg_daemon *d, const tg_storage_obj *o, size_t *added)
 	snprintf(commit, sizeof(commit), "%s", seg[2]);
 	for (char *p = commit; *p; p++)
 		*p = (char)tolower((unsigned char)*p);
-	j.commit = commit;
-	j.branch = m ? m->branch : (char *)"(unknown: bad manifest)";
-	j.target_branch = m ? m->target_branch : NULL;
-	j.pr = m ? m->pr : 0;
-	j.workload = seg[3];
-	j.run_id = seg[4];
+	tg_job j;
+	job_of(&j, d, repo, seg, repo_name, commit, prefix, m, data, o);
 	/* the store keeps the fields tracegate reads (manifest_compact.c), not
-	 * the uploader's megabyte of padding; the key above is of the bytes */
-	char *compact = NULL;
-	j.manifest = m && !tg_manifest_compact(&compact, m) ? compact : data;
-	j.run_time = run_time(m, o);
-	j.trusted = run_trusted(d, repo, m, o->key);
-	int64_t id = 0;
-	int created = 0;
+	 * the uploader's megabyte of padding; the key is of the fields */
+	char *compact = NULL, uploaded[TG_SHA256_HEX_LEN + 1];
+	uint8_t dig[TG_SHA256_LEN];
+	tg_sha256(dig, data, len);
+	tg_sha256_hex(uploaded, dig);
+	if (m && !tg_manifest_compact(&compact, m, uploaded))
+		j.manifest = compact;
 	if (d->cfg->retention_runs_ms > 0 && j.run_time < (int64_t)time(NULL) - d->cfg->retention_runs_ms / 1000) {
 		/* older than the retention: its job may have been pruned, and a
 		 * run that old is not judged (nor posted) again */
 		tg_log(TG_LOG_DEBUG, "%s: older than the retention: ignored", o->key);
-	} else if (!(rc = tg_store_job_add(&id, &created, d->store, &j)) && created) {
-		(*added)++;
-		if (errmsg[0])
-			tg_log(TG_LOG_WARN, "new run %s (job %lld) with a bad manifest: %s", prefix, (long long)id, errmsg);
-		else
-			tg_log(TG_LOG_INFO, "new run %s@%.12s %s %s (job %lld%s%s)", repo_name, seg[2], seg[3], seg[4],
-			       (long long)id, m && m->pr ? ", pull request" : "",
-			       d->cfg->storage.signing_key.value ? (j.trusted ? ", signed" : ", unsigned") : "");
+	} else if ((rc = known_run(d, &j, o, data, len, oversize)) == 0) {
+		rc = add_run(d, &j, m, errmsg, o->key, added);
 	}
 	tg_manifest_free(m);
 	free(compact);
 	free(data);
-	return rc;
-}
-
-/* 1 when key's run is of a workload beyond the first max_workloads wanted
- * ones of its commit (group: the current "owner/repo/sha/", wl its nwl
- * workloads so far, at most max_workloads). */
-static int workload_over(tg_daemon *d, const char *key, char *group, size_t cap, char **wl, size_t *nwl)
-{
-	char seg[5][TG_UTIL_SEGMENT_MAX + 1];
-	if (!tg_util_path_segments(seg, 5, key))
-		return 0;
-	char g[3200];
-	snprintf(g, sizeof(g), "%s/%s/%s/", seg[0], seg[1], seg[2]);
-	for (char *p = g + strlen(seg[0]) + strlen(seg[1]) + 2; *p; p++)
-		*p = (char)tolower((unsigned char)*p); /* one commit, however its folder spells it */
-	if (strcmp(g, group)) {
-		snprintf(group, cap, "%s", g);
-		for (size_t i = 0; i < *nwl; i++)
-			free(wl[i]);
-		*nwl = 0;
-	}
-	char repo_name[2100];
-	snprintf(repo_name, sizeof(repo_name), "%s/%s", seg[0], seg[1]);
-	const tg_config_repo *repo = tg_daemon_repo(NULL, d, repo_name);
-	if (!repo || !workload_wanted(repo, seg[3]) || !tg_manifest_name_ok(seg[3]))
-		return 0; /* ignored anyway: not counted */
-	for (size_t i = 0; i < *nwl; i++)
-		if (!strcmp(wl[i], seg[3]))
-			return 0;
-	if (*nwl >= d->cfg->max_workloads)
-		return 1;
-	wl[*nwl] = strdup(seg[3]);
-	if (wl[*nwl])
-		(*nwl)++;
-	return 0;
+	return rc < 0 ? rc : 0;
 }
 
 int tg_daemon_scan(size_t *added, tg_daemon *d)
@@ -396,32 +443,13 @@ int tg_daemon_scan(size_t *added, tg_daemon *d)
 		tg_log(TG_LOG_WARN, "cannot list the storage: %s", tg_error_last());
 		return rc;
 	}
-	/* limits.max_workloads: the listing is in key order, so the runs of
-	 * one commit come together; its first max_workloads wanted workloads
-	 * are judged, the others refused (once: they are remembered) */
-	char group[3200] = "";
-	char **wl = tg_calloc(d->cfg->max_workloads + 1, sizeof(char *));
-	size_t nwl = 0;
-	if (!wl) {
-		tg_storage_objs_free(objs, n);
-		return TG_ENOMEM;
-	}
 	for (size_t i = 0; i < n; i++) {
-		int over = workload_over(d, objs[i].key, group, sizeof(group), wl, &nwl);
+		/* each manifest once per version of it (its ETag): a run refused by
+		 * a limit, or not new, is not looked at again */
 		char memo[2300];
 		int ml = snprintf(memo, sizeof(memo), "%s\x1f%s", objs[i].key, objs[i].etag ? objs[i].etag : "");
 		if (ml < 0 || (size_t)ml >= sizeof(memo) || tg_atoms_find(d->seen, memo, (size_t)ml) != TG_NONE)
 			continue;
-		if (over) {
-			tg_log(TG_LOG_WARN, "%s: run refused: more than limits.max_workloads (%u) workloads at this commit",
-			       objs[i].key, d->cfg->max_workloads);
-			uint32_t at;
-			if (tg_atoms_intern(&at, d->seen, memo, (size_t)ml)) {
-				rc = TG_ENOMEM;
-				break;
-			}
-			continue;
-		}
 		int r = scan_one(d, &objs[i], &a);
 		uint32_t at;
 		if (!r) {
@@ -435,9 +463,6 @@ int tg_daemon_scan(size_t *added, tg_daemon *d)
 			rc = r;
 		}
 	}
-	for (size_t i = 0; i < nwl; i++)
-		free(wl[i]);
-	free(wl);
 	tg_storage_objs_free(objs, n);
 	if (added)
 		*added = a;
@@ -529,12 +554,28 @@ int tg_daemon_work(size_t *done, tg_daemon *d)
 	return rc;
 }
 
+/* Every daemon.recheck: the open pull requests' verdicts made stale by a
+ * retarget, a moved merge-base or a re-push are judged again (recheck.c);
+ * *requeued counts them. */
+static void recheck_when_due(size_t *requeued, tg_daemon *d, time_t *last)
+{
+	*requeued = 0;
+	time_t now = time(NULL);
+	if (d->cfg->recheck_ms <= 0 || (*last && now - *last < d->cfg->recheck_ms / 1000))
+		return;
+	*last = now;
+	if (tg_daemon_recheck(requeued, d))
+		tg_log(TG_LOG_WARN, "recheck of the pull requests: %s", tg_error_last());
+}
+
 int tg_daemon_run(tg_daemon *d)
 {
-	time_t last_prune = 0;
+	time_t last_prune = 0, last_recheck = 0;
 	for (;;) {
-		size_t added = 0, done = 0;
+		size_t added = 0, done = 0, requeued = 0;
 		int sr = tg_daemon_scan(&added, d);
+		recheck_when_due(&requeued, d, &last_recheck);
+		added += requeued;
 		int wr = tg_daemon_work(&done, d);
 		if (wr == TG_EIO)
 			tg_log(TG_LOG_WARN, "the job store is unavailable; retrying");

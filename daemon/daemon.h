@@ -4,7 +4,9 @@
  * and keep the history (DESIGN.md, "Daemon behaviour users expect").
  *
  *   scan      list the manifests in storage; a run not yet in the job store
- *             is added (state seen), keyed by its manifest's content
+ *             is added (state seen), keyed by what makes it one run
+ *             (run_key.c), within the limits counted per trust class
+ *             (admit.c)
  *   work      claim unfinished jobs one at a time (a lease in the store) and
  *             move each through seen -> analysing -> posting -> done
  *             (daemon/job.c), resuming a job where a killed daemon left it

@@ -54,6 +54,9 @@ typedef struct outcome {
 	char *comment;       /* owned, NULL when nothing is commented */
 	char baseline[41];   /* "" when none */
 	int distance;
+	char merge_base[41]; /* where the baseline search started ("" when none): a moved one is judged again */
+	char target[256];    /* the target branch it was judged against (the forge's word), "" when none */
+	int unjudged;        /* 0: a judgement (or an error); else 1 + its tg_unjudged_kind (on_unjudged) */
 	char not_posted[256]; /* why nothing is posted (the forge disowns the pull request), "" to post */
 } outcome;
 
@@ -181,7 +184,11 @@ static char *outcome_json(const outcome *o)
 	                         "verdict", o->verdict, "description", o->description, "summary", o->summary,
 	                         "target_url", o->target_url, "comment", o->comment != NULL, "baseline",
 	                         o->baseline, "distance", o->distance);
-	if (root && o->not_posted[0] && json_object_set_new(root, "not_posted", json_string(o->not_posted))) {
+	if (root && ((o->not_posted[0] && json_object_set_new(root, "not_posted", json_string(o->not_posted))) ||
+	             (o->merge_base[0] && json_object_set_new(root, "merge_base", json_string(o->merge_base))) ||
+	             (o->target[0] && json_object_set_new(root, "target", json_string(o->target))) ||
+	             (o->unjudged && json_object_set_new(root, "unjudged",
+	                                                 json_string(tg_config_unjudged_name(o->unjudged - 1)))))) {
 		json_decref(root);
 		root = NULL;
 	}
@@ -223,6 +230,16 @@ static int outcome_parse(outcome *o, const char *text, const char *comment, cons
 	const char *np = json_string_value(json_object_get(root, "not_posted"));
 	if (!bad && np)
 		snprintf(o->not_posted, sizeof(o->not_posted), "%s", np);
+	const char *mb = json_string_value(json_object_get(root, "merge_base"));
+	if (!bad && mb)
+		snprintf(o->merge_base, sizeof(o->merge_base), "%s", mb);
+	const char *tb = json_string_value(json_object_get(root, "target"));
+	if (!bad && tb)
+		snprintf(o->target, sizeof(o->target), "%s", tb);
+	const char *uj = json_string_value(json_object_get(root, "unjudged"));
+	for (int k = 0; !bad && uj && k < TG_UNJUDGED_KINDS; k++)
+		if (!strcmp(uj, tg_config_unjudged_name((tg_unjudged_kind)k)))
+			o->unjudged = 1 + k;
 	if (!bad) {
 		o->state = !strcmp(state, "success")   ? TG_FORGE_SUCCESS
 		           : !strcmp(state, "failure") ? TG_FORGE_FAILURE
@@ -319,23 +336,11 @@ static int load_outcome(const tg_daemon *d, const tg_job *j, outcome *o)
 
 /* ------------------------------------------------------------ posting */
 
-/* A test hook: TRACEGATE_TEST_STALL=<point>:<seconds> makes the daemon log
- * "stall at <point>" and sleep there, so that the fault tests can kill it
- * at a chosen point (seen, analysing, posting, comment: after the status,
- * before the comment). Unset in production; read on each use. */
+/* The test hook (tg_daemon_test_stall) at point, for job j. */
 static void stall(const tg_job *j, const char *point)
 {
-	const char *v = getenv("TRACEGATE_TEST_STALL");
-	if (!v)
-		return;
-	size_t n = strlen(point);
-	if (strncmp(v, point, n) || v[n] != ':')
-		return;
-	long s = strtol(v + n + 1, NULL, 10);
-	tg_log(TG_LOG_INFO, "job %lld: stall at %s for %ld s (TRACEGATE_TEST_STALL)", (long long)j->id, point, s);
-	sleep((unsigned)(s > 0 && s < 3600 ? s : 0));
+	tg_daemon_test_stall(point, j->id);
 }
-
 
 /* The workload as a marker or a status context may hold it: itself when
  * it is a name ([A-Za-z0-9._-]{1,64}), else "h-" and 16 hex digits of its
@@ -389,11 +394,25 @@ static int post(tg_daemon *d, size_t ri, tg_job *j, const outcome *o)
 		tg_log(TG_LOG_WARN, "job %lld: %s: judged, nothing posted", (long long)j->id, o->not_posted);
 		return 0;
 	}
-	/* no baseline or an inconclusive gate: success for the status, neutral for a check run */
-	int neutral = o->state == TG_FORGE_SUCCESS && !strcmp(o->verdict, "inconclusive");
-	int rc = post_status(d, ri, j, o->state, o->description, o->target_url, o->comment, neutral);
+	char why[300];
+	int ok = 1;
+	int rc = tg_daemon_origin_may_post(&ok, why, sizeof(why), d, j);
 	if (rc)
 		return rc;
+	if (!ok) {
+		tg_log(TG_LOG_WARN, "job %lld: %s: judged, nothing posted", (long long)j->id, why);
+		return 0;
+	}
+	/* not a judgement, and the operator chose success for it (on_unjudged):
+	 * a check run says neutral */
+	int neutral = o->state == TG_FORGE_SUCCESS && o->unjudged;
+	rc = post_status(d, ri, j, o->state, o->description, o->target_url, o->comment, neutral);
+	if (rc)
+		return rc;
+	/* the verdict this pull request shows now is this one (recheck.c) */
+	struct timespec now;
+	clock_gettime(CLOCK_REALTIME, &now);
+	j->posted_ms = (int64_t)now.tv_sec * 1000 + now.tv_nsec / 1000000;
 	if (o->comment && j->pr > 0) {
 		stall(j, "comment");
 		char marker[600], line[700];
@@ -460,8 +479,9 @@ static char *error_comment(const tg_job *j, const outcome *o)
 	return s;
 }
 
-/* The comment of a run without a baseline: its numbers, and why. */
-static char *no_baseline_comment(const tg_job *j, const char *why, const tg_metric *m, size_t n)
+/* The comment of a run without a usable baseline: its numbers, and why
+ * (title: "no baseline", "baseline unusable"). */
+static char *no_baseline_comment(const tg_job *j, const char *title, const char *why, const tg_metric *m, size_t n)
 {
 	char *s = NULL;
 	char marker[600];
@@ -470,7 +490,7 @@ static char *no_baseline_comment(const tg_job *j, const char *why, const tg_metr
 	FILE *f = open_memstream(&s, &len);
 	if (!f)
 		return NULL;
-	fprintf(f, "<!-- %s -->\n### \xe2\x9a\xaa tracegate: no baseline for ", marker);
+	fprintf(f, "<!-- %s -->\n### \xe2\x9a\xaa tracegate: %s for ", marker, title);
 	tg_md_code(f, j->workload);
 	fputs("\n\nNothing to compare with: ", f);
 	tg_md_escape(f, why);
@@ -544,6 +564,8 @@ struct analysis {
 	int found, distance;     /* a baseline found; its distance from the merge-base */
 	char merge_base[41];
 	char why[512];           /* why there is no baseline */
+	int usable;              /* the baseline commit has a run that can be read (baseline_runs.c) */
+	char *bnotes;            /* which of its runs were left out as tampered (markdown), NULL: none */
 	tg_job base;             /* the baseline run */
 	tg_manifest *bm;         /* its manifest */
 	tg_side old;             /* its run data and that of its commit's other runs */
@@ -558,6 +580,7 @@ struct analysis {
 static void analysis_free(struct analysis *a)
 {
 	free(a->comment);
+	free(a->bnotes);
 	tg_accepts_free(&a->acc);
 	tg_branch_noise_free(&a->bn);
 	tg_history_base_free(&a->hb);
@@ -607,76 +630,78 @@ static uint64_t pool_cap(const struct analysis *a, const tg_daemon *d, int base_
 	return a->cur.json_bytes < cap ? cap - a->cur.json_bytes : 0;
 }
 
-/* The other runs of this commit join the side (pool.h), as many as
- * limits.max_pool_bytes leaves room for. A pull request's own (unsigned)
- * run pools its commit's other runs, signed or not; a trusted run pools
- * trusted runs only, so that no unsigned upload joins what is judged and
- * posted on a target branch's commit (docs/security.md). */
+/* The other runs of this commit join the side (pool.h) when they carry
+ * the same proof of origin (origin.c): a signed run pools signed runs,
+ * a pull request's run the runs of the same confirmed CI run; any other
+ * run is judged alone. As many join as limits.max_pool_bytes leaves room
+ * for. */
 static int pool_commit_runs(struct analysis *a, tg_daemon *d, const tg_job *j)
 {
-	int trusted_only = tg_store_trusted_only(d->store);
-	if (!j->trusted)
-		tg_store_set_trusted_only(d->store, 0);
-	size_t left_out = 0;
-	int rc = tg_pool_runs(&a->cur, &a->more, &left_out, d, j->repo, j->commit, j->workload, j->id,
-	                      TG_POOL_MAX_RUNS - 1, pool_cap(a, d, 0));
-	tg_store_set_trusted_only(d->store, trusted_only);
-	a->left_out += left_out;
+	tg_pool_filter f;
+	a->more = 0;
+	if (!tg_daemon_pool_filter(&f, d, j))
+		return 0;
+	size_t left_over = 0;
+	int rc = tg_pool_runs(&a->cur, &a->more, &left_over, d, j, &f, TG_POOL_MAX_RUNS - 1, pool_cap(a, d, 0));
+	a->left_out += left_over;
 	return rc;
+}
+
+/* o is not a judgement of kind k: the state repository r chose for it
+ * (on_unjudged), the verdict inconclusive. */
+static void set_unjudged(outcome *o, const tg_config_repo *r, tg_unjudged_kind k)
+{
+	o->state = tg_daemon_unjudged_state(r, k);
+	o->unjudged = 1 + (int)k;
+	snprintf(o->verdict, sizeof(o->verdict), "inconclusive");
 }
 
 /* Fewer than runs_per_commit runs of this commit: o says it waits for
  * them. */
-static void set_waiting(outcome *o, size_t runs, int runs_per_commit)
+static void set_waiting(outcome *o, const tg_config_repo *r, size_t runs)
 {
-	o->state = TG_FORGE_PENDING;
-	snprintf(o->verdict, sizeof(o->verdict), "inconclusive");
+	set_unjudged(o, r, TG_UNJUDGED_WAITING);
 	snprintf(o->description, sizeof(o->description), "waiting for runs: %zu of %d runs of this commit", runs,
-	         runs_per_commit);
+	         r->runs_per_commit);
 	snprintf(o->summary, sizeof(o->summary), "%s", o->description);
 }
 
-/* Finds the baseline (baseline.c) and reads its run and its commit's other
- * runs into a; a baseline run that cannot be read for good is none
- * (a->why says so). A branch name git refuses comes from the manifest: the
- * run is at fault and o is decided (error). */
+/* Finds the baseline (baseline.c) and reads the newest usable run of its
+ * commit and that commit's other usable runs into a (baseline_runs.c:
+ * runs that cannot be read are recorded as tampered; none usable: a->usable
+ * 0, a->why names them). A branch name git refuses comes from the
+ * manifest: the run is at fault and o is decided (error). */
 static int load_baseline(struct analysis *a, tg_daemon *d, size_t ri, const tg_job *j, outcome *o)
 {
 	int rc = tg_daemon_find_baseline(&a->base, &a->found, &a->distance, a->merge_base, a->why, sizeof(a->why), d,
 	                                 ri, j);
+	snprintf(o->merge_base, sizeof(o->merge_base), "%s", a->merge_base);
 	if (rc == TG_EINVAL) {
 		set_error(o, j, "bad branch", tg_error_last());
 		return 0;
 	}
 	if (rc || !a->found)
 		return rc;
-	int permanent = 0;
-	int br = job_manifest(d, &a->base, &a->bm);
-	if (!br)
-		br = tg_side_load(&a->old, &permanent, d, &a->base, a->bm);
-	if (br && !permanent && a->bm)
-		return br;
-	if (br) {
-		snprintf(a->why, sizeof(a->why), "the baseline run %s cannot be read: %s", a->base.prefix, tg_error_last());
-		a->found = 0;
-		return 0;
-	}
-	size_t left_out = 0;
-	rc = tg_pool_runs(&a->old, &a->bmore, &left_out, d, a->base.repo, a->base.commit, a->base.workload, a->base.id,
-	                  TG_POOL_MAX_RUNS - 1, pool_cap(a, d, 1));
-	a->left_out += left_out;
+	size_t left_over = 0;
+	rc = tg_daemon_baseline_side(&a->base, &a->bm, &a->old, &a->bmore, &left_over, &a->usable, &a->bnotes, a->why,
+	                             sizeof(a->why), pool_cap(a, d, 1), d);
+	a->left_out += left_over;
 	return rc;
 }
 
-/* No baseline: o says why (a success: nothing to compare with), and a pull
- * request gets the run's numbers as its comment. */
-static int set_no_baseline(outcome *o, struct analysis *a, const tg_job *j)
+/* No baseline, or none usable (title says which): o says why, in the state
+ * the repository chose for it, and a pull request gets the run's numbers
+ * as its comment. */
+static int set_no_baseline(outcome *o, struct analysis *a, const tg_config_repo *r, const tg_job *j)
 {
-	o->state = TG_FORGE_SUCCESS;
-	snprintf(o->verdict, sizeof(o->verdict), "inconclusive");
-	snprintf(o->description, sizeof(o->description), "no baseline: %.480s", a->why);
-	snprintf(o->summary, sizeof(o->summary), "no baseline: %.700s", a->why);
-	if (j->pr > 0 && !(a->comment = no_baseline_comment(j, a->why, a->mets, a->nmets)))
+	tg_unjudged_kind k = a->found ? TG_UNJUDGED_BASELINE_UNUSABLE : TG_UNJUDGED_NO_BASELINE;
+	const char *title = a->found ? "baseline unusable" : "no baseline";
+	set_unjudged(o, r, k);
+	snprintf(o->description, sizeof(o->description), "%s: %.480s", title, a->why);
+	snprintf(o->summary, sizeof(o->summary), "%s: %.700s", title, a->why);
+	if (a->found)
+		snprintf(o->baseline, sizeof(o->baseline), "%s", a->base.commit);
+	if (j->pr > 0 && !(a->comment = no_baseline_comment(j, title, a->why, a->mets, a->nmets)))
 		return tg_error_set(TG_ENOMEM, "out of memory");
 	return 0;
 }
@@ -699,7 +724,7 @@ static int gather_evidence(struct analysis *a, tg_daemon *d, size_t ri, const tg
 		return rc;
 	if ((rc = tg_history_base_find(&a->hb, d->store, j->repo, target, j->workload, fingerprint, a->base.id,
 	                               a->base.commit, j->commit, 1 + a->bmore, d->rules[ri], TG_BRANCH_NOISE_WINDOW)) ||
-	    (rc = append_text(&a->acc.notes, a->hb.text)))
+	    (rc = append_text(&a->acc.notes, a->hb.text)) || (rc = append_text(&a->acc.notes, a->bnotes)))
 		return rc;
 	tg_history_base_drop_noise(a->bn.noise, &a->bn.n, &a->hb);
 	if (a->left_out) {
@@ -764,15 +789,21 @@ out:
 	return rc;
 }
 
-/* The gate's verdict into o: a block fails the status. */
-static void set_verdict(outcome *o, const struct analysis *a)
+/* The gate's verdict into o: a block fails the status, a pass or a warn
+ * succeeds; an inconclusive gate is no judgement (not comparable, or too
+ * few samples): the state the repository chose for it (on_unjudged). */
+static void set_verdict(outcome *o, const struct analysis *a, const tg_config_repo *r)
 {
+	const tg_judgement *jm = tg_gate_judgement(a->g);
 	tg_verdict v = tg_gate_verdict(a->g);
-	const char *summary = tg_judgement_summary(tg_gate_judgement(a->g));
+	const char *summary = tg_judgement_summary(jm), *why = NULL;
+	if (v == TG_VERDICT_INCONCLUSIVE)
+		set_unjudged(o, r, tg_judgement_comparable(jm, &why) ? TG_UNJUDGED_INCONCLUSIVE : TG_UNJUDGED_NOT_COMPARABLE);
+	else
+		o->state = v == TG_VERDICT_BLOCK ? TG_FORGE_FAILURE : TG_FORGE_SUCCESS;
 	snprintf(o->verdict, sizeof(o->verdict), "%s", tg_verdict_name(v));
 	snprintf(o->summary, sizeof(o->summary), "%s", summary);
 	snprintf(o->description, sizeof(o->description), "%s", summary);
-	o->state = v == TG_VERDICT_BLOCK ? TG_FORGE_FAILURE : TG_FORGE_SUCCESS;
 	snprintf(o->baseline, sizeof(o->baseline), "%s", a->base.commit);
 	o->distance = a->distance;
 }
@@ -787,16 +818,16 @@ static int judge(struct analysis *a, tg_daemon *d, size_t ri, const tg_job *j, o
 	if ((rc = record_metrics(d, ri, j, &a->cur, &a->mets, &a->nmets)) || (rc = pool_commit_runs(a, d, j)))
 		return rc;
 	if ((int)(1 + a->more) < r->runs_per_commit) {
-		set_waiting(o, 1 + a->more, r->runs_per_commit);
+		set_waiting(o, r, 1 + a->more);
 		return 0;
 	}
 	if ((rc = load_baseline(a, d, ri, j, o)) || decided(o))
 		return rc;
-	if (!a->found)
-		return set_no_baseline(o, a, j);
+	if (!a->found || !a->usable)
+		return set_no_baseline(o, a, r, j);
 	if ((rc = gather_evidence(a, d, ri, j)) || (rc = run_gate(a, d, ri)) || (rc = write_comment(a, d, r, j)))
 		return rc;
-	set_verdict(o, a);
+	set_verdict(o, a, r);
 	return 0;
 }
 
@@ -810,8 +841,13 @@ static int analyse(tg_daemon *d, size_t ri, tg_job *j, outcome *o)
 	 * the branch it merges into (the baseline's) */
 	int pr_ok = 1;
 	int rc = tg_daemon_pr_check(&pr_ok, o->not_posted, sizeof(o->not_posted), d, ri, j);
+	/* and the CI run the manifest names, if the forge confirms it ran on
+	 * this head for this pull request: the runs this one may pool with */
+	if (!rc && pr_ok)
+		rc = tg_daemon_origin_check(d, ri, j);
 	if (rc)
 		return rc;
+	snprintf(o->target, sizeof(o->target), "%s", j->target_branch ? j->target_branch : "");
 	struct analysis a;
 	memset(&a, 0, sizeof(a));
 	a.distance = -1;
@@ -843,6 +879,32 @@ static int advance(tg_daemon *d, tg_job *j, tg_job_state to, const char *error)
 	return rc;
 }
 
+/* Whether pull request run j may post before it is judged (its pending
+ * status, the error of giving up): not when its CI run is not confirmed
+ * and runs of a confirmed CI run have judged its head (origin.c), nor when
+ * the forge or the store cannot tell now (logged; what names the post).
+ * The forge is asked only when such runs exist. */
+static int origin_may_post(tg_daemon *d, size_t ri, tg_job *j, const char *what)
+{
+	int ok = 1;
+	char why[300];
+	if (j->pr <= 0)
+		return 1;
+	j->origin_ok = 0;
+	int rc = tg_daemon_origin_may_post(&ok, why, sizeof(why), d, j);
+	if (!rc && !ok) { /* runs of a confirmed CI run judged this head: is j's confirmed too? */
+		rc = tg_daemon_origin_check(d, ri, j);
+		ok = !rc && j->origin_ok;
+	}
+	if (rc) {
+		tg_log(TG_LOG_WARN, "job %lld: %s (%s)", (long long)j->id, tg_error_last(), what);
+		return 0;
+	}
+	if (!ok)
+		tg_log(TG_LOG_INFO, "job %lld: %s (%s)", (long long)j->id, why, what);
+	return ok;
+}
+
 /* The job has been claimed too often: post an error (best effort) and fail it. */
 static int give_up(tg_daemon *d, size_t ri, tg_job *j)
 {
@@ -859,7 +921,8 @@ static int give_up(tg_daemon *d, size_t ri, tg_job *j)
 	if (tg_util_is_hex(j->commit, 40) && may_post(d, j) &&
 	    tg_daemon_pr_check(&pr_ok, pr_why, sizeof(pr_why), d, ri, j))
 		pr_ok = 0; /* the forge cannot confirm the pull request: post nothing */
-	if (tg_util_is_hex(j->commit, 40) && may_post(d, j) && pr_ok && post_status(d, ri, j, o.state, o.description, NULL, NULL, 0))
+	if (tg_util_is_hex(j->commit, 40) && may_post(d, j) && pr_ok && origin_may_post(d, ri, j, "no error status") &&
+	    post_status(d, ri, j, o.state, o.description, NULL, NULL, 0))
 		tg_log(TG_LOG_WARN, "job %lld: %s", (long long)j->id, tg_error_last());
 	tg_job r = *j;
 	r.verdict = (char *)"error";
@@ -899,6 +962,10 @@ static int store_result(tg_daemon *d, const tg_job *j, const outcome *o)
 	res.summary = (char *)o->summary;
 	res.baseline_commit = o->baseline[0] ? (char *)o->baseline : NULL;
 	res.baseline_distance = o->distance;
+	/* what it was judged against: a pull request retargeted, or whose
+	 * merge-base moved, is judged again (recheck.c) */
+	res.judged_target = o->target[0] ? (char *)o->target : NULL;
+	res.judged_merge_base = o->merge_base[0] ? (char *)o->merge_base : NULL;
 	return tg_store_job_set_result(d->store, j->id, &res);
 }
 
@@ -915,7 +982,7 @@ static void post_pending(tg_daemon *d, size_t ri, const tg_config_repo *r, tg_jo
 		       (long long)j->pr, tg_error_last());
 		return;
 	}
-	if (!pr_ok)
+	if (!pr_ok || !origin_may_post(d, ri, j, "no pending status"))
 		return;
 	char desc[256];
 	snprintf(desc, sizeof(desc), "tracegate is analysing %s", j->workload);
@@ -1001,7 +1068,7 @@ static int over_budget(tg_daemon *d, tg_job *j, const tg_daemon_budget *b)
 }
 
 /* Runs the analysis of job j (repository ri) in a child under the job's
- * budgets (budget.c); afterwards j's state is the store's. keep_only: j is
+ * budgets (budget.c); afterwards j is the store's (the child's changes). keep_only: j is
  * in posting and needs its outcome computed again. Returns 0 (j moved on,
  * or failed alone over its budget), or a code worth retrying (d->blocker
  * set when it waits for another job). */
@@ -1016,11 +1083,13 @@ static int analyse_budgeted(tg_daemon *d, size_t ri, tg_job *j, int keep_only)
 		d->blocker = b.blocker;
 		return b.rc; /* its message is set */
 	}
+	/* the job as the child left it: its state, and what its analysis
+	 * learnt (the confirmed CI run, what it was judged against) */
 	tg_job now;
 	if ((rc = tg_store_job_get(&now, d->store, j->id)))
 		return rc;
-	j->state = now.state;
-	tg_job_clear(&now);
+	tg_job_clear(j);
+	*j = now;
 	if (b.over != TG_BUDGET_NONE && (j->state == TG_JOB_ANALYSING || keep_only))
 		return over_budget(d, j, &b);
 	return 0;

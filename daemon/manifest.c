@@ -30,6 +30,7 @@ void tg_manifest_free(tg_manifest *m)
 	free(m->ci_url);
 	free(m->created_at_text);
 	free(m->signature);
+	free(m->ci_run);
 	free(m->prefix);
 	for (size_t i = 0; i < m->ntraces; i++)
 		free(m->traces[i].path);
@@ -170,7 +171,7 @@ static int dup(char **out, const char *s)
 
 /* The manifest's string members, borrowed from its JSON (NULL: absent). */
 struct fields {
-	const char *schema, *repo, *commit, *branch, *target, *workload, *run_id, *ci_url, *created, *sig;
+	const char *schema, *repo, *commit, *branch, *target, *workload, *run_id, *ci_url, *created, *sig, *ci_run;
 };
 
 /* The error of a manifest the daemon could not read (TG_MANIFEST_UNREADABLE
@@ -203,7 +204,8 @@ static int read_fields(struct fields *f, const json_t *root, const char *key)
 	    (rc = get_str(&f->target, root, "target_branch", 0, key)) ||
 	    (rc = get_str(&f->workload, root, "workload", 1, key)) ||
 	    (rc = get_str(&f->run_id, root, "run_id", 1, key)) || (rc = get_str(&f->ci_url, root, "ci_url", 0, key)) ||
-	    (rc = get_str(&f->created, root, "created_at", 0, key)) || (rc = get_str(&f->sig, root, "signature", 0, key)))
+	    (rc = get_str(&f->created, root, "created_at", 0, key)) || (rc = get_str(&f->sig, root, "signature", 0, key)) ||
+	    (rc = get_str(&f->ci_run, root, "ci_run", 0, key)))
 		return rc;
 	return 0;
 }
@@ -245,6 +247,10 @@ static int check_fields(const struct fields *f, char seg[5][TG_UTIL_SEGMENT_MAX 
 	}
 	if (f->ci_url && strncmp(f->ci_url, "https://", 8) && strncmp(f->ci_url, "http://", 7))
 		return fail(key, "ci_url must be an http(s) URL");
+	if (f->ci_run && !tg_manifest_name_ok(f->ci_run)) {
+		excerpt(ex, sizeof(ex), f->ci_run);
+		return fail(key, "ci_run '%s' must be 1 to 64 of A-Z a-z 0-9 . _ -", ex);
+	}
 	return 0;
 }
 
@@ -338,7 +344,8 @@ static int keep_fields(tg_manifest *m, const struct fields *f, char seg[5][TG_UT
 	if ((rc = dup(&m->repo, f->repo)) || (rc = dup(&m->commit, f->commit)) || (rc = dup(&m->branch, f->branch)) ||
 	    (rc = dup(&m->target_branch, f->target)) || (rc = dup(&m->workload, f->workload)) ||
 	    (rc = dup(&m->run_id, f->run_id)) || (rc = dup(&m->ci_url, f->ci_url)) || (rc = dup(&m->prefix, prefix)) ||
-	    (rc = dup(&m->created_at_text, f->created)) || (rc = dup(&m->signature, f->sig)))
+	    (rc = dup(&m->created_at_text, f->created)) || (rc = dup(&m->signature, f->sig)) ||
+	    (rc = dup(&m->ci_run, f->ci_run)))
 		return rc;
 	for (char *p = m->commit; *p; p++)
 		*p = (char)tolower((unsigned char)*p);

@@ -9,6 +9,8 @@
  *     "traces": [ { "path": "rank0.pt.trace.json.gz", "rank": 0 } ],
  *     "created_at": "2026-11-23T18:00:00Z",         optional
  *     "ci_url": "https://ci.example/jobs/4567",     optional
+ *     "ci_run": "4567",                             optional: the CI run that uploaded it
+ *                                                   (GitHub Actions run id, GitLab pipeline id)
  *     "signature": "hmac-sha256:<64 hex>" }          optional (signature.h)
  *
  * A trace entry may carry "sha256": "<64 hex>", the digest of its file;
@@ -46,6 +48,9 @@ typedef struct tg_manifest {
 	int64_t created_at;  /* Unix seconds; 0 when not given */
 	char *created_at_text; /* as written (the signature covers the text), NULL when not given */
 	char *signature;     /* "hmac-sha256:<hex>" as written, NULL when not given */
+	char *ci_run;        /* the CI run (GitHub Actions run id, GitLab pipeline id) that uploaded it, NULL
+	                        when not given: a pull request's runs pool only with runs of the same CI run,
+	                        once the forge confirms it ran for the pull request's head (docs/security.md) */
 	char *prefix;        /* the run's folder key ("owner/repo/sha/workload/run-id") */
 	tg_manifest_trace *traces;
 	size_t ntraces;
@@ -73,9 +78,14 @@ int tg_manifest_name_ok(const char *s);
 
 /* The fields of m that tracegate reads, as compact JSON that
  * tg_manifest_parse reads back to the same manifest (unknown keys left
- * out: what the store keeps of a run's manifest; manifest_compact.c). The
- * caller frees *out. 0 or TG_ENOMEM. */
-int tg_manifest_compact(char **out, const tg_manifest *m);
+ * out: what the store keeps of a run's manifest; manifest_compact.c), with
+ * uploaded_sha256 (may be NULL) the digest of the bytes it was parsed
+ * from. The caller frees *out. 0 or TG_ENOMEM. */
+int tg_manifest_compact(char **out, const tg_manifest *m, const char *uploaded_sha256);
+
+/* The uploaded_sha256 a compacted manifest keeps, into hex (65 bytes);
+ * 0, or -1 when text is not one that keeps it. */
+int tg_manifest_uploaded_sha256(char hex[65], const char *text);
 
 /* The storage key of trace i ("<prefix>/<path>"); the caller frees it. */
 char *tg_manifest_trace_key(const tg_manifest *m, size_t i);

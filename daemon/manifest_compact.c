@@ -6,13 +6,17 @@
  * of it keys tracegate ignores; kept whole, 100 runs of 1 MB manifests
  * made a 101 MB database and every job parsed a megabyte of JSON several
  * times (issue 21). What the signature covers (signature.h) is all in it,
- * so a compacted signed manifest checks as the original did.
+ * so a compacted signed manifest checks as the original did. The SHA-256
+ * of the bytes as uploaded is kept too ("uploaded_sha256", a key the
+ * parser ignores), so that a manifest rewritten under the same run is
+ * still told apart (and logged) without keeping its bytes.
  */
 #include "manifest.h"
 #include "../core/tg.h"
 
 #include <jansson.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* Sets key to the string v (skipped when v is NULL); 0 or -1. */
 static int put_str(json_t *o, const char *key, const char *v)
@@ -36,7 +40,7 @@ static json_t *traces_json(const tg_manifest *m)
 	return a;
 }
 
-int tg_manifest_compact(char **out, const tg_manifest *m)
+int tg_manifest_compact(char **out, const tg_manifest *m, const char *uploaded_sha256)
 {
 	*out = NULL;
 	json_t *o = json_object(), *traces = traces_json(m);
@@ -45,7 +49,8 @@ int tg_manifest_compact(char **out, const tg_manifest *m)
 	          (m->pr > 0 && json_object_set_new(o, "pull_request", json_integer(m->pr))) ||
 	          put_str(o, "target_branch", m->target_branch) || put_str(o, "workload", m->workload) ||
 	          put_str(o, "run_id", m->run_id) || put_str(o, "created_at", m->created_at_text) ||
-	          put_str(o, "ci_url", m->ci_url) || put_str(o, "signature", m->signature) ||
+	          put_str(o, "ci_url", m->ci_url) || put_str(o, "ci_run", m->ci_run) ||
+	          put_str(o, "signature", m->signature) || put_str(o, "uploaded_sha256", uploaded_sha256) ||
 	          json_object_set(o, "traces", traces);
 	json_decref(traces);
 	char *s = bad ? NULL : json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
@@ -54,4 +59,16 @@ int tg_manifest_compact(char **out, const tg_manifest *m)
 		return tg_error_set(TG_ENOMEM, "out of memory");
 	*out = s;
 	return 0;
+}
+
+int tg_manifest_uploaded_sha256(char hex[65], const char *text)
+{
+	hex[0] = 0;
+	json_t *o = text ? json_loads(text, 0, NULL) : NULL;
+	const char *v = json_string_value(json_object_get(o, "uploaded_sha256"));
+	int ok = v && strlen(v) == 64;
+	if (ok)
+		memcpy(hex, v, 65);
+	json_decref(o);
+	return ok ? 0 : -1;
 }

@@ -4,9 +4,13 @@
  * the gate judges with runs as the samples (rules/judge.h: traces of the
  * same rank are separate runs) and the noise between them widens the
  * interval. A pull request is judged again, with all its runs, each time
- * another run of its commit is analysed. A pooled run is read from its
- * stored run data (side.c), not from its traces; the JSON behind one
- * judgement is capped (limits.max_pool_bytes), the newest runs first.
+ * another run of its commit is analysed. Which runs may join is the
+ * caller's filter (origin.c: trusted runs for a signed run, runs of the
+ * same confirmed CI run for a pull request's); a run that was judged but
+ * can no longer be read is recorded as tampered and left out. A pooled run
+ * is read from its stored run data (side.c), not from its traces; the JSON
+ * behind one judgement is capped (limits.max_pool_bytes), the newest runs
+ * first.
  */
 #include "daemon_impl.h"
 #include "log.h"
@@ -15,17 +19,28 @@
 #include <stdlib.h>
 #include <string.h>
 
-int tg_pool_runs(tg_side *side, size_t *added, size_t *left_out, tg_daemon *d, const char *repo, const char *commit,
-                 const char *workload, int64_t exclude, size_t max, uint64_t max_bytes)
+/* Run r of a side could not be read for good (msg says why): its files
+ * no longer match what was judged. Recorded as tampered (never pooled or a
+ * baseline again, listed by history) and logged. */
+static void left_out(tg_daemon *d, const tg_job *r, const char *msg)
 {
-	*added = *left_out = 0;
+	tg_log(TG_LOG_WARN, "run %s (job %lld) left out of the pool and recorded as tampered: %s", r->prefix,
+	       (long long)r->id, msg);
+	if (tg_store_job_set_tampered(d->store, r->id, msg))
+		tg_log(TG_LOG_WARN, "run %s: %s", r->prefix, tg_error_last());
+}
+
+int tg_pool_runs(tg_side *side, size_t *added, size_t *left_over, tg_daemon *d, const tg_job *j,
+                 const tg_pool_filter *f, size_t max, uint64_t max_bytes)
+{
+	*added = *left_over = 0;
 	if (max == 0)
 		return 0;
 	tg_job *runs = NULL;
 	size_t n = 0;
-	int rc = tg_store_find_runs(&runs, &n, d->store, repo, commit, workload, max + 1);
+	int rc = tg_store_find_pool(&runs, &n, d->store, j->repo, j->commit, j->workload, f, max + 1);
 	for (size_t i = 0; !rc && i < n && *added < max; i++) {
-		if (runs[i].id == exclude)
+		if (runs[i].id == j->id)
 			continue;
 		char key[6000];
 		snprintf(key, sizeof(key), "%s/manifest.json", runs[i].prefix);
@@ -44,9 +59,11 @@ int tg_pool_runs(tg_side *side, size_t *added, size_t *left_out, tg_daemon *d, c
 			break;
 		}
 		if (lr) {
-			/* a run that was judged once but cannot be read now (gone
-			 * from storage): the side goes on without it */
-			tg_log(TG_LOG_WARN, "run %s left out of the pool: %s", runs[i].prefix, tg_error_last());
+			/* a run that was judged once but can be read neither from its
+			 * run data nor from storage: the side goes on without it */
+			char msg[1024];
+			snprintf(msg, sizeof(msg), "%s", tg_error_last());
+			left_out(d, &runs[i], msg);
 			continue;
 		}
 		if (side->json_bytes + s.json_bytes > max_bytes) {
@@ -54,10 +71,9 @@ int tg_pool_runs(tg_side *side, size_t *added, size_t *left_out, tg_daemon *d, c
 			tg_log(TG_LOG_INFO,
 			       "run %s left out of the pool: its %llu bytes of JSON would take the judgement past "
 			       "limits.max_pool_bytes (%llu)",
-			       runs[i].prefix, (unsigned long long)s.json_bytes,
-			       (unsigned long long)d->cfg->max_pool_bytes);
+			       runs[i].prefix, (unsigned long long)s.json_bytes, (unsigned long long)d->cfg->max_pool_bytes);
 			tg_side_free(&s);
-			(*left_out)++;
+			(*left_over)++;
 			continue;
 		}
 		if ((rc = tg_side_append(side, &s))) {

@@ -2,12 +2,13 @@
  * side.c - the traces of one run as run data (core/rundata.h; daemon_impl.h:
  * tg_side_load). Each trace is measured once: a run whose traces the store
  * lists (run_traces) is read from the store and never fetched again; a
- * trace is looked up in the store by the SHA-256 of its bytes (the
- * manifest's, for a signed run) before it is read; one that must be read
- * is fetched, read with the daemon's limits, measured, and its run data
- * kept under its digest (marked trusted when a trusted run's judgement
- * computed it: store.h). The trace and its tree are freed as soon as its
- * run data is made, so one analysis holds one trace's model at a time.
+ * signed run's trace is looked up by the digest its manifest gives before
+ * it is read; one that must be read is fetched, read with the daemon's
+ * limits, measured, and its run data kept under the digest of the bytes
+ * its reader parsed (hashed as they are parsed: the same trace uploaded
+ * again is one row; marked trusted when a trusted run's judgement computed
+ * it: store.h). The trace and its tree are freed as soon as its run data
+ * is made, so one analysis holds one trace's model at a time.
  * What is judged is always the decoded stored form, so that the first
  * judgement and every later one (a pooled run, a baseline) judge the same
  * numbers.
@@ -19,6 +20,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -110,14 +112,50 @@ static int fetch_trace(int *fd, int *permanent, tg_daemon *d, const char *key)
 	return rc;
 }
 
+/* What a trace's reader hands its raw-bytes observer: the digest of the
+ * bytes it parses, and the test hook that lets an attack test change the
+ * file while it is read (TRACEGATE_TEST_STALL "reading": after the first
+ * bytes). */
+struct read_watch {
+	tg_signature_digest digest;
+	int stalled;
+};
+
+static void watch_bytes(void *ctx, const void *data, size_t len)
+{
+	struct read_watch *w = ctx;
+	tg_signature_digest_observe(&w->digest, data, len);
+	if (!w->stalled) {
+		w->stalled = 1;
+		tg_daemon_test_stall("reading", 0);
+	}
+}
+
+/* A trace the reader found malformed: the rest of the file (fd's offset is
+ * the reader's) joins the digest, so that a file changed after its
+ * manifest was written is named for what it is (its sha256 differs), not
+ * for the first bad byte of whatever replaced it. */
+static void digest_rest(struct read_watch *w, int fd)
+{
+	char buf[65536];
+	ssize_t got;
+	while ((got = read(fd, buf, sizeof(buf))) > 0 || (got < 0 && errno == EINTR))
+		if (got > 0)
+			tg_signature_digest_observe(&w->digest, buf, (size_t)got);
+}
+
 /* Reads trace t (at key, open on fd) into *trace with the daemon's limits;
  * limits.max_run_bytes: what is left of it after the run's *run_json bytes
  * of JSON so far caps this trace when that is less than
- * limits.max_trace_bytes (*run_json grows by this trace's). A signed run's
- * traces are the files it signed: the bytes hashed are the bytes read,
- * from the same descriptor. */
-static int read_trace(tg_trace **trace, uint64_t *run_json, tg_daemon *d, const tg_manifest_trace *t, int fd,
-                      const char *key)
+ * limits.max_trace_bytes (*run_json grows by this trace's). Every trace is
+ * hashed as it is read (the reader's raw-bytes observer sees every byte it
+ * parses, to the end of the file: core/source.h), and digest gets the
+ * SHA-256 of the bytes parsed: the key its run data is kept under. A trace
+ * whose manifest gives its sha256 is thrown away when the digest differs:
+ * the bytes hashed are the bytes parsed, whatever is written to the file
+ * meanwhile. */
+static int read_trace(tg_trace **trace, char digest[TG_SHA256_HEX_LEN + 1], uint64_t *run_json, tg_daemon *d,
+                      const tg_manifest_trace *t, int fd, const char *key)
 {
 	uint64_t run_max = d->cfg->max_run_bytes;
 	tg_read_opts ro = d->read;
@@ -125,41 +163,35 @@ static int read_trace(tg_trace **trace, uint64_t *run_json, tg_daemon *d, const 
 	int run_capped = run_max && (!ro.source.max_bytes || left < ro.source.max_bytes);
 	if (run_capped)
 		ro.source.max_bytes = left ? left : 1;
-	int rc = 0;
-	if (t->sha256[0])
-		rc = tg_signature_check_fd(fd, t->sha256, key);
-	if (!rc)
-		rc = run_capped && !left ? TG_ELIMIT : tg_trace_read_fd_named(trace, fd, key, &ro);
+	struct read_watch w;
+	memset(&w, 0, sizeof(w));
+	tg_signature_digest_init(&w.digest);
+	ro.source.observe = watch_bytes;
+	ro.source.observe_ctx = &w;
+	int rc = run_capped && !left ? TG_ELIMIT : tg_trace_read_fd_named(trace, fd, key, &ro);
 	if (rc == TG_ELIMIT && run_capped && (!left || strstr(tg_error_last(), " bytes of JSON (limit")))
-		tg_error_set(TG_ELIMIT, "%s: the run's traces hold more than limits.max_run_bytes (%llu bytes) of JSON",
-		             key, (unsigned long long)run_max);
+		tg_error_set(TG_ELIMIT, "%s: the run's traces hold more than limits.max_run_bytes (%llu bytes) of JSON", key,
+		             (unsigned long long)run_max);
+	if (rc == TG_EFORMAT && t->sha256[0]) {
+		char why[1024];
+		snprintf(why, sizeof(why), "%s", tg_error_last());
+		digest_rest(&w, fd);
+		if (!tg_signature_digest_check(&w.digest, t->sha256, key))
+			tg_error_set(rc, "%s", why); /* the signed bytes themselves are malformed */
+	} else if (!rc && t->sha256[0] && (rc = tg_signature_digest_check(&w.digest, t->sha256, key))) {
+		tg_trace_free(*trace);
+		*trace = NULL;
+	} else if (!rc && t->sha256[0]) {
+		for (size_t k = 0; k <= TG_SHA256_HEX_LEN; k++)
+			digest[k] = (char)tolower((unsigned char)t->sha256[k]);
+	} else if (!rc) {
+		uint8_t dig[TG_SHA256_LEN];
+		tg_sha256_final(dig, &w.digest.c);
+		tg_sha256_hex(digest, dig);
+	}
 	if (!rc)
 		*run_json += tg_trace_stats_get(*trace)->json_bytes;
 	return rc;
-}
-
-/* The SHA-256 of the bytes of the open file fd (lower-case hex), read to
- * its end; fd is rewound. TG_EIO when it cannot be read. */
-static int digest_fd(char hex[TG_SHA256_HEX_LEN + 1], int fd, const char *key)
-{
-	tg_sha256_ctx c;
-	tg_sha256_init(&c);
-	char *buf = tg_malloc(1 << 20);
-	if (!buf)
-		return TG_ENOMEM;
-	ssize_t got;
-	off_t at = 0;
-	while ((got = pread(fd, buf, 1 << 20, at)) > 0) {
-		tg_sha256_update(&c, buf, (size_t)got);
-		at += got;
-	}
-	free(buf);
-	if (got < 0)
-		return tg_error_set(TG_EIO, "%s: %s", key, strerror(errno));
-	uint8_t dig[TG_SHA256_LEN];
-	tg_sha256_final(dig, &c);
-	tg_sha256_hex(hex, dig);
-	return lseek(fd, 0, SEEK_SET) < 0 ? tg_error_set(TG_EIO, "%s: %s", key, strerror(errno)) : 0;
 }
 
 /* Notes, in a job's process, that it decoded the run data of digest from
@@ -253,11 +285,10 @@ struct run_read {
 	int *permanent;
 };
 
-/* Trace idx of the run (rank position i): its run data from storage (or
- * from the store, when another run had the same bytes); digest gets its
- * SHA-256. */
-static int data_from_storage(tg_rundata **rd, int *borrowed, char digest[TG_SHA256_HEX_LEN + 1], struct run_read *r,
-                             size_t idx, const char *what)
+/* Trace idx of the run: its run data measured from storage, kept under
+ * the digest of the bytes parsed (into digest). */
+static int data_from_storage(tg_rundata **rd, char digest[TG_SHA256_HEX_LEN + 1], struct run_read *r, size_t idx,
+                             const char *what)
 {
 	const tg_manifest_trace *t = &r->m->traces[idx];
 	char *key = tg_manifest_trace_key(r->m, idx);
@@ -265,33 +296,16 @@ static int data_from_storage(tg_rundata **rd, int *borrowed, char digest[TG_SHA2
 		return TG_ENOMEM;
 	tg_trace *trace = NULL;
 	int fd = -1, rc = fetch_trace(&fd, r->permanent, r->d, key);
-	if (rc)
-		goto out;
-	if (!t->sha256[0]) {
-		if ((rc = digest_fd(digest, fd, key)))
-			goto out;
-		rc = data_from_store(rd, borrowed, r->d, digest, r->trusted, what);
-		if (rc != TG_ENOTFOUND) { /* an unsigned trace whose bytes were measured before */
-			if (!rc)
-				r->run_json += tg_rundata_json_bytes(*rd);
-			goto out;
-		}
-	} else {
-		for (size_t k = 0; k <= TG_SHA256_HEX_LEN; k++)
-			digest[k] = (char)tolower((unsigned char)t->sha256[k]);
+	if (!rc) {
+		rc = read_trace(&trace, digest, &r->run_json, r->d, t, fd, key);
+		if (rc && rc != TG_ENOMEM) /* a malformed trace or a limit; or a trace deleted under us */
+			*r->permanent = 1;
+		close(fd);
 	}
-	rc = read_trace(&trace, &r->run_json, r->d, t, fd, key);
-	if (rc && rc != TG_ENOMEM) /* a malformed trace or a limit; or a trace deleted under us */
-		*r->permanent = 1;
-	close(fd);
-	fd = -1;
 	if (!rc) {
 		tg_log(TG_LOG_DEBUG, "read %s: %zu bytes of JSON", key, (size_t)tg_trace_stats_get(trace)->json_bytes);
 		rc = data_from_trace(rd, r->d, trace, digest, r->trusted, what);
 	}
-out:
-	if (fd >= 0)
-		close(fd);
 	tg_trace_free(trace);
 	free(key);
 	return rc;
@@ -333,7 +347,10 @@ int tg_side_load(tg_side *s, int *permanent, tg_daemon *d, const tg_job *j, cons
 			s->names[i] = NULL;
 		char what[512];
 		snprintf(what, sizeof(what), "%s/%s", m->prefix, t->path);
-		const char *known = nst == n ? listed[i].digest : t->sha256[0] ? t->sha256 : "";
+		/* the digest a signed manifest gives is vouched for by the key; an
+		 * unsigned one is anyone's word: its bytes are read */
+		int signed_run = d->cfg->storage.signing_key.value && j->trusted;
+		const char *known = nst == n ? listed[i].digest : signed_run && t->sha256[0] ? t->sha256 : "";
 		for (size_t k = 0; k <= TG_SHA256_HEX_LEN && known[0]; k++)
 			now[i].digest[k] = (char)tolower((unsigned char)known[k]);
 		int borrowed = 0;
@@ -344,7 +361,7 @@ int tg_side_load(tg_side *s, int *permanent, tg_daemon *d, const tg_job *j, cons
 			r.run_json += tg_rundata_json_bytes(s->data[i]);
 			rc = run_json_ok(&r, what);
 		} else if (rc == TG_ENOTFOUND) {
-			rc = data_from_storage(&s->data[i], &borrowed, now[i].digest, &r, order[i], what);
+			rc = data_from_storage(&s->data[i], now[i].digest, &r, order[i], what);
 			if (!rc)
 				rc = run_json_ok(&r, what);
 		}

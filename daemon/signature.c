@@ -6,11 +6,9 @@
 #include "../core/tg.h"
 #include "sha256.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 int tg_signature_canonical(char **out, const tg_manifest *m)
 {
@@ -95,52 +93,26 @@ int tg_signature_check(const char **why, const tg_manifest *m, const char *key, 
 	return 1;
 }
 
-/* The digest of what c has read, against want_hex. */
-static int check_digest(tg_sha256_ctx *c, const char *want_hex, const char *name)
+void tg_signature_digest_init(tg_signature_digest *d)
+{
+	tg_sha256_init(&d->c);
+	d->bytes = 0;
+}
+
+void tg_signature_digest_observe(void *d, const void *data, size_t len)
+{
+	tg_signature_digest *g = d;
+	tg_sha256_update(&g->c, data, len);
+	g->bytes += len;
+}
+
+int tg_signature_digest_check(tg_signature_digest *d, const char *want_hex, const char *name)
 {
 	uint8_t dig[TG_SHA256_LEN];
 	char hex[TG_SHA256_HEX_LEN + 1];
-	tg_sha256_final(dig, c);
+	tg_sha256_final(dig, &d->c);
 	tg_sha256_hex(hex, dig);
 	if (strcmp(hex, want_hex))
 		return tg_error_set(TG_EFORMAT, "%s: does not match the sha256 its manifest gives", name);
 	return 0;
-}
-
-int tg_signature_check_file(const char *path, const char *want_hex, const char *name)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return tg_error_set(TG_EIO, "%s: %s", name, strerror(errno));
-	tg_sha256_ctx c;
-	tg_sha256_init(&c);
-	char buf[65536];
-	size_t got;
-	while ((got = fread(buf, 1, sizeof(buf), f)) > 0)
-		tg_sha256_update(&c, buf, got);
-	int bad = ferror(f);
-	fclose(f);
-	if (bad)
-		return tg_error_set(TG_EIO, "%s: read error", name);
-	return check_digest(&c, want_hex, name);
-}
-
-int tg_signature_check_fd(int fd, const char *want_hex, const char *name)
-{
-	tg_sha256_ctx c;
-	tg_sha256_init(&c);
-	char buf[65536];
-	for (;;) {
-		ssize_t got = read(fd, buf, sizeof(buf));
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got < 0)
-			return tg_error_set(TG_EIO, "%s: %s", name, strerror(errno));
-		if (!got)
-			break;
-		tg_sha256_update(&c, buf, (size_t)got);
-	}
-	if (lseek(fd, 0, SEEK_SET) != 0)
-		return tg_error_set(TG_EIO, "%s: cannot read it again: %s", name, strerror(errno));
-	return check_digest(&c, want_hex, name);
 }

@@ -28,13 +28,14 @@
  * Values are the JSON strings decoded (UTF-8); the manifest refuses
  * control characters in them, so a value cannot end its line early. Every
  * trace of a signed manifest names its sha256, and the daemon checks each
- * file against it when it reads it (side.c). contrib/ci/tracegate-upload.sh
+ * file against it as it reads it (side.c, tg_signature_digest). contrib/ci/tracegate-upload.sh
  * writes the same text with the same rules.
  */
 #ifndef TG_SIGNATURE_H
 #define TG_SIGNATURE_H
 
 #include "manifest.h"
+#include "sha256.h"
 
 #define TG_SIGNATURE_PREFIX "hmac-sha256:"
 
@@ -48,15 +49,27 @@ int tg_signature_canonical(char **out, const tg_manifest *m);
  * static string). */
 int tg_signature_check(const char **why, const tg_manifest *m, const char *key, size_t keylen);
 
-/* Checks that the file at path has the SHA-256 want_hex (64 lower-case
- * hex) that its manifest gives; name (the storage key) is for the message.
- * Returns 0, TG_EFORMAT "NAME: does not match the sha256 its manifest
- * gives" or TG_EIO. */
-int tg_signature_check_file(const char *path, const char *want_hex, const char *name);
+/* The SHA-256 of a trace taken as the reader reads it: the bytes hashed
+ * are the bytes parsed (docs/security.md, "Parse what was hashed"). Set
+ * tg_signature_digest_observe as the reader's raw-bytes observer
+ * (core/source.h, tg_source_opts.observe) with the digest as its context,
+ * read the trace, then check: a file changed while it was read gives
+ * another digest, and the trace read is thrown away. */
+typedef struct tg_signature_digest {
+	tg_sha256_ctx c;
+	uint64_t bytes; /* raw bytes seen */
+} tg_signature_digest;
 
-/* The same for the open regular file fd, read to its end and rewound to
- * its start, so that the bytes checked are the bytes then parsed from the
- * same descriptor (no window to swap the file). */
-int tg_signature_check_fd(int fd, const char *want_hex, const char *name);
+void tg_signature_digest_init(tg_signature_digest *d);
+
+/* The observer: adds len bytes at data to the digest d (a
+ * tg_signature_digest *). */
+void tg_signature_digest_observe(void *d, const void *data, size_t len);
+
+/* Whether what d saw has the SHA-256 want_hex (64 lower-case hex) that
+ * its manifest gives; name (the storage key) is for the message. Returns
+ * 0 or TG_EFORMAT "NAME: does not match the sha256 its manifest gives".
+ * d is finished (init it again to reuse it). */
+int tg_signature_digest_check(tg_signature_digest *d, const char *want_hex, const char *name);
 
 #endif

@@ -2,6 +2,8 @@
  * diff_render.c - text, md and json renderings of a diff (diff_render.h).
  */
 #include "diff_render.h"
+#include "../core/pyrepr.h"
+#include "../core/replay.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -388,8 +390,86 @@ static void md_ops_table(FILE *f, const tg_diff_doc *d, const struct cats *cats,
 	}
 }
 
-/* The ops whose kernel time changed significantly, largest first; the
- * others folded (with_rest). */
+/* 1 when s is made of the bytes of ok (a shell word needing no quotes
+ * but the ones replay_line puts around it). */
+static int all_of(const char *s, const char *ok)
+{
+	return *s && strspn(s, ok) == strlen(s);
+}
+
+/* The --match of op's most regressed shape (the op + shapes row of the
+ * comparison with the largest increase): "^dims=\\(\\(4096, 3076\\), ...\\) "
+ * into buf, the signature replay shows (docs/replay.md); "" when there is
+ * none, or when the dims are other than numbers in lists. */
+static void top_shape_match(char *buf, size_t cap, const tg_diff_doc *d, const char *op)
+{
+	tg_compare_row *rows = NULL;
+	size_t n, len = strlen(op), best = SIZE_MAX, shapes = 0;
+	buf[0] = 0;
+	if (tg_compare_rows_steps(&rows, &n, d->base, d->next, TG_COMPARE_OP_SHAPE))
+		return;
+	for (size_t i = 0; i < n; i++) {
+		const char *k = tg_atoms_str(d->keys, rows[i].key);
+		if (strncmp(k, op, len) || k[len] != ' ' || k[len + 1] != '[' || rows[i].is_gone)
+			continue;
+		shapes++;
+		if (rows[i].delta_us > 0 && (best == SIZE_MAX || rows[i].delta_us > rows[best].delta_us))
+			best = i;
+	}
+	char dims[512], py[512];
+	/* one shape: the op alone selects it */
+	const char *k = best == SIZE_MAX || shapes < 2 ? NULL : tg_atoms_str(d->keys, rows[best].key) + len + 1;
+	const char *end = k ? strstr(k, "] ") : NULL; /* the dims list ends before the types */
+	free(rows);
+	if (!end || (size_t)(end - k) + 2 > sizeof(dims))
+		return;
+	memcpy(dims, k, (size_t)(end - k) + 1);
+	dims[end - k + 1] = 0;
+	if (tg_pyrepr(py, sizeof(py), dims) || strspn(py, "0123456789(), ") != strlen(py))
+		return;
+	size_t o = (size_t)snprintf(buf, cap, "^dims=");
+	for (const char *p = py; *p && o + 4 < cap; p++) {
+		if (*p == '(' || *p == ')')
+			buf[o++] = '\\';
+		buf[o++] = *p;
+	}
+	if (o + 2 >= cap) {
+		buf[0] = 0;
+		return;
+	}
+	buf[o++] = ' ';
+	buf[o] = 0;
+}
+
+/* The command that writes the replay script of the top regressed op x
+ * (docs/replay.md), under the ops table: `tracegate replay NEW --op OP
+ * --match '^dims=...' -o replay`, the match selecting its most regressed
+ * shape when it has several. A kernel-level attention op is replayed as
+ * the entry above it (all its shapes). Only for an op a script can call
+ * (aten::identifier); the trace is the first new one's file name, or TRACE
+ * when that name has characters a shell word or a code span would
+ * change. */
+static void md_replay_line(FILE *f, const tg_diff_doc *d, const tg_judged *x)
+{
+	static const char ident[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_";
+	const char *op = tg_replay_entry_of(x->item);
+	if (strncmp(op, "aten::", 6) || !all_of(op + 6, ident))
+		return;
+	const char *file = d->nnew ? d->new_files[0] : "";
+	const char *slash = strrchr(file, '/');
+	file = slash ? slash + 1 : file;
+	if (!all_of(file, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.+-"))
+		file = "TRACE";
+	char match[600] = "";
+	if (op == x->item)
+		top_shape_match(match, sizeof(match), d, op);
+	fprintf(f, "\nReplay `%s` alone, a PyTorch script with the shapes of the new trace (docs/replay.md): "
+	           "`tracegate replay %s --op %s%s%s%s -o replay`\n",
+	        op, file, op, match[0] ? " --match '" : "", match, match[0] ? "'" : "");
+}
+
+/* The ops whose kernel time changed significantly, largest first, and the
+ * replay command of the top regression; the others folded (with_rest). */
 static void md_ops(FILE *f, const tg_diff_doc *d, const struct cats *cats, int with_rest)
 {
 	if (!d->ops)
@@ -401,6 +481,11 @@ static void md_ops(FILE *f, const tg_diff_doc *d, const struct cats *cats, int w
 		md_ops_table(f, d, cats, sig, c, 15);
 		if (c > 15)
 			fprintf(f, "\n%zu more significant changes in the json (`--format json`).\n", c - 15);
+		for (size_t i = 0; i < c; i++)
+			if (sig[i]->delta > 0) {
+				md_replay_line(f, d, sig[i]);
+				break;
+			}
 	} else {
 		fputs("None: no op's change is both significant after the false-discovery control and beyond 1 %.\n", f);
 	}

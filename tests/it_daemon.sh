@@ -3,7 +3,7 @@
 # storage folder, SQLite, a real git repository (file://), the outbox forge.
 # Runs upload traces made by the generator; the checks read the outbox's
 # statuses and comments, the job store (tracegate history) and the logs.
-#   main run        -> no baseline (success), numbers in the history
+#   main run        -> no baseline (pending: on_unjudged), numbers in the history
 #   PR, SDPA +8 %   -> pending, then failure; one comment
 #   PR re-run, fixed -> success; the same comment edited, not a second one
 #   a self-approving commit trailer -> still failure, the comment says it was ignored
@@ -80,10 +80,10 @@ tg_check "config --check" "$tg" daemon --config tracegate.yaml --check
 # 1. main's run: no baseline
 up "$main1" main m1 base.json.gz
 once
-tg_eq "main run: status success (no baseline)" success "$(status_of "$main1")"
+tg_eq "main run: status pending (no baseline: on_unjudged's default, fail closed)" pending "$(status_of "$main1")"
 tg_check "main run: pending first" sh -c "grep \"$main1\" outbox/statuses.log | head -1 | grep -q pending"
 tg_check "main run: description says no baseline" grep -q "no baseline" outbox/statuses.log
-tg_check "main run: marked neutral (a GitHub check run concludes neutral)" sh -c "grep \"$main1\" outbox/statuses.log | tail -1 | grep -q '\"neutral\":true'"
+tg_check "main run: not marked neutral (neutral only where on_unjudged chose success)" sh -c "grep \"$main1\" outbox/statuses.log | tail -1 | grep -vq '\"neutral\":true'"
 tg_eq "main run: no comment (not a pull request)" 0 "$(comments)"
 "$tg" history --config tracegate.yaml --repo acme/llm --branch main --metric 'rule:*' --format csv > hist.csv
 tg_check "history: the rules' values of main's run" grep -q "train,rule:sdpa-forward" hist.csv

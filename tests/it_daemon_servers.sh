@@ -105,7 +105,7 @@ mkdir -p storage
 	echo "repositories:"
 	for f in "${forges[@]}"; do
 		# GitHub's repository takes Tracegate-Accept trailers (from writers: the fake says who may write)
-		echo "  - {name: ${REPO[$f]}, forge: $f, clone_url: \"git://127.0.0.1:$TG_GIT_PORT/${REPO[$f]}.git\"$([ "$f" = GITHUB ] && echo ", accept_trailers: true")}"
+		echo "  - {name: ${REPO[$f]}, forge: $f, clone_url: \"git://127.0.0.1:$TG_GIT_PORT/${REPO[$f]}.git\", on_unjudged: {no_baseline: success}$([ "$f" = GITHUB ] && echo ", accept_trailers: true")}"
 	done
 	echo "daemon: {state_dir: state-a, lease: 2s, max_attempts: 5}"
 	echo "http: {timeout: 3s, connect_timeout: 2s, retries: 4, backoff: 100ms, max_wait: 2s}"
@@ -120,7 +120,7 @@ database: {postgresql: {env: TG_PG}}
 forges:
   - {name: gh, kind: github, api_url: "$(proxy GITHUB)", token: {env: TOKEN_GITHUB}}
 repositories:
-  - {name: acme/s3, forge: gh, clone_url: "git://127.0.0.1:$TG_GIT_PORT/acme/s3.git"}
+  - {name: acme/s3, forge: gh, clone_url: "git://127.0.0.1:$TG_GIT_PORT/acme/s3.git", on_unjudged: {no_baseline: success}}
 daemon: {state_dir: state-b, lease: 2s}
 http: {timeout: 3s, retries: 4, backoff: 100ms, max_wait: 2s}
 EOF
@@ -173,7 +173,7 @@ for f in "${forges[@]}"; do
 	r=${REPO[$f]}
 	up_local "$r" "${MAIN[$r]}" main m1 base.json.gz
 	run_a
-	tg_eq "$f: main run: pending, then success (no baseline)" "${PENDING[$f]} success" "$(words "$f" "${MAIN[$r]}")"
+	tg_eq "$f: main run: pending, then success (no baseline, on_unjudged: success)" "${PENDING[$f]} success" "$(words "$f" "${MAIN[$r]}")"
 	up_local "$r" "${SLOW[$r]}" slow pr1 slow.json.gz 5
 	run_a
 	tg_eq "$f: slower PR: pending, then failure" "${PENDING[$f]} ${FAILURE[$f]}" "$(words "$f" "${SLOW[$r]}")"
@@ -335,7 +335,7 @@ done
 r=acme/s3
 up_s3 "$r" "${MAIN[$r]}" main m1 base.json.gz
 run_b
-tg_eq "S3+PG: main run: pending, then success (no baseline)" "pending success" "$(words GITHUB "${MAIN[$r]}" $r)"
+tg_eq "S3+PG: main run: pending, then success (no baseline, on_unjudged: success)" "pending success" "$(words GITHUB "${MAIN[$r]}" $r)"
 up_s3 "$r" "${SLOW[$r]}" slow pr1 slow.json.gz 9
 run_b
 tg_eq "S3+PG: slower PR: pending, then failure" "pending failure" "$(words GITHUB "${SLOW[$r]}" $r)"

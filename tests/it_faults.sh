@@ -55,6 +55,8 @@ G="--steps 8 --seq 4096 --layers 2 --noise 1"
 "$gen" $G --seed 3 -o fine.json.gz
 
 # conf NAME STORAGE-YAML DATABASE-YAML [DAEMON-EXTRA]: NAME.yaml with the outbox out-NAME
+# (a run without a baseline posts success here, on_unjudged: these tests
+# wait for each run's final status, and a pending one is not final)
 conf() {
 	cat > "$1.yaml" <<EOF
 storage: $2
@@ -62,7 +64,7 @@ database: $3
 forges:
   - {name: outbox, kind: outbox, outbox: out-$1}
 repositories:
-  - {name: acme/llm, forge: outbox, clone_url: "file://$TG_RUN/repo.git"}
+  - {name: acme/llm, forge: outbox, clone_url: "file://$TG_RUN/repo.git", on_unjudged: {no_baseline: success}}
 daemon: {state_dir: state-$1, lease: 2s, max_attempts: 50${4:+, $4}}
 http: {timeout: 2s, connect_timeout: 1s, retries: 2, backoff: 100ms, max_wait: 1s}
 EOF

@@ -71,7 +71,7 @@ database: {sqlite: $1.db}
 forges:
   - {name: gh, kind: github, api_url: "https://127.0.0.1:$fport", token: {env: TOKEN}$2}
 repositories:
-  - {name: acme/llm, forge: gh, clone_url: "file://$TG_RUN/repo.git"}
+  - {name: acme/llm, forge: gh, clone_url: "file://$TG_RUN/repo.git", on_unjudged: {no_baseline: success}}
 daemon: {state_dir: state-$1}
 $HTTP
 EOF
@@ -114,7 +114,7 @@ database: {sqlite: $1.db}
 forges:
   - {name: outbox, kind: outbox, outbox: out-$1}
 repositories:
-  - {name: acme/llm, forge: outbox, clone_url: "file://$TG_RUN/repo.git"}
+  - {name: acme/llm, forge: outbox, clone_url: "file://$TG_RUN/repo.git", on_unjudged: {no_baseline: success}}
 daemon: {state_dir: state-$1}
 $HTTP
 EOF
@@ -151,7 +151,7 @@ database: {sqlite: t401.db}
 forges:
   - {name: gh, kind: github, api_url: "http://127.0.0.1:$hport", token: {env: WRONG}}
 repositories:
-  - {name: acme/llm, forge: gh, clone_url: "file://$TG_RUN/repo.git"}
+  - {name: acme/llm, forge: gh, clone_url: "file://$TG_RUN/repo.git", on_unjudged: {no_baseline: success}}
 daemon: {state_dir: state-401, lease: 1s, max_attempts: 2}
 $HTTP
 EOF
@@ -224,7 +224,7 @@ database: {sqlite: evil.db}
 forges:
   - {name: outbox, kind: outbox, outbox: out-evil}
 repositories:
-  - {name: acme/llm, forge: outbox, clone_url: "file://$TG_RUN/repo.git"}
+  - {name: acme/llm, forge: outbox, clone_url: "file://$TG_RUN/repo.git", on_unjudged: {no_baseline: success}}
 daemon: {state_dir: state-evil}
 EOF
 "$tg" daemon --config evil.yaml --once >evil.out 2>evil.log
@@ -251,7 +251,7 @@ database: {sqlite: priv/tracegate.db}
 forges:
   - {name: outbox, kind: outbox, outbox: priv/outbox}
 repositories:
-  - {name: acme/llm, forge: outbox, clone_url: "file://$TG_RUN/priv-repo.git"}
+  - {name: acme/llm, forge: outbox, clone_url: "file://$TG_RUN/priv-repo.git", on_unjudged: {no_baseline: success}}
 daemon: {state_dir: priv/state}
 EOF
 if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null 2>&1 && id nobody >/dev/null 2>&1 && getent group nogroup >/dev/null; then

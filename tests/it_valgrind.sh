@@ -93,7 +93,7 @@ database: {sqlite: tracegate.db}
 forges:
   - {name: outbox, kind: outbox, outbox: outbox}
 repositories:
-  - {name: acme/llm, forge: outbox, clone_url: "file://$TG_RUN/repo.git"}
+  - {name: acme/llm, forge: outbox, clone_url: "file://$TG_RUN/repo.git", on_unjudged: {no_baseline: success}}
 daemon: {state_dir: state}
 EOF
 up() { tg_it_up "$@"; }
@@ -102,7 +102,7 @@ status_of() { grep "\"sha\":\"$1\"" outbox/statuses.log 2>/dev/null | grep "\"co
 
 up "$main1" main m1 base.json.gz
 vg daemon-baseline 0 "$tg" daemon --config tracegate.yaml --once
-tg_eq "daemon: the baseline run: success (no baseline)" success "$(status_of "$main1")"
+tg_eq "daemon: the baseline run: success (no baseline, on_unjudged: success)" success "$(status_of "$main1")"
 up "$slow" slow pr1 slow.json.gz 5
 printf '{"traceEvents": [{"ph": "X", "name": "k", "ts": ' | gzip > bad.json.gz
 up "$slow" slow bad1 bad.json.gz 5 infer

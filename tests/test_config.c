@@ -180,6 +180,13 @@ static void test_full(void **state)
 	assert_string_equal(r->status_context, "perf");
 	assert_string_equal(r->details_url, "https://ci.example/tracegate/{repo}/{commit}/{workload}?run={run_id}");
 	assert_int_equal(r->line, 30);
+	/* on_unjudged per kind; the kinds not named stay pending */
+	assert_int_equal(r->on_unjudged[TG_UNJUDGED_NO_BASELINE], TG_UNJUDGED_SUCCESS);
+	assert_int_equal(r->on_unjudged[TG_UNJUDGED_BASELINE_UNUSABLE], TG_UNJUDGED_PENDING);
+	assert_int_equal(r->on_unjudged[TG_UNJUDGED_NOT_COMPARABLE], TG_UNJUDGED_FAILURE);
+	assert_int_equal(r->on_unjudged[TG_UNJUDGED_INCONCLUSIVE], TG_UNJUDGED_PENDING);
+	assert_int_equal(r->on_unjudged[TG_UNJUDGED_WAITING], TG_UNJUDGED_PENDING);
+	assert_string_equal(tg_config_unjudged_name(TG_UNJUDGED_BASELINE_UNUSABLE), "baseline_unusable");
 
 	r = &c->repos[1];
 	assert_string_equal(r->name, "platform/ml/kernels");
@@ -195,14 +202,16 @@ static void test_full(void **state)
 	assert_int_equal(r->runs_per_commit, 1);
 	assert_string_equal(r->status_context, "tracegate");
 	assert_null(r->details_url);
-	assert_int_equal(r->line, 42);
+	assert_int_equal(r->line, 43);
+	for (int k = 0; k < TG_UNJUDGED_KINDS; k++) /* one word for every kind */
+		assert_int_equal(r->on_unjudged[k], TG_UNJUDGED_SUCCESS);
 
 	r = &c->repos[2];
 	assert_string_equal(r->name, "Acme.Org/repo_2-x");
 	assert_string_equal(r->forge, "local-outbox");
 	assert_ptr_equal(r->forge_ptr, &c->forges[3]);
 	assert_string_equal(r->clone_url, "/srv/git/repo_2-x.git"); /* a URL, never resolved */
-	assert_int_equal(r->line, 45);
+	assert_int_equal(r->line, 47);
 
 	assert_ptr_equal(tg_config_find_repo(c, "acme/llm"), &c->repos[0]);
 	assert_ptr_equal(tg_config_find_repo(c, "platform/ml/kernels"), &c->repos[1]);
@@ -228,6 +237,9 @@ static void test_full(void **state)
 	assert_true(c->max_comment_bytes == 60000);
 	assert_true(c->max_run_bytes == UINT64_C(40) << 30);
 	assert_int_equal(c->max_workloads, 6);
+	assert_int_equal(c->max_runs, 12);
+	assert_int_equal(c->max_unsigned_branch_runs, 0);
+	assert_int_equal(c->recheck_ms, 90000);
 	assert_true(c->max_pool_bytes == UINT64_C(3000000000));
 
 	assert_int_equal(c->http_timeout_ms, 60000);
@@ -303,6 +315,9 @@ static void assert_defaults(const tg_config *c)
 	assert_true(c->max_comment_bytes == 65000);
 	assert_true(c->max_run_bytes == UINT64_C(16) << 30);
 	assert_int_equal(c->max_workloads, 16);
+	assert_int_equal(c->max_runs, 32);
+	assert_int_equal(c->max_unsigned_branch_runs, 4);
+	assert_int_equal(c->recheck_ms, 300000);
 	assert_true(c->max_pool_bytes == UINT64_C(16) << 30);
 	assert_int_equal(c->job_timeout_ms, 600000);
 	assert_true(c->job_memory == UINT64_C(4) << 30);
@@ -323,6 +338,8 @@ static void assert_defaults(const tg_config *c)
 	assert_int_equal(r->baseline_depth, 50);
 	assert_string_equal(r->status_context, "tracegate");
 	assert_null(r->details_url);
+	for (int k = 0; k < TG_UNJUDGED_KINDS; k++) /* fail closed: nothing unjudged is a success */
+		assert_int_equal(r->on_unjudged[k], TG_UNJUDGED_PENDING);
 }
 
 static void test_minimal(void **state)

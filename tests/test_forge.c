@@ -1140,6 +1140,41 @@ static void fake_hook(const char *fake, const char *path, const char *json)
 
 /* The live sequence against one forge behind prism; the shell script then
  * checks the fake's state (one comment per marker, the state words). */
+/* A CI run as the forge has it (a run's proof of origin): GitHub's workflow
+ * run (its commit, branch and that branch's repository), GitLab's
+ * pipeline (its commit, and the merge request of its ref); Gitea and
+ * Forgejo cannot tell. */
+static void live_ci_runs(tg_forge *f, const char *fake, tg_forge_kind kind, const char *repo, const char *label)
+{
+	char seed[512];
+	tg_forge_ci_run r;
+	snprintf(seed, sizeof(seed),
+	         "{\"repo\":\"%s\",\"ci_run\":4242,\"run_head\":\"%s\",\"run_branch\":\"feat-7\","
+	         "\"run_repo\":\"fork/llm\",\"run_mr\":%d}",
+	         repo, SHA, kind == TG_FORGE_GITLAB ? 7 : 0);
+	fake_hook(fake, "/_fake/seed", seed);
+	int rc = tg_forge_ci_run_get(&r, f, repo, "4242");
+	if (kind == TG_FORGE_GITEA) {
+		assert_int_equal(rc, TG_EINVAL);
+		assert_non_null(strstr(tg_error_last(), "cannot tell which commit a CI run ran on"));
+		return;
+	}
+	if (rc)
+		fail_msg("%s: CI run 4242: %s", label, tg_error_last());
+	assert_string_equal(r.head, SHA);
+	if (kind == TG_FORGE_GITHUB) {
+		assert_int_equal(r.pr, 0);
+		assert_string_equal(r.ref, "feat-7");
+		assert_string_equal(r.repo, "fork/llm");
+	} else {
+		assert_int_equal(r.pr, 7); /* refs/merge-requests/7/head */
+		assert_null(r.ref);
+	}
+	tg_forge_ci_run_clear(&r);
+	assert_int_equal(tg_forge_ci_run_get(&r, f, repo, "4243"), TG_ENOTFOUND);
+	assert_int_equal(tg_forge_ci_run_get(&r, f, repo, "not-a-number"), TG_ENOTFOUND); /* not asked */
+}
+
 static void live_run(const char *label, tg_forge_kind kind, const char *repo, int check_runs)
 {
 	char uv[64], fv[64];
@@ -1243,8 +1278,12 @@ static void live_run(const char *label, tg_forge_kind kind, const char *repo, in
 	assert_int_equal(created, 0);
 	assert_int_equal(id2, id1);
 
-	/* the pull request as the forge has it: open, its head, its base */
-	snprintf(seed, sizeof(seed), "{\"repo\":\"%s\",\"pr\":7,\"head\":\"%s\",\"base\":\"release\"}", repo, SHA);
+	/* the pull request as the forge has it: open, its head, its base, its
+	 * branch (and on GitHub and Gitea that branch's repository) */
+	snprintf(seed, sizeof(seed),
+	         "{\"repo\":\"%s\",\"pr\":7,\"head\":\"%s\",\"base\":\"release\",\"ref\":\"feat-7\","
+	         "\"head_repo\":\"fork/llm\"}",
+	         repo, SHA);
 	fake_hook(fake, "/_fake/seed", seed);
 	tg_forge_pr pr;
 	if (tg_forge_pr_get(&pr, f, repo, 7))
@@ -1252,7 +1291,11 @@ static void live_run(const char *label, tg_forge_kind kind, const char *repo, in
 	assert_int_equal(pr.open, 1);
 	assert_string_equal(pr.head, SHA);
 	assert_string_equal(pr.base, "release");
+	assert_string_equal(pr.head_ref, "feat-7");
+	if (kind == TG_FORGE_GITHUB)
+		assert_string_equal(pr.head_repo, "fork/llm");
 	tg_forge_pr_clear(&pr);
+	live_ci_runs(f, fake, kind, repo, label);
 	snprintf(seed, sizeof(seed), "{\"repo\":\"%s\",\"pr\":6,\"head\":\"%s\",\"state\":\"closed\"}", repo, SHA);
 	fake_hook(fake, "/_fake/seed", seed);
 	if (tg_forge_pr_get(&pr, f, repo, 6))

@@ -503,6 +503,60 @@ static void test_pull_requests(void **state)
 #undef C4
 }
 
+/* Renders with the options o into a string the caller frees. */
+static char *render_ex(tg_history_format fmt, const tg_history_opts *o)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	if (tg_history_write_ex(f, fmt, "acme/llm", "main", points, NPOINTS, o))
+		fail_msg("tg_history_write_ex: %s", tg_error_last());
+	fclose(f);
+	return buf;
+}
+
+/* A run recorded as tampered (a baseline whose trace no longer matches):
+ * listed after the series in text, "tampered" in json, a table on the page
+ * (its reason escaped), csv unchanged. */
+static void test_tampered(void **state)
+{
+	(void)state;
+	tg_job t = {.id = 2, .commit = (char *)C2, .workload = (char *)"train", .run_id = (char *)"ci-2",
+	            .run_time = T0 + 3600,
+	            .tampered = (char *)"rank0.json: does not match the sha256 its manifest gives " EVIL};
+	tg_history_opts o = {.tampered = &t, .ntampered = 1};
+	char *x = render_ex(TG_HISTORY_TEXT, &o);
+	assert_non_null(strstr(x, "\ntampered runs of main (their files no longer match what was judged; never a "
+	                          "baseline again):\n  2023-11-14 23:13  222222222222  train run ci-2: rank0.json: does "
+	                          "not match the sha256 its manifest gives " EVIL "\n"));
+	free(x);
+	x = render_ex(TG_HISTORY_JSON, &o);
+	json_error_t e;
+	json_t *j = json_loads(x, 0, &e);
+	assert_non_null(j);
+	json_t *a = json_object_get(j, "tampered");
+	assert_int_equal(json_array_size(a), 1);
+	assert_int_equal(json_integer_value(json_object_get(json_array_get(a, 0), "run")), 2);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(a, 0), "run_id")), "ci-2");
+	assert_non_null(strstr(json_string_value(json_object_get(json_array_get(a, 0), "why")), "sha256"));
+	json_decref(j);
+	free(x);
+	x = render_ex(TG_HISTORY_HTML, &o);
+	assert_non_null(strstr(x, "<h2>Tampered runs (1)</h2>"));
+	assert_null(strstr(x, EVIL));
+	assert_non_null(strstr(x, "&lt;script&gt;"));
+	free(x);
+	x = render_ex(TG_HISTORY_CSV, &o);
+	assert_null(strstr(x, "tampered"));
+	free(x);
+	/* none: nothing added */
+	o.ntampered = 0;
+	x = render_ex(TG_HISTORY_JSON, &o);
+	assert_null(strstr(x, "tampered"));
+	free(x);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -517,6 +571,7 @@ int main(void)
 		cmocka_unit_test(test_html_band_ignores_a_step),
 		cmocka_unit_test(test_changes),
 		cmocka_unit_test(test_pull_requests),
+		cmocka_unit_test(test_tampered),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

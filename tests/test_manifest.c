@@ -83,8 +83,12 @@ static void test_compact(void **state)
 	m->signature = strdup("hmac-sha256:" SHA "0123456789abcdef01234567");
 	strcpy(m->traces[0].sha256, SHA "0123456789abcdef01234567");
 	char *c = NULL;
-	assert_int_equal(tg_manifest_compact(&c, m), 0);
-	assert_true(strlen(c) < 700);
+	assert_int_equal(tg_manifest_compact(&c, m, SHA "0123456789abcdef01234567"), 0);
+	assert_true(strlen(c) < 800);
+	char up[65];
+	assert_int_equal(tg_manifest_uploaded_sha256(up, c), 0);
+	assert_string_equal(up, SHA "0123456789abcdef01234567");
+	assert_int_equal(tg_manifest_uploaded_sha256(up, good), -1);
 	assert_int_equal(tg_manifest_parse(&back, c, strlen(c), KEY, 0), 0);
 	char *s1 = NULL, *s2 = NULL;
 	assert_int_equal(tg_signature_canonical(&s1, m), 0);

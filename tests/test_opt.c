@@ -413,7 +413,8 @@ static void test_help_of_every_command(void **state)
 {
 	(void)state;
 	const tg_opt_command *cmds[] = {&tg_cmd_tree_opts,   &tg_cmd_modules_opts, &tg_cmd_report_opts,
-	                                &tg_cmd_diff_opts,   &tg_cmd_daemon_opts,  &tg_cmd_history_opts};
+	                                &tg_cmd_diff_opts,   &tg_cmd_daemon_opts,  &tg_cmd_history_opts,
+	                                &tg_cmd_replay_opts, &tg_cmd_augment_opts};
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
 		char *help = help_of(cmds[i]);
 		const char *seen[64];
@@ -433,6 +434,12 @@ static void test_help_of_every_command(void **state)
 	free(h);
 	h = help_of(&tg_cmd_history_opts);
 	assert_true(STARTS(h, "usage: tracegate history --config FILE --repo REPO --branch BRANCH [options]\n"));
+	free(h);
+	h = help_of(&tg_cmd_augment_opts);
+	assert_true(STARTS(h, "usage: tracegate augment TRACE -o OUT [--diff BASE] [options]\n"));
+	free(h);
+	h = help_of(&tg_cmd_replay_opts);
+	assert_true(STARTS(h, "usage: tracegate replay TRACE --op NAME [--match REGEX] [--index N] [-o DIR]\n"));
 	free(h);
 }
 

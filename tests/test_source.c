@@ -1,11 +1,14 @@
 /* test_source.c - plain and gzip byte streams: detection by magic bytes,
  * multi-member gzip, truncated and corrupt gzip with compressed offsets,
  * the size limit and the bomb ratio, threaded and single-threaded inflate
- * giving the same bytes. */
+ * giving the same bytes, and the raw-bytes observer's promises (every byte
+ * of the file once, in order; the reader reads to the end). */
 #include "testutil.h"
 
 #include "../core/source.h"
+#include "../core/trace.h"
 
+#include <fcntl.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -198,6 +201,134 @@ static void test_limits(void **state)
 	free(spaces);
 }
 
+/* What an observer saw: a copy of every byte, in order. */
+struct seen {
+	unsigned char *buf;
+	size_t len, cap, calls;
+};
+
+static void observe(void *ctx, const void *data, size_t len)
+{
+	struct seen *v = ctx;
+	while (v->len + len > v->cap)
+		v->buf = realloc(v->buf, v->cap = v->cap ? v->cap * 2 : 1 << 16);
+	memcpy(v->buf + v->len, data, len);
+	v->len += len;
+	v->calls++;
+}
+
+/* Opens data (len bytes) as a file (fd: through tg_source_open_fd) or in
+ * memory, drains it and checks the observer saw exactly those bytes. */
+static void observed_whole(const void *data, size_t len, int how, int single_thread)
+{
+	struct seen v = {0};
+	tg_source_opts o = {.single_thread = single_thread, .observe = observe, .observe_ctx = &v};
+	tg_source *s = NULL;
+	char *path = NULL;
+	int fd = -1;
+	if (how == 0) {
+		assert_int_equal(tg_source_open_mem(&s, data, len, "m", &o), 0);
+	} else {
+		path = tmpfile_with(data, len);
+		if (how == 1) {
+			assert_int_equal(tg_source_open_file(&s, path, "f", &o), 0);
+		} else {
+			assert_true((fd = open(path, O_RDONLY)) >= 0);
+			assert_int_equal(tg_source_open_fd(&s, fd, "fd", &o), 0);
+		}
+	}
+	unsigned char *out;
+	size_t n;
+	assert_int_equal(drain(s, &out, &n), 0);
+	free(out);
+	tg_source_free(s); /* promise 2: nothing is observed after this */
+	assert_int_equal(v.len, len);
+	assert_memory_equal(v.buf, data, len);
+	assert_true(v.calls >= 1);
+	free(v.buf);
+	if (fd >= 0)
+		close(fd);
+	if (path)
+		unlink(path);
+}
+
+/* The raw-bytes observer (source.h's promises): every byte of the file
+ * once, in order, for plain and gzip, threaded or not, from a path, a
+ * descriptor or memory; a gzip of several members with zero padding is
+ * read to its very end. */
+static void test_observer_sees_every_byte(void **state)
+{
+	(void)state;
+	size_t n = 3 * 1024 * 1024 + 17;
+	char *text = big_text(n);
+	size_t zlen, l2;
+	unsigned char *z = gzip_bytes(text, n, &zlen), *b = gzip_bytes("tail", 4, &l2);
+	unsigned char *multi = calloc(1, zlen + l2 + 300);
+	memcpy(multi, z, zlen);
+	memcpy(multi + zlen, b, l2); /* then 300 zero bytes of padding */
+	for (int how = 0; how < 3; how++) {
+		observed_whole(text, n, how, 0);
+		for (int single = 0; single < 2; single++) {
+			observed_whole(z, zlen, how, single);
+			observed_whole(multi, zlen + l2 + 300, how, single);
+		}
+	}
+	/* an observer sees a chunk before the reader gets it (plain file) */
+	struct seen v = {0};
+	tg_source_opts o = {.observe = observe, .observe_ctx = &v};
+	tg_source *s;
+	assert_int_equal(tg_source_open_mem(&s, text, n, "m", &o), 0);
+	unsigned char buf[1000];
+	size_t got, total = 0;
+	do {
+		assert_int_equal(tg_source_read(s, buf, sizeof(buf), &got), 0);
+		total += got;
+		assert_true(v.len >= total);
+	} while (got);
+	tg_source_free(s);
+	free(v.buf);
+	free(multi);
+	free(b);
+	free(z);
+	free(text);
+}
+
+/* The trace reader reads every source to its end before it returns a
+ * trace (source.h, promise 3): whitespace after the document and a gzip's
+ * zero padding pass through the observer too. */
+static void test_reader_reads_to_the_end(void **state)
+{
+	(void)state;
+	const char *doc = "{\"traceEvents\": [{\"ph\": \"X\", \"name\": \"a\", \"pid\": 1, \"tid\": 1, "
+	                  "\"ts\": 1, \"dur\": 2}]}\n\n      \n";
+	size_t n = strlen(doc), zlen;
+	unsigned char *z = gzip_bytes(doc, n, &zlen);
+	unsigned char *padded = calloc(1, zlen + 100);
+	memcpy(padded, z, zlen);
+	const void *data[] = {doc, padded};
+	size_t len[] = {n, zlen + 100};
+	for (int i = 0; i < 2; i++) {
+		struct seen v = {0};
+		tg_read_opts ro = {.source = {.observe = observe, .observe_ctx = &v}, .window = 16};
+		char *path = tmpfile_with(data[i], len[i]);
+		int fd = open(path, O_RDONLY);
+		assert_true(fd >= 0);
+		tg_trace *t = NULL;
+		assert_int_equal(tg_trace_read_fd_named(&t, fd, "t", &ro), 0);
+		close(fd);
+		unlink(path);
+		size_t ne;
+		tg_trace_events(t, &ne);
+		assert_int_equal(ne, 1);
+		tg_trace_free(t);
+		assert_int_equal(v.len, len[i]);
+		assert_memory_equal(v.buf, data[i], len[i]);
+		free(v.buf);
+	}
+	free(padded);
+	free(z);
+}
+
 static void test_missing_file(void **state)
 {
 	(void)state;
@@ -215,6 +346,8 @@ int main(void)
 		cmocka_unit_test(test_truncated_and_corrupt),
 		cmocka_unit_test(test_limits),
 		cmocka_unit_test(test_missing_file),
+		cmocka_unit_test(test_observer_sees_every_byte),
+		cmocka_unit_test(test_reader_reads_to_the_end),
 	};
 	return cmocka_run_group_tests_name("source", tests, NULL, NULL);
 }

@@ -160,6 +160,40 @@ static void test_symlink_escape(void **state)
 	tg_storage_free(s);
 }
 
+/* A hard link is another name for a file that may be another
+ * repository's trace (or manifest): a file with more than one link is
+ * refused like a symbolic link, and the file itself, once its other name
+ * is gone, is read again. */
+static void test_hard_link(void **state)
+{
+	(void)state;
+	put("acme/llm/" SHA "/train/ci-1/manifest.json", "{}");
+	put("other/secret/" SHA "/train/ci-1/rank0.json", "[1]");
+	char from[1536], to[1536];
+	snprintf(from, sizeof(from), "%s/other/secret/" SHA "/train/ci-1/rank0.json", root);
+	snprintf(to, sizeof(to), "%s/acme/llm/" SHA "/train/ci-1/rank0.json", root);
+	assert_int_equal(link(from, to), 0);
+	snprintf(from, sizeof(from), "%s/acme/llm/" SHA "/train/ci-1/manifest.json", root);
+	snprintf(to, sizeof(to), "%s/acme/llm/" SHA "/train/ci-1/copy.json", root);
+	assert_int_equal(link(from, to), 0);
+	tg_storage *s;
+	assert_int_equal(tg_storage_local_new(&s, root), 0);
+	int fd = 7;
+	assert_int_equal(tg_storage_fetch(&fd, s, "acme/llm/" SHA "/train/ci-1/rank0.json", "/tmp", 0), TG_EINVAL);
+	assert_int_equal(fd, -1);
+	assert_non_null(strstr(tg_error_last(), "acme/llm/" SHA "/train/ci-1/rank0.json has 2 hard links (storage links are "
+	                                        "never followed)"));
+	char *data = NULL;
+	size_t len;
+	assert_int_equal(tg_storage_read(&data, &len, s, "acme/llm/" SHA "/train/ci-1/manifest.json", 0), TG_EINVAL);
+	assert_non_null(strstr(tg_error_last(), "manifest.json has 2 hard links"));
+	assert_int_equal(unlink(to), 0);
+	assert_int_equal(tg_storage_read(&data, &len, s, "acme/llm/" SHA "/train/ci-1/manifest.json", 0), 0);
+	assert_int_equal(len, 2);
+	free(data);
+	tg_storage_free(s);
+}
+
 /* A FIFO named manifest.json, or as a trace, is listed (a run is there)
  * but not opened for reading: a clear error at once, no hang. So is a
  * folder where a file should be. */
@@ -322,6 +356,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_list, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_symlink_escape, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fifo_and_folder, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_hard_link, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_listing_skips_links, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_wait_wakes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_wait_idle, setup, teardown),

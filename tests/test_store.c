@@ -24,6 +24,7 @@
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define T0 1700000000
@@ -179,6 +180,7 @@ typedef struct spec {
 	int trusted;
 	const char *target_branch; /* NULL: none */
 	int64_t pr;                /* 0: none */
+	const char *origin;        /* NULL: none */
 } spec;
 
 /* Adds run number i; returns its id. */
@@ -203,6 +205,7 @@ static int64_t add_run(tg_store *s, int i, const spec *sp, int *created)
 	j.trusted = sp ? sp->trusted : 0;
 	j.target_branch = (char *)(sp ? sp->target_branch : NULL);
 	j.pr = sp ? sp->pr : 0;
+	j.origin = (char *)(sp ? sp->origin : NULL);
 	int64_t id = 0;
 	int cr = -1;
 	if (tg_store_job_add(&id, &cr, s, &j))
@@ -262,12 +265,25 @@ static void test_open_migrate_reopen(void **state)
 	c->s = must_open(c);
 	assert_string_equal(tg_store_backend(c->s), c->backend);
 	const int latest = tg_store_migrations[tg_store_migrations_n - 1].version;
-	assert_int_equal(latest, 4);
+	assert_int_equal(latest, 5);
 	assert_int_equal(raw_sql(c, "SELECT MAX(version) FROM schema_version"), latest);
 	assert_int_equal(raw_sql(c, "SELECT COUNT(*) FROM schema_version"), (long long)tg_store_migrations_n);
 	long long applied = raw_sql(c, "SELECT applied_at FROM schema_version WHERE version = 2");
 	assert_true(applied >= before && applied <= (long long)time(NULL));
 	if (!is_pg(c)) {
+		/* created 0640 (no more; the umask may take away): the database
+		 * holds manifests, verdicts and history; its WAL and shared memory
+		 * take its mode */
+		mode_t um = umask(0);
+		umask(um);
+		const char *suffix[] = {"", "-wal", "-shm"};
+		for (int i = 0; i < 3; i++) {
+			char p[2300];
+			struct stat st;
+			snprintf(p, sizeof(p), "%s%s", c->path, suffix[i]);
+			assert_int_equal(stat(p, &st), 0);
+			assert_int_equal(st.st_mode & 0777, 0640 & ~um);
+		}
 		/* WAL is a property of the file: a raw connection sees it */
 		sqlite3 *db = NULL;
 		assert_int_equal(sqlite3_open(c->path, &db), SQLITE_OK);
@@ -1122,6 +1138,195 @@ static void test_find_run(void **state)
 	tg_store_set_trusted_only(c->s, 0);
 }
 
+/* Failing closed (store.h): the counts the admission limits read count
+ * each trust class apart. */
+static void test_run_counts(void **state)
+{
+	ctx *c = *state;
+	NEED(c);
+	c->s = must_open(c);
+	char cm[41];
+	sha(cm, 700);
+	/* at one commit: two trusted workloads, three untrusted ones (one of
+	 * them twice), two untrusted runs naming no pull request */
+	spec sp = {.commit = cm, .run_time = 10, .trusted = 1, .workload = "train"};
+	add_run(c->s, 701, &sp, NULL);
+	sp.workload = "infer";
+	add_run(c->s, 702, &sp, NULL);
+	sp.trusted = 0;
+	sp.pr = 5;
+	sp.workload = "train";
+	add_run(c->s, 703, &sp, NULL);
+	add_run(c->s, 704, &sp, NULL);
+	sp.workload = "a1";
+	add_run(c->s, 705, &sp, NULL);
+	sp.pr = 0;
+	sp.workload = "a2";
+	add_run(c->s, 706, &sp, NULL);
+	add_run(c->s, 707, &sp, NULL);
+	tg_run_counts k;
+	tg_test_must(tg_store_count_runs(&k, c->s, "acme/llm", cm, "train", 1));
+	assert_int_equal(k.workloads, 2);
+	assert_int_equal(k.runs, 1);
+	assert_int_equal(k.unsigned_branch, 2);
+	tg_test_must(tg_store_count_runs(&k, c->s, "acme/llm", cm, "train", 0));
+	assert_int_equal(k.workloads, 3);
+	assert_int_equal(k.runs, 2);
+	tg_test_must(tg_store_count_runs(&k, c->s, "acme/llm", cm, "zzz", 0));
+	assert_int_equal(k.runs, 0);
+	tg_test_must(tg_store_count_runs(&k, c->s, "acme/llm", sha(cm, 799), "train", 0));
+	assert_int_equal(k.workloads + k.runs + k.unsigned_branch, 0);
+	assert_int_equal(tg_store_count_runs(&k, c->s, NULL, cm, "train", 0), TG_EINVAL);
+
+}
+
+/* Adds the five done runs of pull request 7 at commit pc (of CI runs 4242,
+ * 4242, 999, 4242 not confirmed, none), each recorded as judged into main
+ * against cm, into ids. */
+static void add_pr_runs(tg_store *s, int64_t ids[5], const char *pc, const char *cm)
+{
+	spec pr = {.commit = pc, .pr = 7, .target_branch = "main", .branch = "feat", .origin = "4242"};
+	int ok[] = {1, 1, 1, 0, 1};
+	const char *origin[] = {"4242", "4242", "999", "4242", NULL};
+	for (int i = 0; i < 5; i++) {
+		pr.origin = origin[i];
+		pr.run_time = 1 + i;
+		ids[i] = add_run(s, 711 + i, &pr, NULL);
+		run_to_done(s, ids[i], "pass", NULL, 0);
+		tg_job r;
+		tg_test_must(tg_store_job_get(&r, s, ids[i]));
+		assert_str_or_null(r.origin, origin[i]);
+		assert_int_equal(r.origin_ok, 0);
+		r.origin_ok = ok[i];
+		free(r.judged_target);
+		r.judged_target = strdup("main");
+		free(r.judged_merge_base);
+		r.judged_merge_base = strdup(cm);
+		r.posted_ms = 1000 + i;
+		tg_test_must(tg_store_job_set_result(s, ids[i], &r));
+		tg_job_clear(&r);
+	}
+}
+
+/* A side's pool by trust and by proof of origin; tampered runs out of
+ * every pool (not of the baseline walk), listed for history. */
+static void test_pool_and_tampered(void **state)
+{
+	ctx *c = *state;
+	NEED(c);
+	c->s = must_open(c);
+	char cm[41], pc[41];
+	sha(cm, 700);
+	sha(pc, 710);
+	int64_t ids[5];
+	add_pr_runs(c->s, ids, pc, cm);
+	tg_pool_filter f = {.by_origin = 1, .origin = "4242"};
+	tg_job *l = NULL;
+	size_t n = 0;
+	tg_test_must(tg_store_find_pool(&l, &n, c->s, "acme/llm", pc, "train", &f, 8));
+	assert_int_equal(n, 2); /* confirmed and 4242: the latest first */
+	assert_int_equal(l[0].id, ids[1]);
+	assert_int_equal(l[1].id, ids[0]);
+	assert_int_equal(l[0].origin_ok, 1);
+	assert_string_equal(l[0].judged_target, "main");
+	assert_string_equal(l[0].judged_merge_base, cm);
+	assert_int_equal(l[0].posted_ms, 1001);
+	tg_store_jobs_free(l, n);
+	f.origin = NULL; /* runs that name no origin (the outbox takes the manifest's word) */
+	tg_test_must(tg_store_find_pool(&l, &n, c->s, "acme/llm", pc, "train", &f, 8));
+	assert_int_equal(n, 1);
+	assert_int_equal(l[0].id, ids[4]);
+	tg_store_jobs_free(l, n);
+	f.by_origin = 2; /* any confirmed origin */
+	tg_test_must(tg_store_find_pool(&l, &n, c->s, "acme/llm", pc, "train", &f, 8));
+	assert_int_equal(n, 4);
+	tg_store_jobs_free(l, n);
+	f.by_origin = 0;
+	tg_test_must(tg_store_find_pool(&l, &n, c->s, "acme/llm", pc, "train", &f, 3));
+	assert_int_equal(n, 3);
+	tg_store_jobs_free(l, n);
+	f.trusted_only = 1;
+	tg_test_must(tg_store_find_pool(&l, &n, c->s, "acme/llm", pc, "train", &f, 8));
+	assert_int_equal(n, 0);
+	assert_int_equal(tg_store_find_pool(&l, &n, c->s, "acme/llm", pc, "train", &f, 0), TG_EINVAL);
+
+	/* tampered: out of every pool (not of the baseline walk: find_runs),
+	 * the first reason kept, listed by branch */
+	tg_test_must(tg_store_job_set_tampered(c->s, ids[1], "rank0.json: does not match the sha256 its manifest gives"));
+	tg_test_must(tg_store_job_set_tampered(c->s, ids[1], "later"));
+	assert_int_equal(tg_store_job_set_tampered(c->s, 999999, "x"), TG_ENOTFOUND);
+	assert_int_equal(tg_store_job_set_tampered(c->s, ids[1], ""), TG_EINVAL);
+	f = (tg_pool_filter){.by_origin = 1, .origin = "4242"};
+	tg_test_must(tg_store_find_pool(&l, &n, c->s, "acme/llm", pc, "train", &f, 8));
+	assert_int_equal(n, 1);
+	assert_int_equal(l[0].id, ids[0]);
+	tg_store_jobs_free(l, n);
+	tg_test_must(tg_store_find_runs(&l, &n, c->s, "acme/llm", pc, "train", 8));
+	assert_int_equal(n, 5);
+	assert_int_equal(l[3].id, ids[1]);
+	assert_string_equal(l[3].tampered, "rank0.json: does not match the sha256 its manifest gives");
+	tg_store_jobs_free(l, n);
+	tg_test_must(tg_store_tampered(&l, &n, c->s, "acme/llm", "feat"));
+	assert_int_equal(n, 1);
+	assert_int_equal(l[0].id, ids[1]);
+	tg_store_jobs_free(l, n);
+	tg_test_must(tg_store_tampered(&l, &n, c->s, "acme/llm", "main"));
+	assert_int_equal(n, 0);
+	tg_store_set_trusted_only(c->s, 1);
+	tg_test_must(tg_store_tampered(&l, &n, c->s, "acme/llm", "feat"));
+	assert_int_equal(n, 0); /* an untrusted run is no branch's history */
+	tg_store_set_trusted_only(c->s, 0);
+
+}
+
+/* The pull requests' runs to look at again, and a done job judged again. */
+static void test_pr_runs_and_rejudge(void **state)
+{
+	ctx *c = *state;
+	NEED(c);
+	c->s = must_open(c);
+	char cm[41], pc[41];
+	sha(cm, 700);
+	sha(pc, 710);
+	spec sp = {.commit = cm, .run_time = 10, .trusted = 1};
+	int64_t t1 = add_run(c->s, 701, &sp, NULL); /* seen, never judged */
+	int64_t ids[5];
+	add_pr_runs(c->s, ids, pc, cm);
+	tg_job *l = NULL;
+	size_t n = 0;
+	/* the pull requests' runs since a time, the one updated last first */
+	tg_store_debug_set_time(c->s, T0 + 50);
+	tg_job r;
+	tg_test_must(tg_store_job_get(&r, c->s, ids[2]));
+	tg_test_must(tg_store_job_set_result(c->s, ids[2], &r));
+	tg_job_clear(&r);
+	tg_test_must(tg_store_pr_runs(&l, &n, c->s, 3, 10));
+	assert_int_equal(n, 3); /* run_time 3, 4, 5 */
+	assert_int_equal(l[0].id, ids[2]);
+	tg_store_jobs_free(l, n);
+	tg_test_must(tg_store_pr_runs(&l, &n, c->s, 0, 2));
+	assert_int_equal(n, 2);
+	tg_store_jobs_free(l, n);
+
+	/* judged again: done -> seen, attempts and lease cleared, the comment
+	 * id kept; only a done job */
+	tg_test_must(tg_store_job_get(&r, c->s, ids[0]));
+	r.comment_id = 31;
+	tg_test_must(tg_store_job_set_result(c->s, ids[0], &r));
+	tg_job_clear(&r);
+	tg_test_must(tg_store_job_rejudge(c->s, ids[0]));
+	tg_test_must(tg_store_job_get(&r, c->s, ids[0]));
+	assert_int_equal(r.state, TG_JOB_SEEN);
+	assert_int_equal(r.attempts, 0);
+	assert_int_equal(r.comment_id, 31);
+	tg_job_clear(&r);
+	assert_int_equal(tg_store_job_rejudge(c->s, ids[0]), TG_ENOTFOUND);
+	tg_test_must(tg_store_job_claim(&r, c->s, "w", 60));
+	assert_int_equal(r.id, ids[0]);
+	tg_job_clear(&r);
+	assert_int_equal(tg_store_job_rejudge(c->s, t1), TG_ENOTFOUND); /* seen, never judged */
+}
+
 static void test_prune(void **state)
 {
 	ctx *c = *state;
@@ -1683,8 +1888,8 @@ static void test_file_size_limit(void **state)
 			_exit(5);
 		struct rlimit rl;
 		getrlimit(RLIMIT_FSIZE, &rl);
-		/* the migrations leave ~90 KiB of WAL: room for a few runs */
-		struct rlimit small = {136 * 1024, rl.rlim_max};
+		/* the migrations leave ~105 KiB of WAL: room for a few runs */
+		struct rlimit small = {152 * 1024, rl.rlim_max};
 		if (setrlimit(RLIMIT_FSIZE, &small))
 			_exit(5);
 		tg_metric m[40];
@@ -1905,7 +2110,8 @@ static void test_pg_reconnect(void **state)
 	X(test_open_migrate_reopen)                                                                        \
 	X(test_migrate_from_v1) X(test_newer_schema_refused) X(test_add_idempotent) X(test_claim_and_renew) \
 	X(test_lost_lease) X(test_leases) X(test_transitions) X(test_set_result) X(test_jobs_list)                        \
-	X(test_metrics_and_history) X(test_history_prs) X(test_find_run) X(test_prune) X(test_run_data) X(test_strings)                          \
+	X(test_metrics_and_history) X(test_history_prs) X(test_find_run) X(test_run_counts) X(test_pool_and_tampered) \
+	X(test_pr_runs_and_rejudge) X(test_prune) X(test_run_data) X(test_strings)                          \
 	X(test_concurrent_claims) X(test_concurrent_open) X(test_killed_daemon) X(test_write_faults)
 
 #define ON_SQLITE(f) cmocka_unit_test_prestate_setup_teardown(f, setup, teardown, &sqlite_ctx),

@@ -6,7 +6,7 @@
 #
 #   tracegate-upload.sh --dest DEST --repo OWNER/REPO --commit SHA --branch BRANCH
 #                       [--pr N --target-branch BRANCH] --workload NAME --run-id ID
-#                       [--ci-url URL] TRACE...
+#                       [--ci-url URL] [--ci-run ID] TRACE...
 #
 #   DEST  a local folder (/srv/artifacts), or s3://BUCKET[/PREFIX] with
 #         TRACEGATE_S3_ENDPOINT (https://s3.eu-west-1.amazonaws.com), AWS_REGION
@@ -22,13 +22,21 @@
 #         docs/security.md). Only the CI jobs of the target branches may hold
 #         it: never give it to a job that runs a pull request's code.
 #
+#   --ci-run ID  the CI run that uploads (GitHub Actions: github.run_id;
+#         GitLab: CI_PIPELINE_ID; with --pr the default is $GITHUB_RUN_ID, else
+#         $CI_PIPELINE_ID, when set). The daemon asks the forge whether that
+#         run ran on the pull request's head and pools a pull request's runs
+#         only with runs of the same confirmed CI run (docs/security.md).
+#
+# Every trace entry carries its sha256: the daemon keeps the manifest as it
+# first sees it and refuses a trace changed after that.
 # Traces named like rank3.* (or *rank_3*) get that rank; others get their
 # position. Needs only a POSIX shell, curl and sha256sum (coreutils).
 set -eu
 
 die() { echo "tracegate-upload: $*" >&2; exit 2; }
 
-dest= repo= commit= branch= pr= target= workload= run_id= ci_url=
+dest= repo= commit= branch= pr= target= workload= run_id= ci_url= ci_run=
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--dest) dest=$2; shift 2 ;;
@@ -40,7 +48,8 @@ while [ $# -gt 0 ]; do
 	--workload) workload=$2; shift 2 ;;
 	--run-id) run_id=$2; shift 2 ;;
 	--ci-url) ci_url=$2; shift 2 ;;
-	--help|-h) sed -n '2,20p' "$0"; exit 0 ;;
+	--ci-run) ci_run=$2; shift 2 ;;
+	--help|-h) sed -n '2,32p' "$0"; exit 0 ;;
 	--) shift; break ;;
 	-*) die "unknown option $1" ;;
 	*) break ;;
@@ -65,6 +74,9 @@ for v in "$repo" "$branch" "$target" "$ci_url"; do
 	case "$v" in *[[:cntrl:]]*) die "control characters are not allowed in --repo, --branch, --target-branch or --ci-url" ;; esac
 done
 [ -z "$pr" ] || echo "$pr" | grep -Eq '^[1-9][0-9]*$' || die "--pr must be a positive number"
+# the CI run of a pull request's upload: GitHub Actions, else GitLab
+[ -n "$ci_run" ] || [ -z "$pr" ] || ci_run=${GITHUB_RUN_ID:-${CI_PIPELINE_ID:-}}
+[ -z "$ci_run" ] || echo "$ci_run" | grep -Eq '^[A-Za-z0-9._-]{1,64}$' || die "--ci-run must be 1 to 64 of letters, digits, '.', '_', '-'"
 
 # JSON string escaping for the manifest (backslash, quote, control characters)
 json() { printf '%s' "$1" | sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/\t/\\t/g' | tr -d '\000-\010\012-\037'; }
@@ -81,9 +93,8 @@ for t in "$@"; do
 	[ "$name" != manifest.json ] || die "a trace cannot be called manifest.json"
 	rank=$(echo "$name" | sed -nE 's/.*rank_?([0-9]+).*/\1/p' | sed -E 's/^0+([0-9])/\1/')
 	[ -n "$rank" ] || rank=$i
-	sum=
+	sum=$(sha256sum "$t" | cut -d' ' -f1)
 	if [ -n "${TRACEGATE_SIGNING_KEY:-}" ]; then
-		sum=$(sha256sum "$t" | cut -d' ' -f1)
 		traces_sig="${traces_sig:-}trace=$sum $rank $name
 "
 	fi
@@ -133,6 +144,7 @@ fi
 	printf ' "workload": "%s", "run_id": "%s",' "$workload" "$run_id"
 	printf ' "created_at": "%s",' "$created"
 	[ -z "$ci_url" ] || printf ' "ci_url": "%s",' "$(json "$ci_url")"
+	[ -z "$ci_run" ] || printf ' "ci_run": "%s",' "$ci_run"
 	[ -z "$signature" ] || printf ' "signature": "%s",' "$signature"
 	printf ' "traces": [%s]}\n' "$entries"
 } > "$tmp/manifest.json"

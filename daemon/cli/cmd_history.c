@@ -336,13 +336,19 @@ static int load_points(tg_history_point **p, size_t *n, tg_history_point **prs, 
  * (the numbers are shown without them otherwise). TG_EXIT_OK or
  * TG_EXIT_USAGE, its error printed. */
 static int render(const tg_config *cfg, const struct history_args *a, const tg_history_point *p, size_t n,
-                  const tg_history_point *prs, size_t nprs)
+                  const tg_history_point *prs, size_t nprs, const tg_job *tampered, size_t ntampered)
 {
 	struct rules_ctx rctx = {NULL};
 	const tg_config_repo *cr = tg_config_find_repo(cfg, a->repo);
 	if (cr && (cr->rules ? tg_rules_load_file(&rctx.rules, cr->rules) : tg_rules_load_default(&rctx.rules)))
 		rctx.rules = NULL;
-	tg_history_opts hopts = {.changes = a->changes, .info = series_info, .ctx = &rctx, .prs = prs, .nprs = nprs};
+	tg_history_opts hopts = {.changes = a->changes,
+	                         .info = series_info,
+	                         .ctx = &rctx,
+	                         .prs = prs,
+	                         .nprs = nprs,
+	                         .tampered = tampered,
+	                         .ntampered = ntampered};
 	char *doc = NULL;
 	size_t len = 0;
 	int ex = TG_EXIT_USAGE;
@@ -364,6 +370,20 @@ static int render(const tg_config *cfg, const struct history_args *a, const tg_h
 	return ex;
 }
 
+/* Moves the runs of workload (NULL: every one) to the front of t[0..n);
+ * returns how many. */
+static size_t keep_workload(tg_job *t, size_t n, const char *workload)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++)
+		if (!workload || !strcmp(t[i].workload, workload)) {
+			tg_job x = t[k];
+			t[k++] = t[i];
+			t[i] = x;
+		}
+	return k;
+}
+
 int tg_cmd_history(int argc, char **argv)
 {
 	struct history_args a = {.fmt = TG_HISTORY_TEXT};
@@ -383,12 +403,19 @@ int tg_cmd_history(int argc, char **argv)
 		return TG_EXIT_USAGE;
 	}
 	tg_history_point *p = NULL, *prs = NULL;
-	size_t n = 0, nprs = 0;
+	size_t n = 0, nprs = 0, nt = 0;
+	tg_job *tampered = NULL;
 	char *resolved = NULL;
 	int ex = TG_EXIT_USAGE;
 	if (!resolve_metric(&resolved, s, &a) &&
-	    !load_points(&p, &n, &prs, &nprs, s, cfg, &a, resolved ? resolved : a.metric))
-		ex = render(cfg, &a, p, n, prs, nprs);
+	    !load_points(&p, &n, &prs, &nprs, s, cfg, &a, resolved ? resolved : a.metric)) {
+		/* the branch's runs whose files no longer match what was judged */
+		if (tg_store_tampered(&tampered, &nt, s, a.repo, a.branch))
+			tg_cli_error("%s", tg_error_last());
+		else
+			ex = render(cfg, &a, p, n, prs, nprs, tampered, keep_workload(tampered, nt, a.workload));
+	}
+	tg_store_jobs_free(tampered, nt);
 	free(resolved);
 	tg_history_free(p, n);
 	tg_history_free(prs, nprs);

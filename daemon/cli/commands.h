@@ -13,6 +13,8 @@ int tg_cmd_report(int argc, char **argv);
 int tg_cmd_diff(int argc, char **argv);
 int tg_cmd_daemon(int argc, char **argv);
 int tg_cmd_history(int argc, char **argv);
+int tg_cmd_replay(int argc, char **argv);
+int tg_cmd_augment(int argc, char **argv);
 
 extern const tg_opt_command tg_cmd_tree_opts;
 extern const tg_opt_command tg_cmd_modules_opts;
@@ -20,5 +22,7 @@ extern const tg_opt_command tg_cmd_report_opts;
 extern const tg_opt_command tg_cmd_diff_opts;
 extern const tg_opt_command tg_cmd_daemon_opts;
 extern const tg_opt_command tg_cmd_history_opts;
+extern const tg_opt_command tg_cmd_replay_opts;
+extern const tg_opt_command tg_cmd_augment_opts;
 
 #endif

@@ -241,7 +241,7 @@ static void write_csv(FILE *f, const struct series *s, size_t ns, const tg_histo
 }
 
 static int write_json(FILE *f, const char *repo, const char *branch, const struct series *s, size_t ns,
-                      const tg_history_point *p)
+                      const tg_history_point *p, const tg_history_opts *o)
 {
 	json_t *root = json_pack("{s:i,s:s,s:s}", "tracegate_history", 1, "repo", repo, "branch", branch);
 	json_t *arr = json_array();
@@ -282,6 +282,10 @@ static int write_json(FILE *f, const char *repo, const char *branch, const struc
 		json_array_append_new(arr, se);
 	}
 	json_object_set_new(root, "series", arr);
+	if (o && tg_history_tampered_json(root, o->tampered, o->ntampered)) {
+		json_decref(root);
+		return TG_ENOMEM;
+	}
 	int rc = json_dumpf(root, f, JSON_INDENT(1) | JSON_PRESERVE_ORDER) || fputc('\n', f) == EOF ? TG_EIO : 0;
 	json_decref(root);
 	return rc ? tg_error_set(TG_EIO, "cannot write the json") : 0;
@@ -667,7 +671,7 @@ static void html_flat(FILE *f, const struct series *s, size_t ns, const tg_histo
 }
 
 static int write_html(FILE *f, const char *repo, const char *branch, const struct series *s, size_t ns,
-                      const tg_history_point *p)
+                      const tg_history_point *p, const tg_history_opts *o)
 {
 	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>tracegate history: ", f);
 	html_text(f, repo);
@@ -704,6 +708,8 @@ static int write_html(FILE *f, const char *repo, const char *branch, const struc
 		if (rc)
 			return rc;
 	}
+	if (o)
+		tg_history_tampered_html(f, o->tampered, o->ntampered);
 	fputs("<p><small>tracegate " TG_VERSION "</small></p>\n</body></html>\n", f);
 	return 0;
 }
@@ -717,7 +723,7 @@ int tg_history_write(FILE *f, tg_history_format fmt, const char *repo, const cha
 int tg_history_write_with(FILE *f, tg_history_format fmt, const char *repo, const char *branch,
                           const tg_history_point *p, size_t n, tg_history_info_fn info, void *ctx)
 {
-	tg_history_opts o = {0, info, ctx, NULL, 0};
+	tg_history_opts o = {0, info, ctx, NULL, 0, NULL, 0};
 	return tg_history_write_ex(f, fmt, repo, branch, p, n, &o);
 }
 
@@ -743,10 +749,14 @@ int tg_history_write_ex(FILE *f, tg_history_format fmt, const char *repo, const 
 			s[i].info.unit = tg_history_metric_unit(s[i].metric);
 	}
 	switch (fmt) {
-	case TG_HISTORY_TEXT: rc = write_text(f, repo, branch, s, ns, p); break;
+	case TG_HISTORY_TEXT:
+		rc = write_text(f, repo, branch, s, ns, p);
+		if (!rc && opts)
+			tg_history_tampered_text(f, branch, opts->tampered, opts->ntampered);
+		break;
 	case TG_HISTORY_CSV: write_csv(f, s, ns, p); break;
-	case TG_HISTORY_JSON: rc = write_json(f, repo, branch, s, ns, p); break;
-	case TG_HISTORY_HTML: rc = write_html(f, repo, branch, s, ns, p); break;
+	case TG_HISTORY_JSON: rc = write_json(f, repo, branch, s, ns, p, opts); break;
+	case TG_HISTORY_HTML: rc = write_html(f, repo, branch, s, ns, p, opts); break;
 	}
 	series_free(s, ns);
 	if (!rc && ferror(f))

@@ -9,6 +9,7 @@
 
 #include "../store/store.h"
 
+#include <jansson.h>
 #include <stdio.h>
 
 typedef enum tg_history_format { TG_HISTORY_TEXT = 0, TG_HISTORY_CSV, TG_HISTORY_JSON, TG_HISTORY_HTML } tg_history_format;
@@ -66,11 +67,23 @@ typedef struct tg_history_opts {
 	 * branch's rows only). Borrowed. */
 	const tg_history_point *prs;
 	size_t nprs;
+	/* the branch's runs recorded as tampered (tg_store_tampered), oldest
+	 * first; NULL: none. Text lists them after the series, json adds
+	 * "tampered": [{"run", "time", "commit", "workload", "run_id", "why"}],
+	 * html a table; csv is unchanged (history_tampered.c). Borrowed. */
+	const tg_job *tampered;
+	size_t ntampered;
 } tg_history_opts;
 
 /* tg_history_write with options (NULL: none). Series with a value <= 0
  * or fewer than 8 points get no change points. */
 int tg_history_write_ex(FILE *f, tg_history_format fmt, const char *repo, const char *branch,
                         const tg_history_point *p, size_t n, const tg_history_opts *opts);
+
+/* The tampered runs t[0..n) in text, into a json document's root, and as
+ * an html table (history_tampered.c); nothing when n is 0. */
+void tg_history_tampered_text(FILE *f, const char *branch, const tg_job *t, size_t n);
+int tg_history_tampered_json(json_t *root, const tg_job *t, size_t n);
+void tg_history_tampered_html(FILE *f, const tg_job *t, size_t n);
 
 #endif

@@ -25,6 +25,10 @@ static const char usage[] =
 	"  daemon --config FILE [--once|--check]    watch the artifact storage, judge each\n"
 	"                                           new run, post the verdict to the forge\n"
 	"  history --config F --repo R --branch B   a branch's performance history\n"
+	"  replay TRACE --op NAME [-o DIR]          a PyTorch script per distinct call of\n"
+	"                                           an op that replays and times it\n"
+	"  augment TRACE -o OUT [--diff BASE]       TRACE with counter tracks and what a\n"
+	"                                           diff found, for a timeline viewer\n"
 	"\n"
 	"  tracegate COMMAND --help    help on a command\n"
 	"  tracegate --version         the version\n"
@@ -58,6 +62,10 @@ int main(int argc, char **argv)
 		return tg_cmd_daemon(argc - 1, argv + 1);
 	if (!strcmp(cmd, "history"))
 		return tg_cmd_history(argc - 1, argv + 1);
+	if (!strcmp(cmd, "augment"))
+		return tg_cmd_augment(argc - 1, argv + 1);
+	if (!strcmp(cmd, "replay"))
+		return tg_cmd_replay(argc - 1, argv + 1);
 	if (!strcmp(cmd, "modules"))
 		return tg_cmd_modules(argc - 1, argv + 1);
 	tg_cli_error("unknown command '%s' (see tracegate --help)", cmd);

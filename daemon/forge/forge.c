@@ -241,6 +241,8 @@ int tg_forge_upsert_comment(int64_t *id, int *created, tg_forge *f, const tg_for
 void tg_forge_pr_clear(tg_forge_pr *p)
 {
 	free(p->base);
+	free(p->head_ref);
+	free(p->head_repo);
 	memset(p, 0, sizeof(*p));
 }
 

@@ -129,14 +129,17 @@ typedef struct tg_forge_pr {
 	int open;          /* 1: open (GitLab: opened) */
 	char head[41];     /* the head commit, 40 lower-case hex ("" when the forge gave none) */
 	char *base;        /* the branch it merges into (owned; tg_forge_pr_clear) */
+	char *head_ref;    /* the branch it comes from (owned), NULL when the forge gave none */
+	char *head_repo;   /* the repository that branch is in, "owner/name" (GitHub, Gitea head.repo.full_name;
+	                      owned), NULL when the forge gave none */
 } tg_forge_pr;
 
 void tg_forge_pr_clear(tg_forge_pr *p);
 
 /* Pull request pr of repo, asked of the forge:
- *   GitHub         GET /repos/{o}/{r}/pulls/{n}: state, head.sha, base.ref
- *   GitLab         GET /projects/{id}/merge_requests/{iid}: state, sha, target_branch
- *   Gitea/Forgejo  GET /repos/{o}/{r}/pulls/{n}: state, head.sha, base.ref
+ *   GitHub         GET /repos/{o}/{r}/pulls/{n}: state, head.sha, base.ref, head.ref
+ *   GitLab         GET /projects/{id}/merge_requests/{iid}: state, sha, target_branch, source_branch
+ *   Gitea/Forgejo  GET /repos/{o}/{r}/pulls/{n}: state, head.sha, base.ref, head.ref
  *   outbox         cannot tell: TG_EINVAL ("cannot tell")
  * TG_ENOTFOUND when there is no such pull request. */
 int tg_forge_pr_get(tg_forge_pr *out, tg_forge *f, const char *repo, int64_t pr);
@@ -153,5 +156,27 @@ int tg_forge_pr_get(tg_forge_pr *out, tg_forge *f, const char *repo, int64_t pr)
  *   GitLab, outbox cannot tell: TG_EINVAL ("cannot tell who may write")
  * A 404 for the permission is *can = 0, not an error. */
 int tg_forge_author_can_write(char **login, int *can, tg_forge *f, const char *repo, const char *sha);
+
+/* A CI run (a GitHub Actions workflow run, a GitLab pipeline) as the forge
+ * has it: a run's proof of origin (docs/security.md, "A run belongs to
+ * one job"). */
+typedef struct tg_forge_ci_run {
+	char head[41];     /* the commit it ran on, 40 lower-case hex ("" when the forge gave none) */
+	int64_t pr;        /* GitLab: the merge request whose refs/merge-requests/N/head it ran on, else 0 */
+	char *ref;         /* the branch it ran on (GitHub head_branch, GitLab ref; owned), NULL: none */
+	char *repo;        /* GitHub: the repository of that branch (head_repository.full_name; owned), NULL */
+} tg_forge_ci_run;
+
+void tg_forge_ci_run_clear(tg_forge_ci_run *r);
+
+/* CI run id of repo, asked of the forge (forge_ci_runs.c):
+ *   GitHub         GET /repos/{o}/{r}/actions/runs/{id}: head_sha, head_branch,
+ *                  head_repository.full_name
+ *   GitLab         GET /projects/{id}/pipelines/{id}: sha, ref
+ *   Gitea/Forgejo, outbox  cannot tell: TG_EINVAL ("cannot tell")
+ * id: 1 to 64 of [A-Za-z0-9._-] (the manifest's ci_run; GitHub and GitLab
+ * ids are digits: another id is TG_ENOTFOUND without asking). TG_ENOTFOUND
+ * when there is no such run. */
+int tg_forge_ci_run_get(tg_forge_ci_run *out, tg_forge *f, const char *repo, const char *id);
 
 #endif

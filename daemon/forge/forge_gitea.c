@@ -85,7 +85,7 @@ static int gt_pr_get(tg_forge *f, const char *repo, int64_t pr, tg_forge_pr *out
 	json_t *j = NULL;
 	int rc = tg_forge_get_object(&j, f, url);
 	if (!rc)
-		rc = tg_forge_pr_from_json(out, f, j, "open", "head.sha", "base.ref");
+		rc = tg_forge_pr_from_json(out, f, j, "open", "head.sha", "base.ref", "head.ref");
 	json_decref(j);
 	free(url);
 	return rc;

@@ -139,7 +139,7 @@ static int gh_pr_get(tg_forge *f, const char *repo, int64_t pr, tg_forge_pr *out
 	json_t *j = NULL;
 	rc = url ? tg_forge_get_object(&j, f, url) : TG_ENOMEM;
 	if (!rc)
-		rc = tg_forge_pr_from_json(out, f, j, "open", "head.sha", "base.ref");
+		rc = tg_forge_pr_from_json(out, f, j, "open", "head.sha", "base.ref", "head.ref");
 	json_decref(j);
 	free(url);
 	free(o);

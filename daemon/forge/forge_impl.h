@@ -158,9 +158,10 @@ int tg_forge_self_id(int64_t *id, tg_forge *f);
 
 /* Fills out from a pull request object: state_key's value equal to
  * open_word means open; head_key (dotted: "head.sha") the head commit;
- * base_key ("base.ref", "target_branch") the branch it merges into. */
+ * base_key ("base.ref", "target_branch") the branch it merges into;
+ * ref_key ("head.ref", "source_branch") the branch it comes from. */
 int tg_forge_pr_from_json(tg_forge_pr *out, tg_forge *f, const json_t *pr, const char *open_word,
-                          const char *head_key, const char *base_key);
+                          const char *head_key, const char *base_key, const char *ref_key);
 
 /* GETs url as a JSON object into *out (the caller decrefs it). Returns 0,
  * TG_ENOTFOUND (404) or the error. */

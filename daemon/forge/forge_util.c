@@ -305,11 +305,11 @@ int tg_forge_get_pages(tg_forge *f, const char *prefix, tg_forge_page_fn fn, voi
 }
 
 int tg_forge_pr_from_json(tg_forge_pr *out, tg_forge *f, const json_t *pr, const char *open_word,
-                          const char *head_key, const char *base_key)
+                          const char *head_key, const char *base_key, const char *ref_key)
 {
-	const char *keys[3] = {"state", head_key, base_key};
-	const char *val[3] = {NULL, NULL, NULL};
-	for (int i = 0; i < 3; i++) {
+	const char *keys[4] = {"state", head_key, base_key, ref_key};
+	const char *val[4] = {NULL, NULL, NULL, NULL};
+	for (int i = 0; i < 4; i++) {
 		char k[64];
 		snprintf(k, sizeof(k), "%s", keys[i]);
 		char *dot = strchr(k, '.');
@@ -328,7 +328,10 @@ int tg_forge_pr_from_json(tg_forge_pr *out, tg_forge *f, const json_t *pr, const
 		n++;
 	if (val[1] && n == 40 && !val[1][n])
 		memcpy(out->head, val[1], 41);
-	if (val[2] && !(out->base = strdup(val[2])))
+	/* where the branch is (GitHub, Gitea: head.repo.full_name; a fork's) */
+	const char *hr = json_string_value(json_object_get(json_object_get(json_object_get(pr, "head"), "repo"), "full_name"));
+	if ((val[2] && !(out->base = strdup(val[2]))) || (val[3] && !(out->head_ref = strdup(val[3]))) ||
+	    (hr && !(out->head_repo = strdup(hr))))
 		return tg_error_set(TG_ENOMEM, "out of memory");
 	return 0;
 }

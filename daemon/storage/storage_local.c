@@ -14,8 +14,10 @@
  * reached the same way, folder by folder, then opened with O_NOFOLLOW |
  * O_NONBLOCK and checked with fstat (regular files only: a FIFO named
  * manifest.json would block the daemon, a link would lead outside the
- * root or into another repository's folder). What was checked is what is
- * read: the file descriptor goes to the reader, not the path.
+ * root or into another repository's folder), with one link only (a hard
+ * link to another repository's trace is the same attack as a symbolic
+ * one). What was checked is what is read: the file descriptor goes to the
+ * reader, not the path.
  */
 #include "../../core/tg.h"
 #include "storage_impl.h"
@@ -46,8 +48,10 @@ typedef struct local {
 /* Opens root/key without following any symbolic link (each folder with
  * O_NOFOLLOW from the one above, the file with O_NOFOLLOW | O_NONBLOCK, so
  * that a FIFO does not block the open), and checks with fstat that it is a
- * regular file: *fd (blocking again) and *st. TG_ENOTFOUND when absent,
- * TG_EINVAL for a symbolic link or anything but a regular file, TG_EIO. */
+ * regular file with one link (a hard link is another name for a file
+ * that may belong to another repository): *fd (blocking again) and *st.
+ * TG_ENOTFOUND when absent, TG_EINVAL for a symbolic link, a file with
+ * more than one link or anything but a regular file, TG_EIO. */
 static int open_key(local *l, const char *key, int *fd, struct stat *st)
 {
 	*fd = -1;
@@ -104,6 +108,14 @@ static int open_key(local *l, const char *key, int *fd, struct stat *st)
 		                                                                  : "a special file";
 		close(dfd);
 		return tg_error_set(TG_EINVAL, "%s: %s: %s, not a regular file", l->base.describe, key, what);
+	}
+	if (st->st_nlink > 1) {
+		/* another name for the same file, which may be another
+		 * repository's trace: refused like a symbolic link */
+		nlink_t links = st->st_nlink;
+		close(dfd);
+		return tg_error_set(TG_EINVAL, "%s: %s has %lu hard links (storage links are never followed)",
+		                    l->base.describe, key, (unsigned long)links);
 	}
 	int fl = fcntl(dfd, F_GETFL);
 	if (fl < 0 || fcntl(dfd, F_SETFL, fl & ~O_NONBLOCK) < 0) {

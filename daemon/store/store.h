@@ -3,9 +3,10 @@
  * mode, the embedded default) or PostgreSQL (several daemons sharing one
  * database), behind one interface.
  *
- *   runs      one row per run found in storage, keyed by content (the
- *             SHA-256 of its manifest and of each trace's ETag): the same
- *             run seen twice is one job. A job moves
+ *   runs      one row per run found in storage, keyed by what makes it
+ *             one run (the daemon's key: repository, lower-case commit,
+ *             workload, run id and, when signed, the signature): the same
+ *             run seen twice, or rewritten, is one job. A job moves
  *                 seen -> analysing -> posting -> done
  *                       \___________\__________\-> failed
  *             and each step is a compare-and-set, so a restarted daemon (or
@@ -74,6 +75,13 @@ typedef struct tg_job {
 	int64_t created_at, updated_at; /* Unix seconds */
 	int64_t run_time;      /* when the run happened (manifest, else first seen), Unix seconds */
 	int trusted;           /* signed with the configured key on a target branch (docs/security.md) */
+	char *tampered;        /* why its files no longer match what was judged (a baseline whose trace
+	                          fails its sha256 or is gone), NULL when they do */
+	char *origin;          /* the CI run (GitHub Actions run, GitLab pipeline) its manifest names, NULL */
+	int origin_ok;         /* the forge confirmed that origin ran for its pull request's head */
+	char *judged_target;   /* the target branch its verdict was judged against (the forge's word), NULL */
+	char *judged_merge_base; /* the merge-base its baseline search started from, NULL */
+	int64_t posted_ms;     /* when its verdict was last posted (Unix milliseconds), 0: never */
 } tg_job;
 
 void tg_job_clear(tg_job *j);
@@ -81,7 +89,7 @@ void tg_job_clear(tg_job *j);
 /* Adds the run j describes (state seen) unless a run with the same key
  * exists. *id: the run's id either way; *created: 1 when added. Fields of j
  * used: key, prefix, repo, commit, branch, target_branch, pr, workload,
- * run_id, manifest, run_time, trusted. */
+ * run_id, manifest, run_time, trusted, origin. */
 int tg_store_job_add(int64_t *id, int *created, tg_store *s, const tg_job *j);
 
 /* The run with id; TG_ENOTFOUND when none. *out is cleared first. */
@@ -123,7 +131,8 @@ int tg_store_job_advance(tg_store *s, int64_t id, const char *owner, tg_job_stat
                          const char *error);
 
 /* Records the verdict of job id (any state): verdict, summary,
- * baseline_commit, baseline_distance, comment_id of j. */
+ * baseline_commit, baseline_distance, comment_id, origin_ok,
+ * judged_target, judged_merge_base and posted_ms of j. */
 int tg_store_job_set_result(tg_store *s, int64_t id, const tg_job *j);
 
 /* Jobs in any of the given states, oldest first; *out is an array of *n
@@ -207,6 +216,62 @@ int tg_store_history_prs(tg_history_point **out, size_t *n, tg_store *s, const c
                          const char *workload, const char *metric, size_t limit);
 
 void tg_history_free(tg_history_point *p, size_t n);
+
+/* ------------------------------------------------------- failing closed
+ * What the daemon needs so that nothing an uploader does can pass a pull
+ * request (docs/security.md; issue 21). */
+
+/* Records that run id's files no longer match what was judged (why: one
+ * line, e.g. "rank0.pt.trace.json.gz: does not match the sha256 its
+ * manifest gives"): it is never a baseline or pooled again, and history
+ * lists it (tg_store_tampered). The first reason is kept. TG_ENOTFOUND
+ * when there is no run id. */
+int tg_store_job_set_tampered(tg_store *s, int64_t id, const char *why);
+
+/* Sends done job id back to seen, to be judged again (its pull request
+ * was retargeted, its merge-base moved, or its commit is the head again):
+ * attempts and the lease cleared, its comment id kept (the comment is
+ * edited). TG_ENOTFOUND when the job is not done. */
+int tg_store_job_rejudge(tg_store *s, int64_t id);
+
+/* What an uploader has filled at one commit of a repository, in one trust
+ * class (limits.max_workloads, max_runs, max_unsigned_branch_runs count
+ * signed and unsigned runs apart: docs/config.md). */
+typedef struct tg_run_counts {
+	int64_t workloads;         /* distinct workloads with a run of the class */
+	int64_t runs;              /* runs of the class of the given workload */
+	int64_t unsigned_branch;   /* untrusted runs naming no pull request (any workload) */
+} tg_run_counts;
+
+/* The counts at repo's commit for runs of workload whose trusted flag is
+ * trusted (0 or 1). */
+int tg_store_count_runs(tg_run_counts *out, tg_store *s, const char *repo, const char *commit, const char *workload,
+                        int trusted);
+
+/* Which runs of a commit a side may pool. */
+typedef struct tg_pool_filter {
+	int trusted_only; /* trusted runs only (a signed run's side) */
+	int by_origin;    /* 1: only runs whose origin the forge confirmed and equals origin (a pull
+	                     request's side); 2: runs of any confirmed origin; 0: any */
+	const char *origin; /* with by_origin 1: the origin (NULL: runs that name none) */
+} tg_pool_filter;
+
+/* The done runs of repo at commit for workload that a side may pool: not
+ * an error, not tampered, as f says, the latest first, at most limit (>
+ * 0). *out is an array of *n (tg_store_jobs_free). */
+int tg_store_find_pool(tg_job **out, size_t *n, tg_store *s, const char *repo, const char *commit,
+                       const char *workload, const tg_pool_filter *f, size_t limit);
+
+/* The done runs that name a pull request and ran at or after since (Unix
+ * seconds), the one updated last first, at most limit: the verdicts a
+ * retarget or a re-push may have made stale. Without their manifests'
+ * text (manifest NULL). */
+int tg_store_pr_runs(tg_job **out, size_t *n, tg_store *s, int64_t since, size_t limit);
+
+/* The tampered runs of repo on branch (trusted only under
+ * tg_store_set_trusted_only), oldest first, without their manifests' text
+ * (manifest NULL). */
+int tg_store_tampered(tg_job **out, size_t *n, tg_store *s, const char *repo, const char *branch);
 
 /* Retention: deletes the done and failed runs whose run_time is before
  * `before` (Unix seconds), with their metrics and their traces' list, then

@@ -17,8 +17,15 @@
 #define TG_STORE_JOB_COLS                                                                              \
 	"id, key, prefix, repo, commit_sha, branch, target_branch, pr, workload, run_id, manifest, state, " \
 	"attempts, error, verdict, summary, baseline_commit, baseline_distance, comment_id, created_at, "   \
-	"updated_at, run_time, trusted"
-#define TG_STORE_JOB_NCOLS 23
+	"updated_at, run_time, trusted, tampered, origin, origin_ok, judged_target, judged_merge_base, posted_ms"
+#define TG_STORE_JOB_NCOLS 29
+/* The same columns with the manifest's text left out (NULL): for listings
+ * of many runs that do not read it, which an uploader's 1 MiB manifests
+ * would otherwise fill memory with. */
+#define TG_STORE_JOB_COLS_BRIEF                                                                                   \
+	"id, key, prefix, repo, commit_sha, branch, target_branch, pr, workload, run_id, NULL AS manifest, state, "  \
+	"attempts, error, verdict, summary, baseline_commit, baseline_distance, comment_id, created_at, "            \
+	"updated_at, run_time, trusted, tampered, origin, origin_ok, judged_target, judged_merge_base, posted_ms"
 
 /* The columns of a history row: run id, run_time, commit, workload, metric,
  * value, pull request. */
@@ -75,6 +82,19 @@ typedef struct tg_store_ops {
 	int (*prune)(tg_store *s, int64_t before, int64_t *deleted);
 	int (*leases)(tg_store *s, int64_t now, tg_lease **out, size_t *n);
 	int (*lease_expire)(tg_store *s, int64_t id, const char *owner, int64_t now);
+
+	/* Failing closed (issue 21; store.h): marking a run tampered, judging
+	 * a done run again, the counts the admission limits read, a side's
+	 * pool, the pull requests' runs to look at again, a branch's tampered
+	 * runs. */
+	int (*job_set_tampered)(tg_store *s, int64_t id, const char *why);
+	int (*job_rejudge)(tg_store *s, int64_t id, int64_t now);
+	int (*count_runs)(tg_store *s, const char *repo, const char *commit, const char *workload, int trusted,
+	                  tg_run_counts *out);
+	int (*find_pool)(tg_store *s, const char *repo, const char *commit, const char *workload,
+	                 const tg_pool_filter *f, int64_t limit, tg_job **out, size_t *n);
+	int (*pr_runs)(tg_store *s, int64_t since, int64_t limit, tg_job **out, size_t *n);
+	int (*tampered)(tg_store *s, const char *repo, const char *branch, tg_job **out, size_t *n);
 
 	/* Run data and outcomes (store.h, "run data"); prune_data: the run
 	 * data older than before that no run names. */

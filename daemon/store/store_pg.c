@@ -260,8 +260,8 @@ static int add_once(pg_store *b, const tg_job *j, int64_t now, int64_t *id, int 
 	fmt_i64(pr, sizeof(pr), j->pr);
 	fmt_i64(t, sizeof(t), now);
 	fmt_i64(rt, sizeof(rt), j->run_time ? j->run_time : now);
-	const char *p[] = {j->key,      j->prefix, j->repo,   j->commit, j->branch, j->target_branch,
-	                   pr,          j->workload, j->run_id, j->manifest, t,       rt, j->trusted ? "1" : "0"};
+	const char *p[] = {j->key,      j->prefix,   j->repo,   j->commit, j->branch, j->target_branch, pr,
+	                   j->workload, j->run_id,   j->manifest, t,       rt,        j->trusted ? "1" : "0", j->origin};
 	/* A row deleted by retention between the two statements makes the
 	 * second find nothing: then insert again. */
 	for (int tries = 0; tries < 3; tries++) {
@@ -280,10 +280,10 @@ static int add_once(pg_store *b, const tg_job *j, int64_t now, int64_t *id, int 
 		PQclear(res);
 		res = pg_run(b, "add job",
 		                       "INSERT INTO runs (key, prefix, repo, commit_sha, branch, target_branch, pr, "
-		                       "workload, run_id, manifest, created_at, updated_at, run_time, trusted) VALUES "
+		                       "workload, run_id, manifest, created_at, updated_at, run_time, trusted, origin) VALUES "
 		                       "($1, $2, $3, $4, $5, $6, $7::bigint, $8, $9, $10, $11::bigint, $11::bigint, "
-		                       "$12::bigint, $13::integer) ON CONFLICT (key) DO NOTHING RETURNING id",
-		                       13, p, &rc);
+		                       "$12::bigint, $13::integer, $14) ON CONFLICT (key) DO NOTHING RETURNING id",
+		                       14, p, &rc);
 		if (!res)
 			return rc;
 		if (PQntuples(res) == 1) {
@@ -515,18 +515,21 @@ static int pg_job_advance(tg_store *s, int64_t id, const char *owner, const char
 
 static int set_result_once(pg_store *b, int64_t id, const tg_job *j, int64_t now)
 {
-	char dist[16], cid[24], t[24], ids[24];
+	char dist[16], cid[24], t[24], ids[24], pms[24];
 	snprintf(dist, sizeof(dist), "%d", j->baseline_distance);
+	fmt_i64(pms, sizeof(pms), j->posted_ms);
 	fmt_i64(cid, sizeof(cid), j->comment_id);
 	fmt_i64(t, sizeof(t), now);
 	fmt_i64(ids, sizeof(ids), id);
-	const char *p[] = {j->verdict, j->summary, j->baseline_commit, dist, cid, t, ids};
+	const char *p[] = {j->verdict, j->summary,       j->baseline_commit,    dist, cid, t, ids,
+	                   j->origin_ok ? "1" : "0", j->judged_target, j->judged_merge_base, pms};
 	int64_t changed = 0;
 	int rc = pg_update(b, "set result",
 	                   "UPDATE runs SET verdict = $1, summary = $2, baseline_commit = $3, "
-	                   "baseline_distance = $4::int, comment_id = $5::bigint, updated_at = $6::bigint "
-	                   "WHERE id = $7::bigint",
-	                   7, p, &changed);
+	                   "baseline_distance = $4::int, comment_id = $5::bigint, updated_at = $6::bigint, "
+	                   "origin_ok = $8::integer, judged_target = $9, judged_merge_base = $10, "
+	                   "posted_ms = $11::bigint WHERE id = $7::bigint",
+	                   11, p, &changed);
 	if (!rc && !changed)
 		rc = tg_error_set(TG_ENOTFOUND, "store: no job %lld", (long long)id);
 	return rc;
@@ -739,6 +742,145 @@ static int prune_once(pg_store *b, int64_t before, int64_t *deleted)
 static int pg_prune(tg_store *s, int64_t before, int64_t *deleted)
 {
 	PG_RETRY(pgs(s), prune_once(pgs(s), before, deleted));
+}
+
+/* ------------------------------------------------------- failing closed */
+
+static int set_tampered_once(pg_store *b, int64_t id, const char *why)
+{
+	char ids[24];
+	fmt_i64(ids, sizeof(ids), id);
+	const char *p[] = {why, ids};
+	int64_t changed = 0;
+	int rc = pg_update(b, "set tampered", "UPDATE runs SET tampered = COALESCE(tampered, $1) WHERE id = $2::bigint",
+	                   2, p, &changed);
+	if (!rc && !changed)
+		rc = tg_error_set(TG_ENOTFOUND, "store: no job %lld", (long long)id);
+	return rc;
+}
+
+static int pg_job_set_tampered(tg_store *s, int64_t id, const char *why)
+{
+	PG_RETRY(pgs(s), set_tampered_once(pgs(s), id, why));
+}
+
+static int rejudge_once(pg_store *b, int64_t id, int64_t now)
+{
+	char t[24], ids[24];
+	fmt_i64(t, sizeof(t), now);
+	fmt_i64(ids, sizeof(ids), id);
+	const char *p[] = {t, ids};
+	int64_t changed = 0;
+	int rc = pg_update(b, "judge again",
+	                   "UPDATE runs SET state = 'seen', attempts = 0, lease_owner = NULL, lease_until = 0, "
+	                   "error = NULL, updated_at = $1::bigint WHERE id = $2::bigint AND state = 'done'",
+	                   2, p, &changed);
+	if (!rc && !changed)
+		rc = tg_error_set(TG_ENOTFOUND, "store: job %lld is not done", (long long)id);
+	return rc;
+}
+
+static int pg_job_rejudge(tg_store *s, int64_t id, int64_t now)
+{
+	PG_RETRY(pgs(s), rejudge_once(pgs(s), id, now));
+}
+
+static int count_runs_once(pg_store *b, const char *repo, const char *commit, const char *workload, int trusted,
+                           tg_run_counts *out)
+{
+	const char *p[] = {repo, commit, workload, trusted ? "1" : "0"};
+	int rc;
+	PGresult *res = pg_run(b, "count runs",
+	                       "SELECT COUNT(DISTINCT CASE WHEN trusted = $4::integer THEN workload END), "
+	                       "COALESCE(SUM(CASE WHEN trusted = $4::integer AND workload = $3 THEN 1 ELSE 0 END), 0), "
+	                       "COALESCE(SUM(CASE WHEN trusted = 0 AND pr = 0 THEN 1 ELSE 0 END), 0) "
+	                       "FROM runs WHERE repo = $1 AND commit_sha = $2",
+	                       4, p, &rc);
+	if (!res)
+		return rc;
+	out->workloads = strtoll(PQgetvalue(res, 0, 0), NULL, 10);
+	out->runs = strtoll(PQgetvalue(res, 0, 1), NULL, 10);
+	out->unsigned_branch = strtoll(PQgetvalue(res, 0, 2), NULL, 10);
+	PQclear(res);
+	return 0;
+}
+
+static int pg_count_runs(tg_store *s, const char *repo, const char *commit, const char *workload, int trusted,
+                         tg_run_counts *out)
+{
+	PG_RETRY(pgs(s), count_runs_once(pgs(s), repo, commit, workload, trusted, out));
+}
+
+static int find_pool_once(pg_store *b, const char *repo, const char *commit, const char *workload,
+                          const tg_pool_filter *f, int64_t limit, tg_job **out, size_t *n)
+{
+	*out = NULL;
+	*n = 0;
+	char lim[24];
+	fmt_i64(lim, sizeof(lim), limit);
+	const char *p[] = {repo,      commit, workload, lim, f->trusted_only ? "1" : "0",
+	                   f->by_origin == 2 ? "2" : f->by_origin ? "1" : "0", f->origin};
+	int rc;
+	PGresult *res = pg_run(b, "find pool",
+	                       "SELECT " TG_STORE_JOB_COLS " FROM runs WHERE repo = $1 AND commit_sha = $2 "
+	                       "AND workload = $3 AND state = 'done' AND (verdict IS NULL OR verdict <> 'error') "
+	                       "AND tampered IS NULL AND ($5::integer = 0 OR trusted = 1) "
+	                       "AND ($6::integer = 0 OR (origin_ok = 1 AND ($6::integer = 2 OR "
+	                       "origin IS NOT DISTINCT FROM $7::text))) "
+	                       "ORDER BY run_time DESC, id DESC LIMIT $4::bigint",
+	                       7, p, &rc);
+	if (!res)
+		return rc;
+	return jobs_from_res(res, out, n);
+}
+
+static int pg_find_pool(tg_store *s, const char *repo, const char *commit, const char *workload,
+                        const tg_pool_filter *f, int64_t limit, tg_job **out, size_t *n)
+{
+	PG_RETRY(pgs(s), find_pool_once(pgs(s), repo, commit, workload, f, limit, out, n));
+}
+
+static int pr_runs_once(pg_store *b, int64_t since, int64_t limit, tg_job **out, size_t *n)
+{
+	*out = NULL;
+	*n = 0;
+	char t[24], lim[24];
+	fmt_i64(t, sizeof(t), since);
+	fmt_i64(lim, sizeof(lim), limit);
+	const char *p[] = {t, lim};
+	int rc;
+	PGresult *res = pg_run(b, "pull requests' runs",
+	                       "SELECT " TG_STORE_JOB_COLS_BRIEF " FROM runs WHERE pr > 0 AND state = 'done' "
+	                       "AND run_time >= $1::bigint ORDER BY updated_at DESC, id DESC LIMIT $2::bigint",
+	                       2, p, &rc);
+	if (!res)
+		return rc;
+	return jobs_from_res(res, out, n);
+}
+
+static int pg_pr_runs(tg_store *s, int64_t since, int64_t limit, tg_job **out, size_t *n)
+{
+	PG_RETRY(pgs(s), pr_runs_once(pgs(s), since, limit, out, n));
+}
+
+static int tampered_once(pg_store *b, const char *repo, const char *branch, tg_job **out, size_t *n)
+{
+	*out = NULL;
+	*n = 0;
+	const char *p[] = {repo, branch, b->base.trusted_only ? "1" : "0"};
+	int rc;
+	PGresult *res = pg_run(b, "tampered runs",
+	                       "SELECT " TG_STORE_JOB_COLS_BRIEF " FROM runs WHERE repo = $1 AND branch = $2 "
+	                       "AND tampered IS NOT NULL AND ($3::integer = 0 OR trusted = 1) ORDER BY run_time, id",
+	                       3, p, &rc);
+	if (!res)
+		return rc;
+	return jobs_from_res(res, out, n);
+}
+
+static int pg_tampered(tg_store *s, const char *repo, const char *branch, tg_job **out, size_t *n)
+{
+	PG_RETRY(pgs(s), tampered_once(pgs(s), repo, branch, out, n));
 }
 
 /* ------------------------------------------------------------- run data */
@@ -982,6 +1124,12 @@ static const tg_store_ops pg_ops = {
 	.prune = pg_prune,
 	.leases = pg_leases,
 	.lease_expire = pg_lease_expire,
+	.job_set_tampered = pg_job_set_tampered,
+	.job_rejudge = pg_job_rejudge,
+	.count_runs = pg_count_runs,
+	.find_pool = pg_find_pool,
+	.pr_runs = pg_pr_runs,
+	.tampered = pg_tampered,
 	.data_put = pg_data_put,
 	.data_get = pg_data_get,
 	.run_traces_put = pg_run_traces_put,

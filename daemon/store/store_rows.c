@@ -46,6 +46,10 @@ void tg_job_clear(tg_job *j)
 	free(j->verdict);
 	free(j->summary);
 	free(j->baseline_commit);
+	free(j->tampered);
+	free(j->origin);
+	free(j->judged_target);
+	free(j->judged_merge_base);
 	memset(j, 0, sizeof(*j));
 }
 
@@ -90,7 +94,9 @@ int tg_store__job_from_row(tg_job *out, const char *const *v)
 	    (rc = dup_opt(&out->target_branch, v[6])) || (rc = dup_opt(&out->workload, v[8])) ||
 	    (rc = dup_opt(&out->run_id, v[9])) || (rc = dup_opt(&out->manifest, v[10])) ||
 	    (rc = dup_opt(&out->error, v[13])) || (rc = dup_opt(&out->verdict, v[14])) ||
-	    (rc = dup_opt(&out->summary, v[15])) || (rc = dup_opt(&out->baseline_commit, v[16]))) {
+	    (rc = dup_opt(&out->summary, v[15])) || (rc = dup_opt(&out->baseline_commit, v[16])) ||
+	    (rc = dup_opt(&out->tampered, v[23])) || (rc = dup_opt(&out->origin, v[24])) ||
+	    (rc = dup_opt(&out->judged_target, v[26])) || (rc = dup_opt(&out->judged_merge_base, v[27]))) {
 		tg_job_clear(out);
 		return rc;
 	}
@@ -108,6 +114,8 @@ int tg_store__job_from_row(tg_job *out, const char *const *v)
 	out->updated_at = to_i64(v[20], 0);
 	out->run_time = to_i64(v[21], 0);
 	out->trusted = (int)to_i64(v[22], 0);
+	out->origin_ok = (int)to_i64(v[25], 0);
+	out->posted_ms = to_i64(v[28], 0);
 	return 0;
 }
 

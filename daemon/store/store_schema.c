@@ -12,15 +12,24 @@
  *            verdict, and times in Unix seconds.
  *            trusted (3): the run was signed with the configured key on a
  *            target branch (docs/security.md).
+ *            tampered, origin, origin_ok, judged_target, judged_merge_base,
+ *            posted_ms (4): why a judged run's files no longer match (a baseline
+ *            that fails its hash); the CI run its manifest names and
+ *            whether the forge confirmed it ran for its pull request's
+ *            head (runs of a pull request pool only with runs of the same
+ *            confirmed origin); what its verdict was judged against and
+ *            when it was last posted (Unix milliseconds, 0: never), so
+ *            that a retargeted pull request, a moved merge-base or a head
+ *            pushed back is judged again (docs/security.md, issue 21).
  *   metrics  (run, name) -> value, deleted with their run.
- *   trace_data  (4) one trace's run data (core/rundata.h: its measures and
+ *   trace_data  (5) one trace's run data (core/rundata.h: its measures and
  *            op skeleton, encoded), keyed by the SHA-256 of the trace's
  *            bytes: computed once, whichever run names the trace. trusted:
  *            computed while judging a trusted run (an untrusted upload's
  *            data never serves a trusted run, nor replaces its data).
- *   run_traces  (4) the traces of a run in rank order: their digests and
+ *   run_traces  (5) the traces of a run in rank order: their digests and
  *            JSON sizes, deleted with their run.
- *            runs.outcome, runs.comment (4): what the job posts (the
+ *            runs.outcome, runs.comment (5): what the job posts (the
  *            status as JSON, the comment's markdown), kept in the store
  *            that every daemon shares, so that a daemon taking a job over
  *            posts what was computed.
@@ -116,7 +125,23 @@ const tg_store_migration tg_store_migrations[] = {
 	 "ALTER TABLE runs ADD COLUMN trusted INTEGER NOT NULL DEFAULT 0;\n",
 	 "ALTER TABLE runs ADD COLUMN trusted INTEGER NOT NULL DEFAULT 0;\n"},
 
-	{4, "run data: each trace's measures once, the traces of each run, what each job posts",
+	{4, "fail closed: tampered runs, proof of origin, what a verdict was judged against",
+	 "ALTER TABLE runs ADD COLUMN tampered TEXT;\n"
+	 "ALTER TABLE runs ADD COLUMN origin TEXT;\n"
+	 "ALTER TABLE runs ADD COLUMN origin_ok INTEGER NOT NULL DEFAULT 0;\n"
+	 "ALTER TABLE runs ADD COLUMN judged_target TEXT;\n"
+	 "ALTER TABLE runs ADD COLUMN judged_merge_base TEXT;\n"
+	 "ALTER TABLE runs ADD COLUMN posted_ms INTEGER NOT NULL DEFAULT 0;\n"
+	 "CREATE INDEX runs_pull_requests ON runs (run_time) WHERE pr > 0 AND state = 'done';\n",
+	 "ALTER TABLE runs ADD COLUMN tampered TEXT;\n"
+	 "ALTER TABLE runs ADD COLUMN origin TEXT;\n"
+	 "ALTER TABLE runs ADD COLUMN origin_ok INTEGER NOT NULL DEFAULT 0;\n"
+	 "ALTER TABLE runs ADD COLUMN judged_target TEXT;\n"
+	 "ALTER TABLE runs ADD COLUMN judged_merge_base TEXT;\n"
+	 "ALTER TABLE runs ADD COLUMN posted_ms BIGINT NOT NULL DEFAULT 0;\n"
+	 "CREATE INDEX runs_pull_requests ON runs (run_time) WHERE pr > 0 AND state = 'done';\n"},
+
+	{5, "run data: each trace's measures once, the traces of each run, what each job posts",
 	 "CREATE TABLE trace_data (\n"
 	 "  digest TEXT NOT NULL PRIMARY KEY,\n"
 	 "  format INTEGER NOT NULL,\n"

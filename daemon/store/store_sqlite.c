@@ -23,10 +23,12 @@
 #include "store_impl.h"
 #include "../../core/tg.h"
 
+#include <fcntl.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 enum {
 	SQ_VERSION_TABLE,
@@ -54,6 +56,12 @@ enum {
 	SQ_PRUNE,
 	SQ_LEASES,
 	SQ_LEASE_EXPIRE,
+	SQ_SET_TAMPERED,
+	SQ_REJUDGE,
+	SQ_COUNT_RUNS,
+	SQ_FIND_POOL,
+	SQ_PR_RUNS,
+	SQ_TAMPERED,
 	SQ_DATA_PUT,
 	SQ_DATA_GET,
 	SQ_RUN_TRACES_DELETE,
@@ -89,8 +97,8 @@ static const char *const sq_sql[SQ_NSTMT] = {
 	[SQ_VERSION_MAX] = "SELECT COALESCE(MAX(version), 0) FROM schema_version",
 	[SQ_VERSION_SET] = "INSERT INTO schema_version (version, applied_at, what) VALUES (?1, ?2, ?3)",
 	[SQ_ADD] = "INSERT INTO runs (key, prefix, repo, commit_sha, branch, target_branch, pr, workload, run_id, "
-	           "manifest, created_at, updated_at, run_time, trusted) "
-	           "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?11, ?12, ?13) ON CONFLICT (key) DO NOTHING",
+	           "manifest, created_at, updated_at, run_time, trusted, origin) "
+	           "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?11, ?12, ?13, ?14) ON CONFLICT (key) DO NOTHING",
 	[SQ_ID_BY_KEY] = "SELECT id FROM runs WHERE key = ?1",
 	[SQ_GET_ID] = "SELECT " TG_STORE_JOB_COLS " FROM runs WHERE id = ?1",
 	[SQ_GET_KEY] = "SELECT " TG_STORE_JOB_COLS " FROM runs WHERE key = ?1",
@@ -113,7 +121,9 @@ static const char *const sq_sql[SQ_NSTMT] = {
 	               "lease_until = CASE WHEN ?4 THEN 0 ELSE lease_until END "
 	               "WHERE id = ?5 AND state = ?6 AND lease_owner = ?7",
 	[SQ_SET_RESULT] = "UPDATE runs SET verdict = ?1, summary = ?2, baseline_commit = ?3, baseline_distance = ?4, "
-	                  "comment_id = ?5, updated_at = ?6 WHERE id = ?7",
+	                  "comment_id = ?5, updated_at = ?6, origin_ok = ?8, judged_target = ?9, judged_merge_base = ?10, "
+	                  "posted_ms = ?11 "
+	                  "WHERE id = ?7",
 	[SQ_LIST] = "SELECT " TG_STORE_JOB_COLS " FROM runs WHERE state IN (?1, ?2, ?3, ?4, ?5) "
 	            "ORDER BY created_at, id",
 	[SQ_RUN_EXISTS] = "SELECT 1 FROM runs WHERE id = ?1",
@@ -132,6 +142,22 @@ static const char *const sq_sql[SQ_NSTMT] = {
 	/* the pull requests' runs into ?2: the same, but by target branch */
 	[SQ_HISTORY_PRS] = SQ_HISTORY_SQL("r.target_branch = ?2 AND r.pr > 0 AND r.branch <> ?2"),
 	[SQ_PRUNE] = "DELETE FROM runs WHERE state IN ('done', 'failed') AND run_time < ?1",
+	/* failing closed (store_fail_closed.c) */
+	[SQ_SET_TAMPERED] = "UPDATE runs SET tampered = COALESCE(tampered, ?1) WHERE id = ?2",
+	[SQ_REJUDGE] = "UPDATE runs SET state = 'seen', attempts = 0, lease_owner = NULL, lease_until = 0, error = NULL, "
+	               "updated_at = ?1 WHERE id = ?2 AND state = 'done'",
+	[SQ_COUNT_RUNS] = "SELECT COUNT(DISTINCT CASE WHEN trusted = ?4 THEN workload END), "
+	                  "COALESCE(SUM(CASE WHEN trusted = ?4 AND workload = ?3 THEN 1 ELSE 0 END), 0), "
+	                  "COALESCE(SUM(CASE WHEN trusted = 0 AND pr = 0 THEN 1 ELSE 0 END), 0) "
+	                  "FROM runs WHERE repo = ?1 AND commit_sha = ?2",
+	[SQ_FIND_POOL] = "SELECT " TG_STORE_JOB_COLS " FROM runs WHERE repo = ?1 AND commit_sha = ?2 "
+	                 "AND workload = ?3 AND state = 'done' AND (verdict IS NULL OR verdict <> 'error') "
+	                 "AND tampered IS NULL AND (?5 = 0 OR trusted = 1) "
+	                 "AND (?6 = 0 OR (origin_ok = 1 AND (?6 = 2 OR origin IS ?7))) ORDER BY run_time DESC, id DESC LIMIT ?4",
+	[SQ_PR_RUNS] = "SELECT " TG_STORE_JOB_COLS_BRIEF " FROM runs WHERE pr > 0 AND state = 'done' AND run_time >= ?1 "
+	               "ORDER BY updated_at DESC, id DESC LIMIT ?2",
+	[SQ_TAMPERED] = "SELECT " TG_STORE_JOB_COLS_BRIEF " FROM runs WHERE repo = ?1 AND branch = ?2 "
+	                "AND tampered IS NOT NULL AND (?3 = 0 OR trusted = 1) ORDER BY run_time, id",
 	[SQ_DATA_PUT] = "INSERT INTO trace_data (digest, format, json_bytes, trusted, data, created_at) "
 	                "VALUES (?1, ?2, ?3, ?6, ?4, ?5) ON CONFLICT (digest) DO UPDATE SET format = excluded.format, "
 	                "json_bytes = excluded.json_bytes, trusted = excluded.trusted, data = excluded.data, "
@@ -345,6 +371,7 @@ static int sq_job_add(tg_store *s, const tg_job *j, int64_t now, int64_t *id, in
 	sqlite3_bind_int64(st, 11, now);
 	sqlite3_bind_int64(st, 12, j->run_time ? j->run_time : now);
 	sqlite3_bind_int(st, 13, j->trusted != 0);
+	bind_text(st, 14, j->origin);
 	if ((rc = sq_step(b, st, "add job")) < 0)
 		goto fail;
 	sq_done(st);
@@ -561,6 +588,10 @@ static int sq_job_set_result(tg_store *s, int64_t id, const tg_job *j, int64_t n
 	sqlite3_bind_int64(st, 5, j->comment_id);
 	sqlite3_bind_int64(st, 6, now);
 	sqlite3_bind_int64(st, 7, id);
+	sqlite3_bind_int(st, 8, j->origin_ok != 0);
+	bind_text(st, 9, j->judged_target);
+	bind_text(st, 10, j->judged_merge_base);
+	sqlite3_bind_int64(st, 11, j->posted_ms);
 	int changed = 0, rc = sq_update(b, st, "set result", &changed);
 	if (!rc && !changed)
 		rc = tg_error_set(TG_ENOTFOUND, "store: no job %lld", (long long)id);
@@ -737,6 +768,98 @@ static int sq_prune(tg_store *s, int64_t before, int64_t *deleted)
 	int changed = 0, rc = sq_update(b, st, "prune", &changed);
 	*deleted = changed;
 	return rc;
+}
+
+/* ------------------------------------------------------- failing closed */
+
+static int sq_job_set_tampered(tg_store *s, int64_t id, const char *why)
+{
+	sq_store *b = sq(s);
+	sqlite3_stmt *st = sq_stmt(b, SQ_SET_TAMPERED);
+	if (!st)
+		return TG_EIO;
+	bind_text(st, 1, why);
+	sqlite3_bind_int64(st, 2, id);
+	int changed = 0, rc = sq_update(b, st, "set tampered", &changed);
+	if (!rc && !changed)
+		rc = tg_error_set(TG_ENOTFOUND, "store: no job %lld", (long long)id);
+	return rc;
+}
+
+static int sq_job_rejudge(tg_store *s, int64_t id, int64_t now)
+{
+	sq_store *b = sq(s);
+	sqlite3_stmt *st = sq_stmt(b, SQ_REJUDGE);
+	if (!st)
+		return TG_EIO;
+	sqlite3_bind_int64(st, 1, now);
+	sqlite3_bind_int64(st, 2, id);
+	int changed = 0, rc = sq_update(b, st, "judge again", &changed);
+	if (!rc && !changed)
+		rc = tg_error_set(TG_ENOTFOUND, "store: job %lld is not done", (long long)id);
+	return rc;
+}
+
+static int sq_count_runs(tg_store *s, const char *repo, const char *commit, const char *workload, int trusted,
+                         tg_run_counts *out)
+{
+	sq_store *b = sq(s);
+	sqlite3_stmt *st = sq_stmt(b, SQ_COUNT_RUNS);
+	if (!st)
+		return TG_EIO;
+	bind_text(st, 1, repo);
+	bind_text(st, 2, commit);
+	bind_text(st, 3, workload);
+	sqlite3_bind_int(st, 4, trusted);
+	int rc = sq_step(b, st, "count runs");
+	if (rc == 1) {
+		out->workloads = sqlite3_column_int64(st, 0);
+		out->runs = sqlite3_column_int64(st, 1);
+		out->unsigned_branch = sqlite3_column_int64(st, 2);
+		rc = 0;
+	}
+	sq_done(st);
+	return rc;
+}
+
+static int sq_find_pool(tg_store *s, const char *repo, const char *commit, const char *workload,
+                        const tg_pool_filter *f, int64_t limit, tg_job **out, size_t *n)
+{
+	sq_store *b = sq(s);
+	sqlite3_stmt *st = sq_stmt(b, SQ_FIND_POOL);
+	if (!st)
+		return TG_EIO;
+	bind_text(st, 1, repo);
+	bind_text(st, 2, commit);
+	bind_text(st, 3, workload);
+	sqlite3_bind_int64(st, 4, limit);
+	sqlite3_bind_int(st, 5, f->trusted_only != 0);
+	sqlite3_bind_int(st, 6, f->by_origin);
+	bind_text(st, 7, f->origin);
+	return sq_jobs_collect(b, st, "find pool", out, n);
+}
+
+static int sq_pr_runs(tg_store *s, int64_t since, int64_t limit, tg_job **out, size_t *n)
+{
+	sq_store *b = sq(s);
+	sqlite3_stmt *st = sq_stmt(b, SQ_PR_RUNS);
+	if (!st)
+		return TG_EIO;
+	sqlite3_bind_int64(st, 1, since);
+	sqlite3_bind_int64(st, 2, limit);
+	return sq_jobs_collect(b, st, "pull requests' runs", out, n);
+}
+
+static int sq_tampered(tg_store *s, const char *repo, const char *branch, tg_job **out, size_t *n)
+{
+	sq_store *b = sq(s);
+	sqlite3_stmt *st = sq_stmt(b, SQ_TAMPERED);
+	if (!st)
+		return TG_EIO;
+	bind_text(st, 1, repo);
+	bind_text(st, 2, branch);
+	sqlite3_bind_int(st, 3, s->trusted_only);
+	return sq_jobs_collect(b, st, "tampered runs", out, n);
 }
 
 /* ------------------------------------------------------------- run data */
@@ -956,6 +1079,12 @@ static const tg_store_ops sq_ops = {
 	.prune = sq_prune,
 	.leases = sq_leases,
 	.lease_expire = sq_lease_expire,
+	.job_set_tampered = sq_job_set_tampered,
+	.job_rejudge = sq_job_rejudge,
+	.count_runs = sq_count_runs,
+	.find_pool = sq_find_pool,
+	.pr_runs = sq_pr_runs,
+	.tampered = sq_tampered,
 	.data_put = sq_data_put,
 	.data_get = sq_data_get,
 	.run_traces_put = sq_run_traces_put,
@@ -994,6 +1123,22 @@ static int sq_wal(sq_store *b)
 	}
 }
 
+/* A database file that does not exist yet is created here, mode 0640 (the
+ * umask may take more away), before SQLite opens it: SQLite would create
+ * it 0644, readable by every user of the host, and it holds the manifests,
+ * the verdicts and the history. The WAL and shared-memory files SQLite
+ * makes next to it take the database file's mode. An SQLite "file:" URI is
+ * left to SQLite (read-only opens). */
+static int create_private(const char *path)
+{
+	if (!strncmp(path, "file:", 5))
+		return 0;
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0640);
+	if (fd >= 0)
+		close(fd);
+	return 0; /* it exists, or SQLite's open says why it cannot be made */
+}
+
 /* Opens path (a file name, or an SQLite "file:" URI such as
  * "file:/srv/tg.db?mode=ro") with the settings above. */
 int tg_store__sqlite_open(tg_store **out, const char *path)
@@ -1007,7 +1152,7 @@ int tg_store__sqlite_open(tg_store **out, const char *path)
 	b->base.ops = &sq_ops;
 	snprintf(b->base.describe, sizeof(b->base.describe), "sqlite:%s", path);
 	int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_URI;
-	int rc;
+	int rc = create_private(path);
 	if (sqlite3_open_v2(path, &b->db, flags, NULL) != SQLITE_OK) {
 		rc = b->db ? sq_err(b, "open") : tg_error_set(TG_ENOMEM, "out of memory");
 		goto fail;

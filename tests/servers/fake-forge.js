@@ -25,8 +25,13 @@
 //                        longer than the client's timeout: a forge that times out)
 //   POST /_fake/seed    {"repo","pr","count":150,"quote":"..."} other comments;
 //                       {"repo","pr","body","by"} one comment by user "by";
-//                       {"repo","pr","head","base","state"} the pull request itself (GET .../pulls/N,
-//                       GitLab's merge request): head commit, target branch (main), open (or closed);
+//                       {"repo","pr","head","base","state","ref","head_repo"} the pull request itself (GET
+//                       .../pulls/N, GitLab's merge request): head commit, target branch (main), open (or
+//                       closed), the branch it comes from (feature) and that branch's repository (repo);
+//                       {"repo","ci_run","run_head","run_branch","run_repo","run_mr"} a CI run (GitHub:
+//                       GET .../actions/runs/ID; GitLab: GET .../pipelines/ID): the commit it ran on, its
+//                       branch and that branch's repository (GitHub), or the merge request whose
+//                       refs/merge-requests/N/head it ran on (GitLab)
 //                       {"repo","sha","author"} who wrote a commit; {"repo","collaborator","permission"}
 //                       what they may do (GitHub: GET .../commits/SHA, .../collaborators/U/permission)
 //                       {"repo","pr","labels":[{"name","by"}]} labels (and GitHub events)
@@ -48,13 +53,14 @@ const withLink = process.env.FAKE_LINK !== '0';
 const prefix = { github: '', gitlab: '/api/v4', gitea: '/api/v1' }[kind];
 
 const state = { comments: [], statuses: [], check_runs: [], labels: {}, pulls: {}, authors: {}, permissions: {},
-  requests: [] };
+  ci_runs: {}, requests: [] };
 // GitHub's pull-request object is large: the description's own example (FAKE_SPEC, the
 // subset served by prism) with the seeded state, head and base put in
 const spec = process.env.FAKE_SPEC ? JSON.parse(fs.readFileSync(process.env.FAKE_SPEC, 'utf8')) : null;
 const ghPullExample = spec?.components?.examples?.['pull-request']?.value;
 const ghCommitExample = spec?.components?.examples?.commit?.value;
 const ghPermExample = spec?.components?.examples?.['repository-collaborator-permission-response-if-user-has-admin-permissions']?.value;
+const ghRunExample = spec?.components?.examples?.['workflow-run']?.value;
 const fails = [];
 let nextId = 1000;
 const now = () => new Date().toISOString().replace(/\.\d+Z$/, 'Z');
@@ -170,11 +176,23 @@ function route(m, url, body) {
       // (the example's requested team lacks the "type" its own schema requires)
       Object.assign(o, { number: Number(r[2]), state: pr.state, requested_teams: [] });
       o.head.sha = pr.head;
+      o.head.ref = pr.ref;
+      if (o.head.repo) o.head.repo.full_name = pr.head_repo || r[1];
       o.base.ref = pr.base;
       return { code: 200, obj: o };
     }
     return { code: 200, obj: { id: Number(r[2]), number: Number(r[2]), state: pr.state, title: 'a pull request',
-      head: { label: 'feature', ref: 'feature', sha: pr.head }, base: { label: pr.base, ref: pr.base, sha: pr.head } } };
+      head: { label: pr.ref, ref: pr.ref, sha: pr.head }, base: { label: pr.base, ref: pr.base, sha: pr.head } } };
+  }
+  // a CI run (GitHub Actions: a workflow run): what the daemon asks to confirm a run's origin
+  if (kind === 'github' && m === 'GET' && ghRunExample && (r = p.match(/^\/repos\/([^/]+\/[^/]+)\/actions\/runs\/(\d+)$/))) {
+    const run = state.ci_runs[`${r[1]}@${r[2]}`];
+    if (!run) return { code: 404, obj: { message: 'Not Found' } };
+    const o = JSON.parse(JSON.stringify(ghRunExample));
+    Object.assign(o, { id: Number(r[2]), head_sha: run.run_head, head_branch: run.run_branch || 'feature',
+      event: 'pull_request', pull_requests: [] });
+    if (o.head_repository) o.head_repository.full_name = run.run_repo || r[1];
+    return { code: 200, obj: o };
   }
   // who wrote a commit, and what may they do (GitHub: a Tracegate-Accept trailer counts from writers)
   if (kind === 'github' && m === 'GET' && ghCommitExample && (r = p.match(/^\/repos\/([^/]+\/[^/]+)\/commits\/([0-9a-f]{40})$/))) {
@@ -213,7 +231,17 @@ function route(m, url, body) {
       const pr = state.pulls[`${decodeURIComponent(r[1])}#${r[2]}`];
       return { code: 200, obj: { id: 1, iid: Number(r[2]), project_id: 1, title: 'a merge request',
         state: pr ? { open: 'opened' }[pr.state] || pr.state : 'opened', labels: labels.map((l) => l.name),
-        ...(pr ? { sha: pr.head, target_branch: pr.base } : {}) } };
+        ...(pr ? { sha: pr.head, target_branch: pr.base, source_branch: pr.ref } : {}) } };
+    }
+    // a CI run (a pipeline): the commit it ran on and its ref
+    if ((r = p.match(/^\/projects\/([^/]+)\/pipelines\/(\d+)$/)) && m === 'GET') {
+      const run = state.ci_runs[`${decodeURIComponent(r[1])}@${r[2]}`];
+      if (!run) return { code: 404, obj: { message: '404 Not found' } };
+      const t = now();
+      return { code: 200, obj: { id: Number(r[2]), iid: 1, project_id: 1, sha: run.run_head,
+        ref: run.run_mr ? `refs/merge-requests/${run.run_mr}/head` : run.run_branch || 'feature', status: 'success',
+        source: run.run_mr ? 'merge_request_event' : 'push', created_at: t, updated_at: t,
+        web_url: `https://gitlab.test/pipelines/${r[2]}` } };
     }
     return undefined;
   }
@@ -280,7 +308,9 @@ function hook(m, p, body) {
       addComment(body.repo, body.pr, i === 70 && body.quote ? body.quote : `seeded comment ${i + 1}`, `user${i % 7}`);
     if (body.labels) state.labels[`${body.repo}#${body.pr}`] = body.labels;
     if (body.body) addComment(body.repo, body.pr, body.body, body.by || 'someone');
-    if (body.head) state.pulls[`${body.repo}#${body.pr}`] = { head: body.head, base: body.base || 'main', state: body.state || 'open' };
+    if (body.head) state.pulls[`${body.repo}#${body.pr}`] = { head: body.head, base: body.base || 'main', state: body.state || 'open',
+      ref: body.ref || 'feature', head_repo: body.head_repo };
+    if (body.ci_run) state.ci_runs[`${body.repo}@${body.ci_run}`] = body;
     if (body.sha && body.author) state.authors[`${body.repo}@${body.sha}`] = body.author;
     if (body.collaborator) state.permissions[`${body.repo}@${body.collaborator}`] = body.permission;
     return { comments: state.comments.length };
