@@ -32,10 +32,10 @@
  * SIGKILL when daemon.job_timeout runs out, or when the daemon is told to
  * stop (the job is then claimed again by the next daemon). A child that
  * dies by a signal it was not sent (the kernel's OOM killer, a crash) is
- * reported as such. Forking costs about a millisecond next to an
+ * reported as such, and so is one that ends without its report. Forking costs about a millisecond next to an
  * analysis's tens of milliseconds at least.
  *
- * Built with AddressSanitizer the memory budget is not applied: ASan maps
+ * Built with the address sanitizer the memory budget is not applied: it maps
  * terabytes of shadow memory that RLIMIT_DATA would count (the daemon logs
  * it at start).
  */
@@ -300,10 +300,14 @@ int tg_daemon_budget_run(tg_daemon_budget *out, tg_daemon *d, tg_job *j, tg_daem
 		out->signal = sig;
 		return 0;
 	}
-	/* the report decides (a checker such as valgrind may set the exit code) */
-	if (!got)
-		return tg_error_set(TG_EIO, "job %lld: its analysis ended without a report (exit %d)", (long long)j->id,
-		                    WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+	/* the report decides (a checker such as valgrind may set the exit
+	 * code); none: the analysis ended abnormally (a sanitizer's report, an
+	 * exit in a library), a failure of this run like a crash */
+	if (!got) {
+		out->over = TG_BUDGET_EXIT;
+		out->signal = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+		return 0;
+	}
 	out->rc = r.rc;
 	out->blocker = r.blocker;
 	if (r.rc)
@@ -329,6 +333,8 @@ void tg_daemon_budget_why(char *buf, size_t cap, const tg_daemon *d, const tg_da
 		snprintf(buf, cap,
 		         "the analysis took longer than its budget (daemon.job_timeout: %lld s) and was stopped",
 		         (long long)(d->cfg->job_timeout_ms / 1000));
+	else if (b->over == TG_BUDGET_EXIT)
+		snprintf(buf, cap, "the analysis ended without its report (exit %d)", b->signal);
 	else if (b->signal == SIGKILL)
 		snprintf(buf, cap,
 		         "the analysis was killed (signal 9: the system ran out of memory? daemon.job_memory: %s)",

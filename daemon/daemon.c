@@ -129,7 +129,7 @@ int tg_daemon_new(tg_daemon **out, tg_config *cfg, const tg_daemon_opts *opts)
 	tg_log(TG_LOG_INFO, "tracegate %s: watching %s (%s), store %s, %zu repositories", TG_VERSION,
 	       tg_storage_describe(d->storage), tg_storage_kind(d->storage), tg_store_backend(d->store), cfg->nrepos);
 	if (!tg_daemon_budget_memory_applies())
-		tg_log(TG_LOG_WARN, "daemon.job_memory is not applied: this tracegate is built with AddressSanitizer");
+		tg_log(TG_LOG_WARN, "daemon.job_memory is not applied: this tracegate is built with the address sanitizer (make SAN=1)");
 	if (cfg->storage.signing_key.value)
 		tg_store_set_trusted_only(d->store, 1);
 	else

@@ -66,12 +66,13 @@ int tg_daemon_reopen(tg_daemon *d);
 typedef enum tg_budget_over {
 	TG_BUDGET_NONE = 0, /* it ended by itself: rc */
 	TG_BUDGET_TIME,     /* daemon.job_timeout ran out: killed */
-	TG_BUDGET_SIGNAL    /* killed by a signal it was not sent (OOM killer), or crashed */
+	TG_BUDGET_SIGNAL,   /* killed by a signal it was not sent (OOM killer), or crashed */
+	TG_BUDGET_EXIT      /* ended without its report (exit code in signal) */
 } tg_budget_over;
 
 typedef struct tg_daemon_budget {
 	tg_budget_over over;
-	int signal;         /* TG_BUDGET_SIGNAL: which */
+	int signal;         /* TG_BUDGET_SIGNAL: which; TG_BUDGET_EXIT: the exit code */
 	int rc;             /* TG_BUDGET_NONE: what the analysis returned (its message is tg_error_last) */
 	int64_t blocker;    /* the job it waits for (TG_EAGAIN), 0 when none */
 	int64_t ms;         /* wall time */
@@ -84,7 +85,7 @@ typedef int (*tg_daemon_budget_fn)(tg_daemon *d, tg_job *j, void *arg);
  * (daemon.job_timeout, daemon.job_memory): see budget.c. *out says how it
  * ended. Returns 0 (then look at *out), TG_EAGAIN when the daemon is
  * stopping (the child was killed; the job is claimed again later), or
- * TG_EIO when no child could be started or it ended without a report. */
+ * TG_EIO when no child could be started. */
 int tg_daemon_budget_run(tg_daemon_budget *out, tg_daemon *d, tg_job *j, tg_daemon_budget_fn fn, void *arg);
 
 /* Why a job went over its budget, for its status (memory: the analysis
