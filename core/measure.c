@@ -11,6 +11,7 @@
 #include "memory.h"
 #include "modules.h"
 #include "perf_model.h"
+#include "ranks.h"
 #include "timeline.h"
 
 #include <jansson.h>
@@ -21,7 +22,9 @@
 
 struct tg_measure {
 	const tg_tree **trees; /* per trace; NULL for a trace added from stored records */
-	int64_t *ranks;        /* per trace: its distributedInfo rank, -1 when none */
+	int64_t *ranks;        /* per trace: tg_rank_of, -1 when unknown */
+	char **names;          /* per trace added from stored records: its name (owned), else NULL */
+	size_t *nsteps;        /* per trace added from stored records: its profiled steps */
 	size_t ntrees, captrees;
 	tg_atoms *keys;
 	tg_kernel_rec *recs;
@@ -321,6 +324,7 @@ static int add_kernel_rec(tg_measure *m, struct trace_walk *w, uint32_t i)
 	r->unit = step_unit(w->first_unit, w->nsteps, st);
 	r->trace = w->ti;
 	r->event = i;
+	r->pair = TG_NONE;
 	r->stream = tg_kernel_stream(w->t, &ev[i]);
 	r->rank = w->rank;
 	r->dur_ns = ev[i].dur;
@@ -343,9 +347,7 @@ static int add_trace(tg_measure *m, uint32_t ti)
 	if (rc)
 		return rc;
 	tg_tree_steps(w.tree, &w.nsteps);
-	w.rank = tg_trace_rank(w.t);
-	if (w.rank < 0)
-		w.rank = ti;
+	w.rank = m->ranks[ti] >= 0 ? m->ranks[ti] : (int64_t)ti;
 	tg_launchers *l = NULL;
 	tg_launchers_opts lo = {.tb = {0}, .step = -1};
 	if ((rc = tg_launchers_build(&l, w.tree, &lo)))
@@ -390,24 +392,42 @@ int tg_measure_new(tg_measure **out, tg_atoms *keys)
 	return 0;
 }
 
-/* Room for one more trace; its tree and rank set, the fingerprint folded
- * in. 0 or TG_ENOMEM. */
-static int push_trace(tg_measure *m, const tg_tree *tree, int64_t rank, const tg_fingerprint *fp)
+/* Room for one more trace in m's per-trace arrays. 0 or TG_ENOMEM. */
+static int grow_traces(tg_measure *m)
 {
-	if (m->ntrees == m->captrees) {
-		size_t cap = m->captrees ? 2 * m->captrees : 4;
-		const tg_tree **t = realloc((void *)m->trees, cap * sizeof(*t));
-		if (!t)
-			return TG_ENOMEM;
+	if (m->ntrees < m->captrees)
+		return 0;
+	size_t cap = m->captrees ? 2 * m->captrees : 4;
+	const tg_tree **t = realloc((void *)m->trees, cap * sizeof(*t));
+	if (t)
 		m->trees = t;
-		int64_t *r = realloc(m->ranks, cap * sizeof(*r));
-		if (!r)
-			return TG_ENOMEM;
+	int64_t *r = t ? realloc(m->ranks, cap * sizeof(*r)) : NULL;
+	if (r)
 		m->ranks = r;
-		m->captrees = cap;
-	}
+	char **na = r ? realloc(m->names, cap * sizeof(*na)) : NULL;
+	if (na)
+		m->names = na;
+	size_t *ns = na ? realloc(m->nsteps, cap * sizeof(*ns)) : NULL;
+	if (!ns)
+		return TG_ENOMEM;
+	m->nsteps = ns;
+	m->captrees = cap;
+	return 0;
+}
+
+/* One more trace: its tree (or, from stored records, its name, copied,
+ * and step count) and rank set, the fingerprint folded in. 0 or
+ * TG_ENOMEM. */
+static int push_trace(tg_measure *m, const tg_tree *tree, int64_t rank, const tg_fingerprint *fp, const char *name,
+                      size_t nsteps)
+{
+	char *copy = NULL;
+	if (grow_traces(m) || (!tree && !(copy = strdup(name ? name : ""))))
+		return TG_ENOMEM;
 	m->trees[m->ntrees] = tree;
 	m->ranks[m->ntrees] = rank;
+	m->names[m->ntrees] = copy;
+	m->nsteps[m->ntrees] = nsteps;
 	if (m->ntrees == 0)
 		m->fp = *fp;
 	else if (strcmp(fp->gpu, m->fp.gpu) || strcmp(fp->driver, m->fp.driver) || strcmp(fp->runtime, m->fp.runtime) ||
@@ -419,11 +439,18 @@ static int push_trace(tg_measure *m, const tg_tree *tree, int64_t rank, const tg
 
 int tg_measure_build(tg_measure **out, const tg_tree *const *trees, size_t n, tg_atoms *keys)
 {
+	return tg_measure_build_ranked(out, trees, NULL, n, keys);
+}
+
+int tg_measure_build_ranked(tg_measure **out, const tg_tree *const *trees, const int64_t *ranks, size_t n,
+                            tg_atoms *keys)
+{
 	int rc = tg_measure_new(out, keys);
 	for (size_t i = 0; !rc && i < n; i++) {
 		tg_fingerprint fp;
-		fingerprint(&fp, tg_tree_trace(trees[i]));
-		if (!(rc = push_trace(*out, trees[i], tg_trace_rank(tg_tree_trace(trees[i])), &fp)))
+		const tg_trace *t = tg_tree_trace(trees[i]);
+		fingerprint(&fp, t);
+		if (!(rc = push_trace(*out, trees[i], tg_rank_of(t, ranks ? ranks[i] : -1), &fp, NULL, 0)))
 			rc = add_trace(*out, (uint32_t)i);
 	}
 	if (rc) {
@@ -454,6 +481,7 @@ static int append_recs(tg_measure *m, const tg_kernel_rec *r, size_t n, const ui
 		x.kernel = KEY(x.kernel);
 		x.module = KEY(x.module);
 		x.trace += t0;
+		x.pair = TG_NONE; /* the alignment's, made on the measures it pairs */
 		x.rank = rank >= 0 ? rank : (int64_t)x.trace;
 		m->recs[m->nrecs++] = x;
 	}
@@ -488,10 +516,10 @@ int tg_measure_add_trace(tg_measure *m, const tg_measure_trace *tr)
 	int rc = append_units_invs(m, tr->units, tr->nunits, tr->invs, tr->ninvs, NULL, t0);
 	if (!rc)
 		rc = append_recs(m, tr->recs, tr->nrecs, NULL, &rank, t0, u0, i0);
-	return rc ? rc : push_trace(m, tr->tree, tr->rank, &tr->fp);
+	return rc ? rc : push_trace(m, tr->tree, tr->rank, &tr->fp, tr->name, tr->nsteps);
 }
 
-int tg_measure_append(tg_measure *dst, const tg_measure *src)
+int tg_measure_append(tg_measure *dst, const tg_measure *src, const int64_t *ranks, const char *const *names)
 {
 	uint32_t *map = NULL;
 	if (src->keys != dst->keys) {
@@ -509,9 +537,10 @@ int tg_measure_append(tg_measure *dst, const tg_measure *src)
 	uint32_t t0 = (uint32_t)dst->ntrees, u0 = (uint32_t)dst->nunits, i0 = (uint32_t)dst->ninvs;
 	int rc = append_units_invs(dst, src->units, src->nunits, src->invs, src->ninvs, map, t0);
 	if (!rc)
-		rc = append_recs(dst, src->recs, src->nrecs, map, src->ranks, t0, u0, i0);
+		rc = append_recs(dst, src->recs, src->nrecs, map, ranks ? ranks : src->ranks, t0, u0, i0);
 	for (size_t t = 0; !rc && t < src->ntrees; t++)
-		rc = push_trace(dst, src->trees[t], src->ranks[t], &src->fp);
+		rc = push_trace(dst, src->trees[t], ranks ? ranks[t] : src->ranks[t], &src->fp,
+		                names && names[t] ? names[t] : src->names[t], src->nsteps[t]);
 	if (!rc && !src->fp_consistent)
 		dst->fp_consistent = 0;
 	free(map);
@@ -522,8 +551,12 @@ void tg_measure_free(tg_measure *m)
 {
 	if (!m)
 		return;
+	for (size_t i = 0; i < m->ntrees; i++)
+		free(m->names[i]);
 	free((void *)m->trees);
 	free(m->ranks);
+	free(m->names);
+	free(m->nsteps);
 	free(m->recs);
 	free(m->invs);
 	free(m->units);
@@ -574,6 +607,63 @@ const tg_tree *tg_measure_tree(const tg_measure *m, size_t i)
 int64_t tg_measure_trace_rank(const tg_measure *m, size_t i)
 {
 	return i < m->ntrees ? m->ranks[i] : -1;
+}
+
+const char *tg_measure_trace_name(const tg_measure *m, size_t i)
+{
+	if (i >= m->ntrees)
+		return "";
+	return m->trees[i] ? tg_trace_name(tg_tree_trace(m->trees[i])) : m->names[i];
+}
+
+size_t tg_measure_trace_steps(const tg_measure *m, size_t i)
+{
+	size_t n = 0;
+	if (i < m->ntrees && m->trees[i])
+		tg_tree_steps(m->trees[i], &n);
+	else if (i < m->ntrees)
+		n = m->nsteps[i];
+	return n;
+}
+
+size_t tg_measure_nranks(const tg_measure *m)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < m->ntrees; i++) {
+		if (m->ranks[i] < 0)
+			continue;
+		size_t k = 0;
+		while (k < i && m->ranks[k] != m->ranks[i])
+			k++;
+		n += k == i;
+	}
+	return n;
+}
+
+int tg_measure_judgeable(const tg_measure *m, const char *side)
+{
+	for (size_t t = 0; t < m->ntrees; t++) {
+		size_t all = 0, in_steps = 0;
+		for (size_t i = 0; i < m->nrecs; i++) {
+			if (m->recs[i].trace != t)
+				continue;
+			all++;
+			in_steps += m->recs[i].unit != TG_NONE;
+		}
+		if (in_steps)
+			continue;
+		const char *name = tg_measure_trace_name(m, t);
+		if (!all)
+			return tg_error_set(TG_ENODATA,
+			                    "nothing to judge: the %s trace %s has no GPU activity (no kernel, "
+			                    "memcpy or memset)",
+			                    side, name);
+		return tg_error_set(TG_ENODATA,
+		                    "nothing to judge: the %s trace %s has %zu GPU events, none in its %zu "
+		                    "profiled steps",
+		                    side, name, all, tg_measure_trace_steps(m, t));
+	}
+	return 0;
 }
 
 const tg_atoms *tg_measure_keys(const tg_measure *m)

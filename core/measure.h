@@ -38,8 +38,11 @@ typedef struct tg_kernel_rec {
 	uint32_t module;   /* "Block_0/Attention_0/Linear_2"; "" outside modules */
 	uint32_t trace;    /* index of the trace on this side */
 	uint32_t event;    /* the device event in its trace */
+	uint32_t pair;     /* the record of the other side's measure the tree
+	                      alignment pairs this one with (core/call_pairs.h),
+	                      TG_NONE when none (or not aligned) */
 	int64_t stream;
-	int64_t rank;      /* distributedInfo rank, else the trace index */
+	int64_t rank; /* the trace's rank (tg_measure_trace_rank), else its index */
 	int64_t dur_ns;
 	int64_t delay_ns;  /* kernel start - launch call start; -1 without a launch */
 	int64_t ts;        /* start, ns */
@@ -84,6 +87,12 @@ void tg_fingerprint_runtime_text(char *buf, size_t cap, const char *runtime);
  * *out owns the result (tg_measure_free). Returns 0 or TG_ENOMEM. */
 int tg_measure_build(tg_measure **out, const tg_tree *const *trees, size_t n, tg_atoms *keys);
 
+/* tg_measure_build with each trace's rank hint (ranks: n values, the
+ * manifest's rank or -1; NULL: none), from which tg_rank_of (ranks.h)
+ * decides the trace's rank. */
+int tg_measure_build_ranked(tg_measure **out, const tg_tree *const *trees, const int64_t *ranks, size_t n,
+                            tg_atoms *keys);
+
 /* A measure of no trace yet on keys (not owned), to add traces to
  * (tg_measure_add_trace, tg_measure_append). 0 or TG_ENOMEM. */
 int tg_measure_new(tg_measure **out, tg_atoms *keys);
@@ -94,7 +103,9 @@ int tg_measure_new(tg_measure **out, tg_atoms *keys);
  * measure's table. */
 typedef struct tg_measure_trace {
 	const tg_tree *tree;  /* may be NULL (stored measures: tg_measure_tree gives NULL) */
-	int64_t rank;         /* distributedInfo rank, -1 when none */
+	int64_t rank;         /* the trace's rank, -1 when unknown */
+	const char *name;     /* without a tree: the trace's name (copied; NULL: "") */
+	size_t nsteps;        /* without a tree: its profiled steps */
 	tg_fingerprint fp;
 	const tg_kernel_rec *recs;
 	size_t nrecs;
@@ -112,9 +123,26 @@ int tg_measure_add_trace(tg_measure *m, const tg_measure_trace *tr);
 /* Appends every trace of src to dst, as if dst had measured them after
  * its own: indices moved, keys of src's table interned into dst's in
  * src's order (so that dst numbers them as a measure built on its table
- * would). src is unchanged; its trees are borrowed as src borrows them.
- * 0 or TG_ENOMEM. */
-int tg_measure_append(tg_measure *dst, const tg_measure *src);
+ * would). ranks (one per trace of src; NULL: src's) and names (likewise;
+ * a NULL entry keeps src's) give the traces their rank and name on dst,
+ * as a rank hint and a file name do to a trace measured on dst. src is
+ * unchanged; its trees are borrowed as src borrows them. 0 or
+ * TG_ENOMEM. */
+int tg_measure_append(tg_measure *dst, const tg_measure *src, const int64_t *ranks, const char *const *names);
+
+/* The rank of trace i (tg_rank_of: distributedInfo, the hint, the file
+ * name), -1 when unknown. The kernel records carry it, or the trace's
+ * index when it is unknown. */
+int64_t tg_measure_trace_rank(const tg_measure *m, size_t i);
+
+/* How many distinct known ranks the side's traces have (0 when none is
+ * known). */
+size_t tg_measure_nranks(const tg_measure *m);
+
+/* The name of trace i (tg_trace_name of its trace, or the name it was
+ * added with); its profiled steps. */
+const char *tg_measure_trace_name(const tg_measure *m, size_t i);
+size_t tg_measure_trace_steps(const tg_measure *m, size_t i);
 
 void tg_measure_free(tg_measure *m);
 
@@ -131,15 +159,22 @@ tg_kernel_rec *tg_measure_kernels_mut(tg_measure *m, size_t *n);
  * has the same one (else 0). */
 const tg_fingerprint *tg_measure_fingerprint(const tg_measure *m, int *consistent);
 
+/* Whether the side m has something to judge: every trace has GPU activity
+ * (a kernel, memcpy or memset), and a trace with profiled steps has some
+ * of it inside them. side names the side in the message ("base", "new",
+ * "--noise-from"). Returns 0, or TG_ENODATA with one line naming the side,
+ * the trace and what is missing: "nothing to judge: the new trace b.json
+ * has no GPU activity (no kernel, memcpy or memset)". A trace of nothing
+ * is not a pass: the gate and the daemon refuse it (exit 2, status
+ * error; docs/rules.md). */
+int tg_measure_judgeable(const tg_measure *m, const char *side);
+
 /* Number of traces. */
 size_t tg_measure_traces(const tg_measure *m);
 
 /* The tree of trace i (borrowed); NULL for a trace added from stored
  * measures. */
 const tg_tree *tg_measure_tree(const tg_measure *m, size_t i);
-
-/* The distributedInfo rank of trace i, -1 when it has none. */
-int64_t tg_measure_trace_rank(const tg_measure *m, size_t i);
 
 /* The key table (borrowed). */
 const tg_atoms *tg_measure_keys(const tg_measure *m);

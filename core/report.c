@@ -7,6 +7,7 @@
 #include "launch_stats.h"
 #include "launchers.h"
 #include "memory.h"
+#include "perf_model.h"
 #include "perf_sheets.h"
 #include "short_kernels.h"
 #include "timeline.h"
@@ -152,6 +153,35 @@ static void *second_half(void *arg)
 	return NULL;
 }
 
+/* The findings of tree into out->findings, reusing the report's perf
+ * sheets (exact time base only: TraceLens's mode links kernels its own way). */
+static int add_findings(tg_report *out, const tg_tree *tree, const tg_report_opts *opts)
+{
+	tg_findings_opts fo;
+	if (opts->findings)
+		fo = *opts->findings;
+	else
+		tg_findings_opts_default(&fo);
+	const tg_gpu_spec *spec;
+	int rc = tg_report_gpu_spec(&spec, tree, opts);
+	if (rc)
+		return rc;
+	if (spec)
+		fo.gpu = spec;
+	const tg_table *sheets[TG_PERF_KIND_COUNT];
+	size_t ns = 0;
+	for (int k = TG_PERF_NONE + 1; !opts->tracelens && k < TG_PERF_KIND_COUNT; k++) {
+		const tg_table *t = tg_report_find(out, tg_perf_sheet_name((tg_perf_kind)k));
+		if (t)
+			sheets[ns++] = t;
+	}
+	if (!opts->tracelens) {
+		fo.sheets = sheets;
+		fo.nsheets = ns;
+	}
+	return tg_findings_compute(&out->findings, tree, &fo, opts->step, opts->findings_alone);
+}
+
 int tg_report_build(tg_report *out, const tg_tree *tree, const tg_report_opts *opts)
 {
 	memset(out, 0, sizeof(*out));
@@ -208,6 +238,8 @@ done:
 		h.r.tables[i] = NULL;
 	}
 	tg_tables_free(h.r.tables, h.r.n);
+	if (!rc && !opts->no_findings)
+		rc = add_findings(out, tree, opts);
 	if (rc)
 		tg_report_free(out);
 	return rc;
@@ -224,6 +256,8 @@ const tg_table *tg_report_find(const tg_report *r, const char *name)
 void tg_report_free(tg_report *r)
 {
 	tg_tables_free(r->tables, r->n);
+	tg_findings_free(r->findings);
 	r->tables = NULL;
 	r->n = 0;
+	r->findings = NULL;
 }

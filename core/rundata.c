@@ -10,7 +10,7 @@
  * reads through a cursor that refuses to step past the end, and checks
  * every count against the bytes left before it allocates.
  */
-#include "rundata.h"
+#include "rundata_impl.h"
 #include "kernel_category.h"
 
 #include <stdlib.h>
@@ -25,24 +25,44 @@ struct tg_rundata {
 	tg_measure *m;
 	tg_skeleton *sk;
 	uint64_t json_bytes;
+	int64_t rank;  /* distributedInfo, -1 when none */
+	size_t nsteps; /* profiled steps */
+	tg_cp_summary cp;
+	tg_findings *findings;
+	char *fkey; /* the thresholds' key */
 };
 
-int tg_rundata_build(tg_rundata **out, const tg_tree *tree)
+/* The measures on keys of rd's own, the trace's rank, steps and critical
+ * path of tree. */
+static int measure_tree(tg_rundata *rd, const tg_tree *tree)
 {
-	*out = NULL;
-	tg_rundata *rd = tg_calloc(1, sizeof(*rd));
-	if (!rd || !(rd->keys = tg_atoms_new())) {
-		free(rd);
+	if (!(rd->keys = tg_atoms_new()))
 		return TG_ENOMEM;
-	}
+	const tg_trace *t = tg_tree_trace(tree);
+	rd->rank = tg_trace_rank(t);
+	rd->json_bytes = tg_trace_stats_get(t)->json_bytes;
+	tg_tree_steps(tree, &rd->nsteps);
 	int rc = tg_measure_build(&rd->m, &tree, 1, rd->keys);
 	if (!rc)
 		rc = tg_skeleton_build(&rd->sk, tree, 0);
+	if (!rc)
+		rc = tg_cp_summarize(&rd->cp, tree);
+	return rc;
+}
+
+int tg_rundata_build(tg_rundata **out, const tg_tree *tree, const tg_findings_opts *fo)
+{
+	*out = NULL;
+	tg_rundata *rd = tg_calloc(1, sizeof(*rd));
+	char key[2048];
+	tg_rundata_opts_key(key, sizeof(key), fo);
+	int rc = rd && (rd->fkey = strdup(key)) ? measure_tree(rd, tree) : TG_ENOMEM;
+	if (!rc)
+		rc = tg_findings_compute(&rd->findings, tree, fo, -1, 0);
 	if (rc) {
 		tg_rundata_free(rd);
 		return rc;
 	}
-	rd->json_bytes = tg_trace_stats_get(tg_tree_trace(tree))->json_bytes;
 	*out = rd;
 	return 0;
 }
@@ -54,6 +74,8 @@ void tg_rundata_free(tg_rundata *rd)
 	tg_measure_free(rd->m);
 	tg_skeleton_free(rd->sk);
 	tg_atoms_free(rd->keys);
+	tg_findings_free(rd->findings);
+	free(rd->fkey);
 	free(rd);
 }
 
@@ -72,6 +94,26 @@ uint64_t tg_rundata_json_bytes(const tg_rundata *rd)
 	return rd->json_bytes;
 }
 
+int64_t tg_rundata_rank(const tg_rundata *rd)
+{
+	return rd->rank;
+}
+
+const tg_findings *tg_rundata_findings(const tg_rundata *rd)
+{
+	return rd->findings;
+}
+
+const char *tg_rundata_findings_key(const tg_rundata *rd)
+{
+	return rd->fkey;
+}
+
+const tg_cp_summary *tg_rundata_cp(const tg_rundata *rd)
+{
+	return &rd->cp;
+}
+
 uint64_t tg_rundata_mem_bytes(const tg_rundata *rd)
 {
 	size_t nr, ni, nu, ns;
@@ -79,60 +121,23 @@ uint64_t tg_rundata_mem_bytes(const tg_rundata *rd)
 	tg_measure_invocations(rd->m, &ni);
 	tg_measure_units(rd->m, &nu);
 	tg_skeleton_nodes(rd->sk, &ns);
+	size_t nf;
+	tg_findings_list(rd->findings, &nf);
 	return (uint64_t)nr * sizeof(tg_kernel_rec) + (uint64_t)ni * sizeof(tg_invocation) +
 	       (uint64_t)nu * sizeof(tg_unit) + (uint64_t)ns * sizeof(tg_skel_node) + tg_atoms_bytes(rd->keys) +
+	       (uint64_t)nf * sizeof(tg_finding) +
 	       (tg_measure_tree(rd->m, 0) ? 0 : tg_atoms_bytes(tg_skeleton_atoms(rd->sk)));
 }
 
 /* ------------------------------------------------------------ writing */
-
-struct wr {
-	uint8_t *p;
-	size_t n, cap;
-	int bad; /* out of memory */
-};
-
-static void put(struct wr *w, const void *s, size_t n)
-{
-	if (w->bad || tg_grow((void **)&w->p, &w->cap, w->n + n + 1, 1)) {
-		w->bad = 1;
-		return;
-	}
-	memcpy(w->p + w->n, s, n);
-	w->n += n;
-}
-
-static void put_u64(struct wr *w, uint64_t v, int bytes)
-{
-	uint8_t b[8];
-	for (int i = 0; i < bytes; i++)
-		b[i] = (uint8_t)(v >> (8 * i));
-	put(w, b, (size_t)bytes);
-}
-
-#define PUT_U8(w, v) put_u64((w), (uint64_t)(v), 1)
-#define PUT_U32(w, v) put_u64((w), (uint64_t)(v), 4)
-#define PUT_I64(w, v) put_u64((w), (uint64_t)(int64_t)(v), 8)
-
-static void put_f64(struct wr *w, double d)
-{
-	uint64_t v;
-	memcpy(&v, &d, sizeof(v));
-	put_u64(w, v, 8);
-}
-
-static void put_str(struct wr *w, const char *s, size_t n)
-{
-	PUT_U32(w, n);
-	put(w, s, n);
-}
 
 static void put_trace(struct wr *w, const tg_rundata *rd, uint32_t nevents)
 {
 	const tg_fingerprint *fp = tg_measure_fingerprint(rd->m, NULL);
 	PUT_I64(w, rd->json_bytes);
 	PUT_U32(w, nevents);
-	PUT_I64(w, tg_measure_trace_rank(rd->m, 0));
+	PUT_I64(w, rd->rank);
+	PUT_I64(w, rd->nsteps);
 	put_str(w, fp->gpu, strlen(fp->gpu));
 	put_str(w, fp->driver, strlen(fp->driver));
 	put_str(w, fp->runtime, strlen(fp->runtime));
@@ -217,6 +222,33 @@ static int put_skeleton(struct wr *w, const tg_skeleton *sk)
 	return 0;
 }
 
+int tg_rundata_pack(void **out, size_t *len, const char *magic, uint32_t format, struct wr *w)
+{
+	*out = NULL;
+	*len = 0;
+	int rc = w->bad ? TG_ENOMEM : 0;
+	uLongf cap = compressBound((uLong)w->n);
+	uint8_t *z = rc ? NULL : tg_malloc(HEADER_BYTES + cap);
+	if (!rc && !z)
+		rc = TG_ENOMEM;
+	if (!rc && compress2(z + HEADER_BYTES, &cap, w->p, (uLong)w->n, 1) != Z_OK)
+		rc = tg_error_set(TG_ENOMEM, "run data: deflate failed");
+	if (rc) {
+		free(w->p);
+		free(z);
+		return rc;
+	}
+	memcpy(z, magic, 4);
+	for (int i = 0; i < 4; i++)
+		z[4 + i] = (uint8_t)(format >> (8 * i));
+	for (int i = 0; i < 8; i++)
+		z[8 + i] = (uint8_t)((uint64_t)w->n >> (8 * i));
+	free(w->p);
+	*out = z;
+	*len = HEADER_BYTES + cap;
+	return 0;
+}
+
 int tg_rundata_encode(void **out, size_t *len, const tg_rundata *rd)
 {
 	*out = NULL;
@@ -225,91 +257,17 @@ int tg_rundata_encode(void **out, size_t *len, const tg_rundata *rd)
 	put_trace(&w, rd, tg_skeleton_events(rd->sk));
 	put_measure(&w, rd->m);
 	int rc = put_skeleton(&w, rd->sk);
-	if (!rc && w.bad)
-		rc = TG_ENOMEM;
-	uLongf cap = compressBound((uLong)w.n);
-	uint8_t *z = rc ? NULL : tg_malloc(HEADER_BYTES + cap);
-	if (!rc && !z)
-		rc = TG_ENOMEM;
-	if (!rc && compress2(z + HEADER_BYTES, &cap, w.p, (uLong)w.n, 1) != Z_OK)
-		rc = tg_error_set(TG_ENOMEM, "run data: deflate failed");
+	tg_rundata_put_cp(&w, &rd->cp);
+	put_str(&w, rd->fkey, strlen(rd->fkey));
+	tg_rundata_put_findings(&w, rd->findings);
 	if (rc) {
 		free(w.p);
-		free(z);
 		return rc;
 	}
-	memcpy(z, MAGIC, 4);
-	for (int i = 0; i < 4; i++)
-		z[4 + i] = (uint8_t)((uint32_t)TG_RUNDATA_FORMAT >> (8 * i));
-	for (int i = 0; i < 8; i++)
-		z[8 + i] = (uint8_t)((uint64_t)w.n >> (8 * i));
-	free(w.p);
-	*out = z;
-	*len = HEADER_BYTES + cap;
-	return 0;
+	return tg_rundata_pack(out, len, MAGIC, TG_RUNDATA_FORMAT, &w);
 }
 
 /* ------------------------------------------------------------ reading */
-
-struct rd_cur {
-	const uint8_t *p;
-	size_t n, at;
-	const char *bad; /* what was wrong, NULL while fine */
-};
-
-static uint64_t get_u64(struct rd_cur *c, int bytes)
-{
-	if (c->bad || c->n - c->at < (size_t)bytes) {
-		if (!c->bad)
-			c->bad = "truncated";
-		return 0;
-	}
-	uint64_t v = 0;
-	for (int i = 0; i < bytes; i++)
-		v |= (uint64_t)c->p[c->at + (size_t)i] << (8 * i);
-	c->at += (size_t)bytes;
-	return v;
-}
-
-#define GET_U8(c) ((uint8_t)get_u64((c), 1))
-#define GET_U32(c) ((uint32_t)get_u64((c), 4))
-#define GET_I64(c) ((int64_t)get_u64((c), 8))
-
-static double get_f64(struct rd_cur *c)
-{
-	uint64_t v = get_u64(c, 8);
-	double d;
-	memcpy(&d, &v, sizeof(d));
-	return d;
-}
-
-/* A count of items of at least `each` bytes that the bytes left can hold. */
-static uint32_t get_count(struct rd_cur *c, size_t each, const char *what)
-{
-	uint32_t n = GET_U32(c);
-	if (!c->bad && (n >= TG_NONE - 1 || (uint64_t)n * each > c->n - c->at)) {
-		c->bad = what;
-		return 0;
-	}
-	return c->bad ? 0 : n;
-}
-
-/* A string of at most max - 1 bytes into buf (NUL-terminated). */
-static void get_fixed_str(struct rd_cur *c, char *buf, size_t max, const char *what)
-{
-	uint32_t n = GET_U32(c);
-	if (!c->bad && (n >= max || n > c->n - c->at))
-		c->bad = what;
-	if (c->bad) {
-		buf[0] = 0;
-		return;
-	}
-	memcpy(buf, c->p + c->at, n);
-	buf[n] = 0;
-	if (strlen(buf) != n)
-		c->bad = what; /* a NUL inside */
-	c->at += n;
-}
 
 /* n strings interned into a new table, atom i for the i-th (a repeated
  * string would shift the numbering: refused). */
@@ -423,6 +381,7 @@ static void get_recs(struct rd_cur *c, struct dec *d)
 		r->ts = GET_I64(c);
 		r->cat_source = GET_U8(c);
 		r->trace = 0;
+		r->pair = TG_NONE;
 		if (!c->bad)
 			c->bad = rec_fault(r, d);
 	}
@@ -448,8 +407,6 @@ static int get_skeleton(tg_skeleton **sk, struct rd_cur *c, uint32_t nevents, co
 		x[i].kind = GET_U8(c);
 		x[i].linked = GET_U8(c);
 	}
-	if (!c->bad && c->at != c->n)
-		c->bad = "bytes after the end";
 	if (c->bad) {
 		free(x);
 		tg_atoms_free(names);
@@ -458,28 +415,27 @@ static int get_skeleton(tg_skeleton **sk, struct rd_cur *c, uint32_t nevents, co
 	return tg_skeleton_adopt(sk, x, n, nevents, names, with, what);
 }
 
-/* Inflates the payload of data into *raw (*n bytes). */
-static int inflate_payload(uint8_t **raw, size_t *n, const uint8_t *data, size_t len, uint64_t max_bytes,
-                           const char *what)
+int tg_rundata_unpack(uint8_t **raw, size_t *n, const uint8_t *data, size_t len, const char *magic,
+                      uint32_t format_want, uint64_t max_bytes, const char *kind, const char *what)
 {
 	*raw = NULL;
-	if (len < HEADER_BYTES || memcmp(data, MAGIC, 4))
-		return tg_error_set(TG_EFORMAT, "%s: not tracegate run data", what);
+	if (len < HEADER_BYTES || memcmp(data, magic, 4))
+		return tg_error_set(TG_EFORMAT, "%s: not tracegate %s", what, kind);
 	uint32_t format = 0;
 	uint64_t rawlen = 0;
 	for (int i = 0; i < 4; i++)
 		format |= (uint32_t)data[4 + i] << (8 * i);
 	for (int i = 0; i < 8; i++)
 		rawlen |= (uint64_t)data[8 + i] << (8 * i);
-	if (format != TG_RUNDATA_FORMAT)
-		return tg_error_set(TG_EFORMAT, "%s: run data of format %u (this tracegate reads %d)", what, format,
-		                    TG_RUNDATA_FORMAT);
+	if (format != format_want)
+		return tg_error_set(TG_EFORMAT, "%s: %s of format %u (this tracegate reads %u)", what, kind, format,
+		                    format_want);
 	if (max_bytes && rawlen > max_bytes)
-		return tg_error_set(TG_ELIMIT, "%s: run data of %llu bytes (limit %llu)", what,
+		return tg_error_set(TG_ELIMIT, "%s: %s of %llu bytes (limit %llu)", what, kind,
 		                    (unsigned long long)rawlen, (unsigned long long)max_bytes);
 	/* deflate cannot shrink data more than about 1032 times */
 	if (rawlen > (uint64_t)(len - HEADER_BYTES) * 1100 + 4096 || rawlen >= SIZE_MAX / 2)
-		return tg_error_set(TG_EFORMAT, "%s: run data claims %llu bytes from %zu", what,
+		return tg_error_set(TG_EFORMAT, "%s: %s claims %llu bytes from %zu", what, kind,
 		                    (unsigned long long)rawlen, len);
 	uint8_t *p = tg_malloc(rawlen ? rawlen : 1);
 	if (!p)
@@ -488,11 +444,31 @@ static int inflate_payload(uint8_t **raw, size_t *n, const uint8_t *data, size_t
 	int zr = uncompress(p, &got, data + HEADER_BYTES, (uLong)(len - HEADER_BYTES));
 	if (zr != Z_OK || got != rawlen) {
 		free(p);
-		return zr == Z_MEM_ERROR ? TG_ENOMEM : tg_error_set(TG_EFORMAT, "%s: run data does not inflate", what);
+		return zr == Z_MEM_ERROR ? TG_ENOMEM : tg_error_set(TG_EFORMAT, "%s: %s does not inflate", what, kind);
 	}
 	*raw = p;
 	*n = (size_t)rawlen;
 	return 0;
+}
+
+/* What follows the skeleton: the critical path's summary, the thresholds'
+ * key and the findings, then the end. */
+static void get_tail(struct rd_cur *c, tg_rundata *rd)
+{
+	tg_rundata_get_cp(c, &rd->cp);
+	uint32_t n = GET_U32(c);
+	if (!c->bad && n > c->n - c->at)
+		c->bad = "findings key";
+	if (!c->bad && !(rd->fkey = tg_malloc((size_t)n + 1)))
+		c->bad = "out of memory";
+	if (c->bad)
+		return;
+	memcpy(rd->fkey, c->p + c->at, n);
+	rd->fkey[n] = 0;
+	c->at += n;
+	rd->findings = tg_rundata_get_findings(c);
+	if (!c->bad && c->at != c->n)
+		c->bad = "bytes after the end";
 }
 
 /* The trace's header and keys into d and rd. */
@@ -501,12 +477,15 @@ static void get_trace(struct rd_cur *c, struct dec *d, tg_rundata *rd)
 	d->json_bytes = (uint64_t)GET_I64(c);
 	d->nevents = GET_U32(c);
 	d->tr.rank = GET_I64(c);
+	d->tr.nsteps = (size_t)GET_I64(c);
 	get_fixed_str(c, d->tr.fp.gpu, sizeof(d->tr.fp.gpu), "fingerprint");
 	get_fixed_str(c, d->tr.fp.driver, sizeof(d->tr.fp.driver), "fingerprint");
 	get_fixed_str(c, d->tr.fp.runtime, sizeof(d->tr.fp.runtime), "fingerprint");
 	d->tr.fp.world_size = GET_I64(c);
 	if (!c->bad && d->nevents >= TG_NONE - 1)
 		c->bad = "event count";
+	if (!c->bad && d->tr.nsteps > d->nevents)
+		c->bad = "step count";
 	rd->keys = get_atoms(c, "key");
 	d->nkeys = rd->keys ? tg_atoms_count(rd->keys) : 0;
 }
@@ -516,7 +495,7 @@ int tg_rundata_decode(tg_rundata **out, const void *data, size_t len, uint64_t m
 	*out = NULL;
 	uint8_t *raw = NULL;
 	size_t n = 0;
-	int rc = inflate_payload(&raw, &n, data, len, max_bytes, what);
+	int rc = tg_rundata_unpack(&raw, &n, data, len, MAGIC, TG_RUNDATA_FORMAT, max_bytes, "run data", what);
 	if (rc)
 		return rc;
 	struct rd_cur c = {raw, n, 0, NULL};
@@ -534,6 +513,8 @@ int tg_rundata_decode(tg_rundata **out, const void *data, size_t len, uint64_t m
 		rc = tg_measure_add_trace(rd->m, &d.tr);
 	if (!c.bad && !rc)
 		rc = get_skeleton(&rd->sk, &c, d.nevents, what);
+	if (!c.bad && !rc)
+		get_tail(&c, rd);
 	if (c.bad)
 		rc = !strcmp(c.bad, "out of memory")
 		             ? TG_ENOMEM
@@ -547,6 +528,8 @@ int tg_rundata_decode(tg_rundata **out, const void *data, size_t len, uint64_t m
 		return rc;
 	}
 	rd->json_bytes = d.json_bytes;
+	rd->rank = d.tr.rank;
+	rd->nsteps = d.tr.nsteps;
 	*out = rd;
 	return 0;
 }

@@ -43,7 +43,7 @@ static int load_run(tg_manifest **m, tg_side *s, int *permanent, tg_daemon *d, c
 	int rc = tg_manifest_parse(m, r->manifest ? r->manifest : "", r->manifest ? strlen(r->manifest) : 0, key,
 	                           d->cfg->max_traces);
 	if (!rc)
-		rc = tg_side_load(s, permanent, d, r, *m);
+		rc = tg_side_load(s, permanent, d, r, *m, 0);
 	if (rc) {
 		tg_manifest_free(*m);
 		*m = NULL;

@@ -152,6 +152,13 @@ typedef struct tg_side {
 	tg_rundata **data;
 	uint8_t *borrowed;   /* per trace: its run data is the daemon's cache's (not freed with the side) */
 	char **names;        /* display names ("<run-id>/<path>") */
+	char **keys;         /* storage keys ("<prefix>/<path>"): the names the reader gives the traces */
+	int64_t *ranks;      /* the manifest's rank of each trace, -1 when it gives none */
+	char (*digests)[65]; /* the SHA-256 of each trace's bytes: its run data's key */
+	uint8_t *trusted;    /* per trace: its run is trusted (its data kept and read as trusted) */
+	tg_trace **traces;   /* tg_side_load with TG_SIDE_KEEP_TREES: the traces read, */
+	tg_tree **trees;     /* and their trees, kept for tg_side_across; NULL entries otherwise */
+	tg_findings *across; /* tg_side_across: the findings across its ranks, when the gate needs them */
 	size_t n;
 	uint64_t json_bytes; /* JSON of all its traces */
 } tg_side;
@@ -165,7 +172,29 @@ typedef struct tg_side {
  * *permanent is set when trying again cannot help (a missing or malformed
  * trace, a limit), clear for I/O that may recover (storage or store
  * unreachable) and for memory. */
-int tg_side_load(tg_side *s, int *permanent, tg_daemon *d, const tg_job *j, const tg_manifest *m);
+int tg_side_load(tg_side *s, int *permanent, tg_daemon *d, const tg_job *j, const tg_manifest *m, unsigned flags);
+
+/* tg_side_load's flags: keep the trees of the traces it reads (a run of
+ * several traces), for tg_side_across. */
+#define TG_SIDE_KEEP_TREES 1u
+
+/* The side as the gate takes run data (rules/gate.h); borrows from s. */
+tg_gate_data tg_side_gate_data(const tg_side *s);
+
+/* The findings across the ranks of side s when the gate needs them
+ * (tg_gate_data_across: its traces are distinct ranks of one job), into
+ * s->across, under the rules of repository ri: kept in the store under
+ * the digest of the thresholds and of the traces' digests in rank order;
+ * else computed from the traces' trees (kept by tg_side_load, else read
+ * again and checked against their digests) and kept. Traces that can no
+ * longer be read (pruned from storage, changed) make them "not
+ * evaluated", saying why. The kept trees are freed. 0, or an error that
+ * may recover (storage or store unreachable, memory). */
+int tg_side_across(tg_side *s, tg_daemon *d, size_t ri);
+
+/* A measure of side s on keys (its traces in its order, ranked and named
+ * as the gate ranks and names them). 0 or TG_ENOMEM. */
+int tg_side_measure(tg_measure **out, const tg_side *s, tg_atoms *keys);
 
 /* Moves the traces of `from` to the end of `to`; from is left empty. 0 or
  * TG_ENOMEM (from unchanged). */

@@ -527,9 +527,9 @@ static int record_metrics(tg_daemon *d, size_t ri, const tg_job *j, const tg_sid
 {
 	tg_atoms *keys = tg_atoms_new();
 	tg_measure *m = NULL;
-	int rc = keys ? tg_measure_new(&m, keys) : TG_ENOMEM;
-	for (size_t i = 0; !rc && i < s->n; i++)
-		rc = tg_measure_append(m, tg_rundata_measure(s->data[i]));
+	int rc = keys ? tg_side_measure(&m, s, keys) : TG_ENOMEM;
+	if (!rc) /* a run of nothing enters no history (TG_ENODATA: judge() posts the error) */
+		rc = tg_measure_judgeable(m, "new");
 	if (!rc)
 		rc = tg_run_metrics(mm, nm, m, keys, d->rules[ri]);
 	if (!rc)
@@ -610,7 +610,7 @@ static int load_run(struct analysis *a, tg_daemon *d, const tg_config_repo *r, c
 	}
 	o->target_url = details_url(r, j, a->m->ci_url);
 	int permanent = 0;
-	int rc = tg_side_load(&a->cur, &permanent, d, j, a->m);
+	int rc = tg_side_load(&a->cur, &permanent, d, j, a->m, TG_SIDE_KEEP_TREES);
 	if (rc && permanent) {
 		set_error(o, j, "bad trace", tg_error_last());
 		return 0;
@@ -748,8 +748,10 @@ static int run_gate(struct analysis *a, tg_daemon *d, size_t ri)
 	                   .nrule_noise = a->bn.n,
 	                   .rule_base_runs = a->hb.runs,
 	                   .nrule_base_runs = a->hb.n};
-	return tg_gate_run_data(&a->g, d->rules[ri], (const tg_rundata *const *)a->old.data, a->old.n,
-	                        (const tg_rundata *const *)a->cur.data, a->cur.n, &go);
+	/* the findings across the base side's ranks (the new side's are known) */
+	int rc = tg_side_across(&a->old, d, ri);
+	tg_gate_data base = tg_side_gate_data(&a->old), next = tg_side_gate_data(&a->cur);
+	return rc ? rc : tg_gate_run_data(&a->g, d->rules[ri], &base, &next, &go);
 }
 
 /* The comment: the gate's tables (at most max_comment_bytes), where each
@@ -808,6 +810,15 @@ static void set_verdict(outcome *o, const struct analysis *a, const tg_config_re
 	o->distance = a->distance;
 }
 
+/* A side with nothing to judge (tg_measure_judgeable, a rule's events
+ * missing on one side: TG_ENODATA): an error status naming it, at once
+ * (no retry: the run will not change). Returns 0. */
+static int nothing_to_judge(outcome *o, const tg_job *j)
+{
+	set_error(o, j, "run", tg_error_last());
+	return 0;
+}
+
 /* The steps of analyse, each ending the analysis when it decides o. */
 static int judge(struct analysis *a, tg_daemon *d, size_t ri, const tg_job *j, outcome *o)
 {
@@ -815,18 +826,23 @@ static int judge(struct analysis *a, tg_daemon *d, size_t ri, const tg_job *j, o
 	int rc;
 	if ((rc = load_run(a, d, r, j, o)) || decided(o))
 		return rc;
-	if ((rc = record_metrics(d, ri, j, &a->cur, &a->mets, &a->nmets)) || (rc = pool_commit_runs(a, d, j)))
+	rc = record_metrics(d, ri, j, &a->cur, &a->mets, &a->nmets);
+	if (rc == TG_ENODATA) /* nothing to judge is not a pass: the run is at fault */
+		return nothing_to_judge(o, j);
+	if (rc || (rc = pool_commit_runs(a, d, j)))
 		return rc;
 	if ((int)(1 + a->more) < r->runs_per_commit) {
 		set_waiting(o, r, 1 + a->more);
 		return 0;
 	}
-	if ((rc = load_baseline(a, d, ri, j, o)) || decided(o))
+	/* the findings across the new side's ranks (its trees freed) before the
+	 * baseline is read */
+	if ((rc = tg_side_across(&a->cur, d, ri)) || (rc = load_baseline(a, d, ri, j, o)) || decided(o))
 		return rc;
 	if (!a->found || !a->usable)
 		return set_no_baseline(o, a, r, j);
 	if ((rc = gather_evidence(a, d, ri, j)) || (rc = run_gate(a, d, ri)) || (rc = write_comment(a, d, r, j)))
-		return rc;
+		return rc == TG_ENODATA ? nothing_to_judge(o, j) : rc;
 	set_verdict(o, a, r);
 	return 0;
 }

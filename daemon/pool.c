@@ -52,7 +52,7 @@ int tg_pool_runs(tg_side *side, size_t *added, size_t *left_over, tg_daemon *d, 
 		                           runs[i].manifest ? strlen(runs[i].manifest) : 0, key, d->cfg->max_traces);
 		int parsed = !lr;
 		if (!lr)
-			lr = tg_side_load(&s, &permanent, d, &runs[i], m);
+			lr = tg_side_load(&s, &permanent, d, &runs[i], m, 0);
 		tg_manifest_free(m);
 		if (lr && !permanent && parsed) {
 			rc = lr; /* the storage may come back: try the whole job again */

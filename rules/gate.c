@@ -2,7 +2,9 @@
  * gate.c - measure, align, attribute, judge (see gate.h).
  */
 #include "gate.h"
+#include "../core/call_pairs.h"
 #include "../core/divergence.h"
+#include "../core/ranks.h"
 #include "../core/rundata.h"
 #include "../core/tree_diff.h"
 
@@ -15,17 +17,26 @@
 #define DRAW_KINDS 5
 
 struct tg_gate {
-	tg_skeleton **skels; /* built from trees (tg_gate_run): 2 per diffed pair */
-	size_t nskels;
 	tg_atoms *keys;
 	tg_measure *base, *next, *noise;
+	size_t *border, *xorder;       /* the given position of each side's i-th trace (rank order) */
+	const char **bfiles, **xfiles; /* tg_gate_doc's file names in that order */
+	size_t nbase, nnext;
 	tg_tree_diff **diffs;
+	tg_divergence_pair *pairs; /* the diffed pairs of traces, ndiffs */
 	size_t ndiffs;
 	tg_judgement *judgement, *ops;
 	tg_table *divergences;
 	char *drawing;
 	size_t attributed;
 	double stats_s; /* seconds in the judgements (tg_gate_stats_seconds) */
+	tg_findings *findings[2];  /* each side's findings (base, new) */
+	tg_finding_delta *deltas;  /* what changed between them */
+	size_t ndeltas;
+	tg_cp_diff *cp; /* NULL with no_critical_path */
+	/* tg_gate_run_data: each side's run data in rank order (borrowed) */
+	const tg_rundata **bdata, **xdata;
+	const tg_findings *across[2]; /* their findings across ranks (borrowed), NULL when not needed */
 };
 
 static double now_s(void)
@@ -63,27 +74,81 @@ static int ops_judgement(tg_judgement **out, const tg_rules *rules, const tg_mea
 	return rc;
 }
 
-/* Aligns each pair of traces (the i-th base skeleton with the i-th new
- * one), attributes, draws pair 0 and tabulates. */
-static int align(tg_gate *g, const tg_skeleton *const *bsk, const tg_skeleton *const *nsk, size_t np,
-                 const tg_gate_opts *o)
+/* Which trace of side m is the k-th run of rank r (unknown ranks, -1,
+ * are one group of runs); TG_NONE when the side has none. */
+static uint32_t trace_of(const tg_measure *m, int64_t r, size_t k)
 {
-	g->diffs = tg_calloc(np ? np : 1, sizeof(*g->diffs));
-	tg_divergence_pair *pairs = tg_calloc(np ? np : 1, sizeof(*pairs));
-	int rc = g->diffs && pairs ? 0 : TG_ENOMEM;
-	for (size_t i = 0; !rc && i < np; i++) {
-		rc = tg_tree_diff_build_skeletons(&g->diffs[i], bsk[i], nsk[i], NULL);
+	for (size_t t = 0, seen = 0; t < tg_measure_traces(m); t++)
+		if (tg_measure_trace_rank(m, t) == r && seen++ == k)
+			return (uint32_t)t;
+	return TG_NONE;
+}
+
+/* The pairs of traces to align: each base trace with the new trace of the
+ * same rank and run (the k-th trace of a rank on each side), never by the
+ * position of the files; then the traces left on both sides (ranks one
+ * side does not have: rank 3 of one job against rank 1 of another) in
+ * order. Into g->pairs (their diffs still NULL); returns their number. */
+static int pair_traces(tg_gate *g)
+{
+	size_t nb = tg_measure_traces(g->base), nx = tg_measure_traces(g->next), n = 0;
+	g->pairs = tg_calloc(nb ? nb : 1, sizeof(*g->pairs));
+	g->diffs = tg_calloc(nb ? nb : 1, sizeof(*g->diffs));
+	uint8_t *used = tg_calloc(nx ? nx : 1, 1), *done = tg_calloc(nb ? nb : 1, 1);
+	if (!g->pairs || !g->diffs || !used || !done) {
+		free(used);
+		free(done);
+		return TG_ENOMEM;
+	}
+	for (size_t b = 0; b < nb; b++) {
+		int64_t r = tg_measure_trace_rank(g->base, b);
+		size_t k = 0;
+		for (size_t e = 0; e < b; e++)
+			k += tg_measure_trace_rank(g->base, e) == r;
+		uint32_t x = trace_of(g->next, r, k);
+		if (x == TG_NONE)
+			continue;
+		g->pairs[n++] = (tg_divergence_pair){NULL, (uint32_t)b, x};
+		used[x] = done[b] = 1;
+	}
+	for (size_t b = 0, x = 0; b < nb; b++) {
+		while (x < nx && used[x])
+			x++;
+		if (done[b] || x >= nx)
+			continue;
+		g->pairs[n++] = (tg_divergence_pair){NULL, (uint32_t)b, (uint32_t)x};
+		used[x] = 1;
+	}
+	free(used);
+	free(done);
+	return (int)n;
+}
+
+/* Aligns each pair of traces, attributes, draws the first pair and
+ * tabulates. */
+static int align(tg_gate *g, const tg_gate_opts *o)
+{
+	int np = pair_traces(g);
+	int rc = np < 0 ? np : 0;
+	for (int i = 0; !rc && i < np; i++) {
+		tg_divergence_pair *p = &g->pairs[i];
+		if (g->bdata)
+			rc = tg_tree_diff_build_skeletons(&g->diffs[i], tg_rundata_skeleton(g->bdata[p->bt]),
+			                                  tg_rundata_skeleton(g->xdata[p->nt]), NULL);
+		else
+			rc = tg_tree_diff_build(&g->diffs[i], tg_measure_tree(g->base, p->bt),
+			                        tg_measure_tree(g->next, p->nt), NULL);
 		if (rc)
 			break;
+		p->diff = g->diffs[i];
 		g->ndiffs++;
+		tg_call_pairs_fill(g->base, g->next, p->diff, p->bt, p->nt, NULL);
 		size_t moved = 0;
-		rc = tg_divergence_attribute(g->base, g->next, g->diffs[i], (uint32_t)i, (uint32_t)i, g->keys, &moved);
+		rc = tg_divergence_attribute(g->base, g->next, p->diff, p->bt, p->nt, g->keys, &moved);
 		g->attributed += moved;
-		pairs[i] = (tg_divergence_pair){g->diffs[i], (uint32_t)i, (uint32_t)i};
 	}
 	if (!rc)
-		rc = tg_divergence_table(&g->divergences, pairs, g->ndiffs, g->base, g->next, g->keys, 0);
-	free(pairs);
+		rc = tg_divergence_table(&g->divergences, g->pairs, g->ndiffs, g->base, g->next, g->keys, 0);
 	if (rc || !g->ndiffs)
 		return rc;
 	size_t len = 0;
@@ -120,64 +185,294 @@ static int align(tg_gate *g, const tg_skeleton *const *bsk, const tg_skeleton *c
 	return rc;
 }
 
-/* The gate on g's measured sides: the A/A runs of opts measured, np
- * pairs of skeletons aligned (unless opts say not to), the rules judged.
- * 0 or a code (g is the caller's to free). */
-static int judge_sides(tg_gate *g, const tg_rules *rules, const tg_skeleton *const *bsk, const tg_skeleton *const *nsk,
-                       size_t np, const tg_gate_opts *opts)
+/* Whether the traces of side m are distinct ranks of one job
+ * (tg_measure_trace_rank; unknown ranks count as 0), into ranks (one per
+ * trace): their findings across ranks are then evaluated. */
+static int distinct_ranks(int64_t *ranks, const tg_measure *m)
+{
+	size_t n = tg_measure_traces(m);
+	int distinct = n > 1;
+	for (size_t i = 0; i < n; i++) {
+		int64_t r = tg_measure_trace_rank(m, i);
+		ranks[i] = r >= 0 ? r : 0;
+		for (size_t k = 0; k < i; k++)
+			distinct &= ranks[k] != ranks[i];
+	}
+	return distinct;
+}
+
+/* The findings of side m (findings.h): each trace's (computed from its
+ * tree, or its run data's: data, NULL for trees), and across its ranks
+ * when its traces are distinct ranks of one job (tg_measure_trace_rank;
+ * given for run data: given); traces of unknown rank are runs of one
+ * process. */
+static int side_findings(tg_findings **out, const tg_measure *m, const tg_findings_opts *fo,
+                         const tg_rundata *const *data, const tg_findings *given)
+{
+	size_t n = tg_measure_traces(m);
+	tg_findings **per = tg_calloc(n ? n : 1, sizeof(*per));
+	int64_t *ranks = tg_calloc(n ? n : 1, sizeof(*ranks));
+	const tg_tree **trees = tg_calloc(n ? n : 1, sizeof(*trees));
+	tg_findings *across = NULL;
+	int rc = per && ranks && trees ? 0 : TG_ENOMEM, distinct = rc ? 0 : distinct_ranks(ranks, m);
+	for (size_t i = 0; !rc && !data && i < n; i++) {
+		trees[i] = tg_measure_tree(m, i);
+		rc = tg_findings_compute(&per[i], trees[i], fo, -1, 0);
+	}
+	/* one rank (or runs of one): the across-rank findings say not evaluated
+	 * (without reading a tree) */
+	if (!rc && !(data && distinct))
+		rc = tg_findings_across(&across, trees, distinct ? n : (n ? 1 : 0), fo, -1);
+	else if (!rc && !given)
+		rc = tg_error_set(TG_EINVAL, "gate: the findings across the ranks of %s are not given",
+		                  tg_measure_trace_name(m, 0));
+	const tg_findings **list = data ? tg_calloc(n ? n : 1, sizeof(*list)) : (const tg_findings **)per;
+	for (size_t i = 0; !rc && data && list && i < n; i++)
+		list[i] = tg_rundata_findings(data[i]);
+	if (!rc)
+		rc = list ? tg_findings_side(out, list, ranks, n, across ? across : given) : TG_ENOMEM;
+	if (data)
+		free((void *)list);
+	for (size_t i = 0; per && i < n; i++)
+		tg_findings_free(per[i]);
+	tg_findings_free(across);
+	free(per);
+	free(ranks);
+	free(trees);
+	return rc;
+}
+
+/* Both sides' findings and what changed between them. */
+static int findings(tg_gate *g, const tg_rules *rules)
+{
+	const tg_findings_opts *fo = tg_rules_findings(rules);
+	int rc = side_findings(&g->findings[0], g->base, fo, g->bdata, g->across[0]);
+	if (!rc)
+		rc = side_findings(&g->findings[1], g->next, fo, g->xdata, g->across[1]);
+	if (!rc)
+		rc = tg_findings_compare(&g->deltas, &g->ndeltas, g->findings[0], g->findings[1], fo);
+	return rc;
+}
+
+/* How the critical path moved, from the run data's summaries. */
+static int data_critical_paths(tg_gate *g, size_t nb, size_t nx)
+{
+	tg_cp_summary *s = tg_calloc(nb + nx + 1, sizeof(*s));
+	const char **names = tg_calloc(nb + nx + 1, sizeof(*names));
+	if (!s || !names) {
+		free(s);
+		free((void *)names);
+		return TG_ENOMEM;
+	}
+	for (size_t i = 0; i < nb + nx; i++) {
+		s[i] = *tg_rundata_cp(i < nb ? g->bdata[i] : g->xdata[i - nb]);
+		names[i] = i < nb ? tg_measure_trace_name(g->base, i) : tg_measure_trace_name(g->next, i - nb);
+	}
+	tg_cp_diff_from(g->cp, s, names, nb, s + nb, names + nb, nx);
+	free(s);
+	free((void *)names);
+	return 0;
+}
+
+/* How the critical path moved (cp_diff.h), over each side's traces in
+ * the measures' rank order: the order the files were given in moves no
+ * byte of it either. */
+static int critical_paths(tg_gate *g)
+{
+	size_t nb = tg_measure_traces(g->base), nx = tg_measure_traces(g->next);
+	if (!(g->cp = tg_calloc(1, sizeof(*g->cp))))
+		return TG_ENOMEM;
+	if (g->bdata)
+		return data_critical_paths(g, nb, nx);
+	const tg_tree **t = tg_calloc(nb + nx + 1, sizeof(*t));
+	int rc = t ? 0 : TG_ENOMEM;
+	for (size_t i = 0; !rc && i < nb; i++)
+		t[i] = tg_measure_tree(g->base, i);
+	for (size_t i = 0; !rc && i < nx; i++)
+		t[nb + i] = tg_measure_tree(g->next, i);
+	if (!rc)
+		rc = tg_cp_diff_build(g->cp, t, nb, t + nb, nx);
+	free(t);
+	return rc;
+}
+
+/* Positions 0..n-1 into o in rank order of r (the runs of a rank, and
+ * the traces of unknown rank after the others, in the order given). */
+static void rank_order(size_t *o, const int64_t *r, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		size_t k = i; /* insertion: stable, so a rank's runs keep their order */
+		while (k > 0 && r[o[k - 1]] != r[i] && (r[i] >= 0 && (r[o[k - 1]] < 0 || r[o[k - 1]] > r[i]))) {
+			o[k] = o[k - 1];
+			k--;
+		}
+		o[k] = i;
+	}
+}
+
+/* The traces of a side in rank order (tg_rank_of; rank_order): their
+ * given positions into *order (n, the caller frees it), then the side
+ * measured in that order with its hints. */
+static int measure_side(tg_measure **out, size_t **order, const tg_tree *const *trees, const int64_t *hints, size_t n,
+                        tg_atoms *keys)
+{
+	size_t *o = tg_calloc(n ? n : 1, sizeof(size_t));
+	int64_t *r = tg_calloc(n ? n : 1, sizeof(int64_t)), *h = tg_calloc(n ? n : 1, sizeof(int64_t));
+	const tg_tree **t = tg_calloc(n ? n : 1, sizeof(*t));
+	int rc = o && r && h && t ? 0 : TG_ENOMEM;
+	for (size_t i = 0; !rc && i < n; i++)
+		r[i] = tg_rank_of(tg_tree_trace(trees[i]), hints ? hints[i] : -1);
+	if (!rc)
+		rank_order(o, r, n);
+	for (size_t i = 0; !rc && i < n; i++) {
+		t[i] = trees[o[i]];
+		h[i] = hints ? hints[o[i]] : -1;
+	}
+	if (!rc)
+		rc = tg_measure_build_ranked(out, t, h, n, keys);
+	free(r);
+	free(h);
+	free(t);
+	if (rc)
+		free(o);
+	else
+		*order = o;
+	return rc;
+}
+
+/* The ranks of side s's traces (tg_rank_pick: their distributedInfo rank,
+ * the hint, the name) into r, and the positions in rank order into o. */
+static void data_order(size_t *o, int64_t *r, const tg_gate_data *s)
+{
+	for (size_t i = 0; i < s->n; i++)
+		r[i] = tg_rank_pick(tg_rundata_rank(s->data[i]), s->hints ? s->hints[i] : -1,
+		                    s->names ? s->names[i] : NULL);
+	rank_order(o, r, s->n);
+}
+
+/* Side s measured in rank order, as measure_side measures trees: into
+ * *out, the given positions into *order, the run data in that order into
+ * *sorted (both the caller's). The findings of each trace must have been
+ * computed under fo's thresholds. */
+static int measure_data(tg_measure **out, size_t **order, const tg_rundata ***sorted, const tg_gate_data *s,
+                        const tg_findings_opts *fo, tg_atoms *keys)
+{
+	size_t n = s->n;
+	size_t *o = tg_calloc(n ? n : 1, sizeof(size_t));
+	int64_t *r = tg_calloc(n ? n : 1, sizeof(int64_t));
+	const tg_rundata **d = tg_calloc(n ? n : 1, sizeof(*d));
+	char key[2048];
+	tg_rundata_opts_key(key, sizeof(key), fo);
+	int rc = o && r && d ? tg_measure_new(out, keys) : TG_ENOMEM;
+	if (!rc)
+		data_order(o, r, s);
+	for (size_t i = 0; !rc && i < n; i++) {
+		const tg_rundata *x = d[i] = s->data[o[i]];
+		const char *name = s->names ? s->names[o[i]] : NULL;
+		if (strcmp(tg_rundata_findings_key(x), key))
+			rc = tg_error_set(TG_EINVAL, "gate: the run data of %s holds findings under other thresholds",
+			                  name ? name : "a trace");
+		else
+			rc = tg_measure_append(*out, tg_rundata_measure(x), &r[o[i]], &name);
+	}
+	free(r);
+	if (rc) {
+		free(o);
+		free((void *)d);
+		return rc;
+	}
+	*order = o;
+	*sorted = d;
+	return 0;
+}
+
+int tg_gate_data_across(size_t *order, const tg_gate_data *s)
+{
+	size_t n = s->n;
+	int64_t *r = tg_calloc(n ? n : 1, sizeof(int64_t));
+	if (!r)
+		return TG_ENOMEM;
+	data_order(order, r, s);
+	int distinct = n > 1;
+	for (size_t i = 0; i < n; i++)
+		for (size_t k = 0; k < i; k++)
+			distinct &= (r[k] >= 0 ? r[k] : 0) != (r[i] >= 0 ? r[i] : 0);
+	free(r);
+	return distinct;
+}
+
+int tg_gate_across(tg_findings **out, const tg_rules *rules, const tg_tree *const *trees, size_t n)
+{
+	return tg_findings_across(out, trees, n, tg_rules_findings(rules), -1);
+}
+
+/* The gate on g's measured sides: judgeable, aligned, its findings, the
+ * rules judged, the critical paths. 0 or a code (g is the caller's to
+ * free). */
+static int judge_sides(tg_gate *g, const tg_rules *rules, const tg_gate_opts *opts)
 {
 	int rc = 0;
 	if (opts && opts->nnoise)
 		rc = tg_measure_build(&g->noise, opts->noise, opts->nnoise, g->keys);
+	/* nothing to judge is not a pass (docs/rules.md) */
+	if (!rc)
+		rc = tg_measure_judgeable(g->base, "base");
+	if (!rc)
+		rc = tg_measure_judgeable(g->next, "new");
+	if (!rc && g->noise)
+		rc = tg_measure_judgeable(g->noise, "--noise-from");
 	if (!rc && !(opts && opts->no_tree_diff))
-		rc = align(g, bsk, nsk, np, opts);
+		rc = align(g, opts);
+	if (!rc)
+		rc = findings(g, rules);
 	if (!rc) {
 		tg_judge_opts jo = {opts ? opts->accepts : NULL, opts ? opts->naccepts : 0,
 		                    opts ? opts->allow_hardware_change : 0, g->noise,
 		                    opts ? opts->rule_noise : NULL, opts ? opts->nrule_noise : 0,
-		                    opts ? opts->rule_base_runs : NULL, opts ? opts->nrule_base_runs : 0};
+		                    opts ? opts->rule_base_runs : NULL, opts ? opts->nrule_base_runs : 0,
+		                    g->findings[0], g->findings[1]};
 		double t0 = now_s();
 		rc = tg_judge(&g->judgement, rules, g->base, g->next, g->keys, &jo);
 		if (!rc)
 			rc = ops_judgement(&g->ops, rules, g->base, g->next, g->keys);
 		g->stats_s = now_s() - t0;
 	}
+	if (!rc && !(opts && opts->no_critical_path))
+		rc = critical_paths(g);
 	if (!rc && !g->drawing)
 		rc = (g->drawing = strdup("")) ? 0 : tg_error_set(TG_ENOMEM, "out of memory");
 	return rc;
+}
+
+/* A gate of nbase and nnext traces, its key table and file arrays made. */
+static tg_gate *gate_new(size_t nbase, size_t nnext)
+{
+	tg_gate *g = tg_calloc(1, sizeof(*g));
+	if (!g)
+		return NULL;
+	g->nbase = nbase;
+	g->nnext = nnext;
+	g->bfiles = tg_calloc(nbase ? nbase : 1, sizeof(char *));
+	g->xfiles = tg_calloc(nnext ? nnext : 1, sizeof(char *));
+	if (!(g->keys = tg_atoms_new()) || !g->bfiles || !g->xfiles) {
+		tg_gate_free(g);
+		return NULL;
+	}
+	return g;
 }
 
 int tg_gate_run(tg_gate **out, const tg_rules *rules, const tg_tree *const *base, size_t nbase,
                 const tg_tree *const *next, size_t nnext, const tg_gate_opts *opts)
 {
 	*out = NULL;
-	tg_gate *g = tg_calloc(1, sizeof(*g));
-	if (!g)
-		return TG_ENOMEM;
-	size_t np = nbase < nnext ? nbase : nnext;
-	int diff = !(opts && opts->no_tree_diff);
-	int rc = (g->keys = tg_atoms_new()) ? 0 : tg_error_set(TG_ENOMEM, "out of memory");
+	tg_gate *g = gate_new(nbase, nnext);
+	int rc = g ? 0 : tg_error_set(TG_ENOMEM, "out of memory");
 	if (!rc)
-		rc = tg_measure_build(&g->base, base, nbase, g->keys);
+		rc = measure_side(&g->base, &g->border, base, opts ? opts->base_ranks : NULL, nbase, g->keys);
 	if (!rc)
-		rc = tg_measure_build(&g->next, next, nnext, g->keys);
-	if (!rc && diff && !(g->skels = tg_calloc(2 * np + 1, sizeof(*g->skels))))
-		rc = TG_ENOMEM;
-	for (size_t i = 0; !rc && diff && i < np; i++, g->nskels += 2)
-		if (!(rc = tg_skeleton_build(&g->skels[2 * i], base[i], 0)))
-			rc = tg_skeleton_build(&g->skels[2 * i + 1], next[i], 0);
-	const tg_skeleton **bsk = rc || !diff ? NULL : tg_calloc(np + 1, sizeof(*bsk));
-	const tg_skeleton **nsk = rc || !diff ? NULL : tg_calloc(np + 1, sizeof(*nsk));
-	if (!rc && diff && (!bsk || !nsk))
-		rc = TG_ENOMEM;
-	for (size_t i = 0; !rc && diff && i < np; i++) {
-		bsk[i] = g->skels[2 * i];
-		nsk[i] = g->skels[2 * i + 1];
-	}
+		rc = measure_side(&g->next, &g->xorder, next, opts ? opts->next_ranks : NULL, nnext, g->keys);
 	if (!rc)
-		rc = judge_sides(g, rules, bsk, nsk, np, opts);
-	free(bsk);
-	free(nsk);
+		rc = judge_sides(g, rules, opts);
 	if (rc) {
 		tg_gate_free(g);
 		return rc;
@@ -186,35 +481,22 @@ int tg_gate_run(tg_gate **out, const tg_rules *rules, const tg_tree *const *base
 	return 0;
 }
 
-int tg_gate_run_data(tg_gate **out, const tg_rules *rules, const tg_rundata *const *base, size_t nbase,
-                     const tg_rundata *const *next, size_t nnext, const tg_gate_opts *opts)
+int tg_gate_run_data(tg_gate **out, const tg_rules *rules, const tg_gate_data *base, const tg_gate_data *next,
+                     const tg_gate_opts *opts)
 {
 	*out = NULL;
-	tg_gate *g = tg_calloc(1, sizeof(*g));
-	if (!g)
-		return TG_ENOMEM;
-	size_t np = nbase < nnext ? nbase : nnext;
-	int rc = (g->keys = tg_atoms_new()) ? 0 : tg_error_set(TG_ENOMEM, "out of memory");
+	tg_gate *g = gate_new(base->n, next->n);
+	const tg_findings_opts *fo = tg_rules_findings(rules);
+	int rc = g ? 0 : tg_error_set(TG_ENOMEM, "out of memory");
 	if (!rc)
-		rc = tg_measure_new(&g->base, g->keys);
-	for (size_t i = 0; !rc && i < nbase; i++)
-		rc = tg_measure_append(g->base, tg_rundata_measure(base[i]));
+		rc = measure_data(&g->base, &g->border, &g->bdata, base, fo, g->keys);
 	if (!rc)
-		rc = tg_measure_new(&g->next, g->keys);
-	for (size_t i = 0; !rc && i < nnext; i++)
-		rc = tg_measure_append(g->next, tg_rundata_measure(next[i]));
-	const tg_skeleton **bsk = rc ? NULL : tg_calloc(np + 1, sizeof(*bsk));
-	const tg_skeleton **nsk = rc ? NULL : tg_calloc(np + 1, sizeof(*nsk));
-	if (!rc && (!bsk || !nsk))
-		rc = TG_ENOMEM;
-	for (size_t i = 0; !rc && i < np; i++) {
-		bsk[i] = tg_rundata_skeleton(base[i]);
-		nsk[i] = tg_rundata_skeleton(next[i]);
+		rc = measure_data(&g->next, &g->xorder, &g->xdata, next, fo, g->keys);
+	if (!rc) {
+		g->across[0] = base->across;
+		g->across[1] = next->across;
+		rc = judge_sides(g, rules, opts);
 	}
-	if (!rc)
-		rc = judge_sides(g, rules, bsk, nsk, np, opts);
-	free(bsk);
-	free(nsk);
 	if (rc) {
 		tg_gate_free(g);
 		return rc;
@@ -238,14 +520,22 @@ void tg_gate_free(tg_gate *g)
 	for (size_t i = 0; i < g->ndiffs; i++)
 		tg_tree_diff_free(g->diffs[i]);
 	free(g->diffs);
+	free(g->pairs);
+	free(g->border);
+	free(g->xorder);
+	free(g->bfiles);
+	free(g->xfiles);
 	free(g->drawing);
+	free(g->cp);
 	tg_measure_free(g->base);
 	tg_measure_free(g->next);
 	tg_measure_free(g->noise);
 	tg_atoms_free(g->keys);
-	for (size_t i = 0; i < g->nskels; i++)
-		tg_skeleton_free(g->skels[i]);
-	free(g->skels);
+	tg_findings_free(g->findings[0]);
+	tg_findings_free(g->findings[1]);
+	free(g->deltas);
+	free((void *)g->bdata);
+	free((void *)g->xdata);
 	free(g);
 }
 
@@ -289,12 +579,30 @@ size_t tg_gate_attributed(const tg_gate *g)
 	return g->attributed;
 }
 
+const tg_findings *tg_gate_findings(const tg_gate *g, int next)
+{
+	return g->findings[next ? 1 : 0];
+}
+
+const tg_finding_delta *tg_gate_finding_changes(const tg_gate *g, size_t *n)
+{
+	*n = g->ndeltas;
+	return g->deltas;
+}
+
 tg_diff_doc tg_gate_doc(const tg_gate *g, const char *const *base_files, size_t nbase, const char *const *new_files,
                         size_t nnew, const char *marker, const char *extra_md)
 {
-	tg_diff_doc d = {.base_files = base_files,
+	/* the files in the gate's rank order, as the measures hold the traces */
+	if (nbase == g->nbase && g->border)
+		for (size_t i = 0; i < nbase; i++)
+			g->bfiles[i] = base_files[g->border[i]];
+	if (nnew == g->nnext && g->xorder)
+		for (size_t i = 0; i < nnew; i++)
+			g->xfiles[i] = new_files[g->xorder[i]];
+	tg_diff_doc d = {.base_files = nbase == g->nbase && g->border ? g->bfiles : base_files,
 	                 .nbase = nbase,
-	                 .new_files = new_files,
+	                 .new_files = nnew == g->nnext && g->xorder ? g->xfiles : new_files,
 	                 .nnew = nnew,
 	                 .base = g->base,
 	                 .next = g->next,
@@ -304,6 +612,10 @@ tg_diff_doc tg_gate_doc(const tg_gate *g, const char *const *base_files, size_t 
 	                 .divergence = g->drawing,
 	                 .divergences = g->divergences,
 	                 .extra_md = extra_md,
-	                 .marker = marker};
+	                 .marker = marker,
+	                 .findings = g->deltas,
+	                 .nfindings = g->ndeltas,
+	                 .with_findings = 1,
+	                 .critical_path = g->cp};
 	return d;
 }

@@ -2,13 +2,21 @@
  * gate.h - the whole comparison of two sides under threshold rules, as
  * `tracegate diff` and the daemon run it:
  *
- *   1. measure both sides (core/measure.h) on one shared key table;
- *   2. align the call trees of each pair of traces (the i-th base trace with
- *      the i-th new trace; core/tree_diff.h) and file the time of what
- *      diverged under the op where it diverged (core/divergence.h);
- *   3. judge the rules (judge.h), and judge kernel time per op for the top
- *      regressions and improvements;
- *   4. draw the divergences and tabulate them.
+ *   1. put each side's traces in rank order (tg_rank_of: distributedInfo,
+ *      the manifest, the file name; the traces of one rank are its runs, in
+ *      the order given), so that the order of the files on a command line
+ *      changes nothing, and measure both sides (core/measure.h) on one
+ *      shared key table;
+ *   2. align the call trees of each pair of traces (a base trace with the
+ *      new trace of the same rank and run; core/tree_diff.h), pair the
+ *      calls the alignment matches (core/call_pairs.h), and file the time
+ *      of what diverged under the op where it diverged (core/divergence.h);
+ *   3. compute each side's findings (core/findings.h) and match them: new,
+ *      worse, gone;
+ *   4. judge the rules (judge.h; a rule may select a finding), and judge
+ *      kernel time per op for the top regressions and improvements;
+ *   5. draw the divergences and tabulate them;
+ *   6. find each trace's critical path and how it moved (cp_diff.h).
  *
  * The result renders as text, md (the pull-request comment) or json
  * (diff_render.h).
@@ -38,25 +46,60 @@ typedef struct tg_gate_opts {
 	const tg_rule_base_runs *rule_base_runs; /* per-rule extra base runs from
 	                                            history (judge.h), may be NULL */
 	size_t nrule_base_runs;
+	int no_critical_path;      /* skip the critical paths (cp_diff.h) */
+	const int64_t *base_ranks; /* per trace of each side, the rank the run's */
+	const int64_t *next_ranks; /* manifest gives it (-1: none); NULL: none */
 } tg_gate_opts;
 
 typedef struct tg_gate tg_gate;
 
 /* Runs the gate on base (nbase trees) against next (nnext trees) under
  * rules. Trees, their traces and rules must outlive the result. opts may
- * be NULL. *out owns the result (tg_gate_free). Returns 0, TG_ENOMEM, or
- * TG_EINVAL when an accept names no rule. */
+ * be NULL. *out owns the result (tg_gate_free). Returns 0, TG_ENOMEM,
+ * TG_EINVAL when an accept names no rule, or TG_ENODATA when there is
+ * nothing to judge: a trace of a side (or of --noise-from) without GPU
+ * activity in its steps (tg_measure_judgeable), or a side without the
+ * events a rule needs (tg_judge); the message names the side and the
+ * trace, and the caller reports it as an error, never as a verdict. */
 int tg_gate_run(tg_gate **out, const tg_rules *rules, const tg_tree *const *base, size_t nbase,
                 const tg_tree *const *next, size_t nnext, const tg_gate_opts *opts);
 
-/* The same gate on run data (rundata.h) instead of trees: the traces of
- * runs that are not read again (the daemon's stored runs). The i-th base
- * trace's skeleton is aligned with the i-th new one's, as with trees, and
- * the result is the one tg_gate_run gives on the trees the data was built
- * from. The run data must outlive the result; tg_measure_tree of its sides
- * is NULL. */
-int tg_gate_run_data(tg_gate **out, const tg_rules *rules, const tg_rundata *const *base, size_t nbase,
-                     const tg_rundata *const *next, size_t nnext, const tg_gate_opts *opts);
+/* One side as run data (core/rundata.h) instead of trees: the traces of
+ * runs that are not read again (the daemon's stored runs). */
+typedef struct tg_gate_data {
+	const tg_rundata *const *data; /* n, each with findings under the rules' thresholds */
+	const char *const *names;      /* the traces' names, as the reader named them (messages, a
+	                                  rank from the file name); NULL: none */
+	const int64_t *hints;          /* the manifest's rank of each (-1: none); NULL: none */
+	size_t n;
+	const tg_findings *across; /* the findings across the side's ranks when
+	                                  tg_gate_data_across says they are needed
+	                                  (borrowed), else NULL */
+} tg_gate_data;
+
+/* The same gate on run data: each side's traces in the same rank order,
+ * each base skeleton aligned with the new one of its rank, each trace's
+ * findings and critical path the ones kept in its run data. The result
+ * is the one tg_gate_run gives on the trees the data was built from,
+ * with those trees' names and opts' ranks as hints (tests/test_rundata.c
+ * compares the text, md and json). The run data must outlive the
+ * result; tg_measure_tree of its sides is NULL. Errors as tg_gate_run's,
+ * and TG_EINVAL when a trace's findings were computed under other
+ * thresholds or the findings across ranks are needed and not given. */
+int tg_gate_run_data(tg_gate **out, const tg_rules *rules, const tg_gate_data *base, const tg_gate_data *next,
+                     const tg_gate_opts *opts);
+
+/* Whether side s needs the findings across its ranks (its traces are
+ * distinct ranks of one job): 1, with order (s->n entries) the positions
+ * of its traces in the order to give their trees to tg_gate_across; 0
+ * when not needed; or TG_ENOMEM (negative). */
+int tg_gate_data_across(size_t *order, const tg_gate_data *s);
+
+/* The findings across the ranks of one side from its n trees (in the
+ * order tg_gate_data_across gives) under rules' thresholds: what
+ * tg_gate_data.across takes. *out is the caller's (tg_findings_free).
+ * 0 or TG_ENOMEM. */
+int tg_gate_across(tg_findings **out, const tg_rules *rules, const tg_tree *const *trees, size_t n);
 
 void tg_gate_free(tg_gate *g);
 
@@ -83,8 +126,18 @@ const char *tg_gate_drawing(const tg_gate *g);
 /* Kernel records moved to the category of their divergence point. */
 size_t tg_gate_attributed(const tg_gate *g);
 
+/* A side's findings (next 0: the base, 1: the new side), borrowed: what
+ * tg_findings_side makes of its traces' (and ranks') findings. */
+const tg_findings *tg_gate_findings(const tg_gate *g, int next);
+
+/* The findings that fire on either side, matched (tg_findings_compare):
+ * new, worse, gone, better, same; *n of them, borrowed. */
+const tg_finding_delta *tg_gate_finding_changes(const tg_gate *g, size_t *n);
+
 /* A document of g for diff_render.h: files name the traces of each side
- * (borrowed, for the headings); marker and extra_md as in tg_diff_doc. */
+ * in the order given to tg_gate_run (borrowed, for the headings; the
+ * document lists them in the gate's rank order); marker and extra_md as in
+ * tg_diff_doc. */
 tg_diff_doc tg_gate_doc(const tg_gate *g, const char *const *base_files, size_t nbase, const char *const *new_files,
                         size_t nnew, const char *marker, const char *extra_md);
 

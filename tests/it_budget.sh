@@ -15,6 +15,11 @@
 #                  read from the store (their traces deleted from storage, the
 #                  pull request is still judged with them); one trace
 #                  uploaded as two runs is one row of run data
+#   ranks          the findings across a job's ranks (a straggler) are
+#                  computed when its run is judged and kept: a baseline of two
+#                  ranks whose traces are deleted from storage is judged with
+#                  them; without that row either, they are "not evaluated",
+#                  saying why
 #   takeover       a daemon killed in posting; another, with a state folder
 #                  of its own, posts the kept outcome without analysing again
 #   pooled bytes   limits.max_pool_bytes leaves the older runs out, and the
@@ -30,7 +35,7 @@ tg_it_run_folder it-budget
 git init -q src
 echo 0 > src/a && git -C src add a && git -C src commit -qm main
 main=$(git -C src rev-parse HEAD)
-for b in slow fast big small crash pool1 pool2 take dup; do
+for b in slow fast big small crash pool1 pool2 take dup ranks ranks2 ranks3; do
 	git -C src checkout -qb "$b" "$main"
 	echo "$b" >> src/a && git -C src commit -qam "$b"
 	eval "sha_$b=\$(git -C src rev-parse HEAD)"
@@ -149,6 +154,39 @@ tg_eq "run data: the same bytes twice, no new row" "$before" "$(sqlite3 tracegat
 tg_eq "run data: both runs list that trace" 1 \
 	"$(sqlite3 tracegate.db "SELECT COUNT(DISTINCT t.digest) FROM run_traces t JOIN runs r ON r.id = t.run WHERE r.commit_sha = '$sha_dup'")"
 
+# --------------------------------------------------------------------- ranks
+R="--steps 4 --seq 1024 --layers 2 --ranks 2"
+up_ranks() { # COMMIT BRANCH RUN PR R0 R1
+	mkdir -p "u-$3" && cp "$5" "u-$3/rank0.pt.trace.json.gz" && cp "$6" "u-$3/rank1.pt.trace.json.gz"
+	"$upload" --dest storage --repo acme/llm --commit "$1" --branch "$2" ${4:+--pr $4 --target-branch main} \
+		--workload ranks --run-id "$3" "u-$3/rank0.pt.trace.json.gz" "u-$3/rank1.pt.trace.json.gz" >/dev/null
+}
+"$gen" $R --rank 0 -o r0.json.gz
+"$gen" $R --rank 1 -o r1.json.gz
+"$gen" $R --rank 0 --straggler 1 --skew-us 300 -o s0.json.gz
+"$gen" $R --rank 1 --straggler 1 --skew-us 300 -o s1.json.gz
+up_ranks "$main" main m-ranks "" r0.json.gz r1.json.gz
+up_ranks "$sha_ranks" ranks p-ranks-a 10 s0.json.gz s1.json.gz
+run tracegate.yaml ranks.log
+tg_eq "ranks: the findings across ranks computed for each run, once" 2 "$(grep -c 'findings across the 2 ranks' ranks.log)"
+tg_check "ranks: the comment names the straggler" says 10 'straggler'
+tg_eq "ranks: kept as rows of their own" 2 \
+	"$(sqlite3 tracegate.db 'SELECT COUNT(*) FROM trace_data WHERE digest NOT IN (SELECT digest FROM run_traces)')"
+# the baseline's traces deleted: judged with its stored run data and findings
+rm -f storage/acme/llm/"$main"/ranks/m-ranks/rank*.pt.trace.json.gz
+up_ranks "$sha_ranks2" ranks2 p-ranks-b 11 s0.json.gz s1.json.gz
+run tracegate.yaml ranks2.log
+tg_eq "ranks: a baseline without its traces is judged" "failure" "$(final "$sha_ranks2" | cut -d' ' -f1)"
+tg_check "ranks: ... from its stored findings across ranks (nothing computed)" sh -c "! grep -q 'findings across the 2 ranks' ranks2.log"
+tg_check "ranks: the comment names the straggler again" says 11 'straggler'
+# nor that row: not evaluated, saying why
+sqlite3 tracegate.db 'DELETE FROM trace_data WHERE digest NOT IN (SELECT digest FROM run_traces)'
+up_ranks "$sha_ranks3" ranks3 p-ranks-c 12 s0.json.gz s1.json.gz
+run tracegate.yaml ranks3.log
+tg_check "ranks: without its traces or its row, not evaluated (logged)" \
+	grep -q "findings across ranks not evaluated: the traces of its ranks could not all be read again" ranks3.log
+tg_eq "ranks: ... and still judged" "failure" "$(final "$sha_ranks3" | cut -d' ' -f1)"
+
 # ------------------------------------------------------------------ takeover
 tg_it_up "$sha_take" take p-take slower.json.gz 8
 TRACEGATE_TEST_STALL="posting:30" "$tg" daemon --config tracegate.yaml --once >>out.log 2>take1.log &
@@ -179,5 +217,5 @@ echo '{"schema": "tracegate.run/1", "repo":' > storage/acme/llm/"$main"/train/ba
 run tracegate.yaml bad.log
 tg_check "bad manifest: its job failed" grep -q "with a bad manifest" bad.log
 tg_eq "bad manifest: no state folder for any job" 0 "$(find state state2 -path '*/jobs/*' | wc -l)"
-tg_check "no crash or sanitizer report in the logs" sh -c "! grep -qiE 'AddressSanitizer|runtime error|Segmentation' main.log timeout.log pool.log dup.log take2.log cap.log bad.log"
+tg_check "no crash or sanitizer report in the logs" sh -c "! grep -qiE 'AddressSanitizer|runtime error|Segmentation' main.log timeout.log pool.log dup.log ranks.log ranks2.log ranks3.log take2.log cap.log bad.log"
 tg_done it_budget

@@ -16,7 +16,7 @@
 static tg_rundata *one(void)
 {
 	tg_rundata *rd;
-	assert_int_equal(tg_rundata_build(&rd, gt_trace("--steps 1 --layers 1 --seq 256")->tree), 0);
+	assert_int_equal(tg_rundata_build(&rd, gt_trace("--steps 1 --layers 1 --seq 256")->tree, NULL), 0);
 	return rd;
 }
 

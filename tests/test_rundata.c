@@ -1,11 +1,13 @@
 /*
- * test_rundata.c - core/rundata.c and core/skeleton.c: a trace's measures
- * and op skeleton kept without the trace. What a judgement from stored run
- * data says must be exactly what the judgement from the traces says, so
- * the central test renders the gate both ways (text, md, json) on pairs
- * that diverge in different ways (a split attention kernel, the math path,
- * an extra op, two ranks a side, every name in reverse order) and compares
- * the bytes. Also: encoding is stable (encode, decode, encode gives the
+ * test_rundata.c - core/rundata.c and core/skeleton.c: a trace's measures,
+ * op skeleton, findings and critical path kept without the trace. What a
+ * judgement from stored run data says must be exactly what the judgement
+ * from the traces says, so the central test renders the gate both ways
+ * (text, md, json: the verdict, the divergences, the findings that are
+ * new, worse or gone, how the critical path moved) on pairs that diverge
+ * in different ways (a split attention kernel, the math path, an extra
+ * op, two ranks a side with a straggler, the sides' traces given in
+ * another order, every name in reverse order) and compares the bytes. Also: encoding is stable (encode, decode, encode gives the
  * same bytes), the decoded arrays equal the built ones, and damaged bytes
  * (every truncation, flipped bytes, another format, a limit) are an error,
  * never a crash.
@@ -27,12 +29,12 @@ static void round_trip(tg_rundata **out, void **blob, size_t *len, const tg_rund
 	assert_int_equal(tg_rundata_decode(out, *blob, *len, 0, "test"), 0);
 }
 
-static tg_rundata *decoded(const tg_tree *tree)
+static tg_rundata *decoded(const tg_tree *tree, const tg_findings_opts *fo)
 {
 	tg_rundata *rd, *back;
 	void *blob;
 	size_t len;
-	assert_int_equal(tg_rundata_build(&rd, tree), 0);
+	assert_int_equal(tg_rundata_build(&rd, tree, fo), 0);
 	round_trip(&back, &blob, &len, rd);
 	free(blob);
 	tg_rundata_free(rd);
@@ -55,37 +57,85 @@ static char *render(const tg_gate *g)
 	return s;
 }
 
+/* Side s of trees t (n) as run data: decoded data in d, names, and the
+ * findings across its ranks when the gate needs them (computed from the
+ * trees in the order it gives, and through their encoding). */
+static void data_side(tg_gate_data *s, tg_rundata **d, const char **names, tg_findings **across, const tg_tree **t,
+                      size_t n, const tg_rules *rules)
+{
+	for (size_t i = 0; i < n; i++) {
+		d[i] = decoded(t[i], tg_rules_findings(rules));
+		names[i] = tg_trace_name(tg_tree_trace(t[i]));
+	}
+	*s = (tg_gate_data){(const tg_rundata *const *)d, names, NULL, n, NULL};
+	size_t order[4];
+	*across = NULL;
+	if (tg_gate_data_across(order, s) != 1)
+		return;
+	const tg_tree *sorted[4];
+	for (size_t i = 0; i < n; i++)
+		sorted[i] = t[order[i]];
+	tg_findings *f;
+	void *blob;
+	size_t len;
+	assert_int_equal(tg_gate_across(&f, rules, sorted, n), 0);
+	assert_int_equal(tg_rundata_across_encode(&blob, &len, f), 0);
+	assert_int_equal(tg_rundata_across_decode(across, blob, len, "across"), 0);
+	free(blob);
+	tg_findings_free(f);
+	s->across = *across;
+}
+
 /* The gate on base against next (nb and nn traces of generator arguments)
  * from the trees and from decoded run data: the same bytes. */
 static void same_verdict(const char *const *bargs, size_t nb, const char *const *nargs, size_t nn)
 {
 	const tg_tree *bt[4], *nt[4];
 	tg_rundata *br[4], *nr[4];
-	for (size_t i = 0; i < nb; i++) {
+	const char *bnames[4], *nnames[4];
+	tg_findings *bacross, *nacross;
+	for (size_t i = 0; i < nb; i++)
 		bt[i] = gt_trace(bargs[i])->tree;
-		br[i] = decoded(bt[i]);
-	}
-	for (size_t i = 0; i < nn; i++) {
+	for (size_t i = 0; i < nn; i++)
 		nt[i] = gt_trace(nargs[i])->tree;
-		nr[i] = decoded(nt[i]);
-	}
 	tg_rules *rules;
 	assert_int_equal(tg_rules_load_default(&rules), 0);
+	tg_gate_data bd, nd;
+	data_side(&bd, br, bnames, &bacross, bt, nb, rules);
+	data_side(&nd, nr, nnames, &nacross, nt, nn, rules);
 	tg_gate *g1, *g2;
 	assert_int_equal(tg_gate_run(&g1, rules, bt, nb, nt, nn, NULL), 0);
-	assert_int_equal(tg_gate_run_data(&g2, rules, (const tg_rundata *const *)br, nb, (const tg_rundata *const *)nr, nn,
-	                                  NULL),
-	                 0);
+	assert_int_equal(tg_gate_run_data(&g2, rules, &bd, &nd, NULL), 0);
 	char *a = render(g1), *b = render(g2);
 	assert_true(strlen(a) > 1000);
+	assert_non_null(strstr(a, "critical path")); /* the critical paths compared */
+	assert_non_null(strstr(a, "\"findings\""));  /* the findings, in the json */
 	assert_string_equal(a, b);
+	size_t nf;
+	const tg_finding *f = tg_findings_list(nacross, &nf);
+	for (size_t i = 0; i < nf; i++) /* two ranks: evaluated across them */
+		assert_int_not_equal(f[i].status, TG_FINDING_NOT_EVALUATED);
 	assert_int_equal(tg_gate_verdict(g1), tg_gate_verdict(g2));
 	assert_int_equal(tg_gate_attributed(g1), tg_gate_attributed(g2));
 	free(a);
 	free(b);
 	tg_gate_free(g1);
 	tg_gate_free(g2);
+	/* a side whose findings across ranks are needed and not given, or
+	 * whose data holds findings under other thresholds: refused */
+	if (nacross) {
+		nd.across = NULL;
+		assert_int_equal(tg_gate_run_data(&g2, rules, &bd, &nd, NULL), TG_EINVAL);
+		nd.across = nacross;
+	}
+	tg_rules *other;
+	const char *yaml = "version: 1\nfindings:\n  host-sync: {min_cost: 3%}\nrules: []\n";
+	assert_int_equal(tg_rules_load_mem(&other, yaml, strlen(yaml), "other"), 0);
+	assert_int_equal(tg_gate_run_data(&g2, other, &bd, &nd, NULL), TG_EINVAL);
+	tg_rules_free(other);
 	tg_rules_free(rules);
+	tg_findings_free(bacross);
+	tg_findings_free(nacross);
 	for (size_t i = 0; i < nb; i++)
 		tg_rundata_free(br[i]);
 	for (size_t i = 0; i < nn; i++)
@@ -120,6 +170,17 @@ static void test_same_verdict_ranks(void **state)
 	same_verdict(b, 2, n, 2);
 }
 
+/* The new side's ranks given in the other order: the gate sorts them by
+ * rank both ways. */
+static void test_same_verdict_rank_order(void **state)
+{
+	(void)state;
+	GT_SKIP_WITHOUT_GEN();
+	const char *b[] = {SMALL " --ranks 2 --rank 0", SMALL " --ranks 2 --rank 1"};
+	const char *n[] = {SMALL " --ranks 2 --rank 1 --host-sync 4", SMALL " --ranks 2 --rank 0"};
+	same_verdict(b, 2, n, 2);
+}
+
 static void test_same_verdict_reversed(void **state)
 {
 	(void)state;
@@ -138,7 +199,7 @@ static void test_round_trip(void **state)
 	tg_rundata *rd, *back, *again;
 	void *b1, *b2;
 	size_t l1, l2;
-	assert_int_equal(tg_rundata_build(&rd, s->tree), 0);
+	assert_int_equal(tg_rundata_build(&rd, s->tree, NULL), 0);
 	round_trip(&back, &b1, &l1, rd);
 	round_trip(&again, &b2, &l2, back);
 	assert_int_equal(l1, l2);
@@ -198,8 +259,8 @@ static void test_round_trip(void **state)
 	}
 	assert_int_equal(tg_rundata_json_bytes(back), tg_trace_stats_get(s->trace)->json_bytes);
 	print_message("run data: %zu bytes for %llu bytes of JSON (%.1f %%), %zu skeleton nodes\n", l1,
-	              (unsigned long long)tg_rundata_json_bytes(back), 100.0 * (double)l1 / (double)tg_rundata_json_bytes(back),
-	              n1);
+	              (unsigned long long)tg_rundata_json_bytes(back),
+	              100.0 * (double)l1 / (double)tg_rundata_json_bytes(back), n1);
 	assert_true(l1 * 10 < tg_rundata_json_bytes(back));
 	free(b1);
 	free(b2);
@@ -218,7 +279,7 @@ static void test_damaged(void **state)
 	tg_rundata *rd, *back = NULL;
 	void *blob;
 	size_t len;
-	assert_int_equal(tg_rundata_build(&rd, gt_trace("--steps 1 --layers 1 --seq 256")->tree), 0);
+	assert_int_equal(tg_rundata_build(&rd, gt_trace("--steps 1 --layers 1 --seq 256")->tree, NULL), 0);
 	assert_int_equal(tg_rundata_encode(&blob, &len, rd), 0);
 	for (size_t cut = 0; cut < len; cut++) {
 		int rc = tg_rundata_decode(&back, blob, cut, 0, "cut");
@@ -261,7 +322,7 @@ static void test_damaged(void **state)
 	/* another format, and a limit */
 	((uint8_t *)blob)[4] ^= 2;
 	assert_int_equal(tg_rundata_decode(&back, blob, len, 0, "run 9 trace 0"), TG_EFORMAT);
-	assert_string_equal(tg_error_last(), "run 9 trace 0: run data of format 3 (this tracegate reads 1)");
+	assert_string_equal(tg_error_last(), "run 9 trace 0: run data of format 0 (this tracegate reads 2)");
 	((uint8_t *)blob)[4] ^= 2;
 	assert_int_equal(tg_rundata_decode(&back, blob, len, 1000, "run 9 trace 0"), TG_ELIMIT);
 	assert_int_equal(tg_rundata_decode(&back, "TGRX", 4, 0, "x"), TG_EFORMAT);
@@ -282,8 +343,12 @@ static void test_skeleton_adopt(void **state)
 	assert_int_equal(tg_atoms_intern(&id, a, "aten::mm", 8), 0);
 	tg_skel_node *x = calloc(3, sizeof(*x));
 	for (int i = 0; i < 3; i++)
-		x[i] = (tg_skel_node){.ts = i, .dur = 1, .event = (uint32_t)i * 2, .parent = (uint32_t)(i + 1) % 3,
-		                      .name = 0, .kind = TG_KIND_CPU_OP};
+		x[i] = (tg_skel_node){.ts = i,
+		                      .dur = 1,
+		                      .event = (uint32_t)i * 2,
+		                      .parent = (uint32_t)(i + 1) % 3,
+		                      .name = 0,
+		                      .kind = TG_KIND_CPU_OP};
 	tg_skeleton *s;
 	assert_int_equal(tg_skeleton_adopt(&s, x, 3, 10, a, 0, "t"), TG_EFORMAT);
 	assert_string_equal(tg_error_last(), "t: skeleton node 0: its parents make a cycle");
@@ -308,9 +373,13 @@ static void test_skeleton_adopt(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_same_verdict_split),    cmocka_unit_test(test_same_verdict_math),
-		cmocka_unit_test(test_same_verdict_ranks),    cmocka_unit_test(test_same_verdict_reversed),
-		cmocka_unit_test(test_round_trip),            cmocka_unit_test(test_damaged),
+		cmocka_unit_test(test_same_verdict_split),
+		cmocka_unit_test(test_same_verdict_math),
+		cmocka_unit_test(test_same_verdict_ranks),
+		cmocka_unit_test(test_same_verdict_rank_order),
+		cmocka_unit_test(test_same_verdict_reversed),
+		cmocka_unit_test(test_round_trip),
+		cmocka_unit_test(test_damaged),
 		cmocka_unit_test(test_skeleton_adopt),
 	};
 	return cmocka_run_group_tests(tests, NULL, gt_teardown);
