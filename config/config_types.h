@@ -103,6 +103,7 @@ typedef struct tg_config {
 	int64_t job_timeout_ms; /* default 600,000: one job's analysis, then it fails */
 	uint64_t job_memory;    /* default 4 GiB: what one job's analysis may allocate */
 	int64_t recheck_ms;     /* default 300,000: how often open pull requests' verdicts are looked at again; 0: never */
+	char *docs_url;         /* the comment footer's docs link; NULL: the build's default */
 	/* limits */
 	uint64_t max_trace_bytes;   /* default 4 GiB */
 	uint32_t max_ratio;         /* default 200 */

@@ -10,6 +10,7 @@
 #include "perf_model.h"
 #include "perf_sheets.h"
 #include "short_kernels.h"
+#include "stream_timeline.h"
 #include "timeline.h"
 
 #include <pthread.h>
@@ -226,6 +227,8 @@ int tg_report_build(tg_report *out, const tg_tree *tree, const tg_report_opts *o
 		if ((rc = add(out, &cap, sk[1])))
 			goto done;
 	}
+	if (opts->streams && (rc = tg_stream_timeline_build(&out->streams, tree, opts->step, opts->include_unlinked)))
+		goto done;
 done:
 	tg_launchers_free(l);
 	if (threaded)
@@ -257,7 +260,9 @@ void tg_report_free(tg_report *r)
 {
 	tg_tables_free(r->tables, r->n);
 	tg_findings_free(r->findings);
+	tg_stream_timeline_free(r->streams);
 	r->tables = NULL;
 	r->n = 0;
 	r->findings = NULL;
+	r->streams = NULL;
 }
