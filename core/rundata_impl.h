@@ -1,10 +1,11 @@
 /*
- * rundata_impl.h - what rundata.c and rundata_findings.c share: the byte
- * writer and the checked reader of the encoded form (integers
- * little-endian byte by byte, doubles as their IEEE-754 bits, strings as a
- * length and their bytes), the envelope (magic, format, raw length,
- * deflated payload), and the parts rundata_findings.c encodes: a trace's
- * findings and its critical-path summary.
+ * rundata_impl.h - what rundata.c, rundata_findings.c and rundata_pack.c
+ * share: the byte writer and the checked reader of the encoded form
+ * (integers little-endian byte by byte, doubles as their IEEE-754 bits,
+ * strings as a length and their bytes), the envelope (rundata_pack.c:
+ * magic, format, raw length, deflated payload), and the parts
+ * rundata_findings.c encodes: a trace's findings and its critical-path
+ * summary.
  */
 #ifndef TG_RUNDATA_IMPL_H
 #define TG_RUNDATA_IMPL_H
@@ -115,7 +116,7 @@ static inline void get_fixed_str(struct rd_cur *c, char *buf, size_t max, const 
 	c->at += n;
 }
 
-/* The envelope: w's bytes deflated behind magic (4 bytes), format and the
+/* rundata_pack.c. The envelope: w's bytes deflated behind magic (4 bytes), format and the
  * raw length, into *out (*len bytes, the caller frees; w's bytes freed).
  * 0 or TG_ENOMEM. */
 int tg_rundata_pack(void **out, size_t *len, const char *magic, uint32_t format, struct wr *w);
