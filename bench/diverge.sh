@@ -23,15 +23,24 @@ trap 'rm -rf "$work"' EXIT
 "$gen" --train --steps 108 --layers 16 --split-attention 1.0 --extra-op aten::gelu -o "$work/n.json.gz"
 ops=$(gzip -dc "$work/b.json.gz" | grep -c '"cat": *"cpu_op"' || true)
 now() { date +%s.%N; }
-# median wall time of $runs runs of "$@" (output discarded)
+# median wall time of $runs runs of "$@" (output discarded); a verdict of
+# any kind (0 pass, 1 blocked, 3 inconclusive: the reversed pairs have one
+# step a side) is timed, an error (2, a crash) stops the bench
 runs=5
 median() {
+	: >"$work/times"
 	for i in $(seq 1 $runs); do
 		t0=$(now)
-		"$@" >/dev/null 2>&1
+		rc=0
+		"$@" >/dev/null 2>&1 || rc=$?
 		t1=$(now)
-		awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.6f\n", b - a }' 
-	done | sort -g | sed -n "$(((runs + 1) / 2))p"
+		case $rc in
+		0 | 1 | 3) ;;
+		*) echo "bench: diverge: '$*' exited $rc" >&2; return 1 ;;
+		esac
+		awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.6f\n", b - a }' >>"$work/times"
+	done
+	sort -g "$work/times" | sed -n "$(((runs + 1) / 2))p"
 }
 gz() { gzip -dc "$work/b.json.gz"; gzip -dc "$work/n.json.gz"; }
 t_gz=$(median gz)
