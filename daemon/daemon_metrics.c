@@ -75,7 +75,7 @@ static const char *const refusals[] = {TG_REFUSED_FOLDER_NAME, TG_REFUSED_TOO_MA
                                        TG_REFUSED_TOO_MANY_RUNS, TG_REFUSED_TOO_MANY_UNSIGNED,
                                        TG_REFUSED_BAD_MANIFEST, TG_REFUSED_BAD_TRACE,
                                        TG_REFUSED_BAD_BRANCH,  TG_REFUSED_GAVE_UP,
-                                       TG_REFUSED_NOT_CONFIGURED};
+                                       TG_REFUSED_OVER_BUDGET, TG_REFUSED_NOT_CONFIGURED};
 
 int tg_daemon_metrics_new(tg_metrics **out)
 {
@@ -115,7 +115,8 @@ static const char *refusal_of(const char *summary)
 	static const char *const what[][2] = {{"error: bad manifest:", TG_REFUSED_BAD_MANIFEST},
 	                                      {"error: bad trace:", TG_REFUSED_BAD_TRACE},
 	                                      {"error: bad branch:", TG_REFUSED_BAD_BRANCH},
-	                                      {"error: tracegate: gave up", TG_REFUSED_GAVE_UP}};
+	                                      {"error: tracegate: gave up", TG_REFUSED_GAVE_UP},
+	                                      {"error: budget:", TG_REFUSED_OVER_BUDGET}};
 	for (size_t i = 0; summary && i < NB(what); i++)
 		if (!strncmp(summary, what[i][0], strlen(what[i][0])))
 			return what[i][1];

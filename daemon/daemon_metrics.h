@@ -68,6 +68,7 @@ int tg_daemon_metrics_new(tg_metrics **out);
 #define TG_REFUSED_BAD_TRACE "bad_trace"   /* malformed, missing, over a limit */
 #define TG_REFUSED_BAD_BRANCH "bad_branch" /* a branch name git refuses */
 #define TG_REFUSED_GAVE_UP "gave_up"       /* daemon.max_attempts */
+#define TG_REFUSED_OVER_BUDGET "over_budget" /* daemon.job_timeout, daemon.job_memory, or the analysis crashed */
 #define TG_REFUSED_NOT_CONFIGURED "repository_not_configured"
 
 /* A run refused for reason (one of the above). */
