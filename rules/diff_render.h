@@ -1,29 +1,36 @@
 /*
  * diff_render.h - the result of `tracegate diff` as text (a terminal), md
  * (the pull-request comment) and json (stable, documented in docs/diff.md).
+ *
+ * Compute once, render apart: a tg_diff_doc carries what the gate computed
+ * (the judgements, the divergences, the findings, the critical path, and
+ * every table and number of diff_tables.h); the renderers only read it
+ * and format (diff_render_text.c, diff_render_md*.c, diff_render_json.c,
+ * their shared pieces in diff_render.c). tests/cli_render_pure.sh proves
+ * on their objects that they call nothing that computes.
  */
 #ifndef TG_DIFF_RENDER_H
 #define TG_DIFF_RENDER_H
 
-#include "../core/compare.h"
 #include "../core/findings.h"
 #include "../core/table.h"
 #include "cp_diff.h"
+#include "diff_tables.h"
 #include "judge.h"
 
 #include <stdio.h>
 
-/* Everything a rendering shows; all borrowed. */
+/* Everything a rendering shows, computed; all borrowed. */
 typedef struct tg_diff_doc {
 	const char *const *base_files;
 	size_t nbase;
 	const char *const *new_files;
 	size_t nnew;
-	const tg_measure *base, *next;
-	const tg_atoms *keys;
 	const tg_judgement *judgement; /* the rules' verdict */
 	const tg_judgement *ops;       /* kernel time per op (each), for the top
 	                                  regressions and improvements; may be NULL */
+	const tg_diff_tables *tables;  /* every table and number shown, computed once
+	                                  (diff_tables.h); required */
 	const char *divergence;        /* where the trees diverge, drawn as text; may be NULL */
 	const tg_table *divergences;   /* the divergences and their time (divergence.h); may be NULL */
 	const char *extra_md;          /* md: a section added before the tables (the daemon's

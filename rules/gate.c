@@ -33,6 +33,7 @@ struct tg_gate {
 	tg_finding_delta *deltas;  /* what changed between them */
 	size_t ndeltas;
 	tg_cp_diff *cp; /* NULL with no_critical_path */
+	tg_diff_tables *tables; /* what the renderings show, computed once (diff_tables.h) */
 };
 
 static double now_s(void)
@@ -323,6 +324,8 @@ int tg_gate_run(tg_gate **out, const tg_rules *rules, const tg_tree *const *base
 		rc = critical_paths(g);
 	if (!rc && !g->drawing)
 		rc = (g->drawing = strdup("")) ? 0 : tg_error_set(TG_ENOMEM, "out of memory");
+	if (!rc)
+		rc = tg_diff_tables_compute(&g->tables, g->base, g->next, g->keys, g->judgement, g->ops);
 	if (rc) {
 		tg_gate_free(g);
 		return rc;
@@ -353,6 +356,7 @@ void tg_gate_free(tg_gate *g)
 	free(g->xfiles);
 	free(g->drawing);
 	free(g->cp);
+	tg_diff_tables_free(g->tables);
 	tg_measure_free(g->base);
 	tg_measure_free(g->next);
 	tg_measure_free(g->noise);
@@ -428,9 +432,6 @@ tg_diff_doc tg_gate_doc(const tg_gate *g, const char *const *base_files, size_t 
 	                 .nbase = nbase,
 	                 .new_files = nnew == g->nnext && g->xorder ? g->xfiles : new_files,
 	                 .nnew = nnew,
-	                 .base = g->base,
-	                 .next = g->next,
-	                 .keys = g->keys,
 	                 .judgement = g->judgement,
 	                 .ops = g->ops,
 	                 .divergence = g->drawing,
@@ -440,6 +441,7 @@ tg_diff_doc tg_gate_doc(const tg_gate *g, const char *const *base_files, size_t 
 	                 .findings = g->deltas,
 	                 .nfindings = g->ndeltas,
 	                 .with_findings = 1,
-	                 .critical_path = g->cp};
+	                 .critical_path = g->cp,
+	                 .tables = g->tables};
 	return d;
 }

@@ -16,10 +16,11 @@
  *   4. judge the rules (judge.h; a rule may select a finding), and judge
  *      kernel time per op for the top regressions and improvements;
  *   5. draw the divergences and tabulate them;
- *   6. find each trace's critical path and how it moved (cp_diff.h).
+ *   6. find each trace's critical path and how it moved (cp_diff.h);
+ *   7. compute every table and number the renderings show (diff_tables.h).
  *
  * The result renders as text, md (the pull-request comment) or json
- * (diff_render.h).
+ * (diff_render.h), which only read what step 7 computed.
  */
 #ifndef TG_GATE_H
 #define TG_GATE_H
