@@ -167,10 +167,12 @@ void tg_diff_categories_from(FILE *f, const tg_diff_doc *d, int md)
 	const tg_diff_tables *t = d->tables;
 	for (size_t i = 0; i < t->nrule_from; i++) {
 		const tg_diff_rule_from *r = &t->rule_from[i];
-		if (!i)
-			fputs(md ? "\nWhere the judged categories came from: " : "where the judged categories came from: ", f);
-		else
+		if (i)
 			fputs("; ", f);
+		else if (md)
+			fputs("\nWhere the judged categories came from: ", f);
+		else
+			fputs("where the judged categories came from: ", f);
 		if (md) {
 			tg_md_escape(f, r->category);
 			fputs(" ", f);

@@ -27,7 +27,6 @@ static const char *icon(tg_verdict v)
 	}
 }
 
-
 /* Runs a side: the most any sampled rule item saw (a side's traces of one
  * rank are its runs, docs/diff.md); 0 when no item says. */
 static size_t side_runs(const tg_judgement *j, int next)
@@ -198,13 +197,12 @@ static int all_of(const char *s, const char *ok)
 }
 
 /* The command that writes the replay script of the top regressed op
- * (docs/replay.md, diff_tables.h's replay_op), under the ops table: `tracegate replay NEW --op OP
+ * (docs/replay.md; the op and its match are diff_tables.h's replay_op and
+ * replay_match), under the ops table: `tracegate replay NEW --op OP
  * --match '^dims=...' -o replay`, the match selecting its most regressed
- * shape when it has several. A kernel-level attention op is replayed as
- * the entry above it (all its shapes). Only for an op a script can call
- * (aten::identifier); the trace is the first new one's file name, or TRACE
- * when that name has characters a shell word or a code span would
- * change. */
+ * shape when it has several. The trace is the first new one's file name,
+ * or TRACE when that name has characters a shell word or a code span
+ * would change. */
 static void md_replay_line(FILE *f, const tg_diff_doc *d)
 {
 	const char *op = d->tables->replay_op, *match = d->tables->replay_match;
@@ -345,7 +343,8 @@ static void md_table_details(FILE *f, const tg_diff_doc *d, int by, size_t limit
 {
 	const tg_table *t = d->tables->by[by];
 	size_t nr = tg_table_nrows(t);
-	fprintf(f, "\n<details><summary>Kernel time per step by %s (%zu rows)</summary>\n\n", d->tables->by_name[by], nr);
+	fprintf(f, "\n<details><summary>Kernel time per step by %s (%zu rows)</summary>\n\n", d->tables->by_name[by],
+	        nr);
 	tg_diff_md_table_rows(f, t, limit);
 	if (nr > limit)
 		fprintf(f, "\n%zu more rows in the json.\n", nr - limit);

@@ -61,8 +61,8 @@ static void text_rules(FILE *f, const tg_diff_doc *d)
 		tg_diff_fmt_ci(ci, sizeof(ci), x);
 		snprintf(smp, sizeof(smp), "%zu/%zu", x->nbase, x->nnext);
 		fprintf(f, "%-20.20s %-40.40s %-15s %12s %12s %9s %19s %13s  %s%s%s%s\n", x->rule->name,
-		        tg_diff_item_label(il, sizeof(il), x), tg_rule_metric_name(x->rule->metric), bv, nv, pc, ci, smp,
-		        tg_diff_verdict_word(x), x->note[0] ? " (" : "", x->note, x->note[0] ? ")" : "");
+		        tg_diff_item_label(il, sizeof(il), x), tg_rule_metric_name(x->rule->metric), bv, nv, pc, ci,
+		        smp, tg_diff_verdict_word(x), x->note[0] ? " (" : "", x->note, x->note[0] ? ")" : "");
 	}
 	if (hidden_ranks)
 		fprintf(f, "%zu per-rank items pass (each total rule judged on every rank alone too)\n", hidden_ranks);

@@ -187,7 +187,8 @@ static void test_replay_match(void **state)
 	assert_string_equal(t->significant[0]->item, "aten::addmm");
 	assert_string_equal(tg_diff_tables_op_category(t, t->significant[0]), "GEMM");
 	assert_ptr_equal(t->replay_op, t->significant[0]->item);
-	assert_string_equal(t->replay_match, "^dims=\\(\\(4096,\\), \\(16384, 1024\\), \\(1024, 4096\\), \\(\\), \\(\\)\\) ");
+	assert_string_equal(t->replay_match,
+	                    "^dims=\\(\\(4096,\\), \\(16384, 1024\\), \\(1024, 4096\\), \\(\\), \\(\\)\\) ");
 	tg_gate_free(g);
 	tg_rules_free(r);
 }
