@@ -72,22 +72,34 @@ static int item_category(char *buf, size_t cap, const tg_judged *x, const tg_mea
 	return 0;
 }
 
-/* Each rule item's category and where it came from (docs/categories.md). */
+/* Each rule item's category and where it came from (docs/categories.md).
+ * Where a category came from is a pass over both sides' kernels: it is
+ * computed once per distinct category (the items of an each rule share a
+ * few), the others copy it. */
 static int items(tg_diff_tables *t, const tg_measure *base, const tg_measure *next, const tg_atoms *keys,
                  const tg_judgement *j, struct cats *cats)
 {
 	const tg_judged *it = tg_judgement_items(j, &t->nitems);
+	size_t *first = calloc(t->nitems ? t->nitems : 1, sizeof(size_t)), nfirst = 0;
 	t->item_category = calloc(t->nitems ? t->nitems : 1, sizeof(*t->item_category));
 	t->item_from = calloc(t->nitems ? t->nitems : 1, sizeof(*t->item_from));
-	if (!t->item_category || !t->item_from)
-		return TG_ENOMEM;
-	int rc = 0;
+	int rc = first && t->item_category && t->item_from ? 0 : TG_ENOMEM;
 	for (size_t i = 0; i < t->nitems && !rc; i++) {
-		rc = item_category(t->item_category[i], TG_DIFF_CAT_CAP, &it[i], base, next, keys, cats);
-		if (!rc && t->item_category[i][0])
-			rc = tg_compare_category_from(t->item_from[i], TG_DIFF_FROM_CAP, base, next, keys,
-			                              t->item_category[i]);
+		char *cat = t->item_category[i];
+		rc = item_category(cat, TG_DIFF_CAT_CAP, &it[i], base, next, keys, cats);
+		if (rc || !cat[0])
+			continue;
+		size_t k = 0;
+		while (k < nfirst && strcmp(t->item_category[first[k]], cat))
+			k++;
+		if (k < nfirst) {
+			memcpy(t->item_from[i], t->item_from[first[k]], TG_DIFF_FROM_CAP);
+			continue;
+		}
+		first[nfirst++] = i;
+		rc = tg_compare_category_from(t->item_from[i], TG_DIFF_FROM_CAP, base, next, keys, cat);
 	}
+	free(first);
 	return rc;
 }
 
