@@ -9,6 +9,7 @@
 #include "../core/measure.h"
 #include "../core/trace.h"
 #include "../rules/gate.h"
+#include "../rules/diff_render.h"
 #include "../rules/rules.h"
 #include "daemon.h"
 #include "forge/forge.h"

@@ -12,6 +12,7 @@
 #include "judgeutil.h"
 
 #include "../core/compare.h"
+#include "../rules/diff_render.h"
 #include "../rules/gate.h"
 
 #include <math.h>
