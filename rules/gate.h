@@ -98,10 +98,10 @@ const tg_findings *tg_gate_findings(const tg_gate *g, int next);
  * new, worse, gone, better, same; *n of them, borrowed. */
 const tg_finding_delta *tg_gate_finding_changes(const tg_gate *g, size_t *n);
 
-/* The document of g (diff_doc.h) for diff_render.h: files name the traces of each side
- * in the order given to tg_gate_run (borrowed, for the headings; the
- * document lists them in the gate's rank order); marker and extra_md as in
- * tg_diff_doc. */
+/* The document of g (diff_doc.h) for diff_render.h: files name the traces
+ * of each side in the order given to tg_gate_run (borrowed, for the
+ * headings; the document lists them in the gate's rank order); marker and
+ * extra_md as in tg_diff_doc. It borrows g's results and tables. */
 tg_diff_doc tg_gate_doc(const tg_gate *g, const char *const *base_files, size_t nbase, const char *const *new_files,
                         size_t nnew, const char *marker, const char *extra_md);
 
