@@ -1,7 +1,8 @@
 # tracegate - build, test, benchmark, fuzz.
 #   make            ./tracegate
 #   make check      every test, the layering check, bench_read (SAN=1: under ASan + UBSan, in build-san/)
-#   make bench      speed and memory on the largest real trace; diff of a 120k-op pair vs gzip -dc
+#   make bench      speed and memory on the largest real trace; diff of a 120k-op pair vs gzip -dc;
+#                   the reversed-names curve; judging against a 250 MB baseline, pooled 250 MB runs
 #   make fuzz       libFuzzer on every tests/fuzz/fuzz_*.c (FUZZ_SECONDS=60 each; docs/fuzzing.md)
 #   make demo       the main job on the embedded sample
 #   make install    the binary, the systemd unit, the docs and example configs
@@ -140,6 +141,7 @@ bench: $(BUILD)/tracegate $(BUILD)/tests/bench_read $(BUILD)/tg-gen
 	@bench/daemon.sh $(BUILD)/tracegate $(BUILD)/tg-gen
 	@bench/scale.sh $(BUILD)/tracegate $(BUILD)/tg-gen
 	@bench/diverge.sh $(BUILD)/tracegate $(BUILD)/tg-gen
+	@bench/judge.sh $(BUILD)/tracegate $(BUILD)/tg-gen
 
 $(BUILD)/tests/bench_read: bench/bench_read.c $(BUILD)/libtgcore.a
 	@mkdir -p $(dir $@)

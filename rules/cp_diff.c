@@ -7,31 +7,27 @@
 #include "cp_diff.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
-static void side_of(tg_cp_side *s, const tg_tree *const *trees, size_t n)
+/* Side s from the summaries of its n traces (names: the traces' names,
+ * for why). */
+static void side_of(tg_cp_side *s, const tg_cp_summary *sum, const char *const *names, size_t n)
 {
 	memset(s, 0, sizeof(*s));
 	for (size_t i = 0; i < n; i++) {
-		tg_critical_path *cp;
-		if (tg_critical_path_build(&cp, trees[i], NULL)) {
-			const char *why = tg_error_last();
-			if (!strncmp(why, "critical path: ", 15))
-				why += 15;
+		if (!sum[i].ok) {
 			if (!s->why[0])
-				snprintf(s->why, sizeof(s->why), "%s: %s", tg_trace_name(tg_tree_trace(trees[i])), why);
+				snprintf(s->why, sizeof(s->why), "%s: %s", names[i], sum[i].why);
 			continue;
 		}
-		const tg_cp_stats *st = tg_cp_stats_get(cp);
-		double steps = st->steps ? (double)st->steps : 1;
-		const int64_t *b = tg_cp_breakdown(cp);
-		s->length_ns += (double)tg_cp_length_ns(cp) / steps;
+		double steps = sum[i].steps ? (double)sum[i].steps : 1;
+		s->length_ns += (double)sum[i].length_ns / steps;
 		for (int k = 0; k < TG_CP_NBOUND; k++)
-			s->bound_ns[k] += (double)b[k] / steps;
+			s->bound_ns[k] += (double)sum[i].bound_ns[k] / steps;
 		s->steps += steps;
 		s->traces++;
-		tg_critical_path_free(cp);
 	}
 	if (!s->traces)
 		return;
@@ -46,15 +42,41 @@ static void side_of(tg_cp_side *s, const tg_tree *const *trees, size_t n)
 			s->dominant = (tg_cp_bound)k;
 }
 
+void tg_cp_diff_from(tg_cp_diff *out, const tg_cp_summary *base, const char *const *bnames, size_t nbase,
+                     const tg_cp_summary *next, const char *const *nnames, size_t nnext)
+{
+	side_of(&out->base, base, bnames, nbase);
+	side_of(&out->next, next, nnames, nnext);
+}
+
+/* The summaries and names of n trees into sum and names. 0 or TG_ENOMEM. */
+static int summarize(tg_cp_summary *sum, const char **names, const tg_tree *const *trees, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		names[i] = tg_trace_name(tg_tree_trace(trees[i]));
+		int rc = tg_cp_summarize(&sum[i], trees[i]);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
 int tg_cp_diff_build(tg_cp_diff *out, const tg_tree *const *base, size_t nbase, const tg_tree *const *next,
                      size_t nnext)
 {
-	side_of(&out->base, base, nbase);
-	side_of(&out->next, next, nnext);
-	/* a failure of another kind than "no path" (out of memory) stops the diff */
-	if ((!out->base.ok || !out->next.ok) && tg_error_last_code() == TG_ENOMEM)
-		return TG_ENOMEM;
-	return 0;
+	size_t n = nbase + nnext;
+	tg_cp_summary *sum = tg_calloc(n ? n : 1, sizeof(*sum));
+	const char **names = tg_calloc(n ? n : 1, sizeof(*names));
+	int rc = sum && names ? 0 : TG_ENOMEM;
+	if (!rc)
+		rc = summarize(sum, names, base, nbase);
+	if (!rc)
+		rc = summarize(sum + nbase, names + nbase, next, nnext);
+	if (!rc)
+		tg_cp_diff_from(out, sum, names, nbase, sum + nbase, names + nbase, nnext);
+	free(sum);
+	free((void *)names);
+	return rc;
 }
 
 tg_cp_bound tg_cp_diff_largest_move(const tg_cp_diff *d)
