@@ -25,14 +25,14 @@ endif
 
 CFLAGS := -std=c11 -D_GNU_SOURCE $(OPT) -Wall -Wextra -Werror -pthread -I/usr/include/postgresql
 CORE_LDLIBS := -ljansson -lyaml -lz -lpthread -lm
-LDLIBS := -lcurl -lgit2 -lsqlite3 -lpq $(CORE_LDLIBS)
+LDLIBS := -lcurl -lgit2 -lsqlite3 -lpq -lmicrohttpd $(CORE_LDLIBS)
 TEST_LDLIBS := $(LDLIBS) -lcmocka
 
 CORE_SRC := $(wildcard core/*.c)
 RULES_SRC := $(wildcard rules/*.c)
 CONFIG_SRC := $(wildcard config/*.c)
 # daemon/ is the job machine; daemon/<room>/ the rooms (docs/conventions.md, "Where code lives")
-DAEMON_ROOMS := storage store git forge cli
+DAEMON_ROOMS := storage store git forge history metrics cli
 DAEMON_SRC := $(filter-out daemon/cli/main.c,$(wildcard daemon/*.c $(DAEMON_ROOMS:%=daemon/%/*.c)))
 DAEMON_HDR := $(wildcard daemon/*.h $(DAEMON_ROOMS:%=daemon/%/*.h))
 TEST_SRC := $(wildcard tests/test_*.c)

@@ -10,6 +10,7 @@
 #include "config_forges_impl.h"
 #include "config_loader_impl.h"
 #include "config_secret_impl.h"
+#include "config_service_impl.h"
 #include "../core/file.h"
 
 #include <errno.h>
@@ -46,6 +47,10 @@ void tg_config_free(tg_config *c)
 	free(c->tmp_dir);
 	free(c->docs_url);
 	free(c->log_level);
+	free(c->listen_host);
+	free(c->history_publish);
+	free(c->history_publish_s3_bucket);
+	free(c->history_publish_s3_prefix);
 	free(c);
 }
 
@@ -202,17 +207,20 @@ static int load_docs_url(const tg_config_loader *L, const yaml_node_t *v, tg_con
 static int load_daemon(const tg_config_loader *L, const yaml_node_t *n, tg_config *c)
 {
 	static const char *const keys[] = {"state_dir", "lease",   "max_attempts", "history_points",
-	                                   "tmp_dir",   "recheck", "docs_url",     "job_timeout", "job_memory"};
-	const yaml_node_t *kn[9], *v[9] = {0};
+	                                   "tmp_dir",   "recheck", "docs_url",     "job_timeout", "job_memory",
+	                                   "listen"};
+	const yaml_node_t *kn[10], *v[10] = {0};
 	uint64_t u;
 	int rc = 0;
 	if (n && (rc = tg_config_mapping(L, n, "daemon", 1)) < 0)
 		return rc;
-	if (n && !rc && (rc = tg_yaml_fields(kn, v, &L->y, n, "daemon", keys, 9, 0)))
+	if (n && !rc && (rc = tg_yaml_fields(kn, v, &L->y, n, "daemon", keys, 10, 0)))
 		return rc;
 	if (v[6] && (rc = load_docs_url(L, v[6], c)))
 		return rc;
 	if ((rc = load_budgets(L, v[7], v[8], c)))
+		return rc;
+	if (v[9] && (rc = tg_config_listen_load(L, v[9], c)))
 		return rc;
 	rc = v[0] ? tg_config_path(&c->state_dir, L, v[0], "daemon.state_dir")
 	          : tg_config_resolve(&c->state_dir, L, "tracegate-state");
@@ -385,10 +393,10 @@ static int load_log(const tg_config_loader *L, const yaml_node_t *n, tg_config *
 
 /* ------------------------------------------------------------ the document */
 
-enum { T_STORAGE, T_DATABASE, T_FORGES, T_REPOS, T_DAEMON, T_LIMITS, T_HTTP, T_RETENTION, T_LOG, NT };
+enum { T_STORAGE, T_DATABASE, T_FORGES, T_REPOS, T_DAEMON, T_LIMITS, T_HTTP, T_RETENTION, T_LOG, T_HISTORY, NT };
 
-static const char *const top_keys[NT] = {"storage", "database", "forges", "repositories", "daemon",
-                                         "limits",  "http",     "retention", "log"};
+static const char *const top_keys[NT] = {"storage", "database", "forges",    "repositories", "daemon",
+                                         "limits",  "http",     "retention", "log",          "history"};
 
 static const char *const top_what[4] = {
 	"where the CI uploads traces: local or s3",
@@ -425,6 +433,7 @@ static int defaults(tg_config *c)
 	c->http_backoff_ms = 500;
 	c->http_max_wait_ms = 60000;
 	c->retention_runs_ms = 0;
+	c->history_runs = 200;
 	return dup_into(&c->log_level, "info");
 }
 
@@ -459,6 +468,8 @@ static int load_doc(const tg_config_loader *L, tg_config *c)
 	if (v[T_RETENTION] && (rc = load_retention(L, v[T_RETENTION], c)))
 		return rc;
 	if (v[T_LOG] && (rc = load_log(L, v[T_LOG], c)))
+		return rc;
+	if (v[T_HISTORY] && (rc = tg_config_history_load(L, v[T_HISTORY], c)))
 		return rc;
 	return 0;
 }

@@ -54,6 +54,7 @@
  *     tmp_dir: /var/tmp                    # default: state_dir/tmp
  *     docs_url: https://github.com/acme/tracegate/blob/HEAD/docs   # the comment's link to
  *                                          # comment.md; default: the build's ("": no link)
+ *     listen: 127.0.0.1:9464               # /healthz, /readyz, /metrics; default: none
  *   limits:                                # optional
  *     max_trace_bytes: 8GiB                # decompressed JSON per trace; default 4GiB
  *     max_ratio: 200                       # gzip inflate ratio; default 200
@@ -77,6 +78,9 @@
  *     runs: 180d                           # 0 or absent: keep forever
  *   log:                                   # optional
  *     level: info                          # error | warn | info | debug
+ *   history:                               # optional
+ *     publish: /srv/www/tracegate          # or s3://BUCKET/PREFIX (storage.s3's endpoint and keys)
+ *     runs: 200                            # latest runs of each series on a page; default 200
  *
  * Durations: a number and ms, s, m, h or d ("10s", "1.5h"). Sizes: a
  * number and B, KB, MB, GB (10^3) or KiB, MiB, GiB (2^10). Secrets (access

@@ -11,6 +11,7 @@
  *   config.c        -> config_loader_impl.h, config_forges_impl.h, config_secret_impl.h
  *   config_forges.c -> config_forges_impl.h, config_secret_impl.h -> config_loader_impl.h
  *   config_secret.c -> config_secret_impl.h -> config_loader_impl.h
+ *   config_service.c -> config_service_impl.h -> config_loader_impl.h
  *   config_loader.c -> config_loader_impl.h, config_values.h
  *   config_values.c -> config_values.h
  * and the types they fill are config_types.h's, which includes nothing.

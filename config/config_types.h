@@ -3,7 +3,7 @@
  * docs/config.md is the reference of each key): the storage, the
  * database, the forges, the repositories, the daemon's settings and
  * limits, and the flags of a load. Types alone, no functions, so that
- * config.c's pieces (config_forges.c, config_secret.c) fill them without
+ * config.c's pieces (config_forges.c, config_secret.c, config_service.c) fill them without
  * leaning on config.c's interface. Everything a tg_config holds is owned
  * by it (tg_config_free).
  */
@@ -104,6 +104,8 @@ typedef struct tg_config {
 	uint64_t job_memory;    /* default 4 GiB: what one job's analysis may allocate */
 	int64_t recheck_ms;     /* default 300,000: how often open pull requests' verdicts are looked at again; 0: never */
 	char *docs_url;         /* the comment footer's docs link; NULL: the build's default */
+	char *listen_host;      /* daemon.listen: a numeric address; NULL: no endpoints */
+	int listen_port;        /* 1..65535 */
 	/* limits */
 	uint64_t max_trace_bytes;   /* default 4 GiB */
 	uint32_t max_ratio;         /* default 200 */
@@ -124,6 +126,11 @@ typedef struct tg_config {
 	/* retention */
 	int64_t retention_runs_ms;  /* 0: forever */
 	char *log_level;            /* default "info" */
+	/* history: where the pages are published (at most one of the two) */
+	char *history_publish;            /* a folder (absolute), or NULL */
+	char *history_publish_s3_bucket;  /* s3://BUCKET/PREFIX: in the storage's S3 endpoint, or NULL */
+	char *history_publish_s3_prefix;  /* "" or ending in '/' */
+	int history_runs;                 /* the latest runs of each series on a page; default 200 */
 } tg_config;
 
 /* What tg_config_load_file_for reads. */

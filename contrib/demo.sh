@@ -1,19 +1,22 @@
 #!/bin/sh
 # demo.sh - `make demo`: the daemon's whole loop on the embedded default.
 #
-# In a fresh folder (build/demo): a git repository with a main branch and a
-# pull-request branch; traces for both written by the project's generator
-# (tests/gen: a transformer training step; the pull request's attention
-# kernels 8 % slower); uploaded to a local storage folder with the CI upload
-# script; then `tracegate daemon --once` with SQLite and the outbox forge
-# (which writes each status and comment as a file and prints the comment).
-# The first pass records main's run (no baseline yet); the second judges the
-# pull request against it and blocks.
+# In a fresh folder (build/demo, or $DEMO_DIR): a git repository with a main
+# branch of four commits and a pull-request branch of two; traces for each
+# written by the project's generator (tests/gen: a transformer training
+# step; the pull request's attention kernels 8 % slower); uploaded to a
+# local storage folder with the CI upload script; then `tracegate daemon
+# --once` with SQLite and the outbox forge (which writes each status and
+# comment as a file and prints the comment), publishing the history
+# (history.publish: an index and a page per branch). The first pass records
+# main's runs (the first has no baseline; each next one is judged against
+# the one before); the second judges the pull request's against main and
+# blocks.
 set -eu
 tg=$(cd "$(dirname "${1:-./tracegate}")" && pwd)/$(basename "${1:-./tracegate}")
 gen=$(cd "$(dirname "${2:-build/tg-gen}")" && pwd)/$(basename "${2:-build/tg-gen}")
 upload=$(pwd)/contrib/ci/tracegate-upload.sh
-demo=$(pwd)/build/demo
+demo=${DEMO_DIR:-$(pwd)/build/demo}
 rm -rf "$demo"
 mkdir -p "$demo/storage" "$demo/src"
 cd "$demo"
@@ -25,24 +28,37 @@ else
 	say() { printf '\n== %s\n' "$*"; }
 fi
 
-say "a repository: main, and a pull-request branch with one more commit"
+say "a repository: main with four commits, and a pull-request branch with two more"
 git() { command git -c user.name=demo -c user.email=demo@tracegate.invalid -c init.defaultBranch=main "$@"; }
 git init -q src
 echo "model = 'llama'" > src/train.py
 git -C src add train.py
 git -C src commit -qm "train: the baseline"
+main_shas=$(git -C src rev-parse HEAD)
+for i in 2 3 4; do
+	echo "# step $i" >> src/train.py
+	git -C src commit -qam "train: step $i"
+	main_shas="$main_shas $(git -C src rev-parse HEAD)"
+done
 base_sha=$(git -C src rev-parse HEAD)
 git -C src checkout -qb faster-attention
 echo "attention = 'new kernel'" >> src/train.py
 git -C src commit -qam "attention: a new kernel (slower, as it turns out)"
+pr1_sha=$(git -C src rev-parse HEAD)
+echo "attention_block = 128" >> src/train.py
+git -C src commit -qam "attention: another block size (still slower)"
 pr_sha=$(git -C src rev-parse HEAD)
 git -C src checkout -q main
 git clone -q --bare src repo.git
-echo "main $base_sha, pull request #1 $pr_sha"
+echo "main $base_sha (and three before it), pull request #1 $pr_sha (and $pr1_sha before it)"
 
-say "profile both (tg-gen: 8 training steps, 1 % noise; the pull request's attention x1.08)"
-"$gen" --train --steps 8 --seq 4096 --noise 1 --seed 1 -o main.pt.trace.json.gz
-"$gen" --train --steps 8 --seq 4096 --noise 1 --seed 2 --sdpa-scale 1.08 -o pr.pt.trace.json.gz
+say "profile them (tg-gen: 8 training steps, 1 % noise; the pull request's attention x1.08)"
+for i in 1 2 3 4; do
+	"$gen" --train --steps 8 --seq 4096 --noise 1 --seed "$i" -o "main$i.pt.trace.json.gz"
+done
+"$gen" --train --steps 8 --seq 4096 --noise 1 --seed 11 --sdpa-scale 1.08 -o pr1.pt.trace.json.gz
+"$gen" --train --steps 8 --seq 4096 --noise 1 --seed 12 --sdpa-scale 1.08 -o pr.pt.trace.json.gz
+cp main4.pt.trace.json.gz main.pt.trace.json.gz
 ls -l main.pt.trace.json.gz pr.pt.trace.json.gz | awk '{print "  " $NF ": " $5 " bytes"}'
 
 cat > tracegate.yaml <<EOF
@@ -63,22 +79,30 @@ repositories:
     target_branches: [main]
 daemon:
   state_dir: state
+history:
+  publish: published     # an index and a page per branch, after every judged run
 EOF
 "$tg" daemon --config tracegate.yaml --check
 
-say "CI on main uploads its trace (traces first, manifest last)"
-mkdir -p up-main && cp main.pt.trace.json.gz up-main/rank0.pt.trace.json.gz
-"$upload" --dest storage --repo demo/llm --commit "$base_sha" --branch main \
-	--workload llama-train --run-id ci-1 up-main/rank0.pt.trace.json.gz
+say "CI on main uploads a trace per commit (traces first, manifest last)"
+i=0
+for sha in $main_shas; do
+	i=$((i + 1))
+	mkdir -p "up-main$i" && cp "main$i.pt.trace.json.gz" "up-main$i/rank0.pt.trace.json.gz"
+	"$upload" --dest storage --repo demo/llm --commit "$sha" --branch main \
+		--workload llama-train --run-id "ci-$i" "up-main$i/rank0.pt.trace.json.gz"
+done
 
-say "tracegate daemon --once: main's run has no baseline yet; its numbers go to the history"
+say "tracegate daemon --once: main's first run has no baseline; each next one is judged against the one before"
 "$tg" daemon --config tracegate.yaml --once 2>daemon-1.log || { cat daemon-1.log; exit 1; }
 sed 's/^/  /' daemon-1.log
 
-say "CI on the pull request uploads its trace"
-mkdir -p up-pr && cp pr.pt.trace.json.gz up-pr/rank0.pt.trace.json.gz
+say "CI on the pull request uploads a trace per push"
+mkdir -p up-pr1 up-pr && cp pr1.pt.trace.json.gz up-pr1/rank0.pt.trace.json.gz && cp pr.pt.trace.json.gz up-pr/rank0.pt.trace.json.gz
+"$upload" --dest storage --repo demo/llm --commit "$pr1_sha" --branch faster-attention \
+	--pr 1 --target-branch main --workload llama-train --run-id ci-5 up-pr1/rank0.pt.trace.json.gz
 "$upload" --dest storage --repo demo/llm --commit "$pr_sha" --branch faster-attention \
-	--pr 1 --target-branch main --workload llama-train --run-id ci-2 up-pr/rank0.pt.trace.json.gz
+	--pr 1 --target-branch main --workload llama-train --run-id ci-6 up-pr/rank0.pt.trace.json.gz
 
 say "tracegate daemon --once: the pull request against main"
 "$tg" daemon --config tracegate.yaml --once >comment-echo.md 2>daemon-2.log || { cat daemon-2.log; exit 1; }
@@ -92,8 +116,8 @@ echo "  ... (the full comment, with every table in <details>: $demo/$comment)"
 say "the commit statuses the forge received (outbox/statuses.log)"
 sed -E 's/.*"sha": *"(.{12})[^"]*".*"state": *"([a-z]+)".*"description": *"([^"]*)".*/  \1  \2: \3/' outbox/statuses.log
 
-say "tracegate history --config tracegate.yaml --repo demo/llm --branch main --metric 'rule:*'"
-"$tg" history --config tracegate.yaml --repo demo/llm --branch main --metric 'rule:*'
+say "tracegate history --config tracegate.yaml --repo demo/llm --branch main --metric rule:sdpa-forward"
+"$tg" history --config tracegate.yaml --repo demo/llm --branch main --metric rule:sdpa-forward
 "$tg" history --config tracegate.yaml --repo demo/llm --branch main --format html -o history.html
 "$tg" report main.pt.trace.json.gz --format html -o report.html >/dev/null
 
@@ -104,12 +128,13 @@ else
 	say "verdict: not blocked?! see $demo"
 	exit 1
 fi
-echo "Everything is in $demo: storage/, outbox/, tracegate.db, state/."
+echo "Everything is in $demo: storage/, outbox/, tracegate.db, state/, published/."
 say "what to try next"
 cat <<NEXT
   the pull-request comment:   $demo/$comment
   the perf report of main:    $demo/report.html   (open it in a browser)
   the branch's history page:  $demo/history.html
+  the published history:      $demo/published/index.html (what a web server would serve)
   compare the two traces:     $tg diff $demo/main.pt.trace.json.gz $demo/pr.pt.trace.json.gz
   one metric's history:       $tg history --config $demo/tracegate.yaml --repo demo/llm --branch main --metric gpu_busy
   run it for real:            README.md, "Deploying it: S3, PostgreSQL and a forge"

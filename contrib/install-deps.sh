@@ -11,8 +11,9 @@
 #   contrib/install-deps.sh --servers  also what the integration tests start on
 #                                    loopback: git (git daemon), PostgreSQL, Node.js
 #                                    and npm (S3 and forge fakes; skipped when a node
-#                                    is already on the PATH), Ceph's radosgw, and
-#                                    valgrind (tests/it_valgrind.sh)
+#                                    is already on the PATH), Ceph's radosgw,
+#                                    valgrind (tests/it_valgrind.sh) and promtool
+#                                    (prometheus: tests/it_endpoints.sh checks /metrics)
 #   contrib/install-deps.sh --mermaid  also mmdc (@mermaid-js/mermaid-cli, npm) drawing with the
 #                                    system Chromium, for tests/it_mermaid.sh (the comment's
 #                                    Mermaid charts through Mermaid itself). Opt-in: ~500 MB of
@@ -37,8 +38,8 @@ mermaid_install() {
 # is installed.
 groups="build"
 pkgs_build="make gcc pkg-config gzip zlib1g-dev libjansson-dev libcmocka-dev libcurl4-openssl-dev
-libgit2-dev libyaml-dev libsqlite3-dev libpq-dev"
-why_build="to build tracegate and its unit tests (compiler, and the libraries it links: curl, libgit2, jansson, libyaml, SQLite, libpq, zlib, cmocka)"
+libgit2-dev libyaml-dev libsqlite3-dev libpq-dev libmicrohttpd-dev"
+why_build="to build tracegate and its unit tests (compiler, and the libraries it links: curl, libgit2, jansson, libyaml, SQLite, libpq, libmicrohttpd (the daemon's health and metrics endpoints), zlib, cmocka)"
 groups="$groups test"
 pkgs_test="python3-torch"
 why_test="tests/cli_replay.sh runs the PyTorch scripts \`tracegate replay\` writes (Debian's torch, on the CPU)"
@@ -55,9 +56,9 @@ for arg in "$@"; do
 			continue
 		fi
 		groups="$groups servers"
-		pkgs_servers="git postgresql ceph-mon ceph-osd radosgw ca-certificates lighttpd lighttpd-mod-openssl openssl sqlite3 valgrind procps"
+		pkgs_servers="git postgresql ceph-mon ceph-osd radosgw ca-certificates lighttpd lighttpd-mod-openssl openssl sqlite3 valgrind procps prometheus"
 		command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 || pkgs_servers="$pkgs_servers nodejs npm"
-		why_servers="the integration tests start real servers on 127.0.0.1: PostgreSQL, Ceph radosgw (S3), git daemon, lighttpd (TLS), the Node.js forge fakes; valgrind checks the daemon; the sqlite3 shell and procps's pgrep look into the daemon's database and at its job processes (it_budget.sh, it_faults.sh). A local run can skip them: TG_SKIP_SERVERS=1 make check (CI=true never skips)"
+		why_servers="the integration tests start real servers on 127.0.0.1: PostgreSQL, Ceph radosgw (S3), git daemon, lighttpd (TLS), the Node.js forge fakes; valgrind checks the daemon; the sqlite3 shell and procps's pgrep look into the daemon's database and at its job processes (it_budget.sh, it_faults.sh); promtool (prometheus) checks the daemon's /metrics (tests/it_endpoints.sh). A local run can skip them: TG_SKIP_SERVERS=1 make check (CI=true never skips)"
 		;;
 	--mermaid) groups="$groups mermaid"; mermaid=1; pkgs_mermaid="chromium fonts-dejavu-core"
 		command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 || pkgs_mermaid="$pkgs_mermaid nodejs npm"

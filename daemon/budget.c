@@ -108,6 +108,13 @@ static void child(tg_daemon *d, tg_job *j, tg_daemon_budget_fn fn, void *arg, in
 		close(d->lock_fd);
 	d->lock_fd = -1;
 	d->in_child = 1;
+	/* the metrics and the health are the daemon's: its endpoints' thread
+	 * (not in this process) may have held their mutexes at the fork, and
+	 * what the child would count never reaches the daemon anyway (the
+	 * daemon counts the analysis from its report, analyse_budgeted) */
+	d->metrics = NULL;
+	d->health = NULL;
+	d->endpoints = NULL;
 	if (!NO_DATA_LIMIT && d->cfg->job_memory) {
 		struct rlimit rl = {(rlim_t)d->cfg->job_memory, (rlim_t)d->cfg->job_memory};
 		struct rlimit cur;
@@ -183,6 +190,8 @@ static void wait_child(char **r, size_t *have, int *status, int64_t *peak_kb, in
 			if (tg_store_job_renew(d->store, j->id, d->owner, lease_s))
 				tg_log(TG_LOG_WARN, "job %lld: renewing its lease: %s", (long long)j->id,
 				       tg_error_last());
+			else /* the loop is alive: it watches an analysis that job_timeout bounds */
+				tg_health_beat(d->health);
 			next_renew = now + renew_every;
 		}
 	}

@@ -23,6 +23,19 @@ static void http_opts(tg_http_opts *h, const tg_config *c, int tls_verify, const
 	h->max_wait_ms = (long)c->http_max_wait_ms;
 }
 
+/* The observer that counts h's requests (daemon_metrics.h): the forge's
+ * name, or NULL for the storage's S3 client. In a job's child the counts
+ * stay in the child's copy of the registry (its requests are the
+ * analysis's reads, not the forge's posts, which the daemon makes). */
+static void observe_http(tg_http_opts *h, tg_daemon *d, size_t slot, const char *forge)
+{
+	if (!d->http_ctx)
+		return;
+	d->http_ctx[slot] = (tg_daemon_http_ctx){d->metrics, forge};
+	h->observe = tg_daemon_http_observer;
+	h->observe_ctx = &d->http_ctx[slot];
+}
+
 int tg_daemon_open_storage(tg_daemon *d)
 {
 	const tg_config_storage *s = &d->cfg->storage;
@@ -36,6 +49,7 @@ int tg_daemon_open_storage(tg_daemon *d)
 	o.access_key = s->s3_access_key.value;
 	o.secret_key = s->s3_secret_key.value;
 	http_opts(&o.http, d->cfg, s->tls_verify, s->ca_file);
+	observe_http(&o.http, d, d->cfg->nforges, NULL);
 	return tg_storage_s3_new(&d->storage, &o, s->s3_prefix);
 }
 
@@ -59,6 +73,7 @@ int tg_daemon_open_forges(tg_daemon *d)
 		o.outbox_echo = d->o.outbox_echo;
 		o.check_runs = f->check_runs;
 		http_opts(&o.http, c, f->tls_verify, f->ca_file);
+		observe_http(&o.http, d, i, f->name);
 		if ((rc = tg_forge_new(&d->forges[i], &o)))
 			return tg_error_set(rc, "forge %s: %s", f->name, tg_error_last());
 	}

@@ -4,6 +4,7 @@
  */
 #include "daemon_impl.h"
 #include "log.h"
+#include "publish.h"
 #include "repos.h"
 #include "sha256.h"
 #include "signature.h"
@@ -63,6 +64,31 @@ static int take_lock(tg_daemon *d)
 	return 0;
 }
 
+/* The metrics registry, the loop's health and, with daemon.listen, the
+ * endpoints that show them (docs/operations.md). */
+static int open_service(tg_daemon *d)
+{
+	const tg_config *c = d->cfg;
+	if (!(d->http_ctx = tg_calloc(c->nforges + 1, sizeof(*d->http_ctx))))
+		return TG_ENOMEM;
+	int64_t poll2 = 2 * c->storage.poll_interval_ms;
+	tg_health_opts ho = {poll2, c->lease_ms > poll2 ? c->lease_ms : poll2, NULL, NULL};
+	int rc = tg_daemon_metrics_new(&d->metrics);
+	if (!rc)
+		rc = tg_health_new(&d->health, &ho);
+	if (rc || !c->listen_host)
+		return rc;
+	tg_endpoints_opts eo = {c->listen_host, c->listen_port, d->metrics, d->health, 0};
+	if ((rc = tg_endpoints_start(&d->endpoints, &eo))) {
+		char why[512];
+		snprintf(why, sizeof(why), "%s", tg_error_last());
+		return tg_error_set(rc, "%s: %s", c->path, why);
+	}
+	tg_log(TG_LOG_INFO, "endpoints: http://%s%s%s:%d/healthz, /readyz, /metrics", strchr(c->listen_host, ':') ? "[" : "",
+	       c->listen_host, strchr(c->listen_host, ':') ? "]" : "", tg_endpoints_port(d->endpoints));
+	return 0;
+}
+
 /* How the daemon reads traces: the configuration's limits. */
 static tg_read_opts read_opts(const tg_config *cfg)
 {
@@ -113,6 +139,8 @@ int tg_daemon_new(tg_daemon **out, tg_config *cfg, const tg_daemon_opts *opts)
 	if (!rc)
 		rc = tg_daemon_make_dirs(d->tmp_dir);
 	if (!rc)
+		rc = open_service(d);
+	if (!rc)
 		rc = load_rules(d);
 	if (!rc)
 		rc = tg_daemon_open_forges(d);
@@ -120,6 +148,8 @@ int tg_daemon_new(tg_daemon **out, tg_config *cfg, const tg_daemon_opts *opts)
 		rc = tg_daemon_open_storage(d);
 	if (!rc)
 		rc = tg_daemon_open_store(d);
+	if (!rc)
+		rc = tg_daemon_publish_open(d);
 	if (rc) {
 		char msg[1024];
 		snprintf(msg, sizeof(msg), "%s", tg_error_last());
@@ -144,6 +174,9 @@ void tg_daemon_free(tg_daemon *d)
 {
 	if (!d)
 		return;
+	tg_endpoints_stop(d->endpoints); /* first: its thread reads the health and the metrics */
+	tg_health_free(d->health);
+	tg_daemon_publish_close(d);
 	tg_store_close(d->store);
 	tg_storage_free(d->storage);
 	for (size_t i = 0; d->forges && i < d->cfg->nforges; i++)
@@ -161,6 +194,8 @@ void tg_daemon_free(tg_daemon *d)
 	free(d->used);
 	free(d->jobs_dir);
 	free(d->tmp_dir);
+	tg_metrics_free(d->metrics); /* after the clients that count into it */
+	free(d->http_ctx);
 	if (d->lock_fd >= 0)
 		close(d->lock_fd);
 	tg_config_free(d->cfg);
@@ -205,7 +240,7 @@ static int run_trusted(const tg_daemon *d, const tg_config_repo *r, const tg_man
  * (repo_name: "owner/repo"), or NULL when the run is ignored (logged): its
  * repository or workload is not configured, or its workload or run-id
  * folder is not a name. */
-static const tg_config_repo *wanted_repo(const tg_daemon *d, char seg[5][TG_UTIL_SEGMENT_MAX + 1], const char *key,
+static const tg_config_repo *wanted_repo(tg_daemon *d, char seg[5][TG_UTIL_SEGMENT_MAX + 1], const char *key,
                                          const char *repo_name)
 {
 	const tg_config_repo *repo = tg_daemon_repo(NULL, d, repo_name);
@@ -218,6 +253,7 @@ static const tg_config_repo *wanted_repo(const tg_daemon *d, char seg[5][TG_UTIL
 		 * comment's marker */
 		tg_log(TG_LOG_WARN, "%s: run refused: the %s folder must be 1 to 64 of A-Z a-z 0-9 . _ - (nothing posted)",
 		       key, tg_manifest_name_ok(seg[3]) ? "run-id" : "workload");
+		tg_daemon_count_refused(d, TG_REFUSED_FOLDER_NAME);
 		return NULL;
 	}
 	if (!workload_wanted(repo, seg[3])) {
@@ -338,8 +374,10 @@ static int add_run(tg_daemon *d, const tg_job *j, const tg_manifest *m, const ch
 	char why[256];
 	int rc = tg_daemon_admit(&ok, why, sizeof(why), d, j);
 	if (rc || !ok) {
-		if (!rc)
+		if (!rc) {
 			tg_log(TG_LOG_WARN, "%s: run refused: %s", key, why);
+			tg_daemon_count_limit_refused(d, why);
+		}
 		return rc;
 	}
 	int64_t id = 0;
@@ -347,6 +385,7 @@ static int add_run(tg_daemon *d, const tg_job *j, const tg_manifest *m, const ch
 	if ((rc = tg_store_job_add(&id, &created, d->store, j)) || !created)
 		return rc;
 	(*added)++;
+	tg_metrics_add(d->metrics, TG_DM_RUNS_SEEN, NULL, NULL, 1);
 	if (errmsg[0])
 		tg_log(TG_LOG_WARN, "new run %s (job %lld) with a bad manifest: %s", j->prefix, (long long)id, errmsg);
 	else
@@ -439,6 +478,7 @@ int tg_daemon_scan(size_t *added, tg_daemon *d)
 	tg_storage_obj *objs = NULL;
 	size_t n = 0;
 	int rc = tg_storage_list_manifests(&objs, &n, d->storage);
+	tg_daemon_count_poll(d, !rc);
 	if (rc) {
 		tg_log(TG_LOG_WARN, "cannot list the storage: %s", tg_error_last());
 		return rc;
@@ -478,6 +518,7 @@ int tg_daemon_scan(size_t *added, tg_daemon *d)
 static int run_job(tg_daemon *d, tg_job *j, int lease_s, int depth, size_t *finished)
 {
 	d->blocker = 0;
+	tg_daemon_mark_step(d, j);
 	int r = tg_daemon_job_run(d, j);
 	for (int tries = 0; r == TG_EAGAIN && d->blocker > 0 && depth < 32 && tries < 4; tries++) {
 		int64_t b = d->blocker;
@@ -501,6 +542,7 @@ static int run_job(tg_daemon *d, tg_job *j, int lease_s, int depth, size_t *fini
 			break;
 		(*finished)++;
 		d->blocker = 0;
+		tg_daemon_mark_step(d, j);
 		r = tg_daemon_job_run(d, j);
 	}
 	return r;
@@ -524,6 +566,7 @@ int tg_daemon_work(size_t *done, tg_daemon *d)
 		tg_job j;
 		memset(&j, 0, sizeof(j));
 		rc = tg_store_job_claim(&j, d->store, d->owner, lease_s);
+		tg_health_store(d->health, !rc || rc == TG_ENOTFOUND, rc ? tg_error_last() : NULL);
 		if (rc == TG_ENOTFOUND) {
 			rc = 0;
 			break;
@@ -533,6 +576,7 @@ int tg_daemon_work(size_t *done, tg_daemon *d)
 			break;
 		}
 		int r = run_job(d, &j, lease_s, 0, &k);
+		tg_health_step(d->health, NULL);
 		if (!r) {
 			k++;
 		} else if (r == TG_EAGAIN) {
@@ -544,6 +588,7 @@ int tg_daemon_work(size_t *done, tg_daemon *d)
 			       j.prefix ? j.prefix : "", tg_job_state_name(j.state), tg_error_last());
 		}
 		tg_job_clear(&j);
+		tg_daemon_count_queue(d);
 	}
 	for (size_t i = 0; i < nwait; i++)
 		if (tg_store_job_release(d->store, waiting[i], d->owner))
@@ -552,6 +597,14 @@ int tg_daemon_work(size_t *done, tg_daemon *d)
 	if (done)
 		*done = k;
 	return rc;
+}
+
+/* After a pass's scan: the step over, the queue read. */
+static void after_scan(tg_daemon *d)
+{
+	tg_health_step(d->health, NULL);
+	if (tg_daemon_count_queue(d))
+		tg_log(TG_LOG_WARN, "job store: counting the jobs: %s", tg_error_last());
 }
 
 /* Every daemon.recheck: the open pull requests' verdicts made stale by a
@@ -571,10 +624,16 @@ static void recheck_when_due(size_t *requeued, tg_daemon *d, time_t *last)
 int tg_daemon_run(tg_daemon *d)
 {
 	time_t last_prune = 0, last_recheck = 0;
+	tg_health_step(d->health, "publishing the history");
+	tg_daemon_publish_all(d);
 	for (;;) {
 		size_t added = 0, done = 0, requeued = 0;
-		int sr = tg_daemon_scan(&added, d);
+		tg_health_step(d->health, "scanning the storage");
+		tg_daemon_scan(&added, d); /* its failures are logged, and tried again next pass */
+		after_scan(d);
+		tg_health_step(d->health, "looking again at the open pull requests");
 		recheck_when_due(&requeued, d, &last_recheck);
+		tg_health_step(d->health, NULL);
 		added += requeued;
 		int wr = tg_daemon_work(&done, d);
 		if (wr == TG_EIO)
@@ -593,10 +652,11 @@ int tg_daemon_run(tg_daemon *d)
 				break;
 			continue;
 		}
-		(void)sr;
+		tg_health_step(d->health, NULL);
 		int w = tg_storage_wait(d->storage, (long)d->cfg->storage.poll_interval_ms);
 		if (w < 0)
 			tg_log(TG_LOG_WARN, "waiting on the storage: %s", tg_error_last());
 	}
+	tg_health_ready(d->health, 0, "stopping");
 	return 0;
 }

@@ -13,10 +13,12 @@
 #include "../rules/diff_render.h"
 #include "../rules/rules.h"
 #include "daemon.h"
+#include "daemon_metrics.h"
 #include "data_cache.h"
 #include "forge/forge.h"
 #include "git/git.h"
 #include "manifest.h"
+#include "metrics/endpoints.h"
 #include "run_metrics.h"
 #include "storage/storage.h"
 #include "store/store.h"
@@ -37,6 +39,11 @@ struct tg_daemon {
 	char *jobs_dir;      /* <state_dir>/jobs */
 	char *tmp_dir;
 	tg_read_opts read;
+	tg_metrics *metrics;     /* daemon_metrics.h: always made */
+	tg_health *health;       /* the loop's health: always made */
+	tg_endpoints *endpoints; /* daemon.listen's server, or NULL */
+	tg_daemon_http_ctx *http_ctx; /* one per cfg->forges, then the storage's: the observers' */
+	struct tg_publish *publish;   /* history.publish's (publish.h), or NULL */
 	int in_child;        /* this process is a job's analysis under its budgets (budget.c) */
 	tg_data_cache *cache; /* decoded run data the jobs share (data_cache.c) */
 	struct tg_data_used {  /* in a child: the run data it decoded from the store, for the cache */
@@ -249,7 +256,7 @@ void tg_daemon_fetch_when_due(tg_daemon *d, size_t ri, tg_git *g);
  * period). */
 int tg_daemon_recheck(size_t *requeued, tg_daemon *d);
 
-/* tg_run_metrics, tg_run_metric_display, tg_run_metric_unit: run_metrics.h */
+/* tg_run_metrics, tg_run_metric_display: run_metrics.h */
 
 /* Markdown for the comment after the rules' tables: the accepted
  * regressions and who accepted them, and the target branch's recent

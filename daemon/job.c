@@ -30,6 +30,7 @@
 #include "log.h"
 #include "repos.h"
 #include "pool.h"
+#include "publish.h"
 #include "scrub.h"
 #include "sha256.h"
 #include "util.h"
@@ -901,8 +902,10 @@ static int advance(tg_daemon *d, tg_job *j, tg_job_state to, const char *error)
 	if (rc == TG_ENOTFOUND)
 		tg_log(TG_LOG_WARN, "job %lld: lost its lease in state %s: left to its new holder", (long long)j->id,
 		       tg_job_state_name(j->state));
-	if (!rc)
+	if (!rc) {
 		j->state = to;
+		tg_daemon_mark_step(d, j);
+	}
 	return rc;
 }
 
@@ -955,7 +958,10 @@ static int give_up(tg_daemon *d, size_t ri, tg_job *j)
 	r.verdict = (char *)"error";
 	r.summary = o.summary;
 	tg_store_job_set_result(d->store, j->id, &r);
-	return advance(d, j, TG_JOB_FAILED, msg);
+	int rc = advance(d, j, TG_JOB_FAILED, msg);
+	if (!rc)
+		tg_daemon_count_finished(d, j, "error", o.summary);
+	return rc;
 }
 
 /* Analyses j into o (analyse), with the comment of a pull request's run
@@ -1110,6 +1116,8 @@ static int analyse_budgeted(tg_daemon *d, size_t ri, tg_job *j, int keep_only)
 		d->blocker = b.blocker;
 		return b.rc; /* its message is set */
 	}
+	if (b.over == TG_BUDGET_NONE)
+		tg_metrics_observe(d->metrics, TG_DM_ANALYSIS_SECONDS, NULL, NULL, (double)b.ms / 1e3);
 	/* the job as the child left it: its state, and what its analysis
 	 * learnt (the confirmed CI run, what it was judged against) */
 	tg_job now;
@@ -1163,8 +1171,12 @@ static int post_and_finish(tg_daemon *d, size_t ri, tg_job *j, const outcome *o)
 		return rc;
 	int failed = !strcmp(o->verdict, "error");
 	rc = advance(d, j, failed ? TG_JOB_FAILED : TG_JOB_DONE, failed ? o->summary : NULL);
-	if (!rc)
+	if (!rc) {
 		log_finished(j, o, posted, failed);
+		tg_daemon_count_finished(d, j, o->verdict, o->summary);
+		if (!failed)
+			tg_daemon_publish_run(d, j);
+	}
 	return rc == TG_ENOTFOUND ? 0 : rc;
 }
 
@@ -1174,6 +1186,7 @@ int tg_daemon_job_run(tg_daemon *d, tg_job *j)
 	const tg_config_repo *r = tg_daemon_repo(&ri, d, j->repo);
 	if (!r) {
 		tg_log(TG_LOG_WARN, "job %lld: repository %s is no longer configured", (long long)j->id, j->repo);
+		tg_daemon_count_refused(d, TG_REFUSED_NOT_CONFIGURED);
 		return advance(d, j, TG_JOB_FAILED, "repository not configured");
 	}
 	if (j->attempts > d->cfg->max_attempts)

@@ -73,6 +73,7 @@ int tg_daemon_reclaim_leases(size_t *reclaimed, tg_daemon *d)
 				tg_log(TG_LOG_WARN, "job %lld: its lease holder %s is dead (no process %ld on this host): "
 				                    "reclaimed now",
 				       (long long)l[i].id, l[i].owner, pid);
+				tg_metrics_add(d->metrics, TG_DM_LEASE_RECLAIMS, NULL, NULL, 1);
 				k++;
 			}
 			continue;

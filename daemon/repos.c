@@ -44,12 +44,8 @@ int tg_daemon_git(tg_git **out, tg_daemon *d, size_t ri)
 	if (!d->git[ri]) {
 		const tg_config_repo *r = &d->cfg->repos[ri];
 		char path[PATH_MAX];
-		char name[512];
-		size_t k = 0;
-		for (const char *p = r->name; *p && k + 1 < sizeof(name); p++)
-			name[k++] = *p == '/' ? '_' : *p;
-		name[k] = 0;
-		snprintf(path, sizeof(path), "%s/git/%s.git", d->cfg->state_dir, name);
+		if (tg_git_mirror_path(path, sizeof(path), d->cfg->state_dir, r->name))
+			return tg_error_set(TG_EINVAL, "%s: the mirror's path is too long", d->cfg->state_dir);
 		char gitdir[PATH_MAX];
 		snprintf(gitdir, sizeof(gitdir), "%s/git", d->cfg->state_dir);
 		int rc = tg_daemon_make_dirs(gitdir);

@@ -20,16 +20,6 @@ double tg_run_metric_display(tg_rule_metric m, double v)
 	}
 }
 
-const char *tg_run_metric_unit(tg_rule_metric m)
-{
-	switch (tg_rule_metric_unit(m)) {
-	case TG_UNIT_TIME: return "ms";
-	case TG_UNIT_BYTES: return "MiB";
-	case TG_UNIT_RATE: return m == TG_METRIC_TFLOPS ? "TFLOPS/s" : "TB/s";
-	default: return "";
-	}
-}
-
 void tg_run_metrics_free(tg_metric *m, size_t n)
 {
 	for (size_t i = 0; m && i < n; i++)

@@ -1,9 +1,8 @@
 /*
- * run_metrics.h - the numbers of a run kept in the history, and the unit a
- * rule's metric is kept and shown in (run_metrics.c). Public: the job
- * machine records them, `tracegate history` (daemon/cli/) labels them.
- * tg_run_metrics's array is the caller's (tg_run_metrics_free); the unit
- * names are static strings.
+ * run_metrics.h - the numbers of a run kept in the history, and the value a
+ * rule's metric is kept in (run_metrics.c; the unit's name is the history
+ * room's: tg_history_metric_rule_unit). tg_run_metrics's array is the
+ * caller's (tg_run_metrics_free).
  */
 #ifndef TG_RUN_METRICS_H
 #define TG_RUN_METRICS_H
@@ -30,8 +29,5 @@ void tg_run_metrics_free(tg_metric *m, size_t n);
 /* The value of a rule's metric in the unit the history keeps it (see
  * tg_run_metrics), from the metric's native unit (ns, count, rate, bytes). */
 double tg_run_metric_display(tg_rule_metric m, double v);
-
-/* The unit name of tg_run_metric_display ("ms", "", "TFLOPS/s", "TB/s", "MiB"). */
-const char *tg_run_metric_unit(tg_rule_metric m);
 
 #endif

@@ -46,6 +46,8 @@ plant daemon/cli/cmd_history.c ../daemon_impl.h "an *_impl.h header is its own f
 plant daemon/forge/forge.c ../daemon.h "never the job machine"
 plant daemon/store/store.c ../manifest.h "never the job machine"
 plant daemon/git/git.c ../cli/cli.h "a room never includes the command line"
+plant daemon/history/history_render.c ../run_metrics.h "never the job machine"
+plant daemon/history/history_order.c ../cli/cli.h "a room never includes the command line"
 plant daemon/daemon.c cli/commands.h "the job machine never includes the command line"
 
 sh "$top/tests/layering.sh" "$tmp/tree" >"$tmp/out" 2>&1

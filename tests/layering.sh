@@ -6,7 +6,7 @@
 #
 #   core/            includes only core/ (no rules/, config/, daemon/)
 #   rules/, config/  never include daemon/
-#   daemon/<room>/   (storage, store, git, forge) includes its own room, the
+#   daemon/<room>/   (storage, store, git, forge, history, metrics) includes its own room, the
 #                    other rooms' public headers (not *_impl.h, not cli/),
 #                    and of daemon/ itself only util.h, sha256.h and log.h
 #                    (leaf helpers; the log's level is its only state):
@@ -46,7 +46,7 @@ rule() {
 	core) [ "$tr" = core ] || echo "core/ includes only core/" ;;
 	rules | config) case $tr in core | rules | config | other) ;; *) echo "$fr/ never includes daemon/" ;; esac ;;
 	machine) [ "$tr" = cli ] && echo "the job machine never includes the command line (daemon/cli/)" ;;
-	storage | store | git | forge)
+	storage | store | git | forge | history | metrics)
 		case $tr in
 		"$fr" | core | rules | config | other) ;;
 		cli) echo "a room never includes the command line (daemon/cli/)" ;;

@@ -14,7 +14,7 @@
 # servers (PostgreSQL, radosgw, git daemon, the forge fakes) for a quick
 # local run; they count as skipped; ignored when CI=true (CI never skips).
 set -u
-servers=" it_daemon_servers.sh it_faults.sh it_forges.sh it_git.sh it_s3.sh it_security.sh it_store_pg.sh it_upload.sh "
+servers=" it_daemon_servers.sh it_endpoints.sh it_faults.sh it_forges.sh it_git.sh it_s3.sh it_security.sh it_store_pg.sh it_upload.sh "
 skip_servers=0
 if [ "${TG_SKIP_SERVERS:-0}" = 1 ]; then
 	if [ "${CI:-}" = true ]; then

@@ -328,6 +328,10 @@ static void assert_defaults(const tg_config *c)
 	assert_int_equal(c->http_max_wait_ms, 60000);
 	assert_int_equal(c->retention_runs_ms, 0);
 	assert_string_equal(c->log_level, "info");
+	assert_null(c->listen_host); /* no endpoints */
+	assert_null(c->history_publish);
+	assert_null(c->history_publish_s3_bucket);
+	assert_int_equal(c->history_runs, 200);
 	const tg_config_repo *r = &c->repos[0];
 	assert_secret(&r->git_token, NULL, NULL, NULL);
 	assert_int_equal(r->ntarget_branches, 1);
@@ -386,6 +390,70 @@ static void test_minimal(void **state)
 	assert_int_equal(tg_config_load_mem(&c, MINIMAL, strlen(MINIMAL), NULL, NULL), 0);
 	assert_string_equal(c->path, "<config>");
 	tg_config_free(c);
+}
+
+/* ------------------------------------------------------------ listen, history */
+
+static void expect_listen(const char *value, const char *host, int port)
+{
+	char yaml[1024];
+	snprintf(yaml, sizeof(yaml), MINIMAL "daemon:\n  listen: %s\n", value);
+	tg_config *c = must_load_mem(yaml, "/etc/tg");
+	assert_string_equal(c->listen_host, host);
+	assert_int_equal(c->listen_port, port);
+	tg_config_free(c);
+}
+
+static void test_listen(void **state)
+{
+	(void)state;
+	expect_listen("9464", "127.0.0.1", 9464);          /* a port alone: loopback */
+	expect_listen("\":9464\"", "127.0.0.1", 9464);
+	expect_listen("localhost:1", "127.0.0.1", 1);
+	expect_listen("0.0.0.0:65535", "0.0.0.0", 65535);
+	expect_listen("10.1.2.3:8080", "10.1.2.3", 8080);
+	expect_listen("\"[::1]:9464\"", "::1", 9464);
+	expect_listen("\"[::]:9464\"", "::", 9464);
+	/* a scope (zone) is not part of an address here */
+	const char *yaml = MINIMAL "daemon:\n  listen: \"[fe80::1%eth0]:9464\"\n";
+	tg_config *c = NULL;
+	assert_int_equal(tg_config_load_mem(&c, yaml, strlen(yaml), "m.yaml", NULL), TG_EFORMAT);
+	assert_null(c);
+	assert_string_equal(tg_error_last(), "m.yaml:14:11: daemon.listen: '[fe80::1%eth0]:9464' has no IPv6 address "
+	                                     "in its brackets");
+}
+
+static void test_history_section(void **state)
+{
+	(void)state;
+	/* a folder, resolved against the file's */
+	tg_config *c = must_load_mem(MINIMAL "history:\n  publish: www/tracegate\n  runs: 50\n", "/etc/tg");
+	assert_string_equal(c->history_publish, "/etc/tg/www/tracegate");
+	assert_null(c->history_publish_s3_bucket);
+	assert_int_equal(c->history_runs, 50);
+	tg_config_free(c);
+	c = must_load_mem(MINIMAL "history: {}\n", "/etc/tg");
+	assert_null(c->history_publish);
+	assert_int_equal(c->history_runs, 200);
+	tg_config_free(c);
+	/* s3://BUCKET/PREFIX with S3 storage: the prefix ends in '/' */
+	static const char *const s3 = "storage:\n  s3:\n    endpoint: http://127.0.0.1:4569\n    bucket: b\n"
+	                              "    access_key: {env: TG_TEST_AWS_KEY}\n    secret_key: {env: TG_TEST_AWS_KEY}\n"
+	                              "database: {sqlite: x.db}\nforges: [{name: out, kind: outbox, outbox: o}]\n"
+	                              "repositories: [{name: a/b, forge: out, clone_url: x}]\n";
+	const char *const forms[][3] = {{"s3://pages/tracegate/history", "pages", "tracegate/history/"},
+	                                {"s3://pages/tracegate/", "pages", "tracegate/"},
+	                                {"s3://pages.example.com", "pages.example.com", ""},
+	                                {"s3://pages/", "pages", ""}};
+	for (size_t i = 0; i < sizeof(forms) / sizeof(forms[0]); i++) {
+		char yaml[2048];
+		snprintf(yaml, sizeof(yaml), "%shistory: {publish: \"%s\"}\n", s3, forms[i][0]);
+		c = must_load_mem(yaml, "/etc/tg");
+		assert_null(c->history_publish);
+		assert_string_equal(c->history_publish_s3_bucket, forms[i][1]);
+		assert_string_equal(c->history_publish_s3_prefix, forms[i][2]);
+		tg_config_free(c);
+	}
 }
 
 /* ------------------------------------------------------------ paths */
@@ -953,6 +1021,8 @@ int main(void)
 		cmocka_unit_test(test_full),
 		cmocka_unit_test(test_s3_postgresql),
 		cmocka_unit_test(test_minimal),
+		cmocka_unit_test(test_listen),
+		cmocka_unit_test(test_history_section),
 		cmocka_unit_test(test_paths),
 		cmocka_unit_test(test_durations),
 		cmocka_unit_test(test_sizes),

@@ -1,13 +1,13 @@
 /*
  * test_history_metric.c - the reading of `tracegate history --metric`
- * (daemon/cli/history_metric.c): stored names as they are, a rule's metric
+ * (daemon/history/history_metric.c): stored names as they are, a rule's metric
  * name, a rule's name and a category for the series stored under them, a
  * miss listing the recorded names; and each stored name's unit.
  */
 #include "testutil.h"
 
 #include "../core/tg.h"
-#include "../daemon/cli/history_metric.h"
+#include "../daemon/history/history_metric.h"
 
 static const char *const names[] = {"steps",           "gpu_busy_ms",         "gpu_idle_ms",
                                     "peak_memory_mib", "host_syncs",          "kernel_time_ms:GEMM",

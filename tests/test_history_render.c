@@ -1,6 +1,6 @@
 /*
  * test_history_render.c - `tracegate history`'s renderings
- * (daemon/cli/history_render.c) from points made here, not from a store: the
+ * (daemon/history/history_render.c) from points made here, not from a store: the
  * grouping into series, the exact text and csv, the json's numbers, and the
  * html page: self-contained, one SVG chart per series with one point per
  * run at the right place, names from the store escaped.
@@ -8,7 +8,7 @@
 #include "testutil.h"
 
 #include "../core/tg.h"
-#include "../daemon/cli/history_render.h"
+#include "../daemon/history/history_render.h"
 
 #include <jansson.h>
 
@@ -341,6 +341,32 @@ static void test_html_escapes_names(void **state)
 /* --changes: a 40-run series with a +6 % step at run 25 (index 24): the
  * text names it by commit and runs ago, the json has it, the html marks
  * it; a flat series and a short one have none. */
+/* The published page links back to the index; tracegate history's does
+ * not. */
+static void test_html_index_link(void **state)
+{
+	(void)state;
+	char *plain = render(TG_HISTORY_HTML, "acme/llm", "main", points, NPOINTS);
+	assert_null(strstr(plain, "every repository and branch"));
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	tg_history_opts o = {.index_href = "../../index.html"};
+	tg_test_must(tg_history_write_ex(f, TG_HISTORY_HTML, "acme/llm", "main", points, NPOINTS, &o));
+	fclose(f);
+	const char *link = "<p><a href=\"../../index.html\">&larr; every repository and branch</a></p>\n<h1>";
+	assert_non_null(strstr(buf, link));
+	/* otherwise the same page */
+	char *at = strstr(buf, link);
+	size_t cut = strlen(link) - strlen("<h1>");
+	assert_int_equal(strlen(buf) - cut, strlen(plain));
+	assert_int_equal(memcmp(buf, plain, (size_t)(at - buf)), 0);
+	assert_string_equal(at + cut, plain + (at - buf));
+	free(buf);
+	free(plain);
+}
+
 static void test_changes(void **state)
 {
 	(void)state;
@@ -599,6 +625,7 @@ int main(void)
 		cmocka_unit_test(test_html_flat_and_noise),
 		cmocka_unit_test(test_html_thresholds),
 		cmocka_unit_test(test_html_band_ignores_a_step),
+		cmocka_unit_test(test_html_index_link),
 		cmocka_unit_test(test_changes),
 		cmocka_unit_test(test_pull_requests),
 		cmocka_unit_test(test_fingerprint_in_words),

@@ -248,6 +248,50 @@ static void test_mini_timeout(void **state)
 	mh_stop(&s);
 }
 
+static long observed[16];
+static int nobserved;
+
+static void observe(void *ctx, long status)
+{
+	(void)ctx;
+	if (nobserved < 16)
+		observed[nobserved++] = status;
+}
+
+/* The observer hears every attempt: its status, 0 when none came. */
+static void test_observe(void **state)
+{
+	(void)state;
+	mh_server s;
+	assert_int_equal(mh_start(&s), 0);
+	mh_push(&s, 502, NULL, "{}");
+	mh_push(&s, 503, NULL, "{}");
+	mh_push(&s, 201, NULL, "{}");
+	mh_push(&s, 404, NULL, "{}");
+	tg_http_opts o = {.timeout_ms = 2000, .max_attempts = 3, .backoff_ms = 1, .sleep = record_sleep,
+	                  .observe = observe};
+	tg_http *h = NULL;
+	assert_int_equal(tg_http_new(&h, &o), 0);
+	nobserved = 0;
+	char url[128];
+	snprintf(url, sizeof(url), "%s/s", s.base);
+	tg_http_response r;
+	assert_int_equal(do_req(&r, h, "PUT", url, TG_HTTP_IDEMPOTENT), 0);
+	assert_int_equal(r.status, 201);
+	tg_http_response_free(&r);
+	assert_int_equal(do_req(&r, h, "GET", url, TG_HTTP_IDEMPOTENT), 0);
+	assert_int_equal(r.status, 404);
+	tg_http_response_free(&r);
+	mh_stop(&s);
+	assert_int_equal(do_req(&r, h, "GET", url, TG_HTTP_IDEMPOTENT), TG_EIO);
+	tg_http_response_free(&r);
+	tg_http_free(h);
+	long want[] = {502, 503, 201, 404, 0, 0, 0};
+	assert_int_equal(nobserved, 7);
+	for (int i = 0; i < 7; i++)
+		assert_int_equal(observed[i], want[i]);
+}
+
 static void test_mini_refused(void **state)
 {
 	(void)state;
@@ -465,6 +509,7 @@ int main(void)
 		cmocka_unit_test(test_mini_post_502_ambiguous),
 		cmocka_unit_test(test_mini_timeout),
 		cmocka_unit_test(test_mini_refused),
+		cmocka_unit_test(test_observe),
 		cmocka_unit_test(test_mini_secondary_rate_limit),
 		cmocka_unit_test(test_mini_link_and_limits),
 		cmocka_unit_test(test_live_retries),

@@ -6,7 +6,8 @@
  * Covered: create, migrate from version 1, reopen, refuse a newer schema;
  * idempotent add; claim order, leases, renew, a lost lease, every
  * transition and the invalid ones; results; listing; metrics replaced and
- * the history with its filters and limit; the baseline lookup; retention;
+ * the history with its filters and limit; the jobs counted by state; each
+ * branch and workload with its latest run; the baseline lookup; retention;
  * strings that need quoting; processes claiming at once; a full or
  * read-only database (TG_EIO, then usable again); a file-size limit
  * (EFBIG: TG_EIO, nothing half-written, usable again); on PostgreSQL a dropped
@@ -1060,6 +1061,114 @@ static void test_history_prs(void **state)
 	assert_int_equal(tg_store_history_prs(&p, &n, c->s, "acme/llm", NULL, NULL, NULL, 0), TG_EINVAL);
 }
 
+/* The queue by state, and the oldest unfinished job's first sighting. */
+static void test_count_jobs(void **state)
+{
+	ctx *c = *state;
+	NEED(c);
+	c->s = must_open(c);
+	tg_store_counts q;
+	tg_test_must(tg_store_count_jobs(&q, c->s));
+	for (int i = 0; i <= TG_JOB_FAILED; i++)
+		assert_int_equal(q.jobs[i], 0);
+	assert_int_equal(q.oldest_unfinished, 0);
+	/* found at T0, T0 + 10, T0 + 20, T0 + 30 (the store's clock) */
+	int64_t id[4];
+	for (int i = 0; i < 4; i++) {
+		tg_store_debug_set_time(c->s, T0 + 10 * i);
+		id[i] = add_run(c->s, 400 + i, NULL, NULL);
+	}
+	tg_store_debug_set_time(c->s, T0 + 100);
+	run_to_done(c->s, id[0], "pass", NULL, 0);
+	run_to_failed(c->s, id[1], "bad trace");
+	tg_job j;
+	tg_test_must(tg_store_job_claim(&j, c->s, "w", 60));
+	assert_int_equal(j.id, id[2]);
+	tg_job_clear(&j);
+	tg_test_must(tg_store_job_advance(c->s, id[2], "w", TG_JOB_SEEN, TG_JOB_ANALYSING, NULL));
+	tg_test_must(tg_store_count_jobs(&q, c->s));
+	assert_int_equal(q.jobs[TG_JOB_SEEN], 1);
+	assert_int_equal(q.jobs[TG_JOB_ANALYSING], 1);
+	assert_int_equal(q.jobs[TG_JOB_POSTING], 0);
+	assert_int_equal(q.jobs[TG_JOB_DONE], 1);
+	assert_int_equal(q.jobs[TG_JOB_FAILED], 1);
+	/* the oldest unfinished: the analysing one, found at T0 + 20 (the done
+	 * and failed ones, found before, do not count) */
+	assert_int_equal(q.oldest_unfinished, T0 + 20);
+	tg_test_must(tg_store_job_advance(c->s, id[2], "w", TG_JOB_ANALYSING, TG_JOB_FAILED, "x"));
+	tg_test_must(tg_store_count_jobs(&q, c->s));
+	assert_int_equal(q.jobs[TG_JOB_FAILED], 2);
+	assert_int_equal(q.oldest_unfinished, T0 + 30);
+}
+
+/* Each branch and workload of a repository with its latest done run. */
+static void test_branches(void **state)
+{
+	ctx *c = *state;
+	NEED(c);
+	c->s = must_open(c);
+	tg_store_branch *b = NULL;
+	size_t n = 9;
+	tg_test_must(tg_store_branches(&b, &n, c->s, "acme/llm"));
+	assert_int_equal(n, 0);
+	assert_null(b);
+	spec m1 = {.run_time = 1000, .trusted = 1};
+	run_to_done(c->s, add_run(c->s, 500, &m1, NULL), "inconclusive", NULL, 0);
+	spec m2 = {.run_time = 3000, .trusted = 1};
+	int64_t last = add_run(c->s, 501, &m2, NULL);
+	run_to_done(c->s, last, "block", NULL, 0);
+	spec m3 = {.run_time = 2000, .trusted = 1}; /* found later, ran before: not the latest */
+	run_to_done(c->s, add_run(c->s, 502, &m3, NULL), "pass", NULL, 0);
+	spec inf = {.workload = "infer", .run_time = 1500, .trusted = 1};
+	int64_t infer = add_run(c->s, 503, &inf, NULL);
+	run_to_done(c->s, infer, NULL, NULL, 0);
+	spec feat = {.branch = "feat/x", .run_time = 2500, .target_branch = "main", .pr = 7};
+	int64_t f = add_run(c->s, 504, &feat, NULL);
+	run_to_done(c->s, f, "warn", NULL, 0);
+	/* left out: failed, unfinished, another repository */
+	spec late = {.run_time = 9000, .trusted = 1};
+	run_to_failed(c->s, add_run(c->s, 505, &late, NULL), "bad trace");
+	spec other = {.repo = "other/repo", .run_time = 100, .trusted = 1};
+	run_to_done(c->s, add_run(c->s, 506, &other, NULL), "pass", NULL, 0);
+	add_run(c->s, 507, &late, NULL);
+
+	tg_test_must(tg_store_branches(&b, &n, c->s, "acme/llm"));
+	assert_int_equal(n, 3);
+	/* byte-wise: "feat/x" < "main"; "infer" < "train" */
+	assert_string_equal(b[0].branch, "feat/x");
+	assert_string_equal(b[0].workload, "train");
+	assert_int_equal(b[0].runs, 1);
+	assert_int_equal(b[0].run, f);
+	assert_int_equal(b[0].pr, 7);
+	assert_string_equal(b[0].verdict, "warn");
+	assert_string_equal(b[1].branch, "main");
+	assert_string_equal(b[1].workload, "infer");
+	assert_int_equal(b[1].run, infer);
+	assert_null(b[1].verdict);
+	assert_string_equal(b[2].branch, "main");
+	assert_string_equal(b[2].workload, "train");
+	assert_int_equal(b[2].runs, 3);
+	assert_int_equal(b[2].run, last);
+	assert_int_equal(b[2].run_time, 3000);
+	char cm[41];
+	assert_string_equal(b[2].commit, sha(cm, 501));
+	assert_string_equal(b[2].verdict, "block");
+	assert_int_equal(b[2].pr, 0);
+	tg_store_branches_free(b, n);
+
+	/* a signing key: the trusted runs only (feat/x's run is not) */
+	tg_store_set_trusted_only(c->s, 1);
+	tg_test_must(tg_store_branches(&b, &n, c->s, "acme/llm"));
+	assert_int_equal(n, 2);
+	assert_string_equal(b[0].branch, "main");
+	tg_store_branches_free(b, n);
+	tg_store_set_trusted_only(c->s, 0);
+	tg_test_must(tg_store_branches(&b, &n, c->s, "nobody/here"));
+	assert_int_equal(n, 0);
+	assert_int_equal(tg_store_branches(&b, &n, c->s, NULL), TG_EINVAL);
+	tg_store_branches_free(NULL, 0);
+}
+
 static void test_find_run(void **state)
 {
 	ctx *c = *state;
@@ -2110,7 +2219,8 @@ static void test_pg_reconnect(void **state)
 	X(test_open_migrate_reopen)                                                                        \
 	X(test_migrate_from_v1) X(test_newer_schema_refused) X(test_add_idempotent) X(test_claim_and_renew) \
 	X(test_lost_lease) X(test_leases) X(test_transitions) X(test_set_result) X(test_jobs_list)                        \
-	X(test_metrics_and_history) X(test_history_prs) X(test_find_run) X(test_run_counts) X(test_pool_and_tampered) \
+	X(test_metrics_and_history) X(test_history_prs) X(test_count_jobs) X(test_branches) X(test_find_run)              \
+	X(test_run_counts) X(test_pool_and_tampered) \
 	X(test_pr_runs_and_rejudge) X(test_prune) X(test_run_data) X(test_strings)                          \
 	X(test_concurrent_claims) X(test_concurrent_open) X(test_killed_daemon) X(test_write_faults)
 

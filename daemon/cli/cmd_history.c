@@ -14,72 +14,17 @@
 #include "../../rules/rules.h"
 #include "cli.h"
 #include "commands.h"
-#include "../run_metrics.h"
-#include "../git/git.h"
-#include "history_metric.h"
-#include "history_render.h"
+#include "../history/history_metric.h"
+#include "../history/history_order.h"
+#include "../history/history_render.h"
+#include "../history/history_rules.h"
 #include "../store/store.h"
 
-#include <math.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-
-/* What the series of one repository need from its rules. */
-struct rules_ctx {
-	tg_rules *rules;
-};
-
-/* The rule behind a series: rule:<name>, or a total rule on the metric the
- * series stores (gpu_busy for gpu_busy_ms, kernel_time of a category for
- * kernel_time_ms:<category>) with no other selector. */
-static const tg_rule *rule_of(const tg_rules *rules, const char *metric)
-{
-	if (!rules)
-		return NULL;
-	if (!strncmp(metric, "rule:", 5))
-		return tg_rules_find(rules, metric + 5);
-	size_t n;
-	const tg_rule *r = tg_rules_list(rules, &n);
-	for (size_t i = 0; i < n; i++) {
-		if (r[i].aggregate != TG_AGG_TOTAL || r[i].op.text || r[i].kernel.text || r[i].module.text ||
-		    r[i].shape.text || r[i].stream >= 0 || r[i].rank >= 0)
-			continue;
-		const char *m = tg_rule_metric_name(r[i].metric);
-		char stored[300];
-		if (r[i].metric == TG_METRIC_KERNEL_TIME) {
-			if (strncmp(metric, "kernel_time_ms:", 15) || !r[i].category.text ||
-			    !tg_pattern_match(&r[i].category, metric + 15))
-				continue;
-			return &r[i];
-		}
-		if (r[i].category.text)
-			continue;
-		snprintf(stored, sizeof(stored), "%s%s", m,
-		         r[i].metric == TG_METRIC_PEAK_MEMORY ? "_mib" : r[i].metric == TG_METRIC_HOST_SYNCS ? "" : "_ms");
-		if (!strcmp(stored, metric))
-			return &r[i];
-	}
-	return NULL;
-}
-
-static void series_info(tg_history_series_info *out, const char *workload, const char *metric, void *ctx)
-{
-	(void)workload;
-	const struct rules_ctx *c = ctx;
-	const tg_rule *r = rule_of(c->rules, metric);
-	if (!r)
-		return;
-	if (!strncmp(metric, "rule:", 5))
-		out->unit = tg_run_metric_unit(r->metric);
-	out->rule = r->name;
-	out->warn_pct = r->warn_above;
-	out->block_pct = r->block_above;
-	out->higher_is_worse = tg_rule_metric_higher_is_worse(r->metric);
-}
 
 /* The names of the series recorded (distinct, the order of the store). */
 static int series_names(tg_store *s, const char *repo, const char *branch, const char *workload, char ***out,
@@ -107,110 +52,6 @@ static int series_names(tg_store *s, const char *repo, const char *branch, const
 	*out = names;
 	*n = k;
 	return 0;
-}
-
-/* 1 when the bare mirror at dir has refs/heads/branch, loose or packed:
- * looked up in the files, so that a missing branch never makes libgit2
- * fetch (history reads; it does not go to the network). */
-static int mirror_has_branch(const char *dir, const char *branch)
-{
-	char path[4200], want[1100], line[1200];
-	struct stat st;
-	snprintf(path, sizeof(path), "%s/refs/heads/%s", dir, branch);
-	if (!stat(path, &st) && S_ISREG(st.st_mode))
-		return 1;
-	snprintf(path, sizeof(path), "%s/packed-refs", dir);
-	snprintf(want, sizeof(want), " refs/heads/%s\n", branch);
-	FILE *f = fopen(path, "r");
-	int found = 0;
-	while (f && !found && fgets(line, sizeof(line), f)) {
-		size_t n = strlen(line), w = strlen(want);
-		found = n >= w && !strcmp(line + n - w, want);
-	}
-	if (f)
-		fclose(f);
-	return found;
-}
-
-struct fp_commit {
-	char sha[41];
-	size_t pos; /* from the root of the chain */
-};
-
-struct fp_point {
-	size_t pos;   /* its commit's fp_commit.pos, SIZE_MAX when off the chain */
-	size_t index; /* in the input */
-};
-
-static int cmp_fp_commit(const void *a, const void *b)
-{
-	return strcmp(((const struct fp_commit *)a)->sha, ((const struct fp_commit *)b)->sha);
-}
-
-static int cmp_fp_point(const void *a, const void *b)
-{
-	const struct fp_point *x = a, *y = b;
-	if (x->pos != y->pos)
-		return x->pos < y->pos ? -1 : 1;
-	return x->index < y->index ? -1 : x->index > y->index;
-}
-
-/* Reorders the points by the first-parent history of branch in the
- * daemon's mirror of the repository (oldest first; runs of one commit in
- * the order they ran; commits not on it after, in the order they ran).
- * Nothing happens when there is no mirror or it lacks the branch. */
-static void first_parent_order(const tg_config *cfg, const char *repo, const char *branch, tg_history_point *p,
-                               size_t n)
-{
-	const tg_config_repo *r = tg_config_find_repo(cfg, repo);
-	if (!r || !n)
-		return;
-	char path[4096], name[512];
-	size_t k = 0;
-	for (const char *c = repo; *c && k + 1 < sizeof(name); c++)
-		name[k++] = *c == '/' ? '_' : *c;
-	name[k] = 0;
-	snprintf(path, sizeof(path), "%s/git/%s.git", cfg->state_dir, name);
-	if (!mirror_has_branch(path, branch))
-		return; /* no mirror, or not this branch: fetching is the daemon's job */
-	tg_git *g = NULL;
-	char tip[41], (*fp)[41] = NULL;
-	size_t nfp = 0;
-	if (tg_git_open(&g, r->clone_url, path, NULL) || tg_git_branch_tip(tip, g, branch) ||
-	    tg_git_first_parents(&fp, &nfp, g, tip, 100000)) {
-		tg_git_free(g);
-		return;
-	}
-	tg_git_free(g);
-	/* each point's position from the root: the chain sorted by commit and
-	 * searched (histories hold thousands of points, chains as many
-	 * commits); then a sort on (position, input order), which keeps the
-	 * runs of one commit, and the commits off the chain, in the order
-	 * they ran */
-	struct fp_commit *chain = malloc((nfp ? nfp : 1) * sizeof(*chain));
-	struct fp_point *order = malloc(n * sizeof(*order));
-	tg_history_point *copy = malloc(n * sizeof(*copy));
-	if (chain && order && copy) {
-		for (size_t j = 0; j < nfp; j++) {
-			memcpy(chain[j].sha, fp[j], 41);
-			chain[j].pos = nfp - 1 - j;
-		}
-		qsort(chain, nfp, sizeof(*chain), cmp_fp_commit);
-		for (size_t i = 0; i < n; i++) {
-			struct fp_commit key;
-			memcpy(key.sha, p[i].commit, 41);
-			const struct fp_commit *hit = bsearch(&key, chain, nfp, sizeof(*chain), cmp_fp_commit);
-			order[i] = (struct fp_point){hit ? hit->pos : SIZE_MAX, i};
-		}
-		qsort(order, n, sizeof(*order), cmp_fp_point);
-		memcpy(copy, p, n * sizeof(*copy));
-		for (size_t i = 0; i < n; i++)
-			p[i] = copy[order[i].index];
-	}
-	free(copy);
-	free(order);
-	free(chain);
-	free(fp);
 }
 
 struct history_args {
@@ -327,7 +168,8 @@ static int load_points(tg_history_point **p, size_t *n, tg_history_point **prs, 
 		tg_cli_error("%s", tg_error_last());
 		return rc;
 	}
-	first_parent_order(cfg, a->repo, a->branch, *p, *n);
+	const tg_config_repo *r = tg_config_find_repo(cfg, a->repo);
+	tg_history_order_first_parent(*p, *n, cfg->state_dir, a->repo, r ? r->clone_url : NULL, a->branch);
 	return 0;
 }
 
@@ -432,13 +274,13 @@ static int check_known(tg_store *s, const tg_config *cfg, const struct history_a
 static int render(const tg_config *cfg, const struct history_args *a, const tg_history_point *p, size_t n,
                   const tg_history_point *prs, size_t nprs, const tg_job *tampered, size_t ntampered)
 {
-	struct rules_ctx rctx = {NULL};
+	tg_rules *rules = NULL;
 	const tg_config_repo *cr = tg_config_find_repo(cfg, a->repo);
-	if (cr && (cr->rules ? tg_rules_load_file(&rctx.rules, cr->rules) : tg_rules_load_default(&rctx.rules)))
-		rctx.rules = NULL;
+	if (cr && (cr->rules ? tg_rules_load_file(&rules, cr->rules) : tg_rules_load_default(&rules)))
+		rules = NULL;
 	tg_history_opts hopts = {.changes = a->changes,
-	                         .info = series_info,
-	                         .ctx = &rctx,
+	                         .info = tg_history_rules_info,
+	                         .ctx = rules,
 	                         .prs = prs,
 	                         .nprs = nprs,
 	                         .tampered = tampered,
@@ -460,7 +302,7 @@ static int render(const tg_config *cfg, const struct history_args *a, const tg_h
 		}
 	}
 	free(doc);
-	tg_rules_free(rctx.rules);
+	tg_rules_free(rules);
 	return ex;
 }
 

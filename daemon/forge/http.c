@@ -481,6 +481,12 @@ int tg_http_do(tg_http_response *out, tg_http *h, const tg_http_req *q)
 			return tg_error_set(TG_ENOMEM, "out of memory");
 		CURLcode cc = curl_easy_perform(h->curl);
 		curl_slist_free_all(hl);
+		if (h->o.observe) {
+			long seen = 0;
+			if (cc == CURLE_OK)
+				curl_easy_getinfo(h->curl, CURLINFO_RESPONSE_CODE, &seen);
+			h->o.observe(h->o.observe_ctx, seen);
+		}
 		if (!out->body) {
 			out->body = strdup("");
 			if (!out->body)

@@ -35,6 +35,11 @@ typedef struct tg_http_opts {
 	const char *user_agent;  /* 0: "tracegate/<version>" */
 	tg_http_sleep_fn sleep;  /* NULL: nanosleep */
 	void *sleep_ctx;
+	/* NULL, or called after every attempt with the HTTP status it got (0:
+	 * none came: refused, timed out, TLS): the daemon counts requests by
+	 * status code with it (its metrics) */
+	void (*observe)(void *ctx, long status);
+	void *observe_ctx;
 } tg_http_opts;
 
 /* How a request may be retried. */

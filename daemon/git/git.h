@@ -81,4 +81,14 @@ void tg_git_trailers_free(tg_git_trailer *t, size_t n);
 /* The author time of commit sha, Unix seconds, into *out. */
 int tg_git_commit_time(int64_t *out, tg_git *g, const char *sha);
 
+/* The mirror of repository repo ("owner/repo") under state_dir:
+ * "<state_dir>/git/owner_repo.git", into buf (cap bytes). 0, or -1 when it
+ * does not fit (git_mirror.c). */
+int tg_git_mirror_path(char *buf, size_t cap, const char *state_dir, const char *repo);
+
+/* 1 when the bare mirror at dir has refs/heads/branch, loose or packed,
+ * read from its files: no libgit2, so that a missing branch is never
+ * fetched; 0 otherwise (no mirror, no such branch, a name with ".."). */
+int tg_git_mirror_has_branch(const char *dir, const char *branch);
+
 #endif

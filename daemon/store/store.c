@@ -378,6 +378,24 @@ int tg_store_history_prs(tg_history_point **out, size_t *n, tg_store *s, const c
 	return history(out, n, s, 1, repo, branch, workload, metric, limit);
 }
 
+int tg_store_count_jobs(tg_store_counts *out, tg_store *s)
+{
+	memset(out, 0, sizeof(*out));
+	int rc = s->ops->count_jobs(s, out);
+	if (rc)
+		memset(out, 0, sizeof(*out));
+	return rc;
+}
+
+int tg_store_branches(tg_store_branch **out, size_t *n, tg_store *s, const char *repo)
+{
+	*out = NULL;
+	*n = 0;
+	if (!repo)
+		return tg_error_set(TG_EINVAL, "store: branches needs a repository");
+	return s->ops->branches(s, repo, out, n);
+}
+
 int tg_store_prune(size_t *deleted, tg_store *s, int64_t before)
 {
 	if (deleted)

@@ -217,6 +217,38 @@ int tg_store_history_prs(tg_history_point **out, size_t *n, tg_store *s, const c
 
 void tg_history_free(tg_history_point *p, size_t n);
 
+/* The job queue at a glance, for the daemon's metrics: how many jobs are
+ * in each state, and when the oldest unfinished one was found. */
+typedef struct tg_store_counts {
+	int64_t jobs[TG_JOB_FAILED + 1]; /* by tg_job_state */
+	int64_t oldest_unfinished;       /* created_at (Unix s) of the oldest seen, analysing or
+	                                    posting job; 0 when there is none */
+} tg_store_counts;
+
+/* Counts the jobs of every repository by state into *out (every run, trusted
+ * or not). */
+int tg_store_count_jobs(tg_store_counts *out, tg_store *s);
+
+/* One branch and workload of a repository's history, and its latest run. */
+typedef struct tg_store_branch {
+	char *branch;
+	char *workload;
+	int64_t runs;      /* its done runs */
+	int64_t run;       /* the latest (by run_time) of them: its id, */
+	char commit[41];   /* commit, */
+	int64_t run_time;  /* time (Unix s), */
+	char *verdict;     /* verdict (NULL when none was recorded) */
+	int64_t pr;        /* and pull request (0: none) */
+} tg_store_branch;
+
+/* Every branch and workload of repo with a done run (trusted ones only
+ * under tg_store_set_trusted_only, as tg_store_history), ordered by branch
+ * then workload (byte-wise), each with its latest run: the index of the
+ * published history. *out is an array of *n (tg_store_branches_free); none
+ * is not an error. */
+int tg_store_branches(tg_store_branch **out, size_t *n, tg_store *s, const char *repo);
+
+void tg_store_branches_free(tg_store_branch *b, size_t n);
 /* ------------------------------------------------------- failing closed
  * What the daemon needs so that nothing an uploader does can pass a pull
  * request (docs/security.md; issue 21). */

@@ -32,6 +32,10 @@
 #define TG_STORE_HISTORY_NCOLS 7
 #define TG_STORE_HISTORY_VALUE 5
 
+/* The columns of a branch row (tg_store_branches): branch, workload, done
+ * runs, and the latest run's id, commit, run_time, verdict, pull request. */
+#define TG_STORE_BRANCH_NCOLS 8
+
 /* One schema migration, in both dialects. The list starts at version 1 and
  * has no gap; a version, once released, never changes. */
 typedef struct tg_store_migration {
@@ -80,6 +84,8 @@ typedef struct tg_store_ops {
 	int (*history)(tg_store *s, int prs, const char *repo, const char *branch, const char *workload,
 	               const char *metric, const char *prefix, int64_t limit, tg_history_point **out, size_t *n);
 	int (*prune)(tg_store *s, int64_t before, int64_t *deleted);
+	int (*count_jobs)(tg_store *s, tg_store_counts *out);
+	int (*branches)(tg_store *s, const char *repo, tg_store_branch **out, size_t *n);
 	int (*leases)(tg_store *s, int64_t now, tg_lease **out, size_t *n);
 	int (*lease_expire)(tg_store *s, int64_t id, const char *owner, int64_t now);
 
@@ -128,6 +134,14 @@ int tg_store__job_from_row(tg_job *out, const char *const *v);
 
 /* Fills p from one history row given as text. */
 int tg_store__history_from_row(tg_history_point *p, const char *const *v);
+
+/* Fills b from one branch row (TG_STORE_BRANCH_NCOLS columns) given as text. */
+int tg_store__branch_from_row(tg_store_branch *b, const char *const *v);
+
+/* Adds one row of the count of jobs by state (state name, count, oldest
+ * created_at as text) to *out; a state this code does not know is
+ * TG_EFORMAT. */
+int tg_store__counts_add_row(tg_store_counts *out, const char *const *v);
 
 /* Appends one element of item_size bytes to *items (*n of them, *cap
  * capacity), zeroed; returns it, or NULL (TG_ENOMEM). */

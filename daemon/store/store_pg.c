@@ -744,6 +744,70 @@ static int pg_prune(tg_store *s, int64_t before, int64_t *deleted)
 	PG_RETRY(pgs(s), prune_once(pgs(s), before, deleted));
 }
 
+static int count_jobs_once(pg_store *b, tg_store_counts *out)
+{
+	memset(out, 0, sizeof(*out));
+	int rc;
+	PGresult *res = pg_run(b, "count jobs", "SELECT state, COUNT(*), MIN(created_at) FROM runs GROUP BY state", 0,
+	                       NULL, &rc);
+	if (!res)
+		return rc;
+	rc = 0;
+	for (int i = 0; !rc && i < PQntuples(res); i++) {
+		const char *v[3];
+		row_values(res, i, 3, v);
+		rc = tg_store__counts_add_row(out, v);
+	}
+	PQclear(res);
+	return rc;
+}
+
+static int pg_count_jobs(tg_store *s, tg_store_counts *out)
+{
+	PG_RETRY(pgs(s), count_jobs_once(pgs(s), out));
+}
+
+static int branches_once(pg_store *b, const char *repo, tg_store_branch **out, size_t *n)
+{
+	*out = NULL;
+	*n = 0;
+	const char *p[] = {repo, b->base.trusted_only ? "1" : "0"};
+	int rc;
+	/* the same query as SQLite's; COLLATE "C" orders byte-wise there too */
+	PGresult *res = pg_run(b, "branches",
+	                       "SELECT branch, workload, runs, id, commit_sha, run_time, verdict, pr FROM ("
+	                       " SELECT branch, workload, id, commit_sha, run_time, verdict, pr,"
+	                       "  COUNT(*) OVER (PARTITION BY branch, workload) AS runs,"
+	                       "  ROW_NUMBER() OVER (PARTITION BY branch, workload ORDER BY run_time DESC, id DESC) AS rn"
+	                       " FROM runs WHERE repo = $1 AND state = 'done' AND ($2::integer = 0 OR trusted = 1)"
+	                       ") b WHERE rn = 1 ORDER BY branch COLLATE \"C\", workload COLLATE \"C\"",
+	                       2, p, &rc);
+	if (!res)
+		return rc;
+	rc = 0;
+	int rows = PQntuples(res);
+	if (rows && !(*out = tg_calloc((size_t)rows, sizeof(**out))))
+		rc = TG_ENOMEM;
+	for (int i = 0; !rc && i < rows; i++) {
+		const char *v[TG_STORE_BRANCH_NCOLS];
+		row_values(res, i, TG_STORE_BRANCH_NCOLS, v);
+		if (!(rc = tg_store__branch_from_row(&(*out)[i], v)))
+			(*n)++;
+	}
+	PQclear(res);
+	if (rc) {
+		tg_store_branches_free(*out, *n);
+		*out = NULL;
+		*n = 0;
+	}
+	return rc;
+}
+
+static int pg_branches(tg_store *s, const char *repo, tg_store_branch **out, size_t *n)
+{
+	PG_RETRY(pgs(s), branches_once(pgs(s), repo, out, n));
+}
+
 /* ------------------------------------------------------- failing closed */
 
 static int set_tampered_once(pg_store *b, int64_t id, const char *why)
@@ -1124,6 +1188,8 @@ static const tg_store_ops pg_ops = {
 	.prune = pg_prune,
 	.leases = pg_leases,
 	.lease_expire = pg_lease_expire,
+	.count_jobs = pg_count_jobs,
+	.branches = pg_branches,
 	.job_set_tampered = pg_job_set_tampered,
 	.job_rejudge = pg_job_rejudge,
 	.count_runs = pg_count_runs,

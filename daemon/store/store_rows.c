@@ -1,6 +1,6 @@
 /*
- * store_rows.c - what both backends share below the interface: a job row
- * and a history row turned into their structs (the columns in the order
+ * store_rows.c - what both backends share below the interface: a job row,
+ * a history row, a branch row and a count row turned into their structs (the columns in the order
  * store_impl.h gives), the state names, growing a result array, and the
  * structs' free functions. store.c calls the backends and the backends
  * call these, never store.c: the room's files call one another without a
@@ -134,6 +134,48 @@ int tg_store__history_from_row(tg_history_point *p, const char *const *v)
 	}
 	p->value = v[TG_STORE_HISTORY_VALUE] ? strtod(v[TG_STORE_HISTORY_VALUE], NULL) : 0.0;
 	p->pr = to_i64(v[6], 0);
+	return 0;
+}
+
+int tg_store__branch_from_row(tg_store_branch *b, const char *const *v)
+{
+	memset(b, 0, sizeof(*b));
+	int rc;
+	if ((rc = dup_opt(&b->branch, v[0])) || (rc = dup_opt(&b->workload, v[1])) || (rc = dup_opt(&b->verdict, v[6]))) {
+		free(b->branch);
+		free(b->workload);
+		free(b->verdict);
+		memset(b, 0, sizeof(*b));
+		return rc;
+	}
+	b->runs = to_i64(v[2], 0);
+	b->run = to_i64(v[3], 0);
+	snprintf(b->commit, sizeof(b->commit), "%s", v[4] ? v[4] : "");
+	b->run_time = to_i64(v[5], 0);
+	b->pr = to_i64(v[7], 0);
+	return 0;
+}
+
+void tg_store_branches_free(tg_store_branch *b, size_t n)
+{
+	for (size_t i = 0; b && i < n; i++) {
+		free(b[i].branch);
+		free(b[i].workload);
+		free(b[i].verdict);
+	}
+	free(b);
+}
+
+int tg_store__counts_add_row(tg_store_counts *out, const char *const *v)
+{
+	tg_job_state st;
+	if (state_from_name(v[0], &st))
+		return tg_error_set(TG_EFORMAT, "store: a job has unknown state '%.40s'", v[0] ? v[0] : "(null)");
+	out->jobs[st] = to_i64(v[1], 0);
+	int64_t oldest = to_i64(v[2], 0);
+	if (st != TG_JOB_DONE && st != TG_JOB_FAILED && oldest > 0 &&
+	    (!out->oldest_unfinished || oldest < out->oldest_unfinished))
+		out->oldest_unfinished = oldest;
 	return 0;
 }
 

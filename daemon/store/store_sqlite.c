@@ -56,6 +56,8 @@ enum {
 	SQ_PRUNE,
 	SQ_LEASES,
 	SQ_LEASE_EXPIRE,
+	SQ_COUNT_JOBS,
+	SQ_BRANCHES,
 	SQ_SET_TAMPERED,
 	SQ_REJUDGE,
 	SQ_COUNT_RUNS,
@@ -142,6 +144,14 @@ static const char *const sq_sql[SQ_NSTMT] = {
 	/* the pull requests' runs into ?2: the same, but by target branch */
 	[SQ_HISTORY_PRS] = SQ_HISTORY_SQL("r.target_branch = ?2 AND r.pr > 0 AND r.branch <> ?2"),
 	[SQ_PRUNE] = "DELETE FROM runs WHERE state IN ('done', 'failed') AND run_time < ?1",
+	[SQ_COUNT_JOBS] = "SELECT state, COUNT(*), MIN(created_at) FROM runs GROUP BY state",
+	/* each branch and workload with its done runs counted and its latest */
+	[SQ_BRANCHES] = "SELECT branch, workload, runs, id, commit_sha, run_time, verdict, pr FROM ("
+	                " SELECT branch, workload, id, commit_sha, run_time, verdict, pr,"
+	                "  COUNT(*) OVER (PARTITION BY branch, workload) AS runs,"
+	                "  ROW_NUMBER() OVER (PARTITION BY branch, workload ORDER BY run_time DESC, id DESC) AS rn"
+	                " FROM runs WHERE repo = ?1 AND state = 'done' AND (?2 = 0 OR trusted = 1)"
+	                ") WHERE rn = 1 ORDER BY branch, workload",
 	/* failing closed (store_fail_closed.c) */
 	[SQ_SET_TAMPERED] = "UPDATE runs SET tampered = COALESCE(tampered, ?1) WHERE id = ?2",
 	[SQ_REJUDGE] = "UPDATE runs SET state = 'seen', attempts = 0, lease_owner = NULL, lease_until = 0, error = NULL, "
@@ -758,6 +768,58 @@ static int sq_history(tg_store *s, int prs, const char *repo, const char *branch
 	return 0;
 }
 
+static int sq_count_jobs(tg_store *s, tg_store_counts *out)
+{
+	sq_store *b = sq(s);
+	sqlite3_stmt *st = sq_stmt(b, SQ_COUNT_JOBS);
+	if (!st)
+		return TG_EIO;
+	int rc;
+	while ((rc = sq_step(b, st, "count jobs")) == 1) {
+		const char *v[3];
+		for (int i = 0; i < 3; i++)
+			v[i] = (const char *)sqlite3_column_text(st, i);
+		if ((rc = tg_store__counts_add_row(out, v)))
+			break;
+	}
+	sq_done(st);
+	return rc < 0 ? rc : 0;
+}
+
+static int sq_branches(tg_store *s, const char *repo, tg_store_branch **out, size_t *n)
+{
+	sq_store *b = sq(s);
+	sqlite3_stmt *st = sq_stmt(b, SQ_BRANCHES);
+	if (!st)
+		return TG_EIO;
+	bind_text(st, 1, repo);
+	sqlite3_bind_int(st, 2, s->trusted_only);
+	size_t cap = 0;
+	int rc;
+	while ((rc = sq_step(b, st, "branches")) == 1) {
+		tg_store_branch *r = tg_store__push((void **)out, n, &cap, sizeof(**out));
+		if (!r) {
+			rc = TG_ENOMEM;
+			break;
+		}
+		const char *v[TG_STORE_BRANCH_NCOLS];
+		for (int i = 0; i < TG_STORE_BRANCH_NCOLS; i++)
+			v[i] = (const char *)sqlite3_column_text(st, i);
+		if ((rc = tg_store__branch_from_row(r, v))) {
+			(*n)--;
+			break;
+		}
+	}
+	sq_done(st);
+	if (rc < 0) {
+		tg_store_branches_free(*out, *n);
+		*out = NULL;
+		*n = 0;
+		return rc;
+	}
+	return 0;
+}
+
 static int sq_prune(tg_store *s, int64_t before, int64_t *deleted)
 {
 	sq_store *b = sq(s);
@@ -1079,6 +1141,8 @@ static const tg_store_ops sq_ops = {
 	.prune = sq_prune,
 	.leases = sq_leases,
 	.lease_expire = sq_lease_expire,
+	.count_jobs = sq_count_jobs,
+	.branches = sq_branches,
 	.job_set_tampered = sq_job_set_tampered,
 	.job_rejudge = sq_job_rejudge,
 	.count_runs = sq_count_runs,

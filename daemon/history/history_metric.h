@@ -12,6 +12,8 @@
 #ifndef TG_HISTORY_METRIC_H
 #define TG_HISTORY_METRIC_H
 
+#include "../../rules/rules.h"
+
 #include <stddef.h>
 
 /* The unit of the stored metric name: "ms" (per step) for *_ms and
@@ -19,6 +21,11 @@
  * host_syncs; "" when the name does not say it (rule:<name>: the rule's
  * metric does). A static string. */
 const char *tg_history_metric_unit(const char *metric);
+
+/* The unit a rule's metric is kept in (run_metrics.h: tg_run_metric_display):
+ * "ms", "" (counts), "TFLOPS/s", "TB/s", "MiB". The unit of a rule:<name>
+ * series. A static string. */
+const char *tg_history_metric_rule_unit(tg_rule_metric m);
 
 /* The series pattern to query for what the user asked, given the n
  * distinct names recorded: asked itself when it names one of them (or, with

@@ -5,8 +5,8 @@
 #include "history_render.h"
 #include "../../core/measure.h"
 #include "../../core/tg.h"
+#include "history_changes.h"
 #include "history_metric.h"
-#include "../../rules/changepoint.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -176,7 +176,29 @@ static void html_text(FILE *f, const char *s)
 		}
 }
 
-/* The change points of every series of 8 points or more, all positive. */
+/* The change points already found (found[0..n), on the same points p)
+ * given to their series. */
+static int given_changes(struct series *s, size_t ns, const tg_history_point *p, const tg_history_change *found,
+                         size_t n)
+{
+	for (size_t c = 0; c < n; c++) {
+		size_t i = 0;
+		while (i < ns && (strcmp(s[i].workload, found[c].workload) || strcmp(s[i].metric, found[c].metric)))
+			i++;
+		size_t at = found[c].in_series.at;
+		if (i == ns || at >= s[i].n || &p[s[i].idx[at]] != found[c].at)
+			return tg_error_set(TG_EINVAL, "history: a change point of other points");
+		tg_change *nc = realloc(s[i].ch, (s[i].nch + 1) * sizeof(*nc));
+		if (!nc)
+			return tg_error_set(TG_ENOMEM, "out of memory");
+		s[i].ch = nc;
+		s[i].ch[s[i].nch++] = found[c].in_series;
+	}
+	return 0;
+}
+
+/* The change points of every series (history_changes.h: 8 points or
+ * more, all positive). */
 static int find_changes(struct series *s, size_t ns, const tg_history_point *p)
 {
 	for (size_t i = 0; i < ns; i++) {
@@ -185,15 +207,9 @@ static int find_changes(struct series *s, size_t ns, const tg_history_point *p)
 		double *v = tg_calloc(s[i].n, sizeof(double));
 		if (!v)
 			return TG_ENOMEM;
-		int ok = 1;
 		for (size_t k = 0; k < s[i].n; k++)
-			ok &= (v[k] = p[s[i].idx[k]].value) > 0 && isfinite(v[k]);
-		/* seeded from the series' name: the same history, the same answer */
-		uint64_t seed = 1469598103934665603ull;
-		for (const char *c = s[i].metric; *c; c++)
-			seed = (seed ^ (uint8_t)*c) * 1099511628211ull;
-		tg_changes_opts o = {0, 0, 0, seed};
-		int rc = ok ? tg_changes_find(&s[i].ch, &s[i].nch, v, s[i].n, &o) : 0;
+			v[k] = p[s[i].idx[k]].value;
+		int rc = tg_history_series_changes(&s[i].ch, &s[i].nch, v, s[i].n, s[i].metric);
 		free(v);
 		if (rc)
 			return rc;
@@ -737,8 +753,14 @@ static int write_html(FILE *f, const char *repo, const char *branch, const struc
 	fputs("</title>\n<style>body{font-family:sans-serif;margin:2em;color:#1f2328}h2{font-size:1.05em;margin:2em 0 .3em}"
 	      "table{border-collapse:collapse;font-size:.85em}td,th{padding:2px 8px;border-bottom:1px solid #eee;"
 	      "text-align:left}code{font-size:.95em}p.ref{margin:.2em 0;font-size:.85em;color:#57606a}"
-	      "details.flat{margin:1.5em 0}</style></head><body>\n<h1>History of <code>",
+	      "details.flat{margin:1.5em 0}</style></head><body>\n",
 	      f);
+	if (o && o->index_href) {
+		fputs("<p><a href=\"", f);
+		html_text(f, o->index_href);
+		fputs("\">&larr; every repository and branch</a></p>\n", f);
+	}
+	fputs("<h1>History of <code>", f);
 	html_text(f, repo);
 	fputs("</code> on <code>", f);
 	html_text(f, branch);
@@ -782,7 +804,7 @@ int tg_history_write(FILE *f, tg_history_format fmt, const char *repo, const cha
 int tg_history_write_with(FILE *f, tg_history_format fmt, const char *repo, const char *branch,
                           const tg_history_point *p, size_t n, tg_history_info_fn info, void *ctx)
 {
-	tg_history_opts o = {0, info, ctx, NULL, 0, NULL, 0};
+	tg_history_opts o = {0, info, ctx, NULL, 0, NULL, 0, NULL, NULL, 0};
 	return tg_history_write_ex(f, fmt, repo, branch, p, n, &o);
 }
 
@@ -795,7 +817,7 @@ int tg_history_write_ex(FILE *f, tg_history_format fmt, const char *repo, const 
 	if (!rc && opts && opts->prs)
 		rc = attach_prs(s, ns, opts->prs, opts->nprs);
 	if (!rc && opts && opts->changes && fmt != TG_HISTORY_CSV)
-		rc = find_changes(s, ns, p);
+		rc = opts->found ? given_changes(s, ns, p, opts->found, opts->nfound) : find_changes(s, ns, p);
 	if (rc) {
 		series_free(s, ns);
 		return rc;

@@ -28,6 +28,16 @@ const char *tg_history_metric_unit(const char *metric)
 	return "";
 }
 
+const char *tg_history_metric_rule_unit(tg_rule_metric m)
+{
+	switch (tg_rule_metric_unit(m)) {
+	case TG_UNIT_TIME: return "ms";
+	case TG_UNIT_BYTES: return "MiB";
+	case TG_UNIT_RATE: return m == TG_METRIC_TFLOPS ? "TFLOPS/s" : "TB/s";
+	default: return "";
+	}
+}
+
 /* 1 when pattern (a name, or a prefix ending in '*') matches one of names. */
 static int matches(const char *pattern, const char *const *names, size_t n)
 {

@@ -73,6 +73,14 @@ typedef struct tg_history_opts {
 	 * html a table; csv is unchanged (history_tampered.c). Borrowed. */
 	const tg_job *tampered;
 	size_t ntampered;
+	/* html: a link to the index of the published history at the top of
+	 * the page ("../../index.html"); NULL: none. Borrowed. */
+	const char *index_href;
+	/* with changes: the change points already found on the same points
+	 * (tg_history_changes_find, history_changes.h), used instead of
+	 * finding them again; NULL: found here. Borrowed. */
+	const struct tg_history_change *found;
+	size_t nfound;
 } tg_history_opts;
 
 /* tg_history_write with options (NULL: none). Series with a value <= 0
