@@ -24,7 +24,7 @@ endif
 
 CFLAGS := -std=c11 -D_GNU_SOURCE $(OPT) -Wall -Wextra -Werror -pthread -I/usr/include/postgresql
 CORE_LDLIBS := -ljansson -lyaml -lz -lpthread -lm
-LDLIBS := -lcurl -lgit2 -lsqlite3 -lpq $(CORE_LDLIBS)
+LDLIBS := -lcurl -lcrypto -lgit2 -lsqlite3 -lpq $(CORE_LDLIBS)
 TEST_LDLIBS := $(LDLIBS) -lcmocka
 
 CORE_SRC := $(wildcard core/*.c)

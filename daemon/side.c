@@ -145,6 +145,7 @@ static int read_trace(tg_trace **trace, uint64_t *run_json, tg_daemon *d, const 
 		tg_trace_free(*trace);
 		*trace = NULL;
 	}
+	tg_signature_digest_free(&w.digest); /* a read that failed otherwise leaves it unchecked */
 	if (!rc)
 		*run_json += tg_trace_stats_get(*trace)->json_bytes;
 	return rc;

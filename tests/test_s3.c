@@ -1,9 +1,9 @@
 /*
  * test_s3.c - the S3 client (daemon/s3.c), its ListBucketResult parser
- * (s3_list.c over xml_walk.c), SHA-256 (sha256.c) and the S3 storage
- * backend (storage_s3.c).
+ * (s3_list.c over xml_walk.c) and the S3 storage backend (storage_s3.c);
+ * the SHA-256 its requests carry is tested in test_sha256.c.
  *
- * Offline: SHA-256 vectors, canonical query strings, the XML parser on
+ * Offline: canonical query strings, the XML parser on
  * listings shaped like AWS's, radosgw's and s3rver's (captured from the
  * servers), entities, CDATA, and malformed or hostile inputs (TG_EFORMAT
  * with a byte offset, every truncation, random mutations).
@@ -22,92 +22,11 @@
 
 #include "../core/tg.h"
 #include "../daemon/storage/s3.h"
-#include "../daemon/sha256.h"
 #include "../daemon/storage/storage.h"
 
 #include <dirent.h>
 #include <time.h>
 #include <unistd.h>
-
-/* ------------------------------------------------------------ SHA-256 */
-
-static void hex_of(char out[65], const void *data, size_t len)
-{
-	uint8_t d[TG_SHA256_LEN];
-	tg_sha256(d, data, len);
-	tg_sha256_hex(out, d);
-}
-
-static void test_sha256_vectors(void **state)
-{
-	(void)state;
-	char h[65];
-	/* FIPS 180-2, appendix B, and the empty string */
-	hex_of(h, "", 0);
-	assert_string_equal(h, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
-	hex_of(h, "abc", 3);
-	assert_string_equal(h, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
-	const char *m448 = "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq";
-	hex_of(h, m448, strlen(m448));
-	assert_string_equal(h, "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
-	const char *m896 = "abcdefghbcdefghicdefghijdefghijkefghijklfghijklmghijklmnhijklmnoijklmnopjklmnopqklmnopqrlmnopq"
-	                   "rsmnopqrstnopqrstu";
-	hex_of(h, m896, strlen(m896));
-	assert_string_equal(h, "cf5b16a778af8380036ce59e7b0492370b249b11e8f07a51afac45037afee9d1");
-	/* one million 'a', streamed in uneven pieces */
-	char *a = malloc(1000000);
-	assert_non_null(a);
-	memset(a, 'a', 1000000);
-	tg_sha256_ctx c;
-	tg_sha256_init(&c);
-	for (size_t off = 0, step = 1; off < 1000000; off += step, step = step * 3 % 1013 + 1)
-		tg_sha256_update(&c, a + off, off + step > 1000000 ? 1000000 - off : step);
-	uint8_t d[TG_SHA256_LEN];
-	tg_sha256_final(d, &c);
-	tg_sha256_hex(h, d);
-	assert_string_equal(h, "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
-	free(a);
-}
-
-static void test_sha256_padding_edges(void **state)
-{
-	(void)state;
-	/* bytes (i*7+3) & 0xff; digests from Python's hashlib. 55/56/64 bytes
-	 * are the edges of the one- and two-block padding */
-	static const struct {
-		size_t n;
-		const char *hex;
-	} v[] = {
-		{55, "e7313d333c272e639f790978283f9eb392e843d0f29b7016828bb1daa4aac70b"},
-		{56, "4324d65f3c103567f5589c710bc08f8523f929a9272e3af36fc968e52abc6c27"},
-		{57, "35df609437dcfea3279283ab79fd554e2bf78f8f7ae2de532d8ee300b09e8f73"},
-		{63, "81c80242132f230c3bd41b3e63bbcff16107339549214a99614ff26664625055"},
-		{64, "39e3d7b6b5d075d37d053ad89b24b41bef4f3c29760c84447cab3f3be1882241"},
-		{65, "aacca6ff74fdbb296d165a45cecfa04e5127bc008770fbbdd48006f2d2fae95e"},
-		{119, "9ce7368e4daf32341631b492e80359dc9f594b48453cd0dd5bf0b19279cc177e"},
-		{120, "7836b787757e95e58b3ca5aec90b1b004e8deba1e50e9675af9cabf1a13a04b5"},
-		{127, "a8d23e75d936f303d248888d9b165ee543f4cbafcad3c9dd2a79bd84faa11d07"},
-		{128, "d2742f1f4ac6bb7ca2b239ee18402ba8b3f9f8e652d2a72973c2b9ba11c08cf6"},
-	};
-	uint8_t buf[128];
-	for (size_t i = 0; i < sizeof(buf); i++)
-		buf[i] = (uint8_t)(i * 7 + 3);
-	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
-		char h[65];
-		hex_of(h, buf, v[i].n);
-		assert_string_equal(h, v[i].hex);
-		/* byte by byte gives the same */
-		tg_sha256_ctx c;
-		tg_sha256_init(&c);
-		for (size_t k = 0; k < v[i].n; k++)
-			tg_sha256_update(&c, buf + k, 1);
-		tg_sha256_update(&c, NULL, 0);
-		uint8_t d[TG_SHA256_LEN];
-		tg_sha256_final(d, &c);
-		tg_sha256_hex(h, d);
-		assert_string_equal(h, v[i].hex);
-	}
-}
 
 /* ------------------------------------------------------------ canonical query */
 
@@ -1122,8 +1041,6 @@ static void test_live_storage(void **state)
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest offline[] = {
-		cmocka_unit_test(test_sha256_vectors),
-		cmocka_unit_test(test_sha256_padding_edges),
 		cmocka_unit_test(test_canonical_query),
 		cmocka_unit_test(test_parse_aws),
 		cmocka_unit_test(test_parse_radosgw_and_s3rver),

@@ -285,7 +285,8 @@ static int s3_do(tg_s3 *s, tg_http_response *r, const char *method, const char *
 {
 	uint8_t d[TG_SHA256_LEN];
 	char hex[TG_SHA256_HEX_LEN + 1], h_sha[100], h_type[300];
-	tg_sha256(d, body, len);
+	if (tg_sha256(d, body, len))
+		return tg_error_last_code();
 	tg_sha256_hex(hex, d);
 	snprintf(h_sha, sizeof(h_sha), "x-amz-content-sha256: %s", hex);
 	const char *headers[3] = {h_sha, NULL, NULL};
