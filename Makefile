@@ -118,7 +118,8 @@ $(BUILD)/tests/%: tests/%.c $(wildcard tests/*.h) $(LIBS)
 	$(CC) $(CFLAGS) -o $@ $< $(LIBS) $(TEST_LDLIBS)
 
 # The synthetic trace generator (tests/gen/): traces with known changes.
-$(BUILD)/tg-gen: $(wildcard tests/gen/*.c tests/gen/*.h) $(DEPS_STAMP)
+# It shares no analysis with core/: only the string buffer (core/buf.c) and its errors (core/error.c).
+$(BUILD)/tg-gen: $(wildcard tests/gen/*.c tests/gen/*.h) core/buf.c core/buf.h core/error.c core/tg.h $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $(filter %.c,$^) $(CORE_LDLIBS)
 
