@@ -45,6 +45,7 @@ int tg_buf_reserve(tg_buf *b, size_t more)
 	char *p = tg_realloc(b->data, cap);
 	if (!p)
 		return fail(b, TG_ENOMEM);
+	p[b->len] = 0; /* a first allocation is a string from the start (tg_buf_str, take) */
 	b->data = p;
 	b->cap = cap;
 	return 0;

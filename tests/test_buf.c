@@ -161,6 +161,8 @@ static void test_reset_and_take(void **state)
 	/* reserve: the appends that fill the room do not move the memory */
 	assert_int_equal(tg_buf_reserve(&b, 1000), 0);
 	assert_true(b.cap >= 1001);
+	assert_string_equal(tg_buf_str(&b), ""); /* reserved, nothing appended: still "" */
+	assert_int_equal(b.len, 0);
 	mem = b.data;
 	for (int i = 0; i < 1000; i++)
 		assert_int_equal(tg_buf_putc(&b, 'x'), 0);
