@@ -112,6 +112,18 @@ const char *tg_buf_str(const tg_buf *b)
 	return b->data ? b->data : "";
 }
 
+size_t tg_buf_copy_out(char *dst, size_t size, const tg_buf *b)
+{
+	size_t len = b ? b->len : 0;
+	if (size) {
+		size_t c = len < size - 1 ? len : size - 1;
+		if (c)
+			memcpy(dst, b->data, c);
+		dst[c] = 0;
+	}
+	return len;
+}
+
 int tg_buf_error(const tg_buf *b)
 {
 	return b->err;

@@ -66,6 +66,12 @@ int tg_buf_reserve(tg_buf *b, size_t more);
  * appended. Owned by b, valid until its next append, take or free. */
 const char *tg_buf_str(const tg_buf *b);
 
+/* snprintf's contract for a finished buffer: the contents of b (NULL: none)
+ * copied into dst of size bytes, cut to size - 1 and NUL-terminated when
+ * size is not 0; returns the length b holds (0 for NULL), so that a result
+ * >= size says it was cut. */
+size_t tg_buf_copy_out(char *dst, size_t size, const tg_buf *b);
+
 /* The code of the first append that failed since init or reset, else 0.
  * The message was set when it failed. */
 int tg_buf_error(const tg_buf *b);

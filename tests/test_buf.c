@@ -3,7 +3,8 @@
  * lengths after each kind of append, growth across many appends (bytes
  * with NULs, a megabyte one character at a time), printf-style appends
  * that fit the room left and that do not (arguments of 100 kB), reset
- * keeping the memory, take handing it over, and the failures: a length
+ * keeping the memory, take handing it over, copy_out cutting like
+ * snprintf, and the failures: a length
  * that would overflow, a format vsnprintf refuses, and how they stick.
  */
 #include "testutil.h"
@@ -171,6 +172,31 @@ static void test_reset_and_take(void **state)
 	tg_buf_free(&b);
 }
 
+static void test_copy_out(void **state)
+{
+	(void)state;
+	tg_buf b = TG_BUF_INIT;
+	char dst[8];
+	memset(dst, 'X', sizeof(dst));
+	assert_int_equal(tg_buf_copy_out(dst, sizeof(dst), NULL), 0);
+	assert_string_equal(dst, "");
+	assert_int_equal(tg_buf_copy_out(dst, sizeof(dst), &b), 0); /* nothing appended */
+	assert_string_equal(dst, "");
+	assert_int_equal(tg_buf_puts(&b, "aten::mm"), 0); /* 8 bytes: cut to 7 */
+	assert_int_equal(tg_buf_copy_out(dst, sizeof(dst), &b), 8);
+	assert_string_equal(dst, "aten::m");
+	assert_int_equal(tg_buf_copy_out(dst, 1, &b), 8); /* size 1: "" */
+	assert_string_equal(dst, "");
+	memset(dst, 'X', sizeof(dst));
+	assert_int_equal(tg_buf_copy_out(dst, 0, &b), 8); /* size 0: nothing written */
+	assert_int_equal(dst[0], 'X');
+	tg_buf_reset(&b);
+	assert_int_equal(tg_buf_puts(&b, "mm"), 0);
+	assert_int_equal(tg_buf_copy_out(dst, sizeof(dst), &b), 2);
+	assert_string_equal(dst, "mm");
+	tg_buf_free(&b);
+}
+
 static void test_overflow_sticks(void **state)
 {
 	(void)state;
@@ -238,6 +264,7 @@ int main(void)
 		cmocka_unit_test(test_growth),
 		cmocka_unit_test(test_appendf_long),
 		cmocka_unit_test(test_reset_and_take),
+		cmocka_unit_test(test_copy_out),
 		cmocka_unit_test(test_overflow_sticks),
 		cmocka_unit_test(test_format_refused),
 	};
