@@ -94,9 +94,12 @@ int tg_sha256(uint8_t out[TG_SHA256_LEN], const void *data, size_t len)
 int tg_hmac_sha256(uint8_t out[TG_SHA256_LEN], const void *key, size_t keylen, const void *data, size_t len)
 {
 	unsigned int n = 0;
+	if (keylen > INT_MAX) {
+		memset(out, 0, TG_SHA256_LEN);
+		return tg_error_set(TG_EINVAL, "HMAC-SHA256: a key of %zu bytes is more than libcrypto takes", keylen);
+	}
 	/* HMAC() takes no NULL key, not even an empty one: "" stands for it */
-	if (keylen > INT_MAX || !HMAC(EVP_sha256(), keylen ? key : "", (int)keylen, len ? data : (const void *)"", len,
-	                               out, &n) ||
+	if (!HMAC(EVP_sha256(), keylen ? key : "", (int)keylen, len ? data : (const void *)"", len, out, &n) ||
 	    n != TG_SHA256_LEN) {
 		memset(out, 0, TG_SHA256_LEN);
 		return crypto_failed("HMAC-SHA256");

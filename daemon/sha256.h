@@ -10,8 +10,9 @@
  *
  * libcrypto hashes in a context it allocates, so a hash can fail (out of
  * memory, or a libcrypto without SHA-256): the functions that give a
- * digest return 0 or TG_ENOMEM with the message set (core/tg.h: libcrypto
- * fails only for want of memory, or when it is built without SHA-256), and
+ * digest return 0 or a code with the message set (core/tg.h): TG_ENOMEM,
+ * as libcrypto fails only for want of memory or when it is built without
+ * SHA-256, and the HMAC's TG_EINVAL for a key longer than it takes; and
  * write 32 zero bytes into out when they fail, so that a caller that
  * ignores the code reads no uninitialised memory. A streamed context is
  * started by tg_sha256_init (which cannot fail: the libcrypto context is
@@ -58,7 +59,8 @@ int tg_sha256(uint8_t out[TG_SHA256_LEN], const void *data, size_t len);
 
 /* HMAC-SHA256 (RFC 2104) of len bytes of data under a key of keylen
  * bytes (key may be NULL when keylen is 0): the signature of a run's
- * manifest (signature.h). Returns 0, or TG_ENOMEM with out zeroed. */
+ * manifest (signature.h). Returns 0, TG_EINVAL (a key of more than INT_MAX
+ * bytes, more than libcrypto takes) or TG_ENOMEM, with out zeroed. */
 int tg_hmac_sha256(uint8_t out[TG_SHA256_LEN], const void *key, size_t keylen, const void *data, size_t len);
 
 /* Whether the len bytes at a and b are the same, in a time that does not

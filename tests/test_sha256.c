@@ -14,6 +14,7 @@
 #include "../core/tg.h"
 #include "../daemon/sha256.h"
 
+#include <limits.h>
 #include <openssl/crypto.h>
 
 /* ------------------------------------------------------------ allocation failures */
@@ -244,6 +245,12 @@ static void test_out_of_memory(void **state)
 	assert_int_equal(tg_hmac_sha256(d, "k", 1, "abc", 3), TG_ENOMEM);
 	assert_zero_digest(d);
 	assert_non_null(strstr(tg_error_last(), "HMAC-SHA256: libcrypto failed"));
+	fail_allocs = 0;
+	memset(d, 0xff, sizeof(d)); /* a key longer than HMAC() takes (never read) */
+	assert_int_equal(tg_hmac_sha256(d, "k", (size_t)INT_MAX + 1, "abc", 3), TG_EINVAL);
+	assert_zero_digest(d);
+	assert_string_equal(tg_error_last(), "HMAC-SHA256: a key of 2147483648 bytes is more than libcrypto takes");
+	fail_allocs = 1;
 	/* streamed: the failure at the first bytes is kept and told at the end,
 	 * even when another message came in between */
 	tg_sha256_init(&c);
