@@ -25,7 +25,7 @@ endif
 
 CFLAGS := -std=c11 -D_GNU_SOURCE $(OPT) -Wall -Wextra -Werror -pthread -I/usr/include/postgresql
 CORE_LDLIBS := -ljansson -lyaml -lz -lpthread -lm
-LDLIBS := -lcurl -lgit2 -lsqlite3 -lpq -lmicrohttpd $(CORE_LDLIBS)
+LDLIBS := -lcurl -lcrypto -lgit2 -lsqlite3 -lpq -lmicrohttpd $(CORE_LDLIBS)
 TEST_LDLIBS := $(LDLIBS) -lcmocka
 
 CORE_SRC := $(wildcard core/*.c)
@@ -119,7 +119,8 @@ $(BUILD)/tests/%: tests/%.c $(wildcard tests/*.h) $(LIBS)
 	$(CC) $(CFLAGS) -o $@ $< $(LIBS) $(TEST_LDLIBS)
 
 # The synthetic trace generator (tests/gen/): traces with known changes.
-$(BUILD)/tg-gen: $(wildcard tests/gen/*.c tests/gen/*.h) $(DEPS_STAMP)
+# It shares no analysis with core/: only the string buffer (core/buf.c) and its errors (core/error.c).
+$(BUILD)/tg-gen: $(wildcard tests/gen/*.c tests/gen/*.h) core/buf.c core/buf.h core/error.c core/tg.h $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $(filter %.c,$^) $(CORE_LDLIBS)
 

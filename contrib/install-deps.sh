@@ -38,8 +38,8 @@ mermaid_install() {
 # is installed.
 groups="build"
 pkgs_build="make gcc pkg-config gzip zlib1g-dev libjansson-dev libcmocka-dev libcurl4-openssl-dev
-libgit2-dev libyaml-dev libsqlite3-dev libpq-dev libmicrohttpd-dev"
-why_build="to build tracegate and its unit tests (compiler, and the libraries it links: curl, libgit2, jansson, libyaml, SQLite, libpq, libmicrohttpd (the daemon's health and metrics endpoints), zlib, cmocka)"
+libgit2-dev libyaml-dev libsqlite3-dev libpq-dev libmicrohttpd-dev libssl-dev"
+why_build="to build tracegate and its unit tests (compiler, and the libraries it links: curl, libcrypto (SHA-256, HMAC), libgit2, jansson, libyaml, SQLite, libpq, libmicrohttpd (the daemon's health and metrics endpoints), zlib, cmocka)"
 groups="$groups test"
 pkgs_test="python3-torch"
 why_test="tests/cli_replay.sh runs the PyTorch scripts \`tracegate replay\` writes (Debian's torch, on the CPU)"

@@ -4,6 +4,7 @@
  * selected device events, a sort, and a sweep.
  */
 #include "launch_stats.h"
+#include "buf.h"
 #include "sort.h"
 #include "kernel_class.h"
 #include "step_filter.h"
@@ -465,16 +466,6 @@ static int groups_add(struct groups *G, uint32_t op, const uint32_t *seq, uint32
 
 #define TOP_SEQUENCES 5
 
-static int append(char **buf, size_t *len, size_t *cap, const char *s)
-{
-	size_t n = strlen(s);
-	if (tg_grow((void **)buf, cap, *len + n + 1, 1))
-		return TG_ENOMEM;
-	memcpy(*buf + *len, s, n + 1);
-	*len += n;
-	return 0;
-}
-
 /* One depth-first walk of the tree in tree order (children by start time),
  * where the device events under a node are a contiguous run of names
  * (room for every event; G's groups point into it, so it lives as long as
@@ -558,19 +549,22 @@ static void top_sequences(struct out_row *rows, size_t *nr, struct groups *G, co
 		qsort(rows, *nr, sizeof(*rows), cmp_out_row);
 }
 
-/* One row of frequent_kernel_sequences; *buf (growing, *bcap bytes) holds
- * the sequence " | "-joined. 0 or -1 (out of memory). */
-static int sequence_row(tg_table *tab, const struct out_row *o, const tg_trace *t, char **buf, size_t *bcap)
+/* One row of frequent_kernel_sequences; buf (reused from row to row)
+ * holds the sequence " | "-joined. 0 or -1 (out of memory). */
+static int sequence_row(tg_table *tab, const struct out_row *o, const tg_trace *t, tg_buf *buf)
 {
 	const struct group *g = o->g;
-	size_t blen = 0;
-	if (append(buf, &blen, bcap, ""))
+	tg_buf_reset(buf);
+	for (uint32_t k = 0; k < g->len; k++) {
+		if (k)
+			tg_buf_puts(buf, " | ");
+		tg_buf_puts(buf, tg_trace_str(t, g->seq[k]));
+	}
+	if (tg_buf_error(buf))
 		return -1;
-	for (uint32_t k = 0; k < g->len; k++)
-		if ((k && append(buf, &blen, bcap, " | ")) || append(buf, &blen, bcap, tg_trace_str(t, g->seq[k])))
-			return -1;
 	int64_t r = tg_table_add_row(tab);
-	if (r < 0 || tg_table_set_str(tab, (size_t)r, 0, o->op) || tg_table_set_strn(tab, (size_t)r, 8, *buf, blen))
+	if (r < 0 || tg_table_set_str(tab, (size_t)r, 0, o->op) ||
+	    tg_table_set_strn(tab, (size_t)r, 8, tg_buf_str(buf), buf->len))
 		return -1;
 	size_t row = (size_t)r;
 	tg_table_set_int(tab, row, 1, o->rank);
@@ -594,8 +588,8 @@ static tg_table *sequences_table(const tg_step_filter *f)
 	uint32_t *names = tg_malloc((ne + 1) * sizeof(*names)); /* device events' names in tree order */
 	struct groups G = {0};
 	struct out_row *rows = NULL;
-	char *buf = NULL;
-	size_t nr = 0, bcap = 0;
+	tg_buf buf = TG_BUF_INIT;
+	size_t nr = 0;
 	tg_table *tab = tg_table_new_cols("frequent_kernel_sequences", "Kernel sequences launched by each op",
 	                          cols);
 	if (!tab || !names || group_sequences(&G, names, f))
@@ -607,20 +601,20 @@ static tg_table *sequences_table(const tg_step_filter *f)
 		goto fail;
 	top_sequences(rows, &nr, &G, t);
 	for (size_t i = 0; i < nr; i++)
-		if (sequence_row(tab, &rows[i], t, &buf, &bcap))
+		if (sequence_row(tab, &rows[i], t, &buf))
 			goto fail;
 	free(names);
 	free(G.v);
 	free(G.slot);
 	free(rows);
-	free(buf);
+	tg_buf_free(&buf);
 	return tab;
 fail:
 	free(names);
 	free(G.v);
 	free(G.slot);
 	free(rows);
-	free(buf);
+	tg_buf_free(&buf);
 	tg_table_free(tab);
 	return NULL;
 }

@@ -121,9 +121,10 @@ void tg_daemon_test_stall(const char *point, int64_t job);
  * its repository, its commit in lower case, its workload, its run id and
  * signature (NULL: unsigned, or a signature that does not verify with the
  * configured key). A manifest rewritten, or uploaded again under the
- * commit's folder in capitals, is the same run. */
-void tg_daemon_run_key(char out[65], const char *repo, const char *commit, const char *workload, const char *run_id,
-                       const char *signature);
+ * commit's folder in capitals, is the same run. Returns 0, or TG_ENOMEM
+ * (libcrypto failed) with out the hex of 32 zero bytes, no run's key. */
+int tg_daemon_run_key(char out[65], const char *repo, const char *commit, const char *workload, const char *run_id,
+                      const char *signature);
 
 /* Whether new run j (repo, commit, workload, pr, trusted) may be added
  * (admit.c): *ok = 0 when it is beyond limits.max_workloads, max_runs or

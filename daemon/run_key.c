@@ -29,14 +29,21 @@ static void field(tg_sha256_ctx *c, const char *s, int lower)
 	size_t n = s ? strlen(s) : 0;
 	int k = snprintf(len, sizeof(len), "%zu:", n);
 	tg_sha256_update(c, len, (size_t)k);
-	for (size_t i = 0; i < n; i++) {
-		char ch = lower ? (char)tolower((unsigned char)s[i]) : s[i];
-		tg_sha256_update(c, &ch, 1);
+	if (!lower) {
+		tg_sha256_update(c, s, n);
+		return;
+	}
+	char low[256];
+	for (size_t i = 0; i < n; i += sizeof(low)) {
+		size_t m = n - i < sizeof(low) ? n - i : sizeof(low);
+		for (size_t j = 0; j < m; j++)
+			low[j] = (char)tolower((unsigned char)s[i + j]);
+		tg_sha256_update(c, low, m);
 	}
 }
 
-void tg_daemon_run_key(char out[TG_SHA256_HEX_LEN + 1], const char *repo, const char *commit, const char *workload,
-                       const char *run_id, const char *signature)
+int tg_daemon_run_key(char out[TG_SHA256_HEX_LEN + 1], const char *repo, const char *commit, const char *workload,
+                      const char *run_id, const char *signature)
 {
 	tg_sha256_ctx c;
 	uint8_t dig[TG_SHA256_LEN];
@@ -47,6 +54,7 @@ void tg_daemon_run_key(char out[TG_SHA256_HEX_LEN + 1], const char *repo, const 
 	field(&c, workload, 0);
 	field(&c, run_id, 0);
 	field(&c, signature, 0);
-	tg_sha256_final(dig, &c);
+	int rc = tg_sha256_final(dig, &c);
 	tg_sha256_hex(out, dig);
+	return rc;
 }

@@ -1,152 +1,115 @@
 /*
- * sha256.c - SHA-256 as FIPS 180-4 describes it.
+ * sha256.c - SHA-256 and HMAC-SHA256 through libcrypto (sha256.h).
  *
- * Written by hand on purpose: OpenSSL is on the machine (libcurl links it)
- * but it is not one of the project's libraries (DESIGN.md, "Libraries"),
- * libcurl does not export its own SHA-256, and a hash of 100 lines is
- * cheaper than a new dependency. Checked against the FIPS 180-2 and NIST
- * CAVP vectors in tests/test_s3.c.
+ * OpenSSL 3's EVP interface: EVP_DigestInit_ex / Update / Final_ex for
+ * the streamed hash, EVP_Digest in one call, HMAC() for the MAC and
+ * CRYPTO_memcmp to compare MACs. libcrypto picks the fastest code the CPU
+ * has (SHA-NI, AVX2): the 62 MB xdit trace hashes in 31 ms of CPU instead
+ * of the 188 ms of the hand-written FIPS 180-4 code it replaces.
+ * The known-answer tests (FIPS 180-2, NIST CAVP, RFC 4231) are in
+ * tests/test_sha256.c.
  */
 #include "sha256.h"
+#include "../core/tg.h"
 
+#include <openssl/crypto.h>
+#include <openssl/err.h>
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
+#include <limits.h>
 #include <string.h>
 
-static const uint32_t K[64] = {
-	0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
-	0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
-	0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
-	0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
-	0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
-	0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
-	0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
-	0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
-};
-
-static inline uint32_t ror(uint32_t x, int n)
+/* Sets the message of a libcrypto failure (what libcrypto queued, else
+ * "out of memory") and returns TG_ENOMEM. */
+static int crypto_failed(const char *what)
 {
-	return (x >> n) | (x << (32 - n));
-}
-
-static void block(uint32_t h[8], const uint8_t *p)
-{
-	uint32_t w[64];
-	for (int i = 0; i < 16; i++)
-		w[i] = (uint32_t)p[4 * i] << 24 | (uint32_t)p[4 * i + 1] << 16 | (uint32_t)p[4 * i + 2] << 8 |
-		       (uint32_t)p[4 * i + 3];
-	for (int i = 16; i < 64; i++) {
-		uint32_t s0 = ror(w[i - 15], 7) ^ ror(w[i - 15], 18) ^ (w[i - 15] >> 3);
-		uint32_t s1 = ror(w[i - 2], 17) ^ ror(w[i - 2], 19) ^ (w[i - 2] >> 10);
-		w[i] = w[i - 16] + s0 + w[i - 7] + s1;
-	}
-	uint32_t a = h[0], b = h[1], c = h[2], d = h[3], e = h[4], f = h[5], g = h[6], k = h[7];
-	for (int i = 0; i < 64; i++) {
-		uint32_t t1 = k + (ror(e, 6) ^ ror(e, 11) ^ ror(e, 25)) + ((e & f) ^ (~e & g)) + K[i] + w[i];
-		uint32_t t2 = (ror(a, 2) ^ ror(a, 13) ^ ror(a, 22)) + ((a & b) ^ (a & c) ^ (b & c));
-		k = g;
-		g = f;
-		f = e;
-		e = d + t1;
-		d = c;
-		c = b;
-		b = a;
-		a = t1 + t2;
-	}
-	h[0] += a;
-	h[1] += b;
-	h[2] += c;
-	h[3] += d;
-	h[4] += e;
-	h[5] += f;
-	h[6] += g;
-	h[7] += k;
+	unsigned long e = ERR_get_error();
+	char why[256] = "out of memory";
+	if (e)
+		ERR_error_string_n(e, why, sizeof(why));
+	ERR_clear_error();
+	return tg_error_set(TG_ENOMEM, "%s: libcrypto failed: %s", what, why);
 }
 
 void tg_sha256_init(tg_sha256_ctx *c)
 {
-	static const uint32_t h0[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
-	                               0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
-	memcpy(c->h, h0, sizeof(h0));
-	c->bytes = 0;
-	c->nbuf = 0;
+	c->md = NULL;
+	c->failed = 0;
+}
+
+/* Makes c's libcrypto context; 0 or TG_ENOMEM (kept in c->failed). */
+static int start(tg_sha256_ctx *c)
+{
+	if (c->md || c->failed)
+		return c->failed;
+	c->md = EVP_MD_CTX_new();
+	if (!c->md || !EVP_DigestInit_ex(c->md, EVP_sha256(), NULL)) {
+		c->failed = crypto_failed("SHA-256");
+		tg_sha256_free(c);
+	}
+	return c->failed;
 }
 
 void tg_sha256_update(tg_sha256_ctx *c, const void *data, size_t len)
 {
-	const uint8_t *p = data;
-	if (!len)
+	if (!len || start(c))
 		return;
-	c->bytes += len;
-	if (c->nbuf) {
-		size_t take = 64 - c->nbuf < len ? 64 - c->nbuf : len;
-		memcpy(c->buf + c->nbuf, p, take);
-		c->nbuf += take;
-		p += take;
-		len -= take;
-		if (c->nbuf < 64)
-			return;
-		block(c->h, c->buf);
-		c->nbuf = 0;
-	}
-	for (; len >= 64; p += 64, len -= 64)
-		block(c->h, p);
-	if (len) {
-		memcpy(c->buf, p, len);
-		c->nbuf = len;
+	if (!EVP_DigestUpdate(c->md, data, len)) {
+		c->failed = crypto_failed("SHA-256");
+		tg_sha256_free(c);
 	}
 }
 
-void tg_sha256_final(uint8_t out[TG_SHA256_LEN], tg_sha256_ctx *c)
+int tg_sha256_final(uint8_t out[TG_SHA256_LEN], tg_sha256_ctx *c)
 {
-	uint64_t bits = c->bytes * 8;
-	c->buf[c->nbuf++] = 0x80;
-	if (c->nbuf > 56) {
-		memset(c->buf + c->nbuf, 0, 64 - c->nbuf);
-		block(c->h, c->buf);
-		c->nbuf = 0;
-	}
-	memset(c->buf + c->nbuf, 0, 56 - c->nbuf);
-	for (int i = 0; i < 8; i++)
-		c->buf[56 + i] = (uint8_t)(bits >> (56 - 8 * i));
-	block(c->h, c->buf);
-	for (int i = 0; i < 8; i++) {
-		out[4 * i] = (uint8_t)(c->h[i] >> 24);
-		out[4 * i + 1] = (uint8_t)(c->h[i] >> 16);
-		out[4 * i + 2] = (uint8_t)(c->h[i] >> 8);
-		out[4 * i + 3] = (uint8_t)c->h[i];
-	}
+	unsigned int n = 0;
+	int rc = 0;
+	if (c->failed) /* said when it happened; said again, as other messages may have come since */
+		rc = tg_error_set(TG_ENOMEM, "SHA-256: libcrypto failed while hashing (out of memory)");
+	else if (start(c) || !EVP_DigestFinal_ex(c->md, out, &n) || n != TG_SHA256_LEN)
+		rc = c->failed ? c->failed : crypto_failed("SHA-256");
+	if (rc)
+		memset(out, 0, TG_SHA256_LEN);
+	tg_sha256_free(c);
+	c->failed = 0;
+	return rc;
 }
 
-void tg_sha256(uint8_t out[TG_SHA256_LEN], const void *data, size_t len)
+void tg_sha256_free(tg_sha256_ctx *c)
 {
-	tg_sha256_ctx c;
-	tg_sha256_init(&c);
-	tg_sha256_update(&c, data, len);
-	tg_sha256_final(out, &c);
+	EVP_MD_CTX_free(c->md);
+	c->md = NULL;
 }
 
-void tg_hmac_sha256(uint8_t out[TG_SHA256_LEN], const void *key, size_t keylen, const void *data, size_t len)
+int tg_sha256(uint8_t out[TG_SHA256_LEN], const void *data, size_t len)
 {
-	uint8_t k[64], pad[64], inner[TG_SHA256_LEN];
-	memset(k, 0, sizeof(k));
-	if (keylen > sizeof(k))
-		tg_sha256(k, key, keylen);
-	else if (keylen)
-		memcpy(k, key, keylen);
-	tg_sha256_ctx c;
-	for (int i = 0; i < 64; i++)
-		pad[i] = k[i] ^ 0x36;
-	tg_sha256_init(&c);
-	tg_sha256_update(&c, pad, sizeof(pad));
-	tg_sha256_update(&c, data, len);
-	tg_sha256_final(inner, &c);
-	for (int i = 0; i < 64; i++)
-		pad[i] = k[i] ^ 0x5c;
-	tg_sha256_init(&c);
-	tg_sha256_update(&c, pad, sizeof(pad));
-	tg_sha256_update(&c, inner, sizeof(inner));
-	tg_sha256_final(out, &c);
-	memset(k, 0, sizeof(k));
-	memset(pad, 0, sizeof(pad));
+	unsigned int n = 0;
+	if (!EVP_Digest(len ? data : "", len, out, &n, EVP_sha256(), NULL) || n != TG_SHA256_LEN) {
+		memset(out, 0, TG_SHA256_LEN);
+		return crypto_failed("SHA-256");
+	}
+	return 0;
+}
+
+int tg_hmac_sha256(uint8_t out[TG_SHA256_LEN], const void *key, size_t keylen, const void *data, size_t len)
+{
+	unsigned int n = 0;
+	if (keylen > INT_MAX) {
+		memset(out, 0, TG_SHA256_LEN);
+		return tg_error_set(TG_EINVAL, "HMAC-SHA256: a key of %zu bytes is more than libcrypto takes", keylen);
+	}
+	/* HMAC() takes no NULL key, not even an empty one: "" stands for it */
+	if (!HMAC(EVP_sha256(), keylen ? key : "", (int)keylen, len ? data : (const void *)"", len, out, &n) ||
+	    n != TG_SHA256_LEN) {
+		memset(out, 0, TG_SHA256_LEN);
+		return crypto_failed("HMAC-SHA256");
+	}
+	return 0;
+}
+
+int tg_sha256_equal(const void *a, const void *b, size_t len)
+{
+	return CRYPTO_memcmp(a, b, len) == 0;
 }
 
 void tg_sha256_hex(char out[TG_SHA256_HEX_LEN + 1], const uint8_t digest[TG_SHA256_LEN])

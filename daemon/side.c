@@ -273,6 +273,7 @@ static int read_trace(tg_trace **trace, char digest[TG_SHA256_HEX_LEN + 1], uint
 		tg_sha256_final(dig, &w.digest.c);
 		tg_sha256_hex(digest, dig);
 	}
+	tg_signature_digest_free(&w.digest); /* a read that failed otherwise leaves it unchecked */
 	if (!rc)
 		*run_json += tg_trace_stats_get(*trace)->json_bytes;
 	return rc;

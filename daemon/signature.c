@@ -81,12 +81,13 @@ int tg_signature_check(const char **why, const tg_manifest *m, const char *key, 
 		return 0;
 	}
 	uint8_t want[TG_SHA256_LEN];
-	tg_hmac_sha256(want, key, keylen, text, strlen(text));
+	int rc = tg_hmac_sha256(want, key, keylen, text, strlen(text));
 	free(text);
-	unsigned diff = 0;
-	for (size_t i = 0; i < TG_SHA256_LEN; i++)
-		diff |= (unsigned)(given[i] ^ want[i]);
-	if (diff) {
+	if (rc) {
+		*why = "the signature could not be computed (libcrypto failed)";
+		return 0;
+	}
+	if (!tg_sha256_equal(given, want, TG_SHA256_LEN)) {
 		*why = "the signature does not match (another key, or the manifest was changed)";
 		return 0;
 	}
@@ -106,11 +107,17 @@ void tg_signature_digest_observe(void *d, const void *data, size_t len)
 	g->bytes += len;
 }
 
+void tg_signature_digest_free(tg_signature_digest *d)
+{
+	tg_sha256_free(&d->c);
+}
+
 int tg_signature_digest_check(tg_signature_digest *d, const char *want_hex, const char *name)
 {
 	uint8_t dig[TG_SHA256_LEN];
 	char hex[TG_SHA256_HEX_LEN + 1];
-	tg_sha256_final(dig, &d->c);
+	if (tg_sha256_final(dig, &d->c))
+		return tg_error_set(TG_ENOMEM, "%s: its sha256 could not be computed (libcrypto failed)", name);
 	tg_sha256_hex(hex, dig);
 	if (strcmp(hex, want_hex))
 		return tg_error_set(TG_EFORMAT, "%s: does not match the sha256 its manifest gives", name);

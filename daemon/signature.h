@@ -54,7 +54,8 @@ int tg_signature_check(const char **why, const tg_manifest *m, const char *key, 
  * tg_signature_digest_observe as the reader's raw-bytes observer
  * (core/source.h, tg_source_opts.observe) with the digest as its context,
  * read the trace, then check: a file changed while it was read gives
- * another digest, and the trace read is thrown away. */
+ * another digest, and the trace read is thrown away. A digest that is not
+ * checked is released with tg_signature_digest_free. */
 typedef struct tg_signature_digest {
 	tg_sha256_ctx c;
 	uint64_t bytes; /* raw bytes seen */
@@ -68,8 +69,13 @@ void tg_signature_digest_observe(void *d, const void *data, size_t len);
 
 /* Whether what d saw has the SHA-256 want_hex (64 lower-case hex) that
  * its manifest gives; name (the storage key) is for the message. Returns
- * 0 or TG_EFORMAT "NAME: does not match the sha256 its manifest gives".
- * d is finished (init it again to reuse it). */
+ * 0, TG_EFORMAT "NAME: does not match the sha256 its manifest gives", or
+ * TG_ENOMEM when libcrypto failed. d is finished and holds nothing (init
+ * it again to reuse it). */
 int tg_signature_digest_check(tg_signature_digest *d, const char *want_hex, const char *name);
+
+/* Releases what d holds when it will not be checked (after a check, or
+ * on a digest that saw no bytes, it does nothing). */
+void tg_signature_digest_free(tg_signature_digest *d);
 
 #endif

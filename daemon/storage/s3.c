@@ -279,13 +279,18 @@ static int s3_io_fail(const tg_s3 *s, const char *op, const char *key, int rc, u
 	return tg_error_set(rc, "S3 %s s3://%s/%s: %s", op, s->bucket, k, msg);
 }
 
-/* One signed request. body may be NULL (len 0). */
+/* One signed request. body may be NULL (len 0). *r is the response, empty
+ * (for tg_http_response_free) when the request was not made. */
 static int s3_do(tg_s3 *s, tg_http_response *r, const char *method, const char *url, const void *body, size_t len,
                  const char *content_type, FILE *sink, uint64_t max)
 {
 	uint8_t d[TG_SHA256_LEN];
 	char hex[TG_SHA256_HEX_LEN + 1], h_sha[100], h_type[300];
-	tg_sha256(d, body, len);
+	int rc = tg_sha256(d, body, len);
+	if (rc) {
+		memset(r, 0, sizeof(*r));
+		return rc;
+	}
 	tg_sha256_hex(hex, d);
 	snprintf(h_sha, sizeof(h_sha), "x-amz-content-sha256: %s", hex);
 	const char *headers[3] = {h_sha, NULL, NULL};

@@ -8,6 +8,7 @@
  * recursive, and this file is fuzzed (tests/fuzz/fuzz_s3_list.c).
  */
 #include "xml_walk.h"
+#include "../../core/buf.h"
 #include "../../core/tg.h"
 
 #include <stdint.h>
@@ -19,8 +20,7 @@ struct walk {
 	const char *s;
 	size_t n;
 	const char *what;
-	char *text;       /* character data since the last tag */
-	size_t tlen, tcap;
+	tg_buf text;      /* character data since the last tag */
 	struct {
 		const char *name; /* qualified name, in s */
 		size_t len;
@@ -63,21 +63,10 @@ static int fail_name(struct walk *w, size_t off, const char *fmt, const char *p,
 
 static int text_add(struct walk *w, const char *p, size_t len, size_t off)
 {
-	if (w->tlen + len > TG_XML_MAX_TEXT)
+	if (w->text.len + len > TG_XML_MAX_TEXT)
 		return fail(w, off, "character data longer than 65536 bytes");
-	if (w->tlen + len + 1 > w->tcap) {
-		size_t cap = w->tcap ? w->tcap : 256;
-		while (cap < w->tlen + len + 1)
-			cap *= 2;
-		char *t = realloc(w->text, cap);
-		if (!t)
-			return tg_error_set(TG_ENOMEM, "%s: out of memory", w->what);
-		w->text = t;
-		w->tcap = cap;
-	}
-	memcpy(w->text + w->tlen, p, len);
-	w->tlen += len;
-	w->text[w->tlen] = 0;
+	if (tg_buf_append(&w->text, p, len))
+		return tg_error_set(TG_ENOMEM, "%s: out of memory", w->what);
 	return 0;
 }
 
@@ -250,11 +239,9 @@ static int end_element(struct walk *w, const tg_xml_handler *h, void *ud)
 	local_name(w->stack[d - 1].name, w->stack[d - 1].len, &lp, &ll);
 	int rc = 0;
 	if (h->end)
-		rc = h->end(ud, lp, ll, d, w->text ? w->text : "", w->tlen, !w->stack[d - 1].had_child, off);
+		rc = h->end(ud, lp, ll, d, tg_buf_str(&w->text), w->text.len, !w->stack[d - 1].had_child, off);
 	w->depth--;
-	w->tlen = 0;
-	if (w->text)
-		w->text[0] = 0;
+	tg_buf_reset(&w->text);
 	return rc;
 }
 
@@ -343,9 +330,7 @@ static int start_tag(struct walk *w, const tg_xml_handler *h, void *ud, size_t i
 	w->stack[w->depth].off = i;
 	w->stack[w->depth].had_child = 0;
 	w->depth++;
-	w->tlen = 0;
-	if (w->text)
-		w->text[0] = 0;
+	tg_buf_reset(&w->text);
 	*next = j;
 	const char *lp;
 	size_t ll;
@@ -423,7 +408,7 @@ int tg_xml_walk(const char *xml, size_t len, const tg_xml_handler *h, void *ud, 
 	w->n = xml ? len : 0;
 	w->what = what;
 	int rc = walk(w, h, ud);
-	free(w->text);
+	tg_buf_free(&w->text);
 	free(w);
 	return rc;
 }

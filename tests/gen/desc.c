@@ -4,6 +4,7 @@
  * the cost model. The step generator (model.c) only copies these.
  */
 #include "gen.h"
+#include "../../core/buf.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -20,39 +21,24 @@ typedef struct input {
 	const char *concrete; /* Concrete Inputs entry ("" for tensors) */
 } input;
 
-/* Appends to a growing string. */
-typedef struct sbuf {
+/* The string b built, handed over (the caller frees it); exits on ENOMEM
+ * like xmalloc (setup only). */
+static char *sb_take(tg_buf *b)
+{
 	char *s;
-	size_t len, cap;
-} sbuf;
-
-static void sb_add(sbuf *b, const char *t)
-{
-	size_t n = strlen(t);
-	if (b->len + n + 1 > b->cap) {
-		b->cap = (b->len + n + 1) * 2;
-		b->s = xrealloc(b->s, b->cap);
+	if (tg_buf_take(&s, NULL, b)) {
+		fputs("tg-gen: out of memory\n", stderr);
+		exit(1);
 	}
-	memcpy(b->s + b->len, t, n + 1);
-	b->len += n;
+	return s;
 }
 
-static void sb_i64(sbuf *b, int64_t v)
+static void sb_dims(tg_buf *b, int nd, const int64_t *v)
 {
-	char t[24];
-	snprintf(t, sizeof(t), "%lld", (long long)v);
-	sb_add(b, t);
-}
-
-static void sb_dims(sbuf *b, int nd, const int64_t *v)
-{
-	sb_add(b, "[");
-	for (int i = 0; i < nd; i++) {
-		if (i)
-			sb_add(b, ", ");
-		sb_i64(b, v[i]);
-	}
-	sb_add(b, "]");
+	tg_buf_putc(b, '[');
+	for (int i = 0; i < nd; i++)
+		tg_buf_appendf(b, "%s%lld", i ? ", " : "", (long long)v[i]);
+	tg_buf_putc(b, ']');
 }
 
 static void contiguous(const input *in, int64_t *st)
@@ -68,37 +54,37 @@ static void contiguous(const input *in, int64_t *st)
  * "Input Dims": [...]' in Kineto's order; extra (or NULL) is appended. */
 static char *shape_args(const input *in, int n, const char *extra)
 {
-	sbuf b = {0};
-	sb_add(&b, ", \"Concrete Inputs\": [");
+	tg_buf b = TG_BUF_INIT;
+	tg_buf_puts(&b, ", \"Concrete Inputs\": [");
 	for (int i = 0; i < n; i++) {
 		char *q = json_quote(in[i].concrete);
-		sb_add(&b, i ? ", " : "");
-		sb_add(&b, q);
+		tg_buf_puts(&b, i ? ", " : "");
+		tg_buf_puts(&b, q);
 		free(q);
 	}
-	sb_add(&b, "], \"Input type\": [");
+	tg_buf_puts(&b, "], \"Input type\": [");
 	for (int i = 0; i < n; i++) {
 		char *q = json_quote(in[i].type);
-		sb_add(&b, i ? ", " : "");
-		sb_add(&b, q);
+		tg_buf_puts(&b, i ? ", " : "");
+		tg_buf_puts(&b, q);
 		free(q);
 	}
-	sb_add(&b, "], \"Input Strides\": [");
+	tg_buf_puts(&b, "], \"Input Strides\": [");
 	for (int i = 0; i < n; i++) {
 		int64_t st[5];
 		contiguous(&in[i], st);
-		sb_add(&b, i ? ", " : "");
+		tg_buf_puts(&b, i ? ", " : "");
 		sb_dims(&b, in[i].nd, st);
 	}
-	sb_add(&b, "], \"Input Dims\": [");
+	tg_buf_puts(&b, "], \"Input Dims\": [");
 	for (int i = 0; i < n; i++) {
-		sb_add(&b, i ? ", " : "");
+		tg_buf_puts(&b, i ? ", " : "");
 		sb_dims(&b, in[i].nd, in[i].dims);
 	}
-	sb_add(&b, "]");
+	tg_buf_puts(&b, "]");
 	if (extra)
-		sb_add(&b, extra);
-	return b.s;
+		tg_buf_puts(&b, extra);
+	return sb_take(&b);
 }
 
 static void op(opdesc *d, const char *name, const input *in, int n, const char *extra)
@@ -417,18 +403,17 @@ static void comm_init(model *m, const gen_opts *o)
 	double bytes = 2.0 * (double)m->comm_nelems;
 	double bus = 2.0 * (double)(n - 1) / (double)n; /* ring allreduce */
 	m->comm_base = n > 1 ? llround(bytes * bus / (o->link_gbps * 1073741824.0) * 1e9) : 0;
-	sbuf r = {0};
-	sb_add(&r, "\"[");
-	for (int64_t i = 0; i < n; i++) {
-		sb_add(&r, i ? ", " : "");
-		sb_i64(&r, i);
-	}
-	sb_add(&r, "]\"");
+	tg_buf rb = TG_BUF_INIT;
+	tg_buf_puts(&rb, "\"[");
+	for (int64_t i = 0; i < n; i++)
+		tg_buf_appendf(&rb, "%s%lld", i ? ", " : "", (long long)i);
+	tg_buf_puts(&rb, "]\"");
+	char *r = sb_take(&rb);
 	m->comm_args = xprintf(", \"Collective name\": \"allreduce\", \"In msg nelems\": %lld, \"Out msg nelems\": %lld, "
 	                       "\"Group size\": %lld, \"dtype\": \"BFloat16\", \"In split size\": \"[]\", "
 	                       "\"Out split size\": \"[]\", \"Process Group Name\": \"0\", "
 	                       "\"Process Group Description\": \"default_pg\", \"Process Group Ranks\": %s",
-	                       (long long)m->comm_nelems, (long long)m->comm_nelems, (long long)n, r.s);
+	                       (long long)m->comm_nelems, (long long)m->comm_nelems, (long long)n, r);
 	kernel(&m->nccl, NCCL_K, m->comm_base, K_COMM, 1, (geom){{8, 1, 1}, {512, 1, 1}, 96, 103808});
 	input ar[5] = {list(), none(), none(), none(), scalar("-1")};
 	op(&m->allreduce, "c10d::allreduce_", ar, 5, NULL);
@@ -437,7 +422,7 @@ static void comm_init(model *m, const gen_opts *o)
 	input rin[1] = {vec(m->comm_nelems)};
 	op(&m->record_param_comms, "record_param_comms", rin, 1, rp);
 	free(rp);
-	free(r.s);
+	free(r);
 	op(&m->allreduce_ann, "nccl:all_reduce", NULL, 0, NULL);
 }
 
