@@ -297,8 +297,8 @@ static int read_manifest(char **data, size_t *len, int *oversize, char *errmsg, 
  * manifest's key and bytes, and of its ETag for one that could not be
  * read. A run those stores hold is found by it, so that a store kept from
  * before runs were keyed by what they are adds no run twice. */
-static void legacy_key(char out[TG_SHA256_HEX_LEN + 1], const tg_storage_obj *o, const char *data, size_t len,
-                       int oversize)
+static int legacy_key(char out[TG_SHA256_HEX_LEN + 1], const tg_storage_obj *o, const char *data, size_t len,
+                      int oversize)
 {
 	tg_sha256_ctx c;
 	uint8_t dig[TG_SHA256_LEN];
@@ -308,8 +308,9 @@ static void legacy_key(char out[TG_SHA256_HEX_LEN + 1], const tg_storage_obj *o,
 	tg_sha256_update(&c, data, len);
 	if (oversize)
 		tg_sha256_update(&c, o->etag, strlen(o->etag));
-	tg_sha256_final(dig, &c);
+	int rc = tg_sha256_final(dig, &c);
 	tg_sha256_hex(out, dig);
+	return rc;
 }
 
 /* When the run of manifest m (NULL: a bad one) ran: the manifest's
@@ -345,7 +346,10 @@ static int known_run(tg_daemon *d, const tg_job *j, const tg_storage_obj *o, con
 		 * before tracegate compacted them */
 		char kept[TG_SHA256_HEX_LEN + 1], now[TG_SHA256_HEX_LEN + 1];
 		uint8_t dig[TG_SHA256_LEN];
-		tg_sha256(dig, data, len);
+		if ((rc = tg_sha256(dig, data, len))) {
+			tg_job_clear(&e);
+			return rc;
+		}
 		tg_sha256_hex(now, dig);
 		int changed = !e.manifest || (tg_manifest_uploaded_sha256(kept, e.manifest)
 		                                  ? strlen(e.manifest) != len || memcmp(e.manifest, data, len)
@@ -359,7 +363,8 @@ static int known_run(tg_daemon *d, const tg_job *j, const tg_storage_obj *o, con
 	if (rc != TG_ENOTFOUND)
 		return rc;
 	char legacy[TG_SHA256_HEX_LEN + 1];
-	legacy_key(legacy, o, data, len, oversize);
+	if ((rc = legacy_key(legacy, o, data, len, oversize)))
+		return rc;
 	rc = tg_store_job_get_by_key(&e, d->store, legacy);
 	tg_job_clear(&e);
 	return rc == TG_ENOTFOUND ? 0 : rc ? rc : 1;
@@ -398,7 +403,7 @@ static int add_run(tg_daemon *d, const tg_job *j, const tg_manifest *m, const ch
 /* The job of the manifest at o (m: parsed, NULL when bad; data: its text)
  * into j; its strings borrow from seg, repo_name, commit, prefix, m and
  * data. */
-static void job_of(tg_job *j, tg_daemon *d, const tg_config_repo *repo, char seg[5][TG_UTIL_SEGMENT_MAX + 1],
+static int job_of(tg_job *j, tg_daemon *d, const tg_config_repo *repo, char seg[5][TG_UTIL_SEGMENT_MAX + 1],
                    const char *repo_name, const char *commit, const char *prefix, const tg_manifest *m,
                    const char *data, const tg_storage_obj *o)
 {
@@ -415,7 +420,7 @@ static void job_of(tg_job *j, tg_daemon *d, const tg_config_repo *repo, char seg
 	j->run_time = run_time(m, o);
 	j->trusted = run_trusted(d, repo, m, o->key);
 	j->origin = m ? m->ci_run : NULL;
-	tg_daemon_run_key(j->key, repo_name, commit, seg[3], seg[4], valid_signature(d, m));
+	return tg_daemon_run_key(j->key, repo_name, commit, seg[3], seg[4], valid_signature(d, m));
 }
 
 /* Looks at one manifest; adds its run when it is new. */
@@ -448,21 +453,26 @@ static int scan_one(tg_daemon *d, const tg_storage_obj *o, size_t *added)
 	for (char *p = commit; *p; p++)
 		*p = (char)tolower((unsigned char)*p);
 	tg_job j;
-	job_of(&j, d, repo, seg, repo_name, commit, prefix, m, data, o);
 	/* the store keeps the fields tracegate reads (manifest_compact.c), not
-	 * the uploader's megabyte of padding; the key is of the fields */
+	 * the uploader's megabyte of padding; the key is of the fields. A key
+	 * that cannot be computed (libcrypto out of memory) adds nothing: the
+	 * run is looked at again at the next poll */
 	char *compact = NULL, uploaded[TG_SHA256_HEX_LEN + 1];
 	uint8_t dig[TG_SHA256_LEN];
-	tg_sha256(dig, data, len);
-	tg_sha256_hex(uploaded, dig);
-	if (m && !tg_manifest_compact(&compact, m, uploaded))
-		j.manifest = compact;
-	if (d->cfg->retention_runs_ms > 0 && j.run_time < (int64_t)time(NULL) - d->cfg->retention_runs_ms / 1000) {
-		/* older than the retention: its job may have been pruned, and a
-		 * run that old is not judged (nor posted) again */
-		tg_log(TG_LOG_DEBUG, "%s: older than the retention: ignored", o->key);
-	} else if ((rc = known_run(d, &j, o, data, len, oversize)) == 0) {
-		rc = add_run(d, &j, m, errmsg, o->key, added);
+	if ((rc = job_of(&j, d, repo, seg, repo_name, commit, prefix, m, data, o)) || (rc = tg_sha256(dig, data, len))) {
+		tg_log(TG_LOG_WARN, "%s: its run's key cannot be computed: %s; looked at again at the next poll", o->key,
+		       tg_error_last());
+	} else {
+		tg_sha256_hex(uploaded, dig);
+		if (m && !tg_manifest_compact(&compact, m, uploaded))
+			j.manifest = compact;
+		if (d->cfg->retention_runs_ms > 0 && j.run_time < (int64_t)time(NULL) - d->cfg->retention_runs_ms / 1000) {
+			/* older than the retention: its job may have been pruned, and a
+			 * run that old is not judged (nor posted) again */
+			tg_log(TG_LOG_DEBUG, "%s: older than the retention: ignored", o->key);
+		} else if ((rc = known_run(d, &j, o, data, len, oversize)) == 0) {
+			rc = add_run(d, &j, m, errmsg, o->key, added);
+		}
 	}
 	tg_manifest_free(m);
 	free(compact);

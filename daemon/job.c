@@ -345,7 +345,8 @@ static void stall(const tg_job *j, const char *point)
 
 /* The workload as a marker or a status context may hold it: itself when
  * it is a name ([A-Za-z0-9._-]{1,64}), else "h-" and 16 hex digits of its
- * SHA-256 (the folder of a run with a bad manifest is anyone's text). */
+ * SHA-256 (the folder of a run with a bad manifest is anyone's text), or
+ * "x-" and its 64-bit tg_hash_bytes when libcrypto cannot allocate. */
 static void safe_workload(char out[72], const char *w)
 {
 	size_t n = 0;
@@ -357,7 +358,12 @@ static void safe_workload(char out[72], const char *w)
 	}
 	uint8_t dig[TG_SHA256_LEN];
 	char hex[TG_SHA256_HEX_LEN + 1];
-	tg_sha256(dig, w, strlen(w));
+	if (tg_sha256(dig, w, strlen(w))) {
+		/* libcrypto out of memory: a hash that cannot fail, under another
+		 * prefix, so that two names never share a marker meanwhile */
+		snprintf(out, 72, "x-%016llx", (unsigned long long)tg_hash_bytes(w, strlen(w)));
+		return;
+	}
 	tg_sha256_hex(hex, dig);
 	snprintf(out, 72, "h-%.16s", hex);
 }

@@ -270,8 +270,12 @@ static int read_trace(tg_trace **trace, char digest[TG_SHA256_HEX_LEN + 1], uint
 			digest[k] = (char)tolower((unsigned char)t->sha256[k]);
 	} else if (!rc) {
 		uint8_t dig[TG_SHA256_LEN];
-		tg_sha256_final(dig, &w.digest.c);
-		tg_sha256_hex(digest, dig);
+		if ((rc = tg_sha256_final(dig, &w.digest.c))) {
+			tg_trace_free(*trace); /* no digest to keep its run data under */
+			*trace = NULL;
+		} else {
+			tg_sha256_hex(digest, dig);
+		}
 	}
 	tg_signature_digest_free(&w.digest); /* a read that failed otherwise leaves it unchecked */
 	if (!rc)
@@ -533,7 +537,7 @@ int tg_side_load(tg_side *s, int *permanent, tg_daemon *d, const tg_job *j, cons
 /* The key the findings across side s's ranks are kept under: the SHA-256
  * of the thresholds' key and of its traces' digests in the gate's order
  * (no trace's digest: its bytes would have to hash to this text). */
-static void across_key(char out[TG_SHA256_HEX_LEN + 1], const char *fkey, const tg_side *s, const size_t *order)
+static int across_key(char out[TG_SHA256_HEX_LEN + 1], const char *fkey, const tg_side *s, const size_t *order)
 {
 	static const char tag[] = "tracegate findings across ranks\n";
 	tg_sha256_ctx c;
@@ -545,8 +549,9 @@ static void across_key(char out[TG_SHA256_HEX_LEN + 1], const char *fkey, const 
 		tg_sha256_update(&c, s->digests[order[i]], strlen(s->digests[order[i]]));
 	}
 	uint8_t dig[TG_SHA256_LEN];
-	tg_sha256_final(dig, &c);
+	int rc = tg_sha256_final(dig, &c);
 	tg_sha256_hex(out, dig);
+	return rc;
 }
 
 /* Trace i of s read again from storage into *trace and *tree, its bytes
@@ -627,7 +632,11 @@ int tg_side_across(tg_side *s, tg_daemon *d, size_t ri)
 	}
 	char fkey[2048], key[TG_SHA256_HEX_LEN + 1];
 	tg_rundata_opts_key(fkey, sizeof(fkey), tg_rules_findings(d->rules[ri]));
-	across_key(key, fkey, s, order);
+	if ((rc = across_key(key, fkey, s, order))) {
+		drop_trees(s);
+		free(order);
+		return rc;
+	}
 	int trusted = 1;
 	for (size_t i = 0; i < s->n; i++)
 		trusted &= s->trusted[i];

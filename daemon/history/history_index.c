@@ -3,6 +3,7 @@
  * history (history_index.h).
  */
 #include "history_index.h"
+#include "../../core/atoms.h"
 #include "../../core/tg.h"
 #include "../sha256.h"
 #include "../util.h"
@@ -46,8 +47,10 @@ void tg_history_page_file(char buf[TG_HISTORY_PAGE_FILE_MAX], const char *branch
 		cut--;
 	uint8_t dig[TG_SHA256_LEN];
 	char h[TG_SHA256_HEX_LEN + 1];
-	tg_sha256(dig, branch, whole);
-	tg_sha256_hex(h, dig);
+	if (tg_sha256(dig, branch, whole)) /* libcrypto out of memory: a hash that cannot fail */
+		snprintf(h, sizeof(h), "%016llx", (unsigned long long)tg_hash_bytes(branch, whole));
+	else
+		tg_sha256_hex(h, dig);
 	snprintf(buf, TG_HISTORY_PAGE_FILE_MAX, "%.*s~~%.16s.html", (int)cut, name, h);
 }
 
