@@ -134,11 +134,24 @@ struct parser {
 
 	uint32_t *open; /* events from ph B awaiting their E */
 	size_t nopen, open_cap;
+
+	struct icache *icache; /* ICACHE_SLOTS */
 };
 
 struct str {
 	const char *s;
 	size_t len;
+};
+
+/* A direct-mapped cache in front of tg_atoms_intern: names and argument
+ * keys repeat (xdit_sd_3.5: 770,000 strings interned, 3,528 distinct), and
+ * a kernel's name runs to 3 kB, which the atoms' hash reads whole. A slot
+ * is picked by the length and the first and last 8 bytes, and hit only by
+ * the same bytes (memcmp), so it answers what tg_atoms_intern would. */
+#define ICACHE_SLOTS 4096
+struct icache {
+	const char *str; /* the atom's own copy (owned by the atoms) */
+	uint32_t len, atom;
 };
 
 /* ------------------------------------------------------------------ errors */
@@ -187,6 +200,8 @@ static const unsigned char ws_table[256] = {[' '] = 1, ['\t'] = 1, ['\n'] = 1, [
 
 static inline const char *ws(const char *p)
 {
+	if ((unsigned char)*p > ' ') /* most calls: no whitespace at all */
+		return p;
 	while (ws_table[(unsigned char)*p])
 		p++;
 	return p;
@@ -472,11 +487,16 @@ static int span_int(const char *s, const char *e, int64_t *out, int *is_unsigned
 	if (neg)
 		s++;
 	uint64_t v = 0;
-	for (; s < e; s++) {
-		unsigned d = (unsigned)(*s - '0');
-		if (v > (UINT64_MAX - d) / 10)
-			return 1;
-		v = v * 10 + d;
+	if (e - s <= 19) { /* below 10^19: no overflow to check */
+		for (; s < e; s++)
+			v = v * 10 + (unsigned)(*s - '0');
+	} else {
+		for (; s < e; s++) {
+			unsigned d = (unsigned)(*s - '0');
+			if (v > (UINT64_MAX - d) / 10)
+				return 1;
+			v = v * 10 + d;
+		}
 	}
 	*is_unsigned = 0;
 	if (neg) {
@@ -563,6 +583,70 @@ static int span_us_to_ns(const char *s, const char *e, int64_t *out)
 	return 0;
 }
 
+/* The fast paths of the two kinds of number every event has (issue 24:
+ * scanning a number and then converting it read each digit twice, and the
+ * timestamps have 16): one pass for the common shape, at most 18 digits,
+ * no exponent, ending in a byte that cannot continue a number. Anything
+ * else returns NULL and the caller takes the general path (scan_number,
+ * then span_int or span_us_to_ns), which validates and words every error,
+ * so that the fast path never decides what the slow one would refuse. */
+static inline int ends_number(char c)
+{
+	return c != 0 && !is_digit(c) && c != '.' && c != 'e' && c != 'E';
+}
+
+/* An integer such as 416 or -12 into *out, or NULL. */
+static inline const char *fast_int(const char *p, int64_t *out)
+{
+	const char *s = p + (*p == '-');
+	if (!is_digit(*s) || (*s == '0' && is_digit(s[1])))
+		return NULL;
+	uint64_t v = 0;
+	const char *q = s;
+	while (is_digit(*q) && q - s < 18)
+		v = v * 10 + (uint64_t)(*q++ - '0');
+	if (!ends_number(*q))
+		return NULL;
+	*out = *p == '-' ? -(int64_t)v : (int64_t)v;
+	return q;
+}
+
+/* Microseconds such as 2915995397672.546 into integer ns (span_us_to_ns's
+ * result exactly), or NULL. */
+static inline const char *fast_us(const char *p, int64_t *out)
+{
+	const char *s = p + (*p == '-');
+	if (!is_digit(*s) || (*s == '0' && is_digit(s[1])))
+		return NULL;
+	uint64_t v = 0;
+	int frac = 0;
+	const char *q = s;
+	while (is_digit(*q))
+		v = v * 10 + (uint64_t)(*q++ - '0');
+	int nint = (int)(q - s);
+	if (*q == '.') {
+		const char *f = ++q;
+		while (is_digit(*q))
+			v = v * 10 + (uint64_t)(*q++ - '0');
+		frac = (int)(q - f);
+		if (!frac)
+			return NULL;
+	}
+	/* at most 18 digits of nanoseconds before rounding: below 2^63 */
+	if (nint + (frac > 3 ? frac : 3) > 18 || !ends_number(*q))
+		return NULL;
+	if (frac <= 3) {
+		v *= pow10_u64[3 - frac];
+	} else {
+		uint64_t div = pow10_u64[frac - 3], r = v % div;
+		v /= div;
+		if (r >= div - r) /* half away from zero, as span_us_to_ns */
+			v++;
+	}
+	*out = *p == '-' ? -(int64_t)v : (int64_t)v;
+	return q;
+}
+
 static const char *expect_literal(struct parser *ps, const char *p, const char *lit)
 {
 	for (const char *l = lit; *l; l++, p++) {
@@ -619,21 +703,39 @@ static const char *skip_value(struct parser *ps, const char *p, uint32_t depth)
 	case 'n':
 		return expect_literal(ps, p, "null");
 	default:
-		if (*p == '-' || is_digit(*p))
-			return scan_number(ps, p, &is_int);
+		if (*p == '-' || is_digit(*p)) {
+			int64_t v;
+			const char *q = fast_int(p, &v);
+			return q ? q : scan_number(ps, p, &is_int);
+		}
 		unexpected(ps, p, "a JSON value");
 	}
 }
 
 /* ------------------------------------------------------------------ model */
 
+static inline size_t icache_slot(const char *s, size_t len)
+{
+	uint64_t a = 0, b = 0;
+	memcpy(&a, s, len < 8 ? len : 8);
+	if (len > 8)
+		memcpy(&b, s + len - 8, 8);
+	uint64_t h = (a ^ (len * 0x9E3779B97F4A7C15ULL)) * 0xff51afd7ed558ccdULL ^ b * 0xc4ceb9fe1a85ec53ULL;
+	return (size_t)(h >> 52) & (ICACHE_SLOTS - 1);
+}
+
 static uint32_t intern(struct parser *ps, const char *s, size_t len)
 {
+	struct icache *c = &ps->icache[icache_slot(s, len)];
+	if (c->str && c->len == len && memcmp(c->str, s, len) == 0)
+		return c->atom;
 	uint32_t a;
 	if (tg_atoms_intern(&a, ps->t->atoms, s, len)) {
 		ps->err = tg_error_last_code();
 		longjmp(ps->jb, J_ERROR);
 	}
+	if (len <= UINT32_MAX)
+		*c = (struct icache){tg_atoms_str(ps->t->atoms, a), (uint32_t)len, a};
 	return a;
 }
 
@@ -784,7 +886,9 @@ static const char *parse_id_field(struct parser *ps, const char *p, int64_t *num
 	}
 	if (*p == '-' || is_digit(*p)) {
 		int is_int, uns;
-		const char *s = p;
+		const char *s = p, *q = fast_int(p, num);
+		if (q)
+			return q;
 		p = scan_number(ps, p, &is_int);
 		if (!is_int || span_int(s, p, num, &uns))
 			die(ps, s, "\"%s\" must be an integer or a string", field);
@@ -805,11 +909,13 @@ static const char *parse_int_arg(struct parser *ps, const char *p, int64_t *v, i
 		return expect_literal(ps, p, "null");
 	if (*p == '-' || is_digit(*p)) {
 		int is_int, uns;
-		const char *s = p;
+		const char *s = p, *q = fast_int(p, v);
+		*has = 1;
+		if (q)
+			return q;
 		p = scan_number(ps, p, &is_int);
 		if (!is_int || span_int(s, p, v, &uns))
 			die(ps, s, "argument \"%s\" must be an integer", what);
-		*has = 1;
 		return p;
 	}
 	if (*p == '"') {
@@ -866,7 +972,13 @@ static const char *parse_arg_value(struct parser *ps, const char *p, tg_arg *a, 
 	default:
 		if (*p == '-' || is_digit(*p)) {
 			int is_int, uns;
-			const char *start = p;
+			int64_t fv;
+			const char *start = p, *q = fast_int(p, &fv);
+			if (q) {
+				a->v.i = fv;
+				a->type = TG_ARG_INT;
+				return q;
+			}
 			p = scan_number(ps, p, &is_int);
 			int64_t iv;
 			if (is_int && !span_int(start, p, &iv, &uns)) {
@@ -1235,11 +1347,16 @@ static const char *parse_event(struct parser *ps, const char *p)
 					die(ps, v, "\"ph\" must be one character");
 				ev.ph = s.s[0];
 			} else if (k.s[0] == 't' && k.s[1] == 's') {
-				if (*p != '-' && !is_digit(*p))
-					bad_number(ps, p, "ts");
-				p = scan_number(ps, p, &is_int);
-				if (span_us_to_ns(v, p, &ev.ts) || ev.ts <= -TS_LIMIT || ev.ts >= TS_LIMIT)
-					die(ps, v, "\"ts\" out of range");
+				const char *q = fast_us(p, &ev.ts);
+				if (q && ev.ts > -TS_LIMIT && ev.ts < TS_LIMIT) {
+					p = q;
+				} else {
+					if (*p != '-' && !is_digit(*p))
+						bad_number(ps, p, "ts");
+					p = scan_number(ps, p, &is_int);
+					if (span_us_to_ns(v, p, &ev.ts) || ev.ts <= -TS_LIMIT || ev.ts >= TS_LIMIT)
+						die(ps, v, "\"ts\" out of range");
+				}
 				ev.has_ts = 1;
 			} else if (k.s[0] == 'i' && k.s[1] == 'd') {
 				p = parse_flow_id(ps, p, &ev);
@@ -1259,11 +1376,16 @@ static const char *parse_event(struct parser *ps, const char *p)
 			} else if (!memcmp(k.s, "tid", 3)) {
 				p = parse_id_field(ps, p, &ev.key.tid, &ev.key.tid_str, "tid");
 			} else if (!memcmp(k.s, "dur", 3)) {
-				if (*p != '-' && !is_digit(*p))
-					bad_number(ps, p, "dur");
-				p = scan_number(ps, p, &is_int);
-				if (span_us_to_ns(v, p, &ev.dur) || ev.dur >= DUR_LIMIT)
-					die(ps, v, "\"dur\" out of range");
+				const char *q = fast_us(p, &ev.dur);
+				if (q && ev.dur < DUR_LIMIT) {
+					p = q;
+				} else {
+					if (*p != '-' && !is_digit(*p))
+						bad_number(ps, p, "dur");
+					p = scan_number(ps, p, &is_int);
+					if (span_us_to_ns(v, p, &ev.dur) || ev.dur >= DUR_LIMIT)
+						die(ps, v, "\"dur\" out of range");
+				}
 				ev.has_dur = 1;
 			} else
 				handled = 0;
@@ -1520,7 +1642,8 @@ static int read_source(tg_trace **out, tg_source *src, const char *name, const t
 	ps.buf = tg_malloc(ps.cap + PAD);
 	ps.tmask = 63;
 	ps.tslots = tg_calloc(ps.tmask + 1, sizeof(uint32_t));
-	if (!t->name || !t->atoms || !t->meta || !ps.buf || !ps.tslots)
+	ps.icache = tg_calloc(ICACHE_SLOTS, sizeof(struct icache));
+	if (!t->name || !t->atoms || !t->meta || !ps.buf || !ps.tslots || !ps.icache)
 		goto fail;
 	memset(ps.buf, 0, PAD);
 	ps.unit = ps.p = ps.buf;
@@ -1558,6 +1681,7 @@ static int read_source(tg_trace **out, tg_source *src, const char *name, const t
 	free(ps.scratch);
 	free(ps.tslots);
 	free(ps.open);
+	free(ps.icache);
 	*out = t;
 	return 0;
 fail:
@@ -1568,6 +1692,7 @@ fail:
 	free(ps.scratch);
 	free(ps.tslots);
 	free(ps.open);
+	free(ps.icache);
 	tg_trace_free(t);
 	return rc;
 }
