@@ -1,6 +1,7 @@
 # tracegate - build, test, benchmark, fuzz.
 #   make            ./tracegate
 #   make check      every test, the layering check, bench_read (SAN=1: under ASan + UBSan, in build-san/)
+#   make check-tsan the threaded tests under ThreadSanitizer (in build-tsan/)
 #   make bench      speed and memory on the largest real trace; diff of a 120k-op pair vs gzip -dc
 #   make fuzz       libFuzzer on every tests/fuzz/fuzz_*.c (FUZZ_SECONDS=60 each; docs/fuzzing.md)
 #   make demo       the main job on the embedded sample
@@ -20,6 +21,11 @@ SHARED ?= ../shared
 ifeq ($(SAN),1)
 BUILD := build-san
 OPT := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+else ifeq ($(SAN),thread)
+# make check-tsan: the threaded tests under ThreadSanitizer
+BUILD := build-tsan
+# (-O1 with its instrumentation, gcc sees uninitialised values where there are none)
+OPT := -O1 -g -fsanitize=thread -fno-omit-frame-pointer -Wno-maybe-uninitialized
 else
 BUILD := build
 OPT := -O2 -g
@@ -59,7 +65,7 @@ DAEMON_OBJ := $(DAEMON_SRC:%.c=$(BUILD)/%.o)
 TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 DEPS_STAMP := $(BUILD)/.deps-ok
 
-.PHONY: all check bench fuzz fuzz-build demo clean deps install uninstall
+.PHONY: all check check-tsan bench fuzz fuzz-build demo clean deps install uninstall
 
 all: tracegate
 
@@ -138,6 +144,13 @@ $(BUILD)/tg-gen: $(wildcard tests/gen/*.c tests/gen/*.h) $(DEPS_STAMP)
 check: $(BUILD)/tracegate $(BUILD)/tg-gen $(TEST_BIN) $(BUILD)/tests/bench_read
 	@contrib/install-deps.sh --html --servers --fuzz
 	@TG_SHARED=$(SHARED) TG_BUILD=$(BUILD) TG_BIN=$(BUILD)/tracegate TG_GEN=$(BUILD)/tg-gen tests/run.sh $(TEST_BIN)
+
+# The tests of what runs on several threads (the reader's pipeline and
+# inflate thread, the report's and the diff's threads), under ThreadSanitizer.
+TSAN_TESTS := test_trace_chunks test_source test_trace_read test_report
+check-tsan:
+	@$(MAKE) --no-print-directory SAN=thread $(TSAN_TESTS:%=build-tsan/tests/%)
+	@set -e; for t in $(TSAN_TESTS); do TG_SHARED=$(SHARED) TSAN_OPTIONS=halt_on_error=1 build-tsan/tests/$$t; done
 
 bench: $(BUILD)/tracegate $(BUILD)/tests/bench_read $(BUILD)/tg-gen
 	@contrib/install-deps.sh --bench
@@ -264,4 +277,4 @@ uninstall:
 	rm -rf $(DESTDIR)$(DOCDIR)
 
 clean:
-	rm -rf build build-san build-fuzz tracegate tracegate-daemon
+	rm -rf build build-san build-tsan build-fuzz tracegate tracegate-daemon

@@ -159,19 +159,23 @@ static int raw_read(tg_source *s, unsigned char *buf, size_t cap, size_t *got)
 }
 
 /* 1 when out bytes inflated from the compressed bytes consumed so far are
- * a gzip bomb's ratio. */
-static int ratio_exceeded(const tg_source *s, uint64_t out)
+ * a gzip bomb's ratio. The ratio is checked at every MiB of output
+ * (BLOCK_SIZE: reads stop there, tg_source_read) and at the end, whatever
+ * the sizes of the reads, so that the same file trips it at the same
+ * count whoever reads it (the inflate thread, the reader's pipeline). */
+static int ratio_exceeded(const tg_source *s, uint64_t out, int ended)
 {
-	return s->gzip && out > RATIO_FLOOR && out / (s->file_bytes ? s->file_bytes : 1) > s->max_ratio;
+	return s->gzip && (ended || out % BLOCK_SIZE == 0) && out > RATIO_FLOOR &&
+	       out / (s->file_bytes ? s->file_bytes : 1) > s->max_ratio;
 }
 
-static int check_limits(tg_source *s)
+static int check_limits(tg_source *s, int ended)
 {
 	if (s->out_bytes > s->max_bytes)
 		return fail(s, TG_ELIMIT,
 		            "more than %llu bytes of JSON (limit; raise it with --max-bytes)",
 		            (unsigned long long)s->max_bytes);
-	if (ratio_exceeded(s, s->out_bytes))
+	if (ratio_exceeded(s, s->out_bytes, ended))
 		return fail(s, TG_ELIMIT,
 		            "gzip bomb suspected: %llu bytes inflated from %llu compressed bytes "
 		            "(ratio above %u; raise it with --max-ratio)",
@@ -308,7 +312,7 @@ static int inflate_some(tg_source *s, unsigned char *out, size_t cap, size_t *go
 {
 	unsigned char *o = out;
 	size_t room = cap;
-	int rc;
+	int rc, ended = 0;
 	while (room > 0) {
 		uint64_t produced = (uint64_t)(o - out);
 		if (s->in_pos == s->in_len && !s->in_eof && (rc = fill_input(s, 0)))
@@ -317,7 +321,7 @@ static int inflate_some(tg_source *s, unsigned char *out, size_t cap, size_t *go
 			int done;
 			if ((rc = next_member(s, produced, &done)))
 				return rc;
-			if (done)
+			if ((ended = done))
 				break;
 			continue;
 		}
@@ -355,11 +359,11 @@ static int inflate_some(tg_source *s, unsigned char *out, size_t cap, size_t *go
 	*got = cap - room;
 	/* the bomb's message names the compressed bytes consumed: zlib's count,
 	 * whichever backend began (ISA-L reads a few bytes further ahead) */
-	if (tg_inflate_backend(s->inf) == TG_INFLATE_ISAL && ratio_exceeded(s, s->out_bytes + *got) &&
+	if (tg_inflate_backend(s->inf) == TG_INFLATE_ISAL && ratio_exceeded(s, s->out_bytes + *got, ended) &&
 	    (rc = hand_to_zlib(s, *got, FOR_COUNT, NULL)))
 		return rc;
 	s->out_bytes += *got;
-	return check_limits(s);
+	return check_limits(s, ended);
 }
 
 static void *producer(void *arg)
@@ -562,7 +566,8 @@ int tg_source_read(tg_source *s, void *buf, size_t cap, size_t *got)
 	if (s->threaded)
 		return read_threaded(s, buf, cap, got);
 	if (s->gzip) {
-		int rc = inflate_some(s, buf, cap, got);
+		size_t to_block = BLOCK_SIZE - (size_t)(s->out_bytes % BLOCK_SIZE); /* ratio_exceeded */
+		int rc = inflate_some(s, buf, cap < to_block ? cap : to_block, got);
 		if (rc || *got == 0)
 			s->done = 1;
 		return rc;
@@ -576,7 +581,7 @@ int tg_source_read(tg_source *s, void *buf, size_t cap, size_t *got)
 	if (n == 0)
 		s->done = 1;
 	*got = n;
-	return check_limits(s);
+	return check_limits(s, n == 0);
 }
 
 int tg_source_is_gzip(const tg_source *s) { return s->gzip; }

@@ -22,6 +22,7 @@
  * bytes, refills the window and parses the unit again. setjmp runs once per
  * refill, not per event.
  */
+#include "trace_chunks.h"
 #include "trace_impl.h"
 
 #include <errno.h>
@@ -32,11 +33,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
 
 #define WINDOW_INITIAL (1u << 20)
+#define CHUNK_DEFAULT (256u << 10) /* bytes of JSON a thread parses at a time (trace_chunks.h) */
 #define PAD 64
 #define DEFAULT_MAX_DEPTH 64
 #define HARD_MAX_DEPTH 1000
@@ -58,6 +61,7 @@ enum state {
 	ST_TOP_NEXT,     /* after a member: ',' or '}' */
 	ST_EVENTS_FIRST, /* after '[': event or ']' */
 	ST_EVENTS_NEXT,  /* after an event: ',' or ']' */
+	ST_EVENTS_ELEM,  /* after an event's ',': the next event */
 	ST_DONE,         /* after the document: only whitespace */
 	ST_FINISHED
 };
@@ -136,6 +140,19 @@ struct parser {
 	size_t nopen, open_cap;
 
 	struct icache *icache; /* ICACHE_SLOTS */
+
+	/* the pipeline (trace_chunks.h), on the reader's parser */
+	tg_chunks *pipe;
+	tg_chunk *cur;       /* the chunk bytes come from; NULL: take the next */
+	size_t cur_pos;      /* bytes of cur read */
+	struct workers *workers;
+	uint32_t *map[2];    /* per worker: its atom -> the trace's atom (TG_NONE: not yet) */
+	size_t map_cap[2];
+
+	struct spec_result *merging; /* being merged (freed if that fails) */
+
+	/* a worker's parser: parses a chunk ahead (NULL on the reader's) */
+	struct spec *spec;
 };
 
 struct str {
@@ -159,18 +176,39 @@ struct icache {
 static void die_code(struct parser *ps, int code, const char *at, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5), noreturn));
 
-static void die_code(struct parser *ps, int code, const char *at, const char *fmt, ...)
+static void vdie_off(struct parser *ps, int code, uint64_t off, const char *fmt, va_list ap)
+	__attribute__((noreturn, format(printf, 4, 0)));
+
+static void vdie_off(struct parser *ps, int code, uint64_t off, const char *fmt, va_list ap)
 {
+	ps->err = code;
+	if (ps->spec) /* a worker stops there; the reader finds the error itself */
+		longjmp(ps->jb, J_ERROR);
 	char msg[300];
-	va_list ap;
-	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	uint64_t off = ps->base + (uint64_t)(at - ps->buf);
 	tg_error_set(code, "%s: byte %llu%s: %s", tg_source_name(ps->src), (unsigned long long)off,
 	             tg_source_is_gzip(ps->src) ? " of the inflated JSON" : "", msg);
 	ps->err = code;
 	longjmp(ps->jb, J_ERROR);
+}
+
+static void die_code(struct parser *ps, int code, const char *at, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vdie_off(ps, code, ps->base + (uint64_t)(at - ps->buf), fmt, ap);
+}
+
+/* die_code at the JSON offset off (an event committed after it was parsed,
+ * maybe on another thread: trace_chunks.h). */
+static void die_off(struct parser *ps, int code, uint64_t off, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5), noreturn));
+
+static void die_off(struct parser *ps, int code, uint64_t off, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vdie_off(ps, code, off, fmt, ap);
 }
 
 #define die(ps, at, ...) die_code(ps, TG_EFORMAT, at, __VA_ARGS__)
@@ -724,18 +762,24 @@ static inline size_t icache_slot(const char *s, size_t len)
 	return (size_t)(h >> 52) & (ICACHE_SLOTS - 1);
 }
 
+static void spec_note_atom(struct parser *ps, uint32_t a);
+
 static uint32_t intern(struct parser *ps, const char *s, size_t len)
 {
 	struct icache *c = &ps->icache[icache_slot(s, len)];
-	if (c->str && c->len == len && memcmp(c->str, s, len) == 0)
-		return c->atom;
 	uint32_t a;
-	if (tg_atoms_intern(&a, ps->t->atoms, s, len)) {
-		ps->err = tg_error_last_code();
-		longjmp(ps->jb, J_ERROR);
+	if (c->str && c->len == len && memcmp(c->str, s, len) == 0) {
+		a = c->atom;
+	} else {
+		if (tg_atoms_intern(&a, ps->t->atoms, s, len)) {
+			ps->err = tg_error_last_code();
+			longjmp(ps->jb, J_ERROR);
+		}
+		if (len <= UINT32_MAX)
+			*c = (struct icache){tg_atoms_str(ps->t->atoms, a), (uint32_t)len, a};
 	}
-	if (len <= UINT32_MAX)
-		*c = (struct icache){tg_atoms_str(ps->t->atoms, a), (uint32_t)len, a};
+	if (ps->spec)
+		spec_note_atom(ps, a);
 	return a;
 }
 
@@ -1117,11 +1161,11 @@ static void commit_metadata(struct parser *ps, struct evtmp *ev, size_t args_sta
 }
 
 /* A flow event (ph s, t, f) into t->flows. */
-static void commit_flow(struct parser *ps, const struct evtmp *ev, const char *at)
+static void commit_flow(struct parser *ps, const struct evtmp *ev, uint64_t at)
 {
 	tg_trace *t = ps->t;
 	if (!ev->has_ts || !ev->has_id)
-		die(ps, at, "flow event without \"ts\" or \"id\"");
+		die_off(ps, TG_EFORMAT, at, "flow event without \"ts\" or \"id\"");
 	if (tg_grow((void **)&t->flows, &t->flows_cap, t->nflows + 1, sizeof(tg_flow)))
 		oom(ps);
 	t->flows[t->nflows++] = (tg_flow){
@@ -1183,7 +1227,9 @@ static uint8_t set_ids(tg_event *e, const struct evtmp *ev, int kind)
 	return (uint8_t)((ev->has_corr ? TG_EV_HAS_CORR : 0) | (ev->has_ext ? TG_EV_HAS_EXT : 0));
 }
 
-static void commit_event(struct parser *ps, struct evtmp *ev, size_t args_start, const char *at)
+/* Commits the event parsed into ev (its arguments are t->args from
+ * args_start on) to the model; at: the JSON offset of its '{'. */
+static void commit_event(struct parser *ps, struct evtmp *ev, size_t args_start, uint64_t at)
 {
 	tg_trace *t = ps->t;
 	tg_trace_stats *st = &t->stats;
@@ -1216,7 +1262,7 @@ static void commit_event(struct parser *ps, struct evtmp *ev, size_t args_start,
 		return;
 	}
 	if (!ev->has_ts)
-		die(ps, at, "event without \"ts\"");
+		die_off(ps, TG_EFORMAT, at, "event without \"ts\"");
 	uint32_t track = track_get(ps, &ev->key);
 	if (ev->ph == 'E') {
 		t->nargs = args_start;
@@ -1224,10 +1270,10 @@ static void commit_event(struct parser *ps, struct evtmp *ev, size_t args_start,
 		return;
 	}
 	if (t->nevents >= ps->max_events)
-		die_code(ps, TG_ELIMIT, at, "more than %llu events (limit)",
+		die_off(ps, TG_ELIMIT, at, "more than %llu events (limit)",
 		         (unsigned long long)ps->max_events);
 	if (ev->ph == 'X' && !ev->has_dur)
-		die(ps, at, "complete event (ph X) without \"dur\"");
+		die_off(ps, TG_EFORMAT, at, "complete event (ph X) without \"dur\"");
 	if (ev->dur < 0) {
 		st->negative_durations++;
 		ev->dur = 0;
@@ -1239,7 +1285,7 @@ static void commit_event(struct parser *ps, struct evtmp *ev, size_t args_start,
 		push_arg(ps, &a);
 	}
 	if (t->nargs - args_start > UINT16_MAX)
-		die_code(ps, TG_ELIMIT, at, "event with more than %u arguments", UINT16_MAX);
+		die_off(ps, TG_ELIMIT, at, "event with more than %u arguments", UINT16_MAX);
 	if (tg_grow((void **)&t->events, &t->events_cap, t->nevents + 1, sizeof(tg_event)))
 		oom(ps);
 	tg_event *e = &t->events[t->nevents];
@@ -1311,6 +1357,105 @@ static const char *parse_cat(struct parser *ps, const char *p, struct evtmp *ev)
 	return p;
 }
 
+/* ------------------------------------------------------------ parse ahead
+ *
+ * A worker (trace_chunks.h) parses a chunk with the very code above, on a
+ * parser of its own whose atoms and arguments are private: parse_event
+ * ends in pend() instead of commit_event(), and intern() notes the order
+ * in which the chunk first used each of the worker's atoms. The reader
+ * later merges the result (merge_result): it interns the chunk's strings
+ * in that order, so that every atom gets the number a sequential read
+ * gives it, maps the worker's atoms to the trace's, and commits the
+ * events in order; whatever depends on what came before (tracks, B/E
+ * pairs, flows, metadata, counts, limits) is done then. The worker stops
+ * at the first thing it cannot finish (an error, the chunk's end inside an
+ * event, an event too large for max_unit's checks, anything but ',' after
+ * an event), and the reader parses from there itself, so that errors,
+ * messages and offsets are the sequential reader's. */
+
+/* One event parsed ahead, committed when merged. */
+struct pending {
+	struct evtmp ev;
+	uint64_t at;          /* JSON offset of its '{' */
+	uint32_t args, nargs; /* its arguments in the result's */
+};
+
+struct spec_result {
+	struct pending *ev;
+	size_t nev, ev_cap;
+	tg_arg *args; /* the worker's atoms */
+	size_t nargs;
+	uint32_t *touch; /* the worker's atoms, in the order the chunk first used them */
+	size_t ntouch, touch_cap;
+	size_t stop;      /* the chunk's bytes its events cover */
+	enum state state; /* after them: ST_EVENTS_ELEM, or ST_EVENTS_NEXT */
+	int worker;
+};
+
+/* The strings of a worker's atoms, for the reader to read while the worker
+ * goes on: segments that never move. */
+#define PUB_SEG 4096
+#define PUB_SEGS 4096
+struct pubstr {
+	const char *s;
+	uint32_t len;
+};
+
+struct spec {
+	struct parser ps;
+	tg_trace local;           /* atoms and args of its own */
+	struct spec_result *r;    /* being filled */
+	uint32_t *seen;           /* per atom: chunk seq + 1 of its last use */
+	size_t seen_cap;
+	uint32_t chunk_mark;
+	struct pubstr *pub[PUB_SEGS];
+	uint32_t npub;
+	size_t keep_nev, keep_touch, keep_args, keep_stop; /* spec_parse's last good event */
+	enum state keep_state;
+};
+
+struct workers {
+	struct spec w[2];
+};
+
+static void pend(struct parser *ps, struct evtmp *ev, size_t args_start, const char *at)
+{
+	struct spec_result *r = ps->spec->r;
+	if (r->nev == r->ev_cap && tg_grow((void **)&r->ev, &r->ev_cap, r->nev + 1, sizeof(*r->ev)))
+		oom(ps);
+	r->ev[r->nev++] = (struct pending){*ev, ps->base + (uint64_t)(at - ps->buf), (uint32_t)args_start,
+	                                   (uint32_t)(ps->t->nargs - args_start)};
+}
+
+/* intern()'s note of atom a on a worker: published when new, listed when
+ * the chunk uses it for the first time. */
+static void spec_note_atom(struct parser *ps, uint32_t a)
+{
+	struct spec *w = ps->spec;
+	if (a == w->npub) { /* new */
+		if (a / PUB_SEG >= PUB_SEGS)
+			oom(ps); /* 16 M strings: the worker stops, the reader reads on */
+		if (!w->pub[a / PUB_SEG] && !(w->pub[a / PUB_SEG] = tg_malloc(PUB_SEG * sizeof(struct pubstr))))
+			oom(ps);
+		w->pub[a / PUB_SEG][a % PUB_SEG] =
+			(struct pubstr){tg_atoms_str(ps->t->atoms, a), (uint32_t)tg_atoms_len(ps->t->atoms, a)};
+		w->npub++;
+	}
+	if (a >= w->seen_cap) {
+		size_t old = w->seen_cap;
+		if (tg_grow((void **)&w->seen, &w->seen_cap, (size_t)a + 1, sizeof(uint32_t)))
+			oom(ps);
+		memset(w->seen + old, 0, (w->seen_cap - old) * sizeof(uint32_t));
+	}
+	if (w->seen[a] != w->chunk_mark) {
+		struct spec_result *r = w->r;
+		w->seen[a] = w->chunk_mark;
+		if (r->ntouch == r->touch_cap && tg_grow((void **)&r->touch, &r->touch_cap, r->ntouch + 1, sizeof(uint32_t)))
+			oom(ps);
+		r->touch[r->ntouch++] = a;
+	}
+}
+
 /* Parses one element of traceEvents at p (after whitespace). */
 static const char *parse_event(struct parser *ps, const char *p)
 {
@@ -1324,6 +1469,10 @@ static const char *parse_event(struct parser *ps, const char *p)
 	int is_int;
 	p = ws(p + 1);
 	if (*p == '}') {
+		if (ps->spec) {
+			pend(ps, &ev, args_start, at); /* ph 0: counted as skipped when committed */
+			return p + 1;
+		}
 		ps->t->stats.raw_events++;
 		ps->t->stats.skipped_events++;
 		return p + 1;
@@ -1417,7 +1566,10 @@ static const char *parse_event(struct parser *ps, const char *p)
 			break;
 		unexpected(ps, p, "',' or '}' in an event");
 	}
-	commit_event(ps, &ev, args_start, at);
+	if (ps->spec)
+		pend(ps, &ev, args_start, at);
+	else
+		commit_event(ps, &ev, args_start, ps->base + (uint64_t)(at - ps->buf));
 	return p + 1;
 }
 
@@ -1519,7 +1671,10 @@ static void parse_unit(struct parser *ps)
 		return;
 	case ST_EVENTS_NEXT:
 		if (*p == ',') {
-			ps->p = parse_event(ps, ws(p + 1));
+			/* a unit of its own: the next event's unit starts at its '{', where a
+			 * chunk parsed ahead may start (refill) */
+			ps->state = ST_EVENTS_ELEM;
+			ps->p = p + 1;
 			return;
 		}
 		if (*p == ']') {
@@ -1528,6 +1683,10 @@ static void parse_unit(struct parser *ps)
 			return;
 		}
 		unexpected(ps, p, "',' or ']' after an event");
+	case ST_EVENTS_ELEM:
+		ps->p = parse_event(ps, p);
+		ps->state = ST_EVENTS_NEXT;
+		return;
 	case ST_DONE:
 		if (*p == 0) {
 			if (p < ps->buf + ps->len)
@@ -1543,6 +1702,199 @@ static void parse_unit(struct parser *ps)
 	}
 }
 
+/* ----------------------------------------------------------- the pipeline */
+
+/* Up to cap bytes of JSON into dst: from the source, or from the chunks of
+ * the pipeline in order (never past the end of one). */
+static int stream_read(struct parser *ps, char *dst, size_t cap, size_t *got)
+{
+	*got = 0;
+	if (!ps->pipe)
+		return tg_source_read(ps->src, dst, cap, got);
+	for (;;) {
+		if (!ps->cur) {
+			ps->cur = tg_chunks_next(ps->pipe);
+			ps->cur_pos = 0;
+		}
+		tg_chunk *c = ps->cur;
+		if (c->final < 0)
+			return tg_error_set(c->final, "%s", c->msg);
+		if (c->final)
+			return 0;
+		if (ps->cur_pos < c->len) {
+			size_t n = c->len - ps->cur_pos < cap ? c->len - ps->cur_pos : cap;
+			memcpy(dst, c->data + ps->cur_pos, n);
+			ps->cur_pos += n;
+			*got = n;
+			return 0;
+		}
+		tg_chunks_release(ps->pipe, c);
+		ps->cur = NULL;
+	}
+}
+
+/* The chunk the stream reads next, taken when the current one is read. */
+static tg_chunk *stream_chunk(struct parser *ps)
+{
+	if (ps->cur && !ps->cur->final && ps->cur_pos == ps->cur->len) {
+		tg_chunks_release(ps->pipe, ps->cur);
+		ps->cur = NULL;
+	}
+	if (!ps->cur) {
+		ps->cur = tg_chunks_next(ps->pipe);
+		ps->cur_pos = 0;
+	}
+	return ps->cur;
+}
+
+static void free_result(void *ctx, void *res)
+{
+	(void)ctx;
+	struct spec_result *r = res;
+	if (!r)
+		return;
+	free(r->ev);
+	free(r->args);
+	free(r->touch);
+	free(r);
+}
+
+/* The trace's atom of worker wk's atom a (interned now when new). */
+static uint32_t map_atom(struct parser *ps, int wk, uint32_t a)
+{
+	if (a < ps->noise_limit + 2) /* the atoms every table begins with (seed_atoms) */
+		return a;
+	if (a >= ps->map_cap[wk]) {
+		size_t old = ps->map_cap[wk];
+		if (tg_grow((void **)&ps->map[wk], &ps->map_cap[wk], (size_t)a + 1, sizeof(uint32_t)))
+			oom(ps);
+		memset(ps->map[wk] + old, 0xff, (ps->map_cap[wk] - old) * sizeof(uint32_t)); /* TG_NONE */
+	}
+	if (ps->map[wk][a] == TG_NONE) {
+		const struct pubstr *e = &ps->workers->w[wk].pub[a / PUB_SEG][a % PUB_SEG];
+		ps->map[wk][a] = intern(ps, e->s, e->len);
+	}
+	return ps->map[wk][a];
+}
+
+static inline uint32_t remap(const struct parser *ps, int wk, uint32_t a)
+{
+	return a == TG_NONE || a < ps->noise_limit + 2 ? a : ps->map[wk][a];
+}
+
+/* Commits the events of a chunk parsed ahead, as if the reader had parsed
+ * them: their strings interned in the order the chunk first used them,
+ * then each event with its arguments. */
+static void merge_result(struct parser *ps, const struct spec_result *r)
+{
+	int wk = r->worker;
+	for (size_t i = 0; i < r->ntouch; i++)
+		map_atom(ps, wk, r->touch[i]);
+	for (size_t i = 0; i < r->nev; i++) {
+		const struct pending *pe = &r->ev[i];
+		size_t args_start = ps->t->nargs;
+		for (uint32_t j = 0; j < pe->nargs; j++) {
+			tg_arg a = r->args[pe->args + j];
+			a.key = remap(ps, wk, a.key) & TG_ARG_MAX_KEY;
+			if (a.type == TG_ARG_STR || a.type == TG_ARG_RAW)
+				a.v.atom = remap(ps, wk, a.v.atom);
+			push_arg(ps, &a);
+		}
+		struct evtmp ev = pe->ev;
+		ev.name = remap(ps, wk, ev.name);
+		ev.cat = remap(ps, wk, ev.cat);
+		ev.key.pid_str = remap(ps, wk, ev.key.pid_str);
+		ev.key.tid_str = remap(ps, wk, ev.key.tid_str);
+		commit_event(ps, &ev, args_start, pe->at);
+	}
+}
+
+/* Where no more than this many atoms: a chunk's keys keep below 2^24 */
+#define SPEC_MAX_ATOMS (1u << 23)
+
+/* At a unit boundary with nothing kept, expecting an element of
+ * traceEvents, exactly where the next chunk begins: that chunk's events,
+ * parsed ahead, are merged instead of read, and so the next ones. */
+static int try_merge(struct parser *ps)
+{
+	while (ps->state == ST_EVENTS_FIRST || ps->state == ST_EVENTS_ELEM) {
+		tg_chunk *c = stream_chunk(ps);
+		if (ps->cur_pos != 0 || !c->spec || c->final || c->start != ps->base + ps->len)
+			return 0;
+		struct spec_result *r = tg_chunks_result(ps->pipe, c);
+		if (!r)
+			return 0;
+		if (r->stop == 0 || tg_atoms_count(ps->t->atoms) + r->ntouch > SPEC_MAX_ATOMS) {
+			free_result(NULL, r);
+			return 0;
+		}
+		ps->merging = r;
+		merge_result(ps, r);
+		ps->merging = NULL;
+		ps->base = c->start + r->stop;
+		ps->len = 0;
+		ps->state = r->state;
+		ps->cur_pos = r->stop;
+		free_result(NULL, r);
+	}
+	return 0;
+}
+
+/* A worker's parse of chunk c ahead (tg_chunk_parse_fn): events from its
+ * first byte for as long as they parse and are followed by ','. */
+static void *spec_parse(void *ctx, int worker, const tg_chunk *c)
+{
+	struct spec *w = &((struct workers *)ctx)->w[worker];
+	struct parser *ps = &w->ps;
+	struct spec_result *r = tg_calloc(1, sizeof(*r));
+	if (!r)
+		return NULL;
+	r->worker = worker;
+	r->state = ST_EVENTS_ELEM;
+	w->r = r;
+	w->chunk_mark = (uint32_t)c->seq + 1;
+	ps->buf = c->data;
+	ps->len = c->len;
+	ps->base = c->start;
+	ps->t->args = NULL;
+	ps->t->nargs = ps->t->args_cap = 0;
+	/* what holds: the counts at the last event kept, in memory (a longjmp
+	 * lands here) */
+	w->keep_nev = w->keep_touch = w->keep_args = w->keep_stop = 0;
+	w->keep_state = ST_EVENTS_ELEM;
+	if (setjmp(ps->jb) == J_NONE) {
+		const char *p = c->data;
+		while (*p == '{' && tg_atoms_count(ps->t->atoms) < SPEC_MAX_ATOMS) {
+			const char *q = parse_event(ps, p);
+			if ((size_t)(q - p) > ps->max_unit / 4)
+				break; /* the reader's window checks a unit this large */
+			w->keep_nev = r->nev;
+			w->keep_touch = r->ntouch;
+			w->keep_args = ps->t->nargs;
+			w->keep_stop = (size_t)(q - c->data);
+			w->keep_state = ST_EVENTS_NEXT;
+			q = ws(q);
+			if (*q != ',')
+				break;
+			p = ws(q + 1);
+			w->keep_stop = (size_t)(p - c->data);
+			w->keep_state = ST_EVENTS_ELEM;
+		}
+	}
+	r->nev = w->keep_nev;
+	r->ntouch = w->keep_touch;
+	r->stop = w->keep_stop;
+	r->state = w->keep_state;
+	r->args = ps->t->args;
+	r->nargs = w->keep_args;
+	ps->t->args = NULL;
+	ps->t->nargs = ps->t->args_cap = 0;
+	w->r = NULL;
+	return r;
+}
+
+/* ------------------------------------------------------------ the driver */
+
 /* Keeps the bytes of the unfinished unit and reads more behind them. */
 static int refill(struct parser *ps)
 {
@@ -1552,6 +1904,11 @@ static int refill(struct parser *ps)
 		memmove(ps->buf, ps->buf + keep_from, keep);
 		ps->base += keep_from;
 		ps->len = keep;
+	}
+	if (keep == 0 && ps->pipe) {
+		int rc = try_merge(ps);
+		if (rc)
+			return rc;
 	}
 	if (ps->cap - ps->len < ps->cap / 4) {
 		if (ps->cap >= ps->max_unit) {
@@ -1569,7 +1926,7 @@ static int refill(struct parser *ps)
 	}
 	while (ps->len < ps->cap && !ps->eof) {
 		size_t got;
-		int rc = tg_source_read(ps->src, ps->buf + ps->len, ps->cap - ps->len, &got);
+		int rc = stream_read(ps, ps->buf + ps->len, ps->cap - ps->len, &got);
 		if (rc)
 			return rc;
 		if (got == 0)
@@ -1577,6 +1934,8 @@ static int refill(struct parser *ps)
 		ps->len += got;
 		if (ps->len > ps->cap / 2)
 			break; /* enough to go on with; keeps the pipeline moving */
+		if (ps->pipe && got && ps->cur_pos == ps->cur->len)
+			break; /* a chunk ends here: the next may be merged, not read */
 	}
 	memset(ps->buf + ps->len, 0, PAD);
 	ps->unit = ps->p = ps->buf;
@@ -1611,23 +1970,106 @@ static int run(struct parser *ps)
 	return 0;
 }
 
-static int read_source(tg_trace **out, tg_source *src, const char *name, const tg_read_opts *opts)
+/* The atoms every table of a read begins with, in this order (a worker's
+ * table too, so that these have the same numbers everywhere): the kept
+ * argument keys, the noise keys, "" and "cat". */
+static int seed_atoms(tg_atoms *a, uint32_t *atom_empty, uint32_t *atom_cat)
+{
+	uint32_t x;
+	for (size_t i = 0; i < NKEPT; i++)
+		if (tg_atoms_intern(&x, a, kept_keys[i], strlen(kept_keys[i])))
+			return TG_ENOMEM;
+	for (size_t i = 0; i < NNOISE; i++)
+		if (tg_atoms_intern(&x, a, noise_keys[i], strlen(noise_keys[i])))
+			return TG_ENOMEM;
+	if (tg_atoms_intern(atom_empty, a, "", 0) || tg_atoms_intern(atom_cat, a, "cat", 3))
+		return TG_ENOMEM;
+	return 0;
+}
+
+/* The limits and options of opts on a fresh parser ps reading src. */
+static void parser_config(struct parser *ps, tg_source *src, const tg_read_opts *opts)
+{
+	memset(ps, 0, sizeof(*ps));
+	ps->src = src;
+	ps->max_depth = opts && opts->max_depth ? opts->max_depth : DEFAULT_MAX_DEPTH;
+	if (ps->max_depth > HARD_MAX_DEPTH)
+		ps->max_depth = HARD_MAX_DEPTH;
+	if (ps->max_depth < MIN_DEPTH)
+		ps->max_depth = MIN_DEPTH;
+	ps->max_events = opts && opts->max_events ? opts->max_events : DEFAULT_MAX_EVENTS;
+	ps->max_string = opts && opts->max_string ? opts->max_string : DEFAULT_MAX_STRING;
+	ps->max_unit = opts && opts->max_unit ? opts->max_unit : DEFAULT_MAX_UNIT;
+	ps->last_track = TG_NONE;
+	ps->state = ST_BEGIN;
+	ps->keep_limit = (uint32_t)NKEPT;
+	ps->noise_limit = (uint32_t)(NKEPT + NNOISE);
+	ps->keep_all = opts && opts->keep_all_args;
+}
+
+static void workers_free(struct workers *ws_)
+{
+	if (!ws_)
+		return;
+	for (int i = 0; i < 2; i++) {
+		struct spec *w = &ws_->w[i];
+		tg_atoms_free(w->local.atoms);
+		free(w->local.args);
+		free(w->ps.icache);
+		free(w->ps.scratch);
+		free(w->seen);
+		for (size_t k = 0; k < PUB_SEGS && w->pub[k]; k++)
+			free(w->pub[k]);
+	}
+	free(ws_);
+}
+
+/* The two workers' parsers, configured as main. */
+static int workers_new(struct workers **out, const struct parser *main, const tg_read_opts *opts)
+{
+	struct workers *ws_ = *out = tg_calloc(1, sizeof(*ws_));
+	if (!ws_)
+		return TG_ENOMEM;
+	for (int i = 0; i < 2; i++) {
+		struct spec *w = &ws_->w[i];
+		parser_config(&w->ps, main->src, opts);
+		w->ps.spec = w;
+		w->ps.t = &w->local;
+		w->local.atoms = tg_atoms_new();
+		w->ps.icache = tg_calloc(ICACHE_SLOTS, sizeof(struct icache));
+		if (!w->local.atoms || !w->ps.icache ||
+		    seed_atoms(w->local.atoms, &w->ps.atom_empty, &w->ps.atom_cat)) {
+			workers_free(ws_);
+			*out = NULL;
+			return TG_ENOMEM;
+		}
+		w->ps.key_input_dims = main->key_input_dims;
+		w->npub = tg_atoms_count(w->local.atoms);
+	}
+	return 0;
+}
+
+/* Frees what the parser ps holds (not its trace); stops its pipeline. */
+static void parser_free(struct parser *ps)
+{
+	tg_chunks_stop(ps->pipe);
+	ps->pipe = NULL;
+	free_result(NULL, ps->merging);
+	workers_free(ps->workers);
+	free(ps->map[0]);
+	free(ps->map[1]);
+	free(ps->buf);
+	free(ps->scratch);
+	free(ps->tslots);
+	free(ps->open);
+	free(ps->icache);
+}
+
+static int read_source(tg_trace **out, tg_source *src, const char *name, const tg_read_opts *opts, int pipeline)
 {
 	*out = NULL;
 	struct parser ps;
-	memset(&ps, 0, sizeof(ps));
-	ps.src = src;
-	ps.max_depth = opts && opts->max_depth ? opts->max_depth : DEFAULT_MAX_DEPTH;
-	if (ps.max_depth > HARD_MAX_DEPTH)
-		ps.max_depth = HARD_MAX_DEPTH;
-	if (ps.max_depth < MIN_DEPTH)
-		ps.max_depth = MIN_DEPTH;
-	ps.max_events = opts && opts->max_events ? opts->max_events : DEFAULT_MAX_EVENTS;
-	ps.max_string = opts && opts->max_string ? opts->max_string : DEFAULT_MAX_STRING;
-	ps.max_unit = opts && opts->max_unit ? opts->max_unit : DEFAULT_MAX_UNIT;
-	ps.last_track = TG_NONE;
-	ps.state = ST_BEGIN;
-
+	parser_config(&ps, src, opts);
 	int rc = TG_ENOMEM;
 	tg_trace *t = tg_calloc(1, sizeof(*t));
 	if (!t)
@@ -1647,25 +2089,22 @@ static int read_source(tg_trace **out, tg_source *src, const char *name, const t
 		goto fail;
 	memset(ps.buf, 0, PAD);
 	ps.unit = ps.p = ps.buf;
-	for (size_t i = 0; i < NKEPT; i++) {
-		uint32_t a;
-		if (tg_atoms_intern(&a, t->atoms, kept_keys[i], strlen(kept_keys[i])))
-			goto fail;
-	}
-	for (size_t i = 0; i < NNOISE; i++) {
-		uint32_t a;
-		if (tg_atoms_intern(&a, t->atoms, noise_keys[i], strlen(noise_keys[i])))
-			goto fail;
-	}
-	ps.keep_limit = (uint32_t)NKEPT;
-	ps.key_input_dims = tg_atoms_find(t->atoms, "Input Dims", 10);
-	ps.noise_limit = (uint32_t)(NKEPT + NNOISE);
-	ps.keep_all = opts && opts->keep_all_args;
-	if (tg_atoms_intern(&ps.atom_empty, t->atoms, "", 0) ||
-	    tg_atoms_intern(&ps.atom_cat, t->atoms, "cat", 3))
+	if (seed_atoms(t->atoms, &ps.atom_empty, &ps.atom_cat))
 		goto fail;
-
+	ps.key_input_dims = tg_atoms_find(t->atoms, "Input Dims", 10);
+	if (pipeline) {
+		size_t chunk = opts && opts->chunk ? opts->chunk : CHUNK_DEFAULT;
+		if ((rc = workers_new(&ps.workers, &ps, opts)))
+			goto fail;
+		if (tg_chunks_start(&ps.pipe, src, chunk, spec_parse, free_result, ps.workers)) {
+			workers_free(ps.workers); /* no thread: read on this one */
+			ps.workers = NULL;
+			tg_error_clear();
+		}
+	}
 	rc = run(&ps);
+	tg_chunks_stop(ps.pipe); /* the feeder has read the source to its end */
+	ps.pipe = NULL;
 	if (rc)
 		goto fail;
 	for (size_t i = 0; i < ps.nopen; i++)
@@ -1677,24 +2116,45 @@ static int read_source(tg_trace **out, tg_source *src, const char *name, const t
 		rc = tg_trace_finish_names(t);
 	if (rc)
 		goto fail;
-	free(ps.buf);
-	free(ps.scratch);
-	free(ps.tslots);
-	free(ps.open);
-	free(ps.icache);
+	parser_free(&ps);
 	*out = t;
 	return 0;
 fail:
 	/* out-of-memory messages come from deep inside: name the file too */
 	if (rc == TG_ENOMEM)
 		tg_error_set(TG_ENOMEM, "%s: out of memory while reading the trace", name);
-	free(ps.buf);
-	free(ps.scratch);
-	free(ps.tslots);
-	free(ps.open);
-	free(ps.icache);
+	parser_free(&ps);
 	tg_trace_free(t);
 	return rc;
+}
+
+/* Whether to read with the pipeline (trace_chunks.h): not when asked to
+ * stay on one thread, nor for input too small to be worth a thread (size:
+ * the file's bytes, or -1 when unknown, as for a pipe). */
+static int use_pipeline(const tg_read_opts *opts, int64_t size)
+{
+	if (opts && opts->source.single_thread)
+		return 0;
+	size_t chunk = opts && opts->chunk ? opts->chunk : CHUNK_DEFAULT;
+	return size < 0 || (uint64_t)size >= chunk / 4;
+}
+
+/* The source options for a read: single-threaded under the pipeline, whose
+ * feeder inflates. */
+static tg_source_opts source_opts(const tg_read_opts *opts, int pipeline)
+{
+	tg_source_opts so = {0};
+	if (opts)
+		so = opts->source;
+	if (pipeline)
+		so.single_thread = 1;
+	return so;
+}
+
+static int64_t size_of_fd(int fd)
+{
+	struct stat st;
+	return fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? (int64_t)st.st_size : -1;
 }
 
 int tg_trace_read_file(tg_trace **out, const char *path, const tg_read_opts *opts)
@@ -1709,10 +2169,13 @@ int tg_trace_read_file_named(tg_trace **out, const char *path, const char *name,
 	tg_error_clear();
 	if (!name)
 		name = path;
-	int rc = tg_source_open_file(&src, path, name, opts ? &opts->source : NULL);
+	struct stat st;
+	int pipeline = use_pipeline(opts, stat(path, &st) == 0 && S_ISREG(st.st_mode) ? (int64_t)st.st_size : -1);
+	tg_source_opts so = source_opts(opts, pipeline);
+	int rc = tg_source_open_file(&src, path, name, &so);
 	if (rc)
 		return rc;
-	rc = read_source(out, src, name, opts);
+	rc = read_source(out, src, name, opts, pipeline);
 	tg_source_free(src);
 	return rc;
 }
@@ -1722,10 +2185,12 @@ int tg_trace_read_fd_named(tg_trace **out, int fd, const char *name, const tg_re
 	tg_source *src;
 	*out = NULL;
 	tg_error_clear();
-	int rc = tg_source_open_fd(&src, fd, name, opts ? &opts->source : NULL);
+	int pipeline = use_pipeline(opts, size_of_fd(fd));
+	tg_source_opts so = source_opts(opts, pipeline);
+	int rc = tg_source_open_fd(&src, fd, name, &so);
 	if (rc)
 		return rc;
-	rc = read_source(out, src, name ? name : "<fd>", opts);
+	rc = read_source(out, src, name ? name : "<fd>", opts, pipeline);
 	tg_source_free(src);
 	return rc;
 }
@@ -1738,10 +2203,12 @@ int tg_trace_read_mem(tg_trace **out, const void *data, size_t len, const char *
 	tg_error_clear();
 	if (!name)
 		name = "<memory>";
-	int rc = tg_source_open_mem(&src, data, len, name, opts ? &opts->source : NULL);
+	int pipeline = use_pipeline(opts, (int64_t)len);
+	tg_source_opts so = source_opts(opts, pipeline);
+	int rc = tg_source_open_mem(&src, data, len, name, &so);
 	if (rc)
 		return rc;
-	rc = read_source(out, src, name, opts);
+	rc = read_source(out, src, name, opts, pipeline);
 	tg_source_free(src);
 	return rc;
 }
