@@ -9,9 +9,71 @@
 #include "tg.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+
+static const double pow10_d[16] = {1e0, 1e1, 1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                   1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
+
+/* The fast path of tg_format_double, for the values reports are made of
+ * (times in us with up to three decimals, counts, percentages): when v is
+ * the double nearest to a decimal D with at most 15 significant digits,
+ * 1e-4 <= |v| < 1e15, "%.15g" prints D itself (a decimal of 15 digits reads
+ * back as v), so D is written with integer arithmetic, without printf's
+ * exact arithmetic and strtod's check (4.7 % of a report as JSON). Returns
+ * 0 when v is not such a value; the caller takes the general path. */
+static int format_double_fast(char *buf, double v)
+{
+	double a = fabs(v);
+	if (!(a >= 1e-4 && a < 1e15))
+		return 0;
+	int intdigits = 1;
+	while (intdigits < 15 && a >= pow10_d[intdigits])
+		intdigits++;
+	for (int k = 0; intdigits + k <= 15 && k < 16; k++) {
+		double r = nearbyint(a * pow10_d[k]);
+		if (r / pow10_d[k] != a)
+			continue;
+		/* a is the double nearest r / 10^k: write r with k decimals */
+		char digits[24], rev[24];
+		uint64_t u = (uint64_t)r; /* below 10^15 */
+		int n = 0, m = 0;
+		do
+			rev[m++] = (char)('0' + u % 10);
+		while (u /= 10);
+		while (m)
+			digits[n++] = rev[--m];
+		digits[n] = 0;
+		while (k > 0 && digits[n - 1] == '0') /* %g drops trailing zeros */
+			digits[--n] = 0, k--;
+		char *o = buf;
+		if (v < 0)
+			*o++ = '-';
+		if (n <= k) { /* below 1: 0.00ddd */
+			*o++ = '0';
+			*o++ = '.';
+			for (int z = 0; z < k - n; z++)
+				*o++ = '0';
+			memcpy(o, digits, (size_t)n);
+			o += n;
+		} else {
+			memcpy(o, digits, (size_t)(n - k));
+			o += n - k;
+			*o++ = '.';
+			if (k) {
+				memcpy(o, digits + n - k, (size_t)k);
+				o += k;
+			} else {
+				*o++ = '0'; /* like Python: an integral float keeps a ".0" */
+			}
+		}
+		*o = 0;
+		return 1;
+	}
+	return 0;
+}
 
 void tg_format_double(char *buf, double v)
 {
@@ -19,6 +81,8 @@ void tg_format_double(char *buf, double v)
 		strcpy(buf, "0.0");
 		return;
 	}
+	if (format_double_fast(buf, v))
+		return;
 	for (int prec = 15; prec <= 17; prec++) {
 		snprintf(buf, 32, "%.*g", prec, v);
 		if (strtod(buf, NULL) == v)
