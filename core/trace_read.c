@@ -28,6 +28,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -1384,7 +1385,7 @@ struct spec_result {
 	struct pending *ev;
 	size_t nev, ev_cap;
 	tg_arg *args; /* the worker's atoms */
-	size_t nargs;
+	size_t nargs, args_cap;
 	uint32_t *touch; /* the worker's atoms, in the order the chunk first used them */
 	size_t ntouch, touch_cap;
 	size_t stop;      /* the chunk's bytes its events cover */
@@ -1414,8 +1415,15 @@ struct spec {
 	enum state keep_state;
 };
 
+/* Results are recycled, arrays and all: a chunk's events fill arrays of a
+ * few hundred kB, which allocated afresh for every chunk were a quarter of
+ * a report's page faults. */
+#define NSPARE 12
 struct workers {
 	struct spec w[2];
+	pthread_mutex_t mu; /* guards spare */
+	struct spec_result *spare[NSPARE];
+	int nspare;
 };
 
 static void pend(struct parser *ps, struct evtmp *ev, size_t args_start, const char *at)
@@ -1747,16 +1755,45 @@ static tg_chunk *stream_chunk(struct parser *ps)
 	return ps->cur;
 }
 
-static void free_result(void *ctx, void *res)
+static void result_free(struct spec_result *r)
 {
-	(void)ctx;
-	struct spec_result *r = res;
 	if (!r)
 		return;
 	free(r->ev);
 	free(r->args);
 	free(r->touch);
 	free(r);
+}
+
+/* Gives r back to ctx's spares (tg_chunk_free_fn; any thread). */
+static void free_result(void *ctx, void *res)
+{
+	struct workers *ws_ = ctx;
+	struct spec_result *r = res;
+	if (!r)
+		return;
+	pthread_mutex_lock(&ws_->mu);
+	if (ws_->nspare < NSPARE) {
+		ws_->spare[ws_->nspare++] = r;
+		r = NULL;
+	}
+	pthread_mutex_unlock(&ws_->mu);
+	result_free(r);
+}
+
+/* A result to fill: a spare (emptied), or a new one; NULL when out of
+ * memory. */
+static struct spec_result *take_result(struct workers *ws_)
+{
+	struct spec_result *r = NULL;
+	pthread_mutex_lock(&ws_->mu);
+	if (ws_->nspare)
+		r = ws_->spare[--ws_->nspare];
+	pthread_mutex_unlock(&ws_->mu);
+	if (!r)
+		return tg_calloc(1, sizeof(struct spec_result));
+	r->nev = r->nargs = r->ntouch = r->stop = 0;
+	return r;
 }
 
 /* The trace's atom of worker wk's atom a (interned now when new). */
@@ -1825,7 +1862,7 @@ static int try_merge(struct parser *ps)
 		if (!r)
 			return 0;
 		if (r->stop == 0 || tg_atoms_count(ps->t->atoms) + r->ntouch > SPEC_MAX_ATOMS) {
-			free_result(NULL, r);
+			free_result(ps->workers, r);
 			return 0;
 		}
 		ps->merging = r;
@@ -1835,57 +1872,64 @@ static int try_merge(struct parser *ps)
 		ps->len = 0;
 		ps->state = r->state;
 		ps->cur_pos = r->stop;
-		free_result(NULL, r);
+		free_result(ps->workers, r);
 	}
 	return 0;
 }
 
-/* A worker's parse of chunk c ahead (tg_chunk_parse_fn): events from its
- * first byte for as long as they parse and are followed by ','. */
+/* The events of chunk c from its first byte, for as long as they parse
+ * and are followed by ','; the counts at the last event kept go to w->keep_*
+ * (in memory: a longjmp lands here). */
+static void spec_events(struct spec *w, const tg_chunk *c)
+{
+	struct parser *ps = &w->ps;
+	w->keep_nev = w->keep_touch = w->keep_args = w->keep_stop = 0;
+	w->keep_state = ST_EVENTS_ELEM;
+	if (setjmp(ps->jb) != J_NONE)
+		return;
+	const char *p = c->data;
+	while (*p == '{' && tg_atoms_count(ps->t->atoms) < SPEC_MAX_ATOMS) {
+		const char *q = parse_event(ps, p);
+		if ((size_t)(q - p) > ps->max_unit / 4)
+			return; /* the reader's window checks a unit this large */
+		w->keep_nev = w->r->nev;
+		w->keep_touch = w->r->ntouch;
+		w->keep_args = ps->t->nargs;
+		w->keep_stop = (size_t)(q - c->data);
+		w->keep_state = ST_EVENTS_NEXT;
+		q = ws(q);
+		if (*q != ',')
+			return;
+		p = ws(q + 1);
+		w->keep_stop = (size_t)(p - c->data);
+		w->keep_state = ST_EVENTS_ELEM;
+	}
+}
+
+/* A worker's parse of chunk c ahead (tg_chunk_parse_fn). */
 static void *spec_parse(void *ctx, int worker, const tg_chunk *c)
 {
 	struct spec *w = &((struct workers *)ctx)->w[worker];
 	struct parser *ps = &w->ps;
-	struct spec_result *r = tg_calloc(1, sizeof(*r));
+	struct spec_result *r = take_result(ctx);
 	if (!r)
 		return NULL;
 	r->worker = worker;
-	r->state = ST_EVENTS_ELEM;
 	w->r = r;
 	w->chunk_mark = (uint32_t)c->seq + 1;
 	ps->buf = c->data;
 	ps->len = c->len;
 	ps->base = c->start;
-	ps->t->args = NULL;
-	ps->t->nargs = ps->t->args_cap = 0;
-	/* what holds: the counts at the last event kept, in memory (a longjmp
-	 * lands here) */
-	w->keep_nev = w->keep_touch = w->keep_args = w->keep_stop = 0;
-	w->keep_state = ST_EVENTS_ELEM;
-	if (setjmp(ps->jb) == J_NONE) {
-		const char *p = c->data;
-		while (*p == '{' && tg_atoms_count(ps->t->atoms) < SPEC_MAX_ATOMS) {
-			const char *q = parse_event(ps, p);
-			if ((size_t)(q - p) > ps->max_unit / 4)
-				break; /* the reader's window checks a unit this large */
-			w->keep_nev = r->nev;
-			w->keep_touch = r->ntouch;
-			w->keep_args = ps->t->nargs;
-			w->keep_stop = (size_t)(q - c->data);
-			w->keep_state = ST_EVENTS_NEXT;
-			q = ws(q);
-			if (*q != ',')
-				break;
-			p = ws(q + 1);
-			w->keep_stop = (size_t)(p - c->data);
-			w->keep_state = ST_EVENTS_ELEM;
-		}
-	}
+	ps->t->args = r->args; /* the arrays of a recycled result, filled again */
+	ps->t->args_cap = r->args_cap;
+	ps->t->nargs = 0;
+	spec_events(w, c);
 	r->nev = w->keep_nev;
 	r->ntouch = w->keep_touch;
 	r->stop = w->keep_stop;
 	r->state = w->keep_state;
 	r->args = ps->t->args;
+	r->args_cap = ps->t->args_cap;
 	r->nargs = w->keep_args;
 	ps->t->args = NULL;
 	ps->t->nargs = ps->t->args_cap = 0;
@@ -2011,6 +2055,9 @@ static void workers_free(struct workers *ws_)
 {
 	if (!ws_)
 		return;
+	for (int i = 0; i < ws_->nspare; i++)
+		result_free(ws_->spare[i]);
+	pthread_mutex_destroy(&ws_->mu);
 	for (int i = 0; i < 2; i++) {
 		struct spec *w = &ws_->w[i];
 		tg_atoms_free(w->local.atoms);
@@ -2030,6 +2077,7 @@ static int workers_new(struct workers **out, const struct parser *main, const tg
 	struct workers *ws_ = *out = tg_calloc(1, sizeof(*ws_));
 	if (!ws_)
 		return TG_ENOMEM;
+	pthread_mutex_init(&ws_->mu, NULL);
 	for (int i = 0; i < 2; i++) {
 		struct spec *w = &ws_->w[i];
 		parser_config(&w->ps, main->src, opts);
@@ -2054,7 +2102,7 @@ static void parser_free(struct parser *ps)
 {
 	tg_chunks_stop(ps->pipe);
 	ps->pipe = NULL;
-	free_result(NULL, ps->merging);
+	result_free(ps->merging);
 	workers_free(ps->workers);
 	free(ps->map[0]);
 	free(ps->map[1]);
