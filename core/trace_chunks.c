@@ -6,7 +6,11 @@
  * parses the nearest chunk nobody has begun; the feeder, once the ring is
  * full, parses the furthest one. Both stay busy on two cores and rarely
  * want the same chunk; when the reader must wait for the feeder's parse of
- * the chunk it needs next, it parses a later one meanwhile.
+ * the chunk it needs next, it parses a later one meanwhile, and when there
+ * is none it waits only as long as such a parse takes (twice the time per
+ * byte measured so far): a feeder that has lost its core (another program's
+ * turn on a shared machine) must not stall the reader, which then parses
+ * the chunk itself; the feeder's result, when it comes, is dropped.
  *
  * The ring holds NCHUNKS chunks (the bounded buffer: at most NCHUNKS *
  * chunk_bytes of JSON in memory, plus one carried tail).
@@ -18,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define NCHUNKS 8
 
@@ -27,6 +32,9 @@ struct slot {
 	tg_chunk c;
 	int state;
 	void *result;
+	double claimed_at; /* when the feeder began to parse it (s) */
+	int unwanted;      /* the reader parsed it itself: drop the feeder's result */
+	int released;      /* the reader is done with it while the feeder parses it */
 };
 
 struct tg_chunks {
@@ -41,6 +49,7 @@ struct tg_chunks {
 	pthread_cond_t cv;
 	uint64_t produced, handed; /* chunks made by the feeder, given to the reader */
 	int ended, cancel;
+	double s_per_byte; /* parsing ahead, measured (0: not yet) */
 	/* the feeder's own */
 	char *carry;
 	size_t carry_len;
@@ -139,15 +148,38 @@ static struct slot *ready_spec(tg_chunks *p, int far, uint64_t after)
 	return best;
 }
 
-/* Parses s (claimed) as worker, under the lock on entry and on return. */
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Parses s (claimed) as worker, under the lock on entry and on return.
+ * A result the reader no longer wants is dropped; a slot the reader has
+ * released meanwhile is freed. */
 static void parse_slot(tg_chunks *p, struct slot *s, int worker)
 {
+	double t0 = now_s();
 	s->state = S_CLAIMED;
+	s->claimed_at = t0;
+	s->unwanted = s->released = 0;
 	pthread_mutex_unlock(&p->mu);
 	void *r = p->parse(p->ctx, worker, &s->c);
+	double t = now_s() - t0;
 	pthread_mutex_lock(&p->mu);
+	if (s->c.len) {
+		double spb = t / (double)s->c.len;
+		p->s_per_byte = p->s_per_byte ? 0.8 * p->s_per_byte + 0.2 * spb : spb;
+	}
+	if (s->unwanted || s->released) {
+		pthread_mutex_unlock(&p->mu);
+		p->free_result(p->ctx, r);
+		pthread_mutex_lock(&p->mu);
+		r = NULL;
+	}
 	s->result = r;
-	s->state = S_PARSED;
+	s->state = s->released ? S_FREE : S_PARSED;
 	pthread_cond_broadcast(&p->cv);
 }
 
@@ -205,7 +237,11 @@ int tg_chunks_start(tg_chunks **out, tg_source *src, size_t chunk_bytes, tg_chun
 		return TG_ENOMEM;
 	}
 	pthread_mutex_init(&p->mu, NULL);
-	pthread_cond_init(&p->cv, NULL);
+	pthread_condattr_t ca;
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC); /* the deadlines of tg_chunks_result */
+	pthread_cond_init(&p->cv, &ca);
+	pthread_condattr_destroy(&ca);
 	if (pthread_create(&p->thread, NULL, feeder, p) != 0) {
 		pthread_mutex_destroy(&p->mu);
 		pthread_cond_destroy(&p->cv);
@@ -245,10 +281,19 @@ void *tg_chunks_result(tg_chunks *p, tg_chunk *c)
 			break;
 		}
 		struct slot *later = ready_spec(p, 0, c->seq + 1); /* the feeder parses c: help ahead */
-		if (later)
+		if (later) {
 			parse_slot(p, later, 0);
-		else
-			pthread_cond_wait(&p->cv, &p->mu);
+			continue;
+		}
+		/* wait for the feeder as long as a parse of c takes, twice over */
+		double deadline = s->claimed_at + 2 * (double)c->len * p->s_per_byte + 200e-6;
+		if (now_s() >= deadline) { /* it has lost its core: parse c here */
+			s->unwanted = 1;
+			pthread_mutex_unlock(&p->mu);
+			return p->parse(p->ctx, 0, c);
+		}
+		struct timespec ts = {(time_t)deadline, (long)((deadline - (double)(time_t)deadline) * 1e9)};
+		pthread_cond_timedwait(&p->cv, &p->mu, &ts);
 	}
 	void *r = s->result;
 	s->result = NULL;
@@ -260,8 +305,13 @@ void tg_chunks_release(tg_chunks *p, tg_chunk *c)
 {
 	struct slot *s = slot_of(c);
 	pthread_mutex_lock(&p->mu);
-	while (s->state == S_CLAIMED)
-		pthread_cond_wait(&p->cv, &p->mu);
+	if (s->state == S_CLAIMED) {
+		/* the feeder still parses it (a chunk the reader did not use, or
+		 * parsed itself): the feeder frees the slot when done */
+		s->released = 1;
+		pthread_mutex_unlock(&p->mu);
+		return;
+	}
 	void *r = s->result;
 	s->result = NULL;
 	s->state = S_FREE;

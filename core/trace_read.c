@@ -168,6 +168,8 @@ struct str {
  * the same bytes (memcmp), so it answers what tg_atoms_intern would. */
 #define ICACHE_SLOTS 4096
 struct icache {
+	uint64_t a, b;   /* the first and the last 8 bytes (zero-padded): up to 16
+	                  * bytes, all of the string, compared without memcmp */
 	const char *str; /* the atom's own copy (owned by the atoms) */
 	uint32_t len, atom;
 };
@@ -235,15 +237,35 @@ static void oom(struct parser *ps)
 
 /* ------------------------------------------------------------------ lexing */
 
+#if !defined(__SSE2__)
 static const unsigned char ws_table[256] = {[' '] = 1, ['\t'] = 1, ['\n'] = 1, ['\r'] = 1};
+#endif
 
 static inline const char *ws(const char *p)
 {
 	if ((unsigned char)*p > ' ') /* most calls: no whitespace at all */
 		return p;
+	if (*p == ' ' && (unsigned char)p[1] > ' ') /* most others: one space */
+		return p + 1;
+#if defined(__SSE2__)
+	/* pretty-printed traces indent every line: skip 16 bytes at a time (the
+	 * window's 64 NUL bytes after the data stop it there) */
+	const __m128i sp = _mm_set1_epi8(' '), nl = _mm_set1_epi8('\n'), cr = _mm_set1_epi8('\r'),
+	              tab = _mm_set1_epi8('\t');
+	for (;;) {
+		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+		__m128i w = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, sp), _mm_cmpeq_epi8(v, nl)),
+		                         _mm_or_si128(_mm_cmpeq_epi8(v, cr), _mm_cmpeq_epi8(v, tab)));
+		unsigned other = ~(unsigned)_mm_movemask_epi8(w) & 0xffff;
+		if (other)
+			return p + __builtin_ctz(other);
+		p += 16;
+	}
+#else
 	while (ws_table[(unsigned char)*p])
 		p++;
 	return p;
+#endif
 }
 
 static inline int is_digit(char c) { return (unsigned)(c - '0') < 10; }
@@ -753,13 +775,13 @@ static const char *skip_value(struct parser *ps, const char *p, uint32_t depth)
 
 /* ------------------------------------------------------------------ model */
 
-static inline size_t icache_slot(const char *s, size_t len)
+static inline size_t icache_slot(const char *s, size_t len, uint64_t *a, uint64_t *b)
 {
-	uint64_t a = 0, b = 0;
-	memcpy(&a, s, len < 8 ? len : 8);
+	*a = *b = 0;
+	memcpy(a, s, len < 8 ? len : 8);
 	if (len > 8)
-		memcpy(&b, s + len - 8, 8);
-	uint64_t h = (a ^ (len * 0x9E3779B97F4A7C15ULL)) * 0xff51afd7ed558ccdULL ^ b * 0xc4ceb9fe1a85ec53ULL;
+		memcpy(b, s + len - 8, 8);
+	uint64_t h = (*a ^ (len * 0x9E3779B97F4A7C15ULL)) * 0xff51afd7ed558ccdULL ^ *b * 0xc4ceb9fe1a85ec53ULL;
 	return (size_t)(h >> 52) & (ICACHE_SLOTS - 1);
 }
 
@@ -767,9 +789,10 @@ static void spec_note_atom(struct parser *ps, uint32_t a);
 
 static uint32_t intern(struct parser *ps, const char *s, size_t len)
 {
-	struct icache *c = &ps->icache[icache_slot(s, len)];
+	uint64_t wa, wb;
+	struct icache *c = &ps->icache[icache_slot(s, len, &wa, &wb)];
 	uint32_t a;
-	if (c->str && c->len == len && memcmp(c->str, s, len) == 0) {
+	if (c->str && c->len == len && c->a == wa && c->b == wb && (len <= 16 || memcmp(c->str, s, len) == 0)) {
 		a = c->atom;
 	} else {
 		if (tg_atoms_intern(&a, ps->t->atoms, s, len)) {
@@ -777,7 +800,7 @@ static uint32_t intern(struct parser *ps, const char *s, size_t len)
 			longjmp(ps->jb, J_ERROR);
 		}
 		if (len <= UINT32_MAX)
-			*c = (struct icache){tg_atoms_str(ps->t->atoms, a), (uint32_t)len, a};
+			*c = (struct icache){wa, wb, tg_atoms_str(ps->t->atoms, a), (uint32_t)len, a};
 	}
 	if (ps->spec)
 		spec_note_atom(ps, a);
@@ -1464,6 +1487,40 @@ static void spec_note_atom(struct parser *ps, uint32_t a)
 	}
 }
 
+/* An event's key among the ten the reader looks for, read without a
+ * string scan: p is after the opening quote; the bytes there are compared
+ * 8 at a time with the key and its closing quote (the window and the
+ * chunks have 64 NUL bytes after their data). Returns the byte after the
+ * closing quote with *k set, or NULL (another key, or one written with
+ * escapes: scan_string reads it). */
+static inline const char *fast_key(const char *p, struct str *k)
+{
+	uint64_t w;
+	memcpy(&w, p, 8);
+#define KEY(lit, n)                                                                              \
+	do {                                                                                         \
+		uint64_t m = (UINT64_C(1) << (8 * (n) + 8)) - 1, want = 0;                              \
+		memcpy(&want, lit "\"", (n) + 1);                                                       \
+		if ((w & m) == want) {                                                                   \
+			k->s = p;                                                                            \
+			k->len = (n);                                                                        \
+			return p + (n) + 1;                                                                  \
+		}                                                                                        \
+	} while (0)
+	switch (*p) {
+	case 'p': KEY("ph", 2); KEY("pid", 3); break;
+	case 't': KEY("ts", 2); KEY("tid", 3); break;
+	case 'c': KEY("cat", 3); break;
+	case 'd': KEY("dur", 3); break;
+	case 'n': KEY("name", 4); break;
+	case 'a': KEY("args", 4); break;
+	case 'i': KEY("id", 2); break;
+	case 'b': KEY("bp", 2); break;
+	}
+#undef KEY
+	return NULL;
+}
+
 /* Parses one element of traceEvents at p (after whitespace). */
 static const char *parse_event(struct parser *ps, const char *p)
 {
@@ -1488,7 +1545,8 @@ static const char *parse_event(struct parser *ps, const char *p)
 	for (;;) {
 		if (*p != '"')
 			unexpected(ps, p, "a string key in an event");
-		p = ws(scan_string(ps, p + 1, &k));
+		const char *q = fast_key(p + 1, &k);
+		p = ws(q ? q : scan_string(ps, p + 1, &k));
 		if (*p != ':')
 			unexpected(ps, p, "':' after an object key");
 		p = ws(p + 1);
