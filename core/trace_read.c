@@ -152,6 +152,11 @@ struct parser {
 
 	struct spec_result *merging; /* being merged (freed if that fails) */
 
+	/* the set of distinct argument lists (share_args): (start << 16 | count) */
+	uint64_t *dslots;
+	size_t dmask, dcount, dlists, dhits;
+	int dedup_off;
+
 	/* a worker's parser: parses a chunk ahead (NULL on the reader's) */
 	struct spec *spec;
 };
@@ -1216,6 +1221,79 @@ static void close_begin(struct parser *ps, int64_t ts, uint32_t track)
 	t->stats.skipped_events++; /* an E without its B */
 }
 
+/* Events share their argument lists (issue 24): most calls of an op repeat
+ * the same shapes, types and values (xdit_sd_3.5: 127,629 arguments, 2,979
+ * in distinct lists; a 100 MB generated trace: 480,750 and 114,139), so an
+ * event whose list equals, byte for byte, one already stored points at it
+ * and its own copy is dropped. Nothing reads an argument but through its
+ * event (tg_event_arg), and nothing writes one after the read. A set of the
+ * distinct lists finds them: 8 bytes a list; it is dropped when, after
+ * DEDUP_TRIAL lists, fewer than a quarter were repeats (a trace whose every
+ * op carries a unique "Sequence number" would pay for the set and save
+ * nothing). */
+#define DEDUP_TRIAL 65536
+
+static uint64_t args_hash(const tg_arg *a, size_t n) { return tg_hash_bytes(a, n * sizeof(tg_arg)); }
+
+static void dedup_insert(struct parser *ps, uint64_t entry, uint64_t h)
+{
+	size_t i = (size_t)h & ps->dmask;
+	while (ps->dslots[i])
+		i = (i + 1) & ps->dmask;
+	ps->dslots[i] = entry;
+	ps->dcount++;
+}
+
+/* Doubles the set; 0 or -1 (out of memory: the set is dropped). */
+static int dedup_grow(struct parser *ps)
+{
+	uint64_t *old = ps->dslots;
+	size_t omask = ps->dmask, nmask = omask ? omask * 2 + 1 : 4095;
+	ps->dslots = tg_calloc(nmask + 1, sizeof(uint64_t));
+	ps->dmask = ps->dslots ? nmask : 0;
+	ps->dcount = 0;
+	for (size_t i = 0; ps->dslots && old && i <= omask; i++)
+		if (old[i]) {
+			uint64_t e = old[i];
+			dedup_insert(ps, e, args_hash(ps->t->args + (uint32_t)(e >> 16), e & 0xffff));
+		}
+	free(old);
+	if (!ps->dslots)
+		ps->dedup_off = 1;
+	return ps->dslots ? 0 : -1;
+}
+
+/* Where the event's arguments t->args[start..nargs) are kept: an equal
+ * list stored before (this one then dropped), or start. */
+static uint32_t share_args(struct parser *ps, size_t start)
+{
+	tg_trace *t = ps->t;
+	size_t n = t->nargs - start;
+	if (n == 0 || ps->dedup_off)
+		return (uint32_t)start;
+	const tg_arg *a = t->args + start;
+	uint64_t h = args_hash(a, n);
+	for (size_t i = (size_t)h & ps->dmask; ps->dslots && ps->dslots[i]; i = (i + 1) & ps->dmask) {
+		uint64_t e = ps->dslots[i];
+		uint32_t at = (uint32_t)(e >> 16);
+		if ((e & 0xffff) == n && !memcmp(t->args + at, a, n * sizeof(tg_arg))) {
+			t->nargs = start;
+			ps->dhits++;
+			return at;
+		}
+	}
+	if (++ps->dlists == DEDUP_TRIAL && ps->dhits < DEDUP_TRIAL / 4) {
+		free(ps->dslots);
+		ps->dslots = NULL;
+		ps->dedup_off = 1;
+		return (uint32_t)start;
+	}
+	if ((ps->dcount + 1) * 2 > ps->dmask && dedup_grow(ps))
+		return (uint32_t)start;
+	dedup_insert(ps, ((uint64_t)start << 16) | n, h);
+	return (uint32_t)start;
+}
+
 /* The kind an event is stored with: instants (ph i, I) are
  * TG_KIND_INSTANT with no duration (*flags gets TG_EV_INSTANT), MTIA's
  * device DMA "kernels" are memcpys, else the kind of its category. */
@@ -1317,8 +1395,8 @@ static void commit_event(struct parser *ps, struct evtmp *ev, size_t args_start,
 	e->dur = ev->ph == 'B' ? 0 : ev->dur;
 	e->name = ev->name == TG_NONE ? ps->atom_empty : ev->name;
 	e->track = track;
-	e->args = (uint32_t)args_start;
 	e->nargs = (uint16_t)(t->nargs - args_start);
+	e->args = share_args(ps, args_start);
 	e->kind = (uint8_t)kind;
 	flags |= set_ids(e, ev, kind);
 	if (ev->ph == 'B') {
@@ -2169,6 +2247,7 @@ static void parser_free(struct parser *ps)
 	free(ps->tslots);
 	free(ps->open);
 	free(ps->icache);
+	free(ps->dslots);
 }
 
 static int read_source(tg_trace **out, tg_source *src, const char *name, const tg_read_opts *opts, int pipeline)

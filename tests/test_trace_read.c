@@ -108,6 +108,54 @@ static void test_numbers_fast_and_general_agree(void **state)
 	free(b);
 }
 
+/* Events with equal argument lists share one stored list; a list that
+ * differs in any value has its own; a trace of nothing but distinct lists
+ * stops looking after 65,536 of them and reads the same. */
+static void test_argument_lists_shared(void **state)
+{
+	(void)state;
+	tg_trace *t = tg_test_read_str(
+		"{\"traceEvents\":["
+		"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"a\",\"ts\":1,\"dur\":1,\"args\":{\"Input Dims\":[[1,2]],\"Input type\":[\"float\"]}},"
+		"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"b\",\"ts\":2,\"dur\":1,\"args\":{\"Input Dims\":[[1,2]],\"Input type\":[\"float\"]}},"
+		"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"c\",\"ts\":3,\"dur\":1,\"args\":{\"Input Dims\":[[1,3]],\"Input type\":[\"float\"]}},"
+		"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"d\",\"ts\":4,\"dur\":1,\"args\":{\"Input type\":[\"float\"],\"Input Dims\":[[1,2]]}},"
+		"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"e\",\"ts\":5,\"dur\":1}]}");
+	size_t n, na;
+	const tg_event *e = tg_trace_events(t, &n);
+	tg_trace_args(t, &na);
+	assert_int_equal(n, 5);
+	assert_int_equal(e[0].args, e[1].args); /* the same list, stored once */
+	assert_int_equal(e[1].nargs, 2);
+	assert_int_not_equal(e[2].args, e[0].args); /* another shape */
+	assert_int_not_equal(e[3].args, e[0].args); /* the same arguments in another order */
+	assert_int_equal(na, 6);
+	assert_string_equal(tg_trace_str(t, arg_of(t, 1, "Input Dims")->v.atom), "[[1,2]]");
+	assert_string_equal(tg_trace_str(t, arg_of(t, 2, "Input Dims")->v.atom), "[[1,3]]");
+	assert_int_equal(e[4].nargs, 0);
+	tg_trace_free(t);
+	/* 70,000 distinct lists, then 10 equal ones: no longer looked for */
+	size_t cap = 8u << 20, len = 0;
+	char *doc = malloc(cap);
+	len += (size_t)sprintf(doc, "{\"traceEvents\":[");
+	for (int i = 0; i < 70010; i++)
+		len += (size_t)sprintf(doc + len, "%s{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"x\",\"ts\":%d,\"dur\":1,"
+		                       "\"args\":{\"Sequence number\":%d}}", i ? "," : "", i, i < 70000 ? i : 7);
+	strcpy(doc + len, "]}");
+	tg_test_must(tg_trace_read_mem(&t, doc, strlen(doc), "many", NULL));
+	e = tg_trace_events(t, &n);
+	tg_trace_args(t, &na);
+	assert_int_equal(n, 70010);
+	assert_int_equal(na, 70010);
+	int64_t v;
+	assert_int_equal(tg_arg_int(t, arg_of(t, 70005, "Sequence number"), &v), 0);
+	assert_int_equal(v, 7);
+	assert_int_equal(tg_arg_int(t, arg_of(t, 69999, "Sequence number"), &v), 0);
+	assert_int_equal(v, 69999);
+	tg_trace_free(t);
+	free(doc);
+}
+
 static void test_schema_2021(void **state)
 {
 	(void)state;
@@ -426,6 +474,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_timestamps_exact),
 		cmocka_unit_test(test_numbers_fast_and_general_agree),
+		cmocka_unit_test(test_argument_lists_shared),
 		cmocka_unit_test(test_schema_2021),
 		cmocka_unit_test(test_args_values),
 		cmocka_unit_test(test_metadata_and_kinds),
