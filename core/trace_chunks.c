@@ -47,10 +47,11 @@ struct tg_chunks {
 	pthread_t thread;
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
-	uint64_t produced, handed; /* chunks made by the feeder, given to the reader */
+	uint64_t produced, handed; /* chunks made, given to the reader */
 	int ended, cancel;
+	int producing; /* a thread reads the source into the next chunk */
 	double s_per_byte; /* parsing ahead, measured (0: not yet) */
-	/* the feeder's own */
+	/* the producer's (whichever thread holds producing) */
 	char *carry;
 	size_t carry_len;
 	uint64_t offset; /* JSON offset of the next chunk */
@@ -183,29 +184,41 @@ static void parse_slot(tg_chunks *p, struct slot *s, int worker)
 	pthread_cond_broadcast(&p->cv);
 }
 
+/* Produces the next chunk on this thread when it can be made now (a free
+ * slot, nobody producing, data left): 1 if it did. Under the lock on entry
+ * and on return. Either thread produces: the reader too, when it needs the
+ * next chunk and the feeder is elsewhere (parsing, or off its core). */
+static int try_produce(tg_chunks *p)
+{
+	struct slot *s = &p->slots[p->produced % NCHUNKS];
+	if (p->ended || p->producing || s->state != S_FREE)
+		return 0;
+	p->producing = 1;
+	pthread_mutex_unlock(&p->mu);
+	produce(p, s);
+	pthread_mutex_lock(&p->mu);
+	s->state = S_READY;
+	s->result = NULL;
+	p->produced++;
+	p->ended = s->c.final != 0;
+	p->producing = 0;
+	pthread_cond_broadcast(&p->cv);
+	return 1;
+}
+
 static void *feeder(void *arg)
 {
 	tg_chunks *p = arg;
 	pthread_mutex_lock(&p->mu);
 	while (!p->cancel) {
-		struct slot *s = &p->slots[p->produced % NCHUNKS];
-		if (!p->ended && s->state == S_FREE) {
-			pthread_mutex_unlock(&p->mu);
-			produce(p, s);
-			pthread_mutex_lock(&p->mu);
-			s->state = S_READY;
-			s->result = NULL;
-			p->produced++;
-			p->ended = s->c.final != 0;
-			pthread_cond_broadcast(&p->cv);
+		if (try_produce(p))
 			continue;
-		}
 		struct slot *r = ready_spec(p, 1, 0);
 		if (r) {
 			parse_slot(p, r, 1);
 			continue;
 		}
-		if (p->ended)
+		if (p->ended && !p->producing)
 			break;
 		pthread_cond_wait(&p->cv, &p->mu);
 	}
@@ -259,7 +272,8 @@ tg_chunk *tg_chunks_next(tg_chunks *p)
 {
 	pthread_mutex_lock(&p->mu);
 	while (p->produced <= p->handed)
-		pthread_cond_wait(&p->cv, &p->mu);
+		if (!try_produce(p))
+			pthread_cond_wait(&p->cv, &p->mu);
 	tg_chunk *c = &p->slots[p->handed % NCHUNKS].c;
 	p->handed++;
 	pthread_mutex_unlock(&p->mu);

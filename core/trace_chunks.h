@@ -5,7 +5,9 @@
  * (trace_read.c); docs/reader-and-tree.md and docs/scale.md say why.
  *
  * The feeder thread reads the source (and so inflates it: the source is
- * opened single-threaded) into a ring of NCHUNKS buffers of about
+ * opened single-threaded; the reader's thread does it too when it needs
+ * the next chunk and the feeder is busy elsewhere) into a ring of NCHUNKS
+ * buffers of about
  * chunk_bytes each. It ends each chunk just before a '{' that looks like
  * the start of an element of traceEvents (after "}," and before '"' and a
  * letter, whitespace allowed between) and carries the rest over to the
@@ -18,10 +20,11 @@
  * expecting an element of traceEvents; elsewhere it reads the chunk's
  * bytes as it reads any (trace_read.c).
  *
- * Threads: the feeder is the only thread that reads the source (so the
- * raw-bytes observer of source.h runs on it alone, and never after
- * tg_chunks_stop returns). A result is handed over under the mutex: what
- * the parse callback wrote before returning is visible to the reader.
+ * Threads: one thread at a time reads the source, under the pipeline's
+ * mutex (so the raw-bytes observer of source.h runs on one thread at a
+ * time, and never after tg_chunks_stop returns). A result is handed over
+ * under the mutex: what the parse callback wrote before returning is
+ * visible to the reader.
  */
 #ifndef TG_TRACE_CHUNKS_H
 #define TG_TRACE_CHUNKS_H
