@@ -139,11 +139,17 @@ $(BUILD)/tg-gen: $(wildcard tests/gen/*.c tests/gen/*.h) $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $(filter %.c,$^) $(CORE_LDLIBS)
 
+# tg-plant (tests/plant/): plants a known change into a real trace, reading
+# its categories through core/ (docs/generator.md, "Planting changes").
+$(BUILD)/tg-plant: tests/plant/plant.c $(BUILD)/libtgcore.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $< $(BUILD)/libtgcore.a $(CORE_LDLIBS)
+
 # check also builds bench_read, which links core/ alone (core needs nothing above it),
 # and tests/cli_layering.sh checks the include arrows (tests/layering.sh).
-check: $(BUILD)/tracegate $(BUILD)/tg-gen $(TEST_BIN) $(BUILD)/tests/bench_read
+check: $(BUILD)/tracegate $(BUILD)/tg-gen $(BUILD)/tg-plant $(TEST_BIN) $(BUILD)/tests/bench_read
 	@contrib/install-deps.sh --html --servers --fuzz
-	@TG_SHARED=$(SHARED) TG_BUILD=$(BUILD) TG_BIN=$(BUILD)/tracegate TG_GEN=$(BUILD)/tg-gen tests/run.sh $(TEST_BIN)
+	@TG_SHARED=$(SHARED) TG_BUILD=$(BUILD) TG_BIN=$(BUILD)/tracegate TG_GEN=$(BUILD)/tg-gen TG_PLANT=$(BUILD)/tg-plant tests/run.sh $(TEST_BIN)
 
 # The tests of what runs on several threads (the reader's pipeline and
 # inflate thread, the report's and the diff's threads), under ThreadSanitizer.

@@ -132,15 +132,27 @@ static const struct entry registry[] = {
 	{"vllm::unified_attention_with_output", "InferenceAttention"},
 };
 
-/* The ops that run the attention kernels themselves; TraceLens files them
- * under "other" because only their callers have a perf model. */
+/* The default classification's own category for ops TraceLens files
+ * elsewhere (its registry above stays TraceLens's, for --tracelens):
+ *   - the ops that run the attention kernels themselves, which TraceLens
+ *     files under "other" because only their callers have a perf model;
+ *   - the inference engines' ops that TraceLens files together under
+ *     InferenceAttention: those that compute attention (prefill, decode)
+ *     are SDPA_fwd, so that the default attention rules judge them, and
+ *     those that write the KV cache are KV_cache, as the kernel names of
+ *     the same writes are (kernel_names.tsv). No op is InferenceAttention
+ *     in the default classification (tests/test_kernel_category.c).
+ * Sorted by name in byte order (tg_categorize_self_check). */
 static const struct entry attention_kernels_ops[] = {
+	{"_C_cache_ops::reshape_and_cache_flash", "KV_cache"},
+	{"aiter::mha_batch_prefill", "SDPA_fwd"},
 	{"aten::_cudnn_attention_backward", "SDPA_bwd"},
 	{"aten::_cudnn_attention_forward", "SDPA_fwd"},
 	{"aten::_efficient_attention_backward", "SDPA_bwd"},
 	{"aten::_efficient_attention_forward", "SDPA_fwd"},
 	{"aten::_flash_attention_backward", "SDPA_bwd"},
 	{"aten::_flash_attention_forward", "SDPA_fwd"},
+	{"sglang::store_cache", "KV_cache"},
 	{"vllm::unified_attention_with_output", "SDPA_fwd"},
 };
 
@@ -194,6 +206,11 @@ const char *tg_op_family(const char *name)
 {
 	const char *c = lookup(composite_ops, sizeof(composite_ops) / sizeof(composite_ops[0]), name);
 	return c ? c : tg_op_category(name, NULL, 0);
+}
+
+const char *tg_op_registry_name(size_t i)
+{
+	return i < sizeof(registry) / sizeof(registry[0]) ? registry[i].name : NULL;
 }
 
 int tg_op_category_informative(const char *category)

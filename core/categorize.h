@@ -7,12 +7,20 @@
 #ifndef TG_CATEGORIZE_H
 #define TG_CATEGORIZE_H
 
+#include <stddef.h>
+
 /* Category of an op named name whose first kernel is first_kernel (may be
  * NULL). With tracelens_compat, reproduces TraceLens exactly; without it,
  * also files the flash/efficient/cuDNN attention kernels' own ops
  * (aten::_flash_attention_forward and friends, which TraceLens leaves in
- * "other") under SDPA_fwd / SDPA_bwd. Returns a static string. */
+ * "other") under SDPA_fwd / SDPA_bwd, and the inference engines' ops that
+ * TraceLens files under InferenceAttention under SDPA_fwd (attention) or
+ * KV_cache (cache writes). Returns a static string. */
 const char *tg_op_category(const char *name, const char *first_kernel, int tracelens_compat);
+
+/* The i-th op name of TraceLens's registry (byte order), NULL past the
+ * end: for the tests that check every registered op. Static string. */
+const char *tg_op_registry_name(size_t i);
 
 /* The category an op gives to every kernel under it, for the default
  * classification (kernel_category.h): tg_op_category(name, NULL, 0), and

@@ -12,6 +12,7 @@
 #include "memory.h"
 #include "modules.h"
 #include "perf_model.h"
+#include "ranks.h"
 #include "timeline.h"
 
 #include <jansson.h>
@@ -22,6 +23,7 @@
 
 struct tg_measure {
 	const tg_tree **trees;
+	int64_t *ranks; /* per trace: tg_rank_of, -1 when unknown */
 	size_t ntrees;
 	tg_atoms *keys;
 	tg_kernel_rec *recs;
@@ -372,6 +374,7 @@ static int add_kernel_rec(tg_measure *m, struct trace_walk *w, uint32_t i)
 	r->unit = step_unit(w->first_unit, w->nsteps, st);
 	r->trace = w->ti;
 	r->event = i;
+	r->pair = TG_NONE;
 	r->stream = tg_kernel_stream(w->t, &ev[i]);
 	r->rank = w->rank;
 	r->dur_ns = ev[i].dur;
@@ -394,9 +397,7 @@ static int add_trace(tg_measure *m, uint32_t ti)
 	if (rc)
 		return rc;
 	tg_tree_steps(w.tree, &w.nsteps);
-	w.rank = tg_trace_rank(w.t);
-	if (w.rank < 0)
-		w.rank = ti;
+	w.rank = m->ranks[ti] >= 0 ? m->ranks[ti] : (int64_t)ti;
 	tg_launchers *l = NULL;
 	tg_launchers_opts lo = {.tb = {0}, .step = -1};
 	if ((rc = tg_launchers_build(&l, w.tree, &lo)))
@@ -438,16 +439,25 @@ done:
 
 int tg_measure_build(tg_measure **out, const tg_tree *const *trees, size_t n, tg_atoms *keys)
 {
+	return tg_measure_build_ranked(out, trees, NULL, n, keys);
+}
+
+int tg_measure_build_ranked(tg_measure **out, const tg_tree *const *trees, const int64_t *ranks, size_t n,
+                            tg_atoms *keys)
+{
 	*out = NULL;
 	tg_measure *m = tg_calloc(1, sizeof(*m));
 	if (!m)
 		return TG_ENOMEM;
 	m->trees = tg_calloc(n ? n : 1, sizeof(*m->trees));
-	if (!m->trees) {
-		free(m);
+	m->ranks = tg_calloc(n ? n : 1, sizeof(*m->ranks));
+	if (!m->trees || !m->ranks) {
+		tg_measure_free(m);
 		return TG_ENOMEM;
 	}
 	memcpy(m->trees, trees, n * sizeof(*trees));
+	for (size_t i = 0; i < n; i++)
+		m->ranks[i] = tg_rank_of(tg_tree_trace(trees[i]), ranks ? ranks[i] : -1);
 	m->ntrees = n;
 	m->keys = keys;
 	m->fp_consistent = 1;
@@ -474,6 +484,7 @@ void tg_measure_free(tg_measure *m)
 	if (!m)
 		return;
 	free(m->trees);
+	free(m->ranks);
 	free(m->recs);
 	free(m->invs);
 	free(m->units);
@@ -509,6 +520,52 @@ const tg_fingerprint *tg_measure_fingerprint(const tg_measure *m, int *consisten
 	if (consistent)
 		*consistent = m->fp_consistent;
 	return &m->fp;
+}
+
+int tg_measure_judgeable(const tg_measure *m, const char *side)
+{
+	for (size_t t = 0; t < m->ntrees; t++) {
+		size_t all = 0, in_steps = 0, nsteps;
+		for (size_t i = 0; i < m->nrecs; i++) {
+			if (m->recs[i].trace != t)
+				continue;
+			all++;
+			in_steps += m->recs[i].unit != TG_NONE;
+		}
+		if (in_steps)
+			continue;
+		tg_tree_steps(m->trees[t], &nsteps);
+		const char *name = tg_trace_name(tg_tree_trace(m->trees[t]));
+		if (!all)
+			return tg_error_set(TG_ENODATA,
+			                    "nothing to judge: the %s trace %s has no GPU activity (no kernel, "
+			                    "memcpy or memset)",
+			                    side, name);
+		return tg_error_set(TG_ENODATA,
+		                    "nothing to judge: the %s trace %s has %zu GPU events, none in its %zu "
+		                    "profiled steps",
+		                    side, name, all, nsteps);
+	}
+	return 0;
+}
+
+int64_t tg_measure_trace_rank(const tg_measure *m, size_t i)
+{
+	return i < m->ntrees ? m->ranks[i] : -1;
+}
+
+size_t tg_measure_nranks(const tg_measure *m)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < m->ntrees; i++) {
+		if (m->ranks[i] < 0)
+			continue;
+		size_t k = 0;
+		while (k < i && m->ranks[k] != m->ranks[i])
+			k++;
+		n += k == i;
+	}
+	return n;
 }
 
 size_t tg_measure_traces(const tg_measure *m)

@@ -38,8 +38,11 @@ typedef struct tg_kernel_rec {
 	uint32_t module;   /* "Block_0/Attention_0/Linear_2"; "" outside modules */
 	uint32_t trace;    /* index of the trace on this side */
 	uint32_t event;    /* the device event in its trace */
+	uint32_t pair;     /* the record of the other side's measure the tree
+	                      alignment pairs this one with (core/call_pairs.h),
+	                      TG_NONE when none (or not aligned) */
 	int64_t stream;
-	int64_t rank;      /* distributedInfo rank, else the trace index */
+	int64_t rank; /* the trace's rank (tg_measure_trace_rank), else its index */
 	int64_t dur_ns;
 	int64_t delay_ns;  /* kernel start - launch call start; -1 without a launch */
 	int64_t ts;        /* start, ns */
@@ -84,6 +87,21 @@ void tg_fingerprint_runtime_text(char *buf, size_t cap, const char *runtime);
  * *out owns the result (tg_measure_free). Returns 0 or TG_ENOMEM. */
 int tg_measure_build(tg_measure **out, const tg_tree *const *trees, size_t n, tg_atoms *keys);
 
+/* tg_measure_build with each trace's rank hint (ranks: n values, the
+ * manifest's rank or -1; NULL: none), from which tg_rank_of (ranks.h)
+ * decides the trace's rank. */
+int tg_measure_build_ranked(tg_measure **out, const tg_tree *const *trees, const int64_t *ranks, size_t n,
+                            tg_atoms *keys);
+
+/* The rank of trace i (tg_rank_of: distributedInfo, the hint, the file
+ * name), -1 when unknown. The kernel records carry it, or the trace's
+ * index when it is unknown. */
+int64_t tg_measure_trace_rank(const tg_measure *m, size_t i);
+
+/* How many distinct known ranks the side's traces have (0 when none is
+ * known). */
+size_t tg_measure_nranks(const tg_measure *m);
+
 void tg_measure_free(tg_measure *m);
 
 /* The records, in trace order then start time; borrowed from m. */
@@ -98,6 +116,16 @@ tg_kernel_rec *tg_measure_kernels_mut(tg_measure *m, size_t *n);
 /* The fingerprint of the first trace, and 1 when every trace of the side
  * has the same one (else 0). */
 const tg_fingerprint *tg_measure_fingerprint(const tg_measure *m, int *consistent);
+
+/* Whether the side m has something to judge: every trace has GPU activity
+ * (a kernel, memcpy or memset), and a trace with profiled steps has some
+ * of it inside them. side names the side in the message ("base", "new",
+ * "--noise-from"). Returns 0, or TG_ENODATA with one line naming the side,
+ * the trace and what is missing: "nothing to judge: the new trace b.json
+ * has no GPU activity (no kernel, memcpy or memset)". A trace of nothing
+ * is not a pass: the gate and the daemon refuse it (exit 2, status
+ * error; docs/rules.md). */
+int tg_measure_judgeable(const tg_measure *m, const char *side);
 
 /* Number of traces. */
 size_t tg_measure_traces(const tg_measure *m);

@@ -42,6 +42,9 @@ static const struct layout layouts[] = {
 	{"aten::_flash_attention_backward", 1, 1, 10, 11, 0, 1},
 	{"aten::_efficient_attention_backward", 1, 1, 11, 14, 1, 0},
 	{"flash_attn::_flash_attn_backward", 1, 1, 9, 11, 0, 1},
+	/* the public entry point (not a sheet of its own: its backend's op is);
+	 * findings_ops.c prices the math path's work with it */
+	{"aten::scaled_dot_product_attention", 0, 0, 4, 5, 0, 0},
 };
 
 /* "True"/"true"/"1" */

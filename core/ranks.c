@@ -4,6 +4,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 struct stat {
 	uint64_t count;
@@ -21,6 +22,38 @@ static int cmp_total_desc(const void *a, const void *b)
 	if (x->total != y->total)
 		return x->total > y->total ? -1 : 1;
 	return (x->id > y->id) - (x->id < y->id);
+}
+
+int64_t tg_rank_from_name(const char *path)
+{
+	const char *base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	int64_t rank = -1;
+	for (const char *p = base; *p; p++) {
+		if (strncasecmp(p, "rank", 4))
+			continue;
+		const char *d = p + 4;
+		if (*d == '-' || *d == '_')
+			d++;
+		if (*d < '0' || *d > '9')
+			continue;
+		int64_t v = 0;
+		for (; *d >= '0' && *d <= '9' && v < 100000000; d++)
+			v = v * 10 + (*d - '0');
+		if (*d < '0' || *d > '9')
+			rank = v;
+	}
+	return rank;
+}
+
+int64_t tg_rank_of(const tg_trace *t, int64_t hint)
+{
+	int64_t r = tg_trace_rank(t);
+	if (r >= 0)
+		return r;
+	if (hint >= 0)
+		return hint;
+	return tg_rank_from_name(tg_trace_name(t));
 }
 
 static int64_t rank_of(const tg_tree *tree, size_t index)

@@ -8,6 +8,18 @@
 #include "table.h"
 #include "tree.h"
 
+/* The rank a trace file's name gives: the number after the last "rank" in
+ * its base name that is followed by digits, optionally after '-' or '_'
+ * ("rank0.pt.trace.json.gz" 0, "profile_trace_rank_3.json" 3,
+ * "job_128rank_job_rank-1.json.gz" 1, case-insensitive); -1 when none. */
+int64_t tg_rank_from_name(const char *path);
+
+/* The rank of trace t, matched across runs and sides by it (never by the
+ * order of the files): its distributedInfo rank; else hint (the manifest's
+ * rank, -1 when none); else the rank its file name gives
+ * (tg_rank_from_name of tg_trace_name); else -1 (unknown). */
+int64_t tg_rank_of(const tg_trace *t, int64_t hint);
+
 /* Tables over n traces (their trees), ranks from distributedInfo (else the
  * position in the list):
  *   kernel_distribution_across_ranks: Kernel name, rank, count, total (us),

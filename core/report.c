@@ -7,6 +7,7 @@
 #include "launch_stats.h"
 #include "launchers.h"
 #include "memory.h"
+#include "perf_model.h"
 #include "perf_sheets.h"
 #include "short_kernels.h"
 #include "timeline.h"
@@ -194,6 +195,35 @@ HTA_JOB(launch_stats_job, launch_stats_summaries)
 HTA_JOB(host_syncs_job, tg_host_syncs_tables)
 HTA_JOB(memory_job, tg_memory_tables)
 
+/* The findings of tree into out->findings, reusing the report's perf
+ * sheets (exact time base only: TraceLens's mode links kernels its own way). */
+static int add_findings(tg_report *out, const tg_tree *tree, const tg_report_opts *opts)
+{
+	tg_findings_opts fo;
+	if (opts->findings)
+		fo = *opts->findings;
+	else
+		tg_findings_opts_default(&fo);
+	const tg_gpu_spec *spec;
+	int rc = tg_report_gpu_spec(&spec, tree, opts);
+	if (rc)
+		return rc;
+	if (spec)
+		fo.gpu = spec;
+	const tg_table *sheets[TG_PERF_KIND_COUNT];
+	size_t ns = 0;
+	for (int k = TG_PERF_NONE + 1; !opts->tracelens && k < TG_PERF_KIND_COUNT; k++) {
+		const tg_table *t = tg_report_find(out, tg_perf_sheet_name((tg_perf_kind)k));
+		if (t)
+			sheets[ns++] = t;
+	}
+	if (!opts->tracelens) {
+		fo.sheets = sheets;
+		fo.nsheets = ns;
+	}
+	return tg_findings_compute(&out->findings, tree, &fo, opts->step, opts->findings_alone);
+}
+
 /* The report's parts, in the order of its tables. Each reads the tree
  * (const) and fills its own list; two threads take them in turn (the
  * first part is the largest), so that a thread that loses its core on a
@@ -267,6 +297,9 @@ int tg_report_build(tg_report *out, const tg_tree *tree, const tg_report_opts *o
 		tg_tables_free(w->run[i].r.tables, w->run[i].r.n);
 	}
 	free(w);
+	/* the findings read the perf sheets: after them */
+	if (!rc && !opts->no_findings)
+		rc = add_findings(out, tree, opts);
 	if (rc)
 		tg_report_free(out);
 	return rc;
@@ -283,6 +316,8 @@ const tg_table *tg_report_find(const tg_report *r, const char *name)
 void tg_report_free(tg_report *r)
 {
 	tg_tables_free(r->tables, r->n);
+	tg_findings_free(r->findings);
 	r->tables = NULL;
 	r->n = 0;
+	r->findings = NULL;
 }

@@ -10,6 +10,7 @@
 #ifndef TG_REPORT_H
 #define TG_REPORT_H
 
+#include "findings.h"
 #include "gpu_specs.h"
 #include "table.h"
 #include "tree.h"
@@ -21,21 +22,28 @@ typedef struct tg_report_opts {
 	const tg_gpu_specs *gpu_specs; /* peaks for the roofline columns; NULL: none */
 	const char *gpu;       /* a spec name forcing the GPU (tg_gpu_specs_find);
 	                          NULL: recognised from deviceProperties */
+	const tg_findings_opts *findings; /* thresholds of the findings; NULL: the defaults */
+	int findings_alone;    /* the trace is reported alone: straggler and all-ranks-idle
+	                          are listed as not evaluated (findings.h, with_across) */
+	int no_findings;       /* 1: compute no findings (findings is then NULL) */
 } tg_report_opts;
 
 typedef struct tg_report {
 	tg_table **tables;
 	size_t n;
+	tg_findings *findings; /* what the trace shows is wrong (findings.h); NULL for
+	                          no_findings and for a report across ranks */
 } tg_report;
 
 /* Builds every table for tree: GPU timeline (overall, per device), ops by
  * category, ops, unique args, kernels, short kernels, the perf sheets
  * (GEMM, SDPA_fwd, ... with the roofline when the GPU is known), the
- * collectives of the trace (when it has any), and the HTA-style tables.
- * On success out->tables holds n tables the caller frees with
- * tg_report_free. Returns 0, TG_ENOTFOUND (opts->gpu names no spec) or
- * TG_ENOMEM. Computes on the caller's thread and one more it starts and
- * joins (the tree is only read). */
+ * collectives of the trace (when it has any), and the HTA-style tables;
+ * then the findings (findings.h), from the same perf sheets. On success
+ * out->tables holds n tables and out->findings the findings, which the
+ * caller frees with tg_report_free. Returns 0, TG_ENOTFOUND (opts->gpu
+ * names no spec) or TG_ENOMEM. Computes on the caller's thread and one more
+ * it starts and joins (the tree is only read). */
 int tg_report_build(tg_report *out, const tg_tree *tree, const tg_report_opts *opts);
 
 /* The GPU spec for tree under opts: opts->gpu when given, else the first

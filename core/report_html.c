@@ -641,6 +641,49 @@ static void write_kpis(FILE *f, const tg_table *tl, const tg_table *ks)
 	fputs("</ul>\n", f);
 }
 
+/* The findings (findings.h): the fired ones as a list with their cost and
+ * fix, then the whole list as a table. */
+static int write_findings(FILE *f, const tg_findings *fs, size_t i)
+{
+	size_t n;
+	const tg_finding *v = tg_findings_list(fs, &n);
+	fprintf(f, "<h3>Findings <small>(%zu fired, %zu not evaluated, %zu ok: docs/findings.md)</small></h3>\n",
+	        tg_findings_count(fs, TG_FINDING_FIRED), tg_findings_count(fs, TG_FINDING_NOT_EVALUATED),
+	        tg_findings_count(fs, TG_FINDING_OK));
+	if (tg_findings_count(fs, TG_FINDING_FIRED)) {
+		fputs("<ul class=\"findings\">\n", f);
+		for (size_t k = 0; k < n; k++) {
+			if (v[k].status != TG_FINDING_FIRED)
+				continue;
+			char cost[64];
+			snprintf(cost, sizeof(cost), "%.3g ms a step (%.1f %% of the step)", v[k].cost_ns / 1e6,
+			         v[k].cost_pct);
+			fputs("<li><b>", f);
+			put_esc(f, tg_finding_name(v[k].id));
+			fputs("</b>", f);
+			if (v[k].subject[0]) {
+				fputs(" <code>", f);
+				put_esc(f, v[k].subject);
+				fputs("</code>", f);
+			}
+			fputs(": ", f);
+			put_esc(f, cost);
+			fputs("<br><small>", f);
+			put_esc(f, v[k].evidence);
+			fputs("</small><br>fix: ", f);
+			put_esc(f, tg_finding_fix(v[k].id));
+			fputs("</li>\n", f);
+		}
+		fputs("</ul>\n", f);
+	}
+	tg_table *t;
+	if (tg_findings_table(&t, fs))
+		return TG_ENOMEM;
+	int rc = write_table(f, t, i);
+	tg_table_free(t);
+	return rc;
+}
+
 static int write_trace(FILE *f, const tg_report *r, const char *name, size_t i)
 {
 	const tg_table *tl = tg_report_find(r, "gpu_timeline");
@@ -670,6 +713,8 @@ static int write_trace(FILE *f, const tg_report *r, const char *name, size_t i)
 		rc = chart_kernels(f, ks);
 		fputs("</figure>\n", f);
 	}
+	if (!rc && r->findings)
+		rc = write_findings(f, r->findings, i);
 	if (rc)
 		return rc;
 	fputs("<h3>Tables</h3>\n<nav class=\"toc\">", f);

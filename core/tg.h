@@ -19,13 +19,15 @@
 
 enum tg_error_code {
 	TG_OK = 0,
-	TG_EIO = -1,      /* cannot open or read a file */
-	TG_EFORMAT = -2,  /* malformed input: JSON, gzip, schema */
-	TG_ELIMIT = -3,   /* a configured resource limit was exceeded */
-	TG_ENOMEM = -4,   /* allocation failed */
-	TG_EINVAL = -5,   /* bad argument from the caller */
+	TG_EIO = -1,       /* cannot open or read a file */
+	TG_EFORMAT = -2,   /* malformed input: JSON, gzip, schema */
+	TG_ELIMIT = -3,    /* a configured resource limit was exceeded */
+	TG_ENOMEM = -4,    /* allocation failed */
+	TG_EINVAL = -5,    /* bad argument from the caller */
 	TG_ENOTFOUND = -6, /* a looked-up item does not exist */
-	TG_EAGAIN = -7     /* not now: waiting for something else to finish first */
+	TG_EAGAIN = -7,    /* not now: waiting for something else to finish first */
+	TG_ENODATA = -8    /* nothing to judge: an input holds none of the data asked of it
+	                      (a trace without GPU activity, a side without the events a rule needs) */
 };
 
 /* Sets the calling thread's error message (printf-style) and returns code. */

@@ -90,6 +90,8 @@ static const char *const kept_keys[] = {
 	"Sequence number", "Fwd thread id",
 	/* device events */
 	"stream", "device", "bytes", "memory bandwidth (GB/s)",
+	/* cuda_sync events: what they wait for (critical path) */
+	"wait_on_stream", "wait_on_cuda_event_record_corr_id",
 	/* collectives */
 	"Collective name", "dtype", "In msg nelems", "Out msg nelems", "Group size", "Process Group Name",
 	"Process Group Description", "Process Group Ranks", "In split size", "Out split size",

@@ -30,7 +30,8 @@ void tg_branch_noise_free(tg_branch_noise *b)
 
 static int sampled(tg_rule_metric m)
 {
-	return m != TG_METRIC_COUNT && m != TG_METRIC_HOST_SYNCS && m != TG_METRIC_PEAK_MEMORY;
+	return m != TG_METRIC_COUNT && m != TG_METRIC_HOST_SYNCS && m != TG_METRIC_PEAK_MEMORY &&
+	       m != TG_METRIC_FINDING_COST;
 }
 
 /* The noise of rule rl[r] (index r seeds the change-point search) from the

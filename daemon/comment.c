@@ -100,9 +100,9 @@ static int history_charts(FILE *f, tg_daemon *d, const tg_job *j, const char *ta
 	int charts = 0;
 	for (size_t i = 0; i < n && charts < MAX_CHARTS; i++) {
 		const tg_judged *x = &it[i];
-		if (x->rule->aggregate != TG_AGG_TOTAL || x->accepted ||
+		if (x->rule->aggregate != TG_AGG_TOTAL || x->rank >= 0 || x->accepted ||
 		    (x->verdict != TG_VERDICT_BLOCK && x->verdict != TG_VERDICT_WARN))
-			continue;
+			continue; /* the history holds the rule's own value, not a rank's */
 		char metric[256];
 		snprintf(metric, sizeof(metric), "rule:%s", x->rule->name);
 		tg_history_point *p = NULL;

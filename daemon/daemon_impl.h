@@ -92,6 +92,7 @@ typedef struct tg_side {
 	tg_trace **traces;
 	tg_tree **trees;
 	char **names;    /* display names (trace paths in the run folder) */
+	int64_t *ranks;  /* the manifest's rank of each trace, -1 when it gives none */
 	size_t n;
 } tg_side;
 

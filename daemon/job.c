@@ -489,7 +489,9 @@ static int record_metrics(tg_daemon *d, size_t ri, const tg_job *j, const tg_sid
 {
 	tg_atoms *keys = tg_atoms_new();
 	tg_measure *m = NULL;
-	int rc = keys ? tg_measure_build(&m, (const tg_tree *const *)s->trees, s->n, keys) : TG_ENOMEM;
+	int rc = keys ? tg_measure_build_ranked(&m, (const tg_tree *const *)s->trees, s->ranks, s->n, keys) : TG_ENOMEM;
+	if (!rc) /* a run of nothing enters no history (TG_ENODATA: judge() posts the error) */
+		rc = tg_measure_judgeable(m, "new");
 	if (!rc)
 		rc = tg_run_metrics(mm, nm, m, keys, d->rules[ri]);
 	if (!rc)
@@ -678,7 +680,9 @@ static int run_gate(struct analysis *a, tg_daemon *d, size_t ri)
 	                   .rule_noise = a->bn.noise,
 	                   .nrule_noise = a->bn.n,
 	                   .rule_base_runs = a->hb.runs,
-	                   .nrule_base_runs = a->hb.n};
+	                   .nrule_base_runs = a->hb.n,
+	                   .base_ranks = a->old.ranks,
+	                   .next_ranks = a->cur.ranks};
 	return tg_gate_run(&a->g, d->rules[ri], (const tg_tree *const *)a->old.trees, a->old.n,
 	                   (const tg_tree *const *)a->cur.trees, a->cur.n, &go);
 }
@@ -739,6 +743,15 @@ static void set_verdict(outcome *o, const struct analysis *a, const tg_config_re
 	o->distance = a->distance;
 }
 
+/* A side with nothing to judge (tg_measure_judgeable, a rule's events
+ * missing on one side: TG_ENODATA): an error status naming it, at once
+ * (no retry: the run will not change). Returns 0. */
+static int nothing_to_judge(outcome *o, const tg_job *j)
+{
+	set_error(o, j, "run", tg_error_last());
+	return 0;
+}
+
 /* The steps of analyse, each ending the analysis when it decides o. */
 static int judge(struct analysis *a, tg_daemon *d, size_t ri, const tg_job *j, outcome *o)
 {
@@ -746,7 +759,10 @@ static int judge(struct analysis *a, tg_daemon *d, size_t ri, const tg_job *j, o
 	int rc;
 	if ((rc = load_run(a, d, r, j, o)) || decided(o))
 		return rc;
-	if ((rc = record_metrics(d, ri, j, &a->cur, &a->mets, &a->nmets)) || (rc = pool_commit_runs(a, d, j)))
+	rc = record_metrics(d, ri, j, &a->cur, &a->mets, &a->nmets);
+	if (rc == TG_ENODATA) /* nothing to judge is not a pass: the run is at fault */
+		return nothing_to_judge(o, j);
+	if (rc || (rc = pool_commit_runs(a, d, j)))
 		return rc;
 	if ((int)(1 + a->more) < r->runs_per_commit) {
 		set_waiting(o, r, 1 + a->more);
@@ -757,7 +773,7 @@ static int judge(struct analysis *a, tg_daemon *d, size_t ri, const tg_job *j, o
 	if (!a->found || !a->usable)
 		return set_no_baseline(o, a, r, j);
 	if ((rc = gather_evidence(a, d, ri, j)) || (rc = run_gate(a, d, ri)) || (rc = write_comment(a, d, r, j)))
-		return rc;
+		return rc == TG_ENODATA ? nothing_to_judge(o, j) : rc;
 	set_verdict(o, a, r);
 	return 0;
 }

@@ -27,16 +27,21 @@ static int side_append(tg_side *to, tg_side *from)
 	if (te)
 		to->trees = te;
 	char **na = te ? realloc(to->names, (n ? n : 1) * sizeof(*na)) : NULL;
-	if (!na)
+	if (na)
+		to->names = na;
+	int64_t *ra = na ? realloc(to->ranks, (n ? n : 1) * sizeof(*ra)) : NULL;
+	if (!ra)
 		return tg_error_set(TG_ENOMEM, "out of memory");
-	to->names = na;
+	to->ranks = ra;
 	memcpy(to->traces + to->n, from->traces, from->n * sizeof(*tr));
 	memcpy(to->trees + to->n, from->trees, from->n * sizeof(*te));
 	memcpy(to->names + to->n, from->names, from->n * sizeof(*na));
+	memcpy(to->ranks + to->n, from->ranks, from->n * sizeof(*ra));
 	to->n = n;
 	free(from->traces);
 	free(from->trees);
 	free(from->names);
+	free(from->ranks);
 	memset(from, 0, sizeof(*from));
 	return 0;
 }

@@ -97,7 +97,13 @@ static int add_step_metrics(struct acc *a, double *per, const tg_measure *m)
 	return rc;
 }
 
-/* Kernel time per category (keys), per step (per: 1 / the step count). */
+/* Kernel time per category (keys), per step (per: 1 / the step count),
+ * over the profiled steps: a kernel outside every step of a trace with
+ * steps (a warm-up, an autotuning call before ProfilerStep#1) is in no
+ * step's sample of the rules (measure.h), and counting it here made a
+ * category's series noisier than the rule beside it on the same kernels
+ * (a first-call autotune moves from run to run), so that the change points
+ * of the category series drowned in that noise. */
 static int add_kernel_categories(struct acc *a, const tg_measure *m, const tg_atoms *keys, double per)
 {
 	size_t nk;
@@ -107,7 +113,7 @@ static int add_kernel_categories(struct acc *a, const tg_measure *m, const tg_at
 	if (!cat)
 		return tg_error_set(TG_ENOMEM, "out of memory");
 	for (size_t i = 0; i < nk; i++)
-		if (k[i].category < ncat)
+		if (k[i].category < ncat && k[i].unit != TG_NONE)
 			cat[k[i].category] += (double)k[i].dur_ns;
 	int rc = 0;
 	for (uint32_t c = 0; !rc && c < ncat; c++) {
@@ -131,8 +137,8 @@ static int add_rule_values(struct acc *a, const tg_measure *m, const tg_atoms *k
 		size_t ni;
 		const tg_judged *it = tg_judgement_items(j, &ni);
 		for (size_t i = 0; !rc && i < ni; i++) {
-			if (it[i].rule->aggregate != TG_AGG_TOTAL)
-				continue;
+			if (it[i].rule->aggregate != TG_AGG_TOTAL || it[i].rank >= 0)
+				continue; /* a rule's value is its own item's, not a rank's */
 			char name[256];
 			snprintf(name, sizeof(name), "rule:%s", it[i].rule->name);
 			rc = add(a, name, tg_run_metric_display(it[i].rule->metric, it[i].next));

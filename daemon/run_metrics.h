@@ -19,6 +19,9 @@
  * exposed communication and memcpy time (ms), host syncs, peak memory
  * (MiB), kernel time per category (ms), and each total rule's value
  * ("rule:<name>", in the rule's unit: ms, count, TFLOPS/s, TB/s, MiB).
+ * Every series is measured over the profiled steps, as the rules are: a
+ * kernel outside every step counts in none (a category's series equals
+ * the value of a rule that selects that category alone).
  * *names holds the metric names (freed with tg_run_metrics_free). */
 int tg_run_metrics(tg_metric **out, size_t *n, const tg_measure *m, const tg_atoms *keys, const tg_rules *rules);
 

@@ -22,6 +22,7 @@ void tg_side_free(tg_side *s)
 	free(s->traces);
 	free(s->trees);
 	free(s->names);
+	free(s->ranks);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -158,7 +159,8 @@ int tg_side_load(tg_side *s, int *permanent, tg_daemon *d, const tg_manifest *m)
 	s->traces = tg_calloc(n ? n : 1, sizeof(tg_trace *));
 	s->trees = tg_calloc(n ? n : 1, sizeof(tg_tree *));
 	s->names = tg_calloc(n ? n : 1, sizeof(char *));
-	if (!order || !s->traces || !s->trees || !s->names) {
+	s->ranks = tg_calloc(n ? n : 1, sizeof(int64_t));
+	if (!order || !s->traces || !s->trees || !s->names || !s->ranks) {
 		free(order);
 		tg_side_free(s);
 		return tg_error_set(TG_ENOMEM, "out of memory");
@@ -169,6 +171,7 @@ int tg_side_load(tg_side *s, int *permanent, tg_daemon *d, const tg_manifest *m)
 	uint64_t run_json = 0;
 	for (size_t i = 0; i < n && !rc; i++) {
 		const tg_manifest_trace *t = &m->traces[order[i]];
+		s->ranks[i] = t->rank;
 		char *key = tg_manifest_trace_key(m, order[i]);
 		if (!key) {
 			rc = TG_ENOMEM;

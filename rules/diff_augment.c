@@ -80,6 +80,42 @@ static int rule_instants(tg_diff_augment *d, const tg_gate *g, int64_t start)
 	return 0;
 }
 
+/* A finding's numbers for the JSON (core/findings.h). */
+static json_t *finding_json(const tg_finding *f)
+{
+	return json_pack("{s:s,s:s,s:o,s:o,s:o,s:s,s:s}", "id", tg_finding_name(f->id), "subject", f->subject,
+	                 "count_per_step", num(f->count), "cost_per_step_us", num(f->cost_ns / 1e3), "cost_pct",
+	                 num(f->cost_pct), "evidence", f->evidence, "basis", f->basis);
+}
+
+/* Each finding new or worse in the new side (the comment's Findings) as a
+ * global instant at the start of the time span its evidence names (the
+ * first step's start when it names none): its sentence, and in args the
+ * change, the fix and both sides' numbers. */
+static int finding_instants(tg_diff_augment *d, const tg_gate *g, int64_t start)
+{
+	size_t n;
+	const tg_finding_delta *fd = tg_gate_finding_changes(g, &n);
+	for (size_t i = 0; i < n; i++) {
+		if (fd[i].change != TG_FINDING_NEW && fd[i].change != TG_FINDING_WORSE)
+			continue;
+		const tg_finding *f = fd[i].next;
+		char sentence[1024], name[1100];
+		tg_finding_delta_sentence(sentence, sizeof(sentence), &fd[i]);
+		char *fix = strstr(sentence, "; fix: ");
+		if (fix)
+			*fix = 0; /* the fix is in args */
+		snprintf(name, sizeof(name), "tracegate finding %s", sentence);
+		json_t *args = json_pack("{s:s,s:s,s:s,s:o,s:o}", "change", tg_finding_change_name(fd[i].change), "note",
+		                         fd[i].note ? fd[i].note : "", "fix", tg_finding_fix(f->id), "new", finding_json(f),
+		                         "base", fd[i].base ? finding_json(fd[i].base) : json_null());
+		int64_t ts = f->end_ns > f->start_ns ? f->start_ns : start;
+		if (!args || tg_diff_augment_add_instant(d, ts, name, 'g', TG_NONE, args))
+			return TG_ENOMEM;
+	}
+	return 0;
+}
+
 static int add_mark(tg_diff_augment *d, uint32_t event, uint32_t note)
 {
 	if (tg_grow((void **)&d->marks, &d->capm, d->nmarks + 1, sizeof(*d->marks)))
@@ -189,6 +225,8 @@ int tg_diff_augment_build(tg_diff_augment **out, const tg_gate *g, const tg_tree
 	for (size_t i = 0; !nsteps && i < nev; i++)
 		start = ev[i].ts < start ? ev[i].ts : start;
 	int rc = rule_instants(d, g, start);
+	if (!rc)
+		rc = finding_instants(d, g, start);
 	if (!rc)
 		rc = regressed_ops(d, g, new_tree);
 	if (rc) {

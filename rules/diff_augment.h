@@ -10,12 +10,13 @@
  *             {"regressed_op", "base_us_per_step", "new_us_per_step",
  *             "change_pct", "ci_pct", "verdict"};
  *   instants  the verdict (one global instant at the start of the first
- *             step), each rule item that warns or blocks (global), and each
- *             regressed op at its first invocation of each step (on its
- *             thread), named so that the timeline reads them.
- *
- * The diff's findings plug in through tg_diff_augment_add_instant, one
- * instant each at the time span their evidence names.
+ *             step), each rule item that warns or blocks (global), each
+ *             finding new or worse in the new side (core/findings.h; global,
+ *             at the start of the time span its evidence names, else of the
+ *             first step: its sentence, and in args the change, the fix and
+ *             both sides' numbers), and each regressed op at its first
+ *             invocation of each step (on its thread), named so that the
+ *             timeline reads them.
  */
 #ifndef TG_DIFF_AUGMENT_H
 #define TG_DIFF_AUGMENT_H

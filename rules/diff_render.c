@@ -62,6 +62,28 @@ static void format_ci(char *buf, size_t cap, const tg_judged *j)
 		snprintf(buf, cap, "%+.1f..%+.1f %%", j->pct_lo, j->pct_hi);
 }
 
+/* The item column of a result: its item, "(rank N)" for a rule's
+ * per-rank item, "(total)" for the rule's own; buf of 48 bytes. */
+static const char *item_label(char *buf, size_t cap, const tg_judged *x)
+{
+	if (x->item[0])
+		return x->item;
+	if (x->rank >= 0) {
+		snprintf(buf, cap, "(rank %lld)", (long long)x->rank);
+		return buf;
+	}
+	return "(total)";
+}
+
+/* Whether a rendering lists x among the rules' results: every rule's own
+ * total, and the items of each rules and the per-rank items that do not
+ * simply pass (the others are in the json; a count says how many). */
+static int listed(const tg_judged *x)
+{
+	int each = x->rule->aggregate == TG_AGG_EACH;
+	return !(each || x->rank >= 0) || x->verdict != TG_VERDICT_PASS || x->improved || x->accepted;
+}
+
 static const char *verdict_word(const tg_judged *j)
 {
 	if (j->accepted)
@@ -100,8 +122,9 @@ static void noise_line(char *buf, size_t cap, const tg_judgement *j, const char 
 	buf[0] = 0;
 	for (size_t i = 0; i < n; i++) {
 		const tg_judged *x = &it[i];
-		if (x->rule->aggregate != TG_AGG_TOTAL || x->sampling == TG_SAMPLING_EXACT || x->no_data || isnan(x->pct))
-			continue;
+		if (x->rule->aggregate != TG_AGG_TOTAL || x->rank >= 0 || x->sampling == TG_SAMPLING_EXACT ||
+		    x->no_data || isnan(x->pct))
+			continue; /* a rule's own item: its per-rank items have the rule's name */
 		sampled++;
 		if (x->nruns_base > rb)
 			rb = x->nruns_base;
@@ -127,6 +150,42 @@ static void noise_line(char *buf, size_t cap, const tg_judgement *j, const char 
 		         "(%s1-3 %% on real GPUs); compare several runs a side (BASE... -- NEW...) or give A/A runs "
 		         "with --noise-from",
 		         pm);
+}
+
+/* The categories of kernel time no rule judges (judge.h), one line; none:
+ * nothing. */
+static void not_judged_line(FILE *f, const tg_judgement *j, int md)
+{
+	size_t n;
+	const tg_not_judged *v = tg_judgement_not_judged(j, &n);
+	if (!n)
+		return;
+	fputs(md ? "\nNot judged by any rule (over 5 % of a side's kernel time): " : "not judged by any rule: ", f);
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			fputs(", ", f);
+		if (md)
+			tg_md_escape(f, v[i].category);
+		else
+			fputs(v[i].category, f);
+		fprintf(f, " %.1f %%", v[i].pct);
+	}
+	fputs(md ? " of kernel time.\n" : " of kernel time\n", f);
+}
+
+/* With several ranks: the slowest rank and the one that changed most
+ * (rank_compare.h), one line. */
+static void ranks_line(FILE *f, const tg_judgement *j, int md)
+{
+	const tg_rank_compare *rk = tg_judgement_ranks(j);
+	if (!rk || rk->slowest < 0)
+		return;
+	fprintf(f, "%s%zu ranks: the slowest is rank %lld (%.3f ms of GPU compute a step)", md ? "\n" : "", rk->nranks,
+	        (long long)rk->slowest, rk->slowest_ms);
+	if (rk->most_changed >= 0)
+		fprintf(f, "; the most changed is rank %lld (%s %+.1f %%)", (long long)rk->most_changed,
+		        rk->most_changed_what, rk->most_changed_pct);
+	fputs(md ? ".\n" : "\n", f);
 }
 
 /* ------------------------------------------------------------ markdown */
@@ -203,12 +262,13 @@ static void md_rules(FILE *f, const tg_judgement *j)
 	fputs("| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | --- |\n", f);
 	/* every total rule, and the non-passing items of each rules (the
 	 * passing ones are in the details) */
-	size_t shown = 0, hidden = 0;
+	size_t shown = 0, hidden = 0, hidden_ranks = 0;
 	for (size_t i = 0; i < n; i++) {
 		const tg_judged *x = &it[i];
 		int each = x->rule->aggregate == TG_AGG_EACH;
-		if (each && x->verdict == TG_VERDICT_PASS && !x->improved && !x->accepted) {
-			hidden++;
+		if (!listed(x)) {
+			hidden += each;
+			hidden_ranks += !each;
 			continue;
 		}
 		if (each && shown > 200) {
@@ -223,10 +283,11 @@ static void md_rules(FILE *f, const tg_judgement *j)
 		fputs("| ", f);
 		tg_md_escape(f, x->rule->name);
 		fputs(" | ", f);
+		char il[48];
 		if (x->item[0])
 			tg_md_name(f, x->item, NAME_MAX_MD);
 		else
-			fputs("(total)", f);
+			fputs(item_label(il, sizeof(il), x), f);
 		fprintf(f, " | %s | %s | %s | %s | %s | %zu / %zu %s | %s %s", tg_rule_metric_name(x->rule->metric), b, nx,
 		        pc, ci, x->nbase, x->nnext, tg_sampling_name(x->sampling), icon(x->accepted ? TG_VERDICT_PASS : x->verdict),
 		        verdict_word(x));
@@ -240,6 +301,9 @@ static void md_rules(FILE *f, const tg_judgement *j)
 	}
 	if (hidden)
 		fprintf(f, "\n%zu more items of `each` rules pass.\n", hidden);
+	if (hidden_ranks)
+		fprintf(f, "\n%zu per-rank items pass (each total rule judged on every rank alone too).\n",
+		        hidden_ranks);
 }
 
 /* Where the categories the rules select came from (docs/categories.md):
@@ -1105,6 +1169,8 @@ static void md_rules_section(FILE *f, const tg_diff_doc *d)
 	const tg_judgement *j = d->judgement;
 	fputs("\n#### Rules\n\n", f);
 	md_rules(f, j);
+	ranks_line(f, j, 1);
+	not_judged_line(f, j, 1);
 	categories_from(f, d, 1);
 	char nl[1024];
 	noise_line(nl, sizeof(nl), j, "\xc2\xb1");
@@ -1174,6 +1240,11 @@ static char *md_build(const tg_diff_doc *d, const struct cats *op_cats, size_t d
 		return NULL;
 	md_head(f, d);
 	md_findings(f, d);
+	if (d->with_findings) {
+		fputs("\n", f);
+		tg_findings_compare_write_md(f, d->findings, d->nfindings);
+	}
+	tg_cp_diff_write_md(f, d->critical_path);
 	md_rules_section(f, d);
 	md_ops(f, d, op_cats, with_improvements);
 	md_divergences(f, d, detail_rows, with_divergence);
@@ -1255,20 +1326,29 @@ int tg_diff_write_text(FILE *f, const tg_diff_doc *d)
 	const tg_judged *it = tg_judgement_items(j, &n);
 	fprintf(f, "\n%-20s %-40s %-15s %12s %12s %9s %19s %13s  %s\n", "rule", "item", "metric", "base", "new", "change",
 	        "CI", "samples", "verdict");
+	size_t hidden_ranks = 0;
 	for (size_t i = 0; i < n; i++) {
 		const tg_judged *x = &it[i];
 		if (x->rule->aggregate == TG_AGG_EACH && x->verdict == TG_VERDICT_PASS && !x->improved && i > 40)
 			continue;
-		char bv[48], nv[48], pc[32], ci[48], smp[32];
+		if (x->rank >= 0 && !listed(x)) {
+			hidden_ranks++;
+			continue;
+		}
+		char bv[48], nv[48], pc[32], ci[48], smp[32], il[48];
 		tg_diff_format_value(bv, sizeof(bv), x->rule->metric, x->base);
 		tg_diff_format_value(nv, sizeof(nv), x->rule->metric, x->next);
 		format_pct(pc, sizeof(pc), x->pct);
 		format_ci(ci, sizeof(ci), x);
 		snprintf(smp, sizeof(smp), "%zu/%zu", x->nbase, x->nnext);
 		fprintf(f, "%-20.20s %-40.40s %-15s %12s %12s %9s %19s %13s  %s%s%s%s\n", x->rule->name,
-		        x->item[0] ? x->item : "(total)", tg_rule_metric_name(x->rule->metric), bv, nv, pc, ci, smp,
+		        item_label(il, sizeof(il), x), tg_rule_metric_name(x->rule->metric), bv, nv, pc, ci, smp,
 		        verdict_word(x), x->note[0] ? " (" : "", x->note, x->note[0] ? ")" : "");
 	}
+	if (hidden_ranks)
+		fprintf(f, "%zu per-rank items pass (each total rule judged on every rank alone too)\n", hidden_ranks);
+	ranks_line(f, j, 0);
+	not_judged_line(f, j, 0);
 	categories_from(f, d, 0);
 	char nl[1024];
 	noise_line(nl, sizeof(nl), j, "+-");
@@ -1278,6 +1358,11 @@ int tg_diff_write_text(FILE *f, const tg_diff_doc *d)
 	const char *const *un = tg_judgement_unmatched(j, &nu);
 	for (size_t i = 0; i < nu; i++)
 		fprintf(f, "warning: rule %s matches nothing in either trace\n", un[i]);
+	if (d->with_findings) {
+		fputs("\n", f);
+		tg_findings_compare_write_text(f, d->findings, d->nfindings);
+	}
+	tg_cp_diff_write_text(f, d->critical_path);
 	if (d->divergence && d->divergence[0])
 		fprintf(f, "\nWhere the call trees diverge:\n%s", d->divergence);
 	if (d->divergences && tg_table_nrows(d->divergences)) {
@@ -1296,6 +1381,24 @@ int tg_diff_write_text(FILE *f, const tg_diff_doc *d)
 }
 
 /* ------------------------------------------------------------ json */
+
+/* The findings' changes (findings.h) as a JSON array, or NULL (out of memory). */
+static json_t *findings_json(const tg_diff_doc *d)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	if (!f)
+		return NULL;
+	int rc = tg_findings_compare_write_json(f, d->findings, d->nfindings);
+	if (fclose(f) || rc) {
+		free(buf);
+		return NULL;
+	}
+	json_t *v = json_loadb(buf, len, 0, NULL);
+	free(buf);
+	return v;
+}
 
 static json_t *num(double v)
 {
@@ -1371,6 +1474,26 @@ static json_t *item_json(const tg_judged *x, const char *category)
 	json_object_set_new(o, "noise_pct", num(x->noise_pct));
 	json_object_set_new(o, "noise_df", num(x->noise_df));
 	json_object_set_new(o, "runs_needed", json_integer((json_int_t)x->runs_needed));
+	json_object_set_new(o, "pairs", json_integer((json_int_t)x->npairs));
+	json_object_set_new(o, "call_noise_pct", num(x->sampling == TG_SAMPLING_PAIRS ? x->call_noise_pct : NAN));
+	json_object_set_new(o, "rank", x->rank >= 0 ? json_integer((json_int_t)x->rank) : json_null());
+	return o;
+}
+
+/* The ranks of the comparison (rank_compare.h), null with one rank. */
+static json_t *ranks_json(const tg_judgement *j)
+{
+	const tg_rank_compare *rk = tg_judgement_ranks(j);
+	if (!rk)
+		return json_null();
+	json_t *o = json_object();
+	json_object_set_new(o, "count", json_integer((json_int_t)rk->nranks));
+	json_object_set_new(o, "slowest", rk->slowest >= 0 ? json_integer((json_int_t)rk->slowest) : json_null());
+	json_object_set_new(o, "slowest_compute_ms", num(rk->slowest >= 0 ? rk->slowest_ms : NAN));
+	json_object_set_new(o, "most_changed",
+	                    rk->most_changed >= 0 ? json_integer((json_int_t)rk->most_changed) : json_null());
+	json_object_set_new(o, "most_changed_pct", num(rk->most_changed_pct));
+	json_object_set_new(o, "most_changed_what", json_string(rk->most_changed_what));
 	return o;
 }
 
@@ -1477,6 +1600,13 @@ int tg_diff_write_json(FILE *f, const tg_diff_doc *d)
 		json_array_append_new(items, o);
 	}
 	json_object_set_new(root, "results", items);
+	json_object_set_new(root, "ranks", ranks_json(j));
+	json_t *nj = json_array();
+	size_t nnj;
+	const tg_not_judged *njv = tg_judgement_not_judged(j, &nnj);
+	for (size_t i = 0; i < nnj; i++)
+		json_array_append_new(nj, json_pack("{s:s,s:o}", "category", njv[i].category, "pct", num(njv[i].pct)));
+	json_object_set_new(root, "not_judged", nj);
 	json_t *un = json_array();
 	const char *const *u = tg_judgement_unmatched(j, &n);
 	for (size_t i = 0; i < n; i++)
@@ -1488,6 +1618,12 @@ int tg_diff_write_json(FILE *f, const tg_diff_doc *d)
 		json_array_append_new(acc, json_pack("{s:s,s:s,s:s?}", "rule", a[i].rule, "reason",
 		                                     a[i].reason ? a[i].reason : "", "by", a[i].by));
 	json_object_set_new(root, "accepted", acc);
+	if (d->with_findings) {
+		json_t *fj = findings_json(d);
+		if (!fj)
+			rc = TG_ENOMEM;
+		json_object_set_new(root, "findings", fj ? fj : json_array());
+	}
 	if (!rc && !cats[TG_COMPARE_OP].v)
 		rc = tg_compare_categories(&cats[TG_COMPARE_OP].v, &cats[TG_COMPARE_OP].n, d->base, d->next, TG_COMPARE_OP);
 	json_object_set_new(root, "top_regressions", top_json(d, &cats[TG_COMPARE_OP], 1, 10));
@@ -1495,6 +1631,8 @@ int tg_diff_write_json(FILE *f, const tg_diff_doc *d)
 	json_object_set_new(root, "no_launcher", no_launcher_json(d, &cats[TG_COMPARE_OP]));
 	for (int by = 0; by < TG_COMPARE_BY_COUNT; by++)
 		free(cats[by].v);
+	if (d->critical_path)
+		json_object_set_new(root, "critical_path", tg_cp_diff_json(d->critical_path));
 	json_object_set_new(root, "divergence", json_string(d->divergence ? d->divergence : ""));
 	json_t *tabs = json_object();
 	for (int by = 0; by < TG_COMPARE_BY_COUNT; by++) {

@@ -6,7 +6,9 @@
 #define TG_DIFF_RENDER_H
 
 #include "../core/compare.h"
+#include "../core/findings.h"
 #include "../core/table.h"
+#include "cp_diff.h"
 #include "judge.h"
 
 #include <stdio.h>
@@ -31,12 +33,18 @@ typedef struct tg_diff_doc {
 	const char *base_source;       /* md: where each side comes from (commit, branch,  */
 	const char *new_source;        /* run ids, CI link), already escaped Markdown (the
 	                                  daemon writes it); NULL: the file names only */
+	const tg_finding_delta *findings; /* the findings new, worse, gone... (findings.h) */
+	size_t nfindings;
+	int with_findings;             /* 1: the findings were computed (a section is written
+	                                  even when none changed) */
+	const tg_cp_diff *critical_path; /* how the critical path moved (cp_diff.h); may be NULL */
 } tg_diff_doc;
 
 /* The pull-request comment (docs/comment.md): a one-line verdict, what was
  * compared (sources, GPU, runtime, steps and runs a side), what changed in
  * sentences (each divergence, the module subtree that explains the
- * regression, the kernels no op launched), the rule results, the ops that
+ * regression, the kernels no op launched), the findings new, worse or
+ * gone with their fix, the rule results, the ops that
  * changed significantly (after false-discovery control), the others and
  * the divergence drawing folded, and the full tables in collapsible
  * <details>. Every name is escaped for Markdown and HTML; long names are

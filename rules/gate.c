@@ -2,7 +2,9 @@
  * gate.c - measure, align, attribute, judge (see gate.h).
  */
 #include "gate.h"
+#include "../core/call_pairs.h"
 #include "../core/divergence.h"
+#include "../core/ranks.h"
 #include "../core/tree_diff.h"
 
 #include <stdlib.h>
@@ -16,13 +18,21 @@
 struct tg_gate {
 	tg_atoms *keys;
 	tg_measure *base, *next, *noise;
+	size_t *border, *xorder;       /* the given position of each side's i-th trace (rank order) */
+	const char **bfiles, **xfiles; /* tg_gate_doc's file names in that order */
+	size_t nbase, nnext;
 	tg_tree_diff **diffs;
+	tg_divergence_pair *pairs; /* the diffed pairs of traces, ndiffs */
 	size_t ndiffs;
 	tg_judgement *judgement, *ops;
 	tg_table *divergences;
 	char *drawing;
 	size_t attributed;
 	double stats_s; /* seconds in the judgements (tg_gate_stats_seconds) */
+	tg_findings *findings[2];  /* each side's findings (base, new) */
+	tg_finding_delta *deltas;  /* what changed between them */
+	size_t ndeltas;
+	tg_cp_diff *cp; /* NULL with no_critical_path */
 };
 
 static double now_s(void)
@@ -60,29 +70,80 @@ static int ops_judgement(tg_judgement **out, const tg_rules *rules, const tg_mea
 	return rc;
 }
 
-/* Aligns each pair of traces, attributes, draws pair 0 and tabulates. */
+/* Which trace of side m is the k-th run of rank r (unknown ranks, -1,
+ * are one group of runs); TG_NONE when the side has none. */
+static uint32_t trace_of(const tg_measure *m, int64_t r, size_t k)
+{
+	for (size_t t = 0, seen = 0; t < tg_measure_traces(m); t++)
+		if (tg_measure_trace_rank(m, t) == r && seen++ == k)
+			return (uint32_t)t;
+	return TG_NONE;
+}
+
+/* The pairs of traces to align: each base trace with the new trace of the
+ * same rank and run (the k-th trace of a rank on each side), never by the
+ * position of the files; then the traces left on both sides (ranks one
+ * side does not have: rank 3 of one job against rank 1 of another) in
+ * order. Into g->pairs (their diffs still NULL); returns their number. */
+static int pair_traces(tg_gate *g)
+{
+	size_t nb = tg_measure_traces(g->base), nx = tg_measure_traces(g->next), n = 0;
+	g->pairs = tg_calloc(nb ? nb : 1, sizeof(*g->pairs));
+	g->diffs = tg_calloc(nb ? nb : 1, sizeof(*g->diffs));
+	uint8_t *used = tg_calloc(nx ? nx : 1, 1), *done = tg_calloc(nb ? nb : 1, 1);
+	if (!g->pairs || !g->diffs || !used || !done) {
+		free(used);
+		free(done);
+		return TG_ENOMEM;
+	}
+	for (size_t b = 0; b < nb; b++) {
+		int64_t r = tg_measure_trace_rank(g->base, b);
+		size_t k = 0;
+		for (size_t e = 0; e < b; e++)
+			k += tg_measure_trace_rank(g->base, e) == r;
+		uint32_t x = trace_of(g->next, r, k);
+		if (x == TG_NONE)
+			continue;
+		g->pairs[n++] = (tg_divergence_pair){NULL, (uint32_t)b, x};
+		used[x] = done[b] = 1;
+	}
+	for (size_t b = 0, x = 0; b < nb; b++) {
+		while (x < nx && used[x])
+			x++;
+		if (done[b] || x >= nx)
+			continue;
+		g->pairs[n++] = (tg_divergence_pair){NULL, (uint32_t)b, (uint32_t)x};
+		used[x] = 1;
+	}
+	free(used);
+	free(done);
+	return (int)n;
+}
+
+/* Aligns each pair of traces, attributes, draws the first pair and
+ * tabulates. */
 static int align(tg_gate *g, const tg_gate_opts *o)
 {
-	size_t nb = tg_measure_traces(g->base), nx = tg_measure_traces(g->next);
-	size_t np = nb < nx ? nb : nx;
-	g->diffs = tg_calloc(np ? np : 1, sizeof(*g->diffs));
-	tg_divergence_pair *pairs = tg_calloc(np ? np : 1, sizeof(*pairs));
-	int rc = g->diffs && pairs ? 0 : TG_ENOMEM;
-	for (size_t i = 0; !rc && i < np; i++) {
-		rc = tg_tree_diff_build(&g->diffs[i], tg_measure_tree(g->base, i), tg_measure_tree(g->next, i), NULL);
+	int np = pair_traces(g);
+	int rc = np < 0 ? np : 0;
+	for (int i = 0; !rc && i < np; i++) {
+		tg_divergence_pair *p = &g->pairs[i];
+		rc = tg_tree_diff_build(&g->diffs[i], tg_measure_tree(g->base, p->bt), tg_measure_tree(g->next, p->nt),
+		                        NULL);
 		if (rc)
 			break;
+		p->diff = g->diffs[i];
 		g->ndiffs++;
+		tg_call_pairs_fill(g->base, g->next, p->diff, p->bt, p->nt, NULL);
 		size_t moved = 0;
-		rc = tg_divergence_attribute(g->base, g->next, g->diffs[i], (uint32_t)i, (uint32_t)i, g->keys, &moved);
+		rc = tg_divergence_attribute(g->base, g->next, p->diff, p->bt, p->nt, g->keys, &moved);
 		g->attributed += moved;
-		pairs[i] = (tg_divergence_pair){g->diffs[i], (uint32_t)i, (uint32_t)i};
 	}
 	if (!rc)
-		rc = tg_divergence_table(&g->divergences, pairs, g->ndiffs, g->base, g->next, g->keys, 0);
-	free(pairs);
+		rc = tg_divergence_table(&g->divergences, g->pairs, g->ndiffs, g->base, g->next, g->keys, 0);
 	if (rc || !g->ndiffs)
 		return rc;
+	const tg_tree *bt0 = tg_measure_tree(g->base, g->pairs[0].bt), *nt0 = tg_measure_tree(g->next, g->pairs[0].nt);
 	size_t len = 0;
 	FILE *f = open_memstream(&g->drawing, &len);
 	if (!f)
@@ -93,8 +154,7 @@ static int align(tg_gate *g, const tg_gate_opts *o)
 	if (!mask)
 		rc = TG_ENOMEM;
 	else if (nl)
-		rc = tg_divergence_pick(mask, g->diffs[0], tg_measure_tree(g->base, 0), tg_measure_tree(g->next, 0),
-		                        DRAW_KINDS, &kinds);
+		rc = tg_divergence_pick(mask, g->diffs[0], bt0, nt0, DRAW_KINDS, &kinds);
 	tg_diff_print_opts po = {.only_diffs = 1,
 	                         .context = 1,
 	                         .max_depth = 4,
@@ -118,6 +178,106 @@ static int align(tg_gate *g, const tg_gate_opts *o)
 	return rc;
 }
 
+/* The findings of side m (findings.h): each trace's, and across its ranks
+ * when its traces are distinct ranks of one job (tg_measure_trace_rank);
+ * traces of unknown rank are runs of one process. */
+static int side_findings(tg_findings **out, const tg_measure *m, const tg_findings_opts *fo)
+{
+	size_t n = tg_measure_traces(m);
+	tg_findings **per = tg_calloc(n ? n : 1, sizeof(*per));
+	int64_t *ranks = tg_calloc(n ? n : 1, sizeof(*ranks));
+	const tg_tree **trees = tg_calloc(n ? n : 1, sizeof(*trees));
+	tg_findings *across = NULL;
+	int rc = per && ranks && trees ? 0 : TG_ENOMEM, distinct = n > 1;
+	for (size_t i = 0; !rc && i < n; i++) {
+		trees[i] = tg_measure_tree(m, i);
+		int64_t r = tg_measure_trace_rank(m, i);
+		ranks[i] = r >= 0 ? r : 0;
+		for (size_t k = 0; k < i; k++)
+			distinct &= ranks[k] != ranks[i];
+		rc = tg_findings_compute(&per[i], trees[i], fo, -1, 0);
+	}
+	/* one rank (or runs of one): the across-rank findings say not evaluated */
+	if (!rc)
+		rc = tg_findings_across(&across, trees, distinct ? n : (n ? 1 : 0), fo, -1);
+	if (!rc)
+		rc = tg_findings_side(out, (const tg_findings *const *)per, ranks, n, across);
+	for (size_t i = 0; per && i < n; i++)
+		tg_findings_free(per[i]);
+	tg_findings_free(across);
+	free(per);
+	free(ranks);
+	free(trees);
+	return rc;
+}
+
+/* Both sides' findings and what changed between them. */
+static int findings(tg_gate *g, const tg_rules *rules)
+{
+	const tg_findings_opts *fo = tg_rules_findings(rules);
+	int rc = side_findings(&g->findings[0], g->base, fo);
+	if (!rc)
+		rc = side_findings(&g->findings[1], g->next, fo);
+	if (!rc)
+		rc = tg_findings_compare(&g->deltas, &g->ndeltas, g->findings[0], g->findings[1], fo);
+	return rc;
+}
+
+/* How the critical path moved (cp_diff.h), over each side's traces in
+ * the measures' rank order: the order the files were given in moves no
+ * byte of it either. */
+static int critical_paths(tg_gate *g)
+{
+	size_t nb = tg_measure_traces(g->base), nx = tg_measure_traces(g->next);
+	const tg_tree **t = tg_calloc(nb + nx + 1, sizeof(*t));
+	g->cp = tg_calloc(1, sizeof(*g->cp));
+	int rc = t && g->cp ? 0 : TG_ENOMEM;
+	for (size_t i = 0; !rc && i < nb; i++)
+		t[i] = tg_measure_tree(g->base, i);
+	for (size_t i = 0; !rc && i < nx; i++)
+		t[nb + i] = tg_measure_tree(g->next, i);
+	if (!rc)
+		rc = tg_cp_diff_build(g->cp, t, nb, t + nb, nx);
+	free(t);
+	return rc;
+}
+
+/* The traces of a side in rank order (tg_rank_of; the runs of a rank, and
+ * the traces of unknown rank after the others, in the order given): their
+ * given positions into *order (n, the caller frees it), then the side
+ * measured in that order with its hints. */
+static int measure_side(tg_measure **out, size_t **order, const tg_tree *const *trees, const int64_t *hints, size_t n,
+                        tg_atoms *keys)
+{
+	size_t *o = tg_calloc(n ? n : 1, sizeof(size_t));
+	int64_t *r = tg_calloc(n ? n : 1, sizeof(int64_t)), *h = tg_calloc(n ? n : 1, sizeof(int64_t));
+	const tg_tree **t = tg_calloc(n ? n : 1, sizeof(*t));
+	int rc = o && r && h && t ? 0 : TG_ENOMEM;
+	for (size_t i = 0; !rc && i < n; i++) {
+		r[i] = tg_rank_of(tg_tree_trace(trees[i]), hints ? hints[i] : -1);
+		size_t k = i; /* insertion: stable, so a rank's runs keep their order */
+		while (k > 0 && r[o[k - 1]] != r[i] && (r[i] >= 0 && (r[o[k - 1]] < 0 || r[o[k - 1]] > r[i]))) {
+			o[k] = o[k - 1];
+			k--;
+		}
+		o[k] = i;
+	}
+	for (size_t i = 0; !rc && i < n; i++) {
+		t[i] = trees[o[i]];
+		h[i] = hints ? hints[o[i]] : -1;
+	}
+	if (!rc)
+		rc = tg_measure_build_ranked(out, t, h, n, keys);
+	free(r);
+	free(h);
+	free(t);
+	if (rc)
+		free(o);
+	else
+		*order = o;
+	return rc;
+}
+
 int tg_gate_run(tg_gate **out, const tg_rules *rules, const tg_tree *const *base, size_t nbase,
                 const tg_tree *const *next, size_t nnext, const tg_gate_opts *opts)
 {
@@ -125,26 +285,42 @@ int tg_gate_run(tg_gate **out, const tg_rules *rules, const tg_tree *const *base
 	tg_gate *g = tg_calloc(1, sizeof(*g));
 	if (!g)
 		return TG_ENOMEM;
-	int rc = (g->keys = tg_atoms_new()) ? 0 : tg_error_set(TG_ENOMEM, "out of memory");
+	g->nbase = nbase;
+	g->nnext = nnext;
+	g->bfiles = tg_calloc(nbase ? nbase : 1, sizeof(char *));
+	g->xfiles = tg_calloc(nnext ? nnext : 1, sizeof(char *));
+	int rc = (g->keys = tg_atoms_new()) && g->bfiles && g->xfiles ? 0 : tg_error_set(TG_ENOMEM, "out of memory");
 	if (!rc)
-		rc = tg_measure_build(&g->base, base, nbase, g->keys);
+		rc = measure_side(&g->base, &g->border, base, opts ? opts->base_ranks : NULL, nbase, g->keys);
 	if (!rc)
-		rc = tg_measure_build(&g->next, next, nnext, g->keys);
+		rc = measure_side(&g->next, &g->xorder, next, opts ? opts->next_ranks : NULL, nnext, g->keys);
 	if (!rc && opts && opts->nnoise)
 		rc = tg_measure_build(&g->noise, opts->noise, opts->nnoise, g->keys);
+	/* nothing to judge is not a pass (docs/rules.md) */
+	if (!rc)
+		rc = tg_measure_judgeable(g->base, "base");
+	if (!rc)
+		rc = tg_measure_judgeable(g->next, "new");
+	if (!rc && g->noise)
+		rc = tg_measure_judgeable(g->noise, "--noise-from");
 	if (!rc && !(opts && opts->no_tree_diff))
 		rc = align(g, opts);
+	if (!rc)
+		rc = findings(g, rules);
 	if (!rc) {
 		tg_judge_opts jo = {opts ? opts->accepts : NULL, opts ? opts->naccepts : 0,
 		                    opts ? opts->allow_hardware_change : 0, g->noise,
 		                    opts ? opts->rule_noise : NULL, opts ? opts->nrule_noise : 0,
-		                    opts ? opts->rule_base_runs : NULL, opts ? opts->nrule_base_runs : 0};
+		                    opts ? opts->rule_base_runs : NULL, opts ? opts->nrule_base_runs : 0,
+		                    g->findings[0], g->findings[1]};
 		double t0 = now_s();
 		rc = tg_judge(&g->judgement, rules, g->base, g->next, g->keys, &jo);
 		if (!rc)
 			rc = ops_judgement(&g->ops, rules, g->base, g->next, g->keys);
 		g->stats_s = now_s() - t0;
 	}
+	if (!rc && !(opts && opts->no_critical_path))
+		rc = critical_paths(g);
 	if (!rc && !g->drawing)
 		rc = (g->drawing = strdup("")) ? 0 : tg_error_set(TG_ENOMEM, "out of memory");
 	if (rc) {
@@ -170,11 +346,20 @@ void tg_gate_free(tg_gate *g)
 	for (size_t i = 0; i < g->ndiffs; i++)
 		tg_tree_diff_free(g->diffs[i]);
 	free(g->diffs);
+	free(g->pairs);
+	free(g->border);
+	free(g->xorder);
+	free(g->bfiles);
+	free(g->xfiles);
 	free(g->drawing);
+	free(g->cp);
 	tg_measure_free(g->base);
 	tg_measure_free(g->next);
 	tg_measure_free(g->noise);
 	tg_atoms_free(g->keys);
+	tg_findings_free(g->findings[0]);
+	tg_findings_free(g->findings[1]);
+	free(g->deltas);
 	free(g);
 }
 
@@ -218,12 +403,30 @@ size_t tg_gate_attributed(const tg_gate *g)
 	return g->attributed;
 }
 
+const tg_findings *tg_gate_findings(const tg_gate *g, int next)
+{
+	return g->findings[next ? 1 : 0];
+}
+
+const tg_finding_delta *tg_gate_finding_changes(const tg_gate *g, size_t *n)
+{
+	*n = g->ndeltas;
+	return g->deltas;
+}
+
 tg_diff_doc tg_gate_doc(const tg_gate *g, const char *const *base_files, size_t nbase, const char *const *new_files,
                         size_t nnew, const char *marker, const char *extra_md)
 {
-	tg_diff_doc d = {.base_files = base_files,
+	/* the files in the gate's rank order, as the measures hold the traces */
+	if (nbase == g->nbase && g->border)
+		for (size_t i = 0; i < nbase; i++)
+			g->bfiles[i] = base_files[g->border[i]];
+	if (nnew == g->nnext && g->xorder)
+		for (size_t i = 0; i < nnew; i++)
+			g->xfiles[i] = new_files[g->xorder[i]];
+	tg_diff_doc d = {.base_files = nbase == g->nbase && g->border ? g->bfiles : base_files,
 	                 .nbase = nbase,
-	                 .new_files = new_files,
+	                 .new_files = nnew == g->nnext && g->xorder ? g->xfiles : new_files,
 	                 .nnew = nnew,
 	                 .base = g->base,
 	                 .next = g->next,
@@ -233,6 +436,10 @@ tg_diff_doc tg_gate_doc(const tg_gate *g, const char *const *base_files, size_t 
 	                 .divergence = g->drawing,
 	                 .divergences = g->divergences,
 	                 .extra_md = extra_md,
-	                 .marker = marker};
+	                 .marker = marker,
+	                 .findings = g->deltas,
+	                 .nfindings = g->ndeltas,
+	                 .with_findings = 1,
+	                 .critical_path = g->cp};
 	return d;
 }

@@ -2,13 +2,21 @@
  * gate.h - the whole comparison of two sides under threshold rules, as
  * `tracegate diff` and the daemon run it:
  *
- *   1. measure both sides (core/measure.h) on one shared key table;
- *   2. align the call trees of each pair of traces (the i-th base trace with
- *      the i-th new trace; core/tree_diff.h) and file the time of what
- *      diverged under the op where it diverged (core/divergence.h);
- *   3. judge the rules (judge.h), and judge kernel time per op for the top
- *      regressions and improvements;
- *   4. draw the divergences and tabulate them.
+ *   1. put each side's traces in rank order (tg_rank_of: distributedInfo,
+ *      the manifest, the file name; the traces of one rank are its runs, in
+ *      the order given), so that the order of the files on a command line
+ *      changes nothing, and measure both sides (core/measure.h) on one
+ *      shared key table;
+ *   2. align the call trees of each pair of traces (a base trace with the
+ *      new trace of the same rank and run; core/tree_diff.h), pair the
+ *      calls the alignment matches (core/call_pairs.h), and file the time
+ *      of what diverged under the op where it diverged (core/divergence.h);
+ *   3. compute each side's findings (core/findings.h) and match them: new,
+ *      worse, gone;
+ *   4. judge the rules (judge.h; a rule may select a finding), and judge
+ *      kernel time per op for the top regressions and improvements;
+ *   5. draw the divergences and tabulate them;
+ *   6. find each trace's critical path and how it moved (cp_diff.h).
  *
  * The result renders as text, md (the pull-request comment) or json
  * (diff_render.h).
@@ -37,14 +45,21 @@ typedef struct tg_gate_opts {
 	const tg_rule_base_runs *rule_base_runs; /* per-rule extra base runs from
 	                                            history (judge.h), may be NULL */
 	size_t nrule_base_runs;
+	int no_critical_path;      /* skip the critical paths (cp_diff.h) */
+	const int64_t *base_ranks; /* per trace of each side, the rank the run's */
+	const int64_t *next_ranks; /* manifest gives it (-1: none); NULL: none */
 } tg_gate_opts;
 
 typedef struct tg_gate tg_gate;
 
 /* Runs the gate on base (nbase trees) against next (nnext trees) under
  * rules. Trees, their traces and rules must outlive the result. opts may
- * be NULL. *out owns the result (tg_gate_free). Returns 0, TG_ENOMEM, or
- * TG_EINVAL when an accept names no rule. */
+ * be NULL. *out owns the result (tg_gate_free). Returns 0, TG_ENOMEM,
+ * TG_EINVAL when an accept names no rule, or TG_ENODATA when there is
+ * nothing to judge: a trace of a side (or of --noise-from) without GPU
+ * activity in its steps (tg_measure_judgeable), or a side without the
+ * events a rule needs (tg_judge); the message names the side and the
+ * trace, and the caller reports it as an error, never as a verdict. */
 int tg_gate_run(tg_gate **out, const tg_rules *rules, const tg_tree *const *base, size_t nbase,
                 const tg_tree *const *next, size_t nnext, const tg_gate_opts *opts);
 
@@ -73,8 +88,18 @@ const char *tg_gate_drawing(const tg_gate *g);
 /* Kernel records moved to the category of their divergence point. */
 size_t tg_gate_attributed(const tg_gate *g);
 
+/* A side's findings (next 0: the base, 1: the new side), borrowed: what
+ * tg_findings_side makes of its traces' (and ranks') findings. */
+const tg_findings *tg_gate_findings(const tg_gate *g, int next);
+
+/* The findings that fire on either side, matched (tg_findings_compare):
+ * new, worse, gone, better, same; *n of them, borrowed. */
+const tg_finding_delta *tg_gate_finding_changes(const tg_gate *g, size_t *n);
+
 /* A document of g for diff_render.h: files name the traces of each side
- * (borrowed, for the headings); marker and extra_md as in tg_diff_doc. */
+ * in the order given to tg_gate_run (borrowed, for the headings; the
+ * document lists them in the gate's rank order); marker and extra_md as in
+ * tg_diff_doc. */
 tg_diff_doc tg_gate_doc(const tg_gate *g, const char *const *base_files, size_t nbase, const char *const *new_files,
                         size_t nnew, const char *marker, const char *extra_md);
 

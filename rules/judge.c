@@ -2,7 +2,10 @@
  * judge.c - rules applied to two measures (see judge.h for the statistics).
  */
 #include "judge.h"
+#include "judge_findings.h"
+#include "judge_impl.h"
 #include "noise.h"
+#include "paired.h"
 #include "stats.h"
 
 #include <math.h>
@@ -16,6 +19,10 @@
  * keeps the interval's Monte Carlo error far below its width (the width
  * shrinks as 1/sqrt(values)) and a whole diff under a second. */
 #define BOOT_DRAWS 4000000
+/* A category of more than this percent of a side's kernel time that no
+ * rule selects is named on the verdict line (docs/rules.md, "Not
+ * judged"). */
+#define NOT_JUDGED_PCT 5.0
 
 struct tg_judgement {
 	tg_judged *items;
@@ -29,9 +36,13 @@ struct tg_judgement {
 	tg_accept *accepts;
 	size_t naccepts;
 	int total_inconclusive;
+	tg_rank_compare ranks;     /* nranks < 2: one rank */
+	tg_not_judged *not_judged; /* categories over 5 % of kernel time no rule selects */
+	size_t nnot_judged;
 	double confidence;
 	double history_confidence; /* the level of the rules with history runs as base runs */
 	tg_rules *owned;
+	const tg_findings *findings_base, *findings_next; /* for the rules on findings */
 };
 
 const char *tg_verdict_name(tg_verdict v)
@@ -51,6 +62,7 @@ const char *tg_sampling_name(tg_sampling s)
 	case TG_SAMPLING_STEPS: return "steps";
 	case TG_SAMPLING_INVOCATIONS: return "invocations";
 	case TG_SAMPLING_EXACT: return "exact";
+	case TG_SAMPLING_PAIRS: return "pairs";
 	}
 	return "?";
 }
@@ -60,33 +72,6 @@ const char *tg_sampling_name(tg_sampling s)
 static const char *kstr(const tg_atoms *keys, uint32_t a)
 {
 	return a == TG_NONE ? "" : tg_atoms_str(keys, a);
-}
-
-/* A pattern's answers per key atom, so that a side of 100,000 records
- * asks fnmatch or regexec once per distinct name: 0 not asked yet, 1
- * matches, 2 does not. NULL memo (no memory): asked every time. */
-static int memo_match(uint8_t *memo, uint32_t natoms, const tg_pattern *p, const tg_atoms *keys, uint32_t a)
-{
-	if (!p->text)
-		return 1;
-	if (!memo || a == TG_NONE || a >= natoms)
-		return tg_pattern_match(p, kstr(keys, a));
-	if (!memo[a])
-		memo[a] = tg_pattern_match(p, kstr(keys, a)) ? 1 : 2;
-	return memo[a] == 1;
-}
-
-/* Whether record k is selected by r; memo: 5 x natoms bytes (the
- * category, op, kernel, module and shape patterns' answers) or NULL. */
-static int rec_matches(const tg_rule *r, const tg_atoms *keys, const tg_kernel_rec *k, uint8_t *memo, uint32_t natoms)
-{
-	uint8_t *m = memo;
-	return (r->stream < 0 || r->stream == k->stream) && (r->rank < 0 || r->rank == k->rank) &&
-	       memo_match(m, natoms, &r->category, keys, k->category) &&
-	       memo_match(m ? m + natoms : NULL, natoms, &r->op, keys, k->op) &&
-	       memo_match(m ? m + 2 * (size_t)natoms : NULL, natoms, &r->kernel, keys, k->kernel) &&
-	       memo_match(m ? m + 3 * (size_t)natoms : NULL, natoms, &r->module, keys, k->module) &&
-	       memo_match(m ? m + 4 * (size_t)natoms : NULL, natoms, &r->shape, keys, k->op_shape);
 }
 
 struct ctx {
@@ -99,6 +84,11 @@ struct ctx {
 	const tg_measure *noise_m; /* the --noise-from runs, or NULL */
 	const double *base_runs;  /* more runs of the base's code (tg_rule_base_runs), or NULL */
 	size_t n_base_runs;
+	double call_sigma; /* sd of one call's log-ratio (paired sampling), NAN: unknown */
+	double call_df;
+	size_t call_n;    /* the paired calls it comes from */
+	double step_busy; /* the base side's GPU busy time per step of the rule's
+	                             units (ns): what a min_delta share is of */
 };
 
 /* Kernels the rule would select if their category were the one their
@@ -126,7 +116,7 @@ static void name_hint(char *buf, size_t cap, const tg_rule *r, const tg_measure 
 				continue;
 			tg_rule tmp = *r;
 			memset(&tmp.category, 0, sizeof(tmp.category));
-			if (!rec_matches(&tmp, keys, &k[i], NULL, 0))
+			if (!tg_judge_rec_matches(&tmp, keys, &k[i], NULL, 0))
 				continue;
 			count++;
 			ns += k[i].dur_ns;
@@ -171,16 +161,6 @@ static uint32_t group_key(const tg_rule *r, const tg_kernel_rec *k)
 	}
 	return 0;
 }
-
-/* One selected record, flattened for sorting. */
-struct sel {
-	uint32_t group;
-	uint32_t stratum; /* op_shape key */
-	uint64_t inv;     /* invocation id; records without one are their own */
-	uint32_t unit;
-	int64_t dur, delay;
-	double flops, bytes; /* of the invocation, counted once per invocation */
-};
 
 static int cmp_sel(const void *a, const void *b)
 {
@@ -236,11 +216,12 @@ static int sort_sel(struct sel *v, size_t n, uint32_t natoms, size_t ninv, size_
 	return 0;
 }
 
-/* The rank of a unit: its trace's distributedInfo rank, else the trace's
- * position on its side (as the kernel records' rank). */
+/* The rank of a unit: its trace's rank (tg_measure_trace_rank:
+ * distributedInfo, the manifest, the file name), else the trace's position
+ * on its side (as the kernel records' rank). */
 static int64_t unit_rank(const tg_measure *m, const tg_unit *u)
 {
-	int64_t r = tg_trace_rank(tg_tree_trace(tg_measure_tree(m, u->trace)));
+	int64_t r = tg_measure_trace_rank(m, u->trace);
 	return r >= 0 ? r : (int64_t)u->trace;
 }
 
@@ -263,7 +244,8 @@ static size_t rule_units(uint32_t *map, const tg_rule *r, const tg_measure *m)
  * (a distributed job). rule units (rule_units) are mapped to their run:
  * of_unit[k] for the k-th unit of the rule; n runs. */
 struct runs {
-	uint32_t *of_unit;
+	uint32_t *of_unit;             /* freed with it: trace_of_unit shares its block */
+	const uint32_t *trace_of_unit; /* the trace of the k-th unit of the rule; NULL: one trace */
 	size_t n;
 };
 
@@ -272,7 +254,8 @@ static int side_runs(struct runs *out, const tg_rule *r, const tg_measure *m)
 	size_t nu, nt = tg_measure_traces(m);
 	const tg_unit *u = tg_measure_units(m, &nu);
 	uint32_t *of_trace = tg_calloc(nt ? nt : 1, sizeof(uint32_t));
-	out->of_unit = tg_calloc(nu ? nu : 1, sizeof(uint32_t));
+	out->of_unit = tg_calloc(2 * (nu ? nu : 1), sizeof(uint32_t));
+	out->trace_of_unit = out->of_unit ? out->of_unit + (nu ? nu : 1) : NULL;
 	out->n = 0;
 	if (!of_trace || !out->of_unit) {
 		free(of_trace);
@@ -281,10 +264,10 @@ static int side_runs(struct runs *out, const tg_rule *r, const tg_measure *m)
 		return TG_ENOMEM;
 	}
 	for (size_t t = 0; t < nt; t++) {
-		int64_t rt = tg_trace_rank(tg_tree_trace(tg_measure_tree(m, t)));
+		int64_t rt = tg_measure_trace_rank(m, t);
 		uint32_t k = 0;
 		for (size_t s = 0; s < t; s++)
-			k += tg_trace_rank(tg_tree_trace(tg_measure_tree(m, s))) == rt;
+			k += tg_measure_trace_rank(m, s) == rt;
 		of_trace[t] = k;
 	}
 	size_t c = 0;
@@ -292,6 +275,7 @@ static int side_runs(struct runs *out, const tg_rule *r, const tg_measure *m)
 		if (r->rank >= 0 && unit_rank(m, &u[i]) != r->rank)
 			continue;
 		uint32_t k = of_trace[u[i].trace];
+		((uint32_t *)out->trace_of_unit)[c] = u[i].trace;
 		out->of_unit[c++] = k;
 		if (k + 1 > out->n)
 			out->n = k + 1;
@@ -323,7 +307,8 @@ static int select_side(struct sel **out, size_t *n, size_t *units, size_t *dropp
 	uint32_t natoms = tg_atoms_count(keys);
 	uint8_t *memo = tg_calloc(5 * (size_t)(natoms ? natoms : 1), 1); /* NULL: no memo, still correct */
 	for (size_t i = 0; i < nk; i++) {
-		if (k[i].unit == TG_NONE || map[k[i].unit] == UINT32_MAX || !rec_matches(r, keys, &k[i], memo, natoms))
+		if (k[i].unit == TG_NONE || map[k[i].unit] == UINT32_MAX ||
+		    !tg_judge_rec_matches(r, keys, &k[i], memo, natoms))
 			continue;
 		double fl = NAN, by = NAN;
 		if (k[i].inv != TG_NONE) {
@@ -341,9 +326,16 @@ static int select_side(struct sel **out, size_t *n, size_t *units, size_t *dropp
 			free(memo);
 			return TG_ENOMEM;
 		}
-		v[c++] = (struct sel){group_key(r, &k[i]), k[i].op_shape,
-		                      k[i].inv != TG_NONE ? k[i].inv : ((uint64_t)1 << 32) | i, map[k[i].unit],
-		                      k[i].dur_ns, k[i].delay_ns, fl, by};
+		v[c++] = (struct sel){group_key(r, &k[i]),
+		                      k[i].op_shape,
+		                      k[i].inv != TG_NONE ? k[i].inv : ((uint64_t)1 << 32) | i,
+		                      map[k[i].unit],
+		                      (uint32_t)i,
+		                      k[i].pair,
+		                      k[i].dur_ns,
+		                      k[i].delay_ns,
+		                      fl,
+		                      by};
 	}
 	free(map);
 	free(memo);
@@ -371,6 +363,7 @@ struct side_vals {
 	double flops, bytes; /* per unit, distinct invocations */
 	double *run;      /* per run: the mean of its units' values */
 	size_t nruns;
+	const uint32_t *unit_trace; /* the trace of each unit (borrowed from the runs); NULL: one */
 };
 
 static void side_vals_free(struct side_vals *s)
@@ -439,6 +432,7 @@ static int side_vals_build(struct side_vals *out, const struct sel *v, size_t n,
 /* The per-run means of s's unit values (rs maps its units to runs). */
 static int side_vals_runs(struct side_vals *s, const struct runs *rs)
 {
+	s->unit_trace = rs ? rs->trace_of_unit : NULL;
 	size_t n = rs && rs->n ? rs->n : 1;
 	double *cnt = tg_calloc(n, sizeof(double));
 	s->run = tg_calloc(n, sizeof(double));
@@ -563,27 +557,99 @@ static int interval(tg_judged *j, const struct ctx *c, const struct side_vals *b
 	return rc;
 }
 
-/* Invocations sampled within a few steps are not independent: a step that
- * ran slower (a clock, a neighbour) moves every invocation in it. With 2 to
- * min_samples - 1 steps on each side the variation between steps is still
- * measurable: the interval of the ratio is widened to also cover Welch's
- * interval on the logs of the per-step totals (its relative width, centred
- * on the bootstrap's estimate). Steps without the item (a zero total) leave
- * the interval as it is. */
-static void widen_by_steps(double *lo, double *hi, double ratio, const struct side_vals *b, const struct side_vals *x,
-                           double confidence)
+/* The pooled variance of the logs of a side's per-step values around the
+ * mean of their trace (*df its degrees of freedom: steps minus traces), so
+ * that the differences between ranks, or between runs, are not read as
+ * variation between steps. 1 when a value is not positive (nothing). */
+static int within_trace_var(double *var, double *df, const struct side_vals *s)
 {
-	for (size_t i = 0; i < b->nunits; i++)
-		if (!(b->unit[i] > 0))
-			return;
-	for (size_t i = 0; i < x->nunits; i++)
-		if (!(x->unit[i] > 0))
-			return;
-	tg_ratio_ci w;
-	if (tg_stats_welch_log(&w, b->unit, b->nunits, x->unit, x->nunits, confidence) || !(w.ratio > 0) ||
-	    !isfinite(w.lo) || !isfinite(w.hi) || !isfinite(ratio))
+	size_t n = s->nunits;
+	double ss = 0;
+	size_t groups = 0;
+	*var = *df = 0;
+	for (size_t i = 0; i < n; i++)
+		if (!(s->unit[i] > 0))
+			return 1;
+	for (size_t i = 0; i < n; i++) {
+		uint32_t t = s->unit_trace ? s->unit_trace[i] : 0;
+		size_t k = 0;
+		while (k < i && (s->unit_trace ? s->unit_trace[k] : 0) != t)
+			k++;
+		if (k < i)
+			continue; /* trace t was summed at its first unit */
+		double sum = 0, sum2 = 0;
+		size_t c = 0;
+		for (size_t j = i; j < n; j++) {
+			if ((s->unit_trace ? s->unit_trace[j] : 0) != t)
+				continue;
+			double l = log(s->unit[j]);
+			sum += l;
+			sum2 += l * l;
+			c++;
+		}
+		ss += sum2 - sum * sum / (double)c;
+		groups++;
+	}
+	*df = (double)(n - groups);
+	*var = *df > 0 ? (ss > 0 ? ss : 0) / *df : 0;
+	return 0;
+}
+
+/* Calls sampled within a few steps are not independent: a step that ran
+ * slower (a clock, a neighbour) moves every call in it. With 2 to
+ * min_samples - 1 steps on each side the variation between steps is still
+ * measurable: the interval of the ratio is widened to also cover
+ * ratio * exp(+-t se), se from the variation of the logs of the per-step
+ * totals within each trace (Welch's form, Welch-Satterthwaite degrees of
+ * freedom). Within each trace: the ranks of a job, or the runs of a side,
+ * differ by more than its steps do, and that is not noise between steps
+ * (the runs' is widen_by_runs'). Steps without the item (a zero total)
+ * leave the interval as it is. */
+/* Whether the sides' steps pair one to one: as many steps, in traces of
+ * the same sizes (each side's traces are in rank and run order, so the
+ * i-th step of a side is the i-th of the other). Then *var (*df) is the
+ * pooled variance of the logs of the steps' ratios within each trace. */
+static int paired_steps_var(double *var, double *df, const struct side_vals *b, const struct side_vals *x)
+{
+	size_t n = b->nunits;
+	if (n != x->nunits || !n || !b->unit_trace || !x->unit_trace)
+		return 0;
+	for (size_t i = 1; i < n; i++)
+		if ((b->unit_trace[i] != b->unit_trace[i - 1]) != (x->unit_trace[i] != x->unit_trace[i - 1]))
+			return 0;
+	struct side_vals d = {.nunits = n, .unit_trace = b->unit_trace};
+	if (!(d.unit = tg_calloc(n, sizeof(double))))
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		d.unit[i] = b->unit[i] > 0 && x->unit[i] > 0 ? x->unit[i] / b->unit[i] : 0;
+	int ok = !within_trace_var(var, df, &d);
+	free(d.unit);
+	return ok;
+}
+
+static void widen_by_steps(double *lo, double *hi, double ratio, const struct side_vals *b, const struct side_vals *x,
+                           double confidence, int paired)
+{
+	double vb, dfb, vx, dfx, q, d;
+	if (!isfinite(ratio) || !(ratio > 0))
 		return;
-	double wlo = ratio * w.lo / w.ratio, whi = ratio * w.hi / w.ratio;
+	if (paired && paired_steps_var(&vb, &dfb, b, x)) {
+		/* the calls are paired, and so are the steps: a step that ran
+		 * slower on both sides is no change */
+		q = vb / (double)b->nunits;
+		d = dfb;
+	} else {
+		if (within_trace_var(&vb, &dfb, b) || within_trace_var(&vx, &dfx, x))
+			return;
+		double qb = vb / (double)b->nunits, qx = vx / (double)x->nunits;
+		double den = (dfb > 0 ? qb * qb / dfb : 0) + (dfx > 0 ? qx * qx / dfx : 0);
+		q = qb + qx;
+		d = den > 0 ? q * q / den : 0;
+	}
+	if (!(q > 0) || !(d > 0))
+		return;
+	double t = tg_stats_t_quantile((1 + confidence) / 2, d), se = sqrt(q);
+	double wlo = ratio * exp(-t * se), whi = ratio * exp(t * se);
 	if (wlo < *lo)
 		*lo = wlo;
 	if (whi > *hi)
@@ -672,14 +738,68 @@ static size_t runs_needed(const tg_judged *j, double confidence)
 	return tg_noise_runs_needed(j->pct, sigma, confidence);
 }
 
+/* The base side's GPU busy time per step of rule r's units (its rank's
+ * when it selects one): what a min_delta written as a percent is a share
+ * of. */
+static double base_step_busy(const tg_measure *m, const tg_rule *r)
+{
+	size_t nu, c = 0;
+	const tg_unit *u = tg_measure_units(m, &nu);
+	double sum = 0;
+	for (size_t i = 0; i < nu; i++)
+		if (r->rank < 0 || unit_rank(m, &u[i]) == r->rank) {
+			sum += (double)u[i].busy_ns;
+			c++;
+		}
+	return c ? sum / (double)c : 0;
+}
+
+/* A quantity of the metric's unit class as text, for the notes: "19.9 us",
+ * "1.234 ms", "3", "512.0 MiB", "2.5". */
+static void quantity_text(char *buf, size_t cap, tg_rule_metric m, double v)
+{
+	switch (tg_rule_metric_unit(m)) {
+	case TG_UNIT_TIME:
+		if (fabs(v) >= 1e7)
+			snprintf(buf, cap, "%.3f ms", v / 1e6);
+		else
+			snprintf(buf, cap, "%.1f us", v / 1e3);
+		return;
+	case TG_UNIT_BYTES: snprintf(buf, cap, "%.1f MiB", v / 1048576.0); return;
+	default: snprintf(buf, cap, "%g", v); return;
+	}
+}
+
+/* A change above threshold thr (that would give verdict would) that the
+ * rule's floor keeps from blocking or warning: j passes, and says which
+ * floor and by how much, so that a pass never hides a significant change
+ * above a threshold (docs/rules.md, Verdicts). */
+static void held_under_floor(tg_judged *j, const struct ctx *c, double floor, const char *would, double thr)
+{
+	const tg_rule *r = c->rule;
+	char d[48], f[48], share[96] = "", note[320];
+	quantity_text(d, sizeof(d), r->metric, fabs(j->delta));
+	quantity_text(f, sizeof(f), r->metric, floor);
+	if (r->min_delta_share > 0 && floor > r->min_delta)
+		snprintf(share, sizeof(share), " (%g %% of the base's %.3f ms of GPU time a step)", r->min_delta_share,
+		         c->step_busy / 1e6);
+	j->held = 1;
+	snprintf(note, sizeof(note), "held under min_delta: %s a step < %s%s; would %s: %+.1f %% > %g %%", d, f, share,
+	         would, j->pct, thr);
+	snprintf(j->note, sizeof(j->note), "%.*s", (int)sizeof(j->note) - 1, note);
+}
+
 /* Decides the verdict of j from its numbers. */
 static void decide(tg_judged *j, const struct ctx *c, int can_block)
 {
 	const tg_rule *r = c->rule;
-	double floor = r->min_delta;
+	/* the floor: min_delta, or its share of the base's GPU time a step */
+	double floor = r->min_delta, by_share = r->min_delta_share / 100 * c->step_busy;
+	if (by_share > floor)
+		floor = by_share;
 	double impr = isnan(r->improvement_below) ? 1.0 : r->improvement_below;
-	int worse_delta = tg_rule_metric_higher_is_worse(r->metric) ? j->delta >= floor && j->delta > 0
-	                                                             : -j->delta >= floor && j->delta < 0;
+	int worse = tg_rule_metric_higher_is_worse(r->metric) ? j->delta > 0 : j->delta < 0;
+	int worse_delta = worse && fabs(j->delta) >= floor;
 	j->verdict = TG_VERDICT_PASS;
 	if (!c->comparable) {
 		j->verdict = TG_VERDICT_INCONCLUSIVE;
@@ -699,25 +819,38 @@ static void decide(tg_judged *j, const struct ctx *c, int can_block)
 		}
 		return;
 	}
-	if (j->sampling != TG_SAMPLING_EXACT &&
-	    (j->nbase < (size_t)c->set->min_samples || j->nnext < (size_t)c->set->min_samples)) {
+	size_t need = (size_t)c->set->min_samples;
+	if (j->sampling == TG_SAMPLING_PAIRS) {
+		/* its own pairs, or the noise of one call from as many others */
+		if (j->npairs < need && j->noise_calls < need) {
+			j->verdict = TG_VERDICT_INCONCLUSIVE;
+			snprintf(j->note, sizeof(j->note),
+			         "%zu paired call%s and %zu other%s to measure a call's noise, %zu needed", j->npairs,
+			         j->npairs == 1 ? "" : "s", j->noise_calls, j->noise_calls == 1 ? "" : "s", need);
+			return;
+		}
+	} else if (j->sampling != TG_SAMPLING_EXACT && (j->nbase < need || j->nnext < need)) {
 		j->verdict = TG_VERDICT_INCONCLUSIVE;
-		snprintf(j->note, sizeof(j->note), "%zu and %zu samples, %lld needed", j->nbase, j->nnext,
-		         (long long)c->set->min_samples);
+		snprintf(j->note, sizeof(j->note), "%zu and %zu samples, %zu needed", j->nbase, j->nnext, need);
 		return;
 	}
 	double lo = isnan(j->pct_lo) ? j->pct : j->pct_lo;
 	double hi = isnan(j->pct_hi) ? j->pct : j->pct_hi;
 	if (hi < -impr)
 		j->improved = 1;
-	if (!worse_delta)
-		return;
 	/* likely: the estimate above the threshold and the slowdown significant
 	 * (the interval, which holds the between-run noise when it is known,
 	 * excludes no change); surely: the lower bound above the threshold */
 	int surely = r->decide == TG_DECIDE_SURELY;
 	int significant = lo > 0;
 #define ABOVE(thr) (!isnan(thr) && (surely ? lo > (thr) : j->pct > (thr) && significant))
+	if (!worse_delta) {
+		if (worse && ABOVE(r->block_above) && can_block)
+			held_under_floor(j, c, floor, "block", r->block_above);
+		else if (worse && (ABOVE(r->warn_above) || ABOVE(r->block_above)))
+			held_under_floor(j, c, floor, "warn", isnan(r->warn_above) ? r->block_above : r->warn_above);
+		return;
+	}
 	if (ABOVE(r->block_above)) {
 		if (can_block) {
 			j->verdict = TG_VERDICT_BLOCK;
@@ -742,17 +875,34 @@ static void decide(tg_judged *j, const struct ctx *c, int can_block)
 		else
 			snprintf(j->note, sizeof(j->note),
 			         "re-run to confirm: +%.1f %% is above %g %% but not significant", j->pct, r->block_above);
+	} else if (surely && !isnan(r->block_above) && j->pct > r->block_above && significant) {
+		/* decide: surely passes a significant change above the threshold
+		 * whose interval reaches below it: said, not hidden */
+		j->held = 1;
+		snprintf(j->note, sizeof(j->note),
+		         "decide surely: the interval's lower bound %+.1f %% is not above %g %%", lo, r->block_above);
 	}
 }
 
 /* Kernel-record metrics of one group. */
-static int estimate(tg_judged *j, const struct ctx *c, struct side_vals *b, struct side_vals *x, size_t nb,
-                    size_t nx);
+static int estimate(tg_judged *j, const struct ctx *c, struct side_vals *b, struct side_vals *x, size_t nb, size_t nx,
+                    const struct pair_set *ps);
+
+/* Whether the items of rule r under c are sampled on paired calls: a
+ * metric of the kernels' durations, with fewer than min_samples steps on
+ * a side (ub, ux: the rule's units). */
+static int paired_sampling(const struct ctx *c, size_t ub, size_t ux)
+{
+	tg_rule_metric m = c->rule->metric;
+	return (m == TG_METRIC_KERNEL_TIME || m == TG_METRIC_TFLOPS || m == TG_METRIC_TBS) &&
+	       (ub < (size_t)c->set->min_samples || ux < (size_t)c->set->min_samples);
+}
 
 static int judge_group(tg_judged *j, const struct ctx *c, const struct sel *vb, size_t nb, size_t ub,
                        const struct runs *rb, const struct sel *vx, size_t nx, size_t ux, const struct runs *rx)
 {
 	struct side_vals b, x;
+	struct pair_set ps = {0};
 	tg_rule_metric m = c->rule->metric;
 	if (side_vals_build(&b, vb, nb, ub, m))
 		return TG_ENOMEM;
@@ -763,17 +913,55 @@ static int judge_group(tg_judged *j, const struct ctx *c, const struct sel *vb, 
 	int rc = side_vals_runs(&b, rb);
 	if (!rc)
 		rc = side_vals_runs(&x, rx);
+	if (!rc && nb && nx && paired_sampling(c, ub, ux))
+		rc = tg_judge_pairs_build(&ps, vb, nb, vx, nx);
 	if (!rc)
-		rc = estimate(j, c, &b, &x, nb, nx);
+		rc = estimate(j, c, &b, &x, nb, nx, ps.m ? &ps : NULL);
+	tg_judge_pairs_free(&ps);
 	side_vals_free(&b);
 	side_vals_free(&x);
 	return rc;
 }
 
+/* The ratio and interval of j on the paired calls ps (rules/paired.h),
+ * with the rule's noise of one call (c->call_sigma); records the pairs and
+ * that noise in j. */
+static int paired_interval(tg_judged *j, const struct ctx *c, const struct side_vals *b, const struct side_vals *x,
+                           const struct pair_set *ps, double *lo, double *hi, double *ratio)
+{
+	tg_paired_calls in = {ps->b,
+	                      ps->n,
+	                      ps->m,
+	                      ps->ub,
+	                      ps->un,
+	                      ps->ub2,
+	                      ps->un2,
+	                      (double)(b->nunits ? b->nunits : 1),
+	                      (double)(x->nunits ? x->nunits : 1),
+	                      c->call_sigma,
+	                      c->call_df,
+	                      (size_t)c->set->min_samples,
+	                      c->set->confidence};
+	tg_ratio_ci ci;
+	double p;
+	int rc = tg_paired_ratio(&ci, &p, NULL, &in);
+	if (rc)
+		return rc;
+	*ratio = ci.ratio;
+	*lo = ci.lo;
+	*hi = ci.hi;
+	j->p_value = p;
+	j->npairs = ps->m;
+	j->noise_calls = c->call_n;
+	j->call_noise_pct = isnan(c->call_sigma) ? NAN : 100 * c->call_sigma;
+	return 0;
+}
+
 /* The estimate, its interval and the verdict of j from the values of its
- * two sides (nb and nx selected records). */
-static int estimate(tg_judged *j, const struct ctx *c, struct side_vals *b_, struct side_vals *x_, size_t nb,
-                    size_t nx)
+ * two sides (nb and nx selected records); ps: their paired calls (NULL:
+ * sampled per step, or per invocation without any pair). */
+static int estimate(tg_judged *j, const struct ctx *c, struct side_vals *b_, struct side_vals *x_, size_t nb, size_t nx,
+                    const struct pair_set *ps)
 {
 	struct side_vals b = *b_, x = *x_;
 	tg_rule_metric m = c->rule->metric;
@@ -801,14 +989,21 @@ static int estimate(tg_judged *j, const struct ctx *c, struct side_vals *b_, str
 		j->pct = b.count > 0 ? pct_of(x.count / b.count) : (x.count > 0 ? INFINITY : 0);
 		j->p_value = j->pct > 0 ? 0 : 1;
 	} else {
-		j->sampling = steps ? TG_SAMPLING_STEPS : TG_SAMPLING_INVOCATIONS;
-		j->nbase = steps ? ub : b.ninv;
-		j->nnext = steps ? ux : x.ninv;
+		j->sampling = steps ? TG_SAMPLING_STEPS : ps ? TG_SAMPLING_PAIRS : TG_SAMPLING_INVOCATIONS;
+		j->steps_base = ub;
+		j->steps_new = ux;
+		j->nbase = steps ? ub : ps ? nb : b.ninv;
+		j->nnext = steps ? ux : ps ? nx : x.ninv;
+		j->call_noise_pct = NAN;
 		double ratio = NAN, lo = NAN, hi = NAN;
-		if (nb && nx && (rc = interval(j, c, &b, &x, steps, &lo, &hi, &ratio)))
+		if (nb && nx && !steps && ps)
+			rc = paired_interval(j, c, &b, &x, ps, &lo, &hi, &ratio);
+		else if (nb && nx)
+			rc = interval(j, c, &b, &x, steps, &lo, &hi, &ratio);
+		if (rc)
 			goto done;
 		if (nb && nx && !steps && ub >= 2 && ux >= 2)
-			widen_by_steps(&lo, &hi, ratio, &b, &x, c->set->confidence);
+			widen_by_steps(&lo, &hi, ratio, &b, &x, c->set->confidence, ps != NULL);
 		if (nb && nx)
 			pool_base_runs(c, &b, &b.total, &ratio, &lo, &hi);
 		if (nb && nx && (rc = widen_by_runs(j, c, &b, &x, ratio, &lo, &hi)))
@@ -916,17 +1111,43 @@ static double *unit_values(size_t *n, size_t *nsel, size_t *ndata, const tg_meas
 	return v;
 }
 
+/* What a side must hold for metric m, and how to record it, for the
+ * message of a side that lacks it (lacks_data). */
+static const char *needs_what(tg_rule_metric m)
+{
+	switch (m) {
+	case TG_METRIC_PEAK_MEMORY: return "memory events (profile with profile_memory=True)";
+	case TG_METRIC_LAUNCH_OVERHEAD: return "kernels with a launch call (a trace with its CPU side)";
+	case TG_METRIC_TFLOPS: return "ops with a FLOPs model (their shapes: record_shapes=True)";
+	case TG_METRIC_TBS: return "ops with a bytes model (their shapes: record_shapes=True)";
+	default: return "GPU activity";
+	}
+}
+
+/* A side that holds none of the events rule r needs while the other side
+ * does: nothing to judge, an error rather than a verdict (docs/rules.md,
+ * "Nothing to judge"). next: 1 for the new side. Returns TG_ENODATA with
+ * the rule, the side (its first trace) and what is missing. */
+static int lacks_data(const tg_rule *r, const tg_measure *m, int next)
+{
+	size_t nt = tg_measure_traces(m);
+	const char *name = nt ? tg_trace_name(tg_tree_trace(tg_measure_tree(m, 0))) : "";
+	char more[40] = "";
+	if (nt > 1)
+		snprintf(more, sizeof(more), " and %zu more", nt - 1);
+	return tg_error_set(TG_ENODATA, "nothing to judge: rule %s (%s) needs %s, and the %s side (%s%s) has none",
+	                    r->name, tg_rule_metric_name(r->metric), needs_what(r->metric), next ? "new" : "base", name,
+	                    more);
+}
+
 /* An item without data: the selection matches nothing (a rank in neither
  * trace: pass, reported as unmatched), or nothing on either side holds the
- * metric's data (inconclusive on its own line, no_data), or one side lacks
- * it (inconclusive). Returns 1 when j is decided. */
+ * metric's data (inconclusive on its own line, no_data). Returns 1 when j
+ * is decided. (One side lacking it is an error: judge_units.) */
 static int judge_no_data(tg_judged *j, const struct ctx *c, size_t selb, size_t datab, size_t selx, size_t datax,
                          int *matched)
 {
 	tg_rule_metric m = c->rule->metric;
-	/* exposed time of a side without collectives or copies is 0, which
-	 * compares with the other side's value */
-	int zero_is_data = m == TG_METRIC_EXPOSED_COMM || m == TG_METRIC_EXPOSED_MEMCPY;
 	if (selb + selx == 0) {
 		*matched = 0;
 		j->verdict = c->comparable ? TG_VERDICT_PASS : TG_VERDICT_INCONCLUSIVE;
@@ -935,9 +1156,6 @@ static int judge_no_data(tg_judged *j, const struct ctx *c, size_t selb, size_t 
 		j->no_data = 1;
 		j->verdict = TG_VERDICT_INCONCLUSIVE;
 		snprintf(j->note, sizeof(j->note), "no data: the traces have %s", no_data_what(m));
-	} else if ((datab == 0 || datax == 0) && !zero_is_data) {
-		j->verdict = TG_VERDICT_INCONCLUSIVE;
-		snprintf(j->note, sizeof(j->note), "no data on the %s side: %s", datab ? "new" : "base", no_data_what(m));
 	} else {
 		return 0;
 	}
@@ -954,45 +1172,9 @@ static double mean(const double *v, size_t n)
 	return n ? s / (double)n : 0;
 }
 
-/* The relative interval of the total kernel time (every record), sampled
- * by invocation: what one-step traces lend gpu_busy. */
-static int kernel_time_interval(double *rlo, double *rhi, double *rratio, const struct ctx *c, const tg_measure *base,
-                                const tg_measure *next, const tg_atoms *keys)
-{
-	tg_rule all;
-	memset(&all, 0, sizeof(all));
-	all.name = c->rule->name;
-	all.stream = all.rank = -1;
-	all.rank = c->rule->rank;
-	all.metric = TG_METRIC_KERNEL_TIME;
-	all.aggregate = TG_AGG_TOTAL;
-	struct sel *vb = NULL, *vx = NULL;
-	size_t nb, nx, ub, ux;
-	int rc = select_side(&vb, &nb, &ub, NULL, &all, base, keys);
-	if (!rc)
-		rc = select_side(&vx, &nx, &ux, NULL, &all, next, keys);
-	if (!rc) {
-		struct ctx c2 = *c;
-		c2.rule = &all;
-		struct side_vals b, x;
-		if ((rc = side_vals_build(&b, vb, nb, ub, all.metric)) == 0) {
-			if ((rc = side_vals_build(&x, vx, nx, ux, all.metric)) == 0) {
-				tg_judged tmp;
-				memset(&tmp, 0, sizeof(tmp));
-				tmp.item = (char *)"";
-				if (nb && nx)
-					rc = interval(&tmp, &c2, &b, &x, 0, rlo, rhi, rratio);
-				else
-					*rlo = *rhi = *rratio = NAN;
-				side_vals_free(&x);
-			}
-			side_vals_free(&b);
-		}
-	}
-	free(vb);
-	free(vx);
-	return rc;
-}
+/* The relative interval of the total kernel time (below). */
+static int kernel_time_interval(double *rlo, double *rhi, double *rratio, tg_judged *from, const struct ctx *c,
+                                const tg_measure *base, const tg_measure *next, const tg_atoms *keys);
 
 /* The per-run means of two sides' unit values (every unit of the rule's
  * rank: what unit_values keeps for the sampled metrics). */
@@ -1031,6 +1213,14 @@ static int judge_units(tg_judged *j, const struct ctx *c, const tg_measure *base
 	j->pct_lo = j->pct_hi = j->p_value = NAN;
 	j->sampling = m == TG_METRIC_HOST_SYNCS || m == TG_METRIC_PEAK_MEMORY ? TG_SAMPLING_EXACT : TG_SAMPLING_STEPS;
 	*matched = 1;
+	/* exposed time of a side without collectives or copies is 0, which
+	 * compares with the other side's value; any other metric's data
+	 * missing on one side only leaves nothing to judge */
+	if (selb && selx && datab + datax && (!datab || !datax) && m != TG_METRIC_EXPOSED_COMM &&
+	    m != TG_METRIC_EXPOSED_MEMCPY) {
+		rc = lacks_data(c->rule, datab ? next : base, datab != 0);
+		goto done;
+	}
 	if (judge_no_data(j, c, selb, datab, selx, datax, matched)) {
 		if (!*matched)
 			set_unmatched(j, c, base, next, keys);
@@ -1071,17 +1261,23 @@ static int judge_units(tg_judged *j, const struct ctx *c, const tg_measure *base
 		j->sampling = TG_SAMPLING_INVOCATIONS;
 		if (m == TG_METRIC_GPU_BUSY && j->base > 0) {
 			double lo, hi, ratio;
-			if ((rc = kernel_time_interval(&lo, &hi, &ratio, c, base, next, keys)))
+			tg_judged from;
+			memset(&from, 0, sizeof(from));
+			if ((rc = kernel_time_interval(&lo, &hi, &ratio, &from, c, base, next, keys)))
 				goto done;
 			if (isfinite(lo) && ratio > 0) {
 				double r = j->next / j->base;
 				j->pct_lo = pct_of(r * lo / ratio);
 				j->pct_hi = pct_of(r * hi / ratio);
-				size_t n1, n2;
-				tg_measure_invocations(base, &n1);
-				tg_measure_invocations(next, &n2);
-				j->nbase = n1;
-				j->nnext = n2;
+				/* the samples are the kernels': its calls, paired or not */
+				j->sampling = from.sampling;
+				j->nbase = from.nbase;
+				j->nnext = from.nnext;
+				j->npairs = from.npairs;
+				j->noise_calls = from.noise_calls;
+				j->call_noise_pct = from.call_noise_pct;
+				j->steps_base = nb;
+				j->steps_new = nx;
 			}
 		} else {
 			can_block = 0;
@@ -1135,6 +1331,7 @@ static int push(tg_judgement *jd, tg_judged **out)
 		return TG_ENOMEM;
 	*out = &jd->items[jd->n++];
 	memset(*out, 0, sizeof(**out));
+	(*out)->rank = -1;
 	return 0;
 }
 
@@ -1291,6 +1488,53 @@ static void selection_free(struct selection *s)
 	free(s->rn.of_unit);
 }
 
+/* The relative interval of the total kernel time (every record of the
+ * rule's rank): what one-step traces lend gpu_busy. Judged as a rule of
+ * the kernel time would be: on paired calls (or invocations without any
+ * pair), widened by the variation between steps and the noise between
+ * runs. NAN without kernels on a side. */
+static int kernel_time_interval(double *rlo, double *rhi, double *rratio, tg_judged *from, const struct ctx *c,
+                                const tg_measure *base, const tg_measure *next, const tg_atoms *keys)
+{
+	tg_rule all;
+	memset(&all, 0, sizeof(all));
+	all.name = c->rule->name;
+	all.stream = -1;
+	all.rank = c->rule->rank;
+	all.metric = TG_METRIC_KERNEL_TIME;
+	all.aggregate = TG_AGG_TOTAL;
+	all.block_above = all.warn_above = all.improvement_below = NAN;
+	struct ctx c2 = *c;
+	c2.rule = &all;
+	c2.base_runs = NULL;
+	c2.n_base_runs = 0;
+	c2.hist = (tg_noise){0, 0};
+	struct selection s;
+	*rlo = *rhi = *rratio = NAN;
+	int rc = select_all(&s, &c2, base, next, keys);
+	if (!rc && s.nb && s.nx && paired_sampling(&c2, s.ub, s.ux))
+		rc = tg_judge_call_noise(&c2.call_sigma, &c2.call_df, &c2.call_n, s.vb, s.nb, base, next,
+		                         (size_t)c->set->min_samples);
+	if (!rc && s.nb && s.nx) {
+		struct noise_sel ns = {s.vn, s.nn, s.un, &s.rn};
+		tg_judged tmp;
+		memset(&tmp, 0, sizeof(tmp));
+		tmp.item = (char *)"";
+		tmp.rank = -1;
+		tmp.rule = &all;
+		rc = judge_group_noise(&tmp, &c2, &ns, 0, s.vb, s.nb, s.ub, &s.rb, s.vx, s.nx, s.ux, &s.rx);
+		if (!rc && !isnan(tmp.pct_lo)) {
+			*rratio = 1 + tmp.pct / 100;
+			*rlo = 1 + tmp.pct_lo / 100;
+			*rhi = 1 + tmp.pct_hi / 100;
+			*from = tmp;
+			from->item = NULL; /* borrowed "" */
+		}
+	}
+	selection_free(&s);
+	return rc;
+}
+
 /* The selectors match, but no kernel holds the metric's data: one
  * inconclusive item that says so. */
 static int judge_selected_no_data(tg_judgement *jd, const struct ctx *c)
@@ -1370,20 +1614,49 @@ static int judge_each(tg_judgement *jd, const struct ctx *c, const struct select
 	return 0;
 }
 
+/* A rule on findings (metric finding_cost): judge_findings.c's items into jd. */
+static int judge_findings(tg_judgement *jd, const struct ctx *c, int *matched)
+{
+	tg_judged *v;
+	size_t n;
+	int rc = tg_judge_findings_rule(&v, &n, matched, c->rule, jd->findings_base, jd->findings_next, c->comparable);
+	for (size_t i = 0; !rc && i < n; i++) {
+		tg_judged *j;
+		if ((rc = push(jd, &j)))
+			break;
+		*j = v[i];
+		v[i].item = NULL;
+	}
+	for (size_t i = 0; i < n; i++)
+		free(v[i].item);
+	free(v);
+	return rc;
+}
+
 /* The items of the rule c->rule into jd; *matched: whether it selected
  * anything on either side. */
 static int judge_rule(tg_judgement *jd, const struct ctx *c, const tg_measure *base, const tg_measure *next,
                       const tg_atoms *keys, int *matched)
 {
 	*matched = 0;
+	if (c->rule->metric == TG_METRIC_FINDING_COST)
+		return judge_findings(jd, c, matched);
 	if (per_unit_metric(c->rule->metric))
 		return judge_rule_units(jd, c, base, next, keys, matched);
 	struct selection s;
+	struct ctx c1 = *c;
 	int rc = select_all(&s, c, base, next, keys);
+	if (!rc && paired_sampling(c, s.ub, s.ux) && s.nb && s.nx) {
+		rc = tg_judge_call_noise(&c1.call_sigma, &c1.call_df, &c1.call_n, s.vb, s.nb, base, next,
+		                         (size_t)c->set->min_samples);
+		c = &c1;
+	}
 	if (!rc) {
 		struct noise_sel ns = {s.vn, s.nn, s.un, &s.rn};
 		*matched = s.nb + s.nx + s.db + s.dx > 0;
-		if (s.nb + s.nx == 0 && s.db + s.dx > 0)
+		if ((!s.nb && s.db && s.nx) || (!s.nx && s.dx && s.nb))
+			rc = lacks_data(c->rule, s.nb ? next : base, s.nb != 0);
+		else if (s.nb + s.nx == 0 && s.db + s.dx > 0)
 			rc = judge_selected_no_data(jd, c);
 		else if (c->rule->aggregate == TG_AGG_TOTAL || s.nb + s.nx == 0)
 			rc = judge_total(jd, c, &s, &ns, base, next, keys);
@@ -1392,6 +1665,75 @@ static int judge_rule(tg_judgement *jd, const struct ctx *c, const tg_measure *b
 	}
 	selection_free(&s);
 	return rc;
+}
+
+/* The known ranks both sides hold, sorted, into r (cap slots); returns
+ * their number. */
+static size_t common_ranks(int64_t *r, size_t cap, const tg_measure *base, const tg_measure *next)
+{
+	size_t n = 0;
+	for (size_t t = 0; t < tg_measure_traces(base); t++) {
+		int64_t x = tg_measure_trace_rank(base, t);
+		int on_new = 0;
+		for (size_t u = 0; u < tg_measure_traces(next) && !on_new; u++)
+			on_new = tg_measure_trace_rank(next, u) == x;
+		size_t k = 0;
+		while (k < n && r[k] < x)
+			k++;
+		if (x < 0 || !on_new || (k < n && r[k] == x) || n == cap)
+			continue;
+		memmove(r + k + 1, r + k, (n - k) * sizeof(*r));
+		r[k] = x;
+		n++;
+	}
+	return n;
+}
+
+/* A total rule on each rank alone, when both sides hold several ranks: its
+ * selection on rank r, per step of that rank (the rule with rank r), an
+ * item of rank r after the rule's own. The history's runs and noise are
+ * of the rule's whole value, not of one rank's: a rank's item has its own
+ * runs only. Its items are held to the false discovery rate of the rule's
+ * per-rank items (one rank of eight does not block on noise); a rank
+ * whose selection matches nothing on either side gives no item. */
+static int judge_per_rank(tg_judgement *jd, const struct ctx *c, const tg_rules_settings *set, const tg_measure *base,
+                          const tg_measure *next, const tg_atoms *keys)
+{
+	const tg_rule *r = c->rule;
+	if (r->aggregate != TG_AGG_TOTAL || r->rank >= 0 || jd->ranks.nranks < 2 || r->metric == TG_METRIC_FINDING_COST)
+		return 0; /* a finding's cost is already the side's (the largest over its ranks) */
+	size_t cap = tg_measure_traces(base) + tg_measure_traces(next);
+	int64_t *ranks = tg_calloc(cap ? cap : 1, sizeof(int64_t));
+	if (!ranks)
+		return TG_ENOMEM;
+	size_t nr = common_ranks(ranks, cap, base, next), first = jd->n;
+	int rc = 0;
+	for (size_t i = 0; i < nr && !rc; i++) {
+		tg_rule one = *r;
+		one.rank = ranks[i];
+		struct ctx c1 = *c;
+		c1.rule = &one;
+		c1.set = set;
+		c1.step_busy = base_step_busy(base, &one);
+		c1.base_runs = NULL;
+		c1.n_base_runs = 0;
+		c1.hist = (tg_noise){0, 0};
+		size_t at = jd->n;
+		int matched;
+		if ((rc = judge_rule(jd, &c1, base, next, keys, &matched)))
+			break;
+		for (size_t k = at; k < jd->n; k++) {
+			jd->items[k].rule = r;
+			jd->items[k].rank = ranks[i];
+		}
+		if (!matched || (jd->n > at && (jd->items[at].unmatched || jd->items[at].no_data))) {
+			for (size_t k = at; k < jd->n; k++)
+				free(jd->items[k].item);
+			jd->n = at;
+		}
+	}
+	free(ranks);
+	return rc ? rc : fdr(jd, first, jd->n, set->fdr);
 }
 
 /* A fingerprint's driver version as people write it: a bare number of a
@@ -1414,34 +1756,111 @@ static void driver_text(char *buf, size_t cap, const tg_fingerprint *f)
 	tg_fingerprint_runtime_text(buf, cap, tmp);
 }
 
+/* One field of the fingerprints into why (at o, cap bytes; "; " between
+ * fields): "GPU A -> B" when both sides record it, else which side does
+ * not record it and where it would be ("GPU model not recorded in the new
+ * trace (deviceProperties; base: NVIDIA H200)"), so that a missing field
+ * is not read as a change of hardware. */
+static size_t fp_field(char *why, size_t o, size_t cap, const char *field, const char *where, const char *a,
+                       const char *b)
+{
+	if (o >= cap)
+		return o;
+	const char *sep = o ? "; " : "";
+	if (a[0] && b[0])
+		return o + (size_t)snprintf(why + o, cap - o, "%s%s %s -> %s", sep, field, a, b);
+	return o + (size_t)snprintf(why + o, cap - o, "%s%s not recorded in the %s trace (no %s; %s: %s)", sep, field,
+	                            a[0] ? "new" : "base", where, a[0] ? "base" : "new", a[0] ? a : b);
+}
+
+/* Whether the fingerprints of the two sides agree; why (cap bytes) says
+ * which fields differ, by name, "" when none. */
 static int fingerprints_agree(char *why, size_t cap, const tg_measure *base, const tg_measure *next)
 {
 	int cb, cn;
 	const tg_fingerprint *a = tg_measure_fingerprint(base, &cb), *b = tg_measure_fingerprint(next, &cn);
 	size_t o = 0;
 	why[0] = 0;
-#define DIFF(cond, ...)                                                                                               \
-	do {                                                                                                          \
-		if ((cond) && o < cap)                                                                                \
-			o += (size_t)snprintf(why + o, cap - o, __VA_ARGS__);                                         \
-	} while (0)
-	DIFF(strcmp(a->gpu, b->gpu), "%sGPU %s -> %s", o ? "; " : "", a->gpu[0] ? a->gpu : "?", b->gpu[0] ? b->gpu : "?");
+	if (strcmp(a->gpu, b->gpu))
+		o = fp_field(why, o, cap, a->gpu[0] && b->gpu[0] ? "GPU" : "GPU model", "deviceProperties", a->gpu,
+		             b->gpu);
 	/* versions as people write them: driver 12090 of a CUDA side is CUDA 12.9 */
-	char da[80], db[80];
-	driver_text(da, sizeof(da), a);
-	driver_text(db, sizeof(db), b);
-	DIFF(strcmp(a->driver, b->driver), "%sdriver %s -> %s", o ? "; " : "", da, db);
-	char ra[64], rb[64];
-	tg_fingerprint_runtime_text(ra, sizeof(ra), a->runtime[0] ? a->runtime : "?");
-	tg_fingerprint_runtime_text(rb, sizeof(rb), b->runtime[0] ? b->runtime : "?");
-	DIFF(strcmp(a->runtime, b->runtime), "%sruntime %s -> %s", o ? "; " : "", ra, rb);
-	DIFF(a->world_size != b->world_size, "%sworld size %lld -> %lld", o ? "; " : "", (long long)a->world_size,
-	     (long long)b->world_size);
-	DIFF(!cb, "%sbase traces differ among themselves", o ? "; " : "");
-	DIFF(!cn, "%snew traces differ among themselves", o ? "; " : "");
-#undef DIFF
+	char da[80] = "", db[80] = "", ra[64] = "", rb[64] = "";
+	if (a->driver[0])
+		driver_text(da, sizeof(da), a);
+	if (b->driver[0])
+		driver_text(db, sizeof(db), b);
+	/* the field the side that lacks it would have, after the other's runtime */
+	const char *known = a->runtime[0] ? a->runtime : b->runtime;
+	int hip = !strncmp(known, "HIP", 3);
+	if (strcmp(a->driver, b->driver))
+		o = fp_field(why, o, cap, da[0] && db[0] ? "driver" : "driver version",
+		             hip ? "hip_driver_version" : "cuda_driver_version", da, db);
+	if (a->runtime[0])
+		tg_fingerprint_runtime_text(ra, sizeof(ra), a->runtime);
+	if (b->runtime[0])
+		tg_fingerprint_runtime_text(rb, sizeof(rb), b->runtime);
+	if (strcmp(a->runtime, b->runtime))
+		o = fp_field(why, o, cap, ra[0] && rb[0] ? "runtime" : "runtime version",
+		             hip ? "hip_runtime_version" : "cuda_runtime_version", ra, rb);
+	if (a->world_size != b->world_size && o < cap)
+		o += (size_t)snprintf(why + o, cap - o, "%sworld size %lld -> %lld", o ? "; " : "",
+		                      (long long)a->world_size, (long long)b->world_size);
+	if (!cb && o < cap)
+		o += (size_t)snprintf(why + o, cap - o, "%sbase traces differ among themselves", o ? "; " : "");
+	if (!cn && o < cap)
+		o += (size_t)snprintf(why + o, cap - o, "%snew traces differ among themselves", o ? "; " : "");
 	return o == 0;
 }
+
+/* What an item's samples were, for the verdict line: "6 steps a side",
+ * "36 paired calls in 1 step", "24 and 24 calls in 1 step"; "" when
+ * counted (not sampled). */
+static void sample_unit(char *buf, size_t cap, const tg_judged *j)
+{
+	buf[0] = 0;
+	if (j->sampling == TG_SAMPLING_EXACT)
+		return;
+	if (j->sampling == TG_SAMPLING_STEPS) {
+		if (j->nbase == j->nnext)
+			snprintf(buf, cap, "%zu steps a side", j->nbase);
+		else
+			snprintf(buf, cap, "%zu and %zu steps", j->nbase, j->nnext);
+		return;
+	}
+	char steps[48];
+	if (j->steps_base == j->steps_new)
+		snprintf(steps, sizeof(steps), "%zu step%s", j->steps_base, j->steps_base == 1 ? "" : "s");
+	else
+		snprintf(steps, sizeof(steps), "%zu and %zu steps", j->steps_base, j->steps_new);
+	if (j->sampling == TG_SAMPLING_PAIRS)
+		snprintf(buf, cap, "%zu paired call%s in %s", j->npairs, j->npairs == 1 ? "" : "s", steps);
+	else
+		snprintf(buf, cap, "%zu and %zu calls in %s", j->nbase, j->nnext, steps);
+}
+
+/* After the verdict: the change a floor (or decide: surely) held from
+ * blocking, the largest, when the diff did not block ("; held: gemm +8.1 %
+ * (held under min_delta: ...)"), so that a pass never hides it. */
+static void summarize_held(tg_judgement *jd, tg_verdict v)
+{
+	const tg_judged *h = NULL;
+	for (size_t i = 0; i < jd->n; i++) {
+		const tg_judged *j = &jd->items[i];
+		if (j->held && !j->accepted && (!h || j->pct > h->pct))
+			h = j;
+	}
+	size_t o = strlen(jd->summary);
+	if (!h || v == TG_VERDICT_BLOCK || o >= sizeof(jd->summary))
+		return;
+	char rank[32] = "";
+	if (h->rank >= 0)
+		snprintf(rank, sizeof(rank), " on rank %lld", (long long)h->rank);
+	snprintf(jd->summary + o, sizeof(jd->summary) - o, "; %s%s%s%s %+.1f %%: %s", h->rule->name,
+	         h->item[0] ? " " : "", h->item, rank, h->pct, h->note);
+}
+
+static void summarize_verdict(tg_judgement *jd, const tg_judged *w, tg_verdict v);
 
 static void summarize(tg_judgement *jd, const tg_atoms *keys)
 {
@@ -1459,8 +1878,24 @@ static void summarize(tg_judgement *jd, const tg_atoms *keys)
 		snprintf(jd->summary, sizeof(jd->summary), "inconclusive: not comparable (%s)", jd->why);
 		return;
 	}
+	summarize_verdict(jd, w, v);
+	summarize_held(jd, v);
+}
+
+/* The verdict line's first part: the verdict and its worst item w. */
+static void summarize_verdict(tg_judgement *jd, const tg_judged *w, tg_verdict v)
+{
 	if (!w || v == TG_VERDICT_PASS) {
-		snprintf(jd->summary, sizeof(jd->summary), "pass: %zu checks, no regression above the thresholds", jd->n);
+		size_t own = 0;
+		for (size_t i = 0; i < jd->n; i++)
+			own += jd->items[i].rank < 0;
+		if (own < jd->n)
+			snprintf(jd->summary, sizeof(jd->summary),
+			         "pass: %zu checks (and %zu on single ranks), no regression above the thresholds", own,
+			         jd->n - own);
+		else
+			snprintf(jd->summary, sizeof(jd->summary),
+			         "pass: %zu checks, no regression above the thresholds", jd->n);
 		return;
 	}
 	/* the rule and its item; for a total rule, the category it selects
@@ -1473,14 +1908,20 @@ static void summarize(tg_judgement *jd, const tg_atoms *keys)
 		snprintf(what, sizeof(what), cat->is_regex ? "%s /%s/" : "%s %s", w->rule->name, cat->text);
 	else
 		snprintf(what, sizeof(what), "%s", w->rule->name);
+	if (w->rank >= 0) {
+		size_t l = strlen(what);
+		snprintf(what + l, sizeof(what) - l, " on rank %lld", (long long)w->rank);
+	}
 	if (w->verdict == TG_VERDICT_INCONCLUSIVE && v == TG_VERDICT_INCONCLUSIVE) {
 		snprintf(jd->summary, sizeof(jd->summary), "inconclusive: %s: %s", what, w->note);
 		return;
 	}
-	char ci[96] = "";
+	char ci[192] = "", unit[96];
+	sample_unit(unit, sizeof(unit), w);
 	if (!isnan(w->pct_lo))
-		snprintf(ci, sizeof(ci), " (%.0f %% CI %+.1f..%+.1f %%)", (w->nruns_history ? jd->history_confidence : jd->confidence) * 100, w->pct_lo,
-		         w->pct_hi);
+		snprintf(ci, sizeof(ci), " (%.0f %% CI %+.1f..%+.1f %%%s%s)",
+		         (w->nruns_history ? jd->history_confidence : jd->confidence) * 100, w->pct_lo, w->pct_hi,
+		         unit[0] ? ", " : "", unit);
 	double thr = w->verdict == TG_VERDICT_BLOCK ? w->rule->block_above : w->rule->warn_above;
 	if (isinf(w->pct))
 		snprintf(jd->summary, sizeof(jd->summary), "%s: %s %s is new", tg_verdict_name(v), what,
@@ -1488,6 +1929,57 @@ static void summarize(tg_judgement *jd, const tg_atoms *keys)
 	else
 		snprintf(jd->summary, sizeof(jd->summary), "%s: %s %s %+.1f %%%s > %g %%", tg_verdict_name(v), what,
 		         tg_rule_metric_name(w->rule->metric), w->pct, ci, isnan(thr) ? w->rule->block_above : thr);
+}
+
+/* The categories no rule judges, after the summary ("; not judged: MoE
+ * 67 %, elementwise 8 %"; at most 4 named). */
+static void summarize_not_judged(tg_judgement *jd)
+{
+	size_t o = strlen(jd->summary);
+	for (size_t i = 0; i < jd->nnot_judged && i < 4 && o < sizeof(jd->summary); i++)
+		o += (size_t)snprintf(jd->summary + o, sizeof(jd->summary) - o, "%s%s %.0f %%",
+		                      i ? ", " : "; not judged: ", jd->not_judged[i].category, jd->not_judged[i].pct);
+	if (jd->nnot_judged > 4 && o < sizeof(jd->summary))
+		snprintf(jd->summary + o, sizeof(jd->summary) - o, " and %zu more", jd->nnot_judged - 4);
+}
+
+/* The rank that changed most, by the rules: the per-rank item of the
+ * largest significant change for the worse (its interval above 0, or a
+ * counted change), which names the rule; else the rank whose GPU compute
+ * a step changed most (rank_compare.c). */
+static void most_changed_rank(tg_judgement *jd)
+{
+	const tg_judged *m = NULL;
+	for (size_t i = 0; i < jd->n; i++) {
+		const tg_judged *j = &jd->items[i];
+		if (j->rank < 0 || j->no_data || j->unmatched || !isfinite(j->pct) || j->pct <= 0)
+			continue;
+		int significant = j->sampling == TG_SAMPLING_EXACT ? 1 : !isnan(j->pct_lo) && j->pct_lo > 0;
+		if (significant && (!m || j->pct > m->pct))
+			m = j;
+	}
+	if (!m)
+		return;
+	jd->ranks.most_changed = m->rank;
+	jd->ranks.most_changed_pct = m->pct;
+	snprintf(jd->ranks.most_changed_what, sizeof(jd->ranks.most_changed_what), "%s", m->rule->name);
+}
+
+/* With several ranks: the slowest rank and the one that changed most,
+ * after the summary ("; ranks: slowest 1 (4.210 ms of GPU compute a step),
+ * most changed 1 (gemm +30.1 %)"). */
+static void summarize_ranks(tg_judgement *jd)
+{
+	const tg_rank_compare *rk = &jd->ranks;
+	size_t o = strlen(jd->summary);
+	if (rk->nranks < 2 || rk->slowest < 0 || o >= sizeof(jd->summary))
+		return;
+	o += (size_t)snprintf(jd->summary + o, sizeof(jd->summary) - o,
+	                      "; ranks: slowest %lld (%.3f ms of GPU compute a step)", (long long)rk->slowest,
+	                      rk->slowest_ms);
+	if (rk->most_changed >= 0 && o < sizeof(jd->summary))
+		snprintf(jd->summary + o, sizeof(jd->summary) - o, ", most changed %lld (%s %+.1f %%)",
+		         (long long)rk->most_changed, rk->most_changed_what, rk->most_changed_pct);
 }
 
 int tg_judge(tg_judgement **out, const tg_rules *rules, const tg_measure *base, const tg_measure *next,
@@ -1502,6 +1994,8 @@ int tg_judge(tg_judgement **out, const tg_rules *rules, const tg_measure *base, 
 	tg_judgement *jd = tg_calloc(1, sizeof(*jd));
 	if (!jd)
 		return TG_ENOMEM;
+	jd->findings_base = opts ? opts->findings_base : NULL;
+	jd->findings_next = opts ? opts->findings_next : NULL;
 	const tg_rules_settings *set = tg_rules_settings_get(rules);
 	jd->confidence = set->confidence;
 	tg_rules_settings hset = *set;
@@ -1514,8 +2008,24 @@ int tg_judge(tg_judgement **out, const tg_rules *rules, const tg_measure *base, 
 	jd->unmatched = tg_calloc(nr ? nr : 1, sizeof(char *));
 	jd->accepts = tg_calloc(n_accepts ? n_accepts : 1, sizeof(tg_accept));
 	int rc = jd->unmatched && jd->accepts ? 0 : TG_ENOMEM;
+	if (!rc)
+		rc = tg_rank_compare_build(&jd->ranks, base, next);
+	if (!rc)
+		rc = tg_judge_not_judged(&jd->not_judged, &jd->nnot_judged, rules, base, next, keys, NOT_JUDGED_PCT);
 	for (size_t i = 0; i < nr && !rc; i++) {
-		struct ctx c = {set, &rl[i], jd->comparable, {0, 0}, NULL, 0, opts ? opts->noise_runs : NULL, NULL, 0};
+		struct ctx c = {set,
+		                &rl[i],
+		                jd->comparable,
+		                {0, 0},
+		                NULL,
+		                0,
+		                opts ? opts->noise_runs : NULL,
+		                NULL,
+		                0,
+		                NAN,
+		                0,
+		                0,
+		                base_step_busy(base, &rl[i])};
 		for (size_t k = 0; opts && k < opts->n_noise; k++)
 			if (opts->noise[k].rule && !strcmp(opts->noise[k].rule, rl[i].name))
 				tg_noise_add_sigma(&c.hist, opts->noise[k].sigma, opts->noise[k].runs);
@@ -1532,14 +2042,16 @@ int tg_judge(tg_judgement **out, const tg_rules *rules, const tg_measure *base, 
 			break;
 		if (!matched)
 			jd->unmatched[jd->nunmatched++] = rl[i].name;
+		else if ((rc = judge_per_rank(jd, &c, set, base, next, keys)))
+			break;
 		for (size_t k = first; k < jd->n; k++) {
 			tg_judged *j = &jd->items[k];
 			for (size_t a = 0; a < n_accepts; a++)
 				if (!strcmp(accepts[a].rule, rl[i].name) &&
 				    (j->verdict == TG_VERDICT_BLOCK || j->verdict == TG_VERDICT_WARN))
 					j->accepted = 1;
-			if (rl[i].aggregate == TG_AGG_TOTAL && j->verdict == TG_VERDICT_INCONCLUSIVE && !j->no_data &&
-			    !j->unmatched)
+			if (rl[i].aggregate == TG_AGG_TOTAL && j->rank < 0 && j->verdict == TG_VERDICT_INCONCLUSIVE &&
+			    !j->no_data && !j->unmatched)
 				jd->total_inconclusive = 1;
 		}
 	}
@@ -1562,9 +2074,25 @@ int tg_judge(tg_judgement **out, const tg_rules *rules, const tg_measure *base, 
 	if (v != TG_VERDICT_BLOCK && (!jd->comparable || jd->total_inconclusive))
 		v = TG_VERDICT_INCONCLUSIVE;
 	jd->overall = v;
+	most_changed_rank(jd);
 	summarize(jd, keys);
+	if (jd->comparable) {
+		summarize_ranks(jd);
+		summarize_not_judged(jd);
+	}
 	*out = jd;
 	return 0;
+}
+
+const tg_not_judged *tg_judgement_not_judged(const tg_judgement *j, size_t *n)
+{
+	*n = j->nnot_judged;
+	return j->not_judged;
+}
+
+const tg_rank_compare *tg_judgement_ranks(const tg_judgement *j)
+{
+	return j->ranks.nranks >= 2 ? &j->ranks : NULL;
 }
 
 void tg_judgement_free(tg_judgement *j)
@@ -1574,6 +2102,7 @@ void tg_judgement_free(tg_judgement *j)
 	for (size_t i = 0; i < j->n; i++)
 		free(j->items[i].item);
 	free(j->items);
+	tg_judge_not_judged_free(j->not_judged, j->nnot_judged);
 	free(j->unmatched);
 	free(j->accepts);
 	tg_rules_free(j->owned);
@@ -1629,7 +2158,7 @@ static int samples_side(struct side_vals *s, const tg_step_samples *in)
 	s->unit = tg_calloc(n ? n : 1, sizeof(double));
 	s->inv = tg_calloc(n ? n : 1, sizeof(double));
 	s->inv_stratum = tg_calloc(n ? n : 1, sizeof(uint32_t));
-	struct runs rs = {tg_calloc(n ? n : 1, sizeof(uint32_t)), 0};
+	struct runs rs = {tg_calloc(n ? n : 1, sizeof(uint32_t)), NULL, 0};
 	int rc = s->unit && s->inv && s->inv_stratum && rs.of_unit ? 0 : TG_ENOMEM;
 	for (size_t i = 0; !rc && i < n; i++) {
 		if (!(in->v[i] >= 0) || !isfinite(in->v[i])) {
@@ -1664,8 +2193,9 @@ int tg_judge_samples_ex(tg_judged *out, const tg_rule *rule, const tg_rules_sett
 {
 	memset(out, 0, sizeof(*out));
 	out->rule = rule;
+	out->rank = -1;
 	out->item = (char *)"";
-	struct ctx c = {set, rule, 1, {0, 0}, NULL, 0, NULL, NULL, 0};
+	struct ctx c = {set, rule, 1, {0, 0}, NULL, 0, NULL, NULL, 0, NAN, 0, 0, 0};
 	tg_rules_settings hset = *set;
 	if (base_runs && takes_base_runs(rule, base_runs)) {
 		hset.confidence = history_level(set);
@@ -1680,7 +2210,7 @@ int tg_judge_samples_ex(tg_judged *out, const tg_rule *rule, const tg_rules_sett
 	if (!rc)
 		rc = samples_side(&x, next);
 	if (!rc)
-		rc = estimate(out, &c, &b, &x, base->n, next->n);
+		rc = estimate(out, &c, &b, &x, base->n, next->n, NULL);
 	side_vals_free(&b);
 	side_vals_free(&x);
 	return rc;

@@ -5,9 +5,12 @@
  *
  * Samples. A metric of the kernel records (kernel_time, count, tflops,
  * tbs) is sampled per step when both sides have at least min_samples
- * steps; otherwise the repeated invocations of each op and shape are the
- * samples (strata of a stratified bootstrap), so that one-step traces are
- * judged too. The estimate is the ratio new/base of the per-step totals;
+ * steps; otherwise on the calls the tree alignment pairs between the sides
+ * (paired.h: the paired log-ratios, with the noise of one call measured on
+ * the comparison's other pairs), so that one-step traces, CUDA-graph
+ * replays and compiled steps are judged too; and when no call is paired
+ * (no alignment), the repeated invocations of each op and shape are the
+ * samples (strata of a stratified bootstrap). The estimate is the ratio new/base of the per-step totals;
  * its interval is the stratified percentile bootstrap of that ratio (2000
  * replicates, seeded from the rule and item names: verdicts are
  * reproducible). Counts, host syncs and peak memory are not noisy
@@ -15,6 +18,13 @@
  * gpu_idle, exposed_comm, exposed_memcpy) are sampled per step; with fewer
  * steps gpu_busy borrows the relative interval of the total kernel time,
  * and the others can warn but not block.
+ *
+ * Ranks. With several ranks on a side (tg_measure_trace_rank), each total
+ * rule is also judged on each rank alone (an item of rank r: the rule's
+ * selection on rank r, per step of that rank), after the false discovery
+ * control of the rule's per-rank items; a block or warn on one rank is the
+ * diff's, and the summary names the rank, the slowest rank and the rank
+ * that changed most (rank_compare.h).
  *
  * Runs. The traces of a side with the same rank are separate runs (steps
  * nested in runs); the noise between runs (the pooled variance of the logs
@@ -34,6 +44,7 @@
 #define TG_JUDGE_H
 
 #include "../core/measure.h"
+#include "../core/rank_compare.h"
 #include "rules.h"
 
 typedef enum tg_verdict {
@@ -49,8 +60,11 @@ const char *tg_verdict_name(tg_verdict v);
 /* How an item was sampled. */
 typedef enum tg_sampling {
 	TG_SAMPLING_STEPS = 0,   /* one value per step (and trace) */
-	TG_SAMPLING_INVOCATIONS, /* one value per op invocation, stratified by op and shape */
-	TG_SAMPLING_EXACT        /* counted, not sampled */
+	TG_SAMPLING_INVOCATIONS, /* one value per op invocation, stratified by op and shape
+	                            (fewer steps than min_samples and no call paired) */
+	TG_SAMPLING_EXACT,       /* counted, not sampled */
+	TG_SAMPLING_PAIRS        /* fewer steps than min_samples: one value per call the
+	                            alignment pairs between the sides (rules/paired.h) */
 } tg_sampling;
 
 const char *tg_sampling_name(tg_sampling s);
@@ -87,6 +101,20 @@ typedef struct tg_judged {
 	                            that would decide it at this noise; 0 otherwise */
 	size_t nruns_history;    /* of nruns_base, the runs of tg_rule_base_runs
 	                            (the target branch's history); 0 when none */
+	size_t npairs;           /* TG_SAMPLING_PAIRS: the paired calls (of nbase and
+	                            nnext calls; the others are unpaired) */
+	size_t noise_calls;      /* the paired calls the noise of one call comes from
+	                            (the comparison's others), 0 when unknown */
+	double call_noise_pct;   /* that noise: sd of one call's log-ratio in percent;
+	                            NAN when unknown or not paired */
+	size_t steps_base, steps_new; /* the steps (units) the item's values are per */
+	int held;                     /* a significant change above block_above or warn_above
+	                            that the rule's floor (min_delta) keeps from blocking
+	                            or warning: a pass whose note says which floor and
+	                            by how much */
+	int64_t rank;                 /* the rank of a rule's per-rank item (a side of
+	                            several ranks: each total rule is judged on
+	                            every rank too), -1 for the rule's own item */
 } tg_judged;
 
 /* A between-run noise known from elsewhere (the daemon: the target
@@ -136,12 +164,18 @@ typedef struct tg_judge_opts {
 	size_t n_noise;
 	const tg_rule_base_runs *base_runs; /* per-rule extra base runs, or NULL */
 	size_t n_base_runs;
+	const tg_findings *findings_base; /* each side's findings (findings.h, tg_findings_side), */
+	const tg_findings *findings_next; /* for the rules on findings; NULL: not computed
+	                                     (those rules are then inconclusive, no data) */
 } tg_judge_opts;
 
 /* Judges base against next under rules (which must outlive the result).
  * keys: the key table both measures were built with. opts may be NULL.
- * *out owns the result (tg_judgement_free). Returns 0, TG_ENOMEM, or
- * TG_EINVAL when an accept names no rule (message says which). */
+ * *out owns the result (tg_judgement_free). Returns 0, TG_ENOMEM,
+ * TG_EINVAL when an accept names no rule (message says which), or
+ * TG_ENODATA when one side holds none of the events a rule needs and the
+ * other does (memory events, modelled ops, launch calls, GPU activity;
+ * the message names the rule, the side and what is missing). */
 int tg_judge(tg_judgement **out, const tg_rules *rules, const tg_measure *base, const tg_measure *next,
              const tg_atoms *keys, const tg_judge_opts *opts);
 
@@ -185,8 +219,27 @@ tg_verdict tg_judgement_verdict(const tg_judgement *j);
  * (95 % CI +6.6..+7.4 %) > 5 %"); borrowed. */
 const char *tg_judgement_summary(const tg_judgement *j);
 
-/* Every judged item, rule by rule in file order, worst first within a rule. */
+/* Every judged item, rule by rule in file order, worst first within a
+ * rule; a total rule's per-rank items (rank >= 0, in rank order) follow
+ * its own item. */
 const tg_judged *tg_judgement_items(const tg_judgement *j, size_t *n);
+
+/* A category of kernel time that no rule judges (docs/rules.md, "Not
+ * judged"): no rule of the kernels' metrics selects its kernels. */
+typedef struct tg_not_judged {
+	char *category;
+	double pct; /* its share of a side's kernel time in the steps, the larger side's */
+} tg_not_judged;
+
+/* The categories no rule judges that hold more than 5 % of a side's kernel
+ * time, largest first, n of them; listed on the verdict line ("not judged:
+ * MoE 67 %"). Borrowed. */
+const tg_not_judged *tg_judgement_not_judged(const tg_judgement *j, size_t *n);
+
+/* The ranks of the comparison (rank_compare.h: the slowest and the most
+ * changed, which the summary names), or NULL when the sides hold fewer
+ * than two ranks. Borrowed. */
+const tg_rank_compare *tg_judgement_ranks(const tg_judgement *j);
 
 /* Comparability: 1 when the fingerprints agree or the rules allow a
  * hardware change; *why (borrowed) says what differs, "" when nothing. */

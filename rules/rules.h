@@ -22,9 +22,17 @@
  *       by: op                    # for each: category|op|op_shape|kernel|module
  *       block_above: 5%
  *       warn_above: 2%
- *       min_delta: 20us
+ *       min_delta: 20us           # or 0.1%: of the base's GPU busy time per step
  *       improvement_below: 5%     # report improvements larger than this
  *       decide: likely            # likely (default) | surely
+ *     - name: no-new-host-sync    # a finding (docs/findings.md) new or worse
+ *       select: {finding: host-sync}   # metric finding_cost, implied
+ *       block_above: 0%
+ *   findings:                     # the findings' thresholds (docs/findings.md)
+ *     worse_above: 25%
+ *     host-sync: {min_cost: 1%}
+ *     idle-gap: {min_cost: 10%, min_gap: 1ms}
+ *     low-efficiency: off
  *
  * A loaded tg_rules is immutable and owns every string and compiled
  * pattern in it.
@@ -32,6 +40,7 @@
 #ifndef TG_RULES_H
 #define TG_RULES_H
 
+#include "../core/findings.h"
 #include "../core/tg.h"
 
 #include <regex.h>
@@ -51,6 +60,8 @@ typedef enum tg_rule_metric {
 	TG_METRIC_LAUNCH_OVERHEAD, /* "launch_overhead": launch delay (kernel start - launch start), ns */
 	TG_METRIC_HOST_SYNCS,      /* "host_syncs": number of host synchronisations */
 	TG_METRIC_PEAK_MEMORY,     /* "peak_memory": bytes */
+	TG_METRIC_FINDING_COST,    /* "finding_cost": the time the selected findings cost a step,
+	                              ns (findings.h), 0 where none fires */
 	TG_METRIC_COUNT_
 } tg_rule_metric;
 
@@ -114,6 +125,7 @@ typedef struct tg_rule {
 	char *name;
 	int line, column;         /* of the rule's mapping in the file, 1-based */
 	tg_pattern category, op, kernel, module, shape;
+	tg_pattern finding;       /* finding ids (host-sync...): set for metric finding_cost only */
 	int64_t stream;           /* -1 = any */
 	int64_t rank;             /* -1 = any */
 	tg_rule_metric metric;
@@ -126,6 +138,10 @@ typedef struct tg_rule {
 	double improvement_below; /* percent; NAN = 1.0 (improvements above 1 % are reported) */
 	double min_delta;         /* absolute floor in the metric's unit (ns, count,
 	                             bytes, rate); 0 when unset */
+	double min_delta_share;   /* a time metric's floor written as a percent
+	                             ("min_delta: 0.1%"): that share of the base
+	                             side's GPU busy time per step, so that the
+	                             floor scales with the workload; 0 when unset */
 	tg_rule_decide decide;    /* default TG_DECIDE_LIKELY */
 } tg_rule;
 
@@ -168,5 +184,10 @@ const tg_rule *tg_rules_find(const tg_rules *rules, const char *name);
 
 /* The file name given at load time ("<default>" for the built-in rules). */
 const char *tg_rules_source(const tg_rules *rules);
+
+/* The findings' thresholds: the `findings:` section over the defaults
+ * (tg_findings_opts_default); borrowed from rules. Its gpu and sheets are
+ * unset. */
+const tg_findings_opts *tg_rules_findings(const tg_rules *rules);
 
 #endif

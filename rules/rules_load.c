@@ -8,6 +8,7 @@
 #include "../core/file.h"
 #include "../core/yaml_node.h"
 #include "default_rules.h"
+#include "rules_findings.h"
 #include "units.h"
 
 #include <errno.h>
@@ -21,6 +22,7 @@
 struct tg_rules {
 	char *source;
 	tg_rules_settings settings;
+	tg_findings_opts findings; /* the findings: section over the defaults */
 	tg_rule *items; /* calloc'ed once: the compiled regexes never move */
 	size_t n;
 };
@@ -33,7 +35,7 @@ static const char *const metric_names[TG_METRIC_COUNT_] = {
 	[TG_METRIC_EXPOSED_COMM] = "exposed_comm",       [TG_METRIC_EXPOSED_MEMCPY] = "exposed_memcpy",
 	[TG_METRIC_TFLOPS] = "tflops",                   [TG_METRIC_TBS] = "tbs",
 	[TG_METRIC_LAUNCH_OVERHEAD] = "launch_overhead", [TG_METRIC_HOST_SYNCS] = "host_syncs",
-	[TG_METRIC_PEAK_MEMORY] = "peak_memory",
+	[TG_METRIC_PEAK_MEMORY] = "peak_memory",         [TG_METRIC_FINDING_COST] = "finding_cost",
 };
 
 #define NBY 5
@@ -60,7 +62,8 @@ tg_rule_unit tg_rule_metric_unit(tg_rule_metric m)
 	case TG_METRIC_GPU_IDLE:
 	case TG_METRIC_EXPOSED_COMM:
 	case TG_METRIC_EXPOSED_MEMCPY:
-	case TG_METRIC_LAUNCH_OVERHEAD: return TG_UNIT_TIME;
+	case TG_METRIC_LAUNCH_OVERHEAD:
+	case TG_METRIC_FINDING_COST: return TG_UNIT_TIME;
 	case TG_METRIC_TFLOPS:
 	case TG_METRIC_TBS: return TG_UNIT_RATE;
 	case TG_METRIC_PEAK_MEMORY: return TG_UNIT_BYTES;
@@ -114,6 +117,7 @@ static void rule_free(tg_rule *r)
 	pattern_free(&r->kernel);
 	pattern_free(&r->module);
 	pattern_free(&r->shape);
+	pattern_free(&r->finding);
 }
 
 void tg_rules_free(tg_rules *rules)
@@ -146,6 +150,8 @@ const tg_rule *tg_rules_find(const tg_rules *rules, const char *name)
 }
 
 const char *tg_rules_source(const tg_rules *rules) { return rules->source; }
+
+const tg_findings_opts *tg_rules_findings(const tg_rules *rules) { return &rules->findings; }
 
 /* ------------------------------------------------------------ values */
 
@@ -197,13 +203,34 @@ static int percent(const tg_yaml_in *L, const yaml_node_t *n, const char *key, d
 	return 0;
 }
 
-/* min_delta in the unit class of metric m. */
-static int quantity(const tg_yaml_in *L, const yaml_node_t *n, const char *key, tg_rule_metric m, double *out)
+/* min_delta in the unit class of metric m; for a time metric also a
+ * percent, the share of the base's GPU busy time per step (*share). */
+static int quantity(const tg_yaml_in *L, const yaml_node_t *n, const char *key, tg_rule_metric m, double *out,
+                    double *share)
 {
 	const char *s, *why;
 	int rc;
 	if ((rc = tg_yaml_text(&s, L, n, key, "a number or a quantity like 20us")))
 		return rc;
+	size_t len = strlen(s);
+	while (len && s[len - 1] == ' ')
+		len--;
+	if (len && s[len - 1] == '%') {
+		if (tg_rule_metric_unit(m) != TG_UNIT_TIME)
+			return tg_yaml_error(
+				L, n,
+				"%s (metric %s): '%s': a percent is a share of the step's GPU time, for a time "
+				"metric only",
+				key, tg_rule_metric_name(m), TG_YAML_SHOW(s));
+		if (tg_units_parse_percent(share, s, &why))
+			return tg_yaml_error(L, n, "%s (metric %s): '%s' %s", key, tg_rule_metric_name(m),
+			                     TG_YAML_SHOW(s), why);
+		if (!(*share <= 100))
+			return tg_yaml_error(L, n, "%s (metric %s): '%s' is more than the whole step (100%%)", key,
+			                     tg_rule_metric_name(m), TG_YAML_SHOW(s));
+		*out = 0;
+		return 0;
+	}
 	if (tg_units_parse_quantity(out, s, tg_rule_metric_unit(m), &why))
 		return tg_yaml_error(L, n, "%s (metric %s): '%s' %s", key, tg_rule_metric_name(m), TG_YAML_SHOW(s),
 		                     why);
@@ -298,9 +325,27 @@ static int load_settings(const tg_yaml_in *L, const yaml_node_t *n, tg_rules_set
 
 /* ------------------------------------------------------------ one rule */
 
-enum { SEL_CATEGORY, SEL_OP, SEL_KERNEL, SEL_MODULE, SEL_SHAPE, SEL_STREAM, SEL_RANK, NSEL };
+enum { SEL_CATEGORY, SEL_OP, SEL_KERNEL, SEL_MODULE, SEL_SHAPE, SEL_STREAM, SEL_RANK, SEL_FINDING, NSEL };
 
-static const char *const select_keys[NSEL] = {"category", "op", "kernel", "module", "shape", "stream", "rank"};
+static const char *const select_keys[NSEL] = {"category", "op",   "kernel", "module",
+                                              "shape",    "stream", "rank", "finding"};
+
+/* select: finding, a glob or /regex/ over the finding ids: it must match one. */
+static int finding_pattern(const tg_yaml_in *L, const yaml_node_t *v, tg_rule *r)
+{
+	int rc = pattern(L, v, "finding", &r->finding);
+	if (rc)
+		return rc;
+	for (int id = 0; id < TG_FINDING_COUNT; id++)
+		if (tg_pattern_match(&r->finding, tg_finding_name((tg_finding_id)id)))
+			return 0;
+	const char *names[TG_FINDING_COUNT];
+	for (int id = 0; id < TG_FINDING_COUNT; id++)
+		names[id] = tg_finding_name((tg_finding_id)id);
+	char list[512];
+	tg_yaml_join(list, sizeof(list), names, TG_FINDING_COUNT);
+	return tg_yaml_error(L, v, "finding: '%s' matches no finding (%s)", TG_YAML_SHOW(r->finding.text), list);
+}
 
 /* The `select` mapping: patterns, stream and rank. */
 static int load_select(const tg_yaml_in *L, const yaml_node_t *n, tg_rule *r)
@@ -317,6 +362,14 @@ static int load_select(const tg_yaml_in *L, const yaml_node_t *n, tg_rule *r)
 	for (int i = 0; i < NSEL; i++) {
 		if (!f[i])
 			continue;
+		if (i == SEL_FINDING && r->metric != TG_METRIC_FINDING_COST)
+			return tg_yaml_error(L, kn[i], "select: 'finding' applies to metric finding_cost only (metric %s)",
+			                     tg_rule_metric_name(r->metric));
+		if (i != SEL_FINDING && r->metric == TG_METRIC_FINDING_COST)
+			return tg_yaml_error(L, kn[i],
+			                     "select: '%s' does not apply to a finding (metric finding_cost: only finding "
+			                     "selects)",
+			                     select_keys[i]);
 		if (per_step_metric(r->metric) && i != SEL_RANK)
 			return tg_yaml_error(L, kn[i],
 			                     "select: '%s' does not apply to metric %s, one value per step of a whole "
@@ -327,6 +380,8 @@ static int load_select(const tg_yaml_in *L, const yaml_node_t *n, tg_rule *r)
 			rc = integer(L, v, "stream", 0, &r->stream);
 		else if (i == SEL_RANK)
 			rc = integer(L, v, "rank", 0, &r->rank);
+		else if (i == SEL_FINDING)
+			rc = finding_pattern(L, v, r);
 		else
 			rc = pattern(L, v, select_keys[i], pats[i]);
 		if (rc)
@@ -406,13 +461,27 @@ static int load_thresholds(const tg_yaml_in *L, const yaml_node_t *map, const ya
 		return rc;
 	if (f[R_IMPROVEMENT] && (rc = percent(L, f[R_IMPROVEMENT], "improvement_below", &r->improvement_below)))
 		return rc;
-	if (f[R_MIN_DELTA] && (rc = quantity(L, f[R_MIN_DELTA], "min_delta", r->metric, &r->min_delta)))
+	if (f[R_MIN_DELTA] &&
+	    (rc = quantity(L, f[R_MIN_DELTA], "min_delta", r->metric, &r->min_delta, &r->min_delta_share)))
 		return rc;
 	if (isnan(r->block_above) && isnan(r->warn_above))
 		return tg_yaml_error(L, map, "rule '%s' needs block_above or warn_above (or both)", r->name);
 	if (r->warn_above > r->block_above)
 		return tg_yaml_error(L, f[R_WARN], "warn_above (%g%%) is above block_above (%g%%)", r->warn_above,
 		                     r->block_above);
+	return 0;
+}
+
+/* 1 when the select mapping n has a finding key. */
+static int selects_finding(const tg_yaml_in *L, const yaml_node_t *n)
+{
+	if (!n || n->type != YAML_MAPPING_NODE)
+		return 0;
+	for (const yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
+		const char *k = tg_yaml_scalar(tg_yaml_node(L, p->key));
+		if (k && !strcmp(k, "finding"))
+			return 1;
+	}
 	return 0;
 }
 
@@ -432,13 +501,16 @@ static int load_rule(const tg_yaml_in *L, const yaml_node_t *map, tg_rule *r, co
 		return rc;
 	if ((rc = load_name(L, map, f[R_NAME], r, prev, nprev)))
 		return rc;
-	if (!f[R_METRIC]) {
+	if (!f[R_METRIC] && selects_finding(L, f[R_SELECT])) {
+		v = TG_METRIC_FINDING_COST; /* select: {finding: ...} implies its metric */
+	} else if (!f[R_METRIC]) {
 		char list[256];
 		tg_yaml_join(list, sizeof(list), metric_names, TG_METRIC_COUNT_);
 		return tg_yaml_error(L, map, "rule '%s' needs a metric (%s)", r->name, list);
-	}
-	if ((rc = tg_yaml_keyword(&v, L, f[R_METRIC], "metric", "a metric", "metric", metric_names, TG_METRIC_COUNT_)))
+	} else if ((rc = tg_yaml_keyword(&v, L, f[R_METRIC], "metric", "a metric", "metric", metric_names,
+	                                 TG_METRIC_COUNT_))) {
 		return rc;
+	}
 	r->metric = (tg_rule_metric)v;
 	if (f[R_AGGREGATE]) {
 		static const char *const aggs[] = {[TG_AGG_TOTAL] = "total", [TG_AGG_EACH] = "each"};
@@ -453,10 +525,15 @@ static int load_rule(const tg_yaml_in *L, const yaml_node_t *map, tg_rule *r, co
 	}
 	if (f[R_SELECT] && (rc = load_select(L, f[R_SELECT], r)))
 		return rc;
+	if (r->metric == TG_METRIC_FINDING_COST && !r->finding.text)
+		return tg_yaml_error(L, f[R_METRIC] ? f[R_METRIC] : map,
+		                     "metric finding_cost needs select: {finding: ID} (docs/findings.md)");
 	r->by = default_by(r);
 	if (f[R_BY]) {
 		if ((rc = tg_yaml_keyword(&v, L, f[R_BY], "by", "a grouping", "grouping", by_names, NBY)))
 			return rc;
+		if (r->metric == TG_METRIC_FINDING_COST)
+			return tg_yaml_error(L, kn[R_BY], "by: a finding rule's items are its findings (no by)");
 		if (r->aggregate != TG_AGG_EACH)
 			return tg_yaml_error(L, kn[R_BY], "by: only an 'aggregate: each' rule groups its items");
 		r->by = (tg_rule_by)v;
@@ -512,8 +589,8 @@ static int load_rules(const tg_yaml_in *L, const yaml_node_t *n, tg_rules *out)
 static int load_doc(const tg_yaml_in *L, void *rules)
 {
 	tg_rules *out = rules;
-	static const char *const keys[] = {"version", "settings", "rules"};
-	const yaml_node_t *kn[3], *f[3];
+	static const char *const keys[] = {"version", "settings", "rules", "findings"};
+	const yaml_node_t *kn[4], *f[4];
 	yaml_node_t *root = yaml_document_get_root_node(L->doc);
 	int rc;
 	if (!root)
@@ -522,11 +599,13 @@ static int load_doc(const tg_yaml_in *L, void *rules)
 	if (root->type != YAML_MAPPING_NODE)
 		return tg_yaml_error(L, root, "expected a mapping with the keys version, settings, rules; got %s",
 		                     tg_yaml_kind(root));
-	if ((rc = tg_yaml_fields(kn, f, L, root, "the rules file", keys, 3, 0)))
+	if ((rc = tg_yaml_fields(kn, f, L, root, "the rules file", keys, 4, 0)))
 		return rc;
 	if ((rc = load_version(L, root, f[0])))
 		return rc;
 	if (f[1] && (rc = load_settings(L, f[1], &out->settings)))
+		return rc;
+	if (f[3] && (rc = tg_rules_load_findings(L, f[3], &out->findings)))
 		return rc;
 	return load_rules(L, f[2], out);
 }
@@ -547,6 +626,7 @@ int tg_rules_load_mem(tg_rules **out, const char *data, size_t len, const char *
 		return TG_ENOMEM;
 	rules->settings =
 	    (tg_rules_settings){.confidence = 0.95, .min_samples = 5, .fdr = 0.05, .history_confidence = 0.98};
+	tg_findings_opts_default(&rules->findings);
 	if (!(rules->source = strdup(name))) {
 		free(rules);
 		return tg_error_set(TG_ENOMEM, "out of memory");

@@ -101,9 +101,9 @@ rc=$?
 cond=0
 [ $rc = 0 ] && [ ! -s "$tmp/err" ] &&
 	[ "$(sed -n 1p "$tmp/out")" = "diff against $B: block; 3 regressed ops marked: aten::mm, aten::addmm, aten::sum" ] &&
-	[ "$(sed -n 2p "$tmp/out")" = "wrote $tmp/aug.json.gz: 37129 trace events copied (912 marked), 3552 counter events in 2 tracks, 21 instant events" ] &&
+	[ "$(sed -n 2p "$tmp/out")" = "wrote $tmp/aug.json.gz: 37129 trace events copied (912 marked), 3552 counter events in 2 tracks, 22 instant events" ] &&
 	cond=1
-expect "--diff: the misaligned GEMM's ops marked, the verdict, rules and regressions as instants" "rc $rc: $(cat "$tmp/out" "$tmp/err")"
+expect "--diff: the misaligned GEMM's ops marked, the verdict, rules, the new finding and regressions as instants" "rc $rc: $(cat "$tmp/out" "$tmp/err")"
 check "the output is gzip" "$(od -An -tx1 -N2 "$tmp/aug.json.gz")" [ "$(od -An -tx1 -N2 "$tmp/aug.json.gz" | tr -d ' ')" = 1f8b ]
 
 "$TG" report "$M" >"$tmp/r1" 2>&1
@@ -137,16 +137,20 @@ for x, y in zip(orig, eb):
     assert x == y, (x, y)
 assert marked == 912, marked
 c = collections.Counter(e['ph'] for e in added)
-assert c == {'C': 3552, 'i': 21}, c
+assert c == {'C': 3552, 'i': 22}, c
 i = [e for e in added if e['ph'] == 'i']
 assert i[0]['name'].startswith('tracegate: block: gemm GEMM kernel_time +161.3 %'), i[0]['name']
+# the new finding (docs/findings.md): the misaligned GEMM, its fix in args
+f = [e for e in i if e['name'].startswith('tracegate finding ')]
+assert [e['name'] for e in f] == ['tracegate finding new: misaligned GEMM (24 a step) costs 1.69 ms a step (12.3 % of the step)'], f
+assert f[0]['args']['new']['id'] == 'gemm-alignment' and f[0]['args']['fix'].startswith('pad M, N and K'), f[0]['args']
 assert sum(1 for e in i if e['name'].startswith('regressed: aten::mm +157.6 %')) == 6  # one a step
 q = [e for e in added if e['name'] == 'Queue Length']
 assert all(e['args']['Queue Length'] >= 0 and e['id'] == 7 for e in q)
 assert {k: v for k, v in a.items() if k != 'traceEvents'} == {k: v for k, v in b.items() if k != 'traceEvents'}
 print('ok')
 PY
-	check "the JSON: every event as it was but args.tracegate on the 912 marked, 3552 counters, 21 instants" \
+	check "the JSON: every event as it was but args.tracegate on the 912 marked, 3552 counters, 22 instants" \
 		"$(cat "$tmp/py")" grep -qx ok "$tmp/py"
 else
 	skip "the JSON checked event by event" "no python3"

@@ -31,8 +31,8 @@ B="--steps 8 --seq 4096 --python"
 md=$tmp/split.md
 # the headings, in this order
 heads=$(grep '^#### \|^<details><summary>' "$md" | cut -c1-60 | tr '\n' '/')
-want="#### What changed/#### Rules/#### Ops whose kernel time changed significantly (per step)/#### Where the time went (lowest points of divergence of the/<details><summary>The call trees where they diverge (base: o/#### Kernel time per step/<details><summary>Kernel time per step by category (4 rows)</<details><summary>Kernel time per step by op (6 rows)</summa/<details><summary>Kernel time per step by op_shape (9 rows)</<details><summary>Kernel time per step by kernel (11 rows)<//<details><summary>Kernel time per step by module (37 rows)<//"
-[ "$heads" = "$want" ] && ok "order: what changed, rules, significant ops, where, the drawing folded, the tables" \
+want="#### What changed/#### Findings/#### What bounds the step (critical path)/#### Rules/#### Ops whose kernel time changed significantly (per step)/#### Where the time went (lowest points of divergence of the/<details><summary>The call trees where they diverge (base: o/#### Kernel time per step/<details><summary>Kernel time per step by category (4 rows)</<details><summary>Kernel time per step by op (6 rows)</summa/<details><summary>Kernel time per step by op_shape (9 rows)</<details><summary>Kernel time per step by kernel (11 rows)<//<details><summary>Kernel time per step by module (37 rows)<//"
+[ "$heads" = "$want" ] && ok "order: what changed, findings, what bounds the step, rules, significant ops, where, the drawing folded, the tables" \
 	|| not_ok "order" "$heads"
 grep -qx '| runtime | CUDA 12.4 | CUDA 12.4 |' "$md" && grep -qx '| steps (runs) | 8 (1 run) | 8 (1 run) |' "$md" \
 	&& ok "header: runtime as 12.4, steps and runs a side" || not_ok "header" "$(sed -n 1,9p "$md")"

@@ -54,30 +54,30 @@ expect_fail() {
 
 # ------------------------------------------------------------ exit codes
 
-expect "identical: pass, 0" 0 "tracegate diff: pass: 6 checks, no regression above the thresholds" \
+expect "identical: pass, 0" 0 "tracegate diff: pass: 6 checks, no regression above the thresholds; not judged: elementwise 13 %" \
 	"$tmp/base.json" "$tmp/same.json"
 expect "SDPA +7 %: block, 1" 1 \
-	"tracegate diff: block: sdpa-forward SDPA_fwd kernel_time +7.0 % (95 % CI +7.0..+7.0 %) > 5 %" \
+	"tracegate diff: block: sdpa-forward SDPA_fwd kernel_time +7.0 % (95 % CI +7.0..+7.0 %, 8 steps a side) > 5 %; not judged: elementwise 13 %" \
 	"$tmp/base.json" "$tmp/sdpa7.json"
 grep -q '^sdpa-forward  *(total)  *kernel_time  *1\.583 ms  *1\.694 ms  *+7\.0 %  *+7\.0\.\.+7\.0 %  *8/8  block$' "$tmp/out" \
 	&& ok "text: the rule's row" || not_ok "text: the rule's row" "$(grep '^sdpa-forward' "$tmp/out")"
 grep -q '^warning: rule sdpa-backward matches nothing in either trace$' "$tmp/out" \
 	&& ok "text: a rule that matches nothing is a warning" || not_ok "unmatched warning" "not in the output"
 expect "SDPA +3 %: warn, 0" 0 \
-	"tracegate diff: warn: sdpa-forward SDPA_fwd kernel_time +3.0 % (95 % CI +3.0..+3.0 %) > 2 %" \
+	"tracegate diff: warn: sdpa-forward SDPA_fwd kernel_time +3.0 % (95 % CI +3.0..+3.0 %, 8 steps a side) > 2 %; not judged: elementwise 13 %" \
 	"$tmp/base.json" "$tmp/sdpa3.json"
 expect "another GPU: inconclusive, 3" 3 \
 	"tracegate diff: inconclusive: not comparable (GPU NVIDIA H100 80GB HBM3 -> NVIDIA A100-SXM4-80GB)" \
 	"$tmp/base.json" "$tmp/a100.json"
-expect "another GPU, allowed: pass, 0" 0 "tracegate diff: pass: 6 checks, no regression above the thresholds" \
+expect "another GPU, allowed: pass, 0" 0 "tracegate diff: pass: 6 checks, no regression above the thresholds; not judged: elementwise 13 %" \
 	"$tmp/base.json" "$tmp/a100.json" --allow-hardware-change
 grep -q '^hardware changed (allowed): GPU NVIDIA H100 80GB HBM3 -> NVIDIA A100-SXM4-80GB$' "$tmp/out" \
 	&& ok "the allowed change is said" || not_ok "allowed change" "$(sed -n 2,5p "$tmp/out")"
 expect "math path: attributed to SDPA, block" 1 \
-	"tracegate diff: block: sdpa-forward SDPA_fwd kernel_time +8.0 % (95 % CI +8.0..+8.0 %) > 5 %" \
+	"tracegate diff: block: sdpa-forward SDPA_fwd kernel_time +8.0 % (95 % CI +8.0..+8.0 %, 8 steps a side) > 5 %; not judged: elementwise 13 %" \
 	"$tmp/base.json" "$tmp/math.json"
 expect "math path, --no-tree-diff: still SDPA (the enclosing op says so)" 1 \
-	"tracegate diff: block: sdpa-forward SDPA_fwd kernel_time +8.0 % (95 % CI +8.0..+8.0 %) > 5 %" \
+	"tracegate diff: block: sdpa-forward SDPA_fwd kernel_time +8.0 % (95 % CI +8.0..+8.0 %, 8 steps a side) > 5 %; not judged: elementwise 13 %" \
 	"$tmp/base.json" "$tmp/math.json" --no-tree-diff
 grep -q 'Where the call trees diverge' "$tmp/out" && not_ok "--no-tree-diff draws nothing" "a drawing" \
 	|| ok "--no-tree-diff draws nothing"
@@ -94,6 +94,17 @@ expect_fail "bad YAML: file:line:column" \
 	"$tmp/base.json" "$tmp/sdpa7.json" --rules "$tmp/bad2.yaml"
 expect_fail "no rules file" "tracegate: $tmp/none.yaml: cannot open: No such file or directory" \
 	"$tmp/base.json" "$tmp/sdpa7.json" --rules "$tmp/none.yaml"
+# nothing to judge: an error naming the side and what is missing, never a pass
+printf '{"traceEvents": [{"ph": "X", "cat": "cpu_op", "name": "aten::add", "pid": 1, "tid": 1, "ts": 1, "dur": 5}]}' >"$tmp/empty.json"
+expect_fail "an empty profile against itself: nothing to judge, exit 2" \
+	"tracegate: diff: nothing to judge: the base trace $tmp/empty.json has no GPU activity (no kernel, memcpy or memset)" \
+	"$tmp/empty.json" "$tmp/empty.json"
+expect_fail "an empty new side: nothing to judge, the side named, no hardware blamed" \
+	"tracegate: diff: nothing to judge: the new trace $tmp/empty.json has no GPU activity (no kernel, memcpy or memset)" \
+	"$tmp/base.json" "$tmp/empty.json"
+expect_fail "an empty --noise-from run: nothing to judge" \
+	"tracegate: diff: nothing to judge: the --noise-from trace $tmp/empty.json has no GPU activity (no kernel, memcpy or memset)" \
+	"$tmp/base.json" "$tmp/same.json" --noise-from "$tmp/empty.json"
 expect_fail "one trace" "tracegate: diff: give BASE NEW, or BASE... -- NEW... (1 traces given)" "$tmp/base.json"
 expect_fail "empty side" "tracegate: diff: both sides need at least one trace" "$tmp/base.json" --
 expect_fail "bad format" "tracegate: diff: --format: 'xml' is not one of text, md, json" \
@@ -118,7 +129,7 @@ rules:
     block_above: 5%
 EOF
 expect "--rules: +7 % warns at 5 %" 0 \
-	"tracegate diff: warn: attention SDPA_fwd kernel_time +7.0 % (95 % CI +7.0..+7.0 %) > 5 %" \
+	"tracegate diff: warn: attention SDPA_fwd kernel_time +7.0 % (95 % CI +7.0..+7.0 %, 8 steps a side) > 5 %; not judged: GEMM 53 %, elementwise 13 %" \
 	"$tmp/base.json" "$tmp/sdpa7.json" --rules "$tmp/rules.yaml"
 grep -q '^warning: rule nothing matches nothing in either trace$' "$tmp/out" \
 	&& ok "--rules: the rule that matches nothing" || not_ok "unmatched rule" "$(tail -3 "$tmp/out")"
@@ -126,7 +137,7 @@ grep -q '^warning: rule nothing matches nothing in either trace$' "$tmp/out" \
 # ------------------------------------------------------------ accept
 
 expect "--accept: the block accepted, the busy time still warns" 0 \
-	"tracegate diff: warn: gpu-busy gpu_busy +2.1 % (95 % CI +2.1..+2.1 %) > 2 %" \
+	"tracegate diff: warn: gpu-busy gpu_busy +2.1 % (95 % CI +2.1..+2.1 %, 8 steps a side) > 2 %; not judged: elementwise 13 %" \
 	"$tmp/base.json" "$tmp/sdpa7.json" --accept "sdpa-forward:intended, see #12"
 grep -q '^sdpa-forward .* accepted$' "$tmp/out" && ok "--accept: the row says accepted" \
 	|| not_ok "accepted row" "$(grep '^sdpa-forward' "$tmp/out")"
@@ -150,7 +161,7 @@ run "$tmp/base.json" "$tmp/split.json" --format md --marker "tracegate:ci/llama-
 md=$tmp/out
 [ "$(sed -n 1p "$md")" = "<!-- tracegate:ci/llama-8b -->" ] && ok "md: the marker first" \
 	|| not_ok "md: marker" "$(sed -n 1p "$md")"
-[ "$(sed -n 2p "$md")" = "### ❌ tracegate: block: sdpa-forward SDPA\_fwd kernel\_time +8.0 % (95 % CI +8.0..+8.0 %) &gt; 5 %" ] \
+[ "$(sed -n 2p "$md")" = "### ❌ tracegate: block: sdpa-forward SDPA\_fwd kernel\_time +8.0 % (95 % CI +8.0..+8.0 %, 8 steps a side) &gt; 5 %; not judged: elementwise 13 %" ] \
 	&& ok "md: the verdict line" || not_ok "md: verdict line" "$(sed -n 2p "$md")"
 grep -qx '| rule | item | metric | base | new | change | CI | samples | verdict |' "$md" \
 	&& grep -qx '| sdpa-forward | (total) | kernel_time | 1.583 ms | 1.709 ms | +8.0 % | +8.0..+8.0 % | 8 / 8 steps | ❌ block |' "$md" \
@@ -226,10 +237,13 @@ if command -v python3 >/dev/null 2>&1; then
 import json, sys
 d = json.load(open(sys.argv[1]))
 assert list(d) == ["tracegate_diff", "verdict", "summary", "comparable", "hardware_change", "base", "new",
-                   "results", "unmatched_rules", "accepted", "top_regressions", "top_improvements", "no_launcher",
-                   "divergence", "tables"], list(d)
+                   "results", "ranks", "not_judged", "unmatched_rules", "accepted", "findings", "top_regressions",
+                   "top_improvements", "no_launcher", "critical_path", "divergence", "tables"], list(d)
+assert d["ranks"] is None
+assert d["not_judged"] == [{"category": "elementwise", "pct": d["not_judged"][0]["pct"]}], d["not_judged"]
+assert 13 < d["not_judged"][0]["pct"] < 14
 assert d["tracegate_diff"] == 1 and d["verdict"] == "block" and d["comparable"] is True and d["hardware_change"] == ""
-assert d["summary"] == "block: sdpa-forward SDPA_fwd kernel_time +7.0 % (95 % CI +7.0..+7.0 %) > 5 %", d["summary"]
+assert d["summary"] == "block: sdpa-forward SDPA_fwd kernel_time +7.0 % (95 % CI +7.0..+7.0 %, 8 steps a side) > 5 %; not judged: elementwise 13 %", d["summary"]
 for side, f in (("base", "base.json"), ("new", "sdpa7.json")):
     s = d[side]
     assert list(s) == ["files", "steps", "fingerprint"], list(s)
@@ -238,12 +252,14 @@ for side, f in (("base", "base.json"), ("new", "sdpa7.json")):
     assert s["fingerprint"] == {"gpu": "NVIDIA H100 80GB HBM3", "driver": "12090", "runtime": "CUDA 12040", "world_size": 1}
 keys = ["rule", "item", "category", "metric", "verdict", "accepted", "improved", "new", "gone", "base", "next", "delta",
         "pct", "pct_lo", "pct_hi", "p_value", "samples_base", "samples_new", "sampling", "no_data", "unmatched", "note",
-        "decide", "runs_base", "runs_new", "noise_pct", "noise_df", "runs_needed", "category_from"]
+        "decide", "runs_base", "runs_new", "noise_pct", "noise_df", "runs_needed", "pairs", "call_noise_pct", "rank",
+        "category_from"]
 assert [r["rule"] for r in d["results"]] == ["sdpa-forward", "sdpa-backward", "gemm", "gpu-busy", "exposed-comm", "host-syncs"]
 for r in d["results"]:
     assert list(r) == keys, list(r)
 s = d["results"][0]
-assert s["item"] == "" and s["verdict"] == "block" and s["sampling"] == "steps"
+assert s["item"] == "" and s["verdict"] == "block" and s["sampling"] == "steps" and s["rank"] is None
+assert s["pairs"] == 0 and s["call_noise_pct"] is None
 assert s["samples_base"] == 8 and s["samples_new"] == 8
 assert abs(s["pct"] - 7.0) < 1e-9 and abs(s["pct_lo"] - 7.0) < 1e-9 and abs(s["pct_hi"] - 7.0) < 1e-9
 assert s["base"] == 1582800 and abs(s["delta"] - 110796) < 1e-6

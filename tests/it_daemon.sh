@@ -7,7 +7,7 @@
 #   PR, SDPA +8 %   -> pending, then failure; one comment
 #   PR re-run, fixed -> success; the same comment edited, not a second one
 #   a self-approving commit trailer -> still failure, the comment says it was ignored
-#   bad manifest, bad trace, missing trace -> error status, the others still served
+#   bad manifest, bad trace, missing trace, a trace without GPU activity -> error status, the others still served
 #   a trace over limits.max_string_bytes or limits.max_depth -> error status naming the limit
 #   kill -9 at seen, analysing, posting, between status and comment -> resumed,
 #                   one comment, the right final status
@@ -183,15 +183,21 @@ printf '{"traceEvents": [{"ph": "X", "cat": "kernel", "name": "k", "ts": 1, "dur
 	u-long/rank0.pt.trace.json.gz >/dev/null
 "$upload" --dest storage --repo acme/llm --commit "$broken" --branch broken --workload deep --run-id deep \
 	u-deep/rank0.pt.trace.json.gz >/dev/null
+# a profile of nothing (no GPU activity): nothing to judge is an error, not a pass
+mkdir -p u-empty && printf '{"traceEvents": [{"ph": "X", "cat": "cpu_op", "name": "aten::empty", "ts": 1, "dur": 2, "pid": 1, "tid": 1}]}' \
+	| gzip > u-empty/rank0.pt.trace.json.gz
+"$upload" --dest storage --repo acme/llm --commit "$broken" --branch broken --workload empty --run-id empty \
+	u-empty/rank0.pt.trace.json.gz >/dev/null
 up "$main2" main m2b fine.json.gz
 once
 n_err=$(grep "\"sha\": *\"$broken\"" outbox/statuses.log | grep -c '"state": *"error"')
-tg_eq "bad runs: five error statuses" 5 "$n_err"
+tg_eq "bad runs: six error statuses" 6 "$n_err"
 tg_check "bad manifest: the description says what is wrong" grep -q '"description":"cannot judge: manifest.json: 1:50: bad JSON' outbox/statuses.log
 tg_check "bad trace: the description names the file and the byte" grep -q '"description":"cannot judge: rank0.pt.trace.json.gz: byte 48 of the inflated JSON' outbox/statuses.log
 tg_check "missing trace: the description says so" grep -q '"description":"cannot judge: rank0.pt.trace.json.gz: the manifest names a trace that is not in storage"' outbox/statuses.log
 tg_check "limits.max_string_bytes: the description names the limit" grep -q '"description":"cannot judge: rank0.pt.trace.json.gz: byte [0-9]* of the inflated JSON: string longer than 65536 bytes (limit)' outbox/statuses.log
 tg_check "limits.max_depth: the description names the limit" grep -q '"description":"cannot judge: rank0.pt.trace.json.gz: byte [0-9]* of the inflated JSON: nesting deeper than 16 levels (limit)' outbox/statuses.log
+tg_check "a trace without GPU activity: error, nothing to judge, the trace named" grep -q '"description":"cannot judge: nothing to judge: the new trace rank0.pt.trace.json.gz has no GPU activity (no kernel, memcpy or memset)"' outbox/statuses.log
 tg_eq "a good run beside them is served" success "$(status_of "$main2")"
 
 # 6. kill -9 at each point, then restart: the run is not lost, one comment, the right verdict

@@ -165,7 +165,8 @@ static void test_identical_passes(void **state)
 	tg_gate *g = gate(BIG, BIG " --seed 1", r, NULL);
 	const tg_judgement *j = tg_gate_judgement(g);
 	assert_int_equal(tg_gate_verdict(g), TG_VERDICT_PASS);
-	assert_string_equal(tg_judgement_summary(j), "pass: 6 checks, no regression above the thresholds");
+	assert_string_equal(tg_judgement_summary(j), "pass: 6 checks, no regression above the thresholds"
+	                    "; not judged: elementwise 13 %");
 	size_t n;
 	const tg_judged *it = tg_judgement_items(j, &n);
 	assert_int_equal(n, 6);
@@ -447,46 +448,102 @@ static void test_extra_op(void **state)
 
 /* ------------------------------------------------ sampling */
 
+/* One step (or none): the calls the alignment pairs are the samples. The
+ * new side has another seed: its jitter is independent of the base's. */
 static void test_one_step(void **state)
 {
 	(void)state;
 	GT_SKIP_WITHOUT_GEN();
 	tg_rules *r = rules_default();
 	for (int steps = 0; steps <= 1; steps++) {
-		char a[128], b[160];
-		/* 8 layers: 8 attention calls, at least min_samples */
-		snprintf(a, sizeof(a), "--steps %d --seq 4096 --layers 8 --jitter 1", steps);
-		snprintf(b, sizeof(b), "%s --sdpa-scale 1.07", a);
-		tg_gate *g = gate(a, b, r, NULL);
-		const tg_judged *s = gate_item(g, "sdpa-forward", "");
-		assert_int_equal(tg_gate_verdict(g), TG_VERDICT_BLOCK);
-		assert_int_equal(s->verdict, TG_VERDICT_BLOCK);
-		assert_int_equal(s->sampling, TG_SAMPLING_INVOCATIONS);
-		assert_int_equal(s->nbase, 8);
-		assert_int_equal(s->nnext, 8);
-		GT_NEAR(s->pct, 7.0, 1e-3);
-		assert_true(s->pct_lo > 5 && s->pct_lo < 7 && s->pct_hi > 7);
-		/* gpu_busy borrows the interval of the total kernel time */
-		const tg_judged *busy = gate_item(g, "gpu-busy", "");
-		assert_int_equal(busy->sampling, TG_SAMPLING_INVOCATIONS);
-		assert_false(isnan(busy->pct_lo));
-		assert_true(busy->pct_lo < busy->pct && busy->pct < busy->pct_hi);
-		tg_gate_free(g);
-		/* 4 layers: 4 calls, fewer than min_samples (5): inconclusive, as documented */
-		snprintf(a, sizeof(a), "--steps %d --seq 4096 --jitter 1", steps);
-		snprintf(b, sizeof(b), "%s --sdpa-scale 1.07", a);
-		g = gate(a, b, r, NULL);
-		s = gate_item(g, "sdpa-forward", "");
-		assert_int_equal(s->verdict, TG_VERDICT_INCONCLUSIVE);
-		assert_string_equal(s->note, "4 and 4 samples, 5 needed");
-		assert_int_equal(tg_gate_verdict(g), TG_VERDICT_INCONCLUSIVE);
-		tg_gate_free(g);
+		for (int layers = 4; layers <= 8; layers += 4) {
+			char a[128], b[160];
+			snprintf(a, sizeof(a), "--steps %d --seq 4096 --layers %d --jitter 1", steps, layers);
+			snprintf(b, sizeof(b), "%s --seed 2 --sdpa-scale 1.07", a);
+			tg_gate *g = gate(a, b, r, NULL);
+			const tg_judged *s = gate_item(g, "sdpa-forward", "");
+			assert_int_equal(tg_gate_verdict(g), TG_VERDICT_BLOCK);
+			assert_int_equal(s->verdict, TG_VERDICT_BLOCK);
+			assert_int_equal(s->sampling, TG_SAMPLING_PAIRS);
+			/* one attention call a layer, each paired with its layer's */
+			assert_int_equal(s->npairs, (size_t)layers);
+			assert_int_equal(s->nbase, (size_t)layers);
+			assert_int_equal(s->nnext, (size_t)layers);
+			/* the noise of a call, from the other paired calls (GEMMs,
+			 * norms, elementwise: jitter of +-1 % on each side) */
+			assert_true(s->noise_calls > 20);
+			assert_true(s->call_noise_pct > 0.3 && s->call_noise_pct < 1.5);
+			assert_true(fabs(s->pct - 7.0) < 1.0);
+			assert_true(s->pct_lo > 5 && s->pct_lo < s->pct && s->pct_hi > s->pct);
+			char want[96];
+			snprintf(want, sizeof(want), ", %d paired calls in 1 step) > 5 %%", layers);
+			assert_non_null(strstr(tg_judgement_summary(tg_gate_judgement(g)), want));
+			/* gpu_busy borrows the interval of the total kernel time */
+			const tg_judged *busy = gate_item(g, "gpu-busy", "");
+			assert_int_equal(busy->sampling, TG_SAMPLING_PAIRS);
+			assert_false(isnan(busy->pct_lo));
+			assert_true(busy->pct_lo < busy->pct && busy->pct < busy->pct_hi);
+			tg_gate_free(g);
+			/* unchanged code on one step passes */
+			snprintf(b, sizeof(b), "%s --seed 3", a);
+			g = gate(a, b, r, NULL);
+			assert_int_equal(tg_gate_verdict(g), TG_VERDICT_PASS);
+			tg_gate_free(g);
+		}
 	}
+	/* without the alignment nothing is paired: per invocation, as before */
+	tg_gate_opts o = {.no_tree_diff = 1};
+	tg_gate *g = gate("--steps 1 --seq 4096 --jitter 1", "--steps 1 --seq 4096 --jitter 1 --seed 2 --sdpa-scale 1.07",
+	                  r, &o);
+	const tg_judged *s = gate_item(g, "sdpa-forward", "");
+	assert_int_equal(s->sampling, TG_SAMPLING_INVOCATIONS);
+	assert_int_equal(s->verdict, TG_VERDICT_INCONCLUSIVE);
+	assert_string_equal(s->note, "4 and 4 samples, 5 needed");
+	tg_gate_free(g);
 	tg_rules_free(r);
 }
 
-/* 3 steps (fewer than min_samples): invocations are the samples, and the
- * interval is widened by the variation between steps. */
+/* The generator's default workload (4 steps, 110 us of attention a step):
+ * a +10 % attention change (+11 us a step) passed in every one of 75 runs
+ * under a fixed 20 us floor; the default floor is 0.1 % of the base's GPU
+ * busy time a step (1.1 us here). 10 seeds, jitter of 2 % a kernel: every
+ * +10 % blocks, every A/A passes. */
+static void test_default_workload_judged(void **state)
+{
+	(void)state;
+	GT_SKIP_WITHOUT_GEN();
+	tg_rules *r = rules_default();
+	int blocked = 0, passed = 0;
+	for (int s = 1; s <= 10; s++) {
+		gt_side a, b, c;
+		char x[96], y[96], z[96];
+		snprintf(x, sizeof(x), "--seed %d --jitter 2", s);
+		snprintf(y, sizeof(y), "--seed %d --jitter 2 --sdpa-scale 1.10", s + 50);
+		snprintf(z, sizeof(z), "--seed %d --jitter 2", s + 90);
+		gt_load(&a, x);
+		gt_load(&b, y);
+		gt_load(&c, z);
+		tg_gate *g = gate_sides(&a, &b, r, NULL);
+		const tg_judged *sd = gate_item(g, "sdpa-forward", "");
+		blocked += sd->verdict == TG_VERDICT_BLOCK && sd->sampling == TG_SAMPLING_PAIRS;
+		tg_gate_free(g);
+		g = gate_sides(&a, &c, r, NULL);
+		passed += tg_gate_verdict(g) == TG_VERDICT_PASS;
+		tg_gate_free(g);
+		gt_unload(&a);
+		gt_unload(&b);
+		gt_unload(&c);
+	}
+	print_message("default workload: +10 %% attention blocked in %d of 10, A/A passed in %d of 10\n", blocked,
+	              passed);
+	assert_int_equal(blocked, 10);
+	assert_int_equal(passed, 10);
+	tg_rules_free(r);
+}
+
+/* 3 steps (fewer than min_samples): paired calls are the samples, and the
+ * interval is widened by the variation between steps (of the steps'
+ * paired ratios). */
 static void test_few_steps_widened(void **state)
 {
 	(void)state;
@@ -505,7 +562,8 @@ static void test_few_steps_widened(void **state)
 			gt_load(&sn, b);
 			tg_gate *g = gate_sides(&sb, &sn, r, NULL);
 			const tg_judged *x = gate_item(g, "sdpa-forward", "");
-			assert_int_equal(x->sampling, TG_SAMPLING_INVOCATIONS);
+			assert_int_equal(x->sampling, TG_SAMPLING_PAIRS);
+			assert_int_equal(x->npairs, 12);
 			assert_int_equal(x->nbase, 12);
 			assert_int_equal(x->nnext, 12);
 			assert_true(x->pct_lo < x->pct && x->pct < x->pct_hi);
@@ -611,6 +669,145 @@ static void test_world_size_change(void **state)
 	assert_true(c->is_new);
 	assert_int_equal(c->verdict, TG_VERDICT_WARN);
 	tg_gate_free(g);
+	tg_rules_free(r);
+}
+
+/* Nothing to judge is an error naming the side and what is missing, never
+ * a verdict: an empty profile passed ("pass: 6 checks"), and a trace without
+ * GPU activity against a real one was "not comparable (GPU NVIDIA H200 ->
+ * ?)". A side whose fingerprint lacks a field (no deviceProperties) is not
+ * comparable, and the reason names the field instead of a change of GPU. */
+static void test_nothing_to_judge(void **state)
+{
+	(void)state;
+	GT_SKIP_WITHOUT_GEN();
+	tg_trace *empty = tg_test_read_str("{\"traceEvents\": [{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": "
+	                                   "\"aten::add\", \"pid\": 1, \"tid\": 1, \"ts\": 1, \"dur\": 5}]}");
+	/* one step whose kernel runs after it: GPU events, none in a step */
+	tg_trace *outside = tg_test_read_str(
+		"{\"traceEvents\": [{\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"ProfilerStep#1\", "
+		"\"pid\": 1, \"tid\": 1, \"ts\": 0, \"dur\": 10}, {\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", "
+		"\"pid\": 0, \"tid\": 7, \"ts\": 50, \"dur\": 5, \"args\": {\"stream\": 7}}]}");
+	tg_tree *te, *to;
+	assert_int_equal(tg_tree_build(&te, empty), 0);
+	assert_int_equal(tg_tree_build(&to, outside), 0);
+	const gt_side *real = gt_trace(BIG);
+	tg_rules *r = rules_default();
+	const tg_tree *e[1] = {te}, *o[1] = {to}, *g1[1] = {real->tree};
+	tg_gate *g = NULL;
+	assert_int_equal(tg_gate_run(&g, r, e, 1, e, 1, NULL), TG_ENODATA);
+	assert_null(g);
+	assert_string_equal(tg_error_last(),
+	                    "nothing to judge: the base trace test.json has no GPU activity (no kernel, memcpy or memset)");
+	assert_int_equal(tg_gate_run(&g, r, g1, 1, e, 1, NULL), TG_ENODATA);
+	assert_string_equal(tg_error_last(),
+	                    "nothing to judge: the new trace test.json has no GPU activity (no kernel, memcpy or memset)");
+	assert_int_equal(tg_gate_run(&g, r, g1, 1, o, 1, NULL), TG_ENODATA);
+	assert_string_equal(tg_error_last(), "nothing to judge: the new trace test.json has 1 GPU events, none in its 1 "
+	                                     "profiled steps");
+	tg_gate_opts go = {.noise = e, .nnoise = 1};
+	assert_int_equal(tg_gate_run(&g, r, g1, 1, g1, 1, &go), TG_ENODATA);
+	assert_string_equal(tg_error_last(), "nothing to judge: the --noise-from trace test.json has no GPU activity "
+	                                     "(no kernel, memcpy or memset)");
+	/* a real trace against one with kernels but no deviceProperties nor
+	 * versions: not comparable, each missing field named as missing */
+	tg_trace *bare = tg_test_read_str(
+		"{\"traceEvents\": [{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::add\", \"pid\": 1, \"tid\": 1, "
+		"\"ts\": 1, \"dur\": 10, \"args\": {\"External id\": 1}}, {\"ph\": \"X\", \"cat\": \"cuda_runtime\", "
+		"\"name\": \"cudaLaunchKernel\", \"pid\": 1, \"tid\": 1, \"ts\": 2, \"dur\": 3, \"args\": {\"correlation\": "
+		"1, \"External id\": 1}}, {\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"pid\": 0, \"tid\": 7, "
+		"\"ts\": 50, \"dur\": 5, \"args\": {\"stream\": 7, \"correlation\": 1}}]}");
+	tg_tree *tb;
+	assert_int_equal(tg_tree_build(&tb, bare), 0);
+	const tg_tree *b1[1] = {tb};
+	assert_int_equal(tg_gate_run(&g, r, g1, 1, b1, 1, NULL), 0);
+	const char *why;
+	assert_int_equal(tg_judgement_comparable(tg_gate_judgement(g), &why), 0);
+	assert_string_equal(why, "GPU model not recorded in the new trace (no deviceProperties; base: NVIDIA H100 80GB "
+	                         "HBM3); driver version not recorded in the new trace (no cuda_driver_version; base: "
+	                         "CUDA 12.9); runtime version not recorded in the new trace (no cuda_runtime_version; "
+	                         "base: CUDA 12.4)");
+	tg_gate_free(g);
+	tg_rules_free(r);
+	tg_tree_free(te);
+	tg_tree_free(to);
+	tg_tree_free(tb);
+	tg_trace_free(empty);
+	tg_trace_free(outside);
+	tg_trace_free(bare);
+}
+
+/* The json document of g, into a malloc'd string. */
+static char *gate_json(const tg_gate *g, const char *const *bf, size_t nb, const char *const *xf, size_t nx)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	tg_diff_doc d = tg_gate_doc(g, bf, nb, xf, nx, NULL, NULL);
+	assert_int_equal(tg_diff_write_json(f, &d), 0);
+	assert_int_equal(fclose(f), 0);
+	return buf;
+}
+
+/* Ranks are matched by their rank id, never by the order of the traces: a
+ * GEMM slowdown on rank 1 of 2 gives the same document byte for byte
+ * whichever order the new side's ranks come in, blocks on rank 1's item of
+ * the gemm rule, and the summary names rank 1. */
+static void test_ranks_by_id(void **state)
+{
+	(void)state;
+	GT_SKIP_WITHOUT_GEN();
+	const gt_side *b0 = gt_trace(BIG " --ranks 2 --rank 0"), *b1 = gt_trace(BIG " --ranks 2 --rank 1");
+	const gt_side *n0 = gt_trace(BIG " --ranks 2 --rank 0 --seed 2");
+	const gt_side *n1 = gt_trace(BIG " --ranks 2 --rank 1 --seed 2 --gemm-scale 1.30");
+	tg_rules *r = rules_default();
+	const tg_tree *bt[2] = {b0->tree, b1->tree}, *in_order[2] = {n0->tree, n1->tree}, *swapped[2] = {n1->tree, n0->tree};
+	const char *bf[2] = {"b0.json", "b1.json"}, *xf[2] = {"n0.json", "n1.json"}, *xs[2] = {"n1.json", "n0.json"};
+	tg_gate *g1 = NULL, *g2 = NULL;
+	assert_int_equal(tg_gate_run(&g1, r, bt, 2, in_order, 2, NULL), 0);
+	assert_int_equal(tg_gate_run(&g2, r, bt, 2, swapped, 2, NULL), 0);
+	char *j1 = gate_json(g1, bf, 2, xf, 2), *j2 = gate_json(g2, bf, 2, xs, 2);
+	assert_string_equal(j1, j2);
+	const tg_judged *one = NULL, *total = NULL;
+	size_t n;
+	const tg_judged *it = tg_judgement_items(tg_gate_judgement(g1), &n);
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(it[i].rule->name, "gemm")) {
+			if (it[i].rank == 1)
+				one = &it[i];
+			else if (it[i].rank < 0)
+				total = &it[i];
+			else
+				assert_int_equal(it[i].verdict, TG_VERDICT_PASS);
+		}
+	assert_non_null(one);
+	assert_non_null(total);
+	assert_int_equal(one->verdict, TG_VERDICT_BLOCK);
+	GT_NEAR(one->pct, 30.0, 0.5);
+	GT_NEAR(total->pct, 15.0, 1.0);
+	assert_int_equal(tg_gate_verdict(g1), TG_VERDICT_BLOCK);
+	const char *sum = tg_judgement_summary(tg_gate_judgement(g1));
+	assert_non_null(strstr(sum, "block: gemm GEMM on rank 1 kernel_time +30."));
+	assert_non_null(strstr(sum, "; ranks: slowest 1 ("));
+	assert_non_null(strstr(sum, "most changed 1 (gemm +30."));
+	const tg_rank_compare *rk = tg_judgement_ranks(tg_gate_judgement(g1));
+	assert_non_null(rk);
+	assert_int_equal(rk->nranks, 2);
+	assert_int_equal(rk->slowest, 1);
+	assert_int_equal(rk->most_changed, 1);
+	assert_true(rk->most_changed_pct > 1);
+	/* one rank a side: no per-rank items, nothing named */
+	tg_gate *g3 = gate_sides(b1, n1, r, NULL);
+	assert_null(tg_judgement_ranks(tg_gate_judgement(g3)));
+	it = tg_judgement_items(tg_gate_judgement(g3), &n);
+	for (size_t i = 0; i < n; i++)
+		assert_int_equal(it[i].rank, -1);
+	free(j1);
+	free(j2);
+	tg_gate_free(g1);
+	tg_gate_free(g2);
+	tg_gate_free(g3);
 	tg_rules_free(r);
 }
 
@@ -824,7 +1021,8 @@ static void test_host_syncs(void **state)
 	assert_true(h->is_new);
 	assert_int_equal(h->nbase, 8);
 	assert_int_equal(tg_gate_verdict(g), TG_VERDICT_WARN);
-	assert_string_equal(tg_judgement_summary(tg_gate_judgement(g)), "warn: host-syncs host_syncs is new");
+	assert_string_equal(tg_judgement_summary(tg_gate_judgement(g)), "warn: host-syncs host_syncs is new"
+	                    "; not judged: elementwise 13 %");
 	tg_gate_free(g);
 	g = gate(BIG " --host-sync 1", BIG " --host-sync 3", r, NULL);
 	h = gate_item(g, "host-syncs", "");
@@ -838,6 +1036,115 @@ static void test_host_syncs(void **state)
 	h = gate_item(g, "host-syncs", "");
 	assert_int_equal(h->verdict, TG_VERDICT_PASS);
 	assert_true(h->delta == -2);
+	tg_gate_free(g);
+	tg_rules_free(r);
+}
+
+/* Rules on findings (docs/findings.md): a host sync new in the pull
+ * request blocks through `select: {finding: host-sync}`; the attention's
+ * math path warns; the gate lists both as new, with the numbers of the
+ * new side's findings (--host-sync 2: 115.58775 us a step of GPU idle
+ * after the two .item() calls of each step, 2.13 % of its 5.43 ms). */
+static void test_findings(void **state)
+{
+	(void)state;
+	GT_SKIP_WITHOUT_GEN();
+	tg_rules *r = rules_yaml("version: 1\n"
+	                         "rules:\n"
+	                         "  - name: no-new-sync\n"
+	                         "    select: {finding: host-sync}\n"
+	                         "    block_above: 0%\n"
+	                         "    min_delta: 50us\n"
+	                         "  - name: attention\n"
+	                         "    select: {finding: attention-backend}\n"
+	                         "    warn_above: 10%\n"
+	                         "  - name: every\n"
+	                         "    select: {finding: \"*\"}\n"
+	                         "    aggregate: each\n"
+	                         "    warn_above: 50%\n");
+	tg_gate *g = gate(BIG, BIG " --host-sync 2", r, NULL);
+	const tg_judged *h = gate_item(g, "no-new-sync", "");
+	assert_int_equal(h->verdict, TG_VERDICT_BLOCK);
+	assert_int_equal(h->sampling, TG_SAMPLING_EXACT);
+	assert_true(h->is_new && h->base == 0);
+	GT_NEAR(h->next, 115587.75, 1e-6);
+	assert_true(isinf(h->pct));
+	assert_string_equal(h->note, "new: host-sync in aten::item, 0.116 ms a step");
+	assert_int_equal(gate_item(g, "attention", "")->verdict, TG_VERDICT_PASS);
+	/* each: the sync new (warn); the pageable copy's cost, 1.21 % of the base's
+	 * step, is 0.43 % of the new one's (its GPU already drained): gone, pass */
+	assert_int_equal(gate_item(g, "every", "host-sync aten::item")->verdict, TG_VERDICT_WARN);
+	assert_int_equal(gate_item(g, "every", "pageable-memcpy ")->verdict, TG_VERDICT_PASS);
+	assert_int_equal(tg_gate_verdict(g), TG_VERDICT_BLOCK);
+	size_t n;
+	const tg_finding_delta *d = tg_gate_finding_changes(g, &n);
+	assert_int_equal(n, 2);
+	assert_int_equal(d[0].change, TG_FINDING_NEW);
+	assert_int_equal(d[0].next->id, TG_FINDING_HOST_SYNC);
+	assert_string_equal(d[0].next->subject, "aten::item");
+	assert_int_equal(d[1].change, TG_FINDING_GONE);
+	assert_int_equal(d[1].base->id, TG_FINDING_PAGEABLE_MEMCPY);
+	assert_null(d[1].next);
+	/* the comment says it, with the fix */
+	tg_diff_doc doc = tg_gate_doc(g, NULL, 0, NULL, 0, NULL, NULL);
+	char *md = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&md, &len);
+	assert_int_equal(tg_diff_write_md(f, &doc, 0), 0);
+	fclose(f);
+	assert_non_null(strstr(md, "#### Findings\n\n- **new**: host sync in <code>aten::item</code> (2 a step) costs "
+	                           "115.6 us a step (2.1 % of the step); fix: keep values on the GPU"));
+	assert_non_null(
+		strstr(md, "\n- **gone**: pageable copy (1 a step), which cost 58.0 us a step (1.2 % of the step)\n"));
+	free(md);
+	tg_gate_free(g);
+	/* under min_delta: pass */
+	tg_rules_free(r);
+	r = rules_yaml("version: 1\nrules:\n  - name: s\n    select: {finding: host-sync}\n    block_above: 0%\n"
+	               "    min_delta: 200us\n");
+	g = gate(BIG, BIG " --host-sync 2", r, NULL);
+	assert_int_equal(gate_item(g, "s", "")->verdict, TG_VERDICT_PASS);
+	tg_gate_free(g);
+	/* min_delta as a percent: of the base's step (4.80 ms): 5 % is 240 us,
+	 * over the sync's 115.6 us (pass); 1 % is 48 us (block) */
+	tg_rules_free(r);
+	r = rules_yaml("version: 1\nrules:\n  - name: s5\n    select: {finding: host-sync}\n    block_above: 0%\n"
+	               "    min_delta: 5%\n  - name: s1\n    select: {finding: host-sync}\n    block_above: 0%\n"
+	               "    min_delta: 1%\n");
+	g = gate(BIG, BIG " --host-sync 2", r, NULL);
+	assert_int_equal(gate_item(g, "s5", "")->verdict, TG_VERDICT_PASS);
+	assert_int_equal(gate_item(g, "s1", "")->verdict, TG_VERDICT_BLOCK);
+	tg_gate_free(g);
+	/* the same sync on both sides, its cost within 100 %: pass; the math
+	 * path: new, warns */
+	tg_rules_free(r);
+	r = rules_yaml("version: 1\nrules:\n  - name: s\n    select: {finding: host-sync}\n    block_above: 100%\n"
+	               "  - name: a\n    select: {finding: attention-backend}\n    warn_above: 10%\n");
+	g = gate(BIG " --host-sync 2", BIG " --host-sync 2 --sdpa-math 3", r, NULL);
+	assert_int_equal(gate_item(g, "s", "")->verdict, TG_VERDICT_PASS);
+	h = gate_item(g, "a", "");
+	assert_int_equal(h->verdict, TG_VERDICT_WARN);
+	assert_true(h->is_new);
+	d = tg_gate_finding_changes(g, &n);
+	assert_int_equal(d[0].change, TG_FINDING_NEW);
+	assert_int_equal(d[0].next->id, TG_FINDING_ATTENTION_BACKEND);
+	tg_gate_free(g);
+	tg_rules_free(r);
+	/* a finding no side can evaluate (one rank a side), or one turned off:
+	 * inconclusive on its line, not for the diff */
+	r = rules_yaml("version: 1\nfindings:\n  host-sync: off\n"
+	               "rules:\n  - name: st\n    select: {finding: straggler}\n    block_above: 0%\n"
+	               "  - name: off\n    select: {finding: host-sync}\n    block_above: 0%\n");
+	g = gate(BIG, BIG " --host-sync 2", r, NULL);
+	h = gate_item(g, "st", "");
+	assert_int_equal(h->verdict, TG_VERDICT_INCONCLUSIVE);
+	assert_true(h->no_data && !h->unmatched);
+	assert_string_equal(h->note, "not evaluated on either side");
+	h = gate_item(g, "off", "");
+	assert_true(h->no_data && h->unmatched);
+	assert_int_equal(tg_gate_verdict(g), TG_VERDICT_PASS);
+	d = tg_gate_finding_changes(g, &n);
+	assert_int_equal(n, 1); /* the pageable copy, gone */
 	tg_gate_free(g);
 	tg_rules_free(r);
 }
@@ -904,15 +1211,19 @@ int main(void)
 		cmocka_unit_test(test_math_path_attributed),
 		cmocka_unit_test(test_extra_op),
 		cmocka_unit_test(test_one_step),
+		cmocka_unit_test(test_default_workload_judged),
 		cmocka_unit_test(test_few_steps_widened),
 		cmocka_unit_test(test_gpu_change),
 		cmocka_unit_test(test_runtime_and_driver_change),
 		cmocka_unit_test(test_world_size_change),
+		cmocka_unit_test(test_nothing_to_judge),
+		cmocka_unit_test(test_ranks_by_id),
 		cmocka_unit_test(test_accept),
 		cmocka_unit_test(test_fdr),
 		cmocka_unit_test(test_tflops),
 		cmocka_unit_test(test_host_syncs),
 		cmocka_unit_test(test_unmatched_rules),
+		cmocka_unit_test(test_findings),
 	};
 	return cmocka_run_group_tests(tests, NULL, gt_teardown);
 }

@@ -77,6 +77,99 @@ static void test_min_delta_floor(void **state)
 	judged_free(&x);
 }
 
+/* A pass never hides a significant change above a threshold: the floor
+ * that holds it is named, with the amounts, in the note and on the verdict
+ * line; a floor written as a percent is that share of the base's GPU busy
+ * time a step. */
+static void test_floor_said(void **state)
+{
+	(void)state;
+	GT_SKIP_WITHOUT_GEN();
+	char y[1024];
+	struct judged x;
+	judge_with(&x, SMALL " --steps 8", SMALL " --steps 8 --sdpa-scale 1.5",
+	           sdpa_yaml(y, sizeof(y), NULL, "    min_delta: 20us\n"), NULL);
+	const tg_judged *s = item(&x, "sdpa", "");
+	assert_int_equal(s->verdict, TG_VERDICT_PASS);
+	assert_true(s->held);
+	assert_string_equal(s->note, "held under min_delta: 3.2 us a step < 20.0 us; would block: +50.0 % > 5 %");
+	assert_non_null(strstr(tg_judgement_summary(x.j), "pass: 1 checks, no regression above the thresholds; sdpa "
+	                                                  "+50.0 %: held under min_delta: 3.2 us a step < 20.0 us; "
+	                                                  "would block: +50.0 % > 5 %"));
+	judged_free(&x);
+	/* the base's busy time a step, and 3.2 us as a share of it: a floor
+	 * just above holds the change, just below lets it block */
+	judge_with(&x, SMALL " --steps 8", SMALL " --steps 8 --sdpa-scale 1.5", sdpa_yaml(y, sizeof(y), NULL, NULL), NULL);
+	size_t nu;
+	const tg_unit *u = tg_measure_units(x.b, &nu);
+	double busy = 0;
+	for (size_t i = 0; i < nu; i++)
+		busy += (double)u[i].busy_ns / (double)nu;
+	judged_free(&x);
+	double share = 100 * 3200 / busy;
+	char extra[96];
+	snprintf(extra, sizeof(extra), "    min_delta: %.6f%%\n", share * 1.01);
+	judge_with(&x, SMALL " --steps 8", SMALL " --steps 8 --sdpa-scale 1.5", sdpa_yaml(y, sizeof(y), NULL, extra),
+	           NULL);
+	s = item(&x, "sdpa", "");
+	assert_int_equal(s->verdict, TG_VERDICT_PASS);
+	char want[256];
+	snprintf(want, sizeof(want), "held under min_delta: 3.2 us a step < %.1f us (%g %% of the base's %.3f ms of GPU "
+	                             "time a step); would block: +50.0 %% > 5 %%",
+	         busy * share * 1.01 / 100 / 1e3, share * 1.01, busy / 1e6);
+	assert_string_equal(s->note, want);
+	judged_free(&x);
+	snprintf(extra, sizeof(extra), "    min_delta: %.6f%%\n", share * 0.99);
+	judge_with(&x, SMALL " --steps 8", SMALL " --steps 8 --sdpa-scale 1.5", sdpa_yaml(y, sizeof(y), NULL, extra),
+	           NULL);
+	assert_int_equal(item(&x, "sdpa", "")->verdict, TG_VERDICT_BLOCK);
+	judged_free(&x);
+	/* decide: surely: +3.2 % significant above a 3 % threshold, the lower
+	 * bound +2.5 %: said too, not passed in silence */
+	judge_with(&x, BIG, BIG " --sdpa-scale 1.04 --seed 2 --noise 2",
+	           "version: 1\nrules:\n  - name: sdpa\n    select: {category: SDPA_fwd}\n    metric: kernel_time\n"
+	           "    block_above: 3%\n    decide: surely\n",
+	           NULL);
+	s = item(&x, "sdpa", "");
+	assert_int_equal(s->verdict, TG_VERDICT_PASS);
+	assert_true(s->held);
+	assert_string_equal(s->note, "decide surely: the interval's lower bound +2.5 % is not above 3 %");
+	assert_non_null(strstr(tg_judgement_summary(x.j), "; sdpa +3.2 %: decide surely: the interval's lower bound"));
+	judged_free(&x);
+}
+
+/* The categories no rule selects, over 5 % of a side's kernel time, are
+ * named: the generator's elementwise kernels (13.3 %) under the default
+ * rules; with an SDPA rule alone, GEMM too; none under a rule of every
+ * kernel. */
+static void test_not_judged(void **state)
+{
+	(void)state;
+	GT_SKIP_WITHOUT_GEN();
+	char y[1024];
+	struct judged x;
+	size_t n;
+	judge_with(&x, BIG, BIG " --seed 2", NULL, NULL);
+	const tg_not_judged *v = tg_judgement_not_judged(x.j, &n);
+	assert_int_equal(n, 1);
+	assert_string_equal(v[0].category, "elementwise");
+	assert_true(v[0].pct > 13 && v[0].pct < 14);
+	judged_free(&x);
+	judge_with(&x, BIG, BIG " --seed 2", sdpa_yaml(y, sizeof(y), NULL, NULL), NULL);
+	v = tg_judgement_not_judged(x.j, &n);
+	assert_int_equal(n, 2);
+	assert_string_equal(v[0].category, "GEMM");
+	assert_string_equal(v[1].category, "elementwise");
+	assert_non_null(strstr(tg_judgement_summary(x.j), "; not judged: GEMM 53 %, elementwise 13 %"));
+	judged_free(&x);
+	judge_with(&x, BIG, BIG " --seed 2", "version: 1\nrules:\n  - name: all\n    metric: kernel_time\n"
+	                                     "    block_above: 5%\n", NULL);
+	tg_judgement_not_judged(x.j, &n);
+	assert_int_equal(n, 0);
+	assert_null(strstr(tg_judgement_summary(x.j), "not judged"));
+	judged_free(&x);
+}
+
 /* ------------------------------------------------------------ improvement */
 
 static void test_improvement(void **state)
@@ -299,26 +392,31 @@ static void test_summary_lines(void **state)
 	struct judged x;
 	judge_with(&x, BIG, BIG " --sdpa-scale 1.07", NULL, NULL);
 	assert_string_equal(tg_judgement_summary(x.j),
-	                    "block: sdpa-forward SDPA_fwd kernel_time +7.0 % (95 % CI +7.0..+7.0 %) > 5 %");
+	                    "block: sdpa-forward SDPA_fwd kernel_time +7.0 % (95 % CI +7.0..+7.0 %, 8 steps a side) > 5 %; "
+	                    "not judged: elementwise 13 %");
 	judged_free(&x);
 	judge_with(&x, BIG, BIG " --sdpa-scale 1.03", sdpa_yaml(y, sizeof(y), NULL, "    warn_above: 2%\n"), NULL);
-	assert_string_equal(tg_judgement_summary(x.j), "warn: sdpa SDPA_fwd kernel_time +3.0 % (95 % CI +3.0..+3.0 %) > 2 %");
+	assert_string_equal(tg_judgement_summary(x.j), "warn: sdpa SDPA_fwd kernel_time +3.0 % (95 % CI +3.0..+3.0 %, 8 steps a side) > 2 %"
+	                    "; not judged: GEMM 53 %, elementwise 13 %");
 	judged_free(&x);
 	judge_with(&x, BIG, BIG " --seed 1", NULL, NULL);
-	assert_string_equal(tg_judgement_summary(x.j), "pass: 6 checks, no regression above the thresholds");
+	assert_string_equal(tg_judgement_summary(x.j), "pass: 6 checks, no regression above the thresholds"
+	                    "; not judged: elementwise 13 %");
 	judged_free(&x);
 	judge_with(&x, BIG, BIG " --gpu 'NVIDIA A100-SXM4-80GB'", NULL, NULL);
 	assert_string_equal(tg_judgement_summary(x.j),
 	                    "inconclusive: not comparable (GPU NVIDIA H100 80GB HBM3 -> NVIDIA A100-SXM4-80GB)");
 	judged_free(&x);
 	judge_with(&x, "--steps 1 --seq 4096 --jitter 1", "--steps 1 --seq 4096 --jitter 1 --sdpa-scale 1.07", NULL, NULL);
-	assert_string_equal(tg_judgement_summary(x.j), "inconclusive: sdpa-forward SDPA_fwd: 4 and 4 samples, 5 needed");
+	assert_string_equal(tg_judgement_summary(x.j), "inconclusive: sdpa-forward SDPA_fwd: 4 and 4 samples, 5 needed"
+	                    "; not judged: elementwise 13 %");
 	judged_free(&x);
 	/* an accepted item is left out: the next worst is named */
 	tg_accept acc = {"sdpa-forward", "intended", NULL};
 	tg_judge_opts o = {.accepts = &acc, .n_accepts = 1};
 	judge_with(&x, BIG, BIG " --sdpa-scale 1.07", NULL, &o);
-	assert_string_equal(tg_judgement_summary(x.j), "warn: gpu-busy gpu_busy +2.1 % (95 % CI +2.1..+2.1 %) > 2 %");
+	assert_string_equal(tg_judgement_summary(x.j), "warn: gpu-busy gpu_busy +2.1 % (95 % CI +2.1..+2.1 %, 8 steps a side) > 2 %"
+	                    "; not judged: elementwise 13 %");
 	judged_free(&x);
 	/* each rule: the item; new items */
 	judge_with(&x, BIG, BIG " --gemm-scale 1.10",
@@ -331,10 +429,11 @@ static void test_summary_lines(void **state)
 	           "    block_above: 5%\n",
 	           NULL);
 	assert_string_equal(tg_judgement_summary(x.j),
-	                    "block: ops aten::addmm kernel_time +10.0 % (95 % CI +10.0..+10.0 %) > 5 %");
+	                    "block: ops aten::addmm kernel_time +10.0 % (95 % CI +10.0..+10.0 %, 8 steps a side) > 5 %");
 	judged_free(&x);
 	judge_with(&x, BIG, BIG " --host-sync 2", NULL, NULL);
-	assert_string_equal(tg_judgement_summary(x.j), "warn: host-syncs host_syncs is new");
+	assert_string_equal(tg_judgement_summary(x.j), "warn: host-syncs host_syncs is new"
+	                    "; not judged: elementwise 13 %");
 	judged_free(&x);
 	/* names */
 	assert_string_equal(tg_verdict_name(TG_VERDICT_PASS), "pass");
@@ -413,6 +512,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_min_delta_floor),
+		cmocka_unit_test(test_floor_said),
+		cmocka_unit_test(test_not_judged),
 		cmocka_unit_test(test_improvement),
 		cmocka_unit_test(test_sampling_switch),
 		cmocka_unit_test(test_unequal_lengths),

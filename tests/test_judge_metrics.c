@@ -139,6 +139,27 @@ static void judge_fx(struct judged *x, struct fx *a, struct fx *b, const char *y
 	judge_trees(x, bt, 1, nt, 1, yaml, NULL);
 }
 
+/* tg_judge of a against b under yaml, which must fail: its code (the
+ * message in tg_error_last()), nothing left to free. */
+static int judge_fx_fails(struct fx *a, struct fx *b, const char *yaml)
+{
+	const tg_tree *bt[1] = {a->tree}, *nt[1] = {b->tree};
+	tg_atoms *keys = tg_atoms_new();
+	tg_measure *mb, *mn;
+	tg_rules *rules;
+	tg_judgement *j = NULL;
+	assert_int_equal(tg_measure_build(&mb, bt, 1, keys), 0);
+	assert_int_equal(tg_measure_build(&mn, nt, 1, keys), 0);
+	assert_int_equal(tg_rules_load_mem(&rules, yaml, strlen(yaml), "test.yaml"), 0);
+	int rc = tg_judge(&j, rules, mb, mn, keys, NULL);
+	assert_null(j);
+	tg_rules_free(rules);
+	tg_measure_free(mb);
+	tg_measure_free(mn);
+	tg_atoms_free(keys);
+	return rc;
+}
+
 /* ------------------------------------------------------------ fixtures: launch, idle, memory */
 
 static const char fx_rules[] = "version: 1\n"
@@ -307,19 +328,14 @@ static void test_peak_memory(void **state)
 	assert_int_equal(tg_judgement_verdict(x.j), TG_VERDICT_PASS);
 	assert_string_equal(tg_judgement_summary(x.j), "pass: 3 checks, no regression above the thresholds");
 	judged_free(&x);
-	/* on one side only: cannot compare, and the diff is inconclusive */
-	judge_fx(&x, &none, &b, fx_rules);
-	m = item(&x, "memory", "");
-	assert_int_equal(m->verdict, TG_VERDICT_INCONCLUSIVE);
-	assert_false(m->no_data);
-	assert_string_equal(m->note, "no data on the base side: no memory events");
-	assert_int_equal(tg_judgement_verdict(x.j), TG_VERDICT_INCONCLUSIVE);
-	assert_string_equal(tg_judgement_summary(x.j),
-	                    "inconclusive: memory: no data on the base side: no memory events");
-	judged_free(&x);
-	judge_fx(&x, &a, &none, fx_rules);
-	assert_string_equal(item(&x, "memory", "")->note, "no data on the new side: no memory events");
-	judged_free(&x);
+	/* on one side only: nothing to judge, an error naming the side (not a
+	 * verdict: a pass or an inconclusive would post success) */
+	assert_int_equal(judge_fx_fails(&none, &b, fx_rules), TG_ENODATA);
+	assert_string_equal(tg_error_last(), "nothing to judge: rule memory (peak_memory) needs memory events (profile "
+	                                     "with profile_memory=True), and the base side (fixture.json) has none");
+	assert_int_equal(judge_fx_fails(&a, &none, fx_rules), TG_ENODATA);
+	assert_string_equal(tg_error_last(), "nothing to judge: rule memory (peak_memory) needs memory events (profile "
+	                                     "with profile_memory=True), and the new side (fixture.json) has none");
 	fx_free(&a);
 	fx_free(&b);
 	fx_free(&c);

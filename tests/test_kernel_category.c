@@ -7,7 +7,10 @@
 #include "testutil.h"
 #include "gentrace.h"
 #include "judgeutil.h"
+#include "../core/categorize.h"
 #include "../core/kernel_categories.h"
+#include "../core/kernel_names.h"
+#include "../rules/rules.h"
 #include "../core/kernel_category.h"
 #include "../core/launchers.h"
 #include "../core/measure.h"
@@ -254,6 +257,62 @@ static void test_math_sdpa_backward(void **state)
 	tg_atoms_free(keys);
 }
 
+/* The kernel-name labels that say attention (FlashAttention, cuDNN SDPA,
+ * CK and AITER fMHA, paged, prefill and decode attention of vLLM, SGLang,
+ * FlashInfer, TensorRT-LLM, MLA, xformers). */
+static int label_says_attention(const char *label)
+{
+	static const char *const words[] = {"ttention", "fMHA", "MLA", "MMHA", "XQA", "FlashInfer decode",
+	                                    "FlashInfer prefill"};
+	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+		if (strstr(label, words[i]))
+			return 1;
+	return 0;
+}
+
+/* Every attention category the default classification produces is one the
+ * default sdpa-forward and sdpa-backward rules select (docs/categories.md):
+ * no registered op is InferenceAttention outside --tracelens (the engines'
+ * attention ops are SDPA_fwd, their cache writes KV_cache), and every
+ * kernel-name rule that says attention files SDPA_fwd or SDPA_bwd. */
+static void test_attention_is_judged(void **state)
+{
+	(void)state;
+	tg_rules *rules;
+	assert_int_equal(tg_rules_load_default(&rules), 0);
+	const tg_rule *fwd = tg_rules_find(rules, "sdpa-forward"), *bwd = tg_rules_find(rules, "sdpa-backward");
+	assert_non_null(fwd);
+	assert_non_null(bwd);
+	size_t engine = 0;
+	for (size_t i = 0; tg_op_registry_name(i); i++) {
+		const char *op = tg_op_registry_name(i), *tl = tg_op_category(op, NULL, 1), *c = tg_op_category(op, NULL, 0);
+		if (strcmp(c, "InferenceAttention") == 0)
+			fail_msg("%s is InferenceAttention in the default classification", op);
+		if (strcmp(tl, "InferenceAttention"))
+			continue;
+		engine++;
+		if (strstr(op, "cache"))
+			assert_string_equal(c, "KV_cache");
+		else
+			assert_true(tg_pattern_match(&fwd->category, c));
+	}
+	assert_int_equal(engine, 4); /* reshape_and_cache_flash, mha_batch_prefill, store_cache, unified_attention */
+	assert_string_equal(tg_op_category("aiter::mha_batch_prefill", NULL, 0), "SDPA_fwd");
+	assert_string_equal(tg_op_category("aiter::mha_batch_prefill", NULL, 1), "InferenceAttention");
+	size_t attention = 0;
+	for (size_t i = 0; i < tg_kernel_name_nrules; i++) {
+		const tg_kernel_name_rule *r = &tg_kernel_name_rules[i];
+		if (!label_says_attention(r->label) || !strcmp(r->category, "KV_cache"))
+			continue; /* a cache write is not attention, whatever its engine */
+		attention++;
+		if (!tg_pattern_match(&fwd->category, r->category) && !tg_pattern_match(&bwd->category, r->category))
+			fail_msg("kernel_names.tsv:%u (%s) files attention under %s, which no default SDPA rule selects",
+			         r->line, r->label, r->category);
+	}
+	assert_true(attention >= 30);
+	tg_rules_free(rules);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -261,6 +320,7 @@ int main(void)
 		cmocka_unit_test(test_table),
 		cmocka_unit_test(test_judge_name_hint),
 		cmocka_unit_test(test_math_sdpa_backward),
+		cmocka_unit_test(test_attention_is_judged),
 	};
 	return cmocka_run_group_tests(tests, NULL, gt_teardown);
 }

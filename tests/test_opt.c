@@ -414,7 +414,7 @@ static void test_help_of_every_command(void **state)
 	(void)state;
 	const tg_opt_command *cmds[] = {&tg_cmd_tree_opts,   &tg_cmd_modules_opts, &tg_cmd_report_opts,
 	                                &tg_cmd_diff_opts,   &tg_cmd_daemon_opts,  &tg_cmd_history_opts,
-	                                &tg_cmd_replay_opts, &tg_cmd_augment_opts};
+	                                &tg_cmd_replay_opts, &tg_cmd_augment_opts, &tg_cmd_critical_path_opts};
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
 		char *help = help_of(cmds[i]);
 		const char *seen[64];
@@ -431,6 +431,11 @@ static void test_help_of_every_command(void **state)
 	h = help_of(&tg_cmd_report_opts);
 	assert_non_null(strstr(h, "[--format text|md|csv|json|html]"));
 	assert_non_null(strstr(h, "most bytes of JSON"));
+	free(h);
+	h = help_of(&tg_cmd_critical_path_opts);
+	assert_true(STARTS(h, "usage: tracegate critical-path TRACE [--format text|json|html] [-o FILE]\n"));
+	assert_non_null(strstr(h, "--zero-weight-launch-edges"));
+	assert_non_null(strstr(h, "CRITICAL_PATH_ADD_ZERO_WEIGHT_LAUNCH_EDGE=1"));
 	free(h);
 	h = help_of(&tg_cmd_history_opts);
 	assert_true(STARTS(h, "usage: tracegate history --config FILE --repo REPO --branch BRANCH [options]\n"));

@@ -151,12 +151,42 @@ static void test_real_pair(void **state)
 	tg_trace_free(t1);
 }
 
+/* A trace's rank: distributedInfo, else the manifest's hint, else its file
+ * name; what a name gives. */
+static void test_rank_of(void **state)
+{
+	(void)state;
+	assert_int_equal(tg_rank_from_name("rank0.pt.trace.json.gz"), 0);
+	assert_int_equal(tg_rank_from_name("/runs/x/rank12.pt.trace.json.gz"), 12);
+	assert_int_equal(tg_rank_from_name("profile_trace_rank_3.json"), 3);
+	assert_int_equal(tg_rank_from_name("hta_sampled_128rank_job_rank-1.json.gz"), 1);
+	assert_int_equal(tg_rank_from_name("Trace_RANK7.json"), 7);
+	assert_int_equal(tg_rank_from_name("hta_df_index_resolver_V100_nccl_rank1_of2.json.gz"), 1);
+	assert_int_equal(tg_rank_from_name("/rank4/trace.json"), -1); /* the folder is not the file */
+	assert_int_equal(tg_rank_from_name("ranking.json"), -1);
+	assert_int_equal(tg_rank_from_name("trace.json"), -1);
+	tg_trace *t = NULL;
+	const char *named = "{\"traceEvents\": []}";
+	assert_int_equal(tg_trace_read_mem(&t, named, strlen(named), "d/rank5.json", NULL), 0);
+	assert_int_equal(tg_rank_of(t, -1), 5);
+	assert_int_equal(tg_rank_of(t, 2), 2); /* the manifest before the name */
+	tg_trace_free(t);
+	const char *dist = "{\"distributedInfo\": {\"rank\": 1, \"world_size\": 2}, \"traceEvents\": []}";
+	assert_int_equal(tg_trace_read_mem(&t, dist, strlen(dist), "rank5.json", NULL), 0);
+	assert_int_equal(tg_rank_of(t, 2), 1); /* distributedInfo first */
+	tg_trace_free(t);
+	assert_int_equal(tg_trace_read_mem(&t, named, strlen(named), "trace.json", NULL), 0);
+	assert_int_equal(tg_rank_of(t, -1), -1);
+	tg_trace_free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_two_ranks),
 		cmocka_unit_test(test_real_pair),
 		cmocka_unit_test(test_steps),
+		cmocka_unit_test(test_rank_of),
 	};
 	return cmocka_run_group_tests_name("ranks", tests, NULL, NULL);
 }

@@ -117,9 +117,13 @@ static void test_sample(void **state)
 	assert_int_equal(count(html, "<svg"), 3);
 	assert_non_null(strstr(html, "<h2>tests/fixtures/sample.json</h2>"));
 	assert_non_null(strstr(html, "<title>Perf report: tests/fixtures/sample.json</title>"));
-	/* every table, by name, as an HTML table in a <details> */
-	assert_int_equal(count(html, "<details"), s.report.n);
-	assert_int_equal(count(html, "<table>"), s.report.n);
+	/* every table, by name, as an HTML table in a <details>, and the
+	 * findings' table (findings.h) */
+	assert_non_null(s.report.findings);
+	assert_int_equal(count(html, "<details"), s.report.n + 1);
+	assert_int_equal(count(html, "<table>"), s.report.n + 1);
+	assert_non_null(strstr(html, "<code>findings</code>"));
+	assert_non_null(strstr(html, "<h3>Findings <small>("));
 	for (size_t i = 0; i < s.report.n; i++) {
 		char code[256];
 		snprintf(code, sizeof(code), "<code>%s</code>", tg_table_name(s.report.tables[i]));

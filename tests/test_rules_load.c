@@ -473,11 +473,11 @@ static void test_metric_tables(void **state)
 	(void)state;
 	static const char *const names[] = {"kernel_time", "count",  "gpu_busy", "gpu_idle",
 	                                    "exposed_comm", "exposed_memcpy", "tflops", "tbs",
-	                                    "launch_overhead", "host_syncs", "peak_memory"};
+	                                    "launch_overhead", "host_syncs", "peak_memory", "finding_cost"};
 	static const tg_rule_unit units[] = {TG_UNIT_TIME, TG_UNIT_COUNT, TG_UNIT_TIME, TG_UNIT_TIME,
 	                                     TG_UNIT_TIME, TG_UNIT_TIME,  TG_UNIT_RATE, TG_UNIT_RATE,
-	                                     TG_UNIT_TIME, TG_UNIT_COUNT, TG_UNIT_BYTES};
-	assert_int_equal(TG_METRIC_COUNT_, 11);
+	                                     TG_UNIT_TIME, TG_UNIT_COUNT, TG_UNIT_BYTES, TG_UNIT_TIME};
+	assert_int_equal(TG_METRIC_COUNT_, 12);
 	for (int m = 0; m < TG_METRIC_COUNT_; m++) {
 		assert_string_equal(tg_rule_metric_name((tg_rule_metric)m), names[m]);
 		assert_int_equal(tg_rule_metric_unit((tg_rule_metric)m), units[m]);
@@ -496,7 +496,8 @@ static void test_metric_tables(void **state)
 	/* every metric name loads as itself */
 	for (int m = 0; m < TG_METRIC_COUNT_; m++) {
 		char y[256];
-		snprintf(y, sizeof(y), "version: 1\nrules:\n  - name: r\n    metric: %s\n    warn_above: 1%%\n", names[m]);
+		snprintf(y, sizeof(y), "version: 1\nrules:\n  - name: r\n    metric: %s\n%s    warn_above: 1%%\n",
+		         names[m], m == TG_METRIC_FINDING_COST ? "    select: {finding: host-sync}\n" : "");
 		tg_rules *rs = must_load_str(y);
 		assert_int_equal(must_find(rs, "r")->metric, m);
 		tg_rules_free(rs);
@@ -614,14 +615,15 @@ static void test_default_rules(void **state)
 	static const struct {
 		const char *name, *category;
 		tg_rule_metric metric;
-		double block, warn, min_delta;
+		double block, warn, min_delta, share;
 	} want[] = {
-		{"sdpa-forward", "SDPA_fwd", TG_METRIC_KERNEL_TIME, 5, 2, 20000},
-		{"sdpa-backward", "SDPA_bwd", TG_METRIC_KERNEL_TIME, 5, 2, 20000},
-		{"gemm", "GEMM", TG_METRIC_KERNEL_TIME, 5, 2, 20000},
-		{"gpu-busy", NULL, TG_METRIC_GPU_BUSY, 3, 2, 20000},
-		{"exposed-comm", NULL, TG_METRIC_EXPOSED_COMM, NAN, 5, 20000},
-		{"host-syncs", NULL, TG_METRIC_HOST_SYNCS, NAN, 0, 1},
+		/* the time floors are a share of the base's GPU time a step */
+		{"sdpa-forward", "SDPA_fwd", TG_METRIC_KERNEL_TIME, 5, 2, 0, 0.1},
+		{"sdpa-backward", "SDPA_bwd", TG_METRIC_KERNEL_TIME, 5, 2, 0, 0.1},
+		{"gemm", "GEMM", TG_METRIC_KERNEL_TIME, 5, 2, 0, 0.1},
+		{"gpu-busy", NULL, TG_METRIC_GPU_BUSY, 3, 2, 0, 0.1},
+		{"exposed-comm", NULL, TG_METRIC_EXPOSED_COMM, NAN, 5, 0, 0.1},
+		{"host-syncs", NULL, TG_METRIC_HOST_SYNCS, NAN, 0, 1, 0},
 	};
 	for (size_t i = 0; i < n; i++) {
 		const tg_rule *r = &list[i];
@@ -640,6 +642,7 @@ static void test_default_rules(void **state)
 			assert_true(r->block_above == want[i].block);
 		assert_true(r->warn_above == want[i].warn);
 		assert_true(r->min_delta == want[i].min_delta);
+		assert_true(r->min_delta_share == want[i].share);
 		assert_true(isnan(r->improvement_below));
 	}
 	tg_rules_free(rs);
@@ -653,15 +656,121 @@ static void test_default_rules(void **state)
 	tg_rules_free(rs);
 }
 
+/* The built-in defaults are those of contrib/rules/default.yaml. */
+static void test_defaults_match_rules(void **state)
+{
+	(void)state;
+	tg_findings_opts d;
+	tg_findings_opts_default(&d);
+	tg_rules *r;
+	tg_test_must(tg_rules_load_default(&r));
+	const tg_findings_opts *o = tg_rules_findings(r);
+	for (int i = 0; i < TG_FINDING_COUNT; i++) {
+		assert_int_equal(o->limits[i].enabled, 1);
+		assert_true(o->limits[i].min_cost == d.limits[i].min_cost);
+		assert_true(o->limits[i].param == d.limits[i].param);
+	}
+	assert_true(o->worse_above == d.worse_above);
+	tg_rules_free(r);
+	/* the values themselves */
+	assert_true(d.limits[TG_FINDING_HOST_SYNC].min_cost == 1);
+	assert_true(d.limits[TG_FINDING_LAUNCH_BOUND].param == 200e3);
+	assert_true(d.limits[TG_FINDING_IDLE_GAP].param == 1e6);
+	assert_true(d.limits[TG_FINDING_GEMM_ALIGNMENT].param == 16);
+	assert_true(d.worse_above == 25);
+}
+
+/* A rules file's findings: section, over the defaults. */
+static void test_rules_section(void **state)
+{
+	(void)state;
+	static const char y[] = "version: 1\n"
+	                        "findings:\n"
+	                        "  worse_above: 10%\n"
+	                        "  host-sync: {min_cost: 0.5%}\n"
+	                        "  idle-gap: {min_gap: 300us, min_cost: 2%}\n"
+	                        "  launch-bound: {max_gap: 50us}\n"
+	                        "  first-step-slow: {min_ratio: 2}\n"
+	                        "  gemm-alignment: {align_bytes: 32}\n"
+	                        "  low-efficiency: off\n"
+	                        "  straggler: {enabled: false}\n"
+	                        "  all-ranks-idle: on\n";
+	tg_rules *r;
+	tg_test_must(tg_rules_load_mem(&r, y, strlen(y), "f.yaml"));
+	const tg_findings_opts *o = tg_rules_findings(r);
+	assert_true(o->worse_above == 10);
+	assert_true(o->limits[TG_FINDING_HOST_SYNC].min_cost == 0.5);
+	assert_true(o->limits[TG_FINDING_IDLE_GAP].param == 300e3);
+	assert_true(o->limits[TG_FINDING_IDLE_GAP].min_cost == 2);
+	assert_true(o->limits[TG_FINDING_LAUNCH_BOUND].param == 50e3);
+	assert_true(o->limits[TG_FINDING_LAUNCH_BOUND].min_cost == 20); /* untouched */
+	assert_true(o->limits[TG_FINDING_FIRST_STEP_SLOW].param == 2);
+	assert_true(o->limits[TG_FINDING_GEMM_ALIGNMENT].param == 32);
+	assert_int_equal(o->limits[TG_FINDING_LOW_EFFICIENCY].enabled, 0);
+	assert_int_equal(o->limits[TG_FINDING_STRAGGLER].enabled, 0);
+	assert_int_equal(o->limits[TG_FINDING_ALL_RANKS_IDLE].enabled, 1);
+	tg_rules_free(r);
+}
+
+/* A rule on a finding: metric finding_cost implied, the glob kept, each
+ * allowed (one item per finding). */
+static void test_finding_rule(void **state)
+{
+	(void)state;
+	static const char y[] = "version: 1\n"
+	                        "rules:\n"
+	                        "  - name: no-new-sync\n"
+	                        "    select: {finding: host-sync}\n"
+	                        "    block_above: 0%\n"
+	                        "    min_delta: 50us\n"
+	                        "  - name: any\n"
+	                        "    metric: finding_cost\n"
+	                        "    select: {finding: \"*\"}\n"
+	                        "    aggregate: each\n"
+	                        "    warn_above: 10%\n";
+	tg_rules *r;
+	tg_test_must(tg_rules_load_mem(&r, y, strlen(y), "f.yaml"));
+	const tg_rule *a = tg_rules_find(r, "no-new-sync"), *b = tg_rules_find(r, "any");
+	assert_int_equal(a->metric, TG_METRIC_FINDING_COST);
+	assert_string_equal(a->finding.text, "host-sync");
+	assert_true(a->min_delta == 50e3);
+	assert_true(a->block_above == 0);
+	assert_int_equal(b->aggregate, TG_AGG_EACH);
+	assert_true(tg_pattern_match(&b->finding, "straggler"));
+	assert_int_equal(tg_rule_metric_unit(TG_METRIC_FINDING_COST), TG_UNIT_TIME);
+	tg_rules_free(r);
+}
+
+/* min_delta as a percent: a share of the base's GPU time a step, for the
+ * time metrics. */
+static void test_min_delta_share(void **state)
+{
+	(void)state;
+	const char *y = "version: 1\nrules:\n  - name: a\n    metric: kernel_time\n    block_above: 5%\n"
+	                "    min_delta: 0.25 %\n  - name: b\n    metric: gpu_idle\n    warn_above: 5%\n"
+	                "    min_delta: 0%\n";
+	tg_rules *rs = NULL;
+	assert_int_equal(tg_rules_load_mem(&rs, y, strlen(y), "t.yaml"), 0);
+	size_t n;
+	const tg_rule *r = tg_rules_list(rs, &n);
+	assert_int_equal(n, 2);
+	assert_true(r[0].min_delta == 0 && r[0].min_delta_share == 0.25);
+	assert_true(r[1].min_delta == 0 && r[1].min_delta_share == 0);
+	tg_rules_free(rs);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_full_example),   cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_min_delta_share),
 		cmocka_unit_test(test_generated_ops_rules), cmocka_unit_test(test_by_default),
 		cmocka_unit_test(test_patterns),       cmocka_unit_test(test_units),
 		cmocka_unit_test(test_metric_tables),  cmocka_unit_test(test_decide),
 		cmocka_unit_test(test_io),     cmocka_unit_test(test_deep_nesting),
 		cmocka_unit_test(test_default_rules),
+		cmocka_unit_test(test_defaults_match_rules), cmocka_unit_test(test_rules_section),
+		cmocka_unit_test(test_finding_rule),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

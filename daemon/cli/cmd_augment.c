@@ -51,7 +51,8 @@ const tg_opt_command tg_cmd_augment_opts = {
 	"(ui.perfetto.dev, chrome://tracing) shows them under the GPU. With --diff BASE it also shows where TRACE "
 	"lost time against BASE: the ops whose kernel time per step got significantly worse, and the kernels they "
 	"launched, carry args.tracegate (their numbers); instant events mark the verdict, each rule that warns or "
-	"blocks, and each regressed op's first call of every step.",
+	"blocks, each finding new or worse in TRACE (docs/findings.md) and each regressed op's first call of every "
+	"step.",
 	"Exit status: 0 written; 2 usage or input error (nothing written). docs/augment.md describes the tracks.",
 	augment_opts};
 

@@ -35,6 +35,7 @@ struct diff_opts {
 	tg_opt_list noise;
 	int allow_hw;
 	int no_tree_diff;
+	int no_critical_path;
 	size_t max_bytes; /* of the md comment; 0: the default */
 };
 
@@ -97,6 +98,8 @@ static const tg_opt_spec diff_opts[] = {
 	 "skip the alignment of the call trees (no divergence drawing, kernels judged under their own op's "
 	 "category)",
 	 NULL},
+	{TG_OPT_SWITCH, "no-critical-path", 0, NULL, offsetof(struct diff_opts, no_critical_path), NULL, NULL, 0,
+	 "skip the critical path of each trace (how it moved: docs/critical-path.md)", NULL},
 	{TG_OPT_VALUE, "marker", 0, "TEXT", offsetof(struct diff_opts, marker), NULL, NULL, 0,
 	 "md: a hidden first line <!-- TEXT --> to find the comment", NULL},
 	/* the md comment's size here (docs/diff.md): it shadows the reading
@@ -242,8 +245,13 @@ static int judge(tg_trace **tr, tg_tree **trees, const struct diff_args *a, cons
 	int rc = TG_EXIT_USAGE;
 	if (load_rules(&rules, a, o) || load_sides(tr, trees, a, o))
 		goto out;
-	tg_gate_opts go = {a->accepts, a->naccepts, o->allow_hw, o->no_tree_diff, 0,
-	                   (const tg_tree *const *)trees + nb + nn, nnoise, NULL, 0, NULL, 0};
+	tg_gate_opts go = {.accepts = a->accepts,
+	                   .naccepts = a->naccepts,
+	                   .allow_hardware_change = o->allow_hw,
+	                   .no_tree_diff = o->no_tree_diff,
+	                   .noise = (const tg_tree *const *)trees + nb + nn,
+	                   .nnoise = nnoise,
+	                   .no_critical_path = o->no_critical_path};
 	if (tg_gate_run(&g, rules, (const tg_tree *const *)trees, nb, (const tg_tree *const *)trees + nb, nn, &go)) {
 		tg_cli_error("diff: %s", tg_error_last());
 		goto out;

@@ -1,12 +1,14 @@
 /*
  * cmd_report.c - `tracegate report TRACE... [--format text|md|csv|json|html]
- * [-o DIR] [--step N] [--tracelens] [--include-unlinked]`: the perf report of
- * each trace.
+ * [-o DIR] [--step N] [--tracelens] [--include-unlinked] [--rules FILE]`:
+ * the perf report of each trace, its findings first (docs/findings.md).
  */
 #include "../../core/collectives.h"
+#include "../../core/findings.h"
 #include "../../core/ranks.h"
 #include "../../core/report.h"
 #include "../../core/report_html.h"
+#include "../../rules/rules.h"
 #include "../util.h"
 #include "cli.h"
 #include "commands.h"
@@ -65,18 +67,47 @@ static int write_tables(const tg_report *r, enum format fmt, FILE *f)
 	return rc;
 }
 
-static int write_csv_files(const tg_report *r, const char *dir)
+static int write_csv(const tg_table *t, const char *dir)
 {
-	for (size_t i = 0; i < r->n; i++) {
-		char file[8192];
-		snprintf(file, sizeof(file), "%.4000s/%.1000s.csv", dir, tg_table_name(r->tables[i]));
-		FILE *out = fopen(file, "w");
-		if (!out || tg_table_write_csv(r->tables[i], out) || fclose(out)) {
-			tg_cli_error("%s: cannot write: %s", file, strerror(errno));
-			return -1;
-		}
+	char file[8192];
+	snprintf(file, sizeof(file), "%.4000s/%.1000s.csv", dir, tg_table_name(t));
+	FILE *out = fopen(file, "w");
+	if (!out || tg_table_write_csv(t, out) || fclose(out)) {
+		tg_cli_error("%s: cannot write: %s", file, strerror(errno));
+		return -1;
 	}
 	return 0;
+}
+
+/* Every table of r, and its findings as findings.csv, into dir. */
+static int write_csv_files(const tg_report *r, const char *dir)
+{
+	for (size_t i = 0; i < r->n; i++)
+		if (write_csv(r->tables[i], dir))
+			return -1;
+	if (!r->findings)
+		return 0;
+	tg_table *t;
+	if (tg_findings_table(&t, r->findings)) {
+		tg_cli_error("%s", tg_error_last());
+		return -1;
+	}
+	int rc = write_csv(t, dir);
+	tg_table_free(t);
+	return rc;
+}
+
+/* The findings of r as the section of the format that opens its report. */
+static int write_findings(const tg_report *r, enum format fmt, FILE *f)
+{
+	if (!r->findings)
+		return 0;
+	switch (fmt) {
+	case FMT_TEXT: return tg_findings_write_text(f, r->findings, 100);
+	case FMT_MD: return tg_findings_write_md(f, r->findings);
+	case FMT_JSON: return tg_findings_write_json(f, r->findings);
+	default: return 0;
+	}
 }
 
 static void put_json_str(FILE *f, const char *s)
@@ -137,11 +168,15 @@ static int report_one(const char *path, const tg_tree *tree, const tg_report_opt
 	} else {
 		if (fmt == FMT_JSON)
 			fputs(first ? "" : ",\n", f), fputs("{\"file\":", f), put_json_str(f, path),
-				fputs(",\"tables\":{", f);
+				fputs(",\"findings\":", f);
 		else if (fmt == FMT_MD)
 			fprintf(f, "## Perf report: %s\n\n", path);
 		else
 			fprintf(f, "== Perf report: %s\n\n", path);
+		if (!write_findings(&r, fmt, f) && fmt == FMT_JSON && !r.findings)
+			fputs("[]", f);
+		if (fmt == FMT_JSON)
+			fputs(",\"tables\":{", f);
 		if (write_tables(&r, fmt, f)) {
 			tg_cli_error("write error: %s", strerror(errno));
 			rc = -1;
@@ -158,7 +193,8 @@ static int report_one(const char *path, const tg_tree *tree, const tg_report_opt
  * collectives matched across ranks (implicit sync, skew, stragglers) when
  * the traces have any; for ProfilerStep#step_number only when it is >= 0.
  * Returns 0 or -1 after printing the error. */
-static int build_across(tg_report *out, tg_tree *const *trees, size_t n, int64_t step_number)
+static int build_across(tg_report *out, tg_tree *const *trees, size_t n, int64_t step_number,
+                        const tg_report_opts *opts)
 {
 	memset(out, 0, sizeof(*out));
 	out->tables = calloc(5, sizeof(tg_table *));
@@ -185,26 +221,36 @@ static int build_across(tg_report *out, tg_tree *const *trees, size_t n, int64_t
 		else
 			tg_table_free(sync[i]);
 	}
+	if (!opts->no_findings &&
+	    tg_findings_across(&out->findings, (const tg_tree *const *)trees, n, opts->findings, step_number)) {
+		tg_cli_error("%s", tg_error_last());
+		tg_report_free(out);
+		return -1;
+	}
 	return 0;
 }
 
 /* The tables comparing ranks, after the per-trace reports. */
 static int report_ranks(tg_tree *const *trees, size_t n, int64_t step_number, enum format fmt,
-                        const char *dir, FILE *f)
+                        const char *dir, FILE *f, const tg_report_opts *opts)
 {
 	tg_report r;
-	if (build_across(&r, trees, n, step_number))
+	if (build_across(&r, trees, n, step_number, opts))
 		return -1;
 	int rc = 0;
 	if (fmt == FMT_CSV) {
 		rc = write_csv_files(&r, dir);
 	} else {
 		if (fmt == FMT_JSON)
-			fputs("],\"across_ranks\":{", f);
+			fputs("],\"across_ranks_findings\":", f);
 		else if (fmt == FMT_MD)
 			fputs("## Across ranks\n\n", f);
 		else
 			fputs("== Across ranks\n\n", f);
+		if (!write_findings(&r, fmt, f) && fmt == FMT_JSON && !r.findings)
+			fputs("[]", f);
+		if (fmt == FMT_JSON)
+			fputs(",\"across_ranks\":{", f);
 		if (write_tables(&r, fmt, f))
 			rc = -1;
 		if (fmt == FMT_JSON)
@@ -236,7 +282,7 @@ static int report_html(const char *const *paths, tg_tree *const *trees, size_t n
 		names[built] = paths[built];
 	}
 	if (n > 1) {
-		if (build_across(&reps[n], trees, n, step_number))
+		if (build_across(&reps[n], trees, n, step_number, opts))
 			goto done;
 		built++;
 		list[n] = &reps[n];
@@ -264,7 +310,7 @@ struct report_args {
 	char *dir;
 	int64_t step_number; /* -1: every step */
 	int tracelens, include_unlinked;
-	char *gpu, *specs_file;
+	char *gpu, *specs_file, *rules_file;
 };
 
 static int convert_format(void *dst, char *value)
@@ -317,15 +363,20 @@ static const tg_opt_spec report_opts[] = {
 	 NULL},
 	{TG_OPT_VALUE, "gpu-specs", 0, "FILE", offsetof(struct report_args, specs_file), NULL, NULL, 0,
 	 "YAML file adding or overriding GPU peaks", NULL},
+	{TG_OPT_VALUE, "rules", 0, "FILE", offsetof(struct report_args, rules_file), NULL, NULL, TG_OPT_IN_USAGE,
+	 "rules whose findings: section sets the findings' thresholds (docs/findings.md); default: those of the "
+	 "built-in contrib/rules/default.yaml",
+	 NULL},
 	{TG_OPT_INCLUDE, .offset = offsetof(struct report_args, ropts), .include = tg_cli_limit_opts},
 	{.kind = TG_OPT_END},
 };
 
 const tg_opt_command tg_cmd_report_opts = {
 	"report", NULL,
-	"The perf report of each TRACE: GPU timeline (overall and per device), kernel time by op category, by op, "
-	"by op and shapes, by kernel; short kernels. With several traces (one per rank), also each top kernel's "
-	"durations across ranks and its slowest rank.",
+	"The perf report of each TRACE: first its findings (what the trace shows is wrong, what it costs a step, "
+	"the fix: docs/findings.md), then the GPU timeline (overall and per device), kernel time by op category, by "
+	"op, by op and shapes, by kernel; short kernels. With several traces (one per rank), also each top kernel's "
+	"durations across ranks and its slowest rank, and the findings across ranks (straggler, all ranks idle).",
 	NULL, report_opts};
 
 /* Where the report goes: stdout, or (with -o DIR, not csv) DIR/report.EXT
@@ -447,7 +498,7 @@ static int report_all(const struct report_args *a, const char *const *paths, tg_
 		if (report_one(paths[i], trees[i], opts, a->step_number, a->fmt, sub, f, i == 0))
 			return -1;
 	}
-	if (n > 1 && report_ranks(trees, n, a->step_number, a->fmt, a->dir, f))
+	if (n > 1 && report_ranks(trees, n, a->step_number, a->fmt, a->dir, f, opts))
 		return -1;
 	if (a->fmt == FMT_JSON)
 		fputs(n > 1 ? "}\n" : "]}\n", f);
@@ -484,17 +535,24 @@ int tg_cmd_report(int argc, char **argv)
 		return rc;
 	rc = TG_EXIT_USAGE;
 	tg_gpu_specs *specs = NULL;
+	tg_rules *rules = NULL;
 	struct output out;
 	if (a.fmt == FMT_CSV && !a.dir) {
 		tg_cli_error("report: --format csv writes one file per table: give -o DIR");
 		goto done;
 	}
+	if (a.rules_file && tg_rules_load_file(&rules, a.rules_file)) {
+		tg_cli_error("%s", tg_error_last());
+		goto done;
+	}
 	if (load_gpu_specs(&specs, &a) || output_open(&out, a.fmt, a.dir))
 		goto done;
 	tg_report_opts opts = {.step = -1, .tracelens = a.tracelens, .include_unlinked = a.include_unlinked,
-	                       .gpu = a.gpu, .gpu_specs = specs};
+	                       .gpu = a.gpu, .gpu_specs = specs, .findings = rules ? tg_rules_findings(rules) : NULL,
+	                       .findings_alone = a.paths.n == 1};
 	rc = output_close(&out, load_and_report(&a, &opts, out.f));
 done:
+	tg_rules_free(rules);
 	tg_gpu_specs_free(specs);
 	tg_opt_free(&tg_cmd_report_opts, &a);
 	return rc;

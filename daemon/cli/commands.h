@@ -13,6 +13,7 @@ int tg_cmd_report(int argc, char **argv);
 int tg_cmd_diff(int argc, char **argv);
 int tg_cmd_daemon(int argc, char **argv);
 int tg_cmd_history(int argc, char **argv);
+int tg_cmd_critical_path(int argc, char **argv);
 int tg_cmd_replay(int argc, char **argv);
 int tg_cmd_augment(int argc, char **argv);
 
@@ -22,6 +23,7 @@ extern const tg_opt_command tg_cmd_report_opts;
 extern const tg_opt_command tg_cmd_diff_opts;
 extern const tg_opt_command tg_cmd_daemon_opts;
 extern const tg_opt_command tg_cmd_history_opts;
+extern const tg_opt_command tg_cmd_critical_path_opts;
 extern const tg_opt_command tg_cmd_replay_opts;
 extern const tg_opt_command tg_cmd_augment_opts;
 

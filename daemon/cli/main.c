@@ -33,6 +33,8 @@ static const char usage[] =
 	"  modules TRACE                            GPU time per nn.Module\n"
 	"  report TRACE... [--format F] [-o DIR]    the perf report: GPU timeline, kernel\n"
 	"                                           time by category, op and kernel\n"
+	"  critical-path TRACE [--format F]         what bounds a step: HTA's critical\n"
+	"                                           path and its breakdown\n"
 	"  diff BASE NEW [--rules F] [--format F]   compare two traces and judge the\n"
 	"                                           difference with threshold rules\n"
 	"  daemon --config FILE [--once|--check]    watch the artifact storage, judge each\n"
@@ -107,6 +109,8 @@ int main(int argc, char **argv)
 		return tg_cmd_daemon(argc - 1, argv + 1);
 	if (!strcmp(cmd, "history"))
 		return tg_cmd_history(argc - 1, argv + 1);
+	if (!strcmp(cmd, "critical-path"))
+		return tg_cmd_critical_path(argc - 1, argv + 1);
 	if (!strcmp(cmd, "augment"))
 		return tg_cmd_augment(argc - 1, argv + 1);
 	if (!strcmp(cmd, "replay"))

@@ -1,0 +1,130 @@
+/*
+ * critical_path_impl.h - the inside of tg_critical_path, shared by
+ * critical_path.c (events, window, the longest path, the breakdown),
+ * critical_path_graph.c (nodes, the runtime lock, the call stacks) and
+ * critical_path_gpu.c (queue lengths, CUDA events, kernel edges). Not for
+ * other modules.
+ *
+ * Nodes are numbered as HTA numbers them (sorted by time, then event, start
+ * before end) and edges are kept in the order HTA adds them, an edge added
+ * twice keeping its first place and taking the later weight and type (a
+ * networkx DiGraph does that): the longest path's ties are broken by those
+ * orders, so they are part of the result.
+ */
+#ifndef TG_CRITICAL_PATH_IMPL_H
+#define TG_CRITICAL_PATH_IMPL_H
+
+#include "critical_path.h"
+
+/* Per-event flags (cp->evf). */
+enum {
+	CP_KEPT = 1 << 0,   /* in HTA's trace after its last-step filter */
+	CP_CLIP = 1 << 1,   /* in the window (HTA's clipped trace) */
+	CP_GPU = 1 << 2,    /* device side of a correlation (HTA's GPUKernelFilter) */
+	CP_CORR = 1 << 3,   /* has a correlation id >= 0 */
+	CP_NODE = 1 << 4    /* has a start and an end node */
+};
+
+/* Per-name flags (cp->namef, by atom). */
+enum {
+	CPN_LAUNCH = 1 << 0,       /* a kernel, memcpy or memset launch (HTA's list) */
+	CPN_LOCK = 1 << 1,         /* holds the CUDA runtime lock */
+	CPN_BLOCK = 1 << 2,        /* blocking call: its end edge weighs 0 */
+	CPN_EVENT_SYNC = 1 << 3,   /* "Event Sync" */
+	CPN_CONTEXT_SYNC = 1 << 4, /* "Context Sync" */
+	CPN_STREAM_SYNC = 1 << 5,  /* "Stream Sync" */
+	CPN_STREAM_WAIT = 1 << 6,  /* "Stream Wait Event" */
+	CPN_EVENT_RECORD = 1 << 7, /* cudaEventRecord */
+	CPN_WAIT_CALL = 1 << 8,    /* cudaStreamWaitEvent */
+	CPN_DATA_LOAD = 1 << 9,    /* a data-loading name (opts) */
+	CPN_FORWARD = 1 << 10,     /* contains "forward" (the forward thread) */
+	CPN_AUTOGRAD = 1 << 11,    /* contains "autograd" (the backward thread) */
+	CPN_STEP = 1 << 12,        /* ProfilerStep#N */
+	CPN_CHECKED = 1 << 15      /* the substring flags above are set */
+};
+
+typedef struct cp_edge {
+	uint32_t src, dst;  /* nodes */
+	uint32_t attr;      /* attributed event, TG_NONE */
+	uint8_t type;       /* tg_cp_edge_type */
+	int64_t w;          /* weight as added (may be negative) */
+} cp_edge;
+
+struct tg_critical_path {
+	const tg_tree *tree;
+	const tg_trace *t;
+	const tg_event *ev;
+	size_t nev;
+	tg_cp_opts opts;
+	char *annotation;
+	int last_step_dropped; /* HTA's filter left out the last step */
+
+	/* per event */
+	int64_t *ts, *end;   /* as HTA sees them (rounded unless exact_ns) */
+	int64_t *stream;     /* HTA's stream column: the "stream" argument, else -1 */
+	int64_t *won, *worc; /* wait_on_stream, wait_on_cuda_event_record_corr_id, else -1 */
+	uint32_t *ic;        /* HTA's index_correlation: the correlated event, or TG_NONE */
+	uint8_t *evf;
+	uint32_t *snode, *enode; /* nodes of the event, TG_NONE */
+	uint32_t *ksync;     /* kernel -> the kernel it waits for (cudaStreamWaitEvent), TG_NONE */
+	uint16_t *namef;     /* per atom */
+	uint32_t natoms;
+
+	/* nodes, in HTA's order */
+	size_t nnodes;
+	uint32_t *node_ev;
+	int64_t *node_ts;
+	uint8_t *node_start;
+
+	/* edges, in the order first added; (src, dst) -> edge in a hash */
+	cp_edge *edges;
+	size_t nedges, cap;
+	uint64_t *hkeys;
+	uint32_t *hvals;
+	size_t hcap;
+
+	/* the result */
+	uint32_t *path; /* nodes */
+	size_t npath;
+	int64_t length;
+	int64_t bound_ns[TG_CP_NBOUND];
+	tg_cp_step *steps;
+	size_t nsteps;
+	tg_cp_op *ops;
+	size_t nops;
+	uint32_t *path_events;
+	tg_cp_stats stats;
+};
+
+/* The correlation id of event ev, -1 when it has none. */
+int64_t cp_corr(const tg_critical_path *cp, uint32_t ev);
+
+/* The CPN_* flags of event ev's name. */
+uint16_t cp_name_flags(const tg_critical_path *cp, uint32_t ev);
+
+/* The edge src -> dst (nodes), or TG_NONE. */
+uint32_t cp_find_edge(const tg_critical_path *cp, uint32_t src, uint32_t dst);
+
+/* Adds the edge src -> dst (nodes) of type; weight 0 for dependency and
+ * sync edges or when zero, else the time between the nodes. An edge added
+ * again keeps its place. attr_parent: the parent event used to attribute an
+ * end -> start operator edge. Returns 0 or TG_ENOMEM. */
+int cp_add_edge(tg_critical_path *cp, uint32_t src, uint32_t dst, int type, int zero, uint32_t attr_parent);
+
+/* Creates the nodes of the window's events (critical_path_graph.c). */
+int cp_make_nodes(tg_critical_path *cp);
+
+/* The runtime-lock edges, then the call-stack edges of every CPU thread. */
+int cp_add_cpu_edges(tg_critical_path *cp);
+
+/* The kernel, launch, kernel-gap and sync edges (critical_path_gpu.c). */
+int cp_add_gpu_edges(tg_critical_path *cp);
+
+/* Finds the longest path and its breakdown (critical_path_solve.c).
+ * Returns 0, TG_EFORMAT for a cycle, or TG_ENOMEM. */
+int cp_solve(tg_critical_path *cp);
+
+/* Sorts idx[0..n) stably by key[idx[i]] (int64). Returns 0 or TG_ENOMEM. */
+int cp_sort_by(uint32_t *idx, size_t n, const int64_t *key);
+
+#endif

@@ -1,0 +1,521 @@
+/* test_critical_path.c - the critical path (core/critical_path.h): two
+ * hand-made traces whose graphs are worked out in the comments, the
+ * failures (a cycle, an annotation that matches nothing), and HTA's four
+ * critical-path test traces against HTA's own test assertions and the
+ * values docs/critical-path.md says how they were established. */
+#include "testutil.h"
+
+#include "../core/critical_path_impl.h"
+#include "../core/critical_path_render.h"
+
+#define US INT64_C(1000)
+
+#define X(cat, name, pid, tid, ts, dur, args)                                                          \
+	"{\"ph\":\"X\",\"cat\":\"" cat "\",\"name\":\"" name "\",\"pid\":" #pid ",\"tid\":" #tid ",\"ts\":" #ts \
+	",\"dur\":" #dur ",\"args\":{" args "}}"
+
+/* Thread 1/1, times in us:
+ *   A aten::linear [0,100): L1 cudaLaunchKernel [10,20) -> K1 gemm s7 [30,50)
+ *                           L2 cudaLaunchKernel [25,30) -> K2 relu s7 [52,60)
+ *   S cudaStreamSynchronize [100,150)   (Stream Sync s7 [60,150))
+ *   B aten::add [150,160): L3 cudaLaunchKernel [151,155) -> K3 ncclKernel_AllReduce s9 [170,200)
+ *   D cudaDeviceSynchronize [160,210)   (Context Sync, stream -1, [205,210))
+ * Queue lengths: L1 1, L2 2, K1 1, K2 0, L3 1, K3 0: K1 and K2 get no
+ * launch edge (queue 2 at L2), K2 a kernel gap of 2 from K1, K3 a launch
+ * delay of 19. Syncs: K2 end -> S end, K2 and K3 ends -> D end.
+ * Longest path: A(10) L1(10) A(5) L2(5) A(70) dep S(0: blocking) dep
+ * B(1) launch(19) K3(30): 150 us = cpu 101 + launch 19 + comm 30. */
+static const char *const TRACE1 =
+	"{\"traceEvents\":["
+	X("cpu_op", "aten::linear", 1, 1, 0, 100, "") ","
+	X("cuda_runtime", "cudaLaunchKernel", 1, 1, 10, 10, "\"correlation\":1") ","
+	X("cuda_runtime", "cudaLaunchKernel", 1, 1, 25, 5, "\"correlation\":2") ","
+	X("cuda_runtime", "cudaStreamSynchronize", 1, 1, 100, 50, "\"correlation\":3") ","
+	X("cpu_op", "aten::add", 1, 1, 150, 10, "") ","
+	X("cuda_runtime", "cudaLaunchKernel", 1, 1, 151, 4, "\"correlation\":4") ","
+	X("cuda_runtime", "cudaDeviceSynchronize", 1, 1, 160, 50, "\"correlation\":5") ","
+	X("kernel", "gemm", 0, 7, 30, 20, "\"correlation\":1,\"stream\":7") ","
+	X("kernel", "relu", 0, 7, 52, 8, "\"correlation\":2,\"stream\":7") ","
+	X("cuda_sync", "Stream Sync", 0, 7, 60, 90, "\"correlation\":3,\"stream\":7") ","
+	X("kernel", "ncclKernel_AllReduce", 0, 9, 170, 30, "\"correlation\":4,\"stream\":9") ","
+	X("cuda_sync", "Context Sync", 0, -1, 205, 5, "\"correlation\":5,\"stream\":-1")
+	"]}";
+
+static tg_critical_path *build(tg_trace **t, tg_tree **tree, const char *json, const tg_cp_opts *o)
+{
+	*t = tg_test_read_str(json);
+	tg_test_must(tg_tree_build(tree, *t));
+	tg_critical_path *cp;
+	tg_test_must(tg_critical_path_build(&cp, *tree, o));
+	return cp;
+}
+
+static void done(tg_trace *t, tg_tree *tree, tg_critical_path *cp)
+{
+	tg_critical_path_free(cp);
+	tg_tree_free(tree);
+	tg_trace_free(t);
+}
+
+static const char *ev_name(const tg_critical_path *cp, uint32_t ev)
+{
+	const tg_trace *t = tg_critical_path_trace(cp);
+	size_t n;
+	return tg_trace_str(t, tg_trace_events(t, &n)[ev].name);
+}
+
+static void test_nesting_launch_and_syncs(void **state)
+{
+	(void)state;
+	tg_trace *t;
+	tg_tree *tree;
+	tg_critical_path *cp = build(&t, &tree, TRACE1, NULL);
+	const tg_cp_stats *s = tg_cp_stats_get(cp);
+	assert_string_equal(tg_cp_annotation(cp), ""); /* no steps: the whole trace */
+	assert_int_equal(s->window_start, 0);
+	assert_int_equal(s->window_end, 210 * US);
+	/* 7 host events and 4 device ones (Stream Sync has a stream, Context
+	 * Sync has none) have nodes */
+	assert_int_equal(s->nodes, 22);
+	assert_int_equal(s->edges_by_type[TG_CP_EDGE_OPERATOR], 3 + 7 + 3);
+	assert_int_equal(s->edges_by_type[TG_CP_EDGE_DEPENDENCY], 3);
+	assert_int_equal(s->edges_by_type[TG_CP_EDGE_LAUNCH], 1);
+	assert_int_equal(s->edges_by_type[TG_CP_EDGE_KERNEL_KERNEL], 1);
+	assert_int_equal(s->edges_by_type[TG_CP_EDGE_SYNC], 3);
+	assert_int_equal(tg_cp_length_ns(cp), 150 * US);
+	const int64_t *b = tg_cp_breakdown(cp);
+	assert_int_equal(b[TG_CP_CPU], 101 * US);
+	assert_int_equal(b[TG_CP_LAUNCH], 19 * US);
+	assert_int_equal(b[TG_CP_GPU_COMM], 30 * US);
+	assert_int_equal(b[TG_CP_GPU_COMPUTE], 0);
+	assert_int_equal(b[TG_CP_KERNEL_KERNEL], 0);
+	/* the path ends at K3's end: D's end is as far, and networkx keeps the
+	 * first node of its order with the greatest distance */
+	assert_int_equal(s->path_nodes, 12);
+	assert_int_equal(s->path_events, 7);
+	size_t n;
+	const tg_cp_step *st = tg_cp_steps(cp, &n);
+	assert_int_equal(n, 11);
+	assert_int_equal(st[0].type, TG_CP_EDGE_OPERATOR);
+	assert_string_equal(ev_name(cp, st[0].event), "aten::linear"); /* A start -> L1 start: A's */
+	assert_string_equal(ev_name(cp, st[2].event), "aten::linear"); /* L1 end -> L2 start: the parent's */
+	assert_int_equal(st[9].type, TG_CP_EDGE_LAUNCH);
+	assert_int_equal(st[9].ns, 19 * US);
+	assert_int_equal(st[9].event, TG_NONE);
+	assert_int_equal(st[10].type, TG_CP_EDGE_OPERATOR);
+	assert_int_equal(st[10].bound, TG_CP_GPU_COMM);
+	const tg_cp_op *ops = tg_cp_ops(cp, &n);
+	assert_int_equal(n, 6);
+	assert_string_equal(ev_name(cp, ops[0].event), "aten::linear");
+	assert_int_equal(ops[0].ns, 85 * US);
+	assert_string_equal(ev_name(cp, ops[1].event), "ncclKernel_AllReduce");
+	assert_int_equal(ops[1].bound, TG_CP_GPU_COMM);
+	assert_string_equal(ev_name(cp, ops[5].event), "cudaStreamSynchronize"); /* blocking: 0 */
+	assert_int_equal(ops[5].ns, 0);
+	done(t, tree, cp);
+}
+
+/* HTA's zero-weight launch edges: K1 and K2 keep an edge from their
+ * launch (weight 0); the path stays. Data loading: A's time moves there. */
+static void test_zero_weight_and_data_load(void **state)
+{
+	(void)state;
+	tg_trace *t;
+	tg_tree *tree;
+	tg_cp_opts o = {.annotation = "", .zero_weight_launch = 1};
+	tg_critical_path *cp = build(&t, &tree, TRACE1, &o);
+	assert_int_equal(tg_cp_stats_get(cp)->edges_by_type[TG_CP_EDGE_LAUNCH], 3);
+	assert_int_equal(tg_cp_length_ns(cp), 150 * US);
+	done(t, tree, cp);
+	const char *const dl[] = {"linear"};
+	tg_cp_opts o2 = {.annotation = "", .data_load = dl, .ndata_load = 1};
+	cp = build(&t, &tree, TRACE1, &o2);
+	assert_int_equal(tg_cp_breakdown(cp)[TG_CP_DATA_LOADING], 85 * US);
+	assert_int_equal(tg_cp_breakdown(cp)[TG_CP_CPU], 16 * US);
+	done(t, tree, cp);
+}
+
+/* Events across streams, thread 1/1, us, all in an annotation [0,140):
+ *   L1 cudaLaunchKernel [0,5) -> K1 s7 [10,100)
+ *   R  cudaEventRecord [6,8) corr 2 (recorded on s7: the Stream Wait Event says so)
+ *   W  cudaStreamWaitEvent [9,11) -> Stream Wait Event s20 [11,12) waits on corr 2
+ *   L2 cudaLaunchKernel [12,15) -> K2 s20 [105,120)
+ *   R2 cudaEventRecord [16,18) corr 6 (on s20)
+ *   E  cudaEventSynchronize [20,130) -> Event Sync [125,130) waits on corr 6
+ * R's previous launch on s7 is L1 (K1); W's next launch onto s20 is L2
+ * (K2): K1 end -> K2 start. K2 gets no launch edge (K1 ends after L2),
+ * E waits for K2. Path: L1 launch(10) K1(90) sync K2(15): 115. */
+static const char *const TRACE2 =
+	"{\"traceEvents\":["
+	X("user_annotation", "iteration", 1, 1, 0, 140, "") ","
+	X("cuda_runtime", "cudaLaunchKernel", 1, 1, 0, 5, "\"correlation\":1") ","
+	X("cuda_runtime", "cudaEventRecord", 1, 1, 6, 2, "\"correlation\":2") ","
+	X("cuda_runtime", "cudaStreamWaitEvent", 1, 1, 9, 2, "\"correlation\":3") ","
+	X("cuda_runtime", "cudaLaunchKernel", 1, 1, 12, 3, "\"correlation\":4") ","
+	X("cuda_runtime", "cudaEventRecord", 1, 1, 16, 2, "\"correlation\":6") ","
+	X("cuda_runtime", "cudaEventSynchronize", 1, 1, 20, 110, "\"correlation\":5") ","
+	X("kernel", "gemm", 0, 7, 10, 90, "\"correlation\":1,\"stream\":7") ","
+	X("cuda_sync", "Stream Wait Event", 0, 20, 11, 1,
+	  "\"correlation\":3,\"stream\":20,\"wait_on_stream\":7,\"wait_on_cuda_event_record_corr_id\":2") ","
+	X("kernel", "softmax", 0, 20, 105, 15, "\"correlation\":4,\"stream\":20") ","
+	X("cuda_sync", "Event Sync", 0, -1, 125, 5,
+	  "\"correlation\":5,\"stream\":-1,\"wait_on_stream\":20,\"wait_on_cuda_event_record_corr_id\":6")
+	"]}";
+
+static void test_cross_stream_events(void **state)
+{
+	(void)state;
+	tg_trace *t;
+	tg_tree *tree;
+	tg_critical_path *cp = build(&t, &tree, TRACE2, NULL);
+	const tg_cp_stats *s = tg_cp_stats_get(cp);
+	assert_int_equal(s->edges_by_type[TG_CP_EDGE_SYNC], 2);
+	assert_int_equal(s->edges_by_type[TG_CP_EDGE_LAUNCH], 1);
+	assert_int_equal(tg_cp_length_ns(cp), 115 * US);
+	const int64_t *b = tg_cp_breakdown(cp);
+	assert_int_equal(b[TG_CP_GPU_COMPUTE], 105 * US);
+	assert_int_equal(b[TG_CP_LAUNCH], 10 * US);
+	assert_int_equal(b[TG_CP_CPU], 0);
+	size_t n;
+	const uint32_t *pe = tg_cp_path_events(cp, &n);
+	assert_int_equal(n, 5);
+	const char *const want[] = {"cudaLaunchKernel", "gemm", "gemm", "softmax", "softmax"};
+	for (size_t i = 0; i < n; i++)
+		assert_string_equal(ev_name(cp, pe[i]), want[i]);
+	done(t, tree, cp);
+}
+
+/* A kernel that ran before its launch (clock skew) and a stream sync that
+ * waited for it close a cycle once the launch edge is kept: S end -> L
+ * start (thread order) -> K start (zero-weight launch) -> K end -> S end. */
+static const char *const CYCLE =
+	"{\"traceEvents\":["
+	X("cuda_runtime", "cudaStreamSynchronize", 1, 1, 0, 10, "\"correlation\":1") ","
+	X("cuda_runtime", "cudaLaunchKernel", 1, 1, 20, 5, "\"correlation\":2") ","
+	X("cuda_sync", "Stream Sync", 0, 7, 0, 10, "\"correlation\":1,\"stream\":7") ","
+	X("kernel", "gemm", 0, 7, 5, 3, "\"correlation\":2,\"stream\":7")
+	"]}";
+
+static void test_failures(void **state)
+{
+	(void)state;
+	tg_trace *t = tg_test_read_str(CYCLE);
+	tg_tree *tree;
+	tg_critical_path *cp = (tg_critical_path *)1;
+	tg_test_must(tg_tree_build(&tree, t));
+	tg_cp_opts o = {.annotation = "", .zero_weight_launch = 1};
+	assert_int_equal(tg_critical_path_build(&cp, tree, &o), TG_EFORMAT);
+	assert_null(cp);
+	assert_non_null(strstr(tg_error_last(), "cycle of dependencies"));
+	o.zero_weight_launch = 0; /* without the launch edge there is no cycle */
+	tg_test_must(tg_critical_path_build(&cp, tree, &o));
+	tg_critical_path_free(cp);
+	o.annotation = "ProfilerStep";
+	assert_int_equal(tg_critical_path_build(&cp, tree, &o), TG_ENOTFOUND);
+	assert_string_equal(tg_error_last(), "critical path: no event whose name contains 'ProfilerStep' in the trace");
+	o.annotation = "cuda";
+	o.first = o.last = 2; /* cudaStreamSynchronize, cudaLaunchKernel: 2 instances */
+	assert_int_equal(tg_critical_path_build(&cp, tree, &o), TG_ENOTFOUND);
+	assert_string_equal(tg_error_last(), "critical path: 'cuda': 2 instances in the trace, asked for 2 to 2");
+	o.first = o.last = 1;
+	tg_test_must(tg_critical_path_build(&cp, tree, &o));
+	assert_int_equal(tg_cp_stats_get(cp)->window_start, 20 * US);
+	tg_critical_path_free(cp);
+	tg_tree_free(tree);
+	tg_trace_free(t);
+	/* two steps: HTA keeps what starts before the last one */
+	static const char steps[] = "{\"traceEvents\":["
+		X("user_annotation", "ProfilerStep#1", 1, 1, 0, 50, "") ","
+		X("user_annotation", "ProfilerStep#2", 1, 1, 50, 50, "") ","
+		X("cpu_op", "aten::add", 1, 1, 10, 20, "") ","
+		X("cpu_op", "aten::mul", 1, 1, 60, 20, "") "]}";
+	t = tg_test_read_str(steps);
+	tg_test_must(tg_tree_build(&tree, t));
+	tg_test_must(tg_critical_path_build(&cp, tree, NULL));
+	assert_string_equal(tg_cp_annotation(cp), "ProfilerStep");
+	assert_int_equal(tg_cp_stats_get(cp)->instances, 1);
+	assert_int_equal(tg_cp_stats_get(cp)->steps, 1);
+	assert_int_equal(tg_cp_length_ns(cp), 20 * US); /* aten::add; aten::mul is in the last step */
+	tg_critical_path_free(cp);
+	tg_cp_opts so = {.annotation = "ProfilerStep#2", .annotation_exact = 1, .all_instances = 1};
+	assert_int_equal(tg_critical_path_build(&cp, tree, &so), TG_ENOTFOUND);
+	assert_string_equal(tg_error_last(), "critical path: no event named 'ProfilerStep#2' in the trace "
+	                                     "(HTA leaves out its last ProfilerStep)");
+	tg_tree_free(tree);
+	tg_trace_free(t);
+}
+
+/* Microsecond rounding as HTA's loader does it: a kernel at
+ * [30.4, 50.6) us is [31, 50) = 19 us; exactly 20.2 us with exact_ns. */
+static void test_rounding(void **state)
+{
+	(void)state;
+	static const char json[] =
+		"{\"traceEvents\":["
+		X("cuda_runtime", "cudaLaunchKernel", 1, 1, 10, 10, "\"correlation\":1") ","
+		X("kernel", "gemm", 0, 7, 30.4, 20.2, "\"correlation\":1,\"stream\":7")
+		"]}";
+	tg_trace *t;
+	tg_tree *tree;
+	tg_critical_path *cp = build(&t, &tree, json, NULL);
+	assert_int_equal(tg_cp_length_ns(cp), 40 * US);           /* launch 31 - 10 + kernel 19 */
+	assert_int_equal(tg_cp_breakdown(cp)[TG_CP_GPU_COMPUTE], 19 * US);
+	done(t, tree, cp);
+	tg_cp_opts o = {.exact_ns = 1, .annotation = ""};
+	cp = build(&t, &tree, json, &o);
+	assert_int_equal(tg_cp_breakdown(cp)[TG_CP_GPU_COMPUTE], 20200);
+	assert_int_equal(tg_cp_breakdown(cp)[TG_CP_LAUNCH], 20400);
+	done(t, tree, cp);
+}
+
+/* Sub-microsecond events vanish in HTA's rounding: said so. */
+static void test_all_rounded_away(void **state)
+{
+	(void)state;
+	static const char json[] = "{\"traceEvents\":[" X("cpu_op", "op", 1, 1, 10.2, 0.5, "") "]}";
+	tg_trace *t = tg_test_read_str(json);
+	tg_tree *tree;
+	tg_critical_path *cp;
+	tg_test_must(tg_tree_build(&tree, t));
+	assert_int_equal(tg_critical_path_build(&cp, tree, NULL), TG_ENOTFOUND);
+	assert_string_equal(tg_error_last(), "critical path: every event lasts under a microsecond once rounded as HTA "
+	                                     "rounds times (--exact-ns keeps nanoseconds)");
+	tg_cp_opts o = {.exact_ns = 1};
+	tg_test_must(tg_critical_path_build(&cp, tree, &o));
+	assert_int_equal(tg_cp_length_ns(cp), 500);
+	tg_critical_path_free(cp);
+	tg_tree_free(tree);
+	tg_trace_free(t);
+}
+
+/* The renderers: numbers and escaping. */
+static void test_render(void **state)
+{
+	(void)state;
+	tg_trace *t;
+	tg_tree *tree;
+	tg_critical_path *cp = build(&t, &tree, TRACE1, NULL);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	tg_test_must(tg_cp_write_json(f, cp, "a\"b.json", NULL, 2));
+	fclose(f);
+	assert_non_null(strstr(buf, "\"file\":\"a\\\"b.json\""));
+	assert_non_null(strstr(buf, "\"length_ms\":0.150000"));
+	assert_non_null(
+		strstr(buf, "{\"bound_by\":\"gpu_kernel_launch_overhead\",\"ms\":0.019000,\"percent\":12.666667}"));
+	assert_non_null(strstr(buf, "\"path_nodes\":12"));
+	free(buf);
+	f = open_memstream(&buf, &len);
+	tg_test_must(tg_cp_write_text(f, cp, "x.json", NULL, 20));
+	fclose(f);
+	assert_non_null(strstr(buf, "cpu_bound                           0.101   67.33%"));
+	assert_non_null(strstr(buf, "Length 0.150 ms"));
+	free(buf);
+	f = open_memstream(&buf, &len);
+	tg_test_must(tg_cp_write_html(f, cp, "<x>.json", NULL, 20));
+	fclose(f);
+	assert_non_null(strstr(buf, "Critical path of &lt;x&gt;.json"));
+	assert_non_null(strstr(buf, "<title>gpu_communication_bound 0.030 ms</title>"));
+	free(buf);
+	done(t, tree, cp);
+}
+
+/* ------------------------------------------------------------ HTA's traces */
+
+static const char ALEX_FWD[] = "[param|pytorch.model.alex_net|0|0|0|measure|forward]";
+
+/* The event of the shared trace with that name and start (us). */
+static uint32_t event_at(const tg_trace *t, const char *name, int64_t ts_us)
+{
+	size_t n;
+	const tg_event *ev = tg_trace_events(t, &n);
+	for (size_t i = 0; i < n; i++)
+		if (ev[i].ts == ts_us * US && !strcmp(tg_trace_str(t, ev[i].name), name))
+			return (uint32_t)i;
+	fail_msg("no %s at %lld", name, (long long)ts_us);
+	return TG_NONE;
+}
+
+/* The edge between two nodes of cp, failing when absent. */
+static const cp_edge *edge(const tg_critical_path *cp, uint32_t u, uint32_t v)
+{
+	uint32_t e = cp_find_edge(cp, u, v);
+	if (e == TG_NONE)
+		fail_msg("no edge %u -> %u", u, v);
+	return &cp->edges[e];
+}
+
+/* HTA's test_critical_path_basic_add, with its environment
+ * (CRITICAL_PATH_ADD_ZERO_WEIGHT_LAUNCH_EDGE=1): node ids of aten::relu_
+ * (event 286 of the file), aten::clamp_min_ (287) and cudaLaunchKernel
+ * (1005), the weights of the edges around them and their attribution, the
+ * launch delay of fft2d_r2c (1051: 27 us), the kernel gap before
+ * ampere_gcgemm (1067: 7 us) and its zero-weight launch edge, the sync of
+ * epilogue (1275) with cudaDeviceSynchronize (1281), 315 nodes on the path;
+ * and test_critical_path_overlaid_trace: 159 events and 314 edges on the
+ * path, 21 of them dependency, launch or sync edges. */
+static void test_hta_basic_add(void **state)
+{
+	(void)state;
+	TG_SKIP_WITHOUT_SHARED();
+	tg_trace *t;
+	tg_tree *tree = tg_test_load_shared(&t, "hta/hta_critical_path_simple_add_A100_cuda_sync_rank0.json.gz");
+	tg_cp_opts o = {.annotation = ALEX_FWD, .first = 1, .last = 1, .zero_weight_launch = 1};
+	tg_critical_path *cp;
+	tg_test_must(tg_critical_path_build(&cp, tree, &o));
+	uint32_t relu = event_at(t, "aten::relu_", 1694040009871913);
+	uint32_t clamp = event_at(t, "aten::clamp_min_", 1694040009871928);
+	uint32_t launch = event_at(t, "cudaLaunchKernel", 1694040009871942);
+	assert_int_equal(cp->snode[relu], 57);
+	assert_int_equal(cp->enode[relu], 62);
+	assert_int_equal(cp->snode[clamp], 58);
+	assert_int_equal(cp->enode[clamp], 61);
+	assert_int_equal(cp->snode[launch], 59);
+	assert_int_equal(cp->enode[launch], 60);
+	const uint32_t u[] = {57, 58, 59, 60, 61}, v[] = {58, 59, 60, 61, 62}, w[] = {15, 14, 17, 15, 32};
+	const uint32_t attr[] = {relu, clamp, launch, clamp, relu};
+	for (int k = 0; k < 5; k++) {
+		assert_int_equal(edge(cp, u[k], v[k])->w, w[k] * US);
+		assert_int_equal(edge(cp, u[k], v[k])->attr, attr[k]);
+	}
+	uint32_t fft = event_at(t,
+	                        "void fft2d_r2c_32x32<float, false, 0u, false>(float2*, float const*, int, int, "
+	                        "int, int, int, int, int, int, int, cudnn::reduced_divisor, bool, int2, int, int)",
+	                        1694040010076734);
+	const cp_edge *e = edge(cp, cp->snode[cp->ic[fft]], cp->snode[fft]);
+	assert_int_equal(e->type, TG_CP_EDGE_LAUNCH);
+	assert_int_equal(e->w, 27 * US);
+	uint32_t gemm = event_at(t, "ampere_gcgemm_64x64_nt", 1694040010076804);
+	e = edge(cp, cp->enode[fft], cp->snode[gemm]);
+	assert_int_equal(e->type, TG_CP_EDGE_KERNEL_KERNEL);
+	assert_int_equal(e->w, 7 * US);
+	e = edge(cp, cp->snode[cp->ic[gemm]], cp->snode[gemm]);
+	assert_int_equal(e->type, TG_CP_EDGE_LAUNCH);
+	assert_int_equal(e->w, 0);
+	uint32_t sync = event_at(t, "cudaDeviceSynchronize", 1694040010097115);
+	size_t n;
+	const tg_event *ev = tg_trace_events(t, &n);
+	uint32_t epilogue = TG_NONE;
+	for (uint32_t i = 0; i < n; i++)
+		if (ev[i].ts == 1694040010096876 * US && ev[i].kind == TG_KIND_KERNEL)
+			epilogue = i;
+	e = edge(cp, cp->enode[epilogue], cp->enode[sync]);
+	assert_int_equal(e->type, TG_CP_EDGE_SYNC);
+	assert_int_equal(e->w, 0);
+	const tg_cp_stats *s = tg_cp_stats_get(cp);
+	assert_int_equal(s->path_nodes, 315);
+	assert_int_equal(s->path_events, 159);
+	const tg_cp_step *st = tg_cp_steps(cp, &n);
+	assert_int_equal(n, 314);
+	size_t shown = 0;
+	for (size_t i = 0; i < n; i++)
+		shown += st[i].type == TG_CP_EDGE_DEPENDENCY || st[i].type == TG_CP_EDGE_LAUNCH ||
+		         st[i].type == TG_CP_EDGE_SYNC;
+	assert_int_equal(shown, 21);
+	tg_critical_path_free(cp);
+	tg_tree_free(tree);
+	tg_trace_free(t);
+}
+
+/* The breakdown (us) of each test trace in both settings. The simple_add
+ * forward window is HTA's notebook example (examples/critical_path_analysis
+ * .ipynb prints 99.779087 / 0.210157 / 0.003723 / 0.007033 %); the whole
+ * simple_add trace is HTA's end-to-end test, whose expected output marks
+ * 624 events critical and holds 1572 us of launch-delay edges; the other
+ * values come from a re-derivation of HTA's algorithm on networkx
+ * (docs/critical-path.md). */
+struct expect {
+	const char *file, *annotation;
+	int64_t instance;
+	int zero;
+	int64_t length, cpu, compute, gap, launch;
+	uint64_t path_nodes, path_events;
+};
+
+static const struct expect expects[] = {
+	{"simple_add", ALEX_FWD, 1, 0, 241724, 241190, 508, 9, 17, 315, 159},
+	{"simple_add", ALEX_FWD, 1, 1, 241724, 241190, 508, 9, 17, 315, 159},
+	{"alexnet", ALEX_FWD, 1, 0, 35834, 32042, 3712, 50, 30, 149, 77},
+	{"alexnet", ALEX_FWD, 1, 1, 35834, 32042, 3712, 50, 30, 149, 77},
+	{"cuda_event_sync", "ProfilerStep", 0, 0, 2411, 2365, 36, 0, 10, 40, 21},
+	{"cuda_event_sync", "ProfilerStep", 0, 1, 2411, 2365, 36, 0, 10, 40, 21},
+	{"cuda_event_sync_multistream", "", 0, 0, 1178, 1025, 124, 15, 14, 59, 31},
+	{"cuda_event_sync_multistream", "", 0, 1, 1178, 1025, 124, 15, 14, 59, 31},
+	{"simple_add", "", 0, 0, 41435012, 41393843, 39588, 9, 1572, 1212, 624},
+	{"simple_add", "", 0, 1, 41435045, 41393773, 39689, 11, 1572, 1210, 625},
+};
+
+static void test_hta_breakdowns(void **state)
+{
+	(void)state;
+	TG_SKIP_WITHOUT_SHARED();
+	for (size_t k = 0; k < sizeof(expects) / sizeof(expects[0]); k++) {
+		const struct expect *x = &expects[k];
+		char rel[256];
+		snprintf(rel, sizeof(rel), "hta/hta_critical_path_%s_A100_%srank0.json.gz", x->file,
+		         strstr(x->file, "event_sync") ? "" : "cuda_sync_");
+		tg_trace *t;
+		tg_tree *tree = tg_test_load_shared(&t, rel);
+		tg_cp_opts o = {.annotation = x->annotation, .first = x->instance, .last = x->instance,
+		                .zero_weight_launch = x->zero};
+		tg_critical_path *cp;
+		tg_test_must(tg_critical_path_build(&cp, tree, &o));
+		const int64_t *b = tg_cp_breakdown(cp);
+		print_message("%s '%s' zero=%d: %lld us\n", x->file, x->annotation, x->zero,
+		              (long long)(tg_cp_length_ns(cp) / US));
+		assert_int_equal(tg_cp_length_ns(cp), x->length * US);
+		assert_int_equal(b[TG_CP_CPU], x->cpu * US);
+		assert_int_equal(b[TG_CP_GPU_COMPUTE], x->compute * US);
+		assert_int_equal(b[TG_CP_KERNEL_KERNEL], x->gap * US);
+		assert_int_equal(b[TG_CP_LAUNCH], x->launch * US);
+		assert_int_equal(b[TG_CP_GPU_COMM] + b[TG_CP_DATA_LOADING] + b[TG_CP_DEPENDENCY], 0);
+		assert_int_equal(tg_cp_stats_get(cp)->path_nodes, x->path_nodes);
+		assert_int_equal(tg_cp_stats_get(cp)->path_events, x->path_events);
+		tg_critical_path_free(cp);
+		tg_tree_free(tree);
+		tg_trace_free(t);
+	}
+}
+
+/* HTA's test_critical_path_breakdown_and_save_restore: alexnet's summary
+ * has 5 bound_by rows (cpu, compute, kernel gap, launch and ""). */
+static void test_hta_alexnet_rows(void **state)
+{
+	(void)state;
+	TG_SKIP_WITHOUT_SHARED();
+	tg_trace *t;
+	tg_tree *tree = tg_test_load_shared(&t, "hta/hta_critical_path_alexnet_A100_cuda_sync_rank0.json.gz");
+	tg_cp_opts o = {.annotation = ALEX_FWD, .first = 1, .last = 1, .zero_weight_launch = 1};
+	tg_critical_path *cp;
+	tg_test_must(tg_critical_path_build(&cp, tree, &o));
+	size_t n, rows = 0;
+	const tg_cp_step *st = tg_cp_steps(cp, &n);
+	int seen[TG_CP_NBOUND] = {0};
+	for (size_t i = 0; i < n; i++)
+		seen[st[i].bound] = 1;
+	for (int k = 0; k < TG_CP_NBOUND; k++)
+		rows += (size_t)seen[k];
+	assert_int_equal(rows, 5);
+	assert_true(tg_cp_stats_get(cp)->edges_by_type[TG_CP_EDGE_SYNC] > 0);
+	tg_critical_path_free(cp);
+	tg_tree_free(tree);
+	tg_trace_free(t);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_nesting_launch_and_syncs),
+		cmocka_unit_test(test_zero_weight_and_data_load),
+		cmocka_unit_test(test_cross_stream_events),
+		cmocka_unit_test(test_failures),
+		cmocka_unit_test(test_rounding),
+		cmocka_unit_test(test_all_rounded_away),
+		cmocka_unit_test(test_render),
+		cmocka_unit_test(test_hta_basic_add),
+		cmocka_unit_test(test_hta_breakdowns),
+		cmocka_unit_test(test_hta_alexnet_rows),
+	};
+	return cmocka_run_group_tests_name("critical_path", tests, NULL, NULL);
+}
