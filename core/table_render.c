@@ -75,14 +75,110 @@ static int format_double_fast(char *buf, double v)
 	return 0;
 }
 
+/* "%.Pg" of the P significant digits d (ASCII) with decimal exponent x
+ * (the value is d[0].d[1]... * 10^x), negative when neg: C's %g rules
+ * (fixed when -4 <= x < P, else d.ddde+XX; trailing zeros dropped). */
+static void g_style(char *buf, const char *d, int P, int x, int neg)
+{
+	int n = P;
+	while (n > 1 && d[n - 1] == '0')
+		n--;
+	char *o = buf;
+	if (neg)
+		*o++ = '-';
+	if (x < -4 || x >= P) {
+		*o++ = d[0];
+		if (n > 1) {
+			*o++ = '.';
+			memcpy(o, d + 1, (size_t)(n - 1));
+			o += n - 1;
+		}
+		int ax = x < 0 ? -x : x;
+		o += sprintf(o, "e%c%02d", x < 0 ? '-' : '+', ax);
+	} else if (x >= 0) {
+		for (int i = 0; i <= x; i++)
+			*o++ = i < n ? d[i] : '0';
+		if (n > x + 1) {
+			*o++ = '.';
+			memcpy(o, d + x + 1, (size_t)(n - x - 1));
+			o += n - x - 1;
+		}
+	} else {
+		*o++ = '0';
+		*o++ = '.';
+		for (int i = 0; i < -x - 1; i++)
+			*o++ = '0';
+		memcpy(o, d, (size_t)n);
+		o += n;
+	}
+	*o = 0;
+}
+
+/* The second path of tg_format_double, for values that need 16 or 17
+ * digits (means, ratios): one printf of 17 digits, then 15 and 16 digits
+ * rounded from them in decimal, each tried with strtod as the general path
+ * tries "%.15g" and "%.16g" (printf does its exact arithmetic once, not
+ * three times). Rounding the 17 digits again is only exact away from a
+ * tie: a rounding whose dropped digits are exactly "5" or "50", or that
+ * carries into a new digit, returns 0 for the general path. */
+static int format_double_digits(char *buf, double v)
+{
+	char e17[40];
+	snprintf(e17, sizeof(e17), "%.16e", v);
+	const char *s = e17;
+	int neg = *s == '-';
+	s += neg;
+	if (s[0] < '0' || s[0] > '9' || s[1] != '.')
+		return 0; /* inf, nan */
+	char d[18];
+	d[0] = s[0];
+	memcpy(d + 1, s + 2, 16);
+	d[17] = 0;
+	if (s[18] != 'e')
+		return 0;
+	int x = atoi(s + 19);
+	for (int P = 15; P <= 16; P++) {
+		const char *tail = d + P;
+		if ((P == 16 && tail[0] == '5') || (P == 15 && tail[0] == '5' && tail[1] == '0'))
+			return 0;
+		char r[18];
+		memcpy(r, d, (size_t)P);
+		if (tail[0] >= '5') {
+			int i = P - 1;
+			while (i >= 0 && r[i] == '9')
+				r[i--] = '0';
+			if (i < 0)
+				return 0;
+			r[i]++;
+		}
+		char cand[48], *c = cand; /* "-d.ddde-x" */
+		if (neg)
+			*c++ = '-';
+		*c++ = r[0];
+		*c++ = '.';
+		memcpy(c, r + 1, (size_t)(P - 1));
+		c += P - 1;
+		sprintf(c, "e%d", x);
+		if (strtod(cand, NULL) == v) {
+			g_style(buf, r, P, x, neg);
+			return 1;
+		}
+	}
+	g_style(buf, d, 17, x, neg);
+	return 1;
+}
+
 void tg_format_double(char *buf, double v)
 {
 	if (v == 0) {
 		strcpy(buf, "0.0");
 		return;
 	}
-	if (format_double_fast(buf, v))
+	if (format_double_fast(buf, v) || format_double_digits(buf, v)) {
+		if (!strpbrk(buf, ".eEn"))
+			strcat(buf, ".0");
 		return;
+	}
 	for (int prec = 15; prec <= 17; prec++) {
 		snprintf(buf, 32, "%.*g", prec, v);
 		if (strtod(buf, NULL) == v)
