@@ -47,7 +47,7 @@ TEST_LDLIBS := $(LDLIBS) -lcmocka
 CORE_SRC := $(wildcard core/*.c)
 RULES_SRC := $(wildcard rules/*.c)
 CONFIG_SRC := $(wildcard config/*.c)
-# daemon/ is the job machine; daemon/<room>/ the rooms (../shared/DESIGN.md, "The house")
+# daemon/ is the job machine; daemon/<room>/ the rooms (docs/conventions.md, "Where code lives")
 DAEMON_ROOMS := storage store git forge cli
 DAEMON_SRC := $(filter-out daemon/cli/main.c,$(wildcard daemon/*.c $(DAEMON_ROOMS:%=daemon/%/*.c)))
 DAEMON_HDR := $(wildcard daemon/*.h $(DAEMON_ROOMS:%=daemon/%/*.h))
@@ -79,6 +79,19 @@ $(DEPS_STAMP): contrib/install-deps.sh
 $(BUILD)/%.o: %.c $(DEPS_STAMP) $(wildcard core/*.h rules/*.h config/*.h) $(DAEMON_HDR)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c $< -o $@
+
+# The pull-request comment's footer links to comment.md in tracegate's docs
+# on a forge: by default this clone's origin (contrib/docs-url.sh prints
+# https://HOST/OWNER/REPO/blob/HEAD/docs, or nothing); DOCS_URL=... for a
+# package or a Gitea mirror; the daemon's daemon.docs_url and `diff
+# --docs-url` choose per run. A change of it rebuilds diff_render.o.
+DOCS_URL ?= $(shell sh contrib/docs-url.sh 2>/dev/null)
+$(BUILD)/.docs-url: FORCE
+	@mkdir -p $(BUILD)
+	@echo '$(DOCS_URL)' | cmp -s - $@ || echo '$(DOCS_URL)' > $@
+$(BUILD)/rules/diff_render.o: CFLAGS += -DTG_DOCS_URL='"$(DOCS_URL)"'
+$(BUILD)/rules/diff_render.o: $(BUILD)/.docs-url
+.PHONY: FORCE
 
 $(BUILD)/gen/kernel_names_table.c: $(KN_TSV) $(KN_GEN)
 	@mkdir -p $(dir $@)
@@ -275,10 +288,11 @@ install: $(BUILD)/tracegate
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(UNITDIR) $(DESTDIR)$(DOCDIR)/examples/rules $(DESTDIR)$(DOCDIR)/examples/ci
 	install -m 0755 $(BUILD)/tracegate $(DESTDIR)$(BINDIR)/tracegate
 	install -m 0755 $(BUILD)/tracegate-daemon $(DESTDIR)$(BINDIR)/tracegate-daemon
-	sed -e 's|/usr/local/bin/tracegate|$(BINDIR)/tracegate|g' -e 's|/usr/share/doc/tracegate|$(DOCDIR)|g' \
+	sed -e 's|/usr/local/bin/tracegate|$(BINDIR)/tracegate|g' -e 's|/usr/local/share/doc/tracegate|$(DOCDIR)|g' \
+		-e 's|/usr/share/doc/tracegate|$(DOCDIR)|g' -e 's|/usr/local/lib/systemd/system/|$(UNITDIR)/|g' \
 		contrib/systemd/tracegate.service > $(BUILD)/tracegate.service
 	install -m 0644 $(BUILD)/tracegate.service $(DESTDIR)$(UNITDIR)/tracegate.service
-	install -m 0644 README.md docs/*.md docs/manifest.schema.json $(DESTDIR)$(DOCDIR)/
+	install -m 0644 README.md docs/*.md docs/manifest.schema.json docs/*.png docs/*.svg $(DESTDIR)$(DOCDIR)/
 	install -m 0644 contrib/config/*.yaml $(DESTDIR)$(DOCDIR)/examples/
 	install -m 0644 contrib/rules/default.yaml $(DESTDIR)$(DOCDIR)/examples/rules/default.yaml
 	install -m 0644 contrib/ci/*.yml $(DESTDIR)$(DOCDIR)/examples/ci/

@@ -44,6 +44,7 @@ void tg_config_free(tg_config *c)
 	free(c->repos);
 	free(c->state_dir);
 	free(c->tmp_dir);
+	free(c->docs_url);
 	free(c->log_level);
 	free(c);
 }
@@ -157,15 +158,40 @@ static int load_database(const tg_config_loader *L, const yaml_node_t *n, tg_con
 }
 
 /* daemon: every key optional; tmp_dir defaults to state_dir/tmp. */
+/* daemon.docs_url: "" (no link), or an http(s) URL a Markdown link holds
+ * whole (the comment's footer links to its comment.md). */
+static int load_docs_url(const tg_config_loader *L, const yaml_node_t *v, tg_config *c)
+{
+	int rc = tg_config_string(&c->docs_url, L, v, "daemon.docs_url", 1);
+	const char *u = c->docs_url;
+	if (rc || !*u)
+		return rc;
+	const char *host = !strncmp(u, "https://", 8) ? u + 8 : !strncmp(u, "http://", 7) ? u + 7 : NULL;
+	int ok = host && *host && *host != '/';
+	for (const char *p = host; ok && *p; p++)
+		ok = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+		     strchr("._~:/%+-", *p);
+	if (!ok)
+		return tg_yaml_error(
+			&L->y, v,
+			"daemon.docs_url: '%s' is not an http(s) URL of letters, digits and . _ ~ : / %% + - "
+			"(or \"\" for no link)",
+			u);
+	return 0;
+}
+
 static int load_daemon(const tg_config_loader *L, const yaml_node_t *n, tg_config *c)
 {
-	static const char *const keys[] = {"state_dir", "lease", "max_attempts", "history_points", "tmp_dir", "recheck"};
-	const yaml_node_t *kn[6], *v[6] = {0};
+	static const char *const keys[] = {"state_dir", "lease",   "max_attempts", "history_points",
+	                                   "tmp_dir",   "recheck", "docs_url"};
+	const yaml_node_t *kn[7], *v[7] = {0};
 	uint64_t u;
 	int rc = 0;
 	if (n && (rc = tg_config_mapping(L, n, "daemon", 1)) < 0)
 		return rc;
-	if (n && !rc && (rc = tg_yaml_fields(kn, v, &L->y, n, "daemon", keys, 6, 0)))
+	if (n && !rc && (rc = tg_yaml_fields(kn, v, &L->y, n, "daemon", keys, 7, 0)))
+		return rc;
+	if (v[6] && (rc = load_docs_url(L, v[6], c)))
 		return rc;
 	rc = v[0] ? tg_config_path(&c->state_dir, L, v[0], "daemon.state_dir")
 	          : tg_config_resolve(&c->state_dir, L, "tracegate-state");
@@ -425,8 +451,16 @@ struct load_ctx {
 static int load_in(const tg_yaml_in *in, void *ctx)
 {
 	const struct load_ctx *x = ctx;
-	tg_config_loader L = {.y = *in, .dir = x->dir, .flags = x->flags};
-	return load_doc(&L, x->c);
+	tg_config_unread unread = {0};
+	tg_config_loader L = {.y = *in, .dir = x->dir, .flags = x->flags, .unread = &unread};
+	int rc = load_doc(&L, x->c);
+	/* the secrets that could not be read, all named at once; an error of
+	 * the file itself comes first (the secrets may be read once it is fixed) */
+	if (rc) {
+		free(unread.text);
+		return rc;
+	}
+	return tg_config_unread_finish(&unread, in->file);
 }
 
 static int load_mem(tg_config **out, const char *data, size_t len, const char *name, const char *dir,

@@ -52,6 +52,8 @@
  *     recheck: 5m                          # pull requests retargeted or re-pushed judged again; 0: never
  *     history_points: 20                   # points in the comment's charts; default 20
  *     tmp_dir: /var/tmp                    # default: state_dir/tmp
+ *     docs_url: https://github.com/acme/tracegate/blob/HEAD/docs   # the comment's link to
+ *                                          # comment.md; default: the build's ("": no link)
  *   limits:                                # optional
  *     max_trace_bytes: 8GiB                # decompressed JSON per trace; default 4GiB
  *     max_ratio: 200                       # gzip inflate ratio; default 200

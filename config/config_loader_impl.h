@@ -29,12 +29,17 @@
 #include <stdint.h>
 #include <yaml.h>
 
+struct tg_config_unread; /* config_secret_impl.h */
+
 /* The loader: the name for messages, the folder of relative paths (NULL:
- * leave them relative to the current folder), the parsed document. */
+ * leave them relative to the current folder), the parsed document, and
+ * where the secrets that cannot be read are gathered (NULL: the first is
+ * the error), so that one run names them all. */
 typedef struct tg_config_loader {
 	tg_yaml_in y; /* the file's name, the document; TG_YAML_ONE_LINE */
 	const char *dir;
 	unsigned flags; /* TG_CONFIG_DATABASE_ONLY (config_types.h) */
+	struct tg_config_unread *unread;
 } tg_config_loader;
 
 /* ------------------------------------------------------------ config_loader.c */

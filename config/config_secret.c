@@ -14,6 +14,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -32,6 +34,41 @@ void tg_config_secret_clear(tg_config_secret *s)
 	free(s->env);
 	free(s->file);
 	memset(s, 0, sizeof(*s));
+}
+
+/* A secret whose value cannot be read: recorded in L->unread (0, the load
+ * goes on) or, without one, the error at node v. */
+static int unreadable(const tg_config_loader *L, int code, const yaml_node_t *v, const char *fmt, ...)
+{
+	char what[768];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	tg_config_unread *u = L->unread;
+	if (!u)
+		return tg_yaml_error_code(&L->y, code, v, "%s", what);
+	char *more = NULL;
+	if (asprintf(&more, "%s%s%zu:%zu: %s", u->text ? u->text : "", u->n ? "; " : "", v->start_mark.line + 1,
+	             v->start_mark.column + 1, what) < 0)
+		return tg_error_set(TG_ENOMEM, "out of memory");
+	free(u->text);
+	u->text = more;
+	if (!u->n++)
+		u->code = code;
+	return 0;
+}
+
+int tg_config_unread_finish(tg_config_unread *u, const char *file)
+{
+	int rc = 0;
+	if (u->n == 1)
+		rc = tg_error_set(u->code, "%s:%s", file, u->text);
+	else if (u->n > 1)
+		rc = tg_error_set(u->code, "%s: %zu secrets cannot be read: %s", file, u->n, u->text);
+	free(u->text);
+	memset(u, 0, sizeof(*u));
+	return rc;
 }
 
 /* [A-Za-z_][A-Za-z0-9_]*, as POSIX shells name variables. */
@@ -62,12 +99,12 @@ static int from_env(const tg_config_loader *L, const yaml_node_t *v, const char 
 		return 0; /* named, not read: the command does not use it */
 	const char *val = getenv(out->env);
 	if (!val)
-		return tg_yaml_error_code(&L->y, TG_EINVAL, v, "%s: environment variable %s is not set", key, out->env);
+		return unreadable(L, TG_EINVAL, v, "%s: environment variable %s is not set", key, out->env);
 	if (!*val)
-		return tg_yaml_error_code(&L->y, TG_EINVAL, v, "%s: environment variable %s is empty", key, out->env);
+		return unreadable(L, TG_EINVAL, v, "%s: environment variable %s is empty", key, out->env);
 	if (strpbrk(val, "\r\n"))
-		return tg_yaml_error_code(&L->y, TG_EINVAL, v, "%s: environment variable %s holds more than one line",
-		                          key, out->env);
+		return unreadable(L, TG_EINVAL, v, "%s: environment variable %s holds more than one line", key,
+		                  out->env);
 	if (!(out->value = strdup(val)))
 		return tg_error_set(TG_ENOMEM, "out of memory");
 	return 0;
@@ -147,10 +184,9 @@ static int from_file(const tg_config_loader *L, const yaml_node_t *v, const char
 	if (err == ENOMEM)
 		return tg_error_set(TG_ENOMEM, "out of memory");
 	if (err && why)
-		return tg_yaml_error_code(&L->y, TG_EIO, v, "%s: secret file %s %s", key, out->file, why);
+		return unreadable(L, TG_EIO, v, "%s: secret file %s %s", key, out->file, why);
 	if (err)
-		return tg_yaml_error_code(&L->y, TG_EIO, v, "%s: cannot read secret file %s: %s", key, out->file,
-		                          strerror(err));
+		return unreadable(L, TG_EIO, v, "%s: cannot read secret file %s: %s", key, out->file, strerror(err));
 	while (n && (b[n - 1] == '\n' || b[n - 1] == '\r'))
 		b[--n] = 0;
 	why = !n                  ? "is empty"
@@ -160,7 +196,7 @@ static int from_file(const tg_config_loader *L, const yaml_node_t *v, const char
 	if (why) {
 		explicit_bzero(b, n);
 		free(b);
-		return tg_yaml_error_code(&L->y, TG_EIO, v, "%s: secret file %s %s", key, out->file, why);
+		return unreadable(L, TG_EIO, v, "%s: secret file %s %s", key, out->file, why);
 	}
 	out->value = b;
 	return 0;

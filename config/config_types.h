@@ -101,6 +101,7 @@ typedef struct tg_config {
 	int max_attempts;       /* default 5 */
 	int history_points;     /* default 20 */
 	int64_t recheck_ms;     /* default 300,000: how often open pull requests' verdicts are looked at again; 0: never */
+	char *docs_url;         /* the comment footer's docs link; NULL: the build's default */
 	/* limits */
 	uint64_t max_trace_bytes;   /* default 4 GiB */
 	uint32_t max_ratio;         /* default 200 */

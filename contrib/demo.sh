@@ -95,7 +95,7 @@ sed -E 's/.*"sha": *"(.{12})[^"]*".*"state": *"([a-z]+)".*"description": *"([^"]
 say "tracegate history --config tracegate.yaml --repo demo/llm --branch main --metric 'rule:*'"
 "$tg" history --config tracegate.yaml --repo demo/llm --branch main --metric 'rule:*'
 "$tg" history --config tracegate.yaml --repo demo/llm --branch main --format html -o history.html
-"$tg" report main.pt.trace.json.gz --format html -o report >/dev/null
+"$tg" report main.pt.trace.json.gz --format html -o report.html >/dev/null
 
 verdict=$(grep -c '"state": *"failure"' outbox/statuses.log || true)
 if [ "$verdict" -ge 1 ]; then
@@ -108,9 +108,9 @@ echo "Everything is in $demo: storage/, outbox/, tracegate.db, state/."
 say "what to try next"
 cat <<NEXT
   the pull-request comment:   $demo/$comment
-  the perf report of main:    $demo/report/report.html   (open it in a browser)
+  the perf report of main:    $demo/report.html   (open it in a browser)
   the branch's history page:  $demo/history.html
   compare the two traces:     $tg diff $demo/main.pt.trace.json.gz $demo/pr.pt.trace.json.gz
   one metric's history:       $tg history --config $demo/tracegate.yaml --repo demo/llm --branch main --metric gpu_busy
-  run it for real:            docs/daemon.md, "Quick start" (make install, a config, the systemd unit)
+  run it for real:            README.md, "Deploying it: S3, PostgreSQL and a forge"
 NEXT

@@ -175,8 +175,12 @@ int tg_findings_write_text(FILE *f, const tg_findings *fs, size_t width)
 			continue;
 		char cost[96], line[1024];
 		cost_words(cost, sizeof(cost), &v[i]);
-		fprintf(f, "  %s%s%s: costs %s\n", tg_finding_name(v[i].id), v[i].subject[0] ? " " : "", v[i].subject,
-		        cost);
+		/* wrapped like the lines under it: a long subject keeps the
+		 * terminal report within its width (issue 23) */
+		snprintf(line, sizeof(line), "%s%s%s: costs %s", tg_finding_name(v[i].id), v[i].subject[0] ? " " : "",
+		         v[i].subject, cost);
+		fputs("  ", f);
+		wrap(f, line, width, 6, 2);
 		snprintf(line, sizeof(line), "%s", v[i].evidence);
 		fputs("      ", f);
 		wrap(f, line, width, 6, 6);

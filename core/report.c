@@ -10,6 +10,7 @@
 #include "perf_model.h"
 #include "perf_sheets.h"
 #include "short_kernels.h"
+#include "stream_timeline.h"
 #include "timeline.h"
 
 #include <pthread.h>
@@ -297,6 +298,9 @@ int tg_report_build(tg_report *out, const tg_tree *tree, const tg_report_opts *o
 		tg_tables_free(w->run[i].r.tables, w->run[i].r.n);
 	}
 	free(w);
+	/* the streams' timeline (for the HTML report) after the tables, as on one thread */
+	if (!rc && opts->streams)
+		rc = tg_stream_timeline_build(&out->streams, tree, opts->step, opts->include_unlinked);
 	/* the findings read the perf sheets: after them */
 	if (!rc && !opts->no_findings)
 		rc = add_findings(out, tree, opts);
@@ -317,7 +321,9 @@ void tg_report_free(tg_report *r)
 {
 	tg_tables_free(r->tables, r->n);
 	tg_findings_free(r->findings);
+	tg_stream_timeline_free(r->streams);
 	r->tables = NULL;
 	r->n = 0;
 	r->findings = NULL;
+	r->streams = NULL;
 }

@@ -26,24 +26,29 @@ typedef struct tg_report_opts {
 	int findings_alone;    /* the trace is reported alone: straggler and all-ranks-idle
 	                          are listed as not evaluated (findings.h, with_across) */
 	int no_findings;       /* 1: compute no findings (findings is then NULL) */
+	int streams;           /* also each stream's timeline (the html report's picture) */
 } tg_report_opts;
+
+struct tg_stream_timeline;
 
 typedef struct tg_report {
 	tg_table **tables;
 	size_t n;
 	tg_findings *findings; /* what the trace shows is wrong (findings.h); NULL for
 	                          no_findings and for a report across ranks */
+	struct tg_stream_timeline *streams; /* with opts->streams, else NULL (stream_timeline.h) */
 } tg_report;
 
 /* Builds every table for tree: GPU timeline (overall, per device), ops by
  * category, ops, unique args, kernels, short kernels, the perf sheets
  * (GEMM, SDPA_fwd, ... with the roofline when the GPU is known), the
  * collectives of the trace (when it has any), and the HTA-style tables;
- * then the findings (findings.h), from the same perf sheets. On success
- * out->tables holds n tables and out->findings the findings, which the
- * caller frees with tg_report_free. Returns 0, TG_ENOTFOUND (opts->gpu
- * names no spec) or TG_ENOMEM. Computes on the caller's thread and one more
- * it starts and joins (the tree is only read). */
+ * then the findings (findings.h), from the same perf sheets; with
+ * opts->streams, out->streams too. On success out->tables holds n tables
+ * and out->findings the findings, which the caller frees with
+ * tg_report_free. Returns 0, TG_ENOTFOUND (opts->gpu names no spec) or
+ * TG_ENOMEM. Computes on the caller's thread and one more it starts and
+ * joins (the tree is only read). */
 int tg_report_build(tg_report *out, const tg_tree *tree, const tg_report_opts *opts);
 
 /* The GPU spec for tree under opts: opts->gpu when given, else the first
@@ -55,6 +60,7 @@ int tg_report_gpu_spec(const tg_gpu_spec **out, const tg_tree *tree, const tg_re
 /* The table named name (its CSV stem), or NULL. */
 const tg_table *tg_report_find(const tg_report *r, const char *name);
 
+/* Frees r's tables and stream timeline (r itself is the caller's). */
 void tg_report_free(tg_report *r);
 
 #endif

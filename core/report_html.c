@@ -13,6 +13,7 @@
  * alike and shows control characters as visible escapes.
  */
 #include "report_html.h"
+#include "report_html_streams.h"
 #include "tg.h"
 
 #include <math.h>
@@ -641,6 +642,19 @@ static void write_kpis(FILE *f, const tg_table *tl, const tg_table *ks)
 	fputs("</ul>\n", f);
 }
 
+/* The GPU timeline per stream, when the report has it (report_html_streams.c). */
+static void write_streams(FILE *f, const tg_stream_timeline *s)
+{
+	if (!s || !s->nrows)
+		return;
+	fprintf(f,
+	        "<figure><figcaption>GPU timeline per stream <small>(%.3f ms from the first kernel to the last; "
+	        "hover a row for its busy share)</small></figcaption>\n",
+	        s->span_ns / 1e6);
+	tg_report_html_streams(f, s, CHART_W);
+	fputs("</figure>\n", f);
+}
+
 /* The findings (findings.h): the fired ones as a list with their cost and
  * fix, then the whole list as a table. */
 static int write_findings(FILE *f, const tg_findings *fs, size_t i)
@@ -701,6 +715,7 @@ static int write_trace(FILE *f, const tg_report *r, const char *name, size_t i)
 		chart_timeline(f, tl, tg_report_find(r, "gpu_timeline_by_device"));
 		fputs("</figure>\n", f);
 	}
+	write_streams(f, r->streams);
 	if (cat) {
 		fputs("<figure><figcaption>Kernel time by op category</figcaption>\n", f);
 		rc = chart_categories(f, cat);

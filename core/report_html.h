@@ -1,7 +1,8 @@
 /*
  * report_html.h - the perf report as one self-contained HTML5 page: for
- * each trace, three charts drawn as inline SVG (GPU time breakdown, kernel
- * time by op category, top kernels), then every table of its report.
+ * each trace, charts drawn as inline SVG (GPU time breakdown, the GPU
+ * timeline per stream when the report has it, kernel time by op category,
+ * top kernels), then every table of its report.
  * Nothing is loaded from anywhere: inline CSS, no scripts, no fonts, no
  * images, and a Content-Security-Policy that forbids them.
  */

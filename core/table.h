@@ -111,4 +111,9 @@ void tg_html_escape_inert(FILE *f, const char *s);
  * double (like Python's repr); buf of 32 bytes. */
 void tg_format_double(char *buf, double v);
 
+/* A cell as the text and md renderings show it, into buf (cap bytes):
+ * numbers with 3 decimals (3 significant digits below 0.001), control
+ * characters of strings escaped as \xNN, "" for an empty cell. */
+void tg_table_cell_text(char *buf, size_t cap, const tg_cell *c);
+
 #endif

@@ -279,6 +279,11 @@ static void cell_text(char *buf, size_t cap, const tg_cell *c)
 	}
 }
 
+void tg_table_cell_text(char *buf, size_t cap, const tg_cell *c)
+{
+	cell_text(buf, cap, c);
+}
+
 /* Display width of UTF-8 text (code points). */
 static size_t text_width(const char *s)
 {

@@ -6,10 +6,11 @@
  *   database   opened (and migrated, as the daemon would), its leases read
  *   storage    the manifests listed (S3: a signed ListObjectsV2, so a wrong
  *              key, region or bucket shows here)
- *   forge      per repository, its forge's API asked for the repository with
- *              the token: reachable, the token accepted, and allowed to post
- *              statuses (GitHub and Gitea: permissions.push; GitLab: access
- *              level Developer or more); an outbox: its folder writable
+ *   forge      per repository, its forge's API asked who the token is (GET
+ *              /user: reachable, the token accepted, its login shown), then
+ *              for the repository: the token allowed to post statuses
+ *              (GitHub and Gitea: permissions.push; GitLab: access level
+ *              Developer or more); an outbox: its folder writable
  *   git        per repository, clone_url's references listed with the token
  *
  * Each check says ok or FAIL with the reason on one line of out; requests
@@ -134,18 +135,128 @@ static int may_post(const char *kind, const char *body, char *why, size_t cap)
 		if (json_is_object(p)) {
 			r = level >= 30;
 			if (!r)
-				snprintf(why, cap, "the token's access level is %ld (statuses need Developer, 30)", level);
+				snprintf(why, cap, "access level %ld (statuses need Developer, 30)", level);
 		}
 	} else if (json_is_object(p) && json_object_get(p, "push")) {
 		r = json_is_true(json_object_get(p, "push"));
 		if (!r)
-			snprintf(why, cap, "the token may not write to the repository (permissions.push is false): "
-			                   "it cannot post statuses");
+			snprintf(why, cap,
+			         "may not write to the repository (permissions.push is false): it cannot post "
+			         "statuses");
 	}
 	json_decref(j);
 	return r;
 }
 
+/* A forge's API as the probe calls it: the token's header, and the URLs
+ * of "who is this token" (GET /user) and of the repository. */
+struct forge_probe {
+	const char *api; /* api_url without its trailing slashes (api_len bytes) */
+	int api_len;
+	char auth[1024], user_url[2048], repo_url[2048];
+	tg_http *h;
+};
+
+static void probe_urls(struct forge_probe *p, const tg_config_forge *f, const char *repo)
+{
+	p->api = f->api_url ? f->api_url : "";
+	size_t al = strlen(p->api);
+	while (al && p->api[al - 1] == '/')
+		al--;
+	p->api_len = (int)al;
+	const char *token = f->token.value ? f->token.value : "";
+	snprintf(p->user_url, sizeof(p->user_url), "%.*s/user", p->api_len, p->api);
+	if (!strcmp(f->kind, "gitlab")) {
+		char *enc = curl_easy_escape(NULL, repo, 0);
+		snprintf(p->repo_url, sizeof(p->repo_url), "%.*s/projects/%s", p->api_len, p->api, enc ? enc : repo);
+		curl_free(enc);
+		snprintf(p->auth, sizeof(p->auth), "PRIVATE-TOKEN: %s", token);
+	} else {
+		snprintf(p->repo_url, sizeof(p->repo_url), "%.*s/repos/%s", p->api_len, p->api, repo);
+		snprintf(p->auth, sizeof(p->auth), "Authorization: %s %s",
+		         strcmp(f->kind, "github") ? "token" : "Bearer", token);
+	}
+}
+
+/* GET url with the token, once. Returns 0 with *resp filled (any status),
+ * or the transport's error (tg_error_last). */
+static int probe_get(tg_http_response *resp, struct forge_probe *p, const char *url)
+{
+	const char *headers[] = {p->auth, "Accept: application/json", NULL};
+	tg_http_req req = {"GET", url, headers, NULL, 0, TG_HTTP_IDEMPOTENT, NULL, NULL, NULL, 1 << 20};
+	memset(resp, 0, sizeof(*resp));
+	return tg_http_do(resp, p->h, &req);
+}
+
+/* A status that is not 200 as one line into detail; 0 when it is 200. */
+static int refused(char *detail, size_t cap, const char *url, long status)
+{
+	if (status == 200)
+		return 0;
+	if (status == 401)
+		snprintf(detail, cap, "GET %s: 401: the token was refused (expired, revoked or wrong)", url);
+	else if (status == 403)
+		snprintf(detail, cap, "GET %s: 403: the token may not read the repository", url);
+	else if (status == 404)
+		snprintf(detail, cap, "GET %s: 404: no such repository, or the token cannot see it", url);
+	else
+		snprintf(detail, cap, "GET %s: HTTP %ld", url, status);
+	return 1;
+}
+
+/* Who the token is (GitHub and Gitea: login; GitLab: username) into who,
+ * from GET /user. Returns 0, or 1 with detail saying why not. */
+static int probe_identity(char *who, size_t wcap, char *detail, size_t cap, struct forge_probe *p)
+{
+	tg_http_response resp;
+	int rc = probe_get(&resp, p, p->user_url), bad = 1;
+	if (rc) {
+		snprintf(detail, cap, "%s", tg_error_last());
+	} else if (!refused(detail, cap, p->user_url, resp.status)) {
+		json_t *j = json_loads(resp.body, 0, NULL);
+		const char *name = json_string_value(json_object_get(j, "login"));
+		if (!name)
+			name = json_string_value(json_object_get(j, "username"));
+		if (name) {
+			snprintf(who, wcap, "%s", name);
+			bad = 0;
+		} else {
+			snprintf(detail, cap, "GET %s: the answer names no login or username: is api_url the API's?",
+			         p->user_url);
+		}
+		json_decref(j);
+	}
+	tg_http_response_free(&resp);
+	return bad;
+}
+
+/* What the repository's answer says the token may do: ok 1 (may post, or
+ * the answer does not say), 0 (detail says why). */
+static int probe_repository(char *detail, size_t cap, struct forge_probe *p, const tg_config_forge *f, const char *repo,
+                            const char *who)
+{
+	tg_http_response resp;
+	int rc = probe_get(&resp, p, p->repo_url), ok = 0;
+	if (rc) {
+		snprintf(detail, cap, "%s", tg_error_last());
+	} else if (!refused(detail, cap, p->repo_url, resp.status)) {
+		char why[300] = "";
+		int may = may_post(f->kind, resp.body, why, sizeof(why));
+		ok = may != 0;
+		if (may == 0)
+			snprintf(detail, cap, "the token of %s on %s: %s", who, repo, why);
+		else
+			snprintf(detail, cap, "%s %.*s: the token of %s is accepted%s", f->kind, p->api_len, p->api,
+			         who,
+			         may > 0 ? " and may post statuses" : " (the answer does not show its permissions)");
+	}
+	tg_http_response_free(&resp);
+	return ok;
+}
+
+/* The forge of repository r: an outbox's folder writable; an API asked who
+ * the token is (a wrong token fails here), then for the repository and
+ * what the token may do there (a token without push fails here). */
 static void check_forge(struct tally *t, const tg_config *c, const tg_config_repo *r)
 {
 	const tg_config_forge *f = r->forge_ptr;
@@ -162,54 +273,19 @@ static void check_forge(struct tally *t, const tg_config *c, const tg_config_rep
 		result(t, what, ok, detail);
 		return;
 	}
-	char url[2048], auth[1024];
-	const char *api = f->api_url ? f->api_url : "";
-	size_t al = strlen(api);
-	while (al && api[al - 1] == '/')
-		al--;
-	if (!strcmp(f->kind, "gitlab")) {
-		char *enc = curl_easy_escape(NULL, r->name, 0);
-		snprintf(url, sizeof(url), "%.*s/projects/%s", (int)al, api, enc ? enc : r->name);
-		curl_free(enc);
-		snprintf(auth, sizeof(auth), "PRIVATE-TOKEN: %s", f->token.value ? f->token.value : "");
-	} else {
-		snprintf(url, sizeof(url), "%.*s/repos/%s", (int)al, api, r->name);
-		snprintf(auth, sizeof(auth), "Authorization: %s %s", strcmp(f->kind, "github") ? "token" : "Bearer",
-		         f->token.value ? f->token.value : "");
-	}
-	const char *headers[] = {auth, "Accept: application/json", NULL};
+	struct forge_probe p;
+	memset(&p, 0, sizeof(p));
+	probe_urls(&p, f, r->name);
 	tg_http_opts ho;
 	http_opts_for_check(&ho, c, f->tls_verify, f->ca_file);
-	tg_http *h = NULL;
-	tg_http_response resp;
-	memset(&resp, 0, sizeof(resp));
-	int rc = tg_http_new(&h, &ho);
-	tg_http_req req = {"GET", url, headers, NULL, 0, TG_HTTP_IDEMPOTENT, NULL, NULL, NULL, 1 << 20};
-	if (!rc)
-		rc = tg_http_do(&resp, h, &req);
+	char who[256] = "";
 	int ok = 0;
-	if (rc) {
+	if (tg_http_new(&p.h, &ho))
 		snprintf(detail, sizeof(detail), "%s", tg_error_last());
-	} else if (resp.status == 401) {
-		snprintf(detail, sizeof(detail), "GET %s: 401: the token was refused (expired, revoked or wrong)", url);
-	} else if (resp.status == 403) {
-		snprintf(detail, sizeof(detail), "GET %s: 403: the token may not read the repository", url);
-	} else if (resp.status == 404) {
-		snprintf(detail, sizeof(detail), "GET %s: 404: no such repository, or the token cannot see it", url);
-	} else if (resp.status != 200) {
-		snprintf(detail, sizeof(detail), "GET %s: HTTP %ld", url, resp.status);
-	} else {
-		char why[300] = "";
-		int p = may_post(f->kind, resp.body, why, sizeof(why));
-		ok = p != 0;
-		if (p == 0)
-			snprintf(detail, sizeof(detail), "%s", why);
-		else
-			snprintf(detail, sizeof(detail), "%s %s: the token is accepted%s", f->kind, api,
-			         p > 0 ? " and may post statuses" : " (the answer does not show its permissions)");
-	}
-	tg_http_response_free(&resp);
-	tg_http_free(h);
+	else if (!probe_identity(who, sizeof(who), detail, sizeof(detail), &p))
+		ok = probe_repository(detail, sizeof(detail), &p, f, r->name, who);
+	tg_http_free(p.h);
+	explicit_bzero(p.auth, sizeof(p.auth));
 	result(t, what, ok, detail);
 }
 

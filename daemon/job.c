@@ -344,14 +344,23 @@ static int post_status(tg_daemon *d, size_t ri, const tg_job *j, tg_forge_state 
 	return tg_forge_post_status(tg_daemon_forge(d, ri), &st);
 }
 
-static int post(tg_daemon *d, size_t ri, tg_job *j, const outcome *o)
+/* Posts o's status and comment for j, or logs why nothing is posted
+ * (*posted 0): a folder that is not a commit, an unsigned run of no pull
+ * request while a signing key is configured, a pull request the forge
+ * disowns, a run whose origin may not post (tg_daemon_origin_may_post).
+ * Returns 0 or the forge's error. */
+static int post(int *posted, tg_daemon *d, size_t ri, tg_job *j, const outcome *o)
 {
+	*posted = 0;
 	if (!tg_util_is_hex(j->commit, 40)) {
 		tg_log(TG_LOG_WARN, "job %lld: folder %s is not a commit: nothing posted", (long long)j->id, j->commit);
 		return 0;
 	}
 	if (!may_post(d, j)) {
-		tg_log(TG_LOG_WARN, "job %lld: unsigned run of no pull request: judged, nothing posted", (long long)j->id);
+		tg_log(TG_LOG_WARN,
+		       "job %lld: unsigned run of no pull request: judged, nothing posted, not a baseline (a target "
+		       "branch's CI uploads with TRACEGATE_SIGNING_KEY set)",
+		       (long long)j->id);
 		return 0;
 	}
 	if (o->not_posted[0]) {
@@ -373,6 +382,7 @@ static int post(tg_daemon *d, size_t ri, tg_job *j, const outcome *o)
 	rc = post_status(d, ri, j, o->state, o->description, o->target_url, o->comment, neutral);
 	if (rc)
 		return rc;
+	*posted = 1;
 	/* the verdict this pull request shows now is this one (recheck.c) */
 	struct timespec now;
 	clock_gettime(CLOCK_REALTIME, &now);
@@ -708,6 +718,7 @@ static int write_comment(struct analysis *a, tg_daemon *d, const tg_config_repo 
 	}
 	doc.base_source = base_src;
 	doc.new_source = new_src;
+	doc.docs_url = d->cfg->docs_url; /* NULL: the build's */
 	size_t clen = 0;
 	FILE *f = open_memstream(&a->comment, &clen);
 	if (!f) {
@@ -971,18 +982,30 @@ static int resume_outcome(tg_daemon *d, size_t ri, tg_job *j, outcome *o)
 	return rc;
 }
 
+/* The last line of a job: what was posted, or that nothing was (post
+ * said why), never "posted" for a run whose status stayed unposted. */
+static void log_finished(const tg_job *j, const outcome *o, int posted, int failed)
+{
+	if (posted)
+		tg_log(TG_LOG_INFO, "job %lld: posted %s (%s)", (long long)j->id, tg_forge_state_name(o->state),
+		       o->verdict);
+	else
+		tg_log(TG_LOG_INFO, "job %lld: %s (%s), nothing posted", (long long)j->id, failed ? "failed" : "done",
+		       o->verdict);
+}
+
 /* posting: posts o and finishes j: done, or failed for a run that could
  * not be judged. */
 static int post_and_finish(tg_daemon *d, size_t ri, tg_job *j, const outcome *o)
 {
 	stall(j, "posting");
-	int rc;
-	if ((rc = post(d, ri, j, o)) || (rc = store_result(d, j, o)))
+	int rc, posted = 0;
+	if ((rc = post(&posted, d, ri, j, o)) || (rc = store_result(d, j, o)))
 		return rc;
 	int failed = !strcmp(o->verdict, "error");
 	rc = advance(d, j, failed ? TG_JOB_FAILED : TG_JOB_DONE, failed ? o->summary : NULL);
 	if (!rc)
-		tg_log(TG_LOG_INFO, "job %lld: posted %s (%s)", (long long)j->id, tg_forge_state_name(o->state), o->verdict);
+		log_finished(j, o, posted, failed);
 	return rc == TG_ENOTFOUND ? 0 : rc;
 }
 

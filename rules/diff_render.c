@@ -2,9 +2,11 @@
  * diff_render.c - text, md and json renderings of a diff (diff_render.h).
  */
 #include "diff_render.h"
+#include "../core/path_suffix.h"
 #include "../core/pyrepr.h"
 #include "../core/replay.h"
 
+#include <ctype.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdlib.h>
@@ -209,19 +211,45 @@ static size_t side_runs(const tg_judgement *j, int next)
 	return r;
 }
 
-/* One cell of the "what was compared" table: the side's files. */
-static void md_files(FILE *f, const char *const *files, size_t n)
+/* One cell of the "what was compared" table: the side's files, as their
+ * names in shown (the distinguishing suffixes). */
+static void md_files(FILE *f, const char *const *shown, size_t n)
 {
 	for (size_t i = 0; i < n && i < 3; i++) {
 		if (i)
 			fputs(", ", f);
-		const char *slash = strrchr(files[i], '/');
-		tg_md_name(f, slash ? slash + 1 : files[i], NAME_MAX_MD);
+		tg_md_name(f, shown[i], NAME_MAX_MD);
 	}
 	if (n > 3)
 		fprintf(f, " and %zu more", n - 3);
 	if (!n)
 		fputs("-", f);
+}
+
+/* The "traces" row: each side's files by their shortest distinguishing
+ * suffixes over both sides (base_r1/rank0.pt.trace.json.gz against
+ * dropout2_r1/rank0.pt.trace.json.gz, where base names alone read the same
+ * on both sides). */
+static void md_traces_row(FILE *f, const tg_diff_doc *d)
+{
+	size_t n = d->nbase + d->nnew;
+	const char **all = calloc(n ? n : 1, sizeof(char *)), **shown = calloc(n ? n : 1, sizeof(char *));
+	if (all && shown) {
+		for (size_t i = 0; i < n; i++)
+			all[i] = i < d->nbase ? d->base_files[i] : d->new_files[i - d->nbase];
+		tg_path_unique_suffixes(shown, all, n);
+	}
+	fputs("| traces | ", f);
+	if (all && shown) {
+		md_files(f, shown, d->nbase);
+		fputs(" | ", f);
+		md_files(f, shown + d->nbase, d->nnew);
+	} else {
+		fputs("- | -", f);
+	}
+	fputs(" |\n", f);
+	free(all);
+	free(shown);
 }
 
 /* What was compared: one column a side (source, traces, GPU, runtime,
@@ -233,11 +261,8 @@ static void md_compared(FILE *f, const tg_diff_doc *d)
 	if (d->base_source || d->new_source)
 		fprintf(f, "| source | %s | %s |\n", d->base_source ? d->base_source : "-",
 		        d->new_source ? d->new_source : "-");
-	fputs("| traces | ", f);
-	md_files(f, d->base_files, d->nbase);
-	fputs(" | ", f);
-	md_files(f, d->new_files, d->nnew);
-	fputs(" |\n| GPU | ", f);
+	md_traces_row(f, d);
+	fputs("| GPU | ", f);
 	tg_md_escape(f, a->gpu[0] ? a->gpu : "unknown");
 	fputs(" | ", f);
 	tg_md_escape(f, b->gpu[0] ? b->gpu : "unknown");
@@ -1230,6 +1255,45 @@ static void md_details(FILE *f, const tg_diff_doc *d, size_t detail_rows)
 		md_table_details(f, d, (tg_compare_by)by, detail_rows);
 }
 
+#ifndef TG_DOCS_URL
+#define TG_DOCS_URL "" /* the Makefile's DOCS_URL */
+#endif
+
+const char *tg_diff_docs_url_default(void)
+{
+	return tg_diff_docs_url_ok(TG_DOCS_URL) ? TG_DOCS_URL : "";
+}
+
+int tg_diff_docs_url_ok(const char *url)
+{
+	if (!url || (strncmp(url, "https://", 8) && strncmp(url, "http://", 7)))
+		return 0;
+	const char *host = strstr(url, "://") + 3;
+	if (!*host || *host == '/')
+		return 0;
+	for (const char *p = host; *p; p++)
+		if (!isalnum((unsigned char)*p) && !strchr("._~:/%+-", *p))
+			return 0;
+	return 1;
+}
+
+/* The last line: the version, and how to read the comment, a link to
+ * comment.md in tracegate's docs on a forge when there is a docs URL. */
+static void md_footer(FILE *f, const tg_diff_doc *d)
+{
+	const char *url = d->docs_url ? d->docs_url : tg_diff_docs_url_default();
+	fputs("\n<sub>tracegate " TG_VERSION " \xc2\xb7 ", f);
+	if (url[0] && tg_diff_docs_url_ok(url)) {
+		size_t n = strlen(url);
+		while (n && url[n - 1] == '/')
+			n--;
+		fprintf(f, "[how to read this comment](%.*s/comment.md)", (int)n, url);
+	} else {
+		fputs("how to read this comment: docs/comment.md in tracegate's sources", f);
+	}
+	fputs("</sub>\n", f);
+}
+
 /* Writes the comment into a memory buffer with the given detail limits. */
 static char *md_build(const tg_diff_doc *d, const struct cats *op_cats, size_t detail_rows, int with_divergence,
                       int with_improvements, size_t *len)
@@ -1254,7 +1318,7 @@ static char *md_build(const tg_diff_doc *d, const struct cats *op_cats, size_t d
 		fputs("\n", f);
 	}
 	md_details(f, d, detail_rows);
-	fputs("\n<sub>tracegate " TG_VERSION " \xc2\xb7 how to read this comment: docs/comment.md</sub>\n", f);
+	md_footer(f, d);
 	if (fclose(f)) {
 		free(buf);
 		return NULL;

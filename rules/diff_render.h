@@ -38,6 +38,10 @@ typedef struct tg_diff_doc {
 	int with_findings;             /* 1: the findings were computed (a section is written
 	                                  even when none changed) */
 	const tg_cp_diff *critical_path; /* how the critical path moved (cp_diff.h); may be NULL */
+	const char *docs_url;          /* md: tracegate's docs folder on a forge (an http(s) URL of
+	                                  the characters tg_diff_docs_url_ok takes), for the
+	                                  footer's link to comment.md; NULL: the build's
+	                                  (TG_DOCS_URL); "": no link, the path in words */
 } tg_diff_doc;
 
 /* The pull-request comment (docs/comment.md): a one-line verdict, what was
@@ -58,6 +62,15 @@ int tg_diff_write_text(FILE *f, const tg_diff_doc *d);
 
 /* One JSON document (docs/diff.md). Returns 0, TG_EIO or TG_ENOMEM. */
 int tg_diff_write_json(FILE *f, const tg_diff_doc *d);
+
+/* The docs folder the build was made with (make DOCS_URL=..., by default
+ * this clone's origin on its forge: contrib/docs-url.sh); "" when none. A
+ * static string. */
+const char *tg_diff_docs_url_default(void);
+
+/* 1 when url may be a footer's docs link: http:// or https://, then only
+ * A-Z a-z 0-9 . _ ~ : / % + - (nothing that ends a Markdown link). */
+int tg_diff_docs_url_ok(const char *url);
 
 /* A value of metric m as text with its unit ("1.234 ms", "12", "1.5 GiB",
  * "312.4 TFLOPS/s"); buf of 48 bytes. */

@@ -184,6 +184,29 @@ fails_exact "tree --depth 0" "tracegate: tree: --depth: '0' is not a number of l
 fails_exact "tree --match with a bad regex" \
 	"tracegate: --match: bad regular expression: Unmatched ( or \\(" tree --match '(' "$TINY"
 
+# ------------------------------------- missing and conflicting options
+# (issue 23: named in one line, not the whole help; nothing accepted that
+# would be silently ignored)
+fails_exact "daemon --check without --config: names the option" \
+	"tracegate: daemon: --config FILE is required (see tracegate daemon --help)" daemon --check
+fails_exact "daemon --once --check: refused by name" \
+	"tracegate: daemon: --once and --check exclude each other: give one" daemon --config x.yaml --once --check
+fails_exact "daemon --offline without --check" \
+	"tracegate: daemon: --offline goes with --check" daemon --config x.yaml --offline
+fails_exact "history without --repo: names it" \
+	"tracegate: history: --repo REPO is required (see tracegate history --help)" history --config x.yaml --branch main
+fails_exact "history --changes with csv" \
+	"tracegate: history: --changes goes with --format text, json or html" \
+	history --config x.yaml --repo a/b --branch main --changes --format csv
+fails_exact "report --step without a trace: names TRACE" \
+	"tracegate: report: TRACE is missing (see tracegate report --help)" report --step 1
+fails_exact "diff --marker with text" "tracegate: diff: --marker goes with --format md" \
+	diff "$TINY" "$TINY" --marker m
+fails_exact "augment --rules without --diff" "tracegate: augment: --rules goes with --diff" \
+	augment "$TINY" -o x.json --rules contrib/rules/default.yaml
+fails_exact "replay --list -o: refused by name" "tracegate: replay: --list and -o exclude each other: give one" \
+	replay "$TINY" --op aten::relu --list -o x
+
 # --------------------------------------------------------- a valid trace
 cat >"$tmp/want" <<'EOF'
 # pid 1 tid 1 (python3)

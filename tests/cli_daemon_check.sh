@@ -51,7 +51,7 @@ done
 check "dead endpoints: the storage line names the endpoint" "$(grep storage "$tmp/out")" \
 	grep -q "^  FAIL  storage: .*127.0.0.1:$dead" "$tmp/out"
 check "dead endpoints: the forge line names the URL" "$(grep forge "$tmp/out")" \
-	grep -q "^  FAIL  forge gh (acme/llm): GET http://127.0.0.1:$dead/api/v3/repos/acme/llm" "$tmp/out"
+	grep -q "^  FAIL  forge gh (acme/llm): GET http://127.0.0.1:$dead/api/v3/user: " "$tmp/out"
 check "dead endpoints: nothing said ok" "$(cat "$tmp/out")" sh -c "! grep -q '^  ok' '$tmp/out'"
 check "dead endpoints: one error line naming the four" "$(cat "$tmp/err")" \
 	grep -qx "tracegate: $tmp/dead.yaml: 4 connectivity checks failed: database, storage, forge gh (acme/llm), git acme/llm" "$tmp/err"
@@ -93,6 +93,13 @@ YAML
 	check "reachable: four checks ok" "$(cat "$tmp/out")" [ "$(grep -c '^  ok  ' "$tmp/out")" -eq 4 ]
 	check "reachable: the summary line" "$(tail -1 "$tmp/out")" \
 		grep -q "^$tmp/live.yaml: ok: local storage, sqlite store, 1 forge, 1 repository$" "$tmp/out"
+	# a clone_url that does not exist, as a path: "no such repository"
+	# (libgit2 alone said "unsupported URL protocol")
+	sed "s|clone_url: file://$tmp/repo.git|clone_url: $tmp/nope.git|" "$tmp/live.yaml" > "$tmp/nope.yaml"
+	"$TG" daemon --config "$tmp/nope.yaml" --check >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	check "missing clone_url path: exit 1, 'no such repository'" "exit $rc: $(grep git "$tmp/out")" \
+		sh -c "[ $rc -eq 1 ] && grep -qx '  FAIL  git acme/llm: git $tmp/nope.git: no such repository ($tmp/nope.git does not exist)' '$tmp/out'"
 	# a rules path that does not exist: the config's line and key, then the file
 	sed "s|    forge: outbox|    forge: outbox\n    rules: $tmp/rules/llm.yaml|" "$tmp/live.yaml" > "$tmp/rules.yaml"
 	line=$(grep -n -- '- name: acme/llm' "$tmp/rules.yaml" | cut -d: -f1)

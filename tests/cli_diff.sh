@@ -181,6 +181,13 @@ nd=$(grep -c '^<details><summary>' "$md"); nc=$(grep -c '^</details>$' "$md")
 [ "$nd" -eq 6 ] && [ "$nc" -eq 6 ] && grep -qx '<details><summary>Kernel time per step by kernel (11 rows)</summary>' "$md" \
 	&& ok "md: the drawing and five tables in <details>" || not_ok "md: details" "$nd open, $nc closed"
 
+# the traces row tells the sides apart when their base names are the same
+mkdir -p "$tmp/runA" "$tmp/runB"
+cp "$tmp/base.json" "$tmp/runA/rank0.json"
+cp "$tmp/sdpa7.json" "$tmp/runB/rank0.json"
+run "$tmp/runA/rank0.json" "$tmp/runB/rank0.json" --format md
+grep -qx '| traces | <code>runA/rank0.json</code> | <code>runB/rank0.json</code> |' "$tmp/out" \
+	&& ok "md: the traces row shows the distinguishing paths" || not_ok "md: traces row" "$(grep '^| traces' "$tmp/out")"
 # names are escaped plain text (inside a code span an escape shows as is)
 cp "$tmp/base.json" "$tmp/base_run.json"
 run "$tmp/base_run.json" "$tmp/sdpa7.json" --format md
@@ -213,11 +220,11 @@ sz=$(wc -c <"$tmp/out")
 [ "$sz" -le 65000 ] && ok "md: under 65,000 bytes ($sz)" || not_ok "md: size" "$sz bytes"
 
 # the size limit
-run "$tmp/base.json" "$tmp/split.json" --format md --marker m --max-bytes 2000
+run "$tmp/base.json" "$tmp/split.json" --format md --marker m --max-comment-bytes 2000
 sz=$(wc -c <"$tmp/out")
 [ "$rc" -eq 1 ] && [ "$sz" -le 2000 ] && [ "$(head -1 "$tmp/out")" = "<!-- m -->" ] \
 	&& tail -1 "$tmp/out" | grep -qx "\*This comment was trimmed to fit the forge's size limit; run \`tracegate diff\` for the full tables.\*" \
-	&& ok "md: --max-bytes 2000 trims, with the note ($sz bytes)" || not_ok "--max-bytes" "exit $rc, $sz bytes: $(tail -2 "$tmp/out")"
+	&& ok "md: --max-comment-bytes 2000 trims, with the note ($sz bytes)" || not_ok "--max-comment-bytes" "exit $rc, $sz bytes: $(tail -2 "$tmp/out")"
 [ "$(tail -2 "$tmp/out" | head -1)" = "" ] && ok "md: a blank line before the note" \
 	|| not_ok "blank before note" "$(tail -2 "$tmp/out" | head -1)"
 grep -q '^<details>' "$tmp/out" && not_ok "trimmed: no details" "details left" || ok "trimmed: the details go first"
@@ -225,8 +232,28 @@ expect_fail "--noise-from a missing file" "tracegate: $tmp/none.json: cannot ope
 	"$tmp/base.json" "$tmp/split.json" --noise-from "$tmp/none.json"
 expect_fail "--noise-from without a value" "tracegate: diff: --noise-from needs a value" "$tmp/base.json" "$tmp/split.json" \
 	--noise-from
-expect_fail "--max-bytes too small" "tracegate: diff: --max-bytes: '10' is not a number of bytes >= 1000" \
-	"$tmp/base.json" "$tmp/split.json" --format md --max-bytes 10
+expect_fail "--max-comment-bytes too small" "tracegate: diff: --max-comment-bytes: '10' is not a number of bytes >= 1000" \
+	"$tmp/base.json" "$tmp/split.json" --format md --max-comment-bytes 10
+# --max-bytes means in diff what it means in every command: the reading limit
+expect_fail "--max-bytes is the reading limit, as in report and tree" \
+	"tracegate: $tmp/base.json: more than 1000 bytes of JSON (limit; raise it with --max-bytes)" \
+	"$tmp/base.json" "$tmp/split.json" --format md --max-bytes 1000
+# the footer links to comment.md in tracegate's docs: --docs-url, or the
+# build's (DOCS_URL, this clone's origin); "" says the path in words
+run "$tmp/base.json" "$tmp/split.json" --format md --docs-url https://git.example/acme/tracegate/blob/HEAD/docs/
+[ "$(tail -1 "$tmp/out")" = "<sub>tracegate $("$TG" --version | cut -d' ' -f2) · [how to read this comment](https://git.example/acme/tracegate/blob/HEAD/docs/comment.md)</sub>" ] \
+	&& ok "md: the footer's link to comment.md" || not_ok "md: footer link" "$(tail -1 "$tmp/out")"
+run "$tmp/base.json" "$tmp/split.json" --format md --docs-url ""
+[ "$(tail -1 "$tmp/out")" = "<sub>tracegate $("$TG" --version | cut -d' ' -f2) · how to read this comment: docs/comment.md in tracegate's sources</sub>" ] \
+	&& ok "md: --docs-url \"\": the path in words" || not_ok "md: footer without link" "$(tail -1 "$tmp/out")"
+expect_fail "--docs-url that would end the link" \
+	"tracegate: diff: --docs-url: 'https://x/a) [b](https://evil' is not an http(s) URL of letters, digits and . _ ~ : / % + -" \
+	"$tmp/base.json" "$tmp/split.json" --format md --docs-url 'https://x/a) [b](https://evil'
+# the md comment's options with another format: refused by name
+expect_fail "--marker with --format text" "tracegate: diff: --marker goes with --format md" \
+	"$tmp/base.json" "$tmp/split.json" --marker m
+expect_fail "--max-comment-bytes with --format json" "tracegate: diff: --max-comment-bytes goes with --format md" \
+	"$tmp/base.json" "$tmp/split.json" --format json --max-comment-bytes 5000
 
 # ------------------------------------------------------------ json
 
@@ -323,8 +350,11 @@ run "$tmp/base.json" "$tmp/same.json" "$tmp/split.json"
 mkdir "$tmp/o"
 run "$tmp/base.json" "$tmp/split.json" --format md -o "$tmp/o/comment.md"
 "$TG" diff "$tmp/base.json" "$tmp/split.json" --format md >"$tmp/stdout.md" 2>/dev/null
-[ "$rc" -eq 1 ] && [ ! -s "$tmp/out" ] && cmp -s "$tmp/o/comment.md" "$tmp/stdout.md" \
+[ "$rc" -eq 1 ] && cmp -s "$tmp/o/comment.md" "$tmp/stdout.md" \
 	&& ok "-o writes the document, exit 1" || not_ok "-o" "exit $rc"
+verdict=$("$TG" diff "$tmp/base.json" "$tmp/split.json" 2>/dev/null | head -1)
+[ "$(cat "$tmp/out")" = "$verdict (md written to $tmp/o/comment.md)" ] && [ ! -s "$tmp/err" ] \
+	&& ok "-o: one line on stdout, the verdict and where it went" || not_ok "-o: the line" "$(cat "$tmp/out" "$tmp/err")"
 [ "$(ls -A "$tmp/o")" = "comment.md" ] && ok "-o leaves no temporary file" || not_ok "-o temp files" "$(ls -A "$tmp/o")"
 echo old >"$tmp/o/comment.md"
 run "$tmp/base.json" "$tmp/split.json" --format md -o "$tmp/o/comment.md" --rules "$tmp/bad.yaml"
@@ -340,7 +370,8 @@ run "$tmp/base.json" "$tmp/split.json" -o "$tmp/nodir/x.md"
 
 run --help
 [ "$rc" -eq 0 ] && grep -q '^usage: tracegate diff BASE NEW \[options\]$' "$tmp/out" \
-	&& grep -q -- '--max-bytes N  *md: size limit' "$tmp/out" && ! grep -q 'most bytes of JSON' "$tmp/out" \
+	&& grep -A1 -- "--max-comment-bytes N" "$tmp/out" | grep -q "md: the comment's size limit" \
+	&& grep -q -- '--max-bytes SIZE  *most bytes of JSON' "$tmp/out" \
 	&& ok "--help" || not_ok "--help" "exit $rc"
 
 echo "cli_diff: $fails failed"

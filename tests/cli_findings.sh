@@ -75,9 +75,9 @@ check "report csv: findings.csv" "$(cat "$tmp/err")" \
 check "report md: a table of the fired ones" "$(grep -A4 '### Findings' "$tmp/md")" \
 	grep -q '^| \*\*host-sync\*\* | <code>aten::item</code> | 115.6 us a step (2.1 % of the step) |' "$tmp/md"
 
-"$TG" report "$tmp/sync.json" --format html -o "$tmp/html" >/dev/null 2>"$tmp/err"
+"$TG" report "$tmp/sync.json" --format html -o "$tmp/report.html" >/dev/null 2>"$tmp/err"
 check "report html: a findings section and table" "$(cat "$tmp/err")" \
-	sh -c "grep -q '<h3>Findings <small>(1 fired' '$tmp/html/report.html' && grep -q '<code>findings</code>' '$tmp/html/report.html'"
+	sh -c "grep -q '<h3>Findings <small>(1 fired' '$tmp/report.html' && grep -q '<code>findings</code>' '$tmp/report.html'"
 
 # thresholds from --rules: host-sync off, the pageable copy at 2 %
 cat >"$tmp/r.yaml" <<'EOF'

@@ -48,14 +48,14 @@ while read -r rel; do
 	for fmt in text md json; do
 		run "report $fmt $rel" "$TG" report "$f" --format "$fmt"
 	done
-	rm -rf "$tmp/csv" "$tmp/html"
+	rm -rf "$tmp/csv" "$tmp/report.html"
 	"$TG" report "$f" --format csv -o "$tmp/csv" >/dev/null 2>&1
 	if [ -d "$tmp/csv" ] && [ -n "$(ls "$tmp/csv")" ]; then
 		(cd "$tmp/csv" && for c in $(ls | LC_ALL=C sort); do echo "== $c"; cat "$c"; done) >"$tmp/csvall"
 		hash "report csv $rel" "$tmp/csvall"
 	fi
-	"$TG" report "$f" --format html -o "$tmp/html" >/dev/null 2>&1
-	[ -f "$tmp/html/report.html" ] && hash "report html $rel" "$tmp/html/report.html"
+	"$TG" report "$f" --format html -o "$tmp/report.html" >/dev/null 2>&1
+	[ -f "$tmp/report.html" ] && hash "report html $rel" "$tmp/report.html"
 done <"$tmp/list"
 
 # diffs of pairs that differ in known ways, and of runs of the same code
@@ -78,13 +78,16 @@ EOF
 while read -r a b; do
 	[ -f "$T/$a" ] && [ -f "$T/$b" ] || continue
 	for fmt in text md json; do
-		run "diff $fmt $a $b" "$TG" diff "$T/$a" "$T/$b" --format "$fmt" --allow-hardware-change
+		# (md: the footer's docs link given, not the build's, which is the clone's origin)
+		run "diff $fmt $a $b" "$TG" diff "$T/$a" "$T/$b" --format "$fmt" --allow-hardware-change \
+			$( [ "$fmt" = md ] && echo --docs-url https://docs.example/tracegate/docs )
 	done
 done <"$tmp/pairs"
 # several runs a side: the runs as samples
 run "diff md runs base -- dropout2" "$TG" diff "$T/$H/base_r1/rank0.pt.trace.json.gz" \
 	"$T/$H/base_r2/rank0.pt.trace.json.gz" "$T/$H/base_r3/rank0.pt.trace.json.gz" -- \
-	"$T/$H/dropout2_r1/rank0.pt.trace.json.gz" "$T/$H/dropout2_r2/rank0.pt.trace.json.gz" --format md
+	"$T/$H/dropout2_r1/rank0.pt.trace.json.gz" "$T/$H/dropout2_r2/rank0.pt.trace.json.gz" --format md \
+	--docs-url https://docs.example/tracegate/docs
 
 n=$(wc -l <"$out")
 if [ "${TG_GOLDEN_UPDATE:-0}" = 1 ]; then

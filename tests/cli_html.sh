@@ -1,6 +1,7 @@
 #!/bin/sh
 # cli_html.sh - `tracegate report --format html`: the page on stdout and
-# under -o DIR, several traces in one page, and the page as headless
+# in -o FILE, its charts (the GPU timeline per stream among them), several
+# traces in one page, and the page as headless
 # Chromium draws it (a screenshot that is a real picture with the charts'
 # colours in it). Chromium comes from contrib/install-deps.sh --html.
 # Usage: sh tests/cli_html.sh TRACEGATE (from the repository root)
@@ -13,12 +14,13 @@ trap 'rm -rf "$tmp"' EXIT
 count() { grep -o "$1" "$2" | wc -l | tr -d ' '; } # occurrences of a pattern in a file
 
 # ------------------------------------------------------------ the page
-"$TG" report "$SAMPLE" --format html -o "$tmp/out" >"$tmp/stdout" 2>"$tmp/err"
+mkdir -p "$tmp/out"
+"$TG" report "$SAMPLE" --format html -o "$tmp/out/report.html" >"$tmp/stdout" 2>"$tmp/err"
 rc=$?
 if [ "$rc" -eq 0 ] && [ ! -s "$tmp/err" ] && [ ! -s "$tmp/stdout" ]; then
-	ok "report --format html -o DIR exits 0, quietly"
+	ok "report --format html -o FILE exits 0, quietly"
 else
-	not_ok "report --format html -o DIR" "exit $rc: $(head -c 300 "$tmp/err")"
+	not_ok "report --format html -o FILE" "exit $rc: $(head -c 300 "$tmp/err")"
 fi
 page=$tmp/out/report.html
 if [ -s "$page" ]; then ok "report.html written"; else not_ok "report.html written" "missing"; fi
@@ -28,7 +30,15 @@ else
 	not_ok "a whole HTML5 document" "$(head -c 100 "$page" 2>/dev/null)"
 fi
 n=$(count '<svg' "$page")
-[ "$n" -eq 3 ] && ok "three charts" || not_ok "three charts" "$n <svg"
+[ "$n" -eq 4 ] && ok "four charts" || not_ok "four charts" "$n <svg"
+# the GPU timeline per stream (issue 23): the sample's two streams, busy
+# 245 of 775 us (31.6 %) and 75 (9.7 %), their bins drawn as rects
+grep -q '<svg class="chart" role="img" aria-label="GPU timeline per stream"' "$page" \
+	&& grep -q '<g><title>GPU 0, stream 7: busy 31.6 % of 0.775 ms, 7 events</title>' "$page" \
+	&& grep -q '<g><title>GPU 0, stream 8: busy 9.7 % of 0.775 ms, 2 events</title>' "$page" \
+	&& [ "$(grep -o 'fill-opacity="[0-9.]*"' "$page" | wc -l)" -gt 10 ] \
+	&& ok "the GPU timeline per stream: two rows, busy 31.6 % and 9.7 %" \
+	|| not_ok "the GPU timeline per stream" "$(grep -o '<g><title>GPU [^<]*' "$page")"
 if grep -q 'https\?://' "$page"; then not_ok "self-contained" "$(grep -o '.\{30\}https\?://.\{30\}' "$page" | head -1)"; else ok "self-contained"; fi
 grep -q '<td class="s">busy_time</td><td class="n">0.265</td>' "$page" && ok "busy 0.265 ms" || not_ok "busy 0.265 ms" "not in the page"
 for t in gpu_timeline ops_summary_by_category ops_summary kernel_summary short_kernel_histogram; do
@@ -42,10 +52,11 @@ if [ "$rc" -eq 0 ] && cmp -s "$tmp/stdout.html" "$page"; then
 else
 	not_ok "stdout gives the same page" "exit $rc: $(head -c 300 "$tmp/err")"
 fi
-"$TG" report "$SAMPLE" tests/fixtures/tiny.json --format html -o "$tmp/two" >/dev/null 2>"$tmp/err"
+mkdir -p "$tmp/two"
+"$TG" report "$SAMPLE" tests/fixtures/tiny.json --format html -o "$tmp/two/report.html" >/dev/null 2>"$tmp/err"
 rc=$?
 two=$tmp/two/report.html
-if [ "$rc" -eq 0 ] && [ "$(count '<svg' "$two")" -eq 6 ] && grep -q '<h2>Across ranks</h2>' "$two" &&
+if [ "$rc" -eq 0 ] && [ "$(count '<svg' "$two")" -eq 8 ] && grep -q '<h2>Across ranks</h2>' "$two" &&
 	grep -q '<h2>tests/fixtures/tiny.json</h2>' "$two" && [ "$(find "$tmp/two" -type f | wc -l)" -eq 1 ]; then
 	ok "two traces and the across-ranks tables in one page"
 else
@@ -55,8 +66,8 @@ fi
 # mkstemp's 0600: with umask 022 the team reads it, with 077 nobody else
 for m in 022:644 077:600 002:664; do
 	mask=${m%%:*} want=${m#*:}
-	(umask "$mask" && "$TG" report "$SAMPLE" --format html -o "$tmp/mode$mask" >/dev/null 2>"$tmp/err")
-	got=$(stat -c %a "$tmp/mode$mask/report.html" 2>/dev/null)
+	(umask "$mask" && "$TG" report "$SAMPLE" --format html -o "$tmp/mode$mask.html" >/dev/null 2>"$tmp/err")
+	got=$(stat -c %a "$tmp/mode$mask.html" 2>/dev/null)
 	[ "$got" = "$want" ] && ok "report.html under umask $mask is $want" ||
 		not_ok "report.html under umask $mask" "mode ${got:-missing}, not $want: $(head -c 200 "$tmp/err")"
 done

@@ -27,12 +27,23 @@ check "the unit runs /usr/bin/tracegate (PREFIX's)" "$(grep Exec "$unit")" \
 	sh -c "grep -q '^ExecStart=/usr/bin/tracegate daemon' '$unit' && ! grep -q /usr/local '$unit'"
 check "the unit's documentation is where the docs went" "$(grep Documentation "$unit")" \
 	grep -q '^Documentation=file:/usr/share/doc/tracegate/daemon.md$' "$unit"
+check "the installed unit's header names where it went" "$(grep 'make install' "$unit")" \
+	grep -q '^# `make install` puts this unit in /usr/lib/systemd/system/' "$unit"
 d=$r/usr/share/doc/tracegate
 for f in daemon.md config.md README.md manifest.schema.json examples/tracegate.yaml examples/tracegate-s3-gitlab.yaml \
 	examples/rules/default.yaml examples/ci/tracegate-upload.sh; do
 	check "doc $f" "missing" [ -f "$d/$f" ]
 done
 check "docs are 0644" "$(stat -c %a "$d/daemon.md")" [ "$(stat -c %a "$d/daemon.md")" = 644 ]
+# every picture an installed page embeds is installed beside it (issue 23)
+missing=""
+for md in "$d"/*.md; do
+	for img in $(grep -o '](\([A-Za-z0-9_.-]*\.\(png\|svg\)\))' "$md" | sed 's/^](//; s/)$//'); do
+		[ -f "$d/$img" ] || missing="$missing $(basename "$md"):$img"
+	done
+done
+n_img=$(grep -ho '](\([A-Za-z0-9_.-]*\.\(png\|svg\)\))' "$d"/*.md | wc -l)
+check "every image the docs embed is installed ($n_img)" "missing:$missing" sh -c "[ -z '$missing' ] && [ $n_img -ge 5 ]"
 check "the installed default rules are contrib's" "differ" cmp -s "$d/examples/rules/default.yaml" contrib/rules/default.yaml
 n=$(find "$r" -type f | wc -l)
 check "nothing else: $n files, all under usr/" "$(find "$r" -type f | grep -v "^$r/usr/")" \

@@ -26,6 +26,39 @@ expect_fail() { # name, expected stderr line, args...
 
 expect_ok "report text" report "$SAMPLE"
 grep -q '^GPU timeline$' "$tmp/out" && grep -q '^busy_time  *0.265' "$tmp/out" && ok "text has the timeline" || not_ok "text has the timeline" "$(head -5 "$tmp/out")"
+# the terminal report (issue 23): the summary first, every line within 120
+# columns (but the heading naming the file), readable headings; --wide
+# every column under TraceLens's names, as the text report was before
+widest() { # FILE: the widest line in code points, the "== Perf report:" headings aside
+	# (UTF-8 continuation bytes dropped: one character, one column)
+	grep -v '^== Perf report: ' "$1" | LC_ALL=C sed 's/[\x80-\xbf]//g' | LC_ALL=C awk '{ n = length($0); if (n > m) m = n } END { print m + 0 }'
+}
+[ "$(sed -n 3p "$tmp/out")" = "Summary" ] && grep -q '^  GPU time   0.775 ms from the first kernel to the last: busy 0.265 ms (34.2 %), idle 0.510 ms (65.8 %)$' "$tmp/out" \
+	&& ok "text: the summary first, busy and idle" || not_ok "text: summary" "$(head -8 "$tmp/out")"
+grep -q '^    aten::addmm  .*  2 calls       0.105 ms   39.6 %$' "$tmp/out" && ok "text: the top op in the summary" \
+	|| not_ok "text: top op" "$(grep -A3 'Top ops' "$tmp/out")"
+w=$(widest "$tmp/out")
+[ "$w" -le 120 ] && ok "text: fits 120 columns ($w)" || not_ok "text: 120 columns" "widest line: $w"
+grep -q '^op  *category  *calls  *kernel ms  *subtree ms  *%  *cum %$' "$tmp/out" && ok "text: readable headings" \
+	|| not_ok "text: headings" "$(grep -A1 '^Kernel time by op (' "$tmp/out")"
+cp "$tmp/out" "$tmp/default.txt"
+expect_ok "report --wide" report "$SAMPLE" --wide
+grep -q 'total_direct_kernel_time_ms' "$tmp/out" && [ "$(widest "$tmp/out")" -gt 120 ] && [ "$(sed -n 3p "$tmp/out")" = "Summary" ] \
+	&& ok "--wide: the summary, then every column under TraceLens's names" || not_ok "--wide" "$(widest "$tmp/out")"
+expect_fail "--wide with another format" "tracegate: report: --wide goes with --format text" report "$SAMPLE" --wide --format md
+if [ -d "${TG_SHARED:-../shared}/traces" ]; then
+	n=0 wmax=0
+	for f in $(find "${TG_SHARED:-../shared}/traces" -name '*.json.gz' | LC_ALL=C sort | head -40); do
+		"$TG" report "$f" >"$tmp/shared.txt" 2>/dev/null || continue
+		w=$(widest "$tmp/shared.txt")
+		[ "$w" -gt "$wmax" ] && wmax=$w
+		n=$((n + 1))
+	done
+	[ "$wmax" -le 120 ] && ok "text: $n shared traces, every line within 120 columns ($wmax)" \
+		|| not_ok "text: shared traces within 120 columns" "widest: $wmax"
+else
+	skip "text: shared traces within 120 columns" "no ${TG_SHARED:-../shared}/traces"
+fi
 expect_ok "report md" report "$SAMPLE" --format md
 grep -q '^| type | time ms | percent |$' "$tmp/out" && ok "md table" || not_ok "md table" "$(head -5 "$tmp/out")"
 expect_ok "report json" report "$SAMPLE" --format json
@@ -39,8 +72,16 @@ for f in gpu_timeline gpu_timeline_by_device ops_summary_by_category ops_summary
 done
 [ "$(head -1 "$tmp/csv/gpu_timeline.csv")" = "type,time ms,percent" ] && ok "gpu_timeline.csv header" || not_ok "gpu_timeline.csv header" "$(head -1 "$tmp/csv/gpu_timeline.csv")"
 grep -q '^busy_time,0.265,' "$tmp/csv/gpu_timeline.csv" && ok "csv busy 0.265" || not_ok "csv busy" "$(cat "$tmp/csv/gpu_timeline.csv")"
-expect_ok "report -o DIR text" report "$SAMPLE" -o "$tmp/txt"
-[ -s "$tmp/txt/report.txt" ] && ok "report.txt written" || not_ok "report.txt" "missing"
+expect_ok "report -o FILE text" report "$SAMPLE" -o "$tmp/rep.txt"
+[ -s "$tmp/rep.txt" ] && ok "-o FILE: the file written" || not_ok "-o FILE" "missing"
+run report "$SAMPLE"
+cmp -s "$tmp/out" "$tmp/rep.txt" && ok "-o FILE: what stdout gets" || not_ok "-o FILE: what stdout gets" "differs"
+[ "$(ls -A "$tmp" | grep -c '^\.')" -eq 0 ] && ok "-o FILE: no temporary file left" || not_ok "-o FILE: temporary files" "$(ls -A "$tmp")"
+mkdir -p "$tmp/adir"
+expect_fail "-o a folder (not csv): refused, naming what -o means" \
+	"tracegate: report: -o $tmp/adir: is a folder; -o names the file to write (a folder only with --format csv)" \
+	report "$SAMPLE" --format html -o "$tmp/adir"
+[ -z "$(ls -A "$tmp/adir")" ] && ok "-o a folder: nothing written in it" || not_ok "-o a folder" "$(ls -A "$tmp/adir")"
 expect_ok "report --step 2" report "$SAMPLE" --step 2 --format csv -o "$tmp/step2"
 grep -q '^busy_time,0.085,' "$tmp/step2/gpu_timeline.csv" && ok "step 2 busy 0.085 ms" || not_ok "step 2 busy" "$(cat "$tmp/step2/gpu_timeline.csv")"
 expect_ok "report --tracelens" report "$SAMPLE" --tracelens
@@ -49,15 +90,16 @@ expect_ok "two traces" report "$SAMPLE" tests/fixtures/tiny.json --format csv -o
 	&& ok "one folder per trace and the rank tables" || not_ok "two traces" "$(find "$tmp/two")"
 expect_ok "report --help" report --help
 
-expect_fail "csv needs -o" "tracegate: report: --format csv writes one file per table: give -o DIR" report "$SAMPLE" --format csv
+expect_fail "csv needs -o" "tracegate: report: --format csv writes one file per table: give -o FOLDER" report "$SAMPLE" --format csv
 expect_fail "bad format" "tracegate: report: --format: 'xml' is not one of text, md, csv, json, html" report "$SAMPLE" --format xml
 expect_fail "no such step" "tracegate: $SAMPLE: no ProfilerStep#99 in this trace (2 steps)" report "$SAMPLE" --step 99
 expect_fail "bad trace" "tracegate: tests/data/bad/trace/nan.json: byte 50: NaN and Infinity are not JSON numbers (\"dur\")" report tests/data/bad/trace/nan.json
 expect_fail "unknown option" "tracegate: report: unknown option --frobnicate (see tracegate report --help)" report "$SAMPLE" --frobnicate
 run report
 [ "$rc" -eq 2 ] && ok "no trace: usage" || not_ok "no trace" "exit $rc"
+mkdir -p "$tmp/partial"
 expect_fail "no partial report file" "tracegate: tests/data/bad/trace/nan.json: byte 50: NaN and Infinity are not JSON numbers (\"dur\")" \
-	report "$SAMPLE" tests/data/bad/trace/nan.json -o "$tmp/partial" --format md
+	report "$SAMPLE" tests/data/bad/trace/nan.json -o "$tmp/partial/rep.md" --format md
 [ -z "$(ls -A "$tmp/partial")" ] && ok "failed report leaves no file" || not_ok "failed report leaves no file" "$(ls -A "$tmp/partial")"
 
 # perf sheets and the roofline: sample.json has one aten::addmm (M 64, N 128,

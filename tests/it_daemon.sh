@@ -62,6 +62,7 @@ daemon:
   state_dir: state
   lease: 2s
   max_attempts: 3
+  docs_url: https://git.example/acme/tracegate/blob/HEAD/docs
 limits:
   max_string_bytes: 64KiB
   max_depth: 16
@@ -100,13 +101,16 @@ tg_check "main2: judged, so not neutral" sh -c "grep \"$main2\" outbox/statuses.
 "$tg" history --config tracegate.yaml --repo acme/llm --branch main --format json > hist2.json
 "$tg" history --config tracegate.yaml --repo acme/llm --branch main --format html -o hist2.html
 "$tg" history --config tracegate.yaml --repo acme/llm --branch main --metric gpu_busy_ms > hist2.txt
-nser=$(node -e 'const h=JSON.parse(require("fs").readFileSync("hist2.json"));console.log(h.series.length)')
+# (the comparability fingerprint is a series in json, and a line in words on the page)
+nser=$(node -e 'const h=JSON.parse(require("fs").readFileSync("hist2.json"));console.log(h.series.filter(s=>!s.metric.startsWith("fingerprint:")).length)')
 tg_eq "history json: two points in every series" "" "$(node -e 'const h=JSON.parse(require("fs").readFileSync("hist2.json"));for(const s of h.series)if(s.points.length!==2||s.points[0].commit!==process.argv[1])console.log(s.metric)' "$main1")"
 tg_check "history: several series recorded" test "$nser" -ge 2
 nflat=$(sed -n 's/.*<p>[0-9]* series, \([0-9]*\) of them flat.*/\1/p' hist2.html)
 tg_check "history html: says how many series are flat" test -n "$nflat"
 tg_eq "history html: one chart per series that moves" "$((nser - nflat))" "$(grep -c '<svg' hist2.html)"
 tg_eq "history html: two points in every chart" "$((2 * (nser - nflat)))" "$(grep -o '<circle' hist2.html | wc -l | tr -d ' ')"
+tg_check "history html: what the runs ran on, in words (the runtime as CUDA 12.4, not 12040), no fingerprint series" \
+	sh -c "grep -q '<p class=\"ref\">train ran on NVIDIA H100 80GB HBM3, driver [^,]*, CUDA [0-9]*\.[0-9]*, world size 1 (2 runs)</p>' hist2.html && ! grep -q 'fingerprint' hist2.html"
 tg_check "history html: tooltips name run, date and unit" grep -q '<title>run [0-9]* &#183; 20[0-9-]* [0-9:]* UTC &#183; [0-9a-f]\{12\}&#10;[0-9.e+-]* ms (' hist2.html
 tg_check "history html: self-contained" sh -c "! grep -Eq '<script|src=|href=|<link' hist2.html"
 tg_eq "history text: one series, two runs" "train  gpu_busy_ms  (ms)|${main1:0:12}|${main2:0:12}" \
@@ -118,6 +122,20 @@ tg_check "history --metric gpu_busy: the gpu_busy_ms series" cmp hist2.txt hist2
 "$tg" history --config tracegate.yaml --repo acme/llm --branch main --metric gpu_bsy > hist2c.txt 2>hist2c.err
 tg_eq "history --metric (a miss): exit 2, one line, nothing on stdout" "2 1 0" "$? $(wc -l < hist2c.err) $(wc -c < hist2c.txt)"
 tg_check "history --metric (a miss): lists the recorded names" grep -q "^tracegate: history: acme/llm on main: --metric gpu_bsy: no such series; recorded: .*gpu_busy_ms.*rule:sdpa-forward" hist2c.err
+# a repository or branch nothing knows (a typo) is an error listing the known ones,
+# not an empty history; a configured target branch with no run yet is no error
+"$tg" history --config tracegate.yaml --repo acme/llm --branch mian > hist2d.txt 2>hist2d.err
+tg_eq "history --branch mian: exit 2, nothing on stdout" "2 0" "$? $(wc -c < hist2d.txt)"
+tg_eq "history --branch mian: one line listing the known branches" \
+	"tracegate: history: no branch mian of acme/llm in the configuration or the store; known branches: main" "$(cat hist2d.err)"
+"$tg" history --config tracegate.yaml --repo acme/lm --branch main > hist2e.txt 2>hist2e.err
+tg_eq "history --repo acme/lm: exit 2, one line listing the known repositories" \
+	"2 tracegate: history: no repository acme/lm in the configuration or the store; known repositories: acme/llm" \
+	"$? $(cat hist2e.err)"
+sed 's|^    clone_url:|    target_branches: [main, release]\n    clone_url:|' tracegate.yaml > release.yaml
+"$tg" history --config release.yaml --repo acme/llm --branch release > hist2f.txt 2>hist2f.err
+tg_eq "history of a target branch without runs yet: exit 0, 'no history'" \
+	"0 tracegate: no history for acme/llm on release" "$? $(cat hist2f.err)"
 # read-only: no S3 key nor forge token is needed to read the database
 sed -e 's|^  local: storage|  s3: {endpoint: "http://127.0.0.1:9", bucket: b, region: us-east-1, access_key: {env: TG_UNSET_S3_KEY}, secret_key: {file: /nonexistent/s3-secret}}|' \
 	-e 's|^    outbox: outbox|    outbox: outbox\n  - name: gh\n    kind: github\n    api_url: "http://127.0.0.1:9"\n    token: {env: TG_UNSET_GH_TOKEN}|' tracegate.yaml > nosecrets.yaml
@@ -135,6 +153,9 @@ c=$(find outbox -name 'comment-*.md' | head -1)
 tg_check "comment: marker first" sh -c "head -1 '$c' | grep -q '<!-- tracegate:train -->'"
 tg_check "comment: the verdict blocks on sdpa-forward" grep -q "block: sdpa-forward" "$c"
 tg_check "comment: a history chart" grep -q "xychart-beta" "$c"
+tg_eq "comment: the footer links to how to read it (daemon.docs_url)" \
+	"<sub>tracegate $("$tg" --version | cut -d' ' -f2) · [how to read this comment](https://git.example/acme/tracegate/blob/HEAD/docs/comment.md)</sub>" \
+	"$(tail -1 "$c")"
 tg_check "comment: says what was compared (commits, branch, pull request, run ids) and that the base is main2, the merge-base" \
 	grep -q "^| source | <code>${main2:0:7}</code> on <code>main</code> (the merge-base), run <code>m2</code> | <code>${slow:0:7}</code> (pull request 7, <code>slow</code>), run <code>pr1</code> |$" "$c"
 tg_eq "comment: the baseline said once (the compared table), no 'Baseline:' line" 0 "$(grep -c 'Baseline:' "$c")"

@@ -5,11 +5,15 @@
 # live parts of build/tests/test_forge and test_http, then checks the fakes'
 # state (one comment per marker, the state words), that prism found no
 # request or answer breaking the descriptions, and that the token is in no
-# log. Usage: sh tests/it_forges.sh TRACEGATE (tests/run.sh does that;
+# log; then `tracegate daemon --check`'s forge probe against each fake: the
+# token's login, push permission, and a wrong token and a read-only one
+# failing by name. Usage: sh tests/it_forges.sh TRACEGATE (tests/run.sh does that;
 # TG_BUILD names the build folder). GitLab, Gitea and Forgejo need
 # $TG_SHARED/specs (default ../shared); without it they are skipped, saying so.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 set -u
+tg=${1:-build/tracegate}
+tg=$(cd "$(dirname "$tg")" && pwd)/$(basename "$tg")
 cd "$(dirname "$0")/.." || exit 2
 BUILD=${TG_BUILD:-build}
 export TG_SHARED=${TG_SHARED:-../shared}
@@ -25,7 +29,7 @@ if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
 fi
 TG_RUN=$(mktemp -d "${TMPDIR:-/tmp}/tg-it-forges.XXXXXX")
 export TG_RUN
-trap 'tg_stop_all; rm -rf "$TG_RUN"' EXIT
+trap 'tg_stop_all; [ -n "${TG_KEEP:-}" ] && echo "# kept $TG_RUN" || rm -rf "$TG_RUN"' EXIT
 if ! tg_forges_install; then
 	tg_skip_all "it_forges: cannot install $TG_FORGES_PKGS into $TG_CACHE (offline?)"
 fi
@@ -145,6 +149,67 @@ for f in "${forges[@]}"; do
 		-H "${AUTH[${KIND[$f]}]}$TOKEN" -d '{"state":"bogus","context":"x","name":"x"}' \
 		"http://127.0.0.1:${!pp}${API[$f]}${STATUS[${KIND[$f]}]}")
 	tg_check "$f: prism refuses state \"bogus\" (HTTP $bogus)" test "$bogus" = 422 -o "$bogus" = 400
+done
+
+# ---------------------------------------------------- daemon --check's probe
+# `tracegate daemon --check` against each fake through prism: the token's
+# identity (GET /user) and what it may do on the repository (GitHub, Gitea:
+# permissions.push; GitLab: access level); a wrong token and a token without
+# push fail by name, with the reason.
+git init -q --bare "$TG_RUN/probe.git" && git -C "$TG_RUN/probe.git" symbolic-ref HEAD refs/heads/main
+mkdir -p "$TG_RUN/probe-storage"
+probe_conf() { # FORGE REPO TOKEN_VARIABLE
+	local pp=TG_FORGE_PROXY_$1
+	cat <<YAML
+storage:
+  local: $TG_RUN/probe-storage
+database:
+  sqlite: $TG_RUN/probe.db
+forges:
+  - name: $(tr 'A-Z' 'a-z' <<<"$1")
+    kind: ${KIND[$1]}
+    api_url: http://127.0.0.1:${!pp}${API[$1]}
+    token: {env: $3}
+repositories:
+  - name: $2
+    forge: $(tr 'A-Z' 'a-z' <<<"$1")
+    clone_url: file://$TG_RUN/probe.git
+daemon:
+  state_dir: $TG_RUN/probe-state
+YAML
+}
+probe() { # FORGE REPO TOKEN_VARIABLE NAME: exit status, then the forge line
+	probe_conf "$1" "$2" "$3" >"$TG_RUN/probe-$4.yaml"
+	"$tg" daemon --config "$TG_RUN/probe-$4.yaml" --check >"$TG_RUN/probe-$4.out" 2>"$TG_RUN/probe-$4.err"
+	echo "exit $? $(grep "forge " "$TG_RUN/probe-$4.out")"
+}
+export TG_IT_BAD_TOKEN=tg-it-wrong-token
+declare -A LOWPERM=([github]="may not write to the repository (permissions.push is false): it cannot post statuses"
+	[gitlab]="access level 20 (statuses need Developer, 30)"
+	[gitea]="may not write to the repository (permissions.push is false): it cannot post statuses")
+for f in "${forges[@]}"; do
+	fp=TG_FORGE_FAKE_$f
+	pp=TG_FORGE_PROXY_$f
+	lc=$(tr 'A-Z' 'a-z' <<<"$f")
+	api=http://127.0.0.1:${!pp}${API[$f]}
+	curl -s -X POST -d '{"repo":"acme/readonly","push":false}' "http://127.0.0.1:${!fp}/_fake/seed" >/dev/null
+	tg_eq "$f: --check passes against the fake, naming the token's login" \
+		"exit 0   ok    forge $lc (acme/llm): ${KIND[$f]} $api: the token of tracegate-bot is accepted and may post statuses" \
+		"$(probe "$f" acme/llm TG_IT_TOKEN ok-$lc)"
+	tg_eq "$f: --check with a wrong token fails, saying the token was refused" \
+		"exit 1   FAIL  forge $lc (acme/llm): GET $api/user: 401: the token was refused (expired, revoked or wrong)" \
+		"$(probe "$f" acme/llm TG_IT_BAD_TOKEN bad-$lc)"
+	tg_eq "$f: --check with a token that may not push fails, saying so" \
+		"exit 1   FAIL  forge $lc (acme/readonly): the token of tracegate-bot on acme/readonly: ${LOWPERM[${KIND[$f]}]}" \
+		"$(probe "$f" acme/readonly TG_IT_TOKEN ro-$lc)"
+	tg_check "$f: --check's error line names the failed check" \
+		grep -qx "tracegate: $TG_RUN/probe-ro-$lc.yaml: 1 connectivity check failed: forge $lc (acme/readonly)" \
+		"$TG_RUN/probe-ro-$lc.err"
+	# (the bogus status above is the one ✖ expected; the probe's are GETs)
+	errs=$(grep '✖' "$TG_RUN/prism-$f.log" | grep -c '\] get ')
+	tg_eq "$f: prism found no probe request or answer breaking the description" 0 "$errs"
+	[ "$errs" -eq 0 ] || grep '✖' "$TG_RUN/prism-$f.log" | grep '\] get ' | head -5 | cut -c1-400 | sed 's/^/#   /'
+	tg_check "$f: prism saw the probe" grep -q "get ${API[$f]}/\(repos/acme/readonly\|projects/acme%2Freadonly\) " "$TG_RUN/prism-$f.log"
 done
 
 # ------------------------------------------------------------------ secrets

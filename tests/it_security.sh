@@ -189,8 +189,8 @@ done
 tg_check "escaping: the hostile traces are valid JSON with the names" node -e '
 	const fs=require("fs");for(const f of ["hb-evil.json","hn-evil.json"]){const t=JSON.parse(fs.readFileSync(f));
 	if(!t.traceEvents.some(e=>e.name&&e.name.startsWith("aten::add<script>")&&e.name.includes("\u0007\t\u001b")))process.exit(1)}'
-"$tg" report hn-evil.json --format html -o rep-html >/dev/null
-h=rep-html/report.html
+"$tg" report hn-evil.json --format html -o rep.html >/dev/null
+h=rep.html
 tg_check "report html: the names are there, escaped" grep -q 'aten::add&lt;script&gt;alert(1)&lt;/script&gt;|p&#96;t&#96;&quot;q' "$h"
 tg_eq "report html: no raw <script> from the trace" 0 "$(grep -c '<script' "$h")"
 tg_check "report html: no raw control character" no_controls "$h"
@@ -301,6 +301,11 @@ for opt in '^User=tracegate$' '^NoNewPrivileges=yes$' '^ProtectSystem=strict$' '
 	'^AmbientCapabilities=$' '^SystemCallFilter=@system-service$' '^PrivateTmp=yes$' '^RestrictSUIDSGID=yes$'; do
 	tg_check "systemd unit: $opt" grep -qE "$opt" "$unit"
 done
+# secrets from files need no secrets.env (issue 23: the unit required one)
+tg_eq "systemd unit: every EnvironmentFile= is optional (\"-\")" "" "$(grep '^EnvironmentFile=' "$unit" | grep -v '^EnvironmentFile=-')"
+tg_check "systemd unit: its header names the folder make install puts it in" \
+	grep -q "^# \`make install\` puts this unit in /usr/local/lib/systemd/system/" "$unit"
+tg_check "make install puts it there (Makefile UNITDIR)" grep -q '^UNITDIR ?= $(PREFIX)/lib/systemd/system$' "$top/Makefile"
 mkdir -p sd
 sed "s|/usr/local/bin/tracegate|$tg|g" "$unit" > sd/tracegate.service
 if command -v systemd-analyze >/dev/null 2>&1; then

@@ -5,7 +5,8 @@
 # it posted (the outbox forge), recorded (the history) and logged.
 #   the upload script and the daemon agree on the signature (key from the environment)
 #   a forged baseline: an unsigned run at a main commit, slow, created_at 2099
-#       -> not a baseline, not in main's history, nothing posted on main's commit;
+#       -> not a baseline, not in main's history, nothing posted on main's commit
+#          (and the log never says "posted" for it);
 #          the real +30 % regression of the next pull request still blocks
 #   a signed manifest whose branch was edited, or whose trace was swapped -> untrusted / error
 #   a signed run of a branch that is not a target branch -> untrusted
@@ -88,7 +89,8 @@ sed 's|    ci_url_prefixes:|    accept_trailers: true\n    ci_url_prefixes:|' tr
 up() {
 	mkdir -p "u-$3" && cp "$4" "u-$3/rank0.pt.trace.json.gz"
 	"$upload" --dest storage --repo acme/llm --commit "$1" --branch "$2" ${5:+--pr $5 --target-branch ${6:-main}} \
-		--workload train --run-id "$3" --ci-url "${CI_URL:-https://ci.example/jobs/$3}" "u-$3/rank0.pt.trace.json.gz" >/dev/null
+		--workload train --run-id "$3" --ci-url "${CI_URL:-https://ci.example/jobs/$3}" "u-$3/rank0.pt.trace.json.gz" \
+		>/dev/null 2>>upload.log
 }
 manifest() { echo "storage/acme/llm/$1/train/$2/manifest.json"; }
 once() { tg_it_once; }
@@ -112,11 +114,15 @@ tg_eq "signed main run: in main's history" "$main1 " "$(hist_commits)"
 # 2. the attack: an unsigned run planted at main2 (the merge-base of the next
 #    pull request), "branch": "main", slow, from the future, with a phishing link
 CI_URL=https://evil.example/login up "$main2" main forged slow.json.gz
+tg_check "forged run: the upload script warned that it is unsigned" grep -q "^tracegate-upload: warning: run of branch main uploaded without TRACEGATE_SIGNING_KEY" upload.log
 sed -i 's/"created_at": "[^"]*"/"created_at": "2099-01-01T00:00:00Z"/' "$(manifest "$main2" forged)"
 once
 tg_eq "forged run: untrusted" 0 "$(trusted_of forged)"
 tg_eq "forged run: nothing posted on main's commit" 0 "$(nstatus "$main2")"
 tg_check "forged run: the log says so" grep -q "unsigned run of no pull request: judged, nothing posted" daemon.log
+fj=$(sqlite3 tracegate.db "select id from runs where run_id = 'forged'")
+tg_check "forged run: its last line says nothing was posted" grep -q "job $fj: done ([a-z]*), nothing posted$" daemon.log
+tg_eq "forged run: no line says it posted" "" "$(grep "job $fj: posted" daemon.log)"
 tg_eq "forged run: not in main's history" "$main1 " "$(hist_commits)"
 now=$(date +%s)
 rt=$(sqlite3 tracegate.db "select run_time from runs where run_id = 'forged'")

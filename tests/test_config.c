@@ -841,10 +841,36 @@ static void test_database_only(void **state)
 	unsetenv("TG_T_UNSET_B");
 	setenv("TG_T_DB", "postgresql://tg@db/tg", 1);
 	tg_config *c = NULL;
-	/* every secret read: the first unset one stops the load */
+	/* every secret read: the four that cannot be are named at once, in the
+	 * file's order, each at its line:column (one run tells them all) */
 	assert_int_equal(tg_config_load_file(&c, path), TG_EINVAL);
 	assert_null(c);
-	assert_non_null(strstr(tg_error_last(), "storage.s3.access_key: environment variable TG_T_UNSET_A is not set"));
+	char want[1200];
+	snprintf(want, sizeof(want),
+	         "%s: 4 secrets cannot be read: 3:26: storage.s3.access_key: environment variable TG_T_UNSET_A is not "
+	         "set; 3:60: storage.s3.secret_key: cannot read secret file %s/missing: No such file or directory; "
+	         "7:78: forges[0].token: environment variable TG_T_UNSET_B is not set; 10:23: "
+	         "repositories[0].git_token: environment variable TG_T_UNSET_B is not set",
+	         path, dir);
+	assert_string_equal(tg_error_last(), want);
+	/* one alone: exactly what it said before, file:line:column first */
+	setenv("TG_T_UNSET_B", "tok", 1);
+	char sf[300];
+	snprintf(sf, sizeof(sf), "%s/missing", dir);
+	f = fopen(sf, "w");
+	assert_non_null(f);
+	fputs("s3-secret\n", f);
+	fclose(f);
+	assert_int_equal(tg_config_load_file(&c, path), TG_EINVAL);
+	snprintf(want, sizeof(want), "%s:3:26: storage.s3.access_key: environment variable TG_T_UNSET_A is not set",
+	         path);
+	assert_string_equal(tg_error_last(), want);
+	/* an error of the file itself comes before the secrets */
+	static const char both[] = "storage: {local: x, signing_key: {env: TG_T_UNSET_A}}\nbogus: 1\n";
+	assert_int_equal(tg_config_load_mem(&c, both, strlen(both), "m.yaml", NULL), TG_EFORMAT);
+	assert_non_null(strstr(tg_error_last(), "m.yaml:2:1: unknown key 'bogus'"));
+	unsetenv("TG_T_UNSET_B");
+	unlink(sf);
 	assert_int_equal(tg_config_load_file_for(&c, path, 0), TG_EINVAL);
 	/* the database only */
 	if (tg_config_load_file_for(&c, path, TG_CONFIG_DATABASE_ONLY))

@@ -501,6 +501,27 @@ static void test_open_errors(void **state)
 	assert_false(exists(path));
 	assert_false(exists(tmp));
 
+	/* a local clone_url that does not exist, as a path or a file:// URL,
+	 * says so (libgit2 alone says "unsupported URL protocol" for a path) */
+	char want[600], plain[200];
+	snprintf(plain, sizeof(plain), "%s/no-such-repo.git", fx.dir);
+	const char *missing[] = {url, plain};
+	for (int k = 0; k < 2; k++) {
+		snprintf(want, sizeof(want), "git %s: no such repository (%s does not exist)", missing[k], plain);
+		assert_int_equal(tg_git_open(&g, missing[k], path, NULL), TG_EIO);
+		assert_string_equal(tg_error_last(), want);
+		assert_false(exists(path));
+		size_t nrefs = 9;
+		assert_int_equal(tg_git_ls_remote(&nrefs, missing[k], NULL), TG_EIO);
+		assert_string_equal(tg_error_last(), want);
+		assert_int_equal(nrefs, 0);
+	}
+	/* an existing path as a plain path works like file:// */
+	size_t nrefs = 0;
+	const char *bare = strncmp(fx.url, "file://", 7) ? fx.url : fx.url + 7;
+	assert_int_equal(tg_git_ls_remote(&nrefs, bare, NULL), 0);
+	assert_true(nrefs > 0);
+
 	/* a folder that is no repository is not taken for a mirror */
 	snprintf(path, sizeof(path), "%s/not-a-repo", fx.dir);
 	assert_int_equal(mkdir(path, 0777), 0);

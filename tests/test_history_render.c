@@ -503,6 +503,36 @@ static void test_pull_requests(void **state)
 #undef C4
 }
 
+/* The comparability fingerprint each run stores (a metric of value 1 named
+ * fingerprint:GPU|DRIVER|RUNTIME|WORLD, the runtime "CUDA 13000") is said in words, the runtime as
+ * people write it (CUDA 13.0, not 13000), and is no series (issue 23). */
+static void test_fingerprint_in_words(void **state)
+{
+	(void)state;
+	static char fp[] = "fingerprint:NVIDIA H200|580.65.06|CUDA 13000|1";
+	const tg_history_point pts[] = {
+		{1, T0, C1, "train", "gpu_busy_ms", 10, 0},
+		{1, T0, C1, "train", fp, 1, 0},
+		{2, T0 + 3600, C2, "train", "gpu_busy_ms", 12, 0},
+		{2, T0 + 3600, C2, "train", fp, 1, 0},
+	};
+	char *html = render(TG_HISTORY_HTML, "acme/llm", "main", pts, 4);
+	assert_non_null(strstr(html,
+	                       "<p class=\"ref\">train ran on NVIDIA H200, driver 580.65.06, CUDA 13.0, world size 1 "
+	                       "(2 runs)</p>"));
+	assert_null(strstr(html, "fingerprint"));
+	assert_null(strstr(html, "13000"));
+	assert_non_null(strstr(html, "<p>1 series, 0 of them flat"));
+	assert_int_equal(count(html, "<svg"), 1); /* gpu_busy_ms alone */
+	free(html);
+	char *text = render(TG_HISTORY_TEXT, "acme/llm", "main", pts, 4);
+	assert_true(!strncmp(text, "history of acme/llm on main: 1 series\n", 38));
+	assert_non_null(
+		strstr(text, "\ntrain  ran on NVIDIA H200, driver 580.65.06, CUDA 13.0, world size 1 (2 runs)\n"));
+	assert_null(strstr(text, "fingerprint"));
+	free(text);
+}
+
 /* Renders with the options o into a string the caller frees. */
 static char *render_ex(tg_history_format fmt, const tg_history_opts *o)
 {
@@ -571,6 +601,7 @@ int main(void)
 		cmocka_unit_test(test_html_band_ignores_a_step),
 		cmocka_unit_test(test_changes),
 		cmocka_unit_test(test_pull_requests),
+		cmocka_unit_test(test_fingerprint_in_words),
 		cmocka_unit_test(test_tampered),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

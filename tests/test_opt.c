@@ -425,8 +425,11 @@ static void test_help_of_every_command(void **state)
 	/* what the tests/cli_*.sh suites and users grep for */
 	char *h = help_of(&tg_cmd_diff_opts);
 	assert_true(STARTS(h, "usage: tracegate diff BASE NEW [options]\n       tracegate diff BASE... -- NEW... [options]\n"));
-	assert_int_equal(entries_of(h, "--max-bytes N"), 1); /* the md size, not the reading limit */
-	assert_null(strstr(h, "most bytes of JSON"));
+	/* --max-bytes is the reading limit here too (issue 23: it was the md
+	 * size in diff alone); the comment's size has its own name */
+	assert_int_equal(entries_of(h, "--max-bytes SIZE"), 1);
+	assert_non_null(strstr(h, "most bytes of JSON"));
+	assert_int_equal(entries_of(h, "--max-comment-bytes N"), 1);
 	free(h);
 	h = help_of(&tg_cmd_report_opts);
 	assert_non_null(strstr(h, "[--format text|md|csv|json|html]"));
@@ -441,11 +444,124 @@ static void test_help_of_every_command(void **state)
 	assert_true(STARTS(h, "usage: tracegate history --config FILE --repo REPO --branch BRANCH [options]\n"));
 	free(h);
 	h = help_of(&tg_cmd_augment_opts);
-	assert_true(STARTS(h, "usage: tracegate augment TRACE -o OUT [--diff BASE] [options]\n"));
+	assert_true(STARTS(h, "usage: tracegate augment TRACE -o FILE [--diff BASE] [options]\n"));
 	free(h);
 	h = help_of(&tg_cmd_replay_opts);
 	assert_true(STARTS(h, "usage: tracegate replay TRACE --op NAME [--match REGEX] [--index N] [-o DIR]\n"));
 	free(h);
+}
+
+/* The value name and help of option name in cmd's table (includes
+ * unfolded, the first of a name winning as the parser has it); NULL when
+ * it has none. */
+static const tg_opt_spec *option_in(const tg_opt_spec *table, const char *name, char alias)
+{
+	for (const tg_opt_spec *s = table; s->kind != TG_OPT_END; s++) {
+		if (s->kind == TG_OPT_INCLUDE) {
+			const tg_opt_spec *in = option_in(s->include, name, alias);
+			if (in)
+				return in;
+			continue;
+		}
+		if (s->kind != TG_OPT_SWITCH && s->kind != TG_OPT_VALUE && s->kind != TG_OPT_LIST)
+			continue;
+		if ((name && s->name && !strcmp(s->name, name)) || (alias && s->alias == alias))
+			return s;
+	}
+	return NULL;
+}
+
+/* One meaning per option across commands (issue 23): every command that
+ * takes -o writes one FILE (report's csv and replay's scripts, many files,
+ * go in a folder, said in their help); --max-bytes, --config and the other
+ * reading limits are the same entry wherever they are taken. */
+static void test_one_meaning_per_option(void **state)
+{
+	(void)state;
+	const tg_opt_command *cmds[] = {&tg_cmd_tree_opts,   &tg_cmd_modules_opts, &tg_cmd_report_opts,
+	                                &tg_cmd_diff_opts,   &tg_cmd_daemon_opts,  &tg_cmd_history_opts,
+	                                &tg_cmd_replay_opts, &tg_cmd_augment_opts, &tg_cmd_critical_path_opts};
+	size_t with_o = 0, with_limit = 0;
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		const tg_opt_spec *o = option_in(cmds[i]->table, NULL, 'o');
+		/* replay writes one script per invocation: a folder, as csv's tables */
+		const char *want = cmds[i] == &tg_cmd_replay_opts ? "DIR" : "FILE";
+		if (o) {
+			with_o++;
+			if (strcmp(o->value_name, want))
+				fail_msg("%s: -o %s, not -o %s", cmds[i]->name, o->value_name, want);
+		}
+		const tg_opt_spec *mb = option_in(cmds[i]->table, "max-bytes", 0);
+		if (mb) {
+			with_limit++;
+			assert_ptr_equal(mb, option_in(tg_cli_limit_opts, "max-bytes", 0));
+		}
+		const tg_opt_spec *cf = option_in(cmds[i]->table, "config", 0);
+		if (cf)
+			assert_string_equal(cf->value_name, "FILE");
+	}
+	assert_int_equal(with_o, 6); /* report, diff, history, replay, augment, critical-path */
+	assert_int_equal(with_limit, 7); /* and tree, modules (no -o) */
+	assert_non_null(
+		strstr(option_in(tg_cmd_report_opts.table, NULL, 'o')->help, "with --format csv, FILE is a folder"));
+}
+
+/* Options that exclude each other, or go only with another, are refused
+ * naming both; a missing required entry is named in one line. */
+struct rel_args {
+	char *config;
+	int once, check, offline;
+};
+
+static const tg_opt_spec rel_opts[] = {
+	{TG_OPT_VALUE, "config", 0, "FILE", offsetof(struct rel_args, config), NULL, NULL, TG_OPT_REQUIRED, "c", NULL},
+	{TG_OPT_SWITCH, "once", 0, NULL, offsetof(struct rel_args, once), NULL, NULL, 0, "o", NULL},
+	{TG_OPT_SWITCH, "check", 0, NULL, offsetof(struct rel_args, check), NULL, NULL, 0, "c", NULL},
+	{TG_OPT_SWITCH, "offline", 0, NULL, offsetof(struct rel_args, offline), NULL, NULL, 0, "f", NULL},
+	{.kind = TG_OPT_EXCLUSIVE, .name = "once check"},
+	{.kind = TG_OPT_NEEDS, .name = "offline check"},
+	{.kind = TG_OPT_END},
+};
+static const tg_opt_command rel_cmd = {"rel", NULL, NULL, NULL, rel_opts};
+
+static void test_relations_and_missing(void **state)
+{
+	(void)state;
+	struct rel_args r = {0};
+	char *both[] = {"rel", "--config", "c", "--check", "--once", NULL};
+	assert_int_equal(tg_opt_parse(&rel_cmd, &r, 5, both), TG_EINVAL);
+	assert_string_equal(tg_error_last(), "rel: --once and --check exclude each other: give one");
+	char *alone[] = {"rel", "--config", "c", "--offline", NULL};
+	assert_int_equal(tg_opt_parse(&rel_cmd, &r, 4, alone), TG_EINVAL);
+	assert_string_equal(tg_error_last(), "rel: --offline goes with --check");
+	memset(&r, 0, sizeof(r));
+	char *fine[] = {"rel", "--config", "c", "--offline", "--check", NULL};
+	assert_int_equal(tg_opt_parse(&rel_cmd, &r, 5, fine), 0);
+	assert_int_equal(r.offline + r.check + r.once, 2);
+	/* a short option in a relation: its "-o" */
+	char *rep[] = {"replay", "t.json", "--op", "aten::mm", "--list", "-o", "out", NULL};
+	union {
+		char bytes[8192]; /* room for replay's arguments struct, whatever it holds */
+		void *align;
+	} any;
+	memset(&any, 0, sizeof(any));
+	assert_int_equal(tg_opt_parse(&tg_cmd_replay_opts, &any, 7, rep), TG_EINVAL);
+	assert_string_equal(tg_error_last(), "replay: --list and -o exclude each other: give one");
+	char *missing[] = {"rel", "--check", NULL};
+	assert_int_equal(tg_opt_parse(&rel_cmd, &r, 2, missing), TG_OPT_MISSING);
+	assert_string_equal(tg_error_last(), "rel: --config FILE is required (see tracegate rel --help)");
+	struct one_args o = {0};
+	char *zero[] = {"one", "--once", NULL};
+	assert_int_equal(tg_opt_parse(&one_cmd, &o, 2, zero), TG_OPT_MISSING);
+	assert_string_equal(tg_error_last(), "one: TRACE is missing (see tracegate one --help)");
+	/* the real table: daemon --once --check (its arguments struct's layout) */
+	char *daemon_both[] = {"daemon", "--config", "c.yaml", "--once", "--check", NULL};
+	struct {
+		char *config;
+		int once, check, offline;
+	} d = {0};
+	assert_int_equal(tg_opt_parse(&tg_cmd_daemon_opts, &d, 5, daemon_both), TG_EINVAL);
+	assert_string_equal(tg_error_last(), "daemon: --once and --check exclude each other: give one");
 }
 
 int main(void)
@@ -462,6 +578,8 @@ int main(void)
 		cmocka_unit_test(test_help_of_the_test_table),
 		cmocka_unit_test(test_help_wraps),
 		cmocka_unit_test(test_help_of_every_command),
+		cmocka_unit_test(test_one_meaning_per_option),
+		cmocka_unit_test(test_relations_and_missing),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

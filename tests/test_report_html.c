@@ -5,6 +5,7 @@
 
 #include "../core/report.h"
 #include "../core/report_html.h"
+#include "../core/report_html_streams.h"
 #include "../core/tg.h"
 
 /* A trace whose names try to break out of HTML text and attributes, with
@@ -275,14 +276,65 @@ static void test_write_error(void **state)
 	unload(&s);
 }
 
+/* The GPU timeline per stream: a row per stream up to 24 (the rest named
+ * in a line), a bin busy a quarter of its time drawn at a quarter's
+ * opacity in its kind's colour, runs of like bins as one rect, nothing for
+ * no stream. */
+static void test_streams_picture(void **state)
+{
+	(void)state;
+	tg_stream_timeline s = {.start_ns = 0, .span_ns = 4e6, .bin_ns = 4e6 / TG_STREAM_BINS};
+	s.nrows = 30;
+	s.rows = calloc(s.nrows, sizeof(tg_stream_row));
+	assert_non_null(s.rows);
+	for (size_t i = 0; i < s.nrows; i++) {
+		s.rows[i].device = 0;
+		s.rows[i].stream = (int64_t)i + 7;
+		s.rows[i].events = 3;
+		s.rows[i].busy_ns = 1e6; /* 25 % of the span */
+	}
+	/* stream 7: bins 0-99 busy all of the time (computation), bin 200 a
+	 * quarter (communication), bin 300 a tenth (memcpy: shown at a quarter) */
+	for (size_t b = 0; b < 100; b++)
+		s.rows[0].bins[b][TG_STREAM_COMPUTE] = (float)s.bin_ns;
+	s.rows[0].bins[200][TG_STREAM_COMM] = (float)(s.bin_ns / 4);
+	s.rows[0].bins[300][TG_STREAM_MEMCPY] = (float)(s.bin_ns / 10);
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&out, &len);
+	tg_report_html_streams(f, &s, 1180);
+	fclose(f);
+	assert_int_equal(count(out, "<g><title>GPU 0, stream "), 24);
+	assert_non_null(strstr(out, "<g><title>GPU 0, stream 7: busy 25.0 % of 4.000 ms, 3 events</title>"));
+	assert_non_null(strstr(out, ">GPU 0 \xc2\xb7 stream 30</text>"));
+	assert_null(strstr(out, "stream 31:"));
+	assert_non_null(strstr(out, "<p class=\"sub\">6 more streams are not drawn"));
+	/* 1180 px: 130 of labels, 64 of shares, 986 for 400 bins */
+	assert_non_null(strstr(out,
+	                       "<rect x=\"130.00\" y=\"10.0\" width=\"246.50\" height=\"14\" fill=\"#0072B2\" "
+	                       "fill-opacity=\"1.00\"/>"));
+	assert_non_null(strstr(out, "fill=\"#D55E00\" fill-opacity=\"0.25\"/>"));
+	assert_non_null(strstr(out, "fill=\"#E69F00\" fill-opacity=\"0.25\"/>"));
+	assert_int_equal(count(out, "fill-opacity="), 3); /* the other rows are idle */
+	assert_non_null(strstr(out, ">4</text>"));        /* the axis reaches 4 ms */
+	free(out);
+	/* no stream: nothing */
+	s.nrows = 0;
+	out = NULL;
+	f = open_memstream(&out, &len);
+	tg_report_html_streams(f, &s, 1180);
+	fclose(f);
+	assert_int_equal(len, 0);
+	free(out);
+	free(s.rows);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_sample),
-		cmocka_unit_test(test_hostile_names),
-		cmocka_unit_test(test_several_traces),
-		cmocka_unit_test(test_any_table),
-		cmocka_unit_test(test_write_error),
+		cmocka_unit_test(test_sample),         cmocka_unit_test(test_hostile_names),
+		cmocka_unit_test(test_several_traces), cmocka_unit_test(test_any_table),
+		cmocka_unit_test(test_write_error),    cmocka_unit_test(test_streams_picture),
 	};
 	return cmocka_run_group_tests_name("report_html", tests, NULL, NULL);
 }

@@ -1,12 +1,13 @@
 #!/bin/sh
 # tracegate-upload.sh - uploads a CI run's traces and its manifest to the
-# artifact storage the tracegate daemon watches (DESIGN.md, "Artifact
-# storage contract"): the traces first, manifest.json LAST, so that the
-# daemon never sees a half-uploaded run.
+# artifact storage the tracegate daemon watches (README.md, "Storage
+# layout"; the manifest's JSON Schema is docs/manifest.schema.json): the
+# traces first, manifest.json LAST, so that the daemon never sees a
+# half-uploaded run.
 #
 #   tracegate-upload.sh --dest DEST --repo OWNER/REPO --commit SHA --branch BRANCH
 #                       [--pr N --target-branch BRANCH] --workload NAME --run-id ID
-#                       [--ci-url URL] [--ci-run ID] TRACE...
+#                       [--ci-url URL] [--ci-run ID] [--require-signature] TRACE...
 #
 #   DEST  a local folder (/srv/artifacts), or s3://BUCKET[/PREFIX] with
 #         TRACEGATE_S3_ENDPOINT (https://s3.eu-west-1.amazonaws.com), AWS_REGION
@@ -20,7 +21,13 @@
 #   TRACEGATE_SIGNING_KEY  when set, the manifest is signed with it
 #         (HMAC-SHA256 over its canonical text and each trace's sha256; see
 #         docs/security.md). Only the CI jobs of the target branches may hold
-#         it: never give it to a job that runs a pull request's code.
+#         it: never give it to a job that runs a pull request's code. A
+#         branch's run (no --pr) uploaded without it gets a warning on
+#         stderr: a daemon with storage.signing_key judges such a run but
+#         never makes it a baseline. --require-signature turns that into an
+#         error before anything is uploaded (exit 2): give it in the target
+#         branches' jobs, so that a key missing from their environment fails
+#         the job instead of silently leaving the branch without baselines.
 #
 #   --ci-run ID  the CI run that uploads (GitHub Actions: github.run_id;
 #         GitLab: CI_PIPELINE_ID; with --pr the default is $GITHUB_RUN_ID, else
@@ -36,7 +43,7 @@ set -eu
 
 die() { echo "tracegate-upload: $*" >&2; exit 2; }
 
-dest= repo= commit= branch= pr= target= workload= run_id= ci_url= ci_run=
+dest= repo= commit= branch= pr= target= workload= run_id= ci_url= ci_run= require_sig=
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--dest) dest=$2; shift 2 ;;
@@ -49,7 +56,8 @@ while [ $# -gt 0 ]; do
 	--run-id) run_id=$2; shift 2 ;;
 	--ci-url) ci_url=$2; shift 2 ;;
 	--ci-run) ci_run=$2; shift 2 ;;
-	--help|-h) sed -n '2,32p' "$0"; exit 0 ;;
+	--require-signature) require_sig=1; shift ;;
+	--help|-h) sed -n '2,$ { /^#/!q; p; }' "$0"; exit 0 ;;
 	--) shift; break ;;
 	-*) die "unknown option $1" ;;
 	*) break ;;
@@ -74,6 +82,14 @@ for v in "$repo" "$branch" "$target" "$ci_url"; do
 	case "$v" in *[[:cntrl:]]*) die "control characters are not allowed in --repo, --branch, --target-branch or --ci-url" ;; esac
 done
 [ -z "$pr" ] || echo "$pr" | grep -Eq '^[1-9][0-9]*$' || die "--pr must be a positive number"
+# unsigned: refused with --require-signature, and a branch's run (the kind
+# that becomes a baseline) warned about, before anything is uploaded
+if [ -z "${TRACEGATE_SIGNING_KEY:-}" ]; then
+	[ -z "$require_sig" ] || die "--require-signature: TRACEGATE_SIGNING_KEY is not set (or empty): nothing uploaded"
+	[ -n "$pr" ] || echo "tracegate-upload: warning: run of branch $branch uploaded without TRACEGATE_SIGNING_KEY:" \
+		"a daemon with storage.signing_key judges it but never makes it a baseline nor posts on its commit" \
+		"(--require-signature makes this an error)" >&2
+fi
 # the CI run of a pull request's upload: GitHub Actions, else GitLab
 [ -n "$ci_run" ] || [ -z "$pr" ] || ci_run=${GITHUB_RUN_ID:-${CI_PIPELINE_ID:-}}
 [ -z "$ci_run" ] || echo "$ci_run" | grep -Eq '^[A-Za-z0-9._-]{1,64}$' || die "--ci-run must be 1 to 64 of letters, digits, '.', '_', '-'"

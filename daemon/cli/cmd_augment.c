@@ -28,7 +28,7 @@ struct augment_args {
 
 static const tg_opt_spec augment_opts[] = {
 	{TG_OPT_ARG, "TRACE", 0, NULL, offsetof(struct augment_args, path), NULL, NULL, TG_OPT_REQUIRED, NULL, NULL},
-	{TG_OPT_VALUE, NULL, 'o', "OUT", offsetof(struct augment_args, out), NULL, NULL,
+	{TG_OPT_VALUE, NULL, 'o', "FILE", offsetof(struct augment_args, out), NULL, NULL,
          TG_OPT_REQUIRED | TG_OPT_IN_USAGE,
          "write the augmented trace there (gzip when the name ends in .gz; complete or not at all)", NULL},
 	{TG_OPT_VALUE, "diff", 0, "BASE", offsetof(struct augment_args, base), NULL, NULL, TG_OPT_IN_USAGE,
@@ -41,6 +41,7 @@ static const tg_opt_spec augment_opts[] = {
 	{TG_OPT_SWITCH, "no-counters", 0, NULL, offsetof(struct augment_args, no_counters), NULL, NULL, 0,
          "add no counter tracks", NULL},
 	{TG_OPT_INCLUDE, .offset = offsetof(struct augment_args, ropts), .include = tg_cli_limit_opts},
+	{.kind = TG_OPT_NEEDS, .name = "rules diff"},
 	{.kind = TG_OPT_END},
 };
 

@@ -1,5 +1,7 @@
 /*
- * cmd_daemon.c - `tracegate daemon --config FILE [--once] [--check]`.
+ * cmd_daemon.c - `tracegate daemon --config FILE [--once | --check
+ * [--offline]]`: --once and --check exclude each other and --offline goes
+ * with --check, as the option table says (TG_OPT_EXCLUSIVE, TG_OPT_NEEDS).
  */
 #include "../../rules/rules.h"
 #include "cli.h"
@@ -24,13 +26,15 @@ static const tg_opt_spec daemon_opts[] = {
 	 "handle what is in storage now, then exit", NULL},
 	{TG_OPT_SWITCH, "check", 0, NULL, offsetof(struct daemon_args, check), NULL, NULL, TG_OPT_IN_USAGE,
 	 "validate the configuration and every rules file, then try what the daemon talks to: the database, the "
-	 "storage listing, each repository's forge (the token accepted and allowed to post statuses) and git "
-	 "remote; one line per check, then exit",
+	 "storage listing, each repository's forge (who the token is, and that it may post statuses) and git "
+	 "remote; one line per check, then exit (not with --once)",
 	 NULL},
 	{TG_OPT_SWITCH, "offline", 0, NULL, offsetof(struct daemon_args, offline), NULL, NULL, TG_OPT_IN_USAGE,
 	 "with --check: the files only, no connection (the systemd unit's ExecStartPre: the network may not be up "
 	 "yet)",
 	 NULL},
+	{.kind = TG_OPT_EXCLUSIVE, .name = "once check"},
+	{.kind = TG_OPT_NEEDS, .name = "offline check"},
 	{.kind = TG_OPT_END},
 };
 
@@ -94,10 +98,6 @@ int tg_cmd_daemon(int argc, char **argv)
 		return exit_code;
 	const char *config = a.config;
 	int once = a.once, check_only = a.check, offline = a.offline;
-	if (offline && !check_only) {
-		tg_cli_error("daemon: --offline goes with --check");
-		return TG_EXIT_USAGE;
-	}
 	tg_config *cfg;
 	if (tg_config_load_file(&cfg, config)) {
 		tg_cli_error("%s", tg_error_last());

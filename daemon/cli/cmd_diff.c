@@ -2,7 +2,8 @@
  * cmd_diff.c - `tracegate diff BASE NEW [--rules FILE] [--format text|md|json]
  * [-o FILE]`: compares two traces (or two sets: BASE... -- NEW...), judges
  * the differences with the rules and exits 0 (pass or warn), 1 (block),
- * 2 (usage or input error) or 3 (inconclusive).
+ * 2 (usage or input error) or 3 (inconclusive). With -o FILE the document
+ * goes there and stdout gets one line: the verdict and where it went.
  */
 #include "../../rules/gate.h"
 #include "cli.h"
@@ -29,14 +30,14 @@ struct diff_opts {
 	tg_read_opts ropts;
 	tg_opt_list traces; /* BASE... NEW..., split at `split` */
 	tg_opt_split split;
-	char *rules_file, *out, *marker;
+	char *rules_file, *out, *marker, *docs_url;
 	enum format fmt;
 	tg_opt_list accepts; /* RULE:REASON */
 	tg_opt_list noise;
 	int allow_hw;
 	int no_tree_diff;
 	int no_critical_path;
-	size_t max_bytes; /* of the md comment; 0: the default */
+	size_t max_bytes; /* of the md comment (--max-comment-bytes); 0: the default */
 };
 
 /* The two sides and the accepted regressions, made from diff_opts. */
@@ -65,6 +66,15 @@ static int convert_md_bytes(void *dst, char *value)
 	if (end == value || *end || v < 1000)
 		return -1;
 	*(size_t *)dst = (size_t)v;
+	return 0;
+}
+
+/* A docs URL the footer can link (tg_diff_docs_url_ok), or "" for none. */
+static int convert_docs_url(void *dst, char *value)
+{
+	if (*value && !tg_diff_docs_url_ok(value))
+		return -1;
+	*(char **)dst = value;
 	return 0;
 }
 
@@ -102,10 +112,16 @@ static const tg_opt_spec diff_opts[] = {
 	 "skip the critical path of each trace (how it moved: docs/critical-path.md)", NULL},
 	{TG_OPT_VALUE, "marker", 0, "TEXT", offsetof(struct diff_opts, marker), NULL, NULL, 0,
 	 "md: a hidden first line <!-- TEXT --> to find the comment", NULL},
-	/* the md comment's size here (docs/diff.md): it shadows the reading
-	 * limit of the same name, which diff does not take */
-	{TG_OPT_VALUE, "max-bytes", 0, "N", offsetof(struct diff_opts, max_bytes), convert_md_bytes,
-	 "a number of bytes >= 1000", 0, "md: size limit (default 65000)", NULL},
+	/* the md comment's size: --max-bytes until issue 23, which made that
+	 * name mean what it means in every command (the reading limit below);
+	 * the daemon's key is limits.max_comment_bytes */
+	{TG_OPT_VALUE, "max-comment-bytes", 0, "N", offsetof(struct diff_opts, max_bytes), convert_md_bytes,
+	 "a number of bytes >= 1000", 0, "md: the comment's size limit (default 65000)", NULL},
+	{TG_OPT_VALUE, "docs-url", 0, "URL", offsetof(struct diff_opts, docs_url), convert_docs_url,
+	 "an http(s) URL of letters, digits and . _ ~ : / % + -", 0,
+	 "md: tracegate's docs folder on a forge, for the footer's link to comment.md (default: the build's, "
+	 "this clone's origin: contrib/docs-url.sh; \"\": none)",
+	 NULL},
 	{TG_OPT_INCLUDE, .offset = offsetof(struct diff_opts, ropts), .include = tg_cli_limit_opts},
 	{.kind = TG_OPT_END},
 };
@@ -144,6 +160,18 @@ static int sides_from(struct diff_args *a, const struct diff_opts *o)
 	a->next = a->base + split;
 	a->nnext = n - split;
 	return 0;
+}
+
+/* --marker, --max-comment-bytes and --docs-url shape the md comment: refused, by
+ * name, with another format (where they would do nothing). Returns 0 or
+ * -1 after printing the error. */
+static int md_only(const struct diff_opts *o)
+{
+	if (o->fmt == FMT_MD || (!o->marker && !o->max_bytes && !o->docs_url))
+		return 0;
+	tg_cli_error("diff: %s goes with --format md",
+	             o->marker ? "--marker" : o->max_bytes ? "--max-comment-bytes" : "--docs-url");
+	return -1;
 }
 
 /* Each --accept RULE:REASON as a tg_accept (the strings split in place)
@@ -199,6 +227,17 @@ static int load_rules(tg_rules **rules, const struct diff_args *a, const struct 
 	return 0;
 }
 
+/* With -o FILE, the one line on stdout that says what was judged and where
+ * it went (stdout holds nothing else then): "tracegate diff: <verdict>
+ * (md written to FILE)". */
+static void say_written(const tg_gate *g, const struct diff_opts *o)
+{
+	static const char *const names[] = {"text", "md", "json"};
+	printf("tracegate diff: %s (%s written to %s)\n", tg_judgement_summary(tg_gate_judgement(g)), names[o->fmt],
+	       o->out);
+	fflush(stdout);
+}
+
 /* Writes the verdict's document in the format asked for to -o FILE or
  * stdout, complete or not at all. Returns 0 or -1 after printing the
  * error. */
@@ -207,6 +246,7 @@ static int write_doc(const tg_gate *g, const struct diff_args *a, const struct d
 	char *doc = NULL;
 	size_t doclen = 0;
 	tg_diff_doc d = tg_gate_doc(g, a->base, a->nbase, a->next, a->nnext, o->marker, NULL);
+	d.docs_url = o->docs_url;
 	FILE *f = open_memstream(&doc, &doclen);
 	if (!f)
 		return -1;
@@ -219,6 +259,8 @@ static int write_doc(const tg_gate *g, const struct diff_args *a, const struct d
 	}
 	if (!rc && tg_cli_write_file(o->out, doc, doclen))
 		rc = -1;
+	if (!rc && o->out)
+		say_written(g, o);
 	free(doc);
 	return rc;
 }
@@ -282,7 +324,7 @@ int tg_cmd_diff(int argc, char **argv)
 	size_t ntr = 0;
 	tg_trace **tr = NULL;
 	tg_tree **trees = NULL;
-	if (sides_from(&a, &o) || accepts_from(&a, &o))
+	if (md_only(&o) || sides_from(&a, &o) || accepts_from(&a, &o))
 		goto out;
 	ntr = a.nbase + a.nnext + o.noise.n;
 	tr = calloc(ntr, sizeof(*tr));

@@ -258,7 +258,7 @@ static const tg_opt_spec history_opts[] = {
 	 "write there (complete or not at all) instead of stdout", NULL},
 	{TG_OPT_SWITCH, "changes", 0, NULL, offsetof(struct history_args, changes), NULL, NULL, 0,
 	 "find the change points of each series (E-divisive means): listed in text, \"changes\" in json, marked "
-	 "on the html charts",
+	 "on the html charts (not with csv)",
 	 NULL},
 	{.kind = TG_OPT_END},
 };
@@ -331,6 +331,100 @@ static int load_points(tg_history_point **p, size_t *n, tg_history_point **prs, 
 	return 0;
 }
 
+/* A set of names, kept in the order first seen. */
+struct names {
+	char **v;
+	size_t n;
+};
+
+static void names_add(struct names *l, const char *s)
+{
+	if (!s || !*s)
+		return;
+	for (size_t i = 0; i < l->n; i++)
+		if (!strcmp(l->v[i], s))
+			return;
+	char **v = realloc(l->v, (l->n + 1) * sizeof(char *));
+	if (!v)
+		return;
+	l->v = v;
+	if ((l->v[l->n] = strdup(s)))
+		l->n++;
+}
+
+static int cmp_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The names, sorted, joined with ", " into buf ("none" when empty). */
+static void names_join(char *buf, size_t cap, struct names *l)
+{
+	qsort(l->v, l->n, sizeof(char *), cmp_name);
+	size_t o = 0;
+	buf[0] = 0;
+	for (size_t i = 0; i < l->n && o < cap; i++)
+		o += (size_t)snprintf(buf + o, cap - o, "%s%s", i ? ", " : "", l->v[i]);
+	if (!l->n)
+		snprintf(buf, cap, "none");
+}
+
+static void names_free(struct names *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		free(l->v[i]);
+	free(l->v);
+}
+
+/* Whether a->repo and a->branch name something the configuration or the
+ * store knows: a configured repository, or one with runs; a target branch
+ * of it, or a branch with runs (or with pull requests' runs into it).
+ * Asked only when nothing was found, so that a typo (--branch mian) is an
+ * error listing what there is rather than an empty history. Returns 0, or
+ * -1 after printing the error. */
+static int check_known(tg_store *s, const tg_config *cfg, const struct history_args *a)
+{
+	struct names repos = {0}, branches = {0};
+	tg_job *jobs = NULL;
+	size_t nj = 0;
+	if (tg_store_jobs_list(&jobs, &nj, s, 1u << TG_JOB_DONE)) {
+		tg_cli_error("%s", tg_error_last());
+		return -1;
+	}
+	for (size_t i = 0; i < cfg->nrepos; i++) {
+		names_add(&repos, cfg->repos[i].name);
+		for (size_t k = 0; !strcmp(cfg->repos[i].name, a->repo) && k < cfg->repos[i].ntarget_branches; k++)
+			names_add(&branches, cfg->repos[i].target_branches[k]);
+	}
+	for (size_t i = 0; i < nj; i++) {
+		if (tg_store_trusted_only(s) && !jobs[i].trusted && jobs[i].pr <= 0)
+			continue; /* not in any history (docs/security.md) */
+		names_add(&repos, jobs[i].repo);
+		if (strcmp(jobs[i].repo, a->repo))
+			continue;
+		names_add(&branches, jobs[i].pr > 0 ? jobs[i].target_branch : jobs[i].branch);
+	}
+	tg_store_jobs_free(jobs, nj);
+	int known_repo = 0, known_branch = 0;
+	for (size_t i = 0; i < repos.n; i++)
+		known_repo |= !strcmp(repos.v[i], a->repo);
+	for (size_t i = 0; i < branches.n; i++)
+		known_branch |= !strcmp(branches.v[i], a->branch);
+	char list[4096];
+	if (!known_repo) {
+		names_join(list, sizeof(list), &repos);
+		tg_cli_error("history: no repository %s in the configuration or the store; known repositories: %s", a->repo,
+		             list);
+	} else if (!known_branch) {
+		names_join(list, sizeof(list), &branches);
+		tg_cli_error("history: no branch %s of %s in the configuration or the store; known branches: %s", a->branch,
+		             a->repo, list);
+	}
+	names_free(&repos);
+	names_free(&branches);
+	return known_repo && known_branch ? 0 : -1;
+}
+
 /* Writes the history in a->fmt to a->out (or stdout), complete or not at
  * all, with the repository's rules' units and thresholds when they load
  * (the numbers are shown without them otherwise). TG_EXIT_OK or
@@ -390,6 +484,10 @@ int tg_cmd_history(int argc, char **argv)
 	int exit_code;
 	if (tg_opt_parse_cli(&exit_code, &tg_cmd_history_opts, &a, argc, argv))
 		return exit_code;
+	if (a.changes && a.fmt == TG_HISTORY_CSV) { /* csv has no place for them */
+		tg_cli_error("history: --changes goes with --format text, json or html");
+		return TG_EXIT_USAGE;
+	}
 	tg_config *cfg;
 	/* the database is all this reads: no S3 key, no forge token needed */
 	if (tg_config_load_file_for(&cfg, a.config, TG_CONFIG_DATABASE_ONLY)) {
@@ -408,7 +506,8 @@ int tg_cmd_history(int argc, char **argv)
 	char *resolved = NULL;
 	int ex = TG_EXIT_USAGE;
 	if (!resolve_metric(&resolved, s, &a) &&
-	    !load_points(&p, &n, &prs, &nprs, s, cfg, &a, resolved ? resolved : a.metric)) {
+	    !load_points(&p, &n, &prs, &nprs, s, cfg, &a, resolved ? resolved : a.metric) &&
+	    (n || nprs || !check_known(s, cfg, &a))) {
 		/* the branch's runs whose files no longer match what was judged */
 		if (tg_store_tampered(&tampered, &nt, s, a.repo, a.branch))
 			tg_cli_error("%s", tg_error_last());

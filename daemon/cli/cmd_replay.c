@@ -52,6 +52,7 @@ static const tg_opt_spec replay_opts[] = {
 	{TG_OPT_SWITCH, "list", 0, NULL, offsetof(struct replay_args, list), NULL, NULL, 0,
          "list the distinct invocations (index, calls, trace time, what a script would call) and write nothing", NULL},
 	{TG_OPT_INCLUDE, .offset = offsetof(struct replay_args, ropts), .include = tg_cli_limit_opts},
+	{.kind = TG_OPT_EXCLUSIVE, .name = "list -o"},
 	{.kind = TG_OPT_END},
 };
 

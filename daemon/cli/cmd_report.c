@@ -1,13 +1,16 @@
 /*
  * cmd_report.c - `tracegate report TRACE... [--format text|md|csv|json|html]
- * [-o DIR] [--step N] [--tracelens] [--include-unlinked] [--rules FILE]`:
- * the perf report of each trace, its findings first (docs/findings.md).
+ * [-o FILE] [--step N] [--tracelens] [--include-unlinked] [--rules FILE]
+ * [--wide]`: the perf report of each trace, its findings first
+ * (docs/findings.md). -o means what it means for diff and history, a file,
+ * except for csv, whose tables are one file each in the folder it names.
  */
 #include "../../core/collectives.h"
 #include "../../core/findings.h"
 #include "../../core/ranks.h"
 #include "../../core/report.h"
 #include "../../core/report_html.h"
+#include "../../core/report_text.h"
 #include "../../rules/rules.h"
 #include "../util.h"
 #include "cli.h"
@@ -19,9 +22,19 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 enum format { FMT_TEXT, FMT_MD, FMT_CSV, FMT_JSON, FMT_HTML };
+
+struct report_args {
+	tg_read_opts ropts;
+	tg_opt_list paths;
+	enum format fmt;
+	char *out; /* -o: the file, or the folder of the csv files */
+	int64_t step_number; /* -1: every step */
+	int tracelens, include_unlinked;
+	int wide; /* text: every column and row (the summary first all the same) */
+	char *gpu, *specs_file, *rules_file;
+};
 
 /* mkdir -p with 0777 less the umask; -1 with errno (a path too long for
  * PATH_MAX fails, it is not cut short). */
@@ -44,15 +57,12 @@ static void trace_stem(char *out, size_t cap, const char *path)
 	}
 }
 
+/* The tables of r in md or json (text: tg_report_write_text). */
 static int write_tables(const tg_report *r, enum format fmt, FILE *f)
 {
 	int rc = 0;
 	for (size_t i = 0; i < r->n && !rc; i++) {
 		switch (fmt) {
-		case FMT_TEXT:
-			rc = tg_table_write_text(r->tables[i], f, 80);
-			fputc('\n', f);
-			break;
 		case FMT_MD:
 			rc = tg_table_write_md(r->tables[i], f);
 			break;
@@ -154,13 +164,24 @@ static int build_one(tg_report *r, const char *path, const tg_tree *tree, const 
 	return 0;
 }
 
+/* One trace's text report: its summary (the step of --step, or every
+ * step), then its tables, fitted to a terminal unless a->wide. */
+static int write_text(const struct report_args *a, const tg_report *r, const tg_tree *tree, FILE *f)
+{
+	tg_report_summary s;
+	int32_t step = a->step_number >= 0 ? tg_tree_step_index(tree, a->step_number) : -1;
+	tg_report_summary_build(&s, r, tree, step);
+	return tg_report_write_text(f, r, &s, a->wide);
+}
+
 /* One trace's report to f (text, md, json) or to dir (csv). Returns 0 or
  * -1 after printing the error. */
-static int report_one(const char *path, const tg_tree *tree, const tg_report_opts *opts,
-                      int64_t step_number, enum format fmt, const char *dir, FILE *f, int first)
+static int report_one(const struct report_args *a, const char *path, const tg_tree *tree,
+                      const tg_report_opts *opts, const char *dir, FILE *f, int first)
 {
 	tg_report r;
-	if (build_one(&r, path, tree, opts, step_number))
+	enum format fmt = a->fmt;
+	if (build_one(&r, path, tree, opts, a->step_number))
 		return -1;
 	int rc = 0;
 	if (fmt == FMT_CSV) {
@@ -173,11 +194,16 @@ static int report_one(const char *path, const tg_tree *tree, const tg_report_opt
 			fprintf(f, "## Perf report: %s\n\n", path);
 		else
 			fprintf(f, "== Perf report: %s\n\n", path);
-		if (!write_findings(&r, fmt, f) && fmt == FMT_JSON && !r.findings)
-			fputs("[]", f);
-		if (fmt == FMT_JSON)
-			fputs(",\"tables\":{", f);
-		if (write_tables(&r, fmt, f)) {
+		if (fmt == FMT_TEXT) {
+			rc = write_text(a, &r, tree, f);
+		} else {
+			if (!write_findings(&r, fmt, f) && fmt == FMT_JSON && !r.findings)
+				fputs("[]", f);
+			if (fmt == FMT_JSON)
+				fputs(",\"tables\":{", f);
+			rc = write_tables(&r, fmt, f);
+		}
+		if (rc) {
 			tg_cli_error("write error: %s", strerror(errno));
 			rc = -1;
 		}
@@ -231,11 +257,13 @@ static int build_across(tg_report *out, tg_tree *const *trees, size_t n, int64_t
 }
 
 /* The tables comparing ranks, after the per-trace reports. */
-static int report_ranks(tg_tree *const *trees, size_t n, int64_t step_number, enum format fmt,
-                        const char *dir, FILE *f, const tg_report_opts *opts)
+static int report_ranks(const struct report_args *a, tg_tree *const *trees, size_t n, FILE *f,
+                        const tg_report_opts *opts)
 {
 	tg_report r;
-	if (build_across(&r, trees, n, step_number, opts))
+	enum format fmt = a->fmt;
+	const char *dir = a->out;
+	if (build_across(&r, trees, n, a->step_number, opts))
 		return -1;
 	int rc = 0;
 	if (fmt == FMT_CSV) {
@@ -247,12 +275,17 @@ static int report_ranks(tg_tree *const *trees, size_t n, int64_t step_number, en
 			fputs("## Across ranks\n\n", f);
 		else
 			fputs("== Across ranks\n\n", f);
-		if (!write_findings(&r, fmt, f) && fmt == FMT_JSON && !r.findings)
-			fputs("[]", f);
-		if (fmt == FMT_JSON)
-			fputs(",\"across_ranks\":{", f);
-		if (write_tables(&r, fmt, f))
-			rc = -1;
+		if (fmt == FMT_TEXT) {
+			if (tg_report_write_text(f, &r, NULL, a->wide))
+				rc = -1;
+		} else {
+			if (!write_findings(&r, fmt, f) && fmt == FMT_JSON && !r.findings)
+				fputs("[]", f);
+			if (fmt == FMT_JSON)
+				fputs(",\"across_ranks\":{", f);
+			if (write_tables(&r, fmt, f))
+				rc = -1;
+		}
 		if (fmt == FMT_JSON)
 			fputs("}", f);
 	}
@@ -303,15 +336,6 @@ done:
 	return rc;
 }
 
-struct report_args {
-	tg_read_opts ropts;
-	tg_opt_list paths;
-	enum format fmt;
-	char *dir;
-	int64_t step_number; /* -1: every step */
-	int tracelens, include_unlinked;
-	char *gpu, *specs_file, *rules_file;
-};
 
 static int convert_format(void *dst, char *value)
 {
@@ -341,10 +365,10 @@ static const tg_opt_spec report_opts[] = {
 	 "text (default), md, csv, json or html (one self-contained page: charts of GPU time, op categories and "
 	 "top kernels, then every table; several traces share the page)",
 	 NULL},
-	{TG_OPT_VALUE, NULL, 'o', "DIR", offsetof(struct report_args, dir), NULL, NULL, TG_OPT_IN_USAGE,
-	 "write there: csv gives one file per table, named like TraceLens's (gpu_timeline.csv, "
-	 "ops_summary.csv...); the other formats give report.txt, report.md, report.json, report.html. With "
-	 "several traces, csv gives one sub-folder per trace.",
+	{TG_OPT_VALUE, NULL, 'o', "FILE", offsetof(struct report_args, out), NULL, NULL, TG_OPT_IN_USAGE,
+	 "write the report to FILE (complete or not at all) instead of stdout; with --format csv, FILE is a "
+	 "folder: one file per table, named like TraceLens's (gpu_timeline.csv, ops_summary.csv...), and one "
+	 "sub-folder per trace with several traces",
 	 NULL},
 	{TG_OPT_VALUE, "step", 0, "N", offsetof(struct report_args, step_number), convert_step,
 	 "a step number (N of ProfilerStep#N)", TG_OPT_IN_USAGE,
@@ -357,6 +381,10 @@ static const tg_opt_spec report_opts[] = {
 	 NULL},
 	{TG_OPT_SWITCH, "include-unlinked", 0, NULL, offsetof(struct report_args, include_unlinked), NULL, NULL,
 	 TG_OPT_IN_USAGE, "GPU timeline also counts device events without a launch", NULL},
+	{TG_OPT_SWITCH, "wide", 0, NULL, offsetof(struct report_args, wide), NULL, NULL, TG_OPT_IN_USAGE,
+	 "text: every column and row of every table, under TraceLens's column names (by default the text "
+	 "report fits 120 columns: readable headings, the telling columns, 20 rows a table)",
+	 NULL},
 	{TG_OPT_VALUE, "gpu", 0, "NAME", offsetof(struct report_args, gpu), NULL, NULL, 0,
 	 "the GPU whose peaks the roofline columns use (H100 SXM, MI300X, ...: see docs/roofline.md); default: "
 	 "recognised from the trace's deviceProperties",
@@ -379,42 +407,40 @@ const tg_opt_command tg_cmd_report_opts = {
 	"durations across ranks and its slowest rank, and the findings across ranks (straggler, all ranks idle).",
 	NULL, report_opts};
 
-/* Where the report goes: stdout, or (with -o DIR, not csv) DIR/report.EXT
- * written under a temporary name and renamed when complete, so that a
- * failure never leaves a partial report behind. */
+/* Where the report goes: stdout, or (with -o FILE, not csv) memory, written
+ * to FILE when complete (tg_cli_write_file: a temporary file renamed), so
+ * that a failure never leaves a partial report behind. */
 struct output {
 	FILE *f;
-	char file[4096], tmpfile[4200];
+	const char *file;
+	char *buf;
+	size_t len;
 };
 
-/* Opens out for fmt and dir; returns 0 or -1 after printing the error. */
-static int output_open(struct output *out, enum format fmt, const char *dir)
+/* Opens out for fmt and -o path; returns 0 or -1 after printing the error
+ * (a path that is a folder, outside csv, is one: -o names a file). */
+static int output_open(struct output *out, enum format fmt, const char *path)
 {
+	memset(out, 0, sizeof(*out));
 	out->f = stdout;
-	if (!dir || fmt == FMT_CSV)
+	if (!path || fmt == FMT_CSV)
 		return 0;
-	if (mkdir_p(dir)) {
-		tg_cli_error("%s: cannot create: %s", dir, strerror(errno));
+	struct stat st;
+	if (!stat(path, &st) && S_ISDIR(st.st_mode)) {
+		tg_cli_error("report: -o %s: is a folder; -o names the file to write (a folder only with --format csv)",
+		             path);
 		return -1;
 	}
-	snprintf(out->file, sizeof(out->file), "%.4000s/report.%s", dir,
-	         fmt == FMT_MD ? "md" : fmt == FMT_JSON ? "json" : fmt == FMT_HTML ? "html" : "txt");
-	snprintf(out->tmpfile, sizeof(out->tmpfile), "%.4000s/.report.XXXXXX", dir);
-	int fd = mkstemp(out->tmpfile);
-	out->f = fd >= 0 && !tg_cli_fchmod_umask(fd) ? fdopen(fd, "w") : NULL;
-	if (!out->f) {
-		tg_cli_error("%s: cannot write: %s", out->file, strerror(errno));
-		if (fd >= 0) {
-			close(fd);
-			unlink(out->tmpfile);
-		}
+	out->file = path;
+	if (!(out->f = open_memstream(&out->buf, &out->len))) {
+		tg_cli_error("out of memory");
 		return -1;
 	}
 	return 0;
 }
 
-/* Closes out: the file renamed into place when rc is TG_EXIT_OK, removed
- * otherwise. Returns rc, or TG_EXIT_USAGE after printing a write error. */
+/* Closes out: the report written to its file when rc is TG_EXIT_OK.
+ * Returns rc, or TG_EXIT_USAGE after printing a write error. */
 static int output_close(struct output *out, int rc)
 {
 	if (out->f == stdout)
@@ -423,12 +449,9 @@ static int output_close(struct output *out, int rc)
 		tg_cli_error("%s: cannot write: %s", out->file, strerror(errno));
 		rc = TG_EXIT_USAGE;
 	}
-	if (rc == TG_EXIT_OK && rename(out->tmpfile, out->file)) {
-		tg_cli_error("%s: cannot write: %s", out->file, strerror(errno));
+	if (rc == TG_EXIT_OK && tg_cli_write_file(out->file, out->buf, out->len))
 		rc = TG_EXIT_USAGE;
-	}
-	if (rc != TG_EXIT_OK)
-		unlink(out->tmpfile);
+	free(out->buf);
 	return rc;
 }
 
@@ -493,12 +516,12 @@ static int report_all(const struct report_args *a, const char *const *paths, tg_
 		fputs("{\"tracegate_report\":1,\"traces\":[", f);
 	for (size_t i = 0; i < n; i++) {
 		char sub[4096] = "";
-		if (a->fmt == FMT_CSV && csv_folder(sub, sizeof(sub), a->dir, paths[i], n))
+		if (a->fmt == FMT_CSV && csv_folder(sub, sizeof(sub), a->out, paths[i], n))
 			return -1;
-		if (report_one(paths[i], trees[i], opts, a->step_number, a->fmt, sub, f, i == 0))
+		if (report_one(a, paths[i], trees[i], opts, sub, f, i == 0))
 			return -1;
 	}
-	if (n > 1 && report_ranks(trees, n, a->step_number, a->fmt, a->dir, f, opts))
+	if (n > 1 && report_ranks(a, trees, n, f, opts))
 		return -1;
 	if (a->fmt == FMT_JSON)
 		fputs(n > 1 ? "}\n" : "]}\n", f);
@@ -537,19 +560,23 @@ int tg_cmd_report(int argc, char **argv)
 	tg_gpu_specs *specs = NULL;
 	tg_rules *rules = NULL;
 	struct output out;
-	if (a.fmt == FMT_CSV && !a.dir) {
-		tg_cli_error("report: --format csv writes one file per table: give -o DIR");
+	if (a.wide && a.fmt != FMT_TEXT) {
+		tg_cli_error("report: --wide goes with --format text");
+		goto done;
+	}
+	if (a.fmt == FMT_CSV && !a.out) {
+		tg_cli_error("report: --format csv writes one file per table: give -o FOLDER");
 		goto done;
 	}
 	if (a.rules_file && tg_rules_load_file(&rules, a.rules_file)) {
 		tg_cli_error("%s", tg_error_last());
 		goto done;
 	}
-	if (load_gpu_specs(&specs, &a) || output_open(&out, a.fmt, a.dir))
+	if (load_gpu_specs(&specs, &a) || output_open(&out, a.fmt, a.out))
 		goto done;
 	tg_report_opts opts = {.step = -1, .tracelens = a.tracelens, .include_unlinked = a.include_unlinked,
 	                       .gpu = a.gpu, .gpu_specs = specs, .findings = rules ? tg_rules_findings(rules) : NULL,
-	                       .findings_alone = a.paths.n == 1};
+	                       .findings_alone = a.paths.n == 1, .streams = a.fmt == FMT_HTML};
 	rc = output_close(&out, load_and_report(&a, &opts, out.f));
 done:
 	tg_rules_free(rules);

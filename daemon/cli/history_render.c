@@ -3,6 +3,7 @@
  * (history_render.h).
  */
 #include "history_render.h"
+#include "../../core/measure.h"
 #include "../../core/tg.h"
 #include "history_metric.h"
 #include "../../rules/changepoint.h"
@@ -105,6 +106,40 @@ static int attach_prs(struct series *s, size_t ns, const tg_history_point *prs, 
 	return 0;
 }
 
+/* The comparability fingerprint the daemon stores with each run (as the
+ * name of a metric of value 1, "fingerprint:GPU|DRIVER|RUNTIME|WORLD":
+ * run_metrics.c) is no performance number: the text and the page say it
+ * in words instead of as a series. */
+static int is_fingerprint(const struct series *s)
+{
+	return !strncmp(s->metric, "fingerprint:", 12);
+}
+
+/* "NVIDIA H200, driver 580.65.06, CUDA 13.0, world size 1" from a
+ * fingerprint metric's name (the runtime as people write it, not 13000). */
+static void fingerprint_words(char *buf, size_t cap, const char *metric)
+{
+	char f[4][128] = {"", "", "", ""}, rt[64];
+	const char *p = metric + 12;
+	for (int k = 0; k < 4; k++) {
+		size_t n = strcspn(p, "|");
+		snprintf(f[k], sizeof(f[k]), "%.*s", (int)(n < sizeof(f[k]) ? n : sizeof(f[k]) - 1), p);
+		p += n + (p[n] == '|');
+	}
+	tg_fingerprint_runtime_text(rt, sizeof(rt), f[2][0] ? f[2] : "unknown runtime");
+	snprintf(buf, cap, "%s, driver %s, %s, world size %s", f[0][0] ? f[0] : "unknown GPU",
+	         f[1][0] ? f[1] : "unknown", rt, f[3][0] ? f[3] : "unknown");
+}
+
+/* How many of the ns series are performance numbers (not fingerprints). */
+static size_t series_shown(const struct series *s, size_t ns)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < ns; i++)
+		n += !is_fingerprint(&s[i]);
+	return n;
+}
+
 static void when(char *buf, size_t cap, int64_t t)
 {
 	time_t tt = (time_t)t;
@@ -178,8 +213,14 @@ static int series_reference(const struct series *s, const tg_history_point *p, d
 static int write_text(FILE *f, const char *repo, const char *branch, const struct series *s, size_t ns,
                       const tg_history_point *p)
 {
-	fprintf(f, "history of %s on %s: %zu series\n", repo, branch, ns);
+	fprintf(f, "history of %s on %s: %zu series\n", repo, branch, series_shown(s, ns));
 	for (size_t i = 0; i < ns; i++) {
+		char fp[512];
+		if (is_fingerprint(&s[i])) {
+			fingerprint_words(fp, sizeof(fp), s[i].metric);
+			fprintf(f, "\n%s  ran on %s (%zu run%s)\n", s[i].workload, fp, s[i].n, s[i].n == 1 ? "" : "s");
+			continue;
+		}
 		const char *u = s[i].info.unit;
 		fprintf(f, "\n%s  %s  (%s)\n", s[i].workload, s[i].metric, *u ? u : "no unit");
 		for (size_t k = 0; k < s[i].n; k++) {
@@ -643,6 +684,22 @@ static int svg_chart_percent(FILE *f, const struct series *s, const tg_history_p
 	return 0;
 }
 
+/* What the runs ran on, one line per workload and fingerprint. */
+static void html_fingerprints(FILE *f, const struct series *s, size_t ns)
+{
+	char fp[512];
+	for (size_t i = 0; i < ns; i++) {
+		if (!is_fingerprint(&s[i]))
+			continue;
+		fingerprint_words(fp, sizeof(fp), s[i].metric);
+		fputs("<p class=\"ref\">", f);
+		html_text(f, s[i].workload);
+		fputs(" ran on ", f);
+		html_text(f, fp);
+		fprintf(f, " (%zu run%s)</p>\n", s[i].n, s[i].n == 1 ? "" : "s");
+	}
+}
+
 /* The flat series, folded into one table. */
 static void html_flat(FILE *f, const struct series *s, size_t ns, const tg_history_point *p, size_t nflat)
 {
@@ -652,7 +709,7 @@ static void html_flat(FILE *f, const struct series *s, size_t ns, const tg_histo
 	           "not charted)</summary>\n<table><tr><th>workload</th><th>metric</th><th>value</th><th>runs</th></tr>\n",
 	        nflat);
 	for (size_t i = 0; i < ns; i++) {
-		if (!series_flat(&s[i], p))
+		if (!series_flat(&s[i], p) || is_fingerprint(&s[i]))
 			continue;
 		char val[64];
 		value_unit(val, sizeof(val), p[s[i].idx[0]].value, s[i].info.unit);
@@ -687,14 +744,16 @@ static int write_html(FILE *f, const char *repo, const char *branch, const struc
 	html_text(f, branch);
 	size_t nflat = 0;
 	for (size_t i = 0; i < ns; i++)
-		nflat += series_flat(&s[i], p);
-	fprintf(f, "</code></h1>\n<p>%zu series, %zu of them flat (one run, or one value). Runs in the branch's first-parent order "
-	           "when the daemon's mirror of the repository is at hand, else in the order they ran; "
-	           "hover a point for its run.</p>\n",
-	        ns, nflat);
+		nflat += series_flat(&s[i], p) && !is_fingerprint(&s[i]);
+	fprintf(f,
+	        "</code></h1>\n<p>%zu series, %zu of them flat (one run, or one value). Runs in the branch's first-parent order "
+	        "when the daemon's mirror of the repository is at hand, else in the order they ran; "
+	        "hover a point for its run.</p>\n",
+	        series_shown(s, ns), nflat);
+	html_fingerprints(f, s, ns);
 	html_flat(f, s, ns, p, nflat);
 	for (size_t i = 0; i < ns; i++) {
-		if (series_flat(&s[i], p))
+		if (series_flat(&s[i], p) || is_fingerprint(&s[i]))
 			continue;
 		fputs("<h2>", f);
 		html_text(f, s[i].workload);

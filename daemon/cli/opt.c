@@ -247,6 +247,90 @@ void tg_opt_free(const tg_opt_command *cmd, void *args)
 	}
 }
 
+/* The entry of the option named name (its long name, or "-x" for a short
+ * one), or NULL. */
+static const struct flat *by_name(const struct parser *p, const char *name, size_t len)
+{
+	for (size_t k = 0; k < p->n; k++) {
+		const tg_opt_spec *s = p->f[k].s;
+		if (!is_option(s))
+			continue;
+		if (len == 2 && name[0] == '-' && s->alias == name[1])
+			return &p->f[k];
+		if (s->name && strlen(s->name) == len && !strncmp(s->name, name, len))
+			return &p->f[k];
+	}
+	return NULL;
+}
+
+/* The first required entry not given, as TG_OPT_MISSING with the message
+ * naming it; 0 when none. */
+static int check_required(const struct parser *p)
+{
+	const char *cmd = p->cmd->name;
+	for (size_t k = 0; k < p->n; k++) {
+		const tg_opt_spec *s = p->f[k].s;
+		if (!(s->flags & TG_OPT_REQUIRED) || p->seen[k])
+			continue;
+		char label[160];
+		option_label(label, sizeof(label), s);
+		if (is_positional(s))
+			tg_error_set(TG_EINVAL, "%s: %s is missing (see tracegate %s --help)", cmd, s->name, cmd);
+		else if (s->value_name)
+			tg_error_set(TG_EINVAL, "%s: %s %s is required (see tracegate %s --help)", cmd, label,
+			             s->value_name, cmd);
+		else
+			tg_error_set(TG_EINVAL, "%s: %s is required (see tracegate %s --help)", cmd, label, cmd);
+		return TG_OPT_MISSING;
+	}
+	return 0;
+}
+
+/* The option named by the word at *w (advanced past it and its spaces),
+ * when it was given, else NULL. */
+static const struct flat *given_word(const struct parser *p, const char **w)
+{
+	size_t len = strcspn(*w, " ");
+	const struct flat *o = by_name(p, *w, len);
+	*w += len;
+	*w += strspn(*w, " ");
+	return o && p->seen[o - p->f] ? o : NULL;
+}
+
+/* The options given together that exclude each other (TG_OPT_EXCLUSIVE),
+ * or without the one they need (TG_OPT_NEEDS): TG_EINVAL naming both, the
+ * table's first relation broken; 0 when none. */
+static int check_relations(const struct parser *p)
+{
+	const char *cmd = p->cmd->name;
+	for (size_t k = 0; k < p->n; k++) {
+		const tg_opt_spec *s = p->f[k].s;
+		const char *w = s->name;
+		char la[128], lb[128];
+		if (s->kind == TG_OPT_EXCLUSIVE) {
+			const struct flat *first = NULL, *o;
+			while (w && *w) {
+				if (!(o = given_word(p, &w)))
+					continue;
+				if (first) {
+					option_label(la, sizeof(la), first->s);
+					option_label(lb, sizeof(lb), o->s);
+					return tg_error_set(TG_EINVAL, "%s: %s and %s exclude each other: give one", cmd, la, lb);
+				}
+				first = o;
+			}
+		} else if (s->kind == TG_OPT_NEEDS && w) {
+			const struct flat *a = given_word(p, &w), *b = by_name(p, w, strcspn(w, " "));
+			if (a && b && !given_word(p, &w)) {
+				option_label(la, sizeof(la), a->s);
+				option_label(lb, sizeof(lb), b->s);
+				return tg_error_set(TG_EINVAL, "%s: %s goes with %s", cmd, la, lb);
+			}
+		}
+	}
+	return 0;
+}
+
 int tg_opt_parse(const tg_opt_command *cmd, void *args, int argc, char **argv)
 {
 	struct parser p = {.cmd = cmd, .args = args};
@@ -262,9 +346,10 @@ int tg_opt_parse(const tg_opt_command *cmd, void *args, int argc, char **argv)
 		else
 			rc = parse_positional(&p, a);
 	}
-	for (size_t k = 0; k < p.n && !rc; k++)
-		if ((p.f[k].s->flags & TG_OPT_REQUIRED) && !p.seen[k])
-			rc = TG_OPT_MISSING;
+	if (!rc)
+		rc = check_relations(&p);
+	if (!rc)
+		rc = check_required(&p);
 	if (rc)
 		tg_opt_free(cmd, args);
 	return rc;
@@ -279,8 +364,8 @@ int tg_opt_parse_cli(int *exit_code, const tg_opt_command *cmd, void *args, int 
 		*exit_code = tg_opt_help_write(stdout, cmd) || fflush(stdout) ? TG_EXIT_USAGE : TG_EXIT_OK;
 		return 1;
 	}
-	if (rc == TG_OPT_MISSING)
-		tg_opt_help_write(stderr, cmd);
+	if (rc == TG_OPT_MISSING && argc <= 1)
+		tg_opt_help_write(stderr, cmd); /* nothing given: how to call it */
 	else
 		tg_cli_error("%s", tg_error_last());
 	*exit_code = TG_EXIT_USAGE;

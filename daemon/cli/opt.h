@@ -4,7 +4,7 @@
  * kind, help, where its value goes); one parser reads argv with it and one
  * printer makes `tracegate CMD --help` from it. Modelled on libgit2's
  * src/cli/opt.c (kinds of option, usage flags, a status per failure), with
- * three departures:
+ * four departures:
  *
  *   - a table is static const data and says where a value goes as an offset
  *     into the command's own arguments struct (offsetof), not as a pointer
@@ -13,8 +13,13 @@
  *   - a table may include another (TG_OPT_INCLUDE): the reading limits that
  *     report, diff, tree and modules share are one fragment (cli.h), placed
  *     at the offset of the tg_read_opts in each command's struct. An option
- *     named earlier in the walk shadows a later one of the same name: diff's
- *     own --max-bytes (the md comment's size) hides the reading limit's;
+ *     named earlier in the walk shadows a later one of the same name
+ *     (tests/test_opt.c's tables do; no command does since issue 23 gave
+ *     each option name one meaning across commands);
+ *   - options that exclude each other, or go only with another, say so in
+ *     the table (entries of kind TG_OPT_EXCLUSIVE and TG_OPT_NEEDS), so that
+ *     every command refuses them the same way, naming both ("daemon: --once
+ *     and --check exclude each other: give one");
  *   - a value is converted and checked where it is read (a convert callback
  *     and the words `expect` that name what a good value is), so that every
  *     bad value gets the same one-line error naming the command and the
@@ -47,12 +52,17 @@ typedef enum tg_opt_kind {
 	TG_OPT_SEPARATOR, /* a "--" among the positional arguments (BASE... -- NEW...): where it
 	                   * came goes to a tg_opt_split; options still follow it */
 	TG_OPT_SECTION,   /* help only: a heading before the options after it (name) */
-	TG_OPT_INCLUDE    /* another table (include), its offsets counted from offset */
+	TG_OPT_INCLUDE,   /* another table (include), its offsets counted from offset */
+	TG_OPT_EXCLUSIVE, /* name: option names, space-separated (long ones without "--", a short
+	                   * one as "-o"), of which one at most may be given ("once check");
+	                   * {.kind = TG_OPT_EXCLUSIVE, .name = "..."} */
+	TG_OPT_NEEDS      /* name: "A B": option A goes only with option B ("offline check") */
 } tg_opt_kind;
 
 /* Usage flags of an entry (tg_opt_spec.flags). */
 enum {
-	TG_OPT_REQUIRED = 1u << 0, /* missing: the command prints its help on stderr, exit 2 */
+	TG_OPT_REQUIRED = 1u << 0, /* missing: one line naming it (the help when nothing at all is
+	                            * given), exit 2 */
 	TG_OPT_IN_USAGE = 1u << 1  /* named on the usage line (the others are "[options]") */
 };
 
@@ -103,7 +113,8 @@ typedef struct tg_opt_command {
 /* What tg_opt_parse found besides success. */
 enum {
 	TG_OPT_HELP = 1,   /* -h or --help: the caller prints the help on stdout */
-	TG_OPT_MISSING = 2 /* a required entry is missing: the caller prints the help on stderr */
+	TG_OPT_MISSING = 2 /* a required entry is missing (tg_error_last names it): the caller says
+	                    * so, or prints the help on stderr when no argument was given */
 };
 
 /* The width the help is wrapped to: no line of it is longer. */
@@ -116,7 +127,11 @@ enum {
  * the option ("diff: --max-bytes: '10' is not a number of bytes >= 1000",
  * "tree: unknown option --x (see tracegate tree --help)"). On any return but
  * 0 the lists are freed and zeroed; on 0 the caller frees them with
- * tg_opt_free. */
+ * tg_opt_free. After argv is read: a missing required entry is
+ * TG_OPT_MISSING ("daemon: --config FILE is required (see tracegate daemon
+ * --help)"), two options that exclude each other or one without the one it
+ * needs TG_EINVAL ("daemon: --once and --check exclude each other: give
+ * one", "daemon: --offline goes with --check"). */
 int tg_opt_parse(const tg_opt_command *cmd, void *args, int argc, char **argv);
 
 /* Frees the arrays of every TG_OPT_LIST and TG_OPT_ARGS entry of cmd's
@@ -124,8 +139,9 @@ int tg_opt_parse(const tg_opt_command *cmd, void *args, int argc, char **argv);
 void tg_opt_free(const tg_opt_command *cmd, void *args);
 
 /* tg_opt_parse for a subcommand: on --help prints the help on stdout and
- * sets *exit_code to 0; on a missing argument prints the help on stderr, on
- * an error its line ("tracegate: ..."), and sets *exit_code to 2. Returns 1
+ * sets *exit_code to 0; on a missing argument its line, or the help on
+ * stderr when no argument at all was given, on an error its line
+ * ("tracegate: ..."), and sets *exit_code to 2. Returns 1
  * when the command stops there, 0 when it goes on (then the caller owns the
  * lists, freed with tg_opt_free). */
 int tg_opt_parse_cli(int *exit_code, const tg_opt_command *cmd, void *args, int argc, char **argv);

@@ -215,6 +215,32 @@ static int url_split(tg_git *g, const char *url)
 	return 0;
 }
 
+/* The folder a local clone URL names (a path, or file://PATH), or NULL
+ * for a remote one (scheme://, or scp-like host:path). */
+static const char *local_path_of(const char *url)
+{
+	if (!strncasecmp(url, "file://", 7))
+		return url + 7;
+	if (strstr(url, "://"))
+		return NULL;
+	const char *colon = strchr(url, ':'), *slash = strchr(url, '/');
+	if (colon && (!slash || colon < slash))
+		return NULL; /* git@host:owner/repo.git */
+	return url;
+}
+
+/* TG_EIO with "git URL: no such repository" when url is a local path
+ * that does not exist (libgit2 says "unsupported URL protocol" for a plain
+ * path it cannot find), else 0. */
+static int check_local(const tg_git *g)
+{
+	const char *path = local_path_of(g->url);
+	struct stat st;
+	if (!path || !stat(path, &st) || errno != ENOENT)
+		return 0;
+	return tg_git_fail(g, TG_EIO, "git %s: no such repository (%s does not exist)", g->shown_url, path);
+}
+
 /* ------------------------------------------------------------ callbacks */
 
 /* Basic auth for http(s): the token once per network call; a second ask
@@ -376,6 +402,8 @@ static int clone_mirror(tg_git *g)
 		rc = tg_git_fail(g, TG_EIO, "cannot create the folder of mirror %s: %s", g->path, strerror(errno));
 		goto out;
 	}
+	if ((rc = check_local(g)))
+		goto out;
 	git_clone_options co;
 	git_clone_options_init(&co, GIT_CLONE_OPTIONS_VERSION);
 	co.bare = 1;
@@ -518,7 +546,7 @@ int tg_git_ls_remote(size_t *nrefs, const char *clone_url, const tg_git_opts *op
 	}
 	if ((rc = url_split(g, clone_url)) != 0)
 		goto out;
-	if (opts && opts->ca_file && (rc = set_ca_file(opts->ca_file)) != 0)
+	if ((opts && opts->ca_file && (rc = set_ca_file(opts->ca_file)) != 0) || (rc = check_local(g)) != 0)
 		goto out;
 	git_fetch_options fo;
 	fetch_opts_init(g, &fo);

@@ -35,6 +35,11 @@
 //                       {"repo","sha","author"} who wrote a commit; {"repo","collaborator","permission"}
 //                       what they may do (GitHub: GET .../commits/SHA, .../collaborators/U/permission)
 //                       {"repo","pr","labels":[{"name","by"}]} labels (and GitHub events)
+//                       {"repo","push":false} the token may read the repository but not write
+//                       to it (GitHub, Gitea: permissions.push false; GitLab: Reporter, 20)
+// GET /repos/{owner}/{repo} (GitLab: GET /projects/{id}) answers any repository, with the
+// token's permissions: push (Developer, 30, on GitLab) unless seeded otherwise; what
+// `tracegate daemon --check` asks.
 'use strict';
 const http = require('http');
 const https = require('https');
@@ -53,13 +58,14 @@ const withLink = process.env.FAKE_LINK !== '0';
 const prefix = { github: '', gitlab: '/api/v4', gitea: '/api/v1' }[kind];
 
 const state = { comments: [], statuses: [], check_runs: [], labels: {}, pulls: {}, authors: {}, permissions: {},
-  ci_runs: {}, requests: [] };
+  readOnly: {}, ci_runs: {}, requests: [] };
 // GitHub's pull-request object is large: the description's own example (FAKE_SPEC, the
 // subset served by prism) with the seeded state, head and base put in
 const spec = process.env.FAKE_SPEC ? JSON.parse(fs.readFileSync(process.env.FAKE_SPEC, 'utf8')) : null;
 const ghPullExample = spec?.components?.examples?.['pull-request']?.value;
 const ghCommitExample = spec?.components?.examples?.commit?.value;
 const ghPermExample = spec?.components?.examples?.['repository-collaborator-permission-response-if-user-has-admin-permissions']?.value;
+const ghRepoExample = spec?.components?.examples?.['full-repository-default-response']?.value;
 const ghRunExample = spec?.components?.examples?.['workflow-run']?.value;
 const fails = [];
 let nextId = 1000;
@@ -90,6 +96,26 @@ const glUser = (username) => ({ id: idOf(username), username, name: username, st
   web_url: `https://gitlab.test/${username}` });
 const gtUser = (login) => ({ id: idOf(login), login, full_name: login, email: `${login}@example.test`, avatar_url: `${pub}/a.png`,
   language: 'en-US', is_admin: false, last_login: '2024-01-01T00:00:00Z', created: '2024-01-01T00:00:00Z', restricted: false });
+
+// A repository with the token's permissions (push unless seeded read-only).
+function repository(repo) {
+  const push = !state.readOnly[repo];
+  const [owner, name] = repo.split('/');
+  if (kind === 'github') {
+    const o = ghRepoExample ? JSON.parse(JSON.stringify(ghRepoExample)) : { id: 1, name, full_name: repo };
+    Object.assign(o, { name, full_name: repo, permissions: { admin: false, maintain: false, push, triage: push, pull: true } });
+    // (the example and its source repository lack the "language" their schema requires)
+    for (const x of [o, o.source, o.parent]) if (x && !('language' in x)) x.language = null;
+    if (o.owner) o.owner = ghUser(owner);
+    return o;
+  }
+  if (kind === 'gitlab')
+    return { id: 1, name, path: name, path_with_namespace: repo, name_with_namespace: `${owner} / ${name}`,
+      default_branch: 'main', web_url: `https://gitlab.test/${repo}`,
+      permissions: { project_access: { access_level: push ? 30 : 20, notification_level: 3 }, group_access: null } };
+  return { id: 1, name, full_name: repo, owner: gtUser(owner), private: false, fork: false, empty: false,
+    default_branch: 'main', html_url: `https://gitea.test/${repo}`, permissions: { admin: false, push, pull: true } };
+}
 
 const render = {
   github: {
@@ -210,6 +236,10 @@ function route(m, url, body) {
     Object.assign(o, { permission: perm, role_name: perm, user: { ...ghUser(r[2]), role_name: perm } });
     return { code: 200, obj: o };
   }
+  if (m === 'GET' && kind !== 'gitlab' && (r = p.match(/^\/repos\/([^/]+\/[^/]+)$/)))
+    return { code: 200, obj: repository(r[1]) };
+  if (m === 'GET' && kind === 'gitlab' && (r = p.match(/^\/projects\/([^/]+)$/)))
+    return { code: 200, obj: repository(decodeURIComponent(r[1])) };
   if (p === '/user' && m === 'GET')
     return { code: 200, obj: { github: ghMe, gitlab: () => glUser(BOT), gitea: () => gtUser(BOT) }[kind]() };
   if (kind === 'gitlab') {
@@ -313,6 +343,7 @@ function hook(m, p, body) {
     if (body.ci_run) state.ci_runs[`${body.repo}@${body.ci_run}`] = body;
     if (body.sha && body.author) state.authors[`${body.repo}@${body.sha}`] = body.author;
     if (body.collaborator) state.permissions[`${body.repo}@${body.collaborator}`] = body.permission;
+    if (body.push === false) state.readOnly[body.repo] = true;
     return { comments: state.comments.length };
   }
   return undefined;

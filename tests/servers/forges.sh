@@ -33,6 +33,7 @@ tg_forges_install() {
 # The operations tracegate calls, per forge (METHOD and the spec's path).
 TG_GITHUB_OPS=(
 	'GET /user'
+	'GET /repos/{owner}/{repo}'
 	'GET /repos/{owner}/{repo}/pulls/{pull_number}'
 	'GET /repos/{owner}/{repo}/commits/{ref}'
 	'GET /repos/{owner}/{repo}/collaborators/{username}/permission'
@@ -49,6 +50,7 @@ TG_GITHUB_OPS=(
 )
 TG_GITLAB_OPS=(
 	'GET /api/v4/user'
+	'GET /api/v4/projects/{id}'
 	'POST /api/v4/projects/{id}/statuses/{sha}'
 	'GET /api/v4/projects/{id}/merge_requests/{merge_request_iid}'
 	'GET /api/v4/projects/{id}/pipelines/{pipeline_id}'
@@ -58,6 +60,7 @@ TG_GITLAB_OPS=(
 )
 TG_GITEA_OPS=(
 	'GET /user'
+	'GET /repos/{owner}/{repo}'
 	'GET /repos/{owner}/{repo}/pulls/{index}'
 	'POST /repos/{owner}/{repo}/statuses/{sha}'
 	'GET /repos/{owner}/{repo}/issues/{index}/comments'
@@ -74,6 +77,11 @@ TG_GITLAB_FIXES=(
 	'--set=/paths/~1api~1v4~1projects~1{id}~1statuses~1{sha}/post/responses/201={"description":"Created (what GitLab answers)","content":{"application/json":{"schema":{"$ref":"#/components/schemas/API_Entities_CommitStatus"}}}}'
 	# typed as a string; GitLab sends an array of label names
 	'--set=/components/schemas/API_Entities_MergeRequest/properties/labels={"type":"array","items":{"type":"string"}}'
+	# typed as strings; GitLab sends the access and notification levels as numbers
+	# (10 Guest ... 50 Owner), and a null group_access for a project outside a group
+	'--set=/components/schemas/API_Entities_ProjectAccess/properties={"access_level":{"type":"integer"},"notification_level":{"type":"integer"}}'
+	'--set=/components/schemas/API_Entities_ProjectWithAccess/properties/permissions/properties/group_access={"nullable":true,"allOf":[{"$ref":"#/components/schemas/API_Entities_GroupAccess"}]}'
+	'--set=/components/schemas/API_Entities_GroupAccess/properties={"access_level":{"type":"integer"},"notification_level":{"type":"integer"}}'
 )
 TG_GITEA_FIXES=(
 	--fold-basepath

@@ -32,11 +32,12 @@ tg_it_run_folder() {
 # tg_it_up COMMIT BRANCH RUN TRACE [PR] [WORKLOAD]: uploads TRACE as run
 # RUN of acme/llm (workload train unless given) into the local storage/
 # folder with contrib/ci/tracegate-upload.sh, as a CI job does; with PR,
-# as that pull request into main.
+# as that pull request into main. What the script says on stderr (its
+# warning about an unsigned branch run) goes to upload.log.
 tg_it_up() {
 	mkdir -p "u-$3" && cp "$4" "u-$3/rank0.pt.trace.json.gz"
 	"$upload" --dest storage --repo acme/llm --commit "$1" --branch "$2" ${5:+--pr $5 --target-branch main} \
-		--workload "${6:-train}" --run-id "$3" "u-$3/rank0.pt.trace.json.gz" >/dev/null
+		--workload "${6:-train}" --run-id "$3" "u-$3/rank0.pt.trace.json.gz" >/dev/null 2>>upload.log
 }
 
 # tg_it_once: one pass of the daemon over tracegate.yaml (--once), its
