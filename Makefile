@@ -2,7 +2,8 @@
 #   make            ./tracegate
 #   make check      every test, the layering check, bench_read (SAN=1: under ASan + UBSan, in build-san/)
 #   make check-tsan the threaded tests under ThreadSanitizer (in build-tsan/)
-#   make bench      speed and memory on the largest real trace; diff of a 120k-op pair vs gzip -dc
+#   make bench      speed and memory on the largest real trace; diff of a 120k-op pair vs gzip -dc;
+#                   the reversed-names curve; judging against a 250 MB baseline, pooled 250 MB runs
 #   make fuzz       libFuzzer on every tests/fuzz/fuzz_*.c (FUZZ_SECONDS=60 each; docs/fuzzing.md)
 #   make demo       the main job on the embedded sample
 #   make install    the binary, the systemd unit, the docs and example configs
@@ -179,6 +180,7 @@ bench: $(BUILD)/tracegate $(BUILD)/tests/bench_read $(BUILD)/tests/bench_pair $(
 	bench/daemon.sh $(BUILD)/tracegate $(BUILD)/tg-gen || f=1; \
 	bench/scale.sh $(BUILD)/tracegate $(BUILD)/tg-gen $(BUILD)/tests/bench_pair || f=1; \
 	bench/diverge.sh $(BUILD)/tracegate $(BUILD)/tg-gen || f=1; \
+	bench/judge.sh $(BUILD)/tracegate $(BUILD)/tg-gen || f=1; \
 	if [ $$f = 1 ]; then echo "bench: a target was missed (above)"; exit 1; fi
 
 # bench_pair times two commands in alternation (bench/bench_pair.c)

@@ -157,7 +157,25 @@ static int load_database(const tg_config_loader *L, const yaml_node_t *n, tg_con
 	return tg_config_secret_load(&c->postgresql, L, v[1], "database.postgresql");
 }
 
-/* daemon: every key optional; tmp_dir defaults to state_dir/tmp. */
+/* The job budgets: job_timeout at least a second, job_memory at least
+ * 64 MiB (the analysis's libraries and buffers alone need tens of MiB; a
+ * smaller budget would fail every job). */
+static int load_budgets(const tg_config_loader *L, const yaml_node_t *timeout, const yaml_node_t *memory, tg_config *c)
+{
+	int rc;
+	if (timeout && (rc = tg_config_duration(&c->job_timeout_ms, L, timeout, "daemon.job_timeout", 1)))
+		return rc;
+	if (timeout && c->job_timeout_ms < 1000)
+		return tg_yaml_error(&L->y, timeout, "daemon.job_timeout: '%s' is out of range (at least 1s)",
+		                     TG_YAML_SHOW((const char *)timeout->data.scalar.value));
+	if (memory && (rc = tg_config_size(&c->job_memory, L, memory, "daemon.job_memory", 1)))
+		return rc;
+	if (memory && c->job_memory < (UINT64_C(64) << 20))
+		return tg_yaml_error(&L->y, memory, "daemon.job_memory: '%s' is out of range (at least 64MiB)",
+		                     TG_YAML_SHOW((const char *)memory->data.scalar.value));
+	return 0;
+}
+
 /* daemon.docs_url: "" (no link), or an http(s) URL a Markdown link holds
  * whole (the comment's footer links to its comment.md). */
 static int load_docs_url(const tg_config_loader *L, const yaml_node_t *v, tg_config *c)
@@ -180,18 +198,21 @@ static int load_docs_url(const tg_config_loader *L, const yaml_node_t *v, tg_con
 	return 0;
 }
 
+/* daemon: every key optional; tmp_dir defaults to state_dir/tmp. */
 static int load_daemon(const tg_config_loader *L, const yaml_node_t *n, tg_config *c)
 {
 	static const char *const keys[] = {"state_dir", "lease",   "max_attempts", "history_points",
-	                                   "tmp_dir",   "recheck", "docs_url"};
-	const yaml_node_t *kn[7], *v[7] = {0};
+	                                   "tmp_dir",   "recheck", "docs_url",     "job_timeout", "job_memory"};
+	const yaml_node_t *kn[9], *v[9] = {0};
 	uint64_t u;
 	int rc = 0;
 	if (n && (rc = tg_config_mapping(L, n, "daemon", 1)) < 0)
 		return rc;
-	if (n && !rc && (rc = tg_yaml_fields(kn, v, &L->y, n, "daemon", keys, 7, 0)))
+	if (n && !rc && (rc = tg_yaml_fields(kn, v, &L->y, n, "daemon", keys, 9, 0)))
 		return rc;
 	if (v[6] && (rc = load_docs_url(L, v[6], c)))
+		return rc;
+	if ((rc = load_budgets(L, v[7], v[8], c)))
 		return rc;
 	rc = v[0] ? tg_config_path(&c->state_dir, L, v[0], "daemon.state_dir")
 	          : tg_config_resolve(&c->state_dir, L, "tracegate-state");
@@ -245,10 +266,11 @@ static int load_run_limits(const tg_config_loader *L, const yaml_node_t *runs, c
  * max_string_bytes fits its 32-bit field, max_depth its 4..1000 range. */
 static int load_limits(const tg_config_loader *L, const yaml_node_t *n, tg_config *c)
 {
-	enum { TRACE, RATIO, EVENTS, STRING, DEPTH, MANIFEST, TRACES, COMMENT, RUN, WORKLOADS, RUNS, UNSIGNED, NL };
+	enum { TRACE, RATIO, EVENTS, STRING, DEPTH, MANIFEST, TRACES, COMMENT, RUN, WORKLOADS, RUNS, UNSIGNED, POOL, NL };
 	static const char *const keys[NL] = {"max_trace_bytes",    "max_ratio",  "max_events",        "max_string_bytes",
 	                                     "max_depth",          "max_manifest_bytes", "max_traces", "max_comment_bytes",
-	                                     "max_run_bytes",      "max_workloads", "max_runs", "max_unsigned_branch_runs"};
+	                                     "max_run_bytes",      "max_workloads", "max_runs", "max_unsigned_branch_runs",
+	                                     "max_pool_bytes"};
 	const yaml_node_t *kn[NL], *v[NL];
 	uint64_t u;
 	int rc;
@@ -296,6 +318,8 @@ static int load_limits(const tg_config_loader *L, const yaml_node_t *n, tg_confi
 			return rc;
 		c->max_workloads = (uint32_t)u;
 	}
+	if (v[POOL] && (rc = tg_config_size(&c->max_pool_bytes, L, v[POOL], "limits.max_pool_bytes", 1)))
+		return rc;
 	return load_run_limits(L, v[RUNS], v[UNSIGNED], c);
 }
 
@@ -389,6 +413,9 @@ static int defaults(tg_config *c)
 	c->max_comment_bytes = 65000;
 	c->max_run_bytes = UINT64_C(16) << 30;
 	c->max_workloads = 16;
+	c->max_pool_bytes = UINT64_C(16) << 30;
+	c->job_timeout_ms = 600000;
+	c->job_memory = UINT64_C(4) << 30;
 	c->max_runs = 32;
 	c->max_unsigned_branch_runs = 4;
 	c->recheck_ms = 300000;

@@ -100,6 +100,8 @@ typedef struct tg_config {
 	int64_t lease_ms;       /* default 600,000 */
 	int max_attempts;       /* default 5 */
 	int history_points;     /* default 20 */
+	int64_t job_timeout_ms; /* default 600,000: one job's analysis, then it fails */
+	uint64_t job_memory;    /* default 4 GiB: what one job's analysis may allocate */
 	int64_t recheck_ms;     /* default 300,000: how often open pull requests' verdicts are looked at again; 0: never */
 	char *docs_url;         /* the comment footer's docs link; NULL: the build's default */
 	/* limits */
@@ -115,6 +117,7 @@ typedef struct tg_config {
 	uint32_t max_workloads;     /* default 16: workloads judged per commit, signed and unsigned runs apart */
 	uint32_t max_runs;          /* default 32: runs of one workload per commit, signed and unsigned runs apart */
 	uint32_t max_unsigned_branch_runs; /* default 4: unsigned runs naming no pull request per commit */
+	uint64_t max_pool_bytes;    /* default 16 GiB: JSON behind the runs pooled in one judgement */
 	/* http */
 	int64_t http_timeout_ms, http_connect_timeout_ms, http_backoff_ms, http_max_wait_ms;
 	int http_retries;

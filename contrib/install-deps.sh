@@ -55,9 +55,9 @@ for arg in "$@"; do
 			continue
 		fi
 		groups="$groups servers"
-		pkgs_servers="git postgresql ceph-mon ceph-osd radosgw ca-certificates lighttpd lighttpd-mod-openssl openssl sqlite3 valgrind"
+		pkgs_servers="git postgresql ceph-mon ceph-osd radosgw ca-certificates lighttpd lighttpd-mod-openssl openssl sqlite3 valgrind procps"
 		command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 || pkgs_servers="$pkgs_servers nodejs npm"
-		why_servers="the integration tests start real servers on 127.0.0.1: PostgreSQL, Ceph radosgw (S3), git daemon, lighttpd (TLS), the Node.js forge fakes; valgrind checks the daemon. A local run can skip them: TG_SKIP_SERVERS=1 make check (CI=true never skips)"
+		why_servers="the integration tests start real servers on 127.0.0.1: PostgreSQL, Ceph radosgw (S3), git daemon, lighttpd (TLS), the Node.js forge fakes; valgrind checks the daemon; the sqlite3 shell and procps's pgrep look into the daemon's database and at its job processes (it_budget.sh, it_faults.sh). A local run can skip them: TG_SKIP_SERVERS=1 make check (CI=true never skips)"
 		;;
 	--mermaid) groups="$groups mermaid"; mermaid=1; pkgs_mermaid="chromium fonts-dejavu-core"
 		command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 || pkgs_mermaid="$pkgs_mermaid nodejs npm"

@@ -167,4 +167,19 @@ const tg_trace *tg_critical_path_trace(const tg_critical_path *cp);
  * owned by cp. */
 const char *tg_cp_annotation(const tg_critical_path *cp);
 
+/* One trace's path in the few figures a diff compares (rules/cp_diff.h)
+ * and run data keeps (rundata.h), with the default settings. */
+typedef struct tg_cp_summary {
+	int ok;                         /* 0: the trace has no path (why says why) */
+	char why[256];                  /* the error, without "critical path: " */
+	uint64_t steps;                 /* tg_cp_stats.steps */
+	int64_t length_ns;              /* tg_cp_length_ns */
+	int64_t bound_ns[TG_CP_NBOUND]; /* tg_cp_breakdown */
+} tg_cp_summary;
+
+/* The summary of tree's critical path into *out; a trace whose path
+ * cannot be found (a cycle, no events) is not ok, and why says why.
+ * Returns 0, or TG_ENOMEM. */
+int tg_cp_summarize(tg_cp_summary *out, const tg_tree *tree);
+
 #endif

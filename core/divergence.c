@@ -43,11 +43,20 @@ static int is_specific(const char *cat)
 	return cat && *cat && strcmp(cat, "other") && strcmp(cat, "unlinked");
 }
 
-/* The events of a trace and its tree's trace. */
-static const tg_event *events_of(const tg_measure *m, uint32_t ti, size_t *n, const tg_trace **tr)
+/* The skeleton node of event ev of side sk (an event the diff names). */
+static const tg_skel_node *node_of(const tg_skeleton *sk, uint32_t ev)
 {
-	*tr = tg_tree_trace(tg_measure_tree(m, ti));
-	return tg_trace_events(*tr, n);
+	size_t n;
+	const tg_skel_node *nodes = tg_skeleton_nodes(sk, &n);
+	uint32_t k = tg_skeleton_find(sk, ev);
+	return k == TG_NONE ? NULL : &nodes[k];
+}
+
+/* The name of event ev of side sk ("" when the skeleton lacks it). */
+static const char *name_of(const tg_skeleton *sk, uint32_t ev)
+{
+	const tg_skel_node *x = node_of(sk, ev);
+	return x ? tg_atoms_str(tg_skeleton_atoms(sk), x->name) : "";
 }
 
 int tg_divergence_attribute(tg_measure *base, tg_measure *next, const tg_tree_diff *d, uint32_t bt, uint32_t nt,
@@ -55,15 +64,13 @@ int tg_divergence_attribute(tg_measure *base, tg_measure *next, const tg_tree_di
 {
 	if (moved)
 		*moved = 0;
-	size_t nl, nn, nbev, nnev;
+	size_t nl, nn;
 	const tg_diff_lca *lcas = tg_tree_diff_lcas(d, &nl);
 	const tg_diff_node *nodes = tg_tree_diff_nodes(d, &nn);
 	if (!nl)
 		return 0;
-	const tg_trace *btr, *ntr;
-	const tg_event *bev = events_of(base, bt, &nbev, &btr);
-	events_of(next, nt, &nnev, &ntr);
-	uint32_t *bmap = rec_map(base, bt, nbev), *nmap = rec_map(next, nt, nnev);
+	const tg_skeleton *bsk = tg_tree_diff_skeleton(d, TG_DIFF_SIDE_BASE), *nsk = tg_tree_diff_skeleton(d, TG_DIFF_SIDE_NEW);
+	uint32_t *bmap = rec_map(base, bt, tg_skeleton_events(bsk)), *nmap = rec_map(next, nt, tg_skeleton_events(nsk));
 	uint32_t *target = malloc(nl * sizeof(uint32_t));
 	int rc = TG_ENOMEM;
 	if (!bmap || !nmap || !target)
@@ -74,10 +81,10 @@ int tg_divergence_attribute(tg_measure *base, tg_measure *next, const tg_tree_di
 		const tg_diff_lca *a = &lcas[l];
 		const tg_diff_node *node = &nodes[a->node];
 		target[l] = TG_NONE;
-		if (a->node == 0 || node->base_ev == TG_NONE || node->base_ev >= nbev ||
-		    tg_kind_is_gpu(bev[node->base_ev].kind))
+		const tg_skel_node *op = a->node == 0 || node->base_ev == TG_NONE ? NULL : node_of(bsk, node->base_ev);
+		if (!op || tg_kind_is_gpu(op->kind))
 			continue;
-		const char *cat = tg_op_category(tg_trace_str(btr, bev[node->base_ev].name), NULL, 0);
+		const char *cat = tg_op_category(tg_atoms_str(tg_skeleton_atoms(bsk), op->name), NULL, 0);
 		if (is_specific(cat)) {
 			if (tg_atoms_intern(&target[l], keys, cat, strlen(cat)))
 				goto done;
@@ -158,37 +165,92 @@ static int buf_put(struct buf *b, const char *s, size_t n)
 	return 0;
 }
 
-/* "a + b x2 + c": the distinct normalized names of evs, in order, with counts. */
-static char *kernel_list(const tg_trace *t, const uint32_t *evs, size_t n)
+/* Scratch of kernel_list for the LCAs of one trace: the place of each atom
+ * of the trace's names in the list being built (TG_NONE when not in it),
+ * put back after each list, so that a list costs its length however many
+ * distinct names the trace has (a linear search made an LCA of 120,000
+ * distinct kernels quadratic: issue 21). */
+struct names {
+	const tg_tree_diff *d;
+	int side;
+	const tg_skeleton *sk;
+	uint32_t *slot;    /* per atom of t */
+	uint32_t natoms;
+	uint32_t none_at;  /* where a name without an atom counts: with the atom of "" */
+	const tg_skel_node *nodes;
+	uint32_t *order;   /* the distinct atoms of the list, first seen first */
+	size_t *counts;
+	size_t cap_order, cap_counts;
+};
+
+static int names_init(struct names *nm, const tg_tree_diff *d, int side)
 {
-	size_t ne;
-	const tg_event *ev = tg_trace_events(t, &ne);
-	const char **names = calloc(n ? n : 1, sizeof(char *));
-	size_t *counts = calloc(n ? n : 1, sizeof(size_t));
+	memset(nm, 0, sizeof(*nm));
+	const tg_skeleton *sk = tg_tree_diff_skeleton(d, side);
+	nm->d = d;
+	nm->side = side;
+	nm->sk = sk;
+	nm->natoms = tg_atoms_count(tg_skeleton_atoms(sk));
+	nm->slot = malloc(((size_t)nm->natoms + 1) * sizeof(uint32_t));
+	if (!nm->slot)
+		return TG_ENOMEM;
+	memset(nm->slot, 0xff, ((size_t)nm->natoms + 1) * sizeof(uint32_t));
+	size_t nn;
+	nm->nodes = tg_skeleton_nodes(sk, &nn);
+	uint32_t empty = tg_atoms_find(tg_skeleton_atoms(sk), "", 0);
+	nm->none_at = empty != TG_NONE && empty < nm->natoms ? empty : nm->natoms;
+	return 0;
+}
+
+/* The slot index of atom a (a name out of range reads "", the same name
+ * as the atom of ""). */
+static uint32_t names_at(const struct names *nm, uint32_t a)
+{
+	return a < nm->natoms ? a : nm->none_at;
+}
+
+static void names_free(struct names *nm)
+{
+	free(nm->slot);
+	free(nm->order);
+	free(nm->counts);
+}
+
+/* "a + b x2 + c": the distinct normalized names of evs, in order, with
+ * counts. NULL when out of memory. */
+static char *kernel_list(struct names *nm, const uint32_t *evs, size_t n)
+{
+	if (tg_grow((void **)&nm->order, &nm->cap_order, n ? n : 1, sizeof(uint32_t)) ||
+	    tg_grow((void **)&nm->counts, &nm->cap_counts, n ? n : 1, sizeof(size_t)))
+		return NULL;
 	struct buf b = {0};
 	char norm[1024];
 	size_t k = 0;
-	int ok = names && counts;
-	for (size_t i = 0; ok && i < n; i++) {
-		const char *s = tg_trace_str(t, ev[evs[i]].name);
-		size_t j = 0;
-		while (j < k && strcmp(names[j], s))
-			j++;
-		if (j == k)
-			names[k++] = s;
-		counts[j]++;
+	for (size_t i = 0; i < n; i++) {
+		uint32_t node = tg_tree_diff_event_node(nm->d, nm->side, evs[i]);
+		const tg_skel_node *x = node == TG_NONE ? NULL : &nm->nodes[node];
+		uint32_t a = x ? x->name : TG_NONE, at = names_at(nm, a);
+		if (nm->slot[at] == TG_NONE) {
+			nm->slot[at] = (uint32_t)k;
+			nm->order[k] = a;
+			nm->counts[k++] = 0;
+		}
+		nm->counts[nm->slot[at]]++;
 	}
-	for (size_t j = 0; ok && j < k; j++) {
-		tg_measure_normalize_name(norm, sizeof(norm), names[j]);
+	int ok = 1;
+	for (size_t j = 0; j < k; j++) {
+		uint32_t a = nm->order[j];
+		nm->slot[names_at(nm, a)] = TG_NONE;
+		if (!ok)
+			continue;
+		tg_measure_normalize_name(norm, sizeof(norm), tg_atoms_str(tg_skeleton_atoms(nm->sk), a));
 		char cnt[32] = "";
-		if (counts[j] > 1)
-			snprintf(cnt, sizeof(cnt), " x%zu", counts[j]);
+		if (nm->counts[j] > 1)
+			snprintf(cnt, sizeof(cnt), " x%zu", nm->counts[j]);
 		ok = !(j && buf_put(&b, " + ", 3)) && !buf_put(&b, norm, strlen(norm)) && !buf_put(&b, cnt, strlen(cnt));
 	}
 	if (ok && !b.s)
 		ok = !buf_put(&b, "(none)", 6);
-	free(names);
-	free(counts);
 	if (!ok) {
 		free(b.s);
 		return NULL;
@@ -196,14 +258,12 @@ static char *kernel_list(const tg_trace *t, const uint32_t *evs, size_t n)
 	return b.s;
 }
 
-static char *lca_where(const tg_trace *bt, const tg_trace *nt, const tg_diff_node *node, uint32_t id)
+static char *lca_where(const tg_skeleton *bt, const tg_skeleton *nt, const tg_diff_node *node, uint32_t id)
 {
 	if (id == 0)
 		return strdup("(top level)");
-	size_t n1, n2;
-	const tg_event *be = tg_trace_events(bt, &n1), *ne = tg_trace_events(nt, &n2);
-	const char *a = node->base_ev != TG_NONE ? tg_trace_str(bt, be[node->base_ev].name) : "";
-	const char *b = node->new_ev != TG_NONE ? tg_trace_str(nt, ne[node->new_ev].name) : "";
+	const char *a = node->base_ev != TG_NONE ? name_of(bt, node->base_ev) : "";
+	const char *b = node->new_ev != TG_NONE ? name_of(nt, node->new_ev) : "";
 	char na[512], nb[512];
 	tg_diff_normalize_name(na, sizeof(na), a, 0);
 	tg_diff_normalize_name(nb, sizeof(nb), b, 0);
@@ -317,23 +377,23 @@ static uint32_t kinds_find_add(struct kinds *ks, char *where, char *bk, char *nk
 /* Adds the LCAs of one pair to kinds. */
 static int add_pair(struct kinds *ks, const tg_divergence_pair *p, const tg_measure *base, const tg_measure *next)
 {
-	size_t nl, nn, nbev, nnev;
+	size_t nl, nn;
 	const tg_diff_lca *lcas = tg_tree_diff_lcas(p->diff, &nl);
 	const tg_diff_node *nodes = tg_tree_diff_nodes(p->diff, &nn);
-	const tg_trace *btr, *ntr;
-	events_of(base, p->bt, &nbev, &btr);
-	events_of(next, p->nt, &nnev, &ntr);
-	uint32_t *bmap = rec_map(base, p->bt, nbev), *nmap = rec_map(next, p->nt, nnev);
+	const tg_skeleton *btr = tg_tree_diff_skeleton(p->diff, TG_DIFF_SIDE_BASE),
+	                  *ntr = tg_tree_diff_skeleton(p->diff, TG_DIFF_SIDE_NEW);
+	uint32_t *bmap = rec_map(base, p->bt, tg_skeleton_events(btr)), *nmap = rec_map(next, p->nt, tg_skeleton_events(ntr));
 	size_t nbr, nnr;
 	const tg_kernel_rec *br = tg_measure_kernels(base, &nbr), *nr = tg_measure_kernels(next, &nnr);
-	int rc = TG_ENOMEM;
-	if (!bmap || !nmap)
+	struct names bn, nn2;
+	int rc = TG_ENOMEM, nms = !names_init(&bn, p->diff, TG_DIFF_SIDE_BASE) + !names_init(&nn2, p->diff, TG_DIFF_SIDE_NEW);
+	if (!bmap || !nmap || nms < 2)
 		goto done;
 	for (size_t l = 0; l < nl; l++) {
 		const tg_diff_lca *a = &lcas[l];
 		char *where = lca_where(btr, ntr, &nodes[a->node], a->node);
-		char *basek = kernel_list(btr, a->base_gpu, a->nbase);
-		char *newk = kernel_list(ntr, a->new_gpu, a->nnew);
+		char *basek = kernel_list(&bn, a->base_gpu, a->nbase);
+		char *newk = kernel_list(&nn2, a->new_gpu, a->nnew);
 		if (!where || !basek || !newk) {
 			free(where);
 			free(basek);
@@ -360,6 +420,8 @@ static int add_pair(struct kinds *ks, const tg_divergence_pair *p, const tg_meas
 	}
 	rc = 0;
 done:
+	names_free(&bn);
+	names_free(&nn2);
 	free(bmap);
 	free(nmap);
 	return rc;
@@ -447,24 +509,25 @@ static int cmp_pick_delta(const void *x, const void *y)
 	return (a->first > b->first) - (a->first < b->first);
 }
 
-int tg_divergence_pick(uint8_t *mask, const tg_tree_diff *d, const tg_tree *base, const tg_tree *next,
-                       size_t max_kinds, size_t *kinds)
+int tg_divergence_pick(uint8_t *mask, const tg_tree_diff *d, size_t max_kinds, size_t *kinds)
 {
 	size_t nl, nn;
 	const tg_diff_lca *lcas = tg_tree_diff_lcas(d, &nl);
 	const tg_diff_node *nodes = tg_tree_diff_nodes(d, &nn);
-	const tg_trace *bt = tg_tree_trace(base), *nt = tg_tree_trace(next);
+	const tg_skeleton *bt = tg_tree_diff_skeleton(d, TG_DIFF_SIDE_BASE), *nt = tg_tree_diff_skeleton(d, TG_DIFF_SIDE_NEW);
 	if (kinds)
 		*kinds = 0;
 	if (!nl)
 		return 0;
 	memset(mask, 0, nl);
 	struct pick *p = calloc(nl, sizeof(*p));
-	int rc = p ? 0 : TG_ENOMEM;
+	struct names bn, nn2;
+	int nms = !names_init(&bn, d, TG_DIFF_SIDE_BASE) + !names_init(&nn2, d, TG_DIFF_SIDE_NEW);
+	int rc = p && nms == 2 ? 0 : TG_ENOMEM;
 	for (size_t l = 0; !rc && l < nl; l++) {
 		char *w = lca_where(bt, nt, &nodes[lcas[l].node], lcas[l].node);
-		char *bk = kernel_list(bt, lcas[l].base_gpu, lcas[l].nbase);
-		char *nk = kernel_list(nt, lcas[l].new_gpu, lcas[l].nnew);
+		char *bk = kernel_list(&bn, lcas[l].base_gpu, lcas[l].nbase);
+		char *nk = kernel_list(&nn2, lcas[l].new_gpu, lcas[l].nnew);
 		if (w && bk && nk && (p[l].sig = malloc(strlen(w) + strlen(bk) + strlen(nk) + 3)))
 			sprintf(p[l].sig, "%s\x1f%s\x1f%s", w, bk, nk);
 		else
@@ -498,6 +561,8 @@ int tg_divergence_pick(uint8_t *mask, const tg_tree_diff *d, const tg_tree *base
 	for (size_t i = 0; p && i < (rc ? nl : nk); i++)
 		free(p[i].sig);
 	free(p);
+	names_free(&bn);
+	names_free(&nn2);
 	if (kinds)
 		*kinds = nk;
 	return rc ? tg_error_set(TG_ENOMEM, "out of memory") : 0;

@@ -54,7 +54,6 @@ int tg_divergence_table(tg_table **out, const tg_divergence_pair *pairs, size_t 
  * changed most. mask: one byte per LCA of d, set to 1 for those chosen,
  * else 0. *kinds (may be NULL): how many kinds d has. Returns 0 or
  * TG_ENOMEM. */
-int tg_divergence_pick(uint8_t *mask, const tg_tree_diff *d, const tg_tree *base, const tg_tree *next,
-                       size_t max_kinds, size_t *kinds);
+int tg_divergence_pick(uint8_t *mask, const tg_tree_diff *d, size_t max_kinds, size_t *kinds);
 
 #endif

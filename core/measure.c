@@ -22,9 +22,11 @@
 #include <string.h>
 
 struct tg_measure {
-	const tg_tree **trees;
-	int64_t *ranks; /* per trace: tg_rank_of, -1 when unknown */
-	size_t ntrees;
+	const tg_tree **trees; /* per trace; NULL for a trace added from stored records */
+	int64_t *ranks;        /* per trace: tg_rank_of, -1 when unknown */
+	char **names;          /* per trace added from stored records: its name (owned), else NULL */
+	size_t *nsteps;        /* per trace added from stored records: its profiled steps */
+	size_t ntrees, captrees;
 	tg_atoms *keys;
 	tg_kernel_rec *recs;
 	size_t nrecs, caprecs;
@@ -437,6 +439,63 @@ done:
 	return rc;
 }
 
+int tg_measure_new(tg_measure **out, tg_atoms *keys)
+{
+	*out = NULL;
+	tg_measure *m = tg_calloc(1, sizeof(*m));
+	if (!m)
+		return TG_ENOMEM;
+	m->keys = keys;
+	m->fp_consistent = 1;
+	*out = m;
+	return 0;
+}
+
+/* Room for one more trace in m's per-trace arrays. 0 or TG_ENOMEM. */
+static int grow_traces(tg_measure *m)
+{
+	if (m->ntrees < m->captrees)
+		return 0;
+	size_t cap = m->captrees ? 2 * m->captrees : 4;
+	const tg_tree **t = realloc((void *)m->trees, cap * sizeof(*t));
+	if (t)
+		m->trees = t;
+	int64_t *r = t ? realloc(m->ranks, cap * sizeof(*r)) : NULL;
+	if (r)
+		m->ranks = r;
+	char **na = r ? realloc(m->names, cap * sizeof(*na)) : NULL;
+	if (na)
+		m->names = na;
+	size_t *ns = na ? realloc(m->nsteps, cap * sizeof(*ns)) : NULL;
+	if (!ns)
+		return TG_ENOMEM;
+	m->nsteps = ns;
+	m->captrees = cap;
+	return 0;
+}
+
+/* One more trace: its tree (or, from stored records, its name, copied,
+ * and step count) and rank set, the fingerprint folded in. 0 or
+ * TG_ENOMEM. */
+static int push_trace(tg_measure *m, const tg_tree *tree, int64_t rank, const tg_fingerprint *fp, const char *name,
+                      size_t nsteps)
+{
+	char *copy = NULL;
+	if (grow_traces(m) || (!tree && !(copy = strdup(name ? name : ""))))
+		return TG_ENOMEM;
+	m->trees[m->ntrees] = tree;
+	m->ranks[m->ntrees] = rank;
+	m->names[m->ntrees] = copy;
+	m->nsteps[m->ntrees] = nsteps;
+	if (m->ntrees == 0)
+		m->fp = *fp;
+	else if (strcmp(fp->gpu, m->fp.gpu) || strcmp(fp->driver, m->fp.driver) || strcmp(fp->runtime, m->fp.runtime) ||
+	         fp->world_size != m->fp.world_size)
+		m->fp_consistent = 0;
+	m->ntrees++;
+	return 0;
+}
+
 int tg_measure_build(tg_measure **out, const tg_tree *const *trees, size_t n, tg_atoms *keys)
 {
 	return tg_measure_build_ranked(out, trees, NULL, n, keys);
@@ -445,46 +504,118 @@ int tg_measure_build(tg_measure **out, const tg_tree *const *trees, size_t n, tg
 int tg_measure_build_ranked(tg_measure **out, const tg_tree *const *trees, const int64_t *ranks, size_t n,
                             tg_atoms *keys)
 {
-	*out = NULL;
-	tg_measure *m = tg_calloc(1, sizeof(*m));
-	if (!m)
-		return TG_ENOMEM;
-	m->trees = tg_calloc(n ? n : 1, sizeof(*m->trees));
-	m->ranks = tg_calloc(n ? n : 1, sizeof(*m->ranks));
-	if (!m->trees || !m->ranks) {
-		tg_measure_free(m);
-		return TG_ENOMEM;
-	}
-	memcpy(m->trees, trees, n * sizeof(*trees));
-	for (size_t i = 0; i < n; i++)
-		m->ranks[i] = tg_rank_of(tg_tree_trace(trees[i]), ranks ? ranks[i] : -1);
-	m->ntrees = n;
-	m->keys = keys;
-	m->fp_consistent = 1;
-	for (size_t i = 0; i < n; i++) {
-		int rc = add_trace(m, (uint32_t)i);
-		if (rc) {
-			tg_measure_free(m);
-			return rc;
-		}
+	int rc = tg_measure_new(out, keys);
+	for (size_t i = 0; !rc && i < n; i++) {
 		tg_fingerprint fp;
-		fingerprint(&fp, tg_tree_trace(trees[i]));
-		if (i == 0)
-			m->fp = fp;
-		else if (strcmp(fp.gpu, m->fp.gpu) || strcmp(fp.driver, m->fp.driver) ||
-		         strcmp(fp.runtime, m->fp.runtime) || fp.world_size != m->fp.world_size)
-			m->fp_consistent = 0;
+		const tg_trace *t = tg_tree_trace(trees[i]);
+		fingerprint(&fp, t);
+		if (!(rc = push_trace(*out, trees[i], tg_rank_of(t, ranks ? ranks[i] : -1), &fp, NULL, 0)))
+			rc = add_trace(*out, (uint32_t)i);
 	}
-	*out = m;
+	if (rc) {
+		tg_measure_free(*out);
+		*out = NULL;
+	}
+	return rc;
+}
+
+/* Appends n records (their trace, unit and inv moved by t0, u0, i0; rank:
+ * their trace's, else its index), keys through map (NULL: the same
+ * table). ranks: per trace of the records, as they count them. */
+static int append_recs(tg_measure *m, const tg_kernel_rec *r, size_t n, const uint32_t *map, const int64_t *ranks,
+                       uint32_t t0, uint32_t u0, uint32_t i0)
+{
+	if (tg_grow((void **)&m->recs, &m->caprecs, m->nrecs + n + 1, sizeof(tg_kernel_rec)))
+		return TG_ENOMEM;
+#define KEY(k) (map && (k) != TG_NONE ? map[k] : (k))
+	for (size_t i = 0; i < n; i++) {
+		tg_kernel_rec x = r[i];
+		int64_t rank = ranks[x.trace];
+		x.unit = x.unit == TG_NONE ? TG_NONE : x.unit + u0;
+		x.inv = x.inv == TG_NONE ? TG_NONE : x.inv + i0;
+		x.category = KEY(x.category);
+		x.name_category = KEY(x.name_category);
+		x.op = KEY(x.op);
+		x.op_shape = KEY(x.op_shape);
+		x.kernel = KEY(x.kernel);
+		x.module = KEY(x.module);
+		x.trace += t0;
+		x.pair = TG_NONE; /* the alignment's, made on the measures it pairs */
+		x.rank = rank >= 0 ? rank : (int64_t)x.trace;
+		m->recs[m->nrecs++] = x;
+	}
+#undef KEY
 	return 0;
+}
+
+/* Appends units and invocations (trace moved by t0, keys through map). */
+static int append_units_invs(tg_measure *m, const tg_unit *u, size_t nu, const tg_invocation *iv, size_t ni,
+                             const uint32_t *map, uint32_t t0)
+{
+	if (tg_grow((void **)&m->units, &m->capunits, m->nunits + nu + 1, sizeof(tg_unit)) ||
+	    tg_grow((void **)&m->invs, &m->capinvs, m->ninvs + ni + 1, sizeof(tg_invocation)))
+		return TG_ENOMEM;
+	for (size_t i = 0; i < nu; i++) {
+		m->units[m->nunits] = u[i];
+		m->units[m->nunits++].trace += t0;
+	}
+	for (size_t i = 0; i < ni; i++) {
+		tg_invocation x = iv[i];
+		x.trace += t0;
+		x.op_shape = map && x.op_shape != TG_NONE ? map[x.op_shape] : x.op_shape;
+		m->invs[m->ninvs++] = x;
+	}
+	return 0;
+}
+
+int tg_measure_add_trace(tg_measure *m, const tg_measure_trace *tr)
+{
+	uint32_t t0 = (uint32_t)m->ntrees, u0 = (uint32_t)m->nunits, i0 = (uint32_t)m->ninvs;
+	int64_t rank = tr->rank;
+	int rc = append_units_invs(m, tr->units, tr->nunits, tr->invs, tr->ninvs, NULL, t0);
+	if (!rc)
+		rc = append_recs(m, tr->recs, tr->nrecs, NULL, &rank, t0, u0, i0);
+	return rc ? rc : push_trace(m, tr->tree, tr->rank, &tr->fp, tr->name, tr->nsteps);
+}
+
+int tg_measure_append(tg_measure *dst, const tg_measure *src, const int64_t *ranks, const char *const *names)
+{
+	uint32_t *map = NULL;
+	if (src->keys != dst->keys) {
+		/* every key of src interned in src's order: the table numbers them
+		 * as a measure built on dst's table would have (first seen first) */
+		uint32_t na = tg_atoms_count(src->keys);
+		if (!(map = tg_malloc(((size_t)na + 1) * sizeof(uint32_t))))
+			return TG_ENOMEM;
+		for (uint32_t a = 0; a < na; a++)
+			if (tg_atoms_intern(&map[a], dst->keys, tg_atoms_str(src->keys, a), tg_atoms_len(src->keys, a))) {
+				free(map);
+				return TG_ENOMEM;
+			}
+	}
+	uint32_t t0 = (uint32_t)dst->ntrees, u0 = (uint32_t)dst->nunits, i0 = (uint32_t)dst->ninvs;
+	int rc = append_units_invs(dst, src->units, src->nunits, src->invs, src->ninvs, map, t0);
+	if (!rc)
+		rc = append_recs(dst, src->recs, src->nrecs, map, ranks ? ranks : src->ranks, t0, u0, i0);
+	for (size_t t = 0; !rc && t < src->ntrees; t++)
+		rc = push_trace(dst, src->trees[t], ranks ? ranks[t] : src->ranks[t], &src->fp,
+		                names && names[t] ? names[t] : src->names[t], src->nsteps[t]);
+	if (!rc && !src->fp_consistent)
+		dst->fp_consistent = 0;
+	free(map);
+	return rc;
 }
 
 void tg_measure_free(tg_measure *m)
 {
 	if (!m)
 		return;
-	free(m->trees);
+	for (size_t i = 0; i < m->ntrees; i++)
+		free(m->names[i]);
+	free((void *)m->trees);
 	free(m->ranks);
+	free(m->names);
+	free(m->nsteps);
 	free(m->recs);
 	free(m->invs);
 	free(m->units);
@@ -522,36 +653,36 @@ const tg_fingerprint *tg_measure_fingerprint(const tg_measure *m, int *consisten
 	return &m->fp;
 }
 
-int tg_measure_judgeable(const tg_measure *m, const char *side)
+size_t tg_measure_traces(const tg_measure *m)
 {
-	for (size_t t = 0; t < m->ntrees; t++) {
-		size_t all = 0, in_steps = 0, nsteps;
-		for (size_t i = 0; i < m->nrecs; i++) {
-			if (m->recs[i].trace != t)
-				continue;
-			all++;
-			in_steps += m->recs[i].unit != TG_NONE;
-		}
-		if (in_steps)
-			continue;
-		tg_tree_steps(m->trees[t], &nsteps);
-		const char *name = tg_trace_name(tg_tree_trace(m->trees[t]));
-		if (!all)
-			return tg_error_set(TG_ENODATA,
-			                    "nothing to judge: the %s trace %s has no GPU activity (no kernel, "
-			                    "memcpy or memset)",
-			                    side, name);
-		return tg_error_set(TG_ENODATA,
-		                    "nothing to judge: the %s trace %s has %zu GPU events, none in its %zu "
-		                    "profiled steps",
-		                    side, name, all, nsteps);
-	}
-	return 0;
+	return m->ntrees;
+}
+
+const tg_tree *tg_measure_tree(const tg_measure *m, size_t i)
+{
+	return i < m->ntrees ? m->trees[i] : NULL;
 }
 
 int64_t tg_measure_trace_rank(const tg_measure *m, size_t i)
 {
 	return i < m->ntrees ? m->ranks[i] : -1;
+}
+
+const char *tg_measure_trace_name(const tg_measure *m, size_t i)
+{
+	if (i >= m->ntrees)
+		return "";
+	return m->trees[i] ? tg_trace_name(tg_tree_trace(m->trees[i])) : m->names[i];
+}
+
+size_t tg_measure_trace_steps(const tg_measure *m, size_t i)
+{
+	size_t n = 0;
+	if (i < m->ntrees && m->trees[i])
+		tg_tree_steps(m->trees[i], &n);
+	else if (i < m->ntrees)
+		n = m->nsteps[i];
+	return n;
 }
 
 size_t tg_measure_nranks(const tg_measure *m)
@@ -568,14 +699,35 @@ size_t tg_measure_nranks(const tg_measure *m)
 	return n;
 }
 
-size_t tg_measure_traces(const tg_measure *m)
+int tg_measure_judgeable(const tg_measure *m, const char *side)
 {
-	return m->ntrees;
+	for (size_t t = 0; t < m->ntrees; t++) {
+		size_t all = 0, in_steps = 0;
+		for (size_t i = 0; i < m->nrecs; i++) {
+			if (m->recs[i].trace != t)
+				continue;
+			all++;
+			in_steps += m->recs[i].unit != TG_NONE;
+		}
+		if (in_steps)
+			continue;
+		const char *name = tg_measure_trace_name(m, t);
+		if (!all)
+			return tg_error_set(TG_ENODATA,
+			                    "nothing to judge: the %s trace %s has no GPU activity (no kernel, "
+			                    "memcpy or memset)",
+			                    side, name);
+		return tg_error_set(TG_ENODATA,
+		                    "nothing to judge: the %s trace %s has %zu GPU events, none in its %zu "
+		                    "profiled steps",
+		                    side, name, all, tg_measure_trace_steps(m, t));
+	}
+	return 0;
 }
 
-const tg_tree *tg_measure_tree(const tg_measure *m, size_t i)
+const tg_atoms *tg_measure_keys(const tg_measure *m)
 {
-	return i < m->ntrees ? m->trees[i] : NULL;
+	return m->keys;
 }
 
 void tg_fingerprint_runtime_text(char *buf, size_t cap, const char *runtime)

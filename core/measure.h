@@ -93,6 +93,43 @@ int tg_measure_build(tg_measure **out, const tg_tree *const *trees, size_t n, tg
 int tg_measure_build_ranked(tg_measure **out, const tg_tree *const *trees, const int64_t *ranks, size_t n,
                             tg_atoms *keys);
 
+/* A measure of no trace yet on keys (not owned), to add traces to
+ * (tg_measure_add_trace, tg_measure_append). 0 or TG_ENOMEM. */
+int tg_measure_new(tg_measure **out, tg_atoms *keys);
+
+/* One trace's measures as tg_measure_build makes them, with indices of
+ * the trace alone: records' unit and inv index units and invs, every
+ * record's, unit's and invocation's trace is 0, keys are atoms of the
+ * measure's table. */
+typedef struct tg_measure_trace {
+	const tg_tree *tree;  /* may be NULL (stored measures: tg_measure_tree gives NULL) */
+	int64_t rank;         /* the trace's rank, -1 when unknown */
+	const char *name;     /* without a tree: the trace's name (copied; NULL: "") */
+	size_t nsteps;        /* without a tree: its profiled steps */
+	tg_fingerprint fp;
+	const tg_kernel_rec *recs;
+	size_t nrecs;
+	const tg_invocation *invs;
+	size_t ninvs;
+	const tg_unit *units;
+	size_t nunits;
+} tg_measure_trace;
+
+/* Appends tr as m's next trace (copied; indices moved past m's, records'
+ * rank set as tg_measure_build sets it). The caller checked tr's indices.
+ * 0 or TG_ENOMEM. */
+int tg_measure_add_trace(tg_measure *m, const tg_measure_trace *tr);
+
+/* Appends every trace of src to dst, as if dst had measured them after
+ * its own: indices moved, keys of src's table interned into dst's in
+ * src's order (so that dst numbers them as a measure built on its table
+ * would). ranks (one per trace of src; NULL: src's) and names (likewise;
+ * a NULL entry keeps src's) give the traces their rank and name on dst,
+ * as a rank hint and a file name do to a trace measured on dst. src is
+ * unchanged; its trees are borrowed as src borrows them. 0 or
+ * TG_ENOMEM. */
+int tg_measure_append(tg_measure *dst, const tg_measure *src, const int64_t *ranks, const char *const *names);
+
 /* The rank of trace i (tg_rank_of: distributedInfo, the hint, the file
  * name), -1 when unknown. The kernel records carry it, or the trace's
  * index when it is unknown. */
@@ -101,6 +138,11 @@ int64_t tg_measure_trace_rank(const tg_measure *m, size_t i);
 /* How many distinct known ranks the side's traces have (0 when none is
  * known). */
 size_t tg_measure_nranks(const tg_measure *m);
+
+/* The name of trace i (tg_trace_name of its trace, or the name it was
+ * added with); its profiled steps. */
+const char *tg_measure_trace_name(const tg_measure *m, size_t i);
+size_t tg_measure_trace_steps(const tg_measure *m, size_t i);
 
 void tg_measure_free(tg_measure *m);
 
@@ -130,8 +172,12 @@ int tg_measure_judgeable(const tg_measure *m, const char *side);
 /* Number of traces. */
 size_t tg_measure_traces(const tg_measure *m);
 
-/* The tree of trace i (borrowed). */
+/* The tree of trace i (borrowed); NULL for a trace added from stored
+ * measures. */
 const tg_tree *tg_measure_tree(const tg_measure *m, size_t i);
+
+/* The key table (borrowed). */
+const tg_atoms *tg_measure_keys(const tg_measure *m);
 
 /* Writes name with hexadecimal addresses ("0x7f3a...") replaced by "0x?",
  * so that kernel names compare across runs. Returns the length written

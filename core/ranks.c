@@ -46,14 +46,18 @@ int64_t tg_rank_from_name(const char *path)
 	return rank;
 }
 
-int64_t tg_rank_of(const tg_trace *t, int64_t hint)
+int64_t tg_rank_pick(int64_t distributed, int64_t hint, const char *name)
 {
-	int64_t r = tg_trace_rank(t);
-	if (r >= 0)
-		return r;
+	if (distributed >= 0)
+		return distributed;
 	if (hint >= 0)
 		return hint;
-	return tg_rank_from_name(tg_trace_name(t));
+	return name ? tg_rank_from_name(name) : -1;
+}
+
+int64_t tg_rank_of(const tg_trace *t, int64_t hint)
+{
+	return tg_rank_pick(tg_trace_rank(t), hint, tg_trace_name(t));
 }
 
 static int64_t rank_of(const tg_tree *tree, size_t index)

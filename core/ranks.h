@@ -20,6 +20,11 @@ int64_t tg_rank_from_name(const char *path);
  * (tg_rank_from_name of tg_trace_name); else -1 (unknown). */
 int64_t tg_rank_of(const tg_trace *t, int64_t hint);
 
+/* The same choice without the trace (a trace known by its run data):
+ * distributed (its distributedInfo rank, -1 when none), else hint, else
+ * the rank the file name gives (name may be NULL: none). */
+int64_t tg_rank_pick(int64_t distributed, int64_t hint, const char *name);
+
 /* Tables over n traces (their trees), ranks from distributedInfo (else the
  * position in the list):
  *   kernel_distribution_across_ranks: Kernel name, rank, count, total (us),

@@ -39,8 +39,8 @@ static int new_node(tg_tree_diff *d, uint32_t **nodev, size_t *cap_nodev, uint32
 	const struct view *s1 = &d->side[0], *s2 = &d->side[1];
 	tg_diff_node *x = &d->nodes[n];
 	memset(x, 0, sizeof(*x));
-	x->base_ev = v1 == TG_NONE ? TG_NONE : s1->event[v1];
-	x->new_ev = v2 == TG_NONE ? TG_NONE : s2->event[v2];
+	x->base_ev = v1 == TG_NONE ? TG_NONE : view_event(s1, v1);
+	x->new_ev = v2 == TG_NONE ? TG_NONE : view_event(s2, v2);
 	x->parent = parent;
 	x->first_child = x->next_sibling = TG_NONE;
 	x->side = v1 != TG_NONE && v2 != TG_NONE ? TG_DIFF_BOTH : v1 != TG_NONE ? TG_DIFF_BASE_ONLY : TG_DIFF_NEW_ONLY;
@@ -170,8 +170,8 @@ static int merge_top_down(struct ctx *c, uint32_t **nodev, size_t *cap_nodev)
 			tg_diff_node *x = &d->nodes[id];
 			(*nodev)[2 * (size_t)id] = v1;
 			(*nodev)[2 * (size_t)id + 1] = v2;
-			x->base_ev = v1 == TG_NONE ? TG_NONE : d->side[0].event[v1];
-			x->new_ev = v2 == TG_NONE ? TG_NONE : d->side[1].event[v2];
+			x->base_ev = v1 == TG_NONE ? TG_NONE : view_event(&d->side[0], v1);
+			x->new_ev = v2 == TG_NONE ? TG_NONE : view_event(&d->side[1], v2);
 			if (v1 != TG_NONE)
 				c->used[0][v1] = 1;
 			if (v2 != TG_NONE)
@@ -183,8 +183,8 @@ static int merge_top_down(struct ctx *c, uint32_t **nodev, size_t *cap_nodev)
 	return 0;
 }
 
-int tg_tree_diff_build(tg_tree_diff **out, const tg_tree *base, const tg_tree *next,
-                       const tg_tree_diff_opts *opts)
+int tg_tree_diff_build_skeletons(tg_tree_diff **out, const tg_skeleton *base, const tg_skeleton *next,
+                                 const tg_tree_diff_opts *opts)
 {
 	*out = NULL;
 	tg_tree_diff *d = tg_calloc(1, sizeof(*d));
@@ -227,12 +227,36 @@ fail:
 	return rc ? rc : TG_ENOMEM;
 }
 
+int tg_tree_diff_build(tg_tree_diff **out, const tg_tree *base, const tg_tree *next,
+                       const tg_tree_diff_opts *opts)
+{
+	*out = NULL;
+	unsigned with = (opts && opts->keep_python ? TG_SKEL_PYTHON : 0) |
+	                (opts && opts->keep_annotations ? TG_SKEL_ANNOTATIONS : 0);
+	tg_skeleton *sb = NULL, *sn = NULL;
+	int rc = tg_skeleton_build(&sb, base, with);
+	if (!rc)
+		rc = tg_skeleton_build(&sn, next, with);
+	if (!rc)
+		rc = tg_tree_diff_build_skeletons(out, sb, sn, opts);
+	if (rc) {
+		tg_skeleton_free(sb);
+		tg_skeleton_free(sn);
+		return rc;
+	}
+	(*out)->own[0] = sb;
+	(*out)->own[1] = sn;
+	return 0;
+}
+
 void tg_tree_diff_free(tg_tree_diff *d)
 {
 	if (!d)
 		return;
 	tg_tree_diff_view_free(&d->side[0]);
 	tg_tree_diff_view_free(&d->side[1]);
+	tg_skeleton_free(d->own[0]);
+	tg_skeleton_free(d->own[1]);
 	tg_atoms_free(d->norms);
 	free(d->nodes);
 	free(d->last_child);
@@ -272,3 +296,16 @@ uint32_t tg_tree_diff_lca_of(const tg_tree_diff *d, int side, uint32_t ev)
 }
 
 const tg_tree_diff_stats *tg_tree_diff_stats_get(const tg_tree_diff *d) { return &d->stats; }
+
+uint32_t tg_tree_diff_event_node(const tg_tree_diff *d, int side, uint32_t ev)
+{
+	if ((side != 0 && side != 1) || ev >= d->side[side].ne)
+		return TG_NONE;
+	const struct view *s = &d->side[side];
+	return s->vof[ev] == TG_NONE ? tg_skeleton_find(s->sk, ev) : s->node[s->vof[ev]];
+}
+
+const tg_skeleton *tg_tree_diff_skeleton(const tg_tree_diff *d, int side)
+{
+	return d->side[side == TG_DIFF_SIDE_NEW].sk;
+}

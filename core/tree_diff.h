@@ -28,6 +28,7 @@
 #ifndef TG_TREE_DIFF_H
 #define TG_TREE_DIFF_H
 
+#include "skeleton.h"
 #include "tree.h"
 
 #include <stdio.h>
@@ -109,12 +110,30 @@ typedef struct tg_tree_diff_stats {
 	uint64_t skipped_quadratic; /* disambiguations or reconciliations skipped (max_pairs) */
 } tg_tree_diff_stats;
 
-/* Aligns the trees base and next. Both trees (and their traces) must
- * outlive the diff. opts may be NULL (defaults). On success *out owns the
- * diff (free with tg_tree_diff_free). Returns 0, TG_ENOMEM, or TG_ELIMIT
- * (more than 2^32 - 2 distinct normalized names). */
+/* Aligns the trees base and next (through their op skeletons, which the
+ * diff builds and owns). Both trees (and their traces) must outlive the
+ * diff. opts may be NULL (defaults). On success *out owns the diff (free
+ * with tg_tree_diff_free). Returns 0, TG_ENOMEM, or TG_ELIMIT (more than
+ * 2^32 - 2 distinct normalized names). */
 int tg_tree_diff_build(tg_tree_diff **out, const tg_tree *base, const tg_tree *next,
                        const tg_tree_diff_opts *opts);
+
+/* The same alignment from the op skeletons of two trees (skeleton.h), for
+ * runs whose traces are not read again: the same result as from the trees
+ * they were built from. Both skeletons must outlive the diff (borrowed).
+ * TG_EINVAL when opts keep python or annotation events a skeleton was
+ * built without; else as tg_tree_diff_build. */
+int tg_tree_diff_build_skeletons(tg_tree_diff **out, const tg_skeleton *base, const tg_skeleton *next,
+                                 const tg_tree_diff_opts *opts);
+
+/* The skeleton of a side (TG_DIFF_SIDE_BASE or TG_DIFF_SIDE_NEW): the
+ * names, kinds and times of the events the nodes and LCAs name. Owned by
+ * d (or borrowed by it). */
+const tg_skeleton *tg_tree_diff_skeleton(const tg_tree_diff *d, int side);
+
+/* The index into that skeleton's nodes of event ev of a side, TG_NONE when
+ * the skeleton lacks it: constant time for an event of the view. */
+uint32_t tg_tree_diff_event_node(const tg_tree_diff *d, int side, uint32_t ev);
 
 /* Frees the diff. NULL is a no-op. */
 void tg_tree_diff_free(tg_tree_diff *d);

@@ -25,6 +25,7 @@
 #include "tree_diff.h"
 #include "atoms.h"
 #include "interval.h"
+#include "skeleton.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -138,12 +139,12 @@ enum {
 };
 
 struct view {
-	const tg_tree *tree;
-	const tg_trace *t;
-	const tg_event *ev;
-	size_t ne;
+	const tg_skeleton *sk;
+	const tg_skel_node *sn; /* the skeleton's nodes */
+	size_t ne;              /* events of the trace: maps by event are this long */
 	uint32_t n;
-	uint32_t *event;  /* view -> event */
+	uint32_t *node;   /* view -> skeleton node (its event: view_event) */
+	uint32_t *vof;    /* event -> view node, TG_NONE outside the view */
 	uint32_t *parent; /* view -> view */
 	uint32_t *end;    /* subtree = [v, end[v]) */
 	uint32_t *coff;   /* children of v: child[coff[v] .. coff[v+1]) */
@@ -152,14 +153,27 @@ struct view {
 	uint8_t *flags;
 	uint32_t *roots;
 	size_t nroots;
-	uint32_t *atom_key, *atom_skey; /* cache per atom of the trace */
+	uint32_t *atom_key, *atom_skey; /* cache per atom of the skeleton's names */
 	uint32_t natoms;
 	uint32_t *pos; /* scratch: view -> position, TG_NONE when unset */
 };
 
+/* The event of view node v. */
+static inline uint32_t view_event(const struct view *s, uint32_t v)
+{
+	return s->sn[s->node[v]].event;
+}
+
+/* The skeleton node of event ev of view s (ev in the view). */
+static inline const tg_skel_node *view_ev(const struct view *s, uint32_t ev)
+{
+	return &s->sn[s->node[s->vof[ev]]];
+}
+
 struct tg_tree_diff {
 	struct view side[2];
 	tg_tree_diff_opts opts;
+	tg_skeleton *own[2]; /* the skeletons built from trees (tg_tree_diff_build), else NULL */
 	tg_atoms *norms; /* normalized names of both sides */
 	tg_diff_node *nodes;
 	size_t nnodes, cap_nodes;
@@ -239,20 +253,6 @@ static inline int grow_bytes(uint8_t **p, size_t *cap, size_t need)
 	return tg_grow((void **)p, cap, need, 1);
 }
 
-/* Event indices ordered by (start, index): qsort_r with a struct sortctx. */
-struct sortctx {
-	const tg_event *ev;
-};
-
-static inline int cmp_ts_idx(const void *a, const void *b, void *p)
-{
-	const tg_event *ev = ((const struct sortctx *)p)->ev;
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	if (ev[x].ts != ev[y].ts)
-		return ev[x].ts < ev[y].ts ? -1 : 1;
-	return (x > y) - (x < y);
-}
-
 static inline int cmp_u32(const void *a, const void *b)
 {
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
@@ -275,10 +275,11 @@ static inline int find32(uint32_t x, const uint32_t *p, size_t n)
  * (tmp is scratch); strip: the "strip details" variant. 0 or TG_ENOMEM. */
 int tg_tree_diff_normalize(struct sbuf *b, struct sbuf *tmp, const char *s, int strip);
 
-/* tree_diff_view.c: fills s, the view of tree (its arrays are s's, freed
- * with tg_tree_diff_view_free; names interned in c->d->norms). 0 or
- * TG_ENOMEM. */
-int tg_tree_diff_view_build(struct ctx *c, struct view *s, const tg_tree *tree, const tg_tree_diff_opts *o);
+/* tree_diff_view.c: fills s, the view of skeleton sk (its arrays are s's,
+ * freed with tg_tree_diff_view_free; names interned in c->d->norms). 0,
+ * TG_ENOMEM, or TG_EINVAL when o keeps python or annotation events that
+ * sk was built without. */
+int tg_tree_diff_view_build(struct ctx *c, struct view *s, const tg_skeleton *sk, const tg_tree_diff_opts *o);
 void tg_tree_diff_view_free(struct view *s);
 
 /* tree_diff_align.c: aligns view nodes a[0..m) of the base with b[0..n) of

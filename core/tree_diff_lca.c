@@ -10,16 +10,24 @@
  */
 #include "tree_diff_impl.h"
 
-static int cmp_ev_ts(const void *a, const void *b, void *p)
+/* Sorts the n events of view s by (start, index): through their places
+ * in the skeleton's order by start (an integer sort, instead of comparing
+ * starts through three arrays). */
+static void sort_by_start(const struct view *s, uint32_t *evs, size_t n)
 {
-	return cmp_ts_idx(a, b, p);
+	const uint32_t *rank = tg_skeleton_start_rank(s->sk), *by_start = tg_skeleton_by_start(s->sk);
+	for (size_t k = 0; k < n; k++)
+		evs[k] = rank[s->node[s->vof[evs[k]]]];
+	sort32(evs, n);
+	for (size_t k = 0; k < n; k++)
+		evs[k] = s->sn[by_start[evs[k]]].event;
 }
 
 /* Device events of view subtree v, appended. */
 static int gather(const struct view *s, uint32_t v, u32vec *out)
 {
 	for (uint32_t u = v; u < s->end[v]; u++)
-		if ((s->flags[u] & F_GPU) && u32_push(out, s->event[u]))
+		if ((s->flags[u] & F_GPU) && u32_push(out, view_event(s, u)))
 			return TG_ENOMEM;
 	return 0;
 }
@@ -30,7 +38,7 @@ static int64_t busy_of(struct ctx *c, const struct view *s, const uint32_t *evs,
 		return -1;
 	*sum = 0;
 	for (size_t k = 0; k < n; k++) {
-		const tg_event *e = &s->ev[evs[k]];
+		const tg_skel_node *e = view_ev(s, evs[k]);
 		c->iv[k] = (tg_interval){e->ts, e->ts + e->dur};
 		*sum += e->dur;
 	}
@@ -71,11 +79,11 @@ static int examine_node(tg_tree_diff *d, size_t id, const uint32_t *nodev, u32ve
 	if (!*lca && id && (s1->flags[v1] & F_GPU) && (s2->flags[v2] & F_GPU)) {
 		if (x->diverges) {
 			*lca = 1;
-			if (u32_push(bl, s1->event[v1]) || u32_push(nl, s2->event[v2]))
+			if (u32_push(bl, view_event(s1, v1)) || u32_push(nl, view_event(s2, v2)))
 				return TG_ENOMEM;
 		} else {
-			d->match[0][s1->event[v1]] = s2->event[v2];
-			d->match[1][s2->event[v2]] = s1->event[v1];
+			d->match[0][view_event(s1, v1)] = view_event(s2, v2);
+			d->match[1][view_event(s2, v2)] = view_event(s1, v1);
 			d->stats.matched[0]++;
 			d->stats.matched[1]++;
 		}
@@ -114,7 +122,6 @@ int tg_tree_diff_find_lcas(struct ctx *c, const uint32_t *nodev)
 	struct lca_tmp *tmp = NULL;
 	size_t ntmp = 0, cap_tmp = 0;
 	int rc = TG_ENOMEM;
-	struct sortctx sc1 = {d->side[0].ev}, sc2 = {d->side[1].ev};
 	for (size_t id = 0; id < d->nnodes; id++) {
 		int lca;
 		if (examine_node(d, id, nodev, &bl, &nl, &lca))
@@ -124,9 +131,9 @@ int tg_tree_diff_find_lcas(struct ctx *c, const uint32_t *nodev)
 		if (ntmp == cap_tmp && tg_grow((void **)&tmp, &cap_tmp, ntmp + 1, sizeof(*tmp)))
 			goto out;
 		if (bl.n > 1)
-			qsort_r(bl.v, bl.n, sizeof(uint32_t), cmp_ev_ts, &sc1);
+			sort_by_start(&d->side[0], bl.v, bl.n);
 		if (nl.n > 1)
-			qsort_r(nl.v, nl.n, sizeof(uint32_t), cmp_ev_ts, &sc2);
+			sort_by_start(&d->side[1], nl.v, nl.n);
 		tmp[ntmp] = (struct lca_tmp){(uint32_t)id, pool.n, bl.n, pool.n + bl.n, nl.n};
 		for (size_t k = 0; k < bl.n; k++) {
 			if (u32_push(&pool, bl.v[k]))

@@ -14,7 +14,7 @@
 static const char *raw_name(const tg_tree_diff *d, int s, uint32_t ev)
 {
 	const struct view *v = &d->side[s];
-	return tg_trace_str(v->t, v->ev[ev].name);
+	return tg_atoms_str(tg_skeleton_atoms(v->sk), view_ev(v, ev)->name);
 }
 
 /* name, cut to max bytes (0: whole) at a UTF-8 boundary with "...". With
@@ -162,7 +162,7 @@ static void choose_shown(const struct printer *p, uint32_t node, const uint32_t 
 		const tg_diff_node *y = &d->nodes[kids[k]];
 		if (node == 0 && lca_here && y->side != TG_DIFF_BOTH) {
 			int s = y->side == TG_DIFF_BASE_ONLY ? 0 : 1;
-			const tg_event *e = &d->side[s].ev[s ? y->new_ev : y->base_ev];
+			const tg_skel_node *e = view_ev(&d->side[s], s ? y->new_ev : y->base_ev);
 			if (tg_kind_is_gpu(e->kind)) {
 				orphans[s]++;
 				orphan_ns[s] += e->dur;

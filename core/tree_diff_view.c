@@ -1,12 +1,15 @@
 /*
- * tree_diff_view.c - one tree as the diff sees it (tree_diff_impl.h): the
- * kept events (cpu_ops, runtime and driver calls, device events; python
- * and annotations on request) renumbered depth first with children by
- * (start, index), so that a subtree is the index range [v, end[v]); per
- * node its flags (device event, kernel, cpu_op, launch, on the GPU path)
- * and its normalized names, and the roots the merge starts from
- * (TraceLens's _get_top_level_root). A dropped event's children hang from
- * its nearest kept ancestor, as in TraceLens's tree.
+ * tree_diff_view.c - one tree as the diff sees it (tree_diff_impl.h), read
+ * from its op skeleton (skeleton.h): the kept events (cpu_ops, runtime and
+ * driver calls, device events; python and annotations on request)
+ * renumbered depth first with children by (start, index), so that a
+ * subtree is the index range [v, end[v]); per node its flags (device
+ * event, kernel, cpu_op, launch, on the GPU path) and its normalized
+ * names, and the roots the merge starts from (TraceLens's
+ * _get_top_level_root). A dropped event's children hang from its nearest
+ * kept ancestor, as in TraceLens's tree. The skeleton holds every event a
+ * view may keep with its nearest ancestor among them, so the nearest kept
+ * ancestor is found along the skeleton's parents.
  */
 #include "tree_diff_impl.h"
 
@@ -18,7 +21,7 @@ static int norm_key(struct ctx *c, struct view *s, uint32_t a, int strip, uint32
 		*out = cache[a];
 		return 0;
 	}
-	if (tg_tree_diff_normalize(&c->nb, &c->nt, tg_trace_str(s->t, a), strip))
+	if (tg_tree_diff_normalize(&c->nb, &c->nt, tg_atoms_str(tg_skeleton_atoms(s->sk), a), strip))
 		return TG_ENOMEM;
 	uint32_t k;
 	int rc = tg_atoms_intern(&k, c->d->norms, c->nb.s, c->nb.n);
@@ -35,11 +38,9 @@ static int is_graph_name(const char *n)
 	return !strcmp(n, "cudaGraphLaunch") || !strcmp(n, "hipGraphLaunch");
 }
 
-static int keep_event(const tg_tree_diff_opts *o, const tg_tree *tree, const tg_event *e, uint32_t i)
+static int keep_node(const tg_tree_diff_opts *o, const tg_skel_node *x)
 {
-	if (!tg_tree_contains(tree, i))
-		return 0;
-	switch (e->kind) {
+	switch (x->kind) {
 	case TG_KIND_CPU_OP:
 	case TG_KIND_RUNTIME:
 	case TG_KIND_DRIVER: return 1;
@@ -47,10 +48,10 @@ static int keep_event(const tg_tree_diff_opts *o, const tg_tree *tree, const tg_
 	case TG_KIND_USER_ANNOTATION: return o->keep_annotations;
 	default: break;
 	}
-	if (!tg_kind_is_gpu(e->kind))
+	if (!tg_kind_is_gpu(x->kind))
 		return 0;
 	if (o->tracelens_links)
-		return tg_tree_linked_like_tracelens(tree, i);
+		return x->linked;
 	return 1;
 }
 
@@ -64,33 +65,33 @@ static uint32_t descend_root(const struct view *s, uint32_t r)
 			return r;
 		uint32_t ch = s->child[s->coff[r]];
 		uint8_t f = s->flags[ch];
-		int k = s->ev[s->event[ch]].kind;
+		int k = s->sn[s->node[ch]].kind;
 		if ((f & F_CPU_OP) || ((k == TG_KIND_RUNTIME || k == TG_KIND_DRIVER) && !(f & F_GRAPH)))
 			return r;
 		r = ch;
 	}
 }
 
-/* near[e]: e itself when kept, else its nearest kept ancestor (or TG_NONE).
- * order[0..nk): the kept events by index. Returns nk. */
-static size_t find_kept(const struct view *s, const tg_tree *tree, const tg_tree_diff_opts *o, uint32_t *near,
-                        uint32_t *order)
+/* Over the skeleton's nodes: near[k], k itself when kept, else its nearest
+ * kept ancestor (or TG_NONE). order[0..nk): the kept nodes by (start,
+ * index), from the skeleton's order. Returns nk. */
+static size_t find_kept(const struct view *s, size_t nsn, const tg_tree_diff_opts *o, uint32_t *near, uint32_t *order)
 {
-	const uint32_t UNKNOWN = TG_NONE - 1; /* near[e] while not yet known */
+	const uint32_t UNKNOWN = TG_NONE - 1; /* near[k] while not yet known */
+	const uint32_t *by_start = tg_skeleton_by_start(s->sk);
 	size_t nk = 0;
-	for (size_t i = 0; i < s->ne; i++) {
-		int k = keep_event(o, tree, &s->ev[i], (uint32_t)i);
-		near[i] = k ? (uint32_t)i : UNKNOWN;
-		if (k)
-			order[nk++] = (uint32_t)i;
-	}
-	for (size_t i = 0; i < s->ne; i++) {
+	for (size_t i = 0; i < nsn; i++)
+		near[i] = keep_node(o, &s->sn[i]) ? (uint32_t)i : UNKNOWN;
+	for (size_t q = 0; q < nsn; q++)
+		if (near[by_start[q]] == by_start[q])
+			order[nk++] = by_start[q];
+	for (size_t i = 0; i < nsn; i++) {
 		if (near[i] != UNKNOWN)
 			continue;
 		/* walk up to a known node, then fill the path */
 		uint32_t x = (uint32_t)i, r;
 		for (;;) {
-			uint32_t p = tg_tree_parent(tree, x);
+			uint32_t p = s->sn[x].parent;
 			if (p == TG_NONE) {
 				r = TG_NONE;
 				break;
@@ -101,47 +102,44 @@ static size_t find_kept(const struct view *s, const tg_tree *tree, const tg_tree
 			}
 			x = p;
 		}
-		x = (uint32_t)i;
-		while (x != TG_NONE && near[x] == UNKNOWN) {
+		for (x = (uint32_t)i; x != TG_NONE && near[x] == UNKNOWN; x = s->sn[x].parent)
 			near[x] = r;
-			x = tg_tree_parent(tree, x);
-		}
 	}
 	return nk;
 }
 
-/* The kept children of each kept event e, in the order of order[] (by
- * start), as kids[coff[e] .. coff[e+1]); the kept events without a kept
- * ancestor into s->roots. fill: scratch of ne + 1. Returns the number of
+/* The kept children of each kept node k, in the order of order[] (by
+ * start), as kids[coff[k] .. coff[k+1]); the kept nodes without a kept
+ * ancestor into s->roots. fill: scratch of nsn + 1. Returns the number of
  * roots. */
-static size_t group_children(struct view *s, const tg_tree *tree, const uint32_t *near, const uint32_t *order,
-                             size_t nk, uint32_t *coff, uint32_t *kids, uint32_t *fill)
+static size_t group_children(struct view *s, size_t nsn, const uint32_t *near, const uint32_t *order, size_t nk,
+                             uint32_t *coff, uint32_t *kids, uint32_t *fill)
 {
 	size_t nr = 0;
 	for (size_t q = 0; q < nk; q++) {
-		uint32_t e = order[q], p = tg_tree_parent(tree, e);
+		uint32_t k = order[q], p = s->sn[k].parent;
 		uint32_t vp = p == TG_NONE ? TG_NONE : near[p];
 		if (vp == TG_NONE)
-			s->roots[nr++] = e;
+			s->roots[nr++] = k;
 		else
 			coff[vp + 1]++;
 	}
-	for (size_t i = 0; i < s->ne; i++)
+	for (size_t i = 0; i < nsn; i++)
 		coff[i + 1] += coff[i];
-	memcpy(fill, coff, (s->ne + 1) * sizeof(uint32_t));
+	memcpy(fill, coff, (nsn + 1) * sizeof(uint32_t));
 	for (size_t q = 0; q < nk; q++) {
-		uint32_t e = order[q], p = tg_tree_parent(tree, e);
+		uint32_t k = order[q], p = s->sn[k].parent;
 		uint32_t vp = p == TG_NONE ? TG_NONE : near[p];
 		if (vp != TG_NONE)
-			kids[fill[vp]++] = e;
+			kids[fill[vp]++] = k;
 	}
 	return nr;
 }
 
-/* Numbers the kept events depth first from the nr roots (s->event,
- * s->parent; vof: event -> view node; s->roots become view nodes), then
- * fills s->coff, s->child and s->end. fill and stack are scratch. Returns
- * the number of view nodes. */
+/* Numbers the kept nodes depth first from the nr roots (s->node,
+ * s->parent, s->vof; vof: skeleton node -> view node; s->roots
+ * become view nodes), then fills s->coff, s->child and s->end. fill and
+ * stack are scratch. Returns the number of view nodes. */
 static uint32_t number_depth_first(struct view *s, size_t nr, const uint32_t *coff, const uint32_t *kids, uint32_t *vof,
                                    uint32_t *fill, uint32_t *stack)
 {
@@ -152,13 +150,14 @@ static uint32_t number_depth_first(struct view *s, size_t nr, const uint32_t *co
 		stack[sp++] = TG_NONE;
 	}
 	while (sp) {
-		uint32_t vp = stack[--sp], e = stack[--sp];
+		uint32_t vp = stack[--sp], k = stack[--sp];
 		uint32_t v = nv++;
-		s->event[v] = e;
+		s->node[v] = k;
 		s->parent[v] = vp;
-		vof[e] = v;
-		for (uint32_t k = coff[e + 1]; k-- > coff[e];) {
-			stack[sp++] = kids[k];
+		vof[k] = v;
+		s->vof[s->sn[k].event] = v;
+		for (uint32_t q = coff[k + 1]; q-- > coff[k];) {
+			stack[sp++] = kids[q];
 			stack[sp++] = v;
 		}
 	}
@@ -187,7 +186,7 @@ static int set_flags_and_names(struct ctx *c, struct view *s, uint32_t nv)
 {
 	int rc;
 	for (uint32_t v = 0; v < nv; v++) {
-		const tg_event *e = &s->ev[s->event[v]];
+		const tg_skel_node *e = &s->sn[s->node[v]];
 		uint8_t f = 0;
 		if (tg_kind_is_gpu(e->kind))
 			f |= F_GPU | F_PATH;
@@ -196,7 +195,7 @@ static int set_flags_and_names(struct ctx *c, struct view *s, uint32_t nv)
 		if (e->kind == TG_KIND_CPU_OP)
 			f |= F_CPU_OP;
 		if (tg_kind_is_launch(e->kind))
-			f |= is_graph_name(tg_trace_str(s->t, e->name)) ? F_GRAPH : F_DISPATCH;
+			f |= is_graph_name(tg_atoms_str(tg_skeleton_atoms(s->sk), e->name)) ? F_GRAPH : F_DISPATCH;
 		s->flags[v] = f;
 		if ((rc = norm_key(c, s, e->name, 0, &s->key[v])) || (rc = norm_key(c, s, e->name, 1, &s->skey[v])))
 			return rc;
@@ -233,7 +232,7 @@ static int key_launches_by_kernels(struct ctx *c, struct view *s, uint32_t nv)
 }
 
 /* TraceLens's roots: from each cpu_op without a cpu_op above it, in start
- * order (order[0..nk), by (ts, index); vof: event -> view node), its
+ * order (order[0..nk), by (ts, index); vof: skeleton node -> view node), its
  * parentless ancestor, descended, once each, into s->roots. fill is
  * scratch. *nr gets their number. 0 or TG_ENOMEM. */
 static int roots_tracelens(struct view *s, const uint32_t *order, size_t nk, const uint32_t *vof, uint32_t *fill,
@@ -275,7 +274,8 @@ static int roots_tracelens(struct view *s, const uint32_t *order, size_t nk, con
 static int alloc_nodes(struct view *s, size_t nk)
 {
 	s->n = (uint32_t)nk;
-	s->event = tg_malloc((nk + 1) * sizeof(uint32_t));
+	s->node = tg_malloc((nk + 1) * sizeof(uint32_t));
+	s->vof = tg_malloc((s->ne + 1) * sizeof(uint32_t));
 	s->parent = tg_malloc((nk + 1) * sizeof(uint32_t));
 	s->end = tg_malloc((nk + 1) * sizeof(uint32_t));
 	s->coff = tg_calloc(nk + 2, sizeof(uint32_t));
@@ -284,42 +284,46 @@ static int alloc_nodes(struct view *s, size_t nk)
 	s->skey = tg_malloc((nk + 1) * sizeof(uint32_t));
 	s->flags = tg_calloc(nk + 1, 1);
 	s->pos = tg_malloc((nk + 1) * sizeof(uint32_t));
-	if (!s->event || !s->parent || !s->end || !s->coff || !s->child || !s->key || !s->skey || !s->flags || !s->pos)
+	if (!s->node || !s->vof || !s->parent || !s->end || !s->coff || !s->child || !s->key || !s->skey ||
+	    !s->flags || !s->pos)
 		return TG_ENOMEM;
 	memset(s->pos, 0xff, (nk + 1) * sizeof(uint32_t));
+	memset(s->vof, 0xff, (s->ne + 1) * sizeof(uint32_t));
 	return 0;
 }
 
-int tg_tree_diff_view_build(struct ctx *c, struct view *s, const tg_tree *tree, const tg_tree_diff_opts *o)
+int tg_tree_diff_view_build(struct ctx *c, struct view *s, const tg_skeleton *sk, const tg_tree_diff_opts *o)
 {
-	s->tree = tree;
-	s->t = tg_tree_trace(tree);
-	s->ev = tg_trace_events(s->t, &s->ne);
-	size_t ne = s->ne;
+	unsigned with = tg_skeleton_with(sk);
+	if ((o->keep_python && !(with & TG_SKEL_PYTHON)) || (o->keep_annotations && !(with & TG_SKEL_ANNOTATIONS)))
+		return tg_error_set(TG_EINVAL, "tree diff: the skeleton holds no %s events",
+		                    o->keep_python && !(with & TG_SKEL_PYTHON) ? "python_function" : "user_annotation");
+	size_t nsn;
+	s->sk = sk;
+	s->sn = tg_skeleton_nodes(sk, &nsn);
+	s->ne = tg_skeleton_events(sk);
 	int rc = TG_ENOMEM;
 	uint32_t *near = NULL, *order = NULL, *coff = NULL, *kids = NULL, *fill = NULL, *vof = NULL;
 	uint32_t *stack = NULL;
-	s->natoms = tg_atoms_count(tg_trace_atoms(s->t));
+	s->natoms = tg_atoms_count(tg_skeleton_atoms(sk));
 	s->atom_key = tg_malloc(((size_t)s->natoms + 1) * sizeof(uint32_t));
 	s->atom_skey = tg_malloc(((size_t)s->natoms + 1) * sizeof(uint32_t));
-	near = tg_malloc((ne + 1) * sizeof(uint32_t));
-	order = tg_malloc((ne + 1) * sizeof(uint32_t));
+	near = tg_malloc((nsn + 1) * sizeof(uint32_t));
+	order = tg_malloc((nsn + 1) * sizeof(uint32_t));
 	if (!s->atom_key || !s->atom_skey || !near || !order)
 		goto out;
 	memset(s->atom_key, 0xff, ((size_t)s->natoms + 1) * sizeof(uint32_t));
 	memset(s->atom_skey, 0xff, ((size_t)s->natoms + 1) * sizeof(uint32_t));
-	size_t nk = find_kept(s, tree, o, near, order);
-	struct sortctx sc = {s->ev};
-	qsort_r(order, nk, sizeof(uint32_t), cmp_ts_idx, &sc);
-	coff = tg_calloc(ne + 2, sizeof(uint32_t));
+	size_t nk = find_kept(s, nsn, o, near, order);
+	coff = tg_calloc(nsn + 2, sizeof(uint32_t));
 	kids = tg_malloc((nk + 1) * sizeof(uint32_t));
-	fill = tg_malloc((ne + 1) * sizeof(uint32_t));
+	fill = tg_malloc((nsn + 1) * sizeof(uint32_t));
 	s->roots = tg_malloc((nk + 1) * sizeof(uint32_t));
 	if (!coff || !kids || !fill || !s->roots)
 		goto out;
-	size_t nr = group_children(s, tree, near, order, nk, coff, kids, fill);
+	size_t nr = group_children(s, nsn, near, order, nk, coff, kids, fill);
 	stack = tg_malloc((nk + 1) * 2 * sizeof(uint32_t));
-	vof = tg_malloc((ne + 1) * sizeof(uint32_t));
+	vof = tg_malloc((nsn + 1) * sizeof(uint32_t));
 	if (alloc_nodes(s, nk) || !stack || !vof)
 		goto out;
 	uint32_t nv = number_depth_first(s, nr, coff, kids, vof, fill, stack);
@@ -353,7 +357,8 @@ out:
 
 void tg_tree_diff_view_free(struct view *s)
 {
-	free(s->event);
+	free(s->node);
+	free(s->vof);
 	free(s->parent);
 	free(s->end);
 	free(s->coff);

@@ -43,7 +43,7 @@ static int load_run(tg_manifest **m, tg_side *s, int *permanent, tg_daemon *d, c
 	int rc = tg_manifest_parse(m, r->manifest ? r->manifest : "", r->manifest ? strlen(r->manifest) : 0, key,
 	                           d->cfg->max_traces);
 	if (!rc)
-		rc = tg_side_load(s, permanent, d, *m);
+		rc = tg_side_load(s, permanent, d, r, *m, 0);
 	if (rc) {
 		tg_manifest_free(*m);
 		*m = NULL;
@@ -118,11 +118,11 @@ static int first_usable(int *found, tg_job *base, tg_manifest **bm, tg_side *old
 	return rc;
 }
 
-int tg_daemon_baseline_side(tg_job *base, tg_manifest **bm, tg_side *old, size_t *more, int *usable, char **notes,
-                            char *why, size_t whycap, tg_daemon *d)
+int tg_daemon_baseline_side(tg_job *base, tg_manifest **bm, tg_side *old, size_t *more, size_t *left_over,
+                            int *usable, char **notes, char *why, size_t whycap, uint64_t max_bytes, tg_daemon *d)
 {
 	*bm = NULL;
-	*more = 0;
+	*more = *left_over = 0;
 	*usable = 0;
 	*notes = NULL;
 	why[0] = 0;
@@ -143,5 +143,5 @@ int tg_daemon_baseline_side(tg_job *base, tg_manifest **bm, tg_side *old, size_t
 			return rc;
 	}
 	tg_pool_filter f = {.trusted_only = tg_store_trusted_only(d->store)};
-	return tg_pool_runs(old, more, d, base, &f, TG_POOL_MAX_RUNS - 1);
+	return tg_pool_runs(old, more, left_over, d, base, &f, TG_POOL_MAX_RUNS - 1, max_bytes);
 }

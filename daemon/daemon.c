@@ -23,60 +23,6 @@
 
 #define PRUNE_PERIOD_S 3600
 
-static void http_opts(tg_http_opts *h, const tg_config *c, int tls_verify, const char *ca_file)
-{
-	memset(h, 0, sizeof(*h));
-	h->ca_file = ca_file;
-	h->insecure = !tls_verify;
-	h->timeout_ms = (long)c->http_timeout_ms;
-	h->connect_timeout_ms = (long)c->http_connect_timeout_ms;
-	h->max_attempts = c->http_retries;
-	h->backoff_ms = (long)c->http_backoff_ms;
-	h->max_wait_ms = (long)c->http_max_wait_ms;
-}
-
-static int open_storage(tg_daemon *d)
-{
-	const tg_config_storage *s = &d->cfg->storage;
-	if (s->local)
-		return tg_storage_local_new(&d->storage, s->local);
-	tg_s3_opts o;
-	memset(&o, 0, sizeof(o));
-	o.endpoint = s->s3_endpoint;
-	o.bucket = s->s3_bucket;
-	o.region = s->s3_region;
-	o.access_key = s->s3_access_key.value;
-	o.secret_key = s->s3_secret_key.value;
-	http_opts(&o.http, d->cfg, s->tls_verify, s->ca_file);
-	return tg_storage_s3_new(&d->storage, &o, s->s3_prefix);
-}
-
-static int open_forges(tg_daemon *d)
-{
-	const tg_config *c = d->cfg;
-	d->forges = tg_calloc(c->nforges ? c->nforges : 1, sizeof(tg_forge *));
-	if (!d->forges)
-		return TG_ENOMEM;
-	for (size_t i = 0; i < c->nforges; i++) {
-		const tg_config_forge *f = &c->forges[i];
-		tg_forge_opts o;
-		memset(&o, 0, sizeof(o));
-		int rc = tg_forge_kind_parse(&o.kind, f->kind);
-		if (rc)
-			return tg_error_set(rc, "%s: forge %s: unknown kind '%s'", c->path, f->name, f->kind);
-		o.name = f->name;
-		o.api_url = f->api_url;
-		o.token = f->token.value;
-		o.outbox_dir = f->outbox;
-		o.outbox_echo = d->o.outbox_echo;
-		o.check_runs = f->check_runs;
-		http_opts(&o.http, c, f->tls_verify, f->ca_file);
-		if ((rc = tg_forge_new(&d->forges[i], &o)))
-			return tg_error_set(rc, "forge %s: %s", f->name, tg_error_last());
-	}
-	return 0;
-}
-
 static int load_rules(tg_daemon *d)
 {
 	const tg_config *c = d->cfg;
@@ -117,19 +63,6 @@ static int take_lock(tg_daemon *d)
 	return 0;
 }
 
-/* The job store the configuration names: "sqlite:<path>" or PostgreSQL's
- * URL. */
-static int open_store(tg_daemon *d)
-{
-	const tg_config *cfg = d->cfg;
-	char *sq = NULL;
-	if (cfg->sqlite && asprintf(&sq, "sqlite:%s", cfg->sqlite) < 0)
-		return tg_error_set(TG_ENOMEM, "out of memory");
-	int rc = tg_store_open(&d->store, sq ? sq : cfg->postgresql.value);
-	free(sq);
-	return rc;
-}
-
 /* How the daemon reads traces: the configuration's limits. */
 static tg_read_opts read_opts(const tg_config *cfg)
 {
@@ -165,7 +98,11 @@ int tg_daemon_new(tg_daemon **out, tg_config *cfg, const tg_daemon_opts *opts)
 		d->jobs_dir = NULL;
 	d->tmp_dir = strdup(cfg->tmp_dir);
 	d->seen = tg_atoms_new();
-	if (!d->jobs_dir || !d->tmp_dir || !d->seen)
+	/* run data the jobs share (data_cache.c): a quarter of a job's memory,
+	 * which every job's process inherits */
+	if (tg_data_cache_new(&d->cache, cfg->job_memory / 4))
+		d->cache = NULL;
+	if (!d->jobs_dir || !d->tmp_dir || !d->seen || !d->cache)
 		rc = tg_error_set(TG_ENOMEM, "out of memory");
 	if (!rc)
 		rc = tg_daemon_make_dirs(cfg->state_dir);
@@ -178,11 +115,11 @@ int tg_daemon_new(tg_daemon **out, tg_config *cfg, const tg_daemon_opts *opts)
 	if (!rc)
 		rc = load_rules(d);
 	if (!rc)
-		rc = open_forges(d);
+		rc = tg_daemon_open_forges(d);
 	if (!rc)
-		rc = open_storage(d);
+		rc = tg_daemon_open_storage(d);
 	if (!rc)
-		rc = open_store(d);
+		rc = tg_daemon_open_store(d);
 	if (rc) {
 		char msg[1024];
 		snprintf(msg, sizeof(msg), "%s", tg_error_last());
@@ -191,6 +128,8 @@ int tg_daemon_new(tg_daemon **out, tg_config *cfg, const tg_daemon_opts *opts)
 	}
 	tg_log(TG_LOG_INFO, "tracegate %s: watching %s (%s), store %s, %zu repositories", TG_VERSION,
 	       tg_storage_describe(d->storage), tg_storage_kind(d->storage), tg_store_backend(d->store), cfg->nrepos);
+	if (!tg_daemon_budget_memory_applies())
+		tg_log(TG_LOG_WARN, "daemon.job_memory is not applied: this tracegate is built with the address sanitizer (make SAN=1)");
 	if (cfg->storage.signing_key.value)
 		tg_store_set_trusted_only(d->store, 1);
 	else
@@ -218,6 +157,8 @@ void tg_daemon_free(tg_daemon *d)
 	free(d->git);
 	free(d->fetched);
 	tg_atoms_free(d->seen);
+	tg_data_cache_free(d->cache);
+	free(d->used);
 	free(d->jobs_dir);
 	free(d->tmp_dir);
 	if (d->lock_fd >= 0)
@@ -363,7 +304,16 @@ static int known_run(tg_daemon *d, const tg_job *j, const tg_storage_obj *o, con
 	int rc = tg_store_job_get_by_key(&e, d->store, j->key);
 	if (!rc) {
 		int moved = strcmp(e.prefix, j->prefix) != 0;
-		int changed = !e.manifest || strlen(e.manifest) != len || memcmp(e.manifest, data, len);
+		/* the store keeps a manifest compacted, with the digest of the bytes
+		 * uploaded (manifest_compact.c), or as uploaded when it was kept
+		 * before tracegate compacted them */
+		char kept[TG_SHA256_HEX_LEN + 1], now[TG_SHA256_HEX_LEN + 1];
+		uint8_t dig[TG_SHA256_LEN];
+		tg_sha256(dig, data, len);
+		tg_sha256_hex(now, dig);
+		int changed = !e.manifest || (tg_manifest_uploaded_sha256(kept, e.manifest)
+		                                  ? strlen(e.manifest) != len || memcmp(e.manifest, data, len)
+		                                  : strcmp(kept, now) != 0);
 		if (moved || changed)
 			tg_log(TG_LOG_WARN, "%s: %s of run %s (job %lld): not a new run, nothing posted again", o->key,
 			       moved ? "another copy" : "a rewritten manifest", e.prefix, (long long)e.id);
@@ -460,6 +410,14 @@ static int scan_one(tg_daemon *d, const tg_storage_obj *o, size_t *added)
 		*p = (char)tolower((unsigned char)*p);
 	tg_job j;
 	job_of(&j, d, repo, seg, repo_name, commit, prefix, m, data, o);
+	/* the store keeps the fields tracegate reads (manifest_compact.c), not
+	 * the uploader's megabyte of padding; the key is of the fields */
+	char *compact = NULL, uploaded[TG_SHA256_HEX_LEN + 1];
+	uint8_t dig[TG_SHA256_LEN];
+	tg_sha256(dig, data, len);
+	tg_sha256_hex(uploaded, dig);
+	if (m && !tg_manifest_compact(&compact, m, uploaded))
+		j.manifest = compact;
 	if (d->cfg->retention_runs_ms > 0 && j.run_time < (int64_t)time(NULL) - d->cfg->retention_runs_ms / 1000) {
 		/* older than the retention: its job may have been pruned, and a
 		 * run that old is not judged (nor posted) again */
@@ -468,6 +426,7 @@ static int scan_one(tg_daemon *d, const tg_storage_obj *o, size_t *added)
 		rc = add_run(d, &j, m, errmsg, o->key, added);
 	}
 	tg_manifest_free(m);
+	free(compact);
 	free(data);
 	return rc < 0 ? rc : 0;
 }

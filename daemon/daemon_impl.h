@@ -7,10 +7,12 @@
 
 #include "../core/atoms.h"
 #include "../core/measure.h"
+#include "../core/rundata.h"
 #include "../core/trace.h"
 #include "../rules/gate.h"
 #include "../rules/rules.h"
 #include "daemon.h"
+#include "data_cache.h"
 #include "forge/forge.h"
 #include "git/git.h"
 #include "manifest.h"
@@ -34,7 +36,64 @@ struct tg_daemon {
 	char *jobs_dir;      /* <state_dir>/jobs */
 	char *tmp_dir;
 	tg_read_opts read;
+	int in_child;        /* this process is a job's analysis under its budgets (budget.c) */
+	tg_data_cache *cache; /* decoded run data the jobs share (data_cache.c) */
+	struct tg_data_used {  /* in a child: the run data it decoded from the store, for the cache */
+		char digest[65];
+		uint8_t trusted;
+	} *used;
+	size_t nused, capused;
+	struct {             /* in a child: the daemon's connections, kept (reachable, never used) */
+		tg_store *store;
+		tg_storage *storage;
+		tg_forge **forges;
+	} daemons;
 };
+
+/* The store, the storage and the forges of the configuration into d
+ * (connect.c). 0 or the error, worded. */
+int tg_daemon_open_store(tg_daemon *d);
+int tg_daemon_open_storage(tg_daemon *d);
+int tg_daemon_open_forges(tg_daemon *d);
+
+/* In a child process (budget.c): the store, the storage and the forges
+ * opened again, so that the child shares no connection with the daemon;
+ * the daemon's are left as they are (never closed by the child). 0 or the
+ * error of the one that failed. */
+int tg_daemon_reopen(tg_daemon *d);
+
+/* How a job's analysis ended under its budgets (budget.c). */
+typedef enum tg_budget_over {
+	TG_BUDGET_NONE = 0, /* it ended by itself: rc */
+	TG_BUDGET_TIME,     /* daemon.job_timeout ran out: killed */
+	TG_BUDGET_SIGNAL,   /* killed by a signal it was not sent (OOM killer), or crashed */
+	TG_BUDGET_EXIT      /* ended without its report (exit code in signal) */
+} tg_budget_over;
+
+typedef struct tg_daemon_budget {
+	tg_budget_over over;
+	int signal;         /* TG_BUDGET_SIGNAL: which; TG_BUDGET_EXIT: the exit code */
+	int rc;             /* TG_BUDGET_NONE: what the analysis returned (its message is tg_error_last) */
+	int64_t blocker;    /* the job it waits for (TG_EAGAIN), 0 when none */
+	int64_t ms;         /* wall time */
+	int64_t peak_kb;    /* its largest resident set, KiB */
+} tg_daemon_budget;
+
+typedef int (*tg_daemon_budget_fn)(tg_daemon *d, tg_job *j, void *arg);
+
+/* Runs fn(d, j, arg) in a child process under the job budgets
+ * (daemon.job_timeout, daemon.job_memory): see budget.c. *out says how it
+ * ended. Returns 0 (then look at *out), TG_EAGAIN when the daemon is
+ * stopping (the child was killed; the job is claimed again later), or
+ * TG_EIO when no child could be started. */
+int tg_daemon_budget_run(tg_daemon_budget *out, tg_daemon *d, tg_job *j, tg_daemon_budget_fn fn, void *arg);
+
+/* Why a job went over its budget, for its status (memory: the analysis
+ * returned TG_ENOMEM under its memory budget; else as *b says). */
+void tg_daemon_budget_why(char *buf, size_t cap, const tg_daemon *d, const tg_daemon_budget *b, int memory);
+
+/* 0 when this build cannot apply daemon.job_memory (AddressSanitizer). */
+int tg_daemon_budget_memory_applies(void);
 
 /* Ends at once the leases held by daemons on this host that are dead (no
  * process with the owner's pid) and logs, once each, the leases it must
@@ -87,20 +146,59 @@ int tg_daemon_origin_may_post(int *ok, char *why, size_t cap, tg_daemon *d, cons
  * (its lease then expires and it is claimed again). */
 int tg_daemon_job_run(tg_daemon *d, tg_job *j);
 
-/* The traces of one side of a comparison, read and built. */
+/* One side of a comparison: the run data (core/rundata.h) of its traces,
+ * the runs' traces one after another, each run's in rank order. */
 typedef struct tg_side {
-	tg_trace **traces;
-	tg_tree **trees;
-	char **names;    /* display names (trace paths in the run folder) */
-	int64_t *ranks;  /* the manifest's rank of each trace, -1 when it gives none */
+	tg_rundata **data;
+	uint8_t *borrowed;   /* per trace: its run data is the daemon's cache's (not freed with the side) */
+	char **names;        /* display names ("<run-id>/<path>") */
+	char **keys;         /* storage keys ("<prefix>/<path>"): the names the reader gives the traces */
+	int64_t *ranks;      /* the manifest's rank of each trace, -1 when it gives none */
+	char (*digests)[65]; /* the SHA-256 of each trace's bytes: its run data's key */
+	uint8_t *trusted;    /* per trace: its run is trusted (its data kept and read as trusted) */
+	tg_trace **traces;   /* tg_side_load with TG_SIDE_KEEP_TREES: the traces read, */
+	tg_tree **trees;     /* and their trees, kept for tg_side_across; NULL entries otherwise */
+	tg_findings *across; /* tg_side_across: the findings across its ranks, when the gate needs them */
 	size_t n;
+	uint64_t json_bytes; /* JSON of all its traces */
 } tg_side;
 
-/* Fetches and reads every trace of manifest m (sorted by rank) into s.
+/* The run data of every trace of run j (manifest m), sorted by rank, into
+ * s (side.c): from the store when each was measured before (the run's
+ * traces listed, or a trace's digest known); else fetched from storage,
+ * read with the daemon's limits and measured, its run data kept in the
+ * store under the SHA-256 of its bytes, and the run's traces listed.
  * Errors name the storage key and, for a bad trace, the byte offset;
  * *permanent is set when trying again cannot help (a missing or malformed
- * trace, a limit), clear for I/O that may recover (storage unreachable). */
-int tg_side_load(tg_side *s, int *permanent, tg_daemon *d, const tg_manifest *m);
+ * trace, a limit), clear for I/O that may recover (storage or store
+ * unreachable) and for memory. */
+int tg_side_load(tg_side *s, int *permanent, tg_daemon *d, const tg_job *j, const tg_manifest *m, unsigned flags);
+
+/* tg_side_load's flags: keep the trees of the traces it reads (a run of
+ * several traces), for tg_side_across. */
+#define TG_SIDE_KEEP_TREES 1u
+
+/* The side as the gate takes run data (rules/gate.h); borrows from s. */
+tg_gate_data tg_side_gate_data(const tg_side *s);
+
+/* The findings across the ranks of side s when the gate needs them
+ * (tg_gate_data_across: its traces are distinct ranks of one job), into
+ * s->across, under the rules of repository ri: kept in the store under
+ * the digest of the thresholds and of the traces' digests in rank order;
+ * else computed from the traces' trees (kept by tg_side_load, else read
+ * again and checked against their digests) and kept. Traces that can no
+ * longer be read (pruned from storage, changed) make them "not
+ * evaluated", saying why. The kept trees are freed. 0, or an error that
+ * may recover (storage or store unreachable, memory). */
+int tg_side_across(tg_side *s, tg_daemon *d, size_t ri);
+
+/* A measure of side s on keys (its traces in its order, ranked and named
+ * as the gate ranks and names them). 0 or TG_ENOMEM. */
+int tg_side_measure(tg_measure **out, const tg_side *s, tg_atoms *keys);
+
+/* Moves the traces of `from` to the end of `to`; from is left empty. 0 or
+ * TG_ENOMEM (from unchanged). */
+int tg_side_append(tg_side *to, tg_side *from);
 
 void tg_side_free(tg_side *s);
 
@@ -117,16 +215,18 @@ int tg_daemon_find_baseline(tg_job *base, int *found, int *distance, char merge_
 
 /* The baseline side (baseline_runs.c): base holds the newest trusted run
  * of the baseline commit (tg_daemon_find_baseline); the newest of that
- * commit's runs whose traces can be read replaces it, with its manifest
- * (*bm), its traces and those of the commit's other usable runs (*old,
- * *more of them). A run that cannot be read for good is recorded as
+ * commit's runs whose traces can be read (from their stored run data, else
+ * from storage: side.c) replaces it, with its manifest (*bm), its run data
+ * and that of the commit's other usable runs (*old, *more of them, as many
+ * as fit max_bytes of JSON with the baseline run; *left_over: how many did
+ * not). A run that cannot be read for good is recorded as
  * tampered (logged) and the next one is tried; *notes (markdown for the
  * comment, the caller frees it; NULL when none was left out) says which
  * were left out. *usable = 0 when no run of the commit can be used: *why
  * (whycap bytes) names the tampered runs. Storage that may come back is
  * returned (the job is tried again). */
-int tg_daemon_baseline_side(tg_job *base, tg_manifest **bm, tg_side *old, size_t *more, int *usable, char **notes,
-                            char *why, size_t whycap, tg_daemon *d);
+int tg_daemon_baseline_side(tg_job *base, tg_manifest **bm, tg_side *old, size_t *more, size_t *left_over,
+                            int *usable, char **notes, char *why, size_t whycap, uint64_t max_bytes, tg_daemon *d);
 
 /* The commit status repository r posts for a run that is not a judgement
  * of kind k: its on_unjudged (unjudged.c). */

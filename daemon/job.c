@@ -2,10 +2,12 @@
  * job.c - one run through its states (daemon_impl.h: tg_daemon_job_run).
  *
  *   seen       post "pending" (best effort), move to analysing
- *   analysing  read the run's traces, record its metrics, find the
- *              baseline, run the gate, write what will be posted (the
- *              status and the comment) under <state>/jobs/<id>/, move to
- *              posting
+ *   analysing  (in a child process under the job's budgets: budget.c)
+ *              read the run's traces into run data (side.c: once per
+ *              trace, kept in the store), record its metrics, find the
+ *              baseline, run the gate on the stored run data of both
+ *              sides, keep what will be posted (the status and the
+ *              comment) in the store, move to posting
  *   posting    post the status and upsert the comment (found again by its
  *              hidden marker, so a repeated post edits, never duplicates),
  *              move to done (or failed for a run that could not be judged)
@@ -13,7 +15,8 @@
  * Every move is a compare-and-set on the job's state under its lease; a
  * daemon killed at any point leaves the job in the state of its last move,
  * and the next claim resumes there. What is posted is computed once and
- * kept on disk, so a resumed posting posts the same verdict. A run that
+ * kept in the store every daemon shares, so a resumed posting, by this
+ * daemon or another, posts the same verdict without analysing again. A run that
  * cannot be judged (a malformed manifest or trace, a trace missing) gets an
  * "error" status saying why (fail closed); a failure that may pass (storage
  * or forge unreachable) leaves the job to be claimed again when its lease
@@ -174,32 +177,9 @@ static char *side_source(const tg_config_repo *r, const tg_job *j, const tg_mani
 
 /* ------------------------------------------------------------ persistence */
 
-static void job_dir(char *buf, size_t cap, const tg_daemon *d, const tg_job *j)
+/* o as the JSON the store keeps (malloc'd), NULL when out of memory. */
+static char *outcome_json(const outcome *o)
 {
-	snprintf(buf, cap, "%s/%lld", d->jobs_dir, (long long)j->id);
-}
-
-/* Writes a file of the job's folder atomically (tg_util_write_atomic: a
- * mkstemp temporary file, fsync, rename), mode 0640, wording the error. */
-static int write_job_file(const char *path, const char *data, size_t len)
-{
-	if (tg_util_write_atomic(path, data, len, 0640))
-		return tg_error_set(TG_EIO, "%s: %s", path, strerror(errno));
-	return 0;
-}
-
-static int save_outcome(const tg_daemon *d, const tg_job *j, const outcome *o)
-{
-	char dir[4096], path[4200];
-	job_dir(dir, sizeof(dir), d, j);
-	if (mkdir(dir, 0750) && errno != EEXIST)
-		return tg_error_set(TG_EIO, "%s: %s", dir, strerror(errno));
-	if (o->comment) {
-		snprintf(path, sizeof(path), "%s/comment.md", dir);
-		int rc = write_job_file(path, o->comment, strlen(o->comment));
-		if (rc)
-			return rc;
-	}
 	json_t *root = json_pack("{s:s,s:s,s:s,s:s,s:s?,s:b,s:s,s:i}", "state", tg_forge_state_name(o->state),
 	                         "verdict", o->verdict, "description", o->description, "summary", o->summary,
 	                         "target_url", o->target_url, "comment", o->comment != NULL, "baseline",
@@ -214,25 +194,31 @@ static int save_outcome(const tg_daemon *d, const tg_job *j, const outcome *o)
 	}
 	char *text = root ? json_dumps(root, JSON_INDENT(1)) : NULL;
 	json_decref(root);
+	return text;
+}
+
+/* Keeps what job j posts in the store (tg_store_outcome_put), where any
+ * daemon that resumes the job finds it; nothing is written to the state
+ * folder. */
+static int save_outcome(const tg_daemon *d, const tg_job *j, const outcome *o)
+{
+	char *text = outcome_json(o);
 	if (!text)
 		return tg_error_set(TG_ENOMEM, "out of memory");
-	snprintf(path, sizeof(path), "%s/outcome.json", dir);
-	int rc = write_job_file(path, text, strlen(text));
+	int rc = tg_store_outcome_put(d->store, j->id, text, o->comment);
 	free(text);
 	return rc;
 }
 
-/* Loads what analysing left; TG_ENOTFOUND when it is not there. */
-static int load_outcome(const tg_daemon *d, const tg_job *j, outcome *o)
+/* o from the JSON text of an outcome (what names it in messages); the
+ * comment (may be NULL) is copied. TG_ENOTFOUND when it is not one. */
+static int outcome_parse(outcome *o, const char *text, const char *comment, const char *what)
 {
 	memset(o, 0, sizeof(*o));
-	char dir[4096], path[4200];
-	job_dir(dir, sizeof(dir), d, j);
-	snprintf(path, sizeof(path), "%s/outcome.json", dir);
 	json_error_t err;
-	json_t *root = json_load_file(path, 0, &err);
+	json_t *root = json_loads(text, 0, &err);
 	if (!root)
-		return tg_error_set(TG_ENOTFOUND, "%s: %s", path, err.text);
+		return tg_error_set(TG_ENOTFOUND, "%s: %s", what, err.text);
 	const char *state = "", *verdict = "", *desc = "", *summary = "", *url = NULL, *baseline = "";
 	json_t *urlv = NULL;
 	int has_comment = 0, distance = -1;
@@ -268,34 +254,84 @@ static int load_outcome(const tg_daemon *d, const tg_job *j, outcome *o)
 	}
 	json_decref(root);
 	if (bad)
-		return tg_error_set(TG_ENOTFOUND, "%s: not an outcome", path);
-	if (has_comment) {
-		snprintf(path, sizeof(path), "%s/comment.md", dir);
-		FILE *f = fopen(path, "rb");
-		if (!f) {
-			outcome_free(o);
-			return tg_error_set(TG_ENOTFOUND, "%s: %s", path, strerror(errno));
-		}
-		size_t cap = 0, len = 0;
-		char buf[65536];
-		size_t got;
-		while ((got = fread(buf, 1, sizeof(buf), f)) > 0) {
-			if (tg_grow((void **)&o->comment, &cap, len + got + 1, 1)) {
-				fclose(f);
-				outcome_free(o);
-				return TG_ENOMEM;
-			}
-			memcpy(o->comment + len, buf, got);
-			len += got;
-			o->comment[len] = 0;
-		}
-		fclose(f);
-		if (!o->comment) {
-			outcome_free(o);
-			return tg_error_set(TG_ENOTFOUND, "%s: empty", path);
-		}
+		return tg_error_set(TG_ENOTFOUND, "%s: not an outcome", what);
+	if (has_comment && !comment)
+		return tg_error_set(TG_ENOTFOUND, "%s: its comment is missing", what);
+	if (has_comment && !(o->comment = strdup(comment))) {
+		outcome_free(o);
+		return TG_ENOMEM;
 	}
 	return 0;
+}
+
+/* The whole file at path (at most max bytes) as a string; -1 with errno
+ * when it cannot be read. */
+static int slurp(char **out, const char *path, size_t max)
+{
+	*out = NULL;
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return -1;
+	size_t cap = 0, len = 0, got;
+	char buf[65536];
+	while ((got = fread(buf, 1, sizeof(buf), f)) > 0 && len + got <= max) {
+		if (tg_grow((void **)out, &cap, len + got + 1, 1)) {
+			fclose(f);
+			free(*out);
+			*out = NULL;
+			errno = ENOMEM;
+			return -1;
+		}
+		memcpy(*out + len, buf, got);
+		len += got;
+		(*out)[len] = 0;
+	}
+	fclose(f);
+	if (!*out || got) {
+		free(*out);
+		*out = NULL;
+		errno = got ? EFBIG : ENODATA;
+		return -1;
+	}
+	return 0;
+}
+
+/* What a daemon before the store kept outcomes left on disk:
+ * <state>/jobs/<id>/outcome.json and comment.md (read, never written, so
+ * that a job analysed before an upgrade is posted after it).
+ * TG_ENOTFOUND when it is not there. */
+static int load_outcome_files(const tg_daemon *d, const tg_job *j, outcome *o)
+{
+	char path[4200];
+	snprintf(path, sizeof(path), "%s/%lld/outcome.json", d->jobs_dir, (long long)j->id);
+	char *text = NULL, *comment = NULL;
+	if (slurp(&text, path, 1 << 20))
+		return tg_error_set(TG_ENOTFOUND, "%s: %s", path, strerror(errno));
+	snprintf(path, sizeof(path), "%s/%lld/comment.md", d->jobs_dir, (long long)j->id);
+	if (slurp(&comment, path, 1 << 24))
+		comment = NULL;
+	int rc = outcome_parse(o, text, comment, path);
+	free(text);
+	free(comment);
+	return rc;
+}
+
+/* Loads what analysing kept for job j (the store; else the files an older
+ * daemon left); TG_ENOTFOUND when it is not there. */
+static int load_outcome(const tg_daemon *d, const tg_job *j, outcome *o)
+{
+	memset(o, 0, sizeof(*o));
+	char *text = NULL, *comment = NULL, what[64];
+	int rc = tg_store_outcome_get(&text, &comment, d->store, j->id);
+	if (rc == TG_ENOTFOUND)
+		return load_outcome_files(d, j, o);
+	if (rc)
+		return rc;
+	snprintf(what, sizeof(what), "job %lld's outcome", (long long)j->id);
+	rc = outcome_parse(o, text, comment, what);
+	free(text);
+	free(comment);
+	return rc;
 }
 
 /* ------------------------------------------------------------ posting */
@@ -495,11 +531,13 @@ static int job_manifest(const tg_daemon *d, const tg_job *j, tg_manifest **m)
 	                         d->cfg->max_traces);
 }
 
+/* The run's numbers (run_metrics.h) from its run data, recorded in the
+ * store for the history. */
 static int record_metrics(tg_daemon *d, size_t ri, const tg_job *j, const tg_side *s, tg_metric **mm, size_t *nm)
 {
 	tg_atoms *keys = tg_atoms_new();
 	tg_measure *m = NULL;
-	int rc = keys ? tg_measure_build_ranked(&m, (const tg_tree *const *)s->trees, s->ranks, s->n, keys) : TG_ENOMEM;
+	int rc = keys ? tg_side_measure(&m, s, keys) : TG_ENOMEM;
 	if (!rc) /* a run of nothing enters no history (TG_ENODATA: judge() posts the error) */
 		rc = tg_measure_judgeable(m, "new");
 	if (!rc)
@@ -528,8 +566,9 @@ static int append_text(char **s, const char *text)
 /* What one analysis holds while it runs (analyse); analysis_free frees it. */
 struct analysis {
 	tg_manifest *m;          /* the run's manifest */
-	tg_side cur;             /* its traces and those of its commit's other runs */
+	tg_side cur;             /* its run data and that of its commit's other runs */
 	size_t more;             /* how many other runs of its commit joined cur */
+	size_t left_out;         /* runs of either side's commit beyond limits.max_pool_bytes */
 	tg_metric *mets;         /* its metrics, as recorded */
 	size_t nmets;
 	int found, distance;     /* a baseline found; its distance from the merge-base */
@@ -539,7 +578,7 @@ struct analysis {
 	char *bnotes;            /* which of its runs were left out as tampered (markdown), NULL: none */
 	tg_job base;             /* the baseline run */
 	tg_manifest *bm;         /* its manifest */
-	tg_side old;             /* its traces and those of its commit's other runs */
+	tg_side old;             /* its run data and that of its commit's other runs */
 	size_t bmore;
 	tg_accepts acc;          /* accepted regressions; acc.notes: the comment's notes */
 	tg_branch_noise bn;
@@ -581,7 +620,7 @@ static int load_run(struct analysis *a, tg_daemon *d, const tg_config_repo *r, c
 	}
 	o->target_url = details_url(r, j, a->m->ci_url);
 	int permanent = 0;
-	int rc = tg_side_load(&a->cur, &permanent, d, a->m);
+	int rc = tg_side_load(&a->cur, &permanent, d, j, a->m, TG_SIDE_KEEP_TREES);
 	if (rc && permanent) {
 		set_error(o, j, "bad trace", tg_error_last());
 		return 0;
@@ -589,17 +628,33 @@ static int load_run(struct analysis *a, tg_daemon *d, const tg_config_repo *r, c
 	return rc;
 }
 
+/* The JSON a side may hold once its commit's other runs join it
+ * (limits.max_pool_bytes, both sides together): the new side pools up to
+ * half of it, the base side up to what the new side left; the judged run
+ * and the baseline run themselves always count. */
+static uint64_t pool_cap(const struct analysis *a, const tg_daemon *d, int base_side)
+{
+	uint64_t cap = d->cfg->max_pool_bytes;
+	if (!base_side)
+		return cap / 2;
+	return a->cur.json_bytes < cap ? cap - a->cur.json_bytes : 0;
+}
+
 /* The other runs of this commit join the side (pool.h) when they carry
  * the same proof of origin (origin.c): a signed run pools signed runs,
  * a pull request's run the runs of the same confirmed CI run; any other
- * run is judged alone. */
+ * run is judged alone. As many join as limits.max_pool_bytes leaves room
+ * for. */
 static int pool_commit_runs(struct analysis *a, tg_daemon *d, const tg_job *j)
 {
 	tg_pool_filter f;
 	a->more = 0;
 	if (!tg_daemon_pool_filter(&f, d, j))
 		return 0;
-	return tg_pool_runs(&a->cur, &a->more, d, j, &f, TG_POOL_MAX_RUNS - 1);
+	size_t left_over = 0;
+	int rc = tg_pool_runs(&a->cur, &a->more, &left_over, d, j, &f, TG_POOL_MAX_RUNS - 1, pool_cap(a, d, 0));
+	a->left_out += left_over;
+	return rc;
 }
 
 /* o is not a judgement of kind k: the state repository r chose for it
@@ -637,8 +692,11 @@ static int load_baseline(struct analysis *a, tg_daemon *d, size_t ri, const tg_j
 	}
 	if (rc || !a->found)
 		return rc;
-	return tg_daemon_baseline_side(&a->base, &a->bm, &a->old, &a->bmore, &a->usable, &a->bnotes, a->why,
-	                               sizeof(a->why), d);
+	size_t left_over = 0;
+	rc = tg_daemon_baseline_side(&a->base, &a->bm, &a->old, &a->bmore, &left_over, &a->usable, &a->bnotes, a->why,
+	                             sizeof(a->why), pool_cap(a, d, 1), d);
+	a->left_out += left_over;
+	return rc;
 }
 
 /* No baseline, or none usable (title says which): o says why, in the state
@@ -679,6 +737,15 @@ static int gather_evidence(struct analysis *a, tg_daemon *d, size_t ri, const tg
 	    (rc = append_text(&a->acc.notes, a->hb.text)) || (rc = append_text(&a->acc.notes, a->bnotes)))
 		return rc;
 	tg_history_base_drop_noise(a->bn.noise, &a->bn.n, &a->hb);
+	if (a->left_out) {
+		char note[256];
+		snprintf(note, sizeof(note),
+		         "%zu more run%s of these commits left out: the judgement holds at most limits.max_pool_bytes "
+		         "(%llu bytes) of JSON.\n\n",
+		         a->left_out, a->left_out == 1 ? "" : "s", (unsigned long long)d->cfg->max_pool_bytes);
+		if ((rc = append_text(&a->acc.notes, note)))
+			return rc;
+	}
 	return 0;
 }
 
@@ -690,11 +757,11 @@ static int run_gate(struct analysis *a, tg_daemon *d, size_t ri)
 	                   .rule_noise = a->bn.noise,
 	                   .nrule_noise = a->bn.n,
 	                   .rule_base_runs = a->hb.runs,
-	                   .nrule_base_runs = a->hb.n,
-	                   .base_ranks = a->old.ranks,
-	                   .next_ranks = a->cur.ranks};
-	return tg_gate_run(&a->g, d->rules[ri], (const tg_tree *const *)a->old.trees, a->old.n,
-	                   (const tg_tree *const *)a->cur.trees, a->cur.n, &go);
+	                   .nrule_base_runs = a->hb.n};
+	/* the findings across the base side's ranks (the new side's are known) */
+	int rc = tg_side_across(&a->old, d, ri);
+	tg_gate_data base = tg_side_gate_data(&a->old), next = tg_side_gate_data(&a->cur);
+	return rc ? rc : tg_gate_run_data(&a->g, d->rules[ri], &base, &next, &go);
 }
 
 /* The comment: the gate's tables (at most max_comment_bytes), where each
@@ -779,7 +846,9 @@ static int judge(struct analysis *a, tg_daemon *d, size_t ri, const tg_job *j, o
 		set_waiting(o, r, 1 + a->more);
 		return 0;
 	}
-	if ((rc = load_baseline(a, d, ri, j, o)) || decided(o))
+	/* the findings across the new side's ranks (its trees freed) before the
+	 * baseline is read */
+	if ((rc = tg_side_across(&a->cur, d, ri)) || (rc = load_baseline(a, d, ri, j, o)) || decided(o))
 		return rc;
 	if (!a->found || !a->usable)
 		return set_no_baseline(o, a, r, j);
@@ -895,6 +964,16 @@ static int give_up(tg_daemon *d, size_t ri, tg_job *j)
 static int analyse_outcome(tg_daemon *d, size_t ri, tg_job *j, outcome *o)
 {
 	int rc = analyse(d, ri, j, o);
+	if (rc == TG_ENOMEM && d->in_child && tg_daemon_budget_memory_applies()) {
+		/* an allocation went past daemon.job_memory: this run fails alone */
+		char why[300];
+		tg_daemon_budget_why(why, sizeof(why), d, NULL, 1);
+		tg_log(TG_LOG_ERROR, "job %lld (%s): %s", (long long)j->id, j->prefix, why);
+		outcome_free(o);
+		o->distance = -1;
+		set_error(o, j, "budget", why);
+		rc = 0;
+	}
 	if (!rc && !o->comment && j->pr > 0 && !strcmp(o->verdict, "error") && !(o->comment = error_comment(j, o)))
 		rc = tg_error_set(TG_ENOMEM, "out of memory");
 	if (rc)
@@ -944,10 +1023,9 @@ static void post_pending(tg_daemon *d, size_t ri, const tg_config_repo *r, tg_jo
 	tg_manifest_free(m);
 }
 
-/* analysing: analyses j into o, keeps o (the job's folder and the store)
- * and moves j to posting. A job whose move fails stays in its state, o
- * freed: 0 when its lease went to another daemon (TG_ENOTFOUND), else the
- * code. */
+/* analysing: analyses j into o, keeps o (in the store) and moves j to
+ * posting. A job whose move fails stays in its state, o freed: 0 when its
+ * lease went to another daemon (TG_ENOTFOUND), else the code. */
 static int analyse_job(tg_daemon *d, size_t ri, tg_job *j, outcome *o)
 {
 	stall(j, "analysing");
@@ -968,18 +1046,99 @@ static int analyse_job(tg_daemon *d, size_t ri, tg_job *j, outcome *o)
 	return 0;
 }
 
-/* posting: what analysing kept for j; when its files are gone (a new
- * state folder), analyses again and keeps what is computed for a later
- * resume. */
-static int resume_outcome(tg_daemon *d, size_t ri, tg_job *j, outcome *o)
+/* What a job's child process does (budget.c): analyse j (state analysing)
+ * and move it to posting, or (a job in posting whose outcome was never
+ * kept) analyse it and keep the outcome. Either way the outcome ends up in
+ * the store, where the daemon reads it. */
+struct in_child {
+	size_t ri;
+	int keep_only; /* the job is in posting already */
+};
+
+static int analyse_in_child(tg_daemon *d, tg_job *j, void *arg)
 {
-	if (!load_outcome(d, j, o))
-		return 0;
-	tg_log(TG_LOG_WARN, "job %lld: %s; analysing again", (long long)j->id, tg_error_last());
-	int rc = analyse_outcome(d, ri, j, o);
-	if (!rc && (rc = save_outcome(d, j, o)))
-		outcome_free(o);
+	const struct in_child *c = arg;
+	outcome o;
+	memset(&o, 0, sizeof(o));
+	int rc;
+	if (!c->keep_only) {
+		rc = analyse_job(d, c->ri, j, &o);
+	} else if (!(rc = analyse_outcome(d, c->ri, j, &o))) {
+		rc = save_outcome(d, j, &o);
+	}
+	outcome_free(&o);
 	return rc;
+}
+
+/* A job whose analysis went over its budget (b), still in state (the
+ * child died, or was killed, before it moved the job): its outcome is an
+ * error saying which budget, kept, and the job moved to posting (from
+ * analysing) to be posted like any run that cannot be judged. */
+static int over_budget(tg_daemon *d, tg_job *j, const tg_daemon_budget *b)
+{
+	char why[300];
+	tg_daemon_budget_why(why, sizeof(why), d, b, 0);
+	tg_log(TG_LOG_ERROR, "job %lld (%s): %s", (long long)j->id, j->prefix, why);
+	outcome o;
+	memset(&o, 0, sizeof(o));
+	o.distance = -1;
+	set_error(&o, j, "budget", why);
+	int rc = j->pr > 0 && !(o.comment = error_comment(j, &o)) ? tg_error_set(TG_ENOMEM, "out of memory") : 0;
+	if (!rc)
+		rc = save_outcome(d, j, &o);
+	if (!rc)
+		rc = store_result(d, j, &o);
+	if (!rc && j->state == TG_JOB_ANALYSING)
+		rc = advance(d, j, TG_JOB_POSTING, NULL);
+	outcome_free(&o);
+	return rc == TG_ENOTFOUND ? 0 : rc;
+}
+
+/* Runs the analysis of job j (repository ri) in a child under the job's
+ * budgets (budget.c); afterwards j is the store's (the child's changes). keep_only: j is
+ * in posting and needs its outcome computed again. Returns 0 (j moved on,
+ * or failed alone over its budget), or a code worth retrying (d->blocker
+ * set when it waits for another job). */
+static int analyse_budgeted(tg_daemon *d, size_t ri, tg_job *j, int keep_only)
+{
+	struct in_child arg = {ri, keep_only};
+	tg_daemon_budget b;
+	int rc = tg_daemon_budget_run(&b, d, j, analyse_in_child, &arg);
+	if (rc)
+		return rc;
+	if (b.over == TG_BUDGET_NONE && b.rc) {
+		d->blocker = b.blocker;
+		return b.rc; /* its message is set */
+	}
+	/* the job as the child left it: its state, and what its analysis
+	 * learnt (the confirmed CI run, what it was judged against) */
+	tg_job now;
+	if ((rc = tg_store_job_get(&now, d->store, j->id)))
+		return rc;
+	tg_job_clear(j);
+	*j = now;
+	if (b.over != TG_BUDGET_NONE && (j->state == TG_JOB_ANALYSING || keep_only))
+		return over_budget(d, j, &b);
+	return 0;
+}
+
+/* posting: what analysing kept for j in the store, whichever daemon (or
+ * child) analysed it; taken_over: this claim found j in posting (a daemon
+ * taking over a killed one's job: it posts what was computed, logged, and
+ * does not analyse again). Only when nothing was kept (a job analysed by a
+ * tracegate before the store kept outcomes, its state folder gone) is it
+ * analysed again, under its budgets, and what is computed kept. */
+static int resume_outcome(tg_daemon *d, size_t ri, tg_job *j, outcome *o, int taken_over)
+{
+	if (!load_outcome(d, j, o)) {
+		if (taken_over)
+			tg_log(TG_LOG_INFO, "job %lld: posting the outcome kept in the store (%s), not analysing again",
+			       (long long)j->id, o->verdict);
+		return 0;
+	}
+	tg_log(TG_LOG_WARN, "job %lld: %s; analysing again", (long long)j->id, tg_error_last());
+	int rc = analyse_budgeted(d, ri, j, 1);
+	return rc ? rc : load_outcome(d, j, o);
 }
 
 /* The last line of a job: what was posted, or that nothing was (post
@@ -1026,16 +1185,15 @@ int tg_daemon_job_run(tg_daemon *d, tg_job *j)
 		if ((rc = advance(d, j, TG_JOB_ANALYSING, NULL)))
 			return rc == TG_ENOTFOUND ? 0 : rc;
 	}
+	int taken_over = j->state == TG_JOB_POSTING;
+	if (j->state == TG_JOB_ANALYSING && (rc = analyse_budgeted(d, ri, j, 0)))
+		return rc;
+	if (j->state != TG_JOB_POSTING)
+		return 0; /* done or failed, or handed on */
 	outcome o;
 	memset(&o, 0, sizeof(o));
-	if (j->state == TG_JOB_ANALYSING)
-		rc = analyse_job(d, ri, j, &o);
-	else if (j->state == TG_JOB_POSTING)
-		rc = resume_outcome(d, ri, j, &o);
-	else
-		return 0; /* done or failed: nothing to do */
-	if (rc || j->state != TG_JOB_POSTING)
-		return rc; /* o is freed */
+	if ((rc = resume_outcome(d, ri, j, &o, taken_over)))
+		return rc;
 	rc = post_and_finish(d, ri, j, &o);
 	outcome_free(&o);
 	return rc;

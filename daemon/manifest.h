@@ -76,6 +76,17 @@ void tg_manifest_free(tg_manifest *m);
  * of [A-Za-z0-9._-] (they end up in statuses, comments and markers). */
 int tg_manifest_name_ok(const char *s);
 
+/* The fields of m that tracegate reads, as compact JSON that
+ * tg_manifest_parse reads back to the same manifest (unknown keys left
+ * out: what the store keeps of a run's manifest; manifest_compact.c), with
+ * uploaded_sha256 (may be NULL) the digest of the bytes it was parsed
+ * from. The caller frees *out. 0 or TG_ENOMEM. */
+int tg_manifest_compact(char **out, const tg_manifest *m, const char *uploaded_sha256);
+
+/* The uploaded_sha256 a compacted manifest keeps, into hex (65 bytes);
+ * 0, or -1 when text is not one that keeps it. */
+int tg_manifest_uploaded_sha256(char hex[65], const char *text);
+
 /* The storage key of trace i ("<prefix>/<path>"); the caller frees it. */
 char *tg_manifest_trace_key(const tg_manifest *m, size_t i);
 

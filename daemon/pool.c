@@ -7,7 +7,10 @@
  * another run of its commit is analysed. Which runs may join is the
  * caller's filter (origin.c: trusted runs for a signed run, runs of the
  * same confirmed CI run for a pull request's); a run that was judged but
- * can no longer be read is recorded as tampered and left out.
+ * can no longer be read is recorded as tampered and left out. A pooled run
+ * is read from its stored run data (side.c), not from its traces; the JSON
+ * behind one judgement is capped (limits.max_pool_bytes), the newest runs
+ * first.
  */
 #include "daemon_impl.h"
 #include "log.h"
@@ -15,36 +18,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-
-/* Moves the traces of `from` to the end of `to`; from is left empty. */
-static int side_append(tg_side *to, tg_side *from)
-{
-	size_t n = to->n + from->n;
-	tg_trace **tr = realloc(to->traces, (n ? n : 1) * sizeof(*tr));
-	if (tr)
-		to->traces = tr;
-	tg_tree **te = tr ? realloc(to->trees, (n ? n : 1) * sizeof(*te)) : NULL;
-	if (te)
-		to->trees = te;
-	char **na = te ? realloc(to->names, (n ? n : 1) * sizeof(*na)) : NULL;
-	if (na)
-		to->names = na;
-	int64_t *ra = na ? realloc(to->ranks, (n ? n : 1) * sizeof(*ra)) : NULL;
-	if (!ra)
-		return tg_error_set(TG_ENOMEM, "out of memory");
-	to->ranks = ra;
-	memcpy(to->traces + to->n, from->traces, from->n * sizeof(*tr));
-	memcpy(to->trees + to->n, from->trees, from->n * sizeof(*te));
-	memcpy(to->names + to->n, from->names, from->n * sizeof(*na));
-	memcpy(to->ranks + to->n, from->ranks, from->n * sizeof(*ra));
-	to->n = n;
-	free(from->traces);
-	free(from->trees);
-	free(from->names);
-	free(from->ranks);
-	memset(from, 0, sizeof(*from));
-	return 0;
-}
 
 /* Run r of a side could not be read for good (msg says why): its files
  * no longer match what was judged. Recorded as tampered (never pooled or a
@@ -57,9 +30,10 @@ static void left_out(tg_daemon *d, const tg_job *r, const char *msg)
 		tg_log(TG_LOG_WARN, "run %s: %s", r->prefix, tg_error_last());
 }
 
-int tg_pool_runs(tg_side *side, size_t *added, tg_daemon *d, const tg_job *j, const tg_pool_filter *f, size_t max)
+int tg_pool_runs(tg_side *side, size_t *added, size_t *left_over, tg_daemon *d, const tg_job *j,
+                 const tg_pool_filter *f, size_t max, uint64_t max_bytes)
 {
-	*added = 0;
+	*added = *left_over = 0;
 	if (max == 0)
 		return 0;
 	tg_job *runs = NULL;
@@ -78,21 +52,31 @@ int tg_pool_runs(tg_side *side, size_t *added, tg_daemon *d, const tg_job *j, co
 		                           runs[i].manifest ? strlen(runs[i].manifest) : 0, key, d->cfg->max_traces);
 		int parsed = !lr;
 		if (!lr)
-			lr = tg_side_load(&s, &permanent, d, m);
+			lr = tg_side_load(&s, &permanent, d, &runs[i], m, 0);
 		tg_manifest_free(m);
 		if (lr && !permanent && parsed) {
 			rc = lr; /* the storage may come back: try the whole job again */
 			break;
 		}
 		if (lr) {
-			/* a run that was judged once but cannot be read now: the side
-			 * goes on without it */
+			/* a run that was judged once but can be read neither from its
+			 * run data nor from storage: the side goes on without it */
 			char msg[1024];
 			snprintf(msg, sizeof(msg), "%s", tg_error_last());
 			left_out(d, &runs[i], msg);
 			continue;
 		}
-		if ((rc = side_append(side, &s))) {
+		if (side->json_bytes + s.json_bytes > max_bytes) {
+			/* limits.max_pool_bytes: the newest runs fill the judgement */
+			tg_log(TG_LOG_INFO,
+			       "run %s left out of the pool: its %llu bytes of JSON would take the judgement past "
+			       "limits.max_pool_bytes (%llu)",
+			       runs[i].prefix, (unsigned long long)s.json_bytes, (unsigned long long)d->cfg->max_pool_bytes);
+			tg_side_free(&s);
+			(*left_over)++;
+			continue;
+		}
+		if ((rc = tg_side_append(side, &s))) {
 			tg_side_free(&s);
 			break;
 		}

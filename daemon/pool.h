@@ -11,13 +11,16 @@
 #define TG_POOL_MAX_RUNS 8
 
 /*
- * Appends to side the traces of the done runs (not errors, not tampered)
- * of j's repository, commit and workload that f lets in, other than j
- * itself, the latest first, at most max of them; *added: how many runs
- * joined. A run whose manifest or traces cannot be read for good is left
- * out and recorded as tampered (logged); storage that may come back is an
- * error (the job is tried again). Returns 0 or a code.
+ * Appends to side the run data of the done runs (not errors, not
+ * tampered) of j's repository, commit and workload that f lets in, other
+ * than j itself, the latest first, at most max of them, while the side's
+ * JSON stays within max_bytes; *added: how many runs joined, *left_over:
+ * how many did not fit (logged). A run whose manifest or traces cannot be
+ * read for good is left out and recorded as tampered (logged); storage
+ * that may come back is an error (the job is tried again). Returns 0 or a
+ * code.
  */
-int tg_pool_runs(tg_side *side, size_t *added, tg_daemon *d, const tg_job *j, const tg_pool_filter *f, size_t max);
+int tg_pool_runs(tg_side *side, size_t *added, size_t *left_over, tg_daemon *d, const tg_job *j,
+                 const tg_pool_filter *f, size_t max, uint64_t max_bytes);
 
 #endif

@@ -2,50 +2,42 @@
  * cp_diff.c - the critical path of each side of a diff and how it moved
  * (see cp_diff.h). Per-step figures make sides with different step counts
  * comparable; a side of several traces (ranks or repeated runs) is their
- * mean, each rank's path being its own. The two sides are found at once,
- * the new one on a thread of its own (issue 24: a diff's time), while the
- * traces hold a million events or fewer; past that one after the other
- * (each side's graph takes about 650 bytes an event). Each side only reads
- * its own trees.
+ * mean, each rank's path being its own.
+ *
+ * The two sides' summaries are found at once, the new side's on a thread
+ * of its own, while the traces hold a million events or fewer: a critical
+ * path is most of a diff's time (issue 24, docs/scale.md), and a side's
+ * graph takes about 650 bytes an event, so past a million events the
+ * sides are summarized one after the other to keep the peak memory down.
  */
 #include "cp_diff.h"
 
 #include <math.h>
 #include <pthread.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
-#define CP_PARALLEL_EVENTS (1u << 20)
-
-/* Fills s from the n trees; returns the code of the last trace that gave
- * no path (0: none). */
-static int side_of(tg_cp_side *s, const tg_tree *const *trees, size_t n)
+/* Side s from the summaries of its n traces (names: the traces' names,
+ * for why). */
+static void side_of(tg_cp_side *s, const tg_cp_summary *sum, const char *const *names, size_t n)
 {
-	int code = 0;
 	memset(s, 0, sizeof(*s));
 	for (size_t i = 0; i < n; i++) {
-		tg_critical_path *cp;
-		if (tg_critical_path_build(&cp, trees[i], NULL)) {
-			code = tg_error_last_code();
-			const char *why = tg_error_last();
-			if (!strncmp(why, "critical path: ", 15))
-				why += 15;
+		if (!sum[i].ok) {
 			if (!s->why[0])
-				snprintf(s->why, sizeof(s->why), "%s: %s", tg_trace_name(tg_tree_trace(trees[i])), why);
+				snprintf(s->why, sizeof(s->why), "%s: %s", names[i], sum[i].why);
 			continue;
 		}
-		const tg_cp_stats *st = tg_cp_stats_get(cp);
-		double steps = st->steps ? (double)st->steps : 1;
-		const int64_t *b = tg_cp_breakdown(cp);
-		s->length_ns += (double)tg_cp_length_ns(cp) / steps;
+		double steps = sum[i].steps ? (double)sum[i].steps : 1;
+		s->length_ns += (double)sum[i].length_ns / steps;
 		for (int k = 0; k < TG_CP_NBOUND; k++)
-			s->bound_ns[k] += (double)b[k] / steps;
+			s->bound_ns[k] += (double)sum[i].bound_ns[k] / steps;
 		s->steps += steps;
 		s->traces++;
-		tg_critical_path_free(cp);
 	}
 	if (!s->traces)
-		return code;
+		return;
 	s->ok = 1;
 	s->length_ns /= (double)s->traces;
 	s->steps /= (double)s->traces;
@@ -55,48 +47,77 @@ static int side_of(tg_cp_side *s, const tg_tree *const *trees, size_t n)
 	for (int k = 0; k < TG_CP_DEPENDENCY; k++)
 		if (s->bound_ns[k] > s->bound_ns[s->dominant])
 			s->dominant = (tg_cp_bound)k;
-	return code;
 }
 
-struct side_job {
-	tg_cp_side *s;
+void tg_cp_diff_from(tg_cp_diff *out, const tg_cp_summary *base, const char *const *bnames, size_t nbase,
+                     const tg_cp_summary *next, const char *const *nnames, size_t nnext)
+{
+	side_of(&out->base, base, bnames, nbase);
+	side_of(&out->next, next, nnames, nnext);
+}
+
+/* The summaries and names of n trees into sum and names. 0 or TG_ENOMEM. */
+static int summarize(tg_cp_summary *sum, const char **names, const tg_tree *const *trees, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		names[i] = tg_trace_name(tg_tree_trace(trees[i]));
+		int rc = tg_cp_summarize(&sum[i], trees[i]);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+#define CP_PARALLEL_EVENTS (1u << 20)
+
+struct summarize_job {
+	tg_cp_summary *sum;
+	const char **names;
 	const tg_tree *const *trees;
 	size_t n;
-	int code;
+	int rc;
 };
 
-static void *side_thread(void *arg)
+static void *summarize_thread(void *arg)
 {
-	struct side_job *j = arg;
-	j->code = side_of(j->s, j->trees, j->n);
+	struct summarize_job *j = arg;
+	j->rc = summarize(j->sum, j->names, j->trees, j->n);
 	return NULL;
 }
 
 int tg_cp_diff_build(tg_cp_diff *out, const tg_tree *const *base, size_t nbase, const tg_tree *const *next,
                      size_t nnext)
 {
-	/* at once while the two graphs are small; one after the other past a
-	 * million events (a gigabyte trace's graph holds over a gigabyte) */
+	size_t n = nbase + nnext;
+	tg_cp_summary *sum = tg_calloc(n ? n : 1, sizeof(*sum));
+	const char **names = tg_calloc(n ? n : 1, sizeof(*names));
+	if (!sum || !names) {
+		free(sum);
+		free((void *)names);
+		return tg_error_set(TG_ENOMEM, "out of memory (critical path)");
+	}
 	size_t events = 0, ne;
-	for (size_t i = 0; i < nbase + nnext; i++) {
+	for (size_t i = 0; i < n; i++) {
 		tg_trace_events(tg_tree_trace(i < nbase ? base[i] : next[i - nbase]), &ne);
 		events += ne;
 	}
-	struct side_job j = {&out->next, next, nnext, 0};
+	struct summarize_job j = {sum + nbase, names + nbase, next, nnext, 0};
 	pthread_t th;
-	int threaded = events <= CP_PARALLEL_EVENTS && pthread_create(&th, NULL, side_thread, &j) == 0;
-	int code = side_of(&out->base, base, nbase);
+	int threaded = events <= CP_PARALLEL_EVENTS && pthread_create(&th, NULL, summarize_thread, &j) == 0;
+	int rc = summarize(sum, names, base, nbase);
 	if (threaded)
 		pthread_join(th, NULL);
-	else
-		side_thread(&j);
-	/* a failure of another kind than "no path" (out of memory) stops the
-	 * diff: the last failure, the new side's before the base's */
-	if (j.code)
-		code = j.code;
-	if ((!out->base.ok || !out->next.ok) && code == TG_ENOMEM)
-		return tg_error_set(TG_ENOMEM, "out of memory (critical path)");
-	return 0;
+	else if (!rc)
+		summarize_thread(&j);
+	/* the base's failure first, as one after the other; the thread's error
+	 * message is its own (per thread): set it here */
+	if (!rc && j.rc)
+		rc = tg_error_set(j.rc, "out of memory (critical path)");
+	if (!rc)
+		tg_cp_diff_from(out, sum, names, nbase, sum + nbase, names + nbase, nnext);
+	free(sum);
+	free((void *)names);
+	return rc;
 }
 
 tg_cp_bound tg_cp_diff_largest_move(const tg_cp_diff *d)

@@ -39,6 +39,11 @@ typedef struct tg_cp_diff {
 int tg_cp_diff_build(tg_cp_diff *out, const tg_tree *const *base, size_t nbase, const tg_tree *const *next,
                      size_t nnext);
 
+/* The same from each trace's summary (critical_path.h: tg_cp_summarize),
+ * for traces known by their run data; names: the traces' names, for why. */
+void tg_cp_diff_from(tg_cp_diff *out, const tg_cp_summary *base, const char *const *bnames, size_t nbase,
+                     const tg_cp_summary *next, const char *const *nnames, size_t nnext);
+
 /* The sentence (no final period), into buf of cap bytes; arrow is "->" or
  * a UTF-8 arrow for Markdown. */
 void tg_cp_diff_sentence(char *buf, size_t cap, const tg_cp_diff *d, const char *arrow);

@@ -5,6 +5,7 @@
 #include "../core/call_pairs.h"
 #include "../core/divergence.h"
 #include "../core/ranks.h"
+#include "../core/rundata.h"
 #include "../core/tree_diff.h"
 
 #include <stdlib.h>
@@ -33,6 +34,9 @@ struct tg_gate {
 	tg_finding_delta *deltas;  /* what changed between them */
 	size_t ndeltas;
 	tg_cp_diff *cp; /* NULL with no_critical_path */
+	/* tg_gate_run_data: each side's run data in rank order (borrowed) */
+	const tg_rundata **bdata, **xdata;
+	const tg_findings *across[2]; /* their findings across ranks (borrowed), NULL when not needed */
 };
 
 static double now_s(void)
@@ -128,8 +132,12 @@ static int align(tg_gate *g, const tg_gate_opts *o)
 	int rc = np < 0 ? np : 0;
 	for (int i = 0; !rc && i < np; i++) {
 		tg_divergence_pair *p = &g->pairs[i];
-		rc = tg_tree_diff_build(&g->diffs[i], tg_measure_tree(g->base, p->bt), tg_measure_tree(g->next, p->nt),
-		                        NULL);
+		if (g->bdata)
+			rc = tg_tree_diff_build_skeletons(&g->diffs[i], tg_rundata_skeleton(g->bdata[p->bt]),
+			                                  tg_rundata_skeleton(g->xdata[p->nt]), NULL);
+		else
+			rc = tg_tree_diff_build(&g->diffs[i], tg_measure_tree(g->base, p->bt),
+			                        tg_measure_tree(g->next, p->nt), NULL);
 		if (rc)
 			break;
 		p->diff = g->diffs[i];
@@ -143,7 +151,6 @@ static int align(tg_gate *g, const tg_gate_opts *o)
 		rc = tg_divergence_table(&g->divergences, g->pairs, g->ndiffs, g->base, g->next, g->keys, 0);
 	if (rc || !g->ndiffs)
 		return rc;
-	const tg_tree *bt0 = tg_measure_tree(g->base, g->pairs[0].bt), *nt0 = tg_measure_tree(g->next, g->pairs[0].nt);
 	size_t len = 0;
 	FILE *f = open_memstream(&g->drawing, &len);
 	if (!f)
@@ -154,7 +161,7 @@ static int align(tg_gate *g, const tg_gate_opts *o)
 	if (!mask)
 		rc = TG_ENOMEM;
 	else if (nl)
-		rc = tg_divergence_pick(mask, g->diffs[0], bt0, nt0, DRAW_KINDS, &kinds);
+		rc = tg_divergence_pick(mask, g->diffs[0], DRAW_KINDS, &kinds);
 	tg_diff_print_opts po = {.only_diffs = 1,
 	                         .context = 1,
 	                         .max_depth = 4,
@@ -178,30 +185,54 @@ static int align(tg_gate *g, const tg_gate_opts *o)
 	return rc;
 }
 
-/* The findings of side m (findings.h): each trace's, and across its ranks
- * when its traces are distinct ranks of one job (tg_measure_trace_rank);
- * traces of unknown rank are runs of one process. */
-static int side_findings(tg_findings **out, const tg_measure *m, const tg_findings_opts *fo)
+/* Whether the traces of side m are distinct ranks of one job
+ * (tg_measure_trace_rank; unknown ranks count as 0), into ranks (one per
+ * trace): their findings across ranks are then evaluated. */
+static int distinct_ranks(int64_t *ranks, const tg_measure *m)
+{
+	size_t n = tg_measure_traces(m);
+	int distinct = n > 1;
+	for (size_t i = 0; i < n; i++) {
+		int64_t r = tg_measure_trace_rank(m, i);
+		ranks[i] = r >= 0 ? r : 0;
+		for (size_t k = 0; k < i; k++)
+			distinct &= ranks[k] != ranks[i];
+	}
+	return distinct;
+}
+
+/* The findings of side m (findings.h): each trace's (computed from its
+ * tree, or its run data's: data, NULL for trees), and across its ranks
+ * when its traces are distinct ranks of one job (tg_measure_trace_rank;
+ * given for run data: given); traces of unknown rank are runs of one
+ * process. */
+static int side_findings(tg_findings **out, const tg_measure *m, const tg_findings_opts *fo,
+                         const tg_rundata *const *data, const tg_findings *given)
 {
 	size_t n = tg_measure_traces(m);
 	tg_findings **per = tg_calloc(n ? n : 1, sizeof(*per));
 	int64_t *ranks = tg_calloc(n ? n : 1, sizeof(*ranks));
 	const tg_tree **trees = tg_calloc(n ? n : 1, sizeof(*trees));
 	tg_findings *across = NULL;
-	int rc = per && ranks && trees ? 0 : TG_ENOMEM, distinct = n > 1;
-	for (size_t i = 0; !rc && i < n; i++) {
+	int rc = per && ranks && trees ? 0 : TG_ENOMEM, distinct = rc ? 0 : distinct_ranks(ranks, m);
+	for (size_t i = 0; !rc && !data && i < n; i++) {
 		trees[i] = tg_measure_tree(m, i);
-		int64_t r = tg_measure_trace_rank(m, i);
-		ranks[i] = r >= 0 ? r : 0;
-		for (size_t k = 0; k < i; k++)
-			distinct &= ranks[k] != ranks[i];
 		rc = tg_findings_compute(&per[i], trees[i], fo, -1, 0);
 	}
-	/* one rank (or runs of one): the across-rank findings say not evaluated */
-	if (!rc)
+	/* one rank (or runs of one): the across-rank findings say not evaluated
+	 * (without reading a tree) */
+	if (!rc && !(data && distinct))
 		rc = tg_findings_across(&across, trees, distinct ? n : (n ? 1 : 0), fo, -1);
+	else if (!rc && !given)
+		rc = tg_error_set(TG_EINVAL, "gate: the findings across the ranks of %s are not given",
+		                  tg_measure_trace_name(m, 0));
+	const tg_findings **list = data ? tg_calloc(n ? n : 1, sizeof(*list)) : (const tg_findings **)per;
+	for (size_t i = 0; !rc && data && list && i < n; i++)
+		list[i] = tg_rundata_findings(data[i]);
 	if (!rc)
-		rc = tg_findings_side(out, (const tg_findings *const *)per, ranks, n, across);
+		rc = list ? tg_findings_side(out, list, ranks, n, across ? across : given) : TG_ENOMEM;
+	if (data)
+		free((void *)list);
 	for (size_t i = 0; per && i < n; i++)
 		tg_findings_free(per[i]);
 	tg_findings_free(across);
@@ -215,12 +246,32 @@ static int side_findings(tg_findings **out, const tg_measure *m, const tg_findin
 static int findings(tg_gate *g, const tg_rules *rules)
 {
 	const tg_findings_opts *fo = tg_rules_findings(rules);
-	int rc = side_findings(&g->findings[0], g->base, fo);
+	int rc = side_findings(&g->findings[0], g->base, fo, g->bdata, g->across[0]);
 	if (!rc)
-		rc = side_findings(&g->findings[1], g->next, fo);
+		rc = side_findings(&g->findings[1], g->next, fo, g->xdata, g->across[1]);
 	if (!rc)
 		rc = tg_findings_compare(&g->deltas, &g->ndeltas, g->findings[0], g->findings[1], fo);
 	return rc;
+}
+
+/* How the critical path moved, from the run data's summaries. */
+static int data_critical_paths(tg_gate *g, size_t nb, size_t nx)
+{
+	tg_cp_summary *s = tg_calloc(nb + nx + 1, sizeof(*s));
+	const char **names = tg_calloc(nb + nx + 1, sizeof(*names));
+	if (!s || !names) {
+		free(s);
+		free((void *)names);
+		return TG_ENOMEM;
+	}
+	for (size_t i = 0; i < nb + nx; i++) {
+		s[i] = *tg_rundata_cp(i < nb ? g->bdata[i] : g->xdata[i - nb]);
+		names[i] = i < nb ? tg_measure_trace_name(g->base, i) : tg_measure_trace_name(g->next, i - nb);
+	}
+	tg_cp_diff_from(g->cp, s, names, nb, s + nb, names + nb, nx);
+	free(s);
+	free((void *)names);
+	return 0;
 }
 
 /* How the critical path moved (cp_diff.h), over each side's traces in
@@ -229,9 +280,12 @@ static int findings(tg_gate *g, const tg_rules *rules)
 static int critical_paths(tg_gate *g)
 {
 	size_t nb = tg_measure_traces(g->base), nx = tg_measure_traces(g->next);
+	if (!(g->cp = tg_calloc(1, sizeof(*g->cp))))
+		return TG_ENOMEM;
+	if (g->bdata)
+		return data_critical_paths(g, nb, nx);
 	const tg_tree **t = tg_calloc(nb + nx + 1, sizeof(*t));
-	g->cp = tg_calloc(1, sizeof(*g->cp));
-	int rc = t && g->cp ? 0 : TG_ENOMEM;
+	int rc = t ? 0 : TG_ENOMEM;
 	for (size_t i = 0; !rc && i < nb; i++)
 		t[i] = tg_measure_tree(g->base, i);
 	for (size_t i = 0; !rc && i < nx; i++)
@@ -242,8 +296,21 @@ static int critical_paths(tg_gate *g)
 	return rc;
 }
 
-/* The traces of a side in rank order (tg_rank_of; the runs of a rank, and
- * the traces of unknown rank after the others, in the order given): their
+/* Positions 0..n-1 into o in rank order of r (the runs of a rank, and
+ * the traces of unknown rank after the others, in the order given). */
+static void rank_order(size_t *o, const int64_t *r, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		size_t k = i; /* insertion: stable, so a rank's runs keep their order */
+		while (k > 0 && r[o[k - 1]] != r[i] && (r[i] >= 0 && (r[o[k - 1]] < 0 || r[o[k - 1]] > r[i]))) {
+			o[k] = o[k - 1];
+			k--;
+		}
+		o[k] = i;
+	}
+}
+
+/* The traces of a side in rank order (tg_rank_of; rank_order): their
  * given positions into *order (n, the caller frees it), then the side
  * measured in that order with its hints. */
 static int measure_side(tg_measure **out, size_t **order, const tg_tree *const *trees, const int64_t *hints, size_t n,
@@ -253,15 +320,10 @@ static int measure_side(tg_measure **out, size_t **order, const tg_tree *const *
 	int64_t *r = tg_calloc(n ? n : 1, sizeof(int64_t)), *h = tg_calloc(n ? n : 1, sizeof(int64_t));
 	const tg_tree **t = tg_calloc(n ? n : 1, sizeof(*t));
 	int rc = o && r && h && t ? 0 : TG_ENOMEM;
-	for (size_t i = 0; !rc && i < n; i++) {
+	for (size_t i = 0; !rc && i < n; i++)
 		r[i] = tg_rank_of(tg_tree_trace(trees[i]), hints ? hints[i] : -1);
-		size_t k = i; /* insertion: stable, so a rank's runs keep their order */
-		while (k > 0 && r[o[k - 1]] != r[i] && (r[i] >= 0 && (r[o[k - 1]] < 0 || r[o[k - 1]] > r[i]))) {
-			o[k] = o[k - 1];
-			k--;
-		}
-		o[k] = i;
-	}
+	if (!rc)
+		rank_order(o, r, n);
 	for (size_t i = 0; !rc && i < n; i++) {
 		t[i] = trees[o[i]];
 		h[i] = hints ? hints[o[i]] : -1;
@@ -278,23 +340,79 @@ static int measure_side(tg_measure **out, size_t **order, const tg_tree *const *
 	return rc;
 }
 
-int tg_gate_run(tg_gate **out, const tg_rules *rules, const tg_tree *const *base, size_t nbase,
-                const tg_tree *const *next, size_t nnext, const tg_gate_opts *opts)
+/* The ranks of side s's traces (tg_rank_pick: their distributedInfo rank,
+ * the hint, the name) into r, and the positions in rank order into o. */
+static void data_order(size_t *o, int64_t *r, const tg_gate_data *s)
 {
-	*out = NULL;
-	tg_gate *g = tg_calloc(1, sizeof(*g));
-	if (!g)
+	for (size_t i = 0; i < s->n; i++)
+		r[i] = tg_rank_pick(tg_rundata_rank(s->data[i]), s->hints ? s->hints[i] : -1,
+		                    s->names ? s->names[i] : NULL);
+	rank_order(o, r, s->n);
+}
+
+/* Side s measured in rank order, as measure_side measures trees: into
+ * *out, the given positions into *order, the run data in that order into
+ * *sorted (both the caller's). The findings of each trace must have been
+ * computed under fo's thresholds. */
+static int measure_data(tg_measure **out, size_t **order, const tg_rundata ***sorted, const tg_gate_data *s,
+                        const tg_findings_opts *fo, tg_atoms *keys)
+{
+	size_t n = s->n;
+	size_t *o = tg_calloc(n ? n : 1, sizeof(size_t));
+	int64_t *r = tg_calloc(n ? n : 1, sizeof(int64_t));
+	const tg_rundata **d = tg_calloc(n ? n : 1, sizeof(*d));
+	char key[2048];
+	tg_rundata_opts_key(key, sizeof(key), fo);
+	int rc = o && r && d ? tg_measure_new(out, keys) : TG_ENOMEM;
+	if (!rc)
+		data_order(o, r, s);
+	for (size_t i = 0; !rc && i < n; i++) {
+		const tg_rundata *x = d[i] = s->data[o[i]];
+		const char *name = s->names ? s->names[o[i]] : NULL;
+		if (strcmp(tg_rundata_findings_key(x), key))
+			rc = tg_error_set(TG_EINVAL, "gate: the run data of %s holds findings under other thresholds",
+			                  name ? name : "a trace");
+		else
+			rc = tg_measure_append(*out, tg_rundata_measure(x), &r[o[i]], &name);
+	}
+	free(r);
+	if (rc) {
+		free(o);
+		free((void *)d);
+		return rc;
+	}
+	*order = o;
+	*sorted = d;
+	return 0;
+}
+
+int tg_gate_data_across(size_t *order, const tg_gate_data *s)
+{
+	size_t n = s->n;
+	int64_t *r = tg_calloc(n ? n : 1, sizeof(int64_t));
+	if (!r)
 		return TG_ENOMEM;
-	g->nbase = nbase;
-	g->nnext = nnext;
-	g->bfiles = tg_calloc(nbase ? nbase : 1, sizeof(char *));
-	g->xfiles = tg_calloc(nnext ? nnext : 1, sizeof(char *));
-	int rc = (g->keys = tg_atoms_new()) && g->bfiles && g->xfiles ? 0 : tg_error_set(TG_ENOMEM, "out of memory");
-	if (!rc)
-		rc = measure_side(&g->base, &g->border, base, opts ? opts->base_ranks : NULL, nbase, g->keys);
-	if (!rc)
-		rc = measure_side(&g->next, &g->xorder, next, opts ? opts->next_ranks : NULL, nnext, g->keys);
-	if (!rc && opts && opts->nnoise)
+	data_order(order, r, s);
+	int distinct = n > 1;
+	for (size_t i = 0; i < n; i++)
+		for (size_t k = 0; k < i; k++)
+			distinct &= (r[k] >= 0 ? r[k] : 0) != (r[i] >= 0 ? r[i] : 0);
+	free(r);
+	return distinct;
+}
+
+int tg_gate_across(tg_findings **out, const tg_rules *rules, const tg_tree *const *trees, size_t n)
+{
+	return tg_findings_across(out, trees, n, tg_rules_findings(rules), -1);
+}
+
+/* The gate on g's measured sides: judgeable, aligned, its findings, the
+ * rules judged, the critical paths. 0 or a code (g is the caller's to
+ * free). */
+static int judge_sides(tg_gate *g, const tg_rules *rules, const tg_gate_opts *opts)
+{
+	int rc = 0;
+	if (opts && opts->nnoise)
 		rc = tg_measure_build(&g->noise, opts->noise, opts->nnoise, g->keys);
 	/* nothing to judge is not a pass (docs/rules.md) */
 	if (!rc)
@@ -323,6 +441,62 @@ int tg_gate_run(tg_gate **out, const tg_rules *rules, const tg_tree *const *base
 		rc = critical_paths(g);
 	if (!rc && !g->drawing)
 		rc = (g->drawing = strdup("")) ? 0 : tg_error_set(TG_ENOMEM, "out of memory");
+	return rc;
+}
+
+/* A gate of nbase and nnext traces, its key table and file arrays made. */
+static tg_gate *gate_new(size_t nbase, size_t nnext)
+{
+	tg_gate *g = tg_calloc(1, sizeof(*g));
+	if (!g)
+		return NULL;
+	g->nbase = nbase;
+	g->nnext = nnext;
+	g->bfiles = tg_calloc(nbase ? nbase : 1, sizeof(char *));
+	g->xfiles = tg_calloc(nnext ? nnext : 1, sizeof(char *));
+	if (!(g->keys = tg_atoms_new()) || !g->bfiles || !g->xfiles) {
+		tg_gate_free(g);
+		return NULL;
+	}
+	return g;
+}
+
+int tg_gate_run(tg_gate **out, const tg_rules *rules, const tg_tree *const *base, size_t nbase,
+                const tg_tree *const *next, size_t nnext, const tg_gate_opts *opts)
+{
+	*out = NULL;
+	tg_gate *g = gate_new(nbase, nnext);
+	int rc = g ? 0 : tg_error_set(TG_ENOMEM, "out of memory");
+	if (!rc)
+		rc = measure_side(&g->base, &g->border, base, opts ? opts->base_ranks : NULL, nbase, g->keys);
+	if (!rc)
+		rc = measure_side(&g->next, &g->xorder, next, opts ? opts->next_ranks : NULL, nnext, g->keys);
+	if (!rc)
+		rc = judge_sides(g, rules, opts);
+	if (rc) {
+		tg_gate_free(g);
+		return rc;
+	}
+	*out = g;
+	return 0;
+}
+
+int tg_gate_run_data(tg_gate **out, const tg_rules *rules, const tg_gate_data *base, const tg_gate_data *next,
+                     const tg_gate_opts *opts)
+{
+	*out = NULL;
+	tg_gate *g = gate_new(base->n, next->n);
+	const tg_findings_opts *fo = tg_rules_findings(rules);
+	int rc = g ? 0 : tg_error_set(TG_ENOMEM, "out of memory");
+	if (!rc)
+		rc = measure_data(&g->base, &g->border, &g->bdata, base, fo, g->keys);
+	if (!rc)
+		rc = measure_data(&g->next, &g->xorder, &g->xdata, next, fo, g->keys);
+	if (!rc) {
+		g->across[0] = base->across;
+		g->across[1] = next->across;
+		rc = judge_sides(g, rules, opts);
+	}
 	if (rc) {
 		tg_gate_free(g);
 		return rc;
@@ -360,6 +534,8 @@ void tg_gate_free(tg_gate *g)
 	tg_findings_free(g->findings[0]);
 	tg_findings_free(g->findings[1]);
 	free(g->deltas);
+	free((void *)g->bdata);
+	free((void *)g->xdata);
 	free(g);
 }
 

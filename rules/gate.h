@@ -24,6 +24,7 @@
 #ifndef TG_GATE_H
 #define TG_GATE_H
 
+#include "../core/rundata.h"
 #include "diff_render.h"
 #include "judge.h"
 
@@ -62,6 +63,43 @@ typedef struct tg_gate tg_gate;
  * trace, and the caller reports it as an error, never as a verdict. */
 int tg_gate_run(tg_gate **out, const tg_rules *rules, const tg_tree *const *base, size_t nbase,
                 const tg_tree *const *next, size_t nnext, const tg_gate_opts *opts);
+
+/* One side as run data (core/rundata.h) instead of trees: the traces of
+ * runs that are not read again (the daemon's stored runs). */
+typedef struct tg_gate_data {
+	const tg_rundata *const *data; /* n, each with findings under the rules' thresholds */
+	const char *const *names;      /* the traces' names, as the reader named them (messages, a
+	                                  rank from the file name); NULL: none */
+	const int64_t *hints;          /* the manifest's rank of each (-1: none); NULL: none */
+	size_t n;
+	const tg_findings *across; /* the findings across the side's ranks when
+	                                  tg_gate_data_across says they are needed
+	                                  (borrowed), else NULL */
+} tg_gate_data;
+
+/* The same gate on run data: each side's traces in the same rank order,
+ * each base skeleton aligned with the new one of its rank, each trace's
+ * findings and critical path the ones kept in its run data. The result
+ * is the one tg_gate_run gives on the trees the data was built from,
+ * with those trees' names and opts' ranks as hints (tests/test_rundata.c
+ * compares the text, md and json). The run data must outlive the
+ * result; tg_measure_tree of its sides is NULL. Errors as tg_gate_run's,
+ * and TG_EINVAL when a trace's findings were computed under other
+ * thresholds or the findings across ranks are needed and not given. */
+int tg_gate_run_data(tg_gate **out, const tg_rules *rules, const tg_gate_data *base, const tg_gate_data *next,
+                     const tg_gate_opts *opts);
+
+/* Whether side s needs the findings across its ranks (its traces are
+ * distinct ranks of one job): 1, with order (s->n entries) the positions
+ * of its traces in the order to give their trees to tg_gate_across; 0
+ * when not needed; or TG_ENOMEM (negative). */
+int tg_gate_data_across(size_t *order, const tg_gate_data *s);
+
+/* The findings across the ranks of one side from its n trees (in the
+ * order tg_gate_data_across gives) under rules' thresholds: what
+ * tg_gate_data.across takes. *out is the caller's (tg_findings_free).
+ * 0 or TG_ENOMEM. */
+int tg_gate_across(tg_findings **out, const tg_rules *rules, const tg_tree *const *trees, size_t n);
 
 void tg_gate_free(tg_gate *g);
 

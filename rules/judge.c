@@ -1131,7 +1131,7 @@ static const char *needs_what(tg_rule_metric m)
 static int lacks_data(const tg_rule *r, const tg_measure *m, int next)
 {
 	size_t nt = tg_measure_traces(m);
-	const char *name = nt ? tg_trace_name(tg_tree_trace(tg_measure_tree(m, 0))) : "";
+	const char *name = nt ? tg_measure_trace_name(m, 0) : "";
 	char more[40] = "";
 	if (nt > 1)
 		snprintf(more, sizeof(more), " and %zu more", nt - 1);

@@ -147,6 +147,18 @@ gen gemm $SMALL --gemm-scale 1.25 && report gemm
 check "--gemm-scale 1.25: GEMM x 1.25" "$(category_ms base GEMM) -> $(category_ms gemm GEMM)" \
 	near "$(category_ms gemm GEMM)" "$(awk -v b="$(category_ms base GEMM)" 'BEGIN { printf "%.17g", b * 1.25 }')" 1e-9
 
+# distinct ops (issue 21's reversed names): 50 ops of 50 names a step, one
+# kernel each; reversed, the same ops, names and times in the other order
+gen distinct --steps 2 --distinct-ops 50 && report distinct
+gen reversed --steps 2 --distinct-ops 50 --reverse-ops && report reversed
+c=$(awk -F, 'NR > 1 && $1 ~ /^aten::op_/ { n++ } END { print n + 0 }' "$tmp/distinct.r/ops_summary.csv")
+check "--distinct-ops 50: 50 op names" "$c" [ "$c" -eq 50 ]
+check "--distinct-ops: one kernel per op and step" "$(kernels distinct)" [ "$(kernels distinct)" -eq 100 ]
+first() { grep -o '"aten::op_[0-9]*"' "$tmp/$1.json" | head -1; }
+check "--reverse-ops: the last op first" "$(first reversed)" [ "$(first reversed)" = '"aten::op_0000050"' ]
+check "--reverse-ops: the same kernel time" "$(timeline_ms distinct computation) ms" \
+	[ "$(truth distinct all kernel_us)" = "$(truth reversed all kernel_us)" ]
+
 # ----------------------------------------------------------------- ranks
 
 R2="$SMALL --train --ranks 2 --straggler 1 --skew-us 40 --link-gbps 50"
@@ -227,6 +239,7 @@ expect_usage "rank below ranks" "tg-gen: --rank 2 is not below --ranks 2" --rank
 expect_usage "skew needs a straggler" "tg-gen: --skew-us needs --straggler" --ranks 2 --skew-us 5
 expect_usage "scale must be positive" "tg-gen: --sdpa-scale: '0' is not a number in (0, 1000]" --sdpa-scale 0
 expect_usage "run noise range" "tg-gen: --run-noise: '60' is not a number in [0, 50]" --run-noise 60
+expect_usage "reverse needs distinct ops" "tg-gen: --reverse-ops needs --distinct-ops" --reverse-ops
 expect_usage "stray argument" "tg-gen: unexpected argument 'trace.json' (see tg-gen --help)" trace.json
 "$GEN" --steps >"$tmp/out" 2>"$tmp/err"
 [ $? -eq 2 ] && [ "$(cat "$tmp/err")" = "tg-gen: --steps needs a value" ] \

@@ -159,6 +159,14 @@ sql() {
 	if [ "$MODE" = a ]; then sqlite3 a.db "$1"; else psql -qtA "$TG_PG_URL" -c "$1"; fi
 }
 logged() { grep -q "$1" "$MODE.log"; }
+# forget RUN_ID: drop the run data the store keeps for a run (docs/store.md, "Run data"), as for a
+# run measured before tracegate kept it: a judgement then reads its traces again, and checks them.
+# (With its run data kept, a spoiled trace is never read: the run is judged with what was
+# measured when it was signed: it_budget.sh.)
+forget() {
+	sql "delete from run_traces where run in (select id from runs where run_id = '$1')" >/dev/null
+	sql "delete from trace_data where digest not in (select digest from run_traces)" >/dev/null
+}
 T() { printf '%s: %s' "$MODE" "$1"; }
 
 play() { # MODE REPO
@@ -243,6 +251,7 @@ play() { # MODE REPO
 	SIGN=1 up "$m2" main m2b base2.json.gz
 	once
 	put "$(trace_of "$m2" m2b)" fast.json.gz
+	forget m2b
 	seed_pr 7 "$p7"; seed_run 7007 "$p7" pr7
 	up "$p7" pr7 r7 slow.json.gz 7 main 7007
 	once
@@ -253,6 +262,7 @@ play() { # MODE REPO
 	"$tg" history --config "$MODE.yaml" --repo "$REPO" --branch main > "hist-$MODE.txt" 2>&1
 	tg_check "$(T "spoiled: history lists the tampered run")" grep -q "^  .*  ${m2:0:12}  train run m2b: .*does not match the sha256 its manifest gives" "hist-$MODE.txt"
 	put "$(trace_of "$m2" m2a)" fast.json.gz
+	forget m2a
 	seed_pr 8 "$p8"; seed_run 8008 "$p8" pr8
 	up "$p8" pr8 r8 fast.json.gz 8 main 8008
 	once
@@ -286,6 +296,7 @@ tg_check "a: ... naming the link" has "$(last_desc "$p11")" "rank0.pt.trace.json
 # daemon's first read of it and the rest
 SIGN=1 up "$r1" release r1 big.json
 once
+forget r1
 seed_pr 12 "$p12" release; seed_run 1212 "$p12" pr12
 up "$p12" pr12 r12 p12.json 12 release 1212
 TRACEGATE_TEST_STALL=reading:3 "$tg" daemon --config a.yaml --once >>a.out 2>stall.log &

@@ -179,7 +179,8 @@ up st-gone "$shaB" gone-b rb big.json.gz 202
 big=$(readlink -f "st-gone/acme/llm/$shaB/train/rb/rank0.pt.trace.json.gz")
 caught=0
 for k in $(seq 1 3000); do
-	if ls -l "/proc/$dpid/fd" 2>/dev/null | grep -qF -- "-> $big"; then
+	# the analysis runs in a child of the daemon (budget.c)
+	if for p in $dpid $(pgrep -P "$dpid"); do ls -l "/proc/$p/fd" 2>/dev/null; done | grep -qF -- "-> $big"; then
 		rm "$big" && caught=1
 		break
 	fi

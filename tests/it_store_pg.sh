@@ -40,7 +40,7 @@ else
 		"$(grep -E -A3 'FAILED|ERROR' "$out" | head -n 40)"
 fi
 tg_eq "PostgreSQL tests skipped" 0 "$(grep -c 'SKIPPED: TG_TEST_PG_URL' "$out")"
-tg_eq "tests passed (23 SQLite, 23 PostgreSQL, 2 common)" 48 "$(grep -c '^\[       OK \]' "$out")"
+tg_eq "tests passed (24 SQLite, 24 PostgreSQL, 2 common)" 50 "$(grep -c '^\[       OK \]' "$out")"
 grep '^postgresql: claims per process' "$out" | sed 's/^/# /'
 if grep -q -F "$TG_PG_PASSWORD" "$out"; then
 	tg_not_ok "the password shows nowhere in the tests' output"

@@ -224,6 +224,8 @@ static void test_full(void **state)
 	assert_int_equal(c->lease_ms, 90000);
 	assert_int_equal(c->max_attempts, 3);
 	assert_int_equal(c->history_points, 50);
+	assert_int_equal(c->job_timeout_ms, 90000);
+	assert_true(c->job_memory == UINT64_C(2) << 30);
 
 	assert_true(c->max_trace_bytes == UINT64_C(8) << 30);
 	assert_int_equal(c->max_ratio, 500);
@@ -238,6 +240,7 @@ static void test_full(void **state)
 	assert_int_equal(c->max_runs, 12);
 	assert_int_equal(c->max_unsigned_branch_runs, 0);
 	assert_int_equal(c->recheck_ms, 90000);
+	assert_true(c->max_pool_bytes == UINT64_C(3000000000));
 
 	assert_int_equal(c->http_timeout_ms, 60000);
 	assert_int_equal(c->http_connect_timeout_ms, 5000);
@@ -315,6 +318,9 @@ static void assert_defaults(const tg_config *c)
 	assert_int_equal(c->max_runs, 32);
 	assert_int_equal(c->max_unsigned_branch_runs, 4);
 	assert_int_equal(c->recheck_ms, 300000);
+	assert_true(c->max_pool_bytes == UINT64_C(16) << 30);
+	assert_int_equal(c->job_timeout_ms, 600000);
+	assert_true(c->job_memory == UINT64_C(4) << 30);
 	assert_int_equal(c->http_timeout_ms, 30000);
 	assert_int_equal(c->http_connect_timeout_ms, 10000);
 	assert_int_equal(c->http_retries, 5);

@@ -5,6 +5,7 @@
 #include "testutil.h"
 
 #include "../daemon/manifest.h"
+#include "../daemon/signature.h"
 
 #define SHA "0123456789abcdef0123456789abcdef01234567"
 #define KEY "acme/llm/" SHA "/train/ci-1/manifest.json"
@@ -64,6 +65,51 @@ static void test_minimal(void **state)
 	tg_manifest_free(m);
 }
 
+/* The compact form the store keeps: the fields tracegate reads, parsed
+ * back to the same manifest (so the same canonical text a signature
+ * covers), without the padding an uploader added. */
+static void test_compact(void **state)
+{
+	(void)state;
+	size_t pad = 200000;
+	char *big = malloc(strlen(good) + pad + 64);
+	int n = sprintf(big, "{\"padding\": \"");
+	memset(big + n, 'x', pad);
+	strcpy(big + n + pad, "\", ");
+	strcat(big, good + 1);
+	tg_manifest *m, *back;
+	assert_int_equal(tg_manifest_parse(&m, big, strlen(big), KEY, 0), 0);
+	free(m->signature);
+	m->signature = strdup("hmac-sha256:" SHA "0123456789abcdef01234567");
+	strcpy(m->traces[0].sha256, SHA "0123456789abcdef01234567");
+	char *c = NULL;
+	assert_int_equal(tg_manifest_compact(&c, m, SHA "0123456789abcdef01234567"), 0);
+	assert_true(strlen(c) < 800);
+	char up[65];
+	assert_int_equal(tg_manifest_uploaded_sha256(up, c), 0);
+	assert_string_equal(up, SHA "0123456789abcdef01234567");
+	assert_int_equal(tg_manifest_uploaded_sha256(up, good), -1);
+	assert_int_equal(tg_manifest_parse(&back, c, strlen(c), KEY, 0), 0);
+	char *s1 = NULL, *s2 = NULL;
+	assert_int_equal(tg_signature_canonical(&s1, m), 0);
+	assert_int_equal(tg_signature_canonical(&s2, back), 0);
+	assert_string_equal(s1, s2);
+	assert_string_equal(back->signature, m->signature);
+	assert_string_equal(back->created_at_text, "2026-11-23T18:00:00Z");
+	assert_int_equal(back->created_at, m->created_at);
+	assert_int_equal(back->pr, 123);
+	assert_int_equal(back->ntraces, 2);
+	assert_int_equal(back->traces[1].rank, 0);
+	assert_string_equal(back->traces[0].sha256, m->traces[0].sha256);
+	assert_string_equal(back->traces[1].sha256, "");
+	free(s1);
+	free(s2);
+	free(c);
+	free(big);
+	tg_manifest_free(m);
+	tg_manifest_free(back);
+}
+
 /* Each error message of a manifest is a fixture of tests/data/bad/manifest/
  * (test_bad_input.c); here: what depends on the key. */
 static void test_bad(void **state)
@@ -112,6 +158,7 @@ int main(void)
 		cmocka_unit_test(test_good),
 		cmocka_unit_test(test_minimal),
 		cmocka_unit_test(test_bad),
+		cmocka_unit_test(test_compact),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -112,7 +112,7 @@ static int setup(void **state)
 		if (!c->available)
 			return 0;
 		snprintf(c->url, sizeof(c->url), "%s", url);
-		raw_sql(c, "DROP TABLE IF EXISTS metrics, runs, schema_version CASCADE");
+		raw_sql(c, "DROP TABLE IF EXISTS trace_data, run_traces, metrics, runs, schema_version CASCADE");
 		return 0;
 	}
 	const char *tmp = getenv("TMPDIR");
@@ -265,7 +265,7 @@ static void test_open_migrate_reopen(void **state)
 	c->s = must_open(c);
 	assert_string_equal(tg_store_backend(c->s), c->backend);
 	const int latest = tg_store_migrations[tg_store_migrations_n - 1].version;
-	assert_int_equal(latest, 4);
+	assert_int_equal(latest, 5);
 	assert_int_equal(raw_sql(c, "SELECT MAX(version) FROM schema_version"), latest);
 	assert_int_equal(raw_sql(c, "SELECT COUNT(*) FROM schema_version"), (long long)tg_store_migrations_n);
 	long long applied = raw_sql(c, "SELECT applied_at FROM schema_version WHERE version = 2");
@@ -346,7 +346,8 @@ static void test_migrate_from_v1(void **state)
 	assert_int_equal(raw_sql(c, "SELECT MAX(version) FROM schema_version"), 1);
 
 	c->s = must_open(c);
-	assert_int_equal(raw_sql(c, "SELECT MAX(version) FROM schema_version"), 4);
+	assert_int_equal(raw_sql(c, "SELECT MAX(version) FROM schema_version"),
+	                 tg_store_migrations[tg_store_migrations_n - 1].version);
 	assert_int_equal(raw_sql(c, "SELECT applied_at FROM schema_version WHERE version = 1"), 1600000000);
 	tg_job j;
 	tg_test_must(tg_store_job_get_by_key(&j, c->s, "00000000000000000000000000000000000000000000000000000000000000aa"));
@@ -1378,6 +1379,102 @@ static void test_prune(void **state)
 	assert_int_equal(raw_sql(c, "SELECT COUNT(*) FROM runs"), 2);
 }
 
+/* Run data: kept under a trace's digest and format, replaced, refused
+ * when the digest is not one, shared between runs; a run's traces listed
+ * and replaced; outcomes kept with their run; retention deletes the data
+ * no run names once it is older than the cutoff. */
+static void test_run_data(void **state)
+{
+	ctx *c = *state;
+	NEED(c);
+	c->s = must_open(c);
+	tg_store_debug_set_time(c->s, 1000);
+	const char *d1 = "1111111111111111111111111111111111111111111111111111111111111111";
+	const char *d2 = "2222222222222222222222222222222222222222222222222222222222222222";
+	uint8_t blob[3000];
+	for (size_t i = 0; i < sizeof(blob); i++)
+		blob[i] = (uint8_t)(i * 7); /* NUL bytes and all the others */
+	tg_test_must(tg_store_trace_data_put(c->s, d1, 1, 123456789012ULL, 0, blob, sizeof(blob)));
+	void *got = NULL;
+	size_t len = 0;
+	tg_test_must(tg_store_trace_data_get(&got, &len, c->s, d1, 1, 0));
+	assert_int_equal(len, sizeof(blob));
+	assert_memory_equal(got, blob, len);
+	free(got);
+	assert_int_equal(tg_store_trace_data_get(&got, &len, c->s, d1, 1, 1), TG_ENOTFOUND); /* not trusted */
+	assert_int_equal(tg_store_trace_data_get(&got, &len, c->s, d1, 2, 0), TG_ENOTFOUND); /* another format */
+	assert_null(got);
+	assert_int_equal(tg_store_trace_data_get(&got, &len, c->s, d2, 1, 0), TG_ENOTFOUND);
+	tg_test_must(tg_store_trace_data_put(c->s, d1, 1, 5, 1, "abc", 3)); /* replaced, trusted now */
+	tg_test_must(tg_store_trace_data_get(&got, &len, c->s, d1, 1, 1));
+	assert_int_equal(len, 3);
+	assert_memory_equal(got, "abc", 3);
+	free(got);
+	/* an untrusted analysis never replaces trusted data of its format */
+	tg_test_must(tg_store_trace_data_put(c->s, d1, 1, 5, 0, "evil", 4));
+	tg_test_must(tg_store_trace_data_get(&got, &len, c->s, d1, 1, 0));
+	assert_int_equal(len, 3);
+	free(got);
+	tg_test_must(tg_store_trace_data_put(c->s, d1, 2, 5, 0, "abc", 3)); /* another format: replaced */
+	tg_test_must(tg_store_trace_data_get(&got, &len, c->s, d1, 2, 0));
+	free(got);
+	assert_int_equal(tg_store_trace_data_put(c->s, "ABC", 1, 1, 0, "x", 1), TG_EINVAL);
+	assert_int_equal(tg_store_trace_data_put(c->s, d2, 1, 1, 0, NULL, 0), TG_EINVAL);
+	assert_int_equal(raw_sql(c, "SELECT COUNT(*) FROM trace_data"), 1);
+
+	spec sp = {.run_time = 100};
+	int64_t a = add_run(c->s, 400, &sp, NULL), b = add_run(c->s, 401, &sp, NULL);
+	tg_run_trace tr[2] = {{.json_bytes = 10}, {.json_bytes = 20}};
+	memcpy(tr[0].digest, d1, 65);
+	memcpy(tr[1].digest, d2, 65);
+	tg_test_must(tg_store_run_traces_put(c->s, a, tr, 2));
+	tg_test_must(tg_store_run_traces_put(c->s, b, tr, 1)); /* b shares trace d1 */
+	tg_run_trace *t = NULL;
+	size_t n = 0;
+	tg_test_must(tg_store_run_traces_get(&t, &n, c->s, a));
+	assert_int_equal(n, 2);
+	assert_string_equal(t[0].digest, d1);
+	assert_string_equal(t[1].digest, d2);
+	assert_int_equal(t[1].json_bytes, 20);
+	free(t);
+	tg_test_must(tg_store_run_traces_put(c->s, a, tr + 1, 1)); /* replaced */
+	tg_test_must(tg_store_run_traces_get(&t, &n, c->s, a));
+	assert_int_equal(n, 1);
+	assert_string_equal(t[0].digest, d2);
+	free(t);
+	assert_int_equal(tg_store_run_traces_put(c->s, 99999, tr, 1), TG_ENOTFOUND);
+	tg_test_must(tg_store_run_traces_get(&t, &n, c->s, 99999));
+	assert_int_equal(n, 0);
+
+	char *o = NULL, *cm = NULL;
+	assert_int_equal(tg_store_outcome_get(&o, &cm, c->s, a), TG_ENOTFOUND);
+	tg_test_must(tg_store_outcome_put(c->s, a, "{\"state\": \"success\"}", "### it's \"fine\"\n| a | b |"));
+	tg_test_must(tg_store_outcome_get(&o, &cm, c->s, a));
+	assert_string_equal(o, "{\"state\": \"success\"}");
+	assert_string_equal(cm, "### it's \"fine\"\n| a | b |");
+	free(o);
+	free(cm);
+	tg_test_must(tg_store_outcome_put(c->s, b, "{}", NULL));
+	tg_test_must(tg_store_outcome_get(&o, &cm, c->s, b));
+	assert_null(cm);
+	free(o);
+	assert_int_equal(tg_store_outcome_put(c->s, 99999, "{}", NULL), TG_ENOTFOUND);
+
+	/* retention: d1 stays while b names it; d2 went with a, but data newer
+	 * than the cutoff stays (a job may be about to list it) */
+	run_to_done(c->s, a, "pass", NULL, 0);
+	tg_test_must(tg_store_trace_data_put(c->s, d2, 1, 5, 0, "xyz", 3));
+	size_t deleted = 0;
+	tg_test_must(tg_store_prune(&deleted, c->s, 500));
+	assert_int_equal(deleted, 1);
+	assert_int_equal(raw_sql(c, "SELECT COUNT(*) FROM run_traces"), 1);
+	assert_int_equal(raw_sql(c, "SELECT COUNT(*) FROM trace_data"), 2);
+	tg_test_must(tg_store_prune(&deleted, c->s, 2000));
+	assert_int_equal(raw_sql(c, "SELECT COUNT(*) FROM trace_data"), 1); /* d1: b names it */
+	tg_test_must(tg_store_trace_data_get(&got, &len, c->s, d1, 2, 0));
+	free(got);
+}
+
 static void test_strings(void **state)
 {
 	ctx *c = *state;
@@ -1791,8 +1888,8 @@ static void test_file_size_limit(void **state)
 			_exit(5);
 		struct rlimit rl;
 		getrlimit(RLIMIT_FSIZE, &rl);
-		/* the migrations leave ~75 KiB of WAL: room for a few runs */
-		struct rlimit small = {120 * 1024, rl.rlim_max};
+		/* the migrations leave ~105 KiB of WAL: room for a few runs */
+		struct rlimit small = {152 * 1024, rl.rlim_max};
 		if (setrlimit(RLIMIT_FSIZE, &small))
 			_exit(5);
 		tg_metric m[40];
@@ -2014,7 +2111,7 @@ static void test_pg_reconnect(void **state)
 	X(test_migrate_from_v1) X(test_newer_schema_refused) X(test_add_idempotent) X(test_claim_and_renew) \
 	X(test_lost_lease) X(test_leases) X(test_transitions) X(test_set_result) X(test_jobs_list)                        \
 	X(test_metrics_and_history) X(test_history_prs) X(test_find_run) X(test_run_counts) X(test_pool_and_tampered) \
-	X(test_pr_runs_and_rejudge) X(test_prune) X(test_strings)                          \
+	X(test_pr_runs_and_rejudge) X(test_prune) X(test_run_data) X(test_strings)                          \
 	X(test_concurrent_claims) X(test_concurrent_open) X(test_killed_daemon) X(test_write_faults)
 
 #define ON_SQLITE(f) cmocka_unit_test_prestate_setup_teardown(f, setup, teardown, &sqlite_ctx),

@@ -386,5 +386,7 @@ int tg_store_prune(size_t *deleted, tg_store *s, int64_t before)
 	int rc = s->ops->prune(s, before, &d);
 	if (!rc && deleted)
 		*deleted = (size_t)d;
+	if (!rc) /* then the run data no run names any more (store_data.c) */
+		rc = s->ops->prune_data(s, before);
 	return rc;
 }

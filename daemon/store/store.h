@@ -274,8 +274,51 @@ int tg_store_pr_runs(tg_job **out, size_t *n, tg_store *s, int64_t since, size_t
 int tg_store_tampered(tg_job **out, size_t *n, tg_store *s, const char *repo, const char *branch);
 
 /* Retention: deletes the done and failed runs whose run_time is before
- * `before` (Unix seconds), with their metrics; unfinished jobs are kept.
- * *deleted (may be NULL): runs deleted. */
+ * `before` (Unix seconds), with their metrics and their traces' list, then
+ * the run data (below) older than `before` that no run names any more;
+ * unfinished jobs are kept. *deleted (may be NULL): runs deleted. */
 int tg_store_prune(size_t *deleted, tg_store *s, int64_t before);
+
+/* ------------------------------------------------------------ run data
+ *
+ * A trace's run data (core/rundata.h: its measures and op skeleton,
+ * encoded) is computed once and kept under the SHA-256 of the trace's
+ * bytes (64 lower-case hex digits), whichever run names the trace; a run
+ * lists its traces' digests (run_traces). A job's outcome (what it posts)
+ * is kept with its run. Docs: docs/store.md, "Run data". */
+
+/* Keeps len bytes of run data of format `format` for the trace with digest,
+ * json_bytes: the trace's JSON size; trusted: computed while judging a
+ * trusted run. It replaces what was kept under the digest unless that is
+ * of the same format and trusted while this is not. */
+int tg_store_trace_data_put(tg_store *s, const char *digest, int format, uint64_t json_bytes, int trusted,
+                            const void *data, size_t len);
+
+/* The run data of the trace with digest in format `format` into *data
+ * (*len bytes, malloc'd, the caller frees); with trusted, only data kept
+ * as trusted. TG_ENOTFOUND when none (or of another format, or untrusted
+ * when trusted is asked). */
+int tg_store_trace_data_get(void **data, size_t *len, tg_store *s, const char *digest, int format, int trusted);
+
+/* One trace of a run, in rank order. */
+typedef struct tg_run_trace {
+	char digest[65];     /* SHA-256 of its bytes, hex */
+	uint64_t json_bytes; /* its JSON size */
+} tg_run_trace;
+
+/* Replaces the list of run id's traces with the n given (one transaction).
+ * TG_ENOTFOUND when there is no run id. */
+int tg_store_run_traces_put(tg_store *s, int64_t id, const tg_run_trace *t, size_t n);
+
+/* The traces of run id in rank order (*out of *n, free() it); none: *n = 0. */
+int tg_store_run_traces_get(tg_run_trace **out, size_t *n, tg_store *s, int64_t id);
+
+/* Keeps what job id posts: outcome (its status, JSON text) and comment
+ * (markdown, may be NULL). TG_ENOTFOUND when there is no run id. */
+int tg_store_outcome_put(tg_store *s, int64_t id, const char *outcome, const char *comment);
+
+/* What job id posts, as kept: *outcome and *comment (NULL when none)
+ * malloc'd, the caller frees. TG_ENOTFOUND when no outcome was kept. */
+int tg_store_outcome_get(char **outcome, char **comment, tg_store *s, int64_t id);
 
 #endif

@@ -95,6 +95,17 @@ typedef struct tg_store_ops {
 	                 const tg_pool_filter *f, int64_t limit, tg_job **out, size_t *n);
 	int (*pr_runs)(tg_store *s, int64_t since, int64_t limit, tg_job **out, size_t *n);
 	int (*tampered)(tg_store *s, const char *repo, const char *branch, tg_job **out, size_t *n);
+
+	/* Run data and outcomes (store.h, "run data"); prune_data: the run
+	 * data older than before that no run names. */
+	int (*data_put)(tg_store *s, const char *digest, int format, uint64_t json_bytes, int trusted, const void *data,
+	                size_t len, int64_t now);
+	int (*data_get)(tg_store *s, const char *digest, int format, int trusted, void **data, size_t *len);
+	int (*run_traces_put)(tg_store *s, int64_t id, const tg_run_trace *t, size_t n);
+	int (*run_traces_get)(tg_store *s, int64_t id, tg_run_trace **out, size_t *n);
+	int (*outcome_put)(tg_store *s, int64_t id, const char *outcome, const char *comment, int64_t now);
+	int (*outcome_get)(tg_store *s, int64_t id, char **outcome, char **comment);
+	int (*prune_data)(tg_store *s, int64_t before);
 } tg_store_ops;
 
 /* Every backend's struct starts with this. */

@@ -22,6 +22,17 @@
  *            that a retargeted pull request, a moved merge-base or a head
  *            pushed back is judged again (docs/security.md, issue 21).
  *   metrics  (run, name) -> value, deleted with their run.
+ *   trace_data  (5) one trace's run data (core/rundata.h: its measures and
+ *            op skeleton, encoded), keyed by the SHA-256 of the trace's
+ *            bytes: computed once, whichever run names the trace. trusted:
+ *            computed while judging a trusted run (an untrusted upload's
+ *            data never serves a trusted run, nor replaces its data).
+ *   run_traces  (5) the traces of a run in rank order: their digests and
+ *            JSON sizes, deleted with their run.
+ *            runs.outcome, runs.comment (5): what the job posts (the
+ *            status as JSON, the comment's markdown), kept in the store
+ *            that every daemon shares, so that a daemon taking a job over
+ *            posts what was computed.
  */
 #include "store_impl.h"
 
@@ -129,6 +140,44 @@ const tg_store_migration tg_store_migrations[] = {
 	 "ALTER TABLE runs ADD COLUMN judged_merge_base TEXT;\n"
 	 "ALTER TABLE runs ADD COLUMN posted_ms BIGINT NOT NULL DEFAULT 0;\n"
 	 "CREATE INDEX runs_pull_requests ON runs (run_time) WHERE pr > 0 AND state = 'done';\n"},
+
+	{5, "run data: each trace's measures once, the traces of each run, what each job posts",
+	 "CREATE TABLE trace_data (\n"
+	 "  digest TEXT NOT NULL PRIMARY KEY,\n"
+	 "  format INTEGER NOT NULL,\n"
+	 "  json_bytes INTEGER NOT NULL,\n"
+	 "  trusted INTEGER NOT NULL,\n"
+	 "  data BLOB NOT NULL,\n"
+	 "  created_at INTEGER NOT NULL\n"
+	 ");\n"
+	 "CREATE TABLE run_traces (\n"
+	 "  run INTEGER NOT NULL REFERENCES runs (id) ON DELETE CASCADE,\n"
+	 "  idx INTEGER NOT NULL,\n"
+	 "  digest TEXT NOT NULL,\n"
+	 "  json_bytes INTEGER NOT NULL,\n"
+	 "  PRIMARY KEY (run, idx)\n"
+	 ");\n"
+	 "CREATE INDEX run_traces_digest ON run_traces (digest);\n"
+	 "ALTER TABLE runs ADD COLUMN outcome TEXT;\n"
+	 "ALTER TABLE runs ADD COLUMN comment TEXT;\n",
+	 "CREATE TABLE trace_data (\n"
+	 "  digest TEXT NOT NULL PRIMARY KEY,\n"
+	 "  format INTEGER NOT NULL,\n"
+	 "  json_bytes BIGINT NOT NULL,\n"
+	 "  trusted INTEGER NOT NULL,\n"
+	 "  data BYTEA NOT NULL,\n"
+	 "  created_at BIGINT NOT NULL\n"
+	 ");\n"
+	 "CREATE TABLE run_traces (\n"
+	 "  run BIGINT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,\n"
+	 "  idx INTEGER NOT NULL,\n"
+	 "  digest TEXT NOT NULL,\n"
+	 "  json_bytes BIGINT NOT NULL,\n"
+	 "  PRIMARY KEY (run, idx)\n"
+	 ");\n"
+	 "CREATE INDEX run_traces_digest ON run_traces (digest);\n"
+	 "ALTER TABLE runs ADD COLUMN outcome TEXT;\n"
+	 "ALTER TABLE runs ADD COLUMN comment TEXT;\n"},
 };
 
 const size_t tg_store_migrations_n = sizeof(tg_store_migrations) / sizeof(tg_store_migrations[0]);

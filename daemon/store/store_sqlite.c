@@ -62,6 +62,14 @@ enum {
 	SQ_FIND_POOL,
 	SQ_PR_RUNS,
 	SQ_TAMPERED,
+	SQ_DATA_PUT,
+	SQ_DATA_GET,
+	SQ_RUN_TRACES_DELETE,
+	SQ_RUN_TRACE_PUT,
+	SQ_RUN_TRACES_GET,
+	SQ_OUTCOME_PUT,
+	SQ_OUTCOME_GET,
+	SQ_DATA_PRUNE,
 	SQ_NSTMT
 };
 
@@ -150,6 +158,21 @@ static const char *const sq_sql[SQ_NSTMT] = {
 	               "ORDER BY updated_at DESC, id DESC LIMIT ?2",
 	[SQ_TAMPERED] = "SELECT " TG_STORE_JOB_COLS_BRIEF " FROM runs WHERE repo = ?1 AND branch = ?2 "
 	                "AND tampered IS NOT NULL AND (?3 = 0 OR trusted = 1) ORDER BY run_time, id",
+	[SQ_DATA_PUT] = "INSERT INTO trace_data (digest, format, json_bytes, trusted, data, created_at) "
+	                "VALUES (?1, ?2, ?3, ?6, ?4, ?5) ON CONFLICT (digest) DO UPDATE SET format = excluded.format, "
+	                "json_bytes = excluded.json_bytes, trusted = excluded.trusted, data = excluded.data, "
+	                "created_at = excluded.created_at "
+	                "WHERE excluded.trusted >= trace_data.trusted OR excluded.format <> trace_data.format",
+	[SQ_DATA_GET] = "SELECT data FROM trace_data WHERE digest = ?1 AND format = ?2 AND (?3 = 0 OR trusted = 1)",
+	[SQ_RUN_TRACES_DELETE] = "DELETE FROM run_traces WHERE run = ?1",
+	[SQ_RUN_TRACE_PUT] = "INSERT INTO run_traces (run, idx, digest, json_bytes) VALUES (?1, ?2, ?3, ?4)",
+	[SQ_RUN_TRACES_GET] = "SELECT digest, json_bytes FROM run_traces WHERE run = ?1 ORDER BY idx",
+	[SQ_OUTCOME_PUT] = "UPDATE runs SET outcome = ?1, comment = ?2, updated_at = ?3 WHERE id = ?4",
+	[SQ_OUTCOME_GET] = "SELECT outcome, comment FROM runs WHERE id = ?1",
+	/* data made before the cutoff that no run names: not data a job has
+	 * just put and is about to list for its run */
+	[SQ_DATA_PRUNE] = "DELETE FROM trace_data WHERE created_at < ?1 AND NOT EXISTS "
+	                  "(SELECT 1 FROM run_traces t WHERE t.digest = trace_data.digest)",
 };
 
 typedef struct sq_store {
@@ -839,6 +862,187 @@ static int sq_tampered(tg_store *s, const char *repo, const char *branch, tg_job
 	return sq_jobs_collect(b, st, "tampered runs", out, n);
 }
 
+/* ------------------------------------------------------------- run data */
+
+static int sq_data_put(tg_store *s, const char *digest, int format, uint64_t json_bytes, int trusted, const void *data,
+                       size_t len, int64_t now)
+{
+	sq_store *b = sq(s);
+	sqlite3_stmt *st = sq_stmt(b, SQ_DATA_PUT);
+	if (!st)
+		return TG_EIO;
+	bind_text(st, 1, digest);
+	sqlite3_bind_int(st, 2, format);
+	sqlite3_bind_int64(st, 3, (int64_t)json_bytes);
+	sqlite3_bind_blob64(st, 4, data, (sqlite3_uint64)len, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 5, now);
+	sqlite3_bind_int(st, 6, trusted);
+	int rc = sq_step(b, st, "put run data");
+	sq_done(st);
+	return rc < 0 ? rc : 0;
+}
+
+static int sq_data_get(tg_store *s, const char *digest, int format, int trusted, void **data, size_t *len)
+{
+	sq_store *b = sq(s);
+	sqlite3_stmt *st = sq_stmt(b, SQ_DATA_GET);
+	if (!st)
+		return TG_EIO;
+	bind_text(st, 1, digest);
+	sqlite3_bind_int(st, 2, format);
+	sqlite3_bind_int(st, 3, trusted);
+	int rc = sq_step(b, st, "get run data");
+	if (rc == 0)
+		rc = tg_error_set(TG_ENOTFOUND, "store: no run data for %.64s", digest);
+	if (rc == 1) {
+		const void *p = sqlite3_column_blob(st, 0);
+		int n = sqlite3_column_bytes(st, 0);
+		rc = 0;
+		if (!(*data = tg_malloc(n > 0 ? (size_t)n : 1)))
+			rc = TG_ENOMEM;
+		else if (n > 0)
+			memcpy(*data, p, (size_t)n);
+		*len = n > 0 ? (size_t)n : 0;
+	}
+	sq_done(st);
+	return rc;
+}
+
+/* 0 when run id exists, TG_ENOTFOUND when not (in a transaction: the
+ * writes that follow are about that run). */
+static int sq_run_exists(sq_store *b, int64_t id, const char *what)
+{
+	sqlite3_stmt *st = sq_stmt(b, SQ_RUN_EXISTS);
+	if (!st)
+		return TG_EIO;
+	sqlite3_bind_int64(st, 1, id);
+	int rc = sq_step(b, st, what);
+	sq_done(st);
+	if (rc == 0)
+		return tg_error_set(TG_ENOTFOUND, "store: no job %lld", (long long)id);
+	return rc < 0 ? rc : 0;
+}
+
+static int sq_run_traces_put(tg_store *s, int64_t id, const tg_run_trace *t, size_t n)
+{
+	sq_store *b = sq(s);
+	sqlite3_stmt *st = NULL;
+	int rc = sq_begin(b);
+	if (rc)
+		return rc;
+	if ((rc = sq_run_exists(b, id, "put run traces")))
+		goto fail;
+	if (!(st = sq_stmt(b, SQ_RUN_TRACES_DELETE))) {
+		rc = TG_EIO;
+		goto fail;
+	}
+	sqlite3_bind_int64(st, 1, id);
+	if ((rc = sq_step(b, st, "put run traces")) < 0)
+		goto fail;
+	sq_done(st);
+	if (!(st = sq_stmt(b, SQ_RUN_TRACE_PUT))) {
+		rc = TG_EIO;
+		goto fail;
+	}
+	for (size_t i = 0; i < n; i++) {
+		sqlite3_bind_int64(st, 1, id);
+		sqlite3_bind_int64(st, 2, (int64_t)i);
+		bind_text(st, 3, t[i].digest);
+		sqlite3_bind_int64(st, 4, (int64_t)t[i].json_bytes);
+		if ((rc = sq_step(b, st, "put run traces")) < 0)
+			goto fail;
+		sq_done(st);
+	}
+	st = NULL;
+	if ((rc = sq_commit(s)))
+		goto fail;
+	return 0;
+fail:
+	sq_done(st);
+	sq_rollback(s);
+	return rc;
+}
+
+static int sq_run_traces_get(tg_store *s, int64_t id, tg_run_trace **out, size_t *n)
+{
+	sq_store *b = sq(s);
+	sqlite3_stmt *st = sq_stmt(b, SQ_RUN_TRACES_GET);
+	if (!st)
+		return TG_EIO;
+	sqlite3_bind_int64(st, 1, id);
+	size_t cap = 0;
+	int rc;
+	while ((rc = sq_step(b, st, "get run traces")) == 1) {
+		tg_run_trace *t = tg_store__push((void **)out, n, &cap, sizeof(**out));
+		if (!t) {
+			rc = TG_ENOMEM;
+			break;
+		}
+		const char *d = (const char *)sqlite3_column_text(st, 0);
+		snprintf(t->digest, sizeof(t->digest), "%s", d ? d : "");
+		int64_t j = sqlite3_column_int64(st, 1);
+		t->json_bytes = j > 0 ? (uint64_t)j : 0;
+	}
+	sq_done(st);
+	if (rc < 0) {
+		free(*out);
+		*out = NULL;
+		*n = 0;
+		return rc;
+	}
+	return 0;
+}
+
+static int sq_outcome_put(tg_store *s, int64_t id, const char *outcome, const char *comment, int64_t now)
+{
+	sq_store *b = sq(s);
+	sqlite3_stmt *st = sq_stmt(b, SQ_OUTCOME_PUT);
+	if (!st)
+		return TG_EIO;
+	bind_text(st, 1, outcome);
+	bind_text(st, 2, comment);
+	sqlite3_bind_int64(st, 3, now);
+	sqlite3_bind_int64(st, 4, id);
+	int changed = 0, rc = sq_update(b, st, "put outcome", &changed);
+	if (!rc && !changed)
+		rc = tg_error_set(TG_ENOTFOUND, "store: no job %lld", (long long)id);
+	return rc;
+}
+
+static int sq_outcome_get(tg_store *s, int64_t id, char **outcome, char **comment)
+{
+	sq_store *b = sq(s);
+	sqlite3_stmt *st = sq_stmt(b, SQ_OUTCOME_GET);
+	if (!st)
+		return TG_EIO;
+	sqlite3_bind_int64(st, 1, id);
+	int rc = sq_step(b, st, "get outcome");
+	if (rc == 1) {
+		const char *o = (const char *)sqlite3_column_text(st, 0), *c = (const char *)sqlite3_column_text(st, 1);
+		rc = !o ? tg_error_set(TG_ENOTFOUND, "store: job %lld has no outcome", (long long)id) : 0;
+		if (!rc && (!(*outcome = strdup(o)) || (c && !(*comment = strdup(c))))) {
+			free(*outcome);
+			*outcome = NULL;
+			rc = TG_ENOMEM;
+		}
+	} else if (rc == 0) {
+		rc = tg_error_set(TG_ENOTFOUND, "store: no job %lld", (long long)id);
+	}
+	sq_done(st);
+	return rc;
+}
+
+static int sq_prune_data(tg_store *s, int64_t before)
+{
+	sq_store *b = sq(s);
+	sqlite3_stmt *st = sq_stmt(b, SQ_DATA_PRUNE);
+	if (!st)
+		return TG_EIO;
+	sqlite3_bind_int64(st, 1, before);
+	int changed = 0;
+	return sq_update(b, st, "prune run data", &changed);
+}
+
 /* ----------------------------------------------------------------- open */
 
 static void sq_close(tg_store *s)
@@ -881,6 +1085,13 @@ static const tg_store_ops sq_ops = {
 	.find_pool = sq_find_pool,
 	.pr_runs = sq_pr_runs,
 	.tampered = sq_tampered,
+	.data_put = sq_data_put,
+	.data_get = sq_data_get,
+	.run_traces_put = sq_run_traces_put,
+	.run_traces_get = sq_run_traces_get,
+	.outcome_put = sq_outcome_put,
+	.outcome_get = sq_outcome_get,
+	.prune_data = sq_prune_data,
 };
 
 /* Switches to WAL mode (a property of the file, kept once set). Switching

@@ -484,6 +484,25 @@ static void python_init(model *m, const gen_opts *o)
 		}
 }
 
+/* --distinct-ops: N ops of distinct names (aten::op_0000001 ...), each with
+ * one input shape and one kernel of its own name (kernel_op_0000001 ...),
+ * 2 to 2.6 us: every name of a list differs from every other, the input
+ * that makes an alignment by name work hardest. */
+static void distinct_init(model *m, const gen_opts *o)
+{
+	int64_t n = o->distinct_ops;
+	m->dops = xmalloc((size_t)n * sizeof(opdesc));
+	m->dkern = xmalloc((size_t)n * sizeof(kdesc));
+	input in = tensor2(m->tokens, o->hidden);
+	for (int64_t i = 0; i < n; i++) {
+		char name[64];
+		snprintf(name, sizeof(name), "aten::op_%07lld", (long long)(i + 1));
+		op(&m->dops[i], name, &in, 1, NULL);
+		snprintf(name, sizeof(name), "kernel_op_%07lld", (long long)(i + 1));
+		kernel(&m->dkern[i], name, 2000 + (i % 7) * 100, K_OTHER, 1.0, g_elementwise(m->tokens * o->hidden));
+	}
+}
+
 void model_init(model *m, const gen_opts *o)
 {
 	memset(m, 0, sizeof(*m));
@@ -508,6 +527,8 @@ void model_init(model *m, const gen_opts *o)
 	node(&m->ev_softmax_bwd, &m->softmax_bwd_node, "SoftmaxBackward0");
 	python_init(m, o);
 	m->gpu_name = json_quote(o->gpu);
+	if (o->distinct_ops)
+		distinct_init(m, o);
 }
 
 void model_free(model *m, const gen_opts *o)
@@ -543,4 +564,10 @@ void model_free(model *m, const gen_opts *o)
 	free(m->d2h.name);
 	free(m->comm_args);
 	free(m->gpu_name);
+	for (int64_t i = 0; i < o->distinct_ops; i++) {
+		op_free(&m->dops[i]);
+		kernel_free(&m->dkern[i]);
+	}
+	free(m->dops);
+	free(m->dkern);
 }

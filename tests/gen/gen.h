@@ -49,6 +49,8 @@ typedef struct gen_opts {
 	int64_t driver, cuda;     /* Kineto's integer versions (12040) */
 	double target_mb;         /* 0 = off */
 	int summary;              /* --summary */
+	int64_t distinct_ops;     /* --distinct-ops N: 0 = the transformer loop */
+	int reverse_ops;          /* --reverse-ops: those ops in reverse order */
 	int gzip_level;           /* --gzip-level */
 } gen_opts;
 
@@ -158,6 +160,8 @@ typedef struct model {
 	char **py;                       /* layers * PY_PER_LAYER frame names (JSON) */
 	int64_t *py_module;              /* their Python module ids, -1 for none */
 	char *gpu_name;                  /* JSON literal */
+	opdesc *dops;                    /* --distinct-ops: the ops and their kernels */
+	kdesc *dkern;
 } model;
 
 /* Builds the model from the options (desc.c); model_free releases it. */

@@ -54,6 +54,9 @@ static const char usage[] =
 	"                       bmm, softmax, bmm under the same SDPA op, together F x\n"
 	"                       the flash kernel's duration\n"
 	"  --extra-op NAME      one more elementwise op (e.g. aten::gelu) per layer\n"
+	"  --distinct-ops N     instead of the transformer, N ops of distinct names\n"
+	"                       (aten::op_0000001 ...) per step, one kernel each\n"
+	"  --reverse-ops        those ops in reverse order (every name's place moves)\n"
 	"\n"
 	"Distributed\n"
 	"  --ranks N --rank R   write rank R of an N-rank job (default 1, 0); N > 1\n"
@@ -176,6 +179,7 @@ static int option(gen_opts *o, const char *k, const char *v, int *have_skew)
 		{"--batch", &o->batch, 1, MAX_DIM}, {"--seq", &o->seq, 1, MAX_DIM},
 		{"--hidden", &o->hidden, 1, 65536}, {"--heads", &o->heads, 1, 1024},
 		{"--host-sync", &o->host_sync, 0, 1000}, {"--ranks", &o->ranks, 1, 65536},
+		{"--distinct-ops", &o->distinct_ops, 0, 10000000},
 		{"--rank", &o->rank, 0, 65535}, {"--straggler", &o->straggler, 0, 65535},
 	};
 	for (size_t i = 0; i < sizeof(ints) / sizeof(ints[0]); i++)
@@ -234,6 +238,8 @@ static int is_flag(const char *k, gen_opts *o)
 		o->python = 1;
 	else if (!strcmp(k, "--summary"))
 		o->summary = 1;
+	else if (!strcmp(k, "--reverse-ops"))
+		o->reverse_ops = 1;
 	else
 		return 0;
 	return 1;
@@ -254,6 +260,8 @@ static int cross_check(const gen_opts *o, int have_skew)
 		            (long long)o->ranks);
 	if (have_skew && o->straggler < 0)
 		return fail("--skew-us needs --straggler");
+	if (o->reverse_ops && !o->distinct_ops)
+		return fail("--reverse-ops needs --distinct-ops");
 	return 0;
 }
 
@@ -261,6 +269,7 @@ static const char *const value_options[] = {
 	"-o", "--seed", "--steps", "--layers", "--batch", "--seq", "--hidden", "--heads", "--host-sync", "--ranks",
 	"--rank", "--straggler", "--gzip-level", "--noise", "--jitter", "--run-noise", "--family-noise", "--sdpa-scale", "--gemm-scale",
 	"--split-attention", "--sdpa-math", "--skew-us", "--link-gbps", "--target-mb", "--extra-op", "--gpu", "--cuda", "--driver",
+	"--distinct-ops",
 };
 
 static int takes_value(const char *k)

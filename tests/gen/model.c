@@ -664,6 +664,14 @@ void gen_step(gen *g)
 		step_ev = op_begin(g, MAIN, H_ANNOTATION, g->step_name, NULL, -1, -1);
 	}
 	py_begin(g, PY_STEP, -1);
+	if (o->distinct_ops) {
+		/* the loop body is the N distinct ops, in order or reversed */
+		for (int64_t i = 0; i < o->distinct_ops; i++) {
+			int64_t k = o->reverse_ops ? o->distinct_ops - 1 - i : i;
+			leaf(g, MAIN, &g->m->dops[k], &g->m->dkern[k], (uint64_t)k);
+		}
+		goto body_done;
+	}
 	load_batch(g);
 	py_begin(g, PY_MODEL, 0);
 	for (int64_t l = 0; l < o->layers; l++) {
@@ -680,6 +688,7 @@ void gen_step(gen *g)
 	} else if (o->ranks > 1) {
 		allreduce(g, MAIN);
 	}
+body_done:
 	py_end(g);
 	if (o->steps) {
 		end(g, MAIN);

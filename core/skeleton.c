@@ -1,0 +1,276 @@
+/*
+ * skeleton.c - the op skeleton of a trace (see skeleton.h): the events a
+ * tree diff's view may keep, each with its nearest kept ancestor, built
+ * from a tree in two linear passes (the ancestors that are left out are
+ * walked once each, memoised), or adopted, checked, from stored arrays.
+ */
+#include "skeleton.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct tg_skeleton {
+	tg_skel_node *nodes;
+	uint32_t *by_start; /* node indices by (start, index), made with the skeleton */
+	uint32_t *start_rank; /* its inverse: a node's place in by_start */
+	size_t n;
+	uint32_t nevents;
+	const tg_atoms *atoms; /* the trace's, or own */
+	tg_atoms *own;
+	unsigned with;
+};
+
+/* Whether a skeleton built `with` holds an event of kind k. */
+static int kind_held(int k, unsigned with)
+{
+	switch (k) {
+	case TG_KIND_CPU_OP:
+	case TG_KIND_RUNTIME:
+	case TG_KIND_DRIVER: return 1;
+	case TG_KIND_PYTHON: return (with & TG_SKEL_PYTHON) != 0;
+	case TG_KIND_USER_ANNOTATION: return (with & TG_SKEL_ANNOTATIONS) != 0;
+	default: return tg_kind_is_gpu(k);
+	}
+}
+
+/* near[e]: the node of e when the skeleton holds it, else the node of its
+ * nearest held ancestor, TG_NONE without one. Filled for every event of
+ * the tree, each path walked once. */
+static void nearest_held(uint32_t *near, const tg_tree *tree, size_t ne)
+{
+	const uint32_t UNKNOWN = TG_NONE - 1;
+	for (size_t i = 0; i < ne; i++) {
+		if (near[i] != UNKNOWN)
+			continue;
+		uint32_t x = (uint32_t)i, r = TG_NONE;
+		for (;;) {
+			uint32_t p = tg_tree_parent(tree, x);
+			if (p == TG_NONE)
+				break;
+			if (near[p] != UNKNOWN) {
+				r = near[p];
+				break;
+			}
+			x = p;
+		}
+		for (x = (uint32_t)i; x != TG_NONE && near[x] == UNKNOWN; x = tg_tree_parent(tree, x))
+			near[x] = r;
+	}
+}
+
+/* Node indices ordered by (start, index): qsort_r with the nodes. */
+static int cmp_start(const void *a, const void *b, void *p)
+{
+	const tg_skel_node *x = p;
+	uint32_t i = *(const uint32_t *)a, j = *(const uint32_t *)b;
+	if (x[i].ts != x[j].ts)
+		return x[i].ts < x[j].ts ? -1 : 1;
+	return (i > j) - (i < j);
+}
+
+/* s->by_start: every node by (start, index), sorted once for every view
+ * built on s (a baseline's skeleton serves many judgements). */
+static int order_by_start(tg_skeleton *s)
+{
+	s->by_start = tg_malloc((s->n ? s->n : 1) * sizeof(uint32_t));
+	s->start_rank = tg_malloc((s->n ? s->n : 1) * sizeof(uint32_t));
+	if (!s->by_start || !s->start_rank)
+		return TG_ENOMEM;
+	for (size_t i = 0; i < s->n; i++)
+		s->by_start[i] = (uint32_t)i;
+	if (s->n > 1)
+		qsort_r(s->by_start, s->n, sizeof(uint32_t), cmp_start, s->nodes);
+	for (size_t q = 0; q < s->n; q++)
+		s->start_rank[s->by_start[q]] = (uint32_t)q;
+	return 0;
+}
+
+int tg_skeleton_build(tg_skeleton **out, const tg_tree *tree, unsigned with)
+{
+	*out = NULL;
+	const tg_trace *t = tg_tree_trace(tree);
+	size_t ne;
+	const tg_event *ev = tg_trace_events(t, &ne);
+	if (ne >= TG_NONE - 1)
+		return tg_error_set(TG_ELIMIT, "skeleton: more than %u events", TG_NONE - 2);
+	tg_skeleton *s = tg_calloc(1, sizeof(*s));
+	uint32_t *near = tg_malloc((ne + 1) * sizeof(uint32_t));
+	if (!s || !near) {
+		free(s);
+		free(near);
+		return TG_ENOMEM;
+	}
+	s->nevents = (uint32_t)ne;
+	s->atoms = tg_trace_atoms(t);
+	s->with = with;
+	const uint32_t UNKNOWN = TG_NONE - 1;
+	for (size_t i = 0; i < ne; i++) {
+		int held = tg_tree_contains(tree, (uint32_t)i) && kind_held(ev[i].kind, with);
+		near[i] = held ? (uint32_t)s->n++ : UNKNOWN;
+	}
+	s->nodes = tg_malloc((s->n ? s->n : 1) * sizeof(tg_skel_node));
+	if (!s->nodes) {
+		free(near);
+		tg_skeleton_free(s);
+		return TG_ENOMEM;
+	}
+	size_t k = 0;
+	for (size_t i = 0; i < ne; i++) {
+		if (near[i] == UNKNOWN)
+			continue;
+		tg_skel_node *x = &s->nodes[k++];
+		memset(x, 0, sizeof(*x));
+		x->ts = ev[i].ts;
+		x->dur = ev[i].dur;
+		x->event = (uint32_t)i;
+		x->name = ev[i].name;
+		x->kind = ev[i].kind;
+		x->linked = tg_kind_is_gpu(ev[i].kind) && tg_tree_linked_like_tracelens(tree, (uint32_t)i);
+	}
+	nearest_held(near, tree, ne);
+	for (size_t j = 0; j < s->n; j++) {
+		uint32_t p = tg_tree_parent(tree, s->nodes[j].event);
+		s->nodes[j].parent = p == TG_NONE ? TG_NONE : near[p];
+	}
+	free(near);
+	if (order_by_start(s)) {
+		tg_skeleton_free(s);
+		return TG_ENOMEM;
+	}
+	*out = s;
+	return 0;
+}
+
+/* 0 when following parents from every node ends (no cycle); state is
+ * scratch of n bytes, zeroed. */
+static int acyclic(const tg_skel_node *nodes, size_t n, uint8_t *state, size_t *bad)
+{
+	for (size_t i = 0; i < n; i++) {
+		uint32_t x = (uint32_t)i;
+		while (x != TG_NONE && state[x] == 0) {
+			state[x] = 1; /* on the current path */
+			x = nodes[x].parent;
+		}
+		if (x != TG_NONE && state[x] == 1) {
+			*bad = i;
+			return -1;
+		}
+		for (x = (uint32_t)i; x != TG_NONE && state[x] == 1; x = nodes[x].parent)
+			state[x] = 2;
+	}
+	return 0;
+}
+
+/* What is wrong with node i of n, or NULL. */
+static const char *node_fault(const tg_skel_node *nodes, size_t i, size_t n, uint32_t nevents, uint32_t natoms,
+                              unsigned with)
+{
+	const tg_skel_node *x = &nodes[i];
+	if (x->event >= nevents)
+		return "event out of range";
+	if (i && nodes[i - 1].event >= x->event)
+		return "events not in increasing order";
+	if (x->parent != TG_NONE && (x->parent >= n || x->parent == i))
+		return "parent out of range";
+	if (x->name >= natoms)
+		return "name out of range";
+	if (x->kind >= TG_KIND_COUNT || !kind_held(x->kind, with))
+		return "kind not held";
+	if (x->dur < 0)
+		return "negative duration";
+	return NULL;
+}
+
+int tg_skeleton_adopt(tg_skeleton **out, tg_skel_node *nodes, size_t n, uint32_t nevents, tg_atoms *atoms,
+                      unsigned with, const char *what)
+{
+	*out = NULL;
+	uint32_t natoms = atoms ? tg_atoms_count(atoms) : 0;
+	int rc = 0;
+	for (size_t i = 0; !rc && i < n; i++) {
+		const char *fault = node_fault(nodes, i, n, nevents, natoms, with);
+		if (fault)
+			rc = tg_error_set(TG_EFORMAT, "%s: skeleton node %zu: %s", what, i, fault);
+	}
+	uint8_t *state = rc ? NULL : tg_calloc(n ? n : 1, 1);
+	size_t bad = 0;
+	if (!rc && !state)
+		rc = TG_ENOMEM;
+	else if (!rc && acyclic(nodes, n, state, &bad))
+		rc = tg_error_set(TG_EFORMAT, "%s: skeleton node %zu: its parents make a cycle", what, bad);
+	free(state);
+	tg_skeleton *s = rc ? NULL : tg_calloc(1, sizeof(*s));
+	if (!rc && !s)
+		rc = TG_ENOMEM;
+	if (rc) {
+		free(nodes);
+		tg_atoms_free(atoms);
+		return rc;
+	}
+	s->nodes = nodes;
+	s->n = n;
+	s->nevents = nevents;
+	s->atoms = s->own = atoms;
+	s->with = with;
+	if (order_by_start(s)) {
+		tg_skeleton_free(s);
+		return TG_ENOMEM;
+	}
+	*out = s;
+	return 0;
+}
+
+void tg_skeleton_free(tg_skeleton *s)
+{
+	if (!s)
+		return;
+	free(s->nodes);
+	free(s->by_start);
+	free(s->start_rank);
+	tg_atoms_free(s->own);
+	free(s);
+}
+
+const tg_skel_node *tg_skeleton_nodes(const tg_skeleton *s, size_t *n)
+{
+	*n = s->n;
+	return s->nodes;
+}
+
+const uint32_t *tg_skeleton_by_start(const tg_skeleton *s)
+{
+	return s->by_start;
+}
+
+const uint32_t *tg_skeleton_start_rank(const tg_skeleton *s)
+{
+	return s->start_rank;
+}
+
+uint32_t tg_skeleton_events(const tg_skeleton *s)
+{
+	return s->nevents;
+}
+
+unsigned tg_skeleton_with(const tg_skeleton *s)
+{
+	return s->with;
+}
+
+const tg_atoms *tg_skeleton_atoms(const tg_skeleton *s)
+{
+	return s->atoms;
+}
+
+uint32_t tg_skeleton_find(const tg_skeleton *s, uint32_t ev)
+{
+	size_t lo = 0, hi = s->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (s->nodes[mid].event < ev)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < s->n && s->nodes[lo].event == ev ? (uint32_t)lo : TG_NONE;
+}

@@ -1,0 +1,126 @@
+/*
+ * data_cache.c - decoded run data the daemon keeps for its jobs
+ * (data_cache.h). A baseline serves every pull request against it, and a
+ * pooled run every later run of its commit: decoding a 250 MB trace's run
+ * data takes a third of a second, once per job. The daemon (the parent of
+ * every job's process, budget.c) keeps the run data its jobs read from the
+ * store, most recently used first, up to a quarter of daemon.job_memory;
+ * a job's process inherits it with fork, reads it in place (copy on
+ * write: nothing is copied while it is only read), and reports which run
+ * data it had to decode, which the daemon then decodes once for the jobs
+ * after it. A trusted job uses only entries decoded from data a trusted
+ * judgement made (store.h), as when it reads the store.
+ *
+ * The daemon is single-threaded; a job's process only reads the cache.
+ */
+#include "data_cache.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct entry {
+	char digest[65];
+	int trusted;
+	tg_rundata *rd;
+	uint64_t bytes;
+	uint64_t used; /* the cache's clock at its last use */
+};
+
+struct tg_data_cache {
+	struct entry *e;
+	size_t n, cap;
+	uint64_t bytes, max_bytes, clock;
+};
+
+int tg_data_cache_new(tg_data_cache **out, uint64_t max_bytes)
+{
+	*out = tg_calloc(1, sizeof(**out));
+	if (!*out)
+		return TG_ENOMEM;
+	(*out)->max_bytes = max_bytes;
+	return 0;
+}
+
+void tg_data_cache_free(tg_data_cache *c)
+{
+	if (!c)
+		return;
+	for (size_t i = 0; i < c->n; i++)
+		tg_rundata_free(c->e[i].rd);
+	free(c->e);
+	free(c);
+}
+
+/* The entry of digest (any trust), or NULL. */
+static struct entry *find(tg_data_cache *c, const char *digest)
+{
+	for (size_t i = 0; c && i < c->n; i++)
+		if (!strcmp(c->e[i].digest, digest))
+			return &c->e[i];
+	return NULL;
+}
+
+const tg_rundata *tg_data_cache_get(tg_data_cache *c, const char *digest, int trusted)
+{
+	struct entry *x = find(c, digest);
+	if (!x || (trusted && !x->trusted))
+		return NULL;
+	x->used = ++c->clock;
+	return x->rd;
+}
+
+int tg_data_cache_has(tg_data_cache *c, const char *digest, int trusted)
+{
+	struct entry *x = find(c, digest);
+	return x && (x->trusted || !trusted);
+}
+
+/* Drops the least recently used entry. */
+static void evict_one(tg_data_cache *c)
+{
+	size_t k = 0;
+	for (size_t i = 1; i < c->n; i++)
+		if (c->e[i].used < c->e[k].used)
+			k = i;
+	c->bytes -= c->e[k].bytes;
+	tg_rundata_free(c->e[k].rd);
+	c->e[k] = c->e[--c->n];
+}
+
+int tg_data_cache_put(tg_data_cache *c, const char *digest, int trusted, tg_rundata *rd)
+{
+	uint64_t bytes = tg_rundata_mem_bytes(rd);
+	struct entry *x = find(c, digest);
+	if (bytes > c->max_bytes || (x && (x->trusted || !trusted))) {
+		tg_rundata_free(rd); /* too large to keep, or kept already */
+		return 0;
+	}
+	if (x) { /* an untrusted entry replaced by data a trusted judgement made */
+		c->bytes -= x->bytes;
+		tg_rundata_free(x->rd);
+		*x = c->e[--c->n];
+	}
+	while (c->n && c->bytes + bytes > c->max_bytes)
+		evict_one(c);
+	if (tg_grow((void **)&c->e, &c->cap, c->n + 1, sizeof(*c->e))) {
+		tg_rundata_free(rd);
+		return TG_ENOMEM;
+	}
+	x = &c->e[c->n++];
+	memset(x, 0, sizeof(*x));
+	snprintf(x->digest, sizeof(x->digest), "%s", digest);
+	x->trusted = trusted != 0;
+	x->rd = rd;
+	x->bytes = bytes;
+	x->used = ++c->clock;
+	c->bytes += bytes;
+	return 0;
+}
+
+uint64_t tg_data_cache_bytes(const tg_data_cache *c, size_t *n)
+{
+	if (n)
+		*n = c ? c->n : 0;
+	return c ? c->bytes : 0;
+}

@@ -1,0 +1,35 @@
+/*
+ * data_cache.h - decoded run data (core/rundata.h) the daemon keeps for
+ * its jobs, most recently used first, up to a size (see data_cache.c).
+ * Entries are owned by the cache; what get gives is borrowed until the
+ * next put.
+ */
+#ifndef TG_DATA_CACHE_H
+#define TG_DATA_CACHE_H
+
+#include "../core/rundata.h"
+
+typedef struct tg_data_cache tg_data_cache;
+
+/* An empty cache of at most max_bytes (tg_rundata_mem_bytes of its
+ * entries). *out is the caller's (tg_data_cache_free). 0 or TG_ENOMEM. */
+int tg_data_cache_new(tg_data_cache **out, uint64_t max_bytes);
+
+void tg_data_cache_free(tg_data_cache *c);
+
+/* The run data kept under digest (trusted: only data a trusted judgement
+ * made), borrowed; NULL when none (or c is NULL). Marks it used. */
+const tg_rundata *tg_data_cache_get(tg_data_cache *c, const char *digest, int trusted);
+
+/* 1 when get would find it (without marking it used). */
+int tg_data_cache_has(tg_data_cache *c, const char *digest, int trusted);
+
+/* Keeps rd (taken: freed when it is not kept: larger than the cache, or
+ * kept already) under digest, dropping the least recently used entries
+ * to make room. 0 or TG_ENOMEM. */
+int tg_data_cache_put(tg_data_cache *c, const char *digest, int trusted, tg_rundata *rd);
+
+/* Bytes kept, and *n (may be NULL) entries. */
+uint64_t tg_data_cache_bytes(const tg_data_cache *c, size_t *n);
+
+#endif

@@ -1,0 +1,67 @@
+/*
+ * test_data_cache.c - daemon/data_cache.c, the run data the daemon keeps
+ * for its jobs: found by digest, trusted entries only for a trusted job,
+ * an untrusted entry replaced by a trusted one (never the other way), the
+ * least recently used dropped to stay under the size, one larger than the
+ * whole cache not kept.
+ */
+#include "gentrace.h"
+
+#include "../daemon/data_cache.h"
+
+#define D1 "1111111111111111111111111111111111111111111111111111111111111111"
+#define D2 "2222222222222222222222222222222222222222222222222222222222222222"
+#define D3 "3333333333333333333333333333333333333333333333333333333333333333"
+
+static tg_rundata *one(void)
+{
+	tg_rundata *rd;
+	assert_int_equal(tg_rundata_build(&rd, gt_trace("--steps 1 --layers 1 --seq 256")->tree, NULL), 0);
+	return rd;
+}
+
+static void test_cache(void **state)
+{
+	(void)state;
+	GT_SKIP_WITHOUT_GEN();
+	tg_rundata *a = one();
+	uint64_t each = tg_rundata_mem_bytes(a);
+	assert_true(each > 1000);
+	tg_data_cache *c;
+	assert_int_equal(tg_data_cache_new(&c, 2 * each + each / 2), 0); /* room for two */
+	assert_null(tg_data_cache_get(c, D1, 0));
+	assert_int_equal(tg_data_cache_put(c, D1, 0, a), 0);
+	assert_ptr_equal(tg_data_cache_get(c, D1, 0), a);
+	assert_null(tg_data_cache_get(c, D1, 1)); /* untrusted: not for a trusted job */
+	tg_rundata *t = one();
+	assert_int_equal(tg_data_cache_put(c, D1, 1, t), 0); /* replaced by trusted data */
+	assert_ptr_equal(tg_data_cache_get(c, D1, 1), t);
+	assert_int_equal(tg_data_cache_put(c, D1, 0, one()), 0); /* never replaced by untrusted data */
+	assert_ptr_equal(tg_data_cache_get(c, D1, 0), t);
+	size_t n;
+	assert_int_equal(tg_data_cache_bytes(c, &n), each);
+	assert_int_equal(n, 1);
+	tg_rundata *b = one(), *d = one();
+	assert_int_equal(tg_data_cache_put(c, D2, 0, b), 0);
+	assert_ptr_equal(tg_data_cache_get(c, D1, 1), t); /* D1 used last: D2 goes first */
+	assert_int_equal(tg_data_cache_put(c, D3, 0, d), 0);
+	assert_true(tg_data_cache_has(c, D1, 1));
+	assert_false(tg_data_cache_has(c, D2, 0));
+	assert_true(tg_data_cache_has(c, D3, 0));
+	assert_int_equal(tg_data_cache_bytes(c, &n), 2 * each);
+	assert_int_equal(n, 2);
+	tg_data_cache_free(c);
+	/* larger than the whole cache: not kept (and freed) */
+	assert_int_equal(tg_data_cache_new(&c, each / 2), 0);
+	assert_int_equal(tg_data_cache_put(c, D1, 1, one()), 0);
+	assert_false(tg_data_cache_has(c, D1, 0));
+	assert_int_equal(tg_data_cache_bytes(c, NULL), 0);
+	tg_data_cache_free(c);
+	assert_null(tg_data_cache_get(NULL, D1, 0));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {cmocka_unit_test(test_cache)};
+	return cmocka_run_group_tests(tests, NULL, gt_teardown);
+}

@@ -1,0 +1,386 @@
+/*
+ * test_rundata.c - core/rundata.c and core/skeleton.c: a trace's measures,
+ * op skeleton, findings and critical path kept without the trace. What a
+ * judgement from stored run data says must be exactly what the judgement
+ * from the traces says, so the central test renders the gate both ways
+ * (text, md, json: the verdict, the divergences, the findings that are
+ * new, worse or gone, how the critical path moved) on pairs that diverge
+ * in different ways (a split attention kernel, the math path, an extra
+ * op, two ranks a side with a straggler, the sides' traces given in
+ * another order, every name in reverse order) and compares the bytes. Also: encoding is stable (encode, decode, encode gives the
+ * same bytes), the decoded arrays equal the built ones, and damaged bytes
+ * (every truncation, flipped bytes, another format, a limit) are an error,
+ * never a crash.
+ */
+#include "gentrace.h"
+
+#include "../core/rundata.h"
+#include "../rules/rules.h"
+
+#include <zlib.h>
+#include "../rules/gate.h"
+
+/* Encodes rd and decodes the bytes again into *out; the bytes in *blob
+ * (*len), the caller frees them. */
+static void round_trip(tg_rundata **out, void **blob, size_t *len, const tg_rundata *rd)
+{
+	assert_int_equal(tg_rundata_encode(blob, len, rd), 0);
+	assert_true(*len > 16);
+	assert_int_equal(tg_rundata_decode(out, *blob, *len, 0, "test"), 0);
+}
+
+static tg_rundata *decoded(const tg_tree *tree, const tg_findings_opts *fo)
+{
+	tg_rundata *rd, *back;
+	void *blob;
+	size_t len;
+	assert_int_equal(tg_rundata_build(&rd, tree, fo), 0);
+	round_trip(&back, &blob, &len, rd);
+	free(blob);
+	tg_rundata_free(rd);
+	return back;
+}
+
+/* Renders g as text, md and json into one string (the caller frees). */
+static char *render(const tg_gate *g)
+{
+	const char *files[2] = {"a", "b"};
+	tg_diff_doc doc = tg_gate_doc(g, files, 1, files + 1, 1, "m", NULL);
+	char *s = NULL;
+	size_t n = 0;
+	FILE *f = open_memstream(&s, &n);
+	assert_non_null(f);
+	assert_int_equal(tg_diff_write_text(f, &doc), 0);
+	assert_int_equal(tg_diff_write_md(f, &doc, 0), 0);
+	assert_int_equal(tg_diff_write_json(f, &doc), 0);
+	fclose(f);
+	return s;
+}
+
+/* Side s of trees t (n) as run data: decoded data in d, names, and the
+ * findings across its ranks when the gate needs them (computed from the
+ * trees in the order it gives, and through their encoding). */
+static void data_side(tg_gate_data *s, tg_rundata **d, const char **names, tg_findings **across, const tg_tree **t,
+                      size_t n, const tg_rules *rules)
+{
+	for (size_t i = 0; i < n; i++) {
+		d[i] = decoded(t[i], tg_rules_findings(rules));
+		names[i] = tg_trace_name(tg_tree_trace(t[i]));
+	}
+	*s = (tg_gate_data){(const tg_rundata *const *)d, names, NULL, n, NULL};
+	size_t order[4];
+	*across = NULL;
+	if (tg_gate_data_across(order, s) != 1)
+		return;
+	const tg_tree *sorted[4];
+	for (size_t i = 0; i < n; i++)
+		sorted[i] = t[order[i]];
+	tg_findings *f;
+	void *blob;
+	size_t len;
+	assert_int_equal(tg_gate_across(&f, rules, sorted, n), 0);
+	assert_int_equal(tg_rundata_across_encode(&blob, &len, f), 0);
+	assert_int_equal(tg_rundata_across_decode(across, blob, len, "across"), 0);
+	free(blob);
+	tg_findings_free(f);
+	s->across = *across;
+}
+
+/* The gate on base against next (nb and nn traces of generator arguments)
+ * from the trees and from decoded run data: the same bytes. */
+static void same_verdict(const char *const *bargs, size_t nb, const char *const *nargs, size_t nn)
+{
+	const tg_tree *bt[4], *nt[4];
+	tg_rundata *br[4], *nr[4];
+	const char *bnames[4], *nnames[4];
+	tg_findings *bacross, *nacross;
+	for (size_t i = 0; i < nb; i++)
+		bt[i] = gt_trace(bargs[i])->tree;
+	for (size_t i = 0; i < nn; i++)
+		nt[i] = gt_trace(nargs[i])->tree;
+	tg_rules *rules;
+	assert_int_equal(tg_rules_load_default(&rules), 0);
+	tg_gate_data bd, nd;
+	data_side(&bd, br, bnames, &bacross, bt, nb, rules);
+	data_side(&nd, nr, nnames, &nacross, nt, nn, rules);
+	tg_gate *g1, *g2;
+	assert_int_equal(tg_gate_run(&g1, rules, bt, nb, nt, nn, NULL), 0);
+	assert_int_equal(tg_gate_run_data(&g2, rules, &bd, &nd, NULL), 0);
+	char *a = render(g1), *b = render(g2);
+	assert_true(strlen(a) > 1000);
+	assert_non_null(strstr(a, "critical path")); /* the critical paths compared */
+	assert_non_null(strstr(a, "\"findings\""));  /* the findings, in the json */
+	assert_string_equal(a, b);
+	size_t nf;
+	const tg_finding *f = tg_findings_list(nacross, &nf);
+	for (size_t i = 0; i < nf; i++) /* two ranks: evaluated across them */
+		assert_int_not_equal(f[i].status, TG_FINDING_NOT_EVALUATED);
+	assert_int_equal(tg_gate_verdict(g1), tg_gate_verdict(g2));
+	assert_int_equal(tg_gate_attributed(g1), tg_gate_attributed(g2));
+	free(a);
+	free(b);
+	tg_gate_free(g1);
+	tg_gate_free(g2);
+	/* a side whose findings across ranks are needed and not given, or
+	 * whose data holds findings under other thresholds: refused */
+	if (nacross) {
+		nd.across = NULL;
+		assert_int_equal(tg_gate_run_data(&g2, rules, &bd, &nd, NULL), TG_EINVAL);
+		nd.across = nacross;
+	}
+	tg_rules *other;
+	const char *yaml = "version: 1\nfindings:\n  host-sync: {min_cost: 3%}\nrules: []\n";
+	assert_int_equal(tg_rules_load_mem(&other, yaml, strlen(yaml), "other"), 0);
+	assert_int_equal(tg_gate_run_data(&g2, other, &bd, &nd, NULL), TG_EINVAL);
+	tg_rules_free(other);
+	tg_rules_free(rules);
+	tg_findings_free(bacross);
+	tg_findings_free(nacross);
+	for (size_t i = 0; i < nb; i++)
+		tg_rundata_free(br[i]);
+	for (size_t i = 0; i < nn; i++)
+		tg_rundata_free(nr[i]);
+}
+
+#define SMALL "--steps 3 --layers 2 --seq 512 --train"
+
+static void test_same_verdict_split(void **state)
+{
+	(void)state;
+	GT_SKIP_WITHOUT_GEN();
+	const char *b[] = {SMALL}, *n[] = {SMALL " --split-attention 1.2 --extra-op aten::gelu"};
+	same_verdict(b, 1, n, 1);
+}
+
+static void test_same_verdict_math(void **state)
+{
+	(void)state;
+	GT_SKIP_WITHOUT_GEN();
+	const char *b[] = {SMALL " --python"}, *n[] = {SMALL " --python --sdpa-math 1.5 --seed 2"};
+	same_verdict(b, 1, n, 1);
+}
+
+static void test_same_verdict_ranks(void **state)
+{
+	(void)state;
+	GT_SKIP_WITHOUT_GEN();
+	const char *b[] = {SMALL " --ranks 2 --rank 0", SMALL " --ranks 2 --rank 1"};
+	const char *n[] = {SMALL " --ranks 2 --rank 0 --gemm-scale 1.1",
+	                   SMALL " --ranks 2 --rank 1 --gemm-scale 1.1 --straggler 1 --skew-us 30"};
+	same_verdict(b, 2, n, 2);
+}
+
+/* The new side's ranks given in the other order: the gate sorts them by
+ * rank both ways. */
+static void test_same_verdict_rank_order(void **state)
+{
+	(void)state;
+	GT_SKIP_WITHOUT_GEN();
+	const char *b[] = {SMALL " --ranks 2 --rank 0", SMALL " --ranks 2 --rank 1"};
+	const char *n[] = {SMALL " --ranks 2 --rank 1 --host-sync 4", SMALL " --ranks 2 --rank 0"};
+	same_verdict(b, 2, n, 2);
+}
+
+static void test_same_verdict_reversed(void **state)
+{
+	(void)state;
+	GT_SKIP_WITHOUT_GEN();
+	const char *b[] = {"--steps 2 --distinct-ops 3000"}, *n[] = {"--steps 2 --distinct-ops 3000 --reverse-ops"};
+	same_verdict(b, 1, n, 1);
+}
+
+/* Encoding is stable, and the decoded arrays are the built ones: every
+ * record, invocation, unit and skeleton node, keys compared as strings. */
+static void test_round_trip(void **state)
+{
+	(void)state;
+	GT_SKIP_WITHOUT_GEN();
+	const gt_side *s = gt_trace(SMALL " --ranks 2 --rank 1");
+	tg_rundata *rd, *back, *again;
+	void *b1, *b2;
+	size_t l1, l2;
+	assert_int_equal(tg_rundata_build(&rd, s->tree, NULL), 0);
+	round_trip(&back, &b1, &l1, rd);
+	round_trip(&again, &b2, &l2, back);
+	assert_int_equal(l1, l2);
+	assert_memory_equal(b1, b2, l1);
+	const tg_measure *m1 = tg_rundata_measure(rd), *m2 = tg_rundata_measure(back);
+	size_t n1, n2;
+	const tg_kernel_rec *r1 = tg_measure_kernels(m1, &n1), *r2 = tg_measure_kernels(m2, &n2);
+	assert_int_equal(n1, n2);
+	assert_true(n1 > 50);
+	const tg_atoms *k1 = tg_measure_keys(m1), *k2 = tg_measure_keys(m2);
+	for (size_t i = 0; i < n1; i++) {
+		assert_string_equal(tg_atoms_str(k1, r1[i].kernel), tg_atoms_str(k2, r2[i].kernel));
+		assert_string_equal(tg_atoms_str(k1, r1[i].op_shape), tg_atoms_str(k2, r2[i].op_shape));
+		assert_string_equal(tg_atoms_str(k1, r1[i].module), tg_atoms_str(k2, r2[i].module));
+		assert_int_equal(r1[i].category, r2[i].category); /* the same numbering */
+		assert_int_equal(r1[i].event, r2[i].event);
+		assert_int_equal(r1[i].unit, r2[i].unit);
+		assert_int_equal(r1[i].inv, r2[i].inv);
+		assert_int_equal(r1[i].dur_ns, r2[i].dur_ns);
+		assert_int_equal(r1[i].delay_ns, r2[i].delay_ns);
+		assert_int_equal(r1[i].rank, r2[i].rank);
+		assert_int_equal(r1[i].cat_source, r2[i].cat_source);
+	}
+	assert_int_equal(tg_measure_trace_rank(m2, 0), 1);
+	const tg_unit *u1 = tg_measure_units(m1, &n1), *u2 = tg_measure_units(m2, &n2);
+	assert_int_equal(n1, 3);
+	assert_int_equal(n2, 3);
+	for (size_t i = 0; i < n1; i++) {
+		assert_int_equal(u1[i].step, u2[i].step);
+		assert_int_equal(u1[i].busy_ns, u2[i].busy_ns);
+		assert_int_equal(u1[i].idle_ns, u2[i].idle_ns);
+		assert_int_equal(u1[i].exposed_comm_ns, u2[i].exposed_comm_ns);
+		assert_int_equal(u1[i].comm_ns, u2[i].comm_ns);
+		assert_int_equal(u1[i].host_syncs, u2[i].host_syncs);
+		assert_int_equal(u1[i].peak_memory, u2[i].peak_memory);
+	}
+	const tg_invocation *i1 = tg_measure_invocations(m1, &n1), *i2 = tg_measure_invocations(m2, &n2);
+	assert_int_equal(n1, n2);
+	for (size_t i = 0; i < n1; i++) {
+		assert_int_equal(i1[i].event, i2[i].event);
+		assert_true(i1[i].flops == i2[i].flops || (i1[i].flops != i1[i].flops && i2[i].flops != i2[i].flops));
+	}
+	const tg_fingerprint *f1 = tg_measure_fingerprint(m1, NULL), *f2 = tg_measure_fingerprint(m2, NULL);
+	assert_string_equal(f1->gpu, f2->gpu);
+	assert_string_equal(f1->runtime, f2->runtime);
+	assert_int_equal(f2->world_size, 2);
+	const tg_skel_node *s1 = tg_skeleton_nodes(tg_rundata_skeleton(rd), &n1);
+	const tg_skel_node *s2 = tg_skeleton_nodes(tg_rundata_skeleton(back), &n2);
+	assert_int_equal(n1, n2);
+	for (size_t i = 0; i < n1; i++) {
+		assert_int_equal(s1[i].event, s2[i].event);
+		assert_int_equal(s1[i].parent, s2[i].parent);
+		assert_int_equal(s1[i].ts, s2[i].ts);
+		assert_int_equal(s1[i].kind, s2[i].kind);
+		assert_string_equal(tg_atoms_str(tg_skeleton_atoms(tg_rundata_skeleton(rd)), s1[i].name),
+		                    tg_atoms_str(tg_skeleton_atoms(tg_rundata_skeleton(back)), s2[i].name));
+	}
+	assert_int_equal(tg_rundata_json_bytes(back), tg_trace_stats_get(s->trace)->json_bytes);
+	print_message("run data: %zu bytes for %llu bytes of JSON (%.1f %%), %zu skeleton nodes\n", l1,
+	              (unsigned long long)tg_rundata_json_bytes(back),
+	              100.0 * (double)l1 / (double)tg_rundata_json_bytes(back), n1);
+	assert_true(l1 * 10 < tg_rundata_json_bytes(back));
+	free(b1);
+	free(b2);
+	tg_rundata_free(rd);
+	tg_rundata_free(back);
+	tg_rundata_free(again);
+}
+
+/* Every truncation, and bytes flipped all over the payload (re-deflated, so
+ * that the damage reaches the decoder rather than zlib's check): an
+ * error, never a crash, never a half-made result. */
+static void test_damaged(void **state)
+{
+	(void)state;
+	GT_SKIP_WITHOUT_GEN();
+	tg_rundata *rd, *back = NULL;
+	void *blob;
+	size_t len;
+	assert_int_equal(tg_rundata_build(&rd, gt_trace("--steps 1 --layers 1 --seq 256")->tree, NULL), 0);
+	assert_int_equal(tg_rundata_encode(&blob, &len, rd), 0);
+	for (size_t cut = 0; cut < len; cut++) {
+		int rc = tg_rundata_decode(&back, blob, cut, 0, "cut");
+		assert_int_equal(rc, TG_EFORMAT);
+		assert_null(back);
+	}
+	/* the payload itself damaged */
+	uLongf raw_len = 0;
+	for (int i = 0; i < 8; i++)
+		raw_len |= (uLongf)((uint8_t *)blob)[8 + i] << (8 * i);
+	uint8_t *raw = malloc(raw_len), *z = malloc(compressBound(raw_len) + 16);
+	uLongf got = raw_len;
+	assert_int_equal(uncompress(raw, &got, (uint8_t *)blob + 16, (uLong)(len - 16)), Z_OK);
+	size_t errors = 0, fine = 0;
+	uint64_t seed = 7;
+	for (int t = 0; t < 3000; t++) {
+		uint8_t *copy = malloc(raw_len);
+		memcpy(copy, raw, raw_len);
+		for (int k = 0; k < 1 + t % 3; k++) {
+			seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+			copy[(seed >> 33) % raw_len] ^= (uint8_t)(1u << ((seed >> 20) % 8));
+		}
+		uLongf zl = compressBound(raw_len);
+		assert_int_equal(compress2(z + 16, &zl, copy, raw_len, 1), Z_OK);
+		memcpy(z, blob, 16);
+		int rc = tg_rundata_decode(&back, z, zl + 16, 0, "flipped");
+		assert_true(rc == 0 || rc == TG_EFORMAT);
+		if (rc) {
+			assert_null(back);
+			errors++;
+		} else {
+			tg_rundata_free(back); /* a flip in a number: still well formed */
+			back = NULL;
+			fine++;
+		}
+		free(copy);
+	}
+	print_message("3000 damaged payloads: %zu refused, %zu still well formed\n", errors, fine);
+	assert_true(errors > 300);
+	/* another format, and a limit */
+	((uint8_t *)blob)[4] ^= 2;
+	assert_int_equal(tg_rundata_decode(&back, blob, len, 0, "run 9 trace 0"), TG_EFORMAT);
+	assert_string_equal(tg_error_last(), "run 9 trace 0: run data of format 0 (this tracegate reads 2)");
+	((uint8_t *)blob)[4] ^= 2;
+	assert_int_equal(tg_rundata_decode(&back, blob, len, 1000, "run 9 trace 0"), TG_ELIMIT);
+	assert_int_equal(tg_rundata_decode(&back, "TGRX", 4, 0, "x"), TG_EFORMAT);
+	assert_string_equal(tg_error_last(), "x: not tracegate run data");
+	free(raw);
+	free(z);
+	free(blob);
+	tg_rundata_free(rd);
+}
+
+/* A skeleton whose parents make a cycle, or point past the end, is
+ * refused; the arrays are freed either way. */
+static void test_skeleton_adopt(void **state)
+{
+	(void)state;
+	tg_atoms *a = tg_atoms_new();
+	uint32_t id;
+	assert_int_equal(tg_atoms_intern(&id, a, "aten::mm", 8), 0);
+	tg_skel_node *x = calloc(3, sizeof(*x));
+	for (int i = 0; i < 3; i++)
+		x[i] = (tg_skel_node){.ts = i,
+		                      .dur = 1,
+		                      .event = (uint32_t)i * 2,
+		                      .parent = (uint32_t)(i + 1) % 3,
+		                      .name = 0,
+		                      .kind = TG_KIND_CPU_OP};
+	tg_skeleton *s;
+	assert_int_equal(tg_skeleton_adopt(&s, x, 3, 10, a, 0, "t"), TG_EFORMAT);
+	assert_string_equal(tg_error_last(), "t: skeleton node 0: its parents make a cycle");
+	a = tg_atoms_new();
+	assert_int_equal(tg_atoms_intern(&id, a, "aten::mm", 8), 0);
+	x = calloc(2, sizeof(*x));
+	x[0] = (tg_skel_node){.event = 1, .parent = TG_NONE, .kind = TG_KIND_CPU_OP};
+	x[1] = (tg_skel_node){.event = 3, .parent = 0, .kind = TG_KIND_PYTHON};
+	assert_int_equal(tg_skeleton_adopt(&s, x, 2, 10, a, 0, "t"), TG_EFORMAT);
+	assert_string_equal(tg_error_last(), "t: skeleton node 1: kind not held");
+	a = tg_atoms_new();
+	assert_int_equal(tg_atoms_intern(&id, a, "aten::mm", 8), 0);
+	x = calloc(2, sizeof(*x));
+	x[0] = (tg_skel_node){.event = 1, .parent = TG_NONE, .kind = TG_KIND_CPU_OP};
+	x[1] = (tg_skel_node){.event = 3, .parent = 0, .kind = TG_KIND_KERNEL};
+	assert_int_equal(tg_skeleton_adopt(&s, x, 2, 10, a, 0, "t"), 0);
+	assert_int_equal(tg_skeleton_find(s, 3), 1);
+	assert_int_equal(tg_skeleton_find(s, 2), TG_NONE);
+	tg_skeleton_free(s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_same_verdict_split),
+		cmocka_unit_test(test_same_verdict_math),
+		cmocka_unit_test(test_same_verdict_ranks),
+		cmocka_unit_test(test_same_verdict_rank_order),
+		cmocka_unit_test(test_same_verdict_reversed),
+		cmocka_unit_test(test_round_trip),
+		cmocka_unit_test(test_damaged),
+		cmocka_unit_test(test_skeleton_adopt),
+	};
+	return cmocka_run_group_tests(tests, NULL, gt_teardown);
+}
