@@ -74,6 +74,9 @@ void tg_tables_free(tg_table **t, size_t n);
  * json: {"name":..., "title":..., "columns":[...], "rows":[[...]...]}. */
 int tg_table_write_csv(const tg_table *t, FILE *f);
 int tg_table_write_text(const tg_table *t, FILE *f, size_t width);
+/* text, as tg_table_write_text, of the first rows rows only (the columns
+ * as wide as those rows need). */
+int tg_table_write_text_rows(const tg_table *t, FILE *f, size_t width, size_t rows);
 int tg_table_write_md(const tg_table *t, FILE *f);
 int tg_table_write_json(const tg_table *t, FILE *f);
 

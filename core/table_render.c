@@ -311,7 +311,14 @@ static void cut_text(char *s, size_t width)
 
 int tg_table_write_text(const tg_table *t, FILE *f, size_t width)
 {
+	return tg_table_write_text_rows(t, f, width, SIZE_MAX);
+}
+
+int tg_table_write_text_rows(const tg_table *t, FILE *f, size_t width, size_t rows)
+{
 	size_t nc = tg_table_ncols(t), nr = tg_table_nrows(t);
+	if (nr > rows)
+		nr = rows;
 	size_t *w = calloc(nc ? nc : 1, sizeof(size_t));
 	char buf[4096];
 	if (!w)

@@ -10,6 +10,7 @@
 #include "../core/rundata.h"
 #include "../core/trace.h"
 #include "../rules/gate.h"
+#include "../rules/diff_render.h"
 #include "../rules/rules.h"
 #include "daemon.h"
 #include "data_cache.h"

@@ -1,48 +1,20 @@
 /*
  * diff_render.h - the result of `tracegate diff` as text (a terminal), md
  * (the pull-request comment) and json (stable, documented in docs/diff.md).
+ *
+ * Compute once, render apart: a tg_diff_doc (diff_doc.h) carries what the
+ * gate computed (the judgements, the divergences, the findings, the
+ * critical path, and every table and number of diff_tables.h); the
+ * renderers only read it and format (diff_render_text.c, diff_render_md*.c, diff_render_json.c,
+ * their shared pieces in diff_render.c). tests/cli_render_pure.sh proves
+ * on their objects that they call nothing that computes.
  */
 #ifndef TG_DIFF_RENDER_H
 #define TG_DIFF_RENDER_H
 
-#include "../core/compare.h"
-#include "../core/findings.h"
-#include "../core/table.h"
-#include "cp_diff.h"
-#include "judge.h"
+#include "diff_doc.h"
 
 #include <stdio.h>
-
-/* Everything a rendering shows; all borrowed. */
-typedef struct tg_diff_doc {
-	const char *const *base_files;
-	size_t nbase;
-	const char *const *new_files;
-	size_t nnew;
-	const tg_measure *base, *next;
-	const tg_atoms *keys;
-	const tg_judgement *judgement; /* the rules' verdict */
-	const tg_judgement *ops;       /* kernel time per op (each), for the top
-	                                  regressions and improvements; may be NULL */
-	const char *divergence;        /* where the trees diverge, drawn as text; may be NULL */
-	const tg_table *divergences;   /* the divergences and their time (divergence.h); may be NULL */
-	const char *extra_md;          /* md: a section added before the tables (the daemon's
-	                                  baseline line and history charts); may be NULL */
-	const char *marker;            /* md: a hidden first line (an HTML comment) that
-	                                  finds the comment again; may be NULL */
-	const char *base_source;       /* md: where each side comes from (commit, branch,  */
-	const char *new_source;        /* run ids, CI link), already escaped Markdown (the
-	                                  daemon writes it); NULL: the file names only */
-	const tg_finding_delta *findings; /* the findings new, worse, gone... (findings.h) */
-	size_t nfindings;
-	int with_findings;             /* 1: the findings were computed (a section is written
-	                                  even when none changed) */
-	const tg_cp_diff *critical_path; /* how the critical path moved (cp_diff.h); may be NULL */
-	const char *docs_url;          /* md: tracegate's docs folder on a forge (an http(s) URL of
-	                                  the characters tg_diff_docs_url_ok takes), for the
-	                                  footer's link to comment.md; NULL: the build's
-	                                  (TG_DOCS_URL); "": no link, the path in words */
-} tg_diff_doc;
 
 /* The pull-request comment (docs/comment.md): a one-line verdict, what was
  * compared (sources, GPU, runtime, steps and runs a side), what changed in

@@ -34,6 +34,7 @@ struct tg_gate {
 	tg_finding_delta *deltas;  /* what changed between them */
 	size_t ndeltas;
 	tg_cp_diff *cp; /* NULL with no_critical_path */
+	tg_diff_tables *tables; /* what the renderings show, computed once (diff_tables.h) */
 	/* tg_gate_run_data: each side's run data in rank order (borrowed) */
 	const tg_rundata **bdata, **xdata;
 	const tg_findings *across[2]; /* their findings across ranks (borrowed), NULL when not needed */
@@ -441,6 +442,8 @@ static int judge_sides(tg_gate *g, const tg_rules *rules, const tg_gate_opts *op
 		rc = critical_paths(g);
 	if (!rc && !g->drawing)
 		rc = (g->drawing = strdup("")) ? 0 : tg_error_set(TG_ENOMEM, "out of memory");
+	if (!rc)
+		rc = tg_diff_tables_compute(&g->tables, g->base, g->next, g->keys, g->judgement, g->ops);
 	return rc;
 }
 
@@ -527,6 +530,7 @@ void tg_gate_free(tg_gate *g)
 	free(g->xfiles);
 	free(g->drawing);
 	free(g->cp);
+	tg_diff_tables_free(g->tables);
 	tg_measure_free(g->base);
 	tg_measure_free(g->next);
 	tg_measure_free(g->noise);
@@ -604,9 +608,6 @@ tg_diff_doc tg_gate_doc(const tg_gate *g, const char *const *base_files, size_t 
 	                 .nbase = nbase,
 	                 .new_files = nnew == g->nnext && g->xorder ? g->xfiles : new_files,
 	                 .nnew = nnew,
-	                 .base = g->base,
-	                 .next = g->next,
-	                 .keys = g->keys,
 	                 .judgement = g->judgement,
 	                 .ops = g->ops,
 	                 .divergence = g->drawing,
@@ -616,6 +617,7 @@ tg_diff_doc tg_gate_doc(const tg_gate *g, const char *const *base_files, size_t 
 	                 .findings = g->deltas,
 	                 .nfindings = g->ndeltas,
 	                 .with_findings = 1,
-	                 .critical_path = g->cp};
+	                 .critical_path = g->cp,
+	                 .tables = g->tables};
 	return d;
 }

@@ -16,16 +16,18 @@
  *   4. judge the rules (judge.h; a rule may select a finding), and judge
  *      kernel time per op for the top regressions and improvements;
  *   5. draw the divergences and tabulate them;
- *   6. find each trace's critical path and how it moved (cp_diff.h).
+ *   6. find each trace's critical path and how it moved (cp_diff.h);
+ *   7. compute every table and number the renderings show (diff_tables.h).
  *
- * The result renders as text, md (the pull-request comment) or json
- * (diff_render.h).
+ * Its document (tg_gate_doc, diff_doc.h) renders as text, md (the
+ * pull-request comment) or json (diff_render.h), which only read what
+ * step 7 computed.
  */
 #ifndef TG_GATE_H
 #define TG_GATE_H
 
 #include "../core/rundata.h"
-#include "diff_render.h"
+#include "diff_doc.h"
 #include "judge.h"
 
 #include <stdio.h>
@@ -134,10 +136,10 @@ const tg_findings *tg_gate_findings(const tg_gate *g, int next);
  * new, worse, gone, better, same; *n of them, borrowed. */
 const tg_finding_delta *tg_gate_finding_changes(const tg_gate *g, size_t *n);
 
-/* A document of g for diff_render.h: files name the traces of each side
- * in the order given to tg_gate_run (borrowed, for the headings; the
- * document lists them in the gate's rank order); marker and extra_md as in
- * tg_diff_doc. */
+/* The document of g (diff_doc.h) for diff_render.h: files name the traces
+ * of each side in the order given to tg_gate_run (borrowed, for the
+ * headings; the document lists them in the gate's rank order); marker and
+ * extra_md as in tg_diff_doc. It borrows g's results and tables. */
 tg_diff_doc tg_gate_doc(const tg_gate *g, const char *const *base_files, size_t nbase, const char *const *new_files,
                         size_t nnew, const char *marker, const char *extra_md);
 

@@ -252,6 +252,11 @@ double tg_stats_normal_quantile(double p);
  * directly (relative accuracy ~1e-12). NAN for df <= 0 or NaN arguments. */
 double tg_stats_t_cdf(double t, double df);
 
+/* P(T > t) for t >= 0 and df > 0: the upper tail of Student t computed on
+ * the side that needs no subtraction (relative accuracy ~1e-12 far in the
+ * tail, where 1 - tg_stats_t_cdf would round to 0). */
+double tg_stats_t_sf(double t, double df);
+
 /* Student t quantile: closed forms for df 1 and 2, otherwise Hill's
  * approximation (Algorithm 396) refined by Newton steps on log P(T > t) in
  * log t (checked against mpmath: tail probability within 1e-9 relative for

@@ -18,6 +18,7 @@
 #include "judgeutil.h"
 
 #include "../core/compare.h"
+#include "../rules/diff_render.h"
 #include "../rules/gate.h"
 
 /* Big enough that attention is ~400 us a step per layer, well above the

@@ -8,6 +8,7 @@
 #include "testutil.h"
 
 #include "../core/perf_sheets.h"
+#include "../core/perf_sheets_impl.h"
 
 #include <math.h>
 
@@ -448,10 +449,25 @@ static void test_hand_made(void **state)
 	tg_trace_free(t);
 }
 
+/* The "param: ..." column names of a family (perf_sheets_params.c), NULL
+ * past its last and for a kind out of range. */
+static void test_param_cols(void **state)
+{
+	(void)state;
+	assert_string_equal(tg_perf_sheets_param_col(TG_PERF_GEMM, 0), "M");
+	assert_string_equal(tg_perf_sheets_param_col(TG_PERF_GEMM, 8), "transpose");
+	assert_null(tg_perf_sheets_param_col(TG_PERF_GEMM, 9));
+	assert_string_equal(tg_perf_sheets_param_col(TG_PERF_REDUCE, 3), "reduce_type");
+	assert_null(tg_perf_sheets_param_col(TG_PERF_REDUCE, 4));
+	assert_null(tg_perf_sheets_param_col(TG_PERF_GEMM, MAXP + 1));
+	assert_null(tg_perf_sheets_param_col(TG_PERF_KIND_COUNT, 0));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_hand_made),
+		cmocka_unit_test(test_param_cols),
 		cmocka_unit_test(test_tracelens_sheets),
 		cmocka_unit_test(test_tracelens_roofline_sheets),
 	};

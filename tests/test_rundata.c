@@ -18,6 +18,7 @@
 #include "../rules/rules.h"
 
 #include <zlib.h>
+#include "../rules/diff_render.h"
 #include "../rules/gate.h"
 
 /* Encodes rd and decodes the bytes again into *out; the bytes in *blob

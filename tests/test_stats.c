@@ -134,6 +134,21 @@ static void test_t(void **state)
 	assert_true(isnan(tg_stats_beta_inc(0.5, 0, 3)));
 }
 
+/* The upper tail: 1 - CDF where that is exact, and the closed forms of df
+ * 1 (Cauchy: atan(1/t) / pi) and df 2 (1 / (s (s + t)), s = sqrt(t^2 + 2))
+ * far in the tail, where 1 - CDF rounds to nothing. */
+static void test_t_sf(void **state)
+{
+	(void)state;
+	NEAR(tg_stats_t_sf(0, 4), 0.5, 1e-16);
+	NEAR(tg_stats_t_sf(2, 3), 1 - 0.930337015720578, 1e-13);
+	NEAR(tg_stats_t_sf(1, 1), 0.25, 1e-15);
+	double t = 1e4, s = sqrt(t * t + 2);
+	NEAR(tg_stats_t_sf(t, 1) / (atan(1 / t) / M_PI), 1, 1e-12);
+	NEAR(tg_stats_t_sf(t, 2) / (1 / (s * (s + t))), 1, 1e-12);
+	assert_true(tg_stats_t_sf(t, 2) > 0 && 1 - tg_stats_t_cdf(t, 2) < 1e-8);
+}
+
 /* ------------------------------------------------------------ descriptive */
 
 static void test_descriptive(void **state)
@@ -672,6 +687,7 @@ int main(void)
 		cmocka_unit_test(test_rng),
 		cmocka_unit_test(test_normal),
 		cmocka_unit_test(test_t),
+		cmocka_unit_test(test_t_sf),
 		cmocka_unit_test(test_descriptive),
 		cmocka_unit_test(test_mann_whitney),
 		cmocka_unit_test(test_benjamini_hochberg),

@@ -2,7 +2,8 @@
  * test_table_render.c - tg_md_escape, tg_md_code, tg_md_name,
  * tg_html_attr_escape and tg_html_escape_inert: Markdown stays text and
  * nothing in it mentions, references or links; a tooltip holds the whole
- * name and cannot end its attribute or split a table cell.
+ * name and cannot end its attribute or split a table cell; and
+ * tg_table_write_text_rows: the first rows, as wide as they need.
  */
 #include "testutil.h"
 
@@ -26,6 +27,41 @@ static void same(void (*fn)(FILE *, const char *), const char *in, const char *w
 	char *got = render(fn, in);
 	assert_string_equal(got, want);
 	free(got);
+}
+
+/* The first rows of a table as text: the columns as wide as those rows
+ * need (the long name of the third row widens nothing), the same bytes as
+ * the whole table when rows covers it. */
+static void test_text_rows(void **state)
+{
+	(void)state;
+	const char *cols[] = {"name", "us", NULL};
+	tg_table *t = tg_table_new_cols("t", "Title", cols);
+	assert_non_null(t);
+	const char *names[] = {"a", "bb", "a much longer name"};
+	for (size_t i = 0; i < 3; i++) {
+		int64_t r = tg_table_add_row(t);
+		assert_true(r >= 0);
+		assert_int_equal(tg_table_set_str(t, (size_t)r, 0, names[i]), 0);
+		tg_table_set_num(t, (size_t)r, 1, 1.5 * (double)(i + 1));
+	}
+	char *buf = NULL, *all = NULL;
+	size_t len = 0, alen = 0;
+	FILE *f = open_memstream(&buf, &len);
+	assert_int_equal(tg_table_write_text_rows(t, f, 80, 2), 0);
+	fclose(f);
+	assert_string_equal(buf, "Title\nname  us   \na     1.500\nbb    3.000\n");
+	free(buf);
+	f = open_memstream(&buf, &len);
+	assert_int_equal(tg_table_write_text_rows(t, f, 80, 3), 0);
+	fclose(f);
+	FILE *g = open_memstream(&all, &alen);
+	assert_int_equal(tg_table_write_text(t, g, 80), 0);
+	fclose(g);
+	assert_string_equal(buf, all);
+	free(buf);
+	free(all);
+	tg_table_free(t);
 }
 
 static void test_md_escape(void **state)
@@ -138,6 +174,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_format_double),
+		cmocka_unit_test(test_text_rows),
 		cmocka_unit_test(test_md_escape),
 		cmocka_unit_test(test_md_code),
 		cmocka_unit_test(test_html_inert),

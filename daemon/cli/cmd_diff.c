@@ -6,6 +6,7 @@
  * goes there and stdout gets one line: the verdict and where it went.
  */
 #include "../../rules/gate.h"
+#include "../../rules/diff_render.h"
 #include "cli.h"
 #include "commands.h"
 
