@@ -37,9 +37,9 @@ mermaid_install() {
 # Each group: its packages and why they are needed, said before anything
 # is installed.
 groups="build"
-pkgs_build="make gcc pkg-config gzip zlib1g-dev libjansson-dev libcmocka-dev libcurl4-openssl-dev
+pkgs_build="make gcc pkg-config gzip zlib1g-dev libisal-dev libjansson-dev libcmocka-dev libcurl4-openssl-dev
 libgit2-dev libyaml-dev libsqlite3-dev libpq-dev libmicrohttpd-dev libssl-dev"
-why_build="to build tracegate and its unit tests (compiler, and the libraries it links: curl, libcrypto (SHA-256, HMAC), libgit2, jansson, libyaml, SQLite, libpq, libmicrohttpd (the daemon's health and metrics endpoints), zlib, cmocka)"
+why_build="to build tracegate and its unit tests (compiler, and the libraries it links: curl, libcrypto (SHA-256, HMAC), libgit2, jansson, libyaml, SQLite, libpq, libmicrohttpd (the daemon's health and metrics endpoints), zlib, ISA-L (inflates gzip traces 3x as fast as zlib; make ISAL=0 builds without it), cmocka)"
 groups="$groups test"
 pkgs_test="python3-torch"
 why_test="tests/cli_replay.sh runs the PyTorch scripts \`tracegate replay\` writes (Debian's torch, on the CPU)"

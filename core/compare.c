@@ -34,12 +34,6 @@ struct acc {
 	double ns[2];
 };
 
-static int cmp_key(const void *a, const void *b)
-{
-	const struct acc *x = a, *y = b;
-	return (x->key > y->key) - (x->key < y->key);
-}
-
 static int cmp_delta(const void *a, const void *b)
 {
 	const tg_compare_row *x = a, *y = b;
@@ -150,34 +144,51 @@ static int compare_rows(tg_compare_row **out, size_t *n, const tg_measure *base,
 	const tg_kernel_rec *rb = tg_measure_kernels(base, &nb), *rx = tg_measure_kernels(next, &nx);
 	tg_measure_units(base, &ub);
 	tg_measure_units(next, &ux);
-	struct acc *a = tg_calloc(nb + nx + 1, sizeof(*a));
-	if (!a)
+	/* the sums per key, in an array indexed by key (keys are the measure's
+	 * atoms: dense), added up in record order: the order the stable sort
+	 * by key it replaces gave every group (the sums are the same bits) */
+	uint32_t max = 0;
+	for (size_t i = 0; i < nb + nx; i++) {
+		uint32_t k = key_of(i < nb ? &rb[i] : &rx[i - nb], by);
+		if (k != TG_NONE && k + 1 > max)
+			max = k + 1;
+	}
+	struct acc *a = tg_calloc((size_t)max + 1, sizeof(*a)); /* a[max]: the key TG_NONE, sorted last */
+	unsigned char *seen = tg_calloc((size_t)max + 1, 1);
+	if (!a || !seen) {
+		free(a);
+		free(seen);
 		return TG_ENOMEM;
+	}
 	/* steps_only: a device event outside every step is in no step's value:
 	 * left out, as the rules leave it out (tg_compare_outside says how much) */
-	size_t na = 0;
-	for (size_t i = 0; i < nb; i++)
-		if (!steps_only || rb[i].unit != TG_NONE)
-			a[na++] = (struct acc){key_of(&rb[i], by), {1, 0}, {(double)rb[i].dur_ns, 0}};
-	for (size_t i = 0; i < nx; i++)
-		if (!steps_only || rx[i].unit != TG_NONE)
-			a[na++] = (struct acc){key_of(&rx[i], by), {0, 1}, {0, (double)rx[i].dur_ns}};
-	qsort(a, na, sizeof(*a), cmp_key);
-	tg_compare_row *rows = tg_calloc(na + 1, sizeof(*rows));
+	size_t groups = 0;
+	for (size_t i = 0; i < nb + nx; i++) {
+		const tg_kernel_rec *r = i < nb ? &rb[i] : &rx[i - nb];
+		if (steps_only && r->unit == TG_NONE)
+			continue;
+		uint32_t k = key_of(r, by);
+		size_t at = k == TG_NONE ? max : k;
+		int side = i >= nb;
+		groups += !seen[at];
+		seen[at] = 1;
+		a[at].count[side] += 1;
+		a[at].ns[side] += (double)r->dur_ns;
+	}
+	tg_compare_row *rows = tg_calloc(groups + 1, sizeof(*rows));
 	if (!rows) {
 		free(a);
+		free(seen);
 		return TG_ENOMEM;
 	}
 	size_t c = 0;
 	double sb = ub ? 1.0 / (double)ub : 1.0, sx = ux ? 1.0 / (double)ux : 1.0;
-	for (size_t i = 0; i < na;) {
-		size_t j = i;
-		struct acc s = {a[i].key, {0, 0}, {0, 0}};
-		for (; j < na && a[j].key == a[i].key; j++)
-			for (int k = 0; k < 2; k++)
-				s.count[k] += a[j].count[k], s.ns[k] += a[j].ns[k];
+	for (size_t at = 0; at <= max; at++) {
+		if (!seen[at])
+			continue;
+		struct acc s = a[at];
 		tg_compare_row *r = &rows[c++];
-		r->key = s.key;
+		r->key = at == max ? TG_NONE : (uint32_t)at;
 		r->base_count = s.count[0] * sb;
 		r->new_count = s.count[1] * sx;
 		r->base_us = s.ns[0] * sb / 1000.0;
@@ -186,8 +197,8 @@ static int compare_rows(tg_compare_row **out, size_t *n, const tg_measure *base,
 		r->is_new = s.count[0] == 0;
 		r->is_gone = s.count[1] == 0;
 		r->delta_pct = r->base_us > 0 ? 100.0 * r->delta_us / r->base_us : (r->new_us > 0 ? INFINITY : 0);
-		i = j;
 	}
+	free(seen);
 	free(a);
 	qsort(rows, c, sizeof(*rows), cmp_delta);
 	*out = rows;

@@ -15,7 +15,8 @@ enum { TG_DESC_MEAN, TG_DESC_MEDIAN, TG_DESC_STD, TG_DESC_MIN, TG_DESC_MAX, TG_D
 
 /* out[TG_DESC_*] of the n > 0 values v: mean, median (the mean of the two
  * middle values for an even n), standard deviation with n - 1 (NaN for one
- * value), min, max, sum. Sorts v in place (the caller's array). */
+ * value), min, max, sum: exactly what a stable sort of v would give.
+ * Reorders v (the caller's array). */
 void tg_describe6(double out[6], double *v, size_t n);
 
 /* qsort comparator of doubles, ascending (NaN compares equal to anything:

@@ -55,7 +55,7 @@ void *tg_realloc(void *p, size_t n)
 	return q;
 }
 
-int tg_grow(void **items, size_t *cap, size_t need, size_t item_size)
+int tg_grow_slow(void **items, size_t *cap, size_t need, size_t item_size)
 {
 	if (need <= *cap)
 		return 0;

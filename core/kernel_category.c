@@ -26,6 +26,7 @@ struct tg_categorizer {
 	const tg_trace *trace;
 	const tg_event *ev;
 	uint16_t *name_rule; /* per atom: 0 not looked up, 1 no rule, 2 + i rule i */
+	const char **family; /* per atom: tg_op_family of the name, NULL not looked up */
 	size_t natoms;
 	tg_idmap *fwd;       /* Sequence number -> forward op */
 	tg_idmap *decided;   /* launcher -> index into dec */
@@ -61,11 +62,12 @@ int tg_categorizer_new(tg_categorizer **out, const tg_tree *tree)
 	c->ev = tg_trace_events(c->trace, &ne);
 	c->natoms = tg_atoms_count(tg_trace_atoms(c->trace));
 	c->name_rule = tg_calloc(c->natoms ? c->natoms : 1, sizeof(uint16_t));
+	c->family = tg_calloc(c->natoms ? c->natoms : 1, sizeof(const char *));
 	c->k_seq = tg_trace_key(c->trace, "Sequence number");
 	c->k_fwd_tid = tg_trace_key(c->trace, "Fwd thread id");
 	c->fwd = tg_idmap_new(1024);
 	c->decided = tg_idmap_new(1024);
-	if (!c->name_rule || !c->fwd || !c->decided) {
+	if (!c->name_rule || !c->family || !c->fwd || !c->decided) {
 		tg_categorizer_free(c);
 		return TG_ENOMEM;
 	}
@@ -98,6 +100,7 @@ void tg_categorizer_free(tg_categorizer *c)
 	if (!c)
 		return;
 	free(c->name_rule);
+	free((void *)c->family);
 	tg_idmap_free(c->fwd);
 	tg_idmap_free(c->decided);
 	free(c->dec);
@@ -136,9 +139,16 @@ static const char *backward_of(const char *cat)
 	return cat;
 }
 
+/* tg_op_family of e's name, once per name (a walk up the tree asks it of
+ * every ancestor of every launch) */
 static const char *op_family(const tg_categorizer *c, uint32_t e)
 {
-	return tg_op_family(tg_trace_str(c->trace, c->ev[e].name));
+	uint32_t name = c->ev[e].name;
+	if (name >= c->natoms)
+		return tg_op_family(tg_trace_str(c->trace, name));
+	if (!c->family[name])
+		c->family[name] = tg_op_family(tg_trace_str(c->trace, name));
+	return c->family[name];
 }
 
 /* The outermost cpu_op from e up (e included when self) whose family is

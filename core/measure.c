@@ -5,6 +5,7 @@
 #include "measure.h"
 #include "categorize.h"
 #include "host_syncs.h"
+#include "idmap.h"
 #include "kernel_category.h"
 #include "kernel_class.h"
 #include "launchers.h"
@@ -62,15 +63,6 @@ size_t tg_measure_normalize_name(char *buf, size_t cap, const char *name)
 static int key(uint32_t *out, tg_atoms *keys, const char *s)
 {
 	return tg_atoms_intern(out, keys, s, strlen(s)) ? TG_ENOMEM : 0;
-}
-
-/* The raw JSON text of a string-or-raw argument of e, or NULL. */
-static const char *arg_text(const tg_trace *t, const tg_event *e, uint32_t k)
-{
-	if (k == TG_NONE)
-		return NULL;
-	const tg_arg *a = tg_event_arg(t, e, k);
-	return a && (a->type == TG_ARG_RAW || a->type == TG_ARG_STR) ? tg_trace_str(t, a->v.atom) : NULL;
 }
 
 /* "Block_0/Attention_0/Linear_2": the nn.Module python frames above ev. */
@@ -243,10 +235,51 @@ struct trace_walk {
 	uint32_t *inv_of;    /* per launcher: its invocation in m->invs */
 	tg_categorizer *cz;
 	char *buf, *mod; /* scratch: 8192 and 2048 bytes */
+	uint32_t *kernel_key; /* per atom: the normalized kernel name's key, TG_NONE until asked */
+	size_t natoms;
 	uint32_t ti, first_unit;
 	size_t nsteps;
 	int64_t rank;
 };
+
+/* The atom of a string-or-raw argument of e, or TG_NONE. */
+static uint32_t arg_atom(const tg_trace *t, const tg_event *e, uint32_t k)
+{
+	if (k == TG_NONE)
+		return TG_NONE;
+	const tg_arg *a = tg_event_arg(t, e, k);
+	return a && (a->type == TG_ARG_RAW || a->type == TG_ARG_STR) ? a->v.atom : TG_NONE;
+}
+
+/* An invocation's key and perf model, computed once per distinct (name,
+ * dims, types, strides, concrete inputs): the calls of an op repeat their
+ * shapes, and the model parses them. */
+struct inv_memo {
+	uint32_t a[5];
+	uint32_t op_shape;
+	double flops, bytes;
+};
+
+/* Computes into *me the key and model of the call whose atoms are me->a. */
+static int invocation_of(struct inv_memo *me, tg_measure *m, struct trace_walk *w)
+{
+	const char *txt[5];
+	for (int k = 0; k < 5; k++)
+		txt[k] = me->a[k] == TG_NONE ? NULL : tg_atoms_str(w->atoms, me->a[k]);
+	snprintf(w->buf, 8192, "%s %s %s", txt[0], txt[1] ? txt[1] : "", txt[2] ? txt[2] : "");
+	if (key(&me->op_shape, m->keys, w->buf))
+		return TG_ENOMEM;
+	tg_perf pm;
+	tg_perf_opts popts = {0};
+	tg_perf_args pa = {txt[0], txt[1], txt[2], txt[3], txt[4]};
+	if (tg_perf_model(&pm, &pa, &popts) == 0) {
+		me->flops = pm.flops;
+		me->bytes = pm.bytes;
+	} else {
+		me->flops = me->bytes = NAN;
+	}
+	return 0;
+}
 
 /* One invocation per launcher of the trace (op and shape key, FLOPs and
  * bytes of its perf model, NaN without one) into m->invs, each launcher's
@@ -255,30 +288,43 @@ static int add_invocations(tg_measure *m, struct trace_walk *w)
 {
 	uint32_t k_dims = tg_trace_key(w->t, "Input Dims"), k_types = tg_trace_key(w->t, "Input type"),
 	         k_strides = tg_trace_key(w->t, "Input Strides"), k_conc = tg_trace_key(w->t, "Concrete Inputs");
-	tg_perf_opts popts = {0};
-	for (size_t i = 0; i < w->nl; i++) {
+	struct inv_memo *memo = NULL;
+	size_t nmemo = 0, capmemo = 0;
+	tg_idmap *seen = tg_idmap_new(1024); /* hash of the atoms -> memo */
+	int rc = seen ? 0 : TG_ENOMEM;
+	for (size_t i = 0; !rc && i < w->nl; i++) {
 		const tg_event *op = &w->ev[w->list[i].event];
-		const char *name = tg_atoms_str(w->atoms, op->name);
-		const char *dims = arg_text(w->t, op, k_dims), *types = arg_text(w->t, op, k_types);
-		snprintf(w->buf, 8192, "%s %s %s", name, dims ? dims : "", types ? types : "");
-		if (tg_grow((void **)&m->invs, &m->capinvs, m->ninvs + 1, sizeof(tg_invocation)))
-			return TG_ENOMEM;
+		struct inv_memo me = {{op->name, arg_atom(w->t, op, k_dims), arg_atom(w->t, op, k_types),
+		                       arg_atom(w->t, op, k_strides), arg_atom(w->t, op, k_conc)}, 0, 0, 0};
+		int64_t h = (int64_t)(tg_hash_bytes(me.a, sizeof(me.a)) >> 1);
+		uint32_t at = tg_idmap_get(seen, h);
+		if (at != TG_NONE && !memcmp(memo[at].a, me.a, sizeof(me.a))) {
+			me = memo[at];
+		} else if ((rc = invocation_of(&me, m, w))) {
+			break;
+		} else if (at == TG_NONE) { /* remembered (a colliding hash is only computed again) */
+			if (tg_grow((void **)&memo, &capmemo, nmemo + 1, sizeof(*memo)) ||
+			    tg_idmap_put(seen, h, (uint32_t)nmemo) < 0) {
+				rc = TG_ENOMEM;
+				break;
+			}
+			memo[nmemo++] = me;
+		}
+		if (tg_grow((void **)&m->invs, &m->capinvs, m->ninvs + 1, sizeof(tg_invocation))) {
+			rc = TG_ENOMEM;
+			break;
+		}
 		tg_invocation *iv = &m->invs[m->ninvs];
 		iv->event = w->list[i].event;
 		iv->trace = w->ti;
-		if (key(&iv->op_shape, m->keys, w->buf))
-			return TG_ENOMEM;
-		tg_perf pm;
-		tg_perf_args pa = {name, dims, types, arg_text(w->t, op, k_strides), arg_text(w->t, op, k_conc)};
-		if (tg_perf_model(&pm, &pa, &popts) == 0) {
-			iv->flops = pm.flops;
-			iv->bytes = pm.bytes;
-		} else {
-			iv->flops = iv->bytes = NAN;
-		}
+		iv->op_shape = me.op_shape;
+		iv->flops = me.flops;
+		iv->bytes = me.bytes;
 		w->inv_of[i] = (uint32_t)m->ninvs++;
 	}
-	return 0;
+	free(memo);
+	tg_idmap_free(seen);
+	return rc;
 }
 
 /* The record of device event i into m->recs: its normalized name, category
@@ -291,10 +337,16 @@ static int add_kernel_rec(tg_measure *m, struct trace_walk *w, uint32_t i)
 		return TG_ENOMEM;
 	tg_kernel_rec *r = &m->recs[m->nrecs];
 	memset(r, 0, sizeof(*r));
-	const char *kname = tg_atoms_str(w->atoms, ev[i].name);
-	tg_measure_normalize_name(w->buf, 8192, kname);
-	if (key(&r->kernel, m->keys, w->buf))
-		return TG_ENOMEM;
+	uint32_t name = ev[i].name;
+	if (name < w->natoms && w->kernel_key[name] != TG_NONE) {
+		r->kernel = w->kernel_key[name]; /* normalized once per name */
+	} else {
+		tg_measure_normalize_name(w->buf, 8192, tg_atoms_str(w->atoms, name));
+		if (key(&r->kernel, m->keys, w->buf))
+			return TG_ENOMEM;
+		if (name < w->natoms)
+			w->kernel_key[name] = r->kernel;
+	}
 	uint32_t li = w->who[i];
 	const char *opname;
 	char opshape_none[] = "(no launcher)";
@@ -361,9 +413,15 @@ static int add_trace(tg_measure *m, uint32_t ti)
 	w.inv_of = malloc((w.nl ? w.nl : 1) * sizeof(uint32_t));
 	w.buf = malloc(8192);
 	w.mod = malloc(2048);
+	w.natoms = tg_atoms_count(w.atoms);
+	w.kernel_key = malloc((w.natoms ? w.natoms : 1) * sizeof(uint32_t));
 	rc = TG_ENOMEM;
-	if (!w.inv_of || !w.buf || !w.mod || add_invocations(m, &w))
+	if (!w.inv_of || !w.buf || !w.mod || !w.kernel_key)
 		goto done;
+	memset(w.kernel_key, 0xff, (w.natoms ? w.natoms : 1) * sizeof(uint32_t)); /* TG_NONE */
+	if ((rc = add_invocations(m, &w)))
+		goto done;
+	rc = TG_ENOMEM;
 	for (size_t i = 0; i < ne; i++) {
 		if (!tg_kind_is_gpu(w.ev[i].kind) || !tg_tree_contains(w.tree, (uint32_t)i))
 			continue;
@@ -375,6 +433,7 @@ done:
 	free(w.inv_of);
 	free(w.buf);
 	free(w.mod);
+	free(w.kernel_key);
 	tg_launchers_free(l);
 	tg_categorizer_free(w.cz);
 	return rc;

@@ -108,51 +108,93 @@ static int launch_stats_summaries(tg_table ***out, size_t *n, const tg_tree *tre
 	return tg_launch_stats_tables_ex(out, n, tree, step, 0);
 }
 
-/* The second half of the report, on a thread of its own: the perf sheets,
- * the collectives and the HTA-style analyses read the same tree (const) as
- * the first half; each half fills its own list, joined in the tables'
- * fixed order. Error messages are per thread: the worker keeps its own. */
-struct half {
-	const tg_tree *tree;
-	const tg_report_opts *opts;
-	tg_timebase tb;
-	tg_report r;
-	int rc;
-	char msg[1024];
-};
-
-static void *second_half(void *arg)
+/* The first tables: the GPU timeline (overall, per device), the ops and
+ * kernels by launcher, the categories, the short kernels. */
+static int first_tables(tg_report *out, size_t *cap, const tg_tree *tree, const tg_timebase *tb,
+                        const tg_report_opts *opts)
 {
-	struct half *h = arg;
-	size_t cap = 0;
-	int rc = add_perf_sheets(&h->r, &cap, h->tree, &h->tb, h->opts);
-	if (!rc)
-		rc = add_collectives(&h->r, &cap, h->tree, h->opts->step);
-	/* HTA-style analyses; the one-row-per-launch table is left to the API */
-	typedef int (*tables_fn)(tg_table ***, size_t *, const tg_tree *, int32_t);
-	static const tables_fn fns[] = {tg_breakdown_tables, launch_stats_summaries, tg_host_syncs_tables,
-	                                tg_memory_tables};
-	for (size_t f = 0; !rc && f < sizeof(fns) / sizeof(fns[0]); f++) {
-		tg_table **tabs;
-		size_t n;
-		if ((rc = fns[f](&tabs, &n, h->tree, h->opts->step)))
-			break;
-		for (size_t i = 0; i < n; i++) {
-			if (rc || !strcmp(tg_table_name(tabs[i]), "kernel_launches")) {
-				tg_table_free(tabs[i]);
-				continue;
-			}
-			rc = add(&h->r, &cap, tabs[i]);
+	tg_timeline_opts to = {.tb = *tb, .step = opts->step, .device = -1, .include_unlinked = opts->include_unlinked};
+	tg_gpu_timeline tl;
+	tg_table *t = NULL;
+	tg_launchers *l = NULL;
+	int rc;
+	if ((rc = tg_gpu_timeline_compute(&tl, tree, &to)) || (rc = tg_gpu_timeline_table(&t, &tl)) ||
+	    (rc = add(out, cap, t)))
+		goto done;
+	if ((rc = tg_gpu_timeline_by_device_table(&t, tree, &to)) || (rc = add(out, cap, t)))
+		goto done;
+	tg_launchers_opts lo = {.tb = *tb, .step = opts->step, .tracelens_compat = opts->tracelens};
+	if ((rc = tg_launchers_build(&l, tree, &lo)))
+		goto done;
+	if ((rc = tg_launchers_ops_by_category(&t, l)) || (rc = add(out, cap, t)) ||
+	    (rc = tg_launchers_ops_summary(&t, l)) || (rc = add(out, cap, t)) ||
+	    (rc = tg_launchers_unique_args(&t, l)) || (rc = add(out, cap, t)) ||
+	    (rc = tg_launchers_kernel_summary(&t, l, tl.total_us)) || (rc = add(out, cap, t)))
+		goto done;
+	/* the default classification's categories, and their evidence */
+	if (!opts->tracelens &&
+	    ((rc = tg_kernel_categories_table(&t, NULL, tree, l, opts->step)) || (rc = add(out, cap, t))))
+		goto done;
+	{
+		tg_short_kernel_opts so = {.step = opts->step, .tracelens = opts->tracelens, .total_time_us = tl.total_us};
+		tg_table *sk[2];
+		if ((rc = tg_short_kernel_tables(sk, tree, &so)))
+			goto done;
+		if ((rc = add(out, cap, sk[0]))) {
+			tg_table_free(sk[1]);
+			goto done;
 		}
-		free(tabs);
+		rc = add(out, cap, sk[1]);
 	}
-	if (rc) {
-		snprintf(h->msg, sizeof(h->msg), "%s", tg_error_last());
-		tg_report_free(&h->r);
-	}
-	h->rc = rc;
-	return NULL;
+done:
+	tg_launchers_free(l);
+	return rc;
 }
+
+static int perf_sheets_job(tg_report *out, size_t *cap, const tg_tree *tree, const tg_timebase *tb,
+                           const tg_report_opts *opts)
+{
+	return add_perf_sheets(out, cap, tree, tb, opts);
+}
+
+static int collectives_job(tg_report *out, size_t *cap, const tg_tree *tree, const tg_timebase *tb,
+                           const tg_report_opts *opts)
+{
+	(void)tb;
+	return add_collectives(out, cap, tree, opts->step);
+}
+
+/* The tables of an HTA-style analysis; the one-row-per-launch table is
+ * left to the API. */
+static int add_hta(tg_report *out, size_t *cap, const tg_tree *tree, int32_t step,
+                   int (*fn)(tg_table ***, size_t *, const tg_tree *, int32_t))
+{
+	tg_table **tabs;
+	size_t n;
+	int rc = fn(&tabs, &n, tree, step);
+	if (rc)
+		return rc;
+	for (size_t i = 0; i < n; i++) {
+		if (rc || !strcmp(tg_table_name(tabs[i]), "kernel_launches"))
+			tg_table_free(tabs[i]);
+		else
+			rc = add(out, cap, tabs[i]);
+	}
+	free(tabs);
+	return rc;
+}
+
+#define HTA_JOB(name, fn)                                                                            \
+	static int name(tg_report *out, size_t *cap, const tg_tree *tree, const tg_timebase *tb,        \
+	                const tg_report_opts *opts)                                                     \
+	{                                                                                               \
+		(void)tb;                                                                                   \
+		return add_hta(out, cap, tree, opts->step, fn);                                             \
+	}
+HTA_JOB(breakdown_job, tg_breakdown_tables)
+HTA_JOB(launch_stats_job, launch_stats_summaries)
+HTA_JOB(host_syncs_job, tg_host_syncs_tables)
+HTA_JOB(memory_job, tg_memory_tables)
 
 /* The findings of tree into out->findings, reusing the report's perf
  * sheets (exact time base only: TraceLens's mode links kernels its own way). */
@@ -183,64 +225,83 @@ static int add_findings(tg_report *out, const tg_tree *tree, const tg_report_opt
 	return tg_findings_compute(&out->findings, tree, &fo, opts->step, opts->findings_alone);
 }
 
+/* The report's parts, in the order of its tables. Each reads the tree
+ * (const) and fills its own list; two threads take them in turn (the
+ * first part is the largest), so that a thread that loses its core on a
+ * shared machine holds up one part, not half the report. */
+typedef int (*part_fn)(tg_report *, size_t *, const tg_tree *, const tg_timebase *, const tg_report_opts *);
+static const part_fn parts[] = {first_tables,  perf_sheets_job,  collectives_job, breakdown_job,
+                                launch_stats_job, host_syncs_job, memory_job};
+#define NPARTS (sizeof(parts) / sizeof(parts[0]))
+
+struct part_run {
+	tg_report r;
+	int rc;
+	char msg[1024]; /* tg_error_last() is per thread */
+};
+
+struct report_work {
+	const tg_tree *tree;
+	const tg_report_opts *opts;
+	tg_timebase tb;
+	pthread_mutex_t mu;
+	size_t next; /* the next part nobody has taken */
+	struct part_run run[NPARTS];
+};
+
+static void *take_parts(void *arg)
+{
+	struct report_work *w = arg;
+	for (;;) {
+		pthread_mutex_lock(&w->mu);
+		size_t i = w->next++;
+		pthread_mutex_unlock(&w->mu);
+		if (i >= NPARTS)
+			return NULL;
+		struct part_run *pr = &w->run[i];
+		size_t cap = 0;
+		pr->rc = parts[i](&pr->r, &cap, w->tree, &w->tb, w->opts);
+		if (pr->rc) {
+			snprintf(pr->msg, sizeof(pr->msg), "%s", tg_error_last());
+			tg_report_free(&pr->r);
+		}
+	}
+}
+
 int tg_report_build(tg_report *out, const tg_tree *tree, const tg_report_opts *opts)
 {
 	memset(out, 0, sizeof(*out));
-	size_t cap = 0;
-	tg_timebase tb = {.tracelens_float = opts->tracelens, .base_ns = first_ts(tg_tree_trace(tree))};
-	struct half h = {tree, opts, tb, {0}, 0, ""};
+	struct report_work *w = tg_calloc(1, sizeof(*w));
+	if (!w)
+		return TG_ENOMEM;
+	w->tree = tree;
+	w->opts = opts;
+	w->tb = (tg_timebase){.tracelens_float = opts->tracelens, .base_ns = first_ts(tg_tree_trace(tree))};
+	pthread_mutex_init(&w->mu, NULL);
 	pthread_t th;
-	int threaded = pthread_create(&th, NULL, second_half, &h) == 0;
-	if (!threaded)
-		second_half(&h); /* no thread to be had: one after the other */
-	tg_timeline_opts to = {.tb = tb, .step = opts->step, .device = -1, .include_unlinked = opts->include_unlinked};
-	tg_gpu_timeline tl;
-	tg_table *t = NULL;
-	tg_launchers *l = NULL;
-	int rc;
-	if ((rc = tg_gpu_timeline_compute(&tl, tree, &to)) || (rc = tg_gpu_timeline_table(&t, &tl)) ||
-	    (rc = add(out, &cap, t)))
-		goto done;
-	if ((rc = tg_gpu_timeline_by_device_table(&t, tree, &to)) || (rc = add(out, &cap, t)))
-		goto done;
-	tg_launchers_opts lo = {.tb = tb, .step = opts->step, .tracelens_compat = opts->tracelens};
-	if ((rc = tg_launchers_build(&l, tree, &lo)))
-		goto done;
-	if ((rc = tg_launchers_ops_by_category(&t, l)) || (rc = add(out, &cap, t)) ||
-	    (rc = tg_launchers_ops_summary(&t, l)) || (rc = add(out, &cap, t)) ||
-	    (rc = tg_launchers_unique_args(&t, l)) || (rc = add(out, &cap, t)) ||
-	    (rc = tg_launchers_kernel_summary(&t, l, tl.total_us)) || (rc = add(out, &cap, t)))
-		goto done;
-	/* the default classification's categories, and their evidence */
-	if (!opts->tracelens &&
-	    ((rc = tg_kernel_categories_table(&t, NULL, tree, l, opts->step)) || (rc = add(out, &cap, t))))
-		goto done;
-	{
-		tg_short_kernel_opts so = {.step = opts->step, .tracelens = opts->tracelens, .total_time_us = tl.total_us};
-		tg_table *sk[2];
-		if ((rc = tg_short_kernel_tables(sk, tree, &so)))
-			goto done;
-		if ((rc = add(out, &cap, sk[0]))) {
-			tg_table_free(sk[1]);
-			goto done;
-		}
-		if ((rc = add(out, &cap, sk[1])))
-			goto done;
-	}
-	if (opts->streams && (rc = tg_stream_timeline_build(&out->streams, tree, opts->step, opts->include_unlinked)))
-		goto done;
-done:
-	tg_launchers_free(l);
+	int threaded = pthread_create(&th, NULL, take_parts, w) == 0;
+	take_parts(w); /* no thread to be had: all of them here */
 	if (threaded)
 		pthread_join(th, NULL);
-	if (!rc && h.rc) {
-		rc = tg_error_set(h.rc, "%s", h.msg);
+	pthread_mutex_destroy(&w->mu);
+	/* the first failure in the tables' order; else every table, in order */
+	int rc = 0;
+	size_t cap = 0;
+	for (size_t i = 0; i < NPARTS && !rc; i++)
+		if (w->run[i].rc)
+			rc = tg_error_set(w->run[i].rc, "%s", w->run[i].msg);
+	for (size_t i = 0; i < NPARTS; i++) {
+		for (size_t k = 0; !rc && k < w->run[i].r.n; k++) {
+			rc = add(out, &cap, w->run[i].r.tables[k]);
+			w->run[i].r.tables[k] = NULL;
+		}
+		tg_tables_free(w->run[i].r.tables, w->run[i].r.n);
 	}
-	for (size_t i = 0; !rc && i < h.r.n; i++) {
-		rc = add(out, &cap, h.r.tables[i]);
-		h.r.tables[i] = NULL;
-	}
-	tg_tables_free(h.r.tables, h.r.n);
+	free(w);
+	/* the streams' timeline (for the HTML report) after the tables, as on one thread */
+	if (!rc && opts->streams)
+		rc = tg_stream_timeline_build(&out->streams, tree, opts->step, opts->include_unlinked);
+	/* the findings read the perf sheets: after them */
 	if (!rc && !opts->no_findings)
 		rc = add_findings(out, tree, opts);
 	if (rc)

@@ -47,7 +47,8 @@ typedef struct tg_report {
  * opts->streams, out->streams too. On success out->tables holds n tables
  * and out->findings the findings, which the caller frees with
  * tg_report_free. Returns 0, TG_ENOTFOUND (opts->gpu names no spec) or
- * TG_ENOMEM. */
+ * TG_ENOMEM. Computes on the caller's thread and one more it starts and
+ * joins (the tree is only read). */
 int tg_report_build(tg_report *out, const tg_tree *tree, const tg_report_opts *opts);
 
 /* The GPU spec for tree under opts: opts->gpu when given, else the first

@@ -6,7 +6,19 @@
  * (mutex + two condition variables). The last block carries the end-of-data
  * mark or the producer's error message. Errors of the producer are copied
  * into the source, because tg_error_last() is per thread.
+ *
+ * Inflating goes through core/inflate.h (ISA-L or zlib). When ISA-L refuses
+ * a member (corrupt data, a bad trailer, input ending inside it), the member
+ * is read again from its first compressed byte (the memory, or pread on the
+ * file: never through the observer, which saw those bytes once already) and
+ * inflated by zlib, dropping the bytes ISA-L delivered already; from there
+ * on zlib reads. So a broken file yields zlib's bytes, zlib's message and
+ * zlib's offsets whichever backend began (tests/test_source.c checks it on
+ * every shared trace and on tests/data/bad). A descriptor that cannot seek
+ * (a pipe) cannot be read again: there the error is ISA-L's, in zlib's
+ * words, at ISA-L's offset.
  */
+#include "inflate.h"
 #include "source.h"
 #include "tg.h"
 
@@ -18,7 +30,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <zlib.h>
 
 #define BLOCK_SIZE (1u << 20)
 #define NBLOCKS 4
@@ -36,6 +47,9 @@ struct tg_source {
 	int fd;                  /* -1 for memory sources */
 	const unsigned char *mem; /* memory source */
 	size_t mem_len, mem_pos;
+	off_t fd_start;         /* where the descriptor stood at open; -1: cannot seek */
+	uint64_t raw_end;       /* bytes of the file read so far (each seen by observe once) */
+	uint64_t replay_pos;    /* < raw_end: raw bytes come again from here (zlib's second try) */
 	uint64_t file_bytes;    /* compressed bytes consumed */
 	uint64_t out_bytes;     /* bytes delivered or inflated */
 	uint64_t max_bytes;
@@ -46,10 +60,10 @@ struct tg_source {
 	int done;
 
 	/* gzip state (used by whichever thread inflates) */
-	z_stream zs;
-	int zs_live;
-	int member_end;            /* last inflate() returned Z_STREAM_END */
+	tg_inflate *inf;
+	int member_end;            /* the last member inflated is complete */
 	uint64_t member_in_base;   /* compressed offset where the current member starts */
+	uint64_t member_out_base;  /* bytes inflated before the current member */
 	unsigned char *in;         /* compressed input buffer */
 	size_t in_len, in_pos;
 	int in_eof;
@@ -86,11 +100,35 @@ static int fail(tg_source *s, int code, const char *fmt, ...)
 	return tg_error_set(code, "%s", s->err);
 }
 
+/* Bytes of the file read a second time, from replay_pos (after zlib took
+ * over a member ISA-L refused): from memory, or with pread; never observed
+ * again. */
+static int replay_read(tg_source *s, unsigned char *buf, size_t cap, size_t *got)
+{
+	uint64_t left = s->raw_end - s->replay_pos;
+	size_t k = left < cap ? (size_t)left : cap;
+	if (s->fd < 0) {
+		memcpy(buf, s->mem + s->replay_pos, k);
+	} else {
+		ssize_t r;
+		while ((r = pread(s->fd, buf, k, s->fd_start + (off_t)s->replay_pos)) < 0 && errno == EINTR)
+			;
+		if (r <= 0)
+			return fail(s, TG_EIO, "read error: %s", r < 0 ? strerror(errno) : "the file shrank");
+		k = (size_t)r;
+	}
+	s->replay_pos += k;
+	*got = k;
+	return 0;
+}
+
 /* Raw bytes of the file (compressed for gzip), after the peeked ones. The
  * bytes read from the file (not the peeked ones again: they were seen when
  * they were peeked at) go to the observer first. */
 static int raw_read(tg_source *s, unsigned char *buf, size_t cap, size_t *got)
 {
+	if (s->replay_pos < s->raw_end)
+		return replay_read(s, buf, cap, got);
 	size_t n = 0;
 	while (s->peek_pos < s->peek_len && n < cap)
 		buf[n++] = s->peek[s->peek_pos++];
@@ -114,18 +152,30 @@ static int raw_read(tg_source *s, unsigned char *buf, size_t cap, size_t *got)
 	}
 	if (k && s->observe)
 		s->observe(s->observe_ctx, buf + n, k);
+	s->raw_end += k;
+	s->replay_pos = s->raw_end;
 	*got = n + k;
 	return 0;
 }
 
-static int check_limits(tg_source *s)
+/* 1 when out bytes inflated from the compressed bytes consumed so far are
+ * a gzip bomb's ratio. The ratio is checked at every MiB of output
+ * (BLOCK_SIZE: reads stop there, tg_source_read) and at the end, whatever
+ * the sizes of the reads, so that the same file trips it at the same
+ * count whoever reads it (the inflate thread, the reader's pipeline). */
+static int ratio_exceeded(const tg_source *s, uint64_t out, int ended)
+{
+	return s->gzip && (ended || out % BLOCK_SIZE == 0) && out > RATIO_FLOOR &&
+	       out / (s->file_bytes ? s->file_bytes : 1) > s->max_ratio;
+}
+
+static int check_limits(tg_source *s, int ended)
 {
 	if (s->out_bytes > s->max_bytes)
 		return fail(s, TG_ELIMIT,
 		            "more than %llu bytes of JSON (limit; raise it with --max-bytes)",
 		            (unsigned long long)s->max_bytes);
-	if (s->gzip && s->out_bytes > RATIO_FLOOR &&
-	    s->out_bytes / (s->file_bytes ? s->file_bytes : 1) > s->max_ratio)
+	if (ratio_exceeded(s, s->out_bytes, ended))
 		return fail(s, TG_ELIMIT,
 		            "gzip bomb suspected: %llu bytes inflated from %llu compressed bytes "
 		            "(ratio above %u; raise it with --max-ratio)",
@@ -142,85 +192,178 @@ static int all_zero(const unsigned char *p, size_t n)
 	return 1;
 }
 
+/* Reads more compressed input into s->in, keeping the keep bytes from
+ * in_pos on at its start. */
+static int fill_input(tg_source *s, size_t keep)
+{
+	memmove(s->in, s->in + s->in_pos, keep);
+	size_t n;
+	int rc = raw_read(s, s->in + keep, IN_CHUNK - keep, &n);
+	if (rc)
+		return rc;
+	s->in_len = keep + n;
+	s->in_pos = 0;
+	if (n == 0)
+		s->in_eof = 1;
+	return 0;
+}
+
+/* Between members: another gzip member starts, zero padding is skipped, or
+ * anything else is trailing garbage. Returns 0 (*done set at the end of the
+ * data, *more when one byte waits for the next) or an error. */
+static int next_member(tg_source *s, uint64_t produced, int *done)
+{
+	*done = 0;
+	if (s->in_pos == s->in_len && s->in_eof) {
+		*done = 1;
+		return 0;
+	}
+	if (s->in_len - s->in_pos < 2 && !s->in_eof)
+		return fill_input(s, s->in_len - s->in_pos); /* one byte left: read more first */
+	unsigned char *p = s->in + s->in_pos;
+	size_t left = s->in_len - s->in_pos;
+	if (left >= 2 && p[0] == 0x1f && p[1] == 0x8b) {
+		tg_inflate_reset(s->inf);
+		s->member_end = 0;
+		s->member_in_base = s->file_bytes;
+		s->member_out_base = s->out_bytes + produced;
+		return 0;
+	}
+	if (all_zero(p, left)) {
+		s->file_bytes += left;
+		s->in_pos = s->in_len;
+		return 0;
+	}
+	return fail(s, TG_EFORMAT, "trailing garbage after gzip stream at compressed byte %llu",
+	            (unsigned long long)s->file_bytes);
+}
+
+enum handover { FOR_CORRUPT, FOR_TRUNCATED, FOR_COUNT };
+
+/* ISA-L refused the current member (corrupt: isal_msg, or its input
+ * ended), or a limit's message needs zlib's count of compressed bytes:
+ * zlib inflates the member again from its first compressed byte and drops
+ * the bytes ISA-L delivered, so that the bytes after them, the error and
+ * the counts are zlib's. produced: bytes of the current call already in
+ * the caller's buffer. Returns 0 (carry on with zlib) or an error. */
+static int hand_to_zlib(tg_source *s, uint64_t produced, enum handover why, const char *isal_msg)
+{
+	if (s->fd >= 0 && s->fd_start < 0 && why == FOR_COUNT)
+		return 0; /* cannot read it again: ISA-L's count stands */
+	if (s->fd >= 0 && s->fd_start < 0)
+		return why == FOR_CORRUPT ? fail(s, TG_EFORMAT, "corrupt gzip data near compressed byte %llu: %s",
+		                       (unsigned long long)s->file_bytes, isal_msg)
+		                : fail(s, TG_EFORMAT, "truncated gzip stream: input ends at compressed byte %llu "
+		                       "after %llu bytes inflated", (unsigned long long)s->file_bytes,
+		                       (unsigned long long)(s->out_bytes + produced));
+	tg_inflate *z;
+	int rc = tg_inflate_new(&z, TG_INFLATE_ZLIB);
+	if (rc)
+		return rc;
+	tg_inflate_free(s->inf);
+	s->inf = z;
+	s->replay_pos = s->member_in_base;
+	s->file_bytes = s->member_in_base;
+	s->in_len = s->in_pos = 0;
+	s->in_eof = 0;
+	s->peek_pos = s->peek_len;
+	/* the member's bytes ISA-L delivered, inflated again and dropped */
+	uint64_t skip = s->out_bytes + produced - s->member_out_base;
+	unsigned char *scratch = tg_malloc(64 * 1024);
+	if (!scratch)
+		return TG_ENOMEM;
+	while (skip > 0 && !rc) {
+		if (s->in_pos == s->in_len) {
+			if (s->in_eof) {
+				rc = fail(s, TG_EFORMAT, "truncated gzip stream: input ends at compressed byte %llu "
+				          "after %llu bytes inflated", (unsigned long long)s->file_bytes,
+				          (unsigned long long)(s->out_bytes + produced - skip));
+				break;
+			}
+			if ((rc = fill_input(s, 0)))
+				break;
+			continue;
+		}
+		const unsigned char *ip = s->in + s->in_pos;
+		size_t il = s->in_len - s->in_pos, room = skip < 65536 ? (size_t)skip : 65536;
+		unsigned char *o = scratch;
+		const char *msg;
+		int st = tg_inflate_run(s->inf, &ip, &il, &o, &room, &msg);
+		size_t used = (size_t)(ip - (s->in + s->in_pos));
+		s->in_pos += used;
+		s->file_bytes += used;
+		skip -= (uint64_t)(o - scratch);
+		if (st == TG_INFLATE_BAD)
+			rc = fail(s, TG_EFORMAT, "corrupt gzip data near compressed byte %llu: %s",
+			          (unsigned long long)s->file_bytes, msg);
+		else if (st == TG_INFLATE_END && skip > 0)
+			rc = fail(s, TG_EFORMAT, "corrupt gzip data near compressed byte %llu: %s",
+			          (unsigned long long)s->file_bytes, "inflate error");
+		else if (st == TG_INFLATE_END)
+			s->member_end = 1;
+	}
+	free(scratch);
+	return rc;
+}
+
 /* Inflates up to cap bytes into out. *got == 0 means end of data. Runs on
  * the producer thread when threaded. */
 static int inflate_some(tg_source *s, unsigned char *out, size_t cap, size_t *got)
 {
-	s->zs.next_out = out;
-	s->zs.avail_out = (uInt)cap;
-	while (s->zs.avail_out > 0) {
-		if (s->in_pos == s->in_len && !s->in_eof) {
-			size_t n;
-			int rc = raw_read(s, s->in, IN_CHUNK, &n);
-			if (rc)
-				return rc;
-			s->in_len = n;
-			s->in_pos = 0;
-			if (n == 0)
-				s->in_eof = 1;
-		}
+	unsigned char *o = out;
+	size_t room = cap;
+	int rc, ended = 0;
+	while (room > 0) {
+		uint64_t produced = (uint64_t)(o - out);
+		if (s->in_pos == s->in_len && !s->in_eof && (rc = fill_input(s, 0)))
+			return rc;
 		if (s->member_end) {
-			/* between members: another gzip member, zero padding, or garbage */
-			if (s->in_pos == s->in_len && s->in_eof)
+			int done;
+			if ((rc = next_member(s, produced, &done)))
+				return rc;
+			if ((ended = done))
 				break;
-			if (s->in_len - s->in_pos >= 2 || s->in_eof) {
-				unsigned char *p = s->in + s->in_pos;
-				size_t left = s->in_len - s->in_pos;
-				if (left >= 2 && p[0] == 0x1f && p[1] == 0x8b) {
-					inflateReset(&s->zs);
-					s->member_end = 0;
-					s->member_in_base = s->file_bytes;
-				} else if (all_zero(p, left)) {
-					s->file_bytes += left;
-					s->in_pos = s->in_len;
-					continue;
-				} else {
-					return fail(s, TG_EFORMAT,
-					            "trailing garbage after gzip stream at compressed byte %llu",
-					            (unsigned long long)s->file_bytes);
-				}
-			} else {
-				/* one byte left and not at EOF: read more first */
-				memmove(s->in, s->in + s->in_pos, 1);
-				size_t n;
-				int rc = raw_read(s, s->in + 1, IN_CHUNK - 1, &n);
-				if (rc)
+			continue;
+		}
+		if (s->in_pos == s->in_len && s->in_eof) {
+			if (tg_inflate_backend(s->inf) == TG_INFLATE_ISAL) {
+				if ((rc = hand_to_zlib(s, produced, FOR_TRUNCATED, NULL)))
 					return rc;
-				s->in_len = 1 + n;
-				s->in_pos = 0;
-				if (n == 0)
-					s->in_eof = 1;
 				continue;
 			}
-		}
-		if (s->in_pos == s->in_len && s->in_eof)
 			return fail(s, TG_EFORMAT,
 			            "truncated gzip stream: input ends at compressed byte %llu "
 			            "after %llu bytes inflated",
-			            (unsigned long long)s->file_bytes,
-			            (unsigned long long)(s->out_bytes + (cap - s->zs.avail_out)));
-		s->zs.next_in = s->in + s->in_pos;
-		s->zs.avail_in = (uInt)(s->in_len - s->in_pos);
-		uInt before = s->zs.avail_in;
-		int zr = inflate(&s->zs, Z_NO_FLUSH);
-		size_t used = before - s->zs.avail_in;
+			            (unsigned long long)s->file_bytes, (unsigned long long)(s->out_bytes + produced));
+		}
+		const unsigned char *ip = s->in + s->in_pos;
+		size_t il = s->in_len - s->in_pos;
+		const char *msg;
+		int st = tg_inflate_run(s->inf, &ip, &il, &o, &room, &msg);
+		size_t used = (size_t)(ip - (s->in + s->in_pos));
 		s->in_pos += used;
 		s->file_bytes += used;
-		if (zr == Z_STREAM_END) {
+		if (st == TG_INFLATE_END) {
 			s->member_end = 1;
-		} else if (zr == Z_BUF_ERROR) {
-			if (s->zs.avail_out == 0)
-				break;
-			/* needs more input: loop reads it, or reports truncation */
-		} else if (zr != Z_OK) {
+		} else if (st == TG_INFLATE_BAD) {
+			if (tg_inflate_backend(s->inf) == TG_INFLATE_ISAL) {
+				if ((rc = hand_to_zlib(s, (uint64_t)(o - out), FOR_CORRUPT, msg)))
+					return rc;
+				continue;
+			}
 			return fail(s, TG_EFORMAT, "corrupt gzip data near compressed byte %llu: %s",
-			            (unsigned long long)s->file_bytes,
-			            s->zs.msg ? s->zs.msg : "inflate error");
+			            (unsigned long long)s->file_bytes, msg);
 		}
+		/* TG_INFLATE_MORE: the loop brings input, or the room is full */
 	}
-	*got = cap - s->zs.avail_out;
+	*got = cap - room;
+	/* the bomb's message names the compressed bytes consumed: zlib's count,
+	 * whichever backend began (ISA-L reads a few bytes further ahead) */
+	if (tg_inflate_backend(s->inf) == TG_INFLATE_ISAL && ratio_exceeded(s, s->out_bytes + *got, ended) &&
+	    (rc = hand_to_zlib(s, *got, FOR_COUNT, NULL)))
+		return rc;
 	s->out_bytes += *got;
-	return check_limits(s);
+	return check_limits(s, ended);
 }
 
 static void *producer(void *arg)
@@ -261,6 +404,8 @@ static int setup(tg_source *s, const char *name, const tg_source_opts *opts)
 	s->max_ratio = opts && opts->max_ratio ? opts->max_ratio : TG_SOURCE_DEFAULT_MAX_RATIO;
 	s->observe = opts ? opts->observe : NULL;
 	s->observe_ctx = opts ? opts->observe_ctx : NULL;
+	if (s->fd >= 0)
+		s->fd_start = lseek(s->fd, 0, SEEK_CUR);
 
 	/* peek at the magic bytes */
 	size_t n = 0;
@@ -282,9 +427,9 @@ static int setup(tg_source *s, const char *name, const tg_source_opts *opts)
 	s->in = tg_malloc(IN_CHUNK);
 	if (!s->in)
 		return TG_ENOMEM;
-	if (inflateInit2(&s->zs, 16 + MAX_WBITS) != Z_OK)
-		return tg_error_set(TG_ENOMEM, "%s: cannot initialise zlib", s->name);
-	s->zs_live = 1;
+	int rc = tg_inflate_new(&s->inf, opts ? opts->inflater : TG_INFLATE_AUTO);
+	if (rc)
+		return tg_error_set(rc, "%s: cannot inflate: %s", s->name, tg_error_last());
 
 	if (s->fd < 0 || (opts && opts->single_thread))
 		return 0;
@@ -421,7 +566,8 @@ int tg_source_read(tg_source *s, void *buf, size_t cap, size_t *got)
 	if (s->threaded)
 		return read_threaded(s, buf, cap, got);
 	if (s->gzip) {
-		int rc = inflate_some(s, buf, cap, got);
+		size_t to_block = BLOCK_SIZE - (size_t)(s->out_bytes % BLOCK_SIZE); /* ratio_exceeded */
+		int rc = inflate_some(s, buf, cap < to_block ? cap : to_block, got);
 		if (rc || *got == 0)
 			s->done = 1;
 		return rc;
@@ -435,10 +581,12 @@ int tg_source_read(tg_source *s, void *buf, size_t cap, size_t *got)
 	if (n == 0)
 		s->done = 1;
 	*got = n;
-	return check_limits(s);
+	return check_limits(s, n == 0);
 }
 
 int tg_source_is_gzip(const tg_source *s) { return s->gzip; }
+
+int tg_source_inflater(const tg_source *s) { return s->inf ? tg_inflate_backend(s->inf) : TG_INFLATE_AUTO; }
 
 uint64_t tg_source_file_bytes(const tg_source *s) { return s->file_bytes; }
 
@@ -460,8 +608,7 @@ void tg_source_free(tg_source *s)
 	}
 	for (int i = 0; i < NBLOCKS; i++)
 		free(s->blocks[i].data);
-	if (s->zs_live)
-		inflateEnd(&s->zs);
+	tg_inflate_free(s->inf);
 	free(s->in);
 	if (s->fd >= 0)
 		close(s->fd);

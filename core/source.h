@@ -4,7 +4,12 @@
  *
  * For a gzip file the inflating runs on a second thread that fills a small
  * queue of blocks while the caller parses the previous ones, so that inflate
- * and parse overlap on two cores. Limits protect against gzip bombs.
+ * and parse overlap on two cores (or, with single_thread, on the caller's
+ * thread: the trace reader runs its own pipeline). Inflating is Intel's
+ * ISA-L when it is built in, else zlib (core/inflate.h); a member ISA-L
+ * finds corrupt or truncated is inflated again by zlib, so that the bytes
+ * delivered, the error and its offsets are zlib's whichever backend read
+ * the file. Limits protect against gzip bombs.
  *
  * The raw-bytes observer (tg_source_opts.observe) is how the daemon hashes
  * exactly the bytes it parses (docs/security.md, "Parse what was hashed"):
@@ -32,10 +37,18 @@
 
 typedef struct tg_source tg_source;
 
+/* Which inflater reads gzip data (tg_source_opts.inflater). */
+enum tg_inflate_backend {
+	TG_INFLATE_AUTO = 0, /* ISA-L when built in, else zlib */
+	TG_INFLATE_ZLIB,
+	TG_INFLATE_ISAL      /* TG_EINVAL at open when not built in (make ISAL=0) */
+};
+
 typedef struct tg_source_opts {
 	uint64_t max_bytes;   /* most bytes of (decompressed) JSON accepted; 0 = default (64 GiB) */
 	uint32_t max_ratio;   /* most inflated/compressed ratio once past 32 MiB; 0 = default (200) */
 	int single_thread;    /* inflate on the caller's thread */
+	int inflater;         /* enum tg_inflate_backend; 0: the fastest built in */
 	/* Sees every raw byte read (may be NULL), with observe_ctx: the
 	 * promises are in the comment at the top of this file. */
 	void (*observe)(void *observe_ctx, const void *data, size_t len);
@@ -67,6 +80,10 @@ int tg_source_read(tg_source *s, void *buf, size_t cap, size_t *got);
 
 /* 1 if the data is gzip-compressed. */
 int tg_source_is_gzip(const tg_source *s);
+
+/* The inflater reading a gzip source now (TG_INFLATE_ZLIB once a member
+ * ISA-L refused was handed to zlib), TG_INFLATE_AUTO for plain data. */
+int tg_source_inflater(const tg_source *s);
 
 /* Bytes of the file consumed so far (compressed bytes for gzip). */
 uint64_t tg_source_file_bytes(const tg_source *s);

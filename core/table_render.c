@@ -1,16 +1,182 @@
-/* table_render.c - tables as CSV, aligned text, Markdown and JSON. */
+/* table_render.c - tables as CSV, aligned text, Markdown and JSON.
+ *
+ * Written a character at a time with the unlocked stdio calls
+ * (putc_unlocked, fputs_unlocked, fwrite_unlocked): a FILE here is only
+ * ever written by the thread that writes the table, and once a program has
+ * started a thread (the reader's, the report's) every locked putc takes
+ * and drops the stream's lock: 8 % of a report's time (issue 24). */
 #include "table.h"
 #include "tg.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+
+static const double pow10_d[16] = {1e0, 1e1, 1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                   1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
+
+/* The fast path of tg_format_double, for the values reports are made of
+ * (times in us with up to three decimals, counts, percentages): when v is
+ * the double nearest to a decimal D with at most 15 significant digits,
+ * 1e-4 <= |v| < 1e15, "%.15g" prints D itself (a decimal of 15 digits reads
+ * back as v), so D is written with integer arithmetic, without printf's
+ * exact arithmetic and strtod's check (4.7 % of a report as JSON). Returns
+ * 0 when v is not such a value; the caller takes the general path. */
+static int format_double_fast(char *buf, double v)
+{
+	double a = fabs(v);
+	if (!(a >= 1e-4 && a < 1e15))
+		return 0;
+	int intdigits = 1;
+	while (intdigits < 15 && a >= pow10_d[intdigits])
+		intdigits++;
+	for (int k = 0; intdigits + k <= 15 && k < 16; k++) {
+		double r = nearbyint(a * pow10_d[k]);
+		if (r / pow10_d[k] != a)
+			continue;
+		/* a is the double nearest r / 10^k: write r with k decimals */
+		char digits[24], rev[24];
+		uint64_t u = (uint64_t)r; /* below 10^15 */
+		int n = 0, m = 0;
+		do
+			rev[m++] = (char)('0' + u % 10);
+		while (u /= 10);
+		while (m)
+			digits[n++] = rev[--m];
+		digits[n] = 0;
+		while (k > 0 && digits[n - 1] == '0') /* %g drops trailing zeros */
+			digits[--n] = 0, k--;
+		char *o = buf;
+		if (v < 0)
+			*o++ = '-';
+		if (n <= k) { /* below 1: 0.00ddd */
+			*o++ = '0';
+			*o++ = '.';
+			for (int z = 0; z < k - n; z++)
+				*o++ = '0';
+			memcpy(o, digits, (size_t)n);
+			o += n;
+		} else {
+			memcpy(o, digits, (size_t)(n - k));
+			o += n - k;
+			*o++ = '.';
+			if (k) {
+				memcpy(o, digits + n - k, (size_t)k);
+				o += k;
+			} else {
+				*o++ = '0'; /* like Python: an integral float keeps a ".0" */
+			}
+		}
+		*o = 0;
+		return 1;
+	}
+	return 0;
+}
+
+/* "%.Pg" of the P significant digits d (ASCII) with decimal exponent x
+ * (the value is d[0].d[1]... * 10^x), negative when neg: C's %g rules
+ * (fixed when -4 <= x < P, else d.ddde+XX; trailing zeros dropped). */
+static void g_style(char *buf, const char *d, int P, int x, int neg)
+{
+	int n = P;
+	while (n > 1 && d[n - 1] == '0')
+		n--;
+	char *o = buf;
+	if (neg)
+		*o++ = '-';
+	if (x < -4 || x >= P) {
+		*o++ = d[0];
+		if (n > 1) {
+			*o++ = '.';
+			memcpy(o, d + 1, (size_t)(n - 1));
+			o += n - 1;
+		}
+		int ax = x < 0 ? -x : x;
+		o += sprintf(o, "e%c%02d", x < 0 ? '-' : '+', ax);
+	} else if (x >= 0) {
+		for (int i = 0; i <= x; i++)
+			*o++ = i < n ? d[i] : '0';
+		if (n > x + 1) {
+			*o++ = '.';
+			memcpy(o, d + x + 1, (size_t)(n - x - 1));
+			o += n - x - 1;
+		}
+	} else {
+		*o++ = '0';
+		*o++ = '.';
+		for (int i = 0; i < -x - 1; i++)
+			*o++ = '0';
+		memcpy(o, d, (size_t)n);
+		o += n;
+	}
+	*o = 0;
+}
+
+/* The second path of tg_format_double, for values that need 16 or 17
+ * digits (means, ratios): one printf of 17 digits, then 15 and 16 digits
+ * rounded from them in decimal, each tried with strtod as the general path
+ * tries "%.15g" and "%.16g" (printf does its exact arithmetic once, not
+ * three times). Rounding the 17 digits again is only exact away from a
+ * tie: a rounding whose dropped digits are exactly "5" or "50", or that
+ * carries into a new digit, returns 0 for the general path. */
+static int format_double_digits(char *buf, double v)
+{
+	char e17[40];
+	snprintf(e17, sizeof(e17), "%.16e", v);
+	const char *s = e17;
+	int neg = *s == '-';
+	s += neg;
+	if (s[0] < '0' || s[0] > '9' || s[1] != '.')
+		return 0; /* inf, nan */
+	char d[18];
+	d[0] = s[0];
+	memcpy(d + 1, s + 2, 16);
+	d[17] = 0;
+	if (s[18] != 'e')
+		return 0;
+	int x = atoi(s + 19);
+	for (int P = 15; P <= 16; P++) {
+		const char *tail = d + P;
+		if ((P == 16 && tail[0] == '5') || (P == 15 && tail[0] == '5' && tail[1] == '0'))
+			return 0;
+		char r[18];
+		memcpy(r, d, (size_t)P);
+		if (tail[0] >= '5') {
+			int i = P - 1;
+			while (i >= 0 && r[i] == '9')
+				r[i--] = '0';
+			if (i < 0)
+				return 0;
+			r[i]++;
+		}
+		char cand[48], *c = cand; /* "-d.ddde-x" */
+		if (neg)
+			*c++ = '-';
+		*c++ = r[0];
+		*c++ = '.';
+		memcpy(c, r + 1, (size_t)(P - 1));
+		c += P - 1;
+		sprintf(c, "e%d", x);
+		if (strtod(cand, NULL) == v) {
+			g_style(buf, r, P, x, neg);
+			return 1;
+		}
+	}
+	g_style(buf, d, 17, x, neg);
+	return 1;
+}
 
 void tg_format_double(char *buf, double v)
 {
 	if (v == 0) {
 		strcpy(buf, "0.0");
+		return;
+	}
+	if (format_double_fast(buf, v) || format_double_digits(buf, v)) {
+		if (!strpbrk(buf, ".eEn"))
+			strcat(buf, ".0");
 		return;
 	}
 	for (int prec = 15; prec <= 17; prec++) {
@@ -32,10 +198,10 @@ static void put_cell_plain(FILE *f, const tg_cell *c)
 		break;
 	case TG_CELL_NUM:
 		tg_format_double(num, c->v.d);
-		fputs(num, f);
+		fputs_unlocked(num, f);
 		break;
 	case TG_CELL_STR:
-		fputs(c->v.s, f);
+		fputs_unlocked(c->v.s, f);
 		break;
 	default:
 		break;
@@ -45,16 +211,16 @@ static void put_cell_plain(FILE *f, const tg_cell *c)
 static void put_csv_field(FILE *f, const char *s)
 {
 	if (!strpbrk(s, ",\"\r\n")) {
-		fputs(s, f);
+		fputs_unlocked(s, f);
 		return;
 	}
-	putc('"', f);
+	putc_unlocked('"', f);
 	for (; *s; s++) {
 		if (*s == '"')
-			putc('"', f);
-		putc(*s, f);
+			putc_unlocked('"', f);
+		putc_unlocked(*s, f);
 	}
-	putc('"', f);
+	putc_unlocked('"', f);
 }
 
 int tg_table_write_csv(const tg_table *t, FILE *f)
@@ -62,21 +228,21 @@ int tg_table_write_csv(const tg_table *t, FILE *f)
 	size_t nc = tg_table_ncols(t), nr = tg_table_nrows(t);
 	for (size_t c = 0; c < nc; c++) {
 		if (c)
-			putc(',', f);
+			putc_unlocked(',', f);
 		put_csv_field(f, tg_table_column(t, c));
 	}
-	putc('\n', f);
+	putc_unlocked('\n', f);
 	for (size_t r = 0; r < nr; r++) {
 		for (size_t c = 0; c < nc; c++) {
 			if (c)
-				putc(',', f);
+				putc_unlocked(',', f);
 			const tg_cell *x = tg_table_cell(t, r, c);
 			if (x->type == TG_CELL_STR)
 				put_csv_field(f, x->v.s);
 			else
 				put_cell_plain(f, x);
 		}
-		putc('\n', f);
+		putc_unlocked('\n', f);
 	}
 	return ferror(f) ? tg_error_set(TG_EIO, "write error") : 0;
 }
@@ -172,7 +338,7 @@ int tg_table_write_text_rows(const tg_table *t, FILE *f, size_t width, size_t ro
 		const char *h = tg_table_column(t, c);
 		fprintf(f, "%s%s%*s", c ? "  " : "", h, (int)(w[c] - text_width(h)), "");
 	}
-	putc('\n', f);
+	putc_unlocked('\n', f);
 	for (size_t r = 0; r < nr; r++) {
 		for (size_t c = 0; c < nc; c++) {
 			const tg_cell *x = tg_table_cell(t, r, c);
@@ -180,13 +346,13 @@ int tg_table_write_text_rows(const tg_table *t, FILE *f, size_t width, size_t ro
 			cut_text(buf, width);
 			int pad = (int)(w[c] - text_width(buf));
 			if (c)
-				fputs("  ", f);
+				fputs_unlocked("  ", f);
 			if (x->type == TG_CELL_STR || x->type == TG_CELL_EMPTY)
 				fprintf(f, "%s%*s", buf, c + 1 < nc ? pad : 0, "");
 			else
 				fprintf(f, "%*s%s", pad, "", buf);
 		}
-		putc('\n', f);
+		putc_unlocked('\n', f);
 	}
 	free(w);
 	return ferror(f) ? tg_error_set(TG_EIO, "write error") : 0;
@@ -205,17 +371,17 @@ static int alnum(char c)
 static size_t inert(FILE *f, const char *s)
 {
 	if ((s[0] == 'w' || s[0] == 'W') && !strncasecmp(s, "www.", 4)) {
-		fwrite(s, 1, 3, f);
-		fputs(ZWSP, f);
+		fwrite_unlocked(s, 1, 3, f);
+		fputs_unlocked(ZWSP, f);
 		return 3;
 	}
 	if (s[0] == ':' && s[1] == '/' && s[2] == '/') {
-		fputs(":" ZWSP, f);
+		fputs_unlocked(":" ZWSP, f);
 		return 1;
 	}
 	if (s[0] == '@' || (strchr("#!~$%", s[0]) && (alnum(s[1]) || s[1] == '"'))) {
-		putc(s[0], f);
-		fputs(ZWSP, f);
+		putc_unlocked(s[0], f);
+		fputs_unlocked(ZWSP, f);
 		return 1;
 	}
 	return 0;
@@ -223,9 +389,9 @@ static size_t inert(FILE *f, const char *s)
 
 void tg_md_code(FILE *f, const char *s)
 {
-	fputs("<code>", f);
+	fputs_unlocked("<code>", f);
 	tg_md_escape(f, s);
-	fputs("</code>", f);
+	fputs_unlocked("</code>", f);
 }
 
 void tg_md_name(FILE *f, const char *s, size_t max)
@@ -235,16 +401,16 @@ void tg_md_name(FILE *f, const char *s, size_t max)
 		tg_md_code(f, s);
 		return;
 	}
-	fputs("<span title=\"", f);
+	fputs_unlocked("<span title=\"", f);
 	tg_html_attr_escape(f, s);
-	fputs("\">", f);
+	fputs_unlocked("\">", f);
 	size_t k = max > 1 ? max - 1 : 1;
 	while (k > 0 && ((unsigned char)s[k] & 0xc0) == 0x80) /* a whole UTF-8 character */
 		k--;
 	char *cut = strndup(s, k);
-	fputs("<code>", f);
+	fputs_unlocked("<code>", f);
 	tg_md_escape(f, cut ? cut : "");
-	fputs("\xe2\x80\xa6</code></span>", f);
+	fputs_unlocked("\xe2\x80\xa6</code></span>", f);
 	free(cut);
 }
 
@@ -258,17 +424,17 @@ void tg_html_attr_escape(FILE *f, const char *s)
 			continue;
 		}
 		switch (*p) {
-		case '&': fputs("&amp;", f); break;
-		case '<': fputs("&lt;", f); break;
-		case '>': fputs("&gt;", f); break;
-		case '"': fputs("&quot;", f); break;
-		case '\'': fputs("&#x27;", f); break;
-		case '|': fputs("&#x7c;", f); break;
+		case '&': fputs_unlocked("&amp;", f); break;
+		case '<': fputs_unlocked("&lt;", f); break;
+		case '>': fputs_unlocked("&gt;", f); break;
+		case '"': fputs_unlocked("&quot;", f); break;
+		case '\'': fputs_unlocked("&#x27;", f); break;
+		case '|': fputs_unlocked("&#x7c;", f); break;
 		default:
 			if ((unsigned char)*p < 0x20 || *p == 0x7f)
-				putc(' ', f);
+				putc_unlocked(' ', f);
 			else
-				putc(*p, f);
+				putc_unlocked(*p, f);
 		}
 	}
 }
@@ -282,10 +448,10 @@ void tg_html_escape_inert(FILE *f, const char *s)
 			continue;
 		}
 		switch (*s) {
-		case '<': fputs("&lt;", f); break;
-		case '>': fputs("&gt;", f); break;
-		case '&': fputs("&amp;", f); break;
-		default: putc(*s, f);
+		case '<': fputs_unlocked("&lt;", f); break;
+		case '>': fputs_unlocked("&gt;", f); break;
+		case '&': fputs_unlocked("&amp;", f); break;
+		default: putc_unlocked(*s, f);
 		}
 		s++;
 	}
@@ -295,7 +461,7 @@ void tg_md_escape(FILE *f, const char *s)
 {
 	for (; *s; s++) {
 		if (*s == '$') { /* GitHub's math */
-			fputs("\\$", f);
+			fputs_unlocked("\\$", f);
 			continue;
 		}
 		size_t k = inert(f, s);
@@ -304,22 +470,22 @@ void tg_md_escape(FILE *f, const char *s)
 			continue;
 		}
 		switch (*s) {
-		case '|': fputs("\\|", f); break;
-		case '`': fputs("\\`", f); break;
-		case '*': fputs("\\*", f); break;
-		case '_': fputs("\\_", f); break;
-		case '[': fputs("\\[", f); break;
-		case ']': fputs("\\]", f); break;
-		case '\\': fputs("\\\\", f); break;
-		case '<': fputs("&lt;", f); break;
-		case '>': fputs("&gt;", f); break;
-		case '&': fputs("&amp;", f); break;
-		case '\n': case '\r': case '\t': putc(' ', f); break;
+		case '|': fputs_unlocked("\\|", f); break;
+		case '`': fputs_unlocked("\\`", f); break;
+		case '*': fputs_unlocked("\\*", f); break;
+		case '_': fputs_unlocked("\\_", f); break;
+		case '[': fputs_unlocked("\\[", f); break;
+		case ']': fputs_unlocked("\\]", f); break;
+		case '\\': fputs_unlocked("\\\\", f); break;
+		case '<': fputs_unlocked("&lt;", f); break;
+		case '>': fputs_unlocked("&gt;", f); break;
+		case '&': fputs_unlocked("&amp;", f); break;
+		case '\n': case '\r': case '\t': putc_unlocked(' ', f); break;
 		default:
 			if ((unsigned char)*s < 0x20)
 				fprintf(f, "\\x%02x", (unsigned char)*s);
 			else
-				putc(*s, f);
+				putc_unlocked(*s, f);
 		}
 	}
 }
@@ -328,94 +494,94 @@ int tg_table_write_md(const tg_table *t, FILE *f)
 {
 	size_t nc = tg_table_ncols(t), nr = tg_table_nrows(t);
 	char buf[4096];
-	fputs("### ", f);
+	fputs_unlocked("### ", f);
 	tg_md_escape(f, tg_table_title(t));
-	fputs("\n\n|", f);
+	fputs_unlocked("\n\n|", f);
 	for (size_t c = 0; c < nc; c++) {
-		putc(' ', f);
+		putc_unlocked(' ', f);
 		tg_md_escape(f, tg_table_column(t, c));
-		fputs(" |", f);
+		fputs_unlocked(" |", f);
 	}
-	fputs("\n|", f);
+	fputs_unlocked("\n|", f);
 	for (size_t c = 0; c < nc; c++) {
 		int numeric = nr && tg_table_cell(t, 0, c)->type != TG_CELL_STR;
-		fputs(numeric ? " ---: |" : " --- |", f);
+		fputs_unlocked(numeric ? " ---: |" : " --- |", f);
 	}
-	putc('\n', f);
+	putc_unlocked('\n', f);
 	for (size_t r = 0; r < nr; r++) {
-		putc('|', f);
+		putc_unlocked('|', f);
 		for (size_t c = 0; c < nc; c++) {
 			cell_text(buf, sizeof(buf), tg_table_cell(t, r, c));
-			putc(' ', f);
+			putc_unlocked(' ', f);
 			tg_md_escape(f, buf);
-			fputs(" |", f);
+			fputs_unlocked(" |", f);
 		}
-		putc('\n', f);
+		putc_unlocked('\n', f);
 	}
-	putc('\n', f);
+	putc_unlocked('\n', f);
 	return ferror(f) ? tg_error_set(TG_EIO, "write error") : 0;
 }
 
 static void put_json_string(FILE *f, const char *s)
 {
-	putc('"', f);
+	putc_unlocked('"', f);
 	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
 		switch (*p) {
-		case '"': fputs("\\\"", f); break;
-		case '\\': fputs("\\\\", f); break;
-		case '\n': fputs("\\n", f); break;
-		case '\r': fputs("\\r", f); break;
-		case '\t': fputs("\\t", f); break;
-		case '<': fputs("\\u003c", f); break; /* safe inside HTML <script> */
-		case '>': fputs("\\u003e", f); break;
-		case '&': fputs("\\u0026", f); break;
+		case '"': fputs_unlocked("\\\"", f); break;
+		case '\\': fputs_unlocked("\\\\", f); break;
+		case '\n': fputs_unlocked("\\n", f); break;
+		case '\r': fputs_unlocked("\\r", f); break;
+		case '\t': fputs_unlocked("\\t", f); break;
+		case '<': fputs_unlocked("\\u003c", f); break; /* safe inside HTML <script> */
+		case '>': fputs_unlocked("\\u003e", f); break;
+		case '&': fputs_unlocked("\\u0026", f); break;
 		default:
 			if (*p < 0x20 || *p == 0x7f)
 				fprintf(f, "\\u%04x", *p);
 			else
-				putc(*p, f);
+				putc_unlocked(*p, f);
 		}
 	}
-	putc('"', f);
+	putc_unlocked('"', f);
 }
 
 int tg_table_write_json(const tg_table *t, FILE *f)
 {
 	size_t nc = tg_table_ncols(t), nr = tg_table_nrows(t);
 	char num[32];
-	fputs("{\"name\":", f);
+	fputs_unlocked("{\"name\":", f);
 	put_json_string(f, tg_table_name(t));
-	fputs(",\"title\":", f);
+	fputs_unlocked(",\"title\":", f);
 	put_json_string(f, tg_table_title(t));
-	fputs(",\"columns\":[", f);
+	fputs_unlocked(",\"columns\":[", f);
 	for (size_t c = 0; c < nc; c++) {
 		if (c)
-			putc(',', f);
+			putc_unlocked(',', f);
 		put_json_string(f, tg_table_column(t, c));
 	}
-	fputs("],\"rows\":[", f);
+	fputs_unlocked("],\"rows\":[", f);
 	for (size_t r = 0; r < nr; r++) {
-		fputs(r ? ",\n[" : "\n[", f);
+		fputs_unlocked(r ? ",\n[" : "\n[", f);
 		for (size_t c = 0; c < nc; c++) {
 			const tg_cell *x = tg_table_cell(t, r, c);
 			if (c)
-				putc(',', f);
+				putc_unlocked(',', f);
 			switch (x->type) {
 			case TG_CELL_INT: fprintf(f, "%lld", (long long)x->v.i); break;
 			case TG_CELL_NUM:
 				if (isfinite(x->v.d)) {
 					tg_format_double(num, x->v.d);
-					fputs(num, f);
+					fputs_unlocked(num, f);
 				} else {
-					fputs("null", f);
+					fputs_unlocked("null", f);
 				}
 				break;
 			case TG_CELL_STR: put_json_string(f, x->v.s); break;
-			default: fputs("null", f);
+			default: fputs_unlocked("null", f);
 			}
 		}
-		putc(']', f);
+		putc_unlocked(']', f);
 	}
-	fputs("]}", f);
+	fputs_unlocked("]}", f);
 	return ferror(f) ? tg_error_set(TG_EIO, "write error") : 0;
 }

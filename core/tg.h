@@ -50,7 +50,14 @@ void *tg_calloc(size_t n, size_t size);
 void *tg_realloc(void *p, size_t n);
 
 /* Grows *items (of item_size bytes, *cap capacity) so that it holds at least
- * need items; doubles. Returns 0 or TG_ENOMEM. */
-int tg_grow(void **items, size_t *cap, size_t need, size_t item_size);
+ * need items; doubles. Returns 0 or TG_ENOMEM. Inline for the common case
+ * (room already there): it is called once per item appended, millions of
+ * times a trace. */
+int tg_grow_slow(void **items, size_t *cap, size_t need, size_t item_size);
+
+static inline int tg_grow(void **items, size_t *cap, size_t need, size_t item_size)
+{
+	return need <= *cap ? 0 : tg_grow_slow(items, cap, need, item_size);
+}
 
 #endif

@@ -156,11 +156,16 @@ typedef struct tg_read_opts {
 	uint32_t max_string; /* bytes in one string, default 16 MiB */
 	uint32_t max_unit;   /* bytes of one event or top-level value, default 256 MiB */
 	uint32_t window;     /* initial read window in bytes, default 1 MiB (tests use tiny ones) */
+	uint32_t chunk;      /* bytes of JSON one thread parses ahead at a time, default 256 KiB (tests
+	                      * use tiny ones); input under a quarter of it is read on one thread */
 	int keep_all_args;   /* keep every argument (but Kineto's bookkeeping); default 0: only
 	                      * the ones tracegate's analyses read (trace_read.c: kept_keys) */
 } tg_read_opts;
 
-/* Reads a trace file (.json or gzip, by magic bytes) in one streaming pass.
+/* Reads a trace file (.json or gzip, by magic bytes) in one streaming pass,
+ * on the caller's thread and one more it starts and joins before it returns
+ * (core/trace_chunks.h; one thread with opts->source.single_thread or for
+ * input under a quarter of opts->chunk), with the same result either way.
  * On success *out owns the trace (free with tg_trace_free). On failure *out
  * is NULL and the message names the file and the byte offset:
  * "f.json.gz: JSON byte 1234: expected ':' after an object key".

@@ -22,21 +22,25 @@
  * bytes, refills the window and parses the unit again. setjmp runs once per
  * refill, not per event.
  */
+#include "trace_chunks.h"
 #include "trace_impl.h"
 
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
 
 #define WINDOW_INITIAL (1u << 20)
+#define CHUNK_DEFAULT (256u << 10) /* bytes of JSON a thread parses at a time (trace_chunks.h) */
 #define PAD 64
 #define DEFAULT_MAX_DEPTH 64
 #define HARD_MAX_DEPTH 1000
@@ -58,6 +62,7 @@ enum state {
 	ST_TOP_NEXT,     /* after a member: ',' or '}' */
 	ST_EVENTS_FIRST, /* after '[': event or ']' */
 	ST_EVENTS_NEXT,  /* after an event: ',' or ']' */
+	ST_EVENTS_ELEM,  /* after an event's ',': the next event */
 	ST_DONE,         /* after the document: only whitespace */
 	ST_FINISHED
 };
@@ -136,6 +141,26 @@ struct parser {
 
 	uint32_t *open; /* events from ph B awaiting their E */
 	size_t nopen, open_cap;
+
+	struct icache *icache; /* ICACHE_SLOTS */
+
+	/* the pipeline (trace_chunks.h), on the reader's parser */
+	tg_chunks *pipe;
+	tg_chunk *cur;       /* the chunk bytes come from; NULL: take the next */
+	size_t cur_pos;      /* bytes of cur read */
+	struct workers *workers;
+	uint32_t *map[2];    /* per worker: its atom -> the trace's atom (TG_NONE: not yet) */
+	size_t map_cap[2];
+
+	struct spec_result *merging; /* being merged (freed if that fails) */
+
+	/* the set of distinct argument lists (share_args): (start << 16 | count) */
+	uint64_t *dslots;
+	size_t dmask, dcount, dlists, dhits;
+	int dedup_off;
+
+	/* a worker's parser: parses a chunk ahead (NULL on the reader's) */
+	struct spec *spec;
 };
 
 struct str {
@@ -143,23 +168,57 @@ struct str {
 	size_t len;
 };
 
+/* A direct-mapped cache in front of tg_atoms_intern: names and argument
+ * keys repeat (xdit_sd_3.5: 770,000 strings interned, 3,528 distinct), and
+ * a kernel's name runs to 3 kB, which the atoms' hash reads whole. A slot
+ * is picked by the length and the first and last 8 bytes, and hit only by
+ * the same bytes (memcmp), so it answers what tg_atoms_intern would. */
+#define ICACHE_SLOTS 4096
+struct icache {
+	uint64_t a, b;   /* the first and the last 8 bytes (zero-padded): up to 16
+	                  * bytes, all of the string, compared without memcmp */
+	const char *str; /* the atom's own copy (owned by the atoms) */
+	uint32_t len, atom;
+};
+
 /* ------------------------------------------------------------------ errors */
 
 static void die_code(struct parser *ps, int code, const char *at, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5), noreturn));
 
-static void die_code(struct parser *ps, int code, const char *at, const char *fmt, ...)
+static void vdie_off(struct parser *ps, int code, uint64_t off, const char *fmt, va_list ap)
+	__attribute__((noreturn, format(printf, 4, 0)));
+
+static void vdie_off(struct parser *ps, int code, uint64_t off, const char *fmt, va_list ap)
 {
+	ps->err = code;
+	if (ps->spec) /* a worker stops there; the reader finds the error itself */
+		longjmp(ps->jb, J_ERROR);
 	char msg[300];
-	va_list ap;
-	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	uint64_t off = ps->base + (uint64_t)(at - ps->buf);
 	tg_error_set(code, "%s: byte %llu%s: %s", tg_source_name(ps->src), (unsigned long long)off,
 	             tg_source_is_gzip(ps->src) ? " of the inflated JSON" : "", msg);
 	ps->err = code;
 	longjmp(ps->jb, J_ERROR);
+}
+
+static void die_code(struct parser *ps, int code, const char *at, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vdie_off(ps, code, ps->base + (uint64_t)(at - ps->buf), fmt, ap);
+}
+
+/* die_code at the JSON offset off (an event committed after it was parsed,
+ * maybe on another thread: trace_chunks.h). */
+static void die_off(struct parser *ps, int code, uint64_t off, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5), noreturn));
+
+static void die_off(struct parser *ps, int code, uint64_t off, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vdie_off(ps, code, off, fmt, ap);
 }
 
 #define die(ps, at, ...) die_code(ps, TG_EFORMAT, at, __VA_ARGS__)
@@ -185,13 +244,35 @@ static void oom(struct parser *ps)
 
 /* ------------------------------------------------------------------ lexing */
 
+#if !defined(__SSE2__)
 static const unsigned char ws_table[256] = {[' '] = 1, ['\t'] = 1, ['\n'] = 1, ['\r'] = 1};
+#endif
 
 static inline const char *ws(const char *p)
 {
+	if ((unsigned char)*p > ' ') /* most calls: no whitespace at all */
+		return p;
+	if (*p == ' ' && (unsigned char)p[1] > ' ') /* most others: one space */
+		return p + 1;
+#if defined(__SSE2__)
+	/* pretty-printed traces indent every line: skip 16 bytes at a time (the
+	 * window's 64 NUL bytes after the data stop it there) */
+	const __m128i sp = _mm_set1_epi8(' '), nl = _mm_set1_epi8('\n'), cr = _mm_set1_epi8('\r'),
+	              tab = _mm_set1_epi8('\t');
+	for (;;) {
+		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+		__m128i w = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, sp), _mm_cmpeq_epi8(v, nl)),
+		                         _mm_or_si128(_mm_cmpeq_epi8(v, cr), _mm_cmpeq_epi8(v, tab)));
+		unsigned other = ~(unsigned)_mm_movemask_epi8(w) & 0xffff;
+		if (other)
+			return p + __builtin_ctz(other);
+		p += 16;
+	}
+#else
 	while (ws_table[(unsigned char)*p])
 		p++;
 	return p;
+#endif
 }
 
 static inline int is_digit(char c) { return (unsigned)(c - '0') < 10; }
@@ -474,11 +555,16 @@ static int span_int(const char *s, const char *e, int64_t *out, int *is_unsigned
 	if (neg)
 		s++;
 	uint64_t v = 0;
-	for (; s < e; s++) {
-		unsigned d = (unsigned)(*s - '0');
-		if (v > (UINT64_MAX - d) / 10)
-			return 1;
-		v = v * 10 + d;
+	if (e - s <= 19) { /* below 10^19: no overflow to check */
+		for (; s < e; s++)
+			v = v * 10 + (unsigned)(*s - '0');
+	} else {
+		for (; s < e; s++) {
+			unsigned d = (unsigned)(*s - '0');
+			if (v > (UINT64_MAX - d) / 10)
+				return 1;
+			v = v * 10 + d;
+		}
 	}
 	*is_unsigned = 0;
 	if (neg) {
@@ -565,6 +651,70 @@ static int span_us_to_ns(const char *s, const char *e, int64_t *out)
 	return 0;
 }
 
+/* The fast paths of the two kinds of number every event has (issue 24:
+ * scanning a number and then converting it read each digit twice, and the
+ * timestamps have 16): one pass for the common shape, at most 18 digits,
+ * no exponent, ending in a byte that cannot continue a number. Anything
+ * else returns NULL and the caller takes the general path (scan_number,
+ * then span_int or span_us_to_ns), which validates and words every error,
+ * so that the fast path never decides what the slow one would refuse. */
+static inline int ends_number(char c)
+{
+	return c != 0 && !is_digit(c) && c != '.' && c != 'e' && c != 'E';
+}
+
+/* An integer such as 416 or -12 into *out, or NULL. */
+static inline const char *fast_int(const char *p, int64_t *out)
+{
+	const char *s = p + (*p == '-');
+	if (!is_digit(*s) || (*s == '0' && is_digit(s[1])))
+		return NULL;
+	uint64_t v = 0;
+	const char *q = s;
+	while (is_digit(*q) && q - s < 18)
+		v = v * 10 + (uint64_t)(*q++ - '0');
+	if (!ends_number(*q))
+		return NULL;
+	*out = *p == '-' ? -(int64_t)v : (int64_t)v;
+	return q;
+}
+
+/* Microseconds such as 2915995397672.546 into integer ns (span_us_to_ns's
+ * result exactly), or NULL. */
+static inline const char *fast_us(const char *p, int64_t *out)
+{
+	const char *s = p + (*p == '-');
+	if (!is_digit(*s) || (*s == '0' && is_digit(s[1])))
+		return NULL;
+	uint64_t v = 0;
+	int frac = 0;
+	const char *q = s;
+	while (is_digit(*q))
+		v = v * 10 + (uint64_t)(*q++ - '0');
+	int nint = (int)(q - s);
+	if (*q == '.') {
+		const char *f = ++q;
+		while (is_digit(*q))
+			v = v * 10 + (uint64_t)(*q++ - '0');
+		frac = (int)(q - f);
+		if (!frac)
+			return NULL;
+	}
+	/* at most 18 digits of nanoseconds before rounding: below 2^63 */
+	if (nint + (frac > 3 ? frac : 3) > 18 || !ends_number(*q))
+		return NULL;
+	if (frac <= 3) {
+		v *= pow10_u64[3 - frac];
+	} else {
+		uint64_t div = pow10_u64[frac - 3], r = v % div;
+		v /= div;
+		if (r >= div - r) /* half away from zero, as span_us_to_ns */
+			v++;
+	}
+	*out = *p == '-' ? -(int64_t)v : (int64_t)v;
+	return q;
+}
+
 static const char *expect_literal(struct parser *ps, const char *p, const char *lit)
 {
 	for (const char *l = lit; *l; l++, p++) {
@@ -621,21 +771,46 @@ static const char *skip_value(struct parser *ps, const char *p, uint32_t depth)
 	case 'n':
 		return expect_literal(ps, p, "null");
 	default:
-		if (*p == '-' || is_digit(*p))
-			return scan_number(ps, p, &is_int);
+		if (*p == '-' || is_digit(*p)) {
+			int64_t v;
+			const char *q = fast_int(p, &v);
+			return q ? q : scan_number(ps, p, &is_int);
+		}
 		unexpected(ps, p, "a JSON value");
 	}
 }
 
 /* ------------------------------------------------------------------ model */
 
+static inline size_t icache_slot(const char *s, size_t len, uint64_t *a, uint64_t *b)
+{
+	*a = *b = 0;
+	memcpy(a, s, len < 8 ? len : 8);
+	if (len > 8)
+		memcpy(b, s + len - 8, 8);
+	uint64_t h = (*a ^ (len * 0x9E3779B97F4A7C15ULL)) * 0xff51afd7ed558ccdULL ^ *b * 0xc4ceb9fe1a85ec53ULL;
+	return (size_t)(h >> 52) & (ICACHE_SLOTS - 1);
+}
+
+static void spec_note_atom(struct parser *ps, uint32_t a);
+
 static uint32_t intern(struct parser *ps, const char *s, size_t len)
 {
+	uint64_t wa, wb;
+	struct icache *c = &ps->icache[icache_slot(s, len, &wa, &wb)];
 	uint32_t a;
-	if (tg_atoms_intern(&a, ps->t->atoms, s, len)) {
-		ps->err = tg_error_last_code();
-		longjmp(ps->jb, J_ERROR);
+	if (c->str && c->len == len && c->a == wa && c->b == wb && (len <= 16 || memcmp(c->str, s, len) == 0)) {
+		a = c->atom;
+	} else {
+		if (tg_atoms_intern(&a, ps->t->atoms, s, len)) {
+			ps->err = tg_error_last_code();
+			longjmp(ps->jb, J_ERROR);
+		}
+		if (len <= UINT32_MAX)
+			*c = (struct icache){wa, wb, tg_atoms_str(ps->t->atoms, a), (uint32_t)len, a};
 	}
+	if (ps->spec)
+		spec_note_atom(ps, a);
 	return a;
 }
 
@@ -786,7 +961,9 @@ static const char *parse_id_field(struct parser *ps, const char *p, int64_t *num
 	}
 	if (*p == '-' || is_digit(*p)) {
 		int is_int, uns;
-		const char *s = p;
+		const char *s = p, *q = fast_int(p, num);
+		if (q)
+			return q;
 		p = scan_number(ps, p, &is_int);
 		if (!is_int || span_int(s, p, num, &uns))
 			die(ps, s, "\"%s\" must be an integer or a string", field);
@@ -807,11 +984,13 @@ static const char *parse_int_arg(struct parser *ps, const char *p, int64_t *v, i
 		return expect_literal(ps, p, "null");
 	if (*p == '-' || is_digit(*p)) {
 		int is_int, uns;
-		const char *s = p;
+		const char *s = p, *q = fast_int(p, v);
+		*has = 1;
+		if (q)
+			return q;
 		p = scan_number(ps, p, &is_int);
 		if (!is_int || span_int(s, p, v, &uns))
 			die(ps, s, "argument \"%s\" must be an integer", what);
-		*has = 1;
 		return p;
 	}
 	if (*p == '"') {
@@ -868,7 +1047,13 @@ static const char *parse_arg_value(struct parser *ps, const char *p, tg_arg *a, 
 	default:
 		if (*p == '-' || is_digit(*p)) {
 			int is_int, uns;
-			const char *start = p;
+			int64_t fv;
+			const char *start = p, *q = fast_int(p, &fv);
+			if (q) {
+				a->v.i = fv;
+				a->type = TG_ARG_INT;
+				return q;
+			}
 			p = scan_number(ps, p, &is_int);
 			int64_t iv;
 			if (is_int && !span_int(start, p, &iv, &uns)) {
@@ -1007,11 +1192,11 @@ static void commit_metadata(struct parser *ps, struct evtmp *ev, size_t args_sta
 }
 
 /* A flow event (ph s, t, f) into t->flows. */
-static void commit_flow(struct parser *ps, const struct evtmp *ev, const char *at)
+static void commit_flow(struct parser *ps, const struct evtmp *ev, uint64_t at)
 {
 	tg_trace *t = ps->t;
 	if (!ev->has_ts || !ev->has_id)
-		die(ps, at, "flow event without \"ts\" or \"id\"");
+		die_off(ps, TG_EFORMAT, at, "flow event without \"ts\" or \"id\"");
 	if (tg_grow((void **)&t->flows, &t->flows_cap, t->nflows + 1, sizeof(tg_flow)))
 		oom(ps);
 	t->flows[t->nflows++] = (tg_flow){
@@ -1036,6 +1221,79 @@ static void close_begin(struct parser *ps, int64_t ts, uint32_t track)
 		}
 	}
 	t->stats.skipped_events++; /* an E without its B */
+}
+
+/* Events share their argument lists (issue 24): most calls of an op repeat
+ * the same shapes, types and values (xdit_sd_3.5: 127,629 arguments, 2,979
+ * in distinct lists; a 100 MB generated trace: 480,750 and 114,139), so an
+ * event whose list equals, byte for byte, one already stored points at it
+ * and its own copy is dropped. Nothing reads an argument but through its
+ * event (tg_event_arg), and nothing writes one after the read. A set of the
+ * distinct lists finds them: 8 bytes a list; it is dropped when, after
+ * DEDUP_TRIAL lists, fewer than a quarter were repeats (a trace whose every
+ * op carries a unique "Sequence number" would pay for the set and save
+ * nothing). */
+#define DEDUP_TRIAL 65536
+
+static uint64_t args_hash(const tg_arg *a, size_t n) { return tg_hash_bytes(a, n * sizeof(tg_arg)); }
+
+static void dedup_insert(struct parser *ps, uint64_t entry, uint64_t h)
+{
+	size_t i = (size_t)h & ps->dmask;
+	while (ps->dslots[i])
+		i = (i + 1) & ps->dmask;
+	ps->dslots[i] = entry;
+	ps->dcount++;
+}
+
+/* Doubles the set; 0 or -1 (out of memory: the set is dropped). */
+static int dedup_grow(struct parser *ps)
+{
+	uint64_t *old = ps->dslots;
+	size_t omask = ps->dmask, nmask = omask ? omask * 2 + 1 : 4095;
+	ps->dslots = tg_calloc(nmask + 1, sizeof(uint64_t));
+	ps->dmask = ps->dslots ? nmask : 0;
+	ps->dcount = 0;
+	for (size_t i = 0; ps->dslots && old && i <= omask; i++)
+		if (old[i]) {
+			uint64_t e = old[i];
+			dedup_insert(ps, e, args_hash(ps->t->args + (uint32_t)(e >> 16), e & 0xffff));
+		}
+	free(old);
+	if (!ps->dslots)
+		ps->dedup_off = 1;
+	return ps->dslots ? 0 : -1;
+}
+
+/* Where the event's arguments t->args[start..nargs) are kept: an equal
+ * list stored before (this one then dropped), or start. */
+static uint32_t share_args(struct parser *ps, size_t start)
+{
+	tg_trace *t = ps->t;
+	size_t n = t->nargs - start;
+	if (n == 0 || ps->dedup_off)
+		return (uint32_t)start;
+	const tg_arg *a = t->args + start;
+	uint64_t h = args_hash(a, n);
+	for (size_t i = (size_t)h & ps->dmask; ps->dslots && ps->dslots[i]; i = (i + 1) & ps->dmask) {
+		uint64_t e = ps->dslots[i];
+		uint32_t at = (uint32_t)(e >> 16);
+		if ((e & 0xffff) == n && !memcmp(t->args + at, a, n * sizeof(tg_arg))) {
+			t->nargs = start;
+			ps->dhits++;
+			return at;
+		}
+	}
+	if (++ps->dlists == DEDUP_TRIAL && ps->dhits < DEDUP_TRIAL / 4) {
+		free(ps->dslots);
+		ps->dslots = NULL;
+		ps->dedup_off = 1;
+		return (uint32_t)start;
+	}
+	if ((ps->dcount + 1) * 2 > ps->dmask && dedup_grow(ps))
+		return (uint32_t)start;
+	dedup_insert(ps, ((uint64_t)start << 16) | n, h);
+	return (uint32_t)start;
 }
 
 /* The kind an event is stored with: instants (ph i, I) are
@@ -1073,7 +1331,9 @@ static uint8_t set_ids(tg_event *e, const struct evtmp *ev, int kind)
 	return (uint8_t)((ev->has_corr ? TG_EV_HAS_CORR : 0) | (ev->has_ext ? TG_EV_HAS_EXT : 0));
 }
 
-static void commit_event(struct parser *ps, struct evtmp *ev, size_t args_start, const char *at)
+/* Commits the event parsed into ev (its arguments are t->args from
+ * args_start on) to the model; at: the JSON offset of its '{'. */
+static void commit_event(struct parser *ps, struct evtmp *ev, size_t args_start, uint64_t at)
 {
 	tg_trace *t = ps->t;
 	tg_trace_stats *st = &t->stats;
@@ -1106,7 +1366,7 @@ static void commit_event(struct parser *ps, struct evtmp *ev, size_t args_start,
 		return;
 	}
 	if (!ev->has_ts)
-		die(ps, at, "event without \"ts\"");
+		die_off(ps, TG_EFORMAT, at, "event without \"ts\"");
 	uint32_t track = track_get(ps, &ev->key);
 	if (ev->ph == 'E') {
 		t->nargs = args_start;
@@ -1114,10 +1374,10 @@ static void commit_event(struct parser *ps, struct evtmp *ev, size_t args_start,
 		return;
 	}
 	if (t->nevents >= ps->max_events)
-		die_code(ps, TG_ELIMIT, at, "more than %llu events (limit)",
+		die_off(ps, TG_ELIMIT, at, "more than %llu events (limit)",
 		         (unsigned long long)ps->max_events);
 	if (ev->ph == 'X' && !ev->has_dur)
-		die(ps, at, "complete event (ph X) without \"dur\"");
+		die_off(ps, TG_EFORMAT, at, "complete event (ph X) without \"dur\"");
 	if (ev->dur < 0) {
 		st->negative_durations++;
 		ev->dur = 0;
@@ -1129,7 +1389,7 @@ static void commit_event(struct parser *ps, struct evtmp *ev, size_t args_start,
 		push_arg(ps, &a);
 	}
 	if (t->nargs - args_start > UINT16_MAX)
-		die_code(ps, TG_ELIMIT, at, "event with more than %u arguments", UINT16_MAX);
+		die_off(ps, TG_ELIMIT, at, "event with more than %u arguments", UINT16_MAX);
 	if (tg_grow((void **)&t->events, &t->events_cap, t->nevents + 1, sizeof(tg_event)))
 		oom(ps);
 	tg_event *e = &t->events[t->nevents];
@@ -1137,8 +1397,8 @@ static void commit_event(struct parser *ps, struct evtmp *ev, size_t args_start,
 	e->dur = ev->ph == 'B' ? 0 : ev->dur;
 	e->name = ev->name == TG_NONE ? ps->atom_empty : ev->name;
 	e->track = track;
-	e->args = (uint32_t)args_start;
 	e->nargs = (uint16_t)(t->nargs - args_start);
+	e->args = share_args(ps, args_start);
 	e->kind = (uint8_t)kind;
 	flags |= set_ids(e, ev, kind);
 	if (ev->ph == 'B') {
@@ -1201,6 +1461,146 @@ static const char *parse_cat(struct parser *ps, const char *p, struct evtmp *ev)
 	return p;
 }
 
+/* ------------------------------------------------------------ parse ahead
+ *
+ * A worker (trace_chunks.h) parses a chunk with the very code above, on a
+ * parser of its own whose atoms and arguments are private: parse_event
+ * ends in pend() instead of commit_event(), and intern() notes the order
+ * in which the chunk first used each of the worker's atoms. The reader
+ * later merges the result (merge_result): it interns the chunk's strings
+ * in that order, so that every atom gets the number a sequential read
+ * gives it, maps the worker's atoms to the trace's, and commits the
+ * events in order; whatever depends on what came before (tracks, B/E
+ * pairs, flows, metadata, counts, limits) is done then. The worker stops
+ * at the first thing it cannot finish (an error, the chunk's end inside an
+ * event, an event too large for max_unit's checks, anything but ',' after
+ * an event), and the reader parses from there itself, so that errors,
+ * messages and offsets are the sequential reader's. */
+
+/* One event parsed ahead, committed when merged. */
+struct pending {
+	struct evtmp ev;
+	uint64_t at;          /* JSON offset of its '{' */
+	uint32_t args, nargs; /* its arguments in the result's */
+};
+
+struct spec_result {
+	struct pending *ev;
+	size_t nev, ev_cap;
+	tg_arg *args; /* the worker's atoms */
+	size_t nargs, args_cap;
+	uint32_t *touch; /* the worker's atoms, in the order the chunk first used them */
+	size_t ntouch, touch_cap;
+	size_t stop;      /* the chunk's bytes its events cover */
+	enum state state; /* after them: ST_EVENTS_ELEM, or ST_EVENTS_NEXT */
+	int worker;
+};
+
+/* The strings of a worker's atoms, for the reader to read while the worker
+ * goes on: segments that never move. */
+#define PUB_SEG 4096
+#define PUB_SEGS 4096
+struct pubstr {
+	const char *s;
+	uint32_t len;
+};
+
+struct spec {
+	struct parser ps;
+	tg_trace local;           /* atoms and args of its own */
+	struct spec_result *r;    /* being filled */
+	uint32_t *seen;           /* per atom: chunk seq + 1 of its last use */
+	size_t seen_cap;
+	uint32_t chunk_mark;
+	struct pubstr *pub[PUB_SEGS];
+	uint32_t npub;
+	size_t keep_nev, keep_touch, keep_args, keep_stop; /* spec_parse's last good event */
+	enum state keep_state;
+};
+
+/* Results are recycled, arrays and all: a chunk's events fill arrays of a
+ * few hundred kB, which allocated afresh for every chunk were a quarter of
+ * a report's page faults. */
+#define NSPARE 12
+struct workers {
+	struct spec w[2];
+	pthread_mutex_t mu; /* guards spare */
+	struct spec_result *spare[NSPARE];
+	int nspare;
+};
+
+static void pend(struct parser *ps, struct evtmp *ev, size_t args_start, const char *at)
+{
+	struct spec_result *r = ps->spec->r;
+	if (r->nev == r->ev_cap && tg_grow((void **)&r->ev, &r->ev_cap, r->nev + 1, sizeof(*r->ev)))
+		oom(ps);
+	r->ev[r->nev++] = (struct pending){*ev, ps->base + (uint64_t)(at - ps->buf), (uint32_t)args_start,
+	                                   (uint32_t)(ps->t->nargs - args_start)};
+}
+
+/* intern()'s note of atom a on a worker: published when new, listed when
+ * the chunk uses it for the first time. */
+static void spec_note_atom(struct parser *ps, uint32_t a)
+{
+	struct spec *w = ps->spec;
+	if (a == w->npub) { /* new */
+		if (a / PUB_SEG >= PUB_SEGS)
+			oom(ps); /* 16 M strings: the worker stops, the reader reads on */
+		if (!w->pub[a / PUB_SEG] && !(w->pub[a / PUB_SEG] = tg_malloc(PUB_SEG * sizeof(struct pubstr))))
+			oom(ps);
+		w->pub[a / PUB_SEG][a % PUB_SEG] =
+			(struct pubstr){tg_atoms_str(ps->t->atoms, a), (uint32_t)tg_atoms_len(ps->t->atoms, a)};
+		w->npub++;
+	}
+	if (a >= w->seen_cap) {
+		size_t old = w->seen_cap;
+		if (tg_grow((void **)&w->seen, &w->seen_cap, (size_t)a + 1, sizeof(uint32_t)))
+			oom(ps);
+		memset(w->seen + old, 0, (w->seen_cap - old) * sizeof(uint32_t));
+	}
+	if (w->seen[a] != w->chunk_mark) {
+		struct spec_result *r = w->r;
+		w->seen[a] = w->chunk_mark;
+		if (r->ntouch == r->touch_cap && tg_grow((void **)&r->touch, &r->touch_cap, r->ntouch + 1, sizeof(uint32_t)))
+			oom(ps);
+		r->touch[r->ntouch++] = a;
+	}
+}
+
+/* An event's key among the ten the reader looks for, read without a
+ * string scan: p is after the opening quote; the bytes there are compared
+ * 8 at a time with the key and its closing quote (the window and the
+ * chunks have 64 NUL bytes after their data). Returns the byte after the
+ * closing quote with *k set, or NULL (another key, or one written with
+ * escapes: scan_string reads it). */
+static inline const char *fast_key(const char *p, struct str *k)
+{
+	uint64_t w;
+	memcpy(&w, p, 8);
+#define KEY(lit, n)                                                                              \
+	do {                                                                                         \
+		uint64_t m = (UINT64_C(1) << (8 * (n) + 8)) - 1, want = 0;                              \
+		memcpy(&want, lit "\"", (n) + 1);                                                       \
+		if ((w & m) == want) {                                                                   \
+			k->s = p;                                                                            \
+			k->len = (n);                                                                        \
+			return p + (n) + 1;                                                                  \
+		}                                                                                        \
+	} while (0)
+	switch (*p) {
+	case 'p': KEY("ph", 2); KEY("pid", 3); break;
+	case 't': KEY("ts", 2); KEY("tid", 3); break;
+	case 'c': KEY("cat", 3); break;
+	case 'd': KEY("dur", 3); break;
+	case 'n': KEY("name", 4); break;
+	case 'a': KEY("args", 4); break;
+	case 'i': KEY("id", 2); break;
+	case 'b': KEY("bp", 2); break;
+	}
+#undef KEY
+	return NULL;
+}
+
 /* Parses one element of traceEvents at p (after whitespace). */
 static const char *parse_event(struct parser *ps, const char *p)
 {
@@ -1214,6 +1614,10 @@ static const char *parse_event(struct parser *ps, const char *p)
 	int is_int;
 	p = ws(p + 1);
 	if (*p == '}') {
+		if (ps->spec) {
+			pend(ps, &ev, args_start, at); /* ph 0: counted as skipped when committed */
+			return p + 1;
+		}
 		ps->t->stats.raw_events++;
 		ps->t->stats.skipped_events++;
 		return p + 1;
@@ -1221,7 +1625,8 @@ static const char *parse_event(struct parser *ps, const char *p)
 	for (;;) {
 		if (*p != '"')
 			unexpected(ps, p, "a string key in an event");
-		p = ws(scan_string(ps, p + 1, &k));
+		const char *q = fast_key(p + 1, &k);
+		p = ws(q ? q : scan_string(ps, p + 1, &k));
 		if (*p != ':')
 			unexpected(ps, p, "':' after an object key");
 		p = ws(p + 1);
@@ -1237,11 +1642,16 @@ static const char *parse_event(struct parser *ps, const char *p)
 					die(ps, v, "\"ph\" must be one character");
 				ev.ph = s.s[0];
 			} else if (k.s[0] == 't' && k.s[1] == 's') {
-				if (*p != '-' && !is_digit(*p))
-					bad_number(ps, p, "ts");
-				p = scan_number(ps, p, &is_int);
-				if (span_us_to_ns(v, p, &ev.ts) || ev.ts <= -TS_LIMIT || ev.ts >= TS_LIMIT)
-					die(ps, v, "\"ts\" out of range");
+				const char *q = fast_us(p, &ev.ts);
+				if (q && ev.ts > -TS_LIMIT && ev.ts < TS_LIMIT) {
+					p = q;
+				} else {
+					if (*p != '-' && !is_digit(*p))
+						bad_number(ps, p, "ts");
+					p = scan_number(ps, p, &is_int);
+					if (span_us_to_ns(v, p, &ev.ts) || ev.ts <= -TS_LIMIT || ev.ts >= TS_LIMIT)
+						die(ps, v, "\"ts\" out of range");
+				}
 				ev.has_ts = 1;
 			} else if (k.s[0] == 'i' && k.s[1] == 'd') {
 				p = parse_flow_id(ps, p, &ev);
@@ -1261,11 +1671,16 @@ static const char *parse_event(struct parser *ps, const char *p)
 			} else if (!memcmp(k.s, "tid", 3)) {
 				p = parse_id_field(ps, p, &ev.key.tid, &ev.key.tid_str, "tid");
 			} else if (!memcmp(k.s, "dur", 3)) {
-				if (*p != '-' && !is_digit(*p))
-					bad_number(ps, p, "dur");
-				p = scan_number(ps, p, &is_int);
-				if (span_us_to_ns(v, p, &ev.dur) || ev.dur >= DUR_LIMIT)
-					die(ps, v, "\"dur\" out of range");
+				const char *q = fast_us(p, &ev.dur);
+				if (q && ev.dur < DUR_LIMIT) {
+					p = q;
+				} else {
+					if (*p != '-' && !is_digit(*p))
+						bad_number(ps, p, "dur");
+					p = scan_number(ps, p, &is_int);
+					if (span_us_to_ns(v, p, &ev.dur) || ev.dur >= DUR_LIMIT)
+						die(ps, v, "\"dur\" out of range");
+				}
 				ev.has_dur = 1;
 			} else
 				handled = 0;
@@ -1297,7 +1712,10 @@ static const char *parse_event(struct parser *ps, const char *p)
 			break;
 		unexpected(ps, p, "',' or '}' in an event");
 	}
-	commit_event(ps, &ev, args_start, at);
+	if (ps->spec)
+		pend(ps, &ev, args_start, at);
+	else
+		commit_event(ps, &ev, args_start, ps->base + (uint64_t)(at - ps->buf));
 	return p + 1;
 }
 
@@ -1399,7 +1817,10 @@ static void parse_unit(struct parser *ps)
 		return;
 	case ST_EVENTS_NEXT:
 		if (*p == ',') {
-			ps->p = parse_event(ps, ws(p + 1));
+			/* a unit of its own: the next event's unit starts at its '{', where a
+			 * chunk parsed ahead may start (refill) */
+			ps->state = ST_EVENTS_ELEM;
+			ps->p = p + 1;
 			return;
 		}
 		if (*p == ']') {
@@ -1408,6 +1829,10 @@ static void parse_unit(struct parser *ps)
 			return;
 		}
 		unexpected(ps, p, "',' or ']' after an event");
+	case ST_EVENTS_ELEM:
+		ps->p = parse_event(ps, p);
+		ps->state = ST_EVENTS_NEXT;
+		return;
 	case ST_DONE:
 		if (*p == 0) {
 			if (p < ps->buf + ps->len)
@@ -1423,6 +1848,235 @@ static void parse_unit(struct parser *ps)
 	}
 }
 
+/* ----------------------------------------------------------- the pipeline */
+
+/* Up to cap bytes of JSON into dst: from the source, or from the chunks of
+ * the pipeline in order (never past the end of one). */
+static int stream_read(struct parser *ps, char *dst, size_t cap, size_t *got)
+{
+	*got = 0;
+	if (!ps->pipe)
+		return tg_source_read(ps->src, dst, cap, got);
+	for (;;) {
+		if (!ps->cur) {
+			ps->cur = tg_chunks_next(ps->pipe);
+			ps->cur_pos = 0;
+		}
+		tg_chunk *c = ps->cur;
+		if (c->final < 0)
+			return tg_error_set(c->final, "%s", c->msg);
+		if (c->final)
+			return 0;
+		if (ps->cur_pos < c->len) {
+			size_t n = c->len - ps->cur_pos < cap ? c->len - ps->cur_pos : cap;
+			memcpy(dst, c->data + ps->cur_pos, n);
+			ps->cur_pos += n;
+			*got = n;
+			return 0;
+		}
+		tg_chunks_release(ps->pipe, c);
+		ps->cur = NULL;
+	}
+}
+
+/* The chunk the stream reads next, taken when the current one is read. */
+static tg_chunk *stream_chunk(struct parser *ps)
+{
+	if (ps->cur && !ps->cur->final && ps->cur_pos == ps->cur->len) {
+		tg_chunks_release(ps->pipe, ps->cur);
+		ps->cur = NULL;
+	}
+	if (!ps->cur) {
+		ps->cur = tg_chunks_next(ps->pipe);
+		ps->cur_pos = 0;
+	}
+	return ps->cur;
+}
+
+static void result_free(struct spec_result *r)
+{
+	if (!r)
+		return;
+	free(r->ev);
+	free(r->args);
+	free(r->touch);
+	free(r);
+}
+
+/* Gives r back to ctx's spares (tg_chunk_free_fn; any thread). */
+static void free_result(void *ctx, void *res)
+{
+	struct workers *ws_ = ctx;
+	struct spec_result *r = res;
+	if (!r)
+		return;
+	pthread_mutex_lock(&ws_->mu);
+	if (ws_->nspare < NSPARE) {
+		ws_->spare[ws_->nspare++] = r;
+		r = NULL;
+	}
+	pthread_mutex_unlock(&ws_->mu);
+	result_free(r);
+}
+
+/* A result to fill: a spare (emptied), or a new one; NULL when out of
+ * memory. */
+static struct spec_result *take_result(struct workers *ws_)
+{
+	struct spec_result *r = NULL;
+	pthread_mutex_lock(&ws_->mu);
+	if (ws_->nspare)
+		r = ws_->spare[--ws_->nspare];
+	pthread_mutex_unlock(&ws_->mu);
+	if (!r)
+		return tg_calloc(1, sizeof(struct spec_result));
+	r->nev = r->nargs = r->ntouch = r->stop = 0;
+	return r;
+}
+
+/* The trace's atom of worker wk's atom a (interned now when new). */
+static uint32_t map_atom(struct parser *ps, int wk, uint32_t a)
+{
+	if (a < ps->noise_limit + 2) /* the atoms every table begins with (seed_atoms) */
+		return a;
+	if (a >= ps->map_cap[wk]) {
+		size_t old = ps->map_cap[wk];
+		if (tg_grow((void **)&ps->map[wk], &ps->map_cap[wk], (size_t)a + 1, sizeof(uint32_t)))
+			oom(ps);
+		memset(ps->map[wk] + old, 0xff, (ps->map_cap[wk] - old) * sizeof(uint32_t)); /* TG_NONE */
+	}
+	if (ps->map[wk][a] == TG_NONE) {
+		const struct pubstr *e = &ps->workers->w[wk].pub[a / PUB_SEG][a % PUB_SEG];
+		ps->map[wk][a] = intern(ps, e->s, e->len);
+	}
+	return ps->map[wk][a];
+}
+
+static inline uint32_t remap(const struct parser *ps, int wk, uint32_t a)
+{
+	return a == TG_NONE || a < ps->noise_limit + 2 ? a : ps->map[wk][a];
+}
+
+/* Commits the events of a chunk parsed ahead, as if the reader had parsed
+ * them: their strings interned in the order the chunk first used them,
+ * then each event with its arguments. */
+static void merge_result(struct parser *ps, const struct spec_result *r)
+{
+	int wk = r->worker;
+	for (size_t i = 0; i < r->ntouch; i++)
+		map_atom(ps, wk, r->touch[i]);
+	for (size_t i = 0; i < r->nev; i++) {
+		const struct pending *pe = &r->ev[i];
+		size_t args_start = ps->t->nargs;
+		for (uint32_t j = 0; j < pe->nargs; j++) {
+			tg_arg a = r->args[pe->args + j];
+			a.key = remap(ps, wk, a.key) & TG_ARG_MAX_KEY;
+			if (a.type == TG_ARG_STR || a.type == TG_ARG_RAW)
+				a.v.atom = remap(ps, wk, a.v.atom);
+			push_arg(ps, &a);
+		}
+		struct evtmp ev = pe->ev;
+		ev.name = remap(ps, wk, ev.name);
+		ev.cat = remap(ps, wk, ev.cat);
+		ev.key.pid_str = remap(ps, wk, ev.key.pid_str);
+		ev.key.tid_str = remap(ps, wk, ev.key.tid_str);
+		commit_event(ps, &ev, args_start, pe->at);
+	}
+}
+
+/* Where no more than this many atoms: a chunk's keys keep below 2^24 */
+#define SPEC_MAX_ATOMS (1u << 23)
+
+/* At a unit boundary with nothing kept, expecting an element of
+ * traceEvents, exactly where the next chunk begins: that chunk's events,
+ * parsed ahead, are merged instead of read, and so the next ones. */
+static int try_merge(struct parser *ps)
+{
+	while (ps->state == ST_EVENTS_FIRST || ps->state == ST_EVENTS_ELEM) {
+		tg_chunk *c = stream_chunk(ps);
+		if (ps->cur_pos != 0 || !c->spec || c->final || c->start != ps->base + ps->len)
+			return 0;
+		struct spec_result *r = tg_chunks_result(ps->pipe, c);
+		if (!r)
+			return 0;
+		if (r->stop == 0 || tg_atoms_count(ps->t->atoms) + r->ntouch > SPEC_MAX_ATOMS) {
+			free_result(ps->workers, r);
+			return 0;
+		}
+		ps->merging = r;
+		merge_result(ps, r);
+		ps->merging = NULL;
+		ps->base = c->start + r->stop;
+		ps->len = 0;
+		ps->state = r->state;
+		ps->cur_pos = r->stop;
+		free_result(ps->workers, r);
+	}
+	return 0;
+}
+
+/* The events of chunk c from its first byte, for as long as they parse
+ * and are followed by ','; the counts at the last event kept go to w->keep_*
+ * (in memory: a longjmp lands here). */
+static void spec_events(struct spec *w, const tg_chunk *c)
+{
+	struct parser *ps = &w->ps;
+	w->keep_nev = w->keep_touch = w->keep_args = w->keep_stop = 0;
+	w->keep_state = ST_EVENTS_ELEM;
+	if (setjmp(ps->jb) != J_NONE)
+		return;
+	const char *p = c->data;
+	while (*p == '{' && tg_atoms_count(ps->t->atoms) < SPEC_MAX_ATOMS) {
+		const char *q = parse_event(ps, p);
+		if ((size_t)(q - p) > ps->max_unit / 4)
+			return; /* the reader's window checks a unit this large */
+		w->keep_nev = w->r->nev;
+		w->keep_touch = w->r->ntouch;
+		w->keep_args = ps->t->nargs;
+		w->keep_stop = (size_t)(q - c->data);
+		w->keep_state = ST_EVENTS_NEXT;
+		q = ws(q);
+		if (*q != ',')
+			return;
+		p = ws(q + 1);
+		w->keep_stop = (size_t)(p - c->data);
+		w->keep_state = ST_EVENTS_ELEM;
+	}
+}
+
+/* A worker's parse of chunk c ahead (tg_chunk_parse_fn). */
+static void *spec_parse(void *ctx, int worker, const tg_chunk *c)
+{
+	struct spec *w = &((struct workers *)ctx)->w[worker];
+	struct parser *ps = &w->ps;
+	struct spec_result *r = take_result(ctx);
+	if (!r)
+		return NULL;
+	r->worker = worker;
+	w->r = r;
+	w->chunk_mark = (uint32_t)c->seq + 1;
+	ps->buf = c->data;
+	ps->len = c->len;
+	ps->base = c->start;
+	ps->t->args = r->args; /* the arrays of a recycled result, filled again */
+	ps->t->args_cap = r->args_cap;
+	ps->t->nargs = 0;
+	spec_events(w, c);
+	r->nev = w->keep_nev;
+	r->ntouch = w->keep_touch;
+	r->stop = w->keep_stop;
+	r->state = w->keep_state;
+	r->args = ps->t->args;
+	r->args_cap = ps->t->args_cap;
+	r->nargs = w->keep_args;
+	ps->t->args = NULL;
+	ps->t->nargs = ps->t->args_cap = 0;
+	w->r = NULL;
+	return r;
+}
+
+/* ------------------------------------------------------------ the driver */
+
 /* Keeps the bytes of the unfinished unit and reads more behind them. */
 static int refill(struct parser *ps)
 {
@@ -1432,6 +2086,11 @@ static int refill(struct parser *ps)
 		memmove(ps->buf, ps->buf + keep_from, keep);
 		ps->base += keep_from;
 		ps->len = keep;
+	}
+	if (keep == 0 && ps->pipe) {
+		int rc = try_merge(ps);
+		if (rc)
+			return rc;
 	}
 	if (ps->cap - ps->len < ps->cap / 4) {
 		if (ps->cap >= ps->max_unit) {
@@ -1449,7 +2108,7 @@ static int refill(struct parser *ps)
 	}
 	while (ps->len < ps->cap && !ps->eof) {
 		size_t got;
-		int rc = tg_source_read(ps->src, ps->buf + ps->len, ps->cap - ps->len, &got);
+		int rc = stream_read(ps, ps->buf + ps->len, ps->cap - ps->len, &got);
 		if (rc)
 			return rc;
 		if (got == 0)
@@ -1457,6 +2116,8 @@ static int refill(struct parser *ps)
 		ps->len += got;
 		if (ps->len > ps->cap / 2)
 			break; /* enough to go on with; keeps the pipeline moving */
+		if (ps->pipe && got && ps->cur_pos == ps->cur->len)
+			break; /* a chunk ends here: the next may be merged, not read */
 	}
 	memset(ps->buf + ps->len, 0, PAD);
 	ps->unit = ps->p = ps->buf;
@@ -1491,23 +2152,111 @@ static int run(struct parser *ps)
 	return 0;
 }
 
-static int read_source(tg_trace **out, tg_source *src, const char *name, const tg_read_opts *opts)
+/* The atoms every table of a read begins with, in this order (a worker's
+ * table too, so that these have the same numbers everywhere): the kept
+ * argument keys, the noise keys, "" and "cat". */
+static int seed_atoms(tg_atoms *a, uint32_t *atom_empty, uint32_t *atom_cat)
+{
+	uint32_t x;
+	for (size_t i = 0; i < NKEPT; i++)
+		if (tg_atoms_intern(&x, a, kept_keys[i], strlen(kept_keys[i])))
+			return TG_ENOMEM;
+	for (size_t i = 0; i < NNOISE; i++)
+		if (tg_atoms_intern(&x, a, noise_keys[i], strlen(noise_keys[i])))
+			return TG_ENOMEM;
+	if (tg_atoms_intern(atom_empty, a, "", 0) || tg_atoms_intern(atom_cat, a, "cat", 3))
+		return TG_ENOMEM;
+	return 0;
+}
+
+/* The limits and options of opts on a fresh parser ps reading src. */
+static void parser_config(struct parser *ps, tg_source *src, const tg_read_opts *opts)
+{
+	memset(ps, 0, sizeof(*ps));
+	ps->src = src;
+	ps->max_depth = opts && opts->max_depth ? opts->max_depth : DEFAULT_MAX_DEPTH;
+	if (ps->max_depth > HARD_MAX_DEPTH)
+		ps->max_depth = HARD_MAX_DEPTH;
+	if (ps->max_depth < MIN_DEPTH)
+		ps->max_depth = MIN_DEPTH;
+	ps->max_events = opts && opts->max_events ? opts->max_events : DEFAULT_MAX_EVENTS;
+	ps->max_string = opts && opts->max_string ? opts->max_string : DEFAULT_MAX_STRING;
+	ps->max_unit = opts && opts->max_unit ? opts->max_unit : DEFAULT_MAX_UNIT;
+	ps->last_track = TG_NONE;
+	ps->state = ST_BEGIN;
+	ps->keep_limit = (uint32_t)NKEPT;
+	ps->noise_limit = (uint32_t)(NKEPT + NNOISE);
+	ps->keep_all = opts && opts->keep_all_args;
+}
+
+static void workers_free(struct workers *ws_)
+{
+	if (!ws_)
+		return;
+	for (int i = 0; i < ws_->nspare; i++)
+		result_free(ws_->spare[i]);
+	pthread_mutex_destroy(&ws_->mu);
+	for (int i = 0; i < 2; i++) {
+		struct spec *w = &ws_->w[i];
+		tg_atoms_free(w->local.atoms);
+		free(w->local.args);
+		free(w->ps.icache);
+		free(w->ps.scratch);
+		free(w->seen);
+		for (size_t k = 0; k < PUB_SEGS && w->pub[k]; k++)
+			free(w->pub[k]);
+	}
+	free(ws_);
+}
+
+/* The two workers' parsers, configured as main. */
+static int workers_new(struct workers **out, const struct parser *main, const tg_read_opts *opts)
+{
+	struct workers *ws_ = *out = tg_calloc(1, sizeof(*ws_));
+	if (!ws_)
+		return TG_ENOMEM;
+	pthread_mutex_init(&ws_->mu, NULL);
+	for (int i = 0; i < 2; i++) {
+		struct spec *w = &ws_->w[i];
+		parser_config(&w->ps, main->src, opts);
+		w->ps.spec = w;
+		w->ps.t = &w->local;
+		w->local.atoms = tg_atoms_new();
+		w->ps.icache = tg_calloc(ICACHE_SLOTS, sizeof(struct icache));
+		if (!w->local.atoms || !w->ps.icache ||
+		    seed_atoms(w->local.atoms, &w->ps.atom_empty, &w->ps.atom_cat)) {
+			workers_free(ws_);
+			*out = NULL;
+			return TG_ENOMEM;
+		}
+		w->ps.key_input_dims = main->key_input_dims;
+		w->npub = tg_atoms_count(w->local.atoms);
+	}
+	return 0;
+}
+
+/* Frees what the parser ps holds (not its trace); stops its pipeline. */
+static void parser_free(struct parser *ps)
+{
+	tg_chunks_stop(ps->pipe);
+	ps->pipe = NULL;
+	result_free(ps->merging);
+	workers_free(ps->workers);
+	free(ps->map[0]);
+	free(ps->map[1]);
+	free(ps->buf);
+	free(ps->scratch);
+	free(ps->tslots);
+	free(ps->open);
+	free(ps->icache);
+	free(ps->dslots);
+}
+
+static int read_source(tg_trace **out, tg_source *src, const char *name, const tg_read_opts *opts, int pipeline)
 {
 	*out = NULL;
 	struct parser ps;
-	memset(&ps, 0, sizeof(ps));
-	ps.src = src;
-	ps.max_depth = opts && opts->max_depth ? opts->max_depth : DEFAULT_MAX_DEPTH;
-	if (ps.max_depth > HARD_MAX_DEPTH)
-		ps.max_depth = HARD_MAX_DEPTH;
-	if (ps.max_depth < MIN_DEPTH)
-		ps.max_depth = MIN_DEPTH;
-	ps.max_events = opts && opts->max_events ? opts->max_events : DEFAULT_MAX_EVENTS;
-	ps.max_string = opts && opts->max_string ? opts->max_string : DEFAULT_MAX_STRING;
-	ps.max_unit = opts && opts->max_unit ? opts->max_unit : DEFAULT_MAX_UNIT;
-	ps.last_track = TG_NONE;
-	ps.state = ST_BEGIN;
-
+	parser_config(&ps, src, opts);
 	int rc = TG_ENOMEM;
 	tg_trace *t = tg_calloc(1, sizeof(*t));
 	if (!t)
@@ -1522,29 +2271,27 @@ static int read_source(tg_trace **out, tg_source *src, const char *name, const t
 	ps.buf = tg_malloc(ps.cap + PAD);
 	ps.tmask = 63;
 	ps.tslots = tg_calloc(ps.tmask + 1, sizeof(uint32_t));
-	if (!t->name || !t->atoms || !t->meta || !ps.buf || !ps.tslots)
+	ps.icache = tg_calloc(ICACHE_SLOTS, sizeof(struct icache));
+	if (!t->name || !t->atoms || !t->meta || !ps.buf || !ps.tslots || !ps.icache)
 		goto fail;
 	memset(ps.buf, 0, PAD);
 	ps.unit = ps.p = ps.buf;
-	for (size_t i = 0; i < NKEPT; i++) {
-		uint32_t a;
-		if (tg_atoms_intern(&a, t->atoms, kept_keys[i], strlen(kept_keys[i])))
-			goto fail;
-	}
-	for (size_t i = 0; i < NNOISE; i++) {
-		uint32_t a;
-		if (tg_atoms_intern(&a, t->atoms, noise_keys[i], strlen(noise_keys[i])))
-			goto fail;
-	}
-	ps.keep_limit = (uint32_t)NKEPT;
-	ps.key_input_dims = tg_atoms_find(t->atoms, "Input Dims", 10);
-	ps.noise_limit = (uint32_t)(NKEPT + NNOISE);
-	ps.keep_all = opts && opts->keep_all_args;
-	if (tg_atoms_intern(&ps.atom_empty, t->atoms, "", 0) ||
-	    tg_atoms_intern(&ps.atom_cat, t->atoms, "cat", 3))
+	if (seed_atoms(t->atoms, &ps.atom_empty, &ps.atom_cat))
 		goto fail;
-
+	ps.key_input_dims = tg_atoms_find(t->atoms, "Input Dims", 10);
+	if (pipeline) {
+		size_t chunk = opts && opts->chunk ? opts->chunk : CHUNK_DEFAULT;
+		if ((rc = workers_new(&ps.workers, &ps, opts)))
+			goto fail;
+		if (tg_chunks_start(&ps.pipe, src, chunk, spec_parse, free_result, ps.workers)) {
+			workers_free(ps.workers); /* no thread: read on this one */
+			ps.workers = NULL;
+			tg_error_clear();
+		}
+	}
 	rc = run(&ps);
+	tg_chunks_stop(ps.pipe); /* the feeder has read the source to its end */
+	ps.pipe = NULL;
 	if (rc)
 		goto fail;
 	for (size_t i = 0; i < ps.nopen; i++)
@@ -1556,22 +2303,45 @@ static int read_source(tg_trace **out, tg_source *src, const char *name, const t
 		rc = tg_trace_finish_names(t);
 	if (rc)
 		goto fail;
-	free(ps.buf);
-	free(ps.scratch);
-	free(ps.tslots);
-	free(ps.open);
+	parser_free(&ps);
 	*out = t;
 	return 0;
 fail:
 	/* out-of-memory messages come from deep inside: name the file too */
 	if (rc == TG_ENOMEM)
 		tg_error_set(TG_ENOMEM, "%s: out of memory while reading the trace", name);
-	free(ps.buf);
-	free(ps.scratch);
-	free(ps.tslots);
-	free(ps.open);
+	parser_free(&ps);
 	tg_trace_free(t);
 	return rc;
+}
+
+/* Whether to read with the pipeline (trace_chunks.h): not when asked to
+ * stay on one thread, nor for input too small to be worth a thread (size:
+ * the file's bytes, or -1 when unknown, as for a pipe). */
+static int use_pipeline(const tg_read_opts *opts, int64_t size)
+{
+	if (opts && opts->source.single_thread)
+		return 0;
+	size_t chunk = opts && opts->chunk ? opts->chunk : CHUNK_DEFAULT;
+	return size < 0 || (uint64_t)size >= chunk / 4;
+}
+
+/* The source options for a read: single-threaded under the pipeline, whose
+ * feeder inflates. */
+static tg_source_opts source_opts(const tg_read_opts *opts, int pipeline)
+{
+	tg_source_opts so = {0};
+	if (opts)
+		so = opts->source;
+	if (pipeline)
+		so.single_thread = 1;
+	return so;
+}
+
+static int64_t size_of_fd(int fd)
+{
+	struct stat st;
+	return fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? (int64_t)st.st_size : -1;
 }
 
 int tg_trace_read_file(tg_trace **out, const char *path, const tg_read_opts *opts)
@@ -1586,10 +2356,13 @@ int tg_trace_read_file_named(tg_trace **out, const char *path, const char *name,
 	tg_error_clear();
 	if (!name)
 		name = path;
-	int rc = tg_source_open_file(&src, path, name, opts ? &opts->source : NULL);
+	struct stat st;
+	int pipeline = use_pipeline(opts, stat(path, &st) == 0 && S_ISREG(st.st_mode) ? (int64_t)st.st_size : -1);
+	tg_source_opts so = source_opts(opts, pipeline);
+	int rc = tg_source_open_file(&src, path, name, &so);
 	if (rc)
 		return rc;
-	rc = read_source(out, src, name, opts);
+	rc = read_source(out, src, name, opts, pipeline);
 	tg_source_free(src);
 	return rc;
 }
@@ -1599,10 +2372,12 @@ int tg_trace_read_fd_named(tg_trace **out, int fd, const char *name, const tg_re
 	tg_source *src;
 	*out = NULL;
 	tg_error_clear();
-	int rc = tg_source_open_fd(&src, fd, name, opts ? &opts->source : NULL);
+	int pipeline = use_pipeline(opts, size_of_fd(fd));
+	tg_source_opts so = source_opts(opts, pipeline);
+	int rc = tg_source_open_fd(&src, fd, name, &so);
 	if (rc)
 		return rc;
-	rc = read_source(out, src, name ? name : "<fd>", opts);
+	rc = read_source(out, src, name ? name : "<fd>", opts, pipeline);
 	tg_source_free(src);
 	return rc;
 }
@@ -1615,10 +2390,12 @@ int tg_trace_read_mem(tg_trace **out, const void *data, size_t len, const char *
 	tg_error_clear();
 	if (!name)
 		name = "<memory>";
-	int rc = tg_source_open_mem(&src, data, len, name, opts ? &opts->source : NULL);
+	int pipeline = use_pipeline(opts, (int64_t)len);
+	tg_source_opts so = source_opts(opts, pipeline);
+	int rc = tg_source_open_mem(&src, data, len, name, &so);
 	if (rc)
 		return rc;
-	rc = read_source(out, src, name, opts);
+	rc = read_source(out, src, name, opts, pipeline);
 	tg_source_free(src);
 	return rc;
 }

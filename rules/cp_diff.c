@@ -3,10 +3,17 @@
  * (see cp_diff.h). Per-step figures make sides with different step counts
  * comparable; a side of several traces (ranks or repeated runs) is their
  * mean, each rank's path being its own.
+ *
+ * The two sides' summaries are found at once, the new side's on a thread
+ * of its own, while the traces hold a million events or fewer: a critical
+ * path is most of a diff's time (issue 24, docs/scale.md), and a side's
+ * graph takes about 650 bytes an event, so past a million events the
+ * sides are summarized one after the other to keep the peak memory down.
  */
 #include "cp_diff.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
@@ -61,17 +68,51 @@ static int summarize(tg_cp_summary *sum, const char **names, const tg_tree *cons
 	return 0;
 }
 
+#define CP_PARALLEL_EVENTS (1u << 20)
+
+struct summarize_job {
+	tg_cp_summary *sum;
+	const char **names;
+	const tg_tree *const *trees;
+	size_t n;
+	int rc;
+};
+
+static void *summarize_thread(void *arg)
+{
+	struct summarize_job *j = arg;
+	j->rc = summarize(j->sum, j->names, j->trees, j->n);
+	return NULL;
+}
+
 int tg_cp_diff_build(tg_cp_diff *out, const tg_tree *const *base, size_t nbase, const tg_tree *const *next,
                      size_t nnext)
 {
 	size_t n = nbase + nnext;
 	tg_cp_summary *sum = tg_calloc(n ? n : 1, sizeof(*sum));
 	const char **names = tg_calloc(n ? n : 1, sizeof(*names));
-	int rc = sum && names ? 0 : TG_ENOMEM;
-	if (!rc)
-		rc = summarize(sum, names, base, nbase);
-	if (!rc)
-		rc = summarize(sum + nbase, names + nbase, next, nnext);
+	if (!sum || !names) {
+		free(sum);
+		free((void *)names);
+		return tg_error_set(TG_ENOMEM, "out of memory (critical path)");
+	}
+	size_t events = 0, ne;
+	for (size_t i = 0; i < n; i++) {
+		tg_trace_events(tg_tree_trace(i < nbase ? base[i] : next[i - nbase]), &ne);
+		events += ne;
+	}
+	struct summarize_job j = {sum + nbase, names + nbase, next, nnext, 0};
+	pthread_t th;
+	int threaded = events <= CP_PARALLEL_EVENTS && pthread_create(&th, NULL, summarize_thread, &j) == 0;
+	int rc = summarize(sum, names, base, nbase);
+	if (threaded)
+		pthread_join(th, NULL);
+	else if (!rc)
+		summarize_thread(&j);
+	/* the base's failure first, as one after the other; the thread's error
+	 * message is its own (per thread): set it here */
+	if (!rc && j.rc)
+		rc = tg_error_set(j.rc, "out of memory (critical path)");
 	if (!rc)
 		tg_cp_diff_from(out, sum, names, nbase, sum + nbase, names + nbase, nnext);
 	free(sum);

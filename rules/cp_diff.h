@@ -30,9 +30,12 @@ typedef struct tg_cp_diff {
 	tg_cp_side base, next;
 } tg_cp_diff;
 
-/* Computes both sides into *out (nothing to free). A trace whose path
- * cannot be found (a cycle, no events) is left out of its side, and named
- * in why when no trace of the side is left. Returns 0 or TG_ENOMEM. */
+/* Computes both sides into *out (nothing to free), the base on the
+ * caller's thread and the new side on one more it starts and joins (one
+ * after the other past a million events in all). A
+ * trace whose path cannot be found (a cycle, no events) is left out of its
+ * side, and named in why when no trace of the side is left. Returns 0 or
+ * TG_ENOMEM. */
 int tg_cp_diff_build(tg_cp_diff *out, const tg_tree *const *base, size_t nbase, const tg_tree *const *next,
                      size_t nnext);
 

@@ -18,6 +18,9 @@ check "make install DESTDIR PREFIX=/usr: exit 0" "exit $rc: $(head -c 300 "$tmp/
 r=$tmp/root
 check "the binary in /usr/bin, executable" "$(ls -l "$r/usr/bin" 2>&1)" [ -x "$r/usr/bin/tracegate" ]
 check "the installed binary runs" "$("$r/usr/bin/tracegate" --version 2>&1)" sh -c "'$r/usr/bin/tracegate' --version | grep -q '^tracegate '"
+check "tracegate-daemon beside it, executable" "$(ls -l "$r/usr/bin" 2>&1)" [ -x "$r/usr/bin/tracegate-daemon" ]
+check "tracegate daemon runs it" "$("$r/usr/bin/tracegate" daemon --help 2>&1 | head -3)" \
+	sh -c "'$r/usr/bin/tracegate' daemon --help | grep -q '^usage: tracegate daemon'"
 unit=$r/usr/lib/systemd/system/tracegate.service
 check "the systemd unit" "missing" [ -f "$unit" ]
 check "the unit runs /usr/bin/tracegate (PREFIX's)" "$(grep Exec "$unit")" \

@@ -256,7 +256,9 @@ daemon: {state_dir: priv/state}
 EOF
 if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null 2>&1 && id nobody >/dev/null 2>&1 && getent group nogroup >/dev/null; then
 	chmod 755 "$TG_RUN"
-	mkdir -p bin && cp "$tg" bin/tracegate && chmod 755 bin bin/tracegate
+	# tracegate runs tracegate-daemon from its own folder for the daemon (docs/daemon.md)
+	mkdir -p bin && cp "$tg" bin/tracegate && cp "$(dirname "$tg")/tracegate-daemon" bin/tracegate-daemon &&
+		chmod 755 bin bin/tracegate bin/tracegate-daemon
 	chown nobody:nogroup priv
 	chown -R nobody:nogroup priv-repo.git
 	setpriv --reuid=nobody --regid=nogroup --clear-groups -- env HOME=/nonexistent \

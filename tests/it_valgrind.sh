@@ -37,7 +37,7 @@ vg() {
 	local name=$1 want=$2 rc
 	shift 2
 	n=$((n + 1))
-	valgrind --tool=memcheck --leak-check=full --errors-for-leak-kinds=definite,indirect \
+	valgrind --tool=memcheck --trace-children=yes --leak-check=full --errors-for-leak-kinds=definite,indirect \
 		--error-exitcode=99 --num-callers=30 --suppressions="$top/tests/valgrind.supp" \
 		"$@" >"$name.out" 2>"$name.vg"
 	rc=$?

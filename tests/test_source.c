@@ -1,13 +1,18 @@
 /* test_source.c - plain and gzip byte streams: detection by magic bytes,
  * multi-member gzip, truncated and corrupt gzip with compressed offsets,
  * the size limit and the bomb ratio, threaded and single-threaded inflate
- * giving the same bytes, and the raw-bytes observer's promises (every byte
- * of the file once, in order; the reader reads to the end). */
+ * giving the same bytes, the raw-bytes observer's promises (every byte of
+ * the file once, in order; the reader reads to the end), and the two
+ * inflate backends (ISA-L, zlib) giving the same bytes, errors and offsets
+ * on every shared trace, on tests/data/bad and on gzip cut or damaged
+ * anywhere. */
 #include "testutil.h"
 
+#include "../core/inflate.h"
 #include "../core/source.h"
 #include "../core/trace.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -338,6 +343,223 @@ static void test_missing_file(void **state)
 	assert_string_equal(tg_error_last(), "/nonexistent/x.json: cannot open: No such file or directory");
 }
 
+/* What a source gave: every byte, then its end or error. */
+struct outcome {
+	unsigned char *bytes;
+	size_t len;
+	int rc;
+	char msg[512];
+	int backend; /* the inflater at the end */
+};
+
+static void outcome_free(struct outcome *o) { free(o->bytes); }
+
+/* Opens data (len bytes) in memory (how 0) or as a file (how 1, read
+ * again with pread when zlib takes over) with backend, and drains it,
+ * reading 4096 bytes at a time (the blocks cross members and errors
+ * anywhere). */
+static void drain_with(struct outcome *o, const void *data, size_t len, int how, int backend, int single)
+{
+	memset(o, 0, sizeof(*o));
+	tg_source_opts opts = {.inflater = backend, .single_thread = single};
+	tg_source *s;
+	char *path = NULL;
+	if (how == 0) {
+		assert_int_equal(tg_source_open_mem(&s, data, len, "d.gz", &opts), 0);
+	} else {
+		path = tmpfile_with(data, len);
+		assert_int_equal(tg_source_open_file(&s, path, "d.gz", &opts), 0);
+	}
+	o->rc = drain(s, &o->bytes, &o->len);
+	if (o->rc) {
+		snprintf(o->msg, sizeof(o->msg), "%s", tg_error_last());
+		/* what came before the error: drain again up to it */
+		tg_source_free(s);
+		if (how == 0)
+			assert_int_equal(tg_source_open_mem(&s, data, len, "d.gz", &opts), 0);
+		else
+			assert_int_equal(tg_source_open_file(&s, path, "d.gz", &opts), 0);
+		size_t cap = 1 << 16;
+		o->bytes = malloc(cap);
+		for (;;) {
+			if (cap - o->len < 4096)
+				o->bytes = realloc(o->bytes, cap *= 2);
+			size_t got;
+			if (tg_source_read(s, o->bytes + o->len, 4096, &got) || !got)
+				break;
+			o->len += got;
+		}
+	}
+	o->backend = tg_source_inflater(s);
+	tg_source_free(s);
+	if (path)
+		unlink(path);
+}
+
+/* zlib and ISA-L on the same gzip bytes: the same bytes, the same rc, the
+ * same message. */
+static void same_both_ways(const void *data, size_t len, int how, int single)
+{
+	struct outcome z, i;
+	drain_with(&z, data, len, how, TG_INFLATE_ZLIB, single);
+	drain_with(&i, data, len, how, TG_INFLATE_ISAL, single);
+	const unsigned char *u = data;
+	int gz = len >= 2 && u[0] == 0x1f && u[1] == 0x8b; /* else plain: no inflater */
+	assert_int_equal(z.backend, gz ? TG_INFLATE_ZLIB : TG_INFLATE_AUTO);
+	assert_int_equal(i.rc, z.rc);
+	assert_string_equal(i.msg, z.msg);
+	assert_int_equal(i.len, z.len);
+	assert_memory_equal(i.bytes, z.bytes, z.len);
+	/* ISA-L read everything it could; zlib took over only a refused member */
+	if (!z.rc && gz)
+		assert_int_equal(i.backend, TG_INFLATE_ISAL);
+	outcome_free(&z);
+	outcome_free(&i);
+}
+
+/* The backends on gzip cut short at many lengths and damaged at many
+ * places (a byte flipped in the header, the deflate data, the trailer,
+ * and in a second member): identical bytes, errors and offsets, from
+ * memory and from a file (which zlib reads again with pread). */
+static void test_backends_on_damaged_gzip(void **state)
+{
+	(void)state;
+	if (!tg_inflate_have_isal())
+		skip();
+	size_t n = 300000, l1, l2;
+	char *text = big_text(n);
+	for (size_t i = 0; i < n; i += 61)
+		text[i] = (char)('0' + i % 10); /* less regular: dynamic blocks with real codes */
+	unsigned char *a = gzip_bytes(text, n, &l1), *b = gzip_bytes(text + 1000, 5000, &l2);
+	unsigned char *two = malloc(l1 + l2 + 64);
+	memcpy(two, a, l1);
+	memcpy(two + l1, b, l2);
+	memset(two + l1 + l2, 0, 64);
+	size_t len = l1 + l2 + 64;
+	for (int how = 0; how < 2; how++) {
+		same_both_ways(two, len, how, 1);
+		for (size_t cut = 0; cut < len; cut += cut < 40 || len - cut < 80 ? 1 : 4999)
+			same_both_ways(two, cut, how, how); /* a file's source inflates on its thread */
+		unsigned char *bad = malloc(len);
+		for (size_t at = 0; at < len; at += at < 24 ? 1 : at > l1 - 16 && at < l1 + 24 ? 1 : 7919) {
+			memcpy(bad, two, len);
+			bad[at] ^= 0x5a;
+			same_both_ways(bad, len, how, 1);
+		}
+		free(bad);
+	}
+	free(two);
+	free(a);
+	free(b);
+	free(text);
+}
+
+/* Reads path whole into memory (*len bytes; the caller frees). */
+static unsigned char *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	assert_non_null(f);
+	assert_int_equal(fseek(f, 0, SEEK_END), 0);
+	long n = ftell(f);
+	rewind(f);
+	unsigned char *buf = malloc((size_t)n + 1);
+	assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
+	fclose(f);
+	*len = (size_t)n;
+	return buf;
+}
+
+/* Both backends give the same bytes for every gzip trace of the shared
+ * folder (78 files, 37 MB of gzip, 0.9 GB of JSON), read from the file with
+ * the inflate thread as the reader reads them: compared block by block. */
+static void test_backends_same_on_shared_traces(void **state)
+{
+	(void)state;
+	TG_SKIP_WITHOUT_SHARED();
+	if (!tg_inflate_have_isal())
+		skip();
+	size_t np, ngz = 0;
+	char **paths = tg_test_shared_trace_files(&np);
+	unsigned char *bz = malloc(1 << 20), *bi = malloc(1 << 20);
+	for (size_t k = 0; k < np; k++) {
+		size_t l = strlen(paths[k]);
+		if (l < 3 || strcmp(paths[k] + l - 3, ".gz"))
+			continue;
+		tg_source_opts oz = {.inflater = TG_INFLATE_ZLIB}, oi = {.inflater = TG_INFLATE_ISAL};
+		tg_source *sz, *si;
+		assert_int_equal(tg_source_open_file(&sz, paths[k], NULL, &oz), 0);
+		assert_int_equal(tg_source_open_file(&si, paths[k], NULL, &oi), 0);
+		size_t total = 0, gz = 0, gi = 0, pz = 0, pi = 0;
+		for (;;) {
+			if (pz == gz) {
+				assert_int_equal(tg_source_read(sz, bz, 1 << 20, &gz), 0);
+				pz = 0;
+			}
+			if (pi == gi) {
+				assert_int_equal(tg_source_read(si, bi, 1 << 20, &gi), 0);
+				pi = 0;
+			}
+			size_t m = gz - pz < gi - pi ? gz - pz : gi - pi;
+			if (!m) {
+				assert_int_equal(gz, 0); /* both end together */
+				assert_int_equal(gi, 0);
+				break;
+			}
+			if (memcmp(bz + pz, bi + pi, m))
+				fail_msg("%s: the backends differ after %zu bytes", paths[k], total);
+			pz += m, pi += m, total += m;
+		}
+		assert_int_equal(tg_source_inflater(si), TG_INFLATE_ISAL);
+		assert_int_equal(tg_source_file_bytes(si), tg_source_file_bytes(sz));
+		tg_source_free(sz);
+		tg_source_free(si);
+		ngz++;
+	}
+	assert_true(ngz >= 70);
+	free(bz);
+	free(bi);
+	tg_test_paths_free(paths, np);
+}
+
+/* Every gzip fixture of tests/data/bad/trace read by the trace reader with
+ * each backend: the same rc and the same message (offsets included), and
+ * the raw source the same bytes. */
+static void test_backends_same_on_bad_fixtures(void **state)
+{
+	(void)state;
+	if (!tg_inflate_have_isal())
+		skip();
+	const char *dir = "tests/data/bad/trace";
+	DIR *d = opendir(dir);
+	assert_non_null(d);
+	struct dirent *e;
+	int n = 0;
+	while ((e = readdir(d))) {
+		size_t l = strlen(e->d_name);
+		if (l < 4 || strcmp(e->d_name + l - 3, ".gz"))
+			continue;
+		char path[512], mz[512];
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		tg_read_opts rz = {.source = {.inflater = TG_INFLATE_ZLIB}}, ri = {.source = {.inflater = TG_INFLATE_ISAL}};
+		tg_trace *t = NULL;
+		int rcz = tg_trace_read_file(&t, path, &rz);
+		snprintf(mz, sizeof(mz), "%s", rcz ? tg_error_last() : "");
+		tg_trace_free(t);
+		int rci = tg_trace_read_file(&t, path, &ri);
+		assert_int_equal(rci, rcz);
+		assert_string_equal(rci ? tg_error_last() : "", mz);
+		tg_trace_free(t);
+		size_t len;
+		unsigned char *data = slurp(path, &len);
+		same_both_ways(data, len, 0, 1);
+		same_both_ways(data, len, 1, 0);
+		free(data);
+		n++;
+	}
+	closedir(d);
+	assert_true(n >= 8);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -348,6 +570,9 @@ int main(void)
 		cmocka_unit_test(test_missing_file),
 		cmocka_unit_test(test_observer_sees_every_byte),
 		cmocka_unit_test(test_reader_reads_to_the_end),
+		cmocka_unit_test(test_backends_on_damaged_gzip),
+		cmocka_unit_test(test_backends_same_on_bad_fixtures),
+		cmocka_unit_test(test_backends_same_on_shared_traces),
 	};
 	return cmocka_run_group_tests_name("source", tests, NULL, NULL);
 }

@@ -52,6 +52,110 @@ static void test_timestamps_exact(void **state)
 	tg_trace_free(t);
 }
 
+/* The reader's fast path for the usual numbers (up to 18 digits, no
+ * exponent) and its general path give the same nanoseconds, and the same
+ * integers: 20,000 random values, each written once as a decimal (the fast
+ * path when it is short enough) and once with an exponent (always the
+ * general path); rounding half away from zero below 1 ns included. */
+static void test_numbers_fast_and_general_agree(void **state)
+{
+	(void)state;
+	srand(24);
+	size_t cap = 1 << 22, len = 0;
+	char *a = malloc(cap), *b = malloc(cap);
+	int nev = 20000;
+	len = (size_t)sprintf(a, "{\"traceEvents\":[");
+	size_t lb = (size_t)sprintf(b, "{\"traceEvents\":[");
+	for (int i = 0; i < nev; i++) {
+		char digits[40];
+		int nint = 1 + rand() % 15, nfrac = rand() % 9, nd = 0; /* below TS_LIMIT */
+		for (int k = 0; k < nint + nfrac; k++)
+			digits[nd++] = (char)('0' + (k == 0 && nint > 1 ? 1 + rand() % 9 : rand() % 10));
+		digits[nd] = 0;
+		int neg = rand() % 4 == 0;
+		int64_t tid = (int64_t)(rand() % 100000) * (rand() % 2 ? 1 : -1) * 1000003LL;
+		/* ts: D.F, and the same digits as DFe-n */
+		len += (size_t)sprintf(a + len, "%s{\"ph\":\"X\",\"name\":\"x\",\"pid\":1,\"tid\":%lld,\"ts\":%s%.*s%s%s,"
+		                       "\"dur\":%.*s%s%s}", i ? "," : "", (long long)tid, neg ? "-" : "", nint, digits,
+		                       nfrac ? "." : "", digits + nint, nint, digits, nfrac ? "." : "", digits + nint);
+		const char *m = digits; /* the mantissa without leading zeros */
+		while (m[0] == '0' && m[1])
+			m++;
+		lb += (size_t)sprintf(b + lb, "%s{\"ph\":\"X\",\"name\":\"x\",\"pid\":1,\"tid\":\"%lld\",\"ts\":%s%se-%d,"
+		                      "\"dur\":%se-%d}", i ? "," : "", (long long)tid, neg ? "-" : "", m, nfrac, m, nfrac);
+		assert_true(len < cap - 300 && lb < cap - 300);
+	}
+	strcpy(a + len, "]}");
+	strcpy(b + lb, "]}");
+	tg_trace *ta, *tb;
+	tg_test_must(tg_trace_read_mem(&ta, a, strlen(a), "a", NULL));
+	tg_test_must(tg_trace_read_mem(&tb, b, strlen(b), "b", NULL));
+	size_t na, nb;
+	const tg_event *ea = tg_trace_events(ta, &na), *eb = tg_trace_events(tb, &nb);
+	assert_int_equal(na, (size_t)nev);
+	assert_int_equal(nb, (size_t)nev);
+	size_t ntr;
+	const tg_track *tra = tg_trace_tracks(ta, &ntr), *trb = tg_trace_tracks(tb, &ntr);
+	for (int i = 0; i < nev; i++) {
+		if (ea[i].ts != eb[i].ts || ea[i].dur != eb[i].dur)
+			fail_msg("event %d: ts %lld / %lld, dur %lld / %lld", i, (long long)ea[i].ts, (long long)eb[i].ts,
+			         (long long)ea[i].dur, (long long)eb[i].dur);
+		assert_int_equal(tra[ea[i].track].tid, trb[eb[i].track].tid); /* numeric tid and its string */
+	}
+	tg_trace_free(ta);
+	tg_trace_free(tb);
+	free(a);
+	free(b);
+}
+
+/* Events with equal argument lists share one stored list; a list that
+ * differs in any value has its own; a trace of nothing but distinct lists
+ * stops looking after 65,536 of them and reads the same. */
+static void test_argument_lists_shared(void **state)
+{
+	(void)state;
+	tg_trace *t = tg_test_read_str(
+		"{\"traceEvents\":["
+		"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"a\",\"ts\":1,\"dur\":1,\"args\":{\"Input Dims\":[[1,2]],\"Input type\":[\"float\"]}},"
+		"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"b\",\"ts\":2,\"dur\":1,\"args\":{\"Input Dims\":[[1,2]],\"Input type\":[\"float\"]}},"
+		"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"c\",\"ts\":3,\"dur\":1,\"args\":{\"Input Dims\":[[1,3]],\"Input type\":[\"float\"]}},"
+		"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"d\",\"ts\":4,\"dur\":1,\"args\":{\"Input type\":[\"float\"],\"Input Dims\":[[1,2]]}},"
+		"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"e\",\"ts\":5,\"dur\":1}]}");
+	size_t n, na;
+	const tg_event *e = tg_trace_events(t, &n);
+	tg_trace_args(t, &na);
+	assert_int_equal(n, 5);
+	assert_int_equal(e[0].args, e[1].args); /* the same list, stored once */
+	assert_int_equal(e[1].nargs, 2);
+	assert_int_not_equal(e[2].args, e[0].args); /* another shape */
+	assert_int_not_equal(e[3].args, e[0].args); /* the same arguments in another order */
+	assert_int_equal(na, 6);
+	assert_string_equal(tg_trace_str(t, arg_of(t, 1, "Input Dims")->v.atom), "[[1,2]]");
+	assert_string_equal(tg_trace_str(t, arg_of(t, 2, "Input Dims")->v.atom), "[[1,3]]");
+	assert_int_equal(e[4].nargs, 0);
+	tg_trace_free(t);
+	/* 70,000 distinct lists, then 10 equal ones: no longer looked for */
+	size_t cap = 8u << 20, len = 0;
+	char *doc = malloc(cap);
+	len += (size_t)sprintf(doc, "{\"traceEvents\":[");
+	for (int i = 0; i < 70010; i++)
+		len += (size_t)sprintf(doc + len, "%s{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"x\",\"ts\":%d,\"dur\":1,"
+		                       "\"args\":{\"Sequence number\":%d}}", i ? "," : "", i, i < 70000 ? i : 7);
+	strcpy(doc + len, "]}");
+	tg_test_must(tg_trace_read_mem(&t, doc, strlen(doc), "many", NULL));
+	e = tg_trace_events(t, &n);
+	tg_trace_args(t, &na);
+	assert_int_equal(n, 70010);
+	assert_int_equal(na, 70010);
+	int64_t v;
+	assert_int_equal(tg_arg_int(t, arg_of(t, 70005, "Sequence number"), &v), 0);
+	assert_int_equal(v, 7);
+	assert_int_equal(tg_arg_int(t, arg_of(t, 69999, "Sequence number"), &v), 0);
+	assert_int_equal(v, 69999);
+	tg_trace_free(t);
+	free(doc);
+}
+
 static void test_schema_2021(void **state)
 {
 	(void)state;
@@ -369,6 +473,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_timestamps_exact),
+		cmocka_unit_test(test_numbers_fast_and_general_agree),
+		cmocka_unit_test(test_argument_lists_shared),
 		cmocka_unit_test(test_schema_2021),
 		cmocka_unit_test(test_args_values),
 		cmocka_unit_test(test_metadata_and_kinds),

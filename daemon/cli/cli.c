@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -92,26 +93,98 @@ const tg_opt_spec tg_cli_limit_opts[] = {
 	{TG_OPT_VALUE, "max-string", 0, "SIZE", offsetof(tg_read_opts, max_string), convert_u32, EXPECT_SIZE, 0,
 	 "longest string (default 16M)", NULL},
 	{TG_OPT_SWITCH, "single-thread", 0, NULL, offsetof(tg_read_opts, source.single_thread), NULL, NULL, 0,
-	 "inflate on the parsing thread", NULL},
+	 "read each trace on one thread", NULL},
 	{.kind = TG_OPT_END},
 };
 
-int tg_cli_load(tg_trace **trace, tg_tree **tree, const char *path, const tg_read_opts *opts)
+/* Reads path and builds its tree; on failure returns -1 with the line
+ * tg_cli_load prints in msg (nothing printed). */
+static int load_quiet(tg_trace **trace, tg_tree **tree, const char *path, const tg_read_opts *opts, char *msg,
+                      size_t cap)
 {
 	*trace = NULL;
 	*tree = NULL;
 	if (tg_trace_read_file(trace, path, opts)) {
-		tg_cli_error("%s", tg_error_last());
+		snprintf(msg, cap, "%s", tg_error_last());
 		return -1;
 	}
 	if (tg_tree_build(tree, *trace)) {
-		tg_cli_error("%s: %s", path, tg_error_last());
+		snprintf(msg, cap, "%s: %s", path, tg_error_last());
 		tg_trace_free(*trace);
 		*trace = NULL;
 		return -1;
 	}
 	tg_trace_drop_flows(*trace); /* linked now: nothing reads them again */
 	return 0;
+}
+
+int tg_cli_load(tg_trace **trace, tg_tree **tree, const char *path, const tg_read_opts *opts)
+{
+	char msg[2048];
+	if (load_quiet(trace, tree, path, opts, msg, sizeof(msg))) {
+		tg_cli_error("%s", msg);
+		return -1;
+	}
+	return 0;
+}
+
+/* The traces of tg_cli_load_many, taken in turn by two threads. */
+struct many {
+	tg_trace **tr;
+	tg_tree **trees;
+	const char *const *paths;
+	size_t n;
+	tg_read_opts opts;
+	pthread_mutex_t mu;
+	size_t next;
+	int *rc;
+	char (*msg)[2048];
+};
+
+static void *load_some(void *arg)
+{
+	struct many *m = arg;
+	for (;;) {
+		pthread_mutex_lock(&m->mu);
+		size_t i = m->next++;
+		pthread_mutex_unlock(&m->mu);
+		if (i >= m->n)
+			return NULL;
+		m->rc[i] = load_quiet(&m->tr[i], &m->trees[i], m->paths[i], &m->opts, m->msg[i], sizeof(m->msg[i]));
+	}
+}
+
+int tg_cli_load_many(tg_trace **tr, tg_tree **trees, const char *const *paths, size_t n, const tg_read_opts *opts)
+{
+	if (n < 2) {
+		for (size_t i = 0; i < n; i++)
+			if (tg_cli_load(&tr[i], &trees[i], paths[i], opts))
+				return -1;
+		return 0;
+	}
+	struct many m = {tr, trees, paths, n, *opts, PTHREAD_MUTEX_INITIALIZER, 0, calloc(n, sizeof(int)),
+	                 calloc(n, sizeof(*m.msg))};
+	if (!m.rc || !m.msg) {
+		free(m.rc);
+		free(m.msg);
+		tg_cli_error("out of memory");
+		return -1;
+	}
+	m.opts.source.single_thread = 1; /* a trace a thread: two traces use the two cores */
+	pthread_t th;
+	int threaded = pthread_create(&th, NULL, load_some, &m) == 0;
+	load_some(&m);
+	if (threaded)
+		pthread_join(th, NULL);
+	int rc = 0;
+	for (size_t i = 0; i < n && !rc; i++)
+		if (m.rc[i]) { /* the first failure in order, as one at a time would stop at */
+			tg_cli_error("%s", m.msg[i]);
+			rc = -1;
+		}
+	free(m.rc);
+	free(m.msg);
+	return rc;
 }
 
 void tg_cli_put_name(FILE *f, const char *s)

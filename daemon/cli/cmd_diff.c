@@ -193,13 +193,22 @@ static int accepts_from(struct diff_args *a, const struct diff_opts *o)
 	return 0;
 }
 
-/* Loads a side; returns 0 or -1 after printing the error. */
-static int load_side(tg_trace **tr, tg_tree **tree, const char *const *paths, size_t n, const tg_read_opts *ro)
+/* Loads the base, new and --noise-from traces, in that order, into tr and
+ * tree, the two sides at once (tg_cli_load_many). Returns 0 or -1 after
+ * printing the error. */
+static int load_sides(tg_trace **tr, tg_tree **tree, const struct diff_args *a, const struct diff_opts *o)
 {
+	size_t nb = a->nbase, nn = a->nnext, n = nb + nn + o->noise.n;
+	const char **paths = malloc((n ? n : 1) * sizeof(*paths));
+	if (!paths) {
+		tg_cli_error("out of memory");
+		return -1;
+	}
 	for (size_t i = 0; i < n; i++)
-		if (tg_cli_load(&tr[i], &tree[i], paths[i], ro))
-			return -1;
-	return 0;
+		paths[i] = i < nb ? a->base[i] : i < nb + nn ? a->next[i - nb] : o->noise.v[i - nb - nn];
+	int rc = tg_cli_load_many(tr, tree, paths, n, &o->ropts);
+	free(paths);
+	return rc;
 }
 
 /* Loads the rules (--rules FILE, or the built-in ones) into *rules, which
@@ -277,9 +286,7 @@ static int judge(tg_trace **tr, tg_tree **trees, const struct diff_args *a, cons
 	tg_rules *rules = NULL;
 	tg_gate *g = NULL;
 	int rc = TG_EXIT_USAGE;
-	if (load_rules(&rules, a, o) || load_side(tr, trees, a->base, nb, &o->ropts) ||
-	    load_side(tr + nb, trees + nb, a->next, nn, &o->ropts) ||
-	    load_side(tr + nb + nn, trees + nb + nn, (const char *const *)o->noise.v, nnoise, &o->ropts))
+	if (load_rules(&rules, a, o) || load_sides(tr, trees, a, o))
 		goto out;
 	tg_gate_opts go = {.accepts = a->accepts,
 	                   .naccepts = a->naccepts,

@@ -478,9 +478,8 @@ static int load_gpu_specs(tg_gpu_specs **specs, const struct report_args *a)
 static int load_all(tg_trace **traces, tg_tree **trees, const char *const *paths, size_t n,
                     const tg_read_opts *ropts, int64_t step_number)
 {
-	for (size_t i = 0; i < n; i++)
-		if (tg_cli_load(&traces[i], &trees[i], paths[i], ropts))
-			return -1;
+	if (tg_cli_load_many(traces, trees, paths, n, ropts))
+		return -1;
 	/* --step N needs ProfilerStep#N in every trace: a rank without it
 	 * fails the command before any table is written, rather than leaving
 	 * a report whose ranks cover different work */

@@ -1,0 +1,112 @@
+/*
+ * bench_pair.c - times two commands in alternation, for `make bench`: a
+ * run of A (the reference: gzip -dc), then one of B (tracegate), RUNS times
+ * after one warm-up of each, so that both meet the same load on a shared
+ * machine (hyperfine runs all of one command, then all of the other).
+ * Prints one line:
+ *
+ *   MEDIAN_RATIO MIN_RATIO MAX_RATIO MEDIAN_A_S MEDIAN_B_S MAX_RSS_B_KB
+ *
+ * where each ratio is B's wall time over A's in the same pair. A command's
+ * output goes to /dev/null; a command that fails (not exit 0 or 1, which
+ * is a blocking diff) stops the bench with its status.
+ *
+ * Usage: bench_pair RUNS CMD_A... -- CMD_B...
+ */
+#include <fcntl.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+
+extern char **environ;
+
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Runs argv with stdout and stderr to /dev/null; its wall time in seconds,
+ * and its peak RSS in *rss_kb. Exits on failure. */
+static double run(char **argv, long *rss_kb)
+{
+	posix_spawn_file_actions_t fa;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+	posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+	pid_t pid;
+	double t0 = now();
+	if (posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ) != 0) {
+		fprintf(stderr, "bench_pair: cannot run %s\n", argv[0]);
+		exit(2);
+	}
+	int status;
+	struct rusage ru;
+	if (wait4(pid, &status, 0, &ru) < 0) {
+		perror("bench_pair: wait4");
+		exit(2);
+	}
+	double t = now() - t0;
+	posix_spawn_file_actions_destroy(&fa);
+	if (!WIFEXITED(status) || WEXITSTATUS(status) > 1) {
+		fprintf(stderr, "bench_pair: %s failed (status %d)\n", argv[0], status);
+		exit(2);
+	}
+	*rss_kb = ru.ru_maxrss;
+	return t;
+}
+
+static int cmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+static double median(double *v, int n)
+{
+	qsort(v, (size_t)n, sizeof(*v), cmp);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+int main(int argc, char **argv)
+{
+	int sep = 0;
+	for (int i = 2; i < argc && !sep; i++)
+		if (!strcmp(argv[i], "--"))
+			sep = i;
+	int runs = argc > 1 ? atoi(argv[1]) : 0;
+	if (runs < 1 || !sep || sep == 2 || sep == argc - 1) {
+		fprintf(stderr, "usage: bench_pair RUNS CMD_A... -- CMD_B...\n");
+		return 2;
+	}
+	argv[sep] = NULL;
+	char **a = argv + 2, **b = argv + sep + 1;
+	double *ta = calloc((size_t)runs, sizeof(double)), *tb = calloc((size_t)runs, sizeof(double));
+	double *r = calloc((size_t)runs, sizeof(double));
+	long rss, rss_b = 0;
+	run(a, &rss);
+	run(b, &rss);
+	for (int i = 0; i < runs; i++) {
+		ta[i] = run(a, &rss);
+		tb[i] = run(b, &rss);
+		if (rss > rss_b)
+			rss_b = rss;
+		r[i] = tb[i] / ta[i];
+	}
+	double lo = r[0], hi = r[0];
+	for (int i = 1; i < runs; i++) {
+		lo = r[i] < lo ? r[i] : lo;
+		hi = r[i] > hi ? r[i] : hi;
+	}
+	double mr = median(r, runs), ma = median(ta, runs), mb = median(tb, runs);
+	printf("%.4f %.4f %.4f %.4f %.4f %ld\n", mr, lo, hi, ma, mb, rss_b);
+	free(ta);
+	free(tb);
+	free(r);
+	return 0;
+}
