@@ -13,7 +13,7 @@
 
 CC ?= cc
 SAN ?= 0
-# ISA-L inflates gzip traces about 3x as fast as zlib (core/inflate.h);
+# ISA-L inflates gzip traces about 3x as fast as zlib (core/trace/inflate.h);
 # ISAL=0 builds with zlib alone
 ISAL ?= 1
 FUZZ_SECONDS ?= 60
@@ -45,22 +45,33 @@ CORE_LDLIBS := -ljansson -lyaml -lz $(ISAL_LIBS) -lpthread -lm
 LDLIBS := -lcurl -lcrypto -lgit2 -lsqlite3 -lpq -lmicrohttpd $(CORE_LDLIBS)
 TEST_LDLIBS := $(LDLIBS) -lcmocka
 
-CORE_SRC := $(wildcard core/*.c)
+# The rooms of the house (docs/conventions.md, "Where code lives"), each a library:
+# util/ and net/ at the bottom, core/ by stage, rules/, render/, config/,
+# daemon/ (the job machine) with its rooms, cli/ at the top.
+UTIL_SRC := $(wildcard util/*.c)
+NET_SRC := $(wildcard net/*.c)
+CORE_SRC := $(wildcard core/*/*.c)
 RULES_SRC := $(wildcard rules/*.c)
+RENDER_SRC := $(wildcard render/*.c)
 CONFIG_SRC := $(wildcard config/*.c)
-# daemon/ is the job machine; daemon/<room>/ the rooms (docs/conventions.md, "Where code lives")
-DAEMON_ROOMS := storage store git forge history metrics cli
-DAEMON_SRC := $(filter-out daemon/cli/main.c,$(wildcard daemon/*.c $(DAEMON_ROOMS:%=daemon/%/*.c)))
-DAEMON_HDR := $(wildcard daemon/*.h $(DAEMON_ROOMS:%=daemon/%/*.h))
+DAEMON_ROOMS := storage store git forge history metrics
+DAEMON_SRC := $(wildcard daemon/*.c $(DAEMON_ROOMS:%=daemon/%/*.c))
+CLI_SRC := $(filter-out cli/main.c,$(wildcard cli/*.c))
+ALL_HDR := $(wildcard util/*.h net/*.h core/*/*.h rules/*.h render/*.h config/*.h daemon/*.h \
+	$(DAEMON_ROOMS:%=daemon/%/*.h) cli/*.h)
 TEST_SRC := $(wildcard tests/test_*.c)
-# core/kernel_names.tsv is data: core/kernel_names_gen.awk turns it into C
-KN_TSV := core/kernel_names.tsv
-KN_GEN := core/kernel_names_gen.awk
-# core/replay_runner.py is the Python every replay script ends with: core/replay_runner_gen.awk makes it a C string
-RR_PY := core/replay_runner.py
-RR_GEN := core/replay_runner_gen.awk
+# core/models/kernel_names.tsv is data: core/models/kernel_names_gen.awk turns it into C
+KN_TSV := core/models/kernel_names.tsv
+KN_GEN := core/models/kernel_names_gen.awk
+# core/analysis/replay_runner.py is the Python every replay script ends with: core/analysis/replay_runner_gen.awk makes it a C string
+RR_PY := core/analysis/replay_runner.py
+RR_GEN := core/analysis/replay_runner_gen.awk
 CORE_OBJ := $(CORE_SRC:%.c=$(BUILD)/%.o) $(BUILD)/gen/kernel_names_table.o $(BUILD)/gen/replay_runner.o
 RULES_OBJ := $(RULES_SRC:%.c=$(BUILD)/%.o)
+UTIL_OBJ := $(UTIL_SRC:%.c=$(BUILD)/%.o)
+NET_OBJ := $(NET_SRC:%.c=$(BUILD)/%.o)
+RENDER_OBJ := $(RENDER_SRC:%.c=$(BUILD)/%.o)
+CLI_OBJ := $(CLI_SRC:%.c=$(BUILD)/%.o)
 CONFIG_OBJ := $(CONFIG_SRC:%.c=$(BUILD)/%.o)
 DAEMON_OBJ := $(DAEMON_SRC:%.c=$(BUILD)/%.o)
 TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
@@ -77,7 +88,7 @@ $(DEPS_STAMP): contrib/install-deps.sh
 	@contrib/install-deps.sh
 	@touch $@
 
-$(BUILD)/%.o: %.c $(DEPS_STAMP) $(wildcard core/*.h rules/*.h config/*.h) $(DAEMON_HDR)
+$(BUILD)/%.o: %.c $(DEPS_STAMP) $(ALL_HDR)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c $< -o $@
 
@@ -90,23 +101,23 @@ DOCS_URL ?= $(shell sh contrib/docs-url.sh 2>/dev/null)
 $(BUILD)/.docs-url: FORCE
 	@mkdir -p $(BUILD)
 	@echo '$(DOCS_URL)' | cmp -s - $@ || echo '$(DOCS_URL)' > $@
-$(BUILD)/rules/diff_render.o: CFLAGS += -DTG_DOCS_URL='"$(DOCS_URL)"'
-$(BUILD)/rules/diff_render.o: $(BUILD)/.docs-url
+$(BUILD)/render/diff_render.o: CFLAGS += -DTG_DOCS_URL='"$(DOCS_URL)"'
+$(BUILD)/render/diff_render.o: $(BUILD)/.docs-url
 .PHONY: FORCE
 
 $(BUILD)/gen/kernel_names_table.c: $(KN_TSV) $(KN_GEN)
 	@mkdir -p $(dir $@)
 	awk -f $(KN_GEN) $(KN_TSV) > $@.tmp && mv $@.tmp $@
 
-$(BUILD)/gen/kernel_names_table.o: $(BUILD)/gen/kernel_names_table.c core/kernel_names.h $(DEPS_STAMP)
-	$(CC) $(CFLAGS) -Icore -c $< -o $@
+$(BUILD)/gen/kernel_names_table.o: $(BUILD)/gen/kernel_names_table.c core/models/kernel_names.h $(DEPS_STAMP)
+	$(CC) $(CFLAGS) -Icore/models -Icore/analysis -c $< -o $@
 
 $(BUILD)/gen/replay_runner.c: $(RR_PY) $(RR_GEN)
 	@mkdir -p $(dir $@)
 	awk -f $(RR_GEN) $(RR_PY) > $@.tmp && mv $@.tmp $@
 
-$(BUILD)/gen/replay_runner.o: $(BUILD)/gen/replay_runner.c core/replay_impl.h core/replay.h $(DEPS_STAMP)
-	$(CC) $(CFLAGS) -Icore -c $< -o $@
+$(BUILD)/gen/replay_runner.o: $(BUILD)/gen/replay_runner.c core/analysis/replay_impl.h core/analysis/replay.h $(DEPS_STAMP)
+	$(CC) $(CFLAGS) -Icore/models -Icore/analysis -c $< -o $@
 
 $(BUILD)/libtgcore.a: $(CORE_OBJ)
 	rm -f $@ && ar rcs $@ $^
@@ -120,23 +131,38 @@ $(BUILD)/libtgconfig.a: $(CONFIG_OBJ)
 $(BUILD)/libtgdaemon.a: $(DAEMON_OBJ)
 	rm -f $@ && ar rcs $@ $^
 
-# Link order: each library before the ones it depends on.
-LIBS := $(BUILD)/libtgdaemon.a $(BUILD)/libtgconfig.a $(BUILD)/libtgrules.a $(BUILD)/libtgcore.a
+$(BUILD)/libtgutil.a: $(UTIL_OBJ)
+	rm -f $@ && ar rcs $@ $^
 
-# Two binaries from daemon/cli/main.c (its design comment says why):
+$(BUILD)/libtgnet.a: $(NET_OBJ)
+	rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/libtgrender.a: $(RENDER_OBJ)
+	rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/libtgcli.a: $(CLI_OBJ)
+	rm -f $@ && ar rcs $@ $^
+
+# Link order: each library before the ones it depends on.
+LIBS := $(BUILD)/libtgcli.a $(BUILD)/libtgdaemon.a $(BUILD)/libtgconfig.a $(BUILD)/libtgrender.a \
+	$(BUILD)/libtgrules.a $(BUILD)/libtgcore.a $(BUILD)/libtgnet.a $(BUILD)/libtgutil.a
+# core/ alone, for what links nothing above it (tg-plant, bench_read)
+CORE_LIBS := $(BUILD)/libtgcore.a $(BUILD)/libtgutil.a
+
+# Two binaries from cli/main.c (its design comment says why):
 # tracegate-daemon holds every command and links everything; tracegate
 # holds the commands that read traces, links only core's libraries (it
 # starts in 1 ms, not 7) and runs tracegate-daemon, beside it, for daemon
 # and history. Building one builds both.
-$(BUILD)/tracegate-daemon: $(BUILD)/daemon/cli/main.o $(LIBS)
-	$(CC) $(CFLAGS) -o $@ $(BUILD)/daemon/cli/main.o $(LIBS) $(LDLIBS)
+$(BUILD)/tracegate-daemon: $(BUILD)/cli/main.o $(LIBS)
+	$(CC) $(CFLAGS) -o $@ $(BUILD)/cli/main.o $(LIBS) $(LDLIBS)
 
-$(BUILD)/daemon/cli/main_exec.o: daemon/cli/main.c $(DEPS_STAMP) $(wildcard core/*.h rules/*.h config/*.h) $(DAEMON_HDR)
+$(BUILD)/cli/main_exec.o: cli/main.c $(DEPS_STAMP) $(ALL_HDR)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -DTG_CLI_EXEC_DAEMON -c $< -o $@
 
-$(BUILD)/tracegate: $(BUILD)/daemon/cli/main_exec.o $(LIBS) $(BUILD)/tracegate-daemon
-	$(CC) $(CFLAGS) -o $@ $(BUILD)/daemon/cli/main_exec.o $(LIBS) $(CORE_LDLIBS)
+$(BUILD)/tracegate: $(BUILD)/cli/main_exec.o $(LIBS) $(BUILD)/tracegate-daemon
+	$(CC) $(CFLAGS) -o $@ $(BUILD)/cli/main_exec.o $(LIBS) $(CORE_LDLIBS)
 
 tracegate: $(BUILD)/tracegate
 ifeq ($(SAN),0)
@@ -149,16 +175,16 @@ $(BUILD)/tests/%: tests/%.c $(wildcard tests/*.h) $(LIBS)
 	$(CC) $(CFLAGS) -o $@ $< $(LIBS) $(TEST_LDLIBS)
 
 # The synthetic trace generator (tests/gen/): traces with known changes.
-# It shares no analysis with core/: only the string buffer (core/buf.c) and its errors (core/error.c).
-$(BUILD)/tg-gen: $(wildcard tests/gen/*.c tests/gen/*.h) core/buf.c core/buf.h core/error.c core/tg.h $(DEPS_STAMP)
+# It shares no analysis with core/: only the string buffer (util/buf.c) and its errors (util/error.c).
+$(BUILD)/tg-gen: $(wildcard tests/gen/*.c tests/gen/*.h) util/buf.c util/buf.h util/error.c util/tg.h $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $(filter %.c,$^) $(CORE_LDLIBS)
 
 # tg-plant (tests/plant/): plants a known change into a real trace, reading
 # its categories through core/ (docs/generator.md, "Planting changes").
-$(BUILD)/tg-plant: tests/plant/plant.c $(BUILD)/libtgcore.a
+$(BUILD)/tg-plant: tests/plant/plant.c $(CORE_LIBS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $< $(BUILD)/libtgcore.a $(CORE_LDLIBS)
+	$(CC) $(CFLAGS) -o $@ $< $(CORE_LIBS) $(CORE_LDLIBS)
 
 # check also builds bench_read, which links core/ alone (core needs nothing above it),
 # and tests/cli_layering.sh checks the include arrows (tests/layering.sh).
@@ -189,9 +215,9 @@ $(BUILD)/tests/bench_pair: bench/bench_pair.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $<
 
-$(BUILD)/tests/bench_read: bench/bench_read.c $(BUILD)/libtgcore.a
+$(BUILD)/tests/bench_read: bench/bench_read.c $(CORE_LIBS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $< $(BUILD)/libtgcore.a $(CORE_LDLIBS)
+	$(CC) $(CFLAGS) -o $@ $< $(CORE_LIBS) $(CORE_LDLIBS)
 
 # Fuzzing (docs/fuzzing.md): every tests/fuzz/fuzz_<name>.c is a libFuzzer
 # target. Each links core/, rules/ and config/ (as an archive: only what it
@@ -212,13 +238,13 @@ FUZZ_TARGETS ?= $(FUZZ_NAMES)
 FUZZ_FLAGS ?=
 FUZZ_CFLAGS := -std=c11 -D_GNU_SOURCE -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
 	-fno-sanitize-recover=all -Wall -Wextra -Werror -pthread $(ISAL_CFLAGS)
-FUZZ_SRC_manifest := daemon/manifest.c daemon/storage/storage.c daemon/util.c
+FUZZ_SRC_manifest := daemon/manifest.c daemon/storage/storage.c
 FUZZ_SRC_s3_list := daemon/storage/s3_list.c daemon/storage/xml_walk.c
-FUZZ_SRC_forge := $(wildcard daemon/forge/*.c) daemon/util.c daemon/log.c daemon/scrub.c
+FUZZ_SRC_forge := $(wildcard daemon/forge/*.c) net/http.c
 FUZZ_LIBS_forge := -lcurl
-FUZZ_SRC_http := daemon/forge/http.c
+FUZZ_SRC_http := net/http.c
 FUZZ_LIBS_http := -lcurl
-FUZZ_LIB_OBJ := $(patsubst %.c,$(FUZZ_BUILD)/obj/%.o,$(CORE_SRC) $(RULES_SRC) $(CONFIG_SRC)) \
+FUZZ_LIB_OBJ := $(patsubst %.c,$(FUZZ_BUILD)/obj/%.o,$(UTIL_SRC) $(CORE_SRC) $(RULES_SRC) $(RENDER_SRC) $(CONFIG_SRC)) \
 	$(FUZZ_BUILD)/obj/gen/kernel_names_table.o $(FUZZ_BUILD)/obj/gen/replay_runner.o
 FUZZ_DEPS := $(FUZZ_BUILD)/.deps-ok
 fuzz_obj = $(patsubst %.c,$(FUZZ_BUILD)/obj/%.o,$(FUZZ_SRC_$(1)))
@@ -228,7 +254,7 @@ $(FUZZ_DEPS): contrib/install-deps.sh
 	@contrib/install-deps.sh --fuzz
 	@touch $@
 
-$(FUZZ_BUILD)/obj/%.o: %.c $(FUZZ_DEPS) $(wildcard core/*.h rules/*.h config/*.h) $(DAEMON_HDR)
+$(FUZZ_BUILD)/obj/%.o: %.c $(FUZZ_DEPS) $(ALL_HDR)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
 
@@ -236,15 +262,15 @@ $(FUZZ_BUILD)/obj/gen/kernel_names_table.c: $(KN_TSV) $(KN_GEN)
 	@mkdir -p $(dir $@)
 	awk -f $(KN_GEN) $(KN_TSV) > $@.tmp && mv $@.tmp $@
 
-$(FUZZ_BUILD)/obj/gen/kernel_names_table.o: $(FUZZ_BUILD)/obj/gen/kernel_names_table.c core/kernel_names.h $(FUZZ_DEPS)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -Icore -c $< -o $@
+$(FUZZ_BUILD)/obj/gen/kernel_names_table.o: $(FUZZ_BUILD)/obj/gen/kernel_names_table.c core/models/kernel_names.h $(FUZZ_DEPS)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -Icore/models -Icore/analysis -c $< -o $@
 
 $(FUZZ_BUILD)/obj/gen/replay_runner.c: $(RR_PY) $(RR_GEN)
 	@mkdir -p $(dir $@)
 	awk -f $(RR_GEN) $(RR_PY) > $@.tmp && mv $@.tmp $@
 
-$(FUZZ_BUILD)/obj/gen/replay_runner.o: $(FUZZ_BUILD)/obj/gen/replay_runner.c core/replay_impl.h $(FUZZ_DEPS)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -Icore -c $< -o $@
+$(FUZZ_BUILD)/obj/gen/replay_runner.o: $(FUZZ_BUILD)/obj/gen/replay_runner.c core/analysis/replay_impl.h $(FUZZ_DEPS)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -Icore/models -Icore/analysis -c $< -o $@
 
 # the daemon objects are reached only through the pattern: keep them
 .PRECIOUS: $(FUZZ_BUILD)/obj/%.o

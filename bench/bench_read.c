@@ -3,8 +3,8 @@
  * `make bench` times against `gzip -dc`. With -v it prints the counts and
  * the time of each stage on stderr.
  */
-#include "../core/trace.h"
-#include "../core/tree.h"
+#include "../core/trace/trace.h"
+#include "../core/tree/tree.h"
 
 #include <stdio.h>
 #include <string.h>

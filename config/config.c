@@ -11,7 +11,7 @@
 #include "config_loader_impl.h"
 #include "config_secret_impl.h"
 #include "config_service_impl.h"
-#include "../core/file.h"
+#include "../util/file.h"
 
 #include <errno.h>
 #include <stdio.h>

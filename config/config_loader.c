@@ -5,7 +5,7 @@
  * in a range, a duration, a size, a list of distinct strings), or sets a
  * one-line "file:line:column: key: message" error. The generic node
  * helpers (errors at a node, mappings of known keys, booleans, keywords)
- * are core/yaml_node.c's, shared with the rules and the GPU specs.
+ * are util/yaml_node.c's, shared with the rules and the GPU specs.
  */
 #include "config_loader_impl.h"
 #include "config_values.h"

@@ -4,7 +4,7 @@
  * the secrets in config_secret.c): the loader's state, and the value
  * helpers of config_loader.c that check one YAML value and set
  * "file:line:column: key: message" errors. The generic node helpers
- * (tg_yaml_error, tg_yaml_fields, tg_yaml_bool, ...) are core/yaml_node.h's.
+ * (tg_yaml_error, tg_yaml_fields, tg_yaml_bool, ...) are util/yaml_node.h's.
  * Shared by config/'s files alone.
  *
  * Arrows (no file includes the header of one that includes it):
@@ -23,8 +23,8 @@
 #ifndef TG_CONFIG_LOADER_IMPL_H
 #define TG_CONFIG_LOADER_IMPL_H
 
-#include "../core/tg.h"
-#include "../core/yaml_node.h"
+#include "../util/tg.h"
+#include "../util/yaml_node.h"
 
 #include <stddef.h>
 #include <stdint.h>

@@ -2,7 +2,7 @@
  * config_values.c - durations ("10s", "1.5h", "250ms") and sizes ("512MiB",
  * "1GB", "4096") of the configuration.
  *
- * The text is split, and the unit looked up, by core/units_lex.c, which
+ * The text is split, and the unit looked up, by util/units_lex.c, which
  * the rules' thresholds share; this file gives the configuration's
  * meaning. Numbers are taken as an integer part and at most 9 significant
  * decimals, and converted with integer arithmetic, so "1.5h" is exactly
@@ -11,9 +11,9 @@
  * unknown unit).
  */
 #include "config_values.h"
-#include "../core/tg.h"
-#include "../core/units_lex.h"
-#include "../core/yaml_node.h"
+#include "../util/tg.h"
+#include "../util/units_lex.h"
+#include "../util/yaml_node.h"
 
 #include <string.h>
 
@@ -97,7 +97,7 @@ static const char *parse_number(const char *s, struct number *n, const char **un
 	return NULL;
 }
 
-#define NS_PER_MS UINT64_C(1000000) /* the configuration takes times from ms to d (core/units_lex.c also knows ns, us) */
+#define NS_PER_MS UINT64_C(1000000) /* the configuration takes times from ms to d (util/units_lex.c also knows ns, us) */
 
 int tg_config_duration_why(int64_t *ms, const char *s, const char **why)
 {

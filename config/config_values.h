@@ -1,7 +1,7 @@
 /*
  * config_values.h - durations ("10s", "1.5h", "250ms") and sizes
  * ("512MiB", "1GB", "4096") as the configuration writes them
- * (config_values.c, over core/units_lex.c). Public through config.h; the
+ * (config_values.c, over util/units_lex.c). Public through config.h; the
  * _why forms are for the loader's messages (config_loader.c). Nothing to
  * free.
  */

@@ -4,7 +4,7 @@
  * Tracegate-Accept trailers, with notes for what is ignored.
  */
 #include "accepts.h"
-#include "log.h"
+#include "../util/log.h"
 #include "repos.h"
 
 #include <stdio.h>

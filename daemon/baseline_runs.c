@@ -16,9 +16,9 @@
  * judgement: the caller posts the repository's on_unjudged state for
  * "baseline_unusable", naming the tampered runs.
  */
-#include "../core/table.h"
+#include "../core/analysis/table.h"
 #include "daemon_impl.h"
-#include "log.h"
+#include "../util/log.h"
 #include "pool.h"
 
 #include <stdio.h>

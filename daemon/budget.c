@@ -40,8 +40,8 @@
  * it at start).
  */
 #include "daemon_impl.h"
-#include "log.h"
-#include "util.h"
+#include "../util/log.h"
+#include "../util/util.h"
 
 #include <errno.h>
 #include <fcntl.h>

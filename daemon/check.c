@@ -17,9 +17,9 @@
  * are tried once (no retries), so that a dead endpoint fails in seconds.
  */
 #include "daemon.h"
-#include "../core/tg.h"
+#include "../util/tg.h"
 #include "git/git.h"
-#include "forge/http.h"
+#include "../net/http.h"
 #include "storage/storage.h"
 #include "store/store.h"
 

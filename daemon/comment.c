@@ -5,7 +5,7 @@
  * target branch's history of the failing rules as Mermaid charts
  * (daemon_impl.h: tg_daemon_comment_extra).
  */
-#include "../core/table.h"
+#include "../core/analysis/table.h"
 #include "daemon_impl.h"
 
 #include <math.h>

@@ -3,12 +3,12 @@
  * jobs, wait (daemon.h).
  */
 #include "daemon_impl.h"
-#include "log.h"
+#include "../util/log.h"
 #include "publish.h"
 #include "repos.h"
-#include "sha256.h"
+#include "../util/sha256.h"
 #include "signature.h"
-#include "util.h"
+#include "../util/util.h"
 
 #include <ctype.h>
 #include <errno.h>

@@ -5,12 +5,12 @@
 #ifndef TG_DAEMON_IMPL_H
 #define TG_DAEMON_IMPL_H
 
-#include "../core/atoms.h"
-#include "../core/measure.h"
-#include "../core/rundata.h"
-#include "../core/trace.h"
+#include "../util/atoms.h"
+#include "../core/diff/measure.h"
+#include "../core/diff/rundata.h"
+#include "../core/trace/trace.h"
 #include "../rules/gate.h"
-#include "../rules/diff_render.h"
+#include "../render/diff_render.h"
 #include "../rules/rules.h"
 #include "daemon.h"
 #include "daemon_metrics.h"
@@ -19,7 +19,7 @@
 #include "git/git.h"
 #include "manifest.h"
 #include "metrics/endpoints.h"
-#include "run_metrics.h"
+#include "history/run_metrics.h"
 #include "storage/storage.h"
 #include "store/store.h"
 
@@ -155,7 +155,7 @@ int tg_daemon_origin_may_post(int *ok, char *why, size_t cap, tg_daemon *d, cons
  * (its lease then expires and it is claimed again). */
 int tg_daemon_job_run(tg_daemon *d, tg_job *j);
 
-/* One side of a comparison: the run data (core/rundata.h) of its traces,
+/* One side of a comparison: the run data (core/diff/rundata.h) of its traces,
  * the runs' traces one after another, each run's in rank order. */
 typedef struct tg_side {
 	tg_rundata **data;

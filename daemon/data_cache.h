@@ -1,5 +1,5 @@
 /*
- * data_cache.h - decoded run data (core/rundata.h) the daemon keeps for
+ * data_cache.h - decoded run data (core/diff/rundata.h) the daemon keeps for
  * its jobs, most recently used first, up to a size (see data_cache.c).
  * Entries are owned by the cache; what get gives is borrowed until the
  * next put.
@@ -7,7 +7,7 @@
 #ifndef TG_DATA_CACHE_H
 #define TG_DATA_CACHE_H
 
-#include "../core/rundata.h"
+#include "../core/diff/rundata.h"
 
 typedef struct tg_data_cache tg_data_cache;
 

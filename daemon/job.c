@@ -22,18 +22,18 @@
  * or forge unreachable) leaves the job to be claimed again when its lease
  * expires, up to max_attempts claims.
  */
-#include "../core/divergence.h"
+#include "../core/diff/divergence.h"
 #include "accepts.h"
-#include "branch_noise.h"
-#include "history_base.h"
+#include "history/branch_noise.h"
+#include "history/history_base.h"
 #include "daemon_impl.h"
-#include "log.h"
+#include "../util/log.h"
 #include "repos.h"
 #include "pool.h"
 #include "publish.h"
-#include "scrub.h"
-#include "sha256.h"
-#include "util.h"
+#include "../util/scrub.h"
+#include "../util/sha256.h"
+#include "../util/util.h"
 
 #include <ctype.h>
 #include <errno.h>

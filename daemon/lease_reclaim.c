@@ -13,7 +13,7 @@
  * see.
  */
 #include "daemon_impl.h"
-#include "log.h"
+#include "../util/log.h"
 
 #include <errno.h>
 #include <signal.h>

@@ -2,9 +2,9 @@
  * manifest.c - parsing and checking a run's manifest.json (manifest.h).
  */
 #include "manifest.h"
-#include "../core/tg.h"
+#include "../util/tg.h"
 #include "storage/storage.h"
-#include "util.h"
+#include "../util/util.h"
 
 #include <ctype.h>
 #include <jansson.h>

@@ -12,7 +12,7 @@
  * still told apart (and logged) without keeping its bytes.
  */
 #include "manifest.h"
-#include "../core/tg.h"
+#include "../util/tg.h"
 
 #include <jansson.h>
 #include <stdlib.h>

@@ -26,7 +26,7 @@
  * overwrite their verdict or their comment.
  */
 #include "daemon_impl.h"
-#include "log.h"
+#include "../util/log.h"
 #include "repos.h"
 
 #include <stdio.h>

@@ -13,7 +13,7 @@
  * first.
  */
 #include "daemon_impl.h"
-#include "log.h"
+#include "../util/log.h"
 #include "pool.h"
 
 #include <stdlib.h>

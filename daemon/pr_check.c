@@ -10,7 +10,7 @@
  * merges into (the baseline's target branch).
  */
 #include "daemon_impl.h"
-#include "log.h"
+#include "../util/log.h"
 #include "repos.h"
 
 #include <stdio.h>

@@ -15,9 +15,9 @@
 #include "history/history_order.h"
 #include "history/history_render.h"
 #include "history/history_rules.h"
-#include "log.h"
+#include "../util/log.h"
 #include "repos.h"
-#include "util.h"
+#include "../util/util.h"
 
 #include <errno.h>
 #include <limits.h>

@@ -22,7 +22,7 @@
  * against, so the next look finds nothing to do.
  */
 #include "daemon_impl.h"
-#include "log.h"
+#include "../util/log.h"
 #include "repos.h"
 
 #include <stdlib.h>

@@ -5,7 +5,7 @@
  * down to it.
  */
 #include "repos.h"
-#include "util.h"
+#include "../util/util.h"
 
 #include <errno.h>
 #include <limits.h>

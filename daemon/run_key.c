@@ -15,7 +15,7 @@
  * (an edited signed manifest is the unsigned run of its run id).
  */
 #include "daemon_impl.h"
-#include "sha256.h"
+#include "../util/sha256.h"
 
 #include <ctype.h>
 #include <stdio.h>

@@ -1,5 +1,5 @@
 /*
- * side.c - the traces of one run as run data (core/rundata.h; daemon_impl.h:
+ * side.c - the traces of one run as run data (core/diff/rundata.h; daemon_impl.h:
  * tg_side_load). Each trace is measured once: a run whose traces the store
  * lists (run_traces) is read from the store and never fetched again; a
  * signed run's trace is looked up by the digest its manifest gives before
@@ -17,10 +17,10 @@
  * numbers.
  */
 #include "daemon_impl.h"
-#include "../core/ranks.h"
+#include "../core/analysis/ranks.h"
 #include "repos.h"
-#include "log.h"
-#include "sha256.h"
+#include "../util/log.h"
+#include "../util/sha256.h"
 #include "signature.h"
 
 #include <ctype.h>
@@ -233,7 +233,7 @@ static void digest_rest(struct read_watch *w, int fd)
  * of JSON so far caps this trace when that is less than
  * limits.max_trace_bytes (*run_json grows by this trace's). Every trace is
  * hashed as it is read (the reader's raw-bytes observer sees every byte it
- * parses, to the end of the file: core/source.h), and digest gets the
+ * parses, to the end of the file: core/trace/source.h), and digest gets the
  * SHA-256 of the bytes parsed: the key its run data is kept under. A trace
  * whose manifest gives its sha256 is thrown away when the digest differs:
  * the bytes hashed are the bytes parsed, whatever is written to the file

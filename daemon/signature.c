@@ -3,8 +3,8 @@
  * (signature.h).
  */
 #include "signature.h"
-#include "../core/tg.h"
-#include "sha256.h"
+#include "../util/tg.h"
+#include "../util/sha256.h"
 
 #include <stdio.h>
 #include <stdlib.h>

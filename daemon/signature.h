@@ -35,7 +35,7 @@
 #define TG_SIGNATURE_H
 
 #include "manifest.h"
-#include "sha256.h"
+#include "../util/sha256.h"
 
 #define TG_SIGNATURE_PREFIX "hmac-sha256:"
 
@@ -52,7 +52,7 @@ int tg_signature_check(const char **why, const tg_manifest *m, const char *key, 
 /* The SHA-256 of a trace taken as the reader reads it: the bytes hashed
  * are the bytes parsed (docs/security.md, "Parse what was hashed"). Set
  * tg_signature_digest_observe as the reader's raw-bytes observer
- * (core/source.h, tg_source_opts.observe) with the digest as its context,
+ * (core/trace/source.h, tg_source_opts.observe) with the digest as its context,
  * read the trace, then check: a file changed while it was read gives
  * another digest, and the trace read is thrown away. A digest that is not
  * checked is released with tg_signature_digest_free. */

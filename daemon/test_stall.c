@@ -6,7 +6,7 @@
  * hooks"). Unset in production; read on each use.
  */
 #include "daemon_impl.h"
-#include "log.h"
+#include "../util/log.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,6 +1,6 @@
 /*
  * cp_diff.h - how the critical path moved between the two sides of a diff:
- * each trace's critical path (core/critical_path.h, HTA's default
+ * each trace's critical path (core/analysis/critical_path.h, HTA's default
  * settings, every step HTA keeps) per step, averaged over a side's traces,
  * what bounds each side most, and the change by bound_by. The sentence
  * says it in words: "the step became launch-bound: +2.1 ms of
@@ -10,7 +10,7 @@
 #ifndef TG_CP_DIFF_H
 #define TG_CP_DIFF_H
 
-#include "../core/critical_path.h"
+#include "../core/analysis/critical_path.h"
 
 #include <jansson.h>
 #include <stdio.h>

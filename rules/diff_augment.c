@@ -80,7 +80,7 @@ static int rule_instants(tg_diff_augment *d, const tg_gate *g, int64_t start)
 	return 0;
 }
 
-/* A finding's numbers for the JSON (core/findings.h). */
+/* A finding's numbers for the JSON (core/analysis/findings.h). */
 static json_t *finding_json(const tg_finding *f)
 {
 	return json_pack("{s:s,s:s,s:o,s:o,s:o,s:s,s:s}", "id", tg_finding_name(f->id), "subject", f->subject,

@@ -1,6 +1,6 @@
 /*
  * diff_augment.h - what a diff adds to the new side's augmented trace
- * (core/augment.h, docs/augment.md), so that the timeline shows where the
+ * (core/analysis/augment.h, docs/augment.md), so that the timeline shows where the
  * pull request lost time:
  *
  *   marks     every invocation of an op whose kernel time per step is
@@ -11,7 +11,7 @@
  *             "change_pct", "ci_pct", "verdict"};
  *   instants  the verdict (one global instant at the start of the first
  *             step), each rule item that warns or blocks (global), each
- *             finding new or worse in the new side (core/findings.h; global,
+ *             finding new or worse in the new side (core/analysis/findings.h; global,
  *             at the start of the time span its evidence names, else of the
  *             first step: its sentence, and in args the change, the fix and
  *             both sides' numbers), and each regressed op at its first
@@ -21,7 +21,7 @@
 #ifndef TG_DIFF_AUGMENT_H
 #define TG_DIFF_AUGMENT_H
 
-#include "../core/augment.h"
+#include "../core/analysis/augment.h"
 #include "gate.h"
 
 typedef struct tg_diff_augment tg_diff_augment;

@@ -8,8 +8,8 @@
 #ifndef TG_DIFF_DOC_H
 #define TG_DIFF_DOC_H
 
-#include "../core/findings.h"
-#include "../core/table.h"
+#include "../core/analysis/findings.h"
+#include "../core/analysis/table.h"
 #include "cp_diff.h"
 #include "diff_tables.h"
 #include "judge.h"

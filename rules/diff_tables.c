@@ -10,9 +10,9 @@
  * + shapes) and the module subtrees (by module).
  */
 #include "diff_tables.h"
-#include "../core/compare.h"
-#include "../core/pyrepr.h"
-#include "../core/replay.h"
+#include "../core/diff/compare.h"
+#include "../core/trace/pyrepr.h"
+#include "../core/analysis/replay.h"
 
 #include <math.h>
 #include <stdint.h>

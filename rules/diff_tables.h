@@ -5,7 +5,7 @@
  * The gate (gate.h) measures and judges two sides; this module turns its
  * measures and judgements into what the text, md (the pull-request
  * comment) and json renderings of `tracegate diff` print: the kernel time
- * per step by each grouping (core/compare.h), the categories of the
+ * per step by each grouping (core/diff/compare.h), the categories of the
  * judged items and where their kernel time came from, the per-op changes
  * sorted for the top lists, the kernels no op launched, the nn.Module
  * subtree that explains a regression, the kernels outside every step,
@@ -16,13 +16,13 @@
 #ifndef TG_DIFF_TABLES_H
 #define TG_DIFF_TABLES_H
 
-#include "../core/table.h"
+#include "../core/analysis/table.h"
 #include "judge.h"
 
 #include <stddef.h>
 #include <stdint.h>
 
-/* The groupings of the kernel time tables, in core/compare.h's order
+/* The groupings of the kernel time tables, in core/diff/compare.h's order
  * (tg_compare_by: category, op, op_shape, kernel, module). */
 #define TG_DIFF_BY_COUNT 5
 #define TG_DIFF_BY_OP_SHAPE 2

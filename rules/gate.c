@@ -2,11 +2,11 @@
  * gate.c - measure, align, attribute, judge (see gate.h).
  */
 #include "gate.h"
-#include "../core/call_pairs.h"
-#include "../core/divergence.h"
-#include "../core/ranks.h"
-#include "../core/rundata.h"
-#include "../core/tree_diff.h"
+#include "../core/diff/call_pairs.h"
+#include "../core/diff/divergence.h"
+#include "../core/analysis/ranks.h"
+#include "../core/diff/rundata.h"
+#include "../core/diff/tree_diff.h"
 
 #include <stdlib.h>
 #include <time.h>

@@ -5,13 +5,13 @@
  *   1. put each side's traces in rank order (tg_rank_of: distributedInfo,
  *      the manifest, the file name; the traces of one rank are its runs, in
  *      the order given), so that the order of the files on a command line
- *      changes nothing, and measure both sides (core/measure.h) on one
+ *      changes nothing, and measure both sides (core/diff/measure.h) on one
  *      shared key table;
  *   2. align the call trees of each pair of traces (a base trace with the
- *      new trace of the same rank and run; core/tree_diff.h), pair the
- *      calls the alignment matches (core/call_pairs.h), and file the time
- *      of what diverged under the op where it diverged (core/divergence.h);
- *   3. compute each side's findings (core/findings.h) and match them: new,
+ *      new trace of the same rank and run; core/diff/tree_diff.h), pair the
+ *      calls the alignment matches (core/diff/call_pairs.h), and file the time
+ *      of what diverged under the op where it diverged (core/diff/divergence.h);
+ *   3. compute each side's findings (core/analysis/findings.h) and match them: new,
  *      worse, gone;
  *   4. judge the rules (judge.h; a rule may select a finding), and judge
  *      kernel time per op for the top regressions and improvements;
@@ -26,7 +26,7 @@
 #ifndef TG_GATE_H
 #define TG_GATE_H
 
-#include "../core/rundata.h"
+#include "../core/diff/rundata.h"
 #include "diff_doc.h"
 #include "judge.h"
 
@@ -66,7 +66,7 @@ typedef struct tg_gate tg_gate;
 int tg_gate_run(tg_gate **out, const tg_rules *rules, const tg_tree *const *base, size_t nbase,
                 const tg_tree *const *next, size_t nnext, const tg_gate_opts *opts);
 
-/* One side as run data (core/rundata.h) instead of trees: the traces of
+/* One side as run data (core/diff/rundata.h) instead of trees: the traces of
  * runs that are not read again (the daemon's stored runs). */
 typedef struct tg_gate_data {
 	const tg_rundata *const *data; /* n, each with findings under the rules' thresholds */

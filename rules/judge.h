@@ -43,8 +43,8 @@
 #ifndef TG_JUDGE_H
 #define TG_JUDGE_H
 
-#include "../core/measure.h"
-#include "../core/rank_compare.h"
+#include "../core/diff/measure.h"
+#include "../core/diff/rank_compare.h"
 #include "rules.h"
 
 typedef enum tg_verdict {

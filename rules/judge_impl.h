@@ -13,7 +13,7 @@
 #ifndef TG_JUDGE_IMPL_H
 #define TG_JUDGE_IMPL_H
 
-#include "../core/measure.h"
+#include "../core/diff/measure.h"
 #include "judge.h"
 #include "noise.h"
 

@@ -4,7 +4,7 @@
  * one CUDA-graph replay, one compiled step), each call the morphological
  * alignment pairs between the two traces (layer 7's attention kernel in the
  * base with layer 7's in the new trace, inside graph replays and
- * CompiledFunction too; core/call_pairs.h) is one paired observation.
+ * CompiledFunction too; core/diff/call_pairs.h) is one paired observation.
  *
  * Why pairs: the calls of one pass differ by layer, shape and rank far more
  * than a call differs from its counterpart in another run. Resampled

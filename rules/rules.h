@@ -40,8 +40,8 @@
 #ifndef TG_RULES_H
 #define TG_RULES_H
 
-#include "../core/findings.h"
-#include "../core/tg.h"
+#include "../core/analysis/findings.h"
+#include "../util/tg.h"
 
 #include <regex.h>
 #include <stddef.h>

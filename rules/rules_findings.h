@@ -5,8 +5,8 @@
 #ifndef TG_RULES_FINDINGS_H
 #define TG_RULES_FINDINGS_H
 
-#include "../core/findings.h"
-#include "../core/yaml_node.h"
+#include "../core/analysis/findings.h"
+#include "../util/yaml_node.h"
 
 /* Reads the mapping n over the values already in o (the defaults):
  *

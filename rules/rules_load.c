@@ -5,8 +5,8 @@
  * a loaded tg_rules.
  */
 #include "rules.h"
-#include "../core/file.h"
-#include "../core/yaml_node.h"
+#include "../util/file.h"
+#include "../util/yaml_node.h"
 #include "default_rules.h"
 #include "rules_findings.h"
 #include "units.h"

@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../core/tg.h"
+#include "../util/tg.h"
 
 /* ------------------------------------------------------------ PRNG */
 

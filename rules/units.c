@@ -1,7 +1,7 @@
 /*
  * units.c - numbers with units in rules files ("5%", "20us", "512MiB").
  *
- * The text is split, and the unit looked up, by core/units_lex.c, which
+ * The text is split, and the unit looked up, by util/units_lex.c, which
  * the configuration's durations and sizes share; this file gives the
  * rules' meaning: a double, times in ns (ns to s), sizes in bytes, and
  * the rules' refusals. Decimal numbers are converted exactly for up to 15
@@ -10,7 +10,7 @@
  * which covers every threshold a person writes.
  */
 #include "units.h"
-#include "../core/units_lex.h"
+#include "../util/units_lex.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -89,7 +89,7 @@ int tg_units_parse_percent(double *out, const char *s, const char **why)
 	return 0;
 }
 
-#define NS_PER_S 1e9 /* the rules take times from ns to s (core/units_lex.c also knows m, h, d) */
+#define NS_PER_S 1e9 /* the rules take times from ns to s (util/units_lex.c also knows m, h, d) */
 
 int tg_units_parse_quantity(double *out, const char *s, tg_rule_unit unit, const char **why)
 {

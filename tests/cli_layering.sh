@@ -36,13 +36,13 @@ plant() {
 	check "  ... and only that include" "$(cat "$tmp/out")" [ "$(wc -l <"$tmp/out")" -eq 1 ]
 	cp "$tmp/saved" "$tmp/tree/$f"
 }
-plant core/tree.c ../rules/rules.h "core/ includes only core/"
-plant core/trace.h ../config/config.h "core/ includes only core/"
-plant core/report.c ../daemon/util.h "core/ includes only core/"
+plant core/tree/tree.c ../rules/rules.h "core/ includes only core/"
+plant core/trace/trace.h ../config/config.h "core/ includes only core/"
+plant core/analysis/report.c ../daemon/util.h "core/ includes only core/"
 plant rules/judge.c ../daemon/daemon.h "rules/ never includes daemon/"
 plant config/config.c ../daemon/store/store.h "config/ never includes daemon/"
 plant daemon/storage/s3.c ../store/store_impl.h "an *_impl.h header is its own folder's"
-plant daemon/cli/cmd_history.c ../daemon_impl.h "an *_impl.h header is its own folder's"
+plant cli/cmd_history.c ../daemon_impl.h "an *_impl.h header is its own folder's"
 plant daemon/forge/forge.c ../daemon.h "never the job machine"
 plant daemon/store/store.c ../manifest.h "never the job machine"
 plant daemon/git/git.c ../cli/cli.h "a room never includes the command line"

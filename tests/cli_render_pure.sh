@@ -1,7 +1,7 @@
 #!/bin/sh
 # cli_render_pure.sh - the render objects call nothing that computes
 # (tests/render_pure.sh over tests/render_pure.list, on the objects make
-# check built), no render source includes core/compare.h, and the check is
+# check built), no render source includes core/diff/compare.h, and the check is
 # no rubber stamp: a planted render object that calls tg_compare_table is
 # refused, naming the file and the symbol, and a listed object that is
 # missing is refused too.

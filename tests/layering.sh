@@ -11,10 +11,10 @@
 #                    and of daemon/ itself only util.h, sha256.h and log.h
 #                    (leaf helpers; the log's level is its only state):
 #                    never the job machine
-#   daemon/          (the job machine) never includes daemon/cli/
+#   daemon/          (the job machine) never includes cli/
 #   *_impl.h         a module's private header: only its own folder's files
 #
-# The command line (daemon/cli/) may use any public header. tests/ and
+# The command line (cli/) may use any public header. tests/ and
 # bench/ are not checked (white-box tests include *_impl.h on purpose).
 # Usage: sh tests/layering.sh [ROOT]
 set -u
@@ -45,14 +45,14 @@ rule() {
 	case $fr in
 	core) [ "$tr" = core ] || echo "core/ includes only core/" ;;
 	rules | config) case $tr in core | rules | config | other) ;; *) echo "$fr/ never includes daemon/" ;; esac ;;
-	machine) [ "$tr" = cli ] && echo "the job machine never includes the command line (daemon/cli/)" ;;
+	machine) [ "$tr" = cli ] && echo "the job machine never includes the command line (cli/)" ;;
 	storage | store | git | forge | history | metrics)
 		case $tr in
 		"$fr" | core | rules | config | other) ;;
-		cli) echo "a room never includes the command line (daemon/cli/)" ;;
+		cli) echo "a room never includes the command line (cli/)" ;;
 		machine)
 			case $2 in
-			daemon/util.h | daemon/sha256.h | daemon/log.h) ;;
+			util/util.h | util/sha256.h | util/log.h) ;;
 			*) echo "a room uses of daemon/ only util.h, sha256.h and log.h, never the job machine" ;;
 			esac ;;
 		*) ;; # another room's public header

@@ -1,7 +1,7 @@
 /* test_arena.c - the bump allocator: alignment, big allocations, byte count. */
 #include "testutil.h"
 
-#include "../core/arena.h"
+#include "../util/arena.h"
 
 #include <stdint.h>
 

@@ -2,7 +2,7 @@
  * binary-safe; lookups without insertion. */
 #include "testutil.h"
 
-#include "../core/atoms.h"
+#include "../util/atoms.h"
 
 static void test_intern_same_atom(void **state)
 {

@@ -1,4 +1,4 @@
-/* test_augment.c - the augmented trace (core/augment.h, core/counters.h):
+/* test_augment.c - the augmented trace (core/analysis/augment.h, core/analysis/counters.h):
  * nothing added gives the same bytes; the counters' series and values on a
  * fixture and against the report's queue summary and HTA's test of
  * generate_trace_with_counters on its own trace; marks inserted into args
@@ -7,9 +7,9 @@
  * file changed between the two reads refused with nothing written. */
 #include "testutil.h"
 
-#include "../core/augment.h"
-#include "../core/counters.h"
-#include "../core/launch_stats.h"
+#include "../core/analysis/augment.h"
+#include "../core/analysis/counters.h"
+#include "../core/analysis/launch_stats.h"
 
 #include <fcntl.h>
 #include <jansson.h>

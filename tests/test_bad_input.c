@@ -37,7 +37,7 @@
 #include "testutil.h"
 
 #include "../config/config.h"
-#include "../core/gpu_specs.h"
+#include "../core/models/gpu_specs.h"
 #include "../daemon/manifest.h"
 #include "../rules/rules.h"
 

@@ -1,5 +1,5 @@
 /*
- * test_branch_noise.c - daemon/branch_noise.c on a real SQLite store: the
+ * test_branch_noise.c - daemon/history/branch_noise.c on a real SQLite store: the
  * noise of each total rule from the target branch's runs on the same
  * fingerprint (a run on other hardware and the run itself left out, a
  * step and an outlier not inflating it), and the comment's lines ("Noise
@@ -8,7 +8,7 @@
  */
 #include "storeutil.h"
 
-#include "../daemon/branch_noise.h"
+#include "../daemon/history/branch_noise.h"
 #include "../rules/noise.h"
 
 #include <math.h>

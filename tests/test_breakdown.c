@@ -3,8 +3,8 @@
  * the shared traces against HTA's values (hta_golden_values.json). */
 #include "testutil.h"
 
-#include "../core/breakdown.h"
-#include "../core/kernel_class.h"
+#include "../core/analysis/breakdown.h"
+#include "../core/trace/kernel_class.h"
 
 #include <math.h>
 

@@ -1,5 +1,5 @@
 /*
- * test_buf.c - the growable string buffer (core/buf.c): contents and
+ * test_buf.c - the growable string buffer (util/buf.c): contents and
  * lengths after each kind of append, growth across many appends (bytes
  * with NULs, a megabyte one character at a time), printf-style appends
  * that fit the room left and that do not (arguments of 100 kB), reset
@@ -9,8 +9,8 @@
  */
 #include "testutil.h"
 
-#include "../core/buf.h"
-#include "../core/tg.h"
+#include "../util/buf.h"
+#include "../util/tg.h"
 
 #include <locale.h>
 #include <stdint.h>

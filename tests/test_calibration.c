@@ -210,7 +210,7 @@ static void test_noise3_history_as_base(void **state)
 	tg_rules_free(r);
 }
 
-/* What the daemon does by default with a history (daemon/history_base.h):
+/* What the daemon does by default with a history (daemon/history/history_base.h):
  * the baseline's run plus at most 9 runs of `main` since its latest
  * change point, passed as per-run values (tg_rule_base_runs), under the
  * default settings: confidence 0.95, and history_confidence 0.98 for the

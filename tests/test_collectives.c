@@ -5,7 +5,7 @@
  * coll_analysis.csv, the real pair of ranks of a 128-rank job). */
 #include "testutil.h"
 
-#include "../core/collectives.h"
+#include "../core/analysis/collectives.h"
 
 #define NRANKS 8
 #define PG_RANKS "[0, 1, 2, 3, 4, 5, 6, 7]"

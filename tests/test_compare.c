@@ -4,8 +4,8 @@
  */
 #include "testutil.h"
 
-#include "../core/compare.h"
-#include "../core/measure.h"
+#include "../core/diff/compare.h"
+#include "../core/diff/measure.h"
 #include "../rules/gate.h"
 
 #include <zlib.h>

@@ -1,12 +1,12 @@
-/* test_critical_path.c - the critical path (core/critical_path.h): two
+/* test_critical_path.c - the critical path (core/analysis/critical_path.h): two
  * hand-made traces whose graphs are worked out in the comments, the
  * failures (a cycle, an annotation that matches nothing), and HTA's four
  * critical-path test traces against HTA's own test assertions and the
  * values docs/critical-path.md says how they were established. */
 #include "testutil.h"
 
-#include "../core/critical_path_impl.h"
-#include "../core/critical_path_render.h"
+#include "../core/analysis/critical_path_impl.h"
+#include "../render/critical_path_render.h"
 
 #define US INT64_C(1000)
 

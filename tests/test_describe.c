@@ -1,9 +1,9 @@
-/* test_describe.c - core/describe.c: the six statistics of the report's
+/* test_describe.c - core/analysis/describe.c: the six statistics of the report's
  * aggregated columns, on values worked by hand, and exactly (bit for bit,
  * -0 and +0 included) what the sort it replaced gave, on random columns. */
 #include "testutil.h"
 
-#include "../core/describe.h"
+#include "../core/analysis/describe.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -11,8 +11,8 @@
 #include "gentrace.h"
 #include "judgeutil.h"
 
-#include "../core/compare.h"
-#include "../rules/diff_render.h"
+#include "../core/diff/compare.h"
+#include "../render/diff_render.h"
 #include "../rules/gate.h"
 
 #include <math.h>

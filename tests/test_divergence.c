@@ -1,5 +1,5 @@
 /*
- * test_divergence.c - core/divergence.c on generated pairs of traces: the
+ * test_divergence.c - core/diff/divergence.c on generated pairs of traces: the
  * re-filing of diverging kernel time under the op where the trees diverge
  * (tg_divergence_attribute), the table of divergences and the choice of
  * what to draw. Pairs: attention split into two kernels under the same op,
@@ -9,8 +9,8 @@
  */
 #include "gentrace.h"
 
-#include "../core/divergence.h"
-#include "../core/kernel_category.h"
+#include "../core/diff/divergence.h"
+#include "../core/models/kernel_category.h"
 
 #include <time.h>
 

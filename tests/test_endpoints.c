@@ -8,7 +8,7 @@
  */
 #include "testutil.h"
 
-#include "../core/tg.h"
+#include "../util/tg.h"
 #include "../daemon/metrics/endpoints.h"
 
 #include <arpa/inet.h>

@@ -2,7 +2,7 @@
  * 64 KiB read step, the size limit and the one-line errors. */
 #include "testutil.h"
 
-#include "../core/file.h"
+#include "../util/file.h"
 
 #include <stdio.h>
 #include <stdlib.h>

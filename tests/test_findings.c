@@ -1,12 +1,12 @@
-/* test_findings.c - the findings (core/findings.h): each computed on small
+/* test_findings.c - the findings (core/analysis/findings.h): each computed on small
  * traces whose numbers are worked out by hand below, the sides of a diff
  * (runs, ranks) and their matching (new, worse, gone), the renderings;
  * then on the shared traces, where every number asserted was checked
  * against the trace by a separate script (docs/findings.md says which). */
 #include "testutil.h"
 
-#include "../core/findings.h"
-#include "../core/findings_impl.h"
+#include "../core/analysis/findings.h"
+#include "../core/analysis/findings_impl.h"
 
 #include <jansson.h>
 

@@ -17,7 +17,7 @@
 #include "testutil.h"
 #include "mini_http.h"
 
-#include "../core/tg.h"
+#include "../util/tg.h"
 #include "../daemon/forge/forge_impl.h"
 
 #include <dirent.h>

@@ -17,8 +17,8 @@
 #include "gentrace.h"
 #include "judgeutil.h"
 
-#include "../core/compare.h"
-#include "../rules/diff_render.h"
+#include "../core/diff/compare.h"
+#include "../render/diff_render.h"
 #include "../rules/gate.h"
 
 /* Big enough that attention is ~400 us a step per layer, well above the

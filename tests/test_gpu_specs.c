@@ -3,7 +3,7 @@
  * YAML override file with each of its error messages. */
 #include "testutil.h"
 
-#include "../core/gpu_specs.h"
+#include "../core/models/gpu_specs.h"
 
 #include <ftw.h>
 #include <unistd.h>

@@ -6,7 +6,7 @@
  */
 #include "testutil.h"
 
-#include "../core/tg.h"
+#include "../util/tg.h"
 #include "../daemon/metrics/health.h"
 
 static int64_t clock_ms;

@@ -1,5 +1,5 @@
 /*
- * test_history_base.c - daemon/history_base.c on a real SQLite store: the
+ * test_history_base.c - daemon/history/history_base.c on a real SQLite store: the
  * target branch's runs since the latest change point of each rule's
  * series (same fingerprint; the baseline's and the judged commit's runs
  * left out; at most 9, the latest; trusted only under a signing key) as
@@ -10,7 +10,7 @@
  */
 #include "storeutil.h"
 
-#include "../daemon/history_base.h"
+#include "../daemon/history/history_base.h"
 
 #include <math.h>
 #include <unistd.h>

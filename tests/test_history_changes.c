@@ -7,7 +7,7 @@
  */
 #include "testutil.h"
 
-#include "../core/tg.h"
+#include "../util/tg.h"
 #include "../daemon/history/history_changes.h"
 #include "../daemon/history/history_render.h"
 

@@ -8,7 +8,7 @@
  */
 #include "testutil.h"
 
-#include "../core/tg.h"
+#include "../util/tg.h"
 #include "../daemon/history/history_index.h"
 
 static const char *file_of(const char *branch)

@@ -6,7 +6,7 @@
  */
 #include "testutil.h"
 
-#include "../core/tg.h"
+#include "../util/tg.h"
 #include "../daemon/history/history_metric.h"
 
 static const char *const names[] = {"steps",           "gpu_busy_ms",         "gpu_idle_ms",

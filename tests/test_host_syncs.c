@@ -2,8 +2,8 @@
  * python source line), grouping and steps; counts on shared traces. */
 #include "testutil.h"
 
-#include "../core/host_syncs.h"
-#include "../core/kernel_class.h"
+#include "../core/analysis/host_syncs.h"
+#include "../core/trace/kernel_class.h"
 
 #include <math.h>
 

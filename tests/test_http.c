@@ -1,5 +1,5 @@
 /*
- * test_http.c - the daemon's HTTP client (daemon/forge/http.c): Retry-After and
+ * test_http.c - the daemon's HTTP client (net/http.c): Retry-After and
  * rate-limit rules, escaping, messages without secrets, and the retry
  * policy against servers.
  *
@@ -12,8 +12,8 @@
 #include "testutil.h"
 #include "mini_http.h"
 
-#include "../core/tg.h"
-#include "../daemon/forge/http.h"
+#include "../util/tg.h"
+#include "../net/http.h"
 
 #include <jansson.h>
 

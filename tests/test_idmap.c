@@ -2,7 +2,7 @@
  * range, negative and huge keys, first value wins, growth. */
 #include "testutil.h"
 
-#include "../core/idmap.h"
+#include "../util/idmap.h"
 
 static void check_map(tg_idmap *m, int64_t base, int64_t stride, uint32_t n)
 {

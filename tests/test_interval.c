@@ -2,7 +2,7 @@
  * overlap counted once, touching intervals merge, unsorted input). */
 #include "testutil.h"
 
-#include "../core/interval.h"
+#include "../util/interval.h"
 
 static void test_union(void **state)
 {

@@ -7,13 +7,13 @@
 #include "testutil.h"
 #include "gentrace.h"
 #include "judgeutil.h"
-#include "../core/categorize.h"
-#include "../core/kernel_categories.h"
-#include "../core/kernel_names.h"
+#include "../core/trace/categorize.h"
+#include "../core/analysis/kernel_categories.h"
+#include "../core/models/kernel_names.h"
 #include "../rules/rules.h"
-#include "../core/kernel_category.h"
-#include "../core/launchers.h"
-#include "../core/measure.h"
+#include "../core/models/kernel_category.h"
+#include "../core/analysis/launchers.h"
+#include "../core/diff/measure.h"
 
 #define EXACT 1e-9
 

@@ -2,8 +2,8 @@
  * device streams, and the step filter every analysis uses. */
 #include "testutil.h"
 
-#include "../core/kernel_class.h"
-#include "../core/step_filter.h"
+#include "../core/trace/kernel_class.h"
+#include "../core/tree/step_filter.h"
 
 static void test_classes(void **state)
 {

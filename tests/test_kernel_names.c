@@ -1,5 +1,5 @@
 /*
- * test_kernel_names.c - the kernel-name table (core/kernel_names.tsv) and
+ * test_kernel_names.c - the kernel-name table (core/models/kernel_names.tsv) and
  * the default classification it feeds (kernel_category.h):
  *
  *   - the glob matcher;
@@ -14,10 +14,10 @@
  *     traces (docs/categories.md names what remains elsewhere).
  */
 #include "testutil.h"
-#include "../core/kernel_categories.h"
-#include "../core/kernel_category.h"
-#include "../core/kernel_names.h"
-#include "../core/launchers.h"
+#include "../core/analysis/kernel_categories.h"
+#include "../core/models/kernel_category.h"
+#include "../core/models/kernel_names.h"
+#include "../core/analysis/launchers.h"
 
 
 static void test_glob(void **state)
@@ -82,7 +82,7 @@ static void test_table_lines(void **state)
 	int dead = 0;
 	for (size_t i = 0; i < tg_kernel_name_nrules; i++)
 		if (!hits[i]) {
-			print_error("core/kernel_names.tsv:%u: '%s' (%s) is the first match of no real name in the fixture\n",
+			print_error("core/models/kernel_names.tsv:%u: '%s' (%s) is the first match of no real name in the fixture\n",
 			            tg_kernel_name_rules[i].line, tg_kernel_name_rules[i].pattern,
 			            tg_kernel_name_rules[i].category);
 			dead++;

@@ -4,8 +4,8 @@
  * (hta_golden_values.json). */
 #include "testutil.h"
 
-#include "../core/kernel_class.h"
-#include "../core/launch_stats.h"
+#include "../core/trace/kernel_class.h"
+#include "../core/analysis/launch_stats.h"
 
 #include <math.h>
 

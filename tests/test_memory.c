@@ -3,8 +3,8 @@
  * shared traces checked against a Python scan of the same events. */
 #include "testutil.h"
 
-#include "../core/kernel_class.h"
-#include "../core/memory.h"
+#include "../core/trace/kernel_class.h"
+#include "../core/analysis/memory.h"
 
 #include <math.h>
 

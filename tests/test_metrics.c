@@ -6,7 +6,7 @@
  */
 #include "testutil.h"
 
-#include "../core/tg.h"
+#include "../util/tg.h"
 #include "../daemon/metrics/metrics.h"
 
 #include <pthread.h>

@@ -2,7 +2,7 @@
  * every number was computed by hand (see tests/fixtures/sample.json). */
 #include "testutil.h"
 
-#include "../core/modules.h"
+#include "../core/tree/modules.h"
 
 static void test_sample_modules(void **state)
 {

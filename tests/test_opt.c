@@ -1,18 +1,18 @@
 /*
- * test_opt.c - the option tables of the subcommands (daemon/cli/opt.c):
+ * test_opt.c - the option tables of the subcommands (cli/opt.c):
  * switches, values given as `--name VALUE`, `--name=VALUE` and `-o VALUE`,
  * converters and their one-line errors, repeatable values, unknown options,
  * missing values, the "--" of BASE... -- NEW..., positional counts, required
  * entries, included fragments and shadowing (the reading limits of
- * daemon/cli/cli.c), and the help made from a table: wrapped at 80 columns,
+ * cli/cli.c), and the help made from a table: wrapped at 80 columns,
  * every option listed once, for a table of the test's and for each command.
  */
 #include "testutil.h"
 
-#include "../core/tg.h"
-#include "../daemon/cli/cli.h"
-#include "../daemon/cli/commands.h"
-#include "../daemon/cli/opt.h"
+#include "../util/tg.h"
+#include "../cli/cli.h"
+#include "../cli/commands.h"
+#include "../cli/opt.h"
 
 #include <stddef.h>
 

@@ -1,10 +1,10 @@
 /*
- * test_path_suffix.c - core/path_suffix.c: the shortest distinguishing
+ * test_path_suffix.c - util/path_suffix.c: the shortest distinguishing
  * suffix of each of a diff's trace paths (the comment's "traces" row).
  */
 #include "testutil.h"
 
-#include "../core/path_suffix.h"
+#include "../util/path_suffix.h"
 
 #include <string.h>
 

@@ -6,8 +6,8 @@
  * broadcast, reductions with dim/keepdim, layer/batch/RMS norm, dtype sizes. */
 #include "testutil.h"
 
-#include "../core/perf_model.h"
-#include "../core/shape.h"
+#include "../core/models/perf_model.h"
+#include "../core/models/shape.h"
 
 #include <math.h>
 

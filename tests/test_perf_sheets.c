@@ -7,8 +7,8 @@
  * column, how many reference cells match. */
 #include "testutil.h"
 
-#include "../core/perf_sheets.h"
-#include "../core/perf_sheets_impl.h"
+#include "../core/analysis/perf_sheets.h"
+#include "../core/analysis/perf_sheets_impl.h"
 
 #include <math.h>
 

@@ -2,7 +2,7 @@
  * traces and on the real 2-rank pair of a 128-rank job. */
 #include "testutil.h"
 
-#include "../core/ranks.h"
+#include "../core/analysis/ranks.h"
 
 static tg_tree *tree_of(tg_trace **t, const char *json)
 {

@@ -43,7 +43,7 @@
  * the dma_* kernels count here.
  */
 #include "testutil.h"
-#include "../core/modules.h"
+#include "../core/tree/modules.h"
 
 struct expected;
 typedef void (*extra_check)(const struct expected *x, const tg_trace *t, const tg_tree *tree);

@@ -1,4 +1,4 @@
-/* test_replay.c - event replay (core/replay.h): the distinct invocations of
+/* test_replay.c - event replay (core/analysis/replay.h): the distinct invocations of
  * an op, their device and host times, their signatures, the family each is
  * replayed as or why it cannot be, the script's CALL literal (shapes,
  * strides, the dims --scale may reduce, attention's parts) and its quoting
@@ -6,7 +6,7 @@
  * there) and on the shared traces. tests/cli_replay.sh runs the scripts. */
 #include "testutil.h"
 
-#include "../core/replay.h"
+#include "../core/analysis/replay.h"
 
 #define OPS "tests/data/replay/ops.json"
 
@@ -223,7 +223,7 @@ static void test_script_gemm(void **state)
 	                "'scale': (0, 1)},\n        {'t': 'tensor', 'dtype': 'bfloat16', 'shape': (32, 48), 'stride': "
 	                "(48, 1), 'scale': (0, 1)},\n    ],\n    'sdpa': None,\n}\n");
 	/* the runner follows */
-	assert_contains(text, "# ---- tracegate replay runner (core/replay_runner.py");
+	assert_contains(text, "# ---- tracegate replay runner (core/analysis/replay_runner.py");
 	assert_contains(text, "\nsys.exit(main(CALL))\n");
 	free(text);
 	text = script_of(f->tree, "aten::addmm", 0, "ops.json");

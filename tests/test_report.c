@@ -10,8 +10,8 @@
  * differences, and the tables on the hand-made sample trace. */
 #include "testutil.h"
 
-#include "../core/categorize.h"
-#include "../core/report.h"
+#include "../core/trace/categorize.h"
+#include "../core/analysis/report.h"
 
 #include <math.h>
 

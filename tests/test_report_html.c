@@ -3,10 +3,10 @@
  * page, any table rendered, no external resource. */
 #include "testutil.h"
 
-#include "../core/report.h"
-#include "../core/report_html.h"
-#include "../core/report_html_streams.h"
-#include "../core/tg.h"
+#include "../core/analysis/report.h"
+#include "../render/report_html.h"
+#include "../render/report_html_streams.h"
+#include "../util/tg.h"
 
 /* A trace whose names try to break out of HTML text and attributes, with
  * control characters (C0 and C1) and a kernel name too long for a label. */

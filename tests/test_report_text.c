@@ -1,15 +1,15 @@
 /*
  * test_report_text.c - the text report for a terminal: the one-screen
- * summary (core/report_summary.c) with the numbers of the hand-made sample
+ * summary (render/report_summary.c) with the numbers of the hand-made sample
  * trace (tests/fixtures/sample.json, whose tables test_report.c checks by
  * hand), its top findings, the views with readable headings
- * (core/report_text.c), and every line within 120 columns.
+ * (render/report_text.c), and every line within 120 columns.
  */
 #include "testutil.h"
 
-#include "../core/report_summary.h"
-#include "../core/report_text.h"
-#include "../core/table_fit.h"
+#include "../render/report_summary.h"
+#include "../render/report_text.h"
+#include "../render/table_fit.h"
 
 #include <math.h>
 #include <stdlib.h>

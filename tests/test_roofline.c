@@ -5,8 +5,8 @@
  * MI300X spec and compared with the row's roofline columns to 1e-6. */
 #include "testutil.h"
 
-#include "../core/gpu_specs.h"
-#include "../core/roofline.h"
+#include "../core/models/gpu_specs.h"
+#include "../core/models/roofline.h"
 
 #include <dirent.h>
 #include <math.h>

@@ -239,7 +239,7 @@ static void test_defaults(void **state)
 	}
 }
 
-/* The generated rules of tracegate diff's top-regressions table (daemon/cli/cmd_diff.c). */
+/* The generated rules of tracegate diff's top-regressions table (cli/cmd_diff.c). */
 static void test_generated_ops_rules(void **state)
 {
 	(void)state;

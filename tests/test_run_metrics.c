@@ -1,6 +1,6 @@
 /*
  * test_run_metrics.c - the numbers of a run kept in the history
- * (daemon/run_metrics.h): every series is measured over the profiled steps
+ * (daemon/history/run_metrics.h): every series is measured over the profiled steps
  * as the rules are, so that a category's series is no noisier than the rule
  * on the same kernels (issue 20: over same-code runs the category series
  * spread 4-7x more than their rules, because they counted the kernels
@@ -9,7 +9,7 @@
  * call), and the real h200-dev runs.
  */
 #include "testutil.h"
-#include "../daemon/run_metrics.h"
+#include "../daemon/history/run_metrics.h"
 #include "../rules/rules.h"
 
 #include <math.h>

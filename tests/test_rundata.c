@@ -1,5 +1,5 @@
 /*
- * test_rundata.c - core/rundata.c and core/skeleton.c: a trace's measures,
+ * test_rundata.c - core/diff/rundata.c and core/diff/skeleton.c: a trace's measures,
  * op skeleton, findings and critical path kept without the trace. What a
  * judgement from stored run data says must be exactly what the judgement
  * from the traces says, so the central test renders the gate both ways
@@ -14,11 +14,11 @@
  */
 #include "gentrace.h"
 
-#include "../core/rundata.h"
+#include "../core/diff/rundata.h"
 #include "../rules/rules.h"
 
 #include <zlib.h>
-#include "../rules/diff_render.h"
+#include "../render/diff_render.h"
 #include "../rules/gate.h"
 
 /* Encodes rd and decodes the bytes again into *out; the bytes in *blob

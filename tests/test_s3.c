@@ -18,7 +18,7 @@
  */
 #include "testutil.h"
 
-#include "../core/tg.h"
+#include "../util/tg.h"
 #include "../daemon/storage/s3.h"
 #include "../daemon/storage/storage.h"
 

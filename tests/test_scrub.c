@@ -3,7 +3,7 @@
  */
 #include "testutil.h"
 
-#include "../daemon/scrub.h"
+#include "../util/scrub.h"
 
 static void same(const char *in, const char *want)
 {

@@ -1,5 +1,5 @@
 /*
- * test_sha256.c - SHA-256 and HMAC-SHA256 over libcrypto (daemon/sha256.c).
+ * test_sha256.c - SHA-256 and HMAC-SHA256 over libcrypto (util/sha256.c).
  *
  * Known answers: FIPS 180-2 appendix B (and NIST's one million 'a'),
  * digests at the padding edges from Python's hashlib, every RFC 4231 test
@@ -11,8 +11,8 @@
  */
 #include "testutil.h"
 
-#include "../core/tg.h"
-#include "../daemon/sha256.h"
+#include "../util/tg.h"
+#include "../util/sha256.h"
 
 #include <limits.h>
 #include <openssl/crypto.h>

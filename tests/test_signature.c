@@ -6,7 +6,7 @@
 #include "testutil.h"
 
 #include "../daemon/manifest.h"
-#include "../daemon/sha256.h"
+#include "../util/sha256.h"
 #include "../daemon/signature.h"
 
 #include <unistd.h>

@@ -4,7 +4,7 @@
  * against a full sort. */
 #include "testutil.h"
 
-#include "../core/sort.h"
+#include "../util/sort.h"
 
 #include <math.h>
 #include <stdlib.h>

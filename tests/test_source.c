@@ -8,9 +8,9 @@
  * anywhere. */
 #include "testutil.h"
 
-#include "../core/inflate.h"
-#include "../core/source.h"
-#include "../core/trace.h"
+#include "../core/trace/inflate.h"
+#include "../core/trace/source.h"
+#include "../core/trace/trace.h"
 
 #include <dirent.h>
 #include <fcntl.h>

@@ -14,7 +14,7 @@
  * connection and a failed reconnect; no password in any message. */
 #include "testutil.h"
 
-#include "../core/tg.h"
+#include "../util/tg.h"
 #include "../daemon/store/store.h"
 #include "../daemon/store/store_impl.h"
 

@@ -1,12 +1,12 @@
 /*
- * test_stream_timeline.c - core/stream_timeline.c on the hand-made sample
+ * test_stream_timeline.c - core/analysis/stream_timeline.c on the hand-made sample
  * trace (tests/fixtures/sample.json; test_report.c has its GPU timeline by
  * hand): the streams, their events and busy time, the bins summing to it,
  * the kinds, a step, and the events without a launch.
  */
 #include "testutil.h"
 
-#include "../core/stream_timeline.h"
+#include "../core/analysis/stream_timeline.h"
 
 #include <math.h>
 

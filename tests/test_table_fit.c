@@ -1,12 +1,12 @@
 /*
- * test_table_fit.c - core/table_fit.c: middle elision of UTF-8 text, and a
+ * test_table_fit.c - render/table_fit.c: middle elision of UTF-8 text, and a
  * table drawn within a width (strings widened left to right, columns left
  * out from the right, numbers never cut, rows capped, the note saying
  * what was left out).
  */
 #include "testutil.h"
 
-#include "../core/table_fit.h"
+#include "../render/table_fit.h"
 
 #include <stdlib.h>
 #include <string.h>

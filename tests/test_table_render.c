@@ -7,7 +7,7 @@
  */
 #include "testutil.h"
 
-#include "../core/table.h"
+#include "../core/analysis/table.h"
 
 #define Z "\xe2\x80\x8b"
 

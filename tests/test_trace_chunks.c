@@ -1,4 +1,4 @@
-/* test_trace_chunks.c - the reader's pipeline (core/trace_chunks.h: chunks
+/* test_trace_chunks.c - the reader's pipeline (core/trace/trace_chunks.h: chunks
  * cut at guessed event boundaries, parsed ahead on two threads, merged in
  * order) gives exactly what one thread gives: the same events, arguments,
  * atoms with the same numbers, tracks, flows, counts and metadata, for
@@ -9,7 +9,7 @@
  * damage. Run under ASan/UBSan (make check SAN=1) and TSan (docs/testing.md). */
 #include "testutil.h"
 
-#include "../core/atoms.h"
+#include "../util/atoms.h"
 
 /* Exactly the same model, byte for byte where it is plain data. */
 static void assert_identical(const tg_trace *a, const tg_trace *b)

@@ -7,7 +7,7 @@
  * tree byte for byte). */
 #include "testutil.h"
 
-#include "../core/tree_diff.h"
+#include "../core/diff/tree_diff.h"
 
 #include <time.h>
 #include <zlib.h>

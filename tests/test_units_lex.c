@@ -1,10 +1,10 @@
 /* test_units_lex.c - the number-with-a-unit lexer and the unit table that
- * the rules and the configuration share (core/units_lex.c): where each
+ * the rules and the configuration share (util/units_lex.c): where each
  * part of the text starts and how long it is, the exponent only when
  * asked for, the refusals, and every unit's factor. */
 #include "testutil.h"
 
-#include "../core/units_lex.h"
+#include "../util/units_lex.h"
 
 /* s lexed with flags: 0, or fails the test. */
 static tg_units_lexeme must_lex(const char *s, unsigned flags)

@@ -1,12 +1,12 @@
 /*
- * test_util.c - the daemon's shared helpers (daemon/util.h): an atomic
+ * test_util.c - the daemon's shared helpers (util/util.h): an atomic
  * write leaves the whole file with its mode and no temporary behind, or
  * nothing; mkdir -p makes every parent, names the folder it could not make
  * and refuses a path too long instead of cutting it; the hex check counts.
  */
 #include "testutil.h"
 
-#include "../daemon/util.h"
+#include "../util/util.h"
 
 #include <dirent.h>
 #include <errno.h>

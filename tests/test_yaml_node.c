@@ -1,9 +1,9 @@
 /* test_yaml_node.c - the YAML node helpers the rules, the configuration
- * and the GPU specs share (core/yaml_node.c): each helper's value and
+ * and the GPU specs share (util/yaml_node.c): each helper's value and
  * each message with its exact file:line:column. */
 #include "testutil.h"
 
-#include "../core/yaml_node.h"
+#include "../util/yaml_node.h"
 
 static tg_yaml_doc doc;
 static tg_yaml_in in;

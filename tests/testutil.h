@@ -21,9 +21,9 @@
 
 #include <cmocka.h>
 
-#include "../core/trace.h"
-#include "../core/table.h"
-#include "../core/tree.h"
+#include "../core/trace/trace.h"
+#include "../core/analysis/table.h"
+#include "../core/tree/tree.h"
 
 #include <math.h>
 

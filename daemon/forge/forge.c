@@ -5,7 +5,7 @@
  * at a UTF-8 boundary, marker lines) are forge_text.c's.
  */
 #include "forge_impl.h"
-#include "../../core/tg.h"
+#include "../../util/tg.h"
 
 #include <stdlib.h>
 #include <string.h>

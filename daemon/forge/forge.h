@@ -27,7 +27,7 @@
 #ifndef TG_FORGE_H
 #define TG_FORGE_H
 
-#include "http.h"
+#include "../../net/http.h"
 
 #include <stddef.h>
 #include <stdint.h>

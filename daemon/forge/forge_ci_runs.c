@@ -16,7 +16,7 @@
  *   cannot tell, and the caller judges such a run alone.
  */
 #include "forge_impl.h"
-#include "../../core/tg.h"
+#include "../../util/tg.h"
 
 #include <stdlib.h>
 #include <string.h>

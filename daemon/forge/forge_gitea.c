@@ -11,7 +11,7 @@
  *   GET   /repos/{o}/{r}/issues/{n}/labels
  */
 #include "forge_impl.h"
-#include "../../core/tg.h"
+#include "../../util/tg.h"
 
 #include <stdlib.h>
 #include <string.h>

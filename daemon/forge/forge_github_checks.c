@@ -17,8 +17,8 @@
  *   error     completed     failure   (GitHub has no "error"; fail closed)
  */
 #include "forge_impl.h"
-#include "../../core/tg.h"
-#include "../log.h"
+#include "../../util/tg.h"
+#include "../../util/log.h"
 
 #include <stdlib.h>
 #include <string.h>

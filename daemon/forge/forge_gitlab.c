@@ -14,7 +14,7 @@
  * failed (an error's description starts with "error: ").
  */
 #include "forge_impl.h"
-#include "../../core/tg.h"
+#include "../../util/tg.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -13,8 +13,8 @@
  * hash of repository, pull request and marker: the same on every run.
  */
 #include "forge_impl.h"
-#include "../../core/tg.h"
-#include "../util.h"
+#include "../../util/tg.h"
+#include "../../util/util.h"
 
 #include <errno.h>
 #include <limits.h>

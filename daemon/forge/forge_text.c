@@ -6,7 +6,7 @@
  * circle.
  */
 #include "forge_impl.h"
-#include "../../core/tg.h"
+#include "../../util/tg.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -4,7 +4,7 @@
  * and walking every page of a listing.
  */
 #include "forge_impl.h"
-#include "../../core/tg.h"
+#include "../../util/tg.h"
 
 #include <errno.h>
 #include <stdarg.h>

@@ -10,8 +10,8 @@
  * message is scrubbed of the secrets once more before it is set.
  */
 #include "git_impl.h"
-#include "../../core/tg.h"
-#include "../util.h"
+#include "../../util/tg.h"
+#include "../../util/util.h"
 
 #include <ctype.h>
 #include <errno.h>

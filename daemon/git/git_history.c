@@ -5,8 +5,8 @@
  * (tg_git_fetch) and look again.
  */
 #include "git_impl.h"
-#include "../../core/tg.h"
-#include "../util.h"
+#include "../../util/tg.h"
+#include "../../util/util.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -2,7 +2,7 @@
  * history_changes.c - change points series by series (history_changes.h).
  */
 #include "history_changes.h"
-#include "../../core/tg.h"
+#include "../../util/tg.h"
 
 #include <math.h>
 #include <stdint.h>

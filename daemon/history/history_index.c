@@ -3,10 +3,10 @@
  * history (history_index.h).
  */
 #include "history_index.h"
-#include "../../core/atoms.h"
-#include "../../core/tg.h"
-#include "../sha256.h"
-#include "../util.h"
+#include "../../util/atoms.h"
+#include "../../util/tg.h"
+#include "../../util/sha256.h"
+#include "../../util/util.h"
 
 #include <stdio.h>
 #include <string.h>

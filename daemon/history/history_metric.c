@@ -3,7 +3,7 @@
  * (history_metric.h).
  */
 #include "history_metric.h"
-#include "../../core/tg.h"
+#include "../../util/tg.h"
 
 #include <stdio.h>
 #include <stdlib.h>

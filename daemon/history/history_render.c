@@ -3,8 +3,8 @@
  * (history_render.h).
  */
 #include "history_render.h"
-#include "../../core/measure.h"
-#include "../../core/tg.h"
+#include "../../core/diff/measure.h"
+#include "../../util/tg.h"
 #include "history_changes.h"
 #include "history_metric.h"
 

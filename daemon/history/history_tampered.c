@@ -8,7 +8,7 @@
  * the format.
  */
 #include "history_render.h"
-#include "../../core/tg.h"
+#include "../../util/tg.h"
 
 #include <time.h>
 

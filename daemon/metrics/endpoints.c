@@ -10,8 +10,8 @@
  * thread per connection); its limits are endpoints.h's.
  */
 #include "endpoints.h"
-#include "../../core/tg.h"
-#include "../log.h"
+#include "../../util/tg.h"
+#include "../../util/log.h"
 
 #include <arpa/inet.h>
 #include <errno.h>

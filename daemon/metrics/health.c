@@ -3,7 +3,7 @@
  * answer and readiness, behind one mutex (health.h).
  */
 #include "health.h"
-#include "../../core/tg.h"
+#include "../../util/tg.h"
 
 #include <pthread.h>
 #include <stdio.h>

@@ -10,7 +10,7 @@
  * writes (tests/it_endpoints.sh).
  */
 #include "metrics.h"
-#include "../../core/tg.h"
+#include "../../util/tg.h"
 
 #include <math.h>
 #include <pthread.h>

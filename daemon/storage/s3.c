@@ -18,9 +18,9 @@
  * the request (never in a URL or a message).
  */
 #include "s3.h"
-#include "../sha256.h"
+#include "../../util/sha256.h"
 #include "xml_walk.h"
-#include "../../core/tg.h"
+#include "../../util/tg.h"
 
 #include <errno.h>
 #include <stdlib.h>

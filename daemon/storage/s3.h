@@ -15,7 +15,7 @@
 #ifndef TG_S3_H
 #define TG_S3_H
 
-#include "../forge/http.h"
+#include "../../net/http.h"
 
 #include <stddef.h>
 #include <stdint.h>

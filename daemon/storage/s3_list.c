@@ -14,7 +14,7 @@
  */
 #include "s3.h"
 #include "xml_walk.h"
-#include "../../core/tg.h"
+#include "../../util/tg.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -3,7 +3,7 @@
  * rules every backend shares.
  */
 #include "storage_impl.h"
-#include "../../core/tg.h"
+#include "../../util/tg.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -19,7 +19,7 @@
  * one). What was checked is what is read: the file descriptor goes to the
  * reader, not the path.
  */
-#include "../../core/tg.h"
+#include "../../util/tg.h"
 #include "storage_impl.h"
 
 #include <dirent.h>

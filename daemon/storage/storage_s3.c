@@ -5,7 +5,7 @@
  * traces are downloaded into a temporary file for the reader.
  */
 #include "storage_impl.h"
-#include "../../core/tg.h"
+#include "../../util/tg.h"
 
 #include <errno.h>
 #include <fcntl.h>

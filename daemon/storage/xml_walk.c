@@ -8,8 +8,8 @@
  * recursive, and this file is fuzzed (tests/fuzz/fuzz_s3_list.c).
  */
 #include "xml_walk.h"
-#include "../../core/buf.h"
-#include "../../core/tg.h"
+#include "../../util/buf.h"
+#include "../../util/tg.h"
 
 #include <stdint.h>
 #include <stdio.h>

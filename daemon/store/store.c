@@ -6,7 +6,7 @@
  * below it (rows to structs, state names) is store_rows.c's.
  */
 #include "store_impl.h"
-#include "../../core/tg.h"
+#include "../../util/tg.h"
 
 #include <ctype.h>
 #include <math.h>

@@ -313,7 +313,7 @@ int tg_store_prune(size_t *deleted, tg_store *s, int64_t before);
 
 /* ------------------------------------------------------------ run data
  *
- * A trace's run data (core/rundata.h: its measures and op skeleton,
+ * A trace's run data (core/diff/rundata.h: its measures and op skeleton,
  * encoded) is computed once and kept under the SHA-256 of the trace's
  * bytes (64 lower-case hex digits), whichever run names the trace; a run
  * lists its traces' digests (run_traces). A job's outcome (what it posts)

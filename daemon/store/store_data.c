@@ -8,7 +8,7 @@
  * computed. docs/store.md, "Run data".
  */
 #include "store_impl.h"
-#include "../../core/tg.h"
+#include "../../util/tg.h"
 
 #include <stdlib.h>
 #include <string.h>

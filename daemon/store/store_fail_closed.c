@@ -7,7 +7,7 @@
  * outputs cleared; the backends run the SQL.
  */
 #include "store_impl.h"
-#include "../../core/tg.h"
+#include "../../util/tg.h"
 
 #include <string.h>
 #include <time.h>

@@ -21,7 +21,7 @@
  *     lease (NTP).
  */
 #include "store_impl.h"
-#include "../../core/tg.h"
+#include "../../util/tg.h"
 
 #include <inttypes.h>
 #include <libpq-fe.h>

@@ -7,7 +7,7 @@
  * circle.
  */
 #include "store_impl.h"
-#include "../../core/tg.h"
+#include "../../util/tg.h"
 
 #include <stdio.h>
 #include <stdlib.h>

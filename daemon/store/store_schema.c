@@ -22,7 +22,7 @@
  *            that a retargeted pull request, a moved merge-base or a head
  *            pushed back is judged again (docs/security.md, issue 21).
  *   metrics  (run, name) -> value, deleted with their run.
- *   trace_data  (5) one trace's run data (core/rundata.h: its measures and
+ *   trace_data  (5) one trace's run data (core/diff/rundata.h: its measures and
  *            op skeleton, encoded), keyed by the SHA-256 of the trace's
  *            bytes: computed once, whichever run names the trace. trusted:
  *            computed while judging a trusted run (an untrusted upload's

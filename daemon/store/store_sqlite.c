@@ -21,7 +21,7 @@
  * Every statement is prepared once (persistent) with bound parameters.
  */
 #include "store_impl.h"
-#include "../../core/tg.h"
+#include "../../util/tg.h"
 
 #include <fcntl.h>
 #include <sqlite3.h>

@@ -1,7 +1,7 @@
 /*
  * fuzz_augment.c - libFuzzer target for what is made from a trace that read
- * well: the replay scripts (core/replay.h) and the augmented trace
- * (core/augment.h, its second read of the same bytes).
+ * well: the replay scripts (core/analysis/replay.h) and the augmented trace
+ * (core/analysis/augment.h, its second read of the same bytes).
  *
  * Input: a trace (JSON or gzip; the seeds in tests/fuzz/corpus/augment/ are
  * small valid traces). Inputs the reader refuses are skipped (fuzz_reader
@@ -17,10 +17,10 @@
  *
  * Build and run: make fuzz FUZZ_TARGETS=augment (build-fuzz/fuzz_augment).
  */
-#include "../../core/augment.h"
-#include "../../core/replay.h"
-#include "../../core/trace.h"
-#include "../../core/tree.h"
+#include "../../core/analysis/augment.h"
+#include "../../core/analysis/replay.h"
+#include "../../core/trace/trace.h"
+#include "../../core/tree/tree.h"
 
 #include <fcntl.h>
 #include <stdint.h>

@@ -23,7 +23,7 @@
  * (build-fuzz/fuzz_config).
  */
 #include "../../config/config.h"
-#include "../../core/tg.h"
+#include "../../util/tg.h"
 
 #include <stdint.h>
 #include <stdio.h>

@@ -44,7 +44,7 @@
  *
  * Build and run: make fuzz FUZZ_TARGETS=forge (build-fuzz/fuzz_forge).
  */
-#include "../../core/tg.h"
+#include "../../util/tg.h"
 #include "../../daemon/forge/forge_impl.h"
 
 #include <ctype.h>

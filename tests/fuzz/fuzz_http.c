@@ -1,6 +1,6 @@
 /*
  * fuzz_http.c - libFuzzer target for the pure helpers of the HTTP client
- * (daemon/forge/http.c) that read what a server sent: response headers
+ * (net/http.c) that read what a server sent: response headers
  * (tg_http_header), the wait a server asks for (tg_http_retry_after_ms:
  * Retry-After in seconds or as an HTTP date, GitHub's x-ratelimit-*),
  * rate-limit answers (tg_http_is_rate_limited), the Link header
@@ -35,8 +35,8 @@
  *
  * Build and run: make fuzz FUZZ_TARGETS=http (build-fuzz/fuzz_http).
  */
-#include "../../core/tg.h"
-#include "../../daemon/forge/http.h"
+#include "../../util/tg.h"
+#include "../../net/http.h"
 
 #include <ctype.h>
 #include <stdint.h>

@@ -27,7 +27,7 @@
  *
  * Build and run: make fuzz FUZZ_TARGETS=manifest (build-fuzz/fuzz_manifest).
  */
-#include "../../core/tg.h"
+#include "../../util/tg.h"
 #include "../../daemon/manifest.h"
 #include "../../daemon/storage/storage.h"
 

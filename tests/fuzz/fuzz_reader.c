@@ -25,9 +25,9 @@
  *
  * Build and run: make fuzz FUZZ_TARGETS=reader (build-fuzz/fuzz_reader).
  */
-#include "../../core/modules.h"
-#include "../../core/trace.h"
-#include "../../core/tree.h"
+#include "../../core/tree/modules.h"
+#include "../../core/trace/trace.h"
+#include "../../core/tree/tree.h"
 
 #include <stdint.h>
 #include <stdio.h>

@@ -25,7 +25,7 @@
  *
  * Build and run: make fuzz FUZZ_TARGETS=rules (build-fuzz/fuzz_rules).
  */
-#include "../../core/tg.h"
+#include "../../util/tg.h"
 #include "../../rules/rules.h"
 
 #include <math.h>

@@ -16,7 +16,7 @@
  * Build and run: make fuzz FUZZ_TARGETS=s3_list (build-fuzz/fuzz_s3_list;
  * the Makefile's FUZZ_SRC_s3_list names the daemon sources it links).
  */
-#include "../../core/tg.h"
+#include "../../util/tg.h"
 #include "../../daemon/storage/s3.h"
 
 #include <stdint.h>

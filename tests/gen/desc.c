@@ -4,7 +4,7 @@
  * the cost model. The step generator (model.c) only copies these.
  */
 #include "gen.h"
-#include "../../core/buf.h"
+#include "../../util/buf.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -29,9 +29,9 @@
  * stderr). --summary prints, per category, the kernels and their time
  * before and after on stderr.
  */
-#include "../../core/measure.h"
-#include "../../core/trace.h"
-#include "../../core/tree.h"
+#include "../../core/diff/measure.h"
+#include "../../core/trace/trace.h"
+#include "../../core/tree/tree.h"
 
 #include <fnmatch.h>
 #include <math.h>
@@ -304,7 +304,7 @@ static void skip_value(struct scan *sc)
 }
 
 /* Microseconds as written to integer nanoseconds, rounded as the reader
- * rounds (core/trace_read.c: exact for three decimals). */
+ * rounds (core/trace/trace_read.c: exact for three decimals). */
 static int64_t us_to_ns(const char *s, size_t n)
 {
 	char buf[64];

@@ -1,0 +1,345 @@
+/*
+ * cmd_diff.c - `tracegate diff BASE NEW [--rules FILE] [--format text|md|json]
+ * [-o FILE]`: compares two traces (or two sets: BASE... -- NEW...), judges
+ * the differences with the rules and exits 0 (pass or warn), 1 (block),
+ * 2 (usage or input error) or 3 (inconclusive). With -o FILE the document
+ * goes there and stdout gets one line: the verdict and where it went.
+ */
+#include "../rules/gate.h"
+#include "../render/diff_render.h"
+#include "cli.h"
+#include "commands.h"
+
+#include <errno.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static double now_s(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+enum format { FMT_TEXT, FMT_MD, FMT_JSON };
+
+/* What the command line says, as the option table reads it. */
+struct diff_opts {
+	tg_read_opts ropts;
+	tg_opt_list traces; /* BASE... NEW..., split at `split` */
+	tg_opt_split split;
+	char *rules_file, *out, *marker, *docs_url;
+	enum format fmt;
+	tg_opt_list accepts; /* RULE:REASON */
+	tg_opt_list noise;
+	int allow_hw;
+	int no_tree_diff;
+	int no_critical_path;
+	size_t max_bytes; /* of the md comment (--max-comment-bytes); 0: the default */
+};
+
+/* The two sides and the accepted regressions, made from diff_opts. */
+struct diff_args {
+	const char *const *base, *const *next;
+	size_t nbase, nnext;
+	tg_accept *accepts;
+	size_t naccepts;
+};
+
+static int convert_format(void *dst, char *value)
+{
+	static const char *const names[] = {"text", "md", "json"};
+	for (int k = 0; k < 3; k++)
+		if (!strcmp(value, names[k])) {
+			*(enum format *)dst = (enum format)k;
+			return 0;
+		}
+	return -1;
+}
+
+static int convert_md_bytes(void *dst, char *value)
+{
+	char *end;
+	long long v = strtoll(value, &end, 10);
+	if (end == value || *end || v < 1000)
+		return -1;
+	*(size_t *)dst = (size_t)v;
+	return 0;
+}
+
+/* A docs URL the footer can link (tg_diff_docs_url_ok), or "" for none. */
+static int convert_docs_url(void *dst, char *value)
+{
+	if (*value && !tg_diff_docs_url_ok(value))
+		return -1;
+	*(char **)dst = value;
+	return 0;
+}
+
+/* RULE:REASON, both parts given; split later (accepts_from). */
+static int convert_accept(void *dst, char *value)
+{
+	const char *colon = strchr(value, ':');
+	if (!colon || colon == value || !colon[1])
+		return -1;
+	*(char **)dst = value;
+	return 0;
+}
+
+static const tg_opt_spec diff_opts[] = {
+	{TG_OPT_ARGS, "TRACE", 0, NULL, offsetof(struct diff_opts, traces), NULL, NULL, 0, NULL, NULL},
+	{TG_OPT_SEPARATOR, "--", 0, NULL, offsetof(struct diff_opts, split), NULL, NULL, 0, NULL, NULL},
+	{TG_OPT_VALUE, "rules", 0, "FILE", offsetof(struct diff_opts, rules_file), NULL, NULL, 0,
+	 "threshold rules (docs/rules.md); default: the built-in contrib/rules/default.yaml", NULL},
+	{TG_OPT_VALUE, "format", 0, "F", offsetof(struct diff_opts, fmt), convert_format, "one of text, md, json", 0,
+	 "text (default), md (the pull-request comment) or json", NULL},
+	{TG_OPT_VALUE, NULL, 'o', "FILE", offsetof(struct diff_opts, out), NULL, NULL, 0,
+	 "write there (complete or not at all) instead of stdout", NULL},
+	{TG_OPT_LIST, "accept", 0, "RULE:REASON", offsetof(struct diff_opts, accepts), convert_accept, "RULE:REASON", 0,
+	 "accept a regression of RULE (repeatable)", NULL},
+	{TG_OPT_LIST, "noise-from", 0, "RUN", offsetof(struct diff_opts, noise), NULL, NULL, 0,
+	 "a run of the base's code (A/A, repeatable): the noise between it and the base runs widens the intervals",
+	 NULL},
+	{TG_OPT_SWITCH, "allow-hardware-change", 0, NULL, offsetof(struct diff_opts, allow_hw), NULL, NULL, 0,
+	 "judge even when GPU, driver, runtime or world size differ", NULL},
+	{TG_OPT_SWITCH, "no-tree-diff", 0, NULL, offsetof(struct diff_opts, no_tree_diff), NULL, NULL, 0,
+	 "skip the alignment of the call trees (no divergence drawing, kernels judged under their own op's "
+	 "category)",
+	 NULL},
+	{TG_OPT_SWITCH, "no-critical-path", 0, NULL, offsetof(struct diff_opts, no_critical_path), NULL, NULL, 0,
+	 "skip the critical path of each trace (how it moved: docs/critical-path.md)", NULL},
+	{TG_OPT_VALUE, "marker", 0, "TEXT", offsetof(struct diff_opts, marker), NULL, NULL, 0,
+	 "md: a hidden first line <!-- TEXT --> to find the comment", NULL},
+	/* the md comment's size: --max-bytes until issue 23, which made that
+	 * name mean what it means in every command (the reading limit below);
+	 * the daemon's key is limits.max_comment_bytes */
+	{TG_OPT_VALUE, "max-comment-bytes", 0, "N", offsetof(struct diff_opts, max_bytes), convert_md_bytes,
+	 "a number of bytes >= 1000", 0, "md: the comment's size limit (default 65000)", NULL},
+	{TG_OPT_VALUE, "docs-url", 0, "URL", offsetof(struct diff_opts, docs_url), convert_docs_url,
+	 "an http(s) URL of letters, digits and . _ ~ : / % + -", 0,
+	 "md: tracegate's docs folder on a forge, for the footer's link to comment.md (default: the build's, "
+	 "this clone's origin: contrib/docs-url.sh; \"\": none)",
+	 NULL},
+	{TG_OPT_INCLUDE, .offset = offsetof(struct diff_opts, ropts), .include = tg_cli_limit_opts},
+	{.kind = TG_OPT_END},
+};
+
+static const char *const diff_forms[] = {"BASE NEW", "BASE... -- NEW...", NULL};
+
+const tg_opt_command tg_cmd_diff_opts = {
+	"diff", diff_forms,
+	"Compares NEW with BASE (traces of the same workload: several per side are ranks or repeated runs), judges "
+	"the differences with threshold rules, and exits 0 (pass or warn), 1 (blocked), 2 (usage or input error) "
+	"or 3 (inconclusive: not comparable, or too few samples).",
+	NULL, diff_opts};
+
+/* The two sides from the traces given: BASE NEW, or BASE... -- NEW....
+ * Returns 0, or -1 after printing the error (or the help, when no trace is
+ * given). */
+static int sides_from(struct diff_args *a, const struct diff_opts *o)
+{
+	size_t n = o->traces.n, split = o->split.before;
+	if (!o->split.given) {
+		if (n != 2) {
+			if (n)
+				tg_cli_error("diff: give BASE NEW, or BASE... -- NEW... (%zu traces given)", n);
+			else
+				tg_opt_help_write(stderr, &tg_cmd_diff_opts);
+			return -1;
+		}
+		split = 1;
+	}
+	if (split == 0 || split == n) {
+		tg_cli_error("diff: both sides need at least one trace");
+		return -1;
+	}
+	a->base = (const char *const *)o->traces.v;
+	a->nbase = split;
+	a->next = a->base + split;
+	a->nnext = n - split;
+	return 0;
+}
+
+/* --marker, --max-comment-bytes and --docs-url shape the md comment: refused, by
+ * name, with another format (where they would do nothing). Returns 0 or
+ * -1 after printing the error. */
+static int md_only(const struct diff_opts *o)
+{
+	if (o->fmt == FMT_MD || (!o->marker && !o->max_bytes && !o->docs_url))
+		return 0;
+	tg_cli_error("diff: %s goes with --format md",
+	             o->marker ? "--marker" : o->max_bytes ? "--max-comment-bytes" : "--docs-url");
+	return -1;
+}
+
+/* Each --accept RULE:REASON as a tg_accept (the strings split in place)
+ * into a->accepts, which the caller frees. Returns 0 or -1 after printing
+ * the error. */
+static int accepts_from(struct diff_args *a, const struct diff_opts *o)
+{
+	a->accepts = calloc(o->accepts.n + 1, sizeof(tg_accept));
+	if (!a->accepts) {
+		tg_cli_error("out of memory");
+		return -1;
+	}
+	for (size_t i = 0; i < o->accepts.n; i++) {
+		char *v = o->accepts.v[i], *colon = strchr(v, ':');
+		*colon = 0;
+		a->accepts[a->naccepts++] = (tg_accept){v, colon + 1, NULL};
+	}
+	return 0;
+}
+
+/* Loads the base, new and --noise-from traces, in that order, into tr and
+ * tree, the two sides at once (tg_cli_load_many). Returns 0 or -1 after
+ * printing the error. */
+static int load_sides(tg_trace **tr, tg_tree **tree, const struct diff_args *a, const struct diff_opts *o)
+{
+	size_t nb = a->nbase, nn = a->nnext, n = nb + nn + o->noise.n;
+	const char **paths = malloc((n ? n : 1) * sizeof(*paths));
+	if (!paths) {
+		tg_cli_error("out of memory");
+		return -1;
+	}
+	for (size_t i = 0; i < n; i++)
+		paths[i] = i < nb ? a->base[i] : i < nb + nn ? a->next[i - nb] : o->noise.v[i - nb - nn];
+	int rc = tg_cli_load_many(tr, tree, paths, n, &o->ropts);
+	free(paths);
+	return rc;
+}
+
+/* Loads the rules (--rules FILE, or the built-in ones) into *rules, which
+ * the caller frees, and checks that every --accept names one of them.
+ * Returns 0 or -1 after printing the error. */
+static int load_rules(tg_rules **rules, const struct diff_args *a, const struct diff_opts *o)
+{
+	if (o->rules_file ? tg_rules_load_file(rules, o->rules_file) : tg_rules_load_default(rules)) {
+		tg_cli_error("%s", tg_error_last());
+		return -1;
+	}
+	for (size_t i = 0; i < a->naccepts; i++)
+		if (!tg_rules_find(*rules, a->accepts[i].rule)) {
+			tg_cli_error("--accept: no rule named '%s' in %s", a->accepts[i].rule, tg_rules_source(*rules));
+			return -1;
+		}
+	return 0;
+}
+
+/* With -o FILE, the one line on stdout that says what was judged and where
+ * it went (stdout holds nothing else then): "tracegate diff: <verdict>
+ * (md written to FILE)". */
+static void say_written(const tg_gate *g, const struct diff_opts *o)
+{
+	static const char *const names[] = {"text", "md", "json"};
+	printf("tracegate diff: %s (%s written to %s)\n", tg_judgement_summary(tg_gate_judgement(g)), names[o->fmt],
+	       o->out);
+	fflush(stdout);
+}
+
+/* Writes the verdict's document in the format asked for to -o FILE or
+ * stdout, complete or not at all. Returns 0 or -1 after printing the
+ * error. */
+static int write_doc(const tg_gate *g, const struct diff_args *a, const struct diff_opts *o)
+{
+	char *doc = NULL;
+	size_t doclen = 0;
+	tg_diff_doc d = tg_gate_doc(g, a->base, a->nbase, a->next, a->nnext, o->marker, NULL);
+	d.docs_url = o->docs_url;
+	FILE *f = open_memstream(&doc, &doclen);
+	if (!f)
+		return -1;
+	int wr = o->fmt == FMT_MD ? tg_diff_write_md(f, &d, o->max_bytes)
+	         : o->fmt == FMT_JSON ? tg_diff_write_json(f, &d) : tg_diff_write_text(f, &d);
+	int rc = 0;
+	if (fclose(f) || wr) {
+		tg_cli_error("diff: %s", tg_error_last());
+		rc = -1;
+	}
+	if (!rc && tg_cli_write_file(o->out, doc, doclen))
+		rc = -1;
+	if (!rc && o->out)
+		say_written(g, o);
+	free(doc);
+	return rc;
+}
+
+/* TG_DIFF_TIMING=1: the share of the statistics on stderr (make bench). */
+static void print_timing(const tg_gate *g, double t_start)
+{
+	const char *timing = getenv("TG_DIFF_TIMING");
+	if (timing && *timing && strcmp(timing, "0")) {
+		double total = now_s() - t_start, st = tg_gate_stats_seconds(g);
+		fprintf(stderr, "tracegate: timing: total %.3f s, statistics %.3f s (%.1f %%)\n", total, st,
+		        total > 0 ? 100 * st / total : 0);
+	}
+}
+
+/* Loads the traces (base, new, then the --noise-from runs) into tr and
+ * trees, judges them and writes the document. Returns the exit code. */
+static int judge(tg_trace **tr, tg_tree **trees, const struct diff_args *a, const struct diff_opts *o,
+                 double t_start)
+{
+	size_t nb = a->nbase, nn = a->nnext, nnoise = o->noise.n;
+	tg_rules *rules = NULL;
+	tg_gate *g = NULL;
+	int rc = TG_EXIT_USAGE;
+	if (load_rules(&rules, a, o) || load_sides(tr, trees, a, o))
+		goto out;
+	tg_gate_opts go = {.accepts = a->accepts,
+	                   .naccepts = a->naccepts,
+	                   .allow_hardware_change = o->allow_hw,
+	                   .no_tree_diff = o->no_tree_diff,
+	                   .noise = (const tg_tree *const *)trees + nb + nn,
+	                   .nnoise = nnoise,
+	                   .no_critical_path = o->no_critical_path};
+	if (tg_gate_run(&g, rules, (const tg_tree *const *)trees, nb, (const tg_tree *const *)trees + nb, nn, &go)) {
+		tg_cli_error("diff: %s", tg_error_last());
+		goto out;
+	}
+	if (write_doc(g, a, o))
+		goto out;
+	print_timing(g, t_start);
+	switch (tg_gate_verdict(g)) {
+	case TG_VERDICT_BLOCK: rc = TG_EXIT_BLOCKED; break;
+	case TG_VERDICT_INCONCLUSIVE: rc = TG_EXIT_INCONCLUSIVE; break;
+	default: rc = TG_EXIT_OK;
+	}
+out:
+	tg_gate_free(g);
+	tg_rules_free(rules);
+	return rc;
+}
+
+int tg_cmd_diff(int argc, char **argv)
+{
+	double t_start = now_s();
+	struct diff_opts o = {.fmt = FMT_TEXT};
+	struct diff_args a = {0};
+	int rc;
+	if (tg_opt_parse_cli(&rc, &tg_cmd_diff_opts, &o, argc, argv))
+		return rc;
+	rc = TG_EXIT_USAGE;
+	size_t ntr = 0;
+	tg_trace **tr = NULL;
+	tg_tree **trees = NULL;
+	if (md_only(&o) || sides_from(&a, &o) || accepts_from(&a, &o))
+		goto out;
+	ntr = a.nbase + a.nnext + o.noise.n;
+	tr = calloc(ntr, sizeof(*tr));
+	trees = calloc(ntr, sizeof(*trees));
+	if (tr && trees)
+		rc = judge(tr, trees, &a, &o, t_start);
+out:
+	for (size_t i = 0; tr && trees && i < ntr; i++) {
+		tg_tree_free(trees[i]);
+		tg_trace_free(tr[i]);
+	}
+	free(tr);
+	free(trees);
+	free(a.accepts);
+	tg_opt_free(&tg_cmd_diff_opts, &o);
+	return rc;
+}

@@ -1,0 +1,472 @@
+/*
+ * critical_path.c - the critical path of one rank (critical_path.h): what
+ * HTA's trace loader makes of each event (rounded times, the stream column,
+ * index_correlation, the last-step filter), the window of the annotation,
+ * the edge store, the longest path and its breakdown. The graph's nodes and
+ * CPU edges are critical_path_graph.c's, its GPU edges critical_path_gpu.c's.
+ *
+ * The longest path is networkx's dag_longest_path, which HTA calls: nodes
+ * in topological order by generations (the nodes without predecessors in
+ * node order, then each node's successors in the order their edges were
+ * added, as Kahn's algorithm with a FIFO queue visits them), each node's
+ * best predecessor the first of the longest (predecessors in edge order),
+ * the path ending at the first node of that order with the greatest
+ * distance. Equal paths are common (zero-weight edges), and which one wins
+ * decides which ops show; following the same orders gives HTA's path.
+ */
+#include "critical_path_impl.h"
+#include "../trace/kernel_class.h"
+#include "../../util/sort.h"
+#include "../../util/idmap.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const bound_names[TG_CP_NBOUND] = {"cpu_bound",
+                                                      "data_loading",
+                                                      "gpu_compute_bound",
+                                                      "gpu_communication_bound",
+                                                      "gpu_kernel_kernel_overhead",
+                                                      "gpu_kernel_launch_overhead",
+                                                      ""};
+
+static const char *const bound_labels[TG_CP_NBOUND] = {"CPU-bound",
+                                                       "data-loading-bound",
+                                                       "GPU-compute-bound",
+                                                       "communication-bound",
+                                                       "bound by kernel-to-kernel gaps",
+                                                       "launch-bound",
+                                                       "bound by dependencies"};
+
+static const char *const edge_names[TG_CP_EDGE_NTYPES] = {"operator", "dependency", "kernel_launch_delay",
+                                                          "kernel_kernel_delay", "sync_dependency"};
+
+const char *tg_cp_bound_name(tg_cp_bound b)
+{
+	return (unsigned)b < TG_CP_NBOUND ? bound_names[b] : "?";
+}
+const char *tg_cp_bound_label(tg_cp_bound b)
+{
+	return (unsigned)b < TG_CP_NBOUND ? bound_labels[b] : "?";
+}
+const char *tg_cp_edge_type_name(tg_cp_edge_type t)
+{
+	return (unsigned)t < TG_CP_EDGE_NTYPES ? edge_names[t] : "?";
+}
+
+/* HTA's lists (critical_path_analysis.py, trace_symbol_table.py). */
+static const char *const launch_names[] = {"cudaLaunchKernel",
+                                           "cudaLaunchKernelExC",
+                                           "cuLaunchKernel",
+                                           "cuLaunchKernelEx",
+                                           "cudaMemcpyAsync",
+                                           "cudaMemsetAsync",
+                                           "runFunction - job_prep_and_submit_for_execution",
+                                           "hipLaunchKernel",
+                                           "hipExtModuleLaunchKernel",
+                                           "hipMemsetAsync",
+                                           "hipMemcpyAsync",
+                                           "hipMemcpyWithStream"};
+static const char *const lock_names[] = {"cudaHostAlloc", "cudaLaunchKernel", "cudaMemcpyAsync"};
+static const char *const block_names[] = {
+	"cudaDeviceSynchronize", "cudaStreamSynchronize", "cudaEventQuery", "cudaEventSynchronize", "cudaMemcpy",
+	"cudaMemcpyAsync"};
+
+static void flag_names(tg_critical_path *cp, const char *const *names, size_t n, uint16_t flag)
+{
+	const tg_atoms *a = tg_trace_atoms(cp->t);
+	for (size_t i = 0; i < n; i++) {
+		uint32_t atom = tg_atoms_find(a, names[i], strlen(names[i]));
+		if (atom != TG_NONE && atom < cp->natoms)
+			cp->namef[atom] |= flag;
+	}
+}
+
+#define NLIST(x) (sizeof(x) / sizeof((x)[0]))
+
+static void flag_all_names(tg_critical_path *cp)
+{
+	static const char *const ev_sync[] = {"Event Sync"}, *const ctx_sync[] = {"Context Sync"},
+				 *const st_sync[] = {"Stream Sync"}, *const st_wait[] = {"Stream Wait Event"},
+				 *const rec[] = {"cudaEventRecord"}, *const wait[] = {"cudaStreamWaitEvent"};
+	flag_names(cp, launch_names, NLIST(launch_names), CPN_LAUNCH);
+	flag_names(cp, lock_names, NLIST(lock_names), CPN_LOCK);
+	flag_names(cp, block_names, NLIST(block_names), CPN_BLOCK);
+	flag_names(cp, ev_sync, 1, CPN_EVENT_SYNC);
+	flag_names(cp, ctx_sync, 1, CPN_CONTEXT_SYNC);
+	flag_names(cp, st_sync, 1, CPN_STREAM_SYNC);
+	flag_names(cp, st_wait, 1, CPN_STREAM_WAIT);
+	flag_names(cp, rec, 1, CPN_EVENT_RECORD);
+	flag_names(cp, wait, 1, CPN_WAIT_CALL);
+	for (size_t i = 0; i < cp->nev; i++) {
+		uint32_t atom = cp->ev[i].name;
+		if (atom >= cp->natoms || (cp->namef[atom] & CPN_CHECKED))
+			continue;
+		cp->namef[atom] |= CPN_CHECKED;
+		const char *s = tg_trace_str(cp->t, atom);
+		if (strstr(s, "forward"))
+			cp->namef[atom] |= CPN_FORWARD;
+		if (strstr(s, "autograd"))
+			cp->namef[atom] |= CPN_AUTOGRAD;
+		if (!strncmp(s, "ProfilerStep#", 13) && s[13] >= '0' && s[13] <= '9')
+			cp->namef[atom] |= CPN_STEP;
+		for (size_t k = 0; k < cp->opts.ndata_load; k++)
+			if (strstr(s, cp->opts.data_load[k]))
+				cp->namef[atom] |= CPN_DATA_LOAD;
+	}
+}
+
+/* An argument as pandas.to_numeric(errors="coerce") reads it, -1 when
+ * absent or not a number. */
+static int64_t arg_number(const tg_trace *t, const tg_event *e, uint32_t key)
+{
+	const tg_arg *a = key == TG_NONE ? NULL : tg_event_arg(t, e, key);
+	if (!a)
+		return -1;
+	switch (a->type) {
+	case TG_ARG_INT: return a->v.i;
+	case TG_ARG_UINT: return (int64_t)a->v.u;
+	case TG_ARG_DOUBLE: return (int64_t)a->v.d;
+	case TG_ARG_BOOL: return a->v.b;
+	case TG_ARG_STR: {
+		const char *s = tg_trace_str(t, a->v.atom);
+		char *end;
+		long long v = strtoll(s, &end, 10);
+		return end != s && !*end ? v : -1;
+	}
+	default: return -1;
+	}
+}
+
+/* 1 for events HTA's loader drops: no duration (instants), the "Trace" span. */
+static int dropped(const tg_event *e)
+{
+	return (e->flags & TG_EV_INSTANT) || e->kind == TG_KIND_TRACE_SPAN || e->kind == TG_KIND_INSTANT;
+}
+
+static int64_t floor_us(int64_t ns)
+{
+	return (ns >= 0 ? ns / 1000 : -((-ns + 999) / 1000)) * 1000;
+}
+
+/* Times (HTA's rounding: start up, end down, to whole microseconds),
+ * stream, wait arguments and correlation flags of every event. */
+static void prepare_events(tg_critical_path *cp)
+{
+	uint32_t k_stream = tg_trace_key(cp->t, "stream"), k_won = tg_trace_key(cp->t, "wait_on_stream"),
+		 k_worc = tg_trace_key(cp->t, "wait_on_cuda_event_record_corr_id");
+	for (size_t i = 0; i < cp->nev; i++) {
+		const tg_event *e = &cp->ev[i];
+		cp->ts[i] = e->ts;
+		cp->end[i] = e->ts + e->dur;
+		if (!cp->opts.exact_ns) {
+			int64_t up = floor_us(cp->ts[i]);
+			cp->ts[i] = up == cp->ts[i] ? up : up + 1000;
+			cp->end[i] = floor_us(cp->end[i]);
+		}
+		cp->stream[i] = arg_number(cp->t, e, k_stream);
+		cp->won[i] = e->kind == TG_KIND_SYNC ? arg_number(cp->t, e, k_won) : -1;
+		cp->worc[i] = e->kind == TG_KIND_SYNC ? arg_number(cp->t, e, k_worc) : -1;
+		cp->ic[i] = TG_NONE;
+		cp->ksync[i] = TG_NONE;
+		uint8_t fl = dropped(e) ? 0 : CP_KEPT;
+		if (cp_corr(cp, (uint32_t)i) >= 0)
+			fl |= CP_CORR;
+		uint16_t nf = cp_name_flags(cp, (uint32_t)i);
+		if ((cp->stream[i] >= 0 && (fl & CP_CORR)) || (nf & (CPN_EVENT_SYNC | CPN_CONTEXT_SYNC)))
+			fl |= CP_GPU;
+		cp->evf[i] = fl;
+	}
+}
+
+/* HTA's _filter_irrelevant_gpu_kernels: with two ProfilerStep#N names or
+ * more (user_annotation and gpu_user_annotation alike), host-side events
+ * are kept when they start before the last step does, device-side ones
+ * when a kept host event has their correlation id. */
+static int keep_filter(tg_critical_path *cp)
+{
+	int64_t last = INT64_MIN;
+	uint32_t first_name = TG_NONE;
+	int names = 0;
+	for (size_t i = 0; i < cp->nev; i++) {
+		if (!(cp->evf[i] & CP_KEPT) || !(cp_name_flags(cp, (uint32_t)i) & CPN_STEP))
+			continue;
+		if (first_name == TG_NONE)
+			first_name = cp->ev[i].name;
+		else if (cp->ev[i].name != first_name)
+			names = 2;
+		if (!(cp->evf[i] & CP_GPU) && cp->ts[i] > last)
+			last = cp->ts[i];
+	}
+	if (names < 2)
+		return 0;
+	cp->last_step_dropped = 1;
+	tg_idmap *corrs = tg_idmap_new(1024);
+	if (!corrs)
+		return TG_ENOMEM;
+	int rc = 0;
+	for (size_t i = 0; i < cp->nev && !rc; i++) {
+		if (!(cp->evf[i] & CP_KEPT) || (cp->evf[i] & CP_GPU))
+			continue;
+		if (cp->ts[i] >= last)
+			cp->evf[i] &= (uint8_t)~CP_KEPT;
+		else if (cp_corr(cp, (uint32_t)i) != -1 && tg_idmap_put(corrs, cp_corr(cp, (uint32_t)i), 0) < 0)
+			rc = TG_ENOMEM;
+	}
+	for (size_t i = 0; i < cp->nev && !rc; i++)
+		if ((cp->evf[i] & CP_KEPT) && (cp->evf[i] & CP_GPU) &&
+		    tg_idmap_get(corrs, cp_corr(cp, (uint32_t)i)) == TG_NONE)
+			cp->evf[i] &= (uint8_t)~CP_KEPT;
+	tg_idmap_free(corrs);
+	return rc;
+}
+
+/* HTA's index_correlation: every host event with a correlation id points
+ * at the last device event with that id, and every device event at the
+ * last host event (pandas assigns a merge's rows in order, the last one
+ * wins). */
+static int link_correlations(tg_critical_path *cp)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < cp->nev; i++)
+		n += !dropped(&cp->ev[i]) && cp_corr(cp, (uint32_t)i) != -1;
+	tg_sort_pair *kv = tg_malloc((n + 1) * sizeof(*kv));
+	if (!kv)
+		return TG_ENOMEM;
+	n = 0;
+	for (size_t i = 0; i < cp->nev; i++)
+		if (!dropped(&cp->ev[i]) && cp_corr(cp, (uint32_t)i) != -1)
+			kv[n++] = (tg_sort_pair){tg_sort_key_i64(cp_corr(cp, (uint32_t)i)), (uint32_t)i};
+	if (tg_sort_pairs(kv, n)) {
+		free(kv);
+		return TG_ENOMEM;
+	}
+	for (size_t lo = 0, hi; lo < n; lo = hi) {
+		uint32_t last_cpu = TG_NONE, last_gpu = TG_NONE;
+		for (hi = lo; hi < n && kv[hi].key == kv[lo].key; hi++) {
+			if (cp->evf[kv[hi].idx] & CP_GPU)
+				last_gpu = kv[hi].idx;
+			else
+				last_cpu = kv[hi].idx;
+		}
+		for (size_t k = lo; k < hi; k++)
+			cp->ic[kv[k].idx] = (cp->evf[kv[k].idx] & CP_GPU) ? last_cpu : last_gpu;
+	}
+	free(kv);
+	return 0;
+}
+
+static int name_matches(const tg_critical_path *cp, uint32_t ev)
+{
+	const char *s = tg_trace_str(cp->t, cp->ev[ev].name);
+	return cp->opts.annotation_exact ? !strcmp(s, cp->annotation) : strstr(s, cp->annotation) != NULL;
+}
+
+/* The window [start, end] of the annotation's instances (HTA: the first
+ * instance's start to the last one's end; "" is the whole trace). */
+static int find_window(tg_critical_path *cp, int64_t *start, int64_t *end)
+{
+	*start = INT64_MAX;
+	*end = INT64_MIN;
+	if (!*cp->annotation) {
+		for (size_t i = 0; i < cp->nev; i++)
+			if (cp->evf[i] & CP_KEPT) {
+				*start = cp->ts[i] < *start ? cp->ts[i] : *start;
+				*end = cp->end[i] > *end ? cp->end[i] : *end;
+			}
+		cp->stats.instances = 1;
+		if (*start == INT64_MAX)
+			return tg_error_set(TG_ENOTFOUND, "critical path: the trace has no events");
+		if (*start > *end)
+			return tg_error_set(TG_ENOTFOUND, "critical path: every event lasts under a microsecond once rounded "
+			                                  "as HTA rounds times (--exact-ns keeps nanoseconds)");
+		return 0;
+	}
+	int64_t count = 0, first = cp->opts.first, last = cp->opts.last;
+	for (size_t i = 0; i < cp->nev; i++)
+		count += (cp->evf[i] & CP_KEPT) && name_matches(cp, (uint32_t)i);
+	if (cp->opts.all_instances) {
+		first = 0;
+		last = count - 1;
+	}
+	if (!count)
+		return tg_error_set(TG_ENOTFOUND, "critical path: no event %s '%s' in the trace%s",
+		                    cp->opts.annotation_exact ? "named" : "whose name contains", cp->annotation,
+		                    cp->last_step_dropped ? " (HTA leaves out its last ProfilerStep)" : "");
+	if (first < 0 || last < first || last >= count)
+		return tg_error_set(
+			TG_ENOTFOUND, "critical path: '%s': %lld instance%s in the trace, asked for %lld to %lld",
+			cp->annotation, (long long)count, count == 1 ? "" : "s", (long long)first, (long long)last);
+	int64_t k = 0;
+	for (size_t i = 0; i < cp->nev; i++) {
+		if (!(cp->evf[i] & CP_KEPT) || !name_matches(cp, (uint32_t)i))
+			continue;
+		if (k >= first && k <= last) {
+			*start = cp->ts[i] < *start ? cp->ts[i] : *start;
+			*end = cp->end[i] > *end ? cp->end[i] : *end;
+		}
+		k++;
+	}
+	cp->stats.instances = (uint64_t)(last - first + 1);
+	return 0;
+}
+
+/* HTA's clipped trace: host events (stream -1) that start in the window
+ * and last, device events whose host call is one of those, and every
+ * Stream Wait Event. */
+static void clip(tg_critical_path *cp, int64_t start, int64_t end)
+{
+	for (size_t i = 0; i < cp->nev; i++) {
+		uint8_t fl = cp->evf[i];
+		if (!(fl & CP_KEPT))
+			continue;
+		if (cp->stream[i] == -1) {
+			if (cp->ts[i] < start || cp->ts[i] > end || cp->end[i] - cp->ts[i] <= 0)
+				continue;
+			cp->evf[i] |= CP_CLIP;
+			uint32_t d = cp->ic[i];
+			if (d != TG_NONE && (cp->evf[d] & CP_KEPT) && cp->stream[d] != -1)
+				cp->evf[d] |= CP_CLIP;
+		} else if (cp_name_flags(cp, (uint32_t)i) & CPN_STREAM_WAIT) {
+			cp->evf[i] |= CP_CLIP;
+		}
+	}
+	for (size_t i = 0; i < cp->nev; i++)
+		cp->stats.events += (cp->evf[i] & CP_CLIP) != 0;
+}
+
+/* ---------------------------------------------------------------- build */
+
+static int alloc_arrays(tg_critical_path *cp)
+{
+	size_t n = cp->nev + 1;
+	cp->ts = tg_malloc(n * sizeof(int64_t));
+	cp->end = tg_malloc(n * sizeof(int64_t));
+	cp->stream = tg_malloc(n * sizeof(int64_t));
+	cp->won = tg_malloc(n * sizeof(int64_t));
+	cp->worc = tg_malloc(n * sizeof(int64_t));
+	cp->ic = tg_malloc(n * sizeof(uint32_t));
+	cp->ksync = tg_malloc(n * sizeof(uint32_t));
+	cp->snode = tg_malloc(n * sizeof(uint32_t));
+	cp->enode = tg_malloc(n * sizeof(uint32_t));
+	cp->evf = tg_calloc(n, 1);
+	cp->namef = tg_calloc(cp->natoms + 1, sizeof(uint16_t));
+	if (!cp->ts || !cp->end || !cp->stream || !cp->won || !cp->worc || !cp->ic || !cp->ksync || !cp->snode ||
+	    !cp->enode || !cp->evf || !cp->namef)
+		return TG_ENOMEM;
+	memset(cp->snode, 0xff, n * sizeof(uint32_t));
+	memset(cp->enode, 0xff, n * sizeof(uint32_t));
+	return 0;
+}
+
+/* The default annotation: "ProfilerStep" when the trace has steps. */
+static const char *default_annotation(const tg_tree *tree)
+{
+	size_t n;
+	tg_tree_steps(tree, &n);
+	return n ? "ProfilerStep" : "";
+}
+
+static int build(tg_critical_path *cp)
+{
+	int64_t start, end;
+	int rc = alloc_arrays(cp);
+	if (!rc) {
+		flag_all_names(cp);
+		prepare_events(cp);
+		rc = keep_filter(cp);
+	}
+	if (!rc)
+		rc = link_correlations(cp);
+	if (!rc)
+		rc = find_window(cp, &start, &end);
+	if (rc)
+		return rc;
+	cp->stats.window_start = start;
+	cp->stats.window_end = end;
+	size_t nsteps;
+	const tg_step *steps = tg_tree_steps(cp->tree, &nsteps);
+	for (size_t k = 0; k < nsteps; k++)
+		cp->stats.steps += cp->ts[steps[k].event] >= start && cp->ts[steps[k].event] < end;
+	clip(cp, start, end);
+	if ((rc = cp_make_nodes(cp)) || (rc = cp_add_cpu_edges(cp)) || (rc = cp_add_gpu_edges(cp)))
+		return rc;
+	return cp_solve(cp);
+}
+
+int tg_critical_path_build(tg_critical_path **out, const tg_tree *tree, const tg_cp_opts *opts)
+{
+	*out = NULL;
+	tg_critical_path *cp = tg_calloc(1, sizeof(*cp));
+	if (!cp)
+		return TG_ENOMEM;
+	cp->tree = tree;
+	cp->t = tg_tree_trace(tree);
+	cp->ev = tg_trace_events(cp->t, &cp->nev);
+	cp->natoms = tg_atoms_count(tg_trace_atoms(cp->t));
+	if (opts)
+		cp->opts = *opts;
+	const char *ann = cp->opts.annotation ? cp->opts.annotation : default_annotation(tree);
+	if (!cp->opts.annotation)
+		cp->opts.all_instances = 1;
+	cp->annotation = strdup(ann);
+	int rc = cp->annotation ? build(cp) : tg_error_set(TG_ENOMEM, "out of memory");
+	if (rc) {
+		tg_critical_path_free(cp);
+		return rc;
+	}
+	*out = cp;
+	return 0;
+}
+
+void tg_critical_path_free(tg_critical_path *cp)
+{
+	if (!cp)
+		return;
+	void *arrays[] = {cp->annotation, cp->ts,      cp->end,        cp->stream,     cp->won,   cp->worc,
+	                  cp->ic,         cp->ksync,   cp->evf,        cp->snode,      cp->enode, cp->namef,
+	                  cp->node_ev,    cp->node_ts, cp->node_start, cp->edges,      cp->hkeys, cp->hvals,
+	                  cp->path,       cp->steps,   cp->ops,        cp->path_events};
+	for (size_t i = 0; i < sizeof(arrays) / sizeof(arrays[0]); i++)
+		free(arrays[i]);
+	free(cp);
+}
+
+int64_t tg_cp_length_ns(const tg_critical_path *cp)
+{
+	return cp->length;
+}
+const int64_t *tg_cp_breakdown(const tg_critical_path *cp)
+{
+	return cp->bound_ns;
+}
+const tg_cp_stats *tg_cp_stats_get(const tg_critical_path *cp)
+{
+	return &cp->stats;
+}
+const char *tg_cp_annotation(const tg_critical_path *cp)
+{
+	return cp->annotation;
+}
+const tg_trace *tg_critical_path_trace(const tg_critical_path *cp)
+{
+	return cp->t;
+}
+
+const tg_cp_step *tg_cp_steps(const tg_critical_path *cp, size_t *n)
+{
+	*n = cp->nsteps;
+	return cp->steps;
+}
+
+const tg_cp_op *tg_cp_ops(const tg_critical_path *cp, size_t *n)
+{
+	*n = cp->nops;
+	return cp->ops;
+}
+
+const uint32_t *tg_cp_path_events(const tg_critical_path *cp, size_t *n)
+{
+	*n = cp->npath;
+	return cp->path_events;
+}

@@ -1,0 +1,447 @@
+/*
+ * critical_path_gpu.c - the device side of the critical-path graph
+ * (critical_path_impl.h), after HTA's _construct_graph_from_kernels and
+ * the tables it reads: the launch queue length of each stream
+ * (TraceCounters), the launch before each cudaEventRecord on its stream
+ * (_get_cuda_event_record_df) and the launch after each
+ * cudaStreamWaitEvent from the same thread onto the waiting stream
+ * (_get_cuda_stream_wait_event_df).
+ *
+ * The device events of the window go in start order (a sync event by its
+ * end, so that a sync overlapping a copy comes after it). A kernel gets its
+ * span edge; an edge from the kernel it waits for through a stream-wait
+ * event; a launch-delay edge from its runtime call when it was the only
+ * work queued when launched and started on an idle stream (queue lengths 1
+ * and 0, the stream's previous kernel and the awaited kernel done before
+ * the launch); else a kernel-gap edge from the stream's previous kernel
+ * when the gap is under 1.5 ms. Stream Sync, Context Sync and Event Sync
+ * add an edge from the kernel waited for to the end of the host call that
+ * waited. Streams are told apart by number alone, as HTA does.
+ *
+ * The orders HTA gets from pandas' sorts (quicksort, not stable) are taken
+ * stable here: among simultaneous events the trace's order decides.
+ */
+#include "critical_path_impl.h"
+#include "../../util/idmap.h"
+#include "../../util/sort.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define KERNEL_GAP_MAX_NS INT64_C(1500000) /* KERNEL_KERNEL_DELAY_THRESHOLD_US */
+#define NO_QUEUE INT64_MIN
+
+/* Scratch shared by the steps below. */
+struct gpu_ws {
+	int64_t *q;         /* queue length at each event (NO_QUEUE: none) */
+	uint32_t *order;    /* event lists, sorted */
+	int64_t *key;       /* per-event sort keys */
+	tg_idmap *prev;     /* cudaEventRecord correlation -> the launch before it */
+	tg_idmap *next;     /* cudaStreamWaitEvent event -> the launch after it */
+	uint32_t *lid;      /* per event: launch number of a launch, else TG_NONE */
+	uint32_t *launches; /* launch events by launch number */
+	size_t nlaunches;
+};
+
+static int is_launch(const tg_critical_path *cp, uint32_t i)
+{
+	return (cp->evf[i] & CP_KEPT) && (cp_name_flags(cp, i) & CPN_LAUNCH) && cp->ic[i] != TG_NONE;
+}
+
+static int gpu_row(const tg_critical_path *cp, uint32_t i)
+{
+	return (cp->evf[i] & CP_KEPT) && cp->stream[i] != -1;
+}
+
+/* Device events (kept, on a stream) by correlation id: sorted pairs. */
+static tg_sort_pair *by_corr(const tg_critical_path *cp, size_t *n)
+{
+	size_t k = 0;
+	for (uint32_t i = 0; i < cp->nev; i++)
+		k += gpu_row(cp, i) && cp_corr(cp, i) >= 0;
+	tg_sort_pair *kv = tg_malloc((k + 1) * sizeof(*kv));
+	if (!kv)
+		return NULL;
+	k = 0;
+	for (uint32_t i = 0; i < cp->nev; i++)
+		if (gpu_row(cp, i) && cp_corr(cp, i) >= 0)
+			kv[k++] = (tg_sort_pair){tg_sort_key_i64(cp_corr(cp, i)), i};
+	if (tg_sort_pairs(kv, k)) {
+		free(kv);
+		return NULL;
+	}
+	*n = k;
+	return kv;
+}
+
+/* First position of key in kv[0..n), or n. */
+static size_t lower(const tg_sort_pair *kv, size_t n, uint64_t key)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (kv[mid].key < key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Queue length per stream: +1 at each launch (once per device event of its
+ * correlation id), -1 at each such device event, in time order. */
+static int queue_lengths(tg_critical_path *cp, struct gpu_ws *ws)
+{
+	size_t ng = 0, nrows = 0;
+	tg_sort_pair *kv = by_corr(cp, &ng);
+	if (!kv)
+		return TG_ENOMEM;
+	uint8_t *launched = tg_calloc(ng + 1, 1);
+	/* a row: event * 2 + (1 for a device event); its stream in skey */
+	uint32_t *rows = tg_malloc((2 * ng + 1) * sizeof(uint32_t));
+	int64_t *rts = tg_malloc((2 * ng + 1) * sizeof(int64_t)), *rstream = tg_malloc((2 * ng + 1) * sizeof(int64_t));
+	uint32_t *ord = tg_malloc((2 * ng + 1) * sizeof(uint32_t));
+	int rc = TG_ENOMEM;
+	if (!launched || !rows || !rts || !rstream || !ord)
+		goto out;
+	for (uint32_t i = 0; i < cp->nev; i++) {
+		if (!is_launch(cp, i) || cp_corr(cp, i) < 0)
+			continue;
+		uint64_t key = tg_sort_key_i64(cp_corr(cp, i));
+		for (size_t k = lower(kv, ng, key); k < ng && kv[k].key == key; k++) {
+			launched[k] = 1;
+			rows[nrows] = i * 2;
+			rts[nrows] = cp->ts[i];
+			rstream[nrows++] = cp->stream[kv[k].idx];
+		}
+	}
+	for (uint32_t i = 0; i < cp->nev; i++) {
+		if (!gpu_row(cp, i) || cp_corr(cp, i) < 0)
+			continue;
+		size_t k = lower(kv, ng, tg_sort_key_i64(cp_corr(cp, i)));
+		int any = 0;
+		for (; k < ng && kv[k].key == tg_sort_key_i64(cp_corr(cp, i)); k++)
+			any |= launched[k];
+		if (any) {
+			rows[nrows] = i * 2 + 1;
+			rts[nrows] = cp->ts[i];
+			rstream[nrows++] = cp->stream[i];
+		}
+	}
+	for (size_t r = 0; r < nrows; r++)
+		ord[r] = (uint32_t)r;
+	if ((rc = cp_sort_by(ord, nrows, rts)))
+		goto out;
+	/* running sums per stream: streams are few; idmap stream -> slot */
+	tg_idmap *slots = tg_idmap_new(64);
+	int64_t *sums = tg_calloc(nrows + 1, sizeof(int64_t));
+	uint32_t nslots = 0;
+	rc = slots && sums ? 0 : TG_ENOMEM;
+	for (size_t j = 0; j < nrows && !rc; j++) {
+		uint32_t r = ord[j], s = tg_idmap_get(slots, rstream[r]);
+		if (s == TG_NONE) {
+			s = nslots++;
+			if (tg_idmap_put(slots, rstream[r], s) < 0)
+				rc = TG_ENOMEM;
+		}
+		sums[s] += rows[r] & 1 ? -1 : 1;
+		ws->q[rows[r] >> 1] = sums[s];
+	}
+	tg_idmap_free(slots);
+	free(sums);
+out:
+	free(kv);
+	free(launched);
+	free(rows);
+	free(rts);
+	free(rstream);
+	free(ord);
+	return rc;
+}
+
+/* The launches (kernel on a stream, both correlated), numbered in time
+ * order. */
+static int number_launches(tg_critical_path *cp, struct gpu_ws *ws)
+{
+	size_t n = 0;
+	for (uint32_t i = 0; i < cp->nev; i++) {
+		ws->lid[i] = TG_NONE;
+		uint32_t g = cp->ic[i];
+		if (is_launch(cp, i) && (cp->evf[g] & CP_KEPT) && cp->stream[g] != -1 && cp->ic[g] != TG_NONE)
+			ws->launches[n++] = i;
+	}
+	int rc = cp_sort_by(ws->launches, n, cp->ts);
+	for (size_t k = 0; k < n; k++)
+		ws->lid[ws->launches[k]] = (uint32_t)k;
+	ws->nlaunches = n;
+	return rc;
+}
+
+/* The stream a launch's kernel runs on, or a cudaEventRecord's stream (the
+ * wait_on_stream of the sync events that name its correlation id). */
+static int64_t launch_stream(const tg_critical_path *cp, uint32_t i)
+{
+	return cp->stream[cp->ic[i]];
+}
+
+static int64_t launch_gpu(const tg_critical_path *cp, uint32_t i)
+{
+	size_t ntr;
+	return tg_trace_tracks(cp->t, &ntr)[cp->ev[cp->ic[i]].track].pid;
+}
+
+/* For each cudaEventRecord on a known (gpu, stream), the launch onto that
+ * stream just before it. */
+static int event_records(tg_critical_path *cp, struct gpu_ws *ws)
+{
+	/* correlation of a record -> (stream, gpu) of the syncs that wait on it */
+	tg_idmap *which = tg_idmap_new(64);
+	if (!which)
+		return TG_ENOMEM;
+	int rc = 0;
+	for (uint32_t i = 0; i < cp->nev && !rc; i++)
+		if ((cp->evf[i] & CP_KEPT) && cp->won[i] > -1 && tg_idmap_put(which, cp->worc[i], i) < 0)
+			rc = TG_ENOMEM;
+	size_t n = 0, ntr;
+	const tg_track *tr = tg_trace_tracks(cp->t, &ntr);
+	int64_t *gpu = tg_malloc((cp->nev + 1) * sizeof(int64_t)), *stream = tg_malloc((cp->nev + 1) * sizeof(int64_t));
+	if (!gpu || !stream)
+		rc = TG_ENOMEM;
+	for (size_t k = 0; k < ws->nlaunches && !rc; k++) {
+		uint32_t l = ws->launches[k];
+		gpu[l] = launch_gpu(cp, l);
+		stream[l] = launch_stream(cp, l);
+		ws->order[n++] = l;
+	}
+	for (uint32_t i = 0; i < cp->nev && !rc; i++) {
+		if (!(cp->evf[i] & CP_KEPT) || !(cp_name_flags(cp, i) & CPN_EVENT_RECORD))
+			continue;
+		uint32_t s = tg_idmap_get(which, cp_corr(cp, i));
+		if (s == TG_NONE)
+			continue;
+		gpu[i] = tr[cp->ev[s].track].pid;
+		stream[i] = cp->won[s];
+		ws->order[n++] = i;
+	}
+	/* launches were listed first: among simultaneous ones a launch comes before a record */
+	if (!rc && !(rc = cp_sort_by(ws->order, n, cp->ts)) && !(rc = cp_sort_by(ws->order, n, stream)))
+		rc = cp_sort_by(ws->order, n, gpu);
+	uint32_t last = TG_NONE;
+	for (size_t k = 0; k < n && !rc; k++) {
+		uint32_t i = ws->order[k];
+		if (k && (gpu[i] != gpu[ws->order[k - 1]] || stream[i] != stream[ws->order[k - 1]]))
+			last = TG_NONE;
+		if (ws->lid[i] != TG_NONE)
+			last = i;
+		else if (last != TG_NONE && tg_idmap_put(ws->prev, cp_corr(cp, i), last) < 0)
+			rc = TG_ENOMEM;
+	}
+	tg_idmap_free(which);
+	free(gpu);
+	free(stream);
+	return rc;
+}
+
+/* For each cudaStreamWaitEvent, the next launch from the same thread onto
+ * the stream that waits. */
+static int stream_waits(tg_critical_path *cp, struct gpu_ws *ws)
+{
+	int64_t *stream = tg_malloc((cp->nev + 1) * sizeof(int64_t)),
+		*track = tg_malloc((cp->nev + 1) * sizeof(int64_t));
+	int rc = stream && track ? 0 : TG_ENOMEM;
+	size_t n = 0;
+	for (size_t k = 0; k < ws->nlaunches && !rc; k++) {
+		uint32_t l = ws->launches[k];
+		stream[l] = launch_stream(cp, l);
+		track[l] = cp->ev[l].track;
+		ws->order[n++] = l;
+	}
+	for (uint32_t i = 0; i < cp->nev && !rc; i++) {
+		uint32_t g = cp->ic[i];
+		if (!(cp->evf[i] & CP_KEPT) || !(cp_name_flags(cp, i) & CPN_WAIT_CALL) || g == TG_NONE ||
+		    !(cp->evf[g] & CP_KEPT) || cp->stream[g] == -1 || cp->ic[g] == TG_NONE)
+			continue;
+		stream[i] = cp->stream[g];
+		track[i] = cp->ev[i].track;
+		ws->order[n++] = i;
+	}
+	if (!rc && !(rc = cp_sort_by(ws->order, n, cp->ts)) && !(rc = cp_sort_by(ws->order, n, stream)))
+		rc = cp_sort_by(ws->order, n, track);
+	uint32_t next = TG_NONE;
+	for (size_t k = n; k-- > 0 && !rc;) {
+		uint32_t i = ws->order[k];
+		if (k + 1 < n && (track[i] != track[ws->order[k + 1]] || stream[i] != stream[ws->order[k + 1]]))
+			next = TG_NONE;
+		if (ws->lid[i] != TG_NONE) {
+			if (next == TG_NONE || ws->lid[i] < ws->lid[next])
+				next = i;
+		} else if (next != TG_NONE && tg_idmap_put(ws->next, i, next) < 0) {
+			rc = TG_ENOMEM;
+		}
+	}
+	free(stream);
+	free(track);
+	return rc;
+}
+
+/* The last kernel end of each stream, in the order streams first appear
+ * (Context Sync waits for all of them in that order). */
+struct last_nodes {
+	tg_idmap *slot; /* stream -> slot */
+	int64_t *stream;
+	uint32_t *node;
+	uint32_t n;
+};
+
+static uint32_t last_get(const struct last_nodes *ln, int64_t stream)
+{
+	uint32_t s = tg_idmap_get(ln->slot, stream);
+	return s == TG_NONE ? TG_NONE : ln->node[s];
+}
+
+static int last_set(struct last_nodes *ln, int64_t stream, uint32_t node)
+{
+	uint32_t s = tg_idmap_get(ln->slot, stream);
+	if (s == TG_NONE) {
+		s = ln->n++;
+		if (tg_idmap_put(ln->slot, stream, s) < 0)
+			return TG_ENOMEM;
+		ln->stream[s] = stream;
+	}
+	ln->node[s] = node;
+	return 0;
+}
+
+/* A sync event: an edge to the end of the host call that waited, or (Stream
+ * Wait Event) the kernel the next launch's kernel waits for. */
+static int sync_event(tg_critical_path *cp, struct gpu_ws *ws, struct last_nodes *ln, uint32_t i)
+{
+	uint16_t nf = cp_name_flags(cp, i);
+	uint32_t host = cp->ic[i], host_end = host == TG_NONE ? TG_NONE : cp->enode[host];
+	if (nf & (CPN_STREAM_WAIT | CPN_EVENT_SYNC)) {
+		uint32_t prev = cp->worc[i] == -1 ? TG_NONE : tg_idmap_get(ws->prev, cp->worc[i]);
+		if (prev == TG_NONE)
+			return 0;
+		uint32_t src = cp->ic[prev];
+		if (nf & CPN_STREAM_WAIT) {
+			uint32_t nl = host == TG_NONE ? TG_NONE : tg_idmap_get(ws->next, host);
+			if (nl != TG_NONE && cp->ic[nl] != TG_NONE)
+				cp->ksync[cp->ic[nl]] = src;
+			return 0;
+		}
+		if (src != TG_NONE && cp->enode[src] != TG_NONE && host_end != TG_NONE)
+			return cp_add_edge(cp, cp->enode[src], host_end, TG_CP_EDGE_SYNC, 0, TG_NONE);
+		return 0;
+	}
+	if (host_end == TG_NONE)
+		return 0;
+	if (nf & CPN_CONTEXT_SYNC) {
+		int rc = 0;
+		for (uint32_t s = 0; s < ln->n && !rc; s++)
+			rc = cp_add_edge(cp, ln->node[s], host_end, TG_CP_EDGE_SYNC, 0, TG_NONE);
+		return rc;
+	}
+	uint32_t last = (nf & CPN_STREAM_SYNC) ? last_get(ln, cp->stream[i]) : TG_NONE;
+	return last == TG_NONE ? 0 : cp_add_edge(cp, last, host_end, TG_CP_EDGE_SYNC, 0, TG_NONE);
+}
+
+/* A kernel (memcpy, memset): its span, then what it waited for. */
+static int kernel_event(tg_critical_path *cp, struct gpu_ws *ws, struct last_nodes *ln, uint32_t i)
+{
+	uint32_t st = cp->snode[i], en = cp->enode[i];
+	if (st == TG_NONE || en == TG_NONE)
+		return 0;
+	int rc = cp_add_edge(cp, st, en, TG_CP_EDGE_OPERATOR, 0, TG_NONE);
+	uint32_t ks = cp->ksync[i], kse = TG_NONE;
+	if (!rc && ks != TG_NONE) {
+		kse = cp->enode[ks];
+		if (kse != TG_NONE)
+			rc = cp_add_edge(cp, kse, st, TG_CP_EDGE_SYNC, 0, TG_NONE);
+		cp->ksync[i] = TG_NONE;
+	}
+	int64_t stream = cp->stream[i];
+	uint32_t rt = cp->ic[i], last = last_get(ln, stream);
+	int launch_added = 0;
+	if (!rc && rt != TG_NONE && ws->q[rt] == 1 && ws->q[i] == 0 &&
+	    (last == TG_NONE || cp->node_ts[last] < cp->ts[rt]) && (kse == TG_NONE || cp->node_ts[kse] < cp->ts[rt])) {
+		if (cp->snode[rt] != TG_NONE) {
+			rc = cp_add_edge(cp, cp->snode[rt], st, TG_CP_EDGE_LAUNCH, 0, TG_NONE);
+			launch_added = 1;
+		}
+	} else if (!rc && last != TG_NONE && cp->node_ts[st] - cp->node_ts[last] < KERNEL_GAP_MAX_NS &&
+	           (kse == TG_NONE || cp->node_ts[kse] < cp->node_ts[last])) {
+		rc = cp_add_edge(cp, last, st, TG_CP_EDGE_KERNEL_KERNEL, 0, TG_NONE);
+	}
+	if (!rc && cp->opts.zero_weight_launch && !launch_added && rt != TG_NONE && cp->snode[rt] != TG_NONE)
+		rc = cp_add_edge(cp, cp->snode[rt], st, TG_CP_EDGE_LAUNCH, 1, TG_NONE);
+	return rc ? rc : last_set(ln, stream, en);
+}
+
+/* The window's device events and syncs in HTA's order: by start, a sync by
+ * its end. */
+static size_t device_rows(tg_critical_path *cp, struct gpu_ws *ws)
+{
+	size_t n = 0;
+	for (uint32_t i = 0; i < cp->nev; i++) {
+		if (!(cp->evf[i] & CP_CLIP) || !(cp->evf[i] & CP_CORR))
+			continue;
+		if (cp->stream[i] == -1 && !(cp_name_flags(cp, i) & (CPN_EVENT_SYNC | CPN_CONTEXT_SYNC)))
+			continue;
+		ws->key[i] = cp->ev[i].kind == TG_KIND_SYNC ? cp->end[i] : cp->ts[i];
+		ws->order[n++] = i;
+	}
+	return n;
+}
+
+static int kernel_edges(tg_critical_path *cp, struct gpu_ws *ws)
+{
+	struct last_nodes ln = {tg_idmap_new(64), tg_malloc((cp->nev + 1) * sizeof(int64_t)),
+	                        tg_malloc((cp->nev + 1) * sizeof(uint32_t)), 0};
+	int rc = ln.slot && ln.stream && ln.node ? 0 : TG_ENOMEM;
+	size_t n = rc ? 0 : device_rows(cp, ws);
+	if (!rc)
+		rc = cp_sort_by(ws->order, n, ws->key);
+	for (size_t k = 0; k < n && !rc; k++) {
+		uint32_t i = ws->order[k];
+		rc = cp->ev[i].kind == TG_KIND_SYNC ? sync_event(cp, ws, &ln, i) : kernel_event(cp, ws, &ln, i);
+	}
+	tg_idmap_free(ln.slot);
+	free(ln.stream);
+	free(ln.node);
+	return rc;
+}
+
+int cp_add_gpu_edges(tg_critical_path *cp)
+{
+	size_t n = cp->nev + 1;
+	struct gpu_ws ws = {tg_malloc(n * sizeof(int64_t)),
+	                    tg_malloc(n * sizeof(uint32_t)),
+	                    tg_malloc(n * sizeof(int64_t)),
+	                    tg_idmap_new(64),
+	                    tg_idmap_new(64),
+	                    tg_malloc(n * sizeof(uint32_t)),
+	                    tg_malloc(n * sizeof(uint32_t)),
+	                    0};
+	int rc = ws.q && ws.order && ws.key && ws.prev && ws.next && ws.lid && ws.launches ? 0 : TG_ENOMEM;
+	if (!rc) {
+		for (size_t i = 0; i < cp->nev; i++)
+			ws.q[i] = NO_QUEUE;
+		rc = queue_lengths(cp, &ws);
+	}
+	if (!rc)
+		rc = number_launches(cp, &ws);
+	if (!rc)
+		rc = event_records(cp, &ws);
+	if (!rc)
+		rc = stream_waits(cp, &ws);
+	if (!rc)
+		rc = kernel_edges(cp, &ws);
+	free(ws.q);
+	free(ws.order);
+	free(ws.key);
+	tg_idmap_free(ws.prev);
+	tg_idmap_free(ws.next);
+	free(ws.lid);
+	free(ws.launches);
+	return rc;
+}

@@ -1,0 +1,230 @@
+/*
+ * critical_path_solve.c - the longest path of the critical-path graph and
+ * its breakdown (critical_path_impl.h), as HTA's critical_path() and
+ * summary() compute them: networkx's dag_longest_path over the edges'
+ * weights (a weight of -1 us or less counts 0, HTA's fix for events that
+ * end before their children), then each edge of the path classified by its
+ * type and its event (bound_by) and summed with its weight as added.
+ *
+ * Order of visit: Kahn's algorithm with a FIFO queue seeded with the nodes
+ * that have no predecessor in node order, successors in edge order (this
+ * is networkx's topological_generations flattened); each node keeps the
+ * first predecessor that gives it its greatest distance; the path ends at
+ * the first node of the order with the greatest distance. A node left out
+ * of the order lies on a cycle: the trace is refused, as HTA refuses it.
+ */
+#include "critical_path_impl.h"
+#include "../trace/kernel_class.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* The weight the path counts. */
+static int64_t path_weight(int64_t w)
+{
+	return w <= -1000 ? 0 : w;
+}
+
+/* Compressed adjacency, edges in the order added: off[v]..off[v+1]. */
+static int adjacency(const tg_critical_path *cp, uint32_t **off, uint32_t **adj, int pred)
+{
+	*off = tg_calloc(cp->nnodes + 2, sizeof(uint32_t));
+	*adj = tg_malloc((cp->nedges + 1) * sizeof(uint32_t));
+	if (!*off || !*adj)
+		return TG_ENOMEM;
+	for (size_t e = 0; e < cp->nedges; e++)
+		(*off)[(pred ? cp->edges[e].dst : cp->edges[e].src) + 1]++;
+	for (size_t v = 0; v < cp->nnodes; v++)
+		(*off)[v + 1] += (*off)[v];
+	uint32_t *fill = tg_malloc((cp->nnodes + 1) * sizeof(uint32_t));
+	if (!fill)
+		return TG_ENOMEM;
+	memcpy(fill, *off, cp->nnodes * sizeof(uint32_t));
+	for (size_t e = 0; e < cp->nedges; e++)
+		(*adj)[fill[pred ? cp->edges[e].dst : cp->edges[e].src]++] = (uint32_t)e;
+	free(fill);
+	return 0;
+}
+
+/* A node on a cycle, for the message. */
+static int cycle_error(const tg_critical_path *cp, const uint32_t *indeg)
+{
+	for (size_t v = 0; v < cp->nnodes; v++)
+		if (indeg[v]) {
+			uint32_t ev = cp->node_ev[v];
+			return tg_error_set(
+				TG_EFORMAT,
+				"critical path: the events make a cycle of dependencies (through '%s' "
+				"at %.3f ms: nesting or syncs out of time order); HTA refuses such a trace too",
+				tg_trace_str(cp->t, cp->ev[ev].name), (double)cp->ts[ev] / 1e6);
+		}
+	return tg_error_set(TG_EFORMAT, "critical path: the events make a cycle of dependencies");
+}
+
+/* Topological order into topo; TG_EFORMAT for a cycle. */
+static int topo_order(const tg_critical_path *cp, uint32_t *topo, const uint32_t *soff, const uint32_t *sadj)
+{
+	uint32_t *indeg = tg_calloc(cp->nnodes + 1, sizeof(uint32_t));
+	if (!indeg)
+		return TG_ENOMEM;
+	for (size_t e = 0; e < cp->nedges; e++)
+		indeg[cp->edges[e].dst]++;
+	size_t head = 0, tail = 0;
+	for (uint32_t v = 0; v < cp->nnodes; v++)
+		if (!indeg[v])
+			topo[tail++] = v;
+	while (head < tail) {
+		uint32_t u = topo[head++];
+		for (uint32_t k = soff[u]; k < soff[u + 1]; k++) {
+			uint32_t v = cp->edges[sadj[k]].dst;
+			if (!--indeg[v])
+				topo[tail++] = v;
+		}
+	}
+	int rc = tail == cp->nnodes ? 0 : cycle_error(cp, indeg);
+	free(indeg);
+	return rc;
+}
+
+/* dag_longest_path over the topological order; the path into cp->path. */
+static int longest(tg_critical_path *cp, const uint32_t *topo, const uint32_t *poff, const uint32_t *padj)
+{
+	int64_t *dist = tg_malloc((cp->nnodes + 1) * sizeof(int64_t));
+	uint32_t *from = tg_malloc((cp->nnodes + 1) * sizeof(uint32_t));
+	cp->path = tg_malloc((cp->nnodes + 1) * sizeof(uint32_t));
+	if (!dist || !from || !cp->path) {
+		free(dist);
+		free(from);
+		return TG_ENOMEM;
+	}
+	uint32_t best = TG_NONE;
+	for (size_t k = 0; k < cp->nnodes; k++) {
+		uint32_t v = topo[k], arg = v;
+		int64_t d = 0;
+		for (uint32_t j = poff[v]; j < poff[v + 1]; j++) {
+			const cp_edge *e = &cp->edges[padj[j]];
+			int64_t c = dist[e->src] + path_weight(e->w);
+			if (j == poff[v] || c > d) {
+				d = c;
+				arg = e->src;
+			}
+		}
+		if (d < 0) {
+			d = 0;
+			arg = v;
+		}
+		dist[v] = d;
+		from[v] = arg;
+		if (best == TG_NONE || d > dist[best])
+			best = v;
+	}
+	size_t n = 0;
+	for (uint32_t v = best; v != TG_NONE; v = from[v] == v ? TG_NONE : from[v])
+		cp->path[n++] = v;
+	for (size_t i = 0; i < n / 2; i++) {
+		uint32_t x = cp->path[i];
+		cp->path[i] = cp->path[n - 1 - i];
+		cp->path[n - 1 - i] = x;
+	}
+	cp->npath = n;
+	cp->length = best == TG_NONE ? 0 : dist[best];
+	free(dist);
+	free(from);
+	return 0;
+}
+
+/* HTA's bound_by of an edge. */
+static tg_cp_bound bound_of(const tg_critical_path *cp, const cp_edge *e)
+{
+	switch (e->type) {
+	case TG_CP_EDGE_KERNEL_KERNEL: return TG_CP_KERNEL_KERNEL;
+	case TG_CP_EDGE_LAUNCH: return TG_CP_LAUNCH;
+	case TG_CP_EDGE_DEPENDENCY:
+	case TG_CP_EDGE_SYNC: return TG_CP_DEPENDENCY;
+	default: break;
+	}
+	if (e->attr == TG_NONE || cp->stream[e->attr] < 0)
+		return e->attr != TG_NONE && (cp_name_flags(cp, e->attr) & CPN_DATA_LOAD) ? TG_CP_DATA_LOADING
+		                                                                          : TG_CP_CPU;
+	uint8_t cls = (tg_trace_name_flags(cp->t, cp->ev[e->attr].name) & TG_NAME_CLASS_MASK) >> TG_NAME_CLASS_SHIFT;
+	return cls == TG_KERNEL_COMMUNICATION ? TG_CP_GPU_COMM : TG_CP_GPU_COMPUTE;
+}
+
+static int cmp_op(const void *pa, const void *pb)
+{
+	const tg_cp_op *a = pa, *b = pb;
+	if (a->ns != b->ns)
+		return a->ns > b->ns ? -1 : 1;
+	return a->event < b->event ? -1 : a->event > b->event;
+}
+
+/* The path's edges, the breakdown, the events and their time. */
+static int breakdown(tg_critical_path *cp)
+{
+	size_t n = cp->npath ? cp->npath - 1 : 0;
+	cp->steps = tg_calloc(n + 1, sizeof(tg_cp_step));
+	cp->ops = tg_calloc(n + 1, sizeof(tg_cp_op));
+	cp->path_events = tg_malloc((cp->npath + 1) * sizeof(uint32_t));
+	uint32_t *slot = tg_malloc((cp->nev + 1) * sizeof(uint32_t));
+	if (!cp->steps || !cp->ops || !cp->path_events || !slot) {
+		free(slot);
+		return TG_ENOMEM;
+	}
+	memset(slot, 0xff, (cp->nev + 1) * sizeof(uint32_t));
+	for (size_t i = 0; i < cp->npath; i++) {
+		uint32_t ev = cp->node_ev[cp->path[i]];
+		cp->path_events[i] = ev;
+		if (slot[ev] == TG_NONE) {
+			slot[ev] = 0;
+			cp->stats.path_events++;
+		}
+	}
+	memset(slot, 0xff, (cp->nev + 1) * sizeof(uint32_t));
+	for (size_t i = 0; i < n; i++) {
+		uint32_t u = cp->path[i], v = cp->path[i + 1];
+		const cp_edge *e = &cp->edges[cp_find_edge(cp, u, v)];
+		tg_cp_bound b = bound_of(cp, e);
+		int attributed = e->type == TG_CP_EDGE_OPERATOR || e->type == TG_CP_EDGE_KERNEL_KERNEL;
+		uint32_t ev = attributed ? e->attr : TG_NONE;
+		cp->steps[i] =
+			(tg_cp_step){cp->node_ev[u],    cp->node_ev[v],   ev, cp->node_ts[u], e->w, e->type, (uint8_t)b,
+		                     cp->node_start[u], cp->node_start[v]};
+		cp->bound_ns[b] += e->w;
+		if (ev == TG_NONE)
+			continue;
+		if (slot[ev] == TG_NONE) {
+			slot[ev] = (uint32_t)cp->nops;
+			cp->ops[cp->nops++] = (tg_cp_op){ev, 0, (uint8_t)b};
+		}
+		cp->ops[slot[ev]].ns += e->w;
+	}
+	cp->nsteps = n;
+	free(slot);
+	qsort(cp->ops, cp->nops, sizeof(tg_cp_op), cmp_op);
+	return 0;
+}
+
+int cp_solve(tg_critical_path *cp)
+{
+	uint32_t *soff = NULL, *sadj = NULL, *poff = NULL, *padj = NULL;
+	uint32_t *topo = tg_malloc((cp->nnodes + 1) * sizeof(uint32_t));
+	int rc = topo ? adjacency(cp, &soff, &sadj, 0) : TG_ENOMEM;
+	if (!rc)
+		rc = adjacency(cp, &poff, &padj, 1);
+	if (!rc)
+		rc = topo_order(cp, topo, soff, sadj);
+	if (!rc)
+		rc = longest(cp, topo, poff, padj);
+	if (!rc)
+		rc = breakdown(cp);
+	cp->stats.edges = cp->nedges;
+	for (size_t e = 0; e < cp->nedges; e++)
+		cp->stats.edges_by_type[cp->edges[e].type]++;
+	cp->stats.path_nodes = cp->npath;
+	free(topo);
+	free(soff);
+	free(sadj);
+	free(poff);
+	free(padj);
+	return rc;
+}

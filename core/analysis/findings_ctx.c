@@ -1,0 +1,320 @@
+/*
+ * findings_ctx.c - the context of one trace's findings and the list they
+ * go into (findings_impl.h): the analysed windows (the host spans of the
+ * selected ProfilerSteps; a trace without steps is one window from its
+ * first event to its last end), the device's busy intervals (every
+ * kernel, memcpy and memset of the trace, all streams and devices pooled
+ * as TraceLens's GPU timeline pools them), and the helpers that turn a
+ * measured time into a cost per step.
+ */
+#include "findings_impl.h"
+#include "../../util/sort.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int cmp_interval(const void *a, const void *b)
+{
+	const tg_interval *x = a, *y = b;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return (x->end > y->end) - (x->end < y->end);
+}
+
+size_t tg_fctx_merge(tg_interval *v, size_t n)
+{
+	if (n > 1)
+		qsort(v, n, sizeof(*v), cmp_interval);
+	size_t m = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (m && v[i].start <= v[m - 1].end) {
+			if (v[i].end > v[m - 1].end)
+				v[m - 1].end = v[i].end;
+		} else {
+			v[m++] = v[i];
+		}
+	}
+	return m;
+}
+
+int64_t tg_fctx_overlap(const tg_interval *v, size_t n, int64_t a, int64_t b)
+{
+	if (b <= a || !n)
+		return 0;
+	size_t lo = 0, hi = n; /* first interval ending after a */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (v[mid].end <= a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	int64_t sum = 0;
+	for (size_t i = lo; i < n && v[i].start < b; i++) {
+		int64_t s = v[i].start > a ? v[i].start : a, e = v[i].end < b ? v[i].end : b;
+		if (e > s)
+			sum += e - s;
+	}
+	return sum;
+}
+
+/* The device events by start and their merged busy intervals; the host
+ * event count. */
+static int device_events(tg_fctx *c)
+{
+	size_t nd = 0;
+	for (size_t i = 0; i < c->ne; i++) {
+		if (tg_kind_is_gpu(c->ev[i].kind))
+			nd++;
+		else if (c->ev[i].kind == TG_KIND_CPU_OP || c->ev[i].kind == TG_KIND_PYTHON ||
+		         tg_kind_is_launch(c->ev[i].kind))
+			c->nhost++;
+	}
+	c->dev = tg_malloc((nd ? nd : 1) * sizeof(*c->dev));
+	c->busy = tg_malloc((nd ? nd : 1) * sizeof(*c->busy));
+	tg_sort_pair *kv = tg_malloc((nd ? nd : 1) * sizeof(*kv));
+	int rc = c->dev && c->busy && kv ? 0 : TG_ENOMEM;
+	for (size_t i = 0; !rc && i < c->ne; i++)
+		if (tg_kind_is_gpu(c->ev[i].kind)) {
+			c->busy[c->ndev] = (tg_interval){c->ev[i].ts, c->ev[i].ts + c->ev[i].dur};
+			kv[c->ndev] = (tg_sort_pair){tg_sort_key_i64(c->ev[i].ts), (uint32_t)c->ndev};
+			c->dev[c->ndev++] = (uint32_t)i;
+		}
+	if (!rc) {
+		c->nbusy = tg_fctx_merge(c->busy, c->ndev);
+		rc = tg_sort_pairs(kv, c->ndev);
+	}
+	if (!rc)
+		rc = tg_sort_apply(c->dev, c->ndev, sizeof(*c->dev), kv);
+	free(kv);
+	return rc ? tg_error_set(TG_ENOMEM, "findings: out of memory") : 0;
+}
+
+/* The analysed windows: the selected steps' spans, or the trace's span. */
+static int windows(tg_fctx *c)
+{
+	size_t ns;
+	const tg_step *st = tg_tree_steps(c->tree, &ns);
+	c->has_steps = ns > 0;
+	if (c->step >= 0 && (size_t)c->step >= ns)
+		return tg_error_set(TG_EINVAL, "findings: no step %d (%zu steps)", (int)c->step, ns);
+	c->win = tg_malloc((ns ? ns : 1) * sizeof(*c->win));
+	if (!c->win)
+		return TG_ENOMEM;
+	if (ns) {
+		for (size_t s = 0; s < ns; s++)
+			if (c->step < 0 || (size_t)c->step == s)
+				c->win[c->nwin++] = (tg_interval){st[s].ts, st[s].ts + st[s].dur};
+		c->nsteps = c->nwin;
+	} else {
+		int64_t lo = INT64_MAX, hi = INT64_MIN;
+		for (size_t i = 0; i < c->ne; i++) {
+			const tg_event *e = &c->ev[i];
+			if (!tg_tree_contains(c->tree, (uint32_t)i) || (e->flags & TG_EV_INSTANT))
+				continue;
+			lo = e->ts < lo ? e->ts : lo;
+			hi = e->ts + e->dur > hi ? e->ts + e->dur : hi;
+		}
+		if (lo < hi)
+			c->win[c->nwin++] = (tg_interval){lo, hi};
+		c->nsteps = 1;
+	}
+	c->nwin = tg_fctx_merge(c->win, c->nwin);
+	for (size_t i = 0; i < c->nwin; i++)
+		c->win_ns += c->win[i].end - c->win[i].start;
+	c->step_ns = (double)c->win_ns / (double)c->nsteps;
+	return 0;
+}
+
+int tg_fctx_init(tg_fctx *c, const tg_tree *tree, const tg_findings_opts *opts, int32_t step, tg_findings *out)
+{
+	memset(c, 0, sizeof(*c));
+	c->tree = tree;
+	c->t = tg_tree_trace(tree);
+	c->ev = tg_trace_events(c->t, &c->ne);
+	c->o = opts;
+	c->step = step < 0 ? -1 : step;
+	c->rank = tg_trace_rank(c->t);
+	c->out = out;
+	int rc = windows(c);
+	if (!rc)
+		rc = device_events(c);
+	if (!rc) {
+		out->nsteps = c->nsteps;
+		out->step_ns = c->step_ns;
+	}
+	return rc;
+}
+
+void tg_fctx_free(tg_fctx *c)
+{
+	free(c->win);
+	free(c->busy);
+	free(c->dev);
+	free(c->expl);
+	memset(c, 0, sizeof(*c));
+}
+
+int tg_fctx_selected(const tg_fctx *c, uint32_t ev)
+{
+	if (!c->has_steps)
+		return 1;
+	int32_t s = tg_tree_step_of(c->tree, ev);
+	return c->step < 0 ? s >= 0 : s == c->step;
+}
+
+int64_t tg_fctx_busy_in(const tg_fctx *c, int64_t a, int64_t b)
+{
+	return tg_fctx_overlap(c->busy, c->nbusy, a, b);
+}
+
+int64_t tg_fctx_idle_in(const tg_fctx *c, int64_t a, int64_t b)
+{
+	return b > a ? (b - a) - tg_fctx_overlap(c->busy, c->nbusy, a, b) : 0;
+}
+
+int64_t tg_fctx_in_windows(const tg_fctx *c, int64_t a, int64_t b)
+{
+	return tg_fctx_overlap(c->win, c->nwin, a, b);
+}
+
+uint32_t tg_fctx_next_device(const tg_fctx *c, int64_t ts)
+{
+	size_t lo = 0, hi = c->ndev;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (c->ev[c->dev[mid]].ts < ts)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < c->ndev ? c->dev[lo] : TG_NONE;
+}
+
+int tg_fctx_explain(tg_fctx *c, int64_t a, int64_t b)
+{
+	if (b <= a)
+		return 0;
+	if (tg_grow((void **)&c->expl, &c->capexpl, c->nexpl + 1, sizeof(*c->expl)))
+		return TG_ENOMEM;
+	c->expl[c->nexpl++] = (tg_interval){a, b};
+	return 0;
+}
+
+void tg_fctx_explained_done(tg_fctx *c)
+{
+	c->nexpl = tg_fctx_merge(c->expl, c->nexpl);
+}
+
+int64_t tg_fctx_explained_in(const tg_fctx *c, int64_t a, int64_t b)
+{
+	return tg_fctx_overlap(c->expl, c->nexpl, a, b);
+}
+
+const tg_finding_limits *tg_fctx_limits(const tg_fctx *c, tg_finding_id id)
+{
+	return &c->o->limits[id];
+}
+
+tg_finding *tg_findings_push(tg_findings *l, tg_finding_id id)
+{
+	if (tg_grow((void **)&l->v, &l->cap, l->n + 1, sizeof(*l->v)))
+		return NULL;
+	tg_finding *f = &l->v[l->n++];
+	memset(f, 0, sizeof(*f));
+	f->id = id;
+	f->status = TG_FINDING_OK;
+	f->rank = -1;
+	f->cost_ns = f->cost_pct = NAN;
+	f->step_ns = l->step_ns;
+	return f;
+}
+
+tg_finding *tg_fctx_add(tg_fctx *c, tg_finding_id id)
+{
+	tg_finding *f = tg_findings_push(c->out, id);
+	if (!f)
+		return NULL;
+	f->rank = c->rank;
+	f->step_ns = c->step_ns;
+	f->threshold = c->o->limits[id].min_cost;
+	return f;
+}
+
+int tg_fctx_not_evaluated(tg_fctx *c, tg_finding_id id, const char *fmt, ...)
+{
+	tg_finding *f = tg_fctx_add(c, id);
+	if (!f)
+		return TG_ENOMEM;
+	f->status = TG_FINDING_NOT_EVALUATED;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(f->evidence, sizeof(f->evidence), fmt, ap);
+	va_end(ap);
+	return 0;
+}
+
+void tg_fctx_cost(tg_finding *f, const tg_fctx *c, double total_ns, const char *basis)
+{
+	f->cost_ns = total_ns / (double)(c->nsteps ? c->nsteps : 1);
+	f->cost_pct = c->step_ns > 0 ? 100 * f->cost_ns / c->step_ns : NAN;
+	f->status =
+		!isnan(f->cost_pct) && f->cost_pct >= f->threshold && f->cost_ns > 0 ? TG_FINDING_FIRED : TG_FINDING_OK;
+	snprintf(f->basis, sizeof(f->basis), "%s", basis ? basis : "");
+}
+
+void tg_fstr_add(char *buf, size_t cap, const char *fmt, ...)
+{
+	size_t len = strnlen(buf, cap);
+	if (len + 1 >= cap)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf + len, cap - len, fmt, ap);
+	va_end(ap);
+}
+
+void tg_fstr_time(char *buf, size_t cap, double ns)
+{
+	double a = fabs(ns);
+	if (isnan(ns))
+		snprintf(buf, cap, "?");
+	else if (a >= 1e9)
+		snprintf(buf, cap, "%.2f s", ns / 1e9);
+	else if (a >= 1e6)
+		snprintf(buf, cap, "%.2f ms", ns / 1e6);
+	else if (a >= 1e3)
+		snprintf(buf, cap, "%.1f us", ns / 1e3);
+	else
+		snprintf(buf, cap, "%.0f ns", ns);
+}
+
+static int rank_of(tg_finding_status s)
+{
+	return s == TG_FINDING_FIRED ? 0 : s == TG_FINDING_NOT_EVALUATED ? 1 : 2;
+}
+
+static int cmp_finding(const void *a, const void *b)
+{
+	const tg_finding *x = a, *y = b;
+	int rx = rank_of(x->status), ry = rank_of(y->status);
+	if (rx != ry)
+		return rx < ry ? -1 : 1;
+	if (x->status == TG_FINDING_FIRED) {
+		double cx = isnan(x->cost_ns) ? -1 : x->cost_ns, cy = isnan(y->cost_ns) ? -1 : y->cost_ns;
+		if (cx != cy)
+			return cx > cy ? -1 : 1;
+	}
+	if (x->id != y->id)
+		return x->id < y->id ? -1 : 1;
+	int k = strcmp(x->key, y->key);
+	return k ? k : strcmp(x->subject, y->subject);
+}
+
+void tg_findings_sort(tg_findings *l)
+{
+	if (l->n > 1)
+		qsort(l->v, l->n, sizeof(*l->v), cmp_finding);
+}

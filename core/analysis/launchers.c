@@ -1,0 +1,280 @@
+/*
+ * launchers.c - assigns device events to their launching op
+ * (launchers.h, which states TraceLens's rule): each device event of the
+ * selected step to the leaf cpu_op above its runtime launch, the kernels
+ * grouped by launcher in start order, and each launcher's direct and
+ * subtree kernel time as the union of its events' intervals. The tables built on them are
+ * launchers_tables.c's and launchers_args.c's.
+ */
+#include "../trace/categorize.h"
+#include "describe.h"
+#include "launchers_impl.h"
+#include "../trace/pyrepr.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct tagged {
+	uint32_t who;
+	tg_span s;
+};
+
+static int cmp_tagged(const void *a, const void *b)
+{
+	const struct tagged *x = a, *y = b;
+	if (x->who != y->who)
+		return x->who < y->who ? -1 : 1;
+	return (x->s.start > y->s.start) - (x->s.start < y->s.start);
+}
+
+/* Unions of tagged spans per owner into out[owner] (sorted in place). */
+static void union_per_owner(struct tagged *t, size_t n, tg_launcher *list, int subtree)
+{
+	if (n > 1)
+		qsort(t, n, sizeof(*t), cmp_tagged);
+	for (size_t i = 0; i < n;) {
+		uint32_t who = t[i].who;
+		double total = 0, s = t[i].s.start, e = t[i].s.end;
+		size_t j = i + 1;
+		for (; j < n && t[j].who == who; j++) {
+			if (t[j].s.start <= e) {
+				if (t[j].s.end > e)
+					e = t[j].s.end;
+			} else {
+				total += e - s;
+				s = t[j].s.start;
+				e = t[j].s.end;
+			}
+		}
+		total += e - s;
+		if (subtree)
+			list[who].subtree_us = total;
+		else
+			list[who].direct_us = total;
+		i = j;
+	}
+}
+
+uint32_t tg_launchers_find(const tg_tree *tree, const tg_event *ev, uint32_t k, const tg_atoms *atoms, int tracelens)
+{
+	uint32_t r = tg_tree_parent(tree, k);
+	if (r == TG_NONE || !tg_kind_is_launch(ev[r].kind))
+		return TG_NONE; /* not linked to a launch: TraceLens leaves it out */
+	if (tracelens && !tg_tree_linked_like_tracelens(tree, k))
+		return TG_NONE;
+	for (uint32_t p = tg_tree_parent(tree, r); p != TG_NONE; p = tg_tree_parent(tree, p)) {
+		if (ev[p].kind == TG_KIND_PYTHON)
+			continue;
+		if (ev[p].kind == TG_KIND_USER_ANNOTATION) {
+			/* annotations are not in TraceLens's tree, except those that
+			 * name an op it knows (vllm::unified_attention_with_output),
+			 * which it applies as the launching op */
+			if (strcmp(tg_op_category(tg_atoms_str(atoms, ev[p].name), NULL, 1), "other") != 0)
+				return p;
+			continue;
+		}
+		if (ev[p].kind == TG_KIND_CPU_OP) {
+			if (!strcmp(tg_atoms_str(atoms, ev[p].name), "execute"))
+				continue;
+			return p;
+		}
+		break;
+	}
+	return r;
+}
+
+uint32_t tg_launcher_of(const tg_tree *tree, uint32_t ev, int tracelens)
+{
+	const tg_trace *t = tg_tree_trace(tree);
+	size_t ne;
+	return tg_launchers_find(tree, tg_trace_events(t, &ne), ev, tg_trace_atoms(t), tracelens);
+}
+
+/* Spans tagged with their launcher's index, growing. */
+struct tagvec {
+	struct tagged *v;
+	size_t n, cap;
+};
+
+static int tag_push(struct tagvec *a, uint32_t who, tg_span s)
+{
+	if (tg_grow((void **)&a->v, &a->cap, a->n + 1, sizeof(*a->v)))
+		return TG_ENOMEM;
+	a->v[a->n++] = (struct tagged){who, s};
+	return 0;
+}
+
+/* Step 1: the launcher of every device event of the step into l->owner
+ * (TG_NONE: none, or a communication kernel), launchers numbered by their
+ * first device event into l->list and l->index, with their kernel counts
+ * and summed times; each event's span tagged into direct. *ndev gets the
+ * number of events with a launcher. 0 or TG_ENOMEM. */
+static int assign_launchers(tg_launchers *l, const tg_launchers_opts *opts, struct tagvec *direct, size_t *ndev)
+{
+	const tg_atoms *atoms = tg_trace_atoms(l->trace);
+	size_t ne, list_cap = 0;
+	const tg_event *ev = tg_trace_events(l->trace, &ne);
+	*ndev = 0;
+	for (size_t i = 0; i < ne; i++) {
+		l->owner[i] = TG_NONE;
+		if (!tg_kind_is_gpu(ev[i].kind) || !tg_launchers_in_step(l->tree, (uint32_t)i, opts->step))
+			continue;
+		if (ev[i].kind == TG_KIND_KERNEL && (tg_trace_name_flags(l->trace, ev[i].name) & TG_NAME_COMM))
+			continue;
+		uint32_t who = tg_launchers_find(l->tree, ev, (uint32_t)i, atoms, opts->tracelens_compat);
+		if (who == TG_NONE)
+			continue;
+		uint32_t idx = tg_idmap_get(l->index, who);
+		if (idx == TG_NONE) {
+			if (tg_grow((void **)&l->list, &list_cap, l->n + 1, sizeof(tg_launcher)))
+				return TG_ENOMEM;
+			idx = (uint32_t)l->n++;
+			l->list[idx] = (tg_launcher){.event = who};
+			if (tg_idmap_put(l->index, who, idx) < 0)
+				return TG_ENOMEM;
+		}
+		l->owner[i] = idx;
+		l->list[idx].nkernels++;
+		l->list[idx].kernel_sum_us += tg_timebase_us(&opts->tb, (double)ev[i].dur);
+		if (tag_push(direct, idx, tg_span_of(&opts->tb, &ev[i])))
+			return TG_ENOMEM;
+		(*ndev)++;
+	}
+	return 0;
+}
+
+/* Step 2: the ndev direct device events grouped by launcher, in start
+ * order (l->koff, l->kernels), and each launcher's category from its name
+ * and first kernel. 0 or TG_ENOMEM. */
+static int group_kernels(tg_launchers *l, size_t ndev, int tracelens_compat)
+{
+	const tg_atoms *atoms = tg_trace_atoms(l->trace);
+	size_t ne;
+	const tg_event *ev = tg_trace_events(l->trace, &ne);
+	l->koff = tg_calloc(l->n + 2, sizeof(uint32_t));
+	l->kernels = tg_malloc((ndev + 1) * sizeof(uint32_t));
+	uint32_t *fill = tg_malloc((l->n + 1) * sizeof(uint32_t));
+	if (!l->koff || !l->kernels || !fill) {
+		free(fill);
+		return TG_ENOMEM;
+	}
+	for (size_t i = 0; i < ne; i++)
+		if (l->owner[i] != TG_NONE)
+			l->koff[l->owner[i] + 1]++;
+	for (size_t i = 0; i < l->n; i++)
+		l->koff[i + 1] += l->koff[i];
+	memcpy(fill, l->koff, (l->n + 1) * sizeof(uint32_t));
+	for (size_t i = 0; i < ne; i++)
+		if (l->owner[i] != TG_NONE)
+			l->kernels[fill[l->owner[i]]++] = (uint32_t)i;
+	free(fill);
+	for (size_t i = 0; i < l->n; i++) {
+		/* events are mostly in time order; insertion sort the stragglers */
+		uint32_t *k = l->kernels + l->koff[i];
+		size_t m = l->koff[i + 1] - l->koff[i];
+		for (size_t a = 1; a < m; a++) {
+			uint32_t x = k[a];
+			size_t b = a;
+			while (b > 0 && ev[k[b - 1]].ts > ev[x].ts) {
+				k[b] = k[b - 1];
+				b--;
+			}
+			k[b] = x;
+		}
+		const char *first = m ? tg_atoms_str(atoms, ev[k[0]].name) : NULL;
+		const char *name = tg_atoms_str(atoms, ev[l->list[i].event].name);
+		l->list[i].category = tg_op_category(name, first, tracelens_compat);
+	}
+	return 0;
+}
+
+/* Step 3: every linked device event of the step, tagged into sub once for
+ * each launcher above it (its subtree time). 0 or TG_ENOMEM. */
+static int tag_subtrees(const tg_launchers *l, const tg_launchers_opts *opts, struct tagvec *sub)
+{
+	size_t ne;
+	const tg_event *ev = tg_trace_events(l->trace, &ne);
+	for (size_t i = 0; i < ne; i++) {
+		if (!tg_kind_is_gpu(ev[i].kind) || !tg_launchers_in_step(l->tree, (uint32_t)i, opts->step))
+			continue;
+		uint32_t r = tg_tree_parent(l->tree, (uint32_t)i);
+		if (r == TG_NONE || !tg_kind_is_launch(ev[r].kind) ||
+		    (opts->tracelens_compat && !tg_tree_linked_like_tracelens(l->tree, (uint32_t)i)))
+			continue;
+		tg_span s = tg_span_of(&opts->tb, &ev[i]);
+		for (uint32_t p = r; p != TG_NONE; p = tg_tree_parent(l->tree, p)) {
+			uint32_t idx = tg_idmap_get(l->index, p);
+			if (idx != TG_NONE && tag_push(sub, idx, s))
+				return TG_ENOMEM;
+		}
+	}
+	return 0;
+}
+
+int tg_launchers_build(tg_launchers **out, const tg_tree *tree, const tg_launchers_opts *opts)
+{
+	*out = NULL;
+	const tg_trace *t = tg_tree_trace(tree);
+	size_t ne;
+	tg_trace_events(t, &ne);
+	int rc = TG_ENOMEM;
+	struct tagvec direct = {0}, sub = {0};
+	size_t ndev;
+	tg_launchers *l = tg_calloc(1, sizeof(*l));
+	if (!l)
+		return TG_ENOMEM;
+	l->tree = tree;
+	l->trace = t;
+	l->key_stream = tg_trace_key(t, "stream");
+	l->step = opts->step;
+	l->tracelens_compat = opts->tracelens_compat;
+	l->owner = tg_malloc((ne + 1) * sizeof(uint32_t));
+	l->index = tg_idmap_new(1024);
+	if (!l->owner || !l->index || assign_launchers(l, opts, &direct, &ndev) ||
+	    group_kernels(l, ndev, opts->tracelens_compat) || tag_subtrees(l, opts, &sub))
+		goto fail;
+	union_per_owner(direct.v, direct.n, l->list, 0);
+	union_per_owner(sub.v, sub.n, l->list, 1);
+	for (size_t i = 0; i < l->n; i++) {
+		l->list[i].direct_us = tg_timebase_us(&opts->tb, l->list[i].direct_us);
+		l->list[i].subtree_us = tg_timebase_us(&opts->tb, l->list[i].subtree_us);
+	}
+	rc = 0;
+	*out = l;
+	l = NULL;
+fail:
+	tg_launchers_free(l);
+	free(direct.v);
+	free(sub.v);
+	return rc;
+}
+
+const tg_launcher *tg_launchers_list(const tg_launchers *l, size_t *n)
+{
+	*n = l->n;
+	return l->list;
+}
+
+const uint32_t *tg_launchers_kernels(const tg_launchers *l, size_t i, size_t *n)
+{
+	*n = l->koff[i + 1] - l->koff[i];
+	return l->kernels + l->koff[i];
+}
+
+const uint32_t *tg_launchers_owners(const tg_launchers *l)
+{
+	return l->owner;
+}
+
+void tg_launchers_free(tg_launchers *l)
+{
+	if (!l)
+		return;
+	free(l->list);
+	free(l->koff);
+	free(l->kernels);
+	free(l->owner);
+	tg_idmap_free(l->index);
+	free(l);
+}

@@ -1,0 +1,208 @@
+/*
+ * launchers_args.c - TraceLens's ops_unique_args table (launchers.h:
+ * tg_launchers_unique_args): the launchers grouped by name, category,
+ * process and thread and their recorded arguments (input dims, types,
+ * strides, concrete inputs), each group with its count, the statistics of
+ * its direct and subtree kernel times and its share of the direct time,
+ * from the launchers launchers.c assigned.
+ */
+#include "../trace/categorize.h"
+#include "describe.h"
+#include "launchers_impl.h"
+#include "../trace/pyrepr.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct ua_key {
+	uint32_t name, dims, type, strides, concrete, pname, plabel, tname;
+	const char *category;
+};
+
+struct ua_group {
+	struct ua_key key;
+	uint32_t first; /* smallest launcher event index: file order, TraceLens's ex_UID order */
+	size_t n, cap;
+	double *direct, *subtree;
+	double direct_sum;
+};
+
+static int cmp_ua(const void *a, const void *b)
+{
+	const struct ua_group *x = a, *y = b;
+	if (x->direct_sum != y->direct_sum)
+		return x->direct_sum > y->direct_sum ? -1 : 1;
+	return (x->first > y->first) - (x->first < y->first);
+}
+
+static uint32_t str_atom(const tg_trace *t, const tg_event *e, uint32_t key)
+{
+	const tg_arg *a = tg_event_arg(t, e, key);
+	return a && (a->type == TG_ARG_RAW || a->type == TG_ARG_STR) ? a->v.atom : TG_NONE;
+}
+
+/* The launchers grouped by ua_key while tg_launchers_unique_args walks them. */
+struct ua_groups {
+	struct ua_group *g;
+	size_t ng;
+	tg_idmap *idx;   /* hash of a key (probed linearly) -> group */
+	tg_atoms *names; /* process names and labels, interned here */
+	uint32_t keys[4]; /* the atoms of "Input Dims", "Input type", "Input Strides", "Concrete Inputs" */
+};
+
+/* The grouping key of launcher x: its name, shape arguments, process,
+ * thread and category. 0 or TG_ENOMEM. */
+static int ua_key_of(struct ua_key *key, struct ua_groups *u, const tg_launchers *l, const tg_launcher *x)
+{
+	const tg_trace *t = l->trace;
+	size_t ne, nt;
+	const tg_event *e = &tg_trace_events(t, &ne)[x->event];
+	const tg_track *tr = &tg_trace_tracks(t, &nt)[e->track];
+	const char *pn = tg_trace_process_name(t, tr->pid);
+	const char *pl = tg_trace_process_labels(t, tr->pid);
+	*key = (struct ua_key){.name = e->name, .dims = str_atom(t, e, u->keys[0]), .type = str_atom(t, e, u->keys[1]),
+	                       .strides = str_atom(t, e, u->keys[2]), .concrete = str_atom(t, e, u->keys[3]),
+	                       .pname = TG_NONE, .plabel = TG_NONE, .tname = tr->thread_name, .category = x->category};
+	if ((pn && tg_atoms_intern(&key->pname, u->names, pn, strlen(pn))) ||
+	    (pl && tg_atoms_intern(&key->plabel, u->names, pl, strlen(pl))))
+		return TG_ENOMEM;
+	return 0;
+}
+
+/* Launcher x's times added to the group of key (a new group when none
+ * has it yet). 0 or TG_ENOMEM. */
+static int ua_add(struct ua_groups *u, const struct ua_key *key, const tg_launcher *x)
+{
+	int64_t hk = (int64_t)tg_hash_bytes(key, sizeof(*key));
+	uint32_t gi;
+	for (;; hk++) {
+		gi = tg_idmap_get(u->idx, hk);
+		if (gi == TG_NONE || !memcmp(&u->g[gi].key, key, sizeof(*key)))
+			break;
+	}
+	if (gi == TG_NONE) {
+		gi = (uint32_t)u->ng++;
+		u->g[gi].key = *key;
+		u->g[gi].first = x->event;
+		if (tg_idmap_put(u->idx, hk, gi) < 0)
+			return TG_ENOMEM;
+	}
+	struct ua_group *gr = &u->g[gi];
+	if (x->event < gr->first)
+		gr->first = x->event;
+	if (gr->n == gr->cap) {
+		size_t ncap = gr->cap ? gr->cap * 2 : 4;
+		double *a = realloc(gr->direct, ncap * sizeof(double)), *b;
+		if (!a)
+			return TG_ENOMEM;
+		gr->direct = a;
+		b = realloc(gr->subtree, ncap * sizeof(double));
+		if (!b)
+			return TG_ENOMEM;
+		gr->subtree = b;
+		gr->cap = ncap;
+	}
+	gr->direct[gr->n] = x->direct_us;
+	gr->subtree[gr->n++] = x->subtree_us;
+	gr->direct_sum += x->direct_us;
+	return 0;
+}
+
+/* Row row of ops_unique_args for group G: its key (shape arguments as
+ * Python reprs, in buf of size cap), count, the statistics of its direct
+ * and subtree times, and its percent of total (*cum accumulates). 0 or -1
+ * (out of memory). */
+static int ua_fill_row(tg_table *tab, size_t row, struct ua_group *G, const struct ua_groups *u, const tg_trace *t,
+                       double total, double *cum, char *buf, size_t cap)
+{
+	const struct ua_key *k = &G->key;
+	const uint32_t shape[4] = {k->dims, k->type, k->strides, k->concrete};
+	if (tg_table_set_str(tab, row, 0, tg_trace_str(t, k->name)) || tg_table_set_str(tab, row, 1, k->category) ||
+	    /* TraceLens's word for a process or thread without a name */
+	    tg_table_set_str(tab, row, 2, k->pname == TG_NONE ? "Unknown" : tg_atoms_str(u->names, k->pname)) ||
+	    tg_table_set_str(tab, row, 3, k->plabel == TG_NONE ? "Unknown" : tg_atoms_str(u->names, k->plabel)) ||
+	    tg_table_set_str(tab, row, 4, k->tname == TG_NONE ? "Unknown" : tg_trace_str(t, k->tname)))
+		return -1;
+	for (int c = 0; c < 4; c++) {
+		if (shape[c] == TG_NONE)
+			continue;
+		tg_pyrepr(buf, cap, tg_trace_str(t, shape[c]));
+		if (tg_table_set_str(tab, row, 5 + (size_t)c, buf))
+			return -1;
+	}
+	tg_table_set_int(tab, row, 9, (int64_t)G->n);
+	double d[6], s[6];
+	tg_describe6(d, G->direct, G->n);
+	tg_describe6(s, G->subtree, G->n);
+	for (int c = 0; c < 6; c++) {
+		tg_table_set_num(tab, row, 10 + 2 * (size_t)c, d[c]);
+		tg_table_set_num(tab, row, 11 + 2 * (size_t)c, s[c]);
+	}
+	double pct = total > 0 ? G->direct_sum / total * 100 : 0;
+	*cum += pct;
+	tg_table_set_num(tab, row, 22, pct);
+	tg_table_set_num(tab, row, 23, *cum);
+	return 0;
+}
+
+int tg_launchers_unique_args(tg_table **out, const tg_launchers *l)
+{
+	*out = NULL;
+	const tg_trace *t = l->trace;
+	struct ua_groups u = {0};
+	u.keys[0] = tg_trace_key(t, "Input Dims");
+	u.keys[1] = tg_trace_key(t, "Input type");
+	u.keys[2] = tg_trace_key(t, "Input Strides");
+	u.keys[3] = tg_trace_key(t, "Concrete Inputs");
+	u.g = tg_calloc(l->n + 1, sizeof(*u.g));
+	u.idx = tg_idmap_new(l->n);
+	u.names = tg_atoms_new();
+	tg_table *tab = tg_table_new("ops_unique_args", "Kernel time by op and arguments (shapes, types, strides)");
+	int ok = 0;
+	if (!u.g || !u.idx || !tab || !u.names)
+		goto done;
+	for (size_t i = 0; i < l->n; i++) {
+		struct ua_key key;
+		if (ua_key_of(&key, &u, l, &l->list[i]) || ua_add(&u, &key, &l->list[i]))
+			goto done;
+	}
+	qsort(u.g, u.ng, sizeof(*u.g), cmp_ua);
+	static const char *const cols[] = {
+		"name", "op category", "process_name", "process_label", "thread_name", "Input Dims",
+		"Input type", "Input Strides", "Concrete Inputs", "operation_count",
+		"total_direct_kernel_time_mean", "total_subtree_kernel_time_mean",
+		"total_direct_kernel_time_median", "total_subtree_kernel_time_median",
+		"total_direct_kernel_time_std", "total_subtree_kernel_time_std",
+		"total_direct_kernel_time_min", "total_subtree_kernel_time_min",
+		"total_direct_kernel_time_max", "total_subtree_kernel_time_max",
+		"total_direct_kernel_time_sum", "total_subtree_kernel_time_sum",
+		"Percentage (%)", "Cumulative Percentage (%)"};
+	for (size_t c = 0; c < sizeof(cols) / sizeof(cols[0]); c++)
+		if (tg_table_add_column(tab, cols[c]) < 0)
+			goto done;
+	double total = 0, cum = 0;
+	for (size_t i = 0; i < u.ng; i++)
+		total += u.g[i].direct_sum;
+	char buf[8192];
+	for (size_t i = 0; i < u.ng; i++) {
+		int64_t r = tg_table_add_row(tab);
+		if (r < 0 || ua_fill_row(tab, (size_t)r, &u.g[i], &u, t, total, &cum, buf, sizeof(buf)))
+			goto done;
+	}
+	ok = 1;
+done:
+	for (size_t i = 0; u.g && i < u.ng; i++) {
+		free(u.g[i].direct);
+		free(u.g[i].subtree);
+	}
+	free(u.g);
+	tg_idmap_free(u.idx);
+	tg_atoms_free(u.names);
+	if (!ok) {
+		tg_table_free(tab);
+		return tg_error_set(TG_ENOMEM, "out of memory");
+	}
+	*out = tab;
+	return 0;
+}

@@ -1,0 +1,39 @@
+/*
+ * launchers_impl.h - what the launchers' files share (launchers.c,
+ * launchers_tables.c, launchers_args.c): the launchers of a tree, their
+ * device events and the options they were built with. Not public:
+ * core/analysis/launchers.h is the interface.
+ */
+#ifndef TG_LAUNCHERS_IMPL_H
+#define TG_LAUNCHERS_IMPL_H
+
+#include "../../util/idmap.h"
+#include "launchers.h"
+
+/* The launchers of a tree (tg_launchers_build). */
+struct tg_launchers {
+	const tg_tree *tree;
+	const tg_trace *trace;
+	tg_launcher *list;
+	size_t n;
+	uint32_t *koff;    /* n + 1 offsets into kernels */
+	uint32_t *kernels; /* direct device events, grouped by launcher, by start */
+	uint32_t *owner;   /* per event of the trace: its launcher's index, or TG_NONE */
+	uint32_t key_stream;
+	tg_idmap *index; /* launcher event -> index in list */
+	int32_t step;
+	int tracelens_compat;
+};
+
+/* The launcher of device event k among the events ev of tree
+ * (launchers.h's rule; tracelens: linked only as TraceLens links), or
+ * TG_NONE. */
+uint32_t tg_launchers_find(const tg_tree *tree, const tg_event *ev, uint32_t k, const tg_atoms *atoms, int tracelens);
+
+/* Whether event e falls in step index step of tree (step < 0: any). */
+static inline int tg_launchers_in_step(const tg_tree *tree, uint32_t e, int32_t step)
+{
+	return step < 0 || tg_tree_step_of(tree, e) == step;
+}
+
+#endif

@@ -1,0 +1,749 @@
+/*
+ * measure.c - flattens one side of a comparison into kernel records,
+ * invocations and per-step units (see measure.h).
+ */
+#include "measure.h"
+#include "../trace/categorize.h"
+#include "../analysis/host_syncs.h"
+#include "../../util/idmap.h"
+#include "../models/kernel_category.h"
+#include "../trace/kernel_class.h"
+#include "../analysis/launchers.h"
+#include "../analysis/memory.h"
+#include "../tree/modules.h"
+#include "../models/perf_model.h"
+#include "../analysis/ranks.h"
+#include "../analysis/timeline.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct tg_measure {
+	const tg_tree **trees; /* per trace; NULL for a trace added from stored records */
+	int64_t *ranks;        /* per trace: tg_rank_of, -1 when unknown */
+	char **names;          /* per trace added from stored records: its name (owned), else NULL */
+	size_t *nsteps;        /* per trace added from stored records: its profiled steps */
+	size_t ntrees, captrees;
+	tg_atoms *keys;
+	tg_kernel_rec *recs;
+	size_t nrecs, caprecs;
+	tg_invocation *invs;
+	size_t ninvs, capinvs;
+	tg_unit *units;
+	size_t nunits, capunits;
+	tg_fingerprint fp;
+	int fp_consistent;
+};
+
+size_t tg_measure_normalize_name(char *buf, size_t cap, const char *name)
+{
+	size_t o = 0;
+	if (!cap)
+		return 0;
+	for (const char *p = name; *p && o + 1 < cap;) {
+		if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X') &&
+		    ((p[2] >= '0' && p[2] <= '9') || (p[2] >= 'a' && p[2] <= 'f') || (p[2] >= 'A' && p[2] <= 'F'))) {
+			const char *rep = "0x?";
+			for (size_t k = 0; rep[k] && o + 1 < cap; k++)
+				buf[o++] = rep[k];
+			p += 2;
+			while ((*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'f') || (*p >= 'A' && *p <= 'F'))
+				p++;
+			continue;
+		}
+		buf[o++] = *p++;
+	}
+	buf[o] = 0;
+	return o;
+}
+
+static int key(uint32_t *out, tg_atoms *keys, const char *s)
+{
+	return tg_atoms_intern(out, keys, s, strlen(s)) ? TG_ENOMEM : 0;
+}
+
+/* "Block_0/Attention_0/Linear_2": the nn.Module python frames above ev. */
+static void module_path(char *buf, size_t cap, const tg_tree *tree, const tg_event *ev, const tg_atoms *atoms,
+                        uint32_t e)
+{
+	const char *names[32];
+	int n = 0;
+	for (uint32_t p = tg_tree_parent(tree, e); p != TG_NONE && n < 32; p = tg_tree_parent(tree, p)) {
+		if (ev[p].kind != TG_KIND_PYTHON)
+			continue;
+		const char *s = tg_atoms_str(atoms, ev[p].name);
+		if (tg_module_name_is_module(s))
+			names[n++] = s;
+	}
+	size_t o = 0;
+	buf[0] = 0;
+	for (int i = n - 1; i >= 0 && o + 1 < cap; i--) {
+		const char *s = names[i];
+		const char *colon = strstr(s, ": ");
+		s = colon ? colon + 2 : s;
+		o += (size_t)snprintf(buf + o, cap - o, "%s%s", o ? "/" : "", s);
+		if (o >= cap)
+			o = cap - 1;
+	}
+}
+
+static void fingerprint(tg_fingerprint *fp, const tg_trace *t)
+{
+	memset(fp, 0, sizeof(*fp));
+	size_t nd;
+	const tg_device *d = tg_trace_devices(t, &nd);
+	if (nd)
+		snprintf(fp->gpu, sizeof(fp->gpu), "%s", tg_trace_str(t, d[0].name));
+	const json_t *meta = tg_trace_meta(t);
+	static const char *const drv[] = {"cuda_driver_version", "hip_driver_version"};
+	static const char *const rt[][2] = {{"cuda_runtime_version", "CUDA"}, {"hip_runtime_version", "HIP"}};
+	for (int i = 0; i < 2; i++) {
+		json_t *v = json_object_get(meta, drv[i]);
+		if (json_is_integer(v) && !fp->driver[0])
+			snprintf(fp->driver, sizeof(fp->driver), "%lld", (long long)json_integer_value(v));
+		else if (json_is_string(v) && !fp->driver[0])
+			snprintf(fp->driver, sizeof(fp->driver), "%s", json_string_value(v));
+		v = json_object_get(meta, rt[i][0]);
+		if (json_is_integer(v) && !fp->runtime[0])
+			snprintf(fp->runtime, sizeof(fp->runtime), "%s %lld", rt[i][1], (long long)json_integer_value(v));
+		else if (json_is_string(v) && !fp->runtime[0])
+			snprintf(fp->runtime, sizeof(fp->runtime), "%s %s", rt[i][1], json_string_value(v));
+	}
+	int64_t ws = tg_trace_world_size(t);
+	fp->world_size = ws > 0 ? ws : 1;
+}
+
+/* Appends the units of trace ti: one per step, or one for the whole trace. */
+static int add_units(tg_measure *m, uint32_t ti, uint32_t *first_unit)
+{
+	const tg_tree *tree = m->trees[ti];
+	size_t ns;
+	const tg_step *steps = tg_tree_steps(tree, &ns);
+	size_t nu = ns ? ns : 1;
+	if (tg_grow((void **)&m->units, &m->capunits, m->nunits + nu, sizeof(tg_unit)))
+		return TG_ENOMEM;
+	*first_unit = (uint32_t)m->nunits;
+	int64_t peak = -1;
+	tg_memory_peak *peaks = NULL;
+	size_t np = 0;
+	if (tg_memory_peaks(&peaks, &np, tree, -1) == 0) {
+		for (size_t i = 0; i < np; i++)
+			if (peaks[i].device_id >= 0 && peaks[i].events && peaks[i].peak_allocated > peak)
+				peak = peaks[i].peak_allocated;
+		free(peaks);
+	} else {
+		tg_error_clear();
+	}
+	/* the device events of each step, and the host syncs of each step, in
+	 * one pass each (a pass per step would be quadratic in the trace) */
+	const tg_trace *t = tg_tree_trace(tree);
+	size_t ne;
+	const tg_event *ev = tg_trace_events(t, &ne);
+	uint32_t *off = tg_calloc(nu + 1, sizeof(uint32_t));
+	uint64_t *syncs = tg_calloc(nu, sizeof(uint64_t));
+	uint32_t *list = NULL;
+	int rc = off && syncs ? 0 : TG_ENOMEM;
+	size_t ndev = 0;
+	for (size_t i = 0; !rc && i < ne; i++) {
+		if (!tg_kind_is_gpu(ev[i].kind))
+			continue;
+		int32_t st = ns ? tg_tree_step_of(tree, (uint32_t)i) : 0;
+		if (st >= 0 && (size_t)st < nu) {
+			off[st + 1]++;
+			ndev++;
+		}
+	}
+	if (!rc && !(list = tg_malloc((ndev + 1) * sizeof(uint32_t))))
+		rc = TG_ENOMEM;
+	for (size_t s = 0; !rc && s < nu; s++)
+		off[s + 1] += off[s];
+	uint32_t *fill = rc ? NULL : tg_malloc((nu + 1) * sizeof(uint32_t));
+	if (!rc && !fill)
+		rc = TG_ENOMEM;
+	if (!rc) {
+		memcpy(fill, off, (nu + 1) * sizeof(uint32_t));
+		for (size_t i = 0; i < ne; i++) {
+			if (!tg_kind_is_gpu(ev[i].kind))
+				continue;
+			int32_t st = ns ? tg_tree_step_of(tree, (uint32_t)i) : 0;
+			if (st >= 0 && (size_t)st < nu)
+				list[fill[st]++] = (uint32_t)i;
+		}
+		if (ns)
+			rc = tg_host_syncs_count_by_step(syncs, nu, tree);
+		else {
+			tg_host_sync_summary hs = {0};
+			rc = tg_host_syncs_summary(&hs, tree, -1);
+			syncs[0] = hs.count;
+		}
+	}
+	free(fill);
+	for (size_t s = 0; !rc && s < nu; s++) {
+		int32_t step = ns ? (int32_t)s : -1;
+		tg_timeline_opts to = {.tb = {0}, .step = step, .device = -1};
+		if (ns) {
+			to.events = list + off[s];
+			to.nevents = off[s + 1] - off[s];
+		}
+		tg_gpu_timeline tl;
+		if ((rc = tg_gpu_timeline_compute(&tl, tree, &to)))
+			break;
+		tg_unit *u = &m->units[m->nunits++];
+		u->trace = ti;
+		u->step = ns ? steps[s].number : -1;
+		u->busy_ns = llround(tl.busy_us * 1000.0);
+		u->idle_ns = llround(tl.idle_us * 1000.0);
+		u->exposed_comm_ns = llround(tl.exposed_comm_us * 1000.0);
+		u->exposed_memcpy_ns = llround(tl.exposed_memcpy_us * 1000.0);
+		u->total_ns = llround(tl.total_us * 1000.0);
+		u->comm_ns = llround(tl.total_comm_us * 1000.0);
+		u->memcpy_ns = llround(tl.total_memcpy_us * 1000.0);
+		u->host_syncs = syncs[s];
+		u->peak_memory = peak;
+	}
+	free(off);
+	free(syncs);
+	free(list);
+	return rc;
+}
+
+/* The unit of an event whose step index is st, in a trace of ns steps
+ * whose units start at first_unit: the trace's one unit when it has no
+ * steps; TG_NONE for an event outside every step of a stepped trace (a
+ * warm-up kernel before ProfilerStep#1): such an event is in the
+ * comparison's tables but in no step's sample, like the per-step GPU busy
+ * and idle times, which leave it out too. */
+static uint32_t step_unit(uint32_t first_unit, size_t ns, int32_t st)
+{
+	if (!ns)
+		return first_unit;
+	return st >= 0 && (size_t)st < ns ? first_unit + (uint32_t)st : TG_NONE;
+}
+
+/* What add_trace knows about the trace it adds. */
+struct trace_walk {
+	const tg_tree *tree;
+	const tg_trace *t;
+	const tg_atoms *atoms;
+	const tg_event *ev;
+	const tg_launcher *list; /* the launchers */
+	size_t nl;
+	const uint32_t *who; /* per device event: its launcher index (or TG_NONE) */
+	uint32_t *inv_of;    /* per launcher: its invocation in m->invs */
+	tg_categorizer *cz;
+	char *buf, *mod; /* scratch: 8192 and 2048 bytes */
+	uint32_t *kernel_key; /* per atom: the normalized kernel name's key, TG_NONE until asked */
+	size_t natoms;
+	uint32_t ti, first_unit;
+	size_t nsteps;
+	int64_t rank;
+};
+
+/* The atom of a string-or-raw argument of e, or TG_NONE. */
+static uint32_t arg_atom(const tg_trace *t, const tg_event *e, uint32_t k)
+{
+	if (k == TG_NONE)
+		return TG_NONE;
+	const tg_arg *a = tg_event_arg(t, e, k);
+	return a && (a->type == TG_ARG_RAW || a->type == TG_ARG_STR) ? a->v.atom : TG_NONE;
+}
+
+/* An invocation's key and perf model, computed once per distinct (name,
+ * dims, types, strides, concrete inputs): the calls of an op repeat their
+ * shapes, and the model parses them. */
+struct inv_memo {
+	uint32_t a[5];
+	uint32_t op_shape;
+	double flops, bytes;
+};
+
+/* Computes into *me the key and model of the call whose atoms are me->a. */
+static int invocation_of(struct inv_memo *me, tg_measure *m, struct trace_walk *w)
+{
+	const char *txt[5];
+	for (int k = 0; k < 5; k++)
+		txt[k] = me->a[k] == TG_NONE ? NULL : tg_atoms_str(w->atoms, me->a[k]);
+	snprintf(w->buf, 8192, "%s %s %s", txt[0], txt[1] ? txt[1] : "", txt[2] ? txt[2] : "");
+	if (key(&me->op_shape, m->keys, w->buf))
+		return TG_ENOMEM;
+	tg_perf pm;
+	tg_perf_opts popts = {0};
+	tg_perf_args pa = {txt[0], txt[1], txt[2], txt[3], txt[4]};
+	if (tg_perf_model(&pm, &pa, &popts) == 0) {
+		me->flops = pm.flops;
+		me->bytes = pm.bytes;
+	} else {
+		me->flops = me->bytes = NAN;
+	}
+	return 0;
+}
+
+/* One invocation per launcher of the trace (op and shape key, FLOPs and
+ * bytes of its perf model, NaN without one) into m->invs, each launcher's
+ * index into w->inv_of. 0 or TG_ENOMEM. */
+static int add_invocations(tg_measure *m, struct trace_walk *w)
+{
+	uint32_t k_dims = tg_trace_key(w->t, "Input Dims"), k_types = tg_trace_key(w->t, "Input type"),
+	         k_strides = tg_trace_key(w->t, "Input Strides"), k_conc = tg_trace_key(w->t, "Concrete Inputs");
+	struct inv_memo *memo = NULL;
+	size_t nmemo = 0, capmemo = 0;
+	tg_idmap *seen = tg_idmap_new(1024); /* hash of the atoms -> memo */
+	int rc = seen ? 0 : TG_ENOMEM;
+	for (size_t i = 0; !rc && i < w->nl; i++) {
+		const tg_event *op = &w->ev[w->list[i].event];
+		struct inv_memo me = {{op->name, arg_atom(w->t, op, k_dims), arg_atom(w->t, op, k_types),
+		                       arg_atom(w->t, op, k_strides), arg_atom(w->t, op, k_conc)}, 0, 0, 0};
+		int64_t h = (int64_t)(tg_hash_bytes(me.a, sizeof(me.a)) >> 1);
+		uint32_t at = tg_idmap_get(seen, h);
+		if (at != TG_NONE && !memcmp(memo[at].a, me.a, sizeof(me.a))) {
+			me = memo[at];
+		} else if ((rc = invocation_of(&me, m, w))) {
+			break;
+		} else if (at == TG_NONE) { /* remembered (a colliding hash is only computed again) */
+			if (tg_grow((void **)&memo, &capmemo, nmemo + 1, sizeof(*memo)) ||
+			    tg_idmap_put(seen, h, (uint32_t)nmemo) < 0) {
+				rc = TG_ENOMEM;
+				break;
+			}
+			memo[nmemo++] = me;
+		}
+		if (tg_grow((void **)&m->invs, &m->capinvs, m->ninvs + 1, sizeof(tg_invocation))) {
+			rc = TG_ENOMEM;
+			break;
+		}
+		tg_invocation *iv = &m->invs[m->ninvs];
+		iv->event = w->list[i].event;
+		iv->trace = w->ti;
+		iv->op_shape = me.op_shape;
+		iv->flops = me.flops;
+		iv->bytes = me.bytes;
+		w->inv_of[i] = (uint32_t)m->ninvs++;
+	}
+	free(memo);
+	tg_idmap_free(seen);
+	return rc;
+}
+
+/* The record of device event i into m->recs: its normalized name, category
+ * (and where it came from), launching op and invocation, module path,
+ * unit, stream, rank, times and launch delay. 0 or TG_ENOMEM. */
+static int add_kernel_rec(tg_measure *m, struct trace_walk *w, uint32_t i)
+{
+	const tg_event *ev = w->ev;
+	if (tg_grow((void **)&m->recs, &m->caprecs, m->nrecs + 1, sizeof(tg_kernel_rec)))
+		return TG_ENOMEM;
+	tg_kernel_rec *r = &m->recs[m->nrecs];
+	memset(r, 0, sizeof(*r));
+	uint32_t name = ev[i].name;
+	if (name < w->natoms && w->kernel_key[name] != TG_NONE) {
+		r->kernel = w->kernel_key[name]; /* normalized once per name */
+	} else {
+		tg_measure_normalize_name(w->buf, 8192, tg_atoms_str(w->atoms, name));
+		if (key(&r->kernel, m->keys, w->buf))
+			return TG_ENOMEM;
+		if (name < w->natoms)
+			w->kernel_key[name] = r->kernel;
+	}
+	uint32_t li = w->who[i];
+	const char *opname;
+	char opshape_none[] = "(no launcher)";
+	tg_kernel_cat kc;
+	if (tg_categorizer_kernel(&kc, w->cz, i, li != TG_NONE ? w->list[li].event : TG_NONE,
+	                          li != TG_NONE ? w->list[li].category : NULL))
+		return TG_ENOMEM;
+	r->cat_source = (uint8_t)kc.source;
+	r->name_category = TG_NONE;
+	if (kc.rule && key(&r->name_category, m->keys, kc.rule->category))
+		return TG_ENOMEM;
+	if (li != TG_NONE) {
+		opname = tg_atoms_str(w->atoms, ev[w->list[li].event].name);
+		r->inv = w->inv_of[li];
+		r->op_shape = m->invs[r->inv].op_shape;
+	} else {
+		opname = opshape_none;
+		r->inv = TG_NONE;
+		if (key(&r->op_shape, m->keys, opshape_none))
+			return TG_ENOMEM;
+	}
+	module_path(w->mod, 2048, w->tree, ev, w->atoms, i);
+	if (key(&r->category, m->keys, kc.category) || key(&r->op, m->keys, opname) ||
+	    key(&r->module, m->keys, w->mod))
+		return TG_ENOMEM;
+	int32_t st = tg_tree_step_of(w->tree, i);
+	r->unit = step_unit(w->first_unit, w->nsteps, st);
+	r->trace = w->ti;
+	r->event = i;
+	r->pair = TG_NONE;
+	r->stream = tg_kernel_stream(w->t, &ev[i]);
+	r->rank = w->rank;
+	r->dur_ns = ev[i].dur;
+	r->ts = ev[i].ts;
+	uint32_t launch = tg_tree_launch(w->tree, i);
+	r->delay_ns = launch != TG_NONE ? ev[i].ts - ev[launch].ts : -1;
+	m->nrecs++;
+	return 0;
+}
+
+/* The records of trace ti. */
+static int add_trace(tg_measure *m, uint32_t ti)
+{
+	struct trace_walk w = {.tree = m->trees[ti], .ti = ti};
+	w.t = tg_tree_trace(w.tree);
+	w.atoms = tg_trace_atoms(w.t);
+	size_t ne;
+	w.ev = tg_trace_events(w.t, &ne);
+	int rc = add_units(m, ti, &w.first_unit);
+	if (rc)
+		return rc;
+	tg_tree_steps(w.tree, &w.nsteps);
+	w.rank = m->ranks[ti] >= 0 ? m->ranks[ti] : (int64_t)ti;
+	tg_launchers *l = NULL;
+	tg_launchers_opts lo = {.tb = {0}, .step = -1};
+	if ((rc = tg_launchers_build(&l, w.tree, &lo)))
+		return rc;
+	if ((rc = tg_categorizer_new(&w.cz, w.tree))) {
+		tg_launchers_free(l);
+		return rc;
+	}
+	w.list = tg_launchers_list(l, &w.nl);
+	w.who = tg_launchers_owners(l);
+	w.inv_of = malloc((w.nl ? w.nl : 1) * sizeof(uint32_t));
+	w.buf = malloc(8192);
+	w.mod = malloc(2048);
+	w.natoms = tg_atoms_count(w.atoms);
+	w.kernel_key = malloc((w.natoms ? w.natoms : 1) * sizeof(uint32_t));
+	rc = TG_ENOMEM;
+	if (!w.inv_of || !w.buf || !w.mod || !w.kernel_key)
+		goto done;
+	memset(w.kernel_key, 0xff, (w.natoms ? w.natoms : 1) * sizeof(uint32_t)); /* TG_NONE */
+	if ((rc = add_invocations(m, &w)))
+		goto done;
+	rc = TG_ENOMEM;
+	for (size_t i = 0; i < ne; i++) {
+		if (!tg_kind_is_gpu(w.ev[i].kind) || !tg_tree_contains(w.tree, (uint32_t)i))
+			continue;
+		if (add_kernel_rec(m, &w, (uint32_t)i))
+			goto done;
+	}
+	rc = 0;
+done:
+	free(w.inv_of);
+	free(w.buf);
+	free(w.mod);
+	free(w.kernel_key);
+	tg_launchers_free(l);
+	tg_categorizer_free(w.cz);
+	return rc;
+}
+
+int tg_measure_new(tg_measure **out, tg_atoms *keys)
+{
+	*out = NULL;
+	tg_measure *m = tg_calloc(1, sizeof(*m));
+	if (!m)
+		return TG_ENOMEM;
+	m->keys = keys;
+	m->fp_consistent = 1;
+	*out = m;
+	return 0;
+}
+
+/* Room for one more trace in m's per-trace arrays. 0 or TG_ENOMEM. */
+static int grow_traces(tg_measure *m)
+{
+	if (m->ntrees < m->captrees)
+		return 0;
+	size_t cap = m->captrees ? 2 * m->captrees : 4;
+	const tg_tree **t = realloc((void *)m->trees, cap * sizeof(*t));
+	if (t)
+		m->trees = t;
+	int64_t *r = t ? realloc(m->ranks, cap * sizeof(*r)) : NULL;
+	if (r)
+		m->ranks = r;
+	char **na = r ? realloc(m->names, cap * sizeof(*na)) : NULL;
+	if (na)
+		m->names = na;
+	size_t *ns = na ? realloc(m->nsteps, cap * sizeof(*ns)) : NULL;
+	if (!ns)
+		return TG_ENOMEM;
+	m->nsteps = ns;
+	m->captrees = cap;
+	return 0;
+}
+
+/* One more trace: its tree (or, from stored records, its name, copied,
+ * and step count) and rank set, the fingerprint folded in. 0 or
+ * TG_ENOMEM. */
+static int push_trace(tg_measure *m, const tg_tree *tree, int64_t rank, const tg_fingerprint *fp, const char *name,
+                      size_t nsteps)
+{
+	char *copy = NULL;
+	if (grow_traces(m) || (!tree && !(copy = strdup(name ? name : ""))))
+		return TG_ENOMEM;
+	m->trees[m->ntrees] = tree;
+	m->ranks[m->ntrees] = rank;
+	m->names[m->ntrees] = copy;
+	m->nsteps[m->ntrees] = nsteps;
+	if (m->ntrees == 0)
+		m->fp = *fp;
+	else if (strcmp(fp->gpu, m->fp.gpu) || strcmp(fp->driver, m->fp.driver) || strcmp(fp->runtime, m->fp.runtime) ||
+	         fp->world_size != m->fp.world_size)
+		m->fp_consistent = 0;
+	m->ntrees++;
+	return 0;
+}
+
+int tg_measure_build(tg_measure **out, const tg_tree *const *trees, size_t n, tg_atoms *keys)
+{
+	return tg_measure_build_ranked(out, trees, NULL, n, keys);
+}
+
+int tg_measure_build_ranked(tg_measure **out, const tg_tree *const *trees, const int64_t *ranks, size_t n,
+                            tg_atoms *keys)
+{
+	int rc = tg_measure_new(out, keys);
+	for (size_t i = 0; !rc && i < n; i++) {
+		tg_fingerprint fp;
+		const tg_trace *t = tg_tree_trace(trees[i]);
+		fingerprint(&fp, t);
+		if (!(rc = push_trace(*out, trees[i], tg_rank_of(t, ranks ? ranks[i] : -1), &fp, NULL, 0)))
+			rc = add_trace(*out, (uint32_t)i);
+	}
+	if (rc) {
+		tg_measure_free(*out);
+		*out = NULL;
+	}
+	return rc;
+}
+
+/* Appends n records (their trace, unit and inv moved by t0, u0, i0; rank:
+ * their trace's, else its index), keys through map (NULL: the same
+ * table). ranks: per trace of the records, as they count them. */
+static int append_recs(tg_measure *m, const tg_kernel_rec *r, size_t n, const uint32_t *map, const int64_t *ranks,
+                       uint32_t t0, uint32_t u0, uint32_t i0)
+{
+	if (tg_grow((void **)&m->recs, &m->caprecs, m->nrecs + n + 1, sizeof(tg_kernel_rec)))
+		return TG_ENOMEM;
+#define KEY(k) (map && (k) != TG_NONE ? map[k] : (k))
+	for (size_t i = 0; i < n; i++) {
+		tg_kernel_rec x = r[i];
+		int64_t rank = ranks[x.trace];
+		x.unit = x.unit == TG_NONE ? TG_NONE : x.unit + u0;
+		x.inv = x.inv == TG_NONE ? TG_NONE : x.inv + i0;
+		x.category = KEY(x.category);
+		x.name_category = KEY(x.name_category);
+		x.op = KEY(x.op);
+		x.op_shape = KEY(x.op_shape);
+		x.kernel = KEY(x.kernel);
+		x.module = KEY(x.module);
+		x.trace += t0;
+		x.pair = TG_NONE; /* the alignment's, made on the measures it pairs */
+		x.rank = rank >= 0 ? rank : (int64_t)x.trace;
+		m->recs[m->nrecs++] = x;
+	}
+#undef KEY
+	return 0;
+}
+
+/* Appends units and invocations (trace moved by t0, keys through map). */
+static int append_units_invs(tg_measure *m, const tg_unit *u, size_t nu, const tg_invocation *iv, size_t ni,
+                             const uint32_t *map, uint32_t t0)
+{
+	if (tg_grow((void **)&m->units, &m->capunits, m->nunits + nu + 1, sizeof(tg_unit)) ||
+	    tg_grow((void **)&m->invs, &m->capinvs, m->ninvs + ni + 1, sizeof(tg_invocation)))
+		return TG_ENOMEM;
+	for (size_t i = 0; i < nu; i++) {
+		m->units[m->nunits] = u[i];
+		m->units[m->nunits++].trace += t0;
+	}
+	for (size_t i = 0; i < ni; i++) {
+		tg_invocation x = iv[i];
+		x.trace += t0;
+		x.op_shape = map && x.op_shape != TG_NONE ? map[x.op_shape] : x.op_shape;
+		m->invs[m->ninvs++] = x;
+	}
+	return 0;
+}
+
+int tg_measure_add_trace(tg_measure *m, const tg_measure_trace *tr)
+{
+	uint32_t t0 = (uint32_t)m->ntrees, u0 = (uint32_t)m->nunits, i0 = (uint32_t)m->ninvs;
+	int64_t rank = tr->rank;
+	int rc = append_units_invs(m, tr->units, tr->nunits, tr->invs, tr->ninvs, NULL, t0);
+	if (!rc)
+		rc = append_recs(m, tr->recs, tr->nrecs, NULL, &rank, t0, u0, i0);
+	return rc ? rc : push_trace(m, tr->tree, tr->rank, &tr->fp, tr->name, tr->nsteps);
+}
+
+int tg_measure_append(tg_measure *dst, const tg_measure *src, const int64_t *ranks, const char *const *names)
+{
+	uint32_t *map = NULL;
+	if (src->keys != dst->keys) {
+		/* every key of src interned in src's order: the table numbers them
+		 * as a measure built on dst's table would have (first seen first) */
+		uint32_t na = tg_atoms_count(src->keys);
+		if (!(map = tg_malloc(((size_t)na + 1) * sizeof(uint32_t))))
+			return TG_ENOMEM;
+		for (uint32_t a = 0; a < na; a++)
+			if (tg_atoms_intern(&map[a], dst->keys, tg_atoms_str(src->keys, a), tg_atoms_len(src->keys, a))) {
+				free(map);
+				return TG_ENOMEM;
+			}
+	}
+	uint32_t t0 = (uint32_t)dst->ntrees, u0 = (uint32_t)dst->nunits, i0 = (uint32_t)dst->ninvs;
+	int rc = append_units_invs(dst, src->units, src->nunits, src->invs, src->ninvs, map, t0);
+	if (!rc)
+		rc = append_recs(dst, src->recs, src->nrecs, map, ranks ? ranks : src->ranks, t0, u0, i0);
+	for (size_t t = 0; !rc && t < src->ntrees; t++)
+		rc = push_trace(dst, src->trees[t], ranks ? ranks[t] : src->ranks[t], &src->fp,
+		                names && names[t] ? names[t] : src->names[t], src->nsteps[t]);
+	if (!rc && !src->fp_consistent)
+		dst->fp_consistent = 0;
+	free(map);
+	return rc;
+}
+
+void tg_measure_free(tg_measure *m)
+{
+	if (!m)
+		return;
+	for (size_t i = 0; i < m->ntrees; i++)
+		free(m->names[i]);
+	free((void *)m->trees);
+	free(m->ranks);
+	free(m->names);
+	free(m->nsteps);
+	free(m->recs);
+	free(m->invs);
+	free(m->units);
+	free(m);
+}
+
+const tg_kernel_rec *tg_measure_kernels(const tg_measure *m, size_t *n)
+{
+	*n = m->nrecs;
+	return m->recs;
+}
+
+tg_kernel_rec *tg_measure_kernels_mut(tg_measure *m, size_t *n)
+{
+	*n = m->nrecs;
+	return m->recs;
+}
+
+const tg_invocation *tg_measure_invocations(const tg_measure *m, size_t *n)
+{
+	*n = m->ninvs;
+	return m->invs;
+}
+
+const tg_unit *tg_measure_units(const tg_measure *m, size_t *n)
+{
+	*n = m->nunits;
+	return m->units;
+}
+
+const tg_fingerprint *tg_measure_fingerprint(const tg_measure *m, int *consistent)
+{
+	if (consistent)
+		*consistent = m->fp_consistent;
+	return &m->fp;
+}
+
+size_t tg_measure_traces(const tg_measure *m)
+{
+	return m->ntrees;
+}
+
+const tg_tree *tg_measure_tree(const tg_measure *m, size_t i)
+{
+	return i < m->ntrees ? m->trees[i] : NULL;
+}
+
+int64_t tg_measure_trace_rank(const tg_measure *m, size_t i)
+{
+	return i < m->ntrees ? m->ranks[i] : -1;
+}
+
+const char *tg_measure_trace_name(const tg_measure *m, size_t i)
+{
+	if (i >= m->ntrees)
+		return "";
+	return m->trees[i] ? tg_trace_name(tg_tree_trace(m->trees[i])) : m->names[i];
+}
+
+size_t tg_measure_trace_steps(const tg_measure *m, size_t i)
+{
+	size_t n = 0;
+	if (i < m->ntrees && m->trees[i])
+		tg_tree_steps(m->trees[i], &n);
+	else if (i < m->ntrees)
+		n = m->nsteps[i];
+	return n;
+}
+
+size_t tg_measure_nranks(const tg_measure *m)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < m->ntrees; i++) {
+		if (m->ranks[i] < 0)
+			continue;
+		size_t k = 0;
+		while (k < i && m->ranks[k] != m->ranks[i])
+			k++;
+		n += k == i;
+	}
+	return n;
+}
+
+int tg_measure_judgeable(const tg_measure *m, const char *side)
+{
+	for (size_t t = 0; t < m->ntrees; t++) {
+		size_t all = 0, in_steps = 0;
+		for (size_t i = 0; i < m->nrecs; i++) {
+			if (m->recs[i].trace != t)
+				continue;
+			all++;
+			in_steps += m->recs[i].unit != TG_NONE;
+		}
+		if (in_steps)
+			continue;
+		const char *name = tg_measure_trace_name(m, t);
+		if (!all)
+			return tg_error_set(TG_ENODATA,
+			                    "nothing to judge: the %s trace %s has no GPU activity (no kernel, "
+			                    "memcpy or memset)",
+			                    side, name);
+		return tg_error_set(TG_ENODATA,
+		                    "nothing to judge: the %s trace %s has %zu GPU events, none in its %zu "
+		                    "profiled steps",
+		                    side, name, all, tg_measure_trace_steps(m, t));
+	}
+	return 0;
+}
+
+const tg_atoms *tg_measure_keys(const tg_measure *m)
+{
+	return m->keys;
+}
+
+void tg_fingerprint_runtime_text(char *buf, size_t cap, const char *runtime)
+{
+	const char *sp = strchr(runtime, ' ');
+	char *end = NULL;
+	long long v = sp ? strtoll(sp + 1, &end, 10) : -1;
+	if (!sp || !end || *end || end == sp + 1 || v < 0) {
+		snprintf(buf, cap, "%s", runtime);
+		return;
+	}
+	int name_len = (int)(sp - runtime);
+	if (!strncmp(runtime, "CUDA", 4)) /* CUDART_VERSION: 1000 major + 10 minor */
+		snprintf(buf, cap, "%.*s %lld.%lld", name_len, runtime, v / 1000, (v % 1000) / 10);
+	else if (!strncmp(runtime, "HIP", 3)) /* HIP_VERSION: 10^7 major + 10^5 minor + patch */
+		snprintf(buf, cap, "%.*s %lld.%lld.%lld", name_len, runtime, v / 10000000, (v / 100000) % 100, v % 100000);
+	else
+		snprintf(buf, cap, "%s", runtime);
+}

@@ -1,0 +1,468 @@
+/*
+ * rundata.c - one trace's measures and op skeleton, built from its tree or
+ * decoded from their stored bytes (see rundata.h for the layout).
+ *
+ * Integers are written little-endian byte by byte (the bytes mean the same
+ * on every host that shares the store), doubles as their IEEE-754 bits.
+ * The payload is deflated in an envelope (rundata_pack.c). Decoding reads
+ * through a cursor that refuses to step past the end, and checks every
+ * count against the bytes left before it allocates.
+ */
+#include "rundata_impl.h"
+#include "../models/kernel_category.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define MAGIC "TGRD"
+
+struct tg_rundata {
+	tg_atoms *keys; /* the measure's (owned) */
+	tg_measure *m;
+	tg_skeleton *sk;
+	uint64_t json_bytes;
+	int64_t rank;  /* distributedInfo, -1 when none */
+	size_t nsteps; /* profiled steps */
+	tg_cp_summary cp;
+	tg_findings *findings;
+	char *fkey; /* the thresholds' key */
+};
+
+/* The measures on keys of rd's own, the trace's rank, steps and critical
+ * path of tree. */
+static int measure_tree(tg_rundata *rd, const tg_tree *tree)
+{
+	if (!(rd->keys = tg_atoms_new()))
+		return TG_ENOMEM;
+	const tg_trace *t = tg_tree_trace(tree);
+	rd->rank = tg_trace_rank(t);
+	rd->json_bytes = tg_trace_stats_get(t)->json_bytes;
+	tg_tree_steps(tree, &rd->nsteps);
+	int rc = tg_measure_build(&rd->m, &tree, 1, rd->keys);
+	if (!rc)
+		rc = tg_skeleton_build(&rd->sk, tree, 0);
+	if (!rc)
+		rc = tg_cp_summarize(&rd->cp, tree);
+	return rc;
+}
+
+int tg_rundata_build(tg_rundata **out, const tg_tree *tree, const tg_findings_opts *fo)
+{
+	*out = NULL;
+	tg_rundata *rd = tg_calloc(1, sizeof(*rd));
+	char key[2048];
+	tg_rundata_opts_key(key, sizeof(key), fo);
+	int rc = rd && (rd->fkey = strdup(key)) ? measure_tree(rd, tree) : TG_ENOMEM;
+	if (!rc)
+		rc = tg_findings_compute(&rd->findings, tree, fo, -1, 0);
+	if (rc) {
+		tg_rundata_free(rd);
+		return rc;
+	}
+	*out = rd;
+	return 0;
+}
+
+void tg_rundata_free(tg_rundata *rd)
+{
+	if (!rd)
+		return;
+	tg_measure_free(rd->m);
+	tg_skeleton_free(rd->sk);
+	tg_atoms_free(rd->keys);
+	tg_findings_free(rd->findings);
+	free(rd->fkey);
+	free(rd);
+}
+
+const tg_measure *tg_rundata_measure(const tg_rundata *rd)
+{
+	return rd->m;
+}
+
+const tg_skeleton *tg_rundata_skeleton(const tg_rundata *rd)
+{
+	return rd->sk;
+}
+
+uint64_t tg_rundata_json_bytes(const tg_rundata *rd)
+{
+	return rd->json_bytes;
+}
+
+int64_t tg_rundata_rank(const tg_rundata *rd)
+{
+	return rd->rank;
+}
+
+const tg_findings *tg_rundata_findings(const tg_rundata *rd)
+{
+	return rd->findings;
+}
+
+const char *tg_rundata_findings_key(const tg_rundata *rd)
+{
+	return rd->fkey;
+}
+
+const tg_cp_summary *tg_rundata_cp(const tg_rundata *rd)
+{
+	return &rd->cp;
+}
+
+uint64_t tg_rundata_mem_bytes(const tg_rundata *rd)
+{
+	size_t nr, ni, nu, ns;
+	tg_measure_kernels(rd->m, &nr);
+	tg_measure_invocations(rd->m, &ni);
+	tg_measure_units(rd->m, &nu);
+	tg_skeleton_nodes(rd->sk, &ns);
+	size_t nf;
+	tg_findings_list(rd->findings, &nf);
+	return (uint64_t)nr * sizeof(tg_kernel_rec) + (uint64_t)ni * sizeof(tg_invocation) +
+	       (uint64_t)nu * sizeof(tg_unit) + (uint64_t)ns * sizeof(tg_skel_node) + tg_atoms_bytes(rd->keys) +
+	       (uint64_t)nf * sizeof(tg_finding) +
+	       (tg_measure_tree(rd->m, 0) ? 0 : tg_atoms_bytes(tg_skeleton_atoms(rd->sk)));
+}
+
+/* ------------------------------------------------------------ writing */
+
+static void put_trace(struct wr *w, const tg_rundata *rd, uint32_t nevents)
+{
+	const tg_fingerprint *fp = tg_measure_fingerprint(rd->m, NULL);
+	PUT_I64(w, rd->json_bytes);
+	PUT_U32(w, nevents);
+	PUT_I64(w, rd->rank);
+	PUT_I64(w, rd->nsteps);
+	put_str(w, fp->gpu, strlen(fp->gpu));
+	put_str(w, fp->driver, strlen(fp->driver));
+	put_str(w, fp->runtime, strlen(fp->runtime));
+	PUT_I64(w, fp->world_size);
+	uint32_t nk = tg_atoms_count(rd->keys);
+	PUT_U32(w, nk);
+	for (uint32_t a = 0; a < nk; a++)
+		put_str(w, tg_atoms_str(rd->keys, a), tg_atoms_len(rd->keys, a));
+}
+
+static void put_measure(struct wr *w, const tg_measure *m)
+{
+	size_t nu, ni, nr;
+	const tg_unit *u = tg_measure_units(m, &nu);
+	const tg_invocation *iv = tg_measure_invocations(m, &ni);
+	const tg_kernel_rec *r = tg_measure_kernels(m, &nr);
+	PUT_U32(w, nu);
+	for (size_t i = 0; i < nu; i++) {
+		const int64_t v[] = {
+			u[i].step,     u[i].busy_ns, u[i].idle_ns,   u[i].exposed_comm_ns,     u[i].exposed_memcpy_ns,
+			u[i].total_ns, u[i].comm_ns, u[i].memcpy_ns, (int64_t)u[i].host_syncs, u[i].peak_memory};
+		for (size_t k = 0; k < sizeof(v) / sizeof(v[0]); k++)
+			PUT_I64(w, v[k]);
+	}
+	PUT_U32(w, ni);
+	for (size_t i = 0; i < ni; i++) {
+		PUT_U32(w, iv[i].event);
+		PUT_U32(w, iv[i].op_shape);
+		put_f64(w, iv[i].flops);
+		put_f64(w, iv[i].bytes);
+	}
+	PUT_U32(w, nr);
+	for (size_t i = 0; i < nr; i++) {
+		const uint32_t k[] = {r[i].unit,     r[i].inv,    r[i].category, r[i].name_category, r[i].op,
+		                      r[i].op_shape, r[i].kernel, r[i].module,   r[i].event};
+		for (size_t j = 0; j < sizeof(k) / sizeof(k[0]); j++)
+			PUT_U32(w, k[j]);
+		PUT_I64(w, r[i].stream);
+		PUT_I64(w, r[i].dur_ns);
+		PUT_I64(w, r[i].delay_ns);
+		PUT_I64(w, r[i].ts);
+		PUT_U8(w, r[i].cat_source);
+	}
+}
+
+/* The skeleton, its names renumbered from 0 in the order nodes first use
+ * them (a skeleton built from a tree names atoms of the whole trace). */
+static int put_skeleton(struct wr *w, const tg_skeleton *sk)
+{
+	size_t n;
+	const tg_skel_node *x = tg_skeleton_nodes(sk, &n);
+	const tg_atoms *at = tg_skeleton_atoms(sk);
+	uint32_t na = tg_atoms_count(at), used = 0;
+	uint32_t *map = tg_malloc(((size_t)na + 1) * sizeof(uint32_t)), *order = tg_malloc((n + 1) * sizeof(uint32_t));
+	if (!map || !order) {
+		free(map);
+		free(order);
+		return TG_ENOMEM;
+	}
+	memset(map, 0xff, ((size_t)na + 1) * sizeof(uint32_t));
+	for (size_t i = 0; i < n; i++)
+		if (x[i].name < na && map[x[i].name] == TG_NONE) {
+			map[x[i].name] = used;
+			order[used++] = x[i].name;
+		}
+	PUT_U32(w, tg_skeleton_with(sk));
+	PUT_U32(w, used);
+	for (uint32_t k = 0; k < used; k++)
+		put_str(w, tg_atoms_str(at, order[k]), tg_atoms_len(at, order[k]));
+	PUT_U32(w, n);
+	for (size_t i = 0; i < n; i++) {
+		PUT_I64(w, x[i].ts);
+		PUT_I64(w, x[i].dur);
+		PUT_U32(w, x[i].event);
+		PUT_U32(w, x[i].parent);
+		PUT_U32(w, x[i].name < na ? map[x[i].name] : TG_NONE);
+		PUT_U8(w, x[i].kind);
+		PUT_U8(w, x[i].linked);
+	}
+	free(map);
+	free(order);
+	return 0;
+}
+
+int tg_rundata_encode(void **out, size_t *len, const tg_rundata *rd)
+{
+	*out = NULL;
+	*len = 0;
+	struct wr w = {0};
+	put_trace(&w, rd, tg_skeleton_events(rd->sk));
+	put_measure(&w, rd->m);
+	int rc = put_skeleton(&w, rd->sk);
+	tg_rundata_put_cp(&w, &rd->cp);
+	put_str(&w, rd->fkey, strlen(rd->fkey));
+	tg_rundata_put_findings(&w, rd->findings);
+	if (rc) {
+		free(w.p);
+		return rc;
+	}
+	return tg_rundata_pack(out, len, MAGIC, TG_RUNDATA_FORMAT, &w);
+}
+
+/* ------------------------------------------------------------ reading */
+
+/* n strings interned into a new table, atom i for the i-th (a repeated
+ * string would shift the numbering: refused). */
+static tg_atoms *get_atoms(struct rd_cur *c, const char *what)
+{
+	uint32_t n = get_count(c, 4, what);
+	tg_atoms *a = c->bad ? NULL : tg_atoms_new();
+	if (!a)
+		return NULL;
+	for (uint32_t i = 0; i < n && !c->bad; i++) {
+		uint32_t len = GET_U32(c), id;
+		if (!c->bad && len > c->n - c->at)
+			c->bad = what;
+		if (c->bad)
+			break;
+		if (tg_atoms_intern(&id, a, (const char *)c->p + c->at, len)) {
+			c->bad = "out of memory";
+			break;
+		}
+		if (id != i)
+			c->bad = what;
+		c->at += len;
+	}
+	if (c->bad) {
+		tg_atoms_free(a);
+		return NULL;
+	}
+	return a;
+}
+
+/* The arrays a measure is decoded into. */
+struct dec {
+	uint64_t json_bytes;
+	uint32_t nevents, nkeys;
+	tg_measure_trace tr;
+	tg_unit *units;
+	tg_invocation *invs;
+	tg_kernel_rec *recs;
+};
+
+static void get_units(struct rd_cur *c, struct dec *d)
+{
+	uint32_t n = get_count(c, 80, "unit count");
+	if (c->bad || !(d->units = tg_calloc(n ? n : 1, sizeof(tg_unit)))) {
+		c->bad = c->bad ? c->bad : "out of memory";
+		return;
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		tg_unit *u = &d->units[i];
+		int64_t *v[] = {&u->step,     &u->busy_ns, &u->idle_ns,  &u->exposed_comm_ns, &u->exposed_memcpy_ns,
+		                &u->total_ns, &u->comm_ns, &u->memcpy_ns};
+		for (size_t k = 0; k < sizeof(v) / sizeof(v[0]); k++)
+			*v[k] = GET_I64(c);
+		u->host_syncs = (uint64_t)GET_I64(c);
+		u->peak_memory = GET_I64(c);
+	}
+	d->tr.units = d->units;
+	d->tr.nunits = n;
+}
+
+static void get_invs(struct rd_cur *c, struct dec *d)
+{
+	uint32_t n = get_count(c, 24, "invocation count");
+	if (c->bad || !(d->invs = tg_calloc(n ? n : 1, sizeof(tg_invocation)))) {
+		c->bad = c->bad ? c->bad : "out of memory";
+		return;
+	}
+	for (uint32_t i = 0; i < n && !c->bad; i++) {
+		tg_invocation *v = &d->invs[i];
+		v->event = GET_U32(c);
+		v->op_shape = GET_U32(c);
+		v->flops = get_f64(c);
+		v->bytes = get_f64(c);
+		if (!c->bad && (v->event >= d->nevents || v->op_shape >= d->nkeys))
+			c->bad = "invocation out of range";
+	}
+	d->tr.invs = d->invs;
+	d->tr.ninvs = n;
+}
+
+/* The first thing wrong with record r, or NULL. */
+static const char *rec_fault(const tg_kernel_rec *r, const struct dec *d)
+{
+	uint32_t nk = d->nkeys;
+	if ((r->unit != TG_NONE && r->unit >= d->tr.nunits) || (r->inv != TG_NONE && r->inv >= d->tr.ninvs))
+		return "record's unit or invocation out of range";
+	if (r->category >= nk || r->op >= nk || r->op_shape >= nk || r->kernel >= nk || r->module >= nk ||
+	    (r->name_category != TG_NONE && r->name_category >= nk))
+		return "record's key out of range";
+	if (r->event >= d->nevents || r->cat_source >= TG_CAT_SRC_COUNT)
+		return "record's event or category source out of range";
+	return NULL;
+}
+
+static void get_recs(struct rd_cur *c, struct dec *d)
+{
+	uint32_t n = get_count(c, 69, "record count");
+	if (c->bad || !(d->recs = tg_calloc(n ? n : 1, sizeof(tg_kernel_rec)))) {
+		c->bad = c->bad ? c->bad : "out of memory";
+		return;
+	}
+	for (uint32_t i = 0; i < n && !c->bad; i++) {
+		tg_kernel_rec *r = &d->recs[i];
+		uint32_t *k[] = {&r->unit,     &r->inv,    &r->category, &r->name_category, &r->op,
+		                 &r->op_shape, &r->kernel, &r->module,   &r->event};
+		for (size_t j = 0; j < sizeof(k) / sizeof(k[0]); j++)
+			*k[j] = GET_U32(c);
+		r->stream = GET_I64(c);
+		r->dur_ns = GET_I64(c);
+		r->delay_ns = GET_I64(c);
+		r->ts = GET_I64(c);
+		r->cat_source = GET_U8(c);
+		r->trace = 0;
+		r->pair = TG_NONE;
+		if (!c->bad)
+			c->bad = rec_fault(r, d);
+	}
+	d->tr.recs = d->recs;
+	d->tr.nrecs = n;
+}
+
+/* The skeleton's names and nodes into *sk (what names it in messages). */
+static int get_skeleton(tg_skeleton **sk, struct rd_cur *c, uint32_t nevents, const char *what)
+{
+	unsigned with = GET_U32(c);
+	tg_atoms *names = get_atoms(c, "skeleton name");
+	uint32_t n = get_count(c, 27, "skeleton node count");
+	tg_skel_node *x = c->bad ? NULL : tg_calloc(n ? n : 1, sizeof(tg_skel_node));
+	if (!c->bad && !x)
+		c->bad = "out of memory";
+	for (uint32_t i = 0; i < n && !c->bad; i++) {
+		x[i].ts = GET_I64(c);
+		x[i].dur = GET_I64(c);
+		x[i].event = GET_U32(c);
+		x[i].parent = GET_U32(c);
+		x[i].name = GET_U32(c);
+		x[i].kind = GET_U8(c);
+		x[i].linked = GET_U8(c);
+	}
+	if (c->bad) {
+		free(x);
+		tg_atoms_free(names);
+		return TG_EFORMAT;
+	}
+	return tg_skeleton_adopt(sk, x, n, nevents, names, with, what);
+}
+
+/* What follows the skeleton: the critical path's summary, the thresholds'
+ * key and the findings, then the end. */
+static void get_tail(struct rd_cur *c, tg_rundata *rd)
+{
+	tg_rundata_get_cp(c, &rd->cp);
+	uint32_t n = GET_U32(c);
+	if (!c->bad && n > c->n - c->at)
+		c->bad = "findings key";
+	if (!c->bad && !(rd->fkey = tg_malloc((size_t)n + 1)))
+		c->bad = "out of memory";
+	if (c->bad)
+		return;
+	memcpy(rd->fkey, c->p + c->at, n);
+	rd->fkey[n] = 0;
+	c->at += n;
+	rd->findings = tg_rundata_get_findings(c);
+	if (!c->bad && c->at != c->n)
+		c->bad = "bytes after the end";
+}
+
+/* The trace's header and keys into d and rd. */
+static void get_trace(struct rd_cur *c, struct dec *d, tg_rundata *rd)
+{
+	d->json_bytes = (uint64_t)GET_I64(c);
+	d->nevents = GET_U32(c);
+	d->tr.rank = GET_I64(c);
+	d->tr.nsteps = (size_t)GET_I64(c);
+	get_fixed_str(c, d->tr.fp.gpu, sizeof(d->tr.fp.gpu), "fingerprint");
+	get_fixed_str(c, d->tr.fp.driver, sizeof(d->tr.fp.driver), "fingerprint");
+	get_fixed_str(c, d->tr.fp.runtime, sizeof(d->tr.fp.runtime), "fingerprint");
+	d->tr.fp.world_size = GET_I64(c);
+	if (!c->bad && d->nevents >= TG_NONE - 1)
+		c->bad = "event count";
+	if (!c->bad && d->tr.nsteps > d->nevents)
+		c->bad = "step count";
+	rd->keys = get_atoms(c, "key");
+	d->nkeys = rd->keys ? tg_atoms_count(rd->keys) : 0;
+}
+
+int tg_rundata_decode(tg_rundata **out, const void *data, size_t len, uint64_t max_bytes, const char *what)
+{
+	*out = NULL;
+	uint8_t *raw = NULL;
+	size_t n = 0;
+	int rc = tg_rundata_unpack(&raw, &n, data, len, MAGIC, TG_RUNDATA_FORMAT, max_bytes, "run data", what);
+	if (rc)
+		return rc;
+	struct rd_cur c = {raw, n, 0, NULL};
+	struct dec d;
+	memset(&d, 0, sizeof(d));
+	tg_rundata *rd = tg_calloc(1, sizeof(*rd));
+	if (!rd)
+		c.bad = "out of memory";
+	else
+		get_trace(&c, &d, rd);
+	get_units(&c, &d);
+	get_invs(&c, &d);
+	get_recs(&c, &d);
+	if (!c.bad && (rc = tg_measure_new(&rd->m, rd->keys)) == 0)
+		rc = tg_measure_add_trace(rd->m, &d.tr);
+	if (!c.bad && !rc)
+		rc = get_skeleton(&rd->sk, &c, d.nevents, what);
+	if (!c.bad && !rc)
+		get_tail(&c, rd);
+	if (c.bad)
+		rc = !strcmp(c.bad, "out of memory")
+		             ? TG_ENOMEM
+		             : tg_error_set(TG_EFORMAT, "%s: damaged run data: %s at byte %zu", what, c.bad, c.at);
+	free(raw);
+	free(d.units);
+	free(d.invs);
+	free(d.recs);
+	if (rc) {
+		tg_rundata_free(rd);
+		return rc;
+	}
+	rd->json_bytes = d.json_bytes;
+	rd->rank = d.tr.rank;
+	rd->nsteps = d.tr.nsteps;
+	*out = rd;
+	return 0;
+}

@@ -1,0 +1,115 @@
+/*
+ * rundata.h - one trace as a judgement needs it, without the trace: its
+ * measures (measure.h: kernel records with their keys, invocations,
+ * per-step units, fingerprint, rank), its op skeleton (skeleton.h: what
+ * the tree diff aligns), its findings (findings.h, under the thresholds
+ * they were computed with) and its critical path's summary
+ * (critical_path.h), with strings of its own, and the JSON size of the
+ * trace it came from. The daemon computes it once per trace and keeps it
+ * in its store (encoded), so that a run that is pooled again, or that is a
+ * baseline, is judged from it instead of its trace being read again
+ * (docs/store.md, "Run data").
+ *
+ * The encoded form is versioned and deflated; decoding checks every count,
+ * index and string, so stored bytes that are damaged (or come from another
+ * version) are an error, never a crash. What it holds, per trace:
+ *
+ *   header    "TGRD", format, raw and deflated lengths
+ *   trace     JSON bytes, events, distributedInfo rank, profiled steps,
+ *             fingerprint (GPU, driver, runtime, world size)
+ *   keys      the measure's key strings in the order their atoms number
+ *             them (category, name category, op, op + shapes, kernel,
+ *             module path of every record)
+ *   units     one per step: step number, busy, idle, exposed communication
+ *             and memcpy, total, communication and memcpy ns, host syncs,
+ *             peak memory
+ *   invs      one per launching op: event, op + shapes key, FLOPs, bytes
+ *   records   one per device event: unit, invocation, the six keys, event,
+ *             stream, duration, launch delay, start, where the category
+ *             came from
+ *   skeleton  the names its nodes use, then per node: start, duration,
+ *             event, parent, name, kind, TraceLens link
+ *   path      the critical path's summary: found or why not, steps,
+ *             length, time by bound
+ *   findings  the thresholds' key (tg_rundata_findings_key), the steps and
+ *             mean step time, then per finding every field of tg_finding
+ *
+ * About 20 bytes of deflated data a kept event on the generated training
+ * traces (docs/store.md gives measured sizes): a small fraction of the
+ * JSON (500 bytes an event).
+ */
+#ifndef TG_RUNDATA_H
+#define TG_RUNDATA_H
+
+#include "../analysis/critical_path.h"
+#include "../analysis/findings.h"
+#include "measure.h"
+#include "skeleton.h"
+
+/* The encoded form's version: data of another version does not decode
+ * (TG_EFORMAT), and is computed again from its trace. */
+#define TG_RUNDATA_FORMAT 2
+
+typedef struct tg_rundata tg_rundata;
+
+/* The run data of tree (measured on keys of its own, the skeleton without
+ * python or annotation events, as the gate diffs; its findings under fo,
+ * NULL: the defaults; its critical path with the default settings). The
+ * tree and its trace must outlive it (it borrows their names). *out is the
+ * caller's (tg_rundata_free). 0, TG_ENOMEM or TG_ELIMIT. */
+int tg_rundata_build(tg_rundata **out, const tg_tree *tree, const tg_findings_opts *fo);
+
+/* Encodes rd into *out (*len bytes, malloc'd, the caller frees). 0 or
+ * TG_ENOMEM. */
+int tg_rundata_encode(void **out, size_t *len, const tg_rundata *rd);
+
+/* Decodes len bytes at data (what names them in messages: "run 12 trace
+ * 0"). *out is the caller's, owning everything (no trace needed). 0,
+ * TG_EFORMAT (damaged or of another format: what is wrong) or TG_ENOMEM.
+ * When max_bytes is not 0, data that would inflate beyond it is
+ * TG_ELIMIT. */
+int tg_rundata_decode(tg_rundata **out, const void *data, size_t len, uint64_t max_bytes, const char *what);
+
+void tg_rundata_free(tg_rundata *rd);
+
+/* The trace's measures on their own key table, and its skeleton
+ * (borrowed from rd). */
+const tg_measure *tg_rundata_measure(const tg_rundata *rd);
+const tg_skeleton *tg_rundata_skeleton(const tg_rundata *rd);
+
+/* Bytes of JSON of the trace it was built from. */
+uint64_t tg_rundata_json_bytes(const tg_rundata *rd);
+
+/* The trace's distributedInfo rank (-1 when none): tg_rank_pick's first
+ * choice (ranks.h). */
+int64_t tg_rundata_rank(const tg_rundata *rd);
+
+/* The trace's findings (as tg_findings_compute gives them for every step,
+ * without the across-rank ones) and the key of the thresholds they were
+ * computed under; its critical path's summary. Borrowed from rd. */
+const tg_findings *tg_rundata_findings(const tg_rundata *rd);
+const char *tg_rundata_findings_key(const tg_rundata *rd);
+const tg_cp_summary *tg_rundata_cp(const tg_rundata *rd);
+
+/* The key of the thresholds fo (NULL: the defaults) into buf: two
+ * settings that can give different findings have different keys (run
+ * data kept under other thresholds is computed again). */
+void tg_rundata_opts_key(char *buf, size_t cap, const tg_findings_opts *fo);
+
+/* The findings across the ranks of one side (tg_findings_across), which
+ * need every rank's trace at once, kept apart from the traces' run data:
+ * encoded (*out, *len bytes, the caller frees) and decoded (the caller
+ * frees *out with tg_findings_free), checked as run data is. The format
+ * is TG_RUNDATA_FORMAT. 0, TG_EFORMAT or TG_ENOMEM. */
+int tg_rundata_across_encode(void **out, size_t *len, const tg_findings *f);
+int tg_rundata_across_decode(tg_findings **out, const void *data, size_t len, const char *what);
+
+/* The findings across ranks as not evaluated, saying why (traces that can
+ * no longer be read together), under fo (NULL: the defaults). *out as
+ * above. 0 or TG_ENOMEM. */
+int tg_rundata_across_unknown(tg_findings **out, const tg_findings_opts *fo, const char *why);
+
+/* Bytes of memory rd holds (its arrays and strings), for budgets. */
+uint64_t tg_rundata_mem_bytes(const tg_rundata *rd);
+
+#endif

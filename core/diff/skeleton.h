@@ -1,0 +1,81 @@
+/*
+ * skeleton.h - the op skeleton of one trace: what the tree diff
+ * (tree_diff.h) reads of an event tree, and nothing more. Each event a
+ * view of the diff may keep (cpu_ops, runtime and driver calls, device
+ * events; python_function and user_annotation events when asked for) with
+ * the nearest ancestor among them, its kind, name, start and duration, and
+ * for a device event whether TraceLens would link it to its launch.
+ *
+ * A skeleton is built from a tree (borrowing the trace's names), or
+ * adopted from arrays that a stored run gave back (rundata.h: owning its
+ * names), so that two runs' trees can be aligned again without reading
+ * their traces. Event indices are those of the trace: a skeleton's events
+ * are the same numbers the measure's kernel records (measure.h) name.
+ *
+ * About 40 bytes a kept event (a tree is ~35 bytes an event on top of the
+ * trace's 48 and its arguments), the nodes' order by start included.
+ */
+#ifndef TG_SKELETON_H
+#define TG_SKELETON_H
+
+#include "../../util/atoms.h"
+#include "../tree/tree.h"
+
+typedef struct tg_skeleton tg_skeleton;
+
+typedef struct tg_skel_node {
+	int64_t ts, dur; /* ns */
+	uint32_t event;  /* the event's index in its trace */
+	uint32_t parent; /* index into the nodes of the nearest ancestor in the skeleton, TG_NONE */
+	uint32_t name;   /* atom of tg_skeleton_atoms() */
+	uint8_t kind;    /* tg_kind */
+	uint8_t linked;  /* a device event TraceLens links (tg_tree_linked_like_tracelens) */
+	uint16_t reserved;
+} tg_skel_node;
+
+/* What a skeleton holds besides cpu_ops, launches and device events. */
+enum { TG_SKEL_PYTHON = 1, TG_SKEL_ANNOTATIONS = 2 };
+
+/* The skeleton of tree, with python_function (TG_SKEL_PYTHON) and
+ * user_annotation (TG_SKEL_ANNOTATIONS) events when `with` says so. The
+ * tree and its trace must outlive it (names are the trace's atoms). *out
+ * is the caller's (tg_skeleton_free). 0, TG_ENOMEM or TG_ELIMIT (more
+ * than 2^32 - 2 events). */
+int tg_skeleton_build(tg_skeleton **out, const tg_tree *tree, unsigned with);
+
+/* A skeleton of the n nodes (sorted by event, each below nevents; parents
+ * earlier or later, never a cycle; names atoms of `atoms`; kinds among
+ * those a skeleton holds, as `with` says), taking both: on success *out
+ * owns nodes (malloc'd) and atoms, on failure they are freed. what names
+ * the data in the message. 0, TG_EFORMAT (what is wrong, and the node) or
+ * TG_ENOMEM. */
+int tg_skeleton_adopt(tg_skeleton **out, tg_skel_node *nodes, size_t n, uint32_t nevents, tg_atoms *atoms,
+                      unsigned with, const char *what);
+
+/* Frees s (and what it owns). NULL is a no-op. */
+void tg_skeleton_free(tg_skeleton *s);
+
+/* The nodes, by event; owned by s. */
+const tg_skel_node *tg_skeleton_nodes(const tg_skeleton *s, size_t *n);
+
+/* Every node index ordered by (start, node index): sorted once when the
+ * skeleton is made; owned by s. */
+const uint32_t *tg_skeleton_by_start(const tg_skeleton *s);
+
+/* Its inverse: the place of each node in tg_skeleton_by_start; owned by
+ * s. */
+const uint32_t *tg_skeleton_start_rank(const tg_skeleton *s);
+
+/* Events of the trace (node events are below it). */
+uint32_t tg_skeleton_events(const tg_skeleton *s);
+
+/* TG_SKEL_PYTHON and TG_SKEL_ANNOTATIONS as built. */
+unsigned tg_skeleton_with(const tg_skeleton *s);
+
+/* The names (the trace's atoms, or the skeleton's own); borrowed. */
+const tg_atoms *tg_skeleton_atoms(const tg_skeleton *s);
+
+/* The node of event ev, or TG_NONE (binary search). */
+uint32_t tg_skeleton_find(const tg_skeleton *s, uint32_t ev);
+
+#endif

@@ -1,0 +1,303 @@
+/*
+ * tree_diff_impl.h - the inside of tg_tree_diff, shared by the files of the
+ * tree diff alone (tests may include it to look inside):
+ *
+ *   tree_diff.c        the public entry: options, the top-down build loop,
+ *                      the merged nodes, the accessors
+ *   tree_diff_name.c   name normalisation (tg_diff_normalize_name)
+ *   tree_diff_view.c   a tree seen as a view (kept events, depth first)
+ *   tree_diff_align.c  alignment of two lists of view nodes (Wagner-Fischer,
+ *                      same-name disambiguation)
+ *   tree_diff_merge.c  one merge step: the children pairs of a node pair
+ *                      (TraceLens's phases 1-4)
+ *   tree_diff_lca.c    the lowest points of divergence and matched events
+ *   tree_diff_print.c  labels and the printed drawing
+ *
+ * The small vectors and buffers below are static inline so that every file
+ * keeps them inlined as they were when the diff was one file; the steps
+ * that cross files (a view, an alignment, an expansion, the LCAs) are each
+ * called once per tree or per node pair. Nothing here is thread-shared:
+ * one build owns its struct ctx.
+ */
+#ifndef TG_TREE_DIFF_IMPL_H
+#define TG_TREE_DIFF_IMPL_H
+
+#include "tree_diff.h"
+#include "../../util/atoms.h"
+#include "../../util/interval.h"
+#include "skeleton.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define BFS_DEPTH 4 /* levels of the same-name subtree signature */
+
+/* ------------------------------------------------------------------ */
+/* small vectors                                                        */
+
+typedef struct u32vec {
+	uint32_t *v;
+	size_t n, cap;
+} u32vec;
+
+static inline int u32_reserve(u32vec *a, size_t need)
+{
+	return need <= a->cap ? 0 : tg_grow((void **)&a->v, &a->cap, need, sizeof(uint32_t));
+}
+
+static inline int u32_push(u32vec *a, uint32_t x)
+{
+	if (a->n == a->cap && tg_grow((void **)&a->v, &a->cap, a->n + 1, sizeof(uint32_t)))
+		return TG_ENOMEM;
+	a->v[a->n++] = x;
+	return 0;
+}
+
+static inline int u32_copy(u32vec *dst, const uint32_t *src, size_t n)
+{
+	if (u32_reserve(dst, n))
+		return TG_ENOMEM;
+	if (n)
+		memmove(dst->v, src, n * sizeof(uint32_t));
+	dst->n = n;
+	return 0;
+}
+
+/* An alignment step: match (i, j), delete (i, TG_NONE), insert (TG_NONE, j). */
+typedef struct op {
+	uint32_t i, j;
+} op;
+
+typedef struct opvec {
+	op *v;
+	size_t n, cap;
+} opvec;
+
+static inline int op_push(opvec *a, uint32_t i, uint32_t j)
+{
+	if (a->n == a->cap && tg_grow((void **)&a->v, &a->cap, a->n + 1, sizeof(op)))
+		return TG_ENOMEM;
+	a->v[a->n++] = (op){i, j};
+	return 0;
+}
+
+static inline int op_copy(opvec *dst, const opvec *src)
+{
+	if (src->n > dst->cap && tg_grow((void **)&dst->v, &dst->cap, src->n, sizeof(op)))
+		return TG_ENOMEM;
+	if (src->n)
+		memcpy(dst->v, src->v, src->n * sizeof(op));
+	dst->n = src->n;
+	return 0;
+}
+
+#define IS_MATCH(o) ((o).i != TG_NONE && (o).j != TG_NONE)
+#define IS_DELETE(o) ((o).j == TG_NONE)
+#define IS_INSERT(o) ((o).i == TG_NONE)
+
+/* A growable string; s is NUL-terminated once anything was put. */
+struct sbuf {
+	char *s;
+	size_t n, cap;
+};
+
+static inline int sb_put(struct sbuf *b, const char *s, size_t n)
+{
+	if (b->n + n + 1 > b->cap && tg_grow((void **)&b->s, &b->cap, b->n + n + 1, 1))
+		return TG_ENOMEM;
+	memcpy(b->s + b->n, s, n);
+	b->n += n;
+	b->s[b->n] = 0;
+	return 0;
+}
+
+/* snprintf's contract for a finished buffer: b (NULL: nothing was made)
+ * copied into buf of size bytes, cut and NUL-terminated; returns the
+ * length it has (0 for NULL). */
+static inline size_t sb_copy_out(char *buf, size_t size, const struct sbuf *b)
+{
+	size_t len = b ? b->n : 0;
+	if (size) {
+		size_t c = len < size - 1 ? len : size - 1;
+		if (c)
+			memcpy(buf, b->s, c);
+		buf[c] = 0;
+	}
+	return len;
+}
+
+/* ------------------------------------------------------------------ */
+/* views                                                                */
+
+enum {
+	F_GPU = 1,      /* device event: kernel, memcpy, memset */
+	F_KERNEL = 2,   /* TraceLens category "kernel" (not memcpy/memset) */
+	F_CPU_OP = 4,
+	F_DISPATCH = 8, /* runtime/driver call that is not a graph launch */
+	F_GRAPH = 16,   /* cudaGraphLaunch, hipGraphLaunch */
+	F_PATH = 32     /* on the GPU path: device work in its subtree */
+};
+
+struct view {
+	const tg_skeleton *sk;
+	const tg_skel_node *sn; /* the skeleton's nodes */
+	size_t ne;              /* events of the trace: maps by event are this long */
+	uint32_t n;
+	uint32_t *node;   /* view -> skeleton node (its event: view_event) */
+	uint32_t *vof;    /* event -> view node, TG_NONE outside the view */
+	uint32_t *parent; /* view -> view */
+	uint32_t *end;    /* subtree = [v, end[v]) */
+	uint32_t *coff;   /* children of v: child[coff[v] .. coff[v+1]) */
+	uint32_t *child;
+	uint32_t *key, *skey; /* comparison names (normal, strip_details) */
+	uint8_t *flags;
+	uint32_t *roots;
+	size_t nroots;
+	uint32_t *atom_key, *atom_skey; /* cache per atom of the skeleton's names */
+	uint32_t natoms;
+	uint32_t *pos; /* scratch: view -> position, TG_NONE when unset */
+};
+
+/* The event of view node v. */
+static inline uint32_t view_event(const struct view *s, uint32_t v)
+{
+	return s->sn[s->node[v]].event;
+}
+
+/* The skeleton node of event ev of view s (ev in the view). */
+static inline const tg_skel_node *view_ev(const struct view *s, uint32_t ev)
+{
+	return &s->sn[s->node[s->vof[ev]]];
+}
+
+struct tg_tree_diff {
+	struct view side[2];
+	tg_tree_diff_opts opts;
+	tg_skeleton *own[2]; /* the skeletons built from trees (tg_tree_diff_build), else NULL */
+	tg_atoms *norms; /* normalized names of both sides */
+	tg_diff_node *nodes;
+	size_t nnodes, cap_nodes;
+	uint32_t *last_child; /* per node, while building */
+	size_t cap_last;
+	tg_diff_lca *lcas;
+	size_t nlcas, cap_lcas;
+	uint32_t *lca_events; /* the events of all LCAs */
+	size_t nlca_events, cap_lca_events;
+	uint32_t *match[2];  /* per event of each side */
+	uint32_t *lca_of[2]; /* per event of each side */
+	tg_tree_diff_stats stats;
+};
+
+/* A BFS signature: level k holds lpool[off[k] .. off[k+1]). */
+struct levels {
+	uint32_t off[BFS_DEPTH + 1];
+	uint32_t n;
+};
+
+/* Scratch of the build. */
+struct ctx {
+	tg_tree_diff *d;
+	struct sbuf nb, nt;
+	/* alignment */
+	u32vec ka, kb;
+	uint64_t *bits;
+	size_t cap_bits;
+	u32vec row0, row1;
+	/* disambiguation */
+	struct ent {
+		uint32_t key;
+		uint32_t idx;
+		uint8_t side, matched;
+	} *ents;
+	size_t cap_ents;
+	u32vec st1, st2, lpool, front, next, g1, g2;
+	struct levels *L1, *L2;
+	size_t cap_L1, cap_L2;
+	uint8_t *as1, *as2, *hand1, *hand2;
+	size_t cap_as1, cap_as2, cap_hand1, cap_hand2;
+	struct spair {
+		uint32_t d, ov;
+		uint32_t orig;
+		uint32_t i, j;
+	} *pairs;
+	size_t cap_pairs;
+	opvec dnew, dout;
+	/* expansion */
+	u32vec c1, c2, t1, t2, r1, r2, f1, f2, fi1, fi2, u1, u2, col1, col2, s1, s2, p2a, p2b;
+	opvec ops, fops, nops, p1ops, p2ops, cops;
+	u32vec imm;
+	uint32_t *immoff;
+	size_t cap_immoff;
+	uint8_t *sub1, *sub2, *skip1, *skip2;
+	size_t cap_sub1, cap_sub2, cap_skip1, cap_skip2;
+	struct tsk {
+		int64_t ts;
+		uint32_t pos, v;
+	} *tsk;
+	size_t cap_tsk;
+	/* work stack */
+	struct work {
+		uint32_t v1, v2, parent;
+	} *stack;
+	size_t nstack, cap_stack;
+	u32vec pairs1, pairs2;
+	tg_interval *iv;
+	size_t cap_iv;
+	uint8_t *used[2];
+};
+
+static inline int grow_bytes(uint8_t **p, size_t *cap, size_t need)
+{
+	if (need <= *cap)
+		return 0;
+	return tg_grow((void **)p, cap, need, 1);
+}
+
+static inline int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* qsort of n uint32 at p (p may be NULL when n is 0). */
+static inline void sort32(uint32_t *p, size_t n)
+{
+	if (n > 1)
+		qsort(p, n, sizeof(uint32_t), cmp_u32);
+}
+
+static inline int find32(uint32_t x, const uint32_t *p, size_t n)
+{
+	return n && bsearch(&x, p, n, sizeof(uint32_t), cmp_u32) != NULL;
+}
+
+/* tree_diff_name.c: TraceLens's _normalize_name_for_comparison of s into b
+ * (tmp is scratch); strip: the "strip details" variant. 0 or TG_ENOMEM. */
+int tg_tree_diff_normalize(struct sbuf *b, struct sbuf *tmp, const char *s, int strip);
+
+/* tree_diff_view.c: fills s, the view of skeleton sk (its arrays are s's,
+ * freed with tg_tree_diff_view_free; names interned in c->d->norms). 0,
+ * TG_ENOMEM, or TG_EINVAL when o keeps python or annotation events that
+ * sk was built without. */
+int tg_tree_diff_view_build(struct ctx *c, struct view *s, const tg_skeleton *sk, const tg_tree_diff_opts *o);
+void tg_tree_diff_view_free(struct view *s);
+
+/* tree_diff_align.c: aligns view nodes a[0..m) of the base with b[0..n) of
+ * the new side by name (stripped of details with strip) into out, then
+ * re-pairs same-name nodes by subtree shape (TraceLens's aligned_wf).
+ * out indexes a and b. 0 or TG_ENOMEM. */
+int tg_tree_diff_aligned(struct ctx *c, const uint32_t *a, size_t m, const uint32_t *b, size_t n, int strip,
+                         opvec *out);
+
+/* tree_diff_merge.c: the children pairs of the node pair (*v1, *v2) into
+ * c->pairs1/2 (TG_NONE: one-sided). Phase 1 may replace one side of the
+ * node by a deeper wrapper. root: the virtual root, whose children are the
+ * roots (by position with positional). 0 or TG_ENOMEM. */
+int tg_tree_diff_expand(struct ctx *c, uint32_t *v1, uint32_t *v2, int root, int positional);
+
+/* tree_diff_lca.c: the gpu and diverges flags of every merged node, the
+ * matched device events and the LCAs, into c->d; nodev holds the view
+ * nodes (base, new) of each merged node. 0 or TG_ENOMEM. */
+int tg_tree_diff_find_lcas(struct ctx *c, const uint32_t *nodev);
+
+#endif

@@ -1,0 +1,87 @@
+/*
+ * tree.h - the event tree of a trace.
+ *
+ *   python_function -> cpu_op -> runtime/driver launch -> kernel/memcpy/memset
+ *
+ * Host events (python_function, cpu_op, user_annotation, runtime, driver)
+ * nest by time on their (pid, tid) track; a python_function's parent is the
+ * one its "Python parent id" names. Device events hang under the launch
+ * that has their correlation id; else under the launch an ac2g flow points
+ * at; else under the cpu_op with their External id; else they are orphans
+ * (GPU-only traces), kept as roots. A CUDA/HIP graph launch owns every
+ * kernel that shares its correlation id. Steps (ProfilerStep#N) are found
+ * and every event knows its step.
+ */
+#ifndef TG_TREE_H
+#define TG_TREE_H
+
+#include "../trace/trace.h"
+
+typedef struct tg_tree tg_tree;
+
+typedef struct tg_step {
+	int64_t number; /* N of ProfilerStep#N */
+	uint32_t event; /* the step's host event */
+	int64_t ts, dur;
+} tg_step;
+
+typedef struct tg_tree_stats {
+	uint64_t host_events;      /* events nested by time */
+	uint64_t gpu_events;       /* kernels, memcpys, memsets */
+	uint64_t gpu_by_correlation;
+	uint64_t gpu_by_flow;
+	uint64_t gpu_by_external_id;
+	uint64_t gpu_orphans;      /* no launch found */
+	uint64_t graph_launches;   /* launches owning more than one device event */
+	uint64_t bleeds;           /* children ending well after their parent (kept) */
+	uint64_t python_reparented; /* time nesting overruled by Python parent id */
+	uint64_t syncs_linked;     /* cuda_sync events under their runtime call */
+} tg_tree_stats;
+
+/* Builds the tree of t. t must outlive the tree. On success *out owns the
+ * tree (free with tg_tree_free). Returns 0 or TG_ENOMEM. */
+int tg_tree_build(tg_tree **out, const tg_trace *t);
+
+/* Frees the tree. NULL is a no-op. */
+void tg_tree_free(tg_tree *tree);
+
+/* The trace the tree was built from. */
+const tg_trace *tg_tree_trace(const tg_tree *tree);
+
+/* Parent of event ev, or TG_NONE for roots and events outside the tree. */
+uint32_t tg_tree_parent(const tg_tree *tree, uint32_t ev);
+
+/* Children of ev in start-time order: *n of them, array owned by the tree. */
+const uint32_t *tg_tree_children(const tg_tree *tree, uint32_t ev, size_t *n);
+
+/* Roots: parentless tree events (host events on each track, then orphan
+ * device events), in track order then start-time order. */
+const uint32_t *tg_tree_roots(const tg_tree *tree, size_t *n);
+
+/* 1 if ev takes part in the tree (host events, device events, syncs). */
+int tg_tree_contains(const tg_tree *tree, uint32_t ev);
+
+/* The launch (runtime/driver event) of a device event, or TG_NONE. */
+uint32_t tg_tree_launch(const tg_tree *tree, uint32_t ev);
+
+/* 1 if device event ev is linked to its launch the way TraceLens links it:
+ * a graph launch (cudaGraphLaunch, hipGraphLaunch) by correlation, any
+ * other launch only when an ac2g flow with the correlation id has both its
+ * start and its finish in the trace. tracegate itself links by correlation
+ * alone (more complete: TraceLens drops kernels whose flow is missing). */
+int tg_tree_linked_like_tracelens(const tg_tree *tree, uint32_t ev);
+
+/* Index into tg_tree_steps() of the step ev belongs to, or -1. */
+int32_t tg_tree_step_of(const tg_tree *tree, uint32_t ev);
+
+/* The steps in time order. */
+const tg_step *tg_tree_steps(const tg_tree *tree, size_t *n);
+
+/* Index into tg_tree_steps() of ProfilerStep#number (the last one when a
+ * trace repeats a number, as the orphan kernels' steps are found), or -1
+ * when the tree has no such step. */
+int32_t tg_tree_step_index(const tg_tree *tree, int64_t number);
+
+const tg_tree_stats *tg_tree_stats_get(const tg_tree *tree);
+
+#endif
