@@ -223,6 +223,12 @@ int tg_findings_write_json(FILE *f, const tg_findings *fs);
  * buf, plain text. */
 void tg_finding_delta_sentence(char *buf, size_t cap, const tg_finding_delta *d);
 
+/* f's cost in words ("0.35 ms a step (1.6 % of the step)"), into buf of cap bytes. */
+void tg_finding_cost_words(char *buf, size_t cap, const tg_finding *f);
+
+/* 1 when a finding of this id counts occurrences (its count is shown). */
+int tg_finding_counted(tg_finding_id id);
+
 /* The changes as the diff shows them: text (new, worse and gone each a
  * sentence with the fix; better and same counted), md (a section of the
  * pull-request comment, names as inline code, escaped), json (an array of

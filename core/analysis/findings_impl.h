@@ -9,6 +9,7 @@
 #define TG_FINDINGS_IMPL_H
 
 #include "findings.h"
+#include "../../util/fstr.h"
 #include "../../util/interval.h"
 
 #include <stdarg.h>
@@ -93,12 +94,6 @@ int tg_fctx_not_evaluated(tg_fctx *c, tg_finding_id id, const char *fmt, ...) __
  * percent of the step) and its status against its threshold: fired at or
  * above min_cost. basis: how the cost was estimated. */
 void tg_fctx_cost(tg_finding *f, const tg_fctx *c, double total_ns, const char *basis);
-
-/* Appends printf-style to the fixed-size string buf (cut at its size). */
-void tg_fstr_add(char *buf, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-
-/* A duration for people: "1.23 ms", "45.6 us", "120 ns"; buf of 32. */
-void tg_fstr_time(char *buf, size_t cap, double ns);
 
 /* Sorts the list: fired (largest cost first), not evaluated, ok; by id
  * and subject within each. */

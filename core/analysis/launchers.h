@@ -14,7 +14,7 @@
 #ifndef TG_LAUNCHERS_H
 #define TG_LAUNCHERS_H
 
-#include "../../util/interval.h"
+#include "../trace/timebase.h"
 #include "table.h"
 #include "../tree/tree.h"
 

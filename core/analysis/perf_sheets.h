@@ -10,7 +10,7 @@
 #define TG_PERF_SHEETS_H
 
 #include "../models/gpu_specs.h"
-#include "../../util/interval.h"
+#include "../trace/timebase.h"
 #include "table.h"
 #include "../tree/tree.h"
 

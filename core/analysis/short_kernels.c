@@ -1,7 +1,7 @@
 /* short_kernels.c - histogram and summary of short kernels. */
 #include "short_kernels.h"
 #include "../../util/idmap.h"
-#include "../../util/interval.h"
+#include "../trace/timebase.h"
 #include "launchers.h"
 #include "../trace/pyrepr.h"
 

@@ -14,7 +14,7 @@
 #ifndef TG_TIMELINE_H
 #define TG_TIMELINE_H
 
-#include "../../util/interval.h"
+#include "../trace/timebase.h"
 #include "table.h"
 #include "../tree/tree.h"
 

@@ -3,7 +3,6 @@
  * tg_run_metrics).
  */
 #include "../../rules/judge.h"
-#include "../daemon_impl.h"
 #include "run_metrics.h"
 
 #include <math.h>
