@@ -15,6 +15,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "../daemon/history/history_metric.h"
+#include "../daemon/git/git.h"
 #include "../daemon/history/history_order.h"
 #include "../daemon/history/history_render.h"
 #include "../daemon/history/history_rules.h"
@@ -169,7 +170,12 @@ static int load_points(tg_history_point **p, size_t *n, tg_history_point **prs, 
 		return rc;
 	}
 	const tg_config_repo *r = tg_config_find_repo(cfg, a->repo);
-	tg_history_order_first_parent(*p, *n, cfg->state_dir, a->repo, r ? r->clone_url : NULL, a->branch);
+	char (*fp)[41] = NULL; /* the order is best effort: the mirror may be missing or unreadable */
+	size_t nfp = 0;
+	if (!tg_git_first_parent_chain(&fp, &nfp, cfg->state_dir, a->repo, r ? r->clone_url : NULL, a->branch,
+	                               TG_HISTORY_CHAIN_MAX))
+		tg_history_order_by_chain(*p, *n, (const char (*)[41])fp, nfp);
+	free(fp);
 	return 0;
 }
 

@@ -12,6 +12,7 @@
 #include "publish.h"
 #include "history/history_changes.h"
 #include "history/history_index.h"
+#include "git/git.h"
 #include "history/history_order.h"
 #include "history/history_render.h"
 #include "history/history_rules.h"
@@ -217,8 +218,12 @@ static int load_points(tg_history_point **p, size_t *n, tg_history_point **prs, 
 		*p = NULL;
 		*n = 0;
 	}
-	if (!rc)
-		tg_history_order_first_parent(*p, *n, d->cfg->state_dir, r->name, r->clone_url, branch);
+	char (*fp)[41] = NULL; /* the order is best effort: the mirror may be missing or unreadable */
+	size_t nfp = 0;
+	if (!rc && !tg_git_first_parent_chain(&fp, &nfp, d->cfg->state_dir, r->name, r->clone_url, branch,
+	                                      TG_HISTORY_CHAIN_MAX))
+		tg_history_order_by_chain(*p, *n, (const char (*)[41])fp, nfp);
+	free(fp);
 	return rc;
 }
 

@@ -596,7 +596,7 @@ static int across_from_traces(tg_side *s, tg_daemon *d, size_t ri, const size_t 
 		char why[600];
 		snprintf(why, sizeof(why), "the traces of its ranks could not all be read again (%s)", tg_error_last());
 		tg_log(TG_LOG_WARN, "findings across ranks not evaluated: %s", why);
-		rc = tg_rundata_across_unknown(&s->across, fo, why);
+		rc = tg_findings_across_unknown(&s->across, fo, why);
 		free((void *)trees);
 		return rc;
 	}

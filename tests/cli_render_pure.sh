@@ -30,7 +30,7 @@ inc=$(cat "$tmp/inc" 2>/dev/null)
 check "no render source includes compare.h, measure.h or tree_diff.h" "$inc" [ -z "$inc" ]
 
 # a planted renderer that computes its own table
-mkdir -p "$tmp/$b/rules"
+mkdir -p "$tmp/$b/render"
 cat >"$tmp/zz_render.c" <<'C'
 typedef struct tg_table tg_table;
 int tg_compare_table(tg_table **out, const void *b, const void *n, const void *k, int by, unsigned long limit);
@@ -41,16 +41,16 @@ int zz_render(void *f, const void *b, const void *n, const void *k)
 	return tg_compare_table(&t, b, n, k, 0, 0) || tg_table_write_text(t, f, 80);
 }
 C
-cc -c "$tmp/zz_render.c" -o "$tmp/$b/rules/zz_render.o"
-{ grep -v '^object ' tests/render_pure.list; echo "object rules/zz_render.o"; } >"$tmp/list"
+cc -c "$tmp/zz_render.c" -o "$tmp/$b/render/zz_render.o"
+{ grep -v '^object ' tests/render_pure.list; echo "object render/zz_render.o"; } >"$tmp/list"
 out=$(sh tests/render_pure.sh "$tmp/$b" "$tmp/list" 2>&1)
 rc=$?
 check "a planted render object that computes is refused" "rc $rc: $out" [ "$rc" -eq 1 ]
 check "it names the file and the symbol, and only that one" "$out" \
-	[ "$out" = "$tmp/$b/rules/zz_render.o: tg_compare_table (forbid tg_compare_*)" ]
+	[ "$out" = "$tmp/$b/render/zz_render.o: tg_compare_table (forbid tg_compare_*)" ]
 
 # a listed object that is not there
-{ cat "$tmp/list"; echo "object rules/zz_gone.o"; } >"$tmp/list2"
+{ cat "$tmp/list"; echo "object render/zz_gone.o"; } >"$tmp/list2"
 out=$(sh tests/render_pure.sh "$tmp/$b" "$tmp/list2" 2>&1)
 check "a missing render object is refused" "$out" sh -c 'echo "$1" | grep -q "zz_gone.o: missing"' _ "$out"
 tap_exit

@@ -1,7 +1,7 @@
 #!/bin/sh
 # cycles.sh - finds circles of files calling one another (issue 16): for
-# each folder of objects under BUILD (core, rules, config, daemon's job
-# machine, each daemon room, the command line), an arrow goes from a file
+# each folder of objects under BUILD (util, net, each room of core, rules,
+# render, config, daemon's job machine, each daemon room, the command line), an arrow goes from a file
 # to every other file of the folder that defines a symbol it uses (nm),
 # and every strongly connected set of two or more files is printed as
 # "FOLDER: a.o b.o ..." (a.o calls b.o ... calls a.o). Exit 0 when there is
@@ -11,11 +11,11 @@
 # Usage: sh tests/cycles.sh [BUILD] (default build)
 set -u
 b=${1:-build}
-[ -d "$b/core" ] || { echo "cycles.sh: $b/core: no objects (build first)" >&2; exit 2; }
+[ -d "$b/core" ] && [ -d "$b/util" ] || { echo "cycles.sh: $b/core, $b/util: no objects (build first)" >&2; exit 2; }
 command -v nm >/dev/null 2>&1 || { echo "cycles.sh: nm is needed (binutils)" >&2; exit 2; }
 command -v python3 >/dev/null 2>&1 || { echo "cycles.sh: python3 is needed" >&2; exit 2; }
 found=0
-for dir in "$b"/core "$b"/rules "$b"/config "$b"/daemon "$b"/daemon/*/; do
+for dir in "$b"/util "$b"/net "$b"/core/*/ "$b"/rules "$b"/render "$b"/config "$b"/daemon "$b"/daemon/*/ "$b"/cli; do
 	dir=${dir%/}
 	# the objects of sources that exist (a renamed source leaves its old
 	# object behind in the build folder)

@@ -198,3 +198,29 @@ int tg_findings_side(tg_findings **out, const tg_findings *const *per_trace, con
 	*out = l;
 	return 0;
 }
+
+int tg_findings_across_unknown(tg_findings **out, const tg_findings_opts *fo, const char *why)
+{
+	tg_findings_opts def;
+	if (!fo) {
+		tg_findings_opts_default(&def);
+		fo = &def;
+	}
+	*out = NULL;
+	tg_findings *l = tg_calloc(1, sizeof(*l));
+	if (!l)
+		return TG_ENOMEM;
+	/* as tg_findings_across says it of one rank */
+	tg_fctx c = {.o = fo, .out = l, .rank = -1};
+	int rc = 0;
+	for (int id = TG_FINDING_STRAGGLER; !rc && id <= TG_FINDING_ALL_RANKS_IDLE; id++)
+		if (fo->limits[id].enabled)
+			rc = tg_fctx_not_evaluated(&c, (tg_finding_id)id, "%s", why);
+	if (rc) {
+		tg_findings_free(l);
+		return rc;
+	}
+	tg_findings_sort(l);
+	*out = l;
+	return 0;
+}

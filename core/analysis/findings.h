@@ -170,6 +170,17 @@ size_t tg_findings_steps(const tg_findings *f, double *step_ns);
 
 void tg_findings_free(tg_findings *f);
 
+/* A findings list made of the n findings v (allocated with malloc, owned by
+ * the list from now on, even on failure), measured over nsteps steps of
+ * step_ns each: what a stored copy of a list (run data) reads back. *out is
+ * the caller's, freed with tg_findings_free. Returns 0 or TG_ENOMEM. */
+int tg_findings_adopt(tg_findings **out, tg_finding *v, size_t n, size_t nsteps, double step_ns);
+
+/* The findings across ranks as not evaluated, saying why (traces that can
+ * no longer be read together), under fo (NULL: the defaults). *out is
+ * the caller's, freed with tg_findings_free. 0 or TG_ENOMEM. */
+int tg_findings_across_unknown(tg_findings **out, const tg_findings_opts *fo, const char *why);
+
 /* ------------------------------------------------------------ two sides */
 
 typedef enum tg_finding_change {

@@ -292,3 +292,19 @@ void tg_findings_sort(tg_findings *l)
 	if (l->n > 1)
 		qsort(l->v, l->n, sizeof(*l->v), cmp_finding);
 }
+
+int tg_findings_adopt(tg_findings **out, tg_finding *v, size_t n, size_t nsteps, double step_ns)
+{
+	*out = NULL;
+	tg_findings *l = tg_calloc(1, sizeof(*l));
+	if (!l) {
+		free(v);
+		return tg_error_set(TG_ENOMEM, "out of memory");
+	}
+	l->v = v;
+	l->n = l->cap = n;
+	l->nsteps = nsteps;
+	l->step_ns = step_ns;
+	*out = l;
+	return 0;
+}

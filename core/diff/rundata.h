@@ -104,10 +104,6 @@ void tg_rundata_opts_key(char *buf, size_t cap, const tg_findings_opts *fo);
 int tg_rundata_across_encode(void **out, size_t *len, const tg_findings *f);
 int tg_rundata_across_decode(tg_findings **out, const void *data, size_t len, const char *what);
 
-/* The findings across ranks as not evaluated, saying why (traces that can
- * no longer be read together), under fo (NULL: the defaults). *out as
- * above. 0 or TG_ENOMEM. */
-int tg_rundata_across_unknown(tg_findings **out, const tg_findings_opts *fo, const char *why);
 
 /* Bytes of memory rd holds (its arrays and strings), for budgets. */
 uint64_t tg_rundata_mem_bytes(const tg_rundata *rd);

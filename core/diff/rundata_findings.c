@@ -10,10 +10,11 @@
  * tg_finding's, so a damaged or foreign record is an error, never a
  * finding out of range.
  */
-#include "../analysis/findings_impl.h"
+#include "../analysis/findings.h"
 #include "rundata_impl.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 
 #define ACROSS_MAGIC "TGRA"
 
@@ -60,8 +61,10 @@ void tg_rundata_put_findings(struct wr *w, const tg_findings *f)
 {
 	size_t n;
 	const tg_finding *v = tg_findings_list(f, &n);
-	PUT_I64(w, f ? f->nsteps : 0);
-	put_f64(w, f ? f->step_ns : 0);
+	double step_ns = 0;
+	size_t nsteps = f ? tg_findings_steps(f, &step_ns) : 0;
+	PUT_I64(w, nsteps);
+	put_f64(w, step_ns);
 	PUT_U32(w, n);
 	for (size_t i = 0; i < n; i++)
 		put_finding(w, &v[i]);
@@ -89,25 +92,24 @@ static void get_finding(struct rd_cur *c, tg_finding *f)
 
 tg_findings *tg_rundata_get_findings(struct rd_cur *c)
 {
-	tg_findings *l = c->bad ? NULL : tg_calloc(1, sizeof(*l));
-	if (!l) {
-		c->bad = c->bad ? c->bad : "out of memory";
+	if (c->bad)
 		return NULL;
-	}
 	int64_t steps = GET_I64(c);
-	l->nsteps = steps > 0 ? (size_t)steps : 0;
-	l->step_ns = get_f64(c);
+	double step_ns = get_f64(c);
 	/* a finding takes at least its ids, string lengths and numbers */
 	uint32_t n = get_count(c, 8 + 16 + 8 * 8, "finding count");
-	if (!c->bad && n && !(l->v = tg_calloc(n, sizeof(*l->v))))
+	tg_finding *v = NULL;
+	if (!c->bad && n && !(v = tg_calloc(n, sizeof(*v))))
 		c->bad = "out of memory";
-	l->cap = c->bad ? 0 : n;
-	for (uint32_t i = 0; i < n && !c->bad; i++) {
-		get_finding(c, &l->v[i]);
-		l->n = (size_t)i + 1;
+	for (uint32_t i = 0; i < n && !c->bad; i++)
+		get_finding(c, &v[i]);
+	tg_findings *l = NULL;
+	if (!c->bad && tg_findings_adopt(&l, v, n, steps > 0 ? (size_t)steps : 0, step_ns)) {
+		v = NULL; /* the list's even on failure */
+		c->bad = "out of memory";
 	}
 	if (c->bad) {
-		tg_findings_free(l);
+		free(v);
 		return NULL;
 	}
 	return l;
@@ -171,30 +173,4 @@ int tg_rundata_across_decode(tg_findings **out, const void *data, size_t len, co
 	free(raw);
 	*out = f;
 	return rc;
-}
-
-int tg_rundata_across_unknown(tg_findings **out, const tg_findings_opts *fo, const char *why)
-{
-	tg_findings_opts def;
-	if (!fo) {
-		tg_findings_opts_default(&def);
-		fo = &def;
-	}
-	*out = NULL;
-	tg_findings *l = tg_calloc(1, sizeof(*l));
-	if (!l)
-		return TG_ENOMEM;
-	/* as tg_findings_across says it of one rank */
-	tg_fctx c = {.o = fo, .out = l, .rank = -1};
-	int rc = 0;
-	for (int id = TG_FINDING_STRAGGLER; !rc && id <= TG_FINDING_ALL_RANKS_IDLE; id++)
-		if (fo->limits[id].enabled)
-			rc = tg_fctx_not_evaluated(&c, (tg_finding_id)id, "%s", why);
-	if (rc) {
-		tg_findings_free(l);
-		return rc;
-	}
-	tg_findings_sort(l);
-	*out = l;
-	return 0;
 }

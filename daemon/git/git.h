@@ -91,4 +91,12 @@ int tg_git_mirror_path(char *buf, size_t cap, const char *state_dir, const char 
  * fetched; 0 otherwise (no mirror, no such branch, a name with ".."). */
 int tg_git_mirror_has_branch(const char *dir, const char *branch);
 
+/* The first-parent chain of branch (tip first, at most limit commits) in the
+ * daemon's mirror of repo (clone_url) under state_dir, without fetching:
+ * *out (the caller's, freed with free) and *n; none (0, *n 0) when there is
+ * no mirror or it lacks the branch. Returns 0 or the error of reading the
+ * mirror (its message set). The history pages order their runs by it. */
+int tg_git_first_parent_chain(char (**out)[41], size_t *n, const char *state_dir, const char *repo,
+                              const char *clone_url, const char *branch, size_t limit);
+
 #endif

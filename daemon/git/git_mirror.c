@@ -45,3 +45,22 @@ int tg_git_mirror_has_branch(const char *dir, const char *branch)
 		fclose(f);
 	return found;
 }
+
+int tg_git_first_parent_chain(char (**out)[41], size_t *n, const char *state_dir, const char *repo,
+                              const char *clone_url, const char *branch, size_t limit)
+{
+	char path[4096];
+	*out = NULL;
+	*n = 0;
+	if (!clone_url || tg_git_mirror_path(path, sizeof(path), state_dir, repo) || !tg_git_mirror_has_branch(path, branch))
+		return 0; /* no mirror, or not this branch: fetching is the daemon's job */
+	tg_git *g = NULL;
+	char tip[41];
+	int rc = tg_git_open(&g, clone_url, path, NULL);
+	if (!rc)
+		rc = tg_git_branch_tip(tip, g, branch);
+	if (!rc)
+		rc = tg_git_first_parents(out, n, g, tip, limit);
+	tg_git_free(g);
+	return rc;
+}

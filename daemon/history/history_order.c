@@ -6,15 +6,10 @@
  * and the commits off the chain, in the order they ran.
  */
 #include "history_order.h"
-#include "../git/git.h"
 
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* Commits the chain is read to at most (100,000 first parents: years of a
- * busy branch). */
-#define CHAIN_MAX 100000
 
 struct fp_commit {
 	char sha[41];
@@ -39,8 +34,7 @@ static int cmp_fp_point(const void *a, const void *b)
 	return x->index < y->index ? -1 : x->index > y->index;
 }
 
-/* The points reordered by the chain fp (nfp commits, tip first). */
-static void order_by_chain(tg_history_point *p, size_t n, char (*fp)[41], size_t nfp)
+void tg_history_order_by_chain(tg_history_point *p, size_t n, const char (*fp)[41], size_t nfp)
 {
 	struct fp_commit *chain = malloc((nfp ? nfp : 1) * sizeof(*chain));
 	struct fp_point *order = malloc(n * sizeof(*order));
@@ -65,21 +59,4 @@ static void order_by_chain(tg_history_point *p, size_t n, char (*fp)[41], size_t
 	free(copy);
 	free(order);
 	free(chain);
-}
-
-void tg_history_order_first_parent(tg_history_point *p, size_t n, const char *state_dir, const char *repo,
-                                   const char *clone_url, const char *branch)
-{
-	char path[4096];
-	if (!n || !clone_url || tg_git_mirror_path(path, sizeof(path), state_dir, repo) ||
-	    !tg_git_mirror_has_branch(path, branch))
-		return; /* no mirror, or not this branch: fetching is the daemon's job */
-	tg_git *g = NULL;
-	char tip[41], (*fp)[41] = NULL;
-	size_t nfp = 0;
-	if (!tg_git_open(&g, clone_url, path, NULL) && !tg_git_branch_tip(tip, g, branch) &&
-	    !tg_git_first_parents(&fp, &nfp, g, tip, CHAIN_MAX))
-		order_by_chain(p, n, fp, nfp);
-	tg_git_free(g);
-	free(fp);
 }
