@@ -106,7 +106,8 @@ static int nearest_run(tg_job *base, int *found, int *distance, tg_daemon *d, co
 		}
 		tg_job cand;
 		memset(&cand, 0, sizeof(cand));
-		int fr = tg_store_find_run(&cand, d->store, j->repo, chain[i], j->workload);
+		int fr = tg_store_find_run(&cand, d->store, j->repo, chain[i], j->workload,
+		                           tg_daemon_trusted_only(d));
 		if (fr == TG_ENOTFOUND)
 			continue;
 		if (fr) {

@@ -20,6 +20,7 @@
 #include "daemon_impl.h"
 #include "../util/log.h"
 #include "pool.h"
+#include "repos.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -90,7 +91,8 @@ static int first_usable(int *found, tg_job *base, tg_manifest **bm, tg_side *old
 	*found = 0;
 	tg_job *runs = NULL;
 	size_t n = 0;
-	int rc = tg_store_find_runs(&runs, &n, d->store, base->repo, base->commit, base->workload, 2 * TG_POOL_MAX_RUNS);
+	int rc = tg_store_find_runs(&runs, &n, d->store, base->repo, base->commit, base->workload, 2 * TG_POOL_MAX_RUNS,
+	                            tg_daemon_trusted_only(d));
 	for (size_t i = 0; !rc && i < n && !*found; i++) {
 		if (runs[i].tampered) {
 			add_reason(reasons, cap, runs[i].run_id, runs[i].tampered);
@@ -142,6 +144,6 @@ int tg_daemon_baseline_side(tg_job *base, tg_manifest **bm, tg_side *old, size_t
 		if ((rc = fallback_notes(notes, base, reasons)))
 			return rc;
 	}
-	tg_pool_filter f = {.trusted_only = tg_store_trusted_only(d->store)};
+	tg_pool_filter f = {.trusted_only = tg_daemon_trusted_only(d)};
 	return tg_pool_runs(old, more, left_over, d, base, &f, TG_POOL_MAX_RUNS - 1, max_bytes);
 }

@@ -49,7 +49,7 @@ void tg_job_ctx_init(tg_job_ctx *c, tg_daemon *d, size_t ri)
 	c->rules = d->rules[ri];
 	c->store = d->store;
 	c->keyed = d->cfg->storage.signing_key.value != NULL;
-	c->trusted_only = tg_store_trusted_only(d->store);
+	c->trusted_only = tg_daemon_trusted_only(d);
 }
 
 /* Moves j to state to (error: why, for a failed job) under its lease; a

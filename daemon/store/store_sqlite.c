@@ -692,7 +692,8 @@ fail:
 	return rc;
 }
 
-static int sq_find_run(tg_store *s, const char *repo, const char *commit, const char *workload, tg_job *out)
+static int sq_find_run(tg_store *s, const char *repo, const char *commit, const char *workload, int trusted_only,
+                       tg_job *out)
 {
 	sq_store *b = sq(s);
 	sqlite3_stmt *st = sq_stmt(b, SQ_FIND_RUN);
@@ -701,7 +702,7 @@ static int sq_find_run(tg_store *s, const char *repo, const char *commit, const 
 	bind_text(st, 1, repo);
 	bind_text(st, 2, commit);
 	bind_text(st, 3, workload);
-	sqlite3_bind_int(st, 4, s->trusted_only);
+	sqlite3_bind_int(st, 4, trusted_only);
 	int rc = sq_step(b, st, "find run");
 	if (rc == 1)
 		rc = sq_job_row(st, out);
@@ -712,7 +713,7 @@ static int sq_find_run(tg_store *s, const char *repo, const char *commit, const 
 }
 
 static int sq_find_runs(tg_store *s, const char *repo, const char *commit, const char *workload, int64_t limit,
-                        tg_job **out, size_t *n)
+                        int trusted_only, tg_job **out, size_t *n)
 {
 	sq_store *b = sq(s);
 	sqlite3_stmt *st = sq_stmt(b, SQ_FIND_RUNS);
@@ -722,7 +723,7 @@ static int sq_find_runs(tg_store *s, const char *repo, const char *commit, const
 	bind_text(st, 2, commit);
 	bind_text(st, 3, workload);
 	sqlite3_bind_int64(st, 4, limit);
-	sqlite3_bind_int(st, 5, s->trusted_only);
+	sqlite3_bind_int(st, 5, trusted_only);
 	return sq_jobs_collect(b, st, "find runs", out, n);
 }
 
