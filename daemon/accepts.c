@@ -55,18 +55,18 @@ void tg_accepts_free(tg_accepts *x)
 }
 
 /* The pull request's tracegate-accept:RULE labels. */
-static void accepts_from_labels(tg_accepts *x, tg_daemon *d, size_t ri, const tg_job *j)
+static void accepts_from_labels(tg_accepts *x, const tg_job_ctx *c, const tg_job *j)
 {
 	tg_forge_label *l = NULL;
 	size_t n = 0;
-	if (tg_forge_pr_labels(&l, &n, tg_daemon_forge(d, ri), j->repo, j->pr))
+	if (tg_forge_pr_labels(&l, &n, c->forge, j->repo, j->pr))
 		tg_log(TG_LOG_WARN, "job %lld: labels of %s#%lld: %s", (long long)j->id, j->repo, (long long)j->pr,
 		       tg_error_last());
 	for (size_t i = 0; i < n; i++)
 		if (!strncasecmp(l[i].name, "tracegate-accept:", 17)) {
 			char by[300];
 			snprintf(by, sizeof(by), "label %s%s%s", l[i].name, l[i].by ? " added by @" : "", l[i].by ? l[i].by : "");
-			accept_add(x, d->rules[ri], l[i].name + 17, "accepted with a pull-request label", by);
+			accept_add(x, c->rules, l[i].name + 17, "accepted with a pull-request label", by);
 		}
 	tg_forge_labels_free(l, n);
 }
@@ -91,17 +91,17 @@ static void accept_trailer(tg_accepts *x, const tg_rules *rules, const char *val
 /* The commit's Tracegate-Accept trailers: the commit author's own word,
  * counted only when accept_trailers is on and the forge says the author
  * may write. */
-static void accepts_from_trailers(tg_accepts *x, tg_daemon *d, size_t ri, const tg_job *j)
+static void accepts_from_trailers(tg_accepts *x, const tg_job_ctx *c, const tg_job *j)
 {
 	tg_git *g;
 	tg_git_trailer *t = NULL;
 	size_t nt = 0;
 	char *author = NULL;
-	if (tg_daemon_git(&g, d, ri) || tg_git_commit_trailers(&t, &nt, &author, g, j->commit)) {
+	if (tg_daemon_git(&g, c->d, c->ri) || tg_git_commit_trailers(&t, &nt, &author, g, j->commit)) {
 		tg_log(TG_LOG_WARN, "job %lld: trailers of %.12s: %s", (long long)j->id, j->commit, tg_error_last());
 		return;
 	}
-	const tg_config_repo *r = &d->cfg->repos[ri];
+	const tg_config_repo *r = c->repo;
 	int asked = 0, can = 0;
 	char *login = NULL;
 	for (size_t i = 0; i < nt; i++) {
@@ -114,7 +114,7 @@ static void accepts_from_trailers(tg_accepts *x, tg_daemon *d, size_t ri, const 
 		}
 		if (!asked) {
 			asked = 1;
-			if (tg_forge_author_can_write(&login, &can, tg_daemon_forge(d, ri), j->repo, j->commit))
+			if (tg_forge_author_can_write(&login, &can, c->forge, j->repo, j->commit))
 				tg_log(TG_LOG_WARN, "job %lld: who wrote %.12s: %s", (long long)j->id, j->commit, tg_error_last());
 		}
 		if (!can) {
@@ -123,22 +123,22 @@ static void accepts_from_trailers(tg_accepts *x, tg_daemon *d, size_t ri, const 
 			fputs(" (the forge does not confirm write access to the repository).\n", x->nf);
 			break;
 		}
-		accept_trailer(x, d->rules[ri], t[i].value, login);
+		accept_trailer(x, c->rules, t[i].value, login);
 	}
 	free(login);
 	tg_git_trailers_free(t, nt);
 	free(author);
 }
 
-int tg_accepts_gather(tg_accepts *out, tg_daemon *d, size_t ri, const tg_job *j)
+int tg_accepts_gather(tg_accepts *out, const tg_job_ctx *c, const tg_job *j)
 {
 	memset(out, 0, sizeof(*out));
 	out->nf = open_memstream(&out->notes, &out->notes_len);
 	if (!out->nf)
 		return tg_error_set(TG_ENOMEM, "out of memory");
 	if (j->pr > 0)
-		accepts_from_labels(out, d, ri, j);
-	accepts_from_trailers(out, d, ri, j);
+		accepts_from_labels(out, c, j);
+	accepts_from_trailers(out, c, j);
 	fclose(out->nf);
 	out->nf = NULL;
 	return 0;

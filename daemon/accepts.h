@@ -25,12 +25,12 @@ typedef struct tg_accepts {
 	FILE *nf;                /* open on notes while gathering */
 } tg_accepts;
 
-/* The accepts of job j (repository index ri) into *out: the labels of its
+/* The accepts of job j (its repository's context c) into *out: the labels of its
  * pull request (j->pr > 0) and its commit's trailers, against the
  * repository's rules. Returns 0, or TG_ENOMEM (*out then holds nothing to
  * use but is freed the same way). *out is the caller's, freed with
  * tg_accepts_free. */
-int tg_accepts_gather(tg_accepts *out, tg_daemon *d, size_t ri, const tg_job *j);
+int tg_accepts_gather(tg_accepts *out, const tg_job_ctx *c, const tg_job *j);
 
 /* Frees what x holds and leaves it empty-safe (a zeroed x is fine). */
 void tg_accepts_free(tg_accepts *x);

@@ -45,8 +45,9 @@ void tg_job_ctx_init(tg_job_ctx *c, tg_daemon *d, size_t ri)
 	c->d = d;
 	c->ri = ri;
 	c->cfg = d->cfg;
-	c->repo = &d->cfg->repos[ri];
-	c->rules = d->rules[ri];
+	c->repo = ri < d->cfg->nrepos ? &d->cfg->repos[ri] : NULL;
+	c->rules = c->repo && d->rules ? d->rules[ri] : NULL;
+	c->forge = c->repo && d->forges ? tg_daemon_forge(d, ri) : NULL;
 	c->store = d->store;
 	c->keyed = d->cfg->storage.signing_key.value != NULL;
 	c->trusted_only = tg_daemon_trusted_only(d);
@@ -79,9 +80,9 @@ static int origin_may_post(const tg_job_ctx *c, tg_job *j, const char *what)
 	if (j->pr <= 0)
 		return 1;
 	j->origin_ok = 0;
-	int rc = tg_daemon_origin_may_post(&ok, why, sizeof(why), c->d, j);
+	int rc = tg_daemon_origin_may_post(&ok, why, sizeof(why), c, j);
 	if (!rc && !ok) { /* runs of a confirmed CI run judged this head: is j's confirmed too? */
-		rc = tg_daemon_origin_check(c->d, c->ri, j);
+		rc = tg_daemon_origin_check(c, j);
 		ok = !rc && j->origin_ok;
 	}
 	if (rc) {
@@ -107,7 +108,7 @@ static int give_up(const tg_job_ctx *c, tg_job *j)
 	int pr_ok = 1;
 	char pr_why[256];
 	if (tg_util_is_hex(j->commit, 40) && tg_job_may_post(c->keyed, j) &&
-	    tg_daemon_pr_check(&pr_ok, pr_why, sizeof(pr_why), c->d, c->ri, j))
+	    tg_daemon_pr_check(&pr_ok, pr_why, sizeof(pr_why), c, j))
 		pr_ok = 0; /* the forge cannot confirm the pull request: post nothing */
 	if (tg_util_is_hex(j->commit, 40) && tg_job_may_post(c->keyed, j) && pr_ok &&
 	    origin_may_post(c, j, "no error status") && tg_job_post_status(c, j, o.state, o.description, NULL, NULL, 0))
@@ -153,7 +154,7 @@ static void post_pending(const tg_job_ctx *c, tg_job *j)
 		return;
 	int pr_ok = 1;
 	char pr_why[256];
-	if (tg_daemon_pr_check(&pr_ok, pr_why, sizeof(pr_why), c->d, c->ri, j)) {
+	if (tg_daemon_pr_check(&pr_ok, pr_why, sizeof(pr_why), c, j)) {
 		tg_log(TG_LOG_WARN, "job %lld: pull request %lld: %s (no pending status)", (long long)j->id,
 		       (long long)j->pr, tg_error_last());
 		return;

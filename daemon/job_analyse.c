@@ -130,7 +130,7 @@ static int pool_commit_runs(struct analysis *a, const tg_job_ctx *c, const tg_jo
 {
 	tg_pool_filter f;
 	a->more = 0;
-	if (!tg_daemon_pool_filter(&f, c->d, j))
+	if (!tg_daemon_pool_filter(&f, c, j))
 		return 0;
 	size_t left_over = 0;
 	int rc = tg_pool_runs(&a->cur, &a->more, &left_over, c->d, j, &f, TG_POOL_MAX_RUNS - 1,
@@ -146,8 +146,8 @@ static int pool_commit_runs(struct analysis *a, const tg_job_ctx *c, const tg_jo
  * manifest: the run is at fault and o is decided (error). */
 static int load_baseline(struct analysis *a, const tg_job_ctx *c, const tg_job *j, tg_job_outcome *o)
 {
-	int rc = tg_daemon_find_baseline(&a->base, &a->found, &a->distance, a->merge_base, a->why, sizeof(a->why),
-	                                 c->d, c->ri, j);
+	int rc =
+	    tg_daemon_find_baseline(&a->base, &a->found, &a->distance, a->merge_base, a->why, sizeof(a->why), c, j);
 	snprintf(o->merge_base, sizeof(o->merge_base), "%s", a->merge_base);
 	if (rc == TG_EINVAL) {
 		tg_job_outcome_error(o, j, "bad branch", tg_error_last());
@@ -187,7 +187,7 @@ static int set_no_baseline(tg_job_outcome *o, struct analysis *a, const tg_confi
  * a->acc.notes. */
 static int gather_evidence(struct analysis *a, const tg_job_ctx *c, const tg_job *j)
 {
-	int rc = tg_accepts_gather(&a->acc, c->d, c->ri, j);
+	int rc = tg_accepts_gather(&a->acc, c, j);
 	if (rc)
 		return rc;
 	const char *target = j->target_branch && *j->target_branch ? j->target_branch : j->branch;
@@ -327,11 +327,11 @@ int tg_job_analyse(tg_job_outcome *o, const tg_job_ctx *c, tg_job *j)
 	/* the pull request as the forge has it: open, this commit its head, and
 	 * the branch it merges into (the baseline's) */
 	int pr_ok = 1;
-	int rc = tg_daemon_pr_check(&pr_ok, o->not_posted, sizeof(o->not_posted), c->d, c->ri, j);
+	int rc = tg_daemon_pr_check(&pr_ok, o->not_posted, sizeof(o->not_posted), c, j);
 	/* and the CI run the manifest names, if the forge confirms it ran on
 	 * this head for this pull request: the runs this one may pool with */
 	if (!rc && pr_ok)
-		rc = tg_daemon_origin_check(c->d, c->ri, j);
+		rc = tg_daemon_origin_check(c, j);
 	if (rc)
 		return rc;
 	snprintf(o->target, sizeof(o->target), "%s", j->target_branch ? j->target_branch : "");

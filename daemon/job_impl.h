@@ -4,12 +4,10 @@
  * loaded again; job_post.c: posting it; job_text.c: the comments' text).
  * Not for other modules.
  *
- * A job's steps take a tg_job_ctx, built once per job from the daemon and
- * the job's repository: the configuration, the repository's entry and
- * rules, the store, and whether baselines and pooled runs come from trusted
- * runs only (a signing key is configured). The daemon itself stays in the
+ * A job's steps take a tg_job_ctx (daemon_impl.h), built once per job
+ * from the daemon and the job's repository. The daemon itself stays in the
  * context for the services the steps call that still take it (side.c,
- * baseline.c, origin.c, pr_check.c, accepts.c, comment.c, budget.c).
+ * baseline.c, comment.c, budget.c).
  *
  * The outcome's decisions (tg_job_outcome_error, _unjudged, _waiting,
  * _verdict) and the comment's marker are pure functions of their arguments:
@@ -20,20 +18,7 @@
 
 #include "daemon_impl.h"
 
-/* What a job's steps work with: one repository's part of the daemon. */
-typedef struct tg_job_ctx {
-	tg_daemon *d;               /* for the services that still take the daemon */
-	size_t ri;                  /* the repository's index in cfg->repos */
-	const tg_config *cfg;
-	const tg_config_repo *repo; /* &cfg->repos[ri] */
-	tg_rules *rules;            /* the repository's rules */
-	tg_store *store;
-	int trusted_only;           /* baselines and pooled runs: trusted runs only (a signing key) */
-	int keyed;                  /* a signing key is configured */
-} tg_job_ctx;
-
-/* The context of repository ri of d into *c (nothing allocated). */
-void tg_job_ctx_init(tg_job_ctx *c, tg_daemon *d, size_t ri);
+/* tg_job_ctx, tg_job_ctx_init: daemon_impl.h */
 
 /* What is posted for a run. */
 typedef struct tg_job_outcome {

@@ -8,7 +8,6 @@
  * over the verdicts already shown) is decided here too.
  */
 #include "job_impl.h"
-#include "repos.h"
 #include "../util/log.h"
 #include "../util/util.h"
 
@@ -29,7 +28,7 @@ int tg_job_post_status(const tg_job_ctx *c, const tg_job *j, tg_forge_state stat
 	char context[512];
 	tg_job_status_context(context, sizeof(context), c->repo, j);
 	tg_forge_status st = {j->repo, j->commit, state, context, desc, url, summary_md, neutral};
-	return tg_forge_post_status(tg_daemon_forge(c->d, c->ri), &st);
+	return tg_forge_post_status(c->forge, &st);
 }
 
 /* Nothing is posted (*posted 0, logged) for a folder that is not a commit, an unsigned run of no pull
@@ -56,7 +55,7 @@ int tg_job_post(int *posted, const tg_job_ctx *c, tg_job *j, const tg_job_outcom
 	}
 	char why[300];
 	int ok = 1;
-	int rc = tg_daemon_origin_may_post(&ok, why, sizeof(why), c->d, j);
+	int rc = tg_daemon_origin_may_post(&ok, why, sizeof(why), c, j);
 	if (rc)
 		return rc;
 	if (!ok) {
@@ -82,7 +81,7 @@ int tg_job_post(int *posted, const tg_job_ctx *c, tg_job *j, const tg_job_outcom
 		tg_forge_comment cm = {j->repo, j->pr, line, o->comment};
 		int64_t id = 0;
 		int created = 0;
-		if ((rc = tg_forge_upsert_comment(&id, &created, tg_daemon_forge(c->d, c->ri), &cm)))
+		if ((rc = tg_forge_upsert_comment(&id, &created, c->forge, &cm)))
 			return rc;
 		j->comment_id = id;
 		tg_log(TG_LOG_INFO, "job %lld: %s comment %lld on %s#%lld", (long long)j->id, created ? "created" : "updated",

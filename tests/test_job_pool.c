@@ -70,33 +70,40 @@ static void test_pool_filter(void **state)
 	tg_job j;
 	memset(&j, 0, sizeof(j));
 	tg_pool_filter f;
+	tg_job_ctx c;
+	tg_job_ctx_init(&c, &d, 0);
+	assert_int_equal(c.keyed, 0);
+	assert_null(c.repo); /* a daemon of no repository: nothing borrowed past cfg */
 	/* no signing key: every run pools with every run of its commit */
 	assert_int_equal(tg_daemon_trusted_only(&d), 0);
-	assert_int_equal(tg_daemon_pool_filter(&f, &d, &j), 1);
+	assert_int_equal(tg_daemon_pool_filter(&f, &c, &j), 1);
 	assert_int_equal(f.trusted_only, 0);
 	assert_int_equal(f.by_origin, 0);
 	/* a key: a signed run pools signed runs */
 	cfg.storage.signing_key.value = (char *)"k";
 	assert_int_equal(tg_daemon_trusted_only(&d), 1);
+	tg_job_ctx_init(&c, &d, 0);
+	assert_int_equal(c.keyed, 1);
+	assert_int_equal(c.trusted_only, 1);
 	j.trusted = 1;
-	assert_int_equal(tg_daemon_pool_filter(&f, &d, &j), 1);
+	assert_int_equal(tg_daemon_pool_filter(&f, &c, &j), 1);
 	assert_int_equal(f.trusted_only, 1);
 	assert_int_equal(f.by_origin, 0);
 	/* an unsigned branch build: judged alone */
 	j.trusted = 0;
-	assert_int_equal(tg_daemon_pool_filter(&f, &d, &j), 0);
+	assert_int_equal(tg_daemon_pool_filter(&f, &c, &j), 0);
 	/* an unsigned pull request's run: only with its confirmed CI run */
 	j.pr = 9;
-	assert_int_equal(tg_daemon_pool_filter(&f, &d, &j), 0);
+	assert_int_equal(tg_daemon_pool_filter(&f, &c, &j), 0);
 	j.origin_ok = 1;
 	j.origin = (char *)"4242";
-	assert_int_equal(tg_daemon_pool_filter(&f, &d, &j), 1);
+	assert_int_equal(tg_daemon_pool_filter(&f, &c, &j), 1);
 	assert_int_equal(f.by_origin, 1);
 	assert_string_equal(f.origin, "4242");
 	assert_int_equal(f.trusted_only, 0);
 	/* a signed pull request's run pools signed runs */
 	j.trusted = 1;
-	assert_int_equal(tg_daemon_pool_filter(&f, &d, &j), 1);
+	assert_int_equal(tg_daemon_pool_filter(&f, &c, &j), 1);
 	assert_int_equal(f.trusted_only, 1);
 	assert_int_equal(f.by_origin, 0);
 }
@@ -196,6 +203,8 @@ static void test_origin_may_post(void **state)
 	memset(&d, 0, sizeof(d));
 	d.cfg = &cfg;
 	d.store = tg_test_sqlite_store(dir, sizeof(dir), "job-origin");
+	tg_job_ctx c;
+	tg_job_ctx_init(&c, &d, 0);
 	tg_job j;
 	memset(&j, 0, sizeof(j));
 	j.repo = (char *)"acme/llm";
@@ -203,18 +212,18 @@ static void test_origin_may_post(void **state)
 	j.workload = (char *)"train";
 	j.pr = 9;
 	int ok = 0;
-	tg_test_must(tg_daemon_origin_may_post(&ok, why, sizeof(why), &d, &j));
+	tg_test_must(tg_daemon_origin_may_post(&ok, why, sizeof(why), &c, &j));
 	assert_int_equal(ok, 1);
 	done_run(d.store, 1, 0, 9, "4242", 1, "{}");
-	tg_test_must(tg_daemon_origin_may_post(&ok, why, sizeof(why), &d, &j));
+	tg_test_must(tg_daemon_origin_may_post(&ok, why, sizeof(why), &c, &j));
 	assert_int_equal(ok, 0);
 	assert_true(strlen(why) > 0);
 	j.origin_ok = 1; /* its own CI run confirmed: it may */
-	tg_test_must(tg_daemon_origin_may_post(&ok, why, sizeof(why), &d, &j));
+	tg_test_must(tg_daemon_origin_may_post(&ok, why, sizeof(why), &c, &j));
 	assert_int_equal(ok, 1);
 	j.origin_ok = 0;
 	j.pr = 0; /* not a pull request's run: not this rule's */
-	tg_test_must(tg_daemon_origin_may_post(&ok, why, sizeof(why), &d, &j));
+	tg_test_must(tg_daemon_origin_may_post(&ok, why, sizeof(why), &c, &j));
 	assert_int_equal(ok, 1);
 	tg_store_close(d.store);
 	tg_test_rm_tree(dir);

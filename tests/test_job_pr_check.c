@@ -8,7 +8,6 @@
 #include "mini_http.h"
 
 #include "../daemon/daemon_impl.h"
-#include "../daemon/repos.h"
 
 #define SHA "0123456789abcdef0123456789abcdef01234567"
 #define OTHER "fedcba9876543210fedcba9876543210fedcba98"
@@ -20,6 +19,7 @@ typedef struct one_repo {
 	tg_config_repo repo;
 	tg_forge *forges[1];
 	tg_daemon d;
+	tg_job_ctx c; /* the job's context of acme/llm */
 } one_repo;
 
 static void one_repo_init(one_repo *x, tg_forge *f)
@@ -34,6 +34,7 @@ static void one_repo_init(one_repo *x, tg_forge *f)
 	x->forges[0] = f;
 	x->d.cfg = &x->cfg;
 	x->d.forges = x->forges;
+	tg_job_ctx_init(&x->c, &x->d, 0);
 }
 
 static tg_forge *github(const char *api)
@@ -84,7 +85,7 @@ static void test_open_head(void **state)
 	one_repo_init(&x, github(s.base));
 	tg_job j = pr_job(9, "main");
 	int ok = 0;
-	tg_test_must(tg_daemon_pr_check(&ok, why, sizeof(why), &x.d, 0, &j));
+	tg_test_must(tg_daemon_pr_check(&ok, why, sizeof(why), &x.c, &j));
 	assert_int_equal(ok, 1);
 	assert_string_equal(why, "");
 	assert_string_equal(j.target_branch, "release"); /* the forge's word, not the manifest's */
@@ -93,7 +94,7 @@ static void test_open_head(void **state)
 	assert_string_equal(s.reqs[0].target, "/repos/acme/llm/pulls/9");
 	/* not a pull request's run: nothing asked */
 	tg_job b = pr_job(0, NULL);
-	tg_test_must(tg_daemon_pr_check(&ok, why, sizeof(why), &x.d, 0, &b));
+	tg_test_must(tg_daemon_pr_check(&ok, why, sizeof(why), &x.c, &b));
 	assert_int_equal(ok, 1);
 	assert_null(b.target_branch);
 	assert_int_equal(mh_nreqs(&s), 1);
@@ -116,13 +117,13 @@ static void test_may_not(void **state)
 	one_repo_init(&x, github(s.base));
 	tg_job j = pr_job(9, "main");
 	int ok = 1;
-	tg_test_must(tg_daemon_pr_check(&ok, why, sizeof(why), &x.d, 0, &j));
+	tg_test_must(tg_daemon_pr_check(&ok, why, sizeof(why), &x.c, &j));
 	assert_int_equal(ok, 0);
 	assert_string_equal(why, "pull request 9 is not open");
-	tg_test_must(tg_daemon_pr_check(&ok, why, sizeof(why), &x.d, 0, &j));
+	tg_test_must(tg_daemon_pr_check(&ok, why, sizeof(why), &x.c, &j));
 	assert_int_equal(ok, 0);
 	assert_string_equal(why, "commit 0123456789ab is not the head of pull request 9 (fedcba987654)");
-	tg_test_must(tg_daemon_pr_check(&ok, why, sizeof(why), &x.d, 0, &j));
+	tg_test_must(tg_daemon_pr_check(&ok, why, sizeof(why), &x.c, &j));
 	assert_int_equal(ok, 0);
 	assert_string_equal(why, "acme/llm has no pull request 9");
 	assert_string_equal(j.target_branch, "main");
@@ -143,7 +144,7 @@ static void test_forge_fails(void **state)
 	one_repo_init(&x, github(s.base));
 	tg_job j = pr_job(9, "main");
 	int ok = 1;
-	assert_int_not_equal(tg_daemon_pr_check(&ok, why, sizeof(why), &x.d, 0, &j), 0);
+	assert_int_not_equal(tg_daemon_pr_check(&ok, why, sizeof(why), &x.c, &j), 0);
 	assert_string_equal(j.target_branch, "main");
 	free(j.target_branch);
 	tg_forge_free(x.forges[0]);
@@ -168,7 +169,7 @@ static void test_outbox(void **state)
 	one_repo_init(&x, f);
 	tg_job j = pr_job(9, "main");
 	int ok = 0;
-	tg_test_must(tg_daemon_pr_check(&ok, why, sizeof(why), &x.d, 0, &j));
+	tg_test_must(tg_daemon_pr_check(&ok, why, sizeof(why), &x.c, &j));
 	assert_int_equal(ok, 1);
 	assert_string_equal(j.target_branch, "main");
 	free(j.target_branch);
