@@ -20,11 +20,11 @@ static void test_labels(void **state)
 	(void)state;
 	tg_rules *r = rules();
 	tg_forge_label l[] = {
-	    {(char *)"tracegate-accept:sdpa-forward", (char *)"alice"},
-	    {(char *)"bug", NULL},
-	    {(char *)"Tracegate-Accept:gemm", NULL},
-	    {(char *)"tracegate-accept:sdpa-forward", (char *)"bob"}, /* once */
-	    {(char *)"tracegate-accept:no-such-rule", (char *)"carol"},
+		{(char *)"tracegate-accept:sdpa-forward", (char *)"alice"},
+		{(char *)"bug", NULL},
+		{(char *)"Tracegate-Accept:gemm", NULL},
+		{(char *)"tracegate-accept:sdpa-forward", (char *)"bob"}, /* once */
+		{(char *)"tracegate-accept:no-such-rule", (char *)"carol"},
 	};
 	tg_accepts x;
 	tg_test_must(tg_accepts_begin(&x));
@@ -36,10 +36,11 @@ static void test_labels(void **state)
 	assert_string_equal(x.a[0].by, "label tracegate-accept:sdpa-forward added by @alice");
 	assert_string_equal(x.a[1].rule, "gemm");
 	assert_string_equal(x.a[1].by, "label Tracegate-Accept:gemm");
-	assert_string_equal(x.notes,
-	                    "\nIgnored: <code>no-such-rule</code> (accepted by label tracegate-accept:no-such-rule added "
-	                    "by @\xe2\x80\x8b" /* a zero-width space: no mention notifies anyone */
-	                    "carol) names no rule.\n");
+	assert_string_equal(
+		x.notes,
+		"\nIgnored: <code>no-such-rule</code> (accepted by label tracegate-accept:no-such-rule added "
+		"by @\xe2\x80\x8b" /* a zero-width space: no mention notifies anyone */
+		"carol) names no rule.\n");
 	tg_accepts_free(&x);
 	/* nothing: no accepts, no notes */
 	tg_test_must(tg_accepts_begin(&x));
@@ -56,9 +57,9 @@ static void test_trailers(void **state)
 	(void)state;
 	tg_rules *r = rules();
 	tg_git_trailer t[] = {
-	    {(char *)"Signed-off-by", (char *)"dev <d@x>"},
-	    {(char *)"Tracegate-Accept", (char *)"gpu-busy : the new scheduler idles by design"},
-	    {(char *)"tracegate-accept", (char *)"gemm"},
+		{(char *)"Signed-off-by", (char *)"dev <d@x>"},
+		{(char *)"Tracegate-Accept", (char *)"gpu-busy : the new scheduler idles by design"},
+		{(char *)"tracegate-accept", (char *)"gemm"},
 	};
 	tg_accepts x;
 	/* on, and the forge confirms the author may write: both count */
@@ -85,8 +86,9 @@ static void test_trailers(void **state)
 	tg_accepts_trailers(&x, r, 1, 0, NULL, "Mallory", t, 3);
 	tg_accepts_end(&x);
 	assert_int_equal(x.n, 0);
-	assert_string_equal(x.notes, "\nIgnored: a Tracegate-Accept trailer of Mallory (the forge does not confirm "
-	                             "write access to the repository).\n");
+	assert_string_equal(x.notes,
+	                    "\nIgnored: a Tracegate-Accept trailer of Mallory (the forge does not confirm "
+	                    "write access to the repository).\n");
 	tg_accepts_free(&x);
 	/* no Tracegate-Accept trailer: nothing said at all */
 	tg_test_must(tg_accepts_begin(&x));
@@ -101,8 +103,8 @@ static void test_trailers(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_labels),
-	    cmocka_unit_test(test_trailers),
+		cmocka_unit_test(test_labels),
+		cmocka_unit_test(test_trailers),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -190,9 +190,9 @@ static void test_waits(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_nearest),
-	    cmocka_unit_test(test_trusted_only),
-	    cmocka_unit_test(test_waits),
+		cmocka_unit_test(test_nearest),
+		cmocka_unit_test(test_trusted_only),
+		cmocka_unit_test(test_waits),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -301,11 +301,11 @@ static void test_keep_load(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_verdict),      cmocka_unit_test(test_unjudged_waiting),
-	    cmocka_unit_test(test_error),        cmocka_unit_test(test_marker),
-	    cmocka_unit_test(test_may_post),     cmocka_unit_test(test_pool_cap),
-	    cmocka_unit_test(test_details_url),  cmocka_unit_test(test_no_baseline_comment),
-	    cmocka_unit_test(test_keep_load),
+		cmocka_unit_test(test_verdict),     cmocka_unit_test(test_unjudged_waiting),
+		cmocka_unit_test(test_error),       cmocka_unit_test(test_marker),
+		cmocka_unit_test(test_may_post),    cmocka_unit_test(test_pool_cap),
+		cmocka_unit_test(test_details_url), cmocka_unit_test(test_no_baseline_comment),
+		cmocka_unit_test(test_keep_load),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

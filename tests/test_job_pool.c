@@ -239,9 +239,9 @@ void (*volatile tg_test_keep_format_double)(char *, double) = tg_format_double;
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_pool_filter),
-	    cmocka_unit_test(test_pool_runs),
-	    cmocka_unit_test(test_origin_may_post),
+		cmocka_unit_test(test_pool_filter),
+		cmocka_unit_test(test_pool_runs),
+		cmocka_unit_test(test_origin_may_post),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -180,10 +180,10 @@ static void test_outbox(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_open_head),
-	    cmocka_unit_test(test_may_not),
-	    cmocka_unit_test(test_forge_fails),
-	    cmocka_unit_test(test_outbox),
+		cmocka_unit_test(test_open_head),
+		cmocka_unit_test(test_may_not),
+		cmocka_unit_test(test_forge_fails),
+		cmocka_unit_test(test_outbox),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
