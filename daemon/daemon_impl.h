@@ -134,9 +134,10 @@ int tg_daemon_admit(int *ok, char *why, size_t cap, tg_daemon *d, const tg_job *
 
 /* What a job's steps work with: one repository's part of the daemon,
  * built once per job (tg_job_ctx_init) and passed instead of the daemon
- * and the repository's index (job*.c, origin.c, pr_check.c, accepts.c). */
+ * and the repository's index (job*.c, origin.c, pr_check.c, accepts.c,
+ * baseline.c, baseline_runs.c, pool.c). */
 typedef struct tg_job_ctx {
-	tg_daemon *d;               /* for the services that still take the daemon (side, baseline, git) */
+	tg_daemon *d;               /* for what still takes the daemon: side.c, comment.c, the git mirror */
 	size_t ri;                  /* the repository's index in cfg->repos */
 	const tg_config *cfg;
 	const tg_config_repo *repo; /* &cfg->repos[ri] (NULL when ri is not a repository) */
@@ -264,7 +265,8 @@ int tg_daemon_baseline_nearest(tg_job *base, int *found, int *distance, int64_t 
  * (whycap bytes) names the tampered runs. Storage that may come back is
  * returned (the job is tried again). */
 int tg_daemon_baseline_side(tg_job *base, tg_manifest **bm, tg_side *old, size_t *more, size_t *left_over,
-                            int *usable, char **notes, char *why, size_t whycap, uint64_t max_bytes, tg_daemon *d);
+                            int *usable, char **notes, char *why, size_t whycap, uint64_t max_bytes,
+                            const tg_job_ctx *c);
 
 /* The commit status repository r posts for a run that is not a judgement
  * of kind k: its on_unjudged (unjudged.c). */

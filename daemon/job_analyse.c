@@ -133,7 +133,7 @@ static int pool_commit_runs(struct analysis *a, const tg_job_ctx *c, const tg_jo
 	if (!tg_daemon_pool_filter(&f, c, j))
 		return 0;
 	size_t left_over = 0;
-	int rc = tg_pool_runs(&a->cur, &a->more, &left_over, c->d, j, &f, TG_POOL_MAX_RUNS - 1,
+	int rc = tg_pool_runs(&a->cur, &a->more, &left_over, c, j, &f, TG_POOL_MAX_RUNS - 1,
 	                      tg_job_pool_cap(c->cfg->max_pool_bytes, a->cur.json_bytes, 0));
 	a->left_out += left_over;
 	return rc;
@@ -158,7 +158,7 @@ static int load_baseline(struct analysis *a, const tg_job_ctx *c, const tg_job *
 	size_t left_over = 0;
 	rc = tg_daemon_baseline_side(&a->base, &a->bm, &a->old, &a->bmore, &left_over, &a->usable, &a->bnotes, a->why,
 	                             sizeof(a->why),
-	                             tg_job_pool_cap(c->cfg->max_pool_bytes, a->cur.json_bytes, 1), c->d);
+	                             tg_job_pool_cap(c->cfg->max_pool_bytes, a->cur.json_bytes, 1), c);
 	a->left_out += left_over;
 	return rc;
 }

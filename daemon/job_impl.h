@@ -7,7 +7,7 @@
  * A job's steps take a tg_job_ctx (daemon_impl.h), built once per job
  * from the daemon and the job's repository. The daemon itself stays in the
  * context for the services the steps call that still take it (side.c,
- * baseline.c, comment.c, budget.c).
+ * comment.c, budget.c, the git mirror of repos.c).
  *
  * The outcome's decisions (tg_job_outcome_error, _unjudged, _waiting,
  * _verdict) and the comment's marker are pure functions of their arguments:

@@ -122,6 +122,8 @@ static void test_pool_runs(void **state)
 	memset(&d, 0, sizeof(d));
 	d.cfg = &cfg;
 	d.store = tg_test_sqlite_store(dir, sizeof(dir), "job-pool");
+	tg_job_ctx ctx;
+	tg_job_ctx_init(&ctx, &d, 0);
 	int64_t me = done_run(d.store, 1, 1, 0, NULL, 0, "{}");
 	int64_t a = done_run(d.store, 2, 1, 0, NULL, 0, "{}");
 	int64_t b = done_run(d.store, 3, 0, 0, NULL, 0, "not json");
@@ -133,7 +135,7 @@ static void test_pool_runs(void **state)
 	size_t added = 9, left = 9;
 	tg_pool_filter f = {.trusted_only = 1};
 	/* max 0: nothing is looked at */
-	tg_test_must(tg_pool_runs(&side, &added, &left, &d, &j, &f, 0, cfg.max_pool_bytes));
+	tg_test_must(tg_pool_runs(&side, &added, &left, &ctx, &j, &f, 0, cfg.max_pool_bytes));
 	assert_int_equal(added, 0);
 	assert_int_equal(left, 0);
 	tg_job *l = NULL;
@@ -145,7 +147,7 @@ static void test_pool_runs(void **state)
 	assert_int_equal(l[2].id, me);
 	tg_store_jobs_free(l, n);
 	/* the signed runs but j: their manifests cannot be read, left out */
-	tg_test_must(tg_pool_runs(&side, &added, &left, &d, &j, &f, TG_POOL_MAX_RUNS - 1, cfg.max_pool_bytes));
+	tg_test_must(tg_pool_runs(&side, &added, &left, &ctx, &j, &f, TG_POOL_MAX_RUNS - 1, cfg.max_pool_bytes));
 	assert_int_equal(added, 0);
 	assert_int_equal(left, 0);
 	assert_int_equal(side.n, 0);
