@@ -7,6 +7,7 @@
 #include "../../util/tg.h"
 #include "history_changes.h"
 #include "history_metric.h"
+#include "history_noise.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -358,21 +359,6 @@ static int write_json(FILE *f, const char *repo, const char *branch, const struc
  * series (every value the same, zero included) say nothing in a chart:
  * they are folded into one table. */
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
-/* The median of v[0..n) (sorted in place); 0 when n is 0. */
-static double median_of(double *v, size_t n)
-{
-	if (!n)
-		return 0;
-	qsort(v, n, sizeof(double), cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 /* 1 when the series has nothing to chart: one run, or the same value in
  * every run. */
 static int series_flat(const struct series *s, const tg_history_point *p)
@@ -397,11 +383,16 @@ static int series_reference(const struct series *s, const tg_history_point *p, d
 		return tg_error_set(TG_ENOMEM, "out of memory");
 	for (size_t k = 0; k < s->n; k++)
 		v[k] = p[s->idx[k]].value;
-	*ref = median_of(v, s->n);
-	for (size_t k = 1; k < s->n; k++)
-		v[k - 1] = fabs(p[s->idx[k]].value - p[s->idx[k - 1]].value);
-	double sigma = s->n > 1 ? 1.4826 * median_of(v, s->n - 1) / sqrt(2.0) : 0;
+	*ref = tg_history_median(v, s->n);
+	for (size_t k = 0; k < s->n; k++)
+		v[k] = p[s->idx[k]].value;
+	double sigma = 0;
+	int rc = tg_history_noise_sigma(&sigma, v, s->n, 0);
 	free(v);
+	if (rc)
+		return rc;
+	if (isnan(sigma))
+		sigma = 0;
 	*band_pct = *ref != 0 ? 100.0 * 2 * sigma / fabs(*ref) : 0;
 	return 0;
 }
