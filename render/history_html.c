@@ -42,16 +42,6 @@ static void pct_text(char *buf, size_t cap, double v)
 	snprintf(buf, cap, fabs(v) < 10 ? "%.2g" : "%.0f", v);
 }
 
-/* One threshold line across the plot at percent t, labelled. */
-static void svg_threshold(FILE *f, double L, double R, double y, const char *colour, const char *label, double t)
-{
-	fprintf(f, "<line x1=\"%.0f\" x2=\"%.0f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"1.5\" "
-	           "stroke-dasharray=\"6 4\"/>",
-	        L, R, y, y, colour);
-	fprintf(f, "<text x=\"%.0f\" y=\"%.1f\" font-size=\"11\" text-anchor=\"end\" fill=\"%s\">%s %+g %%</text>\n",
-	        R - 4, y - 4, colour, label, t);
-}
-
 struct pchart {
 	double W, H, L, R, T, B, PW, PH;
 	double ref, band; /* the reference and the band's half width, percent */
@@ -74,6 +64,17 @@ static double pc_y(const struct pchart *c, double v)
 static double pc_pos(const struct pchart *c, double y)
 {
 	return c->T + c->PH * (c->hi - y) / (c->hi - c->lo);
+}
+
+/* One threshold line across the plot of c at percent t, labelled. */
+static void svg_threshold(FILE *f, const struct pchart *c, const char *colour, const char *label, double t)
+{
+	double L = c->L, R = c->W - c->R, y = pc_pos(c, t);
+	fprintf(f, "<line x1=\"%.0f\" x2=\"%.0f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"1.5\" "
+	           "stroke-dasharray=\"6 4\"/>",
+	        L, R, y, y, colour);
+	fprintf(f, "<text x=\"%.0f\" y=\"%.1f\" font-size=\"11\" text-anchor=\"end\" fill=\"%s\">%s %+g %%</text>\n",
+	        R - 4, y - 4, colour, label, t);
 }
 
 /* The y-axis range: every run and pull request run, in percent at least
@@ -159,11 +160,9 @@ static void pc_frame(FILE *f, const struct pchart *c, const tg_history_doc_serie
 	fprintf(f, "<line x1=\"%.0f\" x2=\"%.0f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#57606a\"/>\n", L, W - R, pc_pos(c, 0),
 	        pc_pos(c, 0));
 	if (isfinite(s->warn_pct))
-		svg_threshold(f, L, W - R, pc_pos(c, c->sign * s->warn_pct), "#9a6700", "warn",
-		              c->sign * s->warn_pct);
+		svg_threshold(f, c, "#9a6700", "warn", c->sign * s->warn_pct);
 	if (isfinite(s->block_pct))
-		svg_threshold(f, L, W - R, pc_pos(c, c->sign * s->block_pct), "#cf222e", "block",
-		              c->sign * s->block_pct);
+		svg_threshold(f, c, "#cf222e", "block", c->sign * s->block_pct);
 }
 
 /* The x coordinate of the series' k-th run (a fraction: between runs). */

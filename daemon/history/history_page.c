@@ -343,10 +343,10 @@ static int series_build(struct series **out, size_t *ns, const tg_history_point 
 	return 0;
 }
 
-int tg_history_page_build(tg_history_doc *out, const char *repo, const char *branch, const tg_history_point *p,
-                          size_t n, const tg_history_opts *opts, int changes)
+int tg_history_page_build(tg_history_doc *out, const tg_history_key *key, const tg_history_point *p, size_t n,
+                          const tg_history_opts *opts, int changes)
 {
-	*out = (tg_history_doc){.repo = repo, .branch = branch, .index_href = opts ? opts->index_href : NULL};
+	*out = (tg_history_doc){.repo = key->repo, .branch = key->branch, .index_href = opts ? opts->index_href : NULL};
 	struct series *s = NULL;
 	size_t ns = 0;
 	int rc = series_build(&s, &ns, p, n, opts, changes && opts && opts->changes);
@@ -396,7 +396,8 @@ int tg_history_write_ex(FILE *f, tg_history_format fmt, const char *repo, const 
                         const tg_history_point *p, size_t n, const tg_history_opts *opts)
 {
 	tg_history_doc d;
-	int rc = tg_history_page_build(&d, repo, branch, p, n, opts, fmt != TG_HISTORY_CSV);
+	const tg_history_key key = {.repo = repo, .branch = branch};
+	int rc = tg_history_page_build(&d, &key, p, n, opts, fmt != TG_HISTORY_CSV);
 	if (rc)
 		return rc;
 	rc = tg_history_render(f, fmt, &d);
