@@ -42,6 +42,10 @@ static void pct_text(char *buf, size_t cap, double v)
 	snprintf(buf, cap, fabs(v) < 10 ? "%.2g" : "%.0f", v);
 }
 
+/* A percent chart's geometry and scale: the plot's box inside the SVG,
+ * the series' reference (its median) and noise band (the document's),
+ * whether the values are drawn in percent of the reference (not when it
+ * is 0), and the value range the y-axis spans. */
 struct pchart {
 	double W, H, L, R, T, B, PW, PH;
 	double ref, band; /* the reference and the band's half width, percent */
