@@ -735,12 +735,14 @@ static int gather_evidence(struct analysis *a, tg_daemon *d, size_t ri, const tg
 		return rc;
 	const char *target = j->target_branch && *j->target_branch ? j->target_branch : j->branch;
 	const char *fingerprint = tg_branch_noise_fingerprint(a->mets, a->nmets);
-	if ((rc = tg_branch_noise_find(&a->bn, d->store, j->repo, target, j->workload, fingerprint, j->id, d->rules[ri],
-	                               TG_BRANCH_NOISE_WINDOW)) ||
+	const tg_history_key key = {j->repo, target, j->workload, NULL, fingerprint};
+	const tg_branch_noise_opts no = {j->id, d->rules[ri], TG_BRANCH_NOISE_WINDOW};
+	if ((rc = tg_branch_noise_find(&a->bn, d->store, &key, &no)) ||
 	    (rc = append_text(&a->acc.notes, a->bn.text)))
 		return rc;
-	if ((rc = tg_history_base_find(&a->hb, d->store, j->repo, target, j->workload, fingerprint, a->base.id,
-	                               a->base.commit, j->commit, 1 + a->bmore, d->rules[ri], TG_BRANCH_NOISE_WINDOW)) ||
+	const tg_history_base_opts bo = {a->base.id, a->base.commit, j->commit, 1 + a->bmore, d->rules[ri],
+	                                 TG_BRANCH_NOISE_WINDOW};
+	if ((rc = tg_history_base_find(&a->hb, d->store, &key, &bo)) ||
 	    (rc = append_text(&a->acc.notes, a->hb.text)) || (rc = append_text(&a->acc.notes, a->bnotes)))
 		return rc;
 	tg_history_base_drop_noise(a->bn.noise, &a->bn.n, &a->hb);
