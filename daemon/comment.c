@@ -7,6 +7,7 @@
  */
 #include "../core/analysis/table.h"
 #include "daemon_impl.h"
+#include "history/history_noise.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -28,21 +29,15 @@ static void chart(FILE *f, const tg_rule *r, const tg_history_point *p, size_t n
 	int lower_worse = r->metric == TG_METRIC_TFLOPS || r->metric == TG_METRIC_TBS;
 	double thr = !isnan(r->block_above) ? r->block_above : r->warn_above;
 	double line_at = isnan(thr) ? NAN : lower_worse ? 100.0 - thr : 100.0 + thr;
-	/* the noise of one run from consecutive differences (robust) */
-	double *dif = n > 2 ? calloc(n - 1, sizeof(double)) : NULL;
+	/* the noise of one run from consecutive differences (robust), in % of base */
+	double *val = n > 2 ? calloc(n, sizeof(double)) : NULL;
 	double sd = NAN;
-	if (dif) {
-		for (size_t i = 1; i < n; i++)
-			dif[i - 1] = fabs(p[i].value - p[i - 1].value) / base * 100.0;
-		for (size_t i = 1; i < n - 1; i++) /* insertion sort: at most history_points */
-			for (size_t k = i; k > 0 && dif[k] < dif[k - 1]; k--) {
-				double t = dif[k];
-				dif[k] = dif[k - 1];
-				dif[k - 1] = t;
-			}
-		double med = (n - 1) % 2 ? dif[(n - 1) / 2] : (dif[(n - 1) / 2 - 1] + dif[(n - 1) / 2]) / 2;
-		sd = 1.4826 * med / sqrt(2.0);
-		free(dif);
+	if (val) {
+		for (size_t i = 0; i < n; i++)
+			val[i] = p[i].value;
+		if (tg_history_noise_sigma(&sd, val, n, base))
+			sd = NAN;
+		free(val);
 	}
 	double lo = 100.0 * now / base, hi = lo;
 	for (size_t i = 0; i < n; i++) {

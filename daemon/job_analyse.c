@@ -192,10 +192,12 @@ static int gather_evidence(struct analysis *a, const tg_job_ctx *c, const tg_job
 		return rc;
 	const char *target = j->target_branch && *j->target_branch ? j->target_branch : j->branch;
 	const char *fingerprint = tg_branch_noise_fingerprint(a->mets, a->nmets);
-	if ((rc = tg_branch_noise_find(&a->bn, c->store, j->repo, target, j->workload, fingerprint, j->id, c->rules,
-	                               TG_BRANCH_NOISE_WINDOW)) ||
-	    (rc = tg_history_base_find(&a->hb, c->store, j->repo, target, j->workload, fingerprint, a->base.id,
-	                               a->base.commit, j->commit, 1 + a->bmore, c->rules, TG_BRANCH_NOISE_WINDOW)))
+	const tg_history_key key = {j->repo, target, j->workload, NULL, fingerprint};
+	const tg_branch_noise_opts no = {j->id, c->rules, TG_BRANCH_NOISE_WINDOW};
+	const tg_history_base_opts bo = {a->base.id, a->base.commit, j->commit, 1 + a->bmore, c->rules,
+	                                 TG_BRANCH_NOISE_WINDOW};
+	if ((rc = tg_branch_noise_find(&a->bn, c->store, &key, &no)) ||
+	    (rc = tg_history_base_find(&a->hb, c->store, &key, &bo)))
 		return rc;
 	tg_buf notes = TG_BUF_INIT;
 	tg_buf_puts(&notes, a->acc.notes ? a->acc.notes : "");

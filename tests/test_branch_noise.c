@@ -50,7 +50,8 @@ static void test_noise_and_moved(void **state)
 	tg_rules *rules;
 	tg_test_must(tg_rules_load_mem(&rules, y, strlen(y), "t.yaml"));
 	tg_branch_noise bn;
-	tg_test_must(tg_branch_noise_find(&bn, s, "acme/llm", "main", "train", H200, self, rules, 30));
+	tg_test_must(tg_branch_noise_find(&bn, s, &(tg_history_key){"acme/llm", "main", "train", NULL, H200},
+	                                  &(tg_branch_noise_opts){self, rules, 30}));
 	/* two rules with a noise: the exact host-syncs and the each rule have none */
 	assert_int_equal(bn.n, 2);
 	assert_string_equal(bn.noise[0].rule, "sdpa-forward");
@@ -78,11 +79,13 @@ static void test_noise_and_moved(void **state)
 	assert_non_null(strstr(bn.text, "`main` itself moved: sdpa-forward +8.0 % since `0900000`, 8 runs ago.\n"));
 	tg_branch_noise_free(&bn);
 	/* without a fingerprint every run counts: the H100 run too (16 + 1) */
-	tg_test_must(tg_branch_noise_find(&bn, s, "acme/llm", "main", "train", NULL, self, rules, 30));
+	tg_test_must(tg_branch_noise_find(&bn, s, &(tg_history_key){"acme/llm", "main", "train", NULL, NULL},
+	                                  &(tg_branch_noise_opts){self, rules, 30}));
 	assert_non_null(strstr(bn.text, "(17 runs)"));
 	tg_branch_noise_free(&bn);
 	/* a short history: nothing to say */
-	tg_test_must(tg_branch_noise_find(&bn, s, "acme/llm", "main", "train", H200, self, rules, 4));
+	tg_test_must(tg_branch_noise_find(&bn, s, &(tg_history_key){"acme/llm", "main", "train", NULL, H200},
+	                                  &(tg_branch_noise_opts){self, rules, 4}));
 	assert_int_equal(bn.n, 0);
 	assert_string_equal(bn.text, "");
 	tg_branch_noise_free(&bn);

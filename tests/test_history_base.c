@@ -57,8 +57,9 @@ static void test_runs_since_change(void **state)
 	tg_rules *rules;
 	tg_test_must(tg_rules_load_mem(&rules, y, strlen(y), "t.yaml"));
 	tg_history_base hb;
-	tg_test_must(tg_history_base_find(&hb, s, "acme/llm", "main", "train", H200, ids[15], base_commit, new_commit, 1, rules,
-	                          30));
+	tg_test_must(tg_history_base_find(
+	    &hb, s, &(tg_history_key){"acme/llm", "main", "train", NULL, H200},
+	    &(tg_history_base_opts){ids[15], base_commit, new_commit, 1, rules, 30}));
 	/* sdpa-forward: the runs since its step (9th..16th) less the
 	 * baseline's: 7; gemm: no step, the latest 9 before the baseline; the
 	 * exact and the each rules take none */
@@ -85,8 +86,9 @@ static void test_runs_since_change(void **state)
 	/* a baseline before sdpa-forward's step (the 5th run): its runs since
 	 * the step measured other code; gemm's do not */
 	tg_test_commit_of(base_commit, 5);
-	tg_test_must(tg_history_base_find(&hb, s, "acme/llm", "main", "train", H200, ids[4], base_commit, new_commit, 2, rules,
-	                          30));
+	tg_test_must(tg_history_base_find(
+	    &hb, s, &(tg_history_key){"acme/llm", "main", "train", NULL, H200},
+	    &(tg_history_base_opts){ids[4], base_commit, new_commit, 2, rules, 30}));
 	assert_int_equal(hb.n, 1);
 	assert_string_equal(hb.runs[0].rule, "gemm");
 	assert_int_equal(hb.runs[0].n, 9);
@@ -95,15 +97,17 @@ static void test_runs_since_change(void **state)
 
 	/* a short window: fewer than 4 runs besides the baseline's: none */
 	tg_test_commit_of(base_commit, 16);
-	tg_test_must(tg_history_base_find(&hb, s, "acme/llm", "main", "train", H200, ids[15], base_commit, new_commit, 1, rules,
-	                          4));
+	tg_test_must(tg_history_base_find(
+	    &hb, s, &(tg_history_key){"acme/llm", "main", "train", NULL, H200},
+	    &(tg_history_base_opts){ids[15], base_commit, new_commit, 1, rules, 4}));
 	assert_int_equal(hb.n, 0);
 	assert_string_equal(hb.text, "");
 	tg_history_base_free(&hb);
 	/* with a signing key: the trusted runs only (the 13th and 14th are not) */
 	tg_store_set_trusted_only(s, 1);
-	tg_test_must(tg_history_base_find(&hb, s, "acme/llm", "main", "train", H200, ids[15], base_commit, new_commit, 1, rules,
-	                          30));
+	tg_test_must(tg_history_base_find(
+	    &hb, s, &(tg_history_key){"acme/llm", "main", "train", NULL, H200},
+	    &(tg_history_base_opts){ids[15], base_commit, new_commit, 1, rules, 30}));
 	assert_int_equal(hb.n, 2);
 	assert_int_equal(hb.runs[0].n, 5);
 	assert_true(fabs(hb.runs[0].values[0] - sdpa[14] * 1e6) < 1e-3);
@@ -113,8 +117,9 @@ static void test_runs_since_change(void **state)
 	tg_history_base_free(&hb);
 	tg_store_set_trusted_only(s, 0);
 	/* another fingerprint: no runs */
-	tg_test_must(tg_history_base_find(&hb, s, "acme/llm", "main", "train", "fingerprint:none", ids[15], base_commit,
-	                          new_commit, 1, rules, 30));
+	tg_test_must(tg_history_base_find(
+	    &hb, s, &(tg_history_key){"acme/llm", "main", "train", NULL, "fingerprint:none"},
+	    &(tg_history_base_opts){ids[15], base_commit, new_commit, 1, rules, 30}));
 	assert_int_equal(hb.n, 0);
 	tg_history_base_free(&hb);
 	tg_rules_free(rules);

@@ -1,6 +1,7 @@
 /*
- * test_history_render.c - `tracegate history`'s renderings
- * (daemon/history/history_render.c) from points made here, not from a store: the
+ * test_history_render.c - `tracegate history`'s renderings (computed by
+ * daemon/history/history_page.c, written by render/history_*.c) from
+ * points made here, not from a store: the
  * grouping into series, the exact text and csv, the json's numbers, and the
  * html page: self-contained, one SVG chart per series with one point per
  * run at the right place, names from the store escaped.

@@ -34,13 +34,20 @@ static int sampled(tg_rule_metric m)
 	       m != TG_METRIC_FINDING_COST;
 }
 
+/* What the comment's lines gather, rule by rule: the noises on t, said of
+ * them, and the moves on mv, nmoved of them. */
+struct words {
+	FILE *t, *mv;
+	size_t said, nmoved;
+};
+
 /* The noise of rule rl[r] (index r seeds the change-point search) from the
- * branch's series, added to out->n with its text on t ("name ±1.1 % (12
- * runs)") and, when the series has a change point, its move on mv; *said
- * and *nmoved count what each holds. */
-static void rule_noise(tg_branch_noise *out, FILE *t, FILE *mv, size_t *said, size_t *nmoved, tg_branch_series *b,
-                       const tg_rule *rl, size_t r, int64_t exclude_run)
+ * branch's series, added to out->n with its text on w->t ("name ±1.1 % (12
+ * runs)") and, when the series has a change point, its move on w->mv. */
+static void rule_noise(tg_branch_noise *out, struct words *w, tg_branch_series *b, const tg_rule *rl, size_t r,
+                       int64_t exclude_run)
 {
+	FILE *t = w->t, *mv = w->mv;
 	char metric[256];
 	snprintf(metric, sizeof(metric), "rule:%s", rl[r].name);
 	size_t n = 0;
@@ -59,7 +66,7 @@ static void rule_noise(tg_branch_noise *out, FILE *t, FILE *mv, size_t *said, si
 	if (!isfinite(sigma) || !(runs >= 2))
 		return;
 	out->noise[out->n++] = (tg_rule_noise){rl[r].name, sigma, runs};
-	fputs((*said)++ ? ", " : "", t);
+	fputs(w->said++ ? ", " : "", t);
 	tg_md_escape(t, rl[r].name);
 	fprintf(t, " \xc2\xb1%.1f %% (%zu runs)", 100 * sigma, n);
 	/* the latest change point of the series */
@@ -68,7 +75,7 @@ static void rule_noise(tg_branch_noise *out, FILE *t, FILE *mv, size_t *said, si
 	tg_changes_opts co = {0, 0, 0, (uint64_t)n * 7919u + r};
 	if (n >= 8 && tg_changes_find(&ch, &nch, b->v, n, &co) == 0 && nch) {
 		const tg_change *c = &ch[nch - 1];
-		fputs((*nmoved)++ ? "; " : "", mv);
+		fputs(w->nmoved++ ? "; " : "", mv);
 		tg_md_escape(mv, rl[r].name);
 		fprintf(mv, " %+.1f %% since `%.7s`, %zu run%s ago", c->pct, b->points[b->at[c->at]].commit, n - c->at,
 		        n - c->at == 1 ? "" : "s");
@@ -106,18 +113,16 @@ static char *noise_text(const char *target, const char *text, size_t said, const
 	return buf;
 }
 
-int tg_branch_noise_find(tg_branch_noise *out, tg_store *s, const char *repo, const char *target,
-                         const char *workload, const char *fingerprint, int64_t exclude_run, const tg_rules *rules,
-                         size_t window)
+int tg_branch_noise_find(tg_branch_noise *out, tg_store *s, const tg_history_key *key, const tg_branch_noise_opts *o)
 {
 	memset(out, 0, sizeof(*out));
 	size_t nr;
-	const tg_rule *rl = tg_rules_list(rules, &nr);
+	const tg_rule *rl = tg_rules_list(o->rules, &nr);
 	tg_branch_series b;
 	char *text = NULL, *moved = NULL;
-	size_t tlen = 0, mlen = 0, said = 0, nmoved = 0;
+	size_t tlen = 0, mlen = 0;
 	FILE *t = NULL, *mv = NULL;
-	int rc = tg_branch_series_load(&b, s, repo, target, workload, fingerprint, window);
+	int rc = tg_branch_series_load(&b, s, key, o->window);
 	if (rc)
 		return rc;
 	out->noise = tg_calloc(nr ? nr : 1, sizeof(tg_rule_noise));
@@ -127,14 +132,15 @@ int tg_branch_noise_find(tg_branch_noise *out, tg_store *s, const char *repo, co
 		rc = tg_error_set(TG_ENOMEM, "out of memory");
 		goto done;
 	}
+	struct words w = {t, mv, 0, 0};
 	for (size_t r = 0; r < nr; r++)
 		if (rl[r].aggregate == TG_AGG_TOTAL && sampled(rl[r].metric))
-			rule_noise(out, t, mv, &said, &nmoved, &b, rl, r, exclude_run);
+			rule_noise(out, &w, &b, rl, r, o->exclude_run);
 	fclose(t);
 	t = NULL;
 	fclose(mv);
 	mv = NULL;
-	if (!(out->text = noise_text(target, text, said, moved, nmoved)))
+	if (!(out->text = noise_text(key->branch, text, w.said, moved, w.nmoved)))
 		rc = tg_error_set(TG_ENOMEM, "out of memory");
 done:
 	if (t)

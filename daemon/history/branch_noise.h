@@ -23,6 +23,7 @@
 
 #include "../../rules/judge.h"
 #include "../store/store.h"
+#include "history_key.h"
 
 typedef struct tg_branch_noise {
 	tg_rule_noise *noise; /* per rule with a noise; rule names borrowed from the rules */
@@ -35,17 +36,23 @@ typedef struct tg_branch_noise {
 /* The runs of history read (the latest). */
 #define TG_BRANCH_NOISE_WINDOW 30
 
+/* What tg_branch_noise_find weighs besides the series' key. */
+typedef struct tg_branch_noise_opts {
+	int64_t exclude_run;   /* a run left out (the judged run itself); 0: none */
+	const tg_rules *rules; /* the repository's rules (borrowed) */
+	size_t window;         /* the runs of history read (the latest): TG_BRANCH_NOISE_WINDOW */
+} tg_branch_noise_opts;
+
 /*
- * Reads the latest `window` done runs of repo's branch `target` for
- * workload (store.h history), keeps those whose fingerprint metric is
- * `fingerprint` (NULL: every run) and that are not run `exclude_run`, and
- * fills *out for the total rules of rules with a sampled metric (not
- * count, host_syncs or peak_memory). out->text is set even when empty.
- * Returns 0 or a store error (TG_EIO, TG_ENOMEM); *out is then empty.
+ * Reads the latest o->window done runs of key's repo, branch (the pull
+ * request's target) and workload (store.h history), keeps those whose
+ * fingerprint metric is key's fingerprint (NULL: every run) and that are
+ * not run o->exclude_run, and fills *out for the total rules of o->rules
+ * with a sampled metric (not count, host_syncs or peak_memory); key's
+ * metric is not read. out->text is set even when empty. Returns 0 or a
+ * store error (TG_EIO, TG_ENOMEM); *out is then empty.
  */
-int tg_branch_noise_find(tg_branch_noise *out, tg_store *s, const char *repo, const char *target,
-                         const char *workload, const char *fingerprint, int64_t exclude_run, const tg_rules *rules,
-                         size_t window);
+int tg_branch_noise_find(tg_branch_noise *out, tg_store *s, const tg_history_key *key, const tg_branch_noise_opts *o);
 
 void tg_branch_noise_free(tg_branch_noise *b);
 

@@ -24,9 +24,9 @@ void tg_branch_series_free(tg_branch_series *b)
 	memset(b, 0, sizeof(*b));
 }
 
-int tg_branch_series_load(tg_branch_series *out, tg_store *s, const char *repo, const char *target,
-                          const char *workload, const char *fingerprint, size_t window)
+int tg_branch_series_load(tg_branch_series *out, tg_store *s, const tg_history_key *key, size_t window)
 {
+	const char *repo = key->repo, *target = key->branch, *workload = key->workload, *fingerprint = key->fingerprint;
 	memset(out, 0, sizeof(*out));
 	tg_history_point *fp = NULL;
 	size_t nfp = 0;

@@ -11,6 +11,7 @@
 #define TG_BRANCH_SERIES_H
 
 #include "../store/store.h"
+#include "history_key.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -25,12 +26,11 @@ typedef struct tg_branch_series {
 	size_t *at;               /* and their indexes in points; owned */
 } tg_branch_series;
 
-/* Reads the latest window done runs of repo's branch target for workload
- * into *out: the fingerprint's runs (fingerprint NULL: every run), then
- * the rule:* points. Returns 0, or a store error or TG_ENOMEM (*out is
+/* Reads the latest window done runs of key's repo, branch and workload
+ * into *out: the runs of key's fingerprint (NULL: every run), then the
+ * rule:* points (key's metric is not read). Returns 0, or a store error or TG_ENOMEM (*out is
  * then empty). *out is the caller's, freed with tg_branch_series_free. */
-int tg_branch_series_load(tg_branch_series *out, tg_store *s, const char *repo, const char *target,
-                          const char *workload, const char *fingerprint, size_t window);
+int tg_branch_series_load(tg_branch_series *out, tg_store *s, const tg_history_key *key, size_t window);
 
 /* 1 when points[i] is a point of metric (a rule's "rule:<name>") of a run
  * of the fingerprint. */

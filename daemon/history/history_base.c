@@ -62,9 +62,10 @@ static int is_base(const tg_history_point *p, int64_t base_run, const char *base
  * latest change point, when the baseline is among them, less the
  * baseline's and new_commit's. Returns how many (at most
  * TG_HISTORY_BASE_MAX); 0 when the baseline is not among them. */
-static size_t rule_base_runs(tg_branch_series *b, const tg_rule *rl, size_t r, int64_t base_run,
-                             const char *base_commit, const char *new_commit)
+static size_t rule_base_runs(tg_branch_series *b, const tg_rule *rl, size_t r, const tg_history_base_opts *o)
 {
+	int64_t base_run = o->base_run;
+	const char *base_commit = o->base_commit, *new_commit = o->new_commit;
 	char metric[256];
 	snprintf(metric, sizeof(metric), "rule:%s", rl[r].name);
 	/* the series, oldest first, without the judged commit's runs */
@@ -103,10 +104,13 @@ static size_t rule_base_runs(tg_branch_series *b, const tg_rule *rl, size_t r, i
 /* The comment's line: "Base: 1 run + 9 runs of `main` since its last change
  * point (a, b; 98 % intervals)", or with counts that differ "1 run + runs
  * of `main` ... (a 4, b 9; ...)". names: the rules, each followed by
- * "\x1f<count>". NULL when out of memory. */
-static char *base_text(const tg_history_base *h, const char *names, size_t most, size_t least, size_t base_runs,
-                       const char *target, const tg_rules *rules)
+ * "\x1f<count>"; target: the branch; o: the baseline's runs and the rules.
+ * NULL when out of memory. */
+static char *base_text(const tg_history_base *h, const char *names, size_t most, size_t least, const char *target,
+                       const tg_history_base_opts *o)
 {
+	size_t base_runs = o->base_runs;
+	const tg_rules *rules = o->rules;
 	size_t len = 0;
 	char *buf = NULL;
 	FILE *f = open_memstream(&buf, &len);
@@ -142,18 +146,16 @@ static char *base_text(const tg_history_base *h, const char *names, size_t most,
 	return buf;
 }
 
-int tg_history_base_find(tg_history_base *out, tg_store *s, const char *repo, const char *target,
-                         const char *workload, const char *fingerprint, int64_t base_run, const char *base_commit,
-                         const char *new_commit, size_t base_runs, const tg_rules *rules, size_t window)
+int tg_history_base_find(tg_history_base *out, tg_store *s, const tg_history_key *key, const tg_history_base_opts *o)
 {
 	memset(out, 0, sizeof(*out));
 	size_t nr;
-	const tg_rule *rl = tg_rules_list(rules, &nr);
+	const tg_rule *rl = tg_rules_list(o->rules, &nr);
 	tg_branch_series b;
 	char *names = NULL;
 	size_t nlen = 0, most = 0, least = 0;
 	FILE *nf = NULL;
-	int rc = tg_branch_series_load(&b, s, repo, target, workload, fingerprint, window);
+	int rc = tg_branch_series_load(&b, s, key, o->window);
 	if (rc)
 		return rc;
 	out->runs = tg_calloc(nr ? nr : 1, sizeof(tg_rule_base_runs));
@@ -163,7 +165,7 @@ int tg_history_base_find(tg_history_base *out, tg_store *s, const char *repo, co
 		goto done;
 	}
 	for (size_t r = 0; r < nr; r++) {
-		size_t take = takes_base_runs(&rl[r]) ? rule_base_runs(&b, rl, r, base_run, base_commit, new_commit) : 0;
+		size_t take = takes_base_runs(&rl[r]) ? rule_base_runs(&b, rl, r, o) : 0;
 		if (take < TG_HISTORY_BASE_MIN)
 			continue;
 		double *vals = tg_calloc(take, sizeof(double));
@@ -183,7 +185,7 @@ int tg_history_base_find(tg_history_base *out, tg_store *s, const char *repo, co
 	}
 	int closed = fclose(nf);
 	nf = NULL;
-	if (closed || !(out->text = base_text(out, names, most, least, base_runs, target, rules)))
+	if (closed || !(out->text = base_text(out, names, most, least, key->branch, o)))
 		rc = tg_error_set(TG_ENOMEM, "out of memory");
 done:
 	if (nf)

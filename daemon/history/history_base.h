@@ -27,6 +27,7 @@
 
 #include "../../rules/judge.h"
 #include "../store/store.h"
+#include "history_key.h"
 
 /* The most runs of history taken as base runs (with the baseline's: 10). */
 #define TG_HISTORY_BASE_MAX 9
@@ -40,19 +41,25 @@ typedef struct tg_history_base {
 	char *text;              /* a Markdown line for the comment, "" when none; owned */
 } tg_history_base;
 
+/* The judgement tg_history_base_find adds base runs to. */
+typedef struct tg_history_base_opts {
+	int64_t base_run;        /* the baseline's run */
+	const char *base_commit; /* and its commit */
+	const char *new_commit;  /* the judged commit (its runs are on the other side); NULL: none */
+	size_t base_runs;        /* the runs the baseline side already has (for the comment, >= 1) */
+	const tg_rules *rules;   /* the repository's rules (borrowed) */
+	size_t window;           /* the runs of history read (the latest): TG_BRANCH_NOISE_WINDOW */
+} tg_history_base_opts;
+
 /*
- * Reads the latest `window` done runs of repo's branch `target` for
- * workload, keeps those whose fingerprint metric is `fingerprint` (NULL:
- * every run), and fills *out for the rules that take base runs (see
- * above). base_run and base_commit: the baseline's run and commit;
- * new_commit: the judged commit (may be NULL). base_runs: the runs the
- * baseline side already has (for the comment, >= 1). out->text is set
- * even when empty. Returns 0 or a store error (TG_EIO, TG_ENOMEM); *out
- * is then empty.
+ * Reads the latest o->window done runs of key's repo, branch (the pull
+ * request's target) and workload, keeps those whose fingerprint metric is
+ * key's fingerprint (NULL: every run), and fills *out for the rules that
+ * take base runs (see above); key's metric is not read. out->text is set
+ * even when empty. Returns 0 or a store error (TG_EIO, TG_ENOMEM); *out is
+ * then empty.
  */
-int tg_history_base_find(tg_history_base *out, tg_store *s, const char *repo, const char *target,
-                         const char *workload, const char *fingerprint, int64_t base_run, const char *base_commit,
-                         const char *new_commit, size_t base_runs, const tg_rules *rules, size_t window);
+int tg_history_base_find(tg_history_base *out, tg_store *s, const tg_history_key *key, const tg_history_base_opts *o);
 
 void tg_history_base_free(tg_history_base *h);
 

@@ -50,9 +50,15 @@ static int first_of_series(const tg_history_point *p, size_t i)
 	return 1;
 }
 
-/* Appends the changes of the series whose points are idx[0..k) to *out. */
-static int add_series(tg_history_change **out, size_t *nout, size_t *cap, const tg_history_point *p, const size_t *idx,
-                      size_t k, double *v)
+/* The change points found so far: a[0..n) of room for cap. */
+struct found {
+	tg_history_change *a;
+	size_t n, cap;
+};
+
+/* Appends the changes of the series whose points are idx[0..k) to f (v:
+ * room for k values). */
+static int add_series(struct found *f, const tg_history_point *p, const size_t *idx, size_t k, double *v)
 {
 	for (size_t j = 0; j < k; j++)
 		v[j] = p[idx[j]].value;
@@ -60,12 +66,12 @@ static int add_series(tg_history_change **out, size_t *nout, size_t *cap, const 
 	size_t nch = 0;
 	int rc = tg_history_series_changes(&ch, &nch, v, k, p[idx[0]].metric);
 	for (size_t c = 0; !rc && c < nch; c++) {
-		if (tg_grow((void **)out, cap, *nout + 1, sizeof(**out))) {
+		if (tg_grow((void **)&f->a, &f->cap, f->n + 1, sizeof(*f->a))) {
 			rc = TG_ENOMEM;
 			break;
 		}
 		const tg_history_point *at = &p[idx[ch[c].at]];
-		(*out)[(*nout)++] =
+		f->a[f->n++] =
 			(tg_history_change){at->workload, at->metric, at, ch[c].pct, ch[c].p_value, k - ch[c].at, ch[c]};
 	}
 	free(ch);
@@ -74,9 +80,7 @@ static int add_series(tg_history_change **out, size_t *nout, size_t *cap, const 
 
 int tg_history_changes_find(tg_history_change **out, size_t *nout, const tg_history_point *p, size_t n)
 {
-	*out = NULL;
-	*nout = 0;
-	size_t cap = 0;
+	struct found fd = {NULL, 0, 0};
 	size_t *idx = tg_calloc(n ? n : 1, sizeof(size_t));
 	double *v = tg_calloc(n ? n : 1, sizeof(double));
 	int rc = idx && v ? 0 : TG_ENOMEM;
@@ -86,14 +90,15 @@ int tg_history_changes_find(tg_history_change **out, size_t *nout, const tg_hist
 		if (!first_of_series(p, i))
 			continue;
 		size_t k = series_points(idx, p, n, p[i].workload, p[i].metric);
-		rc = add_series(out, nout, &cap, p, idx, k, v);
+		rc = add_series(&fd, p, idx, k, v);
 	}
 	free(idx);
 	free(v);
 	if (rc) {
-		free(*out);
-		*out = NULL;
-		*nout = 0;
+		free(fd.a);
+		fd = (struct found){NULL, 0, 0};
 	}
+	*out = fd.a;
+	*nout = fd.n;
 	return rc;
 }

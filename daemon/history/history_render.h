@@ -2,17 +2,17 @@
  * history_render.h - a branch's performance history (store.h's points) as
  * text, csv, json or one self-contained html page with an inline SVG chart
  * per series. A series is one (workload, metric) pair; its points are in
- * time order.
+ * time order. Computed once here (history_page.c, into the document of
+ * render/history_render.h) and written by render/ (compute once, render
+ * apart).
  */
 #ifndef TG_HISTORY_RENDER_H
 #define TG_HISTORY_RENDER_H
 
+#include "../../render/history_render.h"
 #include "../store/store.h"
 
-#include <jansson.h>
 #include <stdio.h>
-
-typedef enum tg_history_format { TG_HISTORY_TEXT = 0, TG_HISTORY_CSV, TG_HISTORY_JSON, TG_HISTORY_HTML } tg_history_format;
 
 /* Parses "text", "csv", "json", "html"; returns 0 or TG_EINVAL. */
 int tg_history_format_parse(tg_history_format *out, const char *s);
@@ -87,11 +87,5 @@ typedef struct tg_history_opts {
  * or fewer than 8 points get no change points. */
 int tg_history_write_ex(FILE *f, tg_history_format fmt, const char *repo, const char *branch,
                         const tg_history_point *p, size_t n, const tg_history_opts *opts);
-
-/* The tampered runs t[0..n) in text, into a json document's root, and as
- * an html table (history_tampered.c); nothing when n is 0. */
-void tg_history_tampered_text(FILE *f, const char *branch, const tg_job *t, size_t n);
-int tg_history_tampered_json(json_t *root, const tg_job *t, size_t n);
-void tg_history_tampered_html(FILE *f, const tg_job *t, size_t n);
 
 #endif
