@@ -153,16 +153,20 @@ CORE_LIBS := $(BUILD)/libtgcore.a $(BUILD)/libtgutil.a
 # tracegate-daemon holds every command and links everything; tracegate
 # holds the commands that read traces, links only core's libraries (it
 # starts in 1 ms, not 7) and runs tracegate-daemon, beside it, for daemon
-# and history. Building one builds both.
+# and history. Building one builds both. The command table (cli/commands.c)
+# is built twice too: tracegate's names nothing of those two commands, so
+# its own object comes before libtgcli.a and the archive's is not taken.
+EXEC_OBJ := $(BUILD)/cli/main_exec.o $(BUILD)/cli/commands_exec.o
+
 $(BUILD)/tracegate-daemon: $(BUILD)/cli/main.o $(LIBS)
 	$(CC) $(CFLAGS) -o $@ $(BUILD)/cli/main.o $(LIBS) $(LDLIBS)
 
-$(BUILD)/cli/main_exec.o: cli/main.c $(DEPS_STAMP) $(ALL_HDR)
+$(BUILD)/cli/%_exec.o: cli/%.c $(DEPS_STAMP) $(ALL_HDR)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -DTG_CLI_EXEC_DAEMON -c $< -o $@
 
-$(BUILD)/tracegate: $(BUILD)/cli/main_exec.o $(LIBS) $(BUILD)/tracegate-daemon
-	$(CC) $(CFLAGS) -o $@ $(BUILD)/cli/main_exec.o $(LIBS) $(CORE_LDLIBS)
+$(BUILD)/tracegate: $(EXEC_OBJ) $(LIBS) $(BUILD)/tracegate-daemon
+	$(CC) $(CFLAGS) -o $@ $(EXEC_OBJ) $(LIBS) $(CORE_LDLIBS)
 
 tracegate: $(BUILD)/tracegate
 ifeq ($(SAN),0)

@@ -10,6 +10,9 @@
  * CPU and ~7 MB of memory at every start (44 shared objects, 12,000
  * symbol relocations); a report of an 11 MB trace costs about as much, and
  * gzip -dc of it ~33 ms (docs/scale.md).
+ *
+ * The commands, the top-level usage and where each command runs are the
+ * command table's (commands.h); main looks the command up in it.
  */
 #include "../util/tg.h"
 #include "cli.h"
@@ -20,37 +23,6 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
-
-static const char usage[] =
-	"usage: tracegate COMMAND [ARGS]\n"
-	"\n"
-	"A performance regression gate for GPU workloads: reads PyTorch profiler\n"
-	"traces (Kineto / Chrome-trace JSON, plain or gzip).\n"
-	"\n"
-	"Commands:\n"
-	"  tree TRACE [--depth N] [--match REGEX]   the event tree: python -> cpu op ->\n"
-	"                                           launch -> kernels\n"
-	"  modules TRACE                            GPU time per nn.Module\n"
-	"  report TRACE... [--format F] [-o DIR]    the perf report: GPU timeline, kernel\n"
-	"                                           time by category, op and kernel\n"
-	"  critical-path TRACE [--format F]         what bounds a step: HTA's critical\n"
-	"                                           path and its breakdown\n"
-	"  diff BASE NEW [--rules F] [--format F]   compare two traces and judge the\n"
-	"                                           difference with threshold rules\n"
-	"  daemon --config FILE [--once|--check]    watch the artifact storage, judge each\n"
-	"                                           new run, post the verdict to the forge\n"
-	"  history --config F --repo R --branch B   a branch's performance history\n"
-	"  replay TRACE --op NAME [-o DIR]          a PyTorch script per distinct call of\n"
-	"                                           an op that replays and times it\n"
-	"  augment TRACE -o OUT [--diff BASE]       TRACE with counter tracks and what a\n"
-	"                                           diff found, for a timeline viewer\n"
-	"\n"
-	"  tracegate COMMAND --help    help on a command\n"
-	"  tracegate --version         the version\n"
-	"\n"
-	"Exit codes: 0 success (diff: pass or warn), 1 diff blocked, 2 usage or input\n"
-	"error (one line on stderr naming the file and, for a malformed trace, the\n"
-	"byte offset), 3 diff inconclusive.\n";
 
 #ifdef TG_CLI_EXEC_DAEMON
 /* Runs tracegate-daemon, from the folder this binary is in, with argv;
@@ -70,53 +42,29 @@ static int exec_daemon_binary(char **argv)
 	tg_cli_error("%s: cannot run %s: %s", argv[1], path, strerror(errno));
 	return TG_EXIT_USAGE;
 }
-
-int tg_cmd_daemon(int argc, char **argv)
-{
-	(void)argc;
-	return exec_daemon_binary(argv - 1);
-}
-
-int tg_cmd_history(int argc, char **argv)
-{
-	(void)argc;
-	return exec_daemon_binary(argv - 1);
-}
 #endif
 
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
-		fputs(usage, stderr);
+		tg_commands_usage_write(stderr);
 		return TG_EXIT_USAGE;
 	}
-	const char *cmd = argv[1];
-	if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
-		fputs(usage, stdout);
-		return TG_EXIT_OK;
-	}
-	if (!strcmp(cmd, "--version") || !strcmp(cmd, "version")) {
+	const char *name = argv[1];
+	if (!strcmp(name, "--help") || !strcmp(name, "-h") || !strcmp(name, "help"))
+		return tg_commands_usage_write(stdout) ? TG_EXIT_USAGE : TG_EXIT_OK;
+	if (!strcmp(name, "--version") || !strcmp(name, "version")) {
 		printf("tracegate %s\n", TG_VERSION);
 		return TG_EXIT_OK;
 	}
-	if (!strcmp(cmd, "tree"))
-		return tg_cmd_tree(argc - 1, argv + 1);
-	if (!strcmp(cmd, "diff"))
-		return tg_cmd_diff(argc - 1, argv + 1);
-	if (!strcmp(cmd, "report"))
-		return tg_cmd_report(argc - 1, argv + 1);
-	if (!strcmp(cmd, "daemon"))
-		return tg_cmd_daemon(argc - 1, argv + 1);
-	if (!strcmp(cmd, "history"))
-		return tg_cmd_history(argc - 1, argv + 1);
-	if (!strcmp(cmd, "critical-path"))
-		return tg_cmd_critical_path(argc - 1, argv + 1);
-	if (!strcmp(cmd, "augment"))
-		return tg_cmd_augment(argc - 1, argv + 1);
-	if (!strcmp(cmd, "replay"))
-		return tg_cmd_replay(argc - 1, argv + 1);
-	if (!strcmp(cmd, "modules"))
-		return tg_cmd_modules(argc - 1, argv + 1);
-	tg_cli_error("unknown command '%s' (see tracegate --help)", cmd);
-	return TG_EXIT_USAGE;
+	const tg_command *c = tg_commands_find(name);
+	if (!c) {
+		tg_cli_error("unknown command '%s' (see tracegate --help)", name);
+		return TG_EXIT_USAGE;
+	}
+#ifdef TG_CLI_EXEC_DAEMON
+	if (c->flags & TG_COMMAND_IN_DAEMON)
+		return exec_daemon_binary(argv);
+#endif
+	return c->run(argc - 1, argv + 1);
 }

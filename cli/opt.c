@@ -374,10 +374,7 @@ int tg_opt_parse_cli(int *exit_code, const tg_opt_command *cmd, void *args, int 
 
 /* ------------------------------------------------------------------ help */
 
-/* Writes text's words from column *col on, breaking before a word that
- * would pass width onto a new line indented by indent; a paragraph break
- * ("\n\n") in text gives a blank line. */
-static void put_wrapped(FILE *f, const char *text, size_t *col, size_t indent, size_t width)
+void tg_opt_put_wrapped(FILE *f, const char *text, size_t *col, size_t indent, size_t width)
 {
 	const char *p = text;
 	int first = 1;
@@ -520,7 +517,7 @@ static void put_option(FILE *f, const tg_opt_spec *s, size_t width)
 		fprintf(f, "%*s", (int)(indent - col), "");
 	}
 	col = indent;
-	put_wrapped(f, s->help ? s->help : "", &col, indent, TG_OPT_HELP_WIDTH);
+	tg_opt_put_wrapped(f, s->help ? s->help : "", &col, indent, TG_OPT_HELP_WIDTH);
 	fputc('\n', f);
 }
 
@@ -541,7 +538,7 @@ int tg_opt_help_write(FILE *f, const tg_opt_command *cmd)
 	size_t col = 0;
 	if (cmd->description) {
 		fputc('\n', f);
-		put_wrapped(f, cmd->description, &col, 0, TG_OPT_HELP_WIDTH);
+		tg_opt_put_wrapped(f, cmd->description, &col, 0, TG_OPT_HELP_WIDTH);
 		fputc('\n', f);
 	}
 	size_t width = label_width(fl, n);
@@ -551,7 +548,7 @@ int tg_opt_help_write(FILE *f, const tg_opt_command *cmd)
 		if (s->kind == TG_OPT_SECTION) {
 			fputc('\n', f);
 			col = 0;
-			put_wrapped(f, s->name, &col, 0, TG_OPT_HELP_WIDTH);
+			tg_opt_put_wrapped(f, s->name, &col, 0, TG_OPT_HELP_WIDTH);
 			fputs(":\n", f);
 			in_list = 1;
 			continue;
@@ -566,7 +563,7 @@ int tg_opt_help_write(FILE *f, const tg_opt_command *cmd)
 	if (cmd->epilog) {
 		fputc('\n', f);
 		col = 0;
-		put_wrapped(f, cmd->epilog, &col, 0, TG_OPT_HELP_WIDTH);
+		tg_opt_put_wrapped(f, cmd->epilog, &col, 0, TG_OPT_HELP_WIDTH);
 		fputc('\n', f);
 	}
 	return ferror(f) ? -1 : 0;

@@ -152,4 +152,11 @@ int tg_opt_parse_cli(int *exit_code, const tg_opt_command *cmd, void *args, int 
  * TG_OPT_HELP_WIDTH. Returns 0 or -1 (a write error, errno set). */
 int tg_opt_help_write(FILE *f, const tg_opt_command *cmd);
 
+/* Writes text's words on f from column *col on (*col is where the line
+ * already ends, and is left where it ends), breaking before a word that
+ * would pass width onto a new line indented by indent; a paragraph break
+ * ("\n\n") in text gives a blank line. The helps and the top-level usage
+ * (commands.c) are wrapped with it. */
+void tg_opt_put_wrapped(FILE *f, const char *text, size_t *col, size_t indent, size_t width);
+
 #endif

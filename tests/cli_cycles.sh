@@ -16,21 +16,21 @@ out=$(sh tests/cycles.sh "$b" 2>&1)
 rc=$?
 check "no folder's files call one another in a circle" "$out" [ "$rc" -eq 0 ]
 
-# a planted circle: core/zz_a.c calls core/zz_b.c, which calls it back
+# a planted circle: core/tree/zz_a.c calls core/tree/zz_b.c, which calls it back
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-mkdir -p "$tmp/src/core" "$tmp/src/$b/core"
-printf 'int zz_b(int);\nint zz_a(int x) { return x ? zz_b(x - 1) : 0; }\n' >"$tmp/src/core/zz_a.c"
-printf 'int zz_a(int);\nint zz_b(int x) { return zz_a(x); }\n' >"$tmp/src/core/zz_b.c"
-printf 'int zz_a(int);\nint zz_c(int x) { return zz_a(x); }\n' >"$tmp/src/core/zz_c.c"
+mkdir -p "$tmp/src/core/tree" "$tmp/src/$b/core/tree" "$tmp/src/$b/util"
+printf 'int zz_b(int);\nint zz_a(int x) { return x ? zz_b(x - 1) : 0; }\n' >"$tmp/src/core/tree/zz_a.c"
+printf 'int zz_a(int);\nint zz_b(int x) { return zz_a(x); }\n' >"$tmp/src/core/tree/zz_b.c"
+printf 'int zz_a(int);\nint zz_c(int x) { return zz_a(x); }\n' >"$tmp/src/core/tree/zz_c.c"
 ok=1
 for f in zz_a zz_b zz_c; do
-	cc -c "$tmp/src/core/$f.c" -o "$tmp/src/$b/core/$f.o" || ok=0
+	cc -c "$tmp/src/core/tree/$f.c" -o "$tmp/src/$b/core/tree/$f.o" || ok=0
 done
 here=$(pwd)
 out=$(cd "$tmp/src" && sh "$here/tests/cycles.sh" "$b" 2>&1)
 rc=$?
 found() { [ "$ok" -eq 1 ] && [ "$rc" -eq 1 ]; }
 check "a planted circle is found" "rc $rc: $out" found
-check "it names the two files, not the one that only calls in" "$out" [ "$out" = "$b/core: zz_a.o zz_b.o" ]
+check "it names the two files, not the one that only calls in" "$out" [ "$out" = "$b/core/tree: zz_a.o zz_b.o" ]
 tap_exit

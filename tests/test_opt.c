@@ -5,7 +5,8 @@
  * missing values, the "--" of BASE... -- NEW..., positional counts, required
  * entries, included fragments and shadowing (the reading limits of
  * cli/cli.c), and the help made from a table: wrapped at 80 columns,
- * every option listed once, for a table of the test's and for each command.
+ * every option listed once, for a table of the test's and for each command
+ * of the command table (cli/commands.c).
  */
 #include "testutil.h"
 
@@ -409,13 +410,25 @@ static void test_help_wraps(void **state)
 	free(help);
 }
 
+/* The option table of every command in the command table (cli/commands.c),
+ * in its order, into cmds[0..max); returns how many. */
+static size_t commands_of(const tg_opt_command **cmds, size_t max)
+{
+	size_t n = 0;
+	for (const tg_command *c = tg_commands; c->name; c++) {
+		assert_true(n < max);
+		cmds[n++] = c->options;
+	}
+	assert_int_equal(n, 9);
+	return n;
+}
+
 static void test_help_of_every_command(void **state)
 {
 	(void)state;
-	const tg_opt_command *cmds[] = {&tg_cmd_tree_opts,   &tg_cmd_modules_opts, &tg_cmd_report_opts,
-	                                &tg_cmd_diff_opts,   &tg_cmd_daemon_opts,  &tg_cmd_history_opts,
-	                                &tg_cmd_replay_opts, &tg_cmd_augment_opts, &tg_cmd_critical_path_opts};
-	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+	const tg_opt_command *cmds[16];
+	size_t ncmds = commands_of(cmds, sizeof(cmds) / sizeof(cmds[0]));
+	for (size_t i = 0; i < ncmds; i++) {
 		char *help = help_of(cmds[i]);
 		const char *seen[64];
 		size_t nseen = 0;
@@ -478,11 +491,10 @@ static const tg_opt_spec *option_in(const tg_opt_spec *table, const char *name, 
 static void test_one_meaning_per_option(void **state)
 {
 	(void)state;
-	const tg_opt_command *cmds[] = {&tg_cmd_tree_opts,   &tg_cmd_modules_opts, &tg_cmd_report_opts,
-	                                &tg_cmd_diff_opts,   &tg_cmd_daemon_opts,  &tg_cmd_history_opts,
-	                                &tg_cmd_replay_opts, &tg_cmd_augment_opts, &tg_cmd_critical_path_opts};
+	const tg_opt_command *cmds[16];
+	size_t ncmds = commands_of(cmds, sizeof(cmds) / sizeof(cmds[0]));
 	size_t with_o = 0, with_limit = 0;
-	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+	for (size_t i = 0; i < ncmds; i++) {
 		const tg_opt_spec *o = option_in(cmds[i]->table, NULL, 'o');
 		/* replay writes one script per invocation: a folder, as csv's tables */
 		const char *want = cmds[i] == &tg_cmd_replay_opts ? "DIR" : "FILE";
