@@ -23,6 +23,7 @@
  * expires, up to max_attempts claims.
  */
 #include "../core/diff/divergence.h"
+#include "../util/escape.h"
 #include "accepts.h"
 #include "history/branch_noise.h"
 #include "history/history_base.h"
