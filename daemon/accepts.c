@@ -3,6 +3,7 @@
  * pull request's tracegate-accept:RULE labels and the commit's
  * Tracegate-Accept trailers, with notes for what is ignored.
  */
+#include "../util/escape.h"
 #include "accepts.h"
 #include "../util/log.h"
 #include "repos.h"

@@ -17,6 +17,7 @@
  * "baseline_unusable", naming the tampered runs.
  */
 #include "../core/analysis/table.h"
+#include "../util/escape.h"
 #include "daemon_impl.h"
 #include "../util/log.h"
 #include "pool.h"

@@ -6,6 +6,7 @@
  * (daemon_impl.h: tg_daemon_comment_extra).
  */
 #include "../core/analysis/table.h"
+#include "../util/escape.h"
 #include "daemon_impl.h"
 #include "history/history_noise.h"
 

@@ -9,7 +9,7 @@
  */
 #include "job_impl.h"
 #include "../net/http.h"
-#include "../core/analysis/table.h"
+#include "../util/escape.h"
 #include "../util/sha256.h"
 #include "../util/util.h"
 

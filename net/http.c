@@ -3,6 +3,7 @@
  * policy).
  */
 #include "http.h"
+#include "../util/buf.h"
 #include "../util/tg.h"
 
 #include <ctype.h>
@@ -112,32 +113,11 @@ struct attempt {
 	FILE *sink;      /* 2xx bodies go here when set */
 	uint64_t max_body;
 	uint64_t got;
-	size_t cap;
+	tg_buf body;     /* the body as it comes, handed to r at the end */
 	int over;        /* body exceeded max_body */
 	int oom;
 	long status;     /* of the latest status line (1xx skipped) */
 };
-
-static int body_append(struct attempt *a, const char *p, size_t n)
-{
-	tg_http_response *r = a->r;
-	if (r->len + n + 1 > a->cap) {
-		size_t cap = a->cap ? a->cap : 4096;
-		while (cap < r->len + n + 1)
-			cap *= 2;
-		char *b = realloc(r->body, cap);
-		if (!b) {
-			a->oom = 1;
-			return -1;
-		}
-		r->body = b;
-		a->cap = cap;
-	}
-	memcpy(r->body + r->len, p, n);
-	r->len += n;
-	r->body[r->len] = 0;
-	return 0;
-}
 
 static size_t on_body(char *p, size_t size, size_t nmemb, void *ud)
 {
@@ -155,9 +135,13 @@ static size_t on_body(char *p, size_t size, size_t nmemb, void *ud)
 		return 0;
 	}
 	/* error bodies into a sink request are kept (bounded) for the message */
-	if (a->sink && a->r->len > 65536)
+	if (a->sink && a->body.len > 65536)
 		return n;
-	return body_append(a, p, n) ? 0 : n;
+	if (tg_buf_append(&a->body, p, n)) {
+		a->oom = 1;
+		return 0;
+	}
+	return n;
 }
 
 static void drop_headers(tg_http_response *r)
@@ -469,7 +453,7 @@ int tg_http_do(tg_http_response *out, tg_http *h, const tg_http_req *q)
 	for (int attempt = 1;; attempt++) {
 		tg_http_response_free(out);
 		out->attempts = attempt;
-		struct attempt a = {out, q->sink, q->max_body, 0, 0, 0, 0, 0};
+		struct attempt a = {.r = out, .sink = q->sink, .max_body = q->max_body, .body = TG_BUF_INIT};
 		if (q->sink) {
 			rewind(q->sink);
 			if (ftruncate(fileno(q->sink), 0)) {
@@ -487,11 +471,9 @@ int tg_http_do(tg_http_response *out, tg_http *h, const tg_http_req *q)
 				curl_easy_getinfo(h->curl, CURLINFO_RESPONSE_CODE, &seen);
 			h->o.observe(h->o.observe_ctx, seen);
 		}
-		if (!out->body) {
-			out->body = strdup("");
-			if (!out->body)
-				return tg_error_set(TG_ENOMEM, "out of memory");
-		}
+		/* "" when nothing came */
+		if (tg_buf_take(&out->body, &out->len, &a.body))
+			return tg_error_set(TG_ENOMEM, "out of memory");
 		if (a.oom)
 			return tg_error_set(TG_ENOMEM, "out of memory");
 		if (a.over)

@@ -1,12 +1,54 @@
 /*
  * cp_diff_render.c - how the critical path moved (cp_diff.h), as a section
  * of the diff's text, of the pull-request comment (md) and of its json
- * ("critical_path", docs/diff.md). diff_render.c calls these; the
- * numbers are cp_diff.c's.
+ * ("critical_path", docs/diff.md), and the sentence that says it in words.
+ * diff_render.c calls these; the numbers, and the bound the sentence names
+ * (tg_cp_diff.moved), are cp_diff.c's.
  */
 #include "../rules/cp_diff.h"
 
+#include <math.h>
+#include <stdio.h>
 #include <string.h>
+
+/* A signed change in ms with as many decimals as its size needs. */
+static void signed_ms(char *buf, size_t cap, double ns)
+{
+	double ms = ns / 1e6, a = fabs(ms);
+	snprintf(buf, cap, a >= 10 ? "%+.1f ms" : a >= 1 ? "%+.2f ms" : "%+.3f ms", ms);
+}
+
+static void plain_ms(char *buf, size_t cap, double ns)
+{
+	double ms = ns / 1e6;
+	snprintf(buf, cap, ms >= 10 ? "%.1f ms" : ms >= 1 ? "%.2f ms" : "%.3f ms", ms);
+}
+
+void tg_cp_diff_sentence(char *buf, size_t cap, const tg_cp_diff *d, const char *arrow)
+{
+	if (!d->base.ok || !d->next.ok) {
+		snprintf(buf, cap, "critical path not compared: %s", !d->base.ok ? d->base.why : d->next.why);
+		return;
+	}
+	char a[32], b[32], mv[32];
+	plain_ms(a, sizeof(a), d->base.length_ns);
+	plain_ms(b, sizeof(b), d->next.length_ns);
+	tg_cp_bound m = d->moved; /* chosen where the diff was built */
+	double delta = d->next.bound_ns[m] - d->base.bound_ns[m], dl = d->next.length_ns - d->base.length_ns;
+	signed_ms(mv, sizeof(mv), delta);
+	if (d->next.dominant != d->base.dominant) {
+		snprintf(buf, cap, "the step became %s: %s of %s (critical path %s %s %s a step)",
+		         tg_cp_bound_label(d->next.dominant), mv, tg_cp_bound_name(m), a, arrow, b);
+	} else if (fabs(dl) < 1000 && fabs(dl) <= 0.001 * d->base.length_ns) {
+		snprintf(buf, cap, "the critical path did not move (%s a step, %s)", b,
+		         tg_cp_bound_label(d->next.dominant));
+	} else {
+		double pct = d->base.length_ns > 0 ? 100.0 * dl / d->base.length_ns : 0;
+		snprintf(buf, cap,
+		         "the step stays %s; critical path %s %s %s a step (%+.1f %%), most of the move %s of %s",
+		         tg_cp_bound_label(d->next.dominant), a, arrow, b, pct, mv, tg_cp_bound_name(m));
+	}
+}
 
 void tg_cp_diff_write_text(FILE *f, const tg_cp_diff *d)
 {

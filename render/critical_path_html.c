@@ -8,6 +8,7 @@
  * script and no external resource; names escaped for HTML. Colours are
  * Okabe & Ito's colour-blind safe palette, as in report_html.c.
  */
+#include "../util/escape.h"
 #include "critical_path_render.h"
 #include "../core/analysis/table.h"
 

@@ -6,6 +6,7 @@
  * diff_render_text.c, diff_render_md.c (with diff_render_md_names.c) and
  * diff_render_json.c; all of them only read the computed document.
  */
+#include "../util/escape.h"
 #include "diff_render_impl.h"
 
 #include <ctype.h>

@@ -6,6 +6,7 @@
  * the footer; trimmed to the forge's size limit. It reads the computed
  * document (diff_render.h, diff_tables.h) and formats it.
  */
+#include "../util/escape.h"
 #include "diff_render_impl.h"
 #include "../util/path_suffix.h"
 

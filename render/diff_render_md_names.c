@@ -5,6 +5,7 @@
  * with the whole in a tooltip, the sentences and the table of the
  * divergences, and a table's first rows. Formatting only.
  */
+#include "../util/escape.h"
 #include "diff_render_impl.h"
 
 #include <math.h>

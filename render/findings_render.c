@@ -5,6 +5,8 @@
  * tg_md_code (table.h), so that names stay inert on a forge.
  */
 #include "../core/analysis/findings.h"
+#include "../util/escape.h"
+#include "../util/fmt_double.h"
 #include "../util/fstr.h"
 
 #include <math.h>

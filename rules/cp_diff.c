@@ -54,6 +54,9 @@ void tg_cp_diff_from(tg_cp_diff *out, const tg_cp_summary *base, const char *con
 {
 	side_of(&out->base, base, bnames, nbase);
 	side_of(&out->next, next, nnames, nnext);
+	out->moved = TG_CP_CPU;
+	if (out->base.ok && out->next.ok)
+		out->moved = out->next.dominant != out->base.dominant ? out->next.dominant : tg_cp_diff_largest_move(out);
 }
 
 /* The summaries and names of n trees into sum and names. 0 or TG_ENOMEM. */
@@ -128,43 +131,4 @@ tg_cp_bound tg_cp_diff_largest_move(const tg_cp_diff *d)
 		    fabs(d->next.bound_ns[best] - d->base.bound_ns[best]))
 			best = (tg_cp_bound)k;
 	return best;
-}
-
-/* A signed change in ms with as many decimals as its size needs. */
-static void signed_ms(char *buf, size_t cap, double ns)
-{
-	double ms = ns / 1e6, a = fabs(ms);
-	snprintf(buf, cap, a >= 10 ? "%+.1f ms" : a >= 1 ? "%+.2f ms" : "%+.3f ms", ms);
-}
-
-static void plain_ms(char *buf, size_t cap, double ns)
-{
-	double ms = ns / 1e6;
-	snprintf(buf, cap, ms >= 10 ? "%.1f ms" : ms >= 1 ? "%.2f ms" : "%.3f ms", ms);
-}
-
-void tg_cp_diff_sentence(char *buf, size_t cap, const tg_cp_diff *d, const char *arrow)
-{
-	if (!d->base.ok || !d->next.ok) {
-		snprintf(buf, cap, "critical path not compared: %s", !d->base.ok ? d->base.why : d->next.why);
-		return;
-	}
-	char a[32], b[32], mv[32];
-	plain_ms(a, sizeof(a), d->base.length_ns);
-	plain_ms(b, sizeof(b), d->next.length_ns);
-	tg_cp_bound m = d->next.dominant != d->base.dominant ? d->next.dominant : tg_cp_diff_largest_move(d);
-	double delta = d->next.bound_ns[m] - d->base.bound_ns[m], dl = d->next.length_ns - d->base.length_ns;
-	signed_ms(mv, sizeof(mv), delta);
-	if (d->next.dominant != d->base.dominant) {
-		snprintf(buf, cap, "the step became %s: %s of %s (critical path %s %s %s a step)",
-		         tg_cp_bound_label(d->next.dominant), mv, tg_cp_bound_name(m), a, arrow, b);
-	} else if (fabs(dl) < 1000 && fabs(dl) <= 0.001 * d->base.length_ns) {
-		snprintf(buf, cap, "the critical path did not move (%s a step, %s)", b,
-		         tg_cp_bound_label(d->next.dominant));
-	} else {
-		double pct = d->base.length_ns > 0 ? 100.0 * dl / d->base.length_ns : 0;
-		snprintf(buf, cap,
-		         "the step stays %s; critical path %s %s %s a step (%+.1f %%), most of the move %s of %s",
-		         tg_cp_bound_label(d->next.dominant), a, arrow, b, pct, mv, tg_cp_bound_name(m));
-	}
 }

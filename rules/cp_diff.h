@@ -28,6 +28,10 @@ typedef struct tg_cp_side {
 
 typedef struct tg_cp_diff {
 	tg_cp_side base, next;
+	/* the bound the sentence names: the new side's dominant bound when it
+	 * changed, else the one whose time a step changed most
+	 * (tg_cp_diff_largest_move); TG_CP_CPU unless both sides are ok */
+	tg_cp_bound moved;
 } tg_cp_diff;
 
 /* Computes both sides into *out (nothing to free), the base on the
@@ -44,12 +48,12 @@ int tg_cp_diff_build(tg_cp_diff *out, const tg_tree *const *base, size_t nbase, 
 void tg_cp_diff_from(tg_cp_diff *out, const tg_cp_summary *base, const char *const *bnames, size_t nbase,
                      const tg_cp_summary *next, const char *const *nnames, size_t nnext);
 
-/* The sentence (no final period), into buf of cap bytes; arrow is "->" or
- * a UTF-8 arrow for Markdown. */
-void tg_cp_diff_sentence(char *buf, size_t cap, const tg_cp_diff *d, const char *arrow);
-
 /* The bound whose time a step changed most (by absolute value). */
 tg_cp_bound tg_cp_diff_largest_move(const tg_cp_diff *d);
+
+/* The sentence (no final period), into buf of cap bytes; arrow is "->" or
+ * a UTF-8 arrow for Markdown (cp_diff_render.c; it names d->moved). */
+void tg_cp_diff_sentence(char *buf, size_t cap, const tg_cp_diff *d, const char *arrow);
 
 /* Renderers (cp_diff_render.c): a text section, a Markdown section
  * ("#### What bounds the step") and a JSON object (a new reference, NULL

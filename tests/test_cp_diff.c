@@ -52,6 +52,7 @@ static void test_became_launch_bound(void **state)
 	assert_int_equal(d.next.dominant, TG_CP_LAUNCH);
 	assert_true(d.base.length_ns == 460000 && d.next.length_ns == 450000);
 	assert_true(d.base.bound_ns[TG_CP_LAUNCH] == 60000 && d.next.bound_ns[TG_CP_LAUNCH] == 400000);
+	assert_int_equal(d.moved, TG_CP_LAUNCH); /* the new dominant bound */
 	char s[512];
 	tg_cp_diff_sentence(s, sizeof(s), &d, "->");
 	assert_string_equal(s,
@@ -95,6 +96,37 @@ static void test_became_launch_bound(void **state)
 	free(jn);
 }
 
+/* The bound the sentence names is chosen when the diff is built: the
+ * largest move by absolute value while the dominant bound stays (here
+ * launch -3 ms against compute +1 ms), the new dominant one when it
+ * changes, TG_CP_CPU when a side has no path. */
+static void test_moved_chosen_when_built(void **state)
+{
+	(void)state;
+	tg_cp_summary b = {.ok = 1, .steps = 1, .length_ns = 20000000}, n = b, none = {.ok = 0};
+	b.bound_ns[TG_CP_GPU_COMPUTE] = 10000000;
+	b.bound_ns[TG_CP_LAUNCH] = 5000000;
+	n.bound_ns[TG_CP_GPU_COMPUTE] = 11000000;
+	n.bound_ns[TG_CP_LAUNCH] = 2000000;
+	n.length_ns = 18000000;
+	const char *names[] = {"base.json"};
+	tg_cp_diff d;
+	tg_cp_diff_from(&d, &b, names, 1, &n, names, 1);
+	assert_int_equal(d.base.dominant, TG_CP_GPU_COMPUTE);
+	assert_int_equal(d.next.dominant, TG_CP_GPU_COMPUTE);
+	assert_int_equal(d.moved, TG_CP_LAUNCH);
+	char s[512];
+	tg_cp_diff_sentence(s, sizeof(s), &d, "->");
+	assert_non_null(strstr(s, "most of the move -3.00 ms of gpu_kernel_launch_overhead"));
+	n.bound_ns[TG_CP_LAUNCH] = 12000000;
+	tg_cp_diff_from(&d, &b, names, 1, &n, names, 1);
+	assert_int_equal(d.next.dominant, TG_CP_LAUNCH);
+	assert_int_equal(d.moved, TG_CP_LAUNCH);
+	snprintf(none.why, sizeof(none.why), "no events");
+	tg_cp_diff_from(&d, &b, names, 1, &none, names, 1);
+	assert_int_equal(d.moved, TG_CP_CPU);
+}
+
 /* A side without a path says why. */
 static void test_not_compared(void **state)
 {
@@ -117,6 +149,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_became_launch_bound),
 		cmocka_unit_test(test_not_compared),
+		cmocka_unit_test(test_moved_chosen_when_built),
 	};
 	return cmocka_run_group_tests_name("cp_diff", tests, NULL, NULL);
 }

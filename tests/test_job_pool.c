@@ -12,7 +12,6 @@
 #include "../daemon/job_impl.h"
 #include "../daemon/pool.h"
 #include "../daemon/repos.h"
-#include "../core/analysis/table.h"
 
 #define SHA "00000000000000000000000000000000000000aa"
 
@@ -230,13 +229,6 @@ static void test_origin_may_post(void **state)
 	tg_store_close(d.store);
 	tg_test_rm_tree(dir);
 }
-
-/* core/analysis/perf_sheets_params.c calls tg_format_double, which
- * core/analysis/table.h declares and render/table_render.c defines: with
- * libtgrender.a before libtgcore.a on the link line, a binary that pulls
- * it only through the daemon's side.c misses it. Referenced here so that
- * the linker keeps it, until it lives in core/ (or util/). */
-void (*volatile tg_test_keep_format_double)(char *, double) = tg_format_double;
 
 int main(void)
 {

@@ -5,6 +5,7 @@
  * name and the param columns (minus those TraceLens writes inconsistently
  * between its versions); numbers to 1e-6 relative. Prints, per sheet and
  * column, how many reference cells match. */
+#include "../util/fmt_double.h"
 #include "testutil.h"
 
 #include "../core/analysis/perf_sheets.h"

@@ -8,6 +8,7 @@
  * rows (matched by their key columns), counts and strings exactly, times
  * and percentages to 1e-6 relative. Then the default mode's deliberate
  * differences, and the tables on the hand-made sample trace. */
+#include "../util/fmt_double.h"
 #include "testutil.h"
 
 #include "../core/trace/categorize.h"

@@ -7,6 +7,7 @@
  * names), from the op's recorded shapes and its model. perf_sheets.c
  * groups the ops by these strings.
  */
+#include "../../util/fmt_double.h"
 #include "describe.h"
 #include "perf_sheets_impl.h"
 #include "../../util/tg.h"

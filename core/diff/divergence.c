@@ -4,6 +4,7 @@
  */
 #include "divergence.h"
 #include "../../util/atoms.h"
+#include "../../util/buf.h"
 #include "../models/kernel_category.h"
 #include "../trace/categorize.h"
 
@@ -142,29 +143,6 @@ struct kind {
 	double base_ns, new_ns;
 };
 
-struct buf {
-	char *s;
-	size_t len, cap;
-};
-
-static int buf_put(struct buf *b, const char *s, size_t n)
-{
-	if (b->len + n + 1 > b->cap) {
-		size_t cap = b->cap ? b->cap * 2 : 256;
-		while (cap < b->len + n + 1)
-			cap *= 2;
-		char *p = realloc(b->s, cap);
-		if (!p)
-			return TG_ENOMEM;
-		b->s = p;
-		b->cap = cap;
-	}
-	memcpy(b->s + b->len, s, n);
-	b->len += n;
-	b->s[b->len] = 0;
-	return 0;
-}
-
 /* Scratch of kernel_list for the LCAs of one trace: the place of each atom
  * of the trace's names in the list being built (TG_NONE when not in it),
  * put back after each list, so that a list costs its length however many
@@ -223,7 +201,7 @@ static char *kernel_list(struct names *nm, const uint32_t *evs, size_t n)
 	if (tg_grow((void **)&nm->order, &nm->cap_order, n ? n : 1, sizeof(uint32_t)) ||
 	    tg_grow((void **)&nm->counts, &nm->cap_counts, n ? n : 1, sizeof(size_t)))
 		return NULL;
-	struct buf b = {0};
+	tg_buf b = TG_BUF_INIT;
 	char norm[1024];
 	size_t k = 0;
 	for (size_t i = 0; i < n; i++) {
@@ -247,15 +225,17 @@ static char *kernel_list(struct names *nm, const uint32_t *evs, size_t n)
 		char cnt[32] = "";
 		if (nm->counts[j] > 1)
 			snprintf(cnt, sizeof(cnt), " x%zu", nm->counts[j]);
-		ok = !(j && buf_put(&b, " + ", 3)) && !buf_put(&b, norm, strlen(norm)) && !buf_put(&b, cnt, strlen(cnt));
+		ok = !(j && tg_buf_append(&b, " + ", 3)) && !tg_buf_append(&b, norm, strlen(norm)) &&
+		     !tg_buf_append(&b, cnt, strlen(cnt));
 	}
-	if (ok && !b.s)
-		ok = !buf_put(&b, "(none)", 6);
-	if (!ok) {
-		free(b.s);
+	if (ok && !k)
+		ok = !tg_buf_append(&b, "(none)", 6);
+	char *list = NULL;
+	if (!ok || tg_buf_take(&list, NULL, &b)) {
+		tg_buf_free(&b);
 		return NULL;
 	}
-	return b.s;
+	return list;
 }
 
 static char *lca_where(const tg_skeleton *bt, const tg_skeleton *nt, const tg_diff_node *node, uint32_t id)

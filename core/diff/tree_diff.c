@@ -71,8 +71,8 @@ tg_tree_diff_opts tg_tree_diff_opts_tracelens(void)
 
 static void free_ctx(struct ctx *c)
 {
-	free(c->nb.s);
-	free(c->nt.s);
+	tg_buf_free(&c->nb);
+	tg_buf_free(&c->nt);
 	free(c->ka.v);
 	free(c->kb.v);
 	free(c->bits);

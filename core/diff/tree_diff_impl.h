@@ -24,6 +24,7 @@
 
 #include "tree_diff.h"
 #include "../../util/atoms.h"
+#include "../../util/buf.h"
 #include "../../util/interval.h"
 #include "skeleton.h"
 
@@ -95,35 +96,13 @@ static inline int op_copy(opvec *dst, const opvec *src)
 #define IS_DELETE(o) ((o).j == TG_NONE)
 #define IS_INSERT(o) ((o).i == TG_NONE)
 
-/* A growable string; s is NUL-terminated once anything was put. */
-struct sbuf {
-	char *s;
-	size_t n, cap;
-};
-
-static inline int sb_put(struct sbuf *b, const char *s, size_t n)
+/* Cuts b back to its first len bytes (len <= b->len), NUL-terminated: the
+ * prefix of the printed drawing shrinks as the printer climbs back up. */
+static inline void buf_cut(tg_buf *b, size_t len)
 {
-	if (b->n + n + 1 > b->cap && tg_grow((void **)&b->s, &b->cap, b->n + n + 1, 1))
-		return TG_ENOMEM;
-	memcpy(b->s + b->n, s, n);
-	b->n += n;
-	b->s[b->n] = 0;
-	return 0;
-}
-
-/* snprintf's contract for a finished buffer: b (NULL: nothing was made)
- * copied into buf of size bytes, cut and NUL-terminated; returns the
- * length it has (0 for NULL). */
-static inline size_t sb_copy_out(char *buf, size_t size, const struct sbuf *b)
-{
-	size_t len = b ? b->n : 0;
-	if (size) {
-		size_t c = len < size - 1 ? len : size - 1;
-		if (c)
-			memcpy(buf, b->s, c);
-		buf[c] = 0;
-	}
-	return len;
+	b->len = len;
+	if (b->data)
+		b->data[len] = 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -197,7 +176,7 @@ struct levels {
 /* Scratch of the build. */
 struct ctx {
 	tg_tree_diff *d;
-	struct sbuf nb, nt;
+	tg_buf nb, nt;
 	/* alignment */
 	u32vec ka, kb;
 	uint64_t *bits;
@@ -273,7 +252,7 @@ static inline int find32(uint32_t x, const uint32_t *p, size_t n)
 
 /* tree_diff_name.c: TraceLens's _normalize_name_for_comparison of s into b
  * (tmp is scratch); strip: the "strip details" variant. 0 or TG_ENOMEM. */
-int tg_tree_diff_normalize(struct sbuf *b, struct sbuf *tmp, const char *s, int strip);
+int tg_tree_diff_normalize(tg_buf *b, tg_buf *tmp, const char *s, int strip);
 
 /* tree_diff_view.c: fills s, the view of skeleton sk (its arrays are s's,
  * freed with tg_tree_diff_view_free; names interned in c->d->norms). 0,

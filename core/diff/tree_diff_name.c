@@ -22,82 +22,81 @@ static int is_space(char c)
  *   with strip_details re.sub(r":\s+\S+$", "") and
  *   re.sub(r"^.*\/([^/]+\.py)$", r"\1"); then hipModuleLaunchKernel and
  *   cuLaunchKernel become __kernel_launch__. */
-int tg_tree_diff_normalize(struct sbuf *b, struct sbuf *tmp, const char *s, int strip)
+int tg_tree_diff_normalize(tg_buf *b, tg_buf *tmp, const char *s, int strip)
 {
 	size_t n = strlen(s);
-	tmp->n = 0;
-	if (sb_put(tmp, "", 0))
+	tg_buf_reset(tmp);
+	if (tg_buf_append(tmp, "", 0))
 		return TG_ENOMEM;
 	for (size_t i = 0; i < n;) {
 		if (s[i] == '0' && i + 2 < n && s[i + 1] == 'x' && is_hex(s[i + 2])) {
 			size_t k = i + 2;
 			while (k < n && is_hex(s[k]))
 				k++;
-			if (sb_put(tmp, "0xXXXX", 6))
+			if (tg_buf_append(tmp, "0xXXXX", 6))
 				return TG_ENOMEM;
 			i = k;
 			continue;
 		}
-		if (sb_put(tmp, s + i, 1))
+		if (tg_buf_append(tmp, s + i, 1))
 			return TG_ENOMEM;
 		i++;
 	}
-	b->n = 0;
-	if (sb_put(b, "", 0))
+	tg_buf_reset(b);
+	if (tg_buf_append(b, "", 0))
 		return TG_ENOMEM;
-	const char *t = tmp->s;
-	n = tmp->n;
+	const char *t = tmp->data;
+	n = tmp->len;
 	for (size_t i = 0; i < n;) {
 		if (n - i >= 4 && !memcmp(t + i, ".py(", 4)) {
 			size_t k = i + 4;
 			while (k < n && t[k] >= '0' && t[k] <= '9')
 				k++;
 			if (k > i + 4 && k + 1 < n && t[k] == ')' && t[k + 1] == ':') {
-				if (sb_put(b, ".py:", 4))
+				if (tg_buf_append(b, ".py:", 4))
 					return TG_ENOMEM;
 				i = k + 2;
 				continue;
 			}
 		}
-		if (sb_put(b, t + i, 1))
+		if (tg_buf_append(b, t + i, 1))
 			return TG_ENOMEM;
 		i++;
 	}
 	if (strip) {
 		/* leftmost ':' followed by \s+\S+ up to the end */
-		n = b->n;
+		n = b->len;
 		for (size_t i = 0; i < n; i++) {
-			if (b->s[i] != ':')
+			if (b->data[i] != ':')
 				continue;
 			size_t k = i + 1;
-			if (k >= n || !is_space(b->s[k]))
+			if (k >= n || !is_space(b->data[k]))
 				continue;
-			while (k < n && is_space(b->s[k]))
+			while (k < n && is_space(b->data[k]))
 				k++;
 			if (k >= n)
 				continue;
 			size_t q = k;
-			while (q < n && !is_space(b->s[q]))
+			while (q < n && !is_space(b->data[q]))
 				q++;
 			if (q == n) {
-				b->n = i;
-				b->s[i] = 0;
+				buf_cut(b, i);
 				break;
 			}
 		}
-		n = b->n;
-		if (n >= 3 && !memcmp(b->s + n - 3, ".py", 3)) {
-			const char *slash = memrchr(b->s, '/', n);
-			if (slash && (size_t)(b->s + n - (slash + 1)) >= 4) {
-				size_t off = (size_t)(slash + 1 - b->s);
-				memmove(b->s, b->s + off, n - off + 1);
-				b->n = n - off;
+		n = b->len;
+		if (n >= 3 && !memcmp(b->data + n - 3, ".py", 3)) {
+			const char *slash = memrchr(b->data, '/', n);
+			if (slash && (size_t)(b->data + n - (slash + 1)) >= 4) {
+				size_t off = (size_t)(slash + 1 - b->data);
+				memmove(b->data, b->data + off, n - off + 1);
+				b->len = n - off;
 			}
 		}
 	}
-	if (!strcmp(b->s, "hipModuleLaunchKernel") || !strcmp(b->s, "cuLaunchKernel")) {
-		b->n = 0;
-		if (sb_put(b, "__kernel_launch__", 17))
+	if (!strcmp(tg_buf_str(b), "hipModuleLaunchKernel") || !strcmp(tg_buf_str(b), "cuLaunchKernel")) {
+		tg_buf_reset(b);
+		if (tg_buf_append(b, "__kernel_launch__", 17))
 			return TG_ENOMEM;
 	}
 	return 0;
@@ -105,10 +104,10 @@ int tg_tree_diff_normalize(struct sbuf *b, struct sbuf *tmp, const char *s, int 
 
 size_t tg_diff_normalize_name(char *buf, size_t size, const char *name, int strip_details)
 {
-	struct sbuf b = {0}, tmp = {0};
+	tg_buf b = TG_BUF_INIT, tmp = TG_BUF_INIT;
 	int ok = !tg_tree_diff_normalize(&b, &tmp, name, strip_details);
-	size_t len = sb_copy_out(buf, size, ok ? &b : NULL);
-	free(b.s);
-	free(tmp.s);
+	size_t len = tg_buf_copy_out(buf, size, ok ? &b : NULL);
+	tg_buf_free(&b);
+	tg_buf_free(&tmp);
 	return len;
 }

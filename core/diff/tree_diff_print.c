@@ -22,7 +22,7 @@ static const char *raw_name(const tg_tree_diff *d, int s, uint32_t ev)
  * tables: a newline in a name would break the one-node-a-line drawing, and
  * an escape sequence from a trace would reach a terminal (tracegate diff)
  * or a pull-request comment. Labels (tg_tree_diff_label) keep names raw. */
-static int put_name(struct sbuf *b, const char *name, size_t max, int escape)
+static int put_name(tg_buf *b, const char *name, size_t max, int escape)
 {
 	size_t n = strlen(name), k = n;
 	if (max && n > max) {
@@ -38,40 +38,40 @@ static int put_name(struct sbuf *b, const char *name, size_t max, int escape)
 			continue;
 		char esc[8];
 		snprintf(esc, sizeof(esc), "\\x%02x", c);
-		if (sb_put(b, name + from, i - from) || sb_put(b, esc, 4))
+		if (tg_buf_append(b, name + from, i - from) || tg_buf_append(b, esc, 4))
 			return TG_ENOMEM;
 		from = i + 1;
 	}
-	if (sb_put(b, name + from, k - from))
+	if (tg_buf_append(b, name + from, k - from))
 		return TG_ENOMEM;
-	return k < n ? sb_put(b, "...", 3) : 0;
+	return k < n ? tg_buf_append(b, "...", 3) : 0;
 }
 
 /* plain: one-sided nodes read "base: name" / "new: name" (the comment's
  * drawing) instead of TraceLens's ">> trace1: " / "<< trace2: ". */
-static int label_into(struct sbuf *b, const tg_tree_diff *d, uint32_t node, size_t max, int escape, int plain)
+static int label_into(tg_buf *b, const tg_tree_diff *d, uint32_t node, size_t max, int escape, int plain)
 {
 	const tg_diff_node *x = &d->nodes[node];
 	if (node == 0)
-		return sb_put(b, "(root)", 6);
+		return tg_buf_append(b, "(root)", 6);
 	const char *bl = plain ? "base: " : ">> trace1: ", *nl = plain ? "new:  " : "<< trace2: ";
 	if (x->side == TG_DIFF_BASE_ONLY)
-		return sb_put(b, bl, strlen(bl)) || put_name(b, raw_name(d, 0, x->base_ev), max, escape);
+		return tg_buf_append(b, bl, strlen(bl)) || put_name(b, raw_name(d, 0, x->base_ev), max, escape);
 	if (x->side == TG_DIFF_NEW_ONLY)
-		return sb_put(b, nl, strlen(nl)) || put_name(b, raw_name(d, 1, x->new_ev), max, escape);
+		return tg_buf_append(b, nl, strlen(nl)) || put_name(b, raw_name(d, 1, x->new_ev), max, escape);
 	const char *a = raw_name(d, 0, x->base_ev), *c = raw_name(d, 1, x->new_ev);
 	if (!strcmp(a, c))
 		return put_name(b, a, max, escape);
-	return sb_put(b, "combined: ", 10) || put_name(b, a, max, escape) || sb_put(b, " | ", 3) ||
+	return tg_buf_append(b, "combined: ", 10) || put_name(b, a, max, escape) || tg_buf_append(b, " | ", 3) ||
 	       put_name(b, c, max, escape);
 }
 
 size_t tg_tree_diff_label(char *buf, size_t size, const tg_tree_diff *d, uint32_t node)
 {
-	struct sbuf b = {0};
+	tg_buf b = TG_BUF_INIT;
 	int ok = node < d->nnodes && !label_into(&b, d, node, 0, 0, 0);
-	size_t len = sb_copy_out(buf, size, ok ? &b : NULL);
-	free(b.s);
+	size_t len = tg_buf_copy_out(buf, size, ok ? &b : NULL);
+	tg_buf_free(&b);
 	return len;
 }
 
@@ -79,7 +79,7 @@ struct printer {
 	FILE *f;
 	const tg_tree_diff *d;
 	tg_diff_print_opts o;
-	struct sbuf prefix, line;
+	tg_buf prefix, line;
 	size_t lines, dropped;
 	const char *tee, *elbow, *bar, *blank;
 	uint8_t *mark;    /* only_diffs: on the way to an LCA */
@@ -94,30 +94,29 @@ static void emit(struct printer *p, const char *connector)
 		return;
 	}
 	p->lines++;
-	if (fputs(p->prefix.s ? p->prefix.s : "", p->f) < 0 || fputs(connector, p->f) < 0 ||
-	    fputs(p->line.s ? p->line.s : "", p->f) < 0 || fputc('\n', p->f) < 0)
+	if (fputs(tg_buf_str(&p->prefix), p->f) < 0 || fputs(connector, p->f) < 0 ||
+	    fputs(tg_buf_str(&p->line), p->f) < 0 || fputc('\n', p->f) < 0)
 		p->err = 1;
 }
 
 static int print_full(struct printer *p, uint32_t node, int is_last, int depth)
 {
 	const tg_tree_diff *d = p->d;
-	p->line.n = 0;
+	tg_buf_reset(&p->line);
 	if (label_into(&p->line, d, node, p->o.max_name, 1, 0))
 		return TG_ENOMEM;
 	emit(p, is_last ? p->elbow : p->tee);
 	if (d->nodes[node].first_child == TG_NONE)
 		return 0;
-	size_t plen = p->prefix.n;
-	if (sb_put(&p->prefix, is_last ? p->blank : p->bar, strlen(is_last ? p->blank : p->bar)))
+	size_t plen = p->prefix.len;
+	if (tg_buf_append(&p->prefix, is_last ? p->blank : p->bar, strlen(is_last ? p->blank : p->bar)))
 		return TG_ENOMEM;
 	if (depth >= PRINT_DEPTH) {
-		p->line.n = 0;
-		if (sb_put(&p->line, "... (deeper levels not shown)", 29))
+		tg_buf_reset(&p->line);
+		if (tg_buf_append(&p->line, "... (deeper levels not shown)", 29))
 			return TG_ENOMEM;
 		emit(p, p->elbow);
-		p->prefix.n = plen;
-		p->prefix.s[plen] = 0;
+		buf_cut(&p->prefix, plen);
 		return 0;
 	}
 	size_t nk = 0;
@@ -134,8 +133,7 @@ static int print_full(struct printer *p, uint32_t node, int is_last, int depth)
 			if (rc)
 				return rc;
 		}
-	p->prefix.n = plen;
-	p->prefix.s[plen] = 0;
+	buf_cut(&p->prefix, plen);
 	return 0;
 }
 
@@ -145,7 +143,7 @@ static int annotate_lca(struct printer *p, const tg_diff_lca *L)
 	snprintf(buf, sizeof(buf), "  [LCA: base %zu kernel%s %.3f us busy, new %zu kernel%s %.3f us busy]", L->nbase,
 	         L->nbase == 1 ? "" : "s", L->base_busy_ns / 1000.0, L->nnew, L->nnew == 1 ? "" : "s",
 	         L->new_busy_ns / 1000.0);
-	return sb_put(&p->line, buf, strlen(buf));
+	return tg_buf_append(&p->line, buf, strlen(buf));
 }
 
 /* What print_diff shows of the nk children kids[] of node, into show[]: 1
@@ -199,8 +197,8 @@ static int print_elided(struct printer *p, const uint32_t *kids, size_t k, size_
 		snprintf(buf, sizeof(buf), "... %zu matching", q - k);
 	else
 		snprintf(buf, sizeof(buf), "... %zu more (%zu with GPU work)", q - k, ngpu);
-	p->line.n = 0;
-	int rc = sb_put(&p->line, buf, strlen(buf));
+	tg_buf_reset(&p->line);
+	int rc = tg_buf_append(&p->line, buf, strlen(buf));
 	if (!rc)
 		emit(p, last ? p->elbow : p->tee);
 	return rc;
@@ -215,8 +213,8 @@ static int print_orphans(struct printer *p, const size_t orphans[2], const int64
 	         "base %zu device event%s %.3f us, new %zu %.3f us",
 	         orphans[0], orphans[0] == 1 ? "" : "s", (double)orphan_ns[0] / 1000.0, orphans[1],
 	         (double)orphan_ns[1] / 1000.0);
-	p->line.n = 0;
-	int rc = sb_put(&p->line, buf, strlen(buf));
+	tg_buf_reset(&p->line);
+	int rc = tg_buf_append(&p->line, buf, strlen(buf));
 	if (!rc)
 		emit(p, p->elbow);
 	return rc;
@@ -229,7 +227,7 @@ static int print_diff(struct printer *p, uint32_t node, int is_last, int in_lca,
 	const tg_tree_diff *d = p->d;
 	const tg_diff_node *x = &d->nodes[node];
 	if (node) {
-		p->line.n = 0;
+		tg_buf_reset(&p->line);
 		if (label_into(&p->line, d, node, p->o.max_name, 1, 1))
 			return TG_ENOMEM;
 		if (p->lcaidx[node] != TG_NONE && expand_kids && annotate_lca(p, &d->lcas[p->lcaidx[node]]))
@@ -266,9 +264,9 @@ static int print_diff(struct printer *p, uint32_t node, int is_last, int in_lca,
 	int64_t orphan_ns[2] = {0, 0};
 	choose_shown(p, node, kids, nk, lca_here, depth, show, orphans, orphan_ns);
 	int any_orphan = orphans[0] || orphans[1];
-	size_t plen = p->prefix.n;
+	size_t plen = p->prefix.len;
 	const char *ext = node == 0 ? "" : is_last ? p->blank : p->bar;
-	int rc = sb_put(&p->prefix, ext, strlen(ext));
+	int rc = tg_buf_append(&p->prefix, ext, strlen(ext));
 	size_t lastshown = nk;
 	for (k = 0; k < nk; k++)
 		if (show[k] && show[k] != 3)
@@ -290,9 +288,7 @@ static int print_diff(struct printer *p, uint32_t node, int is_last, int in_lca,
 	}
 	if (!rc && any_orphan)
 		rc = print_orphans(p, orphans, orphan_ns);
-	p->prefix.n = plen;
-	if (p->prefix.s)
-		p->prefix.s[plen] = 0;
+	buf_cut(&p->prefix, plen);
 	free(kids);
 	free(show);
 	return rc;
@@ -310,7 +306,7 @@ int tg_tree_diff_print(FILE *f, const tg_tree_diff *d, const tg_diff_print_opts 
 	p.elbow = p.o.ascii ? "`-- " : "\xe2\x94\x94\xe2\x94\x80\xe2\x94\x80 ";
 	p.bar = p.o.ascii ? "|   " : "\xe2\x94\x82   ";
 	p.blank = "    ";
-	int rc = sb_put(&p.prefix, "", 0);
+	int rc = tg_buf_append(&p.prefix, "", 0);
 	if (!rc && !p.o.only_diffs) {
 		size_t nr = 0;
 		for (uint32_t ch = d->nodes[0].first_child; ch != TG_NONE; ch = d->nodes[ch].next_sibling)
@@ -335,8 +331,8 @@ int tg_tree_diff_print(FILE *f, const tg_tree_diff *d, const tg_diff_print_opts 
 					p.mark[x] = 1;
 			}
 			if (!d->nlcas) {
-				p.line.n = 0;
-				rc = sb_put(&p.line, "(no divergence: every GPU event matched)", 40);
+				tg_buf_reset(&p.line);
+				rc = tg_buf_append(&p.line, "(no divergence: every GPU event matched)", 40);
 				if (!rc)
 					emit(&p, "");
 			} else {
@@ -350,8 +346,8 @@ int tg_tree_diff_print(FILE *f, const tg_tree_diff *d, const tg_diff_print_opts 
 		if (fputs(buf, f) < 0 || fputc('\n', f) < 0)
 			p.err = 1;
 	}
-	free(p.prefix.s);
-	free(p.line.s);
+	tg_buf_free(&p.prefix);
+	tg_buf_free(&p.line);
 	free(p.mark);
 	free(p.lcaidx);
 	if (rc)

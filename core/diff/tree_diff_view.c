@@ -24,7 +24,7 @@ static int norm_key(struct ctx *c, struct view *s, uint32_t a, int strip, uint32
 	if (tg_tree_diff_normalize(&c->nb, &c->nt, tg_atoms_str(tg_skeleton_atoms(s->sk), a), strip))
 		return TG_ENOMEM;
 	uint32_t k;
-	int rc = tg_atoms_intern(&k, c->d->norms, c->nb.s, c->nb.n);
+	int rc = tg_atoms_intern(&k, c->d->norms, c->nb.data, c->nb.len);
 	if (rc)
 		return rc;
 	if (a < s->natoms)
@@ -214,18 +214,18 @@ static int key_launches_by_kernels(struct ctx *c, struct view *s, uint32_t nv)
 	for (uint32_t v = 0; v < nv; v++) {
 		if (!(s->flags[v] & F_DISPATCH) || s->coff[v + 1] == s->coff[v])
 			continue;
-		struct sbuf sig = {0};
+		tg_buf sig = TG_BUF_INIT;
 		const char *ln = tg_atoms_str(c->d->norms, s->key[v]);
-		int bad = sb_put(&sig, ln, strlen(ln));
+		int bad = tg_buf_append(&sig, ln, strlen(ln));
 		for (uint32_t k = s->coff[v]; !bad && k < s->coff[v + 1]; k++) {
 			const char *kn = tg_atoms_str(c->d->norms, s->key[s->child[k]]);
-			bad = sb_put(&sig, "\x1f", 1) || sb_put(&sig, kn, strlen(kn));
+			bad = tg_buf_append(&sig, "\x1f", 1) || tg_buf_append(&sig, kn, strlen(kn));
 		}
-		if (bad || tg_atoms_intern(&s->key[v], c->d->norms, sig.s, sig.n)) {
-			free(sig.s);
+		if (bad || tg_atoms_intern(&s->key[v], c->d->norms, tg_buf_str(&sig), sig.len)) {
+			tg_buf_free(&sig);
 			return TG_ENOMEM;
 		}
-		free(sig.s);
+		tg_buf_free(&sig);
 		s->skey[v] = s->key[v];
 	}
 	return 0;

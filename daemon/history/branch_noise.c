@@ -2,6 +2,7 @@
  * branch_noise.c - the target branch's noise and change points for a
  * pull request's judgement (see branch_noise.h).
  */
+#include "../../util/escape.h"
 #include "branch_noise.h"
 #include "branch_series.h"
 #include "../../core/analysis/table.h"

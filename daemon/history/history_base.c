@@ -2,6 +2,7 @@
  * history_base.c - the target branch's runs since its latest change point
  * as more base runs of a pull request's judgement (see history_base.h).
  */
+#include "../../util/escape.h"
 #include "history_base.h"
 #include "branch_series.h"
 #include "../../core/analysis/table.h"

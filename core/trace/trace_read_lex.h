@@ -1,0 +1,553 @@
+/*
+ * trace_read_lex.h - the reader's lexer: whitespace, strings (the fast
+ * path without escapes, and the escaped one), numbers, the fast integer and
+ * microsecond paths, literals and skipping a value, all without bounds
+ * checks thanks to the window's NUL sentinel.
+ *
+ * A piece of trace_read.c's one translation unit, which includes it once,
+ * after the pieces before it and the system headers: the functions stay
+ * static in one unit, so the compiler inlines across the pieces as it did
+ * when they were one file (issue 24's speed). Nothing else includes it.
+ */
+#ifndef TG_TRACE_READ_LEX_H
+#define TG_TRACE_READ_LEX_H
+
+/* ------------------------------------------------------------------ lexing */
+
+#if !defined(__SSE2__)
+static const unsigned char ws_table[256] = {[' '] = 1, ['\t'] = 1, ['\n'] = 1, ['\r'] = 1};
+#endif
+
+static inline const char *ws(const char *p)
+{
+	if ((unsigned char)*p > ' ') /* most calls: no whitespace at all */
+		return p;
+	if (*p == ' ' && (unsigned char)p[1] > ' ') /* most others: one space */
+		return p + 1;
+#if defined(__SSE2__)
+	/* pretty-printed traces indent every line: skip 16 bytes at a time (the
+	 * window's 64 NUL bytes after the data stop it there) */
+	const __m128i sp = _mm_set1_epi8(' '), nl = _mm_set1_epi8('\n'), cr = _mm_set1_epi8('\r'),
+	              tab = _mm_set1_epi8('\t');
+	for (;;) {
+		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+		__m128i w = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, sp), _mm_cmpeq_epi8(v, nl)),
+		                         _mm_or_si128(_mm_cmpeq_epi8(v, cr), _mm_cmpeq_epi8(v, tab)));
+		unsigned other = ~(unsigned)_mm_movemask_epi8(w) & 0xffff;
+		if (other)
+			return p + __builtin_ctz(other);
+		p += 16;
+	}
+#else
+	while (ws_table[(unsigned char)*p])
+		p++;
+	return p;
+#endif
+}
+
+static inline int is_digit(char c) { return (unsigned)(c - '0') < 10; }
+
+/* Unexpected byte c at p: NUL means the window ended. */
+static void unexpected(struct parser *ps, const char *p, const char *what) __attribute__((noreturn));
+static void unexpected(struct parser *ps, const char *p, const char *what)
+{
+	unsigned char c = (unsigned char)*p;
+	if (c == 0)
+		need_more(ps, p);
+	if (c == 'N' || c == 'I' || (c == '-' && p[1] == 'I'))
+		die(ps, p, "NaN and Infinity are not JSON numbers (expected %s)", what);
+	if (c >= 0x20 && c < 0x7f)
+		die(ps, p, "expected %s, found '%c'", what, c);
+	die(ps, p, "expected %s, found byte 0x%02x", what, c);
+}
+
+/* A field that must be a number is not one. */
+static void bad_number(struct parser *ps, const char *p, const char *field) __attribute__((noreturn));
+static void bad_number(struct parser *ps, const char *p, const char *field)
+{
+	if (!*p)
+		need_more(ps, p);
+	if (*p == 'N' || *p == 'I')
+		die(ps, p, "NaN and Infinity are not JSON numbers (\"%s\")", field);
+	die(ps, p, "\"%s\" must be a number", field);
+}
+
+/* Validates one multi-byte UTF-8 sequence at p; returns the byte after it. */
+static const char *utf8_seq(struct parser *ps, const char *p)
+{
+	const unsigned char *u = (const unsigned char *)p;
+	int n;
+	unsigned char lo = 0x80, hi = 0xBF;
+	if (u[0] >= 0xC2 && u[0] <= 0xDF)
+		n = 1;
+	else if (u[0] >= 0xE0 && u[0] <= 0xEF) {
+		n = 2;
+		if (u[0] == 0xE0)
+			lo = 0xA0;
+		if (u[0] == 0xED)
+			hi = 0x9F;
+	} else if (u[0] >= 0xF0 && u[0] <= 0xF4) {
+		n = 3;
+		if (u[0] == 0xF0)
+			lo = 0x90;
+		if (u[0] == 0xF4)
+			hi = 0x8F;
+	} else
+		die(ps, p, "invalid UTF-8 byte 0x%02x in a string", u[0]);
+	for (int i = 1; i <= n; i++) {
+		unsigned char c = u[i];
+		if (c == 0)
+			need_more(ps, p + i);
+		if (c < (i == 1 ? lo : 0x80) || c > (i == 1 ? hi : 0xBF))
+			die(ps, p, "invalid UTF-8 sequence in a string");
+	}
+	return p + n + 1;
+}
+
+static void scratch_need(struct parser *ps, size_t need)
+{
+	if (need > ps->scratch_cap &&
+	    tg_grow((void **)&ps->scratch, &ps->scratch_cap, need, 1))
+		oom(ps);
+}
+
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+static unsigned read_hex4(struct parser *ps, const char *p)
+{
+	unsigned v = 0;
+	for (int i = 0; i < 4; i++) {
+		if (!p[i])
+			need_more(ps, p + i);
+		int h = hexval(p[i]);
+		if (h < 0)
+			die(ps, p + i, "invalid \\u escape");
+		v = v * 16 + (unsigned)h;
+	}
+	return v;
+}
+
+/* Slow path of scan_string: the string has escapes. Decodes into scratch. */
+static const char *scan_string_escaped(struct parser *ps, const char *start, const char *p,
+                                       struct str *out)
+{
+	size_t n = (size_t)(p - start);
+	scratch_need(ps, n + 64);
+	memcpy(ps->scratch, start, n);
+	for (;;) {
+		unsigned char c = (unsigned char)*p;
+		if (n + 8 > ps->scratch_cap)
+			scratch_need(ps, n + 8);
+		if (n > ps->max_string)
+			die_code(ps, TG_ELIMIT, start, "string longer than %u bytes (limit)", ps->max_string);
+		if (c == '"') {
+			out->s = ps->scratch;
+			out->len = n;
+			return p + 1;
+		}
+		if (c == '\\') {
+			char e = p[1];
+			const char *esc = p;
+			p += 2;
+			switch (e) {
+			case '"': ps->scratch[n++] = '"'; break;
+			case '\\': ps->scratch[n++] = '\\'; break;
+			case '/': ps->scratch[n++] = '/'; break;
+			case 'b': ps->scratch[n++] = '\b'; break;
+			case 'f': ps->scratch[n++] = '\f'; break;
+			case 'n': ps->scratch[n++] = '\n'; break;
+			case 'r': ps->scratch[n++] = '\r'; break;
+			case 't': ps->scratch[n++] = '\t'; break;
+			case 'u': {
+				unsigned cp = read_hex4(ps, p);
+				p += 4;
+				if (cp >= 0xD800 && cp <= 0xDBFF) {
+					if (!p[0] || !p[1])
+						need_more(ps, p[0] ? p + 1 : p);
+					if (p[0] != '\\' || p[1] != 'u')
+						die(ps, esc, "lone UTF-16 surrogate in a \\u escape");
+					unsigned lo = read_hex4(ps, p + 2);
+					if (lo < 0xDC00 || lo > 0xDFFF)
+						die(ps, esc, "lone UTF-16 surrogate in a \\u escape");
+					p += 6;
+					cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+				} else if (cp >= 0xDC00 && cp <= 0xDFFF) {
+					die(ps, esc, "lone UTF-16 surrogate in a \\u escape");
+				} else if (cp == 0) {
+					die(ps, esc, "\\u0000 (NUL) in a string");
+				}
+				char *o = ps->scratch + n;
+				if (cp < 0x80) {
+					o[0] = (char)cp;
+					n += 1;
+				} else if (cp < 0x800) {
+					o[0] = (char)(0xC0 | (cp >> 6));
+					o[1] = (char)(0x80 | (cp & 0x3F));
+					n += 2;
+				} else if (cp < 0x10000) {
+					o[0] = (char)(0xE0 | (cp >> 12));
+					o[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
+					o[2] = (char)(0x80 | (cp & 0x3F));
+					n += 3;
+				} else {
+					o[0] = (char)(0xF0 | (cp >> 18));
+					o[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
+					o[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
+					o[3] = (char)(0x80 | (cp & 0x3F));
+					n += 4;
+				}
+				break;
+			}
+			case 0:
+				need_more(ps, p - 1);
+			default:
+				die(ps, esc, "invalid escape in a string");
+			}
+			continue;
+		}
+		if (c >= 0x80) {
+			const char *q = utf8_seq(ps, p);
+			scratch_need(ps, n + 8);
+			memcpy(ps->scratch + n, p, (size_t)(q - p));
+			n += (size_t)(q - p);
+			p = q;
+			continue;
+		}
+		if (c < 0x20) {
+			if (c == 0)
+				need_more(ps, p);
+			die(ps, p, "control character 0x%02x in a string", c);
+		}
+		ps->scratch[n++] = (char)c;
+		p++;
+	}
+}
+
+/* Scans a string whose opening quote is at p[-1]. Sets out to the decoded
+ * bytes (in the window when there are no escapes, else in scratch). */
+static inline const char *scan_string(struct parser *ps, const char *p, struct str *out)
+{
+	const char *start = p;
+	for (;;) {
+#if defined(__SSE2__)
+		const __m128i quote = _mm_set1_epi8('"'), bslash = _mm_set1_epi8('\\'),
+		              space = _mm_set1_epi8(0x20);
+		for (;;) {
+			__m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+			__m128i m = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, bslash)),
+			                         _mm_cmplt_epi8(v, space)); /* signed: < 0x20 or >= 0x80 */
+			unsigned bits = (unsigned)_mm_movemask_epi8(m);
+			if (bits) {
+				p += __builtin_ctz(bits);
+				break;
+			}
+			p += 16;
+		}
+#else
+		while ((unsigned char)*p >= 0x20 && (unsigned char)*p < 0x80 && *p != '"' && *p != '\\')
+			p++;
+#endif
+		unsigned char c = (unsigned char)*p;
+		if (c == '"') {
+			out->s = start;
+			out->len = (size_t)(p - start);
+			if (out->len > ps->max_string)
+				die_code(ps, TG_ELIMIT, start, "string longer than %u bytes (limit)",
+				         ps->max_string);
+			return p + 1;
+		}
+		if (c == '\\')
+			return scan_string_escaped(ps, start, p, out);
+		if (c >= 0x80) {
+			p = utf8_seq(ps, p);
+			continue;
+		}
+		if (c == 0)
+			need_more(ps, p);
+		die(ps, p, "control character 0x%02x in a string", c);
+	}
+}
+
+/* Scans a JSON number at p, validating its grammar. Sets *is_int when it has
+ * no fraction or exponent. */
+static const char *scan_number(struct parser *ps, const char *p, int *is_int)
+{
+	const char *s = p;
+	*is_int = 1;
+	if (*p == '-')
+		p++;
+	if (*p == '0') {
+		p++;
+		if (is_digit(*p))
+			die(ps, s, "leading zero in a number");
+	} else if (is_digit(*p)) {
+		while (is_digit(*p))
+			p++;
+	} else {
+		unexpected(ps, *p == 'I' ? s : p, "a digit");
+	}
+	if (*p == '.') {
+		p++;
+		if (!is_digit(*p))
+			unexpected(ps, p, "a digit after '.'");
+		while (is_digit(*p))
+			p++;
+		*is_int = 0;
+	}
+	if (*p == 'e' || *p == 'E') {
+		p++;
+		if (*p == '+' || *p == '-')
+			p++;
+		if (!is_digit(*p))
+			unexpected(ps, p, "a digit in the exponent");
+		while (is_digit(*p))
+			p++;
+		*is_int = 0;
+	}
+	if (*p == 0)
+		need_more(ps, p); /* the number may go on in the next window */
+	return p;
+}
+
+/* Integer of a validated integer span; 0 ok, 1 beyond uint64 (or -int64). */
+static int span_int(const char *s, const char *e, int64_t *out, int *is_unsigned)
+{
+	int neg = *s == '-';
+	if (neg)
+		s++;
+	uint64_t v = 0;
+	if (e - s <= 19) { /* below 10^19: no overflow to check */
+		for (; s < e; s++)
+			v = v * 10 + (unsigned)(*s - '0');
+	} else {
+		for (; s < e; s++) {
+			unsigned d = (unsigned)(*s - '0');
+			if (v > (UINT64_MAX - d) / 10)
+				return 1;
+			v = v * 10 + d;
+		}
+	}
+	*is_unsigned = 0;
+	if (neg) {
+		if (v > (uint64_t)INT64_MAX + 1)
+			return 1;
+		*out = (int64_t)(0 - v);
+	} else if (v > (uint64_t)INT64_MAX) {
+		*is_unsigned = 1;
+		*out = (int64_t)v; /* bit pattern */
+	} else {
+		*out = (int64_t)v;
+	}
+	return 0;
+}
+
+static const uint64_t pow10_u64[20] = {
+	1ULL, 10ULL, 100ULL, 1000ULL, 10000ULL, 100000ULL, 1000000ULL, 10000000ULL,
+	100000000ULL, 1000000000ULL, 10000000000ULL, 100000000000ULL, 1000000000000ULL,
+	10000000000000ULL, 100000000000000ULL, 1000000000000000ULL, 10000000000000000ULL,
+	100000000000000000ULL, 1000000000000000000ULL, 10000000000000000000ULL};
+
+/* Microseconds (a validated number span) to integer nanoseconds, exactly
+ * for up to 19 significant digits; rounds half away from zero below 1 ns. */
+static int span_us_to_ns(const char *s, const char *e, int64_t *out)
+{
+	int neg = *s == '-';
+	if (neg)
+		s++;
+	uint64_t mant = 0;
+	int sig = 0, exp10 = 0;
+	for (; s < e && is_digit(*s); s++) {
+		if (sig < 19) {
+			mant = mant * 10 + (uint64_t)(*s - '0');
+			if (mant)
+				sig++;
+		} else {
+			exp10++;
+		}
+	}
+	if (s < e && *s == '.') {
+		for (s++; s < e && is_digit(*s); s++) {
+			if (sig < 19) {
+				mant = mant * 10 + (uint64_t)(*s - '0');
+				if (mant)
+					sig++;
+				exp10--;
+			}
+		}
+	}
+	if (s < e && (*s == 'e' || *s == 'E')) {
+		s++;
+		int eneg = *s == '-';
+		if (*s == '+' || *s == '-')
+			s++;
+		int ev = 0;
+		for (; s < e; s++)
+			if (ev < 10000)
+				ev = ev * 10 + (*s - '0');
+		exp10 += eneg ? -ev : ev;
+	}
+	exp10 += 3; /* us -> ns */
+	if (mant == 0) {
+		*out = 0;
+		return 0;
+	}
+	if (exp10 >= 0) {
+		for (; exp10 > 0; exp10--) {
+			if (mant > (uint64_t)INT64_MAX / 10)
+				return 1;
+			mant *= 10;
+		}
+		if (mant > (uint64_t)INT64_MAX)
+			return 1;
+	} else if (exp10 < -19) {
+		mant = 0;
+	} else {
+		uint64_t div = pow10_u64[-exp10];
+		uint64_t q = mant / div, r = mant % div;
+		if (r >= div - r)
+			q++;
+		mant = q;
+	}
+	*out = neg ? -(int64_t)mant : (int64_t)mant;
+	return 0;
+}
+
+/* The fast paths of the two kinds of number every event has (issue 24:
+ * scanning a number and then converting it read each digit twice, and the
+ * timestamps have 16): one pass for the common shape, at most 18 digits,
+ * no exponent, ending in a byte that cannot continue a number. Anything
+ * else returns NULL and the caller takes the general path (scan_number,
+ * then span_int or span_us_to_ns), which validates and words every error,
+ * so that the fast path never decides what the slow one would refuse. */
+static inline int ends_number(char c)
+{
+	return c != 0 && !is_digit(c) && c != '.' && c != 'e' && c != 'E';
+}
+
+/* An integer such as 416 or -12 into *out, or NULL. */
+static inline const char *fast_int(const char *p, int64_t *out)
+{
+	const char *s = p + (*p == '-');
+	if (!is_digit(*s) || (*s == '0' && is_digit(s[1])))
+		return NULL;
+	uint64_t v = 0;
+	const char *q = s;
+	while (is_digit(*q) && q - s < 18)
+		v = v * 10 + (uint64_t)(*q++ - '0');
+	if (!ends_number(*q))
+		return NULL;
+	*out = *p == '-' ? -(int64_t)v : (int64_t)v;
+	return q;
+}
+
+/* Microseconds such as 2915995397672.546 into integer ns (span_us_to_ns's
+ * result exactly), or NULL. */
+static inline const char *fast_us(const char *p, int64_t *out)
+{
+	const char *s = p + (*p == '-');
+	if (!is_digit(*s) || (*s == '0' && is_digit(s[1])))
+		return NULL;
+	uint64_t v = 0;
+	int frac = 0;
+	const char *q = s;
+	while (is_digit(*q))
+		v = v * 10 + (uint64_t)(*q++ - '0');
+	int nint = (int)(q - s);
+	if (*q == '.') {
+		const char *f = ++q;
+		while (is_digit(*q))
+			v = v * 10 + (uint64_t)(*q++ - '0');
+		frac = (int)(q - f);
+		if (!frac)
+			return NULL;
+	}
+	/* at most 18 digits of nanoseconds before rounding: below 2^63 */
+	if (nint + (frac > 3 ? frac : 3) > 18 || !ends_number(*q))
+		return NULL;
+	if (frac <= 3) {
+		v *= pow10_u64[3 - frac];
+	} else {
+		uint64_t div = pow10_u64[frac - 3], r = v % div;
+		v /= div;
+		if (r >= div - r) /* half away from zero, as span_us_to_ns */
+			v++;
+	}
+	*out = *p == '-' ? -(int64_t)v : (int64_t)v;
+	return q;
+}
+
+static const char *expect_literal(struct parser *ps, const char *p, const char *lit)
+{
+	for (const char *l = lit; *l; l++, p++) {
+		if (*p != *l) {
+			if (!*p)
+				need_more(ps, p);
+			die(ps, p, "invalid literal (expected %s)", lit);
+		}
+	}
+	return p;
+}
+
+/* Skips any JSON value, validating it. depth is the nesting level of the
+ * container holding the value (the top-level object is level 1). */
+static const char *skip_value(struct parser *ps, const char *p, uint32_t depth)
+{
+	struct str s;
+	int is_int;
+	switch (*p) {
+	case '"':
+		return scan_string(ps, p + 1, &s);
+	case '{':
+	case '[': {
+		char close = *p == '{' ? '}' : ']';
+		int obj = *p == '{';
+		if (depth >= ps->max_depth)
+			die_code(ps, TG_ELIMIT, p, "nesting deeper than %u levels (limit)", ps->max_depth);
+		p = ws(p + 1);
+		if (*p == close)
+			return p + 1;
+		for (;;) {
+			if (obj) {
+				if (*p != '"')
+					unexpected(ps, p, "a string key");
+				p = ws(scan_string(ps, p + 1, &s));
+				if (*p != ':')
+					unexpected(ps, p, "':' after an object key");
+				p = ws(p + 1);
+			}
+			p = ws(skip_value(ps, p, depth + 1));
+			if (*p == ',') {
+				p = ws(p + 1);
+				continue;
+			}
+			if (*p == close)
+				return p + 1;
+			unexpected(ps, p, obj ? "',' or '}'" : "',' or ']'");
+		}
+	}
+	case 't':
+		return expect_literal(ps, p, "true");
+	case 'f':
+		return expect_literal(ps, p, "false");
+	case 'n':
+		return expect_literal(ps, p, "null");
+	default:
+		if (*p == '-' || is_digit(*p)) {
+			int64_t v;
+			const char *q = fast_int(p, &v);
+			return q ? q : scan_number(ps, p, &is_int);
+		}
+		unexpected(ps, p, "a JSON value");
+	}
+}
+
+#endif

@@ -1,0 +1,695 @@
+/*
+ * trace_read_model.h - what the reader keeps of an event: interned
+ * strings, tracks, categories, the arguments it keeps, and committing an
+ * event into the trace (B/E pairs, flows, metadata, shared argument lists).
+ *
+ * A piece of trace_read.c's one translation unit, which includes it once,
+ * after the pieces before it and the system headers: the functions stay
+ * static in one unit, so the compiler inlines across the pieces as it did
+ * when they were one file (issue 24's speed). Nothing else includes it.
+ */
+#ifndef TG_TRACE_READ_MODEL_H
+#define TG_TRACE_READ_MODEL_H
+
+/* ------------------------------------------------------------------ model */
+
+static inline size_t icache_slot(const char *s, size_t len, uint64_t *a, uint64_t *b)
+{
+	*a = *b = 0;
+	memcpy(a, s, len < 8 ? len : 8);
+	if (len > 8)
+		memcpy(b, s + len - 8, 8);
+	uint64_t h = (*a ^ (len * 0x9E3779B97F4A7C15ULL)) * 0xff51afd7ed558ccdULL ^ *b * 0xc4ceb9fe1a85ec53ULL;
+	return (size_t)(h >> 52) & (ICACHE_SLOTS - 1);
+}
+
+static void spec_note_atom(struct parser *ps, uint32_t a);
+
+static uint32_t intern(struct parser *ps, const char *s, size_t len)
+{
+	uint64_t wa, wb;
+	struct icache *c = &ps->icache[icache_slot(s, len, &wa, &wb)];
+	uint32_t a;
+	if (c->str && c->len == len && c->a == wa && c->b == wb && (len <= 16 || memcmp(c->str, s, len) == 0)) {
+		a = c->atom;
+	} else {
+		if (tg_atoms_intern(&a, ps->t->atoms, s, len)) {
+			ps->err = tg_error_last_code();
+			longjmp(ps->jb, J_ERROR);
+		}
+		if (len <= UINT32_MAX)
+			*c = (struct icache){wa, wb, tg_atoms_str(ps->t->atoms, a), (uint32_t)len, a};
+	}
+	if (ps->spec)
+		spec_note_atom(ps, a);
+	return a;
+}
+
+static void push_arg(struct parser *ps, const tg_arg *a)
+{
+	tg_trace *t = ps->t;
+	if (t->nargs == t->args_cap &&
+	    tg_grow((void **)&t->args, &t->args_cap, t->nargs + 1, sizeof(tg_arg)))
+		oom(ps);
+	t->args[t->nargs++] = *a;
+}
+
+static uint64_t tkey_hash(const struct tkey *k)
+{
+	return tg_hash_bytes(k, sizeof(*k));
+}
+
+static int tkey_eq(const struct tkey *a, const tg_track *t)
+{
+	return a->pid == t->pid && a->tid == t->tid && a->pid_str == t->pid_str &&
+	       a->tid_str == t->tid_str;
+}
+
+static uint32_t track_get(struct parser *ps, const struct tkey *k)
+{
+	tg_trace *t = ps->t;
+	if (ps->last_track != TG_NONE && tkey_eq(k, &t->tracks[ps->last_track]))
+		return ps->last_track;
+	size_t i = (size_t)tkey_hash(k) & ps->tmask;
+	for (;; i = (i + 1) & ps->tmask) {
+		uint32_t s = ps->tslots[i];
+		if (!s)
+			break;
+		if (tkey_eq(k, &t->tracks[s - 1]))
+			return ps->last_track = s - 1;
+	}
+	if (tg_grow((void **)&t->tracks, &t->tracks_cap, t->ntracks + 1, sizeof(tg_track)))
+		oom(ps);
+	uint32_t idx = (uint32_t)t->ntracks++;
+	t->tracks[idx] = (tg_track){.pid = k->pid, .tid = k->tid, .pid_str = k->pid_str,
+	                            .tid_str = k->tid_str, .thread_name = TG_NONE};
+	ps->tslots[i] = idx + 1;
+	if (t->ntracks * 2 > ps->tmask) {
+		size_t nmask = ps->tmask * 2 + 1;
+		uint32_t *ns = tg_calloc(nmask + 1, sizeof(uint32_t));
+		if (!ns)
+			oom(ps);
+		for (size_t j = 0; j < t->ntracks; j++) {
+			struct tkey kk = {t->tracks[j].pid, t->tracks[j].tid, t->tracks[j].pid_str,
+			                  t->tracks[j].tid_str};
+			size_t s = (size_t)tkey_hash(&kk) & nmask;
+			while (ns[s])
+				s = (s + 1) & nmask;
+			ns[s] = (uint32_t)j + 1;
+		}
+		free(ps->tslots);
+		ps->tslots = ns;
+		ps->tmask = nmask;
+	}
+	return ps->last_track = idx;
+}
+
+/* Category name to kind; flows get *flow >= 0. */
+static int category_kind(const char *s, size_t n, int *flow)
+{
+	*flow = -1;
+#define IS(lit) (n == sizeof(lit) - 1 && memcmp(s, lit, n) == 0)
+	switch (n) {
+	case 4:
+		if (IS("ac2g")) return *flow = TG_FLOW_LAUNCH, TG_KIND_OTHER;
+		break;
+	case 5:
+		if (IS("async")) return *flow = TG_FLOW_LAUNCH, TG_KIND_OTHER;
+		if (IS("Trace")) return TG_KIND_TRACE_SPAN;
+		break;
+	case 6:
+		if (IS("cpu_op")) return TG_KIND_CPU_OP;
+		if (IS("kernel") || IS("Kernel")) return TG_KIND_KERNEL;
+		if (IS("Memcpy")) return TG_KIND_MEMCPY;
+		if (IS("Memset")) return TG_KIND_MEMSET;
+		if (IS("fwdbwd")) return *flow = TG_FLOW_FWDBWD, TG_KIND_OTHER;
+		break;
+	case 7:
+		if (IS("Runtime")) return TG_KIND_RUNTIME;
+		break;
+	case 8:
+		if (IS("Operator") || IS("operator")) return TG_KIND_CPU_OP;
+		if (IS("overhead")) return TG_KIND_OVERHEAD;
+		break;
+	case 9:
+		if (IS("async_gpu")) return *flow = TG_FLOW_LAUNCH, TG_KIND_OTHER;
+		if (IS("cuda_sync")) return TG_KIND_SYNC;
+		break;
+	case 10:
+		if (IS("gpu_memcpy")) return TG_KIND_MEMCPY;
+		if (IS("gpu_memset")) return TG_KIND_MEMSET;
+		break;
+	case 11:
+		if (IS("cuda_driver")) return TG_KIND_DRIVER;
+		break;
+	case 12:
+		if (IS("cuda_runtime")) return TG_KIND_RUNTIME;
+		if (IS("mtia_runtime")) return TG_KIND_RUNTIME;
+		break;
+	case 15:
+		if (IS("python_function")) return TG_KIND_PYTHON;
+		if (IS("user_annotation")) return TG_KIND_USER_ANNOTATION;
+		if (IS("mtia_ccp_events")) return TG_KIND_KERNEL;
+		break;
+	case 16:
+		if (IS("async_cpu_to_gpu")) return *flow = TG_FLOW_LAUNCH, TG_KIND_OTHER;
+		break;
+	case 17:
+		if (IS("cpu_instant_event")) return TG_KIND_INSTANT;
+		break;
+	case 19:
+		if (IS("gpu_user_annotation")) return TG_KIND_GPU_ANNOTATION;
+		if (IS("cuda_profiler_range")) return TG_KIND_PROFILER_RANGE;
+		break;
+	}
+#undef IS
+	return TG_KIND_OTHER;
+}
+
+/* A pid or tid value: integer, string (numeric strings become integers, so
+ * that "1441273664" and 1441273664 are one thread), or null. */
+static const char *parse_id_field(struct parser *ps, const char *p, int64_t *num, uint32_t *str,
+                                  const char *field)
+{
+	*num = 0;
+	*str = TG_NONE;
+	if (*p == '"') {
+		struct str s;
+		p = scan_string(ps, p + 1, &s);
+		size_t i = (s.len && s.s[0] == '-') ? 1 : 0;
+		int numeric = s.len > i && s.len - i <= 18;
+		for (size_t j = i; numeric && j < s.len; j++)
+			numeric = is_digit(s.s[j]);
+		if (numeric) {
+			int64_t v = 0;
+			for (size_t j = i; j < s.len; j++)
+				v = v * 10 + (s.s[j] - '0');
+			*num = i ? -v : v;
+		} else {
+			*str = intern(ps, s.s, s.len);
+		}
+		return p;
+	}
+	if (*p == '-' || is_digit(*p)) {
+		int is_int, uns;
+		const char *s = p, *q = fast_int(p, num);
+		if (q)
+			return q;
+		p = scan_number(ps, p, &is_int);
+		if (!is_int || span_int(s, p, num, &uns))
+			die(ps, s, "\"%s\" must be an integer or a string", field);
+		return p;
+	}
+	if (*p == 'n')
+		return expect_literal(ps, p, "null");
+	unexpected(ps, p, field[0] == 'p' ? "an integer or string pid" : "an integer or string tid");
+}
+
+/* An integer id argument (correlation, External id, Python id...): integer,
+ * numeric string, or null (*has = 0). */
+static const char *parse_int_arg(struct parser *ps, const char *p, int64_t *v, int *has,
+                                 const char *what)
+{
+	*has = 0;
+	if (*p == 'n')
+		return expect_literal(ps, p, "null");
+	if (*p == '-' || is_digit(*p)) {
+		int is_int, uns;
+		const char *s = p, *q = fast_int(p, v);
+		*has = 1;
+		if (q)
+			return q;
+		p = scan_number(ps, p, &is_int);
+		if (!is_int || span_int(s, p, v, &uns))
+			die(ps, s, "argument \"%s\" must be an integer", what);
+		return p;
+	}
+	if (*p == '"') {
+		struct str s;
+		const char *at = p;
+		p = scan_string(ps, p + 1, &s);
+		char tmp[32];
+		if (s.len == 0 || s.len >= sizeof(tmp))
+			die(ps, at, "argument \"%s\" must be an integer", what);
+		memcpy(tmp, s.s, s.len);
+		tmp[s.len] = 0;
+		char *end;
+		errno = 0;
+		long long x = strtoll(tmp, &end, 0);
+		if (*end || errno)
+			die(ps, at, "argument \"%s\" must be an integer", what);
+		*v = x;
+		*has = 1;
+		return p;
+	}
+	unexpected(ps, p, "an integer");
+}
+
+/* A generic argument value into a. */
+static const char *parse_arg_value(struct parser *ps, const char *p, tg_arg *a, uint32_t depth)
+{
+	struct str s;
+	switch (*p) {
+	case '"':
+		p = scan_string(ps, p + 1, &s);
+		a->type = TG_ARG_STR;
+		a->v.atom = intern(ps, s.s, s.len);
+		return p;
+	case '[':
+	case '{': {
+		const char *start = p;
+		p = skip_value(ps, p, depth);
+		a->type = TG_ARG_RAW;
+		a->v.atom = intern(ps, start, (size_t)(p - start));
+		return p;
+	}
+	case 't':
+		a->type = TG_ARG_BOOL;
+		a->v.b = 1;
+		return expect_literal(ps, p, "true");
+	case 'f':
+		a->type = TG_ARG_BOOL;
+		a->v.b = 0;
+		return expect_literal(ps, p, "false");
+	case 'n':
+		a->type = TG_ARG_NULL;
+		a->v.i = 0;
+		return expect_literal(ps, p, "null");
+	default:
+		if (*p == '-' || is_digit(*p)) {
+			int is_int, uns;
+			int64_t fv;
+			const char *start = p, *q = fast_int(p, &fv);
+			if (q) {
+				a->v.i = fv;
+				a->type = TG_ARG_INT;
+				return q;
+			}
+			p = scan_number(ps, p, &is_int);
+			int64_t iv;
+			if (is_int && !span_int(start, p, &iv, &uns)) {
+				a->v.i = iv;
+				a->type = uns ? TG_ARG_UINT : TG_ARG_INT;
+				return p;
+			}
+			char tmp[512];
+			size_t n = (size_t)(p - start);
+			if (n >= sizeof(tmp))
+				die(ps, start, "number with more than %zu characters", sizeof(tmp) - 1);
+			memcpy(tmp, start, n);
+			tmp[n] = 0;
+			a->type = TG_ARG_DOUBLE;
+			a->v.d = strtod(tmp, NULL);
+			if (isinf(a->v.d))
+				die(ps, start, "number out of the range of a double");
+			return p;
+		}
+		unexpected(ps, p, "a JSON value");
+	}
+}
+
+/* What one traceEvents element holds while it is parsed. */
+struct evtmp {
+	char ph;
+	int kind, flow;
+	uint32_t name, cat;
+	struct tkey key;
+	int64_t ts, dur;
+	int has_ts, has_dur, has_id;
+	uint64_t id;
+	int bp_e;
+	int64_t corr, ext, pyid, pyparent;
+	int has_corr, has_ext, has_pyid, has_pyparent;
+};
+
+static const char *parse_args(struct parser *ps, const char *p, struct evtmp *ev)
+{
+	struct str k;
+	p = ws(p + 1);
+	if (*p == '}')
+		return p + 1;
+	for (;;) {
+		if (*p != '"')
+			unexpected(ps, p, "a string key in \"args\"");
+		const char *key_at = p;
+		p = ws(scan_string(ps, p + 1, &k));
+		if (*p != ':')
+			unexpected(ps, p, "':' after an object key");
+		p = ws(p + 1);
+		int typed = 1;
+		switch (k.len) {
+		case 9:
+			if (!memcmp(k.s, "Python id", 9))
+				p = parse_int_arg(ps, p, &ev->pyid, &ev->has_pyid, "Python id");
+			else
+				typed = 0;
+			break;
+		case 11:
+			if (!memcmp(k.s, "correlation", 11))
+				p = parse_int_arg(ps, p, &ev->corr, &ev->has_corr, "correlation");
+			else if (!memcmp(k.s, "External id", 11) || !memcmp(k.s, "external id", 11))
+				p = parse_int_arg(ps, p, &ev->ext, &ev->has_ext, "External id");
+			else
+				typed = 0;
+			break;
+		case 16:
+			if (!memcmp(k.s, "Python parent id", 16))
+				p = parse_int_arg(ps, p, &ev->pyparent, &ev->has_pyparent, "Python parent id");
+			else
+				typed = 0;
+			break;
+		default:
+			typed = 0;
+		}
+		if (!typed) {
+			(void)key_at;
+			/* the 2021 schema's "Input dims" is today's "Input Dims" */
+			uint32_t key = k.len == 10 && !memcmp(k.s, "Input dims", 10) ? ps->key_input_dims : intern(ps, k.s, k.len);
+			/* depth: the args object is nesting level 4 of the document */
+			if (ps->keep_all ? key >= ps->keep_limit && key < ps->noise_limit : key >= ps->keep_limit) {
+				p = skip_value(ps, p, 4);
+			} else {
+				if (key > TG_ARG_MAX_KEY)
+					die(ps, key_at, "more than %u distinct strings before this argument's key",
+					    TG_ARG_MAX_KEY);
+				tg_arg a = {.key = key};
+				p = parse_arg_value(ps, p, &a, 4);
+				push_arg(ps, &a);
+			}
+		}
+		p = ws(p);
+		if (*p == ',') {
+			p = ws(p + 1);
+			continue;
+		}
+		if (*p == '}')
+			return p + 1;
+		unexpected(ps, p, "',' or '}' in \"args\"");
+	}
+}
+
+static void commit_metadata(struct parser *ps, struct evtmp *ev, size_t args_start)
+{
+	tg_trace *t = ps->t;
+	const char *what = tg_atoms_str(t->atoms, ev->name);
+	int is_labels = !strcmp(what, "process_labels");
+	uint32_t key = tg_atoms_find(t->atoms, is_labels ? "labels" : "name", is_labels ? 6 : 4);
+	uint32_t value = TG_NONE;
+	for (size_t i = args_start; i < t->nargs; i++)
+		if (t->args[i].key == key && t->args[i].type == TG_ARG_STR)
+			value = t->args[i].v.atom;
+	t->nargs = args_start;
+	if (value == TG_NONE)
+		return;
+	if (!strcmp(what, "thread_name")) {
+		uint32_t tr = track_get(ps, &ev->key);
+		t->tracks[tr].thread_name = value;
+	} else if ((is_labels || !strcmp(what, "process_name")) && ev->key.pid_str == TG_NONE) {
+		struct process_name *pn = NULL;
+		for (size_t i = 0; i < t->npnames && !pn; i++)
+			if (t->pnames[i].pid == ev->key.pid)
+				pn = &t->pnames[i];
+		if (!pn) {
+			if (tg_grow((void **)&t->pnames, &t->pnames_cap, t->npnames + 1, sizeof(*t->pnames)))
+				oom(ps);
+			pn = &t->pnames[t->npnames++];
+			*pn = (struct process_name){ev->key.pid, TG_NONE, TG_NONE};
+		}
+		if (is_labels)
+			pn->labels = value;
+		else
+			pn->name = value;
+	}
+}
+
+/* A flow event (ph s, t, f) into t->flows. */
+static void commit_flow(struct parser *ps, const struct evtmp *ev, uint64_t at)
+{
+	tg_trace *t = ps->t;
+	if (!ev->has_ts || !ev->has_id)
+		die_off(ps, TG_EFORMAT, at, "flow event without \"ts\" or \"id\"");
+	if (tg_grow((void **)&t->flows, &t->flows_cap, t->nflows + 1, sizeof(tg_flow)))
+		oom(ps);
+	t->flows[t->nflows++] = (tg_flow){
+		.id = ev->id, .ts = ev->ts, .track = track_get(ps, &ev->key), .ph = (uint8_t)ev->ph,
+		.type = (uint8_t)(ev->flow >= 0 ? ev->flow : TG_FLOW_OTHER),
+		.bind_enclosing = (uint8_t)ev->bp_e};
+}
+
+/* An E event at ts closes the latest open B event of its track; an E
+ * without one is counted as skipped. */
+static void close_begin(struct parser *ps, int64_t ts, uint32_t track)
+{
+	tg_trace *t = ps->t;
+	for (size_t i = ps->nopen; i-- > 0;) {
+		tg_event *b = &t->events[ps->open[i]];
+		if (b->track == track) {
+			b->dur = ts > b->ts ? ts - b->ts : 0;
+			b->flags &= (uint8_t)~TG_EV_UNCLOSED;
+			memmove(ps->open + i, ps->open + i + 1, (ps->nopen - i - 1) * sizeof(uint32_t));
+			ps->nopen--;
+			return;
+		}
+	}
+	t->stats.skipped_events++; /* an E without its B */
+}
+
+/* Events share their argument lists (issue 24): most calls of an op repeat
+ * the same shapes, types and values (xdit_sd_3.5: 127,629 arguments, 2,979
+ * in distinct lists; a 100 MB generated trace: 480,750 and 114,139), so an
+ * event whose list equals, byte for byte, one already stored points at it
+ * and its own copy is dropped. Nothing reads an argument but through its
+ * event (tg_event_arg), and nothing writes one after the read. A set of the
+ * distinct lists finds them: 8 bytes a list; it is dropped when, after
+ * DEDUP_TRIAL lists, fewer than a quarter were repeats (a trace whose every
+ * op carries a unique "Sequence number" would pay for the set and save
+ * nothing). */
+#define DEDUP_TRIAL 65536
+
+static uint64_t args_hash(const tg_arg *a, size_t n) { return tg_hash_bytes(a, n * sizeof(tg_arg)); }
+
+static void dedup_insert(struct parser *ps, uint64_t entry, uint64_t h)
+{
+	size_t i = (size_t)h & ps->dmask;
+	while (ps->dslots[i])
+		i = (i + 1) & ps->dmask;
+	ps->dslots[i] = entry;
+	ps->dcount++;
+}
+
+/* Doubles the set; 0 or -1 (out of memory: the set is dropped). */
+static int dedup_grow(struct parser *ps)
+{
+	uint64_t *old = ps->dslots;
+	size_t omask = ps->dmask, nmask = omask ? omask * 2 + 1 : 4095;
+	ps->dslots = tg_calloc(nmask + 1, sizeof(uint64_t));
+	ps->dmask = ps->dslots ? nmask : 0;
+	ps->dcount = 0;
+	for (size_t i = 0; ps->dslots && old && i <= omask; i++)
+		if (old[i]) {
+			uint64_t e = old[i];
+			dedup_insert(ps, e, args_hash(ps->t->args + (uint32_t)(e >> 16), e & 0xffff));
+		}
+	free(old);
+	if (!ps->dslots)
+		ps->dedup_off = 1;
+	return ps->dslots ? 0 : -1;
+}
+
+/* Where the event's arguments t->args[start..nargs) are kept: an equal
+ * list stored before (this one then dropped), or start. */
+static uint32_t share_args(struct parser *ps, size_t start)
+{
+	tg_trace *t = ps->t;
+	size_t n = t->nargs - start;
+	if (n == 0 || ps->dedup_off)
+		return (uint32_t)start;
+	const tg_arg *a = t->args + start;
+	uint64_t h = args_hash(a, n);
+	for (size_t i = (size_t)h & ps->dmask; ps->dslots && ps->dslots[i]; i = (i + 1) & ps->dmask) {
+		uint64_t e = ps->dslots[i];
+		uint32_t at = (uint32_t)(e >> 16);
+		if ((e & 0xffff) == n && !memcmp(t->args + at, a, n * sizeof(tg_arg))) {
+			t->nargs = start;
+			ps->dhits++;
+			return at;
+		}
+	}
+	if (++ps->dlists == DEDUP_TRIAL && ps->dhits < DEDUP_TRIAL / 4) {
+		free(ps->dslots);
+		ps->dslots = NULL;
+		ps->dedup_off = 1;
+		return (uint32_t)start;
+	}
+	if ((ps->dcount + 1) * 2 > ps->dmask && dedup_grow(ps))
+		return (uint32_t)start;
+	dedup_insert(ps, ((uint64_t)start << 16) | n, h);
+	return (uint32_t)start;
+}
+
+/* The kind an event is stored with: instants (ph i, I) are
+ * TG_KIND_INSTANT with no duration (*flags gets TG_EV_INSTANT), MTIA's
+ * device DMA "kernels" are memcpys, else the kind of its category. */
+static int stored_kind(struct parser *ps, struct evtmp *ev, uint8_t *flags)
+{
+	int kind = ev->kind;
+	if (ev->ph == 'i' || ev->ph == 'I') {
+		kind = TG_KIND_INSTANT;
+		ev->dur = 0;
+		*flags |= TG_EV_INSTANT;
+	}
+	if (kind == TG_KIND_KERNEL && ev->name != TG_NONE) {
+		/* MTIA device DMA events are memory transfers */
+		const char *nm = tg_atoms_str(ps->t->atoms, ev->name);
+		if (nm[0] == 'd' && nm[1] == 'm' && nm[2] == 'a')
+			kind = TG_KIND_MEMCPY;
+	}
+	return kind;
+}
+
+/* The ids of event e of kind: a python event's id and parent id, else the
+ * correlation and External id; returns the TG_EV_HAS_* flags of those
+ * present. */
+static uint8_t set_ids(tg_event *e, const struct evtmp *ev, int kind)
+{
+	if (kind == TG_KIND_PYTHON) {
+		e->ids.py.id = ev->pyid;
+		e->ids.py.parent_id = ev->pyparent;
+		return (uint8_t)((ev->has_pyid ? TG_EV_HAS_PYID : 0) | (ev->has_pyparent ? TG_EV_HAS_PYPARENT : 0));
+	}
+	e->ids.op.correlation = ev->corr;
+	e->ids.op.external_id = ev->ext;
+	return (uint8_t)((ev->has_corr ? TG_EV_HAS_CORR : 0) | (ev->has_ext ? TG_EV_HAS_EXT : 0));
+}
+
+/* Commits the event parsed into ev (its arguments are t->args from
+ * args_start on) to the model; at: the JSON offset of its '{'. */
+static void commit_event(struct parser *ps, struct evtmp *ev, size_t args_start, uint64_t at)
+{
+	tg_trace *t = ps->t;
+	tg_trace_stats *st = &t->stats;
+	st->raw_events++;
+	switch (ev->ph) {
+	case 'M':
+		st->metadata_events++;
+		commit_metadata(ps, ev, args_start);
+		return;
+	case 'C':
+		st->counter_events++;
+		t->nargs = args_start;
+		return;
+	case 's':
+	case 't':
+	case 'f':
+		st->flow_events++;
+		t->nargs = args_start;
+		commit_flow(ps, ev, at);
+		return;
+	case 'X':
+	case 'B':
+	case 'E':
+	case 'i':
+	case 'I':
+		break;
+	default:
+		st->skipped_events++;
+		t->nargs = args_start;
+		return;
+	}
+	if (!ev->has_ts)
+		die_off(ps, TG_EFORMAT, at, "event without \"ts\"");
+	uint32_t track = track_get(ps, &ev->key);
+	if (ev->ph == 'E') {
+		t->nargs = args_start;
+		close_begin(ps, ev->ts, track);
+		return;
+	}
+	if (t->nevents >= ps->max_events)
+		die_off(ps, TG_ELIMIT, at, "more than %llu events (limit)",
+		         (unsigned long long)ps->max_events);
+	if (ev->ph == 'X' && !ev->has_dur)
+		die_off(ps, TG_EFORMAT, at, "complete event (ph X) without \"dur\"");
+	if (ev->dur < 0) {
+		st->negative_durations++;
+		ev->dur = 0;
+	}
+	uint8_t flags = 0;
+	int kind = stored_kind(ps, ev, &flags);
+	if (kind == TG_KIND_OTHER && ev->cat != TG_NONE) {
+		tg_arg a = {.key = ps->atom_cat, .type = TG_ARG_STR, .v.atom = ev->cat};
+		push_arg(ps, &a);
+	}
+	if (t->nargs - args_start > UINT16_MAX)
+		die_off(ps, TG_ELIMIT, at, "event with more than %u arguments", UINT16_MAX);
+	if (tg_grow((void **)&t->events, &t->events_cap, t->nevents + 1, sizeof(tg_event)))
+		oom(ps);
+	tg_event *e = &t->events[t->nevents];
+	e->ts = ev->ts;
+	e->dur = ev->ph == 'B' ? 0 : ev->dur;
+	e->name = ev->name == TG_NONE ? ps->atom_empty : ev->name;
+	e->track = track;
+	e->nargs = (uint16_t)(t->nargs - args_start);
+	e->args = share_args(ps, args_start);
+	e->kind = (uint8_t)kind;
+	flags |= set_ids(e, ev, kind);
+	if (ev->ph == 'B') {
+		flags |= TG_EV_UNCLOSED;
+		if (tg_grow((void **)&ps->open, &ps->open_cap, ps->nopen + 1, sizeof(uint32_t)))
+			oom(ps);
+		ps->open[ps->nopen++] = (uint32_t)t->nevents;
+	}
+	e->flags = flags;
+	t->nevents++;
+	st->by_kind[kind]++;
+	t->tracks[track].nevents++;
+	if (tg_kind_is_gpu(kind))
+		t->tracks[track].ngpu++;
+}
+
+/* An event's "id" at p (a flow's; a number, or a string read as a number
+ * or else hashed) into ev. Returns the end of the value. */
+static const char *parse_flow_id(struct parser *ps, const char *p, struct evtmp *ev)
+{
+	const char *v = p;
+	struct str s;
+	if (*p == '"') {
+		p = scan_string(ps, p + 1, &s);
+		char tmp[24];
+		char *end = NULL;
+		if (s.len > 0 && s.len < sizeof(tmp)) {
+			memcpy(tmp, s.s, s.len);
+			tmp[s.len] = 0;
+			ev->id = strtoull(tmp, &end, 0);
+		}
+		if (!end || *end)
+			ev->id = tg_hash_bytes(s.s, s.len);
+	} else {
+		int64_t iv;
+		int uns, is_int;
+		p = scan_number(ps, p, &is_int);
+		if (!is_int || span_int(v, p, &iv, &uns))
+			die(ps, v, "\"id\" must be an integer or a string");
+		ev->id = (uint64_t)iv;
+	}
+	ev->has_id = 1;
+	return p;
+}
+
+/* An event's "cat" at p (a string or null) into ev: its kind and flow
+ * type, and the category itself when it names neither. Returns the end of
+ * the value. */
+static const char *parse_cat(struct parser *ps, const char *p, struct evtmp *ev)
+{
+	struct str s;
+	if (*p == 'n')
+		return expect_literal(ps, p, "null");
+	if (*p != '"')
+		*p ? die(ps, p, "\"cat\" must be a string") : need_more(ps, p);
+	p = scan_string(ps, p + 1, &s);
+	ev->kind = category_kind(s.s, s.len, &ev->flow);
+	if (ev->kind == TG_KIND_OTHER && ev->flow < 0)
+		ev->cat = intern(ps, s.s, s.len);
+	return p;
+}
+
+#endif
