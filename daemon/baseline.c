@@ -82,31 +82,31 @@ static const tg_job *open_run_at(const tg_job *open, size_t nopen, const tg_job 
 	return NULL;
 }
 
-/* The nearest of chain[skip..n) with a done run of j's workload into
- * *base (*found, *distance from chain[skip]). Runs of the same workload
- * still being judged: a nearer one than what the store has done would be
- * the baseline, so the job waits for it (TG_EAGAIN, d->blocker) rather
- * than compare with an older run (or with none). */
-static int nearest_run(tg_job *base, int *found, int *distance, tg_daemon *d, const tg_job *j,
-                       const char (*chain)[41], size_t n, size_t skip)
+/* Runs of the same workload still being judged: a nearer one than what
+ * the store has done would be the baseline, so the job waits for it
+ * rather than compare with an older run (or with none). */
+int tg_daemon_baseline_nearest(tg_job *base, int *found, int *distance, int64_t *blocker, const tg_job_ctx *c,
+                               const tg_job *j, const char (*chain)[41], size_t n, size_t skip)
 {
+	*found = 0;
+	*distance = -1;
 	tg_job *open = NULL;
 	size_t nopen = 0;
-	int rc = tg_store_jobs_list(&open, &nopen, d->store,
+	int rc = tg_store_jobs_list(&open, &nopen, c->store,
 	                            1u << TG_JOB_SEEN | 1u << TG_JOB_ANALYSING | 1u << TG_JOB_POSTING);
 	if (rc)
 		return rc;
 	for (size_t i = skip; i < n && !*found; i++) {
 		const tg_job *waiting = open_run_at(open, nopen, j, chain[i]);
 		if (waiting) {
-			d->blocker = waiting->id;
+			*blocker = waiting->id;
 			rc = tg_error_set(TG_EAGAIN, "the run %s of the baseline candidate %.12s is not judged yet",
 			                  waiting->prefix ? waiting->prefix : "?", chain[i]);
 			break;
 		}
 		tg_job cand;
 		memset(&cand, 0, sizeof(cand));
-		int fr = tg_store_find_run(&cand, d->store, j->repo, chain[i], j->workload);
+		int fr = tg_store_find_run(&cand, c->store, j->repo, chain[i], j->workload, c->trusted_only);
 		if (fr == TG_ENOTFOUND)
 			continue;
 		if (fr) {
@@ -122,18 +122,18 @@ static int nearest_run(tg_job *base, int *found, int *distance, tg_daemon *d, co
 }
 
 int tg_daemon_find_baseline(tg_job *base, int *found, int *distance, char merge_base[41], char *why, size_t whycap,
-                            tg_daemon *d, size_t ri, const tg_job *j)
+                            const tg_job_ctx *c, const tg_job *j)
 {
-	const tg_config_repo *r = &d->cfg->repos[ri];
+	const tg_config_repo *r = c->repo;
 	*found = 0;
 	*distance = -1;
 	merge_base[0] = 0;
 	why[0] = 0;
 	tg_git *g;
-	int rc = tg_daemon_git(&g, d, ri);
+	int rc = tg_daemon_git(&g, c->d, c->ri);
 	if (rc)
 		return rc;
-	tg_daemon_fetch_when_due(d, ri, g);
+	tg_daemon_fetch_when_due(c->d, c->ri, g);
 	const char *target = j->target_branch && *j->target_branch ? j->target_branch
 	                     : r->ntarget_branches                  ? r->target_branches[0]
 	                                                            : "main";
@@ -154,7 +154,8 @@ int tg_daemon_find_baseline(tg_job *base, int *found, int *distance, char merge_
 	rc = tg_git_first_parents(&chain, &n, g, from, (size_t)r->baseline_depth + (size_t)skip_self);
 	if (rc)
 		return rc;
-	rc = nearest_run(base, found, distance, d, j, (const char(*)[41])chain, n, (size_t)skip_self);
+	rc = tg_daemon_baseline_nearest(base, found, distance, &c->d->blocker, c, j, (const char(*)[41])chain, n,
+	                                (size_t)skip_self);
 	free(chain);
 	if (!rc && !*found)
 		snprintf(why, whycap, "no run of %s on %s within %d first-parent commits of %.12s", j->workload, target,

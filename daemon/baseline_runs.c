@@ -36,15 +36,15 @@ static void add_reason(char *buf, size_t cap, const char *run_id, const char *wh
 
 /* Reads run r's manifest and traces into *m and *s. *permanent as
  * tg_side_load's (a manifest that no longer parses is the run's fault). */
-static int load_run(tg_manifest **m, tg_side *s, int *permanent, tg_daemon *d, const tg_job *r)
+static int load_run(tg_manifest **m, tg_side *s, int *permanent, const tg_job_ctx *c, const tg_job *r)
 {
 	char key[6000];
 	snprintf(key, sizeof(key), "%s/manifest.json", r->prefix);
 	*permanent = 1;
 	int rc = tg_manifest_parse(m, r->manifest ? r->manifest : "", r->manifest ? strlen(r->manifest) : 0, key,
-	                           d->cfg->max_traces);
+	                           c->cfg->max_traces);
 	if (!rc)
-		rc = tg_side_load(s, permanent, d, r, *m, 0);
+		rc = tg_side_load(s, permanent, c->d, r, *m, 0);
 	if (rc) {
 		tg_manifest_free(*m);
 		*m = NULL;
@@ -54,10 +54,10 @@ static int load_run(tg_manifest **m, tg_side *s, int *permanent, tg_daemon *d, c
 
 /* Records run r as tampered (why), logged; a store that refuses is logged
  * too (the run is left out of this judgement either way). */
-static void tampered(tg_daemon *d, const tg_job *r, const char *why)
+static void tampered(const tg_job_ctx *c, const tg_job *r, const char *why)
 {
 	tg_log(TG_LOG_WARN, "baseline run %s (job %lld) recorded as tampered: %s", r->prefix, (long long)r->id, why);
-	if (tg_store_job_set_tampered(d->store, r->id, why))
+	if (tg_store_job_set_tampered(c->store, r->id, why))
 		tg_log(TG_LOG_WARN, "run %s: %s", r->prefix, tg_error_last());
 }
 
@@ -86,19 +86,20 @@ static int fallback_notes(char **notes, const tg_job *used, const char *reasons)
 /* The newest usable run of base's commit into *base, *bm and *old;
  * reasons (cap) collects the runs left out. *found = 0 when none. */
 static int first_usable(int *found, tg_job *base, tg_manifest **bm, tg_side *old, char *reasons, size_t cap,
-                        tg_daemon *d)
+                        const tg_job_ctx *c)
 {
 	*found = 0;
 	tg_job *runs = NULL;
 	size_t n = 0;
-	int rc = tg_store_find_runs(&runs, &n, d->store, base->repo, base->commit, base->workload, 2 * TG_POOL_MAX_RUNS);
+	int rc = tg_store_find_runs(&runs, &n, c->store, base->repo, base->commit, base->workload, 2 * TG_POOL_MAX_RUNS,
+	                            c->trusted_only);
 	for (size_t i = 0; !rc && i < n && !*found; i++) {
 		if (runs[i].tampered) {
 			add_reason(reasons, cap, runs[i].run_id, runs[i].tampered);
 			continue;
 		}
 		int permanent = 0;
-		int lr = load_run(bm, old, &permanent, d, &runs[i]);
+		int lr = load_run(bm, old, &permanent, c, &runs[i]);
 		if (lr && !permanent) {
 			rc = lr; /* the storage may come back: try the whole job again */
 			break;
@@ -106,7 +107,7 @@ static int first_usable(int *found, tg_job *base, tg_manifest **bm, tg_side *old
 		if (lr) {
 			char why[1024];
 			snprintf(why, sizeof(why), "%s", tg_error_last());
-			tampered(d, &runs[i], why);
+			tampered(c, &runs[i], why);
 			add_reason(reasons, cap, runs[i].run_id, why);
 			continue;
 		}
@@ -120,7 +121,7 @@ static int first_usable(int *found, tg_job *base, tg_manifest **bm, tg_side *old
 }
 
 int tg_daemon_baseline_side(tg_job *base, tg_manifest **bm, tg_side *old, size_t *more, size_t *left_over,
-                            int *usable, char **notes, char *why, size_t whycap, uint64_t max_bytes, tg_daemon *d)
+                            int *usable, char **notes, char *why, size_t whycap, uint64_t max_bytes, const tg_job_ctx *c)
 {
 	*bm = NULL;
 	*more = *left_over = 0;
@@ -129,7 +130,7 @@ int tg_daemon_baseline_side(tg_job *base, tg_manifest **bm, tg_side *old, size_t
 	why[0] = 0;
 	memset(old, 0, sizeof(*old));
 	char reasons[1024] = "";
-	int rc = first_usable(usable, base, bm, old, reasons, sizeof(reasons), d);
+	int rc = first_usable(usable, base, bm, old, reasons, sizeof(reasons), c);
 	if (rc)
 		return rc;
 	if (!*usable) {
@@ -143,6 +144,6 @@ int tg_daemon_baseline_side(tg_job *base, tg_manifest **bm, tg_side *old, size_t
 		if ((rc = fallback_notes(notes, base, reasons)))
 			return rc;
 	}
-	tg_pool_filter f = {.trusted_only = tg_store_trusted_only(d->store)};
-	return tg_pool_runs(old, more, left_over, d, base, &f, TG_POOL_MAX_RUNS - 1, max_bytes);
+	tg_pool_filter f = {.trusted_only = c->trusted_only};
+	return tg_pool_runs(old, more, left_over, c, base, &f, TG_POOL_MAX_RUNS - 1, max_bytes);
 }

@@ -132,23 +132,43 @@ int tg_daemon_run_key(char out[65], const char *repo, const char *commit, const 
  * *why (cap bytes) naming the limit. Returns 0 or the store's error. */
 int tg_daemon_admit(int *ok, char *why, size_t cap, tg_daemon *d, const tg_job *j);
 
+/* What a job's steps work with: one repository's part of the daemon,
+ * built once per job (tg_job_ctx_init) and passed instead of the daemon
+ * and the repository's index (job*.c, origin.c, pr_check.c, accepts.c,
+ * baseline.c, baseline_runs.c, pool.c). */
+typedef struct tg_job_ctx {
+	tg_daemon *d;               /* for what still takes the daemon: side.c, comment.c, the git mirror */
+	size_t ri;                  /* the repository's index in cfg->repos */
+	const tg_config *cfg;
+	const tg_config_repo *repo; /* &cfg->repos[ri] (NULL when ri is not a repository) */
+	tg_rules *rules;            /* the repository's rules (NULL when none are loaded) */
+	tg_forge *forge;            /* the repository's forge client (NULL when none is open) */
+	tg_store *store;
+	int trusted_only;           /* baselines and pooled runs: trusted runs only (a signing key) */
+	int keyed;                  /* a signing key is configured */
+} tg_job_ctx;
+
+/* The context of repository ri of d into *c (job.c; nothing allocated, c
+ * borrows from d). */
+void tg_job_ctx_init(tg_job_ctx *c, tg_daemon *d, size_t ri);
+
 /* Proof of origin (origin.c). tg_daemon_origin_check sets j->origin_ok for
  * a pull request's run: the forge confirms that the CI run its manifest
  * names (j->origin) ran on j's commit for j's pull request (the outbox
  * takes the manifest's word; a forge that cannot tell, no ci_run, another
  * commit or pull request: 0, logged). Errors (the forge unreachable) are
  * returned. */
-int tg_daemon_origin_check(tg_daemon *d, size_t ri, tg_job *j);
+int tg_daemon_origin_check(const tg_job_ctx *c, tg_job *j);
 
 /* Which runs of j's commit may join j's side: 1 with *f filled (signed
  * runs for a signed run; the same confirmed CI run for a pull request's;
  * every run without a signing key), 0 when j is judged alone. */
-int tg_daemon_pool_filter(tg_pool_filter *f, const tg_daemon *d, const tg_job *j);
+int tg_daemon_pool_filter(tg_pool_filter *f, const tg_job_ctx *c, const tg_job *j);
 
 /* *ok = 0 (*why says so) for a pull request's run whose CI run is not
  * confirmed when runs of a confirmed CI run have judged the same head:
  * it posts nothing over their verdict. Returns 0 or the store's error. */
-int tg_daemon_origin_may_post(int *ok, char *why, size_t cap, tg_daemon *d, const tg_job *j);
+int tg_daemon_origin_may_post(int *ok, char *why, size_t cap, const tg_job_ctx *c, const tg_job *j);
 
 /* Moves job j one or more steps forward (job.c). Returns 0 when the job is
  * finished or handed on, or a TG_E* code when it must be tried again later
@@ -211,7 +231,7 @@ int tg_side_append(tg_side *to, tg_side *from);
 
 void tg_side_free(tg_side *s);
 
-/* The baseline of job j (repository index ri): the merge-base of its commit
+/* The baseline of job j (its repository's context c): the merge-base of its commit
  * with the target branch, then its first-parent ancestors (baseline_depth of
  * them), the nearest with a done run of the same workload; for a run on a
  * branch without a pull request, the ancestors of its commit's parent.
@@ -220,7 +240,17 @@ void tg_side_free(tg_side *s);
  * merge_base (41 bytes) receives the merge-base. Errors (git unreachable)
  * are returned. */
 int tg_daemon_find_baseline(tg_job *base, int *found, int *distance, char merge_base[41], char *why, size_t whycap,
-                            tg_daemon *d, size_t ri, const tg_job *j);
+                            const tg_job_ctx *c, const tg_job *j);
+
+/* The baseline choice along a first-parent chain (baseline.c): the
+ * nearest of chain[skip..n) with a done run of j's repository and workload
+ * that is not an error (trusted only under c->trusted_only) into *base
+ * (*found 1, *distance from chain[skip]; the caller clears *base). A run
+ * of that workload still open (seen, analysing, posting) at a commit
+ * reached before one with a done run: TG_EAGAIN, *blocker its job id (the
+ * job waits for it). Returns 0 or the store's error. */
+int tg_daemon_baseline_nearest(tg_job *base, int *found, int *distance, int64_t *blocker, const tg_job_ctx *c,
+                               const tg_job *j, const char (*chain)[41], size_t n, size_t skip);
 
 /* The baseline side (baseline_runs.c): base holds the newest trusted run
  * of the baseline commit (tg_daemon_find_baseline); the newest of that
@@ -235,7 +265,8 @@ int tg_daemon_find_baseline(tg_job *base, int *found, int *distance, char merge_
  * (whycap bytes) names the tampered runs. Storage that may come back is
  * returned (the job is tried again). */
 int tg_daemon_baseline_side(tg_job *base, tg_manifest **bm, tg_side *old, size_t *more, size_t *left_over,
-                            int *usable, char **notes, char *why, size_t whycap, uint64_t max_bytes, tg_daemon *d);
+                            int *usable, char **notes, char *why, size_t whycap, uint64_t max_bytes,
+                            const tg_job_ctx *c);
 
 /* The commit status repository r posts for a run that is not a judgement
  * of kind k: its on_unjudged (unjudged.c). */
@@ -281,6 +312,6 @@ void tg_daemon_baseline_why(char *buf, size_t cap, const tg_job *j, const tg_job
  * may not, *why says why), and replaces j->target_branch with the branch
  * the forge says it merges into (pr_check.c). The outbox cannot tell: *ok
  * = 1, j unchanged. Errors (the forge unreachable) are returned. */
-int tg_daemon_pr_check(int *ok, char *why, size_t cap, tg_daemon *d, size_t ri, tg_job *j);
+int tg_daemon_pr_check(int *ok, char *why, size_t cap, const tg_job_ctx *c, tg_job *j);
 
 #endif

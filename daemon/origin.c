@@ -66,12 +66,12 @@ static int ci_run_matches(int *ok, char *why, size_t cap, tg_forge *f, const tg_
 	return 0;
 }
 
-int tg_daemon_origin_check(tg_daemon *d, size_t ri, tg_job *j)
+int tg_daemon_origin_check(const tg_job_ctx *c, tg_job *j)
 {
 	j->origin_ok = 0;
 	if (j->pr <= 0)
 		return 0;
-	tg_forge *f = tg_daemon_forge(d, ri);
+	tg_forge *f = c->forge;
 	if (tg_forge_get_kind(f) == TG_FORGE_OUTBOX) {
 		j->origin_ok = 1; /* no forge to ask: a dry run takes the manifest's word */
 		return 0;
@@ -96,10 +96,10 @@ int tg_daemon_origin_check(tg_daemon *d, size_t ri, tg_job *j)
 	return rc;
 }
 
-int tg_daemon_pool_filter(tg_pool_filter *f, const tg_daemon *d, const tg_job *j)
+int tg_daemon_pool_filter(tg_pool_filter *f, const tg_job_ctx *c, const tg_job *j)
 {
 	memset(f, 0, sizeof(*f));
-	int keyed = d->cfg->storage.signing_key.value != NULL;
+	int keyed = c->keyed;
 	if (j->pr > 0 && !(keyed && j->trusted)) {
 		if (!j->origin_ok)
 			return 0;
@@ -113,16 +113,16 @@ int tg_daemon_pool_filter(tg_pool_filter *f, const tg_daemon *d, const tg_job *j
 	return 1;
 }
 
-int tg_daemon_origin_may_post(int *ok, char *why, size_t cap, tg_daemon *d, const tg_job *j)
+int tg_daemon_origin_may_post(int *ok, char *why, size_t cap, const tg_job_ctx *c, const tg_job *j)
 {
 	*ok = 1;
-	int keyed = d->cfg->storage.signing_key.value != NULL;
+	int keyed = c->keyed;
 	if (j->pr <= 0 || j->origin_ok || (keyed && j->trusted))
 		return 0;
 	tg_pool_filter f = {.by_origin = 2};
 	tg_job *runs = NULL;
 	size_t n = 0;
-	int rc = tg_store_find_pool(&runs, &n, d->store, j->repo, j->commit, j->workload, &f, 1);
+	int rc = tg_store_find_pool(&runs, &n, c->store, j->repo, j->commit, j->workload, &f, 1);
 	if (!rc && n) {
 		*ok = 0;
 		snprintf(why, cap,

@@ -22,15 +22,15 @@
 /* Run r of a side could not be read for good (msg says why): its files
  * no longer match what was judged. Recorded as tampered (never pooled or a
  * baseline again, listed by history) and logged. */
-static void left_out(tg_daemon *d, const tg_job *r, const char *msg)
+static void left_out(const tg_job_ctx *c, const tg_job *r, const char *msg)
 {
 	tg_log(TG_LOG_WARN, "run %s (job %lld) left out of the pool and recorded as tampered: %s", r->prefix,
 	       (long long)r->id, msg);
-	if (tg_store_job_set_tampered(d->store, r->id, msg))
+	if (tg_store_job_set_tampered(c->store, r->id, msg))
 		tg_log(TG_LOG_WARN, "run %s: %s", r->prefix, tg_error_last());
 }
 
-int tg_pool_runs(tg_side *side, size_t *added, size_t *left_over, tg_daemon *d, const tg_job *j,
+int tg_pool_runs(tg_side *side, size_t *added, size_t *left_over, const tg_job_ctx *c, const tg_job *j,
                  const tg_pool_filter *f, size_t max, uint64_t max_bytes)
 {
 	*added = *left_over = 0;
@@ -38,7 +38,7 @@ int tg_pool_runs(tg_side *side, size_t *added, size_t *left_over, tg_daemon *d, 
 		return 0;
 	tg_job *runs = NULL;
 	size_t n = 0;
-	int rc = tg_store_find_pool(&runs, &n, d->store, j->repo, j->commit, j->workload, f, max + 1);
+	int rc = tg_store_find_pool(&runs, &n, c->store, j->repo, j->commit, j->workload, f, max + 1);
 	for (size_t i = 0; !rc && i < n && *added < max; i++) {
 		if (runs[i].id == j->id)
 			continue;
@@ -49,10 +49,10 @@ int tg_pool_runs(tg_side *side, size_t *added, size_t *left_over, tg_daemon *d, 
 		int permanent = 0;
 		memset(&s, 0, sizeof(s));
 		int lr = tg_manifest_parse(&m, runs[i].manifest ? runs[i].manifest : "",
-		                           runs[i].manifest ? strlen(runs[i].manifest) : 0, key, d->cfg->max_traces);
+		                           runs[i].manifest ? strlen(runs[i].manifest) : 0, key, c->cfg->max_traces);
 		int parsed = !lr;
 		if (!lr)
-			lr = tg_side_load(&s, &permanent, d, &runs[i], m, 0);
+			lr = tg_side_load(&s, &permanent, c->d, &runs[i], m, 0);
 		tg_manifest_free(m);
 		if (lr && !permanent && parsed) {
 			rc = lr; /* the storage may come back: try the whole job again */
@@ -63,7 +63,7 @@ int tg_pool_runs(tg_side *side, size_t *added, size_t *left_over, tg_daemon *d, 
 			 * run data nor from storage: the side goes on without it */
 			char msg[1024];
 			snprintf(msg, sizeof(msg), "%s", tg_error_last());
-			left_out(d, &runs[i], msg);
+			left_out(c, &runs[i], msg);
 			continue;
 		}
 		if (side->json_bytes + s.json_bytes > max_bytes) {
@@ -71,7 +71,7 @@ int tg_pool_runs(tg_side *side, size_t *added, size_t *left_over, tg_daemon *d, 
 			tg_log(TG_LOG_INFO,
 			       "run %s left out of the pool: its %llu bytes of JSON would take the judgement past "
 			       "limits.max_pool_bytes (%llu)",
-			       runs[i].prefix, (unsigned long long)s.json_bytes, (unsigned long long)d->cfg->max_pool_bytes);
+			       runs[i].prefix, (unsigned long long)s.json_bytes, (unsigned long long)c->cfg->max_pool_bytes);
 			tg_side_free(&s);
 			(*left_over)++;
 			continue;

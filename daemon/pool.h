@@ -20,7 +20,7 @@
  * that may come back is an error (the job is tried again). Returns 0 or a
  * code.
  */
-int tg_pool_runs(tg_side *side, size_t *added, size_t *left_over, tg_daemon *d, const tg_job *j,
+int tg_pool_runs(tg_side *side, size_t *added, size_t *left_over, const tg_job_ctx *c, const tg_job *j,
                  const tg_pool_filter *f, size_t max, uint64_t max_bytes);
 
 #endif

@@ -17,13 +17,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-int tg_daemon_pr_check(int *ok, char *why, size_t cap, tg_daemon *d, size_t ri, tg_job *j)
+int tg_daemon_pr_check(int *ok, char *why, size_t cap, const tg_job_ctx *c, tg_job *j)
 {
 	*ok = 1;
 	why[0] = 0;
 	if (j->pr <= 0)
 		return 0;
-	tg_forge *f = tg_daemon_forge(d, ri);
+	tg_forge *f = c->forge;
 	if (tg_forge_get_kind(f) == TG_FORGE_OUTBOX)
 		return 0; /* no forge to ask: a dry run trusts the manifest */
 	tg_forge_pr p;

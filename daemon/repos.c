@@ -33,6 +33,11 @@ const tg_config_repo *tg_daemon_repo(size_t *index, const tg_daemon *d, const ch
 	return NULL;
 }
 
+int tg_daemon_trusted_only(const tg_daemon *d)
+{
+	return d->cfg->storage.signing_key.value != NULL;
+}
+
 tg_forge *tg_daemon_forge(const tg_daemon *d, size_t ri)
 {
 	const tg_config_forge *f = d->cfg->repos[ri].forge_ptr;

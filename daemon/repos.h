@@ -19,6 +19,11 @@
  * (*index may be NULL), or NULL when none is configured. */
 const tg_config_repo *tg_daemon_repo(size_t *index, const tg_daemon *d, const char *name);
 
+/* Whether baselines and pooled runs come from trusted runs only: a
+ * signing key is configured (docs/security.md). The store's baseline
+ * lookups take it as their argument (tg_store_find_run). */
+int tg_daemon_trusted_only(const tg_daemon *d);
+
 /* The forge client of repository index ri. */
 tg_forge *tg_daemon_forge(const tg_daemon *d, size_t ri);
 

@@ -1192,59 +1192,61 @@ static void test_find_run(void **state)
 	add_run(c->s, 204, &at, NULL); /* unfinished */
 
 	tg_job j;
-	tg_test_must(tg_store_find_run(&j, c->s, "acme/llm", cm, "train"));
+	tg_test_must(tg_store_find_run(&j, c->s, "acme/llm", cm, "train", 0));
 	assert_int_equal(j.id, b); /* the latest done run that is not an error */
 	assert_int_equal(j.run_time, 200);
 	assert_string_equal(j.verdict, "warn");
 	assert_int_equal(j.state, TG_JOB_DONE);
 	tg_job_clear(&j);
-	assert_int_equal(tg_store_find_run(&j, c->s, "acme/llm", cm, "infer"), TG_ENOTFOUND);
-	assert_int_equal(tg_store_find_run(&j, c->s, "other/repo", cm, "train"), TG_ENOTFOUND);
-	assert_int_equal(tg_store_find_run(&j, c->s, "acme/llm", sha(cm, 501), "train"), TG_ENOTFOUND);
+	assert_int_equal(tg_store_find_run(&j, c->s, "acme/llm", cm, "infer", 0), TG_ENOTFOUND);
+	assert_int_equal(tg_store_find_run(&j, c->s, "other/repo", cm, "train", 0), TG_ENOTFOUND);
+	assert_int_equal(tg_store_find_run(&j, c->s, "acme/llm", sha(cm, 501), "train", 0), TG_ENOTFOUND);
 	assert_int_equal(j.id, 0);
-	assert_int_equal(tg_store_find_run(&j, c->s, NULL, cm, "train"), TG_EINVAL);
+	assert_int_equal(tg_store_find_run(&j, c->s, NULL, cm, "train", 0), TG_EINVAL);
 	/* every done run that is not an error, the latest first; a limit */
 	sha(cm, 500);
 	tg_job *l;
 	size_t n;
-	tg_test_must(tg_store_find_runs(&l, &n, c->s, "acme/llm", cm, "train", 10));
+	tg_test_must(tg_store_find_runs(&l, &n, c->s, "acme/llm", cm, "train", 10, 0));
 	assert_int_equal(n, 2);
 	assert_int_equal(l[0].id, b);
 	assert_int_equal(l[1].id, a);
 	tg_store_jobs_free(l, n);
-	tg_test_must(tg_store_find_runs(&l, &n, c->s, "acme/llm", cm, "train", 1));
+	tg_test_must(tg_store_find_runs(&l, &n, c->s, "acme/llm", cm, "train", 1, 0));
 	assert_int_equal(n, 1);
 	assert_int_equal(l[0].id, b);
 	tg_store_jobs_free(l, n);
-	tg_test_must(tg_store_find_runs(&l, &n, c->s, "acme/llm", cm, "infer", 10));
+	tg_test_must(tg_store_find_runs(&l, &n, c->s, "acme/llm", cm, "infer", 10, 0));
 	assert_int_equal(n, 0);
 	assert_null(l);
-	assert_int_equal(tg_store_find_runs(&l, &n, c->s, "acme/llm", cm, "train", 0), TG_EINVAL);
+	assert_int_equal(tg_store_find_runs(&l, &n, c->s, "acme/llm", cm, "train", 0, 0), TG_EINVAL);
 
-	/* a signing key: only trusted runs are baselines, whatever their time */
+	/* a signing key: only trusted runs are baselines, whatever their time;
+	 * the store's own trusted-only state does not change the lookups */
 	sha(cm, 500);
-	tg_store_set_trusted_only(c->s, 1);
-	assert_int_equal(tg_store_find_run(&j, c->s, "acme/llm", cm, "train"), TG_ENOTFOUND);
+	assert_int_equal(tg_store_find_run(&j, c->s, "acme/llm", cm, "train", 1), TG_ENOTFOUND);
 	at.run_time = 50;
 	at.trusted = 1;
 	int64_t t = add_run(c->s, 205, &at, NULL);
 	run_to_done(c->s, t, "pass", NULL, 0);
-	tg_test_must(tg_store_find_run(&j, c->s, "acme/llm", cm, "train"));
+	tg_test_must(tg_store_find_run(&j, c->s, "acme/llm", cm, "train", 1));
 	assert_int_equal(j.id, t);
 	assert_int_equal(j.trusted, 1);
 	tg_job_clear(&j);
-	tg_store_set_trusted_only(c->s, 0);
-	tg_test_must(tg_store_find_run(&j, c->s, "acme/llm", cm, "train"));
+	tg_store_set_trusted_only(c->s, 1);
+	tg_test_must(tg_store_find_run(&j, c->s, "acme/llm", cm, "train", 0));
 	assert_int_equal(j.id, b);
 	assert_int_equal(j.trusted, 0);
 	tg_job_clear(&j);
+	tg_store_set_trusted_only(c->s, 0);
 	/* ...and the runs a side pools too */
-	tg_store_set_trusted_only(c->s, 1);
-	tg_test_must(tg_store_find_runs(&l, &n, c->s, "acme/llm", cm, "train", 10));
+	tg_test_must(tg_store_find_runs(&l, &n, c->s, "acme/llm", cm, "train", 10, 1));
 	assert_int_equal(n, 1);
 	assert_int_equal(l[0].id, t);
 	tg_store_jobs_free(l, n);
-	tg_store_set_trusted_only(c->s, 0);
+	tg_test_must(tg_store_find_runs(&l, &n, c->s, "acme/llm", cm, "train", 10, 0));
+	assert_int_equal(n, 3);
+	tg_store_jobs_free(l, n);
 }
 
 /* Failing closed (store.h): the counts the admission limits read count
@@ -1370,7 +1372,7 @@ static void test_pool_and_tampered(void **state)
 	assert_int_equal(n, 1);
 	assert_int_equal(l[0].id, ids[0]);
 	tg_store_jobs_free(l, n);
-	tg_test_must(tg_store_find_runs(&l, &n, c->s, "acme/llm", pc, "train", 8));
+	tg_test_must(tg_store_find_runs(&l, &n, c->s, "acme/llm", pc, "train", 8, 0));
 	assert_int_equal(n, 5);
 	assert_int_equal(l[3].id, ids[1]);
 	assert_string_equal(l[3].tampered, "rank0.json: does not match the sha256 its manifest gives");
@@ -1656,7 +1658,7 @@ static void test_strings(void **state)
 	assert_int_equal(n, 0); /* case matters */
 	tg_test_must(tg_store_history(&p, &n, c->s, j.repo, "feature/ü-ñ-日本語-🚀x", NULL, NULL, 0));
 	assert_int_equal(n, 0);
-	tg_test_must(tg_store_find_run(&g, c->s, j.repo, j.commit, workload));
+	tg_test_must(tg_store_find_run(&g, c->s, j.repo, j.commit, workload, 0));
 	assert_int_equal(g.id, id);
 	tg_job_clear(&g);
 }

@@ -323,22 +323,23 @@ int tg_store_trusted_only(const tg_store *s)
 	return s->trusted_only;
 }
 
-int tg_store_find_run(tg_job *out, tg_store *s, const char *repo, const char *commit, const char *workload)
+int tg_store_find_run(tg_job *out, tg_store *s, const char *repo, const char *commit, const char *workload,
+                      int trusted_only)
 {
 	memset(out, 0, sizeof(*out));
 	if (!repo || !commit || !workload)
 		return tg_error_set(TG_EINVAL, "store: find_run needs repo, commit and workload");
-	return s->ops->find_run(s, repo, commit, workload, out);
+	return s->ops->find_run(s, repo, commit, workload, trusted_only != 0, out);
 }
 
 int tg_store_find_runs(tg_job **out, size_t *n, tg_store *s, const char *repo, const char *commit, const char *workload,
-                       size_t limit)
+                       size_t limit, int trusted_only)
 {
 	*out = NULL;
 	*n = 0;
 	if (!repo || !commit || !workload || !limit)
 		return tg_error_set(TG_EINVAL, "store: find_runs needs repo, commit, workload and a limit");
-	return s->ops->find_runs(s, repo, commit, workload, (int64_t)limit, out, n);
+	return s->ops->find_runs(s, repo, commit, workload, (int64_t)limit, trusted_only != 0, out, n);
 }
 
 /* tg_store_history (prs 0) and tg_store_history_prs (prs 1). */

@@ -150,17 +150,21 @@ typedef struct tg_metric {
 /* Replaces the metrics of run id with the n given (one transaction). */
 int tg_store_metrics_put(tg_store *s, int64_t id, const tg_metric *m, size_t n);
 
-/* With on, tg_store_find_run, tg_store_find_runs and tg_store_history see trusted runs only
- * (a signing key is configured: docs/security.md); off by default. */
+/* With on, tg_store_history, tg_store_history_prs, tg_store_branches and
+ * tg_store_tampered see trusted runs only (a signing key is configured:
+ * docs/security.md); off by default. The baseline lookups
+ * (tg_store_find_run, tg_store_find_runs) take it as their argument
+ * instead and never read this. */
 void tg_store_set_trusted_only(tg_store *s, int on);
 
 /* 1 when s sees trusted runs only (tg_store_set_trusted_only). */
 int tg_store_trusted_only(const tg_store *s);
 
 /* The latest done run (by run_time) of repo at commit for workload whose
- * verdict is not "error" (and trusted, see tg_store_set_trusted_only): the
- * baseline candidate. TG_ENOTFOUND when none. */
-int tg_store_find_run(tg_job *out, tg_store *s, const char *repo, const char *commit, const char *workload);
+ * verdict is not "error" (and, with trusted_only, trusted): the baseline
+ * candidate. TG_ENOTFOUND when none. */
+int tg_store_find_run(tg_job *out, tg_store *s, const char *repo, const char *commit, const char *workload,
+                      int trusted_only);
 
 /* A lease held on an unfinished job. */
 typedef struct tg_lease {
@@ -179,11 +183,12 @@ int tg_store_leases(tg_lease **out, size_t *n, tg_store *s);
 int tg_store_lease_expire(tg_store *s, int64_t id, const char *owner);
 
 /* Every done run of repo at commit for workload whose verdict is not
- * "error" (and trusted, see tg_store_set_trusted_only), the latest first, at most limit (> 0) of them: the runs a side
- * pools (several runs of one commit). *out is an array of *n
- * (tg_store_jobs_free); none is not an error. */
+ * "error" (and, with trusted_only, trusted), the latest first, at most
+ * limit (> 0) of them: the runs a side pools (several runs of one
+ * commit). *out is an array of *n (tg_store_jobs_free); none is not an
+ * error. */
 int tg_store_find_runs(tg_job **out, size_t *n, tg_store *s, const char *repo, const char *commit, const char *workload,
-                       size_t limit);
+                       size_t limit, int trusted_only);
 
 /* One point of a history series. */
 typedef struct tg_history_point {

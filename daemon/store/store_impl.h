@@ -76,9 +76,10 @@ typedef struct tg_store_ops {
 	int (*job_set_result)(tg_store *s, int64_t id, const tg_job *j, int64_t now);
 	int (*jobs_list)(tg_store *s, const char *const states[5], tg_job **out, size_t *n);
 	int (*metrics_put)(tg_store *s, int64_t id, const tg_metric *m, size_t n);
-	int (*find_run)(tg_store *s, const char *repo, const char *commit, const char *workload, tg_job *out);
+	int (*find_run)(tg_store *s, const char *repo, const char *commit, const char *workload, int trusted_only,
+	                tg_job *out);
 	int (*find_runs)(tg_store *s, const char *repo, const char *commit, const char *workload, int64_t limit,
-	                 tg_job **out, size_t *n);
+	                 int trusted_only, tg_job **out, size_t *n);
 	/* prs: 0 the runs of branch (tg_store_history), 1 the pull requests'
 	 * runs into it (tg_store_history_prs) */
 	int (*history)(tg_store *s, int prs, const char *repo, const char *branch, const char *workload,

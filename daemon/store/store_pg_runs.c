@@ -58,9 +58,10 @@ int tg_store__pg_metrics_put(tg_store *s, int64_t id, const tg_metric *m, size_t
 	PG_RETRY(pgs(s), metrics_once(pgs(s), id, m, n));
 }
 
-static int find_once(pg_store *b, const char *repo, const char *commit, const char *workload, tg_job *out)
+static int find_once(pg_store *b, const char *repo, const char *commit, const char *workload, int trusted_only,
+                     tg_job *out)
 {
-	const char *p[] = {repo, commit, workload, b->base.trusted_only ? "1" : "0"};
+	const char *p[] = {repo, commit, workload, trusted_only ? "1" : "0"};
 	int rc;
 	PGresult *res =
 		tg_store__pg_run(b, "find run",
@@ -79,19 +80,20 @@ static int find_once(pg_store *b, const char *repo, const char *commit, const ch
 	return rc;
 }
 
-int tg_store__pg_find_run(tg_store *s, const char *repo, const char *commit, const char *workload, tg_job *out)
+int tg_store__pg_find_run(tg_store *s, const char *repo, const char *commit, const char *workload, int trusted_only,
+                          tg_job *out)
 {
-	PG_RETRY(pgs(s), find_once(pgs(s), repo, commit, workload, out));
+	PG_RETRY(pgs(s), find_once(pgs(s), repo, commit, workload, trusted_only, out));
 }
 
 static int find_runs_once(pg_store *b, const char *repo, const char *commit, const char *workload, int64_t limit,
-                          tg_job **out, size_t *n)
+                          int trusted_only, tg_job **out, size_t *n)
 {
 	*out = NULL;
 	*n = 0;
 	char lim[24];
 	fmt_i64(lim, sizeof(lim), limit);
-	const char *p[] = {repo, commit, workload, lim, b->base.trusted_only ? "1" : "0"};
+	const char *p[] = {repo, commit, workload, lim, trusted_only ? "1" : "0"};
 	int rc;
 	PGresult *res = tg_store__pg_run(
 		b, "find runs",
@@ -106,9 +108,9 @@ static int find_runs_once(pg_store *b, const char *repo, const char *commit, con
 }
 
 int tg_store__pg_find_runs(tg_store *s, const char *repo, const char *commit, const char *workload, int64_t limit,
-                           tg_job **out, size_t *n)
+                           int trusted_only, tg_job **out, size_t *n)
 {
-	PG_RETRY(pgs(s), find_runs_once(pgs(s), repo, commit, workload, limit, out, n));
+	PG_RETRY(pgs(s), find_runs_once(pgs(s), repo, commit, workload, limit, trusted_only, out, n));
 }
 
 static int history_once(pg_store *b, int prs, const char *repo, const char *branch, const char *workload,

@@ -136,9 +136,10 @@ int tg_store__sq_job_advance(tg_store *s, int64_t id, const char *owner, const c
 int tg_store__sq_job_set_result(tg_store *s, int64_t id, const tg_job *j, int64_t now);
 int tg_store__sq_jobs_list(tg_store *s, const char *const states[5], tg_job **out, size_t *n);
 int tg_store__sq_metrics_put(tg_store *s, int64_t id, const tg_metric *m, size_t n);
-int tg_store__sq_find_run(tg_store *s, const char *repo, const char *commit, const char *workload, tg_job *out);
+int tg_store__sq_find_run(tg_store *s, const char *repo, const char *commit, const char *workload, int trusted_only,
+                          tg_job *out);
 int tg_store__sq_find_runs(tg_store *s, const char *repo, const char *commit, const char *workload, int64_t limit,
-                           tg_job **out, size_t *n);
+                           int trusted_only, tg_job **out, size_t *n);
 int tg_store__sq_history(tg_store *s, int prs, const char *repo, const char *branch, const char *workload,
                          const char *metric, const char *prefix, int64_t limit, tg_history_point **out, size_t *n);
 int tg_store__sq_prune(tg_store *s, int64_t before, int64_t *deleted);

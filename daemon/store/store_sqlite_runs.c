@@ -61,7 +61,8 @@ fail:
 	return rc;
 }
 
-int tg_store__sq_find_run(tg_store *s, const char *repo, const char *commit, const char *workload, tg_job *out)
+int tg_store__sq_find_run(tg_store *s, const char *repo, const char *commit, const char *workload, int trusted_only,
+                          tg_job *out)
 {
 	sq_store *b = sq(s);
 	sqlite3_stmt *st = tg_store__sq_stmt(b, SQ_FIND_RUN);
@@ -70,7 +71,7 @@ int tg_store__sq_find_run(tg_store *s, const char *repo, const char *commit, con
 	bind_text(st, 1, repo);
 	bind_text(st, 2, commit);
 	bind_text(st, 3, workload);
-	sqlite3_bind_int(st, 4, s->trusted_only);
+	sqlite3_bind_int(st, 4, trusted_only != 0);
 	int rc = tg_store__sq_step(b, st, "find run");
 	if (rc == 1)
 		rc = tg_store__sq_job_row(st, out);
@@ -81,7 +82,7 @@ int tg_store__sq_find_run(tg_store *s, const char *repo, const char *commit, con
 }
 
 int tg_store__sq_find_runs(tg_store *s, const char *repo, const char *commit, const char *workload, int64_t limit,
-                           tg_job **out, size_t *n)
+                           int trusted_only, tg_job **out, size_t *n)
 {
 	sq_store *b = sq(s);
 	sqlite3_stmt *st = tg_store__sq_stmt(b, SQ_FIND_RUNS);
@@ -91,7 +92,7 @@ int tg_store__sq_find_runs(tg_store *s, const char *repo, const char *commit, co
 	bind_text(st, 2, commit);
 	bind_text(st, 3, workload);
 	sqlite3_bind_int64(st, 4, limit);
-	sqlite3_bind_int(st, 5, s->trusted_only);
+	sqlite3_bind_int(st, 5, trusted_only != 0);
 	return tg_store__sq_jobs_collect(b, st, "find runs", out, n);
 }
 
