@@ -36,6 +36,8 @@ static int cmp_fp_point(const void *a, const void *b)
 
 void tg_history_order_by_chain(tg_history_point *p, size_t n, const char (*fp)[41], size_t nfp)
 {
+	if (!n || !nfp)
+		return; /* nothing to order, or no chain to order it by (p may be NULL) */
 	struct fp_commit *chain = malloc((nfp ? nfp : 1) * sizeof(*chain));
 	struct fp_point *order = malloc(n * sizeof(*order));
 	tg_history_point *copy = malloc(n * sizeof(*copy));
