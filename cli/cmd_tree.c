@@ -6,6 +6,7 @@
  *       (cuda_runtime) cudaLaunchKernel  [5.000 us]
  *         (kernel) ampere_bf16_...  [40.000 us, stream 7]
  */
+#include "../util/regex.h"
 #include "cli.h"
 #include "commands.h"
 
@@ -202,10 +203,8 @@ int tg_cmd_tree(int argc, char **argv)
 	const char *path = a.path, *match = a.match;
 	regex_t re;
 	if (match) {
-		int rc = regcomp(&re, match, REG_EXTENDED | REG_NOSUB);
-		if (rc) {
-			char msg[256];
-			regerror(rc, &re, msg, sizeof(msg));
+		char msg[256];
+		if (tg_regex_compile(&re, match, msg, sizeof(msg))) {
 			tg_cli_error("--match: bad regular expression: %s", msg);
 			return TG_EXIT_USAGE;
 		}

@@ -6,6 +6,7 @@
  */
 #include "rules.h"
 #include "../util/file.h"
+#include "../util/regex.h"
 #include "../util/yaml_node.h"
 #include "default_rules.h"
 #include "rules_findings.h"
@@ -283,10 +284,8 @@ static int pattern(const tg_yaml_in *L, const yaml_node_t *n, const char *key, t
 		free(re);
 		return tg_yaml_error(L, n, "%s: empty regex", key);
 	}
-	int err = regcomp(&p->re, re, REG_EXTENDED | REG_NOSUB);
-	if (err) {
-		char msg[128];
-		regerror(err, &p->re, msg, sizeof(msg)); /* a failed regcomp holds nothing to free */
+	char msg[128];
+	if (tg_regex_compile(&p->re, re, msg, sizeof(msg))) {
 		free(re);
 		return tg_yaml_error(L, n, "%s: bad regex '%s': %s", key, TG_YAML_SHOW(s), msg);
 	}

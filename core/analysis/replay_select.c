@@ -10,6 +10,7 @@
  */
 #include "replay_impl.h"
 #include "../trace/pyrepr.h"
+#include "../../util/regex.h"
 #include "../../util/tg.h"
 
 #include <regex.h>
@@ -235,12 +236,9 @@ int tg_replay_find(tg_replay_set **out, const tg_tree *tree, const char *op, con
 	uint32_t atom = tg_atoms_find(tg_trace_atoms(t), op, strlen(op));
 	regex_t re;
 	if (match) {
-		int rc = regcomp(&re, match, REG_EXTENDED | REG_NOSUB);
-		if (rc) {
-			char msg[128];
-			regerror(rc, &re, msg, sizeof(msg));
+		char msg[128];
+		if (tg_regex_compile(&re, match, msg, sizeof(msg)))
 			return tg_error_set(TG_EINVAL, "--match: not a regular expression: %s", msg);
-		}
 	}
 	struct group *g = NULL;
 	size_t n = 0;
