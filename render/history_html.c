@@ -13,6 +13,7 @@
  * the history room; this file lays it out.
  */
 #include "history_render_impl.h"
+#include "../util/escape.h"
 #include "../util/tg.h"
 
 #include <math.h>
@@ -123,7 +124,7 @@ static void pc_caption(FILE *f, const struct pchart *c, const tg_history_doc_ser
 			fputs("No noise between runs (no band).", f);
 		if (s->rule) {
 			fputs(" Thresholds of rule <code>", f);
-			tg_history_html_text(f, s->rule);
+			tg_html_escape(f, s->rule);
 			fputs("</code> dashed.", f);
 		}
 	} else {
@@ -235,10 +236,10 @@ static void pc_prs(FILE *f, const struct pchart *c, const tg_history_doc_series 
 	fprintf(f, "<text class=\"legend\" x=\"%.0f\" y=\"%.0f\" font-size=\"11\" fill=\"#424a53\">"
 	           "<tspan fill=\"#0969da\">&#9679;</tspan> runs of ",
 	        c->L, c->H - 4);
-	tg_history_html_text(f, branch);
+	tg_html_escape(f, branch);
 	fprintf(f, "   <tspan fill=\"#8250df\">&#9670;</tspan> %zu pull request run%s into ", s->npr,
 	        s->npr == 1 ? "" : "s");
-	tg_history_html_text(f, branch);
+	tg_html_escape(f, branch);
 	fputs(", placed by run time</text>\n", f);
 }
 
@@ -274,9 +275,9 @@ static void html_fingerprints(FILE *f, const tg_history_doc *d)
 		if (!s->fingerprint)
 			continue;
 		fputs("<p class=\"ref\">", f);
-		tg_history_html_text(f, s->workload);
+		tg_html_escape(f, s->workload);
 		fputs(" ran on ", f);
-		tg_history_html_text(f, s->words);
+		tg_html_escape(f, s->words);
 		fprintf(f, " (%zu run%s)</p>\n", s->n, s->n == 1 ? "" : "s");
 	}
 }
@@ -296,11 +297,11 @@ static void html_flat(FILE *f, const tg_history_doc *d)
 		char val[64];
 		value_unit(val, sizeof(val), s->runs[0].value, s->unit);
 		fputs("<tr><td>", f);
-		tg_history_html_text(f, s->workload);
+		tg_html_escape(f, s->workload);
 		fputs("</td><td><code>", f);
-		tg_history_html_text(f, s->metric);
+		tg_html_escape(f, s->metric);
 		fputs("</code></td><td>", f);
-		tg_history_html_text(f, val);
+		tg_html_escape(f, val);
 		fprintf(f, "</td><td>%zu", s->n);
 		if (s->npr)
 			fprintf(f, " (and %zu pull request run%s, not shown)", s->npr, s->npr == 1 ? "" : "s");
@@ -314,9 +315,9 @@ static void html_flat(FILE *f, const tg_history_doc *d)
 static void html_head(FILE *f, const tg_history_doc *d)
 {
 	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>tracegate history: ", f);
-	tg_history_html_text(f, d->repo);
+	tg_html_escape(f, d->repo);
 	fputs(" ", f);
-	tg_history_html_text(f, d->branch);
+	tg_html_escape(f, d->branch);
 	fputs("</title>\n<style>body{font-family:sans-serif;margin:2em;color:#1f2328}h2{font-size:1.05em;margin:2em 0 .3em}"
 	      "table{border-collapse:collapse;font-size:.85em}td,th{padding:2px 8px;border-bottom:1px solid #eee;"
 	      "text-align:left}code{font-size:.95em}p.ref{margin:.2em 0;font-size:.85em;color:#57606a}"
@@ -324,13 +325,13 @@ static void html_head(FILE *f, const tg_history_doc *d)
 	      f);
 	if (d->index_href) {
 		fputs("<p><a href=\"", f);
-		tg_history_html_text(f, d->index_href);
+		tg_html_escape(f, d->index_href);
 		fputs("\">&larr; every repository and branch</a></p>\n", f);
 	}
 	fputs("<h1>History of <code>", f);
-	tg_history_html_text(f, d->repo);
+	tg_html_escape(f, d->repo);
 	fputs("</code> on <code>", f);
-	tg_history_html_text(f, d->branch);
+	tg_html_escape(f, d->branch);
 	fprintf(f,
 	        "</code></h1>\n<p>%zu series, %zu of them flat (one run, or one value). Runs in the branch's first-parent order "
 	        "when the daemon's mirror of the repository is at hand, else in the order they ran; "
@@ -348,9 +349,9 @@ int tg_history_html(FILE *f, const tg_history_doc *d)
 		if (s->flat || s->fingerprint)
 			continue;
 		fputs("<h2>", f);
-		tg_history_html_text(f, s->workload);
+		tg_html_escape(f, s->workload);
 		fputs(": <code>", f);
-		tg_history_html_text(f, s->metric);
+		tg_html_escape(f, s->metric);
 		fprintf(f, "</code> (%zu run%s", s->n, s->n == 1 ? "" : "s");
 		if (s->npr)
 			fprintf(f, ", %zu pull request run%s", s->npr, s->npr == 1 ? "" : "s");

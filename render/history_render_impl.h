@@ -14,9 +14,6 @@
 /* "2025-01-31 14:05" (UTC) of Unix seconds t into buf (history_escape.c). */
 void tg_history_when(char *buf, size_t cap, int64_t t);
 
-/* s escaped for html text and attributes (NULL: nothing; history_escape.c). */
-void tg_history_html_text(FILE *f, const char *s);
-
 /* The html page of d (history_html.c). Returns 0 or TG_ENOMEM. */
 int tg_history_html(FILE *f, const tg_history_doc *d);
 

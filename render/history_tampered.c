@@ -8,6 +8,7 @@
  * the format.
  */
 #include "history_render_impl.h"
+#include "../util/escape.h"
 #include "../util/tg.h"
 
 /* s with control characters as \xNN (a reason quotes a storage key). */
@@ -72,11 +73,11 @@ void tg_history_tampered_html(FILE *f, const tg_history_doc *d)
 		char w[32];
 		tg_history_when(w, sizeof(w), t->time);
 		fprintf(f, "<tr><td>%s</td><td><code>%.12s</code></td><td>", w, t->commit);
-		tg_history_html_text(f, t->workload);
+		tg_html_escape(f, t->workload);
 		fputs("</td><td>", f);
-		tg_history_html_text(f, t->run_id);
+		tg_html_escape(f, t->run_id);
 		fputs("</td><td>", f);
-		tg_history_html_text(f, t->why);
+		tg_html_escape(f, t->why);
 		fputs("</td></tr>\n", f);
 	}
 	fputs("</table>\n", f);

@@ -145,3 +145,16 @@ void tg_md_escape(FILE *f, const char *s)
 		}
 	}
 }
+
+void tg_html_escape(FILE *f, const char *s)
+{
+	for (; s && *s; s++)
+		switch (*s) {
+		case '<': fputs("&lt;", f); break;
+		case '>': fputs("&gt;", f); break;
+		case '&': fputs("&amp;", f); break;
+		case '"': fputs("&quot;", f); break;
+		case '\'': fputs("&#39;", f); break;
+		default: fputc(*s, f);
+		}
+}

@@ -39,4 +39,9 @@ void tg_html_attr_escape(FILE *f, const char *s);
  * the mention, reference and autolink breaks of tg_md_escape. */
 void tg_html_escape_inert(FILE *f, const char *s);
 
+/* Writes s (NULL: nothing) for HTML text or a quoted attribute of a page
+ * that is no forge's Markdown (the history pages and their index): < > & " '
+ * as entities, every other byte as it is. */
+void tg_html_escape(FILE *f, const char *s);
+
 #endif

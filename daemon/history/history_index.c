@@ -4,6 +4,7 @@
  */
 #include "history_index.h"
 #include "../../util/atoms.h"
+#include "../../util/escape.h"
 #include "../../util/tg.h"
 #include "../../util/sha256.h"
 #include "../../util/util.h"
@@ -54,19 +55,6 @@ void tg_history_page_file(char buf[TG_HISTORY_PAGE_FILE_MAX], const char *branch
 	snprintf(buf, TG_HISTORY_PAGE_FILE_MAX, "%.*s~~%.16s.html", (int)cut, name, h);
 }
 
-static void html_text(FILE *f, const char *s)
-{
-	for (; *s; s++)
-		switch (*s) {
-		case '<': fputs("&lt;", f); break;
-		case '>': fputs("&gt;", f); break;
-		case '&': fputs("&amp;", f); break;
-		case '"': fputs("&quot;", f); break;
-		case '\'': fputs("&#39;", f); break;
-		default: fputc(*s, f);
-		}
-}
-
 static void when(char *buf, size_t cap, int64_t t)
 {
 	time_t tt = (time_t)t;
@@ -88,7 +76,7 @@ static void verdict_cell(FILE *f, const char *v)
 		if (!strcmp(v, colours[i][0]))
 			c = colours[i][1];
 	fprintf(f, "<td><span class=\"v\" style=\"background:%s\">", c);
-	html_text(f, v ? v : "none");
+	tg_html_escape(f, v ? v : "none");
 	fputs("</span></td>", f);
 }
 
@@ -97,13 +85,13 @@ static void row(FILE *f, const tg_history_index_row *r)
 	char file[TG_HISTORY_PAGE_FILE_MAX], t[64];
 	tg_history_page_file(file, r->branch);
 	fputs("<tr><td><a href=\"", f);
-	html_text(f, r->repo);
+	tg_html_escape(f, r->repo);
 	fputc('/', f);
-	html_text(f, file);
+	tg_html_escape(f, file);
 	fputs("\"><code>", f);
-	html_text(f, r->branch);
+	tg_html_escape(f, r->branch);
 	fputs("</code></a></td><td>", f);
-	html_text(f, r->workload);
+	tg_html_escape(f, r->workload);
 	fprintf(f, "</td><td class=\"n\">%lld</td><td><code>%.7s</code>", (long long)r->runs,
 	        r->commit && tg_util_is_hex(r->commit, 40) ? r->commit : "?");
 	if (r->pr > 0)
@@ -116,7 +104,7 @@ static void row(FILE *f, const tg_history_index_row *r)
 		fputs("none", f);
 	else {
 		fprintf(f, "%zu, the ", r->nchanges);
-		html_text(f, r->change ? r->change : "");
+		tg_html_escape(f, r->change ? r->change : "");
 	}
 	fputs("</td></tr>\n", f);
 }
@@ -139,7 +127,7 @@ int tg_history_index_write(FILE *f, const tg_history_index_row *rows, size_t n, 
 			if (i)
 				fputs("</table>\n", f);
 			fputs("<h2><code>", f);
-			html_text(f, rows[i].repo);
+			tg_html_escape(f, rows[i].repo);
 			fputs("</code></h2>\n<table><tr><th>branch</th><th>workload</th><th>runs</th><th>last run</th>"
 			      "<th>verdict</th><th>change points</th></tr>\n",
 			      f);
