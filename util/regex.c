@@ -63,9 +63,12 @@ static size_t braces(const char *p, const char **end)
 		return 0;
 	if (*e == ',') {
 		const char *f = e + 1;
-		n = isdigit((unsigned char)*f) ? strtoul(f, &e, 10) : m + 1;
-		if (!isdigit((unsigned char)*f))
+		if (isdigit((unsigned char)*f)) {
+			n = strtoul(f, &e, 10);
+		} else {
+			n = m + 1; /* {m,}: unbounded */
 			e = (char *)f;
+		}
 	}
 	if (*e != '}')
 		return 0;
