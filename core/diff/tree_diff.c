@@ -144,6 +144,14 @@ static int alloc_maps(tg_tree_diff *d, struct ctx *c)
 static int merge_top_down(struct ctx *c, uint32_t **nodev, size_t *cap_nodev)
 {
 	tg_tree_diff *d = c->d;
+	/* every node but the root takes a view node of its own: at most this
+	 * many, allocated at once (grown by doubling, the arrays were copied
+	 * and their pages touched twice over) */
+	size_t most = (size_t)d->side[0].n + d->side[1].n + 1;
+	if (tg_grow((void **)&d->nodes, &d->cap_nodes, most, sizeof(tg_diff_node)) ||
+	    tg_grow((void **)&d->last_child, &d->cap_last, most, sizeof(uint32_t)) ||
+	    tg_grow((void **)nodev, cap_nodev, 2 * most, sizeof(uint32_t)))
+		return TG_ENOMEM;
 	uint32_t root;
 	if (new_node(d, nodev, cap_nodev, TG_NONE, TG_NONE, TG_NONE, &root))
 		return TG_ENOMEM;
