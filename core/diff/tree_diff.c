@@ -191,7 +191,8 @@ static int merge_top_down(struct ctx *c, uint32_t **nodev, size_t *cap_nodev)
 	return 0;
 }
 
-tg_tree_diff_opts tg_tree_diff_opts_defaults(const tg_tree_diff_opts *opts)
+/* opts (NULL: none given) with the defaults applied. */
+static tg_tree_diff_opts opts_defaults(const tg_tree_diff_opts *opts)
 {
 	tg_tree_diff_opts o;
 	memset(&o, 0, sizeof(o));
@@ -213,7 +214,7 @@ static int build(tg_tree_diff **out, const tg_tree_diff_side *given, const tg_sk
 	tg_tree_diff *d = tg_calloc(1, sizeof(*d));
 	if (!d)
 		return TG_ENOMEM;
-	d->opts = tg_tree_diff_opts_defaults(opts);
+	d->opts = opts_defaults(opts);
 	struct ctx c;
 	memset(&c, 0, sizeof(c));
 	c.d = d;
@@ -254,7 +255,7 @@ int tg_tree_diff_build_skeletons(tg_tree_diff **out, const tg_skeleton *base, co
 int tg_tree_diff_build_from(tg_tree_diff **out, const tg_tree_diff_side *base, const tg_skeleton *next,
                             const tg_tree_diff_opts *opts)
 {
-	tg_tree_diff_opts o = tg_tree_diff_opts_defaults(opts);
+	tg_tree_diff_opts o = opts_defaults(opts);
 	const tg_skeleton *sk = tg_tree_diff_side_skeleton(base);
 	return build(out, tg_tree_diff_side_fits(&base->opts, &o) ? base : NULL, sk, next, opts);
 }

@@ -269,12 +269,9 @@ void tg_tree_diff_view_free(struct view *s);
 struct tg_tree_diff_side {
 	struct view v;
 	tg_atoms *norms;
-	tg_tree_diff_opts opts; /* the defaults applied */
+	tg_tree_diff_opts opts; /* as given (zero: none) */
 	uint64_t gpu, roots;
 };
-
-/* tree_diff.c: opts (NULL: none given) with the defaults applied. */
-tg_tree_diff_opts tg_tree_diff_opts_defaults(const tg_tree_diff_opts *opts);
 
 /* tree_diff_side.c: whether a view made under a serves a diff under b
  * (the options a view depends on are the same). */

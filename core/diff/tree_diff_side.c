@@ -34,7 +34,8 @@ int tg_tree_diff_side_new(tg_tree_diff_side **out, const tg_skeleton *sk, const 
 	memset(&c, 0, sizeof(c));
 	c.d = d;
 	if (!rc) {
-		s->opts = d->opts = tg_tree_diff_opts_defaults(opts);
+		if (opts) /* the view reads only the options tg_tree_diff_side_fits compares */
+			s->opts = d->opts = *opts;
 		rc = tg_tree_diff_view_build(&c, &d->side[0], sk, &d->opts);
 	}
 	tg_buf_free(&c.nb); /* the view's build uses no other scratch of c */
