@@ -28,8 +28,9 @@ static int cmp_tagged(const void *a, const void *b)
 	return (x->s.start > y->s.start) - (x->s.start < y->s.start);
 }
 
-/* Unions of tagged spans per owner into out[owner] (sorted in place). */
-static void union_per_owner(struct tagged *t, size_t n, tg_launcher *list, int subtree)
+/* Unions of tagged spans per owner into list[owner].subtree_us (sorted in
+ * place). */
+static void union_per_owner(struct tagged *t, size_t n, tg_launcher *list)
 {
 	if (n > 1)
 		qsort(t, n, sizeof(*t), cmp_tagged);
@@ -48,10 +49,7 @@ static void union_per_owner(struct tagged *t, size_t n, tg_launcher *list, int s
 			}
 		}
 		total += e - s;
-		if (subtree)
-			list[who].subtree_us = total;
-		else
-			list[who].direct_us = total;
+		list[who].subtree_us = total;
 		i = j;
 	}
 }
@@ -108,9 +106,9 @@ static int tag_push(struct tagvec *a, uint32_t who, tg_span s)
 /* Step 1: the launcher of every device event of the step into l->owner
  * (TG_NONE: none, or a communication kernel), launchers numbered by their
  * first device event into l->list and l->index, with their kernel counts
- * and summed times; each event's span tagged into direct. *ndev gets the
- * number of events with a launcher. 0 or TG_ENOMEM. */
-static int assign_launchers(tg_launchers *l, const tg_launchers_opts *opts, struct tagvec *direct, size_t *ndev)
+ * and summed times. *ndev gets the number of events with a launcher. 0 or
+ * TG_ENOMEM. */
+static int assign_launchers(tg_launchers *l, const tg_launchers_opts *opts, size_t *ndev)
 {
 	const tg_atoms *atoms = tg_trace_atoms(l->trace);
 	size_t ne, list_cap = 0;
@@ -137,8 +135,6 @@ static int assign_launchers(tg_launchers *l, const tg_launchers_opts *opts, stru
 		l->owner[i] = idx;
 		l->list[idx].nkernels++;
 		l->list[idx].kernel_sum_us += tg_timebase_us(&opts->tb, (double)ev[i].dur);
-		if (tag_push(direct, idx, tg_span_of(&opts->tb, &ev[i])))
-			return TG_ENOMEM;
 		(*ndev)++;
 	}
 	return 0;
@@ -189,6 +185,34 @@ static int group_kernels(tg_launchers *l, size_t ndev, int tracelens_compat)
 	return 0;
 }
 
+/* Each launcher's direct time: the union of its direct device events'
+ * spans, walked in start order (group_kernels sorted them), so that no
+ * array of tagged spans as long as the device events is needed. */
+static void direct_unions(tg_launchers *l, const tg_timebase *tb)
+{
+	size_t ne;
+	const tg_event *ev = tg_trace_events(l->trace, &ne);
+	for (size_t i = 0; i < l->n; i++) {
+		size_t m;
+		const uint32_t *k = tg_launchers_kernels(l, i, &m);
+		if (!m)
+			continue;
+		tg_span c = tg_span_of(tb, &ev[k[0]]);
+		double total = 0;
+		for (size_t j = 1; j < m; j++) {
+			tg_span x = tg_span_of(tb, &ev[k[j]]);
+			if (x.start <= c.end) {
+				if (x.end > c.end)
+					c.end = x.end;
+			} else {
+				total += c.end - c.start;
+				c = x;
+			}
+		}
+		l->list[i].direct_us = total + (c.end - c.start);
+	}
+}
+
 /* Step 3: every linked device event of the step, tagged into sub once for
  * each launcher above it (its subtree time). 0 or TG_ENOMEM. */
 static int tag_subtrees(const tg_launchers *l, const tg_launchers_opts *opts, struct tagvec *sub)
@@ -219,7 +243,7 @@ int tg_launchers_build(tg_launchers **out, const tg_tree *tree, const tg_launche
 	size_t ne;
 	tg_trace_events(t, &ne);
 	int rc = TG_ENOMEM;
-	struct tagvec direct = {0}, sub = {0};
+	struct tagvec sub = {0};
 	size_t ndev;
 	tg_launchers *l = tg_calloc(1, sizeof(*l));
 	if (!l)
@@ -231,11 +255,13 @@ int tg_launchers_build(tg_launchers **out, const tg_tree *tree, const tg_launche
 	l->tracelens_compat = opts->tracelens_compat;
 	l->owner = tg_malloc((ne + 1) * sizeof(uint32_t));
 	l->index = tg_idmap_new(1024);
-	if (!l->owner || !l->index || assign_launchers(l, opts, &direct, &ndev) ||
-	    group_kernels(l, ndev, opts->tracelens_compat) || tag_subtrees(l, opts, &sub))
+	if (!l->owner || !l->index || assign_launchers(l, opts, &ndev) ||
+	    group_kernels(l, ndev, opts->tracelens_compat))
 		goto fail;
-	union_per_owner(direct.v, direct.n, l->list, 0);
-	union_per_owner(sub.v, sub.n, l->list, 1);
+	direct_unions(l, &opts->tb);
+	if (tag_subtrees(l, opts, &sub))
+		goto fail;
+	union_per_owner(sub.v, sub.n, l->list);
 	for (size_t i = 0; i < l->n; i++) {
 		l->list[i].direct_us = tg_timebase_us(&opts->tb, l->list[i].direct_us);
 		l->list[i].subtree_us = tg_timebase_us(&opts->tb, l->list[i].subtree_us);
@@ -245,7 +271,6 @@ int tg_launchers_build(tg_launchers **out, const tg_tree *tree, const tg_launche
 	l = NULL;
 fail:
 	tg_launchers_free(l);
-	free(direct.v);
 	free(sub.v);
 	return rc;
 }
