@@ -177,7 +177,7 @@ static tg_table *rows_table(const struct launches *l, const tg_tree *tree)
 		if (s >= 0 && (size_t)s < ns)
 			tg_table_set_int(tab, row, 0, steps[s].number);
 		if (ev[x->launch].flags & TG_EV_HAS_CORR)
-			tg_table_set_int(tab, row, 3, ev[x->launch].ids.op.correlation);
+			tg_table_set_int(tab, row, 3, tg_event_corr(t, &ev[x->launch]));
 		tg_table_set_int(tab, row, 4, x->device);
 		tg_table_set_int(tab, row, 5, x->stream);
 		tg_table_set_num(tab, row, 6, us(x->lend - x->lts));
