@@ -105,7 +105,7 @@ static int tag_push(struct tagvec *a, uint32_t who, tg_span s)
 
 /* Step 1: the launcher of every device event of the step into l->owner
  * (TG_NONE: none, or a communication kernel), launchers numbered by their
- * first device event into l->list and l->index, with their kernel counts
+ * first device event into l->list and l->index (all TG_NONE on entry), with their kernel counts
  * and summed times. *ndev gets the number of events with a launcher. 0 or
  * TG_ENOMEM. */
 static int assign_launchers(tg_launchers *l, const tg_launchers_opts *opts, size_t *ndev)
@@ -123,14 +123,13 @@ static int assign_launchers(tg_launchers *l, const tg_launchers_opts *opts, size
 		uint32_t who = tg_launchers_find(l->tree, ev, (uint32_t)i, atoms, opts->tracelens_compat);
 		if (who == TG_NONE)
 			continue;
-		uint32_t idx = tg_idmap_get(l->index, who);
+		uint32_t idx = l->index[who];
 		if (idx == TG_NONE) {
 			if (tg_grow((void **)&l->list, &list_cap, l->n + 1, sizeof(tg_launcher)))
 				return TG_ENOMEM;
 			idx = (uint32_t)l->n++;
 			l->list[idx] = (tg_launcher){.event = who};
-			if (tg_idmap_put(l->index, who, idx) < 0)
-				return TG_ENOMEM;
+			l->index[who] = idx;
 		}
 		l->owner[i] = idx;
 		l->list[idx].nkernels++;
@@ -214,7 +213,9 @@ static void direct_unions(tg_launchers *l, const tg_timebase *tb)
 }
 
 /* Step 3: every linked device event of the step, tagged into sub once for
- * each launcher above it (its subtree time). 0 or TG_ENOMEM. */
+ * each launcher above it (its subtree time); sub->v NULL: only counted
+ * into sub->n, so that the tags are allocated once, at their size (a
+ * doubling array would hold up to twice them). 0 or TG_ENOMEM. */
 static int tag_subtrees(const tg_launchers *l, const tg_launchers_opts *opts, struct tagvec *sub)
 {
 	size_t ne;
@@ -228,8 +229,12 @@ static int tag_subtrees(const tg_launchers *l, const tg_launchers_opts *opts, st
 			continue;
 		tg_span s = tg_span_of(&opts->tb, &ev[i]);
 		for (uint32_t p = r; p != TG_NONE; p = tg_tree_parent(l->tree, p)) {
-			uint32_t idx = tg_idmap_get(l->index, p);
-			if (idx != TG_NONE && tag_push(sub, idx, s))
+			uint32_t idx = l->index[p];
+			if (idx == TG_NONE)
+				continue;
+			if (!sub->v)
+				sub->n++;
+			else if (tag_push(sub, idx, s))
 				return TG_ENOMEM;
 		}
 	}
@@ -254,12 +259,17 @@ int tg_launchers_build(tg_launchers **out, const tg_tree *tree, const tg_launche
 	l->step = opts->step;
 	l->tracelens_compat = opts->tracelens_compat;
 	l->owner = tg_malloc((ne + 1) * sizeof(uint32_t));
-	l->index = tg_idmap_new(1024);
+	l->index = tg_malloc((ne + 1) * sizeof(uint32_t));
+	if (l->index) /* launchers may come after their kernels in the file */
+		memset(l->index, 0xff, (ne + 1) * sizeof(uint32_t));
 	if (!l->owner || !l->index || assign_launchers(l, opts, &ndev) ||
 	    group_kernels(l, ndev, opts->tracelens_compat))
 		goto fail;
 	direct_unions(l, &opts->tb);
-	if (tag_subtrees(l, opts, &sub))
+	tag_subtrees(l, opts, &sub); /* counts */
+	sub.cap = sub.n + 1;
+	sub.n = 0;
+	if (!(sub.v = tg_malloc(sub.cap * sizeof(*sub.v))) || tag_subtrees(l, opts, &sub))
 		goto fail;
 	union_per_owner(sub.v, sub.n, l->list);
 	for (size_t i = 0; i < l->n; i++) {
@@ -300,6 +310,6 @@ void tg_launchers_free(tg_launchers *l)
 	free(l->koff);
 	free(l->kernels);
 	free(l->owner);
-	tg_idmap_free(l->index);
+	free(l->index);
 	free(l);
 }
