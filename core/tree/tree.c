@@ -749,8 +749,20 @@ static int mark_tracelens_links(tg_tree *tree, const tg_trace *t)
 	size_t ne, nf;
 	const tg_event *ev = tg_trace_events(t, &ne);
 	const tg_flow *fl = tg_trace_flows(t, &nf);
+	/* the keys' range first: flow ids are correlation ids, mostly dense,
+	 * and a dense map takes 4 bytes a key where a hash takes 32 */
+	size_t nk = 0;
+	int64_t lo = INT64_MAX, hi = INT64_MIN;
+	for (size_t i = 0; i < nf; i++) {
+		if (fl[i].type != TG_FLOW_LAUNCH || (fl[i].ph != 's' && fl[i].ph != 'f'))
+			continue;
+		int64_t key = (int64_t)(fl[i].id << 1 | (fl[i].ph == 'f'));
+		lo = key < lo ? key : lo;
+		hi = key > hi ? key : hi;
+		nk++;
+	}
 	tree->tl_linked = tg_calloc(ne + 1, 1);
-	tg_idmap *ends = tg_idmap_new(nf);
+	tg_idmap *ends = tg_idmap_new_range(nk, lo, hi);
 	if (!tree->tl_linked || !ends) {
 		tg_idmap_free(ends);
 		return TG_ENOMEM;
