@@ -419,9 +419,9 @@ static tg_table *distribution_table(struct devs *d, const tg_trace *tr)
 	static const char *const cols[] = {"kernel_type", "name", "count", "sum(us)", "mean(us)",
 	                                   "min(us)", "max(us)", "std(us)", NULL};
 	tg_table *t = tg_table_new_cols("kernel_duration_distribution", "Kernel duration distribution", cols);
-	struct kstat *ks = tg_malloc((d->n + 1) * sizeof(*ks));
-	size_t nk = 0;
-	if (!t || !ks)
+	struct kstat *ks = NULL; /* one per kernel name: grown, not one per event */
+	size_t nk = 0, capk = 0;
+	if (!t)
 		goto fail;
 	if (d->n > 1)
 		qsort(d->v, d->n, sizeof(*d->v), cmp_type_name);
@@ -441,10 +441,13 @@ static tg_table *distribution_table(struct devs *d, const tg_trace *tr)
 			double dv = (double)(d->v[k].end - d->v[k].ts) - mean;
 			s.m2 += dv * dv;
 		}
+		if (tg_grow((void **)&ks, &capk, nk + 1, sizeof(*ks)))
+			goto fail;
 		ks[nk++] = s;
 		i = j;
 	}
-	qsort(ks, nk, sizeof(*ks), cmp_kstat);
+	if (nk > 1)
+		qsort(ks, nk, sizeof(*ks), cmp_kstat);
 	for (size_t k = 0; k < nk; k++) {
 		int64_t r = tg_table_add_row(t);
 		if (r < 0 || tg_table_set_str(t, (size_t)r, 0, tg_kernel_class_name(ks[k].type)) ||
