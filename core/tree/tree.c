@@ -11,6 +11,7 @@
  * after it ("bleeds") is still kept, as the predecessor's child.
  */
 #include "tree.h"
+#include "tree_links.h"
 #include "../../util/idmap.h"
 
 #include <stdlib.h>
@@ -609,8 +610,6 @@ static int find_steps(tg_tree *tree, const tg_trace *t)
 	return 0;
 }
 
-static int mark_tracelens_links(tg_tree *tree, const tg_trace *t);
-
 int tg_tree_build(tg_tree **out, const tg_trace *t)
 {
 	*out = NULL;
@@ -660,7 +659,7 @@ int tg_tree_build(tg_tree **out, const tg_trace *t)
 	stack = NULL;
 	memset(&hb, 0, sizeof(hb));
 	memset(&db, 0, sizeof(db));
-	if ((rc = find_steps(tree, t)) || (rc = mark_tracelens_links(tree, t)))
+	if ((rc = find_steps(tree, t)) || (rc = tg_tree_tracelens_links(&tree->tl_linked, t, tree->parent)))
 		goto fail;
 	for (size_t i = 0; i < ne; i++) {
 		if (tg_kind_is_gpu(ev[i].kind) && tree->parent[i] == TG_NONE)
@@ -742,60 +741,6 @@ int32_t tg_tree_step_index(const tg_tree *tree, int64_t number)
 }
 
 int tg_tree_linked_like_tracelens(const tg_tree *tree, uint32_t ev) { return tree->tl_linked[ev]; }
-
-/* Which device events TraceLens would link (see tree.h). */
-static int mark_tracelens_links(tg_tree *tree, const tg_trace *t)
-{
-	size_t ne, nf;
-	const tg_event *ev = tg_trace_events(t, &ne);
-	const tg_flow *fl = tg_trace_flows(t, &nf);
-	/* the keys' range first: flow ids are correlation ids, mostly dense,
-	 * and a dense map takes 4 bytes a key where a hash takes 32 */
-	size_t nk = 0;
-	int64_t lo = INT64_MAX, hi = INT64_MIN;
-	for (size_t i = 0; i < nf; i++) {
-		if (fl[i].type != TG_FLOW_LAUNCH || (fl[i].ph != 's' && fl[i].ph != 'f'))
-			continue;
-		int64_t key = (int64_t)(fl[i].id << 1 | (fl[i].ph == 'f'));
-		lo = key < lo ? key : lo;
-		hi = key > hi ? key : hi;
-		nk++;
-	}
-	tree->tl_linked = tg_calloc(ne + 1, 1);
-	tg_idmap *ends = tg_idmap_new_range(nk, lo, hi);
-	if (!tree->tl_linked || !ends) {
-		tg_idmap_free(ends);
-		return TG_ENOMEM;
-	}
-	/* value bit 1: a start seen, bit 2: a finish seen (first put wins, so
-	 * keep both kinds in separate key spaces) */
-	for (size_t i = 0; i < nf; i++) {
-		if (fl[i].type != TG_FLOW_LAUNCH || (fl[i].ph != 's' && fl[i].ph != 'f'))
-			continue;
-		int64_t key = (int64_t)(fl[i].id << 1 | (fl[i].ph == 'f'));
-		if (tg_idmap_put(ends, key, 1) < 0) {
-			tg_idmap_free(ends);
-			return TG_ENOMEM;
-		}
-	}
-	for (size_t i = 0; i < ne; i++) {
-		if (!tg_kind_is_gpu(ev[i].kind))
-			continue;
-		uint32_t p = tree->parent[i];
-		if (p == TG_NONE || !tg_kind_is_launch(ev[p].kind) || !(ev[i].flags & TG_EV_HAS_CORR))
-			continue;
-		const char *name = tg_trace_str(t, ev[p].name);
-		if (!strcmp(name, "cudaGraphLaunch") || !strcmp(name, "hipGraphLaunch")) {
-			tree->tl_linked[i] = 1;
-			continue;
-		}
-		uint64_t id = (uint64_t)tg_event_corr(t, &ev[i]);
-		tree->tl_linked[i] = tg_idmap_get(ends, (int64_t)(id << 1)) != TG_NONE &&
-		                     tg_idmap_get(ends, (int64_t)(id << 1 | 1)) != TG_NONE;
-	}
-	tg_idmap_free(ends);
-	return 0;
-}
 
 const tg_step *tg_tree_steps(const tg_tree *tree, size_t *n)
 {
