@@ -23,9 +23,6 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
-#ifdef __GLIBC__
-#include <malloc.h>
-#endif
 
 #ifdef TG_CLI_EXEC_DAEMON
 /* Runs tracegate-daemon, from the folder this binary is in, with argv;
@@ -49,14 +46,6 @@ static int exec_daemon_binary(char **argv)
 
 int main(int argc, char **argv)
 {
-#ifdef __GLIBC__
-	/* Blocks from 256 KiB up (the model's arrays, the tree's, the report
-	 * parts' scratch) in mappings of their own, unmapped when freed. glibc
-	 * otherwise raises this threshold to the size of each big block freed
-	 * (up to 32 MiB), and the next ones land in the heaps of the report's
-	 * two threads, which keep them after free: 14 % more peak at 1 GB. */
-	mallopt(M_MMAP_THRESHOLD, 256 * 1024);
-#endif
 	if (argc < 2) {
 		tg_commands_usage_write(stderr);
 		return TG_EXIT_USAGE;
