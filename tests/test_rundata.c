@@ -109,21 +109,35 @@ static void same_verdict(const char *const *bargs, size_t nb, const char *const 
 	tg_gate *g1, *g2;
 	assert_int_equal(tg_gate_run(&g1, rules, bt, nb, nt, nn, NULL), 0);
 	assert_int_equal(tg_gate_run_data(&g2, rules, &bd, &nd, NULL), 0);
-	/* the base side's views made beforehand: the same bytes again */
-	tg_tree_diff_side *views[4];
-	for (size_t i = 0; i < nb; i++)
+	/* the base side's views made beforehand: the same bytes again; views
+	 * of other run data (another decoding of the same traces) are not
+	 * used (their skeletons are not the side's), and the same again */
+	tg_tree_diff_side *views[4], *foreign[4];
+	tg_rundata *again[4];
+	for (size_t i = 0; i < nb; i++) {
+		again[i] = decoded(bt[i], tg_rules_findings(rules));
 		assert_int_equal(tg_tree_diff_side_new(&views[i], tg_rundata_skeleton(br[i]), NULL), 0);
-	tg_gate *g3;
+		assert_int_equal(tg_tree_diff_side_new(&foreign[i], tg_rundata_skeleton(again[i]), NULL), 0);
+	}
+	tg_gate *g3, *g4;
 	bd.views = (const tg_tree_diff_side *const *)views;
 	assert_int_equal(tg_gate_run_data(&g3, rules, &bd, &nd, NULL), 0);
+	bd.views = (const tg_tree_diff_side *const *)foreign;
+	assert_int_equal(tg_gate_run_data(&g4, rules, &bd, &nd, NULL), 0);
 	bd.views = NULL;
-	char *c = render(g3);
+	char *c = render(g3), *e = render(g4);
 	tg_gate_free(g3);
-	for (size_t i = 0; i < nb; i++)
+	tg_gate_free(g4);
+	for (size_t i = 0; i < nb; i++) {
 		tg_tree_diff_side_free(views[i]);
+		tg_tree_diff_side_free(foreign[i]);
+		tg_rundata_free(again[i]);
+	}
 	char *a = render(g1), *b = render(g2);
 	assert_string_equal(a, c);
+	assert_string_equal(a, e);
 	free(c);
+	free(e);
 	assert_true(strlen(a) > 1000);
 	assert_non_null(strstr(a, "critical path")); /* the critical paths compared */
 	assert_non_null(strstr(a, "\"findings\""));  /* the findings, in the json */
