@@ -136,8 +136,8 @@ static int align(tg_gate *g, const tg_gate_opts *o)
 		tg_divergence_pair *p = &g->pairs[i];
 		if (g->bviews && g->bviews[p->bt] &&
 		    tg_tree_diff_side_skeleton(g->bviews[p->bt]) == tg_rundata_skeleton(g->bdata[p->bt]))
-			rc = tg_tree_diff_build_from(&g->diffs[i], g->bviews[p->bt], tg_rundata_skeleton(g->xdata[p->nt]),
-			                             NULL);
+			rc = tg_tree_diff_build_from(&g->diffs[i], g->bviews[p->bt],
+			                             tg_rundata_skeleton(g->xdata[p->nt]), NULL);
 		else if (g->bdata)
 			rc = tg_tree_diff_build_skeletons(&g->diffs[i], tg_rundata_skeleton(g->bdata[p->bt]),
 			                                  tg_rundata_skeleton(g->xdata[p->nt]), NULL);

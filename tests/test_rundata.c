@@ -9,8 +9,9 @@
  * op, two ranks a side with a straggler, the sides' traces given in
  * another order, every name in reverse order) and compares the bytes, and
  * a third time with the base side's tree-diff views made beforehand
- * (tg_gate_data.views: what the daemon keeps for a baseline). Also: encoding is stable (encode, decode, encode gives the
- * same bytes), the decoded arrays equal the built ones, and damaged bytes
+ * (tg_gate_data.views: what the daemon keeps for a baseline). Also:
+ * encoding is stable (encode, decode, encode gives the same bytes), the
+ * decoded arrays equal the built ones, and damaged bytes
  * (every truncation, flipped bytes, another format, a limit) are an error,
  * never a crash.
  */
