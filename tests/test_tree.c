@@ -258,8 +258,8 @@ static void test_tracelens_links(void **state)
 		TL_LAUNCH(30, 4294967295) TL_KERNEL("k_max", 220, 4294967295)
 		TL_FLOW("s", 4294967295, 1, 1, 30) TL_FLOW("f", 4294967295, 0, 7, 220)
 		TL_LAUNCH(40, 7) TL_KERNEL("k_start_only", 230, 7) TL_FLOW("s", 7, 1, 1, 40)
-		"{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaGraphLaunch\",\"pid\":1,\"tid\":1,\"ts\":50,\"dur\":2,"
-		"\"args\":{\"correlation\":9}},"
+		"{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaGraphLaunch\",\"pid\":1,\"tid\":1,"
+		"\"ts\":50,\"dur\":2,\"args\":{\"correlation\":9}},"
 		TL_KERNEL("k_graph", 240, 9)
 		"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k_alone\",\"pid\":0,\"tid\":7,\"ts\":250,\"dur\":5,"
 		"\"args\":{\"device\":0,\"stream\":7}}"
