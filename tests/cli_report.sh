@@ -72,6 +72,16 @@ for f in gpu_timeline gpu_timeline_by_device ops_summary_by_category ops_summary
 done
 [ "$(head -1 "$tmp/csv/gpu_timeline.csv")" = "type,time ms,percent" ] && ok "gpu_timeline.csv header" || not_ok "gpu_timeline.csv header" "$(head -1 "$tmp/csv/gpu_timeline.csv")"
 grep -q '^busy_time,0.265,' "$tmp/csv/gpu_timeline.csv" && ok "csv busy 0.265" || not_ok "csv busy" "$(cat "$tmp/csv/gpu_timeline.csv")"
+# the csv files are written on two threads (cli/csv_files.c): every table
+# there, and of two tables that cannot be written the first in the report's
+# order is the one named, as one thread would name it
+[ "$(ls "$tmp/csv" | grep -c '\.csv$')" -eq "$(ls "$tmp/csv" | wc -l)" ] && [ "$(ls "$tmp/csv" | wc -l)" -ge 8 ] \
+	&& ok "csv: one file per table" || not_ok "csv: one file per table" "$(ls "$tmp/csv")"
+mkdir -p "$tmp/csvbad/ops_summary.csv" "$tmp/csvbad/kernel_summary.csv"
+expect_fail "csv: a table that cannot be written: the first in order named" \
+	"tracegate: $tmp/csvbad/ops_summary.csv: cannot write: Is a directory" \
+	report "$SAMPLE" --format csv -o "$tmp/csvbad"
+[ -s "$tmp/csvbad/gpu_timeline.csv" ] && ok "csv: the tables before it written" || not_ok "csv: the tables before it" "$(ls "$tmp/csvbad")"
 expect_ok "report -o FILE text" report "$SAMPLE" -o "$tmp/rep.txt"
 [ -s "$tmp/rep.txt" ] && ok "-o FILE: the file written" || not_ok "-o FILE" "missing"
 run report "$SAMPLE"
