@@ -199,7 +199,9 @@ enum tg_name_flag {
 	TG_NAME_CLASS_MASK = 3 << TG_NAME_CLASS_SHIFT
 };
 
-/* The TG_NAME_* flags of atom (0 for an atom the trace does not have). */
+/* The TG_NAME_* flags of atom (0 for an atom the trace does not have),
+ * computed the first time they are asked for; several threads may ask at
+ * once. */
 uint8_t tg_trace_name_flags(const tg_trace *t, uint32_t atom);
 
 /* Frees the flow events (tg_trace_flows then has none): the tree links
