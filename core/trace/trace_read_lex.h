@@ -433,17 +433,46 @@ static inline int ends_number(char c)
 	return c != 0 && !is_digit(c) && c != '.' && c != 'e' && c != 'E';
 }
 
+/* The run of decimal digits at q, its value into *v (modulo 2^64 past 19
+ * digits), eight digits at a time in one 64-bit word (a byte is a digit
+ * when neither b - '0' nor b + 0x46 sets its top bit; the digits' values
+ * are summed in pairs, quads, then the eight): the ids and timestamps of
+ * an event were 17 M instructions a digit at a time (h200-dev base_r1).
+ * Returns the run's end. Reads up to 7 bytes past it: the window and the
+ * chunks have PAD NUL bytes after their data. */
+static inline const char *scan_digits(const char *q, uint64_t *v)
+{
+	uint64_t acc = 0;
+	for (;;) {
+		uint64_t w;
+		memcpy(&w, q, 8);
+		uint64_t x = w - UINT64_C(0x3030303030303030);
+		uint64_t nd = (x | (w + UINT64_C(0x4646464646464646))) & UINT64_C(0x8080808080808080);
+		int n = nd ? __builtin_ctzll(nd) >> 3 : 8; /* the first byte is the lowest */
+		if (n) {
+			x <<= 8 * (8 - n); /* the n digits high, zeros below: leading zeros */
+			x = (x & UINT64_C(0x0F0F0F0F0F0F0F0F)) * 2561 >> 8;
+			x = (x & UINT64_C(0x00FF00FF00FF00FF)) * 6553601 >> 16;
+			x = (x & UINT64_C(0x0000FFFF0000FFFF)) * UINT64_C(42949672960001) >> 32;
+			acc = acc * pow10_u64[n] + x;
+			q += n;
+		}
+		if (n < 8)
+			break;
+	}
+	*v = acc;
+	return q;
+}
+
 /* An integer such as 416 or -12 into *out, or NULL. */
 static inline const char *fast_int(const char *p, int64_t *out)
 {
 	const char *s = p + (*p == '-');
 	if (!is_digit(*s) || (*s == '0' && is_digit(s[1])))
 		return NULL;
-	uint64_t v = 0;
-	const char *q = s;
-	while (is_digit(*q) && q - s < 18)
-		v = v * 10 + (uint64_t)(*q++ - '0');
-	if (!ends_number(*q))
+	uint64_t v;
+	const char *q = scan_digits(s, &v);
+	if (q - s > 18 || !ends_number(*q))
 		return NULL;
 	*out = *p == '-' ? -(int64_t)v : (int64_t)v;
 	return q;
@@ -456,16 +485,13 @@ static inline const char *fast_us(const char *p, int64_t *out)
 	const char *s = p + (*p == '-');
 	if (!is_digit(*s) || (*s == '0' && is_digit(s[1])))
 		return NULL;
-	uint64_t v = 0;
+	uint64_t v, fv = 0;
 	int frac = 0;
-	const char *q = s;
-	while (is_digit(*q))
-		v = v * 10 + (uint64_t)(*q++ - '0');
+	const char *q = scan_digits(s, &v);
 	int nint = (int)(q - s);
 	if (*q == '.') {
 		const char *f = ++q;
-		while (is_digit(*q))
-			v = v * 10 + (uint64_t)(*q++ - '0');
+		q = scan_digits(f, &fv);
 		frac = (int)(q - f);
 		if (!frac)
 			return NULL;
@@ -473,6 +499,7 @@ static inline const char *fast_us(const char *p, int64_t *out)
 	/* at most 18 digits of nanoseconds before rounding: below 2^63 */
 	if (nint + (frac > 3 ? frac : 3) > 18 || !ends_number(*q))
 		return NULL;
+	v = v * pow10_u64[frac] + fv;
 	if (frac <= 3) {
 		v *= pow10_u64[3 - frac];
 	} else {
