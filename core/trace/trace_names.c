@@ -5,7 +5,9 @@
  * handed out by tg_trace_name_flags. A kernel's class is computed here,
  * where the trace is read, so that the trace model (trace.c) needs neither
  * kernel_class.c nor categorize.c and the analyses look the class up
- * instead of matching names per event.
+ * instead of matching names per event. tg_kernel_class_of (kernel_class.h)
+ * lives here too, beside the flags it reads: kernel_class.c, which this file
+ * calls, must not call back (tests/cycles.sh).
  *
  * Computed on first use, not for every atom at the end of the read: most
  * atoms are argument values and op names nobody asks about, and a kernel's
@@ -44,4 +46,13 @@ uint8_t tg_trace_name_flags(const tg_trace *t, uint32_t atom)
 	              tg_kernel_class(s, TG_KIND_KERNEL) << TG_NAME_CLASS_SHIFT);
 	__atomic_store_n(&t->name_flags[atom], (uint8_t)(f | NAME_KNOWN), __ATOMIC_RELAXED);
 	return f;
+}
+
+/* kernel_class.h's: here, beside the flags it reads, so that kernel_class.c
+ * (which this file calls) does not call back into this file. */
+tg_kernel_type tg_kernel_class_of(const tg_trace *t, const tg_event *e)
+{
+	if (e->kind != TG_KIND_KERNEL)
+		return tg_kernel_class(tg_trace_str(t, e->name), e->kind);
+	return (tg_kernel_type)((tg_trace_name_flags(t, e->name) & TG_NAME_CLASS_MASK) >> TG_NAME_CLASS_SHIFT);
 }
