@@ -1,6 +1,6 @@
 /*
- * sort.c - LSD radix sort of (key, index) pairs, in-place permutation, and
- * selection (see sort.h).
+ * sort.c - LSD radix sort of (key, index) pairs and of plain keys, in-place
+ * permutation, and selection (see sort.h).
  */
 #include "sort.h"
 #include "tg.h"
@@ -48,6 +48,43 @@ int tg_sort_pairs(tg_sort_pair *v, size_t n)
 		}
 		for (size_t i = 0; i < n; i++)
 			dst[c[(src[i].key >> (8 * b)) & 0xff]++] = src[i];
+		src = dst;
+	}
+	if (src != v)
+		memcpy(v, src, n * sizeof(*v));
+	free(tmp);
+	free(count);
+	return 0;
+}
+
+int tg_sort_u64(uint64_t *v, size_t n)
+{
+	if (n < 2)
+		return 0;
+	size_t (*count)[256] = tg_calloc(8, sizeof(*count));
+	if (!count)
+		return TG_ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		for (int b = 0; b < 8; b++)
+			count[b][(v[i] >> (8 * b)) & 0xff]++;
+	uint64_t *tmp = NULL, *src = v, *dst = NULL;
+	for (int b = 0; b < 8; b++) {
+		size_t *c = count[b];
+		if (c[(v[0] >> (8 * b)) & 0xff] == n)
+			continue;
+		if (!tmp && !(tmp = tg_malloc(n * sizeof(*tmp)))) {
+			free(count);
+			return TG_ENOMEM;
+		}
+		dst = src == v ? tmp : v;
+		size_t off = 0;
+		for (int d = 0; d < 256; d++) {
+			size_t x = c[d];
+			c[d] = off;
+			off += x;
+		}
+		for (size_t i = 0; i < n; i++)
+			dst[c[(src[i] >> (8 * b)) & 0xff]++] = src[i];
 		src = dst;
 	}
 	if (src != v)
