@@ -2,8 +2,10 @@
  * critical_path.c - the critical path of one rank (critical_path.h): what
  * HTA's trace loader makes of each event (rounded times, the stream column,
  * index_correlation, the last-step filter), the window of the annotation,
- * the edge store, the longest path and its breakdown. The graph's nodes and
- * CPU edges are critical_path_graph.c's, its GPU edges critical_path_gpu.c's.
+ * and the stages in order. The graph's nodes and runtime-lock edges are
+ * critical_path_graph.c's, its call-stack edges critical_path_stack.c's, its
+ * GPU edges critical_path_gpu.c's, the edge list critical_path_edges.c's,
+ * the longest path and its breakdown critical_path_solve.c's.
  *
  * The longest path is networkx's dag_longest_path, which HTA calls: nodes
  * in topological order by generations (the nodes without predecessors in
@@ -389,7 +391,8 @@ static int build(tg_critical_path *cp)
 	for (size_t k = 0; k < nsteps; k++)
 		cp->stats.steps += cp->ts[steps[k].event] >= start && cp->ts[steps[k].event] < end;
 	clip(cp, start, end);
-	if ((rc = cp_make_nodes(cp)) || (rc = cp_add_cpu_edges(cp)) || (rc = cp_add_gpu_edges(cp)))
+	if ((rc = cp_make_nodes(cp)) || (rc = cp_add_lock_edges(cp)) || (rc = cp_add_stack_edges(cp)) ||
+	    (rc = cp_add_gpu_edges(cp)))
 		return rc;
 	return cp_solve(cp);
 }

@@ -1,9 +1,10 @@
 /*
  * critical_path_impl.h - the inside of tg_critical_path, shared by
- * critical_path.c (events, window, the longest path, the breakdown),
- * critical_path_graph.c (nodes, the runtime lock, the call stacks) and
- * critical_path_gpu.c (queue lengths, CUDA events, kernel edges). Not for
- * other modules.
+ * critical_path.c (events, window), critical_path_graph.c (nodes, the
+ * runtime lock), critical_path_stack.c (the call stacks),
+ * critical_path_gpu.c (queue lengths, CUDA events, kernel edges),
+ * critical_path_edges.c (the edge list) and critical_path_solve.c (the
+ * longest path, the breakdown). Not for other modules.
  *
  * Nodes are numbered as HTA numbers them (sorted by time, then event, start
  * before end) and edges are kept in the order HTA adds them, an edge added
@@ -114,8 +115,11 @@ int cp_add_edge(tg_critical_path *cp, uint32_t src, uint32_t dst, int type, int 
 /* Creates the nodes of the window's events (critical_path_graph.c). */
 int cp_make_nodes(tg_critical_path *cp);
 
-/* The runtime-lock edges, then the call-stack edges of every CPU thread. */
-int cp_add_cpu_edges(tg_critical_path *cp);
+/* The runtime-lock edges (critical_path_graph.c). */
+int cp_add_lock_edges(tg_critical_path *cp);
+
+/* The call-stack edges of every CPU thread (critical_path_stack.c). */
+int cp_add_stack_edges(tg_critical_path *cp);
 
 /* The kernel, launch, kernel-gap and sync edges (critical_path_gpu.c). */
 int cp_add_gpu_edges(tg_critical_path *cp);
