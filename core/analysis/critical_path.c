@@ -112,6 +112,8 @@ static void flag_all_names(tg_critical_path *cp)
 			cp->namef[atom] |= CPN_AUTOGRAD;
 		if (!strncmp(s, "ProfilerStep#", 13) && s[13] >= '0' && s[13] <= '9')
 			cp->namef[atom] |= CPN_STEP;
+		if (cp->opts.annotation_exact ? !strcmp(s, cp->annotation) : strstr(s, cp->annotation) != NULL)
+			cp->namef[atom] |= CPN_ANNOTATION;
 		for (size_t k = 0; k < cp->opts.ndata_load; k++)
 			if (strstr(s, cp->opts.data_load[k]))
 				cp->namef[atom] |= CPN_DATA_LOAD;
@@ -260,6 +262,8 @@ static int link_correlations(tg_critical_path *cp)
 
 static int name_matches(const tg_critical_path *cp, uint32_t ev)
 {
+	if (cp->ev[ev].name < cp->natoms)
+		return (cp->namef[cp->ev[ev].name] & CPN_ANNOTATION) != 0;
 	const char *s = tg_trace_str(cp->t, cp->ev[ev].name);
 	return cp->opts.annotation_exact ? !strcmp(s, cp->annotation) : strstr(s, cp->annotation) != NULL;
 }
@@ -428,7 +432,7 @@ void tg_critical_path_free(tg_critical_path *cp)
 		return;
 	void *arrays[] = {cp->annotation, cp->ts,      cp->end,        cp->stream,     cp->won,   cp->worc,
 	                  cp->ic,         cp->ksync,   cp->evf,        cp->snode,      cp->enode, cp->namef,
-	                  cp->node_ev,    cp->node_ts, cp->node_start, cp->edges,      cp->hkeys, cp->hvals,
+	                  cp->node_ev,    cp->node_ts, cp->node_start, cp->edges,      cp->soff,  cp->sadj,
 	                  cp->path,       cp->steps,   cp->ops,        cp->path_events};
 	for (size_t i = 0; i < sizeof(arrays) / sizeof(arrays[0]); i++)
 		free(arrays[i]);

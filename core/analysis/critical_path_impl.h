@@ -41,6 +41,7 @@ enum {
 	CPN_FORWARD = 1 << 10,     /* contains "forward" (the forward thread) */
 	CPN_AUTOGRAD = 1 << 11,    /* contains "autograd" (the backward thread) */
 	CPN_STEP = 1 << 12,        /* ProfilerStep#N */
+	CPN_ANNOTATION = 1 << 13,  /* matches the annotation (exactly with annotation_exact) */
 	CPN_CHECKED = 1 << 15      /* the substring flags above are set */
 };
 
@@ -77,12 +78,10 @@ struct tg_critical_path {
 	int64_t *node_ts;
 	uint8_t *node_start;
 
-	/* edges, in the order first added; (src, dst) -> edge in a hash */
+	/* edges, as added until cp_merge_edges, then in the order first added */
 	cp_edge *edges;
 	size_t nedges, cap;
-	uint64_t *hkeys;
-	uint32_t *hvals;
-	size_t hcap;
+	uint32_t *soff, *sadj; /* once merged: edges by source (cp_edges_by) */
 
 	/* the result */
 	uint32_t *path; /* nodes */
@@ -103,14 +102,27 @@ int64_t cp_corr(const tg_critical_path *cp, uint32_t ev);
 /* The CPN_* flags of event ev's name. */
 uint16_t cp_name_flags(const tg_critical_path *cp, uint32_t ev);
 
-/* The edge src -> dst (nodes), or TG_NONE. */
+/* The edge src -> dst (nodes) once the edges are merged and listed by
+ * source (cp_solve), or TG_NONE. */
 uint32_t cp_find_edge(const tg_critical_path *cp, uint32_t src, uint32_t dst);
 
 /* Adds the edge src -> dst (nodes) of type; weight 0 for dependency and
- * sync edges or when zero, else the time between the nodes. An edge added
- * again keeps its place. attr_parent: the parent event used to attribute an
- * end -> start operator edge. Returns 0 or TG_ENOMEM. */
+ * sync edges or when zero, else the time between the nodes. attr_parent:
+ * the parent event used to attribute an end -> start operator edge. An
+ * edge added again is merged into the first by cp_merge_edges. Returns 0,
+ * TG_ENOMEM or TG_ELIMIT (over 2^32 - 2 edges). */
 int cp_add_edge(tg_critical_path *cp, uint32_t src, uint32_t dst, int type, int zero, uint32_t attr_parent);
+
+/* Merges the edges added more than once (networkx's DiGraph.add_edge): the
+ * first keeps its place and takes the type and weight of the last, and the
+ * attribution of the last operator or kernel-gap one. Returns 0 or
+ * TG_ENOMEM. */
+int cp_merge_edges(tg_critical_path *cp);
+
+/* The edges by source (by_dst 0) or destination, in edge order: those of
+ * node v are (*adj)[(*off)[v] .. (*off)[v + 1]); both the caller's to free.
+ * Returns 0 or TG_ENOMEM (both NULL). */
+int cp_edges_by(uint32_t **off, uint32_t **adj, const tg_critical_path *cp, int by_dst);
 
 /* Creates the nodes of the window's events (critical_path_graph.c). */
 int cp_make_nodes(tg_critical_path *cp);

@@ -15,6 +15,7 @@
  */
 #include "critical_path_impl.h"
 #include "../trace/kernel_class.h"
+#include "../../util/sort.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -23,27 +24,6 @@
 static int64_t path_weight(int64_t w)
 {
 	return w <= -1000 ? 0 : w;
-}
-
-/* Compressed adjacency, edges in the order added: off[v]..off[v+1]. */
-static int adjacency(const tg_critical_path *cp, uint32_t **off, uint32_t **adj, int pred)
-{
-	*off = tg_calloc(cp->nnodes + 2, sizeof(uint32_t));
-	*adj = tg_malloc((cp->nedges + 1) * sizeof(uint32_t));
-	if (!*off || !*adj)
-		return TG_ENOMEM;
-	for (size_t e = 0; e < cp->nedges; e++)
-		(*off)[(pred ? cp->edges[e].dst : cp->edges[e].src) + 1]++;
-	for (size_t v = 0; v < cp->nnodes; v++)
-		(*off)[v + 1] += (*off)[v];
-	uint32_t *fill = tg_malloc((cp->nnodes + 1) * sizeof(uint32_t));
-	if (!fill)
-		return TG_ENOMEM;
-	memcpy(fill, *off, cp->nnodes * sizeof(uint32_t));
-	for (size_t e = 0; e < cp->nedges; e++)
-		(*adj)[fill[pred ? cp->edges[e].dst : cp->edges[e].src]++] = (uint32_t)e;
-	free(fill);
-	return 0;
 }
 
 /* A node on a cycle, for the message. */
@@ -150,12 +130,22 @@ static tg_cp_bound bound_of(const tg_critical_path *cp, const cp_edge *e)
 	return cls == TG_KERNEL_COMMUNICATION ? TG_CP_GPU_COMM : TG_CP_GPU_COMPUTE;
 }
 
-static int cmp_op(const void *pa, const void *pb)
+/* The ops longest first, then by event: two radix passes, event then time
+ * (each event is once in the list, so the order is total). */
+static int sort_ops(tg_critical_path *cp)
 {
-	const tg_cp_op *a = pa, *b = pb;
-	if (a->ns != b->ns)
-		return a->ns > b->ns ? -1 : 1;
-	return a->event < b->event ? -1 : a->event > b->event;
+	tg_sort_pair *kv = tg_malloc((cp->nops + 1) * sizeof(*kv));
+	if (!kv)
+		return TG_ENOMEM;
+	for (size_t i = 0; i < cp->nops; i++)
+		kv[i] = (tg_sort_pair){cp->ops[i].event, (uint32_t)i};
+	int rc = tg_sort_pairs(kv, cp->nops);
+	for (size_t i = 0; i < cp->nops && !rc; i++)
+		kv[i].key = ~tg_sort_key_i64(cp->ops[kv[i].idx].ns);
+	if (!rc && !(rc = tg_sort_pairs(kv, cp->nops)))
+		rc = tg_sort_apply(cp->ops, cp->nops, sizeof(tg_cp_op), kv);
+	free(kv);
+	return rc;
 }
 
 /* The path's edges, the breakdown, the events and their time. */
@@ -200,31 +190,30 @@ static int breakdown(tg_critical_path *cp)
 	}
 	cp->nsteps = n;
 	free(slot);
-	qsort(cp->ops, cp->nops, sizeof(tg_cp_op), cmp_op);
-	return 0;
+	return sort_ops(cp);
 }
 
 int cp_solve(tg_critical_path *cp)
 {
-	uint32_t *soff = NULL, *sadj = NULL, *poff = NULL, *padj = NULL;
+	uint32_t *poff = NULL, *padj = NULL;
 	uint32_t *topo = tg_malloc((cp->nnodes + 1) * sizeof(uint32_t));
-	int rc = topo ? adjacency(cp, &soff, &sadj, 0) : TG_ENOMEM;
+	int rc = topo ? cp_merge_edges(cp) : TG_ENOMEM;
 	if (!rc)
-		rc = adjacency(cp, &poff, &padj, 1);
+		rc = cp_edges_by(&cp->soff, &cp->sadj, cp, 0);
 	if (!rc)
-		rc = topo_order(cp, topo, soff, sadj);
+		rc = topo_order(cp, topo, cp->soff, cp->sadj);
+	if (!rc)
+		rc = cp_edges_by(&poff, &padj, cp, 1);
 	if (!rc)
 		rc = longest(cp, topo, poff, padj);
+	free(topo);
+	free(poff);
+	free(padj);
 	if (!rc)
 		rc = breakdown(cp);
 	cp->stats.edges = cp->nedges;
 	for (size_t e = 0; e < cp->nedges; e++)
 		cp->stats.edges_by_type[cp->edges[e].type]++;
 	cp->stats.path_nodes = cp->npath;
-	free(topo);
-	free(soff);
-	free(sadj);
-	free(poff);
-	free(padj);
 	return rc;
 }
