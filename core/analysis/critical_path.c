@@ -120,28 +120,6 @@ static void flag_all_names(tg_critical_path *cp)
 	}
 }
 
-/* An argument as pandas.to_numeric(errors="coerce") reads it, -1 when
- * absent or not a number. */
-static int64_t arg_number(const tg_trace *t, const tg_event *e, uint32_t key)
-{
-	const tg_arg *a = key == TG_NONE ? NULL : tg_event_arg(t, e, key);
-	if (!a)
-		return -1;
-	switch (a->type) {
-	case TG_ARG_INT: return a->v.i;
-	case TG_ARG_UINT: return (int64_t)a->v.u;
-	case TG_ARG_DOUBLE: return (int64_t)a->v.d;
-	case TG_ARG_BOOL: return a->v.b;
-	case TG_ARG_STR: {
-		const char *s = tg_trace_str(t, a->v.atom);
-		char *end;
-		long long v = strtoll(s, &end, 10);
-		return end != s && !*end ? v : -1;
-	}
-	default: return -1;
-	}
-}
-
 /* 1 for events HTA's loader drops: no duration (instants), the "Trace" span. */
 static int dropped(const tg_event *e)
 {
@@ -157,8 +135,9 @@ static int64_t floor_us(int64_t ns)
  * stream, wait arguments and correlation flags of every event. */
 static void prepare_events(tg_critical_path *cp)
 {
-	uint32_t k_stream = tg_trace_key(cp->t, "stream"), k_won = tg_trace_key(cp->t, "wait_on_stream"),
-		 k_worc = tg_trace_key(cp->t, "wait_on_cuda_event_record_corr_id");
+	uint32_t k_stream = tg_trace_key(cp->t, "stream");
+	cp->k_won = tg_trace_key(cp->t, "wait_on_stream");
+	cp->k_worc = tg_trace_key(cp->t, "wait_on_cuda_event_record_corr_id");
 	for (size_t i = 0; i < cp->nev; i++) {
 		const tg_event *e = &cp->ev[i];
 		cp->ts[i] = e->ts;
@@ -168,12 +147,10 @@ static void prepare_events(tg_critical_path *cp)
 			cp->ts[i] = up == cp->ts[i] ? up : up + 1000;
 			cp->end[i] = floor_us(cp->end[i]);
 		}
-		cp->stream[i] = arg_number(cp->t, e, k_stream);
-		cp->won[i] = e->kind == TG_KIND_SYNC ? arg_number(cp->t, e, k_won) : -1;
-		cp->worc[i] = e->kind == TG_KIND_SYNC ? arg_number(cp->t, e, k_worc) : -1;
+		cp->stream[i] = cp_arg_number(cp->t, e, k_stream);
 		cp->ic[i] = TG_NONE;
 		cp->ksync[i] = TG_NONE;
-		uint8_t fl = dropped(e) ? 0 : CP_KEPT;
+		uint8_t fl = (dropped(e) ? 0 : CP_KEPT) | (cp->stream[i] >= 0 ? CP_ON_STREAM : 0);
 		if (cp_corr(cp, (uint32_t)i) >= 0)
 			fl |= CP_CORR;
 		uint16_t nf = cp_name_flags(cp, (uint32_t)i);
@@ -349,15 +326,13 @@ static int alloc_arrays(tg_critical_path *cp)
 	cp->ts = tg_malloc(n * sizeof(int64_t));
 	cp->end = tg_malloc(n * sizeof(int64_t));
 	cp->stream = tg_malloc(n * sizeof(int64_t));
-	cp->won = tg_malloc(n * sizeof(int64_t));
-	cp->worc = tg_malloc(n * sizeof(int64_t));
 	cp->ic = tg_malloc(n * sizeof(uint32_t));
 	cp->ksync = tg_malloc(n * sizeof(uint32_t));
 	cp->snode = tg_malloc(n * sizeof(uint32_t));
 	cp->enode = tg_malloc(n * sizeof(uint32_t));
 	cp->evf = tg_calloc(n, 1);
 	cp->namef = tg_calloc(cp->natoms + 1, sizeof(uint16_t));
-	if (!cp->ts || !cp->end || !cp->stream || !cp->won || !cp->worc || !cp->ic || !cp->ksync || !cp->snode ||
+	if (!cp->ts || !cp->end || !cp->stream || !cp->ic || !cp->ksync || !cp->snode ||
 	    !cp->enode || !cp->evf || !cp->namef)
 		return TG_ENOMEM;
 	memset(cp->snode, 0xff, n * sizeof(uint32_t));
@@ -398,6 +373,12 @@ static int build(tg_critical_path *cp)
 	if ((rc = cp_make_nodes(cp)) || (rc = cp_add_lock_edges(cp)) || (rc = cp_add_stack_edges(cp)) ||
 	    (rc = cp_add_gpu_edges(cp)))
 		return rc;
+	/* the path needs the nodes, the edges and the flags: the rest goes */
+	void **done[] = {(void **)&cp->ts, (void **)&cp->end, (void **)&cp->stream, (void **)&cp->ksync};
+	for (size_t k = 0; k < sizeof(done) / sizeof(done[0]); k++) {
+		free(*done[k]);
+		*done[k] = NULL;
+	}
 	return cp_solve(cp);
 }
 
@@ -430,7 +411,7 @@ void tg_critical_path_free(tg_critical_path *cp)
 {
 	if (!cp)
 		return;
-	void *arrays[] = {cp->annotation, cp->ts,      cp->end,        cp->stream,     cp->won,   cp->worc,
+	void *arrays[] = {cp->annotation, cp->ts,      cp->end,        cp->stream,
 	                  cp->ic,         cp->ksync,   cp->evf,        cp->snode,      cp->enode, cp->namef,
 	                  cp->node_ev,    cp->node_ts, cp->node_start, cp->edges,      cp->soff,  cp->sadj,
 	                  cp->path,       cp->steps,   cp->ops,        cp->path_events};

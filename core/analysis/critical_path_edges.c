@@ -6,7 +6,7 @@
  * (a walk of the edges by source in the order added, remembering the last
  * edge seen to each destination: linear, and no hash); the lists of edges
  * by source or destination; HTA's attribution of span edges to events;
- * and the small
+ * the arguments as HTA's loader reads them; and the small
  * helpers the other critical_path files share (an event's correlation id,
  * its name's flags, a stable sort of event indices by a time), here so
  * that no two files of core/ call each other.
@@ -21,6 +21,32 @@ int64_t cp_corr(const tg_critical_path *cp, uint32_t ev)
 {
 	const tg_event *e = &cp->ev[ev];
 	return e->kind != TG_KIND_PYTHON && (e->flags & TG_EV_HAS_CORR) ? e->ids.op.correlation : -1;
+}
+
+int64_t cp_arg_number(const tg_trace *t, const tg_event *e, uint32_t key)
+{
+	const tg_arg *a = key == TG_NONE ? NULL : tg_event_arg(t, e, key);
+	if (!a)
+		return -1;
+	switch (a->type) {
+	case TG_ARG_INT: return a->v.i;
+	case TG_ARG_UINT: return (int64_t)a->v.u;
+	case TG_ARG_DOUBLE: return (int64_t)a->v.d;
+	case TG_ARG_BOOL: return a->v.b;
+	case TG_ARG_STR: {
+		const char *s = tg_trace_str(t, a->v.atom);
+		char *end;
+		long long v = strtoll(s, &end, 10);
+		return end != s && !*end ? v : -1;
+	}
+	default: return -1;
+	}
+}
+
+int64_t cp_wait_arg(const tg_critical_path *cp, uint32_t ev, uint32_t key)
+{
+	const tg_event *e = &cp->ev[ev];
+	return e->kind == TG_KIND_SYNC ? cp_arg_number(cp->t, e, key) : -1;
 }
 
 uint16_t cp_name_flags(const tg_critical_path *cp, uint32_t ev)
@@ -159,5 +185,24 @@ int cp_sort_by(uint32_t *idx, size_t n, const int64_t *key)
 	}
 	free(kv);
 	free(tmp);
+	return rc;
+}
+
+int cp_sort_pos(uint32_t *pos, size_t n, const int64_t *const *keys, int nlevels)
+{
+	tg_sort_pair *kv = tg_malloc((n + 1) * sizeof(*kv));
+	if (!kv)
+		return TG_ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		kv[i] = (tg_sort_pair){tg_sort_key_i64(keys[0][i]), (uint32_t)i};
+	int rc = tg_sort_pairs(kv, n);
+	for (int l = 1; l < nlevels && !rc; l++) {
+		for (size_t i = 0; i < n; i++)
+			kv[i].key = tg_sort_key_i64(keys[l][kv[i].idx]);
+		rc = tg_sort_pairs(kv, n);
+	}
+	for (size_t i = 0; i < n && !rc; i++)
+		pos[i] = kv[i].idx;
+	free(kv);
 	return rc;
 }

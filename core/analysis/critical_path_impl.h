@@ -23,7 +23,9 @@ enum {
 	CP_CLIP = 1 << 1,   /* in the window (HTA's clipped trace) */
 	CP_GPU = 1 << 2,    /* device side of a correlation (HTA's GPUKernelFilter) */
 	CP_CORR = 1 << 3,   /* has a correlation id >= 0 */
-	CP_NODE = 1 << 4    /* has a start and an end node */
+	CP_NODE = 1 << 4,   /* has a start and an end node */
+	CP_ON_STREAM = 1 << 5, /* HTA's stream column is 0 or more (a device event) */
+	CP_ON_PATH = 1 << 6 /* a node of the event is on the path */
 };
 
 /* Per-name flags (cp->namef, by atom). */
@@ -61,10 +63,10 @@ struct tg_critical_path {
 	char *annotation;
 	int last_step_dropped; /* HTA's filter left out the last step */
 
-	/* per event */
+	/* per event; ts, end, stream and ksync are freed once the graph is built */
 	int64_t *ts, *end;   /* as HTA sees them (rounded unless exact_ns) */
 	int64_t *stream;     /* HTA's stream column: the "stream" argument, else -1 */
-	int64_t *won, *worc; /* wait_on_stream, wait_on_cuda_event_record_corr_id, else -1 */
+	uint32_t k_won, k_worc; /* argument keys: wait_on_stream, wait_on_cuda_event_record_corr_id */
 	uint32_t *ic;        /* HTA's index_correlation: the correlated event, or TG_NONE */
 	uint8_t *evf;
 	uint32_t *snode, *enode; /* nodes of the event, TG_NONE */
@@ -98,6 +100,14 @@ struct tg_critical_path {
 
 /* The correlation id of event ev, -1 when it has none. */
 int64_t cp_corr(const tg_critical_path *cp, uint32_t ev);
+
+/* An argument as pandas.to_numeric(errors="coerce") reads it, -1 when
+ * absent (key TG_NONE) or not a number. */
+int64_t cp_arg_number(const tg_trace *t, const tg_event *e, uint32_t key);
+
+/* A sync event's wait argument (cp->k_won, cp->k_worc), -1 for other
+ * events and when absent. */
+int64_t cp_wait_arg(const tg_critical_path *cp, uint32_t ev, uint32_t key);
 
 /* The CPN_* flags of event ev's name. */
 uint16_t cp_name_flags(const tg_critical_path *cp, uint32_t ev);
@@ -142,5 +152,10 @@ int cp_solve(tg_critical_path *cp);
 
 /* Sorts idx[0..n) stably by key[idx[i]] (int64). Returns 0 or TG_ENOMEM. */
 int cp_sort_by(uint32_t *idx, size_t n, const int64_t *key);
+
+/* The order of the entries 0..n-1 of a list by their keys (keys[l][k]: entry
+ * k's key of level l; level 0 the least significant, ties kept in list
+ * order) into pos: pos[0] is the first entry. Returns 0 or TG_ENOMEM. */
+int cp_sort_pos(uint32_t *pos, size_t n, const int64_t *const *keys, int nlevels);
 
 #endif

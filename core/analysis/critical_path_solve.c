@@ -36,7 +36,7 @@ static int cycle_error(const tg_critical_path *cp, const uint32_t *indeg)
 				TG_EFORMAT,
 				"critical path: the events make a cycle of dependencies (through '%s' "
 				"at %.3f ms: nesting or syncs out of time order); HTA refuses such a trace too",
-				tg_trace_str(cp->t, cp->ev[ev].name), (double)cp->ts[ev] / 1e6);
+				tg_trace_str(cp->t, cp->ev[ev].name), (double)cp->node_ts[cp->snode[ev]] / 1e6);
 		}
 	return tg_error_set(TG_EFORMAT, "critical path: the events make a cycle of dependencies");
 }
@@ -123,7 +123,7 @@ static tg_cp_bound bound_of(const tg_critical_path *cp, const cp_edge *e)
 	case TG_CP_EDGE_SYNC: return TG_CP_DEPENDENCY;
 	default: break;
 	}
-	if (e->attr == TG_NONE || cp->stream[e->attr] < 0)
+	if (e->attr == TG_NONE || !(cp->evf[e->attr] & CP_ON_STREAM))
 		return e->attr != TG_NONE && (cp_name_flags(cp, e->attr) & CPN_DATA_LOAD) ? TG_CP_DATA_LOADING
 		                                                                          : TG_CP_CPU;
 	uint8_t cls = (tg_trace_name_flags(cp->t, cp->ev[e->attr].name) & TG_NAME_CLASS_MASK) >> TG_NAME_CLASS_SHIFT;
