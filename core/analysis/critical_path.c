@@ -455,6 +455,6 @@ const tg_cp_op *tg_cp_ops(const tg_critical_path *cp, size_t *n)
 
 const uint32_t *tg_cp_path_events(const tg_critical_path *cp, size_t *n)
 {
-	*n = cp->npath;
+	*n = cp->path_events ? cp->npath : 0;
 	return cp->path_events;
 }

@@ -32,8 +32,10 @@
  * microseconds as HTA's loader does (start up, end down); exact_ns keeps
  * the trace's own nanoseconds (HTA_DISABLE_NS_ROUNDING=1).
  *
- * Memory is a few arrays as long as the trace's events (no allocation per
- * node or edge); time is linear but for sorts of the events involved.
+ * Memory is a few arrays as long as the trace's events, the nodes and the
+ * edges (no allocation per node or edge; about 100 bytes an event of the
+ * window, docs/scale.md); time is linear: radix and counting sorts, no
+ * comparison sort over events.
  */
 #ifndef TG_CRITICAL_PATH_H
 #define TG_CRITICAL_PATH_H
@@ -90,6 +92,9 @@ typedef struct tg_cp_opts {
 	const char *const *data_load; /* HTA's data_load_events: names containing one
 	                               * of these are data loading; NULL: none */
 	size_t ndata_load;
+	int summary_only;        /* the length, the breakdown and the stats alone:
+	                          * tg_cp_steps, tg_cp_ops and tg_cp_path_events
+	                          * are empty (tg_cp_summarize: less memory) */
 } tg_cp_opts;
 
 /* One edge of the path. Events are indices into tg_trace_events(). */

@@ -152,34 +152,40 @@ static int sort_ops(tg_critical_path *cp)
 static int breakdown(tg_critical_path *cp)
 {
 	size_t n = cp->npath ? cp->npath - 1 : 0;
-	cp->steps = tg_calloc(n + 1, sizeof(tg_cp_step));
-	cp->ops = tg_calloc(n + 1, sizeof(tg_cp_op));
-	cp->path_events = tg_malloc((cp->npath + 1) * sizeof(uint32_t));
-	uint32_t *slot = tg_malloc((cp->nev + 1) * sizeof(uint32_t));
-	if (!cp->steps || !cp->ops || !cp->path_events || !slot) {
-		free(slot);
-		return TG_ENOMEM;
+	int full = !cp->opts.summary_only;
+	uint32_t *slot = NULL;
+	if (full) {
+		cp->steps = tg_calloc(n + 1, sizeof(tg_cp_step));
+		cp->ops = tg_calloc(n + 1, sizeof(tg_cp_op));
+		cp->path_events = tg_malloc((cp->npath + 1) * sizeof(uint32_t));
+		slot = tg_malloc((cp->nev + 1) * sizeof(uint32_t));
+		if (!cp->steps || !cp->ops || !cp->path_events || !slot) {
+			free(slot);
+			return TG_ENOMEM;
+		}
+		memset(slot, 0xff, (cp->nev + 1) * sizeof(uint32_t));
 	}
-	memset(slot, 0xff, (cp->nev + 1) * sizeof(uint32_t));
 	for (size_t i = 0; i < cp->npath; i++) {
 		uint32_t ev = cp->node_ev[cp->path[i]];
-		cp->path_events[i] = ev;
-		if (slot[ev] == TG_NONE) {
-			slot[ev] = 0;
+		if (full)
+			cp->path_events[i] = ev;
+		if (!(cp->evf[ev] & CP_ON_PATH)) {
+			cp->evf[ev] |= CP_ON_PATH;
 			cp->stats.path_events++;
 		}
 	}
-	memset(slot, 0xff, (cp->nev + 1) * sizeof(uint32_t));
 	for (size_t i = 0; i < n; i++) {
 		uint32_t u = cp->path[i], v = cp->path[i + 1];
 		const cp_edge *e = &cp->edges[cp_find_edge(cp, u, v)];
 		tg_cp_bound b = bound_of(cp, e);
+		cp->bound_ns[b] += e->w;
+		if (!full)
+			continue;
 		int attributed = e->type == TG_CP_EDGE_OPERATOR || e->type == TG_CP_EDGE_KERNEL_KERNEL;
 		uint32_t ev = attributed ? e->attr : TG_NONE;
 		cp->steps[i] =
 			(tg_cp_step){cp->node_ev[u],    cp->node_ev[v],   ev, cp->node_ts[u], e->w, e->type, (uint8_t)b,
 		                     cp->node_start[u], cp->node_start[v]};
-		cp->bound_ns[b] += e->w;
 		if (ev == TG_NONE)
 			continue;
 		if (slot[ev] == TG_NONE) {
@@ -188,9 +194,9 @@ static int breakdown(tg_critical_path *cp)
 		}
 		cp->ops[slot[ev]].ns += e->w;
 	}
-	cp->nsteps = n;
+	cp->nsteps = full ? n : 0;
 	free(slot);
-	return sort_ops(cp);
+	return full ? sort_ops(cp) : 0;
 }
 
 int cp_solve(tg_critical_path *cp)
