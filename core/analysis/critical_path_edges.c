@@ -6,22 +6,17 @@
  * (a walk of the edges by source in the order added, remembering the last
  * edge seen to each destination: linear, and no hash); the lists of edges
  * by source or destination; HTA's attribution of span edges to events;
- * the arguments as HTA's loader reads them; and the small
- * helpers the other critical_path files share (an event's correlation id,
- * its name's flags, a stable sort of event indices by a time), here so
- * that no two files of core/ call each other.
+ * the arguments as HTA's loader reads them; and the sorts the other
+ * critical_path files share (event indices by a time, a list by its
+ * entries' keys), here so that no two files of core/ call each other (an
+ * event's correlation id and its name's flags are inline in
+ * critical_path_impl.h).
  */
 #include "critical_path_impl.h"
 #include "../../util/sort.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-int64_t cp_corr(const tg_critical_path *cp, uint32_t ev)
-{
-	const tg_event *e = &cp->ev[ev];
-	return e->kind != TG_KIND_PYTHON && (e->flags & TG_EV_HAS_CORR) ? e->ids.op.correlation : -1;
-}
 
 int64_t cp_arg_number(const tg_trace *t, const tg_event *e, uint32_t key)
 {
@@ -47,12 +42,6 @@ int64_t cp_wait_arg(const tg_critical_path *cp, uint32_t ev, uint32_t key)
 {
 	const tg_event *e = &cp->ev[ev];
 	return e->kind == TG_KIND_SYNC ? cp_arg_number(cp->t, e, key) : -1;
-}
-
-uint16_t cp_name_flags(const tg_critical_path *cp, uint32_t ev)
-{
-	uint32_t atom = cp->ev[ev].name;
-	return atom < cp->natoms ? cp->namef[atom] : 0;
 }
 
 /* HTA's _attribute_edge: a span edge belongs to the event whose inside it

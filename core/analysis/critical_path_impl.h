@@ -99,7 +99,11 @@ struct tg_critical_path {
 };
 
 /* The correlation id of event ev, -1 when it has none. */
-int64_t cp_corr(const tg_critical_path *cp, uint32_t ev);
+static inline int64_t cp_corr(const tg_critical_path *cp, uint32_t ev)
+{
+	const tg_event *e = &cp->ev[ev];
+	return e->kind != TG_KIND_PYTHON && (e->flags & TG_EV_HAS_CORR) ? e->ids.op.correlation : -1;
+}
 
 /* An argument as pandas.to_numeric(errors="coerce") reads it, -1 when
  * absent (key TG_NONE) or not a number. */
@@ -110,7 +114,11 @@ int64_t cp_arg_number(const tg_trace *t, const tg_event *e, uint32_t key);
 int64_t cp_wait_arg(const tg_critical_path *cp, uint32_t ev, uint32_t key);
 
 /* The CPN_* flags of event ev's name. */
-uint16_t cp_name_flags(const tg_critical_path *cp, uint32_t ev);
+static inline uint16_t cp_name_flags(const tg_critical_path *cp, uint32_t ev)
+{
+	uint32_t atom = cp->ev[ev].name;
+	return atom < cp->natoms ? cp->namef[atom] : 0;
+}
 
 /* The edge src -> dst (nodes) once the edges are merged and listed by
  * source (cp_solve), or TG_NONE. */
