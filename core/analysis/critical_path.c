@@ -149,7 +149,6 @@ static void prepare_events(tg_critical_path *cp)
 		}
 		cp->stream[i] = cp_arg_number(cp->t, e, k_stream);
 		cp->ic[i] = TG_NONE;
-		cp->ksync[i] = TG_NONE;
 		uint8_t fl = (dropped(e) ? 0 : CP_KEPT) | (cp->stream[i] >= 0 ? CP_ON_STREAM : 0);
 		if (cp_corr(cp, (uint32_t)i) >= 0)
 			fl |= CP_CORR;
@@ -327,12 +326,11 @@ static int alloc_arrays(tg_critical_path *cp)
 	cp->end = tg_malloc(n * sizeof(int64_t));
 	cp->stream = tg_malloc(n * sizeof(int64_t));
 	cp->ic = tg_malloc(n * sizeof(uint32_t));
-	cp->ksync = tg_malloc(n * sizeof(uint32_t));
 	cp->snode = tg_malloc(n * sizeof(uint32_t));
 	cp->enode = tg_malloc(n * sizeof(uint32_t));
 	cp->evf = tg_calloc(n, 1);
 	cp->namef = tg_calloc(cp->natoms + 1, sizeof(uint16_t));
-	if (!cp->ts || !cp->end || !cp->stream || !cp->ic || !cp->ksync || !cp->snode ||
+	if (!cp->ts || !cp->end || !cp->stream || !cp->ic || !cp->snode ||
 	    !cp->enode || !cp->evf || !cp->namef)
 		return TG_ENOMEM;
 	memset(cp->snode, 0xff, n * sizeof(uint32_t));
@@ -370,7 +368,11 @@ static int build(tg_critical_path *cp)
 	for (size_t k = 0; k < nsteps; k++)
 		cp->stats.steps += cp->ts[steps[k].event] >= start && cp->ts[steps[k].event] < end;
 	clip(cp, start, end);
-	if ((rc = cp_make_nodes(cp)) || (rc = cp_add_lock_edges(cp)) || (rc = cp_add_stack_edges(cp)) ||
+	/* about an edge a node: room for half as many again, so that the list
+	 * is not copied as it grows (pages not written cost nothing) */
+	if ((rc = cp_make_nodes(cp)) ||
+	    (rc = tg_grow((void **)&cp->edges, &cp->cap, cp->nnodes + cp->nnodes / 2 + 16, sizeof(cp_edge))) ||
+	    (rc = cp_add_lock_edges(cp)) || (rc = cp_add_stack_edges(cp)) ||
 	    (rc = cp_add_gpu_edges(cp)))
 		return rc;
 	/* the path needs the nodes, the edges and the flags: the rest goes */

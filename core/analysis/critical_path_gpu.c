@@ -353,8 +353,14 @@ static int sync_event(tg_critical_path *cp, struct gpu_ws *ws, struct last_nodes
 		uint32_t src = cp->ic[prev];
 		if (nf & CPN_STREAM_WAIT) {
 			uint32_t nl = host == TG_NONE ? TG_NONE : tg_idmap_get(ws->next, host);
-			if (nl != TG_NONE && cp->ic[nl] != TG_NONE)
-				cp->ksync[cp->ic[nl]] = src;
+			if (nl == TG_NONE || cp->ic[nl] == TG_NONE)
+				return 0;
+			if (!cp->ksync) { /* the first stream wait: most traces have none */
+				if (!(cp->ksync = tg_malloc((cp->nev + 1) * sizeof(uint32_t))))
+					return TG_ENOMEM;
+				memset(cp->ksync, 0xff, (cp->nev + 1) * sizeof(uint32_t));
+			}
+			cp->ksync[cp->ic[nl]] = src;
 			return 0;
 		}
 		if (src != TG_NONE && cp->enode[src] != TG_NONE && host_end != TG_NONE)
@@ -380,7 +386,7 @@ static int kernel_event(tg_critical_path *cp, struct gpu_ws *ws, struct last_nod
 	if (st == TG_NONE || en == TG_NONE)
 		return 0;
 	int rc = cp_add_edge(cp, st, en, TG_CP_EDGE_OPERATOR, 0, TG_NONE);
-	uint32_t ks = cp->ksync[i], kse = TG_NONE;
+	uint32_t ks = cp->ksync ? cp->ksync[i] : TG_NONE, kse = TG_NONE;
 	if (!rc && ks != TG_NONE) {
 		kse = cp->enode[ks];
 		if (kse != TG_NONE)

@@ -70,7 +70,8 @@ struct tg_critical_path {
 	uint32_t *ic;        /* HTA's index_correlation: the correlated event, or TG_NONE */
 	uint8_t *evf;
 	uint32_t *snode, *enode; /* nodes of the event, TG_NONE */
-	uint32_t *ksync;     /* kernel -> the kernel it waits for (cudaStreamWaitEvent), TG_NONE */
+	uint32_t *ksync;     /* kernel -> the kernel it waits for (cudaStreamWaitEvent), TG_NONE;
+	                      * NULL until the first stream wait */
 	uint16_t *namef;     /* per atom */
 	uint32_t natoms;
 
