@@ -561,6 +561,30 @@ static void test_edge_merge(void **state)
 	free(cp.edges);
 }
 
+/* Launches that share a correlation id (a malformed trace): each counts
+ * once per device event of its id in the queue lengths (3 queued when the
+ * kernel starts: no launch edge), and their rows fit (they overran the
+ * rows' array before). The kernel's 20 us is the path. */
+static void test_shared_correlation(void **state)
+{
+	(void)state;
+	static const char *const json =
+		"{\"traceEvents\":["
+		X("cuda_runtime", "cudaLaunchKernel", 1, 1, 0, 5, "\"correlation\":7") ","
+		X("cuda_runtime", "cudaLaunchKernel", 1, 1, 10, 5, "\"correlation\":7") ","
+		X("cuda_runtime", "cudaLaunchKernel", 1, 1, 20, 5, "\"correlation\":7") ","
+		X("kernel", "gemm", 0, 7, 30, 20, "\"correlation\":7,\"stream\":7")
+		"]}";
+	tg_trace *t;
+	tg_tree *tree;
+	tg_cp_opts o = {0};
+	tg_critical_path *cp = build(&t, &tree, json, &o);
+	assert_int_equal(tg_cp_length_ns(cp), 20 * US);
+	assert_int_equal(tg_cp_breakdown(cp)[TG_CP_GPU_COMPUTE], 20 * US);
+	assert_int_equal(tg_cp_stats_get(cp)->edges_by_type[TG_CP_EDGE_LAUNCH], 0);
+	done(t, tree, cp);
+}
+
 /* The summary alone (what a diff and run data keep) equals the full
  * result's figures, without the path's steps, ops and events. */
 static void check_summary(tg_tree *tree, const tg_cp_opts *opts)
@@ -621,6 +645,7 @@ int main(void)
 		cmocka_unit_test(test_hta_alexnet_rows),
 		cmocka_unit_test(test_edge_merge),
 		cmocka_unit_test(test_summary_only),
+		cmocka_unit_test(test_shared_correlation),
 	};
 	return cmocka_run_group_tests_name("critical_path", tests, NULL, NULL);
 }

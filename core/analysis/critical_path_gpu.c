@@ -74,54 +74,68 @@ static tg_sort_pair *by_corr(const tg_critical_path *cp, size_t *n)
 	return kv;
 }
 
-/* First position of key in kv[0..n), or n. */
-static size_t lower(const tg_sort_pair *kv, size_t n, uint64_t key)
+/* The first position of each correlation id in kv[0..n) (sorted by it). */
+static tg_idmap *first_of(const tg_critical_path *cp, const tg_sort_pair *kv, size_t n)
 {
-	size_t lo = 0, hi = n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (kv[mid].key < key)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	tg_idmap *m = tg_idmap_new(n);
+	for (size_t k = 0; m && k < n; k++)
+		if (tg_idmap_put(m, cp_corr(cp, kv[k].idx), (uint32_t)k) < 0) {
+			tg_idmap_free(m);
+			return NULL;
+		}
+	return m;
+}
+
+/* The device events of launch i's correlation id: kv[*lo .. return). */
+static size_t group_of(const tg_critical_path *cp, const tg_idmap *first, const tg_sort_pair *kv, size_t n,
+                       uint32_t i, size_t *lo)
+{
+	uint32_t k = tg_idmap_get(first, cp_corr(cp, i));
+	*lo = k == TG_NONE ? n : k;
+	size_t hi = *lo;
+	while (hi < n && kv[hi].key == kv[*lo].key)
+		hi++;
+	return hi;
 }
 
 /* Queue length per stream: +1 at each launch (once per device event of its
  * correlation id), -1 at each such device event, in time order. */
 static int queue_lengths(tg_critical_path *cp, struct gpu_ws *ws)
 {
-	size_t ng = 0, nrows = 0;
+	size_t ng = 0, nrows = 0, lo, hi;
 	tg_sort_pair *kv = by_corr(cp, &ng);
-	if (!kv)
-		return TG_ENOMEM;
+	tg_idmap *first = kv ? first_of(cp, kv, ng) : NULL;
+	/* rows: a launch's once per device event of its id (several launches
+	 * may share one), then the device events */
+	for (uint32_t i = 0; first && i < cp->nev; i++)
+		if (is_launch(cp, i) && cp_corr(cp, i) >= 0)
+			nrows += group_of(cp, first, kv, ng, i, &lo) - lo;
 	uint8_t *launched = tg_calloc(ng + 1, 1);
-	/* a row: event * 2 + (1 for a device event); its stream in skey */
-	uint32_t *rows = tg_malloc((2 * ng + 1) * sizeof(uint32_t));
-	int64_t *rts = tg_malloc((2 * ng + 1) * sizeof(int64_t)), *rstream = tg_malloc((2 * ng + 1) * sizeof(int64_t));
-	uint32_t *ord = tg_malloc((2 * ng + 1) * sizeof(uint32_t));
+	/* a row: event * 2 + (1 for a device event) */
+	uint32_t *rows = tg_malloc((nrows + ng + 1) * sizeof(uint32_t));
+	int64_t *rts = tg_malloc((nrows + ng + 1) * sizeof(int64_t)),
+		*rstream = tg_malloc((nrows + ng + 1) * sizeof(int64_t));
+	uint32_t *ord = tg_malloc((nrows + ng + 1) * sizeof(uint32_t));
 	int rc = TG_ENOMEM;
-	if (!launched || !rows || !rts || !rstream || !ord)
+	if (!first || !launched || !rows || !rts || !rstream || !ord)
 		goto out;
+	nrows = 0;
 	for (uint32_t i = 0; i < cp->nev; i++) {
 		if (!is_launch(cp, i) || cp_corr(cp, i) < 0)
 			continue;
-		uint64_t key = tg_sort_key_i64(cp_corr(cp, i));
-		for (size_t k = lower(kv, ng, key); k < ng && kv[k].key == key; k++) {
-			launched[k] = 1;
+		for (hi = group_of(cp, first, kv, ng, i, &lo); lo < hi; lo++) {
+			launched[lo] = 1;
 			rows[nrows] = i * 2;
 			rts[nrows] = cp->ts[i];
-			rstream[nrows++] = cp->stream[kv[k].idx];
+			rstream[nrows++] = cp->stream[kv[lo].idx];
 		}
 	}
 	for (uint32_t i = 0; i < cp->nev; i++) {
 		if (!gpu_row(cp, i) || cp_corr(cp, i) < 0)
 			continue;
-		size_t k = lower(kv, ng, tg_sort_key_i64(cp_corr(cp, i)));
 		int any = 0;
-		for (; k < ng && kv[k].key == tg_sort_key_i64(cp_corr(cp, i)); k++)
-			any |= launched[k];
+		for (hi = group_of(cp, first, kv, ng, i, &lo); lo < hi; lo++)
+			any |= launched[lo];
 		if (any) {
 			rows[nrows] = i * 2 + 1;
 			rts[nrows] = cp->ts[i];
@@ -151,6 +165,7 @@ static int queue_lengths(tg_critical_path *cp, struct gpu_ws *ws)
 	free(sums);
 out:
 	free(kv);
+	tg_idmap_free(first);
 	free(launched);
 	free(rows);
 	free(rts);
