@@ -33,9 +33,9 @@
  * the trace's own nanoseconds (HTA_DISABLE_NS_ROUNDING=1).
  *
  * Memory is a few arrays as long as the trace's events, the nodes and the
- * edges (no allocation per node or edge; about 100 bytes an event of the
- * window, docs/scale.md); time is linear: radix and counting sorts, no
- * comparison sort over events.
+ * edges (no allocation per node or edge): about 100 bytes an event for a
+ * summary, 180 with the path's steps (docs/scale.md). Time is linear:
+ * radix and counting sorts, no comparison sort over events.
  */
 #ifndef TG_CRITICAL_PATH_H
 #define TG_CRITICAL_PATH_H
