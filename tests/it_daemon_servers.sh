@@ -107,7 +107,7 @@ mkdir -p storage
 		# GitHub's repository takes Tracegate-Accept trailers (from writers: the fake says who may write)
 		echo "  - {name: ${REPO[$f]}, forge: $f, clone_url: \"git://127.0.0.1:$TG_GIT_PORT/${REPO[$f]}.git\", on_unjudged: {no_baseline: success}$([ "$f" = GITHUB ] && echo ", accept_trailers: true")}"
 	done
-	echo "daemon: {state_dir: state-a, lease: 2s, max_attempts: 5}"
+	echo "daemon: {state_dir: state-a, lease: 2s, max_attempts: 30}"
 	echo "http: {timeout: 3s, connect_timeout: 2s, retries: 4, backoff: 100ms, max_wait: 2s}"
 } > a.yaml
 for f in "${forges[@]}"; do export "TOKEN_$f=${TOKEN[$f]}"; done
@@ -262,7 +262,7 @@ tg_forge_start_prism_again() {
 	tg_wait_port "${!pp}" 60 "$(cat "$TG_RUN/prism-GITHUB.pid")"
 }
 tg_forge_start_prism_again
-for i in $(seq 1 300); do words_have GITHUB "$sha" success && break; sleep 0.1; done
+for i in $(seq 1 900); do words_have GITHUB "$sha" success && break; sleep 0.1; done
 tg_check "forge back: the verdict is delivered" words_have GITHUB "$sha" success
 kill -TERM "$dpid"; wait "$dpid"
 
