@@ -110,6 +110,13 @@ static int queue_lengths(tg_critical_path *cp, struct gpu_ws *ws)
 	for (uint32_t i = 0; first && i < cp->nev; i++)
 		if (is_launch(cp, i) && cp_corr(cp, i) >= 0)
 			nrows += group_of(cp, first, kv, ng, i, &lo) - lo;
+	if (nrows + ng > UINT32_MAX / 2) { /* many launches sharing ids with many device events */
+		free(kv);
+		tg_idmap_free(first);
+		return tg_error_set(TG_ELIMIT, "critical path: launches that share correlation ids with device "
+		                               "events make %zu queue rows, more than 2^31",
+		                    nrows);
+	}
 	uint8_t *launched = tg_calloc(ng + 1, 1);
 	/* a row: event * 2 + (1 for a device event) */
 	uint32_t *rows = tg_malloc((nrows + ng + 1) * sizeof(uint32_t));
