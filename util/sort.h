@@ -48,10 +48,11 @@ uint64_t tg_sort_key_double(double x);
  * scratch (n pairs) cannot be allocated. */
 int tg_sort_pairs(tg_sort_pair *v, size_t n);
 
-/* Sorts the plain keys v[0..n) ascending: the same radix passes as
- * tg_sort_pairs on 8 bytes an element instead of 16, for a list whose
- * order alone is wanted (times, to be merged with another list). 0, or
- * TG_ENOMEM (v unchanged) when its scratch (n keys) cannot be allocated. */
+/* Sorts the plain keys v[0..n) ascending, for a list whose order alone is
+ * wanted (times, to be merged with another list; times packed with a
+ * position): LSD radix on 11-bit digits, skipping the digits every key
+ * shares, 8 bytes an element. 0, TG_ENOMEM (v unchanged) when its scratch
+ * (n keys) cannot be allocated, TG_ELIMIT past 2^32 keys. */
 int tg_sort_u64(uint64_t *v, size_t n);
 
 /* Reorders base[0..n) (elements of size bytes) in place so that position k
