@@ -41,63 +41,10 @@ static int cycle_error(const tg_critical_path *cp, const uint32_t *indeg)
 	return tg_error_set(TG_EFORMAT, "critical path: the events make a cycle of dependencies");
 }
 
-/* Topological order into topo; TG_EFORMAT for a cycle. */
-static int topo_order(const tg_critical_path *cp, uint32_t *topo, const uint32_t *soff, const uint32_t *sadj)
+/* The path ending at best (from: each node's predecessor on it, itself at
+ * the start) into cp->path. */
+static void trace_back(tg_critical_path *cp, const uint32_t *from, uint32_t best)
 {
-	uint32_t *indeg = tg_calloc(cp->nnodes + 1, sizeof(uint32_t));
-	if (!indeg)
-		return TG_ENOMEM;
-	for (size_t e = 0; e < cp->nedges; e++)
-		indeg[cp->edges[e].dst]++;
-	size_t head = 0, tail = 0;
-	for (uint32_t v = 0; v < cp->nnodes; v++)
-		if (!indeg[v])
-			topo[tail++] = v;
-	while (head < tail) {
-		uint32_t u = topo[head++];
-		for (uint32_t k = soff[u]; k < soff[u + 1]; k++) {
-			uint32_t v = cp->edges[sadj[k]].dst;
-			if (!--indeg[v])
-				topo[tail++] = v;
-		}
-	}
-	int rc = tail == cp->nnodes ? 0 : cycle_error(cp, indeg);
-	free(indeg);
-	return rc;
-}
-
-/* dag_longest_path over the topological order; the path into cp->path. */
-static int longest(tg_critical_path *cp, const uint32_t *topo, const uint32_t *poff, const uint32_t *padj)
-{
-	int64_t *dist = tg_malloc((cp->nnodes + 1) * sizeof(int64_t));
-	uint32_t *from = tg_malloc((cp->nnodes + 1) * sizeof(uint32_t));
-	cp->path = tg_malloc((cp->nnodes + 1) * sizeof(uint32_t));
-	if (!dist || !from || !cp->path) {
-		free(dist);
-		free(from);
-		return TG_ENOMEM;
-	}
-	uint32_t best = TG_NONE;
-	for (size_t k = 0; k < cp->nnodes; k++) {
-		uint32_t v = topo[k], arg = v;
-		int64_t d = 0;
-		for (uint32_t j = poff[v]; j < poff[v + 1]; j++) {
-			const cp_edge *e = &cp->edges[padj[j]];
-			int64_t c = dist[e->src] + path_weight(e->w);
-			if (j == poff[v] || c > d) {
-				d = c;
-				arg = e->src;
-			}
-		}
-		if (d < 0) {
-			d = 0;
-			arg = v;
-		}
-		dist[v] = d;
-		from[v] = arg;
-		if (best == TG_NONE || d > dist[best])
-			best = v;
-	}
 	size_t n = 0;
 	for (uint32_t v = best; v != TG_NONE; v = from[v] == v ? TG_NONE : from[v])
 		cp->path[n++] = v;
@@ -107,10 +54,71 @@ static int longest(tg_critical_path *cp, const uint32_t *topo, const uint32_t *p
 		cp->path[n - 1 - i] = x;
 	}
 	cp->npath = n;
+}
+
+/* Kahn's order and dag_longest_path in one pass: a node's distance is
+ * final when it leaves the queue (all its predecessors have), and is then
+ * pushed along its edges; a node keeps the longest predecessor edge, the
+ * first in edge order among equals (networkx walks the predecessors in
+ * edge order and takes a longer one only). The path into cp->path;
+ * TG_EFORMAT for a cycle. */
+static int longest(tg_critical_path *cp, const uint32_t *soff, const uint32_t *sadj)
+{
+	size_t nn = cp->nnodes;
+	uint32_t *queue = tg_malloc((nn + 1) * sizeof(uint32_t)), *indeg = tg_calloc(nn + 1, sizeof(uint32_t));
+	int64_t *dist = tg_malloc((nn + 1) * sizeof(int64_t));
+	/* from: the best edge in while a node waits, its predecessor once done */
+	uint32_t *from = tg_malloc((nn + 1) * sizeof(uint32_t));
+	cp->path = tg_malloc((nn + 1) * sizeof(uint32_t));
+	int rc = queue && indeg && dist && from && cp->path ? 0 : TG_ENOMEM;
+	if (rc)
+		goto out;
+	memset(from, 0xff, (nn + 1) * sizeof(uint32_t));
+	for (size_t e = 0; e < cp->nedges; e++)
+		indeg[cp->edges[e].dst]++;
+	size_t head = 0, tail = 0;
+	for (uint32_t v = 0; v < nn; v++)
+		if (!indeg[v])
+			queue[tail++] = v;
+	uint32_t best = TG_NONE;
+	while (head < tail) {
+		uint32_t u = queue[head++], arg = u;
+		int64_t d = 0;
+		if (from[u] != TG_NONE) {
+			d = dist[u];
+			arg = cp->edges[from[u]].src;
+		}
+		if (d < 0) {
+			d = 0;
+			arg = u;
+		}
+		dist[u] = d;
+		from[u] = arg;
+		if (best == TG_NONE || d > dist[best])
+			best = u;
+		for (uint32_t k = soff[u]; k < soff[u + 1]; k++) {
+			uint32_t e = sadj[k], v = cp->edges[e].dst;
+			int64_t c = d + path_weight(cp->edges[e].w);
+			if (from[v] == TG_NONE || c > dist[v] || (c == dist[v] && e < from[v])) {
+				dist[v] = c;
+				from[v] = e;
+			}
+			if (!--indeg[v])
+				queue[tail++] = v;
+		}
+	}
+	if (tail != nn) {
+		rc = cycle_error(cp, indeg);
+		goto out;
+	}
+	trace_back(cp, from, best);
 	cp->length = best == TG_NONE ? 0 : dist[best];
+out:
+	free(queue);
+	free(indeg);
 	free(dist);
 	free(from);
-	return 0;
+	return rc;
 }
 
 /* HTA's bound_by of an edge. */
@@ -201,20 +209,11 @@ static int breakdown(tg_critical_path *cp)
 
 int cp_solve(tg_critical_path *cp)
 {
-	uint32_t *poff = NULL, *padj = NULL;
-	uint32_t *topo = tg_malloc((cp->nnodes + 1) * sizeof(uint32_t));
-	int rc = topo ? cp_merge_edges(cp) : TG_ENOMEM;
+	int rc = cp_merge_edges(cp);
 	if (!rc)
 		rc = cp_edges_by(&cp->soff, &cp->sadj, cp, 0);
 	if (!rc)
-		rc = topo_order(cp, topo, cp->soff, cp->sadj);
-	if (!rc)
-		rc = cp_edges_by(&poff, &padj, cp, 1);
-	if (!rc)
-		rc = longest(cp, topo, poff, padj);
-	free(topo);
-	free(poff);
-	free(padj);
+		rc = longest(cp, cp->soff, cp->sadj);
 	if (!rc)
 		rc = breakdown(cp);
 	cp->stats.edges = cp->nedges;
