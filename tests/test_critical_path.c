@@ -559,6 +559,21 @@ static void test_edge_merge(void **state)
 	free(cp.soff);
 	free(cp.sadj);
 	free(cp.edges);
+	/* nothing added twice: the lists by source the merge walked are kept */
+	tg_critical_path one = {0};
+	one.nnodes = 3;
+	one.nedges = one.cap = 2;
+	one.edges = malloc(2 * sizeof(cp_edge));
+	one.edges[0] = (cp_edge){1, 2, TG_NONE, TG_CP_EDGE_DEPENDENCY, 0};
+	one.edges[1] = (cp_edge){0, 2, 4, TG_CP_EDGE_OPERATOR, 3};
+	tg_test_must(cp_merge_edges(&one));
+	assert_int_equal(one.nedges, 2);
+	assert_non_null(one.soff);
+	assert_int_equal(cp_find_edge(&one, 0, 2), 1);
+	assert_int_equal(cp_find_edge(&one, 1, 2), 0);
+	free(one.soff);
+	free(one.sadj);
+	free(one.edges);
 }
 
 /* Launches that share a correlation id (a malformed trace): each counts

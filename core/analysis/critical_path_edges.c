@@ -143,15 +143,18 @@ int cp_merge_edges(tg_critical_path *cp)
 			dead++;
 		}
 	free(seen);
+	if (!dead) { /* the usual case: the lists by source are the solver's */
+		cp->soff = off;
+		cp->sadj = adj;
+		return 0;
+	}
 	free(off);
 	free(adj);
-	if (dead) {
-		size_t n = 0;
-		for (size_t e = 0; e < cp->nedges; e++)
-			if (cp->edges[e].type != CP_DEAD)
-				cp->edges[n++] = cp->edges[e];
-		cp->nedges = n;
-	}
+	size_t n = 0;
+	for (size_t e = 0; e < cp->nedges; e++)
+		if (cp->edges[e].type != CP_DEAD)
+			cp->edges[n++] = cp->edges[e];
+	cp->nedges = n;
 	return 0;
 }
 

@@ -134,8 +134,9 @@ int cp_add_edge(tg_critical_path *cp, uint32_t src, uint32_t dst, int type, int 
 
 /* Merges the edges added more than once (networkx's DiGraph.add_edge): the
  * first keeps its place and takes the type and weight of the last, and the
- * attribution of the last operator or kernel-gap one. Returns 0 or
- * TG_ENOMEM. */
+ * attribution of the last operator or kernel-gap one. When none was, the
+ * lists by source it walked are left in cp->soff and cp->sadj. Returns 0
+ * or TG_ENOMEM. */
 int cp_merge_edges(tg_critical_path *cp);
 
 /* The edges by source (by_dst 0) or destination, in edge order: those of

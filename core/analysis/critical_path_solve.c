@@ -210,7 +210,7 @@ static int breakdown(tg_critical_path *cp)
 int cp_solve(tg_critical_path *cp)
 {
 	int rc = cp_merge_edges(cp);
-	if (!rc)
+	if (!rc && !cp->soff)
 		rc = cp_edges_by(&cp->soff, &cp->sadj, cp, 0);
 	if (!rc)
 		rc = longest(cp, cp->soff, cp->sadj);
