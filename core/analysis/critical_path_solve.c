@@ -191,9 +191,15 @@ static int breakdown(tg_critical_path *cp)
 			continue;
 		int attributed = e->type == TG_CP_EDGE_OPERATOR || e->type == TG_CP_EDGE_KERNEL_KERNEL;
 		uint32_t ev = attributed ? e->attr : TG_NONE;
-		cp->steps[i] =
-			(tg_cp_step){cp->node_ev[u],    cp->node_ev[v],   ev, cp->node_ts[u], e->w, e->type, (uint8_t)b,
-		                     cp->node_start[u], cp->node_start[v]};
+		cp->steps[i] = (tg_cp_step){.ts = cp->node_ts[u],
+		                            .ns = e->w,
+		                            .from = cp->node_ev[u],
+		                            .to = cp->node_ev[v],
+		                            .event = ev,
+		                            .type = e->type,
+		                            .bound = (uint8_t)b,
+		                            .from_start = cp->node_start[u],
+		                            .to_start = cp->node_start[v]};
 		if (ev == TG_NONE)
 			continue;
 		if (slot[ev] == TG_NONE) {
