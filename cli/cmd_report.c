@@ -22,6 +22,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 enum format { FMT_TEXT, FMT_MD, FMT_CSV, FMT_JSON, FMT_HTML };
 
@@ -554,6 +557,17 @@ int tg_cmd_report(int argc, char **argv)
 {
 	struct report_args a = {.fmt = FMT_TEXT, .step_number = -1};
 	int rc;
+#ifdef __GLIBC__
+	/* Blocks from 1 MiB up (the model's and the tree's arrays, the report
+	 * parts' scratch) in mappings of their own, unmapped when freed. glibc
+	 * otherwise raises this threshold to each big block freed (up to 32 MiB)
+	 * and the next ones land in the heaps of the report's two threads, which
+	 * keep them: 14 % more peak at 1 GB. A report allocates each big block
+	 * about once, so it costs no time here; the diff, whose critical paths
+	 * allocate and free big blocks over and over, keeps glibc's default
+	 * (measured: 10 % less peak for 10 % more CPU there). */
+	mallopt(M_MMAP_THRESHOLD, 1024 * 1024);
+#endif
 	if (tg_opt_parse_cli(&rc, &tg_cmd_report_opts, &a, argc, argv))
 		return rc;
 	rc = TG_EXIT_USAGE;

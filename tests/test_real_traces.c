@@ -305,26 +305,27 @@ static void check_launch_links(struct report *r, const struct expected *x, const
 	size_t nc = 0;
 	for (size_t i = 0; i < n; i++)
 		if (tg_kind_is_launch(ev[i].kind) && (ev[i].flags & TG_EV_HAS_CORR))
-			corr[nc++] = ev[i].ids.op.correlation;
+			corr[nc++] = tg_event_corr(t, &ev[i]);
 	qsort(corr, nc, sizeof(int64_t), cmp_i64);
 	uint64_t linkable = 0, linked = 0;
 	unsigned shown = 0;
 	for (size_t i = 0; i < n; i++) {
 		const tg_event *e = &ev[i];
+		int64_t ec = tg_event_corr(t, e);
 		if (!tg_kind_is_gpu(e->kind) || !(e->flags & TG_EV_HAS_CORR) ||
-		    !bsearch(&e->ids.op.correlation, corr, nc, sizeof(int64_t), cmp_i64))
+		    !bsearch(&ec, corr, nc, sizeof(int64_t), cmp_i64))
 			continue;
 		linkable++;
 		uint32_t p = tg_tree_parent(tree, (uint32_t)i);
 		if (p != TG_NONE && tg_kind_is_launch(ev[p].kind) && (ev[p].flags & TG_EV_HAS_CORR) &&
-		    ev[p].ids.op.correlation == e->ids.op.correlation) {
+		    tg_event_corr(t, &ev[p]) == ec) {
 			linked++;
 			continue;
 		}
 		if (shown++ < 5)
 			print_error("%s: %s event %zu (%s, correlation %lld) hangs under %s\n", r->path,
 			            tg_kind_name((tg_kind)e->kind), i, tg_trace_str(t, e->name),
-			            (long long)e->ids.op.correlation,
+			            (long long)ec,
 			            p == TG_NONE ? "nothing" : tg_trace_str(t, ev[p].name));
 	}
 	free(corr);

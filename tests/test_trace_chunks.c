@@ -1,6 +1,6 @@
 /* test_trace_chunks.c - the reader's pipeline (core/trace/trace_chunks.h: chunks
  * cut at guessed event boundaries, parsed ahead on two threads, merged in
- * order) gives exactly what one thread gives: the same events, arguments,
+ * order) gives exactly what one thread gives: the same events, wide ids, arguments,
  * atoms with the same numbers, tracks, flows, counts and metadata, for
  * every chunk size on a document full of decoys (boundaries inside strings
  * and arguments, B/E pairs, flows, metadata, string ids, empty events,
@@ -19,6 +19,10 @@ static void assert_identical(const tg_trace *a, const tg_trace *b)
 	assert_int_equal(na, nb);
 	if (na)
 		assert_memory_equal(ea, eb, na * sizeof(tg_event));
+	const int64_t *wa = tg_trace_wide_ids(a, &na), *wb = tg_trace_wide_ids(b, &nb);
+	assert_int_equal(na, nb);
+	if (na)
+		assert_memory_equal(wa, wb, na * sizeof(int64_t));
 	const tg_arg *xa = tg_trace_args(a, &na), *xb = tg_trace_args(b, &nb);
 	assert_int_equal(na, nb);
 	if (na)
@@ -75,8 +79,8 @@ static char *tricky_doc(size_t *len, int pretty, int array_format, int nev)
 		case 1:
 			n += (size_t)sprintf(d + n, "{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", "
 			                            "\"pid\": 1, \"tid\": 1, \"ts\": %lld, \"dur\": 2, \"args\": {\"correlation\": %d, "
-			                            "\"External id\": %d, \"cbid\": 211}}",
-			                     ts + 1, i, i - 1);
+			                            "\"External id\": %lld, \"cbid\": 211}}",
+			                     ts + 1, i, (i - 1) - (i % 2 ? 0 : 5000000000LL)); /* every other one wide */
 			break;
 		case 2:
 			n += (size_t)sprintf(d + n, "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k_%d\", \"pid\": 0, "

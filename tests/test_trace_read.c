@@ -196,8 +196,8 @@ static void test_schema_2021(void **state)
 	assert_int_equal(tr[e[0].track].tid_str, TG_NONE);
 	/* "stream 7" stays a string */
 	assert_string_equal(tg_trace_str(t, tr[e[2].track].tid_str), "stream 7");
-	assert_int_equal(e[1].ids.op.correlation, 6);
-	assert_int_equal(e[1].ids.op.external_id, 1);
+	assert_int_equal(tg_event_corr(t, &e[1]), 6);
+	assert_int_equal(tg_event_ext(t, &e[1]), 1);
 	assert_true(e[1].flags & TG_EV_HAS_EXT);
 	assert_int_equal(f[0].type, TG_FLOW_LAUNCH);
 	assert_int_equal(f[1].bind_enclosing, 1);
@@ -288,7 +288,7 @@ static void test_metadata_and_kinds(void **state)
 	assert_string_equal(tg_trace_str(t, tr[e[0].track].thread_name), "thread 100 (python3)");
 	/* python ids; null parent leaves the flag clear */
 	uint32_t main_ev = tg_test_find(t, "train.py(10): main", TG_KIND_PYTHON);
-	assert_int_equal(e[main_ev].ids.py.id, 1);
+	assert_int_equal(tg_event_pyid(t, &e[main_ev]), 1);
 	assert_false(e[main_ev].flags & TG_EV_HAS_PYPARENT);
 	tg_trace_free(t);
 }
@@ -469,6 +469,52 @@ static void test_review_regressions(void **state)
 	free(doc);
 }
 
+/* Ids are 32-bit in the event; one outside 0..UINT32_MAX goes to the
+ * trace's wide ids and reads back whole. */
+static void test_wide_ids(void **state)
+{
+	(void)state;
+	tg_trace *t = tg_test_read_str(
+		"{\"traceEvents\":["
+		"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"narrow\",\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":1,"
+		"\"args\":{\"correlation\":4294967295,\"External id\":0}},"
+		"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"wide\",\"pid\":1,\"tid\":1,\"ts\":2,\"dur\":1,"
+		"\"args\":{\"correlation\":4294967296,\"External id\":-1}},"
+		"{\"ph\":\"X\",\"cat\":\"python_function\",\"name\":\"py\",\"pid\":1,\"tid\":1,\"ts\":3,\"dur\":1,"
+		"\"args\":{\"Python id\":9223372036854775807,\"Python parent id\":-9223372036854775808}},"
+		"{\"ph\":\"X\",\"cat\":\"python_function\",\"name\":\"py2\",\"pid\":1,\"tid\":1,\"ts\":4,\"dur\":1,"
+		"\"args\":{\"Python id\":7,\"Python parent id\":5000000000}}"
+		"]}");
+	size_t n, nw;
+	const tg_event *e = tg_trace_events(t, &n);
+	assert_int_equal(n, 4);
+	assert_int_equal(sizeof(tg_event), 40);
+	assert_int_equal(tg_event_corr(t, &e[0]), 4294967295LL);
+	assert_int_equal(tg_event_ext(t, &e[0]), 0);
+	assert_false(e[0].flags & (TG_EV_WIDE_ID0 | TG_EV_WIDE_ID1));
+	assert_true(e[0].flags & TG_EV_HAS_CORR);
+	assert_true(e[0].flags & TG_EV_HAS_EXT);
+	assert_int_equal(tg_event_corr(t, &e[1]), 4294967296LL);
+	assert_int_equal(tg_event_ext(t, &e[1]), -1);
+	assert_true(e[1].flags & TG_EV_WIDE_ID0);
+	assert_true(e[1].flags & TG_EV_WIDE_ID1);
+	assert_int_equal(tg_event_pyid(t, &e[2]), INT64_MAX);
+	assert_int_equal(tg_event_pyparent(t, &e[2]), INT64_MIN);
+	assert_true(e[2].flags & TG_EV_HAS_PYPARENT);
+	assert_int_equal(tg_event_pyid(t, &e[3]), 7);
+	assert_false(e[3].flags & TG_EV_WIDE_ID0);
+	assert_int_equal(tg_event_pyparent(t, &e[3]), 5000000000LL);
+	const int64_t *w = tg_trace_wide_ids(t, &nw);
+	assert_int_equal(nw, 5); /* in reading order */
+	assert_int_equal(w[0], 4294967296LL);
+	assert_int_equal(w[1], -1);
+	assert_int_equal(w[4], 5000000000LL);
+	assert_int_equal(e[1].id[0], 0);
+	assert_int_equal(e[1].id[1], 1);
+	assert_int_equal(e[3].id[1], 4);
+	tg_trace_free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -483,6 +529,7 @@ int main(void)
 		cmocka_unit_test(test_every_truncation_fails),
 		cmocka_unit_test(test_random_corruption_is_clean),
 		cmocka_unit_test(test_review_regressions),
+		cmocka_unit_test(test_wide_ids),
 	};
 	return cmocka_run_group_tests_name("trace_read", tests, NULL, NULL);
 }

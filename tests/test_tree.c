@@ -89,7 +89,7 @@ static void test_sample_linking(void **state)
 	uint32_t fk = tg_test_find(t, "flow_linked_kernel", TG_KIND_KERNEL);
 	uint32_t fl = tg_tree_parent(f->tree, fk);
 	size_t n;
-	assert_int_equal(tg_trace_events(t, &n)[fl].ids.op.correlation, 401);
+	assert_int_equal(tg_event_corr(t, &tg_trace_events(t, &n)[fl]), 401);
 	/* External id fallback: directly under the cpu_op with that id */
 	uint32_t ek = tg_test_find(t, "ext_linked_kernel", TG_KIND_KERNEL);
 	assert_string_equal(name_of(t, tg_tree_parent(f->tree, ek)), "aten::addmm");
@@ -203,6 +203,34 @@ static void test_python_parent_ids(void **state)
 	tg_trace_free(t);
 }
 
+/* Ids beyond 32 bits (kept in the trace's wide ids) link and nest as
+ * narrow ones do: a kernel by a 64-bit correlation, one by a negative
+ * External id, a python frame under a parent with a 64-bit Python id. */
+static void test_wide_ids_link(void **state)
+{
+	(void)state;
+	tg_trace *t;
+	tg_tree *tree = build(&t,
+		"{\"traceEvents\":["
+		"{\"ph\":\"X\",\"cat\":\"python_function\",\"name\":\"caller\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":1000,\"args\":{\"Python id\":8589934592,\"Python parent id\":null}},"
+		"{\"ph\":\"X\",\"cat\":\"python_function\",\"name\":\"other\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":900,\"args\":{\"Python id\":3,\"Python parent id\":null}},"
+		"{\"ph\":\"X\",\"cat\":\"python_function\",\"name\":\"callee\",\"pid\":1,\"tid\":1,\"ts\":10,\"dur\":10,\"args\":{\"Python id\":4,\"Python parent id\":8589934592}},"
+		"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::mm\",\"pid\":1,\"tid\":2,\"ts\":100,\"dur\":50,\"args\":{\"External id\":-5}},"
+		"{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":2,\"ts\":110,\"dur\":10,\"args\":{\"correlation\":6000000000}},"
+		"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k_corr\",\"pid\":0,\"tid\":7,\"ts\":200,\"dur\":5,\"args\":{\"device\":0,\"stream\":7,\"correlation\":6000000000}},"
+		"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k_ext\",\"pid\":0,\"tid\":7,\"ts\":300,\"dur\":5,\"args\":{\"device\":0,\"stream\":7,\"correlation\":1704067200,\"External id\":-5}}"
+		"]}");
+	assert_string_equal(name_of(t, tg_tree_parent(tree, tg_test_find(t, "callee", -1))), "caller");
+	assert_string_equal(name_of(t, tg_tree_parent(tree, tg_test_find(t, "k_corr", -1))), "cudaLaunchKernel");
+	assert_string_equal(name_of(t, tg_tree_parent(tree, tg_test_find(t, "k_ext", -1))), "aten::mm");
+	const tg_tree_stats *s = tg_tree_stats_get(tree);
+	assert_int_equal(s->gpu_by_correlation, 1);
+	assert_int_equal(s->gpu_by_external_id, 1);
+	assert_int_equal(s->python_reparented, 2); /* callee to caller; other, a first frame, out of caller */
+	tg_tree_free(tree);
+	tg_trace_free(t);
+}
+
 static void test_gpu_only_trace(void **state)
 {
 	(void)state;
@@ -233,6 +261,7 @@ int main(void)
 		cmocka_unit_test(test_equal_timestamps_and_tolerance),
 		cmocka_unit_test(test_python_parent_ids),
 		cmocka_unit_test(test_gpu_only_trace),
+		cmocka_unit_test(test_wide_ids_link),
 	};
 	return cmocka_run_group_tests_name("tree", tests, NULL, NULL);
 }

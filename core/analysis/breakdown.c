@@ -70,7 +70,10 @@ static int collect(struct devs *d, const tg_tree *tree, int32_t step)
  * merged intervals in *m (caller frees); returns the count. */
 static int merged(tg_interval **m, size_t *nm, const struct devs *d, unsigned mask)
 {
-	*m = tg_malloc((d->n + 1) * sizeof(tg_interval));
+	size_t want = 0;
+	for (size_t i = 0; i < d->n; i++)
+		want += (mask >> d->v[i].type) & 1;
+	*m = tg_malloc((want + 1) * sizeof(tg_interval));
 	*nm = 0;
 	if (!*m)
 		return TG_ENOMEM;
@@ -90,6 +93,11 @@ static int merged(tg_interval **m, size_t *nm, const struct devs *d, unsigned ma
 		}
 	}
 	*nm = o;
+	/* kernels overlap little: the merged list is about as long as the
+	 * events, but give back what merging saved (a big block is unmapped) */
+	tg_interval *fit = realloc(v, (o + 1) * sizeof(tg_interval));
+	if (fit)
+		*m = fit;
 	return 0;
 }
 
@@ -270,19 +278,6 @@ static tg_table *idle_table(struct devs *d, int64_t delay_ns)
 	return t;
 }
 
-struct point {
-	int64_t t;
-	int delta; /* +bit at a start, -bit at an end */
-};
-
-static int cmp_point(const void *a, const void *b)
-{
-	const struct point *x = a, *y = b;
-	if (x->t != y->t)
-		return x->t < y->t ? -1 : 1;
-	return (x->delta > y->delta) - (x->delta < y->delta);
-}
-
 struct label_sum {
 	unsigned mask;
 	int64_t ns;
@@ -296,6 +291,52 @@ static int cmp_label(const void *a, const void *b)
 	return (x->mask > y->mask) - (x->mask < y->mask);
 }
 
+/* The next boundary of the three merged lists m after the cursors at[],
+ * INT64_MAX when every list is done; in[k]: inside m[k][at[k]]. */
+static int64_t next_boundary(tg_interval *const m[3], const size_t nm[3], const size_t at[3], const int in[3])
+{
+	int64_t t = INT64_MAX;
+	for (int k = 0; k < 3; k++) {
+		if (at[k] >= nm[k])
+			continue;
+		int64_t b = in[k] ? m[k][at[k]].end : m[k][at[k]].start;
+		if (b < t)
+			t = b;
+	}
+	return t;
+}
+
+/* Sweeps the three merged lists m (each sorted and disjoint) together:
+ * sums[mask] gets the time exactly the types of mask run (bit k: list k),
+ * *total their sum. Every boundary at one instant is passed before the
+ * next stretch is counted, so no array of boundaries is sorted. */
+static void sweep_types(struct label_sum sums[8], int64_t *total, tg_interval *const m[3], const size_t nm[3])
+{
+	size_t at[3] = {0, 0, 0};
+	int in[3] = {0, 0, 0};
+	unsigned running = 0;
+	int64_t prev = next_boundary(m, nm, at, in);
+	*total = 0;
+	while (prev != INT64_MAX) {
+		for (int k = 0; k < 3; k++) /* enter and leave at prev, in the lists' order */
+			while (at[k] < nm[k] && (in[k] ? m[k][at[k]].end : m[k][at[k]].start) == prev) {
+				if (in[k]) {
+					running &= ~(1u << k);
+					at[k]++;
+				} else {
+					running |= 1u << k;
+				}
+				in[k] = !in[k];
+			}
+		int64_t t = next_boundary(m, nm, at, in);
+		if (t != INT64_MAX && running > 0 && running < 8) {
+			sums[running].ns += t - prev;
+			*total += t - prev;
+		}
+		prev = t;
+	}
+}
+
 /* HTA's _get_gpu_kernel_type_time: merge each type, sweep the starts and
  * ends, attribute each stretch to the set of types running. */
 static tg_table *kernel_type_table(const struct devs *d)
@@ -304,35 +345,18 @@ static tg_table *kernel_type_table(const struct devs *d)
 	static const tg_kernel_type types[3] = {TG_KERNEL_COMPUTATION, TG_KERNEL_COMMUNICATION,
 	                                        TG_KERNEL_MEMORY};
 	tg_table *t = tg_table_new_cols("kernel_type_breakdown", "GPU time by kernel type", cols);
-	struct point *p = NULL;
 	tg_interval *m[3] = {NULL, NULL, NULL};
-	size_t nm[3] = {0, 0, 0}, np = 0;
+	size_t nm[3] = {0, 0, 0};
 	if (!t)
 		return NULL;
 	for (int k = 0; k < 3; k++)
 		if (merged(&m[k], &nm[k], d, BIT(types[k])))
 			goto fail;
-	p = tg_malloc((2 * (nm[0] + nm[1] + nm[2]) + 1) * sizeof(*p));
-	if (!p)
-		goto fail;
-	for (int k = 0; k < 3; k++)
-		for (size_t i = 0; i < nm[k]; i++) {
-			p[np++] = (struct point){m[k][i].start, 1 << k};
-			p[np++] = (struct point){m[k][i].end, -(1 << k)};
-		}
-	qsort(p, np, sizeof(*p), cmp_point);
 	struct label_sum sums[8];
 	for (unsigned k = 0; k < 8; k++)
 		sums[k] = (struct label_sum){k, 0};
-	int running = 0;
-	int64_t total = 0;
-	for (size_t i = 0; i + 1 < np; i++) {
-		running += p[i].delta;
-		if (running > 0 && running < 8) {
-			sums[running].ns += p[i + 1].t - p[i].t;
-			total += p[i + 1].t - p[i].t;
-		}
-	}
+	int64_t total;
+	sweep_types(sums, &total, m, nm);
 	qsort(sums, 8, sizeof(sums[0]), cmp_label);
 	for (int k = 0; k < 8; k++) {
 		if (sums[k].mask == 0 || sums[k].ns <= 0)
@@ -350,12 +374,10 @@ static tg_table *kernel_type_table(const struct devs *d)
 		tg_table_set_num(t, (size_t)r, 1, us(sums[k].ns));
 		tg_table_set_num(t, (size_t)r, 2, pct(sums[k].ns, total));
 	}
-	free(p);
 	for (int k = 0; k < 3; k++)
 		free(m[k]);
 	return t;
 fail:
-	free(p);
 	for (int k = 0; k < 3; k++)
 		free(m[k]);
 	tg_table_free(t);
@@ -397,9 +419,9 @@ static tg_table *distribution_table(struct devs *d, const tg_trace *tr)
 	static const char *const cols[] = {"kernel_type", "name", "count", "sum(us)", "mean(us)",
 	                                   "min(us)", "max(us)", "std(us)", NULL};
 	tg_table *t = tg_table_new_cols("kernel_duration_distribution", "Kernel duration distribution", cols);
-	struct kstat *ks = tg_malloc((d->n + 1) * sizeof(*ks));
-	size_t nk = 0;
-	if (!t || !ks)
+	struct kstat *ks = NULL; /* one per kernel name: grown, not one per event */
+	size_t nk = 0, capk = 0;
+	if (!t)
 		goto fail;
 	if (d->n > 1)
 		qsort(d->v, d->n, sizeof(*d->v), cmp_type_name);
@@ -419,10 +441,13 @@ static tg_table *distribution_table(struct devs *d, const tg_trace *tr)
 			double dv = (double)(d->v[k].end - d->v[k].ts) - mean;
 			s.m2 += dv * dv;
 		}
+		if (tg_grow((void **)&ks, &capk, nk + 1, sizeof(*ks)))
+			goto fail;
 		ks[nk++] = s;
 		i = j;
 	}
-	qsort(ks, nk, sizeof(*ks), cmp_kstat);
+	if (nk > 1)
+		qsort(ks, nk, sizeof(*ks), cmp_kstat);
 	for (size_t k = 0; k < nk; k++) {
 		int64_t r = tg_table_add_row(t);
 		if (r < 0 || tg_table_set_str(t, (size_t)r, 0, tg_kernel_class_name(ks[k].type)) ||

@@ -103,7 +103,7 @@ struct tg_critical_path {
 static inline int64_t cp_corr(const tg_critical_path *cp, uint32_t ev)
 {
 	const tg_event *e = &cp->ev[ev];
-	return e->kind != TG_KIND_PYTHON && (e->flags & TG_EV_HAS_CORR) ? e->ids.op.correlation : -1;
+	return e->kind != TG_KIND_PYTHON && (e->flags & TG_EV_HAS_CORR) ? tg_event_corr(cp->t, e) : -1;
 }
 
 /* An argument as pandas.to_numeric(errors="coerce") reads it, -1 when

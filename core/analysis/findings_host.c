@@ -110,7 +110,7 @@ static uint32_t op_by_ext(struct by_ext *m, const tg_fctx *c, int64_t ext)
 			size_t k = 0;
 			for (size_t i = 0; i < c->ne; i++)
 				if (c->ev[i].kind == TG_KIND_CPU_OP && (c->ev[i].flags & TG_EV_HAS_EXT)) {
-					e[k] = c->ev[i].ids.op.external_id;
+					e[k] = tg_event_ext(c->t, &c->ev[i]);
 					ord[k] = (uint32_t)k;
 					v[k++] = (uint32_t)i;
 				}
@@ -146,7 +146,7 @@ static uint32_t first_parent(const tg_fctx *c, uint32_t sync, struct by_ext *m)
 	uint32_t p = tg_tree_parent(c->tree, sync);
 	const tg_event *e = &c->ev[sync];
 	if (p == TG_NONE && e->kind == TG_KIND_SYNC && (e->flags & TG_EV_HAS_EXT))
-		p = op_by_ext(m, c, e->ids.op.external_id);
+		p = op_by_ext(m, c, tg_event_ext(c->t, e));
 	return p;
 }
 

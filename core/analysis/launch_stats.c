@@ -177,7 +177,7 @@ static tg_table *rows_table(const struct launches *l, const tg_tree *tree)
 		if (s >= 0 && (size_t)s < ns)
 			tg_table_set_int(tab, row, 0, steps[s].number);
 		if (ev[x->launch].flags & TG_EV_HAS_CORR)
-			tg_table_set_int(tab, row, 3, ev[x->launch].ids.op.correlation);
+			tg_table_set_int(tab, row, 3, tg_event_corr(t, &ev[x->launch]));
 		tg_table_set_int(tab, row, 4, x->device);
 		tg_table_set_int(tab, row, 5, x->stream);
 		tg_table_set_num(tab, row, 6, us(x->lend - x->lts));
@@ -187,95 +187,110 @@ static tg_table *rows_table(const struct launches *l, const tg_tree *tree)
 	return tab;
 }
 
+/* A change of a stream's queue: +1 at a launch's start, -1 at its device
+ * event's start. */
 struct qpoint {
-	int64_t device, stream, t;
+	int64_t t;
 	int delta;
-	uint32_t ev;
 };
 
-/* Queue points by (device, stream, time), launches first at equal times.
- * Points equal in all four are interchangeable: the queue lengths they
- * produce, and the time between them (0), do not depend on their order. */
+/* A stream's queue points by time, launches first at equal times. Points
+ * equal in both are interchangeable: the queue lengths they produce, and
+ * the time between them (0), do not depend on their order. */
 static uint64_t qpoint_key(const void *el, int level, void *ctx)
 {
 	(void)ctx;
 	const struct qpoint *x = el;
-	switch (level) {
-	case 0: return tg_sort_key_i64(x->device);
-	case 1: return tg_sort_key_i64(x->stream);
-	case 2: return tg_sort_key_i64(x->t);
-	default: return x->delta > 0 ? 0 : 1;
-	}
+	return level == 0 ? tg_sort_key_i64(x->t) : (x->delta > 0 ? 0 : 1);
 }
 
-static tg_table *queue_table(const struct launches *l)
+/* Launches by (device, stream), stably. */
+static uint64_t stream_key(const void *el, int level, void *ctx)
+{
+	(void)ctx;
+	const struct launch *x = el;
+	return tg_sort_key_i64(level == 0 ? x->device : x->stream);
+}
+
+/* The row of one stream from its np queue points p, sorted by time. -1:
+ * out of memory. */
+static int queue_row(tg_table *t, int64_t device, int64_t stream, const struct qpoint *p, size_t np)
+{
+	int64_t q = 0, qmin = INT64_MAX, qmax = INT64_MIN, sum = 0, blocked = 0;
+	double area = 0;
+	for (size_t j = 0; j < np; j++) {
+		q += p[j].delta;
+		sum += q;
+		qmin = q < qmin ? q : qmin;
+		qmax = q > qmax ? q : qmax;
+		if (j + 1 < np) {
+			int64_t dt = p[j + 1].t - p[j].t;
+			area += (double)q * (double)dt;
+			if (q >= TG_LAUNCH_MAX_QUEUE)
+				blocked += dt;
+		}
+	}
+	double mean = (double)sum / (double)np, m2 = 0;
+	q = 0;
+	for (size_t k = 0; k < np; k++) {
+		q += p[k].delta;
+		m2 += ((double)q - mean) * ((double)q - mean);
+	}
+	int64_t span = p[np - 1].t - p[0].t;
+	int64_t r = tg_table_add_row(t);
+	if (r < 0)
+		return -1;
+	size_t row = (size_t)r;
+	tg_table_set_int(t, row, 0, device);
+	tg_table_set_int(t, row, 1, stream);
+	tg_table_set_int(t, row, 2, (int64_t)np);
+	tg_table_set_num(t, row, 3, mean);
+	tg_table_set_num(t, row, 4, np > 1 ? sqrt(m2 / (double)(np - 1)) : NAN);
+	tg_table_set_int(t, row, 5, qmin);
+	tg_table_set_int(t, row, 6, qmax);
+	tg_table_set_num(t, row, 7, span > 0 ? area / (double)span : NAN);
+	tg_table_set_num(t, row, 8, us(blocked));
+	return 0;
+}
+
+/* The queue lengths per (device, stream). Sorts l->v by stream (stably:
+ * within a stream the launches keep their order), then sorts one stream's
+ * points at a time, so that the scratch is the largest stream's points,
+ * not two points of every launch with their stream. */
+static tg_table *queue_table(struct launches *l)
 {
 	static const char *const cols[] = {
 		"device", "stream", "queue_length_count", "queue_length_mean", "queue_length_std",
 		"queue_length_min", "queue_length_max", "time_weighted_mean", "time_at_max_queue(us)",
 		NULL};
 	tg_table *t = tg_table_new_cols("queue_length_summary", "Launch queue length per stream", cols);
-	struct qpoint *p = tg_malloc((2 * l->n + 1) * sizeof(*p));
-	if (!t || !p) {
-		free(p);
-		tg_table_free(t);
-		return NULL;
+	struct qpoint *p = NULL;
+	if (!t || tg_sort_by_keys(l->v, l->n, sizeof(*l->v), 2, stream_key, NULL))
+		goto fail;
+	size_t most = 0;
+	for (size_t i = 0, j; i < l->n; i = j) {
+		for (j = i + 1; j < l->n && l->v[j].device == l->v[i].device && l->v[j].stream == l->v[i].stream; j++)
+			;
+		most = j - i > most ? j - i : most;
 	}
-	size_t np = 0;
-	for (size_t i = 0; i < l->n; i++) {
-		const struct launch *x = &l->v[i];
-		p[np++] = (struct qpoint){x->device, x->stream, x->lts, +1, x->ev};
-		p[np++] = (struct qpoint){x->device, x->stream, x->ts, -1, x->ev};
-	}
-	if (tg_sort_by_keys(p, np, sizeof(*p), 4, qpoint_key, NULL)) {
-		free(p);
-		tg_table_free(t);
-		return NULL;
-	}
-	for (size_t i = 0; i < np;) {
-		size_t j = i;
-		int64_t q = 0, qmin = INT64_MAX, qmax = INT64_MIN, sum = 0, blocked = 0;
-		double area = 0;
-		for (; j < np && p[j].device == p[i].device && p[j].stream == p[i].stream; j++) {
-			q += p[j].delta;
-			sum += q;
-			qmin = q < qmin ? q : qmin;
-			qmax = q > qmax ? q : qmax;
-			if (j + 1 < np && p[j + 1].device == p[i].device && p[j + 1].stream == p[i].stream) {
-				int64_t dt = p[j + 1].t - p[j].t;
-				area += (double)q * (double)dt;
-				if (q >= TG_LAUNCH_MAX_QUEUE)
-					blocked += dt;
-			}
+	if (!(p = tg_malloc((2 * most + 1) * sizeof(*p))))
+		goto fail;
+	for (size_t i = 0, j; i < l->n; i = j) {
+		size_t np = 0;
+		for (j = i; j < l->n && l->v[j].device == l->v[i].device && l->v[j].stream == l->v[i].stream; j++) {
+			p[np++] = (struct qpoint){l->v[j].lts, +1};
+			p[np++] = (struct qpoint){l->v[j].ts, -1};
 		}
-		size_t cnt = j - i;
-		double mean = (double)sum / (double)cnt, m2 = 0;
-		q = 0;
-		for (size_t k = i; k < j; k++) {
-			q += p[k].delta;
-			m2 += ((double)q - mean) * ((double)q - mean);
-		}
-		int64_t span = p[j - 1].t - p[i].t;
-		int64_t r = tg_table_add_row(t);
-		if (r < 0) {
-			free(p);
-			tg_table_free(t);
-			return NULL;
-		}
-		size_t row = (size_t)r;
-		tg_table_set_int(t, row, 0, p[i].device);
-		tg_table_set_int(t, row, 1, p[i].stream);
-		tg_table_set_int(t, row, 2, (int64_t)cnt);
-		tg_table_set_num(t, row, 3, mean);
-		tg_table_set_num(t, row, 4, cnt > 1 ? sqrt(m2 / (double)(cnt - 1)) : NAN);
-		tg_table_set_int(t, row, 5, qmin);
-		tg_table_set_int(t, row, 6, qmax);
-		tg_table_set_num(t, row, 7, span > 0 ? area / (double)span : NAN);
-		tg_table_set_num(t, row, 8, us(blocked));
-		i = j;
+		if (tg_sort_by_keys(p, np, sizeof(*p), 2, qpoint_key, NULL) ||
+		    queue_row(t, l->v[i].device, l->v[i].stream, p, np))
+			goto fail;
 	}
 	free(p);
 	return t;
+fail:
+	free(p);
+	tg_table_free(t);
+	return NULL;
 }
 
 #define MAX_MEM_KINDS 64
@@ -641,8 +656,11 @@ int tg_launch_stats_tables_ex(tg_table ***out, size_t *n, const tg_tree *tree, i
 	if (!bad && with_rows)
 		bad = !(tabs[k++] = rows_table(&l, tree));
 	if (!bad)
-		bad = !(tabs[k++] = queue_table(&l)) || !(tabs[k++] = bandwidth_table(&f)) ||
-		      !(tabs[k++] = sequences_table(&f));
+		bad = !(tabs[k++] = queue_table(&l));
+	free(l.v); /* the launches are done with: the next tables read the trace */
+	l.v = NULL;
+	if (!bad)
+		bad = !(tabs[k++] = bandwidth_table(&f)) || !(tabs[k++] = sequences_table(&f));
 	if (bad) {
 		tg_tables_free(tabs, NT);
 		free(l.v);

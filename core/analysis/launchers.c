@@ -15,44 +15,39 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct tagged {
-	uint32_t who;
-	tg_span s;
-};
-
-static int cmp_tagged(const void *a, const void *b)
+static int cmp_start(const void *a, const void *b)
 {
-	const struct tagged *x = a, *y = b;
-	if (x->who != y->who)
-		return x->who < y->who ? -1 : 1;
-	return (x->s.start > y->s.start) - (x->s.start < y->s.start);
+	const tg_span *x = a, *y = b;
+	return (x->start > y->start) - (x->start < y->start);
 }
 
-/* Unions of tagged spans per owner into out[owner] (sorted in place). */
-static void union_per_owner(struct tagged *t, size_t n, tg_launcher *list, int subtree)
+/* Unions of each owner's spans (t grouped by owner, at[w] the end
+ * of owner w's group) into list[owner].subtree_us; a group not in start
+ * order is sorted in place first. */
+static void union_per_owner(tg_span *t, const uint32_t *at, size_t nowners, tg_launcher *list)
 {
-	if (n > 1)
-		qsort(t, n, sizeof(*t), cmp_tagged);
-	for (size_t i = 0; i < n;) {
-		uint32_t who = t[i].who;
-		double total = 0, s = t[i].s.start, e = t[i].s.end;
-		size_t j = i + 1;
-		for (; j < n && t[j].who == who; j++) {
-			if (t[j].s.start <= e) {
-				if (t[j].s.end > e)
-					e = t[j].s.end;
+	for (size_t w = 0, i = 0; w < nowners; i = at[w++]) {
+		size_t n = at[w] - i;
+		if (!n)
+			continue;
+		tg_span *g = t + i;
+		size_t k = 1;
+		while (k < n && g[k - 1].start <= g[k].start)
+			k++;
+		if (k < n)
+			qsort(g, n, sizeof(*g), cmp_start);
+		double total = 0, s = g[0].start, e = g[0].end;
+		for (size_t j = 1; j < n; j++) {
+			if (g[j].start <= e) {
+				if (g[j].end > e)
+					e = g[j].end;
 			} else {
 				total += e - s;
-				s = t[j].s.start;
-				e = t[j].s.end;
+				s = g[j].start;
+				e = g[j].end;
 			}
 		}
-		total += e - s;
-		if (subtree)
-			list[who].subtree_us = total;
-		else
-			list[who].direct_us = total;
-		i = j;
+		list[w].subtree_us = total + (e - s);
 	}
 }
 
@@ -91,26 +86,20 @@ uint32_t tg_launcher_of(const tg_tree *tree, uint32_t ev, int tracelens)
 	return tg_launchers_find(tree, tg_trace_events(t, &ne), ev, tg_trace_atoms(t), tracelens);
 }
 
-/* Spans tagged with their launcher's index, growing. */
+/* Device events' spans, grouped by launcher above them: at[w]
+ * counts launcher w's tags, then (as offsets) where the next one goes. */
 struct tagvec {
-	struct tagged *v;
-	size_t n, cap;
+	tg_span *v;
+	uint32_t *at; /* nowners + 1 */
+	size_t n;
 };
-
-static int tag_push(struct tagvec *a, uint32_t who, tg_span s)
-{
-	if (tg_grow((void **)&a->v, &a->cap, a->n + 1, sizeof(*a->v)))
-		return TG_ENOMEM;
-	a->v[a->n++] = (struct tagged){who, s};
-	return 0;
-}
 
 /* Step 1: the launcher of every device event of the step into l->owner
  * (TG_NONE: none, or a communication kernel), launchers numbered by their
- * first device event into l->list and l->index, with their kernel counts
- * and summed times; each event's span tagged into direct. *ndev gets the
- * number of events with a launcher. 0 or TG_ENOMEM. */
-static int assign_launchers(tg_launchers *l, const tg_launchers_opts *opts, struct tagvec *direct, size_t *ndev)
+ * first device event into l->list and l->index (all TG_NONE on entry), with their kernel counts
+ * and summed times. *ndev gets the number of events with a launcher. 0 or
+ * TG_ENOMEM. */
+static int assign_launchers(tg_launchers *l, const tg_launchers_opts *opts, size_t *ndev)
 {
 	const tg_atoms *atoms = tg_trace_atoms(l->trace);
 	size_t ne, list_cap = 0;
@@ -125,20 +114,17 @@ static int assign_launchers(tg_launchers *l, const tg_launchers_opts *opts, stru
 		uint32_t who = tg_launchers_find(l->tree, ev, (uint32_t)i, atoms, opts->tracelens_compat);
 		if (who == TG_NONE)
 			continue;
-		uint32_t idx = tg_idmap_get(l->index, who);
+		uint32_t idx = l->index[who];
 		if (idx == TG_NONE) {
 			if (tg_grow((void **)&l->list, &list_cap, l->n + 1, sizeof(tg_launcher)))
 				return TG_ENOMEM;
 			idx = (uint32_t)l->n++;
 			l->list[idx] = (tg_launcher){.event = who};
-			if (tg_idmap_put(l->index, who, idx) < 0)
-				return TG_ENOMEM;
+			l->index[who] = idx;
 		}
 		l->owner[i] = idx;
 		l->list[idx].nkernels++;
 		l->list[idx].kernel_sum_us += tg_timebase_us(&opts->tb, (double)ev[i].dur);
-		if (tag_push(direct, idx, tg_span_of(&opts->tb, &ev[i])))
-			return TG_ENOMEM;
 		(*ndev)++;
 	}
 	return 0;
@@ -189,9 +175,40 @@ static int group_kernels(tg_launchers *l, size_t ndev, int tracelens_compat)
 	return 0;
 }
 
+/* Each launcher's direct time: the union of its direct device events'
+ * spans, walked in start order (group_kernels sorted them), so that no
+ * array of tagged spans as long as the device events is needed. */
+static void direct_unions(tg_launchers *l, const tg_timebase *tb)
+{
+	size_t ne;
+	const tg_event *ev = tg_trace_events(l->trace, &ne);
+	for (size_t i = 0; i < l->n; i++) {
+		size_t m;
+		const uint32_t *k = tg_launchers_kernels(l, i, &m);
+		if (!m)
+			continue;
+		tg_span c = tg_span_of(tb, &ev[k[0]]);
+		double total = 0;
+		for (size_t j = 1; j < m; j++) {
+			tg_span x = tg_span_of(tb, &ev[k[j]]);
+			if (x.start <= c.end) {
+				if (x.end > c.end)
+					c.end = x.end;
+			} else {
+				total += c.end - c.start;
+				c = x;
+			}
+		}
+		l->list[i].direct_us = total + (c.end - c.start);
+	}
+}
+
 /* Step 3: every linked device event of the step, tagged into sub once for
- * each launcher above it (its subtree time). 0 or TG_ENOMEM. */
-static int tag_subtrees(const tg_launchers *l, const tg_launchers_opts *opts, struct tagvec *sub)
+ * each launcher above it (its subtree time), in two passes: sub->v NULL,
+ * the tags are counted per launcher into sub->at; else each goes to its
+ * launcher's group, at the offset sub->at holds. No array grows, none is
+ * sorted as a whole. */
+static void tag_subtrees(const tg_launchers *l, const tg_launchers_opts *opts, struct tagvec *sub)
 {
 	size_t ne;
 	const tg_event *ev = tg_trace_events(l->trace, &ne);
@@ -204,11 +221,39 @@ static int tag_subtrees(const tg_launchers *l, const tg_launchers_opts *opts, st
 			continue;
 		tg_span s = tg_span_of(&opts->tb, &ev[i]);
 		for (uint32_t p = r; p != TG_NONE; p = tg_tree_parent(l->tree, p)) {
-			uint32_t idx = tg_idmap_get(l->index, p);
-			if (idx != TG_NONE && tag_push(sub, idx, s))
-				return TG_ENOMEM;
+			uint32_t idx = l->index[p];
+			if (idx == TG_NONE)
+				continue;
+			if (!sub->v)
+				sub->at[idx]++;
+			else
+				sub->v[sub->at[idx]++] = s;
 		}
 	}
+}
+
+/* Each launcher's subtree time: its tags (tag_subtrees) merged. 0 or
+ * TG_ENOMEM. */
+static int subtree_unions(tg_launchers *l, const tg_launchers_opts *opts)
+{
+	struct tagvec sub = {NULL, tg_calloc(l->n + 1, sizeof(uint32_t)), 0};
+	if (!sub.at)
+		return TG_ENOMEM;
+	tag_subtrees(l, opts, &sub); /* counts */
+	for (size_t w = 0, start = 0; w < l->n; w++) {
+		size_t c = sub.at[w];
+		sub.at[w] = (uint32_t)start; /* where launcher w's tags begin */
+		start += c;
+		sub.n = start;
+	}
+	if (!(sub.v = tg_malloc((sub.n + 1) * sizeof(*sub.v)))) {
+		free(sub.at);
+		return TG_ENOMEM;
+	}
+	tag_subtrees(l, opts, &sub); /* at[w]: now where launcher w's tags end */
+	union_per_owner(sub.v, sub.at, l->n, l->list);
+	free(sub.v);
+	free(sub.at);
 	return 0;
 }
 
@@ -219,7 +264,6 @@ int tg_launchers_build(tg_launchers **out, const tg_tree *tree, const tg_launche
 	size_t ne;
 	tg_trace_events(t, &ne);
 	int rc = TG_ENOMEM;
-	struct tagvec direct = {0}, sub = {0};
 	size_t ndev;
 	tg_launchers *l = tg_calloc(1, sizeof(*l));
 	if (!l)
@@ -230,12 +274,15 @@ int tg_launchers_build(tg_launchers **out, const tg_tree *tree, const tg_launche
 	l->step = opts->step;
 	l->tracelens_compat = opts->tracelens_compat;
 	l->owner = tg_malloc((ne + 1) * sizeof(uint32_t));
-	l->index = tg_idmap_new(1024);
-	if (!l->owner || !l->index || assign_launchers(l, opts, &direct, &ndev) ||
-	    group_kernels(l, ndev, opts->tracelens_compat) || tag_subtrees(l, opts, &sub))
+	l->index = tg_malloc((ne + 1) * sizeof(uint32_t));
+	if (l->index) /* launchers may come after their kernels in the file */
+		memset(l->index, 0xff, (ne + 1) * sizeof(uint32_t));
+	if (!l->owner || !l->index || assign_launchers(l, opts, &ndev) ||
+	    group_kernels(l, ndev, opts->tracelens_compat))
 		goto fail;
-	union_per_owner(direct.v, direct.n, l->list, 0);
-	union_per_owner(sub.v, sub.n, l->list, 1);
+	direct_unions(l, &opts->tb);
+	if (subtree_unions(l, opts))
+		goto fail;
 	for (size_t i = 0; i < l->n; i++) {
 		l->list[i].direct_us = tg_timebase_us(&opts->tb, l->list[i].direct_us);
 		l->list[i].subtree_us = tg_timebase_us(&opts->tb, l->list[i].subtree_us);
@@ -245,8 +292,6 @@ int tg_launchers_build(tg_launchers **out, const tg_tree *tree, const tg_launche
 	l = NULL;
 fail:
 	tg_launchers_free(l);
-	free(direct.v);
-	free(sub.v);
 	return rc;
 }
 
@@ -275,6 +320,6 @@ void tg_launchers_free(tg_launchers *l)
 	free(l->koff);
 	free(l->kernels);
 	free(l->owner);
-	tg_idmap_free(l->index);
+	free(l->index);
 	free(l);
 }

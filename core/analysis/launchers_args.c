@@ -44,8 +44,8 @@ static uint32_t str_atom(const tg_trace *t, const tg_event *e, uint32_t key)
 
 /* The launchers grouped by ua_key while tg_launchers_unique_args walks them. */
 struct ua_groups {
-	struct ua_group *g;
-	size_t ng;
+	struct ua_group *g; /* grown as groups appear: they are few next to the launchers */
+	size_t ng, gcap;
 	tg_idmap *idx;   /* hash of a key (probed linearly) -> group */
 	tg_atoms *names; /* process names and labels, interned here */
 	uint32_t keys[4]; /* the atoms of "Input Dims", "Input type", "Input Strides", "Concrete Inputs" */
@@ -82,9 +82,10 @@ static int ua_add(struct ua_groups *u, const struct ua_key *key, const tg_launch
 			break;
 	}
 	if (gi == TG_NONE) {
+		if (tg_grow((void **)&u->g, &u->gcap, u->ng + 1, sizeof(*u->g)))
+			return TG_ENOMEM;
 		gi = (uint32_t)u->ng++;
-		u->g[gi].key = *key;
-		u->g[gi].first = x->event;
+		u->g[gi] = (struct ua_group){.key = *key, .first = x->event};
 		if (tg_idmap_put(u->idx, hk, gi) < 0)
 			return TG_ENOMEM;
 	}
@@ -155,12 +156,11 @@ int tg_launchers_unique_args(tg_table **out, const tg_launchers *l)
 	u.keys[1] = tg_trace_key(t, "Input type");
 	u.keys[2] = tg_trace_key(t, "Input Strides");
 	u.keys[3] = tg_trace_key(t, "Concrete Inputs");
-	u.g = tg_calloc(l->n + 1, sizeof(*u.g));
-	u.idx = tg_idmap_new(l->n);
+	u.idx = tg_idmap_new(64);
 	u.names = tg_atoms_new();
 	tg_table *tab = tg_table_new("ops_unique_args", "Kernel time by op and arguments (shapes, types, strides)");
 	int ok = 0;
-	if (!u.g || !u.idx || !tab || !u.names)
+	if (!u.idx || !tab || !u.names)
 		goto done;
 	for (size_t i = 0; i < l->n; i++) {
 		struct ua_key key;

@@ -20,7 +20,7 @@ struct tg_launchers {
 	uint32_t *kernels; /* direct device events, grouped by launcher, by start */
 	uint32_t *owner;   /* per event of the trace: its launcher's index, or TG_NONE */
 	uint32_t key_stream;
-	tg_idmap *index; /* launcher event -> index in list */
+	uint32_t *index; /* per event of the trace: its index in list as a launcher, or TG_NONE */
 	int32_t step;
 	int tracelens_compat;
 };

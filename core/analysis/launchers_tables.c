@@ -54,34 +54,30 @@ static void add_category(struct group *g, const char *c)
 		g->cats[g->ncats++] = c;
 }
 
-/* Groups launchers by key(); returns groups (caller frees) and *n. */
+/* Groups launchers by key(); returns groups (caller frees) and *n. The
+ * groups (op names or categories) are few next to the launchers: their
+ * array and map grow with the groups, not with the launchers. */
 static struct group *group_launchers(const tg_launchers *l, int by_category, size_t *n)
 {
 	const tg_event *ev;
-	size_t ne;
+	size_t ne, ng = 0, cap = 0;
 	ev = tg_trace_events(l->trace, &ne);
-	struct group *g = tg_calloc(l->n + 1, sizeof(*g));
-	tg_idmap *idx = tg_idmap_new(l->n);
-	if (!g || !idx) {
-		free(g);
-		tg_idmap_free(idx);
-		return NULL;
-	}
-	size_t ng = 0;
+	struct group *g = NULL;
+	tg_idmap *idx = tg_idmap_new(64);
+	if (!idx || tg_grow((void **)&g, &cap, 1, sizeof(*g)))
+		goto fail;
 	for (size_t i = 0; i < l->n; i++) {
 		const tg_launcher *x = &l->list[i];
 		int64_t key = by_category ? (int64_t)(uintptr_t)x->category : (int64_t)ev[x->event].name;
 		uint32_t k = tg_idmap_get(idx, key);
 		if (k == TG_NONE) {
+			if (tg_grow((void **)&g, &cap, ng + 1, sizeof(*g)))
+				goto fail;
 			k = (uint32_t)ng++;
-			g[k].key = (uint64_t)key;
+			g[k] = (struct group){.key = (uint64_t)key, .first = k};
 			g[k].label = by_category ? x->category : tg_trace_str(l->trace, ev[x->event].name);
-			g[k].first = k;
-			if (tg_idmap_put(idx, key, k) < 0) {
-				free(g);
-				tg_idmap_free(idx);
-				return NULL;
-			}
+			if (tg_idmap_put(idx, key, k) < 0)
+				goto fail;
 		}
 		g[k].direct += x->direct_us;
 		g[k].subtree += x->subtree_us;
@@ -92,6 +88,10 @@ static struct group *group_launchers(const tg_launchers *l, int by_category, siz
 	qsort(g, ng, sizeof(*g), cmp_direct_desc);
 	*n = ng;
 	return g;
+fail:
+	free(g);
+	tg_idmap_free(idx);
+	return NULL;
 }
 
 int tg_launchers_ops_summary(tg_table **out, const tg_launchers *l)
@@ -197,7 +197,7 @@ static void kernel_parent(const tg_launchers *l, uint32_t i, const char **catego
 		return;
 	*op_name = ev[who].name;
 	if (ev[who].kind == TG_KIND_CPU_OP || ev[who].kind == TG_KIND_USER_ANNOTATION) {
-		uint32_t li = tg_idmap_get(l->index, who);
+		uint32_t li = l->index[who];
 		const char *op = tg_atoms_str(atoms, ev[who].name), *kernel = tg_atoms_str(atoms, ev[i].name);
 		*category = li != TG_NONE ? l->list[li].category : tg_op_category(op, kernel, l->tracelens_compat);
 	} else {

@@ -135,6 +135,8 @@ static int first_tables(tg_report *out, size_t *cap, const tg_tree *tree, const 
 	if (!opts->tracelens &&
 	    ((rc = tg_kernel_categories_table(&t, NULL, tree, l, opts->step)) || (rc = add(out, cap, t))))
 		goto done;
+	tg_launchers_free(l); /* the rest needs no launchers: their per-event arrays go now */
+	l = NULL;
 	{
 		tg_short_kernel_opts so = {.step = opts->step, .tracelens = opts->tracelens, .total_time_us = tl.total_us};
 		tg_table *sk[2];

@@ -1,9 +1,11 @@
 /*
  * kernel_category.c - a kernel's category in the default classification:
  * backward link, enclosing op, launching op, kernel name (see the header).
- * Decisions that depend only on the launcher are cached per launcher, the
- * kernel-name match per distinct name: a trace has millions of kernels but
- * thousands of launchers and hundreds of kernel names.
+ * Decisions that depend only on the launcher are cached per launcher (a
+ * direct-mapped cache of DEC_SLOTS: a graph launch's hundreds of kernels
+ * decide once, and a 1 GB trace's 500,000 launcher events take no map as
+ * long as they are), the kernel-name match per distinct name: a trace has
+ * millions of kernels but hundreds of kernel names.
  */
 #include "kernel_category.h"
 #include "../trace/categorize.h"
@@ -21,6 +23,15 @@ struct decision {
 	uint32_t via;
 };
 
+/* The decisions cached, by launcher modulo DEC_SLOTS; a slot another
+ * launcher took is decided again (decide() is a function of the launcher). */
+#define DEC_SLOTS 4096
+
+struct dec_slot {
+	uint32_t launcher; /* TG_NONE: empty */
+	struct decision d;
+};
+
 struct tg_categorizer {
 	const tg_tree *tree;
 	const tg_trace *trace;
@@ -29,9 +40,7 @@ struct tg_categorizer {
 	const char **family; /* per atom: tg_op_family of the name, NULL not looked up */
 	size_t natoms;
 	tg_idmap *fwd;       /* Sequence number -> forward op */
-	tg_idmap *decided;   /* launcher -> index into dec */
-	struct decision *dec;
-	size_t ndec, capdec;
+	struct dec_slot *dec; /* DEC_SLOTS */
 	uint32_t k_seq, k_fwd_tid;
 };
 
@@ -66,11 +75,13 @@ int tg_categorizer_new(tg_categorizer **out, const tg_tree *tree)
 	c->k_seq = tg_trace_key(c->trace, "Sequence number");
 	c->k_fwd_tid = tg_trace_key(c->trace, "Fwd thread id");
 	c->fwd = tg_idmap_new(1024);
-	c->decided = tg_idmap_new(1024);
-	if (!c->name_rule || !c->family || !c->fwd || !c->decided) {
+	c->dec = tg_malloc(DEC_SLOTS * sizeof(*c->dec));
+	if (!c->name_rule || !c->family || !c->fwd || !c->dec) {
 		tg_categorizer_free(c);
 		return TG_ENOMEM;
 	}
+	for (size_t i = 0; i < DEC_SLOTS; i++)
+		c->dec[i].launcher = TG_NONE;
 	/* forward ops: cpu_ops with a Sequence number and a Fwd thread id of 0
 	 * or none (backward nodes carry the forward's thread, 1 and up); the
 	 * first in the file wins, and ops that share a number (a composite op
@@ -102,7 +113,6 @@ void tg_categorizer_free(tg_categorizer *c)
 	free(c->name_rule);
 	free((void *)c->family);
 	tg_idmap_free(c->fwd);
-	tg_idmap_free(c->decided);
 	free(c->dec);
 	free(c);
 }
@@ -241,22 +251,12 @@ int tg_categorizer_kernel(tg_kernel_cat *out, tg_categorizer *c, uint32_t ev, ui
 		}
 		return 0;
 	}
-	uint32_t idx = tg_idmap_get(c->decided, launcher);
-	if (idx == TG_NONE) {
-		if (tg_grow((void **)&c->dec, &c->capdec, c->ndec + 1, sizeof(*c->dec))) {
-			out->category = "other";
-			out->source = TG_CAT_SRC_NONE;
-			return TG_ENOMEM;
-		}
-		c->dec[c->ndec] = decide(c, launcher, op_category);
-		idx = (uint32_t)c->ndec++;
-		if (tg_idmap_put(c->decided, launcher, idx) < 0) {
-			out->category = "other";
-			out->source = TG_CAT_SRC_NONE;
-			return TG_ENOMEM;
-		}
+	struct dec_slot *slot = &c->dec[launcher % DEC_SLOTS];
+	if (slot->launcher != launcher) {
+		slot->launcher = launcher;
+		slot->d = decide(c, launcher, op_category);
 	}
-	const struct decision *d = &c->dec[idx];
+	const struct decision *d = &slot->d;
 	if (d->category) {
 		out->category = d->category;
 		out->source = d->source;

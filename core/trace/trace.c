@@ -38,6 +38,7 @@ void tg_trace_free(tg_trace *t)
 	free(t->name);
 	tg_atoms_free(t->atoms);
 	free(t->events);
+	free(t->wide_ids);
 	free(t->args);
 	free(t->tracks);
 	free(t->flows);
@@ -160,7 +161,13 @@ size_t tg_trace_memory(const tg_trace *t)
 {
 	return t->events_cap * sizeof(tg_event) + t->args_cap * sizeof(tg_arg) +
 	       t->tracks_cap * sizeof(tg_track) + t->flows_cap * sizeof(tg_flow) +
-	       tg_atoms_bytes(t->atoms);
+	       t->wide_ids_cap * sizeof(int64_t) + tg_atoms_bytes(t->atoms);
+}
+
+const int64_t *tg_trace_wide_ids(const tg_trace *t, size_t *n)
+{
+	*n = t->nwide_ids;
+	return t->wide_ids;
 }
 
 static int64_t json_int_or(const json_t *o, const char *key, int64_t dflt)

@@ -2,7 +2,7 @@
  * trace.h - the compact, arena-backed model of one profiler trace.
  *
  * A tg_trace holds every duration and instant event of the file as a
- * tg_event (48 bytes), their arguments in one array of tg_arg, every string
+ * tg_event (40 bytes), their arguments in one array of tg_arg, every string
  * interned as an atom, the (pid, tid) tracks, the flow events, and the
  * top-level metadata (deviceProperties, distributedInfo, versions...).
  * Timestamps and durations are integer nanoseconds, exact for Kineto's
@@ -52,25 +52,24 @@ static inline int tg_kind_is_gpu(int k)
 static inline int tg_kind_is_launch(int k) { return k == TG_KIND_RUNTIME || k == TG_KIND_DRIVER; }
 
 enum tg_event_flags {
-	TG_EV_HAS_CORR = 1 << 0,      /* ids.op.correlation is set */
-	TG_EV_HAS_EXT = 1 << 1,       /* ids.op.external_id is set */
-	TG_EV_HAS_PYID = 1 << 2,      /* ids.py.id is set */
-	TG_EV_HAS_PYPARENT = 1 << 3,  /* ids.py.parent_id is set (not null) */
+	TG_EV_HAS_CORR = 1 << 0,      /* the correlation id is set (tg_event_corr) */
+	TG_EV_HAS_EXT = 1 << 1,       /* the External id is set (tg_event_ext) */
+	TG_EV_HAS_PYID = 1 << 2,      /* the Python id is set (tg_event_pyid) */
+	TG_EV_HAS_PYPARENT = 1 << 3,  /* the Python parent id is set, not null (tg_event_pyparent) */
 	TG_EV_INSTANT = 1 << 4,       /* ph i: no duration */
-	TG_EV_UNCLOSED = 1 << 5       /* ph B without its E */
+	TG_EV_UNCLOSED = 1 << 5,      /* ph B without its E */
+	TG_EV_WIDE_ID0 = 1 << 6,      /* id[0] indexes tg_trace_wide_ids(): its id needs 64 bits */
+	TG_EV_WIDE_ID1 = 1 << 7       /* id[1] likewise */
 };
 
+/* 40 bytes: a trace holds millions. The two ids are 32-bit; an id outside
+ * 0..UINT32_MAX (negative, or beyond) is kept in the trace's table of wide
+ * ids, and the event holds its index there with TG_EV_WIDE_ID0/1 set. Read
+ * them with tg_event_corr, tg_event_ext, tg_event_pyid, tg_event_pyparent. */
 typedef struct tg_event {
-	int64_t ts;  /* start, ns */
-	int64_t dur; /* ns, >= 0 */
-	union {
-		struct {
-			int64_t correlation, external_id;
-		} op; /* every kind but TG_KIND_PYTHON */
-		struct {
-			int64_t id, parent_id;
-		} py; /* TG_KIND_PYTHON: Python id, Python parent id */
-	} ids;
+	int64_t ts;     /* start, ns */
+	int64_t dur;    /* ns, >= 0 */
+	uint32_t id[2]; /* TG_KIND_PYTHON: Python id, parent id; others: correlation, External id */
 	uint32_t name;  /* atom */
 	uint32_t track; /* index into tg_trace_tracks() */
 	uint32_t args;  /* first argument, index into tg_trace_args() */
@@ -78,6 +77,8 @@ typedef struct tg_event {
 	uint8_t kind;   /* tg_kind */
 	uint8_t flags;  /* tg_event_flags */
 } tg_event;
+
+_Static_assert(sizeof(tg_event) == 40, "tg_event is 40 bytes");
 
 typedef enum tg_arg_type {
 	TG_ARG_NULL = 0,
@@ -249,7 +250,33 @@ uint32_t tg_trace_key(const tg_trace *t, const char *key);
  * numeric. */
 int tg_arg_int(const tg_trace *t, const tg_arg *a, int64_t *out);
 
-/* Bytes used by the model (events, args, atoms, tracks, flows). */
+/* The ids of t's events that do not fit 32 bits, in reading order (an
+ * event's id[k] indexes them when its TG_EV_WIDE_ID<k> flag is set); *n
+ * gets their count. Owned by t. */
+const int64_t *tg_trace_wide_ids(const tg_trace *t, size_t *n);
+
+/* Id k (0 or 1) of event e of trace t, whether narrow or wide. */
+static inline int64_t tg_event_id(const tg_trace *t, const tg_event *e, int k)
+{
+	size_t n;
+	if (e->flags & (TG_EV_WIDE_ID0 << k))
+		return tg_trace_wide_ids(t, &n)[e->id[k]];
+	return (int64_t)e->id[k];
+}
+
+/* The correlation id of a non-Python event (meaningful with TG_EV_HAS_CORR). */
+static inline int64_t tg_event_corr(const tg_trace *t, const tg_event *e) { return tg_event_id(t, e, 0); }
+
+/* The External id of a non-Python event (meaningful with TG_EV_HAS_EXT). */
+static inline int64_t tg_event_ext(const tg_trace *t, const tg_event *e) { return tg_event_id(t, e, 1); }
+
+/* The Python id of a TG_KIND_PYTHON event (meaningful with TG_EV_HAS_PYID). */
+static inline int64_t tg_event_pyid(const tg_trace *t, const tg_event *e) { return tg_event_id(t, e, 0); }
+
+/* The Python parent id of a TG_KIND_PYTHON event (with TG_EV_HAS_PYPARENT). */
+static inline int64_t tg_event_pyparent(const tg_trace *t, const tg_event *e) { return tg_event_id(t, e, 1); }
+
+/* Bytes used by the model (events, args, atoms, tracks, flows, wide ids). */
 size_t tg_trace_memory(const tg_trace *t);
 
 #endif

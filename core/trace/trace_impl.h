@@ -25,6 +25,8 @@ struct tg_trace {
 	size_t ntracks, tracks_cap;
 	tg_flow *flows;
 	size_t nflows, flows_cap;
+	int64_t *wide_ids; /* ids beyond 32 bits (tg_trace_wide_ids) */
+	size_t nwide_ids, wide_ids_cap;
 	tg_device *devices;
 	size_t ndevices;
 	struct process_name *pnames;

@@ -547,19 +547,36 @@ static int stored_kind(struct parser *ps, struct evtmp *ev, uint8_t *flags)
 	return kind;
 }
 
+/* Id k of event e: in e->id[k] when it fits 32 bits, else appended to
+ * the trace's wide ids with e->id[k] its index; returns the TG_EV_WIDE_ID
+ * flag of k or 0. at: the event's JSON offset, for the message. */
+static uint8_t set_id(struct parser *ps, tg_event *e, int k, int64_t id, uint64_t at)
+{
+	tg_trace *t = ps->t;
+	if (id >= 0 && id <= (int64_t)UINT32_MAX) {
+		e->id[k] = (uint32_t)id;
+		return 0;
+	}
+	if (t->nwide_ids >= UINT32_MAX)
+		die_off(ps, TG_ELIMIT, at, "more than %u ids beyond 32 bits", UINT32_MAX);
+	if (tg_grow((void **)&t->wide_ids, &t->wide_ids_cap, t->nwide_ids + 1, sizeof(int64_t)))
+		oom(ps);
+	e->id[k] = (uint32_t)t->nwide_ids;
+	t->wide_ids[t->nwide_ids++] = id;
+	return (uint8_t)(TG_EV_WIDE_ID0 << k);
+}
+
 /* The ids of event e of kind: a python event's id and parent id, else the
  * correlation and External id; returns the TG_EV_HAS_* flags of those
- * present. */
-static uint8_t set_ids(tg_event *e, const struct evtmp *ev, int kind)
+ * present and the TG_EV_WIDE_ID* flags of those kept wide. */
+static uint8_t set_ids(struct parser *ps, tg_event *e, const struct evtmp *ev, int kind, uint64_t at)
 {
 	if (kind == TG_KIND_PYTHON) {
-		e->ids.py.id = ev->pyid;
-		e->ids.py.parent_id = ev->pyparent;
-		return (uint8_t)((ev->has_pyid ? TG_EV_HAS_PYID : 0) | (ev->has_pyparent ? TG_EV_HAS_PYPARENT : 0));
+		uint8_t f = (uint8_t)(set_id(ps, e, 0, ev->pyid, at) | set_id(ps, e, 1, ev->pyparent, at));
+		return (uint8_t)(f | (ev->has_pyid ? TG_EV_HAS_PYID : 0) | (ev->has_pyparent ? TG_EV_HAS_PYPARENT : 0));
 	}
-	e->ids.op.correlation = ev->corr;
-	e->ids.op.external_id = ev->ext;
-	return (uint8_t)((ev->has_corr ? TG_EV_HAS_CORR : 0) | (ev->has_ext ? TG_EV_HAS_EXT : 0));
+	uint8_t f = (uint8_t)(set_id(ps, e, 0, ev->corr, at) | set_id(ps, e, 1, ev->ext, at));
+	return (uint8_t)(f | (ev->has_corr ? TG_EV_HAS_CORR : 0) | (ev->has_ext ? TG_EV_HAS_EXT : 0));
 }
 
 /* Commits the event parsed into ev (its arguments are t->args from
@@ -631,7 +648,7 @@ static void commit_event(struct parser *ps, struct evtmp *ev, size_t args_start,
 	e->nargs = (uint16_t)(t->nargs - args_start);
 	e->args = share_args(ps, args_start);
 	e->kind = (uint8_t)kind;
-	flags |= set_ids(e, ev, kind);
+	flags |= set_ids(ps, e, ev, kind, at);
 	if (ev->ph == 'B') {
 		flags |= TG_EV_UNCLOSED;
 		if (tg_grow((void **)&ps->open, &ps->open_cap, ps->nopen + 1, sizeof(uint32_t)))

@@ -11,6 +11,7 @@
  * after it ("bleeds") is still kept, as the predecessor's child.
  */
 #include "tree.h"
+#include "tree_links.h"
 #include "../../util/idmap.h"
 
 #include <stdlib.h>
@@ -64,35 +65,35 @@ static uint64_t kind_rank(int k)
 
 /* equal start and length: outer kinds first; python functions by Python
  * id, as a caller is entered before its callees; else by index */
-static inline uint64_t key_sub(const tg_event *e, uint32_t i)
+static inline uint64_t key_sub(const tg_trace *t, const tg_event *e, uint32_t i)
 {
 	uint64_t sub = e->kind == TG_KIND_PYTHON && (e->flags & TG_EV_HAS_PYID)
-	                   ? (uint64_t)e->ids.py.id & ((1ULL << 56) - 1)
+	                   ? (uint64_t)tg_event_pyid(t, e) & ((1ULL << 56) - 1)
 	                   : (uint64_t)i;
 	return (uint64_t)kind_rank(e->kind) << 56 | sub;
 }
 
-static inline int key_less(const struct key *a, const struct key *b, const tg_event *ev)
+static inline int key_less(const struct key *a, const struct key *b, const tg_event *ev, const tg_trace *t)
 {
 	if (a->ts != b->ts)
 		return a->ts < b->ts;
 	const tg_event *x = &ev[a->tie], *y = &ev[b->tie];
 	if (x->dur != y->dur)
 		return x->dur > y->dur;
-	uint64_t sa = key_sub(x, a->tie), sb = key_sub(y, b->tie);
+	uint64_t sa = key_sub(t, x, a->tie), sb = key_sub(t, y, b->tie);
 	if (sa != sb)
 		return sa < sb;
 	return a->tie < b->tie;
 }
 
 /* Stable merge sort of keys (inputs are often nearly sorted: runs help). */
-static void sort_keys(struct key *k, struct key *tmp, size_t n, const tg_event *ev)
+static void sort_keys(struct key *k, struct key *tmp, size_t n, const tg_event *ev, const tg_trace *t)
 {
 	if (n < 24) {
 		for (size_t i = 1; i < n; i++) {
 			struct key x = k[i];
 			size_t j = i;
-			while (j > 0 && key_less(&x, &k[j - 1], ev)) {
+			while (j > 0 && key_less(&x, &k[j - 1], ev, t)) {
 				k[j] = k[j - 1];
 				j--;
 			}
@@ -101,14 +102,14 @@ static void sort_keys(struct key *k, struct key *tmp, size_t n, const tg_event *
 		return;
 	}
 	size_t h = n / 2;
-	sort_keys(k, tmp, h, ev);
-	sort_keys(k + h, tmp, n - h, ev);
-	if (!key_less(&k[h], &k[h - 1], ev))
+	sort_keys(k, tmp, h, ev, t);
+	sort_keys(k + h, tmp, n - h, ev, t);
+	if (!key_less(&k[h], &k[h - 1], ev, t))
 		return; /* already in order */
 	memcpy(tmp, k, h * sizeof(*k));
 	size_t i = 0, j = h, o = 0;
 	while (i < h && j < n)
-		k[o++] = key_less(&k[j], &tmp[i], ev) ? k[j++] : tmp[i++];
+		k[o++] = key_less(&k[j], &tmp[i], ev, t) ? k[j++] : tmp[i++];
 	while (i < h)
 		k[o++] = tmp[i++];
 }
@@ -189,7 +190,7 @@ static int bucket_events(struct buckets *b, const tg_trace *t, int (*want)(const
 		if (want(&ev[i]))
 			b->keys[fill[ev[i].track]++] = (struct key){ev[i].ts, (uint32_t)i, 0};
 	for (size_t tr = 0; tr < nt; tr++)
-		sort_keys(b->keys + b->off[tr], tmp, b->off[tr + 1] - b->off[tr], ev);
+		sort_keys(b->keys + b->off[tr], tmp, b->off[tr + 1] - b->off[tr], ev, t);
 	free(tmp);
 	free(fill);
 	return 0;
@@ -258,12 +259,13 @@ static uint32_t bind_flow_start(const tg_trace *t, const struct buckets *hb, con
 
 /* A map of the ids selected by pick (0 = skip) of the events, sized by a
  * first pass over their range. */
-static tg_idmap *map_ids(const tg_event *ev, size_t ne, int (*pick)(const tg_event *, int64_t *))
+static tg_idmap *map_ids(const tg_trace *t, int (*pick)(const tg_trace *, const tg_event *, int64_t *))
 {
-	size_t n = 0;
+	size_t n = 0, ne;
+	const tg_event *ev = tg_trace_events(t, &ne);
 	int64_t lo = INT64_MAX, hi = INT64_MIN, id;
 	for (size_t i = 0; i < ne; i++)
-		if (pick(&ev[i], &id)) {
+		if (pick(t, &ev[i], &id)) {
 			n++;
 			lo = id < lo ? id : lo;
 			hi = id > hi ? id : hi;
@@ -272,28 +274,28 @@ static tg_idmap *map_ids(const tg_event *ev, size_t ne, int (*pick)(const tg_eve
 	if (!m)
 		return NULL;
 	for (size_t i = 0; i < ne; i++)
-		if (pick(&ev[i], &id) && tg_idmap_put(m, id, (uint32_t)i) < 0) {
+		if (pick(t, &ev[i], &id) && tg_idmap_put(m, id, (uint32_t)i) < 0) {
 			tg_idmap_free(m);
 			return NULL;
 		}
 	return m;
 }
 
-static int pick_launch_corr(const tg_event *e, int64_t *id)
+static int pick_launch_corr(const tg_trace *t, const tg_event *e, int64_t *id)
 {
-	*id = e->ids.op.correlation;
+	*id = tg_event_corr(t, e);
 	return tg_kind_is_launch(e->kind) && (e->flags & TG_EV_HAS_CORR);
 }
 
-static int pick_cpu_op_ext(const tg_event *e, int64_t *id)
+static int pick_cpu_op_ext(const tg_trace *t, const tg_event *e, int64_t *id)
 {
-	*id = e->ids.op.external_id;
+	*id = tg_event_ext(t, e);
 	return e->kind == TG_KIND_CPU_OP && (e->flags & TG_EV_HAS_EXT);
 }
 
-static int pick_python_id(const tg_event *e, int64_t *id)
+static int pick_python_id(const tg_trace *t, const tg_event *e, int64_t *id)
 {
-	*id = e->ids.py.id;
+	*id = tg_event_pyid(t, e);
 	return e->kind == TG_KIND_PYTHON && (e->flags & TG_EV_HAS_PYID);
 }
 
@@ -303,7 +305,7 @@ static int link_device_events(tg_tree *tree, const tg_trace *t, const struct buc
 	const tg_event *ev = tg_trace_events(t, &ne);
 	const tg_flow *fl = tg_trace_flows(t, &nf);
 	int rc = TG_ENOMEM;
-	tg_idmap *by_corr = map_ids(ev, ne, pick_launch_corr), *by_ext = NULL;
+	tg_idmap *by_corr = map_ids(t, pick_launch_corr), *by_ext = NULL;
 	tg_idmap *flow_launch = NULL;
 	if (!by_corr)
 		goto out;
@@ -314,7 +316,7 @@ static int link_device_events(tg_tree *tree, const tg_trace *t, const struct buc
 			continue;
 		uint32_t p = TG_NONE;
 		if (e->flags & TG_EV_HAS_CORR)
-			p = tg_idmap_get(by_corr, e->ids.op.correlation);
+			p = tg_idmap_get(by_corr, tg_event_corr(t, e));
 		if (p != TG_NONE) {
 			tree->parent[i] = p;
 			if (e->kind == TG_KIND_SYNC)
@@ -326,7 +328,7 @@ static int link_device_events(tg_tree *tree, const tg_trace *t, const struct buc
 		}
 	}
 	if (need_fallback) {
-		by_ext = map_ids(ev, ne, pick_cpu_op_ext);
+		by_ext = map_ids(t, pick_cpu_op_ext);
 		if (!by_ext)
 			goto out;
 		/* launch flows: id -> launch event at the flow's start */
@@ -368,7 +370,7 @@ static int link_device_events(tg_tree *tree, const tg_trace *t, const struct buc
 				continue;
 			}
 			if (e->flags & TG_EV_HAS_EXT)
-				p = tg_idmap_get(by_ext, e->ids.op.external_id);
+				p = tg_idmap_get(by_ext, tg_event_ext(t, e));
 			if (p != TG_NONE) {
 				tree->parent[i] = p;
 				tree->stats.gpu_by_external_id++;
@@ -389,7 +391,7 @@ static int reparent_python(tg_tree *tree, const tg_trace *t)
 {
 	size_t ne;
 	const tg_event *ev = tg_trace_events(t, &ne);
-	tg_idmap *by_pyid = map_ids(ev, ne, pick_python_id);
+	tg_idmap *by_pyid = map_ids(t, pick_python_id);
 	if (!by_pyid)
 		return TG_ENOMEM;
 	for (size_t i = 0; i < ne; i++) {
@@ -406,7 +408,7 @@ static int reparent_python(tg_tree *tree, const tg_trace *t)
 			}
 			continue;
 		}
-		uint32_t want = tg_idmap_get(by_pyid, e->ids.py.parent_id);
+		uint32_t want = tg_idmap_get(by_pyid, tg_event_pyparent(t, e));
 		if (want == TG_NONE || want == i || ev[want].track != e->track)
 			continue;
 		/* want already above us in the time tree: keep the time parent.
@@ -608,8 +610,6 @@ static int find_steps(tg_tree *tree, const tg_trace *t)
 	return 0;
 }
 
-static int mark_tracelens_links(tg_tree *tree, const tg_trace *t);
-
 int tg_tree_build(tg_tree **out, const tg_trace *t)
 {
 	*out = NULL;
@@ -659,7 +659,7 @@ int tg_tree_build(tg_tree **out, const tg_trace *t)
 	stack = NULL;
 	memset(&hb, 0, sizeof(hb));
 	memset(&db, 0, sizeof(db));
-	if ((rc = find_steps(tree, t)) || (rc = mark_tracelens_links(tree, t)))
+	if ((rc = find_steps(tree, t)) || (rc = tg_tree_tracelens_links(&tree->tl_linked, t, tree->parent)))
 		goto fail;
 	for (size_t i = 0; i < ne; i++) {
 		if (tg_kind_is_gpu(ev[i].kind) && tree->parent[i] == TG_NONE)
@@ -741,48 +741,6 @@ int32_t tg_tree_step_index(const tg_tree *tree, int64_t number)
 }
 
 int tg_tree_linked_like_tracelens(const tg_tree *tree, uint32_t ev) { return tree->tl_linked[ev]; }
-
-/* Which device events TraceLens would link (see tree.h). */
-static int mark_tracelens_links(tg_tree *tree, const tg_trace *t)
-{
-	size_t ne, nf;
-	const tg_event *ev = tg_trace_events(t, &ne);
-	const tg_flow *fl = tg_trace_flows(t, &nf);
-	tree->tl_linked = tg_calloc(ne + 1, 1);
-	tg_idmap *ends = tg_idmap_new(nf);
-	if (!tree->tl_linked || !ends) {
-		tg_idmap_free(ends);
-		return TG_ENOMEM;
-	}
-	/* value bit 1: a start seen, bit 2: a finish seen (first put wins, so
-	 * keep both kinds in separate key spaces) */
-	for (size_t i = 0; i < nf; i++) {
-		if (fl[i].type != TG_FLOW_LAUNCH || (fl[i].ph != 's' && fl[i].ph != 'f'))
-			continue;
-		int64_t key = (int64_t)(fl[i].id << 1 | (fl[i].ph == 'f'));
-		if (tg_idmap_put(ends, key, 1) < 0) {
-			tg_idmap_free(ends);
-			return TG_ENOMEM;
-		}
-	}
-	for (size_t i = 0; i < ne; i++) {
-		if (!tg_kind_is_gpu(ev[i].kind))
-			continue;
-		uint32_t p = tree->parent[i];
-		if (p == TG_NONE || !tg_kind_is_launch(ev[p].kind) || !(ev[i].flags & TG_EV_HAS_CORR))
-			continue;
-		const char *name = tg_trace_str(t, ev[p].name);
-		if (!strcmp(name, "cudaGraphLaunch") || !strcmp(name, "hipGraphLaunch")) {
-			tree->tl_linked[i] = 1;
-			continue;
-		}
-		uint64_t id = (uint64_t)ev[i].ids.op.correlation;
-		tree->tl_linked[i] = tg_idmap_get(ends, (int64_t)(id << 1)) != TG_NONE &&
-		                     tg_idmap_get(ends, (int64_t)(id << 1 | 1)) != TG_NONE;
-	}
-	tg_idmap_free(ends);
-	return 0;
-}
 
 const tg_step *tg_tree_steps(const tg_tree *tree, size_t *n)
 {
