@@ -130,6 +130,10 @@ int tg_daemon_new(tg_daemon **out, tg_config *cfg, const tg_daemon_opts *opts)
 		d->cache = NULL;
 	if (!d->jobs_dir || !d->tmp_dir || !d->seen || !d->cache)
 		rc = tg_error_set(TG_ENOMEM, "out of memory");
+	/* libgit2 set up once here, not in every job's process (a failure is
+	 * reported where a mirror is opened) */
+	if (!rc && tg_git_init())
+		tg_log(TG_LOG_DEBUG, "%s", tg_error_last());
 	if (!rc)
 		rc = tg_daemon_make_dirs(cfg->state_dir);
 	if (!rc)

@@ -11,6 +11,13 @@
  * after it. A trusted job uses only entries decoded from data a trusted
  * judgement made (store.h), as when it reads the store.
  *
+ * With each run data the daemon keeps the tree diff's view of its
+ * skeleton (tree_diff.h: tg_tree_diff_side), made once here: aligning a
+ * tiny pull request with a 250 MB baseline otherwise built the
+ * baseline's whole view (half a million nodes) in every job. Its bytes
+ * count with the entry's; run data whose view would not fit is kept
+ * without it (the job builds the view, as before).
+ *
  * The daemon is single-threaded; a job's process only reads the cache.
  */
 #include "data_cache.h"
@@ -23,6 +30,7 @@ struct entry {
 	char digest[65];
 	int trusted;
 	tg_rundata *rd;
+	tg_tree_diff_side *view; /* NULL: none */
 	uint64_t bytes;
 	uint64_t used; /* the cache's clock at its last use */
 };
@@ -46,8 +54,10 @@ void tg_data_cache_free(tg_data_cache *c)
 {
 	if (!c)
 		return;
-	for (size_t i = 0; i < c->n; i++)
+	for (size_t i = 0; i < c->n; i++) {
+		tg_tree_diff_side_free(c->e[i].view);
 		tg_rundata_free(c->e[i].rd);
+	}
 	free(c->e);
 	free(c);
 }
@@ -84,8 +94,25 @@ static void evict_one(tg_data_cache *c)
 		if (c->e[i].used < c->e[k].used)
 			k = i;
 	c->bytes -= c->e[k].bytes;
+	tg_tree_diff_side_free(c->e[k].view);
 	tg_rundata_free(c->e[k].rd);
 	c->e[k] = c->e[--c->n];
+}
+
+/* The view of rd's skeleton when it fits beside rd's bytes (into *bytes),
+ * else NULL (none made, or out of memory: the jobs build it). */
+static tg_tree_diff_side *make_view(const tg_data_cache *c, const tg_rundata *rd, uint64_t *bytes)
+{
+	tg_tree_diff_side *v = NULL;
+	if (tg_tree_diff_side_new(&v, tg_rundata_skeleton(rd), NULL))
+		return NULL;
+	uint64_t vb = tg_tree_diff_side_bytes(v);
+	if (*bytes + vb > c->max_bytes) {
+		tg_tree_diff_side_free(v);
+		return NULL;
+	}
+	*bytes += vb;
+	return v;
 }
 
 int tg_data_cache_put(tg_data_cache *c, const char *digest, int trusted, tg_rundata *rd)
@@ -98,12 +125,15 @@ int tg_data_cache_put(tg_data_cache *c, const char *digest, int trusted, tg_rund
 	}
 	if (x) { /* an untrusted entry replaced by data a trusted judgement made */
 		c->bytes -= x->bytes;
+		tg_tree_diff_side_free(x->view);
 		tg_rundata_free(x->rd);
 		*x = c->e[--c->n];
 	}
+	tg_tree_diff_side *view = make_view(c, rd, &bytes);
 	while (c->n && c->bytes + bytes > c->max_bytes)
 		evict_one(c);
 	if (tg_grow((void **)&c->e, &c->cap, c->n + 1, sizeof(*c->e))) {
+		tg_tree_diff_side_free(view);
 		tg_rundata_free(rd);
 		return TG_ENOMEM;
 	}
@@ -112,10 +142,19 @@ int tg_data_cache_put(tg_data_cache *c, const char *digest, int trusted, tg_rund
 	snprintf(x->digest, sizeof(x->digest), "%s", digest);
 	x->trusted = trusted != 0;
 	x->rd = rd;
+	x->view = view;
 	x->bytes = bytes;
 	x->used = ++c->clock;
 	c->bytes += bytes;
 	return 0;
+}
+
+const tg_tree_diff_side *tg_data_cache_view(const tg_data_cache *c, const tg_rundata *rd)
+{
+	for (size_t i = 0; c && rd && i < c->n; i++)
+		if (c->e[i].rd == rd)
+			return c->e[i].view;
+	return NULL;
 }
 
 uint64_t tg_data_cache_bytes(const tg_data_cache *c, size_t *n)

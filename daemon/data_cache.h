@@ -8,6 +8,7 @@
 #define TG_DATA_CACHE_H
 
 #include "../core/diff/rundata.h"
+#include "../core/diff/tree_diff.h"
 
 typedef struct tg_data_cache tg_data_cache;
 
@@ -25,9 +26,16 @@ const tg_rundata *tg_data_cache_get(tg_data_cache *c, const char *digest, int tr
 int tg_data_cache_has(tg_data_cache *c, const char *digest, int trusted);
 
 /* Keeps rd (taken: freed when it is not kept: larger than the cache, or
- * kept already) under digest, dropping the least recently used entries
- * to make room. 0 or TG_ENOMEM. */
+ * kept already) under digest, with the tree diff's view of its skeleton
+ * when both fit, dropping the least recently used entries to make room.
+ * 0 or TG_ENOMEM. */
 int tg_data_cache_put(tg_data_cache *c, const char *digest, int trusted, tg_rundata *rd);
+
+/* The tree diff's view of rd's skeleton (tree_diff.h: tg_tree_diff_side)
+ * made when rd was put, for the jobs that align a run with rd (the
+ * baseline of every pull request against it); NULL when rd is not kept
+ * here, or has none (its view would not fit). Borrowed, as rd. */
+const tg_tree_diff_side *tg_data_cache_view(const tg_data_cache *c, const tg_rundata *rd);
 
 /* Bytes kept, and *n (may be NULL) entries. */
 uint64_t tg_data_cache_bytes(const tg_data_cache *c, size_t *n);

@@ -230,7 +230,17 @@ static int run_gate(struct analysis *a, const tg_job_ctx *c)
 	/* the findings across the base side's ranks (the new side's are known) */
 	int rc = tg_side_across(&a->old, c->d, c->ri);
 	tg_gate_data base = tg_side_gate_data(&a->old), next = tg_side_gate_data(&a->cur);
-	return rc ? rc : tg_gate_run_data(&a->g, c->rules, &base, &next, &go);
+	/* the views of the base's skeletons the daemon made once (data_cache.h) */
+	const tg_tree_diff_side **views = tg_calloc(a->old.n ? a->old.n : 1, sizeof(*views));
+	if (!rc && !views)
+		rc = tg_error_set(TG_ENOMEM, "out of memory");
+	for (size_t i = 0; !rc && i < a->old.n; i++)
+		views[i] = a->old.borrowed[i] ? tg_data_cache_view(c->d->cache, a->old.data[i]) : NULL;
+	base.views = views;
+	if (!rc)
+		rc = tg_gate_run_data(&a->g, c->rules, &base, &next, &go);
+	free((void *)views);
+	return rc;
 }
 
 /* The comment: the gate's tables (at most max_comment_bytes), where each

@@ -128,7 +128,8 @@ int tg_side_append(tg_side *to, tg_side *from)
 
 tg_gate_data tg_side_gate_data(const tg_side *s)
 {
-	tg_gate_data g = {(const tg_rundata *const *)s->data, (const char *const *)s->keys, s->ranks, s->n, s->across};
+	tg_gate_data g = {(const tg_rundata *const *)s->data, (const char *const *)s->keys, s->ranks, s->n, s->across,
+	                  NULL};
 	return g;
 }
 

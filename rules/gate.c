@@ -37,6 +37,7 @@ struct tg_gate {
 	tg_diff_tables *tables; /* what the renderings show, computed once (diff_tables.h) */
 	/* tg_gate_run_data: each side's run data in rank order (borrowed) */
 	const tg_rundata **bdata, **xdata;
+	const tg_tree_diff_side **bviews; /* the base side's views in that order (borrowed), NULL: none */
 	const tg_findings *across[2]; /* their findings across ranks (borrowed), NULL when not needed */
 };
 
@@ -133,7 +134,11 @@ static int align(tg_gate *g, const tg_gate_opts *o)
 	int rc = np < 0 ? np : 0;
 	for (int i = 0; !rc && i < np; i++) {
 		tg_divergence_pair *p = &g->pairs[i];
-		if (g->bdata)
+		if (g->bviews && g->bviews[p->bt] &&
+		    tg_tree_diff_side_skeleton(g->bviews[p->bt]) == tg_rundata_skeleton(g->bdata[p->bt]))
+			rc = tg_tree_diff_build_from(&g->diffs[i], g->bviews[p->bt],
+			                             tg_rundata_skeleton(g->xdata[p->nt]), NULL);
+		else if (g->bdata)
 			rc = tg_tree_diff_build_skeletons(&g->diffs[i], tg_rundata_skeleton(g->bdata[p->bt]),
 			                                  tg_rundata_skeleton(g->xdata[p->nt]), NULL);
 		else
@@ -495,6 +500,10 @@ int tg_gate_run_data(tg_gate **out, const tg_rules *rules, const tg_gate_data *b
 		rc = measure_data(&g->base, &g->border, &g->bdata, base, fo, g->keys);
 	if (!rc)
 		rc = measure_data(&g->next, &g->xorder, &g->xdata, next, fo, g->keys);
+	if (!rc && base->views && !(g->bviews = tg_calloc(base->n ? base->n : 1, sizeof(*g->bviews))))
+		rc = tg_error_set(TG_ENOMEM, "out of memory");
+	for (size_t i = 0; !rc && base->views && i < base->n; i++)
+		g->bviews[i] = base->views[g->border[i]];
 	if (!rc) {
 		g->across[0] = base->across;
 		g->across[1] = next->across;
@@ -539,6 +548,7 @@ void tg_gate_free(tg_gate *g)
 	tg_findings_free(g->findings[1]);
 	free(g->deltas);
 	free((void *)g->bdata);
+	free((void *)g->bviews);
 	free((void *)g->xdata);
 	free(g);
 }

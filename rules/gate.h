@@ -27,6 +27,7 @@
 #define TG_GATE_H
 
 #include "../core/diff/rundata.h"
+#include "../core/diff/tree_diff.h"
 #include "diff_doc.h"
 #include "judge.h"
 
@@ -77,6 +78,10 @@ typedef struct tg_gate_data {
 	const tg_findings *across; /* the findings across the side's ranks when
 	                                  tg_gate_data_across says they are needed
 	                                  (borrowed), else NULL */
+	const tg_tree_diff_side *const *views; /* base side only: the tree diff's view of each
+	                                          trace's skeleton made once (tree_diff.h), n,
+	                                          NULL entries (or NULL) where none: the
+	                                          same alignment, without building the view */
 } tg_gate_data;
 
 /* The same gate on run data: each side's traces in the same rank order,

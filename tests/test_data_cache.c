@@ -3,7 +3,9 @@
  * for its jobs: found by digest, trusted entries only for a trusted job,
  * an untrusted entry replaced by a trusted one (never the other way), the
  * least recently used dropped to stay under the size, one larger than the
- * whole cache not kept.
+ * whole cache not kept; each entry with the tree diff's view of its
+ * skeleton, counted in its bytes, and kept without it when only the run
+ * data fits.
  */
 #include "gentrace.h"
 
@@ -25,13 +27,22 @@ static void test_cache(void **state)
 	(void)state;
 	GT_SKIP_WITHOUT_GEN();
 	tg_rundata *a = one();
-	uint64_t each = tg_rundata_mem_bytes(a);
-	assert_true(each > 1000);
+	tg_tree_diff_side *v;
+	assert_int_equal(tg_tree_diff_side_new(&v, tg_rundata_skeleton(a), NULL), 0);
+	uint64_t data = tg_rundata_mem_bytes(a), view = tg_tree_diff_side_bytes(v);
+	uint64_t each = data + view;
+	tg_tree_diff_side_free(v);
+	assert_true(data > 1000);
+	assert_true(view > 1000);
 	tg_data_cache *c;
 	assert_int_equal(tg_data_cache_new(&c, 2 * each + each / 2), 0); /* room for two */
 	assert_null(tg_data_cache_get(c, D1, 0));
 	assert_int_equal(tg_data_cache_put(c, D1, 0, a), 0);
 	assert_ptr_equal(tg_data_cache_get(c, D1, 0), a);
+	const tg_tree_diff_side *av = tg_data_cache_view(c, a);
+	assert_non_null(av); /* the view of its skeleton, made once */
+	assert_ptr_equal(tg_tree_diff_side_skeleton(av), tg_rundata_skeleton(a));
+	assert_null(tg_data_cache_view(c, NULL));
 	assert_null(tg_data_cache_get(c, D1, 1)); /* untrusted: not for a trusted job */
 	tg_rundata *t = one();
 	assert_int_equal(tg_data_cache_put(c, D1, 1, t), 0); /* replaced by trusted data */
@@ -50,6 +61,14 @@ static void test_cache(void **state)
 	assert_true(tg_data_cache_has(c, D3, 0));
 	assert_int_equal(tg_data_cache_bytes(c, &n), 2 * each);
 	assert_int_equal(n, 2);
+	tg_data_cache_free(c);
+	/* room for the run data alone: kept without its view */
+	assert_int_equal(tg_data_cache_new(&c, data + view / 2), 0);
+	tg_rundata *e = one();
+	assert_int_equal(tg_data_cache_put(c, D1, 0, e), 0);
+	assert_ptr_equal(tg_data_cache_get(c, D1, 0), e);
+	assert_null(tg_data_cache_view(c, e));
+	assert_int_equal(tg_data_cache_bytes(c, NULL), data);
 	tg_data_cache_free(c);
 	/* larger than the whole cache: not kept (and freed) */
 	assert_int_equal(tg_data_cache_new(&c, each / 2), 0);

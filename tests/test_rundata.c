@@ -7,8 +7,11 @@
  * new, worse or gone, how the critical path moved) on pairs that diverge
  * in different ways (a split attention kernel, the math path, an extra
  * op, two ranks a side with a straggler, the sides' traces given in
- * another order, every name in reverse order) and compares the bytes. Also: encoding is stable (encode, decode, encode gives the
- * same bytes), the decoded arrays equal the built ones, and damaged bytes
+ * another order, every name in reverse order) and compares the bytes, and
+ * a third time with the base side's tree-diff views made beforehand
+ * (tg_gate_data.views: what the daemon keeps for a baseline). Also:
+ * encoding is stable (encode, decode, encode gives the same bytes), the
+ * decoded arrays equal the built ones, and damaged bytes
  * (every truncation, flipped bytes, another format, a limit) are an error,
  * never a crash.
  */
@@ -68,7 +71,7 @@ static void data_side(tg_gate_data *s, tg_rundata **d, const char **names, tg_fi
 		d[i] = decoded(t[i], tg_rules_findings(rules));
 		names[i] = tg_trace_name(tg_tree_trace(t[i]));
 	}
-	*s = (tg_gate_data){(const tg_rundata *const *)d, names, NULL, n, NULL};
+	*s = (tg_gate_data){(const tg_rundata *const *)d, names, NULL, n, NULL, NULL};
 	size_t order[4];
 	*across = NULL;
 	if (tg_gate_data_across(order, s) != 1)
@@ -107,7 +110,35 @@ static void same_verdict(const char *const *bargs, size_t nb, const char *const 
 	tg_gate *g1, *g2;
 	assert_int_equal(tg_gate_run(&g1, rules, bt, nb, nt, nn, NULL), 0);
 	assert_int_equal(tg_gate_run_data(&g2, rules, &bd, &nd, NULL), 0);
+	/* the base side's views made beforehand: the same bytes again; views
+	 * of other run data (another decoding of the same traces) are not
+	 * used (their skeletons are not the side's), and the same again */
+	tg_tree_diff_side *views[4], *foreign[4];
+	tg_rundata *again[4];
+	for (size_t i = 0; i < nb; i++) {
+		again[i] = decoded(bt[i], tg_rules_findings(rules));
+		assert_int_equal(tg_tree_diff_side_new(&views[i], tg_rundata_skeleton(br[i]), NULL), 0);
+		assert_int_equal(tg_tree_diff_side_new(&foreign[i], tg_rundata_skeleton(again[i]), NULL), 0);
+	}
+	tg_gate *g3, *g4;
+	bd.views = (const tg_tree_diff_side *const *)views;
+	assert_int_equal(tg_gate_run_data(&g3, rules, &bd, &nd, NULL), 0);
+	bd.views = (const tg_tree_diff_side *const *)foreign;
+	assert_int_equal(tg_gate_run_data(&g4, rules, &bd, &nd, NULL), 0);
+	bd.views = NULL;
+	char *c = render(g3), *e = render(g4);
+	tg_gate_free(g3);
+	tg_gate_free(g4);
+	for (size_t i = 0; i < nb; i++) {
+		tg_tree_diff_side_free(views[i]);
+		tg_tree_diff_side_free(foreign[i]);
+		tg_rundata_free(again[i]);
+	}
 	char *a = render(g1), *b = render(g2);
+	assert_string_equal(a, c);
+	assert_string_equal(a, e);
+	free(c);
+	free(e);
 	assert_true(strlen(a) > 1000);
 	assert_non_null(strstr(a, "critical path")); /* the critical paths compared */
 	assert_non_null(strstr(a, "\"findings\""));  /* the findings, in the json */

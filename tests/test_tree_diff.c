@@ -4,9 +4,11 @@
  * addresses, CUDA graph launches), name normalization, the printed merged
  * tree, and the real reference pairs against TraceLens's TraceDiff outputs
  * (LCA count, rows per side, busy time and kernels per LCA, the merged
- * tree byte for byte). */
+ * tree byte for byte); a diff from a base side made beforehand
+ * (tg_tree_diff_build_from) is the diff built from both skeletons. */
 #include "testutil.h"
 
+#include "../core/diff/skeleton.h"
 #include "../core/diff/tree_diff.h"
 
 #include <time.h>
@@ -1226,6 +1228,125 @@ static void test_real_self(void **state)
 	}
 }
 
+/* The whole printed merged tree and the drawing of the diffs of d. */
+static char *printed(const tg_tree_diff *d)
+{
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&out, &len);
+	tg_diff_print_opts po = {.only_diffs = 1, .context = 1, .max_depth = 4, .max_lines = 20, .ascii = 1};
+	assert_int_equal(tg_tree_diff_print(f, d, NULL), 0);
+	assert_int_equal(tg_tree_diff_print(f, d, &po), 0);
+	fclose(f);
+	return out;
+}
+
+/* a and b are the same diff: nodes, LCAs, every event's match and LCA,
+ * the counts and the printed trees. */
+static void assert_same_diff(const tg_tree_diff *a, const tg_tree_diff *b, size_t nev0, size_t nev1)
+{
+	size_t na, nb;
+	const tg_diff_node *x = tg_tree_diff_nodes(a, &na), *y = tg_tree_diff_nodes(b, &nb);
+	assert_int_equal(na, nb);
+	assert_memory_equal(x, y, na * sizeof(*x));
+	const tg_diff_lca *la = tg_tree_diff_lcas(a, &na), *lb = tg_tree_diff_lcas(b, &nb);
+	assert_int_equal(na, nb);
+	for (size_t l = 0; l < na; l++) {
+		assert_int_equal(la[l].node, lb[l].node);
+		assert_int_equal(la[l].nbase, lb[l].nbase);
+		assert_int_equal(la[l].nnew, lb[l].nnew);
+		assert_int_equal(la[l].base_busy_ns, lb[l].base_busy_ns);
+		assert_int_equal(la[l].new_busy_ns, lb[l].new_busy_ns);
+		assert_memory_equal(la[l].base_gpu, lb[l].base_gpu, la[l].nbase * sizeof(uint32_t));
+		assert_memory_equal(la[l].new_gpu, lb[l].new_gpu, la[l].nnew * sizeof(uint32_t));
+	}
+	for (int s = 0; s < 2; s++)
+		for (uint32_t ev = 0; ev < (s ? nev1 : nev0); ev++) {
+			assert_int_equal(tg_tree_diff_match(a, s, ev), tg_tree_diff_match(b, s, ev));
+			assert_int_equal(tg_tree_diff_lca_of(a, s, ev), tg_tree_diff_lca_of(b, s, ev));
+		}
+	assert_memory_equal(tg_tree_diff_stats_get(a), tg_tree_diff_stats_get(b), sizeof(tg_tree_diff_stats));
+	char *pa = printed(a), *pb = printed(b);
+	assert_string_equal(pa, pb);
+	free(pa);
+	free(pb);
+}
+
+/* Trees base and next diffed from a base side made beforehand, twice
+ * from the same side (it is only read), and under other options than
+ * the side's (its view is then built): each the diff from the two
+ * skeletons. Returns the LCAs found. */
+static size_t same_from_side(const tg_tree *base, const tg_tree *next)
+{
+	tg_skeleton *sb, *sn;
+	assert_int_equal(tg_skeleton_build(&sb, base, 0), 0);
+	assert_int_equal(tg_skeleton_build(&sn, next, 0), 0);
+	size_t nev0 = tg_skeleton_events(sb), nev1 = tg_skeleton_events(sn), nl = 0;
+	tg_tree_diff_side *side;
+	assert_int_equal(tg_tree_diff_side_new(&side, sb, NULL), 0);
+	assert_ptr_equal(tg_tree_diff_side_skeleton(side), sb);
+	assert_true(tg_tree_diff_side_bytes(side) > nev0 * sizeof(uint32_t));
+	tg_tree_diff *want, *got;
+	assert_int_equal(tg_tree_diff_build_skeletons(&want, sb, sn, NULL), 0);
+	tg_tree_diff_lcas(want, &nl);
+	for (int k = 0; k < 2; k++) {
+		assert_int_equal(tg_tree_diff_build_from(&got, side, sn, NULL), 0);
+		assert_same_diff(want, got, nev0, nev1);
+		tg_tree_diff_free(got);
+	}
+	tg_tree_diff_free(want);
+	tg_tree_diff_opts o = tg_tree_diff_opts_tracelens();
+	assert_int_equal(tg_tree_diff_build_skeletons(&want, sb, sn, &o), 0);
+	assert_int_equal(tg_tree_diff_build_from(&got, side, sn, &o), 0);
+	assert_same_diff(want, got, nev0, nev1);
+	tg_tree_diff_free(want);
+	tg_tree_diff_free(got);
+	tg_tree_diff_side_free(side);
+	tg_skeleton_free(sb);
+	tg_skeleton_free(sn);
+	return nl;
+}
+
+/* A diff from a base side made beforehand: small pairs that diverge (an
+ * op added, one removed), and real traces of two GPUs when the shared
+ * folder is there. */
+static void test_from_side(void **state)
+{
+	(void)state;
+	for (int dir = 0; dir < 2; dir++) {
+		struct tb a, b;
+		tb_init(&a, 1);
+		tb_init(&b, 1);
+		layer(&a, 0);
+		layer(&a, dir == 0 ? 0 : 1);
+		layer(&b, 0);
+		layer(&b, dir == 0 ? 1 : 0);
+		struct pair p;
+		pair_diff(&p, &a, &b, NULL);
+		assert_int_equal(same_from_side(p.tree[0], p.tree[1]), 1);
+		pair_free(&p);
+	}
+	if (!tg_test_shared_traces()) {
+		print_message("real traces skipped: no shared folder (TG_SHARED)\n");
+		return;
+	}
+	static const char *const files[] = {"tracelens/tests/traces/mi300/Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz",
+	                                    "tracelens/tests/traces/h100/Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz"};
+	tg_trace *t[2];
+	tg_tree *tree[2];
+	for (int s = 0; s < 2; s++) {
+		char path[8192];
+		snprintf(path, sizeof(path), "%s/%s", tg_test_shared_traces(), files[s]);
+		assert_int_equal(tg_trace_read_file(&t[s], path, NULL), 0);
+		assert_int_equal(tg_tree_build(&tree[s], t[s]), 0);
+	}
+	assert_true(same_from_side(tree[0], tree[1]) > 0);
+	for (int s = 0; s < 2; s++) {
+		tg_tree_free(tree[s]);
+		tg_trace_free(t[s]);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1247,6 +1368,7 @@ int main(void)
 		cmocka_unit_test(test_tracelens_timesformer),
 		cmocka_unit_test(test_tracelens_qwen),
 		cmocka_unit_test(test_real_self),
+		cmocka_unit_test(test_from_side),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

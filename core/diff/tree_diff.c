@@ -144,6 +144,14 @@ static int alloc_maps(tg_tree_diff *d, struct ctx *c)
 static int merge_top_down(struct ctx *c, uint32_t **nodev, size_t *cap_nodev)
 {
 	tg_tree_diff *d = c->d;
+	/* every node but the root takes a view node of its own: at most this
+	 * many, allocated at once (grown by doubling, the arrays were copied
+	 * and their pages touched twice over) */
+	size_t most = (size_t)d->side[0].n + d->side[1].n + 1;
+	if (tg_grow((void **)&d->nodes, &d->cap_nodes, most, sizeof(tg_diff_node)) ||
+	    tg_grow((void **)&d->last_child, &d->cap_last, most, sizeof(uint32_t)) ||
+	    tg_grow((void **)nodev, cap_nodev, 2 * most, sizeof(uint32_t)))
+		return TG_ENOMEM;
 	uint32_t root;
 	if (new_node(d, nodev, cap_nodev, TG_NONE, TG_NONE, TG_NONE, &root))
 		return TG_ENOMEM;
@@ -183,30 +191,41 @@ static int merge_top_down(struct ctx *c, uint32_t **nodev, size_t *cap_nodev)
 	return 0;
 }
 
-int tg_tree_diff_build_skeletons(tg_tree_diff **out, const tg_skeleton *base, const tg_skeleton *next,
-                                 const tg_tree_diff_opts *opts)
+/* opts (NULL: none given) with the defaults applied. */
+static tg_tree_diff_opts opts_defaults(const tg_tree_diff_opts *opts)
+{
+	tg_tree_diff_opts o;
+	memset(&o, 0, sizeof(o));
+	if (opts)
+		o = *opts;
+	if (!o.max_dp_cells)
+		o.max_dp_cells = DEFAULT_MAX_DP_CELLS;
+	if (!o.max_pairs)
+		o.max_pairs = DEFAULT_MAX_PAIRS;
+	return o;
+}
+
+/* The diff of base (or, given, the side made from it: its view borrowed)
+ * and next: both views, the merged tree, the LCAs. */
+static int build(tg_tree_diff **out, const tg_tree_diff_side *given, const tg_skeleton *base,
+                 const tg_skeleton *next, const tg_tree_diff_opts *opts)
 {
 	*out = NULL;
 	tg_tree_diff *d = tg_calloc(1, sizeof(*d));
 	if (!d)
 		return TG_ENOMEM;
-	if (opts)
-		d->opts = *opts;
-	if (!d->opts.max_dp_cells)
-		d->opts.max_dp_cells = DEFAULT_MAX_DP_CELLS;
-	if (!d->opts.max_pairs)
-		d->opts.max_pairs = DEFAULT_MAX_PAIRS;
+	d->opts = opts_defaults(opts);
 	struct ctx c;
 	memset(&c, 0, sizeof(c));
 	c.d = d;
 	uint32_t *nodev = NULL;
 	size_t cap_nodev = 0;
 	int rc = TG_ENOMEM;
-	d->norms = tg_atoms_new();
-	if (!d->norms)
-		goto fail;
-	if ((rc = tg_tree_diff_view_build(&c, &d->side[0], base, &d->opts)) ||
-	    (rc = tg_tree_diff_view_build(&c, &d->side[1], next, &d->opts)))
+	if (given)
+		rc = tg_tree_diff_side_lend(d, given);
+	else
+		rc = (d->norms = tg_atoms_new()) ? tg_tree_diff_view_build(&c, &d->side[0], base, &d->opts) : TG_ENOMEM;
+	if (rc || (rc = tg_tree_diff_view_build(&c, &d->side[1], next, &d->opts)))
 		goto fail;
 	rc = TG_ENOMEM;
 	if (alloc_maps(d, &c) || merge_top_down(&c, &nodev, &cap_nodev))
@@ -225,6 +244,20 @@ fail:
 	free_ctx(&c);
 	tg_tree_diff_free(d);
 	return rc ? rc : TG_ENOMEM;
+}
+
+int tg_tree_diff_build_skeletons(tg_tree_diff **out, const tg_skeleton *base, const tg_skeleton *next,
+                                 const tg_tree_diff_opts *opts)
+{
+	return build(out, NULL, base, next, opts);
+}
+
+int tg_tree_diff_build_from(tg_tree_diff **out, const tg_tree_diff_side *base, const tg_skeleton *next,
+                            const tg_tree_diff_opts *opts)
+{
+	tg_tree_diff_opts o = opts_defaults(opts);
+	const tg_skeleton *sk = tg_tree_diff_side_skeleton(base);
+	return build(out, tg_tree_diff_side_fits(&base->opts, &o) ? base : NULL, sk, next, opts);
 }
 
 int tg_tree_diff_build(tg_tree_diff **out, const tg_tree *base, const tg_tree *next,
@@ -253,7 +286,10 @@ void tg_tree_diff_free(tg_tree_diff *d)
 {
 	if (!d)
 		return;
-	tg_tree_diff_view_free(&d->side[0]);
+	if (d->base_borrowed)
+		free(d->side[0].pos);
+	else
+		tg_tree_diff_view_free(&d->side[0]);
 	tg_tree_diff_view_free(&d->side[1]);
 	tg_skeleton_free(d->own[0]);
 	tg_skeleton_free(d->own[1]);

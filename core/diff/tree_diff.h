@@ -126,6 +126,34 @@ int tg_tree_diff_build(tg_tree_diff **out, const tg_tree *base, const tg_tree *n
 int tg_tree_diff_build_skeletons(tg_tree_diff **out, const tg_skeleton *base, const tg_skeleton *next,
                                  const tg_tree_diff_opts *opts);
 
+/* A base side made once (tree_diff_side.c): the view of a skeleton that
+ * many diffs align with (a baseline every pull request is judged
+ * against), so that each of them builds only its new side's view. */
+typedef struct tg_tree_diff_side tg_tree_diff_side;
+
+/* The base-side view of skeleton sk under opts (NULL: the defaults). sk
+ * must outlive the side (borrowed). *out is the caller's
+ * (tg_tree_diff_side_free). Errors as tg_tree_diff_build_skeletons's. */
+int tg_tree_diff_side_new(tg_tree_diff_side **out, const tg_skeleton *sk, const tg_tree_diff_opts *opts);
+
+/* Frees the side. NULL is a no-op. */
+void tg_tree_diff_side_free(tg_tree_diff_side *s);
+
+/* The bytes the side holds (its view and names; not the skeleton's). */
+uint64_t tg_tree_diff_side_bytes(const tg_tree_diff_side *s);
+
+/* The skeleton the side was made from (borrowed). */
+const tg_skeleton *tg_tree_diff_side_skeleton(const tg_tree_diff_side *s);
+
+/* The same diff as tg_tree_diff_build_skeletons(out, the side's skeleton,
+ * next, opts) gives, with the base's view borrowed from base instead of
+ * built (when base was made under the same view options as opts; else it
+ * is built). base is only read: any number of diffs, in any number of
+ * processes or threads, may use it at once; it and next must outlive the
+ * diff. Errors as tg_tree_diff_build_skeletons's. */
+int tg_tree_diff_build_from(tg_tree_diff **out, const tg_tree_diff_side *base, const tg_skeleton *next,
+                            const tg_tree_diff_opts *opts);
+
 /* The skeleton of a side (TG_DIFF_SIDE_BASE or TG_DIFF_SIDE_NEW): the
  * names, kinds and times of the events the nodes and LCAs name. Owned by
  * d (or borrowed by it). */

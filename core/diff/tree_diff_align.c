@@ -8,6 +8,7 @@
  * pairs a name so that it never goes quadratic on large traces.
  */
 #include "tree_diff_impl.h"
+#include "../../util/sort.h"
 
 #define WINDOW 32 /* resync window of the linear alignment */
 
@@ -255,6 +256,32 @@ static int cmp_ent(const void *a, const void *b)
 	return (x->idx > y->idx) - (x->idx < y->idx);
 }
 
+/* e[0..n) in cmp_ent's order (a total order: one order whatever the
+ * sort): qsort for a few, else two stable radix passes, by index, then
+ * by (name, side). A tiny run's top level against a baseline's every step
+ * holds a hundred thousand entries. 0 or TG_ENOMEM. */
+static int sort_ents(struct ent *e, size_t n)
+{
+	if (n < 256) {
+		qsort(e, n, sizeof(*e), cmp_ent);
+		return 0;
+	}
+	tg_sort_pair *kv = tg_malloc(n * sizeof(*kv));
+	if (!kv)
+		return TG_ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		kv[i] = (tg_sort_pair){e[i].idx, (uint32_t)i};
+	int rc = tg_sort_pairs(kv, n);
+	for (size_t i = 0; !rc && i < n; i++)
+		kv[i].key = (uint64_t)e[kv[i].idx].key << 1 | e[kv[i].idx].side;
+	if (!rc)
+		rc = tg_sort_pairs(kv, n);
+	if (!rc)
+		rc = tg_sort_apply(e, n, sizeof(*e), kv);
+	free(kv);
+	return rc;
+}
+
 static int cmp_spair(const void *a, const void *b)
 {
 	const struct spair *x = a, *y = b;
@@ -497,7 +524,8 @@ static int disambiguate(struct ctx *c, const uint32_t *a, size_t m, const uint32
 		return TG_ENOMEM;
 	if (!any_match || ne < 3)
 		return 0;
-	qsort(c->ents, ne, sizeof(struct ent), cmp_ent);
+	if (sort_ents(c->ents, ne))
+		return TG_ENOMEM;
 	int changed = 0, any_amb = 0;
 	if (grow_bytes(&c->hand1, &c->cap_hand1, m + 1) || grow_bytes(&c->hand2, &c->cap_hand2, n + 1) ||
 	    grow_bytes(&c->as1, &c->cap_as1, m + 1) || grow_bytes(&c->as2, &c->cap_as2, n + 1))

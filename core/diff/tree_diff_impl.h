@@ -6,6 +6,7 @@
  *                      the merged nodes, the accessors
  *   tree_diff_name.c   name normalisation (tg_diff_normalize_name)
  *   tree_diff_view.c   a tree seen as a view (kept events, depth first)
+ *   tree_diff_side.c   a base side's view made once for many diffs
  *   tree_diff_align.c  alignment of two lists of view nodes (Wagner-Fischer,
  *                      same-name disambiguation)
  *   tree_diff_merge.c  one merge step: the children pairs of a node pair
@@ -151,6 +152,7 @@ static inline const tg_skel_node *view_ev(const struct view *s, uint32_t ev)
 
 struct tg_tree_diff {
 	struct view side[2];
+	int base_borrowed; /* side[0]'s arrays are a tg_tree_diff_side's (but pos, its own) */
 	tg_tree_diff_opts opts;
 	tg_skeleton *own[2]; /* the skeletons built from trees (tg_tree_diff_build), else NULL */
 	tg_atoms *norms; /* normalized names of both sides */
@@ -260,6 +262,25 @@ int tg_tree_diff_normalize(tg_buf *b, tg_buf *tmp, const char *s, int strip);
  * sk was built without. */
 int tg_tree_diff_view_build(struct ctx *c, struct view *s, const tg_skeleton *sk, const tg_tree_diff_opts *o);
 void tg_tree_diff_view_free(struct view *s);
+
+/* tree_diff_side.c: a base side's view made once (tg_tree_diff_side),
+ * with the normalized names its keys are atoms of and the counts of it
+ * that the diff's stats hold. */
+struct tg_tree_diff_side {
+	struct view v;
+	tg_atoms *norms;
+	tg_tree_diff_opts opts; /* as given (zero: none) */
+	uint64_t gpu, roots;
+};
+
+/* tree_diff_side.c: whether a view made under a serves a diff under b
+ * (the options a view depends on are the same). */
+int tg_tree_diff_side_fits(const tg_tree_diff_opts *a, const tg_tree_diff_opts *b);
+
+/* tree_diff_side.c: d's base side borrowed from s: its view (pos, the
+ * view's scratch, d's own), a copy of its names (the new side adds its
+ * own) and its counts. 0 or TG_ENOMEM / TG_ELIMIT. */
+int tg_tree_diff_side_lend(tg_tree_diff *d, const tg_tree_diff_side *s);
 
 /* tree_diff_align.c: aligns view nodes a[0..m) of the base with b[0..n) of
  * the new side by name (stripped of details with strip) into out, then

@@ -546,6 +546,19 @@ int tg_tree_diff_expand(struct ctx *c, uint32_t *v1, uint32_t *v2, int root, int
 	}
 	if (!c->c1.n && !c->c2.n)
 		return 0;
+	if (!c->c1.n || !c->c2.n) {
+		/* one side has no children (below a one-sided node: a baseline's
+		 * steps a tiny run lacks): the alignment deletes (inserts) each
+		 * child in order and phases 3 and 4 find no counterpart for
+		 * any, so the pairs are the children themselves */
+		for (size_t k = 0; k < c->c1.n; k++)
+			if (u32_push(&c->pairs1, c->c1.v[k]) || u32_push(&c->pairs2, TG_NONE))
+				return TG_ENOMEM;
+		for (size_t k = 0; k < c->c2.n; k++)
+			if (u32_push(&c->pairs1, TG_NONE) || u32_push(&c->pairs2, c->c2.v[k]))
+				return TG_ENOMEM;
+		return 0;
+	}
 	if (phase2(c, c->c1.v, c->c1.n, c->c2.v, c->c2.n, &c->ops))
 		return TG_ENOMEM;
 	int unmatched = 0;

@@ -84,12 +84,25 @@ struct printer {
 	const char *tee, *elbow, *bar, *blank;
 	uint8_t *mark;    /* only_diffs: on the way to an LCA */
 	uint32_t *lcaidx; /* only_diffs: LCA of the node, TG_NONE */
+	struct level {    /* only_diffs: each level's children and what is shown of them, reused */
+		uint32_t *kids;
+		uint8_t *show;
+		size_t cap_kids, cap_show;
+	} *levels;        /* PRINT_DEPTH of them */
 	int err;
 };
 
+/* Whether the drawing is full (o.max_lines): every line from here on is
+ * only counted ("... N more lines"), so nothing of it need be written out:
+ * neither its label nor its prefix. */
+static int full(const struct printer *p)
+{
+	return p->o.max_lines && p->lines >= p->o.max_lines;
+}
+
 static void emit(struct printer *p, const char *connector)
 {
-	if (p->o.max_lines && p->lines >= p->o.max_lines) {
+	if (full(p)) {
 		p->dropped++;
 		return;
 	}
@@ -187,6 +200,10 @@ static void choose_shown(const struct printer *p, uint32_t node, const uint32_t 
 static int print_elided(struct printer *p, const uint32_t *kids, size_t k, size_t q, int last)
 {
 	const tg_tree_diff *d = p->d;
+	if (full(p)) {
+		p->dropped++;
+		return 0;
+	}
 	size_t ncomb = 0, ngpu = 0;
 	for (size_t x = k; x < q; x++) {
 		ncomb += d->nodes[kids[x]].side == TG_DIFF_BOTH;
@@ -226,7 +243,9 @@ static int print_diff(struct printer *p, uint32_t node, int is_last, int in_lca,
 {
 	const tg_tree_diff *d = p->d;
 	const tg_diff_node *x = &d->nodes[node];
-	if (node) {
+	if (node && full(p)) {
+		p->dropped++;
+	} else if (node) {
 		tg_buf_reset(&p->line);
 		if (label_into(&p->line, d, node, p->o.max_name, 1, 1))
 			return TG_ENOMEM;
@@ -247,13 +266,13 @@ static int print_diff(struct printer *p, uint32_t node, int is_last, int in_lca,
 		nk++;
 	if (!nk)
 		return 0;
-	uint32_t *kids = tg_malloc(nk * sizeof(uint32_t));
-	uint8_t *show = tg_calloc(nk, 1);
-	if (!kids || !show) {
-		free(kids);
-		free(show);
+	struct level *lv = &p->levels[level];
+	if (tg_grow((void **)&lv->kids, &lv->cap_kids, nk, sizeof(uint32_t)) ||
+	    tg_grow((void **)&lv->show, &lv->cap_show, nk, 1))
 		return TG_ENOMEM;
-	}
+	uint32_t *kids = lv->kids; /* the deeper levels use levels of their own */
+	uint8_t *show = lv->show;
+	memset(show, 0, nk);
 	size_t k = 0;
 	for (uint32_t ch = x->first_child; ch != TG_NONE; ch = d->nodes[ch].next_sibling)
 		kids[k++] = ch;
@@ -265,8 +284,8 @@ static int print_diff(struct printer *p, uint32_t node, int is_last, int in_lca,
 	choose_shown(p, node, kids, nk, lca_here, depth, show, orphans, orphan_ns);
 	int any_orphan = orphans[0] || orphans[1];
 	size_t plen = p->prefix.len;
-	const char *ext = node == 0 ? "" : is_last ? p->blank : p->bar;
-	int rc = tg_buf_append(&p->prefix, ext, strlen(ext));
+	const char *ext = node == 0 || full(p) ? "" : is_last ? p->blank : p->bar;
+	int rc = *ext ? tg_buf_append(&p->prefix, ext, strlen(ext)) : 0;
 	size_t lastshown = nk;
 	for (k = 0; k < nk; k++)
 		if (show[k] && show[k] != 3)
@@ -289,8 +308,6 @@ static int print_diff(struct printer *p, uint32_t node, int is_last, int in_lca,
 	if (!rc && any_orphan)
 		rc = print_orphans(p, orphans, orphan_ns);
 	buf_cut(&p->prefix, plen);
-	free(kids);
-	free(show);
 	return rc;
 }
 
@@ -319,7 +336,8 @@ int tg_tree_diff_print(FILE *f, const tg_tree_diff *d, const tg_diff_print_opts 
 	} else if (!rc) {
 		p.mark = tg_calloc(d->nnodes + 1, 1);
 		p.lcaidx = tg_malloc((d->nnodes + 1) * sizeof(uint32_t));
-		if (!p.mark || !p.lcaidx) {
+		p.levels = tg_calloc(PRINT_DEPTH, sizeof(*p.levels));
+		if (!p.mark || !p.lcaidx || !p.levels) {
 			rc = TG_ENOMEM;
 		} else {
 			memset(p.lcaidx, 0xff, (d->nnodes + 1) * sizeof(uint32_t));
@@ -350,6 +368,11 @@ int tg_tree_diff_print(FILE *f, const tg_tree_diff *d, const tg_diff_print_opts 
 	tg_buf_free(&p.line);
 	free(p.mark);
 	free(p.lcaidx);
+	for (size_t l = 0; p.levels && l < PRINT_DEPTH; l++) {
+		free(p.levels[l].kids);
+		free(p.levels[l].show);
+	}
+	free(p.levels);
 	if (rc)
 		return rc;
 	if (p.err || ferror(f))

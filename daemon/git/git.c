@@ -51,6 +51,12 @@ static void lib_init(void)
 		git_libgit2_opts(GIT_OPT_SET_USER_AGENT, "tracegate/" TG_VERSION);
 }
 
+int tg_git_init(void)
+{
+	pthread_once(&lib_once, lib_init);
+	return lib_rc < 0 ? tg_error_set(TG_EIO, "libgit2 init: %s", tg_git_errmsg()) : 0;
+}
+
 static pthread_mutex_t ca_lock = PTHREAD_MUTEX_INITIALIZER;
 static char *ca_current;
 

@@ -29,6 +29,12 @@ typedef struct tg_git_opts {
 	                           replaces the CA list for every mirror) */
 } tg_git_opts;
 
+/* Initialises libgit2 for the process, once (tg_git_open and
+ * tg_git_ls_remote do it when it is not done): the daemon does it before
+ * it forks its jobs, so that each job's process does not load the TLS
+ * certificates again (about 55 M instructions a job). 0 or TG_EIO. */
+int tg_git_init(void);
+
 /* Opens the bare mirror at mirror_path of clone_url, cloning it when it
  * does not exist yet (a clone interrupted halfway is removed and redone).
  * opts may be NULL. Returns 0, TG_EIO (network, bad URL, not a repository:
