@@ -15,6 +15,7 @@
 #include "../util/util.h"
 #include "cli.h"
 #include "commands.h"
+#include "csv_files.h"
 
 #include <errno.h>
 #include <libgen.h>
@@ -80,33 +81,30 @@ static int write_tables(const tg_report *r, enum format fmt, FILE *f)
 	return rc;
 }
 
-static int write_csv(const tg_table *t, const char *dir)
-{
-	char file[8192];
-	snprintf(file, sizeof(file), "%.4000s/%.1000s.csv", dir, tg_table_name(t));
-	FILE *out = fopen(file, "w");
-	if (!out || tg_table_write_csv(t, out) || fclose(out)) {
-		tg_cli_error("%s: cannot write: %s", file, strerror(errno));
-		return -1;
-	}
-	return 0;
-}
-
-/* Every table of r, and its findings as findings.csv, into dir. */
+/* Every table of r, and its findings as findings.csv, into dir (two
+ * threads: cli/csv_files.c). */
 static int write_csv_files(const tg_report *r, const char *dir)
 {
-	for (size_t i = 0; i < r->n; i++)
-		if (write_csv(r->tables[i], dir))
-			return -1;
-	if (!r->findings)
-		return 0;
-	tg_table *t;
-	if (tg_findings_table(&t, r->findings)) {
-		tg_cli_error("%s", tg_error_last());
+	const tg_table **all = malloc((r->n + 1) * sizeof(*all));
+	tg_table *ft = NULL;
+	if (!all) {
+		tg_cli_error("out of memory");
 		return -1;
 	}
-	int rc = write_csv(t, dir);
-	tg_table_free(t);
+	size_t n = 0;
+	for (size_t i = 0; i < r->n; i++)
+		all[n++] = r->tables[i];
+	if (r->findings) {
+		if (tg_findings_table(&ft, r->findings)) {
+			tg_cli_error("%s", tg_error_last());
+			free(all);
+			return -1;
+		}
+		all[n++] = ft;
+	}
+	int rc = tg_cli_csv_files_write(all, n, dir);
+	tg_table_free(ft);
+	free(all);
 	return rc;
 }
 

@@ -72,6 +72,33 @@ for f in gpu_timeline gpu_timeline_by_device ops_summary_by_category ops_summary
 done
 [ "$(head -1 "$tmp/csv/gpu_timeline.csv")" = "type,time ms,percent" ] && ok "gpu_timeline.csv header" || not_ok "gpu_timeline.csv header" "$(head -1 "$tmp/csv/gpu_timeline.csv")"
 grep -q '^busy_time,0.265,' "$tmp/csv/gpu_timeline.csv" && ok "csv busy 0.265" || not_ok "csv busy" "$(cat "$tmp/csv/gpu_timeline.csv")"
+# the csv files are written on two threads (cli/csv_files.c): every table
+# there, and of two tables that cannot be written the first in the report's
+# order is the one named, as one thread would name it
+[ "$(ls "$tmp/csv" | grep -c '\.csv$')" -eq "$(ls "$tmp/csv" | wc -l)" ] && [ "$(ls "$tmp/csv" | wc -l)" -ge 8 ] \
+	&& ok "csv: one file per table" || not_ok "csv: one file per table" "$(ls "$tmp/csv")"
+mkdir -p "$tmp/csvbad/ops_summary.csv" "$tmp/csvbad/kernel_summary.csv"
+expect_fail "csv: a table that cannot be written: the first in order named" \
+	"tracegate: $tmp/csvbad/ops_summary.csv: cannot write: Is a directory" \
+	report "$SAMPLE" --format csv -o "$tmp/csvbad"
+[ -s "$tmp/csvbad/gpu_timeline.csv" ] && ok "csv: the tables before it written" || not_ok "csv: the tables before it" "$(ls "$tmp/csvbad")"
+# a file there already is written over and cut at the new end, not
+# truncated first (cli/csv_files.c): the bytes are a fresh folder's
+mkdir -p "$tmp/over"
+for f in "$tmp"/csv/*.csv; do head -c 5000 /dev/zero | tr '\0' 'x' > "$tmp/over/${f##*/}"; done
+echo short > "$tmp/over/gpu_timeline.csv"
+expect_ok "csv over longer and shorter files" report "$SAMPLE" --format csv -o "$tmp/over"
+diff -r "$tmp/csv" "$tmp/over" >/dev/null && ok "csv over files: the bytes of a fresh folder" \
+	|| not_ok "csv over files" "$(diff -r "$tmp/csv" "$tmp/over" | head -5)"
+if [ -w /dev/full ]; then
+	mkdir -p "$tmp/full" && ln -s /dev/full "$tmp/full/ops_summary.csv"
+	expect_fail "csv: a full device named" "tracegate: $tmp/full/ops_summary.csv: cannot write: No space left on device" \
+		report "$SAMPLE" --format csv -o "$tmp/full"
+	mkdir -p "$tmp/null" && ln -s /dev/null "$tmp/null/ops_summary.csv"
+	expect_ok "csv: a file that is /dev/null (not cut)" report "$SAMPLE" --format csv -o "$tmp/null"
+else
+	skip "csv to /dev/full" "no writable /dev/full here"
+fi
 expect_ok "report -o FILE text" report "$SAMPLE" -o "$tmp/rep.txt"
 [ -s "$tmp/rep.txt" ] && ok "-o FILE: the file written" || not_ok "-o FILE" "missing"
 run report "$SAMPLE"

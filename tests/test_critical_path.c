@@ -2,7 +2,9 @@
  * hand-made traces whose graphs are worked out in the comments, the
  * failures (a cycle, an annotation that matches nothing), and HTA's four
  * critical-path test traces against HTA's own test assertions and the
- * values docs/critical-path.md says how they were established. */
+ * values docs/critical-path.md says how they were established; the merge
+ * of edges added twice (networkx's DiGraph), and the summary alone
+ * (tg_cp_opts.summary_only) against the full result. */
 #include "testutil.h"
 
 #include "../core/analysis/critical_path_impl.h"
@@ -503,6 +505,146 @@ static void test_hta_alexnet_rows(void **state)
 	tg_trace_free(t);
 }
 
+/* Edges added twice are merged into the first: it keeps its place and
+ * takes the last type and weight, and the attribution of the last
+ * operator or kernel-gap edge (a dependency edge added after keeps it). */
+static void test_edge_merge(void **state)
+{
+	(void)state;
+	tg_critical_path cp = {0};
+	cp.nnodes = 4;
+	const cp_edge added[] = {
+		{0, 1, 7, TG_CP_EDGE_OPERATOR, 10},        /* 0 */
+		{1, 2, TG_NONE, TG_CP_EDGE_DEPENDENCY, 0},  /* 1 */
+		{0, 2, 8, TG_CP_EDGE_OPERATOR, 20},        /* 2 */
+		{0, 1, TG_NONE, TG_CP_EDGE_DEPENDENCY, 0},  /* 0 again: type and weight, not the attribution */
+		{2, 3, 9, TG_CP_EDGE_KERNEL_KERNEL, 5},    /* 3 */
+		{1, 2, 6, TG_CP_EDGE_OPERATOR, 4},         /* 1 again: all of it */
+		{2, 3, TG_NONE, TG_CP_EDGE_SYNC, 0},        /* 3 again */
+		{0, 1, 5, TG_CP_EDGE_OPERATOR, 11},        /* 0 a third time */
+	};
+	cp.nedges = cp.cap = sizeof(added) / sizeof(added[0]);
+	cp.edges = malloc(sizeof(added));
+	memcpy(cp.edges, added, sizeof(added));
+	tg_test_must(cp_merge_edges(&cp));
+	assert_int_equal(cp.nedges, 4);
+	const cp_edge want[] = {
+		{0, 1, 5, TG_CP_EDGE_OPERATOR, 11},
+		{1, 2, 6, TG_CP_EDGE_OPERATOR, 4},
+		{0, 2, 8, TG_CP_EDGE_OPERATOR, 20},
+		{2, 3, 9, TG_CP_EDGE_SYNC, 0},
+	};
+	for (size_t k = 0; k < 4; k++) {
+		assert_int_equal(cp.edges[k].src, want[k].src);
+		assert_int_equal(cp.edges[k].dst, want[k].dst);
+		assert_int_equal(cp.edges[k].attr, want[k].attr);
+		assert_int_equal(cp.edges[k].type, want[k].type);
+		assert_int_equal(cp.edges[k].w, want[k].w);
+	}
+	/* the lists by source and destination, in edge order; and the lookup */
+	uint32_t *off, *adj;
+	tg_test_must(cp_edges_by(&off, &adj, &cp, 1));
+	const uint32_t doff[] = {0, 0, 1, 3, 4}, dadj[] = {0, 1, 2, 3};
+	for (size_t v = 0; v < 5; v++)
+		assert_int_equal(off[v], doff[v]);
+	for (size_t k = 0; k < 4; k++)
+		assert_int_equal(adj[k], dadj[k]);
+	free(off);
+	free(adj);
+	tg_test_must(cp_edges_by(&cp.soff, &cp.sadj, &cp, 0));
+	assert_int_equal(cp_find_edge(&cp, 0, 2), 2);
+	assert_int_equal(cp_find_edge(&cp, 2, 3), 3);
+	assert_int_equal(cp_find_edge(&cp, 2, 0), TG_NONE);
+	assert_int_equal(cp_find_edge(&cp, 9, 0), TG_NONE);
+	free(cp.soff);
+	free(cp.sadj);
+	free(cp.edges);
+	/* nothing added twice: the lists by source the merge walked are kept */
+	tg_critical_path one = {0};
+	one.nnodes = 3;
+	one.nedges = one.cap = 2;
+	one.edges = malloc(2 * sizeof(cp_edge));
+	one.edges[0] = (cp_edge){1, 2, TG_NONE, TG_CP_EDGE_DEPENDENCY, 0};
+	one.edges[1] = (cp_edge){0, 2, 4, TG_CP_EDGE_OPERATOR, 3};
+	tg_test_must(cp_merge_edges(&one));
+	assert_int_equal(one.nedges, 2);
+	assert_non_null(one.soff);
+	assert_int_equal(cp_find_edge(&one, 0, 2), 1);
+	assert_int_equal(cp_find_edge(&one, 1, 2), 0);
+	free(one.soff);
+	free(one.sadj);
+	free(one.edges);
+}
+
+/* Launches that share a correlation id (a malformed trace): each counts
+ * once per device event of its id in the queue lengths (3 queued when the
+ * kernel starts: no launch edge), and their rows fit (they overran the
+ * rows' array before). The kernel's 20 us is the path. */
+static void test_shared_correlation(void **state)
+{
+	(void)state;
+	static const char *const json =
+		"{\"traceEvents\":["
+		X("cuda_runtime", "cudaLaunchKernel", 1, 1, 0, 5, "\"correlation\":7") ","
+		X("cuda_runtime", "cudaLaunchKernel", 1, 1, 10, 5, "\"correlation\":7") ","
+		X("cuda_runtime", "cudaLaunchKernel", 1, 1, 20, 5, "\"correlation\":7") ","
+		X("kernel", "gemm", 0, 7, 30, 20, "\"correlation\":7,\"stream\":7")
+		"]}";
+	tg_trace *t;
+	tg_tree *tree;
+	tg_cp_opts o = {0};
+	tg_critical_path *cp = build(&t, &tree, json, &o);
+	assert_int_equal(tg_cp_length_ns(cp), 20 * US);
+	assert_int_equal(tg_cp_breakdown(cp)[TG_CP_GPU_COMPUTE], 20 * US);
+	assert_int_equal(tg_cp_stats_get(cp)->edges_by_type[TG_CP_EDGE_LAUNCH], 0);
+	done(t, tree, cp);
+}
+
+/* The summary alone (what a diff and run data keep) equals the full
+ * result's figures, without the path's steps, ops and events. */
+static void check_summary(tg_tree *tree, const tg_cp_opts *opts)
+{
+	tg_cp_opts o = *opts;
+	tg_critical_path *full, *sum;
+	tg_test_must(tg_critical_path_build(&full, tree, &o));
+	o.summary_only = 1;
+	tg_test_must(tg_critical_path_build(&sum, tree, &o));
+	assert_int_equal(tg_cp_length_ns(sum), tg_cp_length_ns(full));
+	assert_memory_equal(tg_cp_breakdown(sum), tg_cp_breakdown(full), TG_CP_NBOUND * sizeof(int64_t));
+	assert_memory_equal(tg_cp_stats_get(sum), tg_cp_stats_get(full), sizeof(tg_cp_stats));
+	size_t n;
+	assert_true(tg_cp_steps(full, &n) && n > 0);
+	tg_cp_steps(sum, &n);
+	assert_int_equal(n, 0);
+	tg_cp_ops(sum, &n);
+	assert_int_equal(n, 0);
+	tg_cp_path_events(sum, &n);
+	assert_int_equal(n, 0);
+	tg_critical_path_free(full);
+	tg_critical_path_free(sum);
+}
+
+static void test_summary_only(void **state)
+{
+	(void)state;
+	tg_trace *t;
+	tg_tree *tree;
+	tg_cp_opts o = {0};
+	tg_critical_path_free(build(&t, &tree, TRACE1, &o));
+	check_summary(tree, &o);
+	tg_tree_free(tree);
+	tg_trace_free(t);
+	TG_SKIP_WITHOUT_SHARED();
+	tree = tg_test_load_shared(&t, "hta/hta_critical_path_simple_add_A100_cuda_sync_rank0.json.gz");
+	check_summary(tree, &o);
+	o.annotation = ALEX_FWD;
+	o.first = o.last = 1;
+	o.zero_weight_launch = 1;
+	check_summary(tree, &o);
+	tg_tree_free(tree);
+	tg_trace_free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -516,6 +658,9 @@ int main(void)
 		cmocka_unit_test(test_hta_basic_add),
 		cmocka_unit_test(test_hta_breakdowns),
 		cmocka_unit_test(test_hta_alexnet_rows),
+		cmocka_unit_test(test_edge_merge),
+		cmocka_unit_test(test_summary_only),
+		cmocka_unit_test(test_shared_correlation),
 	};
 	return cmocka_run_group_tests_name("critical_path", tests, NULL, NULL);
 }

@@ -2,8 +2,11 @@
  * device streams, and the step filter every analysis uses. */
 #include "testutil.h"
 
+#include "../core/trace/categorize.h"
 #include "../core/trace/kernel_class.h"
 #include "../core/tree/step_filter.h"
+
+#include <pthread.h>
 
 static void test_classes(void **state)
 {
@@ -243,6 +246,67 @@ static void test_real_traces(void **state)
 	}
 }
 
+/* tg_trace_name_flags: the flags of an event's name, computed when first
+ * asked for (core/trace/trace_names.c), the same the second time and from
+ * two threads at once, 0 past the atoms; what the functions they come
+ * from say. */
+static const char name_flags_json[] =
+	"{\"traceEvents\":["
+	"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"ncclDevKernel_Generic(ncclDevKernelArgsStorage<4096ul>)\","
+	"\"pid\":0,\"tid\":7,\"ts\":1,\"dur\":2,\"args\":{\"device\":0,\"stream\":7}},"
+	"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"__amd_rocclr_copyBuffer\","
+	"\"pid\":0,\"tid\":7,\"ts\":4,\"dur\":2,\"args\":{\"device\":0,\"stream\":7}},"
+	"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"void gemm_kernel<float>(float*)\","
+	"\"pid\":0,\"tid\":7,\"ts\":7,\"dur\":2,\"args\":{\"device\":0,\"stream\":7}},"
+	"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::mm\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":9}"
+	"]}";
+
+static uint8_t expected_flags(const char *s)
+{
+	return (uint8_t)((tg_kernel_is_comm(s) ? TG_NAME_COMM : 0) | (tg_kernel_is_copy(s) ? TG_NAME_COPY : 0) |
+	                 tg_kernel_class(s, TG_KIND_KERNEL) << TG_NAME_CLASS_SHIFT);
+}
+
+static void *ask_all(void *arg)
+{
+	const tg_trace *t = arg;
+	size_t ne;
+	const tg_event *ev = tg_trace_events(t, &ne);
+	uintptr_t sum = 0;
+	for (size_t i = 0; i < ne; i++)
+		sum += tg_trace_name_flags(t, ev[i].name);
+	return (void *)sum;
+}
+
+static void test_name_flags(void **state)
+{
+	(void)state;
+	tg_trace *t;
+	tg_test_must(tg_trace_read_mem(&t, name_flags_json, strlen(name_flags_json), "flags.json", NULL));
+	size_t ne;
+	const tg_event *ev = tg_trace_events(t, &ne);
+	assert_int_equal(ne, 4);
+	pthread_t th;
+	assert_int_equal(pthread_create(&th, NULL, ask_all, t), 0); /* the first asks race */
+	uintptr_t here = (uintptr_t)ask_all(t), there;
+	pthread_join(th, (void **)&there);
+	assert_int_equal(here, there);
+	uintptr_t want = 0;
+	for (size_t i = 0; i < ne; i++) {
+		const char *s = tg_trace_str(t, ev[i].name);
+		uint8_t f = expected_flags(s);
+		want += f;
+		assert_int_equal(tg_trace_name_flags(t, ev[i].name), f);
+		assert_int_equal(tg_trace_name_flags(t, ev[i].name), f); /* once known */
+	}
+	assert_int_equal(here, want);
+	assert_int_equal(tg_trace_name_flags(t, ev[0].name), TG_NAME_COMM | TG_KERNEL_COMMUNICATION << TG_NAME_CLASS_SHIFT);
+	assert_true(tg_trace_name_flags(t, ev[1].name) & TG_NAME_COPY);
+	assert_int_equal(tg_trace_name_flags(t, ev[2].name), TG_KERNEL_COMPUTATION << TG_NAME_CLASS_SHIFT);
+	assert_int_equal(tg_trace_name_flags(t, 1u << 30), 0);
+	tg_trace_free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -250,6 +314,7 @@ int main(void)
 		cmocka_unit_test(test_step_filter),
 		cmocka_unit_test(test_fewer_than_two_steps),
 		cmocka_unit_test(test_real_traces),
+		cmocka_unit_test(test_name_flags),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

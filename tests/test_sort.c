@@ -1,7 +1,7 @@
 /* test_sort.c - the radix sort of (key, index) pairs against a stable
  * comparison sort on the same keys (random keys with many ties, signed and
- * double keys, two-key orders), the in-place permutation, and selection
- * against a full sort. */
+ * double keys, two-key orders), the plain-key sort against qsort, the
+ * in-place permutation, and selection against a full sort. */
 #include "testutil.h"
 
 #include "../util/sort.h"
@@ -134,6 +134,37 @@ static int cmp_i64(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* Plain keys: small ranges (few passes), full-width ones, all equal. */
+static void test_u64(void **state)
+{
+	(void)state;
+	size_t sizes[] = {0, 1, 2, 7, 1000, 70000};
+	for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++)
+		for (int kind = 0; kind < 3; kind++) {
+			size_t n = sizes[s];
+			uint64_t *a = malloc((n + 1) * sizeof(*a)), *b = malloc((n + 1) * sizeof(*b));
+			for (size_t i = 0; i < n; i++)
+				a[i] = b[i] = kind == 0 ? UINT64_C(1700000000000000) + next() % 3000000
+				              : kind == 1 ? next()
+				                          : 42;
+			qsort(b, n, sizeof(*b), cmp_u64);
+			assert_int_equal(tg_sort_u64(a, n), 0);
+			for (size_t i = 0; i < n; i++)
+				assert_true(a[i] == b[i]);
+			free(a);
+			free(b);
+		}
+	uint64_t two[] = {UINT64_MAX, 0};
+	assert_int_equal(tg_sort_u64(two, 2), 0);
+	assert_true(two[0] == 0 && two[1] == UINT64_MAX);
+}
+
 static void test_select(void **state)
 {
 	(void)state;
@@ -171,6 +202,7 @@ int main(void)
 		cmocka_unit_test(test_by_keys),
 		cmocka_unit_test(test_constant),
 		cmocka_unit_test(test_double_keys),
+		cmocka_unit_test(test_u64),
 		cmocka_unit_test(test_select),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -108,6 +108,86 @@ static void test_numbers_fast_and_general_agree(void **state)
 	free(b);
 }
 
+/* A kept argument whose value is an array (an op's "Input Dims", "Input
+ * type"...) is skipped by a fast path for integers, plain strings and
+ * arrays of them, and by the general one otherwise: either way the value
+ * kept is its text, and every error, message and byte offset is the
+ * general path's (the messages below are those the reader gave before the
+ * fast path was written). */
+struct array_case {
+	const char *value;
+	const char *error; /* NULL: read, the value's text kept */
+};
+
+static void read_array_arg(const char *value, const char *error, uint32_t max_string)
+{
+	char json[1024];
+	snprintf(json, sizeof(json),
+	         "{\"traceEvents\":[{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"n\",\"pid\":1,\"tid\":1,\"ts\":1,"
+	         "\"dur\":1,\"args\":{\"Input Dims\":%s}}]}",
+	         value);
+	tg_read_opts o = {.max_string = max_string};
+	tg_trace *t = NULL;
+	int rc = tg_trace_read_mem(&t, json, strlen(json), "arr.json", &o);
+	if (error) {
+		if (!rc)
+			fail_msg("%s: read, expected %s", value, error);
+		assert_string_equal(tg_error_last(), error);
+		return;
+	}
+	if (rc)
+		fail_msg("%s: %s", value, tg_error_last());
+	assert_string_equal(tg_trace_str(t, arg_of(t, 0, "Input Dims")->v.atom), value);
+	tg_trace_free(t);
+}
+
+static void test_array_values(void **state)
+{
+	(void)state;
+	static const struct array_case cases[] = {
+		{"[[2048, 4096], [4096]]", NULL},
+		{"[]", NULL},
+		{"[[], [[]], [1,-2, 3]]", NULL},
+		{"[\"c10::BFloat16\", \"\", \"Scalar\"]", NULL},
+		{"[ 1 , 2 ]", NULL},
+		{"[\"x\", 1, [2, \"y\"]]", NULL},
+		{"[1.5, 2]", NULL}, /* the general path from here: floats, literals, objects, escapes, UTF-8 */
+		{"[1e5]", NULL},
+		{"[true, null]", NULL},
+		{"[\"a\\u00e9\", \"b\"]", NULL},
+		{"[\"\xc3\xa9\"]", NULL},
+		{"[1, {\"a\": 1}]", NULL},
+		{"[99999999999999999999]", NULL},
+		{"[-9223372036854775809]", NULL},
+		{"[1,]", "arr.json: byte 107: expected a JSON value, found ']'"},
+		{"[1 2]", "arr.json: byte 107: expected ',' or ']', found '2'"},
+		{"[[1, 2], [3,, 4]]", "arr.json: byte 116: expected a JSON value, found ','"},
+		{"[01]", "arr.json: byte 105: leading zero in a number"},
+		{"[-]", "arr.json: byte 106: expected a digit, found ']'"},
+		{"[\"a\\x01\"]", "arr.json: byte 107: invalid escape in a string"},
+		{"[\"a\x01\"]", "arr.json: byte 107: control character 0x01 in a string"},
+		{"[[1, 2]", "arr.json: byte 111: expected ',' or ']', found '}'"},
+		{"[[1, 2]]]", "arr.json: byte 112: expected ',' or '}' in \"args\", found ']'"},
+		{"[\"abc", "arr.json: byte 113: unexpected end of data (truncated JSON)"},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		read_array_arg(cases[i].value, cases[i].error, 0);
+	/* the depth limit (64: the value sits at level 4) and the string limit */
+	char deep[256];
+	for (int d = 59; d <= 61; d++) {
+		int n = 0;
+		for (int k = 0; k < d; k++)
+			deep[n++] = '[';
+		deep[n++] = '1';
+		for (int k = 0; k < d; k++)
+			deep[n++] = ']';
+		deep[n] = 0;
+		read_array_arg(deep, d <= 60 ? NULL : "arr.json: byte 164: nesting deeper than 64 levels (limit)", 0);
+	}
+	read_array_arg("[\"abcdefghijklmn\", \"ab\"]", "arr.json: byte 106: string longer than 12 bytes (limit)", 12);
+	read_array_arg("[\"abcdefghijklmn\", \"ab\"]", NULL, 14);
+}
+
 /* Events with equal argument lists share one stored list; a list that
  * differs in any value has its own; a trace of nothing but distinct lists
  * stops looking after 65,536 of them and reads the same. */
@@ -523,6 +603,7 @@ int main(void)
 		cmocka_unit_test(test_argument_lists_shared),
 		cmocka_unit_test(test_schema_2021),
 		cmocka_unit_test(test_args_values),
+		cmocka_unit_test(test_array_values),
 		cmocka_unit_test(test_metadata_and_kinds),
 		cmocka_unit_test(test_other_phases_and_formats),
 		cmocka_unit_test(test_every_window_size),

@@ -16,6 +16,24 @@
 
 static const double pow10_d[16] = {1e0, 1e1, 1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
                                    1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
+static const uint64_t pow10_u64[18] = {1ULL,
+                                       10ULL,
+                                       100ULL,
+                                       1000ULL,
+                                       10000ULL,
+                                       100000ULL,
+                                       1000000ULL,
+                                       10000000ULL,
+                                       100000000ULL,
+                                       1000000000ULL,
+                                       10000000000ULL,
+                                       100000000000ULL,
+                                       1000000000000ULL,
+                                       10000000000000ULL,
+                                       100000000000000ULL,
+                                       1000000000000000ULL,
+                                       10000000000000000ULL,
+                                       100000000000000000ULL};
 
 /* The fast path of tg_format_double, for the values reports are made of
  * (times in us with up to three decimals, counts, percentages): when v is
@@ -114,6 +132,91 @@ static void g_style(char *buf, const char *d, int P, int x, int neg)
 	*o = 0;
 }
 
+#if defined(__SIZEOF_INT128__)
+typedef unsigned __int128 u128;
+
+/* 10^k as a 128-bit integer, k <= 20. */
+static u128 pow10_u128(int k)
+{
+	if (k <= 17)
+		return pow10_u64[k];
+	u128 r = pow10_u64[17];
+	while (k-- > 17)
+		r *= 10;
+	return r;
+}
+
+/* The value m / 2^s (m < 2^53, 3 <= s <= 70) times 10^p (0 <= p <= 20)
+ * rounded to the nearest integer, exactly (m * 10^p < 2^120); *tie set
+ * when it is exactly halfway (then the result is not rounded). */
+static uint64_t scaled_round(uint64_t m, int s, int p, int *tie)
+{
+	u128 t = (u128)m * pow10_u128(p);
+	u128 q = t >> s, r = t - (q << s), half = (u128)1 << (s - 1);
+	*tie = r == half;
+	return (uint64_t)(q + (r > half));
+}
+
+/* Whether the decimal q / 10^pp (q < 10^17, pp <= 20) reads back as
+ * m / 2^s (m in [2^52, 2^53), not 2^52 itself: the neighbours are then
+ * one ulp 2^-s away on both sides): closer than half an ulp, or exactly
+ * half way with m even (strtod rounds a tie to even). In integers, times
+ * 2 * 10^pp * 2^s: |2 q 2^s - 2 m 10^pp| against 10^pp. */
+static int reads_back(uint64_t q, int pp, uint64_t m, int s)
+{
+	u128 c = ((u128)q << s) << 1, v = ((u128)m * pow10_u128(pp)) << 1, lim = pow10_u128(pp);
+	u128 d = c > v ? c - v : v - c;
+	return d < lim || (d == lim && !(m & 1));
+}
+
+/* The second path of tg_format_double for 1e-4 <= |v| < 1e15 (every mean
+ * and ratio of a report), in exact integer arithmetic: |v| = m / 2^s, its
+ * P significant digits (P = 15, 16, 17, as "%.Pg" rounds them) are
+ * m * 10^p / 2^s rounded, and whether they read back is an integer
+ * comparison with half an ulp (issue 24: printf's and strtod's exact
+ * arithmetic was 12 M of the 17 M instructions of an h200-dev report's
+ * csv files). Returns 0 where it does not decide (a tie, a rounding into
+ * one more digit, m a power of two): the caller's paths then do. */
+static int format_double_exact(char *buf, double v)
+{
+	double a = fabs(v);
+	if (!(a >= 1e-4 && a < 1e15))
+		return 0;
+	int e;
+	double f = frexp(a, &e);              /* a = f 2^e, f in [0.5, 1) */
+	uint64_t m = (uint64_t)ldexp(f, 53); /* a = m / 2^s */
+	int s = 53 - e, tie;
+	if (m == (UINT64_C(1) << 52))
+		return 0;
+	int x = 0; /* decimal exponent: 10^x <= a < 10^(x+1) */
+	while (x < 15 && a >= pow10_d[x + 1])
+		x++;
+	if (a < 1)
+		x = a >= 1e-1 ? -1 : a >= 1e-2 ? -2 : a >= 1e-3 ? -3 : -4;
+	for (int P = 15; P <= 17; P++) {
+		int pp = P - 1 - x; /* digits after the point */
+		uint64_t q = scaled_round(m, s, pp, &tie);
+		if (tie || q < pow10_u64[P - 1] || q >= pow10_u64[P])
+			return 0; /* a tie, a carry into one more digit, or x was wrong */
+		if (P < 17 && !reads_back(q, pp, m, s))
+			continue;
+		char d[24];
+		for (int i = P - 1; i >= 0; i--, q /= 10)
+			d[i] = (char)('0' + q % 10);
+		g_style(buf, d, P, x, v < 0);
+		return 1;
+	}
+	return 0;
+}
+#else
+static int format_double_exact(char *buf, double v)
+{
+	(void)buf;
+	(void)v;
+	return 0;
+}
+#endif
+
 /* The second path of tg_format_double, for values that need 16 or 17
  * digits (means, ratios): one printf of 17 digits, then 15 and 16 digits
  * rounded from them in decimal, each tried with strtod as the general path
@@ -174,7 +277,7 @@ void tg_format_double(char *buf, double v)
 		strcpy(buf, "0.0");
 		return;
 	}
-	if (format_double_fast(buf, v) || format_double_digits(buf, v)) {
+	if (format_double_fast(buf, v) || format_double_exact(buf, v) || format_double_digits(buf, v)) {
 		if (!strpbrk(buf, ".eEn"))
 			strcat(buf, ".0");
 		return;

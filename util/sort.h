@@ -48,6 +48,13 @@ uint64_t tg_sort_key_double(double x);
  * scratch (n pairs) cannot be allocated. */
 int tg_sort_pairs(tg_sort_pair *v, size_t n);
 
+/* Sorts the plain keys v[0..n) ascending, for a list whose order alone is
+ * wanted (times, to be merged with another list; times packed with a
+ * position): LSD radix on 11-bit digits, skipping the digits every key
+ * shares, 8 bytes an element. 0, TG_ENOMEM (v unchanged) when its scratch
+ * (n keys) cannot be allocated, TG_ELIMIT past 2^32 keys. */
+int tg_sort_u64(uint64_t *v, size_t n);
+
 /* Reorders base[0..n) (elements of size bytes) in place so that position k
  * holds the element that was at kv[k].idx; kv must hold a permutation of
  * 0..n-1 (its idx fields are overwritten). 0, or TG_ENOMEM (base

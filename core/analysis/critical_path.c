@@ -2,8 +2,10 @@
  * critical_path.c - the critical path of one rank (critical_path.h): what
  * HTA's trace loader makes of each event (rounded times, the stream column,
  * index_correlation, the last-step filter), the window of the annotation,
- * the edge store, the longest path and its breakdown. The graph's nodes and
- * CPU edges are critical_path_graph.c's, its GPU edges critical_path_gpu.c's.
+ * and the stages in order. The graph's nodes and runtime-lock edges are
+ * critical_path_graph.c's, its call-stack edges critical_path_stack.c's, its
+ * GPU edges critical_path_gpu.c's, the edge list critical_path_edges.c's,
+ * the longest path and its breakdown critical_path_solve.c's.
  *
  * The longest path is networkx's dag_longest_path, which HTA calls: nodes
  * in topological order by generations (the nodes without predecessors in
@@ -110,31 +112,11 @@ static void flag_all_names(tg_critical_path *cp)
 			cp->namef[atom] |= CPN_AUTOGRAD;
 		if (!strncmp(s, "ProfilerStep#", 13) && s[13] >= '0' && s[13] <= '9')
 			cp->namef[atom] |= CPN_STEP;
+		if (cp->opts.annotation_exact ? !strcmp(s, cp->annotation) : strstr(s, cp->annotation) != NULL)
+			cp->namef[atom] |= CPN_ANNOTATION;
 		for (size_t k = 0; k < cp->opts.ndata_load; k++)
 			if (strstr(s, cp->opts.data_load[k]))
 				cp->namef[atom] |= CPN_DATA_LOAD;
-	}
-}
-
-/* An argument as pandas.to_numeric(errors="coerce") reads it, -1 when
- * absent or not a number. */
-static int64_t arg_number(const tg_trace *t, const tg_event *e, uint32_t key)
-{
-	const tg_arg *a = key == TG_NONE ? NULL : tg_event_arg(t, e, key);
-	if (!a)
-		return -1;
-	switch (a->type) {
-	case TG_ARG_INT: return a->v.i;
-	case TG_ARG_UINT: return (int64_t)a->v.u;
-	case TG_ARG_DOUBLE: return (int64_t)a->v.d;
-	case TG_ARG_BOOL: return a->v.b;
-	case TG_ARG_STR: {
-		const char *s = tg_trace_str(t, a->v.atom);
-		char *end;
-		long long v = strtoll(s, &end, 10);
-		return end != s && !*end ? v : -1;
-	}
-	default: return -1;
 	}
 }
 
@@ -153,8 +135,9 @@ static int64_t floor_us(int64_t ns)
  * stream, wait arguments and correlation flags of every event. */
 static void prepare_events(tg_critical_path *cp)
 {
-	uint32_t k_stream = tg_trace_key(cp->t, "stream"), k_won = tg_trace_key(cp->t, "wait_on_stream"),
-		 k_worc = tg_trace_key(cp->t, "wait_on_cuda_event_record_corr_id");
+	uint32_t k_stream = tg_trace_key(cp->t, "stream");
+	cp->k_won = tg_trace_key(cp->t, "wait_on_stream");
+	cp->k_worc = tg_trace_key(cp->t, "wait_on_cuda_event_record_corr_id");
 	for (size_t i = 0; i < cp->nev; i++) {
 		const tg_event *e = &cp->ev[i];
 		cp->ts[i] = e->ts;
@@ -164,12 +147,9 @@ static void prepare_events(tg_critical_path *cp)
 			cp->ts[i] = up == cp->ts[i] ? up : up + 1000;
 			cp->end[i] = floor_us(cp->end[i]);
 		}
-		cp->stream[i] = arg_number(cp->t, e, k_stream);
-		cp->won[i] = e->kind == TG_KIND_SYNC ? arg_number(cp->t, e, k_won) : -1;
-		cp->worc[i] = e->kind == TG_KIND_SYNC ? arg_number(cp->t, e, k_worc) : -1;
+		cp->stream[i] = cp_arg_number(cp->t, e, k_stream);
 		cp->ic[i] = TG_NONE;
-		cp->ksync[i] = TG_NONE;
-		uint8_t fl = dropped(e) ? 0 : CP_KEPT;
+		uint8_t fl = (dropped(e) ? 0 : CP_KEPT) | (cp->stream[i] >= 0 ? CP_ON_STREAM : 0);
 		if (cp_corr(cp, (uint32_t)i) >= 0)
 			fl |= CP_CORR;
 		uint16_t nf = cp_name_flags(cp, (uint32_t)i);
@@ -258,6 +238,8 @@ static int link_correlations(tg_critical_path *cp)
 
 static int name_matches(const tg_critical_path *cp, uint32_t ev)
 {
+	if (cp->ev[ev].name < cp->natoms)
+		return (cp->namef[cp->ev[ev].name] & CPN_ANNOTATION) != 0;
 	const char *s = tg_trace_str(cp->t, cp->ev[ev].name);
 	return cp->opts.annotation_exact ? !strcmp(s, cp->annotation) : strstr(s, cp->annotation) != NULL;
 }
@@ -343,15 +325,12 @@ static int alloc_arrays(tg_critical_path *cp)
 	cp->ts = tg_malloc(n * sizeof(int64_t));
 	cp->end = tg_malloc(n * sizeof(int64_t));
 	cp->stream = tg_malloc(n * sizeof(int64_t));
-	cp->won = tg_malloc(n * sizeof(int64_t));
-	cp->worc = tg_malloc(n * sizeof(int64_t));
 	cp->ic = tg_malloc(n * sizeof(uint32_t));
-	cp->ksync = tg_malloc(n * sizeof(uint32_t));
 	cp->snode = tg_malloc(n * sizeof(uint32_t));
 	cp->enode = tg_malloc(n * sizeof(uint32_t));
 	cp->evf = tg_calloc(n, 1);
 	cp->namef = tg_calloc(cp->natoms + 1, sizeof(uint16_t));
-	if (!cp->ts || !cp->end || !cp->stream || !cp->won || !cp->worc || !cp->ic || !cp->ksync || !cp->snode ||
+	if (!cp->ts || !cp->end || !cp->stream || !cp->ic || !cp->snode ||
 	    !cp->enode || !cp->evf || !cp->namef)
 		return TG_ENOMEM;
 	memset(cp->snode, 0xff, n * sizeof(uint32_t));
@@ -389,8 +368,19 @@ static int build(tg_critical_path *cp)
 	for (size_t k = 0; k < nsteps; k++)
 		cp->stats.steps += cp->ts[steps[k].event] >= start && cp->ts[steps[k].event] < end;
 	clip(cp, start, end);
-	if ((rc = cp_make_nodes(cp)) || (rc = cp_add_cpu_edges(cp)) || (rc = cp_add_gpu_edges(cp)))
+	/* about an edge a node: room for half as many again, so that the list
+	 * is not copied as it grows (pages not written cost nothing) */
+	if ((rc = cp_make_nodes(cp)) ||
+	    (rc = tg_grow((void **)&cp->edges, &cp->cap, cp->nnodes + cp->nnodes / 2 + 16, sizeof(cp_edge))) ||
+	    (rc = cp_add_lock_edges(cp)) || (rc = cp_add_stack_edges(cp)) ||
+	    (rc = cp_add_gpu_edges(cp)))
 		return rc;
+	/* the path needs the nodes, the edges and the flags: the rest goes */
+	void **done[] = {(void **)&cp->ts, (void **)&cp->end, (void **)&cp->stream, (void **)&cp->ksync};
+	for (size_t k = 0; k < sizeof(done) / sizeof(done[0]); k++) {
+		free(*done[k]);
+		*done[k] = NULL;
+	}
 	return cp_solve(cp);
 }
 
@@ -423,9 +413,9 @@ void tg_critical_path_free(tg_critical_path *cp)
 {
 	if (!cp)
 		return;
-	void *arrays[] = {cp->annotation, cp->ts,      cp->end,        cp->stream,     cp->won,   cp->worc,
+	void *arrays[] = {cp->annotation, cp->ts,      cp->end,        cp->stream,
 	                  cp->ic,         cp->ksync,   cp->evf,        cp->snode,      cp->enode, cp->namef,
-	                  cp->node_ev,    cp->node_ts, cp->node_start, cp->edges,      cp->hkeys, cp->hvals,
+	                  cp->node_ev,    cp->node_ts, cp->node_start, cp->edges,      cp->soff,  cp->sadj,
 	                  cp->path,       cp->steps,   cp->ops,        cp->path_events};
 	for (size_t i = 0; i < sizeof(arrays) / sizeof(arrays[0]); i++)
 		free(arrays[i]);
@@ -467,6 +457,6 @@ const tg_cp_op *tg_cp_ops(const tg_critical_path *cp, size_t *n)
 
 const uint32_t *tg_cp_path_events(const tg_critical_path *cp, size_t *n)
 {
-	*n = cp->npath;
+	*n = cp->path_events ? cp->npath : 0;
 	return cp->path_events;
 }

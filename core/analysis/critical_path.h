@@ -32,8 +32,10 @@
  * microseconds as HTA's loader does (start up, end down); exact_ns keeps
  * the trace's own nanoseconds (HTA_DISABLE_NS_ROUNDING=1).
  *
- * Memory is a few arrays as long as the trace's events (no allocation per
- * node or edge); time is linear but for sorts of the events involved.
+ * Memory is a few arrays as long as the trace's events, the nodes and the
+ * edges (no allocation per node or edge): about 110 bytes an event for a
+ * summary, 175 with the path's steps (docs/scale.md). Time is linear:
+ * radix and counting sorts, no comparison sort over events.
  */
 #ifndef TG_CRITICAL_PATH_H
 #define TG_CRITICAL_PATH_H
@@ -90,17 +92,21 @@ typedef struct tg_cp_opts {
 	const char *const *data_load; /* HTA's data_load_events: names containing one
 	                               * of these are data loading; NULL: none */
 	size_t ndata_load;
+	int summary_only;        /* the length, the breakdown and the stats alone:
+	                          * tg_cp_steps, tg_cp_ops and tg_cp_path_events
+	                          * are empty (tg_cp_summarize: less memory) */
 } tg_cp_opts;
 
-/* One edge of the path. Events are indices into tg_trace_events(). */
+/* One edge of the path (32 bytes: one a node of the path). Events are
+ * indices into tg_trace_events(). */
 typedef struct tg_cp_step {
-	uint32_t from, to;      /* events of the edge's two nodes */
-	uint32_t event;         /* the event the time is attributed to, or TG_NONE
-	                         * (launch delays, dependency and sync edges) */
 	int64_t ts;             /* time of the from node, ns */
 	int64_t ns;             /* weight (negative where rounding made an event end
 	                         * before it starts; the path counts 0 then, HTA's
 	                         * breakdown the negative value) */
+	uint32_t from, to;      /* events of the edge's two nodes */
+	uint32_t event;         /* the event the time is attributed to, or TG_NONE
+	                         * (launch delays, dependency and sync edges) */
 	uint8_t type;           /* tg_cp_edge_type */
 	uint8_t bound;          /* tg_cp_bound */
 	uint8_t from_start, to_start; /* 1: the node is the event's start */

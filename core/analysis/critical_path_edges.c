@@ -1,12 +1,16 @@
 /*
- * critical_path_edges.c - the edge store of the critical-path graph
- * (critical_path_impl.h): edges in the order first added, found again by
- * (source, destination) in an open-addressing hash so that an edge added
- * twice keeps its place and takes the later type and weight, as a networkx
- * DiGraph does; HTA's attribution of span edges to events; and the small
- * helpers the other critical_path files share (an event's correlation id,
- * its name's flags, a stable sort of event indices by a time), here so
- * that no two files of core/ call each other.
+ * critical_path_edges.c - the edge list of the critical-path graph
+ * (critical_path_impl.h): edges appended as they are added, then merged
+ * once the graph is complete so that an edge added twice keeps its first
+ * place and takes the later type and weight, as a networkx DiGraph does
+ * (a walk of the edges by source in the order added, remembering the last
+ * edge seen to each destination: linear, and no hash); the lists of edges
+ * by source or destination; HTA's attribution of span edges to events;
+ * the arguments as HTA's loader reads them; and the sorts the other
+ * critical_path files share (event indices by a time, a list by its
+ * entries' keys), here so that no two files of core/ call each other (an
+ * event's correlation id and its name's flags are inline in
+ * critical_path_impl.h).
  */
 #include "critical_path_impl.h"
 #include "../../util/sort.h"
@@ -14,62 +18,30 @@
 #include <stdlib.h>
 #include <string.h>
 
-int64_t cp_corr(const tg_critical_path *cp, uint32_t ev)
+int64_t cp_arg_number(const tg_trace *t, const tg_event *e, uint32_t key)
+{
+	const tg_arg *a = key == TG_NONE ? NULL : tg_event_arg(t, e, key);
+	if (!a)
+		return -1;
+	switch (a->type) {
+	case TG_ARG_INT: return a->v.i;
+	case TG_ARG_UINT: return (int64_t)a->v.u;
+	case TG_ARG_DOUBLE: return (int64_t)a->v.d;
+	case TG_ARG_BOOL: return a->v.b;
+	case TG_ARG_STR: {
+		const char *s = tg_trace_str(t, a->v.atom);
+		char *end;
+		long long v = strtoll(s, &end, 10);
+		return end != s && !*end ? v : -1;
+	}
+	default: return -1;
+	}
+}
+
+int64_t cp_wait_arg(const tg_critical_path *cp, uint32_t ev, uint32_t key)
 {
 	const tg_event *e = &cp->ev[ev];
-	return e->kind != TG_KIND_PYTHON && (e->flags & TG_EV_HAS_CORR) ? tg_event_corr(cp->t, e) : -1;
-}
-
-uint16_t cp_name_flags(const tg_critical_path *cp, uint32_t ev)
-{
-	uint32_t atom = cp->ev[ev].name;
-	return atom < cp->natoms ? cp->namef[atom] : 0;
-}
-
-static size_t hslot(const tg_critical_path *cp, uint64_t key)
-{
-	uint64_t h = key * UINT64_C(0x9E3779B97F4A7C15);
-	size_t mask = cp->hcap - 1, s = (size_t)(h >> 20) & mask;
-	while (cp->hkeys[s] && cp->hkeys[s] != key)
-		s = (s + 1) & mask;
-	return s;
-}
-
-static int hgrow(tg_critical_path *cp)
-{
-	size_t ocap = cp->hcap;
-	uint64_t *ok = cp->hkeys;
-	uint32_t *ov = cp->hvals;
-	cp->hcap = ocap ? ocap * 2 : 1024;
-	cp->hkeys = tg_calloc(cp->hcap, sizeof(uint64_t));
-	cp->hvals = tg_malloc(cp->hcap * sizeof(uint32_t));
-	if (!cp->hkeys || !cp->hvals) {
-		free(cp->hkeys);
-		free(cp->hvals);
-		cp->hkeys = ok;
-		cp->hvals = ov;
-		cp->hcap = ocap;
-		return TG_ENOMEM;
-	}
-	for (size_t i = 0; i < ocap; i++)
-		if (ok[i]) {
-			size_t s = hslot(cp, ok[i]);
-			cp->hkeys[s] = ok[i];
-			cp->hvals[s] = ov[i];
-		}
-	free(ok);
-	free(ov);
-	return 0;
-}
-
-/* The edge src -> dst, or TG_NONE. */
-uint32_t cp_find_edge(const tg_critical_path *cp, uint32_t src, uint32_t dst)
-{
-	if (!cp->hcap)
-		return TG_NONE;
-	uint64_t key = (((uint64_t)src << 32) | dst) + 1;
-	size_t s = hslot(cp, key);
-	return cp->hkeys[s] ? cp->hvals[s] : TG_NONE;
+	return e->kind == TG_KIND_SYNC ? cp_arg_number(cp->t, e, key) : -1;
 }
 
 /* HTA's _attribute_edge: a span edge belongs to the event whose inside it
@@ -95,27 +67,94 @@ int cp_add_edge(tg_critical_path *cp, uint32_t src, uint32_t dst, int type, int 
 			return 0;
 		}
 	}
-	if ((cp->nedges + 1) * 2 > cp->hcap && hgrow(cp))
+	if (cp->nedges >= UINT32_MAX - 1)
+		return tg_error_set(TG_ELIMIT, "critical path: more than %u edges", UINT32_MAX - 2);
+	if (tg_grow((void **)&cp->edges, &cp->cap, cp->nedges + 1, sizeof(cp_edge)))
 		return TG_ENOMEM;
-	uint64_t key = (((uint64_t)src << 32) | dst) + 1;
-	size_t s = hslot(cp, key);
-	uint32_t idx;
-	if (cp->hkeys[s]) {
-		idx = cp->hvals[s];
-	} else {
-		if (tg_grow((void **)&cp->edges, &cp->cap, cp->nedges + 1, sizeof(cp_edge)))
-			return TG_ENOMEM;
-		idx = (uint32_t)cp->nedges++;
-		cp->edges[idx] = (cp_edge){src, dst, TG_NONE, 0, 0};
-		cp->hkeys[s] = key;
-		cp->hvals[s] = idx;
+	int64_t w = type == TG_CP_EDGE_DEPENDENCY || type == TG_CP_EDGE_SYNC || zero ? 0
+	                                                                             : cp->node_ts[dst] - cp->node_ts[src];
+	uint32_t attr = type == TG_CP_EDGE_OPERATOR || type == TG_CP_EDGE_KERNEL_KERNEL
+	                        ? attribute(cp, src, dst, type, attr_parent)
+	                        : TG_NONE;
+	cp->edges[cp->nedges++] = (cp_edge){src, dst, attr, (uint8_t)type, w};
+	return 0;
+}
+
+int cp_edges_by(uint32_t **off, uint32_t **adj, const tg_critical_path *cp, int by_dst)
+{
+	*off = tg_calloc(cp->nnodes + 2, sizeof(uint32_t));
+	*adj = tg_malloc((cp->nedges + 1) * sizeof(uint32_t));
+	if (!*off || !*adj) {
+		free(*off);
+		free(*adj);
+		*off = *adj = NULL;
+		return TG_ENOMEM;
 	}
-	cp_edge *e = &cp->edges[idx];
-	e->type = (uint8_t)type;
-	e->w = type == TG_CP_EDGE_DEPENDENCY || type == TG_CP_EDGE_SYNC || zero ? 0
-	                                                                        : cp->node_ts[dst] - cp->node_ts[src];
-	if (type == TG_CP_EDGE_OPERATOR || type == TG_CP_EDGE_KERNEL_KERNEL)
-		e->attr = attribute(cp, src, dst, type, attr_parent);
+	/* counts at v + 2, sums, then each edge placed at off[v + 1]++: off[v]
+	 * ends as the start of v's list */
+	uint32_t *o = *off;
+	for (size_t e = 0; e < cp->nedges; e++)
+		o[(by_dst ? cp->edges[e].dst : cp->edges[e].src) + 2]++;
+	for (size_t v = 2; v < cp->nnodes + 2; v++)
+		o[v] += o[v - 1];
+	for (size_t e = 0; e < cp->nedges; e++)
+		(*adj)[o[(by_dst ? cp->edges[e].dst : cp->edges[e].src) + 1]++] = (uint32_t)e;
+	return 0;
+}
+
+uint32_t cp_find_edge(const tg_critical_path *cp, uint32_t src, uint32_t dst)
+{
+	if (!cp->soff || src >= cp->nnodes)
+		return TG_NONE;
+	for (uint32_t k = cp->soff[src]; k < cp->soff[src + 1]; k++)
+		if (cp->edges[cp->sadj[k]].dst == dst)
+			return cp->sadj[k];
+	return TG_NONE;
+}
+
+#define CP_DEAD 0xff /* type of an edge merged into an earlier one */
+
+int cp_merge_edges(tg_critical_path *cp)
+{
+	uint32_t *off = NULL, *adj = NULL, *seen = tg_malloc((cp->nnodes + 1) * sizeof(uint32_t));
+	int rc = seen ? cp_edges_by(&off, &adj, cp, 0) : TG_ENOMEM;
+	if (rc) {
+		free(seen);
+		return rc;
+	}
+	memset(seen, 0xff, (cp->nnodes + 1) * sizeof(uint32_t));
+	size_t dead = 0;
+	for (uint32_t u = 0; u < cp->nnodes; u++)
+		for (uint32_t k = off[u]; k < off[u + 1]; k++) {
+			cp_edge *e = &cp->edges[adj[k]];
+			uint32_t first = seen[e->dst];
+			if (first == TG_NONE || cp->edges[first].src != u) {
+				seen[e->dst] = adj[k];
+				continue;
+			}
+			/* added again: the first keeps its place, takes the type and
+			 * weight, and the attribution of a span edge */
+			cp_edge *f = &cp->edges[first];
+			f->type = e->type;
+			f->w = e->w;
+			if (e->type == TG_CP_EDGE_OPERATOR || e->type == TG_CP_EDGE_KERNEL_KERNEL)
+				f->attr = e->attr;
+			e->type = CP_DEAD;
+			dead++;
+		}
+	free(seen);
+	if (!dead) { /* the usual case: the lists by source are the solver's */
+		cp->soff = off;
+		cp->sadj = adj;
+		return 0;
+	}
+	free(off);
+	free(adj);
+	size_t n = 0;
+	for (size_t e = 0; e < cp->nedges; e++)
+		if (cp->edges[e].type != CP_DEAD)
+			cp->edges[n++] = cp->edges[e];
+	cp->nedges = n;
 	return 0;
 }
 
@@ -138,5 +177,24 @@ int cp_sort_by(uint32_t *idx, size_t n, const int64_t *key)
 	}
 	free(kv);
 	free(tmp);
+	return rc;
+}
+
+int cp_sort_pos(uint32_t *pos, size_t n, const int64_t *const *keys, int nlevels)
+{
+	tg_sort_pair *kv = tg_malloc((n + 1) * sizeof(*kv));
+	if (!kv)
+		return TG_ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		kv[i] = (tg_sort_pair){tg_sort_key_i64(keys[0][i]), (uint32_t)i};
+	int rc = tg_sort_pairs(kv, n);
+	for (int l = 1; l < nlevels && !rc; l++) {
+		for (size_t i = 0; i < n; i++)
+			kv[i].key = tg_sort_key_i64(keys[l][kv[i].idx]);
+		rc = tg_sort_pairs(kv, n);
+	}
+	for (size_t i = 0; i < n && !rc; i++)
+		pos[i] = kv[i].idx;
+	free(kv);
 	return rc;
 }

@@ -29,13 +29,13 @@
 #include <string.h>
 
 #define KERNEL_GAP_MAX_NS INT64_C(1500000) /* KERNEL_KERNEL_DELAY_THRESHOLD_US */
-#define NO_QUEUE INT64_MIN
+#define NO_QUEUE INT32_MIN
 
 /* Scratch shared by the steps below. */
 struct gpu_ws {
-	int64_t *q;         /* queue length at each event (NO_QUEUE: none) */
+	int32_t *q;         /* queue length at each event (NO_QUEUE: none) */
 	uint32_t *order;    /* event lists, sorted */
-	int64_t *key;       /* per-event sort keys */
+	int64_t *key;       /* sort keys of the entries of order */
 	tg_idmap *prev;     /* cudaEventRecord correlation -> the launch before it */
 	tg_idmap *next;     /* cudaStreamWaitEvent event -> the launch after it */
 	uint32_t *lid;      /* per event: launch number of a launch, else TG_NONE */
@@ -74,54 +74,75 @@ static tg_sort_pair *by_corr(const tg_critical_path *cp, size_t *n)
 	return kv;
 }
 
-/* First position of key in kv[0..n), or n. */
-static size_t lower(const tg_sort_pair *kv, size_t n, uint64_t key)
+/* The first position of each correlation id in kv[0..n) (sorted by it). */
+static tg_idmap *first_of(const tg_critical_path *cp, const tg_sort_pair *kv, size_t n)
 {
-	size_t lo = 0, hi = n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (kv[mid].key < key)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	tg_idmap *m = tg_idmap_new(n);
+	for (size_t k = 0; m && k < n; k++)
+		if (tg_idmap_put(m, cp_corr(cp, kv[k].idx), (uint32_t)k) < 0) {
+			tg_idmap_free(m);
+			return NULL;
+		}
+	return m;
+}
+
+/* The device events of launch i's correlation id: kv[*lo .. return). */
+static size_t group_of(const tg_critical_path *cp, const tg_idmap *first, const tg_sort_pair *kv, size_t n,
+                       uint32_t i, size_t *lo)
+{
+	uint32_t k = tg_idmap_get(first, cp_corr(cp, i));
+	*lo = k == TG_NONE ? n : k;
+	size_t hi = *lo;
+	while (hi < n && kv[hi].key == kv[*lo].key)
+		hi++;
+	return hi;
 }
 
 /* Queue length per stream: +1 at each launch (once per device event of its
  * correlation id), -1 at each such device event, in time order. */
 static int queue_lengths(tg_critical_path *cp, struct gpu_ws *ws)
 {
-	size_t ng = 0, nrows = 0;
+	size_t ng = 0, nrows = 0, lo, hi;
 	tg_sort_pair *kv = by_corr(cp, &ng);
-	if (!kv)
-		return TG_ENOMEM;
+	tg_idmap *first = kv ? first_of(cp, kv, ng) : NULL;
+	/* rows: a launch's once per device event of its id (several launches
+	 * may share one), then the device events */
+	for (uint32_t i = 0; first && i < cp->nev; i++)
+		if (is_launch(cp, i) && cp_corr(cp, i) >= 0)
+			nrows += group_of(cp, first, kv, ng, i, &lo) - lo;
+	if (nrows + ng > UINT32_MAX / 2) { /* many launches sharing ids with many device events */
+		free(kv);
+		tg_idmap_free(first);
+		return tg_error_set(TG_ELIMIT, "critical path: launches that share correlation ids with device "
+		                               "events make %zu queue rows, more than 2^31",
+		                    nrows);
+	}
 	uint8_t *launched = tg_calloc(ng + 1, 1);
-	/* a row: event * 2 + (1 for a device event); its stream in skey */
-	uint32_t *rows = tg_malloc((2 * ng + 1) * sizeof(uint32_t));
-	int64_t *rts = tg_malloc((2 * ng + 1) * sizeof(int64_t)), *rstream = tg_malloc((2 * ng + 1) * sizeof(int64_t));
-	uint32_t *ord = tg_malloc((2 * ng + 1) * sizeof(uint32_t));
+	/* a row: event * 2 + (1 for a device event) */
+	uint32_t *rows = tg_malloc((nrows + ng + 1) * sizeof(uint32_t));
+	int64_t *rts = tg_malloc((nrows + ng + 1) * sizeof(int64_t)),
+		*rstream = tg_malloc((nrows + ng + 1) * sizeof(int64_t));
+	uint32_t *ord = tg_malloc((nrows + ng + 1) * sizeof(uint32_t));
 	int rc = TG_ENOMEM;
-	if (!launched || !rows || !rts || !rstream || !ord)
+	if (!first || !launched || !rows || !rts || !rstream || !ord)
 		goto out;
+	nrows = 0;
 	for (uint32_t i = 0; i < cp->nev; i++) {
 		if (!is_launch(cp, i) || cp_corr(cp, i) < 0)
 			continue;
-		uint64_t key = tg_sort_key_i64(cp_corr(cp, i));
-		for (size_t k = lower(kv, ng, key); k < ng && kv[k].key == key; k++) {
-			launched[k] = 1;
+		for (hi = group_of(cp, first, kv, ng, i, &lo); lo < hi; lo++) {
+			launched[lo] = 1;
 			rows[nrows] = i * 2;
 			rts[nrows] = cp->ts[i];
-			rstream[nrows++] = cp->stream[kv[k].idx];
+			rstream[nrows++] = cp->stream[kv[lo].idx];
 		}
 	}
 	for (uint32_t i = 0; i < cp->nev; i++) {
 		if (!gpu_row(cp, i) || cp_corr(cp, i) < 0)
 			continue;
-		size_t k = lower(kv, ng, tg_sort_key_i64(cp_corr(cp, i)));
 		int any = 0;
-		for (; k < ng && kv[k].key == tg_sort_key_i64(cp_corr(cp, i)); k++)
-			any |= launched[k];
+		for (hi = group_of(cp, first, kv, ng, i, &lo); lo < hi; lo++)
+			any |= launched[lo];
 		if (any) {
 			rows[nrows] = i * 2 + 1;
 			rts[nrows] = cp->ts[i];
@@ -145,12 +166,13 @@ static int queue_lengths(tg_critical_path *cp, struct gpu_ws *ws)
 				rc = TG_ENOMEM;
 		}
 		sums[s] += rows[r] & 1 ? -1 : 1;
-		ws->q[rows[r] >> 1] = sums[s];
+		ws->q[rows[r] >> 1] = sums[s] > INT32_MAX ? INT32_MAX : sums[s] <= NO_QUEUE ? NO_QUEUE + 1 : (int32_t)sums[s];
 	}
 	tg_idmap_free(slots);
 	free(sums);
 out:
 	free(kv);
+	tg_idmap_free(first);
 	free(launched);
 	free(rows);
 	free(rts);
@@ -190,28 +212,53 @@ static int64_t launch_gpu(const tg_critical_path *cp, uint32_t i)
 	return tg_trace_tracks(cp->t, &ntr)[cp->ev[cp->ic[i]].track].pid;
 }
 
+/* Three keys an entry of a list, and where each entry goes once sorted. */
+struct keyed {
+	int64_t *k[3];
+	uint32_t *pos;
+};
+
+static int keyed_new(struct keyed *kd, size_t n)
+{
+	for (int l = 0; l < 3; l++)
+		kd->k[l] = tg_malloc((n + 1) * sizeof(int64_t));
+	kd->pos = tg_malloc((n + 1) * sizeof(uint32_t));
+	return kd->k[0] && kd->k[1] && kd->k[2] && kd->pos ? 0 : TG_ENOMEM;
+}
+
+static void keyed_free(struct keyed *kd)
+{
+	for (int l = 0; l < 3; l++)
+		free(kd->k[l]);
+	free(kd->pos);
+}
+
+/* 1 when entries p and q differ in keys 1 and 2 (another stream). */
+static int keyed_other(const struct keyed *kd, uint32_t p, uint32_t q)
+{
+	return kd->k[1][p] != kd->k[1][q] || kd->k[2][p] != kd->k[2][q];
+}
+
 /* For each cudaEventRecord on a known (gpu, stream), the launch onto that
  * stream just before it. */
 static int event_records(tg_critical_path *cp, struct gpu_ws *ws)
 {
 	/* correlation of a record -> (stream, gpu) of the syncs that wait on it */
 	tg_idmap *which = tg_idmap_new(64);
-	if (!which)
-		return TG_ENOMEM;
-	int rc = 0;
+	struct keyed kd;
+	int rc = which && !keyed_new(&kd, cp->nev) ? 0 : TG_ENOMEM;
 	for (uint32_t i = 0; i < cp->nev && !rc; i++)
-		if ((cp->evf[i] & CP_KEPT) && cp->won[i] > -1 && tg_idmap_put(which, cp->worc[i], i) < 0)
+		if ((cp->evf[i] & CP_KEPT) && cp_wait_arg(cp, i, cp->k_won) > -1 &&
+		    tg_idmap_put(which, cp_wait_arg(cp, i, cp->k_worc), i) < 0)
 			rc = TG_ENOMEM;
 	size_t n = 0, ntr;
 	const tg_track *tr = tg_trace_tracks(cp->t, &ntr);
-	int64_t *gpu = tg_malloc((cp->nev + 1) * sizeof(int64_t)), *stream = tg_malloc((cp->nev + 1) * sizeof(int64_t));
-	if (!gpu || !stream)
-		rc = TG_ENOMEM;
-	for (size_t k = 0; k < ws->nlaunches && !rc; k++) {
+	for (size_t k = 0; k < ws->nlaunches && !rc; k++, n++) {
 		uint32_t l = ws->launches[k];
-		gpu[l] = launch_gpu(cp, l);
-		stream[l] = launch_stream(cp, l);
-		ws->order[n++] = l;
+		kd.k[0][n] = cp->ts[l];
+		kd.k[1][n] = launch_stream(cp, l);
+		kd.k[2][n] = launch_gpu(cp, l);
+		ws->order[n] = l;
 	}
 	for (uint32_t i = 0; i < cp->nev && !rc; i++) {
 		if (!(cp->evf[i] & CP_KEPT) || !(cp_name_flags(cp, i) & CPN_EVENT_RECORD))
@@ -219,17 +266,19 @@ static int event_records(tg_critical_path *cp, struct gpu_ws *ws)
 		uint32_t s = tg_idmap_get(which, cp_corr(cp, i));
 		if (s == TG_NONE)
 			continue;
-		gpu[i] = tr[cp->ev[s].track].pid;
-		stream[i] = cp->won[s];
+		kd.k[0][n] = cp->ts[i];
+		kd.k[1][n] = cp_wait_arg(cp, s, cp->k_won);
+		kd.k[2][n] = tr[cp->ev[s].track].pid;
 		ws->order[n++] = i;
 	}
-	/* launches were listed first: among simultaneous ones a launch comes before a record */
-	if (!rc && !(rc = cp_sort_by(ws->order, n, cp->ts)) && !(rc = cp_sort_by(ws->order, n, stream)))
-		rc = cp_sort_by(ws->order, n, gpu);
+	/* launches were listed first: among simultaneous ones a launch comes
+	 * before a record; sorted by (gpu, stream, time) */
+	if (!rc)
+		rc = cp_sort_pos(kd.pos, n, (const int64_t *const *)kd.k, 3);
 	uint32_t last = TG_NONE;
 	for (size_t k = 0; k < n && !rc; k++) {
-		uint32_t i = ws->order[k];
-		if (k && (gpu[i] != gpu[ws->order[k - 1]] || stream[i] != stream[ws->order[k - 1]]))
+		uint32_t i = ws->order[kd.pos[k]];
+		if (k && keyed_other(&kd, kd.pos[k], kd.pos[k - 1]))
 			last = TG_NONE;
 		if (ws->lid[i] != TG_NONE)
 			last = i;
@@ -237,8 +286,7 @@ static int event_records(tg_critical_path *cp, struct gpu_ws *ws)
 			rc = TG_ENOMEM;
 	}
 	tg_idmap_free(which);
-	free(gpu);
-	free(stream);
+	keyed_free(&kd);
 	return rc;
 }
 
@@ -246,31 +294,33 @@ static int event_records(tg_critical_path *cp, struct gpu_ws *ws)
  * the stream that waits. */
 static int stream_waits(tg_critical_path *cp, struct gpu_ws *ws)
 {
-	int64_t *stream = tg_malloc((cp->nev + 1) * sizeof(int64_t)),
-		*track = tg_malloc((cp->nev + 1) * sizeof(int64_t));
-	int rc = stream && track ? 0 : TG_ENOMEM;
+	struct keyed kd;
+	int rc = keyed_new(&kd, cp->nev);
 	size_t n = 0;
-	for (size_t k = 0; k < ws->nlaunches && !rc; k++) {
+	for (size_t k = 0; k < ws->nlaunches && !rc; k++, n++) {
 		uint32_t l = ws->launches[k];
-		stream[l] = launch_stream(cp, l);
-		track[l] = cp->ev[l].track;
-		ws->order[n++] = l;
+		kd.k[0][n] = cp->ts[l];
+		kd.k[1][n] = launch_stream(cp, l);
+		kd.k[2][n] = cp->ev[l].track;
+		ws->order[n] = l;
 	}
 	for (uint32_t i = 0; i < cp->nev && !rc; i++) {
 		uint32_t g = cp->ic[i];
 		if (!(cp->evf[i] & CP_KEPT) || !(cp_name_flags(cp, i) & CPN_WAIT_CALL) || g == TG_NONE ||
 		    !(cp->evf[g] & CP_KEPT) || cp->stream[g] == -1 || cp->ic[g] == TG_NONE)
 			continue;
-		stream[i] = cp->stream[g];
-		track[i] = cp->ev[i].track;
+		kd.k[0][n] = cp->ts[i];
+		kd.k[1][n] = cp->stream[g];
+		kd.k[2][n] = cp->ev[i].track;
 		ws->order[n++] = i;
 	}
-	if (!rc && !(rc = cp_sort_by(ws->order, n, cp->ts)) && !(rc = cp_sort_by(ws->order, n, stream)))
-		rc = cp_sort_by(ws->order, n, track);
+	/* sorted by (thread, stream, time) */
+	if (!rc)
+		rc = cp_sort_pos(kd.pos, n, (const int64_t *const *)kd.k, 3);
 	uint32_t next = TG_NONE;
 	for (size_t k = n; k-- > 0 && !rc;) {
-		uint32_t i = ws->order[k];
-		if (k + 1 < n && (track[i] != track[ws->order[k + 1]] || stream[i] != stream[ws->order[k + 1]]))
+		uint32_t i = ws->order[kd.pos[k]];
+		if (k + 1 < n && keyed_other(&kd, kd.pos[k], kd.pos[k + 1]))
 			next = TG_NONE;
 		if (ws->lid[i] != TG_NONE) {
 			if (next == TG_NONE || ws->lid[i] < ws->lid[next])
@@ -279,8 +329,7 @@ static int stream_waits(tg_critical_path *cp, struct gpu_ws *ws)
 			rc = TG_ENOMEM;
 		}
 	}
-	free(stream);
-	free(track);
+	keyed_free(&kd);
 	return rc;
 }
 
@@ -319,14 +368,21 @@ static int sync_event(tg_critical_path *cp, struct gpu_ws *ws, struct last_nodes
 	uint16_t nf = cp_name_flags(cp, i);
 	uint32_t host = cp->ic[i], host_end = host == TG_NONE ? TG_NONE : cp->enode[host];
 	if (nf & (CPN_STREAM_WAIT | CPN_EVENT_SYNC)) {
-		uint32_t prev = cp->worc[i] == -1 ? TG_NONE : tg_idmap_get(ws->prev, cp->worc[i]);
+		int64_t worc = cp_wait_arg(cp, i, cp->k_worc);
+		uint32_t prev = worc == -1 ? TG_NONE : tg_idmap_get(ws->prev, worc);
 		if (prev == TG_NONE)
 			return 0;
 		uint32_t src = cp->ic[prev];
 		if (nf & CPN_STREAM_WAIT) {
 			uint32_t nl = host == TG_NONE ? TG_NONE : tg_idmap_get(ws->next, host);
-			if (nl != TG_NONE && cp->ic[nl] != TG_NONE)
-				cp->ksync[cp->ic[nl]] = src;
+			if (nl == TG_NONE || cp->ic[nl] == TG_NONE)
+				return 0;
+			if (!cp->ksync) { /* the first stream wait: most traces have none */
+				if (!(cp->ksync = tg_malloc((cp->nev + 1) * sizeof(uint32_t))))
+					return TG_ENOMEM;
+				memset(cp->ksync, 0xff, (cp->nev + 1) * sizeof(uint32_t));
+			}
+			cp->ksync[cp->ic[nl]] = src;
 			return 0;
 		}
 		if (src != TG_NONE && cp->enode[src] != TG_NONE && host_end != TG_NONE)
@@ -352,7 +408,7 @@ static int kernel_event(tg_critical_path *cp, struct gpu_ws *ws, struct last_nod
 	if (st == TG_NONE || en == TG_NONE)
 		return 0;
 	int rc = cp_add_edge(cp, st, en, TG_CP_EDGE_OPERATOR, 0, TG_NONE);
-	uint32_t ks = cp->ksync[i], kse = TG_NONE;
+	uint32_t ks = cp->ksync ? cp->ksync[i] : TG_NONE, kse = TG_NONE;
 	if (!rc && ks != TG_NONE) {
 		kse = cp->enode[ks];
 		if (kse != TG_NONE)
@@ -387,7 +443,7 @@ static size_t device_rows(tg_critical_path *cp, struct gpu_ws *ws)
 			continue;
 		if (cp->stream[i] == -1 && !(cp_name_flags(cp, i) & (CPN_EVENT_SYNC | CPN_CONTEXT_SYNC)))
 			continue;
-		ws->key[i] = cp->ev[i].kind == TG_KIND_SYNC ? cp->end[i] : cp->ts[i];
+		ws->key[n] = cp->ev[i].kind == TG_KIND_SYNC ? cp->end[i] : cp->ts[i];
 		ws->order[n++] = i;
 	}
 	return n;
@@ -399,22 +455,24 @@ static int kernel_edges(tg_critical_path *cp, struct gpu_ws *ws)
 	                        tg_malloc((cp->nev + 1) * sizeof(uint32_t)), 0};
 	int rc = ln.slot && ln.stream && ln.node ? 0 : TG_ENOMEM;
 	size_t n = rc ? 0 : device_rows(cp, ws);
+	uint32_t *pos = rc ? NULL : tg_malloc((n + 1) * sizeof(uint32_t));
 	if (!rc)
-		rc = cp_sort_by(ws->order, n, ws->key);
+		rc = pos ? cp_sort_pos(pos, n, (const int64_t *const *)&ws->key, 1) : TG_ENOMEM;
 	for (size_t k = 0; k < n && !rc; k++) {
-		uint32_t i = ws->order[k];
+		uint32_t i = ws->order[pos[k]];
 		rc = cp->ev[i].kind == TG_KIND_SYNC ? sync_event(cp, ws, &ln, i) : kernel_event(cp, ws, &ln, i);
 	}
 	tg_idmap_free(ln.slot);
 	free(ln.stream);
 	free(ln.node);
+	free(pos);
 	return rc;
 }
 
 int cp_add_gpu_edges(tg_critical_path *cp)
 {
 	size_t n = cp->nev + 1;
-	struct gpu_ws ws = {tg_malloc(n * sizeof(int64_t)),
+	struct gpu_ws ws = {tg_malloc(n * sizeof(int32_t)),
 	                    tg_malloc(n * sizeof(uint32_t)),
 	                    tg_malloc(n * sizeof(int64_t)),
 	                    tg_idmap_new(64),

@@ -1,9 +1,10 @@
 /*
  * critical_path_impl.h - the inside of tg_critical_path, shared by
- * critical_path.c (events, window, the longest path, the breakdown),
- * critical_path_graph.c (nodes, the runtime lock, the call stacks) and
- * critical_path_gpu.c (queue lengths, CUDA events, kernel edges). Not for
- * other modules.
+ * critical_path.c (events, window), critical_path_graph.c (nodes, the
+ * runtime lock), critical_path_stack.c (the call stacks),
+ * critical_path_gpu.c (queue lengths, CUDA events, kernel edges),
+ * critical_path_edges.c (the edge list) and critical_path_solve.c (the
+ * longest path, the breakdown). Not for other modules.
  *
  * Nodes are numbered as HTA numbers them (sorted by time, then event, start
  * before end) and edges are kept in the order HTA adds them, an edge added
@@ -22,7 +23,9 @@ enum {
 	CP_CLIP = 1 << 1,   /* in the window (HTA's clipped trace) */
 	CP_GPU = 1 << 2,    /* device side of a correlation (HTA's GPUKernelFilter) */
 	CP_CORR = 1 << 3,   /* has a correlation id >= 0 */
-	CP_NODE = 1 << 4    /* has a start and an end node */
+	CP_NODE = 1 << 4,   /* has a start and an end node */
+	CP_ON_STREAM = 1 << 5, /* HTA's stream column is 0 or more (a device event) */
+	CP_ON_PATH = 1 << 6 /* a node of the event is on the path */
 };
 
 /* Per-name flags (cp->namef, by atom). */
@@ -40,6 +43,7 @@ enum {
 	CPN_FORWARD = 1 << 10,     /* contains "forward" (the forward thread) */
 	CPN_AUTOGRAD = 1 << 11,    /* contains "autograd" (the backward thread) */
 	CPN_STEP = 1 << 12,        /* ProfilerStep#N */
+	CPN_ANNOTATION = 1 << 13,  /* matches the annotation (exactly with annotation_exact) */
 	CPN_CHECKED = 1 << 15      /* the substring flags above are set */
 };
 
@@ -59,14 +63,15 @@ struct tg_critical_path {
 	char *annotation;
 	int last_step_dropped; /* HTA's filter left out the last step */
 
-	/* per event */
+	/* per event; ts, end, stream and ksync are freed once the graph is built */
 	int64_t *ts, *end;   /* as HTA sees them (rounded unless exact_ns) */
 	int64_t *stream;     /* HTA's stream column: the "stream" argument, else -1 */
-	int64_t *won, *worc; /* wait_on_stream, wait_on_cuda_event_record_corr_id, else -1 */
+	uint32_t k_won, k_worc; /* argument keys: wait_on_stream, wait_on_cuda_event_record_corr_id */
 	uint32_t *ic;        /* HTA's index_correlation: the correlated event, or TG_NONE */
 	uint8_t *evf;
 	uint32_t *snode, *enode; /* nodes of the event, TG_NONE */
-	uint32_t *ksync;     /* kernel -> the kernel it waits for (cudaStreamWaitEvent), TG_NONE */
+	uint32_t *ksync;     /* kernel -> the kernel it waits for (cudaStreamWaitEvent), TG_NONE;
+	                      * NULL until the first stream wait */
 	uint16_t *namef;     /* per atom */
 	uint32_t natoms;
 
@@ -76,12 +81,10 @@ struct tg_critical_path {
 	int64_t *node_ts;
 	uint8_t *node_start;
 
-	/* edges, in the order first added; (src, dst) -> edge in a hash */
+	/* edges, as added until cp_merge_edges, then in the order first added */
 	cp_edge *edges;
 	size_t nedges, cap;
-	uint64_t *hkeys;
-	uint32_t *hvals;
-	size_t hcap;
+	uint32_t *soff, *sadj; /* once merged: edges by source (cp_edges_by) */
 
 	/* the result */
 	uint32_t *path; /* nodes */
@@ -97,25 +100,58 @@ struct tg_critical_path {
 };
 
 /* The correlation id of event ev, -1 when it has none. */
-int64_t cp_corr(const tg_critical_path *cp, uint32_t ev);
+static inline int64_t cp_corr(const tg_critical_path *cp, uint32_t ev)
+{
+	const tg_event *e = &cp->ev[ev];
+	return e->kind != TG_KIND_PYTHON && (e->flags & TG_EV_HAS_CORR) ? tg_event_corr(cp->t, e) : -1;
+}
+
+/* An argument as pandas.to_numeric(errors="coerce") reads it, -1 when
+ * absent (key TG_NONE) or not a number. */
+int64_t cp_arg_number(const tg_trace *t, const tg_event *e, uint32_t key);
+
+/* A sync event's wait argument (cp->k_won, cp->k_worc), -1 for other
+ * events and when absent. */
+int64_t cp_wait_arg(const tg_critical_path *cp, uint32_t ev, uint32_t key);
 
 /* The CPN_* flags of event ev's name. */
-uint16_t cp_name_flags(const tg_critical_path *cp, uint32_t ev);
+static inline uint16_t cp_name_flags(const tg_critical_path *cp, uint32_t ev)
+{
+	uint32_t atom = cp->ev[ev].name;
+	return atom < cp->natoms ? cp->namef[atom] : 0;
+}
 
-/* The edge src -> dst (nodes), or TG_NONE. */
+/* The edge src -> dst (nodes) once the edges are merged and listed by
+ * source (cp_solve), or TG_NONE. */
 uint32_t cp_find_edge(const tg_critical_path *cp, uint32_t src, uint32_t dst);
 
 /* Adds the edge src -> dst (nodes) of type; weight 0 for dependency and
- * sync edges or when zero, else the time between the nodes. An edge added
- * again keeps its place. attr_parent: the parent event used to attribute an
- * end -> start operator edge. Returns 0 or TG_ENOMEM. */
+ * sync edges or when zero, else the time between the nodes. attr_parent:
+ * the parent event used to attribute an end -> start operator edge. An
+ * edge added again is merged into the first by cp_merge_edges. Returns 0,
+ * TG_ENOMEM or TG_ELIMIT (over 2^32 - 2 edges). */
 int cp_add_edge(tg_critical_path *cp, uint32_t src, uint32_t dst, int type, int zero, uint32_t attr_parent);
+
+/* Merges the edges added more than once (networkx's DiGraph.add_edge): the
+ * first keeps its place and takes the type and weight of the last, and the
+ * attribution of the last operator or kernel-gap one. When none was, the
+ * lists by source it walked are left in cp->soff and cp->sadj. Returns 0
+ * or TG_ENOMEM. */
+int cp_merge_edges(tg_critical_path *cp);
+
+/* The edges by source (by_dst 0) or destination, in edge order: those of
+ * node v are (*adj)[(*off)[v] .. (*off)[v + 1]); both the caller's to free.
+ * Returns 0 or TG_ENOMEM (both NULL). */
+int cp_edges_by(uint32_t **off, uint32_t **adj, const tg_critical_path *cp, int by_dst);
 
 /* Creates the nodes of the window's events (critical_path_graph.c). */
 int cp_make_nodes(tg_critical_path *cp);
 
-/* The runtime-lock edges, then the call-stack edges of every CPU thread. */
-int cp_add_cpu_edges(tg_critical_path *cp);
+/* The runtime-lock edges (critical_path_graph.c). */
+int cp_add_lock_edges(tg_critical_path *cp);
+
+/* The call-stack edges of every CPU thread (critical_path_stack.c). */
+int cp_add_stack_edges(tg_critical_path *cp);
 
 /* The kernel, launch, kernel-gap and sync edges (critical_path_gpu.c). */
 int cp_add_gpu_edges(tg_critical_path *cp);
@@ -126,5 +162,10 @@ int cp_solve(tg_critical_path *cp);
 
 /* Sorts idx[0..n) stably by key[idx[i]] (int64). Returns 0 or TG_ENOMEM. */
 int cp_sort_by(uint32_t *idx, size_t n, const int64_t *key);
+
+/* The order of the entries 0..n-1 of a list by their keys (keys[l][k]: entry
+ * k's key of level l; level 0 the least significant, ties kept in list
+ * order) into pos: pos[0] is the first entry. Returns 0 or TG_ENOMEM. */
+int cp_sort_pos(uint32_t *pos, size_t n, const int64_t *const *keys, int nlevels);
 
 #endif

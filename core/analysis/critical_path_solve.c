@@ -15,6 +15,7 @@
  */
 #include "critical_path_impl.h"
 #include "../trace/kernel_class.h"
+#include "../../util/sort.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -23,27 +24,6 @@
 static int64_t path_weight(int64_t w)
 {
 	return w <= -1000 ? 0 : w;
-}
-
-/* Compressed adjacency, edges in the order added: off[v]..off[v+1]. */
-static int adjacency(const tg_critical_path *cp, uint32_t **off, uint32_t **adj, int pred)
-{
-	*off = tg_calloc(cp->nnodes + 2, sizeof(uint32_t));
-	*adj = tg_malloc((cp->nedges + 1) * sizeof(uint32_t));
-	if (!*off || !*adj)
-		return TG_ENOMEM;
-	for (size_t e = 0; e < cp->nedges; e++)
-		(*off)[(pred ? cp->edges[e].dst : cp->edges[e].src) + 1]++;
-	for (size_t v = 0; v < cp->nnodes; v++)
-		(*off)[v + 1] += (*off)[v];
-	uint32_t *fill = tg_malloc((cp->nnodes + 1) * sizeof(uint32_t));
-	if (!fill)
-		return TG_ENOMEM;
-	memcpy(fill, *off, cp->nnodes * sizeof(uint32_t));
-	for (size_t e = 0; e < cp->nedges; e++)
-		(*adj)[fill[pred ? cp->edges[e].dst : cp->edges[e].src]++] = (uint32_t)e;
-	free(fill);
-	return 0;
 }
 
 /* A node on a cycle, for the message. */
@@ -56,68 +36,15 @@ static int cycle_error(const tg_critical_path *cp, const uint32_t *indeg)
 				TG_EFORMAT,
 				"critical path: the events make a cycle of dependencies (through '%s' "
 				"at %.3f ms: nesting or syncs out of time order); HTA refuses such a trace too",
-				tg_trace_str(cp->t, cp->ev[ev].name), (double)cp->ts[ev] / 1e6);
+				tg_trace_str(cp->t, cp->ev[ev].name), (double)cp->node_ts[cp->snode[ev]] / 1e6);
 		}
 	return tg_error_set(TG_EFORMAT, "critical path: the events make a cycle of dependencies");
 }
 
-/* Topological order into topo; TG_EFORMAT for a cycle. */
-static int topo_order(const tg_critical_path *cp, uint32_t *topo, const uint32_t *soff, const uint32_t *sadj)
+/* The path ending at best (from: each node's predecessor on it, itself at
+ * the start) into cp->path. */
+static void trace_back(tg_critical_path *cp, const uint32_t *from, uint32_t best)
 {
-	uint32_t *indeg = tg_calloc(cp->nnodes + 1, sizeof(uint32_t));
-	if (!indeg)
-		return TG_ENOMEM;
-	for (size_t e = 0; e < cp->nedges; e++)
-		indeg[cp->edges[e].dst]++;
-	size_t head = 0, tail = 0;
-	for (uint32_t v = 0; v < cp->nnodes; v++)
-		if (!indeg[v])
-			topo[tail++] = v;
-	while (head < tail) {
-		uint32_t u = topo[head++];
-		for (uint32_t k = soff[u]; k < soff[u + 1]; k++) {
-			uint32_t v = cp->edges[sadj[k]].dst;
-			if (!--indeg[v])
-				topo[tail++] = v;
-		}
-	}
-	int rc = tail == cp->nnodes ? 0 : cycle_error(cp, indeg);
-	free(indeg);
-	return rc;
-}
-
-/* dag_longest_path over the topological order; the path into cp->path. */
-static int longest(tg_critical_path *cp, const uint32_t *topo, const uint32_t *poff, const uint32_t *padj)
-{
-	int64_t *dist = tg_malloc((cp->nnodes + 1) * sizeof(int64_t));
-	uint32_t *from = tg_malloc((cp->nnodes + 1) * sizeof(uint32_t));
-	cp->path = tg_malloc((cp->nnodes + 1) * sizeof(uint32_t));
-	if (!dist || !from || !cp->path) {
-		free(dist);
-		free(from);
-		return TG_ENOMEM;
-	}
-	uint32_t best = TG_NONE;
-	for (size_t k = 0; k < cp->nnodes; k++) {
-		uint32_t v = topo[k], arg = v;
-		int64_t d = 0;
-		for (uint32_t j = poff[v]; j < poff[v + 1]; j++) {
-			const cp_edge *e = &cp->edges[padj[j]];
-			int64_t c = dist[e->src] + path_weight(e->w);
-			if (j == poff[v] || c > d) {
-				d = c;
-				arg = e->src;
-			}
-		}
-		if (d < 0) {
-			d = 0;
-			arg = v;
-		}
-		dist[v] = d;
-		from[v] = arg;
-		if (best == TG_NONE || d > dist[best])
-			best = v;
-	}
 	size_t n = 0;
 	for (uint32_t v = best; v != TG_NONE; v = from[v] == v ? TG_NONE : from[v])
 		cp->path[n++] = v;
@@ -127,10 +54,71 @@ static int longest(tg_critical_path *cp, const uint32_t *topo, const uint32_t *p
 		cp->path[n - 1 - i] = x;
 	}
 	cp->npath = n;
+}
+
+/* Kahn's order and dag_longest_path in one pass: a node's distance is
+ * final when it leaves the queue (all its predecessors have), and is then
+ * pushed along its edges; a node keeps the longest predecessor edge, the
+ * first in edge order among equals (networkx walks the predecessors in
+ * edge order and takes a longer one only). The path into cp->path;
+ * TG_EFORMAT for a cycle. */
+static int longest(tg_critical_path *cp, const uint32_t *soff, const uint32_t *sadj)
+{
+	size_t nn = cp->nnodes;
+	uint32_t *queue = tg_malloc((nn + 1) * sizeof(uint32_t)), *indeg = tg_calloc(nn + 1, sizeof(uint32_t));
+	int64_t *dist = tg_malloc((nn + 1) * sizeof(int64_t));
+	/* from: the best edge in while a node waits, its predecessor once done */
+	uint32_t *from = tg_malloc((nn + 1) * sizeof(uint32_t));
+	cp->path = tg_malloc((nn + 1) * sizeof(uint32_t));
+	int rc = queue && indeg && dist && from && cp->path ? 0 : TG_ENOMEM;
+	if (rc)
+		goto out;
+	memset(from, 0xff, (nn + 1) * sizeof(uint32_t));
+	for (size_t e = 0; e < cp->nedges; e++)
+		indeg[cp->edges[e].dst]++;
+	size_t head = 0, tail = 0;
+	for (uint32_t v = 0; v < nn; v++)
+		if (!indeg[v])
+			queue[tail++] = v;
+	uint32_t best = TG_NONE;
+	while (head < tail) {
+		uint32_t u = queue[head++], arg = u;
+		int64_t d = 0;
+		if (from[u] != TG_NONE) {
+			d = dist[u];
+			arg = cp->edges[from[u]].src;
+		}
+		if (d < 0) {
+			d = 0;
+			arg = u;
+		}
+		dist[u] = d;
+		from[u] = arg;
+		if (best == TG_NONE || d > dist[best])
+			best = u;
+		for (uint32_t k = soff[u]; k < soff[u + 1]; k++) {
+			uint32_t e = sadj[k], v = cp->edges[e].dst;
+			int64_t c = d + path_weight(cp->edges[e].w);
+			if (from[v] == TG_NONE || c > dist[v] || (c == dist[v] && e < from[v])) {
+				dist[v] = c;
+				from[v] = e;
+			}
+			if (!--indeg[v])
+				queue[tail++] = v;
+		}
+	}
+	if (tail != nn) {
+		rc = cycle_error(cp, indeg);
+		goto out;
+	}
+	trace_back(cp, from, best);
 	cp->length = best == TG_NONE ? 0 : dist[best];
+out:
+	free(queue);
+	free(indeg);
 	free(dist);
 	free(from);
-	return 0;
+	return rc;
 }
 
 /* HTA's bound_by of an edge. */
@@ -143,53 +131,75 @@ static tg_cp_bound bound_of(const tg_critical_path *cp, const cp_edge *e)
 	case TG_CP_EDGE_SYNC: return TG_CP_DEPENDENCY;
 	default: break;
 	}
-	if (e->attr == TG_NONE || cp->stream[e->attr] < 0)
+	if (e->attr == TG_NONE || !(cp->evf[e->attr] & CP_ON_STREAM))
 		return e->attr != TG_NONE && (cp_name_flags(cp, e->attr) & CPN_DATA_LOAD) ? TG_CP_DATA_LOADING
 		                                                                          : TG_CP_CPU;
 	uint8_t cls = (tg_trace_name_flags(cp->t, cp->ev[e->attr].name) & TG_NAME_CLASS_MASK) >> TG_NAME_CLASS_SHIFT;
 	return cls == TG_KERNEL_COMMUNICATION ? TG_CP_GPU_COMM : TG_CP_GPU_COMPUTE;
 }
 
-static int cmp_op(const void *pa, const void *pb)
+/* The ops longest first, then by event: two radix passes, event then time
+ * (each event is once in the list, so the order is total). */
+static int sort_ops(tg_critical_path *cp)
 {
-	const tg_cp_op *a = pa, *b = pb;
-	if (a->ns != b->ns)
-		return a->ns > b->ns ? -1 : 1;
-	return a->event < b->event ? -1 : a->event > b->event;
+	tg_sort_pair *kv = tg_malloc((cp->nops + 1) * sizeof(*kv));
+	if (!kv)
+		return TG_ENOMEM;
+	for (size_t i = 0; i < cp->nops; i++)
+		kv[i] = (tg_sort_pair){cp->ops[i].event, (uint32_t)i};
+	int rc = tg_sort_pairs(kv, cp->nops);
+	for (size_t i = 0; i < cp->nops && !rc; i++)
+		kv[i].key = ~tg_sort_key_i64(cp->ops[kv[i].idx].ns);
+	if (!rc && !(rc = tg_sort_pairs(kv, cp->nops)))
+		rc = tg_sort_apply(cp->ops, cp->nops, sizeof(tg_cp_op), kv);
+	free(kv);
+	return rc;
 }
 
 /* The path's edges, the breakdown, the events and their time. */
 static int breakdown(tg_critical_path *cp)
 {
 	size_t n = cp->npath ? cp->npath - 1 : 0;
-	cp->steps = tg_calloc(n + 1, sizeof(tg_cp_step));
-	cp->ops = tg_calloc(n + 1, sizeof(tg_cp_op));
-	cp->path_events = tg_malloc((cp->npath + 1) * sizeof(uint32_t));
-	uint32_t *slot = tg_malloc((cp->nev + 1) * sizeof(uint32_t));
-	if (!cp->steps || !cp->ops || !cp->path_events || !slot) {
-		free(slot);
-		return TG_ENOMEM;
+	int full = !cp->opts.summary_only;
+	uint32_t *slot = NULL;
+	if (full) {
+		cp->steps = tg_calloc(n + 1, sizeof(tg_cp_step));
+		cp->ops = tg_calloc(n + 1, sizeof(tg_cp_op));
+		cp->path_events = tg_malloc((cp->npath + 1) * sizeof(uint32_t));
+		slot = tg_malloc((cp->nev + 1) * sizeof(uint32_t));
+		if (!cp->steps || !cp->ops || !cp->path_events || !slot) {
+			free(slot);
+			return TG_ENOMEM;
+		}
+		memset(slot, 0xff, (cp->nev + 1) * sizeof(uint32_t));
 	}
-	memset(slot, 0xff, (cp->nev + 1) * sizeof(uint32_t));
 	for (size_t i = 0; i < cp->npath; i++) {
 		uint32_t ev = cp->node_ev[cp->path[i]];
-		cp->path_events[i] = ev;
-		if (slot[ev] == TG_NONE) {
-			slot[ev] = 0;
+		if (full)
+			cp->path_events[i] = ev;
+		if (!(cp->evf[ev] & CP_ON_PATH)) {
+			cp->evf[ev] |= CP_ON_PATH;
 			cp->stats.path_events++;
 		}
 	}
-	memset(slot, 0xff, (cp->nev + 1) * sizeof(uint32_t));
 	for (size_t i = 0; i < n; i++) {
 		uint32_t u = cp->path[i], v = cp->path[i + 1];
 		const cp_edge *e = &cp->edges[cp_find_edge(cp, u, v)];
 		tg_cp_bound b = bound_of(cp, e);
+		cp->bound_ns[b] += e->w;
+		if (!full)
+			continue;
 		int attributed = e->type == TG_CP_EDGE_OPERATOR || e->type == TG_CP_EDGE_KERNEL_KERNEL;
 		uint32_t ev = attributed ? e->attr : TG_NONE;
-		cp->steps[i] =
-			(tg_cp_step){cp->node_ev[u],    cp->node_ev[v],   ev, cp->node_ts[u], e->w, e->type, (uint8_t)b,
-		                     cp->node_start[u], cp->node_start[v]};
-		cp->bound_ns[b] += e->w;
+		cp->steps[i] = (tg_cp_step){.ts = cp->node_ts[u],
+		                            .ns = e->w,
+		                            .from = cp->node_ev[u],
+		                            .to = cp->node_ev[v],
+		                            .event = ev,
+		                            .type = e->type,
+		                            .bound = (uint8_t)b,
+		                            .from_start = cp->node_start[u],
+		                            .to_start = cp->node_start[v]};
 		if (ev == TG_NONE)
 			continue;
 		if (slot[ev] == TG_NONE) {
@@ -198,33 +208,23 @@ static int breakdown(tg_critical_path *cp)
 		}
 		cp->ops[slot[ev]].ns += e->w;
 	}
-	cp->nsteps = n;
+	cp->nsteps = full ? n : 0;
 	free(slot);
-	qsort(cp->ops, cp->nops, sizeof(tg_cp_op), cmp_op);
-	return 0;
+	return full ? sort_ops(cp) : 0;
 }
 
 int cp_solve(tg_critical_path *cp)
 {
-	uint32_t *soff = NULL, *sadj = NULL, *poff = NULL, *padj = NULL;
-	uint32_t *topo = tg_malloc((cp->nnodes + 1) * sizeof(uint32_t));
-	int rc = topo ? adjacency(cp, &soff, &sadj, 0) : TG_ENOMEM;
+	int rc = cp_merge_edges(cp);
+	if (!rc && !cp->soff)
+		rc = cp_edges_by(&cp->soff, &cp->sadj, cp, 0);
 	if (!rc)
-		rc = adjacency(cp, &poff, &padj, 1);
-	if (!rc)
-		rc = topo_order(cp, topo, soff, sadj);
-	if (!rc)
-		rc = longest(cp, topo, poff, padj);
+		rc = longest(cp, cp->soff, cp->sadj);
 	if (!rc)
 		rc = breakdown(cp);
 	cp->stats.edges = cp->nedges;
 	for (size_t e = 0; e < cp->nedges; e++)
 		cp->stats.edges_by_type[cp->edges[e].type]++;
 	cp->stats.path_nodes = cp->npath;
-	free(topo);
-	free(soff);
-	free(sadj);
-	free(poff);
-	free(padj);
 	return rc;
 }

@@ -12,7 +12,8 @@ int tg_cp_summarize(tg_cp_summary *out, const tg_tree *tree)
 {
 	memset(out, 0, sizeof(*out));
 	tg_critical_path *cp;
-	int rc = tg_critical_path_build(&cp, tree, NULL);
+	tg_cp_opts o = {.summary_only = 1};
+	int rc = tg_critical_path_build(&cp, tree, &o);
 	if (rc == TG_ENOMEM)
 		return rc;
 	if (rc) {

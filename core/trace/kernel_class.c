@@ -96,13 +96,6 @@ tg_kernel_type tg_kernel_class(const char *name, int kind)
 	return TG_KERNEL_COMPUTATION;
 }
 
-tg_kernel_type tg_kernel_class_of(const tg_trace *t, const tg_event *e)
-{
-	if (e->kind != TG_KIND_KERNEL)
-		return tg_kernel_class(tg_trace_str(t, e->name), e->kind);
-	return (tg_kernel_type)((tg_trace_name_flags(t, e->name) & TG_NAME_CLASS_MASK) >> TG_NAME_CLASS_SHIFT);
-}
-
 const char *tg_kernel_class_name(tg_kernel_type type)
 {
 	switch (type) {

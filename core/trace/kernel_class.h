@@ -51,7 +51,8 @@ typedef enum tg_kernel_type {
 tg_kernel_type tg_kernel_class(const char *name, int kind);
 
 /* tg_kernel_class of device event e of trace t, the name's part decided
- * once per distinct name when the trace was read (tg_trace_name_flags). */
+ * once per distinct name, when first asked for (tg_trace_name_flags;
+ * defined in trace_names.c, beside those flags). */
 tg_kernel_type tg_kernel_class_of(const tg_trace *t, const tg_event *e);
 
 /* "COMPUTATION", "COMMUNICATION", "MEMORY", "OTHER" (static strings). */

@@ -196,11 +196,6 @@ void tg_trace_drop_flows(tg_trace *t)
 	t->nflows = t->flows_cap = 0;
 }
 
-uint8_t tg_trace_name_flags(const tg_trace *t, uint32_t atom)
-{
-	return atom < t->nname_flags ? t->name_flags[atom] : 0;
-}
-
 int tg_trace_finish_meta(tg_trace *t)
 {
 	const json_t *dist = json_object_get(t->meta, "distributedInfo");

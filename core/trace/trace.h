@@ -157,7 +157,7 @@ typedef struct tg_read_opts {
 	uint32_t max_string; /* bytes in one string, default 16 MiB */
 	uint32_t max_unit;   /* bytes of one event or top-level value, default 256 MiB */
 	uint32_t window;     /* initial read window in bytes, default 1 MiB (tests use tiny ones) */
-	uint32_t chunk;      /* bytes of JSON one thread parses ahead at a time, default 256 KiB (tests
+	uint32_t chunk;      /* bytes of JSON one thread parses ahead at a time, default 64 KiB (tests
 	                      * use tiny ones); input under a quarter of it is read on one thread */
 	int keep_all_args;   /* keep every argument (but Kineto's bookkeeping); default 0: only
 	                      * the ones tracegate's analyses read (trace_read.c: kept_keys) */
@@ -200,7 +200,9 @@ enum tg_name_flag {
 	TG_NAME_CLASS_MASK = 3 << TG_NAME_CLASS_SHIFT
 };
 
-/* The TG_NAME_* flags of atom (0 for an atom the trace does not have). */
+/* The TG_NAME_* flags of atom (0 for an atom the trace does not have),
+ * computed the first time they are asked for; several threads may ask at
+ * once. */
 uint8_t tg_trace_name_flags(const tg_trace *t, uint32_t atom);
 
 /* Frees the flow events (tg_trace_flows then has none): the tree links

@@ -14,9 +14,11 @@
  * next chunk; a chunk that begins at such a guess is "spec": worth parsing
  * ahead. When the ring is full, the feeder parses the furthest chunk not
  * yet parsed (parse callback, worker 1); the reader's thread takes the
- * chunks in order, parsing the nearest ones itself (worker 0) when it gets
- * there first. A guess is only a guess: the reader uses a chunk's result
- * only when its own parse stands exactly at the chunk's first byte,
+ * chunks in order and reads those nobody has begun itself, as any bytes;
+ * while it waits for the feeder's parse of the next one, it parses later
+ * ones ahead (worker 0). A guess is only a guess: the reader uses a
+ * chunk's result only when its own parse stands exactly at the chunk's
+ * first byte,
  * expecting an element of traceEvents; elsewhere it reads the chunk's
  * bytes as it reads any (trace_read.c).
  *
@@ -65,10 +67,12 @@ int tg_chunks_start(tg_chunks **out, tg_source *src, size_t chunk_bytes, tg_chun
 /* The next chunk in order, once read; the caller's until tg_chunks_release. */
 tg_chunk *tg_chunks_next(tg_chunks *p);
 
-/* The result of parsing c ahead (c from tg_chunks_next, spec): parsed now
- * on this thread as worker 0 when no thread has begun it, else waited for
- * (parsing later chunks meanwhile). NULL for a chunk that is not spec. The
- * caller owns the result. */
+/* The result of parsing c ahead (c from tg_chunks_next, spec), waited for
+ * when a thread parses it (this one parsing later chunks ahead meanwhile,
+ * as worker 0). NULL for a chunk that is not spec, for one nobody has
+ * begun (then nobody will: the caller reads its bytes itself), and for one
+ * whose parse takes too long (its thread has lost its core). The caller
+ * owns the result. */
 void *tg_chunks_result(tg_chunks *p, tg_chunk *c);
 
 /* Gives c's buffer back to the feeder (after the feeder's parse of it, if

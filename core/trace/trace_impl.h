@@ -34,11 +34,12 @@ struct tg_trace {
 	json_t *meta;
 	int64_t rank, world_size;
 	tg_trace_stats stats;
-	uint8_t *name_flags; /* per atom: TG_NAME_* (tg_trace_finish_names) */
+	uint8_t *name_flags; /* per atom: TG_NAME_*, computed on first use (trace_names.c) */
 	size_t nname_flags;
 };
 
-/* Computes the flags of every atom (after reading; trace_names.c). */
+/* Makes room for the flags of every atom, each computed when first asked
+ * for (after reading; trace_names.c). */
 int tg_trace_finish_names(tg_trace *t);
 
 /* Fills devices, rank and world size from t->meta (after reading). */

@@ -13,12 +13,28 @@
 
 /* ------------------------------------------------------------------ model */
 
+/* The cache slot of the len bytes at s, and two words that hold every one
+ * of them when len <= 16 (the cache's entries match on len and the words,
+ * and compare the bytes only when longer): the first 8 and the last 8
+ * bytes; below 8, the first and the last 4, or the first, middle and last
+ * byte (fixed-size loads, not a memcpy of a variable length). */
 static inline size_t icache_slot(const char *s, size_t len, uint64_t *a, uint64_t *b)
 {
-	*a = *b = 0;
-	memcpy(a, s, len < 8 ? len : 8);
-	if (len > 8)
-		memcpy(b, s + len - 8, 8);
+	*b = 0;
+	if (len >= 8) {
+		memcpy(a, s, 8);
+		if (len > 8)
+			memcpy(b, s + len - 8, 8);
+	} else if (len >= 4) {
+		uint32_t lo, hi;
+		memcpy(&lo, s, 4);
+		memcpy(&hi, s + len - 4, 4);
+		*a = (uint64_t)lo | (uint64_t)hi << 32;
+	} else {
+		*a = len ? (uint64_t)(unsigned char)s[0] | (uint64_t)(unsigned char)s[len / 2] << 8 |
+		               (uint64_t)(unsigned char)s[len - 1] << 16
+		         : 0;
+	}
 	uint64_t h = (*a ^ (len * 0x9E3779B97F4A7C15ULL)) * 0xff51afd7ed558ccdULL ^ *b * 0xc4ceb9fe1a85ec53ULL;
 	return (size_t)(h >> 52) & (ICACHE_SLOTS - 1);
 }

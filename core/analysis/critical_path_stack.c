@@ -1,0 +1,380 @@
+/*
+ * critical_path_stack.c - the call-stack edges of the critical-path graph
+ * (critical_path_impl.h), after HTA's _construct_graph_from_call_stacks.
+ *
+ * Each CPU thread's events (the backward thread folded into the forward
+ * one when each is recognised, by "autograd" and "forward" names) nest by
+ * time as HTA's call_stack.py nests them (its comparison of simultaneous
+ * starts and ends, and an end pops whatever is on top); a depth-first walk
+ * links each event's start and end to the node before it. Events without
+ * nodes (python functions, annotations) still nest, and are the parents
+ * that end -> start edges are attributed to. Threads go in (pid, tid)
+ * order, as pandas groups them.
+ *
+ * Linear time: the threads are a counting sort of the events by their
+ * track's rank (tracks are few, ranked once), and the nesting needs only
+ * the starts in HTA's order (time, the longer first, then the trace's
+ * order) and how many ends came before each start (an end comes before a
+ * start at the same time when both last): two radix sorts and a merge.
+ * HTA's comparison is no order at all when an event lasts 0 (a device
+ * event with a negative stream can); such a thread is sorted with that
+ * comparison, as before, so that the result does not move.
+ */
+#include "critical_path_impl.h"
+#include "../../util/sort.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static int is_lock(const tg_critical_path *cp, uint32_t node)
+{
+	return (cp_name_flags(cp, cp->node_ev[node]) & CPN_LOCK) != 0;
+}
+
+/* Two consecutive nodes share the lock unless they are an end and then a
+ * start (two calls one after the other). */
+static int shares_lock(const tg_critical_path *cp, uint32_t a, uint32_t b)
+{
+	return is_lock(cp, a) && is_lock(cp, b) && (cp->node_start[a] || !cp->node_start[b]);
+}
+
+/* The tid of the only thread whose cpu_op/user_annotation names contain
+ * flag's word, or -1 (none, or several threads). */
+static int64_t thread_of(const tg_critical_path *cp, uint16_t flag, int *found)
+{
+	size_t ntr;
+	const tg_track *tr = tg_trace_tracks(cp->t, &ntr);
+	int64_t tid = 0;
+	*found = 0;
+	for (size_t i = 0; i < cp->nev; i++) {
+		const tg_event *e = &cp->ev[i];
+		if (!(cp->evf[i] & CP_CLIP) || (e->kind != TG_KIND_CPU_OP && e->kind != TG_KIND_USER_ANNOTATION) ||
+		    !(cp_name_flags(cp, (uint32_t)i) & flag))
+			continue;
+		if (*found && tr[e->track].tid != tid) {
+			*found = 0;
+			return -1;
+		}
+		tid = tr[e->track].tid;
+		*found = 1;
+	}
+	return *found ? tid : -1;
+}
+
+/* One end of an event in a stack (HTA's call_stack.Event), for a thread
+ * sorted by HTA's comparison. */
+struct sev {
+	uint32_t ev;    /* event */
+	uint32_t local; /* position in the thread's list */
+	int64_t time, dur;
+	int type; /* 1 start, -1 end */
+};
+
+/* HTA's compare_events: time, then for simultaneous ones the longer start
+ * first and the shorter end first, starts after ends unless an event has
+ * no duration. */
+static int cmp_sev(const void *pa, const void *pb)
+{
+	const struct sev *x = pa, *y = pb;
+	if (x->ev == y->ev)
+		return x->type == 1 ? -1 : 1;
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	if (x->type == y->type) {
+		if (x->dur == y->dur)
+			return x->type == 1 ? (x->ev < y->ev ? -1 : 1) : (x->ev < y->ev ? 1 : -1);
+		if (x->type == 1)
+			return x->dur < y->dur ? 1 : -1;
+		return x->dur < y->dur ? -1 : 1;
+	}
+	if (x->dur > 0 && y->dur > 0)
+		return x->type == 1 ? 1 : -1;
+	if (x->dur == 0 && y->dur == 0)
+		return x->ev < y->ev ? -1 : 1;
+	return x->type == 1 ? -1 : 1;
+}
+
+/* Scratch for one thread (sized for the largest): the nesting and the
+ * sorted starts and ends. */
+struct stack_ws {
+	uint32_t *parent, *first, *next, *lastc, *stk;
+	uint8_t *state;
+	tg_sort_pair *starts;
+	uint64_t *ends;
+	uint32_t root_first, root_last;
+	size_t depth;
+};
+
+/* A start in sorted order: child c of whatever is on top of the stack. */
+static void attach(struct stack_ws *ws, uint32_t c)
+{
+	uint32_t p = ws->depth ? ws->stk[ws->depth - 1] : TG_NONE;
+	ws->parent[c] = p;
+	uint32_t *first = p == TG_NONE ? &ws->root_first : &ws->first[p],
+		 *lastc = p == TG_NONE ? &ws->root_last : &ws->lastc[p];
+	if (*lastc == TG_NONE)
+		*first = c;
+	else
+		ws->next[*lastc] = c;
+	*lastc = c;
+	ws->stk[ws->depth++] = c;
+}
+
+/* The thread's duration of event evs[i] as HTA nests it (0 when negative). */
+static int64_t dur_of(const tg_critical_path *cp, uint32_t ev)
+{
+	int64_t d = cp->end[ev] - cp->ts[ev];
+	return d > 0 ? d : 0;
+}
+
+/* Nests with HTA's comparison (a thread with an event of no duration). */
+static int nest_compare(const tg_critical_path *cp, const uint32_t *evs, size_t n, struct stack_ws *ws)
+{
+	struct sev *sev = tg_malloc((2 * n + 1) * sizeof(*sev));
+	if (!sev)
+		return TG_ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		int64_t d = dur_of(cp, evs[i]);
+		sev[2 * i] = (struct sev){evs[i], (uint32_t)i, cp->ts[evs[i]], d, 1};
+		sev[2 * i + 1] = (struct sev){evs[i], (uint32_t)i, cp->ts[evs[i]] + d, d, -1};
+	}
+	qsort(sev, 2 * n, sizeof(struct sev), cmp_sev);
+	for (size_t k = 0; k < 2 * n; k++) {
+		if (sev[k].type == -1)
+			ws->depth -= ws->depth > 0;
+		else
+			attach(ws, sev[k].local);
+	}
+	free(sev);
+	return 0;
+}
+
+static int bits_for(uint64_t range)
+{
+	return range ? 64 - __builtin_clzll(range) : 0;
+}
+
+/* Nests a thread whose events all last: the starts sorted by (time, the
+ * longer first, position), the ends by time; an end at a start's time
+ * comes first. */
+static int nest_radix(const tg_critical_path *cp, const uint32_t *evs, size_t n, struct stack_ws *ws)
+{
+	int64_t tmin = INT64_MAX;
+	uint64_t tspan = 0, dmax = 0;
+	for (size_t i = 0; i < n; i++)
+		tmin = cp->ts[evs[i]] < tmin ? cp->ts[evs[i]] : tmin;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t e = (uint64_t)cp->end[evs[i]] - (uint64_t)tmin, d = (uint64_t)dur_of(cp, evs[i]);
+		tspan = e > tspan ? e : tspan;
+		dmax = d > dmax ? d : dmax;
+	}
+	int tb = bits_for(tspan), db = bits_for(dmax), one = tb + db <= 64;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t t = (uint64_t)cp->ts[evs[i]] - (uint64_t)tmin, longer = dmax - (uint64_t)dur_of(cp, evs[i]);
+		ws->starts[i] = (tg_sort_pair){one ? (db == 64 ? 0 : t << db) | longer : longer, (uint32_t)i};
+		ws->ends[i] = (uint64_t)cp->end[evs[i]] - (uint64_t)tmin;
+	}
+	int rc = tg_sort_pairs(ws->starts, n);
+	if (!rc && !one) {
+		for (size_t i = 0; i < n; i++)
+			ws->starts[i].key = (uint64_t)cp->ts[evs[ws->starts[i].idx]] - (uint64_t)tmin;
+		rc = tg_sort_pairs(ws->starts, n);
+	}
+	if (!rc)
+		rc = tg_sort_u64(ws->ends, n);
+	if (rc)
+		return rc;
+	size_t j = 0;
+	for (size_t k = 0; k < n; k++) {
+		uint32_t c = ws->starts[k].idx;
+		uint64_t t = (uint64_t)cp->ts[evs[c]] - (uint64_t)tmin;
+		for (; j < n && ws->ends[j] <= t; j++)
+			ws->depth -= ws->depth > 0;
+		attach(ws, c);
+	}
+	return 0;
+}
+
+/* The walk's state (HTA's enter_func/exit_func closure). */
+struct walk {
+	uint32_t last; /* node */
+	int depth;
+	uint32_t parent; /* event the next end -> start edge is attributed to */
+};
+
+static int visit(tg_critical_path *cp, struct walk *w, uint32_t ev, uint32_t parent_ev, int enter)
+{
+	if (!(cp->evf[ev] & CP_NODE))
+		return 0;
+	uint32_t node = enter ? cp->snode[ev] : cp->enode[ev];
+	int rc = 0;
+	if (w->last != TG_NONE && !shares_lock(cp, w->last, node)) {
+		int type = enter && w->depth == 0 ? TG_CP_EDGE_DEPENDENCY : TG_CP_EDGE_OPERATOR;
+		int zero = !enter && (cp_name_flags(cp, ev) & CPN_BLOCK);
+		rc = cp_add_edge(cp, w->last, node, type, zero, w->parent);
+	}
+	w->last = node;
+	w->parent = parent_ev;
+	w->depth += enter ? 1 : -1;
+	return rc;
+}
+
+/* Walks the nested events of the thread evs[0..n) depth first. */
+static int walk_nested(tg_critical_path *cp, const uint32_t *evs, struct stack_ws *ws)
+{
+	struct walk w = {TG_NONE, 0, TG_NONE};
+	int rc = 0;
+	size_t sp = 0;
+	for (uint32_t r = ws->root_first; r != TG_NONE && !rc; r = ws->next[r]) {
+		ws->stk[sp++] = r;
+		while (sp && !rc) {
+			uint32_t c = ws->stk[sp - 1];
+			uint32_t pev = ws->parent[c] == TG_NONE ? TG_NONE : evs[ws->parent[c]];
+			if (!ws->state[c]) {
+				ws->state[c] = 1;
+				rc = visit(cp, &w, evs[c], pev, 1);
+				for (uint32_t ch = ws->first[c]; ch != TG_NONE; ch = ws->next[ch])
+					ws->state[ch] = 0;
+				/* children pushed in reverse so that the first is walked first */
+				size_t at = sp;
+				for (uint32_t ch = ws->first[c]; ch != TG_NONE; ch = ws->next[ch])
+					at++;
+				size_t k = at;
+				for (uint32_t ch = ws->first[c]; ch != TG_NONE; ch = ws->next[ch])
+					ws->stk[--k] = ch;
+				sp = at;
+			} else {
+				rc = visit(cp, &w, evs[c], pev, 0);
+				sp--;
+			}
+		}
+	}
+	return rc;
+}
+
+/* Nests the thread's events evs[0..n) and walks them depth first. */
+static int walk_thread(tg_critical_path *cp, const uint32_t *evs, size_t n, struct stack_ws *ws)
+{
+	int lasting = 1;
+	for (size_t i = 0; i < n; i++) {
+		ws->first[i] = ws->next[i] = ws->lastc[i] = TG_NONE;
+		ws->state[i] = 0;
+		lasting &= dur_of(cp, evs[i]) > 0;
+	}
+	ws->root_first = ws->root_last = TG_NONE;
+	ws->depth = 0;
+	int rc = lasting ? nest_radix(cp, evs, n, ws) : nest_compare(cp, evs, n, ws);
+	return rc ? rc : walk_nested(cp, evs, ws);
+}
+
+/* Tracks ranked by (pid, pid_str, tid, tid_str), the backward thread's
+ * tid replaced: equal tuples share a rank. */
+struct track_key {
+	int64_t k[4];
+	uint32_t track;
+};
+
+static int cmp_track_key(const void *pa, const void *pb)
+{
+	const struct track_key *a = pa, *b = pb;
+	for (int i = 0; i < 4; i++)
+		if (a->k[i] != b->k[i])
+			return a->k[i] < b->k[i] ? -1 : 1;
+	return (a->track > b->track) - (a->track < b->track);
+}
+
+static int rank_tracks(tg_critical_path *cp, uint32_t *rank, size_t ntr)
+{
+	const tg_track *tr = tg_trace_tracks(cp->t, &ntr);
+	int ff, fb;
+	int64_t fwd = thread_of(cp, CPN_FORWARD, &ff), bwd = thread_of(cp, CPN_AUTOGRAD, &fb);
+	int remap = ff && fb && fwd && bwd && fwd != bwd;
+	struct track_key *tk = tg_malloc((ntr + 1) * sizeof(*tk));
+	if (!tk)
+		return TG_ENOMEM;
+	for (size_t i = 0; i < ntr; i++) {
+		const tg_track *t = &tr[i];
+		int64_t tid = remap && t->tid_str == TG_NONE && t->tid == bwd ? fwd : t->tid;
+		tk[i] = (struct track_key){{t->pid, (int64_t)t->pid_str, tid, (int64_t)t->tid_str}, (uint32_t)i};
+	}
+	qsort(tk, ntr, sizeof(*tk), cmp_track_key);
+	uint32_t r = 0;
+	for (size_t i = 0; i < ntr; i++) {
+		if (i && memcmp(tk[i].k, tk[i - 1].k, sizeof(tk[i].k)))
+			r++;
+		rank[tk[i].track] = r;
+	}
+	free(tk);
+	return 0;
+}
+
+/* The window's events into evs, grouped by thread: a stable counting sort
+ * by the rank of their track; grp[k] is evs[k]'s rank. */
+static int thread_order(tg_critical_path *cp, uint32_t *evs, uint32_t *grp)
+{
+	size_t ntr;
+	tg_trace_tracks(cp->t, &ntr);
+	uint32_t *rank = tg_malloc((ntr + 1) * sizeof(uint32_t)), *cnt = tg_calloc(ntr + 2, sizeof(uint32_t));
+	int rc = rank && cnt ? rank_tracks(cp, rank, ntr) : TG_ENOMEM;
+	if (!rc) {
+		for (size_t i = 0; i < cp->nev; i++)
+			if (cp->evf[i] & CP_CLIP)
+				cnt[rank[cp->ev[i].track] + 1]++;
+		for (size_t r = 0; r < ntr; r++)
+			cnt[r + 1] += cnt[r];
+		for (size_t i = 0; i < cp->nev; i++)
+			if (cp->evf[i] & CP_CLIP) {
+				uint32_t r = rank[cp->ev[i].track], at = cnt[r]++;
+				evs[at] = (uint32_t)i;
+				grp[at] = r;
+			}
+	}
+	free(rank);
+	free(cnt);
+	return rc;
+}
+
+/* 1 if the thread is a CPU call stack for HTA: every stream below 0. */
+static int cpu_thread(const tg_critical_path *cp, const uint32_t *evs, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (cp->stream[evs[i]] >= 0)
+			return 0;
+	return 1;
+}
+
+int cp_add_stack_edges(tg_critical_path *cp)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < cp->nev; i++)
+		n += (cp->evf[i] & CP_CLIP) != 0;
+	uint32_t *evs = tg_malloc((n + 1) * sizeof(uint32_t)), *grp = tg_malloc((n + 1) * sizeof(uint32_t));
+	struct stack_ws ws = {.parent = tg_malloc((n + 1) * 4),
+	                      .first = tg_malloc((n + 1) * 4),
+	                      .next = tg_malloc((n + 1) * 4),
+	                      .lastc = tg_malloc((n + 1) * 4),
+	                      .stk = tg_malloc((n + 1) * 4),
+	                      .state = tg_malloc(n + 1),
+	                      .starts = tg_malloc((n + 1) * sizeof(tg_sort_pair)),
+	                      .ends = tg_malloc((n + 1) * sizeof(uint64_t))};
+	int rc = TG_ENOMEM;
+	if (evs && grp && ws.parent && ws.first && ws.next && ws.lastc && ws.stk && ws.state && ws.starts && ws.ends)
+		rc = thread_order(cp, evs, grp);
+	for (size_t lo = 0, hi; lo < n && !rc; lo = hi) {
+		for (hi = lo + 1; hi < n && grp[hi] == grp[lo]; hi++)
+			;
+		if (cpu_thread(cp, evs + lo, hi - lo))
+			rc = walk_thread(cp, evs + lo, hi - lo, &ws);
+	}
+	free(evs);
+	free(grp);
+	free(ws.parent);
+	free(ws.first);
+	free(ws.next);
+	free(ws.lastc);
+	free(ws.stk);
+	free(ws.state);
+	free(ws.starts);
+	free(ws.ends);
+	return rc;
+}
