@@ -201,7 +201,8 @@ static int regressed_ops(tg_diff_augment *d, const tg_gate *g, const tg_tree *tr
 			return TG_ENOMEM;
 	}
 	/* one mark per (event, note): an op with several kernels is marked once */
-	qsort(d->marks, d->nmarks, sizeof(*d->marks), by_event);
+	if (d->nmarks > 1) /* d->marks is NULL when nothing was marked: qsort(NULL, 0) is undefined */
+		qsort(d->marks, d->nmarks, sizeof(*d->marks), by_event);
 	size_t k = 0;
 	for (size_t i = 0; i < d->nmarks; i++)
 		if (!k || by_event(&d->marks[k - 1], &d->marks[i]))

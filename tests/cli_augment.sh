@@ -63,6 +63,12 @@ cond=0
 expect "--diff with a bad BASE: exit 2, nothing written" "rc $rc: $(cat "$tmp/err")"
 "$TG" augment tests/fixtures/tiny.json -o /dev/null >/dev/null 2>"$tmp/err"
 check "-o /dev/null: written as it is" "$(cat "$tmp/err")" [ $? = 0 ]
+"$TG" augment tests/fixtures/tiny.json --diff tests/fixtures/tiny.json -o "$tmp/self.json" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+cond=0
+[ $rc = 0 ] && [ ! -s "$tmp/err" ] && grep -qF "0 regressed ops marked" "$tmp/out" && cond=1
+expect "--diff with nothing regressed (the trace against itself): exit 0, nothing marked" \
+	"rc $rc: $(cat "$tmp/out" "$tmp/err")"
 ls "$tmp" | grep -q 'tmp-' && not_ok "no temporary file left" "$(ls "$tmp")"
 
 # every refused trace of tests/data/bad/trace: augment and replay print the

@@ -76,10 +76,46 @@ static void test_direct_and_subtree_times(void **state)
 	tg_trace_free(t);
 }
 
+/* A trace whose device events no op launched (GPU-only, or its launches
+ * outside the profiled window) has no launchers: every table of them is
+ * empty, and none sorts or reads an array it never allocated (qsort of a
+ * NULL array, even of 0 elements, is undefined: UBSan stops there). */
+static void test_no_launchers(void **state)
+{
+	(void)state;
+	tg_trace *t = tg_test_read_str(
+		"{\"traceEvents\":["
+		"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":0,\"tid\":7,\"ts\":10,\"dur\":5,"
+		"\"args\":{\"device\":0,\"stream\":7,\"correlation\":1}}"
+		"]}");
+	tg_tree *tree;
+	assert_int_equal(tg_tree_build(&tree, t), 0);
+	tg_launchers_opts o = {.tb = {.tracelens_float = 0, .base_ns = 0}, .step = -1};
+	tg_launchers *l;
+	assert_int_equal(tg_launchers_build(&l, tree, &o), 0);
+	size_t n;
+	tg_launchers_list(l, &n);
+	assert_int_equal(n, 0);
+	tg_table *tab;
+	assert_int_equal(tg_launchers_unique_args(&tab, l), 0);
+	assert_int_equal(tg_table_nrows(tab), 0);
+	tg_table_free(tab);
+	assert_int_equal(tg_launchers_ops_summary(&tab, l), 0);
+	assert_int_equal(tg_table_nrows(tab), 0);
+	tg_table_free(tab);
+	assert_int_equal(tg_launchers_ops_by_category(&tab, l), 0);
+	assert_int_equal(tg_table_nrows(tab), 0);
+	tg_table_free(tab);
+	tg_launchers_free(l);
+	tg_tree_free(tree);
+	tg_trace_free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_direct_and_subtree_times),
+		cmocka_unit_test(test_no_launchers),
 	};
 	return cmocka_run_group_tests_name("launchers", tests, NULL, NULL);
 }

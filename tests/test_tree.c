@@ -231,6 +231,57 @@ static void test_wide_ids_link(void **state)
 	tg_trace_free(t);
 }
 
+/* Which device events TraceLens links (tree_links.c): both ends of the
+ * launch flow with the kernel's correlation, at any id (32-bit, at
+ * UINT32_MAX, 64-bit), or a graph launch; one end is not enough. Flow ids
+ * 5 and 2^62 span a range no dense map may be sized by: the build must
+ * still succeed (a map of the range would be 2^63 keys). */
+#define TL_LAUNCH(ts, corr) \
+	"{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,\"ts\":" #ts \
+	",\"dur\":2,\"args\":{\"correlation\":" #corr "}},"
+#define TL_KERNEL(name, ts, corr) \
+	"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"" name "\",\"pid\":0,\"tid\":7,\"ts\":" #ts \
+	",\"dur\":5,\"args\":{\"device\":0,\"stream\":7,\"correlation\":" #corr "}},"
+#define TL_FLOW(ph, id, pid, tid, ts) \
+	"{\"ph\":\"" ph "\",\"cat\":\"ac2g\",\"name\":\"ac2g\",\"id\":" #id ",\"pid\":" #pid ",\"tid\":" #tid \
+	",\"ts\":" #ts ",\"bp\":\"e\"},"
+static void test_tracelens_links(void **state)
+{
+	(void)state;
+	tg_trace *t;
+	tg_tree *tree = build(&t,
+		"{\"traceEvents\":["
+		"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::mm\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":100},"
+		TL_LAUNCH(10, 5) TL_KERNEL("k_both", 200, 5) TL_FLOW("s", 5, 1, 1, 10) TL_FLOW("f", 5, 0, 7, 200)
+		TL_LAUNCH(20, 4611686018427387904) TL_KERNEL("k_far", 210, 4611686018427387904)
+		TL_FLOW("s", 4611686018427387904, 1, 1, 20) TL_FLOW("f", 4611686018427387904, 0, 7, 210)
+		TL_LAUNCH(30, 4294967295) TL_KERNEL("k_max", 220, 4294967295)
+		TL_FLOW("s", 4294967295, 1, 1, 30) TL_FLOW("f", 4294967295, 0, 7, 220)
+		TL_LAUNCH(40, 7) TL_KERNEL("k_start_only", 230, 7) TL_FLOW("s", 7, 1, 1, 40)
+		"{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaGraphLaunch\",\"pid\":1,\"tid\":1,"
+		"\"ts\":50,\"dur\":2,\"args\":{\"correlation\":9}},"
+		TL_KERNEL("k_graph", 240, 9)
+		"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k_alone\",\"pid\":0,\"tid\":7,\"ts\":250,\"dur\":5,"
+		"\"args\":{\"device\":0,\"stream\":7}}"
+		"]}");
+	static const struct {
+		const char *name;
+		int linked;
+	} want[] = {{"k_both", 1}, {"k_far", 1}, {"k_max", 1}, {"k_start_only", 0}, {"k_graph", 1}, {"k_alone", 0}};
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		uint32_t k = tg_test_find(t, want[i].name, TG_KIND_KERNEL);
+		assert_int_not_equal(k, TG_NONE);
+		if (tg_tree_linked_like_tracelens(tree, k) != want[i].linked)
+			fail_msg("%s: linked %d, want %d", want[i].name, tg_tree_linked_like_tracelens(tree, k),
+			         want[i].linked);
+	}
+	/* every kernel but the lone one hangs under its launch all the same */
+	assert_string_equal(name_of(t, tg_tree_parent(tree, tg_test_find(t, "k_start_only", TG_KIND_KERNEL))),
+	                    "cudaLaunchKernel");
+	tg_tree_free(tree);
+	tg_trace_free(t);
+}
+
 static void test_gpu_only_trace(void **state)
 {
 	(void)state;
@@ -262,6 +313,7 @@ int main(void)
 		cmocka_unit_test(test_python_parent_ids),
 		cmocka_unit_test(test_gpu_only_trace),
 		cmocka_unit_test(test_wide_ids_link),
+		cmocka_unit_test(test_tracelens_links),
 	};
 	return cmocka_run_group_tests_name("tree", tests, NULL, NULL);
 }

@@ -24,7 +24,7 @@ static int cmp_start(const void *a, const void *b)
 /* Unions of each owner's spans (t grouped by owner, at[w] the end
  * of owner w's group) into list[owner].subtree_us; a group not in start
  * order is sorted in place first. */
-static void union_per_owner(tg_span *t, const uint32_t *at, size_t nowners, tg_launcher *list)
+static void union_per_owner(tg_span *t, const size_t *at, size_t nowners, tg_launcher *list)
 {
 	for (size_t w = 0, i = 0; w < nowners; i = at[w++]) {
 		size_t n = at[w] - i;
@@ -90,7 +90,8 @@ uint32_t tg_launcher_of(const tg_tree *tree, uint32_t ev, int tracelens)
  * counts launcher w's tags, then (as offsets) where the next one goes. */
 struct tagvec {
 	tg_span *v;
-	uint32_t *at; /* nowners + 1 */
+	size_t *at; /* nowners + 1; size_t: the tags are events times their
+	             * launchers above, beyond 2^32 in a deep enough tree */
 	size_t n;
 };
 
@@ -236,15 +237,19 @@ static void tag_subtrees(const tg_launchers *l, const tg_launchers_opts *opts, s
  * TG_ENOMEM. */
 static int subtree_unions(tg_launchers *l, const tg_launchers_opts *opts)
 {
-	struct tagvec sub = {NULL, tg_calloc(l->n + 1, sizeof(uint32_t)), 0};
+	struct tagvec sub = {NULL, tg_calloc(l->n + 1, sizeof(size_t)), 0};
 	if (!sub.at)
 		return TG_ENOMEM;
 	tag_subtrees(l, opts, &sub); /* counts */
 	for (size_t w = 0, start = 0; w < l->n; w++) {
 		size_t c = sub.at[w];
-		sub.at[w] = (uint32_t)start; /* where launcher w's tags begin */
+		sub.at[w] = start; /* where launcher w's tags begin */
 		start += c;
 		sub.n = start;
+	}
+	if (sub.n >= SIZE_MAX / sizeof(*sub.v)) {
+		free(sub.at);
+		return tg_error_set(TG_ENOMEM, "out of memory (%zu subtree spans)", sub.n);
 	}
 	if (!(sub.v = tg_malloc((sub.n + 1) * sizeof(*sub.v)))) {
 		free(sub.at);

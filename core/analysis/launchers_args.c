@@ -167,7 +167,8 @@ int tg_launchers_unique_args(tg_table **out, const tg_launchers *l)
 		if (ua_key_of(&key, &u, l, &l->list[i]) || ua_add(&u, &key, &l->list[i]))
 			goto done;
 	}
-	qsort(u.g, u.ng, sizeof(*u.g), cmp_ua);
+	if (u.ng > 1) /* u.g is NULL without launchers: qsort(NULL, 0) is undefined */
+		qsort(u.g, u.ng, sizeof(*u.g), cmp_ua);
 	static const char *const cols[] = {
 		"name", "op category", "process_name", "process_label", "thread_name", "Input Dims",
 		"Input type", "Input Strides", "Concrete Inputs", "operation_count",

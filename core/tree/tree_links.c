@@ -12,6 +12,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The key of flow f in the map of launch flow ends: its id, then 0 for a
+ * start or 1 for a finish (first put wins, so the two kinds of end go to
+ * separate keys); 0 for a flow that is not a launch flow's start or
+ * finish. */
+static int launch_end_key(const tg_flow *f, int64_t *key)
+{
+	if (f->type != TG_FLOW_LAUNCH || (f->ph != 's' && f->ph != 'f'))
+		return 0;
+	*key = (int64_t)(f->id << 1 | (f->ph == 'f'));
+	return 1;
+}
+
 int tg_tree_tracelens_links(uint8_t **out, const tg_trace *t, const uint32_t *parent)
 {
 	size_t ne, nf;
@@ -20,11 +32,10 @@ int tg_tree_tracelens_links(uint8_t **out, const tg_trace *t, const uint32_t *pa
 	/* the keys' range first: flow ids are correlation ids, mostly dense,
 	 * and a dense map takes 4 bytes a key where a hash takes 32 */
 	size_t nk = 0;
-	int64_t lo = INT64_MAX, hi = INT64_MIN;
+	int64_t lo = INT64_MAX, hi = INT64_MIN, key;
 	for (size_t i = 0; i < nf; i++) {
-		if (fl[i].type != TG_FLOW_LAUNCH || (fl[i].ph != 's' && fl[i].ph != 'f'))
+		if (!launch_end_key(&fl[i], &key))
 			continue;
-		int64_t key = (int64_t)(fl[i].id << 1 | (fl[i].ph == 'f'));
 		lo = key < lo ? key : lo;
 		hi = key > hi ? key : hi;
 		nk++;
@@ -35,13 +46,8 @@ int tg_tree_tracelens_links(uint8_t **out, const tg_trace *t, const uint32_t *pa
 		tg_idmap_free(ends);
 		return TG_ENOMEM;
 	}
-	/* value bit 1: a start seen, bit 2: a finish seen (first put wins, so
-	 * keep both kinds in separate key spaces) */
 	for (size_t i = 0; i < nf; i++) {
-		if (fl[i].type != TG_FLOW_LAUNCH || (fl[i].ph != 's' && fl[i].ph != 'f'))
-			continue;
-		int64_t key = (int64_t)(fl[i].id << 1 | (fl[i].ph == 'f'));
-		if (tg_idmap_put(ends, key, 1) < 0) {
+		if (launch_end_key(&fl[i], &key) && tg_idmap_put(ends, key, 1) < 0) {
 			tg_idmap_free(ends);
 			return TG_ENOMEM;
 		}
@@ -59,7 +65,7 @@ int tg_tree_tracelens_links(uint8_t **out, const tg_trace *t, const uint32_t *pa
 		}
 		uint64_t id = (uint64_t)tg_event_corr(t, &ev[i]);
 		linked[i] = tg_idmap_get(ends, (int64_t)(id << 1)) != TG_NONE &&
-		                     tg_idmap_get(ends, (int64_t)(id << 1 | 1)) != TG_NONE;
+		            tg_idmap_get(ends, (int64_t)(id << 1 | 1)) != TG_NONE;
 	}
 	tg_idmap_free(ends);
 	return 0;
