@@ -353,6 +353,8 @@ static int subtree_unions(tg_launchers *l, const tg_launchers_opts *opts)
 		goto out;
 	place_spans(l, opts, &st); /* at[w]: now where launcher w's spans end */
 	own_unions(l, &st);
+	free(st.near); /* not needed by the walk: the tree of launchers is in st.parent */
+	st.near = NULL;
 	rc = walk_up(l, &st);
 out:
 	free(st.near);
