@@ -292,15 +292,22 @@ static int finish_launcher(tg_launchers *l, struct subtree *st, uint32_t w, uint
 	return 0;
 }
 
-/* The launcher tree and each launcher's own spans, merged: st->parent,
- * st->pending, st->acc. */
-static void own_unions(tg_launchers *l, struct subtree *st)
+/* The launcher tree: st->parent, and st->pending counting each launcher's
+ * children. */
+static void launcher_tree(tg_launchers *l, struct subtree *st)
 {
 	for (size_t w = 0; w < l->n; w++) {
 		uint32_t up = tg_tree_parent(l->tree, l->list[w].event);
 		st->parent[w] = up == TG_NONE ? TG_NONE : nearest_launcher(l, st, up);
 		if (st->parent[w] != TG_NONE)
 			st->pending[st->parent[w]]++;
+	}
+}
+
+/* Each launcher's own spans, merged in place: st->acc views of st->v. */
+static void own_unions(tg_launchers *l, struct subtree *st)
+{
+	for (size_t w = 0; w < l->n; w++) {
 		tg_span *g = st->v + (w ? st->at[w - 1] : 0);
 		st->acc[w] = (struct spanlist){g, tg_span_merge(g, st->at[w] - (size_t)(g - st->v)), 0};
 	}
@@ -339,10 +346,9 @@ static int subtree_unions(tg_launchers *l, const tg_launchers_opts *opts)
 		.at = tg_calloc(l->n + 2, sizeof(size_t)),
 		.parent = tg_malloc((l->n + 1) * sizeof(uint32_t)),
 		.pending = tg_calloc(l->n + 1, sizeof(uint32_t)),
-		.acc = tg_calloc(l->n + 1, sizeof(struct spanlist)),
 	};
 	int rc = TG_ENOMEM;
-	if (!st.near || !st.at || !st.parent || !st.pending || !st.acc)
+	if (!st.near || !st.at || !st.parent || !st.pending)
 		goto out;
 	for (size_t i = 0; i < ne; i++)
 		st.near[i] = NEAR_UNKNOWN;
@@ -352,9 +358,12 @@ static int subtree_unions(tg_launchers *l, const tg_launchers_opts *opts)
 	if (!(st.v = tg_malloc((st.at[l->n] + 1) * sizeof(*st.v))))
 		goto out;
 	place_spans(l, opts, &st); /* at[w]: now where launcher w's spans end */
-	own_unions(l, &st);
-	free(st.near); /* not needed by the walk: the tree of launchers is in st.parent */
+	launcher_tree(l, &st);
+	free(st.near); /* the walk reads the launchers' parents only: never held with the lists */
 	st.near = NULL;
+	if (!(st.acc = tg_calloc(l->n + 1, sizeof(struct spanlist))))
+		goto out;
+	own_unions(l, &st);
 	rc = walk_up(l, &st);
 out:
 	free(st.near);
