@@ -172,12 +172,14 @@ static void test_select(void **state)
 	for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
 		size_t n = sizes[s];
 		int64_t *a = malloc(n * sizeof(*a)), *b = malloc(n * sizeof(*b));
-		for (int mode = 0; mode < 4; mode++) {
+		for (int mode = 0; mode < 6; mode++) {
 			for (size_t i = 0; i < n; i++)
 				a[i] = mode == 0   ? (int64_t)(next() % 1000000)
-				       : mode == 1 ? (int64_t)(next() % 3) /* ties */
-				       : mode == 2 ? (int64_t)i             /* sorted */
-				                   : (int64_t)(n - i);      /* reversed */
+				       : mode == 1 ? (int64_t)(next() % 3)                      /* ties */
+				       : mode == 2 ? (int64_t)i                                  /* sorted */
+				       : mode == 3 ? (int64_t)(n - i)                            /* reversed */
+				       : mode == 4 ? (int64_t)(i < n / 2 ? i : n - i)           /* organ pipe */
+				                   : (int64_t)((i % 2 ? i : n + i) * (i % 7 + 1)); /* zig-zag */
 			memcpy(b, a, n * sizeof(*a));
 			qsort(b, n, sizeof(*b), cmp_i64);
 			size_t ks[] = {0, (n - 1) / 2, n / 2, n - 1};
@@ -195,6 +197,35 @@ static void test_select(void **state)
 	}
 }
 
+/* The median: NAN of nothing, the middle value, the mean of the two
+ * middle ones (each a double first, so values near INT64_MAX do not
+ * overflow), the same as sorting. */
+static void test_median(void **state)
+{
+	(void)state;
+	assert_true(isnan(tg_median_i64(NULL, 0)));
+	int64_t one[] = {7};
+	assert_true(tg_median_i64(one, 1) == 7.0);
+	int64_t odd[] = {9, 1, 5, 3, 7};
+	assert_true(tg_median_i64(odd, 5) == 5.0);
+	int64_t even[] = {8, 2, 6, 4};
+	assert_true(tg_median_i64(even, 4) == 5.0);
+	int64_t big[] = {INT64_MAX, INT64_MAX - 2};
+	assert_true(tg_median_i64(big, 2) == ((double)INT64_MAX + (double)(INT64_MAX - 2)) / 2.0);
+	size_t n = 100000;
+	int64_t *a = malloc(n * sizeof(*a)), *b = malloc(n * sizeof(*b));
+	for (size_t m = n - 1; m <= n; m++) {
+		for (size_t i = 0; i < m; i++)
+			a[i] = (int64_t)(next() % 5000) - 2500;
+		memcpy(b, a, m * sizeof(*a));
+		qsort(b, m, sizeof(*b), cmp_i64);
+		double want = m % 2 ? (double)b[m / 2] : ((double)b[m / 2 - 1] + (double)b[m / 2]) / 2.0;
+		assert_true(tg_median_i64(a, m) == want);
+	}
+	free(a);
+	free(b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -204,6 +235,7 @@ int main(void)
 		cmocka_unit_test(test_double_keys),
 		cmocka_unit_test(test_u64),
 		cmocka_unit_test(test_select),
+		cmocka_unit_test(test_median),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

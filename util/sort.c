@@ -5,6 +5,7 @@
 #include "sort.h"
 #include "tg.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -199,10 +200,26 @@ static void swap_i64(int64_t *a, int64_t *b)
 	*b = t;
 }
 
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return (x > y) - (x < y);
+}
+
 int64_t tg_select_i64(int64_t *v, size_t n, size_t k)
 {
 	size_t lo = 0, hi = n - 1;
+	/* Partitions allowed before the rest is sorted instead: the values
+	 * come from traces anyone writes, and a median-of-three killer
+	 * sequence would make quickselect quadratic (introselect's guard). */
+	int budget = 16;
+	for (size_t m = n; m > 1; m >>= 1)
+		budget += 2;
 	while (hi > lo) {
+		if (budget-- == 0) {
+			qsort(v + lo, hi - lo + 1, sizeof(*v), cmp_i64);
+			return v[k];
+		}
 		/* median of three to v[lo]; then Hoare partition around it */
 		size_t mid = lo + (hi - lo) / 2;
 		if (v[mid] < v[lo])
@@ -234,4 +251,20 @@ int64_t tg_select_i64(int64_t *v, size_t n, size_t k)
 			lo = j + 1;
 	}
 	return v[k];
+}
+
+double tg_median_i64(int64_t *v, size_t n)
+{
+	if (!n)
+		return NAN;
+	/* the two middle values: the lower one selected, the upper one the
+	 * smallest of what selection left above it */
+	size_t lo = (n - 1) / 2;
+	int64_t a = tg_select_i64(v, n, lo), b = a;
+	if (n % 2 == 0) {
+		b = v[lo + 1];
+		for (size_t i = lo + 2; i < n; i++)
+			b = v[i] < b ? v[i] : b;
+	}
+	return ((double)a + (double)b) / 2.0;
 }

@@ -72,7 +72,14 @@ int tg_sort_by_keys(void *base, size_t n, size_t size, int nlevels, tg_sort_key_
 
 /* The k-th smallest of v[0..n) (k < n), reordering v so that v[k] holds it,
  * everything before it is <= and everything after >= (quickselect,
- * linear on average, median-of-three pivots). */
+ * linear on average, median-of-three pivots; after about 2 log2 n
+ * partitions what is left is sorted, so that no input makes it worse than
+ * n log n). */
 int64_t tg_select_i64(int64_t *v, size_t n, size_t k);
+
+/* The median of v[0..n) (the mean of the two middle values when n is
+ * even, as ((double)lo + (double)hi) / 2), NAN when n is 0; reorders v.
+ * Linear on average (tg_select_i64), no scratch. */
+double tg_median_i64(int64_t *v, size_t n);
 
 #endif

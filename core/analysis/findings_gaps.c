@@ -19,6 +19,7 @@
  */
 #include "findings_impl.h"
 #include "describe.h"
+#include "../../util/sort.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -89,11 +90,13 @@ static void all_gaps(struct gaps *g, const tg_fctx *c)
 	}
 }
 
-/* Median durations (ns) of the selected kernels and of their launch calls. */
+/* Median durations (ns) of the selected kernels and of their launch calls,
+ * NAN where there are none (selection, not a sort: at 1 GB these are a
+ * million kernels). */
 static int medians(double *kernel, double *launch, const tg_fctx *c)
 {
-	double *k = tg_malloc((c->ndev ? c->ndev : 1) * sizeof(double));
-	double *l = tg_malloc((c->ndev ? c->ndev : 1) * sizeof(double));
+	int64_t *k = tg_malloc((c->ndev ? c->ndev : 1) * sizeof(int64_t));
+	int64_t *l = tg_malloc((c->ndev ? c->ndev : 1) * sizeof(int64_t));
 	size_t nk = 0, nl = 0;
 	if (!k || !l) {
 		free(k);
@@ -104,15 +107,13 @@ static int medians(double *kernel, double *launch, const tg_fctx *c)
 		uint32_t d = c->dev[i];
 		if (c->ev[d].kind != TG_KIND_KERNEL || !tg_fctx_selected(c, d))
 			continue;
-		k[nk++] = (double)c->ev[d].dur;
+		k[nk++] = c->ev[d].dur;
 		uint32_t la = tg_tree_launch(c->tree, d);
 		if (la != TG_NONE)
-			l[nl++] = (double)c->ev[la].dur;
+			l[nl++] = c->ev[la].dur;
 	}
-	qsort(k, nk, sizeof(double), tg_cmp_double);
-	qsort(l, nl, sizeof(double), tg_cmp_double);
-	*kernel = nk ? (nk % 2 ? k[nk / 2] : (k[nk / 2 - 1] + k[nk / 2]) / 2) : NAN;
-	*launch = nl ? (nl % 2 ? l[nl / 2] : (l[nl / 2 - 1] + l[nl / 2]) / 2) : NAN;
+	*kernel = tg_median_i64(k, nk);
+	*launch = tg_median_i64(l, nl);
 	free(k);
 	free(l);
 	return 0;

@@ -93,18 +93,8 @@ static int summarize(tg_launch_summary *s, const struct launches *l)
 		s->max_delay_ns = delay > s->max_delay_ns ? delay : s->max_delay_ns;
 		d[i] = delay;
 	}
-	if (l->n) {
-		/* the two middle values: the lower one selected, the upper one the
-		 * smallest of what selection left above it */
-		size_t lo = (l->n - 1) / 2;
-		int64_t a = tg_select_i64(d, l->n, lo), b = a;
-		if (l->n % 2 == 0) {
-			b = d[lo + 1];
-			for (size_t i = lo + 2; i < l->n; i++)
-				b = d[i] < b ? d[i] : b;
-		}
-		s->median_delay_ns = ((double)a + (double)b) / 2.0;
-	}
+	if (l->n)
+		s->median_delay_ns = tg_median_i64(d, l->n);
 	free(d);
 	return 0;
 }
