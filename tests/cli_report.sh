@@ -168,9 +168,10 @@ deep_chain() { # N: the chain, kernel i at 1 s + 5i us for 10 us
 	for (i = 0; i < n; i++) {
 		printf "%s{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"vllm::unified_attention_with_output\",", i ? "," : ""
 		printf "\"pid\":1,\"tid\":1,\"ts\":%d,\"dur\":%d},", 10 * i, 10 * (2 * n - 2 * i)
-		printf "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,\"ts\":%d,\"dur\":2,", 10 * i + 1
-		printf "\"args\":{\"correlation\":%d}},", i + 1
-		printf "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k%d\",\"pid\":0,\"tid\":7,\"ts\":%d,\"dur\":10,", i, 1000000 + 5 * i
+		printf "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,"
+		printf "\"ts\":%d,\"dur\":2,\"args\":{\"correlation\":%d}},", 10 * i + 1, i + 1
+		printf "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k%d\",\"pid\":0,\"tid\":7,", i
+		printf "\"ts\":%d,\"dur\":10,", 1000000 + 5 * i
 		printf "\"args\":{\"device\":0,\"stream\":7,\"correlation\":%d}}", i + 1
 	}
 	print "]}" }'
@@ -188,7 +189,8 @@ fi
 # launcher i's subtree: kernels i..7999, [1 s + 5i us, 1 s + 39,995 + 10 us]; summed over the 8,000:
 # 5 x 8000 x 7999 / 2 + 10 x 8000 us = 160,060 ms
 grep -q '^vllm::unified_attention_with_output  SDPA_fwd   8000     80.000  160060.000  100.000  100.000$' "$tmp/out" \
-	&& ok "8,000 nested launchers: subtree times summed" || not_ok "nested launchers: subtree" "$(grep -A2 '^Kernel time by op (' "$tmp/out")"
+	&& ok "8,000 nested launchers: subtree times summed" \
+	|| not_ok "nested launchers: subtree" "$(grep -A2 '^Kernel time by op (' "$tmp/out")"
 
 # AMD AITER attention on a real trace (when ../shared is there): sglang's
 # aiter::mha_batch_prefill, 36 calls of 15 sequences x 1024 tokens, causal,

@@ -183,7 +183,7 @@ struct spanlist {
 	int owned;
 };
 
-/* The state of the subtree unions (tg_launchers_subtree_unions). */
+/* The state of the subtree unions (subtree_unions). */
 struct subtree {
 	uint32_t *near;        /* per event: nearest launcher at or above it, TG_NONE, or NEAR_UNKNOWN */
 	size_t *at;            /* n + 1: where each launcher's own spans begin in v */
