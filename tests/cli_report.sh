@@ -158,6 +158,40 @@ run report "$SAMPLE" --gpu-specs "$tmp/bad.yaml"
 expect_fail "unknown gpu" "tracegate: --gpu: no GPU named 'Z80' (see docs/roofline.md, or add it with --gpu-specs)" \
 	report "$SAMPLE" --gpu Z80
 
+# an untrusted trace nesting 8,000 launchers (op-naming annotations, each
+# launching one kernel: every kernel under every launcher above it): the
+# subtree times are merged bottom-up, in memory linear in the kernels
+# (tagging each kernel once per launcher above it took 507 MB here, 11 MB
+# now); a correctness bound, not a speed target
+deep_chain() { # N: the chain, kernel i at 1 s + 5i us for 10 us
+	awk -v n="$1" 'BEGIN { printf "{\"traceEvents\":["
+	for (i = 0; i < n; i++) {
+		printf "%s{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"vllm::unified_attention_with_output\",", i ? "," : ""
+		printf "\"pid\":1,\"tid\":1,\"ts\":%d,\"dur\":%d},", 10 * i, 10 * (2 * n - 2 * i)
+		printf "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,"
+		printf "\"ts\":%d,\"dur\":2,\"args\":{\"correlation\":%d}},", 10 * i + 1, i + 1
+		printf "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k%d\",\"pid\":0,\"tid\":7,", i
+		printf "\"ts\":%d,\"dur\":10,", 1000000 + 5 * i
+		printf "\"args\":{\"device\":0,\"stream\":7,\"correlation\":%d}}", i + 1
+	}
+	print "]}" }'
+}
+deep_chain 8000 >"$tmp/deep.json"
+if [ -x /usr/bin/time ]; then
+	/usr/bin/time -f '%M' -o "$tmp/rss" "$TG" report "$tmp/deep.json" >"$tmp/out" 2>"$tmp/err"
+	rc=$? rss=$(tail -1 "$tmp/rss")
+	[ "$rc" -eq 0 ] && [ "$rss" -lt 102400 ] && ok "8,000 nested launchers: report in $rss KB (< 100 MB)" \
+		|| not_ok "8,000 nested launchers: memory" "exit $rc, $rss KB: $(head -c 300 "$tmp/err")"
+else
+	skip "8,000 nested launchers: memory" "no GNU time at /usr/bin/time (contrib/install-deps.sh --bench)"
+	run report "$tmp/deep.json"
+fi
+# launcher i's subtree: kernels i..7999, [1 s + 5i us, 1 s + 39,995 + 10 us]; summed over the 8,000:
+# 5 x 8000 x 7999 / 2 + 10 x 8000 us = 160,060 ms
+grep -q '^vllm::unified_attention_with_output  SDPA_fwd   8000     80.000  160060.000  100.000  100.000$' "$tmp/out" \
+	&& ok "8,000 nested launchers: subtree times summed" \
+	|| not_ok "nested launchers: subtree" "$(grep -A2 '^Kernel time by op (' "$tmp/out")"
+
 # AMD AITER attention on a real trace (when ../shared is there): sglang's
 # aiter::mha_batch_prefill, 36 calls of 15 sequences x 1024 tokens, causal,
 # H 32/8, d 128, bf16: 15*32*2*1024*1024*256/2 FLOPs, 300 MiB (docs/roofline.md)

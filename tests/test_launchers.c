@@ -3,9 +3,12 @@
  * by their first device event in the file, the direct time as the union of
  * a launcher's own kernels and the subtree time as the union of every
  * kernel under it, with kernels out of start order in the file and
- * overlapping on two streams; the ops tables grouped by name and category. */
+ * overlapping on two streams; the ops tables grouped by name and category;
+ * the subtree times of a 3,000-deep chain of launchers against a brute-force
+ * union, in both time bases. */
 #include "testutil.h"
 #include "../core/analysis/launchers.h"
+#include "../util/buf.h"
 
 /* outer_op launches k3 itself and holds aten::mm, which launches k1 and k2
  * (overlapping, on streams 7 and 8). The file gives k3, then k2, then k1:
@@ -111,11 +114,132 @@ static void test_no_launchers(void **state)
 	tg_trace_free(t);
 }
 
+/* A chain of depth nested cpu_ops, each launching one kernel (their spans
+ * from a fixed pseudo-random sequence, in microseconds with three decimals:
+ * overlapping, nested in a long one, disjoint, touching, zero-length); every
+ * 97th op also holds a side op launching two kernels, the second a
+ * collective (not a direct kernel, but in the subtree times). */
+static char *deep_chain_json(int depth)
+{
+	tg_buf b = TG_BUF_INIT;
+	uint32_t x = 12345;
+	long prev_end = 0;
+	int corr = 0, rc = tg_buf_puts(&b, "{\"traceEvents\":[");
+	for (int i = 0; i < depth && !rc; i++) {
+		rc |= tg_buf_appendf(&b, "%s{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"op%d\",\"pid\":1,\"tid\":1,"
+		                     "\"ts\":%d,\"dur\":%d}", i ? "," : "", i, 10 * i, 10 * (2 * depth - 2 * i));
+		int nk = i % 97 ? 1 : 3;
+		if (nk == 3)
+			rc |= tg_buf_appendf(&b, ",{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"side%d\",\"pid\":1,\"tid\":1,"
+			                     "\"ts\":%d,\"dur\":5}", i, 10 * i + 4);
+		for (int k = 0; k < nk; k++) {
+			x = x * 1103515245u + 12345u;
+			uint32_t r = x >> 8;
+			long start = 1000000000L + (long)(r % (uint32_t)(depth * 40)) * 1000 + (long)(r % 7 == 3 ? 0 : r % 1000);
+			long dur = r % 7 == 0 ? 0 : r % 61 == 1 ? 200000 + (long)(r % 997) : 1000 + (long)(r % 30011);
+			if (k == 2) /* the collective starts where the side op's first kernel ends: they touch */
+				start = prev_end;
+			prev_end = start + dur;
+			corr++;
+			rc |= tg_buf_appendf(&b, ",{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\","
+			                     "\"pid\":1,\"tid\":1,\"ts\":%d,\"dur\":1,\"args\":{\"correlation\":%d}}",
+			                     10 * i + (k == 0 ? 1 : k == 1 ? 5 : 7), corr);
+			rc |= tg_buf_appendf(&b, ",{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"%s\",\"pid\":0,\"tid\":%d,"
+			                     "\"ts\":%ld.%03ld,\"dur\":%ld.%03ld,\"args\":{\"device\":0,\"stream\":%d,"
+			                     "\"correlation\":%d}}", k == 2 ? "ncclDevKernel_AllReduce_Sum_f32_RING_LL" : "k",
+			                     7 + (int)(r % 3), start / 1000, start % 1000, dur / 1000, dur % 1000,
+			                     7 + (int)(r % 3), corr);
+		}
+	}
+	rc |= tg_buf_puts(&b, "]}");
+	assert_int_equal(rc, 0);
+	return b.data;
+}
+
+/* The brute force: every linked device event's span tagged to each
+ * launcher above its launch, each launcher's tags merged; each launcher's
+ * subtree time must be that, to the bit. */
+static void check_subtrees_brute(const tg_tree *tree, const tg_launchers *l, const tg_timebase *tb)
+{
+	const tg_trace *t = tg_tree_trace(tree);
+	size_t ne, n;
+	const tg_event *ev = tg_trace_events(t, &ne);
+	const tg_launcher *list = tg_launchers_list(l, &n);
+	uint32_t *idx = malloc(ne * sizeof(uint32_t));
+	size_t *at = calloc(n + 1, sizeof(size_t));
+	assert_non_null(idx);
+	assert_non_null(at);
+	memset(idx, 0xff, ne * sizeof(uint32_t));
+	for (size_t w = 0; w < n; w++)
+		idx[list[w].event] = (uint32_t)w;
+	tg_span *v = NULL;
+	for (int pass = 0; pass < 2; pass++) {
+		for (size_t i = 0; i < ne; i++) {
+			uint32_t r = tg_tree_parent(tree, (uint32_t)i);
+			if (!tg_kind_is_gpu(ev[i].kind) || r == TG_NONE || !tg_kind_is_launch(ev[r].kind))
+				continue;
+			for (uint32_t p = r; p != TG_NONE; p = tg_tree_parent(tree, p))
+				if (idx[p] != TG_NONE) {
+					if (pass)
+						v[at[idx[p]]++] = tg_span_of(tb, &ev[i]);
+					else
+						at[idx[p] + 1]++;
+				}
+		}
+		if (!pass) {
+			for (size_t w = 0; w < n; w++)
+				at[w + 1] += at[w];
+			v = malloc((at[n] + 1) * sizeof(*v));
+			assert_non_null(v);
+		}
+	}
+	for (size_t w = 0, s = 0; w < n; s = at[w++]) {
+		double want = tg_timebase_us(tb, tg_span_union(v + s, at[w] - s));
+		if (list[w].subtree_us != want)
+			fail_msg("launcher %zu: subtree %.17g, brute force %.17g", w, list[w].subtree_us, want);
+	}
+	free(v);
+	free(at);
+	free(idx);
+}
+
+static void test_deep_chain_subtrees(void **state)
+{
+	(void)state;
+	enum { DEPTH = 3000 };
+	char *json = deep_chain_json(DEPTH);
+	tg_trace *t = tg_test_read_str(json);
+	free(json);
+	tg_tree *tree;
+	assert_int_equal(tg_tree_build(&tree, t), 0);
+	/* both time bases: exact nanoseconds, TraceLens's rounded float64 us
+	 * (the kernels are linked by correlation only, no flows: not as
+	 * TraceLens links them, so tracelens_compat stays off) */
+	for (int tracelens = 0; tracelens < 2; tracelens++) {
+		tg_launchers_opts o = {.tb = {.tracelens_float = tracelens, .base_ns = tracelens ? 0 : 1000},
+		                       .step = -1};
+		tg_launchers *l;
+		assert_int_equal(tg_launchers_build(&l, tree, &o), 0);
+		size_t n;
+		const tg_launcher *list = tg_launchers_list(l, &n);
+		/* every op of the chain, and the side ops */
+		assert_int_equal(n, DEPTH + (DEPTH + 96) / 97);
+		check_subtrees_brute(tree, l, &o.tb);
+		/* the outermost op holds every kernel: more than its own */
+		assert_string_equal(tg_trace_str(t, tg_trace_events(t, &n)[list[0].event].name), "op0");
+		assert_true(list[0].subtree_us > list[0].direct_us);
+		tg_launchers_free(l);
+	}
+	tg_tree_free(tree);
+	tg_trace_free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_direct_and_subtree_times),
 		cmocka_unit_test(test_no_launchers),
+		cmocka_unit_test(test_deep_chain_subtrees),
 	};
 	return cmocka_run_group_tests_name("launchers", tests, NULL, NULL);
 }

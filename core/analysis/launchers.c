@@ -3,7 +3,9 @@
  * (launchers.h, which states TraceLens's rule): each device event of the
  * selected step to the leaf cpu_op above its runtime launch, the kernels
  * grouped by launcher in start order, and each launcher's direct and
- * subtree kernel time as the union of its events' intervals. The tables built on them are
+ * subtree kernel time as the union of its events' intervals (the subtree
+ * unions merged bottom-up over the launcher tree: memory linear in the
+ * events, whatever the depth). The tables built on them are
  * launchers_tables.c's and launchers_args.c's.
  */
 #include "../trace/categorize.h"
@@ -14,42 +16,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-static int cmp_start(const void *a, const void *b)
-{
-	const tg_span *x = a, *y = b;
-	return (x->start > y->start) - (x->start < y->start);
-}
-
-/* Unions of each owner's spans (t grouped by owner, at[w] the end
- * of owner w's group) into list[owner].subtree_us; a group not in start
- * order is sorted in place first. */
-static void union_per_owner(tg_span *t, const size_t *at, size_t nowners, tg_launcher *list)
-{
-	for (size_t w = 0, i = 0; w < nowners; i = at[w++]) {
-		size_t n = at[w] - i;
-		if (!n)
-			continue;
-		tg_span *g = t + i;
-		size_t k = 1;
-		while (k < n && g[k - 1].start <= g[k].start)
-			k++;
-		if (k < n)
-			qsort(g, n, sizeof(*g), cmp_start);
-		double total = 0, s = g[0].start, e = g[0].end;
-		for (size_t j = 1; j < n; j++) {
-			if (g[j].start <= e) {
-				if (g[j].end > e)
-					e = g[j].end;
-			} else {
-				total += e - s;
-				s = g[j].start;
-				e = g[j].end;
-			}
-		}
-		list[w].subtree_us = total + (e - s);
-	}
-}
 
 uint32_t tg_launchers_find(const tg_tree *tree, const tg_event *ev, uint32_t k, const tg_atoms *atoms, int tracelens)
 {
@@ -85,15 +51,6 @@ uint32_t tg_launcher_of(const tg_tree *tree, uint32_t ev, int tracelens)
 	size_t ne;
 	return tg_launchers_find(tree, tg_trace_events(t, &ne), ev, tg_trace_atoms(t), tracelens);
 }
-
-/* Device events' spans, grouped by launcher above them: at[w]
- * counts launcher w's tags, then (as offsets) where the next one goes. */
-struct tagvec {
-	tg_span *v;
-	size_t *at; /* nowners + 1; size_t: the tags are events times their
-	             * launchers above, beyond 2^32 in a deep enough tree */
-	size_t n;
-};
 
 /* Step 1: the launcher of every device event of the step into l->owner
  * (TG_NONE: none, or a communication kernel), launchers numbered by their
@@ -204,12 +161,68 @@ static void direct_unions(tg_launchers *l, const tg_timebase *tb)
 	}
 }
 
-/* Step 3: every linked device event of the step, tagged into sub once for
- * each launcher above it (its subtree time), in two passes: sub->v NULL,
- * the tags are counted per launcher into sub->at; else each goes to its
- * launcher's group, at the offset sub->at holds. No array grows, none is
- * sorted as a whole. */
-static void tag_subtrees(const tg_launchers *l, const tg_launchers_opts *opts, struct tagvec *sub)
+/*
+ * Subtree times. A device event counts for every launcher above its
+ * launch, so tagging it once per launcher costs events times depth
+ * (quadratic in a deep chain of launchers, which an untrusted trace can
+ * make). Instead each event's span goes once to the nearest launcher at or
+ * above its launch, and the launcher tree (each launcher's parent: the
+ * nearest launcher above it) is walked bottom-up: a launcher's union is its
+ * own spans merged with its children's unions, each child's list freed once
+ * merged. The spans alive at any time are at most the device events, so
+ * memory is linear; the union's components are exactly those of the tagged
+ * spans merged, summed left to right as before, so the sums are the same
+ * to the bit.
+ */
+
+/* A launcher's merged spans: a view of its own group in the spans array,
+ * or (owned) a list merged with its children's. */
+struct spanlist {
+	tg_span *v;
+	size_t n;
+	int owned;
+};
+
+/* The state of the subtree unions (subtree_unions). */
+struct subtree {
+	uint32_t *near;        /* per event: nearest launcher at or above it, TG_NONE, or NEAR_UNKNOWN */
+	size_t *at;            /* n + 1: where each launcher's own spans begin in v */
+	tg_span *v;            /* the spans, grouped by nearest launcher */
+	uint32_t *parent;      /* per launcher: the nearest launcher above it, or TG_NONE */
+	uint32_t *pending;     /* per launcher: its children not merged yet */
+	struct spanlist *acc;  /* per launcher: its union so far */
+};
+
+#define NEAR_UNKNOWN (TG_NONE - 1)
+
+/* The index of the nearest launcher at or above tree node e, or TG_NONE;
+ * memoized in st->near for every node on the way, so that all the calls
+ * together walk each node once. */
+static uint32_t nearest_launcher(const tg_launchers *l, struct subtree *st, uint32_t e)
+{
+	uint32_t p = e, found = TG_NONE;
+	while (p != TG_NONE) {
+		if (st->near[p] != NEAR_UNKNOWN) {
+			found = st->near[p];
+			break;
+		}
+		if (l->index[p] != TG_NONE) {
+			found = l->index[p];
+			break;
+		}
+		p = tg_tree_parent(l->tree, p);
+	}
+	for (uint32_t q = e; q != p; q = tg_tree_parent(l->tree, q))
+		st->near[q] = found;
+	if (p != TG_NONE)
+		st->near[p] = found;
+	return found;
+}
+
+/* Every linked device event of the step to the nearest launcher at or above
+ * its launch, in two passes: st->v NULL, counted into st->at[w + 1]; else
+ * its span stored at st->at[w], which moves on. */
+static void place_spans(const tg_launchers *l, const tg_launchers_opts *opts, struct subtree *st)
 {
 	size_t ne;
 	const tg_event *ev = tg_trace_events(l->trace, &ne);
@@ -220,46 +233,146 @@ static void tag_subtrees(const tg_launchers *l, const tg_launchers_opts *opts, s
 		if (r == TG_NONE || !tg_kind_is_launch(ev[r].kind) ||
 		    (opts->tracelens_compat && !tg_tree_linked_like_tracelens(l->tree, (uint32_t)i)))
 			continue;
-		tg_span s = tg_span_of(&opts->tb, &ev[i]);
-		for (uint32_t p = r; p != TG_NONE; p = tg_tree_parent(l->tree, p)) {
-			uint32_t idx = l->index[p];
-			if (idx == TG_NONE)
-				continue;
-			if (!sub->v)
-				sub->at[idx]++;
-			else
-				sub->v[sub->at[idx]++] = s;
-		}
+		uint32_t w = nearest_launcher(l, st, r);
+		if (w == TG_NONE)
+			continue;
+		if (!st->v)
+			st->at[w + 1]++;
+		else
+			st->v[st->at[w]++] = tg_span_of(&opts->tb, &ev[i]);
 	}
 }
 
-/* Each launcher's subtree time: its tags (tag_subtrees) merged. 0 or
- * TG_ENOMEM. */
+/* *out = the union of the merged span lists a and b (touching spans merge,
+ * as tg_span_merge does); a and b freed if owned. 0 or TG_ENOMEM. */
+static int merge_lists(struct spanlist *out, struct spanlist *a, struct spanlist *b)
+{
+	tg_span *m = tg_malloc((a->n + b->n + 1) * sizeof(*m));
+	if (!m)
+		return TG_ENOMEM;
+	size_t i = 0, j = 0, o = 0;
+	while (i < a->n || j < b->n) {
+		tg_span x = (j >= b->n || (i < a->n && a->v[i].start <= b->v[j].start)) ? a->v[i++] : b->v[j++];
+		if (o && x.start <= m[o - 1].end) {
+			if (x.end > m[o - 1].end)
+				m[o - 1].end = x.end;
+		} else {
+			m[o++] = x;
+		}
+	}
+	if (a->owned)
+		free(a->v);
+	if (b->owned)
+		free(b->v);
+	*a = *b = (struct spanlist){NULL, 0, 0};
+	*out = (struct spanlist){m, o, 1};
+	return 0;
+}
+
+/* Launcher w's children are all merged: its subtree time from its union,
+ * which is then merged into its parent's (or freed at a root). Pushes the
+ * parent on queue when that was its last child. 0 or TG_ENOMEM. */
+static int finish_launcher(tg_launchers *l, struct subtree *st, uint32_t w, uint32_t *queue, size_t *tail)
+{
+	struct spanlist *mine = &st->acc[w];
+	l->list[w].subtree_us = tg_span_length(mine->v, mine->n);
+	uint32_t p = st->parent[w];
+	if (p == TG_NONE) {
+		if (mine->owned)
+			free(mine->v);
+		*mine = (struct spanlist){NULL, 0, 0};
+		return 0;
+	}
+	struct spanlist *theirs = &st->acc[p], merged;
+	if (merge_lists(&merged, theirs, mine))
+		return TG_ENOMEM;
+	*theirs = merged;
+	if (--st->pending[p] == 0)
+		queue[(*tail)++] = p;
+	return 0;
+}
+
+/* The launcher tree: st->parent, and st->pending counting each launcher's
+ * children. */
+static void launcher_tree(tg_launchers *l, struct subtree *st)
+{
+	for (size_t w = 0; w < l->n; w++) {
+		uint32_t up = tg_tree_parent(l->tree, l->list[w].event);
+		st->parent[w] = up == TG_NONE ? TG_NONE : nearest_launcher(l, st, up);
+		if (st->parent[w] != TG_NONE)
+			st->pending[st->parent[w]]++;
+	}
+}
+
+/* Each launcher's own spans, merged in place: st->acc views of st->v. */
+static void own_unions(tg_launchers *l, struct subtree *st)
+{
+	for (size_t w = 0; w < l->n; w++) {
+		tg_span *g = st->v + (w ? st->at[w - 1] : 0);
+		st->acc[w] = (struct spanlist){g, tg_span_merge(g, st->at[w] - (size_t)(g - st->v)), 0};
+	}
+}
+
+/* Bottom-up over the launcher tree from its leaves (st set up), each
+ * launcher's subtree time into l->list. 0 or TG_ENOMEM. */
+static int walk_up(tg_launchers *l, struct subtree *st)
+{
+	uint32_t *queue = tg_malloc((l->n + 1) * sizeof(uint32_t));
+	if (!queue)
+		return TG_ENOMEM;
+	size_t head = 0, tail = 0;
+	for (size_t w = 0; w < l->n; w++)
+		if (!st->pending[w])
+			queue[tail++] = (uint32_t)w;
+	int rc = 0;
+	while (head < tail && !rc)
+		rc = finish_launcher(l, st, queue[head++], queue, &tail);
+	for (size_t w = 0; w < l->n; w++)
+		if (st->acc[w].owned)
+			free(st->acc[w].v); /* left by a failure */
+	free(queue);
+	return rc;
+}
+
+/* Step 3: each launcher's subtree time, the union of the spans of every
+ * linked device event of the step whose launch is under it (in the time
+ * base, converted to us by the caller). 0 or TG_ENOMEM. */
 static int subtree_unions(tg_launchers *l, const tg_launchers_opts *opts)
 {
-	struct tagvec sub = {NULL, tg_calloc(l->n + 1, sizeof(size_t)), 0};
-	if (!sub.at)
-		return TG_ENOMEM;
-	tag_subtrees(l, opts, &sub); /* counts */
-	for (size_t w = 0, start = 0; w < l->n; w++) {
-		size_t c = sub.at[w];
-		sub.at[w] = start; /* where launcher w's tags begin */
-		start += c;
-		sub.n = start;
-	}
-	if (sub.n >= SIZE_MAX / sizeof(*sub.v)) {
-		free(sub.at);
-		return tg_error_set(TG_ENOMEM, "out of memory (%zu subtree spans)", sub.n);
-	}
-	if (!(sub.v = tg_malloc((sub.n + 1) * sizeof(*sub.v)))) {
-		free(sub.at);
-		return TG_ENOMEM;
-	}
-	tag_subtrees(l, opts, &sub); /* at[w]: now where launcher w's tags end */
-	union_per_owner(sub.v, sub.at, l->n, l->list);
-	free(sub.v);
-	free(sub.at);
-	return 0;
+	size_t ne;
+	tg_trace_events(l->trace, &ne);
+	struct subtree st = {
+		.near = tg_malloc((ne + 1) * sizeof(uint32_t)),
+		.at = tg_calloc(l->n + 2, sizeof(size_t)),
+		.parent = tg_malloc((l->n + 1) * sizeof(uint32_t)),
+		.pending = tg_calloc(l->n + 1, sizeof(uint32_t)),
+	};
+	int rc = TG_ENOMEM;
+	if (!st.near || !st.at || !st.parent || !st.pending)
+		goto out;
+	for (size_t i = 0; i < ne; i++)
+		st.near[i] = NEAR_UNKNOWN;
+	place_spans(l, opts, &st); /* counts into at[w + 1] */
+	for (size_t w = 0; w < l->n; w++)
+		st.at[w + 1] += st.at[w]; /* at[w]: where launcher w's spans begin */
+	if (!(st.v = tg_malloc((st.at[l->n] + 1) * sizeof(*st.v))))
+		goto out;
+	place_spans(l, opts, &st); /* at[w]: now where launcher w's spans end */
+	launcher_tree(l, &st);
+	free(st.near); /* the walk reads the launchers' parents only: never held with the lists */
+	st.near = NULL;
+	if (!(st.acc = tg_calloc(l->n + 1, sizeof(struct spanlist))))
+		goto out;
+	own_unions(l, &st);
+	rc = walk_up(l, &st);
+out:
+	free(st.near);
+	free(st.at);
+	free(st.v);
+	free(st.parent);
+	free(st.pending);
+	free(st.acc);
+	return rc;
 }
 
 int tg_launchers_build(tg_launchers **out, const tg_tree *tree, const tg_launchers_opts *opts)
