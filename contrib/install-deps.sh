@@ -1,7 +1,8 @@
 #!/bin/sh
 # install-deps.sh - installs the Debian packages tracegate needs, when missing.
 #   contrib/install-deps.sh          build and test dependencies (python3-torch: tests/cli_replay.sh
-#                                    runs the replay scripts under it)
+#                                    runs the replay scripts under it; GNU time: tests/cli_report.sh
+#                                    bounds a deep trace's peak memory)
 #   contrib/install-deps.sh --bench  also hyperfine and GNU time (make bench)
 #   contrib/install-deps.sh --fuzz   also clang and its libFuzzer runtime (make fuzz)
 #   contrib/install-deps.sh --html   also Chromium, a font and cmark-gfm, to draw the HTML report
@@ -41,8 +42,8 @@ pkgs_build="make gcc pkg-config gzip zlib1g-dev libisal-dev libjansson-dev libcm
 libgit2-dev libyaml-dev libsqlite3-dev libpq-dev libmicrohttpd-dev libssl-dev"
 why_build="to build tracegate and its unit tests (compiler, and the libraries it links: curl, libcrypto (SHA-256, HMAC), libgit2, jansson, libyaml, SQLite, libpq, libmicrohttpd (the daemon's health and metrics endpoints), zlib, ISA-L (inflates gzip traces 3x as fast as zlib; make ISAL=0 builds without it), cmocka)"
 groups="$groups test"
-pkgs_test="python3-torch"
-why_test="tests/cli_replay.sh runs the PyTorch scripts \`tracegate replay\` writes (Debian's torch, on the CPU)"
+pkgs_test="python3-torch time"
+why_test="tests/cli_replay.sh runs the PyTorch scripts \`tracegate replay\` writes (Debian's torch, on the CPU); GNU time measures the peak memory tests/cli_report.sh bounds (a deep trace's report)"
 for arg in "$@"; do
 	case "$arg" in
 	--bench) groups="$groups bench"; pkgs_bench="hyperfine time"; why_bench="make bench times the reader and the daemon" ;;
