@@ -232,30 +232,39 @@ static const char *scan_string_escaped(struct parser *ps, const char *start, con
 	}
 }
 
+/* The first byte at or after p that ends a run of printable ASCII inside
+ * a string: a quote, a backslash, a control byte or one >= 0x80 (16 bytes
+ * at a time where SSE2 is there; the window is padded for the overread). */
+static inline const char *plain_run_end(const char *p)
+{
+#if defined(__SSE2__)
+	const __m128i quote = _mm_set1_epi8('"'), bslash = _mm_set1_epi8('\\'),
+	              space = _mm_set1_epi8(0x20);
+	for (;;) {
+		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+		__m128i m = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, bslash)),
+		                         _mm_cmplt_epi8(v, space)); /* signed: < 0x20 or >= 0x80 */
+		unsigned bits = (unsigned)_mm_movemask_epi8(m);
+		if (bits) {
+			p += __builtin_ctz(bits);
+			break;
+		}
+		p += 16;
+	}
+#else
+	while ((unsigned char)*p >= 0x20 && (unsigned char)*p < 0x80 && *p != '"' && *p != '\\')
+		p++;
+#endif
+	return p;
+}
+
 /* Scans a string whose opening quote is at p[-1]. Sets out to the decoded
  * bytes (in the window when there are no escapes, else in scratch). */
 static inline const char *scan_string(struct parser *ps, const char *p, struct str *out)
 {
 	const char *start = p;
 	for (;;) {
-#if defined(__SSE2__)
-		const __m128i quote = _mm_set1_epi8('"'), bslash = _mm_set1_epi8('\\'),
-		              space = _mm_set1_epi8(0x20);
-		for (;;) {
-			__m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
-			__m128i m = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, bslash)),
-			                         _mm_cmplt_epi8(v, space)); /* signed: < 0x20 or >= 0x80 */
-			unsigned bits = (unsigned)_mm_movemask_epi8(m);
-			if (bits) {
-				p += __builtin_ctz(bits);
-				break;
-			}
-			p += 16;
-		}
-#else
-		while ((unsigned char)*p >= 0x20 && (unsigned char)*p < 0x80 && *p != '"' && *p != '\\')
-			p++;
-#endif
+		p = plain_run_end(p);
 		unsigned char c = (unsigned char)*p;
 		if (c == '"') {
 			out->s = start;
@@ -529,23 +538,7 @@ static const char *expect_literal(struct parser *ps, const char *p, const char *
  * other string: scan_string reads those. */
 static inline const char *plain_string_end(const char *p)
 {
-#if defined(__SSE2__)
-	const __m128i quote = _mm_set1_epi8('"'), bslash = _mm_set1_epi8('\\'), space = _mm_set1_epi8(0x20);
-	for (;;) {
-		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
-		__m128i m = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, bslash)),
-		                         _mm_cmplt_epi8(v, space)); /* signed: < 0x20 or >= 0x80 */
-		unsigned bits = (unsigned)_mm_movemask_epi8(m);
-		if (bits) {
-			p += __builtin_ctz(bits);
-			break;
-		}
-		p += 16;
-	}
-#else
-	while ((unsigned char)*p >= 0x20 && (unsigned char)*p < 0x80 && *p != '"' && *p != '\\')
-		p++;
-#endif
+	p = plain_run_end(p);
 	return *p == '"' ? p + 1 : NULL;
 }
 
