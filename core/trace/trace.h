@@ -278,6 +278,17 @@ static inline int64_t tg_event_pyid(const tg_trace *t, const tg_event *e) { retu
 /* The Python parent id of a TG_KIND_PYTHON event (with TG_EV_HAS_PYPARENT). */
 static inline int64_t tg_event_pyparent(const tg_trace *t, const tg_event *e) { return tg_event_id(t, e, 1); }
 
+/* The duration of event e of trace t in ns (>= 0). Read it through this
+ * accessor, never e->dur: the event's layout may keep long durations apart. */
+static inline int64_t tg_event_dur(const tg_trace *t, const tg_event *e)
+{
+	(void)t;
+	return e->dur;
+}
+
+/* The end of event e of trace t in ns: its start plus its duration. */
+static inline int64_t tg_event_end(const tg_trace *t, const tg_event *e) { return e->ts + tg_event_dur(t, e); }
+
 /* Bytes used by the model (events, args, atoms, tracks, flows, wide ids). */
 size_t tg_trace_memory(const tg_trace *t);
 
