@@ -82,7 +82,7 @@ static int assign_launchers(tg_launchers *l, const tg_launchers_opts *opts, size
 		}
 		l->owner[i] = idx;
 		l->list[idx].nkernels++;
-		l->list[idx].kernel_sum_us += tg_timebase_us(&opts->tb, (double)ev[i].dur);
+		l->list[idx].kernel_sum_us += tg_timebase_us(&opts->tb, (double)tg_event_dur(l->trace, &ev[i]));
 		(*ndev)++;
 	}
 	return 0;
