@@ -85,6 +85,11 @@ static int assign_launchers(tg_launchers *l, const tg_launchers_opts *opts, size
 		l->list[idx].kernel_sum_us += tg_timebase_us(&opts->tb, (double)tg_event_dur(l->trace, &ev[i]));
 		(*ndev)++;
 	}
+	/* the list grew by doubling: give back its unused half (40 bytes a
+	 * launcher, a third of a million of them at a gigabyte of JSON) */
+	tg_launcher *fit = realloc(l->list, (l->n + 1) * sizeof(tg_launcher));
+	if (fit)
+		l->list = fit;
 	return 0;
 }
 
@@ -179,14 +184,16 @@ static void direct_unions(tg_launchers *l, const tg_timebase *tb)
  * or (owned) a list merged with its children's. */
 struct spanlist {
 	tg_span *v;
-	size_t n;
-	int owned;
+	uint32_t n; /* (spans are device events: fewer than 2^32) */
+	uint32_t owned;
 };
 
 /* The state of the subtree unions (subtree_unions). */
 struct subtree {
 	uint32_t *near;        /* per event: nearest launcher at or above it, TG_NONE, or NEAR_UNKNOWN */
-	size_t *at;            /* n + 1: where each launcher's own spans begin in v */
+	uint32_t *who;         /* per linked device event of the step, in event order: its nearest launcher */
+	size_t nwho;
+	uint32_t *at;          /* n + 1: where each launcher's own spans begin in v */
 	tg_span *v;            /* the spans, grouped by nearest launcher */
 	uint32_t *parent;      /* per launcher: the nearest launcher above it, or TG_NONE */
 	uint32_t *pending;     /* per launcher: its children not merged yet */
@@ -219,27 +226,40 @@ static uint32_t nearest_launcher(const tg_launchers *l, struct subtree *st, uint
 	return found;
 }
 
+/* Whether device event i of the step is linked to a launch: that launch,
+ * else TG_NONE. */
+static uint32_t linked_launch(const tg_launchers *l, const tg_launchers_opts *opts, const tg_event *ev, size_t i)
+{
+	if (!tg_kind_is_gpu(ev[i].kind) || !tg_launchers_in_step(l->tree, (uint32_t)i, opts->step))
+		return TG_NONE;
+	uint32_t r = tg_tree_parent(l->tree, (uint32_t)i);
+	if (r == TG_NONE || !tg_kind_is_launch(ev[r].kind) ||
+	    (opts->tracelens_compat && !tg_tree_linked_like_tracelens(l->tree, (uint32_t)i)))
+		return TG_NONE;
+	return r;
+}
+
 /* Every linked device event of the step to the nearest launcher at or above
- * its launch, in two passes: st->v NULL, counted into st->at[w + 1]; else
- * its span stored at st->at[w], which moves on. */
+ * its launch, in two passes: st->v NULL, that launcher into st->who (in
+ * event order) and counted into st->at[w + 1]; else its span stored at
+ * st->at[w], which moves on (st->near no longer needed). */
 static void place_spans(const tg_launchers *l, const tg_launchers_opts *opts, struct subtree *st)
 {
-	size_t ne;
+	size_t ne, k = 0;
 	const tg_event *ev = tg_trace_events(l->trace, &ne);
 	for (size_t i = 0; i < ne; i++) {
-		if (!tg_kind_is_gpu(ev[i].kind) || !tg_launchers_in_step(l->tree, (uint32_t)i, opts->step))
+		uint32_t r = linked_launch(l, opts, ev, i);
+		if (r == TG_NONE)
 			continue;
-		uint32_t r = tg_tree_parent(l->tree, (uint32_t)i);
-		if (r == TG_NONE || !tg_kind_is_launch(ev[r].kind) ||
-		    (opts->tracelens_compat && !tg_tree_linked_like_tracelens(l->tree, (uint32_t)i)))
+		if (st->v) {
+			uint32_t w = st->who[k++];
+			if (w != TG_NONE)
+				st->v[st->at[w]++] = tg_span_of(&opts->tb, &ev[i]);
 			continue;
-		uint32_t w = nearest_launcher(l, st, r);
-		if (w == TG_NONE)
-			continue;
-		if (!st->v)
+		}
+		uint32_t w = st->who[st->nwho++] = nearest_launcher(l, st, r);
+		if (w != TG_NONE)
 			st->at[w + 1]++;
-		else
-			st->v[st->at[w]++] = tg_span_of(&opts->tb, &ev[i]);
 	}
 }
 
@@ -265,7 +285,7 @@ static int merge_lists(struct spanlist *out, struct spanlist *a, struct spanlist
 	if (b->owned)
 		free(b->v);
 	*a = *b = (struct spanlist){NULL, 0, 0};
-	*out = (struct spanlist){m, o, 1};
+	*out = (struct spanlist){m, (uint32_t)o, 1};
 	return 0;
 }
 
@@ -309,7 +329,7 @@ static void own_unions(tg_launchers *l, struct subtree *st)
 {
 	for (size_t w = 0; w < l->n; w++) {
 		tg_span *g = st->v + (w ? st->at[w - 1] : 0);
-		st->acc[w] = (struct spanlist){g, tg_span_merge(g, st->at[w] - (size_t)(g - st->v)), 0};
+		st->acc[w] = (struct spanlist){g, (uint32_t)tg_span_merge(g, st->at[w] - (size_t)(g - st->v)), 0};
 	}
 }
 
@@ -339,34 +359,42 @@ static int walk_up(tg_launchers *l, struct subtree *st)
  * base, converted to us by the caller). 0 or TG_ENOMEM. */
 static int subtree_unions(tg_launchers *l, const tg_launchers_opts *opts)
 {
-	size_t ne;
-	tg_trace_events(l->trace, &ne);
+	size_t ne, ngpu = 0;
+	const tg_event *ev = tg_trace_events(l->trace, &ne);
+	for (size_t i = 0; i < ne; i++)
+		ngpu += tg_kind_is_gpu(ev[i].kind);
 	struct subtree st = {
 		.near = tg_malloc((ne + 1) * sizeof(uint32_t)),
-		.at = tg_calloc(l->n + 2, sizeof(size_t)),
+		.who = tg_malloc((ngpu + 1) * sizeof(uint32_t)),
+		.at = tg_calloc(l->n + 2, sizeof(uint32_t)),
 		.parent = tg_malloc((l->n + 1) * sizeof(uint32_t)),
 		.pending = tg_calloc(l->n + 1, sizeof(uint32_t)),
 	};
 	int rc = TG_ENOMEM;
-	if (!st.near || !st.at || !st.parent || !st.pending)
+	if (!st.near || !st.who || !st.at || !st.parent || !st.pending)
 		goto out;
 	for (size_t i = 0; i < ne; i++)
 		st.near[i] = NEAR_UNKNOWN;
-	place_spans(l, opts, &st); /* counts into at[w + 1] */
+	place_spans(l, opts, &st); /* who, and counts into at[w + 1] */
+	launcher_tree(l, &st);
+	free(st.near); /* the rest reads who and the launchers' parents: never held with the spans */
+	st.near = NULL;
 	for (size_t w = 0; w < l->n; w++)
 		st.at[w + 1] += st.at[w]; /* at[w]: where launcher w's spans begin */
 	if (!(st.v = tg_malloc((st.at[l->n] + 1) * sizeof(*st.v))))
 		goto out;
 	place_spans(l, opts, &st); /* at[w]: now where launcher w's spans end */
-	launcher_tree(l, &st);
-	free(st.near); /* the walk reads the launchers' parents only: never held with the lists */
-	st.near = NULL;
+	free(st.who);
+	st.who = NULL;
 	if (!(st.acc = tg_calloc(l->n + 1, sizeof(struct spanlist))))
 		goto out;
 	own_unions(l, &st);
+	free(st.at); /* the walk reads the launchers' unions, parents and pending counts */
+	st.at = NULL;
 	rc = walk_up(l, &st);
 out:
 	free(st.near);
+	free(st.who);
 	free(st.at);
 	free(st.v);
 	free(st.parent);
