@@ -403,6 +403,34 @@ out:
 	return rc;
 }
 
+/* Step 4: the launcher of each communication kernel of the step into
+ * l->comm (kernel_summary names it; owner leaves those kernels out), so
+ * that l->index, 4 bytes an event of the trace, can go before the tables.
+ * 0 or TG_ENOMEM. */
+static int comm_launchers(tg_launchers *l, const tg_launchers_opts *opts)
+{
+	const tg_atoms *atoms = tg_trace_atoms(l->trace);
+	size_t ne, n = 0;
+	const tg_event *ev = tg_trace_events(l->trace, &ne);
+	for (int pass = 0; pass < 2; pass++) {
+		for (size_t i = 0; i < ne; i++) {
+			if (ev[i].kind != TG_KIND_KERNEL || !(tg_trace_name_flags(l->trace, ev[i].name) & TG_NAME_COMM) ||
+			    !tg_launchers_in_step(l->tree, (uint32_t)i, opts->step))
+				continue;
+			uint32_t who = tg_launchers_find(l->tree, ev, (uint32_t)i, atoms, opts->tracelens_compat);
+			if (who == TG_NONE || l->index[who] == TG_NONE)
+				continue;
+			if (!pass)
+				n++;
+			else if (tg_idmap_put(l->comm, (int64_t)i, l->index[who]) < 0)
+				return TG_ENOMEM;
+		}
+		if (!pass && (!n || !(l->comm = tg_idmap_new(n))))
+			return n ? TG_ENOMEM : 0;
+	}
+	return 0;
+}
+
 int tg_launchers_build(tg_launchers **out, const tg_tree *tree, const tg_launchers_opts *opts)
 {
 	*out = NULL;
@@ -427,8 +455,10 @@ int tg_launchers_build(tg_launchers **out, const tg_tree *tree, const tg_launche
 	    group_kernels(l, ndev, opts->tracelens_compat))
 		goto fail;
 	direct_unions(l, &opts->tb);
-	if (subtree_unions(l, opts))
+	if (subtree_unions(l, opts) || comm_launchers(l, opts))
 		goto fail;
+	free(l->index);
+	l->index = NULL;
 	for (size_t i = 0; i < l->n; i++) {
 		l->list[i].direct_us = tg_timebase_us(&opts->tb, l->list[i].direct_us);
 		l->list[i].subtree_us = tg_timebase_us(&opts->tb, l->list[i].subtree_us);
@@ -467,5 +497,6 @@ void tg_launchers_free(tg_launchers *l)
 	free(l->kernels);
 	free(l->owner);
 	free(l->index);
+	tg_idmap_free(l->comm);
 	free(l);
 }
