@@ -354,56 +354,7 @@ static int walk_up(tg_launchers *l, struct subtree *st)
 	return rc;
 }
 
-/* Step 3: each launcher's subtree time, the union of the spans of every
- * linked device event of the step whose launch is under it (in the time
- * base, converted to us by the caller). 0 or TG_ENOMEM. */
-static int subtree_unions(tg_launchers *l, const tg_launchers_opts *opts)
-{
-	size_t ne, ngpu = 0;
-	const tg_event *ev = tg_trace_events(l->trace, &ne);
-	for (size_t i = 0; i < ne; i++)
-		ngpu += tg_kind_is_gpu(ev[i].kind);
-	struct subtree st = {
-		.near = tg_malloc((ne + 1) * sizeof(uint32_t)),
-		.who = tg_malloc((ngpu + 1) * sizeof(uint32_t)),
-		.at = tg_calloc(l->n + 2, sizeof(uint32_t)),
-		.parent = tg_malloc((l->n + 1) * sizeof(uint32_t)),
-		.pending = tg_calloc(l->n + 1, sizeof(uint32_t)),
-	};
-	int rc = TG_ENOMEM;
-	if (!st.near || !st.who || !st.at || !st.parent || !st.pending)
-		goto out;
-	for (size_t i = 0; i < ne; i++)
-		st.near[i] = NEAR_UNKNOWN;
-	place_spans(l, opts, &st); /* who, and counts into at[w + 1] */
-	launcher_tree(l, &st);
-	free(st.near); /* the rest reads who and the launchers' parents: never held with the spans */
-	st.near = NULL;
-	for (size_t w = 0; w < l->n; w++)
-		st.at[w + 1] += st.at[w]; /* at[w]: where launcher w's spans begin */
-	if (!(st.v = tg_malloc((st.at[l->n] + 1) * sizeof(*st.v))))
-		goto out;
-	place_spans(l, opts, &st); /* at[w]: now where launcher w's spans end */
-	free(st.who);
-	st.who = NULL;
-	if (!(st.acc = tg_calloc(l->n + 1, sizeof(struct spanlist))))
-		goto out;
-	own_unions(l, &st);
-	free(st.at); /* the walk reads the launchers' unions, parents and pending counts */
-	st.at = NULL;
-	rc = walk_up(l, &st);
-out:
-	free(st.near);
-	free(st.who);
-	free(st.at);
-	free(st.v);
-	free(st.parent);
-	free(st.pending);
-	free(st.acc);
-	return rc;
-}
-
-/* Step 4: the launcher of each communication kernel of the step into
+/* Step 3a: the launcher of each communication kernel of the step into
  * l->comm (kernel_summary names it; owner leaves those kernels out), so
  * that l->index, 4 bytes an event of the trace, can go before the tables.
  * 0 or TG_ENOMEM. */
@@ -431,6 +382,61 @@ static int comm_launchers(tg_launchers *l, const tg_launchers_opts *opts)
 	return 0;
 }
 
+/* Step 3: each launcher's subtree time, the union of the spans of every
+ * linked device event of the step whose launch is under it (in the time
+ * base, converted to us by the caller); on the way, once the launcher tree
+ * is known, step 3a, and l->index freed before the spans are placed (the
+ * build's peak). 0 or TG_ENOMEM. */
+static int subtree_unions(tg_launchers *l, const tg_launchers_opts *opts)
+{
+	size_t ne, ngpu = 0;
+	const tg_event *ev = tg_trace_events(l->trace, &ne);
+	for (size_t i = 0; i < ne; i++)
+		ngpu += tg_kind_is_gpu(ev[i].kind);
+	struct subtree st = {
+		.near = tg_malloc((ne + 1) * sizeof(uint32_t)),
+		.who = tg_malloc((ngpu + 1) * sizeof(uint32_t)),
+		.at = tg_calloc(l->n + 2, sizeof(uint32_t)),
+		.parent = tg_malloc((l->n + 1) * sizeof(uint32_t)),
+		.pending = tg_calloc(l->n + 1, sizeof(uint32_t)),
+	};
+	int rc = TG_ENOMEM;
+	if (!st.near || !st.who || !st.at || !st.parent || !st.pending)
+		goto out;
+	for (size_t i = 0; i < ne; i++)
+		st.near[i] = NEAR_UNKNOWN;
+	place_spans(l, opts, &st); /* who, and counts into at[w + 1] */
+	launcher_tree(l, &st);
+	free(st.near); /* the rest reads who and the launchers' parents: never held with the spans */
+	st.near = NULL;
+	if (comm_launchers(l, opts))
+		goto out;
+	free(l->index);
+	l->index = NULL;
+	for (size_t w = 0; w < l->n; w++)
+		st.at[w + 1] += st.at[w]; /* at[w]: where launcher w's spans begin */
+	if (!(st.v = tg_malloc((st.at[l->n] + 1) * sizeof(*st.v))))
+		goto out;
+	place_spans(l, opts, &st); /* at[w]: now where launcher w's spans end */
+	free(st.who);
+	st.who = NULL;
+	if (!(st.acc = tg_calloc(l->n + 1, sizeof(struct spanlist))))
+		goto out;
+	own_unions(l, &st);
+	free(st.at); /* the walk reads the launchers' unions, parents and pending counts */
+	st.at = NULL;
+	rc = walk_up(l, &st);
+out:
+	free(st.near);
+	free(st.who);
+	free(st.at);
+	free(st.v);
+	free(st.parent);
+	free(st.pending);
+	free(st.acc);
+	return rc;
+}
+
 int tg_launchers_build(tg_launchers **out, const tg_tree *tree, const tg_launchers_opts *opts)
 {
 	*out = NULL;
@@ -455,10 +461,8 @@ int tg_launchers_build(tg_launchers **out, const tg_tree *tree, const tg_launche
 	    group_kernels(l, ndev, opts->tracelens_compat))
 		goto fail;
 	direct_unions(l, &opts->tb);
-	if (subtree_unions(l, opts) || comm_launchers(l, opts))
+	if (subtree_unions(l, opts))
 		goto fail;
-	free(l->index);
-	l->index = NULL;
 	for (size_t i = 0; i < l->n; i++) {
 		l->list[i].direct_us = tg_timebase_us(&opts->tb, l->list[i].direct_us);
 		l->list[i].subtree_us = tg_timebase_us(&opts->tb, l->list[i].subtree_us);
