@@ -12,6 +12,7 @@
 #include "../trace/kernel_class.h"
 #include "../tree/step_filter.h"
 
+#include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -474,16 +475,25 @@ static void top_sequences(struct out_row *rows, size_t *nr, struct groups *G, co
 }
 
 /* One row of frequent_kernel_sequences; buf (reused from row to row)
- * holds the sequence " | "-joined. 0 or -1 (out of memory). */
-static int sequence_row(tg_table *tab, const struct out_row *o, const tg_trace *t, tg_buf *buf)
+ * holds the sequence " | "-joined, as far as *left (the bytes the column
+ * may still take, TG_LAUNCH_SEQ_TEXT_MAX in all) allows, then what was
+ * left out counted. 0 or -1 (out of memory). */
+static int sequence_row(tg_table *tab, const struct out_row *o, const tg_trace *t, tg_buf *buf, size_t *left)
 {
 	const struct group *g = o->g;
 	tg_buf_reset(buf);
-	for (uint32_t k = 0; k < g->len; k++) {
+	uint32_t k = 0;
+	for (; k < g->len; k++) {
+		const char *name = tg_trace_str(t, g->seq[k]);
+		if (buf->len + strlen(name) + 3 > *left)
+			break;
 		if (k)
 			tg_buf_puts(buf, " | ");
-		tg_buf_puts(buf, tg_trace_str(t, g->seq[k]));
+		tg_buf_puts(buf, name);
 	}
+	if (k < g->len)
+		tg_buf_appendf(buf, "%s... (%" PRIu32 " more kernel%s)", k ? " | " : "", g->len - k, g->len - k > 1 ? "s" : "");
+	*left = buf->len < *left ? *left - buf->len : 0;
 	if (tg_buf_error(buf))
 		return -1;
 	int64_t r = tg_table_add_row(tab);
@@ -522,8 +532,9 @@ static tg_table *sequences_table(const tg_step_filter *f)
 	if (!rows)
 		goto fail;
 	top_sequences(rows, &nr, &G, t);
+	size_t left = TG_LAUNCH_SEQ_TEXT_MAX;
 	for (size_t i = 0; i < nr; i++)
-		if (sequence_row(tab, &rows[i], t, &buf))
+		if (sequence_row(tab, &rows[i], t, &buf, &left))
 			goto fail;
 	free(names);
 	free(G.v);
