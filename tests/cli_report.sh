@@ -213,7 +213,8 @@ deep_ops 8000 >"$tmp/deepops.json"
 if [ -x /usr/bin/time ]; then
 	/usr/bin/time -f '%M' -o "$tmp/rss" "$TG" report "$tmp/deepops.json" >"$tmp/out" 2>"$tmp/err"
 	rc=$? rss=$(tail -1 "$tmp/rss")
-	[ "$rc" -eq 0 ] && [ "$rss" -lt 102400 ] && ok "8,000 nested cpu_ops: report in $rss KB (< 100 MB)" \
+	# 28 MB; about 105 MB under ASan, whose quarantine keeps what is freed
+	[ "$rc" -eq 0 ] && [ "$rss" -lt 204800 ] && ok "8,000 nested cpu_ops: report in $rss KB (< 200 MB)" \
 		|| not_ok "8,000 nested cpu_ops: memory" "exit $rc, $rss KB: $(head -c 300 "$tmp/err")"
 else
 	skip "8,000 nested cpu_ops: memory" "no GNU time at /usr/bin/time (contrib/install-deps.sh --bench)"
