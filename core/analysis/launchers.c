@@ -190,7 +190,9 @@ struct spanlist {
 
 /* The state of the subtree unions (subtree_unions). */
 struct subtree {
-	uint32_t *near;        /* per event: nearest launcher at or above it, TG_NONE, or NEAR_UNKNOWN */
+	const tg_event *ev;    /* the trace's events */
+	uint32_t *near;        /* per host event: nearest launcher at or above it, TG_NONE, or
+	                        * NEAR_UNKNOWN; l->owner's room, which only device events use */
 	uint32_t *who;         /* per linked device event of the step, in event order: its nearest launcher */
 	size_t nwho;
 	uint32_t *at;          /* n + 1: where each launcher's own spans begin in v */
@@ -202,6 +204,14 @@ struct subtree {
 
 #define NEAR_UNKNOWN (TG_NONE - 1)
 
+/* Whether node e's nearest launcher is memoized in st->near: host events
+ * only (the walks start at launches and go up through host events; a
+ * device event, were one ever on the way, keeps its owner). */
+static inline int memo(const struct subtree *st, uint32_t e)
+{
+	return !tg_kind_is_gpu(st->ev[e].kind);
+}
+
 /* The index of the nearest launcher at or above tree node e, or TG_NONE;
  * memoized in st->near for every node on the way, so that all the calls
  * together walk each node once. */
@@ -209,7 +219,7 @@ static uint32_t nearest_launcher(const tg_launchers *l, struct subtree *st, uint
 {
 	uint32_t p = e, found = TG_NONE;
 	while (p != TG_NONE) {
-		if (st->near[p] != NEAR_UNKNOWN) {
+		if (memo(st, p) && st->near[p] != NEAR_UNKNOWN) {
 			found = st->near[p];
 			break;
 		}
@@ -220,8 +230,9 @@ static uint32_t nearest_launcher(const tg_launchers *l, struct subtree *st, uint
 		p = tg_tree_parent(l->tree, p);
 	}
 	for (uint32_t q = e; q != p; q = tg_tree_parent(l->tree, q))
-		st->near[q] = found;
-	if (p != TG_NONE)
+		if (memo(st, q))
+			st->near[q] = found;
+	if (p != TG_NONE && memo(st, p))
 		st->near[p] = found;
 	return found;
 }
@@ -394,21 +405,24 @@ static int subtree_unions(tg_launchers *l, const tg_launchers_opts *opts)
 	for (size_t i = 0; i < ne; i++)
 		ngpu += tg_kind_is_gpu(ev[i].kind);
 	struct subtree st = {
-		.near = tg_malloc((ne + 1) * sizeof(uint32_t)),
+		.ev = ev,
+		.near = l->owner, /* its host events' room, given back below */
 		.who = tg_malloc((ngpu + 1) * sizeof(uint32_t)),
 		.at = tg_calloc(l->n + 2, sizeof(uint32_t)),
 		.parent = tg_malloc((l->n + 1) * sizeof(uint32_t)),
 		.pending = tg_calloc(l->n + 1, sizeof(uint32_t)),
 	};
 	int rc = TG_ENOMEM;
-	if (!st.near || !st.who || !st.at || !st.parent || !st.pending)
+	if (!st.who || !st.at || !st.parent || !st.pending)
 		goto out;
 	for (size_t i = 0; i < ne; i++)
-		st.near[i] = NEAR_UNKNOWN;
+		if (memo(&st, (uint32_t)i))
+			st.near[i] = NEAR_UNKNOWN;
 	place_spans(l, opts, &st); /* who, and counts into at[w + 1] */
 	launcher_tree(l, &st);
-	free(st.near); /* the rest reads who and the launchers' parents: never held with the spans */
-	st.near = NULL;
+	for (size_t i = 0; i < ne; i++) /* the rest reads who and the launchers' parents */
+		if (memo(&st, (uint32_t)i))
+			l->owner[i] = TG_NONE;
 	if (comm_launchers(l, opts))
 		goto out;
 	free(l->index);
@@ -427,7 +441,6 @@ static int subtree_unions(tg_launchers *l, const tg_launchers_opts *opts)
 	st.at = NULL;
 	rc = walk_up(l, &st);
 out:
-	free(st.near);
 	free(st.who);
 	free(st.at);
 	free(st.v);
