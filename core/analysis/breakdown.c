@@ -268,19 +268,17 @@ static int cmp_idle(const void *a, const void *b)
 	return (x->ev > y->ev) - (x->ev < y->ev);
 }
 
-/* *out (n) = the device events f selects, sorted by (device, stream,
+/* *out (n) = the nsel device events f selects, sorted by (device, stream,
  * start, event); s gets their streams, ranked in that order. 0 or
  * TG_ENOMEM. */
-static int idle_events(struct idle_ev **out, size_t *n, tg_stream_ids *s, const tg_step_filter *f)
+static int idle_events(struct idle_ev **out, size_t *n, tg_stream_ids *s, const tg_step_filter *f, size_t nsel)
 {
 	const tg_trace *t = tg_tree_trace(f->tree);
-	size_t ne, cnt = 0;
+	size_t ne;
 	const tg_event *ev = tg_trace_events(t, &ne);
 	uint32_t *rank = NULL;
 	*n = 0;
-	for (size_t i = 0; i < ne; i++)
-		cnt += tg_kind_is_gpu(ev[i].kind);
-	struct idle_ev *v = *out = tg_malloc((cnt + 1) * sizeof(*v));
+	struct idle_ev *v = *out = tg_malloc((nsel + 1) * sizeof(*v));
 	if (!v)
 		return TG_ENOMEM;
 	for (size_t i = 0; i < ne; i++) {
@@ -327,7 +325,7 @@ static int idle_rows(tg_table *t, const tg_stream_key *k, const int64_t sum[IDLE
 
 /* The gaps of each stream, by category: the end of the event before and
  * the start of the launch of the one after are read from the trace. */
-static tg_table *idle_table(const tg_step_filter *f, int64_t delay_ns)
+static tg_table *idle_table(const tg_step_filter *f, int64_t delay_ns, size_t nsel)
 {
 	static const char *const cols[] = {"device", "stream", "idle_category", "idle_time(us)",
 	                                   "gaps", "idle_time_ratio", NULL};
@@ -336,7 +334,7 @@ static tg_table *idle_table(const tg_step_filter *f, int64_t delay_ns)
 	struct idle_ev *v = NULL;
 	size_t n;
 	const tg_event *ev = f->events;
-	if (!t || idle_events(&v, &n, &s, f))
+	if (!t || idle_events(&v, &n, &s, f, nsel))
 		goto fail;
 	for (size_t i = 0, j; i < n; i = j) {
 		int64_t sum[IDLE_N] = {0}, cnt[IDLE_N] = {0}, ts, prev_end;
@@ -556,7 +554,7 @@ int tg_breakdown_tables(tg_table ***out, size_t *n, const tg_tree *tree, int32_t
 	temporal_of(&tp, &ty, sums);
 	typed_free(&ty); /* the lists are done with before the idle table's records */
 	if (!tabs || !(tabs[0] = temporal_table(&tp, tr)) || !(tabs[2] = overlap_table(&tp, tr)) ||
-	    !(tabs[3] = kernel_type_table(sums)) || !(tabs[1] = idle_table(&f, TG_BREAKDOWN_KERNEL_DELAY_NS)) ||
+	    !(tabs[3] = kernel_type_table(sums)) || !(tabs[1] = idle_table(&f, TG_BREAKDOWN_KERNEL_DELAY_NS, tp.events)) ||
 	    !(tabs[4] = distribution_table(&f))) {
 		tg_tables_free(tabs, NT);
 		return tg_error_set(TG_ENOMEM, "breakdown: out of memory");

@@ -114,16 +114,13 @@ static void place_starts(struct queues *q, const uint32_t *sid, const tg_step_fi
 	at[0] = 0;
 }
 
-/* q for the launches of f, each stream's two lists sorted. 0 or TG_ENOMEM. */
-static int queues_build(struct queues *q, const tg_step_filter *f)
+/* q for the nlaunch launches of f, each stream's two lists sorted. 0 or
+ * TG_ENOMEM. */
+static int queues_build(struct queues *q, const tg_step_filter *f, size_t nlaunch)
 {
-	size_t ne, cnt = 0;
-	const tg_event *ev = tg_trace_events(tg_tree_trace(f->tree), &ne);
 	memset(q, 0, sizeof(*q));
 	q->s = (tg_stream_ids)TG_STREAM_IDS_INIT;
-	for (size_t i = 0; i < ne; i++)
-		cnt += tg_kind_is_gpu(ev[i].kind);
-	uint32_t *sid = tg_malloc((cnt + 1) * sizeof(uint32_t));
+	uint32_t *sid = tg_malloc((nlaunch + 1) * sizeof(uint32_t));
 	int rc = TG_ENOMEM;
 	if (!sid || count_streams(q, sid, f) || !(q->lts = tg_malloc((q->n + 1) * sizeof(uint64_t))) ||
 	    !(q->ts = tg_malloc((q->n + 1) * sizeof(uint64_t))))
@@ -215,7 +212,7 @@ static int queue_row(tg_table *t, const tg_stream_key *k, const uint64_t *lts, c
 	return 0;
 }
 
-tg_table *tg_launch_queue_table(const tg_step_filter *f)
+tg_table *tg_launch_queue_table(const tg_step_filter *f, size_t nlaunch)
 {
 	static const char *const cols[] = {
 		"device", "stream", "queue_length_count", "queue_length_mean", "queue_length_std",
@@ -223,7 +220,7 @@ tg_table *tg_launch_queue_table(const tg_step_filter *f)
 		NULL};
 	tg_table *t = tg_table_new_cols("queue_length_summary", "Launch queue length per stream", cols);
 	struct queues q;
-	if (!t || queues_build(&q, f)) {
+	if (!t || queues_build(&q, f, nlaunch)) {
 		tg_table_free(t);
 		return NULL;
 	}

@@ -58,14 +58,14 @@ static uint32_t launch_of(const tg_step_filter *f, const tg_event *ev, size_t i)
 	return p != TG_NONE && tg_step_filter_has(f, (uint32_t)i) ? p : TG_NONE;
 }
 
-/* Selected device events with a launch, by launch start. */
-static int collect(struct launches *l, const tg_step_filter *f)
+/* Selected device events with a launch (nlaunch of them), by launch start. */
+static int collect(struct launches *l, const tg_step_filter *f, size_t nlaunch)
 {
 	memset(l, 0, sizeof(*l));
 	const tg_trace *t = tg_tree_trace(f->tree);
 	size_t ne;
 	const tg_event *ev = tg_trace_events(t, &ne);
-	l->v = tg_malloc((device_events(t) + 1) * sizeof(*l->v));
+	l->v = tg_malloc((nlaunch + 1) * sizeof(*l->v));
 	if (!l->v)
 		return TG_ENOMEM;
 	for (size_t i = 0; i < ne; i++) {
@@ -93,14 +93,15 @@ static int64_t delay_of(int64_t ts, int64_t lend)
 }
 
 /* The summary of the launches f selects, in one pass over the trace (every
- * sum an integer, the median a value: the order does not matter). */
-static int summarize(tg_launch_summary *s, const tg_step_filter *f)
+ * sum an integer, the median a value: the order does not matter); ndev:
+ * the trace's device events. */
+static int summarize(tg_launch_summary *s, const tg_step_filter *f, size_t ndev)
 {
 	memset(s, 0, sizeof(*s));
 	const tg_trace *t = tg_tree_trace(f->tree);
 	size_t ne;
 	const tg_event *ev = tg_trace_events(t, &ne);
-	int64_t *d = tg_malloc((device_events(t) + 1) * sizeof(int64_t));
+	int64_t *d = tg_malloc((ndev + 1) * sizeof(int64_t));
 	if (!d)
 		return TG_ENOMEM;
 	for (size_t i = 0; i < ne; i++) {
@@ -131,7 +132,7 @@ int tg_launch_stats_summary(tg_launch_summary *out, const tg_tree *tree, int32_t
 	memset(out, 0, sizeof(*out));
 	tg_step_filter f;
 	int rc = tg_step_filter_init(&f, tree, step);
-	return rc ? rc : summarize(out, &f);
+	return rc ? rc : summarize(out, &f, device_events(tg_tree_trace(tree)));
 }
 
 /* ---- tables ---- */
@@ -511,13 +512,13 @@ static int sequence_row(tg_table *tab, const struct out_row *o, const tg_trace *
 	return 0;
 }
 
-static tg_table *sequences_table(const tg_step_filter *f)
+static tg_table *sequences_table(const tg_step_filter *f, size_t ndev)
 {
 	static const char *const cols[] = {"op", "rank", "count", "calls", "num_kernels",
 	                                   "gpu_time(us)", "gpu_time_mean(us)", "cpu_time(us)",
 	                                   "kernels", NULL};
 	const tg_trace *t = tg_tree_trace(f->tree);
-	uint32_t *names = tg_malloc((device_events(t) + 1) * sizeof(*names)); /* device events' names in tree order */
+	uint32_t *names = tg_malloc((ndev + 1) * sizeof(*names)); /* device events' names in tree order */
 	struct groups G = {0};
 	struct out_row *rows = NULL;
 	tg_buf buf = TG_BUF_INIT;
@@ -568,16 +569,17 @@ int tg_launch_stats_tables_ex(tg_table ***out, size_t *n, const tg_tree *tree, i
 		return rc;
 	enum { NT = 5 };
 	tg_table **tabs = tg_calloc(NT, sizeof(*tabs));
-	int bad = !tabs || summarize(&s, &f) || !(tabs[0] = summary_table(&s));
+	size_t ndev = device_events(tg_tree_trace(tree));
+	int bad = !tabs || summarize(&s, &f, ndev) || !(tabs[0] = summary_table(&s));
 	size_t k = 1;
 	if (!bad && with_rows) {
 		struct launches l;
-		bad = collect(&l, &f) || !(tabs[k++] = rows_table(&l, &f));
+		bad = collect(&l, &f, s.launches) || !(tabs[k++] = rows_table(&l, &f));
 		free(l.v); /* each table's scratch goes before the next one's */
 	}
 	if (!bad)
-		bad = !(tabs[k++] = tg_launch_queue_table(&f)) || !(tabs[k++] = bandwidth_table(&f)) ||
-		      !(tabs[k++] = sequences_table(&f));
+		bad = !(tabs[k++] = tg_launch_queue_table(&f, s.launches)) || !(tabs[k++] = bandwidth_table(&f)) ||
+		      !(tabs[k++] = sequences_table(&f, ndev));
 	if (bad) {
 		tg_tables_free(tabs, NT);
 		return tg_error_set(TG_ENOMEM, "launch statistics: out of memory");

@@ -9,8 +9,8 @@
 #include "table.h"
 #include "../tree/step_filter.h"
 
-/* "queue_length_summary" for the launches f selects (launch_stats.h), or
- * NULL when out of memory. */
-tg_table *tg_launch_queue_table(const tg_step_filter *f);
+/* "queue_length_summary" for the nlaunch launches f selects
+ * (launch_stats.h), or NULL when out of memory. */
+tg_table *tg_launch_queue_table(const tg_step_filter *f, size_t nlaunch);
 
 #endif

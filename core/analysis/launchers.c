@@ -67,8 +67,11 @@ static int assign_launchers(tg_launchers *l, const tg_launchers_opts *opts, size
 		l->owner[i] = TG_NONE;
 		if (!tg_kind_is_gpu(ev[i].kind) || !tg_launchers_in_step(l->tree, (uint32_t)i, opts->step))
 			continue;
-		if (ev[i].kind == TG_KIND_KERNEL && (tg_trace_name_flags(l->trace, ev[i].name) & TG_NAME_COMM))
+		l->nstep_dev++;
+		if (ev[i].kind == TG_KIND_KERNEL && (tg_trace_name_flags(l->trace, ev[i].name) & TG_NAME_COMM)) {
+			l->nstep_comm++;
 			continue;
+		}
 		uint32_t who = tg_launchers_find(l->tree, ev, (uint32_t)i, atoms, opts->tracelens_compat);
 		if (who == TG_NONE)
 			continue;
@@ -191,8 +194,9 @@ struct spanlist {
 /* The state of the subtree unions (subtree_unions). */
 struct subtree {
 	const tg_event *ev;    /* the trace's events */
-	uint32_t *near;        /* per host event: nearest launcher at or above it, TG_NONE, or
-	                        * NEAR_UNKNOWN; l->owner's room, which only device events use */
+	uint32_t *near;        /* per host event: nearest launcher at or above it, NEAR_NONE, or
+	                        * TG_NONE (not known yet); l->owner's room, TG_NONE there for
+	                        * every host event, which only device events use */
 	uint32_t *who;         /* per linked device event of the step, in event order: its nearest launcher */
 	size_t nwho;
 	uint32_t *at;          /* n + 1: where each launcher's own spans begin in v */
@@ -202,7 +206,7 @@ struct subtree {
 	struct spanlist *acc;  /* per launcher: its union so far */
 };
 
-#define NEAR_UNKNOWN (TG_NONE - 1)
+#define NEAR_NONE (TG_NONE - 1) /* no launcher above */
 
 /* Whether node e's nearest launcher is memoized in st->near: host events
  * only (the walks start at launches and go up through host events; a
@@ -219,8 +223,8 @@ static uint32_t nearest_launcher(const tg_launchers *l, struct subtree *st, uint
 {
 	uint32_t p = e, found = TG_NONE;
 	while (p != TG_NONE) {
-		if (memo(st, p) && st->near[p] != NEAR_UNKNOWN) {
-			found = st->near[p];
+		if (memo(st, p) && st->near[p] != TG_NONE) {
+			found = st->near[p] == NEAR_NONE ? TG_NONE : st->near[p];
 			break;
 		}
 		if (l->index[p] != TG_NONE) {
@@ -229,11 +233,12 @@ static uint32_t nearest_launcher(const tg_launchers *l, struct subtree *st, uint
 		}
 		p = tg_tree_parent(l->tree, p);
 	}
+	uint32_t keep = found == TG_NONE ? NEAR_NONE : found;
 	for (uint32_t q = e; q != p; q = tg_tree_parent(l->tree, q))
 		if (memo(st, q))
-			st->near[q] = found;
+			st->near[q] = keep;
 	if (p != TG_NONE && memo(st, p))
-		st->near[p] = found;
+		st->near[p] = keep;
 	return found;
 }
 
@@ -372,23 +377,19 @@ static int walk_up(tg_launchers *l, struct subtree *st)
 static int comm_launchers(tg_launchers *l, const tg_launchers_opts *opts)
 {
 	const tg_atoms *atoms = tg_trace_atoms(l->trace);
-	size_t ne, n = 0;
+	size_t ne;
 	const tg_event *ev = tg_trace_events(l->trace, &ne);
-	for (int pass = 0; pass < 2; pass++) {
-		for (size_t i = 0; i < ne; i++) {
-			if (ev[i].kind != TG_KIND_KERNEL || !(tg_trace_name_flags(l->trace, ev[i].name) & TG_NAME_COMM) ||
-			    !tg_launchers_in_step(l->tree, (uint32_t)i, opts->step))
-				continue;
-			uint32_t who = tg_launchers_find(l->tree, ev, (uint32_t)i, atoms, opts->tracelens_compat);
-			if (who == TG_NONE || l->index[who] == TG_NONE)
-				continue;
-			if (!pass)
-				n++;
-			else if (tg_idmap_put(l->comm, (int64_t)i, l->index[who]) < 0)
-				return TG_ENOMEM;
-		}
-		if (!pass && (!n || !(l->comm = tg_idmap_new(n))))
-			return n ? TG_ENOMEM : 0;
+	if (!l->nstep_comm) /* (no pass at all without them) */
+		return 0;
+	if (!(l->comm = tg_idmap_new(l->nstep_comm)))
+		return TG_ENOMEM;
+	for (size_t i = 0; i < ne; i++) {
+		if (ev[i].kind != TG_KIND_KERNEL || !(tg_trace_name_flags(l->trace, ev[i].name) & TG_NAME_COMM) ||
+		    !tg_launchers_in_step(l->tree, (uint32_t)i, opts->step))
+			continue;
+		uint32_t who = tg_launchers_find(l->tree, ev, (uint32_t)i, atoms, opts->tracelens_compat);
+		if (who != TG_NONE && l->index[who] != TG_NONE && tg_idmap_put(l->comm, (int64_t)i, l->index[who]) < 0)
+			return TG_ENOMEM;
 	}
 	return 0;
 }
@@ -400,14 +401,12 @@ static int comm_launchers(tg_launchers *l, const tg_launchers_opts *opts)
  * build's peak). 0 or TG_ENOMEM. */
 static int subtree_unions(tg_launchers *l, const tg_launchers_opts *opts)
 {
-	size_t ne, ngpu = 0;
+	size_t ne;
 	const tg_event *ev = tg_trace_events(l->trace, &ne);
-	for (size_t i = 0; i < ne; i++)
-		ngpu += tg_kind_is_gpu(ev[i].kind);
 	struct subtree st = {
 		.ev = ev,
-		.near = l->owner, /* its host events' room, given back below */
-		.who = tg_malloc((ngpu + 1) * sizeof(uint32_t)),
+		.near = l->owner, /* its host events' room (TG_NONE: not known yet), given back below */
+		.who = tg_malloc((l->nstep_dev + 1) * sizeof(uint32_t)),
 		.at = tg_calloc(l->n + 2, sizeof(uint32_t)),
 		.parent = tg_malloc((l->n + 1) * sizeof(uint32_t)),
 		.pending = tg_calloc(l->n + 1, sizeof(uint32_t)),
@@ -415,9 +414,6 @@ static int subtree_unions(tg_launchers *l, const tg_launchers_opts *opts)
 	int rc = TG_ENOMEM;
 	if (!st.who || !st.at || !st.parent || !st.pending)
 		goto out;
-	for (size_t i = 0; i < ne; i++)
-		if (memo(&st, (uint32_t)i))
-			st.near[i] = NEAR_UNKNOWN;
 	place_spans(l, opts, &st); /* who, and counts into at[w + 1] */
 	launcher_tree(l, &st);
 	for (size_t i = 0; i < ne; i++) /* the rest reads who and the launchers' parents */
