@@ -452,16 +452,35 @@ static void commit_flow(struct parser *ps, const struct evtmp *ev, uint64_t at)
 		.bind_enclosing = (uint8_t)ev->bp_e};
 }
 
+/* Duration dur (ns, >= 0) of event e: in e->dur32 when it fits 32 bits,
+ * else appended to the trace's wide durations with e->dur32 its index and
+ * TG_EV_WIDE_DUR set. at: the event's JSON offset, for the message. */
+static void set_dur(struct parser *ps, tg_event *e, int64_t dur, uint64_t at)
+{
+	tg_trace *t = ps->t;
+	if (dur <= (int64_t)UINT32_MAX) {
+		e->dur32 = (uint32_t)dur;
+		return;
+	}
+	if (t->nwide_durs >= UINT32_MAX)
+		die_off(ps, TG_ELIMIT, at, "more than %u durations beyond 32 bits", UINT32_MAX);
+	if (tg_grow((void **)&t->wide_durs, &t->wide_durs_cap, t->nwide_durs + 1, sizeof(int64_t)))
+		oom(ps);
+	e->dur32 = (uint32_t)t->nwide_durs;
+	e->flags |= TG_EV_WIDE_DUR;
+	t->wide_durs[t->nwide_durs++] = dur;
+}
+
 /* An E event at ts closes the latest open B event of its track; an E
- * without one is counted as skipped. */
-static void close_begin(struct parser *ps, int64_t ts, uint32_t track)
+ * without one is counted as skipped. at: the E event's JSON offset. */
+static void close_begin(struct parser *ps, int64_t ts, uint32_t track, uint64_t at)
 {
 	tg_trace *t = ps->t;
 	for (size_t i = ps->nopen; i-- > 0;) {
 		tg_event *b = &t->events[ps->open[i]];
 		if (b->track == track) {
-			b->dur = ts > b->ts ? ts - b->ts : 0;
-			b->flags &= (uint8_t)~TG_EV_UNCLOSED;
+			set_dur(ps, b, ts > b->ts ? ts - b->ts : 0, at);
+			b->flags &= ~(unsigned)TG_EV_UNCLOSED;
 			memmove(ps->open + i, ps->open + i + 1, (ps->nopen - i - 1) * sizeof(uint32_t));
 			ps->nopen--;
 			return;
@@ -634,7 +653,7 @@ static void commit_event(struct parser *ps, struct evtmp *ev, size_t args_start,
 	uint32_t track = track_get(ps, &ev->key);
 	if (ev->ph == 'E') {
 		t->nargs = args_start;
-		close_begin(ps, ev->ts, track);
+		close_begin(ps, ev->ts, track, at);
 		return;
 	}
 	if (t->nevents >= ps->max_events)
@@ -646,6 +665,8 @@ static void commit_event(struct parser *ps, struct evtmp *ev, size_t args_start,
 		st->negative_durations++;
 		ev->dur = 0;
 	}
+	if (track > TG_TRACK_MAX)
+		die_off(ps, TG_ELIMIT, at, "more than %u tracks (limit)", TG_TRACK_MAX + 1);
 	uint8_t flags = 0;
 	int kind = stored_kind(ps, ev, &flags);
 	if (kind == TG_KIND_OTHER && ev->cat != TG_NONE) {
@@ -654,16 +675,18 @@ static void commit_event(struct parser *ps, struct evtmp *ev, size_t args_start,
 	}
 	if (t->nargs - args_start > UINT16_MAX)
 		die_off(ps, TG_ELIMIT, at, "event with more than %u arguments", UINT16_MAX);
+	if (t->nargs > args_start)
+		t->args[t->nargs - 1].last = 1;
 	if (tg_grow((void **)&t->events, &t->events_cap, t->nevents + 1, sizeof(tg_event)))
 		oom(ps);
 	tg_event *e = &t->events[t->nevents];
 	e->ts = ev->ts;
-	e->dur = ev->ph == 'B' ? 0 : ev->dur;
+	e->flags = 0;
+	set_dur(ps, e, ev->ph == 'B' ? 0 : ev->dur, at);
 	e->name = ev->name == TG_NONE ? ps->atom_empty : ev->name;
 	e->track = track;
-	e->nargs = (uint16_t)(t->nargs - args_start);
-	e->args = share_args(ps, args_start);
-	e->kind = (uint8_t)kind;
+	e->args = t->nargs > args_start ? share_args(ps, args_start) : TG_NONE;
+	e->kind = (unsigned)kind;
 	flags |= set_ids(ps, e, ev, kind, at);
 	if (ev->ph == 'B') {
 		flags |= TG_EV_UNCLOSED;
@@ -671,7 +694,7 @@ static void commit_event(struct parser *ps, struct evtmp *ev, size_t args_start,
 			oom(ps);
 		ps->open[ps->nopen++] = (uint32_t)t->nevents;
 	}
-	e->flags = flags;
+	e->flags |= flags;
 	t->nevents++;
 	st->by_kind[kind]++;
 	t->tracks[track].nevents++;

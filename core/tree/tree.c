@@ -78,8 +78,9 @@ static inline int key_less(const struct key *a, const struct key *b, const tg_ev
 	if (a->ts != b->ts)
 		return a->ts < b->ts;
 	const tg_event *x = &ev[a->tie], *y = &ev[b->tie];
-	if (x->dur != y->dur)
-		return x->dur > y->dur;
+	int64_t dx = tg_event_dur(t, x), dy = tg_event_dur(t, y);
+	if (dx != dy)
+		return dx > dy;
 	uint64_t sa = key_sub(t, x, a->tie), sb = key_sub(t, y, b->tie);
 	if (sa != sb)
 		return sa < sb;
@@ -209,10 +210,10 @@ static void nest_track(tg_tree *tree, const tg_event *ev, const struct key *k, s
 	size_t sp = 0;
 	for (size_t i = 0; i < n; i++) {
 		uint32_t e = (uint32_t)k[i].tie;
-		int64_t ts = ev[e].ts, end = ev[e].ts + ev[e].dur;
+		int64_t ts = ev[e].ts, end = tg_event_end(tree->trace, &ev[e]);
 		while (sp > 0) {
 			const tg_event *top = &ev[stack[sp - 1]];
-			int64_t top_end = top->ts + top->dur;
+			int64_t top_end = tg_event_end(tree->trace, top);
 			if (ts >= top_end) {
 				sp--;
 				continue;
@@ -249,7 +250,7 @@ static uint32_t bind_flow_start(const tg_trace *t, const struct buckets *hb, con
 	}
 	for (size_t i = lo; i-- > 0;) {
 		const tg_event *e = &ev[(uint32_t)k[i].tie];
-		if (tg_kind_is_launch(e->kind) && e->ts <= f->ts && f->ts <= e->ts + e->dur)
+		if (tg_kind_is_launch(e->kind) && e->ts <= f->ts && f->ts <= tg_event_end(t, e))
 			return (uint32_t)k[i].tie;
 		if (f->ts - k[i].ts > 10 * 1000 * 1000)
 			break; /* launches are short: give up after 10 ms */
@@ -432,14 +433,23 @@ static int reparent_python(tg_tree *tree, const tg_trace *t)
 	return 0;
 }
 
+/* The trace and its events, for cmp_child. */
+struct child_ctx {
+	const tg_trace *t;
+	const tg_event *ev;
+};
+
 static int cmp_child(const void *a, const void *b, void *ctx)
 {
-	const tg_event *ev = ctx;
+	const struct child_ctx *cc = ctx;
+	const tg_trace *t = cc->t;
+	const tg_event *ev = cc->ev;
 	const tg_event *x = &ev[*(const uint32_t *)a], *y = &ev[*(const uint32_t *)b];
 	if (x->ts != y->ts)
 		return x->ts < y->ts ? -1 : 1;
-	if (x->dur != y->dur)
-		return x->dur > y->dur ? -1 : 1;
+	int64_t dx = tg_event_dur(t, x), dy = tg_event_dur(t, y);
+	if (dx != dy)
+		return dx > dy ? -1 : 1;
 	return (*(const uint32_t *)a > *(const uint32_t *)b) - (*(const uint32_t *)a < *(const uint32_t *)b);
 }
 
@@ -478,12 +488,13 @@ static int build_children(tg_tree *tree, const tg_trace *t, const struct buckets
 	free(fill);
 	/* children from several tracks (python reparenting, multi-stream graph
 	 * launches) may be out of order */
+	struct child_ctx cc = {t, ev};
 	for (size_t i = 0; i < ne; i++) {
 		uint32_t *c = tree->children + tree->child_off[i];
 		size_t n = tree->child_off[i + 1] - tree->child_off[i];
 		for (size_t j = 1; j < n; j++)
-			if (cmp_child(&c[j - 1], &c[j], (void *)ev) > 0) {
-				qsort_r(c, n, sizeof(uint32_t), cmp_child, (void *)ev);
+			if (cmp_child(&c[j - 1], &c[j], &cc) > 0) {
+				qsort_r(c, n, sizeof(uint32_t), cmp_child, &cc);
 				break;
 			}
 	}
@@ -529,7 +540,7 @@ static int find_steps(tg_tree *tree, const tg_trace *t)
 			continue;
 		if (tg_grow((void **)&tree->steps, &cap, tree->nsteps + 1, sizeof(tg_step)))
 			return TG_ENOMEM;
-		tree->steps[tree->nsteps++] = (tg_step){n, (uint32_t)i, ev[i].ts, ev[i].dur};
+		tree->steps[tree->nsteps++] = (tg_step){n, (uint32_t)i, ev[i].ts, tg_event_dur(t, &ev[i])};
 	}
 	if (tree->nsteps > 1)
 		qsort(tree->steps, tree->nsteps, sizeof(tg_step), cmp_step);
@@ -601,7 +612,8 @@ static int find_steps(tg_tree *tree, const tg_trace *t)
 			else
 				hi = mid;
 		}
-		for (size_t k = lo; k < no && ev[orph[k]].track == ev[i].track && ev[orph[k]].ts < ev[i].ts + ev[i].dur; k++)
+		int64_t end = tg_event_end(t, &ev[i]);
+		for (size_t k = lo; k < no && ev[orph[k]].track == ev[i].track && ev[orph[k]].ts < end; k++)
 			if (tree->step_of[orph[k]] < 0)
 				tree->step_of[orph[k]] = s;
 	}
