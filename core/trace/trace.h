@@ -83,9 +83,9 @@ typedef struct tg_event {
 	uint32_t id[2];      /* TG_KIND_PYTHON: Python id, parent id; others: correlation, External id */
 	uint32_t name;       /* atom */
 	uint32_t args;       /* first argument, index into tg_trace_args(); TG_NONE: none */
+	uint32_t kind : 4;   /* tg_kind (the low bits: the most read, one mask) */
 	uint32_t track : 19; /* index into tg_trace_tracks() (at most TG_TRACK_MAX) */
-	uint32_t kind : 4;   /* tg_kind */
-	uint32_t flags : 9;  /* tg_event_flags */
+	uint32_t flags : 9;  /* tg_event_flags (the high bits: one shift) */
 } tg_event;
 
 _Static_assert(sizeof(tg_event) == 32, "tg_event is 32 bytes");

@@ -2,7 +2,9 @@
  * tree.c - builds the event tree (see tree.h for the rules).
  *
  * Layout: parent[] per event, children in CSR form (child_off[] indexes
- * children[]), step_of[] per event. Host events are bucketed by track with a
+ * children[]), step_of[] per event (16-bit when the steps fit, as they
+ * nearly always do: 2 bytes an event less), TraceLens's link marks one bit
+ * an event; whether an event is in the tree is read from its kind. Host events are bucketed by track with a
  * counting sort, each bucket sorted by (ts asc, dur desc, kind rank, file
  * order) and nested with a stack. Tolerance: a child may end up to TOL_NS
  * after its parent (clock rounding in the profiler); an event that starts
@@ -21,14 +23,15 @@
 
 struct tg_tree {
 	const tg_trace *trace;
+	const tg_event *ev; /* the trace's events */
 	uint32_t *parent;
 	uint32_t *child_off; /* nevents + 1 */
 	uint32_t *children;
 	uint32_t *roots;
 	size_t nroots;
-	int32_t *step_of;
-	uint8_t *in_tree;
-	uint8_t *tl_linked; /* tg_tree_linked_like_tracelens */
+	int32_t *step_of;   /* while built, and after when there are INT16_MAX steps or more */
+	int16_t *step16;    /* else step_of narrowed (tg_tree_step_of) */
+	uint8_t *tl_linked; /* tg_tree_linked_like_tracelens, a bit an event */
 	tg_step *steps;
 	size_t nsteps;
 	tg_tree_stats stats;
@@ -622,6 +625,22 @@ static int find_steps(tg_tree *tree, const tg_trace *t)
 	return 0;
 }
 
+/* step_of as 16-bit indexes when every step's fits (-1 for none), the
+ * 32-bit array freed; left as it is otherwise. 0 or TG_ENOMEM. */
+static int narrow_steps(tg_tree *tree, size_t ne)
+{
+	if (tree->nsteps >= INT16_MAX)
+		return 0;
+	tree->step16 = tg_malloc((ne + 1) * sizeof(int16_t));
+	if (!tree->step16)
+		return TG_ENOMEM;
+	for (size_t i = 0; i < ne; i++)
+		tree->step16[i] = (int16_t)tree->step_of[i];
+	free(tree->step_of);
+	tree->step_of = NULL;
+	return 0;
+}
+
 int tg_tree_build(tg_tree **out, const tg_trace *t)
 {
 	*out = NULL;
@@ -635,13 +654,12 @@ int tg_tree_build(tg_tree **out, const tg_trace *t)
 	if (!tree)
 		return TG_ENOMEM;
 	tree->trace = t;
+	tree->ev = ev;
 	tree->parent = tg_malloc((ne + 1) * sizeof(uint32_t));
-	tree->in_tree = tg_calloc(ne + 1, 1);
-	if (!tree->parent || !tree->in_tree)
+	if (!tree->parent)
 		goto fail;
 	for (size_t i = 0; i < ne; i++) {
 		tree->parent[i] = TG_NONE;
-		tree->in_tree[i] = is_host_kind(ev[i].kind) || want_device(&ev[i]);
 		if (is_host_kind(ev[i].kind))
 			tree->stats.host_events++;
 		else if (tg_kind_is_gpu(ev[i].kind))
@@ -671,7 +689,8 @@ int tg_tree_build(tg_tree **out, const tg_trace *t)
 	stack = NULL;
 	memset(&hb, 0, sizeof(hb));
 	memset(&db, 0, sizeof(db));
-	if ((rc = find_steps(tree, t)) || (rc = tg_tree_tracelens_links(&tree->tl_linked, t, tree->parent)))
+	if ((rc = find_steps(tree, t)) || (rc = narrow_steps(tree, ne)) ||
+	    (rc = tg_tree_tracelens_links(&tree->tl_linked, t, tree->parent)))
 		goto fail;
 	for (size_t i = 0; i < ne; i++) {
 		if (tg_kind_is_gpu(ev[i].kind) && tree->parent[i] == TG_NONE)
@@ -709,7 +728,7 @@ void tg_tree_free(tg_tree *tree)
 	free(tree->children);
 	free(tree->roots);
 	free(tree->step_of);
-	free(tree->in_tree);
+	free(tree->step16);
 	free(tree->tl_linked);
 	free(tree->steps);
 	free(tree);
@@ -731,7 +750,10 @@ const uint32_t *tg_tree_roots(const tg_tree *tree, size_t *n)
 	return tree->roots;
 }
 
-int tg_tree_contains(const tg_tree *tree, uint32_t ev) { return tree->in_tree[ev]; }
+int tg_tree_contains(const tg_tree *tree, uint32_t ev)
+{
+	return is_host_kind(tree->ev[ev].kind) || want_device(&tree->ev[ev]);
+}
 
 uint32_t tg_tree_launch(const tg_tree *tree, uint32_t ev)
 {
@@ -741,7 +763,10 @@ uint32_t tg_tree_launch(const tg_tree *tree, uint32_t ev)
 	return p != TG_NONE && tg_kind_is_launch(e[p].kind) ? p : TG_NONE;
 }
 
-int32_t tg_tree_step_of(const tg_tree *tree, uint32_t ev) { return tree->step_of[ev]; }
+int32_t tg_tree_step_of(const tg_tree *tree, uint32_t ev)
+{
+	return tree->step16 ? tree->step16[ev] : tree->step_of[ev];
+}
 
 int32_t tg_tree_step_index(const tg_tree *tree, int64_t number)
 {
@@ -752,7 +777,10 @@ int32_t tg_tree_step_index(const tg_tree *tree, int64_t number)
 	return idx;
 }
 
-int tg_tree_linked_like_tracelens(const tg_tree *tree, uint32_t ev) { return tree->tl_linked[ev]; }
+int tg_tree_linked_like_tracelens(const tg_tree *tree, uint32_t ev)
+{
+	return (tree->tl_linked[ev >> 3] >> (ev & 7)) & 1;
+}
 
 const tg_step *tg_tree_steps(const tg_tree *tree, size_t *n)
 {
