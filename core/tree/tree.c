@@ -39,12 +39,11 @@ struct tg_tree {
 
 /* An event in a track's order: by start, then longest first, then outer
  * kinds first, then (python functions) by Python id, then by index. Only
- * the start and the index are stored (16 bytes an event: the buckets of a
- * 1 GB trace are 2 million of them); ties read the rest from the event. */
+ * the index is stored (4 bytes an event, 16 when the start was kept too:
+ * the buckets of a 1 GB trace are 2 million of them); comparisons read the
+ * rest from the event. */
 struct key {
-	int64_t ts;
 	uint32_t tie; /* event index */
-	uint32_t reserved;
 };
 
 static int is_host_kind(int k)
@@ -78,9 +77,9 @@ static inline uint64_t key_sub(const tg_trace *t, const tg_event *e, uint32_t i)
 
 static inline int key_less(const struct key *a, const struct key *b, const tg_event *ev, const tg_trace *t)
 {
-	if (a->ts != b->ts)
-		return a->ts < b->ts;
 	const tg_event *x = &ev[a->tie], *y = &ev[b->tie];
+	if (x->ts != y->ts)
+		return x->ts < y->ts;
 	int64_t dx = tg_event_dur(t, x), dy = tg_event_dur(t, y);
 	if (dx != dy)
 		return dx > dy;
@@ -192,7 +191,7 @@ static int bucket_events(struct buckets *b, const tg_trace *t, int (*want)(const
 	memcpy(fill, b->off, (nt + 1) * sizeof(uint32_t));
 	for (size_t i = 0; i < ne; i++)
 		if (want(&ev[i]))
-			b->keys[fill[ev[i].track]++] = (struct key){ev[i].ts, (uint32_t)i, 0};
+			b->keys[fill[ev[i].track]++] = (struct key){(uint32_t)i};
 	for (size_t tr = 0; tr < nt; tr++)
 		sort_keys(b->keys + b->off[tr], tmp, b->off[tr + 1] - b->off[tr], ev, t);
 	free(tmp);
@@ -246,7 +245,7 @@ static uint32_t bind_flow_start(const tg_trace *t, const struct buckets *hb, con
 	size_t lo = 0, hi = n;
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
-		if (k[mid].ts <= f->ts)
+		if (ev[k[mid].tie].ts <= f->ts)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -255,7 +254,7 @@ static uint32_t bind_flow_start(const tg_trace *t, const struct buckets *hb, con
 		const tg_event *e = &ev[(uint32_t)k[i].tie];
 		if (tg_kind_is_launch(e->kind) && e->ts <= f->ts && f->ts <= tg_event_end(t, e))
 			return (uint32_t)k[i].tie;
-		if (f->ts - k[i].ts > 10 * 1000 * 1000)
+		if (f->ts - e->ts > 10 * 1000 * 1000)
 			break; /* launches are short: give up after 10 ms */
 	}
 	return TG_NONE;
