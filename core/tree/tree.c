@@ -466,15 +466,15 @@ static int build_children(tg_tree *tree, const tg_trace *t, const struct buckets
 	tree->roots = tg_malloc((ne + 1) * sizeof(uint32_t));
 	if (!tree->child_off || !tree->children || !tree->roots)
 		return TG_ENOMEM;
+	/* the counts one slot further on, summed: child_off[p + 1] is then where
+	 * p's children start, the cursor that fills them, and ends where the
+	 * next one's start (no cursor array: 4 bytes an event less at the
+	 * build's peak) */
 	for (size_t i = 0; i < ne; i++)
 		if (tree->parent[i] != TG_NONE)
-			tree->child_off[tree->parent[i] + 1]++;
+			tree->child_off[tree->parent[i] + 2]++;
 	for (size_t i = 0; i < ne; i++)
 		tree->child_off[i + 1] += tree->child_off[i];
-	uint32_t *fill = tg_malloc((ne + 1) * sizeof(uint32_t));
-	if (!fill)
-		return TG_ENOMEM;
-	memcpy(fill, tree->child_off, (ne + 1) * sizeof(uint32_t));
 	/* fill in sorted track order: host tracks, then device tracks */
 	const struct buckets *bs[2] = {hb, db};
 	for (int b = 0; b < 2; b++)
@@ -483,11 +483,10 @@ static int build_children(tg_tree *tree, const tg_trace *t, const struct buckets
 				uint32_t e = (uint32_t)bs[b]->keys[k].tie;
 				uint32_t p = tree->parent[e];
 				if (p != TG_NONE)
-					tree->children[fill[p]++] = e;
+					tree->children[tree->child_off[p + 1]++] = e;
 				else if (b == 0 || tg_kind_is_gpu(ev[e].kind))
 					tree->roots[tree->nroots++] = e;
 			}
-	free(fill);
 	/* children from several tracks (python reparenting, multi-stream graph
 	 * launches) may be out of order */
 	struct child_ctx cc = {t, ev};
