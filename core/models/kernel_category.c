@@ -32,12 +32,22 @@ struct dec_slot {
 	struct decision d;
 };
 
+/* The distinct op families met (tg_op_family gives static strings, a few
+ * dozen of them), so that an atom's family takes one byte, not a pointer. */
+#define MAX_FAMILIES 255
+
+struct families {
+	const char *v[MAX_FAMILIES];
+	size_t n;
+};
+
 struct tg_categorizer {
 	const tg_tree *tree;
 	const tg_trace *trace;
 	const tg_event *ev;
 	uint16_t *name_rule; /* per atom: 0 not looked up, 1 no rule, 2 + i rule i */
-	const char **family; /* per atom: tg_op_family of the name, NULL not looked up */
+	uint8_t *family;     /* per atom: 0 not looked up, 1 + i the name's tg_op_family is fams->v[i] */
+	struct families *fams;
 	size_t natoms;
 	tg_idmap *fwd;       /* Sequence number -> forward op */
 	struct dec_slot *dec; /* DEC_SLOTS */
@@ -71,12 +81,13 @@ int tg_categorizer_new(tg_categorizer **out, const tg_tree *tree)
 	c->ev = tg_trace_events(c->trace, &ne);
 	c->natoms = tg_atoms_count(tg_trace_atoms(c->trace));
 	c->name_rule = tg_calloc(c->natoms ? c->natoms : 1, sizeof(uint16_t));
-	c->family = tg_calloc(c->natoms ? c->natoms : 1, sizeof(const char *));
+	c->family = tg_calloc(c->natoms ? c->natoms : 1, 1);
+	c->fams = tg_calloc(1, sizeof(*c->fams));
 	c->k_seq = tg_trace_key(c->trace, "Sequence number");
 	c->k_fwd_tid = tg_trace_key(c->trace, "Fwd thread id");
 	c->fwd = tg_idmap_new(1024);
 	c->dec = tg_malloc(DEC_SLOTS * sizeof(*c->dec));
-	if (!c->name_rule || !c->family || !c->fwd || !c->dec) {
+	if (!c->name_rule || !c->family || !c->fams || !c->fwd || !c->dec) {
 		tg_categorizer_free(c);
 		return TG_ENOMEM;
 	}
@@ -111,7 +122,8 @@ void tg_categorizer_free(tg_categorizer *c)
 	if (!c)
 		return;
 	free(c->name_rule);
-	free((void *)c->family);
+	free(c->family);
+	free(c->fams);
 	tg_idmap_free(c->fwd);
 	free(c->dec);
 	free(c);
@@ -156,9 +168,19 @@ static const char *op_family(const tg_categorizer *c, uint32_t e)
 	uint32_t name = c->ev[e].name;
 	if (name >= c->natoms)
 		return tg_op_family(tg_trace_str(c->trace, name));
-	if (!c->family[name])
-		c->family[name] = tg_op_family(tg_trace_str(c->trace, name));
-	return c->family[name];
+	if (c->family[name])
+		return c->fams->v[c->family[name] - 1];
+	const char *f = tg_op_family(tg_trace_str(c->trace, name));
+	size_t i = 0;
+	while (i < c->fams->n && c->fams->v[i] != f)
+		i++;
+	if (i == c->fams->n) {
+		if (i == MAX_FAMILIES)
+			return f; /* not kept: asked again next time */
+		c->fams->v[c->fams->n++] = f;
+	}
+	c->family[name] = (uint8_t)(i + 1);
+	return f;
 }
 
 /* The outermost cpu_op from e up (e included when self) whose family is
