@@ -100,37 +100,50 @@ static int union_add(tg_interval **v, size_t *n, size_t *cap, int64_t a, int64_t
 	return 0;
 }
 
-/* Compute kernels merged, and the communication kernels of the steps
- * (point-to-point ones counted apart: *np2p of them, *p2p_ns their time),
- * both lists sized to what they hold: the device events come by start, so
- * the compute kernels merge as they are read. */
-static int comm_lists(tg_interval **comp, size_t *ncomp, struct comm_kernel **comm, size_t *ncomm, size_t *np2p,
-                      double *p2p_ns, const tg_fctx *c)
+/* The communication kernels of the steps into *comm, grown to what they
+ * hold (point-to-point ones counted apart: *np2p of them, *p2p_ns their
+ * time). 0 or TG_ENOMEM. */
+static int comm_kernels(struct comm_kernel **comm, size_t *ncomm, size_t *np2p, double *p2p_ns, const tg_fctx *c)
 {
 	uint8_t *pp = NULL;
-	size_t capp = 0, capc = 0;
-	*comp = NULL;
-	*comm = NULL;
-	*ncomp = *ncomm = *np2p = 0;
-	*p2p_ns = 0;
+	size_t cap = 0;
 	if (p2p_events(&pp, c->t, c->ne))
 		return TG_ENOMEM;
 	int rc = 0;
 	for (size_t i = 0; !rc && i < c->ndev; i++) {
 		const tg_event *e = &c->ev[c->dev[i]];
-		tg_kernel_type k = tg_kernel_class_of(c->t, e);
-		if (k == TG_KERNEL_COMPUTATION && e->kind == TG_KIND_KERNEL) {
-			rc = union_add(comp, ncomp, &capp, e->ts, tg_event_end(c->t, e));
-		} else if (k == TG_KERNEL_COMMUNICATION && tg_fctx_selected(c, c->dev[i])) {
-			if (pp ? pp[c->dev[i]] : p2p(tg_trace_str(c->t, e->name), NULL)) {
-				++*np2p;
-				*p2p_ns += (double)tg_event_dur(c->t, e);
-			} else if (!(rc = tg_grow((void **)comm, &capc, *ncomm + 1, sizeof(**comm)))) {
-				(*comm)[(*ncomm)++] = (struct comm_kernel){c->dev[i], 0};
-			}
+		if (tg_kernel_class_of(c->t, e) != TG_KERNEL_COMMUNICATION || !tg_fctx_selected(c, c->dev[i]))
+			continue;
+		if (pp ? pp[c->dev[i]] : p2p(tg_trace_str(c->t, e->name), NULL)) {
+			++*np2p;
+			*p2p_ns += (double)tg_event_dur(c->t, e);
+		} else if (!(rc = tg_grow((void **)comm, &cap, *ncomm + 1, sizeof(**comm)))) {
+			(*comm)[(*ncomm)++] = (struct comm_kernel){c->dev[i], 0};
 		}
 	}
 	free(pp);
+	return rc;
+}
+
+/* The communication kernels of the steps, each with its time with no
+ * computation kernel running; the computation kernels merged into *comp
+ * only when there are some (a single GPU's trace has none): the device
+ * events come by start, so they merge as they are read. Lists sized to
+ * what they hold; the caller frees both. 0 or TG_ENOMEM. */
+static int comm_lists(tg_interval **comp, size_t *ncomp, struct comm_kernel **comm, size_t *ncomm, size_t *np2p,
+                      double *p2p_ns, const tg_fctx *c)
+{
+	size_t cap = 0;
+	*comp = NULL;
+	*comm = NULL;
+	*ncomp = *ncomm = *np2p = 0;
+	*p2p_ns = 0;
+	int rc = comm_kernels(comm, ncomm, np2p, p2p_ns, c);
+	for (size_t i = 0; !rc && *ncomm && i < c->ndev; i++) {
+		const tg_event *e = &c->ev[c->dev[i]];
+		if (e->kind == TG_KIND_KERNEL && tg_kernel_class_of(c->t, e) == TG_KERNEL_COMPUTATION)
+			rc = union_add(comp, ncomp, &cap, e->ts, tg_event_end(c->t, e));
+	}
 	for (size_t i = 0; !rc && i < *ncomm; i++) {
 		const tg_event *e = &c->ev[(*comm)[i].ev];
 		int64_t ts = e->ts, end = tg_event_end(c->t, e);
