@@ -69,6 +69,42 @@ static int arg_int(const tg_categorizer *c, uint32_t e, uint32_t key, int64_t *o
 	return a ? tg_arg_int(c->trace, a, out) : -1;
 }
 
+/* The map of forward ops, Sequence number -> op: cpu_ops with a Sequence
+ * number and a Fwd thread id of 0 or none (backward nodes carry the
+ * forward's thread, 1 and up); the first in the file wins, and ops that
+ * share a number (a composite op and the op under it) share ancestors.
+ * Sized from a first pass over the numbers' range: autograd numbers them
+ * 0, 1, 2..., so the map is a plain array of 4 bytes a number, not a hash
+ * of 32 bytes a key. 0 or TG_ENOMEM. */
+static int fwd_map(tg_categorizer *c, size_t ne)
+{
+	size_t n = 0;
+	int64_t lo = INT64_MAX, hi = INT64_MIN, seq, tid;
+	for (size_t i = 0; c->k_seq != TG_NONE && i < ne; i++) {
+		if (c->ev[i].kind != TG_KIND_CPU_OP || c->ev[i].args == TG_NONE ||
+		    arg_int(c, (uint32_t)i, c->k_seq, &seq) || seq < 0)
+			continue;
+		n++;
+		lo = seq < lo ? seq : lo;
+		hi = seq > hi ? seq : hi;
+	}
+	c->fwd = n ? tg_idmap_new_range(n, lo, hi) : tg_idmap_new(0);
+	if (!c->fwd)
+		return TG_ENOMEM;
+	for (size_t i = 0; n && i < ne; i++) {
+		const tg_event *e = &c->ev[i];
+		if (e->kind != TG_KIND_CPU_OP || e->args == TG_NONE)
+			continue;
+		if (arg_int(c, (uint32_t)i, c->k_seq, &seq) || seq < 0)
+			continue;
+		if (!arg_int(c, (uint32_t)i, c->k_fwd_tid, &tid) && tid > 0)
+			continue;
+		if (tg_idmap_put(c->fwd, seq, (uint32_t)i) < 0)
+			return TG_ENOMEM;
+	}
+	return 0;
+}
+
 int tg_categorizer_new(tg_categorizer **out, const tg_tree *tree)
 {
 	*out = NULL;
@@ -85,34 +121,13 @@ int tg_categorizer_new(tg_categorizer **out, const tg_tree *tree)
 	c->fams = tg_calloc(1, sizeof(*c->fams));
 	c->k_seq = tg_trace_key(c->trace, "Sequence number");
 	c->k_fwd_tid = tg_trace_key(c->trace, "Fwd thread id");
-	c->fwd = tg_idmap_new(1024);
 	c->dec = tg_malloc(DEC_SLOTS * sizeof(*c->dec));
-	if (!c->name_rule || !c->family || !c->fams || !c->fwd || !c->dec) {
+	if (!c->name_rule || !c->family || !c->fams || !c->dec || fwd_map(c, ne)) {
 		tg_categorizer_free(c);
 		return TG_ENOMEM;
 	}
 	for (size_t i = 0; i < DEC_SLOTS; i++)
 		c->dec[i].launcher = TG_NONE;
-	/* forward ops: cpu_ops with a Sequence number and a Fwd thread id of 0
-	 * or none (backward nodes carry the forward's thread, 1 and up); the
-	 * first in the file wins, and ops that share a number (a composite op
-	 * and the op under it) share ancestors */
-	if (c->k_seq != TG_NONE) {
-		for (size_t i = 0; i < ne; i++) {
-			const tg_event *e = &c->ev[i];
-			if (e->kind != TG_KIND_CPU_OP || e->args == TG_NONE)
-				continue;
-			int64_t seq, tid;
-			if (arg_int(c, (uint32_t)i, c->k_seq, &seq) || seq < 0)
-				continue;
-			if (!arg_int(c, (uint32_t)i, c->k_fwd_tid, &tid) && tid > 0)
-				continue;
-			if (tg_idmap_put(c->fwd, seq, (uint32_t)i) < 0) {
-				tg_categorizer_free(c);
-				return TG_ENOMEM;
-			}
-		}
-	}
 	*out = c;
 	return 0;
 }
