@@ -28,10 +28,45 @@ static int span_class(const tg_tree *tree, const tg_trace *t, const tg_event *ev
 	return nf & TG_NAME_COMM ? 1 : 0;
 }
 
+/* The union of the merged lists a and b (each by start), its intervals by
+ * start into out when out is not NULL (*nout of them); returns its length.
+ * A sweep of the two lists: the same intervals, summed in the same order,
+ * as merging them together after a sort, without the sort. */
+static double union2(tg_span *out, size_t *nout, const tg_span *a, size_t na, const tg_span *b, size_t nb)
+{
+	double total = 0;
+	size_t i = 0, j = 0, n = 0;
+	tg_span cur = {0, 0};
+	int open = 0;
+	while (i < na || j < nb) {
+		const tg_span *s = j >= nb || (i < na && a[i].start <= b[j].start) ? &a[i++] : &b[j++];
+		if (open && s->start <= cur.end) {
+			if (s->end > cur.end)
+				cur.end = s->end;
+			continue;
+		}
+		if (open) {
+			total += cur.end - cur.start;
+			if (out)
+				out[n++] = cur;
+		}
+		cur = *s;
+		open = 1;
+	}
+	if (open) {
+		total += cur.end - cur.start;
+		if (out)
+			out[n++] = cur;
+	}
+	if (nout)
+		*nout = n;
+	return total;
+}
+
 /* The three lists' figures, each list merged (sorted in place): c the
- * computation spans, y the communication's, m the memcpys'; cc scratch
- * for the merged lists together (their total). Busy time is the union of
- * the three merged lists, the union of every span. */
+ * computation spans, y the communication's, m the memcpys'; cc room for
+ * the union of c and y. Busy time is the union of the three, the union of
+ * every span. */
 static void timeline_figures(tg_gpu_timeline *out, const tg_timeline_opts *opts, tg_span *c, size_t nc, tg_span *y,
                              size_t ny, tg_span *m, size_t nm, tg_span *cc)
 {
@@ -42,16 +77,10 @@ static void timeline_figures(tg_gpu_timeline *out, const tg_timeline_opts *opts,
 	double total_comm = tg_span_length(y, ny);
 	double total_memcpy = tg_span_length(m, nm);
 	double exposed_comm = total_comm - tg_span_overlap(y, ny, c, nc);
-	size_t ncc = 0;
-	for (size_t i = 0; i < nc; i++)
-		cc[ncc++] = c[i];
-	for (size_t i = 0; i < ny; i++)
-		cc[ncc++] = y[i];
-	ncc = tg_span_merge(cc, ncc);
+	size_t ncc;
+	union2(cc, &ncc, c, nc, y, ny); /* comp u comm */
 	double exposed_memcpy = total_memcpy - tg_span_overlap(m, nm, cc, ncc);
-	for (size_t i = 0; i < nm; i++) /* comp u comm u memcpy */
-		cc[ncc++] = m[i];
-	double busy = tg_span_union(cc, ncc);
+	double busy = union2(NULL, NULL, cc, ncc, m, nm);
 	out->computation_us = tg_timebase_us(&opts->tb, computation);
 	out->total_comm_us = tg_timebase_us(&opts->tb, total_comm);
 	out->exposed_comm_us = tg_timebase_us(&opts->tb, exposed_comm);
@@ -66,35 +95,45 @@ int tg_gpu_timeline_compute(tg_gpu_timeline *out, const tg_tree *tree, const tg_
 	const tg_trace *t = tg_tree_trace(tree);
 	size_t ne;
 	const tg_event *ev = tg_trace_events(t, &ne);
-	size_t nscan = opts->events ? opts->nevents : ne, cnt[3] = {0, 0, 0};
-	for (size_t x = 0; x < nscan; x++) { /* count: each list sized to what it holds */
-		int k = span_class(tree, t, ev, opts->events ? opts->events[x] : x, opts);
-		if (k >= 0)
-			cnt[k]++;
+	size_t nscan = opts->events ? opts->nevents : ne, ngpu = 0, cnt[3] = {0, 0, 0};
+	for (size_t x = 0; x < nscan; x++)
+		ngpu += tg_kind_is_gpu(ev[opts->events ? opts->events[x] : x].kind);
+	/* each device event's list (0xff: left out), classified once */
+	int8_t *cls = tg_malloc(ngpu ? ngpu : 1);
+	if (!cls)
+		return TG_ENOMEM;
+	for (size_t x = 0, g = 0; x < nscan; x++) {
+		size_t i = opts->events ? opts->events[x] : x;
+		if (!tg_kind_is_gpu(ev[i].kind))
+			continue;
+		cls[g] = (int8_t)span_class(tree, t, ev, i, opts);
+		if (cls[g] >= 0)
+			cnt[cls[g]]++;
+		g++;
 	}
 	size_t na = cnt[0] + cnt[1] + cnt[2];
 	out->events = na;
-	if (!na)
-		return 0;
-	/* comp | comm | memcpy, then their merged lists together */
-	tg_span *buf = tg_malloc(2 * na * sizeof(tg_span));
-	if (!buf)
-		return TG_ENOMEM;
+	/* comp | comm | memcpy, then the union of comp and comm */
+	tg_span *buf = na ? tg_malloc(2 * na * sizeof(tg_span)) : NULL;
+	if (!na || !buf) {
+		free(cls);
+		return na ? TG_ENOMEM : 0;
+	}
 	tg_span *list[3] = {buf, buf + cnt[0], buf + cnt[0] + cnt[1]};
 	size_t n[3] = {0, 0, 0};
 	double first = 0, last = 0;
-	for (size_t x = 0, k = 0; x < nscan; x++) {
+	for (size_t x = 0, g = 0, k = 0; x < nscan; x++) {
 		size_t i = opts->events ? opts->events[x] : x;
-		int c = span_class(tree, t, ev, i, opts);
-		if (c < 0)
+		if (!tg_kind_is_gpu(ev[i].kind) || cls[g++] < 0)
 			continue;
 		tg_span s = tg_span_of(&opts->tb, t, &ev[i]);
-		list[c][n[c]++] = s;
+		list[cls[g - 1]][n[cls[g - 1]]++] = s;
 		if (!k++ || s.start < first)
 			first = s.start;
 		if (k == 1 || s.end > last)
 			last = s.end;
 	}
+	free(cls);
 	timeline_figures(out, opts, list[0], n[0], list[1], n[1], list[2], n[2], buf + na);
 	out->total_us = tg_timebase_us(&opts->tb, last - first);
 	out->idle_us = out->total_us - out->busy_us;
