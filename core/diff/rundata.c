@@ -11,6 +11,7 @@
 #include "rundata_impl.h"
 #include "../models/kernel_category.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,14 +56,44 @@ static int measure_tree(tg_rundata *rd, const tg_tree *tree, unsigned parts)
 	return rc;
 }
 
+/* A tree's findings, computed on a thread of their own while the critical
+ * path is found (TG_RUNDATA_THREADS); the error's message kept for the
+ * caller's thread. */
+struct findings_job {
+	const tg_tree *tree;
+	const tg_findings_opts *fo;
+	tg_findings *out;
+	int rc;
+	char msg[512];
+};
+
+static void *findings_thread(void *arg)
+{
+	struct findings_job *j = arg;
+	j->rc = tg_findings_compute(&j->out, j->tree, j->fo, -1, 0);
+	if (j->rc)
+		snprintf(j->msg, sizeof(j->msg), "%s", tg_error_last());
+	return NULL;
+}
+
 int tg_rundata_build_parts(tg_rundata **out, const tg_tree *tree, const tg_findings_opts *fo, unsigned parts)
 {
 	*out = NULL;
 	tg_rundata *rd = tg_calloc(1, sizeof(*rd));
 	char key[2048];
 	tg_rundata_opts_key(key, sizeof(key), fo);
-	int rc = rd && (rd->fkey = strdup(key)) ? measure_tree(rd, tree, parts) : TG_ENOMEM;
-	if (!rc && (parts & TG_RUNDATA_FINDINGS))
+	struct findings_job j = {tree, fo, NULL, 0, ""};
+	pthread_t th;
+	int ok = rd && (rd->fkey = strdup(key)), threaded = 0;
+	if (ok && (parts & TG_RUNDATA_THREADS) && (parts & TG_RUNDATA_FINDINGS) && (parts & TG_RUNDATA_CP))
+		threaded = pthread_create(&th, NULL, findings_thread, &j) == 0;
+	int rc = ok ? measure_tree(rd, tree, parts) : TG_ENOMEM;
+	if (threaded) {
+		pthread_join(th, NULL);
+		rd->findings = j.out;
+		if (!rc && j.rc)
+			rc = tg_error_set(j.rc, "%s", j.msg[0] ? j.msg : "out of memory");
+	} else if (!rc && (parts & TG_RUNDATA_FINDINGS))
 		rc = tg_findings_compute(&rd->findings, tree, fo, -1, 0);
 	if (rc) {
 		tg_rundata_free(rd);
