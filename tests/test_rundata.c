@@ -235,8 +235,27 @@ static tg_rundata *detached(const tg_tree *tree, const tg_rules *rules, unsigned
 	assert_int_equal(tg_rundata_build_parts(&rd, tree, tg_rules_findings(rules), parts), 0);
 	assert_int_equal(tg_rundata_parts(rd), (parts & TG_RUNDATA_ALL) | TG_RUNDATA_MEASURE);
 	assert_ptr_equal(tg_measure_tree(tg_rundata_measure(rd), 0), tree);
+	/* each node's name as a string, before: the same strings after */
+	size_t nn = 0;
+	const tg_skeleton *sk = tg_rundata_skeleton(rd);
+	const tg_skel_node *x = sk ? tg_skeleton_nodes(sk, &nn) : NULL;
+	const char **before = calloc(nn + 1, sizeof(*before));
+	assert_non_null(before);
+	for (size_t i = 0; i < nn; i++)
+		before[i] = tg_atoms_str(tg_skeleton_atoms(sk), x[i].name);
+	size_t nsteps, nr1, nr2;
+	tg_tree_steps(tree, &nsteps);
+	tg_measure_kernels(tg_rundata_measure(rd), &nr1);
 	assert_int_equal(tg_rundata_detach(rd), 0);
 	assert_null(tg_measure_tree(tg_rundata_measure(rd), 0));
+	assert_string_equal(tg_measure_trace_name(tg_rundata_measure(rd), 0), "");
+	assert_int_equal(tg_measure_trace_steps(tg_rundata_measure(rd), 0), nsteps);
+	tg_measure_kernels(tg_rundata_measure(rd), &nr2);
+	assert_int_equal(nr1, nr2);
+	for (size_t i = 0; i < nn; i++) /* the trace's atoms are still alive here */
+		assert_string_equal(tg_atoms_str(tg_skeleton_atoms(sk), x[i].name), before[i]);
+	assert_true(!sk || tg_atoms_count(tg_skeleton_atoms(sk)) < tg_atoms_count(tg_trace_atoms(tg_tree_trace(tree))));
+	free(before);
 	assert_int_equal(tg_rundata_detach(rd), 0);
 	if (parts & TG_RUNDATA_SKELETON)
 		assert_ptr_not_equal(tg_skeleton_atoms(tg_rundata_skeleton(rd)), tg_trace_atoms(tg_tree_trace(tree)));

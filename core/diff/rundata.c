@@ -109,28 +109,9 @@ int tg_rundata_build(tg_rundata **out, const tg_tree *tree, const tg_findings_op
 	return tg_rundata_build_parts(out, tree, fo, TG_RUNDATA_ALL);
 }
 
-/* rd's measure without its tree, as decoding makes it: the same arrays
- * added as a stored trace (its distributedInfo rank, no name). */
-static int own_measure(tg_rundata *rd)
-{
-	tg_measure_trace tr = {.rank = rd->rank, .nsteps = rd->nsteps, .fp = *tg_measure_fingerprint(rd->m, NULL)};
-	tr.recs = tg_measure_kernels(rd->m, &tr.nrecs);
-	tr.invs = tg_measure_invocations(rd->m, &tr.ninvs);
-	tr.units = tg_measure_units(rd->m, &tr.nunits);
-	tg_measure *m;
-	int rc = tg_measure_new(&m, rd->keys);
-	if (!rc && (rc = tg_measure_add_trace(m, &tr)))
-		tg_measure_free(m);
-	if (rc)
-		return rc;
-	tg_measure_free(rd->m);
-	rd->m = m;
-	return 0;
-}
-
 /* rd's skeleton with names of its own, numbered from 0 in the order its
  * nodes first use them, as encoding writes them and decoding reads them
- * back (put_skeleton). */
+ * back (put_skeleton); its nodes and their order stay. */
 static int own_skeleton(tg_rundata *rd)
 {
 	size_t n;
@@ -138,32 +119,21 @@ static int own_skeleton(tg_rundata *rd)
 	const tg_atoms *at = tg_skeleton_atoms(rd->sk);
 	uint32_t na = tg_atoms_count(at);
 	uint32_t *map = tg_malloc(((size_t)na + 1) * sizeof(uint32_t));
-	tg_skel_node *nodes = tg_malloc((n ? n : 1) * sizeof(*nodes));
 	tg_atoms *names = tg_atoms_new();
-	int rc = map && nodes && names ? 0 : TG_ENOMEM;
+	int rc = map && names ? 0 : TG_ENOMEM;
 	if (!rc)
 		memset(map, 0xff, ((size_t)na + 1) * sizeof(uint32_t));
 	for (size_t i = 0; !rc && i < n; i++) {
 		uint32_t a = x[i].name;
-		nodes[i] = x[i];
 		if (a < na && map[a] == TG_NONE)
 			rc = tg_atoms_intern(&map[a], names, tg_atoms_str(at, a), tg_atoms_len(at, a));
-		nodes[i].name = a < na ? map[a] : TG_NONE;
 	}
-	free(map);
-	if (rc) {
-		free(nodes);
+	if (!rc)
+		tg_skeleton_rename(rd->sk, names, map);
+	else
 		tg_atoms_free(names);
-		return rc;
-	}
-	tg_skeleton *sk;
-	/* takes nodes and names, freed on failure */
-	if ((rc = tg_skeleton_adopt(&sk, nodes, n, tg_skeleton_events(rd->sk), names, tg_skeleton_with(rd->sk),
-	                            "run data")))
-		return rc;
-	tg_skeleton_free(rd->sk);
-	rd->sk = sk;
-	return 0;
+	free(map);
+	return rc;
 }
 
 int tg_rundata_detach(tg_rundata *rd)
@@ -171,7 +141,7 @@ int tg_rundata_detach(tg_rundata *rd)
 	if (!rd->m || !tg_measure_tree(rd->m, 0))
 		return 0; /* decoded, or detached already */
 	int rc = rd->sk ? own_skeleton(rd) : 0;
-	return rc ? rc : own_measure(rd);
+	return rc ? rc : tg_measure_forget_trees(rd->m);
 }
 
 unsigned tg_rundata_parts(const tg_rundata *rd)

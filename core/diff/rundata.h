@@ -89,11 +89,12 @@ void tg_rundata_release(tg_rundata *rd, unsigned parts);
 
 /* Makes built run data hold everything it names, as decoded data does:
  * its skeleton's names copied (those its nodes use, numbered as the
- * encoding numbers them), its measure without the tree (the trace's
- * distributedInfo rank, no name). Afterwards the tree and its trace may
- * be freed: `tracegate diff` keeps one trace's tree at a time this way,
- * without the cost of encoding. Decoded data is left as it is. 0 or
- * TG_ENOMEM (rd unchanged but for what was already made its own). */
+ * encoding numbers them; tg_skeleton_rename), its measure without the
+ * tree (no name, its steps kept: tg_measure_forget_trees; a judgement
+ * gives each trace its rank and name again). Afterwards the tree and its
+ * trace may be freed: `tracegate diff` keeps one trace's tree at a time
+ * this way, without the cost of encoding. Decoded data is left as it is.
+ * 0 or TG_ENOMEM (rd unchanged but for what was already made its own). */
 int tg_rundata_detach(tg_rundata *rd);
 
 /* Encodes rd into *out (*len bytes, malloc'd, the caller frees). 0,
