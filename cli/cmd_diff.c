@@ -12,6 +12,10 @@
 #include "diff_load.h"
 
 #include <errno.h>
+#include <limits.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -327,6 +331,17 @@ out:
 int tg_cmd_diff(int argc, char **argv)
 {
 	double t_start = now_s();
+#ifdef __GLIBC__
+	/* Blocks up to 32 MiB from the heap, and freed memory kept there: the
+	 * traces are read one after the other (diff_load.h), and each one's
+	 * model, tree and critical-path graph reuse the pages of the one
+	 * before instead of mapping and faulting in fresh ones. Measured on
+	 * the generated pairs (2026-11-27, load 4-5): CPU -4 % at 100 MB
+	 * (554 -> 530 ms) and -7 % at 1 GB (6.87 -> 6.40 s), half the page
+	 * faults, for 2-6 % more peak (84 -> 86 MB, 638 -> 675 MB). */
+	mallopt(M_MMAP_THRESHOLD, 32 * 1024 * 1024);
+	mallopt(M_TRIM_THRESHOLD, INT_MAX);
+#endif
 	struct diff_opts o = {.fmt = FMT_TEXT};
 	struct diff_args a = {0};
 	int rc;
