@@ -456,6 +456,57 @@ static void parser_free(struct parser *ps)
 	free(ps->dslots);
 }
 
+/* Bytes of JSON per event that reserve_arrays guesses: fewer than any
+ * shared trace has (h200-dev 300-370, xdit_sd_3.5 260), so that the guess
+ * seldom falls short. */
+#define RESERVE_BYTES_PER_EVENT 192
+/* No reservation below this many events: growing costs nothing there. */
+#define RESERVE_MIN_EVENTS 4096
+
+/* Sizes the events' and the arguments' arrays once, for the events that
+ * json_hint bytes of JSON hold at most (tg_source_size_hint), instead of
+ * doubling them from 16 as they fill. Why: each doubling copied the array
+ * into memory touched for the first time, and those copies and their page
+ * faults were a third of the page faults of an h200-dev report (1,550),
+ * all on the reader's thread. What is reserved and never written is never
+ * touched either (malloc maps a block this large on its own, or leaves it
+ * untouched at the heap's top: its pages are made on first write), and
+ * trim_array gives it back after the read. A guess too small grows as
+ * before; no memory for a guess too large (a hint comes from the file and
+ * may lie) is no error: the arrays grow as before. */
+static void reserve_arrays(tg_trace *t, uint64_t json_hint, uint64_t max_events)
+{
+	uint64_t n = json_hint / RESERVE_BYTES_PER_EVENT;
+	if (n > max_events)
+		n = max_events;
+	if (n < RESERVE_MIN_EVENTS || n > SIZE_MAX / 2 / sizeof(tg_event))
+		return;
+	tg_event *ev = malloc((size_t)n * sizeof(tg_event));
+	tg_arg *args = malloc((size_t)n * sizeof(tg_arg)); /* about one an event at most in the shared traces */
+	if (!ev || !args) {
+		free(ev);
+		free(args);
+		return;
+	}
+	t->events = ev;
+	t->events_cap = (size_t)n;
+	t->args = args;
+	t->args_cap = (size_t)n;
+}
+
+/* Gives back what reserve_arrays reserved beyond the events and arguments
+ * read (a smaller block: shrunk in place or remapped, never copied). */
+static void trim_array(void **items, size_t *cap, size_t n, size_t item_size)
+{
+	if (*cap <= n + n / 4 + RESERVE_MIN_EVENTS)
+		return;
+	void *p = realloc(*items, (n ? n : 1) * item_size);
+	if (p) {
+		*items = p;
+		*cap = n ? n : 1;
+	}
+}
+
 static int read_source(tg_trace **out, tg_source *src, const char *name, const tg_read_opts *opts, int pipeline)
 {
 	*out = NULL;
@@ -483,6 +534,7 @@ static int read_source(tg_trace **out, tg_source *src, const char *name, const t
 	if (seed_atoms(t->atoms, &ps.atom_empty, &ps.atom_cat))
 		goto fail;
 	ps.key_input_dims = tg_atoms_find(t->atoms, "Input Dims", 10);
+	reserve_arrays(t, tg_source_size_hint(src), ps.max_events);
 	if (pipeline) {
 		size_t chunk = opts && opts->chunk ? opts->chunk : CHUNK_DEFAULT;
 		if ((rc = workers_new(&ps.workers, &ps, opts)))
@@ -498,6 +550,8 @@ static int read_source(tg_trace **out, tg_source *src, const char *name, const t
 	ps.pipe = NULL;
 	if (rc)
 		goto fail;
+	trim_array((void **)&t->events, &t->events_cap, t->nevents, sizeof(tg_event));
+	trim_array((void **)&t->args, &t->args_cap, t->nargs, sizeof(tg_arg));
 	for (size_t i = 0; i < ps.nopen; i++)
 		t->events[ps.open[i]].flags |= TG_EV_UNCLOSED;
 	t->stats.json_bytes = ps.base + ps.len;
