@@ -248,11 +248,37 @@ static void spec_events(struct spec *w, const tg_chunk *c)
 	}
 }
 
+static int seed_atoms(tg_atoms *a, uint32_t *atom_empty, uint32_t *atom_cat);
+
+/* Makes worker w's atoms and string cache, on the thread whose worker it
+ * is (worker 1 the feeder's, 0 the reader's), when it first parses ahead:
+ * tables and page faults that the reader's thread made before reading its
+ * first byte (0.1 ms), for a worker the reader seldom uses. Returns 0, or
+ * -1 when out of memory (the chunk is then left to the reader). */
+static int worker_ready(struct spec *w)
+{
+	if (w->ps.icache)
+		return 0;
+	if (!w->local.atoms) {
+		w->local.atoms = tg_atoms_new();
+		if (!w->local.atoms || seed_atoms(w->local.atoms, &w->ps.atom_empty, &w->ps.atom_cat)) {
+			tg_atoms_free(w->local.atoms);
+			w->local.atoms = NULL;
+			return -1;
+		}
+		w->npub = tg_atoms_count(w->local.atoms);
+	}
+	w->ps.icache = tg_calloc(ICACHE_SLOTS, sizeof(struct icache));
+	return w->ps.icache ? 0 : -1;
+}
+
 /* A worker's parse of chunk c ahead (tg_chunk_parse_fn). */
 static void *spec_parse(void *ctx, int worker, const tg_chunk *c)
 {
 	struct spec *w = &((struct workers *)ctx)->w[worker];
 	struct parser *ps = &w->ps;
+	if (worker_ready(w))
+		return NULL;
 	struct spec_result *r = take_result(ctx);
 	if (!r)
 		return NULL;
@@ -413,7 +439,8 @@ static void workers_free(struct workers *ws_)
 	free(ws_);
 }
 
-/* The two workers' parsers, configured as main. */
+/* The two workers' parsers, configured as main; their tables are made by
+ * the first parse each worker does (worker_ready). */
 static int workers_new(struct workers **out, const struct parser *main, const tg_read_opts *opts)
 {
 	struct workers *ws_ = *out = tg_calloc(1, sizeof(*ws_));
@@ -425,16 +452,7 @@ static int workers_new(struct workers **out, const struct parser *main, const tg
 		parser_config(&w->ps, main->src, opts);
 		w->ps.spec = w;
 		w->ps.t = &w->local;
-		w->local.atoms = tg_atoms_new();
-		w->ps.icache = tg_calloc(ICACHE_SLOTS, sizeof(struct icache));
-		if (!w->local.atoms || !w->ps.icache ||
-		    seed_atoms(w->local.atoms, &w->ps.atom_empty, &w->ps.atom_cat)) {
-			workers_free(ws_);
-			*out = NULL;
-			return TG_ENOMEM;
-		}
 		w->ps.key_input_dims = main->key_input_dims;
-		w->npub = tg_atoms_count(w->local.atoms);
 	}
 	return 0;
 }
