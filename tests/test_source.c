@@ -5,7 +5,8 @@
  * the file once, in order; the reader reads to the end), and the two
  * inflate backends (ISA-L, zlib) giving the same bytes, errors and offsets
  * on every shared trace, on tests/data/bad and on gzip cut or damaged
- * anywhere; the size hint that sizes the reader's arrays. */
+ * anywhere; the size hint that sizes the reader's arrays; reads of
+ * compressed input that grow from 16 KiB. */
 #include "testutil.h"
 
 #include "../core/trace/inflate.h"
@@ -179,6 +180,62 @@ static void test_size_hint(void **state)
 	tg_source_free(s);
 	unlink(path);
 	free(small), free(pad), free(z), free(text);
+}
+
+/* The sizes of the observer's calls, in order. */
+struct reads {
+	size_t size[256];
+	size_t n, total;
+};
+
+static void count_read(void *ctx, const void *data, size_t len)
+{
+	(void)data;
+	struct reads *r = ctx;
+	if (r->n < 256)
+		r->size[r->n++] = len;
+	r->total += len;
+}
+
+/* The reads of compressed input grow from 16 KiB to 256 KiB, so that the
+ * first bytes of JSON come after a small read (source.c, fill_input): 2
+ * bytes peeked, then the rest of 16 KiB, 16, 32, 64, 128 and 256 KiB. */
+static void test_reads_grow(void **state)
+{
+	(void)state;
+	size_t n = 2u << 20, zlen;
+	char *text = malloc(n);
+	uint32_t x = 12345;
+	for (size_t i = 0; i < n; i++) {
+		x = x * 1103515245u + 12345u;
+		text[i] = (char)('a' + (x >> 16) % 26); /* deflates to about 0.6 */
+	}
+	unsigned char *z = gzip_bytes(text, n, &zlen);
+	assert_true(zlen > 1u << 20);
+	char *path = tmpfile_with(z, zlen);
+	for (int single = 0; single < 2; single++) {
+		struct reads r = {0};
+		tg_source_opts o = {.observe = count_read, .observe_ctx = &r, .single_thread = single};
+		tg_source *s;
+		assert_int_equal(tg_source_open_file(&s, path, "r.gz", &o), 0);
+		unsigned char *out;
+		size_t len;
+		assert_int_equal(drain(s, &out, &len), 0);
+		assert_int_equal(len, n);
+		assert_memory_equal(out, text, n);
+		free(out);
+		tg_source_free(s);
+		static const size_t want[] = {2, 16382, 16384, 32768, 65536, 131072, 262144, 262144};
+		assert_true(r.n >= 8);
+		for (size_t i = 0; i < 8; i++)
+			assert_int_equal(r.size[i], want[i]);
+		for (size_t i = 8; i < r.n; i++)
+			assert_true(r.size[i] <= 262144);
+		assert_int_equal(r.total, zlen);
+	}
+	unlink(path);
+	free(z);
+	free(text);
 }
 
 static void test_multi_member_and_padding(void **state)
@@ -635,6 +692,7 @@ int main(void)
 		cmocka_unit_test(test_plain_and_gzip_same_bytes),
 		cmocka_unit_test(test_multi_member_and_padding),
 		cmocka_unit_test(test_size_hint),
+		cmocka_unit_test(test_reads_grow),
 		cmocka_unit_test(test_truncated_and_corrupt),
 		cmocka_unit_test(test_limits),
 		cmocka_unit_test(test_missing_file),

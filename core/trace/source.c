@@ -35,6 +35,9 @@
 #define BLOCK_SIZE (1u << 20)
 #define NBLOCKS 4
 #define IN_CHUNK (256u * 1024)
+/* The first read of compressed input: 16 KiB inflate to more than the
+ * reader's first 64 KiB chunk (see fill_input). */
+#define IN_FIRST (16u * 1024)
 #define RATIO_FLOOR (32ULL << 20)
 
 struct block {
@@ -194,12 +197,19 @@ static int all_zero(const unsigned char *p, size_t n)
 }
 
 /* Reads more compressed input into s->in, keeping the keep bytes from
- * in_pos on at its start. */
+ * in_pos on at its start. The reads grow from IN_FIRST, doubling with what
+ * was read, to IN_CHUNK: the first chunk of JSON waits for its input, and
+ * a first read of 256 KiB (its copy and the 64 pages it touched first)
+ * was 0.08 ms of the 0.25 ms the first chunk of an h200-dev trace took to
+ * inflate, before the reader could begin. */
 static int fill_input(tg_source *s, size_t keep)
 {
 	memmove(s->in, s->in + s->in_pos, keep);
-	size_t n;
-	int rc = raw_read(s, s->in + keep, IN_CHUNK - keep, &n);
+	size_t n, cap = IN_CHUNK - keep;
+	uint64_t ramp = s->raw_end > IN_FIRST ? s->raw_end : IN_FIRST;
+	if (ramp < cap)
+		cap = (size_t)ramp;
+	int rc = raw_read(s, s->in + keep, cap, &n);
 	if (rc)
 		return rc;
 	s->in_len = keep + n;
