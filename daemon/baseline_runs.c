@@ -44,7 +44,7 @@ static int load_run(tg_manifest **m, tg_side *s, int *permanent, const tg_job_ct
 	int rc = tg_manifest_parse(m, r->manifest ? r->manifest : "", r->manifest ? strlen(r->manifest) : 0, key,
 	                           c->cfg->max_traces);
 	if (!rc)
-		rc = tg_side_load(s, permanent, c->d, r, *m, 0);
+		rc = tg_side_load(s, permanent, c->d, r, *m, TG_SIDE_BASE);
 	if (rc) {
 		tg_manifest_free(*m);
 		*m = NULL;

@@ -205,22 +205,26 @@ static void wait_child(char **r, size_t *have, int *status, int64_t *peak_kb, in
 }
 
 /* The daemon keeps the run data a job decoded (data_cache.c): decoded
- * again here, once, for the jobs after it. Best effort: a failure only
- * costs the next job the decoding. */
+ * again here, once, for the jobs after it, with the tree diff's view of
+ * what a job read for a baseline. Best effort: a failure only costs the
+ * next job the decoding (or the view). */
 static void keep_used(tg_daemon *d, const struct tg_data_used *u, uint32_t n)
 {
 	for (uint32_t i = 0; d->cache && i < n; i++) {
 		char digest[65];
 		memcpy(digest, u[i].digest, sizeof(digest));
 		digest[64] = 0;
-		if (tg_data_cache_has(d->cache, digest, u[i].trusted))
+		if (tg_data_cache_has(d->cache, digest, u[i].trusted)) {
+			if (u[i].base)
+				tg_data_cache_make_view(d->cache, digest);
 			continue;
+		}
 		void *blob = NULL;
 		size_t len = 0;
 		tg_rundata *rd = NULL;
 		if (!tg_store_trace_data_get(&blob, &len, d->store, digest, TG_RUNDATA_FORMAT, u[i].trusted) &&
 		    !tg_rundata_decode(&rd, blob, len, 0, digest))
-			tg_data_cache_put(d->cache, digest, u[i].trusted, rd);
+			tg_data_cache_put(d->cache, digest, u[i].trusted, u[i].base, rd);
 		free(blob);
 	}
 	size_t ne;

@@ -49,6 +49,7 @@ struct tg_daemon {
 	struct tg_data_used {  /* in a child: the run data it decoded from the store, for the cache */
 		char digest[65];
 		uint8_t trusted;
+		uint8_t base; /* read for a baseline's side: the daemon keeps its tree diff's view too */
 	} *used;
 	size_t nused, capused;
 	struct {             /* in a child: the daemon's connections, kept (reachable, never used) */
@@ -206,6 +207,10 @@ int tg_side_load(tg_side *s, int *permanent, tg_daemon *d, const tg_job *j, cons
 /* tg_side_load's flags: keep the trees of the traces it reads (a run of
  * several traces), for tg_side_across. */
 #define TG_SIDE_KEEP_TREES 1u
+/* ... and the side is a baseline's: the run data the daemon keeps from it
+ * gets the tree diff's view of its skeleton (data_cache.h), which only a
+ * base side borrows; a pull request's own runs never cost the daemon one. */
+#define TG_SIDE_BASE 2u
 
 /* The side as the gate takes run data (rules/gate.h); borrows from s. */
 tg_gate_data tg_side_gate_data(const tg_side *s);

@@ -11,10 +11,12 @@
  * after it. A trusted job uses only entries decoded from data a trusted
  * judgement made (store.h), as when it reads the store.
  *
- * With each run data the daemon keeps the tree diff's view of its
- * skeleton (tree_diff.h: tg_tree_diff_side), made once here: aligning a
- * tiny pull request with a 250 MB baseline otherwise built the
- * baseline's whole view (half a million nodes) in every job. Its bytes
+ * With each run data a job read for a baseline the daemon keeps the tree
+ * diff's view of its skeleton (tree_diff.h: tg_tree_diff_side), made once
+ * here: aligning a tiny pull request with a 250 MB baseline otherwise
+ * built the baseline's whole view (half a million nodes) in every job.
+ * Only a base side borrows a view, so a pull request's own runs (pooled
+ * runs, untrusted) never cost the single-threaded daemon one. Its bytes
  * count with the entry's; run data whose view would not fit is kept
  * without it (the job builds the view, as before).
  *
@@ -115,7 +117,7 @@ static tg_tree_diff_side *make_view(const tg_data_cache *c, const tg_rundata *rd
 	return v;
 }
 
-int tg_data_cache_put(tg_data_cache *c, const char *digest, int trusted, tg_rundata *rd)
+int tg_data_cache_put(tg_data_cache *c, const char *digest, int trusted, int view, tg_rundata *rd)
 {
 	uint64_t bytes = tg_rundata_mem_bytes(rd);
 	struct entry *x = find(c, digest);
@@ -129,11 +131,11 @@ int tg_data_cache_put(tg_data_cache *c, const char *digest, int trusted, tg_rund
 		tg_rundata_free(x->rd);
 		*x = c->e[--c->n];
 	}
-	tg_tree_diff_side *view = make_view(c, rd, &bytes);
+	tg_tree_diff_side *v = view ? make_view(c, rd, &bytes) : NULL;
 	while (c->n && c->bytes + bytes > c->max_bytes)
 		evict_one(c);
 	if (tg_grow((void **)&c->e, &c->cap, c->n + 1, sizeof(*c->e))) {
-		tg_tree_diff_side_free(view);
+		tg_tree_diff_side_free(v);
 		tg_rundata_free(rd);
 		return TG_ENOMEM;
 	}
@@ -142,11 +144,36 @@ int tg_data_cache_put(tg_data_cache *c, const char *digest, int trusted, tg_rund
 	snprintf(x->digest, sizeof(x->digest), "%s", digest);
 	x->trusted = trusted != 0;
 	x->rd = rd;
-	x->view = view;
+	x->view = v;
 	x->bytes = bytes;
 	x->used = ++c->clock;
 	c->bytes += bytes;
 	return 0;
+}
+
+void tg_data_cache_make_view(tg_data_cache *c, const char *digest)
+{
+	struct entry *x = find(c, digest);
+	if (!x || x->view)
+		return;
+	uint64_t bytes = x->bytes;
+	tg_tree_diff_side *v = make_view(c, x->rd, &bytes);
+	if (!v)
+		return;
+	uint64_t more = bytes - x->bytes;
+	char key[sizeof(x->digest)];
+	memcpy(key, x->digest, sizeof(key));
+	x->used = ++c->clock; /* the most recently used: evicted last */
+	while (c->n > 1 && c->bytes + more > c->max_bytes)
+		evict_one(c);
+	x = find(c, key); /* evicting moves entries */
+	if (!x || c->bytes + more > c->max_bytes) {
+		tg_tree_diff_side_free(v);
+		return;
+	}
+	x->view = v;
+	x->bytes += more;
+	c->bytes += more;
 }
 
 const tg_tree_diff_side *tg_data_cache_view(const tg_data_cache *c, const tg_rundata *rd)

@@ -27,14 +27,20 @@ int tg_data_cache_has(tg_data_cache *c, const char *digest, int trusted);
 
 /* Keeps rd (taken: freed when it is not kept: larger than the cache, or
  * kept already) under digest, with the tree diff's view of its skeleton
- * when both fit, dropping the least recently used entries to make room.
- * 0 or TG_ENOMEM. */
-int tg_data_cache_put(tg_data_cache *c, const char *digest, int trusted, tg_rundata *rd);
+ * when view is set (rd was read for a baseline) and both fit, dropping the
+ * least recently used entries to make room. 0 or TG_ENOMEM. */
+int tg_data_cache_put(tg_data_cache *c, const char *digest, int trusted, int view, tg_rundata *rd);
+
+/* Makes the tree diff's view of the entry of digest (any trust) when it
+ * has none and it fits (the run data became a baseline's after it was
+ * kept); nothing when no entry has that digest. Best effort. */
+void tg_data_cache_make_view(tg_data_cache *c, const char *digest);
 
 /* The tree diff's view of rd's skeleton (tree_diff.h: tg_tree_diff_side)
- * made when rd was put, for the jobs that align a run with rd (the
- * baseline of every pull request against it); NULL when rd is not kept
- * here, or has none (its view would not fit). Borrowed, as rd. */
+ * made when rd was put as a baseline's (or since), for the jobs that align
+ * a run with rd (the baseline of every pull request against it); NULL
+ * when rd is not kept here, or has none (not read for a baseline, or its
+ * view would not fit). Borrowed, as rd. */
 const tg_tree_diff_side *tg_data_cache_view(const tg_data_cache *c, const tg_rundata *rd);
 
 /* Bytes kept, and *n (may be NULL) entries. */

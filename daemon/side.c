@@ -285,13 +285,15 @@ static int read_trace(tg_trace **trace, char digest[TG_SHA256_HEX_LEN + 1], uint
 }
 
 /* Notes, in a job's process, that it decoded the run data of digest from
- * the store: the daemon keeps it for the jobs after this one
- * (data_cache.c). Best effort. */
-static void note_used(tg_daemon *d, const char *digest, int trusted)
+ * the store (or, base set, borrowed the daemon's copy that has no view):
+ * the daemon keeps it for the jobs after this one (data_cache.c), with
+ * the tree diff's view when it was read for a baseline. Best effort. */
+static void note_used(tg_daemon *d, const char *digest, int trusted, int base)
 {
 	if (!d->in_child || tg_grow((void **)&d->used, &d->capused, d->nused + 1, sizeof(*d->used)))
 		return;
 	snprintf(d->used[d->nused].digest, sizeof(d->used[d->nused].digest), "%s", digest);
+	d->used[d->nused].base = (uint8_t)(base != 0);
 	d->used[d->nused++].trusted = (uint8_t)(trusted != 0);
 }
 
@@ -305,6 +307,7 @@ struct run_read {
 	const tg_findings_opts *fo; /* the thresholds of the repository's findings */
 	const char *fkey;           /* their key (tg_rundata_opts_key) */
 	int keep;                   /* keep the trees of the traces read (TG_SIDE_KEEP_TREES) */
+	int base;                   /* a baseline's side (TG_SIDE_BASE) */
 };
 
 /* Run data computed under other findings thresholds than r's is computed
@@ -334,6 +337,8 @@ static int data_from_store(tg_rundata **rd, int *borrowed, const struct run_read
 	}
 	if (cached) {
 		*rd = (tg_rundata *)cached;
+		if (r->base && !tg_data_cache_view(d->cache, cached))
+			note_used(d, digest, trusted, 1); /* now a baseline's: the daemon makes its view */
 		return 0;
 	}
 	void *blob = NULL;
@@ -353,7 +358,7 @@ static int data_from_store(tg_rundata **rd, int *borrowed, const struct run_read
 		*rd = NULL;
 	}
 	if (!rc)
-		note_used(d, digest, trusted);
+		note_used(d, digest, trusted, r->base);
 	return rc;
 }
 
@@ -508,7 +513,8 @@ int tg_side_load(tg_side *s, int *permanent, tg_daemon *d, const tg_job *j, cons
 	tg_rundata_opts_key(fkey, sizeof(fkey), fo);
 	/* the trees of the run judged are kept when the findings across its
 	 * ranks may need them */
-	struct run_read r = {d, m, j->trusted, 0, permanent, fo, fkey, (flags & TG_SIDE_KEEP_TREES) && n > 1};
+	struct run_read r = {d, m, j->trusted, 0, permanent, fo, fkey, (flags & TG_SIDE_KEEP_TREES) && n > 1,
+	                     (flags & TG_SIDE_BASE) != 0};
 	size_t from_store = 0;
 	/* the digest a signed manifest gives is vouched for by the key; an
 	 * unsigned one is anyone's word: its bytes are read */
