@@ -33,7 +33,7 @@ static void put_node(struct printer *pr, uint32_t e, int depth)
 	fprintf(pr->out, "(%s) ", tg_kind_name((tg_kind)x->kind));
 	tg_cli_put_name(pr->out, tg_trace_str(pr->t, x->name));
 	fputs("  [", pr->out);
-	tg_cli_put_duration(pr->out, x->dur);
+	tg_cli_put_duration(pr->out, tg_event_dur(pr->t, x));
 	if (tg_kind_is_gpu(x->kind)) {
 		int64_t stream;
 		if (!tg_arg_int(pr->t, tg_event_arg(pr->t, x, pr->key_stream), &stream))

@@ -143,7 +143,7 @@ static void json_event(FILE *f, const tg_trace *t, uint32_t e)
 	json_str(f, tg_trace_str(t, ev->name));
 	fprintf(f, ",\"kind\":\"%s\",\"lane\":", tg_kind_name(ev->kind));
 	json_str(f, lane);
-	fprintf(f, ",\"ts_ms\":%.6f,\"dur_ms\":%.6f}", ms(ev->ts), ms(ev->dur));
+	fprintf(f, ",\"ts_ms\":%.6f,\"dur_ms\":%.6f}", ms(ev->ts), ms(tg_event_dur(t, ev)));
 }
 
 static void json_breakdown(FILE *f, const tg_critical_path *cp)

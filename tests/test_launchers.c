@@ -181,7 +181,7 @@ static void check_subtrees_brute(const tg_tree *tree, const tg_launchers *l, con
 			for (uint32_t p = r; p != TG_NONE; p = tg_tree_parent(tree, p))
 				if (idx[p] != TG_NONE) {
 					if (pass)
-						v[at[idx[p]]++] = tg_span_of(tb, &ev[i]);
+						v[at[idx[p]]++] = tg_span_of(tb, t, &ev[i]);
 					else
 						at[idx[p] + 1]++;
 				}

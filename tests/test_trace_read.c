@@ -39,17 +39,17 @@ static void test_timestamps_exact(void **state)
 	const tg_event *e = tg_trace_events(t, &n);
 	assert_int_equal(n, 6);
 	assert_int_equal(e[0].ts, 1419247332972313LL);
-	assert_int_equal(e[0].dur, 4426114);
+	assert_int_equal(tg_event_dur(t, &e[0]), 4426114);
 	assert_int_equal(e[1].ts, 1610366387140599000LL);
-	assert_int_equal(e[1].dur, 14000);
+	assert_int_equal(tg_event_dur(t, &e[1]), 14000);
 	assert_int_equal(e[2].ts, 1500000);
-	assert_int_equal(e[2].dur, 1); /* 0.5 ns rounds half away from zero */
+	assert_int_equal(tg_event_dur(t, &e[2]), 1); /* 0.5 ns rounds half away from zero */
 	assert_int_equal(e[3].ts, 1234567);
-	assert_int_equal(e[3].dur, 1234568);
+	assert_int_equal(tg_event_dur(t, &e[3]), 1234568);
 	assert_int_equal(e[4].ts, 4458676524648797LL);
-	assert_int_equal(e[4].dur, 0); /* negative durations are clamped and counted */
+	assert_int_equal(tg_event_dur(t, &e[4]), 0); /* negative durations are clamped and counted */
 	assert_int_equal(tg_trace_stats_get(t)->negative_durations, 1);
-	assert_int_equal(e[5].dur, 1);
+	assert_int_equal(tg_event_dur(t, &e[5]), 1);
 	tg_trace_free(t);
 }
 
@@ -98,9 +98,9 @@ static void test_numbers_fast_and_general_agree(void **state)
 	size_t ntr;
 	const tg_track *tra = tg_trace_tracks(ta, &ntr), *trb = tg_trace_tracks(tb, &ntr);
 	for (int i = 0; i < nev; i++) {
-		if (ea[i].ts != eb[i].ts || ea[i].dur != eb[i].dur)
+		if (ea[i].ts != eb[i].ts || tg_event_dur(ta, &ea[i]) != tg_event_dur(tb, &eb[i]))
 			fail_msg("event %d: ts %lld / %lld, dur %lld / %lld", i, (long long)ea[i].ts, (long long)eb[i].ts,
-			         (long long)ea[i].dur, (long long)eb[i].dur);
+			         (long long)tg_event_dur(ta, &ea[i]), (long long)tg_event_dur(tb, &eb[i]));
 		assert_int_equal(tra[ea[i].track].tid, trb[eb[i].track].tid); /* numeric tid and its string */
 	}
 	tg_trace_free(ta);
@@ -207,13 +207,14 @@ static void test_argument_lists_shared(void **state)
 	tg_trace_args(t, &na);
 	assert_int_equal(n, 5);
 	assert_int_equal(e[0].args, e[1].args); /* the same list, stored once */
-	assert_int_equal(e[1].nargs, 2);
+	assert_int_equal(tg_event_nargs(t, &e[1]), 2);
 	assert_int_not_equal(e[2].args, e[0].args); /* another shape */
 	assert_int_not_equal(e[3].args, e[0].args); /* the same arguments in another order */
 	assert_int_equal(na, 6);
 	assert_string_equal(tg_trace_str(t, arg_of(t, 1, "Input Dims")->v.atom), "[[1,2]]");
 	assert_string_equal(tg_trace_str(t, arg_of(t, 2, "Input Dims")->v.atom), "[[1,3]]");
-	assert_int_equal(e[4].nargs, 0);
+	assert_int_equal(tg_event_nargs(t, &e[4]), 0);
+	assert_int_equal(e[4].args, TG_NONE);
 	tg_trace_free(t);
 	/* 70,000 distinct lists, then 10 equal ones: no longer looked for */
 	size_t cap = 8u << 20, len = 0;
@@ -392,8 +393,8 @@ static void test_other_phases_and_formats(void **state)
 	size_t n;
 	const tg_event *e = tg_trace_events(t, &n);
 	assert_int_equal(n, 5);
-	assert_int_equal(e[0].dur, 10000);
-	assert_int_equal(e[1].dur, 1500);
+	assert_int_equal(tg_event_dur(t, &e[0]), 10000);
+	assert_int_equal(tg_event_dur(t, &e[1]), 1500);
 	assert_false(e[0].flags & TG_EV_UNCLOSED);
 	assert_int_equal(e[2].kind, TG_KIND_OTHER);
 	assert_string_equal(tg_trace_str(t, arg_of(t, 2, "cat")->v.atom), "my_thing");
@@ -416,12 +417,12 @@ static void assert_same_trace(const tg_trace *a, const tg_trace *b)
 	assert_int_equal(aa, ab);
 	for (size_t i = 0; i < na; i++) {
 		assert_int_equal(ea[i].ts, eb[i].ts);
-		assert_int_equal(ea[i].dur, eb[i].dur);
+		assert_int_equal(tg_event_dur(a, &ea[i]), tg_event_dur(b, &eb[i]));
 		assert_int_equal(ea[i].kind, eb[i].kind);
 		assert_int_equal(ea[i].flags, eb[i].flags);
-		assert_int_equal(ea[i].nargs, eb[i].nargs);
+		assert_int_equal(tg_event_nargs(a, &ea[i]), tg_event_nargs(b, &eb[i]));
 		assert_string_equal(tg_trace_str(a, ea[i].name), tg_trace_str(b, eb[i].name));
-		for (unsigned k = 0; k < ea[i].nargs; k++) {
+		for (unsigned k = 0; k < tg_event_nargs(a, &ea[i]); k++) {
 			const tg_arg *p = &xa[ea[i].args + k], *q = &xb[eb[i].args + k];
 			assert_string_equal(tg_trace_str(a, p->key), tg_trace_str(b, q->key));
 			assert_int_equal(p->type, q->type);
@@ -620,7 +621,7 @@ static void test_wide_ids(void **state)
 	size_t n, nw;
 	const tg_event *e = tg_trace_events(t, &n);
 	assert_int_equal(n, 4);
-	assert_int_equal(sizeof(tg_event), 40);
+	assert_int_equal(sizeof(tg_event), 32);
 	assert_int_equal(tg_event_corr(t, &e[0]), 4294967295LL);
 	assert_int_equal(tg_event_ext(t, &e[0]), 0);
 	assert_false(e[0].flags & (TG_EV_WIDE_ID0 | TG_EV_WIDE_ID1));
@@ -647,6 +648,126 @@ static void test_wide_ids(void **state)
 	tg_trace_free(t);
 }
 
+/* Durations are 32 bits of ns in the event (4.29 s); a longer one goes to
+ * the trace's wide durations and reads back whole, up to the reader's
+ * limit (2^61 ns), the B/E pairs' as the X events'; negative ones are
+ * clamped to 0 as before. */
+static void test_wide_durs(void **state)
+{
+	(void)state;
+	tg_trace *t = tg_test_read_str(
+		"{\"traceEvents\":["
+		"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"max32\",\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":4294967.295},"
+		"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"wide\",\"pid\":1,\"tid\":1,\"ts\":2,\"dur\":4294967.296},"
+		"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"neg\",\"pid\":1,\"tid\":1,\"ts\":3,\"dur\":-5000000},"
+		"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"limit\",\"pid\":1,\"tid\":1,\"ts\":-4,"
+		"\"dur\":2305843009213693.951},"
+		"{\"ph\":\"B\",\"cat\":\"cpu_op\",\"name\":\"long\",\"pid\":1,\"tid\":2,\"ts\":10},"
+		"{\"ph\":\"B\",\"cat\":\"cpu_op\",\"name\":\"short\",\"pid\":1,\"tid\":3,\"ts\":10},"
+		"{\"ph\":\"E\",\"pid\":1,\"tid\":3,\"ts\":4294977.295},"
+		"{\"ph\":\"E\",\"pid\":1,\"tid\":2,\"ts\":86400000010},"
+		"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"zero\",\"pid\":1,\"tid\":1,\"ts\":5,\"dur\":0}"
+		"]}");
+	size_t n, nw;
+	const tg_event *e = tg_trace_events(t, &n);
+	assert_int_equal(n, 7);
+	assert_int_equal(tg_event_dur(t, &e[0]), 4294967295LL);
+	assert_false(e[0].flags & TG_EV_WIDE_DUR);
+	assert_int_equal(tg_event_dur(t, &e[1]), 4294967296LL);
+	assert_true(e[1].flags & TG_EV_WIDE_DUR);
+	assert_int_equal(tg_event_end(t, &e[1]), 2000 + 4294967296LL);
+	assert_int_equal(tg_event_dur(t, &e[2]), 0);
+	assert_false(e[2].flags & TG_EV_WIDE_DUR);
+	assert_int_equal(tg_trace_stats_get(t)->negative_durations, 1);
+	assert_int_equal(tg_event_dur(t, &e[3]), 2305843009213693951LL);
+	assert_int_equal(tg_event_end(t, &e[3]), 2305843009213693951LL - 4000);
+	assert_int_equal(tg_event_dur(t, &e[4]), 86400000000000LL); /* a day, closed by its E */
+	assert_true(e[4].flags & TG_EV_WIDE_DUR);
+	assert_false(e[4].flags & TG_EV_UNCLOSED);
+	assert_int_equal(tg_event_dur(t, &e[5]), 4294967295LL);
+	assert_false(e[5].flags & TG_EV_WIDE_DUR);
+	assert_int_equal(tg_event_dur(t, &e[6]), 0);
+	const int64_t *w = tg_trace_wide_durs(t, &nw);
+	assert_int_equal(nw, 3); /* in the order they were set */
+	assert_int_equal(w[0], 4294967296LL);
+	assert_int_equal(w[1], 2305843009213693951LL);
+	assert_int_equal(w[2], 86400000000000LL);
+	assert_int_equal(e[1].dur32, 0);
+	assert_int_equal(e[4].dur32, 2);
+	tg_trace_free(t);
+	/* past the limit: refused, as before */
+	tg_trace *bad = NULL;
+	const char *doc = "{\"traceEvents\":[{\"ph\":\"X\",\"name\":\"x\",\"ts\":1,\"dur\":2305843009213693.952}]}";
+	assert_int_equal(tg_trace_read_mem(&bad, doc, strlen(doc), "lim.json", NULL), TG_EFORMAT);
+	assert_null(bad);
+	assert_non_null(strstr(tg_error_last(), "\"dur\" out of range"));
+}
+
+/* An event keeps its track in 19 bits: a trace whose events use more
+ * than TG_TRACK_MAX + 1 tracks is refused with one line naming the event,
+ * one less is read. */
+static void test_track_limit(void **state)
+{
+	(void)state;
+	for (uint32_t ntr = TG_TRACK_MAX + 1; ntr <= TG_TRACK_MAX + 2; ntr++) {
+		size_t cap = (size_t)ntr * 48 + 64, k = 0;
+		char *doc = malloc(cap);
+		assert_non_null(doc);
+		k += (size_t)sprintf(doc + k, "{\"traceEvents\":[");
+		for (uint32_t i = 0; i < ntr; i++)
+			k += (size_t)sprintf(doc + k, "%s{\"ph\":\"i\",\"ts\":1,\"pid\":0,\"tid\":%u}", i ? "," : "", i);
+		k += (size_t)sprintf(doc + k, "]}");
+		tg_trace *t = NULL;
+		int rc = tg_trace_read_mem(&t, doc, k, "tracks.json", NULL);
+		if (ntr == TG_TRACK_MAX + 1) {
+			assert_int_equal(rc, 0);
+			size_t n;
+			const tg_event *e = tg_trace_events(t, &n);
+			assert_int_equal(n, ntr);
+			assert_int_equal(e[n - 1].track, TG_TRACK_MAX);
+			tg_trace_free(t);
+		} else {
+			assert_int_equal(rc, TG_ELIMIT);
+			assert_null(t);
+			assert_non_null(strstr(tg_error_last(), "tracks.json: "));
+			assert_non_null(strstr(tg_error_last(), "more than 524288 tracks (limit)"));
+		}
+		free(doc);
+	}
+}
+
+/* An event's argument list ends at the argument marked last: no count in
+ * the event; a shared list is marked once. */
+static void test_args_last(void **state)
+{
+	(void)state;
+	tg_trace *t = tg_test_read_str(
+		"{\"traceEvents\":["
+		"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"a\",\"ts\":1,\"dur\":1,"
+		"\"args\":{\"Sequence number\":3,\"stream\":7}},"
+		"{\"ph\":\"X\",\"cat\":\"other_cat\",\"name\":\"b\",\"ts\":2,\"dur\":1},"
+		"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"c\",\"ts\":3,\"dur\":1,"
+		"\"args\":{\"Sequence number\":3,\"stream\":7}}"
+		"]}");
+	size_t n, na;
+	const tg_event *e = tg_trace_events(t, &n);
+	const tg_arg *a = tg_trace_args(t, &na);
+	assert_int_equal(n, 3);
+	assert_int_equal(na, 3); /* a's two, shared by c; b's category */
+	assert_int_equal(tg_event_nargs(t, &e[0]), 2);
+	assert_int_equal(tg_event_nargs(t, &e[1]), 1);
+	assert_int_equal(tg_event_nargs(t, &e[2]), 2);
+	assert_int_equal(e[2].args, e[0].args);
+	assert_false(a[0].last);
+	assert_true(a[1].last);
+	assert_true(a[2].last);
+	int64_t v;
+	assert_int_equal(tg_arg_int(t, tg_event_arg(t, &e[2], tg_trace_key(t, "stream")), &v), 0);
+	assert_int_equal(v, 7);
+	assert_null(tg_event_arg(t, &e[1], tg_trace_key(t, "stream")));
+	tg_trace_free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -664,6 +785,9 @@ int main(void)
 		cmocka_unit_test(test_random_corruption_is_clean),
 		cmocka_unit_test(test_review_regressions),
 		cmocka_unit_test(test_wide_ids),
+		cmocka_unit_test(test_wide_durs),
+		cmocka_unit_test(test_args_last),
+		cmocka_unit_test(test_track_limit),
 	};
 	return cmocka_run_group_tests_name("trace_read", tests, NULL, NULL);
 }

@@ -303,6 +303,76 @@ static void test_gpu_only_trace(void **state)
 	tg_trace_free(t);
 }
 
+/* A trace of nsteps ProfilerStep#k (k from 0), 10 us apart, with a launch
+ * and its kernel under the first, every 1000th and the last step (every
+ * 2000th with its launch flow), and an instant and a sync event. */
+static char *many_steps_json(int nsteps)
+{
+	size_t cap = (size_t)nsteps * 128 + 4096, k = 0;
+	char *s = malloc(cap);
+	assert_non_null(s);
+	k += (size_t)sprintf(s + k, "{\"traceEvents\":[");
+	for (int i = 0; i < nsteps; i++) {
+		k += (size_t)sprintf(s + k, "%s{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"ProfilerStep#%d\","
+		                     "\"pid\":1,\"tid\":1,\"ts\":%d,\"dur\":9}", i ? "," : "", i, i * 10);
+		if (i % 1000 == 0 || i == nsteps - 1)
+			k += (size_t)sprintf(s + k,
+			                     ",{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,"
+			                     "\"tid\":1,\"ts\":%d,\"dur\":2,\"args\":{\"correlation\":%d}}"
+			                     ",{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k%d\",\"pid\":2,\"tid\":7,"
+			                     "\"ts\":%d,\"dur\":50,\"args\":{\"correlation\":%d,\"stream\":7}}",
+			                     i * 10 + 1, i + 1, i, i * 10 + 5, i + 1);
+		if (i % 2000 == 0) /* both ends of the launch flow: TraceLens links it */
+			k += (size_t)sprintf(s + k,
+			                     ",{\"ph\":\"s\",\"cat\":\"ac2g\",\"name\":\"ac2g\",\"id\":%d,\"pid\":1,\"tid\":1,"
+			                     "\"ts\":%d}"
+			                     ",{\"ph\":\"f\",\"cat\":\"ac2g\",\"name\":\"ac2g\",\"id\":%d,\"pid\":2,\"tid\":7,"
+			                     "\"ts\":%d,\"bp\":\"e\"}",
+			                     i + 1, i * 10 + 1, i + 1, i * 10 + 5);
+	}
+	k += (size_t)sprintf(s + k, ",{\"ph\":\"i\",\"cat\":\"cpu_instant_event\",\"name\":\"mark\",\"pid\":1,"
+	                     "\"tid\":1,\"ts\":3,\"s\":\"t\"}"
+	                     ",{\"ph\":\"X\",\"cat\":\"cuda_sync\",\"name\":\"Stream Sync\",\"pid\":2,\"tid\":7,"
+	                     "\"ts\":4,\"dur\":1}]}");
+	return s;
+}
+
+/* Steps are kept 16-bit while they fit (up to 32,766 of them) and 32-bit
+ * from 32,767 on: every event reads the same step either way; whether an
+ * event is in the tree comes from its kind; TraceLens's link marks (a bit
+ * an event) read back for events far into the trace. */
+static void test_many_steps(void **state)
+{
+	(void)state;
+	for (int nsteps = 32766; nsteps <= 32768; nsteps++) {
+		char *json = many_steps_json(nsteps);
+		tg_trace *t;
+		tg_tree *tree = build(&t, json);
+		free(json);
+		size_t ns;
+		tg_tree_steps(tree, &ns);
+		assert_int_equal(ns, (size_t)nsteps);
+		char name[32];
+		for (int i = 0; i < nsteps; i++) {
+			if (i % 1000 && i != nsteps - 1)
+				continue;
+			snprintf(name, sizeof(name), "k%d", i);
+			uint32_t kernel = tg_test_find(t, name, -1);
+			assert_int_equal(tg_tree_step_of(tree, kernel), i);
+			assert_int_equal(tg_tree_step_of(tree, tg_tree_parent(tree, kernel)), i);
+			assert_true(tg_tree_contains(tree, kernel));
+			assert_int_equal(tg_tree_linked_like_tracelens(tree, kernel), i % 2000 == 0);
+		}
+		snprintf(name, sizeof(name), "ProfilerStep#%d", nsteps - 1);
+		assert_int_equal(tg_tree_step_of(tree, tg_test_find(t, name, -1)), nsteps - 1);
+		assert_false(tg_tree_contains(tree, tg_test_find(t, "mark", -1)));
+		assert_int_equal(tg_tree_step_of(tree, tg_test_find(t, "mark", -1)), -1);
+		assert_true(tg_tree_contains(tree, tg_test_find(t, "Stream Sync", -1)));
+		tg_tree_free(tree);
+		tg_trace_free(t);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -314,6 +384,7 @@ int main(void)
 		cmocka_unit_test(test_gpu_only_trace),
 		cmocka_unit_test(test_wide_ids_link),
 		cmocka_unit_test(test_tracelens_links),
+		cmocka_unit_test(test_many_steps),
 	};
 	return cmocka_run_group_tests_name("tree", tests, NULL, NULL);
 }

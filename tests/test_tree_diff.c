@@ -1123,7 +1123,8 @@ static void check_reference(const char *name, const char *trace1, const char *tr
 			size_t ne;
 			const tg_event *ev = tg_trace_events(p.t[side], &ne);
 			for (size_t k = 0; k < ng; k++)
-				b[nb++] = (struct kd){tg_trace_str(p.t[side], ev[g[k]].name), ev[g[k]].dur / 1000.0};
+				b[nb++] = (struct kd){tg_trace_str(p.t[side], ev[g[k]].name),
+				                      tg_event_dur(p.t[side], &ev[g[k]]) / 1000.0};
 			assert_int_equal(na, nb);
 			qsort(a, na, sizeof(*a), cmp_kd);
 			qsort(b, nb, sizeof(*b), cmp_kd);

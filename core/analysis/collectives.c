@@ -178,7 +178,7 @@ int tg_collectives_list(tg_collective **out, size_t *n, const tg_trace *t)
 		memset(c, 0, sizeof(*c));
 		c->event = (uint32_t)i;
 		c->ts = e->ts;
-		c->dur = e->dur;
+		c->dur = tg_event_dur(t, e);
 		c->stream = tg_kernel_stream(t, e);
 		c->kernel = name;
 		c->collective = arg_str(t, e, k.coll);

@@ -125,8 +125,8 @@ static double gbps_of(const tg_trace *t, const tg_event *e, uint32_t k_bw, uint3
 	if (a && (a->type == TG_ARG_INT || a->type == TG_ARG_UINT) && !tg_arg_int(t, a, &v) && v >= 0)
 		return (double)v;
 	a = k_bytes == TG_NONE ? NULL : tg_event_arg(t, e, k_bytes);
-	if (a && !tg_arg_int(t, a, &v) && v >= 0 && e->dur > 0)
-		return (double)v / (double)e->dur; /* bytes per ns = GB/s */
+	if (a && !tg_arg_int(t, a, &v) && v >= 0 && tg_event_dur(t, e) > 0)
+		return (double)v / (double)tg_event_dur(t, e); /* bytes per ns = GB/s */
 	return NAN;
 }
 
@@ -155,7 +155,7 @@ static int bandwidth_changes(struct changes *c, char (*kinds)[16], size_t *nk, c
 				continue; /* cannot happen: a kind is 11 characters of "Memcpy ..." */
 			strcpy(kinds[(*nk)++], kn);
 		}
-		int64_t d = tg_kernel_device(t, e), dur = e->dur > 0 ? e->dur : NS_PER_US;
+		int64_t d = tg_kernel_device(t, e), dur = tg_event_dur(t, e) > 0 ? tg_event_dur(t, e) : NS_PER_US;
 		if (add_change(c, d, (int64_t)k, e->ts, g, (uint32_t)i) ||
 		    add_change(c, d, (int64_t)k, e->ts + dur, -g, (uint32_t)i))
 			return TG_ENOMEM;

@@ -141,7 +141,7 @@ static void prepare_events(tg_critical_path *cp)
 	for (size_t i = 0; i < cp->nev; i++) {
 		const tg_event *e = &cp->ev[i];
 		cp->ts[i] = e->ts;
-		cp->end[i] = e->ts + e->dur;
+		cp->end[i] = tg_event_end(cp->t, e);
 		if (!cp->opts.exact_ns) {
 			int64_t up = floor_us(cp->ts[i]);
 			cp->ts[i] = up == cp->ts[i] ? up : up + 1000;

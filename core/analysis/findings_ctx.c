@@ -78,7 +78,7 @@ static int device_events(tg_fctx *c)
 	int rc = c->dev && c->busy && kv ? 0 : TG_ENOMEM;
 	for (size_t i = 0; !rc && i < c->ne; i++)
 		if (tg_kind_is_gpu(c->ev[i].kind)) {
-			c->busy[c->ndev] = (tg_interval){c->ev[i].ts, c->ev[i].ts + c->ev[i].dur};
+			c->busy[c->ndev] = (tg_interval){c->ev[i].ts, tg_event_end(c->t, &c->ev[i])};
 			kv[c->ndev] = (tg_sort_pair){tg_sort_key_i64(c->ev[i].ts), (uint32_t)c->ndev};
 			c->dev[c->ndev++] = (uint32_t)i;
 		}
@@ -115,7 +115,7 @@ static int windows(tg_fctx *c)
 			if (!tg_tree_contains(c->tree, (uint32_t)i) || (e->flags & TG_EV_INSTANT))
 				continue;
 			lo = e->ts < lo ? e->ts : lo;
-			hi = e->ts + e->dur > hi ? e->ts + e->dur : hi;
+			hi = tg_event_end(c->t, e) > hi ? tg_event_end(c->t, e) : hi;
 		}
 		if (lo < hi)
 			c->win[c->nwin++] = (tg_interval){lo, hi};

@@ -107,10 +107,10 @@ static int medians(double *kernel, double *launch, const tg_fctx *c)
 		uint32_t d = c->dev[i];
 		if (c->ev[d].kind != TG_KIND_KERNEL || !tg_fctx_selected(c, d))
 			continue;
-		k[nk++] = c->ev[d].dur;
+		k[nk++] = tg_event_dur(c->t, &c->ev[d]);
 		uint32_t la = tg_tree_launch(c->tree, d);
 		if (la != TG_NONE)
-			l[nl++] = c->ev[la].dur;
+			l[nl++] = tg_event_dur(c->t, &c->ev[la]);
 	}
 	*kernel = tg_median_i64(k, nk);
 	*launch = tg_median_i64(l, nl);
@@ -162,7 +162,7 @@ static void host_at(char *buf, size_t cap, const tg_fctx *c, int64_t ts)
 	int dop = -1, dframe = -1;
 	for (size_t i = 0; i < c->ne; i++) {
 		const tg_event *e = &c->ev[i];
-		if (e->ts > ts || e->ts + e->dur <= ts)
+		if (e->ts > ts || tg_event_end(c->t, e) <= ts)
 			continue;
 		int isop = e->kind == TG_KIND_CPU_OP || e->kind == TG_KIND_USER_ANNOTATION;
 		const char *name = tg_trace_str(c->t, e->name);

@@ -232,7 +232,8 @@ static int place(struct hsync *s, const tg_fctx *c, struct by_ext *m, tg_atoms *
 static void sync_window(struct hsync *s, const tg_fctx *c)
 {
 	const tg_event *x = &c->ev[s->anchor], *y = &c->ev[s->sync];
-	int64_t back = x->ts + x->dur > y->ts + y->dur ? x->ts + x->dur : y->ts + y->dur;
+	int64_t xe = tg_event_end(c->t, x), ye = tg_event_end(c->t, y);
+	int64_t back = xe > ye ? xe : ye;
 	uint32_t nx = tg_fctx_next_device(c, back);
 	s->a = y->ts;
 	s->b = nx != TG_NONE ? c->ev[nx].ts : back;
@@ -338,7 +339,7 @@ static int sync_finding(tg_fctx *c, const struct hsync *v, size_t n, const tg_at
 	double host = 0, idle = 0;
 	size_t anchors = 0;
 	for (size_t i = 0; i < n; i++) {
-		host += (double)c->ev[v[i].sync].dur;
+		host += (double)tg_event_dur(c->t, &c->ev[v[i].sync]);
 		if (i && v[i].anchor == v[i - 1].anchor)
 			continue;
 		anchors++;
@@ -486,15 +487,15 @@ static int dataloader(tg_fctx *c)
 		if (!is_dataloader_next(e, tg_trace_str(c->t, e->name)) || !tg_fctx_selected(c, (uint32_t)i) ||
 		    nested_next(c, (uint32_t)i))
 			continue;
-		if (tg_fctx_explain(c, e->ts, e->ts + e->dur))
+		if (tg_fctx_explain(c, e->ts, tg_event_end(c->t, e)))
 			return TG_ENOMEM;
 		calls++;
-		host += (double)e->dur;
-		idle += (double)tg_fctx_idle_in(c, e->ts, e->ts + e->dur);
-		if (longest == TG_NONE || e->dur > c->ev[longest].dur)
+		host += (double)tg_event_dur(c->t, e);
+		idle += (double)tg_fctx_idle_in(c, e->ts, tg_event_end(c->t, e));
+		if (longest == TG_NONE || tg_event_dur(c->t, e) > tg_event_dur(c->t, &c->ev[longest]))
 			longest = (uint32_t)i;
 		first = calls == 1 || e->ts < first ? e->ts : first;
-		last = e->ts + e->dur > last ? e->ts + e->dur : last;
+		last = tg_event_end(c->t, e) > last ? tg_event_end(c->t, e) : last;
 	}
 	if (!calls)
 		return tg_fctx_not_evaluated(

@@ -91,15 +91,15 @@ static int pageable(tg_fctx *c)
 		if (!strstr(name, "Pageable"))
 			continue;
 		n++;
-		time += (double)e->dur;
+		time += (double)tg_event_dur(c->t, e);
 		const tg_arg *a = kb == TG_NONE ? NULL : tg_event_arg(c->t, e, kb);
 		int64_t b;
 		if (a && !tg_arg_int(c->t, a, &b))
 			bytes += (double)b;
 		uint32_t la = tg_tree_launch(c->tree, (uint32_t)i);
 		if (la != TG_NONE) {
-			int64_t end = c->ev[la].ts + c->ev[la].dur, stop = end < e->ts ? end : e->ts;
-			call += (double)c->ev[la].dur;
+			int64_t end = tg_event_end(c->t, &c->ev[la]), stop = end < e->ts ? end : e->ts;
+			call += (double)tg_event_dur(c->t, &c->ev[la]);
 			idle += (double)tg_fctx_idle_in(c, c->ev[la].ts,
 			                                stop); /* the copy's own time is counted apart */
 			if (op == TG_NONE) {
@@ -109,7 +109,7 @@ static int pageable(tg_fctx *c)
 		}
 		if (first == TG_NONE)
 			first = (uint32_t)i;
-		last = e->ts + e->dur > last ? e->ts + e->dur : last;
+		last = tg_event_end(c->t, e) > last ? tg_event_end(c->t, e) : last;
 	}
 	if (host_copies && !named)
 		return tg_fctx_not_evaluated(
@@ -154,7 +154,7 @@ static double subtree_kernels(const tg_fctx *c, uint32_t ev, int depth)
 	const uint32_t *ch = tg_tree_children(c->tree, ev, &n);
 	double sum = 0;
 	for (size_t i = 0; depth < 256 && i < n; i++)
-		sum += (tg_kind_is_gpu(c->ev[ch[i]].kind) ? (double)c->ev[ch[i]].dur : 0) +
+		sum += (tg_kind_is_gpu(c->ev[ch[i]].kind) ? (double)tg_event_dur(c->t, &c->ev[ch[i]]) : 0) +
 		       subtree_kernels(c, ch[i], depth + 1);
 	return sum;
 }
@@ -259,7 +259,7 @@ static void attn_call(struct attn *a, const tg_fctx *c, uint32_t i)
 		a->math_flops += sdpa_flops(c, i);
 		if (a->first == TG_NONE)
 			a->first = i;
-		a->last = c->ev[i].ts + c->ev[i].dur;
+		a->last = tg_event_end(c->t, &c->ev[i]);
 	} else {
 		a->fused++;
 		snprintf(a->backend, sizeof(a->backend), "%s", name);

@@ -93,15 +93,16 @@ static int comm_lists(tg_interval **comp, size_t *ncomp, struct comm_kernel **co
 		const tg_event *e = &c->ev[c->dev[i]];
 		tg_kernel_type k = tg_kernel_class_of(c->t, e);
 		if (k == TG_KERNEL_COMPUTATION && e->kind == TG_KIND_KERNEL) {
-			(*comp)[(*ncomp)++] = (tg_interval){e->ts, e->ts + e->dur};
+			(*comp)[(*ncomp)++] = (tg_interval){e->ts, tg_event_end(c->t, e)};
 		} else if (k == TG_KERNEL_COMMUNICATION && tg_fctx_selected(c, c->dev[i])) {
 			if (pp ? pp[c->dev[i]] : p2p(tg_trace_str(c->t, e->name), NULL)) {
 				++*np2p;
-				*p2p_ns += (double)e->dur;
+				*p2p_ns += (double)tg_event_dur(c->t, e);
 				continue;
 			}
 			(*comm)[(*ncomm)++] =
-				(struct comm_kernel){e->name, tg_kernel_stream(c->t, e), e->ts, (double)e->dur, 0};
+				(struct comm_kernel){e->name, tg_kernel_stream(c->t, e), e->ts,
+				                     (double)tg_event_dur(c->t, e), 0};
 		}
 	}
 	free(pp);

@@ -73,11 +73,11 @@ int tg_kernel_categories_table(tg_table **out, tg_category_totals *totals, const
 		                          li != TG_NONE ? list[li].category : NULL))
 			goto done;
 		const char *evid = evidence_of(t, ev, (uint32_t)i, &kc);
-		tot.total_ns += ev[i].dur;
+		tot.total_ns += tg_event_dur(t, &ev[i]);
 		if (!strcmp(kc.category, "other") || !strcmp(kc.category, "unlinked"))
-			tot.unclassified_ns += ev[i].dur;
+			tot.unclassified_ns += tg_event_dur(t, &ev[i]);
 		if ((unsigned)kc.source < TG_CAT_SRC_COUNT)
-			tot.by_source_ns[kc.source] += ev[i].dur;
+			tot.by_source_ns[kc.source] += tg_event_dur(t, &ev[i]);
 		/* rows are few (categories x evidence): a linear search is fine */
 		size_t r = 0;
 		while (r < nrows && !(rows[r].source == (int)kc.source && !strcmp(rows[r].category, kc.category) &&
@@ -88,7 +88,7 @@ int tg_kernel_categories_table(tg_table **out, tg_category_totals *totals, const
 				goto done;
 			rows[nrows++] = (struct row){kc.category, (int)kc.source, evid, 0, 0};
 		}
-		rows[r].ns += ev[i].dur;
+		rows[r].ns += tg_event_dur(t, &ev[i]);
 		rows[r].count++;
 	}
 	if (nrows > 1)

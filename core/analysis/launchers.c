@@ -82,7 +82,7 @@ static int assign_launchers(tg_launchers *l, const tg_launchers_opts *opts, size
 		}
 		l->owner[i] = idx;
 		l->list[idx].nkernels++;
-		l->list[idx].kernel_sum_us += tg_timebase_us(&opts->tb, (double)ev[i].dur);
+		l->list[idx].kernel_sum_us += tg_timebase_us(&opts->tb, (double)tg_event_dur(l->trace, &ev[i]));
 		(*ndev)++;
 	}
 	return 0;
@@ -145,10 +145,10 @@ static void direct_unions(tg_launchers *l, const tg_timebase *tb)
 		const uint32_t *k = tg_launchers_kernels(l, i, &m);
 		if (!m)
 			continue;
-		tg_span c = tg_span_of(tb, &ev[k[0]]);
+		tg_span c = tg_span_of(tb, l->trace, &ev[k[0]]);
 		double total = 0;
 		for (size_t j = 1; j < m; j++) {
-			tg_span x = tg_span_of(tb, &ev[k[j]]);
+			tg_span x = tg_span_of(tb, l->trace, &ev[k[j]]);
 			if (x.start <= c.end) {
 				if (x.end > c.end)
 					c.end = x.end;
@@ -239,7 +239,7 @@ static void place_spans(const tg_launchers *l, const tg_launchers_opts *opts, st
 		if (!st->v)
 			st->at[w + 1]++;
 		else
-			st->v[st->at[w]++] = tg_span_of(&opts->tb, &ev[i]);
+			st->v[st->at[w]++] = tg_span_of(&opts->tb, l->trace, &ev[i]);
 	}
 }
 

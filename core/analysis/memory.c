@@ -56,7 +56,7 @@ static uint32_t op_at(const tg_trace *t, uint32_t track, int64_t ts)
 	int best_rank = 0;
 	for (size_t i = 0; i < ne; i++) {
 		const tg_event *e = &ev[i];
-		if (e->track != track || !is_host_kind(e->kind) || e->ts > ts || e->ts + e->dur < ts)
+		if (e->track != track || !is_host_kind(e->kind) || e->ts > ts || tg_event_end(t, e) < ts)
 			continue;
 		int rank = e->kind == TG_KIND_CPU_OP ? 2 : 1;
 		if (best != TG_NONE) {
@@ -64,7 +64,7 @@ static uint32_t op_at(const tg_trace *t, uint32_t track, int64_t ts)
 			if (rank != best_rank) {
 				if (rank < best_rank)
 					continue;
-			} else if (e->ts != b->ts ? e->ts < b->ts : e->dur > b->dur) {
+			} else if (e->ts != b->ts ? e->ts < b->ts : tg_event_dur(t, e) > tg_event_dur(t, b)) {
 				continue;
 			}
 		}

@@ -96,7 +96,7 @@ static int collect(tg_span **v, size_t *n, size_t *cap, const tg_tree *tree, con
 				*v = nv;
 				*cap = nc2;
 			}
-			(*v)[(*n)++] = tg_span_of(tb, &ev[k]);
+			(*v)[(*n)++] = tg_span_of(tb, tg_tree_trace(tree), &ev[k]);
 		}
 		int rc = collect(v, n, cap, tree, ev, k, tb, depth + 1);
 		if (rc)

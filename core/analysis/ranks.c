@@ -98,7 +98,7 @@ static int add_rank(struct rank_stats *s, const tg_tree *tree, size_t r, int64_t
 			memset(s->st + old, 0, (s->cap - old) * sizeof(*s->st));
 		}
 		struct stat *x = &s->st[(size_t)id * n + r];
-		double d = (double)ev[i].dur / 1e3;
+		double d = (double)tg_event_dur(t, &ev[i]) / 1e3;
 		if (!x->count || d < x->min)
 			x->min = d;
 		if (!x->count || d > x->max)

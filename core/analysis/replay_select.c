@@ -60,13 +60,13 @@ static void add_times(tg_replay_call *c, const tg_tree *tree, const tg_event *ev
 		const uint32_t *ch = tg_tree_children(tree, stack[--sp], &n);
 		for (size_t i = 0; i < n; i++) {
 			if (tg_kind_is_gpu(evs[ch[i]].kind))
-				gpu += evs[ch[i]].dur;
+				gpu += tg_event_dur(tg_tree_trace(tree), &evs[ch[i]]);
 			else if (sp < 256)
 				stack[sp++] = ch[i];
 		}
 	}
 	c->calls++;
-	c->cpu_ns += evs[ev].dur;
+	c->cpu_ns += tg_event_dur(tg_tree_trace(tree), &evs[ev]);
 	c->gpu_ns += gpu;
 	c->gpu_calls += gpu > 0;
 }

@@ -512,7 +512,7 @@ static int64_t device_ns(const tg_tree *tree, const tg_event *evs, uint32_t ev)
 		const uint32_t *ch = tg_tree_children(tree, stack[--sp], &n);
 		for (size_t i = 0; i < n; i++)
 			if (tg_kind_is_gpu(evs[ch[i]].kind))
-				ns += evs[ch[i]].dur;
+				ns += tg_event_dur(tg_tree_trace(tree), &evs[ch[i]]);
 			else if (sp < 128)
 				stack[sp++] = ch[i];
 	}

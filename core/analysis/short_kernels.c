@@ -193,7 +193,7 @@ int tg_short_kernel_tables(tg_table *out[2], const tg_tree *tree, const tg_short
 		const tg_event *e = &ev[i];
 		if (e->kind != TG_KIND_KERNEL || (opts->step >= 0 && tg_tree_step_of(tree, (uint32_t)i) != opts->step))
 			continue;
-		double d = tg_ns_to_us_f64(e->dur);
+		double d = tg_ns_to_us_f64(tg_event_dur(t, e));
 		if (!(d < threshold))
 			continue;
 		dur[nd++] = d;

@@ -93,8 +93,8 @@ int tg_stream_timeline_build(tg_stream_timeline **out, const tg_tree *tree, int3
 			continue;
 		if (!any || e->ts < first)
 			first = e->ts;
-		if (!any || e->ts + e->dur > last)
-			last = e->ts + e->dur;
+		if (!any || tg_event_end(t, e) > last)
+			last = tg_event_end(t, e);
 		any = 1;
 		if (!row_of(s, &cap, &hint, tg_kernel_device(t, e), tg_kernel_stream(t, e))) {
 			tg_stream_timeline_free(s);
@@ -111,8 +111,8 @@ int tg_stream_timeline_build(tg_stream_timeline **out, const tg_tree *tree, int3
 		tg_stream_row *r = row_of(s, &cap, &hint, tg_kernel_device(t, e), tg_kernel_stream(t, e));
 		double a = (double)(e->ts - first);
 		r->events++;
-		r->busy_ns += (double)e->dur;
-		spread(r, s, a, a + (double)e->dur, kind_of(t, e));
+		r->busy_ns += (double)tg_event_dur(t, e);
+		spread(r, s, a, a + (double)tg_event_dur(t, e), kind_of(t, e));
 	}
 	if (s->nrows > 1) /* (qsort takes no NULL, even for nothing) */
 		qsort(s->rows, s->nrows, sizeof(tg_stream_row), cmp_row);

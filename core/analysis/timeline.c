@@ -39,7 +39,7 @@ int tg_gpu_timeline_compute(tg_gpu_timeline *out, const tg_tree *tree, const tg_
 			continue;
 		if (opts->device >= 0 && tg_kernel_device(t, e) != opts->device)
 			continue;
-		tg_span s = tg_span_of(&opts->tb, e);
+		tg_span s = tg_span_of(&opts->tb, t, e);
 		uint8_t nf = tg_trace_name_flags(t, e->name);
 		if (e->kind == TG_KIND_MEMCPY || (e->kind == TG_KIND_KERNEL && (nf & TG_NAME_COPY)))
 			mem[nm++] = s;

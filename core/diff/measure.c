@@ -379,7 +379,7 @@ static int add_kernel_rec(tg_measure *m, struct trace_walk *w, uint32_t i)
 	r->pair = TG_NONE;
 	r->stream = tg_kernel_stream(w->t, &ev[i]);
 	r->rank = w->rank;
-	r->dur_ns = ev[i].dur;
+	r->dur_ns = tg_event_dur(w->t, &ev[i]);
 	r->ts = ev[i].ts;
 	uint32_t launch = tg_tree_launch(w->tree, i);
 	r->delay_ns = launch != TG_NONE ? ev[i].ts - ev[launch].ts : -1;

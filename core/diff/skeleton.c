@@ -121,7 +121,7 @@ int tg_skeleton_build(tg_skeleton **out, const tg_tree *tree, unsigned with)
 		tg_skel_node *x = &s->nodes[k++];
 		memset(x, 0, sizeof(*x));
 		x->ts = ev[i].ts;
-		x->dur = ev[i].dur;
+		x->dur = tg_event_dur(t, &ev[i]);
 		x->event = (uint32_t)i;
 		x->name = ev[i].name;
 		x->kind = ev[i].kind;

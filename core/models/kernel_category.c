@@ -89,7 +89,7 @@ int tg_categorizer_new(tg_categorizer **out, const tg_tree *tree)
 	if (c->k_seq != TG_NONE) {
 		for (size_t i = 0; i < ne; i++) {
 			const tg_event *e = &c->ev[i];
-			if (e->kind != TG_KIND_CPU_OP || !e->nargs)
+			if (e->kind != TG_KIND_CPU_OP || e->args == TG_NONE)
 				continue;
 			int64_t seq, tid;
 			if (arg_int(c, (uint32_t)i, c->k_seq, &seq) || seq < 0)
@@ -182,7 +182,7 @@ static uint32_t forward_op(const tg_categorizer *c, uint32_t e)
 		return TG_NONE;
 	int depth = 0;
 	for (uint32_t p = e; p != TG_NONE && depth < MAX_WALK; p = tg_tree_parent(c->tree, p), depth++) {
-		if (c->ev[p].kind != TG_KIND_CPU_OP || !c->ev[p].nargs)
+		if (c->ev[p].kind != TG_KIND_CPU_OP || c->ev[p].args == TG_NONE)
 			continue;
 		int64_t tid, seq;
 		if (arg_int(c, p, c->k_fwd_tid, &tid) || tid <= 0 || arg_int(c, p, c->k_seq, &seq))

@@ -34,16 +34,16 @@ typedef struct tg_timebase {
  * decimal microseconds. */
 double tg_ns_to_us_f64(int64_t ns);
 
-/* The span of event e in the time base. */
-static inline tg_span tg_span_of(const tg_timebase *tb, const tg_event *e)
+/* The span of event e of trace t in the time base. */
+static inline tg_span tg_span_of(const tg_timebase *tb, const tg_trace *t, const tg_event *e)
 {
 	tg_span s;
 	if (tb->tracelens_float) {
 		s.start = tg_ns_to_us_f64(e->ts);
-		s.end = s.start + tg_ns_to_us_f64(e->dur);
+		s.end = s.start + tg_ns_to_us_f64(tg_event_dur(t, e));
 	} else {
 		s.start = (double)(e->ts - tb->base_ns);
-		s.end = s.start + (double)e->dur;
+		s.end = s.start + (double)tg_event_dur(t, e);
 	}
 	return s;
 }

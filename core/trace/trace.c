@@ -39,6 +39,7 @@ void tg_trace_free(tg_trace *t)
 	tg_atoms_free(t->atoms);
 	free(t->events);
 	free(t->wide_ids);
+	free(t->wide_durs);
 	free(t->args);
 	free(t->tracks);
 	free(t->flows);
@@ -116,13 +117,24 @@ uint32_t tg_trace_key(const tg_trace *t, const char *key)
 
 const tg_arg *tg_event_arg(const tg_trace *t, const tg_event *e, uint32_t key_atom)
 {
-	if (key_atom == TG_NONE || e->nargs == 0)
+	if (key_atom == TG_NONE || e->args == TG_NONE)
 		return NULL;
-	const tg_arg *a = t->args + e->args;
-	for (unsigned i = 0; i < e->nargs; i++)
-		if (a[i].key == key_atom)
-			return &a[i];
-	return NULL;
+	for (const tg_arg *a = t->args + e->args;; a++) {
+		if (a->key == key_atom)
+			return a;
+		if (a->last)
+			return NULL;
+	}
+}
+
+size_t tg_event_nargs(const tg_trace *t, const tg_event *e)
+{
+	if (e->args == TG_NONE)
+		return 0;
+	size_t n = 1;
+	for (const tg_arg *a = t->args + e->args; !a->last; a++)
+		n++;
+	return n;
 }
 
 int tg_arg_int(const tg_trace *t, const tg_arg *a, int64_t *out)
@@ -161,13 +173,19 @@ size_t tg_trace_memory(const tg_trace *t)
 {
 	return t->events_cap * sizeof(tg_event) + t->args_cap * sizeof(tg_arg) +
 	       t->tracks_cap * sizeof(tg_track) + t->flows_cap * sizeof(tg_flow) +
-	       t->wide_ids_cap * sizeof(int64_t) + tg_atoms_bytes(t->atoms);
+	       (t->wide_ids_cap + t->wide_durs_cap) * sizeof(int64_t) + tg_atoms_bytes(t->atoms);
 }
 
 const int64_t *tg_trace_wide_ids(const tg_trace *t, size_t *n)
 {
 	*n = t->nwide_ids;
 	return t->wide_ids;
+}
+
+const int64_t *tg_trace_wide_durs(const tg_trace *t, size_t *n)
+{
+	*n = t->nwide_durs;
+	return t->wide_durs;
 }
 
 static int64_t json_int_or(const json_t *o, const char *key, int64_t dflt)

@@ -2,7 +2,7 @@
  * trace.h - the compact, arena-backed model of one profiler trace.
  *
  * A tg_trace holds every duration and instant event of the file as a
- * tg_event (40 bytes), their arguments in one array of tg_arg, every string
+ * tg_event (32 bytes), their arguments in one array of tg_arg, every string
  * interned as an atom, the (pid, tid) tracks, the flow events, and the
  * top-level metadata (deviceProperties, distributedInfo, versions...).
  * Timestamps and durations are integer nanoseconds, exact for Kineto's
@@ -59,26 +59,37 @@ enum tg_event_flags {
 	TG_EV_INSTANT = 1 << 4,       /* ph i: no duration */
 	TG_EV_UNCLOSED = 1 << 5,      /* ph B without its E */
 	TG_EV_WIDE_ID0 = 1 << 6,      /* id[0] indexes tg_trace_wide_ids(): its id needs 64 bits */
-	TG_EV_WIDE_ID1 = 1 << 7       /* id[1] likewise */
+	TG_EV_WIDE_ID1 = 1 << 7,      /* id[1] likewise */
+	TG_EV_WIDE_DUR = 1 << 8       /* dur32 indexes tg_trace_wide_durs(): the duration needs 64 bits */
 };
 
-/* 40 bytes: a trace holds millions. The two ids are 32-bit; an id outside
- * 0..UINT32_MAX (negative, or beyond) is kept in the trace's table of wide
- * ids, and the event holds its index there with TG_EV_WIDE_ID0/1 set. Read
- * them with tg_event_corr, tg_event_ext, tg_event_pyid, tg_event_pyparent. */
+/* The most tracks a trace's events may have (the reader refuses more): an
+ * event keeps its track in 19 bits. */
+#define TG_TRACK_MAX ((1u << 19) - 1)
+
+/* 32 bytes: a trace holds millions (a 1 GB trace two million). The two ids
+ * are 32-bit; an id outside 0..UINT32_MAX (negative, or beyond) is kept in
+ * the trace's table of wide ids, and the event holds its index there with
+ * TG_EV_WIDE_ID0/1 set. Read them with tg_event_corr, tg_event_ext,
+ * tg_event_pyid, tg_event_pyparent. The duration likewise: 32 bits of ns
+ * (4.29 s), a longer one kept in the trace's wide durations with
+ * TG_EV_WIDE_DUR set; read it with tg_event_dur and tg_event_end only. The
+ * argument count is not kept: an event's list ends at the argument with
+ * .last set (tg_event_arg, tg_event_nargs). Track, kind and flags share a
+ * word. */
 typedef struct tg_event {
-	int64_t ts;     /* start, ns */
-	int64_t dur;    /* ns, >= 0 */
-	uint32_t id[2]; /* TG_KIND_PYTHON: Python id, parent id; others: correlation, External id */
-	uint32_t name;  /* atom */
-	uint32_t track; /* index into tg_trace_tracks() */
-	uint32_t args;  /* first argument, index into tg_trace_args() */
-	uint16_t nargs;
-	uint8_t kind;   /* tg_kind */
-	uint8_t flags;  /* tg_event_flags */
+	int64_t ts;          /* start, ns */
+	uint32_t dur32;      /* tg_event_dur: ns, or with TG_EV_WIDE_DUR an index into tg_trace_wide_durs() */
+	uint32_t id[2];      /* TG_KIND_PYTHON: Python id, parent id; others: correlation, External id */
+	uint32_t name;       /* atom */
+	uint32_t args;       /* first argument, index into tg_trace_args(); TG_NONE: none */
+	uint32_t kind : 4;   /* tg_kind (the low bits: the most read, one mask) */
+	uint32_t track : 19; /* index into tg_trace_tracks() (at most TG_TRACK_MAX) */
+	uint32_t flags : 9;  /* tg_event_flags (the high bits: one shift) */
 } tg_event;
 
-_Static_assert(sizeof(tg_event) == 40, "tg_event is 40 bytes");
+_Static_assert(sizeof(tg_event) == 32, "tg_event is 32 bytes");
+_Static_assert(TG_KIND_COUNT <= 16, "a tg_kind fits tg_event.kind's 4 bits");
 
 typedef enum tg_arg_type {
 	TG_ARG_NULL = 0,
@@ -92,10 +103,12 @@ typedef enum tg_arg_type {
 
 /* 12 bytes, not 16: key and type share a word, the value follows on a
  * 4-byte boundary (x86-64 and arm64 load it unaligned at no cost). A trace
- * holds millions of arguments. */
+ * holds millions of arguments. An event's arguments are consecutive, the
+ * last of them marked (.last), so that the event needs no count. */
 typedef struct __attribute__((packed, aligned(4))) tg_arg {
 	uint32_t key : 24; /* atom (the reader refuses a key atom beyond 2^24) */
-	uint32_t type : 8; /* tg_arg_type */
+	uint32_t type : 7; /* tg_arg_type */
+	uint32_t last : 1; /* the last argument of its event's list */
 	union __attribute__((packed)) {
 		int64_t i;
 		uint64_t u;
@@ -244,6 +257,10 @@ int64_t tg_trace_world_size(const tg_trace *t);
  * tg_trace_key(); linear in the event's argument count. */
 const tg_arg *tg_event_arg(const tg_trace *t, const tg_event *e, uint32_t key_atom);
 
+/* The number of arguments of event e (its list is tg_trace_args() from
+ * e->args on); linear in it. */
+size_t tg_event_nargs(const tg_trace *t, const tg_event *e);
+
 /* The atom of an argument key, TG_NONE when no event has that key. */
 uint32_t tg_trace_key(const tg_trace *t, const char *key);
 
@@ -278,18 +295,25 @@ static inline int64_t tg_event_pyid(const tg_trace *t, const tg_event *e) { retu
 /* The Python parent id of a TG_KIND_PYTHON event (with TG_EV_HAS_PYPARENT). */
 static inline int64_t tg_event_pyparent(const tg_trace *t, const tg_event *e) { return tg_event_id(t, e, 1); }
 
-/* The duration of event e of trace t in ns (>= 0). Read it through this
- * accessor, never e->dur: the event's layout may keep long durations apart. */
+/* The durations of t's events that do not fit 32 bits of ns, in reading
+ * order (an event's dur32 indexes them when its TG_EV_WIDE_DUR flag is
+ * set); *n gets their count. Owned by t. */
+const int64_t *tg_trace_wide_durs(const tg_trace *t, size_t *n);
+
+/* The duration of event e of trace t in ns (>= 0), whether narrow or wide:
+ * the only way to read it (tg_event_end adds it to the start). */
 static inline int64_t tg_event_dur(const tg_trace *t, const tg_event *e)
 {
-	(void)t;
-	return e->dur;
+	size_t n;
+	if (__builtin_expect(!(e->flags & TG_EV_WIDE_DUR), 1))
+		return (int64_t)e->dur32;
+	return tg_trace_wide_durs(t, &n)[e->dur32];
 }
 
 /* The end of event e of trace t in ns: its start plus its duration. */
 static inline int64_t tg_event_end(const tg_trace *t, const tg_event *e) { return e->ts + tg_event_dur(t, e); }
 
-/* Bytes used by the model (events, args, atoms, tracks, flows, wide ids). */
+/* Bytes used by the model (events, args, atoms, tracks, flows, wide ids and durations). */
 size_t tg_trace_memory(const tg_trace *t);
 
 #endif

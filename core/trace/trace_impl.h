@@ -27,6 +27,8 @@ struct tg_trace {
 	size_t nflows, flows_cap;
 	int64_t *wide_ids; /* ids beyond 32 bits (tg_trace_wide_ids) */
 	size_t nwide_ids, wide_ids_cap;
+	int64_t *wide_durs; /* durations beyond 32 bits of ns (tg_trace_wide_durs) */
+	size_t nwide_durs, wide_durs_cap;
 	tg_device *devices;
 	size_t ndevices;
 	struct process_name *pnames;

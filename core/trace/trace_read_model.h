@@ -452,16 +452,42 @@ static void commit_flow(struct parser *ps, const struct evtmp *ev, uint64_t at)
 		.bind_enclosing = (uint8_t)ev->bp_e};
 }
 
+/* set_dur's rare case: dur appended to the trace's wide durations. */
+static __attribute__((noinline)) unsigned set_wide_dur(struct parser *ps, tg_event *e, int64_t dur, uint64_t at)
+{
+	tg_trace *t = ps->t;
+	if (t->nwide_durs >= UINT32_MAX)
+		die_off(ps, TG_ELIMIT, at, "more than %u durations beyond 32 bits", UINT32_MAX);
+	if (tg_grow((void **)&t->wide_durs, &t->wide_durs_cap, t->nwide_durs + 1, sizeof(int64_t)))
+		oom(ps);
+	e->dur32 = (uint32_t)t->nwide_durs;
+	t->wide_durs[t->nwide_durs++] = dur;
+	return TG_EV_WIDE_DUR;
+}
+
+/* Duration dur (ns, >= 0) of event e: in e->dur32 when it fits 32 bits,
+ * else appended to the trace's wide durations with e->dur32 its index;
+ * returns TG_EV_WIDE_DUR then, else 0. at: the event's JSON offset, for
+ * the message. */
+static inline unsigned set_dur(struct parser *ps, tg_event *e, int64_t dur, uint64_t at)
+{
+	if (__builtin_expect(dur <= (int64_t)UINT32_MAX, 1)) {
+		e->dur32 = (uint32_t)dur;
+		return 0;
+	}
+	return set_wide_dur(ps, e, dur, at);
+}
+
 /* An E event at ts closes the latest open B event of its track; an E
- * without one is counted as skipped. */
-static void close_begin(struct parser *ps, int64_t ts, uint32_t track)
+ * without one is counted as skipped. at: the E event's JSON offset. */
+static void close_begin(struct parser *ps, int64_t ts, uint32_t track, uint64_t at)
 {
 	tg_trace *t = ps->t;
 	for (size_t i = ps->nopen; i-- > 0;) {
 		tg_event *b = &t->events[ps->open[i]];
 		if (b->track == track) {
-			b->dur = ts > b->ts ? ts - b->ts : 0;
-			b->flags &= (uint8_t)~TG_EV_UNCLOSED;
+			unsigned wide = set_dur(ps, b, ts > b->ts ? ts - b->ts : 0, at);
+			b->flags = (b->flags & ~(unsigned)TG_EV_UNCLOSED) | wide;
 			memmove(ps->open + i, ps->open + i + 1, (ps->nopen - i - 1) * sizeof(uint32_t));
 			ps->nopen--;
 			return;
@@ -634,7 +660,7 @@ static void commit_event(struct parser *ps, struct evtmp *ev, size_t args_start,
 	uint32_t track = track_get(ps, &ev->key);
 	if (ev->ph == 'E') {
 		t->nargs = args_start;
-		close_begin(ps, ev->ts, track);
+		close_begin(ps, ev->ts, track, at);
 		return;
 	}
 	if (t->nevents >= ps->max_events)
@@ -646,6 +672,8 @@ static void commit_event(struct parser *ps, struct evtmp *ev, size_t args_start,
 		st->negative_durations++;
 		ev->dur = 0;
 	}
+	if (track > TG_TRACK_MAX)
+		die_off(ps, TG_ELIMIT, at, "more than %u tracks (limit)", TG_TRACK_MAX + 1);
 	uint8_t flags = 0;
 	int kind = stored_kind(ps, ev, &flags);
 	if (kind == TG_KIND_OTHER && ev->cat != TG_NONE) {
@@ -654,24 +682,24 @@ static void commit_event(struct parser *ps, struct evtmp *ev, size_t args_start,
 	}
 	if (t->nargs - args_start > UINT16_MAX)
 		die_off(ps, TG_ELIMIT, at, "event with more than %u arguments", UINT16_MAX);
+	if (t->nargs > args_start)
+		t->args[t->nargs - 1].last = 1;
 	if (tg_grow((void **)&t->events, &t->events_cap, t->nevents + 1, sizeof(tg_event)))
 		oom(ps);
-	tg_event *e = &t->events[t->nevents];
-	e->ts = ev->ts;
-	e->dur = ev->ph == 'B' ? 0 : ev->dur;
-	e->name = ev->name == TG_NONE ? ps->atom_empty : ev->name;
-	e->track = track;
-	e->nargs = (uint16_t)(t->nargs - args_start);
-	e->args = share_args(ps, args_start);
-	e->kind = (uint8_t)kind;
-	flags |= set_ids(ps, e, ev, kind, at);
+	/* filled here, stored whole: track, kind and flags share a word */
+	tg_event e = {.ts = ev->ts, .name = ev->name == TG_NONE ? ps->atom_empty : ev->name,
+	              .args = t->nargs > args_start ? share_args(ps, args_start) : TG_NONE};
+	unsigned fl = flags | set_dur(ps, &e, ev->ph == 'B' ? 0 : ev->dur, at) | set_ids(ps, &e, ev, kind, at);
 	if (ev->ph == 'B') {
-		flags |= TG_EV_UNCLOSED;
+		fl |= TG_EV_UNCLOSED;
 		if (tg_grow((void **)&ps->open, &ps->open_cap, ps->nopen + 1, sizeof(uint32_t)))
 			oom(ps);
 		ps->open[ps->nopen++] = (uint32_t)t->nevents;
 	}
-	e->flags = flags;
+	e.track = track;
+	e.kind = (unsigned)kind;
+	e.flags = fl;
+	t->events[t->nevents] = e;
 	t->nevents++;
 	st->by_kind[kind]++;
 	t->tracks[track].nevents++;

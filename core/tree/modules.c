@@ -231,7 +231,7 @@ static int add_module_rows(tg_modules *m, const tg_tree *tree, const struct dept
 		row_of[e] = row;
 		tg_module_row *r = &m->rows[row];
 		r->calls++;
-		r->cpu_ns += ev[e].dur;
+		r->cpu_ns += tg_event_dur(tg_tree_trace(tree), &ev[e]);
 		if (ev[e].ts < r->first_ts)
 			r->first_ts = ev[e].ts;
 	}
@@ -252,7 +252,7 @@ static int tag_device_events(tg_modules *m, const tg_tree *tree, const uint8_t *
 	for (size_t i = 0; i < ne; i++) {
 		if (!tg_kind_is_gpu(ev[i].kind))
 			continue;
-		tg_interval iv = {ev[i].ts, ev[i].ts + ev[i].dur};
+		tg_interval iv = {ev[i].ts, tg_event_end(tg_tree_trace(tree), &ev[i])};
 		busy[(*nbusy)++] = iv;
 		int nearest = 1;
 		uint32_t last_row = TG_NONE;

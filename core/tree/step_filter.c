@@ -86,7 +86,7 @@ static int64_t floor_us(int64_t ns)
 void tg_step_filter_span(const tg_step_filter *f, const tg_event *e, int64_t *ts, int64_t *end)
 {
 	*ts = e->ts;
-	*end = e->ts + e->dur;
+	*end = tg_event_end(tg_tree_trace(f->tree), e);
 	if (f->round_us) {
 		int64_t up = floor_us(*ts);
 		*ts = up == *ts ? up : up + 1000;

@@ -2,7 +2,9 @@
  * tree.c - builds the event tree (see tree.h for the rules).
  *
  * Layout: parent[] per event, children in CSR form (child_off[] indexes
- * children[]), step_of[] per event. Host events are bucketed by track with a
+ * children[]), step_of[] per event (16-bit when the steps fit, as they
+ * nearly always do: 2 bytes an event less), TraceLens's link marks one bit
+ * an event; whether an event is in the tree is read from its kind. Host events are bucketed by track with a
  * counting sort, each bucket sorted by (ts asc, dur desc, kind rank, file
  * order) and nested with a stack. Tolerance: a child may end up to TOL_NS
  * after its parent (clock rounding in the profiler); an event that starts
@@ -21,14 +23,15 @@
 
 struct tg_tree {
 	const tg_trace *trace;
+	const tg_event *ev; /* the trace's events */
 	uint32_t *parent;
 	uint32_t *child_off; /* nevents + 1 */
 	uint32_t *children;
 	uint32_t *roots;
 	size_t nroots;
-	int32_t *step_of;
-	uint8_t *in_tree;
-	uint8_t *tl_linked; /* tg_tree_linked_like_tracelens */
+	int32_t *step_of;   /* while built, and after when there are INT16_MAX steps or more */
+	int16_t *step16;    /* else step_of narrowed (tg_tree_step_of) */
+	uint8_t *tl_linked; /* tg_tree_linked_like_tracelens, a bit an event */
 	tg_step *steps;
 	size_t nsteps;
 	tg_tree_stats stats;
@@ -36,12 +39,11 @@ struct tg_tree {
 
 /* An event in a track's order: by start, then longest first, then outer
  * kinds first, then (python functions) by Python id, then by index. Only
- * the start and the index are stored (16 bytes an event: the buckets of a
- * 1 GB trace are 2 million of them); ties read the rest from the event. */
+ * the index is stored (4 bytes an event, 16 when the start was kept too:
+ * the buckets of a 1 GB trace are 2 million of them); comparisons read the
+ * rest from the event. */
 struct key {
-	int64_t ts;
 	uint32_t tie; /* event index */
-	uint32_t reserved;
 };
 
 static int is_host_kind(int k)
@@ -75,11 +77,12 @@ static inline uint64_t key_sub(const tg_trace *t, const tg_event *e, uint32_t i)
 
 static inline int key_less(const struct key *a, const struct key *b, const tg_event *ev, const tg_trace *t)
 {
-	if (a->ts != b->ts)
-		return a->ts < b->ts;
 	const tg_event *x = &ev[a->tie], *y = &ev[b->tie];
-	if (x->dur != y->dur)
-		return x->dur > y->dur;
+	if (x->ts != y->ts)
+		return x->ts < y->ts;
+	int64_t dx = tg_event_dur(t, x), dy = tg_event_dur(t, y);
+	if (dx != dy)
+		return dx > dy;
 	uint64_t sa = key_sub(t, x, a->tie), sb = key_sub(t, y, b->tie);
 	if (sa != sb)
 		return sa < sb;
@@ -188,7 +191,7 @@ static int bucket_events(struct buckets *b, const tg_trace *t, int (*want)(const
 	memcpy(fill, b->off, (nt + 1) * sizeof(uint32_t));
 	for (size_t i = 0; i < ne; i++)
 		if (want(&ev[i]))
-			b->keys[fill[ev[i].track]++] = (struct key){ev[i].ts, (uint32_t)i, 0};
+			b->keys[fill[ev[i].track]++] = (struct key){(uint32_t)i};
 	for (size_t tr = 0; tr < nt; tr++)
 		sort_keys(b->keys + b->off[tr], tmp, b->off[tr + 1] - b->off[tr], ev, t);
 	free(tmp);
@@ -209,10 +212,10 @@ static void nest_track(tg_tree *tree, const tg_event *ev, const struct key *k, s
 	size_t sp = 0;
 	for (size_t i = 0; i < n; i++) {
 		uint32_t e = (uint32_t)k[i].tie;
-		int64_t ts = ev[e].ts, end = ev[e].ts + ev[e].dur;
+		int64_t ts = ev[e].ts, end = tg_event_end(tree->trace, &ev[e]);
 		while (sp > 0) {
 			const tg_event *top = &ev[stack[sp - 1]];
-			int64_t top_end = top->ts + top->dur;
+			int64_t top_end = tg_event_end(tree->trace, top);
 			if (ts >= top_end) {
 				sp--;
 				continue;
@@ -242,16 +245,16 @@ static uint32_t bind_flow_start(const tg_trace *t, const struct buckets *hb, con
 	size_t lo = 0, hi = n;
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
-		if (k[mid].ts <= f->ts)
+		if (ev[k[mid].tie].ts <= f->ts)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
 	for (size_t i = lo; i-- > 0;) {
 		const tg_event *e = &ev[(uint32_t)k[i].tie];
-		if (tg_kind_is_launch(e->kind) && e->ts <= f->ts && f->ts <= e->ts + e->dur)
+		if (tg_kind_is_launch(e->kind) && e->ts <= f->ts && f->ts <= tg_event_end(t, e))
 			return (uint32_t)k[i].tie;
-		if (f->ts - k[i].ts > 10 * 1000 * 1000)
+		if (f->ts - e->ts > 10 * 1000 * 1000)
 			break; /* launches are short: give up after 10 ms */
 	}
 	return TG_NONE;
@@ -432,14 +435,23 @@ static int reparent_python(tg_tree *tree, const tg_trace *t)
 	return 0;
 }
 
+/* The trace and its events, for cmp_child. */
+struct child_ctx {
+	const tg_trace *t;
+	const tg_event *ev;
+};
+
 static int cmp_child(const void *a, const void *b, void *ctx)
 {
-	const tg_event *ev = ctx;
+	const struct child_ctx *cc = ctx;
+	const tg_trace *t = cc->t;
+	const tg_event *ev = cc->ev;
 	const tg_event *x = &ev[*(const uint32_t *)a], *y = &ev[*(const uint32_t *)b];
 	if (x->ts != y->ts)
 		return x->ts < y->ts ? -1 : 1;
-	if (x->dur != y->dur)
-		return x->dur > y->dur ? -1 : 1;
+	int64_t dx = tg_event_dur(t, x), dy = tg_event_dur(t, y);
+	if (dx != dy)
+		return dx > dy ? -1 : 1;
 	return (*(const uint32_t *)a > *(const uint32_t *)b) - (*(const uint32_t *)a < *(const uint32_t *)b);
 }
 
@@ -454,15 +466,15 @@ static int build_children(tg_tree *tree, const tg_trace *t, const struct buckets
 	tree->roots = tg_malloc((ne + 1) * sizeof(uint32_t));
 	if (!tree->child_off || !tree->children || !tree->roots)
 		return TG_ENOMEM;
+	/* the counts one slot further on, summed: child_off[p + 1] is then where
+	 * p's children start, the cursor that fills them, and ends where the
+	 * next one's start (no cursor array: 4 bytes an event less at the
+	 * build's peak) */
 	for (size_t i = 0; i < ne; i++)
 		if (tree->parent[i] != TG_NONE)
-			tree->child_off[tree->parent[i] + 1]++;
+			tree->child_off[tree->parent[i] + 2]++;
 	for (size_t i = 0; i < ne; i++)
 		tree->child_off[i + 1] += tree->child_off[i];
-	uint32_t *fill = tg_malloc((ne + 1) * sizeof(uint32_t));
-	if (!fill)
-		return TG_ENOMEM;
-	memcpy(fill, tree->child_off, (ne + 1) * sizeof(uint32_t));
 	/* fill in sorted track order: host tracks, then device tracks */
 	const struct buckets *bs[2] = {hb, db};
 	for (int b = 0; b < 2; b++)
@@ -471,19 +483,19 @@ static int build_children(tg_tree *tree, const tg_trace *t, const struct buckets
 				uint32_t e = (uint32_t)bs[b]->keys[k].tie;
 				uint32_t p = tree->parent[e];
 				if (p != TG_NONE)
-					tree->children[fill[p]++] = e;
+					tree->children[tree->child_off[p + 1]++] = e;
 				else if (b == 0 || tg_kind_is_gpu(ev[e].kind))
 					tree->roots[tree->nroots++] = e;
 			}
-	free(fill);
 	/* children from several tracks (python reparenting, multi-stream graph
 	 * launches) may be out of order */
+	struct child_ctx cc = {t, ev};
 	for (size_t i = 0; i < ne; i++) {
 		uint32_t *c = tree->children + tree->child_off[i];
 		size_t n = tree->child_off[i + 1] - tree->child_off[i];
 		for (size_t j = 1; j < n; j++)
-			if (cmp_child(&c[j - 1], &c[j], (void *)ev) > 0) {
-				qsort_r(c, n, sizeof(uint32_t), cmp_child, (void *)ev);
+			if (cmp_child(&c[j - 1], &c[j], &cc) > 0) {
+				qsort_r(c, n, sizeof(uint32_t), cmp_child, &cc);
 				break;
 			}
 	}
@@ -529,7 +541,7 @@ static int find_steps(tg_tree *tree, const tg_trace *t)
 			continue;
 		if (tg_grow((void **)&tree->steps, &cap, tree->nsteps + 1, sizeof(tg_step)))
 			return TG_ENOMEM;
-		tree->steps[tree->nsteps++] = (tg_step){n, (uint32_t)i, ev[i].ts, ev[i].dur};
+		tree->steps[tree->nsteps++] = (tg_step){n, (uint32_t)i, ev[i].ts, tg_event_dur(t, &ev[i])};
 	}
 	if (tree->nsteps > 1)
 		qsort(tree->steps, tree->nsteps, sizeof(tg_step), cmp_step);
@@ -601,12 +613,29 @@ static int find_steps(tg_tree *tree, const tg_trace *t)
 			else
 				hi = mid;
 		}
-		for (size_t k = lo; k < no && ev[orph[k]].track == ev[i].track && ev[orph[k]].ts < ev[i].ts + ev[i].dur; k++)
+		int64_t end = tg_event_end(t, &ev[i]);
+		for (size_t k = lo; k < no && ev[orph[k]].track == ev[i].track && ev[orph[k]].ts < end; k++)
 			if (tree->step_of[orph[k]] < 0)
 				tree->step_of[orph[k]] = s;
 	}
 	free(orph);
 	free(byno);
+	return 0;
+}
+
+/* step_of as 16-bit indexes when every step's fits (-1 for none), the
+ * 32-bit array freed; left as it is otherwise. 0 or TG_ENOMEM. */
+static int narrow_steps(tg_tree *tree, size_t ne)
+{
+	if (tree->nsteps >= INT16_MAX)
+		return 0;
+	tree->step16 = tg_malloc((ne + 1) * sizeof(int16_t));
+	if (!tree->step16)
+		return TG_ENOMEM;
+	for (size_t i = 0; i < ne; i++)
+		tree->step16[i] = (int16_t)tree->step_of[i];
+	free(tree->step_of);
+	tree->step_of = NULL;
 	return 0;
 }
 
@@ -623,13 +652,12 @@ int tg_tree_build(tg_tree **out, const tg_trace *t)
 	if (!tree)
 		return TG_ENOMEM;
 	tree->trace = t;
+	tree->ev = ev;
 	tree->parent = tg_malloc((ne + 1) * sizeof(uint32_t));
-	tree->in_tree = tg_calloc(ne + 1, 1);
-	if (!tree->parent || !tree->in_tree)
+	if (!tree->parent)
 		goto fail;
 	for (size_t i = 0; i < ne; i++) {
 		tree->parent[i] = TG_NONE;
-		tree->in_tree[i] = is_host_kind(ev[i].kind) || want_device(&ev[i]);
 		if (is_host_kind(ev[i].kind))
 			tree->stats.host_events++;
 		else if (tg_kind_is_gpu(ev[i].kind))
@@ -659,7 +687,8 @@ int tg_tree_build(tg_tree **out, const tg_trace *t)
 	stack = NULL;
 	memset(&hb, 0, sizeof(hb));
 	memset(&db, 0, sizeof(db));
-	if ((rc = find_steps(tree, t)) || (rc = tg_tree_tracelens_links(&tree->tl_linked, t, tree->parent)))
+	if ((rc = find_steps(tree, t)) || (rc = narrow_steps(tree, ne)) ||
+	    (rc = tg_tree_tracelens_links(&tree->tl_linked, t, tree->parent)))
 		goto fail;
 	for (size_t i = 0; i < ne; i++) {
 		if (tg_kind_is_gpu(ev[i].kind) && tree->parent[i] == TG_NONE)
@@ -697,7 +726,7 @@ void tg_tree_free(tg_tree *tree)
 	free(tree->children);
 	free(tree->roots);
 	free(tree->step_of);
-	free(tree->in_tree);
+	free(tree->step16);
 	free(tree->tl_linked);
 	free(tree->steps);
 	free(tree);
@@ -719,7 +748,10 @@ const uint32_t *tg_tree_roots(const tg_tree *tree, size_t *n)
 	return tree->roots;
 }
 
-int tg_tree_contains(const tg_tree *tree, uint32_t ev) { return tree->in_tree[ev]; }
+int tg_tree_contains(const tg_tree *tree, uint32_t ev)
+{
+	return is_host_kind(tree->ev[ev].kind) || want_device(&tree->ev[ev]);
+}
 
 uint32_t tg_tree_launch(const tg_tree *tree, uint32_t ev)
 {
@@ -729,7 +761,10 @@ uint32_t tg_tree_launch(const tg_tree *tree, uint32_t ev)
 	return p != TG_NONE && tg_kind_is_launch(e[p].kind) ? p : TG_NONE;
 }
 
-int32_t tg_tree_step_of(const tg_tree *tree, uint32_t ev) { return tree->step_of[ev]; }
+int32_t tg_tree_step_of(const tg_tree *tree, uint32_t ev)
+{
+	return tree->step16 ? tree->step16[ev] : tree->step_of[ev];
+}
 
 int32_t tg_tree_step_index(const tg_tree *tree, int64_t number)
 {
@@ -740,7 +775,10 @@ int32_t tg_tree_step_index(const tg_tree *tree, int64_t number)
 	return idx;
 }
 
-int tg_tree_linked_like_tracelens(const tg_tree *tree, uint32_t ev) { return tree->tl_linked[ev]; }
+int tg_tree_linked_like_tracelens(const tg_tree *tree, uint32_t ev)
+{
+	return (tree->tl_linked[ev >> 3] >> (ev & 7)) & 1;
+}
 
 const tg_step *tg_tree_steps(const tg_tree *tree, size_t *n)
 {

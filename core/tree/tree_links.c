@@ -40,7 +40,7 @@ int tg_tree_tracelens_links(uint8_t **out, const tg_trace *t, const uint32_t *pa
 		hi = key > hi ? key : hi;
 		nk++;
 	}
-	uint8_t *linked = *out = tg_calloc(ne + 1, 1);
+	uint8_t *linked = *out = tg_calloc(ne / 8 + 1, 1);
 	tg_idmap *ends = tg_idmap_new_range(nk, lo, hi);
 	if (!linked || !ends) {
 		tg_idmap_free(ends);
@@ -59,13 +59,11 @@ int tg_tree_tracelens_links(uint8_t **out, const tg_trace *t, const uint32_t *pa
 		if (p == TG_NONE || !tg_kind_is_launch(ev[p].kind) || !(ev[i].flags & TG_EV_HAS_CORR))
 			continue;
 		const char *name = tg_trace_str(t, ev[p].name);
-		if (!strcmp(name, "cudaGraphLaunch") || !strcmp(name, "hipGraphLaunch")) {
-			linked[i] = 1;
-			continue;
-		}
 		uint64_t id = (uint64_t)tg_event_corr(t, &ev[i]);
-		linked[i] = tg_idmap_get(ends, (int64_t)(id << 1)) != TG_NONE &&
-		            tg_idmap_get(ends, (int64_t)(id << 1 | 1)) != TG_NONE;
+		if (!strcmp(name, "cudaGraphLaunch") || !strcmp(name, "hipGraphLaunch") ||
+		    (tg_idmap_get(ends, (int64_t)(id << 1)) != TG_NONE &&
+		     tg_idmap_get(ends, (int64_t)(id << 1 | 1)) != TG_NONE))
+			linked[i >> 3] |= (uint8_t)(1u << (i & 7));
 	}
 	tg_idmap_free(ends);
 	return 0;

@@ -9,7 +9,8 @@
 
 #include <stdint.h>
 
-/* Marks in *out (one byte per event of t, allocated here, freed by the
+/* Marks in *out (one bit per event of t, event i's bit i & 7 of byte
+ * i >> 3; allocated here, freed by the
  * caller; left to free on failure too) the device events TraceLens links:
  * those under a graph launch, and those whose correlation id has both a
  * launch flow start and finish; parent: the tree's parent of each event.

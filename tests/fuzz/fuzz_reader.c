@@ -76,8 +76,9 @@ static void walk_trace(const tg_trace *t)
 	volatile size_t sink = 0;
 	for (size_t i = 0; i < ne; i++) {
 		CHECK(ev[i].track < nt);
-		CHECK((size_t)ev[i].args + ev[i].nargs <= na);
-		CHECK(ev[i].dur >= 0);
+		CHECK(ev[i].args == TG_NONE || ((size_t)ev[i].args < na && args[na - 1].last));
+		CHECK(ev[i].args == TG_NONE || (size_t)ev[i].args + tg_event_nargs(t, &ev[i]) <= na);
+		CHECK(tg_event_dur(t, &ev[i]) >= 0);
 		CHECK(ev[i].kind < TG_KIND_COUNT);
 		sink += strlen(tg_trace_str(t, ev[i].name));
 		sink += strlen(tg_kind_name((tg_kind)ev[i].kind));
