@@ -192,6 +192,46 @@ grep -q '^vllm::unified_attention_with_output  SDPA_fwd   8000     80.000  16006
 	&& ok "8,000 nested launchers: subtree times summed" \
 	|| not_ok "nested launchers: subtree" "$(grep -A2 '^Kernel time by op (' "$tmp/out")"
 
+# the same chain of cpu_ops (each a distinct op): frequent_kernel_sequences
+# gives each op every kernel under it as its sequence, 32 million names over
+# the 8,000 rows (the text report took 572 MB); the column is held to 4 MiB,
+# a row past that ending with the count of the kernels left out
+deep_ops() { # N
+	awk -v n="$1" 'BEGIN { printf "{\"traceEvents\":["
+	for (i = 0; i < n; i++) {
+		printf "%s{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::op%d\",", i ? "," : "", i
+		printf "\"pid\":1,\"tid\":1,\"ts\":%d,\"dur\":%d},", 10 * i, 10 * (2 * n - 2 * i)
+		printf "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,"
+		printf "\"ts\":%d,\"dur\":2,\"args\":{\"correlation\":%d}},", 10 * i + 1, i + 1
+		printf "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k%d\",\"pid\":0,\"tid\":7,", i
+		printf "\"ts\":%d,\"dur\":10,", 1000000 + 5 * i
+		printf "\"args\":{\"device\":0,\"stream\":7,\"correlation\":%d}}", i + 1
+	}
+	print "]}" }'
+}
+deep_ops 8000 >"$tmp/deepops.json"
+if [ -x /usr/bin/time ]; then
+	/usr/bin/time -f '%M' -o "$tmp/rss" "$TG" report "$tmp/deepops.json" >"$tmp/out" 2>"$tmp/err"
+	rc=$? rss=$(tail -1 "$tmp/rss")
+	# 28 MB; about 105 MB under ASan, whose quarantine keeps what is freed
+	[ "$rc" -eq 0 ] && [ "$rss" -lt 204800 ] && ok "8,000 nested cpu_ops: report in $rss KB (< 200 MB)" \
+		|| not_ok "8,000 nested cpu_ops: memory" "exit $rc, $rss KB: $(head -c 300 "$tmp/err")"
+else
+	skip "8,000 nested cpu_ops: memory" "no GNU time at /usr/bin/time (contrib/install-deps.sh --bench)"
+fi
+rm -rf "$tmp/deepops"
+expect_ok "report csv, 8,000 nested cpu_ops" report "$tmp/deepops.json" --format csv -o "$tmp/deepops"
+seq_csv=$tmp/deepops/frequent_kernel_sequences.csv
+# op i has kernels i..7999; the rows go by op name (aten::op0, aten::op1, aten::op10, ...), each
+# whole while the 4 MiB last (op0's 8,000 names, op1000's 7,000), then counted
+grep -q '^aten::op0,1,1,1,8000,.*,k0 | k1 | k2 | .* | k7999$' "$seq_csv" \
+	&& grep -q '^aten::op1000,1,1,1,7000,.*,k1000 | k1001 | .* | k7999$' "$seq_csv" \
+	&& grep -q '^aten::op7999,1,1,1,1,10.0,10.0,20.0,\.\.\. (1 more kernel)$' "$seq_csv" \
+	&& grep -q '^aten::op999,1,1,1,7001,70010.0,70010.0,140020.0,\.\.\. (7001 more kernels)$' "$seq_csv" \
+	&& [ "$(wc -c <"$seq_csv")" -lt 5000000 ] \
+	&& ok "8,000 nested cpu_ops: kernel sequences whole up to 4 MiB, then counted" \
+	|| not_ok "nested cpu_ops: kernel sequences" "$(wc -c <"$seq_csv") bytes: $(cut -c1-120 "$seq_csv" | head -5)"
+
 # AMD AITER attention on a real trace (when ../shared is there): sglang's
 # aiter::mha_batch_prefill, 36 calls of 15 sequences x 1024 tokens, causal,
 # H 32/8, d 128, bf16: 15*32*2*1024*1024*256/2 FLOPs, 300 MiB (docs/roofline.md)

@@ -1,22 +1,26 @@
 /*
- * launch_stats.c - launch statistics, queue lengths, memory bandwidth and
- * frequent kernel sequences (see launch_stats.h). Each is one pass over the
- * selected device events, a sort, and a sweep.
+ * launch_stats.c - launch statistics, memory bandwidth and frequent kernel
+ * sequences (see launch_stats.h; the queue lengths are launch_queue.c's).
+ * Each is a pass over the selected device events; the summary keeps one
+ * 8-byte delay a launch (for the median), and only the per-launch table,
+ * which the report leaves out, holds a 24-byte record a launch, sorted.
  */
 #include "launch_stats.h"
+#include "launch_stats_impl.h"
 #include "../../util/buf.h"
 #include "../../util/sort.h"
 #include "../trace/kernel_class.h"
 #include "../tree/step_filter.h"
 
+#include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+/* A launch for the per-launch table: 24 bytes, the rest read from the
+ * trace when its row is written. */
 struct launch {
-	int64_t lts, lend; /* the launch call */
-	int64_t ts, end;   /* the device event */
-	int64_t device, stream;
+	int64_t lts, ts; /* the launch call's start, the device event's */
 	uint32_t launch, ev;
 };
 
@@ -34,30 +38,44 @@ static uint64_t launch_key(const void *el, int level, void *ctx)
 	return tg_sort_key_i64(level == 0 ? x->lts : x->ts);
 }
 
-/* Selected device events with a launch, by launch start. */
-static int collect(struct launches *l, const tg_step_filter *f)
+/* The number of device events of t (a bound on the launches). */
+static size_t device_events(const tg_trace *t)
+{
+	size_t ne, cnt = 0;
+	const tg_event *ev = tg_trace_events(t, &ne);
+	for (size_t i = 0; i < ne; i++)
+		cnt += tg_kind_is_gpu(ev[i].kind);
+	return cnt;
+}
+
+/* The launch of device event i of f (the launch call), or TG_NONE when it
+ * has none or f leaves it out. */
+static uint32_t launch_of(const tg_step_filter *f, const tg_event *ev, size_t i)
+{
+	if (!tg_kind_is_gpu(ev[i].kind))
+		return TG_NONE;
+	uint32_t p = tg_tree_launch(f->tree, (uint32_t)i);
+	return p != TG_NONE && tg_step_filter_has(f, (uint32_t)i) ? p : TG_NONE;
+}
+
+/* Selected device events with a launch (nlaunch of them), by launch start. */
+static int collect(struct launches *l, const tg_step_filter *f, size_t nlaunch)
 {
 	memset(l, 0, sizeof(*l));
 	const tg_trace *t = tg_tree_trace(f->tree);
 	size_t ne;
 	const tg_event *ev = tg_trace_events(t, &ne);
-	size_t cnt = 0;
-	for (size_t i = 0; i < ne; i++)
-		cnt += tg_kind_is_gpu(ev[i].kind);
-	l->v = tg_malloc((cnt + 1) * sizeof(*l->v));
+	l->v = tg_malloc((nlaunch + 1) * sizeof(*l->v));
 	if (!l->v)
 		return TG_ENOMEM;
 	for (size_t i = 0; i < ne; i++) {
-		if (!tg_kind_is_gpu(ev[i].kind))
-			continue;
-		uint32_t p = tg_tree_launch(f->tree, (uint32_t)i);
-		if (p == TG_NONE || !tg_step_filter_has(f, (uint32_t)i))
+		uint32_t p = launch_of(f, ev, i);
+		if (p == TG_NONE)
 			continue;
 		struct launch *x = &l->v[l->n++];
-		tg_step_filter_span(f, &ev[p], &x->lts, &x->lend);
-		tg_step_filter_span(f, &ev[i], &x->ts, &x->end);
-		x->device = tg_kernel_device(t, &ev[i]);
-		x->stream = tg_kernel_stream(t, &ev[i]);
+		int64_t end;
+		tg_step_filter_span(f, &ev[p], &x->lts, &end);
+		tg_step_filter_span(f, &ev[i], &x->ts, &end);
 		x->launch = p;
 		x->ev = (uint32_t)i;
 	}
@@ -69,21 +87,32 @@ static int collect(struct launches *l, const tg_step_filter *f)
 	return rc;
 }
 
-static int64_t delay_of(const struct launch *x)
+static int64_t delay_of(int64_t ts, int64_t lend)
 {
-	return x->ts > x->lend ? x->ts - x->lend : 0;
+	return ts > lend ? ts - lend : 0;
 }
 
-static int summarize(tg_launch_summary *s, const struct launches *l)
+/* The summary of the launches f selects, in one pass over the trace (every
+ * sum an integer, the median a value: the order does not matter); ndev:
+ * the trace's device events. */
+static int summarize(tg_launch_summary *s, const tg_step_filter *f, size_t ndev)
 {
 	memset(s, 0, sizeof(*s));
-	int64_t *d = tg_malloc((l->n + 1) * sizeof(int64_t));
+	const tg_trace *t = tg_tree_trace(f->tree);
+	size_t ne;
+	const tg_event *ev = tg_trace_events(t, &ne);
+	int64_t *d = tg_malloc((ndev + 1) * sizeof(int64_t));
 	if (!d)
 		return TG_ENOMEM;
-	for (size_t i = 0; i < l->n; i++) {
-		const struct launch *x = &l->v[i];
-		int64_t cpu = x->lend - x->lts, gpu = x->end - x->ts, delay = delay_of(x);
-		s->launches++;
+	for (size_t i = 0; i < ne; i++) {
+		uint32_t p = launch_of(f, ev, i);
+		if (p == TG_NONE)
+			continue;
+		int64_t lts, lend, ts, end;
+		tg_step_filter_span(f, &ev[p], &lts, &lend);
+		tg_step_filter_span(f, &ev[i], &ts, &end);
+		int64_t cpu = lend - lts, gpu = end - ts, delay = delay_of(ts, lend);
+		d[s->launches++] = delay;
 		s->short_kernels += cpu <= TG_LAUNCH_RUNTIME_CUTOFF_NS && gpu < cpu;
 		s->runtime_outliers += cpu > TG_LAUNCH_RUNTIME_CUTOFF_NS;
 		s->delay_outliers += delay > TG_LAUNCH_DELAY_CUTOFF_NS;
@@ -91,10 +120,9 @@ static int summarize(tg_launch_summary *s, const struct launches *l)
 		s->sum_gpu_ns += gpu;
 		s->sum_delay_ns += delay;
 		s->max_delay_ns = delay > s->max_delay_ns ? delay : s->max_delay_ns;
-		d[i] = delay;
 	}
-	if (l->n)
-		s->median_delay_ns = tg_median_i64(d, l->n);
+	if (s->launches)
+		s->median_delay_ns = tg_median_i64(d, s->launches);
 	free(d);
 	return 0;
 }
@@ -103,13 +131,8 @@ int tg_launch_stats_summary(tg_launch_summary *out, const tg_tree *tree, int32_t
 {
 	memset(out, 0, sizeof(*out));
 	tg_step_filter f;
-	struct launches l;
 	int rc = tg_step_filter_init(&f, tree, step);
-	if (rc || (rc = collect(&l, &f)))
-		return rc;
-	rc = summarize(out, &l);
-	free(l.v);
-	return rc;
+	return rc ? rc : summarize(out, &f, device_events(tg_tree_trace(tree)));
 }
 
 /* ---- tables ---- */
@@ -142,8 +165,9 @@ static tg_table *summary_table(const tg_launch_summary *s)
 	return t;
 }
 
-static tg_table *rows_table(const struct launches *l, const tg_tree *tree)
+static tg_table *rows_table(const struct launches *l, const tg_step_filter *f)
 {
+	const tg_tree *tree = f->tree;
 	static const char *const cols[] = {"step", "launch", "kernel", "correlation", "device",
 	                                   "stream", "cpu_duration(us)", "gpu_duration(us)",
 	                                   "launch_delay(us)", NULL};
@@ -163,124 +187,21 @@ static tg_table *rows_table(const struct launches *l, const tg_tree *tree)
 			return NULL;
 		}
 		size_t row = (size_t)r;
+		int64_t lts, lend, ts, end;
+		tg_step_filter_span(f, &ev[x->launch], &lts, &lend);
+		tg_step_filter_span(f, &ev[x->ev], &ts, &end);
 		int32_t s = tg_tree_step_of(tree, x->ev);
 		if (s >= 0 && (size_t)s < ns)
 			tg_table_set_int(tab, row, 0, steps[s].number);
 		if (ev[x->launch].flags & TG_EV_HAS_CORR)
 			tg_table_set_int(tab, row, 3, tg_event_corr(t, &ev[x->launch]));
-		tg_table_set_int(tab, row, 4, x->device);
-		tg_table_set_int(tab, row, 5, x->stream);
-		tg_table_set_num(tab, row, 6, us(x->lend - x->lts));
-		tg_table_set_num(tab, row, 7, us(x->end - x->ts));
-		tg_table_set_num(tab, row, 8, us(delay_of(x)));
+		tg_table_set_int(tab, row, 4, tg_kernel_device(t, &ev[x->ev]));
+		tg_table_set_int(tab, row, 5, tg_kernel_stream(t, &ev[x->ev]));
+		tg_table_set_num(tab, row, 6, us(lend - lts));
+		tg_table_set_num(tab, row, 7, us(end - ts));
+		tg_table_set_num(tab, row, 8, us(delay_of(ts, lend)));
 	}
 	return tab;
-}
-
-/* A change of a stream's queue: +1 at a launch's start, -1 at its device
- * event's start. */
-struct qpoint {
-	int64_t t;
-	int delta;
-};
-
-/* A stream's queue points by time, launches first at equal times. Points
- * equal in both are interchangeable: the queue lengths they produce, and
- * the time between them (0), do not depend on their order. */
-static uint64_t qpoint_key(const void *el, int level, void *ctx)
-{
-	(void)ctx;
-	const struct qpoint *x = el;
-	return level == 0 ? tg_sort_key_i64(x->t) : (x->delta > 0 ? 0 : 1);
-}
-
-/* Launches by (device, stream), stably. */
-static uint64_t stream_key(const void *el, int level, void *ctx)
-{
-	(void)ctx;
-	const struct launch *x = el;
-	return tg_sort_key_i64(level == 0 ? x->device : x->stream);
-}
-
-/* The row of one stream from its np queue points p, sorted by time. -1:
- * out of memory. */
-static int queue_row(tg_table *t, int64_t device, int64_t stream, const struct qpoint *p, size_t np)
-{
-	int64_t q = 0, qmin = INT64_MAX, qmax = INT64_MIN, sum = 0, blocked = 0;
-	double area = 0;
-	for (size_t j = 0; j < np; j++) {
-		q += p[j].delta;
-		sum += q;
-		qmin = q < qmin ? q : qmin;
-		qmax = q > qmax ? q : qmax;
-		if (j + 1 < np) {
-			int64_t dt = p[j + 1].t - p[j].t;
-			area += (double)q * (double)dt;
-			if (q >= TG_LAUNCH_MAX_QUEUE)
-				blocked += dt;
-		}
-	}
-	double mean = (double)sum / (double)np, m2 = 0;
-	q = 0;
-	for (size_t k = 0; k < np; k++) {
-		q += p[k].delta;
-		m2 += ((double)q - mean) * ((double)q - mean);
-	}
-	int64_t span = p[np - 1].t - p[0].t;
-	int64_t r = tg_table_add_row(t);
-	if (r < 0)
-		return -1;
-	size_t row = (size_t)r;
-	tg_table_set_int(t, row, 0, device);
-	tg_table_set_int(t, row, 1, stream);
-	tg_table_set_int(t, row, 2, (int64_t)np);
-	tg_table_set_num(t, row, 3, mean);
-	tg_table_set_num(t, row, 4, np > 1 ? sqrt(m2 / (double)(np - 1)) : NAN);
-	tg_table_set_int(t, row, 5, qmin);
-	tg_table_set_int(t, row, 6, qmax);
-	tg_table_set_num(t, row, 7, span > 0 ? area / (double)span : NAN);
-	tg_table_set_num(t, row, 8, us(blocked));
-	return 0;
-}
-
-/* The queue lengths per (device, stream). Sorts l->v by stream (stably:
- * within a stream the launches keep their order), then sorts one stream's
- * points at a time, so that the scratch is the largest stream's points,
- * not two points of every launch with their stream. */
-static tg_table *queue_table(struct launches *l)
-{
-	static const char *const cols[] = {
-		"device", "stream", "queue_length_count", "queue_length_mean", "queue_length_std",
-		"queue_length_min", "queue_length_max", "time_weighted_mean", "time_at_max_queue(us)",
-		NULL};
-	tg_table *t = tg_table_new_cols("queue_length_summary", "Launch queue length per stream", cols);
-	struct qpoint *p = NULL;
-	if (!t || tg_sort_by_keys(l->v, l->n, sizeof(*l->v), 2, stream_key, NULL))
-		goto fail;
-	size_t most = 0;
-	for (size_t i = 0, j; i < l->n; i = j) {
-		for (j = i + 1; j < l->n && l->v[j].device == l->v[i].device && l->v[j].stream == l->v[i].stream; j++)
-			;
-		most = j - i > most ? j - i : most;
-	}
-	if (!(p = tg_malloc((2 * most + 1) * sizeof(*p))))
-		goto fail;
-	for (size_t i = 0, j; i < l->n; i = j) {
-		size_t np = 0;
-		for (j = i; j < l->n && l->v[j].device == l->v[i].device && l->v[j].stream == l->v[i].stream; j++) {
-			p[np++] = (struct qpoint){l->v[j].lts, +1};
-			p[np++] = (struct qpoint){l->v[j].ts, -1};
-		}
-		if (tg_sort_by_keys(p, np, sizeof(*p), 2, qpoint_key, NULL) ||
-		    queue_row(t, l->v[i].device, l->v[i].stream, p, np))
-			goto fail;
-	}
-	free(p);
-	return t;
-fail:
-	free(p);
-	tg_table_free(t);
-	return NULL;
 }
 
 #define MAX_MEM_KINDS 64
@@ -555,16 +476,25 @@ static void top_sequences(struct out_row *rows, size_t *nr, struct groups *G, co
 }
 
 /* One row of frequent_kernel_sequences; buf (reused from row to row)
- * holds the sequence " | "-joined. 0 or -1 (out of memory). */
-static int sequence_row(tg_table *tab, const struct out_row *o, const tg_trace *t, tg_buf *buf)
+ * holds the sequence " | "-joined, as far as *left (the bytes the column
+ * may still take, TG_LAUNCH_SEQ_TEXT_MAX in all) allows, then what was
+ * left out counted. 0 or -1 (out of memory). */
+static int sequence_row(tg_table *tab, const struct out_row *o, const tg_trace *t, tg_buf *buf, size_t *left)
 {
 	const struct group *g = o->g;
 	tg_buf_reset(buf);
-	for (uint32_t k = 0; k < g->len; k++) {
+	uint32_t k = 0;
+	for (; k < g->len; k++) {
+		const char *name = tg_trace_str(t, g->seq[k]);
+		if (buf->len + strlen(name) + 3 > *left)
+			break;
 		if (k)
 			tg_buf_puts(buf, " | ");
-		tg_buf_puts(buf, tg_trace_str(t, g->seq[k]));
+		tg_buf_puts(buf, name);
 	}
+	if (k < g->len)
+		tg_buf_appendf(buf, "%s... (%" PRIu32 " more kernel%s)", k ? " | " : "", g->len - k, g->len - k > 1 ? "s" : "");
+	*left = buf->len < *left ? *left - buf->len : 0;
 	if (tg_buf_error(buf))
 		return -1;
 	int64_t r = tg_table_add_row(tab);
@@ -582,15 +512,13 @@ static int sequence_row(tg_table *tab, const struct out_row *o, const tg_trace *
 	return 0;
 }
 
-static tg_table *sequences_table(const tg_step_filter *f)
+static tg_table *sequences_table(const tg_step_filter *f, size_t ndev)
 {
 	static const char *const cols[] = {"op", "rank", "count", "calls", "num_kernels",
 	                                   "gpu_time(us)", "gpu_time_mean(us)", "cpu_time(us)",
 	                                   "kernels", NULL};
 	const tg_trace *t = tg_tree_trace(f->tree);
-	size_t ne;
-	tg_trace_events(t, &ne);
-	uint32_t *names = tg_malloc((ne + 1) * sizeof(*names)); /* device events' names in tree order */
+	uint32_t *names = tg_malloc((ndev + 1) * sizeof(*names)); /* device events' names in tree order */
 	struct groups G = {0};
 	struct out_row *rows = NULL;
 	tg_buf buf = TG_BUF_INIT;
@@ -605,8 +533,9 @@ static tg_table *sequences_table(const tg_step_filter *f)
 	if (!rows)
 		goto fail;
 	top_sequences(rows, &nr, &G, t);
+	size_t left = TG_LAUNCH_SEQ_TEXT_MAX;
 	for (size_t i = 0; i < nr; i++)
-		if (sequence_row(tab, &rows[i], t, &buf))
+		if (sequence_row(tab, &rows[i], t, &buf, &left))
 			goto fail;
 	free(names);
 	free(G.v);
@@ -634,29 +563,27 @@ int tg_launch_stats_tables_ex(tg_table ***out, size_t *n, const tg_tree *tree, i
 	*out = NULL;
 	*n = 0;
 	tg_step_filter f;
-	struct launches l = {0};
 	tg_launch_summary s;
 	int rc = tg_step_filter_init(&f, tree, step);
-	if (rc || (rc = collect(&l, &f)))
+	if (rc)
 		return rc;
 	enum { NT = 5 };
 	tg_table **tabs = tg_calloc(NT, sizeof(*tabs));
-	int bad = !tabs || summarize(&s, &l) || !(tabs[0] = summary_table(&s));
+	size_t ndev = device_events(tg_tree_trace(tree));
+	int bad = !tabs || summarize(&s, &f, ndev) || !(tabs[0] = summary_table(&s));
 	size_t k = 1;
-	if (!bad && with_rows)
-		bad = !(tabs[k++] = rows_table(&l, tree));
+	if (!bad && with_rows) {
+		struct launches l;
+		bad = collect(&l, &f, s.launches) || !(tabs[k++] = rows_table(&l, &f));
+		free(l.v); /* each table's scratch goes before the next one's */
+	}
 	if (!bad)
-		bad = !(tabs[k++] = queue_table(&l));
-	free(l.v); /* the launches are done with: the next tables read the trace */
-	l.v = NULL;
-	if (!bad)
-		bad = !(tabs[k++] = bandwidth_table(&f)) || !(tabs[k++] = sequences_table(&f));
+		bad = !(tabs[k++] = tg_launch_queue_table(&f, s.launches)) || !(tabs[k++] = bandwidth_table(&f)) ||
+		      !(tabs[k++] = sequences_table(&f, ndev));
 	if (bad) {
 		tg_tables_free(tabs, NT);
-		free(l.v);
 		return tg_error_set(TG_ENOMEM, "launch statistics: out of memory");
 	}
-	free(l.v);
 	*out = tabs;
 	*n = k;
 	return 0;

@@ -26,6 +26,11 @@
 #define TG_LAUNCH_RUNTIME_CUTOFF_NS INT64_C(50000)  /* runtime_cutoff: 50 us */
 #define TG_LAUNCH_DELAY_CUTOFF_NS INT64_C(100000)   /* launch_delay_cutoff: 100 us */
 #define TG_LAUNCH_MAX_QUEUE 1024                   /* CUDA_MAX_LAUNCH_QUEUE_PER_STREAM */
+/* The most text frequent_kernel_sequences' kernels column holds, all rows
+ * together: 4 MiB (the shared traces' largest is 0.66 MB). A deep chain of
+ * cpu_ops, each with every kernel under it as its sequence, would otherwise
+ * make it quadratic in the kernels (8,000 nested ops: 256 MB). */
+#define TG_LAUNCH_SEQ_TEXT_MAX ((size_t)4 << 20)
 
 typedef struct tg_launch_summary {
 	uint64_t launches;          /* device events with a launch */
@@ -86,7 +91,9 @@ int tg_launch_stats_summary(tg_launch_summary *out, const tg_tree *tree, int32_t
  *   GPU time: op, rank (1..5), count, calls (calls of the op with device
  *   events), num_kernels, gpu_time(us) (sum of the kernels' durations over
  *   the count calls), gpu_time_mean(us), cpu_time(us) (sum of the calls'
- *   durations), kernels (the names joined by " | "). Ops by name. */
+ *   durations), kernels (the names joined by " | "). Ops by name. Past
+ *   TG_LAUNCH_SEQ_TEXT_MAX bytes of kernels over the rows, a row's kernels
+ *   end, after the names that still fit, with "... (N more kernels)". */
 int tg_launch_stats_tables(tg_table ***out, size_t *n, const tg_tree *tree, int32_t step);
 
 /* The memory kind of a MEMORY-typed device event named name of kind (an

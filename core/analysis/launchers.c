@@ -67,8 +67,11 @@ static int assign_launchers(tg_launchers *l, const tg_launchers_opts *opts, size
 		l->owner[i] = TG_NONE;
 		if (!tg_kind_is_gpu(ev[i].kind) || !tg_launchers_in_step(l->tree, (uint32_t)i, opts->step))
 			continue;
-		if (ev[i].kind == TG_KIND_KERNEL && (tg_trace_name_flags(l->trace, ev[i].name) & TG_NAME_COMM))
+		l->nstep_dev++;
+		if (ev[i].kind == TG_KIND_KERNEL && (tg_trace_name_flags(l->trace, ev[i].name) & TG_NAME_COMM)) {
+			l->nstep_comm++;
 			continue;
+		}
 		uint32_t who = tg_launchers_find(l->tree, ev, (uint32_t)i, atoms, opts->tracelens_compat);
 		if (who == TG_NONE)
 			continue;
@@ -85,6 +88,11 @@ static int assign_launchers(tg_launchers *l, const tg_launchers_opts *opts, size
 		l->list[idx].kernel_sum_us += tg_timebase_us(&opts->tb, (double)tg_event_dur(l->trace, &ev[i]));
 		(*ndev)++;
 	}
+	/* the list grew by doubling: give back its unused half (40 bytes a
+	 * launcher, a third of a million of them at a gigabyte of JSON) */
+	tg_launcher *fit = realloc(l->list, (l->n + 1) * sizeof(tg_launcher));
+	if (fit)
+		l->list = fit;
 	return 0;
 }
 
@@ -179,21 +187,34 @@ static void direct_unions(tg_launchers *l, const tg_timebase *tb)
  * or (owned) a list merged with its children's. */
 struct spanlist {
 	tg_span *v;
-	size_t n;
-	int owned;
+	uint32_t n; /* (spans are device events: fewer than 2^32) */
+	uint32_t owned;
 };
 
 /* The state of the subtree unions (subtree_unions). */
 struct subtree {
-	uint32_t *near;        /* per event: nearest launcher at or above it, TG_NONE, or NEAR_UNKNOWN */
-	size_t *at;            /* n + 1: where each launcher's own spans begin in v */
+	const tg_event *ev;    /* the trace's events */
+	uint32_t *near;        /* per host event: nearest launcher at or above it, NEAR_NONE, or
+	                        * TG_NONE (not known yet); l->owner's room, TG_NONE there for
+	                        * every host event, which only device events use */
+	uint32_t *who;         /* per linked device event of the step, in event order: its nearest launcher */
+	size_t nwho;
+	uint32_t *at;          /* n + 1: where each launcher's own spans begin in v */
 	tg_span *v;            /* the spans, grouped by nearest launcher */
 	uint32_t *parent;      /* per launcher: the nearest launcher above it, or TG_NONE */
 	uint32_t *pending;     /* per launcher: its children not merged yet */
 	struct spanlist *acc;  /* per launcher: its union so far */
 };
 
-#define NEAR_UNKNOWN (TG_NONE - 1)
+#define NEAR_NONE (TG_NONE - 1) /* no launcher above */
+
+/* Whether node e's nearest launcher is memoized in st->near: host events
+ * only (the walks start at launches and go up through host events; a
+ * device event, were one ever on the way, keeps its owner). */
+static inline int memo(const struct subtree *st, uint32_t e)
+{
+	return !tg_kind_is_gpu(st->ev[e].kind);
+}
 
 /* The index of the nearest launcher at or above tree node e, or TG_NONE;
  * memoized in st->near for every node on the way, so that all the calls
@@ -202,8 +223,8 @@ static uint32_t nearest_launcher(const tg_launchers *l, struct subtree *st, uint
 {
 	uint32_t p = e, found = TG_NONE;
 	while (p != TG_NONE) {
-		if (st->near[p] != NEAR_UNKNOWN) {
-			found = st->near[p];
+		if (memo(st, p) && st->near[p] != TG_NONE) {
+			found = st->near[p] == NEAR_NONE ? TG_NONE : st->near[p];
 			break;
 		}
 		if (l->index[p] != TG_NONE) {
@@ -212,34 +233,49 @@ static uint32_t nearest_launcher(const tg_launchers *l, struct subtree *st, uint
 		}
 		p = tg_tree_parent(l->tree, p);
 	}
+	uint32_t keep = found == TG_NONE ? NEAR_NONE : found;
 	for (uint32_t q = e; q != p; q = tg_tree_parent(l->tree, q))
-		st->near[q] = found;
-	if (p != TG_NONE)
-		st->near[p] = found;
+		if (memo(st, q))
+			st->near[q] = keep;
+	if (p != TG_NONE && memo(st, p))
+		st->near[p] = keep;
 	return found;
 }
 
+/* Whether device event i of the step is linked to a launch: that launch,
+ * else TG_NONE. */
+static uint32_t linked_launch(const tg_launchers *l, const tg_launchers_opts *opts, const tg_event *ev, size_t i)
+{
+	if (!tg_kind_is_gpu(ev[i].kind) || !tg_launchers_in_step(l->tree, (uint32_t)i, opts->step))
+		return TG_NONE;
+	uint32_t r = tg_tree_parent(l->tree, (uint32_t)i);
+	if (r == TG_NONE || !tg_kind_is_launch(ev[r].kind) ||
+	    (opts->tracelens_compat && !tg_tree_linked_like_tracelens(l->tree, (uint32_t)i)))
+		return TG_NONE;
+	return r;
+}
+
 /* Every linked device event of the step to the nearest launcher at or above
- * its launch, in two passes: st->v NULL, counted into st->at[w + 1]; else
- * its span stored at st->at[w], which moves on. */
+ * its launch, in two passes: st->v NULL, that launcher into st->who (in
+ * event order) and counted into st->at[w + 1]; else its span stored at
+ * st->at[w], which moves on (st->near no longer needed). */
 static void place_spans(const tg_launchers *l, const tg_launchers_opts *opts, struct subtree *st)
 {
-	size_t ne;
+	size_t ne, k = 0;
 	const tg_event *ev = tg_trace_events(l->trace, &ne);
 	for (size_t i = 0; i < ne; i++) {
-		if (!tg_kind_is_gpu(ev[i].kind) || !tg_launchers_in_step(l->tree, (uint32_t)i, opts->step))
+		uint32_t r = linked_launch(l, opts, ev, i);
+		if (r == TG_NONE)
 			continue;
-		uint32_t r = tg_tree_parent(l->tree, (uint32_t)i);
-		if (r == TG_NONE || !tg_kind_is_launch(ev[r].kind) ||
-		    (opts->tracelens_compat && !tg_tree_linked_like_tracelens(l->tree, (uint32_t)i)))
+		if (st->v) {
+			uint32_t w = st->who[k++];
+			if (w != TG_NONE)
+				st->v[st->at[w]++] = tg_span_of(&opts->tb, l->trace, &ev[i]);
 			continue;
-		uint32_t w = nearest_launcher(l, st, r);
-		if (w == TG_NONE)
-			continue;
-		if (!st->v)
+		}
+		uint32_t w = st->who[st->nwho++] = nearest_launcher(l, st, r);
+		if (w != TG_NONE)
 			st->at[w + 1]++;
-		else
-			st->v[st->at[w]++] = tg_span_of(&opts->tb, l->trace, &ev[i]);
 	}
 }
 
@@ -265,7 +301,7 @@ static int merge_lists(struct spanlist *out, struct spanlist *a, struct spanlist
 	if (b->owned)
 		free(b->v);
 	*a = *b = (struct spanlist){NULL, 0, 0};
-	*out = (struct spanlist){m, o, 1};
+	*out = (struct spanlist){m, (uint32_t)o, 1};
 	return 0;
 }
 
@@ -309,7 +345,7 @@ static void own_unions(tg_launchers *l, struct subtree *st)
 {
 	for (size_t w = 0; w < l->n; w++) {
 		tg_span *g = st->v + (w ? st->at[w - 1] : 0);
-		st->acc[w] = (struct spanlist){g, tg_span_merge(g, st->at[w] - (size_t)(g - st->v)), 0};
+		st->acc[w] = (struct spanlist){g, (uint32_t)tg_span_merge(g, st->at[w] - (size_t)(g - st->v)), 0};
 	}
 }
 
@@ -334,39 +370,74 @@ static int walk_up(tg_launchers *l, struct subtree *st)
 	return rc;
 }
 
+/* Step 3a: the launcher of each communication kernel of the step into
+ * l->comm (kernel_summary names it; owner leaves those kernels out), so
+ * that l->index, 4 bytes an event of the trace, can go before the tables.
+ * 0 or TG_ENOMEM. */
+static int comm_launchers(tg_launchers *l, const tg_launchers_opts *opts)
+{
+	const tg_atoms *atoms = tg_trace_atoms(l->trace);
+	size_t ne;
+	const tg_event *ev = tg_trace_events(l->trace, &ne);
+	if (!l->nstep_comm) /* (no pass at all without them) */
+		return 0;
+	if (!(l->comm = tg_idmap_new(l->nstep_comm)))
+		return TG_ENOMEM;
+	for (size_t i = 0; i < ne; i++) {
+		if (ev[i].kind != TG_KIND_KERNEL || !(tg_trace_name_flags(l->trace, ev[i].name) & TG_NAME_COMM) ||
+		    !tg_launchers_in_step(l->tree, (uint32_t)i, opts->step))
+			continue;
+		uint32_t who = tg_launchers_find(l->tree, ev, (uint32_t)i, atoms, opts->tracelens_compat);
+		if (who != TG_NONE && l->index[who] != TG_NONE && tg_idmap_put(l->comm, (int64_t)i, l->index[who]) < 0)
+			return TG_ENOMEM;
+	}
+	return 0;
+}
+
 /* Step 3: each launcher's subtree time, the union of the spans of every
  * linked device event of the step whose launch is under it (in the time
- * base, converted to us by the caller). 0 or TG_ENOMEM. */
+ * base, converted to us by the caller); on the way, once the launcher tree
+ * is known, step 3a, and l->index freed before the spans are placed (the
+ * build's peak). 0 or TG_ENOMEM. */
 static int subtree_unions(tg_launchers *l, const tg_launchers_opts *opts)
 {
 	size_t ne;
-	tg_trace_events(l->trace, &ne);
+	const tg_event *ev = tg_trace_events(l->trace, &ne);
 	struct subtree st = {
-		.near = tg_malloc((ne + 1) * sizeof(uint32_t)),
-		.at = tg_calloc(l->n + 2, sizeof(size_t)),
+		.ev = ev,
+		.near = l->owner, /* its host events' room (TG_NONE: not known yet), given back below */
+		.who = tg_malloc((l->nstep_dev + 1) * sizeof(uint32_t)),
+		.at = tg_calloc(l->n + 2, sizeof(uint32_t)),
 		.parent = tg_malloc((l->n + 1) * sizeof(uint32_t)),
 		.pending = tg_calloc(l->n + 1, sizeof(uint32_t)),
 	};
 	int rc = TG_ENOMEM;
-	if (!st.near || !st.at || !st.parent || !st.pending)
+	if (!st.who || !st.at || !st.parent || !st.pending)
 		goto out;
-	for (size_t i = 0; i < ne; i++)
-		st.near[i] = NEAR_UNKNOWN;
-	place_spans(l, opts, &st); /* counts into at[w + 1] */
+	place_spans(l, opts, &st); /* who, and counts into at[w + 1] */
+	launcher_tree(l, &st);
+	for (size_t i = 0; i < ne; i++) /* the rest reads who and the launchers' parents */
+		if (memo(&st, (uint32_t)i))
+			l->owner[i] = TG_NONE;
+	if (comm_launchers(l, opts))
+		goto out;
+	free(l->index);
+	l->index = NULL;
 	for (size_t w = 0; w < l->n; w++)
 		st.at[w + 1] += st.at[w]; /* at[w]: where launcher w's spans begin */
 	if (!(st.v = tg_malloc((st.at[l->n] + 1) * sizeof(*st.v))))
 		goto out;
 	place_spans(l, opts, &st); /* at[w]: now where launcher w's spans end */
-	launcher_tree(l, &st);
-	free(st.near); /* the walk reads the launchers' parents only: never held with the lists */
-	st.near = NULL;
+	free(st.who);
+	st.who = NULL;
 	if (!(st.acc = tg_calloc(l->n + 1, sizeof(struct spanlist))))
 		goto out;
 	own_unions(l, &st);
+	free(st.at); /* the walk reads the launchers' unions, parents and pending counts */
+	st.at = NULL;
 	rc = walk_up(l, &st);
 out:
-	free(st.near);
+	free(st.who);
 	free(st.at);
 	free(st.v);
 	free(st.parent);
@@ -439,5 +510,6 @@ void tg_launchers_free(tg_launchers *l)
 	free(l->kernels);
 	free(l->owner);
 	free(l->index);
+	tg_idmap_free(l->comm);
 	free(l);
 }

@@ -20,8 +20,8 @@
 
 typedef struct tg_launcher {
 	uint32_t event;       /* the leaf cpu_op, or the launch call */
-	const char *category; /* static string (categorize.h) */
 	uint32_t nkernels;    /* device events it launched directly */
+	const char *category; /* static string (categorize.h) */
 	double direct_us;     /* union of their intervals */
 	double subtree_us;    /* union of every device event under the launcher */
 	double kernel_sum_us; /* sum of the direct kernels' durations */

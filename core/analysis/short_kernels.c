@@ -179,7 +179,10 @@ int tg_short_kernel_tables(tg_table *out[2], const tg_tree *tree, const tg_short
 	const uint32_t keys[3] = {tg_trace_key(t, "Input Dims"), tg_trace_key(t, "Input Strides"),
 	                          tg_trace_key(t, "Concrete Inputs")};
 	int rc = TG_ENOMEM;
-	double *dur = tg_malloc((ne + 1) * sizeof(double));
+	size_t nk = 0;
+	for (size_t i = 0; i < ne; i++)
+		nk += ev[i].kind == TG_KIND_KERNEL;
+	double *dur = tg_malloc((nk + 1) * sizeof(double)); /* the short kernels' */
 	struct short_groups G = {NULL, 0, 64, tg_idmap_new(256)}; /* groups grow as they appear */
 	G.g = tg_calloc(G.gcap, sizeof(*G.g));
 	size_t nd = 0;
