@@ -4,8 +4,8 @@
  * that was a serial stage of 3.2 ms of CPU after the report's parts (and
  * about 2 ms of file creation in the kernel): two threads take the tables
  * in turn, as the report's parts are taken (core/analysis/report.c). Each
- * file is its own FILE, so the threads share nothing but the next table's
- * index; errors are kept per table and the first in order is printed, so
+ * table is formatted into memory of its own and written with one write,
+ * so the threads share nothing but the next table's index; errors are kept per table and the first in order is printed, so
  * the message is the one a one-thread write prints.
  *
  * A file that is there already (a report written again into the same
@@ -19,6 +19,7 @@
  */
 #include "csv_files.h"
 #include "cli.h"
+#include "../util/util.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -39,45 +40,43 @@ struct csv_work {
 	char (*msg)[8448]; /* per table: its error, "" when written */
 };
 
-/* Opens file for writing from its first byte without truncating it (see
- * the design comment); NULL with errno set. */
-static FILE *open_over(const char *file)
+/* Writes the len bytes of data to file from its first byte, without
+ * truncating it first, and cuts a regular file that was longer at the new
+ * end (see the design comment). 0, or -1 with errno set. */
+static int write_over(const char *file, const char *data, size_t len)
 {
 	int fd = open(file, O_WRONLY | O_CREAT | O_CLOEXEC, 0666);
 	if (fd < 0)
-		return NULL;
-	FILE *f = fdopen(fd, "w");
-	if (!f) {
-		int e = errno;
-		close(fd);
-		errno = e;
-	}
-	return f;
-}
-
-/* Cuts f's file (a regular one) at what was written, when it was longer. */
-static int cut_at_end(FILE *f)
-{
-	struct stat st;
-	off_t end = ftello(f);
-	int fd = fileno(f);
-	if (end < 0 || fstat(fd, &st))
 		return -1;
-	return S_ISREG(st.st_mode) && st.st_size > end ? ftruncate(fd, end) : 0;
+	struct stat st;
+	int rc = tg_util_write_all(fd, data, len);
+	if (!rc && !fstat(fd, &st) && S_ISREG(st.st_mode) && st.st_size > (off_t)len)
+		rc = ftruncate(fd, (off_t)len);
+	int e = errno;
+	if (close(fd) && !rc)
+		return -1;
+	errno = e;
+	return rc;
 }
 
-/* Writes t as dir/<name>.csv; on failure msg holds the line to print. */
+/* Writes t as dir/<name>.csv; on failure msg holds the line to print. The
+ * table is formatted in memory and written with one write: through a
+ * FILE on the file, each took seven system calls and more (fdopen's
+ * fcntl, a write per 4 KiB, ftello's lseek, two fstat): 224 for the 28
+ * files of an h200-dev report, now 112. */
 static void write_one(const tg_table *t, const char *dir, char *msg, size_t cap)
 {
 	char file[8192];
 	snprintf(file, sizeof(file), "%.4000s/%.1000s.csv", dir, tg_table_name(t));
-	FILE *out = open_over(file);
-	if (!out || tg_table_write_csv(t, out) || fflush(out) || cut_at_end(out) || fclose(out)) {
+	char *data = NULL;
+	size_t len = 0;
+	FILE *mem = open_memstream(&data, &len);
+	int bad = !mem || tg_table_write_csv(t, mem);
+	if (mem && fclose(mem))
+		bad = 1;
+	if (bad || write_over(file, data, len))
 		snprintf(msg, cap, "%s: cannot write: %s", file, strerror(errno));
-		if (out)
-			fclose(out);
-		return;
-	}
+	free(data);
 }
 
 static void *take_tables(void *arg)

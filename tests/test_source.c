@@ -5,7 +5,8 @@
  * the file once, in order; the reader reads to the end), and the two
  * inflate backends (ISA-L, zlib) giving the same bytes, errors and offsets
  * on every shared trace, on tests/data/bad and on gzip cut or damaged
- * anywhere. */
+ * anywhere; the size hint that sizes the reader's arrays; reads of
+ * compressed input that grow from 16 KiB. */
 #include "testutil.h"
 
 #include "../core/trace/inflate.h"
@@ -108,6 +109,131 @@ static void test_plain_and_gzip_same_bytes(void **state)
 	assert_memory_equal(out, text, n);
 	free(out);
 	tg_source_free(s);
+	free(z);
+	free(text);
+}
+
+/* The hint of tg_source_size_hint for data opened as a file (path) or
+ * in memory, with opts. */
+static uint64_t hint_of(const void *data, size_t len, int as_file, const tg_source_opts *o)
+{
+	tg_source *s;
+	char *path = as_file ? tmpfile_with(data, len) : NULL;
+	if (as_file)
+		assert_int_equal(tg_source_open_file(&s, path, "h", o), 0);
+	else
+		assert_int_equal(tg_source_open_mem(&s, data, len, "h", o), 0);
+	uint64_t h = tg_source_size_hint(s);
+	tg_source_free(s);
+	if (path)
+		unlink(path);
+	return h;
+}
+
+/* The size hint that sizes the reader's arrays: the plain size, the gzip
+ * trailer of a file, 16x the compressed size where the trailer cannot be
+ * read or is smaller than the file, never beyond deflate's 1032x nor the
+ * max_bytes limit, nothing for a pipe; the stream reads the same after. */
+static void test_size_hint(void **state)
+{
+	(void)state;
+	size_t n = 3 * 1024 * 1024 + 17, zlen;
+	char *text = big_text(n);
+	unsigned char *z = gzip_bytes(text, n, &zlen);
+	assert_int_equal(hint_of(text, 1000, 0, NULL), 1000);
+	assert_int_equal(hint_of(text, 1000, 1, NULL), 1000);
+	assert_int_equal(hint_of(z, zlen, 1, NULL), n); /* the ISIZE trailer */
+	uint64_t want = zlen * 16 < zlen * 1032 ? zlen * 16 : zlen * 1032;
+	assert_int_equal(hint_of(z, zlen, 0, NULL), want); /* memory: no trailer read */
+	tg_source_opts lim = {.max_bytes = 5000};
+	assert_int_equal(hint_of(z, zlen, 1, &lim), 5000);
+	/* padding after the member: the last 4 bytes are zeros */
+	unsigned char *pad = calloc(1, zlen + 512);
+	memcpy(pad, z, zlen);
+	assert_int_equal(hint_of(pad, zlen + 512, 1, NULL), (zlen + 512) * 16);
+	/* a trailer that lies beyond what deflate can give */
+	size_t sl;
+	unsigned char *small = gzip_bytes("{\"traceEvents\":[]}", 18, &sl);
+	memset(small + sl - 4, 0xff, 4);
+	assert_int_equal(hint_of(small, sl, 1, NULL), (uint64_t)sl * 1032);
+	/* a pipe: no size */
+	int fds[2];
+	assert_int_equal(pipe(fds), 0);
+	assert_int_equal(write(fds[1], z, 64), 64);
+	close(fds[1]);
+	tg_source *s;
+	assert_int_equal(tg_source_open_fd(&s, fds[0], "p", NULL), 0);
+	assert_int_equal(tg_source_size_hint(s), 0);
+	tg_source_free(s);
+	close(fds[0]);
+	/* the hint's pread leaves the stream where it was */
+	char *path = tmpfile_with(z, zlen);
+	tg_source_opts one = {.single_thread = 1};
+	assert_int_equal(tg_source_open_file(&s, path, "x.gz", &one), 0);
+	assert_int_equal(tg_source_size_hint(s), n);
+	unsigned char *out;
+	size_t len;
+	assert_int_equal(drain(s, &out, &len), 0);
+	assert_int_equal(len, n);
+	assert_memory_equal(out, text, n);
+	free(out);
+	tg_source_free(s);
+	unlink(path);
+	free(small), free(pad), free(z), free(text);
+}
+
+/* The sizes of the observer's calls, in order. */
+struct reads {
+	size_t size[256];
+	size_t n, total;
+};
+
+static void count_read(void *ctx, const void *data, size_t len)
+{
+	(void)data;
+	struct reads *r = ctx;
+	if (r->n < 256)
+		r->size[r->n++] = len;
+	r->total += len;
+}
+
+/* The reads of compressed input grow from 16 KiB to 256 KiB, so that the
+ * first bytes of JSON come after a small read (source.c, fill_input): 2
+ * bytes peeked, then the rest of 16 KiB, 16, 32, 64, 128 and 256 KiB. */
+static void test_reads_grow(void **state)
+{
+	(void)state;
+	size_t n = 2u << 20, zlen;
+	char *text = malloc(n);
+	uint32_t x = 12345;
+	for (size_t i = 0; i < n; i++) {
+		x = x * 1103515245u + 12345u;
+		text[i] = (char)('a' + (x >> 16) % 26); /* deflates to about 0.6 */
+	}
+	unsigned char *z = gzip_bytes(text, n, &zlen);
+	assert_true(zlen > 1u << 20);
+	char *path = tmpfile_with(z, zlen);
+	for (int single = 0; single < 2; single++) {
+		struct reads r = {0};
+		tg_source_opts o = {.observe = count_read, .observe_ctx = &r, .single_thread = single};
+		tg_source *s;
+		assert_int_equal(tg_source_open_file(&s, path, "r.gz", &o), 0);
+		unsigned char *out;
+		size_t len;
+		assert_int_equal(drain(s, &out, &len), 0);
+		assert_int_equal(len, n);
+		assert_memory_equal(out, text, n);
+		free(out);
+		tg_source_free(s);
+		static const size_t want[] = {2, 16382, 16384, 32768, 65536, 131072, 262144, 262144};
+		assert_true(r.n >= 8);
+		for (size_t i = 0; i < 8; i++)
+			assert_int_equal(r.size[i], want[i]);
+		for (size_t i = 8; i < r.n; i++)
+			assert_true(r.size[i] <= 262144);
+		assert_int_equal(r.total, zlen);
+	}
+	unlink(path);
 	free(z);
 	free(text);
 }
@@ -565,6 +691,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_plain_and_gzip_same_bytes),
 		cmocka_unit_test(test_multi_member_and_padding),
+		cmocka_unit_test(test_size_hint),
+		cmocka_unit_test(test_reads_grow),
 		cmocka_unit_test(test_truncated_and_corrupt),
 		cmocka_unit_test(test_limits),
 		cmocka_unit_test(test_missing_file),

@@ -1,7 +1,8 @@
 /* test_trace_read.c - the streaming reader: every schema variant, exact
  * nanosecond timestamps, string and numeric tids, big integers, escapes,
  * metadata, B/E pairs, the array format; identical results whatever the
- * window size (every buffer boundary); every truncation of a document and
+ * window size (every buffer boundary) and whatever the guess of the
+ * arrays' sizes from the input's; every truncation of a document and
  * random corruptions rejected cleanly with the byte offset. */
 #include "testutil.h"
 
@@ -456,6 +457,57 @@ static void test_every_window_size(void **state)
 	free(doc);
 }
 
+/* A document of n kernel events with arguments, each followed by pad
+ * blanks (a bigger file for as many events: the reader's size guess too
+ * large); *len its length. */
+static char *events_doc(size_t n, size_t pad, size_t *len)
+{
+	size_t cap = n * (160 + pad) + 64, k = 0;
+	char *d = malloc(cap);
+	k += (size_t)snprintf(d + k, cap - k, "{\"traceEvents\":[");
+	for (size_t i = 0; i < n; i++) {
+		k += (size_t)snprintf(d + k, cap - k,
+		                      "%s{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k%zu\",\"pid\":1,\"tid\":7,"
+		                      "\"ts\":%zu,\"dur\":3,\"args\":{\"correlation\":%zu}}",
+		                      i ? "," : "", i % 97, 10 * i, i);
+		memset(d + k, ' ', pad);
+		k += pad;
+	}
+	k += (size_t)snprintf(d + k, cap - k, "]}");
+	*len = k;
+	return d;
+}
+
+/* The events' and arguments' arrays sized from the input's size before
+ * reading (trace_read.c, reserve_arrays): a guess too small (short events)
+ * grows as before, one too large (the same events padded) is given back
+ * after the read; both read the same trace as one thread and as the
+ * smallest window, and the padded one holds no more memory. */
+static void test_arrays_sized_from_input(void **state)
+{
+	(void)state;
+	size_t n = 40000, len, plen;
+	char *doc = events_doc(n, 0, &len), *padded = events_doc(n, 400, &plen);
+	assert_true(len / 192 < n);   /* the guess falls short */
+	assert_true(plen / 192 > 2 * n); /* the guess is over twice too large */
+	tg_trace *a, *b, *c;
+	tg_read_opts one = {.source = {.single_thread = 1}, .window = 64};
+	assert_int_equal(tg_trace_read_mem(&a, doc, len, "short", NULL), 0);
+	assert_int_equal(tg_trace_read_mem(&b, padded, plen, "padded", NULL), 0);
+	assert_int_equal(tg_trace_read_mem(&c, doc, len, "one", &one), 0);
+	size_t ne;
+	tg_trace_events(a, &ne);
+	assert_int_equal(ne, n);
+	assert_same_trace(a, b);
+	assert_same_trace(a, c);
+	assert_true(tg_trace_memory(b) <= tg_trace_memory(a));
+	tg_trace_free(a);
+	tg_trace_free(b);
+	tg_trace_free(c);
+	free(doc);
+	free(padded);
+}
+
 static void test_every_truncation_fails(void **state)
 {
 	(void)state;
@@ -728,6 +780,7 @@ int main(void)
 		cmocka_unit_test(test_metadata_and_kinds),
 		cmocka_unit_test(test_other_phases_and_formats),
 		cmocka_unit_test(test_every_window_size),
+		cmocka_unit_test(test_arrays_sized_from_input),
 		cmocka_unit_test(test_every_truncation_fails),
 		cmocka_unit_test(test_random_corruption_is_clean),
 		cmocka_unit_test(test_review_regressions),

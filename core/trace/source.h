@@ -85,6 +85,16 @@ int tg_source_is_gzip(const tg_source *s);
  * ISA-L refused was handed to zlib), TG_INFLATE_AUTO for plain data. */
 int tg_source_inflater(const tg_source *s);
 
+/* A guess of how many bytes of JSON the source holds, for sizing buffers
+ * before reading; 0 when the size is unknown (a pipe). Plain data: its
+ * size. Gzip: the last member's ISIZE trailer (its size modulo 2^32),
+ * read with pread from a regular file without moving the stream, or 16
+ * times the compressed size where that trailer cannot be read or cannot
+ * be right (memory, smaller than the file, possibly wrapped); at most 1032
+ * times the file (deflate's most) and the max_bytes limit. Untrusted:
+ * only ever a hint. */
+uint64_t tg_source_size_hint(const tg_source *s);
+
 /* Bytes of the file consumed so far (compressed bytes for gzip). */
 uint64_t tg_source_file_bytes(const tg_source *s);
 

@@ -248,11 +248,37 @@ static void spec_events(struct spec *w, const tg_chunk *c)
 	}
 }
 
+static int seed_atoms(tg_atoms *a, uint32_t *atom_empty, uint32_t *atom_cat);
+
+/* Makes worker w's atoms and string cache, on the thread whose worker it
+ * is (worker 1 the feeder's, 0 the reader's), when it first parses ahead:
+ * tables and page faults that the reader's thread made before reading its
+ * first byte (0.1 ms), for a worker the reader seldom uses. Returns 0, or
+ * -1 when out of memory (the chunk is then left to the reader). */
+static int worker_ready(struct spec *w)
+{
+	if (w->ps.icache)
+		return 0;
+	if (!w->local.atoms) {
+		w->local.atoms = tg_atoms_new();
+		if (!w->local.atoms || seed_atoms(w->local.atoms, &w->ps.atom_empty, &w->ps.atom_cat)) {
+			tg_atoms_free(w->local.atoms);
+			w->local.atoms = NULL;
+			return -1;
+		}
+		w->npub = tg_atoms_count(w->local.atoms);
+	}
+	w->ps.icache = tg_calloc(ICACHE_SLOTS, sizeof(struct icache));
+	return w->ps.icache ? 0 : -1;
+}
+
 /* A worker's parse of chunk c ahead (tg_chunk_parse_fn). */
 static void *spec_parse(void *ctx, int worker, const tg_chunk *c)
 {
 	struct spec *w = &((struct workers *)ctx)->w[worker];
 	struct parser *ps = &w->ps;
+	if (worker_ready(w))
+		return NULL;
 	struct spec_result *r = take_result(ctx);
 	if (!r)
 		return NULL;
@@ -281,12 +307,38 @@ static void *spec_parse(void *ctx, int worker, const tg_chunk *c)
 
 /* ------------------------------------------------------------ the driver */
 
+_Static_assert(TG_CHUNK_PAD >= PAD, "a chunk read in place ends in the lexer's sentinel");
+
+/* At a unit boundary with nothing kept: the reader's next chunk is parsed
+ * where it lies instead of copied into the window (1 if so). Why: the
+ * copy was 7.7 MB of the 11.7 MB of an h200-dev trace, on the reader's
+ * thread. Only a chunk the window would have taken whole (its rest no
+ * larger than the window), so that the window grows, and fails at
+ * max_unit, exactly when it did. A unit that runs past the chunk's end is
+ * copied to the window by refill, which reads on behind it as before. */
+static int borrow_chunk(struct parser *ps)
+{
+	tg_chunk *c = stream_chunk(ps);
+	if (c->final || ps->cur_pos >= c->len || c->len - ps->cur_pos > ps->cap)
+		return 0;
+	ps->buf = c->data + ps->cur_pos;
+	ps->len = c->len - ps->cur_pos;
+	ps->cur_pos = c->len;
+	ps->unit = ps->p = ps->buf;
+	return 1;
+}
+
 /* Keeps the bytes of the unfinished unit and reads more behind them. */
 static int refill(struct parser *ps)
 {
 	size_t keep_from = (size_t)(ps->unit - ps->buf);
 	size_t keep = ps->len - keep_from;
-	if (keep_from > 0) {
+	if (ps->buf != ps->win) { /* a chunk read in place: the unit's bytes to the window */
+		memcpy(ps->win, ps->buf + keep_from, keep);
+		ps->buf = ps->win;
+		ps->base += keep_from;
+		ps->len = keep;
+	} else if (keep_from > 0) {
 		memmove(ps->buf, ps->buf + keep_from, keep);
 		ps->base += keep_from;
 		ps->len = keep;
@@ -295,6 +347,8 @@ static int refill(struct parser *ps)
 		int rc = try_merge(ps);
 		if (rc)
 			return rc;
+		if (borrow_chunk(ps))
+			return 0;
 	}
 	if (ps->cap - ps->len < ps->cap / 4) {
 		if (ps->cap >= ps->max_unit) {
@@ -307,7 +361,7 @@ static int refill(struct parser *ps)
 		char *nb = tg_realloc(ps->buf, ncap + PAD);
 		if (!nb)
 			return TG_ENOMEM;
-		ps->buf = nb;
+		ps->buf = ps->win = nb;
 		ps->cap = ncap;
 	}
 	while (ps->len < ps->cap && !ps->eof) {
@@ -413,7 +467,8 @@ static void workers_free(struct workers *ws_)
 	free(ws_);
 }
 
-/* The two workers' parsers, configured as main. */
+/* The two workers' parsers, configured as main; their tables are made by
+ * the first parse each worker does (worker_ready). */
 static int workers_new(struct workers **out, const struct parser *main, const tg_read_opts *opts)
 {
 	struct workers *ws_ = *out = tg_calloc(1, sizeof(*ws_));
@@ -425,16 +480,7 @@ static int workers_new(struct workers **out, const struct parser *main, const tg
 		parser_config(&w->ps, main->src, opts);
 		w->ps.spec = w;
 		w->ps.t = &w->local;
-		w->local.atoms = tg_atoms_new();
-		w->ps.icache = tg_calloc(ICACHE_SLOTS, sizeof(struct icache));
-		if (!w->local.atoms || !w->ps.icache ||
-		    seed_atoms(w->local.atoms, &w->ps.atom_empty, &w->ps.atom_cat)) {
-			workers_free(ws_);
-			*out = NULL;
-			return TG_ENOMEM;
-		}
 		w->ps.key_input_dims = main->key_input_dims;
-		w->npub = tg_atoms_count(w->local.atoms);
 	}
 	return 0;
 }
@@ -448,12 +494,63 @@ static void parser_free(struct parser *ps)
 	workers_free(ps->workers);
 	free(ps->map[0]);
 	free(ps->map[1]);
-	free(ps->buf);
+	free(ps->win);
 	free(ps->scratch);
 	free(ps->tslots);
 	free(ps->open);
 	free(ps->icache);
 	free(ps->dslots);
+}
+
+/* Bytes of JSON per event that reserve_arrays guesses: fewer than any
+ * shared trace has (h200-dev 300-370, xdit_sd_3.5 260), so that the guess
+ * seldom falls short. */
+#define RESERVE_BYTES_PER_EVENT 192
+/* No reservation below this many events: growing costs nothing there. */
+#define RESERVE_MIN_EVENTS 4096
+
+/* Sizes the events' and the arguments' arrays once, for the events that
+ * json_hint bytes of JSON hold at most (tg_source_size_hint), instead of
+ * doubling them from 16 as they fill. Why: each doubling copied the array
+ * into memory touched for the first time, and those copies and their page
+ * faults were a third of the page faults of an h200-dev report (1,550),
+ * all on the reader's thread. What is reserved and never written is never
+ * touched either (malloc maps a block this large on its own, or leaves it
+ * untouched at the heap's top: its pages are made on first write), and
+ * trim_array gives it back after the read. A guess too small grows as
+ * before; no memory for a guess too large (a hint comes from the file and
+ * may lie) is no error: the arrays grow as before. */
+static void reserve_arrays(tg_trace *t, uint64_t json_hint, uint64_t max_events)
+{
+	uint64_t n = json_hint / RESERVE_BYTES_PER_EVENT;
+	if (n > max_events)
+		n = max_events;
+	if (n < RESERVE_MIN_EVENTS || n > SIZE_MAX / 2 / sizeof(tg_event))
+		return;
+	tg_event *ev = malloc((size_t)n * sizeof(tg_event));
+	tg_arg *args = malloc((size_t)n * sizeof(tg_arg)); /* about one an event at most in the shared traces */
+	if (!ev || !args) {
+		free(ev);
+		free(args);
+		return;
+	}
+	t->events = ev;
+	t->events_cap = (size_t)n;
+	t->args = args;
+	t->args_cap = (size_t)n;
+}
+
+/* Gives back what reserve_arrays reserved beyond the events and arguments
+ * read (a smaller block: shrunk in place or remapped, never copied). */
+static void trim_array(void **items, size_t *cap, size_t n, size_t item_size)
+{
+	if (*cap <= n + n / 4 + RESERVE_MIN_EVENTS)
+		return;
+	void *p = realloc(*items, (n ? n : 1) * item_size);
+	if (p) {
+		*items = p;
+		*cap = n ? n : 1;
+	}
 }
 
 static int read_source(tg_trace **out, tg_source *src, const char *name, const tg_read_opts *opts, int pipeline)
@@ -472,7 +569,7 @@ static int read_source(tg_trace **out, tg_source *src, const char *name, const t
 	ps.cap = opts && opts->window ? opts->window : WINDOW_INITIAL;
 	if (ps.cap < 16)
 		ps.cap = 16;
-	ps.buf = tg_malloc(ps.cap + PAD);
+	ps.buf = ps.win = tg_malloc(ps.cap + PAD);
 	ps.tmask = 63;
 	ps.tslots = tg_calloc(ps.tmask + 1, sizeof(uint32_t));
 	ps.icache = tg_calloc(ICACHE_SLOTS, sizeof(struct icache));
@@ -483,6 +580,7 @@ static int read_source(tg_trace **out, tg_source *src, const char *name, const t
 	if (seed_atoms(t->atoms, &ps.atom_empty, &ps.atom_cat))
 		goto fail;
 	ps.key_input_dims = tg_atoms_find(t->atoms, "Input Dims", 10);
+	reserve_arrays(t, tg_source_size_hint(src), ps.max_events);
 	if (pipeline) {
 		size_t chunk = opts && opts->chunk ? opts->chunk : CHUNK_DEFAULT;
 		if ((rc = workers_new(&ps.workers, &ps, opts)))
@@ -498,6 +596,8 @@ static int read_source(tg_trace **out, tg_source *src, const char *name, const t
 	ps.pipe = NULL;
 	if (rc)
 		goto fail;
+	trim_array((void **)&t->events, &t->events_cap, t->nevents, sizeof(tg_event));
+	trim_array((void **)&t->args, &t->args_cap, t->nargs, sizeof(tg_arg));
 	for (size_t i = 0; i < ps.nopen; i++)
 		t->events[ps.open[i]].flags |= TG_EV_UNCLOSED;
 	t->stats.json_bytes = ps.base + ps.len;

@@ -91,7 +91,8 @@ struct parser {
 	uint32_t max_depth, max_string, max_unit;
 	uint64_t max_events;
 
-	char *buf;       /* cap + PAD bytes */
+	char *buf;       /* the window, or a chunk of the pipeline read in place */
+	char *win;       /* the window: cap + PAD bytes (the parser's own) */
 	size_t cap, len; /* buf[len] == 0 */
 	uint64_t base;   /* stream offset of buf[0] */
 	const char *unit;
