@@ -163,10 +163,13 @@ expect_fail "unknown gpu" "tracegate: --gpu: no GPU named 'Z80' (see docs/roofli
 # subtree times are merged bottom-up, in memory linear in the kernels
 # (tagging each kernel once per launcher above it took 507 MB here, 11 MB
 # now); a correctness bound, not a speed target
-deep_chain() { # N: the chain, kernel i at 1 s + 5i us for 10 us
-	awk -v n="$1" 'BEGIN { printf "{\"traceEvents\":["
+# nested N CAT NAME: N ops of category CAT nested in one chain, each
+# launching one kernel (kernel i at 1 s + 5i us for 10 us); NAME may hold
+# a %d for the level (op i of N)
+nested() {
+	awk -v n="$1" -v cat="$2" -v name="$3" 'BEGIN { printf "{\"traceEvents\":["
 	for (i = 0; i < n; i++) {
-		printf "%s{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"vllm::unified_attention_with_output\",", i ? "," : ""
+		printf "%s{\"ph\":\"X\",\"cat\":\"%s\",\"name\":\"%s\",", i ? "," : "", cat, sprintf(name, i)
 		printf "\"pid\":1,\"tid\":1,\"ts\":%d,\"dur\":%d},", 10 * i, 10 * (2 * n - 2 * i)
 		printf "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,"
 		printf "\"ts\":%d,\"dur\":2,\"args\":{\"correlation\":%d}},", 10 * i + 1, i + 1
@@ -176,7 +179,7 @@ deep_chain() { # N: the chain, kernel i at 1 s + 5i us for 10 us
 	}
 	print "]}" }'
 }
-deep_chain 8000 >"$tmp/deep.json"
+nested 8000 user_annotation vllm::unified_attention_with_output >"$tmp/deep.json"
 if [ -x /usr/bin/time ]; then
 	/usr/bin/time -f '%M' -o "$tmp/rss" "$TG" report "$tmp/deep.json" >"$tmp/out" 2>"$tmp/err"
 	rc=$? rss=$(tail -1 "$tmp/rss")
@@ -196,20 +199,7 @@ grep -q '^vllm::unified_attention_with_output  SDPA_fwd   8000     80.000  16006
 # gives each op every kernel under it as its sequence, 32 million names over
 # the 8,000 rows (the text report took 572 MB); the column is held to 4 MiB,
 # a row past that ending with the count of the kernels left out
-deep_ops() { # N
-	awk -v n="$1" 'BEGIN { printf "{\"traceEvents\":["
-	for (i = 0; i < n; i++) {
-		printf "%s{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::op%d\",", i ? "," : "", i
-		printf "\"pid\":1,\"tid\":1,\"ts\":%d,\"dur\":%d},", 10 * i, 10 * (2 * n - 2 * i)
-		printf "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,"
-		printf "\"ts\":%d,\"dur\":2,\"args\":{\"correlation\":%d}},", 10 * i + 1, i + 1
-		printf "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k%d\",\"pid\":0,\"tid\":7,", i
-		printf "\"ts\":%d,\"dur\":10,", 1000000 + 5 * i
-		printf "\"args\":{\"device\":0,\"stream\":7,\"correlation\":%d}}", i + 1
-	}
-	print "]}" }'
-}
-deep_ops 8000 >"$tmp/deepops.json"
+nested 8000 cpu_op "aten::op%d" >"$tmp/deepops.json"
 if [ -x /usr/bin/time ]; then
 	/usr/bin/time -f '%M' -o "$tmp/rss" "$TG" report "$tmp/deepops.json" >"$tmp/out" 2>"$tmp/err"
 	rc=$? rss=$(tail -1 "$tmp/rss")

@@ -12,6 +12,7 @@
 
 #include "../cli/diff_load.h"
 #include "../render/diff_render.h"
+#include "gate_render.h"
 
 static char dir[64];
 
@@ -128,22 +129,6 @@ static void test_bad_second(void **state)
 	tg_rules_free(rules);
 }
 
-/* Renders g as text, md and json (the caller frees). */
-static char *render(const tg_gate *g)
-{
-	const char *files[2] = {"a", "b"};
-	tg_diff_doc doc = tg_gate_doc(g, files, 1, files + 1, 1, "m", NULL);
-	char *s = NULL;
-	size_t n = 0;
-	FILE *f = open_memstream(&s, &n);
-	assert_non_null(f);
-	assert_int_equal(tg_diff_write_text(f, &doc), 0);
-	assert_int_equal(tg_diff_write_md(f, &doc, 0), 0);
-	assert_int_equal(tg_diff_write_json(f, &doc), 0);
-	fclose(f);
-	return s;
-}
-
 /* The loaded sides judged: the bytes of the trees. */
 static void test_same_as_trees(void **state)
 {
@@ -164,7 +149,7 @@ static void test_same_as_trees(void **state)
 	tg_gate_data bd = tg_cli_side_gate(&bs), xd = tg_cli_side_gate(&xs);
 	tg_gate_opts o = {.release_data = 1};
 	assert_int_equal(tg_gate_run_data(&g2, rules, &bd, &xd, &o), 0);
-	char *a = render(g1), *c = render(g2);
+	char *a = gt_gate_render(g1), *c = gt_gate_render(g2);
 	assert_true(strlen(a) > 1000);
 	assert_string_equal(a, c);
 	free(a);

@@ -28,6 +28,7 @@
 #include <zlib.h>
 #include "../render/diff_render.h"
 #include "../rules/gate.h"
+#include "gate_render.h"
 
 /* Encodes rd and decodes the bytes again into *out; the bytes in *blob
  * (*len), the caller frees them. */
@@ -48,22 +49,6 @@ static tg_rundata *decoded(const tg_tree *tree, const tg_findings_opts *fo)
 	free(blob);
 	tg_rundata_free(rd);
 	return back;
-}
-
-/* Renders g as text, md and json into one string (the caller frees). */
-static char *render(const tg_gate *g)
-{
-	const char *files[2] = {"a", "b"};
-	tg_diff_doc doc = tg_gate_doc(g, files, 1, files + 1, 1, "m", NULL);
-	char *s = NULL;
-	size_t n = 0;
-	FILE *f = open_memstream(&s, &n);
-	assert_non_null(f);
-	assert_int_equal(tg_diff_write_text(f, &doc), 0);
-	assert_int_equal(tg_diff_write_md(f, &doc, 0), 0);
-	assert_int_equal(tg_diff_write_json(f, &doc), 0);
-	fclose(f);
-	return s;
 }
 
 /* Side s of trees t (n) as run data: decoded data in d, names, and the
@@ -131,7 +116,7 @@ static void same_verdict(const char *const *bargs, size_t nb, const char *const 
 	bd.views = (const tg_tree_diff_side *const *)foreign;
 	assert_int_equal(tg_gate_run_data(&g4, rules, &bd, &nd, NULL), 0);
 	bd.views = NULL;
-	char *c = render(g3), *e = render(g4);
+	char *c = gt_gate_render(g3), *e = gt_gate_render(g4);
 	tg_gate_free(g3);
 	tg_gate_free(g4);
 	for (size_t i = 0; i < nb; i++) {
@@ -139,7 +124,7 @@ static void same_verdict(const char *const *bargs, size_t nb, const char *const 
 		tg_tree_diff_side_free(foreign[i]);
 		tg_rundata_free(again[i]);
 	}
-	char *a = render(g1), *b = render(g2);
+	char *a = gt_gate_render(g1), *b = gt_gate_render(g2);
 	assert_string_equal(a, c);
 	assert_string_equal(a, e);
 	free(c);
@@ -309,7 +294,7 @@ static void same_as_trees(const char *bargs, const char *nargs, const char *nois
 	void *blob = NULL;
 	size_t len = 0;
 	assert_int_equal(tg_rundata_encode(&blob, &len, bd), TG_EINVAL);
-	char *a = render(g1), *c = render(g2);
+	char *a = gt_gate_render(g1), *c = gt_gate_render(g2);
 	assert_true(strlen(a) > 1000);
 	assert_string_equal(a, c);
 	assert_int_equal(tg_gate_verdict(g1), tg_gate_verdict(g2));
