@@ -104,7 +104,9 @@ static int load_quiet(tg_trace **trace, tg_tree **tree, const char *path, const 
 {
 	*trace = NULL;
 	*tree = NULL;
-	if (tg_trace_read_file(trace, path, opts)) {
+	tg_read_opts o = opts ? *opts : (tg_read_opts){0};
+	o.launch_flows_only = 1; /* the tree links with no other, and they go after it */
+	if (tg_trace_read_file(trace, path, &o)) {
 		snprintf(msg, cap, "%s", tg_error_last());
 		return -1;
 	}
