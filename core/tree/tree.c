@@ -13,6 +13,7 @@
  * after it ("bleeds") is still kept, as the predecessor's child.
  */
 #include "tree.h"
+#include "tree_buckets.h"
 #include "tree_links.h"
 #include "../../util/idmap.h"
 
@@ -36,86 +37,6 @@ struct tg_tree {
 	size_t nsteps;
 	tg_tree_stats stats;
 };
-
-/* An event in a track's order: by start, then longest first, then outer
- * kinds first, then (python functions) by Python id, then by index. Only
- * the index is stored (4 bytes an event, 16 when the start was kept too:
- * the buckets of a 1 GB trace are 2 million of them); comparisons read the
- * rest from the event. */
-struct key {
-	uint32_t tie; /* event index */
-};
-
-static int is_host_kind(int k)
-{
-	return k == TG_KIND_PYTHON || k == TG_KIND_CPU_OP || k == TG_KIND_USER_ANNOTATION ||
-	       k == TG_KIND_RUNTIME || k == TG_KIND_DRIVER;
-}
-
-/* Outer before inner when start and duration are equal. */
-static uint64_t kind_rank(int k)
-{
-	switch (k) {
-	case TG_KIND_USER_ANNOTATION: return 0;
-	case TG_KIND_PYTHON: return 1;
-	case TG_KIND_CPU_OP: return 2;
-	case TG_KIND_RUNTIME: return 3;
-	case TG_KIND_DRIVER: return 4;
-	default: return 5;
-	}
-}
-
-/* equal start and length: outer kinds first; python functions by Python
- * id, as a caller is entered before its callees; else by index */
-static inline uint64_t key_sub(const tg_trace *t, const tg_event *e, uint32_t i)
-{
-	uint64_t sub = e->kind == TG_KIND_PYTHON && (e->flags & TG_EV_HAS_PYID)
-	                   ? (uint64_t)tg_event_pyid(t, e) & ((1ULL << 56) - 1)
-	                   : (uint64_t)i;
-	return (uint64_t)kind_rank(e->kind) << 56 | sub;
-}
-
-static inline int key_less(const struct key *a, const struct key *b, const tg_event *ev, const tg_trace *t)
-{
-	const tg_event *x = &ev[a->tie], *y = &ev[b->tie];
-	if (x->ts != y->ts)
-		return x->ts < y->ts;
-	int64_t dx = tg_event_dur(t, x), dy = tg_event_dur(t, y);
-	if (dx != dy)
-		return dx > dy;
-	uint64_t sa = key_sub(t, x, a->tie), sb = key_sub(t, y, b->tie);
-	if (sa != sb)
-		return sa < sb;
-	return a->tie < b->tie;
-}
-
-/* Stable merge sort of keys (inputs are often nearly sorted: runs help). */
-static void sort_keys(struct key *k, struct key *tmp, size_t n, const tg_event *ev, const tg_trace *t)
-{
-	if (n < 24) {
-		for (size_t i = 1; i < n; i++) {
-			struct key x = k[i];
-			size_t j = i;
-			while (j > 0 && key_less(&x, &k[j - 1], ev, t)) {
-				k[j] = k[j - 1];
-				j--;
-			}
-			k[j] = x;
-		}
-		return;
-	}
-	size_t h = n / 2;
-	sort_keys(k, tmp, h, ev, t);
-	sort_keys(k + h, tmp, n - h, ev, t);
-	if (!key_less(&k[h], &k[h - 1], ev, t))
-		return; /* already in order */
-	memcpy(tmp, k, h * sizeof(*k));
-	size_t i = 0, j = h, o = 0;
-	while (i < h && j < n)
-		k[o++] = key_less(&k[j], &tmp[i], ev, t) ? k[j++] : tmp[i++];
-	while (i < h)
-		k[o++] = tmp[i++];
-}
 
 static int parse_step_number(const char *name, int64_t *n)
 {
@@ -158,55 +79,14 @@ static int32_t step_at(const tg_tree *tree, int64_t ts)
 	return ts < s->ts + s->dur ? (int32_t)(lo - 1) : -1;
 }
 
-/* Sorted events of each track: offsets into one array. */
-struct buckets {
-	uint32_t *off; /* ntracks + 1 */
-	struct key *keys;
-};
-
-static int bucket_events(struct buckets *b, const tg_trace *t, int (*want)(const tg_event *))
-{
-	size_t ne, nt;
-	const tg_event *ev = tg_trace_events(t, &ne);
-	tg_trace_tracks(t, &nt);
-	b->off = tg_calloc(nt + 1, sizeof(uint32_t));
-	if (!b->off)
-		return TG_ENOMEM;
-	size_t total = 0;
-	for (size_t i = 0; i < ne; i++)
-		if (want(&ev[i])) {
-			b->off[ev[i].track + 1]++;
-			total++;
-		}
-	for (size_t i = 0; i < nt; i++)
-		b->off[i + 1] += b->off[i];
-	b->keys = tg_malloc((total + 1) * sizeof(struct key));
-	struct key *tmp = tg_malloc((total / 2 + 1) * sizeof(struct key));
-	uint32_t *fill = tg_malloc((nt + 1) * sizeof(uint32_t));
-	if (!b->keys || !tmp || !fill) {
-		free(tmp);
-		free(fill);
-		return TG_ENOMEM;
-	}
-	memcpy(fill, b->off, (nt + 1) * sizeof(uint32_t));
-	for (size_t i = 0; i < ne; i++)
-		if (want(&ev[i]))
-			b->keys[fill[ev[i].track]++] = (struct key){(uint32_t)i};
-	for (size_t tr = 0; tr < nt; tr++)
-		sort_keys(b->keys + b->off[tr], tmp, b->off[tr + 1] - b->off[tr], ev, t);
-	free(tmp);
-	free(fill);
-	return 0;
-}
-
-static int want_host(const tg_event *e) { return is_host_kind(e->kind); }
+static int want_host(const tg_event *e) { return tg_tree_is_host_kind(e->kind); }
 
 static int want_device(const tg_event *e)
 {
 	return tg_kind_is_gpu(e->kind) || e->kind == TG_KIND_SYNC;
 }
 
-static void nest_track(tg_tree *tree, const tg_event *ev, const struct key *k, size_t n,
+static void nest_track(tg_tree *tree, const tg_event *ev, const struct tg_tree_key *k, size_t n,
                        uint32_t *stack)
 {
 	size_t sp = 0;
@@ -236,11 +116,11 @@ static void nest_track(tg_tree *tree, const tg_event *ev, const struct key *k, s
 
 /* Host event that a launch flow's start binds to: the innermost launch on
  * the track enclosing ts (binary search in the sorted bucket). */
-static uint32_t bind_flow_start(const tg_trace *t, const struct buckets *hb, const tg_flow *f)
+static uint32_t bind_flow_start(const tg_trace *t, const tg_tree_buckets *hb, const tg_flow *f)
 {
 	size_t ne;
 	const tg_event *ev = tg_trace_events(t, &ne);
-	const struct key *k = hb->keys + hb->off[f->track];
+	const struct tg_tree_key *k = hb->keys + hb->off[f->track];
 	size_t n = hb->off[f->track + 1] - hb->off[f->track];
 	size_t lo = 0, hi = n;
 	while (lo < hi) {
@@ -302,7 +182,7 @@ static int pick_python_id(const tg_trace *t, const tg_event *e, int64_t *id)
 	return e->kind == TG_KIND_PYTHON && (e->flags & TG_EV_HAS_PYID);
 }
 
-static int link_device_events(tg_tree *tree, const tg_trace *t, const struct buckets *hb)
+static int link_device_events(tg_tree *tree, const tg_trace *t, const tg_tree_buckets *hb)
 {
 	size_t ne, nf;
 	const tg_event *ev = tg_trace_events(t, &ne);
@@ -455,8 +335,8 @@ static int cmp_child(const void *a, const void *b, void *ctx)
 	return (*(const uint32_t *)a > *(const uint32_t *)b) - (*(const uint32_t *)a < *(const uint32_t *)b);
 }
 
-static int build_children(tg_tree *tree, const tg_trace *t, const struct buckets *hb,
-                          const struct buckets *db)
+static int build_children(tg_tree *tree, const tg_trace *t, const tg_tree_buckets *hb,
+                          const tg_tree_buckets *db)
 {
 	size_t ne, nt;
 	const tg_event *ev = tg_trace_events(t, &ne);
@@ -476,7 +356,7 @@ static int build_children(tg_tree *tree, const tg_trace *t, const struct buckets
 	for (size_t i = 0; i < ne; i++)
 		tree->child_off[i + 1] += tree->child_off[i];
 	/* fill in sorted track order: host tracks, then device tracks */
-	const struct buckets *bs[2] = {hb, db};
+	const tg_tree_buckets *bs[2] = {hb, db};
 	for (int b = 0; b < 2; b++)
 		for (size_t tr = 0; tr < nt; tr++)
 			for (uint32_t k = bs[b]->off[tr]; k < bs[b]->off[tr + 1]; k++) {
@@ -551,12 +431,12 @@ static int find_steps(tg_tree *tree, const tg_trace *t)
 	if (!tree->step_of)
 		return TG_ENOMEM;
 	for (size_t i = 0; i < ne; i++)
-		tree->step_of[i] = tree->nsteps && is_host_kind(ev[i].kind) ? step_at(tree, ev[i].ts) : -1;
+		tree->step_of[i] = tree->nsteps && tg_tree_is_host_kind(ev[i].kind) ? step_at(tree, ev[i].ts) : -1;
 	for (size_t i = 0; i < ne; i++) {
 		if (!want_device(&ev[i]))
 			continue;
 		uint32_t p = tree->parent[i];
-		while (p != TG_NONE && !is_host_kind(ev[p].kind))
+		while (p != TG_NONE && !tg_tree_is_host_kind(ev[p].kind))
 			p = tree->parent[p];
 		if (p != TG_NONE)
 			tree->step_of[i] = tree->step_of[p];
@@ -645,7 +525,7 @@ int tg_tree_build(tg_tree **out, const tg_trace *t)
 	size_t ne, nt;
 	const tg_event *ev = tg_trace_events(t, &ne);
 	tg_trace_tracks(t, &nt);
-	struct buckets hb = {0}, db = {0};
+	tg_tree_buckets hb = {0}, db = {0};
 	uint32_t *stack = NULL;
 	int rc = TG_ENOMEM;
 	tg_tree *tree = tg_calloc(1, sizeof(*tree));
@@ -658,12 +538,12 @@ int tg_tree_build(tg_tree **out, const tg_trace *t)
 		goto fail;
 	for (size_t i = 0; i < ne; i++) {
 		tree->parent[i] = TG_NONE;
-		if (is_host_kind(ev[i].kind))
+		if (tg_tree_is_host_kind(ev[i].kind))
 			tree->stats.host_events++;
 		else if (tg_kind_is_gpu(ev[i].kind))
 			tree->stats.gpu_events++;
 	}
-	if ((rc = bucket_events(&hb, t, want_host)) || (rc = bucket_events(&db, t, want_device)))
+	if ((rc = tg_tree_buckets_build(&hb, t, want_host)) || (rc = tg_tree_buckets_build(&db, t, want_device)))
 		goto fail;
 	rc = TG_ENOMEM;
 	size_t maxn = 0;
@@ -750,7 +630,7 @@ const uint32_t *tg_tree_roots(const tg_tree *tree, size_t *n)
 
 int tg_tree_contains(const tg_tree *tree, uint32_t ev)
 {
-	return is_host_kind(tree->ev[ev].kind) || want_device(&tree->ev[ev]);
+	return tg_tree_is_host_kind(tree->ev[ev].kind) || want_device(&tree->ev[ev]);
 }
 
 uint32_t tg_tree_launch(const tg_tree *tree, uint32_t ev)
