@@ -14,9 +14,12 @@
  */
 #include "tree.h"
 #include "tree_buckets.h"
+#include "tree_launch.h"
 #include "tree_links.h"
 #include "../../util/idmap.h"
 
+#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -81,10 +84,7 @@ static int32_t step_at(const tg_tree *tree, int64_t ts)
 
 static int want_host(const tg_event *e) { return tg_tree_is_host_kind(e->kind); }
 
-static int want_device(const tg_event *e)
-{
-	return tg_kind_is_gpu(e->kind) || e->kind == TG_KIND_SYNC;
-}
+static int want_device(const tg_event *e) { return tg_tree_is_device_event(e); }
 
 static void nest_track(tg_tree *tree, const tg_event *ev, const struct tg_tree_key *k, size_t n,
                        uint32_t *stack)
@@ -114,159 +114,10 @@ static void nest_track(tg_tree *tree, const tg_event *ev, const struct tg_tree_k
 	}
 }
 
-/* Host event that a launch flow's start binds to: the innermost launch on
- * the track enclosing ts (binary search in the sorted bucket). */
-static uint32_t bind_flow_start(const tg_trace *t, const tg_tree_buckets *hb, const tg_flow *f)
-{
-	size_t ne;
-	const tg_event *ev = tg_trace_events(t, &ne);
-	const struct tg_tree_key *k = hb->keys + hb->off[f->track];
-	size_t n = hb->off[f->track + 1] - hb->off[f->track];
-	size_t lo = 0, hi = n;
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		if (ev[k[mid].tie].ts <= f->ts)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	for (size_t i = lo; i-- > 0;) {
-		const tg_event *e = &ev[(uint32_t)k[i].tie];
-		if (tg_kind_is_launch(e->kind) && e->ts <= f->ts && f->ts <= tg_event_end(t, e))
-			return (uint32_t)k[i].tie;
-		if (f->ts - e->ts > 10 * 1000 * 1000)
-			break; /* launches are short: give up after 10 ms */
-	}
-	return TG_NONE;
-}
-
-/* A map of the ids selected by pick (0 = skip) of the events, sized by a
- * first pass over their range. */
-static tg_idmap *map_ids(const tg_trace *t, int (*pick)(const tg_trace *, const tg_event *, int64_t *))
-{
-	size_t n = 0, ne;
-	const tg_event *ev = tg_trace_events(t, &ne);
-	int64_t lo = INT64_MAX, hi = INT64_MIN, id;
-	for (size_t i = 0; i < ne; i++)
-		if (pick(t, &ev[i], &id)) {
-			n++;
-			lo = id < lo ? id : lo;
-			hi = id > hi ? id : hi;
-		}
-	tg_idmap *m = tg_idmap_new_range(n, lo, hi);
-	if (!m)
-		return NULL;
-	for (size_t i = 0; i < ne; i++)
-		if (pick(t, &ev[i], &id) && tg_idmap_put(m, id, (uint32_t)i) < 0) {
-			tg_idmap_free(m);
-			return NULL;
-		}
-	return m;
-}
-
-static int pick_launch_corr(const tg_trace *t, const tg_event *e, int64_t *id)
-{
-	*id = tg_event_corr(t, e);
-	return tg_kind_is_launch(e->kind) && (e->flags & TG_EV_HAS_CORR);
-}
-
-static int pick_cpu_op_ext(const tg_trace *t, const tg_event *e, int64_t *id)
-{
-	*id = tg_event_ext(t, e);
-	return e->kind == TG_KIND_CPU_OP && (e->flags & TG_EV_HAS_EXT);
-}
-
 static int pick_python_id(const tg_trace *t, const tg_event *e, int64_t *id)
 {
 	*id = tg_event_pyid(t, e);
 	return e->kind == TG_KIND_PYTHON && (e->flags & TG_EV_HAS_PYID);
-}
-
-static int link_device_events(tg_tree *tree, const tg_trace *t, const tg_tree_buckets *hb)
-{
-	size_t ne, nf;
-	const tg_event *ev = tg_trace_events(t, &ne);
-	const tg_flow *fl = tg_trace_flows(t, &nf);
-	int rc = TG_ENOMEM;
-	tg_idmap *by_corr = map_ids(t, pick_launch_corr), *by_ext = NULL;
-	tg_idmap *flow_launch = NULL;
-	if (!by_corr)
-		goto out;
-	size_t need_fallback = 0;
-	for (size_t i = 0; i < ne; i++) {
-		const tg_event *e = &ev[i];
-		if (!want_device(e))
-			continue;
-		uint32_t p = TG_NONE;
-		if (e->flags & TG_EV_HAS_CORR)
-			p = tg_idmap_get(by_corr, tg_event_corr(t, e));
-		if (p != TG_NONE) {
-			tree->parent[i] = p;
-			if (e->kind == TG_KIND_SYNC)
-				tree->stats.syncs_linked++;
-			else
-				tree->stats.gpu_by_correlation++;
-		} else if (e->kind != TG_KIND_SYNC) {
-			need_fallback++;
-		}
-	}
-	if (need_fallback) {
-		by_ext = map_ids(t, pick_cpu_op_ext);
-		if (!by_ext)
-			goto out;
-		/* launch flows: id -> launch event at the flow's start */
-		flow_launch = tg_idmap_new(nf);
-		if (!flow_launch)
-			goto out;
-		for (size_t i = 0; i < nf; i++) {
-			if (fl[i].type != TG_FLOW_LAUNCH || fl[i].ph != 's')
-				continue;
-			uint32_t l = bind_flow_start(t, hb, &fl[i]);
-			if (l != TG_NONE && tg_idmap_put(flow_launch, (int64_t)fl[i].id, l) < 0)
-				goto out;
-		}
-		/* flow ends: (track, ts) of the device event they bind to */
-		tg_idmap *end_at = tg_idmap_new(nf);
-		if (!end_at)
-			goto out;
-		for (size_t i = 0; i < nf; i++) {
-			if (fl[i].type != TG_FLOW_LAUNCH || fl[i].ph != 'f')
-				continue;
-			int64_t key = (int64_t)((uint64_t)fl[i].ts * 1000003ULL ^ fl[i].track);
-			if (tg_idmap_put(end_at, key, (uint32_t)i) < 0) {
-				tg_idmap_free(end_at);
-				goto out;
-			}
-		}
-		for (size_t i = 0; i < ne; i++) {
-			const tg_event *e = &ev[i];
-			if (!tg_kind_is_gpu(e->kind) || tree->parent[i] != TG_NONE)
-				continue;
-			int64_t key = (int64_t)((uint64_t)e->ts * 1000003ULL ^ e->track);
-			uint32_t f = tg_idmap_get(end_at, key);
-			uint32_t p = TG_NONE;
-			if (f != TG_NONE && fl[f].track == e->track && fl[f].ts == e->ts)
-				p = tg_idmap_get(flow_launch, (int64_t)fl[f].id);
-			if (p != TG_NONE) {
-				tree->parent[i] = p;
-				tree->stats.gpu_by_flow++;
-				continue;
-			}
-			if (e->flags & TG_EV_HAS_EXT)
-				p = tg_idmap_get(by_ext, tg_event_ext(t, e));
-			if (p != TG_NONE) {
-				tree->parent[i] = p;
-				tree->stats.gpu_by_external_id++;
-			}
-		}
-		tg_idmap_free(end_at);
-	}
-	rc = 0;
-out:
-	tg_idmap_free(by_corr);
-	tg_idmap_free(by_ext);
-	tg_idmap_free(flow_launch);
-	return rc;
 }
 
 /* Python parent id overrules time nesting between python functions. */
@@ -274,7 +125,7 @@ static int reparent_python(tg_tree *tree, const tg_trace *t)
 {
 	size_t ne;
 	const tg_event *ev = tg_trace_events(t, &ne);
-	tg_idmap *by_pyid = map_ids(t, pick_python_id);
+	tg_idmap *by_pyid = tg_tree_map_ids(t, pick_python_id);
 	if (!by_pyid)
 		return TG_ENOMEM;
 	for (size_t i = 0; i < ne; i++) {
@@ -519,57 +370,207 @@ static int narrow_steps(tg_tree *tree, size_t ne)
 	return 0;
 }
 
-int tg_tree_build(tg_tree **out, const tg_trace *t)
+/* Traces from this many events build their tree on two threads: below it
+ * a thread's start (50-100 us) costs about what the half of the build it
+ * takes over saves (h200-dev's 11 MB runs: 25-32k events, 1.3 ms on one
+ * thread, about 40 us a thousand events). */
+#define TWO_THREADS_MIN 8192
+
+/* Below this many events the steps are found beside the children (on
+ * the helper when it is there by then); from it on after them, once the
+ * buckets are freed: the buckets and the steps' arrays at once would add 4
+ * bytes an event to the build's peak (0.8 MB at 100 MB of JSON). */
+#define STEPS_BESIDE_MAX 65536
+
+/* The build's parts. The host part buckets and nests the host events and
+ * applies the Python parent ids (parents of host events); the device part
+ * buckets the device events and links them by correlation (parents of
+ * device events). Then the fallback links (the host buckets), then the
+ * children (all parents, both buckets), the steps and TraceLens's links
+ * (these two read device events' parents only). Each part writes its own
+ * fields of the stats. On two threads the device part and the steps are
+ * each taken by whichever thread comes to them first: a thread that starts
+ * late on a busy machine (a new thread often waits for its parent's core)
+ * holds nothing up; the caller's thread does all the rest. */
+struct build {
+	tg_tree *tree;
+	const tg_trace *t;
+	tg_tree_buckets hb, db;
+	size_t need_fallback;
+	int drc, src;         /* the device part's error, the steps' */
+	char dmsg[1024], smsg[1024]; /* their messages: tg_error_last() is per thread */
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	int dev_taken, dev_done, steps_taken, steps_done;
+	size_t ne;            /* the trace's events */
+	int go;               /* fallback done: 2 = go on, the steps on either thread; 1 = go on, the steps
+	                       * here; -1 = stop */
+	int refs;             /* threads holding b: the last one frees it */
+};
+
+/* Drops a thread's hold on b; the last one frees it. */
+static void release(struct build *b)
 {
-	*out = NULL;
+	pthread_mutex_lock(&b->mu);
+	int last = --b->refs == 0;
+	pthread_mutex_unlock(&b->mu);
+	if (!last)
+		return;
+	pthread_mutex_destroy(&b->mu);
+	pthread_cond_destroy(&b->cv);
+	free(b);
+}
+
+static int host_part(struct build *b)
+{
 	size_t ne, nt;
-	const tg_event *ev = tg_trace_events(t, &ne);
-	tg_trace_tracks(t, &nt);
-	tg_tree_buckets hb = {0}, db = {0};
-	uint32_t *stack = NULL;
-	int rc = TG_ENOMEM;
-	tg_tree *tree = tg_calloc(1, sizeof(*tree));
-	if (!tree)
-		return TG_ENOMEM;
-	tree->trace = t;
-	tree->ev = ev;
-	tree->parent = tg_malloc((ne + 1) * sizeof(uint32_t));
-	if (!tree->parent)
-		goto fail;
-	for (size_t i = 0; i < ne; i++) {
-		tree->parent[i] = TG_NONE;
-		if (tg_tree_is_host_kind(ev[i].kind))
-			tree->stats.host_events++;
-		else if (tg_kind_is_gpu(ev[i].kind))
-			tree->stats.gpu_events++;
-	}
-	if ((rc = tg_tree_buckets_build(&hb, t, want_host)) || (rc = tg_tree_buckets_build(&db, t, want_device)))
-		goto fail;
-	rc = TG_ENOMEM;
+	const tg_event *ev = tg_trace_events(b->t, &ne);
+	tg_trace_tracks(b->t, &nt);
+	int rc = tg_tree_buckets_build(&b->hb, b->t, want_host);
+	if (rc)
+		return rc;
 	size_t maxn = 0;
 	for (size_t tr = 0; tr < nt; tr++)
-		if (hb.off[tr + 1] - hb.off[tr] > maxn)
-			maxn = hb.off[tr + 1] - hb.off[tr];
-	stack = tg_malloc((maxn + 1) * sizeof(uint32_t));
+		if (b->hb.off[tr + 1] - b->hb.off[tr] > maxn)
+			maxn = b->hb.off[tr + 1] - b->hb.off[tr];
+	uint32_t *stack = tg_malloc((maxn + 1) * sizeof(uint32_t));
 	if (!stack)
-		goto fail;
+		return TG_ENOMEM;
 	for (size_t tr = 0; tr < nt; tr++)
-		nest_track(tree, ev, hb.keys + hb.off[tr], hb.off[tr + 1] - hb.off[tr], stack);
-	if ((rc = reparent_python(tree, t)) || (rc = link_device_events(tree, t, &hb)) ||
-	    (rc = build_children(tree, t, &hb, &db)))
-		goto fail;
-	/* the buckets are done with: free them before the next passes allocate */
+		nest_track(b->tree, ev, b->hb.keys + b->hb.off[tr], b->hb.off[tr + 1] - b->hb.off[tr], stack);
 	free(stack);
-	free(hb.off);
-	free(hb.keys);
-	free(db.off);
-	free(db.keys);
-	stack = NULL;
-	memset(&hb, 0, sizeof(hb));
-	memset(&db, 0, sizeof(db));
-	if ((rc = find_steps(tree, t)) || (rc = narrow_steps(tree, ne)) ||
-	    (rc = tg_tree_tracelens_links(&tree->tl_linked, t, tree->parent)))
-		goto fail;
+	return reparent_python(b->tree, b->t);
+}
+
+static int device_part(struct build *b)
+{
+	int rc = tg_tree_buckets_build(&b->db, b->t, want_device);
+	return rc ? rc : tg_tree_link_by_correlation(b->tree->parent, &b->tree->stats, b->t, &b->need_fallback);
+}
+
+static int steps_part(struct build *b)
+{
+	size_t ne;
+	tg_trace_events(b->t, &ne);
+	int rc = find_steps(b->tree, b->t);
+	return rc ? rc : narrow_steps(b->tree, ne);
+}
+
+/* 1 if the caller takes the part *taken marks (nobody had), else 0. */
+static int take(struct build *b, int *taken)
+{
+	pthread_mutex_lock(&b->mu);
+	int mine = !*taken;
+	*taken = 1;
+	pthread_mutex_unlock(&b->mu);
+	return mine;
+}
+
+/* Sets *flag under the lock and wakes the waiters. */
+static void mark(struct build *b, int *flag, int v)
+{
+	pthread_mutex_lock(&b->mu);
+	*flag = v;
+	pthread_cond_broadcast(&b->cv);
+	pthread_mutex_unlock(&b->mu);
+}
+
+/* Waits until *flag is set; returns it. */
+static int wait_for(struct build *b, const int *flag)
+{
+	pthread_mutex_lock(&b->mu);
+	while (!*flag)
+		pthread_cond_wait(&b->cv, &b->mu);
+	int v = *flag;
+	pthread_mutex_unlock(&b->mu);
+	return v;
+}
+
+static void run_device(struct build *b)
+{
+	if ((b->drc = device_part(b)))
+		snprintf(b->dmsg, sizeof(b->dmsg), "%s", tg_error_last());
+	mark(b, &b->dev_done, 1);
+}
+
+static void run_steps(struct build *b)
+{
+	if ((b->src = steps_part(b)))
+		snprintf(b->smsg, sizeof(b->smsg), "%s", tg_error_last());
+	mark(b, &b->steps_done, 1);
+}
+
+/* The second thread: the device part and the steps, unless taken. */
+static void *helper(void *arg)
+{
+	struct build *b = arg;
+	if (take(b, &b->dev_taken))
+		run_device(b);
+	if (wait_for(b, &b->go) > 1 && take(b, &b->steps_taken))
+		run_steps(b);
+	release(b);
+	return NULL;
+}
+
+#define NO_THREAD 1 /* build_two_threads: no thread to be had */
+
+/* The parts on two threads, this one and a helper. 0, an error code (set
+ * here), or NO_THREAD when no thread could be had (nothing done). The
+ * helper is not joined: when it starts late (its core busy), the build
+ * does not wait for it; it then finds every part taken and only drops its
+ * reference to b. */
+static int build_two_threads(struct build *b)
+{
+	pthread_t th;
+	b->refs = 2;
+	if (pthread_create(&th, NULL, helper, b)) {
+		b->refs = 1;
+		return NO_THREAD;
+	}
+	pthread_detach(th); /* never waited for: it may start after the build is done */
+	int rc = host_part(b);
+	if (take(b, &b->dev_taken))
+		run_device(b);
+	wait_for(b, &b->dev_done);
+	if (!rc && !b->drc && b->need_fallback)
+		rc = tg_tree_link_fallback(b->tree->parent, &b->tree->stats, b->t, &b->hb);
+	int ok = !rc && !b->drc;
+	mark(b, &b->go, !ok ? -1 : b->ne < STEPS_BESIDE_MAX ? 2 : 1);
+	if (ok)
+		rc = build_children(b->tree, b->t, &b->hb, &b->db);
+	tg_tree_buckets_free(&b->hb); /* before the next passes allocate (the steps need none) */
+	tg_tree_buckets_free(&b->db);
+	if (ok && !rc)
+		rc = tg_tree_tracelens_links(&b->tree->tl_linked, b->t, b->tree->parent);
+	if (ok && take(b, &b->steps_taken))
+		run_steps(b);
+	if (ok)
+		wait_for(b, &b->steps_done);
+	if (rc)
+		return rc;
+	if (b->drc)
+		return tg_error_set(b->drc, "%s", b->dmsg);
+	return b->src ? tg_error_set(b->src, "%s", b->smsg) : 0;
+}
+
+/* The parts on this thread, the buckets freed before the steps allocate. */
+static int build_one_thread(struct build *b)
+{
+	int rc;
+	if ((rc = host_part(b)) || (rc = device_part(b)) ||
+	    (b->need_fallback && (rc = tg_tree_link_fallback(b->tree->parent, &b->tree->stats, b->t, &b->hb))) ||
+	    (rc = build_children(b->tree, b->t, &b->hb, &b->db)))
+		return rc;
+	tg_tree_buckets_free(&b->hb);
+	tg_tree_buckets_free(&b->db);
+	if ((rc = steps_part(b)))
+		return rc;
+	return tg_tree_tracelens_links(&b->tree->tl_linked, b->t, b->tree->parent);
+}
+
+/* The stats read from the finished tree: orphans and graph launches. */
+static void count_links(tg_tree *tree, const tg_event *ev, size_t ne)
+{
 	for (size_t i = 0; i < ne; i++) {
 		if (tg_kind_is_gpu(ev[i].kind) && tree->parent[i] == TG_NONE)
 			tree->stats.gpu_orphans++;
@@ -580,21 +581,52 @@ int tg_tree_build(tg_tree **out, const tg_trace *t)
 			tree->stats.graph_launches += ndev > 1;
 		}
 	}
-	free(stack);
-	free(hb.off);
-	free(hb.keys);
-	free(db.off);
-	free(db.keys);
+}
+
+int tg_tree_build(tg_tree **out, const tg_trace *t)
+{
+	*out = NULL;
+	size_t ne;
+	const tg_event *ev = tg_trace_events(t, &ne);
+	tg_tree *tree = tg_calloc(1, sizeof(*tree));
+	if (!tree)
+		return TG_ENOMEM;
+	tree->trace = t;
+	tree->ev = ev;
+	tree->parent = tg_malloc((ne + 1) * sizeof(uint32_t));
+	if (!tree->parent) {
+		tg_tree_free(tree);
+		return TG_ENOMEM;
+	}
+	for (size_t i = 0; i < ne; i++) {
+		tree->parent[i] = TG_NONE;
+		if (tg_tree_is_host_kind(ev[i].kind))
+			tree->stats.host_events++;
+		else if (tg_kind_is_gpu(ev[i].kind))
+			tree->stats.gpu_events++;
+	}
+	struct build *b = tg_calloc(1, sizeof(*b));
+	if (!b) {
+		tg_tree_free(tree);
+		return TG_ENOMEM;
+	}
+	*b = (struct build){.tree = tree, .t = t, .ne = ne, .refs = 1};
+	pthread_mutex_init(&b->mu, NULL);
+	pthread_cond_init(&b->cv, NULL);
+	int rc = ne >= TWO_THREADS_MIN ? build_two_threads(b) : NO_THREAD;
+	if (rc == NO_THREAD)
+		rc = build_one_thread(b);
+	/* the buckets now, not when a late helper lets b go: every part is done */
+	tg_tree_buckets_free(&b->hb);
+	tg_tree_buckets_free(&b->db);
+	release(b);
+	if (rc) {
+		tg_tree_free(tree);
+		return rc;
+	}
+	count_links(tree, ev, ne);
 	*out = tree;
 	return 0;
-fail:
-	free(stack);
-	free(hb.off);
-	free(hb.keys);
-	free(db.off);
-	free(db.keys);
-	tg_tree_free(tree);
-	return rc;
 }
 
 void tg_tree_free(tg_tree *tree)

@@ -34,6 +34,13 @@ static inline int tg_tree_is_host_kind(int k)
 	       k == TG_KIND_RUNTIME || k == TG_KIND_DRIVER;
 }
 
+/* 1 for the events hung under their launch: kernels, memcpys, memsets,
+ * syncs. */
+static inline int tg_tree_is_device_event(const tg_event *e)
+{
+	return tg_kind_is_gpu(e->kind) || e->kind == TG_KIND_SYNC;
+}
+
 /* Fills *b with the events of t that want accepts, bucketed by track
  * (counting sort) and each bucket sorted in the order above. *b owns its
  * arrays (tg_tree_buckets_free), on failure too. Reads t only: two threads
