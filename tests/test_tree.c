@@ -420,8 +420,71 @@ static char *blocks_json(int nblocks)
 	return s;
 }
 
+/* The tree of blocks_json(n), built one of three ways (way 0: tg_tree_build,
+ * 1: with a parked helper, 2: with none, on one thread), as it should be. */
+static void check_blocks(const tg_trace *t, int n, int way)
+{
+	tg_tree *tree;
+	if (way == 0)
+		assert_int_equal(tg_tree_build(&tree, t), 0);
+	else
+		assert_int_equal(tg_tree_build_with(&tree, t, way == 1 ? tg_tree_helper_start() : NULL), 0);
+	const tg_tree_stats *st = tg_tree_stats_get(tree);
+	assert_int_equal(st->gpu_events, 3 * n);
+	assert_int_equal(st->gpu_by_correlation, n);
+	assert_int_equal(st->gpu_by_flow, n);
+	assert_int_equal(st->gpu_by_external_id, n);
+	assert_int_equal(st->gpu_orphans, 0);
+	size_t ns;
+	tg_tree_steps(tree, &ns);
+	assert_int_equal(ns, (size_t)n);
+	char name[32];
+	for (int i = 0; i < n; i += (i < 5 || i > n - 5) ? 1 : 97) {
+		snprintf(name, sizeof(name), "ProfilerStep#%d", i);
+		uint32_t step = tg_test_find(t, name, -1);
+		snprintf(name, sizeof(name), "f%d", i);
+		uint32_t f = tg_test_find(t, name, -1);
+		snprintf(name, sizeof(name), "g%d", i);
+		uint32_t g = tg_test_find(t, name, -1);
+		snprintf(name, sizeof(name), "op%d", i);
+		uint32_t op = tg_test_find(t, name, -1);
+		snprintf(name, sizeof(name), "kc%d", i);
+		uint32_t kc = tg_test_find(t, name, -1);
+		snprintf(name, sizeof(name), "kf%d", i);
+		uint32_t kf = tg_test_find(t, name, -1);
+		snprintf(name, sizeof(name), "ke%d", i);
+		uint32_t ke = tg_test_find(t, name, -1);
+		snprintf(name, sizeof(name), "h%d", i);
+		uint32_t h = tg_test_find(t, name, -1);
+		/* a thread's first frame is no python frame's child; its child by parent id */
+		assert_int_equal(tg_tree_parent(tree, f), step);
+		assert_int_equal(tg_tree_parent(tree, g), f);
+		assert_int_equal(tg_tree_parent(tree, op), g);
+		size_t nc;
+		const uint32_t *c = tg_tree_children(tree, op, &nc);
+		assert_int_equal(nc, 3); /* the two launches, then the kernel by External id */
+		assert_int_equal(c[2], ke);
+		assert_int_equal(tg_tree_parent(tree, kc), c[0]);
+		assert_int_equal(tg_tree_parent(tree, kf), c[1]);
+		assert_int_equal(tg_tree_launch(tree, kf), c[1]);
+		assert_int_equal(tg_tree_parent(tree, ke), op);
+		assert_int_equal(tg_tree_parent(tree, h), TG_NONE);
+		assert_int_equal(tg_tree_step_of(tree, kc), i);
+		assert_int_equal(tg_tree_step_of(tree, kf), i);
+		assert_int_equal(tg_tree_step_of(tree, ke), i);
+		assert_int_equal(tg_tree_step_of(tree, h), i);
+		assert_false(tg_tree_linked_like_tracelens(tree, kc));
+		assert_false(tg_tree_linked_like_tracelens(tree, kf));
+	}
+	size_t nr;
+	tg_tree_roots(tree, &nr);
+	assert_int_equal(nr, 2 * (size_t)n); /* the steps, then track (1, 2)'s frames */
+	tg_tree_free(tree);
+}
+
 /* The same links, nesting and steps whether the tree is built on one
- * thread (a few hundred events) or on two (more than 8,192 events). */
+ * thread (a few hundred events, or no helper) or on two (more than 8,192
+ * events: a thread started by the build, or a parked helper). */
 static void test_one_and_two_threads(void **state)
 {
 	(void)state;
@@ -429,60 +492,11 @@ static void test_one_and_two_threads(void **state)
 	for (size_t z = 0; z < sizeof(sizes) / sizeof(sizes[0]); z++) {
 		int n = sizes[z];
 		char *json = blocks_json(n);
-		tg_trace *t;
-		tg_tree *tree = build(&t, json);
+		tg_trace *t = tg_test_read_str(json);
 		free(json);
-		const tg_tree_stats *st = tg_tree_stats_get(tree);
-		assert_int_equal(st->gpu_events, 3 * n);
-		assert_int_equal(st->gpu_by_correlation, n);
-		assert_int_equal(st->gpu_by_flow, n);
-		assert_int_equal(st->gpu_by_external_id, n);
-		assert_int_equal(st->gpu_orphans, 0);
-		size_t ns;
-		tg_tree_steps(tree, &ns);
-		assert_int_equal(ns, (size_t)n);
-		char name[32];
-		for (int i = 0; i < n; i += (i < 5 || i > n - 5) ? 1 : 97) {
-			snprintf(name, sizeof(name), "ProfilerStep#%d", i);
-			uint32_t step = tg_test_find(t, name, -1);
-			snprintf(name, sizeof(name), "f%d", i);
-			uint32_t f = tg_test_find(t, name, -1);
-			snprintf(name, sizeof(name), "g%d", i);
-			uint32_t g = tg_test_find(t, name, -1);
-			snprintf(name, sizeof(name), "op%d", i);
-			uint32_t op = tg_test_find(t, name, -1);
-			snprintf(name, sizeof(name), "kc%d", i);
-			uint32_t kc = tg_test_find(t, name, -1);
-			snprintf(name, sizeof(name), "kf%d", i);
-			uint32_t kf = tg_test_find(t, name, -1);
-			snprintf(name, sizeof(name), "ke%d", i);
-			uint32_t ke = tg_test_find(t, name, -1);
-			snprintf(name, sizeof(name), "h%d", i);
-			uint32_t h = tg_test_find(t, name, -1);
-			/* a thread's first frame is no python frame's child; its child by parent id */
-			assert_int_equal(tg_tree_parent(tree, f), step);
-			assert_int_equal(tg_tree_parent(tree, g), f);
-			assert_int_equal(tg_tree_parent(tree, op), g);
-			size_t nc;
-			const uint32_t *c = tg_tree_children(tree, op, &nc);
-			assert_int_equal(nc, 3); /* the two launches, then the kernel by External id */
-			assert_int_equal(c[2], ke);
-			assert_int_equal(tg_tree_parent(tree, kc), c[0]);
-			assert_int_equal(tg_tree_parent(tree, kf), c[1]);
-			assert_int_equal(tg_tree_launch(tree, kf), c[1]);
-			assert_int_equal(tg_tree_parent(tree, ke), op);
-			assert_int_equal(tg_tree_parent(tree, h), TG_NONE);
-			assert_int_equal(tg_tree_step_of(tree, kc), i);
-			assert_int_equal(tg_tree_step_of(tree, kf), i);
-			assert_int_equal(tg_tree_step_of(tree, ke), i);
-			assert_int_equal(tg_tree_step_of(tree, h), i);
-			assert_false(tg_tree_linked_like_tracelens(tree, kc));
-			assert_false(tg_tree_linked_like_tracelens(tree, kf));
-		}
-		size_t nr;
-		tg_tree_roots(tree, &nr);
-		assert_int_equal(nr, 2 * (size_t)n); /* the steps, then track (1, 2)'s frames */
-		tg_tree_free(tree);
+		for (int way = 0; way < 3; way++)
+			check_blocks(t, n, way);
+		tg_tree_helper_free(tg_tree_helper_start()); /* started, never used */
 		tg_trace_free(t);
 	}
 }

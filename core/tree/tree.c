@@ -519,15 +519,18 @@ static void *helper(void *arg)
  * helper is not joined: when it starts late (its core busy), the build
  * does not wait for it; it then finds every part taken and only drops its
  * reference to b. */
-static int build_two_threads(struct build *b)
+static int build_two_threads(struct build *b, tg_tree_helper *h)
 {
 	pthread_t th;
 	b->refs = 2;
-	if (pthread_create(&th, NULL, helper, b)) {
+	if (h) {
+		tg_tree_helper_run(h, helper, b);
+	} else if (pthread_create(&th, NULL, helper, b)) {
 		b->refs = 1;
 		return NO_THREAD;
+	} else {
+		pthread_detach(th); /* never waited for: it may start after the build is done */
 	}
-	pthread_detach(th); /* never waited for: it may start after the build is done */
 	int rc = host_part(b);
 	if (take(b, &b->dev_taken))
 		run_device(b);
@@ -583,21 +586,25 @@ static void count_links(tg_tree *tree, const tg_event *ev, size_t ne)
 	}
 }
 
-int tg_tree_build(tg_tree **out, const tg_trace *t)
+/* The tree of t; from TWO_THREADS_MIN events on two threads: h's, else
+ * one started now when spawn is set, else none. */
+static int build_tree(tg_tree **out, const tg_trace *t, tg_tree_helper *h, int spawn)
 {
 	*out = NULL;
 	size_t ne;
 	const tg_event *ev = tg_trace_events(t, &ne);
 	tg_tree *tree = tg_calloc(1, sizeof(*tree));
-	if (!tree)
-		return TG_ENOMEM;
-	tree->trace = t;
-	tree->ev = ev;
-	tree->parent = tg_malloc((ne + 1) * sizeof(uint32_t));
-	if (!tree->parent) {
+	struct build *b = tg_calloc(1, sizeof(*b));
+	if (tree)
+		tree->parent = tg_malloc((ne + 1) * sizeof(uint32_t));
+	if (!tree || !b || !tree->parent) {
+		tg_tree_helper_free(h);
 		tg_tree_free(tree);
+		free(b);
 		return TG_ENOMEM;
 	}
+	tree->trace = t;
+	tree->ev = ev;
 	for (size_t i = 0; i < ne; i++) {
 		tree->parent[i] = TG_NONE;
 		if (tg_tree_is_host_kind(ev[i].kind))
@@ -605,15 +612,14 @@ int tg_tree_build(tg_tree **out, const tg_trace *t)
 		else if (tg_kind_is_gpu(ev[i].kind))
 			tree->stats.gpu_events++;
 	}
-	struct build *b = tg_calloc(1, sizeof(*b));
-	if (!b) {
-		tg_tree_free(tree);
-		return TG_ENOMEM;
-	}
 	*b = (struct build){.tree = tree, .t = t, .ne = ne, .refs = 1};
 	pthread_mutex_init(&b->mu, NULL);
 	pthread_cond_init(&b->cv, NULL);
-	int rc = ne >= TWO_THREADS_MIN ? build_two_threads(b) : NO_THREAD;
+	int rc = NO_THREAD;
+	if (ne >= TWO_THREADS_MIN && (h || spawn))
+		rc = build_two_threads(b, h);
+	else
+		tg_tree_helper_free(h);
 	if (rc == NO_THREAD)
 		rc = build_one_thread(b);
 	/* the buckets now, not when a late helper lets b go: every part is done */
@@ -628,6 +634,10 @@ int tg_tree_build(tg_tree **out, const tg_trace *t)
 	*out = tree;
 	return 0;
 }
+
+int tg_tree_build(tg_tree **out, const tg_trace *t) { return build_tree(out, t, NULL, 1); }
+
+int tg_tree_build_with(tg_tree **out, const tg_trace *t, tg_tree_helper *h) { return build_tree(out, t, h, 0); }
 
 void tg_tree_free(tg_tree *tree)
 {
