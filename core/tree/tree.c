@@ -383,28 +383,30 @@ static int narrow_steps(tg_tree *tree, size_t ne)
 #define STEPS_BESIDE_MAX 65536
 
 /* The build's parts. The host part buckets and nests the host events and
- * applies the Python parent ids (parents of host events); the device part
- * buckets the device events and links them by correlation (parents of
+ * applies the Python parent ids (parents of host events); beside it, the
+ * device events' buckets, and their links by correlation (parents of
  * device events). Then the fallback links (the host buckets), then the
- * children (all parents, both buckets), the steps and TraceLens's links
- * (these two read device events' parents only). Each part writes its own
- * fields of the stats. On two threads the device part and the steps are
- * each taken by whichever thread comes to them first: a thread that starts
- * late on a busy machine (a new thread often waits for its parent's core)
- * holds nothing up; the caller's thread does all the rest. */
+ * children (all parents, both buckets), beside TraceLens's links and the
+ * steps (these two read device events' parents only). Each part writes
+ * its own fields of the stats. On two threads the caller's thread does the
+ * host part, the fallback and the children; every other part (a task) is
+ * taken by whichever thread comes to it first, so that a helper that
+ * starts late or loses its core on a busy machine holds up at most the
+ * one task it is running. */
+enum { T_DBUCKETS, T_CORR, T_TLLINKS, T_STEPS, NTASKS };
+
 struct build {
 	tg_tree *tree;
 	const tg_trace *t;
+	size_t ne;            /* the trace's events */
 	tg_tree_buckets hb, db;
 	size_t need_fallback;
-	int drc, src;         /* the device part's error, the steps' */
-	char dmsg[1024], smsg[1024]; /* their messages: tg_error_last() is per thread */
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
-	int dev_taken, dev_done, steps_taken, steps_done;
-	size_t ne;            /* the trace's events */
-	int go;               /* fallback done: 2 = go on, the steps on either thread; 1 = go on, the steps
-	                       * here; -1 = stop */
+	int taken[NTASKS], done[NTASKS], rc[NTASKS];
+	char msg[NTASKS][512]; /* the tasks' messages: tg_error_last() is per thread */
+	int go;               /* fallback done: 2 = go on, the last tasks on either thread; 1 = go on, the
+	                       * last tasks on the caller's thread; -1 = stop */
 	int refs;             /* threads holding b: the last one frees it */
 };
 
@@ -442,83 +444,83 @@ static int host_part(struct build *b)
 	return reparent_python(b->tree, b->t);
 }
 
-static int device_part(struct build *b)
+static int task(struct build *b, int i)
 {
-	int rc = tg_tree_buckets_build(&b->db, b->t, want_device);
-	return rc ? rc : tg_tree_link_by_correlation(b->tree->parent, &b->tree->stats, b->t, &b->need_fallback);
+	tg_tree *tree = b->tree;
+	int rc;
+	switch (i) {
+	case T_DBUCKETS: return tg_tree_buckets_build(&b->db, b->t, want_device);
+	case T_CORR: return tg_tree_link_by_correlation(tree->parent, &tree->stats, b->t, &b->need_fallback);
+	case T_TLLINKS: return tg_tree_tracelens_links(&tree->tl_linked, b->t, tree->parent);
+	default: return (rc = find_steps(tree, b->t)) ? rc : narrow_steps(tree, b->ne);
+	}
 }
 
-static int steps_part(struct build *b)
-{
-	size_t ne;
-	tg_trace_events(b->t, &ne);
-	int rc = find_steps(b->tree, b->t);
-	return rc ? rc : narrow_steps(b->tree, ne);
-}
-
-/* 1 if the caller takes the part *taken marks (nobody had), else 0. */
-static int take(struct build *b, int *taken)
+/* Runs task i unless another thread took it. */
+static void take(struct build *b, int i)
 {
 	pthread_mutex_lock(&b->mu);
-	int mine = !*taken;
-	*taken = 1;
+	int mine = !b->taken[i];
+	b->taken[i] = 1;
 	pthread_mutex_unlock(&b->mu);
-	return mine;
-}
-
-/* Sets *flag under the lock and wakes the waiters. */
-static void mark(struct build *b, int *flag, int v)
-{
+	if (!mine)
+		return;
+	int rc = task(b, i);
+	if (rc)
+		snprintf(b->msg[i], sizeof(b->msg[i]), "%s", tg_error_last());
 	pthread_mutex_lock(&b->mu);
-	*flag = v;
+	b->rc[i] = rc;
+	b->done[i] = 1;
 	pthread_cond_broadcast(&b->cv);
 	pthread_mutex_unlock(&b->mu);
 }
 
-/* Waits until *flag is set; returns it. */
-static int wait_for(struct build *b, const int *flag)
+/* Waits until tasks i and j are done; 0 or the first one's error code. */
+static int wait_tasks(struct build *b, int i, int j)
 {
 	pthread_mutex_lock(&b->mu);
-	while (!*flag)
+	while (!b->done[i] || !b->done[j])
 		pthread_cond_wait(&b->cv, &b->mu);
-	int v = *flag;
+	int rc = b->rc[i] ? b->rc[i] : b->rc[j];
 	pthread_mutex_unlock(&b->mu);
-	return v;
+	return rc;
 }
 
-static void run_device(struct build *b)
-{
-	if ((b->drc = device_part(b)))
-		snprintf(b->dmsg, sizeof(b->dmsg), "%s", tg_error_last());
-	mark(b, &b->dev_done, 1);
-}
-
-static void run_steps(struct build *b)
-{
-	if ((b->src = steps_part(b)))
-		snprintf(b->smsg, sizeof(b->smsg), "%s", tg_error_last());
-	mark(b, &b->steps_done, 1);
-}
-
-/* The second thread: the device part and the steps, unless taken. */
+/* The second thread: the tasks nobody took yet. */
 static void *helper(void *arg)
 {
 	struct build *b = arg;
-	if (take(b, &b->dev_taken))
-		run_device(b);
-	if (wait_for(b, &b->go) > 1 && take(b, &b->steps_taken))
-		run_steps(b);
+	take(b, T_DBUCKETS);
+	take(b, T_CORR);
+	pthread_mutex_lock(&b->mu);
+	while (!b->go)
+		pthread_cond_wait(&b->cv, &b->mu);
+	int go = b->go;
+	pthread_mutex_unlock(&b->mu);
+	if (go > 1) {
+		take(b, T_STEPS);
+		take(b, T_TLLINKS);
+	}
 	release(b);
 	return NULL;
 }
 
 #define NO_THREAD 1 /* build_two_threads: no thread to be had */
 
-/* The parts on two threads, this one and a helper. 0, an error code (set
- * here), or NO_THREAD when no thread could be had (nothing done). The
- * helper is not joined: when it starts late (its core busy), the build
- * does not wait for it; it then finds every part taken and only drops its
- * reference to b. */
+/* The first error of the tasks, set on this thread; 0 when none. */
+static int task_error(struct build *b)
+{
+	for (int i = 0; i < NTASKS; i++)
+		if (b->done[i] && b->rc[i])
+			return tg_error_set(b->rc[i], "%s", b->msg[i]);
+	return 0;
+}
+
+/* The parts on two threads, this one and a helper (h's, else one started
+ * now). 0, an error code (set here), or NO_THREAD when no thread could be
+ * had (nothing done). The helper is not joined: when it starts late, the
+ * build does not wait for it; it then finds every task taken and only
+ * drops its hold on b. */
 static int build_two_threads(struct build *b, tg_tree_helper *h)
 {
 	pthread_t th;
@@ -532,43 +534,39 @@ static int build_two_threads(struct build *b, tg_tree_helper *h)
 		pthread_detach(th); /* never waited for: it may start after the build is done */
 	}
 	int rc = host_part(b);
-	if (take(b, &b->dev_taken))
-		run_device(b);
-	wait_for(b, &b->dev_done);
-	if (!rc && !b->drc && b->need_fallback)
+	take(b, T_CORR);
+	take(b, T_DBUCKETS);
+	int trc = wait_tasks(b, T_DBUCKETS, T_CORR);
+	if (!rc && !trc && b->need_fallback)
 		rc = tg_tree_link_fallback(b->tree->parent, &b->tree->stats, b->t, &b->hb);
-	int ok = !rc && !b->drc;
-	mark(b, &b->go, !ok ? -1 : b->ne < STEPS_BESIDE_MAX ? 2 : 1);
+	int ok = !rc && !trc;
+	pthread_mutex_lock(&b->mu);
+	b->go = !ok ? -1 : b->ne < STEPS_BESIDE_MAX ? 2 : 1;
+	pthread_cond_broadcast(&b->cv);
+	pthread_mutex_unlock(&b->mu);
 	if (ok)
 		rc = build_children(b->tree, b->t, &b->hb, &b->db);
-	tg_tree_buckets_free(&b->hb); /* before the next passes allocate (the steps need none) */
+	tg_tree_buckets_free(&b->hb); /* before the next passes allocate (the last tasks need none) */
 	tg_tree_buckets_free(&b->db);
-	if (ok && !rc)
-		rc = tg_tree_tracelens_links(&b->tree->tl_linked, b->t, b->tree->parent);
-	if (ok && take(b, &b->steps_taken))
-		run_steps(b);
-	if (ok)
-		wait_for(b, &b->steps_done);
-	if (rc)
-		return rc;
-	if (b->drc)
-		return tg_error_set(b->drc, "%s", b->dmsg);
-	return b->src ? tg_error_set(b->src, "%s", b->smsg) : 0;
+	if (ok) {
+		take(b, T_TLLINKS);
+		take(b, T_STEPS);
+		wait_tasks(b, T_TLLINKS, T_STEPS);
+	}
+	return rc ? rc : task_error(b);
 }
 
 /* The parts on this thread, the buckets freed before the steps allocate. */
 static int build_one_thread(struct build *b)
 {
 	int rc;
-	if ((rc = host_part(b)) || (rc = device_part(b)) ||
+	if ((rc = host_part(b)) || (rc = task(b, T_DBUCKETS)) || (rc = task(b, T_CORR)) ||
 	    (b->need_fallback && (rc = tg_tree_link_fallback(b->tree->parent, &b->tree->stats, b->t, &b->hb))) ||
 	    (rc = build_children(b->tree, b->t, &b->hb, &b->db)))
 		return rc;
 	tg_tree_buckets_free(&b->hb);
 	tg_tree_buckets_free(&b->db);
-	if ((rc = steps_part(b)))
-		return rc;
-	return tg_tree_tracelens_links(&b->tree->tl_linked, b->t, b->tree->parent);
+	return (rc = task(b, T_STEPS)) ? rc : task(b, T_TLLINKS);
 }
 
 /* The stats read from the finished tree: orphans and graph launches. */

@@ -76,6 +76,10 @@ int tg_tree_link_by_correlation(uint32_t *parent, tg_tree_stats *stats, const tg
 	*need_fallback = 0;
 	if (!by_corr)
 		return TG_ENOMEM;
+	/* counted here, added once: the stats share a cache line with the host
+	 * events' counts, written on the other thread meanwhile */
+	uint64_t syncs = 0, by_corr_n = 0;
+	size_t fallback = 0;
 	for (size_t i = 0; i < ne; i++) {
 		const tg_event *e = &ev[i];
 		if (!tg_tree_is_device_event(e))
@@ -86,13 +90,16 @@ int tg_tree_link_by_correlation(uint32_t *parent, tg_tree_stats *stats, const tg
 		if (p != TG_NONE) {
 			parent[i] = p;
 			if (e->kind == TG_KIND_SYNC)
-				stats->syncs_linked++;
+				syncs++;
 			else
-				stats->gpu_by_correlation++;
+				by_corr_n++;
 		} else if (e->kind != TG_KIND_SYNC) {
-			(*need_fallback)++;
+			fallback++;
 		}
 	}
+	stats->syncs_linked += syncs;
+	stats->gpu_by_correlation += by_corr_n;
+	*need_fallback = fallback;
 	tg_idmap_free(by_corr);
 	return 0;
 }
