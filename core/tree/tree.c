@@ -4,16 +4,25 @@
  * Layout: parent[] per event, children in CSR form (child_off[] indexes
  * children[]), step_of[] per event (16-bit when the steps fit, as they
  * nearly always do: 2 bytes an event less), TraceLens's link marks one bit
- * an event; whether an event is in the tree is read from its kind. Host events are bucketed by track with a
- * counting sort, each bucket sorted by (ts asc, dur desc, kind rank, file
- * order) and nested with a stack. Tolerance: a child may end up to TOL_NS
+ * an event; whether an event is in the tree is read from its kind. Host
+ * events are bucketed by track with a counting sort, each bucket sorted by
+ * (ts asc, dur desc, kind rank, file order) and nested with a stack.
+ * Tolerance: a child may end up to TOL_NS
  * after its parent (clock rounding in the profiler); an event that starts
  * less than TOL_NS before its predecessor's end is its sibling, not its
  * child. An event that overlaps its predecessor by more than that and ends
  * after it ("bleeds") is still kept, as the predecessor's child.
+ *
+ * From TWO_THREADS_MIN events the build runs on two threads (struct build
+ * below): the host events' nesting on the caller's, the device events'
+ * buckets and links, TraceLens's links and the steps on whichever thread
+ * comes to them first. The buckets and their sort live in tree_buckets.c,
+ * the links by launch in tree_launch.c, the parked helper in
+ * tree_helper.c.
  */
 #include "tree.h"
 #include "tree_buckets.h"
+#include "tree_helper.h"
 #include "tree_launch.h"
 #include "tree_links.h"
 #include "../../util/idmap.h"

@@ -54,10 +54,6 @@ tg_tree_helper *tg_tree_helper_start(void);
 /* Tells h's thread to exit, and frees h. NULL is a no-op. */
 void tg_tree_helper_free(tg_tree_helper *h);
 
-/* Runs fn(arg) on h's thread; h is its thread's from then on (private to
- * core/tree: tg_tree_build_with calls it). */
-void tg_tree_helper_run(tg_tree_helper *h, void *(*fn)(void *), void *arg);
-
 /* tg_tree_build with h's thread as the second thread of a large enough
  * trace's build, or on one thread when h is NULL; h is taken either way
  * (used or freed). */

@@ -10,7 +10,7 @@
  * The parked thread owns the helper once it is handed a job or told to
  * quit: it frees it, and the caller never touches it again.
  */
-#include "tree.h"
+#include "tree_helper.h"
 
 #include <pthread.h>
 #include <stdlib.h>
