@@ -39,6 +39,7 @@ struct tg_gate {
 	const tg_rundata **bdata, **xdata;
 	const tg_tree_diff_side **bviews; /* the base side's views in that order (borrowed), NULL: none */
 	const tg_findings *across[2]; /* their findings across ranks (borrowed), NULL when not needed */
+	const tg_gate_data *sides[2]; /* the sides as given (tg_gate_opts.release_data) */
 };
 
 static double now_s(void)
@@ -134,6 +135,10 @@ static int align(tg_gate *g, const tg_gate_opts *o)
 	int rc = np < 0 ? np : 0;
 	for (int i = 0; !rc && i < np; i++) {
 		tg_divergence_pair *p = &g->pairs[i];
+		if (g->bdata && (!tg_rundata_skeleton(g->bdata[p->bt]) || !tg_rundata_skeleton(g->xdata[p->nt]))) {
+			rc = tg_error_set(TG_EINVAL, "gate: run data without its skeleton cannot be aligned");
+			break;
+		}
 		if (g->bviews && g->bviews[p->bt] &&
 		    tg_tree_diff_side_skeleton(g->bviews[p->bt]) == tg_rundata_skeleton(g->bdata[p->bt]))
 			rc = tg_tree_diff_build_from(&g->diffs[i], g->bviews[p->bt],
@@ -191,6 +196,25 @@ static int align(tg_gate *g, const tg_gate_opts *o)
 	return rc;
 }
 
+/* The alignments are drawn and tabulated: nothing reads them again, so
+ * they go before the judgement's own arrays are made. */
+static void drop_diffs(tg_gate *g)
+{
+	for (size_t i = 0; i < g->ndiffs; i++) {
+		tg_tree_diff_free(g->diffs[i]);
+		g->diffs[i] = NULL;
+		g->pairs[i].diff = NULL;
+	}
+	g->ndiffs = 0;
+}
+
+/* Side s's run data parts freed (tg_rundata_release) when opts allow it. */
+static void release_data(const tg_gate_data *s, const tg_gate_opts *opts, unsigned parts)
+{
+	for (size_t i = 0; s && opts && opts->release_data && i < s->n; i++)
+		tg_rundata_release((tg_rundata *)s->data[i], parts); /* the caller's, lent for this */
+}
+
 /* Whether the traces of side m are distinct ranks of one job
  * (tg_measure_trace_rank; unknown ranks count as 0), into ranks (one per
  * trace): their findings across ranks are then evaluated. */
@@ -234,7 +258,9 @@ static int side_findings(tg_findings **out, const tg_measure *m, const tg_findin
 		                  tg_measure_trace_name(m, 0));
 	const tg_findings **list = data ? tg_calloc(n ? n : 1, sizeof(*list)) : (const tg_findings **)per;
 	for (size_t i = 0; !rc && data && list && i < n; i++)
-		list[i] = tg_rundata_findings(data[i]);
+		if (!(list[i] = tg_rundata_findings(data[i])))
+			rc = tg_error_set(TG_EINVAL, "gate: the run data of %s holds no findings",
+			                  tg_measure_trace_name(m, i));
 	if (!rc)
 		rc = list ? tg_findings_side(out, list, ranks, n, across ? across : given) : TG_ENOMEM;
 	if (data)
@@ -271,7 +297,13 @@ static int data_critical_paths(tg_gate *g, size_t nb, size_t nx)
 		return TG_ENOMEM;
 	}
 	for (size_t i = 0; i < nb + nx; i++) {
-		s[i] = *tg_rundata_cp(i < nb ? g->bdata[i] : g->xdata[i - nb]);
+		const tg_rundata *rd = i < nb ? g->bdata[i] : g->xdata[i - nb];
+		if (!(tg_rundata_parts(rd) & TG_RUNDATA_CP)) {
+			free(s);
+			free((void *)names);
+			return tg_error_set(TG_EINVAL, "gate: run data without its critical path");
+		}
+		s[i] = *tg_rundata_cp(rd);
 		names[i] = i < nb ? tg_measure_trace_name(g->base, i) : tg_measure_trace_name(g->next, i - nb);
 	}
 	tg_cp_diff_from(g->cp, s, names, nb, s + nb, names + nb, nx);
@@ -412,13 +444,29 @@ int tg_gate_across(tg_findings **out, const tg_rules *rules, const tg_tree *cons
 	return tg_findings_across(out, trees, n, tg_rules_findings(rules), -1);
 }
 
+/* The --noise-from runs s as one measure on keys, as tg_measure_build
+ * measures their trees: in the order given, each trace's rank its
+ * distributedInfo rank, the hint or the name (tg_rank_of). */
+static int measure_noise_data(tg_measure **out, const tg_gate_data *s, tg_atoms *keys)
+{
+	int rc = tg_measure_new(out, keys);
+	for (size_t i = 0; !rc && i < s->n; i++) {
+		const char *name = s->names ? s->names[i] : NULL;
+		int64_t r = tg_rank_pick(tg_rundata_rank(s->data[i]), s->hints ? s->hints[i] : -1, name);
+		rc = tg_measure_append(*out, tg_rundata_measure(s->data[i]), &r, &name);
+	}
+	return rc;
+}
+
 /* The gate on g's measured sides: judgeable, aligned, its findings, the
  * rules judged, the critical paths. 0 or a code (g is the caller's to
  * free). */
 static int judge_sides(tg_gate *g, const tg_rules *rules, const tg_gate_opts *opts)
 {
 	int rc = 0;
-	if (opts && opts->nnoise)
+	if (opts && opts->noise_data && opts->noise_data->n && g->bdata)
+		rc = measure_noise_data(&g->noise, opts->noise_data, g->keys);
+	else if (opts && opts->nnoise)
 		rc = tg_measure_build(&g->noise, opts->noise, opts->nnoise, g->keys);
 	/* nothing to judge is not a pass (docs/rules.md) */
 	if (!rc)
@@ -427,8 +475,13 @@ static int judge_sides(tg_gate *g, const tg_rules *rules, const tg_gate_opts *op
 		rc = tg_measure_judgeable(g->next, "new");
 	if (!rc && g->noise)
 		rc = tg_measure_judgeable(g->noise, "--noise-from");
+	if (opts && opts->noise_data && g->bdata)
+		release_data(opts->noise_data, opts, TG_RUNDATA_MEASURE);
 	if (!rc && !(opts && opts->no_tree_diff))
 		rc = align(g, opts);
+	drop_diffs(g);
+	release_data(g->sides[0], opts, TG_RUNDATA_SKELETON);
+	release_data(g->sides[1], opts, TG_RUNDATA_SKELETON);
 	if (!rc)
 		rc = findings(g, rules);
 	if (!rc) {
@@ -500,6 +553,12 @@ int tg_gate_run_data(tg_gate **out, const tg_rules *rules, const tg_gate_data *b
 		rc = measure_data(&g->base, &g->border, &g->bdata, base, fo, g->keys);
 	if (!rc)
 		rc = measure_data(&g->next, &g->xorder, &g->xdata, next, fo, g->keys);
+	if (!rc) {
+		g->sides[0] = base;
+		g->sides[1] = next;
+		release_data(base, opts, TG_RUNDATA_MEASURE);
+		release_data(next, opts, TG_RUNDATA_MEASURE);
+	}
 	if (!rc && base->views && !(g->bviews = tg_calloc(base->n ? base->n : 1, sizeof(*g->bviews))))
 		rc = tg_error_set(TG_ENOMEM, "out of memory");
 	for (size_t i = 0; !rc && base->views && i < base->n; i++)

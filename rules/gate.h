@@ -50,6 +50,14 @@ typedef struct tg_gate_opts {
 	                                            history (judge.h), may be NULL */
 	size_t nrule_base_runs;
 	int no_critical_path;      /* skip the critical paths (cp_diff.h) */
+	const struct tg_gate_data *noise_data; /* tg_gate_run_data: the --noise-from runs as run data
+	                                          (borrowed; only their measures are read),
+	                                          instead of noise; NULL: none */
+	int release_data; /* tg_gate_run_data may free each run data's measures once
+	                     its side is measured, and its skeleton once aligned
+	                     (tg_rundata_release): what a caller that judges once and
+	                     then frees the data sets (`tracegate diff`), so that they
+	                     are not held twice */
 	const int64_t *base_ranks; /* per trace of each side, the rank the run's */
 	const int64_t *next_ranks; /* manifest gives it (-1: none); NULL: none */
 } tg_gate_opts;
@@ -69,7 +77,8 @@ int tg_gate_run(tg_gate **out, const tg_rules *rules, const tg_tree *const *base
 
 /* One side as run data (core/diff/rundata.h) instead of trees: the traces of
  * runs that are not read again (the daemon's stored runs). */
-typedef struct tg_gate_data {
+typedef struct tg_gate_data tg_gate_data;
+struct tg_gate_data {
 	const tg_rundata *const *data; /* n, each with findings under the rules' thresholds */
 	const char *const *names;      /* the traces' names, as the reader named them (messages, a
 	                                  rank from the file name); NULL: none */
@@ -82,7 +91,7 @@ typedef struct tg_gate_data {
 	                                          trace's skeleton made once (tree_diff.h), n,
 	                                          NULL entries (or NULL) where none: the
 	                                          same alignment, without building the view */
-} tg_gate_data;
+};
 
 /* The same gate on run data: each side's traces in the same rank order,
  * each base skeleton aligned with the new one of its rank, each trace's
@@ -90,9 +99,15 @@ typedef struct tg_gate_data {
  * is the one tg_gate_run gives on the trees the data was built from,
  * with those trees' names and opts' ranks as hints (tests/test_rundata.c
  * compares the text, md and json). The run data must outlive the
- * result; tg_measure_tree of its sides is NULL. Errors as tg_gate_run's,
- * and TG_EINVAL when a trace's findings were computed under other
- * thresholds or the findings across ranks are needed and not given. */
+ * result; tg_measure_tree of its sides is NULL. Run data built with
+ * tg_rundata_build_parts needs its findings, its skeleton unless
+ * opts->no_tree_diff, and its critical path unless opts->no_critical_path
+ * (opts->noise_data: its measures alone). Errors as tg_gate_run's, and
+ * TG_EINVAL when a trace's findings were computed under other thresholds,
+ * the findings across ranks are needed and not given, or a part the
+ * judgement reads is missing. With opts->release_data, the run data's
+ * measures and skeletons are freed during the call: that data is good for
+ * nothing but tg_rundata_free afterwards. */
 int tg_gate_run_data(tg_gate **out, const tg_rules *rules, const tg_gate_data *base, const tg_gate_data *next,
                      const tg_gate_opts *opts);
 

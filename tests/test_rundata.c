@@ -9,7 +9,12 @@
  * op, two ranks a side with a straggler, the sides' traces given in
  * another order, every name in reverse order) and compares the bytes, and
  * a third time with the base side's tree-diff views made beforehand
- * (tg_gate_data.views: what the daemon keeps for a baseline). Also:
+ * (tg_gate_data.views: what the daemon keeps for a baseline). The same
+ * bytes again from built run data made its own (tg_rundata_detach), with
+ * only the parts a diff's options need, the noise runs as measures alone,
+ * and the gate freeing what it has read: what `tracegate diff` does
+ * (cli/diff_load.c); a part the judgement needs and the data lacks is
+ * refused. Also:
  * encoding is stable (encode, decode, encode gives the same bytes), the
  * decoded arrays equal the built ones, and damaged bytes
  * (every truncation, flipped bytes, another format, a limit) are an error,
@@ -221,6 +226,162 @@ static void test_same_verdict_reversed(void **state)
 	same_verdict(b, 1, n, 1);
 }
 
+/* Built run data made its own (tg_rundata_detach) with the parts asked
+ * for: its measure no longer names the tree, its skeleton's names are its
+ * own; detaching twice changes nothing. */
+static tg_rundata *detached(const tg_tree *tree, const tg_rules *rules, unsigned parts)
+{
+	tg_rundata *rd;
+	assert_int_equal(tg_rundata_build_parts(&rd, tree, tg_rules_findings(rules), parts), 0);
+	assert_int_equal(tg_rundata_parts(rd), (parts & TG_RUNDATA_ALL) | TG_RUNDATA_MEASURE);
+	assert_ptr_equal(tg_measure_tree(tg_rundata_measure(rd), 0), tree);
+	/* each node's name as a string, before: the same strings after */
+	size_t nn = 0;
+	const tg_skeleton *sk = tg_rundata_skeleton(rd);
+	const tg_skel_node *x = sk ? tg_skeleton_nodes(sk, &nn) : NULL;
+	const char **before = calloc(nn + 1, sizeof(*before));
+	assert_non_null(before);
+	for (size_t i = 0; i < nn; i++)
+		before[i] = tg_atoms_str(tg_skeleton_atoms(sk), x[i].name);
+	size_t nsteps, nr1, nr2;
+	tg_tree_steps(tree, &nsteps);
+	tg_measure_kernels(tg_rundata_measure(rd), &nr1);
+	assert_int_equal(tg_rundata_detach(rd), 0);
+	assert_null(tg_measure_tree(tg_rundata_measure(rd), 0));
+	assert_string_equal(tg_measure_trace_name(tg_rundata_measure(rd), 0), "");
+	assert_int_equal(tg_measure_trace_steps(tg_rundata_measure(rd), 0), nsteps);
+	tg_measure_kernels(tg_rundata_measure(rd), &nr2);
+	assert_int_equal(nr1, nr2);
+	for (size_t i = 0; i < nn; i++) /* the trace's atoms are still alive here */
+		assert_string_equal(tg_atoms_str(tg_skeleton_atoms(sk), x[i].name), before[i]);
+	assert_true(!sk || tg_atoms_count(tg_skeleton_atoms(sk)) < tg_atoms_count(tg_trace_atoms(tg_tree_trace(tree))));
+	free(before);
+	assert_int_equal(tg_rundata_detach(rd), 0);
+	if (parts & TG_RUNDATA_SKELETON)
+		assert_ptr_not_equal(tg_skeleton_atoms(tg_rundata_skeleton(rd)), tg_trace_atoms(tg_tree_trace(tree)));
+	else
+		assert_null(tg_rundata_skeleton(rd));
+	if (!(parts & TG_RUNDATA_FINDINGS))
+		assert_null(tg_rundata_findings(rd));
+	assert_int_equal(tg_rundata_cp(rd)->ok, (parts & TG_RUNDATA_CP) != 0);
+	void *blob = NULL;
+	size_t len = 0;
+	if ((parts & TG_RUNDATA_ALL) != TG_RUNDATA_ALL) /* a part missing: not kept */
+		assert_int_equal(tg_rundata_encode(&blob, &len, rd), TG_EINVAL);
+	return rd;
+}
+
+/* What `tracegate diff` does (cli/diff_load.c): each trace's run data
+ * built with the parts o needs, detached, the noise run's measures alone
+ * (noise_data), the gate freeing what it has read (release_data): the
+ * bytes of tg_gate_run on the trees under o. */
+static void same_as_trees(const char *bargs, const char *nargs, const char *noise_args, tg_gate_opts o, unsigned parts)
+{
+	const tg_tree *b = gt_trace(bargs)->tree, *x = gt_trace(nargs)->tree;
+	const tg_tree *z = noise_args ? gt_trace(noise_args)->tree : NULL;
+	tg_rules *rules;
+	assert_int_equal(tg_rules_load_default(&rules), 0);
+	tg_gate *g1, *g2;
+	o.noise = z ? &z : NULL;
+	o.nnoise = z ? 1 : 0;
+	assert_int_equal(tg_gate_run(&g1, rules, &b, 1, &x, 1, &o), 0);
+	/* the base's findings on a second thread while its critical path is found */
+	tg_rundata *bd = detached(b, rules, parts | TG_RUNDATA_THREADS), *xd = detached(x, rules, parts);
+	tg_rundata *zd = z ? detached(z, rules, 0) : NULL;
+	const char *bn = tg_trace_name(tg_tree_trace(b)), *xn = tg_trace_name(tg_tree_trace(x));
+	const char *zn = z ? tg_trace_name(tg_tree_trace(z)) : NULL;
+	tg_gate_data bs = {.data = (const tg_rundata *const *)&bd, .names = &bn, .n = 1};
+	tg_gate_data xs = {.data = (const tg_rundata *const *)&xd, .names = &xn, .n = 1};
+	tg_gate_data zs = {.data = (const tg_rundata *const *)&zd, .names = &zn, .n = 1};
+	tg_gate_opts od = o;
+	od.noise = NULL;
+	od.nnoise = 0;
+	od.noise_data = z ? &zs : NULL;
+	od.release_data = 1;
+	assert_int_equal(tg_gate_run_data(&g2, rules, &bs, &xs, &od), 0);
+	/* what the gate read is gone; the rest stays */
+	assert_null(tg_rundata_measure(bd));
+	assert_null(tg_rundata_measure(xd));
+	assert_null(tg_rundata_skeleton(bd));
+	assert_non_null(tg_rundata_findings(xd));
+	assert_int_equal(tg_rundata_parts(bd) & (TG_RUNDATA_MEASURE | TG_RUNDATA_SKELETON), 0);
+	assert_true(!zd || !tg_rundata_measure(zd));
+	void *blob = NULL;
+	size_t len = 0;
+	assert_int_equal(tg_rundata_encode(&blob, &len, bd), TG_EINVAL);
+	char *a = render(g1), *c = render(g2);
+	assert_true(strlen(a) > 1000);
+	assert_string_equal(a, c);
+	assert_int_equal(tg_gate_verdict(g1), tg_gate_verdict(g2));
+	free(a);
+	free(c);
+	tg_gate_free(g1);
+	tg_gate_free(g2);
+	tg_rundata_free(bd);
+	tg_rundata_free(xd);
+	tg_rundata_free(zd);
+	tg_rules_free(rules);
+}
+
+#define SPLIT SMALL " --split-attention 1.2 --extra-op aten::gelu"
+
+static void test_detached_all(void **state)
+{
+	(void)state;
+	GT_SKIP_WITHOUT_GEN();
+	same_as_trees(SMALL, SPLIT, NULL, (tg_gate_opts){0}, TG_RUNDATA_ALL);
+	same_as_trees(SMALL " --python", SMALL " --python --sdpa-math 1.5 --seed 2", NULL, (tg_gate_opts){0},
+	              TG_RUNDATA_ALL);
+}
+
+/* --no-critical-path and --no-tree-diff: the parts they skip are not
+ * built, and the bytes are the trees' under the same options. */
+static void test_detached_parts(void **state)
+{
+	(void)state;
+	GT_SKIP_WITHOUT_GEN();
+	same_as_trees(SMALL, SPLIT, NULL, (tg_gate_opts){.no_critical_path = 1},
+	              TG_RUNDATA_FINDINGS | TG_RUNDATA_SKELETON);
+	same_as_trees(SMALL, SPLIT, NULL, (tg_gate_opts){.no_tree_diff = 1}, TG_RUNDATA_FINDINGS | TG_RUNDATA_CP);
+	same_as_trees(SMALL, SPLIT, NULL, (tg_gate_opts){.no_tree_diff = 1, .no_critical_path = 1},
+	              TG_RUNDATA_FINDINGS);
+}
+
+/* --noise-from as run data of the measures alone: the widened intervals
+ * of the trees' noise run, to the byte. */
+static void test_detached_noise(void **state)
+{
+	(void)state;
+	GT_SKIP_WITHOUT_GEN();
+	same_as_trees(SMALL, SMALL " --gemm-scale 1.04 --seed 4", SMALL " --seed 3 --noise 3", (tg_gate_opts){0},
+	              TG_RUNDATA_ALL);
+}
+
+/* A part the judgement reads and the data lacks: refused, never judged
+ * without it. */
+static void test_missing_part(void **state)
+{
+	(void)state;
+	GT_SKIP_WITHOUT_GEN();
+	const tg_tree *b = gt_trace(SMALL)->tree, *x = gt_trace(SPLIT)->tree;
+	tg_rules *rules;
+	assert_int_equal(tg_rules_load_default(&rules), 0);
+	const unsigned lack[] = {TG_RUNDATA_CP, TG_RUNDATA_SKELETON, TG_RUNDATA_FINDINGS};
+	for (size_t k = 0; k < 3; k++) {
+		tg_rundata *bd = detached(b, rules, TG_RUNDATA_ALL & ~lack[k]);
+		tg_rundata *xd = detached(x, rules, TG_RUNDATA_ALL);
+		tg_gate_data bs = {.data = (const tg_rundata *const *)&bd, .n = 1};
+		tg_gate_data xs = {.data = (const tg_rundata *const *)&xd, .n = 1};
+		tg_gate *g = NULL;
+		assert_int_equal(tg_gate_run_data(&g, rules, &bs, &xs, NULL), TG_EINVAL);
+		assert_null(g);
+		assert_non_null(strstr(tg_error_last(), "gate: "));
+		tg_rundata_free(bd);
+		tg_rundata_free(xd);
+	}
+	tg_rules_free(rules);
+}
+
 /* Encoding is stable, and the decoded arrays are the built ones: every
  * record, invocation, unit and skeleton node, keys compared as strings. */
 static void test_round_trip(void **state)
@@ -410,6 +571,10 @@ int main(void)
 		cmocka_unit_test(test_same_verdict_ranks),
 		cmocka_unit_test(test_same_verdict_rank_order),
 		cmocka_unit_test(test_same_verdict_reversed),
+		cmocka_unit_test(test_detached_all),
+		cmocka_unit_test(test_detached_parts),
+		cmocka_unit_test(test_detached_noise),
+		cmocka_unit_test(test_missing_part),
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_damaged),
 		cmocka_unit_test(test_skeleton_adopt),

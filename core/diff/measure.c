@@ -606,6 +606,22 @@ int tg_measure_append(tg_measure *dst, const tg_measure *src, const int64_t *ran
 	return rc;
 }
 
+int tg_measure_forget_trees(tg_measure *m)
+{
+	for (size_t i = 0; i < m->ntrees; i++) {
+		if (!m->trees[i])
+			continue;
+		char *copy = strdup(m->names[i] ? m->names[i] : "");
+		if (!copy)
+			return TG_ENOMEM;
+		free(m->names[i]);
+		m->names[i] = copy;
+		tg_tree_steps(m->trees[i], &m->nsteps[i]);
+		m->trees[i] = NULL;
+	}
+	return 0;
+}
+
 void tg_measure_free(tg_measure *m)
 {
 	if (!m)

@@ -144,6 +144,12 @@ size_t tg_measure_nranks(const tg_measure *m);
 const char *tg_measure_trace_name(const tg_measure *m, size_t i);
 size_t tg_measure_trace_steps(const tg_measure *m, size_t i);
 
+/* Drops m's references to its trees, as if each trace had been added
+ * from stored records without a name (tg_measure_add_trace: its name "",
+ * its steps kept, tg_measure_tree NULL), so that the trees may be freed while m lives
+ * (rundata.h: tg_rundata_detach). 0 or TG_ENOMEM. */
+int tg_measure_forget_trees(tg_measure *m);
+
 void tg_measure_free(tg_measure *m);
 
 /* The records, in trace order then start time; borrowed from m. */

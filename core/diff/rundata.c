@@ -11,6 +11,8 @@
 #include "rundata_impl.h"
 #include "../models/kernel_category.h"
 
+#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,11 +28,12 @@ struct tg_rundata {
 	tg_cp_summary cp;
 	tg_findings *findings;
 	char *fkey; /* the thresholds' key */
+	unsigned parts; /* TG_RUNDATA_*: what was computed (decoded: all) */
 };
 
-/* The measures on keys of rd's own, the trace's rank, steps and critical
- * path of tree. */
-static int measure_tree(tg_rundata *rd, const tg_tree *tree)
+/* The measures on keys of rd's own, the trace's rank and steps, and
+ * the parts asked for (skeleton, critical path) of tree. */
+static int measure_tree(tg_rundata *rd, const tg_tree *tree, unsigned parts)
 {
 	if (!(rd->keys = tg_atoms_new()))
 		return TG_ENOMEM;
@@ -38,29 +41,127 @@ static int measure_tree(tg_rundata *rd, const tg_tree *tree)
 	rd->rank = tg_trace_rank(t);
 	rd->json_bytes = tg_trace_stats_get(t)->json_bytes;
 	tg_tree_steps(tree, &rd->nsteps);
-	int rc = tg_measure_build(&rd->m, &tree, 1, rd->keys);
-	if (!rc)
-		rc = tg_skeleton_build(&rd->sk, tree, 0);
-	if (!rc)
+	/* the critical path's graph first, the largest thing built on a tree
+	 * (~170 B an event): it is freed before the measures and the skeleton
+	 * are made, so that it never adds to them */
+	int rc = 0;
+	if (parts & TG_RUNDATA_CP)
 		rc = tg_cp_summarize(&rd->cp, tree);
+	else
+		snprintf(rd->cp.why, sizeof(rd->cp.why), "not computed");
+	if (!rc)
+		rc = tg_measure_build(&rd->m, &tree, 1, rd->keys);
+	if (!rc && (parts & TG_RUNDATA_SKELETON))
+		rc = tg_skeleton_build(&rd->sk, tree, 0);
 	return rc;
 }
 
-int tg_rundata_build(tg_rundata **out, const tg_tree *tree, const tg_findings_opts *fo)
+/* A tree's findings, computed on a thread of their own while the critical
+ * path is found (TG_RUNDATA_THREADS); the error's message kept for the
+ * caller's thread. */
+struct findings_job {
+	const tg_tree *tree;
+	const tg_findings_opts *fo;
+	tg_findings *out;
+	int rc;
+	char msg[512];
+};
+
+static void *findings_thread(void *arg)
+{
+	struct findings_job *j = arg;
+	j->rc = tg_findings_compute(&j->out, j->tree, j->fo, -1, 0);
+	if (j->rc)
+		snprintf(j->msg, sizeof(j->msg), "%s", tg_error_last());
+	return NULL;
+}
+
+int tg_rundata_build_parts(tg_rundata **out, const tg_tree *tree, const tg_findings_opts *fo, unsigned parts)
 {
 	*out = NULL;
 	tg_rundata *rd = tg_calloc(1, sizeof(*rd));
 	char key[2048];
 	tg_rundata_opts_key(key, sizeof(key), fo);
-	int rc = rd && (rd->fkey = strdup(key)) ? measure_tree(rd, tree) : TG_ENOMEM;
-	if (!rc)
+	struct findings_job j = {tree, fo, NULL, 0, ""};
+	pthread_t th;
+	int ok = rd && (rd->fkey = strdup(key)), threaded = 0;
+	if (ok && (parts & TG_RUNDATA_THREADS) && (parts & TG_RUNDATA_FINDINGS) && (parts & TG_RUNDATA_CP))
+		threaded = pthread_create(&th, NULL, findings_thread, &j) == 0;
+	int rc = ok ? measure_tree(rd, tree, parts) : TG_ENOMEM;
+	if (threaded) {
+		pthread_join(th, NULL);
+		rd->findings = j.out;
+		if (!rc && j.rc)
+			rc = tg_error_set(j.rc, "%s", j.msg[0] ? j.msg : "out of memory");
+	} else if (!rc && (parts & TG_RUNDATA_FINDINGS))
 		rc = tg_findings_compute(&rd->findings, tree, fo, -1, 0);
 	if (rc) {
 		tg_rundata_free(rd);
 		return rc;
 	}
+	rd->parts = parts & TG_RUNDATA_ALL;
 	*out = rd;
 	return 0;
+}
+
+int tg_rundata_build(tg_rundata **out, const tg_tree *tree, const tg_findings_opts *fo)
+{
+	return tg_rundata_build_parts(out, tree, fo, TG_RUNDATA_ALL);
+}
+
+/* rd's skeleton with names of its own, numbered from 0 in the order its
+ * nodes first use them, as encoding writes them and decoding reads them
+ * back (put_skeleton); its nodes and their order stay. */
+static int own_skeleton(tg_rundata *rd)
+{
+	size_t n;
+	const tg_skel_node *x = tg_skeleton_nodes(rd->sk, &n);
+	const tg_atoms *at = tg_skeleton_atoms(rd->sk);
+	uint32_t na = tg_atoms_count(at);
+	uint32_t *map = tg_malloc(((size_t)na + 1) * sizeof(uint32_t));
+	tg_atoms *names = tg_atoms_new();
+	int rc = map && names ? 0 : TG_ENOMEM;
+	if (!rc)
+		memset(map, 0xff, ((size_t)na + 1) * sizeof(uint32_t));
+	for (size_t i = 0; !rc && i < n; i++) {
+		uint32_t a = x[i].name;
+		if (a < na && map[a] == TG_NONE)
+			rc = tg_atoms_intern(&map[a], names, tg_atoms_str(at, a), tg_atoms_len(at, a));
+	}
+	if (!rc)
+		tg_skeleton_rename(rd->sk, names, map);
+	else
+		tg_atoms_free(names);
+	free(map);
+	return rc;
+}
+
+int tg_rundata_detach(tg_rundata *rd)
+{
+	if (!rd->m || !tg_measure_tree(rd->m, 0))
+		return 0; /* decoded, or detached already */
+	int rc = rd->sk ? own_skeleton(rd) : 0;
+	return rc ? rc : tg_measure_forget_trees(rd->m);
+}
+
+unsigned tg_rundata_parts(const tg_rundata *rd)
+{
+	return rd->parts | (rd->m ? TG_RUNDATA_MEASURE : 0);
+}
+
+void tg_rundata_release(tg_rundata *rd, unsigned parts)
+{
+	if ((parts & TG_RUNDATA_MEASURE) && rd->m) {
+		tg_measure_free(rd->m);
+		tg_atoms_free(rd->keys);
+		rd->m = NULL;
+		rd->keys = NULL;
+	}
+	if (parts & TG_RUNDATA_SKELETON) {
+		tg_skeleton_free(rd->sk);
+		rd->sk = NULL;
+		rd->parts &= ~(unsigned)TG_RUNDATA_SKELETON;
+	}
 }
 
 void tg_rundata_free(tg_rundata *rd)
@@ -112,17 +213,20 @@ const tg_cp_summary *tg_rundata_cp(const tg_rundata *rd)
 
 uint64_t tg_rundata_mem_bytes(const tg_rundata *rd)
 {
-	size_t nr, ni, nu, ns;
-	tg_measure_kernels(rd->m, &nr);
-	tg_measure_invocations(rd->m, &ni);
-	tg_measure_units(rd->m, &nu);
-	tg_skeleton_nodes(rd->sk, &ns);
-	size_t nf;
-	tg_findings_list(rd->findings, &nf);
+	size_t nr = 0, ni = 0, nu = 0, ns = 0, nf = 0;
+	if (rd->m) {
+		tg_measure_kernels(rd->m, &nr);
+		tg_measure_invocations(rd->m, &ni);
+		tg_measure_units(rd->m, &nu);
+	}
+	if (rd->sk)
+		tg_skeleton_nodes(rd->sk, &ns);
+	if (rd->findings)
+		tg_findings_list(rd->findings, &nf);
 	return (uint64_t)nr * sizeof(tg_kernel_rec) + (uint64_t)ni * sizeof(tg_invocation) +
-	       (uint64_t)nu * sizeof(tg_unit) + (uint64_t)ns * sizeof(tg_skel_node) + tg_atoms_bytes(rd->keys) +
+	       (uint64_t)nu * sizeof(tg_unit) + (uint64_t)ns * sizeof(tg_skel_node) + (rd->keys ? tg_atoms_bytes(rd->keys) : 0) +
 	       (uint64_t)nf * sizeof(tg_finding) +
-	       (tg_measure_tree(rd->m, 0) ? 0 : tg_atoms_bytes(tg_skeleton_atoms(rd->sk)));
+	       (!rd->sk || (rd->m && tg_measure_tree(rd->m, 0)) ? 0 : tg_atoms_bytes(tg_skeleton_atoms(rd->sk)));
 }
 
 /* ------------------------------------------------------------ writing */
@@ -222,6 +326,8 @@ int tg_rundata_encode(void **out, size_t *len, const tg_rundata *rd)
 {
 	*out = NULL;
 	*len = 0;
+	if (rd->parts != TG_RUNDATA_ALL || !rd->m)
+		return tg_error_set(TG_EINVAL, "run data without all its parts is not encoded");
 	struct wr w = {0};
 	put_trace(&w, rd, tg_skeleton_events(rd->sk));
 	put_measure(&w, rd->m);
@@ -461,6 +567,7 @@ int tg_rundata_decode(tg_rundata **out, const void *data, size_t len, uint64_t m
 		return rc;
 	}
 	rd->json_bytes = d.json_bytes;
+	rd->parts = TG_RUNDATA_ALL;
 	rd->rank = d.tr.rank;
 	rd->nsteps = d.tr.nsteps;
 	*out = rd;

@@ -59,8 +59,46 @@ typedef struct tg_rundata tg_rundata;
  * caller's (tg_rundata_free). 0, TG_ENOMEM or TG_ELIMIT. */
 int tg_rundata_build(tg_rundata **out, const tg_tree *tree, const tg_findings_opts *fo);
 
-/* Encodes rd into *out (*len bytes, malloc'd, the caller frees). 0 or
- * TG_ENOMEM. */
+/* The parts of a run data besides its measures (tg_rundata_build_parts):
+ * the op skeleton, the findings, the critical path's summary. */
+enum { TG_RUNDATA_SKELETON = 1, TG_RUNDATA_FINDINGS = 2, TG_RUNDATA_CP = 4, TG_RUNDATA_ALL = 7,
+       TG_RUNDATA_MEASURE = 8, /* always built; only tg_rundata_release frees it */
+       TG_RUNDATA_THREADS = 16 /* tg_rundata_build_parts: the findings on a second thread
+                                  while the critical path is found (not a part) */ };
+
+/* tg_rundata_build with only the parts asked for (TG_RUNDATA_* or'ed):
+ * what a judgement reads of a trace and no more (`tracegate diff`: no
+ * skeleton with --no-tree-diff, no critical path with --no-critical-path,
+ * only the measures of a --noise-from run); with TG_RUNDATA_THREADS the
+ * findings are computed on a second thread while the critical path is
+ * found (the same data, sooner). The parts left out read as
+ * NULL (tg_rundata_skeleton, tg_rundata_findings) or a summary that is not
+ * ok (tg_rundata_cp), and such data does not encode (TG_EINVAL). Errors as
+ * tg_rundata_build's. */
+int tg_rundata_build_parts(tg_rundata **out, const tg_tree *tree, const tg_findings_opts *fo, unsigned parts);
+
+/* The parts rd holds (TG_RUNDATA_ALL | TG_RUNDATA_MEASURE when decoded). */
+unsigned tg_rundata_parts(const tg_rundata *rd);
+
+/* Frees the parts named of rd (TG_RUNDATA_MEASURE: the measures and
+ * their keys; TG_RUNDATA_SKELETON) once nothing will read them again: a
+ * judgement that measured and aligned its sides (tg_gate_data.release).
+ * They read as NULL afterwards (tg_rundata_measure, tg_rundata_skeleton),
+ * and rd no longer encodes. */
+void tg_rundata_release(tg_rundata *rd, unsigned parts);
+
+/* Makes built run data hold everything it names, as decoded data does:
+ * its skeleton's names copied (those its nodes use, numbered as the
+ * encoding numbers them; tg_skeleton_rename), its measure without the
+ * tree (no name, its steps kept: tg_measure_forget_trees; a judgement
+ * gives each trace its rank and name again). Afterwards the tree and its
+ * trace may be freed: `tracegate diff` keeps one trace's tree at a time
+ * this way, without the cost of encoding. Decoded data is left as it is.
+ * 0 or TG_ENOMEM (rd unchanged but for what was already made its own). */
+int tg_rundata_detach(tg_rundata *rd);
+
+/* Encodes rd into *out (*len bytes, malloc'd, the caller frees). 0,
+ * TG_ENOMEM, or TG_EINVAL when rd lacks a part (tg_rundata_build_parts). */
 int tg_rundata_encode(void **out, size_t *len, const tg_rundata *rd);
 
 /* Decodes len bytes at data (what names them in messages: "run 12 trace
@@ -73,7 +111,7 @@ int tg_rundata_decode(tg_rundata **out, const void *data, size_t len, uint64_t m
 void tg_rundata_free(tg_rundata *rd);
 
 /* The trace's measures on their own key table, and its skeleton
- * (borrowed from rd). */
+ * (borrowed from rd; NULL when not built, or released). */
 const tg_measure *tg_rundata_measure(const tg_rundata *rd);
 const tg_skeleton *tg_rundata_skeleton(const tg_rundata *rd);
 
@@ -85,7 +123,7 @@ uint64_t tg_rundata_json_bytes(const tg_rundata *rd);
 int64_t tg_rundata_rank(const tg_rundata *rd);
 
 /* The trace's findings (as tg_findings_compute gives them for every step,
- * without the across-rank ones) and the key of the thresholds they were
+ * without the across-rank ones; NULL when not built) and the key of the thresholds they were
  * computed under; its critical path's summary. Borrowed from rd. */
 const tg_findings *tg_rundata_findings(const tg_rundata *rd);
 const char *tg_rundata_findings_key(const tg_rundata *rd);

@@ -220,6 +220,14 @@ int tg_skeleton_adopt(tg_skeleton **out, tg_skel_node *nodes, size_t n, uint32_t
 	return 0;
 }
 
+void tg_skeleton_rename(tg_skeleton *s, tg_atoms *names, const uint32_t *map)
+{
+	for (size_t i = 0; i < s->n; i++)
+		s->nodes[i].name = s->nodes[i].name < tg_atoms_count(s->atoms) ? map[s->nodes[i].name] : TG_NONE;
+	tg_atoms_free(s->own);
+	s->atoms = s->own = names;
+}
+
 void tg_skeleton_free(tg_skeleton *s)
 {
 	if (!s)

@@ -52,6 +52,11 @@ int tg_skeleton_build(tg_skeleton **out, const tg_tree *tree, unsigned with);
 int tg_skeleton_adopt(tg_skeleton **out, tg_skel_node *nodes, size_t n, uint32_t nevents, tg_atoms *atoms,
                       unsigned with, const char *what);
 
+/* Gives s names of its own: each node's name atom a becomes map[a], an
+ * atom of names (which s takes); the nodes and their order stay. For run
+ * data that outlives its trace (rundata.h: tg_rundata_detach). */
+void tg_skeleton_rename(tg_skeleton *s, tg_atoms *names, const uint32_t *map);
+
 /* Frees s (and what it owns). NULL is a no-op. */
 void tg_skeleton_free(tg_skeleton *s);
 

@@ -1,0 +1,148 @@
+/*
+ * diff_load.c - a diff's side read one trace at a time (see diff_load.h).
+ *
+ * Each trace: tg_cli_load (the reader's threads, the tree, the flows
+ * dropped), tg_rundata_build_parts and tg_rundata_detach (the run data
+ * owns its names: the tree and the model can go), then the model and the
+ * tree freed, unless the side may need the findings across its ranks:
+ * its trees are kept while its traces so far are distinct ranks
+ * (tg_gate_data_across on the traces read), dropped as soon as two share
+ * a rank, and freed once the findings across ranks are computed.
+ */
+#include "diff_load.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* The trees (and their traces) a side keeps for its findings across
+ * ranks; keeping is 0 once they are not needed. */
+struct kept {
+	tg_trace **tr;
+	tg_tree **trees;
+	size_t n;
+	int keeping;
+};
+
+static void drop_kept(struct kept *k)
+{
+	for (size_t i = 0; i < k->n; i++) {
+		tg_tree_free(k->trees[i]);
+		tg_trace_free(k->tr[i]);
+		k->trees[i] = NULL;
+		k->tr[i] = NULL;
+	}
+	k->keeping = 0;
+}
+
+/* Trace i of the side, at path: read, its run data built and made its
+ * own, its model and tree kept in k (k->keeping) or freed. 0, or -1
+ * after printing the error. */
+static int load_one(tg_cli_side *s, struct kept *k, const char *path, size_t i, unsigned parts,
+                    const tg_rules *rules, const tg_read_opts *ropts)
+{
+	tg_trace *tr;
+	tg_tree *tree;
+	if (tg_cli_load(&tr, &tree, path, ropts))
+		return -1;
+	int rc = tg_rundata_build_parts(&s->data[i], tree, tg_rules_findings(rules), parts);
+	if (!rc) {
+		s->n = i + 1;
+		rc = tg_rundata_detach(s->data[i]);
+	}
+	if (!rc && !(s->names[i] = strdup(tg_trace_name(tr))))
+		rc = tg_error_set(TG_ENOMEM, "out of memory");
+	if (rc || !k->keeping) {
+		tg_tree_free(tree);
+		tg_trace_free(tr);
+	} else {
+		k->tr[i] = tr;
+		k->trees[i] = tree;
+		k->n = i + 1;
+	}
+	if (rc) {
+		tg_cli_error("%s: %s", path, tg_error_last());
+		return -1;
+	}
+	return 0;
+}
+
+/* Whether the traces of s read so far are still distinct ranks (the
+ * findings across ranks may be needed): 1, with their rank order in
+ * order; 0; or -1 after printing the error. */
+static int still_distinct(size_t *order, const tg_cli_side *s)
+{
+	tg_gate_data g = tg_cli_side_gate(s);
+	int d = tg_gate_data_across(order, &g);
+	if (d < 0)
+		tg_cli_error("out of memory");
+	return d < 0 ? -1 : d;
+}
+
+/* The findings across the ranks of s from the kept trees, in the rank
+ * order tg_gate_data_across gives. 0, or -1 after printing the error. */
+static int across_from(tg_cli_side *s, const struct kept *k, const size_t *order, const tg_rules *rules)
+{
+	const tg_tree **sorted = calloc(s->n ? s->n : 1, sizeof(*sorted));
+	if (!sorted) {
+		tg_cli_error("out of memory");
+		return -1;
+	}
+	for (size_t i = 0; i < s->n; i++)
+		sorted[i] = k->trees[order[i]];
+	int rc = tg_gate_across(&s->across, rules, sorted, s->n);
+	free((void *)sorted);
+	if (rc)
+		tg_cli_error("diff: %s", tg_error_last());
+	return rc ? -1 : 0;
+}
+
+int tg_cli_side_load(tg_cli_side *s, const char *const *paths, size_t n, unsigned parts, int across,
+                      const tg_rules *rules, const tg_read_opts *ropts)
+{
+	memset(s, 0, sizeof(*s));
+	size_t cap = n ? n : 1;
+	struct kept k = {calloc(cap, sizeof(tg_trace *)), calloc(cap, sizeof(tg_tree *)), 0, across && n > 1};
+	size_t *order = calloc(cap, sizeof(size_t));
+	s->data = calloc(cap, sizeof(*s->data));
+	s->names = calloc(cap, sizeof(*s->names));
+	int rc = 0;
+	if (!k.tr || !k.trees || !order || !s->data || !s->names) {
+		tg_cli_error("out of memory");
+		rc = -1;
+	}
+	for (size_t i = 0; !rc && i < n; i++) {
+		rc = load_one(s, &k, paths[i], i, parts, rules, ropts);
+		int d = !rc && k.keeping && i > 0 ? still_distinct(order, s) : 1;
+		if (d < 0)
+			rc = -1;
+		else if (!d) /* two runs of one rank: no findings across ranks */
+			drop_kept(&k);
+	}
+	if (!rc && k.keeping)
+		rc = across_from(s, &k, order, rules);
+	drop_kept(&k);
+	free(k.tr);
+	free(k.trees);
+	free(order);
+	return rc;
+}
+
+tg_gate_data tg_cli_side_gate(const tg_cli_side *s)
+{
+	return (tg_gate_data){.data = (const tg_rundata *const *)s->data,
+	                      .names = (const char *const *)s->names,
+	                      .n = s->n,
+	                      .across = s->across};
+}
+
+void tg_cli_side_free(tg_cli_side *s)
+{
+	for (size_t i = 0; i < s->n; i++) {
+		tg_rundata_free(s->data[i]);
+		free(s->names[i]);
+	}
+	free(s->data);
+	free(s->names);
+	tg_findings_free(s->across);
+	memset(s, 0, sizeof(*s));
+}

@@ -1,0 +1,191 @@
+/*
+ * test_diff_load.c - cli/diff_load.c: a diff's side read one trace at a
+ * time. Each trace's run data holds the parts asked for and owns them
+ * (its measure names no tree), the names are the reader's; the findings
+ * across ranks are computed for a side of distinct ranks (a straggler
+ * among them) and not for runs of one rank or one trace; a side that fails
+ * on its second trace keeps the first one's data for the caller to free
+ * (no leak under ASan); and the gate judging the loaded sides gives the
+ * bytes tg_gate_run gives on the trees.
+ */
+#include "gentrace.h"
+
+#include "../cli/diff_load.h"
+#include "../render/diff_render.h"
+
+static char dir[64];
+
+/* The generator's trace of args into dir/name.json (its path in out). */
+static void gen(char *out, size_t cap, const char *name, const char *args)
+{
+	snprintf(out, cap, "%s/%s.json", dir, name);
+	char cmd[1024];
+	snprintf(cmd, sizeof(cmd), "%s %s -o %s 2>/dev/null", gt_gen_path(), args, out);
+	assert_int_equal(system(cmd), 0);
+}
+
+#define ARGS "--steps 3 --layers 2 --seq 512"
+
+static char base[256], next[256], r0[256], r1[256], cut[256];
+
+static int setup(void **state)
+{
+	(void)state;
+	if (!gt_gen_path())
+		return 0;
+	snprintf(dir, sizeof(dir), "/tmp/tg-diff-load-XXXXXX");
+	if (!mkdtemp(dir))
+		return -1;
+	gen(base, sizeof(base), "base", ARGS);
+	gen(next, sizeof(next), "next", ARGS " --gemm-scale 1.1");
+	gen(r0, sizeof(r0), "r0", ARGS " --ranks 2 --rank 0 --straggler 1 --skew-us 300");
+	gen(r1, sizeof(r1), "r1", ARGS " --ranks 2 --rank 1 --straggler 1 --skew-us 300");
+	snprintf(cut, sizeof(cut), "%s/cut.json", dir);
+	char cmd[600];
+	snprintf(cmd, sizeof(cmd), "head -c 5000 %s > %s", next, cut);
+	return system(cmd);
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	if (*dir) {
+		char cmd[128];
+		snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+		if (system(cmd))
+			return -1;
+	}
+	return gt_teardown(state);
+}
+
+static int load(tg_cli_side *s, const char *const *paths, size_t n, unsigned parts, int across, tg_rules *rules)
+{
+	tg_read_opts ro;
+	memset(&ro, 0, sizeof(ro));
+	return tg_cli_side_load(s, paths, n, parts, across, rules, &ro);
+}
+
+/* Two ranks of one job: their data detached with the parts asked for, the
+ * reader's names, and the findings across them with the straggler. */
+static void test_ranks(void **state)
+{
+	(void)state;
+	GT_SKIP_WITHOUT_GEN();
+	tg_rules *rules;
+	assert_int_equal(tg_rules_load_default(&rules), 0);
+	const char *paths[] = {r1, r0};
+	tg_cli_side s;
+	assert_int_equal(load(&s, paths, 2, TG_RUNDATA_FINDINGS | TG_RUNDATA_CP, 1, rules), 0);
+	assert_int_equal(s.n, 2);
+	for (size_t i = 0; i < 2; i++) {
+		assert_string_equal(s.names[i], paths[i]);
+		assert_null(tg_measure_tree(tg_rundata_measure(s.data[i]), 0));
+		assert_null(tg_rundata_skeleton(s.data[i]));
+		assert_int_equal(tg_rundata_parts(s.data[i]), TG_RUNDATA_FINDINGS | TG_RUNDATA_CP | TG_RUNDATA_MEASURE);
+		assert_int_equal(tg_rundata_rank(s.data[i]), (int64_t)(1 - i));
+	}
+	assert_non_null(s.across);
+	size_t nf, stragglers = 0;
+	const tg_finding *f = tg_findings_list(s.across, &nf);
+	for (size_t i = 0; i < nf; i++)
+		stragglers += !strcmp(tg_finding_name(f[i].id), "straggler") && f[i].status == TG_FINDING_FIRED;
+	assert_int_equal(stragglers, 1);
+	tg_cli_side_free(&s);
+	/* not asked for, or runs of one rank, or one trace: none */
+	assert_int_equal(load(&s, paths, 2, TG_RUNDATA_FINDINGS, 0, rules), 0);
+	assert_null(s.across);
+	tg_cli_side_free(&s);
+	const char *runs[] = {r0, r0, r1};
+	assert_int_equal(load(&s, runs, 3, TG_RUNDATA_FINDINGS, 1, rules), 0);
+	assert_int_equal(s.n, 3);
+	assert_null(s.across);
+	tg_cli_side_free(&s);
+	assert_int_equal(load(&s, paths, 1, TG_RUNDATA_FINDINGS, 1, rules), 0);
+	assert_null(s.across);
+	tg_cli_side_free(&s);
+	tg_rules_free(rules);
+}
+
+/* A side whose second trace is cut: -1, the first trace's data kept for
+ * the caller to free; a first trace that does not exist: nothing. */
+static void test_bad_second(void **state)
+{
+	(void)state;
+	GT_SKIP_WITHOUT_GEN();
+	tg_rules *rules;
+	assert_int_equal(tg_rules_load_default(&rules), 0);
+	const char *paths[] = {r0, cut, r1};
+	tg_cli_side s;
+	assert_int_equal(load(&s, paths, 3, TG_RUNDATA_ALL, 1, rules), -1);
+	assert_int_equal(s.n, 1);
+	assert_null(s.across);
+	tg_cli_side_free(&s);
+	assert_int_equal(s.n, 0);
+	const char *missing[] = {"/nonexistent/x.json"};
+	assert_int_equal(load(&s, missing, 1, TG_RUNDATA_ALL, 1, rules), -1);
+	assert_int_equal(s.n, 0);
+	tg_cli_side_free(&s);
+	tg_rules_free(rules);
+}
+
+/* Renders g as text, md and json (the caller frees). */
+static char *render(const tg_gate *g)
+{
+	const char *files[2] = {"a", "b"};
+	tg_diff_doc doc = tg_gate_doc(g, files, 1, files + 1, 1, "m", NULL);
+	char *s = NULL;
+	size_t n = 0;
+	FILE *f = open_memstream(&s, &n);
+	assert_non_null(f);
+	assert_int_equal(tg_diff_write_text(f, &doc), 0);
+	assert_int_equal(tg_diff_write_md(f, &doc, 0), 0);
+	assert_int_equal(tg_diff_write_json(f, &doc), 0);
+	fclose(f);
+	return s;
+}
+
+/* The loaded sides judged: the bytes of the trees. */
+static void test_same_as_trees(void **state)
+{
+	(void)state;
+	GT_SKIP_WITHOUT_GEN();
+	tg_rules *rules;
+	assert_int_equal(tg_rules_load_default(&rules), 0);
+	tg_trace *bt, *xt;
+	tg_tree *b, *x;
+	assert_int_equal(tg_cli_load(&bt, &b, base, NULL), 0);
+	assert_int_equal(tg_cli_load(&xt, &x, next, NULL), 0);
+	tg_gate *g1, *g2;
+	assert_int_equal(tg_gate_run(&g1, rules, (const tg_tree *const *)&b, 1, (const tg_tree *const *)&x, 1, NULL), 0);
+	const char *bp[] = {base}, *xp[] = {next};
+	tg_cli_side bs, xs;
+	assert_int_equal(load(&bs, bp, 1, TG_RUNDATA_ALL, 1, rules), 0);
+	assert_int_equal(load(&xs, xp, 1, TG_RUNDATA_ALL, 1, rules), 0);
+	tg_gate_data bd = tg_cli_side_gate(&bs), xd = tg_cli_side_gate(&xs);
+	tg_gate_opts o = {.release_data = 1};
+	assert_int_equal(tg_gate_run_data(&g2, rules, &bd, &xd, &o), 0);
+	char *a = render(g1), *c = render(g2);
+	assert_true(strlen(a) > 1000);
+	assert_string_equal(a, c);
+	free(a);
+	free(c);
+	tg_gate_free(g1);
+	tg_gate_free(g2);
+	tg_cli_side_free(&bs);
+	tg_cli_side_free(&xs);
+	tg_tree_free(b);
+	tg_tree_free(x);
+	tg_trace_free(bt);
+	tg_trace_free(xt);
+	tg_rules_free(rules);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_ranks),
+		cmocka_unit_test(test_bad_second),
+		cmocka_unit_test(test_same_as_trees),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
