@@ -45,9 +45,9 @@ int tg_tree_build(tg_tree **out, const tg_trace *t);
 
 /* A thread parked for the next tg_tree_build_with (tree_helper.c): start
  * it before the trace is read, so that it is there, asleep, when the build
- * begins. NULL when no thread could be had (the build then starts its
- * own). Passed to tg_tree_build_with, or freed with tg_tree_helper_free
- * (its thread then exits). */
+ * begins. NULL when no thread could be had (tg_tree_build_with then
+ * builds on one thread). Passed to tg_tree_build_with, or freed with
+ * tg_tree_helper_free (its thread then exits). */
 typedef struct tg_tree_helper tg_tree_helper;
 tg_tree_helper *tg_tree_helper_start(void);
 
