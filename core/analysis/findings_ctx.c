@@ -60,8 +60,40 @@ int64_t tg_fctx_overlap(const tg_interval *v, size_t n, int64_t a, int64_t b)
 	return sum;
 }
 
-/* The device events by start and their merged busy intervals; the host
- * event count. */
+/* The union of the device events c->dev (by start) into c->busy, sized to
+ * the intervals it holds: a sweep in start order merges them as
+ * tg_fctx_merge does, without its copy and its sort's scratch. */
+static int busy_union(tg_fctx *c)
+{
+	size_t nb = 0;
+	int64_t end = INT64_MIN;
+	for (size_t i = 0; i < c->ndev; i++) { /* count */
+		const tg_event *e = &c->ev[c->dev[i]];
+		if (!nb || e->ts > end) {
+			nb++;
+			end = tg_event_end(c->t, e);
+		} else if (tg_event_end(c->t, e) > end) {
+			end = tg_event_end(c->t, e);
+		}
+	}
+	c->busy = tg_malloc((nb ? nb : 1) * sizeof(*c->busy));
+	if (!c->busy)
+		return TG_ENOMEM;
+	for (size_t i = 0; i < c->ndev; i++) { /* fill */
+		const tg_event *e = &c->ev[c->dev[i]];
+		int64_t b = tg_event_end(c->t, e);
+		if (c->nbusy && e->ts <= c->busy[c->nbusy - 1].end) {
+			if (b > c->busy[c->nbusy - 1].end)
+				c->busy[c->nbusy - 1].end = b;
+		} else {
+			c->busy[c->nbusy++] = (tg_interval){e->ts, b};
+		}
+	}
+	return 0;
+}
+
+/* The device events by start (4 bytes each) and their merged busy
+ * intervals; the host event count. */
 static int device_events(tg_fctx *c)
 {
 	size_t nd = 0;
@@ -73,22 +105,20 @@ static int device_events(tg_fctx *c)
 			c->nhost++;
 	}
 	c->dev = tg_malloc((nd ? nd : 1) * sizeof(*c->dev));
-	c->busy = tg_malloc((nd ? nd : 1) * sizeof(*c->busy));
 	tg_sort_pair *kv = tg_malloc((nd ? nd : 1) * sizeof(*kv));
-	int rc = c->dev && c->busy && kv ? 0 : TG_ENOMEM;
+	int rc = c->dev && kv ? 0 : TG_ENOMEM;
 	for (size_t i = 0; !rc && i < c->ne; i++)
 		if (tg_kind_is_gpu(c->ev[i].kind)) {
-			c->busy[c->ndev] = (tg_interval){c->ev[i].ts, tg_event_end(c->t, &c->ev[i])};
 			kv[c->ndev] = (tg_sort_pair){tg_sort_key_i64(c->ev[i].ts), (uint32_t)c->ndev};
 			c->dev[c->ndev++] = (uint32_t)i;
 		}
-	if (!rc) {
-		c->nbusy = tg_fctx_merge(c->busy, c->ndev);
+	if (!rc)
 		rc = tg_sort_pairs(kv, c->ndev);
-	}
 	if (!rc)
 		rc = tg_sort_apply(c->dev, c->ndev, sizeof(*c->dev), kv);
 	free(kv);
+	if (!rc)
+		rc = busy_union(c);
 	return rc ? tg_error_set(TG_ENOMEM, "findings: out of memory") : 0;
 }
 

@@ -90,33 +90,34 @@ static void all_gaps(struct gaps *g, const tg_fctx *c)
 	}
 }
 
-/* Median durations (ns) of the selected kernels and of their launch calls,
- * NAN where there are none (selection, not a sort: at 1 GB these are a
- * million kernels). */
-static int medians(double *kernel, double *launch, const tg_fctx *c)
+/* The median duration (ns) of the selected kernels (launch 0) or of their
+ * launch calls (launch 1) into *out, NAN where there are none: one list at
+ * a time (selection, not a sort: at 1 GB these are a million kernels).
+ * 0 or TG_ENOMEM. */
+static int median_of(double *out, const tg_fctx *c, int launch)
 {
-	int64_t *k = tg_malloc((c->ndev ? c->ndev : 1) * sizeof(int64_t));
-	int64_t *l = tg_malloc((c->ndev ? c->ndev : 1) * sizeof(int64_t));
-	size_t nk = 0, nl = 0;
-	if (!k || !l) {
-		free(k);
-		free(l);
+	int64_t *v = tg_malloc((c->ndev ? c->ndev : 1) * sizeof(*v));
+	size_t n = 0;
+	if (!v)
 		return TG_ENOMEM;
-	}
 	for (size_t i = 0; i < c->ndev; i++) {
 		uint32_t d = c->dev[i];
 		if (c->ev[d].kind != TG_KIND_KERNEL || !tg_fctx_selected(c, d))
 			continue;
-		k[nk++] = tg_event_dur(c->t, &c->ev[d]);
-		uint32_t la = tg_tree_launch(c->tree, d);
-		if (la != TG_NONE)
-			l[nl++] = tg_event_dur(c->t, &c->ev[la]);
+		uint32_t x = launch ? tg_tree_launch(c->tree, d) : d;
+		if (x != TG_NONE)
+			v[n++] = tg_event_dur(c->t, &c->ev[x]);
 	}
-	*kernel = tg_median_i64(k, nk);
-	*launch = tg_median_i64(l, nl);
-	free(k);
-	free(l);
+	*out = tg_median_i64(v, n);
+	free(v);
 	return 0;
+}
+
+/* Median durations (ns) of the selected kernels and of their launch calls,
+ * NAN where there are none. */
+static int medians(double *kernel, double *launch, const tg_fctx *c)
+{
+	return median_of(kernel, c, 0) || median_of(launch, c, 1) ? TG_ENOMEM : 0;
 }
 
 static int launch_bound(tg_fctx *c, const struct gaps *g)

@@ -65,53 +65,91 @@ static int p2p_events(uint8_t **out, const tg_trace *t, size_t ne)
 
 /* ------------------------------------------------------------ one trace */
 
+/* A communication kernel of the steps: its event and its time with no
+ * computation kernel running (16 bytes; the rest is read from the event). */
 struct comm_kernel {
-	uint32_t name;
-	int64_t stream, ts;
-	double dur, exposed;
+	uint32_t ev;
+	double exposed;
 };
 
-static int cmp_name(const void *a, const void *b)
+/* By name, then as listed (the device events' order: start, then event):
+ * the order a stable sort by name leaves them in. */
+static int cmp_name(const void *a, const void *b, void *arg)
 {
 	const struct comm_kernel *x = a, *y = b;
-	return (x->name > y->name) - (x->name < y->name);
+	const tg_event *ev = arg, *ex = &ev[x->ev], *ey = &ev[y->ev];
+	if (ex->name != ey->name)
+		return ex->name < ey->name ? -1 : 1;
+	if (ex->ts != ey->ts)
+		return ex->ts < ey->ts ? -1 : 1;
+	return (x->ev > y->ev) - (x->ev < y->ev);
 }
 
-/* Compute kernels merged, and the communication kernels of the steps
- * (point-to-point ones counted apart: *np2p of them, *p2p_ns their time). */
-static int comm_lists(tg_interval **comp, size_t *ncomp, struct comm_kernel **comm, size_t *ncomm, size_t *np2p,
-                      double *p2p_ns, const tg_fctx *c)
+/* Appends [a, b) to the merged intervals v (*n of them, *cap allocated),
+ * the intervals coming by start. 0 or TG_ENOMEM. */
+static int union_add(tg_interval **v, size_t *n, size_t *cap, int64_t a, int64_t b)
+{
+	if (*n && a <= (*v)[*n - 1].end) {
+		if (b > (*v)[*n - 1].end)
+			(*v)[*n - 1].end = b;
+		return 0;
+	}
+	if (tg_grow((void **)v, cap, *n + 1, sizeof(**v)))
+		return TG_ENOMEM;
+	(*v)[(*n)++] = (tg_interval){a, b};
+	return 0;
+}
+
+/* The communication kernels of the steps into *comm, grown to what they
+ * hold (point-to-point ones counted apart: *np2p of them, *p2p_ns their
+ * time). 0 or TG_ENOMEM. */
+static int comm_kernels(struct comm_kernel **comm, size_t *ncomm, size_t *np2p, double *p2p_ns, const tg_fctx *c)
 {
 	uint8_t *pp = NULL;
-	*comp = tg_malloc((c->ndev ? c->ndev : 1) * sizeof(**comp));
-	*comm = tg_malloc((c->ndev ? c->ndev : 1) * sizeof(**comm));
-	*ncomp = *ncomm = *np2p = 0;
-	*p2p_ns = 0;
-	if (!*comp || !*comm || p2p_events(&pp, c->t, c->ne))
+	size_t cap = 0;
+	if (p2p_events(&pp, c->t, c->ne))
 		return TG_ENOMEM;
-	for (size_t i = 0; i < c->ndev; i++) {
+	int rc = 0;
+	for (size_t i = 0; !rc && i < c->ndev; i++) {
 		const tg_event *e = &c->ev[c->dev[i]];
-		tg_kernel_type k = tg_kernel_class_of(c->t, e);
-		if (k == TG_KERNEL_COMPUTATION && e->kind == TG_KIND_KERNEL) {
-			(*comp)[(*ncomp)++] = (tg_interval){e->ts, tg_event_end(c->t, e)};
-		} else if (k == TG_KERNEL_COMMUNICATION && tg_fctx_selected(c, c->dev[i])) {
-			if (pp ? pp[c->dev[i]] : p2p(tg_trace_str(c->t, e->name), NULL)) {
-				++*np2p;
-				*p2p_ns += (double)tg_event_dur(c->t, e);
-				continue;
-			}
-			(*comm)[(*ncomm)++] =
-				(struct comm_kernel){e->name, tg_kernel_stream(c->t, e), e->ts,
-				                     (double)tg_event_dur(c->t, e), 0};
+		if (tg_kernel_class_of(c->t, e) != TG_KERNEL_COMMUNICATION || !tg_fctx_selected(c, c->dev[i]))
+			continue;
+		if (pp ? pp[c->dev[i]] : p2p(tg_trace_str(c->t, e->name), NULL)) {
+			++*np2p;
+			*p2p_ns += (double)tg_event_dur(c->t, e);
+		} else if (!(rc = tg_grow((void **)comm, &cap, *ncomm + 1, sizeof(**comm)))) {
+			(*comm)[(*ncomm)++] = (struct comm_kernel){c->dev[i], 0};
 		}
 	}
 	free(pp);
-	*ncomp = tg_fctx_merge(*comp, *ncomp);
-	for (size_t i = 0; i < *ncomm; i++) {
-		int64_t ts = (*comm)[i].ts, end = ts + (int64_t)(*comm)[i].dur;
+	return rc;
+}
+
+/* The communication kernels of the steps, each with its time with no
+ * computation kernel running; the computation kernels merged into *comp
+ * only when there are some (a single GPU's trace has none): the device
+ * events come by start, so they merge as they are read. Lists sized to
+ * what they hold; the caller frees both. 0 or TG_ENOMEM. */
+static int comm_lists(tg_interval **comp, size_t *ncomp, struct comm_kernel **comm, size_t *ncomm, size_t *np2p,
+                      double *p2p_ns, const tg_fctx *c)
+{
+	size_t cap = 0;
+	*comp = NULL;
+	*comm = NULL;
+	*ncomp = *ncomm = *np2p = 0;
+	*p2p_ns = 0;
+	int rc = comm_kernels(comm, ncomm, np2p, p2p_ns, c);
+	for (size_t i = 0; !rc && *ncomm && i < c->ndev; i++) {
+		const tg_event *e = &c->ev[c->dev[i]];
+		if (e->kind == TG_KIND_KERNEL && tg_kernel_class_of(c->t, e) == TG_KERNEL_COMPUTATION)
+			rc = union_add(comp, ncomp, &cap, e->ts, tg_event_end(c->t, e));
+	}
+	for (size_t i = 0; !rc && i < *ncomm; i++) {
+		const tg_event *e = &c->ev[(*comm)[i].ev];
+		int64_t ts = e->ts, end = tg_event_end(c->t, e);
 		(*comm)[i].exposed = (double)((end - ts) - tg_fctx_overlap(*comp, *ncomp, ts, end));
 	}
-	return 0;
+	return rc;
 }
 
 int tg_findings_check_comm(tg_fctx *c)
@@ -139,31 +177,32 @@ int tg_findings_check_comm(tg_fctx *c)
 	}
 	double total = 0, exposed = 0;
 	for (size_t i = 0; i < ncomm; i++) {
-		total += comm[i].dur;
+		total += (double)tg_event_dur(c->t, &c->ev[comm[i].ev]);
 		exposed += comm[i].exposed;
 	}
 	f->count = (double)ncomm / (double)c->nsteps;
-	f->start_ns = comm[0].ts;
-	f->end_ns = comm[ncomm - 1].ts + (int64_t)comm[ncomm - 1].dur;
+	f->start_ns = c->ev[comm[0].ev].ts;
+	f->end_ns = tg_event_end(c->t, &c->ev[comm[ncomm - 1].ev]);
 	tg_fctx_cost(f, c, exposed, "communication kernels' time with no computation kernel running");
 	/* the kernel with the most exposed time */
-	qsort(comm, ncomm, sizeof(*comm), cmp_name);
+	qsort_r(comm, ncomm, sizeof(*comm), cmp_name, (void *)c->ev);
 	double best = -1, best_total = 0;
-	uint32_t name = comm[0].name;
-	int64_t stream = comm[0].stream;
+	uint32_t name = c->ev[comm[0].ev].name;
+	int64_t stream = tg_kernel_stream(c->t, &c->ev[comm[0].ev]);
 	size_t best_n = 0;
 	for (size_t i = 0; i < ncomm;) {
 		size_t j = i;
 		double e = 0, t = 0;
-		for (; j < ncomm && comm[j].name == comm[i].name; j++) {
+		uint32_t ni = c->ev[comm[i].ev].name;
+		for (; j < ncomm && c->ev[comm[j].ev].name == ni; j++) {
 			e += comm[j].exposed;
-			t += comm[j].dur;
+			t += (double)tg_event_dur(c->t, &c->ev[comm[j].ev]);
 		}
 		if (e > best) {
 			best = e;
 			best_total = t;
-			name = comm[i].name;
-			stream = comm[i].stream;
+			name = ni;
+			stream = tg_kernel_stream(c->t, &c->ev[comm[i].ev]);
 			best_n = j - i;
 		}
 		i = j;

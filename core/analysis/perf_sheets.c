@@ -16,12 +16,23 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The perf model and params of each distinct call (name and its four
+ * argument atoms). */
+struct mentry {
+	uint32_t name, a[4];
+	uint64_t hash;
+	int done, ok;
+	tg_perf m;
+	const char *pp[MAXP];
+};
+
+/* One op of a sheet (24 bytes): its FLOPs, bytes and kind are its model's,
+ * its name its event's. */
 struct row {
+	double kt;                /* kernel time, us */
+	const struct mentry *me;  /* its model (the cache's entries do not move) */
 	uint32_t ev;
-	tg_perf_kind kind;
-	double flops, bytes, kt; /* kt: kernel time, us */
-	uint32_t name;     /* atom */
-	uint32_t key;      /* its (name, params) in the sheet's key table */
+	uint32_t key;             /* its (name, params) in the sheet's key table */
 };
 
 /* One distinct (op name, params): rows repeat a few shapes, so each row
@@ -152,7 +163,7 @@ static int roofline_cells(tg_table *t, size_t r, int c, const struct group *G, c
 	const struct row *f = G->rows[0];
 	tg_roofline rl;
 	/* no compute spec (integer dtypes), or a peak the GPU lacks: no roofline */
-	if (tg_roofline_compute(&rl, f->flops, f->bytes, cspec, f->kt, spec)) {
+	if (tg_roofline_compute(&rl, f->me->m.flops, f->me->m.bytes, cspec, f->kt, spec)) {
 		tg_error_clear();
 		return 0;
 	}
@@ -162,7 +173,7 @@ static int roofline_cells(tg_table *t, size_t r, int c, const struct group *G, c
 	size_t nv = 0;
 	for (size_t k = 0; k < G->n; k++) {
 		const struct row *x = G->rows[k];
-		if (x->kt <= 0 || tg_roofline_compute(&rl, x->flops, x->bytes, cspec, x->kt, spec)) {
+		if (x->kt <= 0 || tg_roofline_compute(&rl, x->me->m.flops, x->me->m.bytes, cspec, x->kt, spec)) {
 			tg_error_clear();
 			continue;
 		}
@@ -239,12 +250,19 @@ static int add_sheet_columns(tg_table *t, tg_perf_kind kind, const tg_gpu_spec *
 	return c->c_spec < 0 || c->c_count < 0 ? -1 : 0;
 }
 
-/* The n rows as groups of one key into g (rows sorted in place), by
- * kernel time summed, largest first. Returns the number of groups. */
-static size_t group_rows(struct group *g, struct row **rows, size_t n)
+/* The n rows (sorted by key: cmp_key) as groups of one key into *out
+ * (allocated to their count, the caller frees it), by kernel time summed,
+ * largest first. Returns the number of groups; *out NULL when out of
+ * memory. */
+static size_t group_rows(struct group **out, struct row **rows, size_t n)
 {
 	size_t ng = 0;
-	qsort(rows, n, sizeof(*rows), cmp_key);
+	for (size_t i = 0; i < n; i++)
+		ng += !i || !same_group(rows[i], rows[i - 1]);
+	struct group *g = *out = tg_calloc(ng ? ng : 1, sizeof(*g));
+	if (!g)
+		return 0;
+	ng = 0;
 	for (size_t i = 0; i < n;) {
 		size_t j = i + 1;
 		while (j < n && same_group(rows[j], rows[i]))
@@ -275,9 +293,9 @@ static int fill_group_row(tg_table *t, size_t r, const struct sheet_cols *c, con
 	for (int i = 0; i < c->np; i++)
 		if (fp[i][0] && tg_table_set_str(t, r, (size_t)(1 + i), fp[i]))
 			return -1;
-	set_num(t, r, 1 + c->np, f->flops / 1e9);
-	set_num(t, r, 2 + c->np, f->bytes / (1024.0 * 1024.0));
-	set_num(t, r, 3 + c->np, f->flops / f->bytes);
+	set_num(t, r, 1 + c->np, f->me->m.flops / 1e9);
+	set_num(t, r, 2 + c->np, f->me->m.bytes / (1024.0 * 1024.0));
+	set_num(t, r, 3 + c->np, f->me->m.flops / f->me->m.bytes);
 	double st[6];
 	for (int m = 0; m < 2; m++) {
 		size_t nv = 0;
@@ -285,7 +303,7 @@ static int fill_group_row(tg_table *t, size_t r, const struct sheet_cols *c, con
 			const struct row *x = G->rows[k];
 			/* rates of ops without kernel time are left out (TraceLens: NaN) */
 			double v = x->kt <= 0 ? NAN
-			           : m ? (x->flops / 1e9 / 1e3) / (x->kt / 1e6) : (x->bytes / 1e12) / (x->kt / 1e6);
+			           : m ? (x->me->m.flops / 1e9 / 1e3) / (x->kt / 1e6) : (x->me->m.bytes / 1e12) / (x->kt / 1e6);
 			if (!isnan(v))
 				vals[nv++] = v;
 		}
@@ -317,11 +335,14 @@ static tg_table *build_sheet(tg_perf_kind kind, struct row **rows, size_t n, con
 	char title[96];
 	snprintf(title, sizeof(title), "%s ops: kernel time and perf model metrics", sheet);
 	tg_table *t = tg_table_new(sheet, title);
-	struct group *g = tg_calloc(n ? n : 1, sizeof(*g));
+	struct group *g = NULL;
 	struct sheet_cols c;
-	if (!t || !g || add_sheet_columns(t, kind, spec, &c))
+	if (!t || add_sheet_columns(t, kind, spec, &c))
 		goto fail;
-	size_t ng = group_rows(g, rows, n);
+	qsort(rows, n, sizeof(*rows), cmp_key);
+	size_t ng = group_rows(&g, rows, n);
+	if (!g)
+		goto fail;
 	for (size_t gi = 0; gi < ng; gi++) {
 		int64_t r = tg_table_add_row(t);
 		if (r < 0 || fill_group_row(t, (size_t)r, &c, &g[gi], keys, trace, vals, spec))
@@ -335,15 +356,6 @@ fail:
 	return NULL;
 }
 
-/* The perf model and params of each distinct call (name and its four
- * argument atoms). */
-struct mentry {
-	uint32_t name, a[4];
-	uint64_t hash;
-	int done, ok;
-	tg_perf m;
-	const char *pp[MAXP];
-};
 
 struct mcache {
 	struct mentry **v; /* entries are allocated one by one: pointers stay valid */
@@ -503,10 +515,7 @@ static int add_row(struct sheets_walk *w, uint32_t i, const struct mentry *me)
 	}
 	struct row *r = &w->rows[w->nrows++];
 	r->ev = i;
-	r->kind = mp->kind;
-	r->name = w->ev[i].name;
-	r->flops = mp->flops;
-	r->bytes = mp->bytes;
+	r->me = me;
 	r->kt = ns ? tg_timebase_us(w->tb, tg_span_union(w->spans, ns)) : 0;
 	const char *pp[MAXP];
 	memcpy(pp, me->pp, sizeof(pp));
@@ -573,7 +582,7 @@ static int sheets_of_rows(tg_table **tabs, size_t *ntabs, struct sheets_walk *w,
 		nby[k] = 0;
 	}
 	for (size_t i = 0; i < w->nrows; i++)
-		by[w->rows[i].kind][nby[w->rows[i].kind]++] = &w->rows[i];
+		by[w->rows[i].me->m.kind][nby[w->rows[i].me->m.kind]++] = &w->rows[i];
 	vals = tg_calloc(maxg, sizeof(double));
 	if (!vals)
 		goto done;
@@ -623,6 +632,12 @@ int tg_perf_sheets(tg_table ***out, size_t *n, const tg_tree *tree, const tg_tim
 	for (size_t i = 0; w.pstr && i < ne; i++)
 		if (walk_op(&w, (uint32_t)i, step))
 			goto done;
+	free(w.spans); /* the walk's scratch, before the sheets' */
+	w.spans = NULL;
+	if (w.nrows && w.nrows < w.cap) { /* the rows without their doubling slack */
+		struct row *nr = realloc(w.rows, w.nrows * sizeof(*w.rows));
+		w.rows = nr ? nr : w.rows;
+	}
 	tabs = tg_calloc(TG_PERF_KIND_COUNT, sizeof(*tabs));
 	if (!tabs)
 		goto done;

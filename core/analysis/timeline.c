@@ -6,82 +6,136 @@
 #include <stdlib.h>
 #include <string.h>
 
-int tg_gpu_timeline_compute(tg_gpu_timeline *out, const tg_tree *tree, const tg_timeline_opts *opts)
+/* Which list device event i goes into: 0 computation, 1 communication, 2
+ * memcpy; -1 when opts leave it out (step, link, device). */
+static int span_class(const tg_tree *tree, const tg_trace *t, const tg_event *ev, size_t i,
+                      const tg_timeline_opts *opts)
 {
-	memset(out, 0, sizeof(*out));
-	const tg_trace *t = tg_tree_trace(tree);
-	size_t ne;
-	const tg_event *ev = tg_trace_events(t, &ne);
-	size_t n = 0;
-	if (opts->events)
-		n = opts->nevents;
-	else
-		for (size_t i = 0; i < ne; i++)
-			n += tg_kind_is_gpu(ev[i].kind);
-	/* one buffer: comp | comm | memcpy | all, each up to n spans */
-	tg_span *buf = tg_malloc((4 * n + 4) * sizeof(tg_span));
-	if (!buf)
-		return TG_ENOMEM;
-	tg_span *comp = buf, *comm = buf + n, *mem = buf + 2 * n, *all = buf + 3 * n;
-	size_t nc = 0, nm = 0, ny = 0, na = 0;
-	double first = 0, last = 0;
-	size_t nscan = opts->events ? opts->nevents : ne;
-	for (size_t x = 0; x < nscan; x++) {
-		size_t i = opts->events ? opts->events[x] : x;
-		const tg_event *e = &ev[i];
-		if (!tg_kind_is_gpu(e->kind))
+	const tg_event *e = &ev[i];
+	if (!tg_kind_is_gpu(e->kind))
+		return -1;
+	if (!opts->events && opts->step >= 0 && tg_tree_step_of(tree, (uint32_t)i) != opts->step)
+		return -1;
+	if (!opts->include_unlinked &&
+	    (opts->tb.tracelens_float ? !tg_tree_linked_like_tracelens(tree, (uint32_t)i)
+	                              : tg_tree_launch(tree, (uint32_t)i) == TG_NONE))
+		return -1;
+	if (opts->device >= 0 && tg_kernel_device(t, e) != opts->device)
+		return -1;
+	uint8_t nf = tg_trace_name_flags(t, e->name);
+	if (e->kind == TG_KIND_MEMCPY || (e->kind == TG_KIND_KERNEL && (nf & TG_NAME_COPY)))
+		return 2;
+	return nf & TG_NAME_COMM ? 1 : 0;
+}
+
+/* The union of the merged lists a and b (each by start), its intervals by
+ * start into out when out is not NULL (*nout of them); returns its length.
+ * A sweep of the two lists: the same intervals, summed in the same order,
+ * as merging them together after a sort, without the sort. */
+static double union2(tg_span *out, size_t *nout, const tg_span *a, size_t na, const tg_span *b, size_t nb)
+{
+	double total = 0;
+	size_t i = 0, j = 0, n = 0;
+	tg_span cur = {0, 0};
+	int open = 0;
+	while (i < na || j < nb) {
+		const tg_span *s = j >= nb || (i < na && a[i].start <= b[j].start) ? &a[i++] : &b[j++];
+		if (open && s->start <= cur.end) {
+			if (s->end > cur.end)
+				cur.end = s->end;
 			continue;
-		if (!opts->events && opts->step >= 0 && tg_tree_step_of(tree, (uint32_t)i) != opts->step)
-			continue;
-		if (!opts->include_unlinked &&
-		    (opts->tb.tracelens_float ? !tg_tree_linked_like_tracelens(tree, (uint32_t)i)
-		                              : tg_tree_launch(tree, (uint32_t)i) == TG_NONE))
-			continue;
-		if (opts->device >= 0 && tg_kernel_device(t, e) != opts->device)
-			continue;
-		tg_span s = tg_span_of(&opts->tb, t, e);
-		uint8_t nf = tg_trace_name_flags(t, e->name);
-		if (e->kind == TG_KIND_MEMCPY || (e->kind == TG_KIND_KERNEL && (nf & TG_NAME_COPY)))
-			mem[nm++] = s;
-		else if (nf & TG_NAME_COMM)
-			comm[ny++] = s;
-		else
-			comp[nc++] = s;
-		if (!na || s.start < first)
-			first = s.start;
-		if (!na || s.end > last)
-			last = s.end;
-		all[na++] = s;
+		}
+		if (open) {
+			total += cur.end - cur.start;
+			if (out)
+				out[n++] = cur;
+		}
+		cur = *s;
+		open = 1;
 	}
-	out->events = na;
-	if (!na) {
-		free(buf);
-		return 0;
+	if (open) {
+		total += cur.end - cur.start;
+		if (out)
+			out[n++] = cur;
 	}
-	nc = tg_span_merge(comp, nc);
-	ny = tg_span_merge(comm, ny);
-	nm = tg_span_merge(mem, nm);
-	double computation = tg_span_length(comp, nc);
-	double total_comm = tg_span_length(comm, ny);
-	double total_memcpy = tg_span_length(mem, nm);
-	double exposed_comm = total_comm - tg_span_overlap(comm, ny, comp, nc);
-	/* comp u comm, reusing the "all" area for it after computing busy */
-	double busy = tg_span_union(all, na);
-	size_t ncc = 0;
-	for (size_t i = 0; i < nc; i++)
-		all[ncc++] = comp[i];
-	for (size_t i = 0; i < ny; i++)
-		all[ncc++] = comm[i];
-	ncc = tg_span_merge(all, ncc);
-	double exposed_memcpy = total_memcpy - tg_span_overlap(mem, nm, all, ncc);
-	double total = last - first;
+	if (nout)
+		*nout = n;
+	return total;
+}
+
+/* The three lists' figures, each list merged (sorted in place): c the
+ * computation spans, y the communication's, m the memcpys'; cc room for
+ * the union of c and y. Busy time is the union of the three, the union of
+ * every span. */
+static void timeline_figures(tg_gpu_timeline *out, const tg_timeline_opts *opts, tg_span *c, size_t nc, tg_span *y,
+                             size_t ny, tg_span *m, size_t nm, tg_span *cc)
+{
+	nc = tg_span_merge(c, nc);
+	ny = tg_span_merge(y, ny);
+	nm = tg_span_merge(m, nm);
+	double computation = tg_span_length(c, nc);
+	double total_comm = tg_span_length(y, ny);
+	double total_memcpy = tg_span_length(m, nm);
+	double exposed_comm = total_comm - tg_span_overlap(y, ny, c, nc);
+	size_t ncc;
+	union2(cc, &ncc, c, nc, y, ny); /* comp u comm */
+	double exposed_memcpy = total_memcpy - tg_span_overlap(m, nm, cc, ncc);
+	double busy = union2(NULL, NULL, cc, ncc, m, nm);
 	out->computation_us = tg_timebase_us(&opts->tb, computation);
 	out->total_comm_us = tg_timebase_us(&opts->tb, total_comm);
 	out->exposed_comm_us = tg_timebase_us(&opts->tb, exposed_comm);
 	out->total_memcpy_us = tg_timebase_us(&opts->tb, total_memcpy);
 	out->exposed_memcpy_us = tg_timebase_us(&opts->tb, exposed_memcpy);
 	out->busy_us = tg_timebase_us(&opts->tb, busy);
-	out->total_us = tg_timebase_us(&opts->tb, total);
+}
+
+int tg_gpu_timeline_compute(tg_gpu_timeline *out, const tg_tree *tree, const tg_timeline_opts *opts)
+{
+	memset(out, 0, sizeof(*out));
+	const tg_trace *t = tg_tree_trace(tree);
+	size_t ne;
+	const tg_event *ev = tg_trace_events(t, &ne);
+	size_t nscan = opts->events ? opts->nevents : ne, ngpu = 0, cnt[3] = {0, 0, 0};
+	for (size_t x = 0; x < nscan; x++)
+		ngpu += tg_kind_is_gpu(ev[opts->events ? opts->events[x] : x].kind);
+	/* each device event's list (0xff: left out), classified once */
+	int8_t *cls = tg_malloc(ngpu ? ngpu : 1);
+	if (!cls)
+		return TG_ENOMEM;
+	for (size_t x = 0, g = 0; x < nscan; x++) {
+		size_t i = opts->events ? opts->events[x] : x;
+		if (!tg_kind_is_gpu(ev[i].kind))
+			continue;
+		cls[g] = (int8_t)span_class(tree, t, ev, i, opts);
+		if (cls[g] >= 0)
+			cnt[cls[g]]++;
+		g++;
+	}
+	size_t na = cnt[0] + cnt[1] + cnt[2];
+	out->events = na;
+	/* comp | comm | memcpy, then the union of comp and comm */
+	tg_span *buf = na ? tg_malloc(2 * na * sizeof(tg_span)) : NULL;
+	if (!na || !buf) {
+		free(cls);
+		return na ? TG_ENOMEM : 0;
+	}
+	tg_span *list[3] = {buf, buf + cnt[0], buf + cnt[0] + cnt[1]};
+	size_t n[3] = {0, 0, 0};
+	double first = 0, last = 0;
+	for (size_t x = 0, g = 0, k = 0; x < nscan; x++) {
+		size_t i = opts->events ? opts->events[x] : x;
+		if (!tg_kind_is_gpu(ev[i].kind) || cls[g++] < 0)
+			continue;
+		tg_span s = tg_span_of(&opts->tb, t, &ev[i]);
+		list[cls[g - 1]][n[cls[g - 1]]++] = s;
+		if (!k++ || s.start < first)
+			first = s.start;
+		if (k == 1 || s.end > last)
+			last = s.end;
+	}
+	free(cls);
+	timeline_figures(out, opts, list[0], n[0], list[1], n[1], list[2], n[2], buf + na);
+	out->total_us = tg_timebase_us(&opts->tb, last - first);
 	out->idle_us = out->total_us - out->busy_us;
 	free(buf);
 	return 0;

@@ -32,12 +32,22 @@ struct dec_slot {
 	struct decision d;
 };
 
+/* The distinct op families met (tg_op_family gives static strings, a few
+ * dozen of them), so that an atom's family takes one byte, not a pointer. */
+#define MAX_FAMILIES 255
+
+struct families {
+	const char *v[MAX_FAMILIES];
+	size_t n;
+};
+
 struct tg_categorizer {
 	const tg_tree *tree;
 	const tg_trace *trace;
 	const tg_event *ev;
 	uint16_t *name_rule; /* per atom: 0 not looked up, 1 no rule, 2 + i rule i */
-	const char **family; /* per atom: tg_op_family of the name, NULL not looked up */
+	uint8_t *family;     /* per atom: 0 not looked up, 1 + i the name's tg_op_family is fams->v[i] */
+	struct families *fams;
 	size_t natoms;
 	tg_idmap *fwd;       /* Sequence number -> forward op */
 	struct dec_slot *dec; /* DEC_SLOTS */
@@ -59,6 +69,42 @@ static int arg_int(const tg_categorizer *c, uint32_t e, uint32_t key, int64_t *o
 	return a ? tg_arg_int(c->trace, a, out) : -1;
 }
 
+/* The map of forward ops, Sequence number -> op: cpu_ops with a Sequence
+ * number and a Fwd thread id of 0 or none (backward nodes carry the
+ * forward's thread, 1 and up); the first in the file wins, and ops that
+ * share a number (a composite op and the op under it) share ancestors.
+ * Sized from a first pass over the numbers' range: autograd numbers them
+ * 0, 1, 2..., so the map is a plain array of 4 bytes a number, not a hash
+ * of 32 bytes a key. 0 or TG_ENOMEM. */
+static int fwd_map(tg_categorizer *c, size_t ne)
+{
+	size_t n = 0;
+	int64_t lo = INT64_MAX, hi = INT64_MIN, seq, tid;
+	for (size_t i = 0; c->k_seq != TG_NONE && i < ne; i++) {
+		if (c->ev[i].kind != TG_KIND_CPU_OP || c->ev[i].args == TG_NONE ||
+		    arg_int(c, (uint32_t)i, c->k_seq, &seq) || seq < 0)
+			continue;
+		n++;
+		lo = seq < lo ? seq : lo;
+		hi = seq > hi ? seq : hi;
+	}
+	c->fwd = n ? tg_idmap_new_range(n, lo, hi) : tg_idmap_new(0);
+	if (!c->fwd)
+		return TG_ENOMEM;
+	for (size_t i = 0; n && i < ne; i++) {
+		const tg_event *e = &c->ev[i];
+		if (e->kind != TG_KIND_CPU_OP || e->args == TG_NONE)
+			continue;
+		if (arg_int(c, (uint32_t)i, c->k_seq, &seq) || seq < 0)
+			continue;
+		if (!arg_int(c, (uint32_t)i, c->k_fwd_tid, &tid) && tid > 0)
+			continue;
+		if (tg_idmap_put(c->fwd, seq, (uint32_t)i) < 0)
+			return TG_ENOMEM;
+	}
+	return 0;
+}
+
 int tg_categorizer_new(tg_categorizer **out, const tg_tree *tree)
 {
 	*out = NULL;
@@ -71,37 +117,17 @@ int tg_categorizer_new(tg_categorizer **out, const tg_tree *tree)
 	c->ev = tg_trace_events(c->trace, &ne);
 	c->natoms = tg_atoms_count(tg_trace_atoms(c->trace));
 	c->name_rule = tg_calloc(c->natoms ? c->natoms : 1, sizeof(uint16_t));
-	c->family = tg_calloc(c->natoms ? c->natoms : 1, sizeof(const char *));
+	c->family = tg_calloc(c->natoms ? c->natoms : 1, 1);
+	c->fams = tg_calloc(1, sizeof(*c->fams));
 	c->k_seq = tg_trace_key(c->trace, "Sequence number");
 	c->k_fwd_tid = tg_trace_key(c->trace, "Fwd thread id");
-	c->fwd = tg_idmap_new(1024);
 	c->dec = tg_malloc(DEC_SLOTS * sizeof(*c->dec));
-	if (!c->name_rule || !c->family || !c->fwd || !c->dec) {
+	if (!c->name_rule || !c->family || !c->fams || !c->dec || fwd_map(c, ne)) {
 		tg_categorizer_free(c);
 		return TG_ENOMEM;
 	}
 	for (size_t i = 0; i < DEC_SLOTS; i++)
 		c->dec[i].launcher = TG_NONE;
-	/* forward ops: cpu_ops with a Sequence number and a Fwd thread id of 0
-	 * or none (backward nodes carry the forward's thread, 1 and up); the
-	 * first in the file wins, and ops that share a number (a composite op
-	 * and the op under it) share ancestors */
-	if (c->k_seq != TG_NONE) {
-		for (size_t i = 0; i < ne; i++) {
-			const tg_event *e = &c->ev[i];
-			if (e->kind != TG_KIND_CPU_OP || e->args == TG_NONE)
-				continue;
-			int64_t seq, tid;
-			if (arg_int(c, (uint32_t)i, c->k_seq, &seq) || seq < 0)
-				continue;
-			if (!arg_int(c, (uint32_t)i, c->k_fwd_tid, &tid) && tid > 0)
-				continue;
-			if (tg_idmap_put(c->fwd, seq, (uint32_t)i) < 0) {
-				tg_categorizer_free(c);
-				return TG_ENOMEM;
-			}
-		}
-	}
 	*out = c;
 	return 0;
 }
@@ -111,7 +137,8 @@ void tg_categorizer_free(tg_categorizer *c)
 	if (!c)
 		return;
 	free(c->name_rule);
-	free((void *)c->family);
+	free(c->family);
+	free(c->fams);
 	tg_idmap_free(c->fwd);
 	free(c->dec);
 	free(c);
@@ -156,9 +183,19 @@ static const char *op_family(const tg_categorizer *c, uint32_t e)
 	uint32_t name = c->ev[e].name;
 	if (name >= c->natoms)
 		return tg_op_family(tg_trace_str(c->trace, name));
-	if (!c->family[name])
-		c->family[name] = tg_op_family(tg_trace_str(c->trace, name));
-	return c->family[name];
+	if (c->family[name])
+		return c->fams->v[c->family[name] - 1];
+	const char *f = tg_op_family(tg_trace_str(c->trace, name));
+	size_t i = 0;
+	while (i < c->fams->n && c->fams->v[i] != f)
+		i++;
+	if (i == c->fams->n) {
+		if (i == MAX_FAMILIES)
+			return f; /* not kept: asked again next time */
+		c->fams->v[c->fams->n++] = f;
+	}
+	c->family[name] = (uint8_t)(i + 1);
+	return f;
 }
 
 /* The outermost cpu_op from e up (e included when self) whose family is
