@@ -391,7 +391,7 @@ static void test_hta_basic_add(void **state)
 	TG_SKIP_WITHOUT_SHARED();
 	tg_trace *t;
 	tg_tree *tree = tg_test_load_shared(&t, "hta/hta_critical_path_simple_add_A100_cuda_sync_rank0.json.gz");
-	tg_cp_opts o = {.annotation = ALEX_FWD, .first = 1, .last = 1, .zero_weight_launch = 1};
+	tg_cp_opts o = {.annotation = ALEX_FWD, .first = 1, .last = 1, .zero_weight_launch = 1, .keep_graph = 1};
 	tg_critical_path *cp;
 	tg_test_must(tg_critical_path_build(&cp, tree, &o));
 	uint32_t relu = event_at(t, "aten::relu_", 1694040009871913);

@@ -79,7 +79,8 @@ struct tg_critical_path {
 	uint16_t *namef;     /* per atom */
 	uint32_t natoms;
 
-	/* nodes, in HTA's order */
+	/* nodes, in HTA's order; the nodes, the edges and the path are freed
+	 * once the path's steps are read (cp_solve), unless opts.keep_graph */
 	size_t nnodes;
 	uint32_t *node_ev;
 	int64_t *node_ts;

@@ -158,6 +158,19 @@ static int sort_ops(tg_critical_path *cp)
 	return rc;
 }
 
+/* The graph and the path's nodes, once the steps are read: the ops are
+ * sorted and the result held without them. */
+static void free_graph(tg_critical_path *cp)
+{
+	void **arrays[] = {(void **)&cp->edges,   (void **)&cp->soff,    (void **)&cp->sadj, (void **)&cp->node_ev,
+	                   (void **)&cp->node_ts, (void **)&cp->node_start, (void **)&cp->path};
+	for (size_t k = 0; k < sizeof(arrays) / sizeof(arrays[0]); k++) {
+		free(*arrays[k]);
+		*arrays[k] = NULL;
+	}
+	cp->nedges = cp->cap = 0;
+}
+
 /* The path's edges, the breakdown, the events and their time. */
 static int breakdown(tg_critical_path *cp)
 {
@@ -214,7 +227,13 @@ static int breakdown(tg_critical_path *cp)
 	}
 	cp->nsteps = full ? n : 0;
 	free(slot);
-	return full ? sort_ops(cp) : 0;
+	if (!cp->opts.keep_graph)
+		free_graph(cp);
+	if (!full)
+		return 0;
+	tg_cp_op *ops = realloc(cp->ops, (cp->nops + 1) * sizeof(tg_cp_op)); /* an op for about two steps */
+	cp->ops = ops ? ops : cp->ops;
+	return sort_ops(cp);
 }
 
 int cp_solve(tg_critical_path *cp)
@@ -224,11 +243,11 @@ int cp_solve(tg_critical_path *cp)
 		rc = cp_edges_by(&cp->soff, &cp->sadj, cp, 0);
 	if (!rc)
 		rc = longest(cp, cp->soff, cp->sadj);
-	if (!rc)
-		rc = breakdown(cp);
 	cp->stats.edges = cp->nedges;
 	for (size_t e = 0; e < cp->nedges; e++)
 		cp->stats.edges_by_type[CP_EDGE_TYPE(&cp->edges[e])]++;
+	if (!rc)
+		rc = breakdown(cp);
 	cp->stats.path_nodes = cp->npath;
 	return rc;
 }
