@@ -197,8 +197,8 @@ check: $(BUILD)/tracegate $(BUILD)/tg-gen $(BUILD)/tg-plant $(TEST_BIN) $(BUILD)
 	@TG_SHARED=$(SHARED) TG_BUILD=$(BUILD) TG_BIN=$(BUILD)/tracegate TG_GEN=$(BUILD)/tg-gen TG_PLANT=$(BUILD)/tg-plant tests/run.sh $(TEST_BIN)
 
 # The tests of what runs on several threads (the reader's pipeline and
-# inflate thread, the report's and the diff's threads), under ThreadSanitizer.
-TSAN_TESTS := test_trace_chunks test_source test_trace_read test_report test_gate test_kernel_class test_rundata
+# inflate thread, the report's, the diff's and the tree's threads), under ThreadSanitizer.
+TSAN_TESTS := test_trace_chunks test_source test_trace_read test_report test_gate test_kernel_class test_rundata test_tree
 check-tsan:
 	@$(MAKE) --no-print-directory SAN=thread $(TSAN_TESTS:%=build-tsan/tests/%)
 	@set -e; for t in $(TSAN_TESTS); do TG_SHARED=$(SHARED) TSAN_OPTIONS=halt_on_error=1 build-tsan/tests/$$t; done

@@ -104,11 +104,15 @@ static int load_quiet(tg_trace **trace, tg_tree **tree, const char *path, const 
 {
 	*trace = NULL;
 	*tree = NULL;
+	/* the tree's second thread, parked while the trace is read; none when
+	 * each trace gets one thread (tg_cli_load_many, --single-thread) */
+	tg_tree_helper *h = opts && !opts->source.single_thread ? tg_tree_helper_start() : NULL;
 	if (tg_trace_read_file(trace, path, opts)) {
 		snprintf(msg, cap, "%s", tg_error_last());
+		tg_tree_helper_free(h);
 		return -1;
 	}
-	if (tg_tree_build(tree, *trace)) {
+	if (tg_tree_build_with(tree, *trace, h)) {
 		snprintf(msg, cap, "%s: %s", path, tg_error_last());
 		tg_trace_free(*trace);
 		*trace = NULL;

@@ -373,6 +373,134 @@ static void test_many_steps(void **state)
 	}
 }
 
+/* nblocks steps of 100 us on host track (1, 1), each with a python frame
+ * (Python id 2i + 1) and its child frame (parent id 2i + 1), a cpu_op
+ * (External id i + 1) holding three launches, and three kernels on
+ * (2, 7): one linked by correlation, one whose correlation no launch has
+ * but whose ac2g flow starts in the second launch, one with the cpu_op's
+ * External id only. A second python track (1, 2) runs beside it. */
+static char *blocks_json(int nblocks)
+{
+	size_t cap = (size_t)nblocks * 2048 + 4096, k = 0;
+	char *s = malloc(cap);
+	assert_non_null(s);
+	k += (size_t)sprintf(s + k, "{\"traceEvents\":[");
+	for (int i = 0; i < nblocks; i++) {
+		int ts = i * 100;
+		k += (size_t)sprintf(
+		    s + k,
+		    "%s{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#%d\",\"pid\":1,\"tid\":1,"
+		    "\"ts\":%d,\"dur\":99}"
+		    ",{\"ph\":\"X\",\"cat\":\"python_function\",\"name\":\"f%d\",\"pid\":1,\"tid\":1,\"ts\":%d,\"dur\":90,"
+		    "\"args\":{\"Python id\":%d,\"Python parent id\":null}}"
+		    ",{\"ph\":\"X\",\"cat\":\"python_function\",\"name\":\"g%d\",\"pid\":1,\"tid\":1,\"ts\":%d,\"dur\":80,"
+		    "\"args\":{\"Python id\":%d,\"Python parent id\":%d}}"
+		    ",{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"op%d\",\"pid\":1,\"tid\":1,\"ts\":%d,\"dur\":70,"
+		    "\"args\":{\"External id\":%d}}",
+		    i ? "," : "", i, ts, i, ts + 1, 2 * i + 1, i, ts + 2, 2 * i + 2, 2 * i + 1, i, ts + 3, i + 1);
+		k += (size_t)sprintf(
+		    s + k,
+		    ",{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,\"ts\":%d,"
+		    "\"dur\":5,\"args\":{\"correlation\":%d}}"
+		    ",{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,\"ts\":%d,"
+		    "\"dur\":5,\"args\":{\"correlation\":%d}}"
+		    ",{\"ph\":\"s\",\"cat\":\"ac2g\",\"name\":\"ac2g\",\"id\":%d,\"pid\":1,\"tid\":1,\"ts\":%d}"
+		    ",{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"kc%d\",\"pid\":2,\"tid\":7,\"ts\":%d,\"dur\":3,"
+		    "\"args\":{\"correlation\":%d,\"stream\":7}}"
+		    ",{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"kf%d\",\"pid\":2,\"tid\":7,\"ts\":%d,\"dur\":3,"
+		    "\"args\":{\"correlation\":%d,\"stream\":7}}"
+		    ",{\"ph\":\"f\",\"cat\":\"ac2g\",\"name\":\"ac2g\",\"id\":%d,\"pid\":2,\"tid\":7,\"ts\":%d,\"bp\":\"e\"}"
+		    ",{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"ke%d\",\"pid\":2,\"tid\":7,\"ts\":%d,\"dur\":3,"
+		    "\"args\":{\"External id\":%d,\"stream\":7}}"
+		    ",{\"ph\":\"X\",\"cat\":\"python_function\",\"name\":\"h%d\",\"pid\":1,\"tid\":2,\"ts\":%d,\"dur\":50}",
+		    ts + 4, 3 * i + 1, ts + 20, 3 * i + 2, 1000000 + i, ts + 21, i, ts + 40, 3 * i + 1, i, ts + 50,
+		    5000000 + i, 1000000 + i, ts + 50, i, ts + 60, i + 1, i, ts + 5);
+	}
+	k += (size_t)sprintf(s + k, "]}");
+	return s;
+}
+
+/* The tree of blocks_json(n), built one of three ways (way 0: tg_tree_build,
+ * 1: with a parked helper, 2: with none, on one thread), as it should be. */
+static void check_blocks(const tg_trace *t, int n, int way)
+{
+	tg_tree *tree;
+	if (way == 0)
+		assert_int_equal(tg_tree_build(&tree, t), 0);
+	else
+		assert_int_equal(tg_tree_build_with(&tree, t, way == 1 ? tg_tree_helper_start() : NULL), 0);
+	const tg_tree_stats *st = tg_tree_stats_get(tree);
+	assert_int_equal(st->gpu_events, 3 * n);
+	assert_int_equal(st->gpu_by_correlation, n);
+	assert_int_equal(st->gpu_by_flow, n);
+	assert_int_equal(st->gpu_by_external_id, n);
+	assert_int_equal(st->gpu_orphans, 0);
+	size_t ns;
+	tg_tree_steps(tree, &ns);
+	assert_int_equal(ns, (size_t)n);
+	char name[32];
+	for (int i = 0; i < n; i += (i < 5 || i > n - 5) ? 1 : 97) {
+		snprintf(name, sizeof(name), "ProfilerStep#%d", i);
+		uint32_t step = tg_test_find(t, name, -1);
+		snprintf(name, sizeof(name), "f%d", i);
+		uint32_t f = tg_test_find(t, name, -1);
+		snprintf(name, sizeof(name), "g%d", i);
+		uint32_t g = tg_test_find(t, name, -1);
+		snprintf(name, sizeof(name), "op%d", i);
+		uint32_t op = tg_test_find(t, name, -1);
+		snprintf(name, sizeof(name), "kc%d", i);
+		uint32_t kc = tg_test_find(t, name, -1);
+		snprintf(name, sizeof(name), "kf%d", i);
+		uint32_t kf = tg_test_find(t, name, -1);
+		snprintf(name, sizeof(name), "ke%d", i);
+		uint32_t ke = tg_test_find(t, name, -1);
+		snprintf(name, sizeof(name), "h%d", i);
+		uint32_t h = tg_test_find(t, name, -1);
+		/* a thread's first frame is no python frame's child; its child by parent id */
+		assert_int_equal(tg_tree_parent(tree, f), step);
+		assert_int_equal(tg_tree_parent(tree, g), f);
+		assert_int_equal(tg_tree_parent(tree, op), g);
+		size_t nc;
+		const uint32_t *c = tg_tree_children(tree, op, &nc);
+		assert_int_equal(nc, 3); /* the two launches, then the kernel by External id */
+		assert_int_equal(c[2], ke);
+		assert_int_equal(tg_tree_parent(tree, kc), c[0]);
+		assert_int_equal(tg_tree_parent(tree, kf), c[1]);
+		assert_int_equal(tg_tree_launch(tree, kf), c[1]);
+		assert_int_equal(tg_tree_parent(tree, ke), op);
+		assert_int_equal(tg_tree_parent(tree, h), TG_NONE);
+		assert_int_equal(tg_tree_step_of(tree, kc), i);
+		assert_int_equal(tg_tree_step_of(tree, kf), i);
+		assert_int_equal(tg_tree_step_of(tree, ke), i);
+		assert_int_equal(tg_tree_step_of(tree, h), i);
+		assert_false(tg_tree_linked_like_tracelens(tree, kc));
+		assert_false(tg_tree_linked_like_tracelens(tree, kf));
+	}
+	size_t nr;
+	tg_tree_roots(tree, &nr);
+	assert_int_equal(nr, 2 * (size_t)n); /* the steps, then track (1, 2)'s frames */
+	tg_tree_free(tree);
+}
+
+/* The same links, nesting and steps whether the tree is built on one
+ * thread (a few hundred events, or no helper) or on two (more than 8,192
+ * events: a thread started by the build, or a parked helper). */
+static void test_one_and_two_threads(void **state)
+{
+	(void)state;
+	const int sizes[] = {20, 1200};
+	for (size_t z = 0; z < sizeof(sizes) / sizeof(sizes[0]); z++) {
+		int n = sizes[z];
+		char *json = blocks_json(n);
+		tg_trace *t = tg_test_read_str(json);
+		free(json);
+		for (int way = 0; way < 3; way++)
+			check_blocks(t, n, way);
+		tg_tree_helper_free(tg_tree_helper_start()); /* started, never used */
+		tg_trace_free(t);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -385,6 +513,7 @@ int main(void)
 		cmocka_unit_test(test_wide_ids_link),
 		cmocka_unit_test(test_tracelens_links),
 		cmocka_unit_test(test_many_steps),
+		cmocka_unit_test(test_one_and_two_threads),
 	};
 	return cmocka_run_group_tests_name("tree", tests, NULL, NULL);
 }

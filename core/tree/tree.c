@@ -4,18 +4,31 @@
  * Layout: parent[] per event, children in CSR form (child_off[] indexes
  * children[]), step_of[] per event (16-bit when the steps fit, as they
  * nearly always do: 2 bytes an event less), TraceLens's link marks one bit
- * an event; whether an event is in the tree is read from its kind. Host events are bucketed by track with a
- * counting sort, each bucket sorted by (ts asc, dur desc, kind rank, file
- * order) and nested with a stack. Tolerance: a child may end up to TOL_NS
+ * an event; whether an event is in the tree is read from its kind. Host
+ * events are bucketed by track with a counting sort, each bucket sorted by
+ * (ts asc, dur desc, kind rank, file order) and nested with a stack.
+ * Tolerance: a child may end up to TOL_NS
  * after its parent (clock rounding in the profiler); an event that starts
  * less than TOL_NS before its predecessor's end is its sibling, not its
  * child. An event that overlaps its predecessor by more than that and ends
  * after it ("bleeds") is still kept, as the predecessor's child.
+ *
+ * From TWO_THREADS_MIN events the build runs on two threads (struct build
+ * below): the host events' nesting on the caller's, the device events'
+ * buckets and links, TraceLens's links and the steps on whichever thread
+ * comes to them first. The buckets and their sort live in tree_buckets.c,
+ * the links by launch in tree_launch.c, the parked helper in
+ * tree_helper.c.
  */
 #include "tree.h"
+#include "tree_buckets.h"
+#include "tree_helper.h"
+#include "tree_launch.h"
 #include "tree_links.h"
 #include "../../util/idmap.h"
 
+#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -36,86 +49,6 @@ struct tg_tree {
 	size_t nsteps;
 	tg_tree_stats stats;
 };
-
-/* An event in a track's order: by start, then longest first, then outer
- * kinds first, then (python functions) by Python id, then by index. Only
- * the index is stored (4 bytes an event, 16 when the start was kept too:
- * the buckets of a 1 GB trace are 2 million of them); comparisons read the
- * rest from the event. */
-struct key {
-	uint32_t tie; /* event index */
-};
-
-static int is_host_kind(int k)
-{
-	return k == TG_KIND_PYTHON || k == TG_KIND_CPU_OP || k == TG_KIND_USER_ANNOTATION ||
-	       k == TG_KIND_RUNTIME || k == TG_KIND_DRIVER;
-}
-
-/* Outer before inner when start and duration are equal. */
-static uint64_t kind_rank(int k)
-{
-	switch (k) {
-	case TG_KIND_USER_ANNOTATION: return 0;
-	case TG_KIND_PYTHON: return 1;
-	case TG_KIND_CPU_OP: return 2;
-	case TG_KIND_RUNTIME: return 3;
-	case TG_KIND_DRIVER: return 4;
-	default: return 5;
-	}
-}
-
-/* equal start and length: outer kinds first; python functions by Python
- * id, as a caller is entered before its callees; else by index */
-static inline uint64_t key_sub(const tg_trace *t, const tg_event *e, uint32_t i)
-{
-	uint64_t sub = e->kind == TG_KIND_PYTHON && (e->flags & TG_EV_HAS_PYID)
-	                   ? (uint64_t)tg_event_pyid(t, e) & ((1ULL << 56) - 1)
-	                   : (uint64_t)i;
-	return (uint64_t)kind_rank(e->kind) << 56 | sub;
-}
-
-static inline int key_less(const struct key *a, const struct key *b, const tg_event *ev, const tg_trace *t)
-{
-	const tg_event *x = &ev[a->tie], *y = &ev[b->tie];
-	if (x->ts != y->ts)
-		return x->ts < y->ts;
-	int64_t dx = tg_event_dur(t, x), dy = tg_event_dur(t, y);
-	if (dx != dy)
-		return dx > dy;
-	uint64_t sa = key_sub(t, x, a->tie), sb = key_sub(t, y, b->tie);
-	if (sa != sb)
-		return sa < sb;
-	return a->tie < b->tie;
-}
-
-/* Stable merge sort of keys (inputs are often nearly sorted: runs help). */
-static void sort_keys(struct key *k, struct key *tmp, size_t n, const tg_event *ev, const tg_trace *t)
-{
-	if (n < 24) {
-		for (size_t i = 1; i < n; i++) {
-			struct key x = k[i];
-			size_t j = i;
-			while (j > 0 && key_less(&x, &k[j - 1], ev, t)) {
-				k[j] = k[j - 1];
-				j--;
-			}
-			k[j] = x;
-		}
-		return;
-	}
-	size_t h = n / 2;
-	sort_keys(k, tmp, h, ev, t);
-	sort_keys(k + h, tmp, n - h, ev, t);
-	if (!key_less(&k[h], &k[h - 1], ev, t))
-		return; /* already in order */
-	memcpy(tmp, k, h * sizeof(*k));
-	size_t i = 0, j = h, o = 0;
-	while (i < h && j < n)
-		k[o++] = key_less(&k[j], &tmp[i], ev, t) ? k[j++] : tmp[i++];
-	while (i < h)
-		k[o++] = tmp[i++];
-}
 
 static int parse_step_number(const char *name, int64_t *n)
 {
@@ -158,55 +91,11 @@ static int32_t step_at(const tg_tree *tree, int64_t ts)
 	return ts < s->ts + s->dur ? (int32_t)(lo - 1) : -1;
 }
 
-/* Sorted events of each track: offsets into one array. */
-struct buckets {
-	uint32_t *off; /* ntracks + 1 */
-	struct key *keys;
-};
+static int want_host(const tg_event *e) { return tg_tree_is_host_kind(e->kind); }
 
-static int bucket_events(struct buckets *b, const tg_trace *t, int (*want)(const tg_event *))
-{
-	size_t ne, nt;
-	const tg_event *ev = tg_trace_events(t, &ne);
-	tg_trace_tracks(t, &nt);
-	b->off = tg_calloc(nt + 1, sizeof(uint32_t));
-	if (!b->off)
-		return TG_ENOMEM;
-	size_t total = 0;
-	for (size_t i = 0; i < ne; i++)
-		if (want(&ev[i])) {
-			b->off[ev[i].track + 1]++;
-			total++;
-		}
-	for (size_t i = 0; i < nt; i++)
-		b->off[i + 1] += b->off[i];
-	b->keys = tg_malloc((total + 1) * sizeof(struct key));
-	struct key *tmp = tg_malloc((total / 2 + 1) * sizeof(struct key));
-	uint32_t *fill = tg_malloc((nt + 1) * sizeof(uint32_t));
-	if (!b->keys || !tmp || !fill) {
-		free(tmp);
-		free(fill);
-		return TG_ENOMEM;
-	}
-	memcpy(fill, b->off, (nt + 1) * sizeof(uint32_t));
-	for (size_t i = 0; i < ne; i++)
-		if (want(&ev[i]))
-			b->keys[fill[ev[i].track]++] = (struct key){(uint32_t)i};
-	for (size_t tr = 0; tr < nt; tr++)
-		sort_keys(b->keys + b->off[tr], tmp, b->off[tr + 1] - b->off[tr], ev, t);
-	free(tmp);
-	free(fill);
-	return 0;
-}
+static int want_device(const tg_event *e) { return tg_tree_is_device_event(e); }
 
-static int want_host(const tg_event *e) { return is_host_kind(e->kind); }
-
-static int want_device(const tg_event *e)
-{
-	return tg_kind_is_gpu(e->kind) || e->kind == TG_KIND_SYNC;
-}
-
-static void nest_track(tg_tree *tree, const tg_event *ev, const struct key *k, size_t n,
+static void nest_track(tg_tree *tree, const tg_event *ev, const struct tg_tree_key *k, size_t n,
                        uint32_t *stack)
 {
 	size_t sp = 0;
@@ -234,159 +123,10 @@ static void nest_track(tg_tree *tree, const tg_event *ev, const struct key *k, s
 	}
 }
 
-/* Host event that a launch flow's start binds to: the innermost launch on
- * the track enclosing ts (binary search in the sorted bucket). */
-static uint32_t bind_flow_start(const tg_trace *t, const struct buckets *hb, const tg_flow *f)
-{
-	size_t ne;
-	const tg_event *ev = tg_trace_events(t, &ne);
-	const struct key *k = hb->keys + hb->off[f->track];
-	size_t n = hb->off[f->track + 1] - hb->off[f->track];
-	size_t lo = 0, hi = n;
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		if (ev[k[mid].tie].ts <= f->ts)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	for (size_t i = lo; i-- > 0;) {
-		const tg_event *e = &ev[(uint32_t)k[i].tie];
-		if (tg_kind_is_launch(e->kind) && e->ts <= f->ts && f->ts <= tg_event_end(t, e))
-			return (uint32_t)k[i].tie;
-		if (f->ts - e->ts > 10 * 1000 * 1000)
-			break; /* launches are short: give up after 10 ms */
-	}
-	return TG_NONE;
-}
-
-/* A map of the ids selected by pick (0 = skip) of the events, sized by a
- * first pass over their range. */
-static tg_idmap *map_ids(const tg_trace *t, int (*pick)(const tg_trace *, const tg_event *, int64_t *))
-{
-	size_t n = 0, ne;
-	const tg_event *ev = tg_trace_events(t, &ne);
-	int64_t lo = INT64_MAX, hi = INT64_MIN, id;
-	for (size_t i = 0; i < ne; i++)
-		if (pick(t, &ev[i], &id)) {
-			n++;
-			lo = id < lo ? id : lo;
-			hi = id > hi ? id : hi;
-		}
-	tg_idmap *m = tg_idmap_new_range(n, lo, hi);
-	if (!m)
-		return NULL;
-	for (size_t i = 0; i < ne; i++)
-		if (pick(t, &ev[i], &id) && tg_idmap_put(m, id, (uint32_t)i) < 0) {
-			tg_idmap_free(m);
-			return NULL;
-		}
-	return m;
-}
-
-static int pick_launch_corr(const tg_trace *t, const tg_event *e, int64_t *id)
-{
-	*id = tg_event_corr(t, e);
-	return tg_kind_is_launch(e->kind) && (e->flags & TG_EV_HAS_CORR);
-}
-
-static int pick_cpu_op_ext(const tg_trace *t, const tg_event *e, int64_t *id)
-{
-	*id = tg_event_ext(t, e);
-	return e->kind == TG_KIND_CPU_OP && (e->flags & TG_EV_HAS_EXT);
-}
-
 static int pick_python_id(const tg_trace *t, const tg_event *e, int64_t *id)
 {
 	*id = tg_event_pyid(t, e);
 	return e->kind == TG_KIND_PYTHON && (e->flags & TG_EV_HAS_PYID);
-}
-
-static int link_device_events(tg_tree *tree, const tg_trace *t, const struct buckets *hb)
-{
-	size_t ne, nf;
-	const tg_event *ev = tg_trace_events(t, &ne);
-	const tg_flow *fl = tg_trace_flows(t, &nf);
-	int rc = TG_ENOMEM;
-	tg_idmap *by_corr = map_ids(t, pick_launch_corr), *by_ext = NULL;
-	tg_idmap *flow_launch = NULL;
-	if (!by_corr)
-		goto out;
-	size_t need_fallback = 0;
-	for (size_t i = 0; i < ne; i++) {
-		const tg_event *e = &ev[i];
-		if (!want_device(e))
-			continue;
-		uint32_t p = TG_NONE;
-		if (e->flags & TG_EV_HAS_CORR)
-			p = tg_idmap_get(by_corr, tg_event_corr(t, e));
-		if (p != TG_NONE) {
-			tree->parent[i] = p;
-			if (e->kind == TG_KIND_SYNC)
-				tree->stats.syncs_linked++;
-			else
-				tree->stats.gpu_by_correlation++;
-		} else if (e->kind != TG_KIND_SYNC) {
-			need_fallback++;
-		}
-	}
-	if (need_fallback) {
-		by_ext = map_ids(t, pick_cpu_op_ext);
-		if (!by_ext)
-			goto out;
-		/* launch flows: id -> launch event at the flow's start */
-		flow_launch = tg_idmap_new(nf);
-		if (!flow_launch)
-			goto out;
-		for (size_t i = 0; i < nf; i++) {
-			if (fl[i].type != TG_FLOW_LAUNCH || fl[i].ph != 's')
-				continue;
-			uint32_t l = bind_flow_start(t, hb, &fl[i]);
-			if (l != TG_NONE && tg_idmap_put(flow_launch, (int64_t)fl[i].id, l) < 0)
-				goto out;
-		}
-		/* flow ends: (track, ts) of the device event they bind to */
-		tg_idmap *end_at = tg_idmap_new(nf);
-		if (!end_at)
-			goto out;
-		for (size_t i = 0; i < nf; i++) {
-			if (fl[i].type != TG_FLOW_LAUNCH || fl[i].ph != 'f')
-				continue;
-			int64_t key = (int64_t)((uint64_t)fl[i].ts * 1000003ULL ^ fl[i].track);
-			if (tg_idmap_put(end_at, key, (uint32_t)i) < 0) {
-				tg_idmap_free(end_at);
-				goto out;
-			}
-		}
-		for (size_t i = 0; i < ne; i++) {
-			const tg_event *e = &ev[i];
-			if (!tg_kind_is_gpu(e->kind) || tree->parent[i] != TG_NONE)
-				continue;
-			int64_t key = (int64_t)((uint64_t)e->ts * 1000003ULL ^ e->track);
-			uint32_t f = tg_idmap_get(end_at, key);
-			uint32_t p = TG_NONE;
-			if (f != TG_NONE && fl[f].track == e->track && fl[f].ts == e->ts)
-				p = tg_idmap_get(flow_launch, (int64_t)fl[f].id);
-			if (p != TG_NONE) {
-				tree->parent[i] = p;
-				tree->stats.gpu_by_flow++;
-				continue;
-			}
-			if (e->flags & TG_EV_HAS_EXT)
-				p = tg_idmap_get(by_ext, tg_event_ext(t, e));
-			if (p != TG_NONE) {
-				tree->parent[i] = p;
-				tree->stats.gpu_by_external_id++;
-			}
-		}
-		tg_idmap_free(end_at);
-	}
-	rc = 0;
-out:
-	tg_idmap_free(by_corr);
-	tg_idmap_free(by_ext);
-	tg_idmap_free(flow_launch);
-	return rc;
 }
 
 /* Python parent id overrules time nesting between python functions. */
@@ -394,7 +134,7 @@ static int reparent_python(tg_tree *tree, const tg_trace *t)
 {
 	size_t ne;
 	const tg_event *ev = tg_trace_events(t, &ne);
-	tg_idmap *by_pyid = map_ids(t, pick_python_id);
+	tg_idmap *by_pyid = tg_tree_map_ids(t, pick_python_id);
 	if (!by_pyid)
 		return TG_ENOMEM;
 	for (size_t i = 0; i < ne; i++) {
@@ -455,8 +195,8 @@ static int cmp_child(const void *a, const void *b, void *ctx)
 	return (*(const uint32_t *)a > *(const uint32_t *)b) - (*(const uint32_t *)a < *(const uint32_t *)b);
 }
 
-static int build_children(tg_tree *tree, const tg_trace *t, const struct buckets *hb,
-                          const struct buckets *db)
+static int build_children(tg_tree *tree, const tg_trace *t, const tg_tree_buckets *hb,
+                          const tg_tree_buckets *db)
 {
 	size_t ne, nt;
 	const tg_event *ev = tg_trace_events(t, &ne);
@@ -476,7 +216,7 @@ static int build_children(tg_tree *tree, const tg_trace *t, const struct buckets
 	for (size_t i = 0; i < ne; i++)
 		tree->child_off[i + 1] += tree->child_off[i];
 	/* fill in sorted track order: host tracks, then device tracks */
-	const struct buckets *bs[2] = {hb, db};
+	const tg_tree_buckets *bs[2] = {hb, db};
 	for (int b = 0; b < 2; b++)
 		for (size_t tr = 0; tr < nt; tr++)
 			for (uint32_t k = bs[b]->off[tr]; k < bs[b]->off[tr + 1]; k++) {
@@ -551,12 +291,12 @@ static int find_steps(tg_tree *tree, const tg_trace *t)
 	if (!tree->step_of)
 		return TG_ENOMEM;
 	for (size_t i = 0; i < ne; i++)
-		tree->step_of[i] = tree->nsteps && is_host_kind(ev[i].kind) ? step_at(tree, ev[i].ts) : -1;
+		tree->step_of[i] = tree->nsteps && tg_tree_is_host_kind(ev[i].kind) ? step_at(tree, ev[i].ts) : -1;
 	for (size_t i = 0; i < ne; i++) {
 		if (!want_device(&ev[i]))
 			continue;
 		uint32_t p = tree->parent[i];
-		while (p != TG_NONE && !is_host_kind(ev[p].kind))
+		while (p != TG_NONE && !tg_tree_is_host_kind(ev[p].kind))
 			p = tree->parent[p];
 		if (p != TG_NONE)
 			tree->step_of[i] = tree->step_of[p];
@@ -639,57 +379,208 @@ static int narrow_steps(tg_tree *tree, size_t ne)
 	return 0;
 }
 
-int tg_tree_build(tg_tree **out, const tg_trace *t)
+/* Traces from this many events build their tree on two threads: below it
+ * a thread's start (50-100 us) costs about what the half of the build it
+ * takes over saves (h200-dev's 11 MB runs: 25-32k events, 1.3 ms on one
+ * thread, about 40 us a thousand events). */
+#define TWO_THREADS_MIN 8192
+
+/* Below this many events the steps are found beside the children (on
+ * the helper when it is there by then); from it on after them, once the
+ * buckets are freed: the buckets and the steps' arrays at once would add 4
+ * bytes an event to the build's peak (0.8 MB at 100 MB of JSON). */
+#define STEPS_BESIDE_MAX 65536
+
+/* The build's parts. The host part buckets and nests the host events and
+ * applies the Python parent ids (parents of host events); beside it, the
+ * device events' buckets, and their links by correlation (parents of
+ * device events). Then the fallback links (the host buckets), then the
+ * children (all parents, both buckets), beside TraceLens's links and the
+ * steps (these two read device events' parents only). Each part writes
+ * its own fields of the stats. On two threads the caller's thread does the
+ * host part, the fallback and the children; every other part (a task) is
+ * taken by whichever thread comes to it first, so that a helper that
+ * starts late or loses its core on a busy machine holds up at most the
+ * one task it is running. */
+enum { T_DBUCKETS, T_CORR, T_TLLINKS, T_STEPS, NTASKS };
+
+struct build {
+	tg_tree *tree;
+	const tg_trace *t;
+	size_t ne;            /* the trace's events */
+	tg_tree_buckets hb, db;
+	size_t need_fallback;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	int taken[NTASKS], done[NTASKS], rc[NTASKS];
+	char msg[NTASKS][512]; /* the tasks' messages: tg_error_last() is per thread */
+	int go;               /* fallback done: 2 = go on, the last tasks on either thread; 1 = go on, the
+	                       * last tasks on the caller's thread; -1 = stop */
+	int refs;             /* threads holding b: the last one frees it */
+};
+
+/* Drops a thread's hold on b; the last one frees it. */
+static void release(struct build *b)
 {
-	*out = NULL;
+	pthread_mutex_lock(&b->mu);
+	int last = --b->refs == 0;
+	pthread_mutex_unlock(&b->mu);
+	if (!last)
+		return;
+	pthread_mutex_destroy(&b->mu);
+	pthread_cond_destroy(&b->cv);
+	free(b);
+}
+
+static int host_part(struct build *b)
+{
 	size_t ne, nt;
-	const tg_event *ev = tg_trace_events(t, &ne);
-	tg_trace_tracks(t, &nt);
-	struct buckets hb = {0}, db = {0};
-	uint32_t *stack = NULL;
-	int rc = TG_ENOMEM;
-	tg_tree *tree = tg_calloc(1, sizeof(*tree));
-	if (!tree)
-		return TG_ENOMEM;
-	tree->trace = t;
-	tree->ev = ev;
-	tree->parent = tg_malloc((ne + 1) * sizeof(uint32_t));
-	if (!tree->parent)
-		goto fail;
-	for (size_t i = 0; i < ne; i++) {
-		tree->parent[i] = TG_NONE;
-		if (is_host_kind(ev[i].kind))
-			tree->stats.host_events++;
-		else if (tg_kind_is_gpu(ev[i].kind))
-			tree->stats.gpu_events++;
-	}
-	if ((rc = bucket_events(&hb, t, want_host)) || (rc = bucket_events(&db, t, want_device)))
-		goto fail;
-	rc = TG_ENOMEM;
+	const tg_event *ev = tg_trace_events(b->t, &ne);
+	tg_trace_tracks(b->t, &nt);
+	int rc = tg_tree_buckets_build(&b->hb, b->t, want_host);
+	if (rc)
+		return rc;
 	size_t maxn = 0;
 	for (size_t tr = 0; tr < nt; tr++)
-		if (hb.off[tr + 1] - hb.off[tr] > maxn)
-			maxn = hb.off[tr + 1] - hb.off[tr];
-	stack = tg_malloc((maxn + 1) * sizeof(uint32_t));
+		if (b->hb.off[tr + 1] - b->hb.off[tr] > maxn)
+			maxn = b->hb.off[tr + 1] - b->hb.off[tr];
+	uint32_t *stack = tg_malloc((maxn + 1) * sizeof(uint32_t));
 	if (!stack)
-		goto fail;
+		return TG_ENOMEM;
 	for (size_t tr = 0; tr < nt; tr++)
-		nest_track(tree, ev, hb.keys + hb.off[tr], hb.off[tr + 1] - hb.off[tr], stack);
-	if ((rc = reparent_python(tree, t)) || (rc = link_device_events(tree, t, &hb)) ||
-	    (rc = build_children(tree, t, &hb, &db)))
-		goto fail;
-	/* the buckets are done with: free them before the next passes allocate */
+		nest_track(b->tree, ev, b->hb.keys + b->hb.off[tr], b->hb.off[tr + 1] - b->hb.off[tr], stack);
 	free(stack);
-	free(hb.off);
-	free(hb.keys);
-	free(db.off);
-	free(db.keys);
-	stack = NULL;
-	memset(&hb, 0, sizeof(hb));
-	memset(&db, 0, sizeof(db));
-	if ((rc = find_steps(tree, t)) || (rc = narrow_steps(tree, ne)) ||
-	    (rc = tg_tree_tracelens_links(&tree->tl_linked, t, tree->parent)))
-		goto fail;
+	return reparent_python(b->tree, b->t);
+}
+
+static int task(struct build *b, int i)
+{
+	tg_tree *tree = b->tree;
+	int rc;
+	switch (i) {
+	case T_DBUCKETS: return tg_tree_buckets_build(&b->db, b->t, want_device);
+	case T_CORR: return tg_tree_link_by_correlation(tree->parent, &tree->stats, b->t, &b->need_fallback);
+	case T_TLLINKS: return tg_tree_tracelens_links(&tree->tl_linked, b->t, tree->parent);
+	default: return (rc = find_steps(tree, b->t)) ? rc : narrow_steps(tree, b->ne);
+	}
+}
+
+/* Runs task i unless another thread took it. */
+static void take(struct build *b, int i)
+{
+	pthread_mutex_lock(&b->mu);
+	int mine = !b->taken[i];
+	b->taken[i] = 1;
+	pthread_mutex_unlock(&b->mu);
+	if (!mine)
+		return;
+	int rc = task(b, i);
+	if (rc)
+		snprintf(b->msg[i], sizeof(b->msg[i]), "%s", tg_error_last());
+	pthread_mutex_lock(&b->mu);
+	b->rc[i] = rc;
+	b->done[i] = 1;
+	pthread_cond_broadcast(&b->cv);
+	pthread_mutex_unlock(&b->mu);
+}
+
+/* Waits until tasks i and j are done; 0 or the first one's error code. */
+static int wait_tasks(struct build *b, int i, int j)
+{
+	pthread_mutex_lock(&b->mu);
+	while (!b->done[i] || !b->done[j])
+		pthread_cond_wait(&b->cv, &b->mu);
+	int rc = b->rc[i] ? b->rc[i] : b->rc[j];
+	pthread_mutex_unlock(&b->mu);
+	return rc;
+}
+
+/* The second thread: the tasks nobody took yet. */
+static void *helper(void *arg)
+{
+	struct build *b = arg;
+	take(b, T_DBUCKETS);
+	take(b, T_CORR);
+	pthread_mutex_lock(&b->mu);
+	while (!b->go)
+		pthread_cond_wait(&b->cv, &b->mu);
+	int go = b->go;
+	pthread_mutex_unlock(&b->mu);
+	if (go > 1) {
+		take(b, T_STEPS);
+		take(b, T_TLLINKS);
+	}
+	release(b);
+	return NULL;
+}
+
+#define NO_THREAD 1 /* build_two_threads: no thread to be had */
+
+/* The first error of the tasks, set on this thread; 0 when none. */
+static int task_error(struct build *b)
+{
+	for (int i = 0; i < NTASKS; i++)
+		if (b->done[i] && b->rc[i])
+			return tg_error_set(b->rc[i], "%s", b->msg[i]);
+	return 0;
+}
+
+/* The parts on two threads, this one and a helper (h's, else one started
+ * now). 0, an error code (set here), or NO_THREAD when no thread could be
+ * had (nothing done). The helper is not joined: when it starts late, the
+ * build does not wait for it; it then finds every task taken and only
+ * drops its hold on b. */
+static int build_two_threads(struct build *b, tg_tree_helper *h)
+{
+	pthread_t th;
+	b->refs = 2;
+	if (h) {
+		tg_tree_helper_run(h, helper, b);
+	} else if (pthread_create(&th, NULL, helper, b)) {
+		b->refs = 1;
+		return NO_THREAD;
+	} else {
+		pthread_detach(th); /* never waited for: it may start after the build is done */
+	}
+	int rc = host_part(b);
+	take(b, T_CORR);
+	take(b, T_DBUCKETS);
+	int trc = wait_tasks(b, T_DBUCKETS, T_CORR);
+	if (!rc && !trc && b->need_fallback)
+		rc = tg_tree_link_fallback(b->tree->parent, &b->tree->stats, b->t, &b->hb);
+	int ok = !rc && !trc;
+	pthread_mutex_lock(&b->mu);
+	b->go = !ok ? -1 : b->ne < STEPS_BESIDE_MAX ? 2 : 1;
+	pthread_cond_broadcast(&b->cv);
+	pthread_mutex_unlock(&b->mu);
+	if (ok)
+		rc = build_children(b->tree, b->t, &b->hb, &b->db);
+	tg_tree_buckets_free(&b->hb); /* before the next passes allocate (the last tasks need none) */
+	tg_tree_buckets_free(&b->db);
+	if (ok) {
+		take(b, T_TLLINKS);
+		take(b, T_STEPS);
+		wait_tasks(b, T_TLLINKS, T_STEPS);
+	}
+	return rc ? rc : task_error(b);
+}
+
+/* The parts on this thread, the buckets freed before the steps allocate. */
+static int build_one_thread(struct build *b)
+{
+	int rc;
+	if ((rc = host_part(b)) || (rc = task(b, T_DBUCKETS)) || (rc = task(b, T_CORR)) ||
+	    (b->need_fallback && (rc = tg_tree_link_fallback(b->tree->parent, &b->tree->stats, b->t, &b->hb))) ||
+	    (rc = build_children(b->tree, b->t, &b->hb, &b->db)))
+		return rc;
+	tg_tree_buckets_free(&b->hb);
+	tg_tree_buckets_free(&b->db);
+	return (rc = task(b, T_STEPS)) ? rc : task(b, T_TLLINKS);
+}
+
+/* The stats read from the finished tree: orphans and graph launches. */
+static void count_links(tg_tree *tree, const tg_event *ev, size_t ne)
+{
 	for (size_t i = 0; i < ne; i++) {
 		if (tg_kind_is_gpu(ev[i].kind) && tree->parent[i] == TG_NONE)
 			tree->stats.gpu_orphans++;
@@ -700,22 +591,60 @@ int tg_tree_build(tg_tree **out, const tg_trace *t)
 			tree->stats.graph_launches += ndev > 1;
 		}
 	}
-	free(stack);
-	free(hb.off);
-	free(hb.keys);
-	free(db.off);
-	free(db.keys);
+}
+
+/* The tree of t; from TWO_THREADS_MIN events on two threads: h's, else
+ * one started now when spawn is set, else none. */
+static int build_tree(tg_tree **out, const tg_trace *t, tg_tree_helper *h, int spawn)
+{
+	*out = NULL;
+	size_t ne;
+	const tg_event *ev = tg_trace_events(t, &ne);
+	tg_tree *tree = tg_calloc(1, sizeof(*tree));
+	struct build *b = tg_calloc(1, sizeof(*b));
+	if (tree)
+		tree->parent = tg_malloc((ne + 1) * sizeof(uint32_t));
+	if (!tree || !b || !tree->parent) {
+		tg_tree_helper_free(h);
+		tg_tree_free(tree);
+		free(b);
+		return TG_ENOMEM;
+	}
+	tree->trace = t;
+	tree->ev = ev;
+	for (size_t i = 0; i < ne; i++) {
+		tree->parent[i] = TG_NONE;
+		if (tg_tree_is_host_kind(ev[i].kind))
+			tree->stats.host_events++;
+		else if (tg_kind_is_gpu(ev[i].kind))
+			tree->stats.gpu_events++;
+	}
+	*b = (struct build){.tree = tree, .t = t, .ne = ne, .refs = 1};
+	pthread_mutex_init(&b->mu, NULL);
+	pthread_cond_init(&b->cv, NULL);
+	int rc = NO_THREAD;
+	if (ne >= TWO_THREADS_MIN && (h || spawn))
+		rc = build_two_threads(b, h);
+	else
+		tg_tree_helper_free(h);
+	if (rc == NO_THREAD)
+		rc = build_one_thread(b);
+	/* the buckets now, not when a late helper lets b go: every part is done */
+	tg_tree_buckets_free(&b->hb);
+	tg_tree_buckets_free(&b->db);
+	release(b);
+	if (rc) {
+		tg_tree_free(tree);
+		return rc;
+	}
+	count_links(tree, ev, ne);
 	*out = tree;
 	return 0;
-fail:
-	free(stack);
-	free(hb.off);
-	free(hb.keys);
-	free(db.off);
-	free(db.keys);
-	tg_tree_free(tree);
-	return rc;
 }
+
+int tg_tree_build(tg_tree **out, const tg_trace *t) { return build_tree(out, t, NULL, 1); }
+
+int tg_tree_build_with(tg_tree **out, const tg_trace *t, tg_tree_helper *h) { return build_tree(out, t, h, 0); }
 
 void tg_tree_free(tg_tree *tree)
 {
@@ -750,7 +679,7 @@ const uint32_t *tg_tree_roots(const tg_tree *tree, size_t *n)
 
 int tg_tree_contains(const tg_tree *tree, uint32_t ev)
 {
-	return is_host_kind(tree->ev[ev].kind) || want_device(&tree->ev[ev]);
+	return tg_tree_is_host_kind(tree->ev[ev].kind) || want_device(&tree->ev[ev]);
 }
 
 uint32_t tg_tree_launch(const tg_tree *tree, uint32_t ev)

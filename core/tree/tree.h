@@ -38,9 +38,26 @@ typedef struct tg_tree_stats {
 	uint64_t syncs_linked;     /* cuda_sync events under their runtime call */
 } tg_tree_stats;
 
-/* Builds the tree of t. t must outlive the tree. On success *out owns the
- * tree (free with tg_tree_free). Returns 0 or TG_ENOMEM. */
+/* Builds the tree of t, on two threads from 8,192 events. t must outlive
+ * the tree. On success *out owns the tree (free with tg_tree_free).
+ * Returns 0 or TG_ENOMEM. */
 int tg_tree_build(tg_tree **out, const tg_trace *t);
+
+/* A thread parked for the next tg_tree_build_with (tree_helper.c): start
+ * it before the trace is read, so that it is there, asleep, when the build
+ * begins. NULL when no thread could be had (tg_tree_build_with then
+ * builds on one thread). Passed to tg_tree_build_with, or freed with
+ * tg_tree_helper_free (its thread then exits). */
+typedef struct tg_tree_helper tg_tree_helper;
+tg_tree_helper *tg_tree_helper_start(void);
+
+/* Tells h's thread to exit, and frees h. NULL is a no-op. */
+void tg_tree_helper_free(tg_tree_helper *h);
+
+/* tg_tree_build with h's thread as the second thread of a large enough
+ * trace's build, or on one thread when h is NULL; h is taken either way
+ * (used or freed). */
+int tg_tree_build_with(tg_tree **out, const tg_trace *t, tg_tree_helper *h);
 
 /* Frees the tree. NULL is a no-op. */
 void tg_tree_free(tg_tree *tree);

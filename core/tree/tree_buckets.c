@@ -1,0 +1,118 @@
+/*
+ * tree_buckets.c - the host (or device) events of each track in the tree's
+ * order (tree_buckets.h): a counting sort by track, then a stable merge
+ * sort of each bucket (its events arrive nearly sorted: runs help). The
+ * keys hold the event index only; comparisons read the event.
+ */
+#include "tree_buckets.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Outer before inner when start and duration are equal. */
+static uint64_t kind_rank(int k)
+{
+	switch (k) {
+	case TG_KIND_USER_ANNOTATION: return 0;
+	case TG_KIND_PYTHON: return 1;
+	case TG_KIND_CPU_OP: return 2;
+	case TG_KIND_RUNTIME: return 3;
+	case TG_KIND_DRIVER: return 4;
+	default: return 5;
+	}
+}
+
+/* equal start and length: outer kinds first; python functions by Python
+ * id, as a caller is entered before its callees; else by index */
+static inline uint64_t key_sub(const tg_trace *t, const tg_event *e, uint32_t i)
+{
+	uint64_t sub = e->kind == TG_KIND_PYTHON && (e->flags & TG_EV_HAS_PYID)
+	                   ? (uint64_t)tg_event_pyid(t, e) & ((1ULL << 56) - 1)
+	                   : (uint64_t)i;
+	return (uint64_t)kind_rank(e->kind) << 56 | sub;
+}
+
+static inline int key_less(const struct tg_tree_key *a, const struct tg_tree_key *b, const tg_event *ev, const tg_trace *t)
+{
+	const tg_event *x = &ev[a->tie], *y = &ev[b->tie];
+	if (x->ts != y->ts)
+		return x->ts < y->ts;
+	int64_t dx = tg_event_dur(t, x), dy = tg_event_dur(t, y);
+	if (dx != dy)
+		return dx > dy;
+	uint64_t sa = key_sub(t, x, a->tie), sb = key_sub(t, y, b->tie);
+	if (sa != sb)
+		return sa < sb;
+	return a->tie < b->tie;
+}
+
+/* Stable merge sort of keys (inputs are often nearly sorted: runs help). */
+static void sort_keys(struct tg_tree_key *k, struct tg_tree_key *tmp, size_t n, const tg_event *ev, const tg_trace *t)
+{
+	if (n < 24) {
+		for (size_t i = 1; i < n; i++) {
+			struct tg_tree_key x = k[i];
+			size_t j = i;
+			while (j > 0 && key_less(&x, &k[j - 1], ev, t)) {
+				k[j] = k[j - 1];
+				j--;
+			}
+			k[j] = x;
+		}
+		return;
+	}
+	size_t h = n / 2;
+	sort_keys(k, tmp, h, ev, t);
+	sort_keys(k + h, tmp, n - h, ev, t);
+	if (!key_less(&k[h], &k[h - 1], ev, t))
+		return; /* already in order */
+	memcpy(tmp, k, h * sizeof(*k));
+	size_t i = 0, j = h, o = 0;
+	while (i < h && j < n)
+		k[o++] = key_less(&k[j], &tmp[i], ev, t) ? k[j++] : tmp[i++];
+	while (i < h)
+		k[o++] = tmp[i++];
+}
+
+int tg_tree_buckets_build(tg_tree_buckets *b, const tg_trace *t, int (*want)(const tg_event *))
+{
+	size_t ne, nt;
+	const tg_event *ev = tg_trace_events(t, &ne);
+	tg_trace_tracks(t, &nt);
+	b->off = tg_calloc(nt + 1, sizeof(uint32_t));
+	if (!b->off)
+		return TG_ENOMEM;
+	size_t total = 0;
+	for (size_t i = 0; i < ne; i++)
+		if (want(&ev[i])) {
+			b->off[ev[i].track + 1]++;
+			total++;
+		}
+	for (size_t i = 0; i < nt; i++)
+		b->off[i + 1] += b->off[i];
+	b->keys = tg_malloc((total + 1) * sizeof(struct tg_tree_key));
+	struct tg_tree_key *tmp = tg_malloc((total / 2 + 1) * sizeof(struct tg_tree_key));
+	uint32_t *fill = tg_malloc((nt + 1) * sizeof(uint32_t));
+	if (!b->keys || !tmp || !fill) {
+		free(tmp);
+		free(fill);
+		return TG_ENOMEM;
+	}
+	memcpy(fill, b->off, (nt + 1) * sizeof(uint32_t));
+	for (size_t i = 0; i < ne; i++)
+		if (want(&ev[i]))
+			b->keys[fill[ev[i].track]++] = (struct tg_tree_key){(uint32_t)i};
+	for (size_t tr = 0; tr < nt; tr++)
+		sort_keys(b->keys + b->off[tr], tmp, b->off[tr + 1] - b->off[tr], ev, t);
+	free(tmp);
+	free(fill);
+	return 0;
+}
+
+void tg_tree_buckets_free(tg_tree_buckets *b)
+{
+	free(b->off);
+	free(b->keys);
+	b->off = NULL;
+	b->keys = NULL;
+}

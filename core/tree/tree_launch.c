@@ -1,0 +1,168 @@
+/*
+ * tree_launch.c - device events under their launch (tree.h's rules): by
+ * correlation id first; the rest by the ac2g flow whose start lies in a
+ * launch (binary search in the host buckets), else by External id. Reads
+ * the trace; writes the parents of device events and the link counts.
+ */
+#include "tree_launch.h"
+
+#include <stdlib.h>
+
+/* Host event that a launch flow's start binds to: the innermost launch on
+ * the track enclosing ts (binary search in the sorted bucket). */
+static uint32_t bind_flow_start(const tg_trace *t, const tg_tree_buckets *hb, const tg_flow *f)
+{
+	size_t ne;
+	const tg_event *ev = tg_trace_events(t, &ne);
+	const struct tg_tree_key *k = hb->keys + hb->off[f->track];
+	size_t n = hb->off[f->track + 1] - hb->off[f->track];
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (ev[k[mid].tie].ts <= f->ts)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t i = lo; i-- > 0;) {
+		const tg_event *e = &ev[(uint32_t)k[i].tie];
+		if (tg_kind_is_launch(e->kind) && e->ts <= f->ts && f->ts <= tg_event_end(t, e))
+			return (uint32_t)k[i].tie;
+		if (f->ts - e->ts > 10 * 1000 * 1000)
+			break; /* launches are short: give up after 10 ms */
+	}
+	return TG_NONE;
+}
+
+tg_idmap *tg_tree_map_ids(const tg_trace *t, int (*pick)(const tg_trace *, const tg_event *, int64_t *))
+{
+	size_t n = 0, ne;
+	const tg_event *ev = tg_trace_events(t, &ne);
+	int64_t lo = INT64_MAX, hi = INT64_MIN, id;
+	for (size_t i = 0; i < ne; i++)
+		if (pick(t, &ev[i], &id)) {
+			n++;
+			lo = id < lo ? id : lo;
+			hi = id > hi ? id : hi;
+		}
+	tg_idmap *m = tg_idmap_new_range(n, lo, hi);
+	if (!m)
+		return NULL;
+	for (size_t i = 0; i < ne; i++)
+		if (pick(t, &ev[i], &id) && tg_idmap_put(m, id, (uint32_t)i) < 0) {
+			tg_idmap_free(m);
+			return NULL;
+		}
+	return m;
+}
+
+static int pick_launch_corr(const tg_trace *t, const tg_event *e, int64_t *id)
+{
+	*id = tg_event_corr(t, e);
+	return tg_kind_is_launch(e->kind) && (e->flags & TG_EV_HAS_CORR);
+}
+
+static int pick_cpu_op_ext(const tg_trace *t, const tg_event *e, int64_t *id)
+{
+	*id = tg_event_ext(t, e);
+	return e->kind == TG_KIND_CPU_OP && (e->flags & TG_EV_HAS_EXT);
+}
+
+int tg_tree_link_by_correlation(uint32_t *parent, tg_tree_stats *stats, const tg_trace *t, size_t *need_fallback)
+{
+	size_t ne;
+	const tg_event *ev = tg_trace_events(t, &ne);
+	tg_idmap *by_corr = tg_tree_map_ids(t, pick_launch_corr);
+	*need_fallback = 0;
+	if (!by_corr)
+		return TG_ENOMEM;
+	/* counted here, added once: the stats share a cache line with the host
+	 * events' counts, written on the other thread meanwhile */
+	uint64_t syncs = 0, by_corr_n = 0;
+	size_t fallback = 0;
+	for (size_t i = 0; i < ne; i++) {
+		const tg_event *e = &ev[i];
+		if (!tg_tree_is_device_event(e))
+			continue;
+		uint32_t p = TG_NONE;
+		if (e->flags & TG_EV_HAS_CORR)
+			p = tg_idmap_get(by_corr, tg_event_corr(t, e));
+		if (p != TG_NONE) {
+			parent[i] = p;
+			if (e->kind == TG_KIND_SYNC)
+				syncs++;
+			else
+				by_corr_n++;
+		} else if (e->kind != TG_KIND_SYNC) {
+			fallback++;
+		}
+	}
+	stats->syncs_linked += syncs;
+	stats->gpu_by_correlation += by_corr_n;
+	*need_fallback = fallback;
+	tg_idmap_free(by_corr);
+	return 0;
+}
+
+int tg_tree_link_fallback(uint32_t *parent, tg_tree_stats *stats, const tg_trace *t, const tg_tree_buckets *hb)
+{
+	size_t ne, nf;
+	const tg_event *ev = tg_trace_events(t, &ne);
+	const tg_flow *fl = tg_trace_flows(t, &nf);
+	int rc = TG_ENOMEM;
+	tg_idmap *by_ext = NULL, *flow_launch = NULL;
+	by_ext = tg_tree_map_ids(t, pick_cpu_op_ext);
+	if (!by_ext)
+		goto out;
+	/* launch flows: id -> launch event at the flow's start */
+	flow_launch = tg_idmap_new(nf);
+	if (!flow_launch)
+		goto out;
+	for (size_t i = 0; i < nf; i++) {
+		if (fl[i].type != TG_FLOW_LAUNCH || fl[i].ph != 's')
+			continue;
+		uint32_t l = bind_flow_start(t, hb, &fl[i]);
+		if (l != TG_NONE && tg_idmap_put(flow_launch, (int64_t)fl[i].id, l) < 0)
+			goto out;
+	}
+	/* flow ends: (track, ts) of the device event they bind to */
+	tg_idmap *end_at = tg_idmap_new(nf);
+	if (!end_at)
+		goto out;
+	for (size_t i = 0; i < nf; i++) {
+		if (fl[i].type != TG_FLOW_LAUNCH || fl[i].ph != 'f')
+			continue;
+		int64_t key = (int64_t)((uint64_t)fl[i].ts * 1000003ULL ^ fl[i].track);
+		if (tg_idmap_put(end_at, key, (uint32_t)i) < 0) {
+			tg_idmap_free(end_at);
+			goto out;
+		}
+	}
+	for (size_t i = 0; i < ne; i++) {
+		const tg_event *e = &ev[i];
+		if (!tg_kind_is_gpu(e->kind) || parent[i] != TG_NONE)
+			continue;
+		int64_t key = (int64_t)((uint64_t)e->ts * 1000003ULL ^ e->track);
+		uint32_t f = tg_idmap_get(end_at, key);
+		uint32_t p = TG_NONE;
+		if (f != TG_NONE && fl[f].track == e->track && fl[f].ts == e->ts)
+			p = tg_idmap_get(flow_launch, (int64_t)fl[f].id);
+		if (p != TG_NONE) {
+			parent[i] = p;
+			stats->gpu_by_flow++;
+			continue;
+		}
+		if (e->flags & TG_EV_HAS_EXT)
+			p = tg_idmap_get(by_ext, tg_event_ext(t, e));
+		if (p != TG_NONE) {
+			parent[i] = p;
+			stats->gpu_by_external_id++;
+		}
+	}
+	tg_idmap_free(end_at);
+	rc = 0;
+out:
+	tg_idmap_free(by_ext);
+	tg_idmap_free(flow_launch);
+	return rc;
+}

@@ -1,0 +1,33 @@
+/*
+ * tree_launch.h - device events under their launch (tree_launch.c), for
+ * tree.c's build. Private to core/tree.
+ */
+#ifndef TG_TREE_LAUNCH_H
+#define TG_TREE_LAUNCH_H
+
+#include "tree.h"
+#include "tree_buckets.h"
+#include "../../util/idmap.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* A map (the caller's, tg_idmap_free) of the ids pick selects (pick
+ * returns 0 to skip an event) to the index of the event that has each,
+ * sized by a first pass over their range; NULL when out of memory. */
+tg_idmap *tg_tree_map_ids(const tg_trace *t, int (*pick)(const tg_trace *, const tg_event *, int64_t *));
+
+/* Sets parent[i] of each device event and sync of t to the launch with its
+ * correlation id, counting them in stats (syncs_linked, gpu_by_correlation);
+ * *need_fallback: how many device events found none. Writes no other
+ * parent and no other stat: the host events' nesting may run beside it.
+ * 0 or TG_ENOMEM. */
+int tg_tree_link_by_correlation(uint32_t *parent, tg_tree_stats *stats, const tg_trace *t, size_t *need_fallback);
+
+/* The device events tg_tree_link_by_correlation left parentless: under the
+ * launch their ac2g flow starts in (hb: the host buckets, sorted), else
+ * under the cpu_op with their External id (stats: gpu_by_flow,
+ * gpu_by_external_id). The flows must still be in t. 0 or TG_ENOMEM. */
+int tg_tree_link_fallback(uint32_t *parent, tg_tree_stats *stats, const tg_trace *t, const tg_tree_buckets *hb);
+
+#endif
