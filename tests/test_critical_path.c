@@ -348,6 +348,34 @@ static const cp_edge *edge(const tg_critical_path *cp, uint32_t u, uint32_t v)
 	return &cp->edges[e];
 }
 
+/* The start (start 1) or end node of event ev (the graph keeps no map
+ * from events to nodes once built). */
+static uint32_t node_of(const tg_critical_path *cp, uint32_t ev, int start)
+{
+	for (uint32_t v = 0; v < cp->nnodes; v++)
+		if (cp->node_ev[v] == ev && cp->node_start[v] == start)
+			return v;
+	fail_msg("no %s node for event %u", start ? "start" : "end", ev);
+	return TG_NONE;
+}
+
+/* The launch edge into kernel ev's start node; its source must be a node of
+ * the runtime call of the same correlation id. */
+static const cp_edge *launch_edge(const tg_critical_path *cp, uint32_t ev)
+{
+	uint32_t v = node_of(cp, ev, 1);
+	for (size_t e = 0; e < cp->nedges; e++)
+		if (cp->edges[e].dst == v && CP_EDGE_TYPE(&cp->edges[e]) == TG_CP_EDGE_LAUNCH) {
+			uint32_t src = cp->node_ev[cp->edges[e].src];
+			assert_true(cp->node_start[cp->edges[e].src]);
+			assert_int_equal(cp_corr(cp, src), cp_corr(cp, ev));
+			assert_int_not_equal(cp->ev[src].kind, TG_KIND_KERNEL);
+			return &cp->edges[e];
+		}
+	fail_msg("no launch edge into event %u", ev);
+	return NULL;
+}
+
 /* HTA's test_critical_path_basic_add, with its environment
  * (CRITICAL_PATH_ADD_ZERO_WEIGHT_LAUNCH_EDGE=1): node ids of aten::relu_
  * (event 286 of the file), aten::clamp_min_ (287) and cudaLaunchKernel
@@ -363,38 +391,38 @@ static void test_hta_basic_add(void **state)
 	TG_SKIP_WITHOUT_SHARED();
 	tg_trace *t;
 	tg_tree *tree = tg_test_load_shared(&t, "hta/hta_critical_path_simple_add_A100_cuda_sync_rank0.json.gz");
-	tg_cp_opts o = {.annotation = ALEX_FWD, .first = 1, .last = 1, .zero_weight_launch = 1};
+	tg_cp_opts o = {.annotation = ALEX_FWD, .first = 1, .last = 1, .zero_weight_launch = 1, .keep_graph = 1};
 	tg_critical_path *cp;
 	tg_test_must(tg_critical_path_build(&cp, tree, &o));
 	uint32_t relu = event_at(t, "aten::relu_", 1694040009871913);
 	uint32_t clamp = event_at(t, "aten::clamp_min_", 1694040009871928);
 	uint32_t launch = event_at(t, "cudaLaunchKernel", 1694040009871942);
-	assert_int_equal(cp->snode[relu], 57);
-	assert_int_equal(cp->enode[relu], 62);
-	assert_int_equal(cp->snode[clamp], 58);
-	assert_int_equal(cp->enode[clamp], 61);
-	assert_int_equal(cp->snode[launch], 59);
-	assert_int_equal(cp->enode[launch], 60);
+	assert_int_equal(node_of(cp, relu, 1), 57);
+	assert_int_equal(node_of(cp, relu, 0), 62);
+	assert_int_equal(node_of(cp, clamp, 1), 58);
+	assert_int_equal(node_of(cp, clamp, 0), 61);
+	assert_int_equal(node_of(cp, launch, 1), 59);
+	assert_int_equal(node_of(cp, launch, 0), 60);
 	const uint32_t u[] = {57, 58, 59, 60, 61}, v[] = {58, 59, 60, 61, 62}, w[] = {15, 14, 17, 15, 32};
 	const uint32_t attr[] = {relu, clamp, launch, clamp, relu};
 	for (int k = 0; k < 5; k++) {
-		assert_int_equal(edge(cp, u[k], v[k])->w, w[k] * US);
+		assert_int_equal(cp_edge_w(cp, edge(cp, u[k], v[k])), w[k] * US);
 		assert_int_equal(edge(cp, u[k], v[k])->attr, attr[k]);
 	}
 	uint32_t fft = event_at(t,
 	                        "void fft2d_r2c_32x32<float, false, 0u, false>(float2*, float const*, int, int, "
 	                        "int, int, int, int, int, int, int, cudnn::reduced_divisor, bool, int2, int, int)",
 	                        1694040010076734);
-	const cp_edge *e = edge(cp, cp->snode[cp->ic[fft]], cp->snode[fft]);
-	assert_int_equal(e->type, TG_CP_EDGE_LAUNCH);
-	assert_int_equal(e->w, 27 * US);
+	const cp_edge *e = launch_edge(cp, fft);
+	assert_int_equal(CP_EDGE_TYPE(e), TG_CP_EDGE_LAUNCH);
+	assert_int_equal(cp_edge_w(cp, e), 27 * US);
 	uint32_t gemm = event_at(t, "ampere_gcgemm_64x64_nt", 1694040010076804);
-	e = edge(cp, cp->enode[fft], cp->snode[gemm]);
-	assert_int_equal(e->type, TG_CP_EDGE_KERNEL_KERNEL);
-	assert_int_equal(e->w, 7 * US);
-	e = edge(cp, cp->snode[cp->ic[gemm]], cp->snode[gemm]);
-	assert_int_equal(e->type, TG_CP_EDGE_LAUNCH);
-	assert_int_equal(e->w, 0);
+	e = edge(cp, node_of(cp, fft, 0), node_of(cp, gemm, 1));
+	assert_int_equal(CP_EDGE_TYPE(e), TG_CP_EDGE_KERNEL_KERNEL);
+	assert_int_equal(cp_edge_w(cp, e), 7 * US);
+	e = launch_edge(cp, gemm);
+	assert_int_equal(CP_EDGE_TYPE(e), TG_CP_EDGE_LAUNCH);
+	assert_int_equal(cp_edge_w(cp, e), 0);
 	uint32_t sync = event_at(t, "cudaDeviceSynchronize", 1694040010097115);
 	size_t n;
 	const tg_event *ev = tg_trace_events(t, &n);
@@ -402,9 +430,9 @@ static void test_hta_basic_add(void **state)
 	for (uint32_t i = 0; i < n; i++)
 		if (ev[i].ts == 1694040010096876 * US && ev[i].kind == TG_KIND_KERNEL)
 			epilogue = i;
-	e = edge(cp, cp->enode[epilogue], cp->enode[sync]);
-	assert_int_equal(e->type, TG_CP_EDGE_SYNC);
-	assert_int_equal(e->w, 0);
+	e = edge(cp, node_of(cp, epilogue, 0), node_of(cp, sync, 0));
+	assert_int_equal(CP_EDGE_TYPE(e), TG_CP_EDGE_SYNC);
+	assert_int_equal(cp_edge_w(cp, e), 0);
 	const tg_cp_stats *s = tg_cp_stats_get(cp);
 	assert_int_equal(s->path_nodes, 315);
 	assert_int_equal(s->path_events, 159);
@@ -513,15 +541,18 @@ static void test_edge_merge(void **state)
 	(void)state;
 	tg_critical_path cp = {0};
 	cp.nnodes = 4;
+	int64_t ts[] = {0, 11, 15, 20}; /* the weights: 0 -> 1 11, 1 -> 2 4, 0 -> 2 15, 2 -> 3 5 */
+	cp.node_ts = ts;
+	const uint8_t z = CP_EDGE_ZERO;
 	const cp_edge added[] = {
-		{0, 1, 7, TG_CP_EDGE_OPERATOR, 10},        /* 0 */
-		{1, 2, TG_NONE, TG_CP_EDGE_DEPENDENCY, 0},  /* 1 */
-		{0, 2, 8, TG_CP_EDGE_OPERATOR, 20},        /* 2 */
-		{0, 1, TG_NONE, TG_CP_EDGE_DEPENDENCY, 0},  /* 0 again: type and weight, not the attribution */
-		{2, 3, 9, TG_CP_EDGE_KERNEL_KERNEL, 5},    /* 3 */
-		{1, 2, 6, TG_CP_EDGE_OPERATOR, 4},         /* 1 again: all of it */
-		{2, 3, TG_NONE, TG_CP_EDGE_SYNC, 0},        /* 3 again */
-		{0, 1, 5, TG_CP_EDGE_OPERATOR, 11},        /* 0 a third time */
+		{0, 1, 7, TG_CP_EDGE_OPERATOR},             /* 0 */
+		{1, 2, TG_NONE, TG_CP_EDGE_DEPENDENCY | z}, /* 1 */
+		{0, 2, 8, TG_CP_EDGE_OPERATOR},             /* 2 */
+		{0, 1, TG_NONE, TG_CP_EDGE_DEPENDENCY | z}, /* 0 again: type and weight, not the attribution */
+		{2, 3, 9, TG_CP_EDGE_KERNEL_KERNEL},        /* 3 */
+		{1, 2, 6, TG_CP_EDGE_OPERATOR},             /* 1 again: all of it */
+		{2, 3, TG_NONE, TG_CP_EDGE_SYNC | z},       /* 3 again */
+		{0, 1, 5, TG_CP_EDGE_OPERATOR},             /* 0 a third time */
 	};
 	cp.nedges = cp.cap = sizeof(added) / sizeof(added[0]);
 	cp.edges = malloc(sizeof(added));
@@ -529,17 +560,18 @@ static void test_edge_merge(void **state)
 	tg_test_must(cp_merge_edges(&cp));
 	assert_int_equal(cp.nedges, 4);
 	const cp_edge want[] = {
-		{0, 1, 5, TG_CP_EDGE_OPERATOR, 11},
-		{1, 2, 6, TG_CP_EDGE_OPERATOR, 4},
-		{0, 2, 8, TG_CP_EDGE_OPERATOR, 20},
-		{2, 3, 9, TG_CP_EDGE_SYNC, 0},
+		{0, 1, 5, TG_CP_EDGE_OPERATOR},
+		{1, 2, 6, TG_CP_EDGE_OPERATOR},
+		{0, 2, 8, TG_CP_EDGE_OPERATOR},
+		{2, 3, 9, TG_CP_EDGE_SYNC | z},
 	};
+	const int64_t want_w[] = {11, 4, 15, 0};
 	for (size_t k = 0; k < 4; k++) {
 		assert_int_equal(cp.edges[k].src, want[k].src);
 		assert_int_equal(cp.edges[k].dst, want[k].dst);
 		assert_int_equal(cp.edges[k].attr, want[k].attr);
 		assert_int_equal(cp.edges[k].type, want[k].type);
-		assert_int_equal(cp.edges[k].w, want[k].w);
+		assert_int_equal(cp_edge_w(&cp, &cp.edges[k]), want_w[k]);
 	}
 	/* the lists by source and destination, in edge order; and the lookup */
 	uint32_t *off, *adj;
@@ -564,8 +596,8 @@ static void test_edge_merge(void **state)
 	one.nnodes = 3;
 	one.nedges = one.cap = 2;
 	one.edges = malloc(2 * sizeof(cp_edge));
-	one.edges[0] = (cp_edge){1, 2, TG_NONE, TG_CP_EDGE_DEPENDENCY, 0};
-	one.edges[1] = (cp_edge){0, 2, 4, TG_CP_EDGE_OPERATOR, 3};
+	one.edges[0] = (cp_edge){1, 2, TG_NONE, TG_CP_EDGE_DEPENDENCY | CP_EDGE_ZERO};
+	one.edges[1] = (cp_edge){0, 2, 4, TG_CP_EDGE_OPERATOR};
 	tg_test_must(cp_merge_edges(&one));
 	assert_int_equal(one.nedges, 2);
 	assert_non_null(one.soff);

@@ -1311,6 +1311,44 @@ static size_t same_from_side(const tg_tree *base, const tg_tree *next)
 /* A diff from a base side made beforehand: small pairs that diverge (an
  * op added, one removed), and real traces of two GPUs when the shared
  * folder is there. */
+/* A skeleton's nodes by (start, index): ties kept in index order, both
+ * when the starts' span fits beside the index (the packed radix sort) and
+ * when it does not (the pairs' sort). */
+static void check_by_start(const int64_t *ts, size_t n, const uint32_t *want)
+{
+	tg_atoms *atoms = tg_atoms_new();
+	assert_non_null(atoms);
+	uint32_t name;
+	assert_int_equal(tg_atoms_intern(&name, atoms, "aten::mm", 8), 0);
+	tg_skel_node *nodes = calloc(n, sizeof(*nodes));
+	assert_non_null(nodes);
+	for (size_t i = 0; i < n; i++)
+		nodes[i] = (tg_skel_node){.ts = ts[i], .dur = 1, .event = (uint32_t)i, .parent = TG_NONE,
+		                          .name = name, .kind = TG_KIND_CPU_OP};
+	tg_skeleton *sk = NULL;
+	assert_int_equal(tg_skeleton_adopt(&sk, nodes, n, (uint32_t)n, atoms, 0, "test"), 0);
+	const uint32_t *by = tg_skeleton_by_start(sk), *rank = tg_skeleton_start_rank(sk);
+	for (size_t q = 0; q < n; q++) {
+		assert_int_equal(by[q], want[q]);
+		assert_int_equal(rank[want[q]], q);
+	}
+	tg_skeleton_free(sk);
+}
+
+static void test_skeleton_by_start(void **state)
+{
+	(void)state;
+	const int64_t narrow[] = {30, 10, 10, 20, -5};
+	const uint32_t narrow_want[] = {4, 1, 2, 3, 0};
+	check_by_start(narrow, 5, narrow_want);
+	const int64_t wide[] = {INT64_MAX, INT64_MIN, 0, INT64_MIN};
+	const uint32_t wide_want[] = {1, 3, 2, 0};
+	check_by_start(wide, 4, wide_want);
+	const int64_t one[] = {7};
+	const uint32_t one_want[] = {0};
+	check_by_start(one, 1, one_want);
+}
+
 static void test_from_side(void **state)
 {
 	(void)state;
@@ -1370,6 +1408,7 @@ int main(void)
 		cmocka_unit_test(test_tracelens_qwen),
 		cmocka_unit_test(test_real_self),
 		cmocka_unit_test(test_from_side),
+		cmocka_unit_test(test_skeleton_by_start),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -95,6 +95,9 @@ typedef struct tg_cp_opts {
 	int summary_only;        /* the length, the breakdown and the stats alone:
 	                          * tg_cp_steps, tg_cp_ops and tg_cp_path_events
 	                          * are empty (tg_cp_summarize: less memory) */
+	int keep_graph;          /* keep the graph (nodes, edges) once the path is
+	                          * found, for tests that look into it; else it is
+	                          * freed as soon as the path's steps are read */
 } tg_cp_opts;
 
 /* One edge of the path (32 bytes: one a node of the path). Events are

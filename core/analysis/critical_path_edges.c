@@ -71,12 +71,12 @@ int cp_add_edge(tg_critical_path *cp, uint32_t src, uint32_t dst, int type, int 
 		return tg_error_set(TG_ELIMIT, "critical path: more than %u edges", UINT32_MAX - 2);
 	if (tg_grow((void **)&cp->edges, &cp->cap, cp->nedges + 1, sizeof(cp_edge)))
 		return TG_ENOMEM;
-	int64_t w = type == TG_CP_EDGE_DEPENDENCY || type == TG_CP_EDGE_SYNC || zero ? 0
-	                                                                             : cp->node_ts[dst] - cp->node_ts[src];
+	int zw = type == TG_CP_EDGE_DEPENDENCY || type == TG_CP_EDGE_SYNC || zero ||
+	         cp->node_ts[dst] == cp->node_ts[src];
 	uint32_t attr = type == TG_CP_EDGE_OPERATOR || type == TG_CP_EDGE_KERNEL_KERNEL
 	                        ? attribute(cp, src, dst, type, attr_parent)
 	                        : TG_NONE;
-	cp->edges[cp->nedges++] = (cp_edge){src, dst, attr, (uint8_t)type, w};
+	cp->edges[cp->nedges++] = (cp_edge){src, dst, attr, (uint8_t)(type | (zw ? CP_EDGE_ZERO : 0))};
 	return 0;
 }
 
@@ -135,9 +135,8 @@ int cp_merge_edges(tg_critical_path *cp)
 			/* added again: the first keeps its place, takes the type and
 			 * weight, and the attribution of a span edge */
 			cp_edge *f = &cp->edges[first];
-			f->type = e->type;
-			f->w = e->w;
-			if (e->type == TG_CP_EDGE_OPERATOR || e->type == TG_CP_EDGE_KERNEL_KERNEL)
+			f->type = e->type; /* and its weight: the same nodes, the same zero flag */
+			if (CP_EDGE_TYPE(e) == TG_CP_EDGE_OPERATOR || CP_EDGE_TYPE(e) == TG_CP_EDGE_KERNEL_KERNEL)
 				f->attr = e->attr;
 			e->type = CP_DEAD;
 			dead++;

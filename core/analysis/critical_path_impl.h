@@ -47,12 +47,16 @@ enum {
 	CPN_CHECKED = 1 << 15      /* the substring flags above are set */
 };
 
+/* An edge in 16 bytes: its weight is not stored but read from the nodes'
+ * times (cp_edge_w), which the graph keeps until it is freed. */
 typedef struct cp_edge {
 	uint32_t src, dst;  /* nodes */
 	uint32_t attr;      /* attributed event, TG_NONE */
-	uint8_t type;       /* tg_cp_edge_type */
-	int64_t w;          /* weight as added (may be negative) */
+	uint8_t type;       /* tg_cp_edge_type, | CP_EDGE_ZERO when it weighs 0 */
 } cp_edge;
+
+#define CP_EDGE_ZERO 0x40     /* in cp_edge.type: the edge weighs 0 */
+#define CP_EDGE_TYPE(e) ((e)->type & 0x3f) /* its tg_cp_edge_type */
 
 struct tg_critical_path {
 	const tg_tree *tree;
@@ -63,7 +67,7 @@ struct tg_critical_path {
 	char *annotation;
 	int last_step_dropped; /* HTA's filter left out the last step */
 
-	/* per event; ts, end, stream and ksync are freed once the graph is built */
+	/* per event; all but evf and namef are freed once the graph is built */
 	int64_t *ts, *end;   /* as HTA sees them (rounded unless exact_ns) */
 	int64_t *stream;     /* HTA's stream column: the "stream" argument, else -1 */
 	uint32_t k_won, k_worc; /* argument keys: wait_on_stream, wait_on_cuda_event_record_corr_id */
@@ -75,7 +79,8 @@ struct tg_critical_path {
 	uint16_t *namef;     /* per atom */
 	uint32_t natoms;
 
-	/* nodes, in HTA's order */
+	/* nodes, in HTA's order; the nodes, the edges and the path are freed
+	 * once the path's steps are read (cp_solve), unless opts.keep_graph */
 	size_t nnodes;
 	uint32_t *node_ev;
 	int64_t *node_ts;
@@ -119,6 +124,13 @@ static inline uint16_t cp_name_flags(const tg_critical_path *cp, uint32_t ev)
 {
 	uint32_t atom = cp->ev[ev].name;
 	return atom < cp->natoms ? cp->namef[atom] : 0;
+}
+
+/* The weight of edge e as added (may be negative): 0 for dependency and
+ * sync edges and those added with zero, else the time between its nodes. */
+static inline int64_t cp_edge_w(const tg_critical_path *cp, const cp_edge *e)
+{
+	return e->type & CP_EDGE_ZERO ? 0 : cp->node_ts[e->dst] - cp->node_ts[e->src];
 }
 
 /* The edge src -> dst (nodes) once the edges are merged and listed by

@@ -31,12 +31,14 @@ static int cycle_error(const tg_critical_path *cp, const uint32_t *indeg)
 {
 	for (size_t v = 0; v < cp->nnodes; v++)
 		if (indeg[v]) {
-			uint32_t ev = cp->node_ev[v];
+			uint32_t ev = cp->node_ev[v], s = 0;
+			while (s < cp->nnodes && !(cp->node_ev[s] == ev && cp->node_start[s]))
+				s++; /* its start node (the events' nodes are freed by now) */
 			return tg_error_set(
 				TG_EFORMAT,
 				"critical path: the events make a cycle of dependencies (through '%s' "
 				"at %.3f ms: nesting or syncs out of time order); HTA refuses such a trace too",
-				tg_trace_str(cp->t, cp->ev[ev].name), (double)cp->node_ts[cp->snode[ev]] / 1e6);
+				tg_trace_str(cp->t, cp->ev[ev].name), (double)cp->node_ts[s] / 1e6);
 		}
 	return tg_error_set(TG_EFORMAT, "critical path: the events make a cycle of dependencies");
 }
@@ -98,7 +100,7 @@ static int longest(tg_critical_path *cp, const uint32_t *soff, const uint32_t *s
 			best = u;
 		for (uint32_t k = soff[u]; k < soff[u + 1]; k++) {
 			uint32_t e = sadj[k], v = cp->edges[e].dst;
-			int64_t c = d + path_weight(cp->edges[e].w);
+			int64_t c = d + path_weight(cp_edge_w(cp, &cp->edges[e]));
 			if (from[v] == TG_NONE || c > dist[v] || (c == dist[v] && e < from[v])) {
 				dist[v] = c;
 				from[v] = e;
@@ -124,7 +126,7 @@ out:
 /* HTA's bound_by of an edge. */
 static tg_cp_bound bound_of(const tg_critical_path *cp, const cp_edge *e)
 {
-	switch (e->type) {
+	switch (CP_EDGE_TYPE(e)) {
 	case TG_CP_EDGE_KERNEL_KERNEL: return TG_CP_KERNEL_KERNEL;
 	case TG_CP_EDGE_LAUNCH: return TG_CP_LAUNCH;
 	case TG_CP_EDGE_DEPENDENCY:
@@ -154,6 +156,19 @@ static int sort_ops(tg_critical_path *cp)
 		rc = tg_sort_apply(cp->ops, cp->nops, sizeof(tg_cp_op), kv);
 	free(kv);
 	return rc;
+}
+
+/* The graph and the path's nodes, once the steps are read: the ops are
+ * sorted and the result held without them. */
+static void free_graph(tg_critical_path *cp)
+{
+	void **arrays[] = {(void **)&cp->edges,   (void **)&cp->soff,    (void **)&cp->sadj, (void **)&cp->node_ev,
+	                   (void **)&cp->node_ts, (void **)&cp->node_start, (void **)&cp->path};
+	for (size_t k = 0; k < sizeof(arrays) / sizeof(arrays[0]); k++) {
+		free(*arrays[k]);
+		*arrays[k] = NULL;
+	}
+	cp->nedges = cp->cap = 0;
 }
 
 /* The path's edges, the breakdown, the events and their time. */
@@ -186,17 +201,19 @@ static int breakdown(tg_critical_path *cp)
 		uint32_t u = cp->path[i], v = cp->path[i + 1];
 		const cp_edge *e = &cp->edges[cp_find_edge(cp, u, v)];
 		tg_cp_bound b = bound_of(cp, e);
-		cp->bound_ns[b] += e->w;
+		int64_t w = cp_edge_w(cp, e);
+		int type = CP_EDGE_TYPE(e);
+		cp->bound_ns[b] += w;
 		if (!full)
 			continue;
-		int attributed = e->type == TG_CP_EDGE_OPERATOR || e->type == TG_CP_EDGE_KERNEL_KERNEL;
+		int attributed = type == TG_CP_EDGE_OPERATOR || type == TG_CP_EDGE_KERNEL_KERNEL;
 		uint32_t ev = attributed ? e->attr : TG_NONE;
 		cp->steps[i] = (tg_cp_step){.ts = cp->node_ts[u],
-		                            .ns = e->w,
+		                            .ns = w,
 		                            .from = cp->node_ev[u],
 		                            .to = cp->node_ev[v],
 		                            .event = ev,
-		                            .type = e->type,
+		                            .type = (uint8_t)type,
 		                            .bound = (uint8_t)b,
 		                            .from_start = cp->node_start[u],
 		                            .to_start = cp->node_start[v]};
@@ -206,11 +223,17 @@ static int breakdown(tg_critical_path *cp)
 			slot[ev] = (uint32_t)cp->nops;
 			cp->ops[cp->nops++] = (tg_cp_op){ev, 0, (uint8_t)b};
 		}
-		cp->ops[slot[ev]].ns += e->w;
+		cp->ops[slot[ev]].ns += w;
 	}
 	cp->nsteps = full ? n : 0;
 	free(slot);
-	return full ? sort_ops(cp) : 0;
+	if (!cp->opts.keep_graph)
+		free_graph(cp);
+	if (!full)
+		return 0;
+	tg_cp_op *ops = realloc(cp->ops, (cp->nops + 1) * sizeof(tg_cp_op)); /* an op for about two steps */
+	cp->ops = ops ? ops : cp->ops;
+	return sort_ops(cp);
 }
 
 int cp_solve(tg_critical_path *cp)
@@ -220,11 +243,11 @@ int cp_solve(tg_critical_path *cp)
 		rc = cp_edges_by(&cp->soff, &cp->sadj, cp, 0);
 	if (!rc)
 		rc = longest(cp, cp->soff, cp->sadj);
-	if (!rc)
-		rc = breakdown(cp);
 	cp->stats.edges = cp->nedges;
 	for (size_t e = 0; e < cp->nedges; e++)
-		cp->stats.edges_by_type[cp->edges[e].type]++;
+		cp->stats.edges_by_type[CP_EDGE_TYPE(&cp->edges[e])]++;
+	if (!rc)
+		rc = breakdown(cp);
 	cp->stats.path_nodes = cp->npath;
 	return rc;
 }

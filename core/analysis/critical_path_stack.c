@@ -343,23 +343,52 @@ static int cpu_thread(const tg_critical_path *cp, const uint32_t *evs, size_t n)
 	return 1;
 }
 
+/* The largest CPU thread of the grouped events evs[0..n) (grp: their
+ * thread's rank): the workspace is sized for it, not for every event. */
+static size_t largest_thread(const tg_critical_path *cp, const uint32_t *evs, const uint32_t *grp, size_t n)
+{
+	size_t most = 0;
+	for (size_t lo = 0, hi; lo < n; lo = hi) {
+		for (hi = lo + 1; hi < n && grp[hi] == grp[lo]; hi++)
+			;
+		if (hi - lo > most && cpu_thread(cp, evs + lo, hi - lo))
+			most = hi - lo;
+	}
+	return most;
+}
+
+static int alloc_ws(struct stack_ws *ws, size_t n)
+{
+	*ws = (struct stack_ws){.parent = tg_malloc((n + 1) * 4),
+	                        .first = tg_malloc((n + 1) * 4),
+	                        .next = tg_malloc((n + 1) * 4),
+	                        .lastc = tg_malloc((n + 1) * 4),
+	                        .stk = tg_malloc((n + 1) * 4),
+	                        .state = tg_malloc(n + 1),
+	                        .starts = tg_malloc((n + 1) * sizeof(tg_sort_pair)),
+	                        .ends = tg_malloc((n + 1) * sizeof(uint64_t))};
+	return ws->parent && ws->first && ws->next && ws->lastc && ws->stk && ws->state && ws->starts && ws->ends
+	               ? 0
+	               : TG_ENOMEM;
+}
+
+static void free_ws(struct stack_ws *ws)
+{
+	void *arrays[] = {ws->parent, ws->first, ws->next, ws->lastc, ws->stk, ws->state, ws->starts, ws->ends};
+	for (size_t k = 0; k < sizeof(arrays) / sizeof(arrays[0]); k++)
+		free(arrays[k]);
+}
+
 int cp_add_stack_edges(tg_critical_path *cp)
 {
 	size_t n = 0;
 	for (size_t i = 0; i < cp->nev; i++)
 		n += (cp->evf[i] & CP_CLIP) != 0;
 	uint32_t *evs = tg_malloc((n + 1) * sizeof(uint32_t)), *grp = tg_malloc((n + 1) * sizeof(uint32_t));
-	struct stack_ws ws = {.parent = tg_malloc((n + 1) * 4),
-	                      .first = tg_malloc((n + 1) * 4),
-	                      .next = tg_malloc((n + 1) * 4),
-	                      .lastc = tg_malloc((n + 1) * 4),
-	                      .stk = tg_malloc((n + 1) * 4),
-	                      .state = tg_malloc(n + 1),
-	                      .starts = tg_malloc((n + 1) * sizeof(tg_sort_pair)),
-	                      .ends = tg_malloc((n + 1) * sizeof(uint64_t))};
-	int rc = TG_ENOMEM;
-	if (evs && grp && ws.parent && ws.first && ws.next && ws.lastc && ws.stk && ws.state && ws.starts && ws.ends)
-		rc = thread_order(cp, evs, grp);
+	struct stack_ws ws = {0};
+	int rc = evs && grp ? thread_order(cp, evs, grp) : TG_ENOMEM;
+	if (!rc)
+		rc = alloc_ws(&ws, largest_thread(cp, evs, grp, n));
 	for (size_t lo = 0, hi; lo < n && !rc; lo = hi) {
 		for (hi = lo + 1; hi < n && grp[hi] == grp[lo]; hi++)
 			;
@@ -368,13 +397,6 @@ int cp_add_stack_edges(tg_critical_path *cp)
 	}
 	free(evs);
 	free(grp);
-	free(ws.parent);
-	free(ws.first);
-	free(ws.next);
-	free(ws.lastc);
-	free(ws.stk);
-	free(ws.state);
-	free(ws.starts);
-	free(ws.ends);
+	free_ws(&ws);
 	return rc;
 }

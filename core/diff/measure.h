@@ -41,12 +41,14 @@ typedef struct tg_kernel_rec {
 	uint32_t pair;     /* the record of the other side's measure the tree
 	                      alignment pairs this one with (core/diff/call_pairs.h),
 	                      TG_NONE when none (or not aligned) */
+	uint8_t cat_source; /* tg_cat_source: where category came from (here, in
+	                       the hole before the 64-bit fields: 88 bytes a
+	                       record, not 96) */
 	int64_t stream;
 	int64_t rank; /* the trace's rank (tg_measure_trace_rank), else its index */
 	int64_t dur_ns;
 	int64_t delay_ns;  /* kernel start - launch call start; -1 without a launch */
 	int64_t ts;        /* start, ns */
-	uint8_t cat_source; /* tg_cat_source: where category came from */
 } tg_kernel_rec;
 
 typedef struct tg_invocation {

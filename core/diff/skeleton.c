@@ -5,6 +5,7 @@
  * walked once each, memoised), or adopted, checked, from stored arrays.
  */
 #include "skeleton.h"
+#include "../../util/sort.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -58,14 +59,44 @@ static void nearest_held(uint32_t *near, const tg_tree *tree, size_t ne)
 	}
 }
 
-/* Node indices ordered by (start, index): qsort_r with the nodes. */
-static int cmp_start(const void *a, const void *b, void *p)
+/* by[0..n): the nodes by (start, index) through a linear radix sort (the
+ * comparison sort it replaces grew n log n: 12x its instructions for 10x
+ * the events). Each start less the first, shifted past the index's bits,
+ * with the index in them, when that fits 64 bits (8 bytes of scratch a
+ * node); else (start, index) pairs, stable on the start. 0 or TG_ENOMEM. */
+static int sort_by_start(uint32_t *by, const tg_skel_node *nodes, size_t n)
 {
-	const tg_skel_node *x = p;
-	uint32_t i = *(const uint32_t *)a, j = *(const uint32_t *)b;
-	if (x[i].ts != x[j].ts)
-		return x[i].ts < x[j].ts ? -1 : 1;
-	return (i > j) - (i < j);
+	int64_t lo = nodes[0].ts, hi = nodes[0].ts;
+	for (size_t i = 1; i < n; i++) {
+		lo = nodes[i].ts < lo ? nodes[i].ts : lo;
+		hi = nodes[i].ts > hi ? nodes[i].ts : hi;
+	}
+	unsigned b = 1;
+	while (b < 32 && ((size_t)1 << b) < n)
+		b++;
+	uint64_t span = (uint64_t)hi - (uint64_t)lo;
+	if ((span >> (64 - b)) == 0) {
+		uint64_t *k = tg_malloc(n * sizeof(uint64_t));
+		if (!k)
+			return TG_ENOMEM;
+		for (size_t i = 0; i < n; i++)
+			k[i] = (((uint64_t)nodes[i].ts - (uint64_t)lo) << b) | i;
+		int rc = tg_sort_u64(k, n);
+		for (size_t q = 0; !rc && q < n; q++)
+			by[q] = (uint32_t)(k[q] & (((uint64_t)1 << b) - 1));
+		free(k);
+		return rc;
+	}
+	tg_sort_pair *kv = tg_malloc(n * sizeof(tg_sort_pair));
+	if (!kv)
+		return TG_ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		kv[i] = (tg_sort_pair){tg_sort_key_i64(nodes[i].ts), (uint32_t)i};
+	int rc = tg_sort_pairs(kv, n);
+	for (size_t q = 0; !rc && q < n; q++)
+		by[q] = kv[q].idx;
+	free(kv);
+	return rc;
 }
 
 /* s->by_start: every node by (start, index), sorted once for every view
@@ -76,10 +107,10 @@ static int order_by_start(tg_skeleton *s)
 	s->start_rank = tg_malloc((s->n ? s->n : 1) * sizeof(uint32_t));
 	if (!s->by_start || !s->start_rank)
 		return TG_ENOMEM;
-	for (size_t i = 0; i < s->n; i++)
-		s->by_start[i] = (uint32_t)i;
-	if (s->n > 1)
-		qsort_r(s->by_start, s->n, sizeof(uint32_t), cmp_start, s->nodes);
+	if (s->n == 1)
+		s->by_start[0] = 0;
+	if (s->n > 1 && sort_by_start(s->by_start, s->nodes, s->n))
+		return TG_ENOMEM;
 	for (size_t q = 0; q < s->n; q++)
 		s->start_rank[s->by_start[q]] = (uint32_t)q;
 	return 0;

@@ -27,13 +27,14 @@
 #define DEFAULT_MAX_DP_CELLS (4u << 20)
 #define DEFAULT_MAX_PAIRS 65536u
 
-static int new_node(tg_tree_diff *d, uint32_t **nodev, size_t *cap_nodev, uint32_t v1, uint32_t v2,
-                    uint32_t parent, uint32_t *id)
+/* Appends the merged node of view nodes (v1, v2) under parent; its id into
+ * *id. The children links are made once the tree is complete (link_children):
+ * a node's view nodes are its events' (vof), so that nothing more is held
+ * per node while building. 0 or TG_ENOMEM. */
+static int new_node(tg_tree_diff *d, uint32_t v1, uint32_t v2, uint32_t parent, uint32_t *id)
 {
 	size_t need = d->nnodes + 1;
-	if ((need > d->cap_nodes && tg_grow((void **)&d->nodes, &d->cap_nodes, need, sizeof(tg_diff_node))) ||
-	    (need > d->cap_last && tg_grow((void **)&d->last_child, &d->cap_last, need, sizeof(uint32_t))) ||
-	    (2 * need > *cap_nodev && tg_grow((void **)nodev, cap_nodev, 2 * need, sizeof(uint32_t))))
+	if (need > d->cap_nodes && tg_grow((void **)&d->nodes, &d->cap_nodes, need, sizeof(tg_diff_node)))
 		return TG_ENOMEM;
 	uint32_t n = (uint32_t)d->nnodes++;
 	const struct view *s1 = &d->side[0], *s2 = &d->side[1];
@@ -44,18 +45,22 @@ static int new_node(tg_tree_diff *d, uint32_t **nodev, size_t *cap_nodev, uint32
 	x->parent = parent;
 	x->first_child = x->next_sibling = TG_NONE;
 	x->side = v1 != TG_NONE && v2 != TG_NONE ? TG_DIFF_BOTH : v1 != TG_NONE ? TG_DIFF_BASE_ONLY : TG_DIFF_NEW_ONLY;
-	(*nodev)[2 * (size_t)n] = v1;
-	(*nodev)[2 * (size_t)n + 1] = v2;
-	d->last_child[n] = TG_NONE;
-	if (parent != TG_NONE) {
-		if (d->last_child[parent] == TG_NONE)
-			d->nodes[parent].first_child = n;
-		else
-			d->nodes[d->last_child[parent]].next_sibling = n;
-		d->last_child[parent] = n;
-	}
 	*id = n;
 	return 0;
+}
+
+/* The children links of the complete merged tree: a node's children in
+ * the order they were made, which is their ids' (preorder), so one pass
+ * from the last node back threads each before its parent's first. */
+static void link_children(tg_tree_diff *d)
+{
+	for (size_t n = d->nnodes; n-- > 1;) {
+		tg_diff_node *x = &d->nodes[n];
+		if (x->parent == TG_NONE)
+			continue;
+		x->next_sibling = d->nodes[x->parent].first_child;
+		d->nodes[x->parent].first_child = (uint32_t)n;
+	}
 }
 
 tg_tree_diff_opts tg_tree_diff_opts_tracelens(void)
@@ -139,21 +144,18 @@ static int alloc_maps(tg_tree_diff *d, struct ctx *c)
 
 /* The merged tree, top-down: the virtual root, then depth first from an
  * explicit stack, each popped pair a node (ids in preorder) expanded into
- * its children pairs; a view node enters the tree once. *nodev gets the
- * view nodes (base, new) of each merged node. 0 or TG_ENOMEM. */
-static int merge_top_down(struct ctx *c, uint32_t **nodev, size_t *cap_nodev)
+ * its children pairs; a view node enters the tree once. 0 or TG_ENOMEM. */
+static int merge_top_down(struct ctx *c)
 {
 	tg_tree_diff *d = c->d;
 	/* every node but the root takes a view node of its own: at most this
 	 * many, allocated at once (grown by doubling, the arrays were copied
 	 * and their pages touched twice over) */
 	size_t most = (size_t)d->side[0].n + d->side[1].n + 1;
-	if (tg_grow((void **)&d->nodes, &d->cap_nodes, most, sizeof(tg_diff_node)) ||
-	    tg_grow((void **)&d->last_child, &d->cap_last, most, sizeof(uint32_t)) ||
-	    tg_grow((void **)nodev, cap_nodev, 2 * most, sizeof(uint32_t)))
+	if (tg_grow((void **)&d->nodes, &d->cap_nodes, most, sizeof(tg_diff_node)))
 		return TG_ENOMEM;
 	uint32_t root;
-	if (new_node(d, nodev, cap_nodev, TG_NONE, TG_NONE, TG_NONE, &root))
+	if (new_node(d, TG_NONE, TG_NONE, TG_NONE, &root))
 		return TG_ENOMEM;
 	d->nodes[root].side = TG_DIFF_BOTH;
 	uint32_t rv1 = TG_NONE, rv2 = TG_NONE;
@@ -164,7 +166,7 @@ static int merge_top_down(struct ctx *c, uint32_t **nodev, size_t *cap_nodev)
 		if ((w.v1 != TG_NONE && c->used[0][w.v1]) || (w.v2 != TG_NONE && c->used[1][w.v2]))
 			continue; /* never twice in the merged tree */
 		uint32_t id;
-		if (new_node(d, nodev, cap_nodev, w.v1, w.v2, w.parent, &id))
+		if (new_node(d, w.v1, w.v2, w.parent, &id))
 			return TG_ENOMEM;
 		if (w.v1 != TG_NONE)
 			c->used[0][w.v1] = 1;
@@ -176,8 +178,6 @@ static int merge_top_down(struct ctx *c, uint32_t **nodev, size_t *cap_nodev)
 		if (v1 != w.v1 || v2 != w.v2) {
 			/* phase 1 opened a wrapper: the node is the deeper one */
 			tg_diff_node *x = &d->nodes[id];
-			(*nodev)[2 * (size_t)id] = v1;
-			(*nodev)[2 * (size_t)id + 1] = v2;
 			x->base_ev = v1 == TG_NONE ? TG_NONE : view_event(&d->side[0], v1);
 			x->new_ev = v2 == TG_NONE ? TG_NONE : view_event(&d->side[1], v2);
 			if (v1 != TG_NONE)
@@ -188,6 +188,7 @@ static int merge_top_down(struct ctx *c, uint32_t **nodev, size_t *cap_nodev)
 		if (push_pairs(c, id))
 			return TG_ENOMEM;
 	}
+	link_children(d);
 	return 0;
 }
 
@@ -218,8 +219,6 @@ static int build(tg_tree_diff **out, const tg_tree_diff_side *given, const tg_sk
 	struct ctx c;
 	memset(&c, 0, sizeof(c));
 	c.d = d;
-	uint32_t *nodev = NULL;
-	size_t cap_nodev = 0;
 	int rc = TG_ENOMEM;
 	if (given)
 		rc = tg_tree_diff_side_lend(d, given);
@@ -228,19 +227,15 @@ static int build(tg_tree_diff **out, const tg_tree_diff_side *given, const tg_sk
 	if (rc || (rc = tg_tree_diff_view_build(&c, &d->side[1], next, &d->opts)))
 		goto fail;
 	rc = TG_ENOMEM;
-	if (alloc_maps(d, &c) || merge_top_down(&c, &nodev, &cap_nodev))
+	if (alloc_maps(d, &c) || merge_top_down(&c))
 		goto fail;
 	d->stats.nodes = d->nnodes;
-	if (tg_tree_diff_find_lcas(&c, nodev))
+	if (tg_tree_diff_find_lcas(&c))
 		goto fail;
-	free(nodev);
-	free(d->last_child);
-	d->last_child = NULL;
 	free_ctx(&c);
 	*out = d;
 	return 0;
 fail:
-	free(nodev);
 	free_ctx(&c);
 	tg_tree_diff_free(d);
 	return rc ? rc : TG_ENOMEM;
@@ -295,7 +290,6 @@ void tg_tree_diff_free(tg_tree_diff *d)
 	tg_skeleton_free(d->own[1]);
 	tg_atoms_free(d->norms);
 	free(d->nodes);
-	free(d->last_child);
 	free(d->lcas);
 	free(d->lca_events);
 	for (int s = 0; s < 2; s++) {

@@ -158,8 +158,6 @@ struct tg_tree_diff {
 	tg_atoms *norms; /* normalized names of both sides */
 	tg_diff_node *nodes;
 	size_t nnodes, cap_nodes;
-	uint32_t *last_child; /* per node, while building */
-	size_t cap_last;
 	tg_diff_lca *lcas;
 	size_t nlcas, cap_lcas;
 	uint32_t *lca_events; /* the events of all LCAs */
@@ -296,8 +294,8 @@ int tg_tree_diff_aligned(struct ctx *c, const uint32_t *a, size_t m, const uint3
 int tg_tree_diff_expand(struct ctx *c, uint32_t *v1, uint32_t *v2, int root, int positional);
 
 /* tree_diff_lca.c: the gpu and diverges flags of every merged node, the
- * matched device events and the LCAs, into c->d; nodev holds the view
- * nodes (base, new) of each merged node. 0 or TG_ENOMEM. */
-int tg_tree_diff_find_lcas(struct ctx *c, const uint32_t *nodev);
+ * matched device events and the LCAs, into c->d (a merged node's view
+ * nodes are its events', through each side's vof). 0 or TG_ENOMEM. */
+int tg_tree_diff_find_lcas(struct ctx *c);
 
 #endif

@@ -78,16 +78,23 @@ struct lca_tmp {
 	size_t b0, nb, n0, nn;
 };
 
+/* The view node of event ev of s, TG_NONE for none (a merged node's side
+ * that is absent). */
+static inline uint32_t view_of(const struct view *s, uint32_t ev)
+{
+	return ev == TG_NONE ? TG_NONE : s->vof[ev];
+}
+
 /* Merged node id: its gpu and diverges flags; for a combined node, the
  * device events under its one-sided children with device work into bl
  * (base) and nl (new), or, for a pair of device events, the pair itself
  * when the names differ, else the two events matched. *lca: the node is
  * an LCA (bl or nl not empty). 0 or TG_ENOMEM. */
-static int examine_node(tg_tree_diff *d, size_t id, const uint32_t *nodev, u32vec *bl, u32vec *nl, int *lca)
+static int examine_node(tg_tree_diff *d, size_t id, u32vec *bl, u32vec *nl, int *lca)
 {
 	const struct view *s1 = &d->side[0], *s2 = &d->side[1];
 	tg_diff_node *x = &d->nodes[id];
-	uint32_t v1 = nodev[2 * id], v2 = nodev[2 * id + 1];
+	uint32_t v1 = view_of(s1, x->base_ev), v2 = view_of(s2, x->new_ev);
 	*lca = 0;
 	x->gpu = id == 0 || (v1 != TG_NONE && (s1->flags[v1] & F_PATH)) || (v2 != TG_NONE && (s2->flags[v2] & F_PATH));
 	if (x->side != TG_DIFF_BOTH)
@@ -97,7 +104,7 @@ static int examine_node(tg_tree_diff *d, size_t id, const uint32_t *nodev, u32ve
 	bl->n = nl->n = 0;
 	for (uint32_t ch = x->first_child; ch != TG_NONE; ch = d->nodes[ch].next_sibling) {
 		const tg_diff_node *y = &d->nodes[ch];
-		uint32_t w1 = nodev[2 * (size_t)ch], w2 = nodev[2 * (size_t)ch + 1];
+		uint32_t w1 = view_of(s1, y->base_ev), w2 = view_of(s2, y->new_ev);
 		if (y->side == TG_DIFF_BASE_ONLY && (s1->flags[w1] & F_PATH) && gather(s1, w1, bl))
 			return TG_ENOMEM;
 		if (y->side == TG_DIFF_NEW_ONLY && (s2->flags[w2] & F_PATH) && gather(s2, w2, nl))
@@ -143,7 +150,7 @@ static int make_lcas(struct ctx *c, const struct lca_tmp *tmp, size_t ntmp)
 	return 0;
 }
 
-int tg_tree_diff_find_lcas(struct ctx *c, const uint32_t *nodev)
+int tg_tree_diff_find_lcas(struct ctx *c)
 {
 	tg_tree_diff *d = c->d;
 	u32vec pool = {0}, bl = {0}, nl = {0}, scratch = {0};
@@ -152,7 +159,7 @@ int tg_tree_diff_find_lcas(struct ctx *c, const uint32_t *nodev)
 	int rc = TG_ENOMEM;
 	for (size_t id = 0; id < d->nnodes; id++) {
 		int lca;
-		if (examine_node(d, id, nodev, &bl, &nl, &lca))
+		if (examine_node(d, id, &bl, &nl, &lca))
 			goto out;
 		if (!lca)
 			continue;
