@@ -107,7 +107,9 @@ static int load_quiet(tg_trace **trace, tg_tree **tree, const char *path, const 
 	/* the tree's second thread, parked while the trace is read; none when
 	 * each trace gets one thread (tg_cli_load_many, --single-thread) */
 	tg_tree_helper *h = opts && !opts->source.single_thread ? tg_tree_helper_start() : NULL;
-	if (tg_trace_read_file(trace, path, opts)) {
+	tg_read_opts o = opts ? *opts : (tg_read_opts){0};
+	o.launch_flows_only = 1; /* the tree links with no other, and they go after it */
+	if (tg_trace_read_file(trace, path, &o)) {
 		snprintf(msg, cap, "%s", tg_error_last());
 		tg_tree_helper_free(h);
 		return -1;

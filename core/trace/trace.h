@@ -174,6 +174,8 @@ typedef struct tg_read_opts {
 	                      * use tiny ones); input under a quarter of it is read on one thread */
 	int keep_all_args;   /* keep every argument (but Kineto's bookkeeping); default 0: only
 	                      * the ones tracegate's analyses read (trace_read.c: kept_keys) */
+	int launch_flows_only; /* keep only the flows tg_tree_build links with (kernel launches' ph s
+	                        * and f); default 0: every flow. Their tracks are made either way */
 } tg_read_opts;
 
 /* Reads a trace file (.json or gzip, by magic bytes) in one streaming pass,

@@ -445,6 +445,7 @@ static void parser_config(struct parser *ps, tg_source *src, const tg_read_opts 
 	ps->keep_limit = (uint32_t)NKEPT;
 	ps->noise_limit = (uint32_t)(NKEPT + NNOISE);
 	ps->keep_all = opts && opts->keep_all_args;
+	ps->launch_flows_only = opts && opts->launch_flows_only;
 }
 
 static void workers_free(struct workers *ws_)
@@ -598,6 +599,7 @@ static int read_source(tg_trace **out, tg_source *src, const char *name, const t
 		goto fail;
 	trim_array((void **)&t->events, &t->events_cap, t->nevents, sizeof(tg_event));
 	trim_array((void **)&t->args, &t->args_cap, t->nargs, sizeof(tg_arg));
+	trim_array((void **)&t->flows, &t->flows_cap, t->nflows, sizeof(tg_flow));
 	for (size_t i = 0; i < ps.nopen; i++)
 		t->events[ps.open[i]].flags |= TG_EV_UNCLOSED;
 	t->stats.json_bytes = ps.base + ps.len;

@@ -438,12 +438,19 @@ static void commit_metadata(struct parser *ps, struct evtmp *ev, size_t args_sta
 	}
 }
 
-/* A flow event (ph s, t, f) into t->flows. */
+/* A flow event (ph s, t, f) into t->flows; with launch_flows_only, only
+ * a kernel launch's start or end (the rest, a quarter of a training
+ * trace's flows, 24 bytes each that tg_tree_build never reads, still
+ * makes its track, so that the tracks do not depend on the option). */
 static void commit_flow(struct parser *ps, const struct evtmp *ev, uint64_t at)
 {
 	tg_trace *t = ps->t;
 	if (!ev->has_ts || !ev->has_id)
 		die_off(ps, TG_EFORMAT, at, "flow event without \"ts\" or \"id\"");
+	if (ps->launch_flows_only && (ev->flow != TG_FLOW_LAUNCH || (ev->ph != 's' && ev->ph != 'f'))) {
+		track_get(ps, &ev->key);
+		return;
+	}
 	if (tg_grow((void **)&t->flows, &t->flows_cap, t->nflows + 1, sizeof(tg_flow)))
 		oom(ps);
 	t->flows[t->nflows++] = (tg_flow){

@@ -115,6 +115,7 @@ struct parser {
 	uint32_t noise_limit; /* atoms in [keep_limit, noise_limit) are noise keys */
 	uint32_t keep_limit;  /* atoms below this are the kept keys */
 	int keep_all;         /* keep every key but the noise */
+	int launch_flows_only; /* tg_read_opts.launch_flows_only */
 	uint32_t key_input_dims; /* atom of "Input Dims" */
 	uint32_t atom_empty, atom_cat;
 

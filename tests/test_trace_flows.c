@@ -1,0 +1,124 @@
+/* test_trace_flows.c - the flows a read keeps (tg_read_opts.launch_flows_only,
+ * which tg_cli_load sets): only a kernel launch's start and end, the rest
+ * (fwdbwd, a launch's step 't', any other category) dropped but their
+ * tracks made all the same; the tree links the same events either way, on
+ * one thread and with the pipeline of chunks. */
+#include "testutil.h"
+
+/* One launch linked by correlation (id 6), one by its flow alone (id 9:
+ * the kernel carries no correlation), a fwdbwd pair whose end is on a
+ * thread of its own, a launch's step 't' on another, and an "async" flow's
+ * start (a launch category) on the launching thread. */
+static const char *const flows_json =
+	"{\"traceEvents\":[\n"
+	"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::mm\",\"pid\":1,\"tid\":1,\"ts\":100,\"dur\":50,"
+	"\"args\":{\"External id\":1}},\n"
+	"{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,\"ts\":110,\"dur\":5,"
+	"\"args\":{\"correlation\":6,\"External id\":1}},\n"
+	"{\"ph\":\"s\",\"id\":6,\"pid\":1,\"tid\":1,\"ts\":110,\"cat\":\"ac2g\",\"name\":\"ac2g\"},\n"
+	"{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,\"ts\":120,\"dur\":5,"
+	"\"args\":{}},\n"
+	"{\"ph\":\"s\",\"id\":9,\"pid\":1,\"tid\":1,\"ts\":120,\"cat\":\"ac2g\",\"name\":\"ac2g\"},\n"
+	"{\"ph\":\"t\",\"id\":9,\"pid\":1,\"tid\":3,\"ts\":121,\"cat\":\"ac2g\",\"name\":\"ac2g\"},\n"
+	"{\"ph\":\"s\",\"id\":1,\"pid\":1,\"tid\":1,\"ts\":100,\"cat\":\"fwdbwd\",\"name\":\"fwdbwd\"},\n"
+	"{\"ph\":\"f\",\"id\":1,\"pid\":1,\"tid\":2,\"ts\":300,\"cat\":\"fwdbwd\",\"name\":\"fwdbwd\",\"bp\":\"e\"},\n"
+	"{\"ph\":\"s\",\"id\":4,\"pid\":1,\"tid\":1,\"ts\":130,\"cat\":\"user\",\"name\":\"other\"},\n"
+	"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"gemm\",\"pid\":0,\"tid\":7,\"ts\":200,\"dur\":10,"
+	"\"args\":{\"correlation\":6,\"stream\":7}},\n"
+	"{\"ph\":\"f\",\"id\":6,\"pid\":0,\"tid\":7,\"ts\":200,\"cat\":\"ac2g\",\"name\":\"ac2g\",\"bp\":\"e\"},\n"
+	"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"relu\",\"pid\":0,\"tid\":7,\"ts\":220,\"dur\":10,"
+	"\"args\":{\"stream\":7}},\n"
+	"{\"ph\":\"f\",\"id\":9,\"pid\":0,\"tid\":7,\"ts\":220,\"cat\":\"ac2g\",\"name\":\"ac2g\",\"bp\":\"e\"}\n"
+	"]}";
+
+static tg_trace *read_flows(int launch_only, uint32_t chunk)
+{
+	tg_read_opts o = {.launch_flows_only = launch_only, .chunk = chunk};
+	o.source.single_thread = chunk == 0;
+	tg_trace *t = NULL;
+	if (tg_trace_read_mem(&t, flows_json, strlen(flows_json), "flows.json", &o))
+		fail_msg("read failed: %s", tg_error_last());
+	return t;
+}
+
+static void test_every_flow_by_default(void **state)
+{
+	(void)state;
+	tg_trace *t = read_flows(0, 0);
+	size_t nf, nt;
+	const tg_flow *f = tg_trace_flows(t, &nf);
+	tg_trace_tracks(t, &nt);
+	assert_int_equal(nf, 8);
+	assert_int_equal(nt, 4); /* threads 1, 2, 3 and stream 7 */
+	assert_int_equal(tg_trace_stats_get(t)->flow_events, 8);
+	assert_int_equal(f[2].ph, 't');
+	assert_int_equal(f[3].type, TG_FLOW_FWDBWD);
+	assert_int_equal(f[5].type, TG_FLOW_OTHER);
+	tg_trace_free(t);
+}
+
+static void test_launch_flows_only(void **state)
+{
+	(void)state;
+	for (uint32_t chunk = 0; chunk <= 512; chunk += 256) { /* one thread, then chunks parsed ahead */
+		tg_trace *all = read_flows(0, chunk), *t = read_flows(1, chunk);
+		size_t nf, nt, nt_all;
+		const tg_flow *f = tg_trace_flows(t, &nf);
+		const tg_track *tr = tg_trace_tracks(t, &nt), *tr_all = tg_trace_tracks(all, &nt_all);
+		/* the launches' s and f in the order read: 6 s, 9 s, 6 f, 9 f */
+		assert_int_equal(nf, 4);
+		int64_t ids[] = {6, 9, 6, 9};
+		char phs[] = {'s', 's', 'f', 'f'};
+		for (size_t i = 0; i < nf; i++) {
+			assert_int_equal(f[i].id, ids[i]);
+			assert_int_equal(f[i].ph, phs[i]);
+			assert_int_equal(f[i].type, TG_FLOW_LAUNCH);
+		}
+		assert_int_equal(f[3].ts, 220000);
+		assert_int_equal(f[3].bind_enclosing, 1);
+		assert_int_equal(tr[f[3].track].tid, 7);
+		/* the dropped flows' threads are tracks still, in the same order */
+		assert_int_equal(nt, nt_all);
+		for (size_t i = 0; i < nt; i++) {
+			assert_int_equal(tr[i].pid, tr_all[i].pid);
+			assert_int_equal(tr[i].tid, tr_all[i].tid);
+		}
+		assert_int_equal(tg_trace_stats_get(t)->flow_events, 8); /* counted as read */
+		tg_trace_free(all);
+		tg_trace_free(t);
+	}
+}
+
+static void test_tree_links_the_same(void **state)
+{
+	(void)state;
+	tg_trace *all = read_flows(0, 0), *t = read_flows(1, 0);
+	tg_tree *tree_all = NULL, *tree = NULL;
+	assert_int_equal(tg_tree_build(&tree_all, all), 0);
+	assert_int_equal(tg_tree_build(&tree, t), 0);
+	const tg_tree_stats *s = tg_tree_stats_get(tree);
+	assert_int_equal(s->gpu_by_correlation, 1);
+	assert_int_equal(s->gpu_by_flow, 1);
+	assert_int_equal(s->gpu_orphans, 0);
+	assert_memory_equal(s, tg_tree_stats_get(tree_all), sizeof(*s));
+	size_t ne;
+	tg_trace_events(t, &ne);
+	for (uint32_t i = 0; i < ne; i++)
+		assert_int_equal(tg_tree_parent(tree, i), tg_tree_parent(tree_all, i));
+	uint32_t relu = tg_test_find(t, "relu", TG_KIND_KERNEL);
+	assert_int_equal(tg_tree_parent(tree, relu), 2); /* the second launch, by its flow */
+	tg_tree_free(tree_all);
+	tg_tree_free(tree);
+	tg_trace_free(all);
+	tg_trace_free(t);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_every_flow_by_default),
+		cmocka_unit_test(test_launch_flows_only),
+		cmocka_unit_test(test_tree_links_the_same),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
