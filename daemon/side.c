@@ -244,6 +244,7 @@ static int read_trace(tg_trace **trace, char digest[TG_SHA256_HEX_LEN + 1], uint
 {
 	uint64_t run_max = d->cfg->max_run_bytes;
 	tg_read_opts ro = d->read;
+	ro.launch_flows_only = 1; /* the tree links by the launches' flows only: no other flow held through its build */
 	uint64_t left = run_max > *run_json ? run_max - *run_json : 0;
 	int run_capped = run_max && (!ro.source.max_bytes || left < ro.source.max_bytes);
 	if (run_capped)
