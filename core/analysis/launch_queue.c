@@ -41,15 +41,6 @@ static void queues_free(struct queues *q)
 
 static int64_t unkey(uint64_t k) { return (int64_t)(k ^ (UINT64_C(1) << 63)); }
 
-/* Whether device event i of f is a launch: the launch call or TG_NONE. */
-static uint32_t launch_of(const tg_step_filter *f, const tg_event *ev, size_t i)
-{
-	if (!tg_kind_is_gpu(ev[i].kind))
-		return TG_NONE;
-	uint32_t p = tg_tree_launch(f->tree, (uint32_t)i);
-	return p != TG_NONE && tg_step_filter_has(f, (uint32_t)i) ? p : TG_NONE;
-}
-
 /* Pass 1: each launch's stream id into sid (in event order), q->n, and the
  * launches per stream into q->off, renumbered in (device, stream) order.
  * 0 or TG_ENOMEM. */
@@ -61,7 +52,7 @@ static int count_streams(struct queues *q, uint32_t *sid, const tg_step_filter *
 	size_t *cnt = NULL;
 	uint32_t *rank = NULL;
 	for (size_t i = 0; i < ne; i++) {
-		if (launch_of(f, ev, i) == TG_NONE)
+		if (tg_launch_of(f, ev, i) == TG_NONE)
 			continue;
 		uint32_t id;
 		if (tg_stream_ids_get(&id, &q->s, tg_kernel_device(t, &ev[i]), tg_kernel_stream(t, &ev[i])))
@@ -99,7 +90,7 @@ static void place_starts(struct queues *q, const uint32_t *sid, const tg_step_fi
 	const tg_event *ev = tg_trace_events(tg_tree_trace(f->tree), &ne);
 	size_t *at = q->off; /* moves on to each stream's end, then back */
 	for (size_t i = 0; i < ne; i++) {
-		uint32_t p = launch_of(f, ev, i);
+		uint32_t p = tg_launch_of(f, ev, i);
 		if (p == TG_NONE)
 			continue;
 		int64_t lts, lend, ts, end;

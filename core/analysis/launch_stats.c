@@ -48,16 +48,6 @@ static size_t device_events(const tg_trace *t)
 	return cnt;
 }
 
-/* The launch of device event i of f (the launch call), or TG_NONE when it
- * has none or f leaves it out. */
-static uint32_t launch_of(const tg_step_filter *f, const tg_event *ev, size_t i)
-{
-	if (!tg_kind_is_gpu(ev[i].kind))
-		return TG_NONE;
-	uint32_t p = tg_tree_launch(f->tree, (uint32_t)i);
-	return p != TG_NONE && tg_step_filter_has(f, (uint32_t)i) ? p : TG_NONE;
-}
-
 /* Selected device events with a launch (nlaunch of them), by launch start. */
 static int collect(struct launches *l, const tg_step_filter *f, size_t nlaunch)
 {
@@ -69,7 +59,7 @@ static int collect(struct launches *l, const tg_step_filter *f, size_t nlaunch)
 	if (!l->v)
 		return TG_ENOMEM;
 	for (size_t i = 0; i < ne; i++) {
-		uint32_t p = launch_of(f, ev, i);
+		uint32_t p = tg_launch_of(f, ev, i);
 		if (p == TG_NONE)
 			continue;
 		struct launch *x = &l->v[l->n++];
@@ -105,7 +95,7 @@ static int summarize(tg_launch_summary *s, const tg_step_filter *f, size_t ndev)
 	if (!d)
 		return TG_ENOMEM;
 	for (size_t i = 0; i < ne; i++) {
-		uint32_t p = launch_of(f, ev, i);
+		uint32_t p = tg_launch_of(f, ev, i);
 		if (p == TG_NONE)
 			continue;
 		int64_t lts, lend, ts, end;
