@@ -23,16 +23,24 @@ static tg_rundata *one(void)
 	return rd;
 }
 
+/* The bytes rd counts in a cache, and those of its skeleton's view. */
+static void bytes_of(uint64_t *data, uint64_t *view, const tg_rundata *rd)
+{
+	tg_tree_diff_side *v;
+	assert_int_equal(tg_tree_diff_side_new(&v, tg_rundata_skeleton(rd), NULL), 0);
+	*data = tg_rundata_mem_bytes(rd);
+	*view = tg_tree_diff_side_bytes(v);
+	tg_tree_diff_side_free(v);
+}
+
 static void test_cache(void **state)
 {
 	(void)state;
 	GT_SKIP_WITHOUT_GEN();
 	tg_rundata *a = one();
-	tg_tree_diff_side *v;
-	assert_int_equal(tg_tree_diff_side_new(&v, tg_rundata_skeleton(a), NULL), 0);
-	uint64_t data = tg_rundata_mem_bytes(a), view = tg_tree_diff_side_bytes(v);
+	uint64_t data, view;
+	bytes_of(&data, &view, a);
 	uint64_t each = data + view;
-	tg_tree_diff_side_free(v);
 	assert_true(data > 1000);
 	assert_true(view > 1000);
 	tg_data_cache *c;
@@ -89,10 +97,8 @@ static void test_view_for_bases_only(void **state)
 	(void)state;
 	GT_SKIP_WITHOUT_GEN();
 	tg_rundata *a = one();
-	tg_tree_diff_side *v;
-	assert_int_equal(tg_tree_diff_side_new(&v, tg_rundata_skeleton(a), NULL), 0);
-	uint64_t data = tg_rundata_mem_bytes(a), view = tg_tree_diff_side_bytes(v);
-	tg_tree_diff_side_free(v);
+	uint64_t data, view;
+	bytes_of(&data, &view, a);
 	tg_data_cache *c;
 	assert_int_equal(tg_data_cache_new(&c, 2 * data + view + view / 2), 0);
 	assert_int_equal(tg_data_cache_put(c, D1, 0, 0, a), 0);
