@@ -103,10 +103,49 @@ int tg_sort_u64(uint64_t *v, size_t n)
 	return 0;
 }
 
+/* Elements no wider than a pair: gathered into kv's own storage (position k
+ * overwrites kv[0..k], whose indexes were read already), then copied back.
+ * The loads are independent of each other, so that the memory system
+ * overlaps their misses: following the permutation's cycles makes each
+ * access wait for the one before it, a cache and TLB miss each once the
+ * array outgrows the caches (tg_compare_categories' sort of four million
+ * records at a gigabyte of JSON: 110x the time of a tenth of them). */
+static void apply_gather(char *a, size_t n, size_t size, tg_sort_pair *kv)
+{
+	char *g = (char *)kv;
+	switch (size) {
+	case 16:
+		for (size_t k = 0; k < n; k++) {
+			uint64_t w[2];
+			memcpy(w, a + (size_t)kv[k].idx * 16, 16);
+			memcpy(g + k * 16, w, 16);
+		}
+		break;
+	case 8:
+		for (size_t k = 0; k < n; k++) {
+			uint64_t w;
+			memcpy(&w, a + (size_t)kv[k].idx * 8, 8);
+			memcpy(g + k * 8, &w, 8);
+		}
+		break;
+	default:
+		for (size_t k = 0; k < n; k++) {
+			char w[sizeof(tg_sort_pair)];
+			memcpy(w, a + (size_t)kv[k].idx * size, size);
+			memcpy(g + k * size, w, size);
+		}
+	}
+	memcpy(a, g, n * size);
+}
+
 int tg_sort_apply(void *base, size_t n, size_t size, tg_sort_pair *kv)
 {
 	if (n < 2)
 		return 0;
+	if (size <= sizeof(tg_sort_pair)) {
+		apply_gather(base, n, size, kv);
+		return 0;
+	}
 	char *a = base, *hold = tg_malloc(size);
 	if (!hold)
 		return TG_ENOMEM;

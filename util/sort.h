@@ -57,8 +57,9 @@ int tg_sort_u64(uint64_t *v, size_t n);
 
 /* Reorders base[0..n) (elements of size bytes) in place so that position k
  * holds the element that was at kv[k].idx; kv must hold a permutation of
- * 0..n-1 (its idx fields are overwritten). 0, or TG_ENOMEM (base
- * unchanged). */
+ * 0..n-1 (its contents are overwritten: elements of at most 16 bytes are
+ * gathered into it, wider ones follow the permutation's cycles). 0, or
+ * TG_ENOMEM (base unchanged). */
 int tg_sort_apply(void *base, size_t n, size_t size, tg_sort_pair *kv);
 
 /* The key at level (0: the most significant) of the element el. */
