@@ -1,6 +1,6 @@
 /* test_big.c - the large-array allocator: small blocks and mapped ones keep
  * their bytes through growth across the threshold, mremap growth and
- * shrinking; calloc is zero; a mapped block starts 64 bytes past a 2 MiB
+ * shrinking (a shrunk mapping resident only up to its 4 KiB page); calloc is zero; a mapped block starts 64 bytes past a 2 MiB
  * boundary and its mapping is advised for huge pages (smaps); overflowing
  * sizes fail with TG_ENOMEM; tg_big_grow doubles. */
 #include "testutil.h"
@@ -57,6 +57,29 @@ static int advised_huge(const void *p)
 	return hg;
 }
 
+/* The resident KiB of the mapping holding p (its "Rss:" in
+ * /proc/self/smaps), or -1. */
+static long resident_kb(const void *p)
+{
+	FILE *f = fopen("/proc/self/smaps", "r");
+	if (!f)
+		return -1;
+	char line[512];
+	int in = 0;
+	long rss = -1;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long lo, hi;
+		if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2 && strchr(line, '-') < strchr(line, ' ')) {
+			in = (uintptr_t)p >= lo && (uintptr_t)p < hi;
+			continue;
+		}
+		if (in && sscanf(line, "Rss: %ld kB", &rss) == 1)
+			in = 0;
+	}
+	fclose(f);
+	return rss;
+}
+
 static void test_small(void **state)
 {
 	(void)state;
@@ -102,6 +125,16 @@ static void test_mapped(void **state)
 	assert_int_equal(first_bad(a, n), n);
 	fill(a, n, m);
 	assert_int_equal(first_bad(a, m), m);
+	/* shrunk to 40 MB and a few bytes: the tail past them is given back
+	 * (the block's mapping ends on the 4 KiB page after its last byte) */
+	size_t k = 10 * MIB + 3;
+	a = tg_big_realloc(a, k * sizeof(uint32_t));
+	assert_non_null(a);
+	assert_int_equal(first_bad(a, k), k);
+	if (MAPS) {
+		long rss = resident_kb(a);
+		assert_true(rss >= 40 * 1024 && rss <= 40 * 1024 + 4);
+	}
 	a = tg_big_realloc(a, 1000 * sizeof(uint32_t));
 	assert_non_null(a);
 	assert_int_equal(first_bad(a, 1000), 1000);

@@ -47,8 +47,13 @@ void *tg_big_realloc(void *p, size_t n);
 
 /* tg_grow for a block from tg_big_*: grows *items (*cap items of
  * item_size bytes) to hold at least need items, doubling. 0 or TG_ENOMEM
- * (*items and *cap untouched). */
-int tg_big_grow(void **items, size_t *cap, size_t need, size_t item_size);
+ * (*items and *cap untouched). Inline for the common case (room already
+ * there), as tg_grow: the reader calls it once per event. */
+int tg_big_grow_slow(void **items, size_t *cap, size_t need, size_t item_size);
+static inline int tg_big_grow(void **items, size_t *cap, size_t need, size_t item_size)
+{
+	return need <= *cap ? 0 : tg_big_grow_slow(items, cap, need, item_size);
+}
 
 /* Frees a block from tg_big_*; NULL is a no-op. */
 void tg_big_free(void *p);
