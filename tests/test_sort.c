@@ -35,11 +35,12 @@ static int cmp_rec(const void *a, const void *b)
 }
 
 /* Two signed keys with few distinct values (ties) and wide ones (every
- * byte in play), sorted minor then major, equal to a stable sort. */
+ * byte in play), sorted minor then major, equal to a stable sort (300,000:
+ * the top digit's pass first, stable too). */
 static void test_two_keys(void **state)
 {
 	(void)state;
-	size_t sizes[] = {0, 1, 2, 3, 100, 5000, 100000};
+	size_t sizes[] = {0, 1, 2, 3, 100, 5000, 100000, 300000};
 	for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
 		size_t n = sizes[s];
 		struct rec *a = malloc((n + 1) * sizeof(*a)), *b = malloc((n + 1) * sizeof(*b));
@@ -144,15 +145,20 @@ static int cmp_u64(const void *a, const void *b)
 static void test_u64(void **state)
 {
 	(void)state;
-	size_t sizes[] = {0, 1, 2, 7, 1000, 70000};
+	/* 300,000 keys: the top digit's pass first (nearly sorted times packed
+	 * with their position, as the critical path's; wide random keys; a
+	 * narrow range; one key apart from the rest in a bucket of its own) */
+	size_t sizes[] = {0, 1, 2, 7, 1000, 70000, 300000};
 	for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++)
-		for (int kind = 0; kind < 3; kind++) {
+		for (int kind = 0; kind < 5; kind++) {
 			size_t n = sizes[s];
 			uint64_t *a = malloc((n + 1) * sizeof(*a)), *b = malloc((n + 1) * sizeof(*b));
 			for (size_t i = 0; i < n; i++)
-				a[i] = b[i] = kind == 0 ? UINT64_C(1700000000000000) + next() % 3000000
+				a[i] = b[i] = kind == 0   ? UINT64_C(1700000000000000) + next() % 3000000
 				              : kind == 1 ? next()
-				                          : 42;
+				              : kind == 2 ? 42
+				              : kind == 3 ? ((i * 1000 + next() % 5000) << 20) | i
+				                          : (i == n / 2 ? UINT64_C(1) << 40 : next() % 100000);
 			qsort(b, n, sizeof(*b), cmp_u64);
 			assert_int_equal(tg_sort_u64(a, n), 0);
 			for (size_t i = 0; i < n; i++)
