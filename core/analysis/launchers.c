@@ -52,11 +52,20 @@ uint32_t tg_launcher_of(const tg_tree *tree, uint32_t ev, int tracelens)
 	return tg_launchers_find(tree, tg_trace_events(t, &ne), ev, tg_trace_atoms(t), tracelens);
 }
 
+/* Device event i's launcher's index, or TG_NONE (for a host event too,
+ * whose room in l->owner holds something else while the launchers are
+ * built: launchers_impl.h). */
+static inline uint32_t owner_of(const tg_launchers *l, const tg_event *ev, size_t i)
+{
+	return tg_kind_is_gpu(ev[i].kind) ? l->owner[i] : TG_NONE;
+}
+
 /* Step 1: the launcher of every device event of the step into l->owner
  * (TG_NONE: none, or a communication kernel), launchers numbered by their
- * first device event into l->list and l->index (all TG_NONE on entry), with their kernel counts
- * and summed times. *ndev gets the number of events with a launcher. 0 or
- * TG_ENOMEM. */
+ * first device event into l->list and, in their own room of l->owner (a
+ * launcher is a host event), their index there (l->owner all TG_NONE on
+ * entry), with their kernel counts and summed times. *ndev gets the number
+ * of events with a launcher. 0 or TG_ENOMEM. */
 static int assign_launchers(tg_launchers *l, const tg_launchers_opts *opts, size_t *ndev)
 {
 	const tg_atoms *atoms = tg_trace_atoms(l->trace);
@@ -64,7 +73,6 @@ static int assign_launchers(tg_launchers *l, const tg_launchers_opts *opts, size
 	const tg_event *ev = tg_trace_events(l->trace, &ne);
 	*ndev = 0;
 	for (size_t i = 0; i < ne; i++) {
-		l->owner[i] = TG_NONE;
 		if (!tg_kind_is_gpu(ev[i].kind) || !tg_launchers_in_step(l->tree, (uint32_t)i, opts->step))
 			continue;
 		l->nstep_dev++;
@@ -75,13 +83,13 @@ static int assign_launchers(tg_launchers *l, const tg_launchers_opts *opts, size
 		uint32_t who = tg_launchers_find(l->tree, ev, (uint32_t)i, atoms, opts->tracelens_compat);
 		if (who == TG_NONE)
 			continue;
-		uint32_t idx = l->index[who];
+		uint32_t idx = l->owner[who]; /* (who is a launch or an op: a host event) */
 		if (idx == TG_NONE) {
 			if (tg_grow((void **)&l->list, &list_cap, l->n + 1, sizeof(tg_launcher)))
 				return TG_ENOMEM;
 			idx = (uint32_t)l->n++;
 			l->list[idx] = (tg_launcher){.event = who};
-			l->index[who] = idx;
+			l->owner[who] = idx;
 		}
 		l->owner[i] = idx;
 		l->list[idx].nkernels++;
@@ -112,13 +120,13 @@ static int group_kernels(tg_launchers *l, size_t ndev, int tracelens_compat)
 		return TG_ENOMEM;
 	}
 	for (size_t i = 0; i < ne; i++)
-		if (l->owner[i] != TG_NONE)
+		if (owner_of(l, ev, i) != TG_NONE)
 			l->koff[l->owner[i] + 1]++;
 	for (size_t i = 0; i < l->n; i++)
 		l->koff[i + 1] += l->koff[i];
 	memcpy(fill, l->koff, (l->n + 1) * sizeof(uint32_t));
 	for (size_t i = 0; i < ne; i++)
-		if (l->owner[i] != TG_NONE)
+		if (owner_of(l, ev, i) != TG_NONE)
 			l->kernels[fill[l->owner[i]]++] = (uint32_t)i;
 	free(fill);
 	for (size_t i = 0; i < l->n; i++) {
@@ -173,18 +181,24 @@ static void direct_unions(tg_launchers *l, const tg_timebase *tb)
  * Subtree times. A device event counts for every launcher above its
  * launch, so tagging it once per launcher costs events times depth
  * (quadratic in a deep chain of launchers, which an untrusted trace can
- * make). Instead each event's span goes once to the nearest launcher at or
- * above its launch, and the launcher tree (each launcher's parent: the
- * nearest launcher above it) is walked bottom-up: a launcher's union is its
- * own spans merged with its children's unions, each child's list freed once
+ * make). Instead each event goes once to the nearest launcher at or above
+ * its launch, and the launcher tree (each launcher's parent: the nearest
+ * launcher above it) is walked bottom-up: a launcher's union is its own
+ * spans merged with its children's unions, each child's list freed once
  * merged. The spans alive at any time are at most the device events, so
  * memory is linear; the union's components are exactly those of the tagged
  * spans merged, summed left to right as before, so the sums are the same
  * to the bit.
+ *
+ * Memory, the report's peak at a gigabyte of JSON (394,426 launchers,
+ * 453,962 kernels): the events are grouped by launcher as 4-byte indexes,
+ * a launcher's own spans made from them when it is finished (one scratch
+ * as large as the largest group), and only the launchers with children
+ * hold a merged list while the walk waits for them; the nearest launcher's
+ * memo is l->owner's host room, where the launchers' indexes already are.
  */
 
-/* A launcher's merged spans: a view of its own group in the spans array,
- * or (owned) a list merged with its children's. */
+/* A merged span list (owned, or a view of the own spans' scratch). */
 struct spanlist {
 	tg_span *v;
 	uint32_t n; /* (spans are device events: fewer than 2^32) */
@@ -194,16 +208,16 @@ struct spanlist {
 /* The state of the subtree unions (subtree_unions). */
 struct subtree {
 	const tg_event *ev;    /* the trace's events */
-	uint32_t *near;        /* per host event: nearest launcher at or above it, NEAR_NONE, or
-	                        * TG_NONE (not known yet); l->owner's room, TG_NONE there for
-	                        * every host event, which only device events use */
-	uint32_t *who;         /* per linked device event of the step, in event order: its nearest launcher */
-	size_t nwho;
-	uint32_t *at;          /* n + 1: where each launcher's own spans begin in v */
-	tg_span *v;            /* the spans, grouped by nearest launcher */
+	const tg_timebase *tb;
+	uint32_t *near;        /* per host event (l->owner's room): its index if a launcher, else the
+	                        * nearest launcher above it, NEAR_NONE, or TG_NONE (not known yet) */
+	uint32_t *at;          /* n + 1: where each launcher's events end in idx (begin while placed) */
+	uint32_t *idx;         /* the linked device events of the step, grouped by nearest launcher */
 	uint32_t *parent;      /* per launcher: the nearest launcher above it, or TG_NONE */
 	uint32_t *pending;     /* per launcher: its children not merged yet */
-	struct spanlist *acc;  /* per launcher: its union so far */
+	uint32_t *slot;        /* per launcher: its place in acc if it has children, else TG_NONE */
+	struct spanlist *acc;  /* per launcher with children: their union so far */
+	tg_span *own;          /* scratch: one launcher's own spans */
 };
 
 #define NEAR_NONE (TG_NONE - 1) /* no launcher above */
@@ -218,7 +232,7 @@ static inline int memo(const struct subtree *st, uint32_t e)
 
 /* The index of the nearest launcher at or above tree node e, or TG_NONE;
  * memoized in st->near for every node on the way, so that all the calls
- * together walk each node once. */
+ * together walk each node once (a launcher's room holds its own index). */
 static uint32_t nearest_launcher(const tg_launchers *l, struct subtree *st, uint32_t e)
 {
 	uint32_t p = e, found = TG_NONE;
@@ -227,18 +241,12 @@ static uint32_t nearest_launcher(const tg_launchers *l, struct subtree *st, uint
 			found = st->near[p] == NEAR_NONE ? TG_NONE : st->near[p];
 			break;
 		}
-		if (l->index[p] != TG_NONE) {
-			found = l->index[p];
-			break;
-		}
 		p = tg_tree_parent(l->tree, p);
 	}
 	uint32_t keep = found == TG_NONE ? NEAR_NONE : found;
 	for (uint32_t q = e; q != p; q = tg_tree_parent(l->tree, q))
 		if (memo(st, q))
 			st->near[q] = keep;
-	if (p != TG_NONE && memo(st, p))
-		st->near[p] = keep;
 	return found;
 }
 
@@ -256,25 +264,23 @@ static uint32_t linked_launch(const tg_launchers *l, const tg_launchers_opts *op
 }
 
 /* Every linked device event of the step to the nearest launcher at or above
- * its launch, in two passes: st->v NULL, that launcher into st->who (in
- * event order) and counted into st->at[w + 1]; else its span stored at
- * st->at[w], which moves on (st->near no longer needed). */
-static void place_spans(const tg_launchers *l, const tg_launchers_opts *opts, struct subtree *st)
+ * its launch, in two passes: st->idx NULL, counted into st->at[w + 1]; else
+ * stored at st->idx[st->at[w]], which moves on (the second pass finds each
+ * launch's launcher memoized by the first). */
+static void place_events(const tg_launchers *l, const tg_launchers_opts *opts, struct subtree *st)
 {
-	size_t ne, k = 0;
+	size_t ne;
 	const tg_event *ev = tg_trace_events(l->trace, &ne);
 	for (size_t i = 0; i < ne; i++) {
 		uint32_t r = linked_launch(l, opts, ev, i);
 		if (r == TG_NONE)
 			continue;
-		if (st->v) {
-			uint32_t w = st->who[k++];
-			if (w != TG_NONE)
-				st->v[st->at[w]++] = tg_span_of(&opts->tb, l->trace, &ev[i]);
+		uint32_t w = nearest_launcher(l, st, r);
+		if (w == TG_NONE)
 			continue;
-		}
-		uint32_t w = st->who[st->nwho++] = nearest_launcher(l, st, r);
-		if (w != TG_NONE)
+		if (st->idx)
+			st->idx[st->at[w]++] = (uint32_t)i;
+		else
 			st->at[w + 1]++;
 	}
 }
@@ -305,23 +311,40 @@ static int merge_lists(struct spanlist *out, struct spanlist *a, struct spanlist
 	return 0;
 }
 
-/* Launcher w's children are all merged: its subtree time from its union,
- * which is then merged into its parent's (or freed at a root). Pushes the
- * parent on queue when that was its last child. 0 or TG_ENOMEM. */
+/* Launcher w's own spans, merged, as a view of st->own. */
+static struct spanlist own_union(const tg_launchers *l, struct subtree *st, uint32_t w)
+{
+	size_t m = 0;
+	for (uint32_t j = w ? st->at[w - 1] : 0; j < st->at[w]; j++)
+		st->own[m++] = tg_span_of(st->tb, l->trace, &st->ev[st->idx[j]]);
+	return (struct spanlist){st->own, (uint32_t)tg_span_merge(st->own, m), 0};
+}
+
+/* Launcher w's children are all merged: its union is its own spans merged
+ * with theirs, its subtree time that union's length; the union is then
+ * merged into its parent's (or dropped at a root). Pushes the parent on
+ * queue when that was its last child. 0 or TG_ENOMEM. */
 static int finish_launcher(tg_launchers *l, struct subtree *st, uint32_t w, uint32_t *queue, size_t *tail)
 {
-	struct spanlist *mine = &st->acc[w];
-	l->list[w].subtree_us = tg_span_length(mine->v, mine->n);
+	struct spanlist mine = own_union(l, st, w), merged;
+	if (st->slot[w] != TG_NONE) {
+		if (merge_lists(&merged, &st->acc[st->slot[w]], &mine))
+			return TG_ENOMEM;
+		mine = merged;
+	}
+	l->list[w].subtree_us = tg_span_length(mine.v, mine.n);
 	uint32_t p = st->parent[w];
 	if (p == TG_NONE) {
-		if (mine->owned)
-			free(mine->v);
-		*mine = (struct spanlist){NULL, 0, 0};
+		if (mine.owned)
+			free(mine.v);
 		return 0;
 	}
-	struct spanlist *theirs = &st->acc[p], merged;
-	if (merge_lists(&merged, theirs, mine))
+	struct spanlist *theirs = &st->acc[st->slot[p]];
+	if (merge_lists(&merged, theirs, &mine)) {
+		if (mine.owned)
+			free(mine.v);
 		return TG_ENOMEM;
+	}
 	*theirs = merged;
 	if (--st->pending[p] == 0)
 		queue[(*tail)++] = p;
@@ -340,13 +363,20 @@ static void launcher_tree(tg_launchers *l, struct subtree *st)
 	}
 }
 
-/* Each launcher's own spans, merged in place: st->acc views of st->v. */
-static void own_unions(tg_launchers *l, struct subtree *st)
+/* The merged lists of the launchers with children (st->slot, st->acc) and
+ * the own spans' scratch, as large as the largest group. 0 or TG_ENOMEM. */
+static int walk_alloc(const tg_launchers *l, struct subtree *st)
 {
+	size_t nacc = 0, most = 0;
 	for (size_t w = 0; w < l->n; w++) {
-		tg_span *g = st->v + (w ? st->at[w - 1] : 0);
-		st->acc[w] = (struct spanlist){g, (uint32_t)tg_span_merge(g, st->at[w] - (size_t)(g - st->v)), 0};
+		st->slot[w] = st->pending[w] ? (uint32_t)nacc++ : TG_NONE;
+		size_t m = st->at[w] - (w ? st->at[w - 1] : 0);
+		if (m > most)
+			most = m;
 	}
+	st->acc = tg_calloc(nacc + 1, sizeof(struct spanlist));
+	st->own = tg_malloc((most + 1) * sizeof(tg_span));
+	return st->acc && st->own ? 0 : TG_ENOMEM;
 }
 
 /* Bottom-up over the launcher tree from its leaves (st set up), each
@@ -354,8 +384,10 @@ static void own_unions(tg_launchers *l, struct subtree *st)
 static int walk_up(tg_launchers *l, struct subtree *st)
 {
 	uint32_t *queue = tg_malloc((l->n + 1) * sizeof(uint32_t));
-	if (!queue)
+	if (!queue || walk_alloc(l, st)) {
+		free(queue);
 		return TG_ENOMEM;
+	}
 	size_t head = 0, tail = 0;
 	for (size_t w = 0; w < l->n; w++)
 		if (!st->pending[w])
@@ -364,16 +396,16 @@ static int walk_up(tg_launchers *l, struct subtree *st)
 	while (head < tail && !rc)
 		rc = finish_launcher(l, st, queue[head++], queue, &tail);
 	for (size_t w = 0; w < l->n; w++)
-		if (st->acc[w].owned)
-			free(st->acc[w].v); /* left by a failure */
+		if (st->slot[w] != TG_NONE && st->acc[st->slot[w]].owned)
+			free(st->acc[st->slot[w]].v); /* left by a failure */
 	free(queue);
 	return rc;
 }
 
-/* Step 3a: the launcher of each communication kernel of the step into
- * l->comm (kernel_summary names it; owner leaves those kernels out), so
- * that l->index, 4 bytes an event of the trace, can go before the tables.
- * 0 or TG_ENOMEM. */
+/* Step 3: the launcher of each communication kernel of the step into
+ * l->comm (kernel_summary names it; owner leaves those kernels out), read
+ * from the launchers' indexes in l->owner's host room before the subtree
+ * unions' memo shares it. 0 or TG_ENOMEM. */
 static int comm_launchers(tg_launchers *l, const tg_launchers_opts *opts)
 {
 	const tg_atoms *atoms = tg_trace_atoms(l->trace);
@@ -388,61 +420,51 @@ static int comm_launchers(tg_launchers *l, const tg_launchers_opts *opts)
 		    !tg_launchers_in_step(l->tree, (uint32_t)i, opts->step))
 			continue;
 		uint32_t who = tg_launchers_find(l->tree, ev, (uint32_t)i, atoms, opts->tracelens_compat);
-		if (who != TG_NONE && l->index[who] != TG_NONE && tg_idmap_put(l->comm, (int64_t)i, l->index[who]) < 0)
+		if (who != TG_NONE && l->owner[who] != TG_NONE && tg_idmap_put(l->comm, (int64_t)i, l->owner[who]) < 0)
 			return TG_ENOMEM;
 	}
 	return 0;
 }
 
-/* Step 3: each launcher's subtree time, the union of the spans of every
+/* Step 4: each launcher's subtree time, the union of the spans of every
  * linked device event of the step whose launch is under it (in the time
- * base, converted to us by the caller); on the way, once the launcher tree
- * is known, step 3a, and l->index freed before the spans are placed (the
- * build's peak). 0 or TG_ENOMEM. */
+ * base, converted to us by the caller); l->owner's host room given back
+ * (TG_NONE) once the events are placed. 0 or TG_ENOMEM. */
 static int subtree_unions(tg_launchers *l, const tg_launchers_opts *opts)
 {
 	size_t ne;
 	const tg_event *ev = tg_trace_events(l->trace, &ne);
 	struct subtree st = {
 		.ev = ev,
-		.near = l->owner, /* its host events' room (TG_NONE: not known yet), given back below */
-		.who = tg_malloc((l->nstep_dev + 1) * sizeof(uint32_t)),
+		.tb = &opts->tb,
+		.near = l->owner,
 		.at = tg_calloc(l->n + 2, sizeof(uint32_t)),
 		.parent = tg_malloc((l->n + 1) * sizeof(uint32_t)),
 		.pending = tg_calloc(l->n + 1, sizeof(uint32_t)),
+		.slot = tg_malloc((l->n + 1) * sizeof(uint32_t)),
 	};
 	int rc = TG_ENOMEM;
-	if (!st.who || !st.at || !st.parent || !st.pending)
+	if (!st.at || !st.parent || !st.pending || !st.slot)
 		goto out;
-	place_spans(l, opts, &st); /* who, and counts into at[w + 1] */
+	place_events(l, opts, &st); /* counts into at[w + 1] */
 	launcher_tree(l, &st);
-	for (size_t i = 0; i < ne; i++) /* the rest reads who and the launchers' parents */
+	for (size_t w = 0; w < l->n; w++)
+		st.at[w + 1] += st.at[w]; /* at[w]: where launcher w's events begin */
+	if (!(st.idx = tg_malloc((st.at[l->n] + 1) * sizeof(uint32_t))))
+		goto out;
+	place_events(l, opts, &st); /* at[w]: now where launcher w's events end */
+	for (size_t i = 0; i < ne; i++) /* the walk reads idx and the launchers' parents */
 		if (memo(&st, (uint32_t)i))
 			l->owner[i] = TG_NONE;
-	if (comm_launchers(l, opts))
-		goto out;
-	free(l->index);
-	l->index = NULL;
-	for (size_t w = 0; w < l->n; w++)
-		st.at[w + 1] += st.at[w]; /* at[w]: where launcher w's spans begin */
-	if (!(st.v = tg_malloc((st.at[l->n] + 1) * sizeof(*st.v))))
-		goto out;
-	place_spans(l, opts, &st); /* at[w]: now where launcher w's spans end */
-	free(st.who);
-	st.who = NULL;
-	if (!(st.acc = tg_calloc(l->n + 1, sizeof(struct spanlist))))
-		goto out;
-	own_unions(l, &st);
-	free(st.at); /* the walk reads the launchers' unions, parents and pending counts */
-	st.at = NULL;
 	rc = walk_up(l, &st);
 out:
-	free(st.who);
 	free(st.at);
-	free(st.v);
+	free(st.idx);
 	free(st.parent);
 	free(st.pending);
+	free(st.slot);
 	free(st.acc);
+	free(st.own);
 	return rc;
 }
 
@@ -463,11 +485,10 @@ int tg_launchers_build(tg_launchers **out, const tg_tree *tree, const tg_launche
 	l->step = opts->step;
 	l->tracelens_compat = opts->tracelens_compat;
 	l->owner = tg_malloc((ne + 1) * sizeof(uint32_t));
-	l->index = tg_malloc((ne + 1) * sizeof(uint32_t));
-	if (l->index) /* launchers may come after their kernels in the file */
-		memset(l->index, 0xff, (ne + 1) * sizeof(uint32_t));
-	if (!l->owner || !l->index || assign_launchers(l, opts, &ndev) ||
-	    group_kernels(l, ndev, opts->tracelens_compat))
+	if (l->owner) /* launchers may come after their kernels in the file */
+		memset(l->owner, 0xff, (ne + 1) * sizeof(uint32_t));
+	if (!l->owner || assign_launchers(l, opts, &ndev) || group_kernels(l, ndev, opts->tracelens_compat) ||
+	    comm_launchers(l, opts))
 		goto fail;
 	direct_unions(l, &opts->tb);
 	if (subtree_unions(l, opts))
@@ -509,7 +530,6 @@ void tg_launchers_free(tg_launchers *l)
 	free(l->koff);
 	free(l->kernels);
 	free(l->owner);
-	free(l->index);
 	tg_idmap_free(l->comm);
 	free(l);
 }
