@@ -47,17 +47,18 @@ static void test_direct_and_subtree_times(void **state)
 	assert_string_equal(tg_trace_str(t, tg_trace_events(t, &nk)[list[0].event].name), "outer_op");
 	assert_string_equal(tg_trace_str(t, tg_trace_events(t, &nk)[list[1].event].name), "aten::mm");
 	/* outer_op: k3 directly (50 us); under it k1, k2, k3: [1000, 1150] and [1200, 1250] */
-	assert_int_equal(list[0].nkernels, 1);
+	const uint32_t *k = tg_launchers_kernels(l, 0, &nk);
+	assert_int_equal(nk, 1);
 	assert_true(list[0].direct_us == 50.0);
 	assert_true(list[0].subtree_us == 200.0);
-	assert_true(list[0].kernel_sum_us == 50.0);
+	assert_string_equal(tg_launchers_category(l, &list[0]), "other");
 	/* aten::mm: k1 and k2, overlapping: [1000, 1150] */
-	assert_int_equal(list[1].nkernels, 2);
 	assert_true(list[1].direct_us == 150.0);
 	assert_true(list[1].subtree_us == 150.0);
-	assert_true(list[1].kernel_sum_us == 200.0);
+	assert_string_equal(tg_launchers_category(l, &list[1]), "GEMM");
+	assert_int_not_equal(list[0].category, list[1].category);
 	/* its kernels in start order, whatever the file's */
-	const uint32_t *k = tg_launchers_kernels(l, 1, &nk);
+	k = tg_launchers_kernels(l, 1, &nk);
 	assert_int_equal(nk, 2);
 	assert_int_equal(k[0], tg_test_find(t, "k1", TG_KIND_KERNEL));
 	assert_int_equal(k[1], tg_test_find(t, "k2", TG_KIND_KERNEL));

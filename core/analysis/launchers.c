@@ -64,8 +64,8 @@ static inline uint32_t owner_of(const tg_launchers *l, const tg_event *ev, size_
  * (TG_NONE: none, or a communication kernel), launchers numbered by their
  * first device event into l->list and, in their own room of l->owner (a
  * launcher is a host event), their index there (l->owner all TG_NONE on
- * entry), with their kernel counts and summed times. *ndev gets the number
- * of events with a launcher. 0 or TG_ENOMEM. */
+ * entry). *ndev gets the number of events with a launcher. 0 or
+ * TG_ENOMEM. */
 static int assign_launchers(tg_launchers *l, const tg_launchers_opts *opts, size_t *ndev)
 {
 	const tg_atoms *atoms = tg_trace_atoms(l->trace);
@@ -92,15 +92,30 @@ static int assign_launchers(tg_launchers *l, const tg_launchers_opts *opts, size
 			l->owner[who] = idx;
 		}
 		l->owner[i] = idx;
-		l->list[idx].nkernels++;
-		l->list[idx].kernel_sum_us += tg_timebase_us(&opts->tb, (double)tg_event_dur(l->trace, &ev[i]));
 		(*ndev)++;
 	}
-	/* the list grew by doubling: give back its unused half (40 bytes a
+	/* the list grew by doubling: give back its unused half (24 bytes a
 	 * launcher, a third of a million of them at a gigabyte of JSON) */
 	tg_launcher *fit = realloc(l->list, (l->n + 1) * sizeof(tg_launcher));
 	if (fit)
 		l->list = fit;
+	return 0;
+}
+
+/* The number of category c (a static string) in l->cats, added when new:
+ * they are few (categorize.h's), the last one met most often next. 0 or
+ * TG_ENOMEM. */
+static int category_number(uint32_t *out, tg_launchers *l, size_t *cap, const char *c)
+{
+	for (size_t k = l->ncats; k-- > 0;)
+		if (l->cats[k] == c) {
+			*out = (uint32_t)k;
+			return 0;
+		}
+	if (tg_grow((void **)&l->cats, cap, l->ncats + 1, sizeof(*l->cats)))
+		return TG_ENOMEM;
+	l->cats[l->ncats] = c;
+	*out = (uint32_t)l->ncats++;
 	return 0;
 }
 
@@ -109,6 +124,7 @@ static int assign_launchers(tg_launchers *l, const tg_launchers_opts *opts, size
  * and first kernel. 0 or TG_ENOMEM. */
 static int group_kernels(tg_launchers *l, size_t ndev, int tracelens_compat)
 {
+	size_t cats_cap = 0;
 	const tg_atoms *atoms = tg_trace_atoms(l->trace);
 	size_t ne;
 	const tg_event *ev = tg_trace_events(l->trace, &ne);
@@ -144,7 +160,8 @@ static int group_kernels(tg_launchers *l, size_t ndev, int tracelens_compat)
 		}
 		const char *first = m ? tg_atoms_str(atoms, ev[k[0]].name) : NULL;
 		const char *name = tg_atoms_str(atoms, ev[l->list[i].event].name);
-		l->list[i].category = tg_op_category(name, first, tracelens_compat);
+		if (category_number(&l->list[i].category, l, &cats_cap, tg_op_category(name, first, tracelens_compat)))
+			return TG_ENOMEM;
 	}
 	return 0;
 }
@@ -517,6 +534,11 @@ const uint32_t *tg_launchers_kernels(const tg_launchers *l, size_t i, size_t *n)
 	return l->kernels + l->koff[i];
 }
 
+const char *tg_launchers_category(const tg_launchers *l, const tg_launcher *x)
+{
+	return l->cats[x->category];
+}
+
 const uint32_t *tg_launchers_owners(const tg_launchers *l)
 {
 	return l->owner;
@@ -527,6 +549,7 @@ void tg_launchers_free(tg_launchers *l)
 	if (!l)
 		return;
 	free(l->list);
+	free(l->cats);
 	free(l->koff);
 	free(l->kernels);
 	free(l->owner);

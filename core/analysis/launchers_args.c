@@ -63,7 +63,8 @@ static int ua_key_of(struct ua_key *key, struct ua_groups *u, const tg_launchers
 	const char *pl = tg_trace_process_labels(t, tr->pid);
 	*key = (struct ua_key){.name = e->name, .dims = str_atom(t, e, u->keys[0]), .type = str_atom(t, e, u->keys[1]),
 	                       .strides = str_atom(t, e, u->keys[2]), .concrete = str_atom(t, e, u->keys[3]),
-	                       .pname = TG_NONE, .plabel = TG_NONE, .tname = tr->thread_name, .category = x->category};
+	                       .pname = TG_NONE, .plabel = TG_NONE, .tname = tr->thread_name,
+	                       .category = tg_launchers_category(l, x)};
 	if ((pn && tg_atoms_intern(&key->pname, u->names, pn, strlen(pn))) ||
 	    (pl && tg_atoms_intern(&key->plabel, u->names, pl, strlen(pl))))
 		return TG_ENOMEM;

@@ -16,6 +16,8 @@ struct tg_launchers {
 	const tg_trace *trace;
 	tg_launcher *list;
 	size_t n;
+	const char **cats; /* the launchers' categories (static strings), by their number */
+	size_t ncats;
 	uint32_t *koff;    /* n + 1 offsets into kernels */
 	uint32_t *kernels; /* direct device events, grouped by launcher, by start */
 	uint32_t *owner;   /* per event of the trace: a device event's launcher's index, or TG_NONE;
