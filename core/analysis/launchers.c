@@ -119,7 +119,7 @@ static int category_number(uint32_t *out, tg_launchers *l, size_t *cap, const ch
 	return 0;
 }
 
-/* Step 2: the ndev direct device events grouped by launcher, in start
+/* Step 4: the ndev direct device events grouped by launcher, in start
  * order (l->koff, l->kernels), and each launcher's category from its name
  * and first kernel. 0 or TG_ENOMEM. */
 static int group_kernels(tg_launchers *l, size_t ndev, int tracelens_compat)
@@ -419,7 +419,7 @@ static int walk_up(tg_launchers *l, struct subtree *st)
 	return rc;
 }
 
-/* Step 3: the launcher of each communication kernel of the step into
+/* Step 2: the launcher of each communication kernel of the step into
  * l->comm (kernel_summary names it; owner leaves those kernels out), read
  * from the launchers' indexes in l->owner's host room before the subtree
  * unions' memo shares it. 0 or TG_ENOMEM. */
@@ -443,7 +443,7 @@ static int comm_launchers(tg_launchers *l, const tg_launchers_opts *opts)
 	return 0;
 }
 
-/* Step 4: each launcher's subtree time, the union of the spans of every
+/* Step 3: each launcher's subtree time, the union of the spans of every
  * linked device event of the step whose launch is under it (in the time
  * base, converted to us by the caller); l->owner's host room given back
  * (TG_NONE) once the events are placed. 0 or TG_ENOMEM. */
@@ -504,12 +504,12 @@ int tg_launchers_build(tg_launchers **out, const tg_tree *tree, const tg_launche
 	l->owner = tg_malloc((ne + 1) * sizeof(uint32_t));
 	if (l->owner) /* launchers may come after their kernels in the file */
 		memset(l->owner, 0xff, (ne + 1) * sizeof(uint32_t));
-	if (!l->owner || assign_launchers(l, opts, &ndev) || group_kernels(l, ndev, opts->tracelens_compat) ||
-	    comm_launchers(l, opts))
+	/* the subtree unions' scratch (the build's peak) before the kernels'
+	 * groups, which they do not read, are made */
+	if (!l->owner || assign_launchers(l, opts, &ndev) || comm_launchers(l, opts) || subtree_unions(l, opts) ||
+	    group_kernels(l, ndev, opts->tracelens_compat))
 		goto fail;
 	direct_unions(l, &opts->tb);
-	if (subtree_unions(l, opts))
-		goto fail;
 	for (size_t i = 0; i < l->n; i++) {
 		l->list[i].direct_us = tg_timebase_us(&opts->tb, l->list[i].direct_us);
 		l->list[i].subtree_us = tg_timebase_us(&opts->tb, l->list[i].subtree_us);
