@@ -62,14 +62,14 @@ static inline uint32_t owner_of(const tg_launchers *l, const tg_event *ev, size_
 
 /* Step 1: the launcher of every device event of the step into l->owner
  * (TG_NONE: none, or a communication kernel), launchers numbered by their
- * first device event into l->list and, in their own room of l->owner (a
- * launcher is a host event), their index there (l->owner all TG_NONE on
- * entry). *ndev gets the number of events with a launcher. 0 or
- * TG_ENOMEM. */
+ * first device event, their events into l->lev and, in their own room of
+ * l->owner (a launcher is a host event), their number (l->owner all
+ * TG_NONE on entry). *ndev gets the number of events with a launcher. 0
+ * or TG_ENOMEM. */
 static int assign_launchers(tg_launchers *l, const tg_launchers_opts *opts, size_t *ndev)
 {
 	const tg_atoms *atoms = tg_trace_atoms(l->trace);
-	size_t ne, list_cap = 0;
+	size_t ne, lev_cap = 0;
 	const tg_event *ev = tg_trace_events(l->trace, &ne);
 	*ndev = 0;
 	for (size_t i = 0; i < ne; i++) {
@@ -85,20 +85,35 @@ static int assign_launchers(tg_launchers *l, const tg_launchers_opts *opts, size
 			continue;
 		uint32_t idx = l->owner[who]; /* (who is a launch or an op: a host event) */
 		if (idx == TG_NONE) {
-			if (tg_grow((void **)&l->list, &list_cap, l->n + 1, sizeof(tg_launcher)))
+			if (tg_grow((void **)&l->lev, &lev_cap, l->n + 1, sizeof(uint32_t)))
 				return TG_ENOMEM;
 			idx = (uint32_t)l->n++;
-			l->list[idx] = (tg_launcher){.event = who};
+			l->lev[idx] = who;
 			l->owner[who] = idx;
 		}
 		l->owner[i] = idx;
 		(*ndev)++;
 	}
-	/* the list grew by doubling: give back its unused half (24 bytes a
-	 * launcher, a third of a million of them at a gigabyte of JSON) */
-	tg_launcher *fit = realloc(l->list, (l->n + 1) * sizeof(tg_launcher));
+	/* grown by doubling: give back the unused half (a third of a million
+	 * launchers at a gigabyte of JSON) */
+	uint32_t *fit = realloc(l->lev, (l->n + 1) * sizeof(uint32_t));
 	if (fit)
-		l->list = fit;
+		l->lev = fit;
+	return 0;
+}
+
+/* Step 4: the list of launchers (tg_launcher, 24 bytes each) from their
+ * events and subtree times, which it replaces. 0 or TG_ENOMEM. */
+static int make_list(tg_launchers *l)
+{
+	if (!(l->list = tg_calloc(l->n + 1, sizeof(tg_launcher))))
+		return TG_ENOMEM;
+	for (size_t i = 0; i < l->n; i++)
+		l->list[i] = (tg_launcher){.event = l->lev[i], .subtree_us = l->sub[i]};
+	free(l->lev);
+	free(l->sub);
+	l->lev = NULL;
+	l->sub = NULL;
 	return 0;
 }
 
@@ -119,7 +134,7 @@ static int category_number(uint32_t *out, tg_launchers *l, size_t *cap, const ch
 	return 0;
 }
 
-/* Step 4: the ndev direct device events grouped by launcher, in start
+/* Step 5: the ndev direct device events grouped by launcher, in start
  * order (l->koff, l->kernels), and each launcher's category from its name
  * and first kernel. 0 or TG_ENOMEM. */
 static int group_kernels(tg_launchers *l, size_t ndev, int tracelens_compat)
@@ -212,7 +227,9 @@ static void direct_unions(tg_launchers *l, const tg_timebase *tb)
  * a launcher's own spans made from them when it is finished (one scratch
  * as large as the largest group), and only the launchers with children
  * hold a merged list while the walk waits for them; the nearest launcher's
- * memo is l->owner's host room, where the launchers' indexes already are.
+ * memo is l->owner's host room, where the launchers' indexes already are;
+ * the launchers are their events and subtree times (12 bytes each) until
+ * the walk is done, the list of 24-byte launchers made after it.
  */
 
 /* A merged span list (owned, or a view of the own spans' scratch). */
@@ -349,7 +366,7 @@ static int finish_launcher(tg_launchers *l, struct subtree *st, uint32_t w, uint
 			return TG_ENOMEM;
 		mine = merged;
 	}
-	l->list[w].subtree_us = tg_span_length(mine.v, mine.n);
+	l->sub[w] = tg_span_length(mine.v, mine.n);
 	uint32_t p = st->parent[w];
 	if (p == TG_NONE) {
 		if (mine.owned)
@@ -373,7 +390,7 @@ static int finish_launcher(tg_launchers *l, struct subtree *st, uint32_t w, uint
 static void launcher_tree(tg_launchers *l, struct subtree *st)
 {
 	for (size_t w = 0; w < l->n; w++) {
-		uint32_t up = tg_tree_parent(l->tree, l->list[w].event);
+		uint32_t up = tg_tree_parent(l->tree, l->lev[w]);
 		st->parent[w] = up == TG_NONE ? TG_NONE : nearest_launcher(l, st, up);
 		if (st->parent[w] != TG_NONE)
 			st->pending[st->parent[w]]++;
@@ -397,7 +414,7 @@ static int walk_alloc(const tg_launchers *l, struct subtree *st)
 }
 
 /* Bottom-up over the launcher tree from its leaves (st set up), each
- * launcher's subtree time into l->list. 0 or TG_ENOMEM. */
+ * launcher's subtree time into l->sub. 0 or TG_ENOMEM. */
 static int walk_up(tg_launchers *l, struct subtree *st)
 {
 	uint32_t *queue = tg_malloc((l->n + 1) * sizeof(uint32_t));
@@ -443,9 +460,9 @@ static int comm_launchers(tg_launchers *l, const tg_launchers_opts *opts)
 	return 0;
 }
 
-/* Step 3: each launcher's subtree time, the union of the spans of every
- * linked device event of the step whose launch is under it (in the time
- * base, converted to us by the caller); l->owner's host room given back
+/* Step 3: each launcher's subtree time into l->sub, the union of the spans
+ * of every linked device event of the step whose launch is under it (in
+ * the time base, converted to us by the caller); l->owner's host room given back
  * (TG_NONE) once the events are placed. 0 or TG_ENOMEM. */
 static int subtree_unions(tg_launchers *l, const tg_launchers_opts *opts)
 {
@@ -506,7 +523,8 @@ int tg_launchers_build(tg_launchers **out, const tg_tree *tree, const tg_launche
 		memset(l->owner, 0xff, (ne + 1) * sizeof(uint32_t));
 	/* the subtree unions' scratch (the build's peak) before the kernels'
 	 * groups, which they do not read, are made */
-	if (!l->owner || assign_launchers(l, opts, &ndev) || comm_launchers(l, opts) || subtree_unions(l, opts) ||
+	if (!l->owner || assign_launchers(l, opts, &ndev) || comm_launchers(l, opts) ||
+	    !(l->sub = tg_malloc((l->n + 1) * sizeof(double))) || subtree_unions(l, opts) || make_list(l) ||
 	    group_kernels(l, ndev, opts->tracelens_compat))
 		goto fail;
 	direct_unions(l, &opts->tb);
@@ -549,6 +567,8 @@ void tg_launchers_free(tg_launchers *l)
 	if (!l)
 		return;
 	free(l->list);
+	free(l->lev);
+	free(l->sub);
 	free(l->cats);
 	free(l->koff);
 	free(l->kernels);

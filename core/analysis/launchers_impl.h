@@ -16,6 +16,9 @@ struct tg_launchers {
 	const tg_trace *trace;
 	tg_launcher *list;
 	size_t n;
+	uint32_t *lev;     /* while built, before list is made: each launcher's event (4 bytes, not
+	                    * list's 24, through the subtree unions, the build's peak) */
+	double *sub;       /* while built, before list is made: each launcher's subtree time */
 	const char **cats; /* the launchers' categories (static strings), by their number */
 	size_t ncats;
 	uint32_t *koff;    /* n + 1 offsets into kernels */
