@@ -145,21 +145,20 @@ static int group_kernels(tg_launchers *l, size_t ndev, int tracelens_compat)
 	const tg_event *ev = tg_trace_events(l->trace, &ne);
 	l->koff = tg_calloc(l->n + 2, sizeof(uint32_t));
 	l->kernels = tg_malloc((ndev + 1) * sizeof(uint32_t));
-	uint32_t *fill = tg_malloc((l->n + 1) * sizeof(uint32_t));
-	if (!l->koff || !l->kernels || !fill) {
-		free(fill);
+	if (!l->koff || !l->kernels)
 		return TG_ENOMEM;
-	}
 	for (size_t i = 0; i < ne; i++)
 		if (owner_of(l, ev, i) != TG_NONE)
 			l->koff[l->owner[i] + 1]++;
 	for (size_t i = 0; i < l->n; i++)
 		l->koff[i + 1] += l->koff[i];
-	memcpy(fill, l->koff, (l->n + 1) * sizeof(uint32_t));
+	/* placed with koff[w] as launcher w's cursor (then its end, w + 1's
+	 * start), shifted back after: no cursor array of its own */
 	for (size_t i = 0; i < ne; i++)
 		if (owner_of(l, ev, i) != TG_NONE)
-			l->kernels[fill[l->owner[i]]++] = (uint32_t)i;
-	free(fill);
+			l->kernels[l->koff[l->owner[i]]++] = (uint32_t)i;
+	memmove(l->koff + 1, l->koff, l->n * sizeof(uint32_t));
+	l->koff[0] = 0;
 	for (size_t i = 0; i < l->n; i++) {
 		/* events are mostly in time order; insertion sort the stragglers */
 		uint32_t *k = l->kernels + l->koff[i];
