@@ -238,6 +238,13 @@ struct spanlist {
 	uint32_t owned;
 };
 
+/* A launcher with children: their union so far, and how many are not in
+ * it yet. */
+struct accum {
+	struct spanlist u;
+	uint32_t pending;
+};
+
 /* The state of the subtree unions (subtree_unions). */
 struct subtree {
 	const tg_event *ev;    /* the trace's events */
@@ -247,9 +254,10 @@ struct subtree {
 	uint32_t *at;          /* n + 1: where each launcher's events end in idx (begin while placed) */
 	uint32_t *idx;         /* the linked device events of the step, grouped by nearest launcher */
 	uint32_t *parent;      /* per launcher: the nearest launcher above it, or TG_NONE */
-	uint32_t *pending;     /* per launcher: its children not merged yet */
-	uint32_t *slot;        /* per launcher: its place in acc if it has children, else TG_NONE */
-	struct spanlist *acc;  /* per launcher with children: their union so far */
+	uint32_t *kids;        /* per launcher: its children's count while the launcher tree is made,
+	                        * then its place in acc if it has children, else TG_NONE */
+	struct accum *acc;     /* per launcher with children: their union so far */
+	size_t nacc;
 	tg_span *own;          /* scratch: one launcher's own spans */
 };
 
@@ -355,13 +363,15 @@ static struct spanlist own_union(const tg_launchers *l, struct subtree *st, uint
 
 /* Launcher w's children are all merged: its union is its own spans merged
  * with theirs, its subtree time that union's length; the union is then
- * merged into its parent's (or dropped at a root). Pushes the parent on
- * queue when that was its last child. 0 or TG_ENOMEM. */
-static int finish_launcher(tg_launchers *l, struct subtree *st, uint32_t w, uint32_t *queue, size_t *tail)
+ * merged into its parent's (or dropped at a root). *next gets the parent
+ * when that was its last child (its turn now), else TG_NONE. 0 or
+ * TG_ENOMEM. */
+static int finish_launcher(tg_launchers *l, struct subtree *st, uint32_t w, uint32_t *next)
 {
 	struct spanlist mine = own_union(l, st, w), merged;
-	if (st->slot[w] != TG_NONE) {
-		if (merge_lists(&merged, &st->acc[st->slot[w]], &mine))
+	*next = TG_NONE;
+	if (st->kids[w] != TG_NONE) {
+		if (merge_lists(&merged, &st->acc[st->kids[w]].u, &mine))
 			return TG_ENOMEM;
 		mine = merged;
 	}
@@ -372,19 +382,19 @@ static int finish_launcher(tg_launchers *l, struct subtree *st, uint32_t w, uint
 			free(mine.v);
 		return 0;
 	}
-	struct spanlist *theirs = &st->acc[st->slot[p]];
-	if (merge_lists(&merged, theirs, &mine)) {
+	struct accum *theirs = &st->acc[st->kids[p]];
+	if (merge_lists(&merged, &theirs->u, &mine)) {
 		if (mine.owned)
 			free(mine.v);
 		return TG_ENOMEM;
 	}
-	*theirs = merged;
-	if (--st->pending[p] == 0)
-		queue[(*tail)++] = p;
+	theirs->u = merged;
+	if (--theirs->pending == 0)
+		*next = p;
 	return 0;
 }
 
-/* The launcher tree: st->parent, and st->pending counting each launcher's
+/* The launcher tree: st->parent, and st->kids counting each launcher's
  * children. */
 static void launcher_tree(tg_launchers *l, struct subtree *st)
 {
@@ -392,46 +402,51 @@ static void launcher_tree(tg_launchers *l, struct subtree *st)
 		uint32_t up = tg_tree_parent(l->tree, l->lev[w]);
 		st->parent[w] = up == TG_NONE ? TG_NONE : nearest_launcher(l, st, up);
 		if (st->parent[w] != TG_NONE)
-			st->pending[st->parent[w]]++;
+			st->kids[st->parent[w]]++;
 	}
 }
 
-/* The merged lists of the launchers with children (st->slot, st->acc) and
- * the own spans' scratch, as large as the largest group. 0 or TG_ENOMEM. */
+/* The merged lists of the launchers with children (st->acc, their place
+ * in st->kids, their count moved there) and the own spans' scratch, as
+ * large as the largest group. 0 or TG_ENOMEM. */
 static int walk_alloc(const tg_launchers *l, struct subtree *st)
 {
 	size_t nacc = 0, most = 0;
 	for (size_t w = 0; w < l->n; w++) {
-		st->slot[w] = st->pending[w] ? (uint32_t)nacc++ : TG_NONE;
+		nacc += st->kids[w] != 0;
 		size_t m = st->at[w] - (w ? st->at[w - 1] : 0);
 		if (m > most)
 			most = m;
 	}
-	st->acc = tg_calloc(nacc + 1, sizeof(struct spanlist));
+	st->acc = tg_calloc(nacc + 1, sizeof(struct accum));
 	st->own = tg_malloc((most + 1) * sizeof(tg_span));
-	return st->acc && st->own ? 0 : TG_ENOMEM;
+	if (!st->acc || !st->own)
+		return TG_ENOMEM;
+	st->nacc = nacc;
+	nacc = 0;
+	for (size_t w = 0; w < l->n; w++) {
+		if (st->kids[w])
+			st->acc[nacc].pending = st->kids[w];
+		st->kids[w] = st->kids[w] ? (uint32_t)nacc++ : TG_NONE;
+	}
+	return 0;
 }
 
-/* Bottom-up over the launcher tree from its leaves (st set up), each
- * launcher's subtree time into l->sub. 0 or TG_ENOMEM. */
+/* Bottom-up over the launcher tree (st set up), each launcher's subtree
+ * time into l->sub: every leaf in turn, and from each, up through the
+ * parents whose last child it finished (no queue: each launcher is
+ * finished once, when its children are; the unions do not depend on the
+ * order). 0 or TG_ENOMEM. */
 static int walk_up(tg_launchers *l, struct subtree *st)
 {
-	uint32_t *queue = tg_malloc((l->n + 1) * sizeof(uint32_t));
-	if (!queue || walk_alloc(l, st)) {
-		free(queue);
-		return TG_ENOMEM;
-	}
-	size_t head = 0, tail = 0;
-	for (size_t w = 0; w < l->n; w++)
-		if (!st->pending[w])
-			queue[tail++] = (uint32_t)w;
-	int rc = 0;
-	while (head < tail && !rc)
-		rc = finish_launcher(l, st, queue[head++], queue, &tail);
-	for (size_t w = 0; w < l->n; w++)
-		if (st->slot[w] != TG_NONE && st->acc[st->slot[w]].owned)
-			free(st->acc[st->slot[w]].v); /* left by a failure */
-	free(queue);
+	int rc = walk_alloc(l, st);
+	for (size_t w = 0; w < l->n && !rc; w++)
+		if (st->kids[w] == TG_NONE) /* a leaf */
+			for (uint32_t x = (uint32_t)w; x != TG_NONE && !rc;)
+				rc = finish_launcher(l, st, x, &x);
+	for (size_t k = 0; k < st->nacc; k++)
+		if (st->acc[k].u.owned)
+			free(st->acc[k].u.v); /* left by a failure */
 	return rc;
 }
 
@@ -473,11 +488,10 @@ static int subtree_unions(tg_launchers *l, const tg_launchers_opts *opts)
 		.near = l->owner,
 		.at = tg_calloc(l->n + 2, sizeof(uint32_t)),
 		.parent = tg_malloc((l->n + 1) * sizeof(uint32_t)),
-		.pending = tg_calloc(l->n + 1, sizeof(uint32_t)),
-		.slot = tg_malloc((l->n + 1) * sizeof(uint32_t)),
+		.kids = tg_calloc(l->n + 1, sizeof(uint32_t)),
 	};
 	int rc = TG_ENOMEM;
-	if (!st.at || !st.parent || !st.pending || !st.slot)
+	if (!st.at || !st.parent || !st.kids)
 		goto out;
 	place_events(l, opts, &st); /* counts into at[w + 1] */
 	launcher_tree(l, &st);
@@ -494,8 +508,7 @@ out:
 	free(st.at);
 	free(st.idx);
 	free(st.parent);
-	free(st.pending);
-	free(st.slot);
+	free(st.kids);
 	free(st.acc);
 	free(st.own);
 	return rc;
