@@ -17,8 +17,8 @@
  * below): the host events' nesting on the caller's, the device events'
  * buckets and links, TraceLens's links and the steps on whichever thread
  * comes to them first. The buckets and their sort live in tree_buckets.c,
- * the links by launch in tree_launch.c, the parked helper in
- * tree_helper.c.
+ * the links by launch in tree_launch.c, TraceLens's in tree_links.c, the
+ * parked helper in tree_helper.c.
  */
 #include "tree.h"
 #include "tree_buckets.h"
@@ -393,22 +393,26 @@ static int narrow_steps(tg_tree *tree, size_t ne)
 
 /* The build's parts. The host part buckets and nests the host events and
  * applies the Python parent ids (parents of host events); beside it, the
- * device events' buckets, and their links by correlation (parents of
- * device events). Then the fallback links (the host buckets), then the
- * children (all parents, both buckets), beside TraceLens's links and the
- * steps (these two read device events' parents only). Each part writes
+ * device events' buckets, their links by correlation (parents of device
+ * events) and the launch flows' ends (for TraceLens's links). Then the
+ * fallback links (the host buckets): the last part that reads the flows,
+ * which tg_tree_build_dropping_flows frees there, before the build's peak.
+ * Then the children (all parents, both buckets), beside TraceLens's links
+ * and the steps (these two read device events' parents only). Each part writes
  * its own fields of the stats. On two threads the caller's thread does the
  * host part, the fallback and the children; every other part (a task) is
  * taken by whichever thread comes to it first, so that a helper that
  * starts late or loses its core on a busy machine holds up at most the
  * one task it is running. */
-enum { T_DBUCKETS, T_CORR, T_TLLINKS, T_STEPS, NTASKS };
+enum { T_DBUCKETS, T_CORR, T_TLENDS, T_TLLINKS, T_STEPS, NTASKS };
 
 struct build {
 	tg_tree *tree;
 	const tg_trace *t;
 	size_t ne;            /* the trace's events */
 	tg_tree_buckets hb, db;
+	tg_tree_ends ends;    /* the launch flows' ends (T_TLENDS), for TraceLens's links */
+	tg_trace *drop;       /* the trace whose flows go once linked (tg_tree_build_dropping_flows), or NULL */
 	size_t need_fallback;
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
@@ -460,7 +464,8 @@ static int task(struct build *b, int i)
 	switch (i) {
 	case T_DBUCKETS: return tg_tree_buckets_build(&b->db, b->t, want_device);
 	case T_CORR: return tg_tree_link_by_correlation(tree->parent, &tree->stats, b->t, &b->need_fallback);
-	case T_TLLINKS: return tg_tree_tracelens_links(&tree->tl_linked, b->t, tree->parent);
+	case T_TLENDS: return tg_tree_ends_take(&b->ends, b->t);
+	case T_TLLINKS: return tg_tree_tracelens_links(&tree->tl_linked, b->t, tree->parent, &b->ends);
 	default: return (rc = find_steps(tree, b->t)) ? rc : narrow_steps(tree, b->ne);
 	}
 }
@@ -501,6 +506,7 @@ static void *helper(void *arg)
 	struct build *b = arg;
 	take(b, T_DBUCKETS);
 	take(b, T_CORR);
+	take(b, T_TLENDS);
 	pthread_mutex_lock(&b->mu);
 	while (!b->go)
 		pthread_cond_wait(&b->cv, &b->mu);
@@ -515,6 +521,15 @@ static void *helper(void *arg)
 }
 
 #define NO_THREAD 1 /* build_two_threads: no thread to be had */
+
+/* Frees the flows of the trace being built (tg_tree_build_dropping_flows)
+ * once every part that reads them is done: the links by flow and the
+ * launch flows' ends. Before the children are laid out, the build's peak. */
+static void drop_flows(struct build *b)
+{
+	if (b->drop)
+		tg_trace_drop_flows(b->drop);
+}
 
 /* The first error of the tasks, set on this thread; 0 when none. */
 static int task_error(struct build *b)
@@ -545,9 +560,13 @@ static int build_two_threads(struct build *b, tg_tree_helper *h)
 	int rc = host_part(b);
 	take(b, T_CORR);
 	take(b, T_DBUCKETS);
+	take(b, T_TLENDS);
 	int trc = wait_tasks(b, T_DBUCKETS, T_CORR);
+	int erc = wait_tasks(b, T_TLENDS, T_TLENDS); /* before the flows go, error or not */
+	trc = trc ? trc : erc;
 	if (!rc && !trc && b->need_fallback)
 		rc = tg_tree_link_fallback(b->tree->parent, &b->tree->stats, b->t, &b->hb);
+	drop_flows(b);
 	int ok = !rc && !trc;
 	pthread_mutex_lock(&b->mu);
 	b->go = !ok ? -1 : b->ne < STEPS_BESIDE_MAX ? 2 : 1;
@@ -570,8 +589,11 @@ static int build_one_thread(struct build *b)
 {
 	int rc;
 	if ((rc = host_part(b)) || (rc = task(b, T_DBUCKETS)) || (rc = task(b, T_CORR)) ||
-	    (b->need_fallback && (rc = tg_tree_link_fallback(b->tree->parent, &b->tree->stats, b->t, &b->hb))) ||
-	    (rc = build_children(b->tree, b->t, &b->hb, &b->db)))
+	    (rc = task(b, T_TLENDS)) ||
+	    (b->need_fallback && (rc = tg_tree_link_fallback(b->tree->parent, &b->tree->stats, b->t, &b->hb))))
+		return rc;
+	drop_flows(b);
+	if ((rc = build_children(b->tree, b->t, &b->hb, &b->db)))
 		return rc;
 	tg_tree_buckets_free(&b->hb);
 	tg_tree_buckets_free(&b->db);
@@ -594,8 +616,9 @@ static void count_links(tg_tree *tree, const tg_event *ev, size_t ne)
 }
 
 /* The tree of t; from TWO_THREADS_MIN events on two threads: h's, else
- * one started now when spawn is set, else none. */
-static int build_tree(tg_tree **out, const tg_trace *t, tg_tree_helper *h, int spawn)
+ * one started now when spawn is set, else none. drop: t itself, whose
+ * flows are freed once linked (on failure too), or NULL. */
+static int build_tree(tg_tree **out, const tg_trace *t, tg_tree_helper *h, int spawn, tg_trace *drop)
 {
 	*out = NULL;
 	size_t ne;
@@ -619,7 +642,7 @@ static int build_tree(tg_tree **out, const tg_trace *t, tg_tree_helper *h, int s
 		else if (tg_kind_is_gpu(ev[i].kind))
 			tree->stats.gpu_events++;
 	}
-	*b = (struct build){.tree = tree, .t = t, .ne = ne, .refs = 1};
+	*b = (struct build){.tree = tree, .t = t, .ne = ne, .drop = drop, .refs = 1};
 	pthread_mutex_init(&b->mu, NULL);
 	pthread_cond_init(&b->cv, NULL);
 	int rc = NO_THREAD;
@@ -632,6 +655,8 @@ static int build_tree(tg_tree **out, const tg_trace *t, tg_tree_helper *h, int s
 	/* the buckets now, not when a late helper lets b go: every part is done */
 	tg_tree_buckets_free(&b->hb);
 	tg_tree_buckets_free(&b->db);
+	tg_tree_ends_free(&b->ends);
+	drop_flows(b); /* when a part failed before it */
 	release(b);
 	if (rc) {
 		tg_tree_free(tree);
@@ -642,9 +667,11 @@ static int build_tree(tg_tree **out, const tg_trace *t, tg_tree_helper *h, int s
 	return 0;
 }
 
-int tg_tree_build(tg_tree **out, const tg_trace *t) { return build_tree(out, t, NULL, 1); }
+int tg_tree_build(tg_tree **out, const tg_trace *t) { return build_tree(out, t, NULL, 1, NULL); }
 
-int tg_tree_build_with(tg_tree **out, const tg_trace *t, tg_tree_helper *h) { return build_tree(out, t, h, 0); }
+int tg_tree_build_with(tg_tree **out, const tg_trace *t, tg_tree_helper *h) { return build_tree(out, t, h, 0, NULL); }
+
+int tg_tree_build_dropping_flows(tg_tree **out, tg_trace *t, tg_tree_helper *h) { return build_tree(out, t, h, 0, t); }
 
 void tg_tree_free(tg_tree *tree)
 {
