@@ -2,8 +2,9 @@
  * tree.c - builds the event tree (see tree.h for the rules).
  *
  * Layout: parent[] per event, children in CSR form (child_off[] indexes
- * children[]), step_of[] per event (16-bit when the steps fit, as they
- * nearly always do: 2 bytes an event less), TraceLens's link marks one bit
+ * children[]; children[] and roots[] allocated to their counts), step_of[]
+ * per event (16-bit when the steps fit, as they nearly always do: 2 bytes
+ * an event less, written so from the start), TraceLens's link marks one bit
  * an event; whether an event is in the tree is read from its kind. Host
  * events are bucketed by track with a counting sort, each bucket sorted by
  * (ts asc, dur desc, kind rank, file order) and nested with a stack.
@@ -42,8 +43,8 @@ struct tg_tree {
 	uint32_t *children;
 	uint32_t *roots;
 	size_t nroots;
-	int32_t *step_of;   /* while built, and after when there are INT16_MAX steps or more */
-	int16_t *step16;    /* else step_of narrowed (tg_tree_step_of) */
+	int32_t *step_of;   /* each event's step when there are INT16_MAX steps or more */
+	int16_t *step16;    /* else each event's step in 16 bits (tg_tree_step_of) */
 	uint8_t *tl_linked; /* tg_tree_linked_like_tracelens, a bit an event */
 	tg_step *steps;
 	size_t nsteps;
@@ -202,19 +203,28 @@ static int build_children(tg_tree *tree, const tg_trace *t, const tg_tree_bucket
 	const tg_event *ev = tg_trace_events(t, &ne);
 	tg_trace_tracks(t, &nt);
 	tree->child_off = tg_calloc(ne + 2, sizeof(uint32_t));
-	tree->children = tg_malloc((ne + 1) * sizeof(uint32_t));
-	tree->roots = tg_malloc((ne + 1) * sizeof(uint32_t));
-	if (!tree->child_off || !tree->children || !tree->roots)
+	if (!tree->child_off)
 		return TG_ENOMEM;
 	/* the counts one slot further on, summed: child_off[p + 1] is then where
 	 * p's children start, the cursor that fills them, and ends where the
 	 * next one's start (no cursor array: 4 bytes an event less at the
-	 * build's peak) */
-	for (size_t i = 0; i < ne; i++)
-		if (tree->parent[i] != TG_NONE)
+	 * build's peak). The children and the roots are counted first and
+	 * allocated to their counts, not one slot an event each (the roots are
+	 * a few hundred where the events are millions). */
+	size_t nroots = 0, nchildren = 0;
+	for (size_t i = 0; i < ne; i++) {
+		if (tree->parent[i] != TG_NONE) {
 			tree->child_off[tree->parent[i] + 2]++;
+			nchildren++;
+		} else if (tg_tree_is_host_kind(ev[i].kind) || tg_kind_is_gpu(ev[i].kind))
+			nroots++;
+	}
 	for (size_t i = 0; i < ne; i++)
 		tree->child_off[i + 1] += tree->child_off[i];
+	tree->children = tg_malloc((nchildren + 1) * sizeof(uint32_t));
+	tree->roots = tg_malloc((nroots + 1) * sizeof(uint32_t));
+	if (!tree->children || !tree->roots)
+		return TG_ENOMEM;
 	/* fill in sorted track order: host tracks, then device tracks */
 	const tg_tree_buckets *bs[2] = {hb, db};
 	for (int b = 0; b < 2; b++)
@@ -269,6 +279,21 @@ static int cmp_track_ts(const void *a, const void *b, void *ctx)
 	return (i > j) - (i < j);
 }
 
+/* Event i's step index as find_steps keeps it: 16-bit while every step's
+ * index fits, else 32-bit (-1: none). */
+static inline int32_t step_get(const tg_tree *tree, size_t i)
+{
+	return tree->step16 ? tree->step16[i] : tree->step_of[i];
+}
+
+static inline void step_set(tg_tree *tree, size_t i, int32_t s)
+{
+	if (tree->step16)
+		tree->step16[i] = (int16_t)s;
+	else
+		tree->step_of[i] = s;
+}
+
 static int find_steps(tg_tree *tree, const tg_trace *t)
 {
 	size_t ne;
@@ -286,12 +311,17 @@ static int find_steps(tg_tree *tree, const tg_trace *t)
 	if (tree->nsteps > 1)
 		qsort(tree->steps, tree->nsteps, sizeof(tg_step), cmp_step);
 	/* host events: by time; device events: their launch's step; orphans: by
-	 * a gpu_user_annotation ProfilerStep#N on their track, else none */
-	tree->step_of = tg_malloc((ne + 1) * sizeof(int32_t));
-	if (!tree->step_of)
+	 * a gpu_user_annotation ProfilerStep#N on their track, else none. In 16
+	 * bits when every step's index fits (nearly always: 2 bytes an event,
+	 * not 4, and never both at once) */
+	if (tree->nsteps < INT16_MAX)
+		tree->step16 = tg_malloc((ne + 1) * sizeof(int16_t));
+	else
+		tree->step_of = tg_malloc((ne + 1) * sizeof(int32_t));
+	if (!tree->step16 && !tree->step_of)
 		return TG_ENOMEM;
 	for (size_t i = 0; i < ne; i++)
-		tree->step_of[i] = tree->nsteps && tg_tree_is_host_kind(ev[i].kind) ? step_at(tree, ev[i].ts) : -1;
+		step_set(tree, i, tree->nsteps && tg_tree_is_host_kind(ev[i].kind) ? step_at(tree, ev[i].ts) : -1);
 	for (size_t i = 0; i < ne; i++) {
 		if (!want_device(&ev[i]))
 			continue;
@@ -299,7 +329,7 @@ static int find_steps(tg_tree *tree, const tg_trace *t)
 		while (p != TG_NONE && !tg_tree_is_host_kind(ev[p].kind))
 			p = tree->parent[p];
 		if (p != TG_NONE)
-			tree->step_of[i] = tree->step_of[p];
+			step_set(tree, i, step_get(tree, p));
 	}
 	int have_gpu_steps = 0;
 	for (size_t i = 0; i < ne && !have_gpu_steps; i++)
@@ -318,7 +348,7 @@ static int find_steps(tg_tree *tree, const tg_trace *t)
 		return TG_ENOMEM;
 	}
 	for (size_t j = 0; j < ne; j++)
-		if (tree->step_of[j] < 0 && tg_kind_is_gpu(ev[j].kind) && tree->parent[j] == TG_NONE)
+		if (step_get(tree, j) < 0 && tg_kind_is_gpu(ev[j].kind) && tree->parent[j] == TG_NONE)
 			orph[no++] = (uint32_t)j;
 	if (no > 1)
 		qsort_r(orph, no, sizeof(uint32_t), cmp_track_ts, (void *)ev);
@@ -355,27 +385,11 @@ static int find_steps(tg_tree *tree, const tg_trace *t)
 		}
 		int64_t end = tg_event_end(t, &ev[i]);
 		for (size_t k = lo; k < no && ev[orph[k]].track == ev[i].track && ev[orph[k]].ts < end; k++)
-			if (tree->step_of[orph[k]] < 0)
-				tree->step_of[orph[k]] = s;
+			if (step_get(tree, orph[k]) < 0)
+				step_set(tree, orph[k], s);
 	}
 	free(orph);
 	free(byno);
-	return 0;
-}
-
-/* step_of as 16-bit indexes when every step's fits (-1 for none), the
- * 32-bit array freed; left as it is otherwise. 0 or TG_ENOMEM. */
-static int narrow_steps(tg_tree *tree, size_t ne)
-{
-	if (tree->nsteps >= INT16_MAX)
-		return 0;
-	tree->step16 = tg_malloc((ne + 1) * sizeof(int16_t));
-	if (!tree->step16)
-		return TG_ENOMEM;
-	for (size_t i = 0; i < ne; i++)
-		tree->step16[i] = (int16_t)tree->step_of[i];
-	free(tree->step_of);
-	tree->step_of = NULL;
 	return 0;
 }
 
@@ -387,8 +401,8 @@ static int narrow_steps(tg_tree *tree, size_t ne)
 
 /* Below this many events the steps are found beside the children (on
  * the helper when it is there by then); from it on after them, once the
- * buckets are freed: the buckets and the steps' arrays at once would add 4
- * bytes an event to the build's peak (0.8 MB at 100 MB of JSON). */
+ * buckets are freed: the buckets and the steps' array at once would add 2
+ * bytes an event to the build's peak (0.4 MB at 100 MB of JSON). */
 #define STEPS_BESIDE_MAX 65536
 
 /* The build's parts. The host part buckets and nests the host events and
@@ -460,13 +474,12 @@ static int host_part(struct build *b)
 static int task(struct build *b, int i)
 {
 	tg_tree *tree = b->tree;
-	int rc;
 	switch (i) {
 	case T_DBUCKETS: return tg_tree_buckets_build(&b->db, b->t, want_device);
 	case T_CORR: return tg_tree_link_by_correlation(tree->parent, &tree->stats, b->t, &b->need_fallback);
 	case T_TLENDS: return tg_tree_ends_take(&b->ends, b->t);
 	case T_TLLINKS: return tg_tree_tracelens_links(&tree->tl_linked, b->t, tree->parent, &b->ends);
-	default: return (rc = find_steps(tree, b->t)) ? rc : narrow_steps(tree, b->ne);
+	default: return find_steps(tree, b->t);
 	}
 }
 
