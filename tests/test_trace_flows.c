@@ -71,7 +71,7 @@ static void test_launch_flows_only(void **state)
 		int64_t ids[] = {6, 9, 6, 9};
 		char phs[] = {'s', 's', 'f', 'f'};
 		for (size_t i = 0; i < nf; i++) {
-			assert_int_equal(f[i].id, ids[i]);
+			assert_int_equal(tg_flow_id(t, &f[i]), ids[i]);
 			assert_int_equal(f[i].ph, phs[i]);
 			assert_int_equal(f[i].type, TG_FLOW_LAUNCH);
 		}
@@ -131,11 +131,56 @@ static void test_tree_links_the_same(void **state)
 	tg_trace_free(t);
 }
 
+/* A flow is 16 bytes: its id in 32 bits, a wider one (2^32 and up, or a
+ * string id's hash) in the trace's wide flow ids, read back whole by
+ * tg_flow_id and freed with the flows. */
+static void test_wide_flow_ids(void **state)
+{
+	(void)state;
+	static const char *const json =
+		"{\"traceEvents\":[\n"
+		"{\"ph\":\"s\",\"id\":4294967295,\"pid\":1,\"tid\":1,\"ts\":1,\"cat\":\"ac2g\",\"name\":\"ac2g\"},\n"
+		"{\"ph\":\"s\",\"id\":4294967296,\"pid\":1,\"tid\":1,\"ts\":2,\"cat\":\"ac2g\",\"name\":\"ac2g\"},\n"
+		"{\"ph\":\"f\",\"id\":4611686018427387904,\"pid\":0,\"tid\":7,\"ts\":3,\"cat\":\"ac2g\","
+		"\"name\":\"ac2g\",\"bp\":\"e\"},\n"
+		"{\"ph\":\"f\",\"id\":18446744073709551615,\"pid\":0,\"tid\":7,\"ts\":4,\"cat\":\"ac2g\","
+		"\"name\":\"ac2g\"},\n"
+		"{\"ph\":\"t\",\"id\":0,\"pid\":0,\"tid\":7,\"ts\":5,\"cat\":\"fwdbwd\",\"name\":\"fwdbwd\"}\n"
+		"]}";
+	assert_int_equal(sizeof(tg_flow), 16);
+	tg_trace *t = NULL;
+	tg_read_opts o = {0};
+	assert_int_equal(tg_trace_read_mem(&t, json, strlen(json), "wide.json", &o), 0);
+	size_t nf, nw;
+	const tg_flow *f = tg_trace_flows(t, &nf);
+	const uint64_t *w = tg_trace_wide_flow_ids(t, &nw);
+	assert_int_equal(nf, 5);
+	assert_int_equal(nw, 3);
+	uint64_t ids[] = {4294967295u, 4294967296u, 4611686018427387904u, 18446744073709551615u, 0};
+	int wide[] = {0, 1, 1, 1, 0};
+	for (size_t i = 0; i < nf; i++) {
+		assert_true(tg_flow_id(t, &f[i]) == ids[i]);
+		assert_int_equal(f[i].wide_id, wide[i]);
+		assert_int_equal(f[i].ts, (int64_t)(i + 1) * 1000);
+	}
+	assert_true(w[2] == 18446744073709551615u);
+	assert_int_equal(f[2].ph, 'f');
+	assert_int_equal(f[2].bind_enclosing, 1);
+	assert_int_equal(f[3].bind_enclosing, 0);
+	assert_int_equal(f[4].ph, 't');
+	assert_int_equal(f[4].type, TG_FLOW_FWDBWD);
+	tg_trace_drop_flows(t);
+	assert_null(tg_trace_wide_flow_ids(t, &nw));
+	assert_int_equal(nw, 0);
+	tg_trace_free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_every_flow_by_default),
 		cmocka_unit_test(test_launch_flows_only),
+		cmocka_unit_test(test_wide_flow_ids),
 		cmocka_unit_test(test_tree_links_the_same),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

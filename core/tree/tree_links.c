@@ -9,7 +9,7 @@
  * as a set of keys: a bit a key over the keys' range when they are dense
  * (flow ids are correlation ids, mostly dense: 2 bits a correlation id,
  * 1/8 of a byte a key where a dense map of values takes 4 and a hash 32),
- * a map of the keys otherwise. The flows (24 bytes each, two a launch) can
+ * a map of the keys otherwise. The flows (16 bytes each, two a launch) can
  * then go before the tree's own arrays grow; the marks are made at the end
  * of the build, from the set and the parents.
  */
@@ -26,11 +26,11 @@
 /* The key of flow f in the set of launch flow ends: its id, then 0 for a
  * start or 1 for a finish; 0 for a flow that is not a launch flow's start
  * or finish. */
-static int launch_end_key(const tg_flow *f, int64_t *key)
+static int launch_end_key(const tg_trace *t, const tg_flow *f, int64_t *key)
 {
 	if (f->type != TG_FLOW_LAUNCH || (f->ph != 's' && f->ph != 'f'))
 		return 0;
-	*key = (int64_t)(f->id << 1 | (f->ph == 'f'));
+	*key = (int64_t)(tg_flow_id(t, f) << 1 | (f->ph == 'f'));
 	return 1;
 }
 
@@ -55,7 +55,7 @@ int tg_tree_ends_take(tg_tree_ends *ends, const tg_trace *t)
 	size_t nk = 0;
 	int64_t lo = INT64_MAX, hi = INT64_MIN, key;
 	for (size_t i = 0; i < nf; i++) {
-		if (!launch_end_key(&fl[i], &key))
+		if (!launch_end_key(t, &fl[i], &key))
 			continue;
 		lo = key < lo ? key : lo;
 		hi = key > hi ? key : hi;
@@ -69,7 +69,7 @@ int tg_tree_ends_take(tg_tree_ends *ends, const tg_trace *t)
 	if (rc == 1 && !(ends->sparse = tg_idmap_new(nk)))
 		return TG_ENOMEM;
 	for (size_t i = 0; i < nf; i++) {
-		if (!launch_end_key(&fl[i], &key))
+		if (!launch_end_key(t, &fl[i], &key))
 			continue;
 		if (ends->bits) {
 			uint64_t k = (uint64_t)key - (uint64_t)ends->lo;

@@ -16,7 +16,7 @@
 /* The launch flows' ends of a trace: the keys id << 1 (a start) and
  * id << 1 | 1 (a finish). A bit a key of their range when the keys are
  * dense (flow ids are correlation ids: 2 bits a correlation id, where the
- * flows took 48 bytes), else a map of the keys alone. */
+ * flows take 32), else a map of the keys alone. */
 typedef struct tg_tree_ends {
 	int64_t lo;       /* the least key, with bits */
 	uint64_t range;   /* bits' keys: lo up to lo + range - 1 */
