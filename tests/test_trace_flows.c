@@ -120,7 +120,8 @@ static void test_tree_links_the_same(void **state)
 	assert_memory_equal(tg_tree_stats_get(tree_dropped), s, sizeof(*s));
 	for (uint32_t i = 0; i < ne; i++) {
 		assert_int_equal(tg_tree_parent(tree_dropped, i), tg_tree_parent(tree, i));
-		assert_int_equal(tg_tree_linked_like_tracelens(tree_dropped, i), tg_tree_linked_like_tracelens(tree, i));
+		assert_int_equal(tg_tree_linked_like_tracelens(tree_dropped, i),
+		                 tg_tree_linked_like_tracelens(tree, i));
 	}
 	assert_true(tg_tree_linked_like_tracelens(tree_dropped, tg_test_find(t, "gemm", TG_KIND_KERNEL)));
 	tg_tree_free(tree_dropped);
@@ -175,12 +176,49 @@ static void test_wide_flow_ids(void **state)
 	tg_trace_free(t);
 }
 
+/* A flow keeps its track in 19 bits, as an event does: flows on more
+ * than TG_TRACK_MAX + 1 tracks are refused with one line naming the flow,
+ * one less is read, each flow on its own track. */
+static void test_flow_track_limit(void **state)
+{
+	(void)state;
+	for (uint32_t ntr = TG_TRACK_MAX + 1; ntr <= TG_TRACK_MAX + 2; ntr++) {
+		size_t cap = (size_t)ntr * 80 + 64, k = 0;
+		char *doc = malloc(cap);
+		assert_non_null(doc);
+		k += (size_t)sprintf(doc + k, "{\"traceEvents\":[");
+		for (uint32_t i = 0; i < ntr; i++)
+			k += (size_t)sprintf(doc + k,
+			                     "%s{\"ph\":\"s\",\"id\":%u,\"ts\":1,\"pid\":0,\"tid\":%u,\"cat\":\"ac2g\"}",
+			                     i ? "," : "", i, i);
+		k += (size_t)sprintf(doc + k, "]}");
+		tg_trace *t = NULL;
+		int rc = tg_trace_read_mem(&t, doc, k, "flow_tracks.json", NULL);
+		if (ntr == TG_TRACK_MAX + 1) {
+			assert_int_equal(rc, 0);
+			size_t nf;
+			const tg_flow *f = tg_trace_flows(t, &nf);
+			assert_int_equal(nf, ntr);
+			assert_int_equal(f[nf - 1].track, TG_TRACK_MAX);
+			assert_int_equal(tg_flow_id(t, &f[nf - 1]), TG_TRACK_MAX);
+			tg_trace_free(t);
+		} else {
+			assert_int_equal(rc, TG_ELIMIT);
+			assert_null(t);
+			assert_non_null(strstr(tg_error_last(), "flow_tracks.json: "));
+			assert_non_null(strstr(tg_error_last(), "more than 524288 tracks (limit)"));
+		}
+		free(doc);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_every_flow_by_default),
 		cmocka_unit_test(test_launch_flows_only),
 		cmocka_unit_test(test_wide_flow_ids),
+		cmocka_unit_test(test_flow_track_limit),
 		cmocka_unit_test(test_tree_links_the_same),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -63,8 +63,8 @@ enum tg_event_flags {
 	TG_EV_WIDE_DUR = 1 << 8       /* dur32 indexes tg_trace_wide_durs(): the duration needs 64 bits */
 };
 
-/* The most tracks a trace's events may have (the reader refuses more): an
- * event keeps its track in 19 bits. */
+/* The most tracks a trace's events and stored flows may have (the reader
+ * refuses more): an event and a flow keep their track in 19 bits. */
 #define TG_TRACK_MAX ((1u << 19) - 1)
 
 /* 32 bytes: a trace holds millions (a 1 GB trace two million). The two ids

@@ -472,8 +472,11 @@ static void commit_flow(struct parser *ps, const struct evtmp *ev, uint64_t at)
 	}
 	if (tg_grow((void **)&t->flows, &t->flows_cap, t->nflows + 1, sizeof(tg_flow)))
 		oom(ps);
+	uint32_t track = track_get(ps, &ev->key);
+	if (track > TG_TRACK_MAX) /* a flow keeps its track in 19 bits, as an event does */
+		die_off(ps, TG_ELIMIT, at, "more than %u tracks (limit)", TG_TRACK_MAX + 1);
 	tg_flow *f = &t->flows[t->nflows++];
-	*f = (tg_flow){.ts = ev->ts, .track = track_get(ps, &ev->key), .ph = (uint8_t)ev->ph,
+	*f = (tg_flow){.ts = ev->ts, .track = track, .ph = (uint8_t)ev->ph,
 	               .type = (unsigned)(ev->flow >= 0 ? ev->flow : TG_FLOW_OTHER),
 	               .bind_enclosing = ev->bp_e ? 1 : 0};
 	set_flow_id(ps, f, ev->id, at);
