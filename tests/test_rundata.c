@@ -18,7 +18,8 @@
  * encoding is stable (encode, decode, encode gives the same bytes), the
  * decoded arrays equal the built ones, and damaged bytes
  * (every truncation, flipped bytes, another format, a limit) are an error,
- * never a crash.
+ * never a crash; a side's measure reserved exactly and fitted holds the
+ * records appended to it.
  */
 #include "gentrace.h"
 
@@ -447,6 +448,61 @@ static void test_round_trip(void **state)
 	tg_rundata_free(again);
 }
 
+/* A side's measure reserved exactly for the traces appended to it
+ * (tg_measure_reserve: what the gate does before appending its side's
+ * run data) and fitted to its records (tg_measure_fit: what run data
+ * kept between traces does): the records are those appended, in order,
+ * with their keys through the side's table, and appending after a fit
+ * grows the arrays again. */
+static void test_measure_reserve_fit(void **state)
+{
+	(void)state;
+	GT_SKIP_WITHOUT_GEN();
+	const gt_side *s = gt_trace(SMALL);
+	tg_rundata *rd;
+	assert_int_equal(tg_rundata_build(&rd, s->tree, NULL), 0);
+	const tg_measure *src = tg_rundata_measure(rd);
+	size_t nr, ni, nu;
+	const tg_kernel_rec *r = tg_measure_kernels(src, &nr);
+	tg_measure_invocations(src, &ni);
+	tg_measure_units(src, &nu);
+	assert_true(nr > 50);
+	tg_atoms *keys = tg_atoms_new();
+	tg_measure *m;
+	assert_int_equal(tg_measure_new(&m, keys), 0);
+	assert_int_equal(tg_measure_reserve(m, 2 * nr, 2 * ni, 2 * nu), 0);
+	int64_t rank = 3;
+	for (int k = 0; k < 2; k++)
+		assert_int_equal(tg_measure_append(m, src, &rank, NULL), 0);
+	assert_int_equal(tg_measure_fit(m), 0);
+	assert_int_equal(tg_measure_append(m, src, &rank, NULL), 0); /* grows again */
+	size_t n, n2, n3;
+	const tg_kernel_rec *x = tg_measure_kernels(m, &n);
+	tg_measure_invocations(m, &n2);
+	tg_measure_units(m, &n3);
+	assert_int_equal(n, 3 * nr);
+	assert_int_equal(n2, 3 * ni);
+	assert_int_equal(n3, 3 * nu);
+	assert_int_equal(tg_measure_traces(m), 3);
+	for (size_t k = 0; k < 3; k++)
+		for (size_t i = 0; i < nr; i++) {
+			const tg_kernel_rec *y = &x[k * nr + i];
+			assert_int_equal(y->event, r[i].event);
+			assert_int_equal(y->dur_ns, r[i].dur_ns);
+			assert_int_equal(y->trace, k);
+			assert_int_equal(y->rank, 3);
+			assert_int_equal(y->unit, r[i].unit == TG_NONE ? TG_NONE : r[i].unit + k * nu);
+			assert_string_equal(tg_atoms_str(keys, y->kernel), tg_atoms_str(tg_measure_keys(src), r[i].kernel));
+		}
+	tg_measure_free(m);
+	tg_atoms_free(keys);
+	/* run data fitted when built: its measure reads as before */
+	assert_int_equal(tg_rundata_detach(rd), 0);
+	tg_measure_kernels(tg_rundata_measure(rd), &n);
+	assert_int_equal(n, nr);
+	tg_rundata_free(rd);
+}
+
 /* Every truncation, and bytes flipped all over the payload (re-deflated, so
  * that the damage reaches the decoder rather than zlib's check): an
  * error, never a crash, never a half-made result. */
@@ -561,6 +617,7 @@ int main(void)
 		cmocka_unit_test(test_detached_noise),
 		cmocka_unit_test(test_missing_part),
 		cmocka_unit_test(test_round_trip),
+		cmocka_unit_test(test_measure_reserve_fit),
 		cmocka_unit_test(test_damaged),
 		cmocka_unit_test(test_skeleton_adopt),
 	};

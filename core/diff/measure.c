@@ -606,6 +606,46 @@ int tg_measure_append(tg_measure *dst, const tg_measure *src, const int64_t *ran
 	return rc;
 }
 
+/* Sets *items' room to exactly n items (n > *cap: grown; n < *cap:
+ * shrunk, the tail given back), n at least 1. 0 or TG_ENOMEM (*items
+ * unchanged). */
+static int room_exact(void **items, size_t *cap, size_t n, size_t item_size)
+{
+	n = n ? n : 1;
+	if (n == *cap)
+		return 0;
+	void *p = tg_realloc(*items, n * item_size);
+	if (!p)
+		return TG_ENOMEM;
+	*items = p;
+	*cap = n;
+	return 0;
+}
+
+int tg_measure_reserve(tg_measure *m, size_t nrecs, size_t ninvs, size_t nunits)
+{
+	/* +1: as append_recs and append_units_invs ask for */
+	if (m->nrecs + nrecs + 1 > m->caprecs &&
+	    room_exact((void **)&m->recs, &m->caprecs, m->nrecs + nrecs + 1, sizeof(tg_kernel_rec)))
+		return TG_ENOMEM;
+	if (m->ninvs + ninvs + 1 > m->capinvs &&
+	    room_exact((void **)&m->invs, &m->capinvs, m->ninvs + ninvs + 1, sizeof(tg_invocation)))
+		return TG_ENOMEM;
+	if (m->nunits + nunits + 1 > m->capunits &&
+	    room_exact((void **)&m->units, &m->capunits, m->nunits + nunits + 1, sizeof(tg_unit)))
+		return TG_ENOMEM;
+	return 0;
+}
+
+int tg_measure_fit(tg_measure *m)
+{
+	if (room_exact((void **)&m->recs, &m->caprecs, m->nrecs, sizeof(tg_kernel_rec)) ||
+	    room_exact((void **)&m->invs, &m->capinvs, m->ninvs, sizeof(tg_invocation)) ||
+	    room_exact((void **)&m->units, &m->capunits, m->nunits, sizeof(tg_unit)))
+		return TG_ENOMEM;
+	return 0;
+}
+
 int tg_measure_forget_trees(tg_measure *m)
 {
 	for (size_t i = 0; i < m->ntrees; i++) {

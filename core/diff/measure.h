@@ -132,6 +132,18 @@ int tg_measure_add_trace(tg_measure *m, const tg_measure_trace *tr);
  * TG_ENOMEM. */
 int tg_measure_append(tg_measure *dst, const tg_measure *src, const int64_t *ranks, const char *const *names);
 
+/* Room in m for nrecs records, ninvs invocations and nunits units more,
+ * exactly (not rounded up as growing rounds): a judgement that appends
+ * the run data of its side's traces (tg_measure_append) asks for their
+ * sum first, so that the side holds no slack. 0 or TG_ENOMEM. */
+int tg_measure_reserve(tg_measure *m, size_t nrecs, size_t ninvs, size_t nunits);
+
+/* Gives back the room m's arrays hold beyond their records, invocations
+ * and units (a measure that is kept, not appended to: run data held while
+ * the next trace is read). Appending afterwards grows them again. 0 or
+ * TG_ENOMEM (m unchanged but for the arrays already fitted). */
+int tg_measure_fit(tg_measure *m);
+
 /* The rank of trace i (tg_rank_of: distributedInfo, the hint, the file
  * name), -1 when unknown. The kernel records carry it, or the trace's
  * index when it is unknown. */
