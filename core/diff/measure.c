@@ -606,17 +606,13 @@ int tg_measure_append(tg_measure *dst, const tg_measure *src, const int64_t *ran
 	return rc;
 }
 
-/* Sets *items' room to exactly n items (n > *cap: grown; n < *cap:
- * shrunk, the tail given back), n at least 1. 0 or TG_ENOMEM (*items
- * unchanged). */
+/* Sets *items' room to exactly n (at least 1) items when it differs:
+ * grown, or shrunk with the tail given back. 0 or TG_ENOMEM. */
 static int room_exact(void **items, size_t *cap, size_t n, size_t item_size)
 {
-	n = n ? n : 1;
-	if (n == *cap)
-		return 0;
-	void *p = tg_realloc(*items, n * item_size);
-	if (!p)
-		return TG_ENOMEM;
+	void *p = n == *cap ? NULL : tg_realloc(*items, (n ? n : 1) * item_size);
+	if (n == *cap || !p)
+		return n == *cap ? 0 : TG_ENOMEM;
 	*items = p;
 	*cap = n;
 	return 0;
@@ -624,15 +620,11 @@ static int room_exact(void **items, size_t *cap, size_t n, size_t item_size)
 
 int tg_measure_reserve(tg_measure *m, size_t nrecs, size_t ninvs, size_t nunits)
 {
-	/* +1: as append_recs and append_units_invs ask for */
-	if (m->nrecs + nrecs + 1 > m->caprecs &&
-	    room_exact((void **)&m->recs, &m->caprecs, m->nrecs + nrecs + 1, sizeof(tg_kernel_rec)))
-		return TG_ENOMEM;
-	if (m->ninvs + ninvs + 1 > m->capinvs &&
-	    room_exact((void **)&m->invs, &m->capinvs, m->ninvs + ninvs + 1, sizeof(tg_invocation)))
-		return TG_ENOMEM;
-	if (m->nunits + nunits + 1 > m->capunits &&
-	    room_exact((void **)&m->units, &m->capunits, m->nunits + nunits + 1, sizeof(tg_unit)))
+	/* + 1: as append_recs and append_units_invs ask for */
+	size_t r = m->nrecs + nrecs + 1, i = m->ninvs + ninvs + 1, u = m->nunits + nunits + 1;
+	if ((r > m->caprecs && room_exact((void **)&m->recs, &m->caprecs, r, sizeof(tg_kernel_rec))) ||
+	    (i > m->capinvs && room_exact((void **)&m->invs, &m->capinvs, i, sizeof(tg_invocation))) ||
+	    (u > m->capunits && room_exact((void **)&m->units, &m->capunits, u, sizeof(tg_unit))))
 		return TG_ENOMEM;
 	return 0;
 }
