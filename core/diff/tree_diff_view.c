@@ -197,7 +197,8 @@ static int set_flags_and_names(struct ctx *c, struct view *s, uint32_t nv)
 		if (tg_kind_is_launch(e->kind))
 			f |= is_graph_name(tg_atoms_str(tg_skeleton_atoms(s->sk), e->name)) ? F_GRAPH : F_DISPATCH;
 		s->flags[v] = f;
-		if ((rc = norm_key(c, s, e->name, 0, &s->key[v])) || (rc = norm_key(c, s, e->name, 1, &s->skey[v])))
+		uint32_t skey; /* into the atom cache, read back by view_skey */
+		if ((rc = norm_key(c, s, e->name, 0, &s->key[v])) || (rc = norm_key(c, s, e->name, 1, &skey)))
 			return rc;
 	}
 	for (uint32_t v = nv; v-- > 0;)
@@ -226,7 +227,7 @@ static int key_launches_by_kernels(struct ctx *c, struct view *s, uint32_t nv)
 			return TG_ENOMEM;
 		}
 		tg_buf_free(&sig);
-		s->skey[v] = s->key[v];
+		s->flags[v] |= F_RENAMED;
 	}
 	return 0;
 }
@@ -281,10 +282,9 @@ static int alloc_nodes(struct view *s, size_t nk)
 	s->coff = tg_calloc(nk + 2, sizeof(uint32_t));
 	s->child = tg_malloc((nk + 1) * sizeof(uint32_t));
 	s->key = tg_malloc((nk + 1) * sizeof(uint32_t));
-	s->skey = tg_malloc((nk + 1) * sizeof(uint32_t));
 	s->flags = tg_calloc(nk + 1, 1);
 	s->pos = tg_malloc((nk + 1) * sizeof(uint32_t));
-	if (!s->node || !s->vof || !s->parent || !s->end || !s->coff || !s->child || !s->key || !s->skey ||
+	if (!s->node || !s->vof || !s->parent || !s->end || !s->coff || !s->child || !s->key ||
 	    !s->flags || !s->pos)
 		return TG_ENOMEM;
 	memset(s->pos, 0xff, (nk + 1) * sizeof(uint32_t));
@@ -343,6 +343,8 @@ int tg_tree_diff_view_build(struct ctx *c, struct view *s, const tg_skeleton *sk
 	for (uint32_t v = 0; v < nv; v++)
 		c->d->stats.gpu[s == &c->d->side[1]] += (s->flags[v] & F_GPU) != 0;
 	c->d->stats.roots[s == &c->d->side[1]] = nr;
+	free(s->parent); /* read only while building */
+	s->parent = NULL;
 	rc = 0;
 out:
 	free(near);
@@ -364,7 +366,6 @@ void tg_tree_diff_view_free(struct view *s)
 	free(s->coff);
 	free(s->child);
 	free(s->key);
-	free(s->skey);
 	free(s->flags);
 	free(s->roots);
 	free(s->atom_key);
