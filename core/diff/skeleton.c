@@ -99,21 +99,26 @@ static int sort_by_start(uint32_t *by, const tg_skel_node *nodes, size_t n)
 	return rc;
 }
 
+int tg_skeleton_order_into(uint32_t *by_start, uint32_t *start_rank, const tg_skeleton *s)
+{
+	if (s->n == 1)
+		by_start[0] = 0;
+	if (s->n > 1 && sort_by_start(by_start, s->nodes, s->n))
+		return TG_ENOMEM;
+	for (size_t q = 0; q < s->n; q++)
+		start_rank[by_start[q]] = (uint32_t)q;
+	return 0;
+}
+
 /* s->by_start: every node by (start, index), sorted once for every view
- * built on s (a baseline's skeleton serves many judgements). */
+ * built on s (a stored baseline's skeleton serves many judgements). */
 static int order_by_start(tg_skeleton *s)
 {
 	s->by_start = tg_malloc((s->n ? s->n : 1) * sizeof(uint32_t));
 	s->start_rank = tg_malloc((s->n ? s->n : 1) * sizeof(uint32_t));
 	if (!s->by_start || !s->start_rank)
 		return TG_ENOMEM;
-	if (s->n == 1)
-		s->by_start[0] = 0;
-	if (s->n > 1 && sort_by_start(s->by_start, s->nodes, s->n))
-		return TG_ENOMEM;
-	for (size_t q = 0; q < s->n; q++)
-		s->start_rank[s->by_start[q]] = (uint32_t)q;
-	return 0;
+	return tg_skeleton_order_into(s->by_start, s->start_rank, s);
 }
 
 int tg_skeleton_build(tg_skeleton **out, const tg_tree *tree, unsigned with)
@@ -164,11 +169,7 @@ int tg_skeleton_build(tg_skeleton **out, const tg_tree *tree, unsigned with)
 		s->nodes[j].parent = p == TG_NONE ? TG_NONE : near[p];
 	}
 	free(near);
-	if (order_by_start(s)) {
-		tg_skeleton_free(s);
-		return TG_ENOMEM;
-	}
-	*out = s;
+	*out = s; /* without its order by start: a view sorts it when it needs it */
 	return 0;
 }
 

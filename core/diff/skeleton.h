@@ -12,8 +12,8 @@
  * their traces. Event indices are those of the trace: a skeleton's events
  * are the same numbers the measure's kernel records (measure.h) name.
  *
- * About 40 bytes a kept event (a tree is ~35 bytes an event on top of the
- * trace's 48 and its arguments), the nodes' order by start included.
+ * 32 bytes a kept node, and 8 more for the nodes' order by start when it
+ * is held (an adopted skeleton's).
  */
 #ifndef TG_SKELETON_H
 #define TG_SKELETON_H
@@ -37,10 +37,12 @@ typedef struct tg_skel_node {
 enum { TG_SKEL_PYTHON = 1, TG_SKEL_ANNOTATIONS = 2 };
 
 /* The skeleton of tree, with python_function (TG_SKEL_PYTHON) and
- * user_annotation (TG_SKEL_ANNOTATIONS) events when `with` says so. The
- * tree and its trace must outlive it (names are the trace's atoms). *out
- * is the caller's (tg_skeleton_free). 0, TG_ENOMEM or TG_ELIMIT (more
- * than 2^32 - 2 events). */
+ * user_annotation (TG_SKEL_ANNOTATIONS) events when `with` says so,
+ * without its order by start (tg_skeleton_by_start gives NULL: a view
+ * sorts the nodes when it is built, so that run data held between traces
+ * does not hold it). The tree and its trace must outlive it (names are
+ * the trace's atoms). *out is the caller's (tg_skeleton_free). 0,
+ * TG_ENOMEM or TG_ELIMIT (more than 2^32 - 2 events). */
 int tg_skeleton_build(tg_skeleton **out, const tg_tree *tree, unsigned with);
 
 /* A skeleton of the n nodes (sorted by event, each below nevents; parents
@@ -64,12 +66,18 @@ void tg_skeleton_free(tg_skeleton *s);
 const tg_skel_node *tg_skeleton_nodes(const tg_skeleton *s, size_t *n);
 
 /* Every node index ordered by (start, node index): sorted once when the
- * skeleton is made; owned by s. */
+ * skeleton is adopted (a stored skeleton serves many views); owned by s;
+ * NULL for a skeleton built from a tree (tg_skeleton_order_into). */
 const uint32_t *tg_skeleton_by_start(const tg_skeleton *s);
 
 /* Its inverse: the place of each node in tg_skeleton_by_start; owned by
- * s. */
+ * s; NULL likewise. */
 const uint32_t *tg_skeleton_start_rank(const tg_skeleton *s);
+
+/* The order of tg_skeleton_by_start and its inverse into the caller's
+ * arrays (each as long as the nodes), sorted now (a linear radix sort).
+ * 0 or TG_ENOMEM (its scratch). */
+int tg_skeleton_order_into(uint32_t *by_start, uint32_t *start_rank, const tg_skeleton *s);
 
 /* Events of the trace (node events are below it). */
 uint32_t tg_skeleton_events(const tg_skeleton *s);

@@ -138,6 +138,9 @@ struct view {
 	uint32_t *atom_key, *atom_skey; /* cache per atom of the skeleton's names */
 	uint32_t natoms;
 	uint32_t *pos; /* scratch: view -> position, TG_NONE when unset */
+	const uint32_t *by_start, *start_rank; /* the skeleton's order (tg_skeleton_by_start),
+	                                         or own_order's */
+	uint32_t *own_order; /* by start, then its inverse, when the skeleton holds none */
 };
 
 /* The event of view node v. */

@@ -78,7 +78,7 @@ static uint32_t descend_root(const struct view *s, uint32_t r)
 static size_t find_kept(const struct view *s, size_t nsn, const tg_tree_diff_opts *o, uint32_t *near, uint32_t *order)
 {
 	const uint32_t UNKNOWN = TG_NONE - 1; /* near[k] while not yet known */
-	const uint32_t *by_start = tg_skeleton_by_start(s->sk);
+	const uint32_t *by_start = s->by_start;
 	size_t nk = 0;
 	for (size_t i = 0; i < nsn; i++)
 		near[i] = keep_node(o, &s->sn[i]) ? (uint32_t)i : UNKNOWN;
@@ -292,6 +292,22 @@ static int alloc_nodes(struct view *s, size_t nk)
 	return 0;
 }
 
+/* s->by_start and s->start_rank: the skeleton's, or sorted into
+ * s->own_order (a skeleton built from a tree holds none). 0 or
+ * TG_ENOMEM. */
+static int order_of(struct view *s, size_t nsn)
+{
+	s->by_start = tg_skeleton_by_start(s->sk);
+	s->start_rank = tg_skeleton_start_rank(s->sk);
+	if (s->by_start && s->start_rank)
+		return 0;
+	if (!(s->own_order = tg_malloc((nsn + 1) * 2 * sizeof(uint32_t))))
+		return TG_ENOMEM;
+	s->by_start = s->own_order;
+	s->start_rank = s->own_order + nsn + 1;
+	return tg_skeleton_order_into(s->own_order, s->own_order + nsn + 1, s->sk);
+}
+
 int tg_tree_diff_view_build(struct ctx *c, struct view *s, const tg_skeleton *sk, const tg_tree_diff_opts *o)
 {
 	unsigned with = tg_skeleton_with(sk);
@@ -314,6 +330,8 @@ int tg_tree_diff_view_build(struct ctx *c, struct view *s, const tg_skeleton *sk
 		goto out;
 	memset(s->atom_key, 0xff, ((size_t)s->natoms + 1) * sizeof(uint32_t));
 	memset(s->atom_skey, 0xff, ((size_t)s->natoms + 1) * sizeof(uint32_t));
+	if (order_of(s, nsn))
+		goto out;
 	size_t nk = find_kept(s, nsn, o, near, order);
 	coff = tg_calloc(nsn + 2, sizeof(uint32_t));
 	kids = tg_malloc((nk + 1) * sizeof(uint32_t));
@@ -371,4 +389,5 @@ void tg_tree_diff_view_free(struct view *s)
 	free(s->atom_key);
 	free(s->atom_skey);
 	free(s->pos);
+	free(s->own_order);
 }
