@@ -568,7 +568,9 @@ static void test_damaged(void **state)
 }
 
 /* A skeleton whose parents make a cycle, or point past the end, is
- * refused; the arrays are freed either way. */
+ * refused; the arrays are freed either way. Durations given apart are
+ * read back whole, those of 2^32 - 1 ns and more held beside the 24-byte
+ * nodes. */
 static void test_skeleton_adopt(void **state)
 {
 	(void)state;
@@ -584,24 +586,51 @@ static void test_skeleton_adopt(void **state)
 		                      .name = 0,
 		                      .kind = TG_KIND_CPU_OP};
 	tg_skeleton *s;
-	assert_int_equal(tg_skeleton_adopt(&s, x, 3, 10, a, 0, "t"), TG_EFORMAT);
+	assert_int_equal(tg_skeleton_adopt(&s, x, NULL, 3, 10, a, 0, "t"), TG_EFORMAT);
 	assert_string_equal(tg_error_last(), "t: skeleton node 0: its parents make a cycle");
 	a = tg_atoms_new();
 	assert_int_equal(tg_atoms_intern(&id, a, "aten::mm", 8), 0);
 	x = calloc(2, sizeof(*x));
 	x[0] = (tg_skel_node){.event = 1, .parent = TG_NONE, .kind = TG_KIND_CPU_OP};
 	x[1] = (tg_skel_node){.event = 3, .parent = 0, .kind = TG_KIND_PYTHON};
-	assert_int_equal(tg_skeleton_adopt(&s, x, 2, 10, a, 0, "t"), TG_EFORMAT);
+	assert_int_equal(tg_skeleton_adopt(&s, x, NULL, 2, 10, a, 0, "t"), TG_EFORMAT);
 	assert_string_equal(tg_error_last(), "t: skeleton node 1: kind not held");
 	a = tg_atoms_new();
 	assert_int_equal(tg_atoms_intern(&id, a, "aten::mm", 8), 0);
 	x = calloc(2, sizeof(*x));
 	x[0] = (tg_skel_node){.event = 1, .parent = TG_NONE, .kind = TG_KIND_CPU_OP};
 	x[1] = (tg_skel_node){.event = 3, .parent = 0, .kind = TG_KIND_KERNEL};
-	assert_int_equal(tg_skeleton_adopt(&s, x, 2, 10, a, 0, "t"), 0);
+	assert_int_equal(tg_skeleton_adopt(&s, x, NULL, 2, 10, a, 0, "t"), 0);
 	assert_int_equal(tg_skeleton_find(s, 3), 1);
 	assert_int_equal(tg_skeleton_find(s, 2), TG_NONE);
 	tg_skeleton_free(s);
+	/* durations given apart: 4.29 s and more held whole, a negative one refused */
+	const int64_t durs[] = {5000000000LL, 4294967294LL, 4294967295LL, 7};
+	a = tg_atoms_new();
+	assert_int_equal(tg_atoms_intern(&id, a, "aten::mm", 8), 0);
+	x = calloc(4, sizeof(*x));
+	for (int i = 0; i < 4; i++)
+		x[i] = (tg_skel_node){.event = (uint32_t)i, .parent = i ? 0 : TG_NONE, .kind = TG_KIND_CPU_OP};
+	assert_int_equal(sizeof(tg_skel_node), 24);
+	assert_int_equal(tg_skeleton_adopt(&s, x, durs, 4, 10, a, 0, "t"), 0);
+	size_t n;
+	const tg_skel_node *y = tg_skeleton_nodes(s, &n);
+	assert_int_equal(n, 4);
+	for (size_t i = 0; i < 4; i++)
+		assert_int_equal(tg_skeleton_dur(s, i), durs[i]);
+	assert_int_equal(y[0].dur, TG_SKEL_WIDE_DUR);
+	assert_int_equal(y[1].dur, 4294967294u);
+	assert_int_equal(y[2].dur, TG_SKEL_WIDE_DUR);
+	assert_int_equal(y[3].dur, 7);
+	tg_skeleton_free(s);
+	const int64_t bad[] = {1, -1};
+	a = tg_atoms_new();
+	assert_int_equal(tg_atoms_intern(&id, a, "aten::mm", 8), 0);
+	x = calloc(2, sizeof(*x));
+	x[0] = (tg_skel_node){.event = 1, .parent = TG_NONE, .kind = TG_KIND_CPU_OP};
+	x[1] = (tg_skel_node){.event = 3, .parent = 0, .kind = TG_KIND_KERNEL};
+	assert_int_equal(tg_skeleton_adopt(&s, x, bad, 2, 10, a, 0, "t"), TG_EFORMAT);
+	assert_string_equal(tg_error_last(), "t: skeleton node 1: negative duration");
 }
 
 int main(void)

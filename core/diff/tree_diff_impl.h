@@ -149,6 +149,12 @@ static inline uint32_t view_event(const struct view *s, uint32_t v)
 	return s->sn[s->node[v]].event;
 }
 
+/* The duration of event ev of view s (ev in the view), ns. */
+static inline int64_t view_ev_dur(const struct view *s, uint32_t ev)
+{
+	return tg_skeleton_dur(s->sk, s->node[s->vof[ev]]);
+}
+
 /* The comparison name of view node v stripped of details (strip_details):
  * its name's, from the atom cache that the view's build filled for every
  * name, or its key when the build renamed it (F_RENAMED). Not an array of

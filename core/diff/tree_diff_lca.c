@@ -66,9 +66,9 @@ static int64_t busy_of(struct ctx *c, const struct view *s, const uint32_t *evs,
 		return -1;
 	*sum = 0;
 	for (size_t k = 0; k < n; k++) {
-		const tg_skel_node *e = view_ev(s, evs[k]);
-		c->iv[k] = (tg_interval){e->ts, e->ts + e->dur};
-		*sum += e->dur;
+		int64_t ts = view_ev(s, evs[k])->ts, dur = view_ev_dur(s, evs[k]);
+		c->iv[k] = (tg_interval){ts, ts + dur};
+		*sum += dur;
 	}
 	return tg_interval_union(c->iv, n);
 }
