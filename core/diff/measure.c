@@ -239,7 +239,6 @@ struct trace_walk {
 	size_t natoms;
 	uint32_t ti, first_unit;
 	size_t nsteps;
-	int64_t rank;
 };
 
 /* The atom of a string-or-raw argument of e, or TG_NONE. */
@@ -378,7 +377,6 @@ static int add_kernel_rec(tg_measure *m, struct trace_walk *w, uint32_t i)
 	r->event = i;
 	r->pair = TG_NONE;
 	r->stream = tg_kernel_stream(w->t, &ev[i]);
-	r->rank = w->rank;
 	r->dur_ns = tg_event_dur(w->t, &ev[i]);
 	r->ts = ev[i].ts;
 	uint32_t launch = tg_tree_launch(w->tree, i);
@@ -399,7 +397,6 @@ static int add_trace(tg_measure *m, uint32_t ti)
 	if (rc)
 		return rc;
 	tg_tree_steps(w.tree, &w.nsteps);
-	w.rank = m->ranks[ti] >= 0 ? m->ranks[ti] : (int64_t)ti;
 	tg_launchers *l = NULL;
 	tg_launchers_opts lo = {.tb = {0}, .step = -1};
 	if ((rc = tg_launchers_build(&l, w.tree, &lo)))
@@ -519,18 +516,16 @@ int tg_measure_build_ranked(tg_measure **out, const tg_tree *const *trees, const
 	return rc;
 }
 
-/* Appends n records (their trace, unit and inv moved by t0, u0, i0; rank:
- * their trace's, else its index), keys through map (NULL: the same
- * table). ranks: per trace of the records, as they count them. */
-static int append_recs(tg_measure *m, const tg_kernel_rec *r, size_t n, const uint32_t *map, const int64_t *ranks,
-                       uint32_t t0, uint32_t u0, uint32_t i0)
+/* Appends n records (their trace, unit and inv moved by t0, u0, i0), keys
+ * through map (NULL: the same table). */
+static int append_recs(tg_measure *m, const tg_kernel_rec *r, size_t n, const uint32_t *map, uint32_t t0, uint32_t u0,
+                       uint32_t i0)
 {
 	if (tg_grow((void **)&m->recs, &m->caprecs, m->nrecs + n + 1, sizeof(tg_kernel_rec)))
 		return TG_ENOMEM;
 #define KEY(k) (map && (k) != TG_NONE ? map[k] : (k))
 	for (size_t i = 0; i < n; i++) {
 		tg_kernel_rec x = r[i];
-		int64_t rank = ranks[x.trace];
 		x.unit = x.unit == TG_NONE ? TG_NONE : x.unit + u0;
 		x.inv = x.inv == TG_NONE ? TG_NONE : x.inv + i0;
 		x.category = KEY(x.category);
@@ -541,7 +536,6 @@ static int append_recs(tg_measure *m, const tg_kernel_rec *r, size_t n, const ui
 		x.module = KEY(x.module);
 		x.trace += t0;
 		x.pair = TG_NONE; /* the alignment's, made on the measures it pairs */
-		x.rank = rank >= 0 ? rank : (int64_t)x.trace;
 		m->recs[m->nrecs++] = x;
 	}
 #undef KEY
@@ -571,10 +565,9 @@ static int append_units_invs(tg_measure *m, const tg_unit *u, size_t nu, const t
 int tg_measure_add_trace(tg_measure *m, const tg_measure_trace *tr)
 {
 	uint32_t t0 = (uint32_t)m->ntrees, u0 = (uint32_t)m->nunits, i0 = (uint32_t)m->ninvs;
-	int64_t rank = tr->rank;
 	int rc = append_units_invs(m, tr->units, tr->nunits, tr->invs, tr->ninvs, NULL, t0);
 	if (!rc)
-		rc = append_recs(m, tr->recs, tr->nrecs, NULL, &rank, t0, u0, i0);
+		rc = append_recs(m, tr->recs, tr->nrecs, NULL, t0, u0, i0);
 	return rc ? rc : push_trace(m, tr->tree, tr->rank, &tr->fp, tr->name, tr->nsteps);
 }
 
@@ -596,7 +589,7 @@ int tg_measure_append(tg_measure *dst, const tg_measure *src, const int64_t *ran
 	uint32_t t0 = (uint32_t)dst->ntrees, u0 = (uint32_t)dst->nunits, i0 = (uint32_t)dst->ninvs;
 	int rc = append_units_invs(dst, src->units, src->nunits, src->invs, src->ninvs, map, t0);
 	if (!rc)
-		rc = append_recs(dst, src->recs, src->nrecs, map, ranks ? ranks : src->ranks, t0, u0, i0);
+		rc = append_recs(dst, src->recs, src->nrecs, map, t0, u0, i0);
 	for (size_t t = 0; !rc && t < src->ntrees; t++)
 		rc = push_trace(dst, src->trees[t], ranks ? ranks[t] : src->ranks[t], &src->fp,
 		                names && names[t] ? names[t] : src->names[t], src->nsteps[t]);

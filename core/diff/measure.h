@@ -22,6 +22,8 @@
 #include "../../util/atoms.h"
 #include "../tree/tree.h"
 
+/* 80 bytes: the run data of a trace holds one a device event, a judgement
+ * one a device event of each side. */
 typedef struct tg_kernel_rec {
 	uint32_t unit;     /* index into tg_measure_units(); TG_NONE outside every
 	                      step of a trace with steps (in no step's sample) */
@@ -42,10 +44,8 @@ typedef struct tg_kernel_rec {
 	                      alignment pairs this one with (core/diff/call_pairs.h),
 	                      TG_NONE when none (or not aligned) */
 	uint8_t cat_source; /* tg_cat_source: where category came from (here, in
-	                       the hole before the 64-bit fields: 88 bytes a
-	                       record, not 96) */
-	int64_t stream;
-	int64_t rank; /* the trace's rank (tg_measure_trace_rank), else its index */
+	                       the hole before the 64-bit fields) */
+	int64_t stream;     /* the record's rank is its trace's: tg_measure_rec_rank */
 	int64_t dur_ns;
 	int64_t delay_ns;  /* kernel start - launch call start; -1 without a launch */
 	int64_t ts;        /* start, ns */
@@ -148,6 +148,15 @@ int tg_measure_fit(tg_measure *m);
  * name), -1 when unknown. The kernel records carry it, or the trace's
  * index when it is unknown. */
 int64_t tg_measure_trace_rank(const tg_measure *m, size_t i);
+
+/* The rank of record k of m: its trace's (tg_measure_trace_rank), else the
+ * trace's index, as rules select by rank. Held per trace, not per record
+ * (80 bytes a record, not 88). */
+static inline int64_t tg_measure_rec_rank(const tg_measure *m, const tg_kernel_rec *k)
+{
+	int64_t r = tg_measure_trace_rank(m, k->trace);
+	return r >= 0 ? r : (int64_t)k->trace;
+}
 
 /* How many distinct known ranks the side's traces have (0 when none is
  * known). */
