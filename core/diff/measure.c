@@ -315,7 +315,6 @@ static int add_invocations(tg_measure *m, struct trace_walk *w)
 		}
 		tg_invocation *iv = &m->invs[m->ninvs];
 		iv->event = w->list[i].event;
-		iv->trace = w->ti;
 		iv->op_shape = me.op_shape;
 		iv->flops = me.flops;
 		iv->bytes = me.bytes;
@@ -555,7 +554,6 @@ static int append_units_invs(tg_measure *m, const tg_unit *u, size_t nu, const t
 	}
 	for (size_t i = 0; i < ni; i++) {
 		tg_invocation x = iv[i];
-		x.trace += t0;
 		x.op_shape = map && x.op_shape != TG_NONE ? map[x.op_shape] : x.op_shape;
 		m->invs[m->ninvs++] = x;
 	}

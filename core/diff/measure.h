@@ -51,9 +51,8 @@ typedef struct tg_kernel_rec {
 	int64_t ts;        /* start, ns */
 } tg_kernel_rec;
 
-typedef struct tg_invocation {
+typedef struct tg_invocation { /* 24 bytes; its trace is its records' (tg_kernel_rec.trace) */
 	uint32_t event;    /* the launching op in its trace */
-	uint32_t trace;
 	uint32_t op_shape; /* key */
 	double flops;      /* of its perf model (perf_model.h); NAN when none */
 	double bytes;
