@@ -541,7 +541,7 @@ static int append_recs(tg_measure *m, const tg_kernel_rec *r, size_t n, const ui
 	return 0;
 }
 
-/* Appends units and invocations (trace moved by t0, keys through map). */
+/* Appends units (their trace moved by t0) and invocations (keys through map). */
 static int append_units_invs(tg_measure *m, const tg_unit *u, size_t nu, const tg_invocation *iv, size_t ni,
                              const uint32_t *map, uint32_t t0)
 {
