@@ -194,11 +194,15 @@ int tg_skeleton_build(tg_skeleton **out, const tg_tree *tree, unsigned with)
 		tg_skel_node *x = &s->nodes[k];
 		memset(x, 0, sizeof(*x));
 		x->ts = ev[i].ts;
-		if (set_dur(s, k++, tg_event_dur(t, &ev[i]))) {
+		int64_t d = tg_event_dur(t, &ev[i]);
+		if (d >= 0 && d < (int64_t)TG_SKEL_WIDE_DUR) /* set_dur's common case, inline */
+			x->dur = (uint32_t)d;
+		else if (set_dur(s, k, d)) {
 			free(near);
 			tg_skeleton_free(s);
 			return TG_ENOMEM;
 		}
+		k++;
 		x->event = (uint32_t)i;
 		x->name = ev[i].name;
 		x->kind = ev[i].kind;
