@@ -50,7 +50,7 @@ static int is_launch(const tg_critical_path *cp, uint32_t i)
 
 static int gpu_row(const tg_critical_path *cp, uint32_t i)
 {
-	return (cp->evf[i] & CP_KEPT) && cp->stream[i] != -1;
+	return (cp->evf[i] & CP_KEPT) && cp_stream(cp, i) != -1;
 }
 
 /* Device events (kept, on a stream) by correlation id: sorted pairs. */
@@ -133,8 +133,8 @@ static int queue_lengths(tg_critical_path *cp, struct gpu_ws *ws)
 		for (hi = group_of(cp, first, kv, ng, i, &lo); lo < hi; lo++) {
 			launched[lo] = 1;
 			rows[nrows] = i * 2;
-			rts[nrows] = cp->ts[i];
-			rstream[nrows++] = cp->stream[kv[lo].idx];
+			rts[nrows] = cp_ts(cp, i);
+			rstream[nrows++] = cp_stream(cp, kv[lo].idx);
 		}
 	}
 	for (uint32_t i = 0; i < cp->nev; i++) {
@@ -145,8 +145,8 @@ static int queue_lengths(tg_critical_path *cp, struct gpu_ws *ws)
 			any |= launched[lo];
 		if (any) {
 			rows[nrows] = i * 2 + 1;
-			rts[nrows] = cp->ts[i];
-			rstream[nrows++] = cp->stream[i];
+			rts[nrows] = cp_ts(cp, i);
+			rstream[nrows++] = cp_stream(cp, i);
 		}
 	}
 	for (size_t r = 0; r < nrows; r++)
@@ -189,10 +189,12 @@ static int number_launches(tg_critical_path *cp, struct gpu_ws *ws)
 	for (uint32_t i = 0; i < cp->nev; i++) {
 		ws->lid[i] = TG_NONE;
 		uint32_t g = cp->ic[i];
-		if (is_launch(cp, i) && (cp->evf[g] & CP_KEPT) && cp->stream[g] != -1 && cp->ic[g] != TG_NONE)
+		if (is_launch(cp, i) && (cp->evf[g] & CP_KEPT) && cp_stream(cp, g) != -1 && cp->ic[g] != TG_NONE)
 			ws->launches[n++] = i;
 	}
-	int rc = cp_sort_by(ws->launches, n, cp->ts);
+	for (size_t k = 0; k < n; k++)
+		ws->key[ws->launches[k]] = cp_ts(cp, ws->launches[k]);
+	int rc = cp_sort_by(ws->launches, n, ws->key);
 	for (size_t k = 0; k < n; k++)
 		ws->lid[ws->launches[k]] = (uint32_t)k;
 	ws->nlaunches = n;
@@ -203,7 +205,7 @@ static int number_launches(tg_critical_path *cp, struct gpu_ws *ws)
  * wait_on_stream of the sync events that name its correlation id). */
 static int64_t launch_stream(const tg_critical_path *cp, uint32_t i)
 {
-	return cp->stream[cp->ic[i]];
+	return cp_stream(cp, cp->ic[i]);
 }
 
 static int64_t launch_gpu(const tg_critical_path *cp, uint32_t i)
@@ -255,7 +257,7 @@ static int event_records(tg_critical_path *cp, struct gpu_ws *ws)
 	const tg_track *tr = tg_trace_tracks(cp->t, &ntr);
 	for (size_t k = 0; k < ws->nlaunches && !rc; k++, n++) {
 		uint32_t l = ws->launches[k];
-		kd.k[0][n] = cp->ts[l];
+		kd.k[0][n] = cp_ts(cp, l);
 		kd.k[1][n] = launch_stream(cp, l);
 		kd.k[2][n] = launch_gpu(cp, l);
 		ws->order[n] = l;
@@ -266,7 +268,7 @@ static int event_records(tg_critical_path *cp, struct gpu_ws *ws)
 		uint32_t s = tg_idmap_get(which, cp_corr(cp, i));
 		if (s == TG_NONE)
 			continue;
-		kd.k[0][n] = cp->ts[i];
+		kd.k[0][n] = cp_ts(cp, i);
 		kd.k[1][n] = cp_wait_arg(cp, s, cp->k_won);
 		kd.k[2][n] = tr[cp->ev[s].track].pid;
 		ws->order[n++] = i;
@@ -299,7 +301,7 @@ static int stream_waits(tg_critical_path *cp, struct gpu_ws *ws)
 	size_t n = 0;
 	for (size_t k = 0; k < ws->nlaunches && !rc; k++, n++) {
 		uint32_t l = ws->launches[k];
-		kd.k[0][n] = cp->ts[l];
+		kd.k[0][n] = cp_ts(cp, l);
 		kd.k[1][n] = launch_stream(cp, l);
 		kd.k[2][n] = cp->ev[l].track;
 		ws->order[n] = l;
@@ -307,10 +309,10 @@ static int stream_waits(tg_critical_path *cp, struct gpu_ws *ws)
 	for (uint32_t i = 0; i < cp->nev && !rc; i++) {
 		uint32_t g = cp->ic[i];
 		if (!(cp->evf[i] & CP_KEPT) || !(cp_name_flags(cp, i) & CPN_WAIT_CALL) || g == TG_NONE ||
-		    !(cp->evf[g] & CP_KEPT) || cp->stream[g] == -1 || cp->ic[g] == TG_NONE)
+		    !(cp->evf[g] & CP_KEPT) || cp_stream(cp, g) == -1 || cp->ic[g] == TG_NONE)
 			continue;
-		kd.k[0][n] = cp->ts[i];
-		kd.k[1][n] = cp->stream[g];
+		kd.k[0][n] = cp_ts(cp, i);
+		kd.k[1][n] = cp_stream(cp, g);
 		kd.k[2][n] = cp->ev[i].track;
 		ws->order[n++] = i;
 	}
@@ -397,7 +399,7 @@ static int sync_event(tg_critical_path *cp, struct gpu_ws *ws, struct last_nodes
 			rc = cp_add_edge(cp, ln->node[s], host_end, TG_CP_EDGE_SYNC, 0, TG_NONE);
 		return rc;
 	}
-	uint32_t last = (nf & CPN_STREAM_SYNC) ? last_get(ln, cp->stream[i]) : TG_NONE;
+	uint32_t last = (nf & CPN_STREAM_SYNC) ? last_get(ln, cp_stream(cp, i)) : TG_NONE;
 	return last == TG_NONE ? 0 : cp_add_edge(cp, last, host_end, TG_CP_EDGE_SYNC, 0, TG_NONE);
 }
 
@@ -415,11 +417,11 @@ static int kernel_event(tg_critical_path *cp, struct gpu_ws *ws, struct last_nod
 			rc = cp_add_edge(cp, kse, st, TG_CP_EDGE_SYNC, 0, TG_NONE);
 		cp->ksync[i] = TG_NONE;
 	}
-	int64_t stream = cp->stream[i];
+	int64_t stream = cp_stream(cp, i);
 	uint32_t rt = cp->ic[i], last = last_get(ln, stream);
 	int launch_added = 0;
 	if (!rc && rt != TG_NONE && ws->q[rt] == 1 && ws->q[i] == 0 &&
-	    (last == TG_NONE || cp->node_ts[last] < cp->ts[rt]) && (kse == TG_NONE || cp->node_ts[kse] < cp->ts[rt])) {
+	    (last == TG_NONE || cp->node_ts[last] < cp_ts(cp, rt)) && (kse == TG_NONE || cp->node_ts[kse] < cp_ts(cp, rt))) {
 		if (cp->snode[rt] != TG_NONE) {
 			rc = cp_add_edge(cp, cp->snode[rt], st, TG_CP_EDGE_LAUNCH, 0, TG_NONE);
 			launch_added = 1;
@@ -441,9 +443,9 @@ static size_t device_rows(tg_critical_path *cp, struct gpu_ws *ws)
 	for (uint32_t i = 0; i < cp->nev; i++) {
 		if (!(cp->evf[i] & CP_CLIP) || !(cp->evf[i] & CP_CORR))
 			continue;
-		if (cp->stream[i] == -1 && !(cp_name_flags(cp, i) & (CPN_EVENT_SYNC | CPN_CONTEXT_SYNC)))
+		if (cp_stream(cp, i) == -1 && !(cp_name_flags(cp, i) & (CPN_EVENT_SYNC | CPN_CONTEXT_SYNC)))
 			continue;
-		ws->key[n] = cp->ev[i].kind == TG_KIND_SYNC ? cp->end[i] : cp->ts[i];
+		ws->key[n] = cp->ev[i].kind == TG_KIND_SYNC ? cp_end(cp, i) : cp_ts(cp, i);
 		ws->order[n++] = i;
 	}
 	return n;

@@ -38,8 +38,8 @@ static int order_slots(tg_critical_path *cp, uint32_t *ord, int64_t *key, size_t
 	int64_t tmin = INT64_MAX, tmax = INT64_MIN;
 	for (size_t i = 0; i < cp->nev; i++)
 		if (cp->evf[i] & CP_NODE) {
-			int64_t lo = cp->ts[i] < cp->end[i] ? cp->ts[i] : cp->end[i];
-			int64_t hi = cp->ts[i] < cp->end[i] ? cp->end[i] : cp->ts[i];
+			int64_t lo = cp_ts(cp, i) < cp_end(cp, i) ? cp_ts(cp, i) : cp_end(cp, i);
+			int64_t hi = cp_ts(cp, i) < cp_end(cp, i) ? cp_end(cp, i) : cp_ts(cp, i);
 			tmin = lo < tmin ? lo : tmin;
 			tmax = hi > tmax ? hi : tmax;
 		}
@@ -48,7 +48,7 @@ static int order_slots(tg_critical_path *cp, uint32_t *ord, int64_t *key, size_t
 	for (size_t i = 0, k = 0; i < cp->nev; i++)
 		if (cp->evf[i] & CP_NODE)
 			for (int end = 0; end < 2; end++, k++) {
-				int64_t t = end ? cp->end[i] : cp->ts[i];
+				int64_t t = end ? cp_end(cp, i) : cp_ts(cp, i);
 				if (packed)
 					pk[k] = (((uint64_t)t - (uint64_t)tmin) << sb) | k;
 				else
@@ -70,7 +70,7 @@ int cp_make_nodes(tg_critical_path *cp)
 		if (!(cp->evf[i] & CP_CLIP))
 			continue;
 		if (node_kind(cp->ev[i].kind) || (cp_name_flags(cp, (uint32_t)i) & CPN_DATA_LOAD) ||
-		    (cp->stream[i] != -1 && (cp->evf[i] & CP_CORR))) {
+		    (cp_stream(cp, i) != -1 && (cp->evf[i] & CP_CORR))) {
 			cp->evf[i] |= CP_NODE;
 			n += 2;
 		}
@@ -95,7 +95,7 @@ int cp_make_nodes(tg_critical_path *cp)
 		uint32_t slot = ord[j], ev = evs[slot];
 		int start = !(slot & 1);
 		cp->node_ev[j] = ev;
-		cp->node_ts[j] = start ? cp->ts[ev] : cp->end[ev];
+		cp->node_ts[j] = start ? cp_ts(cp, ev) : cp_end(cp, ev);
 		cp->node_start[j] = (uint8_t)start;
 		if (start)
 			cp->snode[ev] = (uint32_t)j;

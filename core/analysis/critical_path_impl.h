@@ -67,9 +67,12 @@ struct tg_critical_path {
 	char *annotation;
 	int last_step_dropped; /* HTA's filter left out the last step */
 
-	/* per event; all but evf and namef are freed once the graph is built */
-	int64_t *ts, *end;   /* as HTA sees them (rounded unless exact_ns) */
-	int64_t *stream;     /* HTA's stream column: the "stream" argument, else -1 */
+	/* per event; all but evf and namef are freed once the graph is built.
+	 * An event's times as HTA sees them are read from the event (cp_ts,
+	 * cp_end), not copied; its stream is a slot into the few streams. */
+	uint32_t *sslot;     /* HTA's stream column: streams[sslot[ev]] (cp_stream) */
+	int64_t *streams;    /* the distinct "stream" arguments; streams[0] is -1 (none) */
+	size_t nstreams, streams_cap;
 	uint32_t k_won, k_worc; /* argument keys: wait_on_stream, wait_on_cuda_event_record_corr_id */
 	uint32_t *ic;        /* HTA's index_correlation: the correlated event, or TG_NONE */
 	uint8_t *evf;
@@ -109,6 +112,37 @@ static inline int64_t cp_corr(const tg_critical_path *cp, uint32_t ev)
 {
 	const tg_event *e = &cp->ev[ev];
 	return e->kind != TG_KIND_PYTHON && (e->flags & TG_EV_HAS_CORR) ? tg_event_corr(cp->t, e) : -1;
+}
+
+/* t (ns) rounded down to a whole microsecond. */
+static inline int64_t cp_floor_us(int64_t ns)
+{
+	return (ns >= 0 ? ns / 1000 : -((-ns + 999) / 1000)) * 1000;
+}
+
+/* Event ev's start as HTA sees it: rounded up to a whole microsecond
+ * unless opts.exact_ns. */
+static inline int64_t cp_ts(const tg_critical_path *cp, size_t ev)
+{
+	int64_t t = cp->ev[ev].ts, f;
+	if (cp->opts.exact_ns)
+		return t;
+	f = cp_floor_us(t);
+	return f == t ? f : f + 1000;
+}
+
+/* Event ev's end as HTA sees it: rounded down unless opts.exact_ns. */
+static inline int64_t cp_end(const tg_critical_path *cp, size_t ev)
+{
+	int64_t t = tg_event_end(cp->t, &cp->ev[ev]);
+	return cp->opts.exact_ns ? t : cp_floor_us(t);
+}
+
+/* Event ev's stream (HTA's stream column: the "stream" argument, else -1);
+ * valid until the graph is built. */
+static inline int64_t cp_stream(const tg_critical_path *cp, size_t ev)
+{
+	return cp->streams[cp->sslot[ev]];
 }
 
 /* An argument as pandas.to_numeric(errors="coerce") reads it, -1 when

@@ -123,7 +123,7 @@ static void attach(struct stack_ws *ws, uint32_t c)
 /* The thread's duration of event evs[i] as HTA nests it (0 when negative). */
 static int64_t dur_of(const tg_critical_path *cp, uint32_t ev)
 {
-	int64_t d = cp->end[ev] - cp->ts[ev];
+	int64_t d = cp_end(cp, ev) - cp_ts(cp, ev);
 	return d > 0 ? d : 0;
 }
 
@@ -135,8 +135,8 @@ static int nest_compare(const tg_critical_path *cp, const uint32_t *evs, size_t 
 		return TG_ENOMEM;
 	for (size_t i = 0; i < n; i++) {
 		int64_t d = dur_of(cp, evs[i]);
-		sev[2 * i] = (struct sev){evs[i], (uint32_t)i, cp->ts[evs[i]], d, 1};
-		sev[2 * i + 1] = (struct sev){evs[i], (uint32_t)i, cp->ts[evs[i]] + d, d, -1};
+		sev[2 * i] = (struct sev){evs[i], (uint32_t)i, cp_ts(cp, evs[i]), d, 1};
+		sev[2 * i + 1] = (struct sev){evs[i], (uint32_t)i, cp_ts(cp, evs[i]) + d, d, -1};
 	}
 	qsort(sev, 2 * n, sizeof(struct sev), cmp_sev);
 	for (size_t k = 0; k < 2 * n; k++) {
@@ -162,22 +162,22 @@ static int nest_radix(const tg_critical_path *cp, const uint32_t *evs, size_t n,
 	int64_t tmin = INT64_MAX;
 	uint64_t tspan = 0, dmax = 0;
 	for (size_t i = 0; i < n; i++)
-		tmin = cp->ts[evs[i]] < tmin ? cp->ts[evs[i]] : tmin;
+		tmin = cp_ts(cp, evs[i]) < tmin ? cp_ts(cp, evs[i]) : tmin;
 	for (size_t i = 0; i < n; i++) {
-		uint64_t e = (uint64_t)cp->end[evs[i]] - (uint64_t)tmin, d = (uint64_t)dur_of(cp, evs[i]);
+		uint64_t e = (uint64_t)cp_end(cp, evs[i]) - (uint64_t)tmin, d = (uint64_t)dur_of(cp, evs[i]);
 		tspan = e > tspan ? e : tspan;
 		dmax = d > dmax ? d : dmax;
 	}
 	int tb = bits_for(tspan), db = bits_for(dmax), one = tb + db <= 64;
 	for (size_t i = 0; i < n; i++) {
-		uint64_t t = (uint64_t)cp->ts[evs[i]] - (uint64_t)tmin, longer = dmax - (uint64_t)dur_of(cp, evs[i]);
+		uint64_t t = (uint64_t)cp_ts(cp, evs[i]) - (uint64_t)tmin, longer = dmax - (uint64_t)dur_of(cp, evs[i]);
 		ws->starts[i] = (tg_sort_pair){one ? (db == 64 ? 0 : t << db) | longer : longer, (uint32_t)i};
-		ws->ends[i] = (uint64_t)cp->end[evs[i]] - (uint64_t)tmin;
+		ws->ends[i] = (uint64_t)cp_end(cp, evs[i]) - (uint64_t)tmin;
 	}
 	int rc = tg_sort_pairs(ws->starts, n);
 	if (!rc && !one) {
 		for (size_t i = 0; i < n; i++)
-			ws->starts[i].key = (uint64_t)cp->ts[evs[ws->starts[i].idx]] - (uint64_t)tmin;
+			ws->starts[i].key = (uint64_t)cp_ts(cp, evs[ws->starts[i].idx]) - (uint64_t)tmin;
 		rc = tg_sort_pairs(ws->starts, n);
 	}
 	if (!rc)
@@ -187,7 +187,7 @@ static int nest_radix(const tg_critical_path *cp, const uint32_t *evs, size_t n,
 	size_t j = 0;
 	for (size_t k = 0; k < n; k++) {
 		uint32_t c = ws->starts[k].idx;
-		uint64_t t = (uint64_t)cp->ts[evs[c]] - (uint64_t)tmin;
+		uint64_t t = (uint64_t)cp_ts(cp, evs[c]) - (uint64_t)tmin;
 		for (; j < n && ws->ends[j] <= t; j++)
 			ws->depth -= ws->depth > 0;
 		attach(ws, c);
@@ -338,7 +338,7 @@ static int thread_order(tg_critical_path *cp, uint32_t *evs, uint32_t *grp)
 static int cpu_thread(const tg_critical_path *cp, const uint32_t *evs, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
-		if (cp->stream[evs[i]] >= 0)
+		if (cp_stream(cp, evs[i]) >= 0)
 			return 0;
 	return 1;
 }
