@@ -5,8 +5,11 @@
  * Each CPU thread's events (the backward thread folded into the forward
  * one when each is recognised, by "autograd" and "forward" names) nest by
  * time as HTA's call_stack.py nests them (its comparison of simultaneous
- * starts and ends, and an end pops whatever is on top); a depth-first walk
- * links each event's start and end to the node before it. Events without
+ * starts and ends, and an end pops whatever is on top); HTA's depth-first
+ * walk of the nesting links each event's start and end to the node before
+ * it. The walk is made as the nesting is: it enters an event when the
+ * nesting pushes it and leaves it when an end pops it, the same order, so
+ * no tree of the thread (parent, children: 17 bytes an event) is kept. Events without
  * nodes (python functions, annotations) still nest, and are the parents
  * that end -> start edges are attributed to. Threads go in (pid, tid)
  * order, as pandas groups them.
@@ -94,30 +97,59 @@ static int cmp_sev(const void *pa, const void *pb)
 	return x->type == 1 ? -1 : 1;
 }
 
-/* Scratch for one thread (sized for the largest): the nesting and the
- * sorted starts and ends. */
-struct stack_ws {
-	uint32_t *parent, *first, *next, *lastc, *stk;
-	uint8_t *state;
-	tg_sort_pair *starts;
-	uint64_t *ends;
-	uint32_t root_first, root_last;
-	size_t depth;
+/* The walk's state (HTA's enter_func/exit_func closure). */
+struct walk {
+	uint32_t last; /* node */
+	int depth;
+	uint32_t parent; /* event the next end -> start edge is attributed to */
 };
 
-/* A start in sorted order: child c of whatever is on top of the stack. */
-static void attach(struct stack_ws *ws, uint32_t c)
+/* Scratch for one thread (sized for the largest): the open events' stack
+ * and the sorted starts and ends. The nesting is walked as it is made:
+ * HTA's depth-first walk of the nested events enters each one when it
+ * starts (a child of whatever is open) and leaves it when an end pops it,
+ * which is the order the nesting pushes and pops them in. */
+struct stack_ws {
+	uint32_t *stk;
+	tg_sort_pair *starts;
+	uint64_t *ends;
+	size_t depth;
+	struct walk w;
+};
+
+static int visit(tg_critical_path *cp, struct walk *w, uint32_t ev, uint32_t parent_ev, int enter)
 {
-	uint32_t p = ws->depth ? ws->stk[ws->depth - 1] : TG_NONE;
-	ws->parent[c] = p;
-	uint32_t *first = p == TG_NONE ? &ws->root_first : &ws->first[p],
-		 *lastc = p == TG_NONE ? &ws->root_last : &ws->lastc[p];
-	if (*lastc == TG_NONE)
-		*first = c;
-	else
-		ws->next[*lastc] = c;
-	*lastc = c;
+	if (!(cp->evf[ev] & CP_NODE))
+		return 0;
+	uint32_t node = enter ? cp->snode[ev] : cp->enode[ev];
+	int rc = 0;
+	if (w->last != TG_NONE && !shares_lock(cp, w->last, node)) {
+		int type = enter && w->depth == 0 ? TG_CP_EDGE_DEPENDENCY : TG_CP_EDGE_OPERATOR;
+		int zero = !enter && (cp_name_flags(cp, ev) & CPN_BLOCK);
+		rc = cp_add_edge(cp, w->last, node, type, zero, w->parent);
+	}
+	w->last = node;
+	w->parent = parent_ev;
+	w->depth += enter ? 1 : -1;
+	return rc;
+}
+
+/* A start in sorted order: thread event c, a child of whatever is open,
+ * entered and pushed. */
+static int open_event(tg_critical_path *cp, const uint32_t *evs, struct stack_ws *ws, uint32_t c)
+{
+	uint32_t pev = ws->depth ? evs[ws->stk[ws->depth - 1]] : TG_NONE;
 	ws->stk[ws->depth++] = c;
+	return visit(cp, &ws->w, evs[c], pev, 1);
+}
+
+/* An end: whatever is on top is left and popped (none: nothing). */
+static int close_top(tg_critical_path *cp, const uint32_t *evs, struct stack_ws *ws)
+{
+	if (!ws->depth)
+		return 0;
+	uint32_t c = ws->stk[--ws->depth], pev = ws->depth ? evs[ws->stk[ws->depth - 1]] : TG_NONE;
+	return visit(cp, &ws->w, evs[c], pev, 0);
 }
 
 /* The thread's duration of event evs[i] as HTA nests it (0 when negative). */
@@ -128,7 +160,7 @@ static int64_t dur_of(const tg_critical_path *cp, uint32_t ev)
 }
 
 /* Nests with HTA's comparison (a thread with an event of no duration). */
-static int nest_compare(const tg_critical_path *cp, const uint32_t *evs, size_t n, struct stack_ws *ws)
+static int nest_compare(tg_critical_path *cp, const uint32_t *evs, size_t n, struct stack_ws *ws)
 {
 	struct sev *sev = tg_malloc((2 * n + 1) * sizeof(*sev));
 	if (!sev)
@@ -139,14 +171,11 @@ static int nest_compare(const tg_critical_path *cp, const uint32_t *evs, size_t 
 		sev[2 * i + 1] = (struct sev){evs[i], (uint32_t)i, cp_ts(cp, evs[i]) + d, d, -1};
 	}
 	qsort(sev, 2 * n, sizeof(struct sev), cmp_sev);
-	for (size_t k = 0; k < 2 * n; k++) {
-		if (sev[k].type == -1)
-			ws->depth -= ws->depth > 0;
-		else
-			attach(ws, sev[k].local);
-	}
+	int rc = 0;
+	for (size_t k = 0; k < 2 * n && !rc; k++)
+		rc = sev[k].type == -1 ? close_top(cp, evs, ws) : open_event(cp, evs, ws, sev[k].local);
 	free(sev);
-	return 0;
+	return rc;
 }
 
 static int bits_for(uint64_t range)
@@ -157,7 +186,7 @@ static int bits_for(uint64_t range)
 /* Nests a thread whose events all last: the starts sorted by (time, the
  * longer first, position), the ends by time; an end at a start's time
  * comes first. */
-static int nest_radix(const tg_critical_path *cp, const uint32_t *evs, size_t n, struct stack_ws *ws)
+static int nest_radix(tg_critical_path *cp, const uint32_t *evs, size_t n, struct stack_ws *ws)
 {
 	int64_t tmin = INT64_MAX;
 	uint64_t tspan = 0, dmax = 0;
@@ -185,69 +214,13 @@ static int nest_radix(const tg_critical_path *cp, const uint32_t *evs, size_t n,
 	if (rc)
 		return rc;
 	size_t j = 0;
-	for (size_t k = 0; k < n; k++) {
+	for (size_t k = 0; k < n && !rc; k++) {
 		uint32_t c = ws->starts[k].idx;
 		uint64_t t = (uint64_t)cp_ts(cp, evs[c]) - (uint64_t)tmin;
-		for (; j < n && ws->ends[j] <= t; j++)
-			ws->depth -= ws->depth > 0;
-		attach(ws, c);
-	}
-	return 0;
-}
-
-/* The walk's state (HTA's enter_func/exit_func closure). */
-struct walk {
-	uint32_t last; /* node */
-	int depth;
-	uint32_t parent; /* event the next end -> start edge is attributed to */
-};
-
-static int visit(tg_critical_path *cp, struct walk *w, uint32_t ev, uint32_t parent_ev, int enter)
-{
-	if (!(cp->evf[ev] & CP_NODE))
-		return 0;
-	uint32_t node = enter ? cp->snode[ev] : cp->enode[ev];
-	int rc = 0;
-	if (w->last != TG_NONE && !shares_lock(cp, w->last, node)) {
-		int type = enter && w->depth == 0 ? TG_CP_EDGE_DEPENDENCY : TG_CP_EDGE_OPERATOR;
-		int zero = !enter && (cp_name_flags(cp, ev) & CPN_BLOCK);
-		rc = cp_add_edge(cp, w->last, node, type, zero, w->parent);
-	}
-	w->last = node;
-	w->parent = parent_ev;
-	w->depth += enter ? 1 : -1;
-	return rc;
-}
-
-/* Walks the nested events of the thread evs[0..n) depth first. */
-static int walk_nested(tg_critical_path *cp, const uint32_t *evs, struct stack_ws *ws)
-{
-	struct walk w = {TG_NONE, 0, TG_NONE};
-	int rc = 0;
-	size_t sp = 0;
-	for (uint32_t r = ws->root_first; r != TG_NONE && !rc; r = ws->next[r]) {
-		ws->stk[sp++] = r;
-		while (sp && !rc) {
-			uint32_t c = ws->stk[sp - 1];
-			uint32_t pev = ws->parent[c] == TG_NONE ? TG_NONE : evs[ws->parent[c]];
-			if (!ws->state[c]) {
-				ws->state[c] = 1;
-				rc = visit(cp, &w, evs[c], pev, 1);
-				for (uint32_t ch = ws->first[c]; ch != TG_NONE; ch = ws->next[ch])
-					ws->state[ch] = 0;
-				/* children pushed in reverse so that the first is walked first */
-				size_t at = sp;
-				for (uint32_t ch = ws->first[c]; ch != TG_NONE; ch = ws->next[ch])
-					at++;
-				size_t k = at;
-				for (uint32_t ch = ws->first[c]; ch != TG_NONE; ch = ws->next[ch])
-					ws->stk[--k] = ch;
-				sp = at;
-			} else {
-				rc = visit(cp, &w, evs[c], pev, 0);
-				sp--;
-			}
-		}
+		for (; j < n && ws->ends[j] <= t && !rc; j++)
+			rc = close_top(cp, evs, ws);
+		if (!rc)
+			rc = open_event(cp, evs, ws, c);
 	}
 	return rc;
 }
@@ -256,15 +229,14 @@ static int walk_nested(tg_critical_path *cp, const uint32_t *evs, struct stack_w
 static int walk_thread(tg_critical_path *cp, const uint32_t *evs, size_t n, struct stack_ws *ws)
 {
 	int lasting = 1;
-	for (size_t i = 0; i < n; i++) {
-		ws->first[i] = ws->next[i] = ws->lastc[i] = TG_NONE;
-		ws->state[i] = 0;
+	for (size_t i = 0; i < n; i++)
 		lasting &= dur_of(cp, evs[i]) > 0;
-	}
-	ws->root_first = ws->root_last = TG_NONE;
 	ws->depth = 0;
+	ws->w = (struct walk){TG_NONE, 0, TG_NONE};
 	int rc = lasting ? nest_radix(cp, evs, n, ws) : nest_compare(cp, evs, n, ws);
-	return rc ? rc : walk_nested(cp, evs, ws);
+	while (!rc && ws->depth) /* the events still open end with the thread */
+		rc = close_top(cp, evs, ws);
+	return rc;
 }
 
 /* Tracks ranked by (pid, pid_str, tid, tid_str), the backward thread's
@@ -359,22 +331,15 @@ static size_t largest_thread(const tg_critical_path *cp, const uint32_t *evs, co
 
 static int alloc_ws(struct stack_ws *ws, size_t n)
 {
-	*ws = (struct stack_ws){.parent = tg_malloc((n + 1) * 4),
-	                        .first = tg_malloc((n + 1) * 4),
-	                        .next = tg_malloc((n + 1) * 4),
-	                        .lastc = tg_malloc((n + 1) * 4),
-	                        .stk = tg_malloc((n + 1) * 4),
-	                        .state = tg_malloc(n + 1),
+	*ws = (struct stack_ws){.stk = tg_malloc((n + 1) * 4),
 	                        .starts = tg_malloc((n + 1) * sizeof(tg_sort_pair)),
 	                        .ends = tg_malloc((n + 1) * sizeof(uint64_t))};
-	return ws->parent && ws->first && ws->next && ws->lastc && ws->stk && ws->state && ws->starts && ws->ends
-	               ? 0
-	               : TG_ENOMEM;
+	return ws->stk && ws->starts && ws->ends ? 0 : TG_ENOMEM;
 }
 
 static void free_ws(struct stack_ws *ws)
 {
-	void *arrays[] = {ws->parent, ws->first, ws->next, ws->lastc, ws->stk, ws->state, ws->starts, ws->ends};
+	void *arrays[] = {ws->stk, ws->starts, ws->ends};
 	for (size_t k = 0; k < sizeof(arrays) / sizeof(arrays[0]); k++)
 		free(arrays[k]);
 }
