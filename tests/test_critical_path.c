@@ -270,6 +270,50 @@ static void test_rounding(void **state)
 	done(t, tree, cp);
 }
 
+/* The nodes' times in 32 bits of their unit from the first node (whole
+ * microseconds with HTA's rounding, ns without) when the span fits, else
+ * whole: the same lengths either way, 5 s apart (over 2^32 ns) and 5,000 s
+ * apart (over 2^32 us). */
+static void test_node_times_wide(void **state)
+{
+	(void)state;
+	static const char json5[] =
+		"{\"traceEvents\":["
+		X("cuda_runtime", "cudaLaunchKernel", 1, 1, 10, 10, "\"correlation\":1") ","
+		X("kernel", "gemm", 0, 7, 5000030.4, 20.2, "\"correlation\":1,\"stream\":7")
+		"]}";
+	static const char json5000[] =
+		"{\"traceEvents\":["
+		X("cuda_runtime", "cudaLaunchKernel", 1, 1, 10, 10, "\"correlation\":1") ","
+		X("kernel", "gemm", 0, 7, 5000000030.4, 20.2, "\"correlation\":1,\"stream\":7")
+		"]}";
+	tg_trace *t;
+	tg_tree *tree;
+	tg_cp_opts o = {.annotation = "", .keep_graph = 1};
+	tg_critical_path *cp = build(&t, &tree, json5, &o);
+	assert_non_null(cp->node_t32); /* 5 s: 5,000,041 us */
+	assert_null(cp->node_ts);
+	assert_int_equal(tg_cp_breakdown(cp)[TG_CP_LAUNCH], (5000031 - 10) * US);
+	assert_int_equal(tg_cp_breakdown(cp)[TG_CP_GPU_COMPUTE], 19 * US);
+	assert_int_equal(tg_cp_length_ns(cp), (5000031 - 10 + 19) * US);
+	assert_int_equal(cp_node_ts(cp, 3), 5000050 * US);
+	done(t, tree, cp);
+	o.exact_ns = 1;
+	cp = build(&t, &tree, json5, &o);
+	assert_null(cp->node_t32); /* 5e9 ns do not fit 32 bits */
+	assert_non_null(cp->node_ts);
+	assert_int_equal(tg_cp_breakdown(cp)[TG_CP_LAUNCH], INT64_C(5000020400));
+	assert_int_equal(tg_cp_breakdown(cp)[TG_CP_GPU_COMPUTE], 20200);
+	done(t, tree, cp);
+	o.exact_ns = 0;
+	cp = build(&t, &tree, json5000, &o);
+	assert_null(cp->node_t32); /* 5e9 us do not either */
+	assert_non_null(cp->node_ts);
+	assert_int_equal(tg_cp_breakdown(cp)[TG_CP_LAUNCH], INT64_C(5000000021) * US);
+	assert_int_equal(tg_cp_length_ns(cp), INT64_C(5000000040) * US);
+	done(t, tree, cp);
+}
+
 /* Sub-microsecond events vanish in HTA's rounding: said so. */
 static void test_all_rounded_away(void **state)
 {
@@ -685,6 +729,7 @@ int main(void)
 		cmocka_unit_test(test_cross_stream_events),
 		cmocka_unit_test(test_failures),
 		cmocka_unit_test(test_rounding),
+		cmocka_unit_test(test_node_times_wide),
 		cmocka_unit_test(test_all_rounded_away),
 		cmocka_unit_test(test_render),
 		cmocka_unit_test(test_hta_basic_add),

@@ -441,13 +441,14 @@ static int kernel_event(tg_critical_path *cp, struct gpu_ws *ws, struct last_nod
 	uint32_t rt = cp->ic[i], last = last_get(ln, stream);
 	int launch_added = 0;
 	if (!rc && rt != TG_NONE && ws->q[rt] == 1 && ws->q[i] == 0 &&
-	    (last == TG_NONE || cp->node_ts[last] < cp_ts(cp, rt)) && (kse == TG_NONE || cp->node_ts[kse] < cp_ts(cp, rt))) {
+	    (last == TG_NONE || cp_node_ts(cp, last) < cp_ts(cp, rt)) &&
+	    (kse == TG_NONE || cp_node_ts(cp, kse) < cp_ts(cp, rt))) {
 		if (cp->snode[rt] != TG_NONE) {
 			rc = cp_add_edge(cp, cp->snode[rt], st, TG_CP_EDGE_LAUNCH, 0, TG_NONE);
 			launch_added = 1;
 		}
-	} else if (!rc && last != TG_NONE && cp->node_ts[st] - cp->node_ts[last] < KERNEL_GAP_MAX_NS &&
-	           (kse == TG_NONE || cp->node_ts[kse] < cp->node_ts[last])) {
+	} else if (!rc && last != TG_NONE && cp_node_ts(cp, st) - cp_node_ts(cp, last) < KERNEL_GAP_MAX_NS &&
+	           (kse == TG_NONE || cp_node_ts(cp, kse) < cp_node_ts(cp, last))) {
 		rc = cp_add_edge(cp, last, st, TG_CP_EDGE_KERNEL_KERNEL, 0, TG_NONE);
 	}
 	if (!rc && cp->opts.zero_weight_launch && !launch_added && rt != TG_NONE && cp->snode[rt] != TG_NONE)

@@ -86,7 +86,9 @@ struct tg_critical_path {
 	 * once the path's steps are read (cp_solve), unless opts.keep_graph */
 	size_t nnodes;
 	uint32_t *node_ev;
-	int64_t *node_ts;
+	uint32_t *node_t32;  /* the node's time: t_base + node_t32 * t_unit (cp_node_ts) */
+	int64_t t_base, t_unit; /* t_unit 1000 with HTA's rounding (whole us), else 1 */
+	int64_t *node_ts;    /* the node's time, when the span does not fit node_t32 (NULL otherwise) */
 	uint8_t *node_start;
 
 	/* edges, as added until cp_merge_edges, then in the order first added */
@@ -160,11 +162,18 @@ static inline uint16_t cp_name_flags(const tg_critical_path *cp, uint32_t ev)
 	return atom < cp->natoms ? cp->namef[atom] : 0;
 }
 
+/* The time of node v, ns: 4 bytes a node when the nodes' span fits 32
+ * bits of its unit (4,294 s of whole microseconds, 4.29 s of exact ns). */
+static inline int64_t cp_node_ts(const tg_critical_path *cp, uint32_t v)
+{
+	return cp->node_t32 ? cp->t_base + (int64_t)cp->node_t32[v] * cp->t_unit : cp->node_ts[v];
+}
+
 /* The weight of edge e as added (may be negative): 0 for dependency and
  * sync edges and those added with zero, else the time between its nodes. */
 static inline int64_t cp_edge_w(const tg_critical_path *cp, const cp_edge *e)
 {
-	return e->type & CP_EDGE_ZERO ? 0 : cp->node_ts[e->dst] - cp->node_ts[e->src];
+	return e->type & CP_EDGE_ZERO ? 0 : cp_node_ts(cp, e->dst) - cp_node_ts(cp, e->src);
 }
 
 /* The edge src -> dst (nodes) once the edges are merged and listed by

@@ -38,7 +38,7 @@ static int cycle_error(const tg_critical_path *cp, const uint32_t *indeg)
 				TG_EFORMAT,
 				"critical path: the events make a cycle of dependencies (through '%s' "
 				"at %.3f ms: nesting or syncs out of time order); HTA refuses such a trace too",
-				tg_trace_str(cp->t, cp->ev[ev].name), (double)cp->node_ts[s] / 1e6);
+				tg_trace_str(cp->t, cp->ev[ev].name), (double)cp_node_ts(cp, s) / 1e6);
 		}
 	return tg_error_set(TG_EFORMAT, "critical path: the events make a cycle of dependencies");
 }
@@ -163,7 +163,8 @@ static int sort_ops(tg_critical_path *cp)
 static void free_graph(tg_critical_path *cp)
 {
 	void **arrays[] = {(void **)&cp->edges,   (void **)&cp->soff,    (void **)&cp->sadj, (void **)&cp->node_ev,
-	                   (void **)&cp->node_ts, (void **)&cp->node_start, (void **)&cp->path};
+	                   (void **)&cp->node_ts, (void **)&cp->node_t32, (void **)&cp->node_start,
+	                   (void **)&cp->path};
 	for (size_t k = 0; k < sizeof(arrays) / sizeof(arrays[0]); k++) {
 		free(*arrays[k]);
 		*arrays[k] = NULL;
@@ -208,7 +209,7 @@ static int breakdown(tg_critical_path *cp)
 			continue;
 		int attributed = type == TG_CP_EDGE_OPERATOR || type == TG_CP_EDGE_KERNEL_KERNEL;
 		uint32_t ev = attributed ? e->attr : TG_NONE;
-		cp->steps[i] = (tg_cp_step){.ts = cp->node_ts[u],
+		cp->steps[i] = (tg_cp_step){.ts = cp_node_ts(cp, u),
 		                            .ns = w,
 		                            .from = cp->node_ev[u],
 		                            .to = cp->node_ev[v],
