@@ -111,8 +111,7 @@ struct walk {
  * which is the order the nesting pushes and pops them in. */
 struct stack_ws {
 	uint32_t *stk;
-	tg_sort_pair *starts;
-	uint64_t *ends;
+	void *buf; /* 16 bytes an event: the starts' sort pairs, then their order and the ends (nest_radix) */
 	size_t depth;
 	struct walk w;
 };
@@ -198,26 +197,34 @@ static int nest_radix(tg_critical_path *cp, const uint32_t *evs, size_t n, struc
 		dmax = d > dmax ? d : dmax;
 	}
 	int tb = bits_for(tspan), db = bits_for(dmax), one = tb + db <= 64;
+	tg_sort_pair *starts = ws->buf;
 	for (size_t i = 0; i < n; i++) {
 		uint64_t t = (uint64_t)cp_ts(cp, evs[i]) - (uint64_t)tmin, longer = dmax - (uint64_t)dur_of(cp, evs[i]);
-		ws->starts[i] = (tg_sort_pair){one ? (db == 64 ? 0 : t << db) | longer : longer, (uint32_t)i};
-		ws->ends[i] = (uint64_t)cp_end(cp, evs[i]) - (uint64_t)tmin;
+		starts[i] = (tg_sort_pair){one ? (db == 64 ? 0 : t << db) | longer : longer, (uint32_t)i};
 	}
-	int rc = tg_sort_pairs(ws->starts, n);
+	int rc = tg_sort_pairs(starts, n);
 	if (!rc && !one) {
 		for (size_t i = 0; i < n; i++)
-			ws->starts[i].key = (uint64_t)cp_ts(cp, evs[ws->starts[i].idx]) - (uint64_t)tmin;
-		rc = tg_sort_pairs(ws->starts, n);
+			starts[i].key = (uint64_t)cp_ts(cp, evs[starts[i].idx]) - (uint64_t)tmin;
+		rc = tg_sort_pairs(starts, n);
 	}
-	if (!rc)
-		rc = tg_sort_u64(ws->ends, n);
 	if (rc)
+		return rc;
+	/* the sorted starts' positions packed at the front of the buffer (the
+	 * 4 bytes of entry k overwrite pairs already read), the ends after them */
+	uint32_t *order = ws->buf;
+	for (size_t k = 0; k < n; k++)
+		order[k] = starts[k].idx;
+	uint64_t *ends = (uint64_t *)((char *)ws->buf + ((n + 1) & ~(size_t)1) * sizeof(uint32_t));
+	for (size_t i = 0; i < n; i++)
+		ends[i] = (uint64_t)cp_end(cp, evs[i]) - (uint64_t)tmin;
+	if ((rc = tg_sort_u64(ends, n)))
 		return rc;
 	size_t j = 0;
 	for (size_t k = 0; k < n && !rc; k++) {
-		uint32_t c = ws->starts[k].idx;
+		uint32_t c = order[k];
 		uint64_t t = (uint64_t)cp_ts(cp, evs[c]) - (uint64_t)tmin;
-		for (; j < n && ws->ends[j] <= t && !rc; j++)
+		for (; j < n && ends[j] <= t && !rc; j++)
 			rc = close_top(cp, evs, ws);
 		if (!rc)
 			rc = open_event(cp, evs, ws, c);
@@ -281,13 +288,12 @@ static int rank_tracks(tg_critical_path *cp, uint32_t *rank, size_t ntr)
 }
 
 /* The window's events into evs, grouped by thread: a stable counting sort
- * by the rank of their track; grp[k] is evs[k]'s rank. */
-static int thread_order(tg_critical_path *cp, uint32_t *evs, uint32_t *grp)
+ * by the rank of their track (ntr tracks); cnt (ntr + 2, zeroed) ends with
+ * cnt[r] the end of thread r's events, the start of r + 1's. */
+static int thread_order(tg_critical_path *cp, uint32_t *evs, uint32_t *cnt, size_t ntr)
 {
-	size_t ntr;
-	tg_trace_tracks(cp->t, &ntr);
-	uint32_t *rank = tg_malloc((ntr + 1) * sizeof(uint32_t)), *cnt = tg_calloc(ntr + 2, sizeof(uint32_t));
-	int rc = rank && cnt ? rank_tracks(cp, rank, ntr) : TG_ENOMEM;
+	uint32_t *rank = tg_malloc((ntr + 1) * sizeof(uint32_t));
+	int rc = rank ? rank_tracks(cp, rank, ntr) : TG_ENOMEM;
 	if (!rc) {
 		for (size_t i = 0; i < cp->nev; i++)
 			if (cp->evf[i] & CP_CLIP)
@@ -296,13 +302,11 @@ static int thread_order(tg_critical_path *cp, uint32_t *evs, uint32_t *grp)
 			cnt[r + 1] += cnt[r];
 		for (size_t i = 0; i < cp->nev; i++)
 			if (cp->evf[i] & CP_CLIP) {
-				uint32_t r = rank[cp->ev[i].track], at = cnt[r]++;
-				evs[at] = (uint32_t)i;
-				grp[at] = r;
+				uint32_t r = rank[cp->ev[i].track];
+				evs[cnt[r]++] = (uint32_t)i;
 			}
 	}
 	free(rank);
-	free(cnt);
 	return rc;
 }
 
@@ -315,33 +319,28 @@ static int cpu_thread(const tg_critical_path *cp, const uint32_t *evs, size_t n)
 	return 1;
 }
 
-/* The largest CPU thread of the grouped events evs[0..n) (grp: their
- * thread's rank): the workspace is sized for it, not for every event. */
-static size_t largest_thread(const tg_critical_path *cp, const uint32_t *evs, const uint32_t *grp, size_t n)
+/* The largest CPU thread of the grouped events evs (thread r's from
+ * r ? end[r - 1] : 0 to end[r]): the workspace is sized for it, not for
+ * every event. */
+static size_t largest_thread(const tg_critical_path *cp, const uint32_t *evs, const uint32_t *end, size_t ntr)
 {
 	size_t most = 0;
-	for (size_t lo = 0, hi; lo < n; lo = hi) {
-		for (hi = lo + 1; hi < n && grp[hi] == grp[lo]; hi++)
-			;
-		if (hi - lo > most && cpu_thread(cp, evs + lo, hi - lo))
-			most = hi - lo;
-	}
+	for (size_t r = 0, lo = 0; r < ntr; lo = end[r++])
+		if (end[r] - lo > most && cpu_thread(cp, evs + lo, end[r] - lo))
+			most = end[r] - lo;
 	return most;
 }
 
 static int alloc_ws(struct stack_ws *ws, size_t n)
 {
-	*ws = (struct stack_ws){.stk = tg_malloc((n + 1) * 4),
-	                        .starts = tg_malloc((n + 1) * sizeof(tg_sort_pair)),
-	                        .ends = tg_malloc((n + 1) * sizeof(uint64_t))};
-	return ws->stk && ws->starts && ws->ends ? 0 : TG_ENOMEM;
+	*ws = (struct stack_ws){.stk = tg_malloc((n + 1) * 4), .buf = tg_malloc((n + 1) * sizeof(tg_sort_pair))};
+	return ws->stk && ws->buf ? 0 : TG_ENOMEM;
 }
 
 static void free_ws(struct stack_ws *ws)
 {
-	void *arrays[] = {ws->stk, ws->starts, ws->ends};
-	for (size_t k = 0; k < sizeof(arrays) / sizeof(arrays[0]); k++)
-		free(arrays[k]);
+	free(ws->stk);
+	free(ws->buf);
 }
 
 int cp_add_stack_edges(tg_critical_path *cp)
@@ -349,19 +348,18 @@ int cp_add_stack_edges(tg_critical_path *cp)
 	size_t n = 0;
 	for (size_t i = 0; i < cp->nev; i++)
 		n += (cp->evf[i] & CP_CLIP) != 0;
-	uint32_t *evs = tg_malloc((n + 1) * sizeof(uint32_t)), *grp = tg_malloc((n + 1) * sizeof(uint32_t));
+	size_t ntr;
+	tg_trace_tracks(cp->t, &ntr);
+	uint32_t *evs = tg_malloc((n + 1) * sizeof(uint32_t)), *end = tg_calloc(ntr + 2, sizeof(uint32_t));
 	struct stack_ws ws = {0};
-	int rc = evs && grp ? thread_order(cp, evs, grp) : TG_ENOMEM;
+	int rc = evs && end ? thread_order(cp, evs, end, ntr) : TG_ENOMEM;
 	if (!rc)
-		rc = alloc_ws(&ws, largest_thread(cp, evs, grp, n));
-	for (size_t lo = 0, hi; lo < n && !rc; lo = hi) {
-		for (hi = lo + 1; hi < n && grp[hi] == grp[lo]; hi++)
-			;
-		if (cpu_thread(cp, evs + lo, hi - lo))
-			rc = walk_thread(cp, evs + lo, hi - lo, &ws);
-	}
+		rc = alloc_ws(&ws, largest_thread(cp, evs, end, ntr));
+	for (size_t r = 0, lo = 0; r < ntr && !rc; lo = end[r++])
+		if (end[r] > lo && cpu_thread(cp, evs + lo, end[r] - lo))
+			rc = walk_thread(cp, evs + lo, end[r] - lo, &ws);
 	free(evs);
-	free(grp);
+	free(end);
 	free_ws(&ws);
 	return rc;
 }
