@@ -159,7 +159,7 @@ static int sort_ops(tg_critical_path *cp)
 }
 
 /* The graph and the path's nodes, once the steps are read: the ops are
- * sorted and the result held without them. */
+ * collected and sorted, and the result held, without them. */
 static void free_graph(tg_critical_path *cp)
 {
 	void **arrays[] = {(void **)&cp->edges,   (void **)&cp->soff,    (void **)&cp->sadj, (void **)&cp->node_ev,
@@ -172,22 +172,54 @@ static void free_graph(tg_critical_path *cp)
 	cp->nedges = cp->cap = 0;
 }
 
-/* The path's edges, the breakdown, the events and their time. */
+/* The events the path's steps are attributed to, with their time, in
+ * the order they first show (sorted after): counted, then filled from the
+ * steps alone (the graph is gone by then). Returns 0 or TG_ENOMEM. */
+static int collect_ops(tg_critical_path *cp)
+{
+	uint32_t *slot = tg_malloc((cp->nev + 1) * sizeof(uint32_t));
+	if (!slot)
+		return TG_ENOMEM;
+	memset(slot, 0xff, (cp->nev + 1) * sizeof(uint32_t));
+	size_t n = 0;
+	for (size_t i = 0; i < cp->nsteps; i++) {
+		uint32_t ev = cp->steps[i].event;
+		if (ev != TG_NONE && slot[ev] == TG_NONE)
+			slot[ev] = (uint32_t)n++;
+	}
+	cp->ops = tg_calloc(n + 1, sizeof(tg_cp_op));
+	if (!cp->ops) {
+		free(slot);
+		return TG_ENOMEM;
+	}
+	for (size_t k = 0; k < n; k++)
+		cp->ops[k].event = TG_NONE;
+	for (size_t i = 0; i < cp->nsteps; i++) {
+		const tg_cp_step *st = &cp->steps[i];
+		if (st->event == TG_NONE)
+			continue;
+		tg_cp_op *op = &cp->ops[slot[st->event]];
+		if (op->event == TG_NONE) /* its first step gives its bound */
+			*op = (tg_cp_op){st->event, 0, st->bound};
+		op->ns += st->ns;
+	}
+	cp->nops = n;
+	free(slot);
+	return 0;
+}
+
+/* The path's edges, the breakdown and the events on it; the graph is freed
+ * once they are read (unless opts.keep_graph), before the ops are
+ * collected from the steps. */
 static int breakdown(tg_critical_path *cp)
 {
 	size_t n = cp->npath ? cp->npath - 1 : 0;
 	int full = !cp->opts.summary_only;
-	uint32_t *slot = NULL;
 	if (full) {
 		cp->steps = tg_calloc(n + 1, sizeof(tg_cp_step));
-		cp->ops = tg_calloc(n + 1, sizeof(tg_cp_op));
 		cp->path_events = tg_malloc((cp->npath + 1) * sizeof(uint32_t));
-		slot = tg_malloc((cp->nev + 1) * sizeof(uint32_t));
-		if (!cp->steps || !cp->ops || !cp->path_events || !slot) {
-			free(slot);
+		if (!cp->steps || !cp->path_events)
 			return TG_ENOMEM;
-		}
-		memset(slot, 0xff, (cp->nev + 1) * sizeof(uint32_t));
 	}
 	for (size_t i = 0; i < cp->npath; i++) {
 		uint32_t ev = cp->node_ev[cp->path[i]];
@@ -208,33 +240,23 @@ static int breakdown(tg_critical_path *cp)
 		if (!full)
 			continue;
 		int attributed = type == TG_CP_EDGE_OPERATOR || type == TG_CP_EDGE_KERNEL_KERNEL;
-		uint32_t ev = attributed ? e->attr : TG_NONE;
 		cp->steps[i] = (tg_cp_step){.ts = cp_node_ts(cp, u),
 		                            .ns = w,
 		                            .from = cp->node_ev[u],
 		                            .to = cp->node_ev[v],
-		                            .event = ev,
+		                            .event = attributed ? e->attr : TG_NONE,
 		                            .type = (uint8_t)type,
 		                            .bound = (uint8_t)b,
 		                            .from_start = cp->node_start[u],
 		                            .to_start = cp->node_start[v]};
-		if (ev == TG_NONE)
-			continue;
-		if (slot[ev] == TG_NONE) {
-			slot[ev] = (uint32_t)cp->nops;
-			cp->ops[cp->nops++] = (tg_cp_op){ev, 0, (uint8_t)b};
-		}
-		cp->ops[slot[ev]].ns += w;
 	}
 	cp->nsteps = full ? n : 0;
-	free(slot);
 	if (!cp->opts.keep_graph)
 		free_graph(cp);
 	if (!full)
 		return 0;
-	tg_cp_op *ops = realloc(cp->ops, (cp->nops + 1) * sizeof(tg_cp_op)); /* an op for about two steps */
-	cp->ops = ops ? ops : cp->ops;
-	return sort_ops(cp);
+	int rc = collect_ops(cp);
+	return rc ? rc : sort_ops(cp);
 }
 
 int cp_solve(tg_critical_path *cp)
