@@ -271,8 +271,9 @@ static int find_window(tg_critical_path *cp, int64_t *start, int64_t *end)
 	if (!*cp->annotation) {
 		for (size_t i = 0; i < cp->nev; i++)
 			if (cp->evf[i] & CP_KEPT) {
-				*start = cp_ts(cp, i) < *start ? cp_ts(cp, i) : *start;
-				*end = cp_end(cp, i) > *end ? cp_end(cp, i) : *end;
+				int64_t ts = cp_ts(cp, i), te = cp_end(cp, i);
+				*start = ts < *start ? ts : *start;
+				*end = te > *end ? te : *end;
 			}
 		cp->stats.instances = 1;
 		if (*start == INT64_MAX)
@@ -320,12 +321,13 @@ static void clip(tg_critical_path *cp, int64_t start, int64_t end)
 		uint8_t fl = cp->evf[i];
 		if (!(fl & CP_KEPT))
 			continue;
-		if (cp_stream(cp, i) == -1) {
-			if (cp_ts(cp, i) < start || cp_ts(cp, i) > end || cp_end(cp, i) - cp_ts(cp, i) <= 0)
+		if (!cp_on_stream_col(cp, i)) {
+			int64_t ts = cp_ts(cp, i);
+			if (ts < start || ts > end || cp_end(cp, i) - ts <= 0)
 				continue;
 			cp->evf[i] |= CP_CLIP;
 			uint32_t d = cp->ic[i];
-			if (d != TG_NONE && (cp->evf[d] & CP_KEPT) && cp_stream(cp, d) != -1)
+			if (d != TG_NONE && (cp->evf[d] & CP_KEPT) && cp_on_stream_col(cp, d))
 				cp->evf[d] |= CP_CLIP;
 		} else if (cp_name_flags(cp, (uint32_t)i) & CPN_STREAM_WAIT) {
 			cp->evf[i] |= CP_CLIP;

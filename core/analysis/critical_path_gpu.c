@@ -58,7 +58,7 @@ static int is_launch(const tg_critical_path *cp, uint32_t i)
 
 static int gpu_row(const tg_critical_path *cp, uint32_t i)
 {
-	return (cp->evf[i] & CP_KEPT) && cp_stream(cp, i) != -1;
+	return (cp->evf[i] & CP_KEPT) && cp_on_stream_col(cp, i);
 }
 
 /* Device events (kept, on a stream) by correlation id: sorted pairs. */
@@ -181,7 +181,7 @@ out:
 static int numbered_launch(const tg_critical_path *cp, uint32_t i)
 {
 	uint32_t g = cp->ic[i];
-	return is_launch(cp, i) && (cp->evf[g] & CP_KEPT) && cp_stream(cp, g) != -1 && cp->ic[g] != TG_NONE;
+	return is_launch(cp, i) && (cp->evf[g] & CP_KEPT) && cp_on_stream_col(cp, g) && cp->ic[g] != TG_NONE;
 }
 
 /* The launches (kernel on a stream, both correlated), numbered in time
@@ -329,7 +329,7 @@ static int stream_waits(tg_critical_path *cp, struct gpu_ws *ws)
 	for (uint32_t i = 0; i < cp->nev && !rc; i++) {
 		uint32_t g = cp->ic[i];
 		if (!(cp->evf[i] & CP_KEPT) || !(cp_name_flags(cp, i) & CPN_WAIT_CALL) || g == TG_NONE ||
-		    !(cp->evf[g] & CP_KEPT) || cp_stream(cp, g) == -1 || cp->ic[g] == TG_NONE)
+		    !(cp->evf[g] & CP_KEPT) || !cp_on_stream_col(cp, g) || cp->ic[g] == TG_NONE)
 			continue;
 		kd.k[0][n] = cp_ts(cp, i);
 		kd.k[1][n] = cp_stream(cp, g);
@@ -462,7 +462,7 @@ static int device_row(const tg_critical_path *cp, uint32_t i)
 {
 	if (!(cp->evf[i] & CP_CLIP) || !(cp->evf[i] & CP_CORR))
 		return 0;
-	return cp_stream(cp, i) != -1 || (cp_name_flags(cp, i) & (CPN_EVENT_SYNC | CPN_CONTEXT_SYNC));
+	return cp_on_stream_col(cp, i) || (cp_name_flags(cp, i) & (CPN_EVENT_SYNC | CPN_CONTEXT_SYNC));
 }
 
 /* The window's device events and syncs into ws->order, their times into

@@ -38,8 +38,8 @@ static int order_slots(tg_critical_path *cp, uint32_t *ord, int64_t *key, size_t
 	int64_t tmin = INT64_MAX, tmax = INT64_MIN;
 	for (size_t i = 0; i < cp->nev; i++)
 		if (cp->evf[i] & CP_NODE) {
-			int64_t lo = cp_ts(cp, i) < cp_end(cp, i) ? cp_ts(cp, i) : cp_end(cp, i);
-			int64_t hi = cp_ts(cp, i) < cp_end(cp, i) ? cp_end(cp, i) : cp_ts(cp, i);
+			int64_t ts = cp_ts(cp, i), end = cp_end(cp, i);
+			int64_t lo = ts < end ? ts : end, hi = ts < end ? end : ts;
 			tmin = lo < tmin ? lo : tmin;
 			tmax = hi > tmax ? hi : tmax;
 		}
@@ -50,7 +50,7 @@ static int order_slots(tg_critical_path *cp, uint32_t *ord, int64_t *key, size_t
 	for (size_t i = 0, k = 0; i < cp->nev; i++)
 		if (cp->evf[i] & CP_NODE)
 			for (int end = 0; end < 2; end++, k++) {
-				int64_t t = end ? cp_end(cp, i) : cp_ts(cp, i);
+				int64_t t = end ? cp_end(cp, i) : cp_ts(cp, i); /* each once */
 				if (packed)
 					pk[k] = (((uint64_t)t - (uint64_t)tmin) << sb) | k;
 				else
@@ -72,7 +72,7 @@ int cp_make_nodes(tg_critical_path *cp)
 		if (!(cp->evf[i] & CP_CLIP))
 			continue;
 		if (node_kind(cp->ev[i].kind) || (cp_name_flags(cp, (uint32_t)i) & CPN_DATA_LOAD) ||
-		    (cp_stream(cp, i) != -1 && (cp->evf[i] & CP_CORR))) {
+		    (cp_on_stream_col(cp, i) && (cp->evf[i] & CP_CORR))) {
 			cp->evf[i] |= CP_NODE;
 			n += 2;
 		}

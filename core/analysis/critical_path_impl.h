@@ -147,6 +147,13 @@ static inline int64_t cp_stream(const tg_critical_path *cp, size_t ev)
 	return cp->streams[cp->sslot[ev]];
 }
 
+/* 1 when event ev has a stream (HTA's stream column is not -1): its slot
+ * is not the first. */
+static inline int cp_on_stream_col(const tg_critical_path *cp, size_t ev)
+{
+	return cp->sslot[ev] != 0;
+}
+
 /* An argument as pandas.to_numeric(errors="coerce") reads it, -1 when
  * absent (key TG_NONE) or not a number. */
 int64_t cp_arg_number(const tg_trace *t, const tg_event *e, uint32_t key);

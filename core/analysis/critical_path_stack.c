@@ -192,7 +192,8 @@ static int nest_radix(tg_critical_path *cp, const uint32_t *evs, size_t n, struc
 	for (size_t i = 0; i < n; i++)
 		tmin = cp_ts(cp, evs[i]) < tmin ? cp_ts(cp, evs[i]) : tmin;
 	for (size_t i = 0; i < n; i++) {
-		uint64_t e = (uint64_t)cp_end(cp, evs[i]) - (uint64_t)tmin, d = (uint64_t)dur_of(cp, evs[i]);
+		int64_t ts = cp_ts(cp, evs[i]), te = cp_end(cp, evs[i]);
+		uint64_t e = (uint64_t)te - (uint64_t)tmin, d = te > ts ? (uint64_t)(te - ts) : 0; /* dur_of */
 		tspan = e > tspan ? e : tspan;
 		dmax = d > dmax ? d : dmax;
 	}
