@@ -180,7 +180,11 @@ static inline int64_t cp_node_ts(const tg_critical_path *cp, uint32_t v)
  * sync edges and those added with zero, else the time between its nodes. */
 static inline int64_t cp_edge_w(const tg_critical_path *cp, const cp_edge *e)
 {
-	return e->type & CP_EDGE_ZERO ? 0 : cp_node_ts(cp, e->dst) - cp_node_ts(cp, e->src);
+	if (e->type & CP_EDGE_ZERO)
+		return 0;
+	if (cp->node_t32)
+		return ((int64_t)cp->node_t32[e->dst] - (int64_t)cp->node_t32[e->src]) * cp->t_unit;
+	return cp->node_ts[e->dst] - cp->node_ts[e->src];
 }
 
 /* The edge src -> dst (nodes) once the edges are merged and listed by

@@ -182,9 +182,11 @@ static int bits_for(uint64_t range)
 	return range ? 64 - __builtin_clzll(range) : 0;
 }
 
-/* Nests a thread whose events all last: the starts sorted by (time, the
- * longer first, position), the ends by time; an end at a start's time
- * comes first. */
+#define NOT_LASTING 1 /* nest_radix: an event of the thread lasts 0 (not an error code: those are < 0) */
+
+/* Nests a thread whose events all last (else returns NOT_LASTING, having
+ * done nothing): the starts sorted by (time, the longer first, position),
+ * the ends by time; an end at a start's time comes first. */
 static int nest_radix(tg_critical_path *cp, const uint32_t *evs, size_t n, struct stack_ws *ws)
 {
 	int64_t tmin = INT64_MAX;
@@ -193,7 +195,9 @@ static int nest_radix(tg_critical_path *cp, const uint32_t *evs, size_t n, struc
 		tmin = cp_ts(cp, evs[i]) < tmin ? cp_ts(cp, evs[i]) : tmin;
 	for (size_t i = 0; i < n; i++) {
 		int64_t ts = cp_ts(cp, evs[i]), te = cp_end(cp, evs[i]);
-		uint64_t e = (uint64_t)te - (uint64_t)tmin, d = te > ts ? (uint64_t)(te - ts) : 0; /* dur_of */
+		if (te <= ts) /* an event of no duration (dur_of 0): HTA's comparison, no order */
+			return NOT_LASTING;
+		uint64_t e = (uint64_t)te - (uint64_t)tmin, d = (uint64_t)(te - ts);
 		tspan = e > tspan ? e : tspan;
 		dmax = d > dmax ? d : dmax;
 	}
@@ -236,12 +240,11 @@ static int nest_radix(tg_critical_path *cp, const uint32_t *evs, size_t n, struc
 /* Nests the thread's events evs[0..n) and walks them depth first. */
 static int walk_thread(tg_critical_path *cp, const uint32_t *evs, size_t n, struct stack_ws *ws)
 {
-	int lasting = 1;
-	for (size_t i = 0; i < n; i++)
-		lasting &= dur_of(cp, evs[i]) > 0;
 	ws->depth = 0;
 	ws->w = (struct walk){TG_NONE, 0, TG_NONE};
-	int rc = lasting ? nest_radix(cp, evs, n, ws) : nest_compare(cp, evs, n, ws);
+	int rc = nest_radix(cp, evs, n, ws);
+	if (rc == NOT_LASTING)
+		rc = nest_compare(cp, evs, n, ws);
 	while (!rc && ws->depth) /* the events still open end with the thread */
 		rc = close_top(cp, evs, ws);
 	return rc;
