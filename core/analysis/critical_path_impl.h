@@ -97,7 +97,7 @@ struct tg_critical_path {
 	uint32_t *soff, *sadj; /* once merged: edges by source (cp_edges_by) */
 
 	/* the result */
-	uint32_t *path; /* nodes */
+	uint32_t *path; /* nodes; the path's edges once the steps are made (breakdown) */
 	size_t npath;
 	int64_t length;
 	int64_t bound_ns[TG_CP_NBOUND];

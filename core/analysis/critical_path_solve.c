@@ -215,12 +215,8 @@ static int breakdown(tg_critical_path *cp)
 {
 	size_t n = cp->npath ? cp->npath - 1 : 0;
 	int full = !cp->opts.summary_only;
-	if (full) {
-		cp->steps = tg_calloc(n + 1, sizeof(tg_cp_step));
-		cp->path_events = tg_malloc((cp->npath + 1) * sizeof(uint32_t));
-		if (!cp->steps || !cp->path_events)
-			return TG_ENOMEM;
-	}
+	if (full && !(cp->path_events = tg_malloc((cp->npath + 1) * sizeof(uint32_t))))
+		return TG_ENOMEM;
 	for (size_t i = 0; i < cp->npath; i++) {
 		uint32_t ev = cp->node_ev[cp->path[i]];
 		if (full)
@@ -230,9 +226,20 @@ static int breakdown(tg_critical_path *cp)
 			cp->stats.path_events++;
 		}
 	}
+	/* the path's nodes become its edges (an edge's nodes are its own), so
+	 * that the lists by source go before the steps are made */
+	for (size_t i = 0; i < n; i++)
+		cp->path[i] = cp_find_edge(cp, cp->path[i], cp->path[i + 1]);
+	if (!cp->opts.keep_graph) {
+		free(cp->soff);
+		free(cp->sadj);
+		cp->soff = cp->sadj = NULL;
+	}
+	if (full && !(cp->steps = tg_calloc(n + 1, sizeof(tg_cp_step))))
+		return TG_ENOMEM;
 	for (size_t i = 0; i < n; i++) {
-		uint32_t u = cp->path[i], v = cp->path[i + 1];
-		const cp_edge *e = &cp->edges[cp_find_edge(cp, u, v)];
+		const cp_edge *e = &cp->edges[cp->path[i]];
+		uint32_t u = e->src, v = e->dst;
 		tg_cp_bound b = bound_of(cp, e);
 		int64_t w = cp_edge_w(cp, e);
 		int type = CP_EDGE_TYPE(e);
