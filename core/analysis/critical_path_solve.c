@@ -44,10 +44,15 @@ static int cycle_error(const tg_critical_path *cp, const uint32_t *indeg)
 }
 
 /* The path ending at best (from: each node's predecessor on it, itself at
- * the start) into cp->path. */
-static void trace_back(tg_critical_path *cp, const uint32_t *from, uint32_t best)
+ * the start) into cp->path, allocated here. Returns 0 or TG_ENOMEM. */
+static int trace_back(tg_critical_path *cp, const uint32_t *from, uint32_t best)
 {
 	size_t n = 0;
+	for (uint32_t v = best; v != TG_NONE; v = from[v] == v ? TG_NONE : from[v])
+		n++;
+	if (!(cp->path = tg_malloc((n + 1) * sizeof(uint32_t)))) /* sized to the path, once the queue is gone */
+		return TG_ENOMEM;
+	n = 0;
 	for (uint32_t v = best; v != TG_NONE; v = from[v] == v ? TG_NONE : from[v])
 		cp->path[n++] = v;
 	for (size_t i = 0; i < n / 2; i++) {
@@ -56,6 +61,7 @@ static void trace_back(tg_critical_path *cp, const uint32_t *from, uint32_t best
 		cp->path[n - 1 - i] = x;
 	}
 	cp->npath = n;
+	return 0;
 }
 
 /* Kahn's order and dag_longest_path in one pass: a node's distance is
@@ -71,8 +77,7 @@ static int longest(tg_critical_path *cp, const uint32_t *soff, const uint32_t *s
 	int64_t *dist = tg_malloc((nn + 1) * sizeof(int64_t));
 	/* from: the best edge in while a node waits, its predecessor once done */
 	uint32_t *from = tg_malloc((nn + 1) * sizeof(uint32_t));
-	cp->path = tg_malloc((nn + 1) * sizeof(uint32_t));
-	int rc = queue && indeg && dist && from && cp->path ? 0 : TG_ENOMEM;
+	int rc = queue && indeg && dist && from ? 0 : TG_ENOMEM;
 	if (rc)
 		goto out;
 	memset(from, 0xff, (nn + 1) * sizeof(uint32_t));
@@ -113,8 +118,13 @@ static int longest(tg_critical_path *cp, const uint32_t *soff, const uint32_t *s
 		rc = cycle_error(cp, indeg);
 		goto out;
 	}
-	trace_back(cp, from, best);
 	cp->length = best == TG_NONE ? 0 : dist[best];
+	free(queue);
+	free(indeg);
+	free(dist);
+	queue = indeg = NULL;
+	dist = NULL;
+	rc = trace_back(cp, from, best);
 out:
 	free(queue);
 	free(indeg);
