@@ -89,7 +89,7 @@ static tg_kernel_cat cat_of(struct cats *x, const char *name)
 		}
 		tg_kernel_cat kc;
 		assert_int_equal(tg_categorizer_kernel(&kc, x->c, (uint32_t)i, li == TG_NONE ? TG_NONE : list[li].event,
-		                                       li == TG_NONE ? NULL : list[li].category),
+		                                       li == TG_NONE ? NULL : tg_launchers_category(x->l, &list[li])),
 		                 0);
 		return kc;
 	}

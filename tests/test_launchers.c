@@ -47,17 +47,18 @@ static void test_direct_and_subtree_times(void **state)
 	assert_string_equal(tg_trace_str(t, tg_trace_events(t, &nk)[list[0].event].name), "outer_op");
 	assert_string_equal(tg_trace_str(t, tg_trace_events(t, &nk)[list[1].event].name), "aten::mm");
 	/* outer_op: k3 directly (50 us); under it k1, k2, k3: [1000, 1150] and [1200, 1250] */
-	assert_int_equal(list[0].nkernels, 1);
+	const uint32_t *k = tg_launchers_kernels(l, 0, &nk);
+	assert_int_equal(nk, 1);
 	assert_true(list[0].direct_us == 50.0);
 	assert_true(list[0].subtree_us == 200.0);
-	assert_true(list[0].kernel_sum_us == 50.0);
+	assert_string_equal(tg_launchers_category(l, &list[0]), "other");
 	/* aten::mm: k1 and k2, overlapping: [1000, 1150] */
-	assert_int_equal(list[1].nkernels, 2);
 	assert_true(list[1].direct_us == 150.0);
 	assert_true(list[1].subtree_us == 150.0);
-	assert_true(list[1].kernel_sum_us == 200.0);
+	assert_string_equal(tg_launchers_category(l, &list[1]), "GEMM");
+	assert_int_not_equal(list[0].category, list[1].category);
 	/* its kernels in start order, whatever the file's */
-	const uint32_t *k = tg_launchers_kernels(l, 1, &nk);
+	k = tg_launchers_kernels(l, 1, &nk);
 	assert_int_equal(nk, 2);
 	assert_int_equal(k[0], tg_test_find(t, "k1", TG_KIND_KERNEL));
 	assert_int_equal(k[1], tg_test_find(t, "k2", TG_KIND_KERNEL));
@@ -203,6 +204,35 @@ static void check_subtrees_brute(const tg_tree *tree, const tg_launchers *l, con
 	free(idx);
 }
 
+/* After the build the owners name device events' launchers only: the
+ * host events' room, which held the launchers' indexes and the subtree
+ * walk's memo while they were built, is TG_NONE again, as are the
+ * collectives'; kernel_summary still names each collective's launcher (a
+ * side op), read from the launchers' indexes before the memo shared them. */
+static void check_owners_and_comm(const tg_trace *t, const tg_launchers *l)
+{
+	size_t ne, ncomm = 0;
+	const tg_event *ev = tg_trace_events(t, &ne);
+	const uint32_t *own = tg_launchers_owners(l);
+	for (size_t i = 0; i < ne; i++) {
+		int comm = ev[i].kind == TG_KIND_KERNEL && !strncmp(tg_trace_str(t, ev[i].name), "nccl", 4);
+		if (!tg_kind_is_gpu(ev[i].kind) || comm)
+			assert_int_equal(own[i], TG_NONE);
+		else
+			assert_int_not_equal(own[i], TG_NONE);
+	}
+	tg_table *s;
+	assert_int_equal(tg_launchers_kernel_summary(&s, l, 1.0), 0);
+	for (size_t r = 0; r < tg_table_nrows(s); r++) {
+		if (strncmp(tg_test_cell(s, r, "Kernel name")->v.s, "nccl", 4))
+			continue;
+		assert_memory_equal(tg_test_cell(s, r, "Parent cpu_op")->v.s, "side", 4);
+		ncomm += (size_t)tg_test_num(s, r, "Kernel duration (\xc2\xb5s)_count");
+	}
+	assert_int_equal(ncomm, (3000 + 96) / 97);
+	tg_table_free(s);
+}
+
 static void test_deep_chain_subtrees(void **state)
 {
 	(void)state;
@@ -228,6 +258,7 @@ static void test_deep_chain_subtrees(void **state)
 		/* the outermost op holds every kernel: more than its own */
 		assert_string_equal(tg_trace_str(t, tg_trace_events(t, &n)[list[0].event].name), "op0");
 		assert_true(list[0].subtree_us > list[0].direct_us);
+		check_owners_and_comm(t, l);
 		tg_launchers_free(l);
 	}
 	tg_tree_free(tree);

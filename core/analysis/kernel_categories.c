@@ -70,7 +70,7 @@ int tg_kernel_categories_table(tg_table **out, tg_category_totals *totals, const
 		uint32_t li = who[i];
 		tg_kernel_cat kc;
 		if (tg_categorizer_kernel(&kc, cz, (uint32_t)i, li != TG_NONE ? list[li].event : TG_NONE,
-		                          li != TG_NONE ? list[li].category : NULL))
+		                          li != TG_NONE ? tg_launchers_category(l, &list[li]) : NULL))
 			goto done;
 		const char *evid = evidence_of(t, ev, (uint32_t)i, &kc);
 		tot.total_ns += tg_event_dur(t, &ev[i]);

@@ -52,19 +52,27 @@ uint32_t tg_launcher_of(const tg_tree *tree, uint32_t ev, int tracelens)
 	return tg_launchers_find(tree, tg_trace_events(t, &ne), ev, tg_trace_atoms(t), tracelens);
 }
 
+/* Device event i's launcher's index, or TG_NONE (for a host event too,
+ * whose room in l->owner holds something else while the launchers are
+ * built: launchers_impl.h). */
+static inline uint32_t owner_of(const tg_launchers *l, const tg_event *ev, size_t i)
+{
+	return tg_kind_is_gpu(ev[i].kind) ? l->owner[i] : TG_NONE;
+}
+
 /* Step 1: the launcher of every device event of the step into l->owner
  * (TG_NONE: none, or a communication kernel), launchers numbered by their
- * first device event into l->list and l->index (all TG_NONE on entry), with their kernel counts
- * and summed times. *ndev gets the number of events with a launcher. 0 or
- * TG_ENOMEM. */
+ * first device event, their events into l->lev and, in their own room of
+ * l->owner (a launcher is a host event), their number (l->owner all
+ * TG_NONE on entry). *ndev gets the number of events with a launcher. 0
+ * or TG_ENOMEM. */
 static int assign_launchers(tg_launchers *l, const tg_launchers_opts *opts, size_t *ndev)
 {
 	const tg_atoms *atoms = tg_trace_atoms(l->trace);
-	size_t ne, list_cap = 0;
+	size_t ne, lev_cap = 0;
 	const tg_event *ev = tg_trace_events(l->trace, &ne);
 	*ndev = 0;
 	for (size_t i = 0; i < ne; i++) {
-		l->owner[i] = TG_NONE;
 		if (!tg_kind_is_gpu(ev[i].kind) || !tg_launchers_in_step(l->tree, (uint32_t)i, opts->step))
 			continue;
 		l->nstep_dev++;
@@ -75,52 +83,82 @@ static int assign_launchers(tg_launchers *l, const tg_launchers_opts *opts, size
 		uint32_t who = tg_launchers_find(l->tree, ev, (uint32_t)i, atoms, opts->tracelens_compat);
 		if (who == TG_NONE)
 			continue;
-		uint32_t idx = l->index[who];
+		uint32_t idx = l->owner[who]; /* (who is a launch or an op: a host event) */
 		if (idx == TG_NONE) {
-			if (tg_grow((void **)&l->list, &list_cap, l->n + 1, sizeof(tg_launcher)))
+			if (tg_grow((void **)&l->lev, &lev_cap, l->n + 1, sizeof(uint32_t)))
 				return TG_ENOMEM;
 			idx = (uint32_t)l->n++;
-			l->list[idx] = (tg_launcher){.event = who};
-			l->index[who] = idx;
+			l->lev[idx] = who;
+			l->owner[who] = idx;
 		}
 		l->owner[i] = idx;
-		l->list[idx].nkernels++;
-		l->list[idx].kernel_sum_us += tg_timebase_us(&opts->tb, (double)tg_event_dur(l->trace, &ev[i]));
 		(*ndev)++;
 	}
-	/* the list grew by doubling: give back its unused half (40 bytes a
-	 * launcher, a third of a million of them at a gigabyte of JSON) */
-	tg_launcher *fit = realloc(l->list, (l->n + 1) * sizeof(tg_launcher));
+	/* grown by doubling: give back the unused half (a third of a million
+	 * launchers at a gigabyte of JSON) */
+	uint32_t *fit = realloc(l->lev, (l->n + 1) * sizeof(uint32_t));
 	if (fit)
-		l->list = fit;
+		l->lev = fit;
 	return 0;
 }
 
-/* Step 2: the ndev direct device events grouped by launcher, in start
+/* Step 4: the list of launchers (tg_launcher, 24 bytes each) from their
+ * events and subtree times, which it replaces. 0 or TG_ENOMEM. */
+static int make_list(tg_launchers *l)
+{
+	if (!(l->list = tg_calloc(l->n + 1, sizeof(tg_launcher))))
+		return TG_ENOMEM;
+	for (size_t i = 0; i < l->n; i++)
+		l->list[i] = (tg_launcher){.event = l->lev[i], .subtree_us = l->sub[i]};
+	free(l->lev);
+	free(l->sub);
+	l->lev = NULL;
+	l->sub = NULL;
+	return 0;
+}
+
+/* The number of category c (a static string) in l->cats, added when new:
+ * they are few (categorize.h's), the last one met most often next. 0 or
+ * TG_ENOMEM. */
+static int category_number(uint32_t *out, tg_launchers *l, size_t *cap, const char *c)
+{
+	for (size_t k = l->ncats; k-- > 0;)
+		if (l->cats[k] == c) {
+			*out = (uint32_t)k;
+			return 0;
+		}
+	if (tg_grow((void **)&l->cats, cap, l->ncats + 1, sizeof(*l->cats)))
+		return TG_ENOMEM;
+	l->cats[l->ncats] = c;
+	*out = (uint32_t)l->ncats++;
+	return 0;
+}
+
+/* Step 5: the ndev direct device events grouped by launcher, in start
  * order (l->koff, l->kernels), and each launcher's category from its name
  * and first kernel. 0 or TG_ENOMEM. */
 static int group_kernels(tg_launchers *l, size_t ndev, int tracelens_compat)
 {
+	size_t cats_cap = 0;
 	const tg_atoms *atoms = tg_trace_atoms(l->trace);
 	size_t ne;
 	const tg_event *ev = tg_trace_events(l->trace, &ne);
 	l->koff = tg_calloc(l->n + 2, sizeof(uint32_t));
 	l->kernels = tg_malloc((ndev + 1) * sizeof(uint32_t));
-	uint32_t *fill = tg_malloc((l->n + 1) * sizeof(uint32_t));
-	if (!l->koff || !l->kernels || !fill) {
-		free(fill);
+	if (!l->koff || !l->kernels)
 		return TG_ENOMEM;
-	}
 	for (size_t i = 0; i < ne; i++)
-		if (l->owner[i] != TG_NONE)
+		if (owner_of(l, ev, i) != TG_NONE)
 			l->koff[l->owner[i] + 1]++;
 	for (size_t i = 0; i < l->n; i++)
 		l->koff[i + 1] += l->koff[i];
-	memcpy(fill, l->koff, (l->n + 1) * sizeof(uint32_t));
+	/* placed with koff[w] as launcher w's cursor (then its end, w + 1's
+	 * start), shifted back after: no cursor array of its own */
 	for (size_t i = 0; i < ne; i++)
-		if (l->owner[i] != TG_NONE)
-			l->kernels[fill[l->owner[i]]++] = (uint32_t)i;
-	free(fill);
+		if (owner_of(l, ev, i) != TG_NONE)
+			l->kernels[l->koff[l->owner[i]]++] = (uint32_t)i;
+	memmove(l->koff + 1, l->koff, l->n * sizeof(uint32_t));
+	l->koff[0] = 0;
 	for (size_t i = 0; i < l->n; i++) {
 		/* events are mostly in time order; insertion sort the stragglers */
 		uint32_t *k = l->kernels + l->koff[i];
@@ -136,7 +174,8 @@ static int group_kernels(tg_launchers *l, size_t ndev, int tracelens_compat)
 		}
 		const char *first = m ? tg_atoms_str(atoms, ev[k[0]].name) : NULL;
 		const char *name = tg_atoms_str(atoms, ev[l->list[i].event].name);
-		l->list[i].category = tg_op_category(name, first, tracelens_compat);
+		if (category_number(&l->list[i].category, l, &cats_cap, tg_op_category(name, first, tracelens_compat)))
+			return TG_ENOMEM;
 	}
 	return 0;
 }
@@ -173,37 +212,53 @@ static void direct_unions(tg_launchers *l, const tg_timebase *tb)
  * Subtree times. A device event counts for every launcher above its
  * launch, so tagging it once per launcher costs events times depth
  * (quadratic in a deep chain of launchers, which an untrusted trace can
- * make). Instead each event's span goes once to the nearest launcher at or
- * above its launch, and the launcher tree (each launcher's parent: the
- * nearest launcher above it) is walked bottom-up: a launcher's union is its
- * own spans merged with its children's unions, each child's list freed once
+ * make). Instead each event goes once to the nearest launcher at or above
+ * its launch, and the launcher tree (each launcher's parent: the nearest
+ * launcher above it) is walked bottom-up: a launcher's union is its own
+ * spans merged with its children's unions, each child's list freed once
  * merged. The spans alive at any time are at most the device events, so
  * memory is linear; the union's components are exactly those of the tagged
  * spans merged, summed left to right as before, so the sums are the same
  * to the bit.
+ *
+ * Memory, the report's peak at a gigabyte of JSON (394,426 launchers,
+ * 453,962 kernels): the events are grouped by launcher as 4-byte indexes,
+ * a launcher's own spans made from them when it is finished (one scratch
+ * as large as the largest group), and only the launchers with children
+ * hold a merged list while the walk waits for them; the nearest launcher's
+ * memo is l->owner's host room, where the launchers' indexes already are;
+ * the launchers are their events and subtree times (12 bytes each) until
+ * the walk is done, the list of 24-byte launchers made after it.
  */
 
-/* A launcher's merged spans: a view of its own group in the spans array,
- * or (owned) a list merged with its children's. */
+/* A merged span list (owned, or a view of the own spans' scratch). */
 struct spanlist {
 	tg_span *v;
 	uint32_t n; /* (spans are device events: fewer than 2^32) */
 	uint32_t owned;
 };
 
+/* A launcher with children: their union so far, and how many are not in
+ * it yet. */
+struct accum {
+	struct spanlist u;
+	uint32_t pending;
+};
+
 /* The state of the subtree unions (subtree_unions). */
 struct subtree {
 	const tg_event *ev;    /* the trace's events */
-	uint32_t *near;        /* per host event: nearest launcher at or above it, NEAR_NONE, or
-	                        * TG_NONE (not known yet); l->owner's room, TG_NONE there for
-	                        * every host event, which only device events use */
-	uint32_t *who;         /* per linked device event of the step, in event order: its nearest launcher */
-	size_t nwho;
-	uint32_t *at;          /* n + 1: where each launcher's own spans begin in v */
-	tg_span *v;            /* the spans, grouped by nearest launcher */
+	const tg_timebase *tb;
+	uint32_t *near;        /* per host event (l->owner's room): its index if a launcher, else the
+	                        * nearest launcher above it, NEAR_NONE, or TG_NONE (not known yet) */
+	uint32_t *at;          /* n + 1: where each launcher's events end in idx (begin while placed) */
+	uint32_t *idx;         /* the linked device events of the step, grouped by nearest launcher */
 	uint32_t *parent;      /* per launcher: the nearest launcher above it, or TG_NONE */
-	uint32_t *pending;     /* per launcher: its children not merged yet */
-	struct spanlist *acc;  /* per launcher: its union so far */
+	uint32_t *kids;        /* per launcher: its children's count while the launcher tree is made,
+	                        * then its place in acc if it has children, else TG_NONE */
+	struct accum *acc;     /* per launcher with children: their union so far */
+	size_t nacc;
+	tg_span *own;          /* scratch: one launcher's own spans */
 };
 
 #define NEAR_NONE (TG_NONE - 1) /* no launcher above */
@@ -218,7 +273,7 @@ static inline int memo(const struct subtree *st, uint32_t e)
 
 /* The index of the nearest launcher at or above tree node e, or TG_NONE;
  * memoized in st->near for every node on the way, so that all the calls
- * together walk each node once. */
+ * together walk each node once (a launcher's room holds its own index). */
 static uint32_t nearest_launcher(const tg_launchers *l, struct subtree *st, uint32_t e)
 {
 	uint32_t p = e, found = TG_NONE;
@@ -227,18 +282,12 @@ static uint32_t nearest_launcher(const tg_launchers *l, struct subtree *st, uint
 			found = st->near[p] == NEAR_NONE ? TG_NONE : st->near[p];
 			break;
 		}
-		if (l->index[p] != TG_NONE) {
-			found = l->index[p];
-			break;
-		}
 		p = tg_tree_parent(l->tree, p);
 	}
 	uint32_t keep = found == TG_NONE ? NEAR_NONE : found;
 	for (uint32_t q = e; q != p; q = tg_tree_parent(l->tree, q))
 		if (memo(st, q))
 			st->near[q] = keep;
-	if (p != TG_NONE && memo(st, p))
-		st->near[p] = keep;
 	return found;
 }
 
@@ -256,25 +305,23 @@ static uint32_t linked_launch(const tg_launchers *l, const tg_launchers_opts *op
 }
 
 /* Every linked device event of the step to the nearest launcher at or above
- * its launch, in two passes: st->v NULL, that launcher into st->who (in
- * event order) and counted into st->at[w + 1]; else its span stored at
- * st->at[w], which moves on (st->near no longer needed). */
-static void place_spans(const tg_launchers *l, const tg_launchers_opts *opts, struct subtree *st)
+ * its launch, in two passes: st->idx NULL, counted into st->at[w + 1]; else
+ * stored at st->idx[st->at[w]], which moves on (the second pass finds each
+ * launch's launcher memoized by the first). */
+static void place_events(const tg_launchers *l, const tg_launchers_opts *opts, struct subtree *st)
 {
-	size_t ne, k = 0;
+	size_t ne;
 	const tg_event *ev = tg_trace_events(l->trace, &ne);
 	for (size_t i = 0; i < ne; i++) {
 		uint32_t r = linked_launch(l, opts, ev, i);
 		if (r == TG_NONE)
 			continue;
-		if (st->v) {
-			uint32_t w = st->who[k++];
-			if (w != TG_NONE)
-				st->v[st->at[w]++] = tg_span_of(&opts->tb, l->trace, &ev[i]);
+		uint32_t w = nearest_launcher(l, st, r);
+		if (w == TG_NONE)
 			continue;
-		}
-		uint32_t w = st->who[st->nwho++] = nearest_launcher(l, st, r);
-		if (w != TG_NONE)
+		if (st->idx)
+			st->idx[st->at[w]++] = (uint32_t)i;
+		else
 			st->at[w + 1]++;
 	}
 }
@@ -305,75 +352,108 @@ static int merge_lists(struct spanlist *out, struct spanlist *a, struct spanlist
 	return 0;
 }
 
-/* Launcher w's children are all merged: its subtree time from its union,
- * which is then merged into its parent's (or freed at a root). Pushes the
- * parent on queue when that was its last child. 0 or TG_ENOMEM. */
-static int finish_launcher(tg_launchers *l, struct subtree *st, uint32_t w, uint32_t *queue, size_t *tail)
+/* Launcher w's own spans, merged, as a view of st->own. */
+static struct spanlist own_union(const tg_launchers *l, struct subtree *st, uint32_t w)
 {
-	struct spanlist *mine = &st->acc[w];
-	l->list[w].subtree_us = tg_span_length(mine->v, mine->n);
+	size_t m = 0;
+	for (uint32_t j = w ? st->at[w - 1] : 0; j < st->at[w]; j++)
+		st->own[m++] = tg_span_of(st->tb, l->trace, &st->ev[st->idx[j]]);
+	return (struct spanlist){st->own, (uint32_t)tg_span_merge(st->own, m), 0};
+}
+
+/* Launcher w's children are all merged: its union is its own spans merged
+ * with theirs, its subtree time that union's length; the union is then
+ * merged into its parent's (or dropped at a root). *next gets the parent
+ * when that was its last child (its turn now), else TG_NONE. 0 or
+ * TG_ENOMEM. */
+static int finish_launcher(tg_launchers *l, struct subtree *st, uint32_t w, uint32_t *next)
+{
+	struct spanlist mine = own_union(l, st, w), merged;
+	*next = TG_NONE;
+	if (st->kids[w] != TG_NONE) {
+		if (merge_lists(&merged, &st->acc[st->kids[w]].u, &mine))
+			return TG_ENOMEM;
+		mine = merged;
+	}
+	l->sub[w] = tg_span_length(mine.v, mine.n);
 	uint32_t p = st->parent[w];
 	if (p == TG_NONE) {
-		if (mine->owned)
-			free(mine->v);
-		*mine = (struct spanlist){NULL, 0, 0};
+		if (mine.owned)
+			free(mine.v);
 		return 0;
 	}
-	struct spanlist *theirs = &st->acc[p], merged;
-	if (merge_lists(&merged, theirs, mine))
+	struct accum *theirs = &st->acc[st->kids[p]];
+	if (merge_lists(&merged, &theirs->u, &mine)) {
+		if (mine.owned)
+			free(mine.v);
 		return TG_ENOMEM;
-	*theirs = merged;
-	if (--st->pending[p] == 0)
-		queue[(*tail)++] = p;
+	}
+	theirs->u = merged;
+	if (--theirs->pending == 0)
+		*next = p;
 	return 0;
 }
 
-/* The launcher tree: st->parent, and st->pending counting each launcher's
+/* The launcher tree: st->parent, and st->kids counting each launcher's
  * children. */
 static void launcher_tree(tg_launchers *l, struct subtree *st)
 {
 	for (size_t w = 0; w < l->n; w++) {
-		uint32_t up = tg_tree_parent(l->tree, l->list[w].event);
+		uint32_t up = tg_tree_parent(l->tree, l->lev[w]);
 		st->parent[w] = up == TG_NONE ? TG_NONE : nearest_launcher(l, st, up);
 		if (st->parent[w] != TG_NONE)
-			st->pending[st->parent[w]]++;
+			st->kids[st->parent[w]]++;
 	}
 }
 
-/* Each launcher's own spans, merged in place: st->acc views of st->v. */
-static void own_unions(tg_launchers *l, struct subtree *st)
+/* The merged lists of the launchers with children (st->acc, their place
+ * in st->kids, their count moved there) and the own spans' scratch, as
+ * large as the largest group. 0 or TG_ENOMEM. */
+static int walk_alloc(const tg_launchers *l, struct subtree *st)
 {
+	size_t nacc = 0, most = 0;
 	for (size_t w = 0; w < l->n; w++) {
-		tg_span *g = st->v + (w ? st->at[w - 1] : 0);
-		st->acc[w] = (struct spanlist){g, (uint32_t)tg_span_merge(g, st->at[w] - (size_t)(g - st->v)), 0};
+		nacc += st->kids[w] != 0;
+		size_t m = st->at[w] - (w ? st->at[w - 1] : 0);
+		if (m > most)
+			most = m;
 	}
+	st->acc = tg_calloc(nacc + 1, sizeof(struct accum));
+	st->own = tg_malloc((most + 1) * sizeof(tg_span));
+	if (!st->acc || !st->own)
+		return TG_ENOMEM;
+	st->nacc = nacc;
+	nacc = 0;
+	for (size_t w = 0; w < l->n; w++) {
+		if (st->kids[w])
+			st->acc[nacc].pending = st->kids[w];
+		st->kids[w] = st->kids[w] ? (uint32_t)nacc++ : TG_NONE;
+	}
+	return 0;
 }
 
-/* Bottom-up over the launcher tree from its leaves (st set up), each
- * launcher's subtree time into l->list. 0 or TG_ENOMEM. */
+/* Bottom-up over the launcher tree (st set up), each launcher's subtree
+ * time into l->sub: every leaf in turn, and from each, up through the
+ * parents whose last child it finished (no queue: each launcher is
+ * finished once, when its children are; the unions do not depend on the
+ * order). 0 or TG_ENOMEM. */
 static int walk_up(tg_launchers *l, struct subtree *st)
 {
-	uint32_t *queue = tg_malloc((l->n + 1) * sizeof(uint32_t));
-	if (!queue)
-		return TG_ENOMEM;
-	size_t head = 0, tail = 0;
-	for (size_t w = 0; w < l->n; w++)
-		if (!st->pending[w])
-			queue[tail++] = (uint32_t)w;
-	int rc = 0;
-	while (head < tail && !rc)
-		rc = finish_launcher(l, st, queue[head++], queue, &tail);
-	for (size_t w = 0; w < l->n; w++)
-		if (st->acc[w].owned)
-			free(st->acc[w].v); /* left by a failure */
-	free(queue);
+	int rc = walk_alloc(l, st);
+	for (size_t w = 0; w < l->n && !rc; w++)
+		if (st->kids[w] == TG_NONE) /* a leaf */
+			for (uint32_t x = (uint32_t)w; x != TG_NONE && !rc;)
+				rc = finish_launcher(l, st, x, &x);
+	for (size_t k = 0; k < st->nacc; k++)
+		if (st->acc[k].u.owned)
+			free(st->acc[k].u.v); /* left by a failure */
 	return rc;
 }
 
-/* Step 3a: the launcher of each communication kernel of the step into
- * l->comm (kernel_summary names it; owner leaves those kernels out), so
- * that l->index, 4 bytes an event of the trace, can go before the tables.
- * 0 or TG_ENOMEM. */
+/* Step 2: the launcher of each communication kernel of the step into
+ * l->comm (kernel_summary names it; owner leaves those kernels out), read
+ * from the launchers' indexes in l->owner's host room before the subtree
+ * unions' memo shares it. 0 or TG_ENOMEM. */
 static int comm_launchers(tg_launchers *l, const tg_launchers_opts *opts)
 {
 	const tg_atoms *atoms = tg_trace_atoms(l->trace);
@@ -388,61 +468,49 @@ static int comm_launchers(tg_launchers *l, const tg_launchers_opts *opts)
 		    !tg_launchers_in_step(l->tree, (uint32_t)i, opts->step))
 			continue;
 		uint32_t who = tg_launchers_find(l->tree, ev, (uint32_t)i, atoms, opts->tracelens_compat);
-		if (who != TG_NONE && l->index[who] != TG_NONE && tg_idmap_put(l->comm, (int64_t)i, l->index[who]) < 0)
+		if (who != TG_NONE && l->owner[who] != TG_NONE && tg_idmap_put(l->comm, (int64_t)i, l->owner[who]) < 0)
 			return TG_ENOMEM;
 	}
 	return 0;
 }
 
-/* Step 3: each launcher's subtree time, the union of the spans of every
- * linked device event of the step whose launch is under it (in the time
- * base, converted to us by the caller); on the way, once the launcher tree
- * is known, step 3a, and l->index freed before the spans are placed (the
- * build's peak). 0 or TG_ENOMEM. */
+/* Step 3: each launcher's subtree time into l->sub, the union of the spans
+ * of every linked device event of the step whose launch is under it (in
+ * the time base, converted to us by the caller); l->owner's host room given back
+ * (TG_NONE) once the events are placed. 0 or TG_ENOMEM. */
 static int subtree_unions(tg_launchers *l, const tg_launchers_opts *opts)
 {
 	size_t ne;
 	const tg_event *ev = tg_trace_events(l->trace, &ne);
 	struct subtree st = {
 		.ev = ev,
-		.near = l->owner, /* its host events' room (TG_NONE: not known yet), given back below */
-		.who = tg_malloc((l->nstep_dev + 1) * sizeof(uint32_t)),
+		.tb = &opts->tb,
+		.near = l->owner,
 		.at = tg_calloc(l->n + 2, sizeof(uint32_t)),
 		.parent = tg_malloc((l->n + 1) * sizeof(uint32_t)),
-		.pending = tg_calloc(l->n + 1, sizeof(uint32_t)),
+		.kids = tg_calloc(l->n + 1, sizeof(uint32_t)),
 	};
 	int rc = TG_ENOMEM;
-	if (!st.who || !st.at || !st.parent || !st.pending)
+	if (!st.at || !st.parent || !st.kids)
 		goto out;
-	place_spans(l, opts, &st); /* who, and counts into at[w + 1] */
+	place_events(l, opts, &st); /* counts into at[w + 1] */
 	launcher_tree(l, &st);
-	for (size_t i = 0; i < ne; i++) /* the rest reads who and the launchers' parents */
+	for (size_t w = 0; w < l->n; w++)
+		st.at[w + 1] += st.at[w]; /* at[w]: where launcher w's events begin */
+	if (!(st.idx = tg_malloc((st.at[l->n] + 1) * sizeof(uint32_t))))
+		goto out;
+	place_events(l, opts, &st); /* at[w]: now where launcher w's events end */
+	for (size_t i = 0; i < ne; i++) /* the walk reads idx and the launchers' parents */
 		if (memo(&st, (uint32_t)i))
 			l->owner[i] = TG_NONE;
-	if (comm_launchers(l, opts))
-		goto out;
-	free(l->index);
-	l->index = NULL;
-	for (size_t w = 0; w < l->n; w++)
-		st.at[w + 1] += st.at[w]; /* at[w]: where launcher w's spans begin */
-	if (!(st.v = tg_malloc((st.at[l->n] + 1) * sizeof(*st.v))))
-		goto out;
-	place_spans(l, opts, &st); /* at[w]: now where launcher w's spans end */
-	free(st.who);
-	st.who = NULL;
-	if (!(st.acc = tg_calloc(l->n + 1, sizeof(struct spanlist))))
-		goto out;
-	own_unions(l, &st);
-	free(st.at); /* the walk reads the launchers' unions, parents and pending counts */
-	st.at = NULL;
 	rc = walk_up(l, &st);
 out:
-	free(st.who);
 	free(st.at);
-	free(st.v);
+	free(st.idx);
 	free(st.parent);
-	free(st.pending);
+	free(st.kids);
 	free(st.acc);
+	free(st.own);
 	return rc;
 }
 
@@ -463,15 +531,15 @@ int tg_launchers_build(tg_launchers **out, const tg_tree *tree, const tg_launche
 	l->step = opts->step;
 	l->tracelens_compat = opts->tracelens_compat;
 	l->owner = tg_malloc((ne + 1) * sizeof(uint32_t));
-	l->index = tg_malloc((ne + 1) * sizeof(uint32_t));
-	if (l->index) /* launchers may come after their kernels in the file */
-		memset(l->index, 0xff, (ne + 1) * sizeof(uint32_t));
-	if (!l->owner || !l->index || assign_launchers(l, opts, &ndev) ||
+	if (l->owner) /* launchers may come after their kernels in the file */
+		memset(l->owner, 0xff, (ne + 1) * sizeof(uint32_t));
+	/* the subtree unions' scratch (the build's peak) before the kernels'
+	 * groups, which they do not read, are made */
+	if (!l->owner || assign_launchers(l, opts, &ndev) || comm_launchers(l, opts) ||
+	    !(l->sub = tg_malloc((l->n + 1) * sizeof(double))) || subtree_unions(l, opts) || make_list(l) ||
 	    group_kernels(l, ndev, opts->tracelens_compat))
 		goto fail;
 	direct_unions(l, &opts->tb);
-	if (subtree_unions(l, opts))
-		goto fail;
 	for (size_t i = 0; i < l->n; i++) {
 		l->list[i].direct_us = tg_timebase_us(&opts->tb, l->list[i].direct_us);
 		l->list[i].subtree_us = tg_timebase_us(&opts->tb, l->list[i].subtree_us);
@@ -496,6 +564,11 @@ const uint32_t *tg_launchers_kernels(const tg_launchers *l, size_t i, size_t *n)
 	return l->kernels + l->koff[i];
 }
 
+const char *tg_launchers_category(const tg_launchers *l, const tg_launcher *x)
+{
+	return l->cats[x->category];
+}
+
 const uint32_t *tg_launchers_owners(const tg_launchers *l)
 {
 	return l->owner;
@@ -506,10 +579,12 @@ void tg_launchers_free(tg_launchers *l)
 	if (!l)
 		return;
 	free(l->list);
+	free(l->lev);
+	free(l->sub);
+	free(l->cats);
 	free(l->koff);
 	free(l->kernels);
 	free(l->owner);
-	free(l->index);
 	tg_idmap_free(l->comm);
 	free(l);
 }

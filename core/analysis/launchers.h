@@ -18,13 +18,14 @@
 #include "table.h"
 #include "../tree/tree.h"
 
+/* One launcher, 24 bytes (a third of a million of them at a gigabyte of
+ * JSON): its direct device events and their count are
+ * tg_launchers_kernels's, its category's name tg_launchers_category's. */
 typedef struct tg_launcher {
-	uint32_t event;       /* the leaf cpu_op, or the launch call */
-	uint32_t nkernels;    /* device events it launched directly */
-	const char *category; /* static string (categorize.h) */
-	double direct_us;     /* union of their intervals */
-	double subtree_us;    /* union of every device event under the launcher */
-	double kernel_sum_us; /* sum of the direct kernels' durations */
+	uint32_t event;    /* the leaf cpu_op, or the launch call */
+	uint32_t category; /* its op category, numbered by the launchers (tg_launchers_category) */
+	double direct_us;  /* union of its direct device events' intervals */
+	double subtree_us; /* union of every device event under the launcher */
 } tg_launcher;
 
 typedef struct tg_launchers tg_launchers;
@@ -49,6 +50,11 @@ const tg_launcher *tg_launchers_list(const tg_launchers *l, size_t *n);
 
 /* The direct device events of launcher i, in start order. */
 const uint32_t *tg_launchers_kernels(const tg_launchers *l, size_t i, size_t *n);
+
+/* The op category of launcher x of l: a static string (categorize.h).
+ * Equal categories have equal x->category (a number of l's, not an
+ * index into anything else). */
+const char *tg_launchers_category(const tg_launchers *l, const tg_launcher *x);
 
 /* Per event of the tree's trace (indexed by event): the index in
  * tg_launchers_list of the launcher of that device event, or TG_NONE (not

@@ -5,6 +5,13 @@
  * strides, concrete inputs), each group with its count, the statistics of
  * its direct and subtree kernel times and its share of the direct time,
  * from the launchers launchers.c assigned.
+ *
+ * A group keeps its launchers as a chain through one array by launcher
+ * (4 bytes each), in launcher order, and their times are read from the
+ * launchers' list when its row is filled: two lists of doubles per group,
+ * grown by doubling, were up to 32 bytes a launcher (6.7 MB at a gigabyte
+ * of JSON, beside the launchers). The statistics see the same values in
+ * the same order.
  */
 #include "../trace/categorize.h"
 #include "describe.h"
@@ -22,9 +29,9 @@ struct ua_key {
 
 struct ua_group {
 	struct ua_key key;
-	uint32_t first; /* smallest launcher event index: file order, TraceLens's ex_UID order */
-	size_t n, cap;
-	double *direct, *subtree;
+	uint32_t first;      /* smallest launcher event index: file order, TraceLens's ex_UID order */
+	uint32_t head, tail; /* its first and last launcher (the chain goes through ua_groups.next) */
+	size_t n;
 	double direct_sum;
 };
 
@@ -48,6 +55,8 @@ struct ua_groups {
 	size_t ng, gcap;
 	tg_idmap *idx;   /* hash of a key (probed linearly) -> group */
 	tg_atoms *names; /* process names and labels, interned here */
+	uint32_t *next;  /* per launcher: the next launcher of its group, or TG_NONE */
+	double *vd, *vs; /* scratch: a group's direct and subtree times, as many as the largest's */
 	uint32_t keys[4]; /* the atoms of "Input Dims", "Input type", "Input Strides", "Concrete Inputs" */
 };
 
@@ -63,16 +72,17 @@ static int ua_key_of(struct ua_key *key, struct ua_groups *u, const tg_launchers
 	const char *pl = tg_trace_process_labels(t, tr->pid);
 	*key = (struct ua_key){.name = e->name, .dims = str_atom(t, e, u->keys[0]), .type = str_atom(t, e, u->keys[1]),
 	                       .strides = str_atom(t, e, u->keys[2]), .concrete = str_atom(t, e, u->keys[3]),
-	                       .pname = TG_NONE, .plabel = TG_NONE, .tname = tr->thread_name, .category = x->category};
+	                       .pname = TG_NONE, .plabel = TG_NONE, .tname = tr->thread_name,
+	                       .category = tg_launchers_category(l, x)};
 	if ((pn && tg_atoms_intern(&key->pname, u->names, pn, strlen(pn))) ||
 	    (pl && tg_atoms_intern(&key->plabel, u->names, pl, strlen(pl))))
 		return TG_ENOMEM;
 	return 0;
 }
 
-/* Launcher x's times added to the group of key (a new group when none
- * has it yet). 0 or TG_ENOMEM. */
-static int ua_add(struct ua_groups *u, const struct ua_key *key, const tg_launcher *x)
+/* Launcher i (x) added to the group of key (a new group when none has it
+ * yet). 0 or TG_ENOMEM. */
+static int ua_add(struct ua_groups *u, const struct ua_key *key, const tg_launcher *x, uint32_t i)
 {
 	int64_t hk = (int64_t)tg_hash_bytes(key, sizeof(*key));
 	uint32_t gi;
@@ -85,38 +95,42 @@ static int ua_add(struct ua_groups *u, const struct ua_key *key, const tg_launch
 		if (tg_grow((void **)&u->g, &u->gcap, u->ng + 1, sizeof(*u->g)))
 			return TG_ENOMEM;
 		gi = (uint32_t)u->ng++;
-		u->g[gi] = (struct ua_group){.key = *key, .first = x->event};
+		u->g[gi] = (struct ua_group){.key = *key, .first = x->event, .head = i};
 		if (tg_idmap_put(u->idx, hk, gi) < 0)
 			return TG_ENOMEM;
+	} else {
+		u->next[u->g[gi].tail] = i;
 	}
 	struct ua_group *gr = &u->g[gi];
 	if (x->event < gr->first)
 		gr->first = x->event;
-	if (gr->n == gr->cap) {
-		size_t ncap = gr->cap ? gr->cap * 2 : 4;
-		double *a = realloc(gr->direct, ncap * sizeof(double)), *b;
-		if (!a)
-			return TG_ENOMEM;
-		gr->direct = a;
-		b = realloc(gr->subtree, ncap * sizeof(double));
-		if (!b)
-			return TG_ENOMEM;
-		gr->subtree = b;
-		gr->cap = ncap;
-	}
-	gr->direct[gr->n] = x->direct_us;
-	gr->subtree[gr->n++] = x->subtree_us;
+	u->next[i] = TG_NONE;
+	gr->tail = i;
+	gr->n++;
 	gr->direct_sum += x->direct_us;
 	return 0;
+}
+
+/* The scratch of the largest group's times. 0 or TG_ENOMEM. */
+static int ua_scratch(struct ua_groups *u)
+{
+	size_t most = 1;
+	for (size_t i = 0; i < u->ng; i++)
+		if (u->g[i].n > most)
+			most = u->g[i].n;
+	u->vd = tg_malloc(most * sizeof(double));
+	u->vs = tg_malloc(most * sizeof(double));
+	return u->vd && u->vs ? 0 : TG_ENOMEM;
 }
 
 /* Row row of ops_unique_args for group G: its key (shape arguments as
  * Python reprs, in buf of size cap), count, the statistics of its direct
  * and subtree times, and its percent of total (*cum accumulates). 0 or -1
  * (out of memory). */
-static int ua_fill_row(tg_table *tab, size_t row, struct ua_group *G, const struct ua_groups *u, const tg_trace *t,
+static int ua_fill_row(tg_table *tab, size_t row, struct ua_group *G, const struct ua_groups *u, const tg_launchers *l,
                        double total, double *cum, char *buf, size_t cap)
 {
+	const tg_trace *t = l->trace;
 	const struct ua_key *k = &G->key;
 	const uint32_t shape[4] = {k->dims, k->type, k->strides, k->concrete};
 	if (tg_table_set_str(tab, row, 0, tg_trace_str(t, k->name)) || tg_table_set_str(tab, row, 1, k->category) ||
@@ -133,9 +147,14 @@ static int ua_fill_row(tg_table *tab, size_t row, struct ua_group *G, const stru
 			return -1;
 	}
 	tg_table_set_int(tab, row, 9, (int64_t)G->n);
+	uint32_t j = G->head;
+	for (size_t k = 0; k < G->n; k++, j = u->next[j]) {
+		u->vd[k] = l->list[j].direct_us;
+		u->vs[k] = l->list[j].subtree_us;
+	}
 	double d[6], s[6];
-	tg_describe6(d, G->direct, G->n);
-	tg_describe6(s, G->subtree, G->n);
+	tg_describe6(d, u->vd, G->n);
+	tg_describe6(s, u->vs, G->n);
 	for (int c = 0; c < 6; c++) {
 		tg_table_set_num(tab, row, 10 + 2 * (size_t)c, d[c]);
 		tg_table_set_num(tab, row, 11 + 2 * (size_t)c, s[c]);
@@ -158,15 +177,20 @@ int tg_launchers_unique_args(tg_table **out, const tg_launchers *l)
 	u.keys[3] = tg_trace_key(t, "Concrete Inputs");
 	u.idx = tg_idmap_new(64);
 	u.names = tg_atoms_new();
+	u.next = tg_malloc((l->n + 1) * sizeof(uint32_t));
 	tg_table *tab = tg_table_new("ops_unique_args", "Kernel time by op and arguments (shapes, types, strides)");
 	int ok = 0;
-	if (!u.idx || !tab || !u.names)
+	if (!u.idx || !tab || !u.names || !u.next)
 		goto done;
 	for (size_t i = 0; i < l->n; i++) {
 		struct ua_key key;
-		if (ua_key_of(&key, &u, l, &l->list[i]) || ua_add(&u, &key, &l->list[i]))
+		if (ua_key_of(&key, &u, l, &l->list[i]) || ua_add(&u, &key, &l->list[i], (uint32_t)i))
 			goto done;
 	}
+	tg_idmap_free(u.idx); /* the groups are known: the rows read the chains */
+	u.idx = NULL;
+	if (ua_scratch(&u))
+		goto done;
 	if (u.ng > 1) /* u.g is NULL without launchers: qsort(NULL, 0) is undefined */
 		qsort(u.g, u.ng, sizeof(*u.g), cmp_ua);
 	static const char *const cols[] = {
@@ -188,16 +212,15 @@ int tg_launchers_unique_args(tg_table **out, const tg_launchers *l)
 	char buf[8192];
 	for (size_t i = 0; i < u.ng; i++) {
 		int64_t r = tg_table_add_row(tab);
-		if (r < 0 || ua_fill_row(tab, (size_t)r, &u.g[i], &u, t, total, &cum, buf, sizeof(buf)))
+		if (r < 0 || ua_fill_row(tab, (size_t)r, &u.g[i], &u, l, total, &cum, buf, sizeof(buf)))
 			goto done;
 	}
 	ok = 1;
 done:
-	for (size_t i = 0; u.g && i < u.ng; i++) {
-		free(u.g[i].direct);
-		free(u.g[i].subtree);
-	}
 	free(u.g);
+	free(u.next);
+	free(u.vd);
+	free(u.vs);
 	tg_idmap_free(u.idx);
 	tg_atoms_free(u.names);
 	if (!ok) {

@@ -16,14 +16,21 @@ struct tg_launchers {
 	const tg_trace *trace;
 	tg_launcher *list;
 	size_t n;
+	uint32_t *lev;     /* while built, before list is made: each launcher's event (4 bytes, not
+	                    * list's 24, through the subtree unions, the build's peak) */
+	double *sub;       /* while built, before list is made: each launcher's subtree time */
+	const char **cats; /* the launchers' categories (static strings), by their number */
+	size_t ncats;
 	uint32_t *koff;    /* n + 1 offsets into kernels */
 	uint32_t *kernels; /* direct device events, grouped by launcher, by start */
-	uint32_t *owner;   /* per event of the trace: its launcher's index, or TG_NONE */
+	uint32_t *owner;   /* per event of the trace: a device event's launcher's index, or TG_NONE;
+	                    * TG_NONE for every host event once built. While built, a host event's
+	                    * room holds its index in list as a launcher (launchers are host
+	                    * events, owners are device events': one array, not two), then the
+	                    * subtree unions' memo (launchers.c) */
 	size_t nstep_dev;  /* device events of the step (a bound on the linked ones) */
 	size_t nstep_comm; /* communication kernels of the step */
 	uint32_t key_stream;
-	uint32_t *index; /* per event of the trace: its index in list as a launcher, or TG_NONE;
-	                  * freed (NULL) once the launchers are built */
 	tg_idmap *comm;  /* the step's communication kernels (owner leaves them out) with a
 	                  * launcher -> its index in list; NULL when there are none */
 	int32_t step;

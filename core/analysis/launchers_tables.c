@@ -68,21 +68,22 @@ static struct group *group_launchers(const tg_launchers *l, int by_category, siz
 		goto fail;
 	for (size_t i = 0; i < l->n; i++) {
 		const tg_launcher *x = &l->list[i];
-		int64_t key = by_category ? (int64_t)(uintptr_t)x->category : (int64_t)ev[x->event].name;
+		const char *cat = tg_launchers_category(l, x);
+		int64_t key = by_category ? (int64_t)x->category : (int64_t)ev[x->event].name;
 		uint32_t k = tg_idmap_get(idx, key);
 		if (k == TG_NONE) {
 			if (tg_grow((void **)&g, &cap, ng + 1, sizeof(*g)))
 				goto fail;
 			k = (uint32_t)ng++;
 			g[k] = (struct group){.key = (uint64_t)key, .first = k};
-			g[k].label = by_category ? x->category : tg_trace_str(l->trace, ev[x->event].name);
+			g[k].label = by_category ? cat : tg_trace_str(l->trace, ev[x->event].name);
 			if (tg_idmap_put(idx, key, k) < 0)
 				goto fail;
 		}
 		g[k].direct += x->direct_us;
 		g[k].subtree += x->subtree_us;
 		g[k].count++;
-		add_category(&g[k], x->category);
+		add_category(&g[k], cat);
 	}
 	tg_idmap_free(idx);
 	qsort(g, ng, sizeof(*g), cmp_direct_desc);
@@ -199,7 +200,7 @@ static void kernel_parent(const tg_launchers *l, uint32_t i, const char **catego
 	if (ev[who].kind == TG_KIND_CPU_OP || ev[who].kind == TG_KIND_USER_ANNOTATION) {
 		uint32_t li = l->owner[i] != TG_NONE ? l->owner[i] : l->comm ? tg_idmap_get(l->comm, i) : TG_NONE;
 		const char *op = tg_atoms_str(atoms, ev[who].name), *kernel = tg_atoms_str(atoms, ev[i].name);
-		*category = li != TG_NONE ? l->list[li].category : tg_op_category(op, kernel, l->tracelens_compat);
+		*category = li != TG_NONE ? tg_launchers_category(l, &l->list[li]) : tg_op_category(op, kernel, l->tracelens_compat);
 	} else {
 		const char *rn = tg_atoms_str(atoms, ev[who].name);
 		*category = strstr(rn, "GraphLaunch") ? "graph" : "runtime";

@@ -122,29 +122,38 @@ static int same_group(const struct row *x, const struct row *y)
 	return x->key == y->key;
 }
 
-/* Brings the rows of a group together, each group's rows by event. Which
- * group comes first does not matter (groups are sorted by kernel time
- * after). */
-static int cmp_key(const void *a, const void *b)
+/* Brings the rows of a group together, each group's rows by event: a
+ * sheet's rows are 4-byte indexes into the walk's rows (ctx), not
+ * pointers, and so is the sort's scratch. Which group comes first does not
+ * matter (groups are sorted by kernel time after). */
+static int cmp_key(const void *a, const void *b, void *ctx)
 {
-	const struct row *const *x = a, *const *y = b;
-	if ((*x)->key != (*y)->key)
-		return (*x)->key < (*y)->key ? -1 : 1;
-	return ((*x)->ev > (*y)->ev) - ((*x)->ev < (*y)->ev);
+	const struct row *rows = ctx, *x = &rows[*(const uint32_t *)a], *y = &rows[*(const uint32_t *)b];
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	return (x->ev > y->ev) - (x->ev < y->ev);
 }
 
+/* The rows of one (name, params): indexes into base. */
 struct group {
-	struct row **rows;
+	const struct row *base;
+	const uint32_t *rows;
 	size_t n;
 	double kt_sum;
 };
+
+/* Row k of group G. */
+static inline const struct row *row_of(const struct group *G, size_t k)
+{
+	return &G->base[G->rows[k]];
+}
 
 static int cmp_group(const void *a, const void *b)
 {
 	const struct group *x = a, *y = b;
 	if (x->kt_sum != y->kt_sum)
 		return x->kt_sum > y->kt_sum ? -1 : 1;
-	return (x->rows[0]->ev > y->rows[0]->ev) - (x->rows[0]->ev < y->rows[0]->ev);
+	return (row_of(x, 0)->ev > row_of(y, 0)->ev) - (row_of(x, 0)->ev < row_of(y, 0)->ev);
 }
 
 static void set_num(tg_table *t, size_t r, int c, double v)
@@ -160,7 +169,7 @@ static void set_num(tg_table *t, size_t r, int c, double v)
 static int roofline_cells(tg_table *t, size_t r, int c, const struct group *G, const char *cspec,
                           const tg_gpu_spec *spec, double *vals)
 {
-	const struct row *f = G->rows[0];
+	const struct row *f = row_of(G, 0);
 	tg_roofline rl;
 	/* no compute spec (integer dtypes), or a peak the GPU lacks: no roofline */
 	if (tg_roofline_compute(&rl, f->me->m.flops, f->me->m.bytes, cspec, f->kt, spec)) {
@@ -172,7 +181,7 @@ static int roofline_cells(tg_table *t, size_t r, int c, const struct group *G, c
 		return -1;
 	size_t nv = 0;
 	for (size_t k = 0; k < G->n; k++) {
-		const struct row *x = G->rows[k];
+		const struct row *x = row_of(G, k);
 		if (x->kt <= 0 || tg_roofline_compute(&rl, x->me->m.flops, x->me->m.bytes, cspec, x->kt, spec)) {
 			tg_error_clear();
 			continue;
@@ -250,27 +259,28 @@ static int add_sheet_columns(tg_table *t, tg_perf_kind kind, const tg_gpu_spec *
 	return c->c_spec < 0 || c->c_count < 0 ? -1 : 0;
 }
 
-/* The n rows (sorted by key: cmp_key) as groups of one key into *out
+/* The n rows (indexes into base, sorted by key: cmp_key) as groups of one key into *out
  * (allocated to their count, the caller frees it), by kernel time summed,
  * largest first. Returns the number of groups; *out NULL when out of
  * memory. */
-static size_t group_rows(struct group **out, struct row **rows, size_t n)
+static size_t group_rows(struct group **out, const struct row *base, const uint32_t *rows, size_t n)
 {
 	size_t ng = 0;
 	for (size_t i = 0; i < n; i++)
-		ng += !i || !same_group(rows[i], rows[i - 1]);
+		ng += !i || !same_group(&base[rows[i]], &base[rows[i - 1]]);
 	struct group *g = *out = tg_calloc(ng ? ng : 1, sizeof(*g));
 	if (!g)
 		return 0;
 	ng = 0;
 	for (size_t i = 0; i < n;) {
 		size_t j = i + 1;
-		while (j < n && same_group(rows[j], rows[i]))
+		while (j < n && same_group(&base[rows[j]], &base[rows[i]]))
 			j++;
+		g[ng].base = base;
 		g[ng].rows = rows + i;
 		g[ng].n = j - i;
 		for (size_t k = i; k < j; k++)
-			g[ng].kt_sum += rows[k]->kt;
+			g[ng].kt_sum += base[rows[k]].kt;
 		ng++;
 		i = j;
 	}
@@ -284,7 +294,7 @@ static size_t group_rows(struct group **out, struct row **rows, size_t n)
 static int fill_group_row(tg_table *t, size_t r, const struct sheet_cols *c, const struct group *G,
                           const struct pkey *keys, const tg_trace *trace, double *vals, const tg_gpu_spec *spec)
 {
-	const struct row *f = G->rows[0];
+	const struct row *f = row_of(G, 0);
 	size_t ne;
 	const tg_event *ev = tg_trace_events(trace, &ne);
 	if (tg_table_set_str(t, r, 0, tg_trace_str(trace, ev[f->ev].name)))
@@ -300,7 +310,7 @@ static int fill_group_row(tg_table *t, size_t r, const struct sheet_cols *c, con
 	for (int m = 0; m < 2; m++) {
 		size_t nv = 0;
 		for (size_t k = 0; k < G->n; k++) {
-			const struct row *x = G->rows[k];
+			const struct row *x = row_of(G, k);
 			/* rates of ops without kernel time are left out (TraceLens: NaN) */
 			double v = x->kt <= 0 ? NAN
 			           : m ? (x->me->m.flops / 1e9 / 1e3) / (x->kt / 1e6) : (x->me->m.bytes / 1e12) / (x->kt / 1e6);
@@ -318,7 +328,7 @@ static int fill_group_row(tg_table *t, size_t r, const struct sheet_cols *c, con
 	if (spec && roofline_cells(t, r, c->c_roof, G, fp[MAXP - 1], spec, vals))
 		return -1;
 	for (size_t k = 0; k < G->n; k++)
-		vals[k] = G->rows[k]->kt;
+		vals[k] = row_of(G, k)->kt;
 	tg_describe6(st, vals, G->n);
 	for (int s = 0; s < 6; s++)
 		set_num(t, r, c->c_kt + s, st[s]);
@@ -328,8 +338,8 @@ static int fill_group_row(tg_table *t, size_t r, const struct sheet_cols *c, con
 
 /* The sheet of kind over its n rows (one line per distinct name and
  * params); NULL when out of memory. vals: scratch of n. */
-static tg_table *build_sheet(tg_perf_kind kind, struct row **rows, size_t n, const struct pkey *keys,
-                             const tg_trace *trace, double *vals, const tg_gpu_spec *spec)
+static tg_table *build_sheet(tg_perf_kind kind, const struct row *base, uint32_t *rows, size_t n,
+                             const struct pkey *keys, const tg_trace *trace, double *vals, const tg_gpu_spec *spec)
 {
 	const char *sheet = tg_perf_sheet_name(kind);
 	char title[96];
@@ -339,8 +349,8 @@ static tg_table *build_sheet(tg_perf_kind kind, struct row **rows, size_t n, con
 	struct sheet_cols c;
 	if (!t || add_sheet_columns(t, kind, spec, &c))
 		goto fail;
-	qsort(rows, n, sizeof(*rows), cmp_key);
-	size_t ng = group_rows(&g, rows, n);
+	qsort_r(rows, n, sizeof(*rows), cmp_key, (void *)base);
+	size_t ng = group_rows(&g, base, rows, n);
 	if (!g)
 		goto fail;
 	for (size_t gi = 0; gi < ng; gi++) {
@@ -567,7 +577,7 @@ static int walk_op(struct sheets_walk *w, uint32_t i, int32_t step)
  * (the sheets made so far stay in tabs for the caller to free). */
 static int sheets_of_rows(tg_table **tabs, size_t *ntabs, struct sheets_walk *w, const tg_gpu_spec *spec)
 {
-	struct row **by[TG_PERF_KIND_COUNT] = {0};
+	uint32_t *by[TG_PERF_KIND_COUNT] = {0}; /* each sheet's rows, as indexes into w->rows */
 	size_t *nby = w->nby, maxg = 1;
 	double *vals = NULL;
 	int rc = TG_ENOMEM;
@@ -576,20 +586,20 @@ static int sheets_of_rows(tg_table **tabs, size_t *ntabs, struct sheets_walk *w,
 			continue;
 		if (nby[k] > maxg)
 			maxg = nby[k];
-		by[k] = tg_calloc(nby[k], sizeof(struct row *));
+		by[k] = tg_calloc(nby[k], sizeof(uint32_t));
 		if (!by[k])
 			goto done;
 		nby[k] = 0;
 	}
 	for (size_t i = 0; i < w->nrows; i++)
-		by[w->rows[i].me->m.kind][nby[w->rows[i].me->m.kind]++] = &w->rows[i];
+		by[w->rows[i].me->m.kind][nby[w->rows[i].me->m.kind]++] = (uint32_t)i;
 	vals = tg_calloc(maxg, sizeof(double));
 	if (!vals)
 		goto done;
 	for (int k = 1; k < TG_PERF_KIND_COUNT; k++) {
 		if (!nby[k])
 			continue;
-		tg_table *t = build_sheet((tg_perf_kind)k, by[k], nby[k], w->pk.v, w->trace, vals, spec);
+		tg_table *t = build_sheet((tg_perf_kind)k, w->rows, by[k], nby[k], w->pk.v, w->trace, vals, spec);
 		if (!t)
 			goto done;
 		tabs[(*ntabs)++] = t;

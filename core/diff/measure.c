@@ -229,6 +229,7 @@ struct trace_walk {
 	const tg_trace *t;
 	const tg_atoms *atoms;
 	const tg_event *ev;
+	const tg_launchers *l;
 	const tg_launcher *list; /* the launchers */
 	size_t nl;
 	const uint32_t *who; /* per device event: its launcher index (or TG_NONE) */
@@ -352,7 +353,7 @@ static int add_kernel_rec(tg_measure *m, struct trace_walk *w, uint32_t i)
 	char opshape_none[] = "(no launcher)";
 	tg_kernel_cat kc;
 	if (tg_categorizer_kernel(&kc, w->cz, i, li != TG_NONE ? w->list[li].event : TG_NONE,
-	                          li != TG_NONE ? w->list[li].category : NULL))
+	                          li != TG_NONE ? tg_launchers_category(w->l, &w->list[li]) : NULL))
 		return TG_ENOMEM;
 	r->cat_source = (uint8_t)kc.source;
 	r->name_category = TG_NONE;
@@ -408,6 +409,7 @@ static int add_trace(tg_measure *m, uint32_t ti)
 		tg_launchers_free(l);
 		return rc;
 	}
+	w.l = l;
 	w.list = tg_launchers_list(l, &w.nl);
 	w.who = tg_launchers_owners(l);
 	w.inv_of = malloc((w.nl ? w.nl : 1) * sizeof(uint32_t));
