@@ -314,6 +314,40 @@ static void test_node_times_wide(void **state)
 	done(t, tree, cp);
 }
 
+/* A device-side thread whose events do not all last once rounded (an
+ * Event Sync on a negative stream, 0.5 us, in the window through its host
+ * call) is nested with HTA's comparison, walked as it is nested: main's
+ * graph and path, pinned. */
+static void test_zero_duration_thread(void **state)
+{
+	(void)state;
+	static const char json[] =
+		"{\"traceEvents\":["
+		X("cpu_op", "aten::mm", 1, 1, 0, 100, "") ","
+		X("cuda_runtime", "cudaEventSynchronize", 1, 1, 40, 10, "\"correlation\":8") ","
+		X("cuda_runtime", "cudaEventSynchronize", 1, 1, 55, 20, "\"correlation\":9") ","
+		X("cuda_sync", "Event Sync", 0, 3, 44, 30, "\"correlation\":8,\"stream\":-3") ","
+		X("cuda_sync", "Event Sync", 0, 3, 60, 2, "\"correlation\":9,\"stream\":-3") ","
+		X("cuda_sync", "Event Sync", 0, 3, 60.2, 0.5, "\"correlation\":9,\"stream\":-3") ","
+		X("cpu_op", "aten::add", 1, 1, 120, 10, "")
+		"]}";
+	tg_trace *t;
+	tg_tree *tree;
+	tg_cp_opts o = {.annotation = ""};
+	tg_critical_path *cp = build(&t, &tree, json, &o);
+	const tg_cp_stats *st = tg_cp_stats_get(cp);
+	assert_int_equal(st->events, 6);
+	assert_int_equal(st->nodes, 12);
+	assert_int_equal(st->edges, 10);
+	assert_int_equal(st->edges_by_type[TG_CP_EDGE_OPERATOR], 9);
+	assert_int_equal(st->edges_by_type[TG_CP_EDGE_DEPENDENCY], 1);
+	assert_int_equal(st->path_nodes, 8);
+	assert_int_equal(st->path_events, 4);
+	assert_int_equal(tg_cp_length_ns(cp), 80 * US);
+	assert_int_equal(tg_cp_breakdown(cp)[TG_CP_CPU], 80 * US);
+	done(t, tree, cp);
+}
+
 /* Sub-microsecond events vanish in HTA's rounding: said so. */
 static void test_all_rounded_away(void **state)
 {
@@ -730,6 +764,7 @@ int main(void)
 		cmocka_unit_test(test_failures),
 		cmocka_unit_test(test_rounding),
 		cmocka_unit_test(test_node_times_wide),
+		cmocka_unit_test(test_zero_duration_thread),
 		cmocka_unit_test(test_all_rounded_away),
 		cmocka_unit_test(test_render),
 		cmocka_unit_test(test_hta_basic_add),
