@@ -768,6 +768,39 @@ static void test_args_last(void **state)
 	tg_trace_free(t);
 }
 
+/* More kept arguments than the limit (at most 2^32 - 1: an event holds its
+ * first argument's index in 32 bits) are refused with one line at the event
+ * that passes it; shared equal lists do not count twice. */
+static void test_args_limit(void **state)
+{
+	(void)state;
+	static const char doc[] = "{\"traceEvents\":["
+		"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"a\",\"ts\":1,\"dur\":1,"
+		"\"args\":{\"Sequence number\":1,\"stream\":7}},"
+		"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"a\",\"ts\":2,\"dur\":1,"
+		"\"args\":{\"Sequence number\":1,\"stream\":7}},"
+		"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"b\",\"ts\":3,\"dur\":1,"
+		"\"args\":{\"Sequence number\":2,\"stream\":7}}"
+		"]}";
+	tg_read_opts o = {.max_args = 4};
+	tg_trace *t = NULL;
+	assert_int_equal(tg_trace_read_mem(&t, doc, sizeof doc - 1, "args.json", &o), 0);
+	size_t na;
+	tg_trace_args(t, &na);
+	assert_int_equal(na, 4); /* the second event shares the first's list */
+	tg_trace_free(t);
+	t = NULL;
+	o.max_args = 3;
+	assert_int_equal(tg_trace_read_mem(&t, doc, sizeof doc - 1, "args.json", &o), TG_ELIMIT);
+	assert_null(t);
+	assert_non_null(strstr(tg_error_last(), "args.json: byte "));
+	assert_non_null(strstr(tg_error_last(), ": more than 3 arguments (limit)"));
+	const char *at = strstr(doc, "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"b\"");
+	char want[64];
+	snprintf(want, sizeof want, "byte %zu: more", (size_t)(at - doc));
+	assert_non_null(strstr(tg_error_last(), want));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -788,6 +821,7 @@ int main(void)
 		cmocka_unit_test(test_wide_durs),
 		cmocka_unit_test(test_args_last),
 		cmocka_unit_test(test_track_limit),
+		cmocka_unit_test(test_args_limit),
 	};
 	return cmocka_run_group_tests_name("trace_read", tests, NULL, NULL);
 }

@@ -174,6 +174,8 @@ typedef struct tg_read_opts {
 	tg_source_opts source;
 	uint32_t max_depth;  /* JSON nesting, default 64, at least 4 (a trace's own structure) */
 	uint64_t max_events; /* events kept, default 1 << 31 */
+	uint64_t max_args;   /* arguments kept (after equal lists are shared), default and at most
+	                      * 2^32 - 1: an event holds its first argument's index in 32 bits */
 	uint32_t max_string; /* bytes in one string, default 16 MiB */
 	uint32_t max_unit;   /* bytes of one event or top-level value, default 256 MiB */
 	uint32_t window;     /* initial read window in bytes, default 1 MiB (tests use tiny ones) */

@@ -438,6 +438,7 @@ static void parser_config(struct parser *ps, tg_source *src, const tg_read_opts 
 	if (ps->max_depth < MIN_DEPTH)
 		ps->max_depth = MIN_DEPTH;
 	ps->max_events = opts && opts->max_events ? opts->max_events : DEFAULT_MAX_EVENTS;
+	ps->max_args = opts && opts->max_args && opts->max_args < TG_MAX_ARGS ? opts->max_args : TG_MAX_ARGS;
 	ps->max_string = opts && opts->max_string ? opts->max_string : DEFAULT_MAX_STRING;
 	ps->max_unit = opts && opts->max_unit ? opts->max_unit : DEFAULT_MAX_UNIT;
 	ps->last_track = TG_NONE;

@@ -719,6 +719,9 @@ static void commit_event(struct parser *ps, struct evtmp *ev, size_t args_start,
 	/* filled here, stored whole: track, kind and flags share a word */
 	tg_event e = {.ts = ev->ts, .name = ev->name == TG_NONE ? ps->atom_empty : ev->name,
 	              .args = t->nargs > args_start ? share_args(ps, args_start) : TG_NONE};
+	/* counted once shared: past the limit, a new list's index would not fit 32 bits */
+	if (t->nargs > ps->max_args)
+		die_off(ps, TG_ELIMIT, at, "more than %llu arguments (limit)", (unsigned long long)ps->max_args);
 	unsigned fl = flags | set_dur(ps, &e, ev->ph == 'B' ? 0 : ev->dur, at) | set_ids(ps, &e, ev, kind, at);
 	if (ev->ph == 'B') {
 		fl |= TG_EV_UNCLOSED;

@@ -23,6 +23,8 @@
 #define DEFAULT_MAX_DEPTH 64
 #define HARD_MAX_DEPTH 1000
 #define DEFAULT_MAX_EVENTS (1ULL << 31)
+/* the most kept arguments: the last list's first index is below TG_NONE */
+#define TG_MAX_ARGS 0xffffffffULL
 #define DEFAULT_MAX_STRING (16u << 20)
 #define DEFAULT_MAX_UNIT (256u << 20)
 #define MIN_DEPTH 4 /* a trace's own structure: object, array, event, args */
@@ -90,6 +92,7 @@ struct parser {
 	tg_source *src;
 	uint32_t max_depth, max_string, max_unit;
 	uint64_t max_events;
+	uint64_t max_args;   /* kept arguments: at most TG_MAX_ARGS (32-bit indexes) */
 
 	char *buf;       /* the window, or a chunk of the pipeline read in place */
 	char *win;       /* the window: cap + PAD bytes (the parser's own) */
