@@ -404,6 +404,16 @@ static int measure_data(tg_measure **out, size_t **order, const tg_rundata ***so
 	int rc = o && r && d ? tg_measure_new(out, keys) : TG_ENOMEM;
 	if (!rc)
 		data_order(o, r, s);
+	size_t nr = 0, ni = 0, nu = 0; /* the side's sum, reserved at once: no slack */
+	for (size_t i = 0; !rc && i < n; i++) {
+		size_t k;
+		const tg_measure *m = tg_rundata_measure(s->data[i]);
+		nr += (tg_measure_kernels(m, &k), k);
+		ni += (tg_measure_invocations(m, &k), k);
+		nu += (tg_measure_units(m, &k), k);
+	}
+	if (!rc)
+		rc = tg_measure_reserve(*out, nr, ni, nu);
 	for (size_t i = 0; !rc && i < n; i++) {
 		const tg_rundata *x = d[i] = s->data[o[i]];
 		const char *name = s->names ? s->names[o[i]] : NULL;
@@ -542,6 +552,17 @@ int tg_gate_run(tg_gate **out, const tg_rules *rules, const tg_tree *const *base
 	return 0;
 }
 
+/* Whether a run data of a is also one of b's (a caller that lends one
+ * trace to both sides): then a's may not be freed before b is measured. */
+static int shares_data(const tg_gate_data *a, const tg_gate_data *b)
+{
+	for (size_t i = 0; i < a->n; i++)
+		for (size_t k = 0; k < b->n; k++)
+			if (a->data[i] == b->data[k])
+				return 1;
+	return 0;
+}
+
 int tg_gate_run_data(tg_gate **out, const tg_rules *rules, const tg_gate_data *base, const tg_gate_data *next,
                      const tg_gate_opts *opts)
 {
@@ -549,14 +570,20 @@ int tg_gate_run_data(tg_gate **out, const tg_rules *rules, const tg_gate_data *b
 	tg_gate *g = gate_new(base->n, next->n);
 	const tg_findings_opts *fo = tg_rules_findings(rules);
 	int rc = g ? 0 : tg_error_set(TG_ENOMEM, "out of memory");
+	/* each side's run data measures freed once copied, before the next
+	 * side is copied beside them */
 	if (!rc)
 		rc = measure_data(&g->base, &g->border, &g->bdata, base, fo, g->keys);
+	int early = !rc && !shares_data(base, next);
+	if (early)
+		release_data(base, opts, TG_RUNDATA_MEASURE);
 	if (!rc)
 		rc = measure_data(&g->next, &g->xorder, &g->xdata, next, fo, g->keys);
 	if (!rc) {
 		g->sides[0] = base;
 		g->sides[1] = next;
-		release_data(base, opts, TG_RUNDATA_MEASURE);
+		if (!early)
+			release_data(base, opts, TG_RUNDATA_MEASURE);
 		release_data(next, opts, TG_RUNDATA_MEASURE);
 	}
 	if (!rc && base->views && !(g->bviews = tg_calloc(base->n ? base->n : 1, sizeof(*g->bviews))))

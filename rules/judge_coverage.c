@@ -34,7 +34,7 @@ static int side_left(double *left, double *total, uint32_t ncat, const tg_rule *
 		int judged = 0;
 		for (size_t r = 0; r < nr && !judged; r++)
 			judged = kernel_metric(rl[r].metric) &&
-			         tg_judge_rec_matches(&rl[r], keys, &k[i], memo ? memo + 5 * (size_t)ncat * r : NULL,
+			         tg_judge_rec_matches(&rl[r], m, keys, &k[i], memo ? memo + 5 * (size_t)ncat * r : NULL,
 			                              ncat);
 		if (!judged)
 			left[k[i].category] += d;

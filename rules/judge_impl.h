@@ -41,11 +41,11 @@ struct pair_set {
 	double ub, un, ub2, un2;
 };
 
-/* Whether record k is selected by rule r (judge_select.c); memo: 5 x
- * natoms bytes (the category, op, kernel, module and shape patterns'
- * answers, zeroed at first) or NULL. */
-int tg_judge_rec_matches(const tg_rule *r, const tg_atoms *keys, const tg_kernel_rec *k, uint8_t *memo,
-                         uint32_t natoms);
+/* Whether record k of side is selected by rule r (judge_select.c; its rank
+ * is side's tg_measure_rec_rank); memo: 5 x natoms bytes (the category, op,
+ * kernel, module and shape patterns' answers, zeroed at first) or NULL. */
+int tg_judge_rec_matches(const tg_rule *r, const tg_measure *side, const tg_atoms *keys, const tg_kernel_rec *k,
+                         uint8_t *memo, uint32_t natoms);
 
 /* The categories no kernel rule selects that hold more than min_pct of
  * the kernel time of a side (in its steps), largest first

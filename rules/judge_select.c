@@ -35,10 +35,11 @@ static int memo_match(uint8_t *memo, uint32_t natoms, const tg_pattern *p, const
 	return memo[a] == 1;
 }
 
-int tg_judge_rec_matches(const tg_rule *r, const tg_atoms *keys, const tg_kernel_rec *k, uint8_t *memo, uint32_t natoms)
+int tg_judge_rec_matches(const tg_rule *r, const tg_measure *side, const tg_atoms *keys, const tg_kernel_rec *k,
+                         uint8_t *memo, uint32_t natoms)
 {
 	uint8_t *m = memo;
-	return (r->stream < 0 || r->stream == k->stream) && (r->rank < 0 || r->rank == k->rank) &&
+	return (r->stream < 0 || r->stream == k->stream) && (r->rank < 0 || r->rank == tg_measure_rec_rank(side, k)) &&
 	       memo_match(m, natoms, &r->category, keys, k->category) &&
 	       memo_match(m ? m + natoms : NULL, natoms, &r->op, keys, k->op) &&
 	       memo_match(m ? m + 2 * (size_t)natoms : NULL, natoms, &r->kernel, keys, k->kernel) &&
@@ -71,7 +72,7 @@ void tg_judge_name_hint(char *buf, size_t cap, const tg_rule *r, const tg_measur
 				continue;
 			tg_rule tmp = *r;
 			memset(&tmp.category, 0, sizeof(tmp.category));
-			if (!tg_judge_rec_matches(&tmp, keys, &k[i], NULL, 0))
+			if (!tg_judge_rec_matches(&tmp, sides[s], keys, &k[i], NULL, 0))
 				continue;
 			count++;
 			ns += k[i].dur_ns;
@@ -253,7 +254,7 @@ static int select_side(struct sel **out, size_t *n, size_t *units, size_t *dropp
 	uint8_t *memo = tg_calloc(5 * (size_t)(natoms ? natoms : 1), 1); /* NULL: no memo, still correct */
 	for (size_t i = 0; i < nk; i++) {
 		if (k[i].unit == TG_NONE || map[k[i].unit] == UINT32_MAX ||
-		    !tg_judge_rec_matches(r, keys, &k[i], memo, natoms))
+		    !tg_judge_rec_matches(r, m, keys, &k[i], memo, natoms))
 			continue;
 		double fl = NAN, by = NAN;
 		if (k[i].inv != TG_NONE) {

@@ -99,6 +99,9 @@ if [ -x /usr/bin/time ]; then
 	tap_peak_rss "$tmp/rss.diff" "$TG" diff "$tmp/big1.json" "$tmp/big2.json"
 	cp "$tmp/peak.err" "$tmp/err"
 	cp=$(tail -1 "$tmp/rss.cp") diff=$(tail -1 "$tmp/rss.diff")
+	# 1.5x: two traces held at once are 2x and more; in issue 24's fifth
+	# round the critical path of one (the yardstick) came down to 15.6 MB
+	# and the diff's run data and alignment with it (20.9 MB, 1.34x)
 	[ "$rc" -le 1 ] && [ "$diff" -lt $((cp * 3 / 2)) ] \
 		&& ok "two 30 MB traces: the diff's peak $diff KB below 1.5x one trace's critical path ($cp KB)" \
 		|| not_ok "the diff's peak" "exit $rc, $diff KB (critical-path of one: $cp KB): $(head -c 300 "$tmp/err")"

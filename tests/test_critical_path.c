@@ -270,6 +270,84 @@ static void test_rounding(void **state)
 	done(t, tree, cp);
 }
 
+/* The nodes' times in 32 bits of their unit from the first node (whole
+ * microseconds with HTA's rounding, ns without) when the span fits, else
+ * whole: the same lengths either way, 5 s apart (over 2^32 ns) and 5,000 s
+ * apart (over 2^32 us). */
+static void test_node_times_wide(void **state)
+{
+	(void)state;
+	static const char json5[] =
+		"{\"traceEvents\":["
+		X("cuda_runtime", "cudaLaunchKernel", 1, 1, 10, 10, "\"correlation\":1") ","
+		X("kernel", "gemm", 0, 7, 5000030.4, 20.2, "\"correlation\":1,\"stream\":7")
+		"]}";
+	static const char json5000[] =
+		"{\"traceEvents\":["
+		X("cuda_runtime", "cudaLaunchKernel", 1, 1, 10, 10, "\"correlation\":1") ","
+		X("kernel", "gemm", 0, 7, 5000000030.4, 20.2, "\"correlation\":1,\"stream\":7")
+		"]}";
+	tg_trace *t;
+	tg_tree *tree;
+	tg_cp_opts o = {.annotation = "", .keep_graph = 1};
+	tg_critical_path *cp = build(&t, &tree, json5, &o);
+	assert_non_null(cp->node_t32); /* 5 s: 5,000,041 us */
+	assert_null(cp->node_ts);
+	assert_int_equal(tg_cp_breakdown(cp)[TG_CP_LAUNCH], (5000031 - 10) * US);
+	assert_int_equal(tg_cp_breakdown(cp)[TG_CP_GPU_COMPUTE], 19 * US);
+	assert_int_equal(tg_cp_length_ns(cp), (5000031 - 10 + 19) * US);
+	assert_int_equal(cp_node_ts(cp, 3), 5000050 * US);
+	done(t, tree, cp);
+	o.exact_ns = 1;
+	cp = build(&t, &tree, json5, &o);
+	assert_null(cp->node_t32); /* 5e9 ns do not fit 32 bits */
+	assert_non_null(cp->node_ts);
+	assert_int_equal(tg_cp_breakdown(cp)[TG_CP_LAUNCH], INT64_C(5000020400));
+	assert_int_equal(tg_cp_breakdown(cp)[TG_CP_GPU_COMPUTE], 20200);
+	done(t, tree, cp);
+	o.exact_ns = 0;
+	cp = build(&t, &tree, json5000, &o);
+	assert_null(cp->node_t32); /* 5e9 us do not either */
+	assert_non_null(cp->node_ts);
+	assert_int_equal(tg_cp_breakdown(cp)[TG_CP_LAUNCH], INT64_C(5000000021) * US);
+	assert_int_equal(tg_cp_length_ns(cp), INT64_C(5000000040) * US);
+	done(t, tree, cp);
+}
+
+/* A device-side thread whose events do not all last once rounded (an
+ * Event Sync on a negative stream, 0.5 us, in the window through its host
+ * call) is nested with HTA's comparison, walked as it is nested: main's
+ * graph and path, pinned. */
+static void test_zero_duration_thread(void **state)
+{
+	(void)state;
+	static const char json[] =
+		"{\"traceEvents\":["
+		X("cpu_op", "aten::mm", 1, 1, 0, 100, "") ","
+		X("cuda_runtime", "cudaEventSynchronize", 1, 1, 40, 10, "\"correlation\":8") ","
+		X("cuda_runtime", "cudaEventSynchronize", 1, 1, 55, 20, "\"correlation\":9") ","
+		X("cuda_sync", "Event Sync", 0, 3, 44, 30, "\"correlation\":8,\"stream\":-3") ","
+		X("cuda_sync", "Event Sync", 0, 3, 60, 2, "\"correlation\":9,\"stream\":-3") ","
+		X("cuda_sync", "Event Sync", 0, 3, 60.2, 0.5, "\"correlation\":9,\"stream\":-3") ","
+		X("cpu_op", "aten::add", 1, 1, 120, 10, "")
+		"]}";
+	tg_trace *t;
+	tg_tree *tree;
+	tg_cp_opts o = {.annotation = ""};
+	tg_critical_path *cp = build(&t, &tree, json, &o);
+	const tg_cp_stats *st = tg_cp_stats_get(cp);
+	assert_int_equal(st->events, 6);
+	assert_int_equal(st->nodes, 12);
+	assert_int_equal(st->edges, 10);
+	assert_int_equal(st->edges_by_type[TG_CP_EDGE_OPERATOR], 9);
+	assert_int_equal(st->edges_by_type[TG_CP_EDGE_DEPENDENCY], 1);
+	assert_int_equal(st->path_nodes, 8);
+	assert_int_equal(st->path_events, 4);
+	assert_int_equal(tg_cp_length_ns(cp), 80 * US);
+	assert_int_equal(tg_cp_breakdown(cp)[TG_CP_CPU], 80 * US);
+	done(t, tree, cp);
+}
+
 /* Sub-microsecond events vanish in HTA's rounding: said so. */
 static void test_all_rounded_away(void **state)
 {
@@ -685,6 +763,8 @@ int main(void)
 		cmocka_unit_test(test_cross_stream_events),
 		cmocka_unit_test(test_failures),
 		cmocka_unit_test(test_rounding),
+		cmocka_unit_test(test_node_times_wide),
+		cmocka_unit_test(test_zero_duration_thread),
 		cmocka_unit_test(test_all_rounded_away),
 		cmocka_unit_test(test_render),
 		cmocka_unit_test(test_hta_basic_add),

@@ -18,7 +18,8 @@
  * encoding is stable (encode, decode, encode gives the same bytes), the
  * decoded arrays equal the built ones, and damaged bytes
  * (every truncation, flipped bytes, another format, a limit) are an error,
- * never a crash.
+ * never a crash; a side's measure reserved exactly and fitted holds the
+ * records appended to it.
  */
 #include "gentrace.h"
 
@@ -398,7 +399,7 @@ static void test_round_trip(void **state)
 		assert_int_equal(r1[i].inv, r2[i].inv);
 		assert_int_equal(r1[i].dur_ns, r2[i].dur_ns);
 		assert_int_equal(r1[i].delay_ns, r2[i].delay_ns);
-		assert_int_equal(r1[i].rank, r2[i].rank);
+		assert_int_equal(tg_measure_rec_rank(m1, &r1[i]), tg_measure_rec_rank(m2, &r2[i]));
 		assert_int_equal(r1[i].cat_source, r2[i].cat_source);
 	}
 	assert_int_equal(tg_measure_trace_rank(m2, 0), 1);
@@ -445,6 +446,61 @@ static void test_round_trip(void **state)
 	tg_rundata_free(rd);
 	tg_rundata_free(back);
 	tg_rundata_free(again);
+}
+
+/* A side's measure reserved exactly for the traces appended to it
+ * (tg_measure_reserve: what the gate does before appending its side's
+ * run data) and fitted to its records (tg_measure_fit: what run data
+ * kept between traces does): the records are those appended, in order,
+ * with their keys through the side's table, and appending after a fit
+ * grows the arrays again. */
+static void test_measure_reserve_fit(void **state)
+{
+	(void)state;
+	GT_SKIP_WITHOUT_GEN();
+	const gt_side *s = gt_trace(SMALL);
+	tg_rundata *rd;
+	assert_int_equal(tg_rundata_build(&rd, s->tree, NULL), 0);
+	const tg_measure *src = tg_rundata_measure(rd);
+	size_t nr, ni, nu;
+	const tg_kernel_rec *r = tg_measure_kernels(src, &nr);
+	tg_measure_invocations(src, &ni);
+	tg_measure_units(src, &nu);
+	assert_true(nr > 50);
+	tg_atoms *keys = tg_atoms_new();
+	tg_measure *m;
+	assert_int_equal(tg_measure_new(&m, keys), 0);
+	assert_int_equal(tg_measure_reserve(m, 2 * nr, 2 * ni, 2 * nu), 0);
+	int64_t rank = 3;
+	for (int k = 0; k < 2; k++)
+		assert_int_equal(tg_measure_append(m, src, &rank, NULL), 0);
+	assert_int_equal(tg_measure_fit(m), 0);
+	assert_int_equal(tg_measure_append(m, src, &rank, NULL), 0); /* grows again */
+	size_t n, n2, n3;
+	const tg_kernel_rec *x = tg_measure_kernels(m, &n);
+	tg_measure_invocations(m, &n2);
+	tg_measure_units(m, &n3);
+	assert_int_equal(n, 3 * nr);
+	assert_int_equal(n2, 3 * ni);
+	assert_int_equal(n3, 3 * nu);
+	assert_int_equal(tg_measure_traces(m), 3);
+	for (size_t k = 0; k < 3; k++)
+		for (size_t i = 0; i < nr; i++) {
+			const tg_kernel_rec *y = &x[k * nr + i];
+			assert_int_equal(y->event, r[i].event);
+			assert_int_equal(y->dur_ns, r[i].dur_ns);
+			assert_int_equal(y->trace, k);
+			assert_int_equal(tg_measure_rec_rank(m, y), 3);
+			assert_int_equal(y->unit, r[i].unit == TG_NONE ? TG_NONE : r[i].unit + k * nu);
+			assert_string_equal(tg_atoms_str(keys, y->kernel), tg_atoms_str(tg_measure_keys(src), r[i].kernel));
+		}
+	tg_measure_free(m);
+	tg_atoms_free(keys);
+	/* run data fitted when built: its measure reads as before */
+	assert_int_equal(tg_rundata_detach(rd), 0);
+	tg_measure_kernels(tg_rundata_measure(rd), &n);
+	assert_int_equal(n, nr);
+	tg_rundata_free(rd);
 }
 
 /* Every truncation, and bytes flipped all over the payload (re-deflated, so
@@ -512,7 +568,9 @@ static void test_damaged(void **state)
 }
 
 /* A skeleton whose parents make a cycle, or point past the end, is
- * refused; the arrays are freed either way. */
+ * refused; the arrays are freed either way. Durations given apart are
+ * read back whole, those of 2^32 - 1 ns and more held beside the 24-byte
+ * nodes. */
 static void test_skeleton_adopt(void **state)
 {
 	(void)state;
@@ -528,24 +586,51 @@ static void test_skeleton_adopt(void **state)
 		                      .name = 0,
 		                      .kind = TG_KIND_CPU_OP};
 	tg_skeleton *s;
-	assert_int_equal(tg_skeleton_adopt(&s, x, 3, 10, a, 0, "t"), TG_EFORMAT);
+	assert_int_equal(tg_skeleton_adopt(&s, x, NULL, 3, 10, a, 0, "t"), TG_EFORMAT);
 	assert_string_equal(tg_error_last(), "t: skeleton node 0: its parents make a cycle");
 	a = tg_atoms_new();
 	assert_int_equal(tg_atoms_intern(&id, a, "aten::mm", 8), 0);
 	x = calloc(2, sizeof(*x));
 	x[0] = (tg_skel_node){.event = 1, .parent = TG_NONE, .kind = TG_KIND_CPU_OP};
 	x[1] = (tg_skel_node){.event = 3, .parent = 0, .kind = TG_KIND_PYTHON};
-	assert_int_equal(tg_skeleton_adopt(&s, x, 2, 10, a, 0, "t"), TG_EFORMAT);
+	assert_int_equal(tg_skeleton_adopt(&s, x, NULL, 2, 10, a, 0, "t"), TG_EFORMAT);
 	assert_string_equal(tg_error_last(), "t: skeleton node 1: kind not held");
 	a = tg_atoms_new();
 	assert_int_equal(tg_atoms_intern(&id, a, "aten::mm", 8), 0);
 	x = calloc(2, sizeof(*x));
 	x[0] = (tg_skel_node){.event = 1, .parent = TG_NONE, .kind = TG_KIND_CPU_OP};
 	x[1] = (tg_skel_node){.event = 3, .parent = 0, .kind = TG_KIND_KERNEL};
-	assert_int_equal(tg_skeleton_adopt(&s, x, 2, 10, a, 0, "t"), 0);
+	assert_int_equal(tg_skeleton_adopt(&s, x, NULL, 2, 10, a, 0, "t"), 0);
 	assert_int_equal(tg_skeleton_find(s, 3), 1);
 	assert_int_equal(tg_skeleton_find(s, 2), TG_NONE);
 	tg_skeleton_free(s);
+	/* durations given apart: 4.29 s and more held whole, a negative one refused */
+	const int64_t durs[] = {5000000000LL, 4294967294LL, 4294967295LL, 7};
+	a = tg_atoms_new();
+	assert_int_equal(tg_atoms_intern(&id, a, "aten::mm", 8), 0);
+	x = calloc(4, sizeof(*x));
+	for (int i = 0; i < 4; i++)
+		x[i] = (tg_skel_node){.event = (uint32_t)i, .parent = i ? 0 : TG_NONE, .kind = TG_KIND_CPU_OP};
+	assert_int_equal(sizeof(tg_skel_node), 24);
+	assert_int_equal(tg_skeleton_adopt(&s, x, durs, 4, 10, a, 0, "t"), 0);
+	size_t n;
+	const tg_skel_node *y = tg_skeleton_nodes(s, &n);
+	assert_int_equal(n, 4);
+	for (size_t i = 0; i < 4; i++)
+		assert_int_equal(tg_skeleton_dur(s, i), durs[i]);
+	assert_int_equal(y[0].dur, TG_SKEL_WIDE_DUR);
+	assert_int_equal(y[1].dur, 4294967294u);
+	assert_int_equal(y[2].dur, TG_SKEL_WIDE_DUR);
+	assert_int_equal(y[3].dur, 7);
+	tg_skeleton_free(s);
+	const int64_t bad[] = {1, -1};
+	a = tg_atoms_new();
+	assert_int_equal(tg_atoms_intern(&id, a, "aten::mm", 8), 0);
+	x = calloc(2, sizeof(*x));
+	x[0] = (tg_skel_node){.event = 1, .parent = TG_NONE, .kind = TG_KIND_CPU_OP};
+	x[1] = (tg_skel_node){.event = 3, .parent = 0, .kind = TG_KIND_KERNEL};
+	assert_int_equal(tg_skeleton_adopt(&s, x, bad, 2, 10, a, 0, "t"), TG_EFORMAT);
+	assert_string_equal(tg_error_last(), "t: skeleton node 1: negative duration");
 }
 
 int main(void)
@@ -561,6 +646,7 @@ int main(void)
 		cmocka_unit_test(test_detached_noise),
 		cmocka_unit_test(test_missing_part),
 		cmocka_unit_test(test_round_trip),
+		cmocka_unit_test(test_measure_reserve_fit),
 		cmocka_unit_test(test_damaged),
 		cmocka_unit_test(test_skeleton_adopt),
 	};

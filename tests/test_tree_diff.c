@@ -1326,7 +1326,7 @@ static void check_by_start(const int64_t *ts, size_t n, const uint32_t *want)
 		nodes[i] = (tg_skel_node){.ts = ts[i], .dur = 1, .event = (uint32_t)i, .parent = TG_NONE,
 		                          .name = name, .kind = TG_KIND_CPU_OP};
 	tg_skeleton *sk = NULL;
-	assert_int_equal(tg_skeleton_adopt(&sk, nodes, n, (uint32_t)n, atoms, 0, "test"), 0);
+	assert_int_equal(tg_skeleton_adopt(&sk, nodes, NULL, n, (uint32_t)n, atoms, 0, "test"), 0);
 	const uint32_t *by = tg_skeleton_by_start(sk), *rank = tg_skeleton_start_rank(sk);
 	for (size_t q = 0; q < n; q++) {
 		assert_int_equal(by[q], want[q]);

@@ -126,37 +126,55 @@ static int dropped(const tg_event *e)
 	return (e->flags & TG_EV_INSTANT) || e->kind == TG_KIND_TRACE_SPAN || e->kind == TG_KIND_INSTANT;
 }
 
-static int64_t floor_us(int64_t ns)
+/* The slot of stream value v in cp->streams (added when new), through
+ * the map of the values seen; TG_NONE when out of memory. */
+static uint32_t stream_slot(tg_critical_path *cp, tg_idmap *slots, int64_t v)
 {
-	return (ns >= 0 ? ns / 1000 : -((-ns + 999) / 1000)) * 1000;
+	if (v == -1)
+		return 0;
+	uint32_t s = tg_idmap_get(slots, v);
+	if (s != TG_NONE)
+		return s;
+	if (cp->nstreams >= UINT32_MAX - 1 ||
+	    tg_grow((void **)&cp->streams, &cp->streams_cap, cp->nstreams + 1, sizeof(int64_t)))
+		return TG_NONE;
+	s = (uint32_t)cp->nstreams;
+	cp->streams[cp->nstreams++] = v;
+	return tg_idmap_put(slots, v, s) < 0 ? TG_NONE : s;
 }
 
-/* Times (HTA's rounding: start up, end down, to whole microseconds),
- * stream, wait arguments and correlation flags of every event. */
-static void prepare_events(tg_critical_path *cp)
+/* The stream, wait arguments and correlation flags of every event (its
+ * times are read from it: cp_ts, cp_end). Returns 0 or TG_ENOMEM. */
+static int prepare_events(tg_critical_path *cp)
 {
 	uint32_t k_stream = tg_trace_key(cp->t, "stream");
 	cp->k_won = tg_trace_key(cp->t, "wait_on_stream");
 	cp->k_worc = tg_trace_key(cp->t, "wait_on_cuda_event_record_corr_id");
+	tg_idmap *slots = tg_idmap_new(64);
+	if (!slots || tg_grow((void **)&cp->streams, &cp->streams_cap, 16, sizeof(int64_t))) {
+		tg_idmap_free(slots);
+		return TG_ENOMEM;
+	}
+	cp->streams[0] = -1;
+	cp->nstreams = 1;
 	for (size_t i = 0; i < cp->nev; i++) {
 		const tg_event *e = &cp->ev[i];
-		cp->ts[i] = e->ts;
-		cp->end[i] = tg_event_end(cp->t, e);
-		if (!cp->opts.exact_ns) {
-			int64_t up = floor_us(cp->ts[i]);
-			cp->ts[i] = up == cp->ts[i] ? up : up + 1000;
-			cp->end[i] = floor_us(cp->end[i]);
+		int64_t stream = k_stream == TG_NONE ? -1 : cp_arg_number(cp->t, e, k_stream);
+		if ((cp->sslot[i] = stream_slot(cp, slots, stream)) == TG_NONE) {
+			tg_idmap_free(slots);
+			return TG_ENOMEM;
 		}
-		cp->stream[i] = cp_arg_number(cp->t, e, k_stream);
 		cp->ic[i] = TG_NONE;
-		uint8_t fl = (dropped(e) ? 0 : CP_KEPT) | (cp->stream[i] >= 0 ? CP_ON_STREAM : 0);
+		uint8_t fl = (dropped(e) ? 0 : CP_KEPT) | (stream >= 0 ? CP_ON_STREAM : 0);
 		if (cp_corr(cp, (uint32_t)i) >= 0)
 			fl |= CP_CORR;
 		uint16_t nf = cp_name_flags(cp, (uint32_t)i);
-		if ((cp->stream[i] >= 0 && (fl & CP_CORR)) || (nf & (CPN_EVENT_SYNC | CPN_CONTEXT_SYNC)))
+		if ((stream >= 0 && (fl & CP_CORR)) || (nf & (CPN_EVENT_SYNC | CPN_CONTEXT_SYNC)))
 			fl |= CP_GPU;
 		cp->evf[i] = fl;
 	}
+	tg_idmap_free(slots);
+	return 0;
 }
 
 /* HTA's _filter_irrelevant_gpu_kernels: with two ProfilerStep#N names or
@@ -175,8 +193,8 @@ static int keep_filter(tg_critical_path *cp)
 			first_name = cp->ev[i].name;
 		else if (cp->ev[i].name != first_name)
 			names = 2;
-		if (!(cp->evf[i] & CP_GPU) && cp->ts[i] > last)
-			last = cp->ts[i];
+		if (!(cp->evf[i] & CP_GPU) && cp_ts(cp, i) > last)
+			last = cp_ts(cp, i);
 	}
 	if (names < 2)
 		return 0;
@@ -188,7 +206,7 @@ static int keep_filter(tg_critical_path *cp)
 	for (size_t i = 0; i < cp->nev && !rc; i++) {
 		if (!(cp->evf[i] & CP_KEPT) || (cp->evf[i] & CP_GPU))
 			continue;
-		if (cp->ts[i] >= last)
+		if (cp_ts(cp, i) >= last)
 			cp->evf[i] &= (uint8_t)~CP_KEPT;
 		else if (cp_corr(cp, (uint32_t)i) != -1 && tg_idmap_put(corrs, cp_corr(cp, (uint32_t)i), 0) < 0)
 			rc = TG_ENOMEM;
@@ -253,8 +271,9 @@ static int find_window(tg_critical_path *cp, int64_t *start, int64_t *end)
 	if (!*cp->annotation) {
 		for (size_t i = 0; i < cp->nev; i++)
 			if (cp->evf[i] & CP_KEPT) {
-				*start = cp->ts[i] < *start ? cp->ts[i] : *start;
-				*end = cp->end[i] > *end ? cp->end[i] : *end;
+				int64_t ts = cp_ts(cp, i), te = cp_end(cp, i);
+				*start = ts < *start ? ts : *start;
+				*end = te > *end ? te : *end;
 			}
 		cp->stats.instances = 1;
 		if (*start == INT64_MAX)
@@ -284,8 +303,8 @@ static int find_window(tg_critical_path *cp, int64_t *start, int64_t *end)
 		if (!(cp->evf[i] & CP_KEPT) || !name_matches(cp, (uint32_t)i))
 			continue;
 		if (k >= first && k <= last) {
-			*start = cp->ts[i] < *start ? cp->ts[i] : *start;
-			*end = cp->end[i] > *end ? cp->end[i] : *end;
+			*start = cp_ts(cp, i) < *start ? cp_ts(cp, i) : *start;
+			*end = cp_end(cp, i) > *end ? cp_end(cp, i) : *end;
 		}
 		k++;
 	}
@@ -302,12 +321,13 @@ static void clip(tg_critical_path *cp, int64_t start, int64_t end)
 		uint8_t fl = cp->evf[i];
 		if (!(fl & CP_KEPT))
 			continue;
-		if (cp->stream[i] == -1) {
-			if (cp->ts[i] < start || cp->ts[i] > end || cp->end[i] - cp->ts[i] <= 0)
+		if (!cp_on_stream_col(cp, i)) {
+			int64_t ts = cp_ts(cp, i);
+			if (ts < start || ts > end || cp_end(cp, i) - ts <= 0)
 				continue;
 			cp->evf[i] |= CP_CLIP;
 			uint32_t d = cp->ic[i];
-			if (d != TG_NONE && (cp->evf[d] & CP_KEPT) && cp->stream[d] != -1)
+			if (d != TG_NONE && (cp->evf[d] & CP_KEPT) && cp_on_stream_col(cp, d))
 				cp->evf[d] |= CP_CLIP;
 		} else if (cp_name_flags(cp, (uint32_t)i) & CPN_STREAM_WAIT) {
 			cp->evf[i] |= CP_CLIP;
@@ -322,15 +342,13 @@ static void clip(tg_critical_path *cp, int64_t start, int64_t end)
 static int alloc_arrays(tg_critical_path *cp)
 {
 	size_t n = cp->nev + 1;
-	cp->ts = tg_malloc(n * sizeof(int64_t));
-	cp->end = tg_malloc(n * sizeof(int64_t));
-	cp->stream = tg_malloc(n * sizeof(int64_t));
+	cp->sslot = tg_malloc(n * sizeof(uint32_t));
 	cp->ic = tg_malloc(n * sizeof(uint32_t));
 	cp->snode = tg_malloc(n * sizeof(uint32_t));
 	cp->enode = tg_malloc(n * sizeof(uint32_t));
 	cp->evf = tg_calloc(n, 1);
 	cp->namef = tg_calloc(cp->natoms + 1, sizeof(uint16_t));
-	if (!cp->ts || !cp->end || !cp->stream || !cp->ic || !cp->snode ||
+	if (!cp->sslot || !cp->ic || !cp->snode ||
 	    !cp->enode || !cp->evf || !cp->namef)
 		return TG_ENOMEM;
 	memset(cp->snode, 0xff, n * sizeof(uint32_t));
@@ -362,9 +380,10 @@ static int build(tg_critical_path *cp)
 	int rc = alloc_arrays(cp);
 	if (!rc) {
 		flag_all_names(cp);
-		prepare_events(cp);
-		rc = keep_filter(cp);
+		rc = prepare_events(cp);
 	}
+	if (!rc)
+		rc = keep_filter(cp);
 	if (!rc)
 		rc = link_correlations(cp);
 	if (!rc)
@@ -376,7 +395,7 @@ static int build(tg_critical_path *cp)
 	size_t nsteps;
 	const tg_step *steps = tg_tree_steps(cp->tree, &nsteps);
 	for (size_t k = 0; k < nsteps; k++)
-		cp->stats.steps += cp->ts[steps[k].event] >= start && cp->ts[steps[k].event] < end;
+		cp->stats.steps += cp_ts(cp, steps[k].event) >= start && cp_ts(cp, steps[k].event) < end;
 	clip(cp, start, end);
 	/* about an edge a node (0.98-1.03 in the shared traces): room for a
 	 * sixteenth more, sized exactly (tg_grow would round up to a power of
@@ -386,7 +405,7 @@ static int build(tg_critical_path *cp)
 	    (rc = cp_add_gpu_edges(cp)))
 		return rc;
 	/* the path needs the nodes, the edges and the flags: the rest goes */
-	void **done[] = {(void **)&cp->ts,  (void **)&cp->end,   (void **)&cp->stream, (void **)&cp->ksync,
+	void **done[] = {(void **)&cp->sslot, (void **)&cp->streams, (void **)&cp->ksync,
 	                 (void **)&cp->ic, (void **)&cp->snode, (void **)&cp->enode};
 	for (size_t k = 0; k < sizeof(done) / sizeof(done[0]); k++) {
 		free(*done[k]);
@@ -424,9 +443,9 @@ void tg_critical_path_free(tg_critical_path *cp)
 {
 	if (!cp)
 		return;
-	void *arrays[] = {cp->annotation, cp->ts,      cp->end,        cp->stream,
+	void *arrays[] = {cp->annotation, cp->sslot,   cp->streams,
 	                  cp->ic,         cp->ksync,   cp->evf,        cp->snode,      cp->enode, cp->namef,
-	                  cp->node_ev,    cp->node_ts, cp->node_start, cp->edges,      cp->soff,  cp->sadj,
+	                  cp->node_ev,    cp->node_ts, cp->node_t32, cp->node_start, cp->edges,      cp->soff,  cp->sadj,
 	                  cp->path,       cp->steps,   cp->ops,        cp->path_events};
 	for (size_t i = 0; i < sizeof(arrays) / sizeof(arrays[0]); i++)
 		free(arrays[i]);

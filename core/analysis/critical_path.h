@@ -33,8 +33,9 @@
  * the trace's own nanoseconds (HTA_DISABLE_NS_ROUNDING=1).
  *
  * Memory is a few arrays as long as the trace's events, the nodes and the
- * edges (no allocation per node or edge): about 110 bytes an event for a
- * summary, 175 with the path's steps (docs/scale.md). Time is linear:
+ * edges (no allocation per node or edge): about 110 bytes an event at the
+ * peak with the path's steps, less for a summary (docs/scale.md, "Fifth
+ * round"). Time is linear:
  * radix and counting sorts, no comparison sort over events.
  */
 #ifndef TG_CRITICAL_PATH_H

@@ -61,7 +61,7 @@ int cp_add_edge(tg_critical_path *cp, uint32_t src, uint32_t dst, int type, int 
 	if (src == dst)
 		return 0;
 	if (type == TG_CP_EDGE_SYNC) {
-		int64_t a = cp->stream[cp->node_ev[src]], b = cp->stream[cp->node_ev[dst]];
+		int64_t a = cp_stream(cp, cp->node_ev[src]), b = cp_stream(cp, cp->node_ev[dst]);
 		if (a != -1 && a == b) {
 			cp->stats.same_stream_syncs++;
 			return 0;
@@ -72,7 +72,7 @@ int cp_add_edge(tg_critical_path *cp, uint32_t src, uint32_t dst, int type, int 
 	if (tg_grow((void **)&cp->edges, &cp->cap, cp->nedges + 1, sizeof(cp_edge)))
 		return TG_ENOMEM;
 	int zw = type == TG_CP_EDGE_DEPENDENCY || type == TG_CP_EDGE_SYNC || zero ||
-	         cp->node_ts[dst] == cp->node_ts[src];
+	         cp_node_ts(cp, dst) == cp_node_ts(cp, src);
 	uint32_t attr = type == TG_CP_EDGE_OPERATOR || type == TG_CP_EDGE_KERNEL_KERNEL
 	                        ? attribute(cp, src, dst, type, attr_parent)
 	                        : TG_NONE;

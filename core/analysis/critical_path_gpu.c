@@ -34,14 +34,22 @@
 /* Scratch shared by the steps below. */
 struct gpu_ws {
 	int32_t *q;         /* queue length at each event (NO_QUEUE: none) */
-	uint32_t *order;    /* event lists, sorted */
-	int64_t *key;       /* sort keys of the entries of order */
+	uint32_t *order;    /* event lists, sorted (sized for the list at hand) */
 	tg_idmap *prev;     /* cudaEventRecord correlation -> the launch before it */
 	tg_idmap *next;     /* cudaStreamWaitEvent event -> the launch after it */
 	uint32_t *lid;      /* per event: launch number of a launch, else TG_NONE */
 	uint32_t *launches; /* launch events by launch number */
 	size_t nlaunches;
 };
+
+/* ws->order sized for n entries (the lists are made one after the other,
+ * each as long as its entries, not the trace's events). */
+static int order_for(struct gpu_ws *ws, size_t n)
+{
+	free(ws->order);
+	ws->order = tg_malloc((n + 1) * sizeof(uint32_t));
+	return ws->order ? 0 : TG_ENOMEM;
+}
 
 static int is_launch(const tg_critical_path *cp, uint32_t i)
 {
@@ -50,7 +58,7 @@ static int is_launch(const tg_critical_path *cp, uint32_t i)
 
 static int gpu_row(const tg_critical_path *cp, uint32_t i)
 {
-	return (cp->evf[i] & CP_KEPT) && cp->stream[i] != -1;
+	return (cp->evf[i] & CP_KEPT) && cp_on_stream_col(cp, i);
 }
 
 /* Device events (kept, on a stream) by correlation id: sorted pairs. */
@@ -120,11 +128,12 @@ static int queue_lengths(tg_critical_path *cp, struct gpu_ws *ws)
 	uint8_t *launched = tg_calloc(ng + 1, 1);
 	/* a row: event * 2 + (1 for a device event) */
 	uint32_t *rows = tg_malloc((nrows + ng + 1) * sizeof(uint32_t));
-	int64_t *rts = tg_malloc((nrows + ng + 1) * sizeof(int64_t)),
-		*rstream = tg_malloc((nrows + ng + 1) * sizeof(int64_t));
+	int64_t *rts = tg_malloc((nrows + ng + 1) * sizeof(int64_t));
+	uint32_t *rslot = tg_malloc((nrows + ng + 1) * sizeof(uint32_t)); /* the row's stream (cp->sslot) */
 	uint32_t *ord = tg_malloc((nrows + ng + 1) * sizeof(uint32_t));
+	int64_t *sums = tg_calloc(cp->nstreams + 1, sizeof(int64_t)); /* running sum per stream */
 	int rc = TG_ENOMEM;
-	if (!first || !launched || !rows || !rts || !rstream || !ord)
+	if (!first || !launched || !rows || !rts || !rslot || !ord || !sums)
 		goto out;
 	nrows = 0;
 	for (uint32_t i = 0; i < cp->nev; i++) {
@@ -133,8 +142,8 @@ static int queue_lengths(tg_critical_path *cp, struct gpu_ws *ws)
 		for (hi = group_of(cp, first, kv, ng, i, &lo); lo < hi; lo++) {
 			launched[lo] = 1;
 			rows[nrows] = i * 2;
-			rts[nrows] = cp->ts[i];
-			rstream[nrows++] = cp->stream[kv[lo].idx];
+			rts[nrows] = cp_ts(cp, i);
+			rslot[nrows++] = cp->sslot[kv[lo].idx];
 		}
 	}
 	for (uint32_t i = 0; i < cp->nev; i++) {
@@ -145,57 +154,64 @@ static int queue_lengths(tg_critical_path *cp, struct gpu_ws *ws)
 			any |= launched[lo];
 		if (any) {
 			rows[nrows] = i * 2 + 1;
-			rts[nrows] = cp->ts[i];
-			rstream[nrows++] = cp->stream[i];
+			rts[nrows] = cp_ts(cp, i);
+			rslot[nrows++] = cp->sslot[i];
 		}
 	}
-	for (size_t r = 0; r < nrows; r++)
-		ord[r] = (uint32_t)r;
-	if ((rc = cp_sort_by(ord, nrows, rts)))
+	if ((rc = cp_sort_pos(ord, nrows, (const int64_t *const *)&rts, 1)))
 		goto out;
-	/* running sums per stream: streams are few; idmap stream -> slot */
-	tg_idmap *slots = tg_idmap_new(64);
-	int64_t *sums = tg_calloc(nrows + 1, sizeof(int64_t));
-	uint32_t nslots = 0;
-	rc = slots && sums ? 0 : TG_ENOMEM;
-	for (size_t j = 0; j < nrows && !rc; j++) {
-		uint32_t r = ord[j], s = tg_idmap_get(slots, rstream[r]);
-		if (s == TG_NONE) {
-			s = nslots++;
-			if (tg_idmap_put(slots, rstream[r], s) < 0)
-				rc = TG_ENOMEM;
-		}
-		sums[s] += rows[r] & 1 ? -1 : 1;
-		ws->q[rows[r] >> 1] = sums[s] > INT32_MAX ? INT32_MAX : sums[s] <= NO_QUEUE ? NO_QUEUE + 1 : (int32_t)sums[s];
+	for (size_t j = 0; j < nrows; j++) {
+		uint32_t r = ord[j];
+		int64_t *sum = &sums[rslot[r]];
+		*sum += rows[r] & 1 ? -1 : 1;
+		ws->q[rows[r] >> 1] = *sum > INT32_MAX ? INT32_MAX : *sum <= NO_QUEUE ? NO_QUEUE + 1 : (int32_t)*sum;
 	}
-	tg_idmap_free(slots);
-	free(sums);
 out:
 	free(kv);
 	tg_idmap_free(first);
 	free(launched);
 	free(rows);
 	free(rts);
-	free(rstream);
+	free(rslot);
 	free(ord);
+	free(sums);
 	return rc;
 }
 
+static int numbered_launch(const tg_critical_path *cp, uint32_t i)
+{
+	uint32_t g = cp->ic[i];
+	return is_launch(cp, i) && (cp->evf[g] & CP_KEPT) && cp_on_stream_col(cp, g) && cp->ic[g] != TG_NONE;
+}
+
 /* The launches (kernel on a stream, both correlated), numbered in time
- * order. */
+ * order: ws->launches, and each one's number in ws->lid (per event). */
 static int number_launches(tg_critical_path *cp, struct gpu_ws *ws)
 {
 	size_t n = 0;
-	for (uint32_t i = 0; i < cp->nev; i++) {
+	for (uint32_t i = 0; i < cp->nev; i++)
+		n += numbered_launch(cp, i);
+	ws->lid = tg_malloc((cp->nev + 1) * sizeof(uint32_t));
+	ws->launches = tg_malloc((n + 1) * sizeof(uint32_t));
+	int64_t *ts = tg_malloc((n + 1) * sizeof(int64_t));
+	int rc = ws->lid && ws->launches && ts && !order_for(ws, n) ? 0 : TG_ENOMEM;
+	n = 0;
+	for (uint32_t i = 0; i < cp->nev && !rc; i++) {
 		ws->lid[i] = TG_NONE;
-		uint32_t g = cp->ic[i];
-		if (is_launch(cp, i) && (cp->evf[g] & CP_KEPT) && cp->stream[g] != -1 && cp->ic[g] != TG_NONE)
-			ws->launches[n++] = i;
+		if (numbered_launch(cp, i)) {
+			ts[n] = cp_ts(cp, i);
+			ws->order[n++] = i;
+		}
 	}
-	int rc = cp_sort_by(ws->launches, n, cp->ts);
-	for (size_t k = 0; k < n; k++)
-		ws->lid[ws->launches[k]] = (uint32_t)k;
-	ws->nlaunches = n;
+	uint32_t *pos = ws->launches; /* the sorted positions, then the launches in place */
+	if (!rc)
+		rc = cp_sort_pos(pos, n, (const int64_t *const *)&ts, 1);
+	for (size_t k = 0; k < n && !rc; k++) {
+		pos[k] = ws->order[pos[k]];
+		ws->lid[pos[k]] = (uint32_t)k;
+	}
+	ws->nlaunches = rc ? 0 : n;
+	free(ts);
 	return rc;
 }
 
@@ -203,7 +219,7 @@ static int number_launches(tg_critical_path *cp, struct gpu_ws *ws)
  * wait_on_stream of the sync events that name its correlation id). */
 static int64_t launch_stream(const tg_critical_path *cp, uint32_t i)
 {
-	return cp->stream[cp->ic[i]];
+	return cp_stream(cp, cp->ic[i]);
 }
 
 static int64_t launch_gpu(const tg_critical_path *cp, uint32_t i)
@@ -246,16 +262,19 @@ static int event_records(tg_critical_path *cp, struct gpu_ws *ws)
 	/* correlation of a record -> (stream, gpu) of the syncs that wait on it */
 	tg_idmap *which = tg_idmap_new(64);
 	struct keyed kd;
-	int rc = which && !keyed_new(&kd, cp->nev) ? 0 : TG_ENOMEM;
+	size_t n = ws->nlaunches, ntr;
+	for (uint32_t i = 0; i < cp->nev; i++)
+		n += (cp->evf[i] & CP_KEPT) && (cp_name_flags(cp, i) & CPN_EVENT_RECORD);
+	int rc = which && !keyed_new(&kd, n) && !order_for(ws, n) ? 0 : TG_ENOMEM;
 	for (uint32_t i = 0; i < cp->nev && !rc; i++)
 		if ((cp->evf[i] & CP_KEPT) && cp_wait_arg(cp, i, cp->k_won) > -1 &&
 		    tg_idmap_put(which, cp_wait_arg(cp, i, cp->k_worc), i) < 0)
 			rc = TG_ENOMEM;
-	size_t n = 0, ntr;
+	n = 0;
 	const tg_track *tr = tg_trace_tracks(cp->t, &ntr);
 	for (size_t k = 0; k < ws->nlaunches && !rc; k++, n++) {
 		uint32_t l = ws->launches[k];
-		kd.k[0][n] = cp->ts[l];
+		kd.k[0][n] = cp_ts(cp, l);
 		kd.k[1][n] = launch_stream(cp, l);
 		kd.k[2][n] = launch_gpu(cp, l);
 		ws->order[n] = l;
@@ -266,7 +285,7 @@ static int event_records(tg_critical_path *cp, struct gpu_ws *ws)
 		uint32_t s = tg_idmap_get(which, cp_corr(cp, i));
 		if (s == TG_NONE)
 			continue;
-		kd.k[0][n] = cp->ts[i];
+		kd.k[0][n] = cp_ts(cp, i);
 		kd.k[1][n] = cp_wait_arg(cp, s, cp->k_won);
 		kd.k[2][n] = tr[cp->ev[s].track].pid;
 		ws->order[n++] = i;
@@ -295,11 +314,14 @@ static int event_records(tg_critical_path *cp, struct gpu_ws *ws)
 static int stream_waits(tg_critical_path *cp, struct gpu_ws *ws)
 {
 	struct keyed kd;
-	int rc = keyed_new(&kd, cp->nev);
-	size_t n = 0;
+	size_t n = ws->nlaunches;
+	for (uint32_t i = 0; i < cp->nev; i++)
+		n += (cp->evf[i] & CP_KEPT) && (cp_name_flags(cp, i) & CPN_WAIT_CALL);
+	int rc = keyed_new(&kd, n) || order_for(ws, n) ? TG_ENOMEM : 0;
+	n = 0;
 	for (size_t k = 0; k < ws->nlaunches && !rc; k++, n++) {
 		uint32_t l = ws->launches[k];
-		kd.k[0][n] = cp->ts[l];
+		kd.k[0][n] = cp_ts(cp, l);
 		kd.k[1][n] = launch_stream(cp, l);
 		kd.k[2][n] = cp->ev[l].track;
 		ws->order[n] = l;
@@ -307,10 +329,10 @@ static int stream_waits(tg_critical_path *cp, struct gpu_ws *ws)
 	for (uint32_t i = 0; i < cp->nev && !rc; i++) {
 		uint32_t g = cp->ic[i];
 		if (!(cp->evf[i] & CP_KEPT) || !(cp_name_flags(cp, i) & CPN_WAIT_CALL) || g == TG_NONE ||
-		    !(cp->evf[g] & CP_KEPT) || cp->stream[g] == -1 || cp->ic[g] == TG_NONE)
+		    !(cp->evf[g] & CP_KEPT) || !cp_on_stream_col(cp, g) || cp->ic[g] == TG_NONE)
 			continue;
-		kd.k[0][n] = cp->ts[i];
-		kd.k[1][n] = cp->stream[g];
+		kd.k[0][n] = cp_ts(cp, i);
+		kd.k[1][n] = cp_stream(cp, g);
 		kd.k[2][n] = cp->ev[i].track;
 		ws->order[n++] = i;
 	}
@@ -397,7 +419,7 @@ static int sync_event(tg_critical_path *cp, struct gpu_ws *ws, struct last_nodes
 			rc = cp_add_edge(cp, ln->node[s], host_end, TG_CP_EDGE_SYNC, 0, TG_NONE);
 		return rc;
 	}
-	uint32_t last = (nf & CPN_STREAM_SYNC) ? last_get(ln, cp->stream[i]) : TG_NONE;
+	uint32_t last = (nf & CPN_STREAM_SYNC) ? last_get(ln, cp_stream(cp, i)) : TG_NONE;
 	return last == TG_NONE ? 0 : cp_add_edge(cp, last, host_end, TG_CP_EDGE_SYNC, 0, TG_NONE);
 }
 
@@ -415,17 +437,18 @@ static int kernel_event(tg_critical_path *cp, struct gpu_ws *ws, struct last_nod
 			rc = cp_add_edge(cp, kse, st, TG_CP_EDGE_SYNC, 0, TG_NONE);
 		cp->ksync[i] = TG_NONE;
 	}
-	int64_t stream = cp->stream[i];
+	int64_t stream = cp_stream(cp, i);
 	uint32_t rt = cp->ic[i], last = last_get(ln, stream);
 	int launch_added = 0;
 	if (!rc && rt != TG_NONE && ws->q[rt] == 1 && ws->q[i] == 0 &&
-	    (last == TG_NONE || cp->node_ts[last] < cp->ts[rt]) && (kse == TG_NONE || cp->node_ts[kse] < cp->ts[rt])) {
+	    (last == TG_NONE || cp_node_ts(cp, last) < cp_ts(cp, rt)) &&
+	    (kse == TG_NONE || cp_node_ts(cp, kse) < cp_ts(cp, rt))) {
 		if (cp->snode[rt] != TG_NONE) {
 			rc = cp_add_edge(cp, cp->snode[rt], st, TG_CP_EDGE_LAUNCH, 0, TG_NONE);
 			launch_added = 1;
 		}
-	} else if (!rc && last != TG_NONE && cp->node_ts[st] - cp->node_ts[last] < KERNEL_GAP_MAX_NS &&
-	           (kse == TG_NONE || cp->node_ts[kse] < cp->node_ts[last])) {
+	} else if (!rc && last != TG_NONE && cp_node_ts(cp, st) - cp_node_ts(cp, last) < KERNEL_GAP_MAX_NS &&
+	           (kse == TG_NONE || cp_node_ts(cp, kse) < cp_node_ts(cp, last))) {
 		rc = cp_add_edge(cp, last, st, TG_CP_EDGE_KERNEL_KERNEL, 0, TG_NONE);
 	}
 	if (!rc && cp->opts.zero_weight_launch && !launch_added && rt != TG_NONE && cp->snode[rt] != TG_NONE)
@@ -435,29 +458,45 @@ static int kernel_event(tg_critical_path *cp, struct gpu_ws *ws, struct last_nod
 
 /* The window's device events and syncs in HTA's order: by start, a sync by
  * its end. */
-static size_t device_rows(tg_critical_path *cp, struct gpu_ws *ws)
+static int device_row(const tg_critical_path *cp, uint32_t i)
+{
+	if (!(cp->evf[i] & CP_CLIP) || !(cp->evf[i] & CP_CORR))
+		return 0;
+	return cp_on_stream_col(cp, i) || (cp_name_flags(cp, i) & (CPN_EVENT_SYNC | CPN_CONTEXT_SYNC));
+}
+
+/* The window's device events and syncs into ws->order, their times into
+ * *key (sized here), and where each goes in HTA's order into *pos: by
+ * start, a sync by its end. Returns 0 or TG_ENOMEM. */
+static int device_rows(uint32_t **pos, size_t *nrows, tg_critical_path *cp, struct gpu_ws *ws)
 {
 	size_t n = 0;
-	for (uint32_t i = 0; i < cp->nev; i++) {
-		if (!(cp->evf[i] & CP_CLIP) || !(cp->evf[i] & CP_CORR))
-			continue;
-		if (cp->stream[i] == -1 && !(cp_name_flags(cp, i) & (CPN_EVENT_SYNC | CPN_CONTEXT_SYNC)))
-			continue;
-		ws->key[n] = cp->ev[i].kind == TG_KIND_SYNC ? cp->end[i] : cp->ts[i];
-		ws->order[n++] = i;
-	}
-	return n;
+	for (uint32_t i = 0; i < cp->nev; i++)
+		n += device_row(cp, i);
+	int64_t *key = tg_malloc((n + 1) * sizeof(int64_t));
+	*pos = tg_malloc((n + 1) * sizeof(uint32_t));
+	int rc = key && *pos && !order_for(ws, n) ? 0 : TG_ENOMEM;
+	n = 0;
+	for (uint32_t i = 0; i < cp->nev && !rc; i++)
+		if (device_row(cp, i)) {
+			key[n] = cp->ev[i].kind == TG_KIND_SYNC ? cp_end(cp, i) : cp_ts(cp, i);
+			ws->order[n++] = i;
+		}
+	if (!rc)
+		rc = cp_sort_pos(*pos, n, (const int64_t *const *)&key, 1);
+	*nrows = rc ? 0 : n;
+	free(key);
+	return rc;
 }
 
 static int kernel_edges(tg_critical_path *cp, struct gpu_ws *ws)
 {
-	struct last_nodes ln = {tg_idmap_new(64), tg_malloc((cp->nev + 1) * sizeof(int64_t)),
-	                        tg_malloc((cp->nev + 1) * sizeof(uint32_t)), 0};
-	int rc = ln.slot && ln.stream && ln.node ? 0 : TG_ENOMEM;
-	size_t n = rc ? 0 : device_rows(cp, ws);
-	uint32_t *pos = rc ? NULL : tg_malloc((n + 1) * sizeof(uint32_t));
-	if (!rc)
-		rc = pos ? cp_sort_pos(pos, n, (const int64_t *const *)&ws->key, 1) : TG_ENOMEM;
+	/* a slot for each stream the trace names: streams are few */
+	struct last_nodes ln = {tg_idmap_new(64), tg_malloc((cp->nstreams + 1) * sizeof(int64_t)),
+	                        tg_malloc((cp->nstreams + 1) * sizeof(uint32_t)), 0};
+	uint32_t *pos = NULL;
+	size_t n = 0;
+	int rc = ln.slot && ln.stream && ln.node ? device_rows(&pos, &n, cp, ws) : TG_ENOMEM;
 	for (size_t k = 0; k < n && !rc; k++) {
 		uint32_t i = ws->order[pos[k]];
 		rc = cp->ev[i].kind == TG_KIND_SYNC ? sync_event(cp, ws, &ln, i) : kernel_event(cp, ws, &ln, i);
@@ -471,16 +510,11 @@ static int kernel_edges(tg_critical_path *cp, struct gpu_ws *ws)
 
 int cp_add_gpu_edges(tg_critical_path *cp)
 {
-	size_t n = cp->nev + 1;
-	struct gpu_ws ws = {tg_malloc(n * sizeof(int32_t)),
-	                    tg_malloc(n * sizeof(uint32_t)),
-	                    tg_malloc(n * sizeof(int64_t)),
-	                    tg_idmap_new(64),
-	                    tg_idmap_new(64),
-	                    tg_malloc(n * sizeof(uint32_t)),
-	                    tg_malloc(n * sizeof(uint32_t)),
-	                    0};
-	int rc = ws.q && ws.order && ws.key && ws.prev && ws.next && ws.lid && ws.launches ? 0 : TG_ENOMEM;
+	/* the queue lengths first, beside nothing else of the stage's; the
+	 * launches' numbers and the lists after */
+	struct gpu_ws ws = {tg_malloc((cp->nev + 1) * sizeof(int32_t)), NULL, tg_idmap_new(64), tg_idmap_new(64),
+	                    NULL, NULL, 0};
+	int rc = ws.q && ws.prev && ws.next ? 0 : TG_ENOMEM;
 	if (!rc) {
 		for (size_t i = 0; i < cp->nev; i++)
 			ws.q[i] = NO_QUEUE;
@@ -496,7 +530,6 @@ int cp_add_gpu_edges(tg_critical_path *cp)
 		rc = kernel_edges(cp, &ws);
 	free(ws.q);
 	free(ws.order);
-	free(ws.key);
 	tg_idmap_free(ws.prev);
 	tg_idmap_free(ws.next);
 	free(ws.lid);

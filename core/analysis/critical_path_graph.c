@@ -32,23 +32,25 @@ static int bits_for(uint64_t range)
  * is_end) in HTA's order into ord: a stable sort by time. When the time
  * span and the slot fit in 64 bits together, one radix sort of plain keys
  * (time << bits | slot: the slot breaks ties); else a sort of (time, slot)
- * pairs. key: scratch of n. */
-static int order_slots(tg_critical_path *cp, uint32_t *ord, int64_t *key, size_t n)
+ * pairs. key: scratch of n. The nodes' first and last times into *lo, *hi. */
+static int order_slots(tg_critical_path *cp, uint32_t *ord, int64_t *key, size_t n, int64_t *lo, int64_t *hi)
 {
 	int64_t tmin = INT64_MAX, tmax = INT64_MIN;
 	for (size_t i = 0; i < cp->nev; i++)
 		if (cp->evf[i] & CP_NODE) {
-			int64_t lo = cp->ts[i] < cp->end[i] ? cp->ts[i] : cp->end[i];
-			int64_t hi = cp->ts[i] < cp->end[i] ? cp->end[i] : cp->ts[i];
+			int64_t ts = cp_ts(cp, i), end = cp_end(cp, i);
+			int64_t lo = ts < end ? ts : end, hi = ts < end ? end : ts;
 			tmin = lo < tmin ? lo : tmin;
 			tmax = hi > tmax ? hi : tmax;
 		}
+	*lo = tmin;
+	*hi = tmax;
 	int sb = bits_for(n), packed = n && bits_for((uint64_t)tmax - (uint64_t)tmin) + sb <= 64;
 	uint64_t *pk = (uint64_t *)key;
 	for (size_t i = 0, k = 0; i < cp->nev; i++)
 		if (cp->evf[i] & CP_NODE)
 			for (int end = 0; end < 2; end++, k++) {
-				int64_t t = end ? cp->end[i] : cp->ts[i];
+				int64_t t = end ? cp_end(cp, i) : cp_ts(cp, i); /* each once */
 				if (packed)
 					pk[k] = (((uint64_t)t - (uint64_t)tmin) << sb) | k;
 				else
@@ -70,7 +72,7 @@ int cp_make_nodes(tg_critical_path *cp)
 		if (!(cp->evf[i] & CP_CLIP))
 			continue;
 		if (node_kind(cp->ev[i].kind) || (cp_name_flags(cp, (uint32_t)i) & CPN_DATA_LOAD) ||
-		    (cp->stream[i] != -1 && (cp->evf[i] & CP_CORR))) {
+		    (cp_on_stream_col(cp, i) && (cp->evf[i] & CP_CORR))) {
 			cp->evf[i] |= CP_NODE;
 			n += 2;
 		}
@@ -78,13 +80,25 @@ int cp_make_nodes(tg_critical_path *cp)
 	uint32_t *ord = tg_malloc((n + 1) * sizeof(uint32_t)); /* event * 2 + is_end */
 	int64_t *key = tg_malloc((n + 1) * sizeof(int64_t));
 	cp->node_ev = tg_malloc((n + 1) * sizeof(uint32_t));
-	cp->node_ts = tg_malloc((n + 1) * sizeof(int64_t));
 	cp->node_start = tg_malloc(n + 1);
+	int64_t tmin, tmax;
 	int rc = TG_ENOMEM;
-	if (!ord || !key || !cp->node_ev || !cp->node_ts || !cp->node_start)
+	if (!ord || !key || !cp->node_ev || !cp->node_start)
 		goto out;
-	if ((rc = order_slots(cp, ord, key, n)))
+	if ((rc = order_slots(cp, ord, key, n, &tmin, &tmax)))
 		goto out;
+	/* the times in 32 bits of their unit from the first when they fit
+	 * (HTA's rounded times are whole microseconds), else whole */
+	cp->t_unit = cp->opts.exact_ns ? 1 : 1000;
+	cp->t_base = n ? tmin : 0;
+	if (n && ((uint64_t)tmax - (uint64_t)tmin) / (uint64_t)cp->t_unit > UINT32_MAX)
+		cp->node_ts = tg_malloc((n + 1) * sizeof(int64_t));
+	else
+		cp->node_t32 = tg_malloc((n + 1) * sizeof(uint32_t));
+	if (!cp->node_ts && !cp->node_t32) {
+		rc = TG_ENOMEM;
+		goto out;
+	}
 	uint32_t *evs = (uint32_t *)key; /* reuse: the event of generated slot j */
 	for (size_t i = 0, j = 0; i < cp->nev; i++)
 		if (cp->evf[i] & CP_NODE) {
@@ -95,7 +109,11 @@ int cp_make_nodes(tg_critical_path *cp)
 		uint32_t slot = ord[j], ev = evs[slot];
 		int start = !(slot & 1);
 		cp->node_ev[j] = ev;
-		cp->node_ts[j] = start ? cp->ts[ev] : cp->end[ev];
+		int64_t t = start ? cp_ts(cp, ev) : cp_end(cp, ev);
+		if (cp->node_t32)
+			cp->node_t32[j] = (uint32_t)(((uint64_t)t - (uint64_t)cp->t_base) / (uint64_t)cp->t_unit);
+		else
+			cp->node_ts[j] = t;
 		cp->node_start[j] = (uint8_t)start;
 		if (start)
 			cp->snode[ev] = (uint32_t)j;

@@ -67,9 +67,12 @@ struct tg_critical_path {
 	char *annotation;
 	int last_step_dropped; /* HTA's filter left out the last step */
 
-	/* per event; all but evf and namef are freed once the graph is built */
-	int64_t *ts, *end;   /* as HTA sees them (rounded unless exact_ns) */
-	int64_t *stream;     /* HTA's stream column: the "stream" argument, else -1 */
+	/* per event; all but evf and namef are freed once the graph is built.
+	 * An event's times as HTA sees them are read from the event (cp_ts,
+	 * cp_end), not copied; its stream is a slot into the few streams. */
+	uint32_t *sslot;     /* HTA's stream column: streams[sslot[ev]] (cp_stream) */
+	int64_t *streams;    /* the distinct "stream" arguments; streams[0] is -1 (none) */
+	size_t nstreams, streams_cap;
 	uint32_t k_won, k_worc; /* argument keys: wait_on_stream, wait_on_cuda_event_record_corr_id */
 	uint32_t *ic;        /* HTA's index_correlation: the correlated event, or TG_NONE */
 	uint8_t *evf;
@@ -83,7 +86,9 @@ struct tg_critical_path {
 	 * once the path's steps are read (cp_solve), unless opts.keep_graph */
 	size_t nnodes;
 	uint32_t *node_ev;
-	int64_t *node_ts;
+	uint32_t *node_t32;  /* the node's time: t_base + node_t32 * t_unit (cp_node_ts) */
+	int64_t t_base, t_unit; /* t_unit 1000 with HTA's rounding (whole us), else 1 */
+	int64_t *node_ts;    /* the node's time, when the span does not fit node_t32 (NULL otherwise) */
 	uint8_t *node_start;
 
 	/* edges, as added until cp_merge_edges, then in the order first added */
@@ -92,7 +97,7 @@ struct tg_critical_path {
 	uint32_t *soff, *sadj; /* once merged: edges by source (cp_edges_by) */
 
 	/* the result */
-	uint32_t *path; /* nodes */
+	uint32_t *path; /* nodes; the path's edges once the steps are made (breakdown) */
 	size_t npath;
 	int64_t length;
 	int64_t bound_ns[TG_CP_NBOUND];
@@ -111,6 +116,44 @@ static inline int64_t cp_corr(const tg_critical_path *cp, uint32_t ev)
 	return e->kind != TG_KIND_PYTHON && (e->flags & TG_EV_HAS_CORR) ? tg_event_corr(cp->t, e) : -1;
 }
 
+/* t (ns) rounded down to a whole microsecond. */
+static inline int64_t cp_floor_us(int64_t ns)
+{
+	return (ns >= 0 ? ns / 1000 : -((-ns + 999) / 1000)) * 1000;
+}
+
+/* Event ev's start as HTA sees it: rounded up to a whole microsecond
+ * unless opts.exact_ns. */
+static inline int64_t cp_ts(const tg_critical_path *cp, size_t ev)
+{
+	int64_t t = cp->ev[ev].ts, f;
+	if (cp->opts.exact_ns)
+		return t;
+	f = cp_floor_us(t);
+	return f == t ? f : f + 1000;
+}
+
+/* Event ev's end as HTA sees it: rounded down unless opts.exact_ns. */
+static inline int64_t cp_end(const tg_critical_path *cp, size_t ev)
+{
+	int64_t t = tg_event_end(cp->t, &cp->ev[ev]);
+	return cp->opts.exact_ns ? t : cp_floor_us(t);
+}
+
+/* Event ev's stream (HTA's stream column: the "stream" argument, else -1);
+ * valid until the graph is built. */
+static inline int64_t cp_stream(const tg_critical_path *cp, size_t ev)
+{
+	return cp->streams[cp->sslot[ev]];
+}
+
+/* 1 when event ev has a stream (HTA's stream column is not -1): its slot
+ * is not the first. */
+static inline int cp_on_stream_col(const tg_critical_path *cp, size_t ev)
+{
+	return cp->sslot[ev] != 0;
+}
+
 /* An argument as pandas.to_numeric(errors="coerce") reads it, -1 when
  * absent (key TG_NONE) or not a number. */
 int64_t cp_arg_number(const tg_trace *t, const tg_event *e, uint32_t key);
@@ -126,11 +169,22 @@ static inline uint16_t cp_name_flags(const tg_critical_path *cp, uint32_t ev)
 	return atom < cp->natoms ? cp->namef[atom] : 0;
 }
 
+/* The time of node v, ns: 4 bytes a node when the nodes' span fits 32
+ * bits of its unit (4,294 s of whole microseconds, 4.29 s of exact ns). */
+static inline int64_t cp_node_ts(const tg_critical_path *cp, uint32_t v)
+{
+	return cp->node_t32 ? cp->t_base + (int64_t)cp->node_t32[v] * cp->t_unit : cp->node_ts[v];
+}
+
 /* The weight of edge e as added (may be negative): 0 for dependency and
  * sync edges and those added with zero, else the time between its nodes. */
 static inline int64_t cp_edge_w(const tg_critical_path *cp, const cp_edge *e)
 {
-	return e->type & CP_EDGE_ZERO ? 0 : cp->node_ts[e->dst] - cp->node_ts[e->src];
+	if (e->type & CP_EDGE_ZERO)
+		return 0;
+	if (cp->node_t32)
+		return ((int64_t)cp->node_t32[e->dst] - (int64_t)cp->node_t32[e->src]) * cp->t_unit;
+	return cp->node_ts[e->dst] - cp->node_ts[e->src];
 }
 
 /* The edge src -> dst (nodes) once the edges are merged and listed by

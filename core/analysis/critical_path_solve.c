@@ -38,16 +38,21 @@ static int cycle_error(const tg_critical_path *cp, const uint32_t *indeg)
 				TG_EFORMAT,
 				"critical path: the events make a cycle of dependencies (through '%s' "
 				"at %.3f ms: nesting or syncs out of time order); HTA refuses such a trace too",
-				tg_trace_str(cp->t, cp->ev[ev].name), (double)cp->node_ts[s] / 1e6);
+				tg_trace_str(cp->t, cp->ev[ev].name), (double)cp_node_ts(cp, s) / 1e6);
 		}
 	return tg_error_set(TG_EFORMAT, "critical path: the events make a cycle of dependencies");
 }
 
 /* The path ending at best (from: each node's predecessor on it, itself at
- * the start) into cp->path. */
-static void trace_back(tg_critical_path *cp, const uint32_t *from, uint32_t best)
+ * the start) into cp->path, allocated here. Returns 0 or TG_ENOMEM. */
+static int trace_back(tg_critical_path *cp, const uint32_t *from, uint32_t best)
 {
 	size_t n = 0;
+	for (uint32_t v = best; v != TG_NONE; v = from[v] == v ? TG_NONE : from[v])
+		n++;
+	if (!(cp->path = tg_malloc((n + 1) * sizeof(uint32_t)))) /* sized to the path, once the queue is gone */
+		return TG_ENOMEM;
+	n = 0;
 	for (uint32_t v = best; v != TG_NONE; v = from[v] == v ? TG_NONE : from[v])
 		cp->path[n++] = v;
 	for (size_t i = 0; i < n / 2; i++) {
@@ -56,6 +61,7 @@ static void trace_back(tg_critical_path *cp, const uint32_t *from, uint32_t best
 		cp->path[n - 1 - i] = x;
 	}
 	cp->npath = n;
+	return 0;
 }
 
 /* Kahn's order and dag_longest_path in one pass: a node's distance is
@@ -71,8 +77,7 @@ static int longest(tg_critical_path *cp, const uint32_t *soff, const uint32_t *s
 	int64_t *dist = tg_malloc((nn + 1) * sizeof(int64_t));
 	/* from: the best edge in while a node waits, its predecessor once done */
 	uint32_t *from = tg_malloc((nn + 1) * sizeof(uint32_t));
-	cp->path = tg_malloc((nn + 1) * sizeof(uint32_t));
-	int rc = queue && indeg && dist && from && cp->path ? 0 : TG_ENOMEM;
+	int rc = queue && indeg && dist && from ? 0 : TG_ENOMEM;
 	if (rc)
 		goto out;
 	memset(from, 0xff, (nn + 1) * sizeof(uint32_t));
@@ -113,8 +118,13 @@ static int longest(tg_critical_path *cp, const uint32_t *soff, const uint32_t *s
 		rc = cycle_error(cp, indeg);
 		goto out;
 	}
-	trace_back(cp, from, best);
 	cp->length = best == TG_NONE ? 0 : dist[best];
+	free(queue);
+	free(indeg);
+	free(dist);
+	queue = indeg = NULL;
+	dist = NULL;
+	rc = trace_back(cp, from, best);
 out:
 	free(queue);
 	free(indeg);
@@ -159,11 +169,12 @@ static int sort_ops(tg_critical_path *cp)
 }
 
 /* The graph and the path's nodes, once the steps are read: the ops are
- * sorted and the result held without them. */
+ * collected and sorted, and the result held, without them. */
 static void free_graph(tg_critical_path *cp)
 {
 	void **arrays[] = {(void **)&cp->edges,   (void **)&cp->soff,    (void **)&cp->sadj, (void **)&cp->node_ev,
-	                   (void **)&cp->node_ts, (void **)&cp->node_start, (void **)&cp->path};
+	                   (void **)&cp->node_ts, (void **)&cp->node_t32, (void **)&cp->node_start,
+	                   (void **)&cp->path};
 	for (size_t k = 0; k < sizeof(arrays) / sizeof(arrays[0]); k++) {
 		free(*arrays[k]);
 		*arrays[k] = NULL;
@@ -171,23 +182,51 @@ static void free_graph(tg_critical_path *cp)
 	cp->nedges = cp->cap = 0;
 }
 
-/* The path's edges, the breakdown, the events and their time. */
+/* The events the path's steps are attributed to, with their time, in
+ * the order they first show (sorted after): counted, then filled from the
+ * steps alone (the graph is gone by then). Returns 0 or TG_ENOMEM. */
+static int collect_ops(tg_critical_path *cp)
+{
+	uint32_t *slot = tg_malloc((cp->nev + 1) * sizeof(uint32_t));
+	if (!slot)
+		return TG_ENOMEM;
+	memset(slot, 0xff, (cp->nev + 1) * sizeof(uint32_t));
+	size_t n = 0;
+	for (size_t i = 0; i < cp->nsteps; i++) {
+		uint32_t ev = cp->steps[i].event;
+		if (ev != TG_NONE && slot[ev] == TG_NONE)
+			slot[ev] = (uint32_t)n++;
+	}
+	cp->ops = tg_calloc(n + 1, sizeof(tg_cp_op));
+	if (!cp->ops) {
+		free(slot);
+		return TG_ENOMEM;
+	}
+	for (size_t k = 0; k < n; k++)
+		cp->ops[k].event = TG_NONE;
+	for (size_t i = 0; i < cp->nsteps; i++) {
+		const tg_cp_step *st = &cp->steps[i];
+		if (st->event == TG_NONE)
+			continue;
+		tg_cp_op *op = &cp->ops[slot[st->event]];
+		if (op->event == TG_NONE) /* its first step gives its bound */
+			*op = (tg_cp_op){st->event, 0, st->bound};
+		op->ns += st->ns;
+	}
+	cp->nops = n;
+	free(slot);
+	return 0;
+}
+
+/* The path's edges, the breakdown and the events on it; the graph is freed
+ * once they are read (unless opts.keep_graph), before the ops are
+ * collected from the steps. */
 static int breakdown(tg_critical_path *cp)
 {
 	size_t n = cp->npath ? cp->npath - 1 : 0;
 	int full = !cp->opts.summary_only;
-	uint32_t *slot = NULL;
-	if (full) {
-		cp->steps = tg_calloc(n + 1, sizeof(tg_cp_step));
-		cp->ops = tg_calloc(n + 1, sizeof(tg_cp_op));
-		cp->path_events = tg_malloc((cp->npath + 1) * sizeof(uint32_t));
-		slot = tg_malloc((cp->nev + 1) * sizeof(uint32_t));
-		if (!cp->steps || !cp->ops || !cp->path_events || !slot) {
-			free(slot);
-			return TG_ENOMEM;
-		}
-		memset(slot, 0xff, (cp->nev + 1) * sizeof(uint32_t));
-	}
+	if (full && !(cp->path_events = tg_malloc((cp->npath + 1) * sizeof(uint32_t))))
+		return TG_ENOMEM;
 	for (size_t i = 0; i < cp->npath; i++) {
 		uint32_t ev = cp->node_ev[cp->path[i]];
 		if (full)
@@ -197,9 +236,20 @@ static int breakdown(tg_critical_path *cp)
 			cp->stats.path_events++;
 		}
 	}
+	/* the path's nodes become its edges (an edge's nodes are its own), so
+	 * that the lists by source go before the steps are made */
+	for (size_t i = 0; i < n; i++)
+		cp->path[i] = cp_find_edge(cp, cp->path[i], cp->path[i + 1]);
+	if (!cp->opts.keep_graph) {
+		free(cp->soff);
+		free(cp->sadj);
+		cp->soff = cp->sadj = NULL;
+	}
+	if (full && !(cp->steps = tg_calloc(n + 1, sizeof(tg_cp_step))))
+		return TG_ENOMEM;
 	for (size_t i = 0; i < n; i++) {
-		uint32_t u = cp->path[i], v = cp->path[i + 1];
-		const cp_edge *e = &cp->edges[cp_find_edge(cp, u, v)];
+		const cp_edge *e = &cp->edges[cp->path[i]];
+		uint32_t u = e->src, v = e->dst;
 		tg_cp_bound b = bound_of(cp, e);
 		int64_t w = cp_edge_w(cp, e);
 		int type = CP_EDGE_TYPE(e);
@@ -207,33 +257,23 @@ static int breakdown(tg_critical_path *cp)
 		if (!full)
 			continue;
 		int attributed = type == TG_CP_EDGE_OPERATOR || type == TG_CP_EDGE_KERNEL_KERNEL;
-		uint32_t ev = attributed ? e->attr : TG_NONE;
-		cp->steps[i] = (tg_cp_step){.ts = cp->node_ts[u],
+		cp->steps[i] = (tg_cp_step){.ts = cp_node_ts(cp, u),
 		                            .ns = w,
 		                            .from = cp->node_ev[u],
 		                            .to = cp->node_ev[v],
-		                            .event = ev,
+		                            .event = attributed ? e->attr : TG_NONE,
 		                            .type = (uint8_t)type,
 		                            .bound = (uint8_t)b,
 		                            .from_start = cp->node_start[u],
 		                            .to_start = cp->node_start[v]};
-		if (ev == TG_NONE)
-			continue;
-		if (slot[ev] == TG_NONE) {
-			slot[ev] = (uint32_t)cp->nops;
-			cp->ops[cp->nops++] = (tg_cp_op){ev, 0, (uint8_t)b};
-		}
-		cp->ops[slot[ev]].ns += w;
 	}
 	cp->nsteps = full ? n : 0;
-	free(slot);
 	if (!cp->opts.keep_graph)
 		free_graph(cp);
 	if (!full)
 		return 0;
-	tg_cp_op *ops = realloc(cp->ops, (cp->nops + 1) * sizeof(tg_cp_op)); /* an op for about two steps */
-	cp->ops = ops ? ops : cp->ops;
-	return sort_ops(cp);
+	int rc = collect_ops(cp);
+	return rc ? rc : sort_ops(cp);
 }
 
 int cp_solve(tg_critical_path *cp)

@@ -5,8 +5,11 @@
  * Each CPU thread's events (the backward thread folded into the forward
  * one when each is recognised, by "autograd" and "forward" names) nest by
  * time as HTA's call_stack.py nests them (its comparison of simultaneous
- * starts and ends, and an end pops whatever is on top); a depth-first walk
- * links each event's start and end to the node before it. Events without
+ * starts and ends, and an end pops whatever is on top); HTA's depth-first
+ * walk of the nesting links each event's start and end to the node before
+ * it. The walk is made as the nesting is: it enters an event when the
+ * nesting pushes it and leaves it when an end pops it, the same order, so
+ * no tree of the thread (parent, children: 17 bytes an event) is kept. Events without
  * nodes (python functions, annotations) still nest, and are the parents
  * that end -> start edges are attributed to. Threads go in (pid, tid)
  * order, as pandas groups them.
@@ -94,112 +97,23 @@ static int cmp_sev(const void *pa, const void *pb)
 	return x->type == 1 ? -1 : 1;
 }
 
-/* Scratch for one thread (sized for the largest): the nesting and the
- * sorted starts and ends. */
-struct stack_ws {
-	uint32_t *parent, *first, *next, *lastc, *stk;
-	uint8_t *state;
-	tg_sort_pair *starts;
-	uint64_t *ends;
-	uint32_t root_first, root_last;
-	size_t depth;
-};
-
-/* A start in sorted order: child c of whatever is on top of the stack. */
-static void attach(struct stack_ws *ws, uint32_t c)
-{
-	uint32_t p = ws->depth ? ws->stk[ws->depth - 1] : TG_NONE;
-	ws->parent[c] = p;
-	uint32_t *first = p == TG_NONE ? &ws->root_first : &ws->first[p],
-		 *lastc = p == TG_NONE ? &ws->root_last : &ws->lastc[p];
-	if (*lastc == TG_NONE)
-		*first = c;
-	else
-		ws->next[*lastc] = c;
-	*lastc = c;
-	ws->stk[ws->depth++] = c;
-}
-
-/* The thread's duration of event evs[i] as HTA nests it (0 when negative). */
-static int64_t dur_of(const tg_critical_path *cp, uint32_t ev)
-{
-	int64_t d = cp->end[ev] - cp->ts[ev];
-	return d > 0 ? d : 0;
-}
-
-/* Nests with HTA's comparison (a thread with an event of no duration). */
-static int nest_compare(const tg_critical_path *cp, const uint32_t *evs, size_t n, struct stack_ws *ws)
-{
-	struct sev *sev = tg_malloc((2 * n + 1) * sizeof(*sev));
-	if (!sev)
-		return TG_ENOMEM;
-	for (size_t i = 0; i < n; i++) {
-		int64_t d = dur_of(cp, evs[i]);
-		sev[2 * i] = (struct sev){evs[i], (uint32_t)i, cp->ts[evs[i]], d, 1};
-		sev[2 * i + 1] = (struct sev){evs[i], (uint32_t)i, cp->ts[evs[i]] + d, d, -1};
-	}
-	qsort(sev, 2 * n, sizeof(struct sev), cmp_sev);
-	for (size_t k = 0; k < 2 * n; k++) {
-		if (sev[k].type == -1)
-			ws->depth -= ws->depth > 0;
-		else
-			attach(ws, sev[k].local);
-	}
-	free(sev);
-	return 0;
-}
-
-static int bits_for(uint64_t range)
-{
-	return range ? 64 - __builtin_clzll(range) : 0;
-}
-
-/* Nests a thread whose events all last: the starts sorted by (time, the
- * longer first, position), the ends by time; an end at a start's time
- * comes first. */
-static int nest_radix(const tg_critical_path *cp, const uint32_t *evs, size_t n, struct stack_ws *ws)
-{
-	int64_t tmin = INT64_MAX;
-	uint64_t tspan = 0, dmax = 0;
-	for (size_t i = 0; i < n; i++)
-		tmin = cp->ts[evs[i]] < tmin ? cp->ts[evs[i]] : tmin;
-	for (size_t i = 0; i < n; i++) {
-		uint64_t e = (uint64_t)cp->end[evs[i]] - (uint64_t)tmin, d = (uint64_t)dur_of(cp, evs[i]);
-		tspan = e > tspan ? e : tspan;
-		dmax = d > dmax ? d : dmax;
-	}
-	int tb = bits_for(tspan), db = bits_for(dmax), one = tb + db <= 64;
-	for (size_t i = 0; i < n; i++) {
-		uint64_t t = (uint64_t)cp->ts[evs[i]] - (uint64_t)tmin, longer = dmax - (uint64_t)dur_of(cp, evs[i]);
-		ws->starts[i] = (tg_sort_pair){one ? (db == 64 ? 0 : t << db) | longer : longer, (uint32_t)i};
-		ws->ends[i] = (uint64_t)cp->end[evs[i]] - (uint64_t)tmin;
-	}
-	int rc = tg_sort_pairs(ws->starts, n);
-	if (!rc && !one) {
-		for (size_t i = 0; i < n; i++)
-			ws->starts[i].key = (uint64_t)cp->ts[evs[ws->starts[i].idx]] - (uint64_t)tmin;
-		rc = tg_sort_pairs(ws->starts, n);
-	}
-	if (!rc)
-		rc = tg_sort_u64(ws->ends, n);
-	if (rc)
-		return rc;
-	size_t j = 0;
-	for (size_t k = 0; k < n; k++) {
-		uint32_t c = ws->starts[k].idx;
-		uint64_t t = (uint64_t)cp->ts[evs[c]] - (uint64_t)tmin;
-		for (; j < n && ws->ends[j] <= t; j++)
-			ws->depth -= ws->depth > 0;
-		attach(ws, c);
-	}
-	return 0;
-}
-
 /* The walk's state (HTA's enter_func/exit_func closure). */
 struct walk {
 	uint32_t last; /* node */
 	int depth;
 	uint32_t parent; /* event the next end -> start edge is attributed to */
+};
+
+/* Scratch for one thread (sized for the largest): the open events' stack
+ * and the sorted starts and ends. The nesting is walked as it is made:
+ * HTA's depth-first walk of the nested events enters each one when it
+ * starts (a child of whatever is open) and leaves it when an end pops it,
+ * which is the order the nesting pushes and pops them in. */
+struct stack_ws {
+	uint32_t *stk;
+	void *buf; /* 16 bytes an event: the starts' sort pairs, then their order and the ends (nest_radix) */
+	size_t depth;
+	struct walk w;
 };
 
 static int visit(tg_critical_path *cp, struct walk *w, uint32_t ev, uint32_t parent_ev, int enter)
@@ -219,35 +133,106 @@ static int visit(tg_critical_path *cp, struct walk *w, uint32_t ev, uint32_t par
 	return rc;
 }
 
-/* Walks the nested events of the thread evs[0..n) depth first. */
-static int walk_nested(tg_critical_path *cp, const uint32_t *evs, struct stack_ws *ws)
+/* A start in sorted order: thread event c, a child of whatever is open,
+ * entered and pushed. */
+static int open_event(tg_critical_path *cp, const uint32_t *evs, struct stack_ws *ws, uint32_t c)
 {
-	struct walk w = {TG_NONE, 0, TG_NONE};
+	uint32_t pev = ws->depth ? evs[ws->stk[ws->depth - 1]] : TG_NONE;
+	ws->stk[ws->depth++] = c;
+	return visit(cp, &ws->w, evs[c], pev, 1);
+}
+
+/* An end: whatever is on top is left and popped (none: nothing). */
+static int close_top(tg_critical_path *cp, const uint32_t *evs, struct stack_ws *ws)
+{
+	if (!ws->depth)
+		return 0;
+	uint32_t c = ws->stk[--ws->depth], pev = ws->depth ? evs[ws->stk[ws->depth - 1]] : TG_NONE;
+	return visit(cp, &ws->w, evs[c], pev, 0);
+}
+
+/* The thread's duration of event evs[i] as HTA nests it (0 when negative). */
+static int64_t dur_of(const tg_critical_path *cp, uint32_t ev)
+{
+	int64_t d = cp_end(cp, ev) - cp_ts(cp, ev);
+	return d > 0 ? d : 0;
+}
+
+/* Nests with HTA's comparison (a thread with an event of no duration). */
+static int nest_compare(tg_critical_path *cp, const uint32_t *evs, size_t n, struct stack_ws *ws)
+{
+	struct sev *sev = tg_malloc((2 * n + 1) * sizeof(*sev));
+	if (!sev)
+		return TG_ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		int64_t d = dur_of(cp, evs[i]);
+		sev[2 * i] = (struct sev){evs[i], (uint32_t)i, cp_ts(cp, evs[i]), d, 1};
+		sev[2 * i + 1] = (struct sev){evs[i], (uint32_t)i, cp_ts(cp, evs[i]) + d, d, -1};
+	}
+	qsort(sev, 2 * n, sizeof(struct sev), cmp_sev);
 	int rc = 0;
-	size_t sp = 0;
-	for (uint32_t r = ws->root_first; r != TG_NONE && !rc; r = ws->next[r]) {
-		ws->stk[sp++] = r;
-		while (sp && !rc) {
-			uint32_t c = ws->stk[sp - 1];
-			uint32_t pev = ws->parent[c] == TG_NONE ? TG_NONE : evs[ws->parent[c]];
-			if (!ws->state[c]) {
-				ws->state[c] = 1;
-				rc = visit(cp, &w, evs[c], pev, 1);
-				for (uint32_t ch = ws->first[c]; ch != TG_NONE; ch = ws->next[ch])
-					ws->state[ch] = 0;
-				/* children pushed in reverse so that the first is walked first */
-				size_t at = sp;
-				for (uint32_t ch = ws->first[c]; ch != TG_NONE; ch = ws->next[ch])
-					at++;
-				size_t k = at;
-				for (uint32_t ch = ws->first[c]; ch != TG_NONE; ch = ws->next[ch])
-					ws->stk[--k] = ch;
-				sp = at;
-			} else {
-				rc = visit(cp, &w, evs[c], pev, 0);
-				sp--;
-			}
-		}
+	for (size_t k = 0; k < 2 * n && !rc; k++)
+		rc = sev[k].type == -1 ? close_top(cp, evs, ws) : open_event(cp, evs, ws, sev[k].local);
+	free(sev);
+	return rc;
+}
+
+static int bits_for(uint64_t range)
+{
+	return range ? 64 - __builtin_clzll(range) : 0;
+}
+
+#define NOT_LASTING 1 /* nest_radix: an event of the thread lasts 0 (not an error code: those are < 0) */
+
+/* Nests a thread whose events all last (else returns NOT_LASTING, having
+ * done nothing): the starts sorted by (time, the longer first, position),
+ * the ends by time; an end at a start's time comes first. */
+static int nest_radix(tg_critical_path *cp, const uint32_t *evs, size_t n, struct stack_ws *ws)
+{
+	int64_t tmin = INT64_MAX;
+	uint64_t tspan = 0, dmax = 0;
+	for (size_t i = 0; i < n; i++)
+		tmin = cp_ts(cp, evs[i]) < tmin ? cp_ts(cp, evs[i]) : tmin;
+	for (size_t i = 0; i < n; i++) {
+		int64_t ts = cp_ts(cp, evs[i]), te = cp_end(cp, evs[i]);
+		if (te <= ts) /* an event of no duration (dur_of 0): HTA's comparison, no order */
+			return NOT_LASTING;
+		uint64_t e = (uint64_t)te - (uint64_t)tmin, d = (uint64_t)(te - ts);
+		tspan = e > tspan ? e : tspan;
+		dmax = d > dmax ? d : dmax;
+	}
+	int tb = bits_for(tspan), db = bits_for(dmax), one = tb + db <= 64;
+	tg_sort_pair *starts = ws->buf;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t t = (uint64_t)cp_ts(cp, evs[i]) - (uint64_t)tmin, longer = dmax - (uint64_t)dur_of(cp, evs[i]);
+		starts[i] = (tg_sort_pair){one ? (db == 64 ? 0 : t << db) | longer : longer, (uint32_t)i};
+	}
+	int rc = tg_sort_pairs(starts, n);
+	if (!rc && !one) {
+		for (size_t i = 0; i < n; i++)
+			starts[i].key = (uint64_t)cp_ts(cp, evs[starts[i].idx]) - (uint64_t)tmin;
+		rc = tg_sort_pairs(starts, n);
+	}
+	if (rc)
+		return rc;
+	/* the sorted starts' positions packed at the front of the buffer (the
+	 * 4 bytes of entry k overwrite pairs already read), the ends after them */
+	uint32_t *order = ws->buf;
+	for (size_t k = 0; k < n; k++)
+		order[k] = starts[k].idx;
+	uint64_t *ends = (uint64_t *)((char *)ws->buf + ((n + 1) & ~(size_t)1) * sizeof(uint32_t));
+	for (size_t i = 0; i < n; i++)
+		ends[i] = (uint64_t)cp_end(cp, evs[i]) - (uint64_t)tmin;
+	if ((rc = tg_sort_u64(ends, n)))
+		return rc;
+	size_t j = 0;
+	for (size_t k = 0; k < n && !rc; k++) {
+		uint32_t c = order[k];
+		uint64_t t = (uint64_t)cp_ts(cp, evs[c]) - (uint64_t)tmin;
+		for (; j < n && ends[j] <= t && !rc; j++)
+			rc = close_top(cp, evs, ws);
+		if (!rc)
+			rc = open_event(cp, evs, ws, c);
 	}
 	return rc;
 }
@@ -255,16 +240,14 @@ static int walk_nested(tg_critical_path *cp, const uint32_t *evs, struct stack_w
 /* Nests the thread's events evs[0..n) and walks them depth first. */
 static int walk_thread(tg_critical_path *cp, const uint32_t *evs, size_t n, struct stack_ws *ws)
 {
-	int lasting = 1;
-	for (size_t i = 0; i < n; i++) {
-		ws->first[i] = ws->next[i] = ws->lastc[i] = TG_NONE;
-		ws->state[i] = 0;
-		lasting &= dur_of(cp, evs[i]) > 0;
-	}
-	ws->root_first = ws->root_last = TG_NONE;
 	ws->depth = 0;
-	int rc = lasting ? nest_radix(cp, evs, n, ws) : nest_compare(cp, evs, n, ws);
-	return rc ? rc : walk_nested(cp, evs, ws);
+	ws->w = (struct walk){TG_NONE, 0, TG_NONE};
+	int rc = nest_radix(cp, evs, n, ws);
+	if (rc == NOT_LASTING)
+		rc = nest_compare(cp, evs, n, ws);
+	while (!rc && ws->depth) /* the events still open end with the thread */
+		rc = close_top(cp, evs, ws);
+	return rc;
 }
 
 /* Tracks ranked by (pid, pid_str, tid, tid_str), the backward thread's
@@ -309,13 +292,12 @@ static int rank_tracks(tg_critical_path *cp, uint32_t *rank, size_t ntr)
 }
 
 /* The window's events into evs, grouped by thread: a stable counting sort
- * by the rank of their track; grp[k] is evs[k]'s rank. */
-static int thread_order(tg_critical_path *cp, uint32_t *evs, uint32_t *grp)
+ * by the rank of their track (ntr tracks); cnt (ntr + 2, zeroed) ends with
+ * cnt[r] the end of thread r's events, the start of r + 1's. */
+static int thread_order(tg_critical_path *cp, uint32_t *evs, uint32_t *cnt, size_t ntr)
 {
-	size_t ntr;
-	tg_trace_tracks(cp->t, &ntr);
-	uint32_t *rank = tg_malloc((ntr + 1) * sizeof(uint32_t)), *cnt = tg_calloc(ntr + 2, sizeof(uint32_t));
-	int rc = rank && cnt ? rank_tracks(cp, rank, ntr) : TG_ENOMEM;
+	uint32_t *rank = tg_malloc((ntr + 1) * sizeof(uint32_t));
+	int rc = rank ? rank_tracks(cp, rank, ntr) : TG_ENOMEM;
 	if (!rc) {
 		for (size_t i = 0; i < cp->nev; i++)
 			if (cp->evf[i] & CP_CLIP)
@@ -324,13 +306,11 @@ static int thread_order(tg_critical_path *cp, uint32_t *evs, uint32_t *grp)
 			cnt[r + 1] += cnt[r];
 		for (size_t i = 0; i < cp->nev; i++)
 			if (cp->evf[i] & CP_CLIP) {
-				uint32_t r = rank[cp->ev[i].track], at = cnt[r]++;
-				evs[at] = (uint32_t)i;
-				grp[at] = r;
+				uint32_t r = rank[cp->ev[i].track];
+				evs[cnt[r]++] = (uint32_t)i;
 			}
 	}
 	free(rank);
-	free(cnt);
 	return rc;
 }
 
@@ -338,45 +318,33 @@ static int thread_order(tg_critical_path *cp, uint32_t *evs, uint32_t *grp)
 static int cpu_thread(const tg_critical_path *cp, const uint32_t *evs, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
-		if (cp->stream[evs[i]] >= 0)
+		if (cp_stream(cp, evs[i]) >= 0)
 			return 0;
 	return 1;
 }
 
-/* The largest CPU thread of the grouped events evs[0..n) (grp: their
- * thread's rank): the workspace is sized for it, not for every event. */
-static size_t largest_thread(const tg_critical_path *cp, const uint32_t *evs, const uint32_t *grp, size_t n)
+/* The largest CPU thread of the grouped events evs (thread r's from
+ * r ? end[r - 1] : 0 to end[r]): the workspace is sized for it, not for
+ * every event. */
+static size_t largest_thread(const tg_critical_path *cp, const uint32_t *evs, const uint32_t *end, size_t ntr)
 {
 	size_t most = 0;
-	for (size_t lo = 0, hi; lo < n; lo = hi) {
-		for (hi = lo + 1; hi < n && grp[hi] == grp[lo]; hi++)
-			;
-		if (hi - lo > most && cpu_thread(cp, evs + lo, hi - lo))
-			most = hi - lo;
-	}
+	for (size_t r = 0, lo = 0; r < ntr; lo = end[r++])
+		if (end[r] - lo > most && cpu_thread(cp, evs + lo, end[r] - lo))
+			most = end[r] - lo;
 	return most;
 }
 
 static int alloc_ws(struct stack_ws *ws, size_t n)
 {
-	*ws = (struct stack_ws){.parent = tg_malloc((n + 1) * 4),
-	                        .first = tg_malloc((n + 1) * 4),
-	                        .next = tg_malloc((n + 1) * 4),
-	                        .lastc = tg_malloc((n + 1) * 4),
-	                        .stk = tg_malloc((n + 1) * 4),
-	                        .state = tg_malloc(n + 1),
-	                        .starts = tg_malloc((n + 1) * sizeof(tg_sort_pair)),
-	                        .ends = tg_malloc((n + 1) * sizeof(uint64_t))};
-	return ws->parent && ws->first && ws->next && ws->lastc && ws->stk && ws->state && ws->starts && ws->ends
-	               ? 0
-	               : TG_ENOMEM;
+	*ws = (struct stack_ws){.stk = tg_malloc((n + 1) * 4), .buf = tg_malloc((n + 1) * sizeof(tg_sort_pair))};
+	return ws->stk && ws->buf ? 0 : TG_ENOMEM;
 }
 
 static void free_ws(struct stack_ws *ws)
 {
-	void *arrays[] = {ws->parent, ws->first, ws->next, ws->lastc, ws->stk, ws->state, ws->starts, ws->ends};
-	for (size_t k = 0; k < sizeof(arrays) / sizeof(arrays[0]); k++)
-		free(arrays[k]);
+	free(ws->stk);
+	free(ws->buf);
 }
 
 int cp_add_stack_edges(tg_critical_path *cp)
@@ -384,19 +352,18 @@ int cp_add_stack_edges(tg_critical_path *cp)
 	size_t n = 0;
 	for (size_t i = 0; i < cp->nev; i++)
 		n += (cp->evf[i] & CP_CLIP) != 0;
-	uint32_t *evs = tg_malloc((n + 1) * sizeof(uint32_t)), *grp = tg_malloc((n + 1) * sizeof(uint32_t));
+	size_t ntr;
+	tg_trace_tracks(cp->t, &ntr);
+	uint32_t *evs = tg_malloc((n + 1) * sizeof(uint32_t)), *end = tg_calloc(ntr + 2, sizeof(uint32_t));
 	struct stack_ws ws = {0};
-	int rc = evs && grp ? thread_order(cp, evs, grp) : TG_ENOMEM;
+	int rc = evs && end ? thread_order(cp, evs, end, ntr) : TG_ENOMEM;
 	if (!rc)
-		rc = alloc_ws(&ws, largest_thread(cp, evs, grp, n));
-	for (size_t lo = 0, hi; lo < n && !rc; lo = hi) {
-		for (hi = lo + 1; hi < n && grp[hi] == grp[lo]; hi++)
-			;
-		if (cpu_thread(cp, evs + lo, hi - lo))
-			rc = walk_thread(cp, evs + lo, hi - lo, &ws);
-	}
+		rc = alloc_ws(&ws, largest_thread(cp, evs, end, ntr));
+	for (size_t r = 0, lo = 0; r < ntr && !rc; lo = end[r++])
+		if (end[r] > lo && cpu_thread(cp, evs + lo, end[r] - lo))
+			rc = walk_thread(cp, evs + lo, end[r] - lo, &ws);
 	free(evs);
-	free(grp);
+	free(end);
 	free_ws(&ws);
 	return rc;
 }

@@ -240,7 +240,6 @@ struct trace_walk {
 	size_t natoms;
 	uint32_t ti, first_unit;
 	size_t nsteps;
-	int64_t rank;
 };
 
 /* The atom of a string-or-raw argument of e, or TG_NONE. */
@@ -317,7 +316,6 @@ static int add_invocations(tg_measure *m, struct trace_walk *w)
 		}
 		tg_invocation *iv = &m->invs[m->ninvs];
 		iv->event = w->list[i].event;
-		iv->trace = w->ti;
 		iv->op_shape = me.op_shape;
 		iv->flops = me.flops;
 		iv->bytes = me.bytes;
@@ -379,7 +377,6 @@ static int add_kernel_rec(tg_measure *m, struct trace_walk *w, uint32_t i)
 	r->event = i;
 	r->pair = TG_NONE;
 	r->stream = tg_kernel_stream(w->t, &ev[i]);
-	r->rank = w->rank;
 	r->dur_ns = tg_event_dur(w->t, &ev[i]);
 	r->ts = ev[i].ts;
 	uint32_t launch = tg_tree_launch(w->tree, i);
@@ -400,7 +397,6 @@ static int add_trace(tg_measure *m, uint32_t ti)
 	if (rc)
 		return rc;
 	tg_tree_steps(w.tree, &w.nsteps);
-	w.rank = m->ranks[ti] >= 0 ? m->ranks[ti] : (int64_t)ti;
 	tg_launchers *l = NULL;
 	tg_launchers_opts lo = {.tb = {0}, .step = -1};
 	if ((rc = tg_launchers_build(&l, w.tree, &lo)))
@@ -521,18 +517,16 @@ int tg_measure_build_ranked(tg_measure **out, const tg_tree *const *trees, const
 	return rc;
 }
 
-/* Appends n records (their trace, unit and inv moved by t0, u0, i0; rank:
- * their trace's, else its index), keys through map (NULL: the same
- * table). ranks: per trace of the records, as they count them. */
-static int append_recs(tg_measure *m, const tg_kernel_rec *r, size_t n, const uint32_t *map, const int64_t *ranks,
-                       uint32_t t0, uint32_t u0, uint32_t i0)
+/* Appends n records (their trace, unit and inv moved by t0, u0, i0), keys
+ * through map (NULL: the same table). */
+static int append_recs(tg_measure *m, const tg_kernel_rec *r, size_t n, const uint32_t *map, uint32_t t0, uint32_t u0,
+                       uint32_t i0)
 {
 	if (tg_grow((void **)&m->recs, &m->caprecs, m->nrecs + n + 1, sizeof(tg_kernel_rec)))
 		return TG_ENOMEM;
 #define KEY(k) (map && (k) != TG_NONE ? map[k] : (k))
 	for (size_t i = 0; i < n; i++) {
 		tg_kernel_rec x = r[i];
-		int64_t rank = ranks[x.trace];
 		x.unit = x.unit == TG_NONE ? TG_NONE : x.unit + u0;
 		x.inv = x.inv == TG_NONE ? TG_NONE : x.inv + i0;
 		x.category = KEY(x.category);
@@ -543,14 +537,13 @@ static int append_recs(tg_measure *m, const tg_kernel_rec *r, size_t n, const ui
 		x.module = KEY(x.module);
 		x.trace += t0;
 		x.pair = TG_NONE; /* the alignment's, made on the measures it pairs */
-		x.rank = rank >= 0 ? rank : (int64_t)x.trace;
 		m->recs[m->nrecs++] = x;
 	}
 #undef KEY
 	return 0;
 }
 
-/* Appends units and invocations (trace moved by t0, keys through map). */
+/* Appends units (their trace moved by t0) and invocations (keys through map). */
 static int append_units_invs(tg_measure *m, const tg_unit *u, size_t nu, const tg_invocation *iv, size_t ni,
                              const uint32_t *map, uint32_t t0)
 {
@@ -563,7 +556,6 @@ static int append_units_invs(tg_measure *m, const tg_unit *u, size_t nu, const t
 	}
 	for (size_t i = 0; i < ni; i++) {
 		tg_invocation x = iv[i];
-		x.trace += t0;
 		x.op_shape = map && x.op_shape != TG_NONE ? map[x.op_shape] : x.op_shape;
 		m->invs[m->ninvs++] = x;
 	}
@@ -573,10 +565,9 @@ static int append_units_invs(tg_measure *m, const tg_unit *u, size_t nu, const t
 int tg_measure_add_trace(tg_measure *m, const tg_measure_trace *tr)
 {
 	uint32_t t0 = (uint32_t)m->ntrees, u0 = (uint32_t)m->nunits, i0 = (uint32_t)m->ninvs;
-	int64_t rank = tr->rank;
 	int rc = append_units_invs(m, tr->units, tr->nunits, tr->invs, tr->ninvs, NULL, t0);
 	if (!rc)
-		rc = append_recs(m, tr->recs, tr->nrecs, NULL, &rank, t0, u0, i0);
+		rc = append_recs(m, tr->recs, tr->nrecs, NULL, t0, u0, i0);
 	return rc ? rc : push_trace(m, tr->tree, tr->rank, &tr->fp, tr->name, tr->nsteps);
 }
 
@@ -598,7 +589,7 @@ int tg_measure_append(tg_measure *dst, const tg_measure *src, const int64_t *ran
 	uint32_t t0 = (uint32_t)dst->ntrees, u0 = (uint32_t)dst->nunits, i0 = (uint32_t)dst->ninvs;
 	int rc = append_units_invs(dst, src->units, src->nunits, src->invs, src->ninvs, map, t0);
 	if (!rc)
-		rc = append_recs(dst, src->recs, src->nrecs, map, ranks ? ranks : src->ranks, t0, u0, i0);
+		rc = append_recs(dst, src->recs, src->nrecs, map, t0, u0, i0);
 	for (size_t t = 0; !rc && t < src->ntrees; t++)
 		rc = push_trace(dst, src->trees[t], ranks ? ranks[t] : src->ranks[t], &src->fp,
 		                names && names[t] ? names[t] : src->names[t], src->nsteps[t]);
@@ -606,6 +597,38 @@ int tg_measure_append(tg_measure *dst, const tg_measure *src, const int64_t *ran
 		dst->fp_consistent = 0;
 	free(map);
 	return rc;
+}
+
+/* Sets *items' room to exactly n (at least 1) items when it differs:
+ * grown, or shrunk with the tail given back. 0 or TG_ENOMEM. */
+static int room_exact(void **items, size_t *cap, size_t n, size_t item_size)
+{
+	void *p = n == *cap ? NULL : tg_realloc(*items, (n ? n : 1) * item_size);
+	if (n == *cap || !p)
+		return n == *cap ? 0 : TG_ENOMEM;
+	*items = p;
+	*cap = n;
+	return 0;
+}
+
+int tg_measure_reserve(tg_measure *m, size_t nrecs, size_t ninvs, size_t nunits)
+{
+	/* + 1: as append_recs and append_units_invs ask for */
+	size_t r = m->nrecs + nrecs + 1, i = m->ninvs + ninvs + 1, u = m->nunits + nunits + 1;
+	if ((r > m->caprecs && room_exact((void **)&m->recs, &m->caprecs, r, sizeof(tg_kernel_rec))) ||
+	    (i > m->capinvs && room_exact((void **)&m->invs, &m->capinvs, i, sizeof(tg_invocation))) ||
+	    (u > m->capunits && room_exact((void **)&m->units, &m->capunits, u, sizeof(tg_unit))))
+		return TG_ENOMEM;
+	return 0;
+}
+
+int tg_measure_fit(tg_measure *m)
+{
+	if (room_exact((void **)&m->recs, &m->caprecs, m->nrecs, sizeof(tg_kernel_rec)) ||
+	    room_exact((void **)&m->invs, &m->capinvs, m->ninvs, sizeof(tg_invocation)) ||
+	    room_exact((void **)&m->units, &m->capunits, m->nunits, sizeof(tg_unit)))
+		return TG_ENOMEM;
+	return 0;
 }
 
 int tg_measure_forget_trees(tg_measure *m)

@@ -22,6 +22,8 @@
 #include "../../util/atoms.h"
 #include "../tree/tree.h"
 
+/* 80 bytes: the run data of a trace holds one a device event, a judgement
+ * one a device event of each side. */
 typedef struct tg_kernel_rec {
 	uint32_t unit;     /* index into tg_measure_units(); TG_NONE outside every
 	                      step of a trace with steps (in no step's sample) */
@@ -42,18 +44,15 @@ typedef struct tg_kernel_rec {
 	                      alignment pairs this one with (core/diff/call_pairs.h),
 	                      TG_NONE when none (or not aligned) */
 	uint8_t cat_source; /* tg_cat_source: where category came from (here, in
-	                       the hole before the 64-bit fields: 88 bytes a
-	                       record, not 96) */
-	int64_t stream;
-	int64_t rank; /* the trace's rank (tg_measure_trace_rank), else its index */
+	                       the hole before the 64-bit fields) */
+	int64_t stream;     /* the record's rank is its trace's: tg_measure_rec_rank */
 	int64_t dur_ns;
 	int64_t delay_ns;  /* kernel start - launch call start; -1 without a launch */
 	int64_t ts;        /* start, ns */
 } tg_kernel_rec;
 
-typedef struct tg_invocation {
+typedef struct tg_invocation { /* 24 bytes; its trace is its records' (tg_kernel_rec.trace) */
 	uint32_t event;    /* the launching op in its trace */
-	uint32_t trace;
 	uint32_t op_shape; /* key */
 	double flops;      /* of its perf model (perf_model.h); NAN when none */
 	double bytes;
@@ -132,10 +131,31 @@ int tg_measure_add_trace(tg_measure *m, const tg_measure_trace *tr);
  * TG_ENOMEM. */
 int tg_measure_append(tg_measure *dst, const tg_measure *src, const int64_t *ranks, const char *const *names);
 
+/* Room in m for nrecs records, ninvs invocations and nunits units more,
+ * exactly (not rounded up as growing rounds): a judgement that appends
+ * the run data of its side's traces (tg_measure_append) asks for their
+ * sum first, so that the side holds no slack. 0 or TG_ENOMEM. */
+int tg_measure_reserve(tg_measure *m, size_t nrecs, size_t ninvs, size_t nunits);
+
+/* Gives back the room m's arrays hold beyond their records, invocations
+ * and units (a measure that is kept, not appended to: run data held while
+ * the next trace is read). Appending afterwards grows them again. 0 or
+ * TG_ENOMEM (m unchanged but for the arrays already fitted). */
+int tg_measure_fit(tg_measure *m);
+
 /* The rank of trace i (tg_rank_of: distributedInfo, the hint, the file
  * name), -1 when unknown. The kernel records carry it, or the trace's
  * index when it is unknown. */
 int64_t tg_measure_trace_rank(const tg_measure *m, size_t i);
+
+/* The rank of record k of m: its trace's (tg_measure_trace_rank), else the
+ * trace's index, as rules select by rank. Held per trace, not per record
+ * (80 bytes a record, not 88). */
+static inline int64_t tg_measure_rec_rank(const tg_measure *m, const tg_kernel_rec *k)
+{
+	int64_t r = tg_measure_trace_rank(m, k->trace);
+	return r >= 0 ? r : (int64_t)k->trace;
+}
 
 /* How many distinct known ranks the side's traces have (0 when none is
  * known). */

@@ -51,6 +51,8 @@ static int measure_tree(tg_rundata *rd, const tg_tree *tree, unsigned parts)
 		snprintf(rd->cp.why, sizeof(rd->cp.why), "not computed");
 	if (!rc)
 		rc = tg_measure_build(&rd->m, &tree, 1, rd->keys);
+	if (!rc) /* kept past the trace: without the slack of growing */
+		rc = tg_measure_fit(rd->m);
 	if (!rc && (parts & TG_RUNDATA_SKELETON))
 		rc = tg_skeleton_build(&rd->sk, tree, 0);
 	return rc;
@@ -310,7 +312,7 @@ static int put_skeleton(struct wr *w, const tg_skeleton *sk)
 	PUT_U32(w, n);
 	for (size_t i = 0; i < n; i++) {
 		PUT_I64(w, x[i].ts);
-		PUT_I64(w, x[i].dur);
+		PUT_I64(w, tg_skeleton_dur(sk, i));
 		PUT_U32(w, x[i].event);
 		PUT_U32(w, x[i].parent);
 		PUT_U32(w, x[i].name < na ? map[x[i].name] : TG_NONE);
@@ -471,23 +473,33 @@ static int get_skeleton(tg_skeleton **sk, struct rd_cur *c, uint32_t nevents, co
 	tg_atoms *names = get_atoms(c, "skeleton name");
 	uint32_t n = get_count(c, 27, "skeleton node count");
 	tg_skel_node *x = c->bad ? NULL : tg_calloc(n ? n : 1, sizeof(tg_skel_node));
-	if (!c->bad && !x)
+	int64_t *durs = c->bad ? NULL : tg_malloc((n ? n : 1) * sizeof(int64_t));
+	if (!c->bad && (!x || !durs))
 		c->bad = "out of memory";
 	for (uint32_t i = 0; i < n && !c->bad; i++) {
 		x[i].ts = GET_I64(c);
-		x[i].dur = GET_I64(c);
+		durs[i] = GET_I64(c);
 		x[i].event = GET_U32(c);
 		x[i].parent = GET_U32(c);
-		x[i].name = GET_U32(c);
-		x[i].kind = GET_U8(c);
-		x[i].linked = GET_U8(c);
+		/* checked before they are narrowed into the node's bits */
+		uint32_t name = GET_U32(c);
+		uint8_t kind = GET_U8(c), linked = GET_U8(c);
+		if (!c->bad && (name >= TG_SKEL_MAX_NAMES || kind >= TG_KIND_COUNT || linked > 1))
+			c->bad = name >= TG_SKEL_MAX_NAMES ? "skeleton node name" : kind >= TG_KIND_COUNT ? "skeleton node kind"
+			                                                                                   : "skeleton node link";
+		x[i].name = name;
+		x[i].kind = kind;
+		x[i].linked = linked;
 	}
 	if (c->bad) {
 		free(x);
+		free(durs);
 		tg_atoms_free(names);
 		return TG_EFORMAT;
 	}
-	return tg_skeleton_adopt(sk, x, n, nevents, names, with, what);
+	int rc = tg_skeleton_adopt(sk, x, durs, n, nevents, names, with, what);
+	free(durs);
+	return rc;
 }
 
 /* What follows the skeleton: the critical path's summary, the thresholds'

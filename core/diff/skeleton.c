@@ -19,7 +19,42 @@ struct tg_skeleton {
 	const tg_atoms *atoms; /* the trace's, or own */
 	tg_atoms *own;
 	unsigned with;
+	struct wide { /* the durations of TG_SKEL_WIDE_DUR nodes, by node */
+		uint32_t node;
+		int64_t dur;
+	} *wide;
+	size_t nwide, capwide;
 };
+
+/* Node i's duration d into its dur, or whole into s->wide (nodes come in
+ * increasing order). 0 or TG_ENOMEM. */
+static int set_dur(tg_skeleton *s, size_t i, int64_t d)
+{
+	if (d >= 0 && d < (int64_t)TG_SKEL_WIDE_DUR) {
+		s->nodes[i].dur = (uint32_t)d;
+		return 0;
+	}
+	if (tg_grow((void **)&s->wide, &s->capwide, s->nwide + 1, sizeof(*s->wide)))
+		return TG_ENOMEM;
+	s->wide[s->nwide++] = (struct wide){(uint32_t)i, d};
+	s->nodes[i].dur = TG_SKEL_WIDE_DUR;
+	return 0;
+}
+
+int64_t tg_skeleton_dur(const tg_skeleton *s, size_t i)
+{
+	if (s->nodes[i].dur != TG_SKEL_WIDE_DUR)
+		return s->nodes[i].dur;
+	size_t lo = 0, hi = s->nwide;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (s->wide[mid].node < i)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < s->nwide && s->wide[lo].node == i ? s->wide[lo].dur : TG_SKEL_WIDE_DUR;
+}
 
 /* Whether a skeleton built `with` holds an event of kind k. */
 static int kind_held(int k, unsigned with)
@@ -99,21 +134,26 @@ static int sort_by_start(uint32_t *by, const tg_skel_node *nodes, size_t n)
 	return rc;
 }
 
+int tg_skeleton_order_into(uint32_t *by_start, uint32_t *start_rank, const tg_skeleton *s)
+{
+	if (s->n == 1)
+		by_start[0] = 0;
+	if (s->n > 1 && sort_by_start(by_start, s->nodes, s->n))
+		return TG_ENOMEM;
+	for (size_t q = 0; q < s->n; q++)
+		start_rank[by_start[q]] = (uint32_t)q;
+	return 0;
+}
+
 /* s->by_start: every node by (start, index), sorted once for every view
- * built on s (a baseline's skeleton serves many judgements). */
+ * built on s (a stored baseline's skeleton serves many judgements). */
 static int order_by_start(tg_skeleton *s)
 {
 	s->by_start = tg_malloc((s->n ? s->n : 1) * sizeof(uint32_t));
 	s->start_rank = tg_malloc((s->n ? s->n : 1) * sizeof(uint32_t));
 	if (!s->by_start || !s->start_rank)
 		return TG_ENOMEM;
-	if (s->n == 1)
-		s->by_start[0] = 0;
-	if (s->n > 1 && sort_by_start(s->by_start, s->nodes, s->n))
-		return TG_ENOMEM;
-	for (size_t q = 0; q < s->n; q++)
-		s->start_rank[s->by_start[q]] = (uint32_t)q;
-	return 0;
+	return tg_skeleton_order_into(s->by_start, s->start_rank, s);
 }
 
 int tg_skeleton_build(tg_skeleton **out, const tg_tree *tree, unsigned with)
@@ -124,6 +164,8 @@ int tg_skeleton_build(tg_skeleton **out, const tg_tree *tree, unsigned with)
 	const tg_event *ev = tg_trace_events(t, &ne);
 	if (ne >= TG_NONE - 1)
 		return tg_error_set(TG_ELIMIT, "skeleton: more than %u events", TG_NONE - 2);
+	if (tg_atoms_count(tg_trace_atoms(t)) > TG_SKEL_MAX_NAMES)
+		return tg_error_set(TG_ELIMIT, "skeleton: more than %u names", TG_SKEL_MAX_NAMES);
 	tg_skeleton *s = tg_calloc(1, sizeof(*s));
 	uint32_t *near = tg_malloc((ne + 1) * sizeof(uint32_t));
 	if (!s || !near) {
@@ -149,10 +191,18 @@ int tg_skeleton_build(tg_skeleton **out, const tg_tree *tree, unsigned with)
 	for (size_t i = 0; i < ne; i++) {
 		if (near[i] == UNKNOWN)
 			continue;
-		tg_skel_node *x = &s->nodes[k++];
+		tg_skel_node *x = &s->nodes[k];
 		memset(x, 0, sizeof(*x));
 		x->ts = ev[i].ts;
-		x->dur = tg_event_dur(t, &ev[i]);
+		int64_t d = tg_event_dur(t, &ev[i]);
+		if (d >= 0 && d < (int64_t)TG_SKEL_WIDE_DUR) /* set_dur's common case, inline */
+			x->dur = (uint32_t)d;
+		else if (set_dur(s, k, d)) {
+			free(near);
+			tg_skeleton_free(s);
+			return TG_ENOMEM;
+		}
+		k++;
 		x->event = (uint32_t)i;
 		x->name = ev[i].name;
 		x->kind = ev[i].kind;
@@ -164,11 +214,7 @@ int tg_skeleton_build(tg_skeleton **out, const tg_tree *tree, unsigned with)
 		s->nodes[j].parent = p == TG_NONE ? TG_NONE : near[p];
 	}
 	free(near);
-	if (order_by_start(s)) {
-		tg_skeleton_free(s);
-		return TG_ENOMEM;
-	}
-	*out = s;
+	*out = s; /* without its order by start: a view sorts it when it needs it */
 	return 0;
 }
 
@@ -207,19 +253,21 @@ static const char *node_fault(const tg_skel_node *nodes, size_t i, size_t n, uin
 		return "name out of range";
 	if (x->kind >= TG_KIND_COUNT || !kind_held(x->kind, with))
 		return "kind not held";
-	if (x->dur < 0)
-		return "negative duration";
 	return NULL;
 }
 
-int tg_skeleton_adopt(tg_skeleton **out, tg_skel_node *nodes, size_t n, uint32_t nevents, tg_atoms *atoms,
-                      unsigned with, const char *what)
+int tg_skeleton_adopt(tg_skeleton **out, tg_skel_node *nodes, const int64_t *durs, size_t n, uint32_t nevents,
+                      tg_atoms *atoms, unsigned with, const char *what)
 {
 	*out = NULL;
 	uint32_t natoms = atoms ? tg_atoms_count(atoms) : 0;
-	int rc = 0;
+	int rc = natoms > TG_SKEL_MAX_NAMES ? tg_error_set(TG_EFORMAT, "%s: skeleton: more than %u names", what,
+	                                                   TG_SKEL_MAX_NAMES)
+	                                    : 0;
 	for (size_t i = 0; !rc && i < n; i++) {
 		const char *fault = node_fault(nodes, i, n, nevents, natoms, with);
+		if (!fault && durs && durs[i] < 0)
+			fault = "negative duration";
 		if (fault)
 			rc = tg_error_set(TG_EFORMAT, "%s: skeleton node %zu: %s", what, i, fault);
 	}
@@ -243,6 +291,11 @@ int tg_skeleton_adopt(tg_skeleton **out, tg_skel_node *nodes, size_t n, uint32_t
 	s->nevents = nevents;
 	s->atoms = s->own = atoms;
 	s->with = with;
+	for (size_t i = 0; durs && i < n; i++)
+		if (set_dur(s, i, durs[i])) {
+			tg_skeleton_free(s);
+			return TG_ENOMEM;
+		}
 	if (order_by_start(s)) {
 		tg_skeleton_free(s);
 		return TG_ENOMEM;
@@ -254,7 +307,7 @@ int tg_skeleton_adopt(tg_skeleton **out, tg_skel_node *nodes, size_t n, uint32_t
 void tg_skeleton_rename(tg_skeleton *s, tg_atoms *names, const uint32_t *map)
 {
 	for (size_t i = 0; i < s->n; i++)
-		s->nodes[i].name = s->nodes[i].name < tg_atoms_count(s->atoms) ? map[s->nodes[i].name] : TG_NONE;
+		s->nodes[i].name = s->nodes[i].name < tg_atoms_count(s->atoms) ? map[s->nodes[i].name] : TG_SKEL_MAX_NAMES;
 	tg_atoms_free(s->own);
 	s->atoms = s->own = names;
 }
@@ -266,6 +319,7 @@ void tg_skeleton_free(tg_skeleton *s)
 	free(s->nodes);
 	free(s->by_start);
 	free(s->start_rank);
+	free(s->wide);
 	tg_atoms_free(s->own);
 	free(s);
 }

@@ -12,8 +12,8 @@
  * their traces. Event indices are those of the trace: a skeleton's events
  * are the same numbers the measure's kernel records (measure.h) name.
  *
- * About 40 bytes a kept event (a tree is ~35 bytes an event on top of the
- * trace's 48 and its arguments), the nodes' order by start included.
+ * 24 bytes a kept node (tg_skel_node), and 8 more for the nodes' order by
+ * start when it is held (an adopted skeleton's).
  */
 #ifndef TG_SKELETON_H
 #define TG_SKELETON_H
@@ -23,34 +23,48 @@
 
 typedef struct tg_skeleton tg_skeleton;
 
+/* A node's dur when its duration is 2^32 - 1 ns (4.29 s) or more: the
+ * skeleton holds it whole (tg_skeleton_dur), as a trace holds its events'. */
+#define TG_SKEL_WIDE_DUR UINT32_MAX
+/* Names a skeleton can number (a node's name has 27 bits): more is TG_ELIMIT. */
+#define TG_SKEL_MAX_NAMES ((1u << 27) - 1)
+
+/* 24 bytes (32 with a 64-bit duration and byte-wide kind and link): the
+ * run data of a trace holds one a kept event, two at a judgement. */
 typedef struct tg_skel_node {
-	int64_t ts, dur; /* ns */
-	uint32_t event;  /* the event's index in its trace */
-	uint32_t parent; /* index into the nodes of the nearest ancestor in the skeleton, TG_NONE */
-	uint32_t name;   /* atom of tg_skeleton_atoms() */
-	uint8_t kind;    /* tg_kind */
-	uint8_t linked;  /* a device event TraceLens links (tg_tree_linked_like_tracelens) */
-	uint16_t reserved;
+	int64_t ts;          /* ns */
+	uint32_t dur;        /* ns; TG_SKEL_WIDE_DUR: read it with tg_skeleton_dur */
+	uint32_t event;      /* the event's index in its trace */
+	uint32_t parent;     /* index into the nodes of the nearest ancestor in the skeleton, TG_NONE */
+	uint32_t name : 27;  /* atom of tg_skeleton_atoms(), below TG_SKEL_MAX_NAMES */
+	uint32_t kind : 4;   /* tg_kind */
+	uint32_t linked : 1; /* a device event TraceLens links (tg_tree_linked_like_tracelens) */
 } tg_skel_node;
+
+_Static_assert(TG_KIND_COUNT <= 16, "a tg_kind fits tg_skel_node.kind's 4 bits");
 
 /* What a skeleton holds besides cpu_ops, launches and device events. */
 enum { TG_SKEL_PYTHON = 1, TG_SKEL_ANNOTATIONS = 2 };
 
 /* The skeleton of tree, with python_function (TG_SKEL_PYTHON) and
- * user_annotation (TG_SKEL_ANNOTATIONS) events when `with` says so. The
- * tree and its trace must outlive it (names are the trace's atoms). *out
- * is the caller's (tg_skeleton_free). 0, TG_ENOMEM or TG_ELIMIT (more
- * than 2^32 - 2 events). */
+ * user_annotation (TG_SKEL_ANNOTATIONS) events when `with` says so,
+ * without its order by start (tg_skeleton_by_start gives NULL: a view
+ * sorts the nodes when it is built, so that run data held between traces
+ * does not hold it). The tree and its trace must outlive it (names are
+ * the trace's atoms). *out is the caller's (tg_skeleton_free). 0,
+ * TG_ENOMEM or TG_ELIMIT (more than 2^32 - 2 events). */
 int tg_skeleton_build(tg_skeleton **out, const tg_tree *tree, unsigned with);
 
 /* A skeleton of the n nodes (sorted by event, each below nevents; parents
  * earlier or later, never a cycle; names atoms of `atoms`; kinds among
  * those a skeleton holds, as `with` says), taking both: on success *out
- * owns nodes (malloc'd) and atoms, on failure they are freed. what names
- * the data in the message. 0, TG_EFORMAT (what is wrong, and the node) or
- * TG_ENOMEM. */
-int tg_skeleton_adopt(tg_skeleton **out, tg_skel_node *nodes, size_t n, uint32_t nevents, tg_atoms *atoms,
-                      unsigned with, const char *what);
+ * owns nodes (malloc'd) and atoms, on failure they are freed. durs: each
+ * node's duration in ns (set into the nodes, the wide ones held whole), or
+ * NULL: the nodes' dur as given (none wide). what names the data in the
+ * message. 0, TG_EFORMAT (what is wrong, and the node: a negative
+ * duration too) or TG_ENOMEM. */
+int tg_skeleton_adopt(tg_skeleton **out, tg_skel_node *nodes, const int64_t *durs, size_t n, uint32_t nevents,
+                      tg_atoms *atoms, unsigned with, const char *what);
 
 /* Gives s names of its own: each node's name atom a becomes map[a], an
  * atom of names (which s takes); the nodes and their order stay. For run
@@ -64,12 +78,21 @@ void tg_skeleton_free(tg_skeleton *s);
 const tg_skel_node *tg_skeleton_nodes(const tg_skeleton *s, size_t *n);
 
 /* Every node index ordered by (start, node index): sorted once when the
- * skeleton is made; owned by s. */
+ * skeleton is adopted (a stored skeleton serves many views); owned by s;
+ * NULL for a skeleton built from a tree (tg_skeleton_order_into). */
 const uint32_t *tg_skeleton_by_start(const tg_skeleton *s);
 
 /* Its inverse: the place of each node in tg_skeleton_by_start; owned by
- * s. */
+ * s; NULL likewise. */
 const uint32_t *tg_skeleton_start_rank(const tg_skeleton *s);
+
+/* The order of tg_skeleton_by_start and its inverse into the caller's
+ * arrays (each as long as the nodes), sorted now (a linear radix sort).
+ * 0 or TG_ENOMEM (its scratch). */
+int tg_skeleton_order_into(uint32_t *by_start, uint32_t *start_rank, const tg_skeleton *s);
+
+/* The duration of node i in ns (its dur, or the whole one when wide). */
+int64_t tg_skeleton_dur(const tg_skeleton *s, size_t i);
 
 /* Events of the trace (node events are below it). */
 uint32_t tg_skeleton_events(const tg_skeleton *s);

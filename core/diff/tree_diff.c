@@ -149,11 +149,17 @@ static int merge_top_down(struct ctx *c)
 {
 	tg_tree_diff *d = c->d;
 	/* every node but the root takes a view node of its own: at most this
-	 * many, allocated at once (grown by doubling, the arrays were copied
-	 * and their pages touched twice over) */
+	 * many, allocated at once and exactly (grown by doubling, the arrays
+	 * were copied and their pages touched twice over; rounded up as
+	 * growing rounds, a quarter more on average, held through the gate) */
 	size_t most = (size_t)d->side[0].n + d->side[1].n + 1;
-	if (tg_grow((void **)&d->nodes, &d->cap_nodes, most, sizeof(tg_diff_node)))
-		return TG_ENOMEM;
+	if (most > d->cap_nodes) {
+		tg_diff_node *x = tg_realloc(d->nodes, most * sizeof(tg_diff_node));
+		if (!x)
+			return TG_ENOMEM;
+		d->nodes = x;
+		d->cap_nodes = most;
+	}
 	uint32_t root;
 	if (new_node(d, TG_NONE, TG_NONE, TG_NONE, &root))
 		return TG_ENOMEM;

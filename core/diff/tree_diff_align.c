@@ -14,7 +14,7 @@
 
 static inline uint32_t key_of(const struct view *s, uint32_t v, int strip)
 {
-	return strip ? s->skey[v] : s->key[v];
+	return strip ? view_skey(s, v) : s->key[v];
 }
 
 /* Wagner-Fischer on ka[a0..a1) x kb[b0..b1) with TraceLens's backtrack:

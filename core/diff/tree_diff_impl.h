@@ -115,7 +115,9 @@ enum {
 	F_CPU_OP = 4,
 	F_DISPATCH = 8, /* runtime/driver call that is not a graph launch */
 	F_GRAPH = 16,   /* cudaGraphLaunch, hipGraphLaunch */
-	F_PATH = 32     /* on the GPU path: device work in its subtree */
+	F_PATH = 32,    /* on the GPU path: device work in its subtree */
+	F_RENAMED = 64  /* a launch keyed by its kernels (key_launches_by_kernels): its
+	                   stripped name is its key, not its name's (view_skey) */
 };
 
 struct view {
@@ -125,23 +127,41 @@ struct view {
 	uint32_t n;
 	uint32_t *node;   /* view -> skeleton node (its event: view_event) */
 	uint32_t *vof;    /* event -> view node, TG_NONE outside the view */
-	uint32_t *parent; /* view -> view */
+	uint32_t *parent; /* view -> view; only while the view is built (then NULL) */
 	uint32_t *end;    /* subtree = [v, end[v]) */
 	uint32_t *coff;   /* children of v: child[coff[v] .. coff[v+1]) */
 	uint32_t *child;
-	uint32_t *key, *skey; /* comparison names (normal, strip_details) */
+	uint32_t *key;    /* comparison names (normal); stripped of details: view_skey */
 	uint8_t *flags;
 	uint32_t *roots;
 	size_t nroots;
 	uint32_t *atom_key, *atom_skey; /* cache per atom of the skeleton's names */
 	uint32_t natoms;
 	uint32_t *pos; /* scratch: view -> position, TG_NONE when unset */
+	const uint32_t *by_start, *start_rank; /* the skeleton's order (tg_skeleton_by_start),
+	                                         or own_order's */
+	uint32_t *own_order; /* by start, then its inverse, when the skeleton holds none */
 };
 
 /* The event of view node v. */
 static inline uint32_t view_event(const struct view *s, uint32_t v)
 {
 	return s->sn[s->node[v]].event;
+}
+
+/* The duration of event ev of view s (ev in the view), ns. */
+static inline int64_t view_ev_dur(const struct view *s, uint32_t ev)
+{
+	return tg_skeleton_dur(s->sk, s->node[s->vof[ev]]);
+}
+
+/* The comparison name of view node v stripped of details (strip_details):
+ * its name's, from the atom cache that the view's build filled for every
+ * name, or its key when the build renamed it (F_RENAMED). Not an array of
+ * its own: 4 bytes a view node less, held through the alignment. */
+static inline uint32_t view_skey(const struct view *s, uint32_t v)
+{
+	return (s->flags[v] & F_RENAMED) ? s->key[v] : s->atom_skey[s->sn[s->node[v]].name];
 }
 
 /* The skeleton node of event ev of view s (ev in the view). */

@@ -43,7 +43,7 @@ static void radix32(uint32_t *v, uint32_t *tmp, size_t n)
  * starts through three arrays). tmp: scratch for n, NULL: none. */
 static void sort_by_start(const struct view *s, uint32_t *evs, size_t n, uint32_t *tmp)
 {
-	const uint32_t *rank = tg_skeleton_start_rank(s->sk), *by_start = tg_skeleton_by_start(s->sk);
+	const uint32_t *rank = s->start_rank, *by_start = s->by_start;
 	for (size_t k = 0; k < n; k++)
 		evs[k] = rank[s->node[s->vof[evs[k]]]];
 	radix32(evs, tmp, n);
@@ -66,9 +66,9 @@ static int64_t busy_of(struct ctx *c, const struct view *s, const uint32_t *evs,
 		return -1;
 	*sum = 0;
 	for (size_t k = 0; k < n; k++) {
-		const tg_skel_node *e = view_ev(s, evs[k]);
-		c->iv[k] = (tg_interval){e->ts, e->ts + e->dur};
-		*sum += e->dur;
+		int64_t ts = view_ev(s, evs[k])->ts, dur = view_ev_dur(s, evs[k]);
+		c->iv[k] = (tg_interval){ts, ts + dur};
+		*sum += dur;
 	}
 	return tg_interval_union(c->iv, n);
 }

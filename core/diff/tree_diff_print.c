@@ -176,7 +176,7 @@ static void choose_shown(const struct printer *p, uint32_t node, const uint32_t 
 			const tg_skel_node *e = view_ev(&d->side[s], s ? y->new_ev : y->base_ev);
 			if (tg_kind_is_gpu(e->kind)) {
 				orphans[s]++;
-				orphan_ns[s] += e->dur;
+				orphan_ns[s] += view_ev_dur(&d->side[s], s ? y->new_ev : y->base_ev);
 				show[k] = 3;
 				continue;
 			}

@@ -78,7 +78,7 @@ static uint32_t descend_root(const struct view *s, uint32_t r)
 static size_t find_kept(const struct view *s, size_t nsn, const tg_tree_diff_opts *o, uint32_t *near, uint32_t *order)
 {
 	const uint32_t UNKNOWN = TG_NONE - 1; /* near[k] while not yet known */
-	const uint32_t *by_start = tg_skeleton_by_start(s->sk);
+	const uint32_t *by_start = s->by_start;
 	size_t nk = 0;
 	for (size_t i = 0; i < nsn; i++)
 		near[i] = keep_node(o, &s->sn[i]) ? (uint32_t)i : UNKNOWN;
@@ -197,7 +197,8 @@ static int set_flags_and_names(struct ctx *c, struct view *s, uint32_t nv)
 		if (tg_kind_is_launch(e->kind))
 			f |= is_graph_name(tg_atoms_str(tg_skeleton_atoms(s->sk), e->name)) ? F_GRAPH : F_DISPATCH;
 		s->flags[v] = f;
-		if ((rc = norm_key(c, s, e->name, 0, &s->key[v])) || (rc = norm_key(c, s, e->name, 1, &s->skey[v])))
+		uint32_t skey; /* into the atom cache, read back by view_skey */
+		if ((rc = norm_key(c, s, e->name, 0, &s->key[v])) || (rc = norm_key(c, s, e->name, 1, &skey)))
 			return rc;
 	}
 	for (uint32_t v = nv; v-- > 0;)
@@ -226,7 +227,7 @@ static int key_launches_by_kernels(struct ctx *c, struct view *s, uint32_t nv)
 			return TG_ENOMEM;
 		}
 		tg_buf_free(&sig);
-		s->skey[v] = s->key[v];
+		s->flags[v] |= F_RENAMED;
 	}
 	return 0;
 }
@@ -281,15 +282,30 @@ static int alloc_nodes(struct view *s, size_t nk)
 	s->coff = tg_calloc(nk + 2, sizeof(uint32_t));
 	s->child = tg_malloc((nk + 1) * sizeof(uint32_t));
 	s->key = tg_malloc((nk + 1) * sizeof(uint32_t));
-	s->skey = tg_malloc((nk + 1) * sizeof(uint32_t));
 	s->flags = tg_calloc(nk + 1, 1);
 	s->pos = tg_malloc((nk + 1) * sizeof(uint32_t));
-	if (!s->node || !s->vof || !s->parent || !s->end || !s->coff || !s->child || !s->key || !s->skey ||
+	if (!s->node || !s->vof || !s->parent || !s->end || !s->coff || !s->child || !s->key ||
 	    !s->flags || !s->pos)
 		return TG_ENOMEM;
 	memset(s->pos, 0xff, (nk + 1) * sizeof(uint32_t));
 	memset(s->vof, 0xff, (s->ne + 1) * sizeof(uint32_t));
 	return 0;
+}
+
+/* s->by_start and s->start_rank: the skeleton's, or sorted into
+ * s->own_order (a skeleton built from a tree holds none). 0 or
+ * TG_ENOMEM. */
+static int order_of(struct view *s, size_t nsn)
+{
+	s->by_start = tg_skeleton_by_start(s->sk);
+	s->start_rank = tg_skeleton_start_rank(s->sk);
+	if (s->by_start && s->start_rank)
+		return 0;
+	if (!(s->own_order = tg_malloc((nsn + 1) * 2 * sizeof(uint32_t))))
+		return TG_ENOMEM;
+	s->by_start = s->own_order;
+	s->start_rank = s->own_order + nsn + 1;
+	return tg_skeleton_order_into(s->own_order, s->own_order + nsn + 1, s->sk);
 }
 
 int tg_tree_diff_view_build(struct ctx *c, struct view *s, const tg_skeleton *sk, const tg_tree_diff_opts *o)
@@ -314,6 +330,8 @@ int tg_tree_diff_view_build(struct ctx *c, struct view *s, const tg_skeleton *sk
 		goto out;
 	memset(s->atom_key, 0xff, ((size_t)s->natoms + 1) * sizeof(uint32_t));
 	memset(s->atom_skey, 0xff, ((size_t)s->natoms + 1) * sizeof(uint32_t));
+	if (order_of(s, nsn))
+		goto out;
 	size_t nk = find_kept(s, nsn, o, near, order);
 	coff = tg_calloc(nsn + 2, sizeof(uint32_t));
 	kids = tg_malloc((nk + 1) * sizeof(uint32_t));
@@ -343,6 +361,8 @@ int tg_tree_diff_view_build(struct ctx *c, struct view *s, const tg_skeleton *sk
 	for (uint32_t v = 0; v < nv; v++)
 		c->d->stats.gpu[s == &c->d->side[1]] += (s->flags[v] & F_GPU) != 0;
 	c->d->stats.roots[s == &c->d->side[1]] = nr;
+	free(s->parent); /* read only while building */
+	s->parent = NULL;
 	rc = 0;
 out:
 	free(near);
@@ -364,10 +384,10 @@ void tg_tree_diff_view_free(struct view *s)
 	free(s->coff);
 	free(s->child);
 	free(s->key);
-	free(s->skey);
 	free(s->flags);
 	free(s->roots);
 	free(s->atom_key);
 	free(s->atom_skey);
 	free(s->pos);
+	free(s->own_order);
 }
