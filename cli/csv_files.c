@@ -5,8 +5,17 @@
  * about 2 ms of file creation in the kernel): two threads take the tables
  * in turn, as the report's parts are taken (core/analysis/report.c). Each
  * table is formatted into memory of its own and written with one write,
- * so the threads share nothing but the next table's index; errors are kept per table and the first in order is printed, so
- * the message is the one a one-thread write prints.
+ * so the threads share nothing but the next table's index and the first
+ * that failed.
+ *
+ * The tables are taken largest first (their bytes estimated from their
+ * strings' lengths): in the order of the report, the largest of an
+ * h200-dev report (frequent_kernel_sequences, 650 kB of the 720) came
+ * last, and it was the stage's serial tail while the other thread had
+ * little left to take. The failures still read as a one-thread write in
+ * the report's order: after a table fails, those after it in that order
+ * are no longer taken, those before it still are, and the first that
+ * failed in that order is the one printed.
  *
  * A file that is there already (a report written again into the same
  * folder, as CI and `make bench` do) is written over from its first byte
@@ -19,6 +28,7 @@
  */
 #include "csv_files.h"
 #include "cli.h"
+#include "../util/park.h"
 #include "../util/util.h"
 
 #include <errno.h>
@@ -34,9 +44,10 @@ struct csv_work {
 	const tg_table *const *tables;
 	size_t n;
 	const char *dir;
+	size_t *order; /* the tables' indexes, the largest first */
 	pthread_mutex_t mu;
 	size_t next;   /* the next table nobody has taken */
-	int failed;    /* a table failed: take no more */
+	size_t first_bad; /* the first table in order that failed; n: none */
 	char (*msg)[8448]; /* per table: its error, "" when written */
 };
 
@@ -84,34 +95,69 @@ static void *take_tables(void *arg)
 	struct csv_work *w = arg;
 	for (;;) {
 		pthread_mutex_lock(&w->mu);
-		size_t i = w->failed ? w->n : w->next++;
+		size_t k = w->next++, first_bad = w->first_bad;
 		pthread_mutex_unlock(&w->mu);
-		if (i >= w->n)
+		if (k >= w->n)
 			return NULL;
+		size_t i = w->order[k];
+		if (i > first_bad)
+			continue; /* after a failed one: a one-thread write stops before it */
 		write_one(w->tables[i], w->dir, w->msg[i], sizeof(w->msg[i]));
 		if (w->msg[i][0]) {
 			pthread_mutex_lock(&w->mu);
-			w->failed = 1;
+			if (i < w->first_bad)
+				w->first_bad = i;
 			pthread_mutex_unlock(&w->mu);
 		}
 	}
 }
 
+/* About how many bytes t's csv takes: its strings' lengths, and 8 for
+ * every other cell (a strlen of each string: 30 us for an h200-dev
+ * report's, against the 1 ms its largest table takes to write). */
+static size_t table_bytes(const tg_table *t)
+{
+	size_t nc = tg_table_ncols(t), nr = tg_table_nrows(t), bytes = 0;
+	for (size_t r = 0; r < nr; r++)
+		for (size_t c = 0; c < nc; c++) {
+			const tg_cell *x = tg_table_cell(t, r, c);
+			bytes += x->type == TG_CELL_STR ? strlen(x->v.s) + 1 : 8;
+		}
+	return bytes;
+}
+
+/* order[0..n) := the indexes of tables, the largest first (by
+ * table_bytes; equal ones in the report's order). size[] is scratch. */
+static void order_tables(size_t *order, size_t *size, const tg_table *const *tables, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		size[i] = table_bytes(tables[i]);
+		size_t k = i;
+		for (; k > 0 && size[order[k - 1]] < size[i]; k--)
+			order[k] = order[k - 1];
+		order[k] = i;
+	}
+}
+
 int tg_cli_csv_files_write(const tg_table *const *tables, size_t n, const char *dir)
 {
-	struct csv_work w = {.tables = tables, .n = n, .dir = dir, .mu = PTHREAD_MUTEX_INITIALIZER};
+	struct csv_work w = {.tables = tables, .n = n, .dir = dir, .mu = PTHREAD_MUTEX_INITIALIZER, .first_bad = n};
 	if (n == 0)
 		return 0;
 	w.msg = calloc(n, sizeof(*w.msg));
-	if (!w.msg) {
+	w.order = malloc(2 * n * sizeof(size_t));
+	if (!w.msg || !w.order) {
+		free(w.msg);
+		free(w.order);
 		tg_cli_error("out of memory");
 		return -1;
 	}
-	pthread_t th;
-	int threaded = n > 1 && pthread_create(&th, NULL, take_tables, &w) == 0;
+	order_tables(w.order, w.order + n, tables, n);
+	tg_park *th; /* the report's second thread, parked again (util/park.h) */
+	int threaded = n > 1 && tg_park_run(&th, take_tables, &w) == 0;
 	take_tables(&w); /* no thread to be had: every table here */
 	if (threaded)
-		pthread_join(th, NULL);
+		tg_park_join(th);
 	int rc = 0;
 	for (size_t i = 0; i < n && !rc; i++)
 		if (w.msg[i][0]) {
@@ -119,5 +165,6 @@ int tg_cli_csv_files_write(const tg_table *const *tables, size_t n, const char *
 			rc = -1;
 		}
 	free(w.msg);
+	free(w.order);
 	return rc;
 }
