@@ -3,9 +3,11 @@
  * file per table (28 for an h200-dev run), formatting every number, and
  * that was a serial stage of 3.2 ms of CPU after the report's parts (and
  * about 2 ms of file creation in the kernel): two threads take the tables
- * in turn, as the report's parts are taken (core/analysis/report.c). Each
- * table is formatted into memory of its own and written with one write,
- * so the threads share nothing but the next table's index and the first
+ * in turn, as the report's parts are taken (core/analysis/report.c), the
+ * second one the report's parked thread (util/park.h). Each thread
+ * formats a table into a 64 KiB buffer of its own, written to the file
+ * when full and at the end (one write for all but the largest table), so
+ * the threads share nothing but the next table's index and the first
  * that failed.
  *
  * The tables are taken largest first (their bytes estimated from their
@@ -45,25 +47,63 @@ struct csv_work {
 	size_t n;
 	const char *dir;
 	size_t *order; /* the tables' indexes, the largest first */
-	size_t *size;  /* per table: its bytes, estimated (table_bytes) */
 	pthread_mutex_t mu;
 	size_t next;   /* the next table nobody has taken */
 	size_t first_bad; /* the first table in order that failed; n: none */
-	char (*msg)[8448]; /* per table: its error, "" when written */
+	int *err; /* per table: the errno of its failure, 0 when written */
 };
 
-/* Writes the len bytes of data to file from its first byte, without
- * truncating it first, and cuts a regular file that was longer at the new
- * end (see the design comment). 0, or -1 with errno set. */
-static int write_over(const char *file, const char *data, size_t len)
+/* Where a table's csv goes: its file, through a FILE whose buffer is the
+ * writing thread's (fopencookie). */
+struct file_out {
+	int fd;
+	off_t len; /* bytes written */
+};
+
+static ssize_t fd_write(void *cookie, const char *buf, size_t n)
+{
+	struct file_out *o = cookie;
+	if (tg_util_write_all(o->fd, buf, n))
+		return 0; /* a write error, errno set: ferror, and fclose fails */
+	o->len += (off_t)n;
+	return (ssize_t)n;
+}
+
+/* Writes t's csv over file from its first byte, without truncating it
+ * first, and cuts a regular file that was longer at the new end (see the
+ * design comment); through a FILE on the file whose buffer is buf (cap
+ * bytes): a table shorter than buf in one write. 0, or -1 with errno set.
+ *
+ * Not through a FILE of stdio's own on the file (fdopen): each took seven
+ * system calls and more (fdopen's fcntl, a write per 4 KiB, ftello's
+ * lseek, two fstat), 224 for the 28 files of an h200-dev report, 112 now.
+ * Not formatted into memory first (open_memstream): that grows by
+ * copying into a buffer twice as large and zeroing its new half, so that
+ * the 650 kB kernel sequences of an h200-dev report touched fresh pages
+ * three times over (a quarter of the report's page faults). */
+static int write_over(const char *file, const tg_table *t, char *buf, size_t cap)
 {
 	int fd = open(file, O_WRONLY | O_CREAT | O_CLOEXEC, 0666);
 	if (fd < 0)
 		return -1;
+	struct file_out o = {fd, 0};
+	FILE *f = fopencookie(&o, "w", (cookie_io_functions_t){.write = fd_write});
+	int rc = 0;
+	if (!f) {
+		errno = ENOMEM;
+		rc = -1;
+	} else {
+		setvbuf(f, buf, _IOFBF, cap);
+		errno = 0;
+		rc = tg_table_write_csv(t, f) ? -1 : 0;
+		if (fclose(f))
+			rc = -1;
+		if (rc && !errno)
+			errno = EIO;
+	}
 	struct stat st;
-	int rc = tg_util_write_all(fd, data, len);
-	if (!rc && !fstat(fd, &st) && S_ISREG(st.st_mode) && st.st_size > (off_t)len)
-		rc = ftruncate(fd, (off_t)len);
+	if (!rc && !fstat(fd, &st) && S_ISREG(st.st_mode) && st.st_size > o.len)
+		rc = ftruncate(fd, o.len);
 	int e = errno;
 	if (close(fd) && !rc)
 		return -1;
@@ -71,58 +111,16 @@ static int write_over(const char *file, const char *data, size_t len)
 	return rc;
 }
 
-/* A table's bytes in memory: a FILE (fopencookie) that appends to data,
- * which starts at the table's estimated size and doubles when short. Not
- * open_memstream's: that grows its buffer by copying it into one twice as
- * large and zeroing the new half, which touched each page of a large
- * table three times (a quarter of an h200-dev report's page faults, for
- * its 650 kB table). */
-struct mem_out {
-	char *data;
-	size_t len, cap;
-};
-
-static ssize_t mem_write(void *cookie, const char *buf, size_t n)
+/* dir/<t's name>.csv into file (cap bytes). */
+static void file_name(char *file, size_t cap, const char *dir, const tg_table *t)
 {
-	struct mem_out *m = cookie;
-	if (n > m->cap - m->len) {
-		size_t cap = m->cap * 2 > m->len + n ? m->cap * 2 : m->len + n;
-		char *d = realloc(m->data, cap);
-		if (!d)
-			return 0; /* a write error: ferror, then fclose, fail */
-		m->data = d;
-		m->cap = cap;
-	}
-	memcpy(m->data + m->len, buf, n);
-	m->len += n;
-	return (ssize_t)n;
-}
-
-/* Writes t as dir/<name>.csv; on failure msg holds the line to print. The
- * table is formatted in memory (about guess bytes) and written with one
- * write: through a FILE on the file, each took seven system calls and
- * more (fdopen's fcntl, a write per 4 KiB, ftello's lseek, two fstat):
- * 224 for the 28 files of an h200-dev report, now 112. */
-static void write_one(const tg_table *t, const char *dir, size_t guess, char *msg, size_t cap)
-{
-	char file[8192];
-	snprintf(file, sizeof(file), "%.4000s/%.1000s.csv", dir, tg_table_name(t));
-	struct mem_out m = {.cap = guess + guess / 4 + 4096};
-	m.data = malloc(m.cap);
-	FILE *mem = m.data ? fopencookie(&m, "w", (cookie_io_functions_t){.write = mem_write}) : NULL;
-	int bad = !mem || tg_table_write_csv(t, mem);
-	if (mem && fclose(mem))
-		bad = 1;
-	if (bad)
-		errno = ENOMEM; /* memory is all a FILE in memory can lack */
-	if (bad || write_over(file, m.data, m.len))
-		snprintf(msg, cap, "%s: cannot write: %s", file, strerror(errno));
-	free(m.data);
+	snprintf(file, cap, "%.4000s/%.1000s.csv", dir, tg_table_name(t));
 }
 
 static void *take_tables(void *arg)
 {
 	struct csv_work *w = arg;
+	char buf[64 * 1024], file[8192]; /* the FILE's buffer: the tables of an h200-dev report but one in a write */
 	for (;;) {
 		pthread_mutex_lock(&w->mu);
 		size_t k = w->next++, first_bad = w->first_bad;
@@ -132,8 +130,9 @@ static void *take_tables(void *arg)
 		size_t i = w->order[k];
 		if (i > first_bad)
 			continue; /* after a failed one: a one-thread write stops before it */
-		write_one(w->tables[i], w->dir, w->size[i], w->msg[i], sizeof(w->msg[i]));
-		if (w->msg[i][0]) {
+		file_name(file, sizeof(file), w->dir, w->tables[i]);
+		if (write_over(file, w->tables[i], buf, sizeof(buf))) {
+			w->err[i] = errno ? errno : EIO;
 			pthread_mutex_lock(&w->mu);
 			if (i < w->first_bad)
 				w->first_bad = i;
@@ -156,8 +155,8 @@ static size_t table_bytes(const tg_table *t)
 	return bytes;
 }
 
-/* order[0..n) := the indexes of tables, the largest first, and size[i]
- * the bytes of tables[i] (table_bytes; equal ones in the report's order). */
+/* order[0..n) := the indexes of tables, the largest first (by
+ * table_bytes; equal ones in the report's order). size[] is scratch. */
 static void order_tables(size_t *order, size_t *size, const tg_table *const *tables, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
@@ -174,16 +173,15 @@ int tg_cli_csv_files_write(const tg_table *const *tables, size_t n, const char *
 	struct csv_work w = {.tables = tables, .n = n, .dir = dir, .mu = PTHREAD_MUTEX_INITIALIZER, .first_bad = n};
 	if (n == 0)
 		return 0;
-	w.msg = calloc(n, sizeof(*w.msg));
+	w.err = calloc(n, sizeof(*w.err));
 	w.order = malloc(2 * n * sizeof(size_t));
-	if (!w.msg || !w.order) {
-		free(w.msg);
+	if (!w.err || !w.order) {
+		free(w.err);
 		free(w.order);
 		tg_cli_error("out of memory");
 		return -1;
 	}
-	w.size = w.order + n;
-	order_tables(w.order, w.size, tables, n);
+	order_tables(w.order, w.order + n, tables, n);
 	tg_park *th; /* the report's second thread, parked again (util/park.h) */
 	int threaded = n > 1 && tg_park_run(&th, take_tables, &w) == 0;
 	take_tables(&w); /* no thread to be had: every table here */
@@ -191,11 +189,13 @@ int tg_cli_csv_files_write(const tg_table *const *tables, size_t n, const char *
 		tg_park_join(th);
 	int rc = 0;
 	for (size_t i = 0; i < n && !rc; i++)
-		if (w.msg[i][0]) {
-			tg_cli_error("%s", w.msg[i]);
+		if (w.err[i]) {
+			char file[8192];
+			file_name(file, sizeof(file), dir, tables[i]);
+			tg_cli_error("%s: cannot write: %s", file, strerror(w.err[i]));
 			rc = -1;
 		}
-	free(w.msg);
+	free(w.err);
 	free(w.order);
 	return rc;
 }
