@@ -89,18 +89,15 @@ run "$tmp/base.json" "$tmp/new.json" --format json --noise-from "$tmp/noise.json
 
 # ------------------------------------------------------------ memory
 
-# a sanitizer's build measures with ASan's quarantine off: it would keep
-# the first trace's freed model and tree (both commands' peaks as measured
-# on one machine: 37 MB and 42 MB with it off, 69 MB and 187 MB with it on)
-asan=${ASAN_OPTIONS:-}
-grep -qa __asan_init "$TG" && asan="${asan:+$asan:}quarantine_size_mb=0:thread_local_quarantine_size_kb=0"
+# tap_peak_rss measures a sanitizer's build with ASan's quarantine off: it
+# would keep the first trace's freed model and tree (both commands' peaks as
+# measured on one machine: 37 MB and 42 MB with it off, 69 MB and 187 MB with it on)
 if [ -x /usr/bin/time ]; then
 	gen big1 --train --target-mb 30 --seed 1 --noise 1
 	gen big2 --train --target-mb 30 --seed 2 --noise 1
-	ASAN_OPTIONS=$asan /usr/bin/time -f '%M' -o "$tmp/rss.cp" "$TG" critical-path "$tmp/big1.json" >/dev/null 2>&1
-	ASAN_OPTIONS=$asan /usr/bin/time -f '%M' -o "$tmp/rss.diff" "$TG" diff "$tmp/big1.json" "$tmp/big2.json" \
-		>/dev/null 2>"$tmp/err"
-	rc=$?
+	tap_peak_rss "$tmp/rss.cp" "$TG" critical-path "$tmp/big1.json"
+	tap_peak_rss "$tmp/rss.diff" "$TG" diff "$tmp/big1.json" "$tmp/big2.json"
+	cp "$tmp/peak.err" "$tmp/err"
 	cp=$(tail -1 "$tmp/rss.cp") diff=$(tail -1 "$tmp/rss.diff")
 	[ "$rc" -le 1 ] && [ "$diff" -lt $((cp * 3 / 2)) ] \
 		&& ok "two 30 MB traces: the diff's peak $diff KB below 1.5x one trace's critical path ($cp KB)" \

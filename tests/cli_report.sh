@@ -201,9 +201,9 @@ grep -q '^vllm::unified_attention_with_output  SDPA_fwd   8000     80.000  16006
 # a row past that ending with the count of the kernels left out
 nested 8000 cpu_op "aten::op%d" >"$tmp/deepops.json"
 if [ -x /usr/bin/time ]; then
-	/usr/bin/time -f '%M' -o "$tmp/rss" "$TG" report "$tmp/deepops.json" >"$tmp/out" 2>"$tmp/err"
-	rc=$? rss=$(tail -1 "$tmp/rss")
-	# 28 MB; about 105 MB under ASan, whose quarantine keeps what is freed
+	tap_peak_rss "$tmp/rss" "$TG" report "$tmp/deepops.json"
+	rss=$(cat "$tmp/rss"); cp "$tmp/peak.out" "$tmp/out"; cp "$tmp/peak.err" "$tmp/err"
+	# 28 MB (ASan's quarantine off: tap_peak_rss)
 	[ "$rc" -eq 0 ] && [ "$rss" -lt 204800 ] && ok "8,000 nested cpu_ops: report in $rss KB (< 200 MB)" \
 		|| not_ok "8,000 nested cpu_ops: memory" "exit $rc, $rss KB: $(head -c 300 "$tmp/err")"
 else

@@ -23,3 +23,16 @@ tap_generator() {
 		exit 1
 	fi
 }
+# tap_peak_rss OUT CMD...: run CMD (stdout to $tmp/peak.out, stderr to
+# $tmp/peak.err) under GNU time and write its peak RSS in KB to OUT; rc is
+# its exit status. A sanitizer's build runs with ASan's quarantine off,
+# which would otherwise keep what is freed and measure ASan, not the code.
+# The caller checks that /usr/bin/time exists (and skips, saying so).
+tap_peak_rss() {
+	_out=$1; shift
+	_asan=${ASAN_OPTIONS:-}
+	grep -qa __asan_init "$1" && _asan="${_asan:+$_asan:}quarantine_size_mb=0:thread_local_quarantine_size_kb=0"
+	ASAN_OPTIONS=$_asan /usr/bin/time -f '%M' -o "$_out.time" "$@" >"$tmp/peak.out" 2>"$tmp/peak.err"
+	rc=$?
+	tail -1 "$_out.time" >"$_out"
+}
