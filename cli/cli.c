@@ -114,13 +114,14 @@ static int load_quiet(tg_trace **trace, tg_tree **tree, const char *path, const 
 		tg_tree_helper_free(h);
 		return -1;
 	}
-	if (tg_tree_build_with(tree, *trace, h)) {
+	/* the flows go as soon as the tree has linked with them: nothing reads
+	 * them again, and the tree's arrays peak after */
+	if (tg_tree_build_dropping_flows(tree, *trace, h)) {
 		snprintf(msg, cap, "%s: %s", path, tg_error_last());
 		tg_trace_free(*trace);
 		*trace = NULL;
 		return -1;
 	}
-	tg_trace_drop_flows(*trace); /* linked now: nothing reads them again */
 	return 0;
 }
 

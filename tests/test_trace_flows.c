@@ -2,7 +2,8 @@
  * which tg_cli_load sets): only a kernel launch's start and end, the rest
  * (fwdbwd, a launch's step 't', any other category) dropped but their
  * tracks made all the same; the tree links the same events either way, on
- * one thread and with the pipeline of chunks. */
+ * one thread and with the pipeline of chunks, and when its build drops the
+ * flows once linked (tg_tree_build_dropping_flows, as tg_cli_load builds). */
 #include "testutil.h"
 
 /* One launch linked by correlation (id 6), one by its flow alone (id 9:
@@ -70,7 +71,7 @@ static void test_launch_flows_only(void **state)
 		int64_t ids[] = {6, 9, 6, 9};
 		char phs[] = {'s', 's', 'f', 'f'};
 		for (size_t i = 0; i < nf; i++) {
-			assert_int_equal(f[i].id, ids[i]);
+			assert_int_equal(tg_flow_id(t, &f[i]), ids[i]);
 			assert_int_equal(f[i].ph, phs[i]);
 			assert_int_equal(f[i].type, TG_FLOW_LAUNCH);
 		}
@@ -107,10 +108,108 @@ static void test_tree_links_the_same(void **state)
 		assert_int_equal(tg_tree_parent(tree, i), tg_tree_parent(tree_all, i));
 	uint32_t relu = tg_test_find(t, "relu", TG_KIND_KERNEL);
 	assert_int_equal(tg_tree_parent(tree, relu), 2); /* the second launch, by its flow */
+	/* built as tg_cli_load builds it: the flows dropped once linked */
+	tg_trace *dropped = read_flows(1, 0);
+	tg_tree *tree_dropped = NULL;
+	size_t nf;
+	assert_int_equal(tg_tree_build_dropping_flows(&tree_dropped, dropped, NULL), 0);
+	assert_non_null(tg_trace_flows(t, &nf));
+	assert_int_equal(nf, 4);
+	assert_null(tg_trace_flows(dropped, &nf));
+	assert_int_equal(nf, 0);
+	assert_memory_equal(tg_tree_stats_get(tree_dropped), s, sizeof(*s));
+	for (uint32_t i = 0; i < ne; i++) {
+		assert_int_equal(tg_tree_parent(tree_dropped, i), tg_tree_parent(tree, i));
+		assert_int_equal(tg_tree_linked_like_tracelens(tree_dropped, i),
+		                 tg_tree_linked_like_tracelens(tree, i));
+	}
+	assert_true(tg_tree_linked_like_tracelens(tree_dropped, tg_test_find(t, "gemm", TG_KIND_KERNEL)));
+	tg_tree_free(tree_dropped);
+	tg_trace_free(dropped);
 	tg_tree_free(tree_all);
 	tg_tree_free(tree);
 	tg_trace_free(all);
 	tg_trace_free(t);
+}
+
+/* A flow is 16 bytes: its id in 32 bits, a wider one (2^32 and up, or a
+ * string id's hash) in the trace's wide flow ids, read back whole by
+ * tg_flow_id and freed with the flows. */
+static void test_wide_flow_ids(void **state)
+{
+	(void)state;
+	static const char *const json =
+		"{\"traceEvents\":[\n"
+		"{\"ph\":\"s\",\"id\":4294967295,\"pid\":1,\"tid\":1,\"ts\":1,\"cat\":\"ac2g\",\"name\":\"ac2g\"},\n"
+		"{\"ph\":\"s\",\"id\":4294967296,\"pid\":1,\"tid\":1,\"ts\":2,\"cat\":\"ac2g\",\"name\":\"ac2g\"},\n"
+		"{\"ph\":\"f\",\"id\":4611686018427387904,\"pid\":0,\"tid\":7,\"ts\":3,\"cat\":\"ac2g\","
+		"\"name\":\"ac2g\",\"bp\":\"e\"},\n"
+		"{\"ph\":\"f\",\"id\":18446744073709551615,\"pid\":0,\"tid\":7,\"ts\":4,\"cat\":\"ac2g\","
+		"\"name\":\"ac2g\"},\n"
+		"{\"ph\":\"t\",\"id\":0,\"pid\":0,\"tid\":7,\"ts\":5,\"cat\":\"fwdbwd\",\"name\":\"fwdbwd\"}\n"
+		"]}";
+	assert_int_equal(sizeof(tg_flow), 16);
+	tg_trace *t = NULL;
+	tg_read_opts o = {0};
+	assert_int_equal(tg_trace_read_mem(&t, json, strlen(json), "wide.json", &o), 0);
+	size_t nf, nw;
+	const tg_flow *f = tg_trace_flows(t, &nf);
+	const uint64_t *w = tg_trace_wide_flow_ids(t, &nw);
+	assert_int_equal(nf, 5);
+	assert_int_equal(nw, 3);
+	uint64_t ids[] = {4294967295u, 4294967296u, 4611686018427387904u, 18446744073709551615u, 0};
+	int wide[] = {0, 1, 1, 1, 0};
+	for (size_t i = 0; i < nf; i++) {
+		assert_true(tg_flow_id(t, &f[i]) == ids[i]);
+		assert_int_equal(f[i].wide_id, wide[i]);
+		assert_int_equal(f[i].ts, (int64_t)(i + 1) * 1000);
+	}
+	assert_true(w[2] == 18446744073709551615u);
+	assert_int_equal(f[2].ph, 'f');
+	assert_int_equal(f[2].bind_enclosing, 1);
+	assert_int_equal(f[3].bind_enclosing, 0);
+	assert_int_equal(f[4].ph, 't');
+	assert_int_equal(f[4].type, TG_FLOW_FWDBWD);
+	tg_trace_drop_flows(t);
+	assert_null(tg_trace_wide_flow_ids(t, &nw));
+	assert_int_equal(nw, 0);
+	tg_trace_free(t);
+}
+
+/* A flow keeps its track in 19 bits, as an event does: flows on more
+ * than TG_TRACK_MAX + 1 tracks are refused with one line naming the flow,
+ * one less is read, each flow on its own track. */
+static void test_flow_track_limit(void **state)
+{
+	(void)state;
+	for (uint32_t ntr = TG_TRACK_MAX + 1; ntr <= TG_TRACK_MAX + 2; ntr++) {
+		size_t cap = (size_t)ntr * 80 + 64, k = 0;
+		char *doc = malloc(cap);
+		assert_non_null(doc);
+		k += (size_t)sprintf(doc + k, "{\"traceEvents\":[");
+		for (uint32_t i = 0; i < ntr; i++)
+			k += (size_t)sprintf(doc + k,
+			                     "%s{\"ph\":\"s\",\"id\":%u,\"ts\":1,\"pid\":0,\"tid\":%u,\"cat\":\"ac2g\"}",
+			                     i ? "," : "", i, i);
+		k += (size_t)sprintf(doc + k, "]}");
+		tg_trace *t = NULL;
+		int rc = tg_trace_read_mem(&t, doc, k, "flow_tracks.json", NULL);
+		if (ntr == TG_TRACK_MAX + 1) {
+			assert_int_equal(rc, 0);
+			size_t nf;
+			const tg_flow *f = tg_trace_flows(t, &nf);
+			assert_int_equal(nf, ntr);
+			assert_int_equal(f[nf - 1].track, TG_TRACK_MAX);
+			assert_int_equal(tg_flow_id(t, &f[nf - 1]), TG_TRACK_MAX);
+			tg_trace_free(t);
+		} else {
+			assert_int_equal(rc, TG_ELIMIT);
+			assert_null(t);
+			assert_non_null(strstr(tg_error_last(), "flow_tracks.json: "));
+			assert_non_null(strstr(tg_error_last(), "more than 524288 tracks (limit)"));
+		}
+		free(doc);
+	}
 }
 
 int main(void)
@@ -118,6 +217,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_every_flow_by_default),
 		cmocka_unit_test(test_launch_flows_only),
+		cmocka_unit_test(test_wide_flow_ids),
+		cmocka_unit_test(test_flow_track_limit),
 		cmocka_unit_test(test_tree_links_the_same),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -245,25 +245,35 @@ static void test_wide_ids_link(void **state)
 #define TL_FLOW(ph, id, pid, tid, ts) \
 	"{\"ph\":\"" ph "\",\"cat\":\"ac2g\",\"name\":\"ac2g\",\"id\":" #id ",\"pid\":" #pid ",\"tid\":" #tid \
 	",\"ts\":" #ts ",\"bp\":\"e\"},"
-static void test_tracelens_links(void **state)
+/* The trace of test_tracelens_links, with far and max as k_far's and
+ * k_max's correlation ids. */
+#define TL_JSON(far, max) \
+	"{\"traceEvents\":[" \
+	"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::mm\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":100}," \
+	TL_LAUNCH(10, 5) TL_KERNEL("k_both", 200, 5) TL_FLOW("s", 5, 1, 1, 10) TL_FLOW("f", 5, 0, 7, 200) \
+	TL_LAUNCH(20, far) TL_KERNEL("k_far", 210, far) TL_FLOW("s", far, 1, 1, 20) TL_FLOW("f", far, 0, 7, 210) \
+	TL_LAUNCH(30, max) TL_KERNEL("k_max", 220, max) TL_FLOW("s", max, 1, 1, 30) TL_FLOW("f", max, 0, 7, 220) \
+	TL_LAUNCH(40, 7) TL_KERNEL("k_start_only", 230, 7) TL_FLOW("s", 7, 1, 1, 40) \
+	"{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaGraphLaunch\",\"pid\":1,\"tid\":1," \
+	"\"ts\":50,\"dur\":2,\"args\":{\"correlation\":9}}," \
+	TL_KERNEL("k_graph", 240, 9) \
+	"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k_alone\",\"pid\":0,\"tid\":7,\"ts\":250,\"dur\":5," \
+	"\"args\":{\"device\":0,\"stream\":7}}" \
+	"]}"
+
+/* test_tracelens_links on the trace of ids far and max, its tree built
+ * with tg_tree_build, or with tg_tree_build_dropping_flows when drop is
+ * set (the trace then has no flows left). */
+static void check_tracelens_links(const char *json, int drop)
 {
-	(void)state;
-	tg_trace *t;
-	tg_tree *tree = build(&t,
-		"{\"traceEvents\":["
-		"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::mm\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":100},"
-		TL_LAUNCH(10, 5) TL_KERNEL("k_both", 200, 5) TL_FLOW("s", 5, 1, 1, 10) TL_FLOW("f", 5, 0, 7, 200)
-		TL_LAUNCH(20, 4611686018427387904) TL_KERNEL("k_far", 210, 4611686018427387904)
-		TL_FLOW("s", 4611686018427387904, 1, 1, 20) TL_FLOW("f", 4611686018427387904, 0, 7, 210)
-		TL_LAUNCH(30, 4294967295) TL_KERNEL("k_max", 220, 4294967295)
-		TL_FLOW("s", 4294967295, 1, 1, 30) TL_FLOW("f", 4294967295, 0, 7, 220)
-		TL_LAUNCH(40, 7) TL_KERNEL("k_start_only", 230, 7) TL_FLOW("s", 7, 1, 1, 40)
-		"{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaGraphLaunch\",\"pid\":1,\"tid\":1,"
-		"\"ts\":50,\"dur\":2,\"args\":{\"correlation\":9}},"
-		TL_KERNEL("k_graph", 240, 9)
-		"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k_alone\",\"pid\":0,\"tid\":7,\"ts\":250,\"dur\":5,"
-		"\"args\":{\"device\":0,\"stream\":7}}"
-		"]}");
+	tg_trace *t = tg_test_read_str(json);
+	tg_tree *tree = NULL;
+	size_t nf;
+	tg_trace_flows(t, &nf);
+	assert_int_equal(nf, 7);
+	assert_int_equal(drop ? tg_tree_build_dropping_flows(&tree, t, NULL) : tg_tree_build(&tree, t), 0);
+	tg_trace_flows(t, &nf);
+	assert_int_equal(nf, drop ? 0 : 7);
 	static const struct {
 		const char *name;
 		int linked;
@@ -280,6 +290,19 @@ static void test_tracelens_links(void **state)
 	                    "cudaLaunchKernel");
 	tg_tree_free(tree);
 	tg_trace_free(t);
+}
+
+/* TraceLens's links by both ends of the launch flow: the ends kept as a
+ * map of their keys when the ids spread (k_far's 2^62), as a bitmap of
+ * the keys' range when they are dense; the same when the build drops the
+ * flows before its peak. */
+static void test_tracelens_links(void **state)
+{
+	(void)state;
+	for (int drop = 0; drop < 2; drop++) {
+		check_tracelens_links(TL_JSON(4611686018427387904, 4294967295), drop);
+		check_tracelens_links(TL_JSON(11, 13), drop);
+	}
 }
 
 static void test_gpu_only_trace(void **state)
@@ -420,15 +443,21 @@ static char *blocks_json(int nblocks)
 	return s;
 }
 
-/* The tree of blocks_json(n), built one of three ways (way 0: tg_tree_build,
- * 1: with a parked helper, 2: with none, on one thread), as it should be. */
-static void check_blocks(const tg_trace *t, int n, int way)
+/* The tree of blocks_json(n), built one of five ways (way 0: tg_tree_build,
+ * 1: with a parked helper, 2: with none, on one thread; 3 and 4: the same
+ * dropping the flows once linked, which leaves t none), as it should be. */
+static void check_blocks(tg_trace *t, int n, int way)
 {
 	tg_tree *tree;
+	size_t nf;
 	if (way == 0)
 		assert_int_equal(tg_tree_build(&tree, t), 0);
-	else
+	else if (way < 3)
 		assert_int_equal(tg_tree_build_with(&tree, t, way == 1 ? tg_tree_helper_start() : NULL), 0);
+	else
+		assert_int_equal(tg_tree_build_dropping_flows(&tree, t, way == 3 ? tg_tree_helper_start() : NULL), 0);
+	tg_trace_flows(t, &nf);
+	assert_int_equal(nf, way < 3 ? 2 * (size_t)n : 0);
 	const tg_tree_stats *st = tg_tree_stats_get(tree);
 	assert_int_equal(st->gpu_events, 3 * n);
 	assert_int_equal(st->gpu_by_correlation, n);
@@ -484,7 +513,8 @@ static void check_blocks(const tg_trace *t, int n, int way)
 
 /* The same links, nesting and steps whether the tree is built on one
  * thread (a few hundred events, or no helper) or on two (more than 8,192
- * events: a thread started by the build, or a parked helper). */
+ * events: a thread started by the build, or a parked helper), keeping the
+ * trace's flows or dropping them once linked. */
 static void test_one_and_two_threads(void **state)
 {
 	(void)state;
@@ -493,9 +523,13 @@ static void test_one_and_two_threads(void **state)
 		int n = sizes[z];
 		char *json = blocks_json(n);
 		tg_trace *t = tg_test_read_str(json);
-		free(json);
 		for (int way = 0; way < 3; way++)
 			check_blocks(t, n, way);
+		check_blocks(t, n, 3); /* the flows linked by (kf), then dropped */
+		tg_trace_free(t);
+		t = tg_test_read_str(json);
+		check_blocks(t, n, 4);
+		free(json);
 		tg_tree_helper_free(tg_tree_helper_start()); /* started, never used */
 		tg_trace_free(t);
 	}

@@ -43,6 +43,7 @@ void tg_trace_free(tg_trace *t)
 	free(t->args);
 	free(t->tracks);
 	free(t->flows);
+	free(t->wide_flow_ids);
 	free(t->devices);
 	free(t->pnames);
 	if (t->meta)
@@ -72,6 +73,12 @@ const tg_flow *tg_trace_flows(const tg_trace *t, size_t *n)
 {
 	*n = t->nflows;
 	return t->flows;
+}
+
+const uint64_t *tg_trace_wide_flow_ids(const tg_trace *t, size_t *n)
+{
+	*n = t->nwide_flow_ids;
+	return t->wide_flow_ids;
 }
 
 const tg_device *tg_trace_devices(const tg_trace *t, size_t *n)
@@ -173,6 +180,7 @@ size_t tg_trace_memory(const tg_trace *t)
 {
 	return t->events_cap * sizeof(tg_event) + t->args_cap * sizeof(tg_arg) +
 	       t->tracks_cap * sizeof(tg_track) + t->flows_cap * sizeof(tg_flow) +
+	       t->wide_flow_ids_cap * sizeof(uint64_t) +
 	       (t->wide_ids_cap + t->wide_durs_cap) * sizeof(int64_t) + tg_atoms_bytes(t->atoms);
 }
 
@@ -210,8 +218,11 @@ static int64_t json_int_or(const json_t *o, const char *key, int64_t dflt)
 void tg_trace_drop_flows(tg_trace *t)
 {
 	free(t->flows);
+	free(t->wide_flow_ids);
 	t->flows = NULL;
+	t->wide_flow_ids = NULL;
 	t->nflows = t->flows_cap = 0;
+	t->nwide_flow_ids = t->wide_flow_ids_cap = 0;
 }
 
 int tg_trace_finish_meta(tg_trace *t)

@@ -63,8 +63,8 @@ enum tg_event_flags {
 	TG_EV_WIDE_DUR = 1 << 8       /* dur32 indexes tg_trace_wide_durs(): the duration needs 64 bits */
 };
 
-/* The most tracks a trace's events may have (the reader refuses more): an
- * event keeps its track in 19 bits. */
+/* The most tracks a trace's events and stored flows may have (the reader
+ * refuses more): an event and a flow keep their track in 19 bits. */
 #define TG_TRACK_MAX ((1u << 19) - 1)
 
 /* 32 bytes: a trace holds millions (a 1 GB trace two million). The two ids
@@ -131,14 +131,21 @@ typedef struct tg_track {
 
 typedef enum tg_flow_type { TG_FLOW_LAUNCH = 0, TG_FLOW_FWDBWD, TG_FLOW_OTHER } tg_flow_type;
 
+/* 16 bytes, not 24: a 1 GB trace holds a million launch flows while its
+ * tree is built. The id is 32-bit; an id beyond UINT32_MAX is kept in the
+ * trace's wide flow ids, the flow holding its index there with wide_id
+ * set: read it with tg_flow_id. */
 typedef struct tg_flow {
-	uint64_t id;
 	int64_t ts;
-	uint32_t track;
-	uint8_t ph;   /* 's', 't' or 'f' */
-	uint8_t type; /* tg_flow_type */
-	uint8_t bind_enclosing; /* bp: "e" */
+	uint32_t id32;               /* tg_flow_id: the id, or with wide_id an index into the wide flow ids */
+	uint32_t track : 19;         /* index into tg_trace_tracks() (at most TG_TRACK_MAX) */
+	uint32_t ph : 8;             /* 's', 't' or 'f' */
+	uint32_t type : 2;           /* tg_flow_type */
+	uint32_t bind_enclosing : 1; /* bp: "e" */
+	uint32_t wide_id : 1;        /* id32 indexes tg_trace_wide_flow_ids() */
 } tg_flow;
+
+_Static_assert(sizeof(tg_flow) == 16, "tg_flow is 16 bytes");
 
 typedef struct tg_device {
 	int64_t id;
@@ -233,6 +240,21 @@ const tg_event *tg_trace_events(const tg_trace *t, size_t *n);
 const tg_arg *tg_trace_args(const tg_trace *t, size_t *n);
 const tg_track *tg_trace_tracks(const tg_trace *t, size_t *n);
 const tg_flow *tg_trace_flows(const tg_trace *t, size_t *n);
+
+/* The flow ids of t beyond 32 bits, in reading order (a flow's id32
+ * indexes them when its wide_id is set); *n gets their count. Owned by t,
+ * freed with its flows (tg_trace_drop_flows). */
+const uint64_t *tg_trace_wide_flow_ids(const tg_trace *t, size_t *n);
+
+/* The id of flow f of trace t, whether narrow or wide: the only way to
+ * read it. */
+static inline uint64_t tg_flow_id(const tg_trace *t, const tg_flow *f)
+{
+	size_t n;
+	if (__builtin_expect(!f->wide_id, 1))
+		return f->id32;
+	return tg_trace_wide_flow_ids(t, &n)[f->id32];
+}
 const tg_device *tg_trace_devices(const tg_trace *t, size_t *n);
 const tg_trace_stats *tg_trace_stats_get(const tg_trace *t);
 const tg_atoms *tg_trace_atoms(const tg_trace *t);
@@ -315,7 +337,7 @@ static inline int64_t tg_event_dur(const tg_trace *t, const tg_event *e)
 /* The end of event e of trace t in ns: its start plus its duration. */
 static inline int64_t tg_event_end(const tg_trace *t, const tg_event *e) { return e->ts + tg_event_dur(t, e); }
 
-/* Bytes used by the model (events, args, atoms, tracks, flows, wide ids and durations). */
+/* Bytes used by the model (events, args, atoms, tracks, flows, wide ids and durations; the flows' wide ids). */
 size_t tg_trace_memory(const tg_trace *t);
 
 #endif

@@ -25,6 +25,8 @@ struct tg_trace {
 	size_t ntracks, tracks_cap;
 	tg_flow *flows;
 	size_t nflows, flows_cap;
+	uint64_t *wide_flow_ids; /* flow ids beyond 32 bits (tg_trace_wide_flow_ids) */
+	size_t nwide_flow_ids, wide_flow_ids_cap;
 	int64_t *wide_ids; /* ids beyond 32 bits (tg_trace_wide_ids) */
 	size_t nwide_ids, wide_ids_cap;
 	int64_t *wide_durs; /* durations beyond 32 bits of ns (tg_trace_wide_durs) */

@@ -438,9 +438,28 @@ static void commit_metadata(struct parser *ps, struct evtmp *ev, size_t args_sta
 	}
 }
 
+/* Flow f's id: in f->id32 when it fits 32 bits, else appended to the
+ * trace's wide flow ids, f->id32 its index there. at: the flow's JSON
+ * offset, for the message. */
+static void set_flow_id(struct parser *ps, tg_flow *f, uint64_t id, uint64_t at)
+{
+	tg_trace *t = ps->t;
+	if (id <= UINT32_MAX) {
+		f->id32 = (uint32_t)id;
+		return;
+	}
+	if (t->nwide_flow_ids >= UINT32_MAX)
+		die_off(ps, TG_ELIMIT, at, "more than %u flow ids beyond 32 bits", UINT32_MAX);
+	if (tg_grow((void **)&t->wide_flow_ids, &t->wide_flow_ids_cap, t->nwide_flow_ids + 1, sizeof(uint64_t)))
+		oom(ps);
+	f->id32 = (uint32_t)t->nwide_flow_ids;
+	f->wide_id = 1;
+	t->wide_flow_ids[t->nwide_flow_ids++] = id;
+}
+
 /* A flow event (ph s, t, f) into t->flows; with launch_flows_only, only
  * a kernel launch's start or end (the rest, a quarter of a training
- * trace's flows, 24 bytes each that tg_tree_build never reads, still
+ * trace's flows, 16 bytes each that tg_tree_build never reads, still
  * makes its track, so that the tracks do not depend on the option). */
 static void commit_flow(struct parser *ps, const struct evtmp *ev, uint64_t at)
 {
@@ -453,10 +472,14 @@ static void commit_flow(struct parser *ps, const struct evtmp *ev, uint64_t at)
 	}
 	if (tg_grow((void **)&t->flows, &t->flows_cap, t->nflows + 1, sizeof(tg_flow)))
 		oom(ps);
-	t->flows[t->nflows++] = (tg_flow){
-		.id = ev->id, .ts = ev->ts, .track = track_get(ps, &ev->key), .ph = (uint8_t)ev->ph,
-		.type = (uint8_t)(ev->flow >= 0 ? ev->flow : TG_FLOW_OTHER),
-		.bind_enclosing = (uint8_t)ev->bp_e};
+	uint32_t track = track_get(ps, &ev->key);
+	if (track > TG_TRACK_MAX) /* a flow keeps its track in 19 bits, as an event does */
+		die_off(ps, TG_ELIMIT, at, "more than %u tracks (limit)", TG_TRACK_MAX + 1);
+	tg_flow *f = &t->flows[t->nflows++];
+	*f = (tg_flow){.ts = ev->ts, .track = track, .ph = (uint8_t)ev->ph,
+	               .type = (unsigned)(ev->flow >= 0 ? ev->flow : TG_FLOW_OTHER),
+	               .bind_enclosing = ev->bp_e ? 1 : 0};
+	set_flow_id(ps, f, ev->id, at);
 }
 
 /* set_dur's rare case: dur appended to the trace's wide durations. */

@@ -2,8 +2,9 @@
  * tree.c - builds the event tree (see tree.h for the rules).
  *
  * Layout: parent[] per event, children in CSR form (child_off[] indexes
- * children[]), step_of[] per event (16-bit when the steps fit, as they
- * nearly always do: 2 bytes an event less), TraceLens's link marks one bit
+ * children[]; children[] allocated to its count), step_of[]
+ * per event (16-bit when the steps fit, as they nearly always do: 2 bytes
+ * an event less, written so from the start), TraceLens's link marks one bit
  * an event; whether an event is in the tree is read from its kind. Host
  * events are bucketed by track with a counting sort, each bucket sorted by
  * (ts asc, dur desc, kind rank, file order) and nested with a stack.
@@ -17,8 +18,8 @@
  * below): the host events' nesting on the caller's, the device events'
  * buckets and links, TraceLens's links and the steps on whichever thread
  * comes to them first. The buckets and their sort live in tree_buckets.c,
- * the links by launch in tree_launch.c, the parked helper in
- * tree_helper.c.
+ * the links by launch in tree_launch.c, TraceLens's in tree_links.c, the
+ * parked helper in tree_helper.c.
  */
 #include "tree.h"
 #include "tree_buckets.h"
@@ -42,8 +43,8 @@ struct tg_tree {
 	uint32_t *children;
 	uint32_t *roots;
 	size_t nroots;
-	int32_t *step_of;   /* while built, and after when there are INT16_MAX steps or more */
-	int16_t *step16;    /* else step_of narrowed (tg_tree_step_of) */
+	int32_t *step_of;   /* each event's step when there are INT16_MAX steps or more */
+	int16_t *step16;    /* else each event's step in 16 bits (tg_tree_step_of) */
 	uint8_t *tl_linked; /* tg_tree_linked_like_tracelens, a bit an event */
 	tg_step *steps;
 	size_t nsteps;
@@ -202,19 +203,29 @@ static int build_children(tg_tree *tree, const tg_trace *t, const tg_tree_bucket
 	const tg_event *ev = tg_trace_events(t, &ne);
 	tg_trace_tracks(t, &nt);
 	tree->child_off = tg_calloc(ne + 2, sizeof(uint32_t));
-	tree->children = tg_malloc((ne + 1) * sizeof(uint32_t));
-	tree->roots = tg_malloc((ne + 1) * sizeof(uint32_t));
-	if (!tree->child_off || !tree->children || !tree->roots)
+	if (!tree->child_off)
 		return TG_ENOMEM;
 	/* the counts one slot further on, summed: child_off[p + 1] is then where
 	 * p's children start, the cursor that fills them, and ends where the
 	 * next one's start (no cursor array: 4 bytes an event less at the
-	 * build's peak) */
-	for (size_t i = 0; i < ne; i++)
-		if (tree->parent[i] != TG_NONE)
+	 * build's peak). The children are counted first and allocated to
+	 * their count. The roots keep a slot an event: their untouched slots
+	 * are never resident, and sized to their count (a few hundred) they
+	 * moved the diff's 1 GB peak up by 11 MB through glibc's heap layout
+	 * (the diff never trims its heap: cli/cmd_diff.c). */
+	size_t nchildren = 0;
+	for (size_t i = 0; i < ne; i++) {
+		if (tree->parent[i] != TG_NONE) {
 			tree->child_off[tree->parent[i] + 2]++;
+			nchildren++;
+		}
+	}
 	for (size_t i = 0; i < ne; i++)
 		tree->child_off[i + 1] += tree->child_off[i];
+	tree->children = tg_malloc((nchildren + 1) * sizeof(uint32_t));
+	tree->roots = tg_malloc((ne + 1) * sizeof(uint32_t));
+	if (!tree->children || !tree->roots)
+		return TG_ENOMEM;
 	/* fill in sorted track order: host tracks, then device tracks */
 	const tg_tree_buckets *bs[2] = {hb, db};
 	for (int b = 0; b < 2; b++)
@@ -269,6 +280,21 @@ static int cmp_track_ts(const void *a, const void *b, void *ctx)
 	return (i > j) - (i < j);
 }
 
+/* Event i's step index as find_steps keeps it: 16-bit while every step's
+ * index fits, else 32-bit (-1: none). */
+static inline int32_t step_get(const tg_tree *tree, size_t i)
+{
+	return tree->step16 ? tree->step16[i] : tree->step_of[i];
+}
+
+static inline void step_set(tg_tree *tree, size_t i, int32_t s)
+{
+	if (tree->step16)
+		tree->step16[i] = (int16_t)s;
+	else
+		tree->step_of[i] = s;
+}
+
 static int find_steps(tg_tree *tree, const tg_trace *t)
 {
 	size_t ne;
@@ -286,12 +312,17 @@ static int find_steps(tg_tree *tree, const tg_trace *t)
 	if (tree->nsteps > 1)
 		qsort(tree->steps, tree->nsteps, sizeof(tg_step), cmp_step);
 	/* host events: by time; device events: their launch's step; orphans: by
-	 * a gpu_user_annotation ProfilerStep#N on their track, else none */
-	tree->step_of = tg_malloc((ne + 1) * sizeof(int32_t));
-	if (!tree->step_of)
+	 * a gpu_user_annotation ProfilerStep#N on their track, else none. In 16
+	 * bits when every step's index fits (nearly always: 2 bytes an event,
+	 * not 4, and never both at once) */
+	if (tree->nsteps < INT16_MAX)
+		tree->step16 = tg_malloc((ne + 1) * sizeof(int16_t));
+	else
+		tree->step_of = tg_malloc((ne + 1) * sizeof(int32_t));
+	if (!tree->step16 && !tree->step_of)
 		return TG_ENOMEM;
 	for (size_t i = 0; i < ne; i++)
-		tree->step_of[i] = tree->nsteps && tg_tree_is_host_kind(ev[i].kind) ? step_at(tree, ev[i].ts) : -1;
+		step_set(tree, i, tree->nsteps && tg_tree_is_host_kind(ev[i].kind) ? step_at(tree, ev[i].ts) : -1);
 	for (size_t i = 0; i < ne; i++) {
 		if (!want_device(&ev[i]))
 			continue;
@@ -299,7 +330,7 @@ static int find_steps(tg_tree *tree, const tg_trace *t)
 		while (p != TG_NONE && !tg_tree_is_host_kind(ev[p].kind))
 			p = tree->parent[p];
 		if (p != TG_NONE)
-			tree->step_of[i] = tree->step_of[p];
+			step_set(tree, i, step_get(tree, p));
 	}
 	int have_gpu_steps = 0;
 	for (size_t i = 0; i < ne && !have_gpu_steps; i++)
@@ -318,7 +349,7 @@ static int find_steps(tg_tree *tree, const tg_trace *t)
 		return TG_ENOMEM;
 	}
 	for (size_t j = 0; j < ne; j++)
-		if (tree->step_of[j] < 0 && tg_kind_is_gpu(ev[j].kind) && tree->parent[j] == TG_NONE)
+		if (step_get(tree, j) < 0 && tg_kind_is_gpu(ev[j].kind) && tree->parent[j] == TG_NONE)
 			orph[no++] = (uint32_t)j;
 	if (no > 1)
 		qsort_r(orph, no, sizeof(uint32_t), cmp_track_ts, (void *)ev);
@@ -355,27 +386,11 @@ static int find_steps(tg_tree *tree, const tg_trace *t)
 		}
 		int64_t end = tg_event_end(t, &ev[i]);
 		for (size_t k = lo; k < no && ev[orph[k]].track == ev[i].track && ev[orph[k]].ts < end; k++)
-			if (tree->step_of[orph[k]] < 0)
-				tree->step_of[orph[k]] = s;
+			if (step_get(tree, orph[k]) < 0)
+				step_set(tree, orph[k], s);
 	}
 	free(orph);
 	free(byno);
-	return 0;
-}
-
-/* step_of as 16-bit indexes when every step's fits (-1 for none), the
- * 32-bit array freed; left as it is otherwise. 0 or TG_ENOMEM. */
-static int narrow_steps(tg_tree *tree, size_t ne)
-{
-	if (tree->nsteps >= INT16_MAX)
-		return 0;
-	tree->step16 = tg_malloc((ne + 1) * sizeof(int16_t));
-	if (!tree->step16)
-		return TG_ENOMEM;
-	for (size_t i = 0; i < ne; i++)
-		tree->step16[i] = (int16_t)tree->step_of[i];
-	free(tree->step_of);
-	tree->step_of = NULL;
 	return 0;
 }
 
@@ -387,28 +402,32 @@ static int narrow_steps(tg_tree *tree, size_t ne)
 
 /* Below this many events the steps are found beside the children (on
  * the helper when it is there by then); from it on after them, once the
- * buckets are freed: the buckets and the steps' arrays at once would add 4
- * bytes an event to the build's peak (0.8 MB at 100 MB of JSON). */
+ * buckets are freed: the buckets and the steps' array at once would add 2
+ * bytes an event to the build's peak (0.4 MB at 100 MB of JSON). */
 #define STEPS_BESIDE_MAX 65536
 
 /* The build's parts. The host part buckets and nests the host events and
  * applies the Python parent ids (parents of host events); beside it, the
- * device events' buckets, and their links by correlation (parents of
- * device events). Then the fallback links (the host buckets), then the
- * children (all parents, both buckets), beside TraceLens's links and the
- * steps (these two read device events' parents only). Each part writes
+ * device events' buckets, their links by correlation (parents of device
+ * events) and the launch flows' ends (for TraceLens's links). Then the
+ * fallback links (the host buckets): the last part that reads the flows,
+ * which tg_tree_build_dropping_flows frees there, before the build's peak.
+ * Then the children (all parents, both buckets), beside TraceLens's links
+ * and the steps (these two read device events' parents only). Each part writes
  * its own fields of the stats. On two threads the caller's thread does the
  * host part, the fallback and the children; every other part (a task) is
  * taken by whichever thread comes to it first, so that a helper that
  * starts late or loses its core on a busy machine holds up at most the
  * one task it is running. */
-enum { T_DBUCKETS, T_CORR, T_TLLINKS, T_STEPS, NTASKS };
+enum { T_DBUCKETS, T_CORR, T_TLENDS, T_TLLINKS, T_STEPS, NTASKS };
 
 struct build {
 	tg_tree *tree;
 	const tg_trace *t;
 	size_t ne;            /* the trace's events */
 	tg_tree_buckets hb, db;
+	tg_tree_ends ends;    /* the launch flows' ends (T_TLENDS), for TraceLens's links */
+	tg_trace *drop;       /* the trace whose flows go once linked (tg_tree_build_dropping_flows), or NULL */
 	size_t need_fallback;
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
@@ -456,12 +475,12 @@ static int host_part(struct build *b)
 static int task(struct build *b, int i)
 {
 	tg_tree *tree = b->tree;
-	int rc;
 	switch (i) {
 	case T_DBUCKETS: return tg_tree_buckets_build(&b->db, b->t, want_device);
 	case T_CORR: return tg_tree_link_by_correlation(tree->parent, &tree->stats, b->t, &b->need_fallback);
-	case T_TLLINKS: return tg_tree_tracelens_links(&tree->tl_linked, b->t, tree->parent);
-	default: return (rc = find_steps(tree, b->t)) ? rc : narrow_steps(tree, b->ne);
+	case T_TLENDS: return tg_tree_ends_take(&b->ends, b->t);
+	case T_TLLINKS: return tg_tree_tracelens_links(&tree->tl_linked, b->t, tree->parent, &b->ends);
+	default: return find_steps(tree, b->t);
 	}
 }
 
@@ -501,6 +520,7 @@ static void *helper(void *arg)
 	struct build *b = arg;
 	take(b, T_DBUCKETS);
 	take(b, T_CORR);
+	take(b, T_TLENDS);
 	pthread_mutex_lock(&b->mu);
 	while (!b->go)
 		pthread_cond_wait(&b->cv, &b->mu);
@@ -515,6 +535,15 @@ static void *helper(void *arg)
 }
 
 #define NO_THREAD 1 /* build_two_threads: no thread to be had */
+
+/* Frees the flows of the trace being built (tg_tree_build_dropping_flows)
+ * once every part that reads them is done: the links by flow and the
+ * launch flows' ends. Before the children are laid out, the build's peak. */
+static void drop_flows(struct build *b)
+{
+	if (b->drop)
+		tg_trace_drop_flows(b->drop);
+}
 
 /* The first error of the tasks, set on this thread; 0 when none. */
 static int task_error(struct build *b)
@@ -545,9 +574,13 @@ static int build_two_threads(struct build *b, tg_tree_helper *h)
 	int rc = host_part(b);
 	take(b, T_CORR);
 	take(b, T_DBUCKETS);
+	take(b, T_TLENDS);
 	int trc = wait_tasks(b, T_DBUCKETS, T_CORR);
+	int erc = wait_tasks(b, T_TLENDS, T_TLENDS); /* before the flows go, error or not */
+	trc = trc ? trc : erc;
 	if (!rc && !trc && b->need_fallback)
 		rc = tg_tree_link_fallback(b->tree->parent, &b->tree->stats, b->t, &b->hb);
+	drop_flows(b);
 	int ok = !rc && !trc;
 	pthread_mutex_lock(&b->mu);
 	b->go = !ok ? -1 : b->ne < STEPS_BESIDE_MAX ? 2 : 1;
@@ -570,8 +603,11 @@ static int build_one_thread(struct build *b)
 {
 	int rc;
 	if ((rc = host_part(b)) || (rc = task(b, T_DBUCKETS)) || (rc = task(b, T_CORR)) ||
-	    (b->need_fallback && (rc = tg_tree_link_fallback(b->tree->parent, &b->tree->stats, b->t, &b->hb))) ||
-	    (rc = build_children(b->tree, b->t, &b->hb, &b->db)))
+	    (rc = task(b, T_TLENDS)) ||
+	    (b->need_fallback && (rc = tg_tree_link_fallback(b->tree->parent, &b->tree->stats, b->t, &b->hb))))
+		return rc;
+	drop_flows(b);
+	if ((rc = build_children(b->tree, b->t, &b->hb, &b->db)))
 		return rc;
 	tg_tree_buckets_free(&b->hb);
 	tg_tree_buckets_free(&b->db);
@@ -594,8 +630,9 @@ static void count_links(tg_tree *tree, const tg_event *ev, size_t ne)
 }
 
 /* The tree of t; from TWO_THREADS_MIN events on two threads: h's, else
- * one started now when spawn is set, else none. */
-static int build_tree(tg_tree **out, const tg_trace *t, tg_tree_helper *h, int spawn)
+ * one started now when spawn is set, else none. drop: t itself, whose
+ * flows are freed once linked (on failure too), or NULL. */
+static int build_tree(tg_tree **out, const tg_trace *t, tg_tree_helper *h, int spawn, tg_trace *drop)
 {
 	*out = NULL;
 	size_t ne;
@@ -619,7 +656,7 @@ static int build_tree(tg_tree **out, const tg_trace *t, tg_tree_helper *h, int s
 		else if (tg_kind_is_gpu(ev[i].kind))
 			tree->stats.gpu_events++;
 	}
-	*b = (struct build){.tree = tree, .t = t, .ne = ne, .refs = 1};
+	*b = (struct build){.tree = tree, .t = t, .ne = ne, .drop = drop, .refs = 1};
 	pthread_mutex_init(&b->mu, NULL);
 	pthread_cond_init(&b->cv, NULL);
 	int rc = NO_THREAD;
@@ -632,6 +669,8 @@ static int build_tree(tg_tree **out, const tg_trace *t, tg_tree_helper *h, int s
 	/* the buckets now, not when a late helper lets b go: every part is done */
 	tg_tree_buckets_free(&b->hb);
 	tg_tree_buckets_free(&b->db);
+	tg_tree_ends_free(&b->ends);
+	drop_flows(b); /* when a part failed before it */
 	release(b);
 	if (rc) {
 		tg_tree_free(tree);
@@ -642,9 +681,11 @@ static int build_tree(tg_tree **out, const tg_trace *t, tg_tree_helper *h, int s
 	return 0;
 }
 
-int tg_tree_build(tg_tree **out, const tg_trace *t) { return build_tree(out, t, NULL, 1); }
+int tg_tree_build(tg_tree **out, const tg_trace *t) { return build_tree(out, t, NULL, 1, NULL); }
 
-int tg_tree_build_with(tg_tree **out, const tg_trace *t, tg_tree_helper *h) { return build_tree(out, t, h, 0); }
+int tg_tree_build_with(tg_tree **out, const tg_trace *t, tg_tree_helper *h) { return build_tree(out, t, h, 0, NULL); }
+
+int tg_tree_build_dropping_flows(tg_tree **out, tg_trace *t, tg_tree_helper *h) { return build_tree(out, t, h, 0, t); }
 
 void tg_tree_free(tg_tree *tree)
 {

@@ -122,7 +122,7 @@ int tg_tree_link_fallback(uint32_t *parent, tg_tree_stats *stats, const tg_trace
 		if (fl[i].type != TG_FLOW_LAUNCH || fl[i].ph != 's')
 			continue;
 		uint32_t l = bind_flow_start(t, hb, &fl[i]);
-		if (l != TG_NONE && tg_idmap_put(flow_launch, (int64_t)fl[i].id, l) < 0)
+		if (l != TG_NONE && tg_idmap_put(flow_launch, (int64_t)tg_flow_id(t, &fl[i]), l) < 0)
 			goto out;
 	}
 	/* flow ends: (track, ts) of the device event they bind to */
@@ -146,7 +146,7 @@ int tg_tree_link_fallback(uint32_t *parent, tg_tree_stats *stats, const tg_trace
 		uint32_t f = tg_idmap_get(end_at, key);
 		uint32_t p = TG_NONE;
 		if (f != TG_NONE && fl[f].track == e->track && fl[f].ts == e->ts)
-			p = tg_idmap_get(flow_launch, (int64_t)fl[f].id);
+			p = tg_idmap_get(flow_launch, (int64_t)tg_flow_id(t, &fl[f]));
 		if (p != TG_NONE) {
 			parent[i] = p;
 			stats->gpu_by_flow++;
