@@ -12,6 +12,7 @@
 #include "../render/report_html.h"
 #include "../render/report_text.h"
 #include "../rules/rules.h"
+#include "../util/park.h"
 #include "../util/util.h"
 #include "cli.h"
 #include "commands.h"
@@ -586,6 +587,10 @@ int tg_cmd_report(int argc, char **argv)
 	}
 	if (load_gpu_specs(&specs, &a) || output_open(&out, a.fmt, a.out))
 		goto done;
+	/* the report's and the csv files' second thread, parked while the
+	 * trace is read and its tree built: woken, it runs at once, where a
+	 * thread created then is queued behind the machine's other programs */
+	tg_park_start();
 	tg_report_opts opts = {.step = -1, .tracelens = a.tracelens, .include_unlinked = a.include_unlinked,
 	                       .gpu = a.gpu, .gpu_specs = specs, .findings = rules ? tg_rules_findings(rules) : NULL,
 	                       .findings_alone = a.paths.n == 1, .streams = a.fmt == FMT_HTML};

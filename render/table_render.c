@@ -41,12 +41,15 @@ static void put_csv_field(FILE *f, const char *s)
 		fputs_unlocked(s, f);
 		return;
 	}
+	/* a span at a time up to each quote, which is doubled: a character
+	 * at a time, the 650 kB of kernel sequences of an h200-dev report
+	 * (strings with commas, all quoted) took 1 ms, the csv's last table */
 	putc_unlocked('"', f);
-	for (; *s; s++) {
-		if (*s == '"')
-			putc_unlocked('"', f);
-		putc_unlocked(*s, f);
+	for (const char *q; (q = strchr(s, '"')); s = q + 1) {
+		fwrite_unlocked(s, 1, (size_t)(q - s) + 1, f);
+		putc_unlocked('"', f);
 	}
+	fputs_unlocked(s, f);
 	putc_unlocked('"', f);
 }
 

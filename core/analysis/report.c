@@ -12,6 +12,7 @@
 #include "short_kernels.h"
 #include "stream_timeline.h"
 #include "timeline.h"
+#include "../../util/park.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -353,11 +354,11 @@ int tg_report_build(tg_report *out, const tg_tree *tree, const tg_report_opts *o
 	w->tb = (tg_timebase){.tracelens_float = opts->tracelens, .base_ns = first_ts(tg_tree_trace(tree))};
 	pthread_mutex_init(&w->mu, NULL);
 	pthread_cond_init(&w->cv, NULL);
-	pthread_t th;
-	int threaded = pthread_create(&th, NULL, take_parts, w) == 0;
+	tg_park *th; /* a parked thread (util/park.h): a new one starts late on a busy machine */
+	int threaded = tg_park_run(&th, take_parts, w) == 0;
 	take_parts(w); /* no thread to be had: all of them here */
 	if (threaded)
-		pthread_join(th, NULL);
+		tg_park_join(th);
 	pthread_mutex_destroy(&w->mu);
 	pthread_cond_destroy(&w->cv);
 	int rc = gather_parts(out, w);

@@ -1,0 +1,148 @@
+/*
+ * park.c - implements park.h: parked threads, a list of those idle.
+ *
+ * Each thread has its own lock and condition variable: the caller that
+ * hands it a job and the one that joins it wait on the thread's, never on
+ * one another's. The idle list is the process's (one lock); a fork child
+ * empties it (pthread_atfork), since the threads on it stayed in the
+ * parent. Threads are never ended: parked they cost a sleeping thread
+ * and its stack's touched pages, and exit() takes them.
+ */
+#include "park.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+
+enum { PARKED, BUSY, DONE };
+
+struct tg_park {
+	pthread_mutex_t mu;
+	pthread_cond_t cv; /* state changed: a job came, or it is done */
+	int state;
+	void *(*fn)(void *);
+	void *arg;
+	tg_park *next; /* on the idle list */
+};
+
+static pthread_mutex_t idle_mu = PTHREAD_MUTEX_INITIALIZER;
+static tg_park *idle;
+static tg_park *forgotten; /* a fork child's: its parent's idle list */
+static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
+
+/* In a fork child: the parked threads are the parent's. Their records
+ * stay allocated and reachable (a leak checker says nothing of them). */
+static void forget_idle(void)
+{
+	if (idle) {
+		tg_park *last = idle;
+		while (last->next)
+			last = last->next;
+		last->next = forgotten;
+		forgotten = idle;
+	}
+	idle = NULL;
+	pthread_mutex_init(&idle_mu, NULL);
+}
+
+static void register_atfork(void)
+{
+	pthread_atfork(NULL, NULL, forget_idle);
+}
+
+static void *park_loop(void *arg)
+{
+	tg_park *p = arg;
+	pthread_mutex_lock(&p->mu);
+	for (;;) {
+		while (p->state != BUSY)
+			pthread_cond_wait(&p->cv, &p->mu);
+		void *(*fn)(void *) = p->fn;
+		void *job = p->arg;
+		pthread_mutex_unlock(&p->mu);
+		fn(job);
+		pthread_mutex_lock(&p->mu);
+		p->state = DONE;
+		pthread_cond_broadcast(&p->cv);
+	}
+	return NULL;
+}
+
+/* A new parked thread, not yet on the idle list; NULL with errno set. */
+static tg_park *park_new(void)
+{
+	pthread_once(&atfork_once, register_atfork);
+	tg_park *p = calloc(1, sizeof(*p));
+	if (!p)
+		return NULL;
+	pthread_mutex_init(&p->mu, NULL);
+	pthread_cond_init(&p->cv, NULL);
+	pthread_t th;
+	int rc = pthread_create(&th, NULL, park_loop, p);
+	if (rc) {
+		pthread_mutex_destroy(&p->mu);
+		pthread_cond_destroy(&p->cv);
+		free(p);
+		errno = rc;
+		return NULL;
+	}
+	pthread_detach(th);
+	return p;
+}
+
+static void idle_push(tg_park *p)
+{
+	pthread_mutex_lock(&idle_mu);
+	p->next = idle;
+	idle = p;
+	pthread_mutex_unlock(&idle_mu);
+}
+
+int tg_park_start(void)
+{
+	pthread_mutex_lock(&idle_mu);
+	int have = idle != NULL;
+	pthread_mutex_unlock(&idle_mu);
+	if (have)
+		return 0;
+	tg_park *p = park_new();
+	if (!p)
+		return errno;
+	idle_push(p);
+	return 0;
+}
+
+int tg_park_run(tg_park **out, void *(*fn)(void *), void *arg)
+{
+	pthread_mutex_lock(&idle_mu);
+	tg_park *p = idle;
+	if (p)
+		idle = p->next;
+	pthread_mutex_unlock(&idle_mu);
+	if (!p && !(p = park_new())) {
+		*out = NULL;
+		return errno;
+	}
+	pthread_mutex_lock(&p->mu);
+	p->fn = fn;
+	p->arg = arg;
+	p->state = BUSY;
+	pthread_cond_broadcast(&p->cv);
+	pthread_mutex_unlock(&p->mu);
+	*out = p;
+	return 0;
+}
+
+void tg_park_join(tg_park *h)
+{
+	if (!h)
+		return;
+	pthread_mutex_lock(&h->mu);
+	while (h->state != DONE)
+		pthread_cond_wait(&h->cv, &h->mu);
+	h->state = PARKED;
+	h->fn = NULL;
+	h->arg = NULL;
+	pthread_mutex_unlock(&h->mu);
+	idle_push(h);
+}
