@@ -1,7 +1,7 @@
 /* test_sort.c - the radix sort of (key, index) pairs against a stable
  * comparison sort on the same keys (random keys with many ties, signed and
  * double keys, two-key orders), the plain-key sort against qsort, the
- * in-place permutation, and selection against a full sort. */
+ * in-place permutation (gathered and by cycles), and selection against a full sort. */
 #include "testutil.h"
 
 #include "../util/sort.h"
@@ -35,11 +35,12 @@ static int cmp_rec(const void *a, const void *b)
 }
 
 /* Two signed keys with few distinct values (ties) and wide ones (every
- * byte in play), sorted minor then major, equal to a stable sort. */
+ * byte in play), sorted minor then major, equal to a stable sort (300,000:
+ * the top digit's pass first, stable too). */
 static void test_two_keys(void **state)
 {
 	(void)state;
-	size_t sizes[] = {0, 1, 2, 3, 100, 5000, 100000};
+	size_t sizes[] = {0, 1, 2, 3, 100, 5000, 100000, 300000};
 	for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
 		size_t n = sizes[s];
 		struct rec *a = malloc((n + 1) * sizeof(*a)), *b = malloc((n + 1) * sizeof(*b));
@@ -144,15 +145,20 @@ static int cmp_u64(const void *a, const void *b)
 static void test_u64(void **state)
 {
 	(void)state;
-	size_t sizes[] = {0, 1, 2, 7, 1000, 70000};
+	/* 300,000 keys: the top digit's pass first (nearly sorted times packed
+	 * with their position, as the critical path's; wide random keys; a
+	 * narrow range; one key apart from the rest in a bucket of its own) */
+	size_t sizes[] = {0, 1, 2, 7, 1000, 70000, 300000};
 	for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++)
-		for (int kind = 0; kind < 3; kind++) {
+		for (int kind = 0; kind < 5; kind++) {
 			size_t n = sizes[s];
 			uint64_t *a = malloc((n + 1) * sizeof(*a)), *b = malloc((n + 1) * sizeof(*b));
 			for (size_t i = 0; i < n; i++)
-				a[i] = b[i] = kind == 0 ? UINT64_C(1700000000000000) + next() % 3000000
+				a[i] = b[i] = kind == 0   ? UINT64_C(1700000000000000) + next() % 3000000
 				              : kind == 1 ? next()
-				                          : 42;
+				              : kind == 2 ? 42
+				              : kind == 3 ? ((i * 1000 + next() % 5000) << 20) | i
+				                          : (i == n / 2 ? UINT64_C(1) << 40 : next() % 100000);
 			qsort(b, n, sizeof(*b), cmp_u64);
 			assert_int_equal(tg_sort_u64(a, n), 0);
 			for (size_t i = 0; i < n; i++)
@@ -226,6 +232,43 @@ static void test_median(void **state)
 	free(b);
 }
 
+/* The permutation applied to elements of 4, 8, 12, 16 (gathered into the
+ * pairs) and 20 bytes (the permutation's cycles): position k holds the
+ * element that was at kv[k].idx, byte for byte. */
+static void test_apply_sizes(void **state)
+{
+	(void)state;
+	size_t sizes[] = {4, 8, 12, 16, 20}, n = 5000;
+	for (size_t z = 0; z < sizeof(sizes) / sizeof(sizes[0]); z++) {
+		size_t size = sizes[z];
+		unsigned char *a = malloc(n * size), *orig = malloc(n * size);
+		tg_sort_pair *kv = malloc(n * sizeof(*kv));
+		uint32_t *perm = malloc(n * sizeof(*perm));
+		for (size_t i = 0; i < n * size; i++)
+			orig[i] = (unsigned char)next();
+		memcpy(a, orig, n * size);
+		for (size_t i = 0; i < n; i++)
+			perm[i] = (uint32_t)i;
+		for (size_t i = n - 1; i > 0; i--) { /* Fisher-Yates */
+			size_t j = next() % (i + 1);
+			uint32_t t = perm[i];
+			perm[i] = perm[j];
+			perm[j] = t;
+		}
+		for (size_t i = 0; i < n; i++)
+			kv[i] = (tg_sort_pair){i, perm[i]};
+		assert_int_equal(tg_sort_apply(a, n, size, kv), 0);
+		size_t bad = 0;
+		for (size_t k = 0; k < n; k++)
+			bad += memcmp(a + k * size, orig + (size_t)perm[k] * size, size) != 0;
+		assert_int_equal(bad, 0);
+		free(a);
+		free(orig);
+		free(kv);
+		free(perm);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -234,6 +277,7 @@ int main(void)
 		cmocka_unit_test(test_constant),
 		cmocka_unit_test(test_double_keys),
 		cmocka_unit_test(test_u64),
+		cmocka_unit_test(test_apply_sizes),
 		cmocka_unit_test(test_select),
 		cmocka_unit_test(test_median),
 	};

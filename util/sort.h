@@ -44,21 +44,25 @@ static inline uint64_t tg_sort_key_i64(int64_t x)
 uint64_t tg_sort_key_double(double x);
 
 /* Sorts v[0..n) by key, ascending and stable: LSD radix on bytes, skipping
- * the bytes every key shares. 0, or TG_ENOMEM (v unchanged) when its
- * scratch (n pairs) cannot be allocated. */
+ * the bytes every key shares; from 131,072 pairs (2 MiB, past the
+ * second-level cache) one pass by the top 11 bits that differ first, then
+ * each of the 2,048 buckets by bytes while it sits in the cache. 0, or
+ * TG_ENOMEM (v unchanged) when its scratch (n pairs) cannot be allocated. */
 int tg_sort_pairs(tg_sort_pair *v, size_t n);
 
 /* Sorts the plain keys v[0..n) ascending, for a list whose order alone is
  * wanted (times, to be merged with another list; times packed with a
  * position): LSD radix on 11-bit digits, skipping the digits every key
- * shares, 8 bytes an element. 0, TG_ENOMEM (v unchanged) when its scratch
+ * shares, 8 bytes an element; from 131,072 keys one pass by the top 11 bits
+ * that differ first, then each bucket by bytes in the cache. 0, TG_ENOMEM (v unchanged) when its scratch
  * (n keys) cannot be allocated, TG_ELIMIT past 2^32 keys. */
 int tg_sort_u64(uint64_t *v, size_t n);
 
 /* Reorders base[0..n) (elements of size bytes) in place so that position k
  * holds the element that was at kv[k].idx; kv must hold a permutation of
- * 0..n-1 (its idx fields are overwritten). 0, or TG_ENOMEM (base
- * unchanged). */
+ * 0..n-1 (its contents are overwritten: elements of at most 16 bytes are
+ * gathered into it, wider ones follow the permutation's cycles). 0, or
+ * TG_ENOMEM (base unchanged). */
 int tg_sort_apply(void *base, size_t n, size_t size, tg_sort_pair *kv);
 
 /* The key at level (0: the most significant) of the element el. */

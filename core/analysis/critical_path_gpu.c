@@ -85,7 +85,7 @@ static tg_sort_pair *by_corr(const tg_critical_path *cp, size_t *n)
 /* The first position of each correlation id in kv[0..n) (sorted by it). */
 static tg_idmap *first_of(const tg_critical_path *cp, const tg_sort_pair *kv, size_t n)
 {
-	tg_idmap *m = tg_idmap_new(n);
+	tg_idmap *m = n ? tg_idmap_new_range(n, cp_corr(cp, kv[0].idx), cp_corr(cp, kv[n - 1].idx)) : tg_idmap_new(0);
 	for (size_t k = 0; m && k < n; k++)
 		if (tg_idmap_put(m, cp_corr(cp, kv[k].idx), (uint32_t)k) < 0) {
 			tg_idmap_free(m);

@@ -2,6 +2,7 @@
  * nothing of the analyses: the per-name flags it hands out are computed by
  * trace_names.c when the trace is read. */
 #include "trace_impl.h"
+#include "../../util/big.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -37,12 +38,12 @@ void tg_trace_free(tg_trace *t)
 		return;
 	free(t->name);
 	tg_atoms_free(t->atoms);
-	free(t->events);
+	tg_big_free(t->events);
 	free(t->wide_ids);
 	free(t->wide_durs);
-	free(t->args);
+	tg_big_free(t->args);
 	free(t->tracks);
-	free(t->flows);
+	tg_big_free(t->flows);
 	free(t->wide_flow_ids);
 	free(t->devices);
 	free(t->pnames);
@@ -217,7 +218,7 @@ static int64_t json_int_or(const json_t *o, const char *key, int64_t dflt)
 
 void tg_trace_drop_flows(tg_trace *t)
 {
-	free(t->flows);
+	tg_big_free(t->flows);
 	free(t->wide_flow_ids);
 	t->flows = NULL;
 	t->wide_flow_ids = NULL;

@@ -31,6 +31,7 @@
  */
 #include "trace_chunks.h"
 #include "trace_impl.h"
+#include "../../util/big.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -102,7 +103,7 @@ static void result_free(struct spec_result *r)
 	if (!r)
 		return;
 	free(r->ev);
-	free(r->args);
+	tg_big_free(r->args);
 	free(r->touch);
 	free(r);
 }
@@ -474,7 +475,7 @@ static void workers_free(struct workers *ws_)
 	for (int i = 0; i < 2; i++) {
 		struct spec *w = &ws_->w[i];
 		tg_atoms_free(w->local.atoms);
-		free(w->local.args);
+		tg_big_free(w->local.args);
 		free(w->ps.icache);
 		free(w->ps.scratch);
 		free(w->seen);
@@ -532,7 +533,7 @@ static void parser_free(struct parser *ps)
  * into memory touched for the first time, and those copies and their page
  * faults were a third of the page faults of an h200-dev report (1,550),
  * all on the reader's thread. What is reserved and never written is never
- * touched either (malloc maps a block this large on its own, or leaves it
+ * touched either (tg_big_alloc maps a block this large, or malloc leaves it
  * untouched at the heap's top: its pages are made on first write), and
  * trim_array gives it back after the read. A guess too small grows as
  * before; no memory for a guess too large (a hint comes from the file and
@@ -544,11 +545,11 @@ static void reserve_arrays(tg_trace *t, uint64_t json_hint, uint64_t max_events)
 		n = max_events;
 	if (n < RESERVE_MIN_EVENTS || n > SIZE_MAX / 2 / sizeof(tg_event))
 		return;
-	tg_event *ev = malloc((size_t)n * sizeof(tg_event));
-	tg_arg *args = malloc((size_t)n * sizeof(tg_arg)); /* about one an event at most in the shared traces */
+	tg_event *ev = tg_big_alloc((size_t)n * sizeof(tg_event));
+	tg_arg *args = tg_big_alloc((size_t)n * sizeof(tg_arg)); /* about one an event at most in the shared traces */
 	if (!ev || !args) {
-		free(ev);
-		free(args);
+		tg_big_free(ev);
+		tg_big_free(args);
 		return;
 	}
 	t->events = ev;
@@ -563,7 +564,7 @@ static void trim_array(void **items, size_t *cap, size_t n, size_t item_size)
 {
 	if (*cap <= n + n / 4 + RESERVE_MIN_EVENTS)
 		return;
-	void *p = realloc(*items, (n ? n : 1) * item_size);
+	void *p = tg_big_realloc(*items, (n ? n : 1) * item_size);
 	if (p) {
 		*items = p;
 		*cap = n ? n : 1;

@@ -65,7 +65,7 @@ static void push_arg(struct parser *ps, const tg_arg *a)
 {
 	tg_trace *t = ps->t;
 	if (t->nargs == t->args_cap &&
-	    tg_grow((void **)&t->args, &t->args_cap, t->nargs + 1, sizeof(tg_arg)))
+	    tg_big_grow((void **)&t->args, &t->args_cap, t->nargs + 1, sizeof(tg_arg)))
 		oom(ps);
 	t->args[t->nargs++] = *a;
 }
@@ -470,7 +470,7 @@ static void commit_flow(struct parser *ps, const struct evtmp *ev, uint64_t at)
 		track_get(ps, &ev->key);
 		return;
 	}
-	if (tg_grow((void **)&t->flows, &t->flows_cap, t->nflows + 1, sizeof(tg_flow)))
+	if (tg_big_grow((void **)&t->flows, &t->flows_cap, t->nflows + 1, sizeof(tg_flow)))
 		oom(ps);
 	uint32_t track = track_get(ps, &ev->key);
 	if (track > TG_TRACK_MAX) /* a flow keeps its track in 19 bits, as an event does */
@@ -714,7 +714,7 @@ static void commit_event(struct parser *ps, struct evtmp *ev, size_t args_start,
 		die_off(ps, TG_ELIMIT, at, "event with more than %u arguments", UINT16_MAX);
 	if (t->nargs > args_start)
 		t->args[t->nargs - 1].last = 1;
-	if (tg_grow((void **)&t->events, &t->events_cap, t->nevents + 1, sizeof(tg_event)))
+	if (tg_big_grow((void **)&t->events, &t->events_cap, t->nevents + 1, sizeof(tg_event)))
 		oom(ps);
 	/* filled here, stored whole: track, kind and flags share a word */
 	tg_event e = {.ts = ev->ts, .name = ev->name == TG_NONE ? ps->atom_empty : ev->name,

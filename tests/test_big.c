@@ -1,0 +1,220 @@
+/* test_big.c - the large-array allocator: small blocks and mapped ones keep
+ * their bytes through growth across the threshold, mremap growth and
+ * shrinking (a shrunk mapping resident only up to its 4 KiB page); calloc is zero; a mapped block starts 64 bytes past a 2 MiB
+ * boundary and its mapping is advised for huge pages (smaps); overflowing
+ * sizes fail with TG_ENOMEM; tg_big_grow doubles. */
+#include "testutil.h"
+
+#include "../util/big.h"
+#include "../util/tg.h"
+
+#define MIB ((size_t)1 << 20)
+
+#if defined(__SANITIZE_ADDRESS__)
+#define MAPS 0
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define MAPS 0
+#endif
+#endif
+#ifndef MAPS
+#define MAPS 1
+#endif
+
+static void fill(uint32_t *a, size_t from, size_t to)
+{
+	for (size_t i = from; i < to; i++)
+		a[i] = (uint32_t)(i * 2654435761u);
+}
+
+static size_t first_bad(const uint32_t *a, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (a[i] != (uint32_t)(i * 2654435761u))
+			return i;
+	return n;
+}
+
+/* Whether the mapping holding p is advised for huge pages ("hg" in its
+ * VmFlags, /proc/self/smaps): -1 when smaps cannot be read. */
+static int advised_huge(const void *p)
+{
+	FILE *f = fopen("/proc/self/smaps", "r");
+	if (!f)
+		return -1;
+	char line[512];
+	int in = 0, hg = 0;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long lo, hi;
+		if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2 && strchr(line, '-') < strchr(line, ' ')) {
+			in = (uintptr_t)p >= lo && (uintptr_t)p < hi;
+			continue;
+		}
+		if (in && !strncmp(line, "VmFlags:", 8))
+			hg = strstr(line, " hg") != NULL;
+	}
+	fclose(f);
+	return hg;
+}
+
+/* The resident KiB of the mapping holding p (its "Rss:" in
+ * /proc/self/smaps), or -1. */
+static long resident_kb(const void *p)
+{
+	FILE *f = fopen("/proc/self/smaps", "r");
+	if (!f)
+		return -1;
+	char line[512];
+	int in = 0;
+	long rss = -1;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long lo, hi;
+		if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2 && strchr(line, '-') < strchr(line, ' ')) {
+			in = (uintptr_t)p >= lo && (uintptr_t)p < hi;
+			continue;
+		}
+		if (in && sscanf(line, "Rss: %ld kB", &rss) == 1)
+			in = 0;
+	}
+	fclose(f);
+	return rss;
+}
+
+static void test_small(void **state)
+{
+	(void)state;
+	uint32_t *a = tg_big_alloc(1000 * sizeof(uint32_t));
+	assert_non_null(a);
+	assert_int_equal((uintptr_t)a % 16, 0);
+	fill(a, 0, 1000);
+	a = tg_big_realloc(a, 100000 * sizeof(uint32_t)); /* 400 KB: still malloc */
+	assert_non_null(a);
+	assert_int_equal(first_bad(a, 1000), 1000);
+	fill(a, 1000, 100000);
+	a = tg_big_realloc(a, 10 * sizeof(uint32_t));
+	assert_non_null(a);
+	assert_int_equal(first_bad(a, 10), 10);
+	tg_big_free(a);
+	tg_big_free(NULL);
+	uint8_t *z = tg_big_calloc(3000, 7);
+	assert_non_null(z);
+	size_t nz = 0;
+	for (size_t i = 0; i < 21000; i++)
+		nz += z[i] != 0;
+	assert_int_equal(nz, 0);
+	tg_big_free(z);
+}
+
+static void test_mapped(void **state)
+{
+	(void)state;
+	size_t n = TG_BIG_MIN / sizeof(uint32_t) + 5; /* just past the threshold */
+	uint32_t *a = tg_big_alloc(n * sizeof(uint32_t));
+	assert_non_null(a);
+	if (MAPS) {
+		assert_int_equal((uintptr_t)a % (2 * MIB), 64);
+		int hg = advised_huge(a);
+		if (hg >= 0)
+			assert_int_equal(hg, 1);
+	}
+	fill(a, 0, n);
+	/* grown to 64 MiB (mremap), then shrunk below the threshold */
+	size_t m = 64 * MIB / sizeof(uint32_t);
+	a = tg_big_realloc(a, m * sizeof(uint32_t));
+	assert_non_null(a);
+	assert_int_equal(first_bad(a, n), n);
+	fill(a, n, m);
+	assert_int_equal(first_bad(a, m), m);
+	/* shrunk to 40 MB and a few bytes: the tail past them is given back
+	 * (the block's mapping ends on the 4 KiB page after its last byte) */
+	size_t k = 10 * MIB + 3;
+	a = tg_big_realloc(a, k * sizeof(uint32_t));
+	assert_non_null(a);
+	assert_int_equal(first_bad(a, k), k);
+	if (MAPS) {
+		long rss = resident_kb(a);
+		assert_true(rss >= 40 * 1024 && rss <= 40 * 1024 + 4);
+	}
+	a = tg_big_realloc(a, 1000 * sizeof(uint32_t));
+	assert_non_null(a);
+	assert_int_equal(first_bad(a, 1000), 1000);
+	tg_big_free(a);
+	/* calloc of a mapped size: every byte zero, and writable */
+	uint64_t *z = tg_big_calloc(TG_BIG_MIN / 8 * 3, 8);
+	assert_non_null(z);
+	uint64_t or = 0;
+	for (size_t i = 0; i < TG_BIG_MIN / 8 * 3; i++)
+		or |= z[i];
+	assert_int_equal(or, 0);
+	z[TG_BIG_MIN / 8 * 3 - 1] = 7;
+	tg_big_free(z);
+}
+
+/* A malloc block grown past the threshold moves into a mapping with its
+ * bytes. */
+static void test_cross(void **state)
+{
+	(void)state;
+	size_t n = 300000; /* 1.2 MB */
+	uint32_t *a = tg_big_alloc(n * sizeof(uint32_t));
+	assert_non_null(a);
+	fill(a, 0, n);
+	size_t m = 3 * n * 4; /* 14.4 MB */
+	a = tg_big_realloc(a, m * sizeof(uint32_t));
+	assert_non_null(a);
+	if (MAPS)
+		assert_int_equal((uintptr_t)a % (2 * MIB), 64);
+	assert_int_equal(first_bad(a, n), n);
+	fill(a, n, m);
+	assert_int_equal(first_bad(a, m), m);
+	tg_big_free(a);
+}
+
+static void test_grow(void **state)
+{
+	(void)state;
+	uint32_t *a = NULL;
+	size_t cap = 0;
+	assert_int_equal(tg_big_grow((void **)&a, &cap, 1, sizeof(*a)), 0);
+	assert_int_equal(cap, 16);
+	for (size_t i = 0; i < 3000000; i++) { /* 12 MB: past the threshold */
+		assert_int_equal(tg_big_grow((void **)&a, &cap, i + 1, sizeof(*a)), 0);
+		a[i] = (uint32_t)(i * 2654435761u);
+	}
+	assert_int_equal(cap, 4194304);
+	assert_int_equal(first_bad(a, 3000000), 3000000);
+	assert_int_equal(tg_big_grow((void **)&a, &cap, 100, sizeof(*a)), 0);
+	assert_int_equal(cap, 4194304);
+	tg_big_free(a);
+}
+
+static void test_overflow(void **state)
+{
+	(void)state;
+	tg_error_clear();
+	assert_null(tg_big_calloc(SIZE_MAX / 2, 4));
+	assert_int_equal(tg_error_last_code(), TG_ENOMEM);
+	assert_null(tg_big_alloc(SIZE_MAX - 8));
+	assert_int_equal(tg_error_last_code(), TG_ENOMEM);
+	void *p = tg_big_alloc(100);
+	assert_non_null(p);
+	assert_null(tg_big_realloc(p, SIZE_MAX - 8)); /* p untouched, still ours */
+	tg_big_free(p);
+	uint64_t *a = NULL;
+	size_t cap = 0;
+	assert_int_equal(tg_big_grow((void **)&a, &cap, SIZE_MAX / 4, sizeof(*a)), TG_ENOMEM);
+	assert_null(a);
+	assert_int_equal(cap, 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_small),
+		cmocka_unit_test(test_mapped),
+		cmocka_unit_test(test_cross),
+		cmocka_unit_test(test_grow),
+		cmocka_unit_test(test_overflow),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,61 @@
+/*
+ * big.h - memory for the large per-event arrays (events, tree links,
+ * critical-path nodes and edges, radix sort scratch): transparent huge pages
+ * where the kernel gives them.
+ *
+ * Why: a gigabyte trace holds two million events, and its per-event arrays
+ * (tens of megabytes each) are walked out of order (sort scatters, lookups
+ * by correlation id, parent links). With 4 KiB pages every such access past
+ * the TLB's reach also walks the page table, and each array costs one page
+ * fault per 4 KiB on first touch. This machine's kernel has transparent
+ * huge pages in "madvise" mode: an anonymous mapping gets 2 MiB pages only
+ * where it is 2 MiB-aligned and madvise(MADV_HUGEPAGE)d. A block of at
+ * least TG_BIG_MIN bytes is such a mapping (its start 2 MiB-aligned, its
+ * length a multiple of 2 MiB); a smaller one is plain malloc. Growing a
+ * mapped block is mremap (pages moved, never copied); shrinking it gives the
+ * tail back.
+ *
+ * A huge page is resident as soon as one byte of it is touched, so a block
+ * costs at most 2 MiB more resident memory than its touched bytes do with
+ * 4 KiB pages (the part-filled last page).
+ *
+ * Rule: a block from tg_big_* is freed and resized only by tg_big_* (never
+ * free or realloc), and a block from malloc never reaches tg_big_*. Under
+ * AddressSanitizer every block is malloc, so that overflows are still found.
+ */
+#ifndef TG_BIG_H
+#define TG_BIG_H
+
+#include <stddef.h>
+
+/* Blocks from this many bytes up are mapped with huge pages. */
+#define TG_BIG_MIN ((size_t)4 << 20)
+
+/* A block of n bytes (contents undefined). NULL with TG_ENOMEM's message
+ * when out of memory. Freed with tg_big_free. */
+void *tg_big_alloc(size_t n);
+
+/* A zeroed block of n * size bytes (a mapped block is zero already: no
+ * pass over it). NULL with TG_ENOMEM's message when out of memory or when
+ * n * size overflows. Freed with tg_big_free. */
+void *tg_big_calloc(size_t n, size_t size);
+
+/* Resizes p (NULL or a block from tg_big_*) to n bytes, keeping its first
+ * min(old, n) bytes, as realloc. NULL with TG_ENOMEM's message when out of
+ * memory: p is then untouched and still the caller's. */
+void *tg_big_realloc(void *p, size_t n);
+
+/* tg_grow for a block from tg_big_*: grows *items (*cap items of
+ * item_size bytes) to hold at least need items, doubling. 0 or TG_ENOMEM
+ * (*items and *cap untouched). Inline for the common case (room already
+ * there), as tg_grow: the reader calls it once per event. */
+int tg_big_grow_slow(void **items, size_t *cap, size_t need, size_t item_size);
+static inline int tg_big_grow(void **items, size_t *cap, size_t need, size_t item_size)
+{
+	return need <= *cap ? 0 : tg_big_grow_slow(items, cap, need, item_size);
+}
+
+/* Frees a block from tg_big_*; NULL is a no-op. */
+void tg_big_free(void *p);
+
+#endif
