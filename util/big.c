@@ -164,20 +164,7 @@ void *tg_big_realloc(void *p, size_t n)
 
 int tg_big_grow_slow(void **items, size_t *cap, size_t need, size_t item_size)
 {
-	if (need <= *cap)
-		return 0;
-	size_t ncap = *cap ? *cap : 16;
-	while (ncap < need) {
-		if (ncap > SIZE_MAX / 2 / item_size)
-			return tg_error_set(TG_ENOMEM, "out of memory (array of %zu)", need);
-		ncap *= 2;
-	}
-	void *p = tg_big_realloc(*items, ncap * item_size);
-	if (!p)
-		return TG_ENOMEM;
-	*items = p;
-	*cap = ncap;
-	return 0;
+	return tg_grow_with(items, cap, need, item_size, tg_big_realloc);
 }
 
 void tg_big_free(void *p)

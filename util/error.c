@@ -55,7 +55,7 @@ void *tg_realloc(void *p, size_t n)
 	return q;
 }
 
-int tg_grow_slow(void **items, size_t *cap, size_t need, size_t item_size)
+int tg_grow_with(void **items, size_t *cap, size_t need, size_t item_size, void *(*resize)(void *, size_t))
 {
 	if (need <= *cap)
 		return 0;
@@ -65,10 +65,15 @@ int tg_grow_slow(void **items, size_t *cap, size_t need, size_t item_size)
 			return tg_error_set(TG_ENOMEM, "out of memory (array of %zu)", need);
 		ncap *= 2;
 	}
-	void *p = tg_realloc(*items, ncap * item_size);
+	void *p = resize(*items, ncap * item_size);
 	if (!p)
 		return TG_ENOMEM;
 	*items = p;
 	*cap = ncap;
 	return 0;
+}
+
+int tg_grow_slow(void **items, size_t *cap, size_t need, size_t item_size)
+{
+	return tg_grow_with(items, cap, need, item_size, tg_realloc);
 }

@@ -55,6 +55,11 @@ void *tg_realloc(void *p, size_t n);
  * times a trace. */
 int tg_grow_slow(void **items, size_t *cap, size_t need, size_t item_size);
 
+/* tg_grow's doubling with resize (tg_realloc, tg_big_realloc, ...) in
+ * place of realloc; resize sets TG_ENOMEM's message when it fails.
+ * *items and *cap are untouched on failure. */
+int tg_grow_with(void **items, size_t *cap, size_t need, size_t item_size, void *(*resize)(void *, size_t));
+
 static inline int tg_grow(void **items, size_t *cap, size_t need, size_t item_size)
 {
 	return need <= *cap ? 0 : tg_grow_slow(items, cap, need, item_size);
