@@ -1,7 +1,8 @@
 /* test_big.c - the large-array allocator: small blocks and mapped ones keep
  * their bytes through growth across the threshold, mremap growth and
  * shrinking (a shrunk mapping resident only up to its 4 KiB page); calloc is zero; a mapped block starts 64 bytes past a 2 MiB
- * boundary and its mapping is advised for huge pages (smaps); overflowing
+ * boundary and its mapping is advised for huge pages (smaps) only under
+ * TG_HUGE_PAGES=1; overflowing
  * sizes fail with TG_ENOMEM; tg_big_grow doubles. */
 #include "testutil.h"
 
@@ -115,7 +116,15 @@ static void test_mapped(void **state)
 		assert_int_equal((uintptr_t)a % (2 * MIB), 64);
 		int hg = advised_huge(a);
 		if (hg >= 0)
+			assert_int_equal(hg, 0); /* huge pages only when asked for */
+		setenv("TG_HUGE_PAGES", "1", 1);
+		void *b = tg_big_alloc(TG_BIG_MIN);
+		unsetenv("TG_HUGE_PAGES");
+		assert_non_null(b);
+		hg = advised_huge(b);
+		if (hg >= 0)
 			assert_int_equal(hg, 1);
+		tg_big_free(b);
 	}
 	fill(a, 0, n);
 	/* grown to 64 MiB (mremap), then shrunk below the threshold */

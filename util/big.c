@@ -1,5 +1,6 @@
 /*
- * big.c - large arrays on transparent huge pages (see big.h).
+ * big.c - large arrays in mappings of their own, on transparent huge pages
+ * when asked for (see big.h).
  *
  * Every block starts with a 64-byte header (the array after it stays
  * cache-line aligned in a mapping): the bytes mapped (0 for a malloc
@@ -73,8 +74,12 @@ static char *map_aligned(size_t len)
 		munmap(raw, (size_t)(base - raw));
 	if (raw + HUGE_PAGE > base)
 		munmap(base + len, (size_t)(raw + HUGE_PAGE - base));
-	/* no huge pages (THP off, an old kernel) is no error: 4 KiB pages */
-	(void)madvise(base, len, MADV_HUGEPAGE);
+	/* asked for only (TG_HUGE_PAGES=1, big.h: on this machine they cost the
+	 * report's read more than they saved); none (THP off, an old kernel)
+	 * is no error: 4 KiB pages */
+	const char *hp = getenv("TG_HUGE_PAGES");
+	if (hp && hp[0] == '1')
+		(void)madvise(base, len, MADV_HUGEPAGE);
 	return base;
 }
 
