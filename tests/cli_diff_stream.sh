@@ -7,7 +7,7 @@
 # ranks a side are judged with the findings across their ranks, the same
 # in any order of the files, a straggler found; runs of one rank are not;
 # --noise-from widens the intervals; and the peak memory is about one
-# trace's: below 1.5 times the peak of `critical-path` on one of the
+# trace's: below 1.75 times the peak of `critical-path` on one of the
 # traces (its model, tree and graph), where reading both sides at once held
 # two of each (about twice).
 # Usage: sh tests/cli_diff_stream.sh TRACEGATE   (generator: $TG_GEN, default build/tg-gen)
@@ -99,11 +99,13 @@ if [ -x /usr/bin/time ]; then
 	tap_peak_rss "$tmp/rss.diff" "$TG" diff "$tmp/big1.json" "$tmp/big2.json"
 	cp "$tmp/peak.err" "$tmp/err"
 	cp=$(tail -1 "$tmp/rss.cp") diff=$(tail -1 "$tmp/rss.diff")
-	# 1.5x: two traces held at once are 2x and more; in issue 24's fifth
-	# round the critical path of one (the yardstick) came down to 15.6 MB
-	# and the diff's run data and alignment with it (20.9 MB, 1.34x)
-	[ "$rc" -le 1 ] && [ "$diff" -lt $((cp * 3 / 2)) ] \
-		&& ok "two 30 MB traces: the diff's peak $diff KB below 1.5x one trace's critical path ($cp KB)" \
+	# 1.75x: two traces held at once are 2x and more; in issue 24's fifth
+	# round the critical path of one (the yardstick) came down to 15.3-15.6 MB
+	# and the diff to 20.8 MB on a quiet machine (1.34x) but 23.2 MB with a
+	# sanitizer's build beside it (1.52x: which parts the findings' thread
+	# overlaps), so 1.5x failed a loaded CI run
+	[ "$rc" -le 1 ] && [ "$diff" -lt $((cp * 7 / 4)) ] \
+		&& ok "two 30 MB traces: the diff's peak $diff KB below 1.75x one trace's critical path ($cp KB)" \
 		|| not_ok "the diff's peak" "exit $rc, $diff KB (critical-path of one: $cp KB): $(head -c 300 "$tmp/err")"
 else
 	skip "the diff's peak memory" "no GNU time at /usr/bin/time (contrib/install-deps.sh --bench)"
