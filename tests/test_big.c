@@ -36,48 +36,42 @@ static size_t first_bad(const uint32_t *a, size_t n)
 	return n;
 }
 
-/* Whether the mapping holding p is advised for huge pages ("hg" in its
- * VmFlags, /proc/self/smaps): -1 when smaps cannot be read. */
-static int advised_huge(const void *p)
+/* Copies into line (size bytes) the line of /proc/self/smaps that starts
+ * with field ("VmFlags:", "Rss:") in the mapping holding p: 1, or 0 when
+ * there is none, -1 when smaps cannot be read. */
+static int smaps_line(const void *p, const char *field, char *line, size_t size)
 {
 	FILE *f = fopen("/proc/self/smaps", "r");
 	if (!f)
 		return -1;
-	char line[512];
-	int in = 0, hg = 0;
-	while (fgets(line, sizeof(line), f)) {
+	int in = 0, found = 0;
+	while (!found && fgets(line, (int)size, f)) {
 		unsigned long lo, hi;
-		if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2 && strchr(line, '-') < strchr(line, ' ')) {
+		if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2 && strchr(line, '-') < strchr(line, ' '))
 			in = (uintptr_t)p >= lo && (uintptr_t)p < hi;
-			continue;
-		}
-		if (in && !strncmp(line, "VmFlags:", 8))
-			hg = strstr(line, " hg") != NULL;
+		else
+			found = in && !strncmp(line, field, strlen(field));
 	}
 	fclose(f);
-	return hg;
+	return found;
 }
 
-/* The resident KiB of the mapping holding p (its "Rss:" in
- * /proc/self/smaps), or -1. */
+/* Whether the mapping holding p is advised for huge pages ("hg" in its
+ * VmFlags): -1 when smaps cannot be read. */
+static int advised_huge(const void *p)
+{
+	char line[512];
+	int rc = smaps_line(p, "VmFlags:", line, sizeof(line));
+	return rc < 0 ? -1 : rc && strstr(line, " hg") != NULL;
+}
+
+/* The resident KiB of the mapping holding p (its "Rss:"), or -1. */
 static long resident_kb(const void *p)
 {
-	FILE *f = fopen("/proc/self/smaps", "r");
-	if (!f)
-		return -1;
 	char line[512];
-	int in = 0;
 	long rss = -1;
-	while (fgets(line, sizeof(line), f)) {
-		unsigned long lo, hi;
-		if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2 && strchr(line, '-') < strchr(line, ' ')) {
-			in = (uintptr_t)p >= lo && (uintptr_t)p < hi;
-			continue;
-		}
-		if (in && sscanf(line, "Rss: %ld kB", &rss) == 1)
-			in = 0;
-	}
-	fclose(f);
+	if (smaps_line(p, "Rss:", line, sizeof(line)) == 1 && sscanf(line, "Rss: %ld kB", &rss) != 1)
+		rss = -1;
 	return rss;
 }
 
