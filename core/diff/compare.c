@@ -299,7 +299,8 @@ static int category_sources(char (*from)[96], const tg_compare_row *rows, size_t
 		size_t nk;
 		const tg_kernel_rec *k = tg_measure_kernels(sides[s], &nk);
 		for (size_t i = 0; i < nk; i++) {
-			uint32_t r = tg_idmap_get(row_of, k[i].category);
+			/* one row (a rule's or an item's category): a comparison, not a lookup */
+			uint32_t r = n == 1 ? (k[i].category == rows[0].key ? 0 : TG_NONE) : tg_idmap_get(row_of, k[i].category);
 			if (r != TG_NONE && k[i].cat_source < TG_CAT_SRC_COUNT)
 				ns[r][k[i].cat_source] += k[i].dur_ns;
 		}
