@@ -577,12 +577,74 @@ static void test_golden_mtia(void **state)
 	tg_trace_free(t);
 }
 
+/* ---- device events out of the file's order ----
+ *
+ * 40 kernels on stream 7, kernel k at [20k + 10, 20k + 20) launched at
+ * 20k + 5, after the kernel before it ended: each gap of 10 us is
+ * host_wait (38 of them), but kernel 20's, launched at 395, before kernel
+ * 19 ended (400): kernel_wait (a gap under the queue delay). Written to
+ * the file in start order, with two swapped, or reversed. The idle table
+ * sorts the device events
+ * by (stream, start): the same rows whatever the file's order, whether the
+ * sort finishes by insertion (a few out of place) or gives up to qsort
+ * (reversed: more moves than events). */
+static tg_table **idle_of_order(size_t *n, tg_trace **t, tg_tree **tree, int reversed, int swap)
+{
+	enum { K = 40 };
+	char *json = malloc(64 * 1024);
+	assert_non_null(json);
+	size_t len = (size_t)sprintf(json, "{\"traceEvents\": [");
+	for (int k = 0; k < K; k++)
+		len += (size_t)sprintf(json + len, "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\","
+		                                   "\"pid\":1,\"tid\":1,\"ts\":%d,\"dur\":2,\"args\":{\"correlation\":%d}},",
+		                       k == 20 ? 395 : 20 * k + 5, k + 1);
+	for (int i = 0; i < K; i++) {
+		int k = reversed ? K - 1 - i : i;
+		if (swap && (i == 10 || i == 11))
+			k = i == 10 ? 11 : 10;
+		len += (size_t)sprintf(json + len, "%s{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k%d\",\"pid\":0,\"tid\":7,"
+		                                   "\"ts\":%d,\"dur\":10,\"args\":{\"correlation\":%d,\"stream\":7}}",
+		                       i ? "," : "", k, 20 * k + 10, k + 1);
+	}
+	sprintf(json + len, "]}");
+	*t = tg_test_read_str(json);
+	free(json);
+	assert_int_equal(tg_tree_build(tree, *t), 0);
+	tg_table **tabs;
+	assert_int_equal(tg_breakdown_tables(&tabs, n, *tree, TG_STEP_ALL), 0);
+	return tabs;
+}
+
+static void test_idle_file_order(void **state)
+{
+	(void)state;
+	for (int c = 0; c < 3; c++) {
+		tg_trace *t;
+		tg_tree *tree;
+		size_t n;
+		tg_table **tabs = idle_of_order(&n, &t, &tree, c == 2, c == 1);
+		const tg_table *it = tg_test_table(tabs, n, "idle_time_breakdown");
+		size_t r = row_of(it, "idle_category", "host_wait", "stream", 7);
+		NEAR(tg_test_num(it, r, "idle_time(us)"), 380, 1e-9);
+		assert_int_equal(tg_test_num(it, r, "gaps"), 38);
+		r = row_of(it, "idle_category", "kernel_wait", "stream", 7);
+		assert_int_equal(tg_test_num(it, r, "gaps"), 1);
+		NEAR(tg_test_num(it, r, "idle_time(us)"), 10, 1e-9);
+		r = row_of(it, "idle_category", "other", "stream", 7);
+		assert_int_equal(tg_test_num(it, r, "gaps"), 0);
+		tg_tables_free(tabs, n);
+		tg_tree_free(tree);
+		tg_trace_free(t);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_temporal_whole_trace, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_temporal_steps, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_tables, setup, teardown),
+		cmocka_unit_test(test_idle_file_order),
 		cmocka_unit_test(test_empty),
 		cmocka_unit_test(test_golden_temporal),
 		cmocka_unit_test(test_golden_temporal_exact),
