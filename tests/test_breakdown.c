@@ -4,6 +4,7 @@
 #include "testutil.h"
 
 #include "../core/analysis/breakdown.h"
+#include "../core/analysis/timeline.h"
 #include "../core/trace/kernel_class.h"
 
 #include <math.h>
@@ -577,6 +578,32 @@ static void test_golden_mtia(void **state)
 	tg_trace_free(t);
 }
 
+/* The GPU timeline of the hand-made trace (timeline.c; the report's first
+ * table, here for its unions of three lists): computation gemm [20,50),
+ * [120.5,140.5), relu [150.25,160), gemm [220,230) = 69.75 us;
+ * communication [40,80), 10 of it under gemm: 30 exposed; the memcpy
+ * [60,70) under the communication: none exposed; busy, the union of all,
+ * [20,80) + 20 + 9.75 + 10 = 99.75; total 20..230. With the unlinked
+ * orphan [300,305) too: computation 74.75, busy 104.75, total 285. */
+static void test_timeline(void **state)
+{
+	struct fx *f = *state;
+	for (int unlinked = 0; unlinked < 2; unlinked++) {
+		tg_timeline_opts o = {.tb = {.base_ns = 0}, .step = -1, .device = -1, .include_unlinked = unlinked};
+		tg_gpu_timeline tl;
+		assert_int_equal(tg_gpu_timeline_compute(&tl, f->tree, &o), 0);
+		NEAR(tl.computation_us, unlinked ? 74.75 : 69.75, 1e-9);
+		NEAR(tl.total_comm_us, 40, 1e-9);
+		NEAR(tl.exposed_comm_us, 30, 1e-9);
+		NEAR(tl.total_memcpy_us, 10, 1e-9);
+		NEAR(tl.exposed_memcpy_us, 0, 1e-9);
+		NEAR(tl.busy_us, unlinked ? 104.75 : 99.75, 1e-9);
+		NEAR(tl.total_us, unlinked ? 285 : 210, 1e-9);
+		NEAR(tl.idle_us, unlinked ? 285 - 104.75 : 210 - 99.75, 1e-9);
+		assert_int_equal(tl.events, unlinked ? 7 : 6);
+	}
+}
+
 /* ---- device events out of the file's order ----
  *
  * 40 kernels on stream 7, kernel k at [20k + 10, 20k + 20) launched at
@@ -645,6 +672,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_temporal_steps, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_tables, setup, teardown),
 		cmocka_unit_test(test_idle_file_order),
+		cmocka_unit_test_setup_teardown(test_timeline, setup, teardown),
 		cmocka_unit_test(test_empty),
 		cmocka_unit_test(test_golden_temporal),
 		cmocka_unit_test(test_golden_temporal_exact),
