@@ -388,6 +388,8 @@ static void run_part(struct report_work *w, enum part p)
 	pthread_cond_broadcast(&w->cv);
 	pthread_mutex_unlock(&w->mu);
 	tg_launchers_free(unused);
+	if (w->opts->part_done)
+		w->opts->part_done();
 }
 
 /* The next part to run: the first by priority not taken whose needs and
