@@ -532,11 +532,11 @@ static int report_all(const struct report_args *a, const char *const *paths, tg_
 
 /* After each part of a report: the pages of the part's scratch given back.
  * The two threads allocate in arenas of their own, and a block under the
- * mmap threshold freed in one stays resident there, of no use to the
- * other: at 100 MB of JSON 0.4-0.6 MB of the peak, which falls in the
- * launchers' parts, after the others (core/analysis/report.c). A trim walks
- * the arenas' free lists: no CPU time measurable at 1 GB (1,642-1,656 ms
- * with it, 1,688-1,749 without, load 3-6). */
+ * mmap threshold (below) freed in one stays resident there, of no use to
+ * the other: at 100 MB of JSON 0.4-0.6 MB of the peak with a threshold of
+ * 1 MiB, 0.1-0.3 MB with 64 KiB. A trim walks the arenas' free lists: no
+ * CPU time measurable at 1 GB (1,642-1,656 ms with it, 1,688-1,749
+ * without, load 3-6). */
 static void trim_heap(void)
 {
 #ifdef __GLIBC__
@@ -571,15 +571,22 @@ int tg_cmd_report(int argc, char **argv)
 	struct report_args a = {.fmt = FMT_TEXT, .step_number = -1};
 	int rc;
 #ifdef __GLIBC__
-	/* Blocks from 1 MiB up (the model's and the tree's arrays, the report
-	 * parts' scratch) in mappings of their own, unmapped when freed. glibc
-	 * otherwise raises this threshold to each big block freed (up to 32 MiB)
-	 * and the next ones land in the heaps of the report's two threads, which
-	 * keep them: 14 % more peak at 1 GB. A report allocates each big block
-	 * about once, so it costs no time here; the diff, whose critical paths
-	 * allocate and free big blocks over and over, keeps glibc's default
-	 * (measured: 10 % less peak for 10 % more CPU there). */
-	mallopt(M_MMAP_THRESHOLD, 1024 * 1024);
+	/* Blocks from 64 KiB up (the model's and the tree's arrays, the report
+	 * parts' scratch, their lists of a launcher or a device event each) in
+	 * mappings of their own, unmapped when freed. glibc otherwise raises
+	 * this threshold to each big block freed (up to 32 MiB) and the next
+	 * ones land in the heaps of the report's two threads, which keep them:
+	 * 14 % more peak at 1 GB. 64 KiB rather than 1 MiB: the blocks between
+	 * (0.2-1 MB each at 100 MB of JSON) stayed resident in the thread's
+	 * arena that freed them, of no use to the other (peak at 100 MB
+	 * 16.5-16.8 -> 15.9-16.3 MB, at 1 GB 128.8 -> 125.1 MB; CPU the same
+	 * within the noise: 100 MB 162-168 ms either way, 1 GB 1,747-1,772 ms
+	 * against 1,763-1,798, compiled_r1 15.4-17.5 ms against 16.7-18.4). A
+	 * report allocates each big block about once, so it costs no time here;
+	 * the diff, whose critical paths allocate and free big blocks over and
+	 * over, keeps glibc's default (measured: 10 % less peak for 10 % more
+	 * CPU there). */
+	mallopt(M_MMAP_THRESHOLD, 64 * 1024);
 #endif
 	if (tg_opt_parse_cli(&rc, &tg_cmd_report_opts, &a, argc, argv))
 		return rc;
