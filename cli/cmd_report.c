@@ -530,17 +530,23 @@ static int report_all(const struct report_args *a, const char *const *paths, tg_
 	return 0;
 }
 
-/* After each part of a report: the pages of the part's scratch given back.
- * The two threads allocate in arenas of their own, and a block under the
- * mmap threshold (below) freed in one stays resident there, of no use to
- * the other: at 100 MB of JSON 0.4-0.6 MB of the peak with a threshold of
- * 1 MiB, 0.1-0.3 MB with 64 KiB. A trim walks the arenas' free lists: no
- * CPU time measurable at 1 GB (1,642-1,656 ms with it, 1,688-1,749
- * without, load 3-6). */
+/* After each part of a report: the pages of the parts' scratch given back
+ * once there is 1 MiB of them free. The two threads allocate in arenas of
+ * their own, and a block under the mmap threshold (below) freed in one
+ * stays resident there, of no use to the other: at 100 MB of JSON 0.4-0.6
+ * MB of the peak with a threshold of 1 MiB, 0.1-0.3 MB with 64 KiB. A trim
+ * walks the arenas' free lists (no CPU time measurable at 1 GB: 1,642-1,656
+ * ms with it, 1,688-1,749 without, load 3-6), and what it gave back is
+ * faulted in again when used: on a small trace's report (h200-dev
+ * compiled_r1, 15 ms of CPU) trimming after every part cost 270 page faults
+ * more (1,030 -> 1,300), hence the 1 MiB of free blocks first, which such
+ * a report never holds. */
 static void trim_heap(void)
 {
 #ifdef __GLIBC__
-	malloc_trim(0);
+	struct mallinfo2 mi = mallinfo2(); /* every arena's */
+	if (mi.fordblks >= 1024 * 1024)
+		malloc_trim(0);
 #endif
 }
 
