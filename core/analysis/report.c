@@ -358,6 +358,8 @@ static const enum part priority[] = {
 	P_LAUNCH_STATS, P_SHORT_KERNELS, P_COLLECTIVES,   P_HOST_SYNCS,  P_MEMORY,
 };
 #define NTASKS (sizeof(priority) / sizeof(priority[0]))
+_Static_assert(NTASKS == NPARTS, "every part has its place in priority (one left out would never run)");
+_Static_assert(NPARTS <= 32, "the parts are bits of an unsigned");
 
 /* Runs part p (or skips it when a part it needs failed), then marks it
  * done; the last reader of the launchers frees them. Called without w->mu. */
