@@ -580,9 +580,10 @@ static int load_and_report(const struct report_args *a, const tg_report_opts *op
  * 100 MB of JSON: a launcher's or a device event's lists, the tree's
  * arrays) stayed resident in the arena of the thread that freed them, of
  * no use to the other (peak at 100 MB 16.5-16.8 -> 15.9-16.3 MB, at 1 GB
- * 128.8 -> 125.1 MB), for about 600 page faults more at 100 MB (6,440 ->
- * 7,030: each block's pages faulted in anew), 1-2 % of the CPU within the
- * noise. A small trace's report, whose time matters more than its few
+ * 128.8 -> 125.1 MB), for about 500 page faults more at 100 MB (each
+ * block's pages faulted in anew): 2-3 % of the CPU there (gzip: 182-186 ms
+ * -> 186-190), none measurable at 1 GB. A small trace's report, whose time
+ * matters more than its few
  * megabytes (h200-dev's 0.6-0.8 MB of gzip), keeps 1 MiB. A report
  * allocates each big block about once, so the mappings cost little; the
  * diff, whose critical paths allocate and free big blocks over and over,
