@@ -583,12 +583,11 @@ static int load_and_report(const struct report_args *a, const tg_report_opts *op
  * 128.8 -> 125.1 MB), for about 500 page faults more at 100 MB (each
  * block's pages faulted in anew): 2-3 % of the CPU there (gzip: 182-186 ms
  * -> 186-190), none measurable at 1 GB. A small trace's report, whose time
- * matters more than its few
- * megabytes (h200-dev's 0.6-0.8 MB of gzip), keeps 1 MiB. A report
- * allocates each big block about once, so the mappings cost little; the
- * diff, whose critical paths allocate and free big blocks over and over,
- * keeps glibc's default (measured: 10 % less peak for 10 % more CPU
- * there). */
+ * matters more than its few megabytes (h200-dev's 0.6-0.8 MB of gzip),
+ * keeps 1 MiB. A report allocates each big block about once, so the
+ * mappings cost little; the diff, whose critical paths allocate and free
+ * big blocks over and over, keeps glibc's default (measured: 10 % less
+ * peak for 10 % more CPU there). */
 static int heap_policy(const tg_opt_list *paths)
 {
 	uint64_t bytes = 0;
