@@ -14,8 +14,8 @@
 
 static int push_gpu_children(const struct view *s, uint32_t v, u32vec *out)
 {
-	for (uint32_t k = s->coff[v]; k < s->coff[v + 1]; k++)
-		if ((s->flags[s->child[k]] & F_PATH) && u32_push(out, s->child[k]))
+	VIEW_CHILDREN(s, v, ch)
+		if ((s->flags[ch] & F_PATH) && u32_push(out, ch))
 			return TG_ENOMEM;
 	return 0;
 }
@@ -34,16 +34,17 @@ static int collapse(const struct view *s, uint32_t v, uint32_t *cur, u32vec *kid
 			break;
 		if (s->flags[v] & F_CPU_OP) {
 			int cr = 0;
-			for (uint32_t k = s->coff[v]; k < s->coff[v + 1] && !cr; k++)
-				cr = is_dispatch(s, s->child[k]);
+			VIEW_CHILDREN(s, v, ch)
+				if ((cr = is_dispatch(s, ch)))
+					break;
 			if (cr)
 				break;
 		}
 		uint32_t ng = 0, only = TG_NONE;
-		for (uint32_t k = s->coff[v]; k < s->coff[v + 1]; k++)
-			if (s->flags[s->child[k]] & F_PATH) {
+		VIEW_CHILDREN(s, v, ch)
+			if (s->flags[ch] & F_PATH) {
 				ng++;
-				only = s->child[k];
+				only = ch;
 			}
 		if (ng != 1) {
 			if (push_gpu_children(s, v, kids))
@@ -94,7 +95,7 @@ static int cmp_keypos(const void *a, const void *b)
 static int add_missing(const struct view *have_s, const u32vec *have, const struct view *s, uint32_t v,
                        const u32vec *gpu_kids, u32vec *dst, u32vec *tmp)
 {
-	uint32_t nall = s->coff[v + 1] - s->coff[v];
+	uint32_t nall = view_nchildren(s, v);
 	if (nall == gpu_kids->n || !have->n)
 		return 0; /* every child of v is on the GPU path */
 	/* names of the GPU-path children of v, sorted */
@@ -118,9 +119,11 @@ static int add_missing(const struct view *have_s, const u32vec *have, const stru
 			miss[nm++] = name;
 	}
 	sort32(miss, nm);
-	/* all children of v by (name, position) */
-	for (uint32_t k = 0; k < nall; k++)
-		kp[k] = (uint64_t)s->key[s->child[s->coff[v] + k]] << 32 | k;
+	/* all children of v by (name, position): a child's view node grows
+	 * with its position */
+	uint32_t nk = 0;
+	VIEW_CHILDREN(s, v, ch)
+		kp[nk++] = (uint64_t)s->key[ch] << 32 | ch;
 	if (nm)
 		qsort(kp, nall, sizeof(uint64_t), cmp_keypos);
 	int rc = 0;
@@ -139,7 +142,7 @@ static int add_missing(const struct view *have_s, const u32vec *have, const stru
 				hi = mid;
 		}
 		if (lo > 0 && (uint32_t)(kp[lo - 1] >> 32) == name)
-			rc = u32_push(dst, s->child[s->coff[v] + (uint32_t)(kp[lo - 1] & 0xffffffffu)]);
+			rc = u32_push(dst, (uint32_t)(kp[lo - 1] & 0xffffffffu));
 	}
 	free(miss);
 	free(kp);
@@ -254,8 +257,8 @@ static int children_names(struct ctx *c, const u32vec *dl, const u32vec *il)
 		uint32_t v = q < dl->n ? c->c1.v[dl->v[q]] : c->c2.v[il->v[q - dl->n]];
 		c->immoff[q] = (uint32_t)c->imm.n;
 		size_t st = c->imm.n;
-		for (uint32_t k = s->coff[v]; k < s->coff[v + 1]; k++)
-			if ((s->flags[s->child[k]] & F_PATH) && u32_push(&c->imm, s->key[s->child[k]]))
+		VIEW_CHILDREN(s, v, ch)
+			if ((s->flags[ch] & F_PATH) && u32_push(&c->imm, s->key[ch]))
 				return TG_ENOMEM;
 		size_t cnt = c->imm.n - st;
 		for (size_t k = 0; k < cnt; k++)

@@ -74,8 +74,8 @@ uint64_t tg_tree_diff_side_bytes(const tg_tree_diff_side *s)
 	size_t nsn = 0;
 	if (s->v.own_order)
 		tg_skeleton_nodes(s->v.sk, &nsn);
-	/* node, end, child, key, pos; coff; flags; vof; roots; the atom caches */
-	return sizeof(*s) + n * 5 * sizeof(uint32_t) + (n + 1) * sizeof(uint32_t) + n +
+	/* node, end, key, pos; flags; vof; roots; the atom caches */
+	return sizeof(*s) + n * 4 * sizeof(uint32_t) + n +
 	       ((uint64_t)s->v.ne + 1) * sizeof(uint32_t) + n * sizeof(uint32_t) +
 	       ((uint64_t)s->v.natoms + 1) * 2 * sizeof(uint32_t) + tg_atoms_bytes(s->norms) +
 	       (s->v.own_order ? ((uint64_t)nsn + 1) * 2 * sizeof(uint32_t) : 0);

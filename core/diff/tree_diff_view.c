@@ -61,9 +61,9 @@ static int keep_node(const tg_tree_diff_opts *o, const tg_skel_node *x)
 static uint32_t descend_root(const struct view *s, uint32_t r)
 {
 	for (;;) {
-		if (s->coff[r + 1] - s->coff[r] != 1)
-			return r;
-		uint32_t ch = s->child[s->coff[r]];
+		uint32_t ch = r + 1; /* its first child, when it has one */
+		if (ch >= s->end[r] || s->end[ch] != s->end[r])
+			return r; /* none, or more than one */
 		uint8_t f = s->flags[ch];
 		int k = s->sn[s->node[ch]].kind;
 		if ((f & F_CPU_OP) || ((k == TG_KIND_RUNTIME || k == TG_KIND_DRIVER) && !(f & F_GRAPH)))
@@ -138,10 +138,10 @@ static size_t group_children(struct view *s, size_t nsn, const uint32_t *near, c
 
 /* Numbers the kept nodes depth first from the nr roots (s->node,
  * s->parent, s->vof; vof: skeleton node -> view node; s->roots
- * become view nodes), then fills s->coff, s->child and s->end. fill and
- * stack are scratch. Returns the number of view nodes. */
+ * become view nodes), then fills s->end. stack is scratch. Returns the
+ * number of view nodes. */
 static uint32_t number_depth_first(struct view *s, size_t nr, const uint32_t *coff, const uint32_t *kids, uint32_t *vof,
-                                   uint32_t *fill, uint32_t *stack)
+                                   uint32_t *stack)
 {
 	uint32_t nv = 0;
 	size_t sp = 0;
@@ -163,15 +163,6 @@ static uint32_t number_depth_first(struct view *s, size_t nr, const uint32_t *co
 	}
 	for (uint32_t r = 0; r < nr; r++)
 		s->roots[r] = vof[s->roots[r]];
-	for (uint32_t v = 0; v < nv; v++)
-		if (s->parent[v] != TG_NONE)
-			s->coff[s->parent[v] + 1]++;
-	for (uint32_t v = 0; v < nv; v++)
-		s->coff[v + 1] += s->coff[v];
-	memcpy(fill, s->coff, ((size_t)nv + 1) * sizeof(uint32_t));
-	for (uint32_t v = 0; v < nv; v++)
-		if (s->parent[v] != TG_NONE)
-			s->child[fill[s->parent[v]]++] = v;
 	for (uint32_t v = 0; v < nv; v++)
 		s->end[v] = v + 1;
 	for (uint32_t v = nv; v-- > 0;)
@@ -213,14 +204,15 @@ static int set_flags_and_names(struct ctx *c, struct view *s, uint32_t nv)
 static int key_launches_by_kernels(struct ctx *c, struct view *s, uint32_t nv)
 {
 	for (uint32_t v = 0; v < nv; v++) {
-		if (!(s->flags[v] & F_DISPATCH) || s->coff[v + 1] == s->coff[v])
+		if (!(s->flags[v] & F_DISPATCH) || v + 1 >= s->end[v])
 			continue;
 		tg_buf sig = TG_BUF_INIT;
 		const char *ln = tg_atoms_str(c->d->norms, s->key[v]);
 		int bad = tg_buf_append(&sig, ln, strlen(ln));
-		for (uint32_t k = s->coff[v]; !bad && k < s->coff[v + 1]; k++) {
-			const char *kn = tg_atoms_str(c->d->norms, s->key[s->child[k]]);
-			bad = tg_buf_append(&sig, "\x1f", 1) || tg_buf_append(&sig, kn, strlen(kn));
+		VIEW_CHILDREN(s, v, ch) {
+			const char *kn = tg_atoms_str(c->d->norms, s->key[ch]);
+			if ((bad = tg_buf_append(&sig, "\x1f", 1) || tg_buf_append(&sig, kn, strlen(kn))))
+				break;
 		}
 		if (bad || tg_atoms_intern(&s->key[v], c->d->norms, tg_buf_str(&sig), sig.len)) {
 			tg_buf_free(&sig);
@@ -279,13 +271,10 @@ static int alloc_nodes(struct view *s, size_t nk)
 	s->vof = tg_malloc((s->ne + 1) * sizeof(uint32_t));
 	s->parent = tg_malloc((nk + 1) * sizeof(uint32_t));
 	s->end = tg_malloc((nk + 1) * sizeof(uint32_t));
-	s->coff = tg_calloc(nk + 2, sizeof(uint32_t));
-	s->child = tg_malloc((nk + 1) * sizeof(uint32_t));
 	s->key = tg_malloc((nk + 1) * sizeof(uint32_t));
 	s->flags = tg_calloc(nk + 1, 1);
 	s->pos = tg_malloc((nk + 1) * sizeof(uint32_t));
-	if (!s->node || !s->vof || !s->parent || !s->end || !s->coff || !s->child || !s->key ||
-	    !s->flags || !s->pos)
+	if (!s->node || !s->vof || !s->parent || !s->end || !s->key || !s->flags || !s->pos)
 		return TG_ENOMEM;
 	memset(s->pos, 0xff, (nk + 1) * sizeof(uint32_t));
 	memset(s->vof, 0xff, (s->ne + 1) * sizeof(uint32_t));
@@ -344,7 +333,7 @@ int tg_tree_diff_view_build(struct ctx *c, struct view *s, const tg_skeleton *sk
 	vof = tg_malloc((nsn + 1) * sizeof(uint32_t));
 	if (alloc_nodes(s, nk) || !stack || !vof)
 		goto out;
-	uint32_t nv = number_depth_first(s, nr, coff, kids, vof, fill, stack);
+	uint32_t nv = number_depth_first(s, nr, coff, kids, vof, stack);
 	if ((rc = set_flags_and_names(c, s, nv)))
 		goto out;
 	rc = TG_ENOMEM;
@@ -381,8 +370,6 @@ void tg_tree_diff_view_free(struct view *s)
 	free(s->vof);
 	free(s->parent);
 	free(s->end);
-	free(s->coff);
-	free(s->child);
 	free(s->key);
 	free(s->flags);
 	free(s->roots);
