@@ -106,6 +106,7 @@ static void free_ctx(struct ctx *c)
 	free(c->skip1);
 	free(c->skip2);
 	free(c->tsk);
+	free(c->places);
 	free(c->stack);
 	free(c->iv);
 	free(c->used[0]);
@@ -287,9 +288,7 @@ void tg_tree_diff_free(tg_tree_diff *d)
 {
 	if (!d)
 		return;
-	if (d->base_borrowed)
-		free(d->side[0].pos);
-	else
+	if (!d->base_borrowed)
 		tg_tree_diff_view_free(&d->side[0]);
 	tg_tree_diff_view_free(&d->side[1]);
 	tg_skeleton_free(d->own[0]);

@@ -135,7 +135,6 @@ struct view {
 	size_t nroots;
 	uint32_t *atom_key, *atom_skey; /* cache per atom of the skeleton's names */
 	uint32_t natoms;
-	uint32_t *pos; /* scratch: view -> position, TG_NONE when unset */
 	const uint32_t *by_start, *start_rank; /* the skeleton's order (tg_skeleton_by_start),
 	                                         or own_order's */
 	uint32_t *own_order; /* by start, then its inverse, when the skeleton holds none */
@@ -185,7 +184,7 @@ static inline const tg_skel_node *view_ev(const struct view *s, uint32_t ev)
 
 struct tg_tree_diff {
 	struct view side[2];
-	int base_borrowed; /* side[0]'s arrays are a tg_tree_diff_side's (but pos, its own) */
+	int base_borrowed; /* side[0]'s arrays are a tg_tree_diff_side's */
 	tg_tree_diff_opts opts;
 	tg_skeleton *own[2]; /* the skeletons built from trees (tg_tree_diff_build), else NULL */
 	tg_atoms *norms; /* normalized names of both sides */
@@ -242,6 +241,8 @@ struct ctx {
 	size_t cap_immoff;
 	uint8_t *sub1, *sub2, *skip1, *skip2;
 	size_t cap_sub1, cap_sub2, cap_skip1, cap_skip2;
+	uint64_t *places; /* the opened lists' view nodes and places, sorted (keep_matches) */
+	size_t cap_places;
 	struct tsk {
 		int64_t ts;
 		uint32_t pos, v;
@@ -308,9 +309,9 @@ struct tg_tree_diff_side {
  * (the options a view depends on are the same). */
 int tg_tree_diff_side_fits(const tg_tree_diff_opts *a, const tg_tree_diff_opts *b);
 
-/* tree_diff_side.c: d's base side borrowed from s: its view (pos, the
- * view's scratch, d's own), a copy of its names (the new side adds its
- * own) and its counts. 0 or TG_ENOMEM / TG_ELIMIT. */
+/* tree_diff_side.c: d's base side borrowed from s: its view, a copy of
+ * its names (the new side adds its own) and its counts. 0 or TG_ENOMEM /
+ * TG_ELIMIT. */
 int tg_tree_diff_side_lend(tg_tree_diff *d, const tg_tree_diff_side *s);
 
 /* tree_diff_align.c: aligns view nodes a[0..m) of the base with b[0..n) of

@@ -332,27 +332,53 @@ static int open_wrappers(struct ctx *c)
 	return 0;
 }
 
+/* x[0..n): view nodes and their places (node << 32 | place), sorted by
+ * node: each list's own index, so that no array over every view node is
+ * held for the lookups (the view's pos did, 4 bytes a view node). */
+static void index_list(uint64_t *x, const u32vec *r)
+{
+	for (size_t k = 0; k < r->n; k++)
+		x[k] = (uint64_t)r->v[k] << 32 | k;
+	if (r->n > 1)
+		qsort(x, r->n, sizeof(uint64_t), cmp_keypos);
+}
+
+/* The place of view node v in the list x indexes (index_list), its last
+ * when it is there twice, TG_NONE when it is not there. */
+static uint32_t place_of(const uint64_t *x, size_t n, uint32_t v)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if ((uint32_t)(x[mid] >> 32) <= v)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo > 0 && (uint32_t)(x[lo - 1] >> 32) == v ? (uint32_t)x[lo - 1] : TG_NONE;
+}
+
 /* Into c->nops (indices into c->r1 / c->r2): the matches of c->ops whose
  * nodes are both still in the opened lists, marked in c->skip1 / skip2. 0
  * or TG_ENOMEM. */
 static int keep_matches(struct ctx *c)
 {
-	struct view *w1 = &c->d->side[0], *w2 = &c->d->side[1];
-	for (size_t k = 0; k < c->r1.n; k++)
-		w1->pos[c->r1.v[k]] = (uint32_t)k;
-	for (size_t k = 0; k < c->r2.n; k++)
-		w2->pos[c->r2.v[k]] = (uint32_t)k;
 	opvec *no = &c->nops;
 	no->n = 0;
-	if (grow_bytes(&c->skip1, &c->cap_skip1, c->r1.n + 1) || grow_bytes(&c->skip2, &c->cap_skip2, c->r2.n + 1))
+	size_t n1 = c->r1.n, n2 = c->r2.n;
+	if (n1 + n2 > c->cap_places && tg_grow((void **)&c->places, &c->cap_places, n1 + n2, sizeof(uint64_t)))
 		return TG_ENOMEM;
-	memset(c->skip1, 0, c->r1.n);
-	memset(c->skip2, 0, c->r2.n);
+	if (grow_bytes(&c->skip1, &c->cap_skip1, n1 + 1) || grow_bytes(&c->skip2, &c->cap_skip2, n2 + 1))
+		return TG_ENOMEM;
+	index_list(c->places, &c->r1);
+	index_list(c->places + n1, &c->r2);
+	memset(c->skip1, 0, n1);
+	memset(c->skip2, 0, n2);
 	for (size_t k = 0; k < c->ops.n; k++) {
 		op o = c->ops.v[k];
 		if (!IS_MATCH(o))
 			continue;
-		uint32_t ri = w1->pos[c->c1.v[o.i]], rj = w2->pos[c->c2.v[o.j]];
+		uint32_t ri = place_of(c->places, n1, c->c1.v[o.i]), rj = place_of(c->places + n1, n2, c->c2.v[o.j]);
 		if (ri != TG_NONE && rj != TG_NONE) {
 			if (op_push(no, ri, rj))
 				return TG_ENOMEM;
@@ -360,10 +386,6 @@ static int keep_matches(struct ctx *c)
 			c->skip2[rj] = 1;
 		}
 	}
-	for (size_t k = 0; k < c->r1.n; k++)
-		w1->pos[c->r1.v[k]] = TG_NONE;
-	for (size_t k = 0; k < c->r2.n; k++)
-		w2->pos[c->r2.v[k]] = TG_NONE;
 	return 0;
 }
 

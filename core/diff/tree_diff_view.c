@@ -273,10 +273,8 @@ static int alloc_nodes(struct view *s, size_t nk)
 	s->end = tg_malloc((nk + 1) * sizeof(uint32_t));
 	s->key = tg_malloc((nk + 1) * sizeof(uint32_t));
 	s->flags = tg_calloc(nk + 1, 1);
-	s->pos = tg_malloc((nk + 1) * sizeof(uint32_t));
-	if (!s->node || !s->vof || !s->parent || !s->end || !s->key || !s->flags || !s->pos)
+	if (!s->node || !s->vof || !s->parent || !s->end || !s->key || !s->flags)
 		return TG_ENOMEM;
-	memset(s->pos, 0xff, (nk + 1) * sizeof(uint32_t));
 	memset(s->vof, 0xff, (s->ne + 1) * sizeof(uint32_t));
 	return 0;
 }
@@ -347,6 +345,9 @@ int tg_tree_diff_view_build(struct ctx *c, struct view *s, const tg_skeleton *sk
 			s->roots[r] = descend_root(s, s->roots[r]);
 	}
 	s->nroots = nr;
+	uint32_t *few = tg_realloc(s->roots, (nr + 1) * sizeof(uint32_t)); /* held as long as nk, the most */
+	if (few)
+		s->roots = few;
 	for (uint32_t v = 0; v < nv; v++)
 		c->d->stats.gpu[s == &c->d->side[1]] += (s->flags[v] & F_GPU) != 0;
 	c->d->stats.roots[s == &c->d->side[1]] = nr;
@@ -375,6 +376,5 @@ void tg_tree_diff_view_free(struct view *s)
 	free(s->roots);
 	free(s->atom_key);
 	free(s->atom_skey);
-	free(s->pos);
 	free(s->own_order);
 }
