@@ -123,11 +123,9 @@ enum {
 struct view {
 	const tg_skeleton *sk;
 	const tg_skel_node *sn; /* the skeleton's nodes */
-	size_t ne;              /* events of the trace: maps by event are this long */
+	size_t ne;              /* events of the trace */
 	uint32_t n;
 	uint32_t *node;   /* view -> skeleton node (its event: view_event) */
-	uint32_t *vof;    /* event -> view node, TG_NONE outside the view */
-	uint32_t *parent; /* view -> view; only while the view is built (then NULL) */
 	uint32_t *end;    /* subtree = [v, end[v]); its children: v + 1, end[v + 1], ... (VIEW_CHILDREN) */
 	uint32_t *key;    /* comparison names (normal); stripped of details: view_skey */
 	uint8_t *flags;
@@ -135,9 +133,6 @@ struct view {
 	size_t nroots;
 	uint32_t *atom_key, *atom_skey; /* cache per atom of the skeleton's names */
 	uint32_t natoms;
-	const uint32_t *by_start, *start_rank; /* the skeleton's order (tg_skeleton_by_start),
-	                                         or own_order's */
-	uint32_t *own_order; /* by start, then its inverse, when the skeleton holds none */
 };
 
 /* For each child ch of view node v of s, in order (by start): the view
@@ -161,12 +156,6 @@ static inline uint32_t view_event(const struct view *s, uint32_t v)
 	return s->sn[s->node[v]].event;
 }
 
-/* The duration of event ev of view s (ev in the view), ns. */
-static inline int64_t view_ev_dur(const struct view *s, uint32_t ev)
-{
-	return tg_skeleton_dur(s->sk, s->node[s->vof[ev]]);
-}
-
 /* The comparison name of view node v stripped of details (strip_details):
  * its name's, from the atom cache that the view's build filled for every
  * name, or its key when the build renamed it (F_RENAMED). Not an array of
@@ -176,28 +165,33 @@ static inline uint32_t view_skey(const struct view *s, uint32_t v)
 	return (s->flags[v] & F_RENAMED) ? s->key[v] : s->atom_skey[s->sn[s->node[v]].name];
 }
 
-/* The skeleton node of event ev of view s (ev in the view). */
-static inline const tg_skel_node *view_ev(const struct view *s, uint32_t ev)
-{
-	return &s->sn[s->node[s->vof[ev]]];
-}
+
+/* link[s][ev]'s LCA mark: an event in an LCA holds LINK_LCA | the LCA's
+ * index, a matched one its counterpart (events are below LINK_LCA). */
+#define LINK_LCA 0x80000000u
 
 struct tg_tree_diff {
-	struct view side[2];
+	struct view side[2]; /* while it is built; then only each side's skeleton (sk) and ne */
 	int base_borrowed; /* side[0]'s arrays are a tg_tree_diff_side's */
 	tg_tree_diff_opts opts;
 	tg_skeleton *own[2]; /* the skeletons built from trees (tg_tree_diff_build), else NULL */
 	tg_atoms *norms; /* normalized names of both sides */
-	tg_diff_node *nodes;
+	tg_diff_node *nodes; /* while built, base_ev and new_ev hold view nodes (then events) */
 	size_t nnodes, cap_nodes;
 	tg_diff_lca *lcas;
 	size_t nlcas, cap_lcas;
 	uint32_t *lca_events; /* the events of all LCAs */
 	size_t nlca_events, cap_lca_events;
-	uint32_t *match[2];  /* per event of each side */
-	uint32_t *lca_of[2]; /* per event of each side */
+	uint32_t *link[2]; /* per event of each side: its match, LINK_LCA | its LCA, or TG_NONE */
 	tg_tree_diff_stats stats;
 };
+
+/* The skeleton node of event ev of side s, TG_NONE when the skeleton
+ * lacks it (binary search: for the printed and attributed few). */
+static inline uint32_t side_node(const tg_tree_diff *d, int s, uint32_t ev)
+{
+	return tg_skeleton_find(d->side[s].sk, ev);
+}
 
 /* A BFS signature: level k holds lpool[off[k] .. off[k+1]). */
 struct levels {
@@ -256,8 +250,19 @@ struct ctx {
 	u32vec pairs1, pairs2;
 	tg_interval *iv;
 	size_t cap_iv;
-	uint8_t *used[2];
+	uint64_t *used[2]; /* a bit a view node: in the merged tree */
 };
+
+/* Bit v of the bitmap b. */
+static inline int bit_get(const uint64_t *b, uint32_t v)
+{
+	return (int)((b[v >> 6] >> (v & 63)) & 1);
+}
+
+static inline void bit_set(uint64_t *b, uint32_t v)
+{
+	b[v >> 6] |= (uint64_t)1 << (v & 63);
+}
 
 static inline int grow_bytes(uint8_t **p, size_t *cap, size_t need)
 {
@@ -328,8 +333,8 @@ int tg_tree_diff_aligned(struct ctx *c, const uint32_t *a, size_t m, const uint3
 int tg_tree_diff_expand(struct ctx *c, uint32_t *v1, uint32_t *v2, int root, int positional);
 
 /* tree_diff_lca.c: the gpu and diverges flags of every merged node, the
- * matched device events and the LCAs, into c->d (a merged node's view
- * nodes are its events', through each side's vof). 0 or TG_ENOMEM. */
+ * matched device events and the LCAs, into c->d (the merged nodes still
+ * hold view nodes). 0 or TG_ENOMEM. */
 int tg_tree_diff_find_lcas(struct ctx *c);
 
 #endif

@@ -71,14 +71,9 @@ uint64_t tg_tree_diff_side_bytes(const tg_tree_diff_side *s)
 	if (!s)
 		return 0;
 	uint64_t n = (uint64_t)s->v.n + 1;
-	size_t nsn = 0;
-	if (s->v.own_order)
-		tg_skeleton_nodes(s->v.sk, &nsn);
-	/* node, end, key; flags; vof; roots; the atom caches */
-	return sizeof(*s) + n * 3 * sizeof(uint32_t) + n +
-	       ((uint64_t)s->v.ne + 1) * sizeof(uint32_t) + n * sizeof(uint32_t) +
-	       ((uint64_t)s->v.natoms + 1) * 2 * sizeof(uint32_t) + tg_atoms_bytes(s->norms) +
-	       (s->v.own_order ? ((uint64_t)nsn + 1) * 2 * sizeof(uint32_t) : 0);
+	/* node, end, key; flags; roots; the atom caches */
+	return sizeof(*s) + n * 3 * sizeof(uint32_t) + n + ((uint64_t)s->v.nroots + 1) * sizeof(uint32_t) +
+	       ((uint64_t)s->v.natoms + 1) * 2 * sizeof(uint32_t) + tg_atoms_bytes(s->norms);
 }
 
 const tg_skeleton *tg_tree_diff_side_skeleton(const tg_tree_diff_side *s)
