@@ -139,20 +139,41 @@ static int push_pairs(struct ctx *c, uint32_t parent)
 	return 0;
 }
 
-/* Per side: the match-or-LCA map of every event (TG_NONE) and the
- * "already merged" bit of every view node; the merged nodes' room. 0,
- * TG_ENOMEM, or TG_ELIMIT (events past the map's LCA mark). */
+/* Side s's links (struct links): the view's device events marked, ranked,
+ * and a link each (TG_NONE). 0 or TG_ENOMEM. */
+static int alloc_links(struct links *l, const struct view *s)
+{
+	size_t words = s->ne / 64 + 1, ndev = 0;
+	l->dev = tg_calloc(words, sizeof(uint64_t));
+	l->rank = tg_malloc(words * sizeof(uint32_t));
+	if (!l->dev || !l->rank)
+		return TG_ENOMEM;
+	for (uint32_t v = 0; v < s->n; v++)
+		if (s->flags[v] & F_GPU) {
+			uint32_t ev = view_event(s, v);
+			l->dev[ev >> 6] |= (uint64_t)1 << (ev & 63);
+		}
+	for (size_t w = 0; w < words; w++) {
+		l->rank[w] = (uint32_t)ndev;
+		ndev += (size_t)__builtin_popcountll(l->dev[w]);
+	}
+	if (!(l->link = tg_malloc((ndev + 1) * sizeof(uint32_t))))
+		return TG_ENOMEM;
+	memset(l->link, 0xff, (ndev + 1) * sizeof(uint32_t));
+	return 0;
+}
+
+/* Per side: the links of its device events and the "already merged" bit
+ * of every view node; the merged nodes' room. 0, TG_ENOMEM, or TG_ELIMIT
+ * (events past the links' LCA mark). */
 static int alloc_maps(tg_tree_diff *d, struct ctx *c)
 {
 	for (int s = 0; s < 2; s++) {
-		size_t ne = d->side[s].ne;
-		if (ne >= LINK_LCA)
+		if (d->side[s].ne >= LINK_LCA)
 			return tg_error_set(TG_ELIMIT, "tree diff: more than %u events in a trace", LINK_LCA - 1);
-		d->link[s] = tg_malloc((ne + 1) * sizeof(uint32_t));
 		c->used[s] = tg_calloc((size_t)d->side[s].n / 64 + 1, sizeof(uint64_t));
-		if (!d->link[s] || !c->used[s])
+		if (!c->used[s] || alloc_links(&d->links[s], &d->side[s]))
 			return TG_ENOMEM;
-		memset(d->link[s], 0xff, (ne + 1) * sizeof(uint32_t));
 	}
 	/* every node but the root takes a view node of its own: at most this
 	 * many, in a mapping (util/big) whose pages are resident only as the
@@ -335,8 +356,11 @@ void tg_tree_diff_free(tg_tree_diff *d)
 	tg_big_free(d->nodes);
 	free(d->lcas);
 	free(d->lca_events);
-	for (int s = 0; s < 2; s++)
-		free(d->link[s]);
+	for (int s = 0; s < 2; s++) {
+		free(d->links[s].dev);
+		free(d->links[s].rank);
+		free(d->links[s].link);
+	}
 	free(d);
 }
 
@@ -356,16 +380,16 @@ uint32_t tg_tree_diff_match(const tg_tree_diff *d, int side, uint32_t ev)
 {
 	if ((side != 0 && side != 1) || ev >= d->side[side].ne)
 		return TG_NONE;
-	uint32_t x = d->link[side][ev];
-	return x != TG_NONE && !(x & LINK_LCA) ? x : TG_NONE;
+	const uint32_t *l = link_of(&d->links[side], ev);
+	return l && *l != TG_NONE && !(*l & LINK_LCA) ? *l : TG_NONE;
 }
 
 uint32_t tg_tree_diff_lca_of(const tg_tree_diff *d, int side, uint32_t ev)
 {
 	if ((side != 0 && side != 1) || ev >= d->side[side].ne)
 		return TG_NONE;
-	uint32_t x = d->link[side][ev];
-	return x != TG_NONE && (x & LINK_LCA) ? x & ~LINK_LCA : TG_NONE;
+	const uint32_t *l = link_of(&d->links[side], ev);
+	return l && *l != TG_NONE && (*l & LINK_LCA) ? *l & ~LINK_LCA : TG_NONE;
 }
 
 const tg_tree_diff_stats *tg_tree_diff_stats_get(const tg_tree_diff *d) { return &d->stats; }

@@ -166,9 +166,29 @@ static inline uint32_t view_skey(const struct view *s, uint32_t v)
 }
 
 
-/* link[s][ev]'s LCA mark: an event in an LCA holds LINK_LCA | the LCA's
- * index, a matched one its counterpart (events are below LINK_LCA). */
+/* A link's LCA mark: an event in an LCA holds LINK_LCA | the LCA's index,
+ * a matched one its counterpart (events are below LINK_LCA). */
 #define LINK_LCA 0x80000000u
+
+/* One side's links, held for its device events only (a third of a
+ * trace's events, or less): bit ev of dev says event ev is a device event
+ * of the view; its slot in link is the number of such events before it
+ * (rank: those before each 64-bit word of dev, then the word's bits). */
+struct links {
+	uint64_t *dev;
+	uint32_t *rank;
+	uint32_t *link; /* its match, LINK_LCA | its LCA, or TG_NONE */
+};
+
+/* The link of event ev (below the side's events), NULL when ev is no
+ * device event of the view. */
+static inline uint32_t *link_of(const struct links *l, uint32_t ev)
+{
+	uint64_t w = l->dev[ev >> 6], below = ((uint64_t)1 << (ev & 63)) - 1;
+	if (!((w >> (ev & 63)) & 1))
+		return NULL;
+	return &l->link[l->rank[ev >> 6] + (uint32_t)__builtin_popcountll(w & below)];
+}
 
 struct tg_tree_diff {
 	struct view side[2]; /* while it is built; then only each side's skeleton (sk) and ne */
@@ -182,7 +202,7 @@ struct tg_tree_diff {
 	size_t nlcas, cap_lcas;
 	uint32_t *lca_events; /* the events of all LCAs */
 	size_t nlca_events, cap_lca_events;
-	uint32_t *link[2]; /* per event of each side: its match, LINK_LCA | its LCA, or TG_NONE */
+	struct links links[2]; /* each side's match or LCA of its device events */
 	tg_tree_diff_stats stats;
 };
 

@@ -75,8 +75,8 @@ static int examine_node(tg_tree_diff *d, size_t id, u32vec *bl, u32vec *nl, int 
 			if (u32_push(bl, s1->node[v1]) || u32_push(nl, s2->node[v2]))
 				return TG_ENOMEM;
 		} else {
-			d->link[0][view_event(s1, v1)] = view_event(s2, v2);
-			d->link[1][view_event(s2, v2)] = view_event(s1, v1);
+			*link_of(&d->links[0], view_event(s1, v1)) = view_event(s2, v2);
+			*link_of(&d->links[1], view_event(s2, v2)) = view_event(s1, v1);
 			d->stats.matched[0]++;
 			d->stats.matched[1]++;
 		}
@@ -125,7 +125,7 @@ static int lca_side(struct ctx *c, int s, u32vec *l, u32vec *keys, struct lca_tm
 	for (size_t k = 0; k < l->n; k++) {
 		uint32_t ev = sn[l->v[k]].event;
 		pool->v[pool->n++] = ev;
-		d->link[s][ev] = LINK_LCA | lca;
+		*link_of(&d->links[s], ev) = LINK_LCA | lca;
 	}
 	d->stats.in_lca[s] += l->n;
 	return 0;

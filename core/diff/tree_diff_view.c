@@ -308,8 +308,10 @@ static int order_of(const struct view *s, size_t nsn, uint32_t *order)
 /* The view's nodes, numbered depth first from the kept nodes of its
  * skeleton (s->node, s->end, s->roots, s->n, s->nroots), with order (the
  * kept skeleton nodes by start) handed back to the caller for
- * roots_tracelens. The scratch over every skeleton node is freed before
- * the view's names are made. 0 or TG_ENOMEM. */
+ * roots_tracelens (NULL when o does not ask for TraceLens's roots). The
+ * scratch over every skeleton node goes as soon as it is read: four
+ * arrays a node at most are held at once, the other side's view beside
+ * them. 0 or TG_ENOMEM. */
 static int number_view(struct view *s, size_t nsn, const tg_tree_diff_opts *o, uint32_t **order_out)
 {
 	uint32_t *near = tg_malloc((nsn + 1) * sizeof(uint32_t));
@@ -327,12 +329,20 @@ static int number_view(struct view *s, size_t nsn, const tg_tree_diff_opts *o, u
 	s->nroots = count_children(s, near, order, nk, coff);
 	kids = tg_malloc((nk + 1) * sizeof(uint32_t));
 	s->roots = tg_malloc((s->nroots + 1) * sizeof(uint32_t));
+	if (!kids || !s->roots)
+		goto out;
+	place_children(s, nsn, near, order, nk, coff, kids);
+	free(near);
+	near = NULL;
+	if (!o->tracelens_links) {
+		free(order);
+		order = NULL;
+	}
 	s->node = tg_malloc((nk + 1) * sizeof(uint32_t));
 	s->end = tg_malloc((nk + 1) * sizeof(uint32_t));
 	frames = tg_malloc(cap * sizeof(struct frame));
-	if (!kids || !s->roots || !s->node || !s->end || !frames)
+	if (!s->node || !s->end || !frames)
 		goto out;
-	place_children(s, nsn, near, order, nk, coff, kids);
 	s->n = number_depth_first(s, s->nroots, coff, kids, &frames, &cap);
 	if (s->n == TG_NONE)
 		goto out;
