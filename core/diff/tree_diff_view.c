@@ -226,26 +226,26 @@ static int set_flags_and_names(struct ctx *c, struct view *s, uint32_t nv)
 }
 
 /* A launch call's names (both) become its own name followed by its device
- * events' names, so that launches of different kernels differ. 0 or
+ * events' names, so that launches of different kernels differ. Each
+ * signature is written into the one scratch buffer c->nb (a buffer a
+ * launch cost a third of the view's build in allocations). 0 or
  * TG_ENOMEM. */
 static int key_launches_by_kernels(struct ctx *c, struct view *s, uint32_t nv)
 {
+	tg_buf *sig = &c->nb;
 	for (uint32_t v = 0; v < nv; v++) {
 		if (!(s->flags[v] & F_DISPATCH) || v + 1 >= s->end[v])
 			continue;
-		tg_buf sig = TG_BUF_INIT;
+		tg_buf_reset(sig);
 		const char *ln = tg_atoms_str(c->d->norms, s->key[v]);
-		int bad = tg_buf_append(&sig, ln, strlen(ln));
+		int bad = tg_buf_append(sig, ln, strlen(ln));
 		VIEW_CHILDREN(s, v, ch) {
 			const char *kn = tg_atoms_str(c->d->norms, s->key[ch]);
-			if ((bad = tg_buf_append(&sig, "\x1f", 1) || tg_buf_append(&sig, kn, strlen(kn))))
+			if ((bad = tg_buf_append(sig, "\x1f", 1) || tg_buf_append(sig, kn, strlen(kn))))
 				break;
 		}
-		if (bad || tg_atoms_intern(&s->key[v], c->d->norms, tg_buf_str(&sig), sig.len)) {
-			tg_buf_free(&sig);
+		if (bad || tg_atoms_intern(&s->key[v], c->d->norms, tg_buf_str(sig), sig->len))
 			return TG_ENOMEM;
-		}
-		tg_buf_free(&sig);
 		s->flags[v] |= F_RENAMED;
 	}
 	return 0;
