@@ -367,6 +367,42 @@ static void test_node_times_wide(void **state)
 	done(t, tree, cp);
 }
 
+/* Distances held in 32 bits of the nodes' unit, started again in 64 when
+ * one outgrows them: two ops one after the other on a thread, A [0, T) and
+ * B [T, 2T), make a path of 2T (A's span, the dependency edge of 0, B's).
+ * T = 1,500 s: 3,000 s = 3e9 us, past INT32_MAX us and 2^32 ns, while the
+ * nodes' span fits 32 bits of us; T = 1.5 s with --exact-ns: 3e9 ns past
+ * INT32_MAX, the span in 32 bits of ns; T = 3 s with --exact-ns: the nodes
+ * themselves 64-bit (test_node_times_wide), so the distances from the
+ * start. */
+static void check_long_path(const char *json, int exact, int64_t want_ns, int t32)
+{
+	tg_trace *t;
+	tg_tree *tree;
+	tg_cp_opts o = {.annotation = "", .exact_ns = exact, .keep_graph = 1};
+	tg_critical_path *cp = build(&t, &tree, json, &o);
+	assert_int_equal(cp->node_t32 != NULL, t32);
+	assert_int_equal(tg_cp_length_ns(cp), want_ns);
+	assert_int_equal(tg_cp_breakdown(cp)[TG_CP_CPU], want_ns);
+	assert_int_equal(tg_cp_stats_get(cp)->path_nodes, 4);
+	done(t, tree, cp);
+}
+
+static void test_long_path(void **state)
+{
+	(void)state;
+	static const char us[] = "{\"traceEvents\":[" X("cpu_op", "A", 1, 1, 0, 1500000000, "") ","
+	                         X("cpu_op", "B", 1, 1, 1500000000, 1500000000, "") "]}";
+	static const char ns15[] = "{\"traceEvents\":[" X("cpu_op", "A", 1, 1, 0, 1500000, "") ","
+	                           X("cpu_op", "B", 1, 1, 1500000, 1500000, "") "]}";
+	static const char ns3[] = "{\"traceEvents\":[" X("cpu_op", "A", 1, 1, 0, 3000000, "") ","
+	                          X("cpu_op", "B", 1, 1, 3000000, 3000000, "") "]}";
+	check_long_path(us, 0, INT64_C(3000000000) * US, 1);
+	check_long_path(ns15, 1, INT64_C(3000000000), 1);
+	check_long_path(ns15, 0, INT64_C(3000000000), 1); /* 3e6 us: 32 bits */
+	check_long_path(ns3, 1, INT64_C(6000000000), 0);
+}
+
 /* A device-side thread whose events do not all last once rounded (an
  * Event Sync on a negative stream, 0.5 us, in the window through its host
  * call) is nested with HTA's comparison, walked as it is nested: main's
@@ -611,6 +647,7 @@ int main(void)
 		cmocka_unit_test(test_last_step_filter),
 		cmocka_unit_test(test_rounding),
 		cmocka_unit_test(test_node_times_wide),
+		cmocka_unit_test(test_long_path),
 		cmocka_unit_test(test_zero_duration_thread),
 		cmocka_unit_test(test_all_rounded_away),
 		cmocka_unit_test(test_render),

@@ -20,12 +20,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The weight the path counts. */
-static int64_t path_weight(int64_t w)
-{
-	return w <= -1000 ? 0 : w;
-}
-
 /* A node on a cycle, for the message. */
 static int cycle_error(const tg_critical_path *cp, const uint32_t *indeg)
 {
@@ -64,69 +58,150 @@ static int trace_back(tg_critical_path *cp, const uint32_t *from, uint32_t best)
 	return 0;
 }
 
+/* Kahn's FIFO queue as a ring: it holds the nodes ready and not yet
+ * visited, far fewer than the nodes; grown by doubling when full. */
+struct ring {
+	uint32_t *v;
+	size_t cap, head, n;
+};
+
+static int ring_push(struct ring *q, uint32_t x)
+{
+	if (q->n == q->cap) {
+		size_t cap = q->cap ? 2 * q->cap : 1024;
+		uint32_t *v = tg_malloc(cap * sizeof(uint32_t));
+		if (!v)
+			return TG_ENOMEM;
+		for (size_t i = 0; i < q->n; i++)
+			v[i] = q->v[(q->head + i) % q->cap];
+		free(q->v);
+		*q = (struct ring){v, cap, 0, q->n};
+	}
+	q->v[(q->head + q->n++) % q->cap] = x;
+	return 0;
+}
+
+static uint32_t ring_pop(struct ring *q)
+{
+	uint32_t x = q->v[q->head];
+	q->head = q->head + 1 == q->cap ? 0 : q->head + 1;
+	q->n--;
+	return x;
+}
+
+#define CP_WIDE 1 /* kahn: a distance outgrew 32 bits (not an error code: those are < 0) */
+
+/* The weight edge e counts on the path, in units of unit ns (the nodes'
+ * 32-bit unit, else 1): every weight is a whole number of them. */
+static inline int64_t unit_weight(const tg_critical_path *cp, const cp_edge *e, int64_t unit)
+{
+	if (e->type & CP_EDGE_ZERO)
+		return 0;
+	int64_t w = cp->node_t32 ? (int64_t)cp->node_t32[e->dst] - (int64_t)cp->node_t32[e->src]
+	                         : cp->node_ts[e->dst] - cp->node_ts[e->src];
+	return w * unit <= -1000 ? 0 : w;
+}
+
 /* Kahn's order and dag_longest_path in one pass: a node's distance is
  * final when it leaves the queue (all its predecessors have), and is then
  * pushed along its edges; a node keeps the longest predecessor edge, the
  * first in edge order among equals (networkx walks the predecessors in
- * edge order and takes a longer one only). The path into cp->path;
- * TG_EFORMAT for a cycle. */
-static int longest(tg_critical_path *cp, const uint32_t *soff, const uint32_t *sadj)
+ * edge order and takes a longer one only). Distances in units of unit ns,
+ * 32 bits (d32) unless wide (d64): a distance past INT32_MAX returns
+ * CP_WIDE, for the caller to start again wide. indeg and from as
+ * longest() sets them up; *best the path's last node. */
+static inline int kahn(tg_critical_path *cp, const uint32_t *soff, const uint32_t *sadj, uint32_t *indeg,
+                       uint32_t *from, void *distv, int wide, int64_t unit, uint32_t *best)
 {
-	size_t nn = cp->nnodes;
-	uint32_t *queue = tg_malloc((nn + 1) * sizeof(uint32_t)), *indeg = tg_calloc(nn + 1, sizeof(uint32_t));
-	int64_t *dist = tg_malloc((nn + 1) * sizeof(int64_t));
-	/* from: the best edge in while a node waits, its predecessor once done */
-	uint32_t *from = tg_malloc((nn + 1) * sizeof(uint32_t));
-	int rc = queue && indeg && dist && from ? 0 : TG_ENOMEM;
-	if (rc)
-		goto out;
-	memset(from, 0xff, (nn + 1) * sizeof(uint32_t));
-	for (size_t e = 0; e < cp->nedges; e++)
-		indeg[cp->edges[e].dst]++;
-	size_t head = 0, tail = 0;
-	for (uint32_t v = 0; v < nn; v++)
+	int32_t *d32 = distv;
+	int64_t *d64 = distv;
+	struct ring q = {0};
+	size_t done = 0;
+	int rc = 0;
+	for (uint32_t v = 0; v < cp->nnodes && !rc; v++)
 		if (!indeg[v])
-			queue[tail++] = v;
-	uint32_t best = TG_NONE;
-	while (head < tail) {
-		uint32_t u = queue[head++], arg = u;
+			rc = ring_push(&q, v);
+	*best = TG_NONE;
+	while (q.n && !rc) {
+		uint32_t u = ring_pop(&q), arg = u;
 		int64_t d = 0;
+		done++;
 		if (from[u] != TG_NONE) {
-			d = dist[u];
+			d = wide ? d64[u] : d32[u];
 			arg = cp->edges[from[u]].src;
 		}
 		if (d < 0) {
 			d = 0;
 			arg = u;
 		}
-		dist[u] = d;
+		if (wide)
+			d64[u] = d;
+		else
+			d32[u] = (int32_t)d;
 		from[u] = arg;
-		if (best == TG_NONE || d > dist[best])
-			best = u;
-		for (uint32_t k = soff[u]; k < soff[u + 1]; k++) {
+		if (*best == TG_NONE || d > (wide ? d64[*best] : d32[*best]))
+			*best = u;
+		for (uint32_t k = soff[u]; k < soff[u + 1] && !rc; k++) {
 			uint32_t e = sadj[k], v = cp->edges[e].dst;
-			int64_t c = d + path_weight(cp_edge_w(cp, &cp->edges[e]));
-			if (from[v] == TG_NONE || c > dist[v] || (c == dist[v] && e < from[v])) {
-				dist[v] = c;
+			int64_t c = d + unit_weight(cp, &cp->edges[e], unit), dv = wide ? d64[v] : d32[v];
+			if (from[v] == TG_NONE || c > dv || (c == dv && e < from[v])) {
+				if (!wide && c > INT32_MAX)
+					rc = CP_WIDE;
+				else if (wide)
+					d64[v] = c;
+				else
+					d32[v] = (int32_t)c;
 				from[v] = e;
 			}
-			if (!--indeg[v])
-				queue[tail++] = v;
+			if (!rc && !--indeg[v])
+				rc = ring_push(&q, v);
 		}
 	}
-	if (tail != nn) {
+	free(q.v);
+	if (!rc && done != cp->nnodes)
 		rc = cycle_error(cp, indeg);
+	return rc;
+}
+
+/* The longest path into cp->path and cp->length; TG_EFORMAT for a cycle.
+ * Its scratch: in-degrees, each node's best edge in (its predecessor once
+ * visited) and distances, 12 bytes a node (16 when a distance outgrows 32
+ * bits of the nodes' unit: 2,147 s of whole microseconds, 2.1 s of ns). */
+static int longest(tg_critical_path *cp, const uint32_t *soff, const uint32_t *sadj)
+{
+	size_t nn = cp->nnodes;
+	int64_t unit = cp->node_t32 ? cp->t_unit : 1;
+	int wide = !cp->node_t32, rc;
+	uint32_t *indeg = tg_malloc((nn + 1) * sizeof(uint32_t)), *from = tg_malloc((nn + 1) * sizeof(uint32_t));
+	void *dist = NULL;
+	uint32_t best = TG_NONE;
+	if (!indeg || !from) {
+		rc = TG_ENOMEM;
 		goto out;
 	}
-	cp->length = best == TG_NONE ? 0 : dist[best];
-	free(queue);
+	do {
+		memset(indeg, 0, (nn + 1) * sizeof(uint32_t));
+		memset(from, 0xff, (nn + 1) * sizeof(uint32_t));
+		for (size_t e = 0; e < cp->nedges; e++)
+			indeg[cp->edges[e].dst]++;
+		free(dist);
+		if (!(dist = tg_malloc((nn + 1) * (wide ? sizeof(int64_t) : sizeof(int32_t))))) {
+			rc = TG_ENOMEM;
+			goto out;
+		}
+		rc = wide ? kahn(cp, soff, sadj, indeg, from, dist, 1, unit, &best)
+		          : kahn(cp, soff, sadj, indeg, from, dist, 0, unit, &best);
+	} while (rc == CP_WIDE && (wide = 1));
+	if (rc)
+		goto out;
+	if (best != TG_NONE)
+		cp->length = unit * (wide ? ((int64_t *)dist)[best] : ((int32_t *)dist)[best]);
 	free(indeg);
 	free(dist);
-	queue = indeg = NULL;
+	indeg = NULL;
 	dist = NULL;
 	rc = trace_back(cp, from, best);
 out:
-	free(queue);
 	free(indeg);
 	free(dist);
 	free(from);
@@ -218,13 +293,45 @@ static int collect_ops(tg_critical_path *cp)
 	return 0;
 }
 
+/* What a step needs of the graph, read before the graph is freed: 16
+ * bytes a node of the path, so that the steps (32) are allocated once the
+ * graph (about 34 bytes a node: edges, node times, events and flags) is
+ * gone instead of beside it. Entry i holds path node i and the path's edge
+ * i out of it. */
+struct path_rec {
+	int64_t ts;     /* node i's time */
+	uint32_t event; /* edge i's attributed event, TG_NONE */
+	uint8_t type, bound, start, zero;
+};
+
+/* The path's steps from its records (the last one holds the last node
+ * alone) and its events. Returns 0 or TG_ENOMEM. */
+static int make_steps(tg_critical_path *cp, const struct path_rec *r, size_t n)
+{
+	if (!(cp->steps = tg_calloc(n + 1, sizeof(tg_cp_step))))
+		return TG_ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		cp->steps[i] = (tg_cp_step){.ts = r[i].ts,
+		                            .ns = r[i].zero ? 0 : r[i + 1].ts - r[i].ts,
+		                            .from = cp->path_events[i],
+		                            .to = cp->path_events[i + 1],
+		                            .event = r[i].event,
+		                            .type = r[i].type,
+		                            .bound = r[i].bound,
+		                            .from_start = r[i].start,
+		                            .to_start = r[i + 1].start};
+	cp->nsteps = n;
+	return 0;
+}
+
 /* The path's edges, the breakdown and the events on it; the graph is freed
- * once they are read (unless opts.keep_graph), before the ops are
- * collected from the steps. */
+ * once they are read (unless opts.keep_graph), before the steps are made
+ * and the ops collected from them. */
 static int breakdown(tg_critical_path *cp)
 {
 	size_t n = cp->npath ? cp->npath - 1 : 0;
 	int full = !cp->opts.summary_only;
+	struct path_rec *rec = NULL;
 	if (full && !(cp->path_events = tg_malloc((cp->npath + 1) * sizeof(uint32_t))))
 		return TG_ENOMEM;
 	for (size_t i = 0; i < cp->npath; i++) {
@@ -237,7 +344,8 @@ static int breakdown(tg_critical_path *cp)
 		}
 	}
 	/* the path's nodes become its edges (an edge's nodes are its own), so
-	 * that the lists by source go before the steps are made */
+	 * that the lists by source go before the records are allocated */
+	uint32_t last = cp->npath ? cp->path[cp->npath - 1] : TG_NONE;
 	for (size_t i = 0; i < n; i++)
 		cp->path[i] = cp_find_edge(cp, cp->path[i], cp->path[i + 1]);
 	if (!cp->opts.keep_graph) {
@@ -245,35 +353,32 @@ static int breakdown(tg_critical_path *cp)
 		free(cp->sadj);
 		cp->soff = cp->sadj = NULL;
 	}
-	if (full && !(cp->steps = tg_calloc(n + 1, sizeof(tg_cp_step))))
+	if (full && !(rec = tg_calloc(cp->npath + 1, sizeof(*rec))))
 		return TG_ENOMEM;
+	if (full && cp->npath)
+		rec[n] = (struct path_rec){.ts = cp_node_ts(cp, last), .start = cp->node_start[last]};
 	for (size_t i = 0; i < n; i++) {
 		const cp_edge *e = &cp->edges[cp->path[i]];
-		uint32_t u = e->src, v = e->dst;
 		tg_cp_bound b = bound_of(cp, e);
-		int64_t w = cp_edge_w(cp, e);
 		int type = CP_EDGE_TYPE(e);
-		cp->bound_ns[b] += w;
+		cp->bound_ns[b] += cp_edge_w(cp, e);
 		if (!full)
 			continue;
-		int attributed = type == TG_CP_EDGE_OPERATOR || type == TG_CP_EDGE_KERNEL_KERNEL;
-		cp->steps[i] = (tg_cp_step){.ts = cp_node_ts(cp, u),
-		                            .ns = w,
-		                            .from = cp->node_ev[u],
-		                            .to = cp->node_ev[v],
-		                            .event = attributed ? e->attr : TG_NONE,
-		                            .type = (uint8_t)type,
-		                            .bound = (uint8_t)b,
-		                            .from_start = cp->node_start[u],
-		                            .to_start = cp->node_start[v]};
+		rec[i] = (struct path_rec){.ts = cp_node_ts(cp, e->src), .event = TG_NONE,
+		                           .start = cp->node_start[e->src]};
+		rec[i].type = (uint8_t)type;
+		rec[i].bound = (uint8_t)b;
+		rec[i].zero = (e->type & CP_EDGE_ZERO) != 0;
+		if (type == TG_CP_EDGE_OPERATOR || type == TG_CP_EDGE_KERNEL_KERNEL)
+			rec[i].event = e->attr;
 	}
-	cp->nsteps = full ? n : 0;
 	if (!cp->opts.keep_graph)
 		free_graph(cp);
-	if (!full)
-		return 0;
-	int rc = collect_ops(cp);
-	return rc ? rc : sort_ops(cp);
+	int rc = full ? make_steps(cp, rec, n) : 0;
+	free(rec);
+	if (!rc && full)
+		rc = collect_ops(cp);
+	return rc || !full ? rc : sort_ops(cp);
 }
 
 int cp_solve(tg_critical_path *cp)
