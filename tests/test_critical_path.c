@@ -403,6 +403,53 @@ static void test_long_path(void **state)
 	check_long_path(ns3, 1, INT64_C(6000000000), 0);
 }
 
+/* A thread's starts sorted on keys packed with their position: P [0, S)
+ * holds X [100, 200), Y [100, 150) (simultaneous: the longer X first, Y
+ * nested in it), Z [300, 400) and W [500, 600) (us). The path runs
+ * through every node in nesting order: P 100 + 100 + 100 + (S - 600),
+ * X 50, Y 50, Z and W 100. S = 1,000 us packs (time, longer, position) in
+ * one key; S = 5,000 s (33 bits of us each) sorts twice, by longer then
+ * time; with --exact-ns, S = 2e15 us and an event E [-4e15, -4e15 + 1) us
+ * before P (early: 1 us more on the path, before a dependency edge into
+ * P) make a span of 63 bits of ns that does not pack: the wide pairs. */
+static void check_nesting(const char *json, int exact, int64_t s_us, int early)
+{
+	tg_trace *t;
+	tg_tree *tree;
+	tg_cp_opts o = {.annotation = "", .exact_ns = exact};
+	tg_critical_path *cp = build(&t, &tree, json, &o);
+	assert_int_equal(tg_cp_length_ns(cp), (s_us + early) * US);
+	assert_int_equal(tg_cp_stats_get(cp)->path_nodes, 10 + 2 * early);
+	size_t n;
+	const tg_cp_op *op = tg_cp_ops(cp, &n);
+	assert_int_equal(n, 5 + early);
+	const char *names[] = {"P", "Z", "W", "X", "Y", "E"}; /* longest first, then by event */
+	const int64_t ns[] = {(s_us - 300) * US, 100 * US, 100 * US, 50 * US, 50 * US, US};
+	for (size_t k = 0; k < n; k++) {
+		assert_string_equal(ev_name(cp, op[k].event), names[k]);
+		assert_int_equal(op[k].ns, ns[k]);
+	}
+	done(t, tree, cp);
+}
+
+#define NEST_JSON(S)                                                                                     \
+	"{\"traceEvents\":[" X("cpu_op", "P", 1, 1, 0, S, "") "," X("cpu_op", "X", 1, 1, 100, 100, "") ","   \
+	X("cpu_op", "Y", 1, 1, 100, 50, "") "," X("cpu_op", "Z", 1, 1, 300, 100, "") ","                     \
+	X("cpu_op", "W", 1, 1, 500, 100, "") "]}"
+
+static void test_nesting_keys(void **state)
+{
+	(void)state;
+	static const char wide[] = "{\"traceEvents\":[" X("cpu_op", "E", 1, 1, -4000000000000000, 1, "") ","
+	                           X("cpu_op", "P", 1, 1, 0, 2000000000000000, "") ","
+	                           X("cpu_op", "X", 1, 1, 100, 100, "") "," X("cpu_op", "Y", 1, 1, 100, 50, "") ","
+	                           X("cpu_op", "Z", 1, 1, 300, 100, "") "," X("cpu_op", "W", 1, 1, 500, 100, "") "]}";
+	check_nesting(NEST_JSON(1000), 0, 1000, 0);
+	check_nesting(NEST_JSON(1000), 1, 1000, 0);
+	check_nesting(NEST_JSON(5000000000), 0, INT64_C(5000000000), 0);
+	check_nesting(wide, 1, INT64_C(2000000000000000), 1);
+}
+
 /* A device-side thread whose events do not all last once rounded (an
  * Event Sync on a negative stream, 0.5 us, in the window through its host
  * call) is nested with HTA's comparison, walked as it is nested: main's
@@ -648,6 +695,7 @@ int main(void)
 		cmocka_unit_test(test_rounding),
 		cmocka_unit_test(test_node_times_wide),
 		cmocka_unit_test(test_long_path),
+		cmocka_unit_test(test_nesting_keys),
 		cmocka_unit_test(test_zero_duration_thread),
 		cmocka_unit_test(test_all_rounded_away),
 		cmocka_unit_test(test_render),
