@@ -450,6 +450,39 @@ static void test_nesting_keys(void **state)
 	check_nesting(wide, 1, INT64_C(2000000000000000), 1);
 }
 
+/* The queue lengths' rows (launches and device events) ordered by their
+ * times packed with the row in 64 bits, or, when they do not fit (63 bits
+ * of ns between the first launch and the last kernel with --exact-ns, and
+ * four rows), by a wide sort: L1 at -4e15 us launches K1 at 2e15 us
+ * (queue 1 at the launch, 0 at its start: a launch delay of 6e15 us), L2
+ * at 2e15 + 25 K2 at 2e15 + 30 (once K1 has ended: a launch delay edge
+ * too). The path L1 K1 (6e15 + 20 us); the same with microsecond
+ * rounding, where the times pack. Main's wide sort gave these figures. */
+static void test_queue_rows_wide(void **state)
+{
+	(void)state;
+	static const char json[] =
+		"{\"traceEvents\":["
+		X("cuda_runtime", "cudaLaunchKernel", 1, 1, -4000000000000000, 10, "\"correlation\":1") ","
+		X("cuda_runtime", "cudaLaunchKernel", 1, 1, 2000000000000025, 2, "\"correlation\":2") ","
+		X("kernel", "gemm", 0, 7, 2000000000000000, 20, "\"correlation\":1,\"stream\":7") ","
+		X("kernel", "relu", 0, 7, 2000000000000030, 10, "\"correlation\":2,\"stream\":7")
+		"]}";
+	for (int exact = 0; exact < 2; exact++) {
+		tg_trace *t;
+		tg_tree *tree;
+		tg_cp_opts o = {.annotation = "", .exact_ns = exact};
+		tg_critical_path *cp = build(&t, &tree, json, &o);
+		const int64_t *b = tg_cp_breakdown(cp);
+		assert_int_equal(tg_cp_length_ns(cp), INT64_C(6000000000000020000));
+		assert_int_equal(b[TG_CP_LAUNCH], INT64_C(6000000000000000000));
+		assert_int_equal(b[TG_CP_GPU_COMPUTE], 20 * US);
+		assert_int_equal(b[TG_CP_KERNEL_KERNEL], 0);
+		assert_int_equal(tg_cp_stats_get(cp)->edges_by_type[TG_CP_EDGE_LAUNCH], 2);
+		done(t, tree, cp);
+	}
+}
+
 /* A device-side thread whose events do not all last once rounded (an
  * Event Sync on a negative stream, 0.5 us, in the window through its host
  * call) is nested with HTA's comparison, walked as it is nested: main's
@@ -696,6 +729,7 @@ int main(void)
 		cmocka_unit_test(test_node_times_wide),
 		cmocka_unit_test(test_long_path),
 		cmocka_unit_test(test_nesting_keys),
+		cmocka_unit_test(test_queue_rows_wide),
 		cmocka_unit_test(test_zero_duration_thread),
 		cmocka_unit_test(test_all_rounded_away),
 		cmocka_unit_test(test_render),
