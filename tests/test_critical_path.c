@@ -583,15 +583,15 @@ static void test_edge_merge(void **state)
 	cp.nnodes = 4;
 	int64_t ts[] = {0, 11, 15, 20}; /* the weights: 0 -> 1 11, 1 -> 2 4, 0 -> 2 15, 2 -> 3 5 */
 	cp.node_ts = ts;
-	const uint8_t z = CP_EDGE_ZERO;
+	const unsigned z = CP_EDGE_ZERO;
 	const cp_edge added[] = {
 		{0, 1, 7, TG_CP_EDGE_OPERATOR},             /* 0 */
-		{1, 2, TG_NONE, TG_CP_EDGE_DEPENDENCY | z}, /* 1 */
+		{1, 2, CP_NO_ATTR, TG_CP_EDGE_DEPENDENCY | z}, /* 1 */
 		{0, 2, 8, TG_CP_EDGE_OPERATOR},             /* 2 */
-		{0, 1, TG_NONE, TG_CP_EDGE_DEPENDENCY | z}, /* 0 again: type and weight, not the attribution */
+		{0, 1, CP_NO_ATTR, TG_CP_EDGE_DEPENDENCY | z}, /* 0 again: type and weight, not the attribution */
 		{2, 3, 9, TG_CP_EDGE_KERNEL_KERNEL},        /* 3 */
 		{1, 2, 6, TG_CP_EDGE_OPERATOR},             /* 1 again: all of it */
-		{2, 3, TG_NONE, TG_CP_EDGE_SYNC | z},       /* 3 again */
+		{2, 3, CP_NO_ATTR, TG_CP_EDGE_SYNC | z},       /* 3 again */
 		{0, 1, 5, TG_CP_EDGE_OPERATOR},             /* 0 a third time */
 	};
 	cp.nedges = cp.cap = sizeof(added) / sizeof(added[0]);
@@ -599,6 +599,10 @@ static void test_edge_merge(void **state)
 	memcpy(cp.edges, added, sizeof(added));
 	tg_test_must(cp_merge_edges(&cp));
 	assert_int_equal(cp.nedges, 4);
+	/* 12 bytes an edge: its event in 28 bits, CP_NO_ATTR read as TG_NONE */
+	assert_int_equal(sizeof(cp_edge), 12);
+	assert_int_equal(cp_edge_attr(&added[1]), TG_NONE);
+	assert_int_equal(cp_edge_attr(&(cp_edge){0, 1, CP_MAX_EVENTS - 1, TG_CP_EDGE_SYNC | z}), CP_MAX_EVENTS - 1);
 	const cp_edge want[] = {
 		{0, 1, 5, TG_CP_EDGE_OPERATOR},
 		{1, 2, 6, TG_CP_EDGE_OPERATOR},
@@ -609,7 +613,7 @@ static void test_edge_merge(void **state)
 	for (size_t k = 0; k < 4; k++) {
 		assert_int_equal(cp.edges[k].src, want[k].src);
 		assert_int_equal(cp.edges[k].dst, want[k].dst);
-		assert_int_equal(cp.edges[k].attr, want[k].attr);
+		assert_int_equal(cp_edge_attr(&cp.edges[k]), cp_edge_attr(&want[k]));
 		assert_int_equal(cp.edges[k].type, want[k].type);
 		assert_int_equal(cp_edge_w(&cp, &cp.edges[k]), want_w[k]);
 	}
@@ -636,7 +640,7 @@ static void test_edge_merge(void **state)
 	one.nnodes = 3;
 	one.nedges = one.cap = 2;
 	one.edges = malloc(2 * sizeof(cp_edge));
-	one.edges[0] = (cp_edge){1, 2, TG_NONE, TG_CP_EDGE_DEPENDENCY | CP_EDGE_ZERO};
+	one.edges[0] = (cp_edge){1, 2, CP_NO_ATTR, TG_CP_EDGE_DEPENDENCY | CP_EDGE_ZERO};
 	one.edges[1] = (cp_edge){0, 2, 4, TG_CP_EDGE_OPERATOR};
 	tg_test_must(cp_merge_edges(&one));
 	assert_int_equal(one.nedges, 2);

@@ -218,10 +218,10 @@ static tg_cp_bound bound_of(const tg_critical_path *cp, const cp_edge *e)
 	case TG_CP_EDGE_SYNC: return TG_CP_DEPENDENCY;
 	default: break;
 	}
-	if (e->attr == TG_NONE || !(cp->evf[e->attr] & CP_ON_STREAM))
-		return e->attr != TG_NONE && (cp_name_flags(cp, e->attr) & CPN_DATA_LOAD) ? TG_CP_DATA_LOADING
-		                                                                          : TG_CP_CPU;
-	uint8_t cls = (tg_trace_name_flags(cp->t, cp->ev[e->attr].name) & TG_NAME_CLASS_MASK) >> TG_NAME_CLASS_SHIFT;
+	uint32_t attr = cp_edge_attr(e);
+	if (attr == TG_NONE || !(cp->evf[attr] & CP_ON_STREAM))
+		return attr != TG_NONE && (cp_name_flags(cp, attr) & CPN_DATA_LOAD) ? TG_CP_DATA_LOADING : TG_CP_CPU;
+	uint8_t cls = (tg_trace_name_flags(cp->t, cp->ev[attr].name) & TG_NAME_CLASS_MASK) >> TG_NAME_CLASS_SHIFT;
 	return cls == TG_KERNEL_COMMUNICATION ? TG_CP_GPU_COMM : TG_CP_GPU_COMPUTE;
 }
 
@@ -370,7 +370,7 @@ static int breakdown(tg_critical_path *cp)
 		rec[i].bound = (uint8_t)b;
 		rec[i].zero = (e->type & CP_EDGE_ZERO) != 0;
 		if (type == TG_CP_EDGE_OPERATOR || type == TG_CP_EDGE_KERNEL_KERNEL)
-			rec[i].event = e->attr;
+			rec[i].event = cp_edge_attr(e);
 	}
 	if (!cp->opts.keep_graph)
 		free_graph(cp);
