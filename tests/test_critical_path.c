@@ -483,6 +483,44 @@ static void test_queue_rows_wide(void **state)
 	}
 }
 
+/* The ops sorted on 64-bit keys (the time below the longest, then the
+ * position in event order), or by wide pairs when the two do not fit: P
+ * [0, S) holds C0..C8 [1000 + 100 k, +100) us; P has S - 900 us, each C
+ * 100, the Cs tied and in event order. S = 2e15 us with --exact-ns: 61
+ * bits of ns beside 4 of position (ten ops), the pairs; S = 2,000 us: the
+ * keys. */
+static void test_ops_order(void **state)
+{
+	(void)state;
+#define C(k) X("cpu_op", "C" #k, 1, 1, 1##k##00, 100, "")
+	static const char wide[] = "{\"traceEvents\":[" X("cpu_op", "P", 1, 1, 0, 2000000000000000, "") ","
+		C(0) "," C(1) "," C(2) "," C(3) "," C(4) "," C(5) "," C(6) "," C(7) "," C(8) "]}";
+	static const char narrow[] = "{\"traceEvents\":[" X("cpu_op", "P", 1, 1, 0, 2000, "") ","
+		C(0) "," C(1) "," C(2) "," C(3) "," C(4) "," C(5) "," C(6) "," C(7) "," C(8) "]}";
+#undef C
+	const char *const json[] = {wide, narrow};
+	const int64_t s_us[] = {INT64_C(2000000000000000), 2000};
+	for (int w = 0; w < 2; w++) {
+		tg_trace *t;
+		tg_tree *tree;
+		tg_cp_opts o = {.annotation = "", .exact_ns = !w ? 1 : 0};
+		tg_critical_path *cp = build(&t, &tree, json[w], &o);
+		assert_int_equal(tg_cp_length_ns(cp), s_us[w] * US);
+		size_t n;
+		const tg_cp_op *op = tg_cp_ops(cp, &n);
+		assert_int_equal(n, 10);
+		assert_string_equal(ev_name(cp, op[0].event), "P");
+		assert_int_equal(op[0].ns, (s_us[w] - 900) * US);
+		for (size_t k = 1; k < n; k++) {
+			char name[24];
+			snprintf(name, sizeof(name), "C%zu", k - 1);
+			assert_string_equal(ev_name(cp, op[k].event), name);
+			assert_int_equal(op[k].ns, 100 * US);
+		}
+		done(t, tree, cp);
+	}
+}
+
 /* A device-side thread whose events do not all last once rounded (an
  * Event Sync on a negative stream, 0.5 us, in the window through its host
  * call) is nested with HTA's comparison, walked as it is nested: main's
@@ -734,6 +772,7 @@ int main(void)
 		cmocka_unit_test(test_long_path),
 		cmocka_unit_test(test_nesting_keys),
 		cmocka_unit_test(test_queue_rows_wide),
+		cmocka_unit_test(test_ops_order),
 		cmocka_unit_test(test_zero_duration_thread),
 		cmocka_unit_test(test_all_rounded_away),
 		cmocka_unit_test(test_render),
