@@ -59,32 +59,38 @@ static int trace_back(tg_critical_path *cp, const uint32_t *from, uint32_t best)
 }
 
 /* Kahn's FIFO queue as a ring: it holds the nodes ready and not yet
- * visited, far fewer than the nodes; grown by doubling when full. */
+ * visited, far fewer than the nodes; its capacity a power of two, doubled
+ * when full. */
 struct ring {
 	uint32_t *v;
 	size_t cap, head, n;
 };
 
-static int ring_push(struct ring *q, uint32_t x)
+static int ring_grow(struct ring *q)
 {
-	if (q->n == q->cap) {
-		size_t cap = q->cap ? 2 * q->cap : 1024;
-		uint32_t *v = tg_malloc(cap * sizeof(uint32_t));
-		if (!v)
-			return TG_ENOMEM;
-		for (size_t i = 0; i < q->n; i++)
-			v[i] = q->v[(q->head + i) % q->cap];
-		free(q->v);
-		*q = (struct ring){v, cap, 0, q->n};
-	}
-	q->v[(q->head + q->n++) % q->cap] = x;
+	size_t cap = q->cap ? 2 * q->cap : 1024;
+	uint32_t *v = tg_malloc(cap * sizeof(uint32_t));
+	if (!v)
+		return TG_ENOMEM;
+	for (size_t i = 0; i < q->n; i++)
+		v[i] = q->v[(q->head + i) & (q->cap - 1)];
+	free(q->v);
+	*q = (struct ring){v, cap, 0, q->n};
 	return 0;
 }
 
-static uint32_t ring_pop(struct ring *q)
+static inline int ring_push(struct ring *q, uint32_t x)
+{
+	if (q->n == q->cap && ring_grow(q))
+		return TG_ENOMEM;
+	q->v[(q->head + q->n++) & (q->cap - 1)] = x;
+	return 0;
+}
+
+static inline uint32_t ring_pop(struct ring *q)
 {
 	uint32_t x = q->v[q->head];
-	q->head = q->head + 1 == q->cap ? 0 : q->head + 1;
+	q->head = (q->head + 1) & (q->cap - 1);
 	q->n--;
 	return x;
 }
@@ -109,8 +115,9 @@ static inline int64_t unit_weight(const tg_critical_path *cp, const cp_edge *e, 
  * edge order and takes a longer one only). Distances in units of unit ns,
  * 32 bits (d32) unless wide (d64): a distance past INT32_MAX returns
  * CP_WIDE, for the caller to start again wide. indeg and from as
- * longest() sets them up; *best the path's last node. */
-static inline int kahn(tg_critical_path *cp, const uint32_t *soff, const uint32_t *sadj, uint32_t *indeg,
+ * longest() sets them up; *best the path's last node. Always inlined, so
+ * that each of longest()'s two calls is compiled for its width. */
+static inline __attribute__((always_inline)) int kahn(tg_critical_path *cp, const uint32_t *soff, const uint32_t *sadj, uint32_t *indeg,
                        uint32_t *from, void *distv, int wide, int64_t unit, uint32_t *best)
 {
 	int32_t *d32 = distv;
