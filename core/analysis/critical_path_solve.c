@@ -97,33 +97,30 @@ static inline uint32_t ring_pop(struct ring *q)
 
 #define CP_WIDE 1 /* kahn: a distance outgrew 32 bits (not an error code: those are < 0) */
 
-/* The weight edge e counts on the path, in units of unit ns (the nodes'
- * 32-bit unit, else 1): every weight is a whole number of them. */
-static inline int64_t unit_weight(const tg_critical_path *cp, const cp_edge *e, int64_t unit)
-{
-	if (e->type & CP_EDGE_ZERO)
-		return 0;
-	int64_t w = cp->node_t32 ? (int64_t)cp->node_t32[e->dst] - (int64_t)cp->node_t32[e->src]
-	                         : cp->node_ts[e->dst] - cp->node_ts[e->src];
-	return w * unit <= -1000 ? 0 : w;
-}
-
 /* Kahn's order and dag_longest_path in one pass: a node's distance is
  * final when it leaves the queue (all its predecessors have), and is then
  * pushed along its edges; a node keeps the longest predecessor edge, the
  * first in edge order among equals (networkx walks the predecessors in
- * edge order and takes a longer one only). Distances in units of unit ns,
- * 32 bits (d32) unless wide (d64): a distance past INT32_MAX returns
- * CP_WIDE, for the caller to start again wide. indeg and from as
- * longest() sets them up; *best the path's last node. Always inlined, so
- * that each of longest()'s two calls is compiled for its width. */
-static inline __attribute__((always_inline)) int kahn(tg_critical_path *cp, const uint32_t *soff, const uint32_t *sadj, uint32_t *indeg,
-                       uint32_t *from, void *distv, int wide, int64_t unit, uint32_t *best)
+ * edge order and takes a longer one only). Distances and weights in units
+ * of unit ns (the nodes' 32-bit unit, else 1: every weight is a whole
+ * number of them; a weight of -1 us or less counts 0), 32 bits (d32)
+ * unless wide (d64): a distance past INT32_MAX returns CP_WIDE, for the
+ * caller to start again wide. indeg and from as longest() sets them up;
+ * *best the path's last node. Always inlined, so that each of longest()'s
+ * two calls is compiled for its width. */
+static inline __attribute__((always_inline)) int kahn(tg_critical_path *cp, const uint32_t *soff,
+                                                      const uint32_t *sadj, uint32_t *indeg, uint32_t *from,
+                                                      void *distv, int wide, int64_t unit, uint32_t *best)
 {
 	int32_t *d32 = distv;
 	int64_t *d64 = distv;
+	const uint32_t *t32 = cp->node_t32; /* never NULL when narrow */
+	const int64_t *t64 = cp->node_ts;
+	const cp_edge *edges = cp->edges;
+	const int64_t none = -((1000 + unit - 1) / unit); /* a weight of at most this counts 0 */
 	struct ring q = {0};
 	size_t done = 0;
+	int64_t bestd = 0;
 	int rc = 0;
 	for (uint32_t v = 0; v < cp->nnodes && !rc; v++)
 		if (!indeg[v])
@@ -135,7 +132,7 @@ static inline __attribute__((always_inline)) int kahn(tg_critical_path *cp, cons
 		done++;
 		if (from[u] != TG_NONE) {
 			d = wide ? d64[u] : d32[u];
-			arg = cp->edges[from[u]].src;
+			arg = edges[from[u]].src;
 		}
 		if (d < 0) {
 			d = 0;
@@ -146,22 +143,31 @@ static inline __attribute__((always_inline)) int kahn(tg_critical_path *cp, cons
 		else
 			d32[u] = (int32_t)d;
 		from[u] = arg;
-		if (*best == TG_NONE || d > (wide ? d64[*best] : d32[*best]))
+		if (*best == TG_NONE || d > bestd) {
 			*best = u;
-		for (uint32_t k = soff[u]; k < soff[u + 1] && !rc; k++) {
-			uint32_t e = sadj[k], v = cp->edges[e].dst;
-			int64_t c = d + unit_weight(cp, &cp->edges[e], unit), dv = wide ? d64[v] : d32[v];
-			if (from[v] == TG_NONE || c > dv || (c == dv && e < from[v])) {
-				if (!wide && c > INT32_MAX)
+			bestd = d;
+		}
+		for (uint32_t k = soff[u]; k < soff[u + 1]; k++) {
+			uint32_t ei = sadj[k];
+			const cp_edge *e = &edges[ei];
+			uint32_t v = e->dst;
+			int64_t w = 0;
+			if (!(e->type & CP_EDGE_ZERO))
+				w = !wide || t32 ? (int64_t)t32[v] - (int64_t)t32[e->src] : t64[v] - t64[e->src];
+			int64_t c = d + (w <= none ? 0 : w), dv = wide ? d64[v] : d32[v];
+			if (from[v] == TG_NONE || c > dv || (c == dv && ei < from[v])) {
+				if (!wide && c > INT32_MAX) {
 					rc = CP_WIDE;
-				else if (wide)
+					break;
+				}
+				if (wide)
 					d64[v] = c;
 				else
 					d32[v] = (int32_t)c;
-				from[v] = e;
+				from[v] = ei;
 			}
-			if (!rc && !--indeg[v])
-				rc = ring_push(&q, v);
+			if (!--indeg[v] && (rc = ring_push(&q, v)))
+				break;
 		}
 	}
 	free(q.v);
