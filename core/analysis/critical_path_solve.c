@@ -355,7 +355,7 @@ static int collect_ops(tg_critical_path *cp)
 
 /* What a step needs of the graph, read before the graph is freed: 16
  * bytes a node of the path, so that the steps (32) are allocated once the
- * graph (about 34 bytes a node: edges, node times, events and flags) is
+ * graph (about 22 bytes a node: edges, node times, events and flags) is
  * gone instead of beside it. Entry i holds path node i and the path's edge
  * i out of it. */
 struct path_rec {

@@ -18,7 +18,8 @@
  * track's rank (tracks are few, ranked once), and the nesting needs only
  * the starts in HTA's order (time, the longer first, then the trace's
  * order) and how many ends came before each start (an end comes before a
- * start at the same time when both last): two radix sorts and a merge.
+ * start at the same time when both last): two radix sorts and a merge,
+ * the starts' on 64-bit keys packed with their position (order_starts).
  * HTA's comparison is no order at all when an event lasts 0 (a device
  * event with a negative stream can); such a thread is sorted with that
  * comparison, as before, so that the result does not move.
