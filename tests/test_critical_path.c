@@ -1,11 +1,10 @@
 /* test_critical_path.c - the critical path (core/analysis/critical_path.h): two
  * hand-made traces whose graphs are worked out in the comments, the
- * failures (a cycle, an annotation that matches nothing), and HTA's four
- * critical-path test traces against HTA's own test assertions and the
- * values docs/critical-path.md says how they were established; the merge
- * of edges added twice (networkx's DiGraph), HTA's last-step filter
- * (compact and scattered correlation ids), and the summary alone
- * (tg_cp_opts.summary_only) against the full result. */
+ * failures (a cycle, an annotation that matches nothing), the merge of
+ * edges added twice (networkx's DiGraph), HTA's last-step filter (compact
+ * and scattered correlation ids), and the summary alone
+ * (tg_cp_opts.summary_only) against the full result. HTA's four
+ * critical-path test traces are test_critical_path_hta.c's. */
 #include "testutil.h"
 
 #include "../core/analysis/critical_path_impl.h"
@@ -368,6 +367,160 @@ static void test_node_times_wide(void **state)
 	done(t, tree, cp);
 }
 
+/* Distances held in 32 bits of the nodes' unit, started again in 64 when
+ * one outgrows them: two ops one after the other on a thread, A [0, T) and
+ * B [T, 2T), make a path of 2T (A's span, the dependency edge of 0, B's).
+ * T = 1,500 s: 3,000 s = 3e9 us, past INT32_MAX us and 2^32 ns, while the
+ * nodes' span fits 32 bits of us; T = 1.5 s with --exact-ns: 3e9 ns past
+ * INT32_MAX, the span in 32 bits of ns; T = 3 s with --exact-ns: the nodes
+ * themselves 64-bit (test_node_times_wide), so the distances from the
+ * start. */
+static void check_long_path(const char *json, int exact, int64_t want_ns, int t32)
+{
+	tg_trace *t;
+	tg_tree *tree;
+	tg_cp_opts o = {.annotation = "", .exact_ns = exact, .keep_graph = 1};
+	tg_critical_path *cp = build(&t, &tree, json, &o);
+	assert_int_equal(cp->node_t32 != NULL, t32);
+	assert_int_equal(tg_cp_length_ns(cp), want_ns);
+	assert_int_equal(tg_cp_breakdown(cp)[TG_CP_CPU], want_ns);
+	assert_int_equal(tg_cp_stats_get(cp)->path_nodes, 4);
+	done(t, tree, cp);
+}
+
+static void test_long_path(void **state)
+{
+	(void)state;
+	static const char us[] = "{\"traceEvents\":[" X("cpu_op", "A", 1, 1, 0, 1500000000, "") ","
+	                         X("cpu_op", "B", 1, 1, 1500000000, 1500000000, "") "]}";
+	static const char ns15[] = "{\"traceEvents\":[" X("cpu_op", "A", 1, 1, 0, 1500000, "") ","
+	                           X("cpu_op", "B", 1, 1, 1500000, 1500000, "") "]}";
+	static const char ns3[] = "{\"traceEvents\":[" X("cpu_op", "A", 1, 1, 0, 3000000, "") ","
+	                          X("cpu_op", "B", 1, 1, 3000000, 3000000, "") "]}";
+	check_long_path(us, 0, INT64_C(3000000000) * US, 1);
+	check_long_path(ns15, 1, INT64_C(3000000000), 1);
+	check_long_path(ns15, 0, INT64_C(3000000000), 1); /* 3e6 us: 32 bits */
+	check_long_path(ns3, 1, INT64_C(6000000000), 0);
+}
+
+/* A thread's starts sorted on keys packed with their position: P [0, S)
+ * holds X [100, 200), Y [100, 150) (simultaneous: the longer X first, Y
+ * nested in it), Z [300, 400) and W [500, 600) (us). The path runs
+ * through every node in nesting order: P 100 + 100 + 100 + (S - 600),
+ * X 50, Y 50, Z and W 100. S = 1,000 us packs (time, longer, position) in
+ * one key; S = 5,000 s (33 bits of us each) sorts twice, by longer then
+ * time; with --exact-ns, S = 2e15 us and an event E [-4e15, -4e15 + 1) us
+ * before P (early: 1 us more on the path, before a dependency edge into
+ * P) make a span of 63 bits of ns that does not pack: the wide pairs. */
+static void check_nesting(const char *json, int exact, int64_t s_us, int early)
+{
+	tg_trace *t;
+	tg_tree *tree;
+	tg_cp_opts o = {.annotation = "", .exact_ns = exact};
+	tg_critical_path *cp = build(&t, &tree, json, &o);
+	assert_int_equal(tg_cp_length_ns(cp), (s_us + early) * US);
+	assert_int_equal(tg_cp_stats_get(cp)->path_nodes, 10 + 2 * early);
+	size_t n;
+	const tg_cp_op *op = tg_cp_ops(cp, &n);
+	assert_int_equal(n, 5 + early);
+	const char *names[] = {"P", "Z", "W", "X", "Y", "E"}; /* longest first, then by event */
+	const int64_t ns[] = {(s_us - 300) * US, 100 * US, 100 * US, 50 * US, 50 * US, US};
+	for (size_t k = 0; k < n; k++) {
+		assert_string_equal(ev_name(cp, op[k].event), names[k]);
+		assert_int_equal(op[k].ns, ns[k]);
+	}
+	done(t, tree, cp);
+}
+
+#define NEST_JSON(S)                                                                                     \
+	"{\"traceEvents\":[" X("cpu_op", "P", 1, 1, 0, S, "") "," X("cpu_op", "X", 1, 1, 100, 100, "") ","   \
+	X("cpu_op", "Y", 1, 1, 100, 50, "") "," X("cpu_op", "Z", 1, 1, 300, 100, "") ","                     \
+	X("cpu_op", "W", 1, 1, 500, 100, "") "]}"
+
+static void test_nesting_keys(void **state)
+{
+	(void)state;
+	static const char wide[] = "{\"traceEvents\":[" X("cpu_op", "E", 1, 1, -4000000000000000, 1, "") ","
+	                           X("cpu_op", "P", 1, 1, 0, 2000000000000000, "") ","
+	                           X("cpu_op", "X", 1, 1, 100, 100, "") "," X("cpu_op", "Y", 1, 1, 100, 50, "") ","
+	                           X("cpu_op", "Z", 1, 1, 300, 100, "") "," X("cpu_op", "W", 1, 1, 500, 100, "") "]}";
+	check_nesting(NEST_JSON(1000), 0, 1000, 0);
+	check_nesting(NEST_JSON(1000), 1, 1000, 0);
+	check_nesting(NEST_JSON(5000000000), 0, INT64_C(5000000000), 0);
+	check_nesting(wide, 1, INT64_C(2000000000000000), 1);
+}
+
+/* The queue lengths' rows (launches and device events) ordered by their
+ * times packed with the row in 64 bits, or, when they do not fit (63 bits
+ * of ns between the first launch and the last kernel with --exact-ns, and
+ * four rows), by a wide sort: L1 at -4e15 us launches K1 at 2e15 us
+ * (queue 1 at the launch, 0 at its start: a launch delay of 6e15 us), L2
+ * at 2e15 + 25 K2 at 2e15 + 30 (once K1 has ended: a launch delay edge
+ * too). The path L1 K1 (6e15 + 20 us); the same with microsecond
+ * rounding, where the times pack. Main's wide sort gave these figures. */
+static void test_queue_rows_wide(void **state)
+{
+	(void)state;
+	static const char json[] =
+		"{\"traceEvents\":["
+		X("cuda_runtime", "cudaLaunchKernel", 1, 1, -4000000000000000, 10, "\"correlation\":1") ","
+		X("cuda_runtime", "cudaLaunchKernel", 1, 1, 2000000000000025, 2, "\"correlation\":2") ","
+		X("kernel", "gemm", 0, 7, 2000000000000000, 20, "\"correlation\":1,\"stream\":7") ","
+		X("kernel", "relu", 0, 7, 2000000000000030, 10, "\"correlation\":2,\"stream\":7")
+		"]}";
+	for (int exact = 0; exact < 2; exact++) {
+		tg_trace *t;
+		tg_tree *tree;
+		tg_cp_opts o = {.annotation = "", .exact_ns = exact};
+		tg_critical_path *cp = build(&t, &tree, json, &o);
+		const int64_t *b = tg_cp_breakdown(cp);
+		assert_int_equal(tg_cp_length_ns(cp), INT64_C(6000000000000020000));
+		assert_int_equal(b[TG_CP_LAUNCH], INT64_C(6000000000000000000));
+		assert_int_equal(b[TG_CP_GPU_COMPUTE], 20 * US);
+		assert_int_equal(b[TG_CP_KERNEL_KERNEL], 0);
+		assert_int_equal(tg_cp_stats_get(cp)->edges_by_type[TG_CP_EDGE_LAUNCH], 2);
+		done(t, tree, cp);
+	}
+}
+
+/* The ops sorted on 64-bit keys (the time below the longest, then the
+ * position in event order), or by wide pairs when the two do not fit: P
+ * [0, S) holds C0..C8 [1000 + 100 k, +100) us; P has S - 900 us, each C
+ * 100, the Cs tied and in event order. S = 2e15 us with --exact-ns: 61
+ * bits of ns beside 4 of position (ten ops), the pairs; S = 2,000 us: the
+ * keys. */
+static void test_ops_order(void **state)
+{
+	(void)state;
+#define C(k) X("cpu_op", "C" #k, 1, 1, 1##k##00, 100, "")
+	static const char wide[] = "{\"traceEvents\":[" X("cpu_op", "P", 1, 1, 0, 2000000000000000, "") ","
+		C(0) "," C(1) "," C(2) "," C(3) "," C(4) "," C(5) "," C(6) "," C(7) "," C(8) "]}";
+	static const char narrow[] = "{\"traceEvents\":[" X("cpu_op", "P", 1, 1, 0, 2000, "") ","
+		C(0) "," C(1) "," C(2) "," C(3) "," C(4) "," C(5) "," C(6) "," C(7) "," C(8) "]}";
+#undef C
+	const char *const json[] = {wide, narrow};
+	const int64_t s_us[] = {INT64_C(2000000000000000), 2000};
+	for (int w = 0; w < 2; w++) {
+		tg_trace *t;
+		tg_tree *tree;
+		tg_cp_opts o = {.annotation = "", .exact_ns = !w ? 1 : 0};
+		tg_critical_path *cp = build(&t, &tree, json[w], &o);
+		assert_int_equal(tg_cp_length_ns(cp), s_us[w] * US);
+		size_t n;
+		const tg_cp_op *op = tg_cp_ops(cp, &n);
+		assert_int_equal(n, 10);
+		assert_string_equal(ev_name(cp, op[0].event), "P");
+		assert_int_equal(op[0].ns, (s_us[w] - 900) * US);
+		for (size_t k = 1; k < n; k++) {
+			char name[24];
+			snprintf(name, sizeof(name), "C%zu", k - 1);
+			assert_string_equal(ev_name(cp, op[k].event), name);
+			assert_int_equal(op[k].ns, 100 * US);
+		}
+		done(t, tree, cp);
+	}
+}
+
 /* A device-side thread whose events do not all last once rounded (an
  * Event Sync on a negative stream, 0.5 us, in the window through its host
  * call) is nested with HTA's comparison, walked as it is nested: main's
@@ -455,215 +608,8 @@ static void test_render(void **state)
 	done(t, tree, cp);
 }
 
-/* ------------------------------------------------------------ HTA's traces */
-
+/* alexnet's forward annotation in HTA's traces (test_summary_only) */
 static const char ALEX_FWD[] = "[param|pytorch.model.alex_net|0|0|0|measure|forward]";
-
-/* The event of the shared trace with that name and start (us). */
-static uint32_t event_at(const tg_trace *t, const char *name, int64_t ts_us)
-{
-	size_t n;
-	const tg_event *ev = tg_trace_events(t, &n);
-	for (size_t i = 0; i < n; i++)
-		if (ev[i].ts == ts_us * US && !strcmp(tg_trace_str(t, ev[i].name), name))
-			return (uint32_t)i;
-	fail_msg("no %s at %lld", name, (long long)ts_us);
-	return TG_NONE;
-}
-
-/* The edge between two nodes of cp, failing when absent. */
-static const cp_edge *edge(const tg_critical_path *cp, uint32_t u, uint32_t v)
-{
-	uint32_t e = cp_find_edge(cp, u, v);
-	if (e == TG_NONE)
-		fail_msg("no edge %u -> %u", u, v);
-	return &cp->edges[e];
-}
-
-/* The start (start 1) or end node of event ev (the graph keeps no map
- * from events to nodes once built). */
-static uint32_t node_of(const tg_critical_path *cp, uint32_t ev, int start)
-{
-	for (uint32_t v = 0; v < cp->nnodes; v++)
-		if (cp->node_ev[v] == ev && cp->node_start[v] == start)
-			return v;
-	fail_msg("no %s node for event %u", start ? "start" : "end", ev);
-	return TG_NONE;
-}
-
-/* The launch edge into kernel ev's start node; its source must be a node of
- * the runtime call of the same correlation id. */
-static const cp_edge *launch_edge(const tg_critical_path *cp, uint32_t ev)
-{
-	uint32_t v = node_of(cp, ev, 1);
-	for (size_t e = 0; e < cp->nedges; e++)
-		if (cp->edges[e].dst == v && CP_EDGE_TYPE(&cp->edges[e]) == TG_CP_EDGE_LAUNCH) {
-			uint32_t src = cp->node_ev[cp->edges[e].src];
-			assert_true(cp->node_start[cp->edges[e].src]);
-			assert_int_equal(cp_corr(cp, src), cp_corr(cp, ev));
-			assert_int_not_equal(cp->ev[src].kind, TG_KIND_KERNEL);
-			return &cp->edges[e];
-		}
-	fail_msg("no launch edge into event %u", ev);
-	return NULL;
-}
-
-/* HTA's test_critical_path_basic_add, with its environment
- * (CRITICAL_PATH_ADD_ZERO_WEIGHT_LAUNCH_EDGE=1): node ids of aten::relu_
- * (event 286 of the file), aten::clamp_min_ (287) and cudaLaunchKernel
- * (1005), the weights of the edges around them and their attribution, the
- * launch delay of fft2d_r2c (1051: 27 us), the kernel gap before
- * ampere_gcgemm (1067: 7 us) and its zero-weight launch edge, the sync of
- * epilogue (1275) with cudaDeviceSynchronize (1281), 315 nodes on the path;
- * and test_critical_path_overlaid_trace: 159 events and 314 edges on the
- * path, 21 of them dependency, launch or sync edges. */
-static void test_hta_basic_add(void **state)
-{
-	(void)state;
-	TG_SKIP_WITHOUT_SHARED();
-	tg_trace *t;
-	tg_tree *tree = tg_test_load_shared(&t, "hta/hta_critical_path_simple_add_A100_cuda_sync_rank0.json.gz");
-	tg_cp_opts o = {.annotation = ALEX_FWD, .first = 1, .last = 1, .zero_weight_launch = 1, .keep_graph = 1};
-	tg_critical_path *cp;
-	tg_test_must(tg_critical_path_build(&cp, tree, &o));
-	uint32_t relu = event_at(t, "aten::relu_", 1694040009871913);
-	uint32_t clamp = event_at(t, "aten::clamp_min_", 1694040009871928);
-	uint32_t launch = event_at(t, "cudaLaunchKernel", 1694040009871942);
-	assert_int_equal(node_of(cp, relu, 1), 57);
-	assert_int_equal(node_of(cp, relu, 0), 62);
-	assert_int_equal(node_of(cp, clamp, 1), 58);
-	assert_int_equal(node_of(cp, clamp, 0), 61);
-	assert_int_equal(node_of(cp, launch, 1), 59);
-	assert_int_equal(node_of(cp, launch, 0), 60);
-	const uint32_t u[] = {57, 58, 59, 60, 61}, v[] = {58, 59, 60, 61, 62}, w[] = {15, 14, 17, 15, 32};
-	const uint32_t attr[] = {relu, clamp, launch, clamp, relu};
-	for (int k = 0; k < 5; k++) {
-		assert_int_equal(cp_edge_w(cp, edge(cp, u[k], v[k])), w[k] * US);
-		assert_int_equal(edge(cp, u[k], v[k])->attr, attr[k]);
-	}
-	uint32_t fft = event_at(t,
-	                        "void fft2d_r2c_32x32<float, false, 0u, false>(float2*, float const*, int, int, "
-	                        "int, int, int, int, int, int, int, cudnn::reduced_divisor, bool, int2, int, int)",
-	                        1694040010076734);
-	const cp_edge *e = launch_edge(cp, fft);
-	assert_int_equal(CP_EDGE_TYPE(e), TG_CP_EDGE_LAUNCH);
-	assert_int_equal(cp_edge_w(cp, e), 27 * US);
-	uint32_t gemm = event_at(t, "ampere_gcgemm_64x64_nt", 1694040010076804);
-	e = edge(cp, node_of(cp, fft, 0), node_of(cp, gemm, 1));
-	assert_int_equal(CP_EDGE_TYPE(e), TG_CP_EDGE_KERNEL_KERNEL);
-	assert_int_equal(cp_edge_w(cp, e), 7 * US);
-	e = launch_edge(cp, gemm);
-	assert_int_equal(CP_EDGE_TYPE(e), TG_CP_EDGE_LAUNCH);
-	assert_int_equal(cp_edge_w(cp, e), 0);
-	uint32_t sync = event_at(t, "cudaDeviceSynchronize", 1694040010097115);
-	size_t n;
-	const tg_event *ev = tg_trace_events(t, &n);
-	uint32_t epilogue = TG_NONE;
-	for (uint32_t i = 0; i < n; i++)
-		if (ev[i].ts == 1694040010096876 * US && ev[i].kind == TG_KIND_KERNEL)
-			epilogue = i;
-	e = edge(cp, node_of(cp, epilogue, 0), node_of(cp, sync, 0));
-	assert_int_equal(CP_EDGE_TYPE(e), TG_CP_EDGE_SYNC);
-	assert_int_equal(cp_edge_w(cp, e), 0);
-	const tg_cp_stats *s = tg_cp_stats_get(cp);
-	assert_int_equal(s->path_nodes, 315);
-	assert_int_equal(s->path_events, 159);
-	const tg_cp_step *st = tg_cp_steps(cp, &n);
-	assert_int_equal(n, 314);
-	size_t shown = 0;
-	for (size_t i = 0; i < n; i++)
-		shown += st[i].type == TG_CP_EDGE_DEPENDENCY || st[i].type == TG_CP_EDGE_LAUNCH ||
-		         st[i].type == TG_CP_EDGE_SYNC;
-	assert_int_equal(shown, 21);
-	tg_critical_path_free(cp);
-	tg_tree_free(tree);
-	tg_trace_free(t);
-}
-
-/* The breakdown (us) of each test trace in both settings. The simple_add
- * forward window is HTA's notebook example (examples/critical_path_analysis
- * .ipynb prints 99.779087 / 0.210157 / 0.003723 / 0.007033 %); the whole
- * simple_add trace is HTA's end-to-end test, whose expected output marks
- * 624 events critical and holds 1572 us of launch-delay edges; the other
- * values come from a re-derivation of HTA's algorithm on networkx
- * (docs/critical-path.md). */
-struct expect {
-	const char *file, *annotation;
-	int64_t instance;
-	int zero;
-	int64_t length, cpu, compute, gap, launch;
-	uint64_t path_nodes, path_events;
-};
-
-static const struct expect expects[] = {
-	{"simple_add", ALEX_FWD, 1, 0, 241724, 241190, 508, 9, 17, 315, 159},
-	{"simple_add", ALEX_FWD, 1, 1, 241724, 241190, 508, 9, 17, 315, 159},
-	{"alexnet", ALEX_FWD, 1, 0, 35834, 32042, 3712, 50, 30, 149, 77},
-	{"alexnet", ALEX_FWD, 1, 1, 35834, 32042, 3712, 50, 30, 149, 77},
-	{"cuda_event_sync", "ProfilerStep", 0, 0, 2411, 2365, 36, 0, 10, 40, 21},
-	{"cuda_event_sync", "ProfilerStep", 0, 1, 2411, 2365, 36, 0, 10, 40, 21},
-	{"cuda_event_sync_multistream", "", 0, 0, 1178, 1025, 124, 15, 14, 59, 31},
-	{"cuda_event_sync_multistream", "", 0, 1, 1178, 1025, 124, 15, 14, 59, 31},
-	{"simple_add", "", 0, 0, 41435012, 41393843, 39588, 9, 1572, 1212, 624},
-	{"simple_add", "", 0, 1, 41435045, 41393773, 39689, 11, 1572, 1210, 625},
-};
-
-static void test_hta_breakdowns(void **state)
-{
-	(void)state;
-	TG_SKIP_WITHOUT_SHARED();
-	for (size_t k = 0; k < sizeof(expects) / sizeof(expects[0]); k++) {
-		const struct expect *x = &expects[k];
-		char rel[256];
-		snprintf(rel, sizeof(rel), "hta/hta_critical_path_%s_A100_%srank0.json.gz", x->file,
-		         strstr(x->file, "event_sync") ? "" : "cuda_sync_");
-		tg_trace *t;
-		tg_tree *tree = tg_test_load_shared(&t, rel);
-		tg_cp_opts o = {.annotation = x->annotation, .first = x->instance, .last = x->instance,
-		                .zero_weight_launch = x->zero};
-		tg_critical_path *cp;
-		tg_test_must(tg_critical_path_build(&cp, tree, &o));
-		const int64_t *b = tg_cp_breakdown(cp);
-		print_message("%s '%s' zero=%d: %lld us\n", x->file, x->annotation, x->zero,
-		              (long long)(tg_cp_length_ns(cp) / US));
-		assert_int_equal(tg_cp_length_ns(cp), x->length * US);
-		assert_int_equal(b[TG_CP_CPU], x->cpu * US);
-		assert_int_equal(b[TG_CP_GPU_COMPUTE], x->compute * US);
-		assert_int_equal(b[TG_CP_KERNEL_KERNEL], x->gap * US);
-		assert_int_equal(b[TG_CP_LAUNCH], x->launch * US);
-		assert_int_equal(b[TG_CP_GPU_COMM] + b[TG_CP_DATA_LOADING] + b[TG_CP_DEPENDENCY], 0);
-		assert_int_equal(tg_cp_stats_get(cp)->path_nodes, x->path_nodes);
-		assert_int_equal(tg_cp_stats_get(cp)->path_events, x->path_events);
-		tg_critical_path_free(cp);
-		tg_tree_free(tree);
-		tg_trace_free(t);
-	}
-}
-
-/* HTA's test_critical_path_breakdown_and_save_restore: alexnet's summary
- * has 5 bound_by rows (cpu, compute, kernel gap, launch and ""). */
-static void test_hta_alexnet_rows(void **state)
-{
-	(void)state;
-	TG_SKIP_WITHOUT_SHARED();
-	tg_trace *t;
-	tg_tree *tree = tg_test_load_shared(&t, "hta/hta_critical_path_alexnet_A100_cuda_sync_rank0.json.gz");
-	tg_cp_opts o = {.annotation = ALEX_FWD, .first = 1, .last = 1, .zero_weight_launch = 1};
-	tg_critical_path *cp;
-	tg_test_must(tg_critical_path_build(&cp, tree, &o));
-	size_t n, rows = 0;
-	const tg_cp_step *st = tg_cp_steps(cp, &n);
-	int seen[TG_CP_NBOUND] = {0};
-	for (size_t i = 0; i < n; i++)
-		seen[st[i].bound] = 1;
-	for (int k = 0; k < TG_CP_NBOUND; k++)
-		rows += (size_t)seen[k];
-	assert_int_equal(rows, 5);
-	assert_true(tg_cp_stats_get(cp)->edges_by_type[TG_CP_EDGE_SYNC] > 0);
-	tg_critical_path_free(cp);
-	tg_tree_free(tree);
-	tg_trace_free(t);
-}
 
 /* Edges added twice are merged into the first: it keeps its place and
  * takes the last type and weight, and the attribution of the last
@@ -675,15 +621,15 @@ static void test_edge_merge(void **state)
 	cp.nnodes = 4;
 	int64_t ts[] = {0, 11, 15, 20}; /* the weights: 0 -> 1 11, 1 -> 2 4, 0 -> 2 15, 2 -> 3 5 */
 	cp.node_ts = ts;
-	const uint8_t z = CP_EDGE_ZERO;
+	const unsigned z = CP_EDGE_ZERO;
 	const cp_edge added[] = {
 		{0, 1, 7, TG_CP_EDGE_OPERATOR},             /* 0 */
-		{1, 2, TG_NONE, TG_CP_EDGE_DEPENDENCY | z}, /* 1 */
+		{1, 2, CP_NO_ATTR, TG_CP_EDGE_DEPENDENCY | z}, /* 1 */
 		{0, 2, 8, TG_CP_EDGE_OPERATOR},             /* 2 */
-		{0, 1, TG_NONE, TG_CP_EDGE_DEPENDENCY | z}, /* 0 again: type and weight, not the attribution */
+		{0, 1, CP_NO_ATTR, TG_CP_EDGE_DEPENDENCY | z}, /* 0 again: type and weight, not the attribution */
 		{2, 3, 9, TG_CP_EDGE_KERNEL_KERNEL},        /* 3 */
 		{1, 2, 6, TG_CP_EDGE_OPERATOR},             /* 1 again: all of it */
-		{2, 3, TG_NONE, TG_CP_EDGE_SYNC | z},       /* 3 again */
+		{2, 3, CP_NO_ATTR, TG_CP_EDGE_SYNC | z},       /* 3 again */
 		{0, 1, 5, TG_CP_EDGE_OPERATOR},             /* 0 a third time */
 	};
 	cp.nedges = cp.cap = sizeof(added) / sizeof(added[0]);
@@ -691,6 +637,10 @@ static void test_edge_merge(void **state)
 	memcpy(cp.edges, added, sizeof(added));
 	tg_test_must(cp_merge_edges(&cp));
 	assert_int_equal(cp.nedges, 4);
+	/* 12 bytes an edge: its event in 28 bits, CP_NO_ATTR read as TG_NONE */
+	assert_int_equal(sizeof(cp_edge), 12);
+	assert_int_equal(cp_edge_attr(&added[1]), TG_NONE);
+	assert_int_equal(cp_edge_attr(&(cp_edge){0, 1, CP_MAX_EVENTS - 1, TG_CP_EDGE_SYNC | z}), CP_MAX_EVENTS - 1);
 	const cp_edge want[] = {
 		{0, 1, 5, TG_CP_EDGE_OPERATOR},
 		{1, 2, 6, TG_CP_EDGE_OPERATOR},
@@ -701,7 +651,7 @@ static void test_edge_merge(void **state)
 	for (size_t k = 0; k < 4; k++) {
 		assert_int_equal(cp.edges[k].src, want[k].src);
 		assert_int_equal(cp.edges[k].dst, want[k].dst);
-		assert_int_equal(cp.edges[k].attr, want[k].attr);
+		assert_int_equal(cp_edge_attr(&cp.edges[k]), cp_edge_attr(&want[k]));
 		assert_int_equal(cp.edges[k].type, want[k].type);
 		assert_int_equal(cp_edge_w(&cp, &cp.edges[k]), want_w[k]);
 	}
@@ -728,7 +678,7 @@ static void test_edge_merge(void **state)
 	one.nnodes = 3;
 	one.nedges = one.cap = 2;
 	one.edges = malloc(2 * sizeof(cp_edge));
-	one.edges[0] = (cp_edge){1, 2, TG_NONE, TG_CP_EDGE_DEPENDENCY | CP_EDGE_ZERO};
+	one.edges[0] = (cp_edge){1, 2, CP_NO_ATTR, TG_CP_EDGE_DEPENDENCY | CP_EDGE_ZERO};
 	one.edges[1] = (cp_edge){0, 2, 4, TG_CP_EDGE_OPERATOR};
 	tg_test_must(cp_merge_edges(&one));
 	assert_int_equal(one.nedges, 2);
@@ -819,12 +769,13 @@ int main(void)
 		cmocka_unit_test(test_last_step_filter),
 		cmocka_unit_test(test_rounding),
 		cmocka_unit_test(test_node_times_wide),
+		cmocka_unit_test(test_long_path),
+		cmocka_unit_test(test_nesting_keys),
+		cmocka_unit_test(test_queue_rows_wide),
+		cmocka_unit_test(test_ops_order),
 		cmocka_unit_test(test_zero_duration_thread),
 		cmocka_unit_test(test_all_rounded_away),
 		cmocka_unit_test(test_render),
-		cmocka_unit_test(test_hta_basic_add),
-		cmocka_unit_test(test_hta_breakdowns),
-		cmocka_unit_test(test_hta_alexnet_rows),
 		cmocka_unit_test(test_edge_merge),
 		cmocka_unit_test(test_summary_only),
 		cmocka_unit_test(test_shared_correlation),

@@ -438,6 +438,12 @@ int tg_critical_path_build(tg_critical_path **out, const tg_tree *tree, const tg
 	cp->t = tg_tree_trace(tree);
 	cp->ev = tg_trace_events(cp->t, &cp->nev);
 	cp->natoms = tg_atoms_count(tg_trace_atoms(cp->t));
+	if (cp->nev >= CP_MAX_EVENTS) { /* an edge's event in 28 bits (cp_edge) */
+		size_t nev = cp->nev;
+		free(cp);
+		return tg_error_set(TG_ELIMIT, "critical path: the trace has %zu events, more than %u", nev,
+		                    CP_MAX_EVENTS - 1);
+	}
 	if (opts)
 		cp->opts = *opts;
 	const char *ann = cp->opts.annotation ? cp->opts.annotation : default_annotation(tree);

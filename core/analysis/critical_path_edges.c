@@ -76,7 +76,8 @@ int cp_add_edge(tg_critical_path *cp, uint32_t src, uint32_t dst, int type, int 
 	uint32_t attr = type == TG_CP_EDGE_OPERATOR || type == TG_CP_EDGE_KERNEL_KERNEL
 	                        ? attribute(cp, src, dst, type, attr_parent)
 	                        : TG_NONE;
-	cp->edges[cp->nedges++] = (cp_edge){src, dst, attr, (uint8_t)(type | (zw ? CP_EDGE_ZERO : 0))};
+	cp->edges[cp->nedges++] = (cp_edge){src, dst, attr == TG_NONE ? CP_NO_ATTR : attr,
+	                                    (unsigned)(type | (zw ? CP_EDGE_ZERO : 0))};
 	return 0;
 }
 
@@ -112,7 +113,7 @@ uint32_t cp_find_edge(const tg_critical_path *cp, uint32_t src, uint32_t dst)
 	return TG_NONE;
 }
 
-#define CP_DEAD 0xff /* type of an edge merged into an earlier one */
+#define CP_DEAD 0xf /* type of an edge merged into an earlier one (no edge type is 7) */
 
 int cp_merge_edges(tg_critical_path *cp)
 {
@@ -137,7 +138,7 @@ int cp_merge_edges(tg_critical_path *cp)
 			cp_edge *f = &cp->edges[first];
 			f->type = e->type; /* and its weight: the same nodes, the same zero flag */
 			if (CP_EDGE_TYPE(e) == TG_CP_EDGE_OPERATOR || CP_EDGE_TYPE(e) == TG_CP_EDGE_KERNEL_KERNEL)
-				f->attr = e->attr;
+				f->attr28 = e->attr28;
 			e->type = CP_DEAD;
 			dead++;
 		}

@@ -106,6 +106,42 @@ static size_t group_of(const tg_critical_path *cp, const tg_idmap *first, const 
 	return hi;
 }
 
+/* The rows' order by time (rts[r], each a multiple of unit), ties in row
+ * order, into *ord: the times packed with the row in 64-bit keys sorted
+ * in place in rts (8 bytes a row and the sort's as much, instead of a
+ * pair sort's 16 and 16 beside the times): *ord takes *rts's memory;
+ * when a time and a row do not fit 64 bits, cp_sort_pos into an array of
+ * its own. Either way *rts is the caller's no more (NULL) and *ord is, also
+ * on failure. Returns 0 or TG_ENOMEM. */
+static int row_order(uint32_t **ord, int64_t **rtsp, size_t n, int64_t unit)
+{
+	int64_t *rts = *rtsp;
+	*rtsp = NULL;
+	int64_t tmin = INT64_MAX, tmax = INT64_MIN;
+	for (size_t r = 0; r < n; r++) {
+		tmin = rts[r] < tmin ? rts[r] : tmin;
+		tmax = rts[r] > tmax ? rts[r] : tmax;
+	}
+	uint64_t span = n ? ((uint64_t)tmax - (uint64_t)tmin) / (uint64_t)unit : 0, *key = (uint64_t *)rts;
+	int tb = span ? 64 - __builtin_clzll(span) : 0, ib = n > 1 ? 64 - __builtin_clzll(n - 1) : 0;
+	*ord = (uint32_t *)rts;
+	if (tb + ib > 64) {
+		if (!(*ord = tg_malloc((n + 1) * sizeof(uint32_t)))) {
+			free(rts);
+			return TG_ENOMEM;
+		}
+		int rc = cp_sort_pos(*ord, n, (const int64_t *const *)&rts, 1);
+		free(rts);
+		return rc;
+	}
+	for (size_t r = 0; r < n; r++)
+		key[r] = (ib == 64 ? 0 : (((uint64_t)rts[r] - (uint64_t)tmin) / (uint64_t)unit) << ib) | r;
+	int rc = tg_sort_u64(key, n);
+	for (size_t j = 0; j < n && !rc; j++) /* entry j's 4 bytes overwrite keys already read */
+		(*ord)[j] = (uint32_t)(key[j] & (ib ? (~UINT64_C(0) >> (64 - ib)) : 0));
+	return rc;
+}
+
 /* Queue length per stream: +1 at each launch (once per device event of its
  * correlation id), -1 at each such device event, in time order. */
 static int queue_lengths(tg_critical_path *cp, struct gpu_ws *ws)
@@ -128,12 +164,12 @@ static int queue_lengths(tg_critical_path *cp, struct gpu_ws *ws)
 	uint8_t *launched = tg_calloc(ng + 1, 1);
 	/* a row: event * 2 + (1 for a device event) */
 	uint32_t *rows = tg_malloc((nrows + ng + 1) * sizeof(uint32_t));
-	int64_t *rts = tg_malloc((nrows + ng + 1) * sizeof(int64_t));
+	int64_t *rts = tg_malloc((nrows + ng + 1) * sizeof(int64_t)); /* then the rows' order (row_order) */
 	uint32_t *rslot = tg_malloc((nrows + ng + 1) * sizeof(uint32_t)); /* the row's stream (cp->sslot) */
-	uint32_t *ord = tg_malloc((nrows + ng + 1) * sizeof(uint32_t));
 	int64_t *sums = tg_calloc(cp->nstreams + 1, sizeof(int64_t)); /* running sum per stream */
+	uint32_t *ord = NULL;
 	int rc = TG_ENOMEM;
-	if (!first || !launched || !rows || !rts || !rslot || !ord || !sums)
+	if (!first || !launched || !rows || !rts || !rslot || !sums)
 		goto out;
 	nrows = 0;
 	for (uint32_t i = 0; i < cp->nev; i++) {
@@ -158,7 +194,9 @@ static int queue_lengths(tg_critical_path *cp, struct gpu_ws *ws)
 			rslot[nrows++] = cp->sslot[i];
 		}
 	}
-	if ((rc = cp_sort_pos(ord, nrows, (const int64_t *const *)&rts, 1)))
+	free(launched);
+	launched = NULL;
+	if ((rc = row_order(&ord, &rts, nrows, cp->opts.exact_ns ? 1 : 1000)))
 		goto out;
 	for (size_t j = 0; j < nrows; j++) {
 		uint32_t r = ord[j];

@@ -47,16 +47,26 @@ enum {
 	CPN_CHECKED = 1 << 15      /* the substring flags above are set */
 };
 
-/* An edge in 16 bytes: its weight is not stored but read from the nodes'
- * times (cp_edge_w), which the graph keeps until it is freed. */
+/* An edge in 12 bytes: its weight is not stored but read from the nodes'
+ * times (cp_edge_w), which the graph keeps until it is freed; its
+ * attributed event in 28 bits (cp_edge_attr: a trace of more events is
+ * refused, TG_ELIMIT) beside its type. */
 typedef struct cp_edge {
 	uint32_t src, dst;  /* nodes */
-	uint32_t attr;      /* attributed event, TG_NONE */
-	uint8_t type;       /* tg_cp_edge_type, | CP_EDGE_ZERO when it weighs 0 */
+	uint32_t attr28 : 28; /* attributed event, CP_NO_ATTR for none (cp_edge_attr) */
+	uint32_t type : 4;  /* tg_cp_edge_type, | CP_EDGE_ZERO when it weighs 0 */
 } cp_edge;
 
-#define CP_EDGE_ZERO 0x40     /* in cp_edge.type: the edge weighs 0 */
-#define CP_EDGE_TYPE(e) ((e)->type & 0x3f) /* its tg_cp_edge_type */
+#define CP_NO_ATTR 0xfffffffu  /* cp_edge.attr28 of an edge attributed to no event */
+#define CP_MAX_EVENTS CP_NO_ATTR /* events a trace may have for its edges' attr28 */
+#define CP_EDGE_ZERO 0x8      /* in cp_edge.type: the edge weighs 0 */
+#define CP_EDGE_TYPE(e) ((e)->type & 0x7) /* its tg_cp_edge_type */
+
+/* The event edge e is attributed to, or TG_NONE. */
+static inline uint32_t cp_edge_attr(const cp_edge *e)
+{
+	return e->attr28 == CP_NO_ATTR ? TG_NONE : e->attr28;
+}
 
 struct tg_critical_path {
 	const tg_tree *tree;

@@ -20,12 +20,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The weight the path counts. */
-static int64_t path_weight(int64_t w)
-{
-	return w <= -1000 ? 0 : w;
-}
-
 /* A node on a cycle, for the message. */
 static int cycle_error(const tg_critical_path *cp, const uint32_t *indeg)
 {
@@ -64,69 +58,163 @@ static int trace_back(tg_critical_path *cp, const uint32_t *from, uint32_t best)
 	return 0;
 }
 
+/* Kahn's FIFO queue as a ring: it holds the nodes ready and not yet
+ * visited, far fewer than the nodes; its capacity a power of two, doubled
+ * when full. */
+struct ring {
+	uint32_t *v;
+	size_t cap, head, n;
+};
+
+static int ring_grow(struct ring *q)
+{
+	size_t cap = q->cap ? 2 * q->cap : 1024;
+	uint32_t *v = tg_malloc(cap * sizeof(uint32_t));
+	if (!v)
+		return TG_ENOMEM;
+	for (size_t i = 0; i < q->n; i++)
+		v[i] = q->v[(q->head + i) & (q->cap - 1)];
+	free(q->v);
+	*q = (struct ring){v, cap, 0, q->n};
+	return 0;
+}
+
+static inline int ring_push(struct ring *q, uint32_t x)
+{
+	if (q->n == q->cap && ring_grow(q))
+		return TG_ENOMEM;
+	q->v[(q->head + q->n++) & (q->cap - 1)] = x;
+	return 0;
+}
+
+static inline uint32_t ring_pop(struct ring *q)
+{
+	uint32_t x = q->v[q->head];
+	q->head = (q->head + 1) & (q->cap - 1);
+	q->n--;
+	return x;
+}
+
+#define CP_WIDE 1 /* kahn: a distance outgrew 32 bits (not an error code: those are < 0) */
+
 /* Kahn's order and dag_longest_path in one pass: a node's distance is
  * final when it leaves the queue (all its predecessors have), and is then
  * pushed along its edges; a node keeps the longest predecessor edge, the
  * first in edge order among equals (networkx walks the predecessors in
- * edge order and takes a longer one only). The path into cp->path;
- * TG_EFORMAT for a cycle. */
-static int longest(tg_critical_path *cp, const uint32_t *soff, const uint32_t *sadj)
+ * edge order and takes a longer one only). Distances and weights in units
+ * of unit ns (the nodes' 32-bit unit, else 1: every weight is a whole
+ * number of them; a weight of -1 us or less counts 0), 32 bits (d32)
+ * unless wide (d64): a distance past INT32_MAX returns CP_WIDE, for the
+ * caller to start again wide. indeg and from as longest() sets them up;
+ * *best the path's last node. Always inlined, so that each of longest()'s
+ * two calls is compiled for its width. */
+static inline __attribute__((always_inline)) int kahn(tg_critical_path *cp, const uint32_t *soff,
+                                                      const uint32_t *sadj, uint32_t *indeg, uint32_t *from,
+                                                      void *distv, int wide, int64_t unit, uint32_t *best)
 {
-	size_t nn = cp->nnodes;
-	uint32_t *queue = tg_malloc((nn + 1) * sizeof(uint32_t)), *indeg = tg_calloc(nn + 1, sizeof(uint32_t));
-	int64_t *dist = tg_malloc((nn + 1) * sizeof(int64_t));
-	/* from: the best edge in while a node waits, its predecessor once done */
-	uint32_t *from = tg_malloc((nn + 1) * sizeof(uint32_t));
-	int rc = queue && indeg && dist && from ? 0 : TG_ENOMEM;
-	if (rc)
-		goto out;
-	memset(from, 0xff, (nn + 1) * sizeof(uint32_t));
-	for (size_t e = 0; e < cp->nedges; e++)
-		indeg[cp->edges[e].dst]++;
-	size_t head = 0, tail = 0;
-	for (uint32_t v = 0; v < nn; v++)
+	int32_t *d32 = distv;
+	int64_t *d64 = distv;
+	const uint32_t *t32 = cp->node_t32; /* never NULL when narrow */
+	const int64_t *t64 = cp->node_ts;
+	const cp_edge *edges = cp->edges;
+	const int64_t none = -((1000 + unit - 1) / unit); /* a weight of at most this counts 0 */
+	struct ring q = {0};
+	size_t done = 0;
+	int64_t bestd = 0;
+	int rc = 0;
+	for (uint32_t v = 0; v < cp->nnodes && !rc; v++)
 		if (!indeg[v])
-			queue[tail++] = v;
-	uint32_t best = TG_NONE;
-	while (head < tail) {
-		uint32_t u = queue[head++], arg = u;
+			rc = ring_push(&q, v);
+	*best = TG_NONE;
+	while (q.n && !rc) {
+		uint32_t u = ring_pop(&q), arg = u;
 		int64_t d = 0;
+		done++;
 		if (from[u] != TG_NONE) {
-			d = dist[u];
-			arg = cp->edges[from[u]].src;
+			d = wide ? d64[u] : d32[u];
+			arg = edges[from[u]].src;
 		}
 		if (d < 0) {
 			d = 0;
 			arg = u;
 		}
-		dist[u] = d;
+		if (wide)
+			d64[u] = d;
+		else
+			d32[u] = (int32_t)d;
 		from[u] = arg;
-		if (best == TG_NONE || d > dist[best])
-			best = u;
+		if (*best == TG_NONE || d > bestd) {
+			*best = u;
+			bestd = d;
+		}
 		for (uint32_t k = soff[u]; k < soff[u + 1]; k++) {
-			uint32_t e = sadj[k], v = cp->edges[e].dst;
-			int64_t c = d + path_weight(cp_edge_w(cp, &cp->edges[e]));
-			if (from[v] == TG_NONE || c > dist[v] || (c == dist[v] && e < from[v])) {
-				dist[v] = c;
-				from[v] = e;
+			uint32_t ei = sadj[k];
+			const cp_edge *e = &edges[ei];
+			uint32_t v = e->dst;
+			int64_t w = 0;
+			if (!(e->type & CP_EDGE_ZERO))
+				w = !wide || t32 ? (int64_t)t32[v] - (int64_t)t32[e->src] : t64[v] - t64[e->src];
+			int64_t c = d + (w <= none ? 0 : w), dv = wide ? d64[v] : d32[v];
+			if (from[v] == TG_NONE || c > dv || (c == dv && ei < from[v])) {
+				if (!wide && c > INT32_MAX) {
+					rc = CP_WIDE;
+					break;
+				}
+				if (wide)
+					d64[v] = c;
+				else
+					d32[v] = (int32_t)c;
+				from[v] = ei;
 			}
-			if (!--indeg[v])
-				queue[tail++] = v;
+			if (!--indeg[v] && (rc = ring_push(&q, v)))
+				break;
 		}
 	}
-	if (tail != nn) {
+	free(q.v);
+	if (!rc && done != cp->nnodes)
 		rc = cycle_error(cp, indeg);
+	return rc;
+}
+
+/* The longest path into cp->path and cp->length; TG_EFORMAT for a cycle.
+ * Its scratch: in-degrees, each node's best edge in (its predecessor once
+ * visited) and distances, 12 bytes a node (16 when a distance outgrows 32
+ * bits of the nodes' unit: 2,147 s of whole microseconds, 2.1 s of ns). */
+static int longest(tg_critical_path *cp, const uint32_t *soff, const uint32_t *sadj)
+{
+	size_t nn = cp->nnodes;
+	int64_t unit = cp->node_t32 ? cp->t_unit : 1;
+	int wide = !cp->node_t32, rc;
+	uint32_t *indeg = tg_malloc((nn + 1) * sizeof(uint32_t)), *from = tg_malloc((nn + 1) * sizeof(uint32_t));
+	void *dist = NULL;
+	uint32_t best = TG_NONE;
+	if (!indeg || !from) {
+		rc = TG_ENOMEM;
 		goto out;
 	}
-	cp->length = best == TG_NONE ? 0 : dist[best];
-	free(queue);
+	do {
+		memset(indeg, 0, (nn + 1) * sizeof(uint32_t));
+		memset(from, 0xff, (nn + 1) * sizeof(uint32_t));
+		for (size_t e = 0; e < cp->nedges; e++)
+			indeg[cp->edges[e].dst]++;
+		free(dist);
+		if (!(dist = tg_malloc((nn + 1) * (wide ? sizeof(int64_t) : sizeof(int32_t))))) {
+			rc = TG_ENOMEM;
+			goto out;
+		}
+		rc = wide ? kahn(cp, soff, sadj, indeg, from, dist, 1, unit, &best)
+		          : kahn(cp, soff, sadj, indeg, from, dist, 0, unit, &best);
+	} while (rc == CP_WIDE && (wide = 1));
+	if (rc)
+		goto out;
+	if (best != TG_NONE)
+		cp->length = unit * (wide ? ((int64_t *)dist)[best] : ((int32_t *)dist)[best]);
 	free(indeg);
 	free(dist);
-	queue = indeg = NULL;
+	indeg = NULL;
 	dist = NULL;
 	rc = trace_back(cp, from, best);
 out:
-	free(queue);
 	free(indeg);
 	free(dist);
 	free(from);
@@ -143,16 +231,17 @@ static tg_cp_bound bound_of(const tg_critical_path *cp, const cp_edge *e)
 	case TG_CP_EDGE_SYNC: return TG_CP_DEPENDENCY;
 	default: break;
 	}
-	if (e->attr == TG_NONE || !(cp->evf[e->attr] & CP_ON_STREAM))
-		return e->attr != TG_NONE && (cp_name_flags(cp, e->attr) & CPN_DATA_LOAD) ? TG_CP_DATA_LOADING
-		                                                                          : TG_CP_CPU;
-	uint8_t cls = (tg_trace_name_flags(cp->t, cp->ev[e->attr].name) & TG_NAME_CLASS_MASK) >> TG_NAME_CLASS_SHIFT;
+	uint32_t attr = cp_edge_attr(e);
+	if (attr == TG_NONE || !(cp->evf[attr] & CP_ON_STREAM))
+		return attr != TG_NONE && (cp_name_flags(cp, attr) & CPN_DATA_LOAD) ? TG_CP_DATA_LOADING : TG_CP_CPU;
+	uint8_t cls = (tg_trace_name_flags(cp->t, cp->ev[attr].name) & TG_NAME_CLASS_MASK) >> TG_NAME_CLASS_SHIFT;
 	return cls == TG_KERNEL_COMMUNICATION ? TG_CP_GPU_COMM : TG_CP_GPU_COMPUTE;
 }
 
-/* The ops longest first, then by event: two radix passes, event then time
- * (each event is once in the list, so the order is total). */
-static int sort_ops(tg_critical_path *cp)
+/* The ops longest first, then by event, with wide pairs: two radix
+ * passes, event then time (each event is once in the list, so the order is
+ * total). */
+static int sort_ops_pairs(tg_critical_path *cp)
 {
 	tg_sort_pair *kv = tg_malloc((cp->nops + 1) * sizeof(*kv));
 	if (!kv)
@@ -165,6 +254,50 @@ static int sort_ops(tg_critical_path *cp)
 	if (!rc && !(rc = tg_sort_pairs(kv, cp->nops)))
 		rc = tg_sort_apply(cp->ops, cp->nops, sizeof(tg_cp_op), kv);
 	free(kv);
+	return rc;
+}
+
+/* The ops, in event order (collect_ops), longest first and then by event:
+ * one sort of 64-bit keys, the time below the longest above the op's
+ * position (8 bytes an op and the sort's 8, instead of a pair sort's 16
+ * and 16), the ops then moved along the permutation's cycles;
+ * sort_ops_pairs when a time and a position do not fit 64 bits. */
+static int sort_ops(tg_critical_path *cp)
+{
+	size_t n = cp->nops;
+	int64_t most = INT64_MIN, least = INT64_MAX;
+	for (size_t i = 0; i < n; i++) {
+		most = cp->ops[i].ns > most ? cp->ops[i].ns : most;
+		least = cp->ops[i].ns < least ? cp->ops[i].ns : least;
+	}
+	uint64_t range = n ? (uint64_t)most - (uint64_t)least : 0;
+	int rb = range ? 64 - __builtin_clzll(range) : 0, ib = n > 1 ? 64 - __builtin_clzll(n - 1) : 0;
+	if (rb + ib > 64 || ib == 64)
+		return sort_ops_pairs(cp);
+	uint64_t *key = tg_malloc((n + 1) * sizeof(uint64_t)), mask = ib ? ~UINT64_C(0) >> (64 - ib) : 0;
+	if (!key)
+		return TG_ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		key[i] = (rb ? ((uint64_t)most - (uint64_t)cp->ops[i].ns) << ib : 0) | i;
+	int rc = tg_sort_u64(key, n);
+	uint32_t *from = (uint32_t *)key; /* entry m's 4 bytes overwrite keys already read */
+	for (size_t m = 0; m < n && !rc; m++)
+		from[m] = (uint32_t)(key[m] & mask);
+	for (uint32_t m = 0; m < n && !rc; m++) { /* ops[m] = the old ops[from[m]], cycle by cycle */
+		if (from[m] == m)
+			continue;
+		tg_cp_op first = cp->ops[m];
+		uint32_t j = m;
+		while (from[j] != m) {
+			uint32_t k = from[j];
+			cp->ops[j] = cp->ops[k];
+			from[j] = j;
+			j = k;
+		}
+		cp->ops[j] = first;
+		from[j] = j;
+	}
+	free(key);
 	return rc;
 }
 
@@ -183,8 +316,9 @@ static void free_graph(tg_critical_path *cp)
 }
 
 /* The events the path's steps are attributed to, with their time, in
- * the order they first show (sorted after): counted, then filled from the
- * steps alone (the graph is gone by then). Returns 0 or TG_ENOMEM. */
+ * event order (sort_ops breaks ties by it): marked, numbered, then filled
+ * from the steps alone (the graph is gone by then). Returns 0 or
+ * TG_ENOMEM. */
 static int collect_ops(tg_critical_path *cp)
 {
 	uint32_t *slot = tg_malloc((cp->nev + 1) * sizeof(uint32_t));
@@ -192,11 +326,12 @@ static int collect_ops(tg_critical_path *cp)
 		return TG_ENOMEM;
 	memset(slot, 0xff, (cp->nev + 1) * sizeof(uint32_t));
 	size_t n = 0;
-	for (size_t i = 0; i < cp->nsteps; i++) {
-		uint32_t ev = cp->steps[i].event;
-		if (ev != TG_NONE && slot[ev] == TG_NONE)
+	for (size_t i = 0; i < cp->nsteps; i++)
+		if (cp->steps[i].event != TG_NONE)
+			slot[cp->steps[i].event] = 0;
+	for (size_t ev = 0; ev < cp->nev; ev++)
+		if (!slot[ev])
 			slot[ev] = (uint32_t)n++;
-	}
 	cp->ops = tg_calloc(n + 1, sizeof(tg_cp_op));
 	if (!cp->ops) {
 		free(slot);
@@ -218,13 +353,45 @@ static int collect_ops(tg_critical_path *cp)
 	return 0;
 }
 
+/* What a step needs of the graph, read before the graph is freed: 16
+ * bytes a node of the path, so that the steps (32) are allocated once the
+ * graph (about 22 bytes a node: edges, node times, events and flags) is
+ * gone instead of beside it. Entry i holds path node i and the path's edge
+ * i out of it. */
+struct path_rec {
+	int64_t ts;     /* node i's time */
+	uint32_t event; /* edge i's attributed event, TG_NONE */
+	uint8_t type, bound, start, zero;
+};
+
+/* The path's steps from its records (the last one holds the last node
+ * alone) and its events. Returns 0 or TG_ENOMEM. */
+static int make_steps(tg_critical_path *cp, const struct path_rec *r, size_t n)
+{
+	if (!(cp->steps = tg_calloc(n + 1, sizeof(tg_cp_step))))
+		return TG_ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		cp->steps[i] = (tg_cp_step){.ts = r[i].ts,
+		                            .ns = r[i].zero ? 0 : r[i + 1].ts - r[i].ts,
+		                            .from = cp->path_events[i],
+		                            .to = cp->path_events[i + 1],
+		                            .event = r[i].event,
+		                            .type = r[i].type,
+		                            .bound = r[i].bound,
+		                            .from_start = r[i].start,
+		                            .to_start = r[i + 1].start};
+	cp->nsteps = n;
+	return 0;
+}
+
 /* The path's edges, the breakdown and the events on it; the graph is freed
- * once they are read (unless opts.keep_graph), before the ops are
- * collected from the steps. */
+ * once they are read (unless opts.keep_graph), before the steps are made
+ * and the ops collected from them. */
 static int breakdown(tg_critical_path *cp)
 {
 	size_t n = cp->npath ? cp->npath - 1 : 0;
 	int full = !cp->opts.summary_only;
+	struct path_rec *rec = NULL;
 	if (full && !(cp->path_events = tg_malloc((cp->npath + 1) * sizeof(uint32_t))))
 		return TG_ENOMEM;
 	for (size_t i = 0; i < cp->npath; i++) {
@@ -237,7 +404,8 @@ static int breakdown(tg_critical_path *cp)
 		}
 	}
 	/* the path's nodes become its edges (an edge's nodes are its own), so
-	 * that the lists by source go before the steps are made */
+	 * that the lists by source go before the records are allocated */
+	uint32_t last = cp->npath ? cp->path[cp->npath - 1] : TG_NONE;
 	for (size_t i = 0; i < n; i++)
 		cp->path[i] = cp_find_edge(cp, cp->path[i], cp->path[i + 1]);
 	if (!cp->opts.keep_graph) {
@@ -245,35 +413,32 @@ static int breakdown(tg_critical_path *cp)
 		free(cp->sadj);
 		cp->soff = cp->sadj = NULL;
 	}
-	if (full && !(cp->steps = tg_calloc(n + 1, sizeof(tg_cp_step))))
+	if (full && !(rec = tg_calloc(cp->npath + 1, sizeof(*rec))))
 		return TG_ENOMEM;
+	if (full && cp->npath)
+		rec[n] = (struct path_rec){.ts = cp_node_ts(cp, last), .start = cp->node_start[last]};
 	for (size_t i = 0; i < n; i++) {
 		const cp_edge *e = &cp->edges[cp->path[i]];
-		uint32_t u = e->src, v = e->dst;
 		tg_cp_bound b = bound_of(cp, e);
-		int64_t w = cp_edge_w(cp, e);
 		int type = CP_EDGE_TYPE(e);
-		cp->bound_ns[b] += w;
+		cp->bound_ns[b] += cp_edge_w(cp, e);
 		if (!full)
 			continue;
-		int attributed = type == TG_CP_EDGE_OPERATOR || type == TG_CP_EDGE_KERNEL_KERNEL;
-		cp->steps[i] = (tg_cp_step){.ts = cp_node_ts(cp, u),
-		                            .ns = w,
-		                            .from = cp->node_ev[u],
-		                            .to = cp->node_ev[v],
-		                            .event = attributed ? e->attr : TG_NONE,
-		                            .type = (uint8_t)type,
-		                            .bound = (uint8_t)b,
-		                            .from_start = cp->node_start[u],
-		                            .to_start = cp->node_start[v]};
+		rec[i] = (struct path_rec){.ts = cp_node_ts(cp, e->src), .event = TG_NONE,
+		                           .start = cp->node_start[e->src]};
+		rec[i].type = (uint8_t)type;
+		rec[i].bound = (uint8_t)b;
+		rec[i].zero = (e->type & CP_EDGE_ZERO) != 0;
+		if (type == TG_CP_EDGE_OPERATOR || type == TG_CP_EDGE_KERNEL_KERNEL)
+			rec[i].event = cp_edge_attr(e);
 	}
-	cp->nsteps = full ? n : 0;
 	if (!cp->opts.keep_graph)
 		free_graph(cp);
-	if (!full)
-		return 0;
-	int rc = collect_ops(cp);
-	return rc ? rc : sort_ops(cp);
+	int rc = full ? make_steps(cp, rec, n) : 0;
+	free(rec);
+	if (!rc && full)
+		rc = collect_ops(cp);
+	return rc || !full ? rc : sort_ops(cp);
 }
 
 int cp_solve(tg_critical_path *cp)
