@@ -1,0 +1,57 @@
+/*
+ * tree_pack.h - a column of 32-bit values by event in about 2 bytes each
+ * (tree_pack.c), for the tree's parents and child offsets, which the
+ * report reads through its whole run. Private to core/tree.
+ *
+ * The values are cut into blocks of TG_TREE_PACK_BLOCK; a block keeps its
+ * smallest value (4 bytes) and each value as a 16-bit offset from it. That
+ * fits where the values of nearby events are near each other, as they are
+ * in the tree: a block's events are neighbours in the file, their parents
+ * (the enclosing op, the launch of a kernel) and their children's offsets
+ * too. A block whose values span 65,535 or more (a graph launch's
+ * thousands of kernels, kernels far from their launches) keeps them whole
+ * in a side array. TG_NONE is kept as an offset of 0xffff. When more than
+ * half of the blocks would be wide, all of them are (4 bytes a value, as
+ * the plain array, and no offsets).
+ */
+#ifndef TG_TREE_PACK_H
+#define TG_TREE_PACK_H
+
+#include "../../util/tg.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define TG_TREE_PACK_BLOCK 64
+#define TG_TREE_PACK_WIDE 0x80000000u /* base[b]: block b is whole, at wide[(base & ~WIDE) * BLOCK] */
+#define TG_TREE_PACK_NONE 0xffffu     /* off[i]: value i is TG_NONE */
+
+typedef struct tg_tree_pack {
+	uint16_t *off;  /* n: each value's offset from its block's base; NULL when every block is wide */
+	uint32_t *base; /* a block: its smallest value, or TG_TREE_PACK_WIDE | the block's number among the wide ones */
+	uint32_t *wide; /* TG_TREE_PACK_BLOCK values a wide block */
+	size_t n;
+	size_t nwide; /* wide blocks */
+} tg_tree_pack;
+
+/* Packs v[0..n) into *out, which owns its arrays (tg_tree_pack_free), on
+ * failure too; v is the caller's, unchanged. 0 or TG_ENOMEM (error set). */
+int tg_tree_pack_build(tg_tree_pack *out, const uint32_t *v, size_t n);
+
+/* Value i (i < n) of p, as it was given. */
+static inline uint32_t tg_tree_pack_get(const tg_tree_pack *p, size_t i)
+{
+	uint32_t b = p->base[i / TG_TREE_PACK_BLOCK];
+	if (__builtin_expect(b & TG_TREE_PACK_WIDE, 0))
+		return p->wide[(size_t)(b & ~TG_TREE_PACK_WIDE) * TG_TREE_PACK_BLOCK + i % TG_TREE_PACK_BLOCK];
+	uint16_t o = p->off[i];
+	return o == TG_TREE_PACK_NONE ? TG_NONE : b + o;
+}
+
+/* Bytes p holds. */
+size_t tg_tree_pack_bytes(const tg_tree_pack *p);
+
+/* Frees p's arrays and zeroes it. */
+void tg_tree_pack_free(tg_tree_pack *p);
+
+#endif
