@@ -36,12 +36,16 @@ static void test_near_values(void **state)
 	for (size_t i = 0; i < n; i++)
 		v[i] = i % 64 == 5 ? 100 + 65535 : 100;
 	assert_int_equal(roundtrip(v, n), (n + 63) / 64);
-	/* more than half of the blocks wide: all of them, no offsets */
+	free(v);
+	/* wide blocks costing more than the offsets save (half of them, for
+	 * 16-bit offsets): all of them wide, no offsets */
+	n = 1024;
+	v = malloc(n * sizeof(uint32_t));
 	for (size_t i = 0; i < n; i++)
 		v[i] = i % 128 < 64 ? (uint32_t)i : (uint32_t)(i % 2) << 20;
-	assert_int_equal(roundtrip(v, n), (n + 63) / 64 / 2);
+	assert_int_equal(roundtrip(v, n), n / 64 / 2);
 	v[0] = 1u << 21;
-	assert_int_equal(roundtrip(v, n), (n + 63) / 64);
+	assert_int_equal(roundtrip(v, n), n / 64);
 	free(v);
 }
 
@@ -50,7 +54,7 @@ static void test_near_values(void **state)
 static void test_wide_blocks(void **state)
 {
 	(void)state;
-	size_t n = 64 * 5 + 17; /* a short last block */
+	size_t n = 64 * 16 + 17; /* a short last block */
 	uint32_t *v = malloc(n * sizeof(uint32_t));
 	for (size_t i = 0; i < n; i++)
 		v[i] = (uint32_t)i;
@@ -61,6 +65,36 @@ static void test_wide_blocks(void **state)
 	v[n - 1] = TG_NONE - 1;      /* the last, short block: wide */
 	assert_int_equal(roundtrip(v, n), 3);
 	free(v);
+}
+
+/* Steps in a byte: -1 comes back as TG_NONE, a block 255 steps apart or
+ * more whole, from 16-bit steps or 32-bit ones. */
+static void test_steps(void **state)
+{
+	(void)state;
+	size_t n = 64 * 8 + 3;
+	int16_t *s16 = malloc(n * sizeof(int16_t));
+	int32_t *s32 = malloc(n * sizeof(int32_t));
+	for (size_t i = 0; i < n; i++)
+		s16[i] = (int16_t)(i % 5 == 0 ? -1 : (int)(i / 3));
+	s16[64 + 1] = 64 / 3 + 254; /* block 1: 254 steps from its smallest, fits */
+	s16[2 * 64 + 1] = 2 * 64 / 3 + 255; /* block 2: 255, wide */
+	s16[n - 1] = 30000;
+	for (size_t i = 0; i < n; i++)
+		s32[i] = i == 7 ? 100000 : s16[i];
+	for (int way = 0; way < 2; way++) {
+		tg_tree_pack p;
+		assert_int_equal(tg_tree_pack_steps(&p, way ? NULL : s16, way ? s32 : NULL, n), 0);
+		for (size_t i = 0; i < n; i++)
+			assert_int_equal((int32_t)tg_tree_pack_get8(&p, i), way ? s32[i] : s16[i]);
+		assert_int_equal(p.nwide, way ? 3 : 2); /* block 0 too with 32-bit steps, and the last */
+		assert_non_null(p.off8);
+		assert_null(p.off);
+		assert_int_equal(tg_tree_pack_bytes(&p), n + 4 * 9 + 4 * 64 * p.nwide);
+		tg_tree_pack_free(&p);
+	}
+	free(s16);
+	free(s32);
 }
 
 /* No values; one value. */
@@ -79,6 +113,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_near_values),
 		cmocka_unit_test(test_wide_blocks),
+		cmocka_unit_test(test_steps),
 		cmocka_unit_test(test_empty_and_one),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -25,9 +25,11 @@
 #define TG_TREE_PACK_BLOCK 64
 #define TG_TREE_PACK_WIDE 0x80000000u /* base[b]: block b is whole, at wide[(base & ~WIDE) * BLOCK] */
 #define TG_TREE_PACK_NONE 0xffffu     /* off[i]: value i is TG_NONE */
+#define TG_TREE_PACK_NONE8 0xffu      /* off8[i]: value i is TG_NONE */
 
 typedef struct tg_tree_pack {
 	uint16_t *off;  /* n: each value's offset from its block's base; NULL when every block is wide */
+	uint8_t *off8;  /* the same in a byte (tg_tree_pack_steps), else NULL */
 	uint32_t *base; /* a block: its smallest value, or TG_TREE_PACK_WIDE | the block's number among the wide ones */
 	uint32_t *wide; /* TG_TREE_PACK_BLOCK values a wide block */
 	size_t n;
@@ -38,7 +40,14 @@ typedef struct tg_tree_pack {
  * failure too; v is the caller's, unchanged. 0 or TG_ENOMEM (error set). */
 int tg_tree_pack_build(tg_tree_pack *out, const uint32_t *v, size_t n);
 
-/* Value i (i < n) of p, as it was given. */
+/* Packs the steps of n events (tree.c's step16, else step_of; -1 for
+ * none) with offsets of a byte: a block's events are in a few steps, a
+ * block of events 255 or more steps apart is kept whole. Read them with
+ * tg_tree_pack_get8 (-1 comes back as TG_NONE). As tg_tree_pack_build
+ * otherwise. */
+int tg_tree_pack_steps(tg_tree_pack *out, const int16_t *v16, const int32_t *v32, size_t n);
+
+/* Value i (i < n) of p, as it was given (tg_tree_pack_build's). */
 static inline uint32_t tg_tree_pack_get(const tg_tree_pack *p, size_t i)
 {
 	uint32_t b = p->base[i / TG_TREE_PACK_BLOCK];
@@ -46,6 +55,16 @@ static inline uint32_t tg_tree_pack_get(const tg_tree_pack *p, size_t i)
 		return p->wide[(size_t)(b & ~TG_TREE_PACK_WIDE) * TG_TREE_PACK_BLOCK + i % TG_TREE_PACK_BLOCK];
 	uint16_t o = p->off[i];
 	return o == TG_TREE_PACK_NONE ? TG_NONE : b + o;
+}
+
+/* Value i (i < n) of p, as it was given (tg_tree_pack_steps'). */
+static inline uint32_t tg_tree_pack_get8(const tg_tree_pack *p, size_t i)
+{
+	uint32_t b = p->base[i / TG_TREE_PACK_BLOCK];
+	if (__builtin_expect(b & TG_TREE_PACK_WIDE, 0))
+		return p->wide[(size_t)(b & ~TG_TREE_PACK_WIDE) * TG_TREE_PACK_BLOCK + i % TG_TREE_PACK_BLOCK];
+	uint8_t o = p->off8[i];
+	return o == TG_TREE_PACK_NONE8 ? TG_NONE : b + o;
 }
 
 /* Bytes p holds. */
