@@ -721,6 +721,8 @@ int tg_tree_build_with(tg_tree **out, const tg_trace *t, tg_tree_helper *h) { re
 
 int tg_tree_build_dropping_flows(tg_tree **out, tg_trace *t, tg_tree_helper *h) { return build_tree(out, t, h, 0, t); }
 
+int tg_tree_build_dropping_flows_spawn(tg_tree **out, tg_trace *t) { return build_tree(out, t, NULL, 1, t); }
+
 void tg_tree_free(tg_tree *tree)
 {
 	if (!tree)
