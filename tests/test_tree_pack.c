@@ -12,6 +12,14 @@ static size_t roundtrip(const uint32_t *v, size_t n)
 	assert_int_equal(tg_tree_pack_build(&p, v, n), 0);
 	for (size_t i = 0; i < n; i++)
 		assert_int_equal(tg_tree_pack_get(&p, i), v[i]);
+	for (size_t i = 0; i + 1 < n; i++) {
+		uint32_t a, b;
+		tg_tree_pack_pair(&a, &b, &p, i);
+		if (v[i] != TG_NONE && v[i + 1] != TG_NONE) {
+			assert_int_equal(a, v[i]);
+			assert_int_equal(b, v[i + 1]);
+		}
+	}
 	size_t nb = (n + TG_TREE_PACK_BLOCK - 1) / TG_TREE_PACK_BLOCK;
 	assert_int_equal(tg_tree_pack_bytes(&p), (p.nwide == nb ? 0 : 2 * n) + 4 * nb + 4 * TG_TREE_PACK_BLOCK * p.nwide);
 	size_t nwide = p.nwide;

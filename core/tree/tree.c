@@ -747,8 +747,9 @@ uint32_t tg_tree_parent(const tg_tree *tree, uint32_t ev) { return tg_tree_pack_
 
 const uint32_t *tg_tree_children(const tg_tree *tree, uint32_t ev, size_t *n)
 {
-	uint32_t at = tg_tree_pack_get(&tree->offs, ev);
-	*n = tg_tree_pack_get(&tree->offs, (size_t)ev + 1) - at;
+	uint32_t at, end;
+	tg_tree_pack_pair(&at, &end, &tree->offs, ev);
+	*n = end - at;
 	return tree->children + at;
 }
 

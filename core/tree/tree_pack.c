@@ -2,15 +2,15 @@
  * tree_pack.c - implements tree_pack.h: a block's values as 16-bit offsets
  * from its smallest, or whole when they span too much.
  *
- * Two passes: the first finds each block's smallest and largest value and
- * counts the wide blocks, so that every array is allocated to its size
- * once; the second writes the offsets or copies the wide blocks. A value
+ * One pass finds each block's smallest and largest value and writes its
+ * offsets, or counts it wide; a second copies the wide blocks, if any,
+ * into their array, allocated to their count. A value
  * with its top bit set (never an event's index, which the reader keeps
  * under 2^31) makes its block wide, so that a base never needs that bit.
- * When more than half of the blocks are wide, the offsets would cost more
- * than they save: every block is then wide, and the offsets are not
- * allocated (xdit_sd_3.5's parents: kernels far from their launches, on
- * the same blocks as host events near theirs).
+ * When the offsets and the wide blocks would cost more than 4 bytes a
+ * value (16-bit offsets: half of the blocks wide), every block is made
+ * wide and the offsets are freed (xdit_sd_3.5's parents: kernels far from
+ * their launches, on the same blocks as host events near theirs).
  */
 #include "tree_pack.h"
 
@@ -23,43 +23,49 @@ struct input {
 	const int16_t *v16;
 };
 
-static inline uint32_t value(const struct input *in, size_t i)
+/* The len values of in from at: in place when 32-bit, else widened into
+ * buf (TG_TREE_PACK_BLOCK of them). */
+static const uint32_t *load(uint32_t *buf, const struct input *in, size_t at, size_t len)
 {
-	return in->v32 ? in->v32[i] : (uint32_t)(int32_t)in->v16[i];
+	if (in->v32)
+		return in->v32 + at;
+	for (size_t i = 0; i < len; i++)
+		buf[i] = (uint32_t)(int32_t)in->v16[at + i];
+	return buf;
 }
 
-/* The smallest and largest of block b's values other than TG_NONE (lo >
- * hi when it has none); 1 when they fit offsets from lo below none. */
-static int block_fits(uint32_t *lo_out, const struct input *in, size_t n, size_t b, uint32_t none)
+/* The smallest of x[0..len) other than TG_NONE (0 when all are); 1 when
+ * they fit offsets from it below none. Without a branch a value: TG_NONE
+ * is the largest value, and the smallest once one is added. */
+static int block_fits(uint32_t *lo_out, const uint32_t *x, size_t len, uint32_t none)
 {
-	uint32_t lo = UINT32_MAX, hi = 0;
-	size_t end = (b + 1) * TG_TREE_PACK_BLOCK < n ? (b + 1) * TG_TREE_PACK_BLOCK : n;
-	for (size_t i = b * TG_TREE_PACK_BLOCK; i < end; i++) {
-		uint32_t x = value(in, i);
-		if (x == TG_NONE)
-			continue;
-		if (x & TG_TREE_PACK_WIDE)
-			return 0;
-		lo = x < lo ? x : lo;
-		hi = x > hi ? x : hi;
+	uint32_t lo = UINT32_MAX, hi1 = 0, any = 0;
+	for (size_t i = 0; i < len; i++) {
+		uint32_t x1 = x[i] + 1; /* 0 for TG_NONE */
+		lo = x[i] < lo ? x[i] : lo;
+		hi1 = x1 > hi1 ? x1 : hi1;
+		any |= x1;
 	}
-	*lo_out = lo > hi ? 0 : lo;
-	return lo > hi || hi - lo < none;
+	*lo_out = hi1 ? lo : 0;
+	if (any & TG_TREE_PACK_WIDE) /* a top bit (or 2^31 - 1: whole, harmlessly) */
+		return 0;
+	return !hi1 || hi1 - 1 - lo < none;
 }
 
-/* Block b's offsets (1 or 2 bytes each, as out has them). */
-static void put_offsets(tg_tree_pack *out, const struct input *in, size_t at, size_t len, uint32_t base)
+/* The offsets of x[0..len) from base into off or off8 from at. */
+static void put_offsets(tg_tree_pack *out, const uint32_t *x, size_t at, size_t len, uint32_t base)
 {
-	for (size_t i = at; i < at + len; i++) {
-		uint32_t x = value(in, i);
-		if (out->off)
-			out->off[i] = x == TG_NONE ? TG_TREE_PACK_NONE : (uint16_t)(x - base);
-		else
-			out->off8[i] = x == TG_NONE ? TG_TREE_PACK_NONE8 : (uint8_t)(x - base);
+	if (out->off) {
+		for (size_t i = 0; i < len; i++)
+			out->off[at + i] = x[i] == TG_NONE ? TG_TREE_PACK_NONE : (uint16_t)(x[i] - base);
+	} else {
+		for (size_t i = 0; i < len; i++)
+			out->off8[at + i] = x[i] == TG_NONE ? TG_TREE_PACK_NONE8 : (uint8_t)(x[i] - base);
 	}
 }
 
-/* Packs in's n values with offsets of obytes bytes (1 or 2). */
+/* Packs in's n values with offsets of obytes bytes (1 or 2): the offsets
+ * written as the blocks are measured, the wide blocks copied after. */
 static int pack(tg_tree_pack *out, const struct input *in, size_t n, size_t obytes)
 {
 	memset(out, 0, sizeof(*out));
@@ -67,38 +73,43 @@ static int pack(tg_tree_pack *out, const struct input *in, size_t n, size_t obyt
 	uint32_t none = obytes == 1 ? TG_TREE_PACK_NONE8 : TG_TREE_PACK_NONE;
 	out->n = n;
 	out->base = tg_malloc((nb + 1) * sizeof(uint32_t));
-	if (!out->base)
+	if (!out->base || !(obytes == 1 ? (void *)(out->off8 = tg_malloc(n + 1))
+	                                : (void *)(out->off = tg_malloc((n + 1) * sizeof(uint16_t))))) {
+		tg_tree_pack_free(out);
 		return TG_ENOMEM;
+	}
+	uint32_t buf[TG_TREE_PACK_BLOCK];
 	for (size_t b = 0; b < nb; b++) {
+		size_t at = b * TG_TREE_PACK_BLOCK, len = n - at < TG_TREE_PACK_BLOCK ? n - at : TG_TREE_PACK_BLOCK;
+		const uint32_t *x = load(buf, in, at, len);
 		uint32_t lo;
-		out->base[b] = block_fits(&lo, in, n, b, none) ? lo : TG_TREE_PACK_WIDE | (uint32_t)out->nwide++;
+		if (block_fits(&lo, x, len, none)) {
+			out->base[b] = lo;
+			put_offsets(out, x, at, len, lo);
+		} else { /* its offsets never written nor read: never resident alone */
+			out->base[b] = TG_TREE_PACK_WIDE | (uint32_t)out->nwide++;
+		}
 	}
 	/* the offsets and the wide blocks' values against 4 bytes a value */
 	if (n * obytes + out->nwide * TG_TREE_PACK_BLOCK * sizeof(uint32_t) > n * sizeof(uint32_t)) {
 		for (size_t b = 0; b < nb; b++)
 			out->base[b] = TG_TREE_PACK_WIDE | (uint32_t)b;
 		out->nwide = nb;
-	} else if (!(obytes == 1 ? (void *)(out->off8 = tg_malloc(n + 1))
-	                         : (void *)(out->off = tg_malloc((n + 1) * sizeof(uint16_t))))) {
-		tg_tree_pack_free(out);
-		return TG_ENOMEM;
+		free(out->off);
+		free(out->off8);
+		out->off = NULL;
+		out->off8 = NULL;
 	}
 	if (out->nwide && !(out->wide = tg_malloc(out->nwide * TG_TREE_PACK_BLOCK * sizeof(uint32_t)))) {
 		tg_tree_pack_free(out);
 		return TG_ENOMEM;
 	}
-	for (size_t b = 0; b < nb; b++) {
+	for (size_t b = 0; b < nb && out->nwide; b++) {
 		size_t at = b * TG_TREE_PACK_BLOCK, len = n - at < TG_TREE_PACK_BLOCK ? n - at : TG_TREE_PACK_BLOCK;
 		uint32_t base = out->base[b];
-		if (base & TG_TREE_PACK_WIDE) {
-			/* its offsets are never read nor written: pages of wide blocks
-			 * alone are never resident */
-			uint32_t *w = out->wide + (size_t)(base & ~TG_TREE_PACK_WIDE) * TG_TREE_PACK_BLOCK;
-			for (size_t i = 0; i < len; i++)
-				w[i] = value(in, at + i);
-			continue;
-		}
-		put_offsets(out, in, at, len, base);
+		if (base & TG_TREE_PACK_WIDE)
+			memcpy(out->wide + (size_t)(base & ~TG_TREE_PACK_WIDE) * TG_TREE_PACK_BLOCK, load(buf, in, at, len),
+			       len * sizeof(uint32_t));
 	}
 	return 0;
 }

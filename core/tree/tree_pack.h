@@ -10,9 +10,10 @@
  * (the enclosing op, the launch of a kernel) and their children's offsets
  * too. A block whose values span 65,535 or more (a graph launch's
  * thousands of kernels, kernels far from their launches) keeps them whole
- * in a side array. TG_NONE is kept as an offset of 0xffff. When more than
- * half of the blocks would be wide, all of them are (4 bytes a value, as
- * the plain array, and no offsets).
+ * in a side array. TG_NONE is kept as an offset of 0xffff. When the wide
+ * blocks would cost more than the offsets save (half of them, for 16-bit
+ * offsets), all of them are wide (4 bytes a value, as the plain array, and
+ * no offsets).
  */
 #ifndef TG_TREE_PACK_H
 #define TG_TREE_PACK_H
@@ -55,6 +56,20 @@ static inline uint32_t tg_tree_pack_get(const tg_tree_pack *p, size_t i)
 		return p->wide[(size_t)(b & ~TG_TREE_PACK_WIDE) * TG_TREE_PACK_BLOCK + i % TG_TREE_PACK_BLOCK];
 	uint16_t o = p->off[i];
 	return o == TG_TREE_PACK_NONE ? TG_NONE : b + o;
+}
+
+/* Values i and i + 1 (i + 1 < n) of p, which holds no TG_NONE (the
+ * child offsets): one base and two offsets when both are in one block. */
+static inline void tg_tree_pack_pair(uint32_t *a, uint32_t *b, const tg_tree_pack *p, size_t i)
+{
+	uint32_t base = p->base[i / TG_TREE_PACK_BLOCK];
+	if (__builtin_expect(!(base & TG_TREE_PACK_WIDE) && (i + 1) % TG_TREE_PACK_BLOCK, 1)) {
+		*a = base + p->off[i];
+		*b = base + p->off[i + 1];
+		return;
+	}
+	*a = tg_tree_pack_get(p, i);
+	*b = tg_tree_pack_get(p, i + 1);
 }
 
 /* Value i (i < n) of p, as it was given (tg_tree_pack_steps'). */
