@@ -105,6 +105,32 @@ static void test_steps(void **state)
 	free(s32);
 }
 
+/* Child offsets in a byte: growing by a few an event, one block growing by
+ * 255 or more (a graph launch's kernels) whole; read in pairs. */
+static void test_offsets8(void **state)
+{
+	(void)state;
+	size_t n = 64 * 10 + 1;
+	uint32_t *v = malloc(n * sizeof(uint32_t));
+	v[0] = 0;
+	for (size_t i = 1; i < n; i++)
+		v[i] = v[i - 1] + (i % 3) + (i == 64 * 4 + 7 ? 300 : 0);
+	tg_tree_pack p;
+	assert_int_equal(tg_tree_pack_build8(&p, v, n), 0);
+	assert_int_equal(p.nwide, 1);
+	assert_non_null(p.off8);
+	assert_int_equal(tg_tree_pack_bytes(&p), n + 4 * 11 + 4 * 64);
+	for (size_t i = 0; i + 1 < n; i++) {
+		uint32_t a, b;
+		tg_tree_pack_pair8(&a, &b, &p, i);
+		assert_int_equal(a, v[i]);
+		assert_int_equal(b, v[i + 1]);
+		assert_int_equal(tg_tree_pack_get8(&p, i), v[i]);
+	}
+	tg_tree_pack_free(&p);
+	free(v);
+}
+
 /* No values; one value. */
 static void test_empty_and_one(void **state)
 {
@@ -122,6 +148,7 @@ int main(void)
 		cmocka_unit_test(test_near_values),
 		cmocka_unit_test(test_wide_blocks),
 		cmocka_unit_test(test_steps),
+		cmocka_unit_test(test_offsets8),
 		cmocka_unit_test(test_empty_and_one),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -120,6 +120,12 @@ int tg_tree_pack_build(tg_tree_pack *out, const uint32_t *v, size_t n)
 	return pack(out, &in, n, 2);
 }
 
+int tg_tree_pack_build8(tg_tree_pack *out, const uint32_t *v, size_t n)
+{
+	struct input in = {v, NULL};
+	return pack(out, &in, n, 1);
+}
+
 int tg_tree_pack_steps(tg_tree_pack *out, const int16_t *v16, const int32_t *v32, size_t n)
 {
 	struct input in = {(const uint32_t *)v32, v16};

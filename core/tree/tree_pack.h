@@ -1,16 +1,17 @@
 /*
- * tree_pack.h - a column of 32-bit values by event in about 2 bytes each
- * (tree_pack.c), for the tree's parents and child offsets, which the
- * report reads through its whole run. Private to core/tree.
+ * tree_pack.h - a column of 32-bit values by event in about 2 bytes each,
+ * or 1 (tree_pack.c), for the tree's parents, child offsets and steps,
+ * which the report reads through its whole run. Private to core/tree.
  *
  * The values are cut into blocks of TG_TREE_PACK_BLOCK; a block keeps its
- * smallest value (4 bytes) and each value as a 16-bit offset from it. That
+ * smallest value (4 bytes) and each value as a 16-bit (or 8-bit) offset
+ * from it. That
  * fits where the values of nearby events are near each other, as they are
  * in the tree: a block's events are neighbours in the file, their parents
  * (the enclosing op, the launch of a kernel) and their children's offsets
- * too. A block whose values span 65,535 or more (a graph launch's
- * thousands of kernels, kernels far from their launches) keeps them whole
- * in a side array. TG_NONE is kept as an offset of 0xffff. When the wide
+ * too. A block whose values span 65,535 (255) or more (a graph launch's
+ * kernels, kernels far from their launches) keeps them whole in a side
+ * array. TG_NONE is kept as an offset of 0xffff (0xff). When the wide
  * blocks would cost more than the offsets save (half of them, for 16-bit
  * offsets), all of them are wide (4 bytes a value, as the plain array, and
  * no offsets).
@@ -40,6 +41,12 @@ typedef struct tg_tree_pack {
 /* Packs v[0..n) into *out, which owns its arrays (tg_tree_pack_free), on
  * failure too; v is the caller's, unchanged. 0 or TG_ENOMEM (error set). */
 int tg_tree_pack_build(tg_tree_pack *out, const uint32_t *v, size_t n);
+
+/* tg_tree_pack_build with offsets of a byte (a block's values spanning
+ * less than 255): the child offsets, which grow by about one a child, 60
+ * over a block of 64 events. Read them with tg_tree_pack_get8 or
+ * tg_tree_pack_pair8. */
+int tg_tree_pack_build8(tg_tree_pack *out, const uint32_t *v, size_t n);
 
 /* Packs the steps of n events (tree.c's step16, else step_of; -1 for
  * none) with offsets of a byte: a block's events are in a few steps, a
@@ -80,6 +87,19 @@ static inline uint32_t tg_tree_pack_get8(const tg_tree_pack *p, size_t i)
 		return p->wide[(size_t)(b & ~TG_TREE_PACK_WIDE) * TG_TREE_PACK_BLOCK + i % TG_TREE_PACK_BLOCK];
 	uint8_t o = p->off8[i];
 	return o == TG_TREE_PACK_NONE8 ? TG_NONE : b + o;
+}
+
+/* tg_tree_pack_pair for tg_tree_pack_build8's p. */
+static inline void tg_tree_pack_pair8(uint32_t *a, uint32_t *b, const tg_tree_pack *p, size_t i)
+{
+	uint32_t base = p->base[i / TG_TREE_PACK_BLOCK];
+	if (__builtin_expect(!(base & TG_TREE_PACK_WIDE) && (i + 1) % TG_TREE_PACK_BLOCK, 1)) {
+		*a = base + p->off8[i];
+		*b = base + p->off8[i + 1];
+		return;
+	}
+	*a = tg_tree_pack_get8(p, i);
+	*b = tg_tree_pack_get8(p, i + 1);
 }
 
 /* Bytes p holds. */
