@@ -125,15 +125,21 @@ static int load_quiet(tg_trace **trace, tg_tree **tree, const char *path, const 
 		*trace = NULL;
 		return -1;
 	}
+	return 0;
+}
+
+/* Gives back to the system what the reads and the builds freed: the
+ * reader's chunks and caches, the tree's whole arrays once packed (1.5 MB
+ * at 100 MB of JSON), free in the heaps but still resident under the
+ * report that comes next, where glibc does not reuse all of it (another
+ * thread's heap, holes too small). Not for the diff (tg_cli_load), which
+ * reuses its freed heap for the second trace and the gate: given back, it
+ * is faulted in again (7 % more CPU, docs/scale.md). */
+static void give_back_freed(void)
+{
 #ifdef __GLIBC__
-	/* what the read and the build freed (the reader's chunks and caches,
-	 * the tree's whole arrays once packed: 1.5 MB at 100 MB of JSON) is
-	 * free in the heaps but still resident under the analyses that come
-	 * next, where glibc does not always reuse it (another thread's heap,
-	 * holes too small): given back now, once (under a millisecond). */
 	malloc_trim(0);
 #endif
-	return 0;
 }
 
 int tg_cli_load(tg_trace **trace, tg_tree **tree, const char *path, const tg_read_opts *opts)
@@ -178,6 +184,7 @@ int tg_cli_load_many(tg_trace **tr, tg_tree **trees, const char *const *paths, s
 		for (size_t i = 0; i < n; i++)
 			if (tg_cli_load(&tr[i], &trees[i], paths[i], opts))
 				return -1;
+		give_back_freed();
 		return 0;
 	}
 	struct many m = {tr, trees, paths, n, *opts, PTHREAD_MUTEX_INITIALIZER, 0, calloc(n, sizeof(int)),
@@ -202,6 +209,7 @@ int tg_cli_load_many(tg_trace **tr, tg_tree **trees, const char *const *paths, s
 		}
 	free(m.rc);
 	free(m.msg);
+	give_back_freed();
 	return rc;
 }
 
