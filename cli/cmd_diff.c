@@ -338,9 +338,18 @@ int tg_cmd_diff(int argc, char **argv)
 	 * before instead of mapping and faulting in fresh ones. Measured on
 	 * the generated pairs (2026-11-27, load 4-5): CPU -4 % at 100 MB
 	 * (554 -> 530 ms) and -7 % at 1 GB (6.87 -> 6.40 s), half the page
-	 * faults, for 2-6 % more peak (84 -> 86 MB, 638 -> 675 MB). */
+	 * faults, for 2-6 % more peak (84 -> 86 MB, 638 -> 675 MB). Measured
+	 * again in issue 24's sixth round: glibc's default thresholds cost
+	 * 3-11 % more CPU at 100 MB.
+	 * One arena for every thread (before any is started): the memory the
+	 * reader's, the tree's and the findings' threads free goes back to
+	 * the heap the gate allocates from, instead of staying in arenas of
+	 * their own that no other thread reuses and nothing trims. Peak RSS
+	 * 61.9-64.8 -> 52.8-53.6 MB at 100 MB, 514-526 -> 466-474 MB at 1 GB,
+	 * the same CPU (docs/scale.md, sixth round, i26side). */
 	mallopt(M_MMAP_THRESHOLD, 32 * 1024 * 1024);
 	mallopt(M_TRIM_THRESHOLD, INT_MAX);
+	mallopt(M_ARENA_MAX, 1);
 #endif
 	struct diff_opts o = {.fmt = FMT_TEXT};
 	struct diff_args a = {0};

@@ -39,7 +39,8 @@ int tg_judge_rec_matches(const tg_rule *r, const tg_measure *side, const tg_atom
                          uint8_t *memo, uint32_t natoms)
 {
 	uint8_t *m = memo;
-	return (r->stream < 0 || r->stream == k->stream) && (r->rank < 0 || r->rank == tg_measure_rec_rank(side, k)) &&
+	return (r->stream < 0 || r->stream == tg_measure_rec_stream(side, k)) &&
+	       (r->rank < 0 || r->rank == tg_measure_rec_rank(side, k)) &&
 	       memo_match(m, natoms, &r->category, keys, k->category) &&
 	       memo_match(m ? m + natoms : NULL, natoms, &r->op, keys, k->op) &&
 	       memo_match(m ? m + 2 * (size_t)natoms : NULL, natoms, &r->kernel, keys, k->kernel) &&

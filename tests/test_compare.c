@@ -85,7 +85,7 @@ static void test_measure_sample(void **state)
 	assert_string_equal(tg_atoms_str(keys, fl->module), "Net_0/Attention_0");
 	assert_int_equal(fl->dur_ns, 80000);
 	assert_int_equal(fl->unit, 0);
-	assert_int_equal(fl->stream, 7);
+	assert_int_equal(tg_measure_rec_stream(s.m, fl), 7);
 	const tg_kernel_rec *orphan = find_kernel(s.m, keys, "orphan_kernel");
 	assert_int_equal(orphan->inv, TG_NONE);
 	assert_string_equal(tg_atoms_str(keys, orphan->op), "(no launcher)");

@@ -3,7 +3,8 @@
  * failures (a cycle, an annotation that matches nothing), and HTA's four
  * critical-path test traces against HTA's own test assertions and the
  * values docs/critical-path.md says how they were established; the merge
- * of edges added twice (networkx's DiGraph), and the summary alone
+ * of edges added twice (networkx's DiGraph), HTA's last-step filter
+ * (compact and scattered correlation ids), and the summary alone
  * (tg_cp_opts.summary_only) against the full result. */
 #include "testutil.h"
 
@@ -245,6 +246,59 @@ static void test_failures(void **state)
 	                                     "(HTA leaves out its last ProfilerStep)");
 	tg_tree_free(tree);
 	tg_trace_free(t);
+}
+
+/* Whether the event named name is in HTA's trace after its last-step
+ * filter (CP_KEPT). */
+static int kept(const tg_critical_path *cp, const char *name)
+{
+	for (uint32_t i = 0; i < cp->nev; i++)
+		if (!strcmp(ev_name(cp, i), name))
+			return (cp->evf[i] & CP_KEPT) != 0;
+	fail_msg("no event %s", name);
+	return -1;
+}
+
+/* HTA's _filter_irrelevant_gpu_kernels with two steps: a kernel is kept
+ * when a host event before the last step has its correlation id, with the
+ * ids compact (the filter's dense map) and far apart (its hash table):
+ * gemm (launched in step 1) kept, relu (launched in the last step) and an
+ * orphan kernel (no host event) left out, as are the last step's host
+ * events. */
+static void test_last_step_filter(void **state)
+{
+	(void)state;
+	static const long long ids[2][3] = {{1, 2, 3}, {7, 9000000000000LL, 4000000000000LL}};
+	for (int k = 0; k < 2; k++) {
+		char json[2048];
+		snprintf(json, sizeof(json),
+		         "{\"traceEvents\":["
+		         "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#1\",\"pid\":1,\"tid\":1,"
+		         "\"ts\":0,\"dur\":50},"
+		         "{\"ph\":\"X\",\"cat\":\"user_annotation\",\"name\":\"ProfilerStep#2\",\"pid\":1,\"tid\":1,"
+		         "\"ts\":50,\"dur\":50},"
+		         "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"launch_a\",\"pid\":1,\"tid\":1,\"ts\":10,"
+		         "\"dur\":5,\"args\":{\"correlation\":%lld}},"
+		         "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"launch_b\",\"pid\":1,\"tid\":1,\"ts\":60,"
+		         "\"dur\":5,\"args\":{\"correlation\":%lld}},"
+		         "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"gemm\",\"pid\":0,\"tid\":7,\"ts\":20,\"dur\":10,"
+		         "\"args\":{\"correlation\":%lld,\"stream\":7}},"
+		         "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"relu\",\"pid\":0,\"tid\":7,\"ts\":70,\"dur\":5,"
+		         "\"args\":{\"correlation\":%lld,\"stream\":7}},"
+		         "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"orphan\",\"pid\":0,\"tid\":7,\"ts\":35,\"dur\":5,"
+		         "\"args\":{\"correlation\":%lld,\"stream\":7}}]}",
+		         ids[k][0], ids[k][1], ids[k][0], ids[k][1], ids[k][2]);
+		tg_trace *t;
+		tg_tree *tree;
+		tg_critical_path *cp = build(&t, &tree, json, NULL);
+		assert_int_equal(kept(cp, "launch_a"), 1);
+		assert_int_equal(kept(cp, "gemm"), 1);
+		assert_int_equal(kept(cp, "launch_b"), 0);
+		assert_int_equal(kept(cp, "relu"), 0);
+		assert_int_equal(kept(cp, "orphan"), 0);
+		assert_int_equal(tg_cp_stats_get(cp)->steps, 1);
+		done(t, tree, cp);
+	}
 }
 
 /* Microsecond rounding as HTA's loader does it: a kernel at
@@ -762,6 +816,7 @@ int main(void)
 		cmocka_unit_test(test_zero_weight_and_data_load),
 		cmocka_unit_test(test_cross_stream_events),
 		cmocka_unit_test(test_failures),
+		cmocka_unit_test(test_last_step_filter),
 		cmocka_unit_test(test_rounding),
 		cmocka_unit_test(test_node_times_wide),
 		cmocka_unit_test(test_zero_duration_thread),

@@ -15,7 +15,9 @@
  * and the gate freeing what it has read: what `tracegate diff` does
  * (cli/diff_load.c); a part the judgement needs and the data lacks is
  * refused. Also:
- * encoding is stable (encode, decode, encode gives the same bytes), the
+ * encoding is stable (encode, decode, encode gives the same bytes), run
+ * data stored with the kernel records' starts loads and encodes again as
+ * today's (test_old_starts), the
  * decoded arrays equal the built ones, and damaged bytes
  * (every truncation, flipped bytes, another format, a limit) are an error,
  * never a crash; a side's measure reserved exactly and fitted holds the
@@ -401,6 +403,7 @@ static void test_round_trip(void **state)
 		assert_int_equal(r1[i].delay_ns, r2[i].delay_ns);
 		assert_int_equal(tg_measure_rec_rank(m1, &r1[i]), tg_measure_rec_rank(m2, &r2[i]));
 		assert_int_equal(r1[i].cat_source, r2[i].cat_source);
+		assert_int_equal(tg_measure_rec_stream(m1, &r1[i]), tg_measure_rec_stream(m2, &r2[i]));
 	}
 	assert_int_equal(tg_measure_trace_rank(m2, 0), 1);
 	const tg_unit *u1 = tg_measure_units(m1, &n1), *u2 = tg_measure_units(m2, &n2);
@@ -446,6 +449,97 @@ static void test_round_trip(void **state)
 	tg_rundata_free(rd);
 	tg_rundata_free(back);
 	tg_rundata_free(again);
+}
+
+/* Little-endian fixed-width numbers of the raw encoding, as rundata_impl.h
+ * reads them. */
+static uint64_t raw_get(const uint8_t *p, int bytes)
+{
+	uint64_t v = 0;
+	for (int i = 0; i < bytes; i++)
+		v |= (uint64_t)p[i] << (8 * i);
+	return v;
+}
+
+static void raw_put(uint8_t *p, int bytes, uint64_t v)
+{
+	for (int i = 0; i < bytes; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+/* The offset of the kernel records' count in a raw encoding: past the
+ * trace's header and keys, the units (80 bytes each) and the invocations
+ * (24 bytes each). */
+static size_t raw_records_at(const uint8_t *raw)
+{
+	size_t at = 8 + 4 + 8 + 8;
+	for (int k = 0; k < 3; k++) /* the fingerprint's strings */
+		at += 4 + raw_get(raw + at, 4);
+	at += 8; /* world size */
+	uint32_t nk = (uint32_t)raw_get(raw + at, 4);
+	at += 4;
+	for (uint32_t k = 0; k < nk; k++)
+		at += 4 + raw_get(raw + at, 4);
+	at += 4 + 80 * raw_get(raw + at, 4);
+	return at + 4 + 24 * raw_get(raw + at, 4);
+}
+
+/* Run data stored before the kernel record dropped its start (and held its
+ * stream's number, not an index): the stored bytes carry every record's
+ * start, which decoding reads past; they load, and encode again to the
+ * bytes of today's encoding but for the starts (0 now), so that they judge
+ * the same. The records' streams are stored as numbers, one a 41-bit one
+ * that an index table must give back whole. */
+static void test_old_starts(void **state)
+{
+	(void)state;
+	GT_SKIP_WITHOUT_GEN();
+	tg_rundata *rd, *old, *back;
+	void *blob, *again;
+	size_t len, alen;
+	assert_int_equal(tg_rundata_build(&rd, gt_trace(SMALL " --ranks 2 --rank 1")->tree, NULL), 0);
+	assert_int_equal(tg_rundata_encode(&blob, &len, rd), 0);
+	uLongf raw_len = (uLongf)raw_get((uint8_t *)blob + 8, 8), got = raw_len;
+	uint8_t *raw = malloc(raw_len), *z = malloc(compressBound(raw_len) + 16);
+	assert_int_equal(uncompress(raw, &got, (uint8_t *)blob + 16, (uLong)(len - 16)), Z_OK);
+	size_t at = raw_records_at(raw), nr;
+	const tg_measure *m = tg_rundata_measure(rd);
+	const tg_kernel_rec *r = tg_measure_kernels(m, &nr);
+	assert_int_equal(raw_get(raw + at, 4), nr);
+	size_t streams7 = 0;
+	for (size_t i = 0; i < nr; i++) {
+		uint8_t *rec = raw + at + 4 + 69 * i;
+		assert_int_equal(raw_get(rec + 32, 4), r[i].event);
+		assert_int_equal(raw_get(rec + 36, 8), tg_measure_rec_stream(m, &r[i]));
+		assert_int_equal(raw_get(rec + 44, 8), r[i].dur_ns);
+		assert_int_equal(raw_get(rec + 60, 8), 0); /* no start written */
+		streams7 += tg_measure_rec_stream(m, &r[i]) == 7;
+		raw_put(rec + 60, 8, 1000000 + 7 * i); /* an old encoder's starts */
+	}
+	assert_true(streams7 > 0 && streams7 < nr); /* more than one stream */
+	uLongf zl = compressBound(raw_len);
+	assert_int_equal(compress2(z + 16, &zl, raw, raw_len, 1), Z_OK);
+	memcpy(z, blob, 16);
+	assert_int_equal(tg_rundata_decode(&old, z, zl + 16, 0, "old"), 0);
+	assert_int_equal(tg_rundata_encode(&again, &alen, old), 0);
+	assert_int_equal(alen, len);
+	assert_memory_equal(again, blob, len);
+	free(again);
+	/* a stream number past 32 bits, kept whole */
+	raw_put(raw + at + 4 + 36, 8, (uint64_t)1 << 40);
+	zl = compressBound(raw_len);
+	assert_int_equal(compress2(z + 16, &zl, raw, raw_len, 1), Z_OK);
+	assert_int_equal(tg_rundata_decode(&back, z, zl + 16, 0, "wide"), 0);
+	const tg_kernel_rec *rb = tg_measure_kernels(tg_rundata_measure(back), &nr);
+	assert_int_equal(tg_measure_rec_stream(tg_rundata_measure(back), &rb[0]), (int64_t)1 << 40);
+	assert_int_equal(tg_measure_rec_stream(tg_rundata_measure(back), &rb[1]), tg_measure_rec_stream(m, &r[1]));
+	assert_int_equal(sizeof(tg_kernel_rec), 64);
+	free(raw);
+	free(z);
+	free(blob);
+	tg_rundata_free(rd);
+	tg_rundata_free(old);
+	tg_rundata_free(back);
 }
 
 /* A side's measure reserved exactly for the traces appended to it
@@ -646,6 +740,7 @@ int main(void)
 		cmocka_unit_test(test_detached_noise),
 		cmocka_unit_test(test_missing_part),
 		cmocka_unit_test(test_round_trip),
+		cmocka_unit_test(test_old_starts),
 		cmocka_unit_test(test_measure_reserve_fit),
 		cmocka_unit_test(test_damaged),
 		cmocka_unit_test(test_skeleton_adopt),

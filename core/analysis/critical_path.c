@@ -199,18 +199,32 @@ static int keep_filter(tg_critical_path *cp)
 	if (names < 2)
 		return 0;
 	cp->last_step_dropped = 1;
-	tg_idmap *corrs = tg_idmap_new(1024);
+	/* the kept host events' correlation ids, counted and bounded first: a
+	 * dense map (an array by id) when they are compact, as correlation ids
+	 * of one process are, instead of a hash table grown as they come (more
+	 * than linear in the events: rehashed, and past the caches at 1 GB) */
+	size_t n = 0;
+	int64_t lo = INT64_MAX, hi = INT64_MIN;
+	for (size_t i = 0; i < cp->nev; i++) {
+		if (!(cp->evf[i] & CP_KEPT) || (cp->evf[i] & CP_GPU))
+			continue;
+		int64_t c = cp_corr(cp, (uint32_t)i);
+		if (cp_ts(cp, i) >= last)
+			cp->evf[i] &= (uint8_t)~CP_KEPT;
+		else if (c != -1) {
+			n++;
+			lo = c < lo ? c : lo;
+			hi = c > hi ? c : hi;
+		}
+	}
+	tg_idmap *corrs = n ? tg_idmap_new_range(n, lo, hi) : tg_idmap_new(0);
 	if (!corrs)
 		return TG_ENOMEM;
 	int rc = 0;
-	for (size_t i = 0; i < cp->nev && !rc; i++) {
-		if (!(cp->evf[i] & CP_KEPT) || (cp->evf[i] & CP_GPU))
-			continue;
-		if (cp_ts(cp, i) >= last)
-			cp->evf[i] &= (uint8_t)~CP_KEPT;
-		else if (cp_corr(cp, (uint32_t)i) != -1 && tg_idmap_put(corrs, cp_corr(cp, (uint32_t)i), 0) < 0)
+	for (size_t i = 0; i < cp->nev && !rc; i++)
+		if ((cp->evf[i] & CP_KEPT) && !(cp->evf[i] & CP_GPU) && cp_corr(cp, (uint32_t)i) != -1 &&
+		    tg_idmap_put(corrs, cp_corr(cp, (uint32_t)i), 0) < 0)
 			rc = TG_ENOMEM;
-	}
 	for (size_t i = 0; i < cp->nev && !rc; i++)
 		if ((cp->evf[i] & CP_KEPT) && (cp->evf[i] & CP_GPU) &&
 		    tg_idmap_get(corrs, cp_corr(cp, (uint32_t)i)) == TG_NONE)

@@ -3,6 +3,7 @@
  * invocations and per-step units (see measure.h).
  */
 #include "measure.h"
+#include "../analysis/stream_ids.h"
 #include "../trace/categorize.h"
 #include "../analysis/host_syncs.h"
 #include "../../util/idmap.h"
@@ -34,6 +35,7 @@ struct tg_measure {
 	size_t ninvs, capinvs;
 	tg_unit *units;
 	size_t nunits, capunits;
+	tg_stream_ids streams; /* the records' streams (device 0): a record holds the id */
 	tg_fingerprint fp;
 	int fp_consistent;
 };
@@ -326,9 +328,14 @@ static int add_invocations(tg_measure *m, struct trace_walk *w)
 	return rc;
 }
 
+int64_t tg_measure_stream(const tg_measure *m, uint32_t i)
+{
+	return i < m->streams.n ? m->streams.v[i].stream : -1;
+}
+
 /* The record of device event i into m->recs: its normalized name, category
  * (and where it came from), launching op and invocation, module path,
- * unit, stream, rank, times and launch delay. 0 or TG_ENOMEM. */
+ * unit, stream, duration and launch delay. 0 or TG_ENOMEM. */
 static int add_kernel_rec(tg_measure *m, struct trace_walk *w, uint32_t i)
 {
 	const tg_event *ev = w->ev;
@@ -373,12 +380,12 @@ static int add_kernel_rec(tg_measure *m, struct trace_walk *w, uint32_t i)
 		return TG_ENOMEM;
 	int32_t st = tg_tree_step_of(w->tree, i);
 	r->unit = step_unit(w->first_unit, w->nsteps, st);
-	r->trace = w->ti;
+	r->trace = (uint16_t)w->ti;
 	r->event = i;
 	r->pair = TG_NONE;
-	r->stream = tg_kernel_stream(w->t, &ev[i]);
+	if (tg_stream_ids_get(&r->stream, &m->streams, 0, tg_kernel_stream(w->t, &ev[i])))
+		return TG_ENOMEM;
 	r->dur_ns = tg_event_dur(w->t, &ev[i]);
-	r->ts = ev[i].ts;
 	uint32_t launch = tg_tree_launch(w->tree, i);
 	r->delay_ns = launch != TG_NONE ? ev[i].ts - ev[launch].ts : -1;
 	m->nrecs++;
@@ -445,6 +452,7 @@ int tg_measure_new(tg_measure **out, tg_atoms *keys)
 		return TG_ENOMEM;
 	m->keys = keys;
 	m->fp_consistent = 1;
+	m->streams = (tg_stream_ids)TG_STREAM_IDS_INIT;
 	*out = m;
 	return 0;
 }
@@ -479,6 +487,8 @@ static int push_trace(tg_measure *m, const tg_tree *tree, int64_t rank, const tg
                       size_t nsteps)
 {
 	char *copy = NULL;
+	if (m->ntrees >= TG_MEASURE_MAX_TRACES)
+		return tg_error_set(TG_ELIMIT, "more than %d traces on one side", TG_MEASURE_MAX_TRACES);
 	if (grow_traces(m) || (!tree && !(copy = strdup(name ? name : ""))))
 		return TG_ENOMEM;
 	m->trees[m->ntrees] = tree;
@@ -518,10 +528,13 @@ int tg_measure_build_ranked(tg_measure **out, const tg_tree *const *trees, const
 }
 
 /* Appends n records (their trace, unit and inv moved by t0, u0, i0), keys
- * through map (NULL: the same table). */
-static int append_recs(tg_measure *m, const tg_kernel_rec *r, size_t n, const uint32_t *map, uint32_t t0, uint32_t u0,
-                       uint32_t i0)
+ * through map (NULL: the same table), streams (indices into numbers, or
+ * into ids when numbers is NULL) into m's. */
+static int append_recs(tg_measure *m, const tg_kernel_rec *r, size_t n, const int64_t *numbers,
+                       const tg_stream_ids *ids, const uint32_t *map, uint32_t t0, uint32_t u0, uint32_t i0)
 {
+	if (t0 >= TG_MEASURE_MAX_TRACES)
+		return tg_error_set(TG_ELIMIT, "more than %d traces on one side", TG_MEASURE_MAX_TRACES);
 	if (tg_grow((void **)&m->recs, &m->caprecs, m->nrecs + n + 1, sizeof(tg_kernel_rec)))
 		return TG_ENOMEM;
 #define KEY(k) (map && (k) != TG_NONE ? map[k] : (k))
@@ -535,8 +548,10 @@ static int append_recs(tg_measure *m, const tg_kernel_rec *r, size_t n, const ui
 		x.op_shape = KEY(x.op_shape);
 		x.kernel = KEY(x.kernel);
 		x.module = KEY(x.module);
-		x.trace += t0;
+		x.trace = (uint16_t)(x.trace + t0);
 		x.pair = TG_NONE; /* the alignment's, made on the measures it pairs */
+		if (tg_stream_ids_get(&x.stream, &m->streams, 0, numbers ? numbers[x.stream] : ids->v[x.stream].stream))
+			return TG_ENOMEM;
 		m->recs[m->nrecs++] = x;
 	}
 #undef KEY
@@ -567,7 +582,7 @@ int tg_measure_add_trace(tg_measure *m, const tg_measure_trace *tr)
 	uint32_t t0 = (uint32_t)m->ntrees, u0 = (uint32_t)m->nunits, i0 = (uint32_t)m->ninvs;
 	int rc = append_units_invs(m, tr->units, tr->nunits, tr->invs, tr->ninvs, NULL, t0);
 	if (!rc)
-		rc = append_recs(m, tr->recs, tr->nrecs, NULL, t0, u0, i0);
+		rc = append_recs(m, tr->recs, tr->nrecs, tr->streams, NULL, NULL, t0, u0, i0);
 	return rc ? rc : push_trace(m, tr->tree, tr->rank, &tr->fp, tr->name, tr->nsteps);
 }
 
@@ -589,7 +604,7 @@ int tg_measure_append(tg_measure *dst, const tg_measure *src, const int64_t *ran
 	uint32_t t0 = (uint32_t)dst->ntrees, u0 = (uint32_t)dst->nunits, i0 = (uint32_t)dst->ninvs;
 	int rc = append_units_invs(dst, src->units, src->nunits, src->invs, src->ninvs, map, t0);
 	if (!rc)
-		rc = append_recs(dst, src->recs, src->nrecs, map, t0, u0, i0);
+		rc = append_recs(dst, src->recs, src->nrecs, NULL, &src->streams, map, t0, u0, i0);
 	for (size_t t = 0; !rc && t < src->ntrees; t++)
 		rc = push_trace(dst, src->trees[t], ranks ? ranks[t] : src->ranks[t], &src->fp,
 		                names && names[t] ? names[t] : src->names[t], src->nsteps[t]);
@@ -660,6 +675,7 @@ void tg_measure_free(tg_measure *m)
 	free(m->recs);
 	free(m->invs);
 	free(m->units);
+	tg_stream_ids_free(&m->streams);
 	free(m);
 }
 
@@ -738,32 +754,6 @@ size_t tg_measure_nranks(const tg_measure *m)
 		n += k == i;
 	}
 	return n;
-}
-
-int tg_measure_judgeable(const tg_measure *m, const char *side)
-{
-	for (size_t t = 0; t < m->ntrees; t++) {
-		size_t all = 0, in_steps = 0;
-		for (size_t i = 0; i < m->nrecs; i++) {
-			if (m->recs[i].trace != t)
-				continue;
-			all++;
-			in_steps += m->recs[i].unit != TG_NONE;
-		}
-		if (in_steps)
-			continue;
-		const char *name = tg_measure_trace_name(m, t);
-		if (!all)
-			return tg_error_set(TG_ENODATA,
-			                    "nothing to judge: the %s trace %s has no GPU activity (no kernel, "
-			                    "memcpy or memset)",
-			                    side, name);
-		return tg_error_set(TG_ENODATA,
-		                    "nothing to judge: the %s trace %s has %zu GPU events, none in its %zu "
-		                    "profiled steps",
-		                    side, name, all, tg_measure_trace_steps(m, t));
-	}
-	return 0;
 }
 
 const tg_atoms *tg_measure_keys(const tg_measure *m)

@@ -22,8 +22,11 @@
 #include "../../util/atoms.h"
 #include "../tree/tree.h"
 
-/* 80 bytes: the run data of a trace holds one a device event, a judgement
- * one a device event of each side. */
+/* 64 bytes: the run data of a trace holds one a device event, a judgement
+ * one a device event of each side. What no judgement reads is not held:
+ * the start (the stored encoding writes 0 for it since the sixth round of
+ * issue 24), the rank (its trace's: tg_measure_rec_rank), the stream's
+ * number (an index into the measure's streams: tg_measure_rec_stream). */
 typedef struct tg_kernel_rec {
 	uint32_t unit;     /* index into tg_measure_units(); TG_NONE outside every
 	                      step of a trace with steps (in no step's sample) */
@@ -38,18 +41,21 @@ typedef struct tg_kernel_rec {
 	uint32_t op_shape; /* "op (Input Dims) (Input type)" */
 	uint32_t kernel;   /* kernel name, hex addresses normalised */
 	uint32_t module;   /* "Block_0/Attention_0/Linear_2"; "" outside modules */
-	uint32_t trace;    /* index of the trace on this side */
 	uint32_t event;    /* the device event in its trace */
 	uint32_t pair;     /* the record of the other side's measure the tree
 	                      alignment pairs this one with (core/diff/call_pairs.h),
 	                      TG_NONE when none (or not aligned) */
-	uint8_t cat_source; /* tg_cat_source: where category came from (here, in
-	                       the hole before the 64-bit fields) */
-	int64_t stream;     /* the record's rank is its trace's: tg_measure_rec_rank */
+	uint32_t stream;   /* index into the measure's streams (tg_measure_rec_stream);
+	                      in a tg_measure_trace, into its streams */
+	uint16_t trace;    /* index of the trace on this side (TG_MEASURE_MAX_TRACES) */
+	uint8_t cat_source; /* tg_cat_source: where category came from */
 	int64_t dur_ns;
 	int64_t delay_ns;  /* kernel start - launch call start; -1 without a launch */
-	int64_t ts;        /* start, ns */
 } tg_kernel_rec;
+
+/* The most traces a side may hold (a record's trace is 16 bits): more is
+ * TG_ELIMIT. */
+#define TG_MEASURE_MAX_TRACES 65535
 
 typedef struct tg_invocation { /* 24 bytes; its trace is its records' (tg_kernel_rec.trace) */
 	uint32_t event;    /* the launching op in its trace */
@@ -85,7 +91,8 @@ void tg_fingerprint_runtime_text(char *buf, size_t cap, const char *runtime);
 
 /* Measures the n trees (one side). keys is the shared key table (not
  * owned; must outlive the measure). Traces must outlive the measure.
- * *out owns the result (tg_measure_free). Returns 0 or TG_ENOMEM. */
+ * *out owns the result (tg_measure_free). Returns 0, TG_ENOMEM, or
+ * TG_ELIMIT for more than TG_MEASURE_MAX_TRACES trees. */
 int tg_measure_build(tg_measure **out, const tg_tree *const *trees, size_t n, tg_atoms *keys);
 
 /* tg_measure_build with each trace's rank hint (ranks: n values, the
@@ -108,8 +115,10 @@ typedef struct tg_measure_trace {
 	const char *name;     /* without a tree: the trace's name (copied; NULL: "") */
 	size_t nsteps;        /* without a tree: its profiled steps */
 	tg_fingerprint fp;
-	const tg_kernel_rec *recs;
+	const tg_kernel_rec *recs; /* their stream: an index into streams */
 	size_t nrecs;
+	const int64_t *streams;    /* the streams' numbers (repeats allowed) */
+	size_t nstreams;
 	const tg_invocation *invs;
 	size_t ninvs;
 	const tg_unit *units;
@@ -117,8 +126,9 @@ typedef struct tg_measure_trace {
 } tg_measure_trace;
 
 /* Appends tr as m's next trace (copied; indices moved past m's, records'
- * rank set as tg_measure_build sets it). The caller checked tr's indices.
- * 0 or TG_ENOMEM. */
+ * rank set as tg_measure_build sets it, their streams renumbered into m's).
+ * The caller checked tr's indices (a record's stream below tr->nstreams).
+ * 0, TG_ENOMEM, or TG_ELIMIT past TG_MEASURE_MAX_TRACES traces. */
 int tg_measure_add_trace(tg_measure *m, const tg_measure_trace *tr);
 
 /* Appends every trace of src to dst, as if dst had measured them after
@@ -150,7 +160,7 @@ int64_t tg_measure_trace_rank(const tg_measure *m, size_t i);
 
 /* The rank of record k of m: its trace's (tg_measure_trace_rank), else the
  * trace's index, as rules select by rank. Held per trace, not per record
- * (80 bytes a record, not 88). */
+ * (so that a record holds no rank). */
 static inline int64_t tg_measure_rec_rank(const tg_measure *m, const tg_kernel_rec *k)
 {
 	int64_t r = tg_measure_trace_rank(m, k->trace);
@@ -196,6 +206,16 @@ const tg_fingerprint *tg_measure_fingerprint(const tg_measure *m, int *consisten
  * is not a pass: the gate and the daemon refuse it (exit 2, status
  * error; docs/rules.md). */
 int tg_measure_judgeable(const tg_measure *m, const char *side);
+
+/* The number of stream i of m (a record's stream index), as the trace
+ * names it (tg_kernel_stream). */
+int64_t tg_measure_stream(const tg_measure *m, uint32_t i);
+
+/* The stream of record k of m, as rules select by stream. */
+static inline int64_t tg_measure_rec_stream(const tg_measure *m, const tg_kernel_rec *k)
+{
+	return tg_measure_stream(m, k->stream);
+}
 
 /* Number of traces. */
 size_t tg_measure_traces(const tg_measure *m);

@@ -277,10 +277,10 @@ static void put_measure(struct wr *w, const tg_measure *m)
 		                      r[i].op_shape, r[i].kernel, r[i].module,   r[i].event};
 		for (size_t j = 0; j < sizeof(k) / sizeof(k[0]); j++)
 			PUT_U32(w, k[j]);
-		PUT_I64(w, r[i].stream);
+		PUT_I64(w, tg_measure_rec_stream(m, &r[i]));
 		PUT_I64(w, r[i].dur_ns);
 		PUT_I64(w, r[i].delay_ns);
-		PUT_I64(w, r[i].ts);
+		PUT_I64(w, 0); /* the start, which no judgement reads: not held since issue 24's sixth round */
 		PUT_U8(w, r[i].cat_source);
 	}
 }
@@ -383,6 +383,7 @@ struct dec {
 	tg_unit *units;
 	tg_invocation *invs;
 	tg_kernel_rec *recs;
+	int64_t *streams; /* each record's stream (its index is its own) */
 };
 
 static void get_units(struct rd_cur *c, struct dec *d)
@@ -442,7 +443,8 @@ static const char *rec_fault(const tg_kernel_rec *r, const struct dec *d)
 static void get_recs(struct rd_cur *c, struct dec *d)
 {
 	uint32_t n = get_count(c, 69, "record count");
-	if (c->bad || !(d->recs = tg_calloc(n ? n : 1, sizeof(tg_kernel_rec)))) {
+	if (c->bad || !(d->recs = tg_calloc(n ? n : 1, sizeof(tg_kernel_rec))) ||
+	    !(d->streams = tg_malloc((n ? n : 1) * sizeof(int64_t)))) {
 		c->bad = c->bad ? c->bad : "out of memory";
 		return;
 	}
@@ -452,10 +454,11 @@ static void get_recs(struct rd_cur *c, struct dec *d)
 		                 &r->op_shape, &r->kernel, &r->module,   &r->event};
 		for (size_t j = 0; j < sizeof(k) / sizeof(k[0]); j++)
 			*k[j] = GET_U32(c);
-		r->stream = GET_I64(c);
+		d->streams[i] = GET_I64(c);
+		r->stream = i; /* tg_measure_add_trace numbers the distinct ones */
 		r->dur_ns = GET_I64(c);
 		r->delay_ns = GET_I64(c);
-		r->ts = GET_I64(c);
+		(void)GET_I64(c); /* the start: read by no judgement, not held */
 		r->cat_source = GET_U8(c);
 		r->trace = 0;
 		r->pair = TG_NONE;
@@ -464,6 +467,8 @@ static void get_recs(struct rd_cur *c, struct dec *d)
 	}
 	d->tr.recs = d->recs;
 	d->tr.nrecs = n;
+	d->tr.streams = d->streams;
+	d->tr.nstreams = n;
 }
 
 /* The skeleton's names and nodes into *sk (what names it in messages). */
@@ -574,6 +579,7 @@ int tg_rundata_decode(tg_rundata **out, const void *data, size_t len, uint64_t m
 	free(d.units);
 	free(d.invs);
 	free(d.recs);
+	free(d.streams);
 	if (rc) {
 		tg_rundata_free(rd);
 		return rc;
