@@ -1,21 +1,19 @@
 /*
  * tree.c - builds the event tree (see tree.h for the rules).
  *
- * Layout while built: parent[] per event, children in CSR form
- * (child_off[] indexes children[]; children[] allocated to its count),
- * step_of[] per event (16-bit when the steps fit, as they nearly always
- * do: 2 bytes an event less, written so from the start). Once built,
- * parent[], child_off[] and the steps are packed (tree_pack.h: about 2, 1
- * and 1 bytes an event, not 4, 4 and 2; the report reads them through its
- * run, its peak lies there). TraceLens's link marks one bit
- * an event; whether an event is in the tree is read from its kind. Host
- * events are bucketed by track with a counting sort, each bucket sorted by
- * (ts asc, dur desc, kind rank, file order) and nested with a stack.
- * Tolerance: a child may end up to TOL_NS
- * after its parent (clock rounding in the profiler); an event that starts
- * less than TOL_NS before its predecessor's end is its sibling, not its
- * child. An event that overlaps its predecessor by more than that and ends
- * after it ("bleeds") is still kept, as the predecessor's child.
+ * Layout while built: parent[] per event, children in CSR form (child_off[]
+ * indexes children[], allocated to its count), step_of[] per event (16-bit
+ * when the steps fit, as they nearly always do, written so from the start).
+ * Once built, parent[], child_off[] and the steps are packed (tree_pack.h:
+ * about 2, 1 and 1 bytes an event, not 4, 4 and 2: the report reads them
+ * through its run). TraceLens's link marks one bit an event; whether an
+ * event is in the tree is read from its kind. Host events are bucketed by
+ * track with a counting sort, each bucket sorted by (ts asc, dur desc,
+ * kind rank, file order) and nested with a stack. Tolerance: a child may
+ * end up to TOL_NS after its parent (clock rounding in the profiler); an
+ * event that starts less than TOL_NS before its predecessor's end is its
+ * sibling, not its child. An event that overlaps its predecessor by more
+ * than that and ends after it ("bleeds") is still kept, as its child.
  *
  * From TWO_THREADS_MIN events the build runs on two threads (struct build
  * below): the host events' nesting on the caller's, the device events'
