@@ -2,6 +2,7 @@
  * sub-microsecond overlaps, Python parent ids, launch linking by
  * correlation, flow and External id, CUDA-graph launches, orphans, steps. */
 #include "testutil.h"
+#include "../core/tree/tree_pack.h"
 
 struct fixture {
 	tg_trace *t;
@@ -541,6 +542,24 @@ static void test_one_and_two_threads(void **state)
 	}
 }
 
+/* A tree from TG_TREE_PACK_MIN events on reads its parents, children and
+ * steps from the packs (tree_pack.h) the same as a smaller one from its
+ * whole arrays: 14,000 blocks of ten events, each its own step. */
+static void test_packed_tree(void **state)
+{
+	(void)state;
+	int n = 14000;
+	char *json = blocks_json(n);
+	tg_trace *t = tg_test_read_str(json);
+	size_t ne;
+	tg_trace_events(t, &ne);
+	assert_true(ne >= TG_TREE_PACK_MIN);
+	check_blocks(t, n, 0);
+	check_blocks(t, n, 1);
+	tg_trace_free(t);
+	free(json);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -554,6 +573,7 @@ int main(void)
 		cmocka_unit_test(test_tracelens_links),
 		cmocka_unit_test(test_many_steps),
 		cmocka_unit_test(test_one_and_two_threads),
+		cmocka_unit_test(test_packed_tree),
 	};
 	return cmocka_run_group_tests_name("tree", tests, NULL, NULL);
 }

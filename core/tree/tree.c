@@ -40,15 +40,15 @@
 struct tg_tree {
 	const tg_trace *trace;
 	const tg_event *ev; /* the trace's events */
-	uint32_t *parent;    /* while the tree is built; then parents */
-	uint32_t *child_off; /* nevents + 1, while the tree is built; then offs */
+	uint32_t *parent;    /* while the tree is built; then parents (kept when not packed) */
+	uint32_t *child_off; /* nevents + 1, while the tree is built; then offs (likewise) */
 	tg_tree_pack parents; /* the built tree's parent of each event */
 	tg_tree_pack offs;    /* the built tree's child_off */
 	uint32_t *children;
 	uint32_t *roots;
 	size_t nroots;
 	int32_t *step_of;   /* while built: each event's step when there are INT16_MAX steps or more */
-	int16_t *step16;    /* else each event's step in 16 bits; then steps_of */
+	int16_t *step16;    /* else each event's step in 16 bits; then steps_of (likewise) */
 	tg_tree_pack steps_of; /* the built tree's step of each event (tg_tree_step_of), a byte each */
 	uint8_t *tl_linked; /* tg_tree_linked_like_tracelens, a bit an event */
 	tg_step *steps;
@@ -635,26 +635,22 @@ static void count_links(tg_tree *tree, const tg_event *ev, size_t ne)
 }
 
 /* The built tree's parents packed (tree_pack.h: about 2 bytes an event,
- * not 4), its child offsets and steps in about a byte (not 4 and 2), the
- * whole arrays freed: the report reads them through its run, and its peak
- * lies there (1.1 MB of 18 at 100 MB of JSON). */
+ * not 4), its child offsets and steps in about a byte (not 4 and 2): the
+ * report reads them through its run, and its peak lies there (1.1 MB of 18
+ * at 100 MB of JSON). Not below TG_TREE_PACK_MIN events. */
 static int pack_tree(tg_tree *tree, size_t ne)
 {
+	if (ne < TG_TREE_PACK_MIN)
+		return 0;
 	if (tg_tree_pack_steps(&tree->steps_of, tree->step16, tree->step_of, ne))
 		return TG_ENOMEM;
 	free(tree->step16);
 	free(tree->step_of);
 	tree->step16 = NULL;
 	tree->step_of = NULL;
-	if (tg_tree_pack_build(&tree->parents, tree->parent, ne))
+	if (tg_tree_pack_take(&tree->parents, &tree->parent, ne, 2))
 		return TG_ENOMEM;
-	free(tree->parent);
-	tree->parent = NULL;
-	if (tg_tree_pack_build8(&tree->offs, tree->child_off, ne + 1))
-		return TG_ENOMEM;
-	free(tree->child_off);
-	tree->child_off = NULL;
-	return 0;
+	return tg_tree_pack_take(&tree->offs, &tree->child_off, ne + 1, 1);
 }
 
 /* The tree of t; from TWO_THREADS_MIN events on two threads: h's, else
@@ -741,12 +737,12 @@ void tg_tree_free(tg_tree *tree)
 
 const tg_trace *tg_tree_trace(const tg_tree *tree) { return tree->trace; }
 
-uint32_t tg_tree_parent(const tg_tree *tree, uint32_t ev) { return tg_tree_pack_get(&tree->parents, ev); }
+uint32_t tg_tree_parent(const tg_tree *tree, uint32_t ev) { return tg_tree_pack_at(&tree->parents, tree->parent, ev); }
 
 const uint32_t *tg_tree_children(const tg_tree *tree, uint32_t ev, size_t *n)
 {
 	uint32_t at, end;
-	tg_tree_pack_pair8(&at, &end, &tree->offs, ev);
+	tg_tree_pack_pair8_at(&at, &end, &tree->offs, tree->child_off, ev);
 	*n = end - at;
 	return tree->children + at;
 }
@@ -772,7 +768,9 @@ uint32_t tg_tree_launch(const tg_tree *tree, uint32_t ev)
 
 int32_t tg_tree_step_of(const tg_tree *tree, uint32_t ev)
 {
-	return (int32_t)tg_tree_pack_get8(&tree->steps_of, ev);
+	if (tree->step16)
+		return tree->step16[ev];
+	return tree->step_of ? tree->step_of[ev] : (int32_t)tg_tree_pack_get8(&tree->steps_of, ev);
 }
 
 int32_t tg_tree_step_index(const tg_tree *tree, int64_t number)

@@ -126,6 +126,19 @@ int tg_tree_pack_build8(tg_tree_pack *out, const uint32_t *v, size_t n)
 	return pack(out, &in, n, 1);
 }
 
+int tg_tree_pack_take(tg_tree_pack *out, uint32_t **whole, size_t n, int obytes)
+{
+	if (obytes == 1 ? tg_tree_pack_build8(out, *whole, n) : tg_tree_pack_build(out, *whole, n))
+		return TG_ENOMEM;
+	if (!out->off && !out->off8) { /* every block wide: the copy is *whole */
+		tg_tree_pack_free(out);
+		return 0;
+	}
+	free(*whole);
+	*whole = NULL;
+	return 0;
+}
+
 int tg_tree_pack_steps(tg_tree_pack *out, const int16_t *v16, const int32_t *v32, size_t n)
 {
 	struct input in = {(const uint32_t *)v32, v16};

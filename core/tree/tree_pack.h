@@ -25,6 +25,11 @@
 #include <stdint.h>
 
 #define TG_TREE_PACK_BLOCK 64
+/* The tree packs its columns from this many events on: below, the pass
+ * and the reads through the packs cost more than the bytes weigh (1-2 % of
+ * the CPU of a report of h200-dev's 25,000 events), and the 15 % target
+ * is from 100 MB of JSON up (198,378 events) */
+#define TG_TREE_PACK_MIN ((size_t)1 << 17)
 #define TG_TREE_PACK_WIDE 0x80000000u /* base[b]: block b is whole, at wide[(base & ~WIDE) * BLOCK] */
 #define TG_TREE_PACK_NONE 0xffffu     /* off[i]: value i is TG_NONE */
 #define TG_TREE_PACK_NONE8 0xffu      /* off8[i]: value i is TG_NONE */
@@ -47,6 +52,13 @@ int tg_tree_pack_build(tg_tree_pack *out, const uint32_t *v, size_t n);
  * over a block of 64 events. Read them with tg_tree_pack_get8 or
  * tg_tree_pack_pair8. */
 int tg_tree_pack_build8(tg_tree_pack *out, const uint32_t *v, size_t n);
+
+/* tg_tree_pack_build (obytes 2) or tg_tree_pack_build8 (obytes 1) of
+ * *whole, then frees *whole (NULL after); unless every block would be wide
+ * (xdit_sd_3.5's parents): then *whole is kept, and *out left empty (read
+ * both with tg_tree_pack_at, tg_tree_pack_pair8_at). 0 or TG_ENOMEM
+ * (*whole kept). */
+int tg_tree_pack_take(tg_tree_pack *out, uint32_t **whole, size_t n, int obytes);
 
 /* Packs the steps of n events (tree.c's step16, else step_of; -1 for
  * none) with offsets of a byte: a block's events are in a few steps, a
@@ -100,6 +112,25 @@ static inline void tg_tree_pack_pair8(uint32_t *a, uint32_t *b, const tg_tree_pa
 	}
 	*a = tg_tree_pack_get8(p, i);
 	*b = tg_tree_pack_get8(p, i + 1);
+}
+
+/* Value i of a column kept whole (whole not NULL) or packed in p. */
+static inline uint32_t tg_tree_pack_at(const tg_tree_pack *p, const uint32_t *whole, size_t i)
+{
+	return whole ? whole[i] : tg_tree_pack_get(p, i);
+}
+
+/* Values i and i + 1 of a column kept whole or packed in p by
+ * tg_tree_pack_build8, which holds no TG_NONE. */
+static inline void tg_tree_pack_pair8_at(uint32_t *a, uint32_t *b, const tg_tree_pack *p, const uint32_t *whole,
+                                         size_t i)
+{
+	if (whole) {
+		*a = whole[i];
+		*b = whole[i + 1];
+	} else {
+		tg_tree_pack_pair8(a, b, p, i);
+	}
 }
 
 /* Bytes p holds. */
