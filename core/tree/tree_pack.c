@@ -36,8 +36,11 @@ static const uint32_t *load(uint32_t *buf, const struct input *in, size_t at, si
 
 /* The smallest of x[0..len) other than TG_NONE (0 when all are); 1 when
  * they fit offsets from it below none. Without a branch a value: TG_NONE
- * is the largest value, and the smallest once one is added. */
-static int block_fits(uint32_t *lo_out, const uint32_t *x, size_t len, uint32_t none)
+ * is the largest value, and the smallest once one is added. Inlined in
+ * block_fits twice, so that a whole block's loop has a constant count,
+ * which the compiler unrolls (a quarter fewer instructions). */
+static inline __attribute__((always_inline)) int fits(uint32_t *lo_out, const uint32_t *x, size_t len,
+                                                       uint32_t none)
 {
 	uint32_t lo = UINT32_MAX, hi1 = 0, any = 0;
 	for (size_t i = 0; i < len; i++) {
@@ -52,8 +55,17 @@ static int block_fits(uint32_t *lo_out, const uint32_t *x, size_t len, uint32_t 
 	return !hi1 || hi1 - 1 - lo < none;
 }
 
-/* The offsets of x[0..len) from base into off or off8 from at. */
-static void put_offsets(tg_tree_pack *out, const uint32_t *x, size_t at, size_t len, uint32_t base)
+static int block_fits(uint32_t *lo_out, const uint32_t *x, size_t len, uint32_t none)
+{
+	if (len == TG_TREE_PACK_BLOCK)
+		return fits(lo_out, x, TG_TREE_PACK_BLOCK, none);
+	return fits(lo_out, x, len, none);
+}
+
+/* The offsets of x[0..len) from base into off or off8 from at (inlined
+ * as fits is). */
+static inline __attribute__((always_inline)) void offsets(tg_tree_pack *out, const uint32_t *x, size_t at,
+                                                          size_t len, uint32_t base)
 {
 	if (out->off) {
 		for (size_t i = 0; i < len; i++)
@@ -62,6 +74,14 @@ static void put_offsets(tg_tree_pack *out, const uint32_t *x, size_t at, size_t 
 		for (size_t i = 0; i < len; i++)
 			out->off8[at + i] = x[i] == TG_NONE ? TG_TREE_PACK_NONE8 : (uint8_t)(x[i] - base);
 	}
+}
+
+static void put_offsets(tg_tree_pack *out, const uint32_t *x, size_t at, size_t len, uint32_t base)
+{
+	if (len == TG_TREE_PACK_BLOCK)
+		offsets(out, x, at, TG_TREE_PACK_BLOCK, base);
+	else
+		offsets(out, x, at, len, base);
 }
 
 /* Packs in's n values with offsets of obytes bytes (1 or 2): the offsets
@@ -88,6 +108,8 @@ static int pack(tg_tree_pack *out, const struct input *in, size_t n, size_t obyt
 			put_offsets(out, x, at, len, lo);
 		} else { /* its offsets never written nor read: never resident alone */
 			out->base[b] = TG_TREE_PACK_WIDE | (uint32_t)out->nwide++;
+			if (out->nwide * TG_TREE_PACK_BLOCK * sizeof(uint32_t) > n * (sizeof(uint32_t) - obytes))
+				break; /* all of them whole, below: the rest need not be measured */
 		}
 	}
 	/* the offsets and the wide blocks' values against 4 bytes a value */
