@@ -21,6 +21,7 @@
 #include <errno.h>
 #include <libgen.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -530,6 +531,23 @@ static int report_all(const struct report_args *a, const char *const *paths, tg_
 	return 0;
 }
 
+/* After each part of a large trace's report (heap_policy): the pages of
+ * the part's scratch given back. The two threads allocate in arenas of
+ * their own, and a block under the mmap threshold freed in one stays
+ * resident there, of no use to the other: at 100 MB of JSON 0.4-0.6 MB of
+ * the peak with a threshold of 1 MiB, 0.1-0.3 MB with 64 KiB. A trim walks
+ * the arenas' free lists (no CPU time measurable at 1 GB: 1,642-1,656 ms
+ * with it, 1,688-1,749 without, load 3-6), and what it gave back is
+ * faulted in again when used: on a small trace's report (h200-dev
+ * compiled_r1) it cost 300 page faults and 1.8 ms of its 14 ms of CPU,
+ * hence large traces only. */
+static void trim_heap(void)
+{
+#ifdef __GLIBC__
+	malloc_trim(0);
+#endif
+}
+
 /* Loads the traces and writes their reports to f. Returns the exit code. */
 static int load_and_report(const struct report_args *a, const tg_report_opts *opts, FILE *f)
 {
@@ -552,23 +570,45 @@ static int load_and_report(const struct report_args *a, const tg_report_opts *op
 	return rc;
 }
 
+/* The heap's policy for a report of the traces at paths: whether they are
+ * large (8 MiB of files or more, gzip or not), and glibc's mmap threshold
+ * for them: blocks from it up in mappings of their own, unmapped when
+ * freed. glibc otherwise raises the threshold to each big block freed (up
+ * to 32 MiB) and the next ones land in the heaps of the report's two
+ * threads, which keep them: 14 % more peak at 1 GB. For large traces the
+ * threshold is 64 KiB, not 1 MiB: the blocks between (0.2-1 MB each at
+ * 100 MB of JSON: a launcher's or a device event's lists, the tree's
+ * arrays) stayed resident in the arena of the thread that freed them, of
+ * no use to the other (peak at 100 MB 16.5-16.8 -> 15.9-16.3 MB, at 1 GB
+ * 128.8 -> 125.1 MB), for about 500 page faults more at 100 MB (each
+ * block's pages faulted in anew): 2-3 % of the CPU there (gzip: 182-186 ms
+ * -> 186-190), none measurable at 1 GB. A small trace's report, whose time
+ * matters more than its few megabytes (h200-dev's 0.6-0.8 MB of gzip),
+ * keeps 1 MiB. A report allocates each big block about once, so the
+ * mappings cost little; the diff, whose critical paths allocate and free
+ * big blocks over and over, keeps glibc's default (measured: 10 % less
+ * peak for 10 % more CPU there). */
+static int heap_policy(const tg_opt_list *paths)
+{
+	uint64_t bytes = 0;
+	struct stat st;
+	for (size_t i = 0; i < paths->n; i++)
+		if (!stat(paths->v[i], &st) && S_ISREG(st.st_mode))
+			bytes += (uint64_t)st.st_size;
+	int large = bytes >= 8 * 1024 * 1024;
+#ifdef __GLIBC__
+	mallopt(M_MMAP_THRESHOLD, large ? 64 * 1024 : 1024 * 1024);
+#endif
+	return large;
+}
+
 int tg_cmd_report(int argc, char **argv)
 {
 	struct report_args a = {.fmt = FMT_TEXT, .step_number = -1};
 	int rc;
-#ifdef __GLIBC__
-	/* Blocks from 1 MiB up (the model's and the tree's arrays, the report
-	 * parts' scratch) in mappings of their own, unmapped when freed. glibc
-	 * otherwise raises this threshold to each big block freed (up to 32 MiB)
-	 * and the next ones land in the heaps of the report's two threads, which
-	 * keep them: 14 % more peak at 1 GB. A report allocates each big block
-	 * about once, so it costs no time here; the diff, whose critical paths
-	 * allocate and free big blocks over and over, keeps glibc's default
-	 * (measured: 10 % less peak for 10 % more CPU there). */
-	mallopt(M_MMAP_THRESHOLD, 1024 * 1024);
-#endif
 	if (tg_opt_parse_cli(&rc, &tg_cmd_report_opts, &a, argc, argv))
 		return rc;
+	int large = heap_policy(&a.paths);
 	rc = TG_EXIT_USAGE;
 	tg_gpu_specs *specs = NULL;
 	tg_rules *rules = NULL;
@@ -593,7 +633,8 @@ int tg_cmd_report(int argc, char **argv)
 	tg_park_start();
 	tg_report_opts opts = {.step = -1, .tracelens = a.tracelens, .include_unlinked = a.include_unlinked,
 	                       .gpu = a.gpu, .gpu_specs = specs, .findings = rules ? tg_rules_findings(rules) : NULL,
-	                       .findings_alone = a.paths.n == 1, .streams = a.fmt == FMT_HTML};
+	                       .findings_alone = a.paths.n == 1, .streams = a.fmt == FMT_HTML,
+	                       .part_done = large ? trim_heap : NULL};
 	rc = output_close(&out, load_and_report(&a, &opts, out.f));
 done:
 	tg_rules_free(rules);

@@ -4,6 +4,7 @@
 #include "testutil.h"
 
 #include "../core/analysis/breakdown.h"
+#include "../core/analysis/timeline.h"
 #include "../core/trace/kernel_class.h"
 
 #include <math.h>
@@ -577,12 +578,101 @@ static void test_golden_mtia(void **state)
 	tg_trace_free(t);
 }
 
+/* The GPU timeline of the hand-made trace (timeline.c; the report's first
+ * table, here for its unions of three lists): computation gemm [20,50),
+ * [120.5,140.5), relu [150.25,160), gemm [220,230) = 69.75 us;
+ * communication [40,80), 10 of it under gemm: 30 exposed; the memcpy
+ * [60,70) under the communication: none exposed; busy, the union of all,
+ * [20,80) + 20 + 9.75 + 10 = 99.75; total 20..230. With the unlinked
+ * orphan [300,305) too: computation 74.75, busy 104.75, total 285. */
+static void test_timeline(void **state)
+{
+	struct fx *f = *state;
+	for (int unlinked = 0; unlinked < 2; unlinked++) {
+		tg_timeline_opts o = {.tb = {.base_ns = 0}, .step = -1, .device = -1, .include_unlinked = unlinked};
+		tg_gpu_timeline tl;
+		assert_int_equal(tg_gpu_timeline_compute(&tl, f->tree, &o), 0);
+		NEAR(tl.computation_us, unlinked ? 74.75 : 69.75, 1e-9);
+		NEAR(tl.total_comm_us, 40, 1e-9);
+		NEAR(tl.exposed_comm_us, 30, 1e-9);
+		NEAR(tl.total_memcpy_us, 10, 1e-9);
+		NEAR(tl.exposed_memcpy_us, 0, 1e-9);
+		NEAR(tl.busy_us, unlinked ? 104.75 : 99.75, 1e-9);
+		NEAR(tl.total_us, unlinked ? 285 : 210, 1e-9);
+		NEAR(tl.idle_us, unlinked ? 285 - 104.75 : 210 - 99.75, 1e-9);
+		assert_int_equal(tl.events, unlinked ? 7 : 6);
+	}
+}
+
+/* ---- device events out of the file's order ----
+ *
+ * 40 kernels on stream 7, kernel k at [20k + 10, 20k + 20) launched at
+ * 20k + 5, after the kernel before it ended: each gap of 10 us is
+ * host_wait (38 of them), but kernel 20's, launched at 395, before kernel
+ * 19 ended (400): kernel_wait (a gap under the queue delay). Written to
+ * the file in start order, with two swapped, or reversed. The idle table
+ * sorts the device events
+ * by (stream, start): the same rows whatever the file's order, whether the
+ * sort finishes by insertion (a few out of place) or gives up to qsort
+ * (reversed: more moves than events). */
+static tg_table **idle_of_order(size_t *n, tg_trace **t, tg_tree **tree, int reversed, int swap)
+{
+	enum { K = 40 };
+	char *json = malloc(64 * 1024);
+	assert_non_null(json);
+	size_t len = (size_t)sprintf(json, "{\"traceEvents\": [");
+	for (int k = 0; k < K; k++)
+		len += (size_t)sprintf(json + len, "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\","
+		                                   "\"pid\":1,\"tid\":1,\"ts\":%d,\"dur\":2,\"args\":{\"correlation\":%d}},",
+		                       k == 20 ? 395 : 20 * k + 5, k + 1);
+	for (int i = 0; i < K; i++) {
+		int k = reversed ? K - 1 - i : i;
+		if (swap && (i == 10 || i == 11))
+			k = i == 10 ? 11 : 10;
+		len += (size_t)sprintf(json + len, "%s{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k%d\",\"pid\":0,\"tid\":7,"
+		                                   "\"ts\":%d,\"dur\":10,\"args\":{\"correlation\":%d,\"stream\":7}}",
+		                       i ? "," : "", k, 20 * k + 10, k + 1);
+	}
+	sprintf(json + len, "]}");
+	*t = tg_test_read_str(json);
+	free(json);
+	assert_int_equal(tg_tree_build(tree, *t), 0);
+	tg_table **tabs;
+	assert_int_equal(tg_breakdown_tables(&tabs, n, *tree, TG_STEP_ALL), 0);
+	return tabs;
+}
+
+static void test_idle_file_order(void **state)
+{
+	(void)state;
+	for (int c = 0; c < 3; c++) {
+		tg_trace *t;
+		tg_tree *tree;
+		size_t n;
+		tg_table **tabs = idle_of_order(&n, &t, &tree, c == 2, c == 1);
+		const tg_table *it = tg_test_table(tabs, n, "idle_time_breakdown");
+		size_t r = row_of(it, "idle_category", "host_wait", "stream", 7);
+		NEAR(tg_test_num(it, r, "idle_time(us)"), 380, 1e-9);
+		assert_int_equal(tg_test_num(it, r, "gaps"), 38);
+		r = row_of(it, "idle_category", "kernel_wait", "stream", 7);
+		assert_int_equal(tg_test_num(it, r, "gaps"), 1);
+		NEAR(tg_test_num(it, r, "idle_time(us)"), 10, 1e-9);
+		r = row_of(it, "idle_category", "other", "stream", 7);
+		assert_int_equal(tg_test_num(it, r, "gaps"), 0);
+		tg_tables_free(tabs, n);
+		tg_tree_free(tree);
+		tg_trace_free(t);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_temporal_whole_trace, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_temporal_steps, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_tables, setup, teardown),
+		cmocka_unit_test(test_idle_file_order),
+		cmocka_unit_test_setup_teardown(test_timeline, setup, teardown),
 		cmocka_unit_test(test_empty),
 		cmocka_unit_test(test_golden_temporal),
 		cmocka_unit_test(test_golden_temporal_exact),

@@ -62,10 +62,9 @@ static void test_direct_and_subtree_times(void **state)
 	assert_int_equal(nk, 2);
 	assert_int_equal(k[0], tg_test_find(t, "k1", TG_KIND_KERNEL));
 	assert_int_equal(k[1], tg_test_find(t, "k2", TG_KIND_KERNEL));
-	const uint32_t *own = tg_launchers_owners(l);
-	assert_int_equal(own[tg_test_find(t, "k3", TG_KIND_KERNEL)], 0);
-	assert_int_equal(own[tg_test_find(t, "k2", TG_KIND_KERNEL)], 1);
-	assert_int_equal(own[tg_test_find(t, "outer_op", TG_KIND_CPU_OP)], TG_NONE);
+	assert_int_equal(tg_launchers_owner(l, tg_test_find(t, "k3", TG_KIND_KERNEL)), 0);
+	assert_int_equal(tg_launchers_owner(l, tg_test_find(t, "k2", TG_KIND_KERNEL)), 1);
+	assert_int_equal(tg_launchers_owner(l, tg_test_find(t, "outer_op", TG_KIND_CPU_OP)), TG_NONE);
 	/* ops_summary: one row per op name, by direct time */
 	tg_table *s;
 	assert_int_equal(tg_launchers_ops_summary(&s, l), 0);
@@ -208,19 +207,35 @@ static void check_subtrees_brute(const tg_tree *tree, const tg_launchers *l, con
  * host events' room, which held the launchers' indexes and the subtree
  * walk's memo while they were built, is TG_NONE again, as are the
  * collectives'; kernel_summary still names each collective's launcher (a
- * side op), read from the launchers' indexes before the memo shared them. */
+ * side op), read from the launchers' indexes before the memo shared them.
+ * The compact owners (a bit an event, a count per 64) agree with each
+ * launcher's kernels over the trace's thousands of events, and name
+ * nothing past its end. */
 static void check_owners_and_comm(const tg_trace *t, const tg_launchers *l)
 {
-	size_t ne, ncomm = 0;
+	size_t ne, ncomm = 0, nl, linked = 0;
 	const tg_event *ev = tg_trace_events(t, &ne);
-	const uint32_t *own = tg_launchers_owners(l);
 	for (size_t i = 0; i < ne; i++) {
 		int comm = ev[i].kind == TG_KIND_KERNEL && !strncmp(tg_trace_str(t, ev[i].name), "nccl", 4);
-		if (!tg_kind_is_gpu(ev[i].kind) || comm)
-			assert_int_equal(own[i], TG_NONE);
-		else
-			assert_int_not_equal(own[i], TG_NONE);
+		if (!tg_kind_is_gpu(ev[i].kind) || comm) {
+			assert_int_equal(tg_launchers_owner(l, (uint32_t)i), TG_NONE);
+		} else {
+			assert_int_not_equal(tg_launchers_owner(l, (uint32_t)i), TG_NONE);
+			linked++;
+		}
 	}
+	tg_launchers_list(l, &nl);
+	for (size_t w = 0; w < nl; w++) {
+		size_t nk;
+		const uint32_t *k = tg_launchers_kernels(l, w, &nk);
+		for (size_t j = 0; j < nk; j++)
+			assert_int_equal(tg_launchers_owner(l, k[j]), w);
+		linked -= nk;
+	}
+	assert_int_equal(linked, 0);
+	assert_int_equal(tg_launchers_owner(l, (uint32_t)ne), TG_NONE);
+	assert_int_equal(tg_launchers_owner(l, (uint32_t)ne + 64), TG_NONE);
+	assert_int_equal(tg_launchers_owner(l, UINT32_MAX), TG_NONE);
 	tg_table *s;
 	assert_int_equal(tg_launchers_kernel_summary(&s, l, 1.0), 0);
 	for (size_t r = 0; r < tg_table_nrows(s); r++) {

@@ -333,6 +333,42 @@ static void test_sample_report(void **state)
 	tg_trace_free(t);
 }
 
+/* The tables in the report's order, whichever thread ran which part and
+ * in whatever order the parts finished (core/analysis/report.c takes them
+ * by priority, the launchers' after the sheets', the timeline's, the
+ * breakdown's and the findings'): forty builds, every other one in
+ * TraceLens's mode (no kernel_categories), each the same names, the
+ * findings there. */
+static void test_tables_order(void **state)
+{
+	(void)state;
+	static const char *const names[] = {
+		"gpu_timeline", "gpu_timeline_by_device", "ops_summary_by_category", "ops_summary",
+		"ops_unique_args", "kernel_summary", "kernel_categories", "short_kernel_histogram",
+		"short_kernels_summary", "GEMM", "temporal_breakdown", "idle_time_breakdown",
+		"comm_comp_overlap", "kernel_type_breakdown", "kernel_duration_distribution",
+		"kernel_launch_summary", "queue_length_summary", "memory_bandwidth",
+		"frequent_kernel_sequences", "host_syncs", "memory_peaks"};
+	tg_trace *t;
+	tg_tree *tree;
+	load(&t, &tree, "tests/fixtures/sample.json");
+	for (int k = 0; k < 40; k++) {
+		tg_report_opts o = {.step = -1, .tracelens = k % 2};
+		tg_report r;
+		assert_int_equal(tg_report_build(&r, tree, &o), 0);
+		assert_int_equal(r.n, sizeof(names) / sizeof(names[0]) - (size_t)o.tracelens);
+		for (size_t i = 0, j = 0; i < r.n; i++, j++) {
+			if (o.tracelens && !strcmp(names[j], "kernel_categories"))
+				j++;
+			assert_string_equal(tg_table_name(r.tables[i]), names[j]);
+		}
+		assert_non_null(r.findings);
+		tg_report_free(&r);
+	}
+	tg_tree_free(tree);
+	tg_trace_free(t);
+}
+
 static void test_categories(void **state)
 {
 	(void)state;
@@ -361,6 +397,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_categories),
 		cmocka_unit_test(test_sample_report),
+		cmocka_unit_test(test_tables_order),
 		cmocka_unit_test(test_default_mode_differences),
 		cmocka_unit_test(test_tracelens_parity),
 	};

@@ -268,6 +268,32 @@ static int cmp_idle(const void *a, const void *b)
 	return (x->ev > y->ev) - (x->ev < y->ev);
 }
 
+/* Sorts v[0..n) by cmp_idle (a total order: the event breaks ties). A
+ * trace's device events mostly come in that order already (every one of the
+ * generated traces' and xdit_sd_3.5's, all but one of h200-dev base_r1's
+ * 1,626), so an insertion sort goes first and gives up after n moves, to
+ * qsort: the common case sorts in one pass without qsort's scratch (a copy
+ * of v: 0.7 MB at 100 MB of JSON, 7 MB at 1 GB), and no input costs more
+ * than n moves over qsort. */
+static void sort_idle(struct idle_ev *v, size_t n)
+{
+	size_t moves = 0;
+	for (size_t i = 1; i < n; i++) {
+		struct idle_ev x = v[i];
+		size_t j = i;
+		while (j > 0 && cmp_idle(&v[j - 1], &x) > 0) {
+			if (++moves > n) {
+				v[j] = x;
+				qsort(v, n, sizeof(*v), cmp_idle);
+				return;
+			}
+			v[j] = v[j - 1];
+			j--;
+		}
+		v[j] = x;
+	}
+}
+
 /* *out (n) = the nsel device events f selects, sorted by (device, stream,
  * start, event); s gets their streams, ranked in that order. 0 or
  * TG_ENOMEM. */
@@ -297,8 +323,7 @@ static int idle_events(struct idle_ev **out, size_t *n, tg_stream_ids *s, const 
 	for (size_t i = 0; i < *n; i++)
 		v[i].sid = rank[v[i].sid];
 	free(rank);
-	if (*n > 1)
-		qsort(v, *n, sizeof(*v), cmp_idle);
+	sort_idle(v, *n);
 	return 0;
 }
 

@@ -54,7 +54,6 @@ int tg_kernel_categories_table(tg_table **out, tg_category_totals *totals, const
 	tg_category_totals tot;
 	memset(&tot, 0, sizeof(tot));
 	int rc = TG_ENOMEM;
-	const uint32_t *who = tg_launchers_owners(l);
 	struct row *rows = NULL;
 	size_t nrows = 0, caprows = 0;
 	tg_categorizer *cz = NULL;
@@ -67,7 +66,7 @@ int tg_kernel_categories_table(tg_table **out, tg_category_totals *totals, const
 			continue;
 		if (step >= 0 && tg_tree_step_of(tree, (uint32_t)i) != step)
 			continue;
-		uint32_t li = who[i];
+		uint32_t li = tg_launchers_owner(l, (uint32_t)i);
 		tg_kernel_cat kc;
 		if (tg_categorizer_kernel(&kc, cz, (uint32_t)i, li != TG_NONE ? list[li].event : TG_NONE,
 		                          li != TG_NONE ? tg_launchers_category(l, &list[li]) : NULL))

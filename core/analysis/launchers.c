@@ -102,7 +102,38 @@ static int assign_launchers(tg_launchers *l, const tg_launchers_opts *opts, size
 	return 0;
 }
 
-/* Step 4: the list of launchers (tg_launcher, 24 bytes each) from their
+/* Step 4: l->owner's device room made compact (tg_launchers_owner_of: a bit
+ * an event, a count per 64 events, a launcher per linked device event, of
+ * which there are ndev), and l->owner freed: 4 bytes an event, the largest
+ * of the launchers' arrays, held through the report's five tables of them
+ * before. 0 or TG_ENOMEM. */
+static int compact_owners(tg_launchers *l, size_t ndev)
+{
+	size_t ne;
+	const tg_event *ev = tg_trace_events(l->trace, &ne);
+	size_t nw = ne / 64 + 1, k = 0;
+	l->nlinked_words = nw;
+	l->linked = tg_calloc(nw, sizeof(uint64_t));
+	l->linked_rank = tg_malloc(nw * sizeof(uint32_t));
+	l->linked_owner = tg_malloc((ndev + 1) * sizeof(uint32_t));
+	if (!l->linked || !l->linked_rank || !l->linked_owner)
+		return TG_ENOMEM;
+	for (size_t w = 0; w < nw; w++) {
+		l->linked_rank[w] = (uint32_t)k;
+		for (size_t i = w * 64; i < ne && i < w * 64 + 64 && k < ndev; i++) {
+			uint32_t o = owner_of(l, ev, i);
+			if (o == TG_NONE)
+				continue;
+			l->linked[w] |= (uint64_t)1 << (i & 63);
+			l->linked_owner[k++] = o;
+		}
+	}
+	free(l->owner);
+	l->owner = NULL;
+	return 0;
+}
+
+/* Step 5: the list of launchers (tg_launcher, 24 bytes each) from their
  * events and subtree times, which it replaces. 0 or TG_ENOMEM. */
 static int make_list(tg_launchers *l)
 {
@@ -134,7 +165,7 @@ static int category_number(uint32_t *out, tg_launchers *l, size_t *cap, const ch
 	return 0;
 }
 
-/* Step 5: the ndev direct device events grouped by launcher, in start
+/* Step 6: the ndev direct device events grouped by launcher, in start
  * order (l->koff, l->kernels), and each launcher's category from its name
  * and first kernel. 0 or TG_ENOMEM. */
 static int group_kernels(tg_launchers *l, size_t ndev, int tracelens_compat)
@@ -147,16 +178,20 @@ static int group_kernels(tg_launchers *l, size_t ndev, int tracelens_compat)
 	l->kernels = tg_malloc((ndev + 1) * sizeof(uint32_t));
 	if (!l->koff || !l->kernels)
 		return TG_ENOMEM;
-	for (size_t i = 0; i < ne; i++)
-		if (owner_of(l, ev, i) != TG_NONE)
-			l->koff[l->owner[i] + 1]++;
+	for (size_t i = 0; i < ne; i++) {
+		uint32_t o = tg_launchers_owner_of(l, (uint32_t)i);
+		if (o != TG_NONE)
+			l->koff[o + 1]++;
+	}
 	for (size_t i = 0; i < l->n; i++)
 		l->koff[i + 1] += l->koff[i];
 	/* placed with koff[w] as launcher w's cursor (then its end, w + 1's
 	 * start), shifted back after: no cursor array of its own */
-	for (size_t i = 0; i < ne; i++)
-		if (owner_of(l, ev, i) != TG_NONE)
-			l->kernels[l->koff[l->owner[i]]++] = (uint32_t)i;
+	for (size_t i = 0; i < ne; i++) {
+		uint32_t o = tg_launchers_owner_of(l, (uint32_t)i);
+		if (o != TG_NONE)
+			l->kernels[l->koff[o]++] = (uint32_t)i;
+	}
 	memmove(l->koff + 1, l->koff, l->n * sizeof(uint32_t));
 	l->koff[0] = 0;
 	for (size_t i = 0; i < l->n; i++) {
@@ -536,8 +571,8 @@ int tg_launchers_build(tg_launchers **out, const tg_tree *tree, const tg_launche
 	/* the subtree unions' scratch (the build's peak) before the kernels'
 	 * groups, which they do not read, are made */
 	if (!l->owner || assign_launchers(l, opts, &ndev) || comm_launchers(l, opts) ||
-	    !(l->sub = tg_malloc((l->n + 1) * sizeof(double))) || subtree_unions(l, opts) || make_list(l) ||
-	    group_kernels(l, ndev, opts->tracelens_compat))
+	    !(l->sub = tg_malloc((l->n + 1) * sizeof(double))) || subtree_unions(l, opts) ||
+	    compact_owners(l, ndev) || make_list(l) || group_kernels(l, ndev, opts->tracelens_compat))
 		goto fail;
 	direct_unions(l, &opts->tb);
 	for (size_t i = 0; i < l->n; i++) {
@@ -569,9 +604,9 @@ const char *tg_launchers_category(const tg_launchers *l, const tg_launcher *x)
 	return l->cats[x->category];
 }
 
-const uint32_t *tg_launchers_owners(const tg_launchers *l)
+uint32_t tg_launchers_owner(const tg_launchers *l, uint32_t ev)
 {
-	return l->owner;
+	return tg_launchers_owner_of(l, ev);
 }
 
 void tg_launchers_free(tg_launchers *l)
@@ -585,6 +620,9 @@ void tg_launchers_free(tg_launchers *l)
 	free(l->koff);
 	free(l->kernels);
 	free(l->owner);
+	free(l->linked);
+	free(l->linked_rank);
+	free(l->linked_owner);
 	tg_idmap_free(l->comm);
 	free(l);
 }

@@ -23,11 +23,15 @@ struct tg_launchers {
 	size_t ncats;
 	uint32_t *koff;    /* n + 1 offsets into kernels */
 	uint32_t *kernels; /* direct device events, grouped by launcher, by start */
-	uint32_t *owner;   /* per event of the trace: a device event's launcher's index, or TG_NONE;
-	                    * TG_NONE for every host event once built. While built, a host event's
-	                    * room holds its index in list as a launcher (launchers are host
-	                    * events, owners are device events': one array, not two), then the
-	                    * subtree unions' memo (launchers.c) */
+	uint32_t *owner;   /* while built (NULL after): per event of the trace, a device event's
+	                    * launcher's index, or TG_NONE. A host event's room holds its index in
+	                    * list as a launcher (launchers are host events, owners are device
+	                    * events': one array, not two), then the subtree unions' memo
+	                    * (launchers.c), then TG_NONE */
+	uint64_t *linked;       /* once built: a bit per event, set for a device event with a launcher */
+	uint32_t *linked_rank;  /* per 64 events (a word of linked): the bits set before them */
+	uint32_t *linked_owner; /* per bit set, in event order: that event's launcher's index */
+	size_t nlinked_words;
 	size_t nstep_dev;  /* device events of the step (a bound on the linked ones) */
 	size_t nstep_comm; /* communication kernels of the step */
 	uint32_t key_stream;
@@ -41,6 +45,16 @@ struct tg_launchers {
  * (launchers.h's rule; tracelens: linked only as TraceLens links), or
  * TG_NONE. */
 uint32_t tg_launchers_find(const tg_tree *tree, const tg_event *ev, uint32_t k, const tg_atoms *atoms, int tracelens);
+
+/* tg_launchers_owner, inline for the files of the launchers. */
+static inline uint32_t tg_launchers_owner_of(const tg_launchers *l, uint32_t ev)
+{
+	size_t w = ev >> 6;
+	uint64_t bit = (uint64_t)1 << (ev & 63);
+	if (w >= l->nlinked_words || !(l->linked[w] & bit))
+		return TG_NONE;
+	return l->linked_owner[l->linked_rank[w] + (uint32_t)__builtin_popcountll(l->linked[w] & (bit - 1))];
+}
 
 /* Whether event e falls in step index step of tree (step < 0: any). */
 static inline int tg_launchers_in_step(const tg_tree *tree, uint32_t e, int32_t step)

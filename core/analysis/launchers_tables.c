@@ -198,7 +198,9 @@ static void kernel_parent(const tg_launchers *l, uint32_t i, const char **catego
 		return;
 	*op_name = ev[who].name;
 	if (ev[who].kind == TG_KIND_CPU_OP || ev[who].kind == TG_KIND_USER_ANNOTATION) {
-		uint32_t li = l->owner[i] != TG_NONE ? l->owner[i] : l->comm ? tg_idmap_get(l->comm, i) : TG_NONE;
+		uint32_t li = tg_launchers_owner_of(l, i);
+		if (li == TG_NONE && l->comm)
+			li = tg_idmap_get(l->comm, i);
 		const char *op = tg_atoms_str(atoms, ev[who].name), *kernel = tg_atoms_str(atoms, ev[i].name);
 		*category = li != TG_NONE ? tg_launchers_category(l, &l->list[li]) : tg_op_category(op, kernel, l->tracelens_compat);
 	} else {

@@ -109,62 +109,140 @@ static int launch_stats_summaries(tg_table ***out, size_t *n, const tg_tree *tre
 	return tg_launch_stats_tables_ex(out, n, tree, step, 0);
 }
 
-/* The first tables: the GPU timeline (overall, per device), the ops and
- * kernels by launcher, the categories, the short kernels. */
-static int first_tables(tg_report *out, size_t *cap, const tg_tree *tree, const tg_timebase *tb,
-                        const tg_report_opts *opts)
+/* The report's parts, in the order of their tables. Each reads the tree
+ * (const) and fills its own list; two threads take them in turn
+ * (priority), so that a thread that loses its core on a shared machine
+ * holds up one part, not half the report. A part may need others done
+ * first (needs): the launchers' tables their launchers, the kernels' and
+ * the short kernels' percentages the GPU timeline's total, the findings
+ * the perf sheets; one whose needs failed is skipped, their error being
+ * reported first (the needs come first in the tables' order too). */
+enum part {
+	P_TIMELINE,       /* gpu_timeline, and by device (sets total_us) */
+	P_LAUNCHERS,      /* the launchers (no table: what the next five read) */
+	P_BY_CATEGORY,    /* ops_summary_by_category */
+	P_OPS_SUMMARY,    /* ops_summary */
+	P_UNIQUE_ARGS,    /* ops_unique_args */
+	P_KERNEL_SUMMARY, /* kernel_summary */
+	P_CATEGORIES,     /* kernel_categories (not in TraceLens's mode) */
+	P_SHORT_KERNELS,
+	P_SHEETS, /* the perf sheets: what the findings read */
+	P_COLLECTIVES,
+	P_BREAKDOWN,
+	P_LAUNCH_STATS,
+	P_HOST_SYNCS,
+	P_MEMORY,
+	P_FINDINGS, /* no table: the report's findings */
+	NPARTS
+};
+
+struct part_run {
+	tg_report r;
+	int rc;
+	char msg[1024]; /* tg_error_last() is per thread */
+};
+
+struct report_work {
+	const tg_tree *tree;
+	const tg_report_opts *opts;
+	tg_timebase tb;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;      /* a part is done */
+	unsigned taken, done, failed; /* parts, by bit (1u << part) */
+	double total_us;        /* the GPU timeline's total (P_TIMELINE) */
+	tg_launchers *launchers; /* P_LAUNCHERS's, freed by the last part that reads them */
+	unsigned launcher_users; /* the parts that read them and are not done */
+	tg_findings *findings;  /* P_FINDINGS's: NULL with opts->no_findings */
+	struct part_run run[NPARTS];
+};
+
+typedef int (*part_fn)(tg_report *, size_t *, struct report_work *);
+
+static int timeline_part(tg_report *out, size_t *cap, struct report_work *w)
 {
-	tg_timeline_opts to = {.tb = *tb, .step = opts->step, .device = -1, .include_unlinked = opts->include_unlinked};
+	const tg_report_opts *o = w->opts;
+	tg_timeline_opts to = {.tb = w->tb, .step = o->step, .device = -1, .include_unlinked = o->include_unlinked};
 	tg_gpu_timeline tl;
 	tg_table *t = NULL;
-	tg_launchers *l = NULL;
 	int rc;
-	if ((rc = tg_gpu_timeline_compute(&tl, tree, &to)) || (rc = tg_gpu_timeline_table(&t, &tl)) ||
+	if ((rc = tg_gpu_timeline_compute(&tl, w->tree, &to)) || (rc = tg_gpu_timeline_table(&t, &tl)) ||
+	    (rc = add(out, cap, t)) || (rc = tg_gpu_timeline_by_device_table(&t, w->tree, &to)) ||
 	    (rc = add(out, cap, t)))
-		goto done;
-	if ((rc = tg_gpu_timeline_by_device_table(&t, tree, &to)) || (rc = add(out, cap, t)))
-		goto done;
-	tg_launchers_opts lo = {.tb = *tb, .step = opts->step, .tracelens_compat = opts->tracelens};
-	if ((rc = tg_launchers_build(&l, tree, &lo)))
-		goto done;
-	if ((rc = tg_launchers_ops_by_category(&t, l)) || (rc = add(out, cap, t)) ||
-	    (rc = tg_launchers_ops_summary(&t, l)) || (rc = add(out, cap, t)) ||
-	    (rc = tg_launchers_unique_args(&t, l)) || (rc = add(out, cap, t)) ||
-	    (rc = tg_launchers_kernel_summary(&t, l, tl.total_us)) || (rc = add(out, cap, t)))
-		goto done;
-	/* the default classification's categories, and their evidence */
-	if (!opts->tracelens &&
-	    ((rc = tg_kernel_categories_table(&t, NULL, tree, l, opts->step)) || (rc = add(out, cap, t))))
-		goto done;
-	tg_launchers_free(l); /* the rest needs no launchers: their per-event arrays go now */
-	l = NULL;
-	{
-		tg_short_kernel_opts so = {.step = opts->step, .tracelens = opts->tracelens, .total_time_us = tl.total_us};
-		tg_table *sk[2];
-		if ((rc = tg_short_kernel_tables(sk, tree, &so)))
-			goto done;
-		if ((rc = add(out, cap, sk[0]))) {
-			tg_table_free(sk[1]);
-			goto done;
-		}
-		rc = add(out, cap, sk[1]);
+		return rc;
+	w->total_us = tl.total_us;
+	return 0;
+}
+
+static int launchers_part(tg_report *out, size_t *cap, struct report_work *w)
+{
+	(void)out, (void)cap;
+	tg_launchers_opts lo = {.tb = w->tb, .step = w->opts->step, .tracelens_compat = w->opts->tracelens};
+	return tg_launchers_build(&w->launchers, w->tree, &lo);
+}
+
+/* One table of the launchers, by fn. */
+static int launchers_table(tg_report *out, size_t *cap, const tg_launchers *l,
+                           int (*fn)(tg_table **, const tg_launchers *))
+{
+	tg_table *t;
+	int rc = fn(&t, l);
+	return rc ? rc : add(out, cap, t);
+}
+
+static int by_category_part(tg_report *out, size_t *cap, struct report_work *w)
+{
+	return launchers_table(out, cap, w->launchers, tg_launchers_ops_by_category);
+}
+
+static int ops_summary_part(tg_report *out, size_t *cap, struct report_work *w)
+{
+	return launchers_table(out, cap, w->launchers, tg_launchers_ops_summary);
+}
+
+static int unique_args_part(tg_report *out, size_t *cap, struct report_work *w)
+{
+	return launchers_table(out, cap, w->launchers, tg_launchers_unique_args);
+}
+
+static int kernel_summary_part(tg_report *out, size_t *cap, struct report_work *w)
+{
+	tg_table *t;
+	int rc = tg_launchers_kernel_summary(&t, w->launchers, w->total_us);
+	return rc ? rc : add(out, cap, t);
+}
+
+/* The default classification's categories, and their evidence. */
+static int categories_part(tg_report *out, size_t *cap, struct report_work *w)
+{
+	if (w->opts->tracelens)
+		return 0;
+	tg_table *t;
+	int rc = tg_kernel_categories_table(&t, NULL, w->tree, w->launchers, w->opts->step);
+	return rc ? rc : add(out, cap, t);
+}
+
+static int short_kernels_part(tg_report *out, size_t *cap, struct report_work *w)
+{
+	tg_short_kernel_opts so = {.step = w->opts->step, .tracelens = w->opts->tracelens, .total_time_us = w->total_us};
+	tg_table *sk[2];
+	int rc = tg_short_kernel_tables(sk, w->tree, &so);
+	if (rc)
+		return rc;
+	if ((rc = add(out, cap, sk[0]))) {
+		tg_table_free(sk[1]);
+		return rc;
 	}
-done:
-	tg_launchers_free(l);
-	return rc;
+	return add(out, cap, sk[1]);
 }
 
-static int perf_sheets_job(tg_report *out, size_t *cap, const tg_tree *tree, const tg_timebase *tb,
-                           const tg_report_opts *opts)
+static int sheets_part(tg_report *out, size_t *cap, struct report_work *w)
 {
-	return add_perf_sheets(out, cap, tree, tb, opts);
+	return add_perf_sheets(out, cap, w->tree, &w->tb, w->opts);
 }
 
-static int collectives_job(tg_report *out, size_t *cap, const tg_tree *tree, const tg_timebase *tb,
-                           const tg_report_opts *opts)
+static int collectives_part(tg_report *out, size_t *cap, struct report_work *w)
 {
-	(void)tb;
-	return add_collectives(out, cap, tree, opts->step);
+	return add_collectives(out, cap, w->tree, w->opts->step);
 }
 
 /* The tables of an HTA-style analysis; the one-row-per-launch table is
@@ -187,17 +265,15 @@ static int add_hta(tg_report *out, size_t *cap, const tg_tree *tree, int32_t ste
 	return rc;
 }
 
-#define HTA_JOB(name, fn)                                                                            \
-	static int name(tg_report *out, size_t *cap, const tg_tree *tree, const tg_timebase *tb,        \
-	                const tg_report_opts *opts)                                                     \
+#define HTA_PART(name, fn)                                                                           \
+	static int name(tg_report *out, size_t *cap, struct report_work *w)                             \
 	{                                                                                               \
-		(void)tb;                                                                                   \
-		return add_hta(out, cap, tree, opts->step, fn);                                             \
+		return add_hta(out, cap, w->tree, w->opts->step, fn);                                       \
 	}
-HTA_JOB(breakdown_job, tg_breakdown_tables)
-HTA_JOB(launch_stats_job, launch_stats_summaries)
-HTA_JOB(host_syncs_job, tg_host_syncs_tables)
-HTA_JOB(memory_job, tg_memory_tables)
+HTA_PART(breakdown_part, tg_breakdown_tables)
+HTA_PART(launch_stats_part, launch_stats_summaries)
+HTA_PART(host_syncs_part, tg_host_syncs_tables)
+HTA_PART(memory_part, tg_memory_tables)
 
 /* The findings of tree into *out, reusing the perf sheets of sheets_part
  * (exact time base only: TraceLens's mode links kernels its own way). */
@@ -229,69 +305,118 @@ static int compute_findings(tg_findings **out, const tg_report *sheets_part, con
 	return tg_findings_compute(out, tree, &fo, opts->step, opts->findings_alone);
 }
 
-/* The report's parts, in the order of its tables. Each reads the tree
- * (const) and fills its own list; two threads take them in turn, so that
- * a thread that loses its core on a shared machine holds up one part, not
- * half the report. The findings are one more task, which reads the perf
- * sheets: it comes right after them in the order the tasks are taken
- * (task_order), so that it runs beside the other parts instead of after
- * all of them (h200-dev base_r1: findings 1.0 ms of the report's 4.8 ms of
- * CPU, the largest part 1.8 ms).
- *
- * The order also keeps the largest scratches apart: the first part builds
- * the launchers (its first half, the report's peak: 44 MB at a gigabyte of
- * JSON), while the other thread takes the breakdown (7-15 MB) before the
- * sheets (28 MB) and the findings (42 MB), which then start about when the
- * build is done instead of beside it; the launch statistics come after, on
- * the first thread. CPU at 1 GB: first part 305 ms, sheets 110, findings
- * 154, launch statistics 100, breakdown 80, the rest 10: both threads end
- * near 400 ms, as before. */
-typedef int (*part_fn)(tg_report *, size_t *, const tg_tree *, const tg_timebase *, const tg_report_opts *);
-static const part_fn parts[] = {first_tables,  perf_sheets_job,  collectives_job, breakdown_job,
-                                launch_stats_job, host_syncs_job, memory_job};
-#define NPARTS (sizeof(parts) / sizeof(parts[0]))
-#define SHEETS_PART 1        /* perf_sheets_job: what the findings read */
-#define FINDINGS_TASK NPARTS /* the task number of the findings */
-/* the largest part first, the breakdown beside it, then the sheets and the
- * findings, then the rest */
-static const size_t task_order[] = {0, 3, SHEETS_PART, FINDINGS_TASK, 4, 2, 5, 6};
-#define NTASKS (sizeof(task_order) / sizeof(task_order[0]))
-
-struct part_run {
-	tg_report r;
-	int rc;
-	char msg[1024]; /* tg_error_last() is per thread */
-};
-
-struct report_work {
-	const tg_tree *tree;
-	const tg_report_opts *opts;
-	tg_timebase tb;
-	pthread_mutex_t mu;
-	pthread_cond_t cv;   /* the sheets' part is done */
-	size_t next;         /* the next task (in task_order) nobody has taken */
-	int sheets_done;
-	struct part_run run[NPARTS];
-	tg_findings *findings; /* the findings task's: NULL with opts->no_findings */
-	int frc;
-	char fmsg[1024];
-};
-
-/* The findings task: waits for the perf sheets' part, then computes the
- * findings unless that part failed (its error is reported first). */
-static void findings_task(struct report_work *w)
+static int findings_part(tg_report *out, size_t *cap, struct report_work *w)
 {
+	(void)out, (void)cap;
 	if (w->opts->no_findings)
-		return;
+		return 0;
+	return compute_findings(&w->findings, &w->run[P_SHEETS].r, w->tree, w->opts);
+}
+
+#define BIT(p) (1u << (p))
+#define NEED_LAUNCHERS BIT(P_LAUNCHERS)
+/* What each part needs done first (their results; skipped when one of them
+ * failed), and what it only comes after (so that two large scratches are
+ * never held at once: below). */
+static const struct {
+	part_fn fn;
+	unsigned needs, after; /* parts, by bit */
+} parts[NPARTS] = {
+	[P_TIMELINE] = {timeline_part, 0, 0},
+	[P_LAUNCHERS] = {launchers_part, 0, BIT(P_TIMELINE) | BIT(P_SHEETS) | BIT(P_BREAKDOWN) | BIT(P_FINDINGS)},
+	[P_BY_CATEGORY] = {by_category_part, NEED_LAUNCHERS, 0},
+	[P_OPS_SUMMARY] = {ops_summary_part, NEED_LAUNCHERS, 0},
+	[P_UNIQUE_ARGS] = {unique_args_part, NEED_LAUNCHERS, 0},
+	[P_KERNEL_SUMMARY] = {kernel_summary_part, NEED_LAUNCHERS | BIT(P_TIMELINE), 0},
+	[P_CATEGORIES] = {categories_part, NEED_LAUNCHERS, 0},
+	[P_SHORT_KERNELS] = {short_kernels_part, BIT(P_TIMELINE), 0},
+	[P_SHEETS] = {sheets_part, 0, 0},
+	[P_COLLECTIVES] = {collectives_part, 0, 0},
+	[P_BREAKDOWN] = {breakdown_part, 0, 0},
+	[P_LAUNCH_STATS] = {launch_stats_part, 0, 0},
+	[P_HOST_SYNCS] = {host_syncs_part, 0, 0},
+	[P_MEMORY] = {memory_part, 0, 0},
+	[P_FINDINGS] = {findings_part, BIT(P_SHEETS), 0},
+};
+
+/* The parts by priority: a thread takes the first one not taken whose
+ * needs and afters are done, and waits when none is. The report's largest
+ * scratch is the launchers' (their build and their five tables: 2.1 MB at
+ * 100 MB of JSON, 20 MB at 1 GB), then the perf sheets' (1.5 MB at 100 MB),
+ * the timeline's, the findings', the breakdown's (0.7-1.2 MB); the launch
+ * statistics' is the smallest of the long parts (0.4 MB). So the launchers
+ * come after the sheets, the timeline, the breakdown and the findings
+ * (those pair up on the two threads first), with the launch statistics and
+ * the short parts beside their build and their tables beside one another.
+ * CPU at 1 GB (ms, one thread): sheets 120 then findings 157 (the longest
+ * chain), timeline 83, breakdown 103; launchers 121, their tables 162
+ * (categories 75, unique args 49, kernels 22, ops 14, by category 2);
+ * launch statistics 132; the rest 29. */
+static const enum part priority[] = {
+	P_SHEETS,     P_TIMELINE,       P_FINDINGS,       P_BREAKDOWN,   P_LAUNCHERS,
+	P_CATEGORIES, P_UNIQUE_ARGS,    P_KERNEL_SUMMARY, P_OPS_SUMMARY, P_BY_CATEGORY,
+	P_LAUNCH_STATS, P_SHORT_KERNELS, P_COLLECTIVES,   P_HOST_SYNCS,  P_MEMORY,
+};
+#define NTASKS (sizeof(priority) / sizeof(priority[0]))
+_Static_assert(NTASKS == NPARTS, "every part has its place in priority (one left out would never run)");
+_Static_assert(NPARTS <= 32, "the parts are bits of an unsigned");
+
+/* Runs part p (or skips it when a part it needs failed), then marks it
+ * done; the last reader of the launchers frees them. Called without w->mu. */
+static void run_part(struct report_work *w, enum part p)
+{
+	unsigned needs = parts[p].needs;
+	struct part_run *pr = &w->run[p];
 	pthread_mutex_lock(&w->mu);
-	while (!w->sheets_done)
-		pthread_cond_wait(&w->cv, &w->mu);
+	int skip = (w->failed & needs) != 0;
 	pthread_mutex_unlock(&w->mu);
-	if (w->run[SHEETS_PART].rc)
-		return;
-	w->frc = compute_findings(&w->findings, &w->run[SHEETS_PART].r, w->tree, w->opts);
-	if (w->frc)
-		snprintf(w->fmsg, sizeof(w->fmsg), "%s", tg_error_last());
+	if (!skip) {
+		size_t cap = 0;
+		pr->rc = parts[p].fn(&pr->r, &cap, w);
+		if (pr->rc) {
+			snprintf(pr->msg, sizeof(pr->msg), "%s", tg_error_last());
+			tg_report_free(&pr->r);
+		}
+	}
+	tg_launchers *unused = NULL;
+	pthread_mutex_lock(&w->mu);
+	w->done |= BIT(p);
+	if (skip || pr->rc)
+		w->failed |= BIT(p);
+	if ((needs & NEED_LAUNCHERS) && --w->launcher_users == 0) {
+		unused = w->launchers;
+		w->launchers = NULL;
+	}
+	pthread_cond_broadcast(&w->cv);
+	pthread_mutex_unlock(&w->mu);
+	tg_launchers_free(unused);
+	if (w->opts->part_done)
+		w->opts->part_done();
+}
+
+/* The next part to run: the first by priority not taken whose needs and
+ * afters are done, marked taken; waits while none is ready; NPARTS when
+ * every part is taken. Called with w->mu held. One thread alone always
+ * finds one ready (needs and afters are never circular). */
+static enum part next_part(struct report_work *w)
+{
+	for (;;) {
+		int left = 0;
+		for (size_t k = 0; k < NTASKS; k++) {
+			enum part p = priority[k];
+			unsigned before = parts[p].needs | parts[p].after;
+			if (w->taken & BIT(p))
+				continue;
+			left = 1;
+			if ((w->done & before) == before) {
+				w->taken |= BIT(p);
+				return p;
+			}
+		}
+		if (!left)
+			return NPARTS;
+		pthread_cond_wait(&w->cv, &w->mu);
+	}
 }
 
 static void *take_parts(void *arg)
@@ -299,28 +424,11 @@ static void *take_parts(void *arg)
 	struct report_work *w = arg;
 	for (;;) {
 		pthread_mutex_lock(&w->mu);
-		size_t k = w->next++;
+		enum part p = next_part(w);
 		pthread_mutex_unlock(&w->mu);
-		if (k >= NTASKS)
+		if (p == NPARTS)
 			return NULL;
-		size_t i = task_order[k];
-		if (i == FINDINGS_TASK) {
-			findings_task(w);
-			continue;
-		}
-		struct part_run *pr = &w->run[i];
-		size_t cap = 0;
-		pr->rc = parts[i](&pr->r, &cap, w->tree, &w->tb, w->opts);
-		if (pr->rc) {
-			snprintf(pr->msg, sizeof(pr->msg), "%s", tg_error_last());
-			tg_report_free(&pr->r);
-		}
-		if (i == SHEETS_PART) {
-			pthread_mutex_lock(&w->mu);
-			w->sheets_done = 1;
-			pthread_cond_broadcast(&w->cv);
-			pthread_mutex_unlock(&w->mu);
-		}
+		run_part(w, p);
 	}
 }
 
@@ -330,10 +438,10 @@ static int gather_parts(tg_report *out, struct report_work *w)
 {
 	int rc = 0;
 	size_t cap = 0;
-	for (size_t i = 0; i < NPARTS && !rc; i++)
+	for (size_t i = 0; i < P_FINDINGS && !rc; i++)
 		if (w->run[i].rc)
 			rc = tg_error_set(w->run[i].rc, "%s", w->run[i].msg);
-	for (size_t i = 0; i < NPARTS; i++) {
+	for (size_t i = 0; i < P_FINDINGS; i++) {
 		for (size_t k = 0; !rc && k < w->run[i].r.n; k++) {
 			rc = add(out, &cap, w->run[i].r.tables[k]);
 			w->run[i].r.tables[k] = NULL;
@@ -352,6 +460,8 @@ int tg_report_build(tg_report *out, const tg_tree *tree, const tg_report_opts *o
 	w->tree = tree;
 	w->opts = opts;
 	w->tb = (tg_timebase){.tracelens_float = opts->tracelens, .base_ns = first_ts(tg_tree_trace(tree))};
+	for (size_t p = 0; p < NPARTS; p++)
+		w->launcher_users += (parts[p].needs & NEED_LAUNCHERS) != 0;
 	pthread_mutex_init(&w->mu, NULL);
 	pthread_cond_init(&w->cv, NULL);
 	tg_park *th; /* a parked thread (util/park.h): a new one starts late on a busy machine */
@@ -366,8 +476,8 @@ int tg_report_build(tg_report *out, const tg_tree *tree, const tg_report_opts *o
 	if (!rc && opts->streams)
 		rc = tg_stream_timeline_build(&out->streams, tree, opts->step, opts->include_unlinked);
 	/* the findings' error, if any, after the tables' and the streams' */
-	if (!rc && w->frc)
-		rc = tg_error_set(w->frc, "%s", w->fmsg);
+	if (!rc && w->run[P_FINDINGS].rc)
+		rc = tg_error_set(w->run[P_FINDINGS].rc, "%s", w->run[P_FINDINGS].msg);
 	if (!rc)
 		out->findings = w->findings;
 	else

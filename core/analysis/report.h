@@ -27,6 +27,9 @@ typedef struct tg_report_opts {
 	                          are listed as not evaluated (findings.h, with_across) */
 	int no_findings;       /* 1: compute no findings (findings is then NULL) */
 	int streams;           /* also each stream's timeline (the html report's picture) */
+	void (*part_done)(void); /* called after each part, its scratch freed (from either
+	                            thread): the caller's heap policy, e.g. malloc_trim;
+	                            NULL: nothing */
 } tg_report_opts;
 
 struct tg_stream_timeline;

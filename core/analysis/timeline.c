@@ -3,6 +3,7 @@
 #include "../trace/categorize.h"
 #include "../trace/kernel_class.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,47 +29,104 @@ static int span_class(const tg_tree *tree, const tg_trace *t, const tg_event *ev
 	return nf & TG_NAME_COMM ? 1 : 0;
 }
 
-/* The union of the merged lists a and b (each by start), its intervals by
- * start into out when out is not NULL (*nout of them); returns its length.
- * A sweep of the two lists: the same intervals, summed in the same order,
- * as merging them together after a sort, without the sort. */
-static double union2(tg_span *out, size_t *nout, const tg_span *a, size_t na, const tg_span *b, size_t nb)
+/* The union of the merged lists a and b (each by start), an interval at a
+ * time in start order: a sweep of the two lists (the same intervals, summed
+ * in the same order, as merging them together after a sort, without the
+ * sort), stopped at each interval it closes, so that no list of them is
+ * kept: the timeline reads the union of computation and communication
+ * twice, as it goes. */
+struct union_iter {
+	const tg_span *a, *b;
+	size_t na, nb, i, j;
+	tg_span cur; /* the interval being grown, when open */
+	int open;
+};
+
+/* The union's next interval into *out: 1, or 0 when there is none left. */
+static int union_next(struct union_iter *u, tg_span *out)
 {
-	double total = 0;
-	size_t i = 0, j = 0, n = 0;
-	tg_span cur = {0, 0};
-	int open = 0;
-	while (i < na || j < nb) {
-		const tg_span *s = j >= nb || (i < na && a[i].start <= b[j].start) ? &a[i++] : &b[j++];
-		if (open && s->start <= cur.end) {
-			if (s->end > cur.end)
-				cur.end = s->end;
+	while (u->i < u->na || u->j < u->nb) {
+		const tg_span *s = u->j >= u->nb || (u->i < u->na && u->a[u->i].start <= u->b[u->j].start)
+		                       ? &u->a[u->i++]
+		                       : &u->b[u->j++];
+		if (u->open && s->start <= u->cur.end) {
+			if (s->end > u->cur.end)
+				u->cur.end = s->end;
 			continue;
 		}
-		if (open) {
-			total += cur.end - cur.start;
-			if (out)
-				out[n++] = cur;
+		tg_span done = u->cur;
+		int had = u->open;
+		u->cur = *s;
+		u->open = 1;
+		if (had) {
+			*out = done;
+			return 1;
 		}
-		cur = *s;
+	}
+	if (!u->open)
+		return 0;
+	*out = u->cur;
+	u->open = 0;
+	return 1;
+}
+
+/* The overlap of the merged list m with the union u (tg_span_overlap's
+ * sweep, the union read as it is made). */
+static double overlap_union(const tg_span *m, size_t nm, struct union_iter *u)
+{
+	double total = 0;
+	size_t i = 0;
+	tg_span b;
+	int have = union_next(u, &b);
+	while (i < nm && have) {
+		double s = fmax(m[i].start, b.start), e = fmin(m[i].end, b.end);
+		if (e > s)
+			total += e - s;
+		if (m[i].end < b.end)
+			i++;
+		else
+			have = union_next(u, &b);
+	}
+	return total;
+}
+
+/* The length of the union of u and the merged list m: the sweep of
+ * union_next with u's intervals for its first list. */
+static double length_union(struct union_iter *u, const tg_span *m, size_t nm)
+{
+	double total = 0;
+	size_t j = 0;
+	tg_span head, cur = {0, 0}, s;
+	int have = union_next(u, &head), open = 0;
+	while (have || j < nm) {
+		if (j >= nm || (have && head.start <= m[j].start)) {
+			s = head;
+			have = union_next(u, &head);
+		} else {
+			s = m[j++];
+		}
+		if (open && s.start <= cur.end) {
+			if (s.end > cur.end)
+				cur.end = s.end;
+			continue;
+		}
+		if (open)
+			total += cur.end - cur.start;
+		cur = s;
 		open = 1;
 	}
-	if (open) {
+	if (open)
 		total += cur.end - cur.start;
-		if (out)
-			out[n++] = cur;
-	}
-	if (nout)
-		*nout = n;
 	return total;
 }
 
 /* The three lists' figures, each list merged (sorted in place): c the
- * computation spans, y the communication's, m the memcpys'; cc room for
- * the union of c and y. Busy time is the union of the three, the union of
- * every span. */
+ * computation spans, y the communication's, m the memcpys'. Busy time is
+ * the union of the three, the union of every span; the union of c and y
+ * is swept twice (for the memcpys' overlap with it, then for the busy
+ * time), never held. */
 static void timeline_figures(tg_gpu_timeline *out, const tg_timeline_opts *opts, tg_span *c, size_t nc, tg_span *y,
-                             size_t ny, tg_span *m, size_t nm, tg_span *cc)
+                             size_t ny, tg_span *m, size_t nm)
 {
 	nc = tg_span_merge(c, nc);
 	ny = tg_span_merge(y, ny);
@@ -77,10 +135,10 @@ static void timeline_figures(tg_gpu_timeline *out, const tg_timeline_opts *opts,
 	double total_comm = tg_span_length(y, ny);
 	double total_memcpy = tg_span_length(m, nm);
 	double exposed_comm = total_comm - tg_span_overlap(y, ny, c, nc);
-	size_t ncc;
-	union2(cc, &ncc, c, nc, y, ny); /* comp u comm */
-	double exposed_memcpy = total_memcpy - tg_span_overlap(m, nm, cc, ncc);
-	double busy = union2(NULL, NULL, cc, ncc, m, nm);
+	struct union_iter cc = {.a = c, .na = nc, .b = y, .nb = ny}; /* comp u comm */
+	double exposed_memcpy = total_memcpy - overlap_union(m, nm, &cc);
+	cc = (struct union_iter){.a = c, .na = nc, .b = y, .nb = ny};
+	double busy = length_union(&cc, m, nm);
 	out->computation_us = tg_timebase_us(&opts->tb, computation);
 	out->total_comm_us = tg_timebase_us(&opts->tb, total_comm);
 	out->exposed_comm_us = tg_timebase_us(&opts->tb, exposed_comm);
@@ -113,8 +171,8 @@ int tg_gpu_timeline_compute(tg_gpu_timeline *out, const tg_tree *tree, const tg_
 	}
 	size_t na = cnt[0] + cnt[1] + cnt[2];
 	out->events = na;
-	/* comp | comm | memcpy, then the union of comp and comm */
-	tg_span *buf = na ? tg_malloc(2 * na * sizeof(tg_span)) : NULL;
+	/* comp | comm | memcpy */
+	tg_span *buf = na ? tg_malloc(na * sizeof(tg_span)) : NULL;
 	if (!na || !buf) {
 		free(cls);
 		return na ? TG_ENOMEM : 0;
@@ -134,7 +192,7 @@ int tg_gpu_timeline_compute(tg_gpu_timeline *out, const tg_tree *tree, const tg_
 			last = s.end;
 	}
 	free(cls);
-	timeline_figures(out, opts, list[0], n[0], list[1], n[1], list[2], n[2], buf + na);
+	timeline_figures(out, opts, list[0], n[0], list[1], n[1], list[2], n[2]);
 	out->total_us = tg_timebase_us(&opts->tb, last - first);
 	out->idle_us = out->total_us - out->busy_us;
 	free(buf);

@@ -234,7 +234,6 @@ struct trace_walk {
 	const tg_launchers *l;
 	const tg_launcher *list; /* the launchers */
 	size_t nl;
-	const uint32_t *who; /* per device event: its launcher index (or TG_NONE) */
 	uint32_t *inv_of;    /* per launcher: its invocation in m->invs */
 	tg_categorizer *cz;
 	char *buf, *mod; /* scratch: 8192 and 2048 bytes */
@@ -353,7 +352,7 @@ static int add_kernel_rec(tg_measure *m, struct trace_walk *w, uint32_t i)
 		if (name < w->natoms)
 			w->kernel_key[name] = r->kernel;
 	}
-	uint32_t li = w->who[i];
+	uint32_t li = tg_launchers_owner(w->l, i);
 	const char *opname;
 	char opshape_none[] = "(no launcher)";
 	tg_kernel_cat kc;
@@ -414,7 +413,6 @@ static int add_trace(tg_measure *m, uint32_t ti)
 	}
 	w.l = l;
 	w.list = tg_launchers_list(l, &w.nl);
-	w.who = tg_launchers_owners(l);
 	w.inv_of = malloc((w.nl ? w.nl : 1) * sizeof(uint32_t));
 	w.buf = malloc(8192);
 	w.mod = malloc(2048);

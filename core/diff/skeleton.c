@@ -140,8 +140,52 @@ int tg_skeleton_order_into(uint32_t *by_start, uint32_t *start_rank, const tg_sk
 		by_start[0] = 0;
 	if (s->n > 1 && sort_by_start(by_start, s->nodes, s->n))
 		return TG_ENOMEM;
-	for (size_t q = 0; q < s->n; q++)
+	for (size_t q = 0; start_rank && q < s->n; q++)
 		start_rank[by_start[q]] = (uint32_t)q;
+	return 0;
+}
+
+static int cmp_start(const void *a, const void *b, void *arg)
+{
+	const tg_skel_node *nodes = arg;
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	if (nodes[x].ts != nodes[y].ts)
+		return nodes[x].ts < nodes[y].ts ? -1 : 1;
+	return (x > y) - (x < y);
+}
+
+int tg_skeleton_sort_nodes(const tg_skeleton *s, uint32_t *idx, size_t n, uint64_t *keys)
+{
+	if (n < 2)
+		return 0;
+	int64_t lo = s->nodes[idx[0]].ts, hi = lo;
+	for (size_t k = 1; k < n; k++) {
+		int64_t ts = s->nodes[idx[k]].ts;
+		lo = ts < lo ? ts : lo;
+		hi = ts > hi ? ts : hi;
+	}
+	unsigned b = 1; /* bits of a node index */
+	while (b < 32 && ((size_t)1 << b) < s->n)
+		b++;
+	if ((((uint64_t)hi - (uint64_t)lo) >> (64 - b)) != 0) { /* starts too far apart to pack */
+		qsort_r(idx, n, sizeof(uint32_t), cmp_start, s->nodes);
+		return 0;
+	}
+	for (size_t k = 0; k < n; k++)
+		keys[k] = (((uint64_t)s->nodes[idx[k]].ts - (uint64_t)lo) << b) | idx[k];
+	if (n < 64) { /* a radix sort's passes cost more than they save */
+		for (size_t k = 1; k < n; k++) {
+			uint64_t x = keys[k];
+			size_t j = k;
+			for (; j > 0 && keys[j - 1] > x; j--)
+				keys[j] = keys[j - 1];
+			keys[j] = x;
+		}
+	} else if (tg_sort_u64(keys, n)) {
+		return TG_ENOMEM;
+	}
+	for (size_t k = 0; k < n; k++)
+		idx[k] = (uint32_t)(keys[k] & (((uint64_t)1 << b) - 1));
 	return 0;
 }
 

@@ -87,9 +87,16 @@ const uint32_t *tg_skeleton_by_start(const tg_skeleton *s);
 const uint32_t *tg_skeleton_start_rank(const tg_skeleton *s);
 
 /* The order of tg_skeleton_by_start and its inverse into the caller's
- * arrays (each as long as the nodes), sorted now (a linear radix sort).
- * 0 or TG_ENOMEM (its scratch). */
+ * arrays (each as long as the nodes; start_rank NULL: not wanted), sorted
+ * now (a linear radix sort). 0 or TG_ENOMEM (its scratch). */
 int tg_skeleton_order_into(uint32_t *by_start, uint32_t *start_rank, const tg_skeleton *s);
+
+/* Sorts the node indices idx[0..n) of s by (start, index), as
+ * tg_skeleton_by_start orders them, without an order over every node: a
+ * radix sort of their starts packed with their indices (keys: the
+ * caller's scratch of n), or a comparison sort when the starts are too
+ * far apart to pack. 0 or TG_ENOMEM (the radix sort's scratch). */
+int tg_skeleton_sort_nodes(const tg_skeleton *s, uint32_t *idx, size_t n, uint64_t *keys);
 
 /* The duration of node i in ns (its dur, or the whole one when wide). */
 int64_t tg_skeleton_dur(const tg_skeleton *s, size_t i);

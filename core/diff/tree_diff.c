@@ -23,30 +23,43 @@
  * (tree_diff_impl.h). The printer is tree_diff_print.c.
  */
 #include "tree_diff_impl.h"
+#include "../../util/big.h"
 
 #define DEFAULT_MAX_DP_CELLS (4u << 20)
 #define DEFAULT_MAX_PAIRS 65536u
 
 /* Appends the merged node of view nodes (v1, v2) under parent; its id into
- * *id. The children links are made once the tree is complete (link_children):
- * a node's view nodes are its events' (vof), so that nothing more is held
- * per node while building. 0 or TG_ENOMEM. */
+ * *id. The node holds the view nodes while the tree is built (events_of
+ * turns them into events); the children links are made once the tree is
+ * complete (link_children). 0 or TG_ENOMEM. */
 static int new_node(tg_tree_diff *d, uint32_t v1, uint32_t v2, uint32_t parent, uint32_t *id)
 {
 	size_t need = d->nnodes + 1;
-	if (need > d->cap_nodes && tg_grow((void **)&d->nodes, &d->cap_nodes, need, sizeof(tg_diff_node)))
+	if (need > d->cap_nodes && tg_big_grow((void **)&d->nodes, &d->cap_nodes, need, sizeof(tg_diff_node)))
 		return TG_ENOMEM;
 	uint32_t n = (uint32_t)d->nnodes++;
-	const struct view *s1 = &d->side[0], *s2 = &d->side[1];
 	tg_diff_node *x = &d->nodes[n];
 	memset(x, 0, sizeof(*x));
-	x->base_ev = v1 == TG_NONE ? TG_NONE : view_event(s1, v1);
-	x->new_ev = v2 == TG_NONE ? TG_NONE : view_event(s2, v2);
+	x->base_ev = v1;
+	x->new_ev = v2;
 	x->parent = parent;
 	x->first_child = x->next_sibling = TG_NONE;
 	x->side = v1 != TG_NONE && v2 != TG_NONE ? TG_DIFF_BOTH : v1 != TG_NONE ? TG_DIFF_BASE_ONLY : TG_DIFF_NEW_ONLY;
 	*id = n;
 	return 0;
+}
+
+/* The merged nodes' view nodes become their events, as the diff hands
+ * them out. */
+static void events_of(tg_tree_diff *d)
+{
+	for (size_t n = 0; n < d->nnodes; n++) {
+		tg_diff_node *x = &d->nodes[n];
+		if (x->base_ev != TG_NONE)
+			x->base_ev = view_event(&d->side[0], x->base_ev);
+		if (x->new_ev != TG_NONE)
+			x->new_ev = view_event(&d->side[1], x->new_ev);
+	}
 }
 
 /* The children links of the complete merged tree: a node's children in
@@ -106,6 +119,7 @@ static void free_ctx(struct ctx *c)
 	free(c->skip1);
 	free(c->skip2);
 	free(c->tsk);
+	free(c->places);
 	free(c->stack);
 	free(c->iv);
 	free(c->used[0]);
@@ -125,20 +139,51 @@ static int push_pairs(struct ctx *c, uint32_t parent)
 	return 0;
 }
 
-/* Per side: the match and LCA maps of every event (TG_NONE) and the
- * "already merged" flag of every view node. 0 or TG_ENOMEM. */
+/* Side s's links (struct links): the view's device events marked, ranked,
+ * and a link each (TG_NONE). 0 or TG_ENOMEM. */
+static int alloc_links(struct links *l, const struct view *s)
+{
+	size_t words = s->ne / 64 + 1, ndev = 0;
+	l->dev = tg_calloc(words, sizeof(uint64_t));
+	l->rank = tg_malloc(words * sizeof(uint32_t));
+	if (!l->dev || !l->rank)
+		return TG_ENOMEM;
+	for (uint32_t v = 0; v < s->n; v++)
+		if (s->flags[v] & F_GPU) {
+			uint32_t ev = view_event(s, v);
+			l->dev[ev >> 6] |= (uint64_t)1 << (ev & 63);
+		}
+	for (size_t w = 0; w < words; w++) {
+		l->rank[w] = (uint32_t)ndev;
+		ndev += (size_t)__builtin_popcountll(l->dev[w]);
+	}
+	if (!(l->link = tg_malloc((ndev + 1) * sizeof(uint32_t))))
+		return TG_ENOMEM;
+	memset(l->link, 0xff, (ndev + 1) * sizeof(uint32_t));
+	return 0;
+}
+
+/* Per side: the links of its device events and the "already merged" bit
+ * of every view node; the merged nodes' room. 0, TG_ENOMEM, or TG_ELIMIT
+ * (events past the links' LCA mark). */
 static int alloc_maps(tg_tree_diff *d, struct ctx *c)
 {
 	for (int s = 0; s < 2; s++) {
-		size_t ne = d->side[s].ne;
-		d->match[s] = tg_malloc((ne + 1) * sizeof(uint32_t));
-		d->lca_of[s] = tg_malloc((ne + 1) * sizeof(uint32_t));
-		c->used[s] = tg_calloc((size_t)d->side[s].n + 1, 1);
-		if (!d->match[s] || !d->lca_of[s] || !c->used[s])
+		if (d->side[s].ne >= LINK_LCA)
+			return tg_error_set(TG_ELIMIT, "tree diff: more than %u events in a trace", LINK_LCA - 1);
+		c->used[s] = tg_calloc((size_t)d->side[s].n / 64 + 1, sizeof(uint64_t));
+		if (!c->used[s] || alloc_links(&d->links[s], &d->side[s]))
 			return TG_ENOMEM;
-		memset(d->match[s], 0xff, (ne + 1) * sizeof(uint32_t));
-		memset(d->lca_of[s], 0xff, (ne + 1) * sizeof(uint32_t));
 	}
+	/* every node but the root takes a view node of its own: at most this
+	 * many, in a mapping (util/big) whose pages are resident only as the
+	 * nodes fill them, its tail given back when the tree is complete (on
+	 * the heap, the bound held twice the nodes of two similar traces
+	 * through the gate's alignment) */
+	size_t most = (size_t)d->side[0].n + d->side[1].n + 1;
+	if (!(d->nodes = tg_big_alloc(most * sizeof(tg_diff_node))))
+		return TG_ENOMEM;
+	d->cap_nodes = most;
 	return 0;
 }
 
@@ -148,18 +193,6 @@ static int alloc_maps(tg_tree_diff *d, struct ctx *c)
 static int merge_top_down(struct ctx *c)
 {
 	tg_tree_diff *d = c->d;
-	/* every node but the root takes a view node of its own: at most this
-	 * many, allocated at once and exactly (grown by doubling, the arrays
-	 * were copied and their pages touched twice over; rounded up as
-	 * growing rounds, a quarter more on average, held through the gate) */
-	size_t most = (size_t)d->side[0].n + d->side[1].n + 1;
-	if (most > d->cap_nodes) {
-		tg_diff_node *x = tg_realloc(d->nodes, most * sizeof(tg_diff_node));
-		if (!x)
-			return TG_ENOMEM;
-		d->nodes = x;
-		d->cap_nodes = most;
-	}
 	uint32_t root;
 	if (new_node(d, TG_NONE, TG_NONE, TG_NONE, &root))
 		return TG_ENOMEM;
@@ -169,32 +202,38 @@ static int merge_top_down(struct ctx *c)
 		return TG_ENOMEM;
 	while (c->nstack) {
 		struct work w = c->stack[--c->nstack];
-		if ((w.v1 != TG_NONE && c->used[0][w.v1]) || (w.v2 != TG_NONE && c->used[1][w.v2]))
+		if ((w.v1 != TG_NONE && bit_get(c->used[0], w.v1)) || (w.v2 != TG_NONE && bit_get(c->used[1], w.v2)))
 			continue; /* never twice in the merged tree */
 		uint32_t id;
 		if (new_node(d, w.v1, w.v2, w.parent, &id))
 			return TG_ENOMEM;
 		if (w.v1 != TG_NONE)
-			c->used[0][w.v1] = 1;
+			bit_set(c->used[0], w.v1);
 		if (w.v2 != TG_NONE)
-			c->used[1][w.v2] = 1;
+			bit_set(c->used[1], w.v2);
 		uint32_t v1 = w.v1, v2 = w.v2;
 		if (tg_tree_diff_expand(c, &v1, &v2, 0, 0))
 			return TG_ENOMEM;
 		if (v1 != w.v1 || v2 != w.v2) {
 			/* phase 1 opened a wrapper: the node is the deeper one */
 			tg_diff_node *x = &d->nodes[id];
-			x->base_ev = v1 == TG_NONE ? TG_NONE : view_event(&d->side[0], v1);
-			x->new_ev = v2 == TG_NONE ? TG_NONE : view_event(&d->side[1], v2);
+			x->base_ev = v1;
+			x->new_ev = v2;
 			if (v1 != TG_NONE)
-				c->used[0][v1] = 1;
+				bit_set(c->used[0], v1);
 			if (v2 != TG_NONE)
-				c->used[1][v2] = 1;
+				bit_set(c->used[1], v2);
 		}
 		if (push_pairs(c, id))
 			return TG_ENOMEM;
 	}
 	link_children(d);
+	/* the tail the two trees did not fill, given back */
+	tg_diff_node *x = tg_big_realloc(d->nodes, (d->nnodes ? d->nnodes : 1) * sizeof(tg_diff_node));
+	if (x) {
+		d->nodes = x;
+		d->cap_nodes = d->nnodes ? d->nnodes : 1;
+	}
 	return 0;
 }
 
@@ -210,6 +249,23 @@ static tg_tree_diff_opts opts_defaults(const tg_tree_diff_opts *opts)
 	if (!o.max_pairs)
 		o.max_pairs = DEFAULT_MAX_PAIRS;
 	return o;
+}
+
+/* The views, once the tree and its LCAs are made: nothing reads them
+ * after (the diff's accessors read the skeletons); each side keeps its
+ * skeleton and its number of events. A borrowed base's are its lender's. */
+static void drop_views(tg_tree_diff *d)
+{
+	for (int s = 0; s < 2; s++) {
+		if (s || !d->base_borrowed)
+			tg_tree_diff_view_free(&d->side[s]);
+		const tg_skeleton *sk = d->side[s].sk;
+		size_t ne = d->side[s].ne;
+		memset(&d->side[s], 0, sizeof(d->side[s]));
+		d->side[s].sk = sk;
+		d->side[s].ne = ne;
+	}
+	d->base_borrowed = 0;
 }
 
 /* The diff of base (or, given, the side made from it: its view borrowed)
@@ -232,13 +288,17 @@ static int build(tg_tree_diff **out, const tg_tree_diff_side *given, const tg_sk
 		rc = (d->norms = tg_atoms_new()) ? tg_tree_diff_view_build(&c, &d->side[0], base, &d->opts) : TG_ENOMEM;
 	if (rc || (rc = tg_tree_diff_view_build(&c, &d->side[1], next, &d->opts)))
 		goto fail;
+	if ((rc = alloc_maps(d, &c)))
+		goto fail;
 	rc = TG_ENOMEM;
-	if (alloc_maps(d, &c) || merge_top_down(&c))
+	if (merge_top_down(&c))
 		goto fail;
 	d->stats.nodes = d->nnodes;
 	if (tg_tree_diff_find_lcas(&c))
 		goto fail;
 	free_ctx(&c);
+	events_of(d);
+	drop_views(d);
 	*out = d;
 	return 0;
 fail:
@@ -287,20 +347,19 @@ void tg_tree_diff_free(tg_tree_diff *d)
 {
 	if (!d)
 		return;
-	if (d->base_borrowed)
-		free(d->side[0].pos);
-	else
+	if (!d->base_borrowed)
 		tg_tree_diff_view_free(&d->side[0]);
 	tg_tree_diff_view_free(&d->side[1]);
 	tg_skeleton_free(d->own[0]);
 	tg_skeleton_free(d->own[1]);
 	tg_atoms_free(d->norms);
-	free(d->nodes);
+	tg_big_free(d->nodes);
 	free(d->lcas);
 	free(d->lca_events);
 	for (int s = 0; s < 2; s++) {
-		free(d->match[s]);
-		free(d->lca_of[s]);
+		free(d->links[s].dev);
+		free(d->links[s].rank);
+		free(d->links[s].link);
 	}
 	free(d);
 }
@@ -321,14 +380,16 @@ uint32_t tg_tree_diff_match(const tg_tree_diff *d, int side, uint32_t ev)
 {
 	if ((side != 0 && side != 1) || ev >= d->side[side].ne)
 		return TG_NONE;
-	return d->match[side][ev];
+	const uint32_t *l = link_of(&d->links[side], ev);
+	return l && *l != TG_NONE && !(*l & LINK_LCA) ? *l : TG_NONE;
 }
 
 uint32_t tg_tree_diff_lca_of(const tg_tree_diff *d, int side, uint32_t ev)
 {
 	if ((side != 0 && side != 1) || ev >= d->side[side].ne)
 		return TG_NONE;
-	return d->lca_of[side][ev];
+	const uint32_t *l = link_of(&d->links[side], ev);
+	return l && *l != TG_NONE && (*l & LINK_LCA) ? *l & ~LINK_LCA : TG_NONE;
 }
 
 const tg_tree_diff_stats *tg_tree_diff_stats_get(const tg_tree_diff *d) { return &d->stats; }
@@ -337,8 +398,7 @@ uint32_t tg_tree_diff_event_node(const tg_tree_diff *d, int side, uint32_t ev)
 {
 	if ((side != 0 && side != 1) || ev >= d->side[side].ne)
 		return TG_NONE;
-	const struct view *s = &d->side[side];
-	return s->vof[ev] == TG_NONE ? tg_skeleton_find(s->sk, ev) : s->node[s->vof[ev]];
+	return side_node(d, side, ev);
 }
 
 const tg_skeleton *tg_tree_diff_skeleton(const tg_tree_diff *d, int side)

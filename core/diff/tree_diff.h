@@ -114,7 +114,8 @@ typedef struct tg_tree_diff_stats {
  * diff builds and owns). Both trees (and their traces) must outlive the
  * diff. opts may be NULL (defaults). On success *out owns the diff (free
  * with tg_tree_diff_free). Returns 0, TG_ENOMEM, or TG_ELIMIT (more than
- * 2^32 - 2 distinct normalized names). */
+ * 2^32 - 2 distinct normalized names, or a trace of 2^31 events or more:
+ * a device event's link marks an LCA's index with the top bit). */
 int tg_tree_diff_build(tg_tree_diff **out, const tg_tree *base, const tg_tree *next,
                        const tg_tree_diff_opts *opts);
 

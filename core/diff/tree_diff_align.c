@@ -192,8 +192,7 @@ static int bfs_levels(struct ctx *c, const struct view *s, uint32_t v, struct le
 		c->next.n = 0;
 		for (size_t f = 0; f < c->front.n; f++) {
 			uint32_t u = c->front.v[f];
-			for (uint32_t k = s->coff[u]; k < s->coff[u + 1]; k++) {
-				uint32_t ch = s->child[k];
+			VIEW_CHILDREN(s, u, ch) {
 				if (!(s->flags[ch] & F_PATH))
 					continue;
 				if (u32_push(&c->next, ch) || u32_push(&c->lpool, s->key[ch]))

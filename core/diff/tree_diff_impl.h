@@ -123,36 +123,37 @@ enum {
 struct view {
 	const tg_skeleton *sk;
 	const tg_skel_node *sn; /* the skeleton's nodes */
-	size_t ne;              /* events of the trace: maps by event are this long */
+	size_t ne;              /* events of the trace */
 	uint32_t n;
 	uint32_t *node;   /* view -> skeleton node (its event: view_event) */
-	uint32_t *vof;    /* event -> view node, TG_NONE outside the view */
-	uint32_t *parent; /* view -> view; only while the view is built (then NULL) */
-	uint32_t *end;    /* subtree = [v, end[v]) */
-	uint32_t *coff;   /* children of v: child[coff[v] .. coff[v+1]) */
-	uint32_t *child;
+	uint32_t *end;    /* subtree = [v, end[v]); its children: v + 1, end[v + 1], ... (VIEW_CHILDREN) */
 	uint32_t *key;    /* comparison names (normal); stripped of details: view_skey */
 	uint8_t *flags;
 	uint32_t *roots;
 	size_t nroots;
 	uint32_t *atom_key, *atom_skey; /* cache per atom of the skeleton's names */
 	uint32_t natoms;
-	uint32_t *pos; /* scratch: view -> position, TG_NONE when unset */
-	const uint32_t *by_start, *start_rank; /* the skeleton's order (tg_skeleton_by_start),
-	                                         or own_order's */
-	uint32_t *own_order; /* by start, then its inverse, when the skeleton holds none */
 };
+
+/* For each child ch of view node v of s, in order (by start): the view
+ * is numbered depth first, so v's first child is v + 1 and each child's
+ * next sibling begins where its subtree ends. No arrays of children: 8
+ * bytes a view node less. */
+#define VIEW_CHILDREN(s, v, ch) for (uint32_t ch = (v) + 1, ch##_end_ = (s)->end[v]; ch < ch##_end_; ch = (s)->end[ch])
+
+/* The number of children of view node v. */
+static inline uint32_t view_nchildren(const struct view *s, uint32_t v)
+{
+	uint32_t n = 0;
+	VIEW_CHILDREN(s, v, ch)
+		n++;
+	return n;
+}
 
 /* The event of view node v. */
 static inline uint32_t view_event(const struct view *s, uint32_t v)
 {
 	return s->sn[s->node[v]].event;
-}
-
-/* The duration of event ev of view s (ev in the view), ns. */
-static inline int64_t view_ev_dur(const struct view *s, uint32_t ev)
-{
-	return tg_skeleton_dur(s->sk, s->node[s->vof[ev]]);
 }
 
 /* The comparison name of view node v stripped of details (strip_details):
@@ -164,28 +165,53 @@ static inline uint32_t view_skey(const struct view *s, uint32_t v)
 	return (s->flags[v] & F_RENAMED) ? s->key[v] : s->atom_skey[s->sn[s->node[v]].name];
 }
 
-/* The skeleton node of event ev of view s (ev in the view). */
-static inline const tg_skel_node *view_ev(const struct view *s, uint32_t ev)
+
+/* A link's LCA mark: an event in an LCA holds LINK_LCA | the LCA's index,
+ * a matched one its counterpart (events are below LINK_LCA). */
+#define LINK_LCA 0x80000000u
+
+/* One side's links, held for its device events only (a third of a
+ * trace's events, or less): bit ev of dev says event ev is a device event
+ * of the view; its slot in link is the number of such events before it
+ * (rank: those before each 64-bit word of dev, then the word's bits). */
+struct links {
+	uint64_t *dev;
+	uint32_t *rank;
+	uint32_t *link; /* its match, LINK_LCA | its LCA, or TG_NONE */
+};
+
+/* The link of event ev (below the side's events), NULL when ev is no
+ * device event of the view. */
+static inline uint32_t *link_of(const struct links *l, uint32_t ev)
 {
-	return &s->sn[s->node[s->vof[ev]]];
+	uint64_t w = l->dev[ev >> 6], below = ((uint64_t)1 << (ev & 63)) - 1;
+	if (!((w >> (ev & 63)) & 1))
+		return NULL;
+	return &l->link[l->rank[ev >> 6] + (uint32_t)__builtin_popcountll(w & below)];
 }
 
 struct tg_tree_diff {
-	struct view side[2];
-	int base_borrowed; /* side[0]'s arrays are a tg_tree_diff_side's (but pos, its own) */
+	struct view side[2]; /* while it is built; then only each side's skeleton (sk) and ne */
+	int base_borrowed; /* side[0]'s arrays are a tg_tree_diff_side's */
 	tg_tree_diff_opts opts;
 	tg_skeleton *own[2]; /* the skeletons built from trees (tg_tree_diff_build), else NULL */
 	tg_atoms *norms; /* normalized names of both sides */
-	tg_diff_node *nodes;
+	tg_diff_node *nodes; /* while built, base_ev and new_ev hold view nodes (then events) */
 	size_t nnodes, cap_nodes;
 	tg_diff_lca *lcas;
 	size_t nlcas, cap_lcas;
 	uint32_t *lca_events; /* the events of all LCAs */
 	size_t nlca_events, cap_lca_events;
-	uint32_t *match[2];  /* per event of each side */
-	uint32_t *lca_of[2]; /* per event of each side */
+	struct links links[2]; /* each side's match or LCA of its device events */
 	tg_tree_diff_stats stats;
 };
+
+/* The skeleton node of event ev of side s, TG_NONE when the skeleton
+ * lacks it (binary search: for the printed and attributed few). */
+static inline uint32_t side_node(const tg_tree_diff *d, int s, uint32_t ev)
+{
+	return tg_skeleton_find(d->side[s].sk, ev);
+}
 
 /* A BFS signature: level k holds lpool[off[k] .. off[k+1]). */
 struct levels {
@@ -229,6 +255,8 @@ struct ctx {
 	size_t cap_immoff;
 	uint8_t *sub1, *sub2, *skip1, *skip2;
 	size_t cap_sub1, cap_sub2, cap_skip1, cap_skip2;
+	uint64_t *places; /* the opened lists' view nodes and places, sorted (keep_matches) */
+	size_t cap_places;
 	struct tsk {
 		int64_t ts;
 		uint32_t pos, v;
@@ -242,8 +270,19 @@ struct ctx {
 	u32vec pairs1, pairs2;
 	tg_interval *iv;
 	size_t cap_iv;
-	uint8_t *used[2];
+	uint64_t *used[2]; /* a bit a view node: in the merged tree */
 };
+
+/* Bit v of the bitmap b. */
+static inline int bit_get(const uint64_t *b, uint32_t v)
+{
+	return (int)((b[v >> 6] >> (v & 63)) & 1);
+}
+
+static inline void bit_set(uint64_t *b, uint32_t v)
+{
+	b[v >> 6] |= (uint64_t)1 << (v & 63);
+}
 
 static inline int grow_bytes(uint8_t **p, size_t *cap, size_t need)
 {
@@ -295,9 +334,9 @@ struct tg_tree_diff_side {
  * (the options a view depends on are the same). */
 int tg_tree_diff_side_fits(const tg_tree_diff_opts *a, const tg_tree_diff_opts *b);
 
-/* tree_diff_side.c: d's base side borrowed from s: its view (pos, the
- * view's scratch, d's own), a copy of its names (the new side adds its
- * own) and its counts. 0 or TG_ENOMEM / TG_ELIMIT. */
+/* tree_diff_side.c: d's base side borrowed from s: its view, a copy of
+ * its names (the new side adds its own) and its counts. 0 or TG_ENOMEM /
+ * TG_ELIMIT. */
 int tg_tree_diff_side_lend(tg_tree_diff *d, const tg_tree_diff_side *s);
 
 /* tree_diff_align.c: aligns view nodes a[0..m) of the base with b[0..n) of
@@ -314,8 +353,8 @@ int tg_tree_diff_aligned(struct ctx *c, const uint32_t *a, size_t m, const uint3
 int tg_tree_diff_expand(struct ctx *c, uint32_t *v1, uint32_t *v2, int root, int positional);
 
 /* tree_diff_lca.c: the gpu and diverges flags of every merged node, the
- * matched device events and the LCAs, into c->d (a merged node's view
- * nodes are its events', through each side's vof). 0 or TG_ENOMEM. */
+ * matched device events and the LCAs, into c->d (the merged nodes still
+ * hold view nodes). 0 or TG_ENOMEM. */
 int tg_tree_diff_find_lcas(struct ctx *c);
 
 #endif

@@ -14,8 +14,8 @@
 
 static int push_gpu_children(const struct view *s, uint32_t v, u32vec *out)
 {
-	for (uint32_t k = s->coff[v]; k < s->coff[v + 1]; k++)
-		if ((s->flags[s->child[k]] & F_PATH) && u32_push(out, s->child[k]))
+	VIEW_CHILDREN(s, v, ch)
+		if ((s->flags[ch] & F_PATH) && u32_push(out, ch))
 			return TG_ENOMEM;
 	return 0;
 }
@@ -34,16 +34,17 @@ static int collapse(const struct view *s, uint32_t v, uint32_t *cur, u32vec *kid
 			break;
 		if (s->flags[v] & F_CPU_OP) {
 			int cr = 0;
-			for (uint32_t k = s->coff[v]; k < s->coff[v + 1] && !cr; k++)
-				cr = is_dispatch(s, s->child[k]);
+			VIEW_CHILDREN(s, v, ch)
+				if ((cr = is_dispatch(s, ch)))
+					break;
 			if (cr)
 				break;
 		}
 		uint32_t ng = 0, only = TG_NONE;
-		for (uint32_t k = s->coff[v]; k < s->coff[v + 1]; k++)
-			if (s->flags[s->child[k]] & F_PATH) {
+		VIEW_CHILDREN(s, v, ch)
+			if (s->flags[ch] & F_PATH) {
 				ng++;
-				only = s->child[k];
+				only = ch;
 			}
 		if (ng != 1) {
 			if (push_gpu_children(s, v, kids))
@@ -94,7 +95,7 @@ static int cmp_keypos(const void *a, const void *b)
 static int add_missing(const struct view *have_s, const u32vec *have, const struct view *s, uint32_t v,
                        const u32vec *gpu_kids, u32vec *dst, u32vec *tmp)
 {
-	uint32_t nall = s->coff[v + 1] - s->coff[v];
+	uint32_t nall = view_nchildren(s, v);
 	if (nall == gpu_kids->n || !have->n)
 		return 0; /* every child of v is on the GPU path */
 	/* names of the GPU-path children of v, sorted */
@@ -118,9 +119,11 @@ static int add_missing(const struct view *have_s, const u32vec *have, const stru
 			miss[nm++] = name;
 	}
 	sort32(miss, nm);
-	/* all children of v by (name, position) */
-	for (uint32_t k = 0; k < nall; k++)
-		kp[k] = (uint64_t)s->key[s->child[s->coff[v] + k]] << 32 | k;
+	/* all children of v by (name, position): a child's view node grows
+	 * with its position */
+	uint32_t nk = 0;
+	VIEW_CHILDREN(s, v, ch)
+		kp[nk++] = (uint64_t)s->key[ch] << 32 | ch;
 	if (nm)
 		qsort(kp, nall, sizeof(uint64_t), cmp_keypos);
 	int rc = 0;
@@ -139,7 +142,7 @@ static int add_missing(const struct view *have_s, const u32vec *have, const stru
 				hi = mid;
 		}
 		if (lo > 0 && (uint32_t)(kp[lo - 1] >> 32) == name)
-			rc = u32_push(dst, s->child[s->coff[v] + (uint32_t)(kp[lo - 1] & 0xffffffffu)]);
+			rc = u32_push(dst, (uint32_t)(kp[lo - 1] & 0xffffffffu));
 	}
 	free(miss);
 	free(kp);
@@ -254,8 +257,8 @@ static int children_names(struct ctx *c, const u32vec *dl, const u32vec *il)
 		uint32_t v = q < dl->n ? c->c1.v[dl->v[q]] : c->c2.v[il->v[q - dl->n]];
 		c->immoff[q] = (uint32_t)c->imm.n;
 		size_t st = c->imm.n;
-		for (uint32_t k = s->coff[v]; k < s->coff[v + 1]; k++)
-			if ((s->flags[s->child[k]] & F_PATH) && u32_push(&c->imm, s->key[s->child[k]]))
+		VIEW_CHILDREN(s, v, ch)
+			if ((s->flags[ch] & F_PATH) && u32_push(&c->imm, s->key[ch]))
 				return TG_ENOMEM;
 		size_t cnt = c->imm.n - st;
 		for (size_t k = 0; k < cnt; k++)
@@ -329,27 +332,53 @@ static int open_wrappers(struct ctx *c)
 	return 0;
 }
 
+/* x[0..n): view nodes and their places (node << 32 | place), sorted by
+ * node: each list's own index, so that no array over every view node is
+ * held for the lookups (the view's pos did, 4 bytes a view node). */
+static void index_list(uint64_t *x, const u32vec *r)
+{
+	for (size_t k = 0; k < r->n; k++)
+		x[k] = (uint64_t)r->v[k] << 32 | k;
+	if (r->n > 1)
+		qsort(x, r->n, sizeof(uint64_t), cmp_keypos);
+}
+
+/* The place of view node v in the list x indexes (index_list), its last
+ * when it is there twice, TG_NONE when it is not there. */
+static uint32_t place_of(const uint64_t *x, size_t n, uint32_t v)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if ((uint32_t)(x[mid] >> 32) <= v)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo > 0 && (uint32_t)(x[lo - 1] >> 32) == v ? (uint32_t)x[lo - 1] : TG_NONE;
+}
+
 /* Into c->nops (indices into c->r1 / c->r2): the matches of c->ops whose
  * nodes are both still in the opened lists, marked in c->skip1 / skip2. 0
  * or TG_ENOMEM. */
 static int keep_matches(struct ctx *c)
 {
-	struct view *w1 = &c->d->side[0], *w2 = &c->d->side[1];
-	for (size_t k = 0; k < c->r1.n; k++)
-		w1->pos[c->r1.v[k]] = (uint32_t)k;
-	for (size_t k = 0; k < c->r2.n; k++)
-		w2->pos[c->r2.v[k]] = (uint32_t)k;
 	opvec *no = &c->nops;
 	no->n = 0;
-	if (grow_bytes(&c->skip1, &c->cap_skip1, c->r1.n + 1) || grow_bytes(&c->skip2, &c->cap_skip2, c->r2.n + 1))
+	size_t n1 = c->r1.n, n2 = c->r2.n;
+	if (n1 + n2 > c->cap_places && tg_grow((void **)&c->places, &c->cap_places, n1 + n2, sizeof(uint64_t)))
 		return TG_ENOMEM;
-	memset(c->skip1, 0, c->r1.n);
-	memset(c->skip2, 0, c->r2.n);
+	if (grow_bytes(&c->skip1, &c->cap_skip1, n1 + 1) || grow_bytes(&c->skip2, &c->cap_skip2, n2 + 1))
+		return TG_ENOMEM;
+	index_list(c->places, &c->r1);
+	index_list(c->places + n1, &c->r2);
+	memset(c->skip1, 0, n1);
+	memset(c->skip2, 0, n2);
 	for (size_t k = 0; k < c->ops.n; k++) {
 		op o = c->ops.v[k];
 		if (!IS_MATCH(o))
 			continue;
-		uint32_t ri = w1->pos[c->c1.v[o.i]], rj = w2->pos[c->c2.v[o.j]];
+		uint32_t ri = place_of(c->places, n1, c->c1.v[o.i]), rj = place_of(c->places + n1, n2, c->c2.v[o.j]);
 		if (ri != TG_NONE && rj != TG_NONE) {
 			if (op_push(no, ri, rj))
 				return TG_ENOMEM;
@@ -357,10 +386,6 @@ static int keep_matches(struct ctx *c)
 			c->skip2[rj] = 1;
 		}
 	}
-	for (size_t k = 0; k < c->r1.n; k++)
-		w1->pos[c->r1.v[k]] = TG_NONE;
-	for (size_t k = 0; k < c->r2.n; k++)
-		w2->pos[c->r2.v[k]] = TG_NONE;
 	return 0;
 }
 

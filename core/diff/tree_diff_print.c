@@ -11,10 +11,17 @@
 
 #define PRINT_DEPTH 512 /* deepest level printed (the printer recurses) */
 
+/* The skeleton node of event ev of side s (an event of the merged tree:
+ * the skeleton holds it). */
+static const tg_skel_node *ev_node(const tg_tree_diff *d, int s, uint32_t ev)
+{
+	size_t n;
+	return &tg_skeleton_nodes(d->side[s].sk, &n)[side_node(d, s, ev)];
+}
+
 static const char *raw_name(const tg_tree_diff *d, int s, uint32_t ev)
 {
-	const struct view *v = &d->side[s];
-	return tg_atoms_str(tg_skeleton_atoms(v->sk), view_ev(v, ev)->name);
+	return tg_atoms_str(tg_skeleton_atoms(d->side[s].sk), ev_node(d, s, ev)->name);
 }
 
 /* name, cut to max bytes (0: whole) at a UTF-8 boundary with "...". With
@@ -173,10 +180,10 @@ static void choose_shown(const struct printer *p, uint32_t node, const uint32_t 
 		const tg_diff_node *y = &d->nodes[kids[k]];
 		if (node == 0 && lca_here && y->side != TG_DIFF_BOTH) {
 			int s = y->side == TG_DIFF_BASE_ONLY ? 0 : 1;
-			const tg_skel_node *e = view_ev(&d->side[s], s ? y->new_ev : y->base_ev);
-			if (tg_kind_is_gpu(e->kind)) {
+			uint32_t ev = s ? y->new_ev : y->base_ev;
+			if (tg_kind_is_gpu(ev_node(d, s, ev)->kind)) {
 				orphans[s]++;
-				orphan_ns[s] += view_ev_dur(&d->side[s], s ? y->new_ev : y->base_ev);
+				orphan_ns[s] += tg_skeleton_dur(d->side[s].sk, side_node(d, s, ev));
 				show[k] = 3;
 				continue;
 			}

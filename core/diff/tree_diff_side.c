@@ -71,14 +71,9 @@ uint64_t tg_tree_diff_side_bytes(const tg_tree_diff_side *s)
 	if (!s)
 		return 0;
 	uint64_t n = (uint64_t)s->v.n + 1;
-	size_t nsn = 0;
-	if (s->v.own_order)
-		tg_skeleton_nodes(s->v.sk, &nsn);
-	/* node, end, child, key, pos; coff; flags; vof; roots; the atom caches */
-	return sizeof(*s) + n * 5 * sizeof(uint32_t) + (n + 1) * sizeof(uint32_t) + n +
-	       ((uint64_t)s->v.ne + 1) * sizeof(uint32_t) + n * sizeof(uint32_t) +
-	       ((uint64_t)s->v.natoms + 1) * 2 * sizeof(uint32_t) + tg_atoms_bytes(s->norms) +
-	       (s->v.own_order ? ((uint64_t)nsn + 1) * 2 * sizeof(uint32_t) : 0);
+	/* node, end, key; flags; roots; the atom caches */
+	return sizeof(*s) + n * 3 * sizeof(uint32_t) + n + ((uint64_t)s->v.nroots + 1) * sizeof(uint32_t) +
+	       ((uint64_t)s->v.natoms + 1) * 2 * sizeof(uint32_t) + tg_atoms_bytes(s->norms);
 }
 
 const tg_skeleton *tg_tree_diff_side_skeleton(const tg_tree_diff_side *s)
@@ -115,11 +110,6 @@ int tg_tree_diff_side_lend(tg_tree_diff *d, const tg_tree_diff_side *s)
 		return rc;
 	d->side[0] = s->v;
 	d->base_borrowed = 1;
-	/* the scratch the merge writes (TG_NONE between uses) */
-	d->side[0].pos = tg_malloc(((size_t)s->v.n + 1) * sizeof(uint32_t));
-	if (!d->side[0].pos)
-		return TG_ENOMEM;
-	memset(d->side[0].pos, 0xff, ((size_t)s->v.n + 1) * sizeof(uint32_t));
 	d->stats.gpu[0] = s->gpu;
 	d->stats.roots[0] = s->roots;
 	return 0;

@@ -61,9 +61,9 @@ static int keep_node(const tg_tree_diff_opts *o, const tg_skel_node *x)
 static uint32_t descend_root(const struct view *s, uint32_t r)
 {
 	for (;;) {
-		if (s->coff[r + 1] - s->coff[r] != 1)
-			return r;
-		uint32_t ch = s->child[s->coff[r]];
+		uint32_t ch = r + 1; /* its first child, when it has one */
+		if (ch >= s->end[r] || s->end[ch] != s->end[r])
+			return r; /* none, or more than one */
 		uint8_t f = s->flags[ch];
 		int k = s->sn[s->node[ch]].kind;
 		if ((f & F_CPU_OP) || ((k == TG_KIND_RUNTIME || k == TG_KIND_DRIVER) && !(f & F_GRAPH)))
@@ -73,18 +73,18 @@ static uint32_t descend_root(const struct view *s, uint32_t r)
 }
 
 /* Over the skeleton's nodes: near[k], k itself when kept, else its nearest
- * kept ancestor (or TG_NONE). order[0..nk): the kept nodes by (start,
- * index), from the skeleton's order. Returns nk. */
+ * kept ancestor (or TG_NONE). order: every node by (start, index) on
+ * entry, the kept nodes in that order on return (compacted in place).
+ * Returns the number kept, nk. */
 static size_t find_kept(const struct view *s, size_t nsn, const tg_tree_diff_opts *o, uint32_t *near, uint32_t *order)
 {
 	const uint32_t UNKNOWN = TG_NONE - 1; /* near[k] while not yet known */
-	const uint32_t *by_start = s->by_start;
 	size_t nk = 0;
 	for (size_t i = 0; i < nsn; i++)
 		near[i] = keep_node(o, &s->sn[i]) ? (uint32_t)i : UNKNOWN;
 	for (size_t q = 0; q < nsn; q++)
-		if (near[by_start[q]] == by_start[q])
-			order[nk++] = by_start[q];
+		if (near[order[q]] == order[q])
+			order[nk++] = order[q];
 	for (size_t i = 0; i < nsn; i++) {
 		if (near[i] != UNKNOWN)
 			continue;
@@ -108,79 +108,91 @@ static size_t find_kept(const struct view *s, size_t nsn, const tg_tree_diff_opt
 	return nk;
 }
 
-/* The kept children of each kept node k, in the order of order[] (by
- * start), as kids[coff[k] .. coff[k+1]); the kept nodes without a kept
- * ancestor into s->roots. fill: scratch of nsn + 1. Returns the number of
- * roots. */
-static size_t group_children(struct view *s, size_t nsn, const uint32_t *near, const uint32_t *order, size_t nk,
-                             uint32_t *coff, uint32_t *kids, uint32_t *fill)
+/* The kept node k's nearest kept ancestor, TG_NONE without one. */
+static inline uint32_t kept_parent(const struct view *s, const uint32_t *near, uint32_t k)
+{
+	uint32_t p = s->sn[k].parent;
+	return p == TG_NONE ? TG_NONE : near[p];
+}
+
+/* Counts the kept children of each kept node k into coff[k + 1] (coff:
+ * nsn + 2, zeroed) and returns the number of kept nodes without a kept
+ * ancestor (the roots). */
+static size_t count_children(const struct view *s, const uint32_t *near, const uint32_t *order, size_t nk,
+                             uint32_t *coff)
 {
 	size_t nr = 0;
 	for (size_t q = 0; q < nk; q++) {
-		uint32_t k = order[q], p = s->sn[k].parent;
-		uint32_t vp = p == TG_NONE ? TG_NONE : near[p];
+		uint32_t vp = kept_parent(s, near, order[q]);
 		if (vp == TG_NONE)
-			s->roots[nr++] = k;
+			nr++;
 		else
 			coff[vp + 1]++;
-	}
-	for (size_t i = 0; i < nsn; i++)
-		coff[i + 1] += coff[i];
-	memcpy(fill, coff, (nsn + 1) * sizeof(uint32_t));
-	for (size_t q = 0; q < nk; q++) {
-		uint32_t k = order[q], p = s->sn[k].parent;
-		uint32_t vp = p == TG_NONE ? TG_NONE : near[p];
-		if (vp != TG_NONE)
-			kids[fill[vp]++] = k;
 	}
 	return nr;
 }
 
-/* Numbers the kept nodes depth first from the nr roots (s->node,
- * s->parent, s->vof; vof: skeleton node -> view node; s->roots
- * become view nodes), then fills s->coff, s->child and s->end. fill and
- * stack are scratch. Returns the number of view nodes. */
-static uint32_t number_depth_first(struct view *s, size_t nr, const uint32_t *coff, const uint32_t *kids, uint32_t *vof,
-                                   uint32_t *fill, uint32_t *stack)
+/* The kept children of each kept node k (counted in coff by
+ * count_children), in the order of order[] (by start), as kids[coff[k] ..
+ * coff[k+1]); the roots into s->roots, in that order. */
+static void place_children(struct view *s, size_t nsn, const uint32_t *near, const uint32_t *order, size_t nk,
+                           uint32_t *coff, uint32_t *kids)
+{
+	size_t nr = 0;
+	for (size_t i = 0; i < nsn; i++)
+		coff[i + 1] += coff[i];
+	for (size_t q = 0; q < nk; q++) {
+		uint32_t k = order[q], vp = kept_parent(s, near, k);
+		if (vp == TG_NONE)
+			s->roots[nr++] = k;
+		else
+			kids[coff[vp]++] = k;
+	}
+	/* each coff[k] is now where k + 1's children begin: back by one */
+	memmove(coff + 1, coff, nsn * sizeof(uint32_t));
+	coff[0] = 0;
+}
+
+/* A step of the depth-first numbering: a kept node, its view node, and
+ * the next of its children to number. */
+struct frame {
+	uint32_t k, v, q;
+};
+
+/* Numbers the kept nodes depth first from the nr roots, children by
+ * start (s->node; s->roots become view nodes) and fills s->end as each
+ * subtree closes. The frames (one a level of the path) are scratch,
+ * grown as deep as the tree. Returns the number of view nodes, or
+ * TG_NONE when the frames cannot grow. */
+static uint32_t number_depth_first(struct view *s, size_t nr, const uint32_t *coff, const uint32_t *kids,
+                                   struct frame **frames, size_t *cap)
 {
 	uint32_t nv = 0;
-	size_t sp = 0;
-	for (size_t r = nr; r-- > 0;) {
-		stack[sp++] = s->roots[r];
-		stack[sp++] = TG_NONE;
-	}
-	while (sp) {
-		uint32_t vp = stack[--sp], k = stack[--sp];
-		uint32_t v = nv++;
-		s->node[v] = k;
-		s->parent[v] = vp;
-		vof[k] = v;
-		s->vof[s->sn[k].event] = v;
-		for (uint32_t q = coff[k + 1]; q-- > coff[k];) {
-			stack[sp++] = kids[q];
-			stack[sp++] = v;
+	for (size_t r = 0; r < nr; r++) {
+		size_t depth = 0;
+		uint32_t k = s->roots[r];
+		s->node[nv] = k;
+		s->roots[r] = nv;
+		(*frames)[depth++] = (struct frame){k, nv++, coff[k]};
+		while (depth) {
+			struct frame *f = &(*frames)[depth - 1];
+			if (f->q == coff[f->k + 1]) {
+				s->end[f->v] = nv;
+				depth--;
+				continue;
+			}
+			k = kids[f->q++];
+			if (depth == *cap && tg_grow((void **)frames, cap, depth + 1, sizeof(struct frame)))
+				return TG_NONE;
+			s->node[nv] = k;
+			(*frames)[depth++] = (struct frame){k, nv++, coff[k]};
 		}
 	}
-	for (uint32_t r = 0; r < nr; r++)
-		s->roots[r] = vof[s->roots[r]];
-	for (uint32_t v = 0; v < nv; v++)
-		if (s->parent[v] != TG_NONE)
-			s->coff[s->parent[v] + 1]++;
-	for (uint32_t v = 0; v < nv; v++)
-		s->coff[v + 1] += s->coff[v];
-	memcpy(fill, s->coff, ((size_t)nv + 1) * sizeof(uint32_t));
-	for (uint32_t v = 0; v < nv; v++)
-		if (s->parent[v] != TG_NONE)
-			s->child[fill[s->parent[v]]++] = v;
-	for (uint32_t v = 0; v < nv; v++)
-		s->end[v] = v + 1;
-	for (uint32_t v = nv; v-- > 0;)
-		if (s->parent[v] != TG_NONE && s->end[v] > s->end[s->parent[v]])
-			s->end[s->parent[v]] = s->end[v];
 	return nv;
 }
 
-/* The flags of every view node (F_PATH also up to its ancestors) and its
+/* The flags of every view node (F_PATH also up to its ancestors: each
+ * node's children, later in the numbering, are done before it) and its
  * normalized names. 0 or the error of norm_key. */
 static int set_flags_and_names(struct ctx *c, struct view *s, uint32_t nv)
 {
@@ -201,64 +213,72 @@ static int set_flags_and_names(struct ctx *c, struct view *s, uint32_t nv)
 		if ((rc = norm_key(c, s, e->name, 0, &s->key[v])) || (rc = norm_key(c, s, e->name, 1, &skey)))
 			return rc;
 	}
-	for (uint32_t v = nv; v-- > 0;)
-		if ((s->flags[v] & F_PATH) && s->parent[v] != TG_NONE)
-			s->flags[s->parent[v]] |= F_PATH;
+	for (uint32_t v = nv; v-- > 0;) {
+		if (s->flags[v] & F_PATH)
+			continue;
+		VIEW_CHILDREN(s, v, ch)
+			if (s->flags[ch] & F_PATH) {
+				s->flags[v] |= F_PATH;
+				break;
+			}
+	}
 	return 0;
 }
 
 /* A launch call's names (both) become its own name followed by its device
- * events' names, so that launches of different kernels differ. 0 or
+ * events' names, so that launches of different kernels differ. Each
+ * signature is written into the one scratch buffer c->nb (a buffer a
+ * launch cost a third of the view's build in allocations). 0 or
  * TG_ENOMEM. */
 static int key_launches_by_kernels(struct ctx *c, struct view *s, uint32_t nv)
 {
+	tg_buf *sig = &c->nb;
 	for (uint32_t v = 0; v < nv; v++) {
-		if (!(s->flags[v] & F_DISPATCH) || s->coff[v + 1] == s->coff[v])
+		if (!(s->flags[v] & F_DISPATCH) || v + 1 >= s->end[v])
 			continue;
-		tg_buf sig = TG_BUF_INIT;
+		tg_buf_reset(sig);
 		const char *ln = tg_atoms_str(c->d->norms, s->key[v]);
-		int bad = tg_buf_append(&sig, ln, strlen(ln));
-		for (uint32_t k = s->coff[v]; !bad && k < s->coff[v + 1]; k++) {
-			const char *kn = tg_atoms_str(c->d->norms, s->key[s->child[k]]);
-			bad = tg_buf_append(&sig, "\x1f", 1) || tg_buf_append(&sig, kn, strlen(kn));
+		int bad = tg_buf_append(sig, ln, strlen(ln));
+		VIEW_CHILDREN(s, v, ch) {
+			const char *kn = tg_atoms_str(c->d->norms, s->key[ch]);
+			if ((bad = tg_buf_append(sig, "\x1f", 1) || tg_buf_append(sig, kn, strlen(kn))))
+				break;
 		}
-		if (bad || tg_atoms_intern(&s->key[v], c->d->norms, tg_buf_str(&sig), sig.len)) {
-			tg_buf_free(&sig);
+		if (bad || tg_atoms_intern(&s->key[v], c->d->norms, tg_buf_str(sig), sig->len))
 			return TG_ENOMEM;
-		}
-		tg_buf_free(&sig);
 		s->flags[v] |= F_RENAMED;
 	}
 	return 0;
 }
 
 /* TraceLens's roots: from each cpu_op without a cpu_op above it, in start
- * order (order[0..nk), by (ts, index); vof: skeleton node -> view node), its
- * parentless ancestor, descended, once each, into s->roots. fill is
- * scratch. *nr gets their number. 0 or TG_ENOMEM. */
-static int roots_tracelens(struct view *s, const uint32_t *order, size_t nk, const uint32_t *vof, uint32_t *fill,
-                           uint32_t nv, size_t *nr)
+ * order (order[0..nk), kept skeleton nodes by (ts, index)), its
+ * parentless ancestor, descended, once each, into s->roots (which holds
+ * the parentless view nodes, as many as there can be of these). *nr gets
+ * their number. 0 or TG_ENOMEM. */
+static int roots_tracelens(struct view *s, const uint32_t *order, size_t nk, size_t nsn, uint32_t nv, size_t *nr)
 {
 	uint8_t *cpu_above = tg_calloc((size_t)nv + 1, 1);
 	uint8_t *seen = tg_calloc((size_t)nv + 1, 1);
-	if (!cpu_above || !seen) {
-		free(cpu_above);
-		free(seen);
-		return TG_ENOMEM;
-	}
-	/* fill[v]: v's parentless ancestor (preorder: parents first) */
-	for (uint32_t v = 0; v < nv; v++) {
-		uint32_t p = s->parent[v];
-		fill[v] = p == TG_NONE ? v : fill[p];
-		if (p != TG_NONE)
-			cpu_above[v] = cpu_above[p] || (s->flags[p] & F_CPU_OP);
+	uint32_t *top = tg_malloc(((size_t)nv + 1) * sizeof(uint32_t));
+	uint32_t *vof = tg_malloc((nsn + 1) * sizeof(uint32_t)); /* kept skeleton node -> view node */
+	int rc = cpu_above && seen && top && vof ? 0 : TG_ENOMEM;
+	/* top[v]: v's parentless ancestor (preorder: parents first) */
+	for (uint32_t v = 0; !rc && v < nv; v++)
+		top[v] = v;
+	for (uint32_t v = 0; !rc && v < nv; v++) {
+		vof[s->node[v]] = v;
+		VIEW_CHILDREN(s, v, ch) {
+			top[ch] = top[v];
+			cpu_above[ch] = cpu_above[v] || (s->flags[v] & F_CPU_OP);
+		}
 	}
 	size_t n = 0;
-	for (size_t q = 0; q < nk; q++) {
+	for (size_t q = 0; !rc && q < nk; q++) {
 		uint32_t v = vof[order[q]];
 		if (!(s->flags[v] & F_CPU_OP) || cpu_above[v])
 			continue;
-		uint32_t r = descend_root(s, fill[v]);
+		uint32_t r = descend_root(s, top[v]);
 		if (!seen[r]) {
 			seen[r] = 1;
 			s->roots[n++] = r;
@@ -266,46 +286,76 @@ static int roots_tracelens(struct view *s, const uint32_t *order, size_t nk, con
 	}
 	free(cpu_above);
 	free(seen);
+	free(top);
+	free(vof);
 	*nr = n;
+	return rc;
+}
+
+/* order[0..nsn): every skeleton node by (start, index): the skeleton's
+ * order copied, or sorted now (a skeleton built from a tree holds none).
+ * 0 or TG_ENOMEM. */
+static int order_of(const struct view *s, size_t nsn, uint32_t *order)
+{
+	const uint32_t *by_start = tg_skeleton_by_start(s->sk);
+	if (!by_start)
+		return tg_skeleton_order_into(order, NULL, s->sk);
+	if (nsn)
+		memcpy(order, by_start, nsn * sizeof(uint32_t));
 	return 0;
 }
 
-/* The arrays of a view of nk nodes; 0 or TG_ENOMEM (what was allocated is
- * freed by tg_tree_diff_view_free). */
-static int alloc_nodes(struct view *s, size_t nk)
+/* The view's nodes, numbered depth first from the kept nodes of its
+ * skeleton (s->node, s->end, s->roots, s->n, s->nroots), with order (the
+ * kept skeleton nodes by start) handed back to the caller for
+ * roots_tracelens (NULL when o does not ask for TraceLens's roots). The
+ * scratch over every skeleton node goes as soon as it is read: four
+ * arrays a node at most are held at once, the other side's view beside
+ * them. 0 or TG_ENOMEM. */
+static int number_view(struct view *s, size_t nsn, const tg_tree_diff_opts *o, uint32_t **order_out)
 {
-	s->n = (uint32_t)nk;
+	uint32_t *near = tg_malloc((nsn + 1) * sizeof(uint32_t));
+	uint32_t *order = tg_malloc((nsn + 1) * sizeof(uint32_t));
+	uint32_t *coff = NULL, *kids = NULL;
+	struct frame *frames = NULL;
+	size_t cap = 64;
+	int rc = TG_ENOMEM;
+	if (!near || !order || order_of(s, nsn, order))
+		goto out;
+	size_t nk = find_kept(s, nsn, o, near, order);
+	coff = tg_calloc(nsn + 2, sizeof(uint32_t));
+	if (!coff)
+		goto out;
+	s->nroots = count_children(s, near, order, nk, coff);
+	kids = tg_malloc((nk + 1) * sizeof(uint32_t));
+	s->roots = tg_malloc((s->nroots + 1) * sizeof(uint32_t));
+	if (!kids || !s->roots)
+		goto out;
+	place_children(s, nsn, near, order, nk, coff, kids);
+	free(near);
+	near = NULL;
+	if (!o->tracelens_links) {
+		free(order);
+		order = NULL;
+	}
 	s->node = tg_malloc((nk + 1) * sizeof(uint32_t));
-	s->vof = tg_malloc((s->ne + 1) * sizeof(uint32_t));
-	s->parent = tg_malloc((nk + 1) * sizeof(uint32_t));
 	s->end = tg_malloc((nk + 1) * sizeof(uint32_t));
-	s->coff = tg_calloc(nk + 2, sizeof(uint32_t));
-	s->child = tg_malloc((nk + 1) * sizeof(uint32_t));
-	s->key = tg_malloc((nk + 1) * sizeof(uint32_t));
-	s->flags = tg_calloc(nk + 1, 1);
-	s->pos = tg_malloc((nk + 1) * sizeof(uint32_t));
-	if (!s->node || !s->vof || !s->parent || !s->end || !s->coff || !s->child || !s->key ||
-	    !s->flags || !s->pos)
-		return TG_ENOMEM;
-	memset(s->pos, 0xff, (nk + 1) * sizeof(uint32_t));
-	memset(s->vof, 0xff, (s->ne + 1) * sizeof(uint32_t));
-	return 0;
-}
-
-/* s->by_start and s->start_rank: the skeleton's, or sorted into
- * s->own_order (a skeleton built from a tree holds none). 0 or
- * TG_ENOMEM. */
-static int order_of(struct view *s, size_t nsn)
-{
-	s->by_start = tg_skeleton_by_start(s->sk);
-	s->start_rank = tg_skeleton_start_rank(s->sk);
-	if (s->by_start && s->start_rank)
-		return 0;
-	if (!(s->own_order = tg_malloc((nsn + 1) * 2 * sizeof(uint32_t))))
-		return TG_ENOMEM;
-	s->by_start = s->own_order;
-	s->start_rank = s->own_order + nsn + 1;
-	return tg_skeleton_order_into(s->own_order, s->own_order + nsn + 1, s->sk);
+	frames = tg_malloc(cap * sizeof(struct frame));
+	if (!s->node || !s->end || !frames)
+		goto out;
+	s->n = number_depth_first(s, s->nroots, coff, kids, &frames, &cap);
+	if (s->n == TG_NONE)
+		goto out;
+	rc = 0;
+	*order_out = order;
+	order = NULL;
+out:
+	free(near);
+	free(order);
+	free(coff);
+	free(kids);
+	free(frames);
+	return rc;
 }
 
 int tg_tree_diff_view_build(struct ctx *c, struct view *s, const tg_skeleton *sk, const tg_tree_diff_opts *o)
@@ -318,76 +368,46 @@ int tg_tree_diff_view_build(struct ctx *c, struct view *s, const tg_skeleton *sk
 	s->sk = sk;
 	s->sn = tg_skeleton_nodes(sk, &nsn);
 	s->ne = tg_skeleton_events(sk);
-	int rc = TG_ENOMEM;
-	uint32_t *near = NULL, *order = NULL, *coff = NULL, *kids = NULL, *fill = NULL, *vof = NULL;
-	uint32_t *stack = NULL;
+	uint32_t *order = NULL;
 	s->natoms = tg_atoms_count(tg_skeleton_atoms(sk));
 	s->atom_key = tg_malloc(((size_t)s->natoms + 1) * sizeof(uint32_t));
 	s->atom_skey = tg_malloc(((size_t)s->natoms + 1) * sizeof(uint32_t));
-	near = tg_malloc((nsn + 1) * sizeof(uint32_t));
-	order = tg_malloc((nsn + 1) * sizeof(uint32_t));
-	if (!s->atom_key || !s->atom_skey || !near || !order)
-		goto out;
+	if (!s->atom_key || !s->atom_skey || number_view(s, nsn, o, &order))
+		return TG_ENOMEM;
 	memset(s->atom_key, 0xff, ((size_t)s->natoms + 1) * sizeof(uint32_t));
 	memset(s->atom_skey, 0xff, ((size_t)s->natoms + 1) * sizeof(uint32_t));
-	if (order_of(s, nsn))
-		goto out;
-	size_t nk = find_kept(s, nsn, o, near, order);
-	coff = tg_calloc(nsn + 2, sizeof(uint32_t));
-	kids = tg_malloc((nk + 1) * sizeof(uint32_t));
-	fill = tg_malloc((nsn + 1) * sizeof(uint32_t));
-	s->roots = tg_malloc((nk + 1) * sizeof(uint32_t));
-	if (!coff || !kids || !fill || !s->roots)
-		goto out;
-	size_t nr = group_children(s, nsn, near, order, nk, coff, kids, fill);
-	stack = tg_malloc((nk + 1) * 2 * sizeof(uint32_t));
-	vof = tg_malloc((nsn + 1) * sizeof(uint32_t));
-	if (alloc_nodes(s, nk) || !stack || !vof)
-		goto out;
-	uint32_t nv = number_depth_first(s, nr, coff, kids, vof, fill, stack);
-	if ((rc = set_flags_and_names(c, s, nv)))
-		goto out;
-	rc = TG_ENOMEM;
-	if (!o->launch_by_name && key_launches_by_kernels(c, s, nv))
-		goto out;
-	if (o->tracelens_links) {
-		if (roots_tracelens(s, order, nk, vof, fill, nv, &nr))
-			goto out;
-	} else {
+	uint32_t nv = s->n;
+	s->key = tg_malloc(((size_t)nv + 1) * sizeof(uint32_t));
+	s->flags = tg_calloc((size_t)nv + 1, 1);
+	int rc = s->key && s->flags ? set_flags_and_names(c, s, nv) : TG_ENOMEM;
+	if (!rc && !o->launch_by_name)
+		rc = key_launches_by_kernels(c, s, nv);
+	size_t nr = s->nroots;
+	if (!rc && o->tracelens_links) {
+		rc = roots_tracelens(s, order, nv, nsn, nv, &nr);
+	} else if (!rc) {
 		for (size_t r = 0; r < nr; r++)
 			s->roots[r] = descend_root(s, s->roots[r]);
 	}
+	free(order);
+	if (rc)
+		return rc;
 	s->nroots = nr;
 	for (uint32_t v = 0; v < nv; v++)
 		c->d->stats.gpu[s == &c->d->side[1]] += (s->flags[v] & F_GPU) != 0;
 	c->d->stats.roots[s == &c->d->side[1]] = nr;
-	free(s->parent); /* read only while building */
-	s->parent = NULL;
-	rc = 0;
-out:
-	free(near);
-	free(order);
-	free(coff);
-	free(kids);
-	free(fill);
-	free(vof);
-	free(stack);
-	return rc;
+	return 0;
 }
 
 void tg_tree_diff_view_free(struct view *s)
 {
 	free(s->node);
-	free(s->vof);
-	free(s->parent);
 	free(s->end);
-	free(s->coff);
-	free(s->child);
 	free(s->key);
 	free(s->flags);
 	free(s->roots);
 	free(s->atom_key);
 	free(s->atom_skey);
-	free(s->pos);
-	free(s->own_order);
+	s->node = s->end = s->key = s->roots = s->atom_key = s->atom_skey = NULL;
+	s->flags = NULL;
 }

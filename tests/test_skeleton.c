@@ -1,0 +1,177 @@
+/* test_skeleton.c - the op skeleton's orders and the tree diff's view built
+ * from it: tg_skeleton_sort_nodes against a comparison sort by (start,
+ * index) on lists with many equal starts (the insertion sort of a few, the
+ * radix sort of many) and with starts too far apart to pack; and a diff of
+ * a tree deeper than the view's first frames (the depth-first numbering
+ * grows its path), which must pair every node with its counterpart. */
+#include "testutil.h"
+
+#include "../core/diff/skeleton.h"
+#include "../core/diff/tree_diff.h"
+
+/* A skeleton of n cpu_op nodes starting at ts[i], parentless. */
+static tg_skeleton *skeleton_of(const int64_t *ts, size_t n)
+{
+	tg_atoms *atoms = tg_atoms_new();
+	assert_non_null(atoms);
+	uint32_t name;
+	assert_int_equal(tg_atoms_intern(&name, atoms, "aten::mm", 8), 0);
+	tg_skel_node *nodes = calloc(n, sizeof(*nodes));
+	assert_non_null(nodes);
+	for (size_t i = 0; i < n; i++)
+		nodes[i] = (tg_skel_node){.ts = ts[i], .dur = 1, .event = (uint32_t)i, .parent = TG_NONE,
+		                          .name = name, .kind = TG_KIND_CPU_OP};
+	tg_skeleton *sk = NULL;
+	assert_int_equal(tg_skeleton_adopt(&sk, nodes, NULL, n, (uint32_t)n, atoms, 0, "test"), 0);
+	return sk;
+}
+
+static const int64_t *g_ts; /* the starts cmp_start orders by */
+
+static int cmp_start(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	if (g_ts[x] != g_ts[y])
+		return g_ts[x] < g_ts[y] ? -1 : 1;
+	return (x > y) - (x < y);
+}
+
+/* Sorts the nodes idx[0..m) of a skeleton of n nodes by
+ * tg_skeleton_sort_nodes and by qsort, and compares; the full list also
+ * against the skeleton's own order (tg_skeleton_by_start). */
+static void check_sort(const int64_t *ts, size_t n, const uint32_t *idx, size_t m)
+{
+	tg_skeleton *sk = skeleton_of(ts, n);
+	uint32_t *got = malloc((m + 1) * sizeof(uint32_t)), *want = malloc((m + 1) * sizeof(uint32_t));
+	uint64_t *keys = malloc((m + 1) * sizeof(uint64_t));
+	assert_true(got && want && keys);
+	memcpy(got, idx, m * sizeof(uint32_t));
+	memcpy(want, idx, m * sizeof(uint32_t));
+	g_ts = ts;
+	qsort(want, m, sizeof(uint32_t), cmp_start);
+	assert_int_equal(tg_skeleton_sort_nodes(sk, got, m, keys), 0);
+	for (size_t q = 0; q < m; q++)
+		assert_int_equal(got[q], want[q]);
+	if (m == n) {
+		const uint32_t *by = tg_skeleton_by_start(sk);
+		for (size_t q = 0; q < n; q++)
+			assert_int_equal(got[q], by[q]);
+	}
+	free(got);
+	free(want);
+	free(keys);
+	tg_skeleton_free(sk);
+}
+
+static void test_sort_nodes(void **state)
+{
+	(void)state;
+	enum { N = 1000 };
+	int64_t ts[N];
+	uint32_t idx[N];
+	/* many equal starts, a negative one; every node given backwards */
+	for (size_t i = 0; i < N; i++) {
+		ts[i] = (int64_t)((i * 7919) % 97) - 3;
+		idx[i] = (uint32_t)(N - 1 - i);
+	}
+	check_sort(ts, N, idx, N); /* radix */
+	check_sort(ts, N, idx, 40); /* insertion */
+	check_sort(ts, N, idx + 500, 300);
+	check_sort(ts, N, idx, 1);
+	check_sort(ts, N, idx, 0);
+	/* starts too far apart to pack beside a 10-bit index */
+	ts[3] = INT64_MIN;
+	ts[700] = INT64_MAX;
+	ts[701] = INT64_MIN;
+	check_sort(ts, N, idx, N);
+	check_sort(ts, N, idx + 200, 502);
+}
+
+/* A trace of depth nested cpu_ops, the innermost launching one kernel. */
+static tg_trace *deep_trace(int depth, const char *kernel)
+{
+	size_t cap = (size_t)depth * 160 + 2048, n = 0;
+	char *s = malloc(cap);
+	assert_non_null(s);
+	n += (size_t)snprintf(s + n, cap - n, "{\"traceEvents\": [\n");
+	for (int i = 0; i < depth; i++)
+		n += (size_t)snprintf(s + n, cap - n,
+		                      "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"op%d\", \"pid\": 1, \"tid\": 1, "
+		                      "\"ts\": %d, \"dur\": %d},\n",
+		                      i % 7, 1000 + i, 2 * (depth - i) + 20);
+	n += (size_t)snprintf(s + n, cap - n,
+	                      "{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", \"pid\": 1, "
+	                      "\"tid\": 1, \"ts\": %d, \"dur\": 2, \"args\": {\"correlation\": 1}},\n"
+	                      "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"%s\", \"pid\": 0, \"tid\": 7, \"ts\": 90000, "
+	                      "\"dur\": 10, \"args\": {\"correlation\": 1, \"stream\": 7}},\n"
+	                      "{\"ph\": \"s\", \"cat\": \"ac2g\", \"name\": \"ac2g\", \"id\": 1, \"pid\": 1, \"tid\": 1, "
+	                      "\"ts\": %d},\n"
+	                      "{\"ph\": \"f\", \"cat\": \"ac2g\", \"name\": \"ac2g\", \"id\": 1, \"pid\": 0, \"tid\": 7, "
+	                      "\"ts\": 90000, \"bp\": \"e\"}\n]}\n",
+	                      1000 + depth, kernel, 1000 + depth);
+	assert_true(n < cap);
+	tg_trace *t = tg_test_read_str(s);
+	free(s);
+	return t;
+}
+
+/* Two chains 300 deep (past the view's 64 first frames): every op pairs
+ * with its counterpart down the chain, each merged node the child of the
+ * one before; the kernels match when their names do, else the innermost
+ * op is the one LCA. */
+static void test_deep_chain(void **state)
+{
+	(void)state;
+	enum { DEPTH = 300 };
+	for (int same = 0; same < 2; same++) {
+		tg_trace *t[2] = {deep_trace(DEPTH, "gemm"), deep_trace(DEPTH, same ? "gemm" : "conv")};
+		tg_tree *tree[2];
+		for (int k = 0; k < 2; k++)
+			assert_int_equal(tg_tree_build(&tree[k], t[k]), 0);
+		tg_tree_diff *d;
+		assert_int_equal(tg_tree_diff_build(&d, tree[0], tree[1], NULL), 0);
+		size_t nn, nl;
+		const tg_diff_node *nodes = tg_tree_diff_nodes(d, &nn);
+		const tg_diff_lca *lcas = tg_tree_diff_lcas(d, &nl);
+		const tg_tree_diff_stats *st = tg_tree_diff_stats_get(d);
+		assert_int_equal(st->gpu[0], 1);
+		assert_int_equal(st->roots[0], 1);
+		if (same) {
+			/* the root, the ops, the launch, the kernel: one chain */
+			assert_int_equal(nn, DEPTH + 3);
+			for (size_t i = 1; i < nn; i++) {
+				assert_int_equal(nodes[i].parent, i - 1);
+				assert_int_equal(nodes[i].side, TG_DIFF_BOTH);
+				assert_int_equal(nodes[i].base_ev, nodes[i].new_ev);
+			}
+			assert_int_equal(nl, 0);
+			assert_int_equal(st->matched[0], 1);
+			assert_int_equal(tg_tree_diff_match(d, TG_DIFF_SIDE_BASE, DEPTH + 1), DEPTH + 1);
+		} else {
+			/* the launches differ by their kernels: the innermost op
+			 * holds both one-sided launches */
+			assert_int_equal(nl, 1);
+			assert_int_equal(lcas[0].node, DEPTH);
+			assert_int_equal(nodes[DEPTH].base_ev, DEPTH - 1);
+			assert_int_equal(lcas[0].nbase, 1);
+			assert_int_equal(lcas[0].nnew, 1);
+			assert_int_equal(lcas[0].base_busy_ns, 10000);
+			assert_int_equal(tg_tree_diff_lca_of(d, TG_DIFF_SIDE_NEW, lcas[0].new_gpu[0]), 0);
+			assert_int_equal(tg_tree_diff_match(d, TG_DIFF_SIDE_NEW, lcas[0].new_gpu[0]), TG_NONE);
+		}
+		tg_tree_diff_free(d);
+		for (int k = 0; k < 2; k++) {
+			tg_tree_free(tree[k]);
+			tg_trace_free(t[k]);
+		}
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_sort_nodes),
+		cmocka_unit_test(test_deep_chain),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
