@@ -4,9 +4,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#ifdef __GLIBC__
-#include <malloc.h>
-#endif
 #include <pthread.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -128,33 +125,6 @@ static int load_quiet(tg_trace **trace, tg_tree **tree, const char *path, const 
 	return 0;
 }
 
-/* From this many bytes of JSON (all the traces together) the report's
- * loads give their freed pages back (give_back_freed): below it they are
- * few, and faulting them in again costs more than they weigh (compiled_r1,
- * 11 MB: 5 % more CPU for 0.2 MB); the 15 % target is from 100 MB up. */
-#define GIVE_BACK_MIN_JSON ((uint64_t)64 << 20)
-
-/* Gives back to the system what the reads and the builds of tr[0..n)
- * freed, when they are large: the reader's chunks and caches, the tree's
- * whole arrays once packed (1.5 MB at 100 MB of JSON), free in the heaps
- * but still resident under the report that comes next, where glibc does
- * not reuse all of it (another thread's heap, holes too small). Not for
- * the diff (tg_cli_load), which reuses its freed heap for the second trace
- * and the gate, and would fault it in again. */
-static void give_back_freed(tg_trace *const *tr, size_t n)
-{
-#ifdef __GLIBC__
-	uint64_t json = 0;
-	for (size_t i = 0; i < n; i++)
-		json += tr[i] ? tg_trace_stats_get(tr[i])->json_bytes : 0;
-	if (json >= GIVE_BACK_MIN_JSON)
-		malloc_trim(0);
-#else
-	(void)tr;
-	(void)n;
-#endif
-}
-
 int tg_cli_load(tg_trace **trace, tg_tree **tree, const char *path, const tg_read_opts *opts)
 {
 	char msg[2048];
@@ -197,7 +167,6 @@ int tg_cli_load_many(tg_trace **tr, tg_tree **trees, const char *const *paths, s
 		for (size_t i = 0; i < n; i++)
 			if (tg_cli_load(&tr[i], &trees[i], paths[i], opts))
 				return -1;
-		give_back_freed(tr, n);
 		return 0;
 	}
 	struct many m = {tr, trees, paths, n, *opts, PTHREAD_MUTEX_INITIALIZER, 0, calloc(n, sizeof(int)),
@@ -222,7 +191,6 @@ int tg_cli_load_many(tg_trace **tr, tg_tree **trees, const char *const *paths, s
 		}
 	free(m.rc);
 	free(m.msg);
-	give_back_freed(tr, n);
 	return rc;
 }
 

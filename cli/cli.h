@@ -37,10 +37,8 @@ int tg_cli_load(tg_trace **trace, tg_tree **tree, const char *path, const tg_rea
 /* tg_cli_load of paths[0..n) into tr[i], trees[i], two traces at a time on
  * two threads (each read on its own thread: a diff's two sides take the two
  * cores); the first failure in path order is printed, as tg_cli_load one
- * after the other would print it. Then, from 64 MiB of JSON, gives the
- * heap's free pages back to the system (malloc_trim: what the reads and
- * the builds freed, for the report that comes next). Returns 0 or -1; what
- * was loaded is the caller's to free either way. */
+ * after the other would print it. Returns 0 or -1; what was loaded is the
+ * caller's to free either way. */
 int tg_cli_load_many(tg_trace **tr, tg_tree **trees, const char *const *paths, size_t n, const tg_read_opts *opts);
 
 /* Writes s with control characters as \n, \t or \xNN (names from traces are
