@@ -169,6 +169,54 @@ static void test_compare_identical(void **state)
 	tg_atoms_free(keys);
 }
 
+/* Keys past the first 64 (the sums grow to them) and records of no key
+ * (TG_NONE, a row of their own): each row sums its records, side by side. */
+static void test_compare_wide_and_no_keys(void **state)
+{
+	(void)state;
+	tg_atoms *keys = tg_atoms_new();
+	char *json = sample();
+	struct side a, b;
+	side_open(&a, json, keys);
+	side_open(&b, json, keys);
+	uint32_t far = TG_NONE;
+	char name[32];
+	for (int i = 0; i < 300; i++) { /* atoms up to about 300: a key far past 64 */
+		snprintf(name, sizeof(name), "module_%d", i);
+		assert_int_equal(tg_atoms_intern(&far, keys, name, strlen(name)), 0);
+	}
+	assert_true(far >= 300);
+	size_t na, nb, ua, ub;
+	tg_kernel_rec *ka = tg_measure_kernels_mut(a.m, &na), *kb = tg_measure_kernels_mut(b.m, &nb);
+	tg_measure_units(a.m, &ua);
+	tg_measure_units(b.m, &ub);
+	assert_true(na >= 3 && nb >= 3);
+	for (size_t i = 0; i < na; i++)
+		ka[i].module = i == 0 ? far : TG_NONE; /* base: one record under far, the rest under none */
+	for (size_t i = 0; i < nb; i++)
+		kb[i].module = TG_NONE;
+	tg_compare_row *r;
+	size_t n;
+	assert_int_equal(tg_compare_rows(&r, &n, a.m, b.m, TG_COMPARE_MODULE), 0);
+	assert_int_equal(n, 2);
+	const tg_compare_row *rf = r[0].key == far ? &r[0] : &r[1], *rn = r[0].key == far ? &r[1] : &r[0];
+	assert_int_equal(rf->key, far);
+	assert_int_equal(rn->key, TG_NONE);
+	assert_true(fabs(rf->base_count * (double)ua - 1) < 1e-9);
+	assert_true(rf->new_count == 0);
+	assert_true(rf->is_gone && !rf->is_new);
+	assert_true(fabs(rn->base_count * (double)ua - (double)(na - 1)) < 1e-9);
+	assert_true(fabs(rn->new_count * (double)ub - (double)nb) < 1e-9);
+	/* the same trace: every record's time, under one key or the other */
+	assert_true(fabs(rf->base_us + rn->base_us - rn->new_us) < 1e-6);
+	assert_true(rn->new_us > 0);
+	free(r);
+	side_close(&a);
+	side_close(&b);
+	free(json);
+	tg_atoms_free(keys);
+}
+
 static void test_compare_changed(void **state)
 {
 	(void)state;
@@ -392,6 +440,7 @@ int main(void)
 		cmocka_unit_test(test_runtime_text),
 		cmocka_unit_test(test_compare_identical),
 		cmocka_unit_test(test_compare_changed),
+		cmocka_unit_test(test_compare_wide_and_no_keys),
 		cmocka_unit_test(test_tracediff_timesformer),
 		cmocka_unit_test(test_tracediff_qwen),
 	};

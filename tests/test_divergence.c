@@ -9,6 +9,7 @@
  */
 #include "gentrace.h"
 
+#include "../core/diff/call_pairs.h"
 #include "../core/diff/divergence.h"
 #include "../core/models/kernel_category.h"
 
@@ -240,6 +241,74 @@ static void test_math_path(void **state)
 	GT_NEAR(tg_test_num(t, 0, "delta (%)"), 8.0, 1e-9);
 	tg_table_free(t);
 	pair_close(&p);
+}
+
+/* tg_call_pairs_fill (core/diff/call_pairs.c, which searches forward from
+ * its last find) against a search of every new record for each base
+ * record's matched event: the same pairs, on identical traces, attention on
+ * the math path (kernels gone and new), an op added at the top level, and
+ * each of them with the base records reversed (every matched event then
+ * falls behind the last find instead of rising). */
+static void check_pairs(struct pair *p, size_t want_min)
+{
+	size_t nb, nx;
+	tg_kernel_rec *kb = tg_measure_kernels_mut(p->b, &nb), *kx = tg_measure_kernels_mut(p->n, &nx);
+	uint32_t *want = malloc((nb + 1) * sizeof(uint32_t));
+	uint8_t *taken = calloc(nx + 1, 1);
+	assert_non_null(want);
+	assert_non_null(taken);
+	size_t made = 0;
+	for (size_t i = 0; i < nb; i++) {
+		want[i] = TG_NONE;
+		uint32_t ev = tg_tree_diff_match(p->d, TG_DIFF_SIDE_BASE, kb[i].event);
+		for (size_t j = 0; ev != TG_NONE && j < nx; j++)
+			if (kx[j].trace == 0 && kx[j].event == ev) {
+				if (!taken[j]) {
+					want[i] = (uint32_t)j;
+					taken[j] = 1;
+					made++;
+				}
+				break;
+			}
+	}
+	for (size_t i = 0; i < nb; i++)
+		kb[i].pair = TG_NONE;
+	for (size_t j = 0; j < nx; j++)
+		kx[j].pair = TG_NONE;
+	size_t npaired = 0;
+	assert_int_equal(tg_call_pairs_fill(p->b, p->n, p->d, 0, 0, &npaired), 0);
+	assert_int_equal(npaired, made);
+	assert_true(made >= want_min);
+	for (size_t i = 0; i < nb; i++) {
+		assert_int_equal(kb[i].pair, want[i]);
+		if (want[i] != TG_NONE)
+			assert_int_equal(kx[want[i]].pair, i);
+	}
+	free(want);
+	free(taken);
+}
+
+static void test_call_pairs(void **state)
+{
+	(void)state;
+	GT_SKIP_WITHOUT_GEN();
+	const char *news[] = {BIG, BIG " --sdpa-math 1.08", BIG " --extra-op aten::gelu"};
+	for (size_t k = 0; k < sizeof(news) / sizeof(news[0]); k++) {
+		struct pair p;
+		pair_open(&p, BIG, news[k]);
+		size_t nb;
+		tg_measure_kernels(p.b, &nb);
+		/* every base kernel paired but the flash attention ones on the math path */
+		check_pairs(&p, k == 1 ? nb - CALLS : nb);
+		tg_kernel_rec *kb = tg_measure_kernels_mut(p.b, &nb);
+		for (size_t i = 0; i < nb / 2; i++) {
+			tg_kernel_rec x = kb[i];
+			kb[i] = kb[nb - 1 - i];
+			kb[nb - 1 - i] = x;
+		}
+		check_pairs(&p, k == 1 ? nb - CALLS : nb);
+		pair_close(&p);
+	}
 }
 
 static void test_extra_op_top_level(void **state)
@@ -547,6 +616,7 @@ int main(void)
 		cmocka_unit_test(test_split_attention),
 		cmocka_unit_test(test_math_path),
 		cmocka_unit_test(test_extra_op_top_level),
+		cmocka_unit_test(test_call_pairs),
 		cmocka_unit_test(test_two_kinds),
 		cmocka_unit_test(test_two_traces_a_side),
 		cmocka_unit_test(test_many_kinds_linear),

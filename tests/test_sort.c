@@ -145,12 +145,14 @@ static int cmp_u64(const void *a, const void *b)
 static void test_u64(void **state)
 {
 	(void)state;
-	/* 300,000 keys: the top digit's pass first (nearly sorted times packed
-	 * with their position, as the critical path's; wide random keys; a
-	 * narrow range; one key apart from the rest in a bucket of its own) */
+	/* 300,000 keys: the top digit's pass first (nearly sorted
+	 * times packed with their position, as the critical path's; wide random
+	 * keys; a narrow range; one key apart from the rest in a bucket of its
+	 * own; descending keys, every one moved; 16 wide values, each repeated
+	 * in its own bucket) */
 	size_t sizes[] = {0, 1, 2, 7, 1000, 70000, 300000};
 	for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++)
-		for (int kind = 0; kind < 5; kind++) {
+		for (int kind = 0; kind < 7; kind++) {
 			size_t n = sizes[s];
 			uint64_t *a = malloc((n + 1) * sizeof(*a)), *b = malloc((n + 1) * sizeof(*b));
 			for (size_t i = 0; i < n; i++)
@@ -158,7 +160,9 @@ static void test_u64(void **state)
 				              : kind == 1 ? next()
 				              : kind == 2 ? 42
 				              : kind == 3 ? ((i * 1000 + next() % 5000) << 20) | i
-				                          : (i == n / 2 ? UINT64_C(1) << 40 : next() % 100000);
+				              : kind == 4 ? (i == n / 2 ? UINT64_C(1) << 40 : next() % 100000)
+				              : kind == 5 ? ((uint64_t)(n - i) << 24) + next() % 1000
+				                          : (next() % 16) << 36;
 			qsort(b, n, sizeof(*b), cmp_u64);
 			assert_int_equal(tg_sort_u64(a, n), 0);
 			for (size_t i = 0; i < n; i++)

@@ -3,6 +3,7 @@
  * correlation, flow and External id, CUDA-graph launches, orphans, steps. */
 #include "testutil.h"
 #include "../core/tree/tree_pack.h"
+#include "../util/buf.h"
 
 struct fixture {
 	tg_trace *t;
@@ -330,6 +331,66 @@ static void test_gpu_only_trace(void **state)
 /* A trace of nsteps ProfilerStep#k (k from 0), 10 us apart, with a launch
  * and its kernel under the first, every 1000th and the last step (every
  * 2000th with its launch flow), and an instant and a sync event. */
+/* The JSON of n parents with a child each on thread 1 (in file order, or
+ * reversed when reversed) and on thread 2 (in order): parent pK at K * 100
+ * for 50 us, its child cK at K * 100 + 10 for 20 us; qK, dK on thread 2. */
+static char *order_json(int n, int reversed)
+{
+	tg_buf b = TG_BUF_INIT;
+	tg_buf_puts(&b, "{\"traceEvents\":[");
+	for (int i = 0; i < n; i++) {
+		int k = reversed ? n - 1 - i : i;
+		const char *first = reversed ? "c" : "p", *second = reversed ? "p" : "c";
+		int t1 = reversed ? k * 100 + 10 : k * 100, d1 = reversed ? 20 : 50;
+		int t2 = reversed ? k * 100 : k * 100 + 10, d2 = reversed ? 50 : 20;
+		tg_buf_appendf(&b,
+		              "%s{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"%s%d\",\"pid\":1,\"tid\":1,\"ts\":%d,\"dur\":%d},"
+		              "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"%s%d\",\"pid\":1,\"tid\":1,\"ts\":%d,\"dur\":%d},"
+		              "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"q%d\",\"pid\":1,\"tid\":2,\"ts\":%d,\"dur\":50},"
+		              "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"d%d\",\"pid\":1,\"tid\":2,\"ts\":%d,\"dur\":20}",
+		              i ? "," : "", first, k, t1, d1, second, k, t2, d2, i, i * 100, i, i * 100 + 10);
+	}
+	tg_buf_puts(&b, "]}");
+	assert_int_equal(b.err, 0);
+	return b.data;
+}
+
+/* A thread whose events come out of order in the file is sorted (its
+ * bucket found out of order while filling), one in order beside it is
+ * taken as it is: both nest every child under its parent, the roots in
+ * time order. */
+static void test_out_of_order_thread(void **state)
+{
+	(void)state;
+	for (int reversed = 0; reversed < 2; reversed++) {
+		char *json = order_json(300, reversed);
+		tg_trace *t;
+		tg_tree *tree = build(&t, json);
+		char name[16];
+		for (int k = 0; k < 300; k++) {
+			snprintf(name, sizeof(name), "c%d", k);
+			uint32_t c = tg_test_find(t, name, -1);
+			snprintf(name, sizeof(name), "p%d", k);
+			assert_int_equal(tg_tree_parent(tree, c), tg_test_find(t, name, -1));
+			snprintf(name, sizeof(name), "d%d", k);
+			uint32_t d = tg_test_find(t, name, -1);
+			snprintf(name, sizeof(name), "q%d", k);
+			assert_int_equal(tg_tree_parent(tree, d), tg_test_find(t, name, -1));
+		}
+		size_t n;
+		const uint32_t *roots = tg_tree_roots(tree, &n);
+		assert_int_equal(n, 600);
+		size_t ne;
+		const tg_event *ev = tg_trace_events(t, &ne);
+		assert_int_equal(ne, 1200);
+		for (size_t i = 1; i < n; i++) /* thread 1's roots, then thread 2's: each in time order */
+			assert_true(ev[roots[i - 1]].ts < ev[roots[i]].ts || ev[roots[i - 1]].track != ev[roots[i]].track);
+		tg_tree_free(tree);
+		tg_trace_free(t);
+		free(json);
+	}
+}
+
 static char *many_steps_json(int nsteps)
 {
 	size_t cap = (size_t)nsteps * 128 + 4096, k = 0;
@@ -572,6 +633,7 @@ int main(void)
 		cmocka_unit_test(test_wide_ids_link),
 		cmocka_unit_test(test_tracelens_links),
 		cmocka_unit_test(test_many_steps),
+		cmocka_unit_test(test_out_of_order_thread),
 		cmocka_unit_test(test_one_and_two_threads),
 		cmocka_unit_test(test_packed_tree),
 	};

@@ -15,19 +15,53 @@
 
 #define MIXED (TG_NONE - 1)
 
-/* rec index of each event of trace ti of m (TG_NONE when none); the caller frees. */
-static uint32_t *rec_map(const tg_measure *m, uint32_t ti, size_t nevents)
+/* The kernel record of each device event that one side's LCAs name: at[ev -
+ * lo] for the events lo..lo+n-1, the range those LCAs span, TG_NONE where
+ * none. Sized to that range, not to the trace: divergences are few and
+ * local, and an array of every event (8 MB a side at 1 GB of JSON) was fresh
+ * memory faulted in, and a pass over every kernel record, even when the
+ * trees did not diverge at all. */
+struct rec_map {
+	uint32_t lo;
+	size_t n;
+	uint32_t *at;
+};
+
+/* Fills rm for side (0 base, 1 new) of lcas[0..nl) from the records of trace
+ * ti of m (the last record of an event wins); rm->at is the caller's to
+ * free. 0, or TG_ENOMEM. */
+static int rec_map_build(struct rec_map *rm, const tg_measure *m, uint32_t ti, size_t nevents,
+                         const tg_diff_lca *lcas, size_t nl, int side)
 {
-	uint32_t *map = malloc((nevents ? nevents : 1) * sizeof(uint32_t));
-	if (!map)
-		return NULL;
-	memset(map, 0xff, (nevents ? nevents : 1) * sizeof(uint32_t));
+	uint32_t lo = UINT32_MAX, hi = 0;
+	for (size_t l = 0; l < nl; l++) {
+		const uint32_t *g = side ? lcas[l].new_gpu : lcas[l].base_gpu;
+		size_t ng = side ? lcas[l].nnew : lcas[l].nbase;
+		for (size_t i = 0; i < ng; i++) {
+			lo = g[i] < lo ? g[i] : lo;
+			hi = g[i] > hi ? g[i] : hi;
+		}
+	}
+	rm->lo = lo;
+	rm->n = lo <= hi ? (size_t)(hi - lo) + 1 : 0;
+	rm->at = malloc((rm->n ? rm->n : 1) * sizeof(uint32_t));
+	if (!rm->at)
+		return TG_ENOMEM;
+	if (!rm->n)
+		return 0;
+	memset(rm->at, 0xff, rm->n * sizeof(uint32_t));
 	size_t nr;
 	const tg_kernel_rec *r = tg_measure_kernels(m, &nr);
 	for (size_t i = 0; i < nr; i++)
-		if (r[i].trace == ti && r[i].event < nevents)
-			map[r[i].event] = (uint32_t)i;
-	return map;
+		if (r[i].trace == ti && r[i].event < nevents && r[i].event - lo < rm->n)
+			rm->at[r[i].event - lo] = (uint32_t)i;
+	return 0;
+}
+
+/* The record of event ev in rm, TG_NONE when none. */
+static inline uint32_t rec_at(const struct rec_map *rm, uint32_t ev)
+{
+	return (size_t)(ev - rm->lo) < rm->n ? rm->at[ev - rm->lo] : TG_NONE;
 }
 
 /* Folds key into *acc: TG_NONE (nothing yet), a key, or MIXED. */
@@ -71,10 +105,11 @@ int tg_divergence_attribute(tg_measure *base, tg_measure *next, const tg_tree_di
 	if (!nl)
 		return 0;
 	const tg_skeleton *bsk = tg_tree_diff_skeleton(d, TG_DIFF_SIDE_BASE), *nsk = tg_tree_diff_skeleton(d, TG_DIFF_SIDE_NEW);
-	uint32_t *bmap = rec_map(base, bt, tg_skeleton_events(bsk)), *nmap = rec_map(next, nt, tg_skeleton_events(nsk));
+	struct rec_map bmap = {0}, nmap = {0};
 	uint32_t *target = malloc(nl * sizeof(uint32_t));
 	int rc = TG_ENOMEM;
-	if (!bmap || !nmap || !target)
+	if (!target || rec_map_build(&bmap, base, bt, tg_skeleton_events(bsk), lcas, nl, 0) ||
+	    rec_map_build(&nmap, next, nt, tg_skeleton_events(nsk), lcas, nl, 1))
 		goto done;
 	size_t nbr, nnr;
 	tg_kernel_rec *br = tg_measure_kernels_mut(base, &nbr), *nr = tg_measure_kernels_mut(next, &nnr);
@@ -93,11 +128,11 @@ int tg_divergence_attribute(tg_measure *base, tg_measure *next, const tg_tree_di
 		}
 		uint32_t cb = TG_NONE, cn = TG_NONE;
 		for (size_t i = 0; i < a->nbase; i++)
-			if (bmap[a->base_gpu[i]] != TG_NONE)
-				fold(&cb, br[bmap[a->base_gpu[i]]].category);
+			if (rec_at(&bmap, a->base_gpu[i]) != TG_NONE)
+				fold(&cb, br[rec_at(&bmap, a->base_gpu[i])].category);
 		for (size_t i = 0; i < a->nnew; i++)
-			if (nmap[a->new_gpu[i]] != TG_NONE)
-				fold(&cn, nr[nmap[a->new_gpu[i]]].category);
+			if (rec_at(&nmap, a->new_gpu[i]) != TG_NONE)
+				fold(&cn, nr[rec_at(&nmap, a->new_gpu[i])].category);
 		uint32_t pick = cb != TG_NONE && cb != MIXED ? cb : cn != TG_NONE && cn != MIXED ? cn : TG_NONE;
 		if (pick != TG_NONE && is_specific(tg_atoms_str(keys, pick)))
 			target[l] = pick;
@@ -108,7 +143,7 @@ int tg_divergence_attribute(tg_measure *base, tg_measure *next, const tg_tree_di
 			continue;
 		const tg_diff_lca *a = &lcas[l];
 		for (size_t i = 0; i < a->nbase; i++) {
-			uint32_t r = bmap[a->base_gpu[i]];
+			uint32_t r = rec_at(&bmap, a->base_gpu[i]);
 			if (r != TG_NONE && br[r].category != target[l]) {
 				br[r].category = target[l];
 				br[r].cat_source = TG_CAT_SRC_TREE_DIFF;
@@ -116,7 +151,7 @@ int tg_divergence_attribute(tg_measure *base, tg_measure *next, const tg_tree_di
 			}
 		}
 		for (size_t i = 0; i < a->nnew; i++) {
-			uint32_t r = nmap[a->new_gpu[i]];
+			uint32_t r = rec_at(&nmap, a->new_gpu[i]);
 			if (r != TG_NONE && nr[r].category != target[l]) {
 				nr[r].category = target[l];
 				nr[r].cat_source = TG_CAT_SRC_TREE_DIFF;
@@ -128,8 +163,8 @@ int tg_divergence_attribute(tg_measure *base, tg_measure *next, const tg_tree_di
 		*moved = count;
 	rc = 0;
 done:
-	free(bmap);
-	free(nmap);
+	free(bmap.at);
+	free(nmap.at);
 	free(target);
 	return rc;
 }
@@ -362,12 +397,14 @@ static int add_pair(struct kinds *ks, const tg_divergence_pair *p, const tg_meas
 	const tg_diff_node *nodes = tg_tree_diff_nodes(p->diff, &nn);
 	const tg_skeleton *btr = tg_tree_diff_skeleton(p->diff, TG_DIFF_SIDE_BASE),
 	                  *ntr = tg_tree_diff_skeleton(p->diff, TG_DIFF_SIDE_NEW);
-	uint32_t *bmap = rec_map(base, p->bt, tg_skeleton_events(btr)), *nmap = rec_map(next, p->nt, tg_skeleton_events(ntr));
+	struct rec_map bmap = {0}, nmap = {0};
+	int mrc = rec_map_build(&bmap, base, p->bt, tg_skeleton_events(btr), lcas, nl, 0) ||
+	          rec_map_build(&nmap, next, p->nt, tg_skeleton_events(ntr), lcas, nl, 1);
 	size_t nbr, nnr;
 	const tg_kernel_rec *br = tg_measure_kernels(base, &nbr), *nr = tg_measure_kernels(next, &nnr);
 	struct names bn, nn2;
 	int rc = TG_ENOMEM, nms = !names_init(&bn, p->diff, TG_DIFF_SIDE_BASE) + !names_init(&nn2, p->diff, TG_DIFF_SIDE_NEW);
-	if (!bmap || !nmap || nms < 2)
+	if (mrc || nms < 2)
 		goto done;
 	for (size_t l = 0; l < nl; l++) {
 		const tg_diff_lca *a = &lcas[l];
@@ -382,11 +419,11 @@ static int add_pair(struct kinds *ks, const tg_divergence_pair *p, const tg_meas
 		}
 		uint32_t cat = TG_NONE;
 		for (size_t i = 0; i < a->nbase; i++)
-			if (bmap[a->base_gpu[i]] != TG_NONE)
-				fold(&cat, br[bmap[a->base_gpu[i]]].category);
+			if (rec_at(&bmap, a->base_gpu[i]) != TG_NONE)
+				fold(&cat, br[rec_at(&bmap, a->base_gpu[i])].category);
 		for (size_t i = 0; i < a->nnew; i++)
-			if (nmap[a->new_gpu[i]] != TG_NONE)
-				fold(&cat, nr[nmap[a->new_gpu[i]]].category);
+			if (rec_at(&nmap, a->new_gpu[i]) != TG_NONE)
+				fold(&cat, nr[rec_at(&nmap, a->new_gpu[i])].category);
 		size_t before = ks->n;
 		uint32_t k = kinds_find_add(ks, where, basek, newk, cat);
 		if (k == TG_NONE)
@@ -402,8 +439,8 @@ static int add_pair(struct kinds *ks, const tg_divergence_pair *p, const tg_meas
 done:
 	names_free(&bn);
 	names_free(&nn2);
-	free(bmap);
-	free(nmap);
+	free(bmap.at);
+	free(nmap.at);
 	return rc;
 }
 

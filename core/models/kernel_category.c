@@ -38,6 +38,7 @@ struct dec_slot {
 
 struct families {
 	const char *v[MAX_FAMILIES];
+	uint8_t composite[MAX_FAMILIES]; /* is_composite(v[i]), asked of every ancestor of every launch */
 	size_t n;
 };
 
@@ -192,10 +193,22 @@ static const char *op_family(const tg_categorizer *c, uint32_t e)
 	if (i == c->fams->n) {
 		if (i == MAX_FAMILIES)
 			return f; /* not kept: asked again next time */
+		c->fams->composite[c->fams->n] = (uint8_t)is_composite(f);
 		c->fams->v[c->fams->n++] = f;
 	}
 	c->family[name] = (uint8_t)(i + 1);
 	return f;
+}
+
+/* is_composite of e's family: the answer kept beside the family (six
+ * string comparisons an ancestor of every launch otherwise). */
+static int family_composite(const tg_categorizer *c, uint32_t e)
+{
+	const char *f = op_family(c, e);
+	uint32_t name = c->ev[e].name;
+	if (name < c->natoms && c->family[name])
+		return c->fams->composite[c->family[name] - 1];
+	return is_composite(f);
 }
 
 /* The outermost cpu_op from e up (e included when self) whose family is
@@ -206,7 +219,7 @@ static uint32_t outermost_composite(const tg_categorizer *c, uint32_t e, int sel
 	int depth = 0;
 	for (uint32_t p = self ? e : tg_tree_parent(c->tree, e); p != TG_NONE && depth < MAX_WALK;
 	     p = tg_tree_parent(c->tree, p), depth++)
-		if (c->ev[p].kind == TG_KIND_CPU_OP && is_composite(op_family(c, p)))
+		if (c->ev[p].kind == TG_KIND_CPU_OP && family_composite(c, p))
 			found = p;
 	return found;
 }

@@ -1,8 +1,10 @@
 /*
  * tree_buckets.c - the host (or device) events of each track in the tree's
  * order (tree_buckets.h): a counting sort by track, then a stable merge
- * sort of each bucket (its events arrive nearly sorted: runs help). The
- * keys hold the event index only; comparisons read the event.
+ * sort of each bucket whose events did not arrive in order (they usually
+ * do: the fill, walking the events in order, compares each with the one
+ * before it in its bucket, and the buckets found in order are not sorted
+ * again). The keys hold the event index only; comparisons read the event.
  */
 #include "tree_buckets.h"
 
@@ -74,6 +76,30 @@ static void sort_keys(struct tg_tree_key *k, struct tg_tree_key *tmp, size_t n, 
 		k[o++] = tmp[i++];
 }
 
+/* Sorts the buckets of the tracks marked unsorted (their keys out of order
+ * somewhere; the others are in order already: key_less is a total order, the
+ * index deciding last, so that any sort gives the one result and a bucket
+ * found in order needs none). The scratch, half the largest such bucket, only
+ * when one is. */
+static int sort_unsorted(tg_tree_buckets *b, const uint8_t *unsorted, size_t nunsorted, size_t nt, const tg_event *ev,
+                         const tg_trace *t)
+{
+	if (!nunsorted)
+		return 0;
+	size_t most = 0;
+	for (size_t tr = 0; tr < nt; tr++)
+		if (unsorted[tr] && b->off[tr + 1] - b->off[tr] > most)
+			most = b->off[tr + 1] - b->off[tr];
+	struct tg_tree_key *tmp = tg_malloc((most / 2 + 1) * sizeof(struct tg_tree_key));
+	if (!tmp)
+		return TG_ENOMEM;
+	for (size_t tr = 0; tr < nt; tr++)
+		if (unsorted[tr])
+			sort_keys(b->keys + b->off[tr], tmp, b->off[tr + 1] - b->off[tr], ev, t);
+	free(tmp);
+	return 0;
+}
+
 int tg_tree_buckets_build(tg_tree_buckets *b, const tg_trace *t, int (*want)(const tg_event *))
 {
 	size_t ne, nt;
@@ -91,22 +117,30 @@ int tg_tree_buckets_build(tg_tree_buckets *b, const tg_trace *t, int (*want)(con
 	for (size_t i = 0; i < nt; i++)
 		b->off[i + 1] += b->off[i];
 	b->keys = tg_malloc((total + 1) * sizeof(struct tg_tree_key));
-	struct tg_tree_key *tmp = tg_malloc((total / 2 + 1) * sizeof(struct tg_tree_key));
 	uint32_t *fill = tg_malloc((nt + 1) * sizeof(uint32_t));
-	if (!b->keys || !tmp || !fill) {
-		free(tmp);
+	uint8_t *unsorted = tg_calloc(nt + 1, 1);
+	if (!b->keys || !fill || !unsorted) {
 		free(fill);
+		free(unsorted);
 		return TG_ENOMEM;
 	}
 	memcpy(fill, b->off, (nt + 1) * sizeof(uint32_t));
-	for (size_t i = 0; i < ne; i++)
-		if (want(&ev[i]))
-			b->keys[fill[ev[i].track]++] = (struct tg_tree_key){(uint32_t)i};
-	for (size_t tr = 0; tr < nt; tr++)
-		sort_keys(b->keys + b->off[tr], tmp, b->off[tr + 1] - b->off[tr], ev, t);
-	free(tmp);
+	size_t nunsorted = 0;
+	for (size_t i = 0; i < ne; i++) {
+		if (!want(&ev[i]))
+			continue;
+		uint32_t tr = ev[i].track;
+		struct tg_tree_key k = {(uint32_t)i};
+		if (fill[tr] > b->off[tr] && !unsorted[tr] && key_less(&k, &b->keys[fill[tr] - 1], ev, t)) {
+			unsorted[tr] = 1;
+			nunsorted++;
+		}
+		b->keys[fill[tr]++] = k;
+	}
+	int rc = sort_unsorted(b, unsorted, nunsorted, nt, ev, t);
 	free(fill);
-	return 0;
+	free(unsorted);
+	return rc;
 }
 
 void tg_tree_buckets_free(tg_tree_buckets *b)
