@@ -377,11 +377,10 @@ static int data_from_trace(tg_rundata **rd, tg_tree **kept, const struct run_rea
 	tg_rundata *built = NULL;
 	void *blob = NULL;
 	size_t len = 0;
-	int rc = tg_tree_build(&tree, trace);
-	if (!rc) {
-		tg_trace_drop_flows(trace);
+	/* the flows go as soon as the tree has linked with them, as tg_cli_load's */
+	int rc = tg_tree_build_dropping_flows_spawn(&tree, trace);
+	if (!rc)
 		rc = tg_rundata_build(&built, tree, r->fo);
-	}
 	uint64_t json = built ? tg_rundata_json_bytes(built) : 0;
 	if (!rc)
 		rc = tg_rundata_encode(&blob, &len, built);
@@ -578,7 +577,7 @@ static int reread(tg_trace **trace, tg_tree **tree, int *permanent, tg_daemon *d
 			*permanent = 1;
 		close(fd);
 	}
-	if (!rc && (rc = tg_tree_build(tree, *trace))) {
+	if (!rc && (rc = tg_tree_build_dropping_flows_spawn(tree, *trace))) {
 		tg_trace_free(*trace);
 		*trace = NULL;
 	}

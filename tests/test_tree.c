@@ -2,6 +2,7 @@
  * sub-microsecond overlaps, Python parent ids, launch linking by
  * correlation, flow and External id, CUDA-graph launches, orphans, steps. */
 #include "testutil.h"
+#include "../core/tree/tree_pack.h"
 #include "../util/buf.h"
 
 struct fixture {
@@ -504,9 +505,10 @@ static char *blocks_json(int nblocks)
 	return s;
 }
 
-/* The tree of blocks_json(n), built one of five ways (way 0: tg_tree_build,
+/* The tree of blocks_json(n), built one of six ways (way 0: tg_tree_build,
  * 1: with a parked helper, 2: with none, on one thread; 3 and 4: the same
- * dropping the flows once linked, which leaves t none), as it should be. */
+ * dropping the flows once linked, which leaves t none; 5: dropping them
+ * with a thread the build starts, the daemon's), as it should be. */
 static void check_blocks(tg_trace *t, int n, int way)
 {
 	tg_tree *tree;
@@ -516,7 +518,9 @@ static void check_blocks(tg_trace *t, int n, int way)
 	else if (way < 3)
 		assert_int_equal(tg_tree_build_with(&tree, t, way == 1 ? tg_tree_helper_start() : NULL), 0);
 	else
-		assert_int_equal(tg_tree_build_dropping_flows(&tree, t, way == 3 ? tg_tree_helper_start() : NULL), 0);
+		assert_int_equal(way == 5 ? tg_tree_build_dropping_flows_spawn(&tree, t)
+		                          : tg_tree_build_dropping_flows(&tree, t, way == 3 ? tg_tree_helper_start() : NULL),
+		                 0);
 	tg_trace_flows(t, &nf);
 	assert_int_equal(nf, way < 3 ? 2 * (size_t)n : 0);
 	const tg_tree_stats *st = tg_tree_stats_get(tree);
@@ -590,10 +594,31 @@ static void test_one_and_two_threads(void **state)
 		tg_trace_free(t);
 		t = tg_test_read_str(json);
 		check_blocks(t, n, 4);
+		tg_trace_free(t);
+		t = tg_test_read_str(json);
+		check_blocks(t, n, 5); /* the daemon's: a thread started by the build */
 		free(json);
 		tg_tree_helper_free(tg_tree_helper_start()); /* started, never used */
 		tg_trace_free(t);
 	}
+}
+
+/* A tree from TG_TREE_PACK_MIN events on reads its parents, children and
+ * steps from the packs (tree_pack.h) the same as a smaller one from its
+ * whole arrays: 14,000 blocks of ten events, each its own step. */
+static void test_packed_tree(void **state)
+{
+	(void)state;
+	int n = 14000;
+	char *json = blocks_json(n);
+	tg_trace *t = tg_test_read_str(json);
+	size_t ne;
+	tg_trace_events(t, &ne);
+	assert_true(ne >= TG_TREE_PACK_MIN);
+	check_blocks(t, n, 0);
+	check_blocks(t, n, 1);
+	tg_trace_free(t);
+	free(json);
 }
 
 int main(void)
@@ -610,6 +635,7 @@ int main(void)
 		cmocka_unit_test(test_many_steps),
 		cmocka_unit_test(test_out_of_order_thread),
 		cmocka_unit_test(test_one_and_two_threads),
+		cmocka_unit_test(test_packed_tree),
 	};
 	return cmocka_run_group_tests_name("tree", tests, NULL, NULL);
 }

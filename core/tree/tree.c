@@ -1,18 +1,19 @@
 /*
  * tree.c - builds the event tree (see tree.h for the rules).
  *
- * Layout: parent[] per event, children in CSR form (child_off[] indexes
- * children[]; children[] allocated to its count), step_of[]
- * per event (16-bit when the steps fit, as they nearly always do: 2 bytes
- * an event less, written so from the start), TraceLens's link marks one bit
- * an event; whether an event is in the tree is read from its kind. Host
- * events are bucketed by track with a counting sort, each bucket sorted by
- * (ts asc, dur desc, kind rank, file order) and nested with a stack.
- * Tolerance: a child may end up to TOL_NS
- * after its parent (clock rounding in the profiler); an event that starts
- * less than TOL_NS before its predecessor's end is its sibling, not its
- * child. An event that overlaps its predecessor by more than that and ends
- * after it ("bleeds") is still kept, as the predecessor's child.
+ * Layout while built: parent[] per event, children in CSR form (child_off[]
+ * indexes children[], allocated to its count), step_of[] per event (16-bit
+ * when the steps fit, as they nearly always do, written so from the start).
+ * Once built, parent[], child_off[] and the steps are packed (tree_pack.h:
+ * about 2, 1 and 1 bytes an event, not 4, 4 and 2: the report reads them
+ * through its run). TraceLens's link marks one bit an event; whether an
+ * event is in the tree is read from its kind. Host events are bucketed by
+ * track with a counting sort, each bucket sorted by (ts asc, dur desc,
+ * kind rank, file order) and nested with a stack. Tolerance: a child may
+ * end up to TOL_NS after its parent (clock rounding in the profiler); an
+ * event that starts less than TOL_NS before its predecessor's end is its
+ * sibling, not its child. An event that overlaps its predecessor by more
+ * than that and ends after it ("bleeds") is still kept, as its child.
  *
  * From TWO_THREADS_MIN events the build runs on two threads (struct build
  * below): the host events' nesting on the caller's, the device events'
@@ -26,6 +27,7 @@
 #include "tree_helper.h"
 #include "tree_launch.h"
 #include "tree_links.h"
+#include "tree_pack.h"
 #include "../../util/idmap.h"
 
 #include <pthread.h>
@@ -38,13 +40,16 @@
 struct tg_tree {
 	const tg_trace *trace;
 	const tg_event *ev; /* the trace's events */
-	uint32_t *parent;
-	uint32_t *child_off; /* nevents + 1 */
+	uint32_t *parent;    /* while the tree is built; then parents (kept when not packed) */
+	uint32_t *child_off; /* nevents + 1, while the tree is built; then offs (likewise) */
+	tg_tree_pack parents; /* the built tree's parent of each event */
+	tg_tree_pack offs;    /* the built tree's child_off */
 	uint32_t *children;
 	uint32_t *roots;
 	size_t nroots;
-	int32_t *step_of;   /* each event's step when there are INT16_MAX steps or more */
-	int16_t *step16;    /* else each event's step in 16 bits (tg_tree_step_of) */
+	int32_t *step_of;   /* while built: each event's step when there are INT16_MAX steps or more */
+	int16_t *step16;    /* else each event's step in 16 bits; then steps_of (likewise) */
+	tg_tree_pack steps_of; /* the built tree's step of each event (tg_tree_step_of), a byte each */
 	uint8_t *tl_linked; /* tg_tree_linked_like_tracelens, a bit an event */
 	tg_step *steps;
 	size_t nsteps;
@@ -629,6 +634,25 @@ static void count_links(tg_tree *tree, const tg_event *ev, size_t ne)
 	}
 }
 
+/* The built tree's parents packed (tree_pack.h: about 2 bytes an event,
+ * not 4), its child offsets and steps in about a byte (not 4 and 2): the
+ * report reads them through its run, and its peak lies there (1.1 MB of 18
+ * at 100 MB of JSON). Not below TG_TREE_PACK_MIN events. */
+static int pack_tree(tg_tree *tree, size_t ne)
+{
+	if (ne < TG_TREE_PACK_MIN)
+		return 0;
+	if (tg_tree_pack_steps(&tree->steps_of, tree->step16, tree->step_of, ne))
+		return TG_ENOMEM;
+	free(tree->step16);
+	free(tree->step_of);
+	tree->step16 = NULL;
+	tree->step_of = NULL;
+	if (tg_tree_pack_take(&tree->parents, &tree->parent, ne, 2))
+		return TG_ENOMEM;
+	return tg_tree_pack_take(&tree->offs, &tree->child_off, ne + 1, 1);
+}
+
 /* The tree of t; from TWO_THREADS_MIN events on two threads: h's, else
  * one started now when spawn is set, else none. drop: t itself, whose
  * flows are freed once linked (on failure too), or NULL. */
@@ -677,6 +701,10 @@ static int build_tree(tg_tree **out, const tg_trace *t, tg_tree_helper *h, int s
 		return rc;
 	}
 	count_links(tree, ev, ne);
+	if ((rc = pack_tree(tree, ne))) {
+		tg_tree_free(tree);
+		return rc;
+	}
 	*out = tree;
 	return 0;
 }
@@ -687,16 +715,21 @@ int tg_tree_build_with(tg_tree **out, const tg_trace *t, tg_tree_helper *h) { re
 
 int tg_tree_build_dropping_flows(tg_tree **out, tg_trace *t, tg_tree_helper *h) { return build_tree(out, t, h, 0, t); }
 
+int tg_tree_build_dropping_flows_spawn(tg_tree **out, tg_trace *t) { return build_tree(out, t, NULL, 1, t); }
+
 void tg_tree_free(tg_tree *tree)
 {
 	if (!tree)
 		return;
 	free(tree->parent);
 	free(tree->child_off);
+	tg_tree_pack_free(&tree->parents);
+	tg_tree_pack_free(&tree->offs);
 	free(tree->children);
 	free(tree->roots);
 	free(tree->step_of);
 	free(tree->step16);
+	tg_tree_pack_free(&tree->steps_of);
 	free(tree->tl_linked);
 	free(tree->steps);
 	free(tree);
@@ -704,12 +737,14 @@ void tg_tree_free(tg_tree *tree)
 
 const tg_trace *tg_tree_trace(const tg_tree *tree) { return tree->trace; }
 
-uint32_t tg_tree_parent(const tg_tree *tree, uint32_t ev) { return tree->parent[ev]; }
+uint32_t tg_tree_parent(const tg_tree *tree, uint32_t ev) { return tg_tree_pack_at(&tree->parents, tree->parent, ev); }
 
 const uint32_t *tg_tree_children(const tg_tree *tree, uint32_t ev, size_t *n)
 {
-	*n = tree->child_off[ev + 1] - tree->child_off[ev];
-	return tree->children + tree->child_off[ev];
+	uint32_t at, end;
+	tg_tree_pack_pair8_at(&at, &end, &tree->offs, tree->child_off, ev);
+	*n = end - at;
+	return tree->children + at;
 }
 
 const uint32_t *tg_tree_roots(const tg_tree *tree, size_t *n)
@@ -727,13 +762,15 @@ uint32_t tg_tree_launch(const tg_tree *tree, uint32_t ev)
 {
 	size_t ne;
 	const tg_event *e = tg_trace_events(tree->trace, &ne);
-	uint32_t p = tree->parent[ev];
+	uint32_t p = tg_tree_parent(tree, ev);
 	return p != TG_NONE && tg_kind_is_launch(e[p].kind) ? p : TG_NONE;
 }
 
 int32_t tg_tree_step_of(const tg_tree *tree, uint32_t ev)
 {
-	return tree->step16 ? tree->step16[ev] : tree->step_of[ev];
+	if (tree->step16)
+		return tree->step16[ev];
+	return tree->step_of ? tree->step_of[ev] : (int32_t)tg_tree_pack_get8(&tree->steps_of, ev);
 }
 
 int32_t tg_tree_step_index(const tg_tree *tree, int64_t number)

@@ -65,6 +65,11 @@ int tg_tree_build_with(tg_tree **out, const tg_trace *t, tg_tree_helper *h);
  * two a kernel launch: 14.5 MB of a 1 GB trace). t has no flows after. */
 int tg_tree_build_dropping_flows(tg_tree **out, tg_trace *t, tg_tree_helper *h);
 
+/* tg_tree_build_dropping_flows with its second thread started now, as
+ * tg_tree_build's (no parked helper): the daemon's build, the same as the
+ * command line's but for where the thread comes from. */
+int tg_tree_build_dropping_flows_spawn(tg_tree **out, tg_trace *t);
+
 /* Frees the tree. NULL is a no-op. */
 void tg_tree_free(tg_tree *tree);
 
