@@ -254,3 +254,71 @@ int tg_cli_write_file(const char *path, const char *data, size_t len)
 	}
 	return 0;
 }
+
+/* path's folder holds a temporary file for it: "<path>.tmp-XXXXXX" into
+ * tmp (cap bytes); its FILE, or NULL with errno set. */
+static FILE *open_temporary(char *tmp, size_t cap, const char *path)
+{
+	if ((size_t)snprintf(tmp, cap, "%s.tmp-XXXXXX", path) >= cap) {
+		errno = ENAMETOOLONG;
+		return NULL;
+	}
+	int fd = mkstemp(tmp);
+	if (fd < 0)
+		return NULL;
+	FILE *f = tg_cli_fchmod_umask(fd) ? NULL : fdopen(fd, "w");
+	if (!f) {
+		int e = errno;
+		close(fd);
+		unlink(tmp);
+		errno = e;
+	}
+	return f;
+}
+
+int tg_cli_stream_file(const char *path, int (*fn)(FILE *f, void *arg), void *arg)
+{
+	struct stat st;
+	int in_place = path && (stat(path, &st) ? errno == ENOENT : S_ISREG(st.st_mode));
+	if (!in_place) {
+		char *doc = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&doc, &len);
+		if (!f) {
+			tg_cli_error("out of memory");
+			return -1;
+		}
+		int failed = fn(f, arg);
+		int rc = fclose(f) && !failed ? (tg_cli_error("out of memory"), -1) : failed ? 1 : 0;
+		if (!rc && tg_cli_write_file(path, doc, len))
+			rc = -1;
+		free(doc);
+		return rc;
+	}
+	char tmp[8192];
+	FILE *f = open_temporary(tmp, sizeof(tmp), path);
+	if (!f) {
+		tg_cli_error("%s: cannot write: %s", path, strerror(errno));
+		return -1;
+	}
+	int failed = fn(f, arg);
+	int bad = fflush(f) || ferror(f) || (!failed && fsync(fileno(f)));
+	int e = errno;
+	if (fclose(f) && !bad) {
+		bad = 1;
+		e = errno;
+	}
+	if (!failed && !bad && rename(tmp, path)) {
+		bad = 1;
+		e = errno;
+	}
+	if (failed || bad)
+		unlink(tmp);
+	if (failed)
+		return 1;
+	if (bad) {
+		tg_cli_error("%s: cannot write: %s", path, strerror(e));
+		return -1;
+	}
+	return 0;
+}

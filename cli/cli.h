@@ -55,6 +55,18 @@ void tg_cli_put_duration(FILE *f, int64_t ns);
  * Returns 0 or -1 after printing the error. */
 int tg_cli_write_file(const char *path, const char *data, size_t len);
 
+/* Writes what fn(f, arg) puts on a FILE to path, complete or not at all,
+ * as tg_cli_write_file does, without holding the document in memory when
+ * path is a regular file or absent: fn writes into a temporary file in
+ * path's folder ("<path>.tmp-XXXXXX", the mode of an ordinary new file),
+ * which is fsync'd and renamed over path once fn and the writes succeeded,
+ * and removed otherwise. To stdout (path NULL), a device or a pipe, the
+ * document is formatted into memory first and written at once (nothing
+ * partial reaches them). fn returns 0, or non-zero with tg_error set.
+ * Returns 0; 1 when fn failed (nothing written: the caller words that
+ * error); -1 after printing a write error. */
+int tg_cli_stream_file(const char *path, int (*fn)(FILE *f, void *arg), void *arg);
+
 /* Gives fd (a file just made by mkstemp, which makes it 0600) the mode an
  * ordinary new file gets: 0666 less the process's umask, so that a report
  * or a page is as readable as any file the user writes. Returns 0 or -1

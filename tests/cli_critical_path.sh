@@ -57,6 +57,38 @@ check "json: launch-bound" "$(head -c 600 "$tmp/new.cp.json")" \
 check "json: every edge of the path" "$(head -c 300 "$tmp/new.cp.json")" \
 	test "$(grep -o '"type":"kernel_launch_delay"' "$tmp/new.cp.json" | wc -l)" -eq 10
 
+check "json -o FILE: no temporary file left beside it" "$(ls "$tmp")" \
+	test "$(ls "$tmp" | grep -c '\.tmp-')" -eq 0
+# -o FILE is streamed into a temporary file, renamed when whole: a write
+# that fails leaves nothing, says which file in one line, exits 2
+"$TG" critical-path "$tmp/new.json" --format json -o "$tmp/none/cp.json" >"$tmp/o" 2>"$tmp/e"
+rc=$?
+check "-o in a missing folder: one line, exit 2" "rc=$rc $(cat "$tmp/e")" \
+	test "$rc$(cat "$tmp/e")" = "2tracegate: $tmp/none/cp.json: cannot write: No such file or directory"
+if [ -w /dev/full ]; then
+	"$TG" critical-path "$tmp/new.json" --format json -o /dev/full >"$tmp/o" 2>"$tmp/e"
+	rc=$?
+	check "-o /dev/full (a device, written as it is): one line, exit 2" "rc=$rc $(cat "$tmp/e")" \
+		test "$rc$(cat "$tmp/e")" = "2tracegate: /dev/full: cannot write: No space left on device"
+else
+	skip "-o /dev/full" "no writable /dev/full here"
+fi
+
+# json -o FILE of a 20 MB generated trace (its path's json 9 MB) is not
+# held in memory: its peak within half the document of text's, whose
+# output is a few kB (held, it was text's peak plus twice the document)
+GEN=${TG_GEN:-build/tg-gen}
+if [ ! -x /usr/bin/time ] || [ ! -x "$GEN" ]; then
+	skip "json -o FILE streamed" "no /usr/bin/time or no generator ($GEN)"
+else
+	"$GEN" --train --target-mb 20 --seed 1 -o "$tmp/g20.json" 2>"$tmp/e"
+	tap_peak_rss "$tmp/rss.text" "$TG" critical-path "$tmp/g20.json" -o "$tmp/g20.txt"
+	tap_peak_rss "$tmp/rss.json" "$TG" critical-path "$tmp/g20.json" --format json -o "$tmp/g20.cp.json"
+	doc=$(($(wc -c <"$tmp/g20.cp.json") / 1024))
+	check "json -o FILE streamed: peak $(cat "$tmp/rss.json") KB, text $(cat "$tmp/rss.text") KB, document $doc KB" \
+		"$(cat "$tmp/peak.err")" test "$(cat "$tmp/rss.json")" -le $(($(cat "$tmp/rss.text") + doc / 2))
+fi
+
 # html: one page, no script
 "$TG" critical-path "$tmp/new.json" --format html -o "$tmp/cp.html" 2>"$tmp/e"
 check "html: a page with the timeline" "$(cat "$tmp/e")" grep -q '<svg width="1200"' "$tmp/cp.html"
