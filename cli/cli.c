@@ -255,27 +255,6 @@ int tg_cli_write_file(const char *path, const char *data, size_t len)
 	return 0;
 }
 
-/* path's folder holds a temporary file for it: "<path>.tmp-XXXXXX" into
- * tmp (cap bytes); its FILE, or NULL with errno set. */
-static FILE *open_temporary(char *tmp, size_t cap, const char *path)
-{
-	if ((size_t)snprintf(tmp, cap, "%s.tmp-XXXXXX", path) >= cap) {
-		errno = ENAMETOOLONG;
-		return NULL;
-	}
-	int fd = mkstemp(tmp);
-	if (fd < 0)
-		return NULL;
-	FILE *f = tg_cli_fchmod_umask(fd) ? NULL : fdopen(fd, "w");
-	if (!f) {
-		int e = errno;
-		close(fd);
-		unlink(tmp);
-		errno = e;
-	}
-	return f;
-}
-
 int tg_cli_stream_file(const char *path, int (*fn)(FILE *f, void *arg), void *arg)
 {
 	struct stat st;
@@ -288,37 +267,26 @@ int tg_cli_stream_file(const char *path, int (*fn)(FILE *f, void *arg), void *ar
 			tg_cli_error("out of memory");
 			return -1;
 		}
-		int failed = fn(f, arg);
-		int rc = fclose(f) && !failed ? (tg_cli_error("out of memory"), -1) : failed ? 1 : 0;
+		int rc = fn(f, arg) ? 1 : 0;
+		if (fclose(f) && !rc) {
+			tg_cli_error("out of memory");
+			rc = -1;
+		}
 		if (!rc && tg_cli_write_file(path, doc, len))
 			rc = -1;
 		free(doc);
 		return rc;
 	}
 	char tmp[8192];
-	FILE *f = open_temporary(tmp, sizeof(tmp), path);
+	FILE *f = tg_util_atomic_open(tmp, sizeof(tmp), path, tg_util_umask_mode());
 	if (!f) {
 		tg_cli_error("%s: cannot write: %s", path, strerror(errno));
 		return -1;
 	}
 	int failed = fn(f, arg);
-	int bad = fflush(f) || ferror(f) || (!failed && fsync(fileno(f)));
-	int e = errno;
-	if (fclose(f) && !bad) {
-		bad = 1;
-		e = errno;
-	}
-	if (!failed && !bad && rename(tmp, path)) {
-		bad = 1;
-		e = errno;
-	}
-	if (failed || bad)
-		unlink(tmp);
-	if (failed)
-		return 1;
-	if (bad) {
-		tg_cli_error("%s: cannot write: %s", path, strerror(e));
+	if (tg_util_atomic_close(f, tmp, path, !failed) && !failed) {
+		tg_cli_error("%s: cannot write: %s", path, strerror(errno));
 		return -1;
 	}
-	return 0;
+	return failed ? 1 : 0;
 }

@@ -63,6 +63,41 @@ static void test_write_atomic(void **state)
 	free(d);
 }
 
+/* The stream's pair: kept, the file is there whole, the temporary gone;
+ * not kept, nothing is left, the old file untouched; a tmp buffer too
+ * small is ENAMETOOLONG before anything is made. */
+static void test_atomic_stream(void **state)
+{
+	(void)state;
+	char *d = tmpdir(), path[512], tmp[600], buf[64];
+	snprintf(path, sizeof(path), "%s/s.txt", d);
+	FILE *f = tg_util_atomic_open(tmp, sizeof(tmp), path, 0640);
+	assert_non_null(f);
+	assert_int_equal(strncmp(tmp, path, strlen(path)), 0);
+	fputs("streamed", f);
+	assert_int_equal(tg_util_atomic_close(f, tmp, path, 1), 0);
+	f = tg_util_atomic_open(tmp, sizeof(tmp), path, 0640);
+	assert_non_null(f);
+	fputs("dropped", f);
+	assert_int_equal(tg_util_atomic_close(f, tmp, path, 0), 0);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	size_t n = fread(buf, 1, sizeof(buf), f);
+	fclose(f);
+	assert_int_equal(n, 8);
+	assert_memory_equal(buf, "streamed", 8);
+	struct stat st;
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0640);
+	assert_int_equal(entries(d), 1);
+	errno = 0;
+	assert_null(tg_util_atomic_open(tmp, strlen(path) + 4, path, 0640));
+	assert_int_equal(errno, ENAMETOOLONG);
+	assert_int_equal(entries(d), 1);
+	tg_test_rm_tree(d);
+	free(d);
+}
+
 static void test_write_all(void **state)
 {
 	(void)state;
@@ -164,6 +199,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_write_atomic),
+		cmocka_unit_test(test_atomic_stream),
 		cmocka_unit_test(test_write_all),
 		cmocka_unit_test(test_mkdir_p),
 		cmocka_unit_test(test_is_hex),

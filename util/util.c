@@ -30,35 +30,64 @@ int tg_util_write_all(int fd, const char *data, size_t len)
 	return 0;
 }
 
+FILE *tg_util_atomic_open(char *tmp, size_t cap, const char *path, mode_t mode)
+{
+	if ((size_t)snprintf(tmp, cap, "%s.tmp-XXXXXX", path) >= cap) {
+		errno = ENAMETOOLONG;
+		return NULL;
+	}
+	int fd = mkstemp(tmp);
+	if (fd < 0)
+		return NULL;
+	FILE *f = fchmod(fd, mode) ? NULL : fdopen(fd, "w");
+	if (!f) {
+		int e = errno;
+		close(fd);
+		unlink(tmp);
+		errno = e;
+	}
+	return f;
+}
+
+int tg_util_atomic_close(FILE *f, const char *tmp, const char *path, int keep)
+{
+	int bad = keep && (fflush(f) || ferror(f) || fsync(fileno(f)));
+	int e = bad ? errno : 0;
+	if (fclose(f) && keep && !e)
+		e = errno ? errno : EIO;
+	if (keep && !e && rename(tmp, path))
+		e = errno;
+	if (e || !keep)
+		unlink(tmp);
+	errno = e;
+	return e ? -1 : 0;
+}
+
 int tg_util_write_atomic(const char *path, const char *data, size_t len, mode_t mode)
 {
-	static const char suffix[] = ".tmp-XXXXXX";
-	size_t pl = strlen(path);
-	char *tmp = malloc(pl + sizeof(suffix));
+	size_t cap = strlen(path) + sizeof(".tmp-XXXXXX");
+	char *tmp = malloc(cap);
 	if (!tmp) {
 		errno = ENOMEM;
 		return -1;
 	}
-	memcpy(tmp, path, pl);
-	memcpy(tmp + pl, suffix, sizeof(suffix));
-	int fd = mkstemp(tmp);
-	if (fd < 0) {
+	FILE *f = tg_util_atomic_open(tmp, cap, path, mode);
+	int rc = -1;
+	if (f) {
+		/* on the descriptor, the FILE's buffer still empty: again after
+		 * EINTR and short writes */
+		int bad = tg_util_write_all(fileno(f), data, len);
 		int e = errno;
-		free(tmp);
-		errno = e;
-		return -1;
+		rc = tg_util_atomic_close(f, tmp, path, !bad);
+		if (bad) {
+			errno = e;
+			rc = -1;
+		}
 	}
-	int bad = fchmod(fd, mode) || tg_util_write_all(fd, data, len) || fsync(fd);
-	int e = bad ? errno : 0;
-	if (close(fd) && !e)
-		e = errno;
-	if (!e && rename(tmp, path))
-		e = errno;
-	if (e)
-		unlink(tmp);
+	int e = errno;
 	free(tmp);
 	errno = e;
-	return e ? -1 : 0;
+	return rc;
 }
 
 mode_t tg_util_umask_mode(void)

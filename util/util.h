@@ -13,6 +13,7 @@
 #define TG_UTIL_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 /* Writes all len bytes of data to fd, again after EINTR and short writes.
@@ -26,6 +27,20 @@ int tg_util_write_all(int fd, const char *data, size_t len);
  * with errno set, the temporary file removed and path untouched. The
  * caller keeps data. */
 int tg_util_write_atomic(const char *path, const char *data, size_t len, mode_t mode);
+
+/* A file written as a stream and put in place whole, as
+ * tg_util_write_atomic does for one it is given in memory: a temporary
+ * file made by mkstemp in path's folder ("<path>.tmp-XXXXXX", its name
+ * written into tmp, cap bytes), given mode. Its FILE, to be ended by
+ * tg_util_atomic_close; or NULL with errno set (ENAMETOOLONG when tmp is
+ * too small) and nothing left behind. */
+FILE *tg_util_atomic_open(char *tmp, size_t cap, const char *path, mode_t mode);
+
+/* Ends f from tg_util_atomic_open (tmp its name): when keep, flushed,
+ * fsync'd, closed and renamed over path: 0, or -1 with errno set, the
+ * temporary file removed and path untouched; when not keep, closed and
+ * removed: 0. */
+int tg_util_atomic_close(FILE *f, const char *tmp, const char *path, int keep);
 
 /* The mode a file created now gets by default: 0666 less the process's
  * umask (read by setting it back at once: call it from one thread). */
