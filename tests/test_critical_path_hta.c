@@ -40,7 +40,7 @@ static const cp_edge *edge(const tg_critical_path *cp, uint32_t u, uint32_t v)
 static uint32_t node_of(const tg_critical_path *cp, uint32_t ev, int start)
 {
 	for (uint32_t v = 0; v < cp->nnodes; v++)
-		if (cp->node_ev[v] == ev && cp->node_start[v] == start)
+		if (cp_node_ev(cp, v) == ev && cp_node_start(cp, v) == start)
 			return v;
 	fail_msg("no %s node for event %u", start ? "start" : "end", ev);
 	return TG_NONE;
@@ -53,8 +53,8 @@ static const cp_edge *launch_edge(const tg_critical_path *cp, uint32_t ev)
 	uint32_t v = node_of(cp, ev, 1);
 	for (size_t e = 0; e < cp->nedges; e++)
 		if (cp->edges[e].dst == v && CP_EDGE_TYPE(&cp->edges[e]) == TG_CP_EDGE_LAUNCH) {
-			uint32_t src = cp->node_ev[cp->edges[e].src];
-			assert_true(cp->node_start[cp->edges[e].src]);
+			uint32_t src = cp_node_ev(cp, cp->edges[e].src);
+			assert_true(cp_node_start(cp, cp->edges[e].src));
 			assert_int_equal(cp_corr(cp, src), cp_corr(cp, ev));
 			assert_int_not_equal(cp->ev[src].kind, TG_KIND_KERNEL);
 			return &cp->edges[e];

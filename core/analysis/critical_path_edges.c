@@ -49,10 +49,10 @@ int64_t cp_wait_arg(const tg_critical_path *cp, uint32_t ev, uint32_t key)
  * parent of both for end -> start; a kernel gap to the kernel before. */
 static uint32_t attribute(const tg_critical_path *cp, uint32_t src, uint32_t dst, int type, uint32_t parent)
 {
-	if (type == TG_CP_EDGE_KERNEL_KERNEL || cp->node_start[src])
-		return cp->node_ev[src];
-	if (!cp->node_start[dst])
-		return cp->node_ev[dst];
+	if (type == TG_CP_EDGE_KERNEL_KERNEL || cp_node_start(cp, src))
+		return cp_node_ev(cp, src);
+	if (!cp_node_start(cp, dst))
+		return cp_node_ev(cp, dst);
 	return parent;
 }
 
@@ -61,7 +61,7 @@ int cp_add_edge(tg_critical_path *cp, uint32_t src, uint32_t dst, int type, int 
 	if (src == dst)
 		return 0;
 	if (type == TG_CP_EDGE_SYNC) {
-		int64_t a = cp_stream(cp, cp->node_ev[src]), b = cp_stream(cp, cp->node_ev[dst]);
+		int64_t a = cp_stream(cp, cp_node_ev(cp, src)), b = cp_stream(cp, cp_node_ev(cp, dst));
 		if (a != -1 && a == b) {
 			cp->stats.same_stream_syncs++;
 			return 0;

@@ -37,8 +37,7 @@ struct gpu_ws {
 	uint32_t *order;    /* event lists, sorted (sized for the list at hand) */
 	tg_idmap *prev;     /* cudaEventRecord correlation -> the launch before it */
 	tg_idmap *next;     /* cudaStreamWaitEvent event -> the launch after it */
-	uint32_t *lid;      /* per event: launch number of a launch, else TG_NONE */
-	uint32_t *launches; /* launch events by launch number */
+	uint32_t *launches; /* launch events by launch number (in time order) */
 	size_t nlaunches;
 };
 
@@ -165,7 +164,7 @@ static int queue_lengths(tg_critical_path *cp, struct gpu_ws *ws)
 	/* a row: event * 2 + (1 for a device event) */
 	uint32_t *rows = tg_malloc((nrows + ng + 1) * sizeof(uint32_t));
 	int64_t *rts = tg_malloc((nrows + ng + 1) * sizeof(int64_t)); /* then the rows' order (row_order) */
-	uint32_t *rslot = tg_malloc((nrows + ng + 1) * sizeof(uint32_t)); /* the row's stream (cp->sslot) */
+	uint32_t *rslot = tg_malloc((nrows + ng + 1) * sizeof(uint32_t)); /* the row's stream (cp_sslot) */
 	int64_t *sums = tg_calloc(cp->nstreams + 1, sizeof(int64_t)); /* running sum per stream */
 	uint32_t *ord = NULL;
 	int rc = TG_ENOMEM;
@@ -179,7 +178,7 @@ static int queue_lengths(tg_critical_path *cp, struct gpu_ws *ws)
 			launched[lo] = 1;
 			rows[nrows] = i * 2;
 			rts[nrows] = cp_ts(cp, i);
-			rslot[nrows++] = cp->sslot[kv[lo].idx];
+			rslot[nrows++] = cp_sslot(cp, kv[lo].idx);
 		}
 	}
 	for (uint32_t i = 0; i < cp->nev; i++) {
@@ -191,7 +190,7 @@ static int queue_lengths(tg_critical_path *cp, struct gpu_ws *ws)
 		if (any) {
 			rows[nrows] = i * 2 + 1;
 			rts[nrows] = cp_ts(cp, i);
-			rslot[nrows++] = cp->sslot[i];
+			rslot[nrows++] = cp_sslot(cp, i);
 		}
 	}
 	free(launched);
@@ -223,19 +222,19 @@ static int numbered_launch(const tg_critical_path *cp, uint32_t i)
 }
 
 /* The launches (kernel on a stream, both correlated), numbered in time
- * order: ws->launches, and each one's number in ws->lid (per event). */
+ * order: ws->launches. A launch's number is its position in the lists
+ * event_records and stream_waits sort, which put the launches first in
+ * that order (no per-event array of numbers: 4 bytes an event). */
 static int number_launches(tg_critical_path *cp, struct gpu_ws *ws)
 {
 	size_t n = 0;
 	for (uint32_t i = 0; i < cp->nev; i++)
 		n += numbered_launch(cp, i);
-	ws->lid = tg_malloc((cp->nev + 1) * sizeof(uint32_t));
 	ws->launches = tg_malloc((n + 1) * sizeof(uint32_t));
 	int64_t *ts = tg_malloc((n + 1) * sizeof(int64_t));
-	int rc = ws->lid && ws->launches && ts && !order_for(ws, n) ? 0 : TG_ENOMEM;
+	int rc = ws->launches && ts && !order_for(ws, n) ? 0 : TG_ENOMEM;
 	n = 0;
 	for (uint32_t i = 0; i < cp->nev && !rc; i++) {
-		ws->lid[i] = TG_NONE;
 		if (numbered_launch(cp, i)) {
 			ts[n] = cp_ts(cp, i);
 			ws->order[n++] = i;
@@ -244,10 +243,8 @@ static int number_launches(tg_critical_path *cp, struct gpu_ws *ws)
 	uint32_t *pos = ws->launches; /* the sorted positions, then the launches in place */
 	if (!rc)
 		rc = cp_sort_pos(pos, n, (const int64_t *const *)&ts, 1);
-	for (size_t k = 0; k < n && !rc; k++) {
+	for (size_t k = 0; k < n && !rc; k++)
 		pos[k] = ws->order[pos[k]];
-		ws->lid[pos[k]] = (uint32_t)k;
-	}
 	ws->nlaunches = rc ? 0 : n;
 	free(ts);
 	return rc;
@@ -328,8 +325,9 @@ static int event_records(tg_critical_path *cp, struct gpu_ws *ws)
 		kd.k[2][n] = tr[cp->ev[s].track].pid;
 		ws->order[n++] = i;
 	}
-	/* launches were listed first: among simultaneous ones a launch comes
-	 * before a record; sorted by (gpu, stream, time) */
+	/* launches were listed first (an entry before ws->nlaunches is one: a
+	 * launch's name is never cudaEventRecord's): among simultaneous ones a
+	 * launch comes before a record; sorted by (gpu, stream, time) */
 	if (!rc)
 		rc = cp_sort_pos(kd.pos, n, (const int64_t *const *)kd.k, 3);
 	uint32_t last = TG_NONE;
@@ -337,7 +335,7 @@ static int event_records(tg_critical_path *cp, struct gpu_ws *ws)
 		uint32_t i = ws->order[kd.pos[k]];
 		if (k && keyed_other(&kd, kd.pos[k], kd.pos[k - 1]))
 			last = TG_NONE;
-		if (ws->lid[i] != TG_NONE)
+		if (kd.pos[k] < ws->nlaunches)
 			last = i;
 		else if (last != TG_NONE && tg_idmap_put(ws->prev, cp_corr(cp, i), last) < 0)
 			rc = TG_ENOMEM;
@@ -374,18 +372,19 @@ static int stream_waits(tg_critical_path *cp, struct gpu_ws *ws)
 		kd.k[2][n] = cp->ev[i].track;
 		ws->order[n++] = i;
 	}
-	/* sorted by (thread, stream, time) */
+	/* sorted by (thread, stream, time); an entry before ws->nlaunches is a
+	 * launch (never cudaStreamWaitEvent), and its position its number */
 	if (!rc)
 		rc = cp_sort_pos(kd.pos, n, (const int64_t *const *)kd.k, 3);
-	uint32_t next = TG_NONE;
+	uint32_t next = TG_NONE; /* the launch's position */
 	for (size_t k = n; k-- > 0 && !rc;) {
-		uint32_t i = ws->order[kd.pos[k]];
-		if (k + 1 < n && keyed_other(&kd, kd.pos[k], kd.pos[k + 1]))
+		uint32_t p = kd.pos[k], i = ws->order[p];
+		if (k + 1 < n && keyed_other(&kd, p, kd.pos[k + 1]))
 			next = TG_NONE;
-		if (ws->lid[i] != TG_NONE) {
-			if (next == TG_NONE || ws->lid[i] < ws->lid[next])
-				next = i;
-		} else if (next != TG_NONE && tg_idmap_put(ws->next, i, next) < 0) {
+		if (p < ws->nlaunches) {
+			if (next == TG_NONE || p < next)
+				next = p;
+		} else if (next != TG_NONE && tg_idmap_put(ws->next, i, ws->order[next]) < 0) {
 			rc = TG_ENOMEM;
 		}
 	}
@@ -551,7 +550,7 @@ int cp_add_gpu_edges(tg_critical_path *cp)
 	/* the queue lengths first, beside nothing else of the stage's; the
 	 * launches' numbers and the lists after */
 	struct gpu_ws ws = {tg_malloc((cp->nev + 1) * sizeof(int32_t)), NULL, tg_idmap_new(64), tg_idmap_new(64),
-	                    NULL, NULL, 0};
+	                    NULL, 0};
 	int rc = ws.q && ws.prev && ws.next ? 0 : TG_ENOMEM;
 	if (!rc) {
 		for (size_t i = 0; i < cp->nev; i++)
@@ -570,7 +569,6 @@ int cp_add_gpu_edges(tg_critical_path *cp)
 	free(ws.order);
 	tg_idmap_free(ws.prev);
 	tg_idmap_free(ws.next);
-	free(ws.lid);
 	free(ws.launches);
 	return rc;
 }

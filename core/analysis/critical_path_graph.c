@@ -80,10 +80,9 @@ int cp_make_nodes(tg_critical_path *cp)
 	uint32_t *ord = tg_malloc((n + 1) * sizeof(uint32_t)); /* event * 2 + is_end */
 	int64_t *key = tg_malloc((n + 1) * sizeof(int64_t));
 	cp->node_ev = tg_malloc((n + 1) * sizeof(uint32_t));
-	cp->node_start = tg_malloc(n + 1);
-	int64_t tmin, tmax;
+		int64_t tmin, tmax;
 	int rc = TG_ENOMEM;
-	if (!ord || !key || !cp->node_ev || !cp->node_start)
+	if (!ord || !key || !cp->node_ev)
 		goto out;
 	if ((rc = order_slots(cp, ord, key, n, &tmin, &tmax)))
 		goto out;
@@ -108,13 +107,12 @@ int cp_make_nodes(tg_critical_path *cp)
 	for (size_t j = 0; j < n; j++) {
 		uint32_t slot = ord[j], ev = evs[slot];
 		int start = !(slot & 1);
-		cp->node_ev[j] = ev;
+		cp->node_ev[j] = ev | (start ? CP_NODE_START : 0);
 		int64_t t = start ? cp_ts(cp, ev) : cp_end(cp, ev);
 		if (cp->node_t32)
 			cp->node_t32[j] = (uint32_t)(((uint64_t)t - (uint64_t)cp->t_base) / (uint64_t)cp->t_unit);
 		else
 			cp->node_ts[j] = t;
-		cp->node_start[j] = (uint8_t)start;
 		if (start)
 			cp->snode[ev] = (uint32_t)j;
 		else
@@ -131,7 +129,7 @@ out:
 
 static int is_lock(const tg_critical_path *cp, uint32_t node)
 {
-	return (cp_name_flags(cp, cp->node_ev[node]) & CPN_LOCK) != 0;
+	return (cp_name_flags(cp, cp_node_ev(cp, node)) & CPN_LOCK) != 0;
 }
 
 int cp_add_lock_edges(tg_critical_path *cp)
@@ -145,17 +143,17 @@ int cp_add_lock_edges(tg_critical_path *cp)
 	for (uint32_t v = 0; v < cp->nnodes && !rc; v++) {
 		if (!is_lock(cp, v))
 			continue;
-		if (cp->node_start[v]) {
+		if (cp_node_start(cp, v)) {
 			open[nopen++] = v;
 		} else {
 			while (nopen && !rc) {
 				uint32_t p = open[--nopen];
 				rc = cp_add_edge(cp, p, v,
-				                 cp->node_ev[p] == cp->node_ev[v] ? TG_CP_EDGE_OPERATOR
+				                 cp_node_ev(cp, p) == cp_node_ev(cp, v) ? TG_CP_EDGE_OPERATOR
 				                                                  : TG_CP_EDGE_DEPENDENCY,
 				                 0, TG_NONE);
 			}
-			if (!rc && last != TG_NONE && !cp->node_start[last])
+			if (!rc && last != TG_NONE && !cp_node_start(cp, last))
 				rc = cp_add_edge(cp, last, v, TG_CP_EDGE_DEPENDENCY, 0, TG_NONE);
 		}
 		last = v;

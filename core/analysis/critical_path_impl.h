@@ -80,7 +80,8 @@ struct tg_critical_path {
 	/* per event; all but evf and namef are freed once the graph is built.
 	 * An event's times as HTA sees them are read from the event (cp_ts,
 	 * cp_end), not copied; its stream is a slot into the few streams. */
-	uint32_t *sslot;     /* HTA's stream column: streams[sslot[ev]] (cp_stream) */
+	uint8_t *sslot8;     /* HTA's stream column: streams[slot] (cp_sslot, cp_stream), a byte an event */
+	uint32_t *sslot32;   /* ... or 4 once a 256th stream is seen (sslot8 then freed); NULL before */
 	int64_t *streams;    /* the distinct "stream" arguments; streams[0] is -1 (none) */
 	size_t nstreams, streams_cap;
 	uint32_t k_won, k_worc; /* argument keys: wait_on_stream, wait_on_cuda_event_record_corr_id */
@@ -95,11 +96,10 @@ struct tg_critical_path {
 	/* nodes, in HTA's order; the nodes, the edges and the path are freed
 	 * once the path's steps are read (cp_solve), unless opts.keep_graph */
 	size_t nnodes;
-	uint32_t *node_ev;
+	uint32_t *node_ev;   /* the node's event, | CP_NODE_START for a start (cp_node_ev, cp_node_start) */
 	uint32_t *node_t32;  /* the node's time: t_base + node_t32 * t_unit (cp_node_ts) */
 	int64_t t_base, t_unit; /* t_unit 1000 with HTA's rounding (whole us), else 1 */
 	int64_t *node_ts;    /* the node's time, when the span does not fit node_t32 (NULL otherwise) */
-	uint8_t *node_start;
 
 	/* edges, as added until cp_merge_edges, then in the order first added */
 	cp_edge *edges;
@@ -118,6 +118,20 @@ struct tg_critical_path {
 	uint32_t *path_events;
 	tg_cp_stats stats;
 };
+
+#define CP_NODE_START 0x80000000u /* in cp->node_ev: the node is its event's start (events < 2^28) */
+
+/* The event of node v. */
+static inline uint32_t cp_node_ev(const tg_critical_path *cp, uint32_t v)
+{
+	return cp->node_ev[v] & ~CP_NODE_START;
+}
+
+/* 1 when node v is its event's start, 0 for its end. */
+static inline int cp_node_start(const tg_critical_path *cp, uint32_t v)
+{
+	return (cp->node_ev[v] & CP_NODE_START) != 0;
+}
 
 /* The correlation id of event ev, -1 when it has none. */
 static inline int64_t cp_corr(const tg_critical_path *cp, uint32_t ev)
@@ -150,18 +164,25 @@ static inline int64_t cp_end(const tg_critical_path *cp, size_t ev)
 	return cp->opts.exact_ns ? t : cp_floor_us(t);
 }
 
+/* Event ev's stream slot (cp->streams): 0 for none; valid until the graph
+ * is built. */
+static inline uint32_t cp_sslot(const tg_critical_path *cp, size_t ev)
+{
+	return cp->sslot32 ? cp->sslot32[ev] : cp->sslot8[ev];
+}
+
 /* Event ev's stream (HTA's stream column: the "stream" argument, else -1);
  * valid until the graph is built. */
 static inline int64_t cp_stream(const tg_critical_path *cp, size_t ev)
 {
-	return cp->streams[cp->sslot[ev]];
+	return cp->streams[cp_sslot(cp, ev)];
 }
 
 /* 1 when event ev has a stream (HTA's stream column is not -1): its slot
  * is not the first. */
 static inline int cp_on_stream_col(const tg_critical_path *cp, size_t ev)
 {
-	return cp->sslot[ev] != 0;
+	return cp_sslot(cp, ev) != 0;
 }
 
 /* An argument as pandas.to_numeric(errors="coerce") reads it, -1 when

@@ -15,18 +15,19 @@
  */
 #include "critical_path_impl.h"
 #include "../trace/kernel_class.h"
+#include "../../util/idmap.h"
 #include "../../util/sort.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 /* A node on a cycle, for the message. */
-static int cycle_error(const tg_critical_path *cp, const uint32_t *indeg)
+static int cycle_error(const tg_critical_path *cp, const uint8_t *indeg)
 {
 	for (size_t v = 0; v < cp->nnodes; v++)
 		if (indeg[v]) {
-			uint32_t ev = cp->node_ev[v], s = 0;
-			while (s < cp->nnodes && !(cp->node_ev[s] == ev && cp->node_start[s]))
+			uint32_t ev = cp_node_ev(cp, v), s = 0;
+			while (s < cp->nnodes && !(cp_node_ev(cp, s) == ev && cp_node_start(cp, s)))
 				s++; /* its start node (the events' nodes are freed by now) */
 			return tg_error_set(
 				TG_EFORMAT,
@@ -95,6 +96,64 @@ static inline uint32_t ring_pop(struct ring *q)
 	return x;
 }
 
+/* The in-degrees, a byte a node: a node of 255 predecessors or more (the
+ * runtime lock's ends, a Context Sync's host call: few) holds 255 and its
+ * count in cnt, at the slot big maps it to; 0 once its last predecessor is
+ * visited, as every node's. */
+struct indeg {
+	uint8_t *d;
+	tg_idmap *big;
+	uint32_t *cnt;
+};
+
+static void indeg_free(struct indeg *in)
+{
+	free(in->d);
+	tg_idmap_free(in->big);
+	free(in->cnt);
+	*in = (struct indeg){0};
+}
+
+/* Counts the edges into each node: saturated at 255 in a first pass, then
+ * exactly for the nodes that reached it. Returns 0 or TG_ENOMEM. */
+static int indeg_count(struct indeg *in, const tg_critical_path *cp)
+{
+	size_t nbig = 0;
+	if (!in->d && !(in->d = tg_malloc(cp->nnodes + 1)))
+		return TG_ENOMEM;
+	memset(in->d, 0, cp->nnodes + 1);
+	for (size_t e = 0; e < cp->nedges; e++) {
+		uint8_t *d = &in->d[cp->edges[e].dst];
+		*d += *d != 255;
+	}
+	for (size_t v = 0; v < cp->nnodes; v++)
+		nbig += in->d[v] == 255;
+	tg_idmap_free(in->big);
+	free(in->cnt);
+	in->big = tg_idmap_new(nbig);
+	in->cnt = tg_calloc(nbig + 1, sizeof(uint32_t));
+	if (!in->big || !in->cnt)
+		return TG_ENOMEM;
+	for (uint32_t v = 0, k = 0; v < cp->nnodes; v++)
+		if (in->d[v] == 255 && tg_idmap_put(in->big, v, k++) < 0)
+			return TG_ENOMEM;
+	for (size_t e = 0; e < cp->nedges; e++)
+		if (in->d[cp->edges[e].dst] == 255)
+			in->cnt[tg_idmap_get(in->big, cp->edges[e].dst)]++;
+	return 0;
+}
+
+/* One predecessor of v visited: 1 when it was the last. */
+static inline int indeg_drop(struct indeg *in, uint32_t v)
+{
+	if (in->d[v] != 255)
+		return !--in->d[v];
+	if (--in->cnt[tg_idmap_get(in->big, v)])
+		return 0;
+	in->d[v] = 0;
+	return 1;
+}
+
 #define CP_WIDE 1 /* kahn: a distance outgrew 32 bits (not an error code: those are < 0) */
 
 /* Kahn's order and dag_longest_path in one pass: a node's distance is
@@ -109,7 +168,7 @@ static inline uint32_t ring_pop(struct ring *q)
  * *best the path's last node. Always inlined, so that each of longest()'s
  * two calls is compiled for its width. */
 static inline __attribute__((always_inline)) int kahn(tg_critical_path *cp, const uint32_t *soff,
-                                                      const uint32_t *sadj, uint32_t *indeg, uint32_t *from,
+                                                      const uint32_t *sadj, struct indeg *in, uint32_t *from,
                                                       void *distv, int wide, int64_t unit, uint32_t *best)
 {
 	int32_t *d32 = distv;
@@ -123,7 +182,7 @@ static inline __attribute__((always_inline)) int kahn(tg_critical_path *cp, cons
 	int64_t bestd = 0;
 	int rc = 0;
 	for (uint32_t v = 0; v < cp->nnodes && !rc; v++)
-		if (!indeg[v])
+		if (!in->d[v])
 			rc = ring_push(&q, v);
 	*best = TG_NONE;
 	while (q.n && !rc) {
@@ -166,56 +225,55 @@ static inline __attribute__((always_inline)) int kahn(tg_critical_path *cp, cons
 					d32[v] = (int32_t)c;
 				from[v] = ei;
 			}
-			if (!--indeg[v] && (rc = ring_push(&q, v)))
+			if (indeg_drop(in, v) && (rc = ring_push(&q, v)))
 				break;
 		}
 	}
 	free(q.v);
 	if (!rc && done != cp->nnodes)
-		rc = cycle_error(cp, indeg);
+		rc = cycle_error(cp, in->d);
 	return rc;
 }
 
 /* The longest path into cp->path and cp->length; TG_EFORMAT for a cycle.
- * Its scratch: in-degrees, each node's best edge in (its predecessor once
- * visited) and distances, 12 bytes a node (16 when a distance outgrows 32
- * bits of the nodes' unit: 2,147 s of whole microseconds, 2.1 s of ns). */
+ * Its scratch: in-degrees (a byte, struct indeg), each node's best edge in
+ * (its predecessor once visited) and distances, 9 bytes a node (13 when a
+ * distance outgrows 32 bits of the nodes' unit: 2,147 s of whole
+ * microseconds, 2.1 s of ns). */
 static int longest(tg_critical_path *cp, const uint32_t *soff, const uint32_t *sadj)
 {
 	size_t nn = cp->nnodes;
 	int64_t unit = cp->node_t32 ? cp->t_unit : 1;
 	int wide = !cp->node_t32, rc;
-	uint32_t *indeg = tg_malloc((nn + 1) * sizeof(uint32_t)), *from = tg_malloc((nn + 1) * sizeof(uint32_t));
+	struct indeg in = {0};
+	uint32_t *from = tg_malloc((nn + 1) * sizeof(uint32_t));
 	void *dist = NULL;
 	uint32_t best = TG_NONE;
-	if (!indeg || !from) {
+	if (!from) {
 		rc = TG_ENOMEM;
 		goto out;
 	}
 	do {
-		memset(indeg, 0, (nn + 1) * sizeof(uint32_t));
 		memset(from, 0xff, (nn + 1) * sizeof(uint32_t));
-		for (size_t e = 0; e < cp->nedges; e++)
-			indeg[cp->edges[e].dst]++;
 		free(dist);
-		if (!(dist = tg_malloc((nn + 1) * (wide ? sizeof(int64_t) : sizeof(int32_t))))) {
+		if ((rc = indeg_count(&in, cp)) ||
+		    !(dist = tg_malloc((nn + 1) * (wide ? sizeof(int64_t) : sizeof(int32_t))))) {
 			rc = TG_ENOMEM;
 			goto out;
 		}
-		rc = wide ? kahn(cp, soff, sadj, indeg, from, dist, 1, unit, &best)
-		          : kahn(cp, soff, sadj, indeg, from, dist, 0, unit, &best);
+		rc = wide ? kahn(cp, soff, sadj, &in, from, dist, 1, unit, &best)
+		          : kahn(cp, soff, sadj, &in, from, dist, 0, unit, &best);
 	} while (rc == CP_WIDE && (wide = 1));
 	if (rc)
 		goto out;
 	if (best != TG_NONE)
 		cp->length = unit * (wide ? ((int64_t *)dist)[best] : ((int32_t *)dist)[best]);
-	free(indeg);
+	indeg_free(&in);
 	free(dist);
-	indeg = NULL;
 	dist = NULL;
 	rc = trace_back(cp, from, best);
 out:
-	free(indeg);
+	indeg_free(&in);
 	free(dist);
 	free(from);
 	return rc;
@@ -306,7 +364,7 @@ static int sort_ops(tg_critical_path *cp)
 static void free_graph(tg_critical_path *cp)
 {
 	void **arrays[] = {(void **)&cp->edges,   (void **)&cp->soff,    (void **)&cp->sadj, (void **)&cp->node_ev,
-	                   (void **)&cp->node_ts, (void **)&cp->node_t32, (void **)&cp->node_start,
+	                   (void **)&cp->node_ts, (void **)&cp->node_t32,
 	                   (void **)&cp->path};
 	for (size_t k = 0; k < sizeof(arrays) / sizeof(arrays[0]); k++) {
 		free(*arrays[k]);
@@ -395,7 +453,7 @@ static int breakdown(tg_critical_path *cp)
 	if (full && !(cp->path_events = tg_malloc((cp->npath + 1) * sizeof(uint32_t))))
 		return TG_ENOMEM;
 	for (size_t i = 0; i < cp->npath; i++) {
-		uint32_t ev = cp->node_ev[cp->path[i]];
+		uint32_t ev = cp_node_ev(cp, cp->path[i]);
 		if (full)
 			cp->path_events[i] = ev;
 		if (!(cp->evf[ev] & CP_ON_PATH)) {
@@ -416,7 +474,7 @@ static int breakdown(tg_critical_path *cp)
 	if (full && !(rec = tg_calloc(cp->npath + 1, sizeof(*rec))))
 		return TG_ENOMEM;
 	if (full && cp->npath)
-		rec[n] = (struct path_rec){.ts = cp_node_ts(cp, last), .start = cp->node_start[last]};
+		rec[n] = (struct path_rec){.ts = cp_node_ts(cp, last), .start = cp_node_start(cp, last)};
 	for (size_t i = 0; i < n; i++) {
 		const cp_edge *e = &cp->edges[cp->path[i]];
 		tg_cp_bound b = bound_of(cp, e);
@@ -425,7 +483,7 @@ static int breakdown(tg_critical_path *cp)
 		if (!full)
 			continue;
 		rec[i] = (struct path_rec){.ts = cp_node_ts(cp, e->src), .event = TG_NONE,
-		                           .start = cp->node_start[e->src]};
+		                           .start = cp_node_start(cp, e->src)};
 		rec[i].type = (uint8_t)type;
 		rec[i].bound = (uint8_t)b;
 		rec[i].zero = (e->type & CP_EDGE_ZERO) != 0;

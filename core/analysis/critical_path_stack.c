@@ -32,14 +32,14 @@
 
 static int is_lock(const tg_critical_path *cp, uint32_t node)
 {
-	return (cp_name_flags(cp, cp->node_ev[node]) & CPN_LOCK) != 0;
+	return (cp_name_flags(cp, cp_node_ev(cp, node)) & CPN_LOCK) != 0;
 }
 
 /* Two consecutive nodes share the lock unless they are an end and then a
  * start (two calls one after the other). */
 static int shares_lock(const tg_critical_path *cp, uint32_t a, uint32_t b)
 {
-	return is_lock(cp, a) && is_lock(cp, b) && (cp->node_start[a] || !cp->node_start[b]);
+	return is_lock(cp, a) && is_lock(cp, b) && (cp_node_start(cp, a) || !cp_node_start(cp, b));
 }
 
 /* The tid of the only thread whose cpu_op/user_annotation names contain
@@ -111,7 +111,8 @@ struct walk {
  * starts (a child of whatever is open) and leaves it when an end pops it,
  * which is the order the nesting pushes and pops them in. */
 struct stack_ws {
-	uint32_t *stk;
+	uint32_t *stk; /* the open events, grown as deep as the nesting goes (tens, not the thread) */
+	size_t stk_cap;
 	void *buf; /* 12 bytes an event: the starts' packed keys (and their first order when sorted
 	            * twice), then their order and the ends (order_starts, nest_radix) */
 	size_t depth;
@@ -140,6 +141,8 @@ static int visit(tg_critical_path *cp, struct walk *w, uint32_t ev, uint32_t par
 static int open_event(tg_critical_path *cp, const uint32_t *evs, struct stack_ws *ws, uint32_t c)
 {
 	uint32_t pev = ws->depth ? evs[ws->stk[ws->depth - 1]] : TG_NONE;
+	if (tg_grow((void **)&ws->stk, &ws->stk_cap, ws->depth + 1, sizeof(uint32_t)))
+		return TG_ENOMEM;
 	ws->stk[ws->depth++] = c;
 	return visit(cp, &ws->w, evs[c], pev, 1);
 }
@@ -398,8 +401,8 @@ static size_t largest_thread(const tg_critical_path *cp, const uint32_t *evs, co
 
 static int alloc_ws(struct stack_ws *ws, size_t n)
 {
-	*ws = (struct stack_ws){.stk = tg_malloc((n + 1) * 4), .buf = tg_malloc((n + 2) * 12)};
-	return ws->stk && ws->buf ? 0 : TG_ENOMEM;
+	*ws = (struct stack_ws){.buf = tg_malloc((n + 2) * 12)};
+	return ws->buf ? 0 : TG_ENOMEM;
 }
 
 static void free_ws(struct stack_ws *ws)
