@@ -10,6 +10,7 @@
 #include "../core/analysis/critical_path_impl.h"
 
 #include <stdio.h>
+#include <string.h>
 
 #define US INT64_C(1000)
 
@@ -135,11 +136,62 @@ static void test_deep_nesting(void **state)
 	free(json);
 }
 
+/* Ties in the longest path go by the order the edges were added, not by
+ * their sources' (the edges are sorted by source, each keeping its rank):
+ * A [0, 15) on thread 1 and B [11, 20) on thread 2 make nodes 0 (A's
+ * start), 1 (B's), 2 (A's end), 3 (B's) at 0, 11, 15, 20 us; the edges
+ * 0 -> 1, 0 -> 2, 2 -> 3, 1 -> 3 added in that order make two paths of 20
+ * us into 3. Kahn's queue visits 1 before 2, but networkx takes 3's first
+ * predecessor in the order added, 2 (2 -> 3 came first): the path is 0, 2,
+ * 3. Added with 1 -> 3 before 2 -> 3, it is 0, 1, 3. */
+static void check_tie(int one_first, uint32_t want_mid)
+{
+	static const char json[] =
+		"{\"traceEvents\":["
+		"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"A\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":15},"
+		"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"B\",\"pid\":1,\"tid\":2,\"ts\":11,\"dur\":9}]}";
+	tg_trace *t;
+	tg_tree *tree;
+	tg_cp_opts o = {.annotation = "", .keep_graph = 1, .summary_only = 1};
+	tg_critical_path *cp = build(&t, &tree, json, &o);
+	assert_int_equal(cp->nnodes, 4);
+	free(cp->edges);
+	free(cp->soff);
+	free(cp->path);
+	cp->soff = cp->path = NULL;
+	memset(cp->bound_ns, 0, sizeof(cp->bound_ns));
+	memset(&cp->stats.edges_by_type, 0, sizeof(cp->stats.edges_by_type));
+	const cp_edge a = {{2}, 3, CP_NO_ATTR, TG_CP_EDGE_DEPENDENCY}, b = {{1}, 3, CP_NO_ATTR, TG_CP_EDGE_DEPENDENCY};
+	const cp_edge added[] = {{{0}, 1, CP_NO_ATTR, TG_CP_EDGE_DEPENDENCY},
+	                         {{0}, 2, CP_NO_ATTR, TG_CP_EDGE_DEPENDENCY},
+	                         one_first ? b : a,
+	                         one_first ? a : b};
+	cp->nedges = cp->cap = 4;
+	cp->edges = tg_malloc(sizeof(added));
+	assert_non_null(cp->edges);
+	memcpy(cp->edges, added, sizeof(added));
+	tg_test_must(cp_solve(cp));
+	assert_int_equal(cp->length, 20 * US); /* weights are the times between nodes (no zero flag) */
+	assert_int_equal(cp->npath, 3);
+	/* the path's edges once the breakdown has run: into want_mid, then 3 */
+	assert_int_equal(cp->edges[cp->path[0]].dst, want_mid);
+	assert_int_equal(cp->edges[cp->path[1]].dst, 3);
+	done(t, tree, cp);
+}
+
+static void test_rank_ties(void **state)
+{
+	(void)state;
+	check_tie(0, 2);
+	check_tie(1, 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_many_streams),
 		cmocka_unit_test(test_deep_nesting),
+		cmocka_unit_test(test_rank_ties),
 	};
 	return cmocka_run_group_tests_name("critical_path_scratch", tests, NULL, NULL);
 }

@@ -484,7 +484,7 @@ void tg_critical_path_free(tg_critical_path *cp)
 		return;
 	void *arrays[] = {cp->annotation, cp->sslot8, cp->sslot32, cp->streams,
 	                  cp->ic,         cp->ksync,   cp->evf,        cp->snode,      cp->enode, cp->namef,
-	                  cp->node_ev,    cp->node_ts, cp->node_t32, cp->edges,      cp->soff,  cp->sadj,
+	                  cp->node_ev,    cp->edges,      cp->soff,
 	                  cp->path,       cp->steps,   cp->ops,        cp->path_events};
 	for (size_t i = 0; i < sizeof(arrays) / sizeof(arrays[0]); i++)
 		free(arrays[i]);

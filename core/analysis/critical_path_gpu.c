@@ -135,7 +135,7 @@ static int row_order(uint32_t **ord, int64_t **rtsp, size_t n, int64_t unit)
 	}
 	for (size_t r = 0; r < n; r++)
 		key[r] = (ib == 64 ? 0 : (((uint64_t)rts[r] - (uint64_t)tmin) / (uint64_t)unit) << ib) | r;
-	int rc = tg_sort_u64(key, n);
+	int rc = cp_sort_keys(key, n);
 	for (size_t j = 0; j < n && !rc; j++) /* entry j's 4 bytes overwrite keys already read */
 		(*ord)[j] = (uint32_t)(key[j] & (ib ? (~UINT64_C(0) >> (64 - ib)) : 0));
 	return rc;
@@ -193,8 +193,13 @@ static int queue_lengths(tg_critical_path *cp, struct gpu_ws *ws)
 			rslot[nrows++] = cp_sslot(cp, i);
 		}
 	}
+	/* the device events by correlation go before the rows are sorted */
 	free(launched);
+	free(kv);
+	tg_idmap_free(first);
 	launched = NULL;
+	kv = NULL;
+	first = NULL;
 	if ((rc = row_order(&ord, &rts, nrows, cp->opts.exact_ns ? 1 : 1000)))
 		goto out;
 	for (size_t j = 0; j < nrows; j++) {

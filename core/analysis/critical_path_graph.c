@@ -59,7 +59,7 @@ static int order_slots(tg_critical_path *cp, uint32_t *ord, int64_t *key, size_t
 			}
 	if (!packed)
 		return cp_sort_by(ord, n, key);
-	int rc = tg_sort_u64(pk, n);
+	int rc = cp_sort_keys(pk, n);
 	for (size_t j = 0; j < n && !rc; j++)
 		ord[j] = (uint32_t)(pk[j] & ((UINT64_C(1) << sb) - 1));
 	return rc;
@@ -86,18 +86,11 @@ int cp_make_nodes(tg_critical_path *cp)
 		goto out;
 	if ((rc = order_slots(cp, ord, key, n, &tmin, &tmax)))
 		goto out;
-	/* the times in 32 bits of their unit from the first when they fit
-	 * (HTA's rounded times are whole microseconds), else whole */
+	/* the nodes' times are read from their events (cp_node_ts); whether
+	 * their span fits 32 bits of their unit (HTA's rounded times are whole
+	 * microseconds) decides the width the path's distances start in */
 	cp->t_unit = cp->opts.exact_ns ? 1 : 1000;
-	cp->t_base = n ? tmin : 0;
-	if (n && ((uint64_t)tmax - (uint64_t)tmin) / (uint64_t)cp->t_unit > UINT32_MAX)
-		cp->node_ts = tg_malloc((n + 1) * sizeof(int64_t));
-	else
-		cp->node_t32 = tg_malloc((n + 1) * sizeof(uint32_t));
-	if (!cp->node_ts && !cp->node_t32) {
-		rc = TG_ENOMEM;
-		goto out;
-	}
+	cp->t_narrow = !n || ((uint64_t)tmax - (uint64_t)tmin) / (uint64_t)cp->t_unit <= UINT32_MAX;
 	uint32_t *evs = (uint32_t *)key; /* reuse: the event of generated slot j */
 	for (size_t i = 0, j = 0; i < cp->nev; i++)
 		if (cp->evf[i] & CP_NODE) {
@@ -108,11 +101,6 @@ int cp_make_nodes(tg_critical_path *cp)
 		uint32_t slot = ord[j], ev = evs[slot];
 		int start = !(slot & 1);
 		cp->node_ev[j] = ev | (start ? CP_NODE_START : 0);
-		int64_t t = start ? cp_ts(cp, ev) : cp_end(cp, ev);
-		if (cp->node_t32)
-			cp->node_t32[j] = (uint32_t)(((uint64_t)t - (uint64_t)cp->t_base) / (uint64_t)cp->t_unit);
-		else
-			cp->node_ts[j] = t;
 		if (start)
 			cp->snode[ev] = (uint32_t)j;
 		else

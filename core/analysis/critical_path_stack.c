@@ -243,7 +243,7 @@ static int order_starts(tg_critical_path *cp, const uint32_t *evs, size_t n, str
 		uint64_t longer = (dmax - (uint64_t)dur_of(cp, evs[i])) / unit;
 		keys[i] = shl(one ? shl(t, db) | longer : longer, ib) | i;
 	}
-	if ((rc = tg_sort_u64(keys, n)))
+	if ((rc = cp_sort_keys(keys, n)))
 		return rc;
 	if (one) { /* entry k's 4 bytes overwrite keys already read */
 		for (size_t k = 0; k < n; k++)
@@ -254,7 +254,7 @@ static int order_starts(tg_critical_path *cp, const uint32_t *evs, size_t n, str
 		first[k] = (uint32_t)(keys[k] & mask);
 	for (size_t k = 0; k < n; k++)
 		keys[k] = shl(((uint64_t)cp_ts(cp, evs[first[k]]) - (uint64_t)tmin) / unit, ib) | k;
-	if ((rc = tg_sort_u64(keys, n)))
+	if ((rc = cp_sort_keys(keys, n)))
 		return rc;
 	for (size_t m = 0; m < n; m++)
 		order[m] = first[keys[m] & mask];
@@ -287,7 +287,7 @@ static int nest_radix(tg_critical_path *cp, const uint32_t *evs, size_t n, struc
 	uint64_t *ends = (uint64_t *)((char *)ws->buf + ((n + 1) & ~(size_t)1) * sizeof(uint32_t));
 	for (size_t i = 0; i < n; i++)
 		ends[i] = (uint64_t)cp_end(cp, evs[i]) - (uint64_t)tmin;
-	if ((rc = tg_sort_u64(ends, n)))
+	if ((rc = cp_sort_keys(ends, n)))
 		return rc;
 	size_t j = 0;
 	for (size_t k = 0; k < n && !rc; k++) {
