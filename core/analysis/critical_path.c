@@ -20,6 +20,7 @@
 #include "../trace/kernel_class.h"
 #include "../../util/sort.h"
 #include "../../util/idmap.h"
+#include "../../util/big.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -400,7 +401,7 @@ static const char *default_annotation(const tg_tree *tree)
 /* Room for n edges, exactly. */
 static int reserve_edges(tg_critical_path *cp, size_t n)
 {
-	cp->edges = tg_malloc(n * sizeof(cp_edge));
+	cp->edges = tg_big_alloc(n * sizeof(cp_edge));
 	if (!cp->edges)
 		return TG_ENOMEM;
 	cp->cap = n;
@@ -484,10 +485,12 @@ void tg_critical_path_free(tg_critical_path *cp)
 		return;
 	void *arrays[] = {cp->annotation, cp->sslot8, cp->sslot32, cp->streams,
 	                  cp->ic,         cp->ksync,   cp->evf,        cp->snode,      cp->enode, cp->namef,
-	                  cp->node_ev,    cp->edges,      cp->soff,
-	                  cp->path,       cp->steps,   cp->ops,        cp->path_events};
+	                  cp->node_ev,    cp->soff,
+	                  cp->path,       cp->ops,        cp->path_events};
 	for (size_t i = 0; i < sizeof(arrays) / sizeof(arrays[0]); i++)
 		free(arrays[i]);
+	tg_big_free(cp->edges);
+	tg_big_free(cp->steps);
 	free(cp);
 }
 

@@ -15,11 +15,15 @@
  */
 #include "critical_path_impl.h"
 #include "../trace/kernel_class.h"
+#include "../../util/big.h"
 #include "../../util/idmap.h"
 #include "../../util/sort.h"
 
 #include <stdlib.h>
 #include <string.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 /* A node on a cycle, for the message. */
 static int cycle_error(const tg_critical_path *cp, const uint8_t *indeg)
@@ -376,7 +380,9 @@ static int sort_ops(tg_critical_path *cp)
  * collected and sorted, and the result held, without them. */
 static void free_graph(tg_critical_path *cp)
 {
-	void **arrays[] = {(void **)&cp->edges,   (void **)&cp->soff, (void **)&cp->node_ev,
+	tg_big_free(cp->edges);
+	cp->edges = NULL;
+	void **arrays[] = {(void **)&cp->soff, (void **)&cp->node_ev,
 	                   (void **)&cp->path};
 	for (size_t k = 0; k < sizeof(arrays) / sizeof(arrays[0]); k++) {
 		free(*arrays[k]);
@@ -461,7 +467,7 @@ struct path_rec {
  * alone) and its events. Returns 0 or TG_ENOMEM. */
 static int make_steps(tg_critical_path *cp, const struct path_rec *r, size_t n)
 {
-	if (!(cp->steps = tg_calloc(n + 1, sizeof(tg_cp_step))))
+	if (!(cp->steps = tg_big_calloc(n + 1, sizeof(tg_cp_step))))
 		return TG_ENOMEM;
 	for (size_t i = 0; i < n; i++)
 		cp->steps[i] = (tg_cp_step){.ts = r[i].ts,
@@ -506,7 +512,7 @@ static int breakdown(tg_critical_path *cp)
 		free(cp->soff);
 		cp->soff = NULL;
 	}
-	if (full && !(rec = tg_calloc(cp->npath + 1, sizeof(*rec))))
+	if (full && !(rec = tg_big_calloc(cp->npath + 1, sizeof(*rec))))
 		return TG_ENOMEM;
 	int64_t ts = cp->npath ? cp_node_ts(cp, src) : 0; /* src's: each node's time read once */
 	for (size_t i = 0; i < n; i++) {
@@ -530,8 +536,16 @@ static int breakdown(tg_critical_path *cp)
 		rec[n] = (struct path_rec){.ts = ts, .start = cp_node_start(cp, src)};
 	if (!cp->opts.keep_graph)
 		free_graph(cp);
+#ifdef __GLIBC__
+	/* the graph's pages given back before the steps (32 bytes a node of
+	 * the path) are made: freed in the heap's middle they stayed resident
+	 * beside them (critical-path 100 MB: peak RSS 34.3 -> 30.9 MB); the
+	 * diff's summary makes no steps, and its heap policy keeps pages */
+	if (full && !cp->opts.keep_graph)
+		malloc_trim(0);
+#endif
 	int rc = full ? make_steps(cp, rec, n) : 0;
-	free(rec);
+	tg_big_free(rec);
 	return rc || !full ? rc : make_ops(cp);
 }
 
