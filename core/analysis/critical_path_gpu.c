@@ -297,10 +297,15 @@ static int64_t entry_key(const struct keyed *kd, uint32_t p, int level)
 	return level == 1 ? cp_wait_arg(cp, sy, cp->k_won) : kd->tr[cp->ev[sy].track].pid;
 }
 
-/* 1 when entries p and q differ in keys 1 and 2 (another stream). */
-static int keyed_other(const struct keyed *kd, uint32_t p, uint32_t q)
+/* 1 when entry p's keys 1 and 2 (its stream) are not *k1, *k2 (the
+ * entry's before it in the walk, k the count walked), which become p's. */
+static int keyed_other(const struct keyed *kd, uint32_t p, size_t k, int64_t *k1, int64_t *k2)
 {
-	return entry_key(kd, p, 1) != entry_key(kd, q, 1) || entry_key(kd, p, 2) != entry_key(kd, q, 2);
+	int64_t a = entry_key(kd, p, 1), b = entry_key(kd, p, 2);
+	int other = k && (a != *k1 || b != *k2);
+	*k1 = a;
+	*k2 = b;
+	return other;
 }
 
 /* The entries 0..n-1 in order of (key 2, key 1, key 0), ties in list
@@ -355,9 +360,10 @@ static int event_records(tg_critical_path *cp, struct gpu_ws *ws)
 	if (!rc)
 		rc = keyed_sort(pos, n, &kd);
 	uint32_t last = TG_NONE;
+	int64_t k1 = 0, k2 = 0;
 	for (size_t k = 0; k < n && !rc; k++) {
 		uint32_t i = ws->order[pos[k]];
-		if (k && keyed_other(&kd, pos[k], pos[k - 1]))
+		if (keyed_other(&kd, pos[k], k, &k1, &k2))
 			last = TG_NONE;
 		if (pos[k] < ws->nlaunches)
 			last = i;
@@ -394,9 +400,10 @@ static int stream_waits(tg_critical_path *cp, struct gpu_ws *ws)
 	if (!rc)
 		rc = keyed_sort(pos, n, &kd);
 	uint32_t next = TG_NONE; /* the launch's position */
+	int64_t k1 = 0, k2 = 0;
 	for (size_t k = n; k-- > 0 && !rc;) {
 		uint32_t p = pos[k], i = ws->order[p];
-		if (k + 1 < n && keyed_other(&kd, p, pos[k + 1]))
+		if (keyed_other(&kd, p, n - 1 - k, &k1, &k2))
 			next = TG_NONE;
 		if (p < ws->nlaunches) {
 			if (next == TG_NONE || p < next)
