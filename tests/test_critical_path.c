@@ -8,7 +8,6 @@
 #include "testutil.h"
 
 #include "../core/analysis/critical_path_impl.h"
-#include "../util/big.h"
 #include "../render/critical_path_render.h"
 
 #define US INT64_C(1000)
@@ -625,7 +624,7 @@ static void test_edge_merge(void **state)
 	tg_critical_path *g = build(&t, &tree, json, &o), cp = *g;
 	assert_int_equal(cp.nnodes, 4); /* the weights: 0 -> 1 11, 1 -> 2 4, 0 -> 2 15, 2 -> 3 5 */
 	assert_int_equal(cp_node_ts(&cp, 3), 20 * US);
-	tg_big_free(g->edges);
+	free(g->edges);
 	free(g->soff);
 	g->edges = NULL;
 	g->soff = NULL;
@@ -642,7 +641,7 @@ static void test_edge_merge(void **state)
 		{{0}, 1, 5, TG_CP_EDGE_OPERATOR},             /* 0 a third time */
 	};
 	cp.nedges = cp.cap = sizeof(added) / sizeof(added[0]);
-	cp.edges = tg_big_alloc(sizeof(added));
+	cp.edges = malloc(sizeof(added));
 	memcpy(cp.edges, added, sizeof(added));
 	tg_test_must(cp_merge_edges(&cp));
 	assert_int_equal(cp.nedges, 4);
@@ -677,13 +676,13 @@ static void test_edge_merge(void **state)
 	assert_int_equal(cp_find_edge(&cp, 2, 0), TG_NONE);
 	assert_int_equal(cp_find_edge(&cp, 9, 0), TG_NONE);
 	free(cp.soff);
-	tg_big_free(cp.edges);
+	free(cp.edges);
 	done(t, tree, g);
 	/* nothing added twice: sorted all the same, the ranks kept */
 	tg_critical_path one = {0};
 	one.nnodes = 3;
 	one.nedges = one.cap = 2;
-	one.edges = tg_big_alloc(2 * sizeof(cp_edge));
+	one.edges = malloc(2 * sizeof(cp_edge));
 	one.edges[0] = (cp_edge){{1}, 2, CP_NO_ATTR, TG_CP_EDGE_DEPENDENCY | CP_EDGE_ZERO};
 	one.edges[1] = (cp_edge){{0}, 2, 4, TG_CP_EDGE_OPERATOR};
 	tg_test_must(cp_merge_edges(&one));
@@ -694,7 +693,7 @@ static void test_edge_merge(void **state)
 	assert_int_equal(one.edges[0].rank, 1);
 	assert_int_equal(one.edges[1].rank, 0);
 	free(one.soff);
-	tg_big_free(one.edges);
+	free(one.edges);
 }
 
 /* Launches that share a correlation id (a malformed trace): each counts

@@ -8,7 +8,6 @@
 #include "testutil.h"
 
 #include "../core/analysis/critical_path_impl.h"
-#include "../util/big.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -156,7 +155,7 @@ static void check_tie(int one_first, uint32_t want_mid)
 	tg_cp_opts o = {.annotation = "", .keep_graph = 1, .summary_only = 1};
 	tg_critical_path *cp = build(&t, &tree, json, &o);
 	assert_int_equal(cp->nnodes, 4);
-	tg_big_free(cp->edges);
+	free(cp->edges);
 	free(cp->soff);
 	free(cp->path);
 	cp->soff = cp->path = NULL;
@@ -168,7 +167,7 @@ static void check_tie(int one_first, uint32_t want_mid)
 	                         one_first ? b : a,
 	                         one_first ? a : b};
 	cp->nedges = cp->cap = 4;
-	cp->edges = tg_big_alloc(sizeof(added));
+	cp->edges = tg_malloc(sizeof(added));
 	assert_non_null(cp->edges);
 	memcpy(cp->edges, added, sizeof(added));
 	tg_test_must(cp_solve(cp));

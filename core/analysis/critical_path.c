@@ -401,7 +401,7 @@ static const char *default_annotation(const tg_tree *tree)
 /* Room for n edges, exactly. */
 static int reserve_edges(tg_critical_path *cp, size_t n)
 {
-	cp->edges = tg_big_alloc(n * sizeof(cp_edge));
+	cp->edges = tg_malloc(n * sizeof(cp_edge));
 	if (!cp->edges)
 		return TG_ENOMEM;
 	cp->cap = n;
@@ -489,7 +489,7 @@ void tg_critical_path_free(tg_critical_path *cp)
 	                  cp->path,       cp->ops,        cp->path_events};
 	for (size_t i = 0; i < sizeof(arrays) / sizeof(arrays[0]); i++)
 		free(arrays[i]);
-	tg_big_free(cp->edges);
+	free(cp->edges);
 	tg_big_free(cp->steps);
 	free(cp);
 }

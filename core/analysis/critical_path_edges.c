@@ -15,7 +15,6 @@
  * critical_path_impl.h).
  */
 #include "critical_path_impl.h"
-#include "../../util/big.h"
 #include "../../util/sort.h"
 
 #include <stdlib.h>
@@ -72,7 +71,7 @@ int cp_add_edge(tg_critical_path *cp, uint32_t src, uint32_t dst, int type, int 
 	}
 	if (cp->nedges >= UINT32_MAX - 1)
 		return tg_error_set(TG_ELIMIT, "critical path: more than %u edges", UINT32_MAX - 2);
-	if (tg_big_grow((void **)&cp->edges, &cp->cap, cp->nedges + 1, sizeof(cp_edge)))
+	if (tg_grow((void **)&cp->edges, &cp->cap, cp->nedges + 1, sizeof(cp_edge)))
 		return TG_ENOMEM;
 	/* nodes of one time weigh 0 without the flag (their times are read
 	 * from the events: not compared here) */
@@ -215,7 +214,7 @@ int cp_merge_edges(tg_critical_path *cp)
 	if (dead)
 		compact(cp);
 	/* the room reserved past the edges goes (a sixteenth of the nodes) */
-	cp_edge *fit = cp->nedges + 1 < cp->cap ? tg_big_realloc(cp->edges, (cp->nedges + 1) * sizeof(cp_edge)) : NULL;
+	cp_edge *fit = cp->nedges + 1 < cp->cap ? realloc(cp->edges, (cp->nedges + 1) * sizeof(cp_edge)) : NULL;
 	if (fit) {
 		cp->edges = fit;
 		cp->cap = cp->nedges + 1;

@@ -380,7 +380,7 @@ static int sort_ops(tg_critical_path *cp)
  * collected and sorted, and the result held, without them. */
 static void free_graph(tg_critical_path *cp)
 {
-	tg_big_free(cp->edges);
+	free(cp->edges);
 	cp->edges = NULL;
 	void **arrays[] = {(void **)&cp->soff, (void **)&cp->node_ev,
 	                   (void **)&cp->path};
