@@ -115,7 +115,7 @@ struct stack_ws {
 	size_t stk_cap;
 	void *buf; /* 12 bytes an event: the starts' packed keys (and their first order when sorted
 	            * twice), then their order and the ends (order_starts, nest_radix) or their
-	            * order, times and counts (walk_counted) */
+	            * order, 32-bit ends and their sort's scratch (walk_merged) */
 	size_t depth;
 	struct walk w;
 };
@@ -262,37 +262,56 @@ static int order_starts(tg_critical_path *cp, const uint32_t *evs, size_t n, str
 	return 0;
 }
 
-/* The sorted starts (order, at the front of ws->buf) walked with the ends
- * that come before each, counted without sorting them: the starts' times
- * in 32 bits of unit from tmin (they fit: span32), and for each end the
- * first start at or after it (a binary search), whose count it adds to: 12
- * bytes an event in all (the order, the times, the counts), where sorted
- * ends took 8 and their sort 8 more. */
-static int walk_counted(tg_critical_path *cp, const uint32_t *evs, size_t n, struct stack_ws *ws, int64_t tmin,
-                        uint64_t unit)
+/* v[0..n) sorted ascending (tmp: n more): LSD radix of 11-bit digits,
+ * a digit every key shares skipped. */
+static void sort_u32(uint32_t *v, uint32_t *tmp, size_t n)
 {
-	uint32_t *order = ws->buf, *st = order + n, *cnt = st + n; /* buf holds 3 * (n + 2) */
-	for (size_t k = 0; k < n; k++)
-		st[k] = (uint32_t)(((uint64_t)cp_ts(cp, evs[order[k]]) - (uint64_t)tmin) / unit);
-	memset(cnt, 0, (n + 1) * sizeof(uint32_t));
-	for (size_t i = 0; i < n; i++) {
-		uint32_t e = (uint32_t)(((uint64_t)cp_end(cp, evs[i]) - (uint64_t)tmin) / unit);
-		size_t lo = 0, hi = n; /* the first start at e or after */
-		while (lo < hi) {
-			size_t mid = lo + (hi - lo) / 2;
-			if (st[mid] < e)
-				lo = mid + 1;
-			else
-				hi = mid;
+	static const int shift[3] = {0, 11, 22};
+	uint32_t count[3][2048] = {{0}};
+	for (size_t i = 0; i < n; i++)
+		for (int d = 0; d < 3; d++)
+			count[d][(v[i] >> shift[d]) & 2047]++;
+	uint32_t *src = v, *dst = tmp;
+	for (int d = 0; d < 3; d++) {
+		uint32_t sum = 0, *c = count[d];
+		if (n && c[(src[0] >> shift[d]) & 2047] == n)
+			continue; /* one bucket: already in order for this digit */
+		for (int k = 0; k < 2048; k++) {
+			uint32_t x = c[k];
+			c[k] = sum;
+			sum += x;
 		}
-		cnt[lo]++;
+		for (size_t i = 0; i < n; i++)
+			dst[c[(src[i] >> shift[d]) & 2047]++] = src[i];
+		uint32_t *t = src;
+		src = dst;
+		dst = t;
 	}
+	if (src != v)
+		memcpy(v, src, n * sizeof(uint32_t));
+}
+
+/* The sorted starts (order, at the front of ws->buf) walked with the ends
+ * merged in: the ends' times in 32 bits of unit from tmin (they fit: the
+ * caller checked the span), sorted behind the order with the buffer's last
+ * third as the sort's scratch: 12 bytes an event in all, where 64-bit ends
+ * took 8 and their sort 8 more. An end at a start's time comes first. */
+static int walk_merged(tg_critical_path *cp, const uint32_t *evs, size_t n, struct stack_ws *ws, int64_t tmin,
+                       uint64_t unit)
+{
+	uint32_t *order = ws->buf, *ends = order + n, *tmp = ends + n; /* buf holds 3 * (n + 2) */
+	for (size_t i = 0; i < n; i++)
+		ends[i] = (uint32_t)(((uint64_t)cp_end(cp, evs[i]) - (uint64_t)tmin) / unit);
+	sort_u32(ends, tmp, n);
 	int rc = 0;
+	size_t j = 0;
 	for (size_t k = 0; k < n && !rc; k++) {
-		for (uint32_t c = cnt[k]; c && !rc; c--)
+		uint32_t c = order[k];
+		uint32_t t = (uint32_t)(((uint64_t)cp_ts(cp, evs[c]) - (uint64_t)tmin) / unit);
+		for (; j < n && ends[j] <= t && !rc; j++)
 			rc = close_top(cp, evs, ws);
 		if (!rc)
-			rc = open_event(cp, evs, ws, order[k]);
+			rc = open_event(cp, evs, ws, c);
 	}
 	return rc;
 }
@@ -300,8 +319,8 @@ static int walk_counted(tg_critical_path *cp, const uint32_t *evs, size_t n, str
 /* Nests a thread whose events all last (else returns NOT_LASTING, having
  * done nothing): the starts sorted by (time, the longer first, position),
  * the ends by time; an end at a start's time comes first. The ends are
- * counted between the starts (walk_counted) when the thread's span fits 32
- * bits of its unit, else sorted. */
+ * sorted as 32-bit times (walk_merged) when the thread's span fits 32 bits
+ * of its unit, else as 64-bit ones. */
 static int nest_radix(tg_critical_path *cp, const uint32_t *evs, size_t n, struct stack_ws *ws)
 {
 	int64_t tmin = INT64_MAX;
@@ -319,7 +338,7 @@ static int nest_radix(tg_critical_path *cp, const uint32_t *evs, size_t n, struc
 	int rc = order_starts(cp, evs, n, ws, tmin, tspan, dmax);
 	uint64_t unit = cp->opts.exact_ns ? 1 : 1000;
 	if (rc || tspan / unit <= UINT32_MAX)
-		return rc ? rc : walk_counted(cp, evs, n, ws, tmin, unit);
+		return rc ? rc : walk_merged(cp, evs, n, ws, tmin, unit);
 	/* the sorted starts' positions at the front of the buffer, the ends
 	 * after them */
 	uint32_t *order = ws->buf;
