@@ -139,6 +139,12 @@ uint32_t cp_edge_src(const tg_critical_path *cp, uint32_t k, uint32_t hint)
 static int sort_by_source(tg_critical_path *cp)
 {
 	size_t nn = cp->nnodes, ne = cp->nedges;
+	/* the room reserved past the edges goes first (shrunk where it lies) */
+	cp_edge *fit = ne + 1 < cp->cap ? realloc(cp->edges, (ne + 1) * sizeof(cp_edge)) : NULL;
+	if (fit) {
+		cp->edges = fit;
+		cp->cap = ne + 1;
+	}
 	uint32_t *off = tg_calloc(nn + 2, sizeof(uint32_t));
 	cp_edge *out = tg_malloc((ne + 1) * sizeof(cp_edge));
 	if (!off || !out) {
@@ -181,12 +187,10 @@ static void compact(tg_critical_path *cp)
 
 int cp_merge_edges(tg_critical_path *cp)
 {
-	uint32_t *seen = tg_malloc((cp->nnodes + 1) * sizeof(uint32_t));
-	int rc = seen ? sort_by_source(cp) : TG_ENOMEM;
-	if (rc) {
-		free(seen);
-		return rc;
-	}
+	int rc = sort_by_source(cp);
+	uint32_t *seen = rc ? NULL : tg_malloc((cp->nnodes + 1) * sizeof(uint32_t)); /* once the old list is gone */
+	if (!seen)
+		return rc ? rc : TG_ENOMEM;
 	memset(seen, 0xff, (cp->nnodes + 1) * sizeof(uint32_t));
 	size_t dead = 0;
 	const uint32_t *off = cp->soff;
