@@ -136,6 +136,44 @@ static void test_deep_nesting(void **state)
 	free(json);
 }
 
+/* NOPS ops one after the other on thread 1/1, O_k [10k, 10k + 5) us, and
+ * as many on thread 1/2 a microsecond later: 4 * NOPS nodes and edges
+ * past the 2,048 places of a block, so that the edges sorted by source
+ * move by blocks first (critical_path_edges.c, permute) and the two
+ * threads' edges interleave in node order. The path runs along one
+ * thread: every op's 5 us, 5 * NOPS us, 2 * NOPS nodes, thread 1/1's
+ * (the first of equal lengths). */
+#define NOPS 3000
+
+static void test_many_edges(void **state)
+{
+	(void)state;
+	size_t cap = 160 * 2 * NOPS + 64, len = 0;
+	char *json = tg_malloc(cap);
+	assert_non_null(json);
+	len = (size_t)snprintf(json, cap, "{\"traceEvents\":[");
+	for (int k = 0; k < NOPS; k++) {
+		add_x(json, cap, &len, "cpu_op", "A", 1, 1, 10 * k, 5, "");
+		add_x(json, cap, &len, "cpu_op", "B", 1, 2, 10 * k + 1, 5, "");
+	}
+	snprintf(json + len, cap - len, "]}");
+	tg_trace *t;
+	tg_tree *tree;
+	tg_cp_opts o = {.annotation = ""};
+	tg_critical_path *cp = build(&t, &tree, json, &o);
+	const tg_cp_stats *st = tg_cp_stats_get(cp);
+	assert_int_equal(st->nodes, 4 * NOPS);
+	assert_int_equal(st->edges, 4 * NOPS - 2);
+	assert_int_equal(tg_cp_length_ns(cp), 5 * NOPS * US);
+	assert_int_equal(st->path_nodes, 2 * NOPS);
+	size_t n;
+	const tg_cp_op *op = tg_cp_ops(cp, &n);
+	assert_int_equal(n, NOPS);
+	assert_string_equal(tg_trace_str(t, tg_trace_events(t, &n)[op[0].event].name), "A");
+	done(t, tree, cp);
+	free(json);
+}
+
 /* Ties in the longest path go by the order the edges were added, not by
  * their sources' (the edges are sorted by source, each keeping its rank):
  * A [0, 15) on thread 1 and B [11, 20) on thread 2 make nodes 0 (A's
@@ -192,6 +230,7 @@ int main(void)
 		cmocka_unit_test(test_many_streams),
 		cmocka_unit_test(test_deep_nesting),
 		cmocka_unit_test(test_rank_ties),
+		cmocka_unit_test(test_many_edges),
 	};
 	return cmocka_run_group_tests_name("critical_path_scratch", tests, NULL, NULL);
 }

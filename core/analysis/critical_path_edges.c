@@ -1,9 +1,9 @@
 /*
  * critical_path_edges.c - the edge list of the critical-path graph
  * (critical_path_impl.h): edges appended as they are added, then sorted by
- * source (stable: a counting sort scattering them into a list of the
- * exact size, each edge's source giving way to its rank, its place as
- * added, which the longest path's ties go by) and merged so that an edge added
+ * source in place (stable: a counting sort's permutation applied block by
+ * block, each edge's source giving way to its rank, its place as added,
+ * which the longest path's ties go by) and merged so that an edge added
  * twice keeps its first place and takes the later type and weight, as a
  * networkx DiGraph does (a walk of each source's edges remembering the
  * last edge seen to each destination: linear, and no hash); an edge's
@@ -129,27 +129,70 @@ uint32_t cp_edge_src(const tg_critical_path *cp, uint32_t k, uint32_t hint)
 
 #define CP_DEAD 0xf /* type of an edge merged into an earlier one (no edge type is 7) */
 
-/* The edges sorted by source, stably (a source's in the order added),
- * each one's src replaced by its rank (its index as added); cp->soff
- * their offsets by source. Scattered into a new array (read in order,
- * each written once), the old one freed: the merge's peak is the two
- * lists (24 bytes an edge) beside the nodes, under the longest path's; an
- * in-place permutation followed cycle by cycle saved 8 bytes an edge there
- * but took 4 % of the diff's CPU in cache misses. Returns 0 or TG_ENOMEM. */
+/* Moves e[i] to e[dest[i]] for every i (dest a permutation of 0..n-1),
+ * in place: first each edge into its block of 2048 places (an American
+ * flag pass on dest's high bits: one write head a block, so that the
+ * writes stay in the cache), then within each block cycle by cycle (the
+ * block in the cache). Followed cycle by cycle over the whole list, the
+ * moves missed the cache at every step: 4 % of the diff's CPU at 100 MB.
+ * Returns 0 or TG_ENOMEM (the list unchanged). */
+static int permute(cp_edge *e, uint32_t *dest, size_t n)
+{
+	int bits = n > 1 ? 64 - __builtin_clzll((uint64_t)(n - 1)) : 0, low = bits < 11 ? bits : 11;
+	size_t nb = (size_t)1 << (bits - low), span = (size_t)1 << low;
+	uint32_t *next = nb > 1 ? tg_malloc(nb * sizeof(uint32_t)) : NULL;
+	if (nb > 1 && !next)
+		return TG_ENOMEM;
+	for (size_t b = 0; b < nb && next; b++)
+		next[b] = (uint32_t)(b << low);
+	for (size_t b = 0; b < nb && next; b++) {
+		size_t end = (b + 1) * span < n ? (b + 1) * span : n;
+		while (next[b] < end) {
+			cp_edge x = e[next[b]];
+			uint32_t dx = dest[next[b]], d = dx >> low;
+			while (d != b) { /* x goes to block d: take what its head holds */
+				cp_edge y = e[next[d]];
+				uint32_t dy = dest[next[d]];
+				e[next[d]] = x;
+				dest[next[d]++] = dx;
+				x = y;
+				dx = dy;
+				d = dx >> low;
+			}
+			e[next[b]] = x;
+			dest[next[b]++] = dx;
+		}
+	}
+	free(next);
+	for (size_t i = 0; i < n; i++) /* within the blocks now */
+		while (dest[i] != i) {
+			uint32_t j = dest[i];
+			cp_edge x = e[i];
+			e[i] = e[j];
+			e[j] = x;
+			dest[i] = dest[j];
+			dest[j] = j;
+		}
+	return 0;
+}
+
+/* The edges sorted by source in place, stably (a source's in the order
+ * added), each one's src replaced by its rank (its index as added);
+ * cp->soff their offsets by source. Scratch: where each edge goes, 4 bytes
+ * an edge (permute). The room reserved past the edges is given back first.
+ * Returns 0 or TG_ENOMEM. */
 static int sort_by_source(tg_critical_path *cp)
 {
 	size_t nn = cp->nnodes, ne = cp->nedges;
-	/* the room reserved past the edges goes first (shrunk where it lies) */
 	cp_edge *fit = ne + 1 < cp->cap ? realloc(cp->edges, (ne + 1) * sizeof(cp_edge)) : NULL;
 	if (fit) {
 		cp->edges = fit;
 		cp->cap = ne + 1;
 	}
-	uint32_t *off = tg_calloc(nn + 2, sizeof(uint32_t));
-	cp_edge *out = tg_malloc((ne + 1) * sizeof(cp_edge));
-	if (!off || !out) {
+	uint32_t *off = tg_calloc(nn + 2, sizeof(uint32_t)), *dest = tg_malloc((ne + 1) * sizeof(uint32_t));
+	if (!off || !dest) {
 		free(off);
-		free(out);
+		free(dest);
 		return TG_ENOMEM;
 	}
 	/* counts at v + 2, sums, then each edge placed at off[v + 1]++: off[v]
@@ -159,13 +202,15 @@ static int sort_by_source(tg_critical_path *cp)
 	for (size_t v = 2; v < nn + 2; v++)
 		off[v] += off[v - 1];
 	for (size_t e = 0; e < ne; e++) {
-		cp_edge *o = &out[off[cp->edges[e].src + 1]++];
-		*o = cp->edges[e];
-		o->rank = (uint32_t)e;
+		dest[e] = off[cp->edges[e].src + 1]++;
+		cp->edges[e].rank = (uint32_t)e;
 	}
-	free(cp->edges);
-	cp->edges = out;
-	cp->cap = ne + 1;
+	int rc = permute(cp->edges, dest, ne);
+	free(dest);
+	if (rc) {
+		free(off);
+		return rc;
+	}
 	cp->soff = off;
 	return 0;
 }

@@ -109,8 +109,8 @@ struct tg_critical_path {
 	int64_t t_unit;      /* 1000 with HTA's rounding (whole us: every node's time a multiple), else 1 */
 	int t_narrow;        /* the nodes' span fits 32 bits of t_unit: the path's distances start in 32 */
 
-	/* edges, as added until cp_merge_edges, then by source (from the heap:
-	 * mapped, each trace's took fresh pages, 1,100 faults at 100 MB) */
+	/* edges, as added until cp_merge_edges, then by source (sorted in
+	 * place: a second list beside them grew the diff's heap by as much) */
 	cp_edge *edges;
 	size_t nedges, cap;
 	uint32_t *soff; /* once merged: node v's edges are edges[soff[v] .. soff[v + 1]) */
