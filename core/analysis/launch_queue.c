@@ -105,6 +105,19 @@ static void place_starts(struct queues *q, const uint32_t *sid, const tg_step_fi
 	at[0] = 0;
 }
 
+/* v (n keys) sorted, unless it is already: a stream's launches and its
+ * device events mostly come in time order (every one of the generated
+ * traces'), and the radix sort's scratch, 8 bytes a key of the largest
+ * stream, was the launch statistics' peak (0.43 MB of their 1.16 at 100 MB
+ * of JSON). 0 or TG_ENOMEM. */
+static int sort_unless_sorted(uint64_t *v, size_t n)
+{
+	size_t i = 1;
+	while (i < n && v[i - 1] <= v[i])
+		i++;
+	return i >= n ? 0 : tg_sort_u64(v, n);
+}
+
 /* q for the nlaunch launches of f, each stream's two lists sorted. 0 or
  * TG_ENOMEM. */
 static int queues_build(struct queues *q, const tg_step_filter *f, size_t nlaunch)
@@ -122,9 +135,9 @@ static int queues_build(struct queues *q, const tg_step_filter *f, size_t nlaunc
 	rc = 0;
 	for (size_t r = 0; r < q->s.n && !rc; r++) {
 		size_t a = q->off[r], m = q->off[r + 1] - a;
-		rc = tg_sort_u64(q->lts + a, m);
+		rc = sort_unless_sorted(q->lts + a, m);
 		if (!rc)
-			rc = tg_sort_u64(q->ts + a, m);
+			rc = sort_unless_sorted(q->ts + a, m);
 	}
 out:
 	free(sid);
