@@ -102,11 +102,11 @@ static int assign_launchers(tg_launchers *l, const tg_launchers_opts *opts, size
 	return 0;
 }
 
-/* Step 4: l->owner's device room made compact (tg_launchers_owner_of: a bit
+/* Step 3: l->owner's device room made compact (tg_launchers_owner_of: a bit
  * an event, a count per 64 events, a launcher per linked device event, of
- * which there are ndev), and l->owner freed: 4 bytes an event, the largest
- * of the launchers' arrays, held through the report's five tables of them
- * before. 0 or TG_ENOMEM. */
+ * which there are ndev); l->owner, 4 bytes an event, the largest of the
+ * launchers' arrays, is then only the subtree unions' memo, which frees it
+ * as soon as it is read. 0 or TG_ENOMEM. */
 static int compact_owners(tg_launchers *l, size_t ndev)
 {
 	size_t ne;
@@ -128,23 +128,31 @@ static int compact_owners(tg_launchers *l, size_t ndev)
 			l->linked_owner[k++] = o;
 		}
 	}
-	free(l->owner);
-	l->owner = NULL;
 	return 0;
 }
 
 /* Step 5: the list of launchers (tg_launcher, 24 bytes each) from their
- * events and subtree times, which it replaces. 0 or TG_ENOMEM. */
+ * events and subtree times, which it replaces: made in the subtree times'
+ * room, grown (from the mmap threshold a mapping, moved by mremap, not
+ * copied beside a second one) and filled from its end, where each
+ * launcher's 24 bytes cover only the times already read (launcher i's
+ * lie at 8i, below 24i), so that the two are never held at once. 0 or
+ * TG_ENOMEM. */
 static int make_list(tg_launchers *l)
 {
-	if (!(l->list = tg_calloc(l->n + 1, sizeof(tg_launcher))))
+	tg_launcher *list = tg_realloc(l->sub, (l->n + 1) * sizeof(tg_launcher));
+	if (!list)
 		return TG_ENOMEM;
-	for (size_t i = 0; i < l->n; i++)
-		l->list[i] = (tg_launcher){.event = l->lev[i], .subtree_us = l->sub[i]};
-	free(l->lev);
-	free(l->sub);
-	l->lev = NULL;
 	l->sub = NULL;
+	l->list = list;
+	list[l->n] = (tg_launcher){0};
+	for (size_t i = l->n; i-- > 0;) {
+		double t;
+		memcpy(&t, (const char *)list + i * sizeof(double), sizeof(t)); /* (the times' room, as bytes) */
+		list[i] = (tg_launcher){.event = l->lev[i], .subtree_us = t};
+	}
+	free(l->lev);
+	l->lev = NULL;
 	return 0;
 }
 
@@ -261,9 +269,12 @@ static void direct_unions(tg_launchers *l, const tg_timebase *tb)
  * a launcher's own spans made from them when it is finished (one scratch
  * as large as the largest group), and only the launchers with children
  * hold a merged list while the walk waits for them; the nearest launcher's
- * memo is l->owner's host room, where the launchers' indexes already are;
- * the launchers are their events and subtree times (12 bytes each) until
- * the walk is done, the list of 24-byte launchers made after it.
+ * memo is l->owner's host room, where the launchers' indexes already are,
+ * read for the launcher tree and each linked event's nearest launcher and
+ * freed before the groups, the lists and the subtree times are made; the
+ * launchers are their events and subtree times (12 bytes each) until the
+ * walk is done, the list of 24-byte launchers made in the times' room
+ * after it.
  */
 
 /* A merged span list (owned, or a view of the own spans' scratch). */
@@ -339,25 +350,38 @@ static uint32_t linked_launch(const tg_launchers *l, const tg_launchers_opts *op
 	return r;
 }
 
-/* Every linked device event of the step to the nearest launcher at or above
- * its launch, in two passes: st->idx NULL, counted into st->at[w + 1]; else
- * stored at st->idx[st->at[w]], which moves on (the second pass finds each
- * launch's launcher memoized by the first). */
-static void place_events(const tg_launchers *l, const tg_launchers_opts *opts, struct subtree *st)
+/* The nearest launcher at or above the launch of every linked device event
+ * of the step, in event order, into near_of (TG_NONE: none); their count.
+ * Read from the memo, which is freed after: the events are then placed
+ * from near_of (place_events), 4 bytes a linked event instead of the
+ * memo's 4 an event of the trace. */
+static size_t nearest_of_events(const tg_launchers *l, const tg_launchers_opts *opts, struct subtree *st,
+                                uint32_t *near_of)
 {
-	size_t ne;
+	size_t ne, k = 0;
 	const tg_event *ev = tg_trace_events(l->trace, &ne);
 	for (size_t i = 0; i < ne; i++) {
 		uint32_t r = linked_launch(l, opts, ev, i);
-		if (r == TG_NONE)
+		if (r != TG_NONE)
+			near_of[k++] = nearest_launcher(l, st, r);
+	}
+	return k;
+}
+
+/* The linked device events of the step stored at st->idx[st->at[w]] for
+ * their nearest launcher w (near_of: nearest_of_events's, in the same
+ * order), st->at[w] moving on to w's end. */
+static void place_events(const tg_launchers *l, const tg_launchers_opts *opts, struct subtree *st,
+                         const uint32_t *near_of)
+{
+	size_t ne, k = 0;
+	const tg_event *ev = tg_trace_events(l->trace, &ne);
+	for (size_t i = 0; i < ne; i++) {
+		if (linked_launch(l, opts, ev, i) == TG_NONE)
 			continue;
-		uint32_t w = nearest_launcher(l, st, r);
-		if (w == TG_NONE)
-			continue;
-		if (st->idx)
+		uint32_t w = near_of[k++];
+		if (w != TG_NONE)
 			st->idx[st->at[w]++] = (uint32_t)i;
-		else
-			st->at[w + 1]++;
 	}
 }
 
@@ -429,16 +453,32 @@ static int finish_launcher(tg_launchers *l, struct subtree *st, uint32_t w, uint
 	return 0;
 }
 
-/* The launcher tree: st->parent, and st->kids counting each launcher's
- * children. */
+/* The launcher tree: st->parent (from the memo). */
 static void launcher_tree(tg_launchers *l, struct subtree *st)
 {
 	for (size_t w = 0; w < l->n; w++) {
 		uint32_t up = tg_tree_parent(l->tree, l->lev[w]);
 		st->parent[w] = up == TG_NONE ? TG_NONE : nearest_launcher(l, st, up);
+	}
+}
+
+/* st->kids counting each launcher's children, st->at[w] where launcher w's
+ * events begin in st->idx (nw of them in near_of: nearest_of_events's),
+ * and st->idx allocated. 0 or TG_ENOMEM. */
+static int group_alloc(tg_launchers *l, struct subtree *st, const uint32_t *near_of, size_t nw)
+{
+	if (!(st->at = tg_calloc(l->n + 2, sizeof(uint32_t))) || !(st->kids = tg_calloc(l->n + 1, sizeof(uint32_t))))
+		return TG_ENOMEM;
+	for (size_t w = 0; w < l->n; w++)
 		if (st->parent[w] != TG_NONE)
 			st->kids[st->parent[w]]++;
-	}
+	for (size_t k = 0; k < nw; k++)
+		if (near_of[k] != TG_NONE)
+			st->at[near_of[k] + 1]++;
+	for (size_t w = 0; w < l->n; w++)
+		st->at[w + 1] += st->at[w];
+	st->idx = tg_malloc((st->at[l->n] + 1) * sizeof(uint32_t));
+	return st->idx ? 0 : TG_ENOMEM;
 }
 
 /* The merged lists of the launchers with children (st->acc, their place
@@ -509,37 +549,36 @@ static int comm_launchers(tg_launchers *l, const tg_launchers_opts *opts)
 	return 0;
 }
 
-/* Step 3: each launcher's subtree time into l->sub, the union of the spans
- * of every linked device event of the step whose launch is under it (in
- * the time base, converted to us by the caller); l->owner's host room given back
- * (TG_NONE) once the events are placed. 0 or TG_ENOMEM. */
+/* Step 4: each launcher's subtree time into l->sub (allocated here), the
+ * union of the spans of every linked device event of the step whose launch
+ * is under it (in the time base, converted to us by the caller). The
+ * memo (l->owner, whose device room compact_owners has read) is read for
+ * the launcher tree and each linked event's nearest launcher, then freed,
+ * before the events' groups, the walk's lists and the subtree times are
+ * made: the build's peak was the memo beside all of them (1.9 MB over the
+ * model at 100 MB of JSON). 0 or TG_ENOMEM. */
 static int subtree_unions(tg_launchers *l, const tg_launchers_opts *opts)
 {
-	size_t ne;
+	size_t ne, nw;
 	const tg_event *ev = tg_trace_events(l->trace, &ne);
-	struct subtree st = {
-		.ev = ev,
-		.tb = &opts->tb,
-		.near = l->owner,
-		.at = tg_calloc(l->n + 2, sizeof(uint32_t)),
-		.parent = tg_malloc((l->n + 1) * sizeof(uint32_t)),
-		.kids = tg_calloc(l->n + 1, sizeof(uint32_t)),
-	};
+	struct subtree st = {.ev = ev, .tb = &opts->tb, .near = l->owner};
+	uint32_t *near_of = tg_malloc((l->nstep_dev + 1) * sizeof(uint32_t)); /* (a bound on the linked) */
 	int rc = TG_ENOMEM;
-	if (!st.at || !st.parent || !st.kids)
+	if (!near_of || !(st.parent = tg_malloc((l->n + 1) * sizeof(uint32_t))))
 		goto out;
-	place_events(l, opts, &st); /* counts into at[w + 1] */
 	launcher_tree(l, &st);
-	for (size_t w = 0; w < l->n; w++)
-		st.at[w + 1] += st.at[w]; /* at[w]: where launcher w's events begin */
-	if (!(st.idx = tg_malloc((st.at[l->n] + 1) * sizeof(uint32_t))))
+	nw = nearest_of_events(l, opts, &st, near_of);
+	free(l->owner);
+	l->owner = st.near = NULL;
+	if (group_alloc(l, &st, near_of, nw))
 		goto out;
-	place_events(l, opts, &st); /* at[w]: now where launcher w's events end */
-	for (size_t i = 0; i < ne; i++) /* the walk reads idx and the launchers' parents */
-		if (memo(&st, (uint32_t)i))
-			l->owner[i] = TG_NONE;
-	rc = walk_up(l, &st);
+	place_events(l, opts, &st, near_of); /* at[w]: now where launcher w's events end */
+	free(near_of);
+	near_of = NULL;
+	if ((l->sub = tg_malloc((l->n + 1) * sizeof(double))))
+		rc = walk_up(l, &st);
 out:
+	free(near_of);
 	free(st.at);
 	free(st.idx);
 	free(st.parent);
@@ -568,11 +607,11 @@ int tg_launchers_build(tg_launchers **out, const tg_tree *tree, const tg_launche
 	l->owner = tg_malloc((ne + 1) * sizeof(uint32_t));
 	if (l->owner) /* launchers may come after their kernels in the file */
 		memset(l->owner, 0xff, (ne + 1) * sizeof(uint32_t));
-	/* the subtree unions' scratch (the build's peak) before the kernels'
-	 * groups, which they do not read, are made */
-	if (!l->owner || assign_launchers(l, opts, &ndev) || comm_launchers(l, opts) ||
-	    !(l->sub = tg_malloc((l->n + 1) * sizeof(double))) || subtree_unions(l, opts) ||
-	    compact_owners(l, ndev) || make_list(l) || group_kernels(l, ndev, opts->tracelens_compat))
+	/* the owners made compact before the subtree unions, which free the
+	 * memo they share a room with; the kernels' groups, which the unions do
+	 * not read, after them */
+	if (!l->owner || assign_launchers(l, opts, &ndev) || comm_launchers(l, opts) || compact_owners(l, ndev) ||
+	    subtree_unions(l, opts) || make_list(l) || group_kernels(l, ndev, opts->tracelens_compat))
 		goto fail;
 	direct_unions(l, &opts->tb);
 	for (size_t i = 0; i < l->n; i++) {
