@@ -44,6 +44,9 @@ typedef struct tg_fctx {
 	uint32_t *dev; /* every device event of the tree, by start */
 	size_t ndev;
 	size_t nhost;      /* cpu ops, runtime and driver calls, python frames of the tree */
+	double median_kernel_ns, median_launch_ns; /* the selected kernels' and their launch calls'
+	                                              median durations, NAN if none or not needed
+	                                              (the launch-bound family's, made by tg_fctx_init) */
 	int64_t rank;      /* distributedInfo, else -1 */
 	tg_interval *expl; /* host windows the host family explains (the syncs', the
 	                         DataLoader's): the gap families leave them out */
