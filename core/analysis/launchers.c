@@ -614,6 +614,11 @@ int tg_launchers_build(tg_launchers **out, const tg_tree *tree, const tg_launche
 	    subtree_unions(l, opts) || make_list(l) || group_kernels(l, ndev, opts->tracelens_compat))
 		goto fail;
 	direct_unions(l, &opts->tb);
+	if (!opts->keep_kernels) { /* (the groups were for the direct times and the categories) */
+		free(l->koff);
+		free(l->kernels);
+		l->koff = l->kernels = NULL;
+	}
 	for (size_t i = 0; i < l->n; i++) {
 		l->list[i].direct_us = tg_timebase_us(&opts->tb, l->list[i].direct_us);
 		l->list[i].subtree_us = tg_timebase_us(&opts->tb, l->list[i].subtree_us);
@@ -634,6 +639,9 @@ const tg_launcher *tg_launchers_list(const tg_launchers *l, size_t *n)
 
 const uint32_t *tg_launchers_kernels(const tg_launchers *l, size_t i, size_t *n)
 {
+	*n = 0;
+	if (!l->koff)
+		return NULL;
 	*n = l->koff[i + 1] - l->koff[i];
 	return l->kernels + l->koff[i];
 }

@@ -21,8 +21,8 @@ struct tg_launchers {
 	double *sub;       /* while built, before list is made in its room: each launcher's subtree time */
 	const char **cats; /* the launchers' categories (static strings), by their number */
 	size_t ncats;
-	uint32_t *koff;    /* n + 1 offsets into kernels */
-	uint32_t *kernels; /* direct device events, grouped by launcher, by start */
+	uint32_t *koff;    /* n + 1 offsets into kernels (NULL after the build without keep_kernels) */
+	uint32_t *kernels; /* direct device events, grouped by launcher, by start (the same) */
 	uint32_t *owner;   /* while built (freed by the subtree unions): per event of the trace, a
 	                    * device event's launcher's index, or TG_NONE. A host event's room holds
 	                    * its index in list as a launcher (launchers are host events, owners are
