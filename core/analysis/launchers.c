@@ -339,7 +339,7 @@ static uint32_t nearest_launcher(const tg_launchers *l, struct subtree *st, uint
 
 /* Whether device event i of the step is linked to a launch: that launch,
  * else TG_NONE. */
-static uint32_t linked_launch(const tg_launchers *l, const tg_launchers_opts *opts, const tg_event *ev, size_t i)
+static inline uint32_t linked_launch(const tg_launchers *l, const tg_launchers_opts *opts, const tg_event *ev, size_t i)
 {
 	if (!tg_kind_is_gpu(ev[i].kind) || !tg_launchers_in_step(l->tree, (uint32_t)i, opts->step))
 		return TG_NONE;
