@@ -173,82 +173,113 @@ static int category_number(uint32_t *out, tg_launchers *l, size_t *cap, const ch
 	return 0;
 }
 
-/* Step 6: the ndev direct device events grouped by launcher, in start
- * order (l->koff, l->kernels), and each launcher's category from its name
- * and first kernel. 0 or TG_ENOMEM. */
-static int group_kernels(tg_launchers *l, size_t ndev, int tracelens_compat)
+/* The ndev direct device events grouped by launcher into l->kernels, each
+ * launcher's in event order, with no offsets array of their own: launcher
+ * w's list[w].category (0 from make_list) counts them, then is w's cursor,
+ * and is left at w's end (w + 1's start). 0 or TG_ENOMEM. */
+static int place_kernels(tg_launchers *l, size_t ndev)
 {
-	size_t cats_cap = 0;
-	const tg_atoms *atoms = tg_trace_atoms(l->trace);
 	size_t ne;
-	const tg_event *ev = tg_trace_events(l->trace, &ne);
-	l->koff = tg_calloc(l->n + 2, sizeof(uint32_t));
-	l->kernels = tg_malloc((ndev + 1) * sizeof(uint32_t));
-	if (!l->koff || !l->kernels)
+	tg_trace_events(l->trace, &ne);
+	tg_launcher *x = l->list;
+	if (!(l->kernels = tg_malloc((ndev + 1) * sizeof(uint32_t))))
 		return TG_ENOMEM;
 	for (size_t i = 0; i < ne; i++) {
 		uint32_t o = tg_launchers_owner_of(l, (uint32_t)i);
 		if (o != TG_NONE)
-			l->koff[o + 1]++;
+			x[o].category++;
 	}
-	for (size_t i = 0; i < l->n; i++)
-		l->koff[i + 1] += l->koff[i];
-	/* placed with koff[w] as launcher w's cursor (then its end, w + 1's
-	 * start), shifted back after: no cursor array of its own */
+	uint32_t at = 0;
+	for (size_t w = 0; w < l->n; w++) {
+		uint32_t c = x[w].category;
+		x[w].category = at;
+		at += c;
+	}
 	for (size_t i = 0; i < ne; i++) {
 		uint32_t o = tg_launchers_owner_of(l, (uint32_t)i);
 		if (o != TG_NONE)
-			l->kernels[l->koff[o]++] = (uint32_t)i;
-	}
-	memmove(l->koff + 1, l->koff, l->n * sizeof(uint32_t));
-	l->koff[0] = 0;
-	for (size_t i = 0; i < l->n; i++) {
-		/* events are mostly in time order; insertion sort the stragglers */
-		uint32_t *k = l->kernels + l->koff[i];
-		size_t m = l->koff[i + 1] - l->koff[i];
-		for (size_t a = 1; a < m; a++) {
-			uint32_t x = k[a];
-			size_t b = a;
-			while (b > 0 && ev[k[b - 1]].ts > ev[x].ts) {
-				k[b] = k[b - 1];
-				b--;
-			}
-			k[b] = x;
-		}
-		const char *first = m ? tg_atoms_str(atoms, ev[k[0]].name) : NULL;
-		const char *name = tg_atoms_str(atoms, ev[l->list[i].event].name);
-		if (category_number(&l->list[i].category, l, &cats_cap, tg_op_category(name, first, tracelens_compat)))
-			return TG_ENOMEM;
+			l->kernels[x[o].category++] = (uint32_t)i;
 	}
 	return 0;
 }
 
-/* Each launcher's direct time: the union of its direct device events'
- * spans, walked in start order (group_kernels sorted them), so that no
- * array of tagged spans as long as the device events is needed. */
-static void direct_unions(tg_launchers *l, const tg_timebase *tb)
+/* The m events k in start order: they mostly are; insertion sort the
+ * stragglers. */
+static void sort_by_start(uint32_t *k, size_t m, const tg_event *ev)
+{
+	for (size_t a = 1; a < m; a++) {
+		uint32_t x = k[a];
+		size_t b = a;
+		while (b > 0 && ev[k[b - 1]].ts > ev[x].ts) {
+			k[b] = k[b - 1];
+			b--;
+		}
+		k[b] = x;
+	}
+}
+
+/* A launcher's direct time: the union of the spans of its m direct device
+ * events k, walked in start order, so that no array of tagged spans as long
+ * as the device events is needed. */
+static double direct_union(const tg_launchers *l, const tg_timebase *tb, const uint32_t *k, size_t m)
 {
 	size_t ne;
 	const tg_event *ev = tg_trace_events(l->trace, &ne);
-	for (size_t i = 0; i < l->n; i++) {
-		size_t m;
-		const uint32_t *k = tg_launchers_kernels(l, i, &m);
-		if (!m)
-			continue;
-		tg_span c = tg_span_of(tb, l->trace, &ev[k[0]]);
-		double total = 0;
-		for (size_t j = 1; j < m; j++) {
-			tg_span x = tg_span_of(tb, l->trace, &ev[k[j]]);
-			if (x.start <= c.end) {
-				if (x.end > c.end)
-					c.end = x.end;
-			} else {
-				total += c.end - c.start;
-				c = x;
-			}
+	if (!m)
+		return 0;
+	tg_span c = tg_span_of(tb, l->trace, &ev[k[0]]);
+	double total = 0;
+	for (size_t j = 1; j < m; j++) {
+		tg_span x = tg_span_of(tb, l->trace, &ev[k[j]]);
+		if (x.start <= c.end) {
+			if (x.end > c.end)
+				c.end = x.end;
+		} else {
+			total += c.end - c.start;
+			c = x;
 		}
-		l->list[i].direct_us = total + (c.end - c.start);
 	}
+	return total + (c.end - c.start);
+}
+
+/* Step 6: the ndev direct device events grouped by launcher, in start
+ * order, each launcher's category from its name and first kernel and its
+ * direct time from them; the groups kept (l->koff, l->kernels) with
+ * opts->keep_kernels, else freed. Their offsets ride in the categories'
+ * room until each launcher's category is known (place_kernels): 4 bytes a
+ * launcher less at the build's peak (the list, the owners and the groups).
+ * 0 or TG_ENOMEM. */
+static int group_kernels(tg_launchers *l, size_t ndev, const tg_launchers_opts *opts)
+{
+	size_t cats_cap = 0, ne;
+	const tg_atoms *atoms = tg_trace_atoms(l->trace);
+	const tg_event *ev = tg_trace_events(l->trace, &ne);
+	if (place_kernels(l, ndev))
+		return TG_ENOMEM;
+	if (opts->keep_kernels) {
+		if (!(l->koff = tg_malloc((l->n + 2) * sizeof(uint32_t))))
+			return TG_ENOMEM;
+		l->koff[0] = 0;
+		for (size_t w = 0; w < l->n; w++)
+			l->koff[w + 1] = l->list[w].category;
+	}
+	for (size_t w = 0, begin = 0; w < l->n; w++) {
+		tg_launcher *x = &l->list[w];
+		uint32_t *k = l->kernels + begin;
+		size_t m = x->category - begin;
+		begin = x->category;
+		sort_by_start(k, m, ev);
+		const char *first = m ? tg_atoms_str(atoms, ev[k[0]].name) : NULL;
+		const char *name = tg_atoms_str(atoms, ev[x->event].name);
+		if (category_number(&x->category, l, &cats_cap, tg_op_category(name, first, opts->tracelens_compat)))
+			return TG_ENOMEM;
+		x->direct_us = direct_union(l, &opts->tb, k, m);
+	}
+	if (!opts->keep_kernels) { /* (no table reads them) */
+		free(l->kernels);
+		l->kernels = NULL;
+	}
+	return 0;
 }
 
 /*
@@ -611,14 +642,8 @@ int tg_launchers_build(tg_launchers **out, const tg_tree *tree, const tg_launche
 	 * memo they share a room with; the kernels' groups, which the unions do
 	 * not read, after them */
 	if (!l->owner || assign_launchers(l, opts, &ndev) || comm_launchers(l, opts) || compact_owners(l, ndev) ||
-	    subtree_unions(l, opts) || make_list(l) || group_kernels(l, ndev, opts->tracelens_compat))
+	    subtree_unions(l, opts) || make_list(l) || group_kernels(l, ndev, opts))
 		goto fail;
-	direct_unions(l, &opts->tb);
-	if (!opts->keep_kernels) { /* (the groups were for the direct times and the categories) */
-		free(l->koff);
-		free(l->kernels);
-		l->koff = l->kernels = NULL;
-	}
 	for (size_t i = 0; i < l->n; i++) {
 		l->list[i].direct_us = tg_timebase_us(&opts->tb, l->list[i].direct_us);
 		l->list[i].subtree_us = tg_timebase_us(&opts->tb, l->list[i].subtree_us);
