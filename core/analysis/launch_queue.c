@@ -150,16 +150,6 @@ static inline uint64_t key_at(const struct keys *k, int dev, size_t i)
 	return start_key(k->q, k->dev[i], dev);
 }
 
-/* Whether both lists of the m launches at dev come in order. */
-static int in_order(const struct queues *q, const uint32_t *dev, size_t m)
-{
-	for (int d = 0; d < 2; d++)
-		for (size_t i = 1; i < m; i++)
-			if (start_key(q, dev[i - 1], d) > start_key(q, dev[i], d))
-				return 0;
-	return 1;
-}
-
 /* v (n keys) sorted, unless it is already. 0 or TG_ENOMEM. */
 static int sort_unless_sorted(uint64_t *v, size_t n)
 {
@@ -171,16 +161,18 @@ static int sort_unless_sorted(uint64_t *v, size_t n)
 
 /* The points of one stream in order: its launch starts (+1) and device
  * starts (-1) merged, launches first at equal times; each list's next key
- * read once. */
+ * read once, and checked against the one before (a walk of lists read
+ * from the events is right only when they come in order). */
 struct walk {
 	const struct keys *k;
 	size_t i, j;
 	uint64_t li, dj; /* the keys at i and j */
+	int disorder;    /* a key below the one before it in its list was met */
 };
 
 static void walk_start(struct walk *w, const struct keys *k)
 {
-	*w = (struct walk){k, 0, 0, 0, 0};
+	*w = (struct walk){k, 0, 0, 0, 0, 0};
 	if (k->m) {
 		w->li = key_at(k, 0, 0);
 		w->dj = key_at(k, 1, 0);
@@ -193,20 +185,26 @@ static int walk_next(struct walk *w, uint64_t *t)
 	size_t m = w->k->m;
 	if (w->i < m && (w->j >= m || w->li <= w->dj)) {
 		*t = w->li;
-		if (++w->i < m)
+		if (++w->i < m) {
 			w->li = key_at(w->k, 0, w->i);
+			w->disorder |= w->li < *t;
+		}
 		return +1;
 	}
 	if (w->j < m) {
 		*t = w->dj;
-		if (++w->j < m)
+		if (++w->j < m) {
 			w->dj = key_at(w->k, 1, w->j);
+			w->disorder |= w->dj < *t;
+		}
 		return -1;
 	}
 	return 0;
 }
 
-/* The row of stream key sk (its lists: keys). -1: out of memory. */
+/* The row of stream key sk (its lists: keys); 1 (no row) when the lists
+ * are not in order, found by the first of the two walks. -1: out of
+ * memory. */
 static int queue_row(tg_table *t, const tg_stream_key *sk, const struct keys *keys)
 {
 	int64_t q = 0, qmin = INT64_MAX, qmax = INT64_MIN, sum = 0, blocked = 0;
@@ -231,6 +229,8 @@ static int queue_row(tg_table *t, const tg_stream_key *sk, const struct keys *ke
 			at = next;
 		}
 	}
+	if (w.disorder)
+		return 1;
 	double mean = (double)sum / (double)np, m2 = 0;
 	walk_start(&w, keys);
 	q = 0;
@@ -261,10 +261,11 @@ static int stream_row(tg_table *t, const struct queues *q, size_t r)
 {
 	size_t a = q->off[r], m = q->off[r + 1] - a;
 	struct keys k = {q, q->dev + a, NULL, NULL, m};
-	if (in_order(q, k.dev, m))
-		return queue_row(t, &q->s.v[r], &k);
+	int rc = queue_row(t, &q->s.v[r], &k);
+	if (rc != 1)
+		return rc;
 	uint64_t *lts = tg_malloc((m + 1) * sizeof(uint64_t)), *ts = tg_malloc((m + 1) * sizeof(uint64_t));
-	int rc = -1;
+	rc = -1;
 	if (lts && ts) {
 		for (size_t i = 0; i < m; i++) {
 			lts[i] = start_key(q, k.dev[i], 0);
