@@ -336,6 +336,17 @@ struct subtree {
 	struct accum *acc;     /* per launcher with children: their union so far */
 	size_t nacc;
 	tg_span *own;          /* scratch: one launcher's own spans */
+	struct near_ex *ex;    /* the linked events whose nearest launcher is not their owner, by event */
+	size_t nex, excap;
+};
+
+/* A linked device event whose nearest launcher (at or above its launch) is
+ * not its launcher (tg_launchers_owner_of): a communication kernel, which
+ * has none; for every other the two are the same launcher (the ops between
+ * a launch and its launcher are never launchers), so that they are all
+ * the memo's reads need to keep. */
+struct near_ex {
+	uint32_t ev, near;
 };
 
 #define NEAR_NONE (TG_NONE - 1) /* no launcher above */
@@ -382,37 +393,59 @@ static inline uint32_t linked_launch(const tg_launchers *l, const tg_launchers_o
 }
 
 /* The nearest launcher at or above the launch of every linked device event
- * of the step, in event order, into near_of (TG_NONE: none); their count.
- * Read from the memo, which is freed after: the events are then placed
- * from near_of (place_events), 4 bytes a linked event instead of the
- * memo's 4 an event of the trace. */
-static size_t nearest_of_events(const tg_launchers *l, const tg_launchers_opts *opts, struct subtree *st,
-                                uint32_t *near_of)
+ * of the step, read from the memo, which is freed after: where it is not
+ * the event's launcher (the compact owners), into st->ex. 0 or TG_ENOMEM. */
+static int nearest_of_events(const tg_launchers *l, const tg_launchers_opts *opts, struct subtree *st)
 {
-	size_t ne, k = 0;
+	size_t ne;
 	const tg_event *ev = tg_trace_events(l->trace, &ne);
 	for (size_t i = 0; i < ne; i++) {
 		uint32_t r = linked_launch(l, opts, ev, i);
-		if (r != TG_NONE)
-			near_of[k++] = nearest_launcher(l, st, r);
+		if (r == TG_NONE)
+			continue;
+		uint32_t w = nearest_launcher(l, st, r);
+		if (w == tg_launchers_owner_of(l, (uint32_t)i))
+			continue;
+		if (tg_grow((void **)&st->ex, &st->excap, st->nex + 1, sizeof(*st->ex)))
+			return TG_ENOMEM;
+		st->ex[st->nex++] = (struct near_ex){(uint32_t)i, w};
 	}
-	return k;
+	return 0;
 }
 
-/* The linked device events of the step stored at st->idx[st->at[w]] for
- * their nearest launcher w (near_of: nearest_of_events's, in the same
- * order), st->at[w] moving on to w's end. */
-static void place_events(const tg_launchers *l, const tg_launchers_opts *opts, struct subtree *st,
-                         const uint32_t *near_of)
+/* The linked device events of the step by their nearest launcher w: counted
+ * into st->at[w + 1] (st->idx NULL), else stored at st->idx[st->at[w]],
+ * which moves on to w's end. They are the events with a launcher (the
+ * compact owners' bits, whose launcher is their nearest) and st->ex's,
+ * merged in event order: no pass over the trace's events. */
+static void place_events(const tg_launchers *l, struct subtree *st)
 {
-	size_t ne, k = 0;
-	const tg_event *ev = tg_trace_events(l->trace, &ne);
-	for (size_t i = 0; i < ne; i++) {
-		if (linked_launch(l, opts, ev, i) == TG_NONE)
-			continue;
-		uint32_t w = near_of[k++];
-		if (w != TG_NONE)
-			st->idx[st->at[w]++] = (uint32_t)i;
+	size_t k = 0, x = 0; /* the next owner, the next exception */
+	for (size_t wd = 0; wd < l->nlinked_words; wd++) {
+		uint64_t bits = l->linked[wd];
+		uint32_t end = (uint32_t)(wd * 64 + 64);
+		while (bits || (x < st->nex && st->ex[x].ev < end)) {
+			uint32_t b = bits ? (uint32_t)(wd * 64) + (uint32_t)__builtin_ctzll(bits) : TG_NONE;
+			uint32_t e = x < st->nex ? st->ex[x].ev : TG_NONE, i, w;
+			if (e <= b) { /* an exception (its owner, if any, passed over) */
+				i = e;
+				w = st->ex[x++].near;
+				if (e == b) {
+					bits &= bits - 1;
+					k++;
+				}
+			} else {
+				i = b;
+				w = l->linked_owner[k++];
+				bits &= bits - 1;
+			}
+			if (w == TG_NONE)
+				continue;
+			if (st->idx)
+				st->idx[st->at[w]++] = i;
+			else
+				st->at[w + 1]++;
+		}
 	}
 }
 
@@ -494,18 +527,15 @@ static void launcher_tree(tg_launchers *l, struct subtree *st)
 }
 
 /* st->kids counting each launcher's children, st->at[w] where launcher w's
- * events begin in st->idx (nw of them in near_of: nearest_of_events's),
- * and st->idx allocated. 0 or TG_ENOMEM. */
-static int group_alloc(tg_launchers *l, struct subtree *st, const uint32_t *near_of, size_t nw)
+ * events begin in st->idx, and st->idx allocated. 0 or TG_ENOMEM. */
+static int group_alloc(tg_launchers *l, struct subtree *st)
 {
 	if (!(st->at = tg_calloc(l->n + 2, sizeof(uint32_t))) || !(st->kids = tg_calloc(l->n + 1, sizeof(uint32_t))))
 		return TG_ENOMEM;
 	for (size_t w = 0; w < l->n; w++)
 		if (st->parent[w] != TG_NONE)
 			st->kids[st->parent[w]]++;
-	for (size_t k = 0; k < nw; k++)
-		if (near_of[k] != TG_NONE)
-			st->at[near_of[k] + 1]++;
+	place_events(l, st); /* (counts) */
 	for (size_t w = 0; w < l->n; w++)
 		st->at[w + 1] += st->at[w];
 	st->idx = tg_malloc((st->at[l->n] + 1) * sizeof(uint32_t));
@@ -584,32 +614,33 @@ static int comm_launchers(tg_launchers *l, const tg_launchers_opts *opts)
  * union of the spans of every linked device event of the step whose launch
  * is under it (in the time base, converted to us by the caller). The
  * memo (l->owner, whose device room compact_owners has read) is read for
- * the launcher tree and each linked event's nearest launcher, then freed,
- * before the events' groups, the walk's lists and the subtree times are
- * made: the build's peak was the memo beside all of them (1.9 MB over the
- * model at 100 MB of JSON). 0 or TG_ENOMEM. */
+ * the launcher tree and each linked event's nearest launcher (kept where it
+ * is not the event's launcher: st.ex), then freed, before the events'
+ * groups, the walk's lists and the subtree times are made: the build's
+ * peak was the memo beside all of them (1.9 MB over the model at 100 MB of
+ * JSON). 0 or TG_ENOMEM. */
 static int subtree_unions(tg_launchers *l, const tg_launchers_opts *opts)
 {
-	size_t ne, nw;
+	size_t ne;
 	const tg_event *ev = tg_trace_events(l->trace, &ne);
 	struct subtree st = {.ev = ev, .tb = &opts->tb, .near = l->owner};
-	uint32_t *near_of = tg_malloc((l->nstep_dev + 1) * sizeof(uint32_t)); /* (a bound on the linked) */
 	int rc = TG_ENOMEM;
-	if (!near_of || !(st.parent = tg_malloc((l->n + 1) * sizeof(uint32_t))))
+	if (!(st.parent = tg_malloc((l->n + 1) * sizeof(uint32_t))))
 		goto out;
 	launcher_tree(l, &st);
-	nw = nearest_of_events(l, opts, &st, near_of);
+	if (nearest_of_events(l, opts, &st))
+		goto out;
 	free(l->owner);
 	l->owner = st.near = NULL;
-	if (group_alloc(l, &st, near_of, nw))
+	if (group_alloc(l, &st))
 		goto out;
-	place_events(l, opts, &st, near_of); /* at[w]: now where launcher w's events end */
-	free(near_of);
-	near_of = NULL;
+	place_events(l, &st); /* at[w]: now where launcher w's events end */
+	free(st.ex);
+	st.ex = NULL;
 	if ((l->sub = tg_malloc((l->n + 1) * sizeof(double))))
 		rc = walk_up(l, &st);
 out:
-	free(near_of);
+	free(st.ex);
 	free(st.at);
 	free(st.idx);
 	free(st.parent);
