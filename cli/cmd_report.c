@@ -634,7 +634,7 @@ int tg_cmd_report(int argc, char **argv)
 	tg_report_opts opts = {.step = -1, .tracelens = a.tracelens, .include_unlinked = a.include_unlinked,
 	                       .gpu = a.gpu, .gpu_specs = specs, .findings = rules ? tg_rules_findings(rules) : NULL,
 	                       .findings_alone = a.paths.n == 1, .streams = a.fmt == FMT_HTML,
-	                       .part_done = large ? trim_heap : NULL, .lean = large};
+	                       .part_done = large ? trim_heap : NULL};
 	rc = output_close(&out, load_and_report(&a, &opts, out.f));
 done:
 	tg_rules_free(rules);

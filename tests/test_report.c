@@ -336,9 +336,8 @@ static void test_sample_report(void **state)
 /* The tables in the report's order, whichever thread ran which part and
  * in whatever order the parts finished (core/analysis/report.c takes them
  * by priority, the launchers' after the sheets', the timeline's, the
- * breakdown's and the findings', and the launch statistics' when lean):
- * forty builds, every other one in TraceLens's mode (no
- * kernel_categories), every other pair lean, each the same names, the
+ * breakdown's and the findings'): forty builds, every other one in
+ * TraceLens's mode (no kernel_categories), each the same names, the
  * findings there. */
 static void test_tables_order(void **state)
 {
@@ -354,7 +353,7 @@ static void test_tables_order(void **state)
 	tg_tree *tree;
 	load(&t, &tree, "tests/fixtures/sample.json");
 	for (int k = 0; k < 40; k++) {
-		tg_report_opts o = {.step = -1, .tracelens = k % 2, .lean = k / 2 % 2};
+		tg_report_opts o = {.step = -1, .tracelens = k % 2};
 		tg_report r;
 		assert_int_equal(tg_report_build(&r, tree, &o), 0);
 		assert_int_equal(r.n, sizeof(names) / sizeof(names[0]) - (size_t)o.tracelens);
@@ -365,56 +364,6 @@ static void test_tables_order(void **state)
 		}
 		assert_non_null(r.findings);
 		tg_report_free(&r);
-	}
-	tg_tree_free(tree);
-	tg_trace_free(t);
-}
-
-/* Every table of a report, as json, into a string (the caller frees it). */
-static char *report_json(const tg_report *r)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-	assert_non_null(f);
-	for (size_t i = 0; i < r->n; i++) {
-		fprintf(f, "%s:", tg_table_name(r->tables[i]));
-		assert_int_equal(tg_table_write_json(r->tables[i], f), 0);
-	}
-	fclose(f);
-	return buf;
-}
-
-/* A lean report (the parts ordered for the peak: the launchers' build
- * after the launch statistics) is the same report, every number of every
- * table, in both modes and for a step. */
-static void test_lean_same(void **state)
-{
-	(void)state;
-	tg_trace *t;
-	tg_tree *tree;
-	load(&t, &tree, "tests/fixtures/sample.json");
-	for (int k = 0; k < 3; k++) {
-		tg_report_opts o = {.step = k == 2 ? 0 : -1, .tracelens = k == 1};
-		tg_report a, b;
-		assert_int_equal(tg_report_build(&a, tree, &o), 0);
-		o.lean = 1;
-		assert_int_equal(tg_report_build(&b, tree, &o), 0);
-		assert_int_equal(a.n, b.n);
-		char *ja = report_json(&a), *jb = report_json(&b);
-		assert_true(strlen(ja) > 1000);
-		assert_string_equal(ja, jb);
-		size_t na, nb;
-		const tg_finding *fa = tg_findings_list(a.findings, &na), *fb = tg_findings_list(b.findings, &nb);
-		assert_int_equal(na, nb);
-		for (size_t i = 0; i < na; i++) {
-			assert_int_equal(fa[i].status, fb[i].status);
-			assert_true(fa[i].cost_ns == fb[i].cost_ns || (isnan(fa[i].cost_ns) && isnan(fb[i].cost_ns)));
-		}
-		free(ja);
-		free(jb);
-		tg_report_free(&a);
-		tg_report_free(&b);
 	}
 	tg_tree_free(tree);
 	tg_trace_free(t);
@@ -449,7 +398,6 @@ int main(void)
 		cmocka_unit_test(test_categories),
 		cmocka_unit_test(test_sample_report),
 		cmocka_unit_test(test_tables_order),
-		cmocka_unit_test(test_lean_same),
 		cmocka_unit_test(test_default_mode_differences),
 		cmocka_unit_test(test_tracelens_parity),
 	};

@@ -316,16 +316,14 @@ static int findings_part(tg_report *out, size_t *cap, struct report_work *w)
 #define BIT(p) (1u << (p))
 #define NEED_LAUNCHERS BIT(P_LAUNCHERS)
 /* What each part needs done first (their results; skipped when one of them
- * failed), what it only comes after (so that two large scratches are
- * never held at once: below), and what it comes after too with
- * opts->lean. */
+ * failed), and what it only comes after (so that two large scratches are
+ * never held at once: below). */
 static const struct {
 	part_fn fn;
-	unsigned needs, after, lean_after; /* parts, by bit */
+	unsigned needs, after; /* parts, by bit */
 } parts[NPARTS] = {
 	[P_TIMELINE] = {timeline_part, 0, 0},
-	[P_LAUNCHERS] = {launchers_part, 0, BIT(P_TIMELINE) | BIT(P_SHEETS) | BIT(P_BREAKDOWN) | BIT(P_FINDINGS),
-	                 BIT(P_LAUNCH_STATS) | BIT(P_SHORT_KERNELS)},
+	[P_LAUNCHERS] = {launchers_part, 0, BIT(P_TIMELINE) | BIT(P_SHEETS) | BIT(P_BREAKDOWN) | BIT(P_FINDINGS)},
 	[P_BY_CATEGORY] = {by_category_part, NEED_LAUNCHERS, 0},
 	[P_OPS_SUMMARY] = {ops_summary_part, NEED_LAUNCHERS, 0},
 	[P_UNIQUE_ARGS] = {unique_args_part, NEED_LAUNCHERS, 0},
@@ -344,19 +342,21 @@ static const struct {
 /* The parts by priority: a thread takes the first one not taken whose
  * needs and afters are done, and waits when none is. The report's largest
  * scratch is the launchers' (their build, then what their five tables
- * read: 1.5 MB over the model at 100 MB of JSON, one thread), then the
- * launch statistics' (0.9 MB), the findings' (0.8), the perf sheets' (0.7),
- * the timeline's and the breakdown's (0.65 each). So the launchers come
- * after the sheets, the timeline, the breakdown and the findings (those
- * pair up on the two threads first), and with opts->lean after the launch
- * statistics and the short kernels too (beside them the launchers' build
- * was the report's peak, 2.4 and 1.8 MB over the model at 100 MB), beside
- * the collectives, the host syncs and the memory tables only, their tables
- * beside one another; without lean the launch statistics and the short
- * parts run beside their build. CPU at 1 GB (ms, one thread): sheets
- * 120 then findings 157 (the longest chain), timeline 83, breakdown 103;
- * launchers 121, their tables 162 (categories 75, unique args 49, kernels
- * 22, ops 14, by category 2); launch statistics 132; the rest 29. */
+ * read: 1.3-1.4 MB over the model at 100 MB of JSON, one thread), then the
+ * findings' (0.7-0.8), the perf sheets', the timeline's and the
+ * breakdown's (0.55-0.7 each); the launch statistics' and the short
+ * parts' are small (0.1-0.25). So the launchers come after the sheets,
+ * the timeline, the breakdown and the findings (those pair up on the two
+ * threads first), with the launch statistics and the short parts beside
+ * their build and their tables beside one another. (Their build after the
+ * launch statistics too, beside the short parts only, was tried when the
+ * launch statistics held 0.9 MB: with them at 0.2 it made no difference
+ * to the peak, 14,192-14,568 KB against 14,364-14,540 in eight runs each,
+ * for the launchers' build alone on one thread.) CPU at 1 GB (ms, one
+ * thread): sheets 120 then findings 157 (the longest chain), timeline 83,
+ * breakdown 103; launchers 121, their tables 162 (categories 75, unique
+ * args 49, kernels 22, ops 14, by category 2); launch statistics 132; the
+ * rest 29. */
 static const enum part priority[] = {
 	P_SHEETS,     P_TIMELINE,       P_FINDINGS,       P_BREAKDOWN,   P_LAUNCHERS,
 	P_CATEGORIES, P_UNIQUE_ARGS,    P_KERNEL_SUMMARY, P_OPS_SUMMARY, P_BY_CATEGORY,
@@ -409,7 +409,7 @@ static enum part next_part(struct report_work *w)
 		int left = 0;
 		for (size_t k = 0; k < NTASKS; k++) {
 			enum part p = priority[k];
-			unsigned before = parts[p].needs | parts[p].after | (w->opts->lean ? parts[p].lean_after : 0);
+			unsigned before = parts[p].needs | parts[p].after;
 			if (w->taken & BIT(p))
 				continue;
 			left = 1;

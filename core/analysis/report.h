@@ -30,9 +30,6 @@ typedef struct tg_report_opts {
 	void (*part_done)(void); /* called after each part, its scratch freed (from either
 	                            thread): the caller's heap policy, e.g. malloc_trim;
 	                            NULL: nothing */
-	int lean;              /* the parts ordered for the peak rather than the time: the
-	                          launchers' build beside none of the other long parts
-	                          (report.c), for a few % of wall time; for large traces */
 } tg_report_opts;
 
 struct tg_stream_timeline;
