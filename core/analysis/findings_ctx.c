@@ -145,18 +145,18 @@ static int median_of(double *out, const tg_fctx *c, int launch)
  * device event, is not held beside the busy intervals' 16 bytes an
  * interval (the findings' peak: 1.28 -> 0.92 MB at 100 MB of JSON). 0 or
  * TG_ENOMEM. */
-static int medians(tg_fctx *c)
+static int medians(tg_fctx *c, int gaps)
 {
 	c->median_kernel_ns = c->median_launch_ns = NAN;
-	if (!tg_fctx_limits(c, TG_FINDING_LAUNCH_BOUND)->enabled || !c->nhost || !c->ndev)
+	if (!gaps || !tg_fctx_limits(c, TG_FINDING_LAUNCH_BOUND)->enabled || !c->nhost || !c->ndev)
 		return 0;
 	return median_of(&c->median_kernel_ns, c, 0) || median_of(&c->median_launch_ns, c, 1) ? TG_ENOMEM : 0;
 }
 
 /* The device events by start (4 bytes each), the launch-bound family's
- * medians and the device events' merged busy intervals; the host event
- * count. */
-static int device_events(tg_fctx *c)
+ * medians (with gaps) and the device events' merged busy intervals; the
+ * host event count. */
+static int device_events(tg_fctx *c, int gaps)
 {
 	size_t nd = 0;
 	for (size_t i = 0; i < c->ne; i++) {
@@ -174,7 +174,7 @@ static int device_events(tg_fctx *c)
 	if (!rc)
 		rc = sort_by_start(c);
 	if (!rc)
-		rc = medians(c);
+		rc = medians(c, gaps);
 	if (!rc)
 		rc = busy_union(c);
 	return rc ? tg_error_set(TG_ENOMEM, "findings: out of memory") : 0;
@@ -216,7 +216,8 @@ static int windows(tg_fctx *c)
 	return 0;
 }
 
-int tg_fctx_init(tg_fctx *c, const tg_tree *tree, const tg_findings_opts *opts, int32_t step, tg_findings *out)
+int tg_fctx_init(tg_fctx *c, const tg_tree *tree, const tg_findings_opts *opts, int32_t step, tg_findings *out,
+                 int gaps)
 {
 	memset(c, 0, sizeof(*c));
 	c->tree = tree;
@@ -228,7 +229,7 @@ int tg_fctx_init(tg_fctx *c, const tg_tree *tree, const tg_findings_opts *opts, 
 	c->out = out;
 	int rc = windows(c);
 	if (!rc)
-		rc = device_events(c);
+		rc = device_events(c, gaps);
 	if (!rc) {
 		out->nsteps = c->nsteps;
 		out->step_ns = c->step_ns;
