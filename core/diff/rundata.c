@@ -311,9 +311,9 @@ static int put_skeleton(struct wr *w, const tg_skeleton *sk)
 		put_str(w, tg_atoms_str(at, order[k]), tg_atoms_len(at, order[k]));
 	PUT_U32(w, n);
 	for (size_t i = 0; i < n; i++) {
-		PUT_I64(w, x[i].ts);
+		PUT_I64(w, tg_skeleton_ts(sk, i));
 		PUT_I64(w, tg_skeleton_dur(sk, i));
-		PUT_U32(w, x[i].event);
+		PUT_U32(w, tg_skeleton_event(sk, i));
 		PUT_U32(w, x[i].parent);
 		PUT_U32(w, x[i].name < na ? map[x[i].name] : TG_NONE);
 		PUT_U8(w, x[i].kind);
@@ -477,13 +477,12 @@ static int get_skeleton(tg_skeleton **sk, struct rd_cur *c, uint32_t nevents, co
 	unsigned with = GET_U32(c);
 	tg_atoms *names = get_atoms(c, "skeleton name");
 	uint32_t n = get_count(c, 27, "skeleton node count");
-	tg_skel_node *x = c->bad ? NULL : tg_calloc(n ? n : 1, sizeof(tg_skel_node));
-	int64_t *durs = c->bad ? NULL : tg_malloc((n ? n : 1) * sizeof(int64_t));
-	if (!c->bad && (!x || !durs))
+	tg_skel_entry *x = c->bad ? NULL : tg_calloc(n ? n : 1, sizeof(tg_skel_entry));
+	if (!c->bad && !x)
 		c->bad = "out of memory";
 	for (uint32_t i = 0; i < n && !c->bad; i++) {
 		x[i].ts = GET_I64(c);
-		durs[i] = GET_I64(c);
+		x[i].dur = GET_I64(c);
 		x[i].event = GET_U32(c);
 		x[i].parent = GET_U32(c);
 		/* checked before they are narrowed into the node's bits */
@@ -498,13 +497,10 @@ static int get_skeleton(tg_skeleton **sk, struct rd_cur *c, uint32_t nevents, co
 	}
 	if (c->bad) {
 		free(x);
-		free(durs);
 		tg_atoms_free(names);
 		return TG_EFORMAT;
 	}
-	int rc = tg_skeleton_adopt(sk, x, durs, n, nevents, names, with, what);
-	free(durs);
-	return rc;
+	return tg_skeleton_adopt(sk, x, n, nevents, names, with, what);
 }
 
 /* What follows the skeleton: the critical path's summary, the thresholds'
