@@ -88,6 +88,32 @@ static void test_sort_nodes(void **state)
 	check_sort(ts, N, idx + 200, 502);
 }
 
+/* The order of every node of a skeleton large enough for the in-place
+ * sort of its keys (8,192 keys and more): starts spread over 2^40 ns with
+ * runs of equal ones and a few far apart from the rest (one skewed bucket),
+ * against qsort. */
+static void test_order_in_place(void **state)
+{
+	(void)state;
+	enum { N = 30000 };
+	int64_t *ts = malloc(N * sizeof(int64_t));
+	uint32_t *idx = malloc(N * sizeof(uint32_t));
+	assert_true(ts && idx);
+	uint64_t x = 88172645463325252ULL;
+	for (size_t i = 0; i < N; i++) {
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		ts[i] = i % 5 == 0 && i ? ts[i - 1] : (int64_t)(x >> 24);
+		idx[i] = (uint32_t)i;
+	}
+	ts[17] = ts[29999] = (int64_t)1 << 41;
+	check_sort(ts, N, idx, N);
+	for (size_t i = 0; i < N; i++) /* most in one bucket of the top digit */
+		ts[i] = i % 100 ? (int64_t)(i % 977) : (int64_t)i << 20;
+	check_sort(ts, N, idx, N);
+	free(ts);
+	free(idx);
+}
+
 /* A trace of depth nested cpu_ops, the innermost launching one kernel. */
 static tg_trace *deep_trace(int depth, const char *kernel)
 {
@@ -221,6 +247,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_sort_nodes),
+		cmocka_unit_test(test_order_in_place),
 		cmocka_unit_test(test_deep_chain),
 		cmocka_unit_test(test_skeleton_starts_events),
 	};
