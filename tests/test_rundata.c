@@ -234,17 +234,34 @@ static tg_rundata *detached(const tg_tree *tree, const tg_rules *rules, unsigned
 	size_t nsteps, nr1, nr2;
 	tg_tree_steps(tree, &nsteps);
 	tg_measure_kernels(tg_rundata_measure(rd), &nr1);
+	/* detached, the measure is packed: the same bytes encoded, fewer held */
+	void *whole = NULL;
+	size_t wlen = 0;
+	uint64_t held = tg_measure_mem_bytes(tg_rundata_measure(rd));
+	if ((parts & TG_RUNDATA_ALL) == TG_RUNDATA_ALL)
+		assert_int_equal(tg_rundata_encode(&whole, &wlen, rd), 0);
 	assert_int_equal(tg_rundata_detach(rd), 0);
+	assert_true(tg_measure_packed(tg_rundata_measure(rd)));
+	assert_true(!nr1 || tg_measure_mem_bytes(tg_rundata_measure(rd)) < held);
 	assert_null(tg_measure_tree(tg_rundata_measure(rd), 0));
 	assert_string_equal(tg_measure_trace_name(tg_rundata_measure(rd), 0), "");
 	assert_int_equal(tg_measure_trace_steps(tg_rundata_measure(rd), 0), nsteps);
-	tg_measure_kernels(tg_rundata_measure(rd), &nr2);
+	assert_null(tg_measure_kernels(tg_rundata_measure(rd), &nr2));
 	assert_int_equal(nr1, nr2);
 	for (size_t i = 0; i < nn; i++) /* the trace's atoms are still alive here */
 		assert_string_equal(tg_atoms_str(tg_skeleton_atoms(sk), x[i].name), before[i]);
 	assert_true(!sk || tg_atoms_count(tg_skeleton_atoms(sk)) < tg_atoms_count(tg_trace_atoms(tg_tree_trace(tree))));
 	free(before);
 	assert_int_equal(tg_rundata_detach(rd), 0);
+	if (whole) {
+		void *packed = NULL;
+		size_t plen = 0;
+		assert_int_equal(tg_rundata_encode(&packed, &plen, rd), 0);
+		assert_int_equal(plen, wlen);
+		assert_memory_equal(packed, whole, wlen);
+		free(packed);
+		free(whole);
+	}
 	if (parts & TG_RUNDATA_SKELETON)
 		assert_ptr_not_equal(tg_skeleton_atoms(tg_rundata_skeleton(rd)), tg_trace_atoms(tg_tree_trace(tree)));
 	else
