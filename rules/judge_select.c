@@ -253,6 +253,15 @@ static int select_side(struct sel **out, size_t *n, size_t *units, size_t *dropp
 	*units = rule_units(map, r, m);
 	uint32_t natoms = tg_atoms_count(keys);
 	uint8_t *memo = tg_calloc(5 * (size_t)(natoms ? natoms : 1), 1); /* NULL: no memo, still correct */
+	/* room for every record at once, given back below what is selected:
+	 * growing by doubling held up to twice the selection of a side whose
+	 * every record a rule selects (the gate's peak) */
+	if (nk && !(v = tg_malloc(nk * sizeof(*v)))) {
+		free(map);
+		free(memo);
+		return TG_ENOMEM;
+	}
+	cap = nk;
 	for (size_t i = 0; i < nk; i++) {
 		if (k[i].unit == TG_NONE || map[k[i].unit] == UINT32_MAX ||
 		    !tg_judge_rec_matches(r, m, keys, &k[i], memo, natoms))
@@ -286,6 +295,13 @@ static int select_side(struct sel **out, size_t *n, size_t *units, size_t *dropp
 	}
 	free(map);
 	free(memo);
+	struct sel *fit = c && c < cap ? tg_realloc(v, c * sizeof(*v)) : NULL;
+	if (fit)
+		v = fit;
+	if (!c) { /* none selected: NULL, as before any was */
+		free(v);
+		v = NULL;
+	}
 	if (c > 1 && sort_sel(v, c, natoms, ni, nk))
 		qsort(v, c, sizeof(*v), cmp_sel); /* no memory for the radix sort */
 	*out = v;
