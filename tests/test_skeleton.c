@@ -89,13 +89,14 @@ static void test_sort_nodes(void **state)
 }
 
 /* The order of every node of a skeleton large enough for the in-place
- * sort of its keys (8,192 keys and more): starts spread over 2^40 ns with
- * runs of equal ones and a few far apart from the rest (one skewed bucket),
- * against qsort. */
+ * sort of its keys (65,536 keys and more): starts spread over 2^40 ns
+ * with runs of equal ones and two far from the rest (buckets of a few
+ * keys, sorted by insertion), then most starts in one bucket of the top
+ * digit (sorted by tg_sort_u64), against qsort. */
 static void test_order_in_place(void **state)
 {
 	(void)state;
-	enum { N = 30000 };
+	enum { N = 70000 };
 	int64_t *ts = malloc(N * sizeof(int64_t));
 	uint32_t *idx = malloc(N * sizeof(uint32_t));
 	assert_true(ts && idx);
@@ -105,7 +106,7 @@ static void test_order_in_place(void **state)
 		ts[i] = i % 5 == 0 && i ? ts[i - 1] : (int64_t)(x >> 24);
 		idx[i] = (uint32_t)i;
 	}
-	ts[17] = ts[29999] = (int64_t)1 << 41;
+	ts[17] = ts[N - 1] = (int64_t)1 << 41;
 	check_sort(ts, N, idx, N);
 	for (size_t i = 0; i < N; i++) /* most in one bucket of the top digit */
 		ts[i] = i % 100 ? (int64_t)(i % 977) : (int64_t)i << 20;

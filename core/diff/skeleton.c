@@ -144,6 +144,16 @@ static void rank_events(tg_skeleton *s)
 	s->evrank[words] = r;
 }
 
+/* The set bits of each byte: a table, as the build has no popcnt
+ * instruction to count with (__builtin_popcountll is a call). */
+#define B2(n) n, n + 1, n + 1, n + 2
+#define B4(n) B2(n), B2(n + 1), B2(n + 1), B2(n + 2)
+#define B6(n) B4(n), B4(n + 1), B4(n + 1), B4(n + 2)
+static const uint8_t bits_in_byte[256] = {B6(0), B6(1), B6(1), B6(2)};
+#undef B2
+#undef B4
+#undef B6
+
 uint32_t tg_skeleton_event(const tg_skeleton *s, size_t i)
 {
 	size_t w = s->evsel[i >> 6];
@@ -151,7 +161,7 @@ uint32_t tg_skeleton_event(const tg_skeleton *s, size_t i)
 		w++;
 	uint32_t r = (uint32_t)(i - s->evrank[w]), at = (uint32_t)w * 64;
 	uint64_t x = s->evbits[w];
-	for (uint32_t c; (c = (uint32_t)__builtin_popcountll(x & 0xff)) <= r; x >>= 8, at += 8)
+	for (uint32_t c; (c = bits_in_byte[x & 0xff]) <= r; x >>= 8, at += 8)
 		r -= c;
 	for (; r; r--)
 		x &= x - 1;
@@ -196,22 +206,27 @@ static void nearest_held(uint32_t *near, const tg_tree *tree, size_t ne)
 	}
 }
 
-/* Sorts the n distinct keys k: in place on their top 11 bits (of those
+/* Sorts the n distinct keys k: in place on their top 16 bits (of those
  * that differ; American flag sort: each key swapped into its bucket along
- * a cycle, no scratch), then each bucket by tg_sort_u64, whose scratch is
- * as long as the bucket, not as the whole (the view's build sorts every
- * skeleton node while the gate holds both sides: 8 bytes a node less at
- * its peak). A few keys go to tg_sort_u64 whole. 0 or TG_ENOMEM. */
+ * a cycle, no scratch but the buckets' two tables of 256 KB), then each
+ * bucket, a few keys when the starts spread, by insertion, a larger one
+ * by tg_sort_u64, whose scratch is as long as that bucket, not as the
+ * whole (the view's build sorts every skeleton node while the gate holds
+ * both sides: 8 bytes a node less at its peak). Fewer keys go to
+ * tg_sort_u64 whole. 0 or TG_ENOMEM. */
 static int sort_keys_in_place(uint64_t *k, size_t n)
 {
-	enum { DIGIT = 11, RADIX = 1 << DIGIT };
+	enum { DIGIT = 16, RADIX = 1 << DIGIT, SMALL = 32 };
 	uint64_t differ = 0;
 	for (size_t i = 1; i < n; i++)
 		differ |= k[i] ^ k[0];
-	if (n < 4 * RADIX || !differ)
+	uint32_t *start = n >= RADIX && differ ? tg_calloc(RADIX + 1, sizeof(uint32_t)) : NULL;
+	uint32_t *next = start ? tg_malloc(RADIX * sizeof(uint32_t)) : NULL;
+	if (!next) {
+		free(start);
 		return tg_sort_u64(k, n);
+	}
 	int top = 64 - __builtin_clzll(differ), shift = top > DIGIT ? top - DIGIT : 0;
-	uint32_t start[RADIX + 1] = {0}, next[RADIX];
 	for (size_t i = 0; i < n; i++)
 		start[(k[i] >> shift) & (RADIX - 1)]++;
 	uint32_t off = 0;
@@ -234,10 +249,25 @@ static int sort_keys_in_place(uint64_t *k, size_t n)
 			}
 			k[next[d]++] = x;
 		}
-	for (size_t d = 0; d < RADIX; d++)
-		if (start[d + 1] - start[d] > 1 && tg_sort_u64(k + start[d], start[d + 1] - start[d]))
-			return TG_ENOMEM;
-	return 0;
+	free(next);
+	int rc = 0;
+	for (size_t d = 0; !rc && d < RADIX; d++) {
+		uint64_t *v = k + start[d];
+		size_t m = start[d + 1] - start[d];
+		if (m > SMALL) {
+			rc = tg_sort_u64(v, m);
+			continue;
+		}
+		for (size_t i = 1; i < m; i++) {
+			uint64_t x = v[i];
+			size_t j = i;
+			for (; j > 0 && v[j - 1] > x; j--)
+				v[j] = v[j - 1];
+			v[j] = x;
+		}
+	}
+	free(start);
+	return rc;
 }
 
 /* by[0..n): the nodes by (start, index) through a linear radix sort (the
