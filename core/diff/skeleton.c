@@ -206,68 +206,88 @@ static void nearest_held(uint32_t *near, const tg_tree *tree, size_t ne)
 	}
 }
 
-/* Sorts the n distinct keys k: in place on their top 16 bits (of those
- * that differ; American flag sort: each key swapped into its bucket along
- * a cycle, no scratch but the buckets' two tables of 256 KB), then each
- * bucket, a few keys when the starts spread, by insertion, a larger one
- * by tg_sort_u64, whose scratch is as long as that bucket, not as the
- * whole (the view's build sorts every skeleton node while the gate holds
- * both sides: 8 bytes a node less at its peak). Fewer keys go to
- * tg_sort_u64 whole. 0 or TG_ENOMEM. */
+/* k[0..n) by insertion: a bucket of a few keys. */
+static void insertion_u64(uint64_t *k, size_t n)
+{
+	for (size_t i = 1; i < n; i++) {
+		uint64_t x = k[i];
+		size_t j = i;
+		for (; j > 0 && k[j - 1] > x; j--)
+			k[j] = k[j - 1];
+		k[j] = x;
+	}
+}
+
+/* Moves each of the n keys into its bucket of digit (key >> shift) &
+ * (radix - 1), in place (American flag sort: a key swapped along a cycle
+ * into its bucket's next place); start[0..radix] the buckets' bounds
+ * (counted here), next[radix] scratch. */
+static void flag_pass(uint64_t *k, size_t n, int shift, size_t radix, uint32_t *start, uint32_t *next)
+{
+	memset(start, 0, (radix + 1) * sizeof(uint32_t));
+	for (size_t i = 0; i < n; i++)
+		start[((k[i] >> shift) & (radix - 1)) + 1]++;
+	for (size_t d = 0; d < radix; d++) {
+		start[d + 1] += start[d];
+		next[d] = start[d];
+	}
+	for (size_t d = 0; d < radix; d++)
+		while (next[d] < start[d + 1]) {
+			uint64_t x = k[next[d]];
+			size_t xd = (x >> shift) & (radix - 1);
+			while (xd != d) { /* x to its bucket's next place, what was there taken along */
+				uint64_t y = k[next[xd]];
+				k[next[xd]++] = x;
+				x = y;
+				xd = (x >> shift) & (radix - 1);
+			}
+			k[next[d]++] = x;
+		}
+}
+
+/* The n keys, equal above bit shift + 8, sorted in place: by their next
+ * 8 bits, then each bucket the same way below them (a few keys by
+ * insertion). */
+static void flag_sort(uint64_t *k, size_t n, int shift)
+{
+	if (n <= 32 || shift < 0) {
+		insertion_u64(k, n);
+		return;
+	}
+	uint32_t start[257], next[256];
+	flag_pass(k, n, shift, 256, start, next);
+	for (size_t d = 0; d < 256; d++)
+		if (start[d + 1] - start[d] > 1)
+			flag_sort(k + start[d], start[d + 1] - start[d], shift > 8 ? shift - 8 : (shift ? 0 : -1));
+}
+
+/* Sorts the n distinct keys k in place (American flag sort): by their top
+ * 16 bits (of those that differ; two tables of 256 KB), then each bucket
+ * by the next 8 bits and so on, a bucket of a few keys by insertion: no
+ * scratch as long as the keys (the view's build sorts every skeleton node
+ * while the gate holds both sides: 8 bytes a node less at its peak).
+ * Fewer keys than the top digit's buckets go to tg_sort_u64. 0 or
+ * TG_ENOMEM. */
 static int sort_keys_in_place(uint64_t *k, size_t n)
 {
-	enum { DIGIT = 16, RADIX = 1 << DIGIT, SMALL = 32 };
+	enum { DIGIT = 16, RADIX = 1 << DIGIT };
 	uint64_t differ = 0;
 	for (size_t i = 1; i < n; i++)
 		differ |= k[i] ^ k[0];
-	uint32_t *start = n >= RADIX && differ ? tg_calloc(RADIX + 1, sizeof(uint32_t)) : NULL;
+	uint32_t *start = n >= RADIX && differ ? tg_malloc((RADIX + 1) * sizeof(uint32_t)) : NULL;
 	uint32_t *next = start ? tg_malloc(RADIX * sizeof(uint32_t)) : NULL;
 	if (!next) {
 		free(start);
 		return tg_sort_u64(k, n);
 	}
 	int top = 64 - __builtin_clzll(differ), shift = top > DIGIT ? top - DIGIT : 0;
-	for (size_t i = 0; i < n; i++)
-		start[(k[i] >> shift) & (RADIX - 1)]++;
-	uint32_t off = 0;
-	for (size_t d = 0; d <= RADIX; d++) {
-		uint32_t c = d < RADIX ? start[d] : 0;
-		start[d] = off;
-		if (d < RADIX)
-			next[d] = off;
-		off += c;
-	}
-	for (size_t d = 0; d < RADIX; d++)
-		while (next[d] < start[d + 1]) {
-			uint64_t x = k[next[d]];
-			size_t xd = (x >> shift) & (RADIX - 1);
-			while (xd != d) { /* x to its bucket's next place, what was there taken along */
-				uint64_t y = k[next[xd]];
-				k[next[xd]++] = x;
-				x = y;
-				xd = (x >> shift) & (RADIX - 1);
-			}
-			k[next[d]++] = x;
-		}
+	flag_pass(k, n, shift, RADIX, start, next);
 	free(next);
-	int rc = 0;
-	for (size_t d = 0; !rc && d < RADIX; d++) {
-		uint64_t *v = k + start[d];
-		size_t m = start[d + 1] - start[d];
-		if (m > SMALL) {
-			rc = tg_sort_u64(v, m);
-			continue;
-		}
-		for (size_t i = 1; i < m; i++) {
-			uint64_t x = v[i];
-			size_t j = i;
-			for (; j > 0 && v[j - 1] > x; j--)
-				v[j] = v[j - 1];
-			v[j] = x;
-		}
-	}
+	for (size_t d = 0; d < RADIX; d++)
+		if (start[d + 1] - start[d] > 1)
+			flag_sort(k + start[d], start[d + 1] - start[d], shift > 8 ? shift - 8 : (shift ? 0 : -1));
 	free(start);
-	return rc;
+	return 0;
 }
 
 /* by[0..n): the nodes by (start, index) through a linear radix sort (the
