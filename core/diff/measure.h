@@ -22,8 +22,10 @@
 #include "../../util/atoms.h"
 #include "../tree/tree.h"
 
-/* 64 bytes: the run data of a trace holds one a device event, a judgement
- * one a device event of each side. What no judgement reads is not held:
+/* 64 bytes: a judgement holds one a device event of each side; the run
+ * data of a trace, once detached, holds them packed (tg_measure_pack: a
+ * row of 24 bytes and the families rows share). What no judgement reads
+ * is not held:
  * the start (the stored encoding writes 0 for it since the sixth round of
  * issue 24), the rank (its trace's: tg_measure_rec_rank), the stream's
  * number (an index into the measure's streams: tg_measure_rec_stream). */
