@@ -278,14 +278,13 @@ static unsigned side_parts(const struct diff_opts *o)
 /* Reads the base, new and --noise-from traces, in that order, one at a
  * time into the run data of sides[0..2] (diff_load.h; a --noise-from
  * run's measures alone). Each trace's events and arguments, freed, are
- * kept mapped for the next trace's reader (tg_big_keep: their pages
- * reused, not faulted in again) until the last is read. Returns 0 or -1
- * after printing the error. */
+ * left mapped for the next trace's reader (diff_load.h: their pages
+ * reused, not faulted in again); the last trace's are unmapped here.
+ * Returns 0 or -1 after printing the error. */
 static int load_sides(tg_cli_side *sides, const struct diff_args *a, const struct diff_opts *o,
                       const tg_rules *rules)
 {
 	unsigned parts = side_parts(o);
-	tg_big_keep(2);
 	int rc = tg_cli_side_load(&sides[0], a->base, a->nbase, parts, 1, rules, &o->ropts) ||
 	         tg_cli_side_load(&sides[1], a->next, a->nnext, parts, 1, rules, &o->ropts) ||
 	         tg_cli_side_load(&sides[2], (const char *const *)o->noise.v, o->noise.n, 0, 0, rules, &o->ropts);
