@@ -6,11 +6,13 @@
  * sizes fail with TG_ENOMEM; tg_big_grow doubles; mappings freed under
  * tg_big_keep are reused (the largest first, resized, their bytes kept;
  * calloc never takes one), as many as asked, and unmapped by
- * tg_big_keep(0). */
+ * tg_big_keep(0), two threads at once too (make check-tsan). */
 #include "testutil.h"
 
 #include "../util/big.h"
 #include "../util/tg.h"
+
+#include <pthread.h>
 
 #define MIB ((size_t)1 << 20)
 
@@ -317,6 +319,33 @@ static void test_keep_limit(void **state)
 		assert_int_equal(resident_kb(q), -1);
 }
 
+/* One thread's turns: mapped blocks allocated, written and freed. */
+static void *churn(void *arg)
+{
+	size_t *bad = arg;
+	for (int i = 0; i < 20; i++) {
+		uint32_t *a = filled(TG_BIG_MIN + (size_t)(i % 3) * MIB);
+		*bad += first_bad(a, TG_BIG_MIN / 4) != TG_BIG_MIN / 4;
+		tg_big_free(a);
+	}
+	return NULL;
+}
+
+/* Two threads taking and giving back kept mappings at once (ThreadSanitizer:
+ * make check-tsan), every block whole. */
+static void test_keep_threads(void **state)
+{
+	(void)state;
+	tg_big_keep(2);
+	pthread_t t;
+	size_t bad[2] = {0, 0};
+	assert_int_equal(pthread_create(&t, NULL, churn, &bad[0]), 0);
+	churn(&bad[1]);
+	assert_int_equal(pthread_join(t, NULL), 0);
+	tg_big_keep(0);
+	assert_int_equal(bad[0] + bad[1], 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -328,6 +357,7 @@ int main(void)
 		cmocka_unit_test(test_keep_reuse),
 		cmocka_unit_test(test_keep_resize),
 		cmocka_unit_test(test_keep_limit),
+		cmocka_unit_test(test_keep_threads),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
