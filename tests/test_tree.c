@@ -59,10 +59,10 @@ static void test_sample_structure(void **state)
 	/* children in time order, across streams */
 	size_t n;
 	uint32_t sdpa = tg_test_find(t, "aten::_scaled_dot_product_flash_attention", TG_KIND_CPU_OP);
-	const uint32_t *c = tg_tree_children(f->tree, sdpa, &n);
-	assert_int_equal(n, 2);
-	assert_string_equal(name_of(t, tg_tree_children(f->tree, c[0], &n)[0]), "flash_fwd_kernel");
-	assert_string_equal(name_of(t, tg_tree_children(f->tree, c[1], &n)[0]), "softmax_aux");
+	assert_int_equal(tg_tree_child_count(f->tree, sdpa), 2);
+	assert_string_equal(name_of(t, tg_tree_child(f->tree, tg_tree_child(f->tree, sdpa, 0), 0)), "flash_fwd_kernel");
+	assert_string_equal(name_of(t, tg_tree_child(f->tree, tg_tree_child(f->tree, sdpa, 1), 0)), "softmax_aux");
+	assert_int_equal(tg_tree_child(f->tree, sdpa, 2), TG_NONE);
 
 	/* roots: the python main on the host track, then the orphan kernel */
 	const uint32_t *roots = tg_tree_roots(f->tree, &n);
@@ -98,11 +98,16 @@ static void test_sample_linking(void **state)
 	assert_int_equal(tg_tree_launch(f->tree, ek), TG_NONE);
 	/* the graph launch owns its three kernels in start order */
 	uint32_t gl = tg_test_find(t, "cudaGraphLaunch", TG_KIND_RUNTIME);
-	const uint32_t *c = tg_tree_children(f->tree, gl, &n);
+	static const char *const graph_k[3] = {"graph_k_a", "graph_k_c", "graph_k_b"};
+	tg_tree_child_iter it;
+	uint32_t c;
+	n = 0;
+	for (tg_tree_child_iter_init(&it, f->tree, gl); tg_tree_child_next(&it, &c); n++) {
+		assert_true(n < 3);
+		assert_string_equal(name_of(t, c), graph_k[n]);
+	}
 	assert_int_equal(n, 3);
-	assert_string_equal(name_of(t, c[0]), "graph_k_a");
-	assert_string_equal(name_of(t, c[1]), "graph_k_c");
-	assert_string_equal(name_of(t, c[2]), "graph_k_b");
+	assert_false(tg_tree_child_next(&it, &c)); /* stays at its end */
 	uint32_t ok = tg_test_find(t, "orphan_kernel", TG_KIND_KERNEL);
 	assert_int_equal(tg_tree_parent(f->tree, ok), TG_NONE);
 }
@@ -554,9 +559,19 @@ static void check_blocks(tg_trace *t, int n, int way)
 		assert_int_equal(tg_tree_parent(tree, f), step);
 		assert_int_equal(tg_tree_parent(tree, g), f);
 		assert_int_equal(tg_tree_parent(tree, op), g);
-		size_t nc;
-		const uint32_t *c = tg_tree_children(tree, op, &nc);
-		assert_int_equal(nc, 3); /* the two launches, then the kernel by External id */
+		uint32_t c[3];
+		assert_int_equal(tg_tree_child_count(tree, op), 3); /* the two launches, then the kernel by External id */
+		for (size_t k = 0; k < 3; k++)
+			c[k] = tg_tree_child(tree, op, k);
+		assert_int_equal(tg_tree_child(tree, op, 3), TG_NONE);
+		tg_tree_child_iter it; /* the iterator reads the same children, in order */
+		uint32_t x;
+		size_t nx = 0;
+		for (tg_tree_child_iter_init(&it, tree, op); tg_tree_child_next(&it, &x); nx++)
+			assert_int_equal(x, c[nx]);
+		assert_int_equal(nx, 3);
+		assert_int_equal(tg_tree_child_count(tree, c[0]), 1); /* the launch's kernel */
+		assert_int_equal(tg_tree_child(tree, c[0], 0), kc);
 		assert_int_equal(c[2], ke);
 		assert_int_equal(tg_tree_parent(tree, kc), c[0]);
 		assert_int_equal(tg_tree_parent(tree, kf), c[1]);
@@ -603,8 +618,8 @@ static void test_one_and_two_threads(void **state)
 	}
 }
 
-/* A tree from TG_TREE_PACK_MIN events on reads its parents, children and
- * steps from the packs (tree_pack.h) the same as a smaller one from its
+/* A tree from TG_TREE_PACK_MIN events on reads its parents, children (the
+ * iterator, tg_tree_child), child offsets and steps from the packs (tree_pack.h) the same as a smaller one from its
  * whole arrays: 14,000 blocks of ten events, each its own step. */
 static void test_packed_tree(void **state)
 {

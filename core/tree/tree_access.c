@@ -15,6 +15,7 @@ void tg_tree_free(tg_tree *tree)
 	tg_tree_pack_free(&tree->parents);
 	tg_tree_pack_free(&tree->offs);
 	free(tree->children);
+	tg_tree_pack_free(&tree->kids);
 	free(tree->roots);
 	free(tree->step_of);
 	free(tree->step16);

@@ -3,7 +3,7 @@
  * form (child_off[] indexes children[], allocated to its count), filled in
  * the buckets' order and each event's children then sorted by start,
  * longest first, index; the roots; the stats read from the laid out tree;
- * the children and roots read back.
+ * the children (tree.h's iterator) and roots read back.
  */
 #include "tree_impl.h"
 
@@ -99,12 +99,25 @@ void tg_tree_count_links(tg_tree *tree, const tg_event *ev, size_t ne)
 	}
 }
 
-const uint32_t *tg_tree_children(const tg_tree *tree, uint32_t ev, size_t *n)
+void tg_tree_child_iter_init(tg_tree_child_iter *it, const tg_tree *tree, uint32_t ev)
+{
+	tg_tree_pack_pair8_at(&it->at, &it->end, &tree->offs, tree->child_off, ev);
+	it->pack = &tree->kids;
+	it->whole = tree->children;
+}
+
+size_t tg_tree_child_count(const tg_tree *tree, uint32_t ev)
 {
 	uint32_t at, end;
 	tg_tree_pack_pair8_at(&at, &end, &tree->offs, tree->child_off, ev);
-	*n = end - at;
-	return tree->children + at;
+	return end - at;
+}
+
+uint32_t tg_tree_child(const tg_tree *tree, uint32_t ev, size_t i)
+{
+	uint32_t at, end;
+	tg_tree_pack_pair8_at(&at, &end, &tree->offs, tree->child_off, ev);
+	return i < end - at ? tg_tree_pack_at(&tree->kids, tree->children, at + i) : TG_NONE;
 }
 
 const uint32_t *tg_tree_roots(const tg_tree *tree, size_t *n)

@@ -22,7 +22,8 @@ struct tg_tree {
 	uint32_t *child_off; /* nevents + 1, while the tree is built; then offs (likewise) */
 	tg_tree_pack parents; /* the built tree's parent of each event */
 	tg_tree_pack offs;    /* the built tree's child_off */
-	uint32_t *children;
+	uint32_t *children;  /* while built; then kids (kept when not packed) */
+	tg_tree_pack kids;   /* the built tree's children */
 	uint32_t *roots;
 	size_t nroots;
 	int32_t *step_of;   /* while built: each event's step when there are INT16_MAX steps or more */
