@@ -51,7 +51,8 @@ static int want_device(const tg_event *e) { return tg_tree_is_device_event(e); }
  * events) and the launch flows' ends (for TraceLens's links). Then the
  * fallback links (the host buckets): the last part that reads the flows,
  * which tg_tree_build_dropping_flows frees there, before the build's peak.
- * Then the children (all parents, both buckets), beside TraceLens's links
+ * Then the roots (both buckets, freed after) and the children (all
+ * parents, in file order), beside TraceLens's links
  * and the steps (these two read device events' parents only). Each part writes
  * its own fields of the stats. On two threads the caller's thread does the
  * host part, the fallback and the children; every other part (a task) is
@@ -212,9 +213,11 @@ static int build_two_threads(struct build *b, tg_tree_helper *h)
 	pthread_cond_broadcast(&b->cv);
 	pthread_mutex_unlock(&b->mu);
 	if (ok)
-		rc = tg_tree_layout_children(b->tree, b->t, &b->hb, &b->db);
-	tg_tree_buckets_free(&b->hb); /* before the next passes allocate (the last tasks need none) */
+		rc = tg_tree_gather_roots(b->tree, b->t, &b->hb, &b->db);
+	tg_tree_buckets_free(&b->hb); /* before the children allocate (no later part needs them) */
 	tg_tree_buckets_free(&b->db);
+	if (ok && !rc)
+		rc = tg_tree_layout_children(b->tree, b->t);
 	if (ok) {
 		take(b, T_TLLINKS);
 		take(b, T_STEPS);
@@ -223,7 +226,7 @@ static int build_two_threads(struct build *b, tg_tree_helper *h)
 	return rc ? rc : task_error(b);
 }
 
-/* The parts on this thread, the buckets freed before the steps allocate. */
+/* The parts on this thread, the buckets freed before the children allocate. */
 static int build_one_thread(struct build *b)
 {
 	int rc;
@@ -232,10 +235,11 @@ static int build_one_thread(struct build *b)
 	    (b->need_fallback && (rc = tg_tree_link_fallback(b->tree->parent, &b->tree->stats, b->t, &b->hb))))
 		return rc;
 	drop_flows(b);
-	if ((rc = tg_tree_layout_children(b->tree, b->t, &b->hb, &b->db)))
-		return rc;
+	rc = tg_tree_gather_roots(b->tree, b->t, &b->hb, &b->db);
 	tg_tree_buckets_free(&b->hb);
 	tg_tree_buckets_free(&b->db);
+	if (rc || (rc = tg_tree_layout_children(b->tree, b->t)))
+		return rc;
 	return (rc = task(b, T_STEPS)) ? rc : task(b, T_TLLINKS);
 }
 

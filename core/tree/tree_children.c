@@ -1,8 +1,10 @@
 /*
- * tree_children.c - the children's layout (tree_impl.h): children in CSR
- * form (child_off[] indexes children[], allocated to its count), filled in
- * the buckets' order and each event's children then sorted by start,
- * longest first, index; the roots; the stats read from the laid out tree;
+ * tree_children.c - the children's layout (tree_impl.h): the roots, read
+ * from the buckets; then, the buckets freed, the children in CSR form
+ * (child_off[] indexes children[], allocated to its count), filled in file
+ * order and each event's children sorted by start, longest first, index
+ * where they are not in that order already; the stats read from the laid
+ * out tree;
  * the children (tree.h's iterator) and roots read back.
  */
 #include "tree_impl.h"
@@ -29,11 +31,34 @@ static int cmp_child(const void *a, const void *b, void *ctx)
 	return (*(const uint32_t *)a > *(const uint32_t *)b) - (*(const uint32_t *)a < *(const uint32_t *)b);
 }
 
-int tg_tree_layout_children(tg_tree *tree, const tg_trace *t, const tg_tree_buckets *hb, const tg_tree_buckets *db)
+int tg_tree_gather_roots(tg_tree *tree, const tg_trace *t, const tg_tree_buckets *hb, const tg_tree_buckets *db)
 {
 	size_t ne, nt;
 	const tg_event *ev = tg_trace_events(t, &ne);
 	tg_trace_tracks(t, &nt);
+	/* a slot an event: the untouched slots are never resident, and sized
+	 * to their count (a few hundred) the roots moved the diff's 1 GB peak
+	 * up by 11 MB through glibc's heap layout (the diff never trims its
+	 * heap: cli/cmd_diff.c) */
+	tree->roots = tg_malloc((ne + 1) * sizeof(uint32_t));
+	if (!tree->roots)
+		return TG_ENOMEM;
+	/* in sorted track order: host tracks, then device tracks' orphans */
+	const tg_tree_buckets *bs[2] = {hb, db};
+	for (int b = 0; b < 2; b++)
+		for (size_t tr = 0; tr < nt; tr++)
+			for (uint32_t k = bs[b]->off[tr]; k < bs[b]->off[tr + 1]; k++) {
+				uint32_t e = (uint32_t)bs[b]->keys[k].tie;
+				if (tree->parent[e] == TG_NONE && (b == 0 || tg_kind_is_gpu(ev[e].kind)))
+					tree->roots[tree->nroots++] = e;
+			}
+	return 0;
+}
+
+int tg_tree_layout_children(tg_tree *tree, const tg_trace *t)
+{
+	size_t ne;
+	const tg_event *ev = tg_trace_events(t, &ne);
 	tree->child_off = tg_calloc(ne + 2, sizeof(uint32_t));
 	if (!tree->child_off)
 		return TG_ENOMEM;
@@ -41,10 +66,7 @@ int tg_tree_layout_children(tg_tree *tree, const tg_trace *t, const tg_tree_buck
 	 * p's children start, the cursor that fills them, and ends where the
 	 * next one's start (no cursor array: 4 bytes an event less at the
 	 * build's peak). The children are counted first and allocated to
-	 * their count. The roots keep a slot an event: their untouched slots
-	 * are never resident, and sized to their count (a few hundred) they
-	 * moved the diff's 1 GB peak up by 11 MB through glibc's heap layout
-	 * (the diff never trims its heap: cli/cmd_diff.c). */
+	 * their count. */
 	size_t nchildren = 0;
 	for (size_t i = 0; i < ne; i++) {
 		if (tree->parent[i] != TG_NONE) {
@@ -55,23 +77,17 @@ int tg_tree_layout_children(tg_tree *tree, const tg_trace *t, const tg_tree_buck
 	for (size_t i = 0; i < ne; i++)
 		tree->child_off[i + 1] += tree->child_off[i];
 	tree->children = tg_malloc((nchildren + 1) * sizeof(uint32_t));
-	tree->roots = tg_malloc((ne + 1) * sizeof(uint32_t));
-	if (!tree->children || !tree->roots)
+	if (!tree->children)
 		return TG_ENOMEM;
-	/* fill in sorted track order: host tracks, then device tracks */
-	const tg_tree_buckets *bs[2] = {hb, db};
-	for (int b = 0; b < 2; b++)
-		for (size_t tr = 0; tr < nt; tr++)
-			for (uint32_t k = bs[b]->off[tr]; k < bs[b]->off[tr + 1]; k++) {
-				uint32_t e = (uint32_t)bs[b]->keys[k].tie;
-				uint32_t p = tree->parent[e];
-				if (p != TG_NONE)
-					tree->children[tree->child_off[p + 1]++] = e;
-				else if (b == 0 || tg_kind_is_gpu(ev[e].kind))
-					tree->roots[tree->nroots++] = e;
-			}
-	/* children from several tracks (python reparenting, multi-stream graph
-	 * launches) may be out of order */
+	/* in file order, each event's then sorted where they are not in order
+	 * already (children from several tracks, python reparenting,
+	 * multi-stream graph launches, a file out of time order): the order is
+	 * cmp_child's, a total one, whatever order they are filled in */
+	for (size_t i = 0; i < ne; i++) {
+		uint32_t p = tree->parent[i];
+		if (p != TG_NONE)
+			tree->children[tree->child_off[p + 1]++] = (uint32_t)i;
+	}
 	struct child_ctx cc = {t, ev};
 	for (size_t i = 0; i < ne; i++) {
 		uint32_t *c = tree->children + tree->child_off[i];
