@@ -50,10 +50,12 @@ static int want_device(const tg_event *e) { return tg_tree_is_device_event(e); }
  * device events' buckets, their links by correlation (parents of device
  * events) and the launch flows' ends (for TraceLens's links). Then the
  * fallback links (the host buckets): the last part that reads the flows,
- * which tg_tree_build_dropping_flows frees there, before the build's peak.
- * Then the roots (both buckets, freed after) and the children (all
- * parents, in file order), beside TraceLens's links
- * and the steps (these two read device events' parents only). Each part writes
+ * which tg_tree_build_dropping_flows frees there, or as soon as the links
+ * by correlation and the ends are done when no device event needs the
+ * fallback (during the host part, the build's peak). Then the roots (both
+ * buckets, freed after) and the children (all parents, in file order),
+ * beside TraceLens's links and the steps (these two read device events'
+ * parents only). Each part writes
  * its own fields of the stats. On two threads the caller's thread does the
  * host part, the fallback and the children; every other part (a task) is
  * taken by whichever thread comes to it first, so that a helper that
@@ -110,6 +112,21 @@ static int task(struct build *b, int i)
 	}
 }
 
+/* Frees the flows of the trace being built (tg_tree_build_dropping_flows)
+ * as soon as the links by correlation found every device event its launch
+ * and the launch flows' ends are taken: no fallback will read them, and
+ * the host part, which may still run on the other thread, reads none. The
+ * flows (16 bytes each, two a kernel launch: 1.4 MB at 100 MB of JSON) are
+ * then not held under the host part's buckets and Python ids, the build's
+ * peak. Called on b->mu, by the thread that finished the second of the two
+ * tasks: the other waits for both before it reads the trace's flows. */
+static void drop_flows_early(struct build *b)
+{
+	if (b->drop && b->done[T_CORR] && b->done[T_TLENDS] && !b->rc[T_CORR] && !b->rc[T_TLENDS] &&
+	    !b->need_fallback)
+		tg_trace_drop_flows(b->drop);
+}
+
 /* Runs task i unless another thread took it. */
 static void take(struct build *b, int i)
 {
@@ -125,6 +142,8 @@ static void take(struct build *b, int i)
 	pthread_mutex_lock(&b->mu);
 	b->rc[i] = rc;
 	b->done[i] = 1;
+	if (i == T_CORR || i == T_TLENDS)
+		drop_flows_early(b);
 	pthread_cond_broadcast(&b->cv);
 	pthread_mutex_unlock(&b->mu);
 }
@@ -164,7 +183,8 @@ static void *helper(void *arg)
 
 /* Frees the flows of the trace being built (tg_tree_build_dropping_flows)
  * once every part that reads them is done: the links by flow and the
- * launch flows' ends. Before the children are laid out, the build's peak. */
+ * launch flows' ends. Before the children are laid out; already done
+ * (drop_flows_early) when no device event needed the fallback. */
 static void drop_flows(struct build *b)
 {
 	if (b->drop)
