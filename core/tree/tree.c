@@ -4,10 +4,12 @@
  *
  * Layout while built: parent[] per event, children in CSR form
  * (tree_children.c), step_of[] per event (16-bit when the steps fit, as
- * they nearly always do: tree_steps.c). Once built, parent[], child_off[],
- * children[] and the steps are packed (tree_pack.h: about 2, 1, 2 and 1
- * bytes, not 4, 4, 4 and 2: the report reads them through its run, the
- * children through tree.h's iterator). TraceLens's link
+ * they nearly always do: tree_steps.c). parent[], child_off[], children[]
+ * and the steps are packed (tree_pack.h: about 2, 1, 2 and 1 bytes, not 4,
+ * 4, 4 and 2: the report reads them through its run, the children through
+ * tree.h's iterator) as soon as each is final: the parents once linked,
+ * before the children are laid out; the children and their offsets once
+ * laid out, before the steps; the steps last. TraceLens's link
  * marks one bit an event; whether an event is in the tree is read from its
  * kind. Host events are bucketed by track with a counting sort, each
  * bucket sorted (tree_buckets.c) and nested with a stack (tree_nest.c).
@@ -107,7 +109,7 @@ static int task(struct build *b, int i)
 	case T_DBUCKETS: return tg_tree_buckets_build(&b->db, b->t, want_device);
 	case T_CORR: return tg_tree_link_by_correlation(tree->parent, &tree->stats, b->t, &b->need_fallback);
 	case T_TLENDS: return tg_tree_ends_take(&b->ends, b->t);
-	case T_TLLINKS: return tg_tree_tracelens_links(&tree->tl_linked, b->t, tree->parent, &b->ends);
+	case T_TLLINKS: return tg_tree_tracelens_links(&tree->tl_linked, b->t, &tree->parents, tree->parent, &b->ends);
 	default: return tg_tree_find_steps(tree, b->t);
 	}
 }
@@ -191,6 +193,16 @@ static void drop_flows(struct build *b)
 		tg_trace_drop_flows(b->drop);
 }
 
+/* The parents packed (tree_pack.h: about 2 bytes an event, not 4) once
+ * every link is made, from TG_TREE_PACK_MIN events: the roots, the
+ * children, the steps and TraceLens's links read them packed, and the
+ * report through its run. Before the children are laid out: the whole
+ * parents there were 0.4 MB of the build's peak at 100 MB of JSON. */
+static int pack_parents(tg_tree *tree, size_t ne)
+{
+	return ne < TG_TREE_PACK_MIN ? 0 : tg_tree_pack_take(&tree->parents, &tree->parent, ne, 2);
+}
+
 /* The roots (from the buckets, freed then), the children laid out, the
  * stats read from them, and from TG_TREE_PACK_MIN events the children and
  * their offsets packed (tree_pack.h: about 2 bytes a child and 1 an event,
@@ -253,6 +265,8 @@ static int build_two_threads(struct build *b, tg_tree_helper *h)
 	if (!rc && !trc && b->need_fallback)
 		rc = tg_tree_link_fallback(b->tree->parent, &b->tree->stats, b->t, &b->hb);
 	drop_flows(b);
+	if (!rc && !trc)
+		rc = pack_parents(b->tree, b->ne); /* before the last tasks read them */
 	int ok = !rc && !trc;
 	pthread_mutex_lock(&b->mu);
 	b->go = !ok ? -1 : b->ne < STEPS_BESIDE_MAX ? 2 : 1;
@@ -277,16 +291,15 @@ static int build_one_thread(struct build *b)
 	    (b->need_fallback && (rc = tg_tree_link_fallback(b->tree->parent, &b->tree->stats, b->t, &b->hb))))
 		return rc;
 	drop_flows(b);
-	if ((rc = children_part(b)))
+	if ((rc = pack_parents(b->tree, b->ne)) || (rc = children_part(b)))
 		return rc;
 	return (rc = task(b, T_STEPS)) ? rc : task(b, T_TLLINKS);
 }
 
-/* The built tree's parents packed (tree_pack.h: about 2 bytes an event,
- * not 4) and its steps in about a byte (not 2): the report reads them
- * through its run, and its peak lies there. Not below TG_TREE_PACK_MIN
- * events. */
-static int pack_tree(tg_tree *tree, size_t ne)
+/* The built tree's steps packed in about a byte an event (tree_pack.h,
+ * not 2): the report reads them through its run. Not below
+ * TG_TREE_PACK_MIN events. */
+static int pack_steps(tg_tree *tree, size_t ne)
 {
 	if (ne < TG_TREE_PACK_MIN)
 		return 0;
@@ -296,7 +309,7 @@ static int pack_tree(tg_tree *tree, size_t ne)
 	free(tree->step_of);
 	tree->step16 = NULL;
 	tree->step_of = NULL;
-	return tg_tree_pack_take(&tree->parents, &tree->parent, ne, 2);
+	return 0;
 }
 
 /* The tree of t; from TWO_THREADS_MIN events on two threads: h's, else
@@ -346,7 +359,7 @@ static int build_tree(tg_tree **out, const tg_trace *t, tg_tree_helper *h, int s
 		tg_tree_free(tree);
 		return rc;
 	}
-	if ((rc = pack_tree(tree, ne))) {
+	if ((rc = pack_steps(tree, ne))) {
 		tg_tree_free(tree);
 		return rc;
 	}

@@ -49,7 +49,7 @@ int tg_tree_gather_roots(tg_tree *tree, const tg_trace *t, const tg_tree_buckets
 		for (size_t tr = 0; tr < nt; tr++)
 			for (uint32_t k = bs[b]->off[tr]; k < bs[b]->off[tr + 1]; k++) {
 				uint32_t e = (uint32_t)bs[b]->keys[k].tie;
-				if (tree->parent[e] == TG_NONE && (b == 0 || tg_kind_is_gpu(ev[e].kind)))
+				if (tg_tree_parent_at(tree, e) == TG_NONE && (b == 0 || tg_kind_is_gpu(ev[e].kind)))
 					tree->roots[tree->nroots++] = e;
 			}
 	return 0;
@@ -69,8 +69,9 @@ int tg_tree_layout_children(tg_tree *tree, const tg_trace *t)
 	 * their count. */
 	size_t nchildren = 0;
 	for (size_t i = 0; i < ne; i++) {
-		if (tree->parent[i] != TG_NONE) {
-			tree->child_off[tree->parent[i] + 2]++;
+		uint32_t p = tg_tree_parent_at(tree, i);
+		if (p != TG_NONE) {
+			tree->child_off[p + 2]++;
 			nchildren++;
 		}
 	}
@@ -84,7 +85,7 @@ int tg_tree_layout_children(tg_tree *tree, const tg_trace *t)
 	 * multi-stream graph launches, a file out of time order): the order is
 	 * cmp_child's, a total one, whatever order they are filled in */
 	for (size_t i = 0; i < ne; i++) {
-		uint32_t p = tree->parent[i];
+		uint32_t p = tg_tree_parent_at(tree, i);
 		if (p != TG_NONE)
 			tree->children[tree->child_off[p + 1]++] = (uint32_t)i;
 	}
@@ -104,7 +105,7 @@ int tg_tree_layout_children(tg_tree *tree, const tg_trace *t)
 void tg_tree_count_links(tg_tree *tree, const tg_event *ev, size_t ne)
 {
 	for (size_t i = 0; i < ne; i++) {
-		if (tg_kind_is_gpu(ev[i].kind) && tree->parent[i] == TG_NONE)
+		if (tg_kind_is_gpu(ev[i].kind) && tg_tree_parent_at(tree, i) == TG_NONE)
 			tree->stats.gpu_orphans++;
 		if (tg_kind_is_launch(ev[i].kind) && tree->child_off[i + 1] - tree->child_off[i] > 1) {
 			unsigned ndev = 0;

@@ -35,6 +35,13 @@ struct tg_tree {
 	tg_tree_stats stats;
 };
 
+/* The parent of event i, read packed or whole: from the layout of the
+ * children on, the parents are packed (from TG_TREE_PACK_MIN events). */
+static inline uint32_t tg_tree_parent_at(const tg_tree *tree, size_t i)
+{
+	return tg_tree_pack_at(&tree->parents, tree->parent, i);
+}
+
 /* Nests the host events of each track of hb (sorted by tree_buckets.c) by
  * time into tree->parent, then applies the Python parent ids. 0 or
  * TG_ENOMEM (error set). */
@@ -52,12 +59,13 @@ int tg_tree_gather_roots(tg_tree *tree, const tg_trace *t, const tg_tree_buckets
  * the build's peak). 0 or TG_ENOMEM. */
 int tg_tree_layout_children(tg_tree *tree, const tg_trace *t);
 
-/* The stats read from the laid out tree (whole parents and offsets): orphans
- * and graph launches. */
+/* The stats read from the laid out tree (whole offsets and children, the
+ * parents packed or whole): orphans and graph launches. */
 void tg_tree_count_links(tg_tree *tree, const tg_event *ev, size_t ne);
 
 /* Finds the steps (tree->steps, sorted by start) and each event's step
- * (tree->step16, else tree->step_of) from the final whole parents. 0 or
+ * (tree->step16, else tree->step_of) from the final parents (packed or
+ * whole). 0 or
  * TG_ENOMEM (error set). */
 int tg_tree_find_steps(tg_tree *tree, const tg_trace *t);
 

@@ -123,9 +123,9 @@ int tg_tree_find_steps(tg_tree *tree, const tg_trace *t)
 	for (size_t i = 0; i < ne; i++) {
 		if (!tg_tree_is_device_event(&ev[i]))
 			continue;
-		uint32_t p = tree->parent[i];
+		uint32_t p = tg_tree_parent_at(tree, i);
 		while (p != TG_NONE && !tg_tree_is_host_kind(ev[p].kind))
-			p = tree->parent[p];
+			p = tg_tree_parent_at(tree, p);
 		if (p != TG_NONE)
 			step_set(tree, i, step_get(tree, p));
 	}
@@ -146,7 +146,7 @@ int tg_tree_find_steps(tg_tree *tree, const tg_trace *t)
 		return TG_ENOMEM;
 	}
 	for (size_t j = 0; j < ne; j++)
-		if (step_get(tree, j) < 0 && tg_kind_is_gpu(ev[j].kind) && tree->parent[j] == TG_NONE)
+		if (step_get(tree, j) < 0 && tg_kind_is_gpu(ev[j].kind) && tg_tree_parent_at(tree, j) == TG_NONE)
 			orph[no++] = (uint32_t)j;
 	if (no > 1)
 		qsort_r(orph, no, sizeof(uint32_t), cmp_track_ts, (void *)ev);
