@@ -193,6 +193,9 @@ static void drop_flows(struct build *b)
 		tg_trace_drop_flows(b->drop);
 }
 
+/* children_part packs the parents while the last tasks wait for it */
+_Static_assert(STEPS_BESIDE_MAX <= TG_TREE_PACK_MIN, "the steps would read the parents while they are packed");
+
 /* The parents packed (tree_pack.h: about 2 bytes an event, not 4) once
  * every link is made, from TG_TREE_PACK_MIN events: the roots, the
  * children, the steps and TraceLens's links read them packed, and the
@@ -203,13 +206,16 @@ static int pack_parents(tg_tree *tree, size_t ne)
 	return ne < TG_TREE_PACK_MIN ? 0 : tg_tree_pack_take(&tree->parents, &tree->parent, ne, 2);
 }
 
-/* The roots (from the buckets, freed then), the children laid out, the
- * stats read from them, and from TG_TREE_PACK_MIN events the children and
- * their offsets packed (tree_pack.h: about 2 bytes a child and 1 an event,
- * not 4 and 4: 0.59 MB, not 1.52, at 100 MB of JSON) at once, before the
- * steps allocate: the report reads them through its run, and the build's
- * peak is at the layout. The steps and TraceLens's links read the
- * parents only. */
+/* The roots (from the buckets, freed then; before the parents are packed,
+ * so that the roots' slots, a slot an event, untouched but for the roots,
+ * are fresh memory and not the whole parents' freed and resident pages,
+ * as under glibc's own mmap threshold), the parents packed, the children
+ * laid out, the stats read from them, and from TG_TREE_PACK_MIN events the
+ * children and their offsets packed (tree_pack.h: about 2 bytes a child
+ * and 1 an event, not 4 and 4: 0.59 MB, not 1.52, at 100 MB of JSON) at
+ * once, before the steps allocate: the report reads them through its run,
+ * and the build's peak is at the layout. The steps and TraceLens's links
+ * read the parents only. */
 static int children_part(struct build *b)
 {
 	tg_tree *tree = b->tree;
@@ -218,7 +224,7 @@ static int children_part(struct build *b)
 	int rc = tg_tree_gather_roots(tree, b->t, &b->hb, &b->db);
 	tg_tree_buckets_free(&b->hb); /* before the children allocate (no later part needs them) */
 	tg_tree_buckets_free(&b->db);
-	if (rc || (rc = tg_tree_layout_children(tree, b->t)))
+	if (rc || (rc = pack_parents(tree, ne)) || (rc = tg_tree_layout_children(tree, b->t)))
 		return rc;
 	tg_tree_count_links(tree, ev, ne);
 	if (ne < TG_TREE_PACK_MIN)
@@ -265,8 +271,6 @@ static int build_two_threads(struct build *b, tg_tree_helper *h)
 	if (!rc && !trc && b->need_fallback)
 		rc = tg_tree_link_fallback(b->tree->parent, &b->tree->stats, b->t, &b->hb);
 	drop_flows(b);
-	if (!rc && !trc)
-		rc = pack_parents(b->tree, b->ne); /* before the last tasks read them */
 	int ok = !rc && !trc;
 	pthread_mutex_lock(&b->mu);
 	b->go = !ok ? -1 : b->ne < STEPS_BESIDE_MAX ? 2 : 1;
@@ -291,7 +295,7 @@ static int build_one_thread(struct build *b)
 	    (b->need_fallback && (rc = tg_tree_link_fallback(b->tree->parent, &b->tree->stats, b->t, &b->hb))))
 		return rc;
 	drop_flows(b);
-	if ((rc = pack_parents(b->tree, b->ne)) || (rc = children_part(b)))
+	if ((rc = children_part(b)))
 		return rc;
 	return (rc = task(b, T_STEPS)) ? rc : task(b, T_TLLINKS);
 }
