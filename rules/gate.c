@@ -25,6 +25,7 @@ struct tg_gate {
 	tg_tree_diff **diffs;
 	tg_divergence_pair *pairs; /* the diffed pairs of traces, ndiffs */
 	size_t ndiffs;
+	int aligned; /* the diffs are built (build_diffs) */
 	tg_judgement *judgement, *ops;
 	tg_table *divergences;
 	char *drawing;
@@ -77,12 +78,13 @@ static int ops_judgement(tg_judgement **out, const tg_rules *rules, const tg_mea
 	return rc;
 }
 
-/* Which trace of side m is the k-th run of rank r (unknown ranks, -1,
- * are one group of runs); TG_NONE when the side has none. */
-static uint32_t trace_of(const tg_measure *m, int64_t r, size_t k)
+/* Which trace of a side of n traces of ranks rank[] (in rank order) is
+ * the k-th run of rank r (unknown ranks, -1, are one group of runs);
+ * TG_NONE when the side has none. */
+static uint32_t trace_of(const int64_t *rank, size_t n, int64_t r, size_t k)
 {
-	for (size_t t = 0, seen = 0; t < tg_measure_traces(m); t++)
-		if (tg_measure_trace_rank(m, t) == r && seen++ == k)
+	for (size_t t = 0, seen = 0; t < n; t++)
+		if (rank[t] == r && seen++ == k)
 			return (uint32_t)t;
 	return TG_NONE;
 }
@@ -91,10 +93,11 @@ static uint32_t trace_of(const tg_measure *m, int64_t r, size_t k)
  * same rank and run (the k-th trace of a rank on each side), never by the
  * position of the files; then the traces left on both sides (ranks one
  * side does not have: rank 3 of one job against rank 1 of another) in
- * order. Into g->pairs (their diffs still NULL); returns their number. */
-static int pair_traces(tg_gate *g)
+ * order. The sides' ranks in rank order: br (nb traces), xr (nx). Into
+ * g->pairs (their diffs still NULL); returns their number. */
+static int pair_traces(tg_gate *g, const int64_t *br, size_t nb, const int64_t *xr, size_t nx)
 {
-	size_t nb = tg_measure_traces(g->base), nx = tg_measure_traces(g->next), n = 0;
+	size_t n = 0;
 	g->pairs = tg_calloc(nb ? nb : 1, sizeof(*g->pairs));
 	g->diffs = tg_calloc(nb ? nb : 1, sizeof(*g->diffs));
 	uint8_t *used = tg_calloc(nx ? nx : 1, 1), *done = tg_calloc(nb ? nb : 1, 1);
@@ -104,11 +107,11 @@ static int pair_traces(tg_gate *g)
 		return TG_ENOMEM;
 	}
 	for (size_t b = 0; b < nb; b++) {
-		int64_t r = tg_measure_trace_rank(g->base, b);
+		int64_t r = br[b];
 		size_t k = 0;
 		for (size_t e = 0; e < b; e++)
-			k += tg_measure_trace_rank(g->base, e) == r;
-		uint32_t x = trace_of(g->next, r, k);
+			k += br[e] == r;
+		uint32_t x = trace_of(xr, nx, r, k);
 		if (x == TG_NONE)
 			continue;
 		g->pairs[n++] = (tg_divergence_pair){NULL, (uint32_t)b, x};
@@ -127,11 +130,14 @@ static int pair_traces(tg_gate *g)
 	return (int)n;
 }
 
-/* Aligns each pair of traces, attributes, draws the first pair and
- * tabulates. */
-static int align(tg_gate *g, const tg_gate_opts *o)
+/* Aligns each pair of traces of the sides' ranks (pair_traces) into
+ * g->diffs, from the run data's skeletons (g->bdata, g->xdata, in rank
+ * order) or the measures' trees. Run data is aligned before it is
+ * measured (tg_gate_run_data), so that the alignment's peak is not beside
+ * both sides' measures. 0 or a code. */
+static int build_diffs(tg_gate *g, const int64_t *br, size_t nb, const int64_t *xr, size_t nx)
 {
-	int np = pair_traces(g);
+	int np = pair_traces(g, br, nb, xr, nx);
 	int rc = np < 0 ? np : 0;
 	for (int i = 0; !rc && i < np; i++) {
 		tg_divergence_pair *p = &g->pairs[i];
@@ -153,6 +159,42 @@ static int align(tg_gate *g, const tg_gate_opts *o)
 			break;
 		p->diff = g->diffs[i];
 		g->ndiffs++;
+	}
+	g->aligned = 1;
+	return rc;
+}
+
+/* The sides' ranks in rank order (their measures') into *br, *xr (the
+ * caller frees both); 0 or TG_ENOMEM. */
+static int measure_ranks(int64_t **br, int64_t **xr, const tg_gate *g)
+{
+	size_t nb = tg_measure_traces(g->base), nx = tg_measure_traces(g->next);
+	*br = tg_calloc(nb ? nb : 1, sizeof(int64_t));
+	*xr = tg_calloc(nx ? nx : 1, sizeof(int64_t));
+	if (!*br || !*xr)
+		return TG_ENOMEM;
+	for (size_t i = 0; i < nb; i++)
+		(*br)[i] = tg_measure_trace_rank(g->base, i);
+	for (size_t i = 0; i < nx; i++)
+		(*xr)[i] = tg_measure_trace_rank(g->next, i);
+	return 0;
+}
+
+/* Aligns each pair of traces (unless done: build_diffs), attributes,
+ * draws the first pair and tabulates. */
+static int align(tg_gate *g, const tg_gate_opts *o)
+{
+	int rc = 0;
+	if (!g->aligned) {
+		int64_t *br = NULL, *xr = NULL;
+		rc = measure_ranks(&br, &xr, g);
+		if (!rc)
+			rc = build_diffs(g, br, tg_measure_traces(g->base), xr, tg_measure_traces(g->next));
+		free(br);
+		free(xr);
+	}
+	for (size_t i = 0; !rc && i < g->ndiffs; i++) {
+		tg_divergence_pair *p = &g->pairs[i];
 		tg_call_pairs_fill(g->base, g->next, p->diff, p->bt, p->nt, NULL);
 		size_t moved = 0;
 		rc = tg_divergence_attribute(g->base, g->next, p->diff, p->bt, p->nt, g->keys, &moved);
@@ -388,22 +430,39 @@ static void data_order(size_t *o, int64_t *r, const tg_gate_data *s)
 	rank_order(o, r, s->n);
 }
 
-/* Side s measured in rank order, as measure_side measures trees: into
- * *out, the given positions into *order, the run data in that order into
- * *sorted (both the caller's). The findings of each trace must have been
- * computed under fo's thresholds. */
-static int measure_data(tg_measure **out, size_t **order, const tg_rundata ***sorted, const tg_gate_data *s,
-                        const tg_findings_opts *fo, tg_atoms *keys)
+/* Side s in rank order, as measure_side orders trees: the given
+ * positions into *order, the ranks (by given position) into *ranks, the
+ * run data in that order into *sorted (the caller frees all three, on
+ * failure too). The findings of each trace must have been computed under
+ * fo's thresholds. 0 or a code. */
+static int order_data(size_t **order, int64_t **ranks, const tg_rundata ***sorted, const tg_gate_data *s,
+                      const tg_findings_opts *fo)
 {
 	size_t n = s->n;
-	size_t *o = tg_calloc(n ? n : 1, sizeof(size_t));
-	int64_t *r = tg_calloc(n ? n : 1, sizeof(int64_t));
-	const tg_rundata **d = tg_calloc(n ? n : 1, sizeof(*d));
+	size_t *o = *order = tg_calloc(n ? n : 1, sizeof(size_t));
+	int64_t *r = *ranks = tg_calloc(n ? n : 1, sizeof(int64_t));
+	const tg_rundata **d = *sorted = tg_calloc(n ? n : 1, sizeof(*d));
+	if (!o || !r || !d)
+		return TG_ENOMEM;
 	char key[2048];
 	tg_rundata_opts_key(key, sizeof(key), fo);
-	int rc = o && r && d ? tg_measure_new(out, keys) : TG_ENOMEM;
-	if (!rc)
-		data_order(o, r, s);
+	data_order(o, r, s);
+	for (size_t i = 0; i < n; i++) {
+		d[i] = s->data[o[i]];
+		if (strcmp(tg_rundata_findings_key(d[i]), key))
+			return tg_error_set(TG_EINVAL, "gate: the run data of %s holds findings under other thresholds",
+			                    s->names && s->names[o[i]] ? s->names[o[i]] : "a trace");
+	}
+	return 0;
+}
+
+/* Side s measured in rank order (o: the given positions; r: the ranks by
+ * given position; order_data), as measure_side measures trees, into
+ * *out. */
+static int measure_data(tg_measure **out, const size_t *o, const int64_t *r, const tg_gate_data *s, tg_atoms *keys)
+{
+	size_t n = s->n;
+	int rc = tg_measure_new(out, keys);
 	size_t nr = 0, ni = 0, nu = 0; /* the side's sum, reserved at once: no slack */
 	for (size_t i = 0; !rc && i < n; i++) {
 		size_t k;
@@ -415,23 +474,28 @@ static int measure_data(tg_measure **out, size_t **order, const tg_rundata ***so
 	if (!rc)
 		rc = tg_measure_reserve(*out, nr, ni, nu);
 	for (size_t i = 0; !rc && i < n; i++) {
-		const tg_rundata *x = d[i] = s->data[o[i]];
 		const char *name = s->names ? s->names[o[i]] : NULL;
-		if (strcmp(tg_rundata_findings_key(x), key))
-			rc = tg_error_set(TG_EINVAL, "gate: the run data of %s holds findings under other thresholds",
-			                  name ? name : "a trace");
-		else
-			rc = tg_measure_append(*out, tg_rundata_measure(x), &r[o[i]], &name);
+		rc = tg_measure_append(*out, tg_rundata_measure(s->data[o[i]]), &r[o[i]], &name);
 	}
-	free(r);
-	if (rc) {
-		free(o);
-		free((void *)d);
-		return rc;
-	}
-	*order = o;
-	*sorted = d;
-	return 0;
+	return rc;
+}
+
+/* The run data's pairs aligned before they are measured (build_diffs),
+ * on the sides' ranks (by given position: brk, xrk). 0 or a code. */
+static int align_data(tg_gate *g, const int64_t *brk, const int64_t *xrk)
+{
+	size_t nb = g->nbase, nx = g->nnext;
+	int64_t *br = tg_calloc(nb ? nb : 1, sizeof(int64_t)), *xr = tg_calloc(nx ? nx : 1, sizeof(int64_t));
+	int rc = br && xr ? 0 : TG_ENOMEM;
+	for (size_t i = 0; !rc && i < nb; i++)
+		br[i] = brk[g->border[i]];
+	for (size_t i = 0; !rc && i < nx; i++)
+		xr[i] = xrk[g->xorder[i]];
+	if (!rc)
+		rc = build_diffs(g, br, nb, xr, nx);
+	free(br);
+	free(xr);
+	return rc;
 }
 
 int tg_gate_data_across(size_t *order, const tg_gate_data *s)
@@ -568,17 +632,29 @@ int tg_gate_run_data(tg_gate **out, const tg_rules *rules, const tg_gate_data *b
 {
 	*out = NULL;
 	tg_gate *g = gate_new(base->n, next->n);
-	const tg_findings_opts *fo = tg_rules_findings(rules);
+	int64_t *brk = NULL, *xrk = NULL; /* each side's ranks, by given position */
 	int rc = g ? 0 : tg_error_set(TG_ENOMEM, "out of memory");
+	if (!rc)
+		rc = order_data(&g->border, &brk, &g->bdata, base, tg_rules_findings(rules));
+	if (!rc)
+		rc = order_data(&g->xorder, &xrk, &g->xdata, next, tg_rules_findings(rules));
+	if (!rc && base->views && !(g->bviews = tg_calloc(base->n ? base->n : 1, sizeof(*g->bviews))))
+		rc = tg_error_set(TG_ENOMEM, "out of memory");
+	for (size_t i = 0; !rc && base->views && i < base->n; i++)
+		g->bviews[i] = base->views[g->border[i]];
+	/* aligned first, beside the run data's packed measures (rundata.h:
+	 * tg_rundata_detach), not the judgement's */
+	if (!rc && !(opts && opts->no_tree_diff))
+		rc = align_data(g, brk, xrk);
 	/* each side's run data measures freed once copied, before the next
 	 * side is copied beside them */
 	if (!rc)
-		rc = measure_data(&g->base, &g->border, &g->bdata, base, fo, g->keys);
+		rc = measure_data(&g->base, g->border, brk, base, g->keys);
 	int early = !rc && !shares_data(base, next);
 	if (early)
 		release_data(base, opts, TG_RUNDATA_MEASURE);
 	if (!rc)
-		rc = measure_data(&g->next, &g->xorder, &g->xdata, next, fo, g->keys);
+		rc = measure_data(&g->next, g->xorder, xrk, next, g->keys);
 	if (!rc) {
 		g->sides[0] = base;
 		g->sides[1] = next;
@@ -586,10 +662,8 @@ int tg_gate_run_data(tg_gate **out, const tg_rules *rules, const tg_gate_data *b
 			release_data(base, opts, TG_RUNDATA_MEASURE);
 		release_data(next, opts, TG_RUNDATA_MEASURE);
 	}
-	if (!rc && base->views && !(g->bviews = tg_calloc(base->n ? base->n : 1, sizeof(*g->bviews))))
-		rc = tg_error_set(TG_ENOMEM, "out of memory");
-	for (size_t i = 0; !rc && base->views && i < base->n; i++)
-		g->bviews[i] = base->views[g->border[i]];
+	free(brk);
+	free(xrk);
 	if (!rc) {
 		g->across[0] = base->across;
 		g->across[1] = next->across;

@@ -42,10 +42,36 @@ static void test_error_message(void **state)
 	free(items);
 }
 
+/* Blocks grow from 4 KiB, doubling up to the arena's block size: a few
+ * small strings hold one block of 4 KiB; more hold 4 + 8 + ... KiB, then
+ * blocks of the size asked for. */
+static void test_block_growth(void **state)
+{
+	(void)state;
+	tg_arena *a = tg_arena_new(256 * 1024);
+	assert_non_null(tg_arena_alloc(a, 100));
+	assert_int_equal(tg_arena_bytes(a), 4096);
+	for (int i = 0; i < 40; i++) /* 40 x 100 bytes more: the first block and an 8 KiB one */
+		assert_non_null(tg_arena_alloc(a, 100));
+	assert_int_equal(tg_arena_bytes(a), 4096 + 8192);
+	size_t want = 4096 + 8192, next = 16384;
+	while (tg_arena_bytes(a) < 2 * 1024 * 1024) {
+		size_t before = tg_arena_bytes(a);
+		assert_non_null(tg_arena_alloc(a, 4000));
+		if (tg_arena_bytes(a) != before) {
+			want += next;
+			assert_int_equal(tg_arena_bytes(a), want);
+			next = next * 2 > 256 * 1024 ? 256 * 1024 : next * 2;
+		}
+	}
+	tg_arena_free(a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_alloc),
+		cmocka_unit_test(test_block_growth),
 		cmocka_unit_test(test_error_message),
 	};
 	return cmocka_run_group_tests_name("arena_and_error", tests, NULL, NULL);

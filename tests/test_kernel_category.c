@@ -57,7 +57,7 @@ static void cats_open(struct cats *x, const char *json)
 {
 	x->t = tg_test_read_str(json);
 	assert_int_equal(tg_tree_build(&x->tree, x->t), 0);
-	tg_launchers_opts lo = {.step = -1};
+	tg_launchers_opts lo = {.step = -1, .keep_kernels = 1};
 	assert_int_equal(tg_launchers_build(&x->l, x->tree, &lo), 0);
 	assert_int_equal(tg_categorizer_new(&x->c, x->tree), 0);
 }

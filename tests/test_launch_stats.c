@@ -193,6 +193,44 @@ static void test_queue(void **state)
 	NEAR(tg_test_num(t, r, "time_weighted_mean"), 33.0 / 18.0, 1e-12);
 }
 
+/* A stream whose launches started in another order than their kernels
+ * (kernel k2, launched at 10, ran before k1, launched at 0): its launch
+ * starts, read in the kernels' order, are out of order, which the queue's
+ * first walk finds; the lists are then sorted, as the points always were:
+ * +1 at 0 and 10, -1 at 30 and 50: q 1 2 1 0, mean 1, std sqrt(2/3),
+ * area 1*10 + 2*20 + 1*20 = 70 over 50 us. */
+static void test_queue_out_of_order(void **state)
+{
+	(void)state;
+	tg_trace *t = tg_test_read_str(
+		"{\"traceEvents\":["
+		"{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,\"ts\":0,"
+		"\"dur\":5,\"args\":{\"correlation\":1}},"
+		"{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":2,\"ts\":10,"
+		"\"dur\":5,\"args\":{\"correlation\":2}},"
+		"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k2\",\"pid\":0,\"tid\":7,\"ts\":30,\"dur\":10,"
+		"\"args\":{\"device\":0,\"stream\":7,\"correlation\":2}},"
+		"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k1\",\"pid\":0,\"tid\":7,\"ts\":50,\"dur\":10,"
+		"\"args\":{\"device\":0,\"stream\":7,\"correlation\":1}}"
+		"]}");
+	tg_tree *tree;
+	tg_table **tabs;
+	size_t n;
+	assert_int_equal(tg_tree_build(&tree, t), 0);
+	assert_int_equal(tg_launch_stats_tables(&tabs, &n, tree, TG_STEP_ALL), 0);
+	const tg_table *q = tg_test_table(tabs, n, "queue_length_summary");
+	assert_int_equal(tg_table_nrows(q), 1);
+	assert_int_equal(tg_test_num(q, 0, "queue_length_count"), 4);
+	NEAR(tg_test_num(q, 0, "queue_length_mean"), 1, 1e-12);
+	NEAR(tg_test_num(q, 0, "queue_length_std"), sqrt(2.0 / 3.0), 1e-12);
+	assert_int_equal(tg_test_num(q, 0, "queue_length_min"), 0);
+	assert_int_equal(tg_test_num(q, 0, "queue_length_max"), 2);
+	NEAR(tg_test_num(q, 0, "time_weighted_mean"), 70.0 / 50.0, 1e-12);
+	tg_tables_free(tabs, n);
+	tg_tree_free(tree);
+	tg_trace_free(t);
+}
+
 static void test_bandwidth(void **state)
 {
 	struct fx *f = *state;
@@ -555,6 +593,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_summary, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rows, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_queue, setup, teardown),
+		cmocka_unit_test(test_queue_out_of_order),
 		cmocka_unit_test_setup_teardown(test_bandwidth, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sequences, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_step, setup, teardown),

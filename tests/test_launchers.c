@@ -37,7 +37,7 @@ static void test_direct_and_subtree_times(void **state)
 	tg_trace *t = tg_test_read_str(trace_json);
 	tg_tree *tree;
 	assert_int_equal(tg_tree_build(&tree, t), 0);
-	tg_launchers_opts o = {.tb = {.tracelens_float = 0, .base_ns = 0}, .step = -1};
+	tg_launchers_opts o = {.tb = {.tracelens_float = 0, .base_ns = 0}, .step = -1, .keep_kernels = 1};
 	tg_launchers *l;
 	assert_int_equal(tg_launchers_build(&l, tree, &o), 0);
 	size_t n, nk;
@@ -74,6 +74,23 @@ static void test_direct_and_subtree_times(void **state)
 	assert_true(tg_test_num(s, 0, "total_subtree_kernel_time_sum") == 150.0);
 	assert_true(tg_test_num(s, 1, "total_subtree_kernel_time_sum") == 200.0);
 	tg_table_free(s);
+	/* without keep_kernels: the same launchers, times, categories and
+	 * owners, the kernels' groups freed after the build */
+	tg_launchers *l2;
+	o.keep_kernels = 0;
+	assert_int_equal(tg_launchers_build(&l2, tree, &o), 0);
+	size_t n2;
+	const tg_launcher *list2 = tg_launchers_list(l2, &n2);
+	assert_int_equal(n2, n);
+	for (size_t i = 0; i < n; i++) {
+		assert_int_equal(list2[i].event, list[i].event);
+		assert_true(list2[i].direct_us == list[i].direct_us && list2[i].subtree_us == list[i].subtree_us);
+		assert_string_equal(tg_launchers_category(l2, &list2[i]), tg_launchers_category(l, &list[i]));
+		assert_null(tg_launchers_kernels(l2, i, &nk));
+		assert_int_equal(nk, 0);
+	}
+	assert_int_equal(tg_launchers_owner(l2, tg_test_find(t, "k2", TG_KIND_KERNEL)), 1);
+	tg_launchers_free(l2);
 	tg_launchers_free(l);
 	tg_tree_free(tree);
 	tg_trace_free(t);
@@ -262,7 +279,7 @@ static void test_deep_chain_subtrees(void **state)
 	 * TraceLens links them, so tracelens_compat stays off) */
 	for (int tracelens = 0; tracelens < 2; tracelens++) {
 		tg_launchers_opts o = {.tb = {.tracelens_float = tracelens, .base_ns = tracelens ? 0 : 1000},
-		                       .step = -1};
+		                       .step = -1, .keep_kernels = 1};
 		tg_launchers *l;
 		assert_int_equal(tg_launchers_build(&l, tree, &o), 0);
 		size_t n;

@@ -234,17 +234,34 @@ static tg_rundata *detached(const tg_tree *tree, const tg_rules *rules, unsigned
 	size_t nsteps, nr1, nr2;
 	tg_tree_steps(tree, &nsteps);
 	tg_measure_kernels(tg_rundata_measure(rd), &nr1);
+	/* detached, the measure is packed: the same bytes encoded, fewer held */
+	void *whole = NULL;
+	size_t wlen = 0;
+	uint64_t held = tg_measure_mem_bytes(tg_rundata_measure(rd));
+	if ((parts & TG_RUNDATA_ALL) == TG_RUNDATA_ALL)
+		assert_int_equal(tg_rundata_encode(&whole, &wlen, rd), 0);
 	assert_int_equal(tg_rundata_detach(rd), 0);
+	assert_true(tg_measure_packed(tg_rundata_measure(rd)));
+	assert_true(!nr1 || tg_measure_mem_bytes(tg_rundata_measure(rd)) < held);
 	assert_null(tg_measure_tree(tg_rundata_measure(rd), 0));
 	assert_string_equal(tg_measure_trace_name(tg_rundata_measure(rd), 0), "");
 	assert_int_equal(tg_measure_trace_steps(tg_rundata_measure(rd), 0), nsteps);
-	tg_measure_kernels(tg_rundata_measure(rd), &nr2);
+	assert_null(tg_measure_kernels(tg_rundata_measure(rd), &nr2));
 	assert_int_equal(nr1, nr2);
 	for (size_t i = 0; i < nn; i++) /* the trace's atoms are still alive here */
 		assert_string_equal(tg_atoms_str(tg_skeleton_atoms(sk), x[i].name), before[i]);
 	assert_true(!sk || tg_atoms_count(tg_skeleton_atoms(sk)) < tg_atoms_count(tg_trace_atoms(tg_tree_trace(tree))));
 	free(before);
 	assert_int_equal(tg_rundata_detach(rd), 0);
+	if (whole) {
+		void *packed = NULL;
+		size_t plen = 0;
+		assert_int_equal(tg_rundata_encode(&packed, &plen, rd), 0);
+		assert_int_equal(plen, wlen);
+		assert_memory_equal(packed, whole, wlen);
+		free(packed);
+		free(whole);
+	}
 	if (parts & TG_RUNDATA_SKELETON)
 		assert_ptr_not_equal(tg_skeleton_atoms(tg_rundata_skeleton(rd)), tg_trace_atoms(tg_tree_trace(tree)));
 	else
@@ -432,9 +449,9 @@ static void test_round_trip(void **state)
 	const tg_skel_node *s2 = tg_skeleton_nodes(tg_rundata_skeleton(back), &n2);
 	assert_int_equal(n1, n2);
 	for (size_t i = 0; i < n1; i++) {
-		assert_int_equal(s1[i].event, s2[i].event);
+		assert_int_equal(tg_skeleton_event(tg_rundata_skeleton(rd), i), tg_skeleton_event(tg_rundata_skeleton(back), i));
 		assert_int_equal(s1[i].parent, s2[i].parent);
-		assert_int_equal(s1[i].ts, s2[i].ts);
+		assert_int_equal(tg_skeleton_ts(tg_rundata_skeleton(rd), i), tg_skeleton_ts(tg_rundata_skeleton(back), i));
 		assert_int_equal(s1[i].kind, s2[i].kind);
 		assert_string_equal(tg_atoms_str(tg_skeleton_atoms(tg_rundata_skeleton(rd)), s1[i].name),
 		                    tg_atoms_str(tg_skeleton_atoms(tg_rundata_skeleton(back)), s2[i].name));
@@ -662,51 +679,53 @@ static void test_damaged(void **state)
 }
 
 /* A skeleton whose parents make a cycle, or point past the end, is
- * refused; the arrays are freed either way. Durations given apart are
- * read back whole, those of 2^32 - 1 ns and more held beside the 24-byte
- * nodes. */
+ * refused; the entries are freed either way. Durations are read back
+ * whole, those of 2^32 - 1 ns and more held beside the 16-byte nodes. */
 static void test_skeleton_adopt(void **state)
 {
 	(void)state;
 	tg_atoms *a = tg_atoms_new();
 	uint32_t id;
 	assert_int_equal(tg_atoms_intern(&id, a, "aten::mm", 8), 0);
-	tg_skel_node *x = calloc(3, sizeof(*x));
+	tg_skel_entry *x = calloc(3, sizeof(*x));
 	for (int i = 0; i < 3; i++)
-		x[i] = (tg_skel_node){.ts = i,
-		                      .dur = 1,
-		                      .event = (uint32_t)i * 2,
-		                      .parent = (uint32_t)(i + 1) % 3,
-		                      .name = 0,
-		                      .kind = TG_KIND_CPU_OP};
+		x[i] = (tg_skel_entry){.ts = i,
+		                       .dur = 1,
+		                       .event = (uint32_t)i * 2,
+		                       .parent = (uint32_t)(i + 1) % 3,
+		                       .name = 0,
+		                       .kind = TG_KIND_CPU_OP};
 	tg_skeleton *s;
-	assert_int_equal(tg_skeleton_adopt(&s, x, NULL, 3, 10, a, 0, "t"), TG_EFORMAT);
+	assert_int_equal(tg_skeleton_adopt(&s, x, 3, 10, a, 0, "t"), TG_EFORMAT);
 	assert_string_equal(tg_error_last(), "t: skeleton node 0: its parents make a cycle");
 	a = tg_atoms_new();
 	assert_int_equal(tg_atoms_intern(&id, a, "aten::mm", 8), 0);
 	x = calloc(2, sizeof(*x));
-	x[0] = (tg_skel_node){.event = 1, .parent = TG_NONE, .kind = TG_KIND_CPU_OP};
-	x[1] = (tg_skel_node){.event = 3, .parent = 0, .kind = TG_KIND_PYTHON};
-	assert_int_equal(tg_skeleton_adopt(&s, x, NULL, 2, 10, a, 0, "t"), TG_EFORMAT);
+	x[0] = (tg_skel_entry){.event = 1, .parent = TG_NONE, .kind = TG_KIND_CPU_OP};
+	x[1] = (tg_skel_entry){.event = 3, .parent = 0, .kind = TG_KIND_PYTHON};
+	assert_int_equal(tg_skeleton_adopt(&s, x, 2, 10, a, 0, "t"), TG_EFORMAT);
 	assert_string_equal(tg_error_last(), "t: skeleton node 1: kind not held");
 	a = tg_atoms_new();
 	assert_int_equal(tg_atoms_intern(&id, a, "aten::mm", 8), 0);
 	x = calloc(2, sizeof(*x));
-	x[0] = (tg_skel_node){.event = 1, .parent = TG_NONE, .kind = TG_KIND_CPU_OP};
-	x[1] = (tg_skel_node){.event = 3, .parent = 0, .kind = TG_KIND_KERNEL};
-	assert_int_equal(tg_skeleton_adopt(&s, x, NULL, 2, 10, a, 0, "t"), 0);
+	x[0] = (tg_skel_entry){.event = 1, .parent = TG_NONE, .kind = TG_KIND_CPU_OP};
+	x[1] = (tg_skel_entry){.event = 3, .parent = 0, .kind = TG_KIND_KERNEL};
+	assert_int_equal(tg_skeleton_adopt(&s, x, 2, 10, a, 0, "t"), 0);
 	assert_int_equal(tg_skeleton_find(s, 3), 1);
 	assert_int_equal(tg_skeleton_find(s, 2), TG_NONE);
+	assert_int_equal(tg_skeleton_find(s, 10), TG_NONE);
+	assert_int_equal(tg_skeleton_event(s, 0), 1);
+	assert_int_equal(tg_skeleton_event(s, 1), 3);
 	tg_skeleton_free(s);
-	/* durations given apart: 4.29 s and more held whole, a negative one refused */
+	/* durations: 4.29 s and more held whole, a negative one refused */
 	const int64_t durs[] = {5000000000LL, 4294967294LL, 4294967295LL, 7};
 	a = tg_atoms_new();
 	assert_int_equal(tg_atoms_intern(&id, a, "aten::mm", 8), 0);
 	x = calloc(4, sizeof(*x));
 	for (int i = 0; i < 4; i++)
-		x[i] = (tg_skel_node){.event = (uint32_t)i, .parent = i ? 0 : TG_NONE, .kind = TG_KIND_CPU_OP};
-	assert_int_equal(sizeof(tg_skel_node), 24);
-	assert_int_equal(tg_skeleton_adopt(&s, x, durs, 4, 10, a, 0, "t"), 0);
+		x[i] = (tg_skel_entry){.dur = durs[i], .event = (uint32_t)i, .parent = i ? 0 : TG_NONE, .kind = TG_KIND_CPU_OP};
+	assert_int_equal(sizeof(tg_skel_node), 16);
+	assert_int_equal(tg_skeleton_adopt(&s, x, 4, 10, a, 0, "t"), 0);
 	size_t n;
 	const tg_skel_node *y = tg_skeleton_nodes(s, &n);
 	assert_int_equal(n, 4);
@@ -717,13 +736,12 @@ static void test_skeleton_adopt(void **state)
 	assert_int_equal(y[2].dur, TG_SKEL_WIDE_DUR);
 	assert_int_equal(y[3].dur, 7);
 	tg_skeleton_free(s);
-	const int64_t bad[] = {1, -1};
 	a = tg_atoms_new();
 	assert_int_equal(tg_atoms_intern(&id, a, "aten::mm", 8), 0);
 	x = calloc(2, sizeof(*x));
-	x[0] = (tg_skel_node){.event = 1, .parent = TG_NONE, .kind = TG_KIND_CPU_OP};
-	x[1] = (tg_skel_node){.event = 3, .parent = 0, .kind = TG_KIND_KERNEL};
-	assert_int_equal(tg_skeleton_adopt(&s, x, bad, 2, 10, a, 0, "t"), TG_EFORMAT);
+	x[0] = (tg_skel_entry){.dur = 1, .event = 1, .parent = TG_NONE, .kind = TG_KIND_CPU_OP};
+	x[1] = (tg_skel_entry){.dur = -1, .event = 3, .parent = 0, .kind = TG_KIND_KERNEL};
+	assert_int_equal(tg_skeleton_adopt(&s, x, 2, 10, a, 0, "t"), TG_EFORMAT);
 	assert_string_equal(tg_error_last(), "t: skeleton node 1: negative duration");
 }
 

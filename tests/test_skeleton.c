@@ -3,7 +3,8 @@
  * index) on lists with many equal starts (the insertion sort of a few, the
  * radix sort of many) and with starts too far apart to pack; and a diff of
  * a tree deeper than the view's first frames (the depth-first numbering
- * grows its path), which must pair every node with its counterpart. */
+ * grows its path), which must pair every node with its counterpart; the
+ * 16-byte node's start and event read back through their compact forms. */
 #include "testutil.h"
 
 #include "../core/diff/skeleton.h"
@@ -16,13 +17,13 @@ static tg_skeleton *skeleton_of(const int64_t *ts, size_t n)
 	assert_non_null(atoms);
 	uint32_t name;
 	assert_int_equal(tg_atoms_intern(&name, atoms, "aten::mm", 8), 0);
-	tg_skel_node *nodes = calloc(n, sizeof(*nodes));
+	tg_skel_entry *nodes = calloc(n, sizeof(*nodes));
 	assert_non_null(nodes);
 	for (size_t i = 0; i < n; i++)
-		nodes[i] = (tg_skel_node){.ts = ts[i], .dur = 1, .event = (uint32_t)i, .parent = TG_NONE,
-		                          .name = name, .kind = TG_KIND_CPU_OP};
+		nodes[i] = (tg_skel_entry){.ts = ts[i], .dur = 1, .event = (uint32_t)i, .parent = TG_NONE,
+		                           .name = name, .kind = TG_KIND_CPU_OP};
 	tg_skeleton *sk = NULL;
-	assert_int_equal(tg_skeleton_adopt(&sk, nodes, NULL, n, (uint32_t)n, atoms, 0, "test"), 0);
+	assert_int_equal(tg_skeleton_adopt(&sk, nodes, n, (uint32_t)n, atoms, 0, "test"), 0);
 	return sk;
 }
 
@@ -85,6 +86,33 @@ static void test_sort_nodes(void **state)
 	ts[701] = INT64_MIN;
 	check_sort(ts, N, idx, N);
 	check_sort(ts, N, idx + 200, 502);
+}
+
+/* The order of every node of a skeleton large enough for the in-place
+ * sort of its keys (65,536 keys and more): starts spread over 2^40 ns
+ * with runs of equal ones and two far from the rest (buckets of a few
+ * keys, sorted by insertion), then most starts in one bucket of the top
+ * digit (sorted by tg_sort_u64), against qsort. */
+static void test_order_in_place(void **state)
+{
+	(void)state;
+	enum { N = 70000 };
+	int64_t *ts = malloc(N * sizeof(int64_t));
+	uint32_t *idx = malloc(N * sizeof(uint32_t));
+	assert_true(ts && idx);
+	uint64_t x = 88172645463325252ULL;
+	for (size_t i = 0; i < N; i++) {
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		ts[i] = i % 5 == 0 && i ? ts[i - 1] : (int64_t)(x >> 24);
+		idx[i] = (uint32_t)i;
+	}
+	ts[17] = ts[N - 1] = (int64_t)1 << 41;
+	check_sort(ts, N, idx, N);
+	for (size_t i = 0; i < N; i++) /* most in one bucket of the top digit */
+		ts[i] = i % 100 ? (int64_t)(i % 977) : (int64_t)i << 20;
+	check_sort(ts, N, idx, N);
+	free(ts);
+	free(idx);
 }
 
 /* A trace of depth nested cpu_ops, the innermost launching one kernel. */
@@ -167,11 +195,62 @@ static void test_deep_chain(void **state)
 	}
 }
 
+/* Starts and events of a skeleton read back through their compact forms:
+ * a start 2^32 - 1 ns or more past its block's least start held whole (in
+ * the first block and in the second, negative starts too), the events
+ * sparse over several words of bits and selected past a block of 64 nodes,
+ * an event that is not held not found. */
+static void test_skeleton_starts_events(void **state)
+{
+	(void)state;
+	enum { N = 200, NEV = 5000 };
+	tg_atoms *a = tg_atoms_new();
+	uint32_t id;
+	assert_int_equal(tg_atoms_intern(&id, a, "aten::mm", 8), 0);
+	tg_skel_entry *x = calloc(N, sizeof(*x));
+	int64_t ts[N];
+	uint32_t ev[N];
+	for (int i = 0; i < N; i++) {
+		ts[i] = (int64_t)i * 1000 - 50000;
+		ev[i] = (uint32_t)(i * 23 + (i % 7));
+	}
+	ts[3] = (int64_t)1 << 40;           /* wide in block 0 */
+	ts[70] = -((int64_t)1 << 35);        /* block 1's base: its others wide */
+	ts[199] = INT64_MAX - 5;             /* wide in the last block */
+	for (int i = 0; i < N; i++)
+		x[i] = (tg_skel_entry){.ts = ts[i], .dur = 1, .event = ev[i], .parent = TG_NONE, .kind = TG_KIND_CPU_OP};
+	tg_skeleton *s;
+	assert_int_equal(tg_skeleton_adopt(&s, x, N, NEV, a, 0, "t"), 0);
+	size_t n;
+	const tg_skel_node *y = tg_skeleton_nodes(s, &n);
+	assert_int_equal(n, N);
+	for (size_t i = 0; i < N; i++) {
+		assert_int_equal(tg_skeleton_ts(s, i), ts[i]);
+		assert_int_equal(tg_skeleton_event(s, i), ev[i]);
+		assert_int_equal(tg_skeleton_find(s, ev[i]), i);
+		assert_int_equal(tg_skeleton_find(s, ev[i] + 1), TG_NONE);
+	}
+	assert_int_equal(y[3].ts, TG_SKEL_WIDE_TS);
+	assert_int_equal(y[70].ts, 0);
+	assert_int_equal(y[71].ts, TG_SKEL_WIDE_TS);
+	assert_int_equal(y[199].ts, TG_SKEL_WIDE_TS);
+	assert_int_equal(y[5].ts, 5000);
+	/* the order by start sees the whole starts */
+	const uint32_t *by = tg_skeleton_by_start(s);
+	assert_int_equal(by[0], 70);
+	assert_int_equal(by[1], 0);
+	assert_int_equal(by[N - 2], 3);
+	assert_int_equal(by[N - 1], 199);
+	tg_skeleton_free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_sort_nodes),
+		cmocka_unit_test(test_order_in_place),
 		cmocka_unit_test(test_deep_chain),
+		cmocka_unit_test(test_skeleton_starts_events),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

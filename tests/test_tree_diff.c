@@ -1320,13 +1320,13 @@ static void check_by_start(const int64_t *ts, size_t n, const uint32_t *want)
 	assert_non_null(atoms);
 	uint32_t name;
 	assert_int_equal(tg_atoms_intern(&name, atoms, "aten::mm", 8), 0);
-	tg_skel_node *nodes = calloc(n, sizeof(*nodes));
+	tg_skel_entry *nodes = calloc(n, sizeof(*nodes));
 	assert_non_null(nodes);
 	for (size_t i = 0; i < n; i++)
-		nodes[i] = (tg_skel_node){.ts = ts[i], .dur = 1, .event = (uint32_t)i, .parent = TG_NONE,
-		                          .name = name, .kind = TG_KIND_CPU_OP};
+		nodes[i] = (tg_skel_entry){.ts = ts[i], .dur = 1, .event = (uint32_t)i, .parent = TG_NONE,
+		                           .name = name, .kind = TG_KIND_CPU_OP};
 	tg_skeleton *sk = NULL;
-	assert_int_equal(tg_skeleton_adopt(&sk, nodes, NULL, n, (uint32_t)n, atoms, 0, "test"), 0);
+	assert_int_equal(tg_skeleton_adopt(&sk, nodes, n, (uint32_t)n, atoms, 0, "test"), 0);
 	const uint32_t *by = tg_skeleton_by_start(sk), *rank = tg_skeleton_start_rank(sk);
 	for (size_t q = 0; q < n; q++) {
 		assert_int_equal(by[q], want[q]);

@@ -1,4 +1,7 @@
-/* arena.c - bump allocation in a list of blocks. */
+/* arena.c - bump allocation in a list of blocks, the first 4 KiB, each
+ * next twice the last up to the arena's block size: a table of a few
+ * strings (the diff's run data holds two, its views one each) holds a
+ * few KiB, not a block of 256 KiB. */
 #include "arena.h"
 #include "tg.h"
 
@@ -13,7 +16,8 @@ struct block {
 
 struct tg_arena {
 	struct block *head;
-	size_t block_size;
+	size_t block_size; /* the next block's */
+	size_t max_block;
 	size_t total;
 };
 
@@ -22,7 +26,8 @@ tg_arena *tg_arena_new(size_t block_size)
 	tg_arena *a = tg_calloc(1, sizeof(*a));
 	if (!a)
 		return NULL;
-	a->block_size = block_size < 4096 ? 4096 : block_size;
+	a->block_size = 4096;
+	a->max_block = block_size < 4096 ? 4096 : block_size;
 	return a;
 }
 
@@ -42,6 +47,8 @@ void *tg_arena_alloc(tg_arena *a, size_t n)
 		b->used = 0;
 		a->head = b;
 		a->total += size;
+		if (a->block_size < a->max_block)
+			a->block_size = 2 * a->block_size < a->max_block ? 2 * a->block_size : a->max_block;
 	}
 	void *p = b->data + b->used;
 	b->used += n;

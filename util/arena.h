@@ -9,8 +9,10 @@
 
 typedef struct tg_arena tg_arena;
 
-/* Creates an arena that grabs blocks of at least block_size bytes.
- * Returns NULL on allocation failure (message set). Free with tg_arena_free. */
+/* Creates an arena that grabs blocks of 4 KiB, then twice the last, up to
+ * block_size bytes each (an allocation larger than the block gets a block
+ * of its own size). Returns NULL on allocation failure (message set).
+ * Free with tg_arena_free. */
 tg_arena *tg_arena_new(size_t block_size);
 
 /* Returns n bytes aligned to 8, valid until tg_arena_free; NULL when out of

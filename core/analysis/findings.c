@@ -72,7 +72,7 @@ int tg_findings_compute(tg_findings **out, const tg_tree *tree, const tg_finding
 	if (!l)
 		return TG_ENOMEM;
 	tg_fctx c;
-	int rc = tg_fctx_init(&c, tree, opts, step, l);
+	int rc = tg_fctx_init(&c, tree, opts, step, l, 1);
 	if (!rc)
 		rc = tg_findings_check_host(&c);
 	if (!rc)

@@ -90,36 +90,6 @@ static void all_gaps(struct gaps *g, const tg_fctx *c)
 	}
 }
 
-/* The median duration (ns) of the selected kernels (launch 0) or of their
- * launch calls (launch 1) into *out, NAN where there are none: one list at
- * a time (selection, not a sort: at 1 GB these are a million kernels).
- * 0 or TG_ENOMEM. */
-static int median_of(double *out, const tg_fctx *c, int launch)
-{
-	int64_t *v = tg_malloc((c->ndev ? c->ndev : 1) * sizeof(*v));
-	size_t n = 0;
-	if (!v)
-		return TG_ENOMEM;
-	for (size_t i = 0; i < c->ndev; i++) {
-		uint32_t d = c->dev[i];
-		if (c->ev[d].kind != TG_KIND_KERNEL || !tg_fctx_selected(c, d))
-			continue;
-		uint32_t x = launch ? tg_tree_launch(c->tree, d) : d;
-		if (x != TG_NONE)
-			v[n++] = tg_event_dur(c->t, &c->ev[x]);
-	}
-	*out = tg_median_i64(v, n);
-	free(v);
-	return 0;
-}
-
-/* Median durations (ns) of the selected kernels and of their launch calls,
- * NAN where there are none. */
-static int medians(double *kernel, double *launch, const tg_fctx *c)
-{
-	return median_of(kernel, c, 0) || median_of(launch, c, 1) ? TG_ENOMEM : 0;
-}
-
 static int launch_bound(tg_fctx *c, const struct gaps *g)
 {
 	const tg_finding_limits *lim = tg_fctx_limits(c, TG_FINDING_LAUNCH_BOUND);
@@ -129,9 +99,7 @@ static int launch_bound(tg_fctx *c, const struct gaps *g)
 		return tg_fctx_not_evaluated(c, TG_FINDING_LAUNCH_BOUND, "no CPU side in the trace (no launch calls)");
 	if (!c->ndev)
 		return tg_fctx_not_evaluated(c, TG_FINDING_LAUNCH_BOUND, "no device events in the trace");
-	double mk, ml;
-	if (medians(&mk, &ml, c))
-		return TG_ENOMEM;
+	double mk = c->median_kernel_ns, ml = c->median_launch_ns; /* (tg_fctx_init's) */
 	tg_finding *f = tg_fctx_add(c, TG_FINDING_LAUNCH_BOUND);
 	if (!f)
 		return TG_ENOMEM;

@@ -44,6 +44,10 @@ typedef struct tg_fctx {
 	uint32_t *dev; /* every device event of the tree, by start */
 	size_t ndev;
 	size_t nhost;      /* cpu ops, runtime and driver calls, python frames of the tree */
+	double median_kernel_ns, median_launch_ns; /* the selected kernels' and their launch calls'
+	                                              median durations, NAN if none or not needed
+	                                              (the launch-bound family's, made by tg_fctx_init
+	                                              when asked: gaps) */
 	int64_t rank;      /* distributedInfo, else -1 */
 	tg_interval *expl; /* host windows the host family explains (the syncs', the
 	                         DataLoader's): the gap families leave them out */
@@ -52,9 +56,12 @@ typedef struct tg_fctx {
 } tg_fctx;
 
 /* Prepares c for tree and step (opts: the thresholds); out receives the
- * findings. Returns 0, TG_EINVAL (bad step) or TG_ENOMEM; tg_fctx_free in
- * every case. */
-int tg_fctx_init(tg_fctx *c, const tg_tree *tree, const tg_findings_opts *opts, int32_t step, tg_findings *out);
+ * findings; gaps: c will run tg_findings_check_gaps (its launch-bound
+ * medians are made here, before the busy intervals; a context across ranks
+ * does not need them). Returns 0, TG_EINVAL (bad step) or TG_ENOMEM;
+ * tg_fctx_free in every case. */
+int tg_fctx_init(tg_fctx *c, const tg_tree *tree, const tg_findings_opts *opts, int32_t step, tg_findings *out,
+                 int gaps);
 void tg_fctx_free(tg_fctx *c);
 
 /* Sorts v by start and merges it in place (touching intervals merge);

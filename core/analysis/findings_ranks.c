@@ -488,7 +488,7 @@ int tg_findings_across(tg_findings **out, const tg_tree *const *trees, size_t n,
 		tg_findings scratch = {0};
 		rc = step_number >= 0 && step < 0
 		             ? TG_EINVAL
-		             : tg_fctx_init(&cs[ready], trees[ready], opts, step, ready ? &scratch : l);
+		             : tg_fctx_init(&cs[ready], trees[ready], opts, step, ready ? &scratch : l, 0);
 		if (rc == TG_EINVAL)
 			rc = tg_error_set(TG_EINVAL, "findings: a rank without ProfilerStep#%lld",
 			                  (long long)step_number);

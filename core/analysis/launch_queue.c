@@ -5,12 +5,17 @@
  * at equal times.
  *
  * No record per launch with its stream: one pass numbers each launch's
- * stream (stream_ids.h) and counts them, a second places the launch starts
- * and the device starts in two arrays grouped by stream (16 bytes a
- * launch); each stream's two lists are sorted on their own and merged as
- * they are read, which is the order of the points sorted together. At a
- * gigabyte of JSON that is 20 bytes a launch at the peak, where a 56-byte
- * record, its sort's 32 bytes of scratch and the points took 150.
+ * stream (stream_ids.h) and counts them, a second places the launches'
+ * device events grouped by stream, in event order (4 bytes a launch); each
+ * stream's launch starts and device starts are two lists, merged as they
+ * are read, which is the order of the points sorted together. A stream
+ * whose two lists come in order (every one of the generated traces') is
+ * read from the events as it is walked; another gets its two lists as
+ * sort keys, sorted (16 bytes a launch of that stream, and the sort's
+ * scratch). At 100 MB of JSON that is 8 bytes a launch at the peak, where
+ * the two lists of every stream (and a stream's sort) took 24 (0.9 MB;
+ * a 56-byte record, its sort's 32 bytes of scratch and the points took
+ * 150 before that).
  */
 #include "launch_stats_impl.h"
 #include "launch_stats.h"
@@ -22,12 +27,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The launches of f grouped by stream: launcher start and device start as
- * sort keys (tg_sort_key_i64), stream r's at off[r]..off[r + 1]. */
+/* The launches of f grouped by stream: their device events, stream r's at
+ * off[r]..off[r + 1], in event order. */
 struct queues {
+	const tg_step_filter *f;
+	const tg_event *ev;
 	tg_stream_ids s; /* ids in (device, stream) order */
 	size_t *off;
-	uint64_t *lts, *ts;
+	uint32_t *dev;
 	size_t n;
 };
 
@@ -35,8 +42,17 @@ static void queues_free(struct queues *q)
 {
 	tg_stream_ids_free(&q->s);
 	free(q->off);
-	free(q->lts);
-	free(q->ts);
+	free(q->dev);
+}
+
+/* The sort key (tg_sort_key_i64) of the start of device event i (dev 1)
+ * or of its launch (dev 0), as the step filter spans them. */
+static uint64_t start_key(const struct queues *q, uint32_t i, int dev)
+{
+	int64_t ts, end;
+	uint32_t e = dev ? i : tg_tree_launch(q->f->tree, i);
+	tg_step_filter_span(q->f, &q->ev[e], &ts, &end);
+	return tg_sort_key_i64(ts);
 }
 
 static int64_t unkey(uint64_t k) { return (int64_t)(k ^ (UINT64_C(1) << 63)); }
@@ -83,85 +99,119 @@ nomem:
 	return TG_ENOMEM;
 }
 
-/* Pass 2: the launches' two starts placed by stream (sid from pass 1). */
+/* Pass 2: the launches' device events placed by stream (sid from pass 1). */
 static void place_starts(struct queues *q, const uint32_t *sid, const tg_step_filter *f)
 {
 	size_t ne, k = 0;
 	const tg_event *ev = tg_trace_events(tg_tree_trace(f->tree), &ne);
 	size_t *at = q->off; /* moves on to each stream's end, then back */
-	for (size_t i = 0; i < ne; i++) {
-		uint32_t p = tg_launch_of(f, ev, i);
-		if (p == TG_NONE)
-			continue;
-		int64_t lts, lend, ts, end;
-		tg_step_filter_span(f, &ev[p], &lts, &lend);
-		tg_step_filter_span(f, &ev[i], &ts, &end);
-		size_t w = at[sid[k++]]++;
-		q->lts[w] = tg_sort_key_i64(lts);
-		q->ts[w] = tg_sort_key_i64(ts);
-	}
+	for (size_t i = 0; i < ne; i++)
+		if (tg_launch_of(f, ev, i) != TG_NONE)
+			q->dev[at[sid[k++]]++] = (uint32_t)i;
 	for (size_t r = q->s.n; r > 0; r--) /* off[r] is now where stream r - 1 ended */
 		at[r] = at[r - 1];
 	at[0] = 0;
 }
 
-/* q for the nlaunch launches of f, each stream's two lists sorted. 0 or
- * TG_ENOMEM. */
+/* q for the nlaunch launches of f, grouped by stream. 0 or TG_ENOMEM. */
 static int queues_build(struct queues *q, const tg_step_filter *f, size_t nlaunch)
 {
 	memset(q, 0, sizeof(*q));
+	q->f = f;
+	q->ev = f->events;
 	q->s = (tg_stream_ids)TG_STREAM_IDS_INIT;
 	uint32_t *sid = tg_malloc((nlaunch + 1) * sizeof(uint32_t));
 	int rc = TG_ENOMEM;
-	if (!sid || count_streams(q, sid, f) || !(q->lts = tg_malloc((q->n + 1) * sizeof(uint64_t))) ||
-	    !(q->ts = tg_malloc((q->n + 1) * sizeof(uint64_t))))
-		goto out;
-	place_starts(q, sid, f);
-	free(sid); /* before the sorts' scratch */
-	sid = NULL;
-	rc = 0;
-	for (size_t r = 0; r < q->s.n && !rc; r++) {
-		size_t a = q->off[r], m = q->off[r + 1] - a;
-		rc = tg_sort_u64(q->lts + a, m);
-		if (!rc)
-			rc = tg_sort_u64(q->ts + a, m);
+	if (sid && !count_streams(q, sid, f) && (q->dev = tg_malloc((q->n + 1) * sizeof(uint32_t)))) {
+		place_starts(q, sid, f);
+		rc = 0;
 	}
-out:
 	free(sid);
 	if (rc)
 		queues_free(q);
 	return rc;
 }
 
-/* The points of one stream in order: its launch starts (+1) and device
- * starts (-1) merged, launches first at equal times. */
-struct walk {
+/* One stream's two lists: its m launches' starts and their device events'
+ * (sort keys), read from the events (lts and ts NULL: both lists are in
+ * order as the events are) or from lts and ts, sorted. */
+struct keys {
+	const struct queues *q;
+	const uint32_t *dev;
 	const uint64_t *lts, *ts;
-	size_t m, i, j;
+	size_t m;
 };
+
+/* Key i of list dev (0: the launches', 1: the device events'). */
+static inline uint64_t key_at(const struct keys *k, int dev, size_t i)
+{
+	if (k->lts)
+		return dev ? k->ts[i] : k->lts[i];
+	return start_key(k->q, k->dev[i], dev);
+}
+
+/* v (n keys) sorted, unless it is already. 0 or TG_ENOMEM. */
+static int sort_unless_sorted(uint64_t *v, size_t n)
+{
+	size_t i = 1;
+	while (i < n && v[i - 1] <= v[i])
+		i++;
+	return i >= n ? 0 : tg_sort_u64(v, n);
+}
+
+/* The points of one stream in order: its launch starts (+1) and device
+ * starts (-1) merged, launches first at equal times; each list's next key
+ * read once, and checked against the one before (a walk of lists read
+ * from the events is right only when they come in order). */
+struct walk {
+	const struct keys *k;
+	size_t i, j;
+	uint64_t li, dj; /* the keys at i and j */
+	int disorder;    /* a key below the one before it in its list was met */
+};
+
+static void walk_start(struct walk *w, const struct keys *k)
+{
+	*w = (struct walk){k, 0, 0, 0, 0, 0};
+	if (k->m) {
+		w->li = key_at(k, 0, 0);
+		w->dj = key_at(k, 1, 0);
+	}
+}
 
 /* The next point (time *t, change returned), 0 when there is none. */
 static int walk_next(struct walk *w, uint64_t *t)
 {
-	if (w->i < w->m && (w->j >= w->m || w->lts[w->i] <= w->ts[w->j])) {
-		*t = w->lts[w->i++];
+	size_t m = w->k->m;
+	if (w->i < m && (w->j >= m || w->li <= w->dj)) {
+		*t = w->li;
+		if (++w->i < m) {
+			w->li = key_at(w->k, 0, w->i);
+			w->disorder |= w->li < *t;
+		}
 		return +1;
 	}
-	if (w->j < w->m) {
-		*t = w->ts[w->j++];
+	if (w->j < m) {
+		*t = w->dj;
+		if (++w->j < m) {
+			w->dj = key_at(w->k, 1, w->j);
+			w->disorder |= w->dj < *t;
+		}
 		return -1;
 	}
 	return 0;
 }
 
-/* The row of stream r (m launches, its lists at lts and ts). -1: out of
+/* The row of stream key sk (its lists: keys); 1 (no row) when the lists
+ * are not in order, found by the first of the two walks. -1: out of
  * memory. */
-static int queue_row(tg_table *t, const tg_stream_key *k, const uint64_t *lts, const uint64_t *ts, size_t m)
+static int queue_row(tg_table *t, const tg_stream_key *sk, const struct keys *keys)
 {
 	int64_t q = 0, qmin = INT64_MAX, qmax = INT64_MIN, sum = 0, blocked = 0;
 	double area = 0;
-	size_t np = 2 * m;
-	struct walk w = {lts, ts, m, 0, 0};
+	size_t np = 2 * keys->m;
+	struct walk w;
+	walk_start(&w, keys);
 	uint64_t at, next, first;
 	int d = walk_next(&w, &at);
 	first = at;
@@ -179,8 +229,10 @@ static int queue_row(tg_table *t, const tg_stream_key *k, const uint64_t *lts, c
 			at = next;
 		}
 	}
+	if (w.disorder)
+		return 1;
 	double mean = (double)sum / (double)np, m2 = 0;
-	w = (struct walk){lts, ts, m, 0, 0};
+	walk_start(&w, keys);
 	q = 0;
 	for (size_t j = 0; j < np; j++) {
 		q += walk_next(&w, &next);
@@ -191,8 +243,8 @@ static int queue_row(tg_table *t, const tg_stream_key *k, const uint64_t *lts, c
 	if (r < 0)
 		return -1;
 	size_t row = (size_t)r;
-	tg_table_set_int(t, row, 0, k->device);
-	tg_table_set_int(t, row, 1, k->stream);
+	tg_table_set_int(t, row, 0, sk->device);
+	tg_table_set_int(t, row, 1, sk->stream);
 	tg_table_set_int(t, row, 2, (int64_t)np);
 	tg_table_set_num(t, row, 3, mean);
 	tg_table_set_num(t, row, 4, np > 1 ? sqrt(m2 / (double)(np - 1)) : NAN);
@@ -201,6 +253,32 @@ static int queue_row(tg_table *t, const tg_stream_key *k, const uint64_t *lts, c
 	tg_table_set_num(t, row, 7, span > 0 ? area / (double)span : NAN);
 	tg_table_set_num(t, row, 8, (double)blocked / 1000.0);
 	return 0;
+}
+
+/* The row of stream r of q: its lists read from the events when they come
+ * in order, else made and sorted (and freed after). -1: out of memory. */
+static int stream_row(tg_table *t, const struct queues *q, size_t r)
+{
+	size_t a = q->off[r], m = q->off[r + 1] - a;
+	struct keys k = {q, q->dev + a, NULL, NULL, m};
+	int rc = queue_row(t, &q->s.v[r], &k);
+	if (rc != 1)
+		return rc;
+	uint64_t *lts = tg_malloc((m + 1) * sizeof(uint64_t)), *ts = tg_malloc((m + 1) * sizeof(uint64_t));
+	rc = -1;
+	if (lts && ts) {
+		for (size_t i = 0; i < m; i++) {
+			lts[i] = start_key(q, k.dev[i], 0);
+			ts[i] = start_key(q, k.dev[i], 1);
+		}
+		k.lts = lts;
+		k.ts = ts;
+		if (!sort_unless_sorted(lts, m) && !sort_unless_sorted(ts, m))
+			rc = queue_row(t, &q->s.v[r], &k);
+	}
+	free(lts);
+	free(ts);
+	return rc;
 }
 
 tg_table *tg_launch_queue_table(const tg_step_filter *f, size_t nlaunch)
@@ -216,8 +294,7 @@ tg_table *tg_launch_queue_table(const tg_step_filter *f, size_t nlaunch)
 		return NULL;
 	}
 	for (size_t r = 0; r < q.s.n; r++) {
-		size_t a = q.off[r];
-		if (queue_row(t, &q.s.v[r], q.lts + a, q.ts + a, q.off[r + 1] - a)) {
+		if (stream_row(t, &q, r)) {
 			tg_table_free(t);
 			t = NULL;
 			break;

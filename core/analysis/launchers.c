@@ -102,11 +102,11 @@ static int assign_launchers(tg_launchers *l, const tg_launchers_opts *opts, size
 	return 0;
 }
 
-/* Step 4: l->owner's device room made compact (tg_launchers_owner_of: a bit
+/* Step 3: l->owner's device room made compact (tg_launchers_owner_of: a bit
  * an event, a count per 64 events, a launcher per linked device event, of
- * which there are ndev), and l->owner freed: 4 bytes an event, the largest
- * of the launchers' arrays, held through the report's five tables of them
- * before. 0 or TG_ENOMEM. */
+ * which there are ndev); l->owner, 4 bytes an event, the largest of the
+ * launchers' arrays, is then only the subtree unions' memo, which frees it
+ * as soon as it is read. 0 or TG_ENOMEM. */
 static int compact_owners(tg_launchers *l, size_t ndev)
 {
 	size_t ne;
@@ -128,23 +128,31 @@ static int compact_owners(tg_launchers *l, size_t ndev)
 			l->linked_owner[k++] = o;
 		}
 	}
-	free(l->owner);
-	l->owner = NULL;
 	return 0;
 }
 
 /* Step 5: the list of launchers (tg_launcher, 24 bytes each) from their
- * events and subtree times, which it replaces. 0 or TG_ENOMEM. */
+ * events and subtree times, which it replaces: made in the subtree times'
+ * room, grown (from the mmap threshold a mapping, moved by mremap, not
+ * copied beside a second one) and filled from its end, where each
+ * launcher's 24 bytes cover only the times already read (launcher i's
+ * lie at 8i, below 24i), so that the two are never held at once. 0 or
+ * TG_ENOMEM. */
 static int make_list(tg_launchers *l)
 {
-	if (!(l->list = tg_calloc(l->n + 1, sizeof(tg_launcher))))
+	tg_launcher *list = tg_realloc(l->sub, (l->n + 1) * sizeof(tg_launcher));
+	if (!list)
 		return TG_ENOMEM;
-	for (size_t i = 0; i < l->n; i++)
-		l->list[i] = (tg_launcher){.event = l->lev[i], .subtree_us = l->sub[i]};
-	free(l->lev);
-	free(l->sub);
-	l->lev = NULL;
 	l->sub = NULL;
+	l->list = list;
+	list[l->n] = (tg_launcher){0};
+	for (size_t i = l->n; i-- > 0;) {
+		double t;
+		memcpy(&t, (const char *)list + i * sizeof(double), sizeof(t)); /* (the times' room, as bytes) */
+		list[i] = (tg_launcher){.event = l->lev[i], .subtree_us = t};
+	}
+	free(l->lev);
+	l->lev = NULL;
 	return 0;
 }
 
@@ -165,82 +173,113 @@ static int category_number(uint32_t *out, tg_launchers *l, size_t *cap, const ch
 	return 0;
 }
 
-/* Step 6: the ndev direct device events grouped by launcher, in start
- * order (l->koff, l->kernels), and each launcher's category from its name
- * and first kernel. 0 or TG_ENOMEM. */
-static int group_kernels(tg_launchers *l, size_t ndev, int tracelens_compat)
+/* The ndev direct device events grouped by launcher into l->kernels, each
+ * launcher's in event order, with no offsets array of their own: launcher
+ * w's list[w].category (0 from make_list) counts them, then is w's cursor,
+ * and is left at w's end (w + 1's start). 0 or TG_ENOMEM. */
+static int place_kernels(tg_launchers *l, size_t ndev)
 {
-	size_t cats_cap = 0;
-	const tg_atoms *atoms = tg_trace_atoms(l->trace);
 	size_t ne;
-	const tg_event *ev = tg_trace_events(l->trace, &ne);
-	l->koff = tg_calloc(l->n + 2, sizeof(uint32_t));
-	l->kernels = tg_malloc((ndev + 1) * sizeof(uint32_t));
-	if (!l->koff || !l->kernels)
+	tg_trace_events(l->trace, &ne);
+	tg_launcher *x = l->list;
+	if (!(l->kernels = tg_malloc((ndev + 1) * sizeof(uint32_t))))
 		return TG_ENOMEM;
 	for (size_t i = 0; i < ne; i++) {
 		uint32_t o = tg_launchers_owner_of(l, (uint32_t)i);
 		if (o != TG_NONE)
-			l->koff[o + 1]++;
+			x[o].category++;
 	}
-	for (size_t i = 0; i < l->n; i++)
-		l->koff[i + 1] += l->koff[i];
-	/* placed with koff[w] as launcher w's cursor (then its end, w + 1's
-	 * start), shifted back after: no cursor array of its own */
+	uint32_t at = 0;
+	for (size_t w = 0; w < l->n; w++) {
+		uint32_t c = x[w].category;
+		x[w].category = at;
+		at += c;
+	}
 	for (size_t i = 0; i < ne; i++) {
 		uint32_t o = tg_launchers_owner_of(l, (uint32_t)i);
 		if (o != TG_NONE)
-			l->kernels[l->koff[o]++] = (uint32_t)i;
-	}
-	memmove(l->koff + 1, l->koff, l->n * sizeof(uint32_t));
-	l->koff[0] = 0;
-	for (size_t i = 0; i < l->n; i++) {
-		/* events are mostly in time order; insertion sort the stragglers */
-		uint32_t *k = l->kernels + l->koff[i];
-		size_t m = l->koff[i + 1] - l->koff[i];
-		for (size_t a = 1; a < m; a++) {
-			uint32_t x = k[a];
-			size_t b = a;
-			while (b > 0 && ev[k[b - 1]].ts > ev[x].ts) {
-				k[b] = k[b - 1];
-				b--;
-			}
-			k[b] = x;
-		}
-		const char *first = m ? tg_atoms_str(atoms, ev[k[0]].name) : NULL;
-		const char *name = tg_atoms_str(atoms, ev[l->list[i].event].name);
-		if (category_number(&l->list[i].category, l, &cats_cap, tg_op_category(name, first, tracelens_compat)))
-			return TG_ENOMEM;
+			l->kernels[x[o].category++] = (uint32_t)i;
 	}
 	return 0;
 }
 
-/* Each launcher's direct time: the union of its direct device events'
- * spans, walked in start order (group_kernels sorted them), so that no
- * array of tagged spans as long as the device events is needed. */
-static void direct_unions(tg_launchers *l, const tg_timebase *tb)
+/* The m events k in start order: they mostly are; insertion sort the
+ * stragglers. */
+static void sort_by_start(uint32_t *k, size_t m, const tg_event *ev)
+{
+	for (size_t a = 1; a < m; a++) {
+		uint32_t x = k[a];
+		size_t b = a;
+		while (b > 0 && ev[k[b - 1]].ts > ev[x].ts) {
+			k[b] = k[b - 1];
+			b--;
+		}
+		k[b] = x;
+	}
+}
+
+/* A launcher's direct time: the union of the spans of its m direct device
+ * events k, walked in start order, so that no array of tagged spans as long
+ * as the device events is needed. */
+static double direct_union(const tg_launchers *l, const tg_timebase *tb, const uint32_t *k, size_t m)
 {
 	size_t ne;
 	const tg_event *ev = tg_trace_events(l->trace, &ne);
-	for (size_t i = 0; i < l->n; i++) {
-		size_t m;
-		const uint32_t *k = tg_launchers_kernels(l, i, &m);
-		if (!m)
-			continue;
-		tg_span c = tg_span_of(tb, l->trace, &ev[k[0]]);
-		double total = 0;
-		for (size_t j = 1; j < m; j++) {
-			tg_span x = tg_span_of(tb, l->trace, &ev[k[j]]);
-			if (x.start <= c.end) {
-				if (x.end > c.end)
-					c.end = x.end;
-			} else {
-				total += c.end - c.start;
-				c = x;
-			}
+	if (!m)
+		return 0;
+	tg_span c = tg_span_of(tb, l->trace, &ev[k[0]]);
+	double total = 0;
+	for (size_t j = 1; j < m; j++) {
+		tg_span x = tg_span_of(tb, l->trace, &ev[k[j]]);
+		if (x.start <= c.end) {
+			if (x.end > c.end)
+				c.end = x.end;
+		} else {
+			total += c.end - c.start;
+			c = x;
 		}
-		l->list[i].direct_us = total + (c.end - c.start);
 	}
+	return total + (c.end - c.start);
+}
+
+/* Step 6: the ndev direct device events grouped by launcher, in start
+ * order, each launcher's category from its name and first kernel and its
+ * direct time from them; the groups kept (l->koff, l->kernels) with
+ * opts->keep_kernels, else freed. Their offsets ride in the categories'
+ * room until each launcher's category is known (place_kernels): 4 bytes a
+ * launcher less at the build's peak (the list, the owners and the groups).
+ * 0 or TG_ENOMEM. */
+static int group_kernels(tg_launchers *l, size_t ndev, const tg_launchers_opts *opts)
+{
+	size_t cats_cap = 0, ne;
+	const tg_atoms *atoms = tg_trace_atoms(l->trace);
+	const tg_event *ev = tg_trace_events(l->trace, &ne);
+	if (place_kernels(l, ndev))
+		return TG_ENOMEM;
+	if (opts->keep_kernels) {
+		if (!(l->koff = tg_malloc((l->n + 2) * sizeof(uint32_t))))
+			return TG_ENOMEM;
+		l->koff[0] = 0;
+		for (size_t w = 0; w < l->n; w++)
+			l->koff[w + 1] = l->list[w].category;
+	}
+	for (size_t w = 0, begin = 0; w < l->n; w++) {
+		tg_launcher *x = &l->list[w];
+		uint32_t *k = l->kernels + begin;
+		size_t m = x->category - begin;
+		begin = x->category;
+		sort_by_start(k, m, ev);
+		const char *first = m ? tg_atoms_str(atoms, ev[k[0]].name) : NULL;
+		const char *name = tg_atoms_str(atoms, ev[x->event].name);
+		if (category_number(&x->category, l, &cats_cap, tg_op_category(name, first, opts->tracelens_compat)))
+			return TG_ENOMEM;
+		x->direct_us = direct_union(l, &opts->tb, k, m);
+	}
+	if (!opts->keep_kernels) { /* (no table reads them) */
+		free(l->kernels);
+		l->kernels = NULL;
+	}
+	return 0;
 }
 
 /*
@@ -261,9 +300,12 @@ static void direct_unions(tg_launchers *l, const tg_timebase *tb)
  * a launcher's own spans made from them when it is finished (one scratch
  * as large as the largest group), and only the launchers with children
  * hold a merged list while the walk waits for them; the nearest launcher's
- * memo is l->owner's host room, where the launchers' indexes already are;
- * the launchers are their events and subtree times (12 bytes each) until
- * the walk is done, the list of 24-byte launchers made after it.
+ * memo is l->owner's host room, where the launchers' indexes already are,
+ * read for the launcher tree and each linked event's nearest launcher and
+ * freed before the groups, the lists and the subtree times are made; the
+ * launchers are their events and subtree times (12 bytes each) until the
+ * walk is done, the list of 24-byte launchers made in the times' room
+ * after it.
  */
 
 /* A merged span list (owned, or a view of the own spans' scratch). */
@@ -294,6 +336,17 @@ struct subtree {
 	struct accum *acc;     /* per launcher with children: their union so far */
 	size_t nacc;
 	tg_span *own;          /* scratch: one launcher's own spans */
+	struct near_ex *ex;    /* the linked events whose nearest launcher is not their owner, by event */
+	size_t nex, excap;
+};
+
+/* A linked device event whose nearest launcher (at or above its launch) is
+ * not its launcher (tg_launchers_owner_of): a communication kernel, which
+ * has none; for every other the two are the same launcher (the ops between
+ * a launch and its launcher are never launchers), so that they are all
+ * the memo's reads need to keep. */
+struct near_ex {
+	uint32_t ev, near;
 };
 
 #define NEAR_NONE (TG_NONE - 1) /* no launcher above */
@@ -328,7 +381,7 @@ static uint32_t nearest_launcher(const tg_launchers *l, struct subtree *st, uint
 
 /* Whether device event i of the step is linked to a launch: that launch,
  * else TG_NONE. */
-static uint32_t linked_launch(const tg_launchers *l, const tg_launchers_opts *opts, const tg_event *ev, size_t i)
+static inline uint32_t linked_launch(const tg_launchers *l, const tg_launchers_opts *opts, const tg_event *ev, size_t i)
 {
 	if (!tg_kind_is_gpu(ev[i].kind) || !tg_launchers_in_step(l->tree, (uint32_t)i, opts->step))
 		return TG_NONE;
@@ -339,11 +392,10 @@ static uint32_t linked_launch(const tg_launchers *l, const tg_launchers_opts *op
 	return r;
 }
 
-/* Every linked device event of the step to the nearest launcher at or above
- * its launch, in two passes: st->idx NULL, counted into st->at[w + 1]; else
- * stored at st->idx[st->at[w]], which moves on (the second pass finds each
- * launch's launcher memoized by the first). */
-static void place_events(const tg_launchers *l, const tg_launchers_opts *opts, struct subtree *st)
+/* The nearest launcher at or above the launch of every linked device event
+ * of the step, read from the memo, which is freed after: where it is not
+ * the event's launcher (the compact owners), into st->ex. 0 or TG_ENOMEM. */
+static int nearest_of_events(const tg_launchers *l, const tg_launchers_opts *opts, struct subtree *st)
 {
 	size_t ne;
 	const tg_event *ev = tg_trace_events(l->trace, &ne);
@@ -352,12 +404,48 @@ static void place_events(const tg_launchers *l, const tg_launchers_opts *opts, s
 		if (r == TG_NONE)
 			continue;
 		uint32_t w = nearest_launcher(l, st, r);
-		if (w == TG_NONE)
+		if (w == tg_launchers_owner_of(l, (uint32_t)i))
 			continue;
-		if (st->idx)
-			st->idx[st->at[w]++] = (uint32_t)i;
-		else
-			st->at[w + 1]++;
+		if (tg_grow((void **)&st->ex, &st->excap, st->nex + 1, sizeof(*st->ex)))
+			return TG_ENOMEM;
+		st->ex[st->nex++] = (struct near_ex){(uint32_t)i, w};
+	}
+	return 0;
+}
+
+/* The linked device events of the step by their nearest launcher w: counted
+ * into st->at[w + 1] (st->idx NULL), else stored at st->idx[st->at[w]],
+ * which moves on to w's end. They are the events with a launcher (the
+ * compact owners' bits, whose launcher is their nearest) and st->ex's,
+ * merged in event order: no pass over the trace's events. */
+static void place_events(const tg_launchers *l, struct subtree *st)
+{
+	size_t k = 0, x = 0; /* the next owner, the next exception */
+	for (size_t wd = 0; wd < l->nlinked_words; wd++) {
+		uint64_t bits = l->linked[wd];
+		uint32_t end = (uint32_t)(wd * 64 + 64);
+		while (bits || (x < st->nex && st->ex[x].ev < end)) {
+			uint32_t b = bits ? (uint32_t)(wd * 64) + (uint32_t)__builtin_ctzll(bits) : TG_NONE;
+			uint32_t e = x < st->nex ? st->ex[x].ev : TG_NONE, i, w;
+			if (e <= b) { /* an exception (its owner, if any, passed over) */
+				i = e;
+				w = st->ex[x++].near;
+				if (e == b) {
+					bits &= bits - 1;
+					k++;
+				}
+			} else {
+				i = b;
+				w = l->linked_owner[k++];
+				bits &= bits - 1;
+			}
+			if (w == TG_NONE)
+				continue;
+			if (st->idx)
+				st->idx[st->at[w]++] = i;
+			else
+				st->at[w + 1]++;
+		}
 	}
 }
 
@@ -429,16 +517,29 @@ static int finish_launcher(tg_launchers *l, struct subtree *st, uint32_t w, uint
 	return 0;
 }
 
-/* The launcher tree: st->parent, and st->kids counting each launcher's
- * children. */
+/* The launcher tree: st->parent (from the memo). */
 static void launcher_tree(tg_launchers *l, struct subtree *st)
 {
 	for (size_t w = 0; w < l->n; w++) {
 		uint32_t up = tg_tree_parent(l->tree, l->lev[w]);
 		st->parent[w] = up == TG_NONE ? TG_NONE : nearest_launcher(l, st, up);
+	}
+}
+
+/* st->kids counting each launcher's children, st->at[w] where launcher w's
+ * events begin in st->idx, and st->idx allocated. 0 or TG_ENOMEM. */
+static int group_alloc(tg_launchers *l, struct subtree *st)
+{
+	if (!(st->at = tg_calloc(l->n + 2, sizeof(uint32_t))) || !(st->kids = tg_calloc(l->n + 1, sizeof(uint32_t))))
+		return TG_ENOMEM;
+	for (size_t w = 0; w < l->n; w++)
 		if (st->parent[w] != TG_NONE)
 			st->kids[st->parent[w]]++;
-	}
+	place_events(l, st); /* (counts) */
+	for (size_t w = 0; w < l->n; w++)
+		st->at[w + 1] += st->at[w];
+	st->idx = tg_malloc((st->at[l->n] + 1) * sizeof(uint32_t));
+	return st->idx ? 0 : TG_ENOMEM;
 }
 
 /* The merged lists of the launchers with children (st->acc, their place
@@ -509,37 +610,37 @@ static int comm_launchers(tg_launchers *l, const tg_launchers_opts *opts)
 	return 0;
 }
 
-/* Step 3: each launcher's subtree time into l->sub, the union of the spans
- * of every linked device event of the step whose launch is under it (in
- * the time base, converted to us by the caller); l->owner's host room given back
- * (TG_NONE) once the events are placed. 0 or TG_ENOMEM. */
+/* Step 4: each launcher's subtree time into l->sub (allocated here), the
+ * union of the spans of every linked device event of the step whose launch
+ * is under it (in the time base, converted to us by the caller). The
+ * memo (l->owner, whose device room compact_owners has read) is read for
+ * the launcher tree and each linked event's nearest launcher (kept where it
+ * is not the event's launcher: st.ex), then freed, before the events'
+ * groups, the walk's lists and the subtree times are made: the build's
+ * peak was the memo beside all of them (1.9 MB over the model at 100 MB of
+ * JSON). 0 or TG_ENOMEM. */
 static int subtree_unions(tg_launchers *l, const tg_launchers_opts *opts)
 {
 	size_t ne;
 	const tg_event *ev = tg_trace_events(l->trace, &ne);
-	struct subtree st = {
-		.ev = ev,
-		.tb = &opts->tb,
-		.near = l->owner,
-		.at = tg_calloc(l->n + 2, sizeof(uint32_t)),
-		.parent = tg_malloc((l->n + 1) * sizeof(uint32_t)),
-		.kids = tg_calloc(l->n + 1, sizeof(uint32_t)),
-	};
+	struct subtree st = {.ev = ev, .tb = &opts->tb, .near = l->owner};
 	int rc = TG_ENOMEM;
-	if (!st.at || !st.parent || !st.kids)
+	if (!(st.parent = tg_malloc((l->n + 1) * sizeof(uint32_t))))
 		goto out;
-	place_events(l, opts, &st); /* counts into at[w + 1] */
 	launcher_tree(l, &st);
-	for (size_t w = 0; w < l->n; w++)
-		st.at[w + 1] += st.at[w]; /* at[w]: where launcher w's events begin */
-	if (!(st.idx = tg_malloc((st.at[l->n] + 1) * sizeof(uint32_t))))
+	if (nearest_of_events(l, opts, &st))
 		goto out;
-	place_events(l, opts, &st); /* at[w]: now where launcher w's events end */
-	for (size_t i = 0; i < ne; i++) /* the walk reads idx and the launchers' parents */
-		if (memo(&st, (uint32_t)i))
-			l->owner[i] = TG_NONE;
-	rc = walk_up(l, &st);
+	free(l->owner);
+	l->owner = st.near = NULL;
+	if (group_alloc(l, &st))
+		goto out;
+	place_events(l, &st); /* at[w]: now where launcher w's events end */
+	free(st.ex);
+	st.ex = NULL;
+	if ((l->sub = tg_malloc((l->n + 1) * sizeof(double))))
+		rc = walk_up(l, &st);
 out:
+	free(st.ex);
 	free(st.at);
 	free(st.idx);
 	free(st.parent);
@@ -568,13 +669,12 @@ int tg_launchers_build(tg_launchers **out, const tg_tree *tree, const tg_launche
 	l->owner = tg_malloc((ne + 1) * sizeof(uint32_t));
 	if (l->owner) /* launchers may come after their kernels in the file */
 		memset(l->owner, 0xff, (ne + 1) * sizeof(uint32_t));
-	/* the subtree unions' scratch (the build's peak) before the kernels'
-	 * groups, which they do not read, are made */
-	if (!l->owner || assign_launchers(l, opts, &ndev) || comm_launchers(l, opts) ||
-	    !(l->sub = tg_malloc((l->n + 1) * sizeof(double))) || subtree_unions(l, opts) ||
-	    compact_owners(l, ndev) || make_list(l) || group_kernels(l, ndev, opts->tracelens_compat))
+	/* the owners made compact before the subtree unions, which free the
+	 * memo they share a room with; the kernels' groups, which the unions do
+	 * not read, after them */
+	if (!l->owner || assign_launchers(l, opts, &ndev) || comm_launchers(l, opts) || compact_owners(l, ndev) ||
+	    subtree_unions(l, opts) || make_list(l) || group_kernels(l, ndev, opts))
 		goto fail;
-	direct_unions(l, &opts->tb);
 	for (size_t i = 0; i < l->n; i++) {
 		l->list[i].direct_us = tg_timebase_us(&opts->tb, l->list[i].direct_us);
 		l->list[i].subtree_us = tg_timebase_us(&opts->tb, l->list[i].subtree_us);
@@ -595,6 +695,9 @@ const tg_launcher *tg_launchers_list(const tg_launchers *l, size_t *n)
 
 const uint32_t *tg_launchers_kernels(const tg_launchers *l, size_t i, size_t *n)
 {
+	*n = 0;
+	if (!l->koff)
+		return NULL;
 	*n = l->koff[i + 1] - l->koff[i];
 	return l->kernels + l->koff[i];
 }

@@ -20,7 +20,8 @@
 
 /* One launcher, 24 bytes (a third of a million of them at a gigabyte of
  * JSON): its direct device events and their count are
- * tg_launchers_kernels's, its category's name tg_launchers_category's. */
+ * tg_launchers_kernels's (when kept), its category's name
+ * tg_launchers_category's. */
 typedef struct tg_launcher {
 	uint32_t event;    /* the leaf cpu_op, or the launch call */
 	uint32_t category; /* its op category, numbered by the launchers (tg_launchers_category) */
@@ -34,6 +35,11 @@ typedef struct tg_launchers_opts {
 	tg_timebase tb;
 	int32_t step;          /* -1: whole trace; else device events of that step index */
 	int tracelens_compat;  /* categories exactly as TraceLens (no SDPA fix) */
+	int keep_kernels;      /* keep each launcher's direct device events for
+	                          tg_launchers_kernels; else they are freed once the
+	                          direct times and categories are made (no table reads
+	                          them: 4 bytes a launcher and a kernel, 0.34 MB at 100 MB
+	                          of JSON, held through the report's five tables) */
 } tg_launchers_opts;
 
 /* The launcher of device event ev (see above), or TG_NONE when it has no
@@ -48,7 +54,8 @@ int tg_launchers_build(tg_launchers **out, const tg_tree *tree, const tg_launche
 /* Launchers in order of their first kernel's start. */
 const tg_launcher *tg_launchers_list(const tg_launchers *l, size_t *n);
 
-/* The direct device events of launcher i, in start order. */
+/* The direct device events of launcher i, in start order; none (NULL, *n
+ * 0) unless the launchers were built with keep_kernels. */
 const uint32_t *tg_launchers_kernels(const tg_launchers *l, size_t i, size_t *n);
 
 /* The op category of launcher x of l: a static string (categorize.h).

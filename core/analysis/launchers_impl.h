@@ -18,16 +18,16 @@ struct tg_launchers {
 	size_t n;
 	uint32_t *lev;     /* while built, before list is made: each launcher's event (4 bytes, not
 	                    * list's 24, through the subtree unions, the build's peak) */
-	double *sub;       /* while built, before list is made: each launcher's subtree time */
+	double *sub;       /* while built, before list is made in its room: each launcher's subtree time */
 	const char **cats; /* the launchers' categories (static strings), by their number */
 	size_t ncats;
-	uint32_t *koff;    /* n + 1 offsets into kernels */
-	uint32_t *kernels; /* direct device events, grouped by launcher, by start */
-	uint32_t *owner;   /* while built (NULL after): per event of the trace, a device event's
-	                    * launcher's index, or TG_NONE. A host event's room holds its index in
-	                    * list as a launcher (launchers are host events, owners are device
-	                    * events': one array, not two), then the subtree unions' memo
-	                    * (launchers.c), then TG_NONE */
+	uint32_t *koff;    /* n + 1 offsets into kernels (NULL after the build without keep_kernels) */
+	uint32_t *kernels; /* direct device events, grouped by launcher, by start (the same) */
+	uint32_t *owner;   /* while built (freed by the subtree unions): per event of the trace, a
+	                    * device event's launcher's index, or TG_NONE. A host event's room holds
+	                    * its index in list as a launcher (launchers are host events, owners are
+	                    * device events': one array, not two), then the subtree unions' memo
+	                    * (launchers.c) */
 	uint64_t *linked;       /* once built: a bit per event, set for a device event with a launcher */
 	uint32_t *linked_rank;  /* per 64 events (a word of linked): the bits set before them */
 	uint32_t *linked_owner; /* per bit set, in event order: that event's launcher's index */

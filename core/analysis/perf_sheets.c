@@ -21,19 +21,22 @@
  * argument atoms). */
 struct mentry {
 	uint32_t name, a[4];
+	uint32_t idx; /* its place in the cache's list (struct row's me) */
 	uint64_t hash;
 	int done, ok;
 	tg_perf m;
 	const char *pp[MAXP];
 };
 
-/* One op of a sheet (24 bytes): its FLOPs, bytes and kind are its model's,
- * its name its event's. */
+/* One op of a sheet (16 bytes, a row an op: 0.63 MB at 100 MB of JSON,
+ * 24 with its event and a pointer to its model): its FLOPs, bytes and kind
+ * are its model's, its name its key's. Its event is not kept: the rows are
+ * made in event order, so that their indexes order them as their events
+ * did. */
 struct row {
-	double kt;                /* kernel time, us */
-	const struct mentry *me;  /* its model (the cache's entries do not move) */
-	uint32_t ev;
-	uint32_t key;             /* its (name, params) in the sheet's key table */
+	double kt;    /* kernel time, us */
+	uint32_t me;  /* its model: its index in the cache's list (struct group's mes) */
+	uint32_t key; /* its (name, params) in the sheet's key table */
 };
 
 /* One distinct (op name, params): rows repeat a few shapes, so each row
@@ -128,15 +131,17 @@ static int same_group(const struct row *x, const struct row *y)
  * matter (groups are sorted by kernel time after). */
 static int cmp_key(const void *a, const void *b, void *ctx)
 {
-	const struct row *rows = ctx, *x = &rows[*(const uint32_t *)a], *y = &rows[*(const uint32_t *)b];
+	uint32_t i = *(const uint32_t *)a, j = *(const uint32_t *)b;
+	const struct row *rows = ctx, *x = &rows[i], *y = &rows[j];
 	if (x->key != y->key)
 		return x->key < y->key ? -1 : 1;
-	return (x->ev > y->ev) - (x->ev < y->ev);
+	return (i > j) - (i < j); /* by event */
 }
 
 /* The rows of one (name, params): indexes into base. */
 struct group {
 	const struct row *base;
+	const struct mentry *const *mes; /* the models (the cache's list) */
 	const uint32_t *rows;
 	size_t n;
 	double kt_sum;
@@ -148,12 +153,18 @@ static inline const struct row *row_of(const struct group *G, size_t k)
 	return &G->base[G->rows[k]];
 }
 
+/* The model of row x of group G. */
+static inline const tg_perf *perf_of(const struct group *G, const struct row *x)
+{
+	return &G->mes[x->me]->m;
+}
+
 static int cmp_group(const void *a, const void *b)
 {
 	const struct group *x = a, *y = b;
 	if (x->kt_sum != y->kt_sum)
 		return x->kt_sum > y->kt_sum ? -1 : 1;
-	return (row_of(x, 0)->ev > row_of(y, 0)->ev) - (row_of(x, 0)->ev < row_of(y, 0)->ev);
+	return (x->rows[0] > y->rows[0]) - (x->rows[0] < y->rows[0]); /* by first event */
 }
 
 static void set_num(tg_table *t, size_t r, int c, double v)
@@ -172,7 +183,7 @@ static int roofline_cells(tg_table *t, size_t r, int c, const struct group *G, c
 	const struct row *f = row_of(G, 0);
 	tg_roofline rl;
 	/* no compute spec (integer dtypes), or a peak the GPU lacks: no roofline */
-	if (tg_roofline_compute(&rl, f->me->m.flops, f->me->m.bytes, cspec, f->kt, spec)) {
+	if (tg_roofline_compute(&rl, perf_of(G, f)->flops, perf_of(G, f)->bytes, cspec, f->kt, spec)) {
 		tg_error_clear();
 		return 0;
 	}
@@ -182,7 +193,7 @@ static int roofline_cells(tg_table *t, size_t r, int c, const struct group *G, c
 	size_t nv = 0;
 	for (size_t k = 0; k < G->n; k++) {
 		const struct row *x = row_of(G, k);
-		if (x->kt <= 0 || tg_roofline_compute(&rl, x->me->m.flops, x->me->m.bytes, cspec, x->kt, spec)) {
+		if (x->kt <= 0 || tg_roofline_compute(&rl, perf_of(G, x)->flops, perf_of(G, x)->bytes, cspec, x->kt, spec)) {
 			tg_error_clear();
 			continue;
 		}
@@ -259,11 +270,13 @@ static int add_sheet_columns(tg_table *t, tg_perf_kind kind, const tg_gpu_spec *
 	return c->c_spec < 0 || c->c_count < 0 ? -1 : 0;
 }
 
-/* The n rows (indexes into base, sorted by key: cmp_key) as groups of one key into *out
- * (allocated to their count, the caller frees it), by kernel time summed,
- * largest first. Returns the number of groups; *out NULL when out of
- * memory. */
-static size_t group_rows(struct group **out, const struct row *base, const uint32_t *rows, size_t n)
+/* The n rows (indexes into base, sorted by key: cmp_key; their models in
+ * mes) as groups of one key into *out (allocated to their count, the
+ * caller frees it), by kernel time summed, largest first; *most gets the
+ * largest group's size. Returns the number of groups; *out NULL when out
+ * of memory. */
+static size_t group_rows(struct group **out, size_t *most, const struct row *base, const struct mentry *const *mes,
+                         const uint32_t *rows, size_t n)
 {
 	size_t ng = 0;
 	for (size_t i = 0; i < n; i++)
@@ -277,8 +290,10 @@ static size_t group_rows(struct group **out, const struct row *base, const uint3
 		while (j < n && same_group(&base[rows[j]], &base[rows[i]]))
 			j++;
 		g[ng].base = base;
+		g[ng].mes = mes;
 		g[ng].rows = rows + i;
 		g[ng].n = j - i;
+		*most = j - i > *most ? j - i : *most;
 		for (size_t k = i; k < j; k++)
 			g[ng].kt_sum += base[rows[k]].kt;
 		ng++;
@@ -295,25 +310,25 @@ static int fill_group_row(tg_table *t, size_t r, const struct sheet_cols *c, con
                           const struct pkey *keys, const tg_trace *trace, double *vals, const tg_gpu_spec *spec)
 {
 	const struct row *f = row_of(G, 0);
-	size_t ne;
-	const tg_event *ev = tg_trace_events(trace, &ne);
-	if (tg_table_set_str(t, r, 0, tg_trace_str(trace, ev[f->ev].name)))
+	if (tg_table_set_str(t, r, 0, tg_trace_str(trace, keys[f->key].name)))
 		return -1;
 	const char *const *fp = keys[f->key].p;
 	for (int i = 0; i < c->np; i++)
 		if (fp[i][0] && tg_table_set_str(t, r, (size_t)(1 + i), fp[i]))
 			return -1;
-	set_num(t, r, 1 + c->np, f->me->m.flops / 1e9);
-	set_num(t, r, 2 + c->np, f->me->m.bytes / (1024.0 * 1024.0));
-	set_num(t, r, 3 + c->np, f->me->m.flops / f->me->m.bytes);
+	const tg_perf *fm = perf_of(G, f);
+	set_num(t, r, 1 + c->np, fm->flops / 1e9);
+	set_num(t, r, 2 + c->np, fm->bytes / (1024.0 * 1024.0));
+	set_num(t, r, 3 + c->np, fm->flops / fm->bytes);
 	double st[6];
 	for (int m = 0; m < 2; m++) {
 		size_t nv = 0;
 		for (size_t k = 0; k < G->n; k++) {
 			const struct row *x = row_of(G, k);
+			const tg_perf *xm = perf_of(G, x);
 			/* rates of ops without kernel time are left out (TraceLens: NaN) */
 			double v = x->kt <= 0 ? NAN
-			           : m ? (x->me->m.flops / 1e9 / 1e3) / (x->kt / 1e6) : (x->me->m.bytes / 1e12) / (x->kt / 1e6);
+			           : m ? (xm->flops / 1e9 / 1e3) / (x->kt / 1e6) : (xm->bytes / 1e12) / (x->kt / 1e6);
 			if (!isnan(v))
 				vals[nv++] = v;
 		}
@@ -337,21 +352,24 @@ static int fill_group_row(tg_table *t, size_t r, const struct sheet_cols *c, con
 }
 
 /* The sheet of kind over its n rows (one line per distinct name and
- * params); NULL when out of memory. vals: scratch of n. */
-static tg_table *build_sheet(tg_perf_kind kind, const struct row *base, uint32_t *rows, size_t n,
-                             const struct pkey *keys, const tg_trace *trace, double *vals, const tg_gpu_spec *spec)
+ * params; their models in mes); NULL when out of memory. The statistics'
+ * scratch is as large as the largest group, not the sheet. */
+static tg_table *build_sheet(tg_perf_kind kind, const struct row *base, const struct mentry *const *mes,
+                             uint32_t *rows, size_t n, const struct pkey *keys, const tg_trace *trace,
+                             const tg_gpu_spec *spec)
 {
 	const char *sheet = tg_perf_sheet_name(kind);
 	char title[96];
 	snprintf(title, sizeof(title), "%s ops: kernel time and perf model metrics", sheet);
 	tg_table *t = tg_table_new(sheet, title);
 	struct group *g = NULL;
+	double *vals = NULL;
 	struct sheet_cols c;
 	if (!t || add_sheet_columns(t, kind, spec, &c))
 		goto fail;
 	qsort_r(rows, n, sizeof(*rows), cmp_key, (void *)base);
-	size_t ng = group_rows(&g, base, rows, n);
-	if (!g)
+	size_t most = 1, ng = group_rows(&g, &most, base, mes, rows, n);
+	if (!g || !(vals = tg_malloc(most * sizeof(double))))
 		goto fail;
 	for (size_t gi = 0; gi < ng; gi++) {
 		int64_t r = tg_table_add_row(t);
@@ -359,9 +377,11 @@ static tg_table *build_sheet(tg_perf_kind kind, const struct row *base, uint32_t
 			goto fail;
 	}
 	free(g);
+	free(vals);
 	return t;
 fail:
 	free(g);
+	free(vals);
 	tg_table_free(t);
 	return NULL;
 }
@@ -416,6 +436,7 @@ static struct mentry *mcache_get(struct mcache *c, uint32_t name, const uint32_t
 	e->name = name;
 	memcpy(e->a, a, sizeof(e->a));
 	e->hash = h;
+	e->idx = (uint32_t)c->n;
 	c->v[c->n] = e;
 	c->slot[j] = (uint32_t)++c->n;
 	return e;
@@ -518,8 +539,7 @@ static int add_row(struct sheets_walk *w, uint32_t i, const struct mentry *me)
 	if (tg_big_grow((void **)&w->rows, &w->cap, w->nrows + 1, sizeof(*w->rows)))
 		return TG_ENOMEM;
 	struct row *r = &w->rows[w->nrows++];
-	r->ev = i;
-	r->me = me;
+	r->me = me->idx;
 	r->kt = ns ? tg_timebase_us(w->tb, tg_span_union(w->spans, ns)) : 0;
 	const char *pp[MAXP];
 	memcpy(pp, me->pp, sizeof(pp));
@@ -567,43 +587,29 @@ static int walk_op(struct sheets_walk *w, uint32_t i, int32_t step)
 	return me->ok ? add_row(w, i, me) : 0;
 }
 
-/* One sheet per kind with rows into tabs (*ntabs of them). 0 or TG_ENOMEM
- * (the sheets made so far stay in tabs for the caller to free). */
+/* One sheet per kind with rows into tabs (*ntabs of them), a kind at a
+ * time: its rows' indexes gathered, its sheet built, the indexes freed
+ * (4 bytes a row of one sheet, not of them all). 0 or TG_ENOMEM (the
+ * sheets made so far stay in tabs for the caller to free). */
 static int sheets_of_rows(tg_table **tabs, size_t *ntabs, struct sheets_walk *w, const tg_gpu_spec *spec)
 {
-	uint32_t *by[TG_PERF_KIND_COUNT] = {0}; /* each sheet's rows, as indexes into w->rows */
-	size_t *nby = w->nby, maxg = 1;
-	double *vals = NULL;
-	int rc = TG_ENOMEM;
+	const struct mentry *const *mes = (const struct mentry *const *)w->mc.v;
 	for (int k = 1; k < TG_PERF_KIND_COUNT; k++) {
-		if (!nby[k])
+		if (!w->nby[k])
 			continue;
-		if (nby[k] > maxg)
-			maxg = nby[k];
-		by[k] = tg_calloc(nby[k], sizeof(uint32_t));
-		if (!by[k])
-			goto done;
-		nby[k] = 0;
-	}
-	for (size_t i = 0; i < w->nrows; i++)
-		by[w->rows[i].me->m.kind][nby[w->rows[i].me->m.kind]++] = (uint32_t)i;
-	vals = tg_calloc(maxg, sizeof(double));
-	if (!vals)
-		goto done;
-	for (int k = 1; k < TG_PERF_KIND_COUNT; k++) {
-		if (!nby[k])
-			continue;
-		tg_table *t = build_sheet((tg_perf_kind)k, w->rows, by[k], nby[k], w->pk.v, w->trace, vals, spec);
+		uint32_t *by = tg_malloc(w->nby[k] * sizeof(uint32_t)), n = 0;
+		if (!by)
+			return TG_ENOMEM;
+		for (size_t i = 0; i < w->nrows; i++)
+			if (mes[w->rows[i].me]->m.kind == (tg_perf_kind)k)
+				by[n++] = (uint32_t)i;
+		tg_table *t = build_sheet((tg_perf_kind)k, w->rows, mes, by, n, w->pk.v, w->trace, spec);
+		free(by);
 		if (!t)
-			goto done;
+			return TG_ENOMEM;
 		tabs[(*ntabs)++] = t;
 	}
-	rc = 0;
-done:
-	for (int k = 0; k < TG_PERF_KIND_COUNT; k++)
-		free(by[k]);
-	free(vals);
-	return rc;
+	return 0;
 }
 
 int tg_perf_sheets(tg_table ***out, size_t *n, const tg_tree *tree, const tg_timebase *tb, int32_t step,

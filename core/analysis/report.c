@@ -341,17 +341,22 @@ static const struct {
 
 /* The parts by priority: a thread takes the first one not taken whose
  * needs and afters are done, and waits when none is. The report's largest
- * scratch is the launchers' (their build and their five tables: 2.1 MB at
- * 100 MB of JSON, 20 MB at 1 GB), then the perf sheets' (1.5 MB at 100 MB),
- * the timeline's, the findings', the breakdown's (0.7-1.2 MB); the launch
- * statistics' is the smallest of the long parts (0.4 MB). So the launchers
- * come after the sheets, the timeline, the breakdown and the findings
- * (those pair up on the two threads first), with the launch statistics and
- * the short parts beside their build and their tables beside one another.
- * CPU at 1 GB (ms, one thread): sheets 120 then findings 157 (the longest
- * chain), timeline 83, breakdown 103; launchers 121, their tables 162
- * (categories 75, unique args 49, kernels 22, ops 14, by category 2);
- * launch statistics 132; the rest 29. */
+ * scratch is the launchers' (their build, then what their five tables
+ * read: 1.3-1.4 MB over the model at 100 MB of JSON, one thread), then the
+ * findings' (0.7-0.8), the perf sheets', the timeline's and the
+ * breakdown's (0.55-0.7 each); the launch statistics' and the short
+ * parts' are small (0.1-0.25). So the launchers come after the sheets,
+ * the timeline, the breakdown and the findings (those pair up on the two
+ * threads first), with the launch statistics and the short parts beside
+ * their build and their tables beside one another. (Their build after the
+ * launch statistics too, beside the short parts only, was tried when the
+ * launch statistics held 0.9 MB: with them at 0.2 it made no difference
+ * to the peak, 14,192-14,568 KB against 14,364-14,540 in eight runs each,
+ * for the launchers' build alone on one thread.) CPU at 1 GB (ms, one
+ * thread): sheets 120 then findings 157 (the longest chain), timeline 83,
+ * breakdown 103; launchers 121, their tables 162 (categories 75, unique
+ * args 49, kernels 22, ops 14, by category 2); launch statistics 132; the
+ * rest 29. */
 static const enum part priority[] = {
 	P_SHEETS,     P_TIMELINE,       P_FINDINGS,       P_BREAKDOWN,   P_LAUNCHERS,
 	P_CATEGORIES, P_UNIQUE_ARGS,    P_KERNEL_SUMMARY, P_OPS_SUMMARY, P_BY_CATEGORY,

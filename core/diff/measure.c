@@ -2,7 +2,7 @@
  * measure.c - flattens one side of a comparison into kernel records,
  * invocations and per-step units (see measure.h).
  */
-#include "measure.h"
+#include "measure_impl.h"
 #include "../analysis/stream_ids.h"
 #include "../trace/categorize.h"
 #include "../analysis/host_syncs.h"
@@ -21,24 +21,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-struct tg_measure {
-	const tg_tree **trees; /* per trace; NULL for a trace added from stored records */
-	int64_t *ranks;        /* per trace: tg_rank_of, -1 when unknown */
-	char **names;          /* per trace added from stored records: its name (owned), else NULL */
-	size_t *nsteps;        /* per trace added from stored records: its profiled steps */
-	size_t ntrees, captrees;
-	tg_atoms *keys;
-	tg_kernel_rec *recs;
-	size_t nrecs, caprecs;
-	tg_invocation *invs;
-	size_t ninvs, capinvs;
-	tg_unit *units;
-	size_t nunits, capunits;
-	tg_stream_ids streams; /* the records' streams (device 0): a record holds the id */
-	tg_fingerprint fp;
-	int fp_consistent;
-};
 
 size_t tg_measure_normalize_name(char *buf, size_t cap, const char *name)
 {
@@ -577,6 +559,8 @@ static int append_units_invs(tg_measure *m, const tg_unit *u, size_t nu, const t
 
 int tg_measure_add_trace(tg_measure *m, const tg_measure_trace *tr)
 {
+	if (m->packed)
+		return tg_error_set(TG_EINVAL, "measure: adding a trace to a packed measure");
 	uint32_t t0 = (uint32_t)m->ntrees, u0 = (uint32_t)m->nunits, i0 = (uint32_t)m->ninvs;
 	int rc = append_units_invs(m, tr->units, tr->nunits, tr->invs, tr->ninvs, NULL, t0);
 	if (!rc)
@@ -584,8 +568,35 @@ int tg_measure_add_trace(tg_measure *m, const tg_measure_trace *tr)
 	return rc ? rc : push_trace(m, tr->tree, tr->rank, &tr->fp, tr->name, tr->nsteps);
 }
 
+/* Appends the records and invocations of packed src (their trace, unit
+ * and inv moved by t0, u0, i0, keys through map) to dst, unpacked a few
+ * at a time. 0, TG_ENOMEM or TG_ELIMIT. */
+static int append_packed(tg_measure *dst, const tg_measure *src, const uint32_t *map, uint32_t t0, uint32_t u0,
+                         uint32_t i0)
+{
+	enum { CHUNK = 256 };
+	tg_kernel_rec r[CHUNK];
+	tg_invocation v[CHUNK];
+	int rc = 0;
+	for (size_t i = 0; !rc && i < src->ninvs; i += CHUNK) {
+		size_t n = src->ninvs - i < CHUNK ? src->ninvs - i : CHUNK;
+		for (size_t k = 0; k < n; k++)
+			tg_measure_invocation_get(&v[k], src, i + k);
+		rc = append_units_invs(dst, NULL, 0, v, n, map, t0);
+	}
+	for (size_t i = 0; !rc && i < src->nrecs; i += CHUNK) {
+		size_t n = src->nrecs - i < CHUNK ? src->nrecs - i : CHUNK;
+		for (size_t k = 0; k < n; k++)
+			tg_measure_kernel_get(&r[k], src, i + k);
+		rc = append_recs(dst, r, n, NULL, &src->streams, map, t0, u0, i0);
+	}
+	return rc;
+}
+
 int tg_measure_append(tg_measure *dst, const tg_measure *src, const int64_t *ranks, const char *const *names)
 {
+	if (dst->packed)
+		return tg_error_set(TG_EINVAL, "measure: appending to a packed measure");
 	uint32_t *map = NULL;
 	if (src->keys != dst->keys) {
 		/* every key of src interned in src's order: the table numbers them
@@ -600,8 +611,11 @@ int tg_measure_append(tg_measure *dst, const tg_measure *src, const int64_t *ran
 			}
 	}
 	uint32_t t0 = (uint32_t)dst->ntrees, u0 = (uint32_t)dst->nunits, i0 = (uint32_t)dst->ninvs;
-	int rc = append_units_invs(dst, src->units, src->nunits, src->invs, src->ninvs, map, t0);
-	if (!rc)
+	int rc = append_units_invs(dst, src->units, src->nunits, src->packed ? NULL : src->invs,
+	                           src->packed ? 0 : src->ninvs, map, t0);
+	if (!rc && src->packed)
+		rc = append_packed(dst, src, map, t0, u0, i0);
+	else if (!rc)
 		rc = append_recs(dst, src->recs, src->nrecs, NULL, &src->streams, map, t0, u0, i0);
 	for (size_t t = 0; !rc && t < src->ntrees; t++)
 		rc = push_trace(dst, src->trees[t], ranks ? ranks[t] : src->ranks[t], &src->fp,
@@ -626,6 +640,8 @@ static int room_exact(void **items, size_t *cap, size_t n, size_t item_size)
 
 int tg_measure_reserve(tg_measure *m, size_t nrecs, size_t ninvs, size_t nunits)
 {
+	if (m->packed)
+		return tg_error_set(TG_EINVAL, "measure: room in a packed measure");
 	/* + 1: as append_recs and append_units_invs ask for */
 	size_t r = m->nrecs + nrecs + 1, i = m->ninvs + ninvs + 1, u = m->nunits + nunits + 1;
 	if ((r > m->caprecs && room_exact((void **)&m->recs, &m->caprecs, r, sizeof(tg_kernel_rec))) ||
@@ -637,8 +653,8 @@ int tg_measure_reserve(tg_measure *m, size_t nrecs, size_t ninvs, size_t nunits)
 
 int tg_measure_fit(tg_measure *m)
 {
-	if (room_exact((void **)&m->recs, &m->caprecs, m->nrecs, sizeof(tg_kernel_rec)) ||
-	    room_exact((void **)&m->invs, &m->capinvs, m->ninvs, sizeof(tg_invocation)) ||
+	if ((!m->packed && room_exact((void **)&m->recs, &m->caprecs, m->nrecs, sizeof(tg_kernel_rec))) ||
+	    (!m->packed && room_exact((void **)&m->invs, &m->capinvs, m->ninvs, sizeof(tg_invocation))) ||
 	    room_exact((void **)&m->units, &m->capunits, m->nunits, sizeof(tg_unit)))
 		return TG_ENOMEM;
 	return 0;
@@ -674,13 +690,14 @@ void tg_measure_free(tg_measure *m)
 	free(m->invs);
 	free(m->units);
 	tg_stream_ids_free(&m->streams);
+	tg_measure_pack_free(m);
 	free(m);
 }
 
 const tg_kernel_rec *tg_measure_kernels(const tg_measure *m, size_t *n)
 {
 	*n = m->nrecs;
-	return m->recs;
+	return m->recs; /* NULL when packed */
 }
 
 tg_kernel_rec *tg_measure_kernels_mut(tg_measure *m, size_t *n)

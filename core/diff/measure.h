@@ -22,8 +22,10 @@
 #include "../../util/atoms.h"
 #include "../tree/tree.h"
 
-/* 64 bytes: the run data of a trace holds one a device event, a judgement
- * one a device event of each side. What no judgement reads is not held:
+/* 64 bytes: a judgement holds one a device event of each side; the run
+ * data of a trace, once detached, holds them packed (tg_measure_pack: a
+ * row of 24 bytes and the families rows share). What no judgement reads
+ * is not held:
  * the start (the stored encoding writes 0 for it since the sixth round of
  * issue 24), the rank (its trace's: tg_measure_rec_rank), the stream's
  * number (an index into the measure's streams: tg_measure_rec_stream). */
@@ -184,13 +186,38 @@ int tg_measure_forget_trees(tg_measure *m);
 
 void tg_measure_free(tg_measure *m);
 
-/* The records, in trace order then start time; borrowed from m. */
+/* The records, in trace order then start time; borrowed from m. NULL
+ * (with their number in *n) when m is packed (tg_measure_pack): read them
+ * one at a time with tg_measure_kernel_get, tg_measure_invocation_get. */
 const tg_kernel_rec *tg_measure_kernels(const tg_measure *m, size_t *n);
 const tg_invocation *tg_measure_invocations(const tg_measure *m, size_t *n);
+
+/* Record i (below tg_measure_kernels' count) or invocation i of m, whole
+ * or packed, into *out (its pair TG_NONE when packed). */
+void tg_measure_kernel_get(tg_kernel_rec *out, const tg_measure *m, size_t i);
+void tg_measure_invocation_get(tg_invocation *out, const tg_measure *m, size_t i);
+
+/* Packs m's records and invocations (measure_impl.h: a record in 24 bytes
+ * and an invocation in 8, what they share held once; every value reads
+ * back as it was but a record's pair, which is the alignment's): a measure
+ * kept as run data while the next trace is read (rundata.h:
+ * tg_rundata_detach), whose records are only appended to a judgement's
+ * measure (tg_measure_append unpacks them) or encoded. Afterwards
+ * tg_measure_kernels, _kernels_mut and _invocations give NULL, and m takes
+ * no more traces or room (TG_EINVAL). 0, or TG_ENOMEM (m unchanged). A
+ * packed measure is left as it is. */
+int tg_measure_pack(tg_measure *m);
+
+/* 1 when m is packed (tg_measure_pack), else 0. */
+int tg_measure_packed(const tg_measure *m);
+
+/* Bytes m's records, invocations and units take (whole or packed), for
+ * budgets. */
+uint64_t tg_measure_mem_bytes(const tg_measure *m);
 const tg_unit *tg_measure_units(const tg_measure *m, size_t *n);
 
 /* The records, writable: for tg_divergence_attribute, which re-files the
- * records under a divergence. */
+ * records under a divergence (NULL when packed). */
 tg_kernel_rec *tg_measure_kernels_mut(tg_measure *m, size_t *n);
 
 /* The fingerprint of the first trace, and 1 when every trace of the side

@@ -93,8 +93,11 @@ void tg_rundata_release(tg_rundata *rd, unsigned parts);
  * tree (no name, its steps kept: tg_measure_forget_trees; a judgement
  * gives each trace its rank and name again). Afterwards the tree and its
  * trace may be freed: `tracegate diff` keeps one trace's tree at a time
- * this way, without the cost of encoding. Decoded data is left as it is.
- * 0 or TG_ENOMEM (rd unchanged but for what was already made its own). */
+ * this way, without the cost of encoding. Its measure is packed besides
+ * (tg_measure_pack: a record in 24 bytes, an invocation in 8), as it is
+ * only appended to a judgement's measure or encoded from then on. Decoded
+ * data is left as it is. 0 or TG_ENOMEM (rd unchanged but for what was
+ * already made its own). */
 int tg_rundata_detach(tg_rundata *rd);
 
 /* Encodes rd into *out (*len bytes, malloc'd, the caller frees). 0,

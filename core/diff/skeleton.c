@@ -3,6 +3,16 @@
  * tree diff's view may keep, each with its nearest kept ancestor, built
  * from a tree in two linear passes (the ancestors that are left out are
  * walked once each, memoised), or adopted, checked, from stored arrays.
+ *
+ * A node is 16 bytes: what the diff reads of every node at once (its
+ * duration, parent, name, kind and link) is held whole; its start as an
+ * offset of 32 bits from the least start of its block of 64 nodes (a
+ * start that is not within 2^32 - 1 ns of it, whole in a list beside the
+ * nodes, as the durations of 4.29 s and more); its event as a bit among
+ * the trace's events, ranked a 64-bit word at a time (event -> node in
+ * constant time), with the word of each block's first node sampled (node
+ * -> event: a few words scanned). Both cost about 0.3 bytes a node, where
+ * they cost 12 whole.
  */
 #include "skeleton.h"
 #include "../../util/sort.h"
@@ -12,6 +22,10 @@
 
 struct tg_skeleton {
 	tg_skel_node *nodes;
+	int64_t *base;      /* per block of 64 nodes: the least start of its nodes (ns) */
+	uint64_t *evbits;   /* a bit per event of the trace: held (the nodes' events, in order) */
+	uint32_t *evrank;   /* per word of evbits, and one past them: the nodes before it */
+	uint32_t *evsel;    /* per block of 64 nodes: the word of its first node's event */
 	uint32_t *by_start; /* node indices by (start, index), made with the skeleton */
 	uint32_t *start_rank; /* its inverse: a node's place in by_start */
 	size_t n;
@@ -19,11 +33,11 @@ struct tg_skeleton {
 	const tg_atoms *atoms; /* the trace's, or own */
 	tg_atoms *own;
 	unsigned with;
-	struct wide { /* the durations of TG_SKEL_WIDE_DUR nodes, by node */
+	struct wide { /* the durations of TG_SKEL_WIDE_DUR nodes, or the starts of TG_SKEL_WIDE_TS nodes, by node */
 		uint32_t node;
-		int64_t dur;
-	} *wide;
-	size_t nwide, capwide;
+		int64_t v;
+	} *wide, *wide_ts;
+	size_t nwide, capwide, nwide_ts, capwide_ts;
 };
 
 /* Node i's duration d into its dur, or whole into s->wide (nodes come in
@@ -41,19 +55,117 @@ static int set_dur(tg_skeleton *s, size_t i, int64_t d)
 	return 0;
 }
 
-int64_t tg_skeleton_dur(const tg_skeleton *s, size_t i)
+/* The value of node i in a list of wide values by node (binary search);
+ * none: `none`. */
+static int64_t wide_of(const struct wide *w, size_t n, size_t i, int64_t none)
 {
-	if (s->nodes[i].dur != TG_SKEL_WIDE_DUR)
-		return s->nodes[i].dur;
-	size_t lo = 0, hi = s->nwide;
+	size_t lo = 0, hi = n;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		if (s->wide[mid].node < i)
+		if (w[mid].node < i)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	return lo < s->nwide && s->wide[lo].node == i ? s->wide[lo].dur : TG_SKEL_WIDE_DUR;
+	return lo < n && w[lo].node == i ? w[lo].v : none;
+}
+
+int64_t tg_skeleton_dur(const tg_skeleton *s, size_t i)
+{
+	if (s->nodes[i].dur != TG_SKEL_WIDE_DUR)
+		return s->nodes[i].dur;
+	return wide_of(s->wide, s->nwide, i, TG_SKEL_WIDE_DUR);
+}
+
+int64_t tg_skeleton_ts(const tg_skeleton *s, size_t i)
+{
+	uint32_t off = s->nodes[i].ts;
+	if (off != TG_SKEL_WIDE_TS)
+		return (int64_t)((uint64_t)s->base[i >> 6] + off);
+	return wide_of(s->wide_ts, s->nwide_ts, i, s->base[i >> 6]);
+}
+
+/* The starts ts[0..cnt) of block b's nodes (b * 64 on): the block's base
+ * their least, each node's offset from it, whole in s->wide_ts when the
+ * offset does not fit. 0 or TG_ENOMEM. */
+static int set_starts(tg_skeleton *s, size_t b, const int64_t *ts, size_t cnt)
+{
+	int64_t lo = ts[0];
+	for (size_t k = 1; k < cnt; k++)
+		lo = ts[k] < lo ? ts[k] : lo;
+	s->base[b] = lo;
+	for (size_t k = 0; k < cnt; k++) {
+		size_t i = b * 64 + k;
+		uint64_t off = (uint64_t)ts[k] - (uint64_t)lo;
+		if (off < TG_SKEL_WIDE_TS) {
+			s->nodes[i].ts = (uint32_t)off;
+			continue;
+		}
+		if (tg_grow((void **)&s->wide_ts, &s->capwide_ts, s->nwide_ts + 1, sizeof(*s->wide_ts)))
+			return TG_ENOMEM;
+		s->wide_ts[s->nwide_ts++] = (struct wide){(uint32_t)i, ts[k]};
+		s->nodes[i].ts = TG_SKEL_WIDE_TS;
+	}
+	return 0;
+}
+
+/* Room for n nodes and the bits of nevents events (zeroed). 0 or
+ * TG_ENOMEM. */
+static int alloc_nodes(tg_skeleton *s, size_t n, uint32_t nevents)
+{
+	size_t words = ((size_t)nevents + 63) / 64, blocks = (n + 63) / 64;
+	s->n = n;
+	s->nevents = nevents;
+	s->nodes = tg_calloc(n ? n : 1, sizeof(tg_skel_node));
+	s->base = tg_malloc((blocks ? blocks : 1) * sizeof(int64_t));
+	s->evsel = tg_malloc((blocks ? blocks : 1) * sizeof(uint32_t));
+	s->evbits = tg_calloc(words ? words : 1, sizeof(uint64_t));
+	s->evrank = tg_malloc((words + 1) * sizeof(uint32_t));
+	return s->nodes && s->base && s->evsel && s->evbits && s->evrank ? 0 : TG_ENOMEM;
+}
+
+/* Node i's event ev (nodes come in increasing order of events). */
+static void set_event(tg_skeleton *s, size_t i, uint32_t ev)
+{
+	s->evbits[ev >> 6] |= (uint64_t)1 << (ev & 63);
+	if (!(i & 63))
+		s->evsel[i >> 6] = ev >> 6;
+}
+
+/* The ranks of the event bits, once every node's event is set. */
+static void rank_events(tg_skeleton *s)
+{
+	size_t words = ((size_t)s->nevents + 63) / 64;
+	uint32_t r = 0;
+	for (size_t w = 0; w < words; w++) {
+		s->evrank[w] = r;
+		r += (uint32_t)__builtin_popcountll(s->evbits[w]);
+	}
+	s->evrank[words] = r;
+}
+
+/* The set bits of each byte: a table, as the build has no popcnt
+ * instruction to count with (__builtin_popcountll is a call). */
+#define B2(n) n, n + 1, n + 1, n + 2
+#define B4(n) B2(n), B2(n + 1), B2(n + 1), B2(n + 2)
+#define B6(n) B4(n), B4(n + 1), B4(n + 1), B4(n + 2)
+static const uint8_t bits_in_byte[256] = {B6(0), B6(1), B6(1), B6(2)};
+#undef B2
+#undef B4
+#undef B6
+
+uint32_t tg_skeleton_event(const tg_skeleton *s, size_t i)
+{
+	size_t w = s->evsel[i >> 6];
+	while (s->evrank[w + 1] <= i)
+		w++;
+	uint32_t r = (uint32_t)(i - s->evrank[w]), at = (uint32_t)w * 64;
+	uint64_t x = s->evbits[w];
+	for (uint32_t c; (c = bits_in_byte[x & 0xff]) <= r; x >>= 8, at += 8)
+		r -= c;
+	for (; r; r--)
+		x &= x - 1;
+	return at + (uint32_t)__builtin_ctzll(x);
 }
 
 /* Whether a skeleton built `with` holds an event of kind k. */
@@ -94,17 +206,103 @@ static void nearest_held(uint32_t *near, const tg_tree *tree, size_t ne)
 	}
 }
 
+/* k[0..n) by insertion: a bucket of a few keys. */
+static void insertion_u64(uint64_t *k, size_t n)
+{
+	for (size_t i = 1; i < n; i++) {
+		uint64_t x = k[i];
+		size_t j = i;
+		for (; j > 0 && k[j - 1] > x; j--)
+			k[j] = k[j - 1];
+		k[j] = x;
+	}
+}
+
+/* Moves each of the n keys into its bucket of digit (key >> shift) &
+ * (radix - 1), in place (American flag sort: a key swapped along a cycle
+ * into its bucket's next place); start[0..radix] the buckets' bounds
+ * (counted here), next[radix] scratch. */
+static void flag_pass(uint64_t *k, size_t n, int shift, size_t radix, uint32_t *start, uint32_t *next)
+{
+	memset(start, 0, (radix + 1) * sizeof(uint32_t));
+	for (size_t i = 0; i < n; i++)
+		start[((k[i] >> shift) & (radix - 1)) + 1]++;
+	for (size_t d = 0; d < radix; d++) {
+		start[d + 1] += start[d];
+		next[d] = start[d];
+	}
+	for (size_t d = 0; d < radix; d++)
+		while (next[d] < start[d + 1]) {
+			uint64_t x = k[next[d]];
+			size_t xd = (x >> shift) & (radix - 1);
+			while (xd != d) { /* x to its bucket's next place, what was there taken along */
+				uint64_t y = k[next[xd]];
+				k[next[xd]++] = x;
+				x = y;
+				xd = (x >> shift) & (radix - 1);
+			}
+			k[next[d]++] = x;
+		}
+}
+
+/* The n keys, equal above bit shift + 8, sorted in place: by their next
+ * 8 bits, then each bucket the same way below them (a few keys by
+ * insertion). */
+static void flag_sort(uint64_t *k, size_t n, int shift)
+{
+	if (n <= 32 || shift < 0) {
+		insertion_u64(k, n);
+		return;
+	}
+	uint32_t start[257], next[256];
+	flag_pass(k, n, shift, 256, start, next);
+	for (size_t d = 0; d < 256; d++)
+		if (start[d + 1] - start[d] > 1)
+			flag_sort(k + start[d], start[d + 1] - start[d], shift > 8 ? shift - 8 : (shift ? 0 : -1));
+}
+
+/* Sorts the n distinct keys k in place (American flag sort): by their top
+ * 16 bits (of those that differ; two tables of 256 KB), then each bucket
+ * by the next 8 bits and so on, a bucket of a few keys by insertion: no
+ * scratch as long as the keys (the view's build sorts every skeleton node
+ * while the gate holds both sides: 8 bytes a node less at its peak).
+ * Fewer keys than the top digit's buckets go to tg_sort_u64. 0 or
+ * TG_ENOMEM. */
+static int sort_keys_in_place(uint64_t *k, size_t n)
+{
+	enum { DIGIT = 16, RADIX = 1 << DIGIT };
+	uint64_t differ = 0;
+	for (size_t i = 1; i < n; i++)
+		differ |= k[i] ^ k[0];
+	uint32_t *start = n >= RADIX && differ ? tg_malloc((RADIX + 1) * sizeof(uint32_t)) : NULL;
+	uint32_t *next = start ? tg_malloc(RADIX * sizeof(uint32_t)) : NULL;
+	if (!next) {
+		free(start);
+		return tg_sort_u64(k, n);
+	}
+	int top = 64 - __builtin_clzll(differ), shift = top > DIGIT ? top - DIGIT : 0;
+	flag_pass(k, n, shift, RADIX, start, next);
+	free(next);
+	for (size_t d = 0; d < RADIX; d++)
+		if (start[d + 1] - start[d] > 1)
+			flag_sort(k + start[d], start[d + 1] - start[d], shift > 8 ? shift - 8 : (shift ? 0 : -1));
+	free(start);
+	return 0;
+}
+
 /* by[0..n): the nodes by (start, index) through a linear radix sort (the
  * comparison sort it replaces grew n log n: 12x its instructions for 10x
  * the events). Each start less the first, shifted past the index's bits,
- * with the index in them, when that fits 64 bits (8 bytes of scratch a
- * node); else (start, index) pairs, stable on the start. 0 or TG_ENOMEM. */
-static int sort_by_start(uint32_t *by, const tg_skel_node *nodes, size_t n)
+ * with the index in them, when that fits 64 bits (8 bytes a node, sorted
+ * in place); else (start, index) pairs, stable on the start. 0 or
+ * TG_ENOMEM. */
+static int sort_by_start(uint32_t *by, const tg_skeleton *s, size_t n)
 {
-	int64_t lo = nodes[0].ts, hi = nodes[0].ts;
+	int64_t lo = tg_skeleton_ts(s, 0), hi = lo;
 	for (size_t i = 1; i < n; i++) {
-		lo = nodes[i].ts < lo ? nodes[i].ts : lo;
-		hi = nodes[i].ts > hi ? nodes[i].ts : hi;
+		int64_t ts = tg_skeleton_ts(s, i);
+		lo = ts < lo ? ts : lo;
+		hi = ts > hi ? ts : hi;
 	}
 	unsigned b = 1;
 	while (b < 32 && ((size_t)1 << b) < n)
@@ -115,8 +313,8 @@ static int sort_by_start(uint32_t *by, const tg_skel_node *nodes, size_t n)
 		if (!k)
 			return TG_ENOMEM;
 		for (size_t i = 0; i < n; i++)
-			k[i] = (((uint64_t)nodes[i].ts - (uint64_t)lo) << b) | i;
-		int rc = tg_sort_u64(k, n);
+			k[i] = (((uint64_t)tg_skeleton_ts(s, i) - (uint64_t)lo) << b) | i;
+		int rc = sort_keys_in_place(k, n);
 		for (size_t q = 0; !rc && q < n; q++)
 			by[q] = (uint32_t)(k[q] & (((uint64_t)1 << b) - 1));
 		free(k);
@@ -126,7 +324,7 @@ static int sort_by_start(uint32_t *by, const tg_skel_node *nodes, size_t n)
 	if (!kv)
 		return TG_ENOMEM;
 	for (size_t i = 0; i < n; i++)
-		kv[i] = (tg_sort_pair){tg_sort_key_i64(nodes[i].ts), (uint32_t)i};
+		kv[i] = (tg_sort_pair){tg_sort_key_i64(tg_skeleton_ts(s, i)), (uint32_t)i};
 	int rc = tg_sort_pairs(kv, n);
 	for (size_t q = 0; !rc && q < n; q++)
 		by[q] = kv[q].idx;
@@ -138,7 +336,7 @@ int tg_skeleton_order_into(uint32_t *by_start, uint32_t *start_rank, const tg_sk
 {
 	if (s->n == 1)
 		by_start[0] = 0;
-	if (s->n > 1 && sort_by_start(by_start, s->nodes, s->n))
+	if (s->n > 1 && sort_by_start(by_start, s, s->n))
 		return TG_ENOMEM;
 	for (size_t q = 0; start_rank && q < s->n; q++)
 		start_rank[by_start[q]] = (uint32_t)q;
@@ -147,10 +345,11 @@ int tg_skeleton_order_into(uint32_t *by_start, uint32_t *start_rank, const tg_sk
 
 static int cmp_start(const void *a, const void *b, void *arg)
 {
-	const tg_skel_node *nodes = arg;
+	const tg_skeleton *s = arg;
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	if (nodes[x].ts != nodes[y].ts)
-		return nodes[x].ts < nodes[y].ts ? -1 : 1;
+	int64_t tx = tg_skeleton_ts(s, x), ty = tg_skeleton_ts(s, y);
+	if (tx != ty)
+		return tx < ty ? -1 : 1;
 	return (x > y) - (x < y);
 }
 
@@ -158,9 +357,9 @@ int tg_skeleton_sort_nodes(const tg_skeleton *s, uint32_t *idx, size_t n, uint64
 {
 	if (n < 2)
 		return 0;
-	int64_t lo = s->nodes[idx[0]].ts, hi = lo;
+	int64_t lo = tg_skeleton_ts(s, idx[0]), hi = lo;
 	for (size_t k = 1; k < n; k++) {
-		int64_t ts = s->nodes[idx[k]].ts;
+		int64_t ts = tg_skeleton_ts(s, idx[k]);
 		lo = ts < lo ? ts : lo;
 		hi = ts > hi ? ts : hi;
 	}
@@ -168,11 +367,11 @@ int tg_skeleton_sort_nodes(const tg_skeleton *s, uint32_t *idx, size_t n, uint64
 	while (b < 32 && ((size_t)1 << b) < s->n)
 		b++;
 	if ((((uint64_t)hi - (uint64_t)lo) >> (64 - b)) != 0) { /* starts too far apart to pack */
-		qsort_r(idx, n, sizeof(uint32_t), cmp_start, s->nodes);
+		qsort_r(idx, n, sizeof(uint32_t), cmp_start, (void *)s);
 		return 0;
 	}
 	for (size_t k = 0; k < n; k++)
-		keys[k] = (((uint64_t)s->nodes[idx[k]].ts - (uint64_t)lo) << b) | idx[k];
+		keys[k] = (((uint64_t)tg_skeleton_ts(s, idx[k]) - (uint64_t)lo) << b) | idx[k];
 	if (n < 64) { /* a radix sort's passes cost more than they save */
 		for (size_t k = 1; k < n; k++) {
 			uint64_t x = keys[k];
@@ -217,91 +416,119 @@ int tg_skeleton_build(tg_skeleton **out, const tg_tree *tree, unsigned with)
 		free(near);
 		return TG_ENOMEM;
 	}
-	s->nevents = (uint32_t)ne;
 	s->atoms = tg_trace_atoms(t);
 	s->with = with;
 	const uint32_t UNKNOWN = TG_NONE - 1;
+	size_t n = 0;
 	for (size_t i = 0; i < ne; i++) {
 		int held = tg_tree_contains(tree, (uint32_t)i) && kind_held(ev[i].kind, with);
-		near[i] = held ? (uint32_t)s->n++ : UNKNOWN;
+		near[i] = held ? (uint32_t)n++ : UNKNOWN;
 	}
-	s->nodes = tg_malloc((s->n ? s->n : 1) * sizeof(tg_skel_node));
-	if (!s->nodes) {
+	int rc = alloc_nodes(s, n, (uint32_t)ne);
+	int64_t blk[64]; /* the starts of the block being filled */
+	for (size_t i = 0, k = 0; !rc && i < ne; i++) {
+		if (near[i] == UNKNOWN)
+			continue;
+		tg_skel_node *x = &s->nodes[k];
+		blk[k & 63] = ev[i].ts;
+		int64_t d = tg_event_dur(t, &ev[i]);
+		if (d >= 0 && d < (int64_t)TG_SKEL_WIDE_DUR) /* set_dur's common case, inline */
+			x->dur = (uint32_t)d;
+		else
+			rc = set_dur(s, k, d);
+		set_event(s, k, (uint32_t)i);
+		x->name = ev[i].name;
+		x->kind = ev[i].kind;
+		x->linked = tg_kind_is_gpu(ev[i].kind) && tg_tree_linked_like_tracelens(tree, (uint32_t)i);
+		if (!rc && ((k & 63) == 63 || k + 1 == n))
+			rc = set_starts(s, k >> 6, blk, (k & 63) + 1);
+		k++;
+	}
+	if (rc) {
 		free(near);
 		tg_skeleton_free(s);
 		return TG_ENOMEM;
 	}
-	size_t k = 0;
-	for (size_t i = 0; i < ne; i++) {
-		if (near[i] == UNKNOWN)
-			continue;
-		tg_skel_node *x = &s->nodes[k];
-		memset(x, 0, sizeof(*x));
-		x->ts = ev[i].ts;
-		int64_t d = tg_event_dur(t, &ev[i]);
-		if (d >= 0 && d < (int64_t)TG_SKEL_WIDE_DUR) /* set_dur's common case, inline */
-			x->dur = (uint32_t)d;
-		else if (set_dur(s, k, d)) {
-			free(near);
-			tg_skeleton_free(s);
-			return TG_ENOMEM;
-		}
-		k++;
-		x->event = (uint32_t)i;
-		x->name = ev[i].name;
-		x->kind = ev[i].kind;
-		x->linked = tg_kind_is_gpu(ev[i].kind) && tg_tree_linked_like_tracelens(tree, (uint32_t)i);
-	}
+	rank_events(s);
+	/* a held event keeps its own node in near: its parent's nearest held one */
 	nearest_held(near, tree, ne);
-	for (size_t j = 0; j < s->n; j++) {
-		uint32_t p = tg_tree_parent(tree, s->nodes[j].event);
-		s->nodes[j].parent = p == TG_NONE ? TG_NONE : near[p];
+	for (size_t i = 0; i < ne; i++) {
+		if (!(s->evbits[i >> 6] >> (i & 63) & 1))
+			continue;
+		uint32_t p = tg_tree_parent(tree, (uint32_t)i);
+		s->nodes[near[i]].parent = p == TG_NONE ? TG_NONE : near[p];
 	}
 	free(near);
 	*out = s; /* without its order by start: a view sorts it when it needs it */
 	return 0;
 }
 
-/* 0 when following parents from every node ends (no cycle); state is
+/* 0 when following parents from every entry ends (no cycle); state is
  * scratch of n bytes, zeroed. */
-static int acyclic(const tg_skel_node *nodes, size_t n, uint8_t *state, size_t *bad)
+static int acyclic(const tg_skel_entry *in, size_t n, uint8_t *state, size_t *bad)
 {
 	for (size_t i = 0; i < n; i++) {
 		uint32_t x = (uint32_t)i;
 		while (x != TG_NONE && state[x] == 0) {
 			state[x] = 1; /* on the current path */
-			x = nodes[x].parent;
+			x = in[x].parent;
 		}
 		if (x != TG_NONE && state[x] == 1) {
 			*bad = i;
 			return -1;
 		}
-		for (x = (uint32_t)i; x != TG_NONE && state[x] == 1; x = nodes[x].parent)
+		for (x = (uint32_t)i; x != TG_NONE && state[x] == 1; x = in[x].parent)
 			state[x] = 2;
 	}
 	return 0;
 }
 
-/* What is wrong with node i of n, or NULL. */
-static const char *node_fault(const tg_skel_node *nodes, size_t i, size_t n, uint32_t nevents, uint32_t natoms,
+/* What is wrong with entry i of n, or NULL. */
+static const char *node_fault(const tg_skel_entry *in, size_t i, size_t n, uint32_t nevents, uint32_t natoms,
                               unsigned with)
 {
-	const tg_skel_node *x = &nodes[i];
+	const tg_skel_entry *x = &in[i];
 	if (x->event >= nevents)
 		return "event out of range";
-	if (i && nodes[i - 1].event >= x->event)
+	if (i && in[i - 1].event >= x->event)
 		return "events not in increasing order";
 	if (x->parent != TG_NONE && (x->parent >= n || x->parent == i))
 		return "parent out of range";
-	if (x->name >= natoms)
+	if (x->name >= natoms || x->name >= TG_SKEL_MAX_NAMES)
 		return "name out of range";
 	if (x->kind >= TG_KIND_COUNT || !kind_held(x->kind, with))
 		return "kind not held";
+	if (x->linked > 1)
+		return "link not 0 or 1";
+	if (x->dur < 0)
+		return "negative duration";
 	return NULL;
 }
 
-int tg_skeleton_adopt(tg_skeleton **out, tg_skel_node *nodes, const int64_t *durs, size_t n, uint32_t nevents,
-                      tg_atoms *atoms, unsigned with, const char *what)
+/* s's nodes made from the n checked entries. 0 or TG_ENOMEM. */
+static int make_nodes(tg_skeleton *s, const tg_skel_entry *in, size_t n, uint32_t nevents)
+{
+	int rc = alloc_nodes(s, n, nevents);
+	int64_t blk[64];
+	for (size_t i = 0; !rc && i < n; i++) {
+		tg_skel_node *x = &s->nodes[i];
+		blk[i & 63] = in[i].ts;
+		x->parent = in[i].parent;
+		x->name = in[i].name;
+		x->kind = in[i].kind;
+		x->linked = in[i].linked;
+		set_event(s, i, in[i].event);
+		rc = set_dur(s, i, in[i].dur);
+		if (!rc && ((i & 63) == 63 || i + 1 == n))
+			rc = set_starts(s, i >> 6, blk, (i & 63) + 1);
+	}
+	if (!rc)
+		rank_events(s);
+	return rc;
+}
+
+int tg_skeleton_adopt(tg_skeleton **out, tg_skel_entry *in, size_t n, uint32_t nevents, tg_atoms *atoms,
+                      unsigned with, const char *what)
 {
 	*out = NULL;
 	uint32_t natoms = atoms ? tg_atoms_count(atoms) : 0;
@@ -309,9 +536,7 @@ int tg_skeleton_adopt(tg_skeleton **out, tg_skel_node *nodes, const int64_t *dur
 	                                                   TG_SKEL_MAX_NAMES)
 	                                    : 0;
 	for (size_t i = 0; !rc && i < n; i++) {
-		const char *fault = node_fault(nodes, i, n, nevents, natoms, with);
-		if (!fault && durs && durs[i] < 0)
-			fault = "negative duration";
+		const char *fault = node_fault(in, i, n, nevents, natoms, with);
 		if (fault)
 			rc = tg_error_set(TG_EFORMAT, "%s: skeleton node %zu: %s", what, i, fault);
 	}
@@ -319,30 +544,25 @@ int tg_skeleton_adopt(tg_skeleton **out, tg_skel_node *nodes, const int64_t *dur
 	size_t bad = 0;
 	if (!rc && !state)
 		rc = TG_ENOMEM;
-	else if (!rc && acyclic(nodes, n, state, &bad))
+	else if (!rc && acyclic(in, n, state, &bad))
 		rc = tg_error_set(TG_EFORMAT, "%s: skeleton node %zu: its parents make a cycle", what, bad);
 	free(state);
 	tg_skeleton *s = rc ? NULL : tg_calloc(1, sizeof(*s));
 	if (!rc && !s)
 		rc = TG_ENOMEM;
-	if (rc) {
-		free(nodes);
-		tg_atoms_free(atoms);
-		return rc;
-	}
-	s->nodes = nodes;
-	s->n = n;
-	s->nevents = nevents;
-	s->atoms = s->own = atoms;
-	s->with = with;
-	for (size_t i = 0; durs && i < n; i++)
-		if (set_dur(s, i, durs[i])) {
-			tg_skeleton_free(s);
+	if (!rc) {
+		s->atoms = s->own = atoms;
+		s->with = with;
+		if (make_nodes(s, in, n, nevents) || order_by_start(s)) {
+			tg_skeleton_free(s); /* and atoms, its own now */
+			free(in);
 			return TG_ENOMEM;
 		}
-	if (order_by_start(s)) {
-		tg_skeleton_free(s);
-		return TG_ENOMEM;
+	}
+	free(in);
+	if (rc) {
+		tg_atoms_free(atoms);
+		return rc;
 	}
 	*out = s;
 	return 0;
@@ -364,6 +584,11 @@ void tg_skeleton_free(tg_skeleton *s)
 	free(s->by_start);
 	free(s->start_rank);
 	free(s->wide);
+	free(s->wide_ts);
+	free(s->base);
+	free(s->evbits);
+	free(s->evrank);
+	free(s->evsel);
 	tg_atoms_free(s->own);
 	free(s);
 }
@@ -401,13 +626,10 @@ const tg_atoms *tg_skeleton_atoms(const tg_skeleton *s)
 
 uint32_t tg_skeleton_find(const tg_skeleton *s, uint32_t ev)
 {
-	size_t lo = 0, hi = s->n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (s->nodes[mid].event < ev)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < s->n && s->nodes[lo].event == ev ? (uint32_t)lo : TG_NONE;
+	if (ev >= s->nevents)
+		return TG_NONE;
+	uint64_t w = s->evbits[ev >> 6], bit = (uint64_t)1 << (ev & 63);
+	if (!(w & bit))
+		return TG_NONE;
+	return s->evrank[ev >> 6] + (uint32_t)__builtin_popcountll(w & (bit - 1));
 }

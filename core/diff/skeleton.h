@@ -12,8 +12,11 @@
  * their traces. Event indices are those of the trace: a skeleton's events
  * are the same numbers the measure's kernel records (measure.h) name.
  *
- * 24 bytes a kept node (tg_skel_node), and 8 more for the nodes' order by
- * start when it is held (an adopted skeleton's).
+ * 16 bytes a kept node (tg_skel_node): its start is held as an offset
+ * from the least start of its block of 64 nodes (tg_skeleton_ts), its
+ * event as a bit an event of the trace, ranked (tg_skeleton_event,
+ * tg_skeleton_find); plus 8 bytes a node for the nodes' order by start
+ * when it is held (an adopted skeleton's).
  */
 #ifndef TG_SKELETON_H
 #define TG_SKELETON_H
@@ -29,17 +32,31 @@ typedef struct tg_skeleton tg_skeleton;
 /* Names a skeleton can number (a node's name has 27 bits): more is TG_ELIMIT. */
 #define TG_SKEL_MAX_NAMES ((1u << 27) - 1)
 
-/* 24 bytes (32 with a 64-bit duration and byte-wide kind and link): the
- * run data of a trace holds one a kept event, two at a judgement. */
+/* A node's ts when its start is 2^32 - 1 ns or more after its block's
+ * base: the skeleton holds it whole (tg_skeleton_ts). */
+#define TG_SKEL_WIDE_TS UINT32_MAX
+
+/* 16 bytes (24 with the start whole and the event; 32 with a 64-bit
+ * duration and byte-wide kind and link): the run data of a trace holds one
+ * a kept event, two at a judgement. Read the start and the event through
+ * tg_skeleton_ts and tg_skeleton_event. */
 typedef struct tg_skel_node {
-	int64_t ts;          /* ns */
+	uint32_t ts;         /* ns after the least start of its block of 64 nodes; TG_SKEL_WIDE_TS: tg_skeleton_ts */
 	uint32_t dur;        /* ns; TG_SKEL_WIDE_DUR: read it with tg_skeleton_dur */
-	uint32_t event;      /* the event's index in its trace */
 	uint32_t parent;     /* index into the nodes of the nearest ancestor in the skeleton, TG_NONE */
 	uint32_t name : 27;  /* atom of tg_skeleton_atoms(), below TG_SKEL_MAX_NAMES */
 	uint32_t kind : 4;   /* tg_kind */
 	uint32_t linked : 1; /* a device event TraceLens links (tg_tree_linked_like_tracelens) */
 } tg_skel_node;
+
+/* A node as a stored skeleton gives it back (tg_skeleton_adopt). */
+typedef struct tg_skel_entry {
+	int64_t ts, dur;   /* ns */
+	uint32_t event;    /* the event's index in its trace */
+	uint32_t parent;   /* index into the entries, TG_NONE */
+	uint32_t name;     /* atom of the names adopted */
+	uint8_t kind, linked;
+} tg_skel_entry;
 
 _Static_assert(TG_KIND_COUNT <= 16, "a tg_kind fits tg_skel_node.kind's 4 bits");
 
@@ -55,16 +72,15 @@ enum { TG_SKEL_PYTHON = 1, TG_SKEL_ANNOTATIONS = 2 };
  * TG_ENOMEM or TG_ELIMIT (more than 2^32 - 2 events). */
 int tg_skeleton_build(tg_skeleton **out, const tg_tree *tree, unsigned with);
 
-/* A skeleton of the n nodes (sorted by event, each below nevents; parents
- * earlier or later, never a cycle; names atoms of `atoms`; kinds among
- * those a skeleton holds, as `with` says), taking both: on success *out
- * owns nodes (malloc'd) and atoms, on failure they are freed. durs: each
- * node's duration in ns (set into the nodes, the wide ones held whole), or
- * NULL: the nodes' dur as given (none wide). what names the data in the
- * message. 0, TG_EFORMAT (what is wrong, and the node: a negative
- * duration too) or TG_ENOMEM. */
-int tg_skeleton_adopt(tg_skeleton **out, tg_skel_node *nodes, const int64_t *durs, size_t n, uint32_t nevents,
-                      tg_atoms *atoms, unsigned with, const char *what);
+/* A skeleton of the n entries (sorted by event, each below nevents;
+ * parents earlier or later, never a cycle; names atoms of `atoms`, below
+ * TG_SKEL_MAX_NAMES; kinds among those a skeleton holds, as `with` says;
+ * durations not negative; linked 0 or 1), taking both: on success *out owns
+ * atoms, and the entries are freed either way (the nodes are made from
+ * them). what names the data in the message. 0, TG_EFORMAT (what is wrong,
+ * and the node) or TG_ENOMEM. */
+int tg_skeleton_adopt(tg_skeleton **out, tg_skel_entry *in, size_t n, uint32_t nevents, tg_atoms *atoms,
+                      unsigned with, const char *what);
 
 /* Gives s names of its own: each node's name atom a becomes map[a], an
  * atom of names (which s takes); the nodes and their order stay. For run
@@ -98,6 +114,14 @@ int tg_skeleton_order_into(uint32_t *by_start, uint32_t *start_rank, const tg_sk
  * far apart to pack. 0 or TG_ENOMEM (the radix sort's scratch). */
 int tg_skeleton_sort_nodes(const tg_skeleton *s, uint32_t *idx, size_t n, uint64_t *keys);
 
+/* The start of node i in ns (its block's base and its offset, or the
+ * whole one when wide). */
+int64_t tg_skeleton_ts(const tg_skeleton *s, size_t i);
+
+/* The event of node i (its index in the trace): the i-th event the
+ * skeleton holds, selected from their bits. */
+uint32_t tg_skeleton_event(const tg_skeleton *s, size_t i);
+
 /* The duration of node i in ns (its dur, or the whole one when wide). */
 int64_t tg_skeleton_dur(const tg_skeleton *s, size_t i);
 
@@ -110,7 +134,7 @@ unsigned tg_skeleton_with(const tg_skeleton *s);
 /* The names (the trace's atoms, or the skeleton's own); borrowed. */
 const tg_atoms *tg_skeleton_atoms(const tg_skeleton *s);
 
-/* The node of event ev, or TG_NONE (binary search). */
+/* The node of event ev, or TG_NONE (its bit, ranked). */
 uint32_t tg_skeleton_find(const tg_skeleton *s, uint32_t ev);
 
 #endif

@@ -153,7 +153,7 @@ static inline uint32_t view_nchildren(const struct view *s, uint32_t v)
 /* The event of view node v. */
 static inline uint32_t view_event(const struct view *s, uint32_t v)
 {
-	return s->sn[s->node[v]].event;
+	return tg_skeleton_event(s->sk, s->node[v]);
 }
 
 /* The comparison name of view node v stripped of details (strip_details):

@@ -25,11 +25,9 @@ static int64_t busy_of(struct ctx *c, const tg_skeleton *s, const uint32_t *k, s
 {
 	if (n > c->cap_iv && tg_grow((void **)&c->iv, &c->cap_iv, n, sizeof(tg_interval)))
 		return -1;
-	size_t nn;
-	const tg_skel_node *sn = tg_skeleton_nodes(s, &nn);
 	*sum = 0;
 	for (size_t q = 0; q < n; q++) {
-		int64_t ts = sn[k[q]].ts, dur = tg_skeleton_dur(s, k[q]);
+		int64_t ts = tg_skeleton_ts(s, k[q]), dur = tg_skeleton_dur(s, k[q]);
 		c->iv[q] = (tg_interval){ts, ts + dur};
 		*sum += dur;
 	}
@@ -115,7 +113,6 @@ static int lca_side(struct ctx *c, int s, u32vec *l, u32vec *keys, struct lca_tm
 {
 	tg_tree_diff *d = c->d;
 	const tg_skeleton *sk = d->side[s].sk;
-	const tg_skel_node *sn = d->side[s].sn;
 	/* the keys: 8 bytes an event, two u32 slots each */
 	if (l->n > 1 && (u32_reserve(keys, l->n * 2) || tg_skeleton_sort_nodes(sk, l->v, l->n, (uint64_t *)keys->v)))
 		return TG_ENOMEM;
@@ -123,7 +120,7 @@ static int lca_side(struct ctx *c, int s, u32vec *l, u32vec *keys, struct lca_tm
 	if (t->busy[s] < 0 || u32_reserve(pool, pool->n + l->n))
 		return TG_ENOMEM;
 	for (size_t k = 0; k < l->n; k++) {
-		uint32_t ev = sn[l->v[k]].event;
+		uint32_t ev = tg_skeleton_event(sk, l->v[k]);
 		pool->v[pool->n++] = ev;
 		*link_of(&d->links[s], ev) = LINK_LCA | lca;
 	}

@@ -70,13 +70,13 @@ static int sort_by_ts(struct ctx *c, const struct view *s, u32vec *a)
 {
 	int sorted = 1;
 	for (size_t k = 1; k < a->n && sorted; k++)
-		sorted = s->sn[s->node[a->v[k - 1]]].ts <= s->sn[s->node[a->v[k]]].ts;
+		sorted = tg_skeleton_ts(s->sk, s->node[a->v[k - 1]]) <= tg_skeleton_ts(s->sk, s->node[a->v[k]]);
 	if (sorted)
 		return 0;
 	if (a->n > c->cap_tsk && tg_grow((void **)&c->tsk, &c->cap_tsk, a->n, sizeof(struct tsk)))
 		return TG_ENOMEM;
 	for (size_t k = 0; k < a->n; k++)
-		c->tsk[k] = (struct tsk){s->sn[s->node[a->v[k]]].ts, (uint32_t)k, a->v[k]};
+		c->tsk[k] = (struct tsk){tg_skeleton_ts(s->sk, s->node[a->v[k]]), (uint32_t)k, a->v[k]};
 	qsort(c->tsk, a->n, sizeof(struct tsk), cmp_tsk);
 	for (size_t k = 0; k < a->n; k++)
 		a->v[k] = c->tsk[k].v;

@@ -1,0 +1,83 @@
+/*
+ * measure_impl.h - what measure.c and measure_pack.c share: the measure
+ * itself, its records and invocations held whole (what a judgement reads)
+ * or packed (run data held between traces: tg_measure_pack).
+ *
+ * Packed, a kernel record is a row of 24 bytes (its unit, invocation,
+ * event, the family of what it shares with other records, its duration and
+ * launch delay in 32 bits of ns) and an invocation 8 (its event and the
+ * shape it shares with other calls of an op: key, FLOPs, bytes); the
+ * families (keys, stream, trace, where the category came from) and shapes
+ * are held once each. A duration or delay that does not fit 32 bits is
+ * held whole beside the rows (TG_PACK_WIDE). A record's pair is not held:
+ * it is the alignment's, made on the judgement's measures (appending sets
+ * it to TG_NONE).
+ */
+#ifndef TG_MEASURE_IMPL_H
+#define TG_MEASURE_IMPL_H
+
+#include "measure.h"
+#include "../analysis/stream_ids.h"
+
+/* A row's dur or delay that is held whole (struct pack_wide). */
+#define TG_PACK_WIDE INT32_MIN
+
+struct pack_row { /* 24 bytes */
+	uint32_t unit, inv, fam, event;
+	int32_t dur, delay; /* ns; TG_PACK_WIDE: in the wide list */
+};
+
+struct pack_fam { /* what records share: all of tg_kernel_rec but the row's */
+	uint32_t category, name_category, op, op_shape, kernel, module, stream;
+	uint16_t trace;
+	uint8_t cat_source;
+	uint8_t pad; /* 0: families are hashed and compared as bytes */
+};
+
+struct pack_wide { /* a whole duration or delay, by row */
+	uint32_t row;
+	uint32_t delay; /* 0: the duration, 1: the delay */
+	int64_t v;
+};
+
+struct pack_inv {
+	uint32_t event, shape;
+};
+
+struct pack_shape {
+	uint32_t op_shape, pad; /* pad 0, as for families */
+	double flops, bytes;
+};
+
+struct tg_measure {
+	const tg_tree **trees; /* per trace; NULL for a trace added from stored records */
+	int64_t *ranks;        /* per trace: tg_rank_of, -1 when unknown */
+	char **names;          /* per trace added from stored records: its name (owned), else NULL */
+	size_t *nsteps;        /* per trace added from stored records: its profiled steps */
+	size_t ntrees, captrees;
+	tg_atoms *keys;
+	tg_kernel_rec *recs;   /* NULL when packed */
+	size_t nrecs, caprecs; /* nrecs: the records, whole or packed */
+	tg_invocation *invs;   /* NULL when packed */
+	size_t ninvs, capinvs;
+	tg_unit *units;
+	size_t nunits, capunits;
+	tg_stream_ids streams; /* the records' streams (device 0): a record holds the id */
+	tg_fingerprint fp;
+	int fp_consistent;
+	struct packed { /* tg_measure_pack: the records and invocations packed */
+		struct pack_row *rows;     /* nrecs */
+		struct pack_fam *fams;
+		size_t nfams;
+		struct pack_wide *wide;    /* by row */
+		size_t nwide;
+		struct pack_inv *invs;     /* ninvs */
+		struct pack_shape *shapes;
+		size_t nshapes;
+	} *packed;
+};
+
+/* measure_pack.c: frees what m->packed holds (and it). */
+void tg_measure_pack_free(tg_measure *m);
+
+#endif
