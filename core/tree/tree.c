@@ -57,9 +57,9 @@ static int want_device(const tg_event *e) { return tg_tree_is_device_event(e); }
  * fallback (during the host part, the build's peak). Then the roots (both
  * buckets, freed after) and the children (all parents, in file order),
  * beside TraceLens's links and the steps (these two read device events'
- * parents only). Each part writes
- * its own fields of the stats. On two threads the caller's thread does the
- * host part, the fallback and the children; every other part (a task) is
+ * parents only). Each part writes its own fields of the stats. On two
+ * threads the caller's thread does the host part, the fallback and the
+ * children; every other part (a task) is
  * taken by whichever thread comes to it first, so that a helper that
  * starts late or loses its core on a busy machine holds up at most the
  * one task it is running. */
