@@ -10,6 +10,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "diff_load.h"
+#include "../util/big.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -276,15 +277,19 @@ static unsigned side_parts(const struct diff_opts *o)
 
 /* Reads the base, new and --noise-from traces, in that order, one at a
  * time into the run data of sides[0..2] (diff_load.h; a --noise-from
- * run's measures alone). Returns 0 or -1 after printing the error. */
+ * run's measures alone). Each trace's events and arguments, freed, are
+ * left mapped for the next trace's reader (diff_load.h: their pages
+ * reused, not faulted in again); the last trace's are unmapped here.
+ * Returns 0 or -1 after printing the error. */
 static int load_sides(tg_cli_side *sides, const struct diff_args *a, const struct diff_opts *o,
                       const tg_rules *rules)
 {
 	unsigned parts = side_parts(o);
-	if (tg_cli_side_load(&sides[0], a->base, a->nbase, parts, 1, rules, &o->ropts) ||
-	    tg_cli_side_load(&sides[1], a->next, a->nnext, parts, 1, rules, &o->ropts))
-		return -1;
-	return tg_cli_side_load(&sides[2], (const char *const *)o->noise.v, o->noise.n, 0, 0, rules, &o->ropts);
+	int rc = tg_cli_side_load(&sides[0], a->base, a->nbase, parts, 1, rules, &o->ropts) ||
+	         tg_cli_side_load(&sides[1], a->next, a->nnext, parts, 1, rules, &o->ropts) ||
+	         tg_cli_side_load(&sides[2], (const char *const *)o->noise.v, o->noise.n, 0, 0, rules, &o->ropts);
+	tg_big_keep(0);
+	return rc ? -1 : 0;
 }
 
 /* Loads the traces (base, new, then the --noise-from runs) one at a time,

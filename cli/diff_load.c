@@ -8,8 +8,15 @@
  * its trees are kept while its traces so far are distinct ranks
  * (tg_gate_data_across on the traces read), dropped as soon as two share
  * a rank, and freed once the findings across ranks are computed.
+ *
+ * A trace's events and arguments, freed, stay mapped (tg_big_keep) until
+ * the next trace is read, whose reader maps its own arrays on their pages
+ * instead of faulting fresh ones in; only those two: the mappings freed
+ * elsewhere (the flows dropped after the tree, the findings' sheets) would
+ * take their places and stay resident through the next trace's peak.
  */
 #include "diff_load.h"
+#include "../util/big.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -44,6 +51,7 @@ static int load_one(tg_cli_side *s, struct kept *k, const char *path, size_t i, 
 	tg_tree *tree;
 	if (tg_cli_load(&tr, &tree, path, ropts))
 		return -1;
+	tg_big_keep(0); /* read: what the trace before left mapped and this one's reader did not take */
 	int rc = tg_rundata_build_parts(&s->data[i], tree, tg_rules_findings(rules), parts);
 	if (!rc) {
 		s->n = i + 1;
@@ -53,6 +61,7 @@ static int load_one(tg_cli_side *s, struct kept *k, const char *path, size_t i, 
 		rc = tg_error_set(TG_ENOMEM, "out of memory");
 	if (rc || !k->keeping) {
 		tg_tree_free(tree);
+		tg_big_keep(2); /* its events and arguments, for the next trace's reader */
 		tg_trace_free(tr);
 	} else {
 		k->tr[i] = tr;

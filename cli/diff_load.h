@@ -35,7 +35,9 @@ typedef struct tg_cli_side {
  * set and its traces are distinct ranks. On failure prints the one line
  * (the trace's reading error: its name and byte offset; or "PATH: what")
  * and returns -1; s is the caller's to free (tg_cli_side_free) either
- * way. */
+ * way. Each trace's events and arguments, freed, are left mapped for the
+ * next trace's reader (tg_big_keep, util/big.h): after the last side the
+ * caller calls tg_big_keep(0). */
 int tg_cli_side_load(tg_cli_side *s, const char *const *paths, size_t n, unsigned parts, int across,
                       const tg_rules *rules, const tg_read_opts *ropts);
 

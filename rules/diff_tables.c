@@ -21,6 +21,7 @@
 
 _Static_assert(TG_DIFF_BY_COUNT == TG_COMPARE_BY_COUNT, "one table per compare_by");
 _Static_assert(TG_DIFF_BY_OP_SHAPE == TG_COMPARE_OP_SHAPE, "op + shapes is the third grouping");
+_Static_assert(TG_DIFF_FROM_CAP == TG_COMPARE_FROM_CAP, "a category's origin as compare writes it");
 
 #define NO_LAUNCHER "(no launcher)"
 
@@ -72,63 +73,93 @@ static int item_category(char *buf, size_t cap, const tg_judged *x, const tg_mea
 	return 0;
 }
 
-/* Each rule item's category and where it came from (docs/categories.md).
- * Where a category came from is a pass over both sides' kernels: it is
- * computed once per distinct category (the items of an each rule share a
- * few), the others copy it. */
+/* The categories whose origin the outputs show, each distinct one once:
+ * the items' (names[0..nitem): the first item of each at first[k], item i
+ * of names[of[i]] or SIZE_MAX), then those the rules select by name
+ * (names[nitem..n)). */
+struct wanted {
+	const char **names;
+	size_t *first, *of;
+	size_t nitem, n;
+};
+
+static void wanted_free(struct wanted *w)
+{
+	free((void *)w->names);
+	free(w->first);
+	free(w->of);
+}
+
+/* Each rule item's category (docs/categories.md) into t, and the distinct
+ * ones into w. */
 static int items(tg_diff_tables *t, const tg_measure *base, const tg_measure *next, const tg_atoms *keys,
-                 const tg_judgement *j, struct cats *cats)
+                 const tg_judgement *j, struct cats *cats, struct wanted *w)
 {
 	const tg_judged *it = tg_judgement_items(j, &t->nitems);
-	size_t *first = calloc(t->nitems ? t->nitems : 1, sizeof(size_t)), nfirst = 0;
+	size_t cap = t->nitems + TG_DIFF_RULE_CATS;
+	w->names = calloc(cap, sizeof(*w->names));
+	w->first = calloc(cap, sizeof(size_t));
+	w->of = calloc(t->nitems ? t->nitems : 1, sizeof(size_t));
 	t->item_category = calloc(t->nitems ? t->nitems : 1, sizeof(*t->item_category));
 	t->item_from = calloc(t->nitems ? t->nitems : 1, sizeof(*t->item_from));
-	int rc = first && t->item_category && t->item_from ? 0 : TG_ENOMEM;
+	int rc = w->names && w->first && w->of && t->item_category && t->item_from ? 0 : TG_ENOMEM;
 	for (size_t i = 0; i < t->nitems && !rc; i++) {
 		char *cat = t->item_category[i];
+		w->of[i] = SIZE_MAX;
 		rc = item_category(cat, TG_DIFF_CAT_CAP, &it[i], base, next, keys, cats);
 		if (rc || !cat[0])
 			continue;
 		size_t k = 0;
-		while (k < nfirst && strcmp(t->item_category[first[k]], cat))
+		while (k < w->n && strcmp(w->names[k], cat))
 			k++;
-		if (k < nfirst) {
-			memcpy(t->item_from[i], t->item_from[first[k]], TG_DIFF_FROM_CAP);
-			continue;
+		if (k == w->n) {
+			w->names[w->n] = cat;
+			w->first[w->n++] = i;
 		}
-		first[nfirst++] = i;
-		rc = tg_compare_category_from(t->item_from[i], TG_DIFF_FROM_CAP, base, next, keys, cat);
+		w->of[i] = k;
 	}
-	free(first);
+	w->nitem = w->n;
 	return rc;
 }
 
-/* Where the categories the rules select by name came from: "SDPA_fwd:
- * kernel name 100 %"; the first TG_DIFF_RULE_CATS names seen, those with
- * an origin kept. */
-static void rule_froms(tg_diff_tables *t, const tg_measure *base, const tg_measure *next, const tg_atoms *keys,
-                       const tg_judgement *j)
+/* The categories the rules select by name, into w after the items': the
+ * first TG_DIFF_RULE_CATS names seen. */
+static void rule_names(const tg_judgement *j, struct wanted *w)
 {
 	size_t n;
 	const tg_judged *it = tg_judgement_items(j, &n);
-	const char *seen[TG_DIFF_RULE_CATS];
-	size_t nseen = 0;
-	for (size_t i = 0; i < n && nseen < TG_DIFF_RULE_CATS; i++) {
+	for (size_t i = 0; i < n && w->n - w->nitem < TG_DIFF_RULE_CATS; i++) {
 		const tg_pattern *p = &it[i].rule->category;
 		if (!p->text || p->is_regex)
 			continue;
-		size_t k = 0;
-		while (k < nseen && strcmp(seen[k], p->text))
+		size_t k = w->nitem;
+		while (k < w->n && strcmp(w->names[k], p->text))
 			k++;
-		if (k < nseen)
-			continue;
-		seen[nseen++] = p->text;
-		tg_diff_rule_from *r = &t->rule_from[t->nrule_from];
-		if (tg_compare_category_from(r->from, sizeof(r->from), base, next, keys, p->text) || !r->from[0])
-			continue;
-		r->category = p->text;
-		t->nrule_from++;
+		if (k == w->n)
+			w->names[w->n++] = p->text;
 	}
+}
+
+/* Where each category of w came from (both sides' kernels, in one pass:
+ * tg_compare_category_froms): every item's, and those of the rules'
+ * categories that have an origin ("SDPA_fwd: kernel name 100 %"). */
+static int froms(tg_diff_tables *t, const tg_measure *base, const tg_measure *next, const tg_atoms *keys,
+                 const struct wanted *w)
+{
+	char(*from)[TG_COMPARE_FROM_CAP] = calloc(w->n ? w->n : 1, sizeof(*from));
+	int rc = from ? tg_compare_category_froms(from, base, next, keys, w->names, w->n) : TG_ENOMEM;
+	for (size_t i = 0; !rc && i < t->nitems; i++)
+		if (w->of[i] != SIZE_MAX)
+			memcpy(t->item_from[i], from[w->of[i]], TG_DIFF_FROM_CAP);
+	for (size_t k = w->nitem; !rc && k < w->n; k++) {
+		if (!from[k][0])
+			continue;
+		tg_diff_rule_from *r = &t->rule_from[t->nrule_from++];
+		r->category = w->names[k];
+		memcpy(r->from, from[k], TG_DIFF_FROM_CAP);
+	}
+	free(from);
+	return rc;
 }
 
 int tg_diff_tables_op_significant(const tg_judged *x)
@@ -431,12 +462,16 @@ int tg_diff_tables_compute(tg_diff_tables **out, const tg_measure *base, const t
 	if (!t)
 		return tg_error_set(TG_ENOMEM, "out of memory computing the diff's tables");
 	struct cats cats[TG_DIFF_BY_COUNT] = {{NULL, 0}};
+	struct wanted w = {0};
 	sides(t, base, next);
 	int rc = tables(t, base, next, keys);
 	if (!rc)
-		rc = items(t, base, next, keys, judgement, cats);
-	if (!rc)
-		rule_froms(t, base, next, keys, judgement);
+		rc = items(t, base, next, keys, judgement, cats, &w);
+	if (!rc) {
+		rule_names(judgement, &w);
+		rc = froms(t, base, next, keys, &w);
+	}
+	wanted_free(&w);
 	if (!rc && !cats[TG_COMPARE_OP].v)
 		rc = tg_compare_categories(&cats[TG_COMPARE_OP].v, &cats[TG_COMPARE_OP].n, base, next, TG_COMPARE_OP);
 	if (!rc)

@@ -3,11 +3,16 @@
  * shrinking (a shrunk mapping resident only up to its 4 KiB page); calloc is zero; a mapped block starts 64 bytes past a 2 MiB
  * boundary and its mapping is advised for huge pages (smaps) only under
  * TG_HUGE_PAGES=1; overflowing
- * sizes fail with TG_ENOMEM; tg_big_grow doubles. */
+ * sizes fail with TG_ENOMEM; tg_big_grow doubles; mappings freed under
+ * tg_big_keep are reused (the largest first, resized, their bytes kept;
+ * calloc never takes one), as many as asked, and unmapped by
+ * tg_big_keep(0), two threads at once too (make check-tsan). */
 #include "testutil.h"
 
 #include "../util/big.h"
 #include "../util/tg.h"
+
+#include <pthread.h>
 
 #define MIB ((size_t)1 << 20)
 
@@ -210,6 +215,137 @@ static void test_overflow(void **state)
 	assert_int_equal(cap, 0);
 }
 
+/* A mapped block of n bytes, filled as fill() does (n a multiple of 4). */
+static uint32_t *filled(size_t n)
+{
+	uint32_t *a = tg_big_alloc(n);
+	assert_non_null(a);
+	fill(a, 0, n / 4);
+	return a;
+}
+
+static void test_keep_reuse(void **state)
+{
+	(void)state;
+	tg_big_keep(2);
+	uint32_t *a = filled(8 * MIB);
+	tg_big_free(a);
+	if (MAPS)
+		assert_true(resident_kb(a) >= 8 * 1024); /* kept, resident */
+	uint8_t *z = tg_big_calloc(8 * MIB, 1); /* calloc: a fresh mapping, zero */
+	assert_non_null(z);
+	assert_ptr_not_equal(z, a);
+	size_t nz = 0;
+	for (size_t i = 0; i < 8 * MIB; i += 512)
+		nz += z[i] != 0;
+	assert_int_equal(nz, 0);
+	tg_big_free(z); /* kept beside a: two asked for */
+	uint32_t *b = tg_big_alloc(8 * MIB);
+	assert_non_null(b);
+	if (MAPS) { /* the largest kept (a tie: the one kept first, a), as it is */
+		assert_ptr_equal(b, a);
+		assert_int_equal(first_bad(b, 2 * MIB), 2 * MIB);
+	}
+	fill(b, 0, 2 * MIB);
+	tg_big_free(b);
+	tg_big_keep(0);
+	if (MAPS) {
+		assert_int_equal(resident_kb(a), -1);
+		assert_int_equal(resident_kb(z), -1);
+	}
+}
+
+static void test_keep_resize(void **state)
+{
+	(void)state;
+	tg_big_keep(2);
+	uint32_t *small = filled(4 * MIB + 4096), *big = filled(12 * MIB);
+	memset(small, 0, 4 * MIB);
+	tg_big_free(small);
+	tg_big_free(big);
+	/* grown: the largest kept (big, 12 MiB) remapped to 20 MiB, its bytes kept */
+	uint32_t *g = tg_big_alloc(20 * MIB);
+	assert_non_null(g);
+	if (MAPS)
+		assert_int_equal(first_bad(g, 3 * MIB), 3 * MIB);
+	fill(g, 0, 5 * MIB);
+	assert_int_equal(first_bad(g, 5 * MIB), 5 * MIB);
+	/* a malloc block grown into a mapping takes the other (small), shrunk
+	 * to 6 MiB in place: its first bytes are the malloc block's */
+	uint32_t *m = tg_big_alloc(1000 * sizeof(uint32_t));
+	assert_non_null(m);
+	fill(m, 0, 1000);
+	m = tg_big_realloc(m, 5 * MIB);
+	assert_non_null(m);
+	if (MAPS)
+		assert_ptr_equal(m, small);
+	assert_int_equal(first_bad(m, 1000), 1000);
+	tg_big_free(g);
+	tg_big_free(m);
+	tg_big_keep(0);
+	if (MAPS) {
+		assert_int_equal(resident_kb(g), -1);
+		assert_int_equal(resident_kb(m), -1);
+	}
+}
+
+static void test_keep_limit(void **state)
+{
+	(void)state;
+	tg_big_keep(TG_BIG_KEEP_MAX + 5); /* at most TG_BIG_KEEP_MAX */
+	uint32_t *p[TG_BIG_KEEP_MAX + 1];
+	for (size_t i = 0; i <= TG_BIG_KEEP_MAX; i++)
+		p[i] = filled(TG_BIG_MIN);
+	for (size_t i = 0; i <= TG_BIG_KEEP_MAX; i++)
+		tg_big_free(p[i]);
+	if (MAPS) {
+		for (size_t i = 0; i < TG_BIG_KEEP_MAX; i++)
+			assert_true(resident_kb(p[i]) > 0);
+		assert_int_equal(resident_kb(p[TG_BIG_KEEP_MAX]), -1); /* one too many: unmapped */
+	}
+	tg_big_keep(1); /* the others unmapped now */
+	size_t mapped = 0;
+	for (size_t i = 0; MAPS && i < TG_BIG_KEEP_MAX; i++)
+		mapped += resident_kb(p[i]) > 0;
+	if (MAPS)
+		assert_int_equal(mapped, 1);
+	tg_big_keep(0);
+	for (size_t i = 0; MAPS && i < TG_BIG_KEEP_MAX; i++)
+		assert_int_equal(resident_kb(p[i]), -1);
+	/* not keeping: a freed mapping goes at once */
+	uint32_t *q = filled(TG_BIG_MIN);
+	tg_big_free(q);
+	if (MAPS)
+		assert_int_equal(resident_kb(q), -1);
+}
+
+/* One thread's turns: mapped blocks allocated, written and freed. */
+static void *churn(void *arg)
+{
+	size_t *bad = arg;
+	for (int i = 0; i < 20; i++) {
+		uint32_t *a = filled(TG_BIG_MIN + (size_t)(i % 3) * MIB);
+		*bad += first_bad(a, TG_BIG_MIN / 4) != TG_BIG_MIN / 4;
+		tg_big_free(a);
+	}
+	return NULL;
+}
+
+/* Two threads taking and giving back kept mappings at once (ThreadSanitizer:
+ * make check-tsan), every block whole. */
+static void test_keep_threads(void **state)
+{
+	(void)state;
+	tg_big_keep(2);
+	pthread_t t;
+	size_t bad[2] = {0, 0};
+	assert_int_equal(pthread_create(&t, NULL, churn, &bad[0]), 0);
+	churn(&bad[1]);
+	assert_int_equal(pthread_join(t, NULL), 0);
+	tg_big_keep(0);
+	assert_int_equal(bad[0] + bad[1], 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -218,6 +354,10 @@ int main(void)
 		cmocka_unit_test(test_cross),
 		cmocka_unit_test(test_grow),
 		cmocka_unit_test(test_overflow),
+		cmocka_unit_test(test_keep_reuse),
+		cmocka_unit_test(test_keep_resize),
+		cmocka_unit_test(test_keep_limit),
+		cmocka_unit_test(test_keep_threads),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

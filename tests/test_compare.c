@@ -271,6 +271,62 @@ static void test_compare_changed(void **state)
 	tg_atoms_free(keys);
 }
 
+/* Where each category's kernel time came from, in one pass for several
+ * (tg_compare_category_froms), as one at a time gives it; a name repeated
+ * or unknown. pad: that many keys made before the sample's, so that its
+ * categories' keys are past the array the pass looks them up in (a hash
+ * map then). */
+static void category_froms(uint32_t pad)
+{
+	tg_atoms *keys = tg_atoms_new();
+	char name[32];
+	for (uint32_t i = 0; i < pad; i++) {
+		uint32_t id;
+		snprintf(name, sizeof(name), "pad%u", i);
+		assert_int_equal(tg_atoms_intern(&id, keys, name, strlen(name)), 0);
+	}
+	char *base = sample();
+	struct side a, b;
+	side_open(&a, base, keys);
+	side_open(&b, base, keys);
+	tg_compare_row *r;
+	size_t n;
+	assert_int_equal(tg_compare_rows(&r, &n, a.m, b.m, TG_COMPARE_CATEGORY), 0);
+	const char *names[16];
+	size_t nn = 0;
+	for (size_t i = 0; i < n && nn < 12; i++)
+		names[nn++] = tg_atoms_str(keys, r[i].key);
+	names[nn++] = "no such category";
+	names[nn++] = names[0];
+	char froms[16][TG_COMPARE_FROM_CAP], one[TG_COMPARE_FROM_CAP];
+	assert_int_equal(tg_compare_category_froms(froms, a.m, b.m, keys, names, nn), 0);
+	for (size_t i = 0; i < nn; i++) {
+		assert_int_equal(tg_compare_category_from(one, sizeof(one), a.m, b.m, keys, names[i]), 0);
+		assert_string_equal(froms[i], one);
+		if (!strcmp(names[i], "SDPA_fwd") || !strcmp(names[i], "GEMM"))
+			assert_string_equal(froms[i], "op 100 %");
+		if (!strcmp(names[i], "other"))
+			assert_string_equal(froms[i], "none 100 %");
+	}
+	assert_int_equal(nn, 7); /* SDPA_fwd, GEMM, other, elementwise, unlinked, unknown, SDPA_fwd */
+	assert_true(tg_atoms_find(keys, "SDPA_fwd", 8) >= pad);
+	assert_string_equal(froms[nn - 2], "");
+	assert_string_equal(froms[nn - 1], froms[0]);
+	assert_int_equal(tg_compare_category_froms(froms, a.m, b.m, keys, names, 0), 0);
+	free(r);
+	side_close(&a);
+	side_close(&b);
+	free(base);
+	tg_atoms_free(keys);
+}
+
+static void test_category_froms(void **state)
+{
+	(void)state;
+	category_froms(0);
+	category_froms((uint32_t)1 << 20);
+}
+
 /* ------------------------------------------------------------ real pairs */
 
 /* Sums of TraceLens's TraceDiff diff_stats.csv (plain or gzip) per
@@ -441,6 +497,7 @@ int main(void)
 		cmocka_unit_test(test_compare_identical),
 		cmocka_unit_test(test_compare_changed),
 		cmocka_unit_test(test_compare_wide_and_no_keys),
+		cmocka_unit_test(test_category_froms),
 		cmocka_unit_test(test_tracediff_timesformer),
 		cmocka_unit_test(test_tracediff_qwen),
 	};

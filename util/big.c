@@ -10,10 +10,17 @@
  * 2 MiB boundary; its length is rounded up to 2 MiB so that its last page
  * can be huge too (what is never touched is never resident). A shrunk
  * mapping ends on the 4 KiB page after its last byte (remap_block).
+ *
+ * The mappings kept (tg_big_keep) are a short list under a mutex, taken
+ * and filled only where a block is mapped or unmapped (never per element).
+ * A kept mapping reused is resized to the new block's length by mremap,
+ * which may move it off its 2 MiB boundary (its head then 4 KiB pages
+ * under TG_HUGE_PAGES=1): its pages, already resident, are what it saves.
  */
 #include "big.h"
 #include "tg.h"
 
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,6 +45,11 @@ struct header {
 	size_t map;  /* bytes mapped from the header on; 0: a malloc block */
 	size_t size; /* bytes asked for */
 };
+
+/* The mappings tg_big_free kept: kept[0..nkept), at most keep_max. */
+static pthread_mutex_t keep_mu = PTHREAD_MUTEX_INITIALIZER;
+static struct header *kept[TG_BIG_KEEP_MAX];
+static size_t nkept, keep_max;
 
 static struct header *header_of(void *p)
 {
@@ -83,11 +95,48 @@ static char *map_aligned(size_t len)
 	return base;
 }
 
-static void *alloc_block(size_t n)
+/* The largest mapping kept, taken from the list, or NULL. */
+static struct header *take_kept(void)
+{
+	pthread_mutex_lock(&keep_mu);
+	struct header *h = NULL;
+	size_t at = 0;
+	for (size_t i = 0; i < nkept; i++)
+		if (!h || kept[i]->map > h->map) {
+			h = kept[i];
+			at = i;
+		}
+	if (h)
+		kept[at] = kept[--nkept];
+	pthread_mutex_unlock(&keep_mu);
+	return h;
+}
+
+/* A mapping of len bytes (a multiple of 2 MiB): a kept one resized
+ * (reuse: its resident pages) when there is one and reuse is set, else a
+ * fresh one (zero); NULL when out of memory. */
+static char *map_block(size_t len, int reuse)
+{
+	struct header *h = reuse ? take_kept() : NULL;
+	if (h && h->map != len) {
+		void *q = mremap(h, h->map, len, MREMAP_MAYMOVE);
+		if (q == MAP_FAILED) {
+			munmap(h, h->map);
+			h = NULL;
+		} else {
+			h = q;
+		}
+	}
+	return h ? (char *)h : map_aligned(len);
+}
+
+/* A block of n bytes; a mapped one may reuse a kept mapping (reuse: its
+ * contents are then undefined, not zero). */
+static void *alloc_block(size_t n, int reuse)
 {
 	if (BIG_MAPS && n >= TG_BIG_MIN) {
 		size_t len = map_length(n);
-		char *base = len ? map_aligned(len) : NULL;
+		char *base = len ? map_block(len, reuse) : NULL;
 		if (!base)
 			return nomem(n);
 		*(struct header *)base = (struct header){len, n};
@@ -104,14 +153,14 @@ static void *alloc_block(size_t n)
 
 void *tg_big_alloc(size_t n)
 {
-	return alloc_block(n);
+	return alloc_block(n, 1);
 }
 
 void *tg_big_calloc(size_t n, size_t size)
 {
 	if (size && n > SIZE_MAX / size)
 		return nomem(SIZE_MAX);
-	void *p = alloc_block(n * size);
+	void *p = alloc_block(n * size, 0);
 	if (p && !header_of(p)->map)
 		memset(p, 0, n * size); /* a fresh mapping is zero already */
 	return p;
@@ -146,7 +195,7 @@ static void *remap_block(struct header *h, size_t n)
 void *tg_big_realloc(void *p, size_t n)
 {
 	if (!p)
-		return alloc_block(n);
+		return alloc_block(n, 1);
 	struct header *h = header_of(p);
 	if (h->map)
 		return remap_block(h, n);
@@ -159,7 +208,7 @@ void *tg_big_realloc(void *p, size_t n)
 		q->size = n;
 		return (char *)q + HEADER;
 	}
-	void *q = alloc_block(n); /* a malloc block grown into a mapping */
+	void *q = alloc_block(n, 1); /* a malloc block grown into a mapping */
 	if (!q)
 		return NULL;
 	memcpy(q, p, h->size < n ? h->size : n);
@@ -177,8 +226,28 @@ void tg_big_free(void *p)
 	if (!p)
 		return;
 	struct header *h = header_of(p);
-	if (h->map)
-		munmap(h, h->map);
-	else
+	if (!h->map) {
 		free(h);
+		return;
+	}
+	pthread_mutex_lock(&keep_mu);
+	int keep = nkept < keep_max;
+	if (keep)
+		kept[nkept++] = h;
+	pthread_mutex_unlock(&keep_mu);
+	if (!keep)
+		munmap(h, h->map);
+}
+
+void tg_big_keep(size_t n)
+{
+	struct header *drop[TG_BIG_KEEP_MAX];
+	size_t ndrop = 0;
+	pthread_mutex_lock(&keep_mu);
+	keep_max = n < TG_BIG_KEEP_MAX ? n : TG_BIG_KEEP_MAX;
+	while (nkept > keep_max)
+		drop[ndrop++] = kept[--nkept];
+	pthread_mutex_unlock(&keep_mu);
+	for (size_t i = 0; i < ndrop; i++)
+		munmap(drop[i], drop[i]->map);
 }

@@ -275,63 +275,99 @@ static void set_count(tg_table *t, size_t row, size_t col, double v)
 		tg_table_set_num(t, row, col, v);
 }
 
-/* "kernel name 78 %, op 22 %": where the kernel time of each shown
- * category came from, both sides together, largest first (kernel_category.h).
- * from[i] receives the text of rows[i]; one pass over the records. */
-static int category_sources(char (*from)[96], const tg_compare_row *rows, size_t n, const tg_measure *base,
-                            const tg_measure *next)
+/* Rows' keys up to this one are found through an array indexed by key (4
+ * bytes a key: 4 MiB at most); past it, through a hash map. */
+#define DENSE_KEYS ((uint32_t)1 << 20)
+
+/* The kernel time of each row's key (each a category: the records'
+ * `category`) by where the category came from, both sides together, into
+ * ns[0..n); the rows' keys distinct. One pass over the records: with one
+ * row a comparison a record, else a lookup in an array by key (a hash map
+ * when a key is past DENSE_KEYS). Returns 0 or TG_ENOMEM. */
+static int source_sums(int64_t (*ns)[TG_CAT_SRC_COUNT], const tg_compare_row *rows, size_t n, const tg_measure *base,
+                       const tg_measure *next)
 {
-	tg_idmap *row_of = tg_idmap_new(n ? n : 1);
-	int64_t(*ns)[TG_CAT_SRC_COUNT] = tg_calloc(n ? n : 1, sizeof(*ns));
-	if (!row_of || !ns) {
-		tg_idmap_free(row_of);
-		free(ns);
-		return TG_ENOMEM;
-	}
+	uint32_t most = 0;
 	for (size_t i = 0; i < n; i++)
-		if (tg_idmap_put(row_of, rows[i].key, (uint32_t)i) < 0) {
+		most = rows[i].key > most ? rows[i].key : most;
+	uint32_t *row_at = n > 1 && most < DENSE_KEYS ? tg_malloc(((size_t)most + 1) * sizeof(uint32_t)) : NULL;
+	tg_idmap *row_of = n > 1 && !row_at ? tg_idmap_new(n) : NULL;
+	if (n > 1 && !row_at && !row_of)
+		return TG_ENOMEM;
+	if (row_at)
+		memset(row_at, 0xff, ((size_t)most + 1) * sizeof(uint32_t)); /* TG_NONE */
+	for (size_t i = 0; n > 1 && i < n; i++) {
+		if (row_at)
+			row_at[rows[i].key] = (uint32_t)i;
+		else if (tg_idmap_put(row_of, rows[i].key, (uint32_t)i) < 0) {
 			tg_idmap_free(row_of);
-			free(ns);
 			return TG_ENOMEM;
 		}
+	}
 	const tg_measure *sides[2] = {base, next};
 	for (int s = 0; s < 2; s++) {
 		size_t nk;
 		const tg_kernel_rec *k = tg_measure_kernels(sides[s], &nk);
 		for (size_t i = 0; i < nk; i++) {
-			/* one row (a rule's or an item's category): a comparison, not a lookup */
-			uint32_t r = n == 1 ? (k[i].category == rows[0].key ? 0 : TG_NONE) : tg_idmap_get(row_of, k[i].category);
+			uint32_t c = k[i].category, r;
+			if (n <= 1)
+				r = n && c == rows[0].key ? 0 : TG_NONE;
+			else if (row_at)
+				r = c <= most ? row_at[c] : TG_NONE;
+			else
+				r = tg_idmap_get(row_of, c);
 			if (r != TG_NONE && k[i].cat_source < TG_CAT_SRC_COUNT)
 				ns[r][k[i].cat_source] += k[i].dur_ns;
 		}
 	}
-	for (size_t i = 0; i < n; i++) {
-		int64_t total = 0;
-		for (int c = 0; c < TG_CAT_SRC_COUNT; c++)
-			total += ns[i][c];
-		size_t len = 0;
-		from[i][0] = 0;
-		for (int shown = 0; shown < TG_CAT_SRC_COUNT && total > 0; shown++) {
-			int best = -1;
-			for (int c = 0; c < TG_CAT_SRC_COUNT; c++)
-				if (ns[i][c] > 0 && (best < 0 || ns[i][c] > ns[i][best]))
-					best = c;
-			if (best < 0)
-				break;
-			double pct = 100.0 * (double)ns[i][best] / (double)total;
-			ns[i][best] = 0;
-			if (pct < 0.5)
-				break;
-			int w = snprintf(from[i] + len, 96 - len, "%s%s %.0f %%", len ? ", " : "",
-			                 tg_cat_source_name((tg_cat_source)best), pct);
-			if (w < 0 || (size_t)w >= 96 - len)
-				break;
-			len += (size_t)w;
-		}
-	}
+	free(row_at);
 	tg_idmap_free(row_of);
-	free(ns);
 	return 0;
+}
+
+/* "kernel name 78 %, op 22 %" from one row's sums (ns, zeroed on the
+ * way) into from: the sources of at least 0.5 %, largest first. */
+static void source_text(char *from, int64_t *ns)
+{
+	int64_t total = 0;
+	for (int c = 0; c < TG_CAT_SRC_COUNT; c++)
+		total += ns[c];
+	size_t len = 0;
+	from[0] = 0;
+	for (int shown = 0; shown < TG_CAT_SRC_COUNT && total > 0; shown++) {
+		int best = -1;
+		for (int c = 0; c < TG_CAT_SRC_COUNT; c++)
+			if (ns[c] > 0 && (best < 0 || ns[c] > ns[best]))
+				best = c;
+		if (best < 0)
+			break;
+		double pct = 100.0 * (double)ns[best] / (double)total;
+		ns[best] = 0;
+		if (pct < 0.5)
+			break;
+		int w = snprintf(from + len, TG_COMPARE_FROM_CAP - len, "%s%s %.0f %%", len ? ", " : "",
+		                 tg_cat_source_name((tg_cat_source)best), pct);
+		if (w < 0 || (size_t)w >= TG_COMPARE_FROM_CAP - len)
+			break;
+		len += (size_t)w;
+	}
+}
+
+/* "kernel name 78 %, op 22 %": where the kernel time of each shown
+ * category came from, both sides together, largest first (kernel_category.h).
+ * from[i] receives the text of rows[i] (their keys distinct); one pass over
+ * the records. */
+static int category_sources(char (*from)[TG_COMPARE_FROM_CAP], const tg_compare_row *rows, size_t n,
+                            const tg_measure *base, const tg_measure *next)
+{
+	int64_t(*ns)[TG_CAT_SRC_COUNT] = tg_calloc(n ? n : 1, sizeof(*ns));
+	if (!ns)
+		return TG_ENOMEM;
+	int rc = source_sums(ns, rows, n, base, next);
+	for (size_t i = 0; !rc && i < n; i++)
+		source_text(from[i], ns[i]);
+	free(ns);
+	return rc;
 }
 
 int tg_compare_table(tg_table **out, const tg_measure *base, const tg_measure *next, const tg_atoms *keys,
@@ -356,7 +392,7 @@ int tg_compare_table(tg_table **out, const tg_measure *base, const tg_measure *n
 	}
 	if (limit && n > limit)
 		n = limit;
-	char(*from)[96] = NULL;
+	char(*from)[TG_COMPARE_FROM_CAP] = NULL;
 	if (by == TG_COMPARE_CATEGORY) {
 		from = tg_calloc(n ? n : 1, sizeof(*from));
 		if (!from || category_sources(from, rows, n, base, next)) {
@@ -405,10 +441,36 @@ int tg_compare_category_from(char *buf, size_t cap, const tg_measure *base, cons
 	if (key == TG_NONE || !cap)
 		return 0;
 	tg_compare_row row = {.key = key};
-	char from[1][96];
+	char from[1][TG_COMPARE_FROM_CAP];
 	int rc = category_sources(from, &row, 1, base, next);
 	if (!rc)
 		snprintf(buf, cap, "%s", from[0]);
+	return rc;
+}
+
+int tg_compare_category_froms(char (*from)[TG_COMPARE_FROM_CAP], const tg_measure *base, const tg_measure *next,
+                              const tg_atoms *keys, const char *const *names, size_t n)
+{
+	tg_compare_row *rows = tg_calloc(n ? n : 1, sizeof(*rows));
+	size_t *row_of = tg_calloc(n ? n : 1, sizeof(size_t)), nrows = 0;
+	char(*text)[TG_COMPARE_FROM_CAP] = tg_calloc(n ? n : 1, sizeof(*text));
+	int rc = rows && row_of && text ? 0 : TG_ENOMEM;
+	for (size_t i = 0; !rc && i < n; i++) { /* each key once: rows[row_of[i]], or none (SIZE_MAX) */
+		uint32_t key = tg_atoms_find(keys, names[i], strlen(names[i]));
+		size_t r = 0;
+		while (r < nrows && rows[r].key != key)
+			r++;
+		if (key != TG_NONE && r == nrows)
+			rows[nrows++].key = key;
+		row_of[i] = key == TG_NONE ? SIZE_MAX : r;
+	}
+	if (!rc)
+		rc = category_sources(text, rows, nrows, base, next);
+	for (size_t i = 0; !rc && i < n; i++)
+		snprintf(from[i], TG_COMPARE_FROM_CAP, "%s", row_of[i] == SIZE_MAX ? "" : text[row_of[i]]);
+	free(rows);
+	free(row_of);
+	free(text);
 	return rc;
 }
 

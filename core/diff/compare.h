@@ -73,11 +73,21 @@ int tg_compare_categories(tg_compare_cat **out, size_t *n, const tg_measure *bas
 int tg_compare_table(tg_table **out, const tg_measure *base, const tg_measure *next, const tg_atoms *keys,
                      tg_compare_by by, size_t limit);
 
+/* Bytes of one "from" text (tg_compare_category_froms). */
+#define TG_COMPARE_FROM_CAP 96
+
 /* Where the kernel time of category (a key of keys) came from on both
  * sides, as the "from" column writes it, into buf; "" when the category has
  * no kernels. Returns 0 or TG_ENOMEM. */
 int tg_compare_category_from(char *buf, size_t cap, const tg_measure *base, const tg_measure *next,
                              const tg_atoms *keys, const char *category);
+
+/* tg_compare_category_from for each of the n categories names[0..n) (a
+ * name repeated, or not a key, is no error) into from[0..n), in one pass
+ * over both sides' kernel records instead of one pass a category. Returns
+ * 0 or TG_ENOMEM. */
+int tg_compare_category_froms(char (*from)[TG_COMPARE_FROM_CAP], const tg_measure *base, const tg_measure *next,
+                              const tg_atoms *keys, const char *const *names, size_t n);
 
 /* The device events of m outside every step (in no row of the tables and
  * no sample of the rules): *count of them, *ns their summed duration. */
