@@ -59,8 +59,7 @@ static int put_subtree(struct printer *pr, uint32_t root, int base_depth)
 		put_node(pr, f.e, base_depth + f.depth);
 		if (pr->max_depth && f.depth + 1 >= pr->max_depth)
 			continue;
-		size_t n;
-		const uint32_t *c = tg_tree_children(pr->tree, f.e, &n);
+		size_t n = tg_tree_child_count(pr->tree, f.e);
 		if (sp + n > cap) {
 			while (sp + n > cap)
 				cap *= 2;
@@ -71,8 +70,12 @@ static int put_subtree(struct printer *pr, uint32_t root, int base_depth)
 			}
 			stack = ns;
 		}
-		for (size_t i = n; i-- > 0;)
-			stack[sp++] = (struct frame){c[i], f.depth + 1};
+		tg_tree_child_iter it; /* pushed last first: popped in order */
+		uint32_t c;
+		size_t k = sp + n;
+		for (tg_tree_child_iter_init(&it, pr->tree, f.e); tg_tree_child_next(&it, &c);)
+			stack[--k] = (struct frame){c, f.depth + 1};
+		sp += n;
 	}
 	free(stack);
 	return 0;
@@ -139,8 +142,7 @@ static int put_matches(struct printer *pr, uint32_t root, regex_t *re, uint64_t 
 			(*matches)++;
 			continue;
 		}
-		size_t n;
-		const uint32_t *c = tg_tree_children(pr->tree, e, &n);
+		size_t n = tg_tree_child_count(pr->tree, e);
 		if (sp + n > cap) {
 			while (sp + n > cap)
 				cap *= 2;
@@ -151,8 +153,12 @@ static int put_matches(struct printer *pr, uint32_t root, regex_t *re, uint64_t 
 			}
 			stack = ns;
 		}
-		for (size_t i = n; i-- > 0;)
-			stack[sp++] = c[i];
+		tg_tree_child_iter it; /* pushed last first: popped in order */
+		uint32_t c;
+		size_t k = sp + n;
+		for (tg_tree_child_iter_init(&it, pr->tree, e); tg_tree_child_next(&it, &c);)
+			stack[--k] = c;
+		sp += n;
 	}
 	free(stack);
 	return 0;

@@ -59,10 +59,10 @@ static void test_sample_structure(void **state)
 	/* children in time order, across streams */
 	size_t n;
 	uint32_t sdpa = tg_test_find(t, "aten::_scaled_dot_product_flash_attention", TG_KIND_CPU_OP);
-	const uint32_t *c = tg_tree_children(f->tree, sdpa, &n);
-	assert_int_equal(n, 2);
-	assert_string_equal(name_of(t, tg_tree_children(f->tree, c[0], &n)[0]), "flash_fwd_kernel");
-	assert_string_equal(name_of(t, tg_tree_children(f->tree, c[1], &n)[0]), "softmax_aux");
+	assert_int_equal(tg_tree_child_count(f->tree, sdpa), 2);
+	assert_string_equal(name_of(t, tg_tree_child(f->tree, tg_tree_child(f->tree, sdpa, 0), 0)), "flash_fwd_kernel");
+	assert_string_equal(name_of(t, tg_tree_child(f->tree, tg_tree_child(f->tree, sdpa, 1), 0)), "softmax_aux");
+	assert_int_equal(tg_tree_child(f->tree, sdpa, 2), TG_NONE);
 
 	/* roots: the python main on the host track, then the orphan kernel */
 	const uint32_t *roots = tg_tree_roots(f->tree, &n);
@@ -98,11 +98,16 @@ static void test_sample_linking(void **state)
 	assert_int_equal(tg_tree_launch(f->tree, ek), TG_NONE);
 	/* the graph launch owns its three kernels in start order */
 	uint32_t gl = tg_test_find(t, "cudaGraphLaunch", TG_KIND_RUNTIME);
-	const uint32_t *c = tg_tree_children(f->tree, gl, &n);
+	static const char *const graph_k[3] = {"graph_k_a", "graph_k_c", "graph_k_b"};
+	tg_tree_child_iter it;
+	uint32_t c;
+	n = 0;
+	for (tg_tree_child_iter_init(&it, f->tree, gl); tg_tree_child_next(&it, &c); n++) {
+		assert_true(n < 3);
+		assert_string_equal(name_of(t, c), graph_k[n]);
+	}
 	assert_int_equal(n, 3);
-	assert_string_equal(name_of(t, c[0]), "graph_k_a");
-	assert_string_equal(name_of(t, c[1]), "graph_k_c");
-	assert_string_equal(name_of(t, c[2]), "graph_k_b");
+	assert_false(tg_tree_child_next(&it, &c)); /* stays at its end */
 	uint32_t ok = tg_test_find(t, "orphan_kernel", TG_KIND_KERNEL);
 	assert_int_equal(tg_tree_parent(f->tree, ok), TG_NONE);
 }
@@ -554,9 +559,19 @@ static void check_blocks(tg_trace *t, int n, int way)
 		assert_int_equal(tg_tree_parent(tree, f), step);
 		assert_int_equal(tg_tree_parent(tree, g), f);
 		assert_int_equal(tg_tree_parent(tree, op), g);
-		size_t nc;
-		const uint32_t *c = tg_tree_children(tree, op, &nc);
-		assert_int_equal(nc, 3); /* the two launches, then the kernel by External id */
+		uint32_t c[3];
+		assert_int_equal(tg_tree_child_count(tree, op), 3); /* the two launches, then the kernel by External id */
+		for (size_t k = 0; k < 3; k++)
+			c[k] = tg_tree_child(tree, op, k);
+		assert_int_equal(tg_tree_child(tree, op, 3), TG_NONE);
+		tg_tree_child_iter it; /* the iterator reads the same children, in order */
+		uint32_t x;
+		size_t nx = 0;
+		for (tg_tree_child_iter_init(&it, tree, op); tg_tree_child_next(&it, &x); nx++)
+			assert_int_equal(x, c[nx]);
+		assert_int_equal(nx, 3);
+		assert_int_equal(tg_tree_child_count(tree, c[0]), 1); /* the launch's kernel */
+		assert_int_equal(tg_tree_child(tree, c[0], 0), kc);
 		assert_int_equal(c[2], ke);
 		assert_int_equal(tg_tree_parent(tree, kc), c[0]);
 		assert_int_equal(tg_tree_parent(tree, kf), c[1]);
@@ -603,8 +618,8 @@ static void test_one_and_two_threads(void **state)
 	}
 }
 
-/* A tree from TG_TREE_PACK_MIN events on reads its parents, children and
- * steps from the packs (tree_pack.h) the same as a smaller one from its
+/* A tree from TG_TREE_PACK_MIN events on reads its parents, children (the
+ * iterator, tg_tree_child), child offsets and steps from the packs (tree_pack.h) the same as a smaller one from its
  * whole arrays: 14,000 blocks of ten events, each its own step. */
 static void test_packed_tree(void **state)
 {
@@ -619,6 +634,89 @@ static void test_packed_tree(void **state)
 	check_blocks(t, n, 1);
 	tg_trace_free(t);
 	free(json);
+}
+
+/* n blocks of a cpu_op, its launch and the launch's kernel, each kernel
+ * linked by its correlation id (no fallback needed), with an ac2g flow
+ * start and finish for every block but each fifth's (no finish). */
+static char *corr_json(int n)
+{
+	size_t cap = (size_t)n * 640 + 64, k = 0;
+	char *s = malloc(cap);
+	assert_non_null(s);
+	k += (size_t)sprintf(s + k, "{\"traceEvents\":[");
+	for (int i = 0; i < n; i++) {
+		int ts = i * 100, c = i + 1;
+		k += (size_t)sprintf(
+		    s + k,
+		    "%s{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"op%d\",\"pid\":1,\"tid\":1,\"ts\":%d,\"dur\":50}"
+		    ",{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,"
+		    "\"ts\":%d,\"dur\":5,\"args\":{\"correlation\":%d}}"
+		    ",{\"ph\":\"s\",\"cat\":\"ac2g\",\"name\":\"ac2g\",\"id\":%d,\"pid\":1,\"tid\":1,\"ts\":%d}"
+		    ",{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k%d\",\"pid\":2,\"tid\":7,\"ts\":%d,\"dur\":3,"
+		    "\"args\":{\"correlation\":%d,\"stream\":7}}",
+		    i ? "," : "", i, ts, ts + 10, c, c, ts + 11, i, ts + 20, c);
+		if (i % 5)
+			k += (size_t)sprintf(s + k,
+			                     ",{\"ph\":\"f\",\"cat\":\"ac2g\",\"name\":\"ac2g\",\"id\":%d,\"pid\":2,"
+			                     "\"tid\":7,\"ts\":%d,\"bp\":\"e\"}",
+			                     c, ts + 20);
+	}
+	k += (size_t)sprintf(s + k, "]}");
+	assert_true(k < cap);
+	return s;
+}
+
+/* When every device event has its launch by correlation id, the flows go
+ * as soon as the links by correlation and the launch flows' ends are done
+ * (on whichever thread finishes the second), before the host part ends:
+ * the tree is the same, TraceLens's links too, on one thread or two, the
+ * columns whole or packed (from TG_TREE_PACK_MIN events). */
+static void test_flows_dropped_early(void **state)
+{
+	(void)state;
+	const int sizes[] = {3000, 44000}; /* 9,000 events (two threads), 132,000 (packed) */
+	for (size_t z = 0; z < sizeof(sizes) / sizeof(sizes[0]); z++) {
+		int n = sizes[z];
+		char *json = corr_json(n);
+		for (int way = 0; way < 3; way++) {
+			tg_trace *t = tg_test_read_str(json);
+			size_t ne, nf;
+			const tg_event *ev = tg_trace_events(t, &ne);
+			assert_int_equal(ne, 3 * (size_t)n);
+			tg_trace_flows(t, &nf);
+			assert_int_equal(nf, 2 * (size_t)n - (size_t)(n + 4) / 5); /* a start each, a finish but each fifth */
+			tg_tree *tree;
+			int rc = way == 0 ? tg_tree_build_dropping_flows(&tree, t, tg_tree_helper_start())
+			         : way == 1 ? tg_tree_build_dropping_flows_spawn(&tree, t)
+			                    : tg_tree_build_dropping_flows(&tree, t, NULL);
+			assert_int_equal(rc, 0);
+			tg_trace_flows(t, &nf);
+			assert_int_equal(nf, 0);
+			const tg_tree_stats *st = tg_tree_stats_get(tree);
+			assert_int_equal(st->gpu_by_correlation, n);
+			assert_int_equal(st->gpu_by_flow, 0);
+			assert_int_equal(st->gpu_orphans, 0);
+			size_t nr;
+			tg_tree_roots(tree, &nr);
+			assert_int_equal(nr, (size_t)n);
+			for (int i = 0; i < n; i++) {
+				uint32_t op = (uint32_t)(3 * i), launch = op + 1, kernel = op + 2;
+				assert_int_equal(ev[kernel].kind, TG_KIND_KERNEL);
+				assert_int_equal(tg_tree_parent(tree, kernel), launch);
+				assert_int_equal(tg_tree_parent(tree, launch), op);
+				assert_int_equal(tg_tree_parent(tree, op), TG_NONE);
+				assert_int_equal(tg_tree_child_count(tree, op), 1);
+				assert_int_equal(tg_tree_child(tree, op, 0), launch);
+				assert_int_equal(tg_tree_child(tree, launch, 0), kernel);
+				assert_int_equal(tg_tree_child_count(tree, kernel), 0);
+				assert_int_equal(tg_tree_linked_like_tracelens(tree, kernel), i % 5 != 0);
+			}
+			tg_tree_free(tree);
+			tg_trace_free(t);
+		}
+		free(json);
+	}
 }
 
 int main(void)
@@ -636,6 +734,7 @@ int main(void)
 		cmocka_unit_test(test_out_of_order_thread),
 		cmocka_unit_test(test_one_and_two_threads),
 		cmocka_unit_test(test_packed_tree),
+		cmocka_unit_test(test_flows_dropped_early),
 	};
 	return cmocka_run_group_tests_name("tree", tests, NULL, NULL);
 }

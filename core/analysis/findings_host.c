@@ -249,11 +249,11 @@ static int blocking_copy(const tg_fctx *c, uint32_t call)
 	const char *name = tg_trace_str(c->t, c->ev[call].name);
 	if (!strstr(name, "Memcpy") || !strstr(name, "Async"))
 		return 0;
-	size_t n;
-	const uint32_t *ch = tg_tree_children(c->tree, call, &n);
-	for (size_t i = 0; i < n; i++) {
-		const char *d = tg_trace_str(c->t, c->ev[ch[i]].name);
-		if (c->ev[ch[i]].kind == TG_KIND_MEMCPY && strstr(d, "DtoH") && strstr(d, "Pageable"))
+	tg_tree_child_iter it;
+	uint32_t k;
+	for (tg_tree_child_iter_init(&it, c->tree, call); tg_tree_child_next(&it, &k);) {
+		const char *d = tg_trace_str(c->t, c->ev[k].name);
+		if (c->ev[k].kind == TG_KIND_MEMCPY && strstr(d, "DtoH") && strstr(d, "Pageable"))
 			return 1;
 	}
 	return 0;

@@ -150,12 +150,12 @@ static int pageable(tg_fctx *c)
 /* Kernel time (sum of durations) of the device events under ev. */
 static double subtree_kernels(const tg_fctx *c, uint32_t ev, int depth)
 {
-	size_t n;
-	const uint32_t *ch = tg_tree_children(c->tree, ev, &n);
+	tg_tree_child_iter it;
+	uint32_t k;
 	double sum = 0;
-	for (size_t i = 0; depth < 256 && i < n; i++)
-		sum += (tg_kind_is_gpu(c->ev[ch[i]].kind) ? (double)tg_event_dur(c->t, &c->ev[ch[i]]) : 0) +
-		       subtree_kernels(c, ch[i], depth + 1);
+	for (tg_tree_child_iter_init(&it, c->tree, ev); depth < 256 && tg_tree_child_next(&it, &k);)
+		sum += (tg_kind_is_gpu(c->ev[k].kind) ? (double)tg_event_dur(c->t, &c->ev[k]) : 0) +
+		       subtree_kernels(c, k, depth + 1);
 	return sum;
 }
 
@@ -221,14 +221,14 @@ struct attn {
  * dispatches the call to itself once more), or TG_NONE. */
 static uint32_t backend_of(const tg_fctx *c, uint32_t ev, int depth)
 {
-	size_t n;
-	const uint32_t *ch = tg_tree_children(c->tree, ev, &n);
-	for (size_t k = 0; depth < 8 && k < n; k++) {
-		if (c->ev[ch[k]].kind != TG_KIND_CPU_OP)
+	tg_tree_child_iter it;
+	uint32_t k;
+	for (tg_tree_child_iter_init(&it, c->tree, ev); depth < 8 && tg_tree_child_next(&it, &k);) {
+		if (c->ev[k].kind != TG_KIND_CPU_OP)
 			continue;
-		if (!strncmp(tg_trace_str(c->t, c->ev[ch[k]].name), "aten::_scaled_dot_product_", 26))
-			return ch[k];
-		uint32_t b = backend_of(c, ch[k], depth + 1);
+		if (!strncmp(tg_trace_str(c->t, c->ev[k].name), "aten::_scaled_dot_product_", 26))
+			return k;
+		uint32_t b = backend_of(c, k, depth + 1);
 		if (b != TG_NONE)
 			return b;
 	}

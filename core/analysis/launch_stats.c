@@ -415,10 +415,9 @@ static int group_sequences(struct groups *G, uint32_t *names, const tg_step_filt
 					gpu += end - ts;
 				}
 			}
-			size_t nch;
-			const uint32_t *ch = tg_tree_children(tree, fr->node, &nch);
-			if (fr->next < nch) {
-				uint32_t c = ch[fr->next++];
+			uint32_t c = tg_tree_child(tree, fr->node, fr->next);
+			if (c != TG_NONE) {
+				fr->next++;
 				if (tg_grow((void **)&stack, &scap, sp + 1, sizeof(*stack)))
 					goto out;
 				stack[sp++] = (struct frame){c, 0, 0, 0};

@@ -94,12 +94,11 @@ static uint32_t pkey_get(struct pkeys *k, uint32_t name, const char *const *p)
 static int collect(tg_span **v, size_t *n, size_t *cap, const tg_tree *tree, const tg_event *ev, uint32_t e,
                    const tg_timebase *tb, int depth)
 {
-	size_t nc;
-	const uint32_t *c = tg_tree_children(tree, e, &nc);
+	tg_tree_child_iter it;
+	uint32_t k;
 	if (depth > 4096)
 		return 0;
-	for (size_t i = 0; i < nc; i++) {
-		uint32_t k = c[i];
+	for (tg_tree_child_iter_init(&it, tree, e); tg_tree_child_next(&it, &k);) {
 		if (tg_kind_is_gpu(ev[k].kind)) {
 			if (tb->tracelens_float && !tg_tree_linked_like_tracelens(tree, k))
 				continue;

@@ -88,13 +88,13 @@ static void ints3(char *buf, const int64_t *v, int n)
  * nvjet "..._TN?" suffixes. "" when no kernel tells. */
 void tg_perf_sheets_transpose(char *buf, const tg_tree *tree, uint32_t ev, const tg_atoms *atoms)
 {
-	size_t nc;
-	const uint32_t *c = tg_tree_children(tree, ev, &nc);
+	tg_tree_child_iter it;
+	uint32_t c;
 	size_t nall;
 	const tg_event *all = tg_trace_events(tg_tree_trace(tree), &nall);
-	for (size_t i = 0; i < nc; i++) {
-		const char *k = tg_atoms_str(atoms, all[c[i]].name);
-		if (tg_kind_is_gpu(all[c[i]].kind) && k) {
+	for (tg_tree_child_iter_init(&it, tree, ev); tg_tree_child_next(&it, &c);) {
+		const char *k = tg_atoms_str(atoms, all[c].name);
+		if (tg_kind_is_gpu(all[c].kind) && k) {
 			const char *a = strstr(k, "Cijk_A");
 			if (a && strlen(a) >= 14 && a[9] == '_' && a[10] == 'B') {
 				snprintf(buf, PLEN, "(%s, %s)", tf(!strncmp(a + 6, "lik", 3)), tf(!strncmp(a + 11, "jlk", 3)));
@@ -108,7 +108,7 @@ void tg_perf_sheets_transpose(char *buf, const tg_tree *tree, uint32_t ev, const
 				}
 			}
 		}
-		tg_perf_sheets_transpose(buf, tree, c[i], atoms);
+		tg_perf_sheets_transpose(buf, tree, c, atoms);
 		if (*buf)
 			return;
 	}

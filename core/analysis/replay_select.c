@@ -56,13 +56,13 @@ static void add_times(tg_replay_call *c, const tg_tree *tree, const tg_event *ev
 	size_t sp = 0;
 	stack[sp++] = ev;
 	while (sp) {
-		size_t n;
-		const uint32_t *ch = tg_tree_children(tree, stack[--sp], &n);
-		for (size_t i = 0; i < n; i++) {
-			if (tg_kind_is_gpu(evs[ch[i]].kind))
-				gpu += tg_event_dur(tg_tree_trace(tree), &evs[ch[i]]);
+		tg_tree_child_iter it;
+		uint32_t k;
+		for (tg_tree_child_iter_init(&it, tree, stack[--sp]); tg_tree_child_next(&it, &k);) {
+			if (tg_kind_is_gpu(evs[k].kind))
+				gpu += tg_event_dur(tg_tree_trace(tree), &evs[k]);
 			else if (sp < 256)
-				stack[sp++] = ch[i];
+				stack[sp++] = k;
 		}
 	}
 	c->calls++;
@@ -161,15 +161,15 @@ static int wraps_itself(const tg_tree *tree, const tg_event *evs, uint32_t ev, u
 	size_t sp = 0;
 	stack[sp++] = ev;
 	for (int visits = 0; sp && visits < 256; visits++) { /* autocast's inner call is a child */
-		size_t n;
-		const uint32_t *ch = tg_tree_children(tree, stack[--sp], &n);
-		for (size_t i = 0; i < n; i++) {
-			if (evs[ch[i]].kind != TG_KIND_CPU_OP)
+		tg_tree_child_iter it;
+		uint32_t k;
+		for (tg_tree_child_iter_init(&it, tree, stack[--sp]); tg_tree_child_next(&it, &k);) {
+			if (evs[k].kind != TG_KIND_CPU_OP)
 				continue;
-			if (evs[ch[i]].name == op)
+			if (evs[k].name == op)
 				return 1;
 			if (sp < 64)
-				stack[sp++] = ch[i];
+				stack[sp++] = k;
 		}
 	}
 	return 0;

@@ -422,16 +422,16 @@ const char *tg_replay_sdpa_backend(const tg_tree *tree, uint32_t ev)
 	size_t head = 0, tail = 0;
 	q[tail++] = ev;
 	while (head < tail) {
-		size_t n;
-		const uint32_t *ch = tg_tree_children(tree, q[head++], &n);
-		for (size_t i = 0; i < n; i++) {
-			if (evs[ch[i]].kind != TG_KIND_CPU_OP)
+		tg_tree_child_iter it;
+		uint32_t c;
+		for (tg_tree_child_iter_init(&it, tree, q[head++]); tg_tree_child_next(&it, &c);) {
+			if (evs[c].kind != TG_KIND_CPU_OP)
 				continue;
-			const struct sdpa_rule *r = sdpa_of(tg_trace_str(t, evs[ch[i]].name));
+			const struct sdpa_rule *r = sdpa_of(tg_trace_str(t, evs[c].name));
 			if (r && r->backend)
 				return r->backend;
 			if (tail < 64)
-				q[tail++] = ch[i];
+				q[tail++] = c;
 		}
 	}
 	return "default";
@@ -508,13 +508,13 @@ static int64_t device_ns(const tg_tree *tree, const tg_event *evs, uint32_t ev)
 	size_t sp = 0;
 	stack[sp++] = ev;
 	while (sp) {
-		size_t n;
-		const uint32_t *ch = tg_tree_children(tree, stack[--sp], &n);
-		for (size_t i = 0; i < n; i++)
-			if (tg_kind_is_gpu(evs[ch[i]].kind))
-				ns += tg_event_dur(tg_tree_trace(tree), &evs[ch[i]]);
+		tg_tree_child_iter it;
+		uint32_t c;
+		for (tg_tree_child_iter_init(&it, tree, stack[--sp]); tg_tree_child_next(&it, &c);)
+			if (tg_kind_is_gpu(evs[c].kind))
+				ns += tg_event_dur(tg_tree_trace(tree), &evs[c]);
 			else if (sp < 128)
-				stack[sp++] = ch[i];
+				stack[sp++] = c;
 	}
 	return ns;
 }
@@ -531,19 +531,19 @@ static const char *aten_below(const tg_tree *tree, uint32_t ev)
 	int64_t best_ns = -1;
 	q[tail++] = ev;
 	while (head < tail) {
-		size_t n;
-		const uint32_t *ch = tg_tree_children(tree, q[head++], &n);
-		for (size_t i = 0; i < n; i++) {
-			const char *nm = tg_trace_str(t, evs[ch[i]].name);
-			if (evs[ch[i]].kind != TG_KIND_CPU_OP)
+		tg_tree_child_iter it;
+		uint32_t c;
+		for (tg_tree_child_iter_init(&it, tree, q[head++]); tg_tree_child_next(&it, &c);) {
+			const char *nm = tg_trace_str(t, evs[c].name);
+			if (evs[c].kind != TG_KIND_CPU_OP)
 				continue;
 			if (!strncmp(nm, "aten::", 6)) {
-				int64_t ns = device_ns(tree, evs, ch[i]);
+				int64_t ns = device_ns(tree, evs, c);
 				if (ns > best_ns)
 					best = nm, best_ns = ns;
 			}
 			if (tail < 64)
-				q[tail++] = ch[i];
+				q[tail++] = c;
 		}
 	}
 	return best;

@@ -16,6 +16,7 @@
 #define TG_TREE_H
 
 #include "../trace/trace.h"
+#include "tree_pack.h"
 
 typedef struct tg_tree tg_tree;
 
@@ -79,8 +80,42 @@ const tg_trace *tg_tree_trace(const tg_tree *tree);
 /* Parent of event ev, or TG_NONE for roots and events outside the tree. */
 uint32_t tg_tree_parent(const tg_tree *tree, uint32_t ev);
 
-/* Children of ev in start-time order: *n of them, array owned by the tree. */
-const uint32_t *tg_tree_children(const tg_tree *tree, uint32_t ev, size_t *n);
+/* The children of an event, read in start-time order (then longest first,
+ * then file order) without allocating:
+ *
+ *     tg_tree_child_iter it;
+ *     uint32_t c;
+ *     for (tg_tree_child_iter_init(&it, tree, ev); tg_tree_child_next(&it, &c);)
+ *             ...
+ *
+ * The children are packed (tree_pack.h: about 2 bytes a child, not 4) from
+ * TG_TREE_PACK_MIN events on, so no array of them is handed out. The
+ * fields are the tree's: read them only through these functions. An
+ * iterator reads the tree, which must outlive it. */
+typedef struct tg_tree_child_iter {
+	const tg_tree_pack *pack; /* the tree's packed children (unless whole) */
+	const uint32_t *whole;    /* the children kept whole, or NULL */
+	uint32_t at, end;         /* the next child's slot, and the end of ev's */
+} tg_tree_child_iter;
+
+/* Starts *it at the first child of ev. */
+void tg_tree_child_iter_init(tg_tree_child_iter *it, const tg_tree *tree, uint32_t ev);
+
+/* Sets *child to the next child and returns 1, or returns 0 when none is
+ * left. */
+static inline int tg_tree_child_next(tg_tree_child_iter *it, uint32_t *child)
+{
+	if (it->at == it->end)
+		return 0;
+	*child = tg_tree_pack_at(it->pack, it->whole, it->at++);
+	return 1;
+}
+
+/* How many children ev has. */
+size_t tg_tree_child_count(const tg_tree *tree, uint32_t ev);
+
+/* Child i of ev (in the order above), or TG_NONE when ev has i or fewer. */
+uint32_t tg_tree_child(const tg_tree *tree, uint32_t ev, size_t i);
 
 /* Roots: parentless tree events (host events on each track, then orphan
  * device events), in track order then start-time order. */

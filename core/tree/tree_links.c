@@ -98,7 +98,8 @@ static int ends_has(const tg_tree_ends *ends, int64_t key)
 	return ends->sparse && tg_idmap_get(ends->sparse, key) != TG_NONE;
 }
 
-int tg_tree_tracelens_links(uint8_t **out, const tg_trace *t, const uint32_t *parent, const tg_tree_ends *ends)
+int tg_tree_tracelens_links(uint8_t **out, const tg_trace *t, const tg_tree_pack *parents, const uint32_t *parent,
+                            const tg_tree_ends *ends)
 {
 	size_t ne;
 	const tg_event *ev = tg_trace_events(t, &ne);
@@ -108,7 +109,7 @@ int tg_tree_tracelens_links(uint8_t **out, const tg_trace *t, const uint32_t *pa
 	for (size_t i = 0; i < ne; i++) {
 		if (!tg_kind_is_gpu(ev[i].kind))
 			continue;
-		uint32_t p = parent[i];
+		uint32_t p = tg_tree_pack_at(parents, parent, i);
 		if (p == TG_NONE || !tg_kind_is_launch(ev[p].kind) || !(ev[i].flags & TG_EV_HAS_CORR))
 			continue;
 		const char *name = tg_trace_str(t, ev[p].name);

@@ -8,6 +8,7 @@
 #ifndef TG_TREE_LINKS_H
 #define TG_TREE_LINKS_H
 
+#include "tree_pack.h"
 #include "../trace/trace.h"
 #include "../../util/idmap.h"
 
@@ -37,7 +38,9 @@ void tg_tree_ends_free(tg_tree_ends *ends);
  * i >> 3; allocated here, freed by the caller; left to free on failure
  * too) the device events TraceLens links: those under a graph launch, and
  * those whose correlation id has both a launch flow start and finish in
- * ends; parent: the tree's parent of each event. 0 or TG_ENOMEM. */
-int tg_tree_tracelens_links(uint8_t **out, const tg_trace *t, const uint32_t *parent, const tg_tree_ends *ends);
+ * ends; the tree's parent of each event read from parent when not NULL,
+ * else from parents (tree_pack.h). 0 or TG_ENOMEM. */
+int tg_tree_tracelens_links(uint8_t **out, const tg_trace *t, const tg_tree_pack *parents, const uint32_t *parent,
+                            const tg_tree_ends *ends);
 
 #endif

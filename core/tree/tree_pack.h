@@ -1,7 +1,8 @@
 /*
  * tree_pack.h - a column of 32-bit values by event in about 2 bytes each,
- * or 1 (tree_pack.c), for the tree's parents, child offsets and steps,
- * which the report reads through its whole run. Private to core/tree.
+ * or 1 (tree_pack.c), for the tree's parents, children, child offsets and
+ * steps, which the report reads through its whole run. Private to
+ * core/tree: tree.h includes it only for tg_tree_child_next's inline read.
  *
  * The values are cut into blocks of TG_TREE_PACK_BLOCK; a block keeps its
  * smallest value (4 bytes) and each value as a 16-bit (or 8-bit) offset

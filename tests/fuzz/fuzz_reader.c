@@ -117,12 +117,15 @@ static void check_tree(const tg_trace *t, const tg_tree *tree)
 	CHECK(tg_tree_trace(tree) == t);
 	CHECK(nroots <= ne);
 	for (size_t i = 0; i < ne; i++) {
-		size_t n;
-		const uint32_t *c = tg_tree_children(tree, (uint32_t)i, &n);
-		for (size_t j = 0; j < n; j++) {
-			CHECK(c[j] < ne);
-			CHECK(tg_tree_parent(tree, c[j]) == i);
+		tg_tree_child_iter it;
+		uint32_t c;
+		size_t n = 0;
+		for (tg_tree_child_iter_init(&it, tree, (uint32_t)i); tg_tree_child_next(&it, &c); n++) {
+			CHECK(c < ne);
+			CHECK(tg_tree_parent(tree, c) == i);
+			CHECK(tg_tree_child(tree, (uint32_t)i, n) == c);
 		}
+		CHECK(n == tg_tree_child_count(tree, (uint32_t)i));
 		uint32_t p = tg_tree_parent(tree, (uint32_t)i);
 		CHECK(p == TG_NONE || (p < ne && tg_tree_contains(tree, (uint32_t)i)));
 		uint32_t l = tg_tree_launch(tree, (uint32_t)i);
@@ -154,11 +157,11 @@ static void check_tree(const tg_trace *t, const tg_tree *tree)
 			CHECK(!seen[e]);
 			seen[e] = 1;
 			visited++;
-			size_t n;
-			const uint32_t *c = tg_tree_children(tree, e, &n);
-			CHECK(sp + n <= ne);
-			for (size_t j = 0; j < n; j++)
-				stack[sp++] = c[j];
+			CHECK(sp + tg_tree_child_count(tree, e) <= ne);
+			tg_tree_child_iter it;
+			uint32_t c;
+			for (tg_tree_child_iter_init(&it, tree, e); tg_tree_child_next(&it, &c);)
+				stack[sp++] = c;
 		}
 	}
 	CHECK(visited <= ne);
