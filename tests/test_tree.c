@@ -312,6 +312,30 @@ static void test_tracelens_links(void **state)
 	}
 }
 
+/* The ends of a launch flow are matched on the whole 64-bit id: the start
+ * of id 7 and the finish of id 7 + 2^63 are two flows' halves, and do not
+ * link k_start_only (a key id << 1 | finish once made them one). */
+static void test_tracelens_links_top_bit(void **state)
+{
+	(void)state;
+	static const char *json = "{\"traceEvents\":["
+		TL_LAUNCH(40, 7) TL_KERNEL("k_start_only", 230, 7) TL_FLOW("s", 7, 1, 1, 40)
+		TL_FLOW("f", 9223372036854775815, 0, 7, 230)
+		TL_LAUNCH(50, 9223372036854775816) TL_KERNEL("k_top", 240, 9223372036854775816)
+		TL_FLOW("s", 9223372036854775816, 1, 1, 50) TL_FLOW("f", 9223372036854775816, 0, 7, 240)
+		"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::mm\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":100}"
+		"]}";
+	for (int drop = 0; drop < 2; drop++) {
+		tg_trace *t = tg_test_read_str(json);
+		tg_tree *tree = NULL;
+		assert_int_equal(drop ? tg_tree_build_dropping_flows(&tree, t, NULL) : tg_tree_build(&tree, t), 0);
+		assert_false(tg_tree_linked_like_tracelens(tree, tg_test_find(t, "k_start_only", TG_KIND_KERNEL)));
+		assert_true(tg_tree_linked_like_tracelens(tree, tg_test_find(t, "k_top", TG_KIND_KERNEL)));
+		tg_tree_free(tree);
+		tg_trace_free(t);
+	}
+}
+
 static void test_gpu_only_trace(void **state)
 {
 	(void)state;
@@ -730,6 +754,7 @@ int main(void)
 		cmocka_unit_test(test_gpu_only_trace),
 		cmocka_unit_test(test_wide_ids_link),
 		cmocka_unit_test(test_tracelens_links),
+		cmocka_unit_test(test_tracelens_links_top_bit),
 		cmocka_unit_test(test_many_steps),
 		cmocka_unit_test(test_out_of_order_thread),
 		cmocka_unit_test(test_one_and_two_threads),

@@ -14,15 +14,22 @@
 
 #include <stdint.h>
 
-/* The launch flows' ends of a trace: the keys id << 1 (a start) and
- * id << 1 | 1 (a finish). A bit a key of their range when the keys are
- * dense (flow ids are correlation ids: 2 bits a correlation id, where the
- * flows take 32), else a map of the keys alone. */
-typedef struct tg_tree_ends {
+/* A set of 64-bit keys: a bit a key of their range when the keys are dense
+ * (flow ids are correlation ids: a bit a correlation id, where the flows
+ * take 32 bytes), else a map of the keys alone. */
+typedef struct tg_tree_keys {
 	int64_t lo;       /* the least key, with bits */
 	uint64_t range;   /* bits' keys: lo up to lo + range - 1 */
 	uint64_t *bits;   /* NULL: no keys, or sparse */
 	tg_idmap *sparse; /* the keys when too spread for bits, else NULL */
+} tg_tree_keys;
+
+/* The launch flows' ends of a trace: the ids of their starts and of their
+ * finishes, each a set of whole 64-bit ids (no bit of an id is given up
+ * to tell a start from a finish). */
+typedef struct tg_tree_ends {
+	tg_tree_keys start;
+	tg_tree_keys finish;
 } tg_tree_ends;
 
 /* Fills *ends with the ends of t's launch flows (ph s and f of
