@@ -344,8 +344,7 @@ static void test_node_times_wide(void **state)
 	tg_tree *tree;
 	tg_cp_opts o = {.annotation = "", .keep_graph = 1};
 	tg_critical_path *cp = build(&t, &tree, json5, &o);
-	assert_non_null(cp->node_t32); /* 5 s: 5,000,041 us */
-	assert_null(cp->node_ts);
+	assert_true(cp->t_narrow); /* 5 s: 5,000,041 us */
 	assert_int_equal(tg_cp_breakdown(cp)[TG_CP_LAUNCH], (5000031 - 10) * US);
 	assert_int_equal(tg_cp_breakdown(cp)[TG_CP_GPU_COMPUTE], 19 * US);
 	assert_int_equal(tg_cp_length_ns(cp), (5000031 - 10 + 19) * US);
@@ -353,15 +352,13 @@ static void test_node_times_wide(void **state)
 	done(t, tree, cp);
 	o.exact_ns = 1;
 	cp = build(&t, &tree, json5, &o);
-	assert_null(cp->node_t32); /* 5e9 ns do not fit 32 bits */
-	assert_non_null(cp->node_ts);
+	assert_false(cp->t_narrow); /* 5e9 ns do not fit 32 bits */
 	assert_int_equal(tg_cp_breakdown(cp)[TG_CP_LAUNCH], INT64_C(5000020400));
 	assert_int_equal(tg_cp_breakdown(cp)[TG_CP_GPU_COMPUTE], 20200);
 	done(t, tree, cp);
 	o.exact_ns = 0;
 	cp = build(&t, &tree, json5000, &o);
-	assert_null(cp->node_t32); /* 5e9 us do not either */
-	assert_non_null(cp->node_ts);
+	assert_false(cp->t_narrow); /* 5e9 us do not either */
 	assert_int_equal(tg_cp_breakdown(cp)[TG_CP_LAUNCH], INT64_C(5000000021) * US);
 	assert_int_equal(tg_cp_length_ns(cp), INT64_C(5000000040) * US);
 	done(t, tree, cp);
@@ -381,7 +378,7 @@ static void check_long_path(const char *json, int exact, int64_t want_ns, int t3
 	tg_tree *tree;
 	tg_cp_opts o = {.annotation = "", .exact_ns = exact, .keep_graph = 1};
 	tg_critical_path *cp = build(&t, &tree, json, &o);
-	assert_int_equal(cp->node_t32 != NULL, t32);
+	assert_int_equal(cp->t_narrow, t32);
 	assert_int_equal(tg_cp_length_ns(cp), want_ns);
 	assert_int_equal(tg_cp_breakdown(cp)[TG_CP_CPU], want_ns);
 	assert_int_equal(tg_cp_stats_get(cp)->path_nodes, 4);
@@ -617,20 +614,31 @@ static const char ALEX_FWD[] = "[param|pytorch.model.alex_net|0|0|0|measure|forw
 static void test_edge_merge(void **state)
 {
 	(void)state;
-	tg_critical_path cp = {0};
-	cp.nnodes = 4;
-	int64_t ts[] = {0, 11, 15, 20}; /* the weights: 0 -> 1 11, 1 -> 2 4, 0 -> 2 15, 2 -> 3 5 */
-	cp.node_ts = ts;
+	/* four nodes at 0, 11, 15 and 20 us (A's start, B's, A's end, B's),
+	 * their times read from the events; the graph's own edges replaced */
+	static const char json[] = "{\"traceEvents\":[" X("cpu_op", "A", 1, 1, 0, 15, "") ","
+	                           X("cpu_op", "B", 1, 2, 11, 9, "") "]}";
+	tg_trace *t;
+	tg_tree *tree;
+	tg_cp_opts o = {.annotation = "", .keep_graph = 1};
+	tg_critical_path *g = build(&t, &tree, json, &o), cp = *g;
+	assert_int_equal(cp.nnodes, 4); /* the weights: 0 -> 1 11, 1 -> 2 4, 0 -> 2 15, 2 -> 3 5 */
+	assert_int_equal(cp_node_ts(&cp, 3), 20 * US);
+	free(g->edges);
+	free(g->soff);
+	g->edges = NULL;
+	g->soff = NULL;
+	cp.soff = NULL;
 	const unsigned z = CP_EDGE_ZERO;
 	const cp_edge added[] = {
-		{0, 1, 7, TG_CP_EDGE_OPERATOR},             /* 0 */
-		{1, 2, CP_NO_ATTR, TG_CP_EDGE_DEPENDENCY | z}, /* 1 */
-		{0, 2, 8, TG_CP_EDGE_OPERATOR},             /* 2 */
-		{0, 1, CP_NO_ATTR, TG_CP_EDGE_DEPENDENCY | z}, /* 0 again: type and weight, not the attribution */
-		{2, 3, 9, TG_CP_EDGE_KERNEL_KERNEL},        /* 3 */
-		{1, 2, 6, TG_CP_EDGE_OPERATOR},             /* 1 again: all of it */
-		{2, 3, CP_NO_ATTR, TG_CP_EDGE_SYNC | z},       /* 3 again */
-		{0, 1, 5, TG_CP_EDGE_OPERATOR},             /* 0 a third time */
+		{{0}, 1, 7, TG_CP_EDGE_OPERATOR},             /* 0 */
+		{{1}, 2, CP_NO_ATTR, TG_CP_EDGE_DEPENDENCY | z}, /* 1 */
+		{{0}, 2, 8, TG_CP_EDGE_OPERATOR},             /* 2 */
+		{{0}, 1, CP_NO_ATTR, TG_CP_EDGE_DEPENDENCY | z}, /* 0 again: type and weight, not the attribution */
+		{{2}, 3, 9, TG_CP_EDGE_KERNEL_KERNEL},        /* 3 */
+		{{1}, 2, 6, TG_CP_EDGE_OPERATOR},             /* 1 again: all of it */
+		{{2}, 3, CP_NO_ATTR, TG_CP_EDGE_SYNC | z},       /* 3 again */
+		{{0}, 1, 5, TG_CP_EDGE_OPERATOR},             /* 0 a third time */
 	};
 	cp.nedges = cp.cap = sizeof(added) / sizeof(added[0]);
 	cp.edges = malloc(sizeof(added));
@@ -640,53 +648,51 @@ static void test_edge_merge(void **state)
 	/* 12 bytes an edge: its event in 28 bits, CP_NO_ATTR read as TG_NONE */
 	assert_int_equal(sizeof(cp_edge), 12);
 	assert_int_equal(cp_edge_attr(&added[1]), TG_NONE);
-	assert_int_equal(cp_edge_attr(&(cp_edge){0, 1, CP_MAX_EVENTS - 1, TG_CP_EDGE_SYNC | z}), CP_MAX_EVENTS - 1);
+	assert_int_equal(cp_edge_attr(&(cp_edge){{0}, 1, CP_MAX_EVENTS - 1, TG_CP_EDGE_SYNC | z}), CP_MAX_EVENTS - 1);
+	/* sorted by source, each source's in the order added; the rank is
+	 * the first one's place as added */
 	const cp_edge want[] = {
-		{0, 1, 5, TG_CP_EDGE_OPERATOR},
-		{1, 2, 6, TG_CP_EDGE_OPERATOR},
-		{0, 2, 8, TG_CP_EDGE_OPERATOR},
-		{2, 3, 9, TG_CP_EDGE_SYNC | z},
+		{{0}, 1, 5, TG_CP_EDGE_OPERATOR},
+		{{2}, 2, 8, TG_CP_EDGE_OPERATOR},
+		{{1}, 2, 6, TG_CP_EDGE_OPERATOR},
+		{{4}, 3, 9, TG_CP_EDGE_SYNC | z},
 	};
-	const int64_t want_w[] = {11, 4, 15, 0};
+	const uint32_t want_src[] = {0, 0, 1, 2}, want_off[] = {0, 2, 3, 4, 4};
+	const int64_t want_w[] = {11, 15, 4, 0};
 	for (size_t k = 0; k < 4; k++) {
-		assert_int_equal(cp.edges[k].src, want[k].src);
+		assert_int_equal(cp.edges[k].rank, want[k].rank);
 		assert_int_equal(cp.edges[k].dst, want[k].dst);
 		assert_int_equal(cp_edge_attr(&cp.edges[k]), cp_edge_attr(&want[k]));
 		assert_int_equal(cp.edges[k].type, want[k].type);
-		assert_int_equal(cp_edge_w(&cp, &cp.edges[k]), want_w[k]);
+		assert_int_equal(cp_edge_w(&cp, want_src[k], &cp.edges[k]), want_w[k] * US);
+		for (uint32_t hint = 0; hint < 6; hint++) /* from any node, past the last too */
+			assert_int_equal(cp_edge_src(&cp, (uint32_t)k, hint), want_src[k]);
 	}
-	/* the lists by source and destination, in edge order; and the lookup */
-	uint32_t *off, *adj;
-	tg_test_must(cp_edges_by(&off, &adj, &cp, 1));
-	const uint32_t doff[] = {0, 0, 1, 3, 4}, dadj[] = {0, 1, 2, 3};
 	for (size_t v = 0; v < 5; v++)
-		assert_int_equal(off[v], doff[v]);
-	for (size_t k = 0; k < 4; k++)
-		assert_int_equal(adj[k], dadj[k]);
-	free(off);
-	free(adj);
-	tg_test_must(cp_edges_by(&cp.soff, &cp.sadj, &cp, 0));
-	assert_int_equal(cp_find_edge(&cp, 0, 2), 2);
+		assert_int_equal(cp.soff[v], want_off[v]);
+	assert_true(cp.cap <= cp.nedges + 1); /* the room past the edges given back */
+	assert_int_equal(cp_find_edge(&cp, 0, 2), 1);
 	assert_int_equal(cp_find_edge(&cp, 2, 3), 3);
 	assert_int_equal(cp_find_edge(&cp, 2, 0), TG_NONE);
 	assert_int_equal(cp_find_edge(&cp, 9, 0), TG_NONE);
 	free(cp.soff);
-	free(cp.sadj);
 	free(cp.edges);
-	/* nothing added twice: the lists by source the merge walked are kept */
+	done(t, tree, g);
+	/* nothing added twice: sorted all the same, the ranks kept */
 	tg_critical_path one = {0};
 	one.nnodes = 3;
 	one.nedges = one.cap = 2;
 	one.edges = malloc(2 * sizeof(cp_edge));
-	one.edges[0] = (cp_edge){1, 2, CP_NO_ATTR, TG_CP_EDGE_DEPENDENCY | CP_EDGE_ZERO};
-	one.edges[1] = (cp_edge){0, 2, 4, TG_CP_EDGE_OPERATOR};
+	one.edges[0] = (cp_edge){{1}, 2, CP_NO_ATTR, TG_CP_EDGE_DEPENDENCY | CP_EDGE_ZERO};
+	one.edges[1] = (cp_edge){{0}, 2, 4, TG_CP_EDGE_OPERATOR};
 	tg_test_must(cp_merge_edges(&one));
 	assert_int_equal(one.nedges, 2);
 	assert_non_null(one.soff);
-	assert_int_equal(cp_find_edge(&one, 0, 2), 1);
-	assert_int_equal(cp_find_edge(&one, 1, 2), 0);
+	assert_int_equal(cp_find_edge(&one, 0, 2), 0);
+	assert_int_equal(cp_find_edge(&one, 1, 2), 1);
+	assert_int_equal(one.edges[0].rank, 1);
+	assert_int_equal(one.edges[1].rank, 0);
 	free(one.soff);
-	free(one.sadj);
 	free(one.edges);
 }
 

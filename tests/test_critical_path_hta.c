@@ -35,12 +35,18 @@ static const cp_edge *edge(const tg_critical_path *cp, uint32_t u, uint32_t v)
 	return &cp->edges[e];
 }
 
+/* The source of edge e of cp (sorted by source). */
+static uint32_t edge_src(const tg_critical_path *cp, const cp_edge *e)
+{
+	return cp_edge_src(cp, (uint32_t)(e - cp->edges), e->dst);
+}
+
 /* The start (start 1) or end node of event ev (the graph keeps no map
  * from events to nodes once built). */
 static uint32_t node_of(const tg_critical_path *cp, uint32_t ev, int start)
 {
 	for (uint32_t v = 0; v < cp->nnodes; v++)
-		if (cp->node_ev[v] == ev && cp->node_start[v] == start)
+		if (cp_node_ev(cp, v) == ev && cp_node_start(cp, v) == start)
 			return v;
 	fail_msg("no %s node for event %u", start ? "start" : "end", ev);
 	return TG_NONE;
@@ -51,10 +57,10 @@ static uint32_t node_of(const tg_critical_path *cp, uint32_t ev, int start)
 static const cp_edge *launch_edge(const tg_critical_path *cp, uint32_t ev)
 {
 	uint32_t v = node_of(cp, ev, 1);
-	for (size_t e = 0; e < cp->nedges; e++)
+	for (uint32_t e = 0; e < cp->nedges; e++)
 		if (cp->edges[e].dst == v && CP_EDGE_TYPE(&cp->edges[e]) == TG_CP_EDGE_LAUNCH) {
-			uint32_t src = cp->node_ev[cp->edges[e].src];
-			assert_true(cp->node_start[cp->edges[e].src]);
+			uint32_t src = cp_node_ev(cp, cp_edge_src(cp, e, v));
+			assert_true(cp_node_start(cp, cp_edge_src(cp, e, v)));
 			assert_int_equal(cp_corr(cp, src), cp_corr(cp, ev));
 			assert_int_not_equal(cp->ev[src].kind, TG_KIND_KERNEL);
 			return &cp->edges[e];
@@ -93,7 +99,7 @@ static void test_hta_basic_add(void **state)
 	const uint32_t u[] = {57, 58, 59, 60, 61}, v[] = {58, 59, 60, 61, 62}, w[] = {15, 14, 17, 15, 32};
 	const uint32_t attr[] = {relu, clamp, launch, clamp, relu};
 	for (int k = 0; k < 5; k++) {
-		assert_int_equal(cp_edge_w(cp, edge(cp, u[k], v[k])), w[k] * US);
+		assert_int_equal(cp_edge_w(cp, u[k], edge(cp, u[k], v[k])), w[k] * US);
 		assert_int_equal(cp_edge_attr(edge(cp, u[k], v[k])), attr[k]);
 	}
 	uint32_t fft = event_at(t,
@@ -102,14 +108,14 @@ static void test_hta_basic_add(void **state)
 	                        1694040010076734);
 	const cp_edge *e = launch_edge(cp, fft);
 	assert_int_equal(CP_EDGE_TYPE(e), TG_CP_EDGE_LAUNCH);
-	assert_int_equal(cp_edge_w(cp, e), 27 * US);
+	assert_int_equal(cp_edge_w(cp, edge_src(cp, e), e), 27 * US);
 	uint32_t gemm = event_at(t, "ampere_gcgemm_64x64_nt", 1694040010076804);
 	e = edge(cp, node_of(cp, fft, 0), node_of(cp, gemm, 1));
 	assert_int_equal(CP_EDGE_TYPE(e), TG_CP_EDGE_KERNEL_KERNEL);
-	assert_int_equal(cp_edge_w(cp, e), 7 * US);
+	assert_int_equal(cp_edge_w(cp, edge_src(cp, e), e), 7 * US);
 	e = launch_edge(cp, gemm);
 	assert_int_equal(CP_EDGE_TYPE(e), TG_CP_EDGE_LAUNCH);
-	assert_int_equal(cp_edge_w(cp, e), 0);
+	assert_int_equal(cp_edge_w(cp, edge_src(cp, e), e), 0);
 	uint32_t sync = event_at(t, "cudaDeviceSynchronize", 1694040010097115);
 	size_t n;
 	const tg_event *ev = tg_trace_events(t, &n);
@@ -119,7 +125,7 @@ static void test_hta_basic_add(void **state)
 			epilogue = i;
 	e = edge(cp, node_of(cp, epilogue, 0), node_of(cp, sync, 0));
 	assert_int_equal(CP_EDGE_TYPE(e), TG_CP_EDGE_SYNC);
-	assert_int_equal(cp_edge_w(cp, e), 0);
+	assert_int_equal(cp_edge_w(cp, edge_src(cp, e), e), 0);
 	const tg_cp_stats *s = tg_cp_stats_get(cp);
 	assert_int_equal(s->path_nodes, 315);
 	assert_int_equal(s->path_events, 159);

@@ -20,6 +20,7 @@
 #include "../trace/kernel_class.h"
 #include "../../util/sort.h"
 #include "../../util/idmap.h"
+#include "../../util/big.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -143,6 +144,20 @@ static uint32_t stream_slot(tg_critical_path *cp, tg_idmap *slots, int64_t v)
 	return tg_idmap_put(slots, v, s) < 0 ? TG_NONE : s;
 }
 
+/* The stream slots in 4 bytes an event, once a 256th stream is seen at
+ * event upto (the slots before it copied, the bytes freed). Returns 0 or
+ * TG_ENOMEM. */
+static int widen_slots(tg_critical_path *cp, size_t upto)
+{
+	if (!(cp->sslot32 = tg_malloc((cp->nev + 1) * sizeof(uint32_t))))
+		return TG_ENOMEM;
+	for (size_t i = 0; i < upto; i++)
+		cp->sslot32[i] = cp->sslot8[i];
+	free(cp->sslot8);
+	cp->sslot8 = NULL;
+	return 0;
+}
+
 /* The stream, wait arguments and correlation flags of every event (its
  * times are read from it: cp_ts, cp_end). Returns 0 or TG_ENOMEM. */
 static int prepare_events(tg_critical_path *cp)
@@ -160,10 +175,15 @@ static int prepare_events(tg_critical_path *cp)
 	for (size_t i = 0; i < cp->nev; i++) {
 		const tg_event *e = &cp->ev[i];
 		int64_t stream = k_stream == TG_NONE ? -1 : cp_arg_number(cp->t, e, k_stream);
-		if ((cp->sslot[i] = stream_slot(cp, slots, stream)) == TG_NONE) {
+		uint32_t s = stream_slot(cp, slots, stream);
+		if (s == TG_NONE || (s > UINT8_MAX && !cp->sslot32 && widen_slots(cp, i))) {
 			tg_idmap_free(slots);
 			return TG_ENOMEM;
 		}
+		if (cp->sslot32)
+			cp->sslot32[i] = s;
+		else
+			cp->sslot8[i] = (uint8_t)s;
 		cp->ic[i] = TG_NONE;
 		uint8_t fl = (dropped(e) ? 0 : CP_KEPT) | (stream >= 0 ? CP_ON_STREAM : 0);
 		if (cp_corr(cp, (uint32_t)i) >= 0)
@@ -356,13 +376,13 @@ static void clip(tg_critical_path *cp, int64_t start, int64_t end)
 static int alloc_arrays(tg_critical_path *cp)
 {
 	size_t n = cp->nev + 1;
-	cp->sslot = tg_malloc(n * sizeof(uint32_t));
+	cp->sslot8 = tg_malloc(n); /* streams are few: widen_slots past 255 */
 	cp->ic = tg_malloc(n * sizeof(uint32_t));
 	cp->snode = tg_malloc(n * sizeof(uint32_t));
 	cp->enode = tg_malloc(n * sizeof(uint32_t));
 	cp->evf = tg_calloc(n, 1);
 	cp->namef = tg_calloc(cp->natoms + 1, sizeof(uint16_t));
-	if (!cp->sslot || !cp->ic || !cp->snode ||
+	if (!cp->sslot8 || !cp->ic || !cp->snode ||
 	    !cp->enode || !cp->evf || !cp->namef)
 		return TG_ENOMEM;
 	memset(cp->snode, 0xff, n * sizeof(uint32_t));
@@ -419,7 +439,7 @@ static int build(tg_critical_path *cp)
 	    (rc = cp_add_gpu_edges(cp)))
 		return rc;
 	/* the path needs the nodes, the edges and the flags: the rest goes */
-	void **done[] = {(void **)&cp->sslot, (void **)&cp->streams, (void **)&cp->ksync,
+	void **done[] = {(void **)&cp->sslot8, (void **)&cp->sslot32, (void **)&cp->streams, (void **)&cp->ksync,
 	                 (void **)&cp->ic, (void **)&cp->snode, (void **)&cp->enode};
 	for (size_t k = 0; k < sizeof(done) / sizeof(done[0]); k++) {
 		free(*done[k]);
@@ -463,12 +483,14 @@ void tg_critical_path_free(tg_critical_path *cp)
 {
 	if (!cp)
 		return;
-	void *arrays[] = {cp->annotation, cp->sslot,   cp->streams,
+	void *arrays[] = {cp->annotation, cp->sslot8, cp->sslot32, cp->streams,
 	                  cp->ic,         cp->ksync,   cp->evf,        cp->snode,      cp->enode, cp->namef,
-	                  cp->node_ev,    cp->node_ts, cp->node_t32, cp->node_start, cp->edges,      cp->soff,  cp->sadj,
-	                  cp->path,       cp->steps,   cp->ops,        cp->path_events};
+	                  cp->node_ev,    cp->soff,
+	                  cp->path,       cp->ops,        cp->path_events};
 	for (size_t i = 0; i < sizeof(arrays) / sizeof(arrays[0]); i++)
 		free(arrays[i]);
+	free(cp->edges);
+	tg_big_free(cp->steps);
 	free(cp);
 }
 

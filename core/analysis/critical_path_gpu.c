@@ -37,8 +37,7 @@ struct gpu_ws {
 	uint32_t *order;    /* event lists, sorted (sized for the list at hand) */
 	tg_idmap *prev;     /* cudaEventRecord correlation -> the launch before it */
 	tg_idmap *next;     /* cudaStreamWaitEvent event -> the launch after it */
-	uint32_t *lid;      /* per event: launch number of a launch, else TG_NONE */
-	uint32_t *launches; /* launch events by launch number */
+	uint32_t *launches; /* launch events by launch number (in time order) */
 	size_t nlaunches;
 };
 
@@ -136,7 +135,7 @@ static int row_order(uint32_t **ord, int64_t **rtsp, size_t n, int64_t unit)
 	}
 	for (size_t r = 0; r < n; r++)
 		key[r] = (ib == 64 ? 0 : (((uint64_t)rts[r] - (uint64_t)tmin) / (uint64_t)unit) << ib) | r;
-	int rc = tg_sort_u64(key, n);
+	int rc = cp_sort_keys(key, n);
 	for (size_t j = 0; j < n && !rc; j++) /* entry j's 4 bytes overwrite keys already read */
 		(*ord)[j] = (uint32_t)(key[j] & (ib ? (~UINT64_C(0) >> (64 - ib)) : 0));
 	return rc;
@@ -165,7 +164,7 @@ static int queue_lengths(tg_critical_path *cp, struct gpu_ws *ws)
 	/* a row: event * 2 + (1 for a device event) */
 	uint32_t *rows = tg_malloc((nrows + ng + 1) * sizeof(uint32_t));
 	int64_t *rts = tg_malloc((nrows + ng + 1) * sizeof(int64_t)); /* then the rows' order (row_order) */
-	uint32_t *rslot = tg_malloc((nrows + ng + 1) * sizeof(uint32_t)); /* the row's stream (cp->sslot) */
+	uint32_t *rslot = tg_malloc((nrows + ng + 1) * sizeof(uint32_t)); /* the row's stream (cp_sslot) */
 	int64_t *sums = tg_calloc(cp->nstreams + 1, sizeof(int64_t)); /* running sum per stream */
 	uint32_t *ord = NULL;
 	int rc = TG_ENOMEM;
@@ -179,7 +178,7 @@ static int queue_lengths(tg_critical_path *cp, struct gpu_ws *ws)
 			launched[lo] = 1;
 			rows[nrows] = i * 2;
 			rts[nrows] = cp_ts(cp, i);
-			rslot[nrows++] = cp->sslot[kv[lo].idx];
+			rslot[nrows++] = cp_sslot(cp, kv[lo].idx);
 		}
 	}
 	for (uint32_t i = 0; i < cp->nev; i++) {
@@ -191,11 +190,16 @@ static int queue_lengths(tg_critical_path *cp, struct gpu_ws *ws)
 		if (any) {
 			rows[nrows] = i * 2 + 1;
 			rts[nrows] = cp_ts(cp, i);
-			rslot[nrows++] = cp->sslot[i];
+			rslot[nrows++] = cp_sslot(cp, i);
 		}
 	}
+	/* the device events by correlation go before the rows are sorted */
 	free(launched);
+	free(kv);
+	tg_idmap_free(first);
 	launched = NULL;
+	kv = NULL;
+	first = NULL;
 	if ((rc = row_order(&ord, &rts, nrows, cp->opts.exact_ns ? 1 : 1000)))
 		goto out;
 	for (size_t j = 0; j < nrows; j++) {
@@ -223,19 +227,19 @@ static int numbered_launch(const tg_critical_path *cp, uint32_t i)
 }
 
 /* The launches (kernel on a stream, both correlated), numbered in time
- * order: ws->launches, and each one's number in ws->lid (per event). */
+ * order: ws->launches. A launch's number is its position in the lists
+ * event_records and stream_waits sort, which put the launches first in
+ * that order (no per-event array of numbers: 4 bytes an event). */
 static int number_launches(tg_critical_path *cp, struct gpu_ws *ws)
 {
 	size_t n = 0;
 	for (uint32_t i = 0; i < cp->nev; i++)
 		n += numbered_launch(cp, i);
-	ws->lid = tg_malloc((cp->nev + 1) * sizeof(uint32_t));
 	ws->launches = tg_malloc((n + 1) * sizeof(uint32_t));
 	int64_t *ts = tg_malloc((n + 1) * sizeof(int64_t));
-	int rc = ws->lid && ws->launches && ts && !order_for(ws, n) ? 0 : TG_ENOMEM;
+	int rc = ws->launches && ts && !order_for(ws, n) ? 0 : TG_ENOMEM;
 	n = 0;
 	for (uint32_t i = 0; i < cp->nev && !rc; i++) {
-		ws->lid[i] = TG_NONE;
 		if (numbered_launch(cp, i)) {
 			ts[n] = cp_ts(cp, i);
 			ws->order[n++] = i;
@@ -244,10 +248,8 @@ static int number_launches(tg_critical_path *cp, struct gpu_ws *ws)
 	uint32_t *pos = ws->launches; /* the sorted positions, then the launches in place */
 	if (!rc)
 		rc = cp_sort_pos(pos, n, (const int64_t *const *)&ts, 1);
-	for (size_t k = 0; k < n && !rc; k++) {
+	for (size_t k = 0; k < n && !rc; k++)
 		pos[k] = ws->order[pos[k]];
-		ws->lid[pos[k]] = (uint32_t)k;
-	}
 	ws->nlaunches = rc ? 0 : n;
 	free(ts);
 	return rc;
@@ -266,31 +268,67 @@ static int64_t launch_gpu(const tg_critical_path *cp, uint32_t i)
 	return tg_trace_tracks(cp->t, &ntr)[cp->ev[cp->ic[i]].track].pid;
 }
 
-/* Three keys an entry of a list, and where each entry goes once sorted. */
+/* A list of launches and calls being sorted by three keys (time, stream,
+ * then gpu or thread), the keys read from the events when needed rather
+ * than held (24 bytes an entry): entry p is event ws->order[p], a launch
+ * when p < ws->nlaunches (launches are listed first), else a
+ * cudaEventRecord (which: its correlation -> the sync that waits on it) or
+ * a cudaStreamWaitEvent (which NULL). */
 struct keyed {
-	int64_t *k[3];
-	uint32_t *pos;
+	const tg_critical_path *cp;
+	const struct gpu_ws *ws;
+	const tg_idmap *which;
+	const tg_track *tr;
 };
 
-static int keyed_new(struct keyed *kd, size_t n)
+/* Key level (0 time, 1 stream, 2 gpu for records or thread for waits) of
+ * entry p. */
+static int64_t entry_key(const struct keyed *kd, uint32_t p, int level)
 {
-	for (int l = 0; l < 3; l++)
-		kd->k[l] = tg_malloc((n + 1) * sizeof(int64_t));
-	kd->pos = tg_malloc((n + 1) * sizeof(uint32_t));
-	return kd->k[0] && kd->k[1] && kd->k[2] && kd->pos ? 0 : TG_ENOMEM;
+	const tg_critical_path *cp = kd->cp;
+	uint32_t i = kd->ws->order[p];
+	if (level == 0)
+		return cp_ts(cp, i);
+	if (p < kd->ws->nlaunches) /* a launch: its kernel's stream and gpu, or its thread */
+		return level == 1 ? launch_stream(cp, i) : kd->which ? launch_gpu(cp, i) : cp->ev[i].track;
+	if (!kd->which) /* a stream wait: the stream that waits, its thread */
+		return level == 1 ? cp_stream(cp, cp->ic[i]) : cp->ev[i].track;
+	uint32_t sy = tg_idmap_get(kd->which, cp_corr(cp, i)); /* a record: its sync's stream and gpu */
+	return level == 1 ? cp_wait_arg(cp, sy, cp->k_won) : kd->tr[cp->ev[sy].track].pid;
 }
 
-static void keyed_free(struct keyed *kd)
+/* 1 when entry p's keys 1 and 2 (its stream) are not *k1, *k2 (the
+ * entry's before it in the walk, k the count walked), which become p's. */
+static int keyed_other(const struct keyed *kd, uint32_t p, size_t k, int64_t *k1, int64_t *k2)
 {
-	for (int l = 0; l < 3; l++)
-		free(kd->k[l]);
-	free(kd->pos);
+	int64_t a = entry_key(kd, p, 1), b = entry_key(kd, p, 2);
+	int other = k && (a != *k1 || b != *k2);
+	*k1 = a;
+	*k2 = b;
+	return other;
 }
 
-/* 1 when entries p and q differ in keys 1 and 2 (another stream). */
-static int keyed_other(const struct keyed *kd, uint32_t p, uint32_t q)
+/* The entries 0..n-1 in order of (key 2, key 1, key 0), ties in list
+ * order, into pos: three stable radix sorts of (key, entry) pairs, the
+ * least significant first, each level's keys read into the pairs. Returns
+ * 0 or TG_ENOMEM. */
+static int keyed_sort(uint32_t *pos, size_t n, const struct keyed *kd)
 {
-	return kd->k[1][p] != kd->k[1][q] || kd->k[2][p] != kd->k[2][q];
+	tg_sort_pair *kv = tg_malloc((n + 1) * sizeof(*kv));
+	if (!kv)
+		return TG_ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		kv[i] = (tg_sort_pair){0, (uint32_t)i};
+	int rc = 0;
+	for (int l = 0; l < 3 && !rc; l++) {
+		for (size_t i = 0; i < n; i++)
+			kv[i].key = tg_sort_key_i64(entry_key(kd, kv[i].idx, l));
+		rc = tg_sort_pairs(kv, n);
+	}
+	for (size_t i = 0; i < n && !rc; i++)
+		pos[i] = kv[i].idx;
+	free(kv);
+	return rc;
 }
 
 /* For each cudaEventRecord on a known (gpu, stream), the launch onto that
@@ -299,51 +337,41 @@ static int event_records(tg_critical_path *cp, struct gpu_ws *ws)
 {
 	/* correlation of a record -> (stream, gpu) of the syncs that wait on it */
 	tg_idmap *which = tg_idmap_new(64);
-	struct keyed kd;
 	size_t n = ws->nlaunches, ntr;
 	for (uint32_t i = 0; i < cp->nev; i++)
 		n += (cp->evf[i] & CP_KEPT) && (cp_name_flags(cp, i) & CPN_EVENT_RECORD);
-	int rc = which && !keyed_new(&kd, n) && !order_for(ws, n) ? 0 : TG_ENOMEM;
+	uint32_t *pos = tg_malloc((n + 1) * sizeof(uint32_t));
+	int rc = which && pos && !order_for(ws, n) ? 0 : TG_ENOMEM;
 	for (uint32_t i = 0; i < cp->nev && !rc; i++)
 		if ((cp->evf[i] & CP_KEPT) && cp_wait_arg(cp, i, cp->k_won) > -1 &&
 		    tg_idmap_put(which, cp_wait_arg(cp, i, cp->k_worc), i) < 0)
 			rc = TG_ENOMEM;
 	n = 0;
-	const tg_track *tr = tg_trace_tracks(cp->t, &ntr);
-	for (size_t k = 0; k < ws->nlaunches && !rc; k++, n++) {
-		uint32_t l = ws->launches[k];
-		kd.k[0][n] = cp_ts(cp, l);
-		kd.k[1][n] = launch_stream(cp, l);
-		kd.k[2][n] = launch_gpu(cp, l);
-		ws->order[n] = l;
-	}
-	for (uint32_t i = 0; i < cp->nev && !rc; i++) {
-		if (!(cp->evf[i] & CP_KEPT) || !(cp_name_flags(cp, i) & CPN_EVENT_RECORD))
-			continue;
-		uint32_t s = tg_idmap_get(which, cp_corr(cp, i));
-		if (s == TG_NONE)
-			continue;
-		kd.k[0][n] = cp_ts(cp, i);
-		kd.k[1][n] = cp_wait_arg(cp, s, cp->k_won);
-		kd.k[2][n] = tr[cp->ev[s].track].pid;
-		ws->order[n++] = i;
-	}
-	/* launches were listed first: among simultaneous ones a launch comes
-	 * before a record; sorted by (gpu, stream, time) */
+	for (size_t k = 0; k < ws->nlaunches && !rc; k++)
+		ws->order[n++] = ws->launches[k];
+	for (uint32_t i = 0; i < cp->nev && !rc; i++)
+		if ((cp->evf[i] & CP_KEPT) && (cp_name_flags(cp, i) & CPN_EVENT_RECORD) &&
+		    tg_idmap_get(which, cp_corr(cp, i)) != TG_NONE)
+			ws->order[n++] = i;
+	/* launches were listed first (an entry before ws->nlaunches is one: a
+	 * launch's name is never cudaEventRecord's): among simultaneous ones a
+	 * launch comes before a record; sorted by (gpu, stream, time) */
+	struct keyed kd = {cp, ws, which, tg_trace_tracks(cp->t, &ntr)};
 	if (!rc)
-		rc = cp_sort_pos(kd.pos, n, (const int64_t *const *)kd.k, 3);
+		rc = keyed_sort(pos, n, &kd);
 	uint32_t last = TG_NONE;
+	int64_t k1 = 0, k2 = 0;
 	for (size_t k = 0; k < n && !rc; k++) {
-		uint32_t i = ws->order[kd.pos[k]];
-		if (k && keyed_other(&kd, kd.pos[k], kd.pos[k - 1]))
+		uint32_t i = ws->order[pos[k]];
+		if (keyed_other(&kd, pos[k], k, &k1, &k2))
 			last = TG_NONE;
-		if (ws->lid[i] != TG_NONE)
+		if (pos[k] < ws->nlaunches)
 			last = i;
 		else if (last != TG_NONE && tg_idmap_put(ws->prev, cp_corr(cp, i), last) < 0)
 			rc = TG_ENOMEM;
 	}
 	tg_idmap_free(which);
-	keyed_free(&kd);
+	free(pos);
 	return rc;
 }
 
@@ -351,45 +379,40 @@ static int event_records(tg_critical_path *cp, struct gpu_ws *ws)
  * the stream that waits. */
 static int stream_waits(tg_critical_path *cp, struct gpu_ws *ws)
 {
-	struct keyed kd;
 	size_t n = ws->nlaunches;
 	for (uint32_t i = 0; i < cp->nev; i++)
 		n += (cp->evf[i] & CP_KEPT) && (cp_name_flags(cp, i) & CPN_WAIT_CALL);
-	int rc = keyed_new(&kd, n) || order_for(ws, n) ? TG_ENOMEM : 0;
+	uint32_t *pos = tg_malloc((n + 1) * sizeof(uint32_t));
+	int rc = pos && !order_for(ws, n) ? 0 : TG_ENOMEM;
 	n = 0;
-	for (size_t k = 0; k < ws->nlaunches && !rc; k++, n++) {
-		uint32_t l = ws->launches[k];
-		kd.k[0][n] = cp_ts(cp, l);
-		kd.k[1][n] = launch_stream(cp, l);
-		kd.k[2][n] = cp->ev[l].track;
-		ws->order[n] = l;
-	}
+	for (size_t k = 0; k < ws->nlaunches && !rc; k++)
+		ws->order[n++] = ws->launches[k];
 	for (uint32_t i = 0; i < cp->nev && !rc; i++) {
 		uint32_t g = cp->ic[i];
 		if (!(cp->evf[i] & CP_KEPT) || !(cp_name_flags(cp, i) & CPN_WAIT_CALL) || g == TG_NONE ||
 		    !(cp->evf[g] & CP_KEPT) || !cp_on_stream_col(cp, g) || cp->ic[g] == TG_NONE)
 			continue;
-		kd.k[0][n] = cp_ts(cp, i);
-		kd.k[1][n] = cp_stream(cp, g);
-		kd.k[2][n] = cp->ev[i].track;
 		ws->order[n++] = i;
 	}
-	/* sorted by (thread, stream, time) */
+	/* sorted by (thread, stream, time); an entry before ws->nlaunches is a
+	 * launch (never cudaStreamWaitEvent), and its position its number */
+	struct keyed kd = {cp, ws, NULL, NULL};
 	if (!rc)
-		rc = cp_sort_pos(kd.pos, n, (const int64_t *const *)kd.k, 3);
-	uint32_t next = TG_NONE;
+		rc = keyed_sort(pos, n, &kd);
+	uint32_t next = TG_NONE; /* the launch's position */
+	int64_t k1 = 0, k2 = 0;
 	for (size_t k = n; k-- > 0 && !rc;) {
-		uint32_t i = ws->order[kd.pos[k]];
-		if (k + 1 < n && keyed_other(&kd, kd.pos[k], kd.pos[k + 1]))
+		uint32_t p = pos[k], i = ws->order[p];
+		if (keyed_other(&kd, p, n - 1 - k, &k1, &k2))
 			next = TG_NONE;
-		if (ws->lid[i] != TG_NONE) {
-			if (next == TG_NONE || ws->lid[i] < ws->lid[next])
-				next = i;
-		} else if (next != TG_NONE && tg_idmap_put(ws->next, i, next) < 0) {
+		if (p < ws->nlaunches) {
+			if (next == TG_NONE || p < next)
+				next = p;
+		} else if (next != TG_NONE && tg_idmap_put(ws->next, i, ws->order[next]) < 0) {
 			rc = TG_ENOMEM;
 		}
 	}
-	keyed_free(&kd);
+	free(pos);
 	return rc;
 }
 
@@ -551,7 +574,7 @@ int cp_add_gpu_edges(tg_critical_path *cp)
 	/* the queue lengths first, beside nothing else of the stage's; the
 	 * launches' numbers and the lists after */
 	struct gpu_ws ws = {tg_malloc((cp->nev + 1) * sizeof(int32_t)), NULL, tg_idmap_new(64), tg_idmap_new(64),
-	                    NULL, NULL, 0};
+	                    NULL, 0};
 	int rc = ws.q && ws.prev && ws.next ? 0 : TG_ENOMEM;
 	if (!rc) {
 		for (size_t i = 0; i < cp->nev; i++)
@@ -570,7 +593,6 @@ int cp_add_gpu_edges(tg_critical_path *cp)
 	free(ws.order);
 	tg_idmap_free(ws.prev);
 	tg_idmap_free(ws.next);
-	free(ws.lid);
 	free(ws.launches);
 	return rc;
 }

@@ -7,10 +7,12 @@
  * longest path, the breakdown). Not for other modules.
  *
  * Nodes are numbered as HTA numbers them (sorted by time, then event, start
- * before end) and edges are kept in the order HTA adds them, an edge added
- * twice keeping its first place and taking the later weight and type (a
- * networkx DiGraph does that): the longest path's ties are broken by those
- * orders, so they are part of the result.
+ * before end) and edges are ranked in the order HTA adds them, an edge
+ * added twice keeping its first rank and taking the later weight and type
+ * (a networkx DiGraph does that): the longest path's ties are broken by
+ * those orders, so they are part of the result. Once merged, the edges are
+ * held by source (each source's in that order) with their rank in place of
+ * their source: no list of edges by source beside them.
  */
 #ifndef TG_CRITICAL_PATH_IMPL_H
 #define TG_CRITICAL_PATH_IMPL_H
@@ -50,9 +52,16 @@ enum {
 /* An edge in 12 bytes: its weight is not stored but read from the nodes'
  * times (cp_edge_w), which the graph keeps until it is freed; its
  * attributed event in 28 bits (cp_edge_attr: a trace of more events is
- * refused, TG_ELIMIT) beside its type. */
+ * refused, TG_ELIMIT) beside its type. Once merged the edges are sorted by
+ * source (cp->soff: a source's edges in the order added), and the source,
+ * implied by the place (cp_edge_src), gives way to the rank: the edge's
+ * place in the order first added, which the longest path's ties go by. */
 typedef struct cp_edge {
-	uint32_t src, dst;  /* nodes */
+	union {
+		uint32_t src;  /* node, until cp_merge_edges */
+		uint32_t rank; /* after it: the order first added (ties in the longest path) */
+	};
+	uint32_t dst;       /* node */
 	uint32_t attr28 : 28; /* attributed event, CP_NO_ATTR for none (cp_edge_attr) */
 	uint32_t type : 4;  /* tg_cp_edge_type, | CP_EDGE_ZERO when it weighs 0 */
 } cp_edge;
@@ -80,7 +89,8 @@ struct tg_critical_path {
 	/* per event; all but evf and namef are freed once the graph is built.
 	 * An event's times as HTA sees them are read from the event (cp_ts,
 	 * cp_end), not copied; its stream is a slot into the few streams. */
-	uint32_t *sslot;     /* HTA's stream column: streams[sslot[ev]] (cp_stream) */
+	uint8_t *sslot8;     /* HTA's stream column: streams[slot] (cp_sslot, cp_stream), a byte an event */
+	uint32_t *sslot32;   /* ... or 4 once a 256th stream is seen (sslot8 then freed); NULL before */
 	int64_t *streams;    /* the distinct "stream" arguments; streams[0] is -1 (none) */
 	size_t nstreams, streams_cap;
 	uint32_t k_won, k_worc; /* argument keys: wait_on_stream, wait_on_cuda_event_record_corr_id */
@@ -95,16 +105,15 @@ struct tg_critical_path {
 	/* nodes, in HTA's order; the nodes, the edges and the path are freed
 	 * once the path's steps are read (cp_solve), unless opts.keep_graph */
 	size_t nnodes;
-	uint32_t *node_ev;
-	uint32_t *node_t32;  /* the node's time: t_base + node_t32 * t_unit (cp_node_ts) */
-	int64_t t_base, t_unit; /* t_unit 1000 with HTA's rounding (whole us), else 1 */
-	int64_t *node_ts;    /* the node's time, when the span does not fit node_t32 (NULL otherwise) */
-	uint8_t *node_start;
+	uint32_t *node_ev;   /* the node's event, | CP_NODE_START for a start (cp_node_ev, cp_node_start) */
+	int64_t t_unit;      /* 1000 with HTA's rounding (whole us: every node's time a multiple), else 1 */
+	int t_narrow;        /* the nodes' span fits 32 bits of t_unit: the path's distances start in 32 */
 
-	/* edges, as added until cp_merge_edges, then in the order first added */
+	/* edges, as added until cp_merge_edges, then by source (sorted in
+	 * place: a second list beside them grew the diff's heap by as much) */
 	cp_edge *edges;
 	size_t nedges, cap;
-	uint32_t *soff, *sadj; /* once merged: edges by source (cp_edges_by) */
+	uint32_t *soff; /* once merged: node v's edges are edges[soff[v] .. soff[v + 1]) */
 
 	/* the result */
 	uint32_t *path; /* nodes; the path's edges once the steps are made (breakdown) */
@@ -118,6 +127,20 @@ struct tg_critical_path {
 	uint32_t *path_events;
 	tg_cp_stats stats;
 };
+
+#define CP_NODE_START 0x80000000u /* in cp->node_ev: the node is its event's start (events < 2^28) */
+
+/* The event of node v. */
+static inline uint32_t cp_node_ev(const tg_critical_path *cp, uint32_t v)
+{
+	return cp->node_ev[v] & ~CP_NODE_START;
+}
+
+/* 1 when node v is its event's start, 0 for its end. */
+static inline int cp_node_start(const tg_critical_path *cp, uint32_t v)
+{
+	return (cp->node_ev[v] & CP_NODE_START) != 0;
+}
 
 /* The correlation id of event ev, -1 when it has none. */
 static inline int64_t cp_corr(const tg_critical_path *cp, uint32_t ev)
@@ -150,18 +173,25 @@ static inline int64_t cp_end(const tg_critical_path *cp, size_t ev)
 	return cp->opts.exact_ns ? t : cp_floor_us(t);
 }
 
+/* Event ev's stream slot (cp->streams): 0 for none; valid until the graph
+ * is built. */
+static inline uint32_t cp_sslot(const tg_critical_path *cp, size_t ev)
+{
+	return cp->sslot32 ? cp->sslot32[ev] : cp->sslot8[ev];
+}
+
 /* Event ev's stream (HTA's stream column: the "stream" argument, else -1);
  * valid until the graph is built. */
 static inline int64_t cp_stream(const tg_critical_path *cp, size_t ev)
 {
-	return cp->streams[cp->sslot[ev]];
+	return cp->streams[cp_sslot(cp, ev)];
 }
 
 /* 1 when event ev has a stream (HTA's stream column is not -1): its slot
  * is not the first. */
 static inline int cp_on_stream_col(const tg_critical_path *cp, size_t ev)
 {
-	return cp->sslot[ev] != 0;
+	return cp_sslot(cp, ev) != 0;
 }
 
 /* An argument as pandas.to_numeric(errors="coerce") reads it, -1 when
@@ -179,27 +209,32 @@ static inline uint16_t cp_name_flags(const tg_critical_path *cp, uint32_t ev)
 	return atom < cp->natoms ? cp->namef[atom] : 0;
 }
 
-/* The time of node v, ns: 4 bytes a node when the nodes' span fits 32
- * bits of its unit (4,294 s of whole microseconds, 4.29 s of exact ns). */
+/* The time of node v, ns: its event's start or end as HTA sees it, read
+ * from the event (no array of the nodes' times: 4 bytes a node). */
 static inline int64_t cp_node_ts(const tg_critical_path *cp, uint32_t v)
 {
-	return cp->node_t32 ? cp->t_base + (int64_t)cp->node_t32[v] * cp->t_unit : cp->node_ts[v];
+	uint32_t x = cp->node_ev[v], ev = x & ~CP_NODE_START;
+	return (x & CP_NODE_START) ? cp_ts(cp, ev) : cp_end(cp, ev);
 }
 
-/* The weight of edge e as added (may be negative): 0 for dependency and
- * sync edges and those added with zero, else the time between its nodes. */
-static inline int64_t cp_edge_w(const tg_critical_path *cp, const cp_edge *e)
+/* The weight of edge e out of node src as added (may be negative): 0 for
+ * dependency and sync edges and those added with zero, else the time
+ * between its nodes. */
+static inline int64_t cp_edge_w(const tg_critical_path *cp, uint32_t src, const cp_edge *e)
 {
 	if (e->type & CP_EDGE_ZERO)
 		return 0;
-	if (cp->node_t32)
-		return ((int64_t)cp->node_t32[e->dst] - (int64_t)cp->node_t32[e->src]) * cp->t_unit;
-	return cp->node_ts[e->dst] - cp->node_ts[e->src];
+	return cp_node_ts(cp, e->dst) - cp_node_ts(cp, src);
 }
 
-/* The edge src -> dst (nodes) once the edges are merged and listed by
- * source (cp_solve), or TG_NONE. */
+/* The place of edge src -> dst (nodes) in cp->edges once they are merged
+ * and sorted by source (cp_merge_edges), or TG_NONE. */
 uint32_t cp_find_edge(const tg_critical_path *cp, uint32_t src, uint32_t dst);
+
+/* The source of the edge at place k once the edges are sorted by source:
+ * a search of cp->soff from node hint outwards (an edge's destination is
+ * a good hint: its source is most often a node or two before). */
+uint32_t cp_edge_src(const tg_critical_path *cp, uint32_t k, uint32_t hint);
 
 /* Adds the edge src -> dst (nodes) of type; weight 0 for dependency and
  * sync edges or when zero, else the time between the nodes. attr_parent:
@@ -209,16 +244,12 @@ uint32_t cp_find_edge(const tg_critical_path *cp, uint32_t src, uint32_t dst);
 int cp_add_edge(tg_critical_path *cp, uint32_t src, uint32_t dst, int type, int zero, uint32_t attr_parent);
 
 /* Merges the edges added more than once (networkx's DiGraph.add_edge): the
- * first keeps its place and takes the type and weight of the last, and the
- * attribution of the last operator or kernel-gap one. When none was, the
- * lists by source it walked are left in cp->soff and cp->sadj. Returns 0
- * or TG_ENOMEM. */
+ * edges are sorted by source (stable: cp->soff, each src replaced by its
+ * rank), then the first of each pair of nodes keeps its place and takes the
+ * type and weight of the last, and the attribution of the last operator or
+ * kernel-gap one; the room reserved past the edges is given back. Returns
+ * 0 or TG_ENOMEM. */
 int cp_merge_edges(tg_critical_path *cp);
-
-/* The edges by source (by_dst 0) or destination, in edge order: those of
- * node v are (*adj)[(*off)[v] .. (*off)[v + 1]); both the caller's to free.
- * Returns 0 or TG_ENOMEM (both NULL). */
-int cp_edges_by(uint32_t **off, uint32_t **adj, const tg_critical_path *cp, int by_dst);
 
 /* Creates the nodes of the window's events (critical_path_graph.c). */
 int cp_make_nodes(tg_critical_path *cp);
@@ -235,6 +266,11 @@ int cp_add_gpu_edges(tg_critical_path *cp);
 /* Finds the longest path and its breakdown (critical_path_solve.c).
  * Returns 0, TG_EFORMAT for a cycle, or TG_ENOMEM. */
 int cp_solve(tg_critical_path *cp);
+
+/* Sorts v[0..n) (tg_sort_u64) unless they already are in order (a
+ * thread's events, a trace's launches mostly come in time order): then no
+ * pass and no scratch (8 bytes a key). Returns 0 or TG_ENOMEM. */
+int cp_sort_keys(uint64_t *v, size_t n);
 
 /* Sorts idx[0..n) stably by key[idx[i]] (int64). Returns 0 or TG_ENOMEM. */
 int cp_sort_by(uint32_t *idx, size_t n, const int64_t *key);

@@ -32,14 +32,14 @@
 
 static int is_lock(const tg_critical_path *cp, uint32_t node)
 {
-	return (cp_name_flags(cp, cp->node_ev[node]) & CPN_LOCK) != 0;
+	return (cp_name_flags(cp, cp_node_ev(cp, node)) & CPN_LOCK) != 0;
 }
 
 /* Two consecutive nodes share the lock unless they are an end and then a
  * start (two calls one after the other). */
 static int shares_lock(const tg_critical_path *cp, uint32_t a, uint32_t b)
 {
-	return is_lock(cp, a) && is_lock(cp, b) && (cp->node_start[a] || !cp->node_start[b]);
+	return is_lock(cp, a) && is_lock(cp, b) && (cp_node_start(cp, a) || !cp_node_start(cp, b));
 }
 
 /* The tid of the only thread whose cpu_op/user_annotation names contain
@@ -111,9 +111,11 @@ struct walk {
  * starts (a child of whatever is open) and leaves it when an end pops it,
  * which is the order the nesting pushes and pops them in. */
 struct stack_ws {
-	uint32_t *stk;
+	uint32_t *stk; /* the open events, grown as deep as the nesting goes (tens, not the thread) */
+	size_t stk_cap;
 	void *buf; /* 12 bytes an event: the starts' packed keys (and their first order when sorted
-	            * twice), then their order and the ends (order_starts, nest_radix) */
+	            * twice), then their order and the ends (order_starts, nest_radix) or their
+	            * order, 32-bit ends and their sort's scratch (walk_merged) */
 	size_t depth;
 	struct walk w;
 };
@@ -140,6 +142,8 @@ static int visit(tg_critical_path *cp, struct walk *w, uint32_t ev, uint32_t par
 static int open_event(tg_critical_path *cp, const uint32_t *evs, struct stack_ws *ws, uint32_t c)
 {
 	uint32_t pev = ws->depth ? evs[ws->stk[ws->depth - 1]] : TG_NONE;
+	if (tg_grow((void **)&ws->stk, &ws->stk_cap, ws->depth + 1, sizeof(uint32_t)))
+		return TG_ENOMEM;
 	ws->stk[ws->depth++] = c;
 	return visit(cp, &ws->w, evs[c], pev, 1);
 }
@@ -240,7 +244,7 @@ static int order_starts(tg_critical_path *cp, const uint32_t *evs, size_t n, str
 		uint64_t longer = (dmax - (uint64_t)dur_of(cp, evs[i])) / unit;
 		keys[i] = shl(one ? shl(t, db) | longer : longer, ib) | i;
 	}
-	if ((rc = tg_sort_u64(keys, n)))
+	if ((rc = cp_sort_keys(keys, n)))
 		return rc;
 	if (one) { /* entry k's 4 bytes overwrite keys already read */
 		for (size_t k = 0; k < n; k++)
@@ -251,16 +255,72 @@ static int order_starts(tg_critical_path *cp, const uint32_t *evs, size_t n, str
 		first[k] = (uint32_t)(keys[k] & mask);
 	for (size_t k = 0; k < n; k++)
 		keys[k] = shl(((uint64_t)cp_ts(cp, evs[first[k]]) - (uint64_t)tmin) / unit, ib) | k;
-	if ((rc = tg_sort_u64(keys, n)))
+	if ((rc = cp_sort_keys(keys, n)))
 		return rc;
 	for (size_t m = 0; m < n; m++)
 		order[m] = first[keys[m] & mask];
 	return 0;
 }
 
+/* v[0..n) sorted ascending (tmp: n more): LSD radix of 11-bit digits,
+ * a digit every key shares skipped. */
+static void sort_u32(uint32_t *v, uint32_t *tmp, size_t n)
+{
+	static const int shift[3] = {0, 11, 22};
+	uint32_t count[3][2048] = {{0}};
+	for (size_t i = 0; i < n; i++)
+		for (int d = 0; d < 3; d++)
+			count[d][(v[i] >> shift[d]) & 2047]++;
+	uint32_t *src = v, *dst = tmp;
+	for (int d = 0; d < 3; d++) {
+		uint32_t sum = 0, *c = count[d];
+		if (n && c[(src[0] >> shift[d]) & 2047] == n)
+			continue; /* one bucket: already in order for this digit */
+		for (int k = 0; k < 2048; k++) {
+			uint32_t x = c[k];
+			c[k] = sum;
+			sum += x;
+		}
+		for (size_t i = 0; i < n; i++)
+			dst[c[(src[i] >> shift[d]) & 2047]++] = src[i];
+		uint32_t *t = src;
+		src = dst;
+		dst = t;
+	}
+	if (src != v)
+		memcpy(v, src, n * sizeof(uint32_t));
+}
+
+/* The sorted starts (order, at the front of ws->buf) walked with the ends
+ * merged in: the ends' times in 32 bits of unit from tmin (they fit: the
+ * caller checked the span), sorted behind the order with the buffer's last
+ * third as the sort's scratch: 12 bytes an event in all, where 64-bit ends
+ * took 8 and their sort 8 more. An end at a start's time comes first. */
+static int walk_merged(tg_critical_path *cp, const uint32_t *evs, size_t n, struct stack_ws *ws, int64_t tmin,
+                       uint64_t unit)
+{
+	uint32_t *order = ws->buf, *ends = order + n, *tmp = ends + n; /* buf holds 3 * (n + 2) */
+	for (size_t i = 0; i < n; i++)
+		ends[i] = (uint32_t)(((uint64_t)cp_end(cp, evs[i]) - (uint64_t)tmin) / unit);
+	sort_u32(ends, tmp, n);
+	int rc = 0;
+	size_t j = 0;
+	for (size_t k = 0; k < n && !rc; k++) {
+		uint32_t c = order[k];
+		uint32_t t = (uint32_t)(((uint64_t)cp_ts(cp, evs[c]) - (uint64_t)tmin) / unit);
+		for (; j < n && ends[j] <= t && !rc; j++)
+			rc = close_top(cp, evs, ws);
+		if (!rc)
+			rc = open_event(cp, evs, ws, c);
+	}
+	return rc;
+}
+
 /* Nests a thread whose events all last (else returns NOT_LASTING, having
  * done nothing): the starts sorted by (time, the longer first, position),
- * the ends by time; an end at a start's time comes first. */
+ * the ends by time; an end at a start's time comes first. The ends are
+ * sorted as 32-bit times (walk_merged) when the thread's span fits 32 bits
+ * of its unit, else as 64-bit ones. */
 static int nest_radix(tg_critical_path *cp, const uint32_t *evs, size_t n, struct stack_ws *ws)
 {
 	int64_t tmin = INT64_MAX;
@@ -276,15 +336,16 @@ static int nest_radix(tg_critical_path *cp, const uint32_t *evs, size_t n, struc
 		dmax = d > dmax ? d : dmax;
 	}
 	int rc = order_starts(cp, evs, n, ws, tmin, tspan, dmax);
-	if (rc)
-		return rc;
+	uint64_t unit = cp->opts.exact_ns ? 1 : 1000;
+	if (rc || tspan / unit <= UINT32_MAX)
+		return rc ? rc : walk_merged(cp, evs, n, ws, tmin, unit);
 	/* the sorted starts' positions at the front of the buffer, the ends
 	 * after them */
 	uint32_t *order = ws->buf;
 	uint64_t *ends = (uint64_t *)((char *)ws->buf + ((n + 1) & ~(size_t)1) * sizeof(uint32_t));
 	for (size_t i = 0; i < n; i++)
 		ends[i] = (uint64_t)cp_end(cp, evs[i]) - (uint64_t)tmin;
-	if ((rc = tg_sort_u64(ends, n)))
+	if ((rc = cp_sort_keys(ends, n)))
 		return rc;
 	size_t j = 0;
 	for (size_t k = 0; k < n && !rc; k++) {
@@ -398,8 +459,8 @@ static size_t largest_thread(const tg_critical_path *cp, const uint32_t *evs, co
 
 static int alloc_ws(struct stack_ws *ws, size_t n)
 {
-	*ws = (struct stack_ws){.stk = tg_malloc((n + 1) * 4), .buf = tg_malloc((n + 2) * 12)};
-	return ws->stk && ws->buf ? 0 : TG_ENOMEM;
+	*ws = (struct stack_ws){.buf = tg_malloc((n + 2) * 12)};
+	return ws->buf ? 0 : TG_ENOMEM;
 }
 
 static void free_ws(struct stack_ws *ws)

@@ -1,0 +1,236 @@
+/* test_critical_path_scratch.c - the critical path's compact scratch
+ * (core/analysis/critical_path*.c) past its narrow cases: the stream slots
+ * in a byte an event until a 256th stream (then 4), the longest path's
+ * in-degrees in a byte until a node has 255 predecessors (then counted
+ * aside), the call stacks' open events grown as deep as the nesting goes,
+ * and the node's start flag kept in its event's top bit. Generated traces
+ * whose graphs are worked out in the comments. */
+#include "testutil.h"
+
+#include "../core/analysis/critical_path_impl.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#define US INT64_C(1000)
+
+static tg_critical_path *build(tg_trace **t, tg_tree **tree, const char *json, const tg_cp_opts *o)
+{
+	*t = tg_test_read_str(json);
+	tg_test_must(tg_tree_build(tree, *t));
+	tg_critical_path *cp;
+	tg_test_must(tg_critical_path_build(&cp, *tree, o));
+	return cp;
+}
+
+static void done(tg_trace *t, tg_tree *tree, tg_critical_path *cp)
+{
+	tg_critical_path_free(cp);
+	tg_tree_free(tree);
+	tg_trace_free(t);
+}
+
+/* Appends one complete event to buf (at *len, of cap bytes). */
+static void add_x(char *buf, size_t cap, size_t *len, const char *cat, const char *name, int pid, int tid,
+                  int64_t ts, int64_t dur, const char *args)
+{
+	int n = snprintf(buf + *len, cap - *len,
+	                 "%s{\"ph\":\"X\",\"cat\":\"%s\",\"name\":\"%s\",\"pid\":%d,\"tid\":%d,\"ts\":%lld,"
+	                 "\"dur\":%lld,\"args\":{%s}}",
+	                 *len > 16 ? "," : "", cat, name, pid, tid, (long long)ts, (long long)dur, args);
+	assert_true(n > 0 && (size_t)n < cap - *len);
+	*len += (size_t)n;
+}
+
+/* NK launches on thread 1/1, L_k cudaLaunchKernel [10k, 10k + 2) us, each
+ * of a kernel K_k [10k + 5, 10k + 8) on a stream of its own (k + 1: 300
+ * streams, past a byte's slots), then D cudaDeviceSynchronize [3000,
+ * 4000) and its Context Sync [3990, 4000). Every kernel was alone in its
+ * queue and its stream idle: a launch delay of 5 us each, no kernel gap;
+ * the Context Sync takes a sync edge from each stream's last kernel into
+ * D's end, which has 301 predecessors (past a byte's in-degree) with D's
+ * own span (a cycle error if its count went wrong). Longest path: the
+ * launches' spans and dependencies to L_299's start (598 us), its launch
+ * delay (5) and K_299 (3): 606 us = cpu 598 + launch 5 + compute 3, ending
+ * at K_299's end, the first node of that distance (D's end, after the
+ * sync of 0, comes later in Kahn's order). */
+#define NK 300
+
+static char *many_streams_json(void)
+{
+	size_t cap = 512 * NK + 1024, len = 0;
+	char *buf = tg_malloc(cap), args[96];
+	assert_non_null(buf);
+	len = (size_t)snprintf(buf, cap, "{\"traceEvents\":[");
+	for (int k = 0; k < NK; k++) {
+		snprintf(args, sizeof(args), "\"correlation\":%d", k + 1);
+		add_x(buf, cap, &len, "cuda_runtime", "cudaLaunchKernel", 1, 1, 10 * k, 2, args);
+		snprintf(args, sizeof(args), "\"correlation\":%d,\"stream\":%d", k + 1, k + 1);
+		add_x(buf, cap, &len, "kernel", "gemm", 0, k + 1, 10 * k + 5, 3, args);
+	}
+	add_x(buf, cap, &len, "cuda_runtime", "cudaDeviceSynchronize", 1, 1, 3000, 1000, "\"correlation\":9999");
+	add_x(buf, cap, &len, "cuda_sync", "Context Sync", 0, 9999, 3990, 10, "\"correlation\":9999,\"stream\":-1");
+	snprintf(buf + len, cap - len, "]}");
+	return buf;
+}
+
+static void test_many_streams(void **state)
+{
+	(void)state;
+	char *json = many_streams_json();
+	tg_trace *t;
+	tg_tree *tree;
+	tg_cp_opts o = {.annotation = "", .keep_graph = 1};
+	tg_critical_path *cp = build(&t, &tree, json, &o);
+	const tg_cp_stats *s = tg_cp_stats_get(cp);
+	assert_int_equal(s->nodes, 4 * NK + 2); /* the Context Sync, of no stream, has none */
+	assert_int_equal(s->edges_by_type[TG_CP_EDGE_LAUNCH], NK);
+	assert_int_equal(s->edges_by_type[TG_CP_EDGE_KERNEL_KERNEL], 0);
+	assert_int_equal(s->edges_by_type[TG_CP_EDGE_SYNC], NK);
+	assert_int_equal(tg_cp_length_ns(cp), 606 * US);
+	assert_int_equal(tg_cp_breakdown(cp)[TG_CP_CPU], 598 * US);
+	assert_int_equal(tg_cp_breakdown(cp)[TG_CP_LAUNCH], 5 * US);
+	assert_int_equal(tg_cp_breakdown(cp)[TG_CP_GPU_COMPUTE], 3 * US);
+	/* the path: L_0 .. L_298 (2 nodes each), L_299's start, K_299's two */
+	assert_int_equal(s->path_nodes, 2 * NK + 1);
+	size_t n;
+	const tg_cp_step *st = tg_cp_steps(cp, &n);
+	const tg_event *ev = tg_trace_events(t, &n);
+	assert_string_equal(tg_trace_str(t, ev[st[2 * NK - 1].to].name), "gemm");
+	assert_false(st[2 * NK - 1].to_start);
+	assert_int_equal(st[2 * NK - 2].type, TG_CP_EDGE_LAUNCH);
+	done(t, tree, cp);
+	free(json);
+}
+
+/* Thread 1/1 nests DEPTH ops, N_k [k, 1000 - k) us: the walk goes down
+ * the starts (1 us each), across the innermost (1000 - 2 * (DEPTH - 1)),
+ * and up the ends (1 us each), a path of every node and 1000 us. */
+#define DEPTH 200
+
+static void test_deep_nesting(void **state)
+{
+	(void)state;
+	size_t cap = 256 * DEPTH + 64, len = 0;
+	char *json = tg_malloc(cap), name[16];
+	assert_non_null(json);
+	len = (size_t)snprintf(json, cap, "{\"traceEvents\":[");
+	for (int k = 0; k < DEPTH; k++) {
+		snprintf(name, sizeof(name), "N%d", k);
+		add_x(json, cap, &len, "cpu_op", name, 1, 1, k, 1000 - 2 * k, "");
+	}
+	snprintf(json + len, cap - len, "]}");
+	tg_trace *t;
+	tg_tree *tree;
+	tg_cp_opts o = {.annotation = ""};
+	tg_critical_path *cp = build(&t, &tree, json, &o);
+	assert_int_equal(tg_cp_length_ns(cp), 1000 * US);
+	assert_int_equal(tg_cp_breakdown(cp)[TG_CP_CPU], 1000 * US);
+	assert_int_equal(tg_cp_stats_get(cp)->path_nodes, 2 * DEPTH);
+	assert_int_equal(tg_cp_stats_get(cp)->edges_by_type[TG_CP_EDGE_OPERATOR], 2 * DEPTH - 1);
+	size_t n;
+	const tg_cp_op *op = tg_cp_ops(cp, &n);
+	assert_int_equal(n, DEPTH);
+	assert_int_equal(op[0].ns, (1000 - 2 * (DEPTH - 1)) * US); /* the innermost */
+	done(t, tree, cp);
+	free(json);
+}
+
+/* NOPS ops one after the other on thread 1/1, O_k [10k, 10k + 5) us, and
+ * as many on thread 1/2 a microsecond later: 4 * NOPS nodes and edges
+ * past the 2,048 places of a block, so that the edges sorted by source
+ * move by blocks first (critical_path_edges.c, permute) and the two
+ * threads' edges interleave in node order. The path runs along one
+ * thread: every op's 5 us, 5 * NOPS us, 2 * NOPS nodes, thread 1/1's
+ * (the first of equal lengths). */
+#define NOPS 3000
+
+static void test_many_edges(void **state)
+{
+	(void)state;
+	size_t cap = 160 * 2 * NOPS + 64, len = 0;
+	char *json = tg_malloc(cap);
+	assert_non_null(json);
+	len = (size_t)snprintf(json, cap, "{\"traceEvents\":[");
+	for (int k = 0; k < NOPS; k++) {
+		add_x(json, cap, &len, "cpu_op", "A", 1, 1, 10 * k, 5, "");
+		add_x(json, cap, &len, "cpu_op", "B", 1, 2, 10 * k + 1, 5, "");
+	}
+	snprintf(json + len, cap - len, "]}");
+	tg_trace *t;
+	tg_tree *tree;
+	tg_cp_opts o = {.annotation = ""};
+	tg_critical_path *cp = build(&t, &tree, json, &o);
+	const tg_cp_stats *st = tg_cp_stats_get(cp);
+	assert_int_equal(st->nodes, 4 * NOPS);
+	assert_int_equal(st->edges, 4 * NOPS - 2);
+	assert_int_equal(tg_cp_length_ns(cp), 5 * NOPS * US);
+	assert_int_equal(st->path_nodes, 2 * NOPS);
+	size_t n;
+	const tg_cp_op *op = tg_cp_ops(cp, &n);
+	assert_int_equal(n, NOPS);
+	assert_string_equal(tg_trace_str(t, tg_trace_events(t, &n)[op[0].event].name), "A");
+	done(t, tree, cp);
+	free(json);
+}
+
+/* Ties in the longest path go by the order the edges were added, not by
+ * their sources' (the edges are sorted by source, each keeping its rank):
+ * A [0, 15) on thread 1 and B [11, 20) on thread 2 make nodes 0 (A's
+ * start), 1 (B's), 2 (A's end), 3 (B's) at 0, 11, 15, 20 us; the edges
+ * 0 -> 1, 0 -> 2, 2 -> 3, 1 -> 3 added in that order make two paths of 20
+ * us into 3. Kahn's queue visits 1 before 2, but networkx takes 3's first
+ * predecessor in the order added, 2 (2 -> 3 came first): the path is 0, 2,
+ * 3. Added with 1 -> 3 before 2 -> 3, it is 0, 1, 3. */
+static void check_tie(int one_first, uint32_t want_mid)
+{
+	static const char json[] =
+		"{\"traceEvents\":["
+		"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"A\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":15},"
+		"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"B\",\"pid\":1,\"tid\":2,\"ts\":11,\"dur\":9}]}";
+	tg_trace *t;
+	tg_tree *tree;
+	tg_cp_opts o = {.annotation = "", .keep_graph = 1, .summary_only = 1};
+	tg_critical_path *cp = build(&t, &tree, json, &o);
+	assert_int_equal(cp->nnodes, 4);
+	free(cp->edges);
+	free(cp->soff);
+	free(cp->path);
+	cp->soff = cp->path = NULL;
+	memset(cp->bound_ns, 0, sizeof(cp->bound_ns));
+	memset(&cp->stats.edges_by_type, 0, sizeof(cp->stats.edges_by_type));
+	const cp_edge a = {{2}, 3, CP_NO_ATTR, TG_CP_EDGE_DEPENDENCY}, b = {{1}, 3, CP_NO_ATTR, TG_CP_EDGE_DEPENDENCY};
+	const cp_edge added[] = {{{0}, 1, CP_NO_ATTR, TG_CP_EDGE_DEPENDENCY},
+	                         {{0}, 2, CP_NO_ATTR, TG_CP_EDGE_DEPENDENCY},
+	                         one_first ? b : a,
+	                         one_first ? a : b};
+	cp->nedges = cp->cap = 4;
+	cp->edges = tg_malloc(sizeof(added));
+	assert_non_null(cp->edges);
+	memcpy(cp->edges, added, sizeof(added));
+	tg_test_must(cp_solve(cp));
+	assert_int_equal(cp->length, 20 * US); /* weights are the times between nodes (no zero flag) */
+	assert_int_equal(cp->npath, 3);
+	/* the path's edges once the breakdown has run: into want_mid, then 3 */
+	assert_int_equal(cp->edges[cp->path[0]].dst, want_mid);
+	assert_int_equal(cp->edges[cp->path[1]].dst, 3);
+	done(t, tree, cp);
+}
+
+static void test_rank_ties(void **state)
+{
+	(void)state;
+	check_tie(0, 2);
+	check_tie(1, 1);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_many_streams),
+		cmocka_unit_test(test_deep_nesting),
+		cmocka_unit_test(test_rank_ties),
+		cmocka_unit_test(test_many_edges),
+	};
+	return cmocka_run_group_tests_name("critical_path_scratch", tests, NULL, NULL);
+}
