@@ -99,6 +99,11 @@ typedef struct tg_cp_opts {
 	int keep_graph;          /* keep the graph (nodes, edges) once the path is
 	                          * found, for tests that look into it; else it is
 	                          * freed as soon as the path's steps are read */
+	void (*graph_freed)(void); /* when not NULL, called once the graph is
+	                          * freed and before the path's steps are made
+	                          * (not for a summary): the command's heap
+	                          * policy (critical-path gives the graph's
+	                          * pages back there), none of the core's */
 } tg_cp_opts;
 
 /* One edge of the path (32 bytes: one a node of the path). Events are

@@ -21,9 +21,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-#ifdef __GLIBC__
-#include <malloc.h>
-#endif
 
 /* A node on a cycle, for the message. */
 static int cycle_error(const tg_critical_path *cp, const uint8_t *indeg)
@@ -536,14 +533,8 @@ static int breakdown(tg_critical_path *cp)
 		rec[n] = (struct path_rec){.ts = ts, .start = cp_node_start(cp, src)};
 	if (!cp->opts.keep_graph)
 		free_graph(cp);
-#ifdef __GLIBC__
-	/* the graph's pages given back before the steps (32 bytes a node of
-	 * the path) are made: freed in the heap's middle they stayed resident
-	 * beside them (critical-path 100 MB: peak RSS 34.3 -> 30.9 MB); the
-	 * diff's summary makes no steps, and its heap policy keeps pages */
-	if (full && !cp->opts.keep_graph)
-		malloc_trim(0);
-#endif
+	if (full && !cp->opts.keep_graph && cp->opts.graph_freed)
+		cp->opts.graph_freed();
 	int rc = full ? make_steps(cp, rec, n) : 0;
 	tg_big_free(rec);
 	return rc || !full ? rc : make_ops(cp);
