@@ -129,9 +129,9 @@ uint32_t cp_edge_src(const tg_critical_path *cp, uint32_t k, uint32_t hint)
 
 #define CP_DEAD 0xf /* type of an edge merged into an earlier one (no edge type is 7) */
 
-#define CP_FLAG_BITS 8 /* a flag pass's buckets: 2^8 heads */
+#define CP_FLAG_BITS 8 /* a flag pass's buckets: 2^8 heads (2^9 at 1 GB: slower) */
 #define CP_FLAG_HEADS (1 << CP_FLAG_BITS)
-#define CP_BLOCK_BITS 11 /* blocks of 2^11 edges permuted cycle by cycle (32 KB with dest) */
+#define CP_BLOCK_BITS 11 /* blocks of 2^11 edges scattered back through a buffer (24 KB) */
 
 /* Moves each edge of e[lo..hi) into its bucket of 2^shift places by dest
  * (an American flag pass: one write head a bucket, at most CP_FLAG_HEADS
@@ -166,12 +166,14 @@ static void flag_pass(cp_edge *e, uint32_t *dest, size_t lo, size_t hi, int shif
 
 /* Moves e[i] to e[dest[i]] for every i of [lo, hi) (dest[lo..hi) a
  * permutation of lo..hi-1, hi - lo at most 2^bits, lo a multiple of it), in
- * place: flag passes of up to 8 bits (flag_pass) down to blocks of 2^11
- * places, then within each block cycle by cycle while the block is in the
- * cache. Followed cycle by cycle over the whole list, the moves missed the
- * cache at every step (4 % of the diff's CPU at 100 MB); one flag pass of
- * 2^11 heads at 1 GB missed the TLB at every move (4 % of the diff's CPU). */
-static void permute(cp_edge *e, uint32_t *dest, size_t lo, size_t hi, int bits)
+ * place but for buf (2^CP_BLOCK_BITS edges): flag passes of up to 2^8 heads
+ * (flag_pass) down to blocks of 2^CP_BLOCK_BITS places, then each block
+ * copied to buf and scattered back while it is in the cache. Followed cycle
+ * by cycle over the whole list, the moves missed the cache at every step (4
+ * % of the diff's CPU at 100 MB); one flag pass of 2^11 heads at 1 GB
+ * missed the TLB at every move (4 % of the diff's CPU), and cycles within
+ * the blocks waited on each other's loads. */
+static void permute(cp_edge *e, uint32_t *dest, cp_edge *buf, size_t lo, size_t hi, int bits)
 {
 	if (hi - lo < 2)
 		return;
@@ -180,18 +182,12 @@ static void permute(cp_edge *e, uint32_t *dest, size_t lo, size_t hi, int bits)
 		int shift = bits - (bits - CP_BLOCK_BITS + levels - 1) / levels;
 		flag_pass(e, dest, lo, hi, shift);
 		for (size_t b = lo; b < hi; b += (size_t)1 << shift)
-			permute(e, dest, b, b + ((size_t)1 << shift) < hi ? b + ((size_t)1 << shift) : hi, shift);
+			permute(e, dest, buf, b, b + ((size_t)1 << shift) < hi ? b + ((size_t)1 << shift) : hi, shift);
 		return;
 	}
-	for (size_t i = lo; i < hi; i++) /* within the block */
-		while (dest[i] != i) {
-			uint32_t j = dest[i];
-			cp_edge x = e[i];
-			e[i] = e[j];
-			e[j] = x;
-			dest[i] = dest[j];
-			dest[j] = j;
-		}
+	memcpy(buf, e + lo, (hi - lo) * sizeof(cp_edge)); /* the block, scattered back */
+	for (size_t i = lo; i < hi; i++)
+		e[dest[i]] = buf[i - lo];
 }
 
 /* The edges sorted by source in place, stably (a source's in the order
@@ -208,9 +204,11 @@ static int sort_by_source(tg_critical_path *cp)
 		cp->cap = ne + 1;
 	}
 	uint32_t *off = tg_calloc(nn + 2, sizeof(uint32_t)), *dest = tg_malloc((ne + 1) * sizeof(uint32_t));
-	if (!off || !dest) {
+	cp_edge *buf = tg_malloc(((size_t)1 << CP_BLOCK_BITS) * sizeof(cp_edge));
+	if (!off || !dest || !buf) {
 		free(off);
 		free(dest);
+		free(buf);
 		return TG_ENOMEM;
 	}
 	/* counts at v + 2, sums, then each edge placed at off[v + 1]++: off[v]
@@ -223,8 +221,9 @@ static int sort_by_source(tg_critical_path *cp)
 		dest[e] = off[cp->edges[e].src + 1]++;
 		cp->edges[e].rank = (uint32_t)e;
 	}
-	permute(cp->edges, dest, 0, ne, ne > 1 ? 64 - __builtin_clzll((uint64_t)(ne - 1)) : 0);
+	permute(cp->edges, dest, buf, 0, ne, ne > 1 ? 64 - __builtin_clzll((uint64_t)(ne - 1)) : 0);
 	free(dest);
+	free(buf);
 	cp->soff = off;
 	return 0;
 }
