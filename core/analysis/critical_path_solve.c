@@ -332,11 +332,8 @@ static int sort_ops_pairs(tg_critical_path *cp)
 /* The ops, in event order (collect_ops), longest first and then by event:
  * one sort of 64-bit keys, the time below the longest above the op's
  * position (8 bytes an op and the sort's 8, instead of a pair sort's 16
- * and 16), the ops then gathered into a new list in that order (24 bytes
- * an op beside the old, once the graph is freed: moved along the
- * permutation's cycles, each move waited for the miss before it, 25 ms of
- * the critical path's CPU at 1 GB); sort_ops_pairs when a time and a
- * position do not fit 64 bits. */
+ * and 16), the ops then moved along the permutation's cycles;
+ * sort_ops_pairs when a time and a position do not fit 64 bits. */
 static int sort_ops(tg_critical_path *cp)
 {
 	size_t n = cp->nops;
@@ -355,17 +352,25 @@ static int sort_ops(tg_critical_path *cp)
 	for (size_t i = 0; i < n; i++)
 		key[i] = (rb ? ((uint64_t)most - (uint64_t)cp->ops[i].ns) << ib : 0) | i;
 	int rc = cp_sort_keys(key, n);
-	tg_cp_op *sorted = rc ? NULL : tg_malloc((n + 1) * sizeof(tg_cp_op));
-	if (!rc && !sorted)
-		rc = TG_ENOMEM;
-	for (size_t m = 0; m < n && !rc; m++) /* gathered: the reads independent of each other */
-		sorted[m] = cp->ops[key[m] & mask];
+	uint32_t *from = (uint32_t *)key; /* entry m's 4 bytes overwrite keys already read */
+	for (size_t m = 0; m < n && !rc; m++)
+		from[m] = (uint32_t)(key[m] & mask);
+	for (uint32_t m = 0; m < n && !rc; m++) { /* ops[m] = the old ops[from[m]], cycle by cycle */
+		if (from[m] == m)
+			continue;
+		tg_cp_op first = cp->ops[m];
+		uint32_t j = m;
+		while (from[j] != m) {
+			uint32_t k = from[j];
+			cp->ops[j] = cp->ops[k];
+			from[j] = j;
+			j = k;
+		}
+		cp->ops[j] = first;
+		from[j] = j;
+	}
 	free(key);
-	if (rc)
-		return rc;
-	free(cp->ops);
-	cp->ops = sorted;
-	return 0;
+	return rc;
 }
 
 /* The graph and the path's nodes, once the steps are read: the ops are
