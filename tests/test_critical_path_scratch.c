@@ -145,14 +145,13 @@ static void test_deep_nesting(void **state)
  * (the first of equal lengths). */
 #define NOPS 3000
 
-static void test_many_edges(void **state)
+static void many_edges(int nops)
 {
-	(void)state;
-	size_t cap = 160 * 2 * NOPS + 64, len = 0;
+	size_t cap = 160 * 2 * (size_t)nops + 64, len = 0;
 	char *json = tg_malloc(cap);
 	assert_non_null(json);
 	len = (size_t)snprintf(json, cap, "{\"traceEvents\":[");
-	for (int k = 0; k < NOPS; k++) {
+	for (int k = 0; k < nops; k++) {
 		add_x(json, cap, &len, "cpu_op", "A", 1, 1, 10 * k, 5, "");
 		add_x(json, cap, &len, "cpu_op", "B", 1, 2, 10 * k + 1, 5, "");
 	}
@@ -162,16 +161,31 @@ static void test_many_edges(void **state)
 	tg_cp_opts o = {.annotation = ""};
 	tg_critical_path *cp = build(&t, &tree, json, &o);
 	const tg_cp_stats *st = tg_cp_stats_get(cp);
-	assert_int_equal(st->nodes, 4 * NOPS);
-	assert_int_equal(st->edges, 4 * NOPS - 2);
-	assert_int_equal(tg_cp_length_ns(cp), 5 * NOPS * US);
-	assert_int_equal(st->path_nodes, 2 * NOPS);
+	assert_int_equal(st->nodes, 4 * nops);
+	assert_int_equal(st->edges, 4 * nops - 2);
+	assert_int_equal(tg_cp_length_ns(cp), 5 * nops * US);
+	assert_int_equal(st->path_nodes, 2 * nops);
 	size_t n;
 	const tg_cp_op *op = tg_cp_ops(cp, &n);
-	assert_int_equal(n, NOPS);
+	assert_int_equal(n, nops);
 	assert_string_equal(tg_trace_str(t, tg_trace_events(t, &n)[op[0].event].name), "A");
 	done(t, tree, cp);
 	free(json);
+}
+
+static void test_many_edges(void **state)
+{
+	(void)state;
+	many_edges(NOPS);
+}
+
+/* Over 2^19 edges (4 * 140,000 - 2): the merge's permutation takes two
+ * levels of flag passes (18 heads, then 16 in each bucket) before its
+ * blocks of 2^11, where NOPS ops' edges take one level: the same path. */
+static void test_many_edges_two_passes(void **state)
+{
+	(void)state;
+	many_edges(140000);
 }
 
 /* Ties in the longest path go by the order the edges were added, not by
@@ -231,6 +245,7 @@ int main(void)
 		cmocka_unit_test(test_deep_nesting),
 		cmocka_unit_test(test_rank_ties),
 		cmocka_unit_test(test_many_edges),
+		cmocka_unit_test(test_many_edges_two_passes),
 	};
 	return cmocka_run_group_tests_name("critical_path_scratch", tests, NULL, NULL);
 }

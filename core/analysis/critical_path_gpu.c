@@ -269,8 +269,8 @@ static int64_t launch_gpu(const tg_critical_path *cp, uint32_t i)
 }
 
 /* A list of launches and calls being sorted by three keys (time, stream,
- * then gpu or thread), the keys read from the events when needed rather
- * than held (24 bytes an entry): entry p is event ws->order[p], a launch
+ * then gpu or thread), the keys read from the events once a level, in list
+ * order (keyed_sort): entry p is event ws->order[p], a launch
  * when p < ws->nlaunches (launches are listed first), else a
  * cudaEventRecord (which: its correlation -> the sync that waits on it) or
  * a cudaStreamWaitEvent (which NULL). */
@@ -297,37 +297,49 @@ static int64_t entry_key(const struct keyed *kd, uint32_t p, int level)
 	return level == 1 ? cp_wait_arg(cp, sy, cp->k_won) : kd->tr[cp->ev[sy].track].pid;
 }
 
-/* 1 when entry p's keys 1 and 2 (its stream) are not *k1, *k2 (the
- * entry's before it in the walk, k the count walked), which become p's. */
-static int keyed_other(const struct keyed *kd, uint32_t p, size_t k, int64_t *k1, int64_t *k2)
+#define CP_GROUP 0x80000000u /* in keyed_sort's pos: the entry's keys 1 and 2 differ from the one's before */
+
+/* Key level l of the entries 0..n-1 into kv's keys, read through kv's
+ * entries from key[] (gathered in list order: the events read in their
+ * order, not in kv's, which misses the cache at 1 GB). */
+static void keyed_level(tg_sort_pair *kv, int64_t *key, size_t n, const struct keyed *kd, int l)
 {
-	int64_t a = entry_key(kd, p, 1), b = entry_key(kd, p, 2);
-	int other = k && (a != *k1 || b != *k2);
-	*k1 = a;
-	*k2 = b;
-	return other;
+	for (size_t p = 0; p < n; p++)
+		key[p] = entry_key(kd, (uint32_t)p, l);
+	for (size_t i = 0; i < n; i++)
+		kv[i].key = tg_sort_key_i64(key[kv[i].idx]);
 }
 
 /* The entries 0..n-1 in order of (key 2, key 1, key 0), ties in list
- * order, into pos: three stable radix sorts of (key, entry) pairs, the
- * least significant first, each level's keys read into the pairs. Returns
- * 0 or TG_ENOMEM. */
+ * order, into pos, each | CP_GROUP when its keys 1 and 2 (its stream) are
+ * not those of the entry before it: three stable radix sorts of (key,
+ * entry) pairs, the least significant first, each level's keys gathered in
+ * list order (keyed_level). Scratch: 32 bytes an entry. Returns 0 or
+ * TG_ENOMEM. */
 static int keyed_sort(uint32_t *pos, size_t n, const struct keyed *kd)
 {
 	tg_sort_pair *kv = tg_malloc((n + 1) * sizeof(*kv));
-	if (!kv)
-		return TG_ENOMEM;
-	for (size_t i = 0; i < n; i++)
-		kv[i] = (tg_sort_pair){0, (uint32_t)i};
-	int rc = 0;
-	for (int l = 0; l < 3 && !rc; l++) {
-		for (size_t i = 0; i < n; i++)
-			kv[i].key = tg_sort_key_i64(entry_key(kd, kv[i].idx, l));
+	int64_t *k1 = tg_malloc((n + 1) * sizeof(int64_t)), *k2 = tg_malloc((n + 1) * sizeof(int64_t));
+	int rc = kv && k1 && k2 ? 0 : TG_ENOMEM;
+	for (size_t i = 0; i < n && !rc; i++) /* level 0 read in list order already */
+		kv[i] = (tg_sort_pair){tg_sort_key_i64(entry_key(kd, (uint32_t)i, 0)), (uint32_t)i};
+	if (!rc)
+		rc = tg_sort_pairs(kv, n);
+	if (!rc) {
+		keyed_level(kv, k1, n, kd, 1);
 		rc = tg_sort_pairs(kv, n);
 	}
-	for (size_t i = 0; i < n && !rc; i++)
-		pos[i] = kv[i].idx;
+	if (!rc) {
+		keyed_level(kv, k2, n, kd, 2);
+		rc = tg_sort_pairs(kv, n);
+	}
+	for (size_t i = 0; i < n && !rc; i++) {
+		uint32_t p = kv[i].idx, q = i ? kv[i - 1].idx : p;
+		pos[i] = p | (k1[p] != k1[q] || k2[p] != k2[q] ? CP_GROUP : 0);
+	}
 	free(kv);
+	free(k1);
+	free(k2);
 	return rc;
 }
 
@@ -360,12 +372,11 @@ static int event_records(tg_critical_path *cp, struct gpu_ws *ws)
 	if (!rc)
 		rc = keyed_sort(pos, n, &kd);
 	uint32_t last = TG_NONE;
-	int64_t k1 = 0, k2 = 0;
 	for (size_t k = 0; k < n && !rc; k++) {
-		uint32_t i = ws->order[pos[k]];
-		if (keyed_other(&kd, pos[k], k, &k1, &k2))
+		uint32_t p = pos[k] & ~CP_GROUP, i = ws->order[p];
+		if (pos[k] & CP_GROUP)
 			last = TG_NONE;
-		if (pos[k] < ws->nlaunches)
+		if (p < ws->nlaunches)
 			last = i;
 		else if (last != TG_NONE && tg_idmap_put(ws->prev, cp_corr(cp, i), last) < 0)
 			rc = TG_ENOMEM;
@@ -400,10 +411,9 @@ static int stream_waits(tg_critical_path *cp, struct gpu_ws *ws)
 	if (!rc)
 		rc = keyed_sort(pos, n, &kd);
 	uint32_t next = TG_NONE; /* the launch's position */
-	int64_t k1 = 0, k2 = 0;
 	for (size_t k = n; k-- > 0 && !rc;) {
-		uint32_t p = pos[k], i = ws->order[p];
-		if (keyed_other(&kd, p, n - 1 - k, &k1, &k2))
+		uint32_t p = pos[k] & ~CP_GROUP, i = ws->order[p];
+		if (k + 1 < n && (pos[k + 1] & CP_GROUP)) /* the entry after it is of another stream */
 			next = TG_NONE;
 		if (p < ws->nlaunches) {
 			if (next == TG_NONE || p < next)
