@@ -3,7 +3,9 @@
  *
  * Each trace: tg_cli_load (the reader's threads, the tree, the flows
  * dropped), tg_rundata_build_parts and tg_rundata_detach (the run data
- * owns its names: the tree and the model can go), then the model and the
+ * owns its names: the tree and the model can go; its measures packed as
+ * soon as they are made, TG_RUNDATA_PACKED, so that their 64-byte records
+ * are gone before the skeleton is built), then the model and the
  * tree freed, unless the side may need the findings across its ranks:
  * its trees are kept while its traces so far are distinct ranks
  * (tg_gate_data_across on the traces read), dropped as soon as two share
@@ -52,7 +54,7 @@ static int load_one(tg_cli_side *s, struct kept *k, const char *path, size_t i, 
 	if (tg_cli_load(&tr, &tree, path, ropts))
 		return -1;
 	tg_big_keep(0); /* read: what the trace before left mapped and this one's reader did not take */
-	int rc = tg_rundata_build_parts(&s->data[i], tree, tg_rules_findings(rules), parts);
+	int rc = tg_rundata_build_parts(&s->data[i], tree, tg_rules_findings(rules), parts | TG_RUNDATA_PACKED);
 	if (!rc) {
 		s->n = i + 1;
 		rc = tg_rundata_detach(s->data[i]);

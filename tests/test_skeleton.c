@@ -195,6 +195,39 @@ static void test_deep_chain(void **state)
 	}
 }
 
+/* Events dense in their words of bits (every bit of a word set, a word
+ * with one bit in each byte, runs broken by gaps): each node's event
+ * selected back, the rank of every bit of every byte, and each found. */
+static void test_skeleton_events_dense(void **state)
+{
+	(void)state;
+	enum { N = 400, NEV = 1000 };
+	tg_atoms *a = tg_atoms_new();
+	uint32_t id;
+	assert_int_equal(tg_atoms_intern(&id, a, "aten::mm", 8), 0);
+	tg_skel_entry *x = calloc(N, sizeof(*x));
+	uint32_t ev[N];
+	size_t n = 0;
+	for (uint32_t e = 0; e < NEV && n < N; e++) {
+		int held = e < 128 || (e < 192 && e % 8 == 7) || (e >= 192 && e % 5 != 2 && e % 13 != 0);
+		if (held)
+			ev[n++] = e;
+	}
+	assert_int_equal(n, N);
+	for (size_t i = 0; i < N; i++)
+		x[i] = (tg_skel_entry){.ts = (int64_t)i, .dur = 1, .event = ev[i], .parent = TG_NONE, .kind = TG_KIND_CPU_OP};
+	tg_skeleton *s;
+	assert_int_equal(tg_skeleton_adopt(&s, x, N, NEV, a, 0, "t"), 0);
+	for (size_t i = 0; i < N; i++) {
+		assert_int_equal(tg_skeleton_event(s, i), ev[i]);
+		assert_int_equal(tg_skeleton_find(s, ev[i]), i);
+	}
+	assert_int_equal(tg_skeleton_event(s, 63), 63);
+	assert_int_equal(tg_skeleton_event(s, 128), 135);
+	assert_int_equal(tg_skeleton_event(s, 135), 191);
+	tg_skeleton_free(s);
+}
+
 /* Starts and events of a skeleton read back through their compact forms:
  * a start 2^32 - 1 ns or more past its block's least start held whole (in
  * the first block and in the second, negative starts too), the events
@@ -250,6 +283,7 @@ int main(void)
 		cmocka_unit_test(test_sort_nodes),
 		cmocka_unit_test(test_order_in_place),
 		cmocka_unit_test(test_deep_chain),
+		cmocka_unit_test(test_skeleton_events_dense),
 		cmocka_unit_test(test_skeleton_starts_events),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

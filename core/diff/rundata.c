@@ -51,6 +51,8 @@ static int measure_tree(tg_rundata *rd, const tg_tree *tree, unsigned parts)
 		snprintf(rd->cp.why, sizeof(rd->cp.why), "not computed");
 	if (!rc)
 		rc = tg_measure_build(&rd->m, &tree, 1, rd->keys);
+	if (!rc && (parts & TG_RUNDATA_PACKED)) /* detached next: its 64-byte records go before the skeleton comes */
+		rc = tg_measure_pack(rd->m);
 	if (!rc) /* kept past the trace: without the slack of growing */
 		rc = tg_measure_fit(rd->m);
 	if (!rc && (parts & TG_RUNDATA_SKELETON))

@@ -63,8 +63,11 @@ int tg_rundata_build(tg_rundata **out, const tg_tree *tree, const tg_findings_op
  * the op skeleton, the findings, the critical path's summary. */
 enum { TG_RUNDATA_SKELETON = 1, TG_RUNDATA_FINDINGS = 2, TG_RUNDATA_CP = 4, TG_RUNDATA_ALL = 7,
        TG_RUNDATA_MEASURE = 8, /* always built; only tg_rundata_release frees it */
-       TG_RUNDATA_THREADS = 16 /* tg_rundata_build_parts: the findings on a second thread
-                                  while the critical path is found (not a part) */ };
+       TG_RUNDATA_THREADS = 16, /* tg_rundata_build_parts: the findings on a second thread
+                                   while the critical path is found (not a part) */
+       TG_RUNDATA_PACKED = 32 /* tg_rundata_build_parts: the measures packed (tg_measure_pack)
+                                 before the skeleton is built, for a caller that detaches the
+                                 run data next and reads its records one at a time (not a part) */ };
 
 /* tg_rundata_build with only the parts asked for (TG_RUNDATA_* or'ed):
  * what a judgement reads of a trace and no more (`tracegate diff`: no
