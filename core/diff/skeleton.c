@@ -372,17 +372,10 @@ int tg_skeleton_sort_nodes(const tg_skeleton *s, uint32_t *idx, size_t n, uint64
 	}
 	for (size_t k = 0; k < n; k++)
 		keys[k] = (((uint64_t)tg_skeleton_ts(s, idx[k]) - (uint64_t)lo) << b) | idx[k];
-	if (n < 64) { /* a radix sort's passes cost more than they save */
-		for (size_t k = 1; k < n; k++) {
-			uint64_t x = keys[k];
-			size_t j = k;
-			for (; j > 0 && keys[j - 1] > x; j--)
-				keys[j] = keys[j - 1];
-			keys[j] = x;
-		}
-	} else if (tg_sort_u64(keys, n)) {
+	if (n < 64) /* a radix sort's passes cost more than they save */
+		insertion_u64(keys, n);
+	else if (tg_sort_u64(keys, n))
 		return TG_ENOMEM;
-	}
 	for (size_t k = 0; k < n; k++)
 		idx[k] = (uint32_t)(keys[k] & (((uint64_t)1 << b) - 1));
 	return 0;
