@@ -5,7 +5,7 @@
  * and scattered correlation ids), and the summary alone
  * (tg_cp_opts.summary_only) against the full result. HTA's four
  * critical-path test traces are test_critical_path_hta.c's. */
-#include "testutil.h"
+#include "cputil.h"
 
 #include "../core/analysis/critical_path_impl.h"
 #include "../render/critical_path_render.h"
@@ -43,22 +43,6 @@ static const char *const TRACE1 =
 	X("cuda_sync", "Context Sync", 0, -1, 205, 5, "\"correlation\":5,\"stream\":-1")
 	"]}";
 
-static tg_critical_path *build(tg_trace **t, tg_tree **tree, const char *json, const tg_cp_opts *o)
-{
-	*t = tg_test_read_str(json);
-	tg_test_must(tg_tree_build(tree, *t));
-	tg_critical_path *cp;
-	tg_test_must(tg_critical_path_build(&cp, *tree, o));
-	return cp;
-}
-
-static void done(tg_trace *t, tg_tree *tree, tg_critical_path *cp)
-{
-	tg_critical_path_free(cp);
-	tg_tree_free(tree);
-	tg_trace_free(t);
-}
-
 static const char *ev_name(const tg_critical_path *cp, uint32_t ev)
 {
 	const tg_trace *t = tg_critical_path_trace(cp);
@@ -71,7 +55,7 @@ static void test_nesting_launch_and_syncs(void **state)
 	(void)state;
 	tg_trace *t;
 	tg_tree *tree;
-	tg_critical_path *cp = build(&t, &tree, TRACE1, NULL);
+	tg_critical_path *cp = cp_test_build(&t, &tree, TRACE1, NULL);
 	const tg_cp_stats *s = tg_cp_stats_get(cp);
 	assert_string_equal(tg_cp_annotation(cp), ""); /* no steps: the whole trace */
 	assert_int_equal(s->window_start, 0);
@@ -114,7 +98,7 @@ static void test_nesting_launch_and_syncs(void **state)
 	assert_int_equal(ops[1].bound, TG_CP_GPU_COMM);
 	assert_string_equal(ev_name(cp, ops[5].event), "cudaStreamSynchronize"); /* blocking: 0 */
 	assert_int_equal(ops[5].ns, 0);
-	done(t, tree, cp);
+	cp_test_done(t, tree, cp);
 }
 
 /* HTA's zero-weight launch edges: K1 and K2 keep an edge from their
@@ -125,16 +109,16 @@ static void test_zero_weight_and_data_load(void **state)
 	tg_trace *t;
 	tg_tree *tree;
 	tg_cp_opts o = {.annotation = "", .zero_weight_launch = 1};
-	tg_critical_path *cp = build(&t, &tree, TRACE1, &o);
+	tg_critical_path *cp = cp_test_build(&t, &tree, TRACE1, &o);
 	assert_int_equal(tg_cp_stats_get(cp)->edges_by_type[TG_CP_EDGE_LAUNCH], 3);
 	assert_int_equal(tg_cp_length_ns(cp), 150 * US);
-	done(t, tree, cp);
+	cp_test_done(t, tree, cp);
 	const char *const dl[] = {"linear"};
 	tg_cp_opts o2 = {.annotation = "", .data_load = dl, .ndata_load = 1};
-	cp = build(&t, &tree, TRACE1, &o2);
+	cp = cp_test_build(&t, &tree, TRACE1, &o2);
 	assert_int_equal(tg_cp_breakdown(cp)[TG_CP_DATA_LOADING], 85 * US);
 	assert_int_equal(tg_cp_breakdown(cp)[TG_CP_CPU], 16 * US);
-	done(t, tree, cp);
+	cp_test_done(t, tree, cp);
 }
 
 /* Events across streams, thread 1/1, us, all in an annotation [0,140):
@@ -169,7 +153,7 @@ static void test_cross_stream_events(void **state)
 	(void)state;
 	tg_trace *t;
 	tg_tree *tree;
-	tg_critical_path *cp = build(&t, &tree, TRACE2, NULL);
+	tg_critical_path *cp = cp_test_build(&t, &tree, TRACE2, NULL);
 	const tg_cp_stats *s = tg_cp_stats_get(cp);
 	assert_int_equal(s->edges_by_type[TG_CP_EDGE_SYNC], 2);
 	assert_int_equal(s->edges_by_type[TG_CP_EDGE_LAUNCH], 1);
@@ -184,7 +168,7 @@ static void test_cross_stream_events(void **state)
 	const char *const want[] = {"cudaLaunchKernel", "gemm", "gemm", "softmax", "softmax"};
 	for (size_t i = 0; i < n; i++)
 		assert_string_equal(ev_name(cp, pe[i]), want[i]);
-	done(t, tree, cp);
+	cp_test_done(t, tree, cp);
 }
 
 /* A kernel that ran before its launch (clock skew) and a stream sync that
@@ -289,14 +273,14 @@ static void test_last_step_filter(void **state)
 		         ids[k][0], ids[k][1], ids[k][0], ids[k][1], ids[k][2]);
 		tg_trace *t;
 		tg_tree *tree;
-		tg_critical_path *cp = build(&t, &tree, json, NULL);
+		tg_critical_path *cp = cp_test_build(&t, &tree, json, NULL);
 		assert_int_equal(kept(cp, "launch_a"), 1);
 		assert_int_equal(kept(cp, "gemm"), 1);
 		assert_int_equal(kept(cp, "launch_b"), 0);
 		assert_int_equal(kept(cp, "relu"), 0);
 		assert_int_equal(kept(cp, "orphan"), 0);
 		assert_int_equal(tg_cp_stats_get(cp)->steps, 1);
-		done(t, tree, cp);
+		cp_test_done(t, tree, cp);
 	}
 }
 
@@ -312,15 +296,15 @@ static void test_rounding(void **state)
 		"]}";
 	tg_trace *t;
 	tg_tree *tree;
-	tg_critical_path *cp = build(&t, &tree, json, NULL);
+	tg_critical_path *cp = cp_test_build(&t, &tree, json, NULL);
 	assert_int_equal(tg_cp_length_ns(cp), 40 * US);           /* launch 31 - 10 + kernel 19 */
 	assert_int_equal(tg_cp_breakdown(cp)[TG_CP_GPU_COMPUTE], 19 * US);
-	done(t, tree, cp);
+	cp_test_done(t, tree, cp);
 	tg_cp_opts o = {.exact_ns = 1, .annotation = ""};
-	cp = build(&t, &tree, json, &o);
+	cp = cp_test_build(&t, &tree, json, &o);
 	assert_int_equal(tg_cp_breakdown(cp)[TG_CP_GPU_COMPUTE], 20200);
 	assert_int_equal(tg_cp_breakdown(cp)[TG_CP_LAUNCH], 20400);
-	done(t, tree, cp);
+	cp_test_done(t, tree, cp);
 }
 
 /* The nodes' times in 32 bits of their unit from the first node (whole
@@ -343,25 +327,25 @@ static void test_node_times_wide(void **state)
 	tg_trace *t;
 	tg_tree *tree;
 	tg_cp_opts o = {.annotation = "", .keep_graph = 1};
-	tg_critical_path *cp = build(&t, &tree, json5, &o);
+	tg_critical_path *cp = cp_test_build(&t, &tree, json5, &o);
 	assert_true(cp->t_narrow); /* 5 s: 5,000,041 us */
 	assert_int_equal(tg_cp_breakdown(cp)[TG_CP_LAUNCH], (5000031 - 10) * US);
 	assert_int_equal(tg_cp_breakdown(cp)[TG_CP_GPU_COMPUTE], 19 * US);
 	assert_int_equal(tg_cp_length_ns(cp), (5000031 - 10 + 19) * US);
 	assert_int_equal(cp_node_ts(cp, 3), 5000050 * US);
-	done(t, tree, cp);
+	cp_test_done(t, tree, cp);
 	o.exact_ns = 1;
-	cp = build(&t, &tree, json5, &o);
+	cp = cp_test_build(&t, &tree, json5, &o);
 	assert_false(cp->t_narrow); /* 5e9 ns do not fit 32 bits */
 	assert_int_equal(tg_cp_breakdown(cp)[TG_CP_LAUNCH], INT64_C(5000020400));
 	assert_int_equal(tg_cp_breakdown(cp)[TG_CP_GPU_COMPUTE], 20200);
-	done(t, tree, cp);
+	cp_test_done(t, tree, cp);
 	o.exact_ns = 0;
-	cp = build(&t, &tree, json5000, &o);
+	cp = cp_test_build(&t, &tree, json5000, &o);
 	assert_false(cp->t_narrow); /* 5e9 us do not either */
 	assert_int_equal(tg_cp_breakdown(cp)[TG_CP_LAUNCH], INT64_C(5000000021) * US);
 	assert_int_equal(tg_cp_length_ns(cp), INT64_C(5000000040) * US);
-	done(t, tree, cp);
+	cp_test_done(t, tree, cp);
 }
 
 /* Distances held in 32 bits of the nodes' unit, started again in 64 when
@@ -377,12 +361,12 @@ static void check_long_path(const char *json, int exact, int64_t want_ns, int t3
 	tg_trace *t;
 	tg_tree *tree;
 	tg_cp_opts o = {.annotation = "", .exact_ns = exact, .keep_graph = 1};
-	tg_critical_path *cp = build(&t, &tree, json, &o);
+	tg_critical_path *cp = cp_test_build(&t, &tree, json, &o);
 	assert_int_equal(cp->t_narrow, t32);
 	assert_int_equal(tg_cp_length_ns(cp), want_ns);
 	assert_int_equal(tg_cp_breakdown(cp)[TG_CP_CPU], want_ns);
 	assert_int_equal(tg_cp_stats_get(cp)->path_nodes, 4);
-	done(t, tree, cp);
+	cp_test_done(t, tree, cp);
 }
 
 static void test_long_path(void **state)
@@ -414,7 +398,7 @@ static void check_nesting(const char *json, int exact, int64_t s_us, int early)
 	tg_trace *t;
 	tg_tree *tree;
 	tg_cp_opts o = {.annotation = "", .exact_ns = exact};
-	tg_critical_path *cp = build(&t, &tree, json, &o);
+	tg_critical_path *cp = cp_test_build(&t, &tree, json, &o);
 	assert_int_equal(tg_cp_length_ns(cp), (s_us + early) * US);
 	assert_int_equal(tg_cp_stats_get(cp)->path_nodes, 10 + 2 * early);
 	size_t n;
@@ -426,7 +410,7 @@ static void check_nesting(const char *json, int exact, int64_t s_us, int early)
 		assert_string_equal(ev_name(cp, op[k].event), names[k]);
 		assert_int_equal(op[k].ns, ns[k]);
 	}
-	done(t, tree, cp);
+	cp_test_done(t, tree, cp);
 }
 
 #define NEST_JSON(S)                                                                                     \
@@ -469,14 +453,14 @@ static void test_queue_rows_wide(void **state)
 		tg_trace *t;
 		tg_tree *tree;
 		tg_cp_opts o = {.annotation = "", .exact_ns = exact};
-		tg_critical_path *cp = build(&t, &tree, json, &o);
+		tg_critical_path *cp = cp_test_build(&t, &tree, json, &o);
 		const int64_t *b = tg_cp_breakdown(cp);
 		assert_int_equal(tg_cp_length_ns(cp), INT64_C(6000000000000020000));
 		assert_int_equal(b[TG_CP_LAUNCH], INT64_C(6000000000000000000));
 		assert_int_equal(b[TG_CP_GPU_COMPUTE], 20 * US);
 		assert_int_equal(b[TG_CP_KERNEL_KERNEL], 0);
 		assert_int_equal(tg_cp_stats_get(cp)->edges_by_type[TG_CP_EDGE_LAUNCH], 2);
-		done(t, tree, cp);
+		cp_test_done(t, tree, cp);
 	}
 }
 
@@ -501,7 +485,7 @@ static void test_ops_order(void **state)
 		tg_trace *t;
 		tg_tree *tree;
 		tg_cp_opts o = {.annotation = "", .exact_ns = !w ? 1 : 0};
-		tg_critical_path *cp = build(&t, &tree, json[w], &o);
+		tg_critical_path *cp = cp_test_build(&t, &tree, json[w], &o);
 		assert_int_equal(tg_cp_length_ns(cp), s_us[w] * US);
 		size_t n;
 		const tg_cp_op *op = tg_cp_ops(cp, &n);
@@ -514,7 +498,7 @@ static void test_ops_order(void **state)
 			assert_string_equal(ev_name(cp, op[k].event), name);
 			assert_int_equal(op[k].ns, 100 * US);
 		}
-		done(t, tree, cp);
+		cp_test_done(t, tree, cp);
 	}
 }
 
@@ -538,7 +522,7 @@ static void test_zero_duration_thread(void **state)
 	tg_trace *t;
 	tg_tree *tree;
 	tg_cp_opts o = {.annotation = ""};
-	tg_critical_path *cp = build(&t, &tree, json, &o);
+	tg_critical_path *cp = cp_test_build(&t, &tree, json, &o);
 	const tg_cp_stats *st = tg_cp_stats_get(cp);
 	assert_int_equal(st->events, 6);
 	assert_int_equal(st->nodes, 12);
@@ -549,7 +533,7 @@ static void test_zero_duration_thread(void **state)
 	assert_int_equal(st->path_events, 4);
 	assert_int_equal(tg_cp_length_ns(cp), 80 * US);
 	assert_int_equal(tg_cp_breakdown(cp)[TG_CP_CPU], 80 * US);
-	done(t, tree, cp);
+	cp_test_done(t, tree, cp);
 }
 
 /* Sub-microsecond events vanish in HTA's rounding: said so. */
@@ -578,7 +562,7 @@ static void test_render(void **state)
 	(void)state;
 	tg_trace *t;
 	tg_tree *tree;
-	tg_critical_path *cp = build(&t, &tree, TRACE1, NULL);
+	tg_critical_path *cp = cp_test_build(&t, &tree, TRACE1, NULL);
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
@@ -602,7 +586,7 @@ static void test_render(void **state)
 	assert_non_null(strstr(buf, "Critical path of &lt;x&gt;.json"));
 	assert_non_null(strstr(buf, "<title>gpu_communication_bound 0.030 ms</title>"));
 	free(buf);
-	done(t, tree, cp);
+	cp_test_done(t, tree, cp);
 }
 
 /* alexnet's forward annotation in HTA's traces (test_summary_only) */
@@ -621,7 +605,7 @@ static void test_edge_merge(void **state)
 	tg_trace *t;
 	tg_tree *tree;
 	tg_cp_opts o = {.annotation = "", .keep_graph = 1};
-	tg_critical_path *g = build(&t, &tree, json, &o), cp = *g;
+	tg_critical_path *g = cp_test_build(&t, &tree, json, &o), cp = *g;
 	assert_int_equal(cp.nnodes, 4); /* the weights: 0 -> 1 11, 1 -> 2 4, 0 -> 2 15, 2 -> 3 5 */
 	assert_int_equal(cp_node_ts(&cp, 3), 20 * US);
 	free(g->edges);
@@ -677,7 +661,7 @@ static void test_edge_merge(void **state)
 	assert_int_equal(cp_find_edge(&cp, 9, 0), TG_NONE);
 	free(cp.soff);
 	free(cp.edges);
-	done(t, tree, g);
+	cp_test_done(t, tree, g);
 	/* nothing added twice: sorted all the same, the ranks kept */
 	tg_critical_path one = {0};
 	one.nnodes = 3;
@@ -713,11 +697,11 @@ static void test_shared_correlation(void **state)
 	tg_trace *t;
 	tg_tree *tree;
 	tg_cp_opts o = {0};
-	tg_critical_path *cp = build(&t, &tree, json, &o);
+	tg_critical_path *cp = cp_test_build(&t, &tree, json, &o);
 	assert_int_equal(tg_cp_length_ns(cp), 20 * US);
 	assert_int_equal(tg_cp_breakdown(cp)[TG_CP_GPU_COMPUTE], 20 * US);
 	assert_int_equal(tg_cp_stats_get(cp)->edges_by_type[TG_CP_EDGE_LAUNCH], 0);
-	done(t, tree, cp);
+	cp_test_done(t, tree, cp);
 }
 
 /* The summary alone (what a diff and run data keep) equals the full
@@ -750,7 +734,7 @@ static void test_summary_only(void **state)
 	tg_trace *t;
 	tg_tree *tree;
 	tg_cp_opts o = {0};
-	tg_critical_path_free(build(&t, &tree, TRACE1, &o));
+	tg_critical_path_free(cp_test_build(&t, &tree, TRACE1, &o));
 	check_summary(tree, &o);
 	tg_tree_free(tree);
 	tg_trace_free(t);

@@ -5,7 +5,7 @@
  * aside), the call stacks' open events grown as deep as the nesting goes,
  * and the node's start flag kept in its event's top bit. Generated traces
  * whose graphs are worked out in the comments. */
-#include "testutil.h"
+#include "cputil.h"
 
 #include "../core/analysis/critical_path_impl.h"
 
@@ -13,22 +13,6 @@
 #include <string.h>
 
 #define US INT64_C(1000)
-
-static tg_critical_path *build(tg_trace **t, tg_tree **tree, const char *json, const tg_cp_opts *o)
-{
-	*t = tg_test_read_str(json);
-	tg_test_must(tg_tree_build(tree, *t));
-	tg_critical_path *cp;
-	tg_test_must(tg_critical_path_build(&cp, *tree, o));
-	return cp;
-}
-
-static void done(tg_trace *t, tg_tree *tree, tg_critical_path *cp)
-{
-	tg_critical_path_free(cp);
-	tg_tree_free(tree);
-	tg_trace_free(t);
-}
 
 /* Appends one complete event to buf (at *len, of cap bytes). */
 static void add_x(char *buf, size_t cap, size_t *len, const char *cat, const char *name, int pid, int tid,
@@ -81,7 +65,7 @@ static void test_many_streams(void **state)
 	tg_trace *t;
 	tg_tree *tree;
 	tg_cp_opts o = {.annotation = "", .keep_graph = 1};
-	tg_critical_path *cp = build(&t, &tree, json, &o);
+	tg_critical_path *cp = cp_test_build(&t, &tree, json, &o);
 	const tg_cp_stats *s = tg_cp_stats_get(cp);
 	assert_int_equal(s->nodes, 4 * NK + 2); /* the Context Sync, of no stream, has none */
 	assert_int_equal(s->edges_by_type[TG_CP_EDGE_LAUNCH], NK);
@@ -99,7 +83,7 @@ static void test_many_streams(void **state)
 	assert_string_equal(tg_trace_str(t, ev[st[2 * NK - 1].to].name), "gemm");
 	assert_false(st[2 * NK - 1].to_start);
 	assert_int_equal(st[2 * NK - 2].type, TG_CP_EDGE_LAUNCH);
-	done(t, tree, cp);
+	cp_test_done(t, tree, cp);
 	free(json);
 }
 
@@ -123,7 +107,7 @@ static void test_deep_nesting(void **state)
 	tg_trace *t;
 	tg_tree *tree;
 	tg_cp_opts o = {.annotation = ""};
-	tg_critical_path *cp = build(&t, &tree, json, &o);
+	tg_critical_path *cp = cp_test_build(&t, &tree, json, &o);
 	assert_int_equal(tg_cp_length_ns(cp), 1000 * US);
 	assert_int_equal(tg_cp_breakdown(cp)[TG_CP_CPU], 1000 * US);
 	assert_int_equal(tg_cp_stats_get(cp)->path_nodes, 2 * DEPTH);
@@ -132,7 +116,7 @@ static void test_deep_nesting(void **state)
 	const tg_cp_op *op = tg_cp_ops(cp, &n);
 	assert_int_equal(n, DEPTH);
 	assert_int_equal(op[0].ns, (1000 - 2 * (DEPTH - 1)) * US); /* the innermost */
-	done(t, tree, cp);
+	cp_test_done(t, tree, cp);
 	free(json);
 }
 
@@ -159,7 +143,7 @@ static void many_edges(int nops)
 	tg_trace *t;
 	tg_tree *tree;
 	tg_cp_opts o = {.annotation = ""};
-	tg_critical_path *cp = build(&t, &tree, json, &o);
+	tg_critical_path *cp = cp_test_build(&t, &tree, json, &o);
 	const tg_cp_stats *st = tg_cp_stats_get(cp);
 	assert_int_equal(st->nodes, 4 * nops);
 	assert_int_equal(st->edges, 4 * nops - 2);
@@ -169,7 +153,7 @@ static void many_edges(int nops)
 	const tg_cp_op *op = tg_cp_ops(cp, &n);
 	assert_int_equal(n, nops);
 	assert_string_equal(tg_trace_str(t, tg_trace_events(t, &n)[op[0].event].name), "A");
-	done(t, tree, cp);
+	cp_test_done(t, tree, cp);
 	free(json);
 }
 
@@ -205,7 +189,7 @@ static void check_tie(int one_first, uint32_t want_mid)
 	tg_trace *t;
 	tg_tree *tree;
 	tg_cp_opts o = {.annotation = "", .keep_graph = 1, .summary_only = 1};
-	tg_critical_path *cp = build(&t, &tree, json, &o);
+	tg_critical_path *cp = cp_test_build(&t, &tree, json, &o);
 	assert_int_equal(cp->nnodes, 4);
 	free(cp->edges);
 	free(cp->soff);
@@ -228,7 +212,7 @@ static void check_tie(int one_first, uint32_t want_mid)
 	/* the path's edges once the breakdown has run: into want_mid, then 3 */
 	assert_int_equal(cp->edges[cp->path[0]].dst, want_mid);
 	assert_int_equal(cp->edges[cp->path[1]].dst, 3);
-	done(t, tree, cp);
+	cp_test_done(t, tree, cp);
 }
 
 static void test_rank_ties(void **state)
