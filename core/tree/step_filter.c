@@ -31,21 +31,10 @@ int tg_step_filter_init(tg_step_filter *f, const tg_tree *tree, int32_t step)
 	return 0;
 }
 
-/* Step index whose window holds ts, or -1 (steps are sorted by ts). */
+/* Step index whose window holds ts, or -1 (tree.h's tg_steps_find). */
 static int32_t step_at(const tg_step_filter *f, int64_t ts)
 {
-	size_t lo = 0, hi = f->nsteps;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (f->steps[mid].ts <= ts)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo == 0)
-		return -1;
-	const tg_step *s = &f->steps[lo - 1];
-	return ts < s->ts + s->dur ? (int32_t)(lo - 1) : -1;
+	return tg_steps_find(f->steps, f->nsteps, ts);
 }
 
 int32_t tg_step_filter_step_of(const tg_step_filter *f, uint32_t ev)

@@ -140,6 +140,11 @@ int32_t tg_tree_step_of(const tg_tree *tree, uint32_t ev);
 /* The steps in time order. */
 const tg_step *tg_tree_steps(const tg_tree *tree, size_t *n);
 
+/* The index of the step of steps[0..n) (sorted by start, windows apart)
+ * whose window holds ts, or -1: one binary search, shared by the tree's
+ * own step marks and tg_step_filter. */
+int32_t tg_steps_find(const tg_step *steps, size_t n, int64_t ts);
+
 /* Index into tg_tree_steps() of ProfilerStep#number (the last one when a
  * trace repeats a number, as the orphan kernels' steps are found), or -1
  * when the tree has no such step. */

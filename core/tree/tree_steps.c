@@ -33,21 +33,26 @@ static int cmp_step(const void *a, const void *b)
 	return (x->ts > y->ts) - (x->ts < y->ts);
 }
 
-/* Index of the step whose host window holds ts, or -1. */
-static int32_t step_at(const tg_tree *tree, int64_t ts)
+int32_t tg_steps_find(const tg_step *steps, size_t n, int64_t ts)
 {
-	size_t lo = 0, hi = tree->nsteps;
+	size_t lo = 0, hi = n;
 	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		if (tree->steps[mid].ts <= ts)
+		size_t mid = lo + (hi - lo) / 2;
+		if (steps[mid].ts <= ts)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
 	if (lo == 0)
 		return -1;
-	const tg_step *s = &tree->steps[lo - 1];
+	const tg_step *s = &steps[lo - 1];
 	return ts < s->ts + s->dur ? (int32_t)(lo - 1) : -1;
+}
+
+/* Index of the step whose host window holds ts, or -1. */
+static int32_t step_at(const tg_tree *tree, int64_t ts)
+{
+	return tg_steps_find(tree->steps, tree->nsteps, ts);
 }
 
 /* A step's number and its index in tree->steps. */
