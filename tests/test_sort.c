@@ -40,7 +40,7 @@ static int cmp_rec(const void *a, const void *b)
 static void test_two_keys(void **state)
 {
 	(void)state;
-	size_t sizes[] = {0, 1, 2, 3, 100, 5000, 100000, 300000};
+	size_t sizes[] = {0, 1, 2, 3, 24, 25, 100, 256, 257, 5000, 100000, 300000};
 	for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
 		size_t n = sizes[s];
 		struct rec *a = malloc((n + 1) * sizeof(*a)), *b = malloc((n + 1) * sizeof(*b));
@@ -100,6 +100,30 @@ static void test_by_keys(void **state)
 	}
 }
 
+/* 300,000 pairs (the top digit's pass first) whose top buckets but the
+ * first hold a few keys each (insertion sorted), with ties: the order of
+ * a stable sort. */
+static void test_pairs_small_buckets(void **state)
+{
+	(void)state;
+	size_t n = 300000;
+	struct rec *a = malloc(n * sizeof(*a));
+	tg_sort_pair *kv = malloc(n * sizeof(*kv));
+	for (size_t i = 0; i < n; i++) {
+		uint64_t k = i < 20000 ? ((uint64_t)(i % 2048) << 40) | (next() % 4) : next() % 4;
+		a[i] = (struct rec){(int64_t)k, 0, (uint32_t)i};
+		kv[i] = (tg_sort_pair){k, (uint32_t)i};
+	}
+	qsort(a, n, sizeof(*a), cmp_rec);
+	assert_int_equal(tg_sort_pairs(kv, n), 0);
+	for (size_t i = 0; i < n; i++) {
+		assert_true(kv[i].key == (uint64_t)a[i].major);
+		assert_int_equal(kv[i].idx, a[i].pos);
+	}
+	free(a);
+	free(kv);
+}
+
 /* All keys equal: nothing moves. */
 static void test_constant(void **state)
 {
@@ -149,10 +173,12 @@ static void test_u64(void **state)
 	 * times packed with their position, as the critical path's; wide random
 	 * keys; a narrow range; one key apart from the rest in a bucket of its
 	 * own; descending keys, every one moved; 16 wide values, each repeated
-	 * in its own bucket) */
-	size_t sizes[] = {0, 1, 2, 7, 1000, 70000, 300000};
+	 * in its own bucket; a few keys in each top bucket but the first,
+	 * sorted by insertion); and the small sizes: by insertion (up to 24),
+	 * on the stack (up to 256), allocated */
+	size_t sizes[] = {0, 1, 2, 7, 24, 25, 200, 256, 257, 1000, 70000, 300000};
 	for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++)
-		for (int kind = 0; kind < 7; kind++) {
+		for (int kind = 0; kind < 8; kind++) {
 			size_t n = sizes[s];
 			uint64_t *a = malloc((n + 1) * sizeof(*a)), *b = malloc((n + 1) * sizeof(*b));
 			for (size_t i = 0; i < n; i++)
@@ -162,7 +188,9 @@ static void test_u64(void **state)
 				              : kind == 3 ? ((i * 1000 + next() % 5000) << 20) | i
 				              : kind == 4 ? (i == n / 2 ? UINT64_C(1) << 40 : next() % 100000)
 				              : kind == 5 ? ((uint64_t)(n - i) << 24) + next() % 1000
-				                          : (next() % 16) << 36;
+				              : kind == 6 ? (next() % 16) << 36
+				              : i < 20000 ? ((uint64_t)(i % 2048) << 40) | (next() % 1000)
+				                          : next() % 1000;
 			qsort(b, n, sizeof(*b), cmp_u64);
 			assert_int_equal(tg_sort_u64(a, n), 0);
 			for (size_t i = 0; i < n; i++)
@@ -281,6 +309,7 @@ int main(void)
 		cmocka_unit_test(test_constant),
 		cmocka_unit_test(test_double_keys),
 		cmocka_unit_test(test_u64),
+		cmocka_unit_test(test_pairs_small_buckets),
 		cmocka_unit_test(test_apply_sizes),
 		cmocka_unit_test(test_select),
 		cmocka_unit_test(test_median),

@@ -18,6 +18,38 @@ uint64_t tg_sort_key_double(double x)
 	return u >> 63 ? ~u : u ^ (UINT64_C(1) << 63);
 }
 
+/* From this few elements down, an insertion sort: no pass over 256
+ * counters a digit, no scratch. */
+enum { INSERTION_MAX = 24 };
+/* Up to this many, the scratch on the stack (4 KiB of pairs, 2 KiB of
+ * keys): the many small sorts (a tree node's children, a bucket) allocate
+ * nothing. */
+enum { STACK_MAX = 256 };
+
+/* Stable insertion sort of v[0..n) by key. */
+static void insertion_pairs(tg_sort_pair *v, size_t n)
+{
+	for (size_t i = 1; i < n; i++) {
+		tg_sort_pair x = v[i];
+		size_t j = i;
+		for (; j > 0 && v[j - 1].key > x.key; j--)
+			v[j] = v[j - 1];
+		v[j] = x;
+	}
+}
+
+/* Insertion sort of the keys v[0..n). */
+static void insertion_u64(uint64_t *v, size_t n)
+{
+	for (size_t i = 1; i < n; i++) {
+		uint64_t x = v[i];
+		size_t j = i;
+		for (; j > 0 && v[j - 1] > x; j--)
+			v[j] = v[j - 1];
+		v[j] = x;
+	}
+}
+
 /* Stable LSD passes on the bytes below bit top of v[0..n)'s keys, tmp (n
  * pairs) as scratch, skipping the bytes every key shares; the result in v.
  * count: 8 rows of 256 counters, zeroed here. */
@@ -79,7 +111,9 @@ static void msd_pairs(tg_sort_pair *v, tg_sort_pair *tmp, size_t n, int top, siz
 		tmp[next[(v[i].key >> shift) & (MSD_RADIX - 1)]++] = v[i];
 	for (size_t d = 0; d < MSD_RADIX; d++) {
 		size_t lo = start[d], m = next[d] - lo;
-		if (m > 1)
+		if (m > 1 && m <= INSERTION_MAX)
+			insertion_pairs(tmp + lo, m);
+		else if (m > 1)
 			lsd_pairs(tmp + lo, v + lo, m, shift, count);
 		memcpy(v + lo, tmp + lo, m * sizeof(*v));
 	}
@@ -90,25 +124,27 @@ int tg_sort_pairs(tg_sort_pair *v, size_t n)
 {
 	if (n < 2)
 		return 0;
+	if (n <= INSERTION_MAX) {
+		insertion_pairs(v, n);
+		return 0;
+	}
 	uint64_t differ = 0;
 	for (size_t i = 1; i < n; i++)
 		differ |= v[i].key ^ v[0].key;
 	if (!differ)
 		return 0; /* one key: the order is kept */
 	int top = 64 - __builtin_clzll(differ); /* the bits above top are every key's */
-	size_t (*count)[256] = tg_malloc(8 * sizeof(*count));
-	tg_sort_pair *tmp = tg_malloc(n * sizeof(*tmp));
-	if (!count || !tmp) {
-		free(count);
-		free(tmp);
+	size_t count[8][256]; /* 16 KiB: on the stack, not an allocation a call */
+	tg_sort_pair small[STACK_MAX];
+	tg_sort_pair *tmp = n <= STACK_MAX ? small : tg_malloc(n * sizeof(*tmp));
+	if (!tmp)
 		return TG_ENOMEM;
-	}
 	if (n >= MSD_MIN && top > MSD_BITS + 8)
 		msd_pairs(v, tmp, n, top, count);
 	else
 		lsd_pairs(v, tmp, n, top, count);
-	free(tmp);
-	free(count);
+	if (tmp != small)
+		free(tmp);
 	return 0;
 }
 
@@ -173,6 +209,8 @@ static void msd_u64(uint64_t *v, uint64_t *tmp, size_t n, int top, uint32_t *cou
 		size_t lo = start[d], m = next[d] - lo;
 		if (m >= MSD_MIN) /* a skewed bucket: wide digits, as the whole */
 			lsd_u64(tmp + lo, v + lo, m, shift, U64_BITS, count + 2 * U64_RADIX);
+		else if (m > 1 && m <= INSERTION_MAX)
+			insertion_u64(tmp + lo, m);
 		else if (m > 1)
 			lsd_u64(tmp + lo, v + lo, m, shift, 8, small);
 		memcpy(v + lo, tmp + lo, m * sizeof(*v));
@@ -185,12 +223,24 @@ int tg_sort_u64(uint64_t *v, size_t n)
 		return 0;
 	if (n > UINT32_MAX)
 		return tg_error_set(TG_ELIMIT, "cannot sort %zu keys", n);
+	if (n <= INSERTION_MAX) {
+		insertion_u64(v, n);
+		return 0;
+	}
 	uint64_t differ = 0;
 	for (size_t i = 1; i < n; i++)
 		differ |= v[i] ^ v[0];
 	if (!differ)
 		return 0;
 	int top = 64 - __builtin_clzll(differ); /* the bits above top are every key's */
+	if (n <= STACK_MAX) {
+		/* a few keys: byte digits (256 counters a pass, not 2,048), the
+		 * counters and the scratch on the stack */
+		uint32_t count[8 * 256];
+		uint64_t tmp[STACK_MAX];
+		lsd_u64(v, tmp, n, top, 8, count);
+		return 0;
+	}
 	/* 11-bit digits: 2048 counters a digit still fit the cache, and a key
 	 * of 33 to 44 bits (times, packed times and slots) takes 3 or 4 passes
 	 * instead of 5 or 6 */

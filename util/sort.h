@@ -46,7 +46,9 @@ uint64_t tg_sort_key_double(double x);
 /* Sorts v[0..n) by key, ascending and stable: LSD radix on bytes, skipping
  * the bytes every key shares; from 131,072 pairs (2 MiB, past the
  * second-level cache) one pass by the top 11 bits that differ first, then
- * each of the 2,048 buckets by bytes while it sits in the cache. 0, or
+ * each of the 2,048 buckets by bytes while it sits in the cache (a bucket
+ * of 24 or fewer by insertion). Up to 24 pairs an insertion sort, up to
+ * 256 its scratch on the stack: a small sort allocates nothing. 0, or
  * TG_ENOMEM (v unchanged) when its scratch (n pairs) cannot be allocated. */
 int tg_sort_pairs(tg_sort_pair *v, size_t n);
 
@@ -54,8 +56,11 @@ int tg_sort_pairs(tg_sort_pair *v, size_t n);
  * wanted (times, to be merged with another list; times packed with a
  * position): LSD radix on 11-bit digits, skipping the digits every key
  * shares, 8 bytes an element; from 131,072 keys one pass by the top 11 bits
- * that differ first, then each bucket by bytes in the cache. 0, TG_ENOMEM (v unchanged) when its scratch
- * (n keys) cannot be allocated, TG_ELIMIT past 2^32 keys. */
+ * that differ first, then each bucket by bytes in the cache (24 or fewer by
+ * insertion). Up to 24 keys an insertion sort, up to 256 byte digits with
+ * the counters and scratch on the stack: a small sort allocates nothing.
+ * 0, TG_ENOMEM (v unchanged) when its scratch (n keys) cannot be
+ * allocated, TG_ELIMIT past 2^32 keys. */
 int tg_sort_u64(uint64_t *v, size_t n);
 
 /* Reorders base[0..n) (elements of size bytes) in place so that position k
