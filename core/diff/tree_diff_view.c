@@ -64,9 +64,10 @@ static uint32_t descend_root(const struct view *s, uint32_t r)
 		uint32_t ch = r + 1; /* its first child, when it has one */
 		if (ch >= s->end[r] || s->end[ch] != s->end[r])
 			return r; /* none, or more than one */
-		uint8_t f = s->flags[ch];
-		int k = s->sn[s->node[ch]].kind;
-		if ((f & F_CPU_OP) || ((k == TG_KIND_RUNTIME || k == TG_KIND_DRIVER) && !(f & F_GRAPH)))
+		/* a cpu_op, or a launch call that is no graph launch (runtime
+		 * and driver calls are launches: F_DISPATCH is exactly that;
+		 * the flags, not the skeleton node, a miss a root less) */
+		if (s->flags[ch] & (F_CPU_OP | F_DISPATCH))
 			return r;
 		r = ch;
 	}
@@ -115,19 +116,28 @@ static inline uint32_t kept_parent(const struct view *s, const uint32_t *near, u
 	return p == TG_NONE ? TG_NONE : near[p];
 }
 
+/* kp[q]: the nearest kept ancestor of the kept node order[q] (q < nk),
+ * TG_NONE for a root: read once for count_children and place_children
+ * (each skeleton node and its parent's near[] a miss apiece once the
+ * skeleton outgrows the caches: two such reads a node were a third of the
+ * view's build at a gigabyte of JSON). */
+static void kept_parents(const struct view *s, const uint32_t *near, const uint32_t *order, size_t nk, uint32_t *kp)
+{
+	for (size_t q = 0; q < nk; q++)
+		kp[q] = kept_parent(s, near, order[q]);
+}
+
 /* Counts the kept children of each kept node k into coff[k + 1] (coff:
- * nsn + 2, zeroed) and returns the number of kept nodes without a kept
- * ancestor (the roots). */
-static size_t count_children(const struct view *s, const uint32_t *near, const uint32_t *order, size_t nk,
-                             uint32_t *coff)
+ * nsn + 2, zeroed), kp (kept_parents) in the order of order[], and
+ * returns the number of kept nodes without a kept ancestor (the roots). */
+static size_t count_children(const uint32_t *kp, size_t nk, uint32_t *coff)
 {
 	size_t nr = 0;
 	for (size_t q = 0; q < nk; q++) {
-		uint32_t vp = kept_parent(s, near, order[q]);
-		if (vp == TG_NONE)
+		if (kp[q] == TG_NONE)
 			nr++;
 		else
-			coff[vp + 1]++;
+			coff[kp[q] + 1]++;
 	}
 	return nr;
 }
@@ -135,14 +145,14 @@ static size_t count_children(const struct view *s, const uint32_t *near, const u
 /* The kept children of each kept node k (counted in coff by
  * count_children), in the order of order[] (by start), as kids[coff[k] ..
  * coff[k+1]); the roots into s->roots, in that order. */
-static void place_children(struct view *s, size_t nsn, const uint32_t *near, const uint32_t *order, size_t nk,
+static void place_children(struct view *s, size_t nsn, const uint32_t *kp, const uint32_t *order, size_t nk,
                            uint32_t *coff, uint32_t *kids)
 {
 	size_t nr = 0;
 	for (size_t i = 0; i < nsn; i++)
 		coff[i + 1] += coff[i];
 	for (size_t q = 0; q < nk; q++) {
-		uint32_t k = order[q], vp = kept_parent(s, near, k);
+		uint32_t k = order[q], vp = kp[q];
 		if (vp == TG_NONE)
 			s->roots[nr++] = k;
 		else
@@ -316,24 +326,29 @@ static int number_view(struct view *s, size_t nsn, const tg_tree_diff_opts *o, u
 {
 	uint32_t *near = tg_malloc((nsn + 1) * sizeof(uint32_t));
 	uint32_t *order = tg_malloc((nsn + 1) * sizeof(uint32_t));
-	uint32_t *coff = NULL, *kids = NULL;
+	uint32_t *coff = NULL, *kids = NULL, *kp = NULL;
 	struct frame *frames = NULL;
 	size_t cap = 64;
 	int rc = TG_ENOMEM;
 	if (!near || !order || order_of(s, nsn, order))
 		goto out;
 	size_t nk = find_kept(s, nsn, o, near, order);
+	if (!(kp = tg_malloc((nk + 1) * sizeof(uint32_t))))
+		goto out;
+	kept_parents(s, near, order, nk, kp);
+	free(near); /* read: gone before coff is made */
+	near = NULL;
 	coff = tg_calloc(nsn + 2, sizeof(uint32_t));
 	if (!coff)
 		goto out;
-	s->nroots = count_children(s, near, order, nk, coff);
+	s->nroots = count_children(kp, nk, coff);
 	kids = tg_malloc((nk + 1) * sizeof(uint32_t));
 	s->roots = tg_malloc((s->nroots + 1) * sizeof(uint32_t));
 	if (!kids || !s->roots)
 		goto out;
-	place_children(s, nsn, near, order, nk, coff, kids);
-	free(near);
-	near = NULL;
+	place_children(s, nsn, kp, order, nk, coff, kids);
+	free(kp);
+	kp = NULL;
 	if (!o->tracelens_links) {
 		free(order);
 		order = NULL;
@@ -351,6 +366,7 @@ static int number_view(struct view *s, size_t nsn, const tg_tree_diff_opts *o, u
 	order = NULL;
 out:
 	free(near);
+	free(kp);
 	free(order);
 	free(coff);
 	free(kids);
