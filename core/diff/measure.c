@@ -128,13 +128,25 @@ struct trace_walk {
 	size_t nsteps;
 };
 
-/* The atom of a string-or-raw argument of e, or TG_NONE. */
-static uint32_t arg_atom(const tg_trace *t, const tg_event *e, uint32_t k)
+/* The atoms of e's string-or-raw arguments keyed key[0..4) into out
+ * (TG_NONE for a key it lacks, or whose first argument of that key is of
+ * another type, as tg_event_arg finds it), in one walk of its list. */
+static void arg_atoms(const tg_arg *args, const tg_event *e, const uint32_t key[4], uint32_t out[4])
 {
-	if (k == TG_NONE)
-		return TG_NONE;
-	const tg_arg *a = tg_event_arg(t, e, k);
-	return a && (a->type == TG_ARG_RAW || a->type == TG_ARG_STR) ? a->v.atom : TG_NONE;
+	unsigned found = 0;
+	for (int k = 0; k < 4; k++)
+		out[k] = TG_NONE;
+	if (e->args == TG_NONE)
+		return;
+	for (const tg_arg *a = args + e->args;; a++) {
+		for (int k = 0; k < 4; k++)
+			if (!(found >> k & 1) && key[k] != TG_NONE && a->key == key[k]) {
+				found |= 1u << k;
+				out[k] = a->type == TG_ARG_RAW || a->type == TG_ARG_STR ? a->v.atom : TG_NONE;
+			}
+		if (a->last)
+			return;
+	}
 }
 
 /* An invocation's key and perf model, computed once per distinct (name,
@@ -172,16 +184,26 @@ static int invocation_of(struct inv_memo *me, tg_measure *m, struct trace_walk *
  * index into w->inv_of. 0 or TG_ENOMEM. */
 static int add_invocations(tg_measure *m, struct trace_walk *w)
 {
-	uint32_t k_dims = tg_trace_key(w->t, "Input Dims"), k_types = tg_trace_key(w->t, "Input type"),
-	         k_strides = tg_trace_key(w->t, "Input Strides"), k_conc = tg_trace_key(w->t, "Concrete Inputs");
+	const uint32_t keys[4] = {tg_trace_key(w->t, "Input Dims"), tg_trace_key(w->t, "Input type"),
+	                          tg_trace_key(w->t, "Input Strides"), tg_trace_key(w->t, "Concrete Inputs")};
+	size_t nargs;
+	const tg_arg *args = tg_trace_args(w->t, &nargs);
 	struct inv_memo *memo = NULL;
 	size_t nmemo = 0, capmemo = 0;
 	tg_idmap *seen = tg_idmap_new(1024); /* hash of the atoms -> memo */
 	int rc = seen ? 0 : TG_ENOMEM;
 	for (size_t i = 0; !rc && i < w->nl; i++) {
+		/* the launchers' events and their arguments are scattered over
+		 * the trace: asked for ahead, the event 16 launchers on, its
+		 * arguments 8 on (the event asked for before), so that the
+		 * misses overlap instead of following one another */
+		if (i + 16 < w->nl)
+			__builtin_prefetch(&w->ev[w->list[i + 16].event]);
+		if (i + 8 < w->nl && w->ev[w->list[i + 8].event].args != TG_NONE)
+			__builtin_prefetch(&args[w->ev[w->list[i + 8].event].args]);
 		const tg_event *op = &w->ev[w->list[i].event];
-		struct inv_memo me = {{op->name, arg_atom(w->t, op, k_dims), arg_atom(w->t, op, k_types),
-		                       arg_atom(w->t, op, k_strides), arg_atom(w->t, op, k_conc)}, 0, 0, 0};
+		struct inv_memo me = {{op->name}, 0, 0, 0};
+		arg_atoms(args, op, keys, me.a + 1);
 		int64_t h = (int64_t)(tg_hash_bytes(me.a, sizeof(me.a)) >> 1);
 		uint32_t at = tg_idmap_get(seen, h);
 		if (at != TG_NONE && !memcmp(memo[at].a, me.a, sizeof(me.a))) {
