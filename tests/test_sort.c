@@ -124,6 +124,55 @@ static void test_pairs_small_buckets(void **state)
 	free(kv);
 }
 
+static int cmp_u64(const void *a, const void *b);
+
+static int cmp_pair(const void *a, const void *b)
+{
+	const tg_sort_pair *x = a, *y = b;
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	return (x->idx > y->idx) - (x->idx < y->idx); /* stable */
+}
+
+/* Keys in order or nearly (the insertion first): in order with ties; a
+ * few swapped neighbours; a few far from their place (the insertion's
+ * budget, n moves, runs out: the radix passes finish from where it
+ * stopped); one out of place at the end. Pairs against a stable sort,
+ * plain keys against qsort. */
+static void test_nearly_sorted(void **state)
+{
+	(void)state;
+	size_t n = 100000;
+	tg_sort_pair *kv = malloc(n * sizeof(*kv)), *ref = malloc(n * sizeof(*ref));
+	uint64_t *a = malloc(n * sizeof(*a)), *b = malloc(n * sizeof(*b));
+	for (int kind = 0; kind < 4; kind++) {
+		for (size_t i = 0; i < n; i++) {
+			uint64_t k = (uint64_t)(i / 3) * 10; /* ties of three */
+			if (kind == 1 && i % 1000 == 7)
+				k = (uint64_t)((i + 3) / 3) * 10 + 5; /* above the next few */
+			if (kind == 2 && i >= n - 200)
+				k = next() % 50; /* 200 keys that belong near the front */
+			if (kind == 3 && i == n - 1)
+				k = 15;
+			kv[i] = ref[i] = (tg_sort_pair){k, (uint32_t)i};
+			a[i] = b[i] = k;
+		}
+		qsort(ref, n, sizeof(*ref), cmp_pair);
+		qsort(b, n, sizeof(*b), cmp_u64);
+		assert_int_equal(tg_sort_pairs(kv, n), 0);
+		assert_int_equal(tg_sort_u64(a, n), 0);
+		for (size_t i = 0; i < n; i++) {
+			assert_true(kv[i].key == ref[i].key);
+			assert_int_equal(kv[i].idx, ref[i].idx);
+			assert_true(a[i] == b[i]);
+		}
+	}
+	free(kv);
+	free(ref);
+	free(a);
+	free(b);
+}
+
 /* All keys equal: nothing moves. */
 static void test_constant(void **state)
 {
@@ -310,6 +359,7 @@ int main(void)
 		cmocka_unit_test(test_double_keys),
 		cmocka_unit_test(test_u64),
 		cmocka_unit_test(test_pairs_small_buckets),
+		cmocka_unit_test(test_nearly_sorted),
 		cmocka_unit_test(test_apply_sizes),
 		cmocka_unit_test(test_select),
 		cmocka_unit_test(test_median),
