@@ -48,7 +48,9 @@ uint64_t tg_sort_key_double(double x);
  * second-level cache) one pass by the top 11 bits that differ first, then
  * each of the 2,048 buckets by bytes while it sits in the cache (a bucket
  * of 24 or fewer by insertion). Up to 24 pairs an insertion sort, up to
- * 256 its scratch on the stack: a small sort allocates nothing. 0, or
+ * 256 its scratch on the stack: a small sort allocates nothing. Pairs
+ * already in order are left; nearly in order (a descent in 16 at most),
+ * an insertion sort within n moves first. 0, or
  * TG_ENOMEM (v unchanged) when its scratch (n pairs) cannot be allocated. */
 int tg_sort_pairs(tg_sort_pair *v, size_t n);
 
@@ -59,7 +61,7 @@ int tg_sort_pairs(tg_sort_pair *v, size_t n);
  * that differ first, then each bucket by bytes in the cache (24 or fewer by
  * insertion). Up to 24 keys an insertion sort, up to 256 byte digits with
  * the counters and scratch on the stack: a small sort allocates nothing.
- * 0, TG_ENOMEM (v unchanged) when its scratch (n keys) cannot be
+ * Keys in order or nearly: as tg_sort_pairs. 0, TG_ENOMEM (v unchanged) when its scratch (n keys) cannot be
  * allocated, TG_ELIMIT past 2^32 keys. */
 int tg_sort_u64(uint64_t *v, size_t n);
 
