@@ -109,42 +109,37 @@ static size_t find_kept(const struct view *s, size_t nsn, const tg_tree_diff_opt
 	return nk;
 }
 
-/* The kept node k's nearest kept ancestor, TG_NONE without one. */
-static inline uint32_t kept_parent(const struct view *s, const uint32_t *near, uint32_t k)
-{
-	uint32_t p = s->sn[k].parent;
-	return p == TG_NONE ? TG_NONE : near[p];
-}
-
-/* kp[q]: the nearest kept ancestor of the kept node order[q] (q < nk),
- * TG_NONE for a root: read once for count_children and place_children
- * (each skeleton node and its parent's near[] a miss apiece once the
- * skeleton outgrows the caches: two such reads a node were a third of the
- * view's build at a gigabyte of JSON). */
-static void kept_parents(const struct view *s, const uint32_t *near, const uint32_t *order, size_t nk, uint32_t *kp)
-{
-	for (size_t q = 0; q < nk; q++)
-		kp[q] = kept_parent(s, near, order[q]);
-}
-
-/* Counts the kept children of each kept node k into coff[k + 1] (coff:
- * nsn + 2, zeroed), kp (kept_parents) in the order of order[], and
- * returns the number of kept nodes without a kept ancestor (the roots). */
-static size_t count_children(const uint32_t *kp, size_t nk, uint32_t *coff)
+/* Each kept node's nearest kept ancestor (TG_NONE for a root) into near[]
+ * in place of itself, and the kept children of each kept node counted
+ * into coff[k + 1] (coff: nsn + 2, zeroed); returns the number of roots.
+ * In the skeleton's order: its nodes read in turn and a parent mostly
+ * close by, where the order by start read them at random (two misses a
+ * node once the skeleton outgrows the caches: a third of the view's build
+ * at a gigabyte of JSON); a count needs no order. In place: a node not
+ * kept keeps its near[] (what its children read), a kept parent is known
+ * by its kind (keep_node), not by near[]. */
+static size_t kept_parents(const struct view *s, size_t nsn, const tg_tree_diff_opts *o, uint32_t *near,
+                           uint32_t *coff)
 {
 	size_t nr = 0;
-	for (size_t q = 0; q < nk; q++) {
-		if (kp[q] == TG_NONE)
+	for (size_t k = 0; k < nsn; k++) {
+		if (near[k] != k)
+			continue; /* not kept */
+		uint32_t p = s->sn[k].parent;
+		uint32_t vp = p == TG_NONE ? TG_NONE : keep_node(o, &s->sn[p]) ? p : near[p];
+		near[k] = vp;
+		if (vp == TG_NONE)
 			nr++;
 		else
-			coff[kp[q] + 1]++;
+			coff[vp + 1]++;
 	}
 	return nr;
 }
 
 /* The kept children of each kept node k (counted in coff by
- * count_children), in the order of order[] (by start), as kids[coff[k] ..
- * coff[k+1]); the roots into s->roots, in that order. */
+ * kept_parents, which left each kept node's kept parent in kp), in the
+ * order of order[] (by start), as kids[coff[k] .. coff[k+1]); the roots
+ * into s->roots, in that order. */
 static void place_children(struct view *s, size_t nsn, const uint32_t *kp, const uint32_t *order, size_t nk,
                            uint32_t *coff, uint32_t *kids)
 {
@@ -152,7 +147,7 @@ static void place_children(struct view *s, size_t nsn, const uint32_t *kp, const
 	for (size_t i = 0; i < nsn; i++)
 		coff[i + 1] += coff[i];
 	for (size_t q = 0; q < nk; q++) {
-		uint32_t k = order[q], vp = kp[q];
+		uint32_t k = order[q], vp = kp[k];
 		if (vp == TG_NONE)
 			s->roots[nr++] = k;
 		else
@@ -326,29 +321,23 @@ static int number_view(struct view *s, size_t nsn, const tg_tree_diff_opts *o, u
 {
 	uint32_t *near = tg_malloc((nsn + 1) * sizeof(uint32_t));
 	uint32_t *order = tg_malloc((nsn + 1) * sizeof(uint32_t));
-	uint32_t *coff = NULL, *kids = NULL, *kp = NULL;
+	uint32_t *coff = NULL, *kids = NULL;
 	struct frame *frames = NULL;
 	size_t cap = 64;
 	int rc = TG_ENOMEM;
 	if (!near || !order || order_of(s, nsn, order))
 		goto out;
 	size_t nk = find_kept(s, nsn, o, near, order);
-	if (!(kp = tg_malloc((nk + 1) * sizeof(uint32_t))))
+	if (!(coff = tg_calloc(nsn + 2, sizeof(uint32_t))))
 		goto out;
-	kept_parents(s, near, order, nk, kp);
-	free(near); /* read: gone before coff is made */
-	near = NULL;
-	coff = tg_calloc(nsn + 2, sizeof(uint32_t));
-	if (!coff)
-		goto out;
-	s->nroots = count_children(kp, nk, coff);
+	s->nroots = kept_parents(s, nsn, o, near, coff);
 	kids = tg_malloc((nk + 1) * sizeof(uint32_t));
 	s->roots = tg_malloc((s->nroots + 1) * sizeof(uint32_t));
 	if (!kids || !s->roots)
 		goto out;
-	place_children(s, nsn, kp, order, nk, coff, kids);
-	free(kp);
-	kp = NULL;
+	place_children(s, nsn, near, order, nk, coff, kids);
+	free(near);
+	near = NULL;
 	if (!o->tracelens_links) {
 		free(order);
 		order = NULL;
@@ -366,7 +355,6 @@ static int number_view(struct view *s, size_t nsn, const tg_tree_diff_opts *o, u
 	order = NULL;
 out:
 	free(near);
-	free(kp);
 	free(order);
 	free(coff);
 	free(kids);
