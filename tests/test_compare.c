@@ -1,5 +1,5 @@
 /*
- * test_compare.c - measure.c (one side flattened) and compare.c (two sides
+ * test_compare.c - measure.c and measure_units.c (one side flattened) and compare.c (two sides
  * aggregated) on the hand-made sample trace, whose numbers are known.
  */
 #include "testutil.h"
