@@ -223,11 +223,12 @@ static void test_u64(void **state)
 	 * keys; a narrow range; one key apart from the rest in a bucket of its
 	 * own; descending keys, every one moved; 16 wide values, each repeated
 	 * in its own bucket; a few keys in each top bucket but the first,
-	 * sorted by insertion); and the small sizes: by insertion (up to 24),
+	 * sorted by insertion; runs of 100 descending keys, a top bucket each,
+	 * past the insertion's budget, by bytes); and the small sizes: by insertion (up to 24),
 	 * on the stack (up to 256), allocated */
 	size_t sizes[] = {0, 1, 2, 7, 24, 25, 200, 256, 257, 1000, 70000, 300000};
 	for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++)
-		for (int kind = 0; kind < 8; kind++) {
+		for (int kind = 0; kind < 9; kind++) {
 			size_t n = sizes[s];
 			uint64_t *a = malloc((n + 1) * sizeof(*a)), *b = malloc((n + 1) * sizeof(*b));
 			for (size_t i = 0; i < n; i++)
@@ -238,8 +239,9 @@ static void test_u64(void **state)
 				              : kind == 4 ? (i == n / 2 ? UINT64_C(1) << 40 : next() % 100000)
 				              : kind == 5 ? ((uint64_t)(n - i) << 24) + next() % 1000
 				              : kind == 6 ? (next() % 16) << 36
-				              : i < 20000 ? ((uint64_t)(i % 2048) << 40) | (next() % 1000)
-				                          : next() % 1000;
+				              : kind == 7 ? (i < 20000 ? ((uint64_t)(i % 2048) << 40) | (next() % 1000)
+				                                       : next() % 1000)
+				                          : ((uint64_t)(i / 100) << 30) | (1000 - i % 100);
 			qsort(b, n, sizeof(*b), cmp_u64);
 			assert_int_equal(tg_sort_u64(a, n), 0);
 			for (size_t i = 0; i < n; i++)
