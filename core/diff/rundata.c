@@ -157,10 +157,11 @@ int tg_rundata_compact(tg_rundata *rd)
 		return tg_error_set(TG_EINVAL, "run data is compacted once detached");
 	int rc = tg_measure_compact(rd->m);
 	if (!rc && rd->sk && (rc = tg_skeleton_compact(rd->sk)) != 0)
-		(void)tg_measure_expand(rd->m); /* as it was (its stream freed once it is back) */
-	if (!rc)
-		rd->compact = 1;
-	return rc;
+		rd->compact = tg_measure_expand(rd->m) != 0; /* as it was, or compact still (expand again) */
+	if (rc)
+		return tg_error_set(rc, "out of memory");
+	rd->compact = 1;
+	return 0;
 }
 
 int tg_rundata_expand(tg_rundata *rd)
@@ -168,9 +169,10 @@ int tg_rundata_expand(tg_rundata *rd)
 	int rc = rd->sk ? tg_skeleton_expand(rd->sk) : 0;
 	if (!rc && rd->m)
 		rc = tg_measure_expand(rd->m);
-	if (!rc)
-		rd->compact = 0;
-	return rc;
+	if (rc)
+		return tg_error_set(rc, "out of memory");
+	rd->compact = 0;
+	return 0;
 }
 
 int tg_rundata_compacted(const tg_rundata *rd)

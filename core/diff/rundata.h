@@ -113,7 +113,8 @@ int tg_rundata_detach(tg_rundata *rd);
  * measure's records or invocations nor of its skeleton's nodes may be read,
  * and rd does not encode (TG_EINVAL); its findings, critical path, rank
  * and counts read as before. Compact data is left as it is. 0, TG_EINVAL
- * (not detached, or decoded: not packed) or TG_ENOMEM (rd unchanged). */
+ * (not detached, or decoded: not packed) or TG_ENOMEM (rd unchanged, or,
+ * if giving back what was made compact failed too, compact: expand it). */
 int tg_rundata_compact(tg_rundata *rd);
 
 /* Gives compact rd its records, invocations and nodes back, the same bytes
