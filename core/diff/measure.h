@@ -211,8 +211,8 @@ int tg_measure_pack(tg_measure *m);
 /* 1 when m is packed (tg_measure_pack), else 0. */
 int tg_measure_packed(const tg_measure *m);
 
-/* Holds the rows and invocations of a packed m in a bit stream (about 7
- * bytes a record and 2 an invocation instead of 24 and 8; measure_pack.c)
+/* Holds the rows and invocations of a packed m in a bit stream (about 5
+ * bytes a record and 1 an invocation instead of 24 and 8; measure_hold.c)
  * while its run data waits for another trace (rundata.h:
  * tg_rundata_compact); until tg_measure_expand no record or invocation
  * may be read. A measure that is not packed, or compact already, is left

@@ -25,8 +25,8 @@
  * each difference in an adaptive Rice code (rundata_bits.h) of its own
  * class, in two streams (the symbols and parents, the starts and
  * durations): each stream's position is a chain of dependent steps, and
- * two chains let the processor decode them side by side (-25 % of the
- * time). A node's start and duration are coded whole (its block's base
+ * two chains let the processor decode them side by side (giving back
+ * 3.45 -> 3.3 ms at 100 MB when it was tried). A node's start and duration are coded whole (its block's base
  * and offset, and the wide lists beside the nodes, are kept: they are a
  * few bytes a block) and the node's fields are made from them as the
  * skeleton made them (an offset of TG_SKEL_WIDE_TS or more, a duration
