@@ -1,9 +1,10 @@
 /*
- * test_compare.c - measure.c (one side flattened) and compare.c (two sides
+ * test_compare.c - measure.c and measure_units.c (one side flattened) and compare.c (two sides
  * aggregated) on the hand-made sample trace, whose numbers are known.
  */
 #include "testutil.h"
 
+#include "../core/analysis/timeline.h"
 #include "../core/diff/compare.h"
 #include "../core/diff/measure.h"
 #include "../rules/gate.h"
@@ -100,6 +101,48 @@ static void test_measure_sample(void **state)
 	const tg_fingerprint *fp = tg_measure_fingerprint(s.m, NULL);
 	assert_int_equal(fp->world_size, 1);
 	side_close(&s);
+	free(json);
+	tg_atoms_free(keys);
+}
+
+/* The units (measure_units.c): a step's device events grouped once from
+ * the trace's list give each step the GPU timeline that the timeline's
+ * own scan of that step gives; without steps, one unit of the whole
+ * trace, whose timeline is the whole trace's. */
+static void test_units_by_step(void **state)
+{
+	(void)state;
+	tg_atoms *keys = tg_atoms_new();
+	char *json = sample();
+	for (int stepped = 1; stepped >= 0; stepped--) {
+		if (!stepped) /* the steps renamed away: no ProfilerStep# annotation left */
+			while (strstr(json, "ProfilerStep#"))
+				json = replace(json, "ProfilerStep#", "ProfilerTick#");
+		struct side s;
+		side_open(&s, json, keys);
+		size_t nu, ns;
+		const tg_unit *u = tg_measure_units(s.m, &nu);
+		tg_tree_steps(s.tree, &ns);
+		assert_int_equal(nu, stepped ? 2 : 1);
+		assert_int_equal(ns, stepped ? 2 : 0);
+		for (size_t k = 0; k < nu; k++) {
+			tg_timeline_opts to = {.tb = {0}, .step = stepped ? (int32_t)k : -1, .device = -1};
+			tg_gpu_timeline tl;
+			assert_int_equal(tg_gpu_timeline_compute(&tl, s.tree, &to), 0);
+			assert_int_equal(u[k].step, stepped ? (int64_t)k + 1 : -1);
+			assert_int_equal(u[k].busy_ns, llround(tl.busy_us * 1000.0));
+			assert_int_equal(u[k].idle_ns, llround(tl.idle_us * 1000.0));
+			assert_int_equal(u[k].total_ns, llround(tl.total_us * 1000.0));
+			assert_int_equal(u[k].comm_ns, llround(tl.total_comm_us * 1000.0));
+			assert_true(u[k].busy_ns > 0);
+		}
+		/* each record's unit is its step's (none here falls outside) */
+		size_t nk;
+		const tg_kernel_rec *r = tg_measure_kernels(s.m, &nk);
+		for (size_t i = 0; i < nk; i++)
+			assert_true(r[i].unit == TG_NONE || r[i].unit < nu);
+		side_close(&s);
+	}
 	free(json);
 	tg_atoms_free(keys);
 }
@@ -492,6 +535,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_measure_sample),
+		cmocka_unit_test(test_units_by_step),
 		cmocka_unit_test(test_normalize_name),
 		cmocka_unit_test(test_runtime_text),
 		cmocka_unit_test(test_compare_identical),

@@ -40,7 +40,7 @@ static int cmp_rec(const void *a, const void *b)
 static void test_two_keys(void **state)
 {
 	(void)state;
-	size_t sizes[] = {0, 1, 2, 3, 100, 5000, 100000, 300000};
+	size_t sizes[] = {0, 1, 2, 3, 24, 25, 100, 256, 257, 5000, 100000, 300000};
 	for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
 		size_t n = sizes[s];
 		struct rec *a = malloc((n + 1) * sizeof(*a)), *b = malloc((n + 1) * sizeof(*b));
@@ -100,6 +100,79 @@ static void test_by_keys(void **state)
 	}
 }
 
+/* 300,000 pairs (the top digit's pass first) whose top buckets but the
+ * first hold a few keys each (insertion sorted), with ties: the order of
+ * a stable sort. */
+static void test_pairs_small_buckets(void **state)
+{
+	(void)state;
+	size_t n = 300000;
+	struct rec *a = malloc(n * sizeof(*a));
+	tg_sort_pair *kv = malloc(n * sizeof(*kv));
+	for (size_t i = 0; i < n; i++) {
+		uint64_t k = i < 20000 ? ((uint64_t)(i % 2048) << 40) | (next() % 4) : next() % 4;
+		a[i] = (struct rec){(int64_t)k, 0, (uint32_t)i};
+		kv[i] = (tg_sort_pair){k, (uint32_t)i};
+	}
+	qsort(a, n, sizeof(*a), cmp_rec);
+	assert_int_equal(tg_sort_pairs(kv, n), 0);
+	for (size_t i = 0; i < n; i++) {
+		assert_true(kv[i].key == (uint64_t)a[i].major);
+		assert_int_equal(kv[i].idx, a[i].pos);
+	}
+	free(a);
+	free(kv);
+}
+
+static int cmp_u64(const void *a, const void *b);
+
+static int cmp_pair(const void *a, const void *b)
+{
+	const tg_sort_pair *x = a, *y = b;
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	return (x->idx > y->idx) - (x->idx < y->idx); /* stable */
+}
+
+/* Keys in order or nearly (the insertion first): in order with ties; a
+ * few swapped neighbours; a few far from their place (the insertion's
+ * budget, n moves, runs out: the radix passes finish from where it
+ * stopped); one out of place at the end. Pairs against a stable sort,
+ * plain keys against qsort. */
+static void test_nearly_sorted(void **state)
+{
+	(void)state;
+	size_t n = 100000;
+	tg_sort_pair *kv = malloc(n * sizeof(*kv)), *ref = malloc(n * sizeof(*ref));
+	uint64_t *a = malloc(n * sizeof(*a)), *b = malloc(n * sizeof(*b));
+	for (int kind = 0; kind < 4; kind++) {
+		for (size_t i = 0; i < n; i++) {
+			uint64_t k = (uint64_t)(i / 3) * 10; /* ties of three */
+			if (kind == 1 && i % 1000 == 7)
+				k = (uint64_t)((i + 3) / 3) * 10 + 5; /* above the next few */
+			if (kind == 2 && i >= n - 200)
+				k = next() % 50; /* 200 keys that belong near the front */
+			if (kind == 3 && i == n - 1)
+				k = 15;
+			kv[i] = ref[i] = (tg_sort_pair){k, (uint32_t)i};
+			a[i] = b[i] = k;
+		}
+		qsort(ref, n, sizeof(*ref), cmp_pair);
+		qsort(b, n, sizeof(*b), cmp_u64);
+		assert_int_equal(tg_sort_pairs(kv, n), 0);
+		assert_int_equal(tg_sort_u64(a, n), 0);
+		for (size_t i = 0; i < n; i++) {
+			assert_true(kv[i].key == ref[i].key);
+			assert_int_equal(kv[i].idx, ref[i].idx);
+			assert_true(a[i] == b[i]);
+		}
+	}
+	free(kv);
+	free(ref);
+	free(a);
+	free(b);
+}
+
 /* All keys equal: nothing moves. */
 static void test_constant(void **state)
 {
@@ -149,10 +222,13 @@ static void test_u64(void **state)
 	 * times packed with their position, as the critical path's; wide random
 	 * keys; a narrow range; one key apart from the rest in a bucket of its
 	 * own; descending keys, every one moved; 16 wide values, each repeated
-	 * in its own bucket) */
-	size_t sizes[] = {0, 1, 2, 7, 1000, 70000, 300000};
+	 * in its own bucket; a few keys in each top bucket but the first,
+	 * sorted by insertion; runs of 100 descending keys, a top bucket each,
+	 * past the insertion's budget, by bytes); and the small sizes: by insertion (up to 24),
+	 * on the stack (up to 256), allocated */
+	size_t sizes[] = {0, 1, 2, 7, 24, 25, 200, 256, 257, 1000, 70000, 300000};
 	for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++)
-		for (int kind = 0; kind < 7; kind++) {
+		for (int kind = 0; kind < 9; kind++) {
 			size_t n = sizes[s];
 			uint64_t *a = malloc((n + 1) * sizeof(*a)), *b = malloc((n + 1) * sizeof(*b));
 			for (size_t i = 0; i < n; i++)
@@ -162,7 +238,10 @@ static void test_u64(void **state)
 				              : kind == 3 ? ((i * 1000 + next() % 5000) << 20) | i
 				              : kind == 4 ? (i == n / 2 ? UINT64_C(1) << 40 : next() % 100000)
 				              : kind == 5 ? ((uint64_t)(n - i) << 24) + next() % 1000
-				                          : (next() % 16) << 36;
+				              : kind == 6 ? (next() % 16) << 36
+				              : kind == 7 ? (i < 20000 ? ((uint64_t)(i % 2048) << 40) | (next() % 1000)
+				                                       : next() % 1000)
+				                          : ((uint64_t)(i / 100) << 30) | (1000 - i % 100);
 			qsort(b, n, sizeof(*b), cmp_u64);
 			assert_int_equal(tg_sort_u64(a, n), 0);
 			for (size_t i = 0; i < n; i++)
@@ -281,6 +360,8 @@ int main(void)
 		cmocka_unit_test(test_constant),
 		cmocka_unit_test(test_double_keys),
 		cmocka_unit_test(test_u64),
+		cmocka_unit_test(test_pairs_small_buckets),
+		cmocka_unit_test(test_nearly_sorted),
 		cmocka_unit_test(test_apply_sizes),
 		cmocka_unit_test(test_select),
 		cmocka_unit_test(test_median),

@@ -18,6 +18,88 @@ uint64_t tg_sort_key_double(double x)
 	return u >> 63 ? ~u : u ^ (UINT64_C(1) << 63);
 }
 
+/* From this few elements down, an insertion sort: no pass over 256
+ * counters a digit, no scratch. */
+enum { INSERTION_MAX = 24 };
+/* Up to this many, the scratch on the stack (4 KiB of pairs, 2 KiB of
+ * keys): the many small sorts (a tree node's children, a bucket) allocate
+ * nothing. */
+enum { STACK_MAX = 256 };
+
+/* Stable insertion sort of v[0..n) by key. */
+static void insertion_pairs(tg_sort_pair *v, size_t n)
+{
+	for (size_t i = 1; i < n; i++) {
+		tg_sort_pair x = v[i];
+		size_t j = i;
+		for (; j > 0 && v[j - 1].key > x.key; j--)
+			v[j] = v[j - 1];
+		v[j] = x;
+	}
+}
+
+/* Insertion sort of the keys v[0..n). */
+static void insertion_u64(uint64_t *v, size_t n)
+{
+	for (size_t i = 1; i < n; i++) {
+		uint64_t x = v[i];
+		size_t j = i;
+		for (; j > 0 && v[j - 1] > x; j--)
+			v[j] = v[j - 1];
+		v[j] = x;
+	}
+}
+
+/* Keys found in order or nearly so (few descents: at most one in this
+ * many) are tried by insertion first: the critical path's pairs are
+ * mostly in order already (7 of its 12 sorts at 100 MB had no descent,
+ * 3 had one in 120), where the radix passes would move every pair four
+ * or five times. */
+enum { NEARLY_SORTED = 16 };
+
+/* Insertion sort of v[0..n) by key (stable), giving up after budget
+ * moves, v then still a permutation of what it was with equal keys in
+ * their order (an element moves only past greater keys). 1 when sorted,
+ * 0 when it gave up. */
+static int insertion_pairs_within(tg_sort_pair *v, size_t n, size_t budget)
+{
+	for (size_t i = 1; i < n; i++) {
+		if (v[i].key >= v[i - 1].key)
+			continue;
+		tg_sort_pair x = v[i];
+		size_t j = i;
+		for (; j > 0 && v[j - 1].key > x.key; j--) {
+			if (!budget--)
+				break;
+			v[j] = v[j - 1];
+		}
+		v[j] = x;
+		if (j > 0 && v[j - 1].key > x.key)
+			return 0;
+	}
+	return 1;
+}
+
+/* insertion_pairs_within for plain keys. */
+static int insertion_u64_within(uint64_t *v, size_t n, size_t budget)
+{
+	for (size_t i = 1; i < n; i++) {
+		if (v[i] >= v[i - 1])
+			continue;
+		uint64_t x = v[i];
+		size_t j = i;
+		for (; j > 0 && v[j - 1] > x; j--) {
+			if (!budget--)
+				break;
+			v[j] = v[j - 1];
+		}
+		v[j] = x;
+		if (j > 0 && v[j - 1] > x)
+			return 0;
+	}
+	return 1;
+}
+
 /* Stable LSD passes on the bytes below bit top of v[0..n)'s keys, tmp (n
  * pairs) as scratch, skipping the bytes every key shares; the result in v.
  * count: 8 rows of 256 counters, zeroed here. */
@@ -79,7 +161,9 @@ static void msd_pairs(tg_sort_pair *v, tg_sort_pair *tmp, size_t n, int top, siz
 		tmp[next[(v[i].key >> shift) & (MSD_RADIX - 1)]++] = v[i];
 	for (size_t d = 0; d < MSD_RADIX; d++) {
 		size_t lo = start[d], m = next[d] - lo;
-		if (m > 1)
+		if (m > 1 && m <= INSERTION_MAX)
+			insertion_pairs(tmp + lo, m);
+		else if (m > 1)
 			lsd_pairs(tmp + lo, v + lo, m, shift, count);
 		memcpy(v + lo, tmp + lo, m * sizeof(*v));
 	}
@@ -90,25 +174,32 @@ int tg_sort_pairs(tg_sort_pair *v, size_t n)
 {
 	if (n < 2)
 		return 0;
-	uint64_t differ = 0;
-	for (size_t i = 1; i < n; i++)
-		differ |= v[i].key ^ v[0].key;
-	if (!differ)
-		return 0; /* one key: the order is kept */
-	int top = 64 - __builtin_clzll(differ); /* the bits above top are every key's */
-	size_t (*count)[256] = tg_malloc(8 * sizeof(*count));
-	tg_sort_pair *tmp = tg_malloc(n * sizeof(*tmp));
-	if (!count || !tmp) {
-		free(count);
-		free(tmp);
-		return TG_ENOMEM;
+	if (n <= INSERTION_MAX) {
+		insertion_pairs(v, n);
+		return 0;
 	}
+	uint64_t differ = 0;
+	size_t descents = 0;
+	for (size_t i = 1; i < n; i++) {
+		differ |= v[i].key ^ v[0].key;
+		descents += v[i].key < v[i - 1].key;
+	}
+	if (!differ || !descents)
+		return 0; /* one key, or in order: the order is kept */
+	if (descents <= n / NEARLY_SORTED && insertion_pairs_within(v, n, n))
+		return 0;
+	int top = 64 - __builtin_clzll(differ); /* the bits above top are every key's */
+	size_t count[8][256]; /* 16 KiB: on the stack, not an allocation a call */
+	tg_sort_pair small[STACK_MAX];
+	tg_sort_pair *tmp = n <= STACK_MAX ? small : tg_malloc(n * sizeof(*tmp));
+	if (!tmp)
+		return TG_ENOMEM;
 	if (n >= MSD_MIN && top > MSD_BITS + 8)
 		msd_pairs(v, tmp, n, top, count);
 	else
 		lsd_pairs(v, tmp, n, top, count);
-	free(tmp);
-	free(count);
+	if (tmp != small)
+		free(tmp);
 	return 0;
 }
 
@@ -146,37 +237,60 @@ static void lsd_u64(uint64_t *v, uint64_t *tmp, size_t n, int top, int bits, uin
 
 enum { U64_BITS = 11, U64_RADIX = 1 << U64_BITS, U64_DIGITS = (64 + U64_BITS - 1) / U64_BITS };
 
-/* One pass by the top 11-bit digit of the bits that differ (below bit
- * top) into tmp, then each of the 2,048 buckets sorted by the bits below
- * it while it sits in the cache (8-bit digits: a bucket holds about n /
- * 2,048 keys) and copied back. Why: an LSD pass over a large array writes
- * to 2,048 places at once, each a cache and TLB miss once the array
- * outgrows them (the critical path's 4 M times at a gigabyte of JSON: 18x
- * the time of a tenth of them); times are nearly sorted, so that the top
- * digit's pass writes few places at a time. */
-static void msd_u64(uint64_t *v, uint64_t *tmp, size_t n, int top, uint32_t *count)
+/* The top digit's width for n keys of top differing bits: about 8 keys a
+ * bucket (log2 n - 3 bits), at least 11 bits, at most 18 (a table of 1
+ * MiB: within the second-level cache), never past top. */
+static int msd_bits(size_t n, int top)
 {
-	int shift = top - U64_BITS;
-	uint32_t *start = count, *next = count + U64_RADIX, small[8 * 256];
-	memset(start, 0, U64_RADIX * sizeof(*start));
+	int b = 63 - __builtin_clzll((unsigned long long)n) - 3;
+	b = b < U64_BITS ? U64_BITS : b > 18 ? 18 : b;
+	return b < top ? b : top;
+}
+
+/* One pass by the top digit of the bits that differ (below bit top; a
+ * bucket of about 8 keys, msd_bits) into tmp, then each bucket sorted
+ * where it sits, in the cache: 24 keys or fewer by insertion, up to 256
+ * by insertion within 8 moves a key, else (and more) by byte digits
+ * (11-bit ones for a skewed bucket of MSD_MIN or more), and all copied
+ * back. Why: an LSD pass over a large array writes to 2,048
+ * places at once, each a cache and TLB miss once the array outgrows them
+ * (the critical path's 4 M times at a gigabyte of JSON: 18x the time of
+ * a tenth of them); times are nearly sorted, so that the top digit's pass
+ * writes few places at a time, and a bucket of 8 nearby times is nearly in
+ * order: 1.4 insertion moves a key at 100 MB (the critical path's 387 k
+ * packed times) where an 11-bit top digit left buckets of ~190 keys and
+ * five byte passes each. at: 1 << bits counters, count: 11-bit digits'
+ * (U64_DIGITS rows). */
+static void msd_u64(uint64_t *v, uint64_t *tmp, size_t n, int top, int bits, uint32_t *at, uint32_t *count)
+{
+	int shift = top - bits;
+	size_t radix = (size_t)1 << bits;
+	uint64_t mask = radix - 1;
+	uint32_t small[8 * 256];
+	memset(at, 0, radix * sizeof(*at));
 	for (size_t i = 0; i < n; i++)
-		start[(v[i] >> shift) & (U64_RADIX - 1)]++;
+		at[(v[i] >> shift) & mask]++;
 	uint32_t off = 0;
-	for (size_t d = 0; d < U64_RADIX; d++) {
-		uint32_t x = start[d];
-		start[d] = next[d] = off;
+	for (size_t d = 0; d < radix; d++) {
+		uint32_t x = at[d];
+		at[d] = off;
 		off += x;
 	}
+	/* filled, at[d] is where bucket d ends (and d + 1 begins): one table */
 	for (size_t i = 0; i < n; i++)
-		tmp[next[(v[i] >> shift) & (U64_RADIX - 1)]++] = v[i];
-	for (size_t d = 0; d < U64_RADIX; d++) {
-		size_t lo = start[d], m = next[d] - lo;
-		if (m >= MSD_MIN) /* a skewed bucket: wide digits, as the whole */
-			lsd_u64(tmp + lo, v + lo, m, shift, U64_BITS, count + 2 * U64_RADIX);
-		else if (m > 1)
+		tmp[at[(v[i] >> shift) & mask]++] = v[i];
+	for (size_t d = 0, lo = 0; d < radix; lo = at[d++]) {
+		size_t m = at[d] - lo;
+		if (m <= 1 || !shift)
+			continue; /* no bits below the digit: its keys are equal */
+		if (m <= INSERTION_MAX)
+			insertion_u64(tmp + lo, m);
+		else if (m >= MSD_MIN) /* a skewed bucket: wide digits, as the whole */
+			lsd_u64(tmp + lo, v + lo, m, shift, U64_BITS, count);
+		else if (m > STACK_MAX || !insertion_u64_within(tmp + lo, m, 8 * m))
 			lsd_u64(tmp + lo, v + lo, m, shift, 8, small);
-		memcpy(v + lo, tmp + lo, m * sizeof(*v));
 	}
+	memcpy(v, tmp, n * sizeof(*v));
 }
 
 int tg_sort_u64(uint64_t *v, size_t n)
@@ -185,24 +299,43 @@ int tg_sort_u64(uint64_t *v, size_t n)
 		return 0;
 	if (n > UINT32_MAX)
 		return tg_error_set(TG_ELIMIT, "cannot sort %zu keys", n);
+	if (n <= INSERTION_MAX) {
+		insertion_u64(v, n);
+		return 0;
+	}
 	uint64_t differ = 0;
-	for (size_t i = 1; i < n; i++)
+	size_t descents = 0;
+	for (size_t i = 1; i < n; i++) {
 		differ |= v[i] ^ v[0];
-	if (!differ)
+		descents += v[i] < v[i - 1];
+	}
+	if (!differ || !descents)
+		return 0;
+	if (descents <= n / NEARLY_SORTED && insertion_u64_within(v, n, n))
 		return 0;
 	int top = 64 - __builtin_clzll(differ); /* the bits above top are every key's */
+	if (n <= STACK_MAX) {
+		/* a few keys: byte digits (256 counters a pass, not 2,048), the
+		 * counters and the scratch on the stack */
+		uint32_t count[8 * 256];
+		uint64_t tmp[STACK_MAX];
+		lsd_u64(v, tmp, n, top, 8, count);
+		return 0;
+	}
 	/* 11-bit digits: 2048 counters a digit still fit the cache, and a key
 	 * of 33 to 44 bits (times, packed times and slots) takes 3 or 4 passes
 	 * instead of 5 or 6 */
-	uint32_t *count = tg_malloc((U64_DIGITS + 2) * U64_RADIX * sizeof(*count)); /* + msd_u64's two */
+	int msd = n >= MSD_MIN && top > U64_BITS + 8, bits = msd ? msd_bits(n, top) : 0;
+	/* the 11-bit digits' counters, then msd_u64's table */
+	uint32_t *count = tg_malloc((U64_DIGITS * U64_RADIX + (msd ? (size_t)1 << bits : 0)) * sizeof(*count));
 	uint64_t *tmp = tg_malloc(n * sizeof(*tmp));
 	if (!count || !tmp) {
 		free(count);
 		free(tmp);
 		return TG_ENOMEM;
 	}
-	if (n >= MSD_MIN && top > U64_BITS + 8)
-		msd_u64(v, tmp, n, top, count);
+	if (msd)
+		msd_u64(v, tmp, n, top, bits, count + U64_DIGITS * U64_RADIX, count);
 	else
 		lsd_u64(v, tmp, n, top, U64_BITS, count);
 	free(tmp);

@@ -46,16 +46,26 @@ uint64_t tg_sort_key_double(double x);
 /* Sorts v[0..n) by key, ascending and stable: LSD radix on bytes, skipping
  * the bytes every key shares; from 131,072 pairs (2 MiB, past the
  * second-level cache) one pass by the top 11 bits that differ first, then
- * each of the 2,048 buckets by bytes while it sits in the cache. 0, or
+ * each of the 2,048 buckets by bytes while it sits in the cache (a bucket
+ * of 24 or fewer by insertion). Up to 24 pairs an insertion sort, up to
+ * 256 its scratch on the stack: a small sort allocates nothing. Pairs
+ * already in order are left; nearly in order (a descent in 16 at most),
+ * an insertion sort within n moves first. 0, or
  * TG_ENOMEM (v unchanged) when its scratch (n pairs) cannot be allocated. */
 int tg_sort_pairs(tg_sort_pair *v, size_t n);
 
 /* Sorts the plain keys v[0..n) ascending, for a list whose order alone is
  * wanted (times, to be merged with another list; times packed with a
  * position): LSD radix on 11-bit digits, skipping the digits every key
- * shares, 8 bytes an element; from 131,072 keys one pass by the top 11 bits
- * that differ first, then each bucket by bytes in the cache. 0, TG_ENOMEM (v unchanged) when its scratch
- * (n keys) cannot be allocated, TG_ELIMIT past 2^32 keys. */
+ * shares, 8 bytes an element; from 131,072 keys one pass by a top digit of
+ * the bits that differ as wide as about 8 keys a bucket (11 to 18 bits),
+ * then each bucket in the cache: by insertion (up to 24 keys, up to 256
+ * within 8 moves a key: nearly sorted times), else by bytes. Up to 24 keys
+ * an insertion sort, up to 256 byte digits with the counters and scratch
+ * on the stack: a small sort allocates nothing. Keys in order or nearly:
+ * as tg_sort_pairs. 0, TG_ENOMEM (v unchanged) when its scratch (n keys
+ * and at most 1 MiB of counters) cannot be allocated, TG_ELIMIT past 2^32
+ * keys. */
 int tg_sort_u64(uint64_t *v, size_t n);
 
 /* Reorders base[0..n) (elements of size bytes) in place so that position k

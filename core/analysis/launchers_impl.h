@@ -7,6 +7,7 @@
 #ifndef TG_LAUNCHERS_IMPL_H
 #define TG_LAUNCHERS_IMPL_H
 
+#include "../../util/bits.h"
 #include "../../util/idmap.h"
 #include "launchers.h"
 
@@ -53,7 +54,7 @@ static inline uint32_t tg_launchers_owner_of(const tg_launchers *l, uint32_t ev)
 	uint64_t bit = (uint64_t)1 << (ev & 63);
 	if (w >= l->nlinked_words || !(l->linked[w] & bit))
 		return TG_NONE;
-	return l->linked_owner[l->linked_rank[w] + (uint32_t)__builtin_popcountll(l->linked[w] & (bit - 1))];
+	return l->linked_owner[l->linked_rank[w] + tg_popcount64(l->linked[w] & (bit - 1))];
 }
 
 /* Whether event e falls in step index step of tree (step < 0: any). */

@@ -1,20 +1,17 @@
 /*
  * measure.c - flattens one side of a comparison into kernel records,
- * invocations and per-step units (see measure.h).
+ * invocations and per-step units (see measure.h; the units are measure_units.c's).
  */
 #include "measure_impl.h"
 #include "../analysis/stream_ids.h"
 #include "../trace/categorize.h"
-#include "../analysis/host_syncs.h"
 #include "../../util/idmap.h"
 #include "../models/kernel_category.h"
 #include "../trace/kernel_class.h"
 #include "../analysis/launchers.h"
-#include "../analysis/memory.h"
 #include "../tree/modules.h"
 #include "../models/perf_model.h"
 #include "../analysis/ranks.h"
-#include "../analysis/timeline.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -100,100 +97,6 @@ static void fingerprint(tg_fingerprint *fp, const tg_trace *t)
 	fp->world_size = ws > 0 ? ws : 1;
 }
 
-/* Appends the units of trace ti: one per step, or one for the whole trace. */
-static int add_units(tg_measure *m, uint32_t ti, uint32_t *first_unit)
-{
-	const tg_tree *tree = m->trees[ti];
-	size_t ns;
-	const tg_step *steps = tg_tree_steps(tree, &ns);
-	size_t nu = ns ? ns : 1;
-	if (tg_grow((void **)&m->units, &m->capunits, m->nunits + nu, sizeof(tg_unit)))
-		return TG_ENOMEM;
-	*first_unit = (uint32_t)m->nunits;
-	int64_t peak = -1;
-	tg_memory_peak *peaks = NULL;
-	size_t np = 0;
-	if (tg_memory_peaks(&peaks, &np, tree, -1) == 0) {
-		for (size_t i = 0; i < np; i++)
-			if (peaks[i].device_id >= 0 && peaks[i].events && peaks[i].peak_allocated > peak)
-				peak = peaks[i].peak_allocated;
-		free(peaks);
-	} else {
-		tg_error_clear();
-	}
-	/* the device events of each step, and the host syncs of each step, in
-	 * one pass each (a pass per step would be quadratic in the trace) */
-	const tg_trace *t = tg_tree_trace(tree);
-	size_t ne;
-	const tg_event *ev = tg_trace_events(t, &ne);
-	uint32_t *off = tg_calloc(nu + 1, sizeof(uint32_t));
-	uint64_t *syncs = tg_calloc(nu, sizeof(uint64_t));
-	uint32_t *list = NULL;
-	int rc = off && syncs ? 0 : TG_ENOMEM;
-	size_t ndev = 0;
-	for (size_t i = 0; !rc && i < ne; i++) {
-		if (!tg_kind_is_gpu(ev[i].kind))
-			continue;
-		int32_t st = ns ? tg_tree_step_of(tree, (uint32_t)i) : 0;
-		if (st >= 0 && (size_t)st < nu) {
-			off[st + 1]++;
-			ndev++;
-		}
-	}
-	if (!rc && !(list = tg_malloc((ndev + 1) * sizeof(uint32_t))))
-		rc = TG_ENOMEM;
-	for (size_t s = 0; !rc && s < nu; s++)
-		off[s + 1] += off[s];
-	uint32_t *fill = rc ? NULL : tg_malloc((nu + 1) * sizeof(uint32_t));
-	if (!rc && !fill)
-		rc = TG_ENOMEM;
-	if (!rc) {
-		memcpy(fill, off, (nu + 1) * sizeof(uint32_t));
-		for (size_t i = 0; i < ne; i++) {
-			if (!tg_kind_is_gpu(ev[i].kind))
-				continue;
-			int32_t st = ns ? tg_tree_step_of(tree, (uint32_t)i) : 0;
-			if (st >= 0 && (size_t)st < nu)
-				list[fill[st]++] = (uint32_t)i;
-		}
-		if (ns)
-			rc = tg_host_syncs_count_by_step(syncs, nu, tree);
-		else {
-			tg_host_sync_summary hs = {0};
-			rc = tg_host_syncs_summary(&hs, tree, -1);
-			syncs[0] = hs.count;
-		}
-	}
-	free(fill);
-	for (size_t s = 0; !rc && s < nu; s++) {
-		int32_t step = ns ? (int32_t)s : -1;
-		tg_timeline_opts to = {.tb = {0}, .step = step, .device = -1};
-		if (ns) {
-			to.events = list + off[s];
-			to.nevents = off[s + 1] - off[s];
-		}
-		tg_gpu_timeline tl;
-		if ((rc = tg_gpu_timeline_compute(&tl, tree, &to)))
-			break;
-		tg_unit *u = &m->units[m->nunits++];
-		u->trace = ti;
-		u->step = ns ? steps[s].number : -1;
-		u->busy_ns = llround(tl.busy_us * 1000.0);
-		u->idle_ns = llround(tl.idle_us * 1000.0);
-		u->exposed_comm_ns = llround(tl.exposed_comm_us * 1000.0);
-		u->exposed_memcpy_ns = llround(tl.exposed_memcpy_us * 1000.0);
-		u->total_ns = llround(tl.total_us * 1000.0);
-		u->comm_ns = llround(tl.total_comm_us * 1000.0);
-		u->memcpy_ns = llround(tl.total_memcpy_us * 1000.0);
-		u->host_syncs = syncs[s];
-		u->peak_memory = peak;
-	}
-	free(off);
-	free(syncs);
-	free(list);
-	return rc;
-}
-
 /* The unit of an event whose step index is st, in a trace of ns steps
  * whose units start at first_unit: the trace's one unit when it has no
  * steps; TG_NONE for an event outside every step of a stepped trace (a
@@ -225,13 +128,25 @@ struct trace_walk {
 	size_t nsteps;
 };
 
-/* The atom of a string-or-raw argument of e, or TG_NONE. */
-static uint32_t arg_atom(const tg_trace *t, const tg_event *e, uint32_t k)
+/* The atoms of e's string-or-raw arguments keyed key[0..4) into out
+ * (TG_NONE for a key it lacks, or whose first argument of that key is of
+ * another type, as tg_event_arg finds it), in one walk of its list. */
+static void arg_atoms(const tg_arg *args, const tg_event *e, const uint32_t key[4], uint32_t out[4])
 {
-	if (k == TG_NONE)
-		return TG_NONE;
-	const tg_arg *a = tg_event_arg(t, e, k);
-	return a && (a->type == TG_ARG_RAW || a->type == TG_ARG_STR) ? a->v.atom : TG_NONE;
+	unsigned found = 0;
+	for (int k = 0; k < 4; k++)
+		out[k] = TG_NONE;
+	if (e->args == TG_NONE)
+		return;
+	for (const tg_arg *a = args + e->args;; a++) {
+		for (int k = 0; k < 4; k++)
+			if (!(found >> k & 1) && key[k] != TG_NONE && a->key == key[k]) {
+				found |= 1u << k;
+				out[k] = a->type == TG_ARG_RAW || a->type == TG_ARG_STR ? a->v.atom : TG_NONE;
+			}
+		if (a->last)
+			return;
+	}
 }
 
 /* An invocation's key and perf model, computed once per distinct (name,
@@ -269,16 +184,26 @@ static int invocation_of(struct inv_memo *me, tg_measure *m, struct trace_walk *
  * index into w->inv_of. 0 or TG_ENOMEM. */
 static int add_invocations(tg_measure *m, struct trace_walk *w)
 {
-	uint32_t k_dims = tg_trace_key(w->t, "Input Dims"), k_types = tg_trace_key(w->t, "Input type"),
-	         k_strides = tg_trace_key(w->t, "Input Strides"), k_conc = tg_trace_key(w->t, "Concrete Inputs");
+	const uint32_t keys[4] = {tg_trace_key(w->t, "Input Dims"), tg_trace_key(w->t, "Input type"),
+	                          tg_trace_key(w->t, "Input Strides"), tg_trace_key(w->t, "Concrete Inputs")};
+	size_t nargs;
+	const tg_arg *args = tg_trace_args(w->t, &nargs);
 	struct inv_memo *memo = NULL;
 	size_t nmemo = 0, capmemo = 0;
 	tg_idmap *seen = tg_idmap_new(1024); /* hash of the atoms -> memo */
 	int rc = seen ? 0 : TG_ENOMEM;
 	for (size_t i = 0; !rc && i < w->nl; i++) {
+		/* the launchers' events and their arguments are scattered over
+		 * the trace: asked for ahead, the event 16 launchers on, its
+		 * arguments 8 on (the event asked for before), so that the
+		 * misses overlap instead of following one another */
+		if (i + 16 < w->nl)
+			__builtin_prefetch(&w->ev[w->list[i + 16].event]);
+		if (i + 8 < w->nl && w->ev[w->list[i + 8].event].args != TG_NONE)
+			__builtin_prefetch(&args[w->ev[w->list[i + 8].event].args]);
 		const tg_event *op = &w->ev[w->list[i].event];
-		struct inv_memo me = {{op->name, arg_atom(w->t, op, k_dims), arg_atom(w->t, op, k_types),
-		                       arg_atom(w->t, op, k_strides), arg_atom(w->t, op, k_conc)}, 0, 0, 0};
+		struct inv_memo me = {{op->name}, 0, 0, 0};
+		arg_atoms(args, op, keys, me.a + 1);
 		int64_t h = (int64_t)(tg_hash_bytes(me.a, sizeof(me.a)) >> 1);
 		uint32_t at = tg_idmap_get(seen, h);
 		if (at != TG_NONE && !memcmp(memo[at].a, me.a, sizeof(me.a))) {
@@ -381,16 +306,29 @@ static int add_trace(tg_measure *m, uint32_t ti)
 	w.atoms = tg_trace_atoms(w.t);
 	size_t ne;
 	w.ev = tg_trace_events(w.t, &ne);
-	int rc = add_units(m, ti, &w.first_unit);
-	if (rc)
+	/* the device events, in one pass over the events (64 MB of them at a
+	 * gigabyte of JSON, past the caches): the units and the records read
+	 * this list, not the events again */
+	size_t ndev = 0;
+	for (size_t i = 0; i < ne; i++)
+		ndev += tg_kind_is_gpu(w.ev[i].kind);
+	uint32_t *dev = tg_malloc((ndev + 1) * sizeof(uint32_t));
+	if (!dev)
+		return TG_ENOMEM;
+	for (size_t i = 0, k = 0; k < ndev; i++)
+		if (tg_kind_is_gpu(w.ev[i].kind))
+			dev[k++] = (uint32_t)i;
+	int rc = tg_measure_add_units(m, ti, dev, ndev, &w.first_unit);
+	if (rc) {
+		free(dev);
 		return rc;
+	}
 	tg_tree_steps(w.tree, &w.nsteps);
 	tg_launchers *l = NULL;
 	tg_launchers_opts lo = {.tb = {0}, .step = -1};
-	if ((rc = tg_launchers_build(&l, w.tree, &lo)))
-		return rc;
-	if ((rc = tg_categorizer_new(&w.cz, w.tree))) {
+	if ((rc = tg_launchers_build(&l, w.tree, &lo)) || (rc = tg_categorizer_new(&w.cz, w.tree))) {
 		tg_launchers_free(l);
+		free(dev);
 		return rc;
 	}
 	w.l = l;
@@ -401,20 +339,25 @@ static int add_trace(tg_measure *m, uint32_t ti)
 	w.natoms = tg_atoms_count(w.atoms);
 	w.kernel_key = malloc((w.natoms ? w.natoms : 1) * sizeof(uint32_t));
 	rc = TG_ENOMEM;
-	if (!w.inv_of || !w.buf || !w.mod || !w.kernel_key)
+	/* every device event is in the tree (tg_tree_contains): a record each,
+	 * a launcher an invocation; the first trace's room exact, the next
+	 * ones' doubled (a side of many traces grows a few times, not once a
+	 * trace) */
+	if (!w.inv_of || !w.buf || !w.mod || !w.kernel_key ||
+	    (m->nrecs || m->ninvs ? tg_grow((void **)&m->recs, &m->caprecs, m->nrecs + ndev + 1, sizeof(tg_kernel_rec)) ||
+	                                tg_grow((void **)&m->invs, &m->capinvs, m->ninvs + w.nl + 1, sizeof(tg_invocation))
+	                          : tg_measure_reserve(m, ndev, w.nl, 0)))
 		goto done;
 	memset(w.kernel_key, 0xff, (w.natoms ? w.natoms : 1) * sizeof(uint32_t)); /* TG_NONE */
 	if ((rc = add_invocations(m, &w)))
 		goto done;
 	rc = TG_ENOMEM;
-	for (size_t i = 0; i < ne; i++) {
-		if (!tg_kind_is_gpu(w.ev[i].kind) || !tg_tree_contains(w.tree, (uint32_t)i))
-			continue;
-		if (add_kernel_rec(m, &w, (uint32_t)i))
+	for (size_t k = 0; k < ndev; k++)
+		if (add_kernel_rec(m, &w, dev[k]))
 			goto done;
-	}
 	rc = 0;
 done:
+	free(dev);
 	free(w.inv_of);
 	free(w.buf);
 	free(w.mod);

@@ -79,6 +79,11 @@ struct tg_measure {
 	} *packed;
 };
 
+/* measure_units.c: appends the units of trace ti of m (one per step, or
+ * one for the whole trace), dev[0..ndev) its device events in event
+ * order; *first_unit gets the first one's index. 0 or TG_ENOMEM. */
+int tg_measure_add_units(tg_measure *m, uint32_t ti, const uint32_t *dev, size_t ndev, uint32_t *first_unit);
+
 /* measure_pack.c: frees what m->packed holds (and it). */
 void tg_measure_pack_free(tg_measure *m);
 

@@ -155,7 +155,7 @@ static int alloc_links(struct links *l, const struct view *s)
 		}
 	for (size_t w = 0; w < words; w++) {
 		l->rank[w] = (uint32_t)ndev;
-		ndev += (size_t)__builtin_popcountll(l->dev[w]);
+		ndev += tg_popcount64(l->dev[w]);
 	}
 	if (!(l->link = tg_malloc((ndev + 1) * sizeof(uint32_t))))
 		return TG_ENOMEM;

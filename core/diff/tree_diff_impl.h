@@ -25,6 +25,7 @@
 
 #include "tree_diff.h"
 #include "../../util/atoms.h"
+#include "../../util/bits.h"
 #include "../../util/buf.h"
 #include "../../util/interval.h"
 #include "skeleton.h"
@@ -187,7 +188,7 @@ static inline uint32_t *link_of(const struct links *l, uint32_t ev)
 	uint64_t w = l->dev[ev >> 6], below = ((uint64_t)1 << (ev & 63)) - 1;
 	if (!((w >> (ev & 63)) & 1))
 		return NULL;
-	return &l->link[l->rank[ev >> 6] + (uint32_t)__builtin_popcountll(w & below)];
+	return &l->link[l->rank[ev >> 6] + tg_popcount64(w & below)];
 }
 
 struct tg_tree_diff {

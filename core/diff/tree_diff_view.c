@@ -64,9 +64,10 @@ static uint32_t descend_root(const struct view *s, uint32_t r)
 		uint32_t ch = r + 1; /* its first child, when it has one */
 		if (ch >= s->end[r] || s->end[ch] != s->end[r])
 			return r; /* none, or more than one */
-		uint8_t f = s->flags[ch];
-		int k = s->sn[s->node[ch]].kind;
-		if ((f & F_CPU_OP) || ((k == TG_KIND_RUNTIME || k == TG_KIND_DRIVER) && !(f & F_GRAPH)))
+		/* a cpu_op, or a launch call that is no graph launch (runtime
+		 * and driver calls are launches: F_DISPATCH is exactly that;
+		 * the flags, not the skeleton node, a miss a root less) */
+		if (s->flags[ch] & (F_CPU_OP | F_DISPATCH))
 			return r;
 		r = ch;
 	}
@@ -108,22 +109,25 @@ static size_t find_kept(const struct view *s, size_t nsn, const tg_tree_diff_opt
 	return nk;
 }
 
-/* The kept node k's nearest kept ancestor, TG_NONE without one. */
-static inline uint32_t kept_parent(const struct view *s, const uint32_t *near, uint32_t k)
-{
-	uint32_t p = s->sn[k].parent;
-	return p == TG_NONE ? TG_NONE : near[p];
-}
-
-/* Counts the kept children of each kept node k into coff[k + 1] (coff:
- * nsn + 2, zeroed) and returns the number of kept nodes without a kept
- * ancestor (the roots). */
-static size_t count_children(const struct view *s, const uint32_t *near, const uint32_t *order, size_t nk,
-                             uint32_t *coff)
+/* Each kept node's nearest kept ancestor (TG_NONE for a root) into near[]
+ * in place of itself, and the kept children of each kept node counted
+ * into coff[k + 1] (coff: nsn + 2, zeroed); returns the number of roots.
+ * In the skeleton's order: its nodes read in turn and a parent mostly
+ * close by, where the order by start read them at random (two misses a
+ * node once the skeleton outgrows the caches: a third of the view's build
+ * at a gigabyte of JSON); a count needs no order. In place: a node not
+ * kept keeps its near[] (what its children read), a kept parent is known
+ * by its kind (keep_node), not by near[]. */
+static size_t kept_parents(const struct view *s, size_t nsn, const tg_tree_diff_opts *o, uint32_t *near,
+                           uint32_t *coff)
 {
 	size_t nr = 0;
-	for (size_t q = 0; q < nk; q++) {
-		uint32_t vp = kept_parent(s, near, order[q]);
+	for (size_t k = 0; k < nsn; k++) {
+		if (near[k] != k)
+			continue; /* not kept */
+		uint32_t p = s->sn[k].parent;
+		uint32_t vp = p == TG_NONE ? TG_NONE : keep_node(o, &s->sn[p]) ? p : near[p];
+		near[k] = vp;
 		if (vp == TG_NONE)
 			nr++;
 		else
@@ -133,16 +137,17 @@ static size_t count_children(const struct view *s, const uint32_t *near, const u
 }
 
 /* The kept children of each kept node k (counted in coff by
- * count_children), in the order of order[] (by start), as kids[coff[k] ..
- * coff[k+1]); the roots into s->roots, in that order. */
-static void place_children(struct view *s, size_t nsn, const uint32_t *near, const uint32_t *order, size_t nk,
+ * kept_parents, which left each kept node's kept parent in kp), in the
+ * order of order[] (by start), as kids[coff[k] .. coff[k+1]); the roots
+ * into s->roots, in that order. */
+static void place_children(struct view *s, size_t nsn, const uint32_t *kp, const uint32_t *order, size_t nk,
                            uint32_t *coff, uint32_t *kids)
 {
 	size_t nr = 0;
 	for (size_t i = 0; i < nsn; i++)
 		coff[i + 1] += coff[i];
 	for (size_t q = 0; q < nk; q++) {
-		uint32_t k = order[q], vp = kept_parent(s, near, k);
+		uint32_t k = order[q], vp = kp[k];
 		if (vp == TG_NONE)
 			s->roots[nr++] = k;
 		else
@@ -323,10 +328,9 @@ static int number_view(struct view *s, size_t nsn, const tg_tree_diff_opts *o, u
 	if (!near || !order || order_of(s, nsn, order))
 		goto out;
 	size_t nk = find_kept(s, nsn, o, near, order);
-	coff = tg_calloc(nsn + 2, sizeof(uint32_t));
-	if (!coff)
+	if (!(coff = tg_calloc(nsn + 2, sizeof(uint32_t))))
 		goto out;
-	s->nroots = count_children(s, near, order, nk, coff);
+	s->nroots = kept_parents(s, nsn, o, near, coff);
 	kids = tg_malloc((nk + 1) * sizeof(uint32_t));
 	s->roots = tg_malloc((s->nroots + 1) * sizeof(uint32_t));
 	if (!kids || !s->roots)
