@@ -450,6 +450,11 @@ static int build(tg_critical_path *cp)
 
 int tg_critical_path_build(tg_critical_path **out, const tg_tree *tree, const tg_cp_opts *opts)
 {
+	return cp_build(out, tree, opts, 0);
+}
+
+int cp_build(tg_critical_path **out, const tg_tree *tree, const tg_cp_opts *opts, int lean)
+{
 	*out = NULL;
 	tg_critical_path *cp = tg_calloc(1, sizeof(*cp));
 	if (!cp)
@@ -466,6 +471,7 @@ int tg_critical_path_build(tg_critical_path **out, const tg_tree *tree, const tg
 	}
 	if (opts)
 		cp->opts = *opts;
+	cp->lean = lean && cp->opts.summary_only;
 	const char *ann = cp->opts.annotation ? cp->opts.annotation : default_annotation(tree);
 	if (!cp->opts.annotation)
 		cp->opts.all_instances = 1;
@@ -485,7 +491,7 @@ void tg_critical_path_free(tg_critical_path *cp)
 		return;
 	void *arrays[] = {cp->annotation, cp->sslot8, cp->sslot32, cp->streams,
 	                  cp->ic,         cp->ksync,   cp->evf,        cp->snode,      cp->enode, cp->namef,
-	                  cp->node_ev,    cp->soff,
+	                  cp->node_ev,    cp->soff,    cp->t32,
 	                  cp->path,       cp->ops,        cp->path_events};
 	for (size_t i = 0; i < sizeof(arrays) / sizeof(arrays[0]); i++)
 		free(arrays[i]);

@@ -194,7 +194,18 @@ typedef struct tg_cp_summary {
 
 /* The summary of tree's critical path into *out; a trace whose path
  * cannot be found (a cycle, no events) is not ok, and why says why.
- * Returns 0, or TG_ENOMEM. */
+ * Returns 0, or TG_ENOMEM. The figures are the full builder's
+ * (tg_critical_path_build, its length, breakdown and stats.steps), found
+ * with less memory (critical_path_summary.c). */
 int tg_cp_summarize(tg_cp_summary *out, const tg_tree *tree);
+
+/* The same under opts (NULL: the defaults, tg_cp_summarize); its
+ * summary_only and keep_graph are ignored. For the tests, which compare it
+ * with the full builder under other settings (exact_ns...). */
+int tg_cp_summarize_opts(tg_cp_summary *out, const tg_tree *tree, const tg_cp_opts *opts);
+
+/* How many summaries of this process were built a second time, not lean,
+ * for a cycle's message (critical_path_summary.c); for the tests. */
+uint64_t tg_cp_summary_fallbacks(void);
 
 #endif

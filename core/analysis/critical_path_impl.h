@@ -108,6 +108,11 @@ struct tg_critical_path {
 	uint32_t *node_ev;   /* the node's event, | CP_NODE_START for a start (cp_node_ev, cp_node_start) */
 	int64_t t_unit;      /* 1000 with HTA's rounding (whole us: every node's time a multiple), else 1 */
 	int t_narrow;        /* the nodes' span fits 32 bits of t_unit: the path's distances start in 32 */
+	int lean;            /* a summary's build (cp_build): once the longest path has the nodes'
+	                      * 32-bit times, node_ev is freed and the breakdown reads t32; no
+	                      * stats.path_events, and a cycle's message names no event */
+	uint32_t *t32;       /* lean: the nodes' times in t_unit from t0, kept for the breakdown */
+	int64_t t0;
 
 	/* edges, as added until cp_merge_edges, then by source (sorted in
 	 * place: a second list beside them grew the diff's heap by as much) */
@@ -250,6 +255,11 @@ int cp_add_edge(tg_critical_path *cp, uint32_t src, uint32_t dst, int type, int 
  * kernel-gap one; the room reserved past the edges is given back. Returns
  * 0 or TG_ENOMEM. */
 int cp_merge_edges(tg_critical_path *cp);
+
+/* tg_critical_path_build, and with lean a summary's build (opts must have
+ * summary_only): the nodes' events given back during the longest path
+ * (cp->lean). critical_path.c. */
+int cp_build(tg_critical_path **out, const tg_tree *tree, const tg_cp_opts *opts, int lean);
 
 /* Creates the nodes of the window's events (critical_path_graph.c). */
 int cp_make_nodes(tg_critical_path *cp);

@@ -22,10 +22,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A node on a cycle, for the message. */
+/* A node on a cycle, for the message. A summary's lean build has given the
+ * nodes' events back by then: its message names none (tg_cp_summarize
+ * builds again, not lean, for the full one). */
 static int cycle_error(const tg_critical_path *cp, const uint8_t *indeg)
 {
-	for (size_t v = 0; v < cp->nnodes; v++)
+	for (size_t v = 0; v < cp->nnodes && cp->node_ev; v++)
 		if (indeg[v]) {
 			uint32_t ev = cp_node_ev(cp, v), s = 0;
 			while (s < cp->nnodes && !(cp_node_ev(cp, s) == ev && cp_node_start(cp, s)))
@@ -264,6 +266,10 @@ static int longest(tg_critical_path *cp, const uint32_t *soff)
 		rc = TG_ENOMEM;
 		goto out;
 	}
+	if (cp->lean && t32) { /* the times are all a summary reads of the nodes from here */
+		free(cp->node_ev);
+		cp->node_ev = NULL;
+	}
 	do {
 		memset(from, 0xff, (nn + 1) * sizeof(uint32_t));
 		free(dist);
@@ -281,8 +287,12 @@ static int longest(tg_critical_path *cp, const uint32_t *soff)
 		cp->length = unit * (wide ? ((int64_t *)dist)[best] : ((int32_t *)dist)[best]);
 	indeg_free(&in);
 	free(dist);
-	free(t32);
 	dist = NULL;
+	if (!cp->node_ev) { /* lean: the breakdown's weights come from the times */
+		cp->t32 = t32;
+		cp->t0 = t0;
+	} else
+		free(t32);
 	t32 = NULL;
 	rc = trace_back(cp, from, best);
 out:
@@ -380,7 +390,7 @@ static void free_graph(tg_critical_path *cp)
 	free(cp->edges);
 	cp->edges = NULL;
 	void **arrays[] = {(void **)&cp->soff, (void **)&cp->node_ev,
-	                   (void **)&cp->path};
+	                   (void **)&cp->path, (void **)&cp->t32};
 	for (size_t k = 0; k < sizeof(arrays) / sizeof(arrays[0]); k++) {
 		free(*arrays[k]);
 		*arrays[k] = NULL;
@@ -480,6 +490,14 @@ static int make_steps(tg_critical_path *cp, const struct path_rec *r, size_t n)
 	return 0;
 }
 
+/* The time of node v for the breakdown: from the longest path's 32-bit
+ * times in a summary's lean build (cp->t32: every node's time is t0 plus a
+ * whole number of units, so the two are equal), else from its event. */
+static inline int64_t path_node_ts(const tg_critical_path *cp, uint32_t v)
+{
+	return cp->t32 ? cp->t0 + (int64_t)cp->t32[v] * cp->t_unit : cp_node_ts(cp, v);
+}
+
 /* The path's edges, the breakdown and the events on it; the graph is freed
  * once they are read (unless opts.keep_graph), before the steps are made
  * and the ops collected from them. */
@@ -490,7 +508,7 @@ static int breakdown(tg_critical_path *cp)
 	struct path_rec *rec = NULL;
 	if (full && !(cp->path_events = tg_malloc((cp->npath + 1) * sizeof(uint32_t))))
 		return TG_ENOMEM;
-	for (size_t i = 0; i < cp->npath; i++) {
+	for (size_t i = 0; i < cp->npath && cp->node_ev; i++) { /* lean: no events, no count */
 		uint32_t ev = cp_node_ev(cp, cp->path[i]);
 		if (full)
 			cp->path_events[i] = ev;
@@ -511,12 +529,12 @@ static int breakdown(tg_critical_path *cp)
 	}
 	if (full && !(rec = tg_big_calloc(cp->npath + 1, sizeof(*rec))))
 		return TG_ENOMEM;
-	int64_t ts = cp->npath ? cp_node_ts(cp, src) : 0; /* src's: each node's time read once */
+	int64_t ts = cp->npath ? path_node_ts(cp, src) : 0; /* src's: each node's time read once */
 	for (size_t i = 0; i < n; i++) {
 		const cp_edge *e = &cp->edges[cp->path[i]];
 		tg_cp_bound b = bound_of(cp, e);
 		int type = CP_EDGE_TYPE(e);
-		int64_t dts = cp_node_ts(cp, e->dst);
+		int64_t dts = path_node_ts(cp, e->dst);
 		cp->bound_ns[b] += (e->type & CP_EDGE_ZERO) ? 0 : dts - ts; /* cp_edge_w */
 		if (full) {
 			rec[i] = (struct path_rec){.ts = ts, .event = TG_NONE, .start = cp_node_start(cp, src)};
