@@ -194,12 +194,14 @@ static void check_tie(int one_first, uint32_t want_mid)
 	free(cp->edges);
 	free(cp->soff);
 	free(cp->path);
-	cp->soff = cp->path = NULL;
+	free(cp->attr); /* the edges below are attributed to no event */
+	cp->soff = cp->path = cp->attr = NULL;
 	memset(cp->bound_ns, 0, sizeof(cp->bound_ns));
 	memset(&cp->stats.edges_by_type, 0, sizeof(cp->stats.edges_by_type));
-	const cp_edge a = {{2}, 3, CP_NO_ATTR, TG_CP_EDGE_DEPENDENCY}, b = {{1}, 3, CP_NO_ATTR, TG_CP_EDGE_DEPENDENCY};
-	const cp_edge added[] = {{{0}, 1, CP_NO_ATTR, TG_CP_EDGE_DEPENDENCY},
-	                         {{0}, 2, CP_NO_ATTR, TG_CP_EDGE_DEPENDENCY},
+	const cp_edge a = {.key = 2, .dst = 3, .type = TG_CP_EDGE_DEPENDENCY},
+		      b = {.key = 1, .dst = 3, .type = TG_CP_EDGE_DEPENDENCY};
+	const cp_edge added[] = {{.key = 0, .dst = 1, .type = TG_CP_EDGE_DEPENDENCY},
+	                         {.key = 0, .dst = 2, .type = TG_CP_EDGE_DEPENDENCY},
 	                         one_first ? b : a,
 	                         one_first ? a : b};
 	cp->nedges = cp->cap = 4;

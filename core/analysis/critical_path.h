@@ -33,9 +33,9 @@
  * the trace's own nanoseconds (HTA_DISABLE_NS_ROUNDING=1).
  *
  * Memory is a few arrays as long as the trace's events, the nodes and the
- * edges (no allocation per node or edge): about 85 bytes of heap an event
- * at the peak, 78 for a summary (docs/scale.md, "The critical path's two
- * peaks"). Time is linear:
+ * edges (no allocation per node or edge): about 78 bytes of heap an event
+ * at the peak of a full result, 50 for a summary (docs/scale.md, "The
+ * critical path's summary, lean"). Time is linear:
  * radix and counting sorts, no comparison sort over events.
  */
 #ifndef TG_CRITICAL_PATH_H

@@ -49,33 +49,29 @@ enum {
 	CPN_CHECKED = 1 << 15      /* the substring flags above are set */
 };
 
-/* An edge in 12 bytes: its weight is not stored but read from the nodes'
- * times (cp_edge_w), which the graph keeps until it is freed; its
- * attributed event in 28 bits (cp_edge_attr: a trace of more events is
- * refused, TG_ELIMIT) beside its type. Once merged the edges are sorted by
- * source (cp->soff: a source's edges in the order added), and the source,
- * implied by the place (cp_edge_src), gives way to the rank: the edge's
- * place in the order first added, which the longest path's ties go by. */
+/* An edge in 8 bytes: its weight is not stored but read from the nodes'
+ * times (cp_edge_w), which the graph keeps until it is freed; its nodes in
+ * 29 bits (a trace of 2^28 - 1 events or more is refused, TG_ELIMIT: two
+ * nodes an event), its type, zero flag, and the class of the event it is
+ * attributed to (all the breakdown needs of that event: bound_of), the
+ * event itself beside it in cp->attr by rank (cp_edge_attr), for the
+ * path's steps of a full result only: a summary keeps none. Once merged
+ * the edges are sorted by source (cp->soff: a source's edges in the order
+ * added), and the source, implied by the place (cp_edge_src), gives way
+ * to the rank: the edge's place in the order first added, which the
+ * longest path's ties go by and cp->attr is indexed by. */
 typedef struct cp_edge {
-	union {
-		uint32_t src;  /* node, until cp_merge_edges */
-		uint32_t rank; /* after it: the order first added (ties in the longest path) */
-	};
-	uint32_t dst;       /* node */
-	uint32_t attr28 : 28; /* attributed event, CP_NO_ATTR for none (cp_edge_attr) */
-	uint32_t type : 4;  /* tg_cp_edge_type, | CP_EDGE_ZERO when it weighs 0 */
+	uint32_t key : 29; /* the source node until cp_merge_edges, then the rank */
+	uint32_t cls : 2;  /* operator and kernel-gap edges: the bound of the attributed event
+	                    * (TG_CP_CPU, TG_CP_DATA_LOADING, TG_CP_GPU_COMPUTE, TG_CP_GPU_COMM) */
+	uint32_t zero : 1; /* weighs 0 (dependency, sync, added with zero) */
+	uint32_t dst : 29; /* node */
+	uint32_t type : 3; /* tg_cp_edge_type (CP_DEAD in the merge) */
 } cp_edge;
 
-#define CP_NO_ATTR 0xfffffffu  /* cp_edge.attr28 of an edge attributed to no event */
-#define CP_MAX_EVENTS CP_NO_ATTR /* events a trace may have for its edges' attr28 */
-#define CP_EDGE_ZERO 0x8      /* in cp_edge.type: the edge weighs 0 */
-#define CP_EDGE_TYPE(e) ((e)->type & 0x7) /* its tg_cp_edge_type */
-
-/* The event edge e is attributed to, or TG_NONE. */
-static inline uint32_t cp_edge_attr(const cp_edge *e)
-{
-	return e->attr28 == CP_NO_ATTR ? TG_NONE : e->attr28;
-}
+#define CP_MAX_EVENTS 0xfffffffu /* events a trace may have: its nodes fit cp_edge's 29 bits */
+#define CP_MAX_EDGES ((1u << 29) - 2) /* edges a graph may have: their ranks fit cp_edge.key */
+#define CP_EDGE_TYPE(e) ((e)->type) /* its tg_cp_edge_type */
 
 struct tg_critical_path {
 	const tg_tree *tree;
@@ -108,7 +104,8 @@ struct tg_critical_path {
 	uint32_t *node_ev;   /* the node's event, | CP_NODE_START for a start (cp_node_ev, cp_node_start) */
 	int64_t t_unit;      /* 1000 with HTA's rounding (whole us: every node's time a multiple), else 1 */
 	int t_narrow;        /* the nodes' span fits 32 bits of t_unit: the path's distances start in 32 */
-	int lean;            /* a summary's build (cp_build): once the longest path has the nodes'
+	int lean;            /* a summary's build (cp_build): no cp->attr (the edges' classes are
+	                      * all its breakdown needs); once the longest path has the nodes'
 	                      * 32-bit times, node_ev is freed and the breakdown reads t32; no
 	                      * stats.path_events, and a cycle's message names no event */
 	uint32_t *t32;       /* lean: the nodes' times in t_unit from t0, kept for the breakdown */
@@ -118,6 +115,8 @@ struct tg_critical_path {
 	 * place: a second list beside them grew the diff's heap by as much) */
 	cp_edge *edges;
 	size_t nedges, cap;
+	uint32_t *attr; /* the event each edge is attributed to, TG_NONE, by its place as added
+	                 * (its rank once merged); cap of them; NULL in a summary's lean build */
 	uint32_t *soff; /* once merged: node v's edges are edges[soff[v] .. soff[v + 1]) */
 
 	/* the result */
@@ -227,9 +226,16 @@ static inline int64_t cp_node_ts(const tg_critical_path *cp, uint32_t v)
  * between its nodes. */
 static inline int64_t cp_edge_w(const tg_critical_path *cp, uint32_t src, const cp_edge *e)
 {
-	if (e->type & CP_EDGE_ZERO)
+	if (e->zero)
 		return 0;
 	return cp_node_ts(cp, e->dst) - cp_node_ts(cp, src);
+}
+
+/* The event edge e (merged: cp_merge_edges) is attributed to, or TG_NONE;
+ * TG_NONE always in a summary's lean build (no cp->attr). */
+static inline uint32_t cp_edge_attr(const tg_critical_path *cp, const cp_edge *e)
+{
+	return cp->attr ? cp->attr[e->key] : TG_NONE;
 }
 
 /* The place of edge src -> dst (nodes) in cp->edges once they are merged

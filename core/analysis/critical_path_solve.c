@@ -14,7 +14,6 @@
  * of the order lies on a cycle: the trace is refused, as HTA refuses it.
  */
 #include "critical_path_impl.h"
-#include "../trace/kernel_class.h"
 #include "../../util/big.h"
 #include "../../util/idmap.h"
 #include "../../util/sort.h"
@@ -216,12 +215,12 @@ static inline __attribute__((always_inline)) int kahn(tg_critical_path *cp, cons
 			const cp_edge *e = &edges[k];
 			uint32_t v = e->dst;
 			int64_t w = 0;
-			if (!(e->type & CP_EDGE_ZERO) && t32)
+			if (!e->zero && t32)
 				w = (int64_t)t32[v] - tu;
-			else if (!(e->type & CP_EDGE_ZERO)) /* a multiple of unit: 1000 or 1 */
+			else if (!e->zero) /* a multiple of unit: 1000 or 1 */
 				w = unit == 1000 ? (cp_node_ts(cp, v) - tu) / 1000 : cp_node_ts(cp, v) - tu;
 			int64_t c = d + (w <= none ? 0 : w), dv = wide ? d64[v] : d32[v];
-			if (from[v] == TG_NONE || c > dv || (c == dv && e->rank < edges[from[v]].rank)) {
+			if (from[v] == TG_NONE || c > dv || (c == dv && e->key < edges[from[v]].key)) {
 				if (!wide && c > INT32_MAX) {
 					rc = CP_WIDE;
 					break;
@@ -304,7 +303,7 @@ out:
 }
 
 /* HTA's bound_by of an edge. */
-static tg_cp_bound bound_of(const tg_critical_path *cp, const cp_edge *e)
+static tg_cp_bound bound_of(const cp_edge *e)
 {
 	switch (CP_EDGE_TYPE(e)) {
 	case TG_CP_EDGE_KERNEL_KERNEL: return TG_CP_KERNEL_KERNEL;
@@ -313,11 +312,7 @@ static tg_cp_bound bound_of(const tg_critical_path *cp, const cp_edge *e)
 	case TG_CP_EDGE_SYNC: return TG_CP_DEPENDENCY;
 	default: break;
 	}
-	uint32_t attr = cp_edge_attr(e);
-	if (attr == TG_NONE || !(cp->evf[attr] & CP_ON_STREAM))
-		return attr != TG_NONE && (cp_name_flags(cp, attr) & CPN_DATA_LOAD) ? TG_CP_DATA_LOADING : TG_CP_CPU;
-	uint8_t cls = (tg_trace_name_flags(cp->t, cp->ev[attr].name) & TG_NAME_CLASS_MASK) >> TG_NAME_CLASS_SHIFT;
-	return cls == TG_KERNEL_COMMUNICATION ? TG_CP_GPU_COMM : TG_CP_GPU_COMPUTE;
+	return (tg_cp_bound)e->cls; /* its event's, found when it was added (critical_path_edges.c) */
 }
 
 /* The ops longest first, then by event, with wide pairs: two radix
@@ -390,7 +385,7 @@ static void free_graph(tg_critical_path *cp)
 	free(cp->edges);
 	cp->edges = NULL;
 	void **arrays[] = {(void **)&cp->soff, (void **)&cp->node_ev,
-	                   (void **)&cp->path, (void **)&cp->t32};
+	                   (void **)&cp->path, (void **)&cp->t32, (void **)&cp->attr};
 	for (size_t k = 0; k < sizeof(arrays) / sizeof(arrays[0]); k++) {
 		free(*arrays[k]);
 		*arrays[k] = NULL;
@@ -532,17 +527,17 @@ static int breakdown(tg_critical_path *cp)
 	int64_t ts = cp->npath ? path_node_ts(cp, src) : 0; /* src's: each node's time read once */
 	for (size_t i = 0; i < n; i++) {
 		const cp_edge *e = &cp->edges[cp->path[i]];
-		tg_cp_bound b = bound_of(cp, e);
+		tg_cp_bound b = bound_of(e);
 		int type = CP_EDGE_TYPE(e);
 		int64_t dts = path_node_ts(cp, e->dst);
-		cp->bound_ns[b] += (e->type & CP_EDGE_ZERO) ? 0 : dts - ts; /* cp_edge_w */
+		cp->bound_ns[b] += e->zero ? 0 : dts - ts; /* cp_edge_w */
 		if (full) {
 			rec[i] = (struct path_rec){.ts = ts, .event = TG_NONE, .start = cp_node_start(cp, src)};
 			rec[i].type = (uint8_t)type;
 			rec[i].bound = (uint8_t)b;
-			rec[i].zero = (e->type & CP_EDGE_ZERO) != 0;
+			rec[i].zero = e->zero;
 			if (type == TG_CP_EDGE_OPERATOR || type == TG_CP_EDGE_KERNEL_KERNEL)
-				rec[i].event = cp_edge_attr(e);
+				rec[i].event = cp_edge_attr(cp, e);
 		}
 		src = e->dst;
 		ts = dts;
