@@ -7,7 +7,8 @@
  * generated traces (build/tg-gen: training, python frames, host syncs,
  * NCCL ranks, distinct ops, no steps); and on hand-made ones (many
  * streams, stream waits, event and context syncs, nesting, events of no
- * duration, equal times, a cycle, a path of more than 2^32 ns). The
+ * duration, equal times, a cycle, a path of more than 2^32 ns, a queue
+ * 300 launches deep). The
  * hand-made traces of test_critical_path*.c are checked too, as each
  * builds through cp_test_build. */
 #include "cputil.h"
@@ -198,12 +199,47 @@ static void test_wide_times(void **state)
 	tg_trace_free(t);
 }
 
+/* A stream 300 launches deep (the queue lengths kept saturate at a
+ * byte's 127, and only whether one is 0 or 1 is read): kernel 299 starts
+ * on an empty queue but was launched on a full one, so no launch edge;
+ * the last launch, on an idle stream, gets one of 100 us. */
+static void test_deep_queue(void **state)
+{
+	(void)state;
+	char *json = malloc(1 << 20);
+	assert_non_null(json);
+	size_t n = (size_t)sprintf(json, "{\"traceEvents\":[");
+	for (int k = 0; k < 300; k++)
+		n += (size_t)sprintf(json + n,
+		                     "%s{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,"
+		                     "\"tid\":1,\"ts\":%d,\"dur\":0.5,\"args\":{\"correlation\":%d}}"
+		                     ",{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":0,\"tid\":7,\"ts\":%d,"
+		                     "\"dur\":1,\"args\":{\"correlation\":%d,\"stream\":7}}",
+		                     k ? "," : "", k, k + 1, 1000 + 2 * k, k + 1);
+	n += (size_t)sprintf(json + n, "," X("cuda_runtime", "cudaLaunchKernel", 1, 1, 2000, 5, "\"correlation\":999")
+	                     "," X("kernel", "last", 0, 7, 2100, 10, "\"correlation\":999,\"stream\":7") "]}");
+	tg_trace *t = tg_test_read_str(json);
+	tg_tree *tree;
+	tg_test_must(tg_tree_build(&tree, t));
+	assert_true(check_settings(tree));
+	tg_cp_opts o = {.annotation = ""};
+	tg_critical_path *cp;
+	tg_test_must(tg_critical_path_build(&cp, tree, &o));
+	assert_int_equal(tg_cp_stats_get(cp)->edges_by_type[TG_CP_EDGE_LAUNCH], 1);
+	assert_int_equal(tg_cp_breakdown(cp)[TG_CP_LAUNCH], 100000);
+	tg_critical_path_free(cp);
+	tg_tree_free(tree);
+	tg_trace_free(t);
+	free(json);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_hand_made),
 		cmocka_unit_test(test_cycle_fallback),
 		cmocka_unit_test(test_wide_times),
+		cmocka_unit_test(test_deep_queue),
 		cmocka_unit_test(test_generated),
 		cmocka_unit_test(test_shared_traces),
 	};

@@ -29,11 +29,12 @@
 #include <string.h>
 
 #define KERNEL_GAP_MAX_NS INT64_C(1500000) /* KERNEL_KERNEL_DELAY_THRESHOLD_US */
-#define NO_QUEUE INT32_MIN
+#define NO_QUEUE INT8_MIN /* no queue length; the lengths kept saturate at the byte's others */
 
 /* Scratch shared by the steps below. */
 struct gpu_ws {
-	int32_t *q;         /* queue length at each event (NO_QUEUE: none) */
+	int8_t *q;          /* queue length at each event (NO_QUEUE: none), a byte: only whether it
+	                     * is 0 or 1 is read, so lengths saturate at -127 and 127 */
 	uint32_t *order;    /* event lists, sorted (sized for the list at hand) */
 	tg_idmap *prev;     /* cudaEventRecord correlation -> the launch before it */
 	tg_idmap *next;     /* cudaStreamWaitEvent event -> the launch after it */
@@ -206,7 +207,7 @@ static int queue_lengths(tg_critical_path *cp, struct gpu_ws *ws)
 		uint32_t r = ord[j];
 		int64_t *sum = &sums[rslot[r]];
 		*sum += rows[r] & 1 ? -1 : 1;
-		ws->q[rows[r] >> 1] = *sum > INT32_MAX ? INT32_MAX : *sum <= NO_QUEUE ? NO_QUEUE + 1 : (int32_t)*sum;
+		ws->q[rows[r] >> 1] = *sum > INT8_MAX ? INT8_MAX : *sum <= NO_QUEUE ? NO_QUEUE + 1 : (int8_t)*sum;
 	}
 out:
 	free(kv);
@@ -583,7 +584,7 @@ int cp_add_gpu_edges(tg_critical_path *cp)
 {
 	/* the queue lengths first, beside nothing else of the stage's; the
 	 * launches' numbers and the lists after */
-	struct gpu_ws ws = {tg_malloc((cp->nev + 1) * sizeof(int32_t)), NULL, tg_idmap_new(64), tg_idmap_new(64),
+	struct gpu_ws ws = {tg_malloc((cp->nev + 1) * sizeof(int8_t)), NULL, tg_idmap_new(64), tg_idmap_new(64),
 	                    NULL, 0};
 	int rc = ws.q && ws.prev && ws.next ? 0 : TG_ENOMEM;
 	if (!rc) {
