@@ -3,7 +3,8 @@
  * in a byte an event until a 256th stream (then 4), the longest path's
  * in-degrees in a byte until a node has 255 predecessors (then counted
  * aside), the call stacks' open events grown as deep as the nesting goes,
- * and the node's start flag kept in its event's top bit. Generated traces
+ * the node's start flag kept in its event's top bit, and the call stacks'
+ * ends sorted in place. Generated traces
  * whose graphs are worked out in the comments. */
 #include "cputil.h"
 
@@ -224,10 +225,48 @@ static void test_rank_ties(void **state)
 	check_tie(1, 1);
 }
 
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* The call stacks' ends sorted in place (cp_sort_u32, no scratch) as
+ * qsort sorts them: random values over the whole 32 bits, few distinct
+ * ones, values that share their top digits (times from a thread's first),
+ * already sorted, reversed, and the short lists insertion takes. */
+static void test_sort_u32(void **state)
+{
+	(void)state;
+	const size_t n = 100000;
+	uint32_t *v = malloc(n * sizeof(uint32_t)), *w = malloc(n * sizeof(uint32_t));
+	assert_non_null(v);
+	assert_non_null(w);
+	uint64_t x = 88172645463325252ull;
+	for (int kind = 0; kind < 6; kind++) {
+		size_t m = kind == 5 ? 31 : n;
+		for (size_t i = 0; i < m; i++) {
+			x ^= x << 13;
+			x ^= x >> 7;
+			x ^= x << 17;
+			uint32_t r = (uint32_t)x;
+			v[i] = kind == 0 ? r : kind == 1 ? r % 7 : kind == 2 ? 1000000 + r % 65536
+			       : kind == 3 ? (uint32_t)i * 3 : kind == 4 ? (uint32_t)(m - i) : r;
+		}
+		memcpy(w, v, m * sizeof(uint32_t));
+		qsort(w, m, sizeof(uint32_t), cmp_u32);
+		cp_sort_u32(v, m, 24);
+		assert_memory_equal(v, w, m * sizeof(uint32_t));
+	}
+	free(v);
+	free(w);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_many_streams),
+		cmocka_unit_test(test_sort_u32),
 		cmocka_unit_test(test_deep_nesting),
 		cmocka_unit_test(test_rank_ties),
 		cmocka_unit_test(test_many_edges),

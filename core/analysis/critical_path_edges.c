@@ -371,3 +371,52 @@ int cp_sort_pos(uint32_t *pos, size_t n, const int64_t *const *keys, int nlevels
 	free(kv);
 	return rc;
 }
+
+/* An American flag sort of 8-bit digits from the top (each value moved
+ * along its cycle to its digit's bucket, then each bucket sorted by the
+ * next digit), insertion under 32 values, a digit every value shares
+ * passed over. */
+void cp_sort_u32(uint32_t *v, size_t n, int shift)
+{
+	while (n >= 32) {
+		size_t count[256] = {0}, next[256], end[256], at = 0;
+		for (size_t i = 0; i < n; i++)
+			count[(v[i] >> shift) & 255]++;
+		if (count[(v[0] >> shift) & 255] == n) { /* one bucket: the next digit */
+			if (!shift)
+				return;
+			shift -= 8;
+			continue;
+		}
+		for (int d = 0; d < 256; d++) {
+			next[d] = at;
+			at += count[d];
+			end[d] = at;
+		}
+		for (int d = 0; d < 256; d++)
+			while (next[d] < end[d]) {
+				uint32_t x = v[next[d]];
+				int k = (x >> shift) & 255;
+				while (k != d) { /* x goes to bucket k: take what its head holds */
+					uint32_t y = v[next[k]];
+					v[next[k]++] = x;
+					x = y;
+					k = (x >> shift) & 255;
+				}
+				v[next[d]++] = x;
+			}
+		if (!shift)
+			return;
+		for (size_t d = 0, lo = 0; d < 256; lo = end[d], d++)
+			if (end[d] - lo > 1)
+				cp_sort_u32(v + lo, end[d] - lo, shift - 8);
+		return;
+	}
+	for (size_t i = 1; i < n; i++) { /* insertion: the values agree above shift + 8 */
+		uint32_t x = v[i];
+		size_t j = i;
+		for (; j && v[j - 1] > x; j--)
+			v[j] = v[j - 1];
+		v[j] = x;
+	}
+}

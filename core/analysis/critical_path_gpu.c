@@ -142,6 +142,15 @@ static int row_order(uint32_t **ord, int64_t **rtsp, size_t n, int64_t unit)
 	return rc;
 }
 
+/* Stream slot s at row i of a list of slots, 4 bytes each when wide, else 1. */
+static inline void slot_put(void *slots, int wide, size_t i, uint32_t s)
+{
+	if (wide)
+		((uint32_t *)slots)[i] = s;
+	else
+		((uint8_t *)slots)[i] = (uint8_t)s;
+}
+
 /* Queue length per stream: +1 at each launch (once per device event of its
  * correlation id), -1 at each such device event, in time order. */
 static int queue_lengths(tg_critical_path *cp, struct gpu_ws *ws)
@@ -165,7 +174,8 @@ static int queue_lengths(tg_critical_path *cp, struct gpu_ws *ws)
 	/* a row: event * 2 + (1 for a device event) */
 	uint32_t *rows = tg_malloc((nrows + ng + 1) * sizeof(uint32_t));
 	int64_t *rts = tg_malloc((nrows + ng + 1) * sizeof(int64_t)); /* then the rows' order (row_order) */
-	uint32_t *rslot = tg_malloc((nrows + ng + 1) * sizeof(uint32_t)); /* the row's stream (cp_sslot) */
+	int wide = cp->sslot32 != NULL; /* the row's stream slot (cp_sslot) in a byte below 256 streams */
+	void *rslot = tg_malloc((nrows + ng + 1) * (wide ? sizeof(uint32_t) : 1));
 	int64_t *sums = tg_calloc(cp->nstreams + 1, sizeof(int64_t)); /* running sum per stream */
 	uint32_t *ord = NULL;
 	int rc = TG_ENOMEM;
@@ -179,7 +189,7 @@ static int queue_lengths(tg_critical_path *cp, struct gpu_ws *ws)
 			launched[lo] = 1;
 			rows[nrows] = i * 2;
 			rts[nrows] = cp_ts(cp, i);
-			rslot[nrows++] = cp_sslot(cp, kv[lo].idx);
+			slot_put(rslot, wide, nrows++, cp_sslot(cp, kv[lo].idx));
 		}
 	}
 	for (uint32_t i = 0; i < cp->nev; i++) {
@@ -191,7 +201,7 @@ static int queue_lengths(tg_critical_path *cp, struct gpu_ws *ws)
 		if (any) {
 			rows[nrows] = i * 2 + 1;
 			rts[nrows] = cp_ts(cp, i);
-			rslot[nrows++] = cp_sslot(cp, i);
+			slot_put(rslot, wide, nrows++, cp_sslot(cp, i));
 		}
 	}
 	/* the device events by correlation go before the rows are sorted */
@@ -205,7 +215,7 @@ static int queue_lengths(tg_critical_path *cp, struct gpu_ws *ws)
 		goto out;
 	for (size_t j = 0; j < nrows; j++) {
 		uint32_t r = ord[j];
-		int64_t *sum = &sums[rslot[r]];
+		int64_t *sum = &sums[wide ? ((uint32_t *)rslot)[r] : ((uint8_t *)rslot)[r]];
 		*sum += rows[r] & 1 ? -1 : 1;
 		ws->q[rows[r] >> 1] = *sum > INT8_MAX ? INT8_MAX : *sum <= NO_QUEUE ? NO_QUEUE + 1 : (int8_t)*sum;
 	}

@@ -288,6 +288,11 @@ int cp_solve(tg_critical_path *cp);
  * pass and no scratch (8 bytes a key). Returns 0 or TG_ENOMEM. */
 int cp_sort_keys(uint64_t *v, size_t n);
 
+/* Sorts v[0..n) ascending in place, no scratch (the call stacks' ends: 4
+ * bytes an event, not 8); shift is 24 for whole values (values that agree
+ * above bit shift + 8 are sorted by the bits below). */
+void cp_sort_u32(uint32_t *v, size_t n, int shift);
+
 /* Sorts idx[0..n) stably by key[idx[i]] (int64). Returns 0 or TG_ENOMEM. */
 int cp_sort_by(uint32_t *idx, size_t n, const int64_t *key);
 
