@@ -18,6 +18,9 @@
 #define TG_CRITICAL_PATH_IMPL_H
 
 #include "critical_path.h"
+#include "../../util/idmap.h"
+
+#include <string.h>
 
 /* Per-event flags (cp->evf). */
 enum {
@@ -266,6 +269,57 @@ int cp_merge_edges(tg_critical_path *cp);
  * summary_only): the nodes' events given back during the longest path
  * (cp->lean). critical_path.c. */
 int cp_build(tg_critical_path **out, const tg_tree *tree, const tg_cp_opts *opts, int lean);
+
+/* The edges' offsets by source packed for the longest path
+ * (critical_path_offs.c): a node's out-degree in a byte (255: its block's
+ * offsets in bigoff, through big) and every CP_OFFS_BLOCK-th node's offset. */
+#define CP_OFFS_BLOCK 16
+#define CP_OFFS_BIG 0x80000000u /* in cp_offs.ck: the block is in big (offsets are under 2^29) */
+struct cp_offs {
+	uint8_t *deg;     /* whole blocks, zero past the last node */
+	uint32_t *ck;     /* ck[b]: the offset of node b * CP_OFFS_BLOCK, | CP_OFFS_BIG */
+	tg_idmap *big;    /* block -> its slot in bigoff, for blocks with a degree of 255 or more */
+	uint32_t *bigoff; /* CP_OFFS_BLOCK + 1 offsets a slot */
+};
+
+/* The sum of the bytes of x (at most 8 x 255). */
+static inline uint32_t cp_byte_sum(uint64_t x)
+{
+	x = (x & UINT64_C(0x00ff00ff00ff00ff)) + ((x >> 8) & UINT64_C(0x00ff00ff00ff00ff));
+	x += x >> 16;
+	x += x >> 32;
+	return (uint32_t)(x & 0xffff);
+}
+
+/* Node u's edges are [*lo, *hi) (cp->soff[u], cp->soff[u + 1]). */
+static inline void cp_offs_range(const struct cp_offs *o, uint32_t u, uint32_t *lo, uint32_t *hi)
+{
+	uint32_t b = u / CP_OFFS_BLOCK, c = u % CP_OFFS_BLOCK;
+	if (o->ck[b] & CP_OFFS_BIG) {
+		uint32_t k = tg_idmap_get(o->big, b);
+		*lo = o->bigoff[k * (CP_OFFS_BLOCK + 1) + c];
+		*hi = o->bigoff[k * (CP_OFFS_BLOCK + 1) + c + 1];
+		return;
+	}
+	uint64_t w0, w1;
+	memcpy(&w0, o->deg + (size_t)b * CP_OFFS_BLOCK, 8);
+	memcpy(&w1, o->deg + (size_t)b * CP_OFFS_BLOCK + 8, 8);
+	if (c <= 8) /* the bytes of the nodes before u: the low c of the 16 (little-endian loads) */
+		w0 &= c == 8 ? ~UINT64_C(0) : (UINT64_C(1) << (8 * c)) - 1, w1 = 0;
+	else
+		w1 &= (UINT64_C(1) << (8 * (c - 8))) - 1;
+	*lo = o->ck[b] + cp_byte_sum(w0) + cp_byte_sum(w1);
+	*hi = *lo + o->deg[u];
+}
+
+/* Packs cp->soff into *o and frees it. Returns 0 or TG_ENOMEM (*o then
+ * for cp_offs_free, cp->soff kept). */
+int cp_offs_pack(struct cp_offs *o, tg_critical_path *cp);
+
+/* Makes cp->soff again from *o, which is freed. Returns 0 or TG_ENOMEM. */
+int cp_offs_unpack(struct cp_offs *o, tg_critical_path *cp);
+
+void cp_offs_free(struct cp_offs *o);
 
 /* Creates the nodes of the window's events (critical_path_graph.c). */
 int cp_make_nodes(tg_critical_path *cp);

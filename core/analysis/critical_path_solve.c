@@ -175,7 +175,7 @@ static inline int indeg_drop(struct indeg *in, uint32_t v)
  * from ends as each node's best edge in (its place), TG_NONE where the path
  * would start; *best the path's last node. Always inlined, so that each of longest()'s
  * two calls is compiled for its width. */
-static inline __attribute__((always_inline)) int kahn(tg_critical_path *cp, const uint32_t *soff,
+static inline __attribute__((always_inline)) int kahn(tg_critical_path *cp, const struct cp_offs *offs,
                                                       struct indeg *in, uint32_t *from,
                                                       void *distv, const uint32_t *t32, int wide, int64_t unit,
                                                       uint32_t *best)
@@ -211,7 +211,9 @@ static inline __attribute__((always_inline)) int kahn(tg_critical_path *cp, cons
 			*best = u;
 			bestd = d;
 		}
-		for (uint32_t k = soff[u]; k < soff[u + 1]; k++) {
+		uint32_t lo, hi;
+		cp_offs_range(offs, u, &lo, &hi);
+		for (uint32_t k = lo; k < hi; k++) {
 			const cp_edge *e = &edges[k];
 			uint32_t v = e->dst;
 			int64_t w = 0;
@@ -248,12 +250,13 @@ static inline __attribute__((always_inline)) int kahn(tg_critical_path *cp, cons
  * 13 bytes a node; 17 when a distance outgrows 32 bits of the nodes' unit
  * (2,147 s of whole microseconds, 2.1 s of ns), 9 when the nodes' span
  * does (their times are then read from the events). */
-static int longest(tg_critical_path *cp, const uint32_t *soff)
+static int longest(tg_critical_path *cp)
 {
 	size_t nn = cp->nnodes;
 	int64_t unit = cp->t_unit;
 	int wide = !cp->t_narrow, rc;
 	struct indeg in = {0};
+	struct cp_offs offs = {0};
 	uint32_t *from = tg_malloc((nn + 1) * sizeof(uint32_t)), *t32 = NULL;
 	void *dist = NULL;
 	uint32_t best = TG_NONE;
@@ -269,6 +272,8 @@ static int longest(tg_critical_path *cp, const uint32_t *soff)
 		free(cp->node_ev);
 		cp->node_ev = NULL;
 	}
+	if ((rc = cp_offs_pack(&offs, cp))) /* the offsets packed while the loop's arrays are live */
+		goto out;
 	do {
 		memset(from, 0xff, (nn + 1) * sizeof(uint32_t));
 		free(dist);
@@ -277,8 +282,8 @@ static int longest(tg_critical_path *cp, const uint32_t *soff)
 			rc = TG_ENOMEM;
 			goto out;
 		}
-		rc = wide ? kahn(cp, soff, &in, from, dist, t32, 1, unit, &best)
-		          : kahn(cp, soff, &in, from, dist, t32, 0, unit, &best);
+		rc = wide ? kahn(cp, &offs, &in, from, dist, t32, 1, unit, &best)
+		          : kahn(cp, &offs, &in, from, dist, t32, 0, unit, &best);
 	} while (rc == CP_WIDE && (wide = 1));
 	if (rc)
 		goto out;
@@ -287,6 +292,8 @@ static int longest(tg_critical_path *cp, const uint32_t *soff)
 	indeg_free(&in);
 	free(dist);
 	dist = NULL;
+	if ((rc = cp_offs_unpack(&offs, cp)))
+		goto out;
 	if (!cp->node_ev) { /* lean: the breakdown's weights come from the times */
 		cp->t32 = t32;
 		cp->t0 = t0;
@@ -295,6 +302,9 @@ static int longest(tg_critical_path *cp, const uint32_t *soff)
 	t32 = NULL;
 	rc = trace_back(cp, from, best);
 out:
+	if (!cp->soff && offs.deg && cp_offs_unpack(&offs, cp) && !rc) /* the graph whole for the caller */
+		rc = TG_ENOMEM;
+	cp_offs_free(&offs);
 	indeg_free(&in);
 	free(dist);
 	free(t32);
@@ -557,7 +567,7 @@ int cp_solve(tg_critical_path *cp)
 {
 	int rc = cp_merge_edges(cp);
 	if (!rc)
-		rc = longest(cp, cp->soff);
+		rc = longest(cp);
 	cp->stats.edges = cp->nedges;
 	for (size_t e = 0; e < cp->nedges; e++)
 		cp->stats.edges_by_type[CP_EDGE_TYPE(&cp->edges[e])]++;
