@@ -257,23 +257,23 @@ static int longest(tg_critical_path *cp)
 	int wide = !cp->t_narrow, rc;
 	struct indeg in = {0};
 	struct cp_offs offs = {0};
-	uint32_t *from = tg_malloc((nn + 1) * sizeof(uint32_t)), *t32 = NULL;
+	uint32_t *from = NULL, *t32 = NULL;
 	void *dist = NULL;
 	uint32_t best = TG_NONE;
 	int64_t t0 = nn ? cp_node_ts(cp, 0) : 0; /* node 0 is the first in time */
+	if ((rc = cp_offs_pack(&offs, cp))) /* the offsets packed while the loop's arrays are live */
+		goto out;
 	if (cp->t_narrow && (t32 = tg_malloc((nn + 1) * sizeof(uint32_t))))
 		for (uint32_t v = 0; v < nn; v++)
 			t32[v] = (uint32_t)((cp_node_ts(cp, v) - t0) / unit);
-	if (!from || (cp->t_narrow && !t32)) {
-		rc = TG_ENOMEM;
-		goto out;
-	}
 	if (cp->lean && t32) { /* the times are all a summary reads of the nodes from here */
 		free(cp->node_ev);
 		cp->node_ev = NULL;
 	}
-	if ((rc = cp_offs_pack(&offs, cp))) /* the offsets packed while the loop's arrays are live */
+	if (!(from = tg_malloc((nn + 1) * sizeof(uint32_t))) || (cp->t_narrow && !t32)) {
+		rc = TG_ENOMEM;
 		goto out;
+	}
 	do {
 		memset(from, 0xff, (nn + 1) * sizeof(uint32_t));
 		free(dist);
