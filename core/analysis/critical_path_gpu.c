@@ -358,11 +358,13 @@ static int keyed_sort(uint32_t *pos, size_t n, const struct keyed *kd)
  * stream just before it. */
 static int event_records(tg_critical_path *cp, struct gpu_ws *ws)
 {
-	/* correlation of a record -> (stream, gpu) of the syncs that wait on it */
-	tg_idmap *which = tg_idmap_new(64);
 	size_t n = ws->nlaunches, ntr;
 	for (uint32_t i = 0; i < cp->nev; i++)
 		n += (cp->evf[i] & CP_KEPT) && (cp_name_flags(cp, i) & CPN_EVENT_RECORD);
+	if (n == ws->nlaunches) /* no record: no launch to find, and no sort of the launches */
+		return 0;
+	/* correlation of a record -> (stream, gpu) of the syncs that wait on it */
+	tg_idmap *which = tg_idmap_new(64);
 	uint32_t *pos = tg_malloc((n + 1) * sizeof(uint32_t));
 	int rc = which && pos && !order_for(ws, n) ? 0 : TG_ENOMEM;
 	for (uint32_t i = 0; i < cp->nev && !rc; i++)
@@ -404,6 +406,8 @@ static int stream_waits(tg_critical_path *cp, struct gpu_ws *ws)
 	size_t n = ws->nlaunches;
 	for (uint32_t i = 0; i < cp->nev; i++)
 		n += (cp->evf[i] & CP_KEPT) && (cp_name_flags(cp, i) & CPN_WAIT_CALL);
+	if (n == ws->nlaunches) /* no cudaStreamWaitEvent: nothing to find */
+		return 0;
 	uint32_t *pos = tg_malloc((n + 1) * sizeof(uint32_t));
 	int rc = pos && !order_for(ws, n) ? 0 : TG_ENOMEM;
 	n = 0;
