@@ -374,12 +374,12 @@ int cp_sort_pos(uint32_t *pos, size_t n, const int64_t *const *keys, int nlevels
 
 /* An American flag sort of 8-bit digits from the top (each value moved
  * along its cycle to its digit's bucket, then each bucket sorted by the
- * next digit), insertion under 32 values, a digit every value shares
+ * next digit), insertion under 64 values, a digit every value shares
  * passed over. */
 void cp_sort_u32(uint32_t *v, size_t n, int shift)
 {
-	while (n >= 32) {
-		size_t count[256] = {0}, next[256], end[256], at = 0;
+	while (n >= 64) {
+		uint32_t count[256] = {0}, next[256], end[256], at = 0;
 		for (size_t i = 0; i < n; i++)
 			count[(v[i] >> shift) & 255]++;
 		if (count[(v[0] >> shift) & 255] == n) { /* one bucket: the next digit */
@@ -412,7 +412,7 @@ void cp_sort_u32(uint32_t *v, size_t n, int shift)
 				cp_sort_u32(v + lo, end[d] - lo, shift - 8);
 		return;
 	}
-	for (size_t i = 1; i < n; i++) { /* insertion: the values agree above shift + 8 */
+	for (size_t i = 1; i < n; i++) { /* insertion: few values, agreeing above shift + 8 */
 		uint32_t x = v[i];
 		size_t j = i;
 		for (; j && v[j - 1] > x; j--)

@@ -65,10 +65,12 @@ int cp_offs_unpack(struct cp_offs *o, tg_critical_path *cp)
 	uint32_t *off = tg_malloc((nn + 2) * sizeof(uint32_t));
 	if (!off)
 		return TG_ENOMEM;
-	for (uint32_t u = 0; u < nn; u++)
-		cp_offs_range(o, u, &off[u], &off[u + 1]);
-	if (!nn)
-		off[0] = 0;
+	off[0] = 0;
+	for (uint32_t u = 0; u < nn; u++) /* a running sum, the blocks kept aside read as they are */
+		if (o->deg[u] == 255 || (o->ck[u / CP_OFFS_BLOCK] & CP_OFFS_BIG))
+			cp_offs_range(o, u, &off[u], &off[u + 1]);
+		else
+			off[u + 1] = off[u] + o->deg[u];
 	cp->soff = off;
 	cp_offs_free(o);
 	return 0;
