@@ -34,7 +34,7 @@
  *
  * Memory is a few arrays as long as the trace's events, the nodes and the
  * edges (no allocation per node or edge): about 78 bytes of heap an event
- * at the peak of a full result, 49 for a summary (docs/scale.md, "The
+ * at the peak of a full result, 46 for a summary (docs/scale.md, "The
  * critical path's summary, lean"). Time is linear:
  * radix and counting sorts, no comparison sort over events.
  */
