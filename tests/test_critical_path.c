@@ -613,41 +613,46 @@ static void test_edge_merge(void **state)
 	g->edges = NULL;
 	g->soff = NULL;
 	cp.soff = NULL;
-	const unsigned z = CP_EDGE_ZERO;
+#define E(s, d, t, zr, c) ((cp_edge){.key = (s), .cls = (c), .zero = (zr), .dst = (d), .type = (t)})
 	const cp_edge added[] = {
-		{{0}, 1, 7, TG_CP_EDGE_OPERATOR},             /* 0 */
-		{{1}, 2, CP_NO_ATTR, TG_CP_EDGE_DEPENDENCY | z}, /* 1 */
-		{{0}, 2, 8, TG_CP_EDGE_OPERATOR},             /* 2 */
-		{{0}, 1, CP_NO_ATTR, TG_CP_EDGE_DEPENDENCY | z}, /* 0 again: type and weight, not the attribution */
-		{{2}, 3, 9, TG_CP_EDGE_KERNEL_KERNEL},        /* 3 */
-		{{1}, 2, 6, TG_CP_EDGE_OPERATOR},             /* 1 again: all of it */
-		{{2}, 3, CP_NO_ATTR, TG_CP_EDGE_SYNC | z},       /* 3 again */
-		{{0}, 1, 5, TG_CP_EDGE_OPERATOR},             /* 0 a third time */
+		E(0, 1, TG_CP_EDGE_OPERATOR, 0, TG_CP_CPU),             /* 0 */
+		E(1, 2, TG_CP_EDGE_DEPENDENCY, 1, 0),                   /* 1 */
+		E(0, 2, TG_CP_EDGE_OPERATOR, 0, TG_CP_CPU),             /* 2 */
+		E(0, 1, TG_CP_EDGE_DEPENDENCY, 1, 0),                   /* 0 again: type and weight, not the attribution */
+		E(2, 3, TG_CP_EDGE_KERNEL_KERNEL, 0, 0),                /* 3 */
+		E(1, 2, TG_CP_EDGE_OPERATOR, 0, TG_CP_DATA_LOADING),    /* 1 again: all of it */
+		E(2, 3, TG_CP_EDGE_SYNC, 1, 0),                         /* 3 again */
+		E(0, 1, TG_CP_EDGE_OPERATOR, 0, TG_CP_GPU_COMPUTE),     /* 0 a third time */
 	};
+	const uint32_t added_attr[] = {7, TG_NONE, 8, TG_NONE, 9, 6, TG_NONE, 5};
 	cp.nedges = cp.cap = sizeof(added) / sizeof(added[0]);
 	cp.edges = malloc(sizeof(added));
 	memcpy(cp.edges, added, sizeof(added));
+	cp.attr = malloc(sizeof(added_attr));
+	memcpy(cp.attr, added_attr, sizeof(added_attr));
 	tg_test_must(cp_merge_edges(&cp));
 	assert_int_equal(cp.nedges, 4);
-	/* 12 bytes an edge: its event in 28 bits, CP_NO_ATTR read as TG_NONE */
-	assert_int_equal(sizeof(cp_edge), 12);
-	assert_int_equal(cp_edge_attr(&added[1]), TG_NONE);
-	assert_int_equal(cp_edge_attr(&(cp_edge){{0}, 1, CP_MAX_EVENTS - 1, TG_CP_EDGE_SYNC | z}), CP_MAX_EVENTS - 1);
+	/* 8 bytes an edge: its event beside it, by rank */
+	assert_int_equal(sizeof(cp_edge), 8);
 	/* sorted by source, each source's in the order added; the rank is
-	 * the first one's place as added */
+	 * the first one's place as added, the event and class the last
+	 * operator or kernel-gap one's */
 	const cp_edge want[] = {
-		{{0}, 1, 5, TG_CP_EDGE_OPERATOR},
-		{{2}, 2, 8, TG_CP_EDGE_OPERATOR},
-		{{1}, 2, 6, TG_CP_EDGE_OPERATOR},
-		{{4}, 3, 9, TG_CP_EDGE_SYNC | z},
+		E(0, 1, TG_CP_EDGE_OPERATOR, 0, TG_CP_GPU_COMPUTE),
+		E(2, 2, TG_CP_EDGE_OPERATOR, 0, TG_CP_CPU),
+		E(1, 2, TG_CP_EDGE_OPERATOR, 0, TG_CP_DATA_LOADING),
+		E(4, 3, TG_CP_EDGE_SYNC, 1, 0),
 	};
-	const uint32_t want_src[] = {0, 0, 1, 2}, want_off[] = {0, 2, 3, 4, 4};
+	const uint32_t want_src[] = {0, 0, 1, 2}, want_off[] = {0, 2, 3, 4, 4}, want_attr[] = {5, 8, 6, 9};
 	const int64_t want_w[] = {11, 15, 4, 0};
 	for (size_t k = 0; k < 4; k++) {
-		assert_int_equal(cp.edges[k].rank, want[k].rank);
+		assert_int_equal(cp.edges[k].key, want[k].key);
 		assert_int_equal(cp.edges[k].dst, want[k].dst);
-		assert_int_equal(cp_edge_attr(&cp.edges[k]), cp_edge_attr(&want[k]));
+		assert_int_equal(cp_edge_attr(&cp, &cp.edges[k]), want_attr[k]);
 		assert_int_equal(cp.edges[k].type, want[k].type);
+		assert_int_equal(cp.edges[k].zero, want[k].zero);
+		if (want[k].type == TG_CP_EDGE_OPERATOR)
+			assert_int_equal(cp.edges[k].cls, want[k].cls);
 		assert_int_equal(cp_edge_w(&cp, want_src[k], &cp.edges[k]), want_w[k] * US);
 		for (uint32_t hint = 0; hint < 6; hint++) /* from any node, past the last too */
 			assert_int_equal(cp_edge_src(&cp, (uint32_t)k, hint), want_src[k]);
@@ -661,23 +666,28 @@ static void test_edge_merge(void **state)
 	assert_int_equal(cp_find_edge(&cp, 9, 0), TG_NONE);
 	free(cp.soff);
 	free(cp.edges);
+	uint32_t *attr = cp.attr;
+	cp.attr = NULL; /* a summary's edges have no events */
+	assert_int_equal(cp_edge_attr(&cp, &want[0]), TG_NONE);
+	free(attr);
 	cp_test_done(t, tree, g);
 	/* nothing added twice: sorted all the same, the ranks kept */
 	tg_critical_path one = {0};
 	one.nnodes = 3;
 	one.nedges = one.cap = 2;
 	one.edges = malloc(2 * sizeof(cp_edge));
-	one.edges[0] = (cp_edge){{1}, 2, CP_NO_ATTR, TG_CP_EDGE_DEPENDENCY | CP_EDGE_ZERO};
-	one.edges[1] = (cp_edge){{0}, 2, 4, TG_CP_EDGE_OPERATOR};
+	one.edges[0] = E(1, 2, TG_CP_EDGE_DEPENDENCY, 1, 0);
+	one.edges[1] = E(0, 2, TG_CP_EDGE_OPERATOR, 0, TG_CP_CPU);
 	tg_test_must(cp_merge_edges(&one));
 	assert_int_equal(one.nedges, 2);
 	assert_non_null(one.soff);
 	assert_int_equal(cp_find_edge(&one, 0, 2), 0);
 	assert_int_equal(cp_find_edge(&one, 1, 2), 1);
-	assert_int_equal(one.edges[0].rank, 1);
-	assert_int_equal(one.edges[1].rank, 0);
+	assert_int_equal(one.edges[0].key, 1);
+	assert_int_equal(one.edges[1].key, 0);
 	free(one.soff);
 	free(one.edges);
+#undef E
 }
 
 /* Launches that share a correlation id (a malformed trace): each counts

@@ -100,7 +100,7 @@ static void test_hta_basic_add(void **state)
 	const uint32_t attr[] = {relu, clamp, launch, clamp, relu};
 	for (int k = 0; k < 5; k++) {
 		assert_int_equal(cp_edge_w(cp, u[k], edge(cp, u[k], v[k])), w[k] * US);
-		assert_int_equal(cp_edge_attr(edge(cp, u[k], v[k])), attr[k]);
+		assert_int_equal(cp_edge_attr(cp, edge(cp, u[k], v[k])), attr[k]);
 	}
 	uint32_t fft = event_at(t,
 	                        "void fft2d_r2c_32x32<float, false, 0u, false>(float2*, float const*, int, int, "

@@ -3,7 +3,9 @@
  * in a byte an event until a 256th stream (then 4), the longest path's
  * in-degrees in a byte until a node has 255 predecessors (then counted
  * aside), the call stacks' open events grown as deep as the nesting goes,
- * and the node's start flag kept in its event's top bit. Generated traces
+ * the node's start flag kept in its event's top bit, the call stacks'
+ * ends sorted in place, and the longest path's offsets packed (a node of
+ * 300 edges out). Generated traces
  * whose graphs are worked out in the comments. */
 #include "cputil.h"
 
@@ -194,12 +196,14 @@ static void check_tie(int one_first, uint32_t want_mid)
 	free(cp->edges);
 	free(cp->soff);
 	free(cp->path);
-	cp->soff = cp->path = NULL;
+	free(cp->attr); /* the edges below are attributed to no event */
+	cp->soff = cp->path = cp->attr = NULL;
 	memset(cp->bound_ns, 0, sizeof(cp->bound_ns));
 	memset(&cp->stats.edges_by_type, 0, sizeof(cp->stats.edges_by_type));
-	const cp_edge a = {{2}, 3, CP_NO_ATTR, TG_CP_EDGE_DEPENDENCY}, b = {{1}, 3, CP_NO_ATTR, TG_CP_EDGE_DEPENDENCY};
-	const cp_edge added[] = {{{0}, 1, CP_NO_ATTR, TG_CP_EDGE_DEPENDENCY},
-	                         {{0}, 2, CP_NO_ATTR, TG_CP_EDGE_DEPENDENCY},
+	const cp_edge a = {.key = 2, .dst = 3, .type = TG_CP_EDGE_DEPENDENCY},
+		      b = {.key = 1, .dst = 3, .type = TG_CP_EDGE_DEPENDENCY};
+	const cp_edge added[] = {{.key = 0, .dst = 1, .type = TG_CP_EDGE_DEPENDENCY},
+	                         {.key = 0, .dst = 2, .type = TG_CP_EDGE_DEPENDENCY},
 	                         one_first ? b : a,
 	                         one_first ? a : b};
 	cp->nedges = cp->cap = 4;
@@ -222,10 +226,99 @@ static void test_rank_ties(void **state)
 	check_tie(1, 1);
 }
 
+/* One kernel that 300 threads wait for (cudaStreamSynchronize, each with
+ * its Stream Sync): its end has a sync edge to each of their ends, 300
+ * edges out of one node, past the byte the longest path packs an
+ * out-degree in (cp_offs: that node's block keeps its offsets aside).
+ * The packed offsets give every node's edges as cp->soff does, and make
+ * it again whole. */
+static void test_packed_offsets(void **state)
+{
+	(void)state;
+	size_t cap = 256 * NK + 1024, len = 0;
+	char *json = tg_malloc(cap), args[64];
+	assert_non_null(json);
+	len = (size_t)snprintf(json, cap, "{\"traceEvents\":[");
+	add_x(json, cap, &len, "cuda_runtime", "cudaLaunchKernel", 1, 1, 0, 5, "\"correlation\":1");
+	add_x(json, cap, &len, "kernel", "gemm", 0, 7, 10, 50, "\"correlation\":1,\"stream\":7");
+	for (int k = 0; k < NK; k++) {
+		snprintf(args, sizeof(args), "\"correlation\":%d", k + 2);
+		add_x(json, cap, &len, "cuda_runtime", "cudaStreamSynchronize", 1, k + 2, 20 + k, 100, args);
+		snprintf(args, sizeof(args), "\"correlation\":%d,\"stream\":7", k + 2);
+		add_x(json, cap, &len, "cuda_sync", "Stream Sync", 0, 7, 20 + k, 100, args);
+	}
+	snprintf(json + len, cap - len, "]}");
+	tg_trace *t;
+	tg_tree *tree;
+	tg_cp_opts o = {.annotation = "", .keep_graph = 1};
+	tg_critical_path *cp = cp_test_build(&t, &tree, json, &o);
+	size_t nn = cp->nnodes;
+	uint32_t *want = malloc((nn + 1) * sizeof(uint32_t)), most = 0;
+	assert_non_null(want);
+	memcpy(want, cp->soff, (nn + 1) * sizeof(uint32_t));
+	for (size_t u = 0; u < nn; u++)
+		most = want[u + 1] - want[u] > most ? want[u + 1] - want[u] : most;
+	assert_true(most >= NK);
+	struct cp_offs packed;
+	tg_test_must(cp_offs_pack(&packed, cp));
+	assert_null(cp->soff);
+	assert_non_null(packed.big);
+	for (uint32_t u = 0; u < nn; u++) {
+		uint32_t lo, hi;
+		cp_offs_range(&packed, u, &lo, &hi);
+		assert_int_equal(lo, want[u]);
+		assert_int_equal(hi, want[u + 1]);
+	}
+	tg_test_must(cp_offs_unpack(&packed, cp));
+	assert_memory_equal(cp->soff, want, (nn + 1) * sizeof(uint32_t));
+	free(want);
+	cp_test_done(t, tree, cp);
+	free(json);
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* The call stacks' ends sorted in place (cp_sort_u32, no scratch) as
+ * qsort sorts them: random values over the whole 32 bits, few distinct
+ * ones, values that share their top digits (times from a thread's first),
+ * already sorted, reversed, and the short lists insertion takes. */
+static void test_sort_u32(void **state)
+{
+	(void)state;
+	const size_t n = 100000;
+	uint32_t *v = malloc(n * sizeof(uint32_t)), *w = malloc(n * sizeof(uint32_t));
+	assert_non_null(v);
+	assert_non_null(w);
+	uint64_t x = 88172645463325252ull;
+	for (int kind = 0; kind < 6; kind++) {
+		size_t m = kind == 5 ? 31 : n;
+		for (size_t i = 0; i < m; i++) {
+			x ^= x << 13;
+			x ^= x >> 7;
+			x ^= x << 17;
+			uint32_t r = (uint32_t)x;
+			v[i] = kind == 0 ? r : kind == 1 ? r % 7 : kind == 2 ? 1000000 + r % 65536
+			       : kind == 3 ? (uint32_t)i * 3 : kind == 4 ? (uint32_t)(m - i) : r;
+		}
+		memcpy(w, v, m * sizeof(uint32_t));
+		qsort(w, m, sizeof(uint32_t), cmp_u32);
+		cp_sort_u32(v, m, 24);
+		assert_memory_equal(v, w, m * sizeof(uint32_t));
+	}
+	free(v);
+	free(w);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_many_streams),
+		cmocka_unit_test(test_sort_u32),
+		cmocka_unit_test(test_packed_offsets),
 		cmocka_unit_test(test_deep_nesting),
 		cmocka_unit_test(test_rank_ties),
 		cmocka_unit_test(test_many_edges),

@@ -398,11 +398,11 @@ static const char *default_annotation(const tg_tree *tree)
 	return n ? "ProfilerStep" : "";
 }
 
-/* Room for n edges, exactly. */
+/* Room for n edges, exactly, and their events unless lean. */
 static int reserve_edges(tg_critical_path *cp, size_t n)
 {
 	cp->edges = tg_malloc(n * sizeof(cp_edge));
-	if (!cp->edges)
+	if (!cp->edges || (!cp->lean && !(cp->attr = tg_malloc(n * sizeof(uint32_t)))))
 		return TG_ENOMEM;
 	cp->cap = n;
 	return 0;
@@ -450,6 +450,11 @@ static int build(tg_critical_path *cp)
 
 int tg_critical_path_build(tg_critical_path **out, const tg_tree *tree, const tg_cp_opts *opts)
 {
+	return cp_build(out, tree, opts, 0);
+}
+
+int cp_build(tg_critical_path **out, const tg_tree *tree, const tg_cp_opts *opts, int lean)
+{
 	*out = NULL;
 	tg_critical_path *cp = tg_calloc(1, sizeof(*cp));
 	if (!cp)
@@ -458,7 +463,7 @@ int tg_critical_path_build(tg_critical_path **out, const tg_tree *tree, const tg
 	cp->t = tg_tree_trace(tree);
 	cp->ev = tg_trace_events(cp->t, &cp->nev);
 	cp->natoms = tg_atoms_count(tg_trace_atoms(cp->t));
-	if (cp->nev >= CP_MAX_EVENTS) { /* an edge's event in 28 bits (cp_edge) */
+	if (cp->nev >= CP_MAX_EVENTS) { /* two nodes an event, an edge's nodes in 29 bits (cp_edge) */
 		size_t nev = cp->nev;
 		free(cp);
 		return tg_error_set(TG_ELIMIT, "critical path: the trace has %zu events, more than %u", nev,
@@ -466,6 +471,7 @@ int tg_critical_path_build(tg_critical_path **out, const tg_tree *tree, const tg
 	}
 	if (opts)
 		cp->opts = *opts;
+	cp->lean = lean && cp->opts.summary_only;
 	const char *ann = cp->opts.annotation ? cp->opts.annotation : default_annotation(tree);
 	if (!cp->opts.annotation)
 		cp->opts.all_instances = 1;
@@ -485,7 +491,7 @@ void tg_critical_path_free(tg_critical_path *cp)
 		return;
 	void *arrays[] = {cp->annotation, cp->sslot8, cp->sslot32, cp->streams,
 	                  cp->ic,         cp->ksync,   cp->evf,        cp->snode,      cp->enode, cp->namef,
-	                  cp->node_ev,    cp->soff,
+	                  cp->node_ev,    cp->soff,    cp->t32,   cp->attr,
 	                  cp->path,       cp->ops,        cp->path_events};
 	for (size_t i = 0; i < sizeof(arrays) / sizeof(arrays[0]); i++)
 		free(arrays[i]);

@@ -33,9 +33,9 @@
  * the trace's own nanoseconds (HTA_DISABLE_NS_ROUNDING=1).
  *
  * Memory is a few arrays as long as the trace's events, the nodes and the
- * edges (no allocation per node or edge): about 85 bytes of heap an event
- * at the peak, 78 for a summary (docs/scale.md, "The critical path's two
- * peaks"). Time is linear:
+ * edges (no allocation per node or edge): about 78 bytes of heap an event
+ * at the peak of a full result, 46 for a summary (docs/scale.md, "The
+ * critical path's summary, lean"). Time is linear:
  * radix and counting sorts, no comparison sort over events.
  */
 #ifndef TG_CRITICAL_PATH_H
@@ -194,7 +194,18 @@ typedef struct tg_cp_summary {
 
 /* The summary of tree's critical path into *out; a trace whose path
  * cannot be found (a cycle, no events) is not ok, and why says why.
- * Returns 0, or TG_ENOMEM. */
+ * Returns 0, or TG_ENOMEM. The figures are the full builder's
+ * (tg_critical_path_build, its length, breakdown and stats.steps), found
+ * with less memory (critical_path_summary.c). */
 int tg_cp_summarize(tg_cp_summary *out, const tg_tree *tree);
+
+/* The same under opts (NULL: the defaults, tg_cp_summarize); its
+ * summary_only and keep_graph are ignored. For the tests, which compare it
+ * with the full builder under other settings (exact_ns...). */
+int tg_cp_summarize_opts(tg_cp_summary *out, const tg_tree *tree, const tg_cp_opts *opts);
+
+/* How many summaries of this process were built a second time, not lean,
+ * for a cycle's message (critical_path_summary.c); for the tests. */
+uint64_t tg_cp_summary_fallbacks(void);
 
 #endif

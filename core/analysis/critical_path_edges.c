@@ -7,7 +7,9 @@
  * twice keeps its first place and takes the later type and weight, as a
  * networkx DiGraph does (a walk of each source's edges remembering the
  * last edge seen to each destination: linear, and no hash); an edge's
- * source found again from its place; HTA's attribution of span edges to events;
+ * source found again from its place; HTA's attribution of span edges to events
+ * (the event beside the edge by rank, for the path's steps, and its bound in
+ * the edge, all a summary's breakdown needs);
  * the arguments as HTA's loader reads them; and the sorts the other
  * critical_path files share (event indices by a time, a list by its
  * entries' keys), here so that no two files of core/ call each other (an
@@ -15,6 +17,7 @@
  * critical_path_impl.h).
  */
 #include "critical_path_impl.h"
+#include "../trace/kernel_class.h"
 #include "../../util/sort.h"
 
 #include <stdlib.h>
@@ -58,6 +61,33 @@ static uint32_t attribute(const tg_critical_path *cp, uint32_t src, uint32_t dst
 	return parent;
 }
 
+/* HTA's bound_by of an operator edge attributed to event attr (TG_NONE:
+ * cpu_bound): a device event's is its kernel's class, a host event's
+ * cpu_bound or data_loading. */
+static unsigned attr_class(const tg_critical_path *cp, uint32_t attr)
+{
+	if (attr == TG_NONE || !(cp->evf[attr] & CP_ON_STREAM))
+		return attr != TG_NONE && (cp_name_flags(cp, attr) & CPN_DATA_LOAD) ? TG_CP_DATA_LOADING : TG_CP_CPU;
+	uint8_t cls = (tg_trace_name_flags(cp->t, cp->ev[attr].name) & TG_NAME_CLASS_MASK) >> TG_NAME_CLASS_SHIFT;
+	return cls == TG_KERNEL_COMMUNICATION ? TG_CP_GPU_COMM : TG_CP_GPU_COMPUTE;
+}
+
+/* Room for need edges (and their events beside them unless lean). */
+static int grow_edges(tg_critical_path *cp, size_t need)
+{
+	size_t cap = cp->cap;
+	if (tg_grow((void **)&cp->edges, &cap, need, sizeof(cp_edge)))
+		return TG_ENOMEM;
+	if (cap != cp->cap && !cp->lean) {
+		uint32_t *a = realloc(cp->attr, cap * sizeof(uint32_t));
+		if (!a)
+			return TG_ENOMEM; /* cp->cap unchanged: the attributions' room is the smaller */
+		cp->attr = a;
+	}
+	cp->cap = cap;
+	return 0;
+}
+
 int cp_add_edge(tg_critical_path *cp, uint32_t src, uint32_t dst, int type, int zero, uint32_t attr_parent)
 {
 	if (src == dst)
@@ -69,9 +99,9 @@ int cp_add_edge(tg_critical_path *cp, uint32_t src, uint32_t dst, int type, int 
 			return 0;
 		}
 	}
-	if (cp->nedges >= UINT32_MAX - 1)
-		return tg_error_set(TG_ELIMIT, "critical path: more than %u edges", UINT32_MAX - 2);
-	if (tg_grow((void **)&cp->edges, &cp->cap, cp->nedges + 1, sizeof(cp_edge)))
+	if (cp->nedges >= CP_MAX_EDGES)
+		return tg_error_set(TG_ELIMIT, "critical path: more than %u edges", CP_MAX_EDGES);
+	if (cp->nedges >= cp->cap && grow_edges(cp, cp->nedges + 1))
 		return TG_ENOMEM;
 	/* nodes of one time weigh 0 without the flag (their times are read
 	 * from the events: not compared here) */
@@ -79,8 +109,13 @@ int cp_add_edge(tg_critical_path *cp, uint32_t src, uint32_t dst, int type, int 
 	uint32_t attr = type == TG_CP_EDGE_OPERATOR || type == TG_CP_EDGE_KERNEL_KERNEL
 	                        ? attribute(cp, src, dst, type, attr_parent)
 	                        : TG_NONE;
-	cp->edges[cp->nedges++] = (cp_edge){{src}, dst, attr == TG_NONE ? CP_NO_ATTR : attr,
-	                                    (unsigned)(type | (zw ? CP_EDGE_ZERO : 0))};
+	if (cp->attr)
+		cp->attr[cp->nedges] = attr;
+	cp->edges[cp->nedges++] = (cp_edge){.key = src,
+	                                    .cls = type == TG_CP_EDGE_OPERATOR ? attr_class(cp, attr) : 0,
+	                                    .zero = (unsigned)zw,
+	                                    .dst = dst,
+	                                    .type = (unsigned)type};
 	return 0;
 }
 
@@ -127,11 +162,11 @@ uint32_t cp_edge_src(const tg_critical_path *cp, uint32_t k, uint32_t hint)
 	return lo;
 }
 
-#define CP_DEAD 0xf /* type of an edge merged into an earlier one (no edge type is 7) */
+#define CP_DEAD 7 /* type of an edge merged into an earlier one (no edge type is 7) */
 
 #define CP_FLAG_BITS 8 /* a flag pass's buckets: 2^8 heads (2^9 at 1 GB: slower) */
 #define CP_FLAG_HEADS (1 << CP_FLAG_BITS)
-#define CP_BLOCK_BITS 11 /* blocks of 2^11 edges scattered back through a buffer (24 KB) */
+#define CP_BLOCK_BITS 11 /* blocks of 2^11 edges scattered back through a buffer (16 KB) */
 
 /* Moves each edge of e[lo..hi) into its bucket of 2^shift places by dest
  * (an American flag pass: one write head a bucket, at most CP_FLAG_HEADS
@@ -199,6 +234,9 @@ static int sort_by_source(tg_critical_path *cp)
 {
 	size_t nn = cp->nnodes, ne = cp->nedges;
 	cp_edge *fit = ne + 1 < cp->cap ? realloc(cp->edges, (ne + 1) * sizeof(cp_edge)) : NULL;
+	uint32_t *afit = cp->attr && ne + 1 < cp->cap ? realloc(cp->attr, (ne + 1) * sizeof(uint32_t)) : NULL;
+	if (afit) /* by rank from here: as many as the edges now */
+		cp->attr = afit;
 	if (fit) {
 		cp->edges = fit;
 		cp->cap = ne + 1;
@@ -214,12 +252,12 @@ static int sort_by_source(tg_critical_path *cp)
 	/* counts at v + 2, sums, then each edge placed at off[v + 1]++: off[v]
 	 * ends as the start of v's list */
 	for (size_t e = 0; e < ne; e++)
-		off[cp->edges[e].src + 2]++;
+		off[cp->edges[e].key + 2]++;
 	for (size_t v = 2; v < nn + 2; v++)
 		off[v] += off[v - 1];
 	for (size_t e = 0; e < ne; e++) {
-		dest[e] = off[cp->edges[e].src + 1]++;
-		cp->edges[e].rank = (uint32_t)e;
+		dest[e] = off[cp->edges[e].key + 1]++;
+		cp->edges[e].key = (uint32_t)e; /* the rank (< CP_MAX_EDGES) */
 	}
 	permute(cp->edges, dest, buf, 0, ne, ne > 1 ? 64 - __builtin_clzll((uint64_t)(ne - 1)) : 0);
 	free(dest);
@@ -264,8 +302,12 @@ int cp_merge_edges(tg_critical_path *cp)
 			 * weight, and the attribution of a span edge */
 			cp_edge *f = &cp->edges[first];
 			f->type = e->type; /* and its weight: the same nodes, the same zero flag */
-			if (CP_EDGE_TYPE(e) == TG_CP_EDGE_OPERATOR || CP_EDGE_TYPE(e) == TG_CP_EDGE_KERNEL_KERNEL)
-				f->attr28 = e->attr28;
+			f->zero = e->zero;
+			if (CP_EDGE_TYPE(e) == TG_CP_EDGE_OPERATOR || CP_EDGE_TYPE(e) == TG_CP_EDGE_KERNEL_KERNEL) {
+				f->cls = e->cls;
+				if (cp->attr)
+					cp->attr[f->key] = cp->attr[e->key];
+			}
 			e->type = CP_DEAD;
 			dead++;
 		}
@@ -328,4 +370,53 @@ int cp_sort_pos(uint32_t *pos, size_t n, const int64_t *const *keys, int nlevels
 		pos[i] = kv[i].idx;
 	free(kv);
 	return rc;
+}
+
+/* An American flag sort of 8-bit digits from the top (each value moved
+ * along its cycle to its digit's bucket, then each bucket sorted by the
+ * next digit), insertion under 64 values, a digit every value shares
+ * passed over. */
+void cp_sort_u32(uint32_t *v, size_t n, int shift)
+{
+	while (n >= 64) {
+		uint32_t count[256] = {0}, next[256], end[256], at = 0;
+		for (size_t i = 0; i < n; i++)
+			count[(v[i] >> shift) & 255]++;
+		if (count[(v[0] >> shift) & 255] == n) { /* one bucket: the next digit */
+			if (!shift)
+				return;
+			shift -= 8;
+			continue;
+		}
+		for (int d = 0; d < 256; d++) {
+			next[d] = at;
+			at += count[d];
+			end[d] = at;
+		}
+		for (int d = 0; d < 256; d++)
+			while (next[d] < end[d]) {
+				uint32_t x = v[next[d]];
+				int k = (x >> shift) & 255;
+				while (k != d) { /* x goes to bucket k: take what its head holds */
+					uint32_t y = v[next[k]];
+					v[next[k]++] = x;
+					x = y;
+					k = (x >> shift) & 255;
+				}
+				v[next[d]++] = x;
+			}
+		if (!shift)
+			return;
+		for (size_t d = 0, lo = 0; d < 256; lo = end[d], d++)
+			if (end[d] - lo > 1)
+				cp_sort_u32(v + lo, end[d] - lo, shift - 8);
+		return;
+	}
+	for (size_t i = 1; i < n; i++) { /* insertion: few values, agreeing above shift + 8 */
+		uint32_t x = v[i];
+		size_t j = i;
+		for (; j && v[j - 1] > x; j--)
+			v[j] = v[j - 1];
+		v[j] = x;
+	}
 }

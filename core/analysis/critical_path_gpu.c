@@ -29,11 +29,12 @@
 #include <string.h>
 
 #define KERNEL_GAP_MAX_NS INT64_C(1500000) /* KERNEL_KERNEL_DELAY_THRESHOLD_US */
-#define NO_QUEUE INT32_MIN
+#define NO_QUEUE INT8_MIN /* no queue length; the lengths kept saturate at the byte's others */
 
 /* Scratch shared by the steps below. */
 struct gpu_ws {
-	int32_t *q;         /* queue length at each event (NO_QUEUE: none) */
+	int8_t *q;          /* queue length at each event (NO_QUEUE: none), a byte: only whether it
+	                     * is 0 or 1 is read, so lengths saturate at -127 and 127 */
 	uint32_t *order;    /* event lists, sorted (sized for the list at hand) */
 	tg_idmap *prev;     /* cudaEventRecord correlation -> the launch before it */
 	tg_idmap *next;     /* cudaStreamWaitEvent event -> the launch after it */
@@ -141,6 +142,15 @@ static int row_order(uint32_t **ord, int64_t **rtsp, size_t n, int64_t unit)
 	return rc;
 }
 
+/* Stream slot s at row i of a list of slots, 4 bytes each when wide, else 1. */
+static inline void slot_put(void *slots, int wide, size_t i, uint32_t s)
+{
+	if (wide)
+		((uint32_t *)slots)[i] = s;
+	else
+		((uint8_t *)slots)[i] = (uint8_t)s;
+}
+
 /* Queue length per stream: +1 at each launch (once per device event of its
  * correlation id), -1 at each such device event, in time order. */
 static int queue_lengths(tg_critical_path *cp, struct gpu_ws *ws)
@@ -164,7 +174,8 @@ static int queue_lengths(tg_critical_path *cp, struct gpu_ws *ws)
 	/* a row: event * 2 + (1 for a device event) */
 	uint32_t *rows = tg_malloc((nrows + ng + 1) * sizeof(uint32_t));
 	int64_t *rts = tg_malloc((nrows + ng + 1) * sizeof(int64_t)); /* then the rows' order (row_order) */
-	uint32_t *rslot = tg_malloc((nrows + ng + 1) * sizeof(uint32_t)); /* the row's stream (cp_sslot) */
+	int wide = cp->sslot32 != NULL; /* the row's stream slot (cp_sslot) in a byte below 256 streams */
+	void *rslot = tg_malloc((nrows + ng + 1) * (wide ? sizeof(uint32_t) : 1));
 	int64_t *sums = tg_calloc(cp->nstreams + 1, sizeof(int64_t)); /* running sum per stream */
 	uint32_t *ord = NULL;
 	int rc = TG_ENOMEM;
@@ -178,7 +189,7 @@ static int queue_lengths(tg_critical_path *cp, struct gpu_ws *ws)
 			launched[lo] = 1;
 			rows[nrows] = i * 2;
 			rts[nrows] = cp_ts(cp, i);
-			rslot[nrows++] = cp_sslot(cp, kv[lo].idx);
+			slot_put(rslot, wide, nrows++, cp_sslot(cp, kv[lo].idx));
 		}
 	}
 	for (uint32_t i = 0; i < cp->nev; i++) {
@@ -190,7 +201,7 @@ static int queue_lengths(tg_critical_path *cp, struct gpu_ws *ws)
 		if (any) {
 			rows[nrows] = i * 2 + 1;
 			rts[nrows] = cp_ts(cp, i);
-			rslot[nrows++] = cp_sslot(cp, i);
+			slot_put(rslot, wide, nrows++, cp_sslot(cp, i));
 		}
 	}
 	/* the device events by correlation go before the rows are sorted */
@@ -204,9 +215,9 @@ static int queue_lengths(tg_critical_path *cp, struct gpu_ws *ws)
 		goto out;
 	for (size_t j = 0; j < nrows; j++) {
 		uint32_t r = ord[j];
-		int64_t *sum = &sums[rslot[r]];
+		int64_t *sum = &sums[wide ? ((uint32_t *)rslot)[r] : ((uint8_t *)rslot)[r]];
 		*sum += rows[r] & 1 ? -1 : 1;
-		ws->q[rows[r] >> 1] = *sum > INT32_MAX ? INT32_MAX : *sum <= NO_QUEUE ? NO_QUEUE + 1 : (int32_t)*sum;
+		ws->q[rows[r] >> 1] = *sum > INT8_MAX ? INT8_MAX : *sum <= NO_QUEUE ? NO_QUEUE + 1 : (int8_t)*sum;
 	}
 out:
 	free(kv);
@@ -347,11 +358,13 @@ static int keyed_sort(uint32_t *pos, size_t n, const struct keyed *kd)
  * stream just before it. */
 static int event_records(tg_critical_path *cp, struct gpu_ws *ws)
 {
-	/* correlation of a record -> (stream, gpu) of the syncs that wait on it */
-	tg_idmap *which = tg_idmap_new(64);
 	size_t n = ws->nlaunches, ntr;
 	for (uint32_t i = 0; i < cp->nev; i++)
 		n += (cp->evf[i] & CP_KEPT) && (cp_name_flags(cp, i) & CPN_EVENT_RECORD);
+	if (n == ws->nlaunches) /* no record: no launch to find, and no sort of the launches */
+		return 0;
+	/* correlation of a record -> (stream, gpu) of the syncs that wait on it */
+	tg_idmap *which = tg_idmap_new(64);
 	uint32_t *pos = tg_malloc((n + 1) * sizeof(uint32_t));
 	int rc = which && pos && !order_for(ws, n) ? 0 : TG_ENOMEM;
 	for (uint32_t i = 0; i < cp->nev && !rc; i++)
@@ -393,6 +406,8 @@ static int stream_waits(tg_critical_path *cp, struct gpu_ws *ws)
 	size_t n = ws->nlaunches;
 	for (uint32_t i = 0; i < cp->nev; i++)
 		n += (cp->evf[i] & CP_KEPT) && (cp_name_flags(cp, i) & CPN_WAIT_CALL);
+	if (n == ws->nlaunches) /* no cudaStreamWaitEvent: nothing to find */
+		return 0;
 	uint32_t *pos = tg_malloc((n + 1) * sizeof(uint32_t));
 	int rc = pos && !order_for(ws, n) ? 0 : TG_ENOMEM;
 	n = 0;
@@ -583,7 +598,7 @@ int cp_add_gpu_edges(tg_critical_path *cp)
 {
 	/* the queue lengths first, beside nothing else of the stage's; the
 	 * launches' numbers and the lists after */
-	struct gpu_ws ws = {tg_malloc((cp->nev + 1) * sizeof(int32_t)), NULL, tg_idmap_new(64), tg_idmap_new(64),
+	struct gpu_ws ws = {tg_malloc((cp->nev + 1) * sizeof(int8_t)), NULL, tg_idmap_new(64), tg_idmap_new(64),
 	                    NULL, 0};
 	int rc = ws.q && ws.prev && ws.next ? 0 : TG_ENOMEM;
 	if (!rc) {

@@ -134,17 +134,18 @@ static int is_lock(const tg_critical_path *cp, uint32_t node)
 
 int cp_add_lock_edges(tg_critical_path *cp)
 {
-	uint32_t *open = tg_malloc((cp->nnodes + 1) * sizeof(uint32_t));
-	if (!open)
-		return TG_ENOMEM;
-	size_t nopen = 0;
+	uint32_t *open = NULL; /* the starts still open: grown as they come (a few, not a node each) */
+	size_t nopen = 0, cap = 0;
 	uint32_t last = TG_NONE;
 	int rc = 0;
 	for (uint32_t v = 0; v < cp->nnodes && !rc; v++) {
 		if (!is_lock(cp, v))
 			continue;
 		if (cp_node_start(cp, v)) {
-			open[nopen++] = v;
+			if (tg_grow((void **)&open, &cap, nopen + 1, sizeof(uint32_t)))
+				rc = TG_ENOMEM;
+			else
+				open[nopen++] = v;
 		} else {
 			while (nopen && !rc) {
 				uint32_t p = open[--nopen];

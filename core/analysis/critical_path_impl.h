@@ -18,6 +18,9 @@
 #define TG_CRITICAL_PATH_IMPL_H
 
 #include "critical_path.h"
+#include "../../util/idmap.h"
+
+#include <string.h>
 
 /* Per-event flags (cp->evf). */
 enum {
@@ -49,33 +52,29 @@ enum {
 	CPN_CHECKED = 1 << 15      /* the substring flags above are set */
 };
 
-/* An edge in 12 bytes: its weight is not stored but read from the nodes'
- * times (cp_edge_w), which the graph keeps until it is freed; its
- * attributed event in 28 bits (cp_edge_attr: a trace of more events is
- * refused, TG_ELIMIT) beside its type. Once merged the edges are sorted by
- * source (cp->soff: a source's edges in the order added), and the source,
- * implied by the place (cp_edge_src), gives way to the rank: the edge's
- * place in the order first added, which the longest path's ties go by. */
+/* An edge in 8 bytes: its weight is not stored but read from the nodes'
+ * times (cp_edge_w), which the graph keeps until it is freed; its nodes in
+ * 29 bits (a trace of 2^28 - 1 events or more is refused, TG_ELIMIT: two
+ * nodes an event), its type, zero flag, and the class of the event it is
+ * attributed to (all the breakdown needs of that event: bound_of), the
+ * event itself beside it in cp->attr by rank (cp_edge_attr), for the
+ * path's steps of a full result only: a summary keeps none. Once merged
+ * the edges are sorted by source (cp->soff: a source's edges in the order
+ * added), and the source, implied by the place (cp_edge_src), gives way
+ * to the rank: the edge's place in the order first added, which the
+ * longest path's ties go by and cp->attr is indexed by. */
 typedef struct cp_edge {
-	union {
-		uint32_t src;  /* node, until cp_merge_edges */
-		uint32_t rank; /* after it: the order first added (ties in the longest path) */
-	};
-	uint32_t dst;       /* node */
-	uint32_t attr28 : 28; /* attributed event, CP_NO_ATTR for none (cp_edge_attr) */
-	uint32_t type : 4;  /* tg_cp_edge_type, | CP_EDGE_ZERO when it weighs 0 */
+	uint32_t key : 29; /* the source node until cp_merge_edges, then the rank */
+	uint32_t cls : 2;  /* operator and kernel-gap edges: the bound of the attributed event
+	                    * (TG_CP_CPU, TG_CP_DATA_LOADING, TG_CP_GPU_COMPUTE, TG_CP_GPU_COMM) */
+	uint32_t zero : 1; /* weighs 0 (dependency, sync, added with zero) */
+	uint32_t dst : 29; /* node */
+	uint32_t type : 3; /* tg_cp_edge_type (CP_DEAD in the merge) */
 } cp_edge;
 
-#define CP_NO_ATTR 0xfffffffu  /* cp_edge.attr28 of an edge attributed to no event */
-#define CP_MAX_EVENTS CP_NO_ATTR /* events a trace may have for its edges' attr28 */
-#define CP_EDGE_ZERO 0x8      /* in cp_edge.type: the edge weighs 0 */
-#define CP_EDGE_TYPE(e) ((e)->type & 0x7) /* its tg_cp_edge_type */
-
-/* The event edge e is attributed to, or TG_NONE. */
-static inline uint32_t cp_edge_attr(const cp_edge *e)
-{
-	return e->attr28 == CP_NO_ATTR ? TG_NONE : e->attr28;
-}
+#define CP_MAX_EVENTS 0xfffffffu /* events a trace may have: its nodes fit cp_edge's 29 bits */
+#define CP_MAX_EDGES ((1u << 29) - 2) /* edges a graph may have: their ranks fit cp_edge.key */
+#define CP_EDGE_TYPE(e) ((e)->type) /* its tg_cp_edge_type */
 
 struct tg_critical_path {
 	const tg_tree *tree;
@@ -108,11 +107,19 @@ struct tg_critical_path {
 	uint32_t *node_ev;   /* the node's event, | CP_NODE_START for a start (cp_node_ev, cp_node_start) */
 	int64_t t_unit;      /* 1000 with HTA's rounding (whole us: every node's time a multiple), else 1 */
 	int t_narrow;        /* the nodes' span fits 32 bits of t_unit: the path's distances start in 32 */
+	int lean;            /* a summary's build (cp_build): no cp->attr (the edges' classes are
+	                      * all its breakdown needs); once the longest path has the nodes'
+	                      * 32-bit times, node_ev is freed and the breakdown reads t32; no
+	                      * stats.path_events, and a cycle's message names no event */
+	uint32_t *t32;       /* lean: the nodes' times in t_unit from t0, kept for the breakdown */
+	int64_t t0;
 
 	/* edges, as added until cp_merge_edges, then by source (sorted in
 	 * place: a second list beside them grew the diff's heap by as much) */
 	cp_edge *edges;
 	size_t nedges, cap;
+	uint32_t *attr; /* the event each edge is attributed to, TG_NONE, by its place as added
+	                 * (its rank once merged); cap of them; NULL in a summary's lean build */
 	uint32_t *soff; /* once merged: node v's edges are edges[soff[v] .. soff[v + 1]) */
 
 	/* the result */
@@ -222,9 +229,16 @@ static inline int64_t cp_node_ts(const tg_critical_path *cp, uint32_t v)
  * between its nodes. */
 static inline int64_t cp_edge_w(const tg_critical_path *cp, uint32_t src, const cp_edge *e)
 {
-	if (e->type & CP_EDGE_ZERO)
+	if (e->zero)
 		return 0;
 	return cp_node_ts(cp, e->dst) - cp_node_ts(cp, src);
+}
+
+/* The event edge e (merged: cp_merge_edges) is attributed to, or TG_NONE;
+ * TG_NONE always in a summary's lean build (no cp->attr). */
+static inline uint32_t cp_edge_attr(const tg_critical_path *cp, const cp_edge *e)
+{
+	return cp->attr ? cp->attr[e->key] : TG_NONE;
 }
 
 /* The place of edge src -> dst (nodes) in cp->edges once they are merged
@@ -251,6 +265,62 @@ int cp_add_edge(tg_critical_path *cp, uint32_t src, uint32_t dst, int type, int 
  * 0 or TG_ENOMEM. */
 int cp_merge_edges(tg_critical_path *cp);
 
+/* tg_critical_path_build, and with lean a summary's build (opts must have
+ * summary_only): the nodes' events given back during the longest path
+ * (cp->lean). critical_path.c. */
+int cp_build(tg_critical_path **out, const tg_tree *tree, const tg_cp_opts *opts, int lean);
+
+/* The edges' offsets by source packed for the longest path
+ * (critical_path_offs.c): a node's out-degree in a byte (255: its block's
+ * offsets in bigoff, through big) and every CP_OFFS_BLOCK-th node's offset. */
+#define CP_OFFS_BLOCK 16
+#define CP_OFFS_BIG 0x80000000u /* in cp_offs.ck: the block is in big (offsets are under 2^29) */
+struct cp_offs {
+	uint8_t *deg;     /* whole blocks, zero past the last node */
+	uint32_t *ck;     /* ck[b]: the offset of node b * CP_OFFS_BLOCK, | CP_OFFS_BIG */
+	tg_idmap *big;    /* block -> its slot in bigoff, for blocks with a degree of 255 or more */
+	uint32_t *bigoff; /* CP_OFFS_BLOCK + 1 offsets a slot */
+};
+
+/* The sum of the bytes of x (at most 8 x 255). */
+static inline uint32_t cp_byte_sum(uint64_t x)
+{
+	x = (x & UINT64_C(0x00ff00ff00ff00ff)) + ((x >> 8) & UINT64_C(0x00ff00ff00ff00ff));
+	x += x >> 16;
+	x += x >> 32;
+	return (uint32_t)(x & 0xffff);
+}
+
+/* Node u's edges are [*lo, *hi) (cp->soff[u], cp->soff[u + 1]). */
+static inline void cp_offs_range(const struct cp_offs *o, uint32_t u, uint32_t *lo, uint32_t *hi)
+{
+	uint32_t b = u / CP_OFFS_BLOCK, c = u % CP_OFFS_BLOCK;
+	if (o->ck[b] & CP_OFFS_BIG) {
+		uint32_t k = tg_idmap_get(o->big, b);
+		*lo = o->bigoff[k * (CP_OFFS_BLOCK + 1) + c];
+		*hi = o->bigoff[k * (CP_OFFS_BLOCK + 1) + c + 1];
+		return;
+	}
+	uint64_t w0, w1;
+	memcpy(&w0, o->deg + (size_t)b * CP_OFFS_BLOCK, 8);
+	memcpy(&w1, o->deg + (size_t)b * CP_OFFS_BLOCK + 8, 8);
+	if (c <= 8) /* the bytes of the nodes before u: the low c of the 16 (little-endian loads) */
+		w0 &= c == 8 ? ~UINT64_C(0) : (UINT64_C(1) << (8 * c)) - 1, w1 = 0;
+	else
+		w1 &= (UINT64_C(1) << (8 * (c - 8))) - 1;
+	*lo = o->ck[b] + cp_byte_sum(w0) + cp_byte_sum(w1);
+	*hi = *lo + o->deg[u];
+}
+
+/* Packs cp->soff into *o and frees it. Returns 0 or TG_ENOMEM (*o then
+ * for cp_offs_free, cp->soff kept). */
+int cp_offs_pack(struct cp_offs *o, tg_critical_path *cp);
+
+/* Makes cp->soff again from *o, which is freed. Returns 0 or TG_ENOMEM. */
+int cp_offs_unpack(struct cp_offs *o, tg_critical_path *cp);
+
+void cp_offs_free(struct cp_offs *o);
+
 /* Creates the nodes of the window's events (critical_path_graph.c). */
 int cp_make_nodes(tg_critical_path *cp);
 
@@ -271,6 +341,11 @@ int cp_solve(tg_critical_path *cp);
  * thread's events, a trace's launches mostly come in time order): then no
  * pass and no scratch (8 bytes a key). Returns 0 or TG_ENOMEM. */
 int cp_sort_keys(uint64_t *v, size_t n);
+
+/* Sorts v[0..n) ascending in place, no scratch (the call stacks' ends: 4
+ * bytes an event, not 8); shift is 24 for whole values (values that agree
+ * above bit shift + 8 are sorted by the bits below). */
+void cp_sort_u32(uint32_t *v, size_t n, int shift);
 
 /* Sorts idx[0..n) stably by key[idx[i]] (int64). Returns 0 or TG_ENOMEM. */
 int cp_sort_by(uint32_t *idx, size_t n, const int64_t *key);

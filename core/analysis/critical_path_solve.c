@@ -14,7 +14,6 @@
  * of the order lies on a cycle: the trace is refused, as HTA refuses it.
  */
 #include "critical_path_impl.h"
-#include "../trace/kernel_class.h"
 #include "../../util/big.h"
 #include "../../util/idmap.h"
 #include "../../util/sort.h"
@@ -22,10 +21,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A node on a cycle, for the message. */
+/* A node on a cycle, for the message. A summary's lean build has given the
+ * nodes' events back by then: its message names none (tg_cp_summarize
+ * builds again, not lean, for the full one). */
 static int cycle_error(const tg_critical_path *cp, const uint8_t *indeg)
 {
-	for (size_t v = 0; v < cp->nnodes; v++)
+	for (size_t v = 0; v < cp->nnodes && cp->node_ev; v++)
 		if (indeg[v]) {
 			uint32_t ev = cp_node_ev(cp, v), s = 0;
 			while (s < cp->nnodes && !(cp_node_ev(cp, s) == ev && cp_node_start(cp, s)))
@@ -174,7 +175,7 @@ static inline int indeg_drop(struct indeg *in, uint32_t v)
  * from ends as each node's best edge in (its place), TG_NONE where the path
  * would start; *best the path's last node. Always inlined, so that each of longest()'s
  * two calls is compiled for its width. */
-static inline __attribute__((always_inline)) int kahn(tg_critical_path *cp, const uint32_t *soff,
+static inline __attribute__((always_inline)) int kahn(tg_critical_path *cp, const struct cp_offs *offs,
                                                       struct indeg *in, uint32_t *from,
                                                       void *distv, const uint32_t *t32, int wide, int64_t unit,
                                                       uint32_t *best)
@@ -210,16 +211,18 @@ static inline __attribute__((always_inline)) int kahn(tg_critical_path *cp, cons
 			*best = u;
 			bestd = d;
 		}
-		for (uint32_t k = soff[u]; k < soff[u + 1]; k++) {
+		uint32_t lo, hi;
+		cp_offs_range(offs, u, &lo, &hi);
+		for (uint32_t k = lo; k < hi; k++) {
 			const cp_edge *e = &edges[k];
 			uint32_t v = e->dst;
 			int64_t w = 0;
-			if (!(e->type & CP_EDGE_ZERO) && t32)
+			if (!e->zero && t32)
 				w = (int64_t)t32[v] - tu;
-			else if (!(e->type & CP_EDGE_ZERO)) /* a multiple of unit: 1000 or 1 */
+			else if (!e->zero) /* a multiple of unit: 1000 or 1 */
 				w = unit == 1000 ? (cp_node_ts(cp, v) - tu) / 1000 : cp_node_ts(cp, v) - tu;
 			int64_t c = d + (w <= none ? 0 : w), dv = wide ? d64[v] : d32[v];
-			if (from[v] == TG_NONE || c > dv || (c == dv && e->rank < edges[from[v]].rank)) {
+			if (from[v] == TG_NONE || c > dv || (c == dv && e->key < edges[from[v]].key)) {
 				if (!wide && c > INT32_MAX) {
 					rc = CP_WIDE;
 					break;
@@ -247,20 +250,27 @@ static inline __attribute__((always_inline)) int kahn(tg_critical_path *cp, cons
  * 13 bytes a node; 17 when a distance outgrows 32 bits of the nodes' unit
  * (2,147 s of whole microseconds, 2.1 s of ns), 9 when the nodes' span
  * does (their times are then read from the events). */
-static int longest(tg_critical_path *cp, const uint32_t *soff)
+static int longest(tg_critical_path *cp)
 {
 	size_t nn = cp->nnodes;
 	int64_t unit = cp->t_unit;
 	int wide = !cp->t_narrow, rc;
 	struct indeg in = {0};
-	uint32_t *from = tg_malloc((nn + 1) * sizeof(uint32_t)), *t32 = NULL;
+	struct cp_offs offs = {0};
+	uint32_t *from = NULL, *t32 = NULL;
 	void *dist = NULL;
 	uint32_t best = TG_NONE;
 	int64_t t0 = nn ? cp_node_ts(cp, 0) : 0; /* node 0 is the first in time */
+	if ((rc = cp_offs_pack(&offs, cp))) /* the offsets packed while the loop's arrays are live */
+		goto out;
 	if (cp->t_narrow && (t32 = tg_malloc((nn + 1) * sizeof(uint32_t))))
 		for (uint32_t v = 0; v < nn; v++)
 			t32[v] = (uint32_t)((cp_node_ts(cp, v) - t0) / unit);
-	if (!from || (cp->t_narrow && !t32)) {
+	if (cp->lean && t32) { /* the times are all a summary reads of the nodes from here */
+		free(cp->node_ev);
+		cp->node_ev = NULL;
+	}
+	if (!(from = tg_malloc((nn + 1) * sizeof(uint32_t))) || (cp->t_narrow && !t32)) {
 		rc = TG_ENOMEM;
 		goto out;
 	}
@@ -272,8 +282,8 @@ static int longest(tg_critical_path *cp, const uint32_t *soff)
 			rc = TG_ENOMEM;
 			goto out;
 		}
-		rc = wide ? kahn(cp, soff, &in, from, dist, t32, 1, unit, &best)
-		          : kahn(cp, soff, &in, from, dist, t32, 0, unit, &best);
+		rc = wide ? kahn(cp, &offs, &in, from, dist, t32, 1, unit, &best)
+		          : kahn(cp, &offs, &in, from, dist, t32, 0, unit, &best);
 	} while (rc == CP_WIDE && (wide = 1));
 	if (rc)
 		goto out;
@@ -281,11 +291,20 @@ static int longest(tg_critical_path *cp, const uint32_t *soff)
 		cp->length = unit * (wide ? ((int64_t *)dist)[best] : ((int32_t *)dist)[best]);
 	indeg_free(&in);
 	free(dist);
-	free(t32);
 	dist = NULL;
+	if ((rc = cp_offs_unpack(&offs, cp)))
+		goto out;
+	if (!cp->node_ev) { /* lean: the breakdown's weights come from the times */
+		cp->t32 = t32;
+		cp->t0 = t0;
+	} else
+		free(t32);
 	t32 = NULL;
 	rc = trace_back(cp, from, best);
 out:
+	if (!cp->soff && offs.deg && cp_offs_unpack(&offs, cp) && !rc) /* the graph whole for the caller */
+		rc = TG_ENOMEM;
+	cp_offs_free(&offs);
 	indeg_free(&in);
 	free(dist);
 	free(t32);
@@ -294,7 +313,7 @@ out:
 }
 
 /* HTA's bound_by of an edge. */
-static tg_cp_bound bound_of(const tg_critical_path *cp, const cp_edge *e)
+static tg_cp_bound bound_of(const cp_edge *e)
 {
 	switch (CP_EDGE_TYPE(e)) {
 	case TG_CP_EDGE_KERNEL_KERNEL: return TG_CP_KERNEL_KERNEL;
@@ -303,11 +322,7 @@ static tg_cp_bound bound_of(const tg_critical_path *cp, const cp_edge *e)
 	case TG_CP_EDGE_SYNC: return TG_CP_DEPENDENCY;
 	default: break;
 	}
-	uint32_t attr = cp_edge_attr(e);
-	if (attr == TG_NONE || !(cp->evf[attr] & CP_ON_STREAM))
-		return attr != TG_NONE && (cp_name_flags(cp, attr) & CPN_DATA_LOAD) ? TG_CP_DATA_LOADING : TG_CP_CPU;
-	uint8_t cls = (tg_trace_name_flags(cp->t, cp->ev[attr].name) & TG_NAME_CLASS_MASK) >> TG_NAME_CLASS_SHIFT;
-	return cls == TG_KERNEL_COMMUNICATION ? TG_CP_GPU_COMM : TG_CP_GPU_COMPUTE;
+	return (tg_cp_bound)e->cls; /* its event's, found when it was added (critical_path_edges.c) */
 }
 
 /* The ops longest first, then by event, with wide pairs: two radix
@@ -380,7 +395,7 @@ static void free_graph(tg_critical_path *cp)
 	free(cp->edges);
 	cp->edges = NULL;
 	void **arrays[] = {(void **)&cp->soff, (void **)&cp->node_ev,
-	                   (void **)&cp->path};
+	                   (void **)&cp->path, (void **)&cp->t32, (void **)&cp->attr};
 	for (size_t k = 0; k < sizeof(arrays) / sizeof(arrays[0]); k++) {
 		free(*arrays[k]);
 		*arrays[k] = NULL;
@@ -480,6 +495,14 @@ static int make_steps(tg_critical_path *cp, const struct path_rec *r, size_t n)
 	return 0;
 }
 
+/* The time of node v for the breakdown: from the longest path's 32-bit
+ * times in a summary's lean build (cp->t32: every node's time is t0 plus a
+ * whole number of units, so the two are equal), else from its event. */
+static inline int64_t path_node_ts(const tg_critical_path *cp, uint32_t v)
+{
+	return cp->t32 ? cp->t0 + (int64_t)cp->t32[v] * cp->t_unit : cp_node_ts(cp, v);
+}
+
 /* The path's edges, the breakdown and the events on it; the graph is freed
  * once they are read (unless opts.keep_graph), before the steps are made
  * and the ops collected from them. */
@@ -490,7 +513,7 @@ static int breakdown(tg_critical_path *cp)
 	struct path_rec *rec = NULL;
 	if (full && !(cp->path_events = tg_malloc((cp->npath + 1) * sizeof(uint32_t))))
 		return TG_ENOMEM;
-	for (size_t i = 0; i < cp->npath; i++) {
+	for (size_t i = 0; i < cp->npath && cp->node_ev; i++) { /* lean: no events, no count */
 		uint32_t ev = cp_node_ev(cp, cp->path[i]);
 		if (full)
 			cp->path_events[i] = ev;
@@ -511,20 +534,20 @@ static int breakdown(tg_critical_path *cp)
 	}
 	if (full && !(rec = tg_big_calloc(cp->npath + 1, sizeof(*rec))))
 		return TG_ENOMEM;
-	int64_t ts = cp->npath ? cp_node_ts(cp, src) : 0; /* src's: each node's time read once */
+	int64_t ts = cp->npath ? path_node_ts(cp, src) : 0; /* src's: each node's time read once */
 	for (size_t i = 0; i < n; i++) {
 		const cp_edge *e = &cp->edges[cp->path[i]];
-		tg_cp_bound b = bound_of(cp, e);
+		tg_cp_bound b = bound_of(e);
 		int type = CP_EDGE_TYPE(e);
-		int64_t dts = cp_node_ts(cp, e->dst);
-		cp->bound_ns[b] += (e->type & CP_EDGE_ZERO) ? 0 : dts - ts; /* cp_edge_w */
+		int64_t dts = path_node_ts(cp, e->dst);
+		cp->bound_ns[b] += e->zero ? 0 : dts - ts; /* cp_edge_w */
 		if (full) {
 			rec[i] = (struct path_rec){.ts = ts, .event = TG_NONE, .start = cp_node_start(cp, src)};
 			rec[i].type = (uint8_t)type;
 			rec[i].bound = (uint8_t)b;
-			rec[i].zero = (e->type & CP_EDGE_ZERO) != 0;
+			rec[i].zero = e->zero;
 			if (type == TG_CP_EDGE_OPERATOR || type == TG_CP_EDGE_KERNEL_KERNEL)
-				rec[i].event = cp_edge_attr(e);
+				rec[i].event = cp_edge_attr(cp, e);
 		}
 		src = e->dst;
 		ts = dts;
@@ -544,7 +567,7 @@ int cp_solve(tg_critical_path *cp)
 {
 	int rc = cp_merge_edges(cp);
 	if (!rc)
-		rc = longest(cp, cp->soff);
+		rc = longest(cp);
 	cp->stats.edges = cp->nedges;
 	for (size_t e = 0; e < cp->nedges; e++)
 		cp->stats.edges_by_type[CP_EDGE_TYPE(&cp->edges[e])]++;

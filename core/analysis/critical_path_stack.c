@@ -113,9 +113,11 @@ struct walk {
 struct stack_ws {
 	uint32_t *stk; /* the open events, grown as deep as the nesting goes (tens, not the thread) */
 	size_t stk_cap;
-	void *buf; /* 12 bytes an event: the starts' packed keys (and their first order when sorted
-	            * twice), then their order and the ends (order_starts, nest_radix) or their
-	            * order, 32-bit ends and their sort's scratch (walk_merged) */
+	void *buf; /* 8 bytes an event: the starts' packed keys, then their order and their 32-bit
+	            * ends (order_starts, walk_merged); 12 (ws_need) for a thread whose starts
+	            * are sorted twice (their first order behind the keys) or whose ends are
+	            * 64-bit (nest_radix) */
+	size_t cap; /* bytes */
 	size_t depth;
 	struct walk w;
 };
@@ -221,6 +223,19 @@ static int order_pairs(tg_critical_path *cp, const uint32_t *evs, size_t n, uint
 	return rc;
 }
 
+/* ws->buf at least bytes long, what it holds kept. Returns 0 or TG_ENOMEM. */
+static int ws_need(struct stack_ws *ws, size_t bytes)
+{
+	if (bytes <= ws->cap)
+		return 0;
+	void *b = realloc(ws->buf, bytes);
+	if (!b)
+		return tg_error_set(TG_ENOMEM, "out of memory");
+	ws->buf = b;
+	ws->cap = bytes;
+	return 0;
+}
+
 /* The starts' order (time, the longer first, position) into the front of
  * ws->buf (4 bytes an event) from keys packed with the position in 64 bits
  * (8 bytes an event and the sort's as much, instead of 16 and 16): one
@@ -239,6 +254,11 @@ static int order_starts(tg_critical_path *cp, const uint32_t *evs, size_t n, str
 		return order_pairs(cp, evs, n, order, tmin, dmax, bits_for(tspan) + bits_for(dmax) <= 64,
 		                   bits_for(dmax));
 	int one = tb + db + ib <= 64;
+	if (!one && (rc = ws_need(ws, (n + 2) * 12))) /* the first order behind the keys */
+		return rc;
+	keys = ws->buf;
+	order = ws->buf;
+	first = (uint32_t *)(keys + n);
 	for (size_t i = 0; i < n; i++) {
 		uint64_t t = ((uint64_t)cp_ts(cp, evs[i]) - (uint64_t)tmin) / unit;
 		uint64_t longer = (dmax - (uint64_t)dur_of(cp, evs[i])) / unit;
@@ -262,35 +282,6 @@ static int order_starts(tg_critical_path *cp, const uint32_t *evs, size_t n, str
 	return 0;
 }
 
-/* v[0..n) sorted ascending (tmp: n more): LSD radix of 11-bit digits,
- * a digit every key shares skipped. */
-static void sort_u32(uint32_t *v, uint32_t *tmp, size_t n)
-{
-	static const int shift[3] = {0, 11, 22};
-	uint32_t count[3][2048] = {{0}};
-	for (size_t i = 0; i < n; i++)
-		for (int d = 0; d < 3; d++)
-			count[d][(v[i] >> shift[d]) & 2047]++;
-	uint32_t *src = v, *dst = tmp;
-	for (int d = 0; d < 3; d++) {
-		uint32_t sum = 0, *c = count[d];
-		if (n && c[(src[0] >> shift[d]) & 2047] == n)
-			continue; /* one bucket: already in order for this digit */
-		for (int k = 0; k < 2048; k++) {
-			uint32_t x = c[k];
-			c[k] = sum;
-			sum += x;
-		}
-		for (size_t i = 0; i < n; i++)
-			dst[c[(src[i] >> shift[d]) & 2047]++] = src[i];
-		uint32_t *t = src;
-		src = dst;
-		dst = t;
-	}
-	if (src != v)
-		memcpy(v, src, n * sizeof(uint32_t));
-}
-
 /* The sorted starts (order, at the front of ws->buf) walked with the ends
  * merged in: the ends' times in 32 bits of unit from tmin (they fit: the
  * caller checked the span), sorted behind the order with the buffer's last
@@ -299,10 +290,10 @@ static void sort_u32(uint32_t *v, uint32_t *tmp, size_t n)
 static int walk_merged(tg_critical_path *cp, const uint32_t *evs, size_t n, struct stack_ws *ws, int64_t tmin,
                        uint64_t unit)
 {
-	uint32_t *order = ws->buf, *ends = order + n, *tmp = ends + n; /* buf holds 3 * (n + 2) */
+	uint32_t *order = ws->buf, *ends = order + n; /* buf holds 2 * (n + 2) */
 	for (size_t i = 0; i < n; i++)
 		ends[i] = (uint32_t)(((uint64_t)cp_end(cp, evs[i]) - (uint64_t)tmin) / unit);
-	sort_u32(ends, tmp, n);
+	cp_sort_u32(ends, n, 24);
 	int rc = 0;
 	size_t j = 0;
 	for (size_t k = 0; k < n && !rc; k++) {
@@ -341,6 +332,8 @@ static int nest_radix(tg_critical_path *cp, const uint32_t *evs, size_t n, struc
 		return rc ? rc : walk_merged(cp, evs, n, ws, tmin, unit);
 	/* the sorted starts' positions at the front of the buffer, the ends
 	 * after them */
+	if ((rc = ws_need(ws, (n + 2) * 12)))
+		return rc;
 	uint32_t *order = ws->buf;
 	uint64_t *ends = (uint64_t *)((char *)ws->buf + ((n + 1) & ~(size_t)1) * sizeof(uint32_t));
 	for (size_t i = 0; i < n; i++)
@@ -459,7 +452,7 @@ static size_t largest_thread(const tg_critical_path *cp, const uint32_t *evs, co
 
 static int alloc_ws(struct stack_ws *ws, size_t n)
 {
-	*ws = (struct stack_ws){.buf = tg_malloc((n + 2) * 12)};
+	*ws = (struct stack_ws){.buf = tg_malloc((n + 2) * 8), .cap = (n + 2) * 8};
 	return ws->buf ? 0 : TG_ENOMEM;
 }
 

@@ -2,18 +2,46 @@
  * critical_path_summary.c - one trace's critical path in a few figures
  * (critical_path.h: tg_cp_summarize), what a diff compares and what run
  * data keeps of it, so that a stored run is compared without its trace.
+ *
+ * A summary is the full builder's graph and longest path with none of the
+ * path's steps, ops or events, built lean (cp_build): once the longest path
+ * has the nodes' 32-bit times, the nodes' events (4 bytes a node, in the
+ * graph's highest phase) are given back, and the breakdown reads the times.
+ * Its figures are the full builder's, field for field
+ * (tests/test_critical_path_summary.c compares them on every trace). A
+ * cycle's message names an event of it, which the lean build no longer
+ * knows: such a trace is built again, not lean, for the same message
+ * (tg_cp_summary_fallbacks counts those builds).
  */
-#include "critical_path.h"
+#include "critical_path_impl.h"
 
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 
-int tg_cp_summarize(tg_cp_summary *out, const tg_tree *tree)
+static atomic_ulong fallbacks;
+
+uint64_t tg_cp_summary_fallbacks(void)
+{
+	return atomic_load(&fallbacks);
+}
+
+int tg_cp_summarize_opts(tg_cp_summary *out, const tg_tree *tree, const tg_cp_opts *opts)
 {
 	memset(out, 0, sizeof(*out));
 	tg_critical_path *cp;
-	tg_cp_opts o = {.summary_only = 1};
-	int rc = tg_critical_path_build(&cp, tree, &o);
+	tg_cp_opts o = opts ? *opts : (tg_cp_opts){0};
+	o.summary_only = 1;
+	o.keep_graph = 0;
+	int rc = cp_build(&cp, tree, &o, 1);
+	if (rc == TG_EFORMAT) { /* a cycle: its message from a build that keeps the nodes' events */
+		atomic_fetch_add(&fallbacks, 1);
+		rc = cp_build(&cp, tree, &o, 0);
+		if (!rc) /* cannot happen: the same graph */
+			tg_critical_path_free(cp);
+		if (!rc)
+			rc = tg_error_set(TG_EFORMAT, "critical path: the events make a cycle of dependencies");
+	}
 	if (rc == TG_ENOMEM)
 		return rc;
 	if (rc) {
@@ -32,4 +60,9 @@ int tg_cp_summarize(tg_cp_summary *out, const tg_tree *tree)
 		out->bound_ns[k] = b[k];
 	tg_critical_path_free(cp);
 	return 0;
+}
+
+int tg_cp_summarize(tg_cp_summary *out, const tg_tree *tree)
+{
+	return tg_cp_summarize_opts(out, tree, NULL);
 }
