@@ -15,6 +15,7 @@
  * they cost 12 whole.
  */
 #include "skeleton_impl.h"
+#include "../../util/bits.h"
 #include "../../util/sort.h"
 
 #include <stdlib.h>
@@ -119,13 +120,13 @@ static void rank_events(tg_skeleton *s)
 	uint32_t r = 0;
 	for (size_t w = 0; w < words; w++) {
 		s->evrank[w] = r;
-		r += (uint32_t)__builtin_popcountll(s->evbits[w]);
+		r += tg_popcount64(s->evbits[w]);
 	}
 	s->evrank[words] = r;
 }
 
-/* The set bits of each byte: a table, as the build has no popcnt
- * instruction to count with (__builtin_popcountll is a call). */
+/* The set bits of each byte, for the select below (the k-th set bit of a
+ * word byte by byte; the counts of whole words are util/bits.h's). */
 #define B2(n) n, n + 1, n + 1, n + 2
 #define B4(n) B2(n), B2(n + 1), B2(n + 1), B2(n + 2)
 #define B6(n) B4(n), B4(n + 1), B4(n + 1), B4(n + 2)
@@ -606,5 +607,5 @@ uint32_t tg_skeleton_find(const tg_skeleton *s, uint32_t ev)
 	uint64_t w = s->evbits[ev >> 6], bit = (uint64_t)1 << (ev & 63);
 	if (!(w & bit))
 		return TG_NONE;
-	return s->evrank[ev >> 6] + (uint32_t)__builtin_popcountll(w & (bit - 1));
+	return s->evrank[ev >> 6] + tg_popcount64(w & (bit - 1));
 }
