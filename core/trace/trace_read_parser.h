@@ -137,8 +137,8 @@ struct parser {
 
 	struct spec_result *merging; /* being merged (freed if that fails) */
 
-	/* the set of distinct argument lists (share_args): (start << 16 | count) */
-	uint64_t *dslots;
+	/* the set of distinct argument lists (share_args): start + 1 */
+	uint32_t *dslots;
 	size_t dmask, dcount, dlists, dhits;
 	int dedup_off;
 
