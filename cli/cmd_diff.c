@@ -277,7 +277,9 @@ static unsigned side_parts(const struct diff_opts *o)
 
 /* Reads the base, new and --noise-from traces, in that order, one at a
  * time into the run data of sides[0..2] (diff_load.h; a --noise-from
- * run's measures alone). Each trace's events and arguments, freed, are
+ * run's measures alone), the run data of those read held compact while
+ * the next one is read (tg_cli_side_hold), all of it given back once the
+ * last is read. Each trace's events and arguments, freed, are
  * left mapped for the next trace's reader (diff_load.h: their pages
  * reused, not faulted in again); the last trace's are unmapped here.
  * Returns 0 or -1 after printing the error. */
@@ -286,9 +288,13 @@ static int load_sides(tg_cli_side *sides, const struct diff_args *a, const struc
 {
 	unsigned parts = side_parts(o);
 	int rc = tg_cli_side_load(&sides[0], a->base, a->nbase, parts, 1, rules, &o->ropts) ||
+	         tg_cli_side_hold(&sides[0]) ||
 	         tg_cli_side_load(&sides[1], a->next, a->nnext, parts, 1, rules, &o->ropts) ||
+	         (o->noise.n && tg_cli_side_hold(&sides[1])) ||
 	         tg_cli_side_load(&sides[2], (const char *const *)o->noise.v, o->noise.n, 0, 0, rules, &o->ropts);
 	tg_big_keep(0);
+	for (size_t i = 0; !rc && i < 3; i++) /* the last trace's model is freed: the gate reads them whole */
+		rc = tg_cli_side_expand(&sides[i]);
 	return rc ? -1 : 0;
 }
 

@@ -11,6 +11,14 @@
  * (tg_gate_data_across on the traces read), dropped as soon as two share
  * a rank, and freed once the findings across ranks are computed.
  *
+ * While the next trace is read and analysed (the diff's peak), the run
+ * data of the traces before it is held compact (tg_rundata_compact: a
+ * quarter of its bytes, a few milliseconds each way): within a side,
+ * trace i - 1's as trace i is read; the caller holds a whole side before
+ * it reads the next (tg_cli_side_hold), and gives every side its data back
+ * (tg_cli_side_expand) once the last trace's model is freed, before the
+ * gate reads it.
+ *
  * A trace's events and arguments, freed, stay mapped (tg_big_keep) until
  * the next trace is read, whose reader maps its own arrays on their pages
  * instead of faulting fresh ones in; only those two: the mappings freed
@@ -122,6 +130,11 @@ int tg_cli_side_load(tg_cli_side *s, const char *const *paths, size_t n, unsigne
 		rc = -1;
 	}
 	for (size_t i = 0; !rc && i < n; i++) {
+		if (i > 0 && tg_rundata_compact(s->data[i - 1])) { /* held small while trace i is read */
+			tg_cli_error("%s: %s", paths[i - 1], tg_error_last());
+			rc = -1;
+			break;
+		}
 		rc = load_one(s, &k, paths[i], i, parts, rules, ropts);
 		int d = !rc && k.keeping && i > 0 ? still_distinct(order, s) : 1;
 		if (d < 0)
@@ -136,6 +149,26 @@ int tg_cli_side_load(tg_cli_side *s, const char *const *paths, size_t n, unsigne
 	free(k.trees);
 	free(order);
 	return rc;
+}
+
+int tg_cli_side_hold(tg_cli_side *s)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (tg_rundata_compact(s->data[i])) {
+			tg_cli_error("diff: %s", tg_error_last());
+			return -1;
+		}
+	return 0;
+}
+
+int tg_cli_side_expand(tg_cli_side *s)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (tg_rundata_expand(s->data[i])) {
+			tg_cli_error("diff: %s", tg_error_last());
+			return -1;
+		}
+	return 0;
 }
 
 tg_gate_data tg_cli_side_gate(const tg_cli_side *s)

@@ -37,9 +37,18 @@ typedef struct tg_cli_side {
  * and returns -1; s is the caller's to free (tg_cli_side_free) either
  * way. Each trace's events and arguments, freed, are left mapped for the
  * next trace's reader (tg_big_keep, util/big.h): after the last side the
- * caller calls tg_big_keep(0). */
+ * caller calls tg_big_keep(0). The run data of each trace but the last
+ * is left compact (tg_rundata_compact): tg_cli_side_expand before the
+ * gate. */
 int tg_cli_side_load(tg_cli_side *s, const char *const *paths, size_t n, unsigned parts, int across,
                       const tg_rules *rules, const tg_read_opts *ropts);
+
+/* Holds the run data of s compact (tg_rundata_compact) while other traces
+ * are read; tg_cli_side_load holds each trace's but its last by itself.
+ * tg_cli_side_expand gives it back, before the gate reads s. Each 0, or
+ * -1 after printing the error (out of memory). */
+int tg_cli_side_hold(tg_cli_side *s);
+int tg_cli_side_expand(tg_cli_side *s);
 
 /* s as a side of tg_gate_run_data (borrowing s, which must outlive the
  * gate). */

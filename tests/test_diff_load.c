@@ -5,7 +5,9 @@
  * across ranks are computed for a side of distinct ranks (a straggler
  * among them) and not for runs of one rank or one trace; a side that fails
  * on its second trace keeps the first one's data for the caller to free
- * (no leak under ASan); and the gate judging the loaded sides gives the
+ * (no leak under ASan); the run data of each trace but a side's last held
+ * compact (tg_rundata_compact) until given back; and the gate judging the
+ * loaded sides, held and given back as `tracegate diff` does, gives the
  * bytes tg_gate_run gives on the trees.
  */
 #include "gentrace.h"
@@ -85,6 +87,12 @@ static void test_ranks(void **state)
 		assert_int_equal(tg_rundata_parts(s.data[i]), TG_RUNDATA_FINDINGS | TG_RUNDATA_CP | TG_RUNDATA_MEASURE);
 		assert_int_equal(tg_rundata_rank(s.data[i]), (int64_t)(1 - i));
 	}
+	assert_true(tg_rundata_compacted(s.data[0])); /* held compact while the second was read */
+	assert_false(tg_rundata_compacted(s.data[1]));
+	assert_int_equal(tg_cli_side_hold(&s), 0);
+	assert_true(tg_rundata_compacted(s.data[1]));
+	assert_int_equal(tg_cli_side_expand(&s), 0);
+	assert_false(tg_rundata_compacted(s.data[0]) || tg_rundata_compacted(s.data[1]));
 	assert_non_null(s.across);
 	size_t nf, stragglers = 0;
 	const tg_finding *f = tg_findings_list(s.across, &nf);
@@ -129,7 +137,10 @@ static void test_bad_second(void **state)
 	tg_rules_free(rules);
 }
 
-/* The loaded sides judged: the bytes of the trees. */
+/* The loaded sides judged as `tracegate diff` judges them (a side of one
+ * trace, then of two runs: the first held compact while the second is
+ * read; the base side held while the new one is read, every side given
+ * back before the gate): the bytes of the trees. */
 static void test_same_as_trees(void **state)
 {
 	(void)state;
@@ -140,24 +151,31 @@ static void test_same_as_trees(void **state)
 	tg_tree *b, *x;
 	assert_int_equal(tg_cli_load(&bt, &b, base, NULL), 0);
 	assert_int_equal(tg_cli_load(&xt, &x, next, NULL), 0);
-	tg_gate *g1, *g2;
-	assert_int_equal(tg_gate_run(&g1, rules, (const tg_tree *const *)&b, 1, (const tg_tree *const *)&x, 1, NULL), 0);
-	const char *bp[] = {base}, *xp[] = {next};
-	tg_cli_side bs, xs;
-	assert_int_equal(load(&bs, bp, 1, TG_RUNDATA_ALL, 1, rules), 0);
-	assert_int_equal(load(&xs, xp, 1, TG_RUNDATA_ALL, 1, rules), 0);
-	tg_gate_data bd = tg_cli_side_gate(&bs), xd = tg_cli_side_gate(&xs);
-	tg_gate_opts o = {.release_data = 1};
-	assert_int_equal(tg_gate_run_data(&g2, rules, &bd, &xd, &o), 0);
-	char *a = gt_gate_render(g1), *c = gt_gate_render(g2);
-	assert_true(strlen(a) > 1000);
-	assert_string_equal(a, c);
-	free(a);
-	free(c);
-	tg_gate_free(g1);
-	tg_gate_free(g2);
-	tg_cli_side_free(&bs);
-	tg_cli_side_free(&xs);
+	for (size_t nb = 1; nb <= 2; nb++) {
+		const tg_tree *bb[] = {b, b};
+		tg_gate *g1, *g2;
+		assert_int_equal(tg_gate_run(&g1, rules, bb, nb, (const tg_tree *const *)&x, 1, NULL), 0);
+		const char *bp[] = {base, base}, *xp[] = {next};
+		tg_cli_side bs, xs;
+		assert_int_equal(load(&bs, bp, nb, TG_RUNDATA_ALL, 1, rules), 0);
+		assert_int_equal(tg_cli_side_hold(&bs), 0);
+		assert_true(tg_rundata_compacted(bs.data[nb - 1]));
+		assert_int_equal(load(&xs, xp, 1, TG_RUNDATA_ALL, 1, rules), 0);
+		assert_int_equal(tg_cli_side_expand(&bs), 0);
+		assert_int_equal(tg_cli_side_expand(&xs), 0);
+		tg_gate_data bd = tg_cli_side_gate(&bs), xd = tg_cli_side_gate(&xs);
+		tg_gate_opts o = {.release_data = 1};
+		assert_int_equal(tg_gate_run_data(&g2, rules, &bd, &xd, &o), 0);
+		char *a = gt_gate_render(g1), *c = gt_gate_render(g2);
+		assert_true(strlen(a) > 1000);
+		assert_string_equal(a, c);
+		free(a);
+		free(c);
+		tg_gate_free(g1);
+		tg_gate_free(g2);
+		tg_cli_side_free(&bs);
+		tg_cli_side_free(&xs);
+	}
 	tg_tree_free(b);
 	tg_tree_free(x);
 	tg_trace_free(bt);

@@ -4,7 +4,8 @@
  * invocations of 8 and their shapes) read back as they were, durations and
  * delays beyond 32 bits included; a packed measure appended to a
  * judgement's gives the records an unpacked one gives; what a packed
- * measure refuses.
+ * measure refuses; its rows and invocations held compact (measure_hold.c)
+ * and given back the same, the values at the edges of 32 bits included.
  */
 #include "testutil.h"
 
@@ -186,11 +187,64 @@ static void test_pack_append(void **state)
 	tg_atoms_free(k3);
 }
 
+/* A packed measure held compact (tg_measure_compact) and given back
+ * (tg_measure_expand): every record and invocation reads as before (whole
+ * durations and delays, TG_NONE units and invocations), its bytes while
+ * compact a third of the rows' at most; a measure that is not packed, and
+ * one compact already or not compact, are left as they are. */
+static void test_compact(void **state)
+{
+	(void)state;
+	static tg_kernel_rec recs[NREC];
+	static tg_invocation invs[NINV];
+	tg_atoms *keys = tg_atoms_new();
+	tg_measure *m;
+	make_measure(&m, keys, recs, invs);
+	size_t n;
+	tg_kernel_rec *copy = malloc(NREC * sizeof(*copy));
+	memcpy(copy, tg_measure_kernels(m, &n), NREC * sizeof(*copy));
+	uint64_t whole = tg_measure_mem_bytes(m);
+	assert_int_equal(tg_measure_compact(m), 0); /* not packed: as it is */
+	assert_int_equal(tg_measure_mem_bytes(m), whole);
+	assert_non_null(tg_measure_kernels(m, &n));
+	assert_int_equal(tg_measure_expand(m), 0);
+	assert_int_equal(tg_measure_pack(m), 0);
+	uint64_t packed = tg_measure_mem_bytes(m);
+	assert_int_equal(tg_measure_expand(m), 0); /* not compact: as it is */
+	assert_int_equal(tg_measure_mem_bytes(m), packed);
+	assert_int_equal(tg_measure_compact(m), 0);
+	uint64_t compact = tg_measure_mem_bytes(m);
+	assert_int_equal(tg_measure_compact(m), 0); /* compact already */
+	assert_int_equal(tg_measure_mem_bytes(m), compact);
+	uint64_t rows = NREC * 24 + NINV * 8, beside = packed - rows;
+	assert_true((compact - beside) * 3 < rows);
+	for (int round = 0; round < 2; round++) { /* given back, then held and given back again */
+		assert_int_equal(tg_measure_expand(m), 0);
+		assert_int_equal(tg_measure_mem_bytes(m), packed);
+		for (size_t i = 0; i < NREC; i++) {
+			tg_kernel_rec r;
+			tg_measure_kernel_get(&r, m, i);
+			same_rec(&r, &copy[i]);
+		}
+		for (size_t i = 0; i < NINV; i++) {
+			tg_invocation v;
+			tg_measure_invocation_get(&v, m, i);
+			same_inv(&v, &invs[i]);
+		}
+		assert_int_equal(tg_measure_compact(m), 0);
+		assert_int_equal(tg_measure_mem_bytes(m), compact);
+	}
+	free(copy);
+	tg_measure_free(m); /* compact: its stream freed */
+	tg_atoms_free(keys);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_pack_reads_back),
 		cmocka_unit_test(test_pack_append),
+		cmocka_unit_test(test_compact),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -4,7 +4,8 @@
  * radix sort of many) and with starts too far apart to pack; and a diff of
  * a tree deeper than the view's first frames (the depth-first numbering
  * grows its path), which must pair every node with its counterpart; the
- * 16-byte node's start and event read back through their compact forms. */
+ * 16-byte node's start and event read back through their compact forms;
+ * the nodes held compact (skeleton_hold.c) and given back byte for byte. */
 #include "testutil.h"
 
 #include "../core/diff/skeleton.h"
@@ -253,7 +254,7 @@ static void test_skeleton_starts_events(void **state)
 	for (int i = 0; i < N; i++)
 		x[i] = (tg_skel_entry){.ts = ts[i], .dur = 1, .event = ev[i], .parent = TG_NONE, .kind = TG_KIND_CPU_OP};
 	tg_skeleton *s;
-	assert_int_equal(tg_skeleton_adopt(&s, x, N, NEV, a, 0, "t"), 0);
+	tg_test_must(tg_skeleton_adopt(&s, x, N, NEV, a, 0, "t"));
 	size_t n;
 	const tg_skel_node *y = tg_skeleton_nodes(s, &n);
 	assert_int_equal(n, N);
@@ -277,6 +278,109 @@ static void test_skeleton_starts_events(void **state)
 	tg_skeleton_free(s);
 }
 
+/* Nodes of every shape the coding predicts or escapes: host chains deeper
+ * than its steps up (a parent 20 up), parents later than their node, roots,
+ * device nodes (linked or not) whose launches go back and forth, starts 2^32
+ * ns or more from their block's (held whole) and negative, durations past
+ * 32 bits (held whole), names repeating with a period and
+ * breaking it. */
+static tg_skel_entry *odd_nodes(size_t n, tg_atoms *a)
+{
+	tg_skel_entry *x = calloc(n, sizeof(*x));
+	assert_non_null(x);
+	const char *names[] = {"aten::mm", "aten::add", "cudaLaunchKernel", "gemm_kernel", "nccl", "aten::linear"};
+	uint32_t id[6];
+	for (int k = 0; k < 6; k++)
+		assert_int_equal(tg_atoms_intern(&id[k], a, names[k], strlen(names[k])), 0);
+	for (size_t i = 0; i < n; i++) {
+		int dev = i % 7 == 6;
+		x[i].event = (uint32_t)(i * 3 + i % 3);
+		x[i].kind = dev ? TG_KIND_KERNEL : i % 5 == 2 ? TG_KIND_RUNTIME : TG_KIND_CPU_OP;
+		x[i].linked = dev && i % 3 == 0;
+		x[i].name = id[(i * 7 / 5 + (i % 97 == 0)) % 6];
+		x[i].ts = (int64_t)i * 9000 + (int64_t)(i * 2654435761u % 7000) - 300000;
+		x[i].dur = (int64_t)(i * 40503u % 20000);
+		x[i].parent = i % 4 == 0 ? TG_NONE : (uint32_t)(i - 1 - i % 3);
+		if (dev)
+			x[i].parent = (uint32_t)(i % 2 ? i - 3 : i > 50 ? i - 50 : TG_NONE);
+	}
+	for (size_t i = 0; i < 30; i++) /* a chain of 30 host nodes: a parent 20 steps up */
+		x[600 + i].parent = (uint32_t)(600 + i - 1);
+	for (size_t i = 600; i < 630; i++)
+		x[i].kind = TG_KIND_CPU_OP;
+	x[630].kind = TG_KIND_CPU_OP;
+	x[630].parent = 609;
+	x[700].parent = 900; /* later than its node */
+	x[701].parent = 702;
+	x[702].parent = 900;
+	x[700].kind = x[701].kind = x[702].kind = TG_KIND_CPU_OP;
+	x[10].ts = (int64_t)1 << 40;      /* held whole */
+	x[130].ts = -((int64_t)1 << 36);  /* block 2's base: the others in it whole */
+	x[20].dur = (int64_t)1 << 35;     /* held whole */
+	x[22].dur = UINT32_MAX;
+	x[n - 1].ts = INT64_MAX - 10;
+	return x;
+}
+
+/* A skeleton held compact (tg_skeleton_compact) and given back
+ * (tg_skeleton_expand): the same node bytes, starts, durations and events;
+ * its nodes NULL and its bytes under half while compact (the
+ * generated trace's: test_rundata); an empty
+ * skeleton; a skeleton compact already, or not compact, left as it is. */
+static void test_compact(void **state)
+{
+	(void)state;
+	enum { N = 1000, NEV = 3100 };
+	tg_atoms *a = tg_atoms_new();
+	tg_skel_entry *x = odd_nodes(N, a);
+	tg_skel_entry *keep = malloc(N * sizeof(*keep));
+	memcpy(keep, x, N * sizeof(*keep));
+	tg_skeleton *s;
+	tg_test_must(tg_skeleton_adopt(&s, x, N, NEV, a, 0, "t"));
+	size_t n;
+	const tg_skel_node *y = tg_skeleton_nodes(s, &n);
+	tg_skel_node *copy = malloc(N * sizeof(*copy));
+	memcpy(copy, y, N * sizeof(*copy));
+	assert_int_equal(y[10].ts, TG_SKEL_WIDE_TS);
+	assert_int_equal(y[20].dur, TG_SKEL_WIDE_DUR);
+	assert_int_equal(tg_skeleton_mem_bytes(s), N * sizeof(tg_skel_node));
+	assert_int_equal(tg_skeleton_expand(s), 0); /* not compact: as it is */
+	assert_ptr_equal(tg_skeleton_nodes(s, &n), y);
+	assert_false(tg_skeleton_compacted(s));
+	for (int round = 0; round < 2; round++) {
+		assert_int_equal(tg_skeleton_compact(s), 0);
+		assert_true(tg_skeleton_compacted(s));
+		assert_null(tg_skeleton_nodes(s, &n));
+		assert_int_equal(n, N);
+		uint64_t held = tg_skeleton_mem_bytes(s);
+		assert_true(held * 2 < N * sizeof(tg_skel_node)); /* starts and durations of 13-15 random bits */
+		assert_int_equal(tg_skeleton_compact(s), 0); /* compact already */
+		assert_int_equal(tg_skeleton_mem_bytes(s), held);
+		assert_int_equal(tg_skeleton_find(s, keep[5].event), 5); /* its events read as before */
+		assert_int_equal(tg_skeleton_expand(s), 0);
+		assert_false(tg_skeleton_compacted(s));
+		y = tg_skeleton_nodes(s, &n);
+		assert_memory_equal(y, copy, N * sizeof(*copy));
+		for (size_t i = 0; i < N; i++) {
+			assert_int_equal(tg_skeleton_ts(s, i), keep[i].ts);
+			assert_int_equal(tg_skeleton_dur(s, i), keep[i].dur);
+			assert_int_equal(tg_skeleton_event(s, i), keep[i].event);
+			assert_int_equal(y[i].parent, keep[i].parent);
+		}
+	}
+	assert_int_equal(tg_skeleton_compact(s), 0);
+	tg_skeleton_free(s); /* compact: its stream freed */
+	tg_atoms *b = tg_atoms_new();
+	assert_int_equal(tg_skeleton_adopt(&s, calloc(1, sizeof(tg_skel_entry)), 0, 0, b, 0, "t"), 0);
+	assert_int_equal(tg_skeleton_compact(s), 0);
+	assert_int_equal(tg_skeleton_expand(s), 0);
+	tg_skeleton_nodes(s, &n);
+	assert_int_equal(n, 0);
+	tg_skeleton_free(s);
+	free(keep);
+	free(copy);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -285,6 +389,7 @@ int main(void)
 		cmocka_unit_test(test_deep_chain),
 		cmocka_unit_test(test_skeleton_events_dense),
 		cmocka_unit_test(test_skeleton_starts_events),
+		cmocka_unit_test(test_compact),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

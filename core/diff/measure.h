@@ -211,6 +211,19 @@ int tg_measure_pack(tg_measure *m);
 /* 1 when m is packed (tg_measure_pack), else 0. */
 int tg_measure_packed(const tg_measure *m);
 
+/* Holds the rows and invocations of a packed m in a bit stream (about 5
+ * bytes a record and 1 an invocation instead of 24 and 8; measure_hold.c)
+ * while its run data waits for another trace (rundata.h:
+ * tg_rundata_compact); until tg_measure_expand no record or invocation
+ * may be read. A measure that is not packed, or compact already, is left
+ * as it is. 0 or TG_ENOMEM (m unchanged). */
+int tg_measure_compact(tg_measure *m);
+
+/* The rows and invocations of a compact m given back, the same as before
+ * tg_measure_compact; otherwise m is left as it is. 0 or TG_ENOMEM (m
+ * still compact). */
+int tg_measure_expand(tg_measure *m);
+
 /* Bytes m's records, invocations and units take (whole or packed), for
  * budgets. */
 uint64_t tg_measure_mem_bytes(const tg_measure *m);

@@ -74,6 +74,8 @@ struct tg_measure {
 		struct pack_inv *invs;     /* ninvs */
 		struct pack_shape *shapes;
 		size_t nshapes;
+		uint64_t *held; /* tg_measure_compact: rows and invs coded (both NULL), else NULL */
+		size_t nheld;   /* its words */
 	} *packed;
 };
 

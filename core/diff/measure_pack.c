@@ -115,6 +115,7 @@ void tg_measure_pack_free(tg_measure *m)
 	free(p->wide);
 	free(p->invs);
 	free(p->shapes);
+	free(p->held);
 	free(p);
 	m->packed = NULL;
 }
@@ -202,6 +203,8 @@ uint64_t tg_measure_mem_bytes(const tg_measure *m)
 	const struct packed *p = m->packed;
 	if (!p)
 		return b + (uint64_t)m->nrecs * sizeof(tg_kernel_rec) + (uint64_t)m->ninvs * sizeof(tg_invocation);
-	return b + (uint64_t)m->nrecs * sizeof(*p->rows) + p->nfams * sizeof(*p->fams) + p->nwide * sizeof(*p->wide) +
-	       (uint64_t)m->ninvs * sizeof(*p->invs) + p->nshapes * sizeof(*p->shapes);
+	b += p->nfams * sizeof(*p->fams) + p->nwide * sizeof(*p->wide) + p->nshapes * sizeof(*p->shapes);
+	if (p->held) /* tg_measure_compact: rows and invocations in its words */
+		return b + (uint64_t)p->nheld * sizeof(uint64_t);
+	return b + (uint64_t)m->nrecs * sizeof(*p->rows) + (uint64_t)m->ninvs * sizeof(*p->invs);
 }

@@ -29,6 +29,7 @@ struct tg_rundata {
 	tg_findings *findings;
 	char *fkey; /* the thresholds' key */
 	unsigned parts; /* TG_RUNDATA_*: what was computed (decoded: all) */
+	int compact;    /* tg_rundata_compact: the measure's rows and the skeleton's nodes held coded */
 };
 
 /* The measures on keys of rd's own, the trace's rank and steps, and
@@ -150,6 +151,35 @@ int tg_rundata_detach(tg_rundata *rd)
 	return rc ? rc : tg_measure_pack(rd->m);
 }
 
+int tg_rundata_compact(tg_rundata *rd)
+{
+	if (!rd->m || !tg_measure_packed(rd->m) || tg_measure_tree(rd->m, 0))
+		return tg_error_set(TG_EINVAL, "run data is compacted once detached");
+	int rc = tg_measure_compact(rd->m);
+	if (!rc && rd->sk && (rc = tg_skeleton_compact(rd->sk)) != 0)
+		rd->compact = tg_measure_expand(rd->m) != 0; /* as it was, or compact still (expand again) */
+	if (rc)
+		return tg_error_set(rc, "out of memory");
+	rd->compact = 1;
+	return 0;
+}
+
+int tg_rundata_expand(tg_rundata *rd)
+{
+	int rc = rd->sk ? tg_skeleton_expand(rd->sk) : 0;
+	if (!rc && rd->m)
+		rc = tg_measure_expand(rd->m);
+	if (rc)
+		return tg_error_set(rc, "out of memory");
+	rd->compact = 0;
+	return 0;
+}
+
+int tg_rundata_compacted(const tg_rundata *rd)
+{
+	return rd->compact;
+}
+
 unsigned tg_rundata_parts(const tg_rundata *rd)
 {
 	return rd->parts | (rd->m ? TG_RUNDATA_MEASURE : 0);
@@ -219,12 +249,10 @@ const tg_cp_summary *tg_rundata_cp(const tg_rundata *rd)
 
 uint64_t tg_rundata_mem_bytes(const tg_rundata *rd)
 {
-	size_t ns = 0, nf = 0;
-	if (rd->sk)
-		tg_skeleton_nodes(rd->sk, &ns);
+	size_t nf = 0;
 	if (rd->findings)
 		tg_findings_list(rd->findings, &nf);
-	return (rd->m ? tg_measure_mem_bytes(rd->m) : 0) + (uint64_t)ns * sizeof(tg_skel_node) +
+	return (rd->m ? tg_measure_mem_bytes(rd->m) : 0) + (rd->sk ? tg_skeleton_mem_bytes(rd->sk) : 0) +
 	       (rd->keys ? tg_atoms_bytes(rd->keys) : 0) +
 	       (uint64_t)nf * sizeof(tg_finding) +
 	       (!rd->sk || (rd->m && tg_measure_tree(rd->m, 0)) ? 0 : tg_atoms_bytes(tg_skeleton_atoms(rd->sk)));
@@ -332,6 +360,8 @@ int tg_rundata_encode(void **out, size_t *len, const tg_rundata *rd)
 	*len = 0;
 	if (rd->parts != TG_RUNDATA_ALL || !rd->m)
 		return tg_error_set(TG_EINVAL, "run data without all its parts is not encoded");
+	if (rd->compact)
+		return tg_error_set(TG_EINVAL, "compact run data is not encoded (tg_rundata_expand first)");
 	struct wr w = {0};
 	put_trace(&w, rd, tg_skeleton_events(rd->sk));
 	put_measure(&w, rd->m);

@@ -103,6 +103,29 @@ void tg_rundata_release(tg_rundata *rd, unsigned parts);
  * already made its own). */
 int tg_rundata_detach(tg_rundata *rd);
 
+/* Holds detached run data (tg_rundata_detach) small while it waits for a
+ * judgement: its measure's rows and invocations and its skeleton's nodes
+ * coded into bit streams of a quarter to a third of their bytes
+ * (tg_measure_compact, tg_skeleton_compact), a few milliseconds each way
+ * at 100 MB of JSON. `tracegate diff` compacts a trace's run data while
+ * the next trace is read and analysed, and expands it once the last trace's
+ * model is freed, before the gate. Until tg_rundata_expand, nothing of rd's
+ * measure's records or invocations nor of its skeleton's nodes may be read,
+ * and rd does not encode (TG_EINVAL); its findings, critical path, rank
+ * and counts read as before. Compact data is left as it is. 0, TG_EINVAL
+ * (not detached, or decoded: not packed) or TG_ENOMEM (rd unchanged, or,
+ * if giving back what was made compact failed too, compact: expand it). */
+int tg_rundata_compact(tg_rundata *rd);
+
+/* Gives compact rd its records, invocations and nodes back, the same bytes
+ * as before tg_rundata_compact (so it judges and encodes the same); data
+ * that is not compact is left as it is. 0 or TG_ENOMEM (what is not back
+ * yet stays compact: expand again, or free). */
+int tg_rundata_expand(tg_rundata *rd);
+
+/* 1 while rd is compact (tg_rundata_compact), else 0. */
+int tg_rundata_compacted(const tg_rundata *rd);
+
 /* Encodes rd into *out (*len bytes, malloc'd, the caller frees). 0,
  * TG_ENOMEM, or TG_EINVAL when rd lacks a part (tg_rundata_build_parts). */
 int tg_rundata_encode(void **out, size_t *len, const tg_rundata *rd);

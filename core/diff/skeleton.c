@@ -14,31 +14,11 @@
  * -> event: a few words scanned). Both cost about 0.3 bytes a node, where
  * they cost 12 whole.
  */
-#include "skeleton.h"
+#include "skeleton_impl.h"
 #include "../../util/sort.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-struct tg_skeleton {
-	tg_skel_node *nodes;
-	int64_t *base;      /* per block of 64 nodes: the least start of its nodes (ns) */
-	uint64_t *evbits;   /* a bit per event of the trace: held (the nodes' events, in order) */
-	uint32_t *evrank;   /* per word of evbits, and one past them: the nodes before it */
-	uint32_t *evsel;    /* per block of 64 nodes: the word of its first node's event */
-	uint32_t *by_start; /* node indices by (start, index), made with the skeleton */
-	uint32_t *start_rank; /* its inverse: a node's place in by_start */
-	size_t n;
-	uint32_t nevents;
-	const tg_atoms *atoms; /* the trace's, or own */
-	tg_atoms *own;
-	unsigned with;
-	struct wide { /* the durations of TG_SKEL_WIDE_DUR nodes, or the starts of TG_SKEL_WIDE_TS nodes, by node */
-		uint32_t node;
-		int64_t v;
-	} *wide, *wide_ts;
-	size_t nwide, capwide, nwide_ts, capwide_ts;
-};
 
 /* Node i's duration d into its dur, or whole into s->wide (nodes come in
  * increasing order). 0 or TG_ENOMEM. */
@@ -574,6 +554,8 @@ void tg_skeleton_free(tg_skeleton *s)
 	if (!s)
 		return;
 	free(s->nodes);
+	free(s->held[0]);
+	free(s->held[1]);
 	free(s->by_start);
 	free(s->start_rank);
 	free(s->wide);

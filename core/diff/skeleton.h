@@ -137,4 +137,26 @@ const tg_atoms *tg_skeleton_atoms(const tg_skeleton *s);
 /* The node of event ev, or TG_NONE (its bit, ranked). */
 uint32_t tg_skeleton_find(const tg_skeleton *s, uint32_t ev);
 
+/* Holds the nodes of s in a bit stream of about 4 bytes a node instead
+ * of 16 (skeleton_hold.c: each field coded from what the nodes before it
+ * predict), for run data that waits while another trace is read (rundata.h:
+ * tg_rundata_compact). Until tg_skeleton_expand, s has no nodes to read:
+ * tg_skeleton_nodes gives NULL, and tg_skeleton_ts, _dur and _sort_nodes
+ * must not be called; its events, names and counts read as before. A
+ * compact skeleton is left as it is. 0 or TG_ENOMEM (s unchanged). */
+int tg_skeleton_compact(tg_skeleton *s);
+
+/* The nodes of a compact s given back, the same bytes as before
+ * tg_skeleton_compact, and the stream freed; a skeleton that is not
+ * compact is left as it is. 0 or TG_ENOMEM (s still compact). */
+int tg_skeleton_expand(tg_skeleton *s);
+
+/* 1 while s is compact (tg_skeleton_compact), else 0. */
+int tg_skeleton_compacted(const tg_skeleton *s);
+
+/* Bytes the nodes of s take: 16 a node, or the stream's while compact
+ * (what is beside them, the blocks' bases and the events' bits, about 0.4
+ * bytes a node, is not counted). */
+uint64_t tg_skeleton_mem_bytes(const tg_skeleton *s);
+
 #endif
