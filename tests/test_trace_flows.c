@@ -90,6 +90,57 @@ static void test_launch_flows_only(void **state)
 	}
 }
 
+/* A document large enough that the reader reserves its arrays from its
+ * size (192 bytes an event): the flows too, in a mapping of their own, so
+ * that they never grow through the heap. Padded, it reserves far more than
+ * it holds, and the room is given back after the read; dense, its flows
+ * outgrow the room and the array grows as before. Either way the flows are
+ * the ones read, in order, with the pipeline and on one thread. */
+static void test_flows_reserved(void **state)
+{
+	(void)state;
+	for (int padded = 0; padded <= 1; padded++) {
+		size_t nflows = padded ? 2000 : 40000, cap = 16u << 20, len = 0;
+		char *doc = malloc(cap);
+		len += (size_t)sprintf(doc, "{\"traceEvents\":[");
+		for (size_t i = 0; i < nflows; i++) {
+			len += (size_t)sprintf(doc + len, "%s{\"ph\":\"%c\",\"id\":%zu,\"pid\":1,\"tid\":%d,\"ts\":%zu,"
+			                       "\"cat\":\"ac2g\",\"name\":\"ac2g\"}", i ? "," : "", i % 2 ? 'f' : 's', i / 2,
+			                       i % 2 ? 7 : 1, i);
+			if (padded) { /* 4 kB of blanks an event */
+				memset(doc + len, ' ', 4096);
+				len += 4096;
+			}
+		}
+		strcpy(doc + len, "]}");
+		len += 2;
+		for (uint32_t chunk = 0; chunk <= 65536; chunk += 65536) {
+			tg_read_opts o = {.launch_flows_only = 1, .chunk = chunk};
+			o.source.single_thread = chunk == 0;
+			tg_trace *t = NULL;
+			assert_int_equal(tg_trace_read_mem(&t, doc, len, "many-flows.json", &o), 0);
+			size_t nf;
+			const tg_flow *f = tg_trace_flows(t, &nf);
+			assert_int_equal(nf, nflows);
+			for (size_t i = 0; i < nf; i += 997) {
+				assert_int_equal(tg_flow_id(t, &f[i]), i / 2);
+				assert_int_equal(f[i].ph, i % 2 ? 'f' : 's');
+				assert_int_equal(f[i].ts, (int64_t)i * 1000);
+			}
+			assert_int_equal(f[nf - 1].ts, (int64_t)(nf - 1) * 1000);
+			/* the room reserved for len / 192 events, flows and arguments
+			 * (42,000 of each when padded: 2.5 MB) is given back */
+			size_t atoms = tg_atoms_bytes(tg_trace_atoms(t));
+			assert_true(tg_trace_memory(t) - atoms < nflows * sizeof(tg_flow) + 4096 * 64);
+			tg_trace_drop_flows(t);
+			tg_trace_flows(t, &nf);
+			assert_int_equal(nf, 0);
+			tg_trace_free(t);
+		}
+		free(doc);
+	}
+}
+
 static void test_tree_links_the_same(void **state)
 {
 	(void)state;
@@ -220,6 +271,7 @@ int main(void)
 		cmocka_unit_test(test_wide_flow_ids),
 		cmocka_unit_test(test_flow_track_limit),
 		cmocka_unit_test(test_tree_links_the_same),
+		cmocka_unit_test(test_flows_reserved),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

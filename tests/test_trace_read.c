@@ -736,6 +736,48 @@ static void test_track_limit(void **state)
 	}
 }
 
+/* The set of shared lists holds no count: a list that begins as a stored
+ * one but is longer or shorter is not taken for it (their .last bits
+ * differ), also once the set has grown past its first 4,096 slots and
+ * every stored list's count was found again from its .last. */
+static void test_argument_lists_prefixes(void **state)
+{
+	(void)state;
+	size_t cap = 4u << 20, len = 0;
+	char *doc = malloc(cap);
+	len += (size_t)sprintf(doc, "{\"traceEvents\":[");
+	/* 6,000 distinct lists of one, two or three arguments, each the one
+	 * before it with an argument more or less, then all of them again */
+	for (int i = 0; i < 12000; i++) {
+		int k = i % 6000, n = 1 + k % 3;
+		len += (size_t)sprintf(doc + len, "%s{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"x\",\"ts\":%d,"
+		                       "\"dur\":1,\"args\":{\"Sequence number\":%d%s%s}}", i ? "," : "", i, k / 3,
+		                       n > 1 ? ",\"stream\":7" : "", n > 2 ? ",\"device\":0" : "");
+	}
+	strcpy(doc + len, "]}");
+	tg_trace *t;
+	tg_test_must(tg_trace_read_mem(&t, doc, strlen(doc), "prefixes", NULL));
+	size_t n, na;
+	const tg_event *e = tg_trace_events(t, &n);
+	tg_trace_args(t, &na);
+	assert_int_equal(n, 12000);
+	assert_int_equal(na, 2000 * (1 + 2 + 3)); /* the first 6,000 stored, the rest shared */
+	for (size_t i = 0; i < 6000; i++) {
+		assert_int_equal(e[i + 6000].args, e[i].args);
+		assert_int_equal(tg_event_nargs(t, &e[i]), 1 + i % 3);
+		assert_int_equal(tg_event_nargs(t, &e[i + 6000]), 1 + i % 3);
+		if (i % 3)
+			assert_int_not_equal(e[i].args, e[i - 1].args);
+	}
+	int64_t v;
+	assert_int_equal(tg_arg_int(t, arg_of(t, 11999, "Sequence number"), &v), 0);
+	assert_int_equal(v, 1999);
+	assert_non_null(arg_of(t, 11999, "device"));
+	assert_null(arg_of(t, 11997, "stream"));
+	tg_trace_free(t);
+	free(doc);
+}
+
 /* An event's argument list ends at the argument marked last: no count in
  * the event; a shared list is marked once. */
 static void test_args_last(void **state)
@@ -807,6 +849,7 @@ int main(void)
 		cmocka_unit_test(test_timestamps_exact),
 		cmocka_unit_test(test_numbers_fast_and_general_agree),
 		cmocka_unit_test(test_argument_lists_shared),
+		cmocka_unit_test(test_argument_lists_prefixes),
 		cmocka_unit_test(test_schema_2021),
 		cmocka_unit_test(test_args_values),
 		cmocka_unit_test(test_array_values),

@@ -532,35 +532,44 @@ static void close_begin(struct parser *ps, int64_t ts, uint32_t track, uint64_t 
  * event whose list equals, byte for byte, one already stored points at it
  * and its own copy is dropped. Nothing reads an argument but through its
  * event (tg_event_arg), and nothing writes one after the read. A set of the
- * distinct lists finds them: 8 bytes a list; it is dropped when, after
- * DEDUP_TRIAL lists, fewer than a quarter were repeats (a trace whose every
- * op carries a unique "Sequence number" would pay for the set and save
- * nothing). */
+ * distinct lists finds them, 4 bytes a list: its first index + 1 (no
+ * count: n arguments compared from there tell a longer or shorter list
+ * apart at the shorter's .last bit); it is dropped when, after DEDUP_TRIAL
+ * lists, fewer than a quarter were repeats (unique "Sequence number"s). */
 #define DEDUP_TRIAL 65536
 
 static uint64_t args_hash(const tg_arg *a, size_t n) { return tg_hash_bytes(a, n * sizeof(tg_arg)); }
 
-static void dedup_insert(struct parser *ps, uint64_t entry, uint64_t h)
+/* The count of the stored list from t->args[at] (up to its .last). */
+static size_t stored_count(const tg_trace *t, size_t at)
+{
+	size_t n = 1;
+	while (!t->args[at + n - 1].last)
+		n++;
+	return n;
+}
+
+static void dedup_insert(struct parser *ps, uint32_t slot, uint64_t h)
 {
 	size_t i = (size_t)h & ps->dmask;
 	while (ps->dslots[i])
 		i = (i + 1) & ps->dmask;
-	ps->dslots[i] = entry;
+	ps->dslots[i] = slot;
 	ps->dcount++;
 }
 
 /* Doubles the set; 0 or -1 (out of memory: the set is dropped). */
 static int dedup_grow(struct parser *ps)
 {
-	uint64_t *old = ps->dslots;
+	uint32_t *old = ps->dslots;
 	size_t omask = ps->dmask, nmask = omask ? omask * 2 + 1 : 4095;
-	ps->dslots = tg_calloc(nmask + 1, sizeof(uint64_t));
+	ps->dslots = tg_calloc(nmask + 1, sizeof(uint32_t));
 	ps->dmask = ps->dslots ? nmask : 0;
 	ps->dcount = 0;
 	for (size_t i = 0; ps->dslots && old && i <= omask; i++)
 		if (old[i]) {
-			uint64_t e = old[i];
-			dedup_insert(ps, e, args_hash(ps->t->args + (uint32_t)(e >> 16), e & 0xffff));
+			size_t at = old[i] - 1;
+			dedup_insert(ps, old[i], args_hash(ps->t->args + at, stored_count(ps->t, at)));
 		}
 	free(old);
 	if (!ps->dslots)
@@ -579,9 +588,8 @@ static uint32_t share_args(struct parser *ps, size_t start)
 	const tg_arg *a = t->args + start;
 	uint64_t h = args_hash(a, n);
 	for (size_t i = (size_t)h & ps->dmask; ps->dslots && ps->dslots[i]; i = (i + 1) & ps->dmask) {
-		uint64_t e = ps->dslots[i];
-		uint32_t at = (uint32_t)(e >> 16);
-		if ((e & 0xffff) == n && !memcmp(t->args + at, a, n * sizeof(tg_arg))) {
+		uint32_t at = ps->dslots[i] - 1;
+		if (!memcmp(t->args + at, a, n * sizeof(tg_arg))) {
 			t->nargs = start;
 			ps->dhits++;
 			return at;
@@ -593,9 +601,10 @@ static uint32_t share_args(struct parser *ps, size_t start)
 		ps->dedup_off = 1;
 		return (uint32_t)start;
 	}
-	if ((ps->dcount + 1) * 2 > ps->dmask && dedup_grow(ps))
+	/* a slot holds start + 1: past 2^32 - 2 the list is kept unshared */
+	if (start >= UINT32_MAX || ((ps->dcount + 1) * 2 > ps->dmask && dedup_grow(ps)))
 		return (uint32_t)start;
-	dedup_insert(ps, ((uint64_t)start << 16) | n, h);
+	dedup_insert(ps, (uint32_t)start + 1, h);
 	return (uint32_t)start;
 }
 

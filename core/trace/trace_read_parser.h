@@ -13,7 +13,7 @@
 
 #define WINDOW_INITIAL (1u << 20)
 /* Bytes of JSON a thread parses at a time (trace_chunks.h). 64 KiB: the
- * ring's eight buffers are 512 KiB touched once (256 KiB chunks were 2 MiB,
+ * ring's buffers (eight then, four now) are 512 KiB touched once (256 KiB chunks were 2 MiB,
  * a third of the page faults of an 11 MB trace's report: 2,280 -> 1,540
  * faults and -1.5 ms of 28 ms CPU for h200-dev base_r1); 32 KiB costs more
  * in hand-overs than it saves; xdit_sd_3.5 (62 MB) takes the same CPU at
@@ -137,8 +137,8 @@ struct parser {
 
 	struct spec_result *merging; /* being merged (freed if that fails) */
 
-	/* the set of distinct argument lists (share_args): (start << 16 | count) */
-	uint64_t *dslots;
+	/* the set of distinct argument lists (share_args): start + 1 */
+	uint32_t *dslots;
 	size_t dmask, dcount, dlists, dhits;
 	int dedup_off;
 
@@ -155,8 +155,13 @@ struct str {
  * keys repeat (xdit_sd_3.5: 770,000 strings interned, 3,528 distinct), and
  * a kernel's name runs to 3 kB, which the atoms' hash reads whole. A slot
  * is picked by the length and the first and last 8 bytes, and hit only by
- * the same bytes (memcmp), so it answers what tg_atoms_intern would. */
-#define ICACHE_SLOTS 4096
+ * the same bytes (memcmp), so it answers what tg_atoms_intern would.
+ * 2,048 slots of 32 bytes (64 KiB, written whole when made: one on the
+ * reader's thread, one a worker that parses ahead), resident through the
+ * read: 4,096 were 128 KiB more of the read's peak; the instructions of a
+ * read moved by +0.06 % on xdit_sd_3.5 and +0.5 % on compiled_r1 at 1,024
+ * slots (callgrind), less at 2,048. */
+#define ICACHE_SLOTS 2048
 struct icache {
 	uint64_t a, b;   /* the first and the last 8 bytes (zero-padded): up to 16
 	                  * bytes, all of the string, compared without memcmp */
