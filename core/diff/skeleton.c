@@ -187,18 +187,6 @@ static void nearest_held(uint32_t *near, const tg_tree *tree, size_t ne)
 	}
 }
 
-/* k[0..n) by insertion: a bucket of a few keys. */
-static void insertion_u64(uint64_t *k, size_t n)
-{
-	for (size_t i = 1; i < n; i++) {
-		uint64_t x = k[i];
-		size_t j = i;
-		for (; j > 0 && k[j - 1] > x; j--)
-			k[j] = k[j - 1];
-		k[j] = x;
-	}
-}
-
 /* Moves each of the n keys into its bucket of digit (key >> shift) &
  * (radix - 1), in place (American flag sort: a key swapped along a cycle
  * into its bucket's next place); start[0..radix] the buckets' bounds
@@ -232,7 +220,7 @@ static void flag_pass(uint64_t *k, size_t n, int shift, size_t radix, uint32_t *
 static void flag_sort(uint64_t *k, size_t n, int shift)
 {
 	if (n <= 32 || shift < 0) {
-		insertion_u64(k, n);
+		(void)tg_sort_u64(k, n); /* a few keys: by insertion, nothing allocated (sort.h) */
 		return;
 	}
 	uint32_t start[257], next[256];
@@ -353,9 +341,7 @@ int tg_skeleton_sort_nodes(const tg_skeleton *s, uint32_t *idx, size_t n, uint64
 	}
 	for (size_t k = 0; k < n; k++)
 		keys[k] = (((uint64_t)tg_skeleton_ts(s, idx[k]) - (uint64_t)lo) << b) | idx[k];
-	if (n < 64) /* a radix sort's passes cost more than they save */
-		insertion_u64(keys, n);
-	else if (tg_sort_u64(keys, n))
+	if (tg_sort_u64(keys, n)) /* a few keys by insertion, on the stack up to 256 */
 		return TG_ENOMEM;
 	for (size_t k = 0; k < n; k++)
 		idx[k] = (uint32_t)(keys[k] & (((uint64_t)1 << b) - 1));
