@@ -131,8 +131,11 @@ int tg_gate_run_data(tg_gate **out, const tg_rules *rules, const tg_gate_data *b
 		g->bviews[i] = base->views[g->border[i]];
 	/* aligned first, beside the run data's packed measures (rundata.h:
 	 * tg_rundata_detach), not the judgement's */
-	if (!rc && !(opts && opts->no_tree_diff))
-		rc = align_data(g, brk, xrk);
+	/* the alignment's scratch, freed, is the largest the gate leaves: the
+	 * caller may give it back (opts->aligned) before the measures are made
+	 * beside the diffs and skeletons (the gate's peak) */
+	if (!rc && !(opts && opts->no_tree_diff) && !(rc = align_data(g, brk, xrk)) && opts && opts->aligned)
+		opts->aligned();
 	/* each side's run data measures freed once copied, before the next
 	 * side is copied beside them */
 	if (!rc)
