@@ -298,12 +298,13 @@ static int load_sides(tg_cli_side *sides, const struct diff_args *a, const struc
 	return rc ? -1 : 0;
 }
 
-/* Once the gate has aligned the pairs (tg_gate_opts.aligned): the heap
- * the alignment freed is given back (tg_cmd_diff keeps freed memory
- * otherwise), so that the measures made next beside the diffs and
- * skeletons fault in only what they touch: the gate's own peak
- * 228.5 -> 201 MB at 1 GB, 25.6 -> 24.2 MB at 100 MB with
- * --no-critical-path (docs/scale.md, i30gate). */
+/* Once the gate has aligned the pairs and given the judgement's
+ * measures their room (tg_gate_opts.aligned): the rest of the heap the
+ * alignment freed is given back (tg_cmd_diff keeps freed memory
+ * otherwise), so that it does not sit beside the measures, the diffs
+ * and the skeletons at the gate's peak: 228.5 -> 210 MB at 1 GB,
+ * 25.6 -> 24.5 MB at 100 MB with --no-critical-path (docs/scale.md,
+ * i30gate). */
 static void trim_aligned(void)
 {
 #ifdef __GLIBC__
