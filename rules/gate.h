@@ -60,6 +60,11 @@ typedef struct tg_gate_opts {
 	                     are not held twice */
 	const int64_t *base_ranks; /* per trace of each side, the rank the run's */
 	const int64_t *next_ranks; /* manifest gives it (-1: none); NULL: none */
+	void (*aligned)(void); /* tg_gate_run_data: called once the pairs are aligned,
+	                          the alignment's scratch freed and the sides'
+	                          judgement measures given their room, before they are
+	                          filled (not with no_tree_diff): the caller's heap
+	                          policy, e.g. malloc_trim; NULL: nothing */
 } tg_gate_opts;
 
 typedef struct tg_gate tg_gate;

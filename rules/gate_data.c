@@ -46,26 +46,31 @@ static int order_data(size_t **order, int64_t **ranks, const tg_rundata ***sorte
 	return 0;
 }
 
-/* Side s measured in rank order (o: the given positions; r: the ranks by
- * given position; order_data), as gate_run.c measures trees, into
- * *out. */
-static int measure_data(tg_measure **out, const size_t *o, const int64_t *r, const tg_gate_data *s, tg_atoms *keys)
+/* Side s's measure made on keys into *out, with room for all its
+ * traces' records, invocations and units at once (no slack), before
+ * anything is appended (measure_fill). */
+static int measure_room(tg_measure **out, const tg_gate_data *s, tg_atoms *keys)
 {
-	size_t n = s->n;
 	int rc = tg_measure_new(out, keys);
-	size_t nr = 0, ni = 0, nu = 0; /* the side's sum, reserved at once: no slack */
-	for (size_t i = 0; !rc && i < n; i++) {
+	size_t nr = 0, ni = 0, nu = 0;
+	for (size_t i = 0; !rc && i < s->n; i++) {
 		size_t k;
 		const tg_measure *m = tg_rundata_measure(s->data[i]);
 		nr += (tg_measure_kernels(m, &k), k);
 		ni += (tg_measure_invocations(m, &k), k);
 		nu += (tg_measure_units(m, &k), k);
 	}
-	if (!rc)
-		rc = tg_measure_reserve(*out, nr, ni, nu);
-	for (size_t i = 0; !rc && i < n; i++) {
+	return rc ? rc : tg_measure_reserve(*out, nr, ni, nu);
+}
+
+/* Side s appended to m in rank order (o: the given positions; r: the
+ * ranks by given position; order_data), as gate_run.c measures trees. */
+static int measure_fill(tg_measure *m, const size_t *o, const int64_t *r, const tg_gate_data *s)
+{
+	int rc = 0;
+	for (size_t i = 0; !rc && i < s->n; i++) {
 		const char *name = s->names ? s->names[o[i]] : NULL;
-		rc = tg_measure_append(*out, tg_rundata_measure(s->data[o[i]]), &r[o[i]], &name);
+		rc = tg_measure_append(m, tg_rundata_measure(s->data[o[i]]), &r[o[i]], &name);
 	}
 	return rc;
 }
@@ -133,15 +138,25 @@ int tg_gate_run_data(tg_gate **out, const tg_rules *rules, const tg_gate_data *b
 	 * tg_rundata_detach), not the judgement's */
 	if (!rc && !(opts && opts->no_tree_diff))
 		rc = align_data(g, brk, xrk);
+	/* both sides' measures given their room where the alignment's freed
+	 * scratch lies; what is left of it, the largest the gate leaves, the
+	 * caller may give back (opts->aligned) before they are filled beside
+	 * the diffs and skeletons (the gate's peak) */
+	if (!rc)
+		rc = measure_room(&g->base, base, g->keys);
+	if (!rc)
+		rc = measure_room(&g->next, next, g->keys);
+	if (!rc && !(opts && opts->no_tree_diff) && opts && opts->aligned)
+		opts->aligned();
 	/* each side's run data measures freed once copied, before the next
 	 * side is copied beside them */
 	if (!rc)
-		rc = measure_data(&g->base, g->border, brk, base, g->keys);
+		rc = measure_fill(g->base, g->border, brk, base);
 	int early = !rc && !shares_data(base, next);
 	if (early)
 		tg_gate_release_data(base, opts, TG_RUNDATA_MEASURE);
 	if (!rc)
-		rc = measure_data(&g->next, g->xorder, xrk, next, g->keys);
+		rc = measure_fill(g->next, g->xorder, xrk, next);
 	if (!rc) {
 		g->sides[0] = base;
 		g->sides[1] = next;

@@ -8,7 +8,8 @@
  * (no leak under ASan); the run data of each trace but a side's last held
  * compact (tg_rundata_compact) until given back; and the gate judging the
  * loaded sides, held and given back as `tracegate diff` does, gives the
- * bytes tg_gate_run gives on the trees.
+ * bytes tg_gate_run gives on the trees, calling the caller's heap policy
+ * once after the alignment (tg_gate_opts.aligned).
  */
 #include "gentrace.h"
 
@@ -137,6 +138,13 @@ static void test_bad_second(void **state)
 	tg_rules_free(rules);
 }
 
+static int aligned_calls; /* test_same_as_trees: tg_gate_opts.aligned's calls */
+
+static void count_aligned(void)
+{
+	aligned_calls++;
+}
+
 /* The loaded sides judged as `tracegate diff` judges them (a side of one
  * trace, then of two runs: the first held compact while the second is
  * read; the base side held while the new one is read, every side given
@@ -164,8 +172,10 @@ static void test_same_as_trees(void **state)
 		assert_int_equal(tg_cli_side_expand(&bs), 0);
 		assert_int_equal(tg_cli_side_expand(&xs), 0);
 		tg_gate_data bd = tg_cli_side_gate(&bs), xd = tg_cli_side_gate(&xs);
-		tg_gate_opts o = {.release_data = 1};
+		tg_gate_opts o = {.release_data = 1, .aligned = count_aligned};
+		aligned_calls = 0;
 		assert_int_equal(tg_gate_run_data(&g2, rules, &bd, &xd, &o), 0);
+		assert_int_equal(aligned_calls, 1); /* once, after the alignment */
 		char *a = gt_gate_render(g1), *c = gt_gate_render(g2);
 		assert_true(strlen(a) > 1000);
 		assert_string_equal(a, c);
