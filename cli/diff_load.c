@@ -151,24 +151,25 @@ int tg_cli_side_load(tg_cli_side *s, const char *const *paths, size_t n, unsigne
 	return rc;
 }
 
-int tg_cli_side_hold(tg_cli_side *s)
+/* fn on each of side s's run data, the first failure printed. 0 or -1. */
+static int each_data(tg_cli_side *s, int (*fn)(tg_rundata *))
 {
 	for (size_t i = 0; i < s->n; i++)
-		if (tg_rundata_compact(s->data[i])) {
+		if (fn(s->data[i])) {
 			tg_cli_error("diff: %s", tg_error_last());
 			return -1;
 		}
 	return 0;
 }
 
+int tg_cli_side_hold(tg_cli_side *s)
+{
+	return each_data(s, tg_rundata_compact);
+}
+
 int tg_cli_side_expand(tg_cli_side *s)
 {
-	for (size_t i = 0; i < s->n; i++)
-		if (tg_rundata_expand(s->data[i])) {
-			tg_cli_error("diff: %s", tg_error_last());
-			return -1;
-		}
-	return 0;
+	return each_data(s, tg_rundata_expand);
 }
 
 tg_gate_data tg_cli_side_gate(const tg_cli_side *s)
