@@ -5,8 +5,12 @@
  * dropped), tg_rundata_build_parts and tg_rundata_detach (the run data
  * owns its names: the tree and the model can go; its measures packed as
  * soon as they are made, TG_RUNDATA_PACKED, so that their 64-byte records
- * are gone before the skeleton is built), then the model and the
- * tree freed, unless the side may need the findings across its ranks:
+ * are gone before the skeleton is built), then its critical path's
+ * summary last (cp_last): the run data held compact, the tree freed and
+ * the arguments cut down to the critical path's, so that its graph, the
+ * stage's largest thing, has only the events beside it (the 1 GB pair's
+ * critical-path phase 193.9 -> 183.3 MB, docs/scale.md i31late); then the
+ * model freed, unless the side may need the findings across its ranks:
  * its trees are kept while its traces so far are distinct ranks
  * (tg_gate_data_across on the traces read), dropped as soon as two share
  * a rank, and freed once the findings across ranks are computed.
@@ -51,9 +55,39 @@ static void drop_kept(struct kept *k)
 	k->keeping = 0;
 }
 
+/* The critical path's summary of trace tr, found last (its graph is the
+ * stage's largest thing): rd's other parts are built and detached, so
+ * unless the side keeps its trees (*tree then stays) they are held
+ * compact, the tree is freed (*tree NULL) and the arguments cut down to
+ * the critical path's (tg_cp_args), leaving the events and little else
+ * beside the graph. Its figures are those found on the whole model
+ * (test_diff_load). 0 or an error code. */
+static int cp_last(tg_rundata *rd, tg_trace *tr, tg_tree **tree, int keeping)
+{
+	size_t n;
+	const tg_step *st = tg_tree_steps(*tree, &n);
+	tg_step *steps = malloc((n ? n : 1) * sizeof(*steps));
+	if (!steps)
+		return tg_error_set(TG_ENOMEM, "out of memory");
+	memcpy(steps, st, n * sizeof(*steps));
+	int rc = 0;
+	if (!keeping) {
+		rc = tg_rundata_compact(rd);
+		tg_tree_free(*tree);
+		*tree = NULL;
+		if (!rc)
+			rc = tg_trace_keep_args(tr, tg_cp_args);
+	}
+	tg_cp_summary cp;
+	if (!rc && !(rc = tg_cp_summarize_steps(&cp, tr, steps, n, NULL)))
+		tg_rundata_set_cp(rd, &cp);
+	free(steps);
+	return rc;
+}
+
 /* Trace i of the side, at path: read, its run data built and made its
- * own, its model and tree kept in k (k->keeping) or freed. 0, or -1
- * after printing the error. */
+ * own (the critical path last: cp_last), its model and tree kept in k
+ * (k->keeping) or freed. 0, or -1 after printing the error. */
 static int load_one(tg_cli_side *s, struct kept *k, const char *path, size_t i, unsigned parts,
                     const tg_rules *rules, const tg_read_opts *ropts)
 {
@@ -62,13 +96,16 @@ static int load_one(tg_cli_side *s, struct kept *k, const char *path, size_t i, 
 	if (tg_cli_load(&tr, &tree, path, ropts))
 		return -1;
 	tg_big_keep(0); /* read: what the trace before left mapped and this one's reader did not take */
-	int rc = tg_rundata_build_parts(&s->data[i], tree, tg_rules_findings(rules), parts | TG_RUNDATA_PACKED);
+	int rc = tg_rundata_build_parts(&s->data[i], tree, tg_rules_findings(rules),
+	                                (parts & ~TG_RUNDATA_CP) | TG_RUNDATA_PACKED);
 	if (!rc) {
 		s->n = i + 1;
 		rc = tg_rundata_detach(s->data[i]);
 	}
 	if (!rc && !(s->names[i] = strdup(tg_trace_name(tr))))
 		rc = tg_error_set(TG_ENOMEM, "out of memory");
+	if (!rc && (parts & TG_RUNDATA_CP))
+		rc = cp_last(s->data[i], tr, &tree, k->keeping);
 	if (rc || !k->keeping) {
 		tg_tree_free(tree);
 		tg_big_keep(2); /* its events and arguments, for the next trace's reader */

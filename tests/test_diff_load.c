@@ -6,10 +6,12 @@
  * among them) and not for runs of one rank or one trace; a side that fails
  * on its second trace keeps the first one's data for the caller to free
  * (no leak under ASan); the run data of each trace but a side's last held
- * compact (tg_rundata_compact) until given back; and the gate judging the
- * loaded sides, held and given back as `tracegate diff` does, gives the
- * bytes tg_gate_run gives on the trees, calling the caller's heap policy
- * once after the alignment (tg_gate_opts.aligned).
+ * compact (tg_rundata_compact) until given back, a side's last too when
+ * its critical path is found last, its trees not kept (cp_last); and the
+ * gate judging the loaded sides, held and given back as `tracegate diff`
+ * does, gives the bytes tg_gate_run gives on the trees (the critical
+ * paths' figures among them), calling the caller's heap policy once after
+ * the alignment (tg_gate_opts.aligned).
  */
 #include "gentrace.h"
 
@@ -169,6 +171,10 @@ static void test_same_as_trees(void **state)
 		assert_int_equal(tg_cli_side_hold(&bs), 0);
 		assert_true(tg_rundata_compacted(bs.data[nb - 1]));
 		assert_int_equal(load(&xs, xp, 1, TG_RUNDATA_ALL, 1, rules), 0);
+		/* its critical path found last (cp_last), its data held compact while it was */
+		assert_true(tg_rundata_compacted(xs.data[0]));
+		assert_int_equal(tg_rundata_parts(xs.data[0]), TG_RUNDATA_ALL | TG_RUNDATA_MEASURE);
+		assert_true(tg_rundata_cp(xs.data[0])->ok);
 		assert_int_equal(tg_cli_side_expand(&bs), 0);
 		assert_int_equal(tg_cli_side_expand(&xs), 0);
 		tg_gate_data bd = tg_cli_side_gate(&bs), xd = tg_cli_side_gate(&xs);

@@ -391,11 +391,9 @@ static int alloc_arrays(tg_critical_path *cp)
 }
 
 /* The default annotation: "ProfilerStep" when the trace has steps. */
-static const char *default_annotation(const tg_tree *tree)
+static const char *default_annotation(const tg_critical_path *cp)
 {
-	size_t n;
-	tg_tree_steps(tree, &n);
-	return n ? "ProfilerStep" : "";
+	return cp->ntsteps ? "ProfilerStep" : "";
 }
 
 /* Room for n edges, exactly, and their events unless lean. */
@@ -426,8 +424,8 @@ static int build(tg_critical_path *cp)
 		return rc;
 	cp->stats.window_start = start;
 	cp->stats.window_end = end;
-	size_t nsteps;
-	const tg_step *steps = tg_tree_steps(cp->tree, &nsteps);
+	size_t nsteps = cp->ntsteps;
+	const tg_step *steps = cp->tsteps;
 	for (size_t k = 0; k < nsteps; k++)
 		cp->stats.steps += cp_ts(cp, steps[k].event) >= start && cp_ts(cp, steps[k].event) < end;
 	clip(cp, start, end);
@@ -450,17 +448,21 @@ static int build(tg_critical_path *cp)
 
 int tg_critical_path_build(tg_critical_path **out, const tg_tree *tree, const tg_cp_opts *opts)
 {
-	return cp_build(out, tree, opts, 0);
+	size_t nsteps;
+	const tg_step *steps = tg_tree_steps(tree, &nsteps);
+	return cp_build(out, tg_tree_trace(tree), steps, nsteps, opts, 0);
 }
 
-int cp_build(tg_critical_path **out, const tg_tree *tree, const tg_cp_opts *opts, int lean)
+int cp_build(tg_critical_path **out, const tg_trace *t, const tg_step *steps, size_t nsteps, const tg_cp_opts *opts,
+             int lean)
 {
 	*out = NULL;
 	tg_critical_path *cp = tg_calloc(1, sizeof(*cp));
 	if (!cp)
 		return TG_ENOMEM;
-	cp->tree = tree;
-	cp->t = tg_tree_trace(tree);
+	cp->tsteps = steps;
+	cp->ntsteps = nsteps;
+	cp->t = t;
 	cp->ev = tg_trace_events(cp->t, &cp->nev);
 	cp->natoms = tg_atoms_count(tg_trace_atoms(cp->t));
 	if (cp->nev >= CP_MAX_EVENTS) { /* two nodes an event, an edge's nodes in 29 bits (cp_edge) */
@@ -472,7 +474,7 @@ int cp_build(tg_critical_path **out, const tg_tree *tree, const tg_cp_opts *opts
 	if (opts)
 		cp->opts = *opts;
 	cp->lean = lean && cp->opts.summary_only;
-	const char *ann = cp->opts.annotation ? cp->opts.annotation : default_annotation(tree);
+	const char *ann = cp->opts.annotation ? cp->opts.annotation : default_annotation(cp);
 	if (!cp->opts.annotation)
 		cp->opts.all_instances = 1;
 	cp->annotation = strdup(ann);

@@ -204,6 +204,19 @@ int tg_cp_summarize(tg_cp_summary *out, const tg_tree *tree);
  * with the full builder under other settings (exact_ns...). */
 int tg_cp_summarize_opts(tg_cp_summary *out, const tg_tree *tree, const tg_cp_opts *opts);
 
+/* The same for trace t, whose steps (tg_tree_steps of its tree) are
+ * steps[0..nsteps), without the tree: a caller that has freed the tree
+ * (and every argument but the ones tg_cp_args names, tg_trace_keep_args)
+ * finds the same summary with the trace's events alone beside it. t and
+ * steps are borrowed for the call. */
+int tg_cp_summarize_steps(tg_cp_summary *out, const tg_trace *t, const tg_step *steps, size_t nsteps,
+                          const tg_cp_opts *opts);
+
+/* The argument keys the critical path reads (a NULL-terminated list:
+ * "stream" and the stream waits' two): what a caller keeps of
+ * a trace's arguments (tg_trace_keep_args) before tg_cp_summarize_steps. */
+extern const char *const tg_cp_args[];
+
 /* How many summaries of this process were built a second time, not lean,
  * for a cycle's message (critical_path_summary.c); for the tests. */
 uint64_t tg_cp_summary_fallbacks(void);

@@ -77,7 +77,8 @@ typedef struct cp_edge {
 #define CP_EDGE_TYPE(e) ((e)->type) /* its tg_cp_edge_type */
 
 struct tg_critical_path {
-	const tg_tree *tree;
+	const tg_step *tsteps; /* the trace's steps (tg_tree_steps), borrowed */
+	size_t ntsteps;
 	const tg_trace *t;
 	const tg_event *ev;
 	size_t nev;
@@ -268,7 +269,8 @@ int cp_merge_edges(tg_critical_path *cp);
 /* tg_critical_path_build, and with lean a summary's build (opts must have
  * summary_only): the nodes' events given back during the longest path
  * (cp->lean). critical_path.c. */
-int cp_build(tg_critical_path **out, const tg_tree *tree, const tg_cp_opts *opts, int lean);
+int cp_build(tg_critical_path **out, const tg_trace *t, const tg_step *steps, size_t nsteps, const tg_cp_opts *opts,
+             int lean);
 
 /* The edges' offsets by source packed for the longest path
  * (critical_path_offs.c): a node's out-degree in a byte (255: its block's

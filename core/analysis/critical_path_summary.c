@@ -21,6 +21,12 @@
 
 static atomic_ulong fallbacks;
 
+/* critical_path.c's prepare_events reads "stream" of every event,
+ * critical_path_edges.c's cp_wait_arg the two stream-wait keys of a sync
+ * event: nothing else of the arguments (test_trace_keep_args builds every
+ * shared trace's summary with these alone and compares). */
+const char *const tg_cp_args[] = {"stream", "wait_on_stream", "wait_on_cuda_event_record_corr_id", NULL};
+
 uint64_t tg_cp_summary_fallbacks(void)
 {
 	return atomic_load(&fallbacks);
@@ -28,15 +34,23 @@ uint64_t tg_cp_summary_fallbacks(void)
 
 int tg_cp_summarize_opts(tg_cp_summary *out, const tg_tree *tree, const tg_cp_opts *opts)
 {
+	size_t nsteps;
+	const tg_step *steps = tg_tree_steps(tree, &nsteps);
+	return tg_cp_summarize_steps(out, tg_tree_trace(tree), steps, nsteps, opts);
+}
+
+int tg_cp_summarize_steps(tg_cp_summary *out, const tg_trace *t, const tg_step *steps, size_t nsteps,
+                          const tg_cp_opts *opts)
+{
 	memset(out, 0, sizeof(*out));
 	tg_critical_path *cp;
 	tg_cp_opts o = opts ? *opts : (tg_cp_opts){0};
 	o.summary_only = 1;
 	o.keep_graph = 0;
-	int rc = cp_build(&cp, tree, &o, 1);
+	int rc = cp_build(&cp, t, steps, nsteps, &o, 1);
 	if (rc == TG_EFORMAT) { /* a cycle: its message from a build that keeps the nodes' events */
 		atomic_fetch_add(&fallbacks, 1);
-		rc = cp_build(&cp, tree, &o, 0);
+		rc = cp_build(&cp, t, steps, nsteps, &o, 0);
 		if (!rc) /* cannot happen: the same graph */
 			tg_critical_path_free(cp);
 		if (!rc)

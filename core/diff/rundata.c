@@ -153,6 +153,8 @@ int tg_rundata_detach(tg_rundata *rd)
 
 int tg_rundata_compact(tg_rundata *rd)
 {
+	if (rd->compact)
+		return 0;
 	if (!rd->m || !tg_measure_packed(rd->m) || tg_measure_tree(rd->m, 0))
 		return tg_error_set(TG_EINVAL, "run data is compacted once detached");
 	int rc = tg_measure_compact(rd->m);
@@ -173,6 +175,12 @@ int tg_rundata_expand(tg_rundata *rd)
 		return tg_error_set(rc, "out of memory");
 	rd->compact = 0;
 	return 0;
+}
+
+void tg_rundata_set_cp(tg_rundata *rd, const tg_cp_summary *cp)
+{
+	rd->cp = *cp;
+	rd->parts |= TG_RUNDATA_CP;
 }
 
 int tg_rundata_compacted(const tg_rundata *rd)

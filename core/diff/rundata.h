@@ -123,6 +123,12 @@ int tg_rundata_compact(tg_rundata *rd);
  * yet stays compact: expand again, or free). */
 int tg_rundata_expand(tg_rundata *rd);
 
+/* Gives rd the critical path's summary *cp (copied), for run data built
+ * without it (TG_RUNDATA_CP not asked) whose caller found it afterwards
+ * (`diff` finds it last, once the tree and most arguments are freed:
+ * tg_cp_summarize_steps); rd then holds TG_RUNDATA_CP. */
+void tg_rundata_set_cp(tg_rundata *rd, const tg_cp_summary *cp);
+
 /* 1 while rd is compact (tg_rundata_compact), else 0. */
 int tg_rundata_compacted(const tg_rundata *rd);
 

@@ -234,6 +234,15 @@ uint8_t tg_trace_name_flags(const tg_trace *t, uint32_t atom);
  * trace holds a million of them. Call it after tg_tree_build. */
 void tg_trace_drop_flows(tg_trace *t);
 
+/* Drops every argument of t but those whose key is one of names (a
+ * NULL-terminated list; keys the trace lacks are skipped, at most 16):
+ * each event's list keeps those, in their order, or becomes none; the
+ * array is shrunk. For a caller done with the rest (`diff`, before the
+ * critical path: tg_cp_args). Pointers from tg_trace_args and
+ * tg_event_arg taken before are invalid after. 0 or TG_ENOMEM (a 4-byte
+ * map per argument; t unchanged then). */
+int tg_trace_keep_args(tg_trace *t, const char *const *names);
+
 /* Frees the trace and everything it owns. NULL is a no-op. */
 void tg_trace_free(tg_trace *t);
 

@@ -1,0 +1,101 @@
+/*
+ * trace_keep.c - a trace's arguments cut down to a few keys
+ * (tg_trace_keep_args), for a caller that has read everything else it
+ * needs of them and keeps the events for one more analysis (`diff`: the
+ * critical path, last, reads only the streams and the stream waits).
+ *
+ * Lists may be shared by events (the reader keeps one copy of equal
+ * lists) and an event's list is a run of the array ending at an argument
+ * marked last. Every position of the old array is mapped to the first
+ * kept argument at or after it in its list (TG_NONE when none is left),
+ * so that an event's first argument maps to its new list whatever run it
+ * starts; the kept arguments are then moved down in place, each list's
+ * last one marked, and the array shrunk (a mapped block gives its tail
+ * back). The map is the one transient: 4 bytes an old argument.
+ */
+#include "trace_impl.h"
+#include "../../util/big.h"
+
+#include <stdlib.h>
+
+/* Whether key is one of keys[0..n). */
+static int wanted(uint32_t key, const uint32_t *keys, size_t n)
+{
+	for (size_t k = 0; k < n; k++)
+		if (keys[k] == key)
+			return 1;
+	return 0;
+}
+
+/* map[j], j in list [s, e]: the new place of the first kept argument at
+ * or after j in the list; *w is the next new place. */
+static void map_list(uint32_t *map, const tg_arg *a, size_t s, size_t e, const uint32_t *keys, size_t nkeys,
+                     uint32_t *w)
+{
+	for (size_t j = s; j <= e; j++)
+		map[j] = wanted(a[j].key, keys, nkeys) ? (*w)++ : TG_NONE;
+	uint32_t next = TG_NONE;
+	for (size_t j = e + 1; j-- > s;) {
+		if (map[j] != TG_NONE)
+			next = map[j];
+		else
+			map[j] = next;
+	}
+}
+
+int tg_trace_keep_args(tg_trace *t, const char *const *names)
+{
+	uint32_t keys[16];
+	size_t nkeys = 0;
+	for (size_t k = 0; names[k] && nkeys < sizeof(keys) / sizeof(keys[0]); k++) {
+		uint32_t key = tg_trace_key(t, names[k]);
+		if (key != TG_NONE)
+			keys[nkeys++] = key;
+	}
+	size_t n = t->nargs;
+	if (!n)
+		return 0;
+	uint32_t *map = tg_big_alloc(n * sizeof(uint32_t));
+	if (!map)
+		return TG_ENOMEM;
+	tg_arg *a = t->args;
+	uint32_t w = 0;
+	for (size_t s = 0; s < n;) { /* the lists, in order */
+		size_t e = s;
+		while (e + 1 < n && !a[e].last)
+			e++;
+		map_list(map, a, s, e, keys, nkeys, &w);
+		s = e + 1;
+	}
+	size_t nw = 0;
+	for (size_t s = 0; s < n;) { /* the kept moved down (nw <= j), each list's last marked */
+		size_t e = s, first = nw;
+		while (e + 1 < n && !a[e].last)
+			e++;
+		for (size_t j = s; j <= e; j++)
+			if (wanted(a[j].key, keys, nkeys)) {
+				a[nw] = a[j];
+				a[nw++].last = 0;
+			}
+		if (nw > first)
+			a[nw - 1].last = 1;
+		s = e + 1;
+	}
+	for (size_t i = 0; i < t->nevents; i++)
+		if (t->events[i].args != TG_NONE)
+			t->events[i].args = t->events[i].args < n ? map[t->events[i].args] : TG_NONE;
+	tg_big_free(map);
+	if (!nw) {
+		tg_big_free(t->args);
+		t->args = NULL;
+		t->nargs = t->args_cap = 0;
+		return 0;
+	}
+	tg_arg *shrunk = tg_big_realloc(t->args, nw * sizeof(tg_arg));
+	if (shrunk) { /* else the old block stays: only its tail is unused */
+		t->args = shrunk;
+		t->args_cap = nw;
+	}
+	t->nargs = nw;
+	return 0;
+}

@@ -1,0 +1,218 @@
+/* test_trace_keep_args.c - tg_trace_keep_args (core/trace/trace_keep.c)
+ * and the critical path found last on what it leaves (`diff`:
+ * cli/diff_load.c's cp_last): a hand-made trace whose lists are shared,
+ * emptied or kept whole keeps exactly the asked arguments of every event,
+ * in order, and shrinks; on every shared trace ($TG_SHARED/traces,
+ * skipped, saying so, without it) and on generated ones, the summary
+ * found with the tree freed and only tg_cp_args left
+ * (tg_cp_summarize_steps) is the one found on the whole model
+ * (tg_cp_summarize), field for field, in the defaults and with exact
+ * nanoseconds, and every event's kept arguments are the ones it had. */
+#include "testutil.h"
+#include "gentrace.h"
+#include "../core/analysis/critical_path.h"
+
+#include <ftw.h>
+
+/* One event's value for one key: present, type and its 8 bytes. */
+struct val {
+	int has;
+	int type;
+	uint64_t bits;
+};
+
+/* vals[i * nk + k]: event i's argument names[k], as it is now. */
+static struct val *snapshot(const tg_trace *t, const char *const *names, size_t nk)
+{
+	size_t n;
+	const tg_event *ev = tg_trace_events(t, &n);
+	struct val *v = calloc(n * nk + 1, sizeof(*v));
+	assert_non_null(v);
+	for (size_t k = 0; k < nk; k++) {
+		uint32_t key = tg_trace_key(t, names[k]);
+		for (size_t i = 0; i < n; i++) {
+			const tg_arg *a = tg_event_arg(t, &ev[i], key);
+			struct val *x = &v[i * nk + k];
+			if (!a)
+				continue;
+			x->has = 1;
+			x->type = a->type;
+			memcpy(&x->bits, &a->v, sizeof(x->bits));
+			if (a->type == TG_ARG_STR || a->type == TG_ARG_RAW)
+				x->bits = a->v.atom;
+			else if (a->type == TG_ARG_BOOL)
+				x->bits = (uint64_t)a->v.b;
+		}
+	}
+	return v;
+}
+
+/* Every event's kept arguments as before, and no other: its list is as
+ * long as the kept keys it had. */
+static void check_kept(const tg_trace *t, const struct val *before, const char *const *names, size_t nk)
+{
+	struct val *after = snapshot(t, names, nk);
+	size_t n;
+	const tg_event *ev = tg_trace_events(t, &n);
+	for (size_t i = 0; i < n; i++) {
+		size_t had = 0;
+		for (size_t k = 0; k < nk; k++) {
+			const struct val *b = &before[i * nk + k], *a = &after[i * nk + k];
+			assert_int_equal(a->has, b->has);
+			if (b->has) {
+				had++;
+				assert_int_equal(a->type, b->type);
+				assert_true(a->bits == b->bits);
+			}
+		}
+		assert_int_equal(tg_event_nargs(t, &ev[i]), had);
+	}
+	free(after);
+}
+
+static const char *const hand_keys[] = {"stream", "wait_on_stream", NULL};
+
+static void test_hand_made(void **state)
+{
+	(void)state;
+	static const char json[] =
+		"{\"traceEvents\":["
+		"{\"ph\":\"X\",\"name\":\"a\",\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":1,"
+		"\"args\":{\"device\":1,\"stream\":7,\"Input type\":\"s\",\"wait_on_stream\":3}},"
+		"{\"ph\":\"X\",\"name\":\"b\",\"pid\":1,\"tid\":1,\"ts\":2,\"dur\":1,"
+		"\"args\":{\"device\":1,\"stream\":7,\"Input type\":\"s\",\"wait_on_stream\":3}},"
+		"{\"ph\":\"X\",\"name\":\"c\",\"pid\":1,\"tid\":1,\"ts\":3,\"dur\":1,\"args\":{\"device\":2,\"Input type\":\"t\"}},"
+		"{\"ph\":\"X\",\"name\":\"d\",\"pid\":1,\"tid\":1,\"ts\":4,\"dur\":1},"
+		"{\"ph\":\"X\",\"name\":\"e\",\"pid\":1,\"tid\":1,\"ts\":5,\"dur\":1,\"args\":{\"stream\":-1}},"
+		"{\"ph\":\"X\",\"name\":\"f\",\"pid\":1,\"tid\":1,\"ts\":6,\"dur\":1,"
+		"\"args\":{\"wait_on_stream\":\"9\",\"Input Dims\":[1,2],\"stream\":2.5}},"
+		"{\"ph\":\"X\",\"name\":\"g\",\"pid\":1,\"tid\":1,\"ts\":7,\"dur\":1,\"args\":{\"device\":3,\"stream\":8}}"
+		"]}";
+	tg_trace *t;
+	tg_test_must(tg_trace_read_mem(&t, json, sizeof(json) - 1, "hand", NULL));
+	size_t nargs, nk = 2;
+	tg_trace_args(t, &nargs);
+	struct val *before = snapshot(t, hand_keys, nk);
+	tg_test_must(tg_trace_keep_args(t, hand_keys));
+	size_t kept;
+	tg_trace_args(t, &kept);
+	assert_int_equal(nargs, 12);
+	/* a and b share one list (the reader keeps one copy): 2; e 1, f 2, g 1 */
+	size_t n;
+	const tg_event *ev = tg_trace_events(t, &n);
+	assert_int_equal(ev[0].args, ev[1].args);
+	assert_int_equal(kept, 6);
+	assert_int_equal(ev[2].args, TG_NONE);
+	assert_int_equal(ev[3].args, TG_NONE);
+	check_kept(t, before, hand_keys, nk);
+	/* the order within a list stays: f's wait_on_stream before its stream */
+	const tg_arg *args = tg_trace_args(t, &kept);
+	assert_int_equal(args[ev[5].args].key, tg_trace_key(t, "wait_on_stream"));
+	assert_true(args[ev[5].args + 1].last);
+	free(before);
+	/* no key left at all: no arguments */
+	static const char *const none[] = {"absent", NULL};
+	tg_test_must(tg_trace_keep_args(t, none));
+	tg_trace_args(t, &kept);
+	assert_int_equal(kept, 0);
+	for (size_t i = 0; i < n; i++)
+		assert_int_equal(ev[i].args, TG_NONE);
+	tg_trace_free(t);
+}
+
+static void same_summary(const tg_cp_summary *a, const tg_cp_summary *b)
+{
+	assert_int_equal(a->ok, b->ok);
+	assert_string_equal(a->why, b->why);
+	assert_true(a->steps == b->steps);
+	assert_true(a->length_ns == b->length_ns);
+	for (int k = 0; k < TG_CP_NBOUND; k++)
+		assert_true(a->bound_ns[k] == b->bound_ns[k]);
+}
+
+/* The summaries of tree (defaults, exact ns) against those found with the
+ * tree freed and the arguments cut down; frees tree and t. 1 when the
+ * defaults found a path. */
+static int check_late(tg_tree *tree, tg_trace *t)
+{
+	tg_cp_opts exact = {.exact_ns = 1};
+	tg_cp_summary whole[2], late[2];
+	tg_test_must(tg_cp_summarize(&whole[0], tree));
+	tg_test_must(tg_cp_summarize_opts(&whole[1], tree, &exact));
+	size_t n, nk = 0;
+	const tg_step *st = tg_tree_steps(tree, &n);
+	tg_step *steps = malloc((n + 1) * sizeof(*steps));
+	assert_non_null(steps);
+	memcpy(steps, st, n * sizeof(*steps));
+	while (tg_cp_args[nk])
+		nk++;
+	struct val *before = snapshot(t, tg_cp_args, nk);
+	tg_tree_free(tree);
+	tg_test_must(tg_trace_keep_args(t, tg_cp_args));
+	check_kept(t, before, tg_cp_args, nk);
+	free(before);
+	tg_test_must(tg_cp_summarize_steps(&late[0], t, steps, n, NULL));
+	tg_test_must(tg_cp_summarize_steps(&late[1], t, steps, n, &exact));
+	same_summary(&late[0], &whole[0]);
+	same_summary(&late[1], &whole[1]);
+	free(steps);
+	tg_trace_free(t);
+	return whole[0].ok;
+}
+
+static size_t shared_traces, shared_paths;
+
+static int visit(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)ftw;
+	size_t n = strlen(path);
+	if (flag != FTW_F || !((n > 5 && !strcmp(path + n - 5, ".json")) || (n > 8 && !strcmp(path + n - 8, ".json.gz"))))
+		return 0;
+	tg_trace *t;
+	if (tg_trace_read_file(&t, path, NULL)) /* a trace the reader refuses has no critical path */
+		return 0;
+	tg_tree *tree;
+	tg_test_must(tg_tree_build(&tree, t));
+	shared_traces++;
+	shared_paths += check_late(tree, t);
+	return 0;
+}
+
+static void test_shared_traces(void **state)
+{
+	(void)state;
+	TG_SKIP_WITHOUT_SHARED();
+	shared_traces = shared_paths = 0;
+	assert_int_equal(nftw(tg_test_shared_traces(), visit, 16, FTW_PHYS), 0);
+	print_message("%zu shared traces, %zu with a path: the summary found last, on the kept arguments, "
+	              "equal in two settings\n", shared_traces, shared_paths);
+	assert_true(shared_traces >= 40);
+	assert_true(shared_paths >= 20);
+}
+
+static void test_generated(void **state)
+{
+	(void)state;
+	GT_SKIP_WITHOUT_GEN();
+	static const char *const args[] = {
+		"--steps 3 --layers 2 --batch 1 --seq 256 --train",
+		"--steps 3 --layers 1 --batch 1 --seq 128 --host-sync 3 --jitter 20",
+		"--steps 2 --layers 2 --batch 1 --seq 128 --ranks 4 --rank 1 --straggler 1 --skew-us 300",
+	};
+	for (size_t i = 0; i < sizeof(args) / sizeof(args[0]); i++) {
+		gt_side s;
+		gt_load(&s, args[i]);
+		assert_true(check_late(s.tree, s.trace));
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_hand_made),
+		cmocka_unit_test(test_shared_traces),
+		cmocka_unit_test(test_generated),
+	};
+	return cmocka_run_group_tests(tests, NULL, gt_teardown);
+}
