@@ -266,9 +266,9 @@ static void print_timing(const tg_gate *g, double t_start)
 }
 
 /* The run data parts the gate reads of a side's trace under o: the
- * findings (on the second core while the critical path is found), the
- * skeleton unless --no-tree-diff, the critical path unless
- * --no-critical-path. */
+ * findings (on the second core while the measures and the skeleton are
+ * built), the skeleton unless --no-tree-diff, the critical path unless
+ * --no-critical-path (found last: diff_load.c). */
 static unsigned side_parts(const struct diff_opts *o)
 {
 	return TG_RUNDATA_FINDINGS | TG_RUNDATA_THREADS | (o->no_tree_diff ? 0 : TG_RUNDATA_SKELETON) |

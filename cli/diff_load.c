@@ -32,6 +32,9 @@
 #include "diff_load.h"
 #include "../util/big.h"
 
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <stdlib.h>
 #include <string.h>
 
@@ -85,6 +88,22 @@ static int cp_last(tg_rundata *rd, tg_trace *tr, tg_tree **tree, int keeping)
 	return rc;
 }
 
+/* The heap's free pages given back before a trace is read: `diff` keeps
+ * freed memory (M_TRIM_THRESHOLD at its maximum, cmd_diff.c) so that each
+ * stage reuses its pages, but the pages the trace before left free in the
+ * heap (its stage's scratch, its critical path's graph: 13 MB at 100 MB
+ * of JSON, 110 MB at 1 GB) would sit resident under the next trace's read,
+ * whose arrays are mappings (tg_big) that cannot take them: the second
+ * trace's read was the 100 MB pair's peak (26.4 MB; after: 24.7-25.8 MB
+ * for the run, the gate's alignment next), for 3,000 more page faults
+ * (docs/scale.md, i32). */
+static void trim_heap(void)
+{
+#ifdef __GLIBC__
+	malloc_trim(0);
+#endif
+}
+
 /* Trace i of the side, at path: read, its run data built and made its
  * own (the critical path last: cp_last), its model and tree kept in k
  * (k->keeping) or freed. 0, or -1 after printing the error. */
@@ -93,6 +112,7 @@ static int load_one(tg_cli_side *s, struct kept *k, const char *path, size_t i, 
 {
 	tg_trace *tr;
 	tg_tree *tree;
+	trim_heap();
 	if (tg_cli_load(&tr, &tree, path, ropts))
 		return -1;
 	tg_big_keep(0); /* read: what the trace before left mapped and this one's reader did not take */

@@ -291,7 +291,7 @@ static void same_as_trees(const char *bargs, const char *nargs, const char *nois
 	o.noise = z ? &z : NULL;
 	o.nnoise = z ? 1 : 0;
 	assert_int_equal(tg_gate_run(&g1, rules, &b, 1, &x, 1, &o), 0);
-	/* the base's findings on a second thread while its critical path is found */
+	/* the base's findings on a second thread while the rest is built */
 	tg_rundata *bd = detached(b, rules, parts | TG_RUNDATA_THREADS | TG_RUNDATA_PACKED);
 	tg_rundata *xd = detached(x, rules, parts);
 	tg_rundata *zd = z ? detached(z, rules, 0) : NULL;

@@ -61,9 +61,9 @@ static int measure_tree(tg_rundata *rd, const tg_tree *tree, unsigned parts)
 	return rc;
 }
 
-/* A tree's findings, computed on a thread of their own while the critical
- * path is found (TG_RUNDATA_THREADS); the error's message kept for the
- * caller's thread. */
+/* A tree's findings, computed on a thread of their own while the rest is
+ * built (TG_RUNDATA_THREADS); the error's message kept for the caller's
+ * thread. */
 struct findings_job {
 	const tg_tree *tree;
 	const tg_findings_opts *fo;
@@ -90,7 +90,9 @@ int tg_rundata_build_parts(tg_rundata **out, const tg_tree *tree, const tg_findi
 	struct findings_job j = {tree, fo, NULL, 0, ""};
 	pthread_t th;
 	int ok = rd && (rd->fkey = strdup(key)), threaded = 0;
-	if (ok && (parts & TG_RUNDATA_THREADS) && (parts & TG_RUNDATA_FINDINGS) && (parts & TG_RUNDATA_CP))
+	/* `diff` asks for no critical path here (it finds it last, cli/diff_load.c):
+	 * the findings then overlap the measures and the skeleton */
+	if (ok && (parts & TG_RUNDATA_THREADS) && (parts & TG_RUNDATA_FINDINGS))
 		threaded = pthread_create(&th, NULL, findings_thread, &j) == 0;
 	int rc = ok ? measure_tree(rd, tree, parts) : TG_ENOMEM;
 	if (threaded) {

@@ -64,7 +64,7 @@ int tg_rundata_build(tg_rundata **out, const tg_tree *tree, const tg_findings_op
 enum { TG_RUNDATA_SKELETON = 1, TG_RUNDATA_FINDINGS = 2, TG_RUNDATA_CP = 4, TG_RUNDATA_ALL = 7,
        TG_RUNDATA_MEASURE = 8, /* always built; only tg_rundata_release frees it */
        TG_RUNDATA_THREADS = 16, /* tg_rundata_build_parts: the findings on a second thread
-                                   while the critical path is found (not a part) */
+                                   while the rest is built (not a part) */
        TG_RUNDATA_PACKED = 32 /* tg_rundata_build_parts: the measures packed (tg_measure_pack)
                                  before the skeleton is built, for a caller that detaches the
                                  run data next and reads its records one at a time (not a part) */ };
@@ -73,8 +73,9 @@ enum { TG_RUNDATA_SKELETON = 1, TG_RUNDATA_FINDINGS = 2, TG_RUNDATA_CP = 4, TG_R
  * what a judgement reads of a trace and no more (`tracegate diff`: no
  * skeleton with --no-tree-diff, no critical path with --no-critical-path,
  * only the measures of a --noise-from run); with TG_RUNDATA_THREADS the
- * findings are computed on a second thread while the critical path is
- * found (the same data, sooner). The parts left out read as
+ * findings are computed on a second thread while the rest is built (the
+ * critical path if asked, the measures, the skeleton: the same data,
+ * sooner). The parts left out read as
  * NULL (tg_rundata_skeleton, tg_rundata_findings) or a summary that is not
  * ok (tg_rundata_cp), and such data does not encode (TG_EINVAL). Errors as
  * tg_rundata_build's. */
