@@ -333,7 +333,8 @@ static int judge(const struct diff_args *a, const struct diff_opts *o, double t_
 	                   .no_critical_path = o->no_critical_path,
 	                   /* judged once: the gate frees each part of the run data it has read */
 	                   .release_data = 1,
-	                   .aligned = trim_aligned};
+	                   .aligned = trim_aligned,
+	                   .released = trim_aligned};
 	if (tg_gate_run_data(&g, rules, &base, &next, &go)) {
 		tg_cli_error("diff: %s", tg_error_last());
 		goto out;

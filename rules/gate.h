@@ -65,6 +65,10 @@ typedef struct tg_gate_opts {
 	                          judgement measures given their room, before they are
 	                          filled (not with no_tree_diff): the caller's heap
 	                          policy, e.g. malloc_trim; NULL: nothing */
+	void (*released)(void); /* tg_gate_run_data: called once the base side's run
+	                           data measures are freed (release_data), before the
+	                           new side's judgement measure is filled beside what
+	                           they held: the caller's heap policy; NULL: nothing */
 } tg_gate_opts;
 
 typedef struct tg_gate tg_gate;

@@ -155,6 +155,10 @@ int tg_gate_run_data(tg_gate **out, const tg_rules *rules, const tg_gate_data *b
 	int early = !rc && !shares_data(base, next);
 	if (early)
 		tg_gate_release_data(base, opts, TG_RUNDATA_MEASURE);
+	/* the base side's run data measures, freed, given back before the
+	 * new side's measure is filled (the gate's peak) */
+	if (early && opts && opts->release_data && opts->released)
+		opts->released();
 	if (!rc)
 		rc = measure_fill(g->next, g->xorder, xrk, next);
 	if (!rc) {

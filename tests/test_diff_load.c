@@ -147,6 +147,13 @@ static void count_aligned(void)
 	aligned_calls++;
 }
 
+static int released_calls; /* test_same_as_trees: tg_gate_opts.released's calls */
+
+static void count_released(void)
+{
+	released_calls++;
+}
+
 /* The loaded sides judged as `tracegate diff` judges them (a side of one
  * trace, then of two runs: the first held compact while the second is
  * read; the base side held while the new one is read, every side given
@@ -178,10 +185,11 @@ static void test_same_as_trees(void **state)
 		assert_int_equal(tg_cli_side_expand(&bs), 0);
 		assert_int_equal(tg_cli_side_expand(&xs), 0);
 		tg_gate_data bd = tg_cli_side_gate(&bs), xd = tg_cli_side_gate(&xs);
-		tg_gate_opts o = {.release_data = 1, .aligned = count_aligned};
-		aligned_calls = 0;
+		tg_gate_opts o = {.release_data = 1, .aligned = count_aligned, .released = count_released};
+		aligned_calls = released_calls = 0;
 		assert_int_equal(tg_gate_run_data(&g2, rules, &bd, &xd, &o), 0);
 		assert_int_equal(aligned_calls, 1); /* once, after the alignment */
+		assert_int_equal(released_calls, 1); /* once, the base side's measures freed */
 		char *a = gt_gate_render(g1), *c = gt_gate_render(g2);
 		assert_true(strlen(a) > 1000);
 		assert_string_equal(a, c);
