@@ -558,11 +558,38 @@ static void dedup_insert(struct parser *ps, uint32_t slot, uint64_t h)
 	ps->dcount++;
 }
 
-/* Doubles the set; 0 or -1 (out of memory: the set is dropped). */
+/* Bytes of JSON a slot of the set, for the size it jumps to (dedup_grow):
+ * the generated traces hold a distinct list every 3.3-3.4 KB, and the set
+ * is kept at most half full. */
+#define DEDUP_BYTES_PER_SLOT 1536
+/* The largest set the input's size alone may ask for (a hint may lie):
+ * 4 Mi slots, 16 MiB; past it the set doubles as it fills. */
+#define DEDUP_HINT_MAX_MASK ((size_t)(1u << 22) - 1)
+
+/* The set's mask for json_hint bytes of JSON: the power of two at or above
+ * json_hint / DEDUP_BYTES_PER_SLOT, less one; 0 where that is no larger
+ * than the first set. */
+static size_t dedup_mask_for(uint64_t json_hint)
+{
+	uint64_t want = json_hint / DEDUP_BYTES_PER_SLOT;
+	size_t mask = 4095;
+	while (mask < DEDUP_HINT_MAX_MASK && mask + 1 < want)
+		mask = mask * 2 + 1;
+	return mask > 4095 ? mask : 0;
+}
+
+/* Grows the set: doubles it, or on its first growth jumps to the size the
+ * input suggests (ps->dmask_hint), so that a large trace's set is rehashed
+ * once or twice, not at each doubling (each rehash hashes every stored list
+ * again, a read of the arguments out of order: a miss a list at 1 GB). A
+ * trace of few distinct lists never grows past the first set, whatever its
+ * size. 0 or -1 (out of memory: the set is dropped). */
 static int dedup_grow(struct parser *ps)
 {
 	uint32_t *old = ps->dslots;
 	size_t omask = ps->dmask, nmask = omask ? omask * 2 + 1 : 4095;
+	if (nmask < ps->dmask_hint)
+		nmask = ps->dmask_hint;
 	ps->dslots = tg_calloc(nmask + 1, sizeof(uint32_t));
 	ps->dmask = ps->dslots ? nmask : 0;
 	ps->dcount = 0;
