@@ -50,6 +50,7 @@
 /* the pieces of this one translation unit, in order */
 #include "trace_read_parser.h"
 #include "trace_read_lex.h"
+#include "trace_read_args.h"
 #include "trace_read_model.h"
 #include "trace_read_event.h"
 
