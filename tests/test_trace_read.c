@@ -736,14 +736,11 @@ static void test_track_limit(void **state)
 	}
 }
 
-/* The set of shared lists holds no count: a list that begins as a stored
- * one but is longer or shorter is not taken for it (their .last bits
- * differ), also once the set has grown past its first 4,096 slots and
- * every stored list's count was found again from its .last. */
-static void test_argument_lists_prefixes(void **state)
+/* pad: spaces before the closing bracket, so that the input's size asks
+ * the set of lists for more slots at its first growth (dedup_grow). */
+static void check_argument_lists_prefixes(size_t pad)
 {
-	(void)state;
-	size_t cap = 4u << 20, len = 0;
+	size_t cap = (4u << 20) + pad, len = 0;
 	char *doc = malloc(cap);
 	len += (size_t)sprintf(doc, "{\"traceEvents\":[");
 	/* 6,000 distinct lists of one, two or three arguments, each the one
@@ -754,6 +751,8 @@ static void test_argument_lists_prefixes(void **state)
 		                       "\"dur\":1,\"args\":{\"Sequence number\":%d%s%s}}", i ? "," : "", i, k / 3,
 		                       n > 1 ? ",\"stream\":7" : "", n > 2 ? ",\"device\":0" : "");
 	}
+	memset(doc + len, ' ', pad);
+	len += pad;
 	strcpy(doc + len, "]}");
 	tg_trace *t;
 	tg_test_must(tg_trace_read_mem(&t, doc, strlen(doc), "prefixes", NULL));
@@ -776,6 +775,19 @@ static void test_argument_lists_prefixes(void **state)
 	assert_null(arg_of(t, 11997, "stream"));
 	tg_trace_free(t);
 	free(doc);
+}
+
+/* The set of shared lists holds no count: a list that begins as a stored
+ * one but is longer or shorter is not taken for it (their .last bits
+ * differ), also once the set has grown past its first 4,096 slots and
+ * every stored list's count was found again from its .last: with the set
+ * doubling as it fills, and with it jumping to the size a 24 MB input asks
+ * for (16 Ki slots) at its first growth. */
+static void test_argument_lists_prefixes(void **state)
+{
+	(void)state;
+	check_argument_lists_prefixes(0);
+	check_argument_lists_prefixes(24u << 20);
 }
 
 /* An event's argument list ends at the argument marked last: no count in

@@ -50,6 +50,7 @@
 /* the pieces of this one translation unit, in order */
 #include "trace_read_parser.h"
 #include "trace_read_lex.h"
+#include "trace_read_args.h"
 #include "trace_read_model.h"
 #include "trace_read_event.h"
 
@@ -606,6 +607,7 @@ static int read_source(tg_trace **out, tg_source *src, const char *name, const t
 		goto fail;
 	ps.key_input_dims = tg_atoms_find(t->atoms, "Input Dims", 10);
 	reserve_arrays(t, tg_source_size_hint(src), ps.max_events);
+	ps.dmask_hint = dedup_mask_for(tg_source_size_hint(src));
 	if (pipeline) {
 		size_t chunk = opts && opts->chunk ? opts->chunk : CHUNK_DEFAULT;
 		if ((rc = workers_new(&ps.workers, &ps, opts)))

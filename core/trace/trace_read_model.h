@@ -1,7 +1,8 @@
 /*
  * trace_read_model.h - what the reader keeps of an event: interned
  * strings, tracks, categories, the arguments it keeps, and committing an
- * event into the trace (B/E pairs, flows, metadata, shared argument lists).
+ * event into the trace (B/E pairs, flows, metadata; the shared argument
+ * lists are trace_read_args.h's).
  *
  * A piece of trace_read.c's one translation unit, which includes it once,
  * after the pieces before it and the system headers: the functions stay
@@ -524,88 +525,6 @@ static void close_begin(struct parser *ps, int64_t ts, uint32_t track, uint64_t 
 		}
 	}
 	t->stats.skipped_events++; /* an E without its B */
-}
-
-/* Events share their argument lists (issue 24): most calls of an op repeat
- * the same shapes, types and values (xdit_sd_3.5: 127,629 arguments, 2,979
- * in distinct lists; a 100 MB generated trace: 480,750 and 114,139), so an
- * event whose list equals, byte for byte, one already stored points at it
- * and its own copy is dropped. Nothing reads an argument but through its
- * event (tg_event_arg), and nothing writes one after the read. A set of the
- * distinct lists finds them, 4 bytes a list: its first index + 1 (no
- * count: n arguments compared from there tell a longer or shorter list
- * apart at the shorter's .last bit); it is dropped when, after DEDUP_TRIAL
- * lists, fewer than a quarter were repeats (unique "Sequence number"s). */
-#define DEDUP_TRIAL 65536
-
-static uint64_t args_hash(const tg_arg *a, size_t n) { return tg_hash_bytes(a, n * sizeof(tg_arg)); }
-
-/* The count of the stored list from t->args[at] (up to its .last). */
-static size_t stored_count(const tg_trace *t, size_t at)
-{
-	size_t n = 1;
-	while (!t->args[at + n - 1].last)
-		n++;
-	return n;
-}
-
-static void dedup_insert(struct parser *ps, uint32_t slot, uint64_t h)
-{
-	size_t i = (size_t)h & ps->dmask;
-	while (ps->dslots[i])
-		i = (i + 1) & ps->dmask;
-	ps->dslots[i] = slot;
-	ps->dcount++;
-}
-
-/* Doubles the set; 0 or -1 (out of memory: the set is dropped). */
-static int dedup_grow(struct parser *ps)
-{
-	uint32_t *old = ps->dslots;
-	size_t omask = ps->dmask, nmask = omask ? omask * 2 + 1 : 4095;
-	ps->dslots = tg_calloc(nmask + 1, sizeof(uint32_t));
-	ps->dmask = ps->dslots ? nmask : 0;
-	ps->dcount = 0;
-	for (size_t i = 0; ps->dslots && old && i <= omask; i++)
-		if (old[i]) {
-			size_t at = old[i] - 1;
-			dedup_insert(ps, old[i], args_hash(ps->t->args + at, stored_count(ps->t, at)));
-		}
-	free(old);
-	if (!ps->dslots)
-		ps->dedup_off = 1;
-	return ps->dslots ? 0 : -1;
-}
-
-/* Where the event's arguments t->args[start..nargs) are kept: an equal
- * list stored before (this one then dropped), or start. */
-static uint32_t share_args(struct parser *ps, size_t start)
-{
-	tg_trace *t = ps->t;
-	size_t n = t->nargs - start;
-	if (n == 0 || ps->dedup_off)
-		return (uint32_t)start;
-	const tg_arg *a = t->args + start;
-	uint64_t h = args_hash(a, n);
-	for (size_t i = (size_t)h & ps->dmask; ps->dslots && ps->dslots[i]; i = (i + 1) & ps->dmask) {
-		uint32_t at = ps->dslots[i] - 1;
-		if (!memcmp(t->args + at, a, n * sizeof(tg_arg))) {
-			t->nargs = start;
-			ps->dhits++;
-			return at;
-		}
-	}
-	if (++ps->dlists == DEDUP_TRIAL && ps->dhits < DEDUP_TRIAL / 4) {
-		free(ps->dslots);
-		ps->dslots = NULL;
-		ps->dedup_off = 1;
-		return (uint32_t)start;
-	}
-	/* a slot holds start + 1: past 2^32 - 2 the list is kept unshared */
-	if (start >= UINT32_MAX || ((ps->dcount + 1) * 2 > ps->dmask && dedup_grow(ps)))
-		return (uint32_t)start;
-	dedup_insert(ps, (uint32_t)start + 1, h);
-	return (uint32_t)start;
 }
 
 /* The kind an event is stored with: instants (ph i, I) are

@@ -140,6 +140,7 @@ struct parser {
 	/* the set of distinct argument lists (share_args): start + 1 */
 	uint32_t *dslots;
 	size_t dmask, dcount, dlists, dhits;
+	size_t dmask_hint; /* the mask the input's size suggests (dedup_grow) */
 	int dedup_off;
 
 	/* a worker's parser: parses a chunk ahead (NULL on the reader's) */
