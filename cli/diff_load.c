@@ -72,7 +72,8 @@ static int cp_last(tg_rundata *rd, tg_trace *tr, tg_tree **tree, int keeping)
 	tg_step *steps = malloc((n ? n : 1) * sizeof(*steps));
 	if (!steps)
 		return tg_error_set(TG_ENOMEM, "out of memory");
-	memcpy(steps, st, n * sizeof(*steps));
+	if (n) /* a trace of no steps has none to copy (st may be NULL) */
+		memcpy(steps, st, n * sizeof(*steps));
 	int rc = 0;
 	if (!keeping) {
 		rc = tg_rundata_compact(rd);

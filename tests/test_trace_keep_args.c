@@ -142,7 +142,8 @@ static int check_late(tg_tree *tree, tg_trace *t)
 	const tg_step *st = tg_tree_steps(tree, &n);
 	tg_step *steps = malloc((n + 1) * sizeof(*steps));
 	assert_non_null(steps);
-	memcpy(steps, st, n * sizeof(*steps));
+	if (n) /* st may be NULL without steps */
+		memcpy(steps, st, n * sizeof(*steps));
 	while (tg_cp_args[nk])
 		nk++;
 	struct val *before = snapshot(t, tg_cp_args, nk);
