@@ -2,6 +2,9 @@
 #include "cli.h"
 #include "../util/util.h"
 
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -289,4 +292,11 @@ int tg_cli_stream_file(const char *path, int (*fn)(FILE *f, void *arg), void *ar
 		return -1;
 	}
 	return failed ? 1 : 0;
+}
+
+void tg_cli_trim_heap(void)
+{
+#ifdef __GLIBC__
+	malloc_trim(0);
+#endif
 }

@@ -23,6 +23,10 @@ enum tg_exit {
 /* Prints "tracegate: <message>" on stderr. */
 void tg_cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* Gives the heap's free pages back to the system (malloc_trim where glibc
+ * has it, else nothing): a command's heap policy at the point it names. */
+void tg_cli_trim_heap(void);
+
 /* The reading limits every trace-reading command accepts (--max-bytes SIZE,
  * --max-ratio N, --max-depth N, --max-events N, --max-string SIZE,
  * --single-thread), as a table fragment (opt.h) whose offsets are into a

@@ -307,9 +307,7 @@ static int load_sides(tg_cli_side *sides, const struct diff_args *a, const struc
  * i30gate). */
 static void trim_aligned(void)
 {
-#ifdef __GLIBC__
-	malloc_trim(0);
-#endif
+	tg_cli_trim_heap();
 }
 
 /* Loads the traces (base, new, then the --noise-from runs) one at a time,

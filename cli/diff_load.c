@@ -32,9 +32,6 @@
 #include "diff_load.h"
 #include "../util/big.h"
 
-#ifdef __GLIBC__
-#include <malloc.h>
-#endif
 #include <stdlib.h>
 #include <string.h>
 
@@ -89,7 +86,7 @@ static int cp_last(tg_rundata *rd, tg_trace *tr, tg_tree **tree, int keeping)
 	return rc;
 }
 
-/* The heap's free pages given back before a trace is read: `diff` keeps
+/* load_one gives the heap's free pages back before a trace is read: `diff` keeps
  * freed memory (M_TRIM_THRESHOLD at its maximum, cmd_diff.c) so that each
  * stage reuses its pages, but the pages the trace before left free in the
  * heap (its stage's scratch, its critical path's graph: 13 MB at 100 MB
@@ -97,15 +94,9 @@ static int cp_last(tg_rundata *rd, tg_trace *tr, tg_tree **tree, int keeping)
  * whose arrays are mappings (tg_big) that cannot take them: the second
  * trace's read was the 100 MB pair's peak (26.4 MB; after: 24.7-25.8 MB
  * for the run, the gate's alignment next), for 3,000 more page faults
- * (docs/scale.md, i32). */
-static void trim_heap(void)
-{
-#ifdef __GLIBC__
-	malloc_trim(0);
-#endif
-}
-
-/* Trace i of the side, at path: read, its run data built and made its
+ * (docs/scale.md, i32).
+ *
+ * Trace i of the side, at path: read, its run data built and made its
  * own (the critical path last: cp_last), its model and tree kept in k
  * (k->keeping) or freed. 0, or -1 after printing the error. */
 static int load_one(tg_cli_side *s, struct kept *k, const char *path, size_t i, unsigned parts,
@@ -113,7 +104,7 @@ static int load_one(tg_cli_side *s, struct kept *k, const char *path, size_t i, 
 {
 	tg_trace *tr;
 	tg_tree *tree;
-	trim_heap();
+	tg_cli_trim_heap();
 	if (tg_cli_load(&tr, &tree, path, ropts))
 		return -1;
 	tg_big_keep(0); /* read: what the trace before left mapped and this one's reader did not take */
