@@ -76,6 +76,7 @@ stats_pct=$(sed -n 4p "$tmp/stats.txt" | cut -d' ' -f1)
 stats_s=$(sed -n 4p "$tmp/stats.txt" | cut -d' ' -f2)
 
 "$bin" -v "$trace" 2>&1 | head -1 | sed 's/^/bench: /'
+sh "$(dirname "$0")/machine.sh"
 echo "bench: each figure: tracegate's time over the reference's (gzip -dc of the file, or of both for a diff)"
 echo "bench: in the same run, $runs alternating pairs (h200-dev: $((runs * 2))): median [range]; peak RSS"
 awk -v stp="$stats_pct" -v sts="$stats_s" '

@@ -21,6 +21,7 @@ trap 'rm -rf "$work"' EXIT
 free_mb=$(df -Pm "$work" | awk 'NR == 2 { print $4 }')
 runs_for() { if [ "$1" -ge 1000 ]; then echo 3; elif [ "$1" -ge 100 ]; then echo 5; else echo 11; fi; }
 
+sh "$(dirname "$0")/machine.sh"
 : > "$work/rows"
 for mb in $sizes; do
 	need=$((mb * 3 + 200))
