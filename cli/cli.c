@@ -300,3 +300,16 @@ void tg_cli_trim_heap(void)
 	malloc_trim(0);
 #endif
 }
+
+int tg_cli_trim_heap_over(size_t min_free)
+{
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 33))
+	struct mallinfo2 mi = mallinfo2();
+	if (mi.fordblks < min_free)
+		return 0;
+#else
+	(void)min_free;
+#endif
+	tg_cli_trim_heap();
+	return 1;
+}

@@ -27,6 +27,14 @@ void tg_cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * has it, else nothing): a command's heap policy at the point it names. */
 void tg_cli_trim_heap(void);
 
+/* tg_cli_trim_heap, but only when the heap holds at least min_free bytes
+ * free (glibc's count, mallinfo2, which includes pages an earlier trim
+ * gave back): below that, what a trim gives back is soon faulted in again
+ * and its page faults cost more than its memory is worth. Returns 1 when
+ * it trimmed, 0 when it did not (too little free); where glibc cannot
+ * count (before 2.33) it always trims. */
+int tg_cli_trim_heap_over(size_t min_free);
+
 /* The reading limits every trace-reading command accepts (--max-bytes SIZE,
  * --max-ratio N, --max-depth N, --max-events N, --max-string SIZE,
  * --single-thread), as a table fragment (opt.h) whose offsets are into a

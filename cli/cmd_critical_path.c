@@ -14,9 +14,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#ifdef __GLIBC__
-#include <malloc.h>
-#endif
 
 enum format { FMT_TEXT, FMT_JSON, FMT_HTML };
 
@@ -123,17 +120,6 @@ const tg_opt_command tg_cmd_critical_path_opts = {
 	"the graph is built.",
 	NULL, cp_opts};
 
-/* The heap policy between the graph and the path's steps (tg_cp_opts's
- * graph_freed): the graph's pages given back before the steps (32 bytes a
- * node of the path) are made; freed in the heap's middle they stayed
- * resident beside them (100 MB trace: peak RSS 34.3 -> 30.9 MB). */
-static void trim_heap(void)
-{
-#ifdef __GLIBC__
-	malloc_trim(0);
-#endif
-}
-
 /* The options for the core from the command line; name receives the
  * --step annotation. */
 static void opts_from(tg_cp_opts *o, const struct cp_args *a, char *name, size_t cap)
@@ -143,7 +129,11 @@ static void opts_from(tg_cp_opts *o, const struct cp_args *a, char *name, size_t
 	o->exact_ns = a->exact_ns;
 	o->data_load = (const char *const *)a->data_load.v;
 	o->ndata_load = a->data_load.n;
-	o->graph_freed = trim_heap;
+	/* the heap policy between the graph and the path's steps: the graph's
+	 * pages given back (tg_cli_trim_heap) before the steps (32 bytes a node
+	 * of the path) are made; freed in the heap's middle they stayed
+	 * resident beside them (100 MB trace: peak RSS 34.3 -> 30.9 MB) */
+	o->graph_freed = tg_cli_trim_heap;
 	o->annotation = a->annotation;
 	o->all_instances = a->first < 0;
 	o->first = a->first < 0 ? 0 : a->first;

@@ -531,23 +531,6 @@ static int report_all(const struct report_args *a, const char *const *paths, tg_
 	return 0;
 }
 
-/* After each part of a large trace's report (heap_policy): the pages of
- * the part's scratch given back. The two threads allocate in arenas of
- * their own, and a block under the mmap threshold freed in one stays
- * resident there, of no use to the other: at 100 MB of JSON 0.4-0.6 MB of
- * the peak with a threshold of 1 MiB, 0.1-0.3 MB with 64 KiB. A trim walks
- * the arenas' free lists (no CPU time measurable at 1 GB: 1,642-1,656 ms
- * with it, 1,688-1,749 without, load 3-6), and what it gave back is
- * faulted in again when used: on a small trace's report (h200-dev
- * compiled_r1) it cost 300 page faults and 1.8 ms of its 14 ms of CPU,
- * hence large traces only. */
-static void trim_heap(void)
-{
-#ifdef __GLIBC__
-	malloc_trim(0);
-#endif
-}
-
 /* Loads the traces and writes their reports to f. Returns the exit code. */
 static int load_and_report(const struct report_args *a, const tg_report_opts *opts, FILE *f)
 {
@@ -631,10 +614,20 @@ int tg_cmd_report(int argc, char **argv)
 	 * trace is read and its tree built: woken, it runs at once, where a
 	 * thread created then is queued behind the machine's other programs */
 	tg_park_start();
+	/* after each part of a large trace's report (heap_policy): the pages of
+	 * the part's scratch given back (tg_cli_trim_heap). The two threads
+	 * allocate in arenas of their own, and a block under the mmap threshold
+	 * freed in one stays resident there, of no use to the other: at 100 MB
+	 * of JSON 0.4-0.6 MB of the peak with a threshold of 1 MiB, 0.1-0.3 MB
+	 * with 64 KiB. A trim walks the arenas' free lists (no CPU time
+	 * measurable at 1 GB: 1,642-1,656 ms with it, 1,688-1,749 without, load
+	 * 3-6), and what it gave back is faulted in again when used: on a small
+	 * trace's report (h200-dev compiled_r1) it cost 300 page faults and
+	 * 1.8 ms of its 14 ms of CPU, hence large traces only */
 	tg_report_opts opts = {.step = -1, .tracelens = a.tracelens, .include_unlinked = a.include_unlinked,
 	                       .gpu = a.gpu, .gpu_specs = specs, .findings = rules ? tg_rules_findings(rules) : NULL,
 	                       .findings_alone = a.paths.n == 1, .streams = a.fmt == FMT_HTML,
-	                       .part_done = large ? trim_heap : NULL};
+	                       .part_done = large ? tg_cli_trim_heap : NULL};
 	rc = output_close(&out, load_and_report(&a, &opts, out.f));
 done:
 	tg_rules_free(rules);

@@ -11,13 +11,19 @@
  * gate judging the loaded sides, held and given back as `tracegate diff`
  * does, gives the bytes tg_gate_run gives on the trees (the critical
  * paths' figures among them), calling the caller's heap policy once after
- * the alignment (tg_gate_opts.aligned).
+ * the alignment (tg_gate_opts.aligned). The trim before each trace's read
+ * (tg_cli_trim_heap_over) trims only a heap with enough free.
  */
 #include "gentrace.h"
 
 #include "../cli/diff_load.h"
 #include "../render/diff_render.h"
 #include "gate_render.h"
+
+#include <limits.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 static char dir[64];
 
@@ -207,12 +213,42 @@ static void test_same_as_trees(void **state)
 	tg_rules_free(rules);
 }
 
+/* tg_cli_trim_heap_over: no trim while fewer bytes are free than asked
+ * (glibc counts them from 2.33 on; before, it always trims), a trim once
+ * as many are: 16 MiB freed in 64 KiB blocks (below glibc's mapping
+ * threshold: they stay in the heap, kept there as `diff` keeps them) are
+ * more than load_one's 8 MiB. */
+static void test_trim_over(void **state)
+{
+	(void)state;
+	enum { N = 256, BLOCK = 64 << 10 };
+#ifdef __GLIBC__
+	mallopt(M_TRIM_THRESHOLD, INT_MAX);
+#endif
+	void **blocks = malloc(N * sizeof(*blocks));
+	assert_non_null(blocks);
+	for (size_t i = 0; i < N; i++) {
+		blocks[i] = malloc(BLOCK);
+		assert_non_null(blocks[i]);
+		memset(blocks[i], 1, BLOCK);
+	}
+	for (size_t i = 0; i < N; i++)
+		free(blocks[i]);
+	free(blocks);
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 33)) && !defined(__SANITIZE_ADDRESS__)
+	assert_int_equal(tg_cli_trim_heap_over(SIZE_MAX), 0);
+	assert_int_equal(tg_cli_trim_heap_over((size_t)8 << 20), 1);
+#endif
+	assert_int_equal(tg_cli_trim_heap_over(0), 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_ranks),
 		cmocka_unit_test(test_bad_second),
 		cmocka_unit_test(test_same_as_trees),
+		cmocka_unit_test(test_trim_over),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -9,9 +9,11 @@
  * marked last. Every position of the old array is mapped to the first
  * kept argument at or after it in its list (TG_NONE when none is left),
  * so that an event's first argument maps to its new list whatever run it
- * starts; the kept arguments are then moved down in place, each list's
- * last one marked, and the array shrunk (a mapped block gives its tail
- * back). The map is the one transient: 4 bytes an old argument.
+ * starts; the kept arguments are moved down in place in the same walk (a
+ * new place is never after the old one), each list's last one marked;
+ * then the events' lists are mapped and the array shrunk (a mapped block
+ * gives its tail back). The map is the one transient: 4 bytes an old
+ * argument.
  */
 #include "trace_impl.h"
 #include "../../util/big.h"
@@ -27,13 +29,28 @@ static int wanted(uint32_t key, const uint32_t *keys, size_t n)
 	return 0;
 }
 
-/* map[j], j in list [s, e]: the new place of the first kept argument at
- * or after j in the list; *w is the next new place. */
-static void map_list(uint32_t *map, const tg_arg *a, size_t s, size_t e, const uint32_t *keys, size_t nkeys,
-                     uint32_t *w)
+/* The list starting at s (its last argument at e, returned): its kept
+ * arguments moved down to *w on (*w <= s: the array is walked once, in
+ * order), the last of them marked; map[j], j in the list: the new place
+ * of the first kept argument at or after j (TG_NONE when none is). */
+static size_t keep_list(uint32_t *map, tg_arg *a, size_t n, size_t s, const uint32_t *keys, size_t nkeys,
+                        size_t *w)
 {
-	for (size_t j = s; j <= e; j++)
-		map[j] = wanted(a[j].key, keys, nkeys) ? (*w)++ : TG_NONE;
+	size_t first = *w, e = s;
+	for (;; e++) {
+		int last = a[e].last || e + 1 == n; /* read before a[*w] (maybe a[e]) is written */
+		if (wanted(a[e].key, keys, nkeys)) {
+			map[e] = (uint32_t)*w;
+			a[*w] = a[e];
+			a[(*w)++].last = 0;
+		} else {
+			map[e] = TG_NONE;
+		}
+		if (last)
+			break;
+	}
+	if (*w > first)
+		a[*w - 1].last = 1;
 	uint32_t next = TG_NONE;
 	for (size_t j = e + 1; j-- > s;) {
 		if (map[j] != TG_NONE)
@@ -41,6 +58,7 @@ static void map_list(uint32_t *map, const tg_arg *a, size_t s, size_t e, const u
 		else
 			map[j] = next;
 	}
+	return e;
 }
 
 int tg_trace_keep_args(tg_trace *t, const char *const *names)
@@ -58,29 +76,9 @@ int tg_trace_keep_args(tg_trace *t, const char *const *names)
 	uint32_t *map = tg_big_alloc(n * sizeof(uint32_t));
 	if (!map)
 		return TG_ENOMEM;
-	tg_arg *a = t->args;
-	uint32_t w = 0;
-	for (size_t s = 0; s < n;) { /* the lists, in order */
-		size_t e = s;
-		while (e + 1 < n && !a[e].last)
-			e++;
-		map_list(map, a, s, e, keys, nkeys, &w);
-		s = e + 1;
-	}
 	size_t nw = 0;
-	for (size_t s = 0; s < n;) { /* the kept moved down (nw <= j), each list's last marked */
-		size_t e = s, first = nw;
-		while (e + 1 < n && !a[e].last)
-			e++;
-		for (size_t j = s; j <= e; j++)
-			if (wanted(a[j].key, keys, nkeys)) {
-				a[nw] = a[j];
-				a[nw++].last = 0;
-			}
-		if (nw > first)
-			a[nw - 1].last = 1;
-		s = e + 1;
-	}
+	for (size_t s = 0; s < n;) /* the lists, in order */
+		s = keep_list(map, t->args, n, s, keys, nkeys, &nw) + 1;
 	for (size_t i = 0; i < t->nevents; i++)
 		if (t->events[i].args != TG_NONE)
 			t->events[i].args = t->events[i].args < n ? map[t->events[i].args] : TG_NONE;
