@@ -90,6 +90,11 @@ typedef struct tg_tree_diff_opts {
 	uint64_t max_pairs;   /* cap of the quadratic steps (same-name disambiguation per name,
 	                       * wrapper reconciliation per node); beyond it the step is
 	                       * skipped. 0: 65,536 */
+	void (*scratch_freed)(void); /* called while the diff is built, each time it has freed a
+	                              * large scratch (the views' build's, the roots' alignment's)
+	                              * before it grows again: the caller's heap policy (a caller
+	                              * that keeps freed memory may give it back, malloc_trim);
+	                              * NULL: nothing. Changes no result */
 } tg_tree_diff_opts;
 
 /* The options that reproduce TraceLens's TraceDiff (positional roots,
@@ -166,6 +171,17 @@ uint32_t tg_tree_diff_event_node(const tg_tree_diff *d, int side, uint32_t ev);
 
 /* Frees the diff. NULL is a no-op. */
 void tg_tree_diff_free(tg_tree_diff *d);
+
+/* When d has no LCA (the trees align without a point of divergence),
+ * frees its merged nodes and forgets its skeletons (freeing those it
+ * built: tg_tree_diff_build), for a caller that reads no more of it than
+ * its LCAs, matches and stats (the gate: a merged tree of 24 bytes a node
+ * held beside the judgement's measures draws nothing then). Afterwards
+ * tg_tree_diff_nodes gives none, tg_tree_diff_skeleton NULL and
+ * tg_tree_diff_event_node TG_NONE; tg_tree_diff_match, _lca_of, _lcas
+ * and _stats_get read as before, and d must not be printed. Returns 1
+ * when d was made lean, 0 when it has LCAs (then nothing changes). */
+int tg_tree_diff_lean(tg_tree_diff *d);
 
 /* The merged nodes, *n of them, in depth-first order (a node's index is
  * smaller than its descendants'). Node 0 is a virtual root, combined, with

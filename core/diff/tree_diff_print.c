@@ -320,6 +320,8 @@ static int print_diff(struct printer *p, uint32_t node, int is_last, int in_lca,
 
 int tg_tree_diff_print(FILE *f, const tg_tree_diff *d, const tg_diff_print_opts *opts)
 {
+	if (!d->nodes)
+		return tg_error_set(TG_EINVAL, "tree diff: made lean, it has no merged tree to print");
 	struct printer p;
 	memset(&p, 0, sizeof(p));
 	p.f = f;
