@@ -337,7 +337,8 @@ static int judge(const struct diff_args *a, const struct diff_opts *o, double t_
 	                   .release_data = 1,
 	                   .aligned = trim_aligned,
 	                   .released = trim_aligned,
-	                   .diff_scratch_freed = trim_aligned};
+	                   .diff_scratch_freed = trim_aligned,
+	                   .judge_stage_done = trim_aligned};
 	if (tg_gate_run_data(&g, rules, &base, &next, &go)) {
 		tg_cli_error("diff: %s", tg_error_last());
 		goto out;
