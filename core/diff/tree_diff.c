@@ -30,8 +30,8 @@
 
 /* Appends the merged node of view nodes (v1, v2) under parent; its id into
  * *id. The node holds the view nodes while the tree is built (events_of
- * turns them into events); the children links are made once the tree is
- * complete (link_children). 0 or TG_ENOMEM. */
+ * turns them into events); the subtree ends are made once the tree is
+ * complete (subtree_ends). 0 or TG_ENOMEM. */
 static int new_node(tg_tree_diff *d, uint32_t v1, uint32_t v2, uint32_t parent, uint32_t *id)
 {
 	size_t need = d->nnodes + 1;
@@ -43,7 +43,7 @@ static int new_node(tg_tree_diff *d, uint32_t v1, uint32_t v2, uint32_t parent, 
 	x->base_ev = v1;
 	x->new_ev = v2;
 	x->parent = parent;
-	x->first_child = x->next_sibling = TG_NONE;
+	x->end = n + 1; /* a leaf until subtree_ends */
 	x->side = v1 != TG_NONE && v2 != TG_NONE ? TG_DIFF_BOTH : v1 != TG_NONE ? TG_DIFF_BASE_ONLY : TG_DIFF_NEW_ONLY;
 	*id = n;
 	return 0;
@@ -62,17 +62,17 @@ static void events_of(tg_tree_diff *d)
 	}
 }
 
-/* The children links of the complete merged tree: a node's children in
- * the order they were made, which is their ids' (preorder), so one pass
- * from the last node back threads each before its parent's first. */
-static void link_children(tg_tree_diff *d)
+_Static_assert(sizeof(tg_diff_node) == 20, "a merged node is 20 bytes (tree_diff.h)");
+
+/* The subtree ends of the complete merged tree: ids are in preorder (a
+ * node's descendants follow it), so one pass from the last node back
+ * carries each subtree's end up to its parent before the parent is read. */
+static void subtree_ends(tg_tree_diff *d)
 {
 	for (size_t n = d->nnodes; n-- > 1;) {
 		tg_diff_node *x = &d->nodes[n];
-		if (x->parent == TG_NONE)
-			continue;
-		x->next_sibling = d->nodes[x->parent].first_child;
-		d->nodes[x->parent].first_child = (uint32_t)n;
+		if (x->parent != TG_NONE && d->nodes[x->parent].end < x->end)
+			d->nodes[x->parent].end = x->end;
 	}
 }
 
@@ -294,7 +294,7 @@ static int merge_top_down(struct ctx *c)
 	free(r2.v);
 	if (rc)
 		return rc;
-	link_children(d);
+	subtree_ends(d);
 	/* the tail the two trees did not fill, given back */
 	tg_diff_node *x = tg_big_realloc(d->nodes, (d->nnodes ? d->nnodes : 1) * sizeof(tg_diff_node));
 	if (x) {
