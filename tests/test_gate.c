@@ -1207,11 +1207,16 @@ static void test_unmatched_rules(void **state)
 /* ------------------------------------------------------------ run data */
 
 static const tg_rundata *lean_rd[2]; /* test_run_data_lean: the sides' run data */
-static int lean_scratch_calls, lean_aligned_calls;
+static int lean_scratch_calls, lean_aligned_calls, lean_stage_calls;
 
 static void count_scratch(void)
 {
 	lean_scratch_calls++;
+}
+
+static void count_stage(void)
+{
+	lean_stage_calls++;
 }
 
 /* When the judgement's measures have their room: both skeletons already
@@ -1225,8 +1230,9 @@ static void check_released(void)
 
 /* The gate on run data whose pair aligns without divergence: the diff made
  * lean and, when the gate may free run data, both skeletons released
- * before the measures are made; the tree diff's build calls the heap
- * policy twice; the document the same as from the trees. */
+ * before the measures are made; the tree diff's build and the judgement
+ * call the heap policy twice each; the document the same as from the
+ * trees. */
 static void test_run_data_lean(void **state)
 {
 	(void)state;
@@ -1245,12 +1251,14 @@ static void test_run_data_lean(void **state)
 		tg_gate_data bs = {.data = bd, .n = 1}, xs = {.data = xd, .n = 1};
 		tg_gate_opts o = {.release_data = release,
 		                  .aligned = release ? check_released : NULL,
-		                  .diff_scratch_freed = count_scratch};
+		                  .diff_scratch_freed = count_scratch,
+		                  .judge_stage_done = count_stage};
 		tg_gate *got = NULL;
-		lean_scratch_calls = lean_aligned_calls = 0;
+		lean_scratch_calls = lean_aligned_calls = lean_stage_calls = 0;
 		assert_int_equal(tg_gate_run_data(&got, r, &bs, &xs, &o), 0);
 		assert_int_equal(lean_aligned_calls, release);
 		assert_int_equal(lean_scratch_calls, 2); /* the views' build's, the roots' alignment's */
+		assert_int_equal(lean_stage_calls, 2); /* the rules judged, the per-op judgement */
 		/* kept when the gate may not free run data */
 		assert_int_equal(tg_rundata_skeleton(rd[0]) == NULL, release);
 		assert_int_equal(tg_rundata_skeleton(rd[1]) == NULL, release);
