@@ -1275,6 +1275,59 @@ static void test_run_data_lean(void **state)
 	tg_rules_free(r);
 }
 
+static const tg_rundata *mixed_rd[4]; /* test_run_data_mixed: base 0, 1, new 0, 1 */
+
+/* At the measures' room: the pair aligned without divergence gave its
+ * skeletons back; the pair with points of divergence keeps them. */
+static void check_mixed(void)
+{
+	lean_aligned_calls++;
+	assert_null(tg_rundata_skeleton(mixed_rd[0]));
+	assert_non_null(tg_rundata_skeleton(mixed_rd[1]));
+	assert_null(tg_rundata_skeleton(mixed_rd[2]));
+	assert_non_null(tg_rundata_skeleton(mixed_rd[3]));
+}
+
+/* Two pairs, the second split attention (points of divergence): that
+ * pair's diff keeps its merged tree and skeletons through the attribution
+ * and the table, the first pair's go before the measures; the document
+ * the same as from the trees. */
+static void test_run_data_mixed(void **state)
+{
+	(void)state;
+	GT_SKIP_WITHOUT_GEN();
+	tg_rules *r = rules_default();
+	const gt_side *a = gt_trace(BIG), *sp = gt_trace(BIG " --split-attention 1.08");
+	const tg_tree *bt[2] = {a->tree, a->tree}, *xt[2] = {a->tree, sp->tree};
+	tg_gate *want = NULL;
+	assert_int_equal(tg_gate_run(&want, r, bt, 2, xt, 2, NULL), 0);
+	tg_rundata *rd[4];
+	for (int i = 0; i < 4; i++) {
+		assert_int_equal(tg_rundata_build(&rd[i], i < 3 ? a->tree : sp->tree, tg_rules_findings(r)), 0);
+		mixed_rd[i] = rd[i];
+	}
+	const tg_rundata *bd[2] = {rd[0], rd[1]}, *xd[2] = {rd[2], rd[3]};
+	tg_gate_data bs = {.data = bd, .n = 2}, xs = {.data = xd, .n = 2};
+	tg_gate_opts o = {.release_data = 1, .aligned = check_mixed};
+	tg_gate *got = NULL;
+	lean_aligned_calls = 0;
+	assert_int_equal(tg_gate_run_data(&got, r, &bs, &xs, &o), 0);
+	assert_int_equal(lean_aligned_calls, 1);
+	/* the first pair is drawn (it has nothing to draw); the second's
+	 * divergences are tabulated */
+	assert_string_equal(tg_gate_drawing(got), "");
+	assert_true(tg_table_nrows(tg_gate_divergences(got)) > 0);
+	char *c = gt_gate_render(got), *w = gt_gate_render(want);
+	assert_string_equal(w, c);
+	free(c);
+	free(w);
+	tg_gate_free(got);
+	tg_gate_free(want);
+	for (int i = 0; i < 4; i++)
+		tg_rundata_free(rd[i]);
+	tg_rules_free(r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1300,6 +1353,7 @@ int main(void)
 		cmocka_unit_test(test_unmatched_rules),
 		cmocka_unit_test(test_findings),
 		cmocka_unit_test(test_run_data_lean),
+		cmocka_unit_test(test_run_data_mixed),
 	};
 	return cmocka_run_group_tests(tests, NULL, gt_teardown);
 }
