@@ -69,6 +69,14 @@ typedef struct tg_gate_opts {
 	                           data measures are freed (release_data), before the
 	                           new side's judgement measure is filled beside what
 	                           they held: the caller's heap policy; NULL: nothing */
+	void (*diff_scratch_freed)(void); /* called while each pair's tree diff is built, when
+	                                     it has freed a large scratch
+	                                     (tg_tree_diff_opts.scratch_freed): the caller's
+	                                     heap policy; NULL: nothing */
+	void (*judge_stage_done)(void); /* called after each stage of the judgement that frees
+	                                   a large scratch (the rules judged, the per-op
+	                                   judgement), before the next one makes its own: the
+	                                   caller's heap policy; NULL: nothing */
 } tg_gate_opts;
 
 typedef struct tg_gate tg_gate;

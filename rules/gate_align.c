@@ -9,6 +9,7 @@
 
 #include <stdlib.h>
 #include <stdio.h>
+#include <string.h>
 
 /* Kinds of divergence drawn (the table lists them all). */
 #define DRAW_KINDS 5
@@ -70,10 +71,14 @@ static int pair_traces(tg_gate *g, const int64_t *br, size_t nb, const int64_t *
  * order) or the measures' trees. Run data is aligned before it is
  * measured (tg_gate_run_data), so that the alignment's peak is not beside
  * both sides' measures. 0 or a code. */
-int tg_gate_build_diffs(tg_gate *g, const int64_t *br, size_t nb, const int64_t *xr, size_t nx)
+int tg_gate_build_diffs(tg_gate *g, const int64_t *br, size_t nb, const int64_t *xr, size_t nx,
+                        const tg_gate_opts *o)
 {
 	int np = pair_traces(g, br, nb, xr, nx);
 	int rc = np < 0 ? np : 0;
+	tg_tree_diff_opts to; /* the defaults, and the caller's heap policy */
+	memset(&to, 0, sizeof(to));
+	to.scratch_freed = o ? o->diff_scratch_freed : NULL;
 	for (int i = 0; !rc && i < np; i++) {
 		tg_divergence_pair *p = &g->pairs[i];
 		if (g->bdata && (!tg_rundata_skeleton(g->bdata[p->bt]) || !tg_rundata_skeleton(g->xdata[p->nt]))) {
@@ -83,13 +88,13 @@ int tg_gate_build_diffs(tg_gate *g, const int64_t *br, size_t nb, const int64_t 
 		if (g->bviews && g->bviews[p->bt] &&
 		    tg_tree_diff_side_skeleton(g->bviews[p->bt]) == tg_rundata_skeleton(g->bdata[p->bt]))
 			rc = tg_tree_diff_build_from(&g->diffs[i], g->bviews[p->bt],
-			                             tg_rundata_skeleton(g->xdata[p->nt]), NULL);
+			                             tg_rundata_skeleton(g->xdata[p->nt]), &to);
 		else if (g->bdata)
 			rc = tg_tree_diff_build_skeletons(&g->diffs[i], tg_rundata_skeleton(g->bdata[p->bt]),
-			                                  tg_rundata_skeleton(g->xdata[p->nt]), NULL);
+			                                  tg_rundata_skeleton(g->xdata[p->nt]), &to);
 		else
 			rc = tg_tree_diff_build(&g->diffs[i], tg_measure_tree(g->base, p->bt),
-			                        tg_measure_tree(g->next, p->nt), NULL);
+			                        tg_measure_tree(g->next, p->nt), &to);
 		if (rc)
 			break;
 		p->diff = g->diffs[i];
@@ -124,7 +129,7 @@ int tg_gate_align(tg_gate *g, const tg_gate_opts *o)
 		int64_t *br = NULL, *xr = NULL;
 		rc = measure_ranks(&br, &xr, g);
 		if (!rc)
-			rc = tg_gate_build_diffs(g, br, tg_measure_traces(g->base), xr, tg_measure_traces(g->next));
+			rc = tg_gate_build_diffs(g, br, tg_measure_traces(g->base), xr, tg_measure_traces(g->next), o);
 		free(br);
 		free(xr);
 	}

@@ -70,8 +70,11 @@ int tg_gate_judge_sides(tg_gate *g, const tg_rules *rules, const tg_gate_opts *o
 
 /* Aligns each pair of traces of the sides' ranks (br: nb base ranks, xr:
  * nx new ranks, in rank order) into g->diffs, from the run data's
- * skeletons (g->bdata, g->xdata) or the measures' trees. 0 or a code. */
-int tg_gate_build_diffs(tg_gate *g, const int64_t *br, size_t nb, const int64_t *xr, size_t nx);
+ * skeletons (g->bdata, g->xdata) or the measures' trees; o (NULL: none)
+ * gives the builds the caller's heap policy (diff_scratch_freed). 0 or a
+ * code. */
+int tg_gate_build_diffs(tg_gate *g, const int64_t *br, size_t nb, const int64_t *xr, size_t nx,
+                        const tg_gate_opts *o);
 
 /* Aligns each pair of traces (unless tg_gate_build_diffs did), attributes
  * the divergences, draws the first pair and tabulates (o: NULL for the

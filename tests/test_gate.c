@@ -18,8 +18,10 @@
 #include "judgeutil.h"
 
 #include "../core/diff/compare.h"
+#include "../core/diff/rundata.h"
 #include "../render/diff_render.h"
 #include "../rules/gate.h"
+#include "gate_render.h"
 
 /* Big enough that attention is ~400 us a step per layer, well above the
  * default rules' min_delta of 20 us. */
@@ -1201,6 +1203,131 @@ static void test_unmatched_rules(void **state)
 	tg_rules_free(r);
 }
 
+
+/* ------------------------------------------------------------ run data */
+
+static const tg_rundata *lean_rd[2]; /* test_run_data_lean: the sides' run data */
+static int lean_scratch_calls, lean_aligned_calls, lean_stage_calls;
+
+static void count_scratch(void)
+{
+	lean_scratch_calls++;
+}
+
+static void count_stage(void)
+{
+	lean_stage_calls++;
+}
+
+/* When the judgement's measures have their room: both skeletons already
+ * released, the pair aligned without a point of divergence. */
+static void check_released(void)
+{
+	lean_aligned_calls++;
+	assert_null(tg_rundata_skeleton(lean_rd[0]));
+	assert_null(tg_rundata_skeleton(lean_rd[1]));
+}
+
+/* The gate on run data whose pair aligns without divergence: the diff made
+ * lean and, when the gate may free run data, both skeletons released
+ * before the measures are made; the tree diff's build and the judgement
+ * call the heap policy twice each; the document the same as from the
+ * trees. */
+static void test_run_data_lean(void **state)
+{
+	(void)state;
+	GT_SKIP_WITHOUT_GEN();
+	tg_rules *r = rules_default();
+	const gt_side *b = gt_trace(BIG), *x = gt_trace(BIG " --seed 1");
+	tg_gate *want = gate_sides(b, x, r, NULL);
+	char *a = gt_gate_render(want);
+	for (int release = 0; release <= 1; release++) {
+		tg_rundata *rd[2];
+		assert_int_equal(tg_rundata_build(&rd[0], b->tree, tg_rules_findings(r)), 0);
+		assert_int_equal(tg_rundata_build(&rd[1], x->tree, tg_rules_findings(r)), 0);
+		lean_rd[0] = rd[0];
+		lean_rd[1] = rd[1];
+		const tg_rundata *bd[1] = {rd[0]}, *xd[1] = {rd[1]};
+		tg_gate_data bs = {.data = bd, .n = 1}, xs = {.data = xd, .n = 1};
+		tg_gate_opts o = {.release_data = release,
+		                  .aligned = release ? check_released : NULL,
+		                  .diff_scratch_freed = count_scratch,
+		                  .judge_stage_done = count_stage};
+		tg_gate *got = NULL;
+		lean_scratch_calls = lean_aligned_calls = lean_stage_calls = 0;
+		assert_int_equal(tg_gate_run_data(&got, r, &bs, &xs, &o), 0);
+		assert_int_equal(lean_aligned_calls, release);
+		assert_int_equal(lean_scratch_calls, 2); /* the views' build's, the roots' alignment's */
+		assert_int_equal(lean_stage_calls, 2); /* the rules judged, the per-op judgement */
+		/* kept when the gate may not free run data */
+		assert_int_equal(tg_rundata_skeleton(rd[0]) == NULL, release);
+		assert_int_equal(tg_rundata_skeleton(rd[1]) == NULL, release);
+		assert_string_equal(tg_gate_drawing(got), "");
+		char *c = gt_gate_render(got);
+		assert_string_equal(a, c);
+		free(c);
+		tg_gate_free(got);
+		tg_rundata_free(rd[0]);
+		tg_rundata_free(rd[1]);
+	}
+	free(a);
+	tg_gate_free(want);
+	tg_rules_free(r);
+}
+
+static const tg_rundata *mixed_rd[4]; /* test_run_data_mixed: base 0, 1, new 0, 1 */
+
+/* At the measures' room: the pair aligned without divergence gave its
+ * skeletons back; the pair with points of divergence keeps them. */
+static void check_mixed(void)
+{
+	lean_aligned_calls++;
+	assert_null(tg_rundata_skeleton(mixed_rd[0]));
+	assert_non_null(tg_rundata_skeleton(mixed_rd[1]));
+	assert_null(tg_rundata_skeleton(mixed_rd[2]));
+	assert_non_null(tg_rundata_skeleton(mixed_rd[3]));
+}
+
+/* Two pairs, the second split attention (points of divergence): that
+ * pair's diff keeps its merged tree and skeletons through the attribution
+ * and the table, the first pair's go before the measures; the document
+ * the same as from the trees. */
+static void test_run_data_mixed(void **state)
+{
+	(void)state;
+	GT_SKIP_WITHOUT_GEN();
+	tg_rules *r = rules_default();
+	const gt_side *a = gt_trace(BIG), *sp = gt_trace(BIG " --split-attention 1.08");
+	const tg_tree *bt[2] = {a->tree, a->tree}, *xt[2] = {a->tree, sp->tree};
+	tg_gate *want = NULL;
+	assert_int_equal(tg_gate_run(&want, r, bt, 2, xt, 2, NULL), 0);
+	tg_rundata *rd[4];
+	for (int i = 0; i < 4; i++) {
+		assert_int_equal(tg_rundata_build(&rd[i], i < 3 ? a->tree : sp->tree, tg_rules_findings(r)), 0);
+		mixed_rd[i] = rd[i];
+	}
+	const tg_rundata *bd[2] = {rd[0], rd[1]}, *xd[2] = {rd[2], rd[3]};
+	tg_gate_data bs = {.data = bd, .n = 2}, xs = {.data = xd, .n = 2};
+	tg_gate_opts o = {.release_data = 1, .aligned = check_mixed};
+	tg_gate *got = NULL;
+	lean_aligned_calls = 0;
+	assert_int_equal(tg_gate_run_data(&got, r, &bs, &xs, &o), 0);
+	assert_int_equal(lean_aligned_calls, 1);
+	/* the first pair is drawn (it has nothing to draw); the second's
+	 * divergences are tabulated */
+	assert_string_equal(tg_gate_drawing(got), "");
+	assert_true(tg_table_nrows(tg_gate_divergences(got)) > 0);
+	char *c = gt_gate_render(got), *w = gt_gate_render(want);
+	assert_string_equal(w, c);
+	free(c);
+	free(w);
+	tg_gate_free(got);
+	tg_gate_free(want);
+	for (int i = 0; i < 4; i++)
+		tg_rundata_free(rd[i]);
+	tg_rules_free(r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1225,6 +1352,8 @@ int main(void)
 		cmocka_unit_test(test_host_syncs),
 		cmocka_unit_test(test_unmatched_rules),
 		cmocka_unit_test(test_findings),
+		cmocka_unit_test(test_run_data_lean),
+		cmocka_unit_test(test_run_data_mixed),
 	};
 	return cmocka_run_group_tests(tests, NULL, gt_teardown);
 }

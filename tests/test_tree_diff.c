@@ -322,6 +322,29 @@ static void test_identical(void **state)
 	fclose(f);
 	assert_string_equal(out, "(no divergence: every GPU event matched)\n");
 	free(out);
+	/* made lean (the gate's, tg_tree_diff_lean): no merged tree, no
+	 * skeletons; the matches, LCAs and stats as before */
+	uint32_t k0 = TG_NONE, m0 = TG_NONE;
+	for (size_t i = 0; i < ne && k0 == TG_NONE; i++)
+		if (tg_kind_is_gpu(ev[i].kind))
+			m0 = tg_tree_diff_match(p.d, TG_DIFF_SIDE_BASE, k0 = (uint32_t)i);
+	assert_int_not_equal(tg_tree_diff_event_node(p.d, TG_DIFF_SIDE_BASE, k0), TG_NONE);
+	assert_int_equal(tg_tree_diff_lean(p.d), 1);
+	assert_int_equal(tg_tree_diff_lean(p.d), 1); /* twice: nothing left to free */
+	tg_tree_diff_nodes(p.d, &nn);
+	assert_int_equal(nn, 0);
+	assert_null(tg_tree_diff_skeleton(p.d, TG_DIFF_SIDE_BASE));
+	assert_null(tg_tree_diff_skeleton(p.d, TG_DIFF_SIDE_NEW));
+	assert_int_equal(tg_tree_diff_event_node(p.d, TG_DIFF_SIDE_BASE, k0), TG_NONE);
+	assert_int_equal(tg_tree_diff_match(p.d, TG_DIFF_SIDE_BASE, k0), m0);
+	assert_int_equal(tg_tree_diff_match(p.d, TG_DIFF_SIDE_NEW, m0), k0);
+	assert_int_equal(tg_tree_diff_stats_get(p.d)->matched[0], 9);
+	tg_tree_diff_lcas(p.d, &nl);
+	assert_int_equal(nl, 0);
+	f = open_memstream(&out, &len);
+	assert_int_equal(tg_tree_diff_print(f, p.d, &po), TG_EINVAL);
+	fclose(f);
+	free(out);
 	pair_free(&p);
 }
 
@@ -349,6 +372,14 @@ static void test_swapped_kernel(void **state)
 	assert_int_equal(L[0].base_sum_ns, 100000);
 	assert_accounted(&p);
 	assert_int_equal(tg_tree_diff_stats_get(p.d)->matched[0], 2);
+	/* a diff with LCAs is not made lean: its merged tree stays */
+	size_t n0, n1;
+	tg_tree_diff_nodes(p.d, &n0);
+	assert_int_equal(tg_tree_diff_lean(p.d), 0);
+	assert_non_null(tg_tree_diff_nodes(p.d, &n1));
+	assert_int_equal(n1, n0);
+	assert_non_null(tg_tree_diff_skeleton(p.d, TG_DIFF_SIDE_BASE));
+	assert_string_equal(label(&p, L[0].node), "aten::_flash_attention_forward");
 	pair_free(&p);
 
 	/* TraceLens pairs the two launches and then the two kernels: the LCA

@@ -394,6 +394,8 @@ static int add_pair(struct kinds *ks, const tg_divergence_pair *p, const tg_meas
 {
 	size_t nl, nn;
 	const tg_diff_lca *lcas = tg_tree_diff_lcas(p->diff, &nl);
+	if (!nl)
+		return 0; /* nothing to add; a lean diff has no skeletons (tg_tree_diff_lean) */
 	const tg_diff_node *nodes = tg_tree_diff_nodes(p->diff, &nn);
 	const tg_skeleton *btr = tg_tree_diff_skeleton(p->diff, TG_DIFF_SIDE_BASE),
 	                  *ntr = tg_tree_diff_skeleton(p->diff, TG_DIFF_SIDE_NEW);

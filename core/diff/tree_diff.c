@@ -30,8 +30,8 @@
 
 /* Appends the merged node of view nodes (v1, v2) under parent; its id into
  * *id. The node holds the view nodes while the tree is built (events_of
- * turns them into events); the children links are made once the tree is
- * complete (link_children). 0 or TG_ENOMEM. */
+ * turns them into events); the subtree ends are made once the tree is
+ * complete (subtree_ends). 0 or TG_ENOMEM. */
 static int new_node(tg_tree_diff *d, uint32_t v1, uint32_t v2, uint32_t parent, uint32_t *id)
 {
 	size_t need = d->nnodes + 1;
@@ -43,7 +43,7 @@ static int new_node(tg_tree_diff *d, uint32_t v1, uint32_t v2, uint32_t parent, 
 	x->base_ev = v1;
 	x->new_ev = v2;
 	x->parent = parent;
-	x->first_child = x->next_sibling = TG_NONE;
+	x->end = n + 1; /* a leaf until subtree_ends */
 	x->side = v1 != TG_NONE && v2 != TG_NONE ? TG_DIFF_BOTH : v1 != TG_NONE ? TG_DIFF_BASE_ONLY : TG_DIFF_NEW_ONLY;
 	*id = n;
 	return 0;
@@ -62,17 +62,17 @@ static void events_of(tg_tree_diff *d)
 	}
 }
 
-/* The children links of the complete merged tree: a node's children in
- * the order they were made, which is their ids' (preorder), so one pass
- * from the last node back threads each before its parent's first. */
-static void link_children(tg_tree_diff *d)
+_Static_assert(sizeof(tg_diff_node) == 20, "a merged node is 20 bytes (tree_diff.h)");
+
+/* The subtree ends of the complete merged tree: ids are in preorder (a
+ * node's descendants follow it), so one pass from the last node back
+ * carries each subtree's end up to its parent before the parent is read. */
+static void subtree_ends(tg_tree_diff *d)
 {
 	for (size_t n = d->nnodes; n-- > 1;) {
 		tg_diff_node *x = &d->nodes[n];
-		if (x->parent == TG_NONE)
-			continue;
-		x->next_sibling = d->nodes[x->parent].first_child;
-		d->nodes[x->parent].first_child = (uint32_t)n;
+		if (x->parent != TG_NONE && d->nodes[x->parent].end < x->end)
+			d->nodes[x->parent].end = x->end;
 	}
 }
 
@@ -87,24 +87,57 @@ tg_tree_diff_opts tg_tree_diff_opts_tracelens(void)
 	return o;
 }
 
+/* The scratch vectors of c, into vs (u32) and os (ops): 32 and 8 of them. */
+#define CTX_U32VECS 32
+#define CTX_OPVECS 8
+static void ctx_vecs(u32vec **vs, opvec **os, struct ctx *c)
+{
+	u32vec *v[CTX_U32VECS] = {&c->st1, &c->st2, &c->lpool, &c->front, &c->next, &c->g1,     &c->g2,
+	                          &c->c1,  &c->c2,  &c->t1,    &c->t2,    &c->r1,   &c->r2,     &c->f1,
+	                          &c->f2,  &c->fi1, &c->fi2,   &c->u1,    &c->u2,   &c->col1,   &c->col2,
+	                          &c->s1,  &c->s2,  &c->p2a,   &c->p2b,   &c->imm,  &c->pairs1, &c->pairs2,
+	                          &c->ka,  &c->kb,  &c->row0,  &c->row1};
+	opvec *o[CTX_OPVECS] = {&c->dnew, &c->dout, &c->ops, &c->fops, &c->nops, &c->p1ops, &c->p2ops, &c->cops};
+	memcpy(vs, v, sizeof(v));
+	memcpy(os, o, sizeof(o));
+}
+
+/* Vectors of more entries than this are the roots' alignment's: freed
+ * once the roots are paired (free_root_scratch). */
+#define ROOT_SCRATCH_KEEP 4096
+
+/* The scratch vectors the roots' alignment grew past ROOT_SCRATCH_KEEP
+ * entries, freed (a node's children are a few: what they need grows
+ * again from nothing). */
+static void free_root_scratch(struct ctx *c)
+{
+	u32vec *vs[CTX_U32VECS];
+	opvec *os[CTX_OPVECS];
+	ctx_vecs(vs, os, c);
+	for (size_t k = 0; k < CTX_U32VECS; k++)
+		if (vs[k]->cap > ROOT_SCRATCH_KEEP) {
+			free(vs[k]->v);
+			memset(vs[k], 0, sizeof(*vs[k]));
+		}
+	for (size_t k = 0; k < CTX_OPVECS; k++)
+		if (os[k]->cap > ROOT_SCRATCH_KEEP) {
+			free(os[k]->v);
+			memset(os[k], 0, sizeof(*os[k]));
+		}
+}
+
 static void free_ctx(struct ctx *c)
 {
 	tg_buf_free(&c->nb);
 	tg_buf_free(&c->nt);
-	free(c->ka.v);
-	free(c->kb.v);
 	free(c->bits);
-	free(c->row0.v);
-	free(c->row1.v);
 	free(c->ents);
-	u32vec *vs[] = {&c->st1, &c->st2, &c->lpool, &c->front, &c->next, &c->g1, &c->g2,
-	                &c->c1,  &c->c2,  &c->t1,    &c->t2,    &c->r1,   &c->r2, &c->f1, &c->f2,  &c->fi1,
-	                &c->fi2, &c->u1,  &c->u2,    &c->col1,  &c->col2, &c->s1, &c->s2, &c->p2a, &c->p2b,
-	                &c->imm, &c->pairs1, &c->pairs2};
-	for (size_t k = 0; k < sizeof(vs) / sizeof(vs[0]); k++)
+	u32vec *vs[CTX_U32VECS];
+	opvec *os[CTX_OPVECS];
+	ctx_vecs(vs, os, c);
+	for (size_t k = 0; k < CTX_U32VECS; k++)
 		free(vs[k]->v);
-	opvec *os[] = {&c->dnew, &c->dout, &c->ops, &c->fops, &c->nops, &c->p1ops, &c->p2ops, &c->cops};
-	for (size_t k = 0; k < sizeof(os) / sizeof(os[0]); k++)
+	for (size_t k = 0; k < CTX_OPVECS; k++)
 		free(os[k]->v);
 	free(c->as1);
 	free(c->as2);
@@ -163,8 +196,9 @@ static int alloc_links(struct links *l, const struct view *s)
 	return 0;
 }
 
-/* Per side: the links of its device events and the "already merged" bit
- * of every view node; the merged nodes' room. 0, TG_ENOMEM, or TG_ELIMIT
+/* Per side: the "already merged" bit of every view node; the merged
+ * nodes' room (the links come once the roots are paired: merge_top_down).
+ * 0, TG_ENOMEM, or TG_ELIMIT
  * (events past the links' LCA mark). */
 static int alloc_maps(tg_tree_diff *d, struct ctx *c)
 {
@@ -172,7 +206,7 @@ static int alloc_maps(tg_tree_diff *d, struct ctx *c)
 		if (d->side[s].ne >= LINK_LCA)
 			return tg_error_set(TG_ELIMIT, "tree diff: more than %u events in a trace", LINK_LCA - 1);
 		c->used[s] = tg_calloc((size_t)d->side[s].n / 64 + 1, sizeof(uint64_t));
-		if (!c->used[s] || alloc_links(&d->links[s], &d->side[s]))
+		if (!c->used[s])
 			return TG_ENOMEM;
 	}
 	/* every node but the root takes a view node of its own: at most this
@@ -187,21 +221,19 @@ static int alloc_maps(tg_tree_diff *d, struct ctx *c)
 	return 0;
 }
 
-/* The merged tree, top-down: the virtual root, then depth first from an
- * explicit stack, each popped pair a node (ids in preorder) expanded into
- * its children pairs; a view node enters the tree once. 0 or TG_ENOMEM. */
-static int merge_top_down(struct ctx *c)
+/* The subtree of the node pair w, depth first from the work stack (which
+ * holds w alone on entry), each popped pair a node (ids in preorder)
+ * expanded into its children pairs; a view node enters the tree once. 0
+ * or TG_ENOMEM. */
+static int merge_subtree(struct ctx *c, struct work w)
 {
 	tg_tree_diff *d = c->d;
-	uint32_t root;
-	if (new_node(d, TG_NONE, TG_NONE, TG_NONE, &root))
+	if (!c->cap_stack && tg_grow((void **)&c->stack, &c->cap_stack, 64, sizeof(struct work)))
 		return TG_ENOMEM;
-	d->nodes[root].side = TG_DIFF_BOTH;
-	uint32_t rv1 = TG_NONE, rv2 = TG_NONE;
-	if (tg_tree_diff_expand(c, &rv1, &rv2, 1, d->opts.positional_roots) || push_pairs(c, root))
-		return TG_ENOMEM;
+	c->stack[0] = w;
+	c->nstack = 1;
 	while (c->nstack) {
-		struct work w = c->stack[--c->nstack];
+		w = c->stack[--c->nstack];
 		if ((w.v1 != TG_NONE && bit_get(c->used[0], w.v1)) || (w.v2 != TG_NONE && bit_get(c->used[1], w.v2)))
 			continue; /* never twice in the merged tree */
 		uint32_t id;
@@ -227,7 +259,42 @@ static int merge_top_down(struct ctx *c)
 		if (push_pairs(c, id))
 			return TG_ENOMEM;
 	}
-	link_children(d);
+	return 0;
+}
+
+/* The merged tree, top-down: the virtual root, then each pair of roots'
+ * subtree in turn (merge_subtree), the order a stack holding every root
+ * pair would give (the first on top), without that stack: a pair of
+ * roots (a gigabyte of JSON has 320k) is read from the roots' expansion,
+ * kept while the large scratch of aligning the roots is freed (at 1 GB:
+ * 6 MB of stack never made, 8 MB of scratch freed before the links are
+ * made and the merged tree grows).
+ * 0 or TG_ENOMEM. */
+static int merge_top_down(struct ctx *c)
+{
+	tg_tree_diff *d = c->d;
+	uint32_t root;
+	if (new_node(d, TG_NONE, TG_NONE, TG_NONE, &root))
+		return TG_ENOMEM;
+	d->nodes[root].side = TG_DIFF_BOTH;
+	uint32_t rv1 = TG_NONE, rv2 = TG_NONE;
+	if (tg_tree_diff_expand(c, &rv1, &rv2, 1, d->opts.positional_roots))
+		return TG_ENOMEM;
+	u32vec r1 = c->pairs1, r2 = c->pairs2; /* the root pairs, taken from the scratch */
+	memset(&c->pairs1, 0, sizeof(c->pairs1));
+	memset(&c->pairs2, 0, sizeof(c->pairs2));
+	free_root_scratch(c);
+	if (d->opts.scratch_freed)
+		d->opts.scratch_freed();
+	/* the links of both sides' device events, where the roots' scratch was */
+	int rc = alloc_links(&d->links[0], &d->side[0]) || alloc_links(&d->links[1], &d->side[1]) ? TG_ENOMEM : 0;
+	for (size_t k = 0; !rc && k < r1.n; k++)
+		rc = merge_subtree(c, (struct work){r1.v[k], r2.v[k], root});
+	free(r1.v);
+	free(r2.v);
+	if (rc)
+		return rc;
+	subtree_ends(d);
 	/* the tail the two trees did not fill, given back */
 	tg_diff_node *x = tg_big_realloc(d->nodes, (d->nnodes ? d->nnodes : 1) * sizeof(tg_diff_node));
 	if (x) {
@@ -288,6 +355,9 @@ static int build(tg_tree_diff **out, const tg_tree_diff_side *given, const tg_sk
 		rc = (d->norms = tg_atoms_new()) ? tg_tree_diff_view_build(&c, &d->side[0], base, &d->opts) : TG_ENOMEM;
 	if (rc || (rc = tg_tree_diff_view_build(&c, &d->side[1], next, &d->opts)))
 		goto fail;
+	/* both views' build scratch (four arrays a skeleton node) is freed */
+	if (d->opts.scratch_freed)
+		d->opts.scratch_freed();
 	if ((rc = alloc_maps(d, &c)))
 		goto fail;
 	rc = TG_ENOMEM;
@@ -364,6 +434,22 @@ void tg_tree_diff_free(tg_tree_diff *d)
 	free(d);
 }
 
+int tg_tree_diff_lean(tg_tree_diff *d)
+{
+	if (d->nlcas)
+		return 0;
+	tg_big_free(d->nodes);
+	d->nodes = NULL;
+	d->nnodes = d->cap_nodes = 0;
+	for (int s = 0; s < 2; s++) {
+		tg_skeleton_free(d->own[s]);
+		d->own[s] = NULL;
+		d->side[s].sk = NULL;
+		d->side[s].sn = NULL;
+	}
+	return 1;
+}
+
 const tg_diff_node *tg_tree_diff_nodes(const tg_tree_diff *d, size_t *n)
 {
 	*n = d->nnodes;
@@ -396,8 +482,8 @@ const tg_tree_diff_stats *tg_tree_diff_stats_get(const tg_tree_diff *d) { return
 
 uint32_t tg_tree_diff_event_node(const tg_tree_diff *d, int side, uint32_t ev)
 {
-	if ((side != 0 && side != 1) || ev >= d->side[side].ne)
-		return TG_NONE;
+	if ((side != 0 && side != 1) || ev >= d->side[side].ne || !d->side[side].sk)
+		return TG_NONE; /* no such event, or made lean (tg_tree_diff_lean) */
 	return side_node(d, side, ev);
 }
 

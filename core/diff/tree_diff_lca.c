@@ -58,7 +58,7 @@ static int examine_node(tg_tree_diff *d, size_t id, u32vec *bl, u32vec *nl, int 
 	if (id)
 		x->diverges = s1->key[v1] != s2->key[v2];
 	bl->n = nl->n = 0;
-	for (uint32_t ch = x->first_child; ch != TG_NONE; ch = d->nodes[ch].next_sibling) {
+	TG_DIFF_CHILDREN(d->nodes, id, ch) {
 		const tg_diff_node *y = &d->nodes[ch];
 		uint32_t w1 = y->base_ev, w2 = y->new_ev;
 		if (y->side == TG_DIFF_BASE_ONLY && (s1->flags[w1] & F_PATH) && gather(s1, w1, bl))

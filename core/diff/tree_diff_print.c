@@ -126,8 +126,8 @@ static int print_full(struct printer *p, uint32_t node, int is_last, int depth)
 	if (label_into(&p->line, d, node, p->o.max_name, 1, 0))
 		return TG_ENOMEM;
 	emit(p, is_last ? p->elbow : p->tee);
-	if (d->nodes[node].first_child == TG_NONE)
-		return 0;
+	if (d->nodes[node].end == node + 1)
+		return 0; /* no children */
 	size_t plen = p->prefix.len;
 	if (tg_buf_append(&p->prefix, is_last ? p->blank : p->bar, strlen(is_last ? p->blank : p->bar)))
 		return TG_ENOMEM;
@@ -140,12 +140,12 @@ static int print_full(struct printer *p, uint32_t node, int is_last, int depth)
 		return 0;
 	}
 	size_t nk = 0;
-	for (uint32_t ch = d->nodes[node].first_child; ch != TG_NONE; ch = d->nodes[ch].next_sibling)
+	TG_DIFF_CHILDREN(d->nodes, node, ch)
 		nk++;
 	size_t k = 0;
 	/* TraceLens's order: combined, then trace1, then trace2 */
 	for (int side = 0; side < 3; side++)
-		for (uint32_t ch = d->nodes[node].first_child; ch != TG_NONE; ch = d->nodes[ch].next_sibling) {
+		TG_DIFF_CHILDREN(d->nodes, node, ch) {
 			if (d->nodes[ch].side != side)
 				continue;
 			k++;
@@ -249,7 +249,6 @@ static int print_orphans(struct printer *p, const size_t orphans[2], const int64
 static int print_diff(struct printer *p, uint32_t node, int is_last, int in_lca, int expand_kids, int level)
 {
 	const tg_tree_diff *d = p->d;
-	const tg_diff_node *x = &d->nodes[node];
 	if (node && full(p)) {
 		p->dropped++;
 	} else if (node) {
@@ -269,7 +268,7 @@ static int print_diff(struct printer *p, uint32_t node, int is_last, int in_lca,
 	if (level >= PRINT_DEPTH)
 		return 0;
 	size_t nk = 0;
-	for (uint32_t ch = x->first_child; ch != TG_NONE; ch = d->nodes[ch].next_sibling)
+	TG_DIFF_CHILDREN(d->nodes, node, ch)
 		nk++;
 	if (!nk)
 		return 0;
@@ -281,7 +280,7 @@ static int print_diff(struct printer *p, uint32_t node, int is_last, int in_lca,
 	uint8_t *show = lv->show;
 	memset(show, 0, nk);
 	size_t k = 0;
-	for (uint32_t ch = x->first_child; ch != TG_NONE; ch = d->nodes[ch].next_sibling)
+	TG_DIFF_CHILDREN(d->nodes, node, ch)
 		kids[k++] = ch;
 	/* at the top level, device events no op launched (their launch fell
 	 * outside the profiled window; communication, GPU-only traces) are one
@@ -320,6 +319,8 @@ static int print_diff(struct printer *p, uint32_t node, int is_last, int in_lca,
 
 int tg_tree_diff_print(FILE *f, const tg_tree_diff *d, const tg_diff_print_opts *opts)
 {
+	if (!d->nodes)
+		return tg_error_set(TG_EINVAL, "tree diff: made lean, it has no merged tree to print");
 	struct printer p;
 	memset(&p, 0, sizeof(p));
 	p.f = f;
@@ -333,10 +334,12 @@ int tg_tree_diff_print(FILE *f, const tg_tree_diff *d, const tg_diff_print_opts 
 	int rc = tg_buf_append(&p.prefix, "", 0);
 	if (!rc && !p.o.only_diffs) {
 		size_t nr = 0;
-		for (uint32_t ch = d->nodes[0].first_child; ch != TG_NONE; ch = d->nodes[ch].next_sibling)
+		TG_DIFF_CHILDREN(d->nodes, 0, ch)
 			nr++;
 		size_t k = 0;
-		for (uint32_t ch = d->nodes[0].first_child; ch != TG_NONE && !rc; ch = d->nodes[ch].next_sibling) {
+		TG_DIFF_CHILDREN(d->nodes, 0, ch) {
+			if (rc)
+				break;
 			k++;
 			rc = print_full(&p, ch, k == nr, 1);
 		}
