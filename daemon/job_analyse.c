@@ -17,6 +17,9 @@
 #include "../util/buf.h"
 #include "../util/scrub.h"
 
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -137,6 +140,22 @@ static int pool_commit_runs(struct analysis *a, const tg_job_ctx *c, const tg_jo
 	                      tg_job_pool_cap(c->cfg->max_pool_bytes, a->cur.json_bytes, 0));
 	a->left_out += left_over;
 	return rc;
+}
+
+/* Gives the free pages of the job's heap back (all its arenas: the job is
+ * a process of its own, budget.c, and its threads are done at the two
+ * points judge calls this). The run's reader and its trees leave ~20 MB
+ * free that the baseline's decoding and the gate's threads do not reuse:
+ * trimmed after the new side and before the gate, a job of a 100 MB pair
+ * peaks at ~59 MB instead of ~65 MB (docs/scale.md, "i33flaky"); a trim
+ * costs under a millisecond. Where the gate aligns the pairs
+ * (tg_gate_opts.aligned, as the diff command trims) it moved nothing: the
+ * job's peak is that alignment itself. */
+static void trim_heap(void)
+{
+#ifdef __GLIBC__
+	malloc_trim(0);
+#endif
 }
 
 /* Finds the baseline (baseline.c) and reads the newest usable run of its
@@ -320,11 +339,17 @@ static int judge(struct analysis *a, const tg_job_ctx *c, const tg_job *j, tg_jo
 	}
 	/* the findings across the new side's ranks (its trees freed) before the
 	 * baseline is read */
-	if ((rc = tg_side_across(&a->cur, c->d, c->ri)) || (rc = load_baseline(a, c, j, o)) || decided(o))
+	if ((rc = tg_side_across(&a->cur, c->d, c->ri)))
+		return rc;
+	trim_heap(); /* the run's traces and trees are freed */
+	if ((rc = load_baseline(a, c, j, o)) || decided(o))
 		return rc;
 	if (!a->found || !a->usable)
 		return set_no_baseline(o, a, r, j);
-	if ((rc = gather_evidence(a, c, j)) || (rc = run_gate(a, c)) || (rc = write_comment(a, c, j)))
+	if ((rc = gather_evidence(a, c, j)))
+		return rc == TG_ENODATA ? nothing_to_judge(o, j) : rc;
+	trim_heap(); /* what the baseline's reading freed, before the gate's threads */
+	if ((rc = run_gate(a, c)) || (rc = write_comment(a, c, j)))
 		return rc == TG_ENODATA ? nothing_to_judge(o, j) : rc;
 	set_verdict(o, a, r);
 	return 0;

@@ -528,8 +528,12 @@ int tg_side_load(tg_side *s, int *permanent, tg_daemon *d, const tg_job *j, cons
 			now[i].json_bytes = tg_rundata_json_bytes(s->data[i]);
 		}
 	}
-	if (!rc && (nst != n || from_store != n))
+	if (!rc && (nst != n || from_store != n)) {
+		/* the traces' run data is kept by now: a job stopped here (its
+		 * time budget, a crash) leaves rows no run lists (store.h) */
+		tg_daemon_test_stall("listing", j->id);
 		rc = tg_store_run_traces_put(d->store, j->id, now, n);
+	}
 	if (!rc)
 		tg_log(TG_LOG_DEBUG, "run %s: %zu trace%s, %zu from stored run data", m->prefix, n, n == 1 ? "" : "s",
 		       from_store);
