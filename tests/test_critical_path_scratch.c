@@ -10,6 +10,7 @@
 #include "cputil.h"
 
 #include "../core/analysis/critical_path_impl.h"
+#include "../util/big.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -193,10 +194,10 @@ static void check_tie(int one_first, uint32_t want_mid)
 	tg_cp_opts o = {.annotation = "", .keep_graph = 1, .summary_only = 1};
 	tg_critical_path *cp = cp_test_build(&t, &tree, json, &o);
 	assert_int_equal(cp->nnodes, 4);
-	free(cp->edges);
-	free(cp->soff);
-	free(cp->path);
-	free(cp->attr); /* the edges below are attributed to no event */
+	tg_big_free(cp->edges); /* the graph's arrays are tg_big's */
+	tg_big_free(cp->soff);
+	tg_big_free(cp->path);
+	tg_big_free(cp->attr); /* the edges below are attributed to no event */
 	cp->soff = cp->path = cp->attr = NULL;
 	memset(cp->bound_ns, 0, sizeof(cp->bound_ns));
 	memset(&cp->stats.edges_by_type, 0, sizeof(cp->stats.edges_by_type));
@@ -207,7 +208,7 @@ static void check_tie(int one_first, uint32_t want_mid)
 	                         one_first ? b : a,
 	                         one_first ? a : b};
 	cp->nedges = cp->cap = 4;
-	cp->edges = tg_malloc(sizeof(added));
+	cp->edges = tg_big_alloc(sizeof(added));
 	assert_non_null(cp->edges);
 	memcpy(cp->edges, added, sizeof(added));
 	tg_test_must(cp_solve(cp));

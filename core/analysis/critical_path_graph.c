@@ -13,6 +13,7 @@
  * takes an edge from every start still open and from the end before it.
  */
 #include "critical_path_impl.h"
+#include "../../util/big.h"
 #include "../../util/sort.h"
 
 #include <stdlib.h>
@@ -50,7 +51,7 @@ static int order_slots(tg_critical_path *cp, uint32_t **ord, int64_t *key, size_
 	*hi = tmax;
 	int sb = bits_for(n), packed = n && bits_for((uint64_t)tmax - (uint64_t)tmin) + sb <= 64;
 	uint64_t *pk = (uint64_t *)key;
-	*ord = packed ? (uint32_t *)key : tg_malloc((n + 1) * sizeof(uint32_t));
+	*ord = packed ? (uint32_t *)key : tg_big_alloc((n + 1) * sizeof(uint32_t));
 	if (!*ord)
 		return TG_ENOMEM;
 	for (size_t i = 0, k = 0; i < cp->nev; i++)
@@ -87,13 +88,13 @@ int cp_make_nodes(tg_critical_path *cp)
 	/* the slots' keys, then their order (event rank * 2 + is_end) and the
 	 * event of each rank in the same memory: the nodes' events are
 	 * allocated once the sort's scratch is gone */
-	int64_t *key = tg_malloc((n + 1) * sizeof(int64_t));
+	int64_t *key = tg_big_alloc((n + 1) * sizeof(int64_t));
 	uint32_t *ord = NULL;
 	int64_t tmin, tmax;
 	int rc = TG_ENOMEM;
 	if (!key || (rc = order_slots(cp, &ord, key, n, &tmin, &tmax)))
 		goto out;
-	if (!(cp->node_ev = tg_malloc((n + 1) * sizeof(uint32_t)))) {
+	if (!(cp->node_ev = tg_big_alloc((n + 1) * sizeof(uint32_t)))) {
 		rc = TG_ENOMEM;
 		goto out;
 	}
@@ -122,8 +123,8 @@ int cp_make_nodes(tg_critical_path *cp)
 	rc = 0;
 out:
 	if (ord != (uint32_t *)key)
-		free(ord);
-	free(key);
+		tg_big_free(ord);
+	tg_big_free(key);
 	return rc;
 }
 

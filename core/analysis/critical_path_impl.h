@@ -19,6 +19,7 @@
 
 #include "critical_path.h"
 #include "../../util/idmap.h"
+#include "../../util/sort.h"
 
 #include <string.h>
 
@@ -110,10 +111,12 @@ struct tg_critical_path {
 	int t_narrow;        /* the nodes' span fits 32 bits of t_unit: the path's distances start in 32 */
 	int lean;            /* a summary's build (cp_build): no cp->attr (the edges' classes are
 	                      * all its breakdown needs); once the longest path has the nodes'
-	                      * 32-bit times, node_ev is freed and the breakdown reads t32; no
-	                      * stats.path_events, and a cycle's message names no event */
-	uint32_t *t32;       /* lean: the nodes' times in t_unit from t0, kept for the breakdown */
-	int64_t t0;
+	                      * 32-bit times, node_ev is freed and the breakdown is summed from
+	                      * those times along the best edges (summed); no stats.path_events,
+	                      * and a cycle's message names no event */
+	int summed;          /* lean: the breakdown summed along the best edges as the longest
+	                      * path ends (critical_path_solve.c sum_path): no cp->path, and the
+	                      * offsets by source never made whole again */
 
 	/* edges, as added until cp_merge_edges, then by source (sorted in
 	 * place: a second list beside them grew the diff's heap by as much) */
@@ -323,6 +326,10 @@ int cp_offs_unpack(struct cp_offs *o, tg_critical_path *cp);
 
 void cp_offs_free(struct cp_offs *o);
 
+/* The source of the edge at place k (cp_edge_src) from the packed
+ * offsets: node hint's neighbours first (an edge's destination). */
+uint32_t cp_offs_src(const struct cp_offs *o, const tg_critical_path *cp, uint32_t k, uint32_t hint);
+
 /* Creates the nodes of the window's events (critical_path_graph.c). */
 int cp_make_nodes(tg_critical_path *cp);
 
@@ -339,10 +346,22 @@ int cp_add_gpu_edges(tg_critical_path *cp);
  * Returns 0, TG_EFORMAT for a cycle, or TG_ENOMEM. */
 int cp_solve(tg_critical_path *cp);
 
-/* Sorts v[0..n) (tg_sort_u64) unless they already are in order (a
- * thread's events, a trace's launches mostly come in time order): then no
- * pass and no scratch (8 bytes a key). Returns 0 or TG_ENOMEM. */
+/* Sorts v[0..n) unless they already are in order (a thread's events, a
+ * trace's launches mostly come in time order: then no pass), in place
+ * (cp_sort_u64): no scratch, none of it left in the heap (tg_sort_u64's
+ * 8 bytes a key were the heap's growth under the graph at 1 GB). Returns
+ * 0 (an int for the callers' chains of rc). */
 int cp_sort_keys(uint64_t *v, size_t n);
+
+/* Sorts v[0..n) ascending in place, no scratch: an American flag sort of
+ * 8-bit digits from the highest bit the values differ in. */
+void cp_sort_u64(uint64_t *v, size_t n);
+
+/* tg_sort_pairs (stable, by key) for pairs whose idx go up in kv's order
+ * (made in event order): key and idx packed into 64 bits in kv's own
+ * memory and sorted in place (cp_sort_u64), so no scratch; tg_sort_pairs
+ * when they do not fit or the idx do not go up. Returns 0 or TG_ENOMEM. */
+int cp_sort_pairs_inc(tg_sort_pair *kv, size_t n);
 
 /* Sorts v[0..n) ascending in place, no scratch (the call stacks' ends: 4
  * bytes an event, not 8); shift is 24 for whole values (values that agree
