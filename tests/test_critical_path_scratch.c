@@ -314,11 +314,57 @@ static void test_sort_u32(void **state)
 	free(w);
 }
 
+/* cp_sort_u64 (in place) against tg_sort_u64, and cp_sort_pairs_inc
+ * against tg_sort_pairs (stable), on random, few distinct, narrow, sorted,
+ * reversed, wide (top bits only, bottom bits only) and small inputs; the
+ * pairs' keys past what packs beside their idx (random 64-bit keys) and
+ * idx that go down take tg_sort_pairs. */
+static void test_sort_u64(void **state)
+{
+	(void)state;
+	const size_t n = 100000;
+	uint64_t *v = malloc(n * sizeof(uint64_t)), *w = malloc(n * sizeof(uint64_t));
+	tg_sort_pair *p = malloc(n * sizeof(*p)), *q = malloc(n * sizeof(*q));
+	assert_non_null(v);
+	assert_non_null(w);
+	assert_non_null(p);
+	assert_non_null(q);
+	uint64_t x = 88172645463325252ull;
+	for (int kind = 0; kind < 9; kind++) {
+		size_t m = kind == 8 ? 31 : n;
+		for (size_t i = 0; i < m; i++) {
+			x ^= x << 13;
+			x ^= x >> 7;
+			x ^= x << 17;
+			v[i] = kind == 0 ? x : kind == 1 ? x % 7 : kind == 2 ? 1000000 + x % 65536
+			       : kind == 3 ? (uint64_t)i * 3 : kind == 4 ? (uint64_t)(m - i)
+			       : kind == 5 ? x & UINT64_C(0xff00000000000000) : kind == 6 ? x % 300 : x;
+			p[i] = (tg_sort_pair){kind == 7 ? x >> 20 : v[i], kind == 1 ? (uint32_t)(m - i) : (uint32_t)(3 * i + (kind == 6 ? x % 3 : 0))};
+		}
+		memcpy(w, v, m * sizeof(uint64_t));
+		tg_test_must(tg_sort_u64(w, m));
+		cp_sort_u64(v, m);
+		assert_memory_equal(v, w, m * sizeof(uint64_t));
+		memcpy(q, p, m * sizeof(*p));
+		tg_test_must(tg_sort_pairs(q, m));
+		tg_test_must(cp_sort_pairs_inc(p, m));
+		for (size_t i = 0; i < m; i++) {
+			assert_int_equal(p[i].key, q[i].key);
+			assert_int_equal(p[i].idx, q[i].idx);
+		}
+	}
+	free(v);
+	free(w);
+	free(p);
+	free(q);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_many_streams),
 		cmocka_unit_test(test_sort_u32),
+		cmocka_unit_test(test_sort_u64),
 		cmocka_unit_test(test_packed_offsets),
 		cmocka_unit_test(test_deep_nesting),
 		cmocka_unit_test(test_rank_ties),
