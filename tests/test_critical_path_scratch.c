@@ -231,8 +231,8 @@ static void test_rank_ties(void **state)
  * its Stream Sync): its end has a sync edge to each of their ends, 300
  * edges out of one node, past the byte the longest path packs an
  * out-degree in (cp_offs: that node's block keeps its offsets aside).
- * The packed offsets give every node's edges as cp->soff does, and make
- * it again whole. */
+ * The packed offsets give every node's edges as cp->soff does, each
+ * edge's source (cp_offs_src) as the offsets do, and make it again whole. */
 static void test_packed_offsets(void **state)
 {
 	(void)state;
@@ -261,14 +261,20 @@ static void test_packed_offsets(void **state)
 		most = want[u + 1] - want[u] > most ? want[u + 1] - want[u] : most;
 	assert_true(most >= NK);
 	struct cp_offs packed;
-	tg_test_must(cp_offs_pack(&packed, cp));
+	uint32_t *spare = NULL;
+	tg_test_must(cp_offs_pack(&packed, cp, &spare));
 	assert_null(cp->soff);
+	assert_non_null(spare); /* soff's block, handed back */
+	tg_big_free(spare);
 	assert_non_null(packed.big);
 	for (uint32_t u = 0; u < nn; u++) {
 		uint32_t lo, hi;
 		cp_offs_range(&packed, u, &lo, &hi);
 		assert_int_equal(lo, want[u]);
 		assert_int_equal(hi, want[u + 1]);
+		for (uint32_t k = lo; k < hi; k++) /* each edge's source from the packed offsets, any hint */
+			for (uint32_t hint = u > 40 ? u - 40 : 0; hint < nn && hint < u + 40; hint += 7)
+				assert_int_equal(cp_offs_src(&packed, cp, k, hint), u);
 	}
 	tg_test_must(cp_offs_unpack(&packed, cp));
 	assert_memory_equal(cp->soff, want, (nn + 1) * sizeof(uint32_t));

@@ -229,9 +229,10 @@ static void permute(cp_edge *e, uint32_t *dest, cp_edge *buf, size_t lo, size_t 
 /* The edges sorted by source in place, stably (a source's in the order
  * added), each one's src replaced by its rank (its index as added);
  * cp->soff their offsets by source. Scratch: where each edge goes, 4 bytes
- * an edge (permute). The room reserved past the edges is given back first.
+ * an edge (permute), handed back in *spare (the caller's next array takes
+ * its pages). The room reserved past the edges is given back first.
  * Returns 0 or TG_ENOMEM. */
-static int sort_by_source(tg_critical_path *cp)
+static int sort_by_source(tg_critical_path *cp, uint32_t **spare)
 {
 	size_t nn = cp->nnodes, ne = cp->nedges;
 	cp_edge *fit = ne + 1 < cp->cap ? tg_big_realloc(cp->edges, (ne + 1) * sizeof(cp_edge)) : NULL;
@@ -261,7 +262,7 @@ static int sort_by_source(tg_critical_path *cp)
 		cp->edges[e].key = (uint32_t)e; /* the rank (< CP_MAX_EDGES) */
 	}
 	permute(cp->edges, dest, buf, 0, ne, ne > 1 ? 64 - __builtin_clzll((uint64_t)(ne - 1)) : 0);
-	tg_big_free(dest);
+	*spare = dest;
 	free(buf);
 	cp->soff = off;
 	return 0;
@@ -284,10 +285,14 @@ static void compact(tg_critical_path *cp)
 
 int cp_merge_edges(tg_critical_path *cp)
 {
-	int rc = sort_by_source(cp);
-	uint32_t *seen = rc ? NULL : tg_big_alloc((cp->nnodes + 1) * sizeof(uint32_t)); /* once the old list is gone */
-	if (!seen)
+	uint32_t *spare = NULL;
+	int rc = sort_by_source(cp, &spare);
+	/* once the old list is gone, in the sort's scratch */
+	uint32_t *seen = rc ? NULL : tg_big_realloc(spare, (cp->nnodes + 1) * sizeof(uint32_t));
+	if (!seen) {
+		tg_big_free(spare);
 		return rc ? rc : TG_ENOMEM;
+	}
 	memset(seen, 0xff, (cp->nnodes + 1) * sizeof(uint32_t));
 	size_t dead = 0;
 	const uint32_t *off = cp->soff;

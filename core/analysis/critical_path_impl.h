@@ -317,9 +317,10 @@ static inline void cp_offs_range(const struct cp_offs *o, uint32_t u, uint32_t *
 	*hi = *lo + o->deg[u];
 }
 
-/* Packs cp->soff into *o and frees it. Returns 0 or TG_ENOMEM (*o then
- * for cp_offs_free, cp->soff kept). */
-int cp_offs_pack(struct cp_offs *o, tg_critical_path *cp);
+/* Packs cp->soff into *o and hands its block to *spare (tg_big's, the
+ * caller's to reuse or free: its pages are there). Returns 0 or TG_ENOMEM
+ * (*o then for cp_offs_free, cp->soff kept, *spare untouched). */
+int cp_offs_pack(struct cp_offs *o, tg_critical_path *cp, uint32_t **spare);
 
 /* Makes cp->soff again from *o, which is freed. Returns 0 or TG_ENOMEM. */
 int cp_offs_unpack(struct cp_offs *o, tg_critical_path *cp);

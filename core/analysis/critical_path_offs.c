@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-int cp_offs_pack(struct cp_offs *o, tg_critical_path *cp)
+int cp_offs_pack(struct cp_offs *o, tg_critical_path *cp, uint32_t **spare)
 {
 	size_t nn = cp->nnodes, nb = nn / CP_OFFS_BLOCK + 1, nbig = 0;
 	const uint32_t *off = cp->soff;
@@ -55,7 +55,7 @@ int cp_offs_pack(struct cp_offs *o, tg_critical_path *cp)
 			k++;
 		}
 	}
-	tg_big_free(cp->soff);
+	*spare = cp->soff;
 	cp->soff = NULL;
 	return 0;
 }

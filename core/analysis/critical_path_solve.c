@@ -299,16 +299,24 @@ static int longest(tg_critical_path *cp)
 	void *dist = NULL;
 	uint32_t best = TG_NONE;
 	int64_t t0 = nn ? cp_node_ts(cp, 0) : 0; /* node 0 is the first in time */
-	if ((rc = cp_offs_pack(&offs, cp))) /* the offsets packed while the loop's arrays are live */
+	uint32_t *spare = NULL; /* a block freed here, its pages taken by the next array */
+	if ((rc = cp_offs_pack(&offs, cp, &spare))) /* the offsets packed while the loop's arrays are live */
 		goto out;
-	if (cp->t_narrow && (t32 = tg_big_alloc((nn + 1) * sizeof(uint32_t))))
+	if (cp->t_narrow && (t32 = tg_big_realloc(spare, (nn + 1) * sizeof(uint32_t)))) {
+		spare = NULL;
 		for (uint32_t v = 0; v < nn; v++)
 			t32[v] = (uint32_t)((cp_node_ts(cp, v) - t0) / unit);
+	}
 	if (cp->lean && t32) { /* the times are all a summary reads of the nodes from here */
-		tg_big_free(cp->node_ev);
+		tg_big_free(spare);
+		spare = cp->node_ev;
 		cp->node_ev = NULL;
 	}
-	if (!(from = tg_big_alloc((nn + 1) * sizeof(uint32_t))) || (cp->t_narrow && !t32)) {
+	from = tg_big_realloc(spare, (nn + 1) * sizeof(uint32_t));
+	if (from)
+		spare = NULL;
+	tg_big_free(spare);
+	if (!from || (cp->t_narrow && !t32)) {
 		rc = TG_ENOMEM;
 		goto out;
 	}
