@@ -328,7 +328,7 @@ static void test_sort_u32(void **state)
 static void test_sort_u64(void **state)
 {
 	(void)state;
-	const size_t n = 100000;
+	const size_t n = 600000; /* the pairs packed in place from 4 MiB of keys (TG_BIG_MIN) */
 	uint64_t *v = malloc(n * sizeof(uint64_t)), *w = malloc(n * sizeof(uint64_t));
 	tg_sort_pair *p = malloc(n * sizeof(*p)), *q = malloc(n * sizeof(*q));
 	assert_non_null(v);

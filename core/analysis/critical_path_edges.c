@@ -391,6 +391,8 @@ int cp_sort_keys(uint64_t *v, size_t n)
 {
 	for (size_t i = 1; i < n; i++)
 		if (v[i] < v[i - 1]) {
+			if (n * sizeof(uint64_t) < TG_BIG_MIN) /* its scratch as small as tg_big's heap blocks */
+				return tg_sort_u64(v, n);
 			cp_sort_u64(v, n);
 			return 0;
 		}
@@ -409,7 +411,7 @@ int cp_sort_pairs_inc(tg_sort_pair *kv, size_t n)
 		most = kv[i].idx > most ? kv[i].idx : most;
 	}
 	int ib = most ? 64 - __builtin_clzll(most) : 0, kb = n && hi > lo ? 64 - __builtin_clzll(hi - lo) : 0;
-	if (!inc || kb + ib > 64 || ib == 64)
+	if (!inc || kb + ib > 64 || ib == 64 || n * sizeof(uint64_t) < TG_BIG_MIN)
 		return tg_sort_pairs(kv, n);
 	/* entry i's 8 bytes overwrite pairs already read going up; going down,
 	 * pair i's 16 bytes overwrite keys already read */
@@ -418,7 +420,11 @@ int cp_sort_pairs_inc(tg_sort_pair *kv, size_t n)
 		uint64_t k = (kb ? (kv[i].key - lo) << ib : 0) | kv[i].idx;
 		v[i] = k;
 	}
-	cp_sort_keys(v, n);
+	for (size_t i = 1; i < n; i++)
+		if (v[i] < v[i - 1]) {
+			cp_sort_u64(v, n);
+			break;
+		}
 	for (size_t i = n; i-- > 0;) {
 		uint64_t k = v[i];
 		kv[i] = (tg_sort_pair){(ib == 64 ? 0 : k >> ib) + lo, (uint32_t)(k & mask)};

@@ -18,6 +18,7 @@
 #define TG_CRITICAL_PATH_IMPL_H
 
 #include "critical_path.h"
+#include "../../util/big.h"
 #include "../../util/idmap.h"
 #include "../../util/sort.h"
 
@@ -348,10 +349,12 @@ int cp_add_gpu_edges(tg_critical_path *cp);
 int cp_solve(tg_critical_path *cp);
 
 /* Sorts v[0..n) unless they already are in order (a thread's events, a
- * trace's launches mostly come in time order: then no pass), in place
+ * trace's launches mostly come in time order: then no pass); from 4 MiB of
+ * keys (TG_BIG_MIN, where the graph's arrays are mappings) in place
  * (cp_sort_u64): no scratch, none of it left in the heap (tg_sort_u64's
- * 8 bytes a key were the heap's growth under the graph at 1 GB). Returns
- * 0 (an int for the callers' chains of rc). */
+ * 8 bytes a key were the heap's growth under the graph at 1 GB), else
+ * tg_sort_u64 (faster: the in place sort costs 3-4x its time). Returns 0
+ * or TG_ENOMEM. */
 int cp_sort_keys(uint64_t *v, size_t n);
 
 /* Sorts v[0..n) ascending in place, no scratch: an American flag sort of
@@ -360,8 +363,9 @@ void cp_sort_u64(uint64_t *v, size_t n);
 
 /* tg_sort_pairs (stable, by key) for pairs whose idx go up in kv's order
  * (made in event order): key and idx packed into 64 bits in kv's own
- * memory and sorted in place (cp_sort_u64), so no scratch; tg_sort_pairs
- * when they do not fit or the idx do not go up. Returns 0 or TG_ENOMEM. */
+ * memory and sorted in place (cp_sort_keys), so no scratch; tg_sort_pairs
+ * when they do not fit, the idx do not go up, or the packed keys are under
+ * 4 MiB. Returns 0 or TG_ENOMEM. */
 int cp_sort_pairs_inc(tg_sort_pair *kv, size_t n);
 
 /* Sorts v[0..n) ascending in place, no scratch (the call stacks' ends: 4
