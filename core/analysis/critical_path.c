@@ -292,7 +292,7 @@ static int link_correlations(tg_critical_path *cp)
 		for (size_t k = lo; k < hi; k++)
 			cp->ic[kv[k].idx] = (cp->evf[kv[k].idx] & CP_GPU) ? last_cpu : last_gpu;
 	}
-	tg_big_free(kv);
+	cp_spare_put(cp, kv); /* the nodes' keys take it */
 	return 0;
 }
 
@@ -449,8 +449,9 @@ static int build(tg_critical_path *cp)
 	free(cp->streams);
 	cp->sslot8 = NULL;
 	cp->streams = NULL;
-	void **done[] = {(void **)&cp->sslot32, (void **)&cp->ksync, (void **)&cp->ic, (void **)&cp->snode,
-	                 (void **)&cp->enode};
+	cp_spare_put(cp, cp->snode); /* the merge's offsets take it */
+	cp->snode = NULL;
+	void **done[] = {(void **)&cp->sslot32, (void **)&cp->ksync, (void **)&cp->ic, (void **)&cp->enode};
 	for (size_t k = 0; k < sizeof(done) / sizeof(done[0]); k++) {
 		tg_big_free(*done[k]);
 		*done[k] = NULL;
@@ -506,8 +507,8 @@ void tg_critical_path_free(tg_critical_path *cp)
 	void *arrays[] = {cp->annotation, cp->sslot8, cp->streams, cp->evf, cp->namef, cp->ops, cp->path_events};
 	for (size_t i = 0; i < sizeof(arrays) / sizeof(arrays[0]); i++)
 		free(arrays[i]);
-	void *big[] = {cp->sslot32, cp->ic,   cp->ksync, cp->snode, cp->enode,
-	               cp->node_ev, cp->soff, cp->attr,  cp->path,  cp->edges, cp->steps};
+	void *big[] = {cp->sslot32, cp->ic,   cp->ksync, cp->snode, cp->enode, cp->node_ev,
+	               cp->soff,    cp->attr, cp->path,  cp->edges, cp->steps, cp->spare};
 	for (size_t i = 0; i < sizeof(big) / sizeof(big[0]); i++)
 		tg_big_free(big[i]);
 	free(cp);

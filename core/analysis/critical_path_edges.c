@@ -243,7 +243,7 @@ static int sort_by_source(tg_critical_path *cp, uint32_t **spare)
 		cp->edges = fit;
 		cp->cap = ne + 1;
 	}
-	uint32_t *off = tg_big_calloc(nn + 2, sizeof(uint32_t)), *dest = tg_big_alloc((ne + 1) * sizeof(uint32_t));
+	uint32_t *off = cp_spare_take(cp, (nn + 2) * sizeof(uint32_t)), *dest = tg_big_alloc((ne + 1) * sizeof(uint32_t));
 	cp_edge *buf = tg_malloc(((size_t)1 << CP_BLOCK_BITS) * sizeof(cp_edge));
 	if (!off || !dest || !buf) {
 		tg_big_free(off);
@@ -251,6 +251,7 @@ static int sort_by_source(tg_critical_path *cp, uint32_t **spare)
 		free(buf);
 		return TG_ENOMEM;
 	}
+	memset(off, 0, (nn + 2) * sizeof(uint32_t));
 	/* counts at v + 2, sums, then each edge placed at off[v + 1]++: off[v]
 	 * ends as the start of v's list */
 	for (size_t e = 0; e < ne; e++)
@@ -317,7 +318,7 @@ int cp_merge_edges(tg_critical_path *cp)
 			e->type = CP_DEAD;
 			dead++;
 		}
-	tg_big_free(seen);
+	cp_spare_put(cp, seen); /* the longest path's distances take it */
 	if (dead)
 		compact(cp);
 	/* the room the merged edges left goes */

@@ -90,7 +90,7 @@ int cp_make_nodes(tg_critical_path *cp)
 	 * the order's place, entry by entry, and its block (no array of them
 	 * beside the keys: 4 bytes a node at the nodes' peak, and the pages
 	 * already there) */
-	int64_t *key = tg_big_alloc((n + 1) * sizeof(int64_t));
+	int64_t *key = cp_spare_take(cp, (n + 1) * sizeof(int64_t));
 	uint32_t *ord = NULL;
 	int64_t tmin, tmax;
 	int rc = TG_ENOMEM;

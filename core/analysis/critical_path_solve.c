@@ -324,7 +324,7 @@ static int longest(tg_critical_path *cp)
 		memset(from, 0xff, (nn + 1) * sizeof(uint32_t));
 		tg_big_free(dist);
 		if ((rc = indeg_count(&in, cp)) ||
-		    !(dist = tg_big_alloc((nn + 1) * (wide ? sizeof(int64_t) : sizeof(int32_t))))) {
+		    !(dist = cp_spare_take(cp, (nn + 1) * (wide ? sizeof(int64_t) : sizeof(int32_t))))) {
 			rc = TG_ENOMEM;
 			goto out;
 		}
