@@ -667,6 +667,7 @@ static void test_edge_merge(void **state)
 	assert_int_equal(cp_find_edge(&cp, 9, 0), TG_NONE);
 	tg_big_free(cp.soff);
 	tg_big_free(cp.edges);
+	tg_big_free(cp.spare); /* the merge's scratch, held for the next array */
 	uint32_t *attr = cp.attr;
 	cp.attr = NULL; /* a summary's edges have no events */
 	assert_int_equal(cp_edge_attr(&cp, &want[0]), TG_NONE);
@@ -688,6 +689,7 @@ static void test_edge_merge(void **state)
 	assert_int_equal(one.edges[1].key, 0);
 	tg_big_free(one.soff);
 	tg_big_free(one.edges);
+	tg_big_free(one.spare);
 #undef E
 }
 
