@@ -330,45 +330,50 @@ int cp_merge_edges(tg_critical_path *cp)
 	return 0;
 }
 
-/* cp_sort_u64 below a digit at shift: the top digit every value shares
- * passed over, buckets sorted by the next one down. */
-static void sort_u64_from(uint64_t *v, size_t n, int shift)
+/* cp_sort_u64 of values that agree from bit hi up: the top digit every
+ * value shares passed over, buckets sorted by the next one down. Digits
+ * of 11 bits while a bucket holds 64 Ki values or more (their counters,
+ * 48 KiB, from the heap: a 1 GB trace's 3.8 M node keys take two levels,
+ * not three and insertion sorts of ~60 values), else of 8 (the stack). */
+static void sort_u64_from(uint64_t *v, size_t n, int hi)
 {
-	while (n >= 64) {
-		size_t count[256] = {0}, next[256], end[256], at = 0;
+	while (n >= 64 && hi > 0) {
+		size_t small[3 * 256], *big = n >= 65536 ? tg_malloc(3 * 2048 * sizeof(size_t)) : NULL;
+		int bits = big ? 11 : 8, shift = hi > bits ? hi - bits : 0;
+		size_t nb = (size_t)1 << bits, mask = nb - 1, *count = big ? big : small, *next = count + nb,
+		       *end = next + nb, at = 0;
+		memset(count, 0, nb * sizeof(size_t));
 		for (size_t i = 0; i < n; i++)
-			count[(v[i] >> shift) & 255]++;
-		if (count[(v[0] >> shift) & 255] == n) { /* one bucket: the next digit */
-			if (!shift)
-				return;
-			shift = shift > 8 ? shift - 8 : 0;
+			count[(v[i] >> shift) & mask]++;
+		if (count[(v[0] >> shift) & mask] == n) { /* one bucket: the next digit */
+			free(big);
+			hi = shift;
 			continue;
 		}
-		for (int d = 0; d < 256; d++) {
+		for (size_t d = 0; d < nb; d++) {
 			next[d] = at;
 			at += count[d];
 			end[d] = at;
 		}
-		for (int d = 0; d < 256; d++)
+		for (size_t d = 0; d < nb; d++)
 			while (next[d] < end[d]) {
 				uint64_t x = v[next[d]];
-				int k = (x >> shift) & 255;
+				size_t k = (x >> shift) & mask;
 				while (k != d) { /* x goes to bucket k: take what its head holds */
 					uint64_t y = v[next[k]];
 					v[next[k]++] = x;
 					x = y;
-					k = (x >> shift) & 255;
+					k = (x >> shift) & mask;
 				}
 				v[next[d]++] = x;
 			}
-		if (!shift)
-			return;
-		for (size_t d = 0, lo = 0; d < 256; lo = end[d], d++)
+		for (size_t d = 0, lo = 0; shift && d < nb; lo = end[d], d++)
 			if (end[d] - lo > 1)
-				sort_u64_from(v + lo, end[d] - lo, shift > 8 ? shift - 8 : 0);
+				sort_u64_from(v + lo, end[d] - lo, shift);
+		free(big);
 		return;
 	}
-	for (size_t i = 1; i < n; i++) { /* insertion: few values, agreeing above shift + 8 */
+	for (size_t i = 1; i < n && hi > 0; i++) { /* insertion: few values, agreeing from hi up */
 		uint64_t x = v[i];
 		size_t j = i;
 		for (; j && v[j - 1] > x; j--)
@@ -377,15 +382,43 @@ static void sort_u64_from(uint64_t *v, size_t n, int shift)
 	}
 }
 
+/* Insertion sort of v[0..n) moving at most budget values in all: 1 when
+ * sorted, 0 when the budget ran out (v then still a permutation of its
+ * values, for a sort of its own). */
+static int insertion_within(uint64_t *v, size_t n, size_t budget)
+{
+	for (size_t i = 1; i < n; i++) {
+		if (v[i] >= v[i - 1])
+			continue;
+		uint64_t x = v[i];
+		size_t j = i;
+		for (; j > 0 && v[j - 1] > x; j--) {
+			if (!budget--)
+				break;
+			v[j] = v[j - 1];
+		}
+		v[j] = x;
+		if (j > 0 && v[j - 1] > x)
+			return 0;
+	}
+	return 1;
+}
+
 void cp_sort_u64(uint64_t *v, size_t n)
 {
 	uint64_t differ = 0;
-	for (size_t i = 1; i < n; i++)
+	size_t descents = 0;
+	for (size_t i = 1; i < n; i++) {
 		differ |= v[i] ^ v[0];
-	if (!differ)
+		descents += v[i] < v[i - 1];
+	}
+	if (!differ || !descents)
 		return;
-	int top = 64 - __builtin_clzll(differ); /* the bits above top are every value's */
-	sort_u64_from(v, n, top > 8 ? top - 8 : 0);
+	/* nearly in order (a trace's nodes: each event's end a few places
+	 * after its start), as tg_sort_u64 takes it: insertion within n moves */
+	if (descents <= n / 16 && insertion_within(v, n, n))
+		return;
+	sort_u64_from(v, n, 64 - __builtin_clzll(differ)); /* the bits from there up are every value's */
 }
 
 int cp_sort_keys(uint64_t *v, size_t n)

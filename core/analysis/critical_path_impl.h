@@ -387,7 +387,7 @@ void cp_sort_u64(uint64_t *v, size_t n);
 
 /* tg_sort_pairs (stable, by key) for pairs whose idx go up in kv's order
  * (made in event order): key and idx packed into 64 bits in kv's own
- * memory and sorted in place (cp_sort_keys), so no scratch; tg_sort_pairs
+ * memory and sorted in place (cp_sort_u64), so no scratch; tg_sort_pairs
  * when they do not fit, the idx do not go up, or the packed keys are under
  * 4 MiB. Returns 0 or TG_ENOMEM. */
 int cp_sort_pairs_inc(tg_sort_pair *kv, size_t n);
