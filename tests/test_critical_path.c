@@ -8,6 +8,7 @@
 #include "cputil.h"
 
 #include "../core/analysis/critical_path_impl.h"
+#include "../util/big.h"
 #include "../render/critical_path_render.h"
 
 #define US INT64_C(1000)
@@ -608,8 +609,8 @@ static void test_edge_merge(void **state)
 	tg_critical_path *g = cp_test_build(&t, &tree, json, &o), cp = *g;
 	assert_int_equal(cp.nnodes, 4); /* the weights: 0 -> 1 11, 1 -> 2 4, 0 -> 2 15, 2 -> 3 5 */
 	assert_int_equal(cp_node_ts(&cp, 3), 20 * US);
-	free(g->edges);
-	free(g->soff);
+	tg_big_free(g->edges); /* the graph's arrays are tg_big's */
+	tg_big_free(g->soff);
 	g->edges = NULL;
 	g->soff = NULL;
 	cp.soff = NULL;
@@ -626,9 +627,9 @@ static void test_edge_merge(void **state)
 	};
 	const uint32_t added_attr[] = {7, TG_NONE, 8, TG_NONE, 9, 6, TG_NONE, 5};
 	cp.nedges = cp.cap = sizeof(added) / sizeof(added[0]);
-	cp.edges = malloc(sizeof(added));
+	cp.edges = tg_big_alloc(sizeof(added));
 	memcpy(cp.edges, added, sizeof(added));
-	cp.attr = malloc(sizeof(added_attr));
+	cp.attr = tg_big_alloc(sizeof(added_attr));
 	memcpy(cp.attr, added_attr, sizeof(added_attr));
 	tg_test_must(cp_merge_edges(&cp));
 	assert_int_equal(cp.nedges, 4);
@@ -664,18 +665,19 @@ static void test_edge_merge(void **state)
 	assert_int_equal(cp_find_edge(&cp, 2, 3), 3);
 	assert_int_equal(cp_find_edge(&cp, 2, 0), TG_NONE);
 	assert_int_equal(cp_find_edge(&cp, 9, 0), TG_NONE);
-	free(cp.soff);
-	free(cp.edges);
+	tg_big_free(cp.soff);
+	tg_big_free(cp.edges);
+	tg_big_free(cp.spare); /* the merge's scratch, held for the next array */
 	uint32_t *attr = cp.attr;
 	cp.attr = NULL; /* a summary's edges have no events */
 	assert_int_equal(cp_edge_attr(&cp, &want[0]), TG_NONE);
-	free(attr);
+	tg_big_free(attr);
 	cp_test_done(t, tree, g);
 	/* nothing added twice: sorted all the same, the ranks kept */
 	tg_critical_path one = {0};
 	one.nnodes = 3;
 	one.nedges = one.cap = 2;
-	one.edges = malloc(2 * sizeof(cp_edge));
+	one.edges = tg_big_alloc(2 * sizeof(cp_edge));
 	one.edges[0] = E(1, 2, TG_CP_EDGE_DEPENDENCY, 1, 0);
 	one.edges[1] = E(0, 2, TG_CP_EDGE_OPERATOR, 0, TG_CP_CPU);
 	tg_test_must(cp_merge_edges(&one));
@@ -685,8 +687,9 @@ static void test_edge_merge(void **state)
 	assert_int_equal(cp_find_edge(&one, 1, 2), 1);
 	assert_int_equal(one.edges[0].key, 1);
 	assert_int_equal(one.edges[1].key, 0);
-	free(one.soff);
-	free(one.edges);
+	tg_big_free(one.soff);
+	tg_big_free(one.edges);
+	tg_big_free(one.spare);
 #undef E
 }
 

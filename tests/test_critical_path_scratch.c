@@ -10,6 +10,7 @@
 #include "cputil.h"
 
 #include "../core/analysis/critical_path_impl.h"
+#include "../util/big.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -193,10 +194,10 @@ static void check_tie(int one_first, uint32_t want_mid)
 	tg_cp_opts o = {.annotation = "", .keep_graph = 1, .summary_only = 1};
 	tg_critical_path *cp = cp_test_build(&t, &tree, json, &o);
 	assert_int_equal(cp->nnodes, 4);
-	free(cp->edges);
-	free(cp->soff);
-	free(cp->path);
-	free(cp->attr); /* the edges below are attributed to no event */
+	tg_big_free(cp->edges); /* the graph's arrays are tg_big's */
+	tg_big_free(cp->soff);
+	tg_big_free(cp->path);
+	tg_big_free(cp->attr); /* the edges below are attributed to no event */
 	cp->soff = cp->path = cp->attr = NULL;
 	memset(cp->bound_ns, 0, sizeof(cp->bound_ns));
 	memset(&cp->stats.edges_by_type, 0, sizeof(cp->stats.edges_by_type));
@@ -207,7 +208,7 @@ static void check_tie(int one_first, uint32_t want_mid)
 	                         one_first ? b : a,
 	                         one_first ? a : b};
 	cp->nedges = cp->cap = 4;
-	cp->edges = tg_malloc(sizeof(added));
+	cp->edges = tg_big_alloc(sizeof(added));
 	assert_non_null(cp->edges);
 	memcpy(cp->edges, added, sizeof(added));
 	tg_test_must(cp_solve(cp));
@@ -230,8 +231,8 @@ static void test_rank_ties(void **state)
  * its Stream Sync): its end has a sync edge to each of their ends, 300
  * edges out of one node, past the byte the longest path packs an
  * out-degree in (cp_offs: that node's block keeps its offsets aside).
- * The packed offsets give every node's edges as cp->soff does, and make
- * it again whole. */
+ * The packed offsets give every node's edges as cp->soff does, each
+ * edge's source (cp_offs_src) as the offsets do, and make it again whole. */
 static void test_packed_offsets(void **state)
 {
 	(void)state;
@@ -260,14 +261,20 @@ static void test_packed_offsets(void **state)
 		most = want[u + 1] - want[u] > most ? want[u + 1] - want[u] : most;
 	assert_true(most >= NK);
 	struct cp_offs packed;
-	tg_test_must(cp_offs_pack(&packed, cp));
+	uint32_t *spare = NULL;
+	tg_test_must(cp_offs_pack(&packed, cp, &spare));
 	assert_null(cp->soff);
+	assert_non_null(spare); /* soff's block, handed back */
+	tg_big_free(spare);
 	assert_non_null(packed.big);
 	for (uint32_t u = 0; u < nn; u++) {
 		uint32_t lo, hi;
 		cp_offs_range(&packed, u, &lo, &hi);
 		assert_int_equal(lo, want[u]);
 		assert_int_equal(hi, want[u + 1]);
+		for (uint32_t k = lo; k < hi; k++) /* each edge's source from the packed offsets, any hint */
+			for (uint32_t hint = u > 40 ? u - 40 : 0; hint < nn && hint < u + 40; hint += 7)
+				assert_int_equal(cp_offs_src(&packed, cp, k, hint), u);
 	}
 	tg_test_must(cp_offs_unpack(&packed, cp));
 	assert_memory_equal(cp->soff, want, (nn + 1) * sizeof(uint32_t));
@@ -313,11 +320,57 @@ static void test_sort_u32(void **state)
 	free(w);
 }
 
+/* cp_sort_u64 (in place) against tg_sort_u64, and cp_sort_pairs_inc
+ * against tg_sort_pairs (stable), on random, few distinct, narrow, sorted,
+ * reversed, wide (top bits only, bottom bits only) and small inputs; the
+ * pairs' keys past what packs beside their idx (random 64-bit keys) and
+ * idx that go down take tg_sort_pairs. */
+static void test_sort_u64(void **state)
+{
+	(void)state;
+	const size_t n = 600000; /* the pairs packed in place from 4 MiB of keys (TG_BIG_MIN) */
+	uint64_t *v = malloc(n * sizeof(uint64_t)), *w = malloc(n * sizeof(uint64_t));
+	tg_sort_pair *p = malloc(n * sizeof(*p)), *q = malloc(n * sizeof(*q));
+	assert_non_null(v);
+	assert_non_null(w);
+	assert_non_null(p);
+	assert_non_null(q);
+	uint64_t x = 88172645463325252ull;
+	for (int kind = 0; kind < 9; kind++) {
+		size_t m = kind == 8 ? 31 : n;
+		for (size_t i = 0; i < m; i++) {
+			x ^= x << 13;
+			x ^= x >> 7;
+			x ^= x << 17;
+			v[i] = kind == 0 ? x : kind == 1 ? x % 7 : kind == 2 ? 1000000 + x % 65536
+			       : kind == 3 ? (uint64_t)i * 3 : kind == 4 ? (uint64_t)(m - i)
+			       : kind == 5 ? x & UINT64_C(0xff00000000000000) : kind == 6 ? x % 300 : x;
+			p[i] = (tg_sort_pair){kind == 7 ? x >> 20 : v[i], kind == 1 ? (uint32_t)(m - i) : (uint32_t)(3 * i + (kind == 6 ? x % 3 : 0))};
+		}
+		memcpy(w, v, m * sizeof(uint64_t));
+		tg_test_must(tg_sort_u64(w, m));
+		cp_sort_u64(v, m);
+		assert_memory_equal(v, w, m * sizeof(uint64_t));
+		memcpy(q, p, m * sizeof(*p));
+		tg_test_must(tg_sort_pairs(q, m));
+		tg_test_must(cp_sort_pairs_inc(p, m));
+		for (size_t i = 0; i < m; i++) {
+			assert_int_equal(p[i].key, q[i].key);
+			assert_int_equal(p[i].idx, q[i].idx);
+		}
+	}
+	free(v);
+	free(w);
+	free(p);
+	free(q);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_many_streams),
 		cmocka_unit_test(test_sort_u32),
+		cmocka_unit_test(test_sort_u64),
 		cmocka_unit_test(test_packed_offsets),
 		cmocka_unit_test(test_deep_nesting),
 		cmocka_unit_test(test_rank_ties),

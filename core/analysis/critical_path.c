@@ -15,6 +15,14 @@
  * the path ending at the first node of that order with the greatest
  * distance. Equal paths are common (zero-weight edges), and which one wins
  * decides which ops show; following the same orders gives HTA's path.
+ *
+ * Memory: the arrays by event, node and edge, and the stages' scratch,
+ * are tg_big blocks (util/big.h: mappings from 4 MiB up, given back to the
+ * system when freed) and the large sorts are made in place (cp_sort_u64),
+ * so that no stage leaves its pages in the heap, resident under the next
+ * (a 1 GB trace's graph took ~120 MB of RSS for 93 MB of heap, the arena
+ * grown past free pages its arrays could not use: docs/scale.md, i33cp).
+ * The caller trims its heap before, as `diff` does (cli/diff_load.c).
  */
 #include "critical_path_impl.h"
 #include "../trace/kernel_class.h"
@@ -149,7 +157,7 @@ static uint32_t stream_slot(tg_critical_path *cp, tg_idmap *slots, int64_t v)
  * TG_ENOMEM. */
 static int widen_slots(tg_critical_path *cp, size_t upto)
 {
-	if (!(cp->sslot32 = tg_malloc((cp->nev + 1) * sizeof(uint32_t))))
+	if (!(cp->sslot32 = tg_big_alloc((cp->nev + 1) * sizeof(uint32_t))))
 		return TG_ENOMEM;
 	for (size_t i = 0; i < upto; i++)
 		cp->sslot32[i] = cp->sslot8[i];
@@ -262,15 +270,15 @@ static int link_correlations(tg_critical_path *cp)
 	size_t n = 0;
 	for (size_t i = 0; i < cp->nev; i++)
 		n += !dropped(&cp->ev[i]) && cp_corr(cp, (uint32_t)i) != -1;
-	tg_sort_pair *kv = tg_malloc((n + 1) * sizeof(*kv));
+	tg_sort_pair *kv = tg_big_alloc((n + 1) * sizeof(*kv));
 	if (!kv)
 		return TG_ENOMEM;
 	n = 0;
 	for (size_t i = 0; i < cp->nev; i++)
 		if (!dropped(&cp->ev[i]) && cp_corr(cp, (uint32_t)i) != -1)
 			kv[n++] = (tg_sort_pair){tg_sort_key_i64(cp_corr(cp, (uint32_t)i)), (uint32_t)i};
-	if (tg_sort_pairs(kv, n)) {
-		free(kv);
+	if (cp_sort_pairs_inc(kv, n)) {
+		tg_big_free(kv);
 		return TG_ENOMEM;
 	}
 	for (size_t lo = 0, hi; lo < n; lo = hi) {
@@ -284,7 +292,7 @@ static int link_correlations(tg_critical_path *cp)
 		for (size_t k = lo; k < hi; k++)
 			cp->ic[kv[k].idx] = (cp->evf[kv[k].idx] & CP_GPU) ? last_cpu : last_gpu;
 	}
-	free(kv);
+	cp_spare_put(cp, kv); /* the nodes' keys take it */
 	return 0;
 }
 
@@ -377,9 +385,9 @@ static int alloc_arrays(tg_critical_path *cp)
 {
 	size_t n = cp->nev + 1;
 	cp->sslot8 = tg_malloc(n); /* streams are few: widen_slots past 255 */
-	cp->ic = tg_malloc(n * sizeof(uint32_t));
-	cp->snode = tg_malloc(n * sizeof(uint32_t));
-	cp->enode = tg_malloc(n * sizeof(uint32_t));
+	cp->ic = tg_big_alloc(n * sizeof(uint32_t));
+	cp->snode = tg_big_alloc(n * sizeof(uint32_t));
+	cp->enode = tg_big_alloc(n * sizeof(uint32_t));
 	cp->evf = tg_calloc(n, 1);
 	cp->namef = tg_calloc(cp->natoms + 1, sizeof(uint16_t));
 	if (!cp->sslot8 || !cp->ic || !cp->snode ||
@@ -399,8 +407,8 @@ static const char *default_annotation(const tg_critical_path *cp)
 /* Room for n edges, exactly, and their events unless lean. */
 static int reserve_edges(tg_critical_path *cp, size_t n)
 {
-	cp->edges = tg_malloc(n * sizeof(cp_edge));
-	if (!cp->edges || (!cp->lean && !(cp->attr = tg_malloc(n * sizeof(uint32_t)))))
+	cp->edges = tg_big_alloc(n * sizeof(cp_edge));
+	if (!cp->edges || (!cp->lean && !(cp->attr = tg_big_alloc(n * sizeof(uint32_t)))))
 		return TG_ENOMEM;
 	cp->cap = n;
 	return 0;
@@ -437,10 +445,15 @@ static int build(tg_critical_path *cp)
 	    (rc = cp_add_gpu_edges(cp)))
 		return rc;
 	/* the path needs the nodes, the edges and the flags: the rest goes */
-	void **done[] = {(void **)&cp->sslot8, (void **)&cp->sslot32, (void **)&cp->streams, (void **)&cp->ksync,
-	                 (void **)&cp->ic, (void **)&cp->snode, (void **)&cp->enode};
+	free(cp->sslot8);
+	free(cp->streams);
+	cp->sslot8 = NULL;
+	cp->streams = NULL;
+	cp_spare_put(cp, cp->snode); /* the merge's offsets take it */
+	cp->snode = NULL;
+	void **done[] = {(void **)&cp->sslot32, (void **)&cp->ksync, (void **)&cp->ic, (void **)&cp->enode};
 	for (size_t k = 0; k < sizeof(done) / sizeof(done[0]); k++) {
-		free(*done[k]);
+		tg_big_free(*done[k]);
 		*done[k] = NULL;
 	}
 	return cp_solve(cp);
@@ -491,14 +504,13 @@ void tg_critical_path_free(tg_critical_path *cp)
 {
 	if (!cp)
 		return;
-	void *arrays[] = {cp->annotation, cp->sslot8, cp->sslot32, cp->streams,
-	                  cp->ic,         cp->ksync,   cp->evf,        cp->snode,      cp->enode, cp->namef,
-	                  cp->node_ev,    cp->soff,    cp->t32,   cp->attr,
-	                  cp->path,       cp->ops,        cp->path_events};
+	void *arrays[] = {cp->annotation, cp->sslot8, cp->streams, cp->evf, cp->namef, cp->ops, cp->path_events};
 	for (size_t i = 0; i < sizeof(arrays) / sizeof(arrays[0]); i++)
 		free(arrays[i]);
-	free(cp->edges);
-	tg_big_free(cp->steps);
+	void *big[] = {cp->sslot32, cp->ic,   cp->ksync, cp->snode, cp->enode, cp->node_ev,
+	               cp->soff,    cp->attr, cp->path,  cp->edges, cp->steps, cp->spare};
+	for (size_t i = 0; i < sizeof(big) / sizeof(big[0]); i++)
+		tg_big_free(big[i]);
 	free(cp);
 }
 

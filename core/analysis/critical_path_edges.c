@@ -18,6 +18,7 @@
  */
 #include "critical_path_impl.h"
 #include "../trace/kernel_class.h"
+#include "../../util/big.h"
 #include "../../util/sort.h"
 
 #include <stdlib.h>
@@ -76,10 +77,10 @@ static unsigned attr_class(const tg_critical_path *cp, uint32_t attr)
 static int grow_edges(tg_critical_path *cp, size_t need)
 {
 	size_t cap = cp->cap;
-	if (tg_grow((void **)&cp->edges, &cap, need, sizeof(cp_edge)))
+	if (tg_big_grow((void **)&cp->edges, &cap, need, sizeof(cp_edge)))
 		return TG_ENOMEM;
 	if (cap != cp->cap && !cp->lean) {
-		uint32_t *a = realloc(cp->attr, cap * sizeof(uint32_t));
+		uint32_t *a = tg_big_realloc(cp->attr, cap * sizeof(uint32_t));
 		if (!a)
 			return TG_ENOMEM; /* cp->cap unchanged: the attributions' room is the smaller */
 		cp->attr = a;
@@ -228,27 +229,29 @@ static void permute(cp_edge *e, uint32_t *dest, cp_edge *buf, size_t lo, size_t 
 /* The edges sorted by source in place, stably (a source's in the order
  * added), each one's src replaced by its rank (its index as added);
  * cp->soff their offsets by source. Scratch: where each edge goes, 4 bytes
- * an edge (permute). The room reserved past the edges is given back first.
+ * an edge (permute), handed back in *spare (the caller's next array takes
+ * its pages). The room reserved past the edges is given back first.
  * Returns 0 or TG_ENOMEM. */
-static int sort_by_source(tg_critical_path *cp)
+static int sort_by_source(tg_critical_path *cp, uint32_t **spare)
 {
 	size_t nn = cp->nnodes, ne = cp->nedges;
-	cp_edge *fit = ne + 1 < cp->cap ? realloc(cp->edges, (ne + 1) * sizeof(cp_edge)) : NULL;
-	uint32_t *afit = cp->attr && ne + 1 < cp->cap ? realloc(cp->attr, (ne + 1) * sizeof(uint32_t)) : NULL;
+	cp_edge *fit = ne + 1 < cp->cap ? tg_big_realloc(cp->edges, (ne + 1) * sizeof(cp_edge)) : NULL;
+	uint32_t *afit = cp->attr && ne + 1 < cp->cap ? tg_big_realloc(cp->attr, (ne + 1) * sizeof(uint32_t)) : NULL;
 	if (afit) /* by rank from here: as many as the edges now */
 		cp->attr = afit;
 	if (fit) {
 		cp->edges = fit;
 		cp->cap = ne + 1;
 	}
-	uint32_t *off = tg_calloc(nn + 2, sizeof(uint32_t)), *dest = tg_malloc((ne + 1) * sizeof(uint32_t));
+	uint32_t *off = cp_spare_take(cp, (nn + 2) * sizeof(uint32_t)), *dest = tg_big_alloc((ne + 1) * sizeof(uint32_t));
 	cp_edge *buf = tg_malloc(((size_t)1 << CP_BLOCK_BITS) * sizeof(cp_edge));
 	if (!off || !dest || !buf) {
-		free(off);
-		free(dest);
+		tg_big_free(off);
+		tg_big_free(dest);
 		free(buf);
 		return TG_ENOMEM;
 	}
+	memset(off, 0, (nn + 2) * sizeof(uint32_t));
 	/* counts at v + 2, sums, then each edge placed at off[v + 1]++: off[v]
 	 * ends as the start of v's list */
 	for (size_t e = 0; e < ne; e++)
@@ -260,7 +263,7 @@ static int sort_by_source(tg_critical_path *cp)
 		cp->edges[e].key = (uint32_t)e; /* the rank (< CP_MAX_EDGES) */
 	}
 	permute(cp->edges, dest, buf, 0, ne, ne > 1 ? 64 - __builtin_clzll((uint64_t)(ne - 1)) : 0);
-	free(dest);
+	*spare = dest;
 	free(buf);
 	cp->soff = off;
 	return 0;
@@ -283,10 +286,14 @@ static void compact(tg_critical_path *cp)
 
 int cp_merge_edges(tg_critical_path *cp)
 {
-	int rc = sort_by_source(cp);
-	uint32_t *seen = rc ? NULL : tg_malloc((cp->nnodes + 1) * sizeof(uint32_t)); /* once the old list is gone */
-	if (!seen)
+	uint32_t *spare = NULL;
+	int rc = sort_by_source(cp, &spare);
+	/* once the old list is gone, in the sort's scratch */
+	uint32_t *seen = rc ? NULL : tg_big_realloc(spare, (cp->nnodes + 1) * sizeof(uint32_t));
+	if (!seen) {
+		tg_big_free(spare);
 		return rc ? rc : TG_ENOMEM;
+	}
 	memset(seen, 0xff, (cp->nnodes + 1) * sizeof(uint32_t));
 	size_t dead = 0;
 	const uint32_t *off = cp->soff;
@@ -311,11 +318,11 @@ int cp_merge_edges(tg_critical_path *cp)
 			e->type = CP_DEAD;
 			dead++;
 		}
-	free(seen);
+	cp_spare_put(cp, seen); /* the longest path's distances take it */
 	if (dead)
 		compact(cp);
 	/* the room the merged edges left goes */
-	cp_edge *fit = cp->nedges + 1 < cp->cap ? realloc(cp->edges, (cp->nedges + 1) * sizeof(cp_edge)) : NULL;
+	cp_edge *fit = cp->nedges + 1 < cp->cap ? tg_big_realloc(cp->edges, (cp->nedges + 1) * sizeof(cp_edge)) : NULL;
 	if (fit) {
 		cp->edges = fit;
 		cp->cap = cp->nedges + 1;
@@ -323,21 +330,149 @@ int cp_merge_edges(tg_critical_path *cp)
 	return 0;
 }
 
+/* cp_sort_u64 of values that agree from bit hi up: the top digit every
+ * value shares passed over, buckets sorted by the next one down. Digits
+ * of 11 bits while a bucket holds 64 Ki values or more (their counters,
+ * 48 KiB, from the heap: a 1 GB trace's 3.8 M node keys take two levels,
+ * not three and insertion sorts of ~60 values), else of 8 (the stack). */
+static void sort_u64_from(uint64_t *v, size_t n, int hi)
+{
+	while (n >= 64 && hi > 0) {
+		size_t small[3 * 256], *big = n >= 65536 ? tg_malloc(3 * 2048 * sizeof(size_t)) : NULL;
+		int bits = big ? 11 : 8, shift = hi > bits ? hi - bits : 0;
+		size_t nb = (size_t)1 << bits, mask = nb - 1, *count = big ? big : small, *next = count + nb,
+		       *end = next + nb, at = 0;
+		memset(count, 0, nb * sizeof(size_t));
+		for (size_t i = 0; i < n; i++)
+			count[(v[i] >> shift) & mask]++;
+		if (count[(v[0] >> shift) & mask] == n) { /* one bucket: the next digit */
+			free(big);
+			hi = shift;
+			continue;
+		}
+		for (size_t d = 0; d < nb; d++) {
+			next[d] = at;
+			at += count[d];
+			end[d] = at;
+		}
+		for (size_t d = 0; d < nb; d++)
+			while (next[d] < end[d]) {
+				uint64_t x = v[next[d]];
+				size_t k = (x >> shift) & mask;
+				while (k != d) { /* x goes to bucket k: take what its head holds */
+					uint64_t y = v[next[k]];
+					v[next[k]++] = x;
+					x = y;
+					k = (x >> shift) & mask;
+				}
+				v[next[d]++] = x;
+			}
+		for (size_t d = 0, lo = 0; shift && d < nb; lo = end[d], d++)
+			if (end[d] - lo > 1)
+				sort_u64_from(v + lo, end[d] - lo, shift);
+		free(big);
+		return;
+	}
+	for (size_t i = 1; i < n && hi > 0; i++) { /* insertion: few values, agreeing from hi up */
+		uint64_t x = v[i];
+		size_t j = i;
+		for (; j && v[j - 1] > x; j--)
+			v[j] = v[j - 1];
+		v[j] = x;
+	}
+}
+
+/* Insertion sort of v[0..n) moving at most budget values in all: 1 when
+ * sorted, 0 when the budget ran out (v then still a permutation of its
+ * values, for a sort of its own). */
+static int insertion_within(uint64_t *v, size_t n, size_t budget)
+{
+	for (size_t i = 1; i < n; i++) {
+		if (v[i] >= v[i - 1])
+			continue;
+		uint64_t x = v[i];
+		size_t j = i;
+		for (; j > 0 && v[j - 1] > x; j--) {
+			if (!budget--)
+				break;
+			v[j] = v[j - 1];
+		}
+		v[j] = x;
+		if (j > 0 && v[j - 1] > x)
+			return 0;
+	}
+	return 1;
+}
+
+void cp_sort_u64(uint64_t *v, size_t n)
+{
+	uint64_t differ = 0;
+	size_t descents = 0;
+	for (size_t i = 1; i < n; i++) {
+		differ |= v[i] ^ v[0];
+		descents += v[i] < v[i - 1];
+	}
+	if (!differ || !descents)
+		return;
+	/* nearly in order (a trace's nodes: each event's end a few places
+	 * after its start), as tg_sort_u64 takes it: insertion within n moves */
+	if (descents <= n / 16 && insertion_within(v, n, n))
+		return;
+	sort_u64_from(v, n, 64 - __builtin_clzll(differ)); /* the bits from there up are every value's */
+}
+
 int cp_sort_keys(uint64_t *v, size_t n)
 {
 	for (size_t i = 1; i < n; i++)
-		if (v[i] < v[i - 1])
-			return tg_sort_u64(v, n);
+		if (v[i] < v[i - 1]) {
+			if (n * sizeof(uint64_t) < TG_BIG_MIN) /* its scratch as small as tg_big's heap blocks */
+				return tg_sort_u64(v, n);
+			cp_sort_u64(v, n);
+			return 0;
+		}
+	return 0;
+}
+
+int cp_sort_pairs_inc(tg_sort_pair *kv, size_t n)
+{
+	uint64_t lo = UINT64_MAX, hi = 0;
+	uint32_t most = 0;
+	int inc = 1;
+	for (size_t i = 0; i < n; i++) {
+		lo = kv[i].key < lo ? kv[i].key : lo;
+		hi = kv[i].key > hi ? kv[i].key : hi;
+		inc &= !i || kv[i].idx > kv[i - 1].idx;
+		most = kv[i].idx > most ? kv[i].idx : most;
+	}
+	int ib = most ? 64 - __builtin_clzll(most) : 0, kb = n && hi > lo ? 64 - __builtin_clzll(hi - lo) : 0;
+	if (!inc || kb + ib > 64 || ib == 64 || n * sizeof(uint64_t) < TG_BIG_MIN)
+		return tg_sort_pairs(kv, n);
+	/* entry i's 8 bytes overwrite pairs already read going up; going down,
+	 * pair i's 16 bytes overwrite keys already read */
+	uint64_t *v = (uint64_t *)kv, mask = ib ? ~UINT64_C(0) >> (64 - ib) : 0;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t k = (kb ? (kv[i].key - lo) << ib : 0) | kv[i].idx;
+		v[i] = k;
+	}
+	for (size_t i = 1; i < n; i++)
+		if (v[i] < v[i - 1]) {
+			cp_sort_u64(v, n);
+			break;
+		}
+	for (size_t i = n; i-- > 0;) {
+		uint64_t k = v[i];
+		kv[i] = (tg_sort_pair){(ib == 64 ? 0 : k >> ib) + lo, (uint32_t)(k & mask)};
+	}
 	return 0;
 }
 
 int cp_sort_by(uint32_t *idx, size_t n, const int64_t *key)
 {
-	tg_sort_pair *kv = tg_malloc((n + 1) * sizeof(*kv));
-	uint32_t *tmp = tg_malloc((n + 1) * sizeof(*tmp));
+	tg_sort_pair *kv = tg_big_alloc((n + 1) * sizeof(*kv));
+	uint32_t *tmp = tg_big_alloc((n + 1) * sizeof(*tmp));
 	if (!kv || !tmp) {
-		free(kv);
-		free(tmp);
+		tg_big_free(kv);
+		tg_big_free(tmp);
 		return TG_ENOMEM;
 	}
 	for (size_t i = 0; i < n; i++)
@@ -348,14 +483,14 @@ int cp_sort_by(uint32_t *idx, size_t n, const int64_t *key)
 			tmp[i] = idx[kv[i].idx];
 		memcpy(idx, tmp, n * sizeof(*idx));
 	}
-	free(kv);
-	free(tmp);
+	tg_big_free(kv);
+	tg_big_free(tmp);
 	return rc;
 }
 
 int cp_sort_pos(uint32_t *pos, size_t n, const int64_t *const *keys, int nlevels)
 {
-	tg_sort_pair *kv = tg_malloc((n + 1) * sizeof(*kv));
+	tg_sort_pair *kv = tg_big_alloc((n + 1) * sizeof(*kv));
 	if (!kv)
 		return TG_ENOMEM;
 	for (size_t i = 0; i < n; i++)
@@ -368,7 +503,7 @@ int cp_sort_pos(uint32_t *pos, size_t n, const int64_t *const *keys, int nlevels
 	}
 	for (size_t i = 0; i < n && !rc; i++)
 		pos[i] = kv[i].idx;
-	free(kv);
+	tg_big_free(kv);
 	return rc;
 }
 

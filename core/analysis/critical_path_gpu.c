@@ -23,6 +23,7 @@
  */
 #include "critical_path_impl.h"
 #include "../../util/idmap.h"
+#include "../../util/big.h"
 #include "../../util/sort.h"
 
 #include <stdlib.h>
@@ -46,8 +47,8 @@ struct gpu_ws {
  * each as long as its entries, not the trace's events). */
 static int order_for(struct gpu_ws *ws, size_t n)
 {
-	free(ws->order);
-	ws->order = tg_malloc((n + 1) * sizeof(uint32_t));
+	tg_big_free(ws->order);
+	ws->order = tg_big_alloc((n + 1) * sizeof(uint32_t));
 	return ws->order ? 0 : TG_ENOMEM;
 }
 
@@ -67,15 +68,15 @@ static tg_sort_pair *by_corr(const tg_critical_path *cp, size_t *n)
 	size_t k = 0;
 	for (uint32_t i = 0; i < cp->nev; i++)
 		k += gpu_row(cp, i) && cp_corr(cp, i) >= 0;
-	tg_sort_pair *kv = tg_malloc((k + 1) * sizeof(*kv));
+	tg_sort_pair *kv = tg_big_alloc((k + 1) * sizeof(*kv));
 	if (!kv)
 		return NULL;
 	k = 0;
 	for (uint32_t i = 0; i < cp->nev; i++)
 		if (gpu_row(cp, i) && cp_corr(cp, i) >= 0)
 			kv[k++] = (tg_sort_pair){tg_sort_key_i64(cp_corr(cp, i)), i};
-	if (tg_sort_pairs(kv, k)) {
-		free(kv);
+	if (cp_sort_pairs_inc(kv, k)) {
+		tg_big_free(kv);
 		return NULL;
 	}
 	*n = k;
@@ -126,12 +127,12 @@ static int row_order(uint32_t **ord, int64_t **rtsp, size_t n, int64_t unit)
 	int tb = span ? 64 - __builtin_clzll(span) : 0, ib = n > 1 ? 64 - __builtin_clzll(n - 1) : 0;
 	*ord = (uint32_t *)rts;
 	if (tb + ib > 64) {
-		if (!(*ord = tg_malloc((n + 1) * sizeof(uint32_t)))) {
-			free(rts);
+		if (!(*ord = tg_big_alloc((n + 1) * sizeof(uint32_t)))) {
+			tg_big_free(rts);
 			return TG_ENOMEM;
 		}
 		int rc = cp_sort_pos(*ord, n, (const int64_t *const *)&rts, 1);
-		free(rts);
+		tg_big_free(rts);
 		return rc;
 	}
 	for (size_t r = 0; r < n; r++)
@@ -164,19 +165,19 @@ static int queue_lengths(tg_critical_path *cp, struct gpu_ws *ws)
 		if (is_launch(cp, i) && cp_corr(cp, i) >= 0)
 			nrows += group_of(cp, first, kv, ng, i, &lo) - lo;
 	if (nrows + ng > UINT32_MAX / 2) { /* many launches sharing ids with many device events */
-		free(kv);
+		tg_big_free(kv);
 		tg_idmap_free(first);
 		return tg_error_set(TG_ELIMIT, "critical path: launches that share correlation ids with device "
 		                               "events make %zu queue rows, more than 2^31",
 		                    nrows);
 	}
-	uint8_t *launched = tg_calloc(ng + 1, 1);
+	uint8_t *launched = tg_big_calloc(ng + 1, 1);
 	/* a row: event * 2 + (1 for a device event) */
-	uint32_t *rows = tg_malloc((nrows + ng + 1) * sizeof(uint32_t));
-	int64_t *rts = tg_malloc((nrows + ng + 1) * sizeof(int64_t)); /* then the rows' order (row_order) */
+	uint32_t *rows = tg_big_alloc((nrows + ng + 1) * sizeof(uint32_t));
+	int64_t *rts = tg_big_alloc((nrows + ng + 1) * sizeof(int64_t)); /* then the rows' order (row_order) */
 	int wide = cp->sslot32 != NULL; /* the row's stream slot (cp_sslot) in a byte below 256 streams */
-	void *rslot = tg_malloc((nrows + ng + 1) * (wide ? sizeof(uint32_t) : 1));
-	int64_t *sums = tg_calloc(cp->nstreams + 1, sizeof(int64_t)); /* running sum per stream */
+	void *rslot = tg_big_alloc((nrows + ng + 1) * (wide ? sizeof(uint32_t) : 1));
+	int64_t *sums = tg_big_calloc(cp->nstreams + 1, sizeof(int64_t)); /* running sum per stream */
 	uint32_t *ord = NULL;
 	int rc = TG_ENOMEM;
 	if (!first || !launched || !rows || !rts || !rslot || !sums)
@@ -205,8 +206,8 @@ static int queue_lengths(tg_critical_path *cp, struct gpu_ws *ws)
 		}
 	}
 	/* the device events by correlation go before the rows are sorted */
-	free(launched);
-	free(kv);
+	tg_big_free(launched);
+	tg_big_free(kv);
 	tg_idmap_free(first);
 	launched = NULL;
 	kv = NULL;
@@ -220,14 +221,14 @@ static int queue_lengths(tg_critical_path *cp, struct gpu_ws *ws)
 		ws->q[rows[r] >> 1] = *sum > INT8_MAX ? INT8_MAX : *sum <= NO_QUEUE ? NO_QUEUE + 1 : (int8_t)*sum;
 	}
 out:
-	free(kv);
+	tg_big_free(kv);
 	tg_idmap_free(first);
-	free(launched);
-	free(rows);
-	free(rts);
-	free(rslot);
-	free(ord);
-	free(sums);
+	tg_big_free(launched);
+	tg_big_free(rows);
+	tg_big_free(rts);
+	tg_big_free(rslot);
+	tg_big_free(ord);
+	tg_big_free(sums);
 	return rc;
 }
 
@@ -246,8 +247,8 @@ static int number_launches(tg_critical_path *cp, struct gpu_ws *ws)
 	size_t n = 0;
 	for (uint32_t i = 0; i < cp->nev; i++)
 		n += numbered_launch(cp, i);
-	ws->launches = tg_malloc((n + 1) * sizeof(uint32_t));
-	int64_t *ts = tg_malloc((n + 1) * sizeof(int64_t));
+	ws->launches = tg_big_alloc((n + 1) * sizeof(uint32_t));
+	int64_t *ts = tg_big_alloc((n + 1) * sizeof(int64_t));
 	int rc = ws->launches && ts && !order_for(ws, n) ? 0 : TG_ENOMEM;
 	n = 0;
 	for (uint32_t i = 0; i < cp->nev && !rc; i++) {
@@ -262,7 +263,7 @@ static int number_launches(tg_critical_path *cp, struct gpu_ws *ws)
 	for (size_t k = 0; k < n && !rc; k++)
 		pos[k] = ws->order[pos[k]];
 	ws->nlaunches = rc ? 0 : n;
-	free(ts);
+	tg_big_free(ts);
 	return rc;
 }
 
@@ -329,8 +330,8 @@ static void keyed_level(tg_sort_pair *kv, int64_t *key, size_t n, const struct k
  * TG_ENOMEM. */
 static int keyed_sort(uint32_t *pos, size_t n, const struct keyed *kd)
 {
-	tg_sort_pair *kv = tg_malloc((n + 1) * sizeof(*kv));
-	int64_t *k1 = tg_malloc((n + 1) * sizeof(int64_t)), *k2 = tg_malloc((n + 1) * sizeof(int64_t));
+	tg_sort_pair *kv = tg_big_alloc((n + 1) * sizeof(*kv));
+	int64_t *k1 = tg_big_alloc((n + 1) * sizeof(int64_t)), *k2 = tg_big_alloc((n + 1) * sizeof(int64_t));
 	int rc = kv && k1 && k2 ? 0 : TG_ENOMEM;
 	for (size_t i = 0; i < n && !rc; i++) /* level 0 read in list order already */
 		kv[i] = (tg_sort_pair){tg_sort_key_i64(entry_key(kd, (uint32_t)i, 0)), (uint32_t)i};
@@ -348,9 +349,9 @@ static int keyed_sort(uint32_t *pos, size_t n, const struct keyed *kd)
 		uint32_t p = kv[i].idx, q = i ? kv[i - 1].idx : p;
 		pos[i] = p | (k1[p] != k1[q] || k2[p] != k2[q] ? CP_GROUP : 0);
 	}
-	free(kv);
-	free(k1);
-	free(k2);
+	tg_big_free(kv);
+	tg_big_free(k1);
+	tg_big_free(k2);
 	return rc;
 }
 
@@ -365,7 +366,7 @@ static int event_records(tg_critical_path *cp, struct gpu_ws *ws)
 		return 0;
 	/* correlation of a record -> (stream, gpu) of the syncs that wait on it */
 	tg_idmap *which = tg_idmap_new(64);
-	uint32_t *pos = tg_malloc((n + 1) * sizeof(uint32_t));
+	uint32_t *pos = tg_big_alloc((n + 1) * sizeof(uint32_t));
 	int rc = which && pos && !order_for(ws, n) ? 0 : TG_ENOMEM;
 	for (uint32_t i = 0; i < cp->nev && !rc; i++)
 		if ((cp->evf[i] & CP_KEPT) && cp_wait_arg(cp, i, cp->k_won) > -1 &&
@@ -395,7 +396,7 @@ static int event_records(tg_critical_path *cp, struct gpu_ws *ws)
 			rc = TG_ENOMEM;
 	}
 	tg_idmap_free(which);
-	free(pos);
+	tg_big_free(pos);
 	return rc;
 }
 
@@ -408,7 +409,7 @@ static int stream_waits(tg_critical_path *cp, struct gpu_ws *ws)
 		n += (cp->evf[i] & CP_KEPT) && (cp_name_flags(cp, i) & CPN_WAIT_CALL);
 	if (n == ws->nlaunches) /* no cudaStreamWaitEvent: nothing to find */
 		return 0;
-	uint32_t *pos = tg_malloc((n + 1) * sizeof(uint32_t));
+	uint32_t *pos = tg_big_alloc((n + 1) * sizeof(uint32_t));
 	int rc = pos && !order_for(ws, n) ? 0 : TG_ENOMEM;
 	n = 0;
 	for (size_t k = 0; k < ws->nlaunches && !rc; k++)
@@ -437,7 +438,7 @@ static int stream_waits(tg_critical_path *cp, struct gpu_ws *ws)
 			rc = TG_ENOMEM;
 		}
 	}
-	free(pos);
+	tg_big_free(pos);
 	return rc;
 }
 
@@ -486,7 +487,7 @@ static int sync_event(tg_critical_path *cp, struct gpu_ws *ws, struct last_nodes
 			if (nl == TG_NONE || cp->ic[nl] == TG_NONE)
 				return 0;
 			if (!cp->ksync) { /* the first stream wait: most traces have none */
-				if (!(cp->ksync = tg_malloc((cp->nev + 1) * sizeof(uint32_t))))
+				if (!(cp->ksync = tg_big_alloc((cp->nev + 1) * sizeof(uint32_t))))
 					return TG_ENOMEM;
 				memset(cp->ksync, 0xff, (cp->nev + 1) * sizeof(uint32_t));
 			}
@@ -559,8 +560,8 @@ static int device_rows(uint32_t **pos, size_t *nrows, tg_critical_path *cp, stru
 	size_t n = 0;
 	for (uint32_t i = 0; i < cp->nev; i++)
 		n += device_row(cp, i);
-	int64_t *key = tg_malloc((n + 1) * sizeof(int64_t));
-	*pos = tg_malloc((n + 1) * sizeof(uint32_t));
+	int64_t *key = tg_big_alloc((n + 1) * sizeof(int64_t));
+	*pos = tg_big_alloc((n + 1) * sizeof(uint32_t));
 	int rc = key && *pos && !order_for(ws, n) ? 0 : TG_ENOMEM;
 	n = 0;
 	for (uint32_t i = 0; i < cp->nev && !rc; i++)
@@ -571,15 +572,15 @@ static int device_rows(uint32_t **pos, size_t *nrows, tg_critical_path *cp, stru
 	if (!rc)
 		rc = cp_sort_pos(*pos, n, (const int64_t *const *)&key, 1);
 	*nrows = rc ? 0 : n;
-	free(key);
+	tg_big_free(key);
 	return rc;
 }
 
 static int kernel_edges(tg_critical_path *cp, struct gpu_ws *ws)
 {
 	/* a slot for each stream the trace names: streams are few */
-	struct last_nodes ln = {tg_idmap_new(64), tg_malloc((cp->nstreams + 1) * sizeof(int64_t)),
-	                        tg_malloc((cp->nstreams + 1) * sizeof(uint32_t)), 0};
+	struct last_nodes ln = {tg_idmap_new(64), tg_big_alloc((cp->nstreams + 1) * sizeof(int64_t)),
+	                        tg_big_alloc((cp->nstreams + 1) * sizeof(uint32_t)), 0};
 	uint32_t *pos = NULL;
 	size_t n = 0;
 	int rc = ln.slot && ln.stream && ln.node ? device_rows(&pos, &n, cp, ws) : TG_ENOMEM;
@@ -588,9 +589,9 @@ static int kernel_edges(tg_critical_path *cp, struct gpu_ws *ws)
 		rc = cp->ev[i].kind == TG_KIND_SYNC ? sync_event(cp, ws, &ln, i) : kernel_event(cp, ws, &ln, i);
 	}
 	tg_idmap_free(ln.slot);
-	free(ln.stream);
-	free(ln.node);
-	free(pos);
+	tg_big_free(ln.stream);
+	tg_big_free(ln.node);
+	tg_big_free(pos);
 	return rc;
 }
 
@@ -598,7 +599,7 @@ int cp_add_gpu_edges(tg_critical_path *cp)
 {
 	/* the queue lengths first, beside nothing else of the stage's; the
 	 * launches' numbers and the lists after */
-	struct gpu_ws ws = {tg_malloc((cp->nev + 1) * sizeof(int8_t)), NULL, tg_idmap_new(64), tg_idmap_new(64),
+	struct gpu_ws ws = {tg_big_alloc((cp->nev + 1) * sizeof(int8_t)), NULL, tg_idmap_new(64), tg_idmap_new(64),
 	                    NULL, 0};
 	int rc = ws.q && ws.prev && ws.next ? 0 : TG_ENOMEM;
 	if (!rc) {
@@ -614,10 +615,10 @@ int cp_add_gpu_edges(tg_critical_path *cp)
 		rc = stream_waits(cp, &ws);
 	if (!rc)
 		rc = kernel_edges(cp, &ws);
-	free(ws.q);
-	free(ws.order);
+	tg_big_free(ws.q);
+	tg_big_free(ws.order);
 	tg_idmap_free(ws.prev);
 	tg_idmap_free(ws.next);
-	free(ws.launches);
+	tg_big_free(ws.launches);
 	return rc;
 }

@@ -13,6 +13,7 @@
  * takes an edge from every start still open and from the end before it.
  */
 #include "critical_path_impl.h"
+#include "../../util/big.h"
 #include "../../util/sort.h"
 
 #include <stdlib.h>
@@ -50,7 +51,7 @@ static int order_slots(tg_critical_path *cp, uint32_t **ord, int64_t *key, size_
 	*hi = tmax;
 	int sb = bits_for(n), packed = n && bits_for((uint64_t)tmax - (uint64_t)tmin) + sb <= 64;
 	uint64_t *pk = (uint64_t *)key;
-	*ord = packed ? (uint32_t *)key : tg_malloc((n + 1) * sizeof(uint32_t));
+	*ord = packed ? (uint32_t *)key : tg_big_alloc((n + 1) * sizeof(uint32_t));
 	if (!*ord)
 		return TG_ENOMEM;
 	for (size_t i = 0, k = 0; i < cp->nev; i++)
@@ -85,18 +86,16 @@ int cp_make_nodes(tg_critical_path *cp)
 		}
 	}
 	/* the slots' keys, then their order (event rank * 2 + is_end) and the
-	 * event of each rank in the same memory: the nodes' events are
-	 * allocated once the sort's scratch is gone */
-	int64_t *key = tg_malloc((n + 1) * sizeof(int64_t));
+	 * event of each rank in the same memory; the nodes' events then take
+	 * the order's place, entry by entry, and its block (no array of them
+	 * beside the keys: 4 bytes a node at the nodes' peak, and the pages
+	 * already there) */
+	int64_t *key = cp_spare_take(cp, (n + 1) * sizeof(int64_t));
 	uint32_t *ord = NULL;
 	int64_t tmin, tmax;
 	int rc = TG_ENOMEM;
 	if (!key || (rc = order_slots(cp, &ord, key, n, &tmin, &tmax)))
 		goto out;
-	if (!(cp->node_ev = tg_malloc((n + 1) * sizeof(uint32_t)))) {
-		rc = TG_ENOMEM;
-		goto out;
-	}
 	/* the nodes' times are read from their events (cp_node_ts); whether
 	 * their span fits 32 bits of their unit (HTA's rounded times are whole
 	 * microseconds) decides the width the path's distances start in */
@@ -111,19 +110,27 @@ int cp_make_nodes(tg_critical_path *cp)
 	for (size_t j = 0; j < n; j++) {
 		uint32_t slot = ord[j], ev = evs[slot >> 1];
 		int start = !(slot & 1);
-		cp->node_ev[j] = ev | (start ? CP_NODE_START : 0);
+		ord[j] = ev | (start ? CP_NODE_START : 0); /* entry j read: node j's event */
 		if (start)
 			cp->snode[ev] = (uint32_t)j;
 		else
 			cp->enode[ev] = (uint32_t)j;
 	}
+	if (ord == (uint32_t *)key) { /* the events behind the order go: the block shrinks to them */
+		uint32_t *fit = tg_big_realloc(key, (n + 1) * sizeof(uint32_t));
+		cp->node_ev = fit ? fit : ord;
+		key = NULL;
+	} else {
+		cp->node_ev = ord;
+	}
+	ord = NULL;
 	cp->nnodes = n;
 	cp->stats.nodes = n;
 	rc = 0;
 out:
 	if (ord != (uint32_t *)key)
-		free(ord);
-	free(key);
+		tg_big_free(ord);
+	tg_big_free(key);
 	return rc;
 }
 

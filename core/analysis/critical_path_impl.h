@@ -18,7 +18,9 @@
 #define TG_CRITICAL_PATH_IMPL_H
 
 #include "critical_path.h"
+#include "../../util/big.h"
 #include "../../util/idmap.h"
+#include "../../util/sort.h"
 
 #include <string.h>
 
@@ -110,10 +112,12 @@ struct tg_critical_path {
 	int t_narrow;        /* the nodes' span fits 32 bits of t_unit: the path's distances start in 32 */
 	int lean;            /* a summary's build (cp_build): no cp->attr (the edges' classes are
 	                      * all its breakdown needs); once the longest path has the nodes'
-	                      * 32-bit times, node_ev is freed and the breakdown reads t32; no
-	                      * stats.path_events, and a cycle's message names no event */
-	uint32_t *t32;       /* lean: the nodes' times in t_unit from t0, kept for the breakdown */
-	int64_t t0;
+	                      * 32-bit times, node_ev is freed and the breakdown is summed from
+	                      * those times along the best edges (summed); no stats.path_events,
+	                      * and a cycle's message names no event */
+	int summed;          /* lean: the breakdown summed along the best edges as the longest
+	                      * path ends (critical_path_solve.c sum_path): no cp->path, and the
+	                      * offsets by source never made whole again */
 
 	/* edges, as added until cp_merge_edges, then by source (sorted in
 	 * place: a second list beside them grew the diff's heap by as much) */
@@ -122,6 +126,8 @@ struct tg_critical_path {
 	uint32_t *attr; /* the event each edge is attributed to, TG_NONE, by its place as added
 	                 * (its rank once merged); cap of them; NULL in a summary's lean build */
 	uint32_t *soff; /* once merged: node v's edges are edges[soff[v] .. soff[v + 1]) */
+
+	void *spare; /* a tg_big block just freed, for the next array to take (cp_spare_take) */
 
 	/* the result */
 	uint32_t *path; /* nodes; the path's edges once the steps are made (breakdown) */
@@ -235,6 +241,28 @@ static inline int64_t cp_edge_w(const tg_critical_path *cp, uint32_t src, const 
 	return cp_node_ts(cp, e->dst) - cp_node_ts(cp, src);
 }
 
+/* Holds tg_big block p (freed by the caller) as cp->spare, for the next
+ * array to take with its pages already there (a fresh mapping faults
+ * each of its pages in: the 1 GB diff's page faults 127 k on main, 274 k
+ * with the graph's arrays mapped and none reused); the one held before is
+ * freed. Only where the next array comes before the phase's peak. */
+static inline void cp_spare_put(tg_critical_path *cp, void *p)
+{
+	tg_big_free(cp->spare);
+	cp->spare = p;
+}
+
+/* A block of bytes (contents undefined): cp->spare resized (tg_big_realloc),
+ * or a fresh one. NULL when out of memory (cp->spare then kept, freed with
+ * the graph). */
+static inline void *cp_spare_take(tg_critical_path *cp, size_t bytes)
+{
+	void *p = tg_big_realloc(cp->spare, bytes);
+	if (p)
+		cp->spare = NULL;
+	return p;
+}
+
 /* The event edge e (merged: cp_merge_edges) is attributed to, or TG_NONE;
  * TG_NONE always in a summary's lean build (no cp->attr). */
 static inline uint32_t cp_edge_attr(const tg_critical_path *cp, const cp_edge *e)
@@ -314,14 +342,19 @@ static inline void cp_offs_range(const struct cp_offs *o, uint32_t u, uint32_t *
 	*hi = *lo + o->deg[u];
 }
 
-/* Packs cp->soff into *o and frees it. Returns 0 or TG_ENOMEM (*o then
- * for cp_offs_free, cp->soff kept). */
-int cp_offs_pack(struct cp_offs *o, tg_critical_path *cp);
+/* Packs cp->soff into *o and hands its block to *spare (tg_big's, the
+ * caller's to reuse or free: its pages are there). Returns 0 or TG_ENOMEM
+ * (*o then for cp_offs_free, cp->soff kept, *spare untouched). */
+int cp_offs_pack(struct cp_offs *o, tg_critical_path *cp, uint32_t **spare);
 
 /* Makes cp->soff again from *o, which is freed. Returns 0 or TG_ENOMEM. */
 int cp_offs_unpack(struct cp_offs *o, tg_critical_path *cp);
 
 void cp_offs_free(struct cp_offs *o);
+
+/* The source of the edge at place k (cp_edge_src) from the packed
+ * offsets: node hint's neighbours first (an edge's destination). */
+uint32_t cp_offs_src(const struct cp_offs *o, const tg_critical_path *cp, uint32_t k, uint32_t hint);
 
 /* Creates the nodes of the window's events (critical_path_graph.c). */
 int cp_make_nodes(tg_critical_path *cp);
@@ -339,10 +372,25 @@ int cp_add_gpu_edges(tg_critical_path *cp);
  * Returns 0, TG_EFORMAT for a cycle, or TG_ENOMEM. */
 int cp_solve(tg_critical_path *cp);
 
-/* Sorts v[0..n) (tg_sort_u64) unless they already are in order (a
- * thread's events, a trace's launches mostly come in time order): then no
- * pass and no scratch (8 bytes a key). Returns 0 or TG_ENOMEM. */
+/* Sorts v[0..n) unless they already are in order (a thread's events, a
+ * trace's launches mostly come in time order: then no pass); from 4 MiB of
+ * keys (TG_BIG_MIN, where the graph's arrays are mappings) in place
+ * (cp_sort_u64): no scratch, none of it left in the heap (tg_sort_u64's
+ * 8 bytes a key were the heap's growth under the graph at 1 GB), else
+ * tg_sort_u64 (faster: the in place sort costs 3-4x its time). Returns 0
+ * or TG_ENOMEM. */
 int cp_sort_keys(uint64_t *v, size_t n);
+
+/* Sorts v[0..n) ascending in place, no scratch: an American flag sort of
+ * 8-bit digits from the highest bit the values differ in. */
+void cp_sort_u64(uint64_t *v, size_t n);
+
+/* tg_sort_pairs (stable, by key) for pairs whose idx go up in kv's order
+ * (made in event order): key and idx packed into 64 bits in kv's own
+ * memory and sorted in place (cp_sort_u64), so no scratch; tg_sort_pairs
+ * when they do not fit, the idx do not go up, or the packed keys are under
+ * 4 MiB. Returns 0 or TG_ENOMEM. */
+int cp_sort_pairs_inc(tg_sort_pair *kv, size_t n);
 
 /* Sorts v[0..n) ascending in place, no scratch (the call stacks' ends: 4
  * bytes an event, not 8); shift is 24 for whole values (values that agree

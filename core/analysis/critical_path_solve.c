@@ -50,7 +50,7 @@ static int trace_back(tg_critical_path *cp, uint32_t *from, uint32_t best)
 	for (uint32_t v = best; v != TG_NONE; v = from[v], n++)
 		if (from[v] != TG_NONE)
 			from[v] = cp_edge_src(cp, from[v], v);
-	if (!(cp->path = tg_malloc((n + 1) * sizeof(uint32_t)))) /* sized to the path, once the queue is gone */
+	if (!(cp->path = tg_big_alloc((n + 1) * sizeof(uint32_t)))) /* sized to the path, once the queue is gone */
 		return TG_ENOMEM;
 	n = 0;
 	for (uint32_t v = best; v != TG_NONE; v = from[v])
@@ -243,7 +243,45 @@ static inline __attribute__((always_inline)) int kahn(tg_critical_path *cp, cons
 	return rc;
 }
 
-/* The longest path into cp->path and cp->length; TG_EFORMAT for a cycle.
+/* HTA's bound_by of an edge. */
+static tg_cp_bound bound_of(const cp_edge *e)
+{
+	switch (CP_EDGE_TYPE(e)) {
+	case TG_CP_EDGE_KERNEL_KERNEL: return TG_CP_KERNEL_KERNEL;
+	case TG_CP_EDGE_LAUNCH: return TG_CP_LAUNCH;
+	case TG_CP_EDGE_DEPENDENCY:
+	case TG_CP_EDGE_SYNC: return TG_CP_DEPENDENCY;
+	default: break;
+	}
+	return (tg_cp_bound)e->cls; /* its event's, found when it was added (critical_path_edges.c) */
+}
+
+/* A summary's breakdown (lean, the nodes' 32-bit times in t32), summed
+ * along the best edges back from best instead of from a path made first:
+ * each edge's source from the packed offsets, its weight as added (as
+ * breakdown's: the order of the sums does not change them), the path's
+ * nodes counted into cp->npath. No path (4 bytes a node of it) and no
+ * offsets made whole again (4 bytes a node) beside the graph: they were
+ * the lean build's highest phase at 1 GB. */
+static void sum_path(tg_critical_path *cp, const struct cp_offs *offs, const uint32_t *from,
+                     const uint32_t *t32, uint32_t best)
+{
+	size_t n = 0;
+	for (uint32_t v = best; v != TG_NONE; n++) {
+		uint32_t k = from[v];
+		if (k == TG_NONE)
+			break;
+		const cp_edge *e = &cp->edges[k];
+		uint32_t src = cp_offs_src(offs, cp, k, v);
+		cp->bound_ns[bound_of(e)] += e->zero ? 0 : ((int64_t)t32[v] - (int64_t)t32[src]) * cp->t_unit;
+		v = src;
+	}
+	cp->npath = best == TG_NONE ? 0 : n + 1;
+	cp->summed = 1;
+}
+
+/* The longest path into cp->path and cp->length (a summary's lean build:
+ * its breakdown instead, sum_path, and no cp->path); TG_EFORMAT for a cycle.
  * Its scratch: in-degrees (a byte, struct indeg), each node's best edge in
  * (its predecessor once visited), distances, and the nodes' times in 32
  * bits of their unit from the first (node_times: the graph keeps none),
@@ -261,24 +299,32 @@ static int longest(tg_critical_path *cp)
 	void *dist = NULL;
 	uint32_t best = TG_NONE;
 	int64_t t0 = nn ? cp_node_ts(cp, 0) : 0; /* node 0 is the first in time */
-	if ((rc = cp_offs_pack(&offs, cp))) /* the offsets packed while the loop's arrays are live */
+	uint32_t *spare = NULL; /* a block freed here, its pages taken by the next array */
+	if ((rc = cp_offs_pack(&offs, cp, &spare))) /* the offsets packed while the loop's arrays are live */
 		goto out;
-	if (cp->t_narrow && (t32 = tg_malloc((nn + 1) * sizeof(uint32_t))))
+	if (cp->t_narrow && (t32 = tg_big_realloc(spare, (nn + 1) * sizeof(uint32_t)))) {
+		spare = NULL;
 		for (uint32_t v = 0; v < nn; v++)
 			t32[v] = (uint32_t)((cp_node_ts(cp, v) - t0) / unit);
+	}
 	if (cp->lean && t32) { /* the times are all a summary reads of the nodes from here */
-		free(cp->node_ev);
+		tg_big_free(spare);
+		spare = cp->node_ev;
 		cp->node_ev = NULL;
 	}
-	if (!(from = tg_malloc((nn + 1) * sizeof(uint32_t))) || (cp->t_narrow && !t32)) {
+	from = tg_big_realloc(spare, (nn + 1) * sizeof(uint32_t));
+	if (from)
+		spare = NULL;
+	tg_big_free(spare);
+	if (!from || (cp->t_narrow && !t32)) {
 		rc = TG_ENOMEM;
 		goto out;
 	}
 	do {
 		memset(from, 0xff, (nn + 1) * sizeof(uint32_t));
-		free(dist);
+		tg_big_free(dist);
 		if ((rc = indeg_count(&in, cp)) ||
-		    !(dist = tg_malloc((nn + 1) * (wide ? sizeof(int64_t) : sizeof(int32_t))))) {
+		    !(dist = cp_spare_take(cp, (nn + 1) * (wide ? sizeof(int64_t) : sizeof(int32_t))))) {
 			rc = TG_ENOMEM;
 			goto out;
 		}
@@ -290,39 +336,26 @@ static int longest(tg_critical_path *cp)
 	if (best != TG_NONE)
 		cp->length = unit * (wide ? ((int64_t *)dist)[best] : ((int32_t *)dist)[best]);
 	indeg_free(&in);
-	free(dist);
+	tg_big_free(dist);
 	dist = NULL;
+	if (!cp->node_ev) { /* lean, the times kept: the breakdown here, no path */
+		sum_path(cp, &offs, from, t32, best);
+		goto out;
+	}
 	if ((rc = cp_offs_unpack(&offs, cp)))
 		goto out;
-	if (!cp->node_ev) { /* lean: the breakdown's weights come from the times */
-		cp->t32 = t32;
-		cp->t0 = t0;
-	} else
-		free(t32);
+	tg_big_free(t32);
 	t32 = NULL;
 	rc = trace_back(cp, from, best);
 out:
-	if (!cp->soff && offs.deg && cp_offs_unpack(&offs, cp) && !rc) /* the graph whole for the caller */
+	if (!cp->summed && !cp->soff && offs.deg && cp_offs_unpack(&offs, cp) && !rc) /* the graph whole for the caller */
 		rc = TG_ENOMEM;
 	cp_offs_free(&offs);
 	indeg_free(&in);
-	free(dist);
-	free(t32);
-	free(from);
+	tg_big_free(dist);
+	tg_big_free(t32);
+	tg_big_free(from);
 	return rc;
-}
-
-/* HTA's bound_by of an edge. */
-static tg_cp_bound bound_of(const cp_edge *e)
-{
-	switch (CP_EDGE_TYPE(e)) {
-	case TG_CP_EDGE_KERNEL_KERNEL: return TG_CP_KERNEL_KERNEL;
-	case TG_CP_EDGE_LAUNCH: return TG_CP_LAUNCH;
-	case TG_CP_EDGE_DEPENDENCY:
-	case TG_CP_EDGE_SYNC: return TG_CP_DEPENDENCY;
-	default: break;
-	}
-	return (tg_cp_bound)e->cls; /* its event's, found when it was added (critical_path_edges.c) */
 }
 
 /* The ops longest first, then by event, with wide pairs: two radix
@@ -361,7 +394,7 @@ static int sort_ops(tg_critical_path *cp)
 	int rb = range ? 64 - __builtin_clzll(range) : 0, ib = n > 1 ? 64 - __builtin_clzll(n - 1) : 0;
 	if (rb + ib > 64 || ib == 64)
 		return sort_ops_pairs(cp);
-	uint64_t *key = tg_malloc((n + 1) * sizeof(uint64_t)), mask = ib ? ~UINT64_C(0) >> (64 - ib) : 0;
+	uint64_t *key = tg_big_alloc((n + 1) * sizeof(uint64_t)), mask = ib ? ~UINT64_C(0) >> (64 - ib) : 0;
 	if (!key)
 		return TG_ENOMEM;
 	for (size_t i = 0; i < n; i++)
@@ -384,7 +417,7 @@ static int sort_ops(tg_critical_path *cp)
 		cp->ops[j] = first;
 		from[j] = j;
 	}
-	free(key);
+	tg_big_free(key);
 	return rc;
 }
 
@@ -392,12 +425,10 @@ static int sort_ops(tg_critical_path *cp)
  * collected and sorted, and the result held, without them. */
 static void free_graph(tg_critical_path *cp)
 {
-	free(cp->edges);
-	cp->edges = NULL;
-	void **arrays[] = {(void **)&cp->soff, (void **)&cp->node_ev,
-	                   (void **)&cp->path, (void **)&cp->t32, (void **)&cp->attr};
+	void **arrays[] = {(void **)&cp->edges, (void **)&cp->soff, (void **)&cp->node_ev,
+	                   (void **)&cp->path,  (void **)&cp->attr};
 	for (size_t k = 0; k < sizeof(arrays) / sizeof(arrays[0]); k++) {
-		free(*arrays[k]);
+		tg_big_free(*arrays[k]);
 		*arrays[k] = NULL;
 	}
 	cp->nedges = cp->cap = 0;
@@ -409,7 +440,7 @@ static void free_graph(tg_critical_path *cp)
  * TG_ENOMEM. */
 static int collect_ops(tg_critical_path *cp)
 {
-	uint32_t *slot = tg_malloc((cp->nev + 1) * sizeof(uint32_t));
+	uint32_t *slot = tg_big_alloc((cp->nev + 1) * sizeof(uint32_t));
 	if (!slot)
 		return TG_ENOMEM;
 	memset(slot, 0xff, (cp->nev + 1) * sizeof(uint32_t));
@@ -422,7 +453,7 @@ static int collect_ops(tg_critical_path *cp)
 			slot[ev] = (uint32_t)n++;
 	cp->ops = tg_calloc(n + 1, sizeof(tg_cp_op));
 	if (!cp->ops) {
-		free(slot);
+		tg_big_free(slot);
 		return TG_ENOMEM;
 	}
 	for (size_t k = 0; k < n; k++)
@@ -437,7 +468,7 @@ static int collect_ops(tg_critical_path *cp)
 		op->ns += st->ns;
 	}
 	cp->nops = n;
-	free(slot);
+	tg_big_free(slot);
 	return 0;
 }
 
@@ -495,19 +526,16 @@ static int make_steps(tg_critical_path *cp, const struct path_rec *r, size_t n)
 	return 0;
 }
 
-/* The time of node v for the breakdown: from the longest path's 32-bit
- * times in a summary's lean build (cp->t32: every node's time is t0 plus a
- * whole number of units, so the two are equal), else from its event. */
-static inline int64_t path_node_ts(const tg_critical_path *cp, uint32_t v)
-{
-	return cp->t32 ? cp->t0 + (int64_t)cp->t32[v] * cp->t_unit : cp_node_ts(cp, v);
-}
 
 /* The path's edges, the breakdown and the events on it; the graph is freed
  * once they are read (unless opts.keep_graph), before the steps are made
  * and the ops collected from them. */
 static int breakdown(tg_critical_path *cp)
 {
+	if (cp->summed) { /* a summary's, found with the path (sum_path) */
+		free_graph(cp);
+		return 0;
+	}
 	size_t n = cp->npath ? cp->npath - 1 : 0;
 	int full = !cp->opts.summary_only;
 	struct path_rec *rec = NULL;
@@ -529,17 +557,17 @@ static int breakdown(tg_critical_path *cp)
 	for (size_t i = 0; i < n; i++)
 		cp->path[i] = cp_find_edge(cp, cp->path[i], cp->path[i + 1]);
 	if (!cp->opts.keep_graph) {
-		free(cp->soff);
+		tg_big_free(cp->soff);
 		cp->soff = NULL;
 	}
 	if (full && !(rec = tg_big_calloc(cp->npath + 1, sizeof(*rec))))
 		return TG_ENOMEM;
-	int64_t ts = cp->npath ? path_node_ts(cp, src) : 0; /* src's: each node's time read once */
+	int64_t ts = cp->npath ? cp_node_ts(cp, src) : 0; /* src's: each node's time read once */
 	for (size_t i = 0; i < n; i++) {
 		const cp_edge *e = &cp->edges[cp->path[i]];
 		tg_cp_bound b = bound_of(e);
 		int type = CP_EDGE_TYPE(e);
-		int64_t dts = path_node_ts(cp, e->dst);
+		int64_t dts = cp_node_ts(cp, e->dst);
 		cp->bound_ns[b] += e->zero ? 0 : dts - ts; /* cp_edge_w */
 		if (full) {
 			rec[i] = (struct path_rec){.ts = ts, .event = TG_NONE, .start = cp_node_start(cp, src)};

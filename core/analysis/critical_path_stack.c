@@ -25,6 +25,7 @@
  * comparison, as before, so that the result does not move.
  */
 #include "critical_path_impl.h"
+#include "../../util/big.h"
 #include "../../util/sort.h"
 
 #include <stdlib.h>
@@ -169,7 +170,7 @@ static int64_t dur_of(const tg_critical_path *cp, uint32_t ev)
 /* Nests with HTA's comparison (a thread with an event of no duration). */
 static int nest_compare(tg_critical_path *cp, const uint32_t *evs, size_t n, struct stack_ws *ws)
 {
-	struct sev *sev = tg_malloc((2 * n + 1) * sizeof(*sev));
+	struct sev *sev = tg_big_alloc((2 * n + 1) * sizeof(*sev));
 	if (!sev)
 		return TG_ENOMEM;
 	for (size_t i = 0; i < n; i++) {
@@ -181,7 +182,7 @@ static int nest_compare(tg_critical_path *cp, const uint32_t *evs, size_t n, str
 	int rc = 0;
 	for (size_t k = 0; k < 2 * n && !rc; k++)
 		rc = sev[k].type == -1 ? close_top(cp, evs, ws) : open_event(cp, evs, ws, sev[k].local);
-	free(sev);
+	tg_big_free(sev);
 	return rc;
 }
 
@@ -204,7 +205,7 @@ static uint64_t shl(uint64_t x, int s)
 static int order_pairs(tg_critical_path *cp, const uint32_t *evs, size_t n, uint32_t *order, int64_t tmin,
                        uint64_t dmax, int one, int db)
 {
-	tg_sort_pair *starts = tg_malloc((n + 1) * sizeof(*starts));
+	tg_sort_pair *starts = tg_big_alloc((n + 1) * sizeof(*starts));
 	if (!starts)
 		return TG_ENOMEM;
 	for (size_t i = 0; i < n; i++) {
@@ -219,7 +220,7 @@ static int order_pairs(tg_critical_path *cp, const uint32_t *evs, size_t n, uint
 	}
 	for (size_t k = 0; k < n && !rc; k++)
 		order[k] = starts[k].idx;
-	free(starts);
+	tg_big_free(starts);
 	return rc;
 }
 
@@ -228,7 +229,7 @@ static int ws_need(struct stack_ws *ws, size_t bytes)
 {
 	if (bytes <= ws->cap)
 		return 0;
-	void *b = realloc(ws->buf, bytes);
+	void *b = tg_big_realloc(ws->buf, bytes);
 	if (!b)
 		return tg_error_set(TG_ENOMEM, "out of memory");
 	ws->buf = b;
@@ -452,14 +453,14 @@ static size_t largest_thread(const tg_critical_path *cp, const uint32_t *evs, co
 
 static int alloc_ws(struct stack_ws *ws, size_t n)
 {
-	*ws = (struct stack_ws){.buf = tg_malloc((n + 2) * 8), .cap = (n + 2) * 8};
+	*ws = (struct stack_ws){.buf = tg_big_alloc((n + 2) * 8), .cap = (n + 2) * 8};
 	return ws->buf ? 0 : TG_ENOMEM;
 }
 
 static void free_ws(struct stack_ws *ws)
 {
 	free(ws->stk);
-	free(ws->buf);
+	tg_big_free(ws->buf);
 }
 
 int cp_add_stack_edges(tg_critical_path *cp)
@@ -469,7 +470,7 @@ int cp_add_stack_edges(tg_critical_path *cp)
 		n += (cp->evf[i] & CP_CLIP) != 0;
 	size_t ntr;
 	tg_trace_tracks(cp->t, &ntr);
-	uint32_t *evs = tg_malloc((n + 1) * sizeof(uint32_t)), *end = tg_calloc(ntr + 2, sizeof(uint32_t));
+	uint32_t *evs = tg_big_alloc((n + 1) * sizeof(uint32_t)), *end = tg_calloc(ntr + 2, sizeof(uint32_t));
 	struct stack_ws ws = {0};
 	int rc = evs && end ? thread_order(cp, evs, end, ntr) : TG_ENOMEM;
 	if (!rc)
@@ -477,7 +478,7 @@ int cp_add_stack_edges(tg_critical_path *cp)
 	for (size_t r = 0, lo = 0; r < ntr && !rc; lo = end[r++])
 		if (end[r] > lo && cpu_thread(cp, evs + lo, end[r] - lo))
 			rc = walk_thread(cp, evs + lo, end[r] - lo, &ws);
-	free(evs);
+	tg_big_free(evs);
 	free(end);
 	free_ws(&ws);
 	return rc;
