@@ -28,6 +28,7 @@
 #include "../core/diff/rundata.h"
 #include "../rules/rules.h"
 
+#include <math.h>
 #include <zlib.h>
 #include "../render/diff_render.h"
 #include "../rules/gate.h"
@@ -567,7 +568,8 @@ static void test_old_starts(void **state)
 }
 
 /* Run data built with TG_RUNDATA_PACKED (what cli/diff_load.c asks for):
- * its measure packed before the skeleton is built, the same parts, and,
+ * its measure packed as it is made (tg_measure_build_packed), the same
+ * parts, every record and invocation read back as the whole ones, and,
  * detached, the same bytes as run data packed when detached. */
 static void test_packed_at_build(void **state)
 {
@@ -587,6 +589,32 @@ static void test_packed_at_build(void **state)
 	assert_null(tg_measure_kernels(tg_rundata_measure(b), &nb));
 	assert_true(na > 50);
 	assert_int_equal(na, nb);
+	const tg_measure *ma = tg_rundata_measure(a), *mb = tg_rundata_measure(b);
+	for (size_t i = 0; i < na; i++) {
+		tg_kernel_rec ra, rb;
+		tg_measure_kernel_get(&ra, ma, i);
+		tg_measure_kernel_get(&rb, mb, i);
+		const uint32_t ka[] = {ra.unit, ra.inv, ra.category, ra.name_category, ra.op, ra.op_shape, ra.kernel,
+		                       ra.module, ra.event, ra.stream, ra.trace, ra.cat_source};
+		const uint32_t kb[] = {rb.unit, rb.inv, rb.category, rb.name_category, rb.op, rb.op_shape, rb.kernel,
+		                       rb.module, rb.event, rb.stream, rb.trace, rb.cat_source};
+		assert_memory_equal(ka, kb, sizeof(ka));
+		assert_int_equal(ra.dur_ns, rb.dur_ns);
+		assert_int_equal(ra.delay_ns, rb.delay_ns);
+	}
+	size_t nia, nib;
+	tg_measure_invocations(ma, &nia);
+	assert_null(tg_measure_invocations(mb, &nib));
+	assert_int_equal(nia, nib);
+	for (size_t i = 0; i < nia; i++) {
+		tg_invocation va, vb;
+		tg_measure_invocation_get(&va, ma, i);
+		tg_measure_invocation_get(&vb, mb, i);
+		assert_int_equal(va.event, vb.event);
+		assert_int_equal(va.op_shape, vb.op_shape);
+		assert_true(va.flops == vb.flops || (isnan(va.flops) && isnan(vb.flops)));
+		assert_true(va.bytes == vb.bytes || (isnan(va.bytes) && isnan(vb.bytes)));
+	}
 	assert_int_equal(tg_rundata_detach(a), 0);
 	assert_int_equal(tg_rundata_detach(b), 0);
 	assert_int_equal(tg_rundata_mem_bytes(a), tg_rundata_mem_bytes(b));

@@ -50,10 +50,11 @@ static int measure_tree(tg_rundata *rd, const tg_tree *tree, unsigned parts)
 		rc = tg_cp_summarize(&rd->cp, tree);
 	else
 		snprintf(rd->cp.why, sizeof(rd->cp.why), "not computed");
+	/* packed (detached next): its records packed as they are made, never
+	 * all whole (64 bytes a record) beside the rows */
 	if (!rc)
-		rc = tg_measure_build(&rd->m, &tree, 1, rd->keys);
-	if (!rc && (parts & TG_RUNDATA_PACKED)) /* detached next: its 64-byte records go before the skeleton comes */
-		rc = tg_measure_pack(rd->m);
+		rc = parts & TG_RUNDATA_PACKED ? tg_measure_build_packed(&rd->m, tree, rd->keys)
+		                               : tg_measure_build(&rd->m, &tree, 1, rd->keys);
 	if (!rc) /* kept past the trace: without the slack of growing */
 		rc = tg_measure_fit(rd->m);
 	if (!rc && (parts & TG_RUNDATA_SKELETON))
