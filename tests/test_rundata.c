@@ -631,6 +631,56 @@ static void test_packed_at_build(void **state)
 	tg_rules_free(rules);
 }
 
+static int between_calls; /* test_staged: tg_rundata_build_staged's between's calls */
+
+static void count_between(void)
+{
+	between_calls++;
+}
+
+/* tg_rundata_build_staged (what cli/diff_load.c calls, its heap policy
+ * between the parts): between called after the measures, after the
+ * skeleton when asked for and once at the end, the findings threaded or
+ * not; the run data the same bytes as tg_rundata_build_parts'. */
+static void test_staged(void **state)
+{
+	(void)state;
+	GT_SKIP_WITHOUT_GEN();
+	const tg_tree *t = gt_trace(SPLIT)->tree;
+	tg_rules *rules;
+	assert_int_equal(tg_rules_load_default(&rules), 0);
+	const tg_findings_opts *fo = tg_rules_findings(rules);
+	tg_rundata *a, *b;
+	assert_int_equal(tg_rundata_build_parts(&a, t, fo, TG_RUNDATA_ALL | TG_RUNDATA_PACKED), 0);
+	between_calls = 0;
+	assert_int_equal(
+	        tg_rundata_build_staged(&b, t, fo, TG_RUNDATA_ALL | TG_RUNDATA_PACKED | TG_RUNDATA_THREADS, count_between),
+	        0);
+	assert_int_equal(between_calls, 3);
+	assert_int_equal(tg_rundata_detach(a), 0);
+	assert_int_equal(tg_rundata_detach(b), 0);
+	void *ea = NULL, *eb = NULL;
+	size_t la = 0, lb = 0;
+	assert_int_equal(tg_rundata_encode(&ea, &la, a), 0);
+	assert_int_equal(tg_rundata_encode(&eb, &lb, b), 0);
+	assert_int_equal(la, lb);
+	assert_memory_equal(ea, eb, la);
+	free(ea);
+	free(eb);
+	tg_rundata_free(b);
+	between_calls = 0; /* no skeleton, findings on this thread: measures and end */
+	assert_int_equal(tg_rundata_build_staged(&b, t, fo, TG_RUNDATA_FINDINGS | TG_RUNDATA_PACKED, count_between), 0);
+	assert_int_equal(between_calls, 2);
+	assert_null(tg_rundata_skeleton(b));
+	tg_rundata_free(b);
+	between_calls = 0; /* NULL: nothing to call */
+	assert_int_equal(tg_rundata_build_staged(&b, t, fo, TG_RUNDATA_SKELETON, NULL), 0);
+	assert_int_equal(between_calls, 0);
+	tg_rundata_free(b);
+	tg_rundata_free(a);
+	tg_rules_free(rules);
+}
+
 /* Detached run data held compact (what `tracegate diff` does while the
  * next trace is read) and given back: the same stored bytes before and
  * after (format 2 unchanged), its skeleton's nodes and its measure in
@@ -952,6 +1002,7 @@ int main(void)
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_old_starts),
 		cmocka_unit_test(test_packed_at_build),
+		cmocka_unit_test(test_staged),
 		cmocka_unit_test(test_compact),
 		cmocka_unit_test(test_compact_shared),
 		cmocka_unit_test(test_measure_reserve_fit),

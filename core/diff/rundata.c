@@ -33,8 +33,9 @@ struct tg_rundata {
 };
 
 /* The measures on keys of rd's own, the trace's rank and steps, and
- * the parts asked for (skeleton, critical path) of tree. */
-static int measure_tree(tg_rundata *rd, const tg_tree *tree, unsigned parts)
+ * the parts asked for (skeleton, critical path) of tree; between (when
+ * not NULL) called once the measures are made and once the skeleton is. */
+static int measure_tree(tg_rundata *rd, const tg_tree *tree, unsigned parts, void (*between)(void))
 {
 	if (!(rd->keys = tg_atoms_new()))
 		return TG_ENOMEM;
@@ -57,8 +58,12 @@ static int measure_tree(tg_rundata *rd, const tg_tree *tree, unsigned parts)
 		                               : tg_measure_build(&rd->m, &tree, 1, rd->keys);
 	if (!rc) /* kept past the trace: without the slack of growing */
 		rc = tg_measure_fit(rd->m);
+	if (!rc && between)
+		between();
 	if (!rc && (parts & TG_RUNDATA_SKELETON))
 		rc = tg_skeleton_build(&rd->sk, tree, 0);
+	if (!rc && between && (parts & TG_RUNDATA_SKELETON))
+		between();
 	return rc;
 }
 
@@ -82,7 +87,8 @@ static void *findings_thread(void *arg)
 	return NULL;
 }
 
-int tg_rundata_build_parts(tg_rundata **out, const tg_tree *tree, const tg_findings_opts *fo, unsigned parts)
+int tg_rundata_build_staged(tg_rundata **out, const tg_tree *tree, const tg_findings_opts *fo, unsigned parts,
+                            void (*between)(void))
 {
 	*out = NULL;
 	tg_rundata *rd = tg_calloc(1, sizeof(*rd));
@@ -95,7 +101,7 @@ int tg_rundata_build_parts(tg_rundata **out, const tg_tree *tree, const tg_findi
 	 * the findings then overlap the measures and the skeleton */
 	if (ok && (parts & TG_RUNDATA_THREADS) && (parts & TG_RUNDATA_FINDINGS))
 		threaded = pthread_create(&th, NULL, findings_thread, &j) == 0;
-	int rc = ok ? measure_tree(rd, tree, parts) : TG_ENOMEM;
+	int rc = ok ? measure_tree(rd, tree, parts, between) : TG_ENOMEM;
 	if (threaded) {
 		pthread_join(th, NULL);
 		rd->findings = j.out;
@@ -109,7 +115,14 @@ int tg_rundata_build_parts(tg_rundata **out, const tg_tree *tree, const tg_findi
 	}
 	rd->parts = parts & TG_RUNDATA_ALL;
 	*out = rd;
+	if (between)
+		between();
 	return 0;
+}
+
+int tg_rundata_build_parts(tg_rundata **out, const tg_tree *tree, const tg_findings_opts *fo, unsigned parts)
+{
+	return tg_rundata_build_staged(out, tree, fo, parts, NULL);
 }
 
 int tg_rundata_build(tg_rundata **out, const tg_tree *tree, const tg_findings_opts *fo)

@@ -82,6 +82,18 @@ enum { TG_RUNDATA_SKELETON = 1, TG_RUNDATA_FINDINGS = 2, TG_RUNDATA_CP = 4, TG_R
  * tg_rundata_build's. */
 int tg_rundata_build_parts(tg_rundata **out, const tg_tree *tree, const tg_findings_opts *fo, unsigned parts);
 
+/* tg_rundata_build_parts with the caller's heap policy between the parts:
+ * between (NULL: nothing) is called on the caller's thread once the
+ * measures are made, once the skeleton is (when asked for) and once every
+ * part is (the findings' thread joined), each time with that part's
+ * scratch freed, e.g. to give the heap's free pages back (`tracegate
+ * diff`, which otherwise keeps freed memory: the launchers' and the
+ * skeleton's scratch left resident under the next part; docs/scale.md,
+ * i33stage). With TG_RUNDATA_THREADS the findings may still be running
+ * during the first calls, so between must be thread-safe (malloc_trim is). */
+int tg_rundata_build_staged(tg_rundata **out, const tg_tree *tree, const tg_findings_opts *fo, unsigned parts,
+                            void (*between)(void));
+
 /* The parts rd holds (TG_RUNDATA_ALL | TG_RUNDATA_MEASURE when decoded). */
 unsigned tg_rundata_parts(const tg_rundata *rd);
 
