@@ -640,8 +640,8 @@ static void count_between(void)
 
 /* tg_rundata_build_staged (what cli/diff_load.c calls, its heap policy
  * between the parts): between called after the measures, after the
- * skeleton when asked for and once at the end, the findings threaded or
- * not; the run data the same bytes as tg_rundata_build_parts'. */
+ * findings and after the skeleton when they are asked for, the findings
+ * threaded or not; the run data the same bytes as tg_rundata_build_parts'. */
 static void test_staged(void **state)
 {
 	(void)state;
@@ -668,7 +668,7 @@ static void test_staged(void **state)
 	free(ea);
 	free(eb);
 	tg_rundata_free(b);
-	between_calls = 0; /* no skeleton, findings on this thread: measures and end */
+	between_calls = 0; /* no skeleton, findings on this thread: after the measures and the findings */
 	assert_int_equal(tg_rundata_build_staged(&b, t, fo, TG_RUNDATA_FINDINGS | TG_RUNDATA_PACKED, count_between), 0);
 	assert_int_equal(between_calls, 2);
 	assert_null(tg_rundata_skeleton(b));

@@ -32,9 +32,9 @@ struct tg_rundata {
 	int compact;    /* tg_rundata_compact: the measure's rows and the skeleton's nodes held coded */
 };
 
-/* The measures on keys of rd's own, the trace's rank and steps, and
- * the parts asked for (skeleton, critical path) of tree; between (when
- * not NULL) called once the measures are made and once the skeleton is. */
+/* The measures on keys of rd's own, the trace's rank and steps, and the
+ * critical path's summary when asked for, of tree; between (when not
+ * NULL) called once the measures are made. */
 static int measure_tree(tg_rundata *rd, const tg_tree *tree, unsigned parts, void (*between)(void))
 {
 	if (!(rd->keys = tg_atoms_new()))
@@ -59,10 +59,6 @@ static int measure_tree(tg_rundata *rd, const tg_tree *tree, unsigned parts, voi
 	if (!rc) /* kept past the trace: without the slack of growing */
 		rc = tg_measure_fit(rd->m);
 	if (!rc && between)
-		between();
-	if (!rc && (parts & TG_RUNDATA_SKELETON))
-		rc = tg_skeleton_build(&rd->sk, tree, 0);
-	if (!rc && between && (parts & TG_RUNDATA_SKELETON))
 		between();
 	return rc;
 }
@@ -98,7 +94,12 @@ int tg_rundata_build_staged(tg_rundata **out, const tg_tree *tree, const tg_find
 	pthread_t th;
 	int ok = rd && (rd->fkey = strdup(key)), threaded = 0;
 	/* `diff` asks for no critical path here (it finds it last, cli/diff_load.c):
-	 * the findings then overlap the measures and the skeleton */
+	 * the findings then overlap the measures, which take about as long
+	 * (the join waited 20-35 ms a trace at 1 GB of JSON); the skeleton
+	 * comes once they are joined, so that its 31.5 MB and its
+	 * 4-byte-an-event scratch are not built beside the findings' (the
+	 * parts' peak at 1 GB 141-150 / 152-162 MB -> 141 / 152-153,
+	 * docs/scale.md i33stage) */
 	if (ok && (parts & TG_RUNDATA_THREADS) && (parts & TG_RUNDATA_FINDINGS))
 		threaded = pthread_create(&th, NULL, findings_thread, &j) == 0;
 	int rc = ok ? measure_tree(rd, tree, parts, between) : TG_ENOMEM;
@@ -109,14 +110,16 @@ int tg_rundata_build_staged(tg_rundata **out, const tg_tree *tree, const tg_find
 			rc = tg_error_set(j.rc, "%s", j.msg[0] ? j.msg : "out of memory");
 	} else if (!rc && (parts & TG_RUNDATA_FINDINGS))
 		rc = tg_findings_compute(&rd->findings, tree, fo, -1, 0);
+	if (!rc && between && (parts & TG_RUNDATA_FINDINGS))
+		between();
+	if (!rc && (parts & TG_RUNDATA_SKELETON) && !(rc = tg_skeleton_build(&rd->sk, tree, 0)) && between)
+		between();
 	if (rc) {
 		tg_rundata_free(rd);
 		return rc;
 	}
 	rd->parts = parts & TG_RUNDATA_ALL;
 	*out = rd;
-	if (between)
-		between();
 	return 0;
 }
 
