@@ -122,8 +122,9 @@ static int load_one(tg_cli_side *s, struct kept *k, const char *path, size_t i, 
 	if (tg_cli_load(&tr, &tree, path, ropts))
 		return -1;
 	tg_big_keep(0); /* read: what the trace before left mapped and this one's reader did not take */
-	int rc = tg_rundata_build_parts(&s->data[i], tree, tg_rules_findings(rules),
-	                                (parts & ~TG_RUNDATA_CP) | TG_RUNDATA_PACKED);
+	/* the heap's free pages given back after each part, as before the read */
+	int rc = tg_rundata_build_staged(&s->data[i], tree, tg_rules_findings(rules),
+	                                 (parts & ~TG_RUNDATA_CP) | TG_RUNDATA_PACKED, tg_cli_trim_heap);
 	if (!rc) {
 		s->n = i + 1;
 		rc = tg_rundata_detach(s->data[i]);

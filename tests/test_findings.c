@@ -825,6 +825,35 @@ static void test_every_shared(void **state)
 }
 
 /* Device events alone: what needs the host is not evaluated, and says so. */
+/* tg_fctx_drop_busy (tg_findings_compute frees the busy intervals once
+ * pageable-memcpy has read them, before the ops' perf sheets): the intervals
+ * are there after tg_fctx_init, gone after the drop (the busy time then
+ * 0), and a second drop and tg_fctx_free are harmless. */
+static void test_drop_busy(void **state)
+{
+	(void)state;
+	struct loaded l;
+	load_mem(&l, "{\"traceEvents\": [" X("kernel", "K", 0, 7, 0, 100, "\"stream\":7")
+	             X("kernel", "K", 0, 7, 5000, 100, "\"stream\":7") "{\"ph\":\"M\",\"name\":\"x\",\"pid\":0}]}");
+	tg_findings_opts o;
+	tg_findings_opts_default(&o);
+	tg_findings *out = tg_calloc(1, sizeof(*out));
+	assert_non_null(out);
+	tg_fctx c;
+	tg_test_must(tg_fctx_init(&c, l.tree, &o, -1, out, 1));
+	assert_int_equal(c.nbusy, 2);
+	int64_t busy = tg_fctx_busy_in(&c, 0, 6000);
+	assert_true(busy > 0);
+	tg_fctx_drop_busy(&c);
+	assert_null(c.busy);
+	assert_int_equal(c.nbusy, 0);
+	assert_int_equal(tg_fctx_busy_in(&c, 0, 6000), 0);
+	tg_fctx_drop_busy(&c);
+	tg_fctx_free(&c);
+	tg_findings_free(out);
+	unload(&l);
+}
+
 static void test_gpu_only(void **state)
 {
 	(void)state;
@@ -858,7 +887,7 @@ int main(void)
 		cmocka_unit_test(test_render),       cmocka_unit_test(test_kineto_pair),
 		cmocka_unit_test(test_resnet_dataloader), cmocka_unit_test(test_h200),
 		cmocka_unit_test(test_comm_shared),  cmocka_unit_test(test_every_shared),
-		cmocka_unit_test(test_gpu_only),
+		cmocka_unit_test(test_gpu_only),     cmocka_unit_test(test_drop_busy),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -28,6 +28,7 @@
 #include "../core/diff/rundata.h"
 #include "../rules/rules.h"
 
+#include <math.h>
 #include <zlib.h>
 #include "../render/diff_render.h"
 #include "../rules/gate.h"
@@ -567,7 +568,8 @@ static void test_old_starts(void **state)
 }
 
 /* Run data built with TG_RUNDATA_PACKED (what cli/diff_load.c asks for):
- * its measure packed before the skeleton is built, the same parts, and,
+ * its measure packed as it is made (tg_measure_build_packed), the same
+ * parts, every record and invocation read back as the whole ones, and,
  * detached, the same bytes as run data packed when detached. */
 static void test_packed_at_build(void **state)
 {
@@ -587,6 +589,32 @@ static void test_packed_at_build(void **state)
 	assert_null(tg_measure_kernels(tg_rundata_measure(b), &nb));
 	assert_true(na > 50);
 	assert_int_equal(na, nb);
+	const tg_measure *ma = tg_rundata_measure(a), *mb = tg_rundata_measure(b);
+	for (size_t i = 0; i < na; i++) {
+		tg_kernel_rec ra, rb;
+		tg_measure_kernel_get(&ra, ma, i);
+		tg_measure_kernel_get(&rb, mb, i);
+		const uint32_t ka[] = {ra.unit, ra.inv, ra.category, ra.name_category, ra.op, ra.op_shape, ra.kernel,
+		                       ra.module, ra.event, ra.stream, ra.trace, ra.cat_source};
+		const uint32_t kb[] = {rb.unit, rb.inv, rb.category, rb.name_category, rb.op, rb.op_shape, rb.kernel,
+		                       rb.module, rb.event, rb.stream, rb.trace, rb.cat_source};
+		assert_memory_equal(ka, kb, sizeof(ka));
+		assert_int_equal(ra.dur_ns, rb.dur_ns);
+		assert_int_equal(ra.delay_ns, rb.delay_ns);
+	}
+	size_t nia, nib;
+	tg_measure_invocations(ma, &nia);
+	assert_null(tg_measure_invocations(mb, &nib));
+	assert_int_equal(nia, nib);
+	for (size_t i = 0; i < nia; i++) {
+		tg_invocation va, vb;
+		tg_measure_invocation_get(&va, ma, i);
+		tg_measure_invocation_get(&vb, mb, i);
+		assert_int_equal(va.event, vb.event);
+		assert_int_equal(va.op_shape, vb.op_shape);
+		assert_true(va.flops == vb.flops || (isnan(va.flops) && isnan(vb.flops)));
+		assert_true(va.bytes == vb.bytes || (isnan(va.bytes) && isnan(vb.bytes)));
+	}
 	assert_int_equal(tg_rundata_detach(a), 0);
 	assert_int_equal(tg_rundata_detach(b), 0);
 	assert_int_equal(tg_rundata_mem_bytes(a), tg_rundata_mem_bytes(b));
@@ -600,6 +628,56 @@ static void test_packed_at_build(void **state)
 	free(eb);
 	tg_rundata_free(a);
 	tg_rundata_free(b);
+	tg_rules_free(rules);
+}
+
+static int between_calls; /* test_staged: tg_rundata_build_staged's between's calls */
+
+static void count_between(void)
+{
+	between_calls++;
+}
+
+/* tg_rundata_build_staged (what cli/diff_load.c calls, its heap policy
+ * between the parts): between called after the measures, after the
+ * findings and after the skeleton when they are asked for, the findings
+ * threaded or not; the run data the same bytes as tg_rundata_build_parts'. */
+static void test_staged(void **state)
+{
+	(void)state;
+	GT_SKIP_WITHOUT_GEN();
+	const tg_tree *t = gt_trace(SPLIT)->tree;
+	tg_rules *rules;
+	assert_int_equal(tg_rules_load_default(&rules), 0);
+	const tg_findings_opts *fo = tg_rules_findings(rules);
+	tg_rundata *a, *b;
+	assert_int_equal(tg_rundata_build_parts(&a, t, fo, TG_RUNDATA_ALL | TG_RUNDATA_PACKED), 0);
+	between_calls = 0;
+	assert_int_equal(
+	        tg_rundata_build_staged(&b, t, fo, TG_RUNDATA_ALL | TG_RUNDATA_PACKED | TG_RUNDATA_THREADS, count_between),
+	        0);
+	assert_int_equal(between_calls, 3);
+	assert_int_equal(tg_rundata_detach(a), 0);
+	assert_int_equal(tg_rundata_detach(b), 0);
+	void *ea = NULL, *eb = NULL;
+	size_t la = 0, lb = 0;
+	assert_int_equal(tg_rundata_encode(&ea, &la, a), 0);
+	assert_int_equal(tg_rundata_encode(&eb, &lb, b), 0);
+	assert_int_equal(la, lb);
+	assert_memory_equal(ea, eb, la);
+	free(ea);
+	free(eb);
+	tg_rundata_free(b);
+	between_calls = 0; /* no skeleton, findings on this thread: after the measures and the findings */
+	assert_int_equal(tg_rundata_build_staged(&b, t, fo, TG_RUNDATA_FINDINGS | TG_RUNDATA_PACKED, count_between), 0);
+	assert_int_equal(between_calls, 2);
+	assert_null(tg_rundata_skeleton(b));
+	tg_rundata_free(b);
+	between_calls = 0; /* NULL: nothing to call */
+	assert_int_equal(tg_rundata_build_staged(&b, t, fo, TG_RUNDATA_SKELETON, NULL), 0);
+	assert_int_equal(between_calls, 0);
+	tg_rundata_free(b);
+	tg_rundata_free(a);
 	tg_rules_free(rules);
 }
 
@@ -924,6 +1002,7 @@ int main(void)
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_old_starts),
 		cmocka_unit_test(test_packed_at_build),
+		cmocka_unit_test(test_staged),
 		cmocka_unit_test(test_compact),
 		cmocka_unit_test(test_compact_shared),
 		cmocka_unit_test(test_measure_reserve_fit),

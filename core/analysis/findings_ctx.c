@@ -8,6 +8,7 @@
  * measured time into a cost per step.
  */
 #include "findings_impl.h"
+#include "../../util/big.h"
 #include "../../util/sort.h"
 
 #include <math.h>
@@ -76,7 +77,7 @@ static int busy_union(tg_fctx *c)
 			end = tg_event_end(c->t, e);
 		}
 	}
-	c->busy = tg_malloc((nb ? nb : 1) * sizeof(*c->busy));
+	c->busy = tg_big_alloc((nb ? nb : 1) * sizeof(*c->busy)); /* a mapping from 4 MiB: given back when dropped */
 	if (!c->busy)
 		return TG_ENOMEM;
 	for (size_t i = 0; i < c->ndev; i++) { /* fill */
@@ -240,10 +241,17 @@ int tg_fctx_init(tg_fctx *c, const tg_tree *tree, const tg_findings_opts *opts, 
 void tg_fctx_free(tg_fctx *c)
 {
 	free(c->win);
-	free(c->busy);
+	tg_big_free(c->busy);
 	free(c->dev);
 	free(c->expl);
 	memset(c, 0, sizeof(*c));
+}
+
+void tg_fctx_drop_busy(tg_fctx *c)
+{
+	tg_big_free(c->busy);
+	c->busy = NULL;
+	c->nbusy = 0;
 }
 
 int tg_fctx_selected(const tg_fctx *c, uint32_t ev)

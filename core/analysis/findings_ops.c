@@ -71,7 +71,7 @@ static const tg_table *sheet(const tg_table *const *s, size_t n, const char *nam
 
 /* ------------------------------------------------------------ pageable copies */
 
-static int pageable(tg_fctx *c)
+int tg_findings_check_pageable(tg_fctx *c)
 {
 	if (!tg_fctx_limits(c, TG_FINDING_PAGEABLE_MEMCPY)->enabled)
 		return 0;
@@ -565,7 +565,7 @@ int tg_findings_check_ops(tg_fctx *c)
 	int have_spec = 0; /* the sheets have the roofline columns */
 	for (size_t i = 0; i < ns; i++)
 		have_spec |= tg_table_find_column(s[i], "Pct Roofline_mean") >= 0;
-	if (!(rc = pageable(c)) && !(rc = attention(c, s, ns)) && !(rc = gemm(c, g, bad)))
+	if (!(rc = attention(c, s, ns)) && !(rc = gemm(c, g, bad)))
 		rc = low_efficiency(c, s, ns, bad, have_spec || (!ns && spec));
 	free(bad);
 done:

@@ -218,15 +218,16 @@ static int add_invocations(tg_measure *m, struct trace_walk *w)
 			}
 			memo[nmemo++] = me;
 		}
-		if (tg_grow((void **)&m->invs, &m->capinvs, m->ninvs + 1, sizeof(tg_invocation))) {
+		tg_invocation iv = {w->list[i].event, me.op_shape, me.flops, me.bytes};
+		if (m->packed) {
+			rc = tg_measure_pack_inv(m->packed, m->ninvs, &iv);
+		} else if (tg_grow((void **)&m->invs, &m->capinvs, m->ninvs + 1, sizeof(tg_invocation))) {
 			rc = TG_ENOMEM;
-			break;
+		} else {
+			m->invs[m->ninvs] = iv;
 		}
-		tg_invocation *iv = &m->invs[m->ninvs];
-		iv->event = w->list[i].event;
-		iv->op_shape = me.op_shape;
-		iv->flops = me.flops;
-		iv->bytes = me.bytes;
+		if (rc)
+			break;
 		w->inv_of[i] = (uint32_t)m->ninvs++;
 	}
 	free(memo);
@@ -245,9 +246,7 @@ int64_t tg_measure_stream(const tg_measure *m, uint32_t i)
 static int add_kernel_rec(tg_measure *m, struct trace_walk *w, uint32_t i)
 {
 	const tg_event *ev = w->ev;
-	if (tg_grow((void **)&m->recs, &m->caprecs, m->nrecs + 1, sizeof(tg_kernel_rec)))
-		return TG_ENOMEM;
-	tg_kernel_rec *r = &m->recs[m->nrecs];
+	tg_kernel_rec rec, *r = &rec;
 	memset(r, 0, sizeof(*r));
 	uint32_t name = ev[i].name;
 	if (name < w->natoms && w->kernel_key[name] != TG_NONE) {
@@ -273,7 +272,7 @@ static int add_kernel_rec(tg_measure *m, struct trace_walk *w, uint32_t i)
 	if (li != TG_NONE) {
 		opname = tg_atoms_str(w->atoms, ev[w->list[li].event].name);
 		r->inv = w->inv_of[li];
-		r->op_shape = m->invs[r->inv].op_shape;
+		r->op_shape = m->packed ? m->packed->shapes[m->packed->invs[r->inv].shape].op_shape : m->invs[r->inv].op_shape;
 	} else {
 		opname = opshape_none;
 		r->inv = TG_NONE;
@@ -294,6 +293,14 @@ static int add_kernel_rec(tg_measure *m, struct trace_walk *w, uint32_t i)
 	r->dur_ns = tg_event_dur(w->t, &ev[i]);
 	uint32_t launch = tg_tree_launch(w->tree, i);
 	r->delay_ns = launch != TG_NONE ? ev[i].ts - ev[launch].ts : -1;
+	if (m->packed) { /* tg_measure_build_packed: add_trace made room for every record */
+		if (tg_measure_pack_rec(m->packed, m->nrecs, r))
+			return TG_ENOMEM;
+	} else if (tg_grow((void **)&m->recs, &m->caprecs, m->nrecs + 1, sizeof(tg_kernel_rec))) {
+		return TG_ENOMEM;
+	} else {
+		m->recs[m->nrecs] = rec;
+	}
 	m->nrecs++;
 	return 0;
 }
@@ -342,11 +349,14 @@ static int add_trace(tg_measure *m, uint32_t ti)
 	/* every device event is in the tree (tg_tree_contains): a record each,
 	 * a launcher an invocation; the first trace's room exact, the next
 	 * ones' doubled (a side of many traces grows a few times, not once a
-	 * trace) */
+	 * trace); packed as made (tg_measure_build_packed: one trace), a row
+	 * each */
 	if (!w.inv_of || !w.buf || !w.mod || !w.kernel_key ||
-	    (m->nrecs || m->ninvs ? tg_grow((void **)&m->recs, &m->caprecs, m->nrecs + ndev + 1, sizeof(tg_kernel_rec)) ||
-	                                tg_grow((void **)&m->invs, &m->capinvs, m->ninvs + w.nl + 1, sizeof(tg_invocation))
-	                          : tg_measure_reserve(m, ndev, w.nl, 0)))
+	    (m->pack_as_built ? tg_measure_pack_begin(m, ndev, w.nl)
+	     : m->nrecs || m->ninvs
+	         ? tg_grow((void **)&m->recs, &m->caprecs, m->nrecs + ndev + 1, sizeof(tg_kernel_rec)) ||
+	               tg_grow((void **)&m->invs, &m->capinvs, m->ninvs + w.nl + 1, sizeof(tg_invocation))
+	         : tg_measure_reserve(m, ndev, w.nl, 0)))
 		goto done;
 	memset(w.kernel_key, 0xff, (w.natoms ? w.natoms : 1) * sizeof(uint32_t)); /* TG_NONE */
 	if ((rc = add_invocations(m, &w)))
@@ -355,7 +365,7 @@ static int add_trace(tg_measure *m, uint32_t ti)
 	for (size_t k = 0; k < ndev; k++)
 		if (add_kernel_rec(m, &w, dev[k]))
 			goto done;
-	rc = 0;
+	rc = m->packed ? tg_measure_pack_end(m->packed) : 0;
 done:
 	free(dev);
 	free(w.inv_of);
@@ -442,6 +452,25 @@ int tg_measure_build_ranked(tg_measure **out, const tg_tree *const *trees, const
 		fingerprint(&fp, t);
 		if (!(rc = push_trace(*out, trees[i], tg_rank_of(t, ranks ? ranks[i] : -1), &fp, NULL, 0)))
 			rc = add_trace(*out, (uint32_t)i);
+	}
+	if (rc) {
+		tg_measure_free(*out);
+		*out = NULL;
+	}
+	return rc;
+}
+
+int tg_measure_build_packed(tg_measure **out, const tg_tree *tree, tg_atoms *keys)
+{
+	int rc = tg_measure_new(out, keys);
+	if (!rc) {
+		tg_fingerprint fp;
+		const tg_trace *t = tg_tree_trace(tree);
+		fingerprint(&fp, t);
+		(*out)->pack_as_built = 1;
+		if (!(rc = push_trace(*out, tree, tg_rank_of(t, -1), &fp, NULL, 0)))
+			rc = add_trace(*out, 0);
+		(*out)->pack_as_built = 0;
 	}
 	if (rc) {
 		tg_measure_free(*out);

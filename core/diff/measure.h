@@ -103,6 +103,13 @@ int tg_measure_build(tg_measure **out, const tg_tree *const *trees, size_t n, tg
 int tg_measure_build_ranked(tg_measure **out, const tg_tree *const *trees, const int64_t *ranks, size_t n,
                             tg_atoms *keys);
 
+/* tg_measure_build of one tree, its records and invocations packed as
+ * they are made (as tg_measure_pack packs them: the same rows, families
+ * and shapes), so that they are never all held whole, 64 bytes a record
+ * (the run data `diff` keeps: rundata.h, TG_RUNDATA_PACKED). *out owns
+ * the result. 0 or TG_ENOMEM. */
+int tg_measure_build_packed(tg_measure **out, const tg_tree *tree, tg_atoms *keys);
+
 /* A measure of no trace yet on keys (not owned), to add traces to
  * (tg_measure_add_trace, tg_measure_append). 0 or TG_ENOMEM. */
 int tg_measure_new(tg_measure **out, tg_atoms *keys);

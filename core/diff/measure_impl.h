@@ -76,8 +76,23 @@ struct tg_measure {
 		size_t nshapes;
 		uint64_t *held; /* tg_measure_compact: rows and invs coded (both NULL), else NULL */
 		size_t nheld;   /* its words */
+		struct pack_build *build; /* while rows are added (tg_measure_pack_begin), else NULL */
 	} *packed;
+	int pack_as_built; /* tg_measure_build_packed: add_trace packs each record as it makes it */
 };
+
+/* measure_pack.c, the packer row by row (what tg_measure_pack does to whole
+ * records, and tg_measure_build_packed to records as they are made, so that
+ * no more than one is ever whole): m->packed begun with room for nrecs rows
+ * and ninvs invocations (m packs none yet); then each record and
+ * invocation, in order, into its row i (below the room; the caller counts
+ * them in m->nrecs, m->ninvs); then ended (the families' and shapes' sets
+ * freed, their arrays fitted). Each returns 0 or TG_ENOMEM; on failure
+ * tg_measure_pack_free frees what was made. */
+int tg_measure_pack_begin(tg_measure *m, size_t nrecs, size_t ninvs);
+int tg_measure_pack_rec(struct packed *p, size_t i, const tg_kernel_rec *r);
+int tg_measure_pack_inv(struct packed *p, size_t i, const tg_invocation *v);
+int tg_measure_pack_end(struct packed *p);
 
 /* measure_units.c: appends the units of trace ti of m (one per step, or
  * one for the whole trace), dev[0..ndev) its device events in event

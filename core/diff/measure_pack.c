@@ -43,66 +43,91 @@ static int intern(uint32_t *id, void **items, size_t *nitems, size_t *cap, tg_id
 	return 0;
 }
 
-/* v as a row's 32 bits, or TG_PACK_WIDE with v appended to p->wide (which
- * has room: a row adds at most two). */
-static int32_t narrow(struct packed *p, uint32_t row, uint32_t delay, int64_t v)
+/* What the packer keeps while rows are added: the sets that find a family
+ * or shape seen before, the arrays' room. */
+struct pack_build {
+	tg_idmap *fams_seen, *shapes_seen;
+	size_t capfams, capshapes, capwide;
+};
+
+/* v as a row's 32 bits, or TG_PACK_WIDE with v appended to p->wide. */
+static int narrow(int32_t *out, struct packed *p, uint32_t row, uint32_t delay, int64_t v)
 {
-	if (v > INT32_MIN && v <= INT32_MAX)
-		return (int32_t)v;
+	if (v > INT32_MIN && v <= INT32_MAX) {
+		*out = (int32_t)v;
+		return 0;
+	}
+	if (tg_grow((void **)&p->wide, &p->build->capwide, p->nwide + 1, sizeof(*p->wide)))
+		return TG_ENOMEM;
 	p->wide[p->nwide++] = (struct pack_wide){row, delay, v};
-	return TG_PACK_WIDE;
+	*out = TG_PACK_WIDE;
+	return 0;
 }
 
-/* The records of m into p: rows, families, whole values. 0 or TG_ENOMEM. */
-static int pack_recs(struct packed *p, const tg_measure *m)
+int tg_measure_pack_begin(tg_measure *m, size_t nrecs, size_t ninvs)
 {
-	size_t capfams = 0, nwide = 0;
-	for (size_t i = 0; i < m->nrecs; i++)
-		nwide += (m->recs[i].dur_ns <= INT32_MIN || m->recs[i].dur_ns > INT32_MAX) +
-		         (m->recs[i].delay_ns <= INT32_MIN || m->recs[i].delay_ns > INT32_MAX);
-	p->rows = tg_malloc((m->nrecs ? m->nrecs : 1) * sizeof(*p->rows));
-	p->wide = tg_malloc((nwide ? nwide : 1) * sizeof(*p->wide));
-	tg_idmap *seen = tg_idmap_new(256);
-	int rc = p->rows && p->wide && seen ? 0 : TG_ENOMEM;
-	for (size_t i = 0; !rc && i < m->nrecs; i++) {
-		const tg_kernel_rec *r = &m->recs[i];
-		struct pack_fam f = {r->category, r->name_category, r->op, r->op_shape, r->kernel, r->module, r->stream,
-		                      r->trace, r->cat_source, 0};
-		struct pack_row *w = &p->rows[i];
-		rc = intern(&w->fam, (void **)&p->fams, &p->nfams, &capfams, seen, &f, sizeof(f));
-		w->unit = r->unit;
-		w->inv = r->inv;
-		w->event = r->event;
-		w->dur = narrow(p, (uint32_t)i, 0, r->dur_ns);
-		w->delay = narrow(p, (uint32_t)i, 1, r->delay_ns);
-	}
-	tg_idmap_free(seen);
-	struct pack_fam *fit = !rc && p->nfams ? tg_realloc(p->fams, p->nfams * sizeof(*p->fams)) : NULL;
-	if (fit) /* without the slack of growing (on failure the block stays p's) */
-		p->fams = fit;
-	return rc;
+	struct packed *p = tg_calloc(1, sizeof(*p));
+	if (!p)
+		return TG_ENOMEM;
+	m->packed = p;
+	p->build = tg_calloc(1, sizeof(*p->build));
+	if (!p->build)
+		return TG_ENOMEM;
+	p->rows = tg_malloc((nrecs ? nrecs : 1) * sizeof(*p->rows));
+	p->invs = tg_malloc((ninvs ? ninvs : 1) * sizeof(*p->invs));
+	p->build->fams_seen = tg_idmap_new(256);
+	p->build->shapes_seen = tg_idmap_new(256);
+	return p->rows && p->invs && p->build->fams_seen && p->build->shapes_seen ? 0 : TG_ENOMEM;
 }
 
-/* The invocations of m into p: (event, shape) pairs and the shapes. 0 or
- * TG_ENOMEM. */
-static int pack_invs(struct packed *p, const tg_measure *m)
+int tg_measure_pack_rec(struct packed *p, size_t i, const tg_kernel_rec *r)
 {
-	size_t capshapes = 0;
-	p->invs = tg_malloc((m->ninvs ? m->ninvs : 1) * sizeof(*p->invs));
-	tg_idmap *seen = tg_idmap_new(256);
-	int rc = p->invs && seen ? 0 : TG_ENOMEM;
-	for (size_t i = 0; !rc && i < m->ninvs; i++) {
-		const tg_invocation *v = &m->invs[i];
-		struct pack_shape sh;
-		memset(&sh, 0, sizeof(sh));
-		sh.op_shape = v->op_shape;
-		sh.flops = v->flops;
-		sh.bytes = v->bytes;
-		p->invs[i].event = v->event;
-		rc = intern(&p->invs[i].shape, (void **)&p->shapes, &p->nshapes, &capshapes, seen, &sh, sizeof(sh));
-	}
-	tg_idmap_free(seen);
-	return rc;
+	struct pack_fam f = {r->category, r->name_category, r->op, r->op_shape, r->kernel, r->module, r->stream,
+	                     r->trace, r->cat_source, 0};
+	struct pack_row *w = &p->rows[i];
+	w->unit = r->unit;
+	w->inv = r->inv;
+	w->event = r->event;
+	if (intern(&w->fam, (void **)&p->fams, &p->nfams, &p->build->capfams, p->build->fams_seen, &f, sizeof(f)) ||
+	    narrow(&w->dur, p, (uint32_t)i, 0, r->dur_ns) || narrow(&w->delay, p, (uint32_t)i, 1, r->delay_ns))
+		return TG_ENOMEM;
+	return 0;
+}
+
+int tg_measure_pack_inv(struct packed *p, size_t i, const tg_invocation *v)
+{
+	struct pack_shape sh;
+	memset(&sh, 0, sizeof(sh));
+	sh.op_shape = v->op_shape;
+	sh.flops = v->flops;
+	sh.bytes = v->bytes;
+	p->invs[i].event = v->event;
+	return intern(&p->invs[i].shape, (void **)&p->shapes, &p->nshapes, &p->build->capshapes, p->build->shapes_seen,
+	              &sh, sizeof(sh));
+}
+
+/* *items' room fitted to n items of size (kept as it is when n is 0 or
+ * the block cannot move). */
+static void fit(void **items, size_t n, size_t size)
+{
+	void *p = n ? tg_realloc(*items, n * size) : NULL;
+	if (p)
+		*items = p;
+}
+
+int tg_measure_pack_end(struct packed *p)
+{
+	struct pack_build *b = p->build;
+	if (!b)
+		return 0;
+	fit((void **)&p->fams, p->nfams, sizeof(*p->fams)); /* kept past the trace: without the slack of growing */
+	fit((void **)&p->shapes, p->nshapes, sizeof(*p->shapes));
+	fit((void **)&p->wide, p->nwide, sizeof(*p->wide));
+	tg_idmap_free(b->fams_seen);
+	tg_idmap_free(b->shapes_seen);
+	free(b);
+	p->build = NULL;
+	return 0;
 }
 
 void tg_measure_pack_free(tg_measure *m)
@@ -116,6 +141,11 @@ void tg_measure_pack_free(tg_measure *m)
 	free(p->invs);
 	free(p->shapes);
 	free(p->held);
+	if (p->build) {
+		tg_idmap_free(p->build->fams_seen);
+		tg_idmap_free(p->build->shapes_seen);
+		free(p->build);
+	}
 	free(p);
 	m->packed = NULL;
 }
@@ -124,11 +154,12 @@ int tg_measure_pack(tg_measure *m)
 {
 	if (m->packed)
 		return 0;
-	struct packed *p = tg_calloc(1, sizeof(*p));
-	if (!p)
-		return TG_ENOMEM;
-	m->packed = p;
-	if (pack_recs(p, m) || pack_invs(p, m)) {
+	int rc = tg_measure_pack_begin(m, m->nrecs, m->ninvs);
+	for (size_t i = 0; !rc && i < m->nrecs; i++)
+		rc = tg_measure_pack_rec(m->packed, i, &m->recs[i]);
+	for (size_t i = 0; !rc && i < m->ninvs; i++)
+		rc = tg_measure_pack_inv(m->packed, i, &m->invs[i]);
+	if (rc || tg_measure_pack_end(m->packed)) {
 		tg_measure_pack_free(m);
 		return TG_ENOMEM;
 	}

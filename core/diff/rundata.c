@@ -32,9 +32,10 @@ struct tg_rundata {
 	int compact;    /* tg_rundata_compact: the measure's rows and the skeleton's nodes held coded */
 };
 
-/* The measures on keys of rd's own, the trace's rank and steps, and
- * the parts asked for (skeleton, critical path) of tree. */
-static int measure_tree(tg_rundata *rd, const tg_tree *tree, unsigned parts)
+/* The measures on keys of rd's own, the trace's rank and steps, and the
+ * critical path's summary when asked for, of tree; between (when not
+ * NULL) called once the measures are made. */
+static int measure_tree(tg_rundata *rd, const tg_tree *tree, unsigned parts, void (*between)(void))
 {
 	if (!(rd->keys = tg_atoms_new()))
 		return TG_ENOMEM;
@@ -50,14 +51,15 @@ static int measure_tree(tg_rundata *rd, const tg_tree *tree, unsigned parts)
 		rc = tg_cp_summarize(&rd->cp, tree);
 	else
 		snprintf(rd->cp.why, sizeof(rd->cp.why), "not computed");
+	/* packed (detached next): its records packed as they are made, never
+	 * all whole (64 bytes a record) beside the rows */
 	if (!rc)
-		rc = tg_measure_build(&rd->m, &tree, 1, rd->keys);
-	if (!rc && (parts & TG_RUNDATA_PACKED)) /* detached next: its 64-byte records go before the skeleton comes */
-		rc = tg_measure_pack(rd->m);
+		rc = parts & TG_RUNDATA_PACKED ? tg_measure_build_packed(&rd->m, tree, rd->keys)
+		                               : tg_measure_build(&rd->m, &tree, 1, rd->keys);
 	if (!rc) /* kept past the trace: without the slack of growing */
 		rc = tg_measure_fit(rd->m);
-	if (!rc && (parts & TG_RUNDATA_SKELETON))
-		rc = tg_skeleton_build(&rd->sk, tree, 0);
+	if (!rc && between)
+		between();
 	return rc;
 }
 
@@ -81,7 +83,8 @@ static void *findings_thread(void *arg)
 	return NULL;
 }
 
-int tg_rundata_build_parts(tg_rundata **out, const tg_tree *tree, const tg_findings_opts *fo, unsigned parts)
+int tg_rundata_build_staged(tg_rundata **out, const tg_tree *tree, const tg_findings_opts *fo, unsigned parts,
+                            void (*between)(void))
 {
 	*out = NULL;
 	tg_rundata *rd = tg_calloc(1, sizeof(*rd));
@@ -91,10 +94,15 @@ int tg_rundata_build_parts(tg_rundata **out, const tg_tree *tree, const tg_findi
 	pthread_t th;
 	int ok = rd && (rd->fkey = strdup(key)), threaded = 0;
 	/* `diff` asks for no critical path here (it finds it last, cli/diff_load.c):
-	 * the findings then overlap the measures and the skeleton */
+	 * the findings then overlap the measures, which take about as long
+	 * (the join waited 20-35 ms a trace at 1 GB of JSON); the skeleton
+	 * comes once they are joined, so that its 31.5 MB and its
+	 * 4-byte-an-event scratch are not built beside the findings' (the
+	 * parts' peak at 1 GB 141-150 / 152-162 MB -> 141 / 152-153,
+	 * docs/scale.md i33stage) */
 	if (ok && (parts & TG_RUNDATA_THREADS) && (parts & TG_RUNDATA_FINDINGS))
 		threaded = pthread_create(&th, NULL, findings_thread, &j) == 0;
-	int rc = ok ? measure_tree(rd, tree, parts) : TG_ENOMEM;
+	int rc = ok ? measure_tree(rd, tree, parts, between) : TG_ENOMEM;
 	if (threaded) {
 		pthread_join(th, NULL);
 		rd->findings = j.out;
@@ -102,6 +110,10 @@ int tg_rundata_build_parts(tg_rundata **out, const tg_tree *tree, const tg_findi
 			rc = tg_error_set(j.rc, "%s", j.msg[0] ? j.msg : "out of memory");
 	} else if (!rc && (parts & TG_RUNDATA_FINDINGS))
 		rc = tg_findings_compute(&rd->findings, tree, fo, -1, 0);
+	if (!rc && between && (parts & TG_RUNDATA_FINDINGS))
+		between();
+	if (!rc && (parts & TG_RUNDATA_SKELETON) && !(rc = tg_skeleton_build(&rd->sk, tree, 0)) && between)
+		between();
 	if (rc) {
 		tg_rundata_free(rd);
 		return rc;
@@ -109,6 +121,11 @@ int tg_rundata_build_parts(tg_rundata **out, const tg_tree *tree, const tg_findi
 	rd->parts = parts & TG_RUNDATA_ALL;
 	*out = rd;
 	return 0;
+}
+
+int tg_rundata_build_parts(tg_rundata **out, const tg_tree *tree, const tg_findings_opts *fo, unsigned parts)
+{
+	return tg_rundata_build_staged(out, tree, fo, parts, NULL);
 }
 
 int tg_rundata_build(tg_rundata **out, const tg_tree *tree, const tg_findings_opts *fo)

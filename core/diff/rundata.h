@@ -64,22 +64,35 @@ int tg_rundata_build(tg_rundata **out, const tg_tree *tree, const tg_findings_op
 enum { TG_RUNDATA_SKELETON = 1, TG_RUNDATA_FINDINGS = 2, TG_RUNDATA_CP = 4, TG_RUNDATA_ALL = 7,
        TG_RUNDATA_MEASURE = 8, /* always built; only tg_rundata_release frees it */
        TG_RUNDATA_THREADS = 16, /* tg_rundata_build_parts: the findings on a second thread
-                                   while the rest is built (not a part) */
-       TG_RUNDATA_PACKED = 32 /* tg_rundata_build_parts: the measures packed (tg_measure_pack)
-                                 before the skeleton is built, for a caller that detaches the
-                                 run data next and reads its records one at a time (not a part) */ };
+                                   while the measures are built (not a part) */
+       TG_RUNDATA_PACKED = 32 /* tg_rundata_build_parts: the measures packed as they are made
+                                 (tg_measure_build_packed: never all records whole), for a
+                                 caller that detaches the run data next and reads its records
+                                 one at a time (not a part) */ };
 
 /* tg_rundata_build with only the parts asked for (TG_RUNDATA_* or'ed):
  * what a judgement reads of a trace and no more (`tracegate diff`: no
  * skeleton with --no-tree-diff, no critical path with --no-critical-path,
  * only the measures of a --noise-from run); with TG_RUNDATA_THREADS the
- * findings are computed on a second thread while the rest is built (the
- * critical path if asked, the measures, the skeleton: the same data,
- * sooner). The parts left out read as
+ * findings are computed on a second thread while the critical path (if
+ * asked) and the measures are built, the skeleton after them: the same
+ * data, sooner. The parts left out read as
  * NULL (tg_rundata_skeleton, tg_rundata_findings) or a summary that is not
  * ok (tg_rundata_cp), and such data does not encode (TG_EINVAL). Errors as
  * tg_rundata_build's. */
 int tg_rundata_build_parts(tg_rundata **out, const tg_tree *tree, const tg_findings_opts *fo, unsigned parts);
+
+/* tg_rundata_build_parts with the caller's heap policy between the parts:
+ * between (NULL: nothing) is called on the caller's thread once the
+ * measures are made, once the findings are (when asked for; their thread
+ * joined) and once the skeleton is (when asked for), each time with that
+ * part's scratch freed, e.g. to give the heap's free pages back
+ * (`tracegate diff`, which otherwise keeps freed memory: the launchers' and
+ * the findings' scratch left resident under the next part; docs/scale.md,
+ * i33stage). With TG_RUNDATA_THREADS the findings may still be running
+ * during the first call, so between must be thread-safe (malloc_trim is). */
+int tg_rundata_build_staged(tg_rundata **out, const tg_tree *tree, const tg_findings_opts *fo, unsigned parts,
+                            void (*between)(void));
 
 /* The parts rd holds (TG_RUNDATA_ALL | TG_RUNDATA_MEASURE when decoded). */
 unsigned tg_rundata_parts(const tg_rundata *rd);
