@@ -629,3 +629,15 @@ int tg_rundata_decode(tg_rundata **out, const void *data, size_t len, uint64_t m
 	*out = rd;
 	return 0;
 }
+
+int tg_rundata_expand_parts(tg_rundata *rd, unsigned parts)
+{
+	int rc = (parts & TG_RUNDATA_SKELETON) && rd->sk ? tg_skeleton_expand(rd->sk) : 0;
+	if (!rc && (parts & TG_RUNDATA_MEASURE) && rd->m)
+		rc = tg_measure_expand(rd->m);
+	if (rc)
+		return tg_error_set(rc, "out of memory");
+	if ((!rd->sk || !tg_skeleton_compacted(rd->sk)) && (!rd->m || (parts & TG_RUNDATA_MEASURE)))
+		rd->compact = 0;
+	return 0;
+}
