@@ -300,8 +300,8 @@ static int load_sides(tg_cli_side *sides, const struct diff_args *a, const struc
 	 * diffs' build (the gate's peak) until the gate copies them
 	 * (tg_gate_opts.expand_measure): 1 GB pair -19 MB there */
 	int hold_measures = !o->no_tree_diff;
-	if (!rc && hold_measures && !o->noise.n)
-		rc = tg_cli_side_hold(&sides[1]);
+	if (!rc && hold_measures && !o->noise.n) /* its skeleton not compacted only to be given back */
+		rc = tg_cli_side_hold_measures(&sides[1]);
 	for (size_t i = 0; !rc && i < 3; i++)
 		rc = hold_measures && i < 2 ? tg_cli_side_expand_skeletons(&sides[i]) : tg_cli_side_expand(&sides[i]);
 	return rc ? -1 : 0;

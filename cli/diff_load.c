@@ -234,6 +234,11 @@ int tg_cli_side_expand(tg_cli_side *s)
 	return each_data(s, tg_rundata_expand);
 }
 
+int tg_cli_side_hold_measures(tg_cli_side *s)
+{
+	return each_data(s, tg_rundata_compact_measure);
+}
+
 static int expand_skeleton(tg_rundata *rd)
 {
 	return tg_rundata_expand_parts(rd, TG_RUNDATA_SKELETON);

@@ -50,6 +50,11 @@ int tg_cli_side_load(tg_cli_side *s, const char *const *paths, size_t n, unsigne
 int tg_cli_side_hold(tg_cli_side *s);
 int tg_cli_side_expand(tg_cli_side *s);
 
+/* tg_cli_side_hold for the measures of s alone (tg_rundata_compact_measure),
+ * its skeletons left whole: the last side read, whose skeletons the gate
+ * aligns first. 0, or -1 after printing the error. */
+int tg_cli_side_hold_measures(tg_cli_side *s);
+
 /* tg_cli_side_expand for the skeletons of s alone (tg_rundata_expand_parts):
  * each trace's measures stay compact until the gate gives them back
  * (tg_cli_expand_measure, tg_gate_opts.expand_measure), after the tree

@@ -108,6 +108,12 @@ static void test_ranks(void **state)
 	assert_true(tg_rundata_compacted(s.data[1]));
 	assert_int_equal(tg_cli_side_expand(&s), 0);
 	assert_false(tg_rundata_compacted(s.data[0]) || tg_rundata_compacted(s.data[1]));
+	/* the measures alone held, as `diff` holds the last side's */
+	assert_int_equal(tg_cli_side_hold_measures(&s), 0);
+	assert_true(tg_rundata_compacted(s.data[0]) && tg_rundata_compacted(s.data[1]));
+	assert_int_equal(tg_cli_expand_measure(s.data[0]), 0);
+	assert_int_equal(tg_cli_expand_measure(s.data[1]), 0);
+	assert_false(tg_rundata_compacted(s.data[0]) || tg_rundata_compacted(s.data[1]));
 	assert_non_null(s.across);
 	size_t nf, stragglers = 0;
 	const tg_finding *f = tg_findings_list(s.across, &nf);

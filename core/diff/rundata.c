@@ -641,3 +641,13 @@ int tg_rundata_expand_parts(tg_rundata *rd, unsigned parts)
 		rd->compact = 0;
 	return 0;
 }
+
+int tg_rundata_compact_measure(tg_rundata *rd)
+{
+	if (!rd->m || !tg_measure_packed(rd->m) || tg_measure_tree(rd->m, 0))
+		return tg_error_set(TG_EINVAL, "run data is compacted once detached");
+	if (tg_measure_compact(rd->m))
+		return tg_error_set(TG_ENOMEM, "out of memory");
+	rd->compact = 1;
+	return 0;
+}

@@ -134,6 +134,14 @@ int tg_rundata_expand(tg_rundata *rd);
  * them: until tg_rundata_expand). 0 or TG_ENOMEM (as tg_rundata_expand). */
 int tg_rundata_expand_parts(tg_rundata *rd, unsigned parts);
 
+/* tg_rundata_compact for the measure alone, the skeleton left whole: the
+ * last trace's run data, whose skeleton the gate aligns at once but whose
+ * measures it copies only after (`tracegate diff`); given back with
+ * tg_rundata_expand_parts or tg_rundata_expand. rd reads as compact until
+ * then (tg_rundata_compact leaves it as it is). 0, TG_EINVAL (not
+ * detached, or decoded) or TG_ENOMEM (rd unchanged). */
+int tg_rundata_compact_measure(tg_rundata *rd);
+
 /* Gives rd the critical path's summary *cp (copied), for run data built
  * without it (TG_RUNDATA_CP not asked) whose caller found it afterwards
  * (`diff` finds it last, once the tree and most arguments are freed:
