@@ -279,9 +279,11 @@ static unsigned side_parts(const struct diff_opts *o)
  * time into the run data of sides[0..2] (diff_load.h; a --noise-from
  * run's measures alone), the run data of those read held compact while
  * the next one is read (tg_cli_side_hold), all of it given back once the
- * last is read. Each trace's events and arguments, freed, are
- * left mapped for the next trace's reader (diff_load.h: their pages
- * reused, not faulted in again); the last trace's are unmapped here.
+ * last is read, but for the measures of base and new with a tree diff:
+ * the gate gives them back (tg_gate_opts.expand_measure). Each trace's
+ * events and arguments, freed, are left mapped for the next trace's
+ * reader (diff_load.h: their pages reused, not faulted in again); the
+ * last trace's are unmapped here.
  * Returns 0 or -1 after printing the error. */
 static int load_sides(tg_cli_side *sides, const struct diff_args *a, const struct diff_opts *o,
                       const tg_rules *rules)
@@ -293,8 +295,15 @@ static int load_sides(tg_cli_side *sides, const struct diff_args *a, const struc
 	         (o->noise.n && tg_cli_side_hold(&sides[1])) ||
 	         tg_cli_side_load(&sides[2], (const char *const *)o->noise.v, o->noise.n, 0, 0, rules, &o->ropts);
 	tg_big_keep(0);
-	for (size_t i = 0; !rc && i < 3; i++) /* the last trace's model is freed: the gate reads them whole */
-		rc = tg_cli_side_expand(&sides[i]);
+	/* the last trace's model is freed: the gate reads them whole, but
+	 * for the measures of base and new, held compact through the tree
+	 * diffs' build (the gate's peak) until the gate copies them
+	 * (tg_gate_opts.expand_measure): 1 GB pair -19 MB there */
+	int hold_measures = !o->no_tree_diff;
+	if (!rc && hold_measures && !o->noise.n) /* its skeleton not compacted only to be given back */
+		rc = tg_cli_side_hold_measures(&sides[1]);
+	for (size_t i = 0; !rc && i < 3; i++)
+		rc = hold_measures && i < 2 ? tg_cli_side_expand_skeletons(&sides[i]) : tg_cli_side_expand(&sides[i]);
 	return rc ? -1 : 0;
 }
 
@@ -338,7 +347,8 @@ static int judge(const struct diff_args *a, const struct diff_opts *o, double t_
 	                   .aligned = trim_aligned,
 	                   .released = trim_aligned,
 	                   .diff_scratch_freed = trim_aligned,
-	                   .judge_stage_done = trim_aligned};
+	                   .judge_stage_done = trim_aligned,
+	                   .expand_measure = o->no_tree_diff ? NULL : tg_cli_expand_measure};
 	if (tg_gate_run_data(&g, rules, &base, &next, &go)) {
 		tg_cli_error("diff: %s", tg_error_last());
 		goto out;

@@ -21,7 +21,10 @@
  * trace i - 1's as trace i is read; the caller holds a whole side before
  * it reads the next (tg_cli_side_hold), and gives every side its data back
  * (tg_cli_side_expand) once the last trace's model is freed, before the
- * gate reads it.
+ * gate reads it; or, for a gate that aligns the skeletons first, only the
+ * skeletons (tg_cli_side_expand_skeletons), each trace's measures given
+ * back by the gate just before it copies them (tg_cli_expand_measure), so
+ * that they sit compact beside the tree diffs' build.
  *
  * A trace's events and arguments, freed, stay mapped (tg_big_keep) until
  * the next trace is read, whose reader maps its own arrays on their pages
@@ -234,6 +237,26 @@ int tg_cli_side_hold(tg_cli_side *s)
 int tg_cli_side_expand(tg_cli_side *s)
 {
 	return each_data(s, tg_rundata_expand);
+}
+
+int tg_cli_side_hold_measures(tg_cli_side *s)
+{
+	return each_data(s, tg_rundata_compact_measure);
+}
+
+static int expand_skeleton(tg_rundata *rd)
+{
+	return tg_rundata_expand_parts(rd, TG_RUNDATA_SKELETON);
+}
+
+int tg_cli_side_expand_skeletons(tg_cli_side *s)
+{
+	return each_data(s, expand_skeleton);
+}
+
+int tg_cli_expand_measure(const tg_rundata *rd)
+{
+	return tg_rundata_expand_parts((tg_rundata *)rd, TG_RUNDATA_MEASURE); /* a side's, lent to the gate */
 }
 
 tg_gate_data tg_cli_side_gate(const tg_cli_side *s)

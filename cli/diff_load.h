@@ -50,6 +50,21 @@ int tg_cli_side_load(tg_cli_side *s, const char *const *paths, size_t n, unsigne
 int tg_cli_side_hold(tg_cli_side *s);
 int tg_cli_side_expand(tg_cli_side *s);
 
+/* tg_cli_side_hold for the measures of s alone (tg_rundata_compact_measure),
+ * its skeletons left whole: the last side read, whose skeletons the gate
+ * aligns first. 0, or -1 after printing the error. */
+int tg_cli_side_hold_measures(tg_cli_side *s);
+
+/* tg_cli_side_expand for the skeletons of s alone (tg_rundata_expand_parts):
+ * each trace's measures stay compact until the gate gives them back
+ * (tg_cli_expand_measure, tg_gate_opts.expand_measure), after the tree
+ * diffs are built. 0, or -1 after printing the error (out of memory). */
+int tg_cli_side_expand_skeletons(tg_cli_side *s);
+
+/* tg_gate_opts.expand_measure for the sides of tg_cli_side_gate: rd's
+ * measures given back (rd is a side's, lent to the gate). 0 or TG_ENOMEM. */
+int tg_cli_expand_measure(const tg_rundata *rd);
+
 /* s as a side of tg_gate_run_data (borrowing s, which must outlive the
  * gate). */
 tg_gate_data tg_cli_side_gate(const tg_cli_side *s);

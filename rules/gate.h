@@ -73,6 +73,13 @@ typedef struct tg_gate_opts {
 	                                     it has freed a large scratch
 	                                     (tg_tree_diff_opts.scratch_freed): the caller's
 	                                     heap policy; NULL: nothing */
+	int (*expand_measure)(const tg_rundata *rd); /* tg_gate_run_data: called for each trace
+	                                               of base and new just before its run data
+	                                               measures are copied, for a caller that holds
+	                                               them compact through the alignment (the
+	                                               caller's data, lent: `tracegate diff`,
+	                                               tg_rundata_expand_parts); 0 or a code (the
+	                                               gate fails with it); NULL: they are whole */
 	void (*judge_stage_done)(void); /* called after each stage of the judgement that frees
 	                                   a large scratch (the rules judged, the per-op
 	                                   judgement), before the next one makes its own: the

@@ -64,13 +64,19 @@ static int measure_room(tg_measure **out, const tg_gate_data *s, tg_atoms *keys)
 }
 
 /* Side s appended to m in rank order (o: the given positions; r: the
- * ranks by given position; order_data), as gate_run.c measures trees. */
-static int measure_fill(tg_measure *m, const size_t *o, const int64_t *r, const tg_gate_data *s)
+ * ranks by given position; order_data), as gate_run.c measures trees;
+ * each trace's run data measures given back first when the caller holds
+ * them compact (opts->expand_measure). */
+static int measure_fill(tg_measure *m, const size_t *o, const int64_t *r, const tg_gate_data *s,
+                        const tg_gate_opts *opts)
 {
 	int rc = 0;
 	for (size_t i = 0; !rc && i < s->n; i++) {
 		const char *name = s->names ? s->names[o[i]] : NULL;
-		rc = tg_measure_append(m, tg_rundata_measure(s->data[o[i]]), &r[o[i]], &name);
+		if (opts && opts->expand_measure)
+			rc = opts->expand_measure(s->data[o[i]]);
+		if (!rc)
+			rc = tg_measure_append(m, tg_rundata_measure(s->data[o[i]]), &r[o[i]], &name);
 	}
 	return rc;
 }
@@ -164,7 +170,8 @@ int tg_gate_run_data(tg_gate **out, const tg_rules *rules, const tg_gate_data *b
 	for (size_t i = 0; !rc && base->views && i < base->n; i++)
 		g->bviews[i] = base->views[g->border[i]];
 	/* aligned first, beside the run data's packed measures (rundata.h:
-	 * tg_rundata_detach), not the judgement's */
+	 * tg_rundata_detach; or compact ones, opts->expand_measure), not the
+	 * judgement's */
 	if (!rc && !(opts && opts->no_tree_diff))
 		rc = align_data(g, brk, xrk, opts);
 	if (!rc && !(opts && opts->no_tree_diff))
@@ -182,7 +189,7 @@ int tg_gate_run_data(tg_gate **out, const tg_rules *rules, const tg_gate_data *b
 	/* each side's run data measures freed once copied, before the next
 	 * side is copied beside them */
 	if (!rc)
-		rc = measure_fill(g->base, g->border, brk, base);
+		rc = measure_fill(g->base, g->border, brk, base, opts);
 	int early = !rc && !shares_data(base, next);
 	if (early)
 		tg_gate_release_data(base, opts, TG_RUNDATA_MEASURE);
@@ -191,7 +198,7 @@ int tg_gate_run_data(tg_gate **out, const tg_rules *rules, const tg_gate_data *b
 	if (early && opts && opts->release_data && opts->released)
 		opts->released();
 	if (!rc)
-		rc = measure_fill(g->next, g->xorder, xrk, next);
+		rc = measure_fill(g->next, g->xorder, xrk, next, opts);
 	if (!rc) {
 		g->sides[0] = base;
 		g->sides[1] = next;

@@ -100,7 +100,19 @@ static void test_ranks(void **state)
 	assert_false(tg_rundata_compacted(s.data[1]));
 	assert_int_equal(tg_cli_side_hold(&s), 0);
 	assert_true(tg_rundata_compacted(s.data[1]));
+	/* the skeletons alone (none here): the measures still compact, until the gate's call */
+	assert_int_equal(tg_cli_side_expand_skeletons(&s), 0);
+	assert_true(tg_rundata_compacted(s.data[0]) && tg_rundata_compacted(s.data[1]));
+	assert_int_equal(tg_cli_expand_measure(s.data[0]), 0);
+	assert_false(tg_rundata_compacted(s.data[0]));
+	assert_true(tg_rundata_compacted(s.data[1]));
 	assert_int_equal(tg_cli_side_expand(&s), 0);
+	assert_false(tg_rundata_compacted(s.data[0]) || tg_rundata_compacted(s.data[1]));
+	/* the measures alone held, as `diff` holds the last side's */
+	assert_int_equal(tg_cli_side_hold_measures(&s), 0);
+	assert_true(tg_rundata_compacted(s.data[0]) && tg_rundata_compacted(s.data[1]));
+	assert_int_equal(tg_cli_expand_measure(s.data[0]), 0);
+	assert_int_equal(tg_cli_expand_measure(s.data[1]), 0);
 	assert_false(tg_rundata_compacted(s.data[0]) || tg_rundata_compacted(s.data[1]));
 	assert_non_null(s.across);
 	size_t nf, stragglers = 0;
@@ -163,7 +175,8 @@ static void count_released(void)
 /* The loaded sides judged as `tracegate diff` judges them (a side of one
  * trace, then of two runs: the first held compact while the second is
  * read; the base side held while the new one is read, every side given
- * back before the gate): the bytes of the trees. */
+ * back before the gate, or, with two base runs, the skeletons alone and
+ * each trace's measures by the gate): the bytes of the trees. */
 static void test_same_as_trees(void **state)
 {
 	(void)state;
@@ -188,10 +201,17 @@ static void test_same_as_trees(void **state)
 		assert_true(tg_rundata_compacted(xs.data[0]));
 		assert_int_equal(tg_rundata_parts(xs.data[0]), TG_RUNDATA_ALL | TG_RUNDATA_MEASURE);
 		assert_true(tg_rundata_cp(xs.data[0])->ok);
-		assert_int_equal(tg_cli_side_expand(&bs), 0);
-		assert_int_equal(tg_cli_side_expand(&xs), 0);
+		/* two base runs: the skeletons alone given back, as `diff` does;
+		 * the gate gives each trace's measures back as it copies them */
+		int held = nb == 2;
+		assert_int_equal(held ? tg_cli_side_expand_skeletons(&bs) : tg_cli_side_expand(&bs), 0);
+		assert_int_equal(held ? tg_cli_side_expand_skeletons(&xs) : tg_cli_side_expand(&xs), 0);
+		assert_int_equal(tg_rundata_compacted(xs.data[0]), held);
 		tg_gate_data bd = tg_cli_side_gate(&bs), xd = tg_cli_side_gate(&xs);
-		tg_gate_opts o = {.release_data = 1, .aligned = count_aligned, .released = count_released};
+		tg_gate_opts o = {.release_data = 1,
+		                  .aligned = count_aligned,
+		                  .released = count_released,
+		                  .expand_measure = held ? tg_cli_expand_measure : NULL};
 		aligned_calls = released_calls = 0;
 		assert_int_equal(tg_gate_run_data(&g2, rules, &bd, &xd, &o), 0);
 		assert_int_equal(aligned_calls, 1); /* once, after the alignment */

@@ -1328,6 +1328,72 @@ static void test_run_data_mixed(void **state)
 	tg_rules_free(r);
 }
 
+static int compact_expands, compact_fail; /* test_run_data_compact */
+
+/* tg_gate_opts.expand_measure: the measures still compact when the gate
+ * asks for them (they sat compact through the alignment), given back. */
+static int expand_held(const tg_rundata *rd)
+{
+	compact_expands++;
+	assert_true(tg_rundata_compacted(rd));
+	if (compact_fail)
+		return tg_error_set(TG_ENOMEM, "out of memory");
+	int rc = tg_rundata_expand_parts((tg_rundata *)rd, TG_RUNDATA_MEASURE);
+	assert_false(tg_rundata_compacted(rd));
+	return rc;
+}
+
+/* Run data held compact (`tracegate diff`), the skeletons alone given
+ * back before the gate: each trace's measures given back by the gate
+ * just before it copies them (tg_gate_opts.expand_measure), once each;
+ * the document the same as from the trees; a failure to give them back
+ * is the gate's error. */
+static void test_run_data_compact(void **state)
+{
+	(void)state;
+	GT_SKIP_WITHOUT_GEN();
+	tg_rules *r = rules_default();
+	const gt_side *a = gt_trace(BIG), *sp = gt_trace(BIG " --split-attention 1.08");
+	const tg_tree *bt[2] = {a->tree, a->tree}, *xt[2] = {a->tree, sp->tree};
+	tg_gate *want = NULL;
+	assert_int_equal(tg_gate_run(&want, r, bt, 2, xt, 2, NULL), 0);
+	char *w = gt_gate_render(want);
+	for (compact_fail = 0; compact_fail <= 1; compact_fail++) {
+		tg_rundata *rd[4];
+		for (int i = 0; i < 4; i++) {
+			assert_int_equal(tg_rundata_build(&rd[i], i < 3 ? a->tree : sp->tree, tg_rules_findings(r)), 0);
+			assert_int_equal(tg_rundata_detach(rd[i]), 0);
+			assert_int_equal(tg_rundata_compact(rd[i]), 0);
+			assert_non_null(tg_rundata_skeleton(rd[i]));
+			assert_int_equal(tg_rundata_expand_parts(rd[i], TG_RUNDATA_SKELETON), 0);
+			assert_true(tg_rundata_compacted(rd[i])); /* its measures */
+		}
+		const tg_rundata *bd[2] = {rd[0], rd[1]}, *xd[2] = {rd[2], rd[3]};
+		tg_gate_data bs = {.data = bd, .n = 2}, xs = {.data = xd, .n = 2};
+		tg_gate_opts o = {.release_data = 1, .expand_measure = expand_held};
+		tg_gate *got = NULL;
+		compact_expands = 0;
+		int rc = tg_gate_run_data(&got, r, &bs, &xs, &o);
+		if (compact_fail) {
+			assert_int_equal(rc, TG_ENOMEM);
+			assert_null(got);
+			assert_int_equal(compact_expands, 1);
+		} else {
+			assert_int_equal(rc, 0);
+			assert_int_equal(compact_expands, 4);
+			char *c = gt_gate_render(got);
+			assert_string_equal(w, c);
+			free(c);
+			tg_gate_free(got);
+		}
+		for (int i = 0; i < 4; i++)
+			tg_rundata_free(rd[i]);
+	}
+	free(w);
+	tg_gate_free(want);
+	tg_rules_free(r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1354,6 +1420,7 @@ int main(void)
 		cmocka_unit_test(test_findings),
 		cmocka_unit_test(test_run_data_lean),
 		cmocka_unit_test(test_run_data_mixed),
+		cmocka_unit_test(test_run_data_compact),
 	};
 	return cmocka_run_group_tests(tests, NULL, gt_teardown);
 }

@@ -646,3 +646,25 @@ int tg_rundata_decode(tg_rundata **out, const void *data, size_t len, uint64_t m
 	*out = rd;
 	return 0;
 }
+
+int tg_rundata_expand_parts(tg_rundata *rd, unsigned parts)
+{
+	int rc = (parts & TG_RUNDATA_SKELETON) && rd->sk ? tg_skeleton_expand(rd->sk) : 0;
+	if (!rc && (parts & TG_RUNDATA_MEASURE) && rd->m)
+		rc = tg_measure_expand(rd->m);
+	if (rc)
+		return tg_error_set(rc, "out of memory");
+	if ((!rd->sk || !tg_skeleton_compacted(rd->sk)) && (!rd->m || (parts & TG_RUNDATA_MEASURE)))
+		rd->compact = 0;
+	return 0;
+}
+
+int tg_rundata_compact_measure(tg_rundata *rd)
+{
+	if (!rd->m || !tg_measure_packed(rd->m) || tg_measure_tree(rd->m, 0))
+		return tg_error_set(TG_EINVAL, "run data is compacted once detached");
+	if (tg_measure_compact(rd->m))
+		return tg_error_set(TG_ENOMEM, "out of memory");
+	rd->compact = 1;
+	return 0;
+}

@@ -137,6 +137,24 @@ int tg_rundata_compact(tg_rundata *rd);
  * yet stays compact: expand again, or free). */
 int tg_rundata_expand(tg_rundata *rd);
 
+/* tg_rundata_expand for the parts named alone (TG_RUNDATA_SKELETON,
+ * TG_RUNDATA_MEASURE), the others left compact: a judgement that aligns
+ * the skeletons first and copies each trace's measures later gives each
+ * back just before it is read (`tracegate diff`: tg_gate_opts.expand_measure),
+ * so that compact measures, not expanded ones, sit beside the tree
+ * diffs' build. rd reads as compact (tg_rundata_compacted) until every
+ * part it holds is back, the measures last (a skeleton given back after
+ * them: until tg_rundata_expand). 0 or TG_ENOMEM (as tg_rundata_expand). */
+int tg_rundata_expand_parts(tg_rundata *rd, unsigned parts);
+
+/* tg_rundata_compact for the measure alone, the skeleton left whole: the
+ * last trace's run data, whose skeleton the gate aligns at once but whose
+ * measures it copies only after (`tracegate diff`); given back with
+ * tg_rundata_expand_parts or tg_rundata_expand. rd reads as compact until
+ * then (tg_rundata_compact leaves it as it is). 0, TG_EINVAL (not
+ * detached, or decoded) or TG_ENOMEM (rd unchanged). */
+int tg_rundata_compact_measure(tg_rundata *rd);
+
 /* Gives rd the critical path's summary *cp (copied), for run data built
  * without it (TG_RUNDATA_CP not asked) whose caller found it afterwards
  * (`diff` finds it last, once the tree and most arguments are freed:
