@@ -254,6 +254,32 @@ static void test_u64(void **state)
 	assert_true(two[0] == 0 && two[1] == UINT64_MAX);
 }
 
+/* tg_sort_u64_within: nearly sorted keys sorted within the budget; past
+ * it 0, the keys still a permutation of the input. */
+static void test_u64_within(void **state)
+{
+	(void)state;
+	uint64_t v[64], sum = 0;
+	for (int i = 0; i < 64; i++)
+		v[i] = (uint64_t)(i ^ 1); /* each pair swapped: 32 moves */
+	assert_int_equal(tg_sort_u64_within(v, 64, 64), 1);
+	for (int i = 0; i < 64; i++)
+		assert_int_equal(v[i], i);
+	for (int i = 0; i < 64; i++)
+		v[i] = (uint64_t)(63 - i); /* reversed: 2,016 moves */
+	assert_int_equal(tg_sort_u64_within(v, 64, 100), 0);
+	uint64_t seen = 0;
+	for (int i = 0; i < 64; i++) {
+		sum += v[i];
+		seen |= UINT64_C(1) << v[i];
+	}
+	assert_int_equal(sum, 63 * 64 / 2);
+	assert_true(seen == UINT64_MAX);
+	assert_int_equal(tg_sort_u64_within(v, 64, 64 * 64), 1);
+	for (int i = 0; i < 64; i++)
+		assert_int_equal(v[i], i);
+}
+
 static void test_select(void **state)
 {
 	(void)state;
@@ -363,6 +389,7 @@ int main(void)
 		cmocka_unit_test(test_pairs_small_buckets),
 		cmocka_unit_test(test_nearly_sorted),
 		cmocka_unit_test(test_apply_sizes),
+		cmocka_unit_test(test_u64_within),
 		cmocka_unit_test(test_select),
 		cmocka_unit_test(test_median),
 	};

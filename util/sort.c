@@ -80,8 +80,7 @@ static int insertion_pairs_within(tg_sort_pair *v, size_t n, size_t budget)
 	return 1;
 }
 
-/* insertion_pairs_within for plain keys. */
-static int insertion_u64_within(uint64_t *v, size_t n, size_t budget)
+int tg_sort_u64_within(uint64_t *v, size_t n, size_t budget)
 {
 	for (size_t i = 1; i < n; i++) {
 		if (v[i] >= v[i - 1])
@@ -287,7 +286,7 @@ static void msd_u64(uint64_t *v, uint64_t *tmp, size_t n, int top, int bits, uin
 			insertion_u64(tmp + lo, m);
 		else if (m >= MSD_MIN) /* a skewed bucket: wide digits, as the whole */
 			lsd_u64(tmp + lo, v + lo, m, shift, U64_BITS, count);
-		else if (m > STACK_MAX || !insertion_u64_within(tmp + lo, m, 8 * m))
+		else if (m > STACK_MAX || !tg_sort_u64_within(tmp + lo, m, 8 * m))
 			lsd_u64(tmp + lo, v + lo, m, shift, 8, small);
 	}
 	memcpy(v, tmp, n * sizeof(*v));
@@ -311,7 +310,7 @@ int tg_sort_u64(uint64_t *v, size_t n)
 	}
 	if (!differ || !descents)
 		return 0;
-	if (descents <= n / NEARLY_SORTED && insertion_u64_within(v, n, n))
+	if (descents <= n / NEARLY_SORTED && tg_sort_u64_within(v, n, n))
 		return 0;
 	int top = 64 - __builtin_clzll(differ); /* the bits above top are every key's */
 	if (n <= STACK_MAX) {

@@ -68,6 +68,12 @@ int tg_sort_pairs(tg_sort_pair *v, size_t n);
  * keys. */
 int tg_sort_u64(uint64_t *v, size_t n);
 
+/* Sorts v[0..n) ascending by insertion, moving at most budget values in
+ * all (for keys nearly in order, as tg_sort_u64 first tries them): 1 when
+ * sorted, 0 when the budget ran out (v then still a permutation of its
+ * values, to be sorted another way). Allocates nothing. */
+int tg_sort_u64_within(uint64_t *v, size_t n, size_t budget);
+
 /* Reorders base[0..n) (elements of size bytes) in place so that position k
  * holds the element that was at kv[k].idx; kv must hold a permutation of
  * 0..n-1 (its contents are overwritten: elements of at most 16 bytes are

@@ -382,28 +382,6 @@ static void sort_u64_from(uint64_t *v, size_t n, int hi)
 	}
 }
 
-/* Insertion sort of v[0..n) moving at most budget values in all: 1 when
- * sorted, 0 when the budget ran out (v then still a permutation of its
- * values, for a sort of its own). */
-static int insertion_within(uint64_t *v, size_t n, size_t budget)
-{
-	for (size_t i = 1; i < n; i++) {
-		if (v[i] >= v[i - 1])
-			continue;
-		uint64_t x = v[i];
-		size_t j = i;
-		for (; j > 0 && v[j - 1] > x; j--) {
-			if (!budget--)
-				break;
-			v[j] = v[j - 1];
-		}
-		v[j] = x;
-		if (j > 0 && v[j - 1] > x)
-			return 0;
-	}
-	return 1;
-}
-
 void cp_sort_u64(uint64_t *v, size_t n)
 {
 	uint64_t differ = 0;
@@ -416,7 +394,7 @@ void cp_sort_u64(uint64_t *v, size_t n)
 		return;
 	/* nearly in order (a trace's nodes: each event's end a few places
 	 * after its start), as tg_sort_u64 takes it: insertion within n moves */
-	if (descents <= n / 16 && insertion_within(v, n, n))
+	if (descents <= n / 16 && tg_sort_u64_within(v, n, n))
 		return;
 	sort_u64_from(v, n, 64 - __builtin_clzll(differ)); /* the bits from there up are every value's */
 }
