@@ -294,8 +294,19 @@ int tg_cli_stream_file(const char *path, int (*fn)(FILE *f, void *arg), void *ar
 	return failed ? 1 : 0;
 }
 
+/* Whether tg_cli_trim_heap trims (tg_cli_heap_trims): on unless a
+ * command's policy turned it off. */
+static int heap_trims = 1;
+
+void tg_cli_heap_trims(int on)
+{
+	heap_trims = on;
+}
+
 void tg_cli_trim_heap(void)
 {
+	if (!heap_trims)
+		return;
 #ifdef __GLIBC__
 	malloc_trim(0);
 #endif
@@ -303,6 +314,8 @@ void tg_cli_trim_heap(void)
 
 int tg_cli_trim_heap_over(size_t min_free)
 {
+	if (!heap_trims)
+		return 0;
 #if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 33))
 	struct mallinfo2 mi = mallinfo2();
 	if (mi.fordblks < min_free)

@@ -27,6 +27,12 @@ void tg_cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * has it, else nothing): a command's heap policy at the point it names. */
 void tg_cli_trim_heap(void);
 
+/* Turns tg_cli_trim_heap and tg_cli_trim_heap_over on (the default) or
+ * off for the rest of the process: a command's heap policy for inputs too
+ * small for the memory a trim gives back to be worth its page faults
+ * (cmd_diff.c). Not thread-safe: set it before any thread starts. */
+void tg_cli_heap_trims(int on);
+
 /* tg_cli_trim_heap, but only when the heap holds at least min_free bytes
  * free (glibc's count, mallinfo2, which includes pages an earlier trim
  * gave back): below that, what a trim gives back is soon faulted in again

@@ -20,6 +20,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -323,6 +324,32 @@ static void trim_aligned(void)
 	tg_cli_trim_heap();
 }
 
+/* Whether any of the n files at paths is 8 MiB or more (gzip or not: a
+ * gzip file of 8 MiB holds about 80 MB of JSON, where issue 24's memory
+ * target starts; as cmd_report.c's heap_policy). */
+static int any_large(const char *const *paths, size_t n)
+{
+	struct stat st;
+	for (size_t i = 0; i < n; i++)
+		if (!stat(paths[i], &st) && S_ISREG(st.st_mode) && st.st_size >= 8 * 1024 * 1024)
+			return 1;
+	return 0;
+}
+
+/* The diff's trims (load_one's before each read, between the parts of a
+ * trace's run data, before its critical path, and the gate's callbacks:
+ * trim_aligned) only when a trace is large: each trim's pages are
+ * faulted in again by the next stage, and on the real H200 pairs (0.8 MB
+ * of gzip a trace, 12 MB of JSON, peaks of 8 MB) the round's trims had
+ * made that 2,034 -> 2,610 page faults and 82-85 -> 104-123 ms of
+ * task-clock (perf stat -r 15; 77-81 ms with every trim off), for memory
+ * no target asks of them (docs/scale.md, "Where the tenth round ends"). */
+static void heap_trims_for(const struct diff_args *a, const struct diff_opts *o)
+{
+	tg_cli_heap_trims(any_large(a->base, a->nbase) || any_large(a->next, a->nnext) ||
+	                  any_large((const char *const *)o->noise.v, o->noise.n));
+}
+
 /* Loads the traces (base, new, then the --noise-from runs) one at a time,
  * judges their run data and writes the document. Returns the exit code. */
 static int judge(const struct diff_args *a, const struct diff_opts *o, double t_start)
@@ -332,6 +359,7 @@ static int judge(const struct diff_args *a, const struct diff_opts *o, double t_
 	tg_rules *rules = NULL;
 	tg_gate *g = NULL;
 	int rc = TG_EXIT_USAGE;
+	heap_trims_for(a, o);
 	if (load_rules(&rules, a, o) || load_sides(sides, a, o, rules))
 		goto out;
 	tg_gate_data base = tg_cli_side_gate(&sides[0]), next = tg_cli_side_gate(&sides[1]),
