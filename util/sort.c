@@ -99,6 +99,20 @@ int tg_sort_u64_within(uint64_t *v, size_t n, size_t budget)
 	return 1;
 }
 
+int tg_sort_u64_presorted(uint64_t *v, size_t n, uint64_t *differ)
+{
+	uint64_t d = 0;
+	size_t descents = 0;
+	for (size_t i = 1; i < n; i++) {
+		d |= v[i] ^ v[0];
+		descents += v[i] < v[i - 1];
+	}
+	*differ = d;
+	if (!d || !descents)
+		return 1;
+	return descents <= n / NEARLY_SORTED && tg_sort_u64_within(v, n, n);
+}
+
 /* Stable LSD passes on the bytes below bit top of v[0..n)'s keys, tmp (n
  * pairs) as scratch, skipping the bytes every key shares; the result in v.
  * count: 8 rows of 256 counters, zeroed here. */
@@ -302,15 +316,8 @@ int tg_sort_u64(uint64_t *v, size_t n)
 		insertion_u64(v, n);
 		return 0;
 	}
-	uint64_t differ = 0;
-	size_t descents = 0;
-	for (size_t i = 1; i < n; i++) {
-		differ |= v[i] ^ v[0];
-		descents += v[i] < v[i - 1];
-	}
-	if (!differ || !descents)
-		return 0;
-	if (descents <= n / NEARLY_SORTED && tg_sort_u64_within(v, n, n))
+	uint64_t differ;
+	if (tg_sort_u64_presorted(v, n, &differ))
 		return 0;
 	int top = 64 - __builtin_clzll(differ); /* the bits above top are every key's */
 	if (n <= STACK_MAX) {

@@ -74,6 +74,13 @@ int tg_sort_u64(uint64_t *v, size_t n);
  * values, to be sorted another way). Allocates nothing. */
 int tg_sort_u64_within(uint64_t *v, size_t n, size_t budget);
 
+/* The check tg_sort_u64 starts with: 1 when v[0..n) is sorted on return
+ * (it was in order, every key equal, or nearly in order, a descent in 16
+ * at most, and tg_sort_u64_within sorted it within n moves); else 0, v a
+ * permutation of its keys. *differ gets the bits in which some key differs
+ * from v[0] (its highest set bit bounds a radix sort's digits). */
+int tg_sort_u64_presorted(uint64_t *v, size_t n, uint64_t *differ);
+
 /* Reorders base[0..n) (elements of size bytes) in place so that position k
  * holds the element that was at kv[k].idx; kv must hold a permutation of
  * 0..n-1 (its contents are overwritten: elements of at most 16 bytes are

@@ -384,17 +384,10 @@ static void sort_u64_from(uint64_t *v, size_t n, int hi)
 
 void cp_sort_u64(uint64_t *v, size_t n)
 {
-	uint64_t differ = 0;
-	size_t descents = 0;
-	for (size_t i = 1; i < n; i++) {
-		differ |= v[i] ^ v[0];
-		descents += v[i] < v[i - 1];
-	}
-	if (!differ || !descents)
-		return;
-	/* nearly in order (a trace's nodes: each event's end a few places
+	uint64_t differ;
+	/* in order, or nearly (a trace's nodes: each event's end a few places
 	 * after its start), as tg_sort_u64 takes it: insertion within n moves */
-	if (descents <= n / 16 && tg_sort_u64_within(v, n, n))
+	if (tg_sort_u64_presorted(v, n, &differ))
 		return;
 	sort_u64_from(v, n, 64 - __builtin_clzll(differ)); /* the bits from there up are every value's */
 }
