@@ -21,6 +21,15 @@ if [ ! -d "$T" ]; then
 fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+# The outputs name the traces by the paths they were given, so every run
+# reads them as ../shared/traces/..., whatever TG_SHARED and the working
+# folder are: from a folder of its own beside a link to the shared folder.
+case $GOLD in /*) ;; *) GOLD=$(pwd)/$GOLD ;; esac
+case $TG in */*) case $TG in /*) ;; *) TG=$(pwd)/$TG ;; esac ;; esac
+ln -s "$(cd "$SHARED" && pwd)" "$tmp/shared"
+mkdir "$tmp/cwd" && cd "$tmp/cwd" || exit 1
+SHARED=../shared
+T=$SHARED/traces
 out=$tmp/outputs.sha256
 : >"$out"
 
