@@ -79,6 +79,9 @@ int tg_gate_build_diffs(tg_gate *g, const int64_t *br, size_t nb, const int64_t 
 	tg_tree_diff_opts to; /* the defaults, and the caller's heap policy */
 	memset(&to, 0, sizeof(to));
 	to.scratch_freed = o ? o->diff_scratch_freed : NULL;
+	/* run data's diffs are made lean once built (gate_data.c lean_data):
+	 * those without LCAs never hold their merged tree whole */
+	to.lean = g->bdata != NULL;
 	for (int i = 0; !rc && i < np; i++) {
 		tg_divergence_pair *p = &g->pairs[i];
 		if (g->bdata && (!tg_rundata_skeleton(g->bdata[p->bt]) || !tg_rundata_skeleton(g->xdata[p->nt]))) {

@@ -104,6 +104,12 @@ typedef struct tg_tree_diff_opts {
 	                              * before it grows again: the caller's heap policy (a caller
 	                              * that keeps freed memory may give it back, malloc_trim);
 	                              * NULL: nothing. Changes no result */
+	int lean; /* a caller that makes the diff lean once built (tg_tree_diff_lean): the merged
+	           * tree is then never held whole when the diff has no LCA (each pair of roots'
+	           * subtree is examined once merged, its matches linked, and dropped; at the
+	           * first point of divergence the tree is merged again, whole, as without this);
+	           * such a diff comes back lean. Changes no result but the merged nodes of a
+	           * diff without LCAs (none) */
 } tg_tree_diff_opts;
 
 /* The options that reproduce TraceLens's TraceDiff (positional roots,
