@@ -69,8 +69,8 @@ typedef struct tg_gate_opts {
 	                           data measures are freed (release_data), before the
 	                           new side's judgement measure is filled beside what
 	                           they held: the caller's heap policy; NULL: nothing */
-	void (*diff_scratch_freed)(void); /* called while each pair's tree diff is built, when
-	                                     it has freed a large scratch
+	void (*diff_scratch_freed)(void); /* called before each pair's tree diff is built and
+	                                     while it is, when it has freed a large scratch
 	                                     (tg_tree_diff_opts.scratch_freed): the caller's
 	                                     heap policy; NULL: nothing */
 	int (*expand_measure)(const tg_rundata *rd); /* tg_gate_run_data: called for each trace
