@@ -338,7 +338,7 @@ static int merge_top_down(struct ctx *c)
 	memset(&c->pairs2, 0, sizeof(c->pairs2));
 	free_root_scratch(c);
 	if (d->opts.scratch_freed)
-		d->opts.scratch_freed();
+		d->opts.scratch_freed(d->opts.scratch_ctx);
 	/* the links of both sides' device events, where the roots' scratch was */
 	int rc = alloc_links(&d->links[0], &d->side[0]) || alloc_links(&d->links[1], &d->side[1]) ? TG_ENOMEM : 0;
 	size_t merged = 0;
@@ -413,7 +413,7 @@ static int build(tg_tree_diff **out, const tg_tree_diff_side *given, const tg_sk
 		goto fail;
 	/* both views' build scratch (four arrays a skeleton node) is freed */
 	if (d->opts.scratch_freed)
-		d->opts.scratch_freed();
+		d->opts.scratch_freed(d->opts.scratch_ctx);
 	if ((rc = alloc_maps(d, &c)))
 		goto fail;
 	rc = TG_ENOMEM;
