@@ -308,19 +308,22 @@ static int load_sides(tg_cli_side *sides, const struct diff_args *a, const struc
 	return rc ? -1 : 0;
 }
 
-/* Once the gate has aligned the pairs and given the judgement's
- * measures their room (tg_gate_opts.aligned): the rest of the heap the
- * alignment freed is given back (tg_cmd_diff keeps freed memory
- * otherwise), so that it does not sit beside the measures, the diffs
- * and the skeletons at the gate's peak: 228.5 -> 210 MB at 1 GB,
- * 25.6 -> 24.5 MB at 100 MB with --no-critical-path (docs/scale.md,
- * i30gate). Also while the tree diff is built, once its views' build
- * and its roots' alignment have freed their scratch
- * (tg_gate_opts.diff_scratch_freed), so that the merged tree, which is
- * mapped and grows next, does not sit beside those freed pages: the
- * build's peak 207 -> 190 MB at 1 GB (docs/scale.md, i33gate). */
-static void trim_aligned(void)
+/* The gate's heap policy (tg_gate_opts.heap_hint), every stage alike:
+ * the heap a stage freed is given back (tg_cmd_diff keeps freed memory
+ * otherwise) before the next one grows. Once the pairs are aligned and
+ * the judgement's measures have their room (TG_GATE_ALIGNED), so that the
+ * alignment's leftovers do not sit beside the measures: 228.5 -> 210 MB
+ * at 1 GB (docs/scale.md, i30gate); the base side's run data measures
+ * freed (TG_GATE_RELEASED, i31gate); before and while each tree diff is
+ * built (TG_GATE_DIFF_SCRATCH), so that the views and the merged tree do
+ * not grow beside the loads' and their own freed pages: the build's
+ * peak 207 -> 190 MB (i33gate), 138-149 -> 129 MB for the views (i35gate);
+ * between the judgement's stages (TG_GATE_JUDGE_STAGE, i33gate). Only
+ * for large traces (heap_trims_for). */
+static void gate_heap_hint(void *ctx, enum tg_gate_stage stage)
 {
+	(void)ctx;
+	(void)stage;
 	tg_cli_trim_heap();
 }
 
@@ -338,7 +341,7 @@ static int any_large(const char *const *paths, size_t n)
 
 /* The diff's trims (load_one's before each read, between the parts of a
  * trace's run data, before its critical path, and the gate's callbacks:
- * trim_aligned) only when a trace is large: each trim's pages are
+ * gate_heap_hint) only when a trace is large: each trim's pages are
  * faulted in again by the next stage, and on the real H200 pairs (0.8 MB
  * of gzip a trace, 12 MB of JSON, peaks of 8 MB) the round's trims had
  * made that 2,034 -> 2,610 page faults and 82-85 -> 104-123 ms of
@@ -372,10 +375,7 @@ static int judge(const struct diff_args *a, const struct diff_opts *o, double t_
 	                   .no_critical_path = o->no_critical_path,
 	                   /* judged once: the gate frees each part of the run data it has read */
 	                   .release_data = 1,
-	                   .aligned = trim_aligned,
-	                   .released = trim_aligned,
-	                   .diff_scratch_freed = trim_aligned,
-	                   .judge_stage_done = trim_aligned,
+	                   .heap_hint = gate_heap_hint,
 	                   .expand_measure = o->no_tree_diff ? NULL : tg_cli_expand_measure};
 	if (tg_gate_run_data(&g, rules, &base, &next, &go)) {
 		tg_cli_error("diff: %s", tg_error_last());

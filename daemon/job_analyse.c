@@ -149,8 +149,8 @@ static int pool_commit_runs(struct analysis *a, const tg_job_ctx *c, const tg_jo
  * trimmed after the new side and before the gate, a job of a 100 MB pair
  * peaks at ~59 MB instead of ~65 MB (docs/scale.md, "i33flaky"); a trim
  * costs under a millisecond. Where the gate aligns the pairs
- * (tg_gate_opts.aligned, as the diff command trims) it moved nothing: the
- * job's peak is that alignment itself. */
+ * (tg_gate_opts.heap_hint at TG_GATE_ALIGNED, as the diff command trims)
+ * it moved nothing: the job's peak is that alignment itself. */
 static void trim_heap(void)
 {
 #ifdef __GLIBC__

@@ -25,6 +25,12 @@ tg_gate *tg_gate_new_sides(size_t nbase, size_t nnext)
 	return g;
 }
 
+void tg_gate_heap_hint(const tg_gate_opts *opts, enum tg_gate_stage stage)
+{
+	if (opts && opts->heap_hint)
+		opts->heap_hint(opts->heap_ctx, stage);
+}
+
 double tg_gate_stats_seconds(const tg_gate *g)
 {
 	return g->stats_s;

@@ -33,6 +33,22 @@
 
 #include <stdio.h>
 
+/* Where the gate stands when it calls the caller's heap policy
+ * (tg_gate_opts.heap_hint): each point follows the freeing of a large
+ * scratch, before the next stage makes its own. */
+enum tg_gate_stage {
+	TG_GATE_DIFF_SCRATCH, /* before each pair's tree diff is built, and while it is, each
+	                         time it has freed a large scratch (tg_tree_diff_opts.scratch_freed) */
+	TG_GATE_ALIGNED,      /* tg_gate_run_data: the pairs aligned, the alignment's scratch
+	                         freed and the sides' judgement measures given their room, before
+	                         they are filled (not with no_tree_diff) */
+	TG_GATE_RELEASED,     /* tg_gate_run_data: the base side's run data measures freed
+	                         (release_data), before the new side's judgement measure is filled
+	                         beside what they held */
+	TG_GATE_JUDGE_STAGE   /* after each stage of the judgement that frees a large scratch (the
+	                         rules judged, the per-op judgement), before the next one */
+};
+
 typedef struct tg_gate_opts {
 	const tg_accept *accepts;  /* overrides (borrowed), may be NULL */
 	size_t naccepts;
@@ -60,19 +76,11 @@ typedef struct tg_gate_opts {
 	                     are not held twice */
 	const int64_t *base_ranks; /* per trace of each side, the rank the run's */
 	const int64_t *next_ranks; /* manifest gives it (-1: none); NULL: none */
-	void (*aligned)(void); /* tg_gate_run_data: called once the pairs are aligned,
-	                          the alignment's scratch freed and the sides'
-	                          judgement measures given their room, before they are
-	                          filled (not with no_tree_diff): the caller's heap
-	                          policy, e.g. malloc_trim; NULL: nothing */
-	void (*released)(void); /* tg_gate_run_data: called once the base side's run
-	                           data measures are freed (release_data), before the
-	                           new side's judgement measure is filled beside what
-	                           they held: the caller's heap policy; NULL: nothing */
-	void (*diff_scratch_freed)(void); /* called while each pair's tree diff is built, when
-	                                     it has freed a large scratch
-	                                     (tg_tree_diff_opts.scratch_freed): the caller's
-	                                     heap policy; NULL: nothing */
+	void (*heap_hint)(void *ctx, enum tg_gate_stage stage); /* the caller's heap policy
+	                                     (e.g. malloc_trim), called with heap_ctx at each
+	                                     stage (enum tg_gate_stage); changes no result;
+	                                     NULL: nothing */
+	void *heap_ctx;
 	int (*expand_measure)(const tg_rundata *rd); /* tg_gate_run_data: called for each trace
 	                                               of base and new just before its run data
 	                                               measures are copied, for a caller that holds
@@ -80,10 +88,6 @@ typedef struct tg_gate_opts {
 	                                               caller's data, lent: `tracegate diff`,
 	                                               tg_rundata_expand_parts); 0 or a code (the
 	                                               gate fails with it); NULL: they are whole */
-	void (*judge_stage_done)(void); /* called after each stage of the judgement that frees
-	                                   a large scratch (the rules judged, the per-op
-	                                   judgement), before the next one makes its own: the
-	                                   caller's heap policy; NULL: nothing */
 } tg_gate_opts;
 
 typedef struct tg_gate tg_gate;

@@ -66,6 +66,13 @@ static int pair_traces(tg_gate *g, const int64_t *br, size_t nb, const int64_t *
 	return (int)n;
 }
 
+/* A tree diff's scratch freed (tg_tree_diff_opts.scratch_freed): the
+ * caller's heap policy, ctx the gate's options. */
+static void diff_scratch_freed(void *ctx)
+{
+	tg_gate_heap_hint(ctx, TG_GATE_DIFF_SCRATCH);
+}
+
 /* Aligns each pair of traces of the sides' ranks (pair_traces) into
  * g->diffs, from the run data's skeletons (g->bdata, g->xdata, in rank
  * order) or the measures' trees. Run data is aligned before it is
@@ -78,13 +85,21 @@ int tg_gate_build_diffs(tg_gate *g, const int64_t *br, size_t nb, const int64_t 
 	int rc = np < 0 ? np : 0;
 	tg_tree_diff_opts to; /* the defaults, and the caller's heap policy */
 	memset(&to, 0, sizeof(to));
-	to.scratch_freed = o ? o->diff_scratch_freed : NULL;
+	to.scratch_freed = o && o->heap_hint ? diff_scratch_freed : NULL;
+	to.scratch_ctx = (void *)o; /* read only: diff_scratch_freed */
+	/* run data's diffs are made lean once built (gate_data.c lean_data):
+	 * those without LCAs never hold their merged tree whole */
+	to.lean = g->bdata != NULL;
 	for (int i = 0; !rc && i < np; i++) {
 		tg_divergence_pair *p = &g->pairs[i];
 		if (g->bdata && (!tg_rundata_skeleton(g->bdata[p->bt]) || !tg_rundata_skeleton(g->xdata[p->nt]))) {
 			rc = tg_error_set(TG_EINVAL, "gate: run data without its skeleton cannot be aligned");
 			break;
 		}
+		/* what the loads (or the pair before) freed, given back before
+		 * the views take their room: the build's peak at 1 GB, with the
+		 * second view's scratch (138-149 -> 129 MB) */
+		tg_gate_heap_hint(o, TG_GATE_DIFF_SCRATCH);
 		if (g->bviews && g->bviews[p->bt] &&
 		    tg_tree_diff_side_skeleton(g->bviews[p->bt]) == tg_rundata_skeleton(g->bdata[p->bt]))
 			rc = tg_tree_diff_build_from(&g->diffs[i], g->bviews[p->bt],

@@ -178,14 +178,14 @@ int tg_gate_run_data(tg_gate **out, const tg_rules *rules, const tg_gate_data *b
 		rc = lean_data(g, base, next, opts);
 	/* both sides' measures given their room where the alignment's freed
 	 * scratch lies; what is left of it, the largest the gate leaves, the
-	 * caller may give back (opts->aligned) before they are filled beside
+	 * caller may give back (TG_GATE_ALIGNED) before they are filled beside
 	 * the diffs and skeletons (the gate's peak) */
 	if (!rc)
 		rc = measure_room(&g->base, base, g->keys);
 	if (!rc)
 		rc = measure_room(&g->next, next, g->keys);
-	if (!rc && !(opts && opts->no_tree_diff) && opts && opts->aligned)
-		opts->aligned();
+	if (!rc && !(opts && opts->no_tree_diff))
+		tg_gate_heap_hint(opts, TG_GATE_ALIGNED);
 	/* each side's run data measures freed once copied, before the next
 	 * side is copied beside them */
 	if (!rc)
@@ -195,8 +195,8 @@ int tg_gate_run_data(tg_gate **out, const tg_rules *rules, const tg_gate_data *b
 		tg_gate_release_data(base, opts, TG_RUNDATA_MEASURE);
 	/* the base side's run data measures, freed, given back before the
 	 * new side's measure is filled (the gate's peak) */
-	if (early && opts && opts->release_data && opts->released)
-		opts->released();
+	if (early && opts && opts->release_data)
+		tg_gate_heap_hint(opts, TG_GATE_RELEASED);
 	if (!rc)
 		rc = measure_fill(g->next, g->xorder, xrk, next, opts);
 	if (!rc) {

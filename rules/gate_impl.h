@@ -60,6 +60,10 @@ tg_gate *tg_gate_new_sides(size_t nbase, size_t nnext);
  * the traces of unknown rank after the others, in the order given). */
 void tg_gate_rank_order(size_t *o, const int64_t *r, size_t n);
 
+/* The caller's heap policy at stage (opts->heap_hint; nothing when opts
+ * or it is NULL). */
+void tg_gate_heap_hint(const tg_gate_opts *opts, enum tg_gate_stage stage);
+
 /* Side s's run data parts freed (tg_rundata_release) when opts allow it. */
 void tg_gate_release_data(const tg_gate_data *s, const tg_gate_opts *opts, unsigned parts);
 
@@ -71,7 +75,7 @@ int tg_gate_judge_sides(tg_gate *g, const tg_rules *rules, const tg_gate_opts *o
 /* Aligns each pair of traces of the sides' ranks (br: nb base ranks, xr:
  * nx new ranks, in rank order) into g->diffs, from the run data's
  * skeletons (g->bdata, g->xdata) or the measures' trees; o (NULL: none)
- * gives the builds the caller's heap policy (diff_scratch_freed). 0 or a
+ * gives the builds the caller's heap policy (TG_GATE_DIFF_SCRATCH). 0 or a
  * code. */
 int tg_gate_build_diffs(tg_gate *g, const int64_t *br, size_t nb, const int64_t *xr, size_t nx,
                         const tg_gate_opts *o);

@@ -237,12 +237,10 @@ int tg_gate_judge_sides(tg_gate *g, const tg_rules *rules, const tg_gate_opts *o
 		rc = tg_judge(&g->judgement, rules, g->base, g->next, g->keys, &jo);
 		/* each judgement's selections and samples, freed, given back
 		 * before the next one (or the tables) makes its own */
-		if (opts && opts->judge_stage_done)
-			opts->judge_stage_done();
+		tg_gate_heap_hint(opts, TG_GATE_JUDGE_STAGE);
 		if (!rc)
 			rc = ops_judgement(&g->ops, rules, g->base, g->next, g->keys);
-		if (opts && opts->judge_stage_done)
-			opts->judge_stage_done();
+		tg_gate_heap_hint(opts, TG_GATE_JUDGE_STAGE);
 		g->stats_s = now_s() - t0;
 	}
 	if (!rc && !(opts && opts->no_critical_path))

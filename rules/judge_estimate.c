@@ -68,19 +68,20 @@ static int side_vals_build(struct side_vals *out, const struct sel *v, size_t n,
 	int overhead = metric == TG_METRIC_LAUNCH_OVERHEAD;
 	double sum = 0;
 	for (size_t i = 0; i < n; i++) {
-		double x = overhead ? (double)v[i].delay : (double)v[i].dur;
+		double x = (double)v[i].val; /* the delay for launch_overhead, else the duration */
 		out->unit[v[i].unit] += x;
 		ucount[v[i].unit] += 1;
 		sum += x;
 		out->count += 1;
-		int first_of_inv = i == 0 || v[i].inv != v[i - 1].inv || v[i].stratum != v[i - 1].stratum;
+		int first_of_inv = i == 0 || v[i].inv == TG_NONE || v[i].inv != v[i - 1].inv ||
+		                   v[i].stratum != v[i - 1].stratum;
 		if (overhead || first_of_inv) {
 			out->inv_stratum[out->ninv] = v[i].stratum;
 			out->inv[out->ninv++] = 0;
-			if (isfinite(v[i].flops))
-				out->flops += v[i].flops;
-			if (isfinite(v[i].bytes))
-				out->bytes += v[i].bytes;
+			if (isfinite(v[i].work) && metric == TG_METRIC_TFLOPS)
+				out->flops += v[i].work;
+			if (isfinite(v[i].work) && metric == TG_METRIC_TBS)
+				out->bytes += v[i].work;
 		}
 		out->inv[out->ninv - 1] += x;
 	}

@@ -52,7 +52,7 @@ int tg_judge_pairs_build(struct pair_set *out, const struct sel *vb, size_t nb, 
 		idx[i] = (struct at){vx[i].rec, (uint32_t)i};
 	qsort(idx, nx, sizeof(*idx), cmp_at);
 	for (size_t i = 0; i < nb; i++) {
-		double d = (double)vb[i].dur;
+		double d = (double)vb[i].val; /* a duration: paired sampling is for the kernels' */
 		uint32_t k = vb[i].pair == TG_NONE ? TG_NONE : find_rec(idx, nx, vb[i].pair);
 		if (k == TG_NONE || used[k] || out->m == cap) {
 			out->ub += d;
@@ -61,11 +61,11 @@ int tg_judge_pairs_build(struct pair_set *out, const struct sel *vb, size_t nb, 
 		}
 		used[k] = 1;
 		out->b[out->m] = d;
-		out->n[out->m++] = (double)vx[k].dur;
+		out->n[out->m++] = (double)vx[k].val;
 	}
 	for (size_t i = 0; i < nx; i++)
 		if (!used[i]) {
-			double d = (double)vx[i].dur;
+			double d = (double)vx[i].val;
 			out->un += d;
 			out->un2 += d * d;
 		}

@@ -126,7 +126,8 @@ static int cmp_sel(const void *a, const void *b)
 		return x->group < y->group ? -1 : 1;
 	if (x->stratum != y->stratum)
 		return x->stratum < y->stratum ? -1 : 1;
-	return (x->inv > y->inv) - (x->inv < y->inv);
+	uint64_t a1 = sel_inv_key(x), b1 = sel_inv_key(y);
+	return (a1 > b1) - (a1 < b1);
 }
 
 /* One counting-sort pass of the indices src into dst (n entries) by
@@ -188,8 +189,8 @@ static int sort_sel(struct sel *v, size_t n, uint32_t natoms, size_t ninv, size_
 	for (size_t i = 0; i < n; i++)
 		a[i] = (uint32_t)i;
 #define ATOM_KEY(x) ((x) == TG_NONE || (x) >= natoms ? (size_t)natoms : (size_t)(x))
-#define INV_KEY(x) ((x) >> 32 ? ninv + (size_t)((x) & 0xffffffffu) : (size_t)(x))
-	COUNT_PASS(b, a, v, n, ri, cnt, INV_KEY(e->inv));
+#define INV_KEY(e) ((e)->inv == TG_NONE ? ninv + (size_t)(e)->rec : (size_t)(e)->inv)
+	COUNT_PASS(b, a, v, n, ri, cnt, INV_KEY(e));
 	COUNT_PASS(a, b, v, n, ra, cnt, ATOM_KEY(e->stratum));
 	COUNT_PASS(b, a, v, n, ra, cnt, ATOM_KEY(e->group));
 #undef ATOM_KEY
@@ -299,6 +300,7 @@ static int select_side(struct sel **out, size_t *n, size_t *units, size_t *dropp
 			fl = inv[k[i].inv].flops;
 			by = inv[k[i].inv].bytes;
 		}
+		int overhead = r->metric == TG_METRIC_LAUNCH_OVERHEAD;
 		if ((need_model && !(r->metric == TG_METRIC_TFLOPS ? fl > 0 : by > 0)) ||
 		    (r->metric == TG_METRIC_LAUNCH_OVERHEAD && k[i].delay_ns < 0)) {
 			drop++;
@@ -312,14 +314,12 @@ static int select_side(struct sel **out, size_t *n, size_t *units, size_t *dropp
 		}
 		v[c++] = (struct sel){group_key(r, &k[i]),
 		                      k[i].op_shape,
-		                      k[i].inv != TG_NONE ? k[i].inv : ((uint64_t)1 << 32) | i,
+		                      k[i].inv,
 		                      map[k[i].unit],
 		                      (uint32_t)i,
 		                      k[i].pair,
-		                      k[i].dur_ns,
-		                      k[i].delay_ns,
-		                      fl,
-		                      by};
+		                      overhead ? k[i].delay_ns : k[i].dur_ns,
+		                      r->metric == TG_METRIC_TFLOPS ? fl : r->metric == TG_METRIC_TBS ? by : NAN};
 	}
 	free(map);
 	free(memo);

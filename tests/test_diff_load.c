@@ -11,8 +11,9 @@
  * gate judging the loaded sides, held and given back as `tracegate diff`
  * does, gives the bytes tg_gate_run gives on the trees (the critical
  * paths' figures among them), calling the caller's heap policy once after
- * the alignment (tg_gate_opts.aligned). The trim before each trace's read
- * (tg_cli_trim_heap_over) trims only a heap with enough free.
+ * the alignment (tg_gate_opts.heap_hint, TG_GATE_ALIGNED). The trim
+ * before each trace's read (tg_cli_trim_heap_over) trims only a heap with
+ * enough free.
  */
 #include "gentrace.h"
 
@@ -158,18 +159,10 @@ static void test_bad_second(void **state)
 	tg_rules_free(rules);
 }
 
-static int aligned_calls; /* test_same_as_trees: tg_gate_opts.aligned's calls */
-
-static void count_aligned(void)
+/* test_same_as_trees: the gate's heap policy's calls by stage (ctx: int[]) */
+static void count_stages(void *ctx, enum tg_gate_stage stage)
 {
-	aligned_calls++;
-}
-
-static int released_calls; /* test_same_as_trees: tg_gate_opts.released's calls */
-
-static void count_released(void)
-{
-	released_calls++;
+	((int *)ctx)[stage]++;
 }
 
 /* The loaded sides judged as `tracegate diff` judges them (a side of one
@@ -208,14 +201,14 @@ static void test_same_as_trees(void **state)
 		assert_int_equal(held ? tg_cli_side_expand_skeletons(&xs) : tg_cli_side_expand(&xs), 0);
 		assert_int_equal(tg_rundata_compacted(xs.data[0]), held);
 		tg_gate_data bd = tg_cli_side_gate(&bs), xd = tg_cli_side_gate(&xs);
+		int calls[TG_GATE_JUDGE_STAGE + 1] = {0};
 		tg_gate_opts o = {.release_data = 1,
-		                  .aligned = count_aligned,
-		                  .released = count_released,
+		                  .heap_hint = count_stages,
+		                  .heap_ctx = calls,
 		                  .expand_measure = held ? tg_cli_expand_measure : NULL};
-		aligned_calls = released_calls = 0;
 		assert_int_equal(tg_gate_run_data(&g2, rules, &bd, &xd, &o), 0);
-		assert_int_equal(aligned_calls, 1); /* once, after the alignment */
-		assert_int_equal(released_calls, 1); /* once, the base side's measures freed */
+		assert_int_equal(calls[TG_GATE_ALIGNED], 1); /* once, after the alignment */
+		assert_int_equal(calls[TG_GATE_RELEASED], 1); /* once, the base side's measures freed */
 		char *a = gt_gate_render(g1), *c = gt_gate_render(g2);
 		assert_true(strlen(a) > 1000);
 		assert_string_equal(a, c);

@@ -1207,25 +1207,27 @@ static void test_unmatched_rules(void **state)
 /* ------------------------------------------------------------ run data */
 
 static const tg_rundata *lean_rd[2]; /* test_run_data_lean: the sides' run data */
-static int lean_scratch_calls, lean_aligned_calls, lean_stage_calls;
 
-static void count_scratch(void)
-{
-	lean_scratch_calls++;
-}
+/* The heap policy's calls by stage, and whether the gate may free run
+ * data (test_run_data_lean's tg_gate_opts.heap_ctx). */
+struct stages {
+	int calls[TG_GATE_JUDGE_STAGE + 1];
+	int release;
+};
 
-static void count_stage(void)
+/* The heap policy's calls counted (ctx: struct stages); when the
+ * judgement's measures have their room (TG_GATE_ALIGNED), both skeletons
+ * already released if the gate may free run data (the pair aligned
+ * without a point of divergence). */
+static void count_stages(void *ctx, enum tg_gate_stage stage)
 {
-	lean_stage_calls++;
-}
-
-/* When the judgement's measures have their room: both skeletons already
- * released, the pair aligned without a point of divergence. */
-static void check_released(void)
-{
-	lean_aligned_calls++;
-	assert_null(tg_rundata_skeleton(lean_rd[0]));
-	assert_null(tg_rundata_skeleton(lean_rd[1]));
+	struct stages *s = ctx;
+	assert_true(stage <= TG_GATE_JUDGE_STAGE);
+	s->calls[stage]++;
+	if (stage == TG_GATE_ALIGNED && s->release) {
+		assert_null(tg_rundata_skeleton(lean_rd[0]));
+		assert_null(tg_rundata_skeleton(lean_rd[1]));
+	}
 }
 
 /* The gate on run data whose pair aligns without divergence: the diff made
@@ -1249,16 +1251,15 @@ static void test_run_data_lean(void **state)
 		lean_rd[1] = rd[1];
 		const tg_rundata *bd[1] = {rd[0]}, *xd[1] = {rd[1]};
 		tg_gate_data bs = {.data = bd, .n = 1}, xs = {.data = xd, .n = 1};
-		tg_gate_opts o = {.release_data = release,
-		                  .aligned = release ? check_released : NULL,
-		                  .diff_scratch_freed = count_scratch,
-		                  .judge_stage_done = count_stage};
+		struct stages st = {.release = release};
+		tg_gate_opts o = {.release_data = release, .heap_hint = count_stages, .heap_ctx = &st};
 		tg_gate *got = NULL;
-		lean_scratch_calls = lean_aligned_calls = lean_stage_calls = 0;
 		assert_int_equal(tg_gate_run_data(&got, r, &bs, &xs, &o), 0);
-		assert_int_equal(lean_aligned_calls, release);
-		assert_int_equal(lean_scratch_calls, 2); /* the views' build's, the roots' alignment's */
-		assert_int_equal(lean_stage_calls, 2); /* the rules judged, the per-op judgement */
+		assert_int_equal(st.calls[TG_GATE_ALIGNED], 1);
+		assert_int_equal(st.calls[TG_GATE_RELEASED], release);
+		/* before the build, then the views' build's, the roots' alignment's */
+		assert_int_equal(st.calls[TG_GATE_DIFF_SCRATCH], 3);
+		assert_int_equal(st.calls[TG_GATE_JUDGE_STAGE], 2); /* the rules judged, the per-op judgement */
 		/* kept when the gate may not free run data */
 		assert_int_equal(tg_rundata_skeleton(rd[0]) == NULL, release);
 		assert_int_equal(tg_rundata_skeleton(rd[1]) == NULL, release);
@@ -1277,11 +1278,14 @@ static void test_run_data_lean(void **state)
 
 static const tg_rundata *mixed_rd[4]; /* test_run_data_mixed: base 0, 1, new 0, 1 */
 
-/* At the measures' room: the pair aligned without divergence gave its
- * skeletons back; the pair with points of divergence keeps them. */
-static void check_mixed(void)
+/* At the measures' room (TG_GATE_ALIGNED, counted into ctx: an int):
+ * the pair aligned without divergence gave its skeletons back; the pair
+ * with points of divergence keeps them. */
+static void check_mixed(void *ctx, enum tg_gate_stage stage)
 {
-	lean_aligned_calls++;
+	if (stage != TG_GATE_ALIGNED)
+		return;
+	++*(int *)ctx;
 	assert_null(tg_rundata_skeleton(mixed_rd[0]));
 	assert_non_null(tg_rundata_skeleton(mixed_rd[1]));
 	assert_null(tg_rundata_skeleton(mixed_rd[2]));
@@ -1308,11 +1312,11 @@ static void test_run_data_mixed(void **state)
 	}
 	const tg_rundata *bd[2] = {rd[0], rd[1]}, *xd[2] = {rd[2], rd[3]};
 	tg_gate_data bs = {.data = bd, .n = 2}, xs = {.data = xd, .n = 2};
-	tg_gate_opts o = {.release_data = 1, .aligned = check_mixed};
+	int aligned_calls = 0;
+	tg_gate_opts o = {.release_data = 1, .heap_hint = check_mixed, .heap_ctx = &aligned_calls};
 	tg_gate *got = NULL;
-	lean_aligned_calls = 0;
 	assert_int_equal(tg_gate_run_data(&got, r, &bs, &xs, &o), 0);
-	assert_int_equal(lean_aligned_calls, 1);
+	assert_int_equal(aligned_calls, 1);
 	/* the first pair is drawn (it has nothing to draw); the second's
 	 * divergences are tabulated */
 	assert_string_equal(tg_gate_drawing(got), "");

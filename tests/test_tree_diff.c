@@ -1339,6 +1339,109 @@ static size_t same_from_side(const tg_tree *base, const tg_tree *next)
 	return nl;
 }
 
+/* Trees base and next diffed lean (tg_tree_diff_opts.lean, the gate's)
+ * and whole, under the default options and TraceLens's: a diff with LCAs
+ * is the same diff (merged again, whole, at its first point of
+ * divergence), one without comes back lean, its matches, LCAs and counts
+ * (the merged tree's nodes too) those of the whole one. Returns the LCAs
+ * found. */
+static size_t same_lean(const tg_tree *base, const tg_tree *next)
+{
+	tg_skeleton *sb, *sn;
+	assert_int_equal(tg_skeleton_build(&sb, base, 0), 0);
+	assert_int_equal(tg_skeleton_build(&sn, next, 0), 0);
+	size_t nev0 = tg_skeleton_events(sb), nev1 = tg_skeleton_events(sn), nl = 0;
+	for (int mode = 0; mode < 2; mode++) {
+		tg_tree_diff_opts o = mode ? tg_tree_diff_opts_tracelens() : (tg_tree_diff_opts){0};
+		tg_tree_diff *want, *got;
+		assert_int_equal(tg_tree_diff_build_skeletons(&want, sb, sn, &o), 0);
+		o.lean = 1;
+		if (mode) {
+			assert_int_equal(tg_tree_diff_build_skeletons(&got, sb, sn, &o), 0);
+		} else { /* from a base side made beforehand (the daemon's stored views) */
+			tg_tree_diff_side *side;
+			assert_int_equal(tg_tree_diff_side_new(&side, sb, NULL), 0);
+			assert_int_equal(tg_tree_diff_build_from(&got, side, sn, &o), 0);
+			tg_tree_diff_side_free(side);
+		}
+		size_t n, nodes;
+		tg_tree_diff_lcas(want, &n);
+		nl += n;
+		if (n) {
+			assert_same_diff(want, got, nev0, nev1);
+		} else {
+			tg_tree_diff_nodes(want, &nodes);
+			assert_int_equal(tg_tree_diff_stats_get(want)->nodes, nodes);
+			assert_int_equal(tg_tree_diff_lean(want), 1);
+			assert_null(tg_tree_diff_nodes(got, &nodes));
+			assert_int_equal(nodes, 0);
+			assert_null(tg_tree_diff_skeleton(got, TG_DIFF_SIDE_BASE));
+			tg_tree_diff_lcas(got, &n);
+			assert_int_equal(n, 0);
+			for (int sd = 0; sd < 2; sd++)
+				for (uint32_t ev = 0; ev < (sd ? nev1 : nev0); ev++) {
+					assert_int_equal(tg_tree_diff_match(want, sd, ev), tg_tree_diff_match(got, sd, ev));
+					assert_int_equal(tg_tree_diff_lca_of(got, sd, ev), TG_NONE);
+				}
+			assert_memory_equal(tg_tree_diff_stats_get(want), tg_tree_diff_stats_get(got),
+			                    sizeof(tg_tree_diff_stats));
+		}
+		tg_tree_diff_free(want);
+		tg_tree_diff_free(got);
+	}
+	tg_skeleton_free(sb);
+	tg_skeleton_free(sn);
+	return nl;
+}
+
+/* The lean build: pairs without a point of divergence, with one inside
+ * the first pair of roots, and with the root's (an op added or removed
+ * at the top, after a pair of roots already dropped); real traces
+ * against themselves and across two GPUs when the shared folder is
+ * there. */
+static void test_lean_build(void **state)
+{
+	(void)state;
+	for (int variant = 0; variant < 4; variant++) {
+		struct tb a, b;
+		tb_init(&a, 1);
+		tb_init(&b, 1);
+		if (variant < 2) {
+			block(&a, 0);
+			block(&b, variant); /* 1: a kernel swapped */
+		} else {
+			layer(&a, 0);
+			layer(&a, variant == 2 ? 0 : 1);
+			layer(&b, 0);
+			layer(&b, variant == 2 ? 1 : 0);
+		}
+		struct pair p;
+		pair_diff(&p, &a, &b, NULL);
+		assert_int_equal(same_lean(p.tree[0], p.tree[1]) > 0, variant > 0);
+		pair_free(&p);
+	}
+	if (!tg_test_shared_traces()) {
+		print_message("real traces skipped: no shared folder (TG_SHARED)\n");
+		return;
+	}
+	static const char *const files[] = {"tracelens/tests/traces/mi300/Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz",
+	                                    "tracelens/tests/traces/h100/Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz"};
+	tg_trace *t[2];
+	tg_tree *tree[2];
+	for (int s = 0; s < 2; s++) {
+		char path[8192];
+		snprintf(path, sizeof(path), "%s/%s", tg_test_shared_traces(), files[s]);
+		assert_int_equal(tg_trace_read_file(&t[s], path, NULL), 0);
+		assert_int_equal(tg_tree_build(&tree[s], t[s]), 0);
+	}
+	assert_int_equal(same_lean(tree[1], tree[1]), 0);
+	assert_true(same_lean(tree[0], tree[1]) > 0);
+	for (int s = 0; s < 2; s++) {
+		tg_tree_free(tree[s]);
+		tg_trace_free(t[s]);
+	}
+}
+
 /* A diff from a base side made beforehand: small pairs that diverge (an
  * op added, one removed), and real traces of two GPUs when the shared
  * folder is there. */
@@ -1439,6 +1542,7 @@ int main(void)
 		cmocka_unit_test(test_tracelens_qwen),
 		cmocka_unit_test(test_real_self),
 		cmocka_unit_test(test_from_side),
+		cmocka_unit_test(test_lean_build),
 		cmocka_unit_test(test_skeleton_by_start),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -64,12 +64,13 @@ static void events_of(tg_tree_diff *d)
 
 _Static_assert(sizeof(tg_diff_node) == 20, "a merged node is 20 bytes (tree_diff.h)");
 
-/* The subtree ends of the complete merged tree: ids are in preorder (a
- * node's descendants follow it), so one pass from the last node back
- * carries each subtree's end up to its parent before the parent is read. */
-static void subtree_ends(tg_tree_diff *d)
+/* The subtree ends of the merged nodes past from, the whole subtree of
+ * node from (0: the complete tree): ids are in preorder (a node's
+ * descendants follow it), so one pass from the last node back carries
+ * each subtree's end up to its parent before the parent is read. */
+static void subtree_ends(tg_tree_diff *d, size_t from)
 {
-	for (size_t n = d->nnodes; n-- > 1;) {
+	for (size_t n = d->nnodes; n-- > from + 1;) {
 		tg_diff_node *x = &d->nodes[n];
 		if (x->parent != TG_NONE && d->nodes[x->parent].end < x->end)
 			d->nodes[x->parent].end = x->end;
@@ -87,8 +88,8 @@ tg_tree_diff_opts tg_tree_diff_opts_tracelens(void)
 	return o;
 }
 
-/* The scratch vectors of c, into vs (u32) and os (ops): 32 and 8 of them. */
-#define CTX_U32VECS 32
+/* The scratch vectors of c, into vs (u32) and os (ops): 34 and 8 of them. */
+#define CTX_U32VECS 34
 #define CTX_OPVECS 8
 static void ctx_vecs(u32vec **vs, opvec **os, struct ctx *c)
 {
@@ -96,7 +97,7 @@ static void ctx_vecs(u32vec **vs, opvec **os, struct ctx *c)
 	                          &c->c1,  &c->c2,  &c->t1,    &c->t2,    &c->r1,   &c->r2,     &c->f1,
 	                          &c->f2,  &c->fi1, &c->fi2,   &c->u1,    &c->u2,   &c->col1,   &c->col2,
 	                          &c->s1,  &c->s2,  &c->p2a,   &c->p2b,   &c->imm,  &c->pairs1, &c->pairs2,
-	                          &c->ka,  &c->kb,  &c->row0,  &c->row1};
+	                          &c->ka,  &c->kb,  &c->row0,  &c->row1,    &c->lb,   &c->ln};
 	opvec *o[CTX_OPVECS] = {&c->dnew, &c->dout, &c->ops, &c->fops, &c->nops, &c->p1ops, &c->p2ops, &c->cops};
 	memcpy(vs, v, sizeof(v));
 	memcpy(os, o, sizeof(o));
@@ -192,7 +193,8 @@ static int alloc_links(struct links *l, const struct view *s)
 	}
 	if (!(l->link = tg_malloc((ndev + 1) * sizeof(uint32_t))))
 		return TG_ENOMEM;
-	memset(l->link, 0xff, (ndev + 1) * sizeof(uint32_t));
+	l->nlink = ndev + 1;
+	memset(l->link, 0xff, l->nlink * sizeof(uint32_t));
 	return 0;
 }
 
@@ -262,14 +264,65 @@ static int merge_subtree(struct ctx *c, struct work w)
 	return 0;
 }
 
+/* Undoes what a lean merge did (merge_roots) since the roots were
+ * paired: no node but the root, no view node used, no event linked, the
+ * counts as they were then (at_roots). */
+static void merge_undo(struct ctx *c, const tg_tree_diff_stats *at_roots)
+{
+	tg_tree_diff *d = c->d;
+	d->nnodes = 1;
+	d->stats = *at_roots;
+	for (int s = 0; s < 2; s++) {
+		memset(c->used[s], 0, ((size_t)d->side[s].n / 64 + 1) * sizeof(uint64_t));
+		memset(d->links[s].link, 0xff, d->links[s].nlink * sizeof(uint32_t));
+	}
+}
+
+/* Each pair of roots' subtree (r1, r2: n pairs) merged under root in
+ * turn (merge_subtree). lean (d->opts.lean): each subtree examined once
+ * merged (its matches linked) and dropped, *merged counting the nodes the
+ * whole tree has; at the first point of divergence, everything undone and
+ * merged again, whole (*lean_done 0). A diff without LCAs never holds its
+ * merged tree then: 35 MB at 1 GB of JSON, the tree diffs' build's peak.
+ * 0 or TG_ENOMEM. */
+static int merge_roots(struct ctx *c, const u32vec *r1, const u32vec *r2, uint32_t root, size_t *merged,
+                       int *lean_done)
+{
+	tg_tree_diff *d = c->d;
+	tg_tree_diff_stats at_roots = d->stats;
+	int lean = d->opts.lean;
+	*merged = 1;
+	for (size_t k = 0; k < r1->n; k++) {
+		size_t from = d->nnodes;
+		int lca = 0;
+		if (merge_subtree(c, (struct work){r1->v[k], r2->v[k], root}))
+			return TG_ENOMEM;
+		if (!lean)
+			continue;
+		subtree_ends(d, from);
+		if (tg_tree_diff_examine_subtree(c, from, &lca))
+			return TG_ENOMEM;
+		if (lca) { /* the tree is wanted whole: from the first pair again */
+			merge_undo(c, &at_roots);
+			lean = 0;
+			k = (size_t)-1;
+			continue;
+		}
+		*merged += d->nnodes - from;
+		d->nnodes = from;
+	}
+	*lean_done = lean;
+	return 0;
+}
+
 /* The merged tree, top-down: the virtual root, then each pair of roots'
- * subtree in turn (merge_subtree), the order a stack holding every root
+ * subtree in turn (merge_roots), the order a stack holding every root
  * pair would give (the first on top), without that stack: a pair of
  * roots (a gigabyte of JSON has 320k) is read from the roots' expansion,
  * kept while the large scratch of aligning the roots is freed (at 1 GB:
  * 6 MB of stack never made, 8 MB of scratch freed before the links are
- * made and the merged tree grows).
- * 0 or TG_ENOMEM. */
+ * made and the merged tree grows). d->stats.nodes gets the tree's nodes
+ * (held, or, merged lean, counted). 0 or TG_ENOMEM. */
 static int merge_top_down(struct ctx *c)
 {
 	tg_tree_diff *d = c->d;
@@ -285,16 +338,19 @@ static int merge_top_down(struct ctx *c)
 	memset(&c->pairs2, 0, sizeof(c->pairs2));
 	free_root_scratch(c);
 	if (d->opts.scratch_freed)
-		d->opts.scratch_freed();
+		d->opts.scratch_freed(d->opts.scratch_ctx);
 	/* the links of both sides' device events, where the roots' scratch was */
 	int rc = alloc_links(&d->links[0], &d->side[0]) || alloc_links(&d->links[1], &d->side[1]) ? TG_ENOMEM : 0;
-	for (size_t k = 0; !rc && k < r1.n; k++)
-		rc = merge_subtree(c, (struct work){r1.v[k], r2.v[k], root});
+	size_t merged = 0;
+	int lean_done = 0;
+	if (!rc)
+		rc = merge_roots(c, &r1, &r2, root, &merged, &lean_done);
 	free(r1.v);
 	free(r2.v);
 	if (rc)
 		return rc;
-	subtree_ends(d);
+	d->stats.nodes = lean_done ? merged : d->nnodes;
+	subtree_ends(d, 0);
 	/* the tail the two trees did not fill, given back */
 	tg_diff_node *x = tg_big_realloc(d->nodes, (d->nnodes ? d->nnodes : 1) * sizeof(tg_diff_node));
 	if (x) {
@@ -357,18 +413,19 @@ static int build(tg_tree_diff **out, const tg_tree_diff_side *given, const tg_sk
 		goto fail;
 	/* both views' build scratch (four arrays a skeleton node) is freed */
 	if (d->opts.scratch_freed)
-		d->opts.scratch_freed();
+		d->opts.scratch_freed(d->opts.scratch_ctx);
 	if ((rc = alloc_maps(d, &c)))
 		goto fail;
 	rc = TG_ENOMEM;
 	if (merge_top_down(&c))
 		goto fail;
-	d->stats.nodes = d->nnodes;
 	if (tg_tree_diff_find_lcas(&c))
 		goto fail;
 	free_ctx(&c);
 	events_of(d);
 	drop_views(d);
+	if (d->opts.lean)
+		tg_tree_diff_lean(d);
 	*out = d;
 	return 0;
 fail:

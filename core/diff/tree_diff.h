@@ -99,11 +99,18 @@ typedef struct tg_tree_diff_opts {
 	uint64_t max_pairs;   /* cap of the quadratic steps (same-name disambiguation per name,
 	                       * wrapper reconciliation per node); beyond it the step is
 	                       * skipped. 0: 65,536 */
-	void (*scratch_freed)(void); /* called while the diff is built, each time it has freed a
-	                              * large scratch (the views' build's, the roots' alignment's)
-	                              * before it grows again: the caller's heap policy (a caller
-	                              * that keeps freed memory may give it back, malloc_trim);
-	                              * NULL: nothing. Changes no result */
+	void (*scratch_freed)(void *ctx); /* called with scratch_ctx while the diff is built,
+	                              * each time it has freed a large scratch (the views' build's,
+	                              * the roots' alignment's) before it grows again: the caller's
+	                              * heap policy (a caller that keeps freed memory may give it
+	                              * back, malloc_trim); NULL: nothing. Changes no result */
+	void *scratch_ctx;
+	int lean; /* a caller that makes the diff lean once built (tg_tree_diff_lean): the merged
+	           * tree is then never held whole when the diff has no LCA (each pair of roots'
+	           * subtree is examined once merged, its matches linked, and dropped; at the
+	           * first point of divergence the tree is merged again, whole, as without this);
+	           * such a diff comes back lean. Changes no result but the merged nodes of a
+	           * diff without LCAs (none) */
 } tg_tree_diff_opts;
 
 /* The options that reproduce TraceLens's TraceDiff (positional roots,

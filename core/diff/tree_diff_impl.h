@@ -179,6 +179,7 @@ struct links {
 	uint64_t *dev;
 	uint32_t *rank;
 	uint32_t *link; /* its match, LINK_LCA | its LCA, or TG_NONE */
+	size_t nlink;   /* entries of link (the device events, and one) */
 };
 
 /* The link of event ev (below the side's events), NULL when ev is no
@@ -269,6 +270,7 @@ struct ctx {
 	} *stack;
 	size_t nstack, cap_stack;
 	u32vec pairs1, pairs2;
+	u32vec lb, ln; /* a lean merge's examination (tg_tree_diff_examine_subtree) */
 	tg_interval *iv;
 	size_t cap_iv;
 	uint64_t *used[2]; /* a bit a view node: in the merged tree */
@@ -357,5 +359,14 @@ int tg_tree_diff_expand(struct ctx *c, uint32_t *v1, uint32_t *v2, int root, int
  * matched device events and the LCAs, into c->d (the merged nodes still
  * hold view nodes). 0 or TG_ENOMEM. */
 int tg_tree_diff_find_lcas(struct ctx *c);
+
+/* tree_diff_lca.c: the merged nodes [from, c->d->nnodes), the whole
+ * subtree of a pair of roots (its first node a child of the root),
+ * examined as tg_tree_diff_find_lcas examines them: its matched device
+ * events linked and counted, unless one of its nodes, or the root through
+ * it (a one-sided subtree with device work), is a point of divergence:
+ * then *lca is 1 and what was linked is to be undone (a lean merge starts
+ * again, whole). 0 or TG_ENOMEM. */
+int tg_tree_diff_examine_subtree(struct ctx *c, size_t from, int *lca);
 
 #endif

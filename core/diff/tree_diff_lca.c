@@ -166,3 +166,19 @@ out:
 	free(tmp);
 	return rc;
 }
+
+int tg_tree_diff_examine_subtree(struct ctx *c, size_t from, int *lca)
+{
+	tg_tree_diff *d = c->d;
+	*lca = 0;
+	if (from < d->nnodes) {
+		/* the root's examination, through this child of it */
+		const tg_diff_node *y = &d->nodes[from];
+		*lca = (y->side == TG_DIFF_BASE_ONLY && (d->side[0].flags[y->base_ev] & F_PATH)) ||
+		       (y->side == TG_DIFF_NEW_ONLY && (d->side[1].flags[y->new_ev] & F_PATH));
+	}
+	for (size_t id = from; !*lca && id < d->nnodes; id++)
+		if (examine_node(d, id, &c->lb, &c->ln, lca))
+			return TG_ENOMEM;
+	return 0;
+}
