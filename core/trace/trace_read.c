@@ -261,9 +261,11 @@ static int seed_atoms(tg_atoms *a, uint32_t *atom_empty, uint32_t *atom_cat);
  * first, each page is faulted in once and nobody is interrupted. */
 static struct icache *icache_new(void)
 {
-	struct icache *c = tg_malloc(ICACHE_SLOTS * sizeof(struct icache));
+	_Static_assert(sizeof(struct icache) % _Alignof(struct rawslot) == 0, "the raw values' slots after the strings'");
+	size_t bytes = ICACHE_SLOTS * sizeof(struct icache) + RAWCACHE_SLOTS * sizeof(struct rawslot);
+	struct icache *c = tg_malloc(bytes);
 	if (c)
-		memset(c, 0, ICACHE_SLOTS * sizeof(struct icache));
+		memset(c, 0, bytes);
 	return c;
 }
 

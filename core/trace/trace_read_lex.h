@@ -47,6 +47,31 @@ static inline const char *ws(const char *p)
 
 static inline int is_digit(char c) { return (unsigned)(c - '0') < 10; }
 
+/* Whether the n bytes at s are those of the literal lit (n its length):
+ * from 4 to 16 bytes by two overlapping loads a side, which the compiler
+ * folds for a literal (a call of memcmp was 20 instructions a key and
+ * category), longer ones by memcmp. Reads s[0..n) only. */
+static inline int eq_lit(const char *s, const char *lit, size_t n)
+{
+	if (n >= 8 && n <= 16) {
+		uint64_t a, b, c, d;
+		memcpy(&a, s, 8);
+		memcpy(&b, s + n - 8, 8);
+		memcpy(&c, lit, 8);
+		memcpy(&d, lit + n - 8, 8);
+		return a == c && b == d;
+	}
+	if (n >= 4 && n < 8) {
+		uint32_t a, b, c, d;
+		memcpy(&a, s, 4);
+		memcpy(&b, s + n - 4, 4);
+		memcpy(&c, lit, 4);
+		memcpy(&d, lit + n - 4, 4);
+		return a == c && b == d;
+	}
+	return memcmp(s, lit, n) == 0;
+}
+
 /* Unexpected byte c at p: NUL means the window ended. */
 static void unexpected(struct parser *ps, const char *p, const char *what) __attribute__((noreturn));
 static void unexpected(struct parser *ps, const char *p, const char *what)

@@ -125,7 +125,7 @@ static uint32_t track_get(struct parser *ps, const struct tkey *k)
 static int category_kind(const char *s, size_t n, int *flow)
 {
 	*flow = -1;
-#define IS(lit) (n == sizeof(lit) - 1 && memcmp(s, lit, n) == 0)
+#define IS(lit) (n == sizeof(lit) - 1 && eq_lit(s, lit, sizeof(lit) - 1))
 	switch (n) {
 	case 4:
 		if (IS("ac2g")) return *flow = TG_FLOW_LAUNCH, TG_KIND_OTHER;
@@ -185,8 +185,8 @@ static int category_kind(const char *s, size_t n, int *flow)
 
 /* A pid or tid value: integer, string (numeric strings become integers, so
  * that "1441273664" and 1441273664 are one thread), or null. */
-static const char *parse_id_field(struct parser *ps, const char *p, int64_t *num, uint32_t *str,
-                                  const char *field)
+static const char *parse_id_field_slow(struct parser *ps, const char *p, int64_t *num, uint32_t *str,
+                                       const char *field)
 {
 	*num = 0;
 	*str = TG_NONE;
@@ -220,6 +220,21 @@ static const char *parse_id_field(struct parser *ps, const char *p, int64_t *num
 	if (*p == 'n')
 		return expect_literal(ps, p, "null");
 	unexpected(ps, p, field[0] == 'p' ? "an integer or string pid" : "an integer or string tid");
+}
+
+/* parse_id_field_slow, with the common case inline: a plain integer
+ * (every event has a pid and a tid: the call was 20 instructions of 95). */
+static inline const char *parse_id_field(struct parser *ps, const char *p, int64_t *num, uint32_t *str,
+                                         const char *field)
+{
+	if (is_digit(*p)) {
+		const char *q = fast_int(p, num);
+		if (q) {
+			*str = TG_NONE;
+			return q;
+		}
+	}
+	return parse_id_field_slow(ps, p, num, str, field);
 }
 
 /* An integer id argument (correlation, External id, Python id...): integer,
@@ -339,6 +354,58 @@ struct evtmp {
 	int has_corr, has_ext, has_pyid, has_pyparent;
 };
 
+/* The depth of an event's argument values: the args object is nesting
+ * level 4 of the document. */
+#define ARG_DEPTH 4
+
+/* Whether the bytes at p (room of them before the window's end) begin with
+ * the value in slot s. */
+static inline int raw_match(const struct rawslot *s, const char *p, size_t room)
+{
+	return s->str && s->len <= room && memcmp(s->str, p, s->len) == 0;
+}
+
+/* An argument's array or object value at p ('[' or '{') into a (TG_ARG_RAW),
+ * key its key's atom, name its event's name so far: one of the two values
+ * last read in the pair of slots of key, name and p's first 16 bytes when
+ * p's bytes begin with it, else read (parse_arg_value) and put first in
+ * that pair (the other one second). Why the cached
+ * value is the answer skip_value and intern would give: a slot holds only
+ * a value skip_value read whole without error at this depth, from the
+ * same bytes, interned in this parser's atoms, and a complete array or
+ * object is no prefix of any other value, so bytes that begin with it are
+ * that value and end where it ends. The 16 bytes read are inside the
+ * window's or the chunk's PAD NUL bytes at worst. */
+static const char *parse_raw_arg(struct parser *ps, const char *p, tg_arg *a, uint32_t key, uint32_t name)
+{
+	uint64_t w0, w1;
+	memcpy(&w0, p, 8);
+	memcpy(&w1, p + 8, 8);
+	uint64_t h = (w0 * 0x9E3779B97F4A7C15ULL) ^ (w1 * 0xc4ceb9fe1a85ec53ULL) ^
+	             (((uint64_t)key << 32 | name) * 0xff51afd7ed558ccdULL);
+	struct rawslot *pair = (struct rawslot *)(void *)(ps->icache + ICACHE_SLOTS) + 2 * ((h >> 40) % (RAWCACHE_SLOTS / 2));
+	size_t room = (size_t)(ps->buf + ps->len - p);
+	int way = raw_match(&pair[0], p, room) ? 0 : raw_match(&pair[1], p, room) ? 1 : -1;
+	if (way >= 0) {
+		struct rawslot s = pair[way];
+		if (way) { /* the latest first */
+			pair[1] = pair[0];
+			pair[0] = s;
+		}
+		a->type = TG_ARG_RAW;
+		a->v.atom = s.atom;
+		if (ps->spec)
+			spec_note_atom(ps, s.atom);
+		return p + s.len;
+	}
+	const char *end = parse_arg_value(ps, p, a, ARG_DEPTH);
+	if ((size_t)(end - p) <= UINT32_MAX) {
+		pair[1] = pair[0];
+		pair[0] = (struct rawslot){tg_atoms_str(ps->t->atoms, a->v.atom), (uint32_t)(end - p), a->v.atom};
+	}
+	return end;
+}
+
 static const char *parse_args(struct parser *ps, const char *p, struct evtmp *ev)
 {
 	struct str k;
@@ -356,21 +423,21 @@ static const char *parse_args(struct parser *ps, const char *p, struct evtmp *ev
 		int typed = 1;
 		switch (k.len) {
 		case 9:
-			if (!memcmp(k.s, "Python id", 9))
+			if (eq_lit(k.s, "Python id", 9))
 				p = parse_int_arg(ps, p, &ev->pyid, &ev->has_pyid, "Python id");
 			else
 				typed = 0;
 			break;
 		case 11:
-			if (!memcmp(k.s, "correlation", 11))
+			if (eq_lit(k.s, "correlation", 11))
 				p = parse_int_arg(ps, p, &ev->corr, &ev->has_corr, "correlation");
-			else if (!memcmp(k.s, "External id", 11) || !memcmp(k.s, "external id", 11))
+			else if (eq_lit(k.s, "External id", 11) || eq_lit(k.s, "external id", 11))
 				p = parse_int_arg(ps, p, &ev->ext, &ev->has_ext, "External id");
 			else
 				typed = 0;
 			break;
 		case 16:
-			if (!memcmp(k.s, "Python parent id", 16))
+			if (eq_lit(k.s, "Python parent id", 16))
 				p = parse_int_arg(ps, p, &ev->pyparent, &ev->has_pyparent, "Python parent id");
 			else
 				typed = 0;
@@ -381,7 +448,7 @@ static const char *parse_args(struct parser *ps, const char *p, struct evtmp *ev
 		if (!typed) {
 			(void)key_at;
 			/* the 2021 schema's "Input dims" is today's "Input Dims" */
-			uint32_t key = k.len == 10 && !memcmp(k.s, "Input dims", 10) ? ps->key_input_dims : intern(ps, k.s, k.len);
+			uint32_t key = k.len == 10 && eq_lit(k.s, "Input dims", 10) ? ps->key_input_dims : intern(ps, k.s, k.len);
 			/* depth: the args object is nesting level 4 of the document */
 			if (ps->keep_all ? key >= ps->keep_limit && key < ps->noise_limit : key >= ps->keep_limit) {
 				p = skip_value(ps, p, 4);
@@ -390,7 +457,8 @@ static const char *parse_args(struct parser *ps, const char *p, struct evtmp *ev
 					die(ps, key_at, "more than %u distinct strings before this argument's key",
 					    TG_ARG_MAX_KEY);
 				tg_arg a = {.key = key};
-				p = parse_arg_value(ps, p, &a, 4);
+				p = *p == '[' || *p == '{' ? parse_raw_arg(ps, p, &a, key, ev->name)
+				                           : parse_arg_value(ps, p, &a, ARG_DEPTH);
 				push_arg(ps, &a);
 			}
 		}
