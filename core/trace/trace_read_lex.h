@@ -514,7 +514,7 @@ static inline const char *fast_int(const char *p, int64_t *out)
 
 /* Microseconds such as 2915995397672.546 into integer ns (span_us_to_ns's
  * result exactly), or NULL. */
-static inline const char *fast_us(const char *p, int64_t *out)
+static inline __attribute__((always_inline)) const char *fast_us(const char *p, int64_t *out)
 {
 	const char *s = p + (*p == '-');
 	if (!is_digit(*s) || (*s == '0' && is_digit(s[1])))

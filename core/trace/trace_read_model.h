@@ -59,7 +59,7 @@ static __attribute__((noinline)) uint32_t intern_slow(struct parser *ps, const c
 /* The atom of the len bytes at s (made when new); inline for the cache's
  * hits (220,000 calls a base_r1 read, 15 instructions each were the
  * call's). */
-static inline uint32_t intern(struct parser *ps, const char *s, size_t len)
+static inline __attribute__((always_inline)) uint32_t intern(struct parser *ps, const char *s, size_t len)
 {
 	uint64_t wa, wb;
 	struct icache *c = &ps->icache[icache_slot(s, len, &wa, &wb)];
