@@ -22,11 +22,13 @@
  * bytes, refills the window and parses the unit again. setjmp runs once per
  * refill, not per event.
  *
- * The reader is one translation unit in five files, so that every static
+ * The reader is one translation unit in seven files, so that every static
  * helper still inlines where issue 24 measured it: trace_read_parser.h (limits,
  * states, the parser, failing), trace_read_lex.h (the lexer),
- * trace_read_model.h (interning, tracks, arguments, committing an event),
- * trace_read_event.h (an event, a unit, parsing ahead), and this file: the
+ * trace_read_args.h (the shared argument lists), trace_read_model.h
+ * (interning, tracks, committing an event), trace_read_argv.h (an event's
+ * arguments), trace_read_event.h (an event, a unit, parsing ahead), and
+ * this file: the
  * pipeline of chunks parsed ahead and merged, and the driver.
  */
 #include "trace_chunks.h"
@@ -52,6 +54,7 @@
 #include "trace_read_lex.h"
 #include "trace_read_args.h"
 #include "trace_read_model.h"
+#include "trace_read_argv.h"
 #include "trace_read_event.h"
 
 /* ----------------------------------------------------------- the pipeline */
