@@ -189,6 +189,76 @@ static void test_array_values(void **state)
 	read_array_arg("[\"abcdefghijklmn\", \"ab\"]", NULL, 14);
 }
 
+/* Reads an op whose "Input Dims" is first (key: "Input Dims", kept, so
+ * that the reader caches it; "Input Dimz", skipped, so that it does not),
+ * then an op of the same name whose "Input Dims" is second; the document
+ * is cut after second's bytes when cut. Returns the read's code; *value
+ * the second value's kept text (NULL on error), *msg the error. */
+static int read_after(const char *key, const char *first, const char *second, int cut, char **value,
+                      char *msg, size_t cap, uint32_t window)
+{
+	char json[1024];
+	int n = snprintf(json, sizeof(json),
+	                 "{\"traceEvents\":[{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"n\",\"pid\":1,\"tid\":1,"
+	                 "\"ts\":1,\"dur\":1,\"args\":{\"%s\":%s}},{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"n\","
+	                 "\"pid\":1,\"tid\":1,\"ts\":2,\"dur\":1,\"args\":{\"Input Dims\":%s",
+	                 key, first, second);
+	if (!cut)
+		snprintf(json + n, sizeof(json) - (size_t)n, "}}]}");
+	tg_read_opts o = {.window = window};
+	tg_trace *t = NULL;
+	int rc = tg_trace_read_mem(&t, json, strlen(json), "rep.json", &o);
+	*value = NULL;
+	snprintf(msg, cap, "%s", rc ? tg_error_last() : "");
+	if (!rc) {
+		*value = strdup(tg_trace_str(t, arg_of(t, 1, "Input Dims")->v.atom));
+		tg_trace_free(t);
+	}
+	return rc;
+}
+
+/* An array value read again from a cache of the values last kept
+ * (trace_read_model.h, parse_raw_arg) reads as the first time: the same
+ * text and atom when the bytes begin with a cached value, and for anything
+ * else (a prefix of one, one with more after it, one that differs further
+ * on, a document cut inside or right after it) the same error, message and
+ * byte offset as with nothing cached; at every window size. */
+static void test_repeated_array_values(void **state)
+{
+	(void)state;
+	static const char *const pairs[][2] = {
+		{"[1, 2]", "[1, 2]"},
+		{"[1, 2]", "[1, 2]]"},
+		{"[1, 2]", "[1, 2}"},
+		{"[1, 2]", "[1, 2"},
+		{"[1, 2]", "[1, 2 ]"},
+		{"[[4, 1024, 768], [768]]", "[[4, 1024, 768], [768]]"},
+		{"[[4, 1024, 768], [768]]", "[[4, 1024, 768], [768, 3]]"},
+		{"[[4, 1024, 768], [768]]", "[[4, 1024, 768], [768,, 3]]"},
+		{"[[4, 1024, 768], [768]]", "[[4, 1024, 768], [768]"},
+		{"[\"float\", \"\", \"Scalar\"]", "[\"float\", \"\", \"Scalar\"]"},
+		{"[\"float\", \"\", \"Scalar\"]", "[\"float\", \"\", \"Scalar\"]x"},
+		{"[\"a]\", {\"b\": [1]}]", "[\"a]\", {\"b\": [1]}]"},
+		{"[\"a\\u00e9\"]", "[\"a\\u00e9\"]"},
+		{"[]", "[]"},
+		{"[]", "[ ]"},
+	};
+	for (size_t i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++)
+		for (int cut = 0; cut < 2; cut++)
+			for (uint32_t w = 16; w <= 400; w += w < 64 ? 1 : 37) {
+				char *with, *without, m1[512], m2[512];
+				int r1 = read_after("Input Dims", pairs[i][0], pairs[i][1], cut, &with, m1, sizeof(m1), w);
+				int r2 = read_after("Input Dimz", pairs[i][0], pairs[i][1], cut, &without, m2, sizeof(m2), w);
+				if (r1 != r2 || strcmp(m1, m2) || (with && strcmp(with, without)))
+					fail_msg("%s then %s (cut %d, window %u): %d '%s' '%s' against %d '%s' '%s'", pairs[i][0],
+					         pairs[i][1], cut, w, r1, m1, with ? with : "", r2, m2, without ? without : "");
+				if (!r1 && strcmp(with, pairs[i][1]))
+					fail_msg("%s: kept as %s", pairs[i][1], with);
+				free(with);
+				free(without);
+			}
+}
+
 /* Events with equal argument lists share one stored list; a list that
  * differs in any value has its own; a trace of nothing but distinct lists
  * stops looking after 65,536 of them and reads the same. */
@@ -865,6 +935,7 @@ int main(void)
 		cmocka_unit_test(test_schema_2021),
 		cmocka_unit_test(test_args_values),
 		cmocka_unit_test(test_array_values),
+		cmocka_unit_test(test_repeated_array_values),
 		cmocka_unit_test(test_metadata_and_kinds),
 		cmocka_unit_test(test_other_phases_and_formats),
 		cmocka_unit_test(test_every_window_size),

@@ -22,11 +22,13 @@
  * bytes, refills the window and parses the unit again. setjmp runs once per
  * refill, not per event.
  *
- * The reader is one translation unit in five files, so that every static
+ * The reader is one translation unit in seven files, so that every static
  * helper still inlines where issue 24 measured it: trace_read_parser.h (limits,
  * states, the parser, failing), trace_read_lex.h (the lexer),
- * trace_read_model.h (interning, tracks, arguments, committing an event),
- * trace_read_event.h (an event, a unit, parsing ahead), and this file: the
+ * trace_read_args.h (the shared argument lists), trace_read_model.h
+ * (interning, tracks, committing an event), trace_read_argv.h (an event's
+ * arguments), trace_read_event.h (an event, a unit, parsing ahead), and
+ * this file: the
  * pipeline of chunks parsed ahead and merged, and the driver.
  */
 #include "trace_chunks.h"
@@ -52,6 +54,7 @@
 #include "trace_read_lex.h"
 #include "trace_read_args.h"
 #include "trace_read_model.h"
+#include "trace_read_argv.h"
 #include "trace_read_event.h"
 
 /* ----------------------------------------------------------- the pipeline */
@@ -261,9 +264,11 @@ static int seed_atoms(tg_atoms *a, uint32_t *atom_empty, uint32_t *atom_cat);
  * first, each page is faulted in once and nobody is interrupted. */
 static struct icache *icache_new(void)
 {
-	struct icache *c = tg_malloc(ICACHE_SLOTS * sizeof(struct icache));
+	_Static_assert(sizeof(struct icache) % _Alignof(struct rawslot) == 0, "the raw values' slots after the strings'");
+	size_t bytes = ICACHE_SLOTS * sizeof(struct icache) + RAWCACHE_SLOTS * sizeof(struct rawslot);
+	struct icache *c = tg_malloc(bytes);
 	if (c)
-		memset(c, 0, ICACHE_SLOTS * sizeof(struct icache));
+		memset(c, 0, bytes);
 	return c;
 }
 
