@@ -681,6 +681,56 @@ static void test_staged(void **state)
 	tg_rules_free(rules);
 }
 
+/* Run data built with TG_RUNDATA_HOLD (what cli/diff_load.c asks for):
+ * its measures compact from the start, refused by the encoder until
+ * given back, then held and given back by tg_rundata_compact and
+ * tg_rundata_expand as any, or given back alone; either way the same
+ * bytes as run data built packed. */
+static void test_hold_at_build(void **state)
+{
+	(void)state;
+	GT_SKIP_WITHOUT_GEN();
+	const tg_tree *t = gt_trace(SPLIT)->tree;
+	tg_rules *rules;
+	assert_int_equal(tg_rules_load_default(&rules), 0);
+	const tg_findings_opts *fo = tg_rules_findings(rules);
+	unsigned parts = TG_RUNDATA_ALL | TG_RUNDATA_PACKED | TG_RUNDATA_THREADS;
+	tg_rundata *a, *b, *c;
+	assert_int_equal(tg_rundata_build_parts(&a, t, fo, parts), 0);
+	assert_int_equal(tg_rundata_build_parts(&b, t, fo, parts | TG_RUNDATA_HOLD), 0);
+	assert_int_equal(tg_rundata_build_parts(&c, t, fo, parts | TG_RUNDATA_HOLD), 0);
+	assert_false(tg_measure_compacted(tg_rundata_measure(a)));
+	assert_true(tg_measure_compacted(tg_rundata_measure(b)));
+	assert_non_null(tg_rundata_skeleton(b));
+	assert_true(tg_measure_mem_bytes(tg_rundata_measure(b)) < tg_measure_mem_bytes(tg_rundata_measure(a)));
+	void *ea = NULL, *eb = NULL, *ec = NULL;
+	size_t la = 0, lb = 0, lc = 0;
+	assert_int_equal(tg_rundata_encode(&eb, &lb, b), TG_EINVAL);
+	assert_null(eb);
+	assert_int_equal(tg_rundata_detach(a), 0);
+	assert_int_equal(tg_rundata_detach(b), 0);
+	assert_int_equal(tg_rundata_detach(c), 0);
+	assert_int_equal(tg_rundata_compact(b), 0); /* the skeleton too, as diff holds it */
+	assert_true(tg_rundata_compacted(b));
+	assert_int_equal(tg_rundata_expand(b), 0);
+	assert_int_equal(tg_rundata_expand(c), 0); /* the measures alone */
+	assert_false(tg_measure_compacted(tg_rundata_measure(c)));
+	assert_int_equal(tg_rundata_encode(&ea, &la, a), 0);
+	assert_int_equal(tg_rundata_encode(&eb, &lb, b), 0);
+	assert_int_equal(tg_rundata_encode(&ec, &lc, c), 0);
+	assert_int_equal(la, lb);
+	assert_int_equal(la, lc);
+	assert_memory_equal(ea, eb, la);
+	assert_memory_equal(ea, ec, la);
+	free(ea);
+	free(eb);
+	free(ec);
+	tg_rundata_free(a);
+	tg_rundata_free(b);
+	tg_rundata_free(c);
+	tg_rules_free(rules);
+}
+
 /* Detached run data held compact (what `tracegate diff` does while the
  * next trace is read) and given back: the same stored bytes before and
  * after (format 2 unchanged), its skeleton's nodes and its measure in
@@ -1003,6 +1053,7 @@ int main(void)
 		cmocka_unit_test(test_old_starts),
 		cmocka_unit_test(test_packed_at_build),
 		cmocka_unit_test(test_staged),
+		cmocka_unit_test(test_hold_at_build),
 		cmocka_unit_test(test_compact),
 		cmocka_unit_test(test_compact_shared),
 		cmocka_unit_test(test_measure_reserve_fit),

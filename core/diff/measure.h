@@ -226,6 +226,9 @@ int tg_measure_packed(const tg_measure *m);
  * as it is. 0 or TG_ENOMEM (m unchanged). */
 int tg_measure_compact(tg_measure *m);
 
+/* 1 while m is compact (tg_measure_compact), else 0. */
+int tg_measure_compacted(const tg_measure *m);
+
 /* The rows and invocations of a compact m given back, the same as before
  * tg_measure_compact; otherwise m is left as it is. 0 or TG_ENOMEM (m
  * still compact). */

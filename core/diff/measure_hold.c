@@ -174,6 +174,11 @@ int tg_measure_compact(tg_measure *m)
 	return 0;
 }
 
+int tg_measure_compacted(const tg_measure *m)
+{
+	return m->packed && m->packed->held;
+}
+
 int tg_measure_expand(tg_measure *m)
 {
 	struct packed *p = m->packed;

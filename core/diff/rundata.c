@@ -58,6 +58,8 @@ static int measure_tree(tg_rundata *rd, const tg_tree *tree, unsigned parts, voi
 		                               : tg_measure_build(&rd->m, &tree, 1, rd->keys);
 	if (!rc) /* kept past the trace: without the slack of growing */
 		rc = tg_measure_fit(rd->m);
+	if (!rc && (parts & TG_RUNDATA_PACKED) && (parts & TG_RUNDATA_HOLD)) /* 14 -> 3 MB at 1 GB of JSON */
+		rc = tg_measure_compact(rd->m);
 	if (!rc && between)
 		between();
 	return rc;
@@ -387,7 +389,7 @@ int tg_rundata_encode(void **out, size_t *len, const tg_rundata *rd)
 	*len = 0;
 	if (rd->parts != TG_RUNDATA_ALL || !rd->m)
 		return tg_error_set(TG_EINVAL, "run data without all its parts is not encoded");
-	if (rd->compact)
+	if (rd->compact || tg_measure_compacted(rd->m))
 		return tg_error_set(TG_EINVAL, "compact run data is not encoded (tg_rundata_expand first)");
 	struct wr w = {0};
 	put_trace(&w, rd, tg_skeleton_events(rd->sk));

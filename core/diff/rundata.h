@@ -65,10 +65,15 @@ enum { TG_RUNDATA_SKELETON = 1, TG_RUNDATA_FINDINGS = 2, TG_RUNDATA_CP = 4, TG_R
        TG_RUNDATA_MEASURE = 8, /* always built; only tg_rundata_release frees it */
        TG_RUNDATA_THREADS = 16, /* tg_rundata_build_parts: the findings on a second thread
                                    while the measures are built (not a part) */
-       TG_RUNDATA_PACKED = 32 /* tg_rundata_build_parts: the measures packed as they are made
+       TG_RUNDATA_PACKED = 32, /* tg_rundata_build_parts: the measures packed as they are made
                                  (tg_measure_build_packed: never all records whole), for a
                                  caller that detaches the run data next and reads its records
-                                 one at a time (not a part) */ };
+                                 one at a time (not a part) */
+       TG_RUNDATA_HOLD = 64 /* with TG_RUNDATA_PACKED: the measures held compact as soon as
+                               they are made (tg_measure_compact, as tg_rundata_compact holds
+                               them), before the skeleton is built, for a caller that holds
+                               the run data compact next (not a part; tg_rundata_expand
+                               before its records are read, and it does not encode until) */ };
 
 /* tg_rundata_build with only the parts asked for (TG_RUNDATA_* or'ed):
  * what a judgement reads of a trace and no more (`tracegate diff`: no
