@@ -5,7 +5,8 @@
  * a tree deeper than the view's first frames (the depth-first numbering
  * grows its path), which must pair every node with its counterpart; the
  * 16-byte node's start and event read back through their compact forms;
- * the nodes held compact (skeleton_hold.c) and given back byte for byte. */
+ * the nodes held compact (skeleton_hold.c) and given back byte for byte;
+ * each built node's parent, its nearest held ancestor past python frames. */
 #include "testutil.h"
 
 #include "../core/diff/skeleton.h"
@@ -194,6 +195,66 @@ static void test_deep_chain(void **state)
 			tg_trace_free(t[k]);
 		}
 	}
+}
+
+/* A chain of depth nested events on one thread, python_function at two
+ * levels of three (runs of python frames between ops, a python root),
+ * each level with a leaf after its inner level, a python leaf every other
+ * one. */
+static tg_trace *mixed_trace(int depth)
+{
+	size_t cap = (size_t)depth * 360 + 256, n = 0;
+	char *s = malloc(cap);
+	assert_non_null(s);
+	n += (size_t)snprintf(s + n, cap - n, "{\"traceEvents\": [\n");
+	for (int i = 0; i < depth; i++) {
+		int inner_end = 1090 + 20 * depth - 10 * i;
+		n += (size_t)snprintf(s + n, cap - n,
+		                      "{\"ph\": \"X\", \"cat\": \"%s\", \"name\": \"f%d\", \"pid\": 1, \"tid\": 1, "
+		                      "\"ts\": %d, \"dur\": %d},\n"
+		                      "{\"ph\": \"X\", \"cat\": \"%s\", \"name\": \"leaf%d\", \"pid\": 1, \"tid\": 1, "
+		                      "\"ts\": %d, \"dur\": 3},\n",
+		                      i % 3 ? "python_function" : "cpu_op", i % 5, 1000 + 10 * i, 20 * (depth - i) + 100,
+		                      i % 2 ? "python_function" : "cpu_op", i % 4, inner_end + 2);
+	}
+	n += (size_t)snprintf(s + n, cap - n, "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"last\", "
+	                                      "\"pid\": 1, \"tid\": 1, \"ts\": 999999, \"dur\": 1}\n]}\n");
+	assert_true(n < cap);
+	tg_trace *t = tg_test_read_str(s);
+	free(s);
+	return t;
+}
+
+/* tg_skeleton_build: each node's parent is the node of its event's nearest
+ * ancestor that the skeleton holds (found here by walking the tree), past
+ * runs of python frames it does not hold, TG_NONE under none; with python
+ * held, its tree parent's. */
+static void test_build_parents(void **state)
+{
+	(void)state;
+	tg_trace *t = mixed_trace(61);
+	tg_tree *tree;
+	assert_int_equal(tg_tree_build(&tree, t), 0);
+	for (unsigned with = 0; with <= TG_SKEL_PYTHON; with++) {
+		tg_skeleton *sk;
+		assert_int_equal(tg_skeleton_build(&sk, tree, with), 0);
+		size_t n, ne;
+		const tg_skel_node *x = tg_skeleton_nodes(sk, &n);
+		tg_trace_events(t, &ne);
+		assert_int_equal(n, with ? ne : ne - 40 - 30); /* 40 python levels, 30 python leaves */
+		size_t under_one = 0;
+		for (size_t i = 0; i < n; i++) {
+			uint32_t p = tg_tree_parent(tree, tg_skeleton_event(sk, i));
+			while (p != TG_NONE && tg_skeleton_find(sk, p) == TG_NONE)
+				p = tg_tree_parent(tree, p);
+			assert_int_equal(x[i].parent, p == TG_NONE ? TG_NONE : tg_skeleton_find(sk, p));
+			under_one += p != TG_NONE;
+		}
+		assert_int_equal(under_one, n - 2); /* the chain's root and the last op */
+		tg_skeleton_free(sk);
+	}
+	tg_tree_free(tree);
+	tg_trace_free(t);
 }
 
 /* Events dense in their words of bits (every bit of a word set, a word
@@ -387,6 +448,7 @@ int main(void)
 		cmocka_unit_test(test_sort_nodes),
 		cmocka_unit_test(test_order_in_place),
 		cmocka_unit_test(test_deep_chain),
+		cmocka_unit_test(test_build_parents),
 		cmocka_unit_test(test_skeleton_events_dense),
 		cmocka_unit_test(test_skeleton_starts_events),
 		cmocka_unit_test(test_compact),

@@ -365,7 +365,9 @@ static int add_trace(tg_measure *m, uint32_t ti)
 	for (size_t k = 0; k < ndev; k++)
 		if (add_kernel_rec(m, &w, dev[k]))
 			goto done;
-	rc = m->packed ? tg_measure_pack_end(m->packed) : 0;
+	rc = m->packed && m->hold_as_built ? tg_measure_hold_end(m) : 0;
+	if (!rc && m->packed)
+		rc = tg_measure_pack_end(m->packed);
 done:
 	free(dev);
 	free(w.inv_of);
@@ -460,7 +462,9 @@ int tg_measure_build_ranked(tg_measure **out, const tg_tree *const *trees, const
 	return rc;
 }
 
-int tg_measure_build_packed(tg_measure **out, const tg_tree *tree, tg_atoms *keys)
+/* tg_measure_build_packed, the rows also held as they are packed when
+ * hold says so (tg_measure_build_held). */
+static int build_packed(tg_measure **out, const tg_tree *tree, tg_atoms *keys, int hold)
 {
 	int rc = tg_measure_new(out, keys);
 	if (!rc) {
@@ -468,15 +472,27 @@ int tg_measure_build_packed(tg_measure **out, const tg_tree *tree, tg_atoms *key
 		const tg_trace *t = tg_tree_trace(tree);
 		fingerprint(&fp, t);
 		(*out)->pack_as_built = 1;
+		(*out)->hold_as_built = hold;
 		if (!(rc = push_trace(*out, tree, tg_rank_of(t, -1), &fp, NULL, 0)))
 			rc = add_trace(*out, 0);
 		(*out)->pack_as_built = 0;
+		(*out)->hold_as_built = 0;
 	}
 	if (rc) {
 		tg_measure_free(*out);
 		*out = NULL;
 	}
 	return rc;
+}
+
+int tg_measure_build_packed(tg_measure **out, const tg_tree *tree, tg_atoms *keys)
+{
+	return build_packed(out, tree, keys, 0);
+}
+
+int tg_measure_build_held(tg_measure **out, const tg_tree *tree, tg_atoms *keys)
+{
+	return build_packed(out, tree, keys, 1);
 }
 
 /* Appends n records (their trace, unit and inv moved by t0, u0, i0), keys

@@ -110,6 +110,14 @@ int tg_measure_build_ranked(tg_measure **out, const tg_tree *const *trees, const
  * the result. 0 or TG_ENOMEM. */
 int tg_measure_build_packed(tg_measure **out, const tg_tree *tree, tg_atoms *keys);
 
+/* tg_measure_build_packed, held compact as it is made: the rows coded a
+ * few thousand at a time into the bit stream tg_measure_compact would
+ * make of them all, so that their 24 bytes each are never all there
+ * either (1 GB of JSON: 3 MB of stream, not 15 MB of rows then the
+ * stream). *out is as tg_measure_compact leaves it (tg_measure_expand
+ * before its records are read). 0 or TG_ENOMEM. */
+int tg_measure_build_held(tg_measure **out, const tg_tree *tree, tg_atoms *keys);
+
 /* A measure of no trace yet on keys (not owned), to add traces to
  * (tg_measure_add_trace, tg_measure_append). 0 or TG_ENOMEM. */
 int tg_measure_new(tg_measure **out, tg_atoms *keys);

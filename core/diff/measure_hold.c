@@ -150,6 +150,79 @@ static void get_invs(struct bitr *r, struct hold *h, struct packed *p, size_t n)
 	}
 }
 
+/* The stream of rows held as they are packed: the coder's state across
+ * windows, the words so far, the rows coded. */
+struct hold_stream {
+	struct hold h;
+	size_t caplast; /* h.last's families */
+	struct bitw b;
+	size_t done;
+};
+
+int tg_measure_hold_begin(struct packed *p)
+{
+	struct hold_stream *st = tg_calloc(1, sizeof(*st));
+	if (!st || hold_init(&st->h, 0)) {
+		free(st);
+		return TG_ENOMEM;
+	}
+	st->caplast = 1; /* hold_init's room for one family */
+	p->stream = st;
+	return 0;
+}
+
+int tg_measure_hold_rows(struct packed *p, size_t n)
+{
+	struct hold_stream *st = p->stream;
+	if (p->nfams > st->caplast) { /* the new families' last values 0, as hold_init's calloc */
+		size_t cap = st->caplast;
+		while (cap < p->nfams)
+			cap *= 2;
+		int64_t *last = tg_realloc(st->h.last, 2 * cap * sizeof(int64_t));
+		if (!last)
+			return TG_ENOMEM;
+		memset(last + 2 * st->caplast, 0, 2 * (cap - st->caplast) * sizeof(int64_t));
+		st->h.last = last;
+		st->caplast = cap;
+	}
+	put_rows(&st->b, &st->h, p, n);
+	st->done += n;
+	return st->b.bad ? TG_ENOMEM : 0;
+}
+
+int tg_measure_hold_end(tg_measure *m)
+{
+	struct packed *p = m->packed;
+	struct hold_stream *st = p->stream;
+	if (m->nrecs - st->done && tg_measure_hold_rows(p, m->nrecs - st->done))
+		return TG_ENOMEM;
+	st->h.event_at = 0;
+	put_invs(&st->b, &st->h, p, m->ninvs);
+	int rc = bitw_finish(&st->b);
+	if (!rc) {
+		p->held = st->b.w;
+		p->nheld = st->b.n;
+		st->b.w = NULL;
+		free(p->rows);
+		free(p->invs);
+		p->rows = NULL;
+		p->invs = NULL;
+	}
+	tg_measure_hold_free(p);
+	return rc;
+}
+
+void tg_measure_hold_free(struct packed *p)
+{
+	struct hold_stream *st = p->stream;
+	if (!st)
+		return;
+	hold_done(&st->h);
+	free(st->b.w);
+	free(st);
+	p->stream = NULL;
+}
+
 int tg_measure_compact(tg_measure *m)
 {
 	struct packed *p = m->packed;

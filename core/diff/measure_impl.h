@@ -77,9 +77,28 @@ struct tg_measure {
 		uint64_t *held; /* tg_measure_compact: rows and invs coded (both NULL), else NULL */
 		size_t nheld;   /* its words */
 		struct pack_build *build; /* while rows are added (tg_measure_pack_begin), else NULL */
+		struct hold_stream *stream; /* while rows are added held (tg_measure_hold_begin): rows is
+		                               a window of TG_HOLD_WINDOW rows, coded as it fills */
 	} *packed;
 	int pack_as_built; /* tg_measure_build_packed: add_trace packs each record as it makes it */
+	int hold_as_built; /* tg_measure_build_held: and codes the rows as they are packed */
 };
+
+/* measure_hold.c, the rows held as they are packed (tg_measure_build_held):
+ * the same bit stream tg_measure_compact codes from all the rows at once,
+ * coded TG_HOLD_WINDOW rows at a time, so that the rows' 24 bytes each are
+ * never all there (1 GB of JSON: 15 MB of room for 3 MB of stream).
+ * tg_measure_hold_begin starts the stream (after tg_measure_pack_begin,
+ * whose rows room is then the window); tg_measure_pack_rec codes each full
+ * window (tg_measure_hold_rows: row i lands in rows[i % TG_HOLD_WINDOW]);
+ * tg_measure_hold_end codes the last rows and the invocations, and leaves
+ * m held as tg_measure_compact does. Each 0 or TG_ENOMEM; on failure
+ * tg_measure_pack_free frees the stream too (tg_measure_hold_free). */
+#define TG_HOLD_WINDOW 4096
+int tg_measure_hold_begin(struct packed *p);
+int tg_measure_hold_rows(struct packed *p, size_t n);
+int tg_measure_hold_end(tg_measure *m);
+void tg_measure_hold_free(struct packed *p);
 
 /* measure_pack.c, the packer row by row (what tg_measure_pack does to whole
  * records, and tg_measure_build_packed to records as they are made, so that

@@ -73,24 +73,30 @@ int tg_measure_pack_begin(tg_measure *m, size_t nrecs, size_t ninvs)
 	p->build = tg_calloc(1, sizeof(*p->build));
 	if (!p->build)
 		return TG_ENOMEM;
+	if (m->hold_as_built && nrecs > TG_HOLD_WINDOW) /* the rows a window at a time */
+		nrecs = TG_HOLD_WINDOW;
 	p->rows = tg_malloc((nrecs ? nrecs : 1) * sizeof(*p->rows));
 	p->invs = tg_malloc((ninvs ? ninvs : 1) * sizeof(*p->invs));
 	p->build->fams_seen = tg_idmap_new(256);
 	p->build->shapes_seen = tg_idmap_new(256);
-	return p->rows && p->invs && p->build->fams_seen && p->build->shapes_seen ? 0 : TG_ENOMEM;
+	if (!p->rows || !p->invs || !p->build->fams_seen || !p->build->shapes_seen)
+		return TG_ENOMEM;
+	return m->hold_as_built ? tg_measure_hold_begin(p) : 0;
 }
 
 int tg_measure_pack_rec(struct packed *p, size_t i, const tg_kernel_rec *r)
 {
 	struct pack_fam f = {r->category, r->name_category, r->op, r->op_shape, r->kernel, r->module, r->stream,
 	                     r->trace, r->cat_source, 0};
-	struct pack_row *w = &p->rows[i];
+	struct pack_row *w = &p->rows[p->stream ? i % TG_HOLD_WINDOW : i];
 	w->unit = r->unit;
 	w->inv = r->inv;
 	w->event = r->event;
 	if (intern(&w->fam, (void **)&p->fams, &p->nfams, &p->build->capfams, p->build->fams_seen, &f, sizeof(f)) ||
 	    narrow(&w->dur, p, (uint32_t)i, 0, r->dur_ns) || narrow(&w->delay, p, (uint32_t)i, 1, r->delay_ns))
 		return TG_ENOMEM;
+	if (p->stream && i % TG_HOLD_WINDOW == TG_HOLD_WINDOW - 1) /* the window full: coded */
+		return tg_measure_hold_rows(p, TG_HOLD_WINDOW);
 	return 0;
 }
 
@@ -141,6 +147,7 @@ void tg_measure_pack_free(tg_measure *m)
 	free(p->invs);
 	free(p->shapes);
 	free(p->held);
+	tg_measure_hold_free(p);
 	if (p->build) {
 		tg_idmap_free(p->build->fams_seen);
 		tg_idmap_free(p->build->shapes_seen);

@@ -69,9 +69,10 @@ enum { TG_RUNDATA_SKELETON = 1, TG_RUNDATA_FINDINGS = 2, TG_RUNDATA_CP = 4, TG_R
                                  (tg_measure_build_packed: never all records whole), for a
                                  caller that detaches the run data next and reads its records
                                  one at a time (not a part) */
-       TG_RUNDATA_HOLD = 64 /* with TG_RUNDATA_PACKED: the measures held compact as soon as
-                               they are made (tg_measure_compact, as tg_rundata_compact holds
-                               them), before the skeleton is built, for a caller that holds
+       TG_RUNDATA_HOLD = 64 /* with TG_RUNDATA_PACKED: the measures held compact as they are
+                               made (tg_measure_build_held: the bit stream tg_rundata_compact
+                               makes, coded a few thousand rows at a time), before the
+                               skeleton is built, for a caller that holds
                                the run data compact next (not a part; tg_rundata_expand
                                before its records are read, and it does not encode until) */ };
 
