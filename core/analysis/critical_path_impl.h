@@ -127,6 +127,20 @@ struct tg_critical_path {
 	                 * (its rank once merged); cap of them; NULL in a summary's lean build */
 	uint32_t *soff; /* once merged: node v's edges are edges[soff[v] .. soff[v + 1]) */
 
+	/* The call stacks' chain edges of a summary's lean build with narrow
+	 * times (cp_chains_implied), held as their threads' walks instead of
+	 * in cp->edges: a node's chain successor (4 bytes a node) and the
+	 * edge's flags in a nibble (CP_CHAIN_*), 4.5 bytes a node where the
+	 * edges took 8 an edge. No rank: a node has at most one chain edge in
+	 * and one out (each node is walked once), none repeats a lock or GPU
+	 * edge, and Kahn's ties compare ranks only between edges into one
+	 * node, where a chain edge comes after the lock's (ranks below
+	 * chain_rank) and before the GPU stage's. NULL otherwise. */
+	uint32_t *chain;  /* node -> its chain successor, TG_NONE */
+	uint8_t *chainf;  /* two nodes a byte: the low nibble node 2i's */
+	uint32_t chain_rank; /* the edges added before the call stacks: ranks below sort before a chain edge */
+	size_t nchain[2];    /* chain edges: dependency, operator (the stats) */
+
 	void *spare; /* a tg_big block just freed, for the next array to take (cp_spare_take) */
 
 	/* the result */
@@ -262,6 +276,26 @@ static inline void *cp_spare_take(tg_critical_path *cp, size_t bytes)
 		cp->spare = NULL;
 	return p;
 }
+
+/* A chain edge's nibble in cp->chainf. */
+enum {
+	CP_CHAIN_OP = 1 << 0,   /* an operator edge, else a dependency edge */
+	CP_CHAIN_ZERO = 1 << 1, /* weighs 0 */
+	CP_CHAIN_CLS_SHIFT = 2  /* bits 2-3: the operator edge's bound class (cp_edge.cls) */
+};
+
+#define CP_FROM_CHAIN 0x80000000u /* the longest path's from[v]: a chain edge from node (from & ~this) */
+
+/* The nibble of node u's chain edge out (cp->chainf). */
+static inline unsigned cp_chain_flags(const tg_critical_path *cp, uint32_t u)
+{
+	return (cp->chainf[u >> 1] >> ((u & 1) * 4)) & 15u;
+}
+
+/* Adds the call stacks' edge src -> dst to the chains (cp->chain, lean):
+ * the type, zero flag and attribution as cp_add_edge takes them. Returns
+ * 0 (src has one chain edge out: the walk visits each node once). */
+int cp_add_chain(tg_critical_path *cp, uint32_t src, uint32_t dst, int type, int zero, uint32_t attr_parent);
 
 /* The event edge e (merged: cp_merge_edges) is attributed to, or TG_NONE;
  * TG_NONE always in a summary's lean build (no cp->attr). */
