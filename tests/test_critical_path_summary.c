@@ -233,6 +233,20 @@ static void test_deep_queue(void **state)
 	free(json);
 }
 
+/* The chains' successors farther than cp_chain_reach held in
+ * cp->chain_far: every one of them there (reach 0), and those past one
+ * node (reach 1), on the hand-made and generated traces. */
+static void test_chains_far(void **state)
+{
+	for (int32_t reach = 0; reach <= 1; reach++) {
+		cp_chain_reach = reach;
+		test_hand_made(state);
+		test_deep_queue(state);
+		test_generated(state); /* last: skips without the generator */
+	}
+	cp_chain_reach = INT16_MAX;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -242,6 +256,7 @@ int main(void)
 		cmocka_unit_test(test_deep_queue),
 		cmocka_unit_test(test_generated),
 		cmocka_unit_test(test_shared_traces),
+		cmocka_unit_test(test_chains_far),
 	};
 	return cmocka_run_group_tests_name("critical_path_summary", tests, NULL, NULL);
 }

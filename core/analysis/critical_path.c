@@ -513,6 +513,7 @@ void tg_critical_path_free(tg_critical_path *cp)
 	               cp->soff,    cp->attr, cp->path,  cp->edges, cp->steps, cp->spare, cp->chain, cp->chainf};
 	for (size_t i = 0; i < sizeof(big) / sizeof(big[0]); i++)
 		tg_big_free(big[i]);
+	tg_idmap_free(cp->chain_far);
 	free(cp);
 }
 

@@ -131,9 +131,9 @@ static int indeg_count(struct indeg *in, const tg_critical_path *cp)
 		uint8_t *d = &in->d[cp->edges[e].dst];
 		*d += *d != 255;
 	}
-	for (size_t v = 0; cp->chain && v < cp->nnodes; v++)
-		if (cp->chain[v] != TG_NONE) {
-			uint8_t *d = &in->d[cp->chain[v]];
+	for (uint32_t v = 0, s; cp->chain && v < cp->nnodes; v++)
+		if ((s = cp_chain_next(cp, v)) != TG_NONE) {
+			uint8_t *d = &in->d[s];
 			*d += *d != 255;
 		}
 	for (size_t v = 0; v < cp->nnodes; v++)
@@ -150,9 +150,9 @@ static int indeg_count(struct indeg *in, const tg_critical_path *cp)
 	for (size_t e = 0; e < cp->nedges; e++)
 		if (in->d[cp->edges[e].dst] == 255)
 			in->cnt[tg_idmap_get(in->big, cp->edges[e].dst)]++;
-	for (size_t v = 0; cp->chain && v < cp->nnodes; v++)
-		if (cp->chain[v] != TG_NONE && in->d[cp->chain[v]] == 255)
-			in->cnt[tg_idmap_get(in->big, cp->chain[v])]++;
+	for (uint32_t v = 0, s; cp->chain && v < cp->nnodes; v++)
+		if ((s = cp_chain_next(cp, v)) != TG_NONE && in->d[s] == 255)
+			in->cnt[tg_idmap_get(in->big, s)]++;
 	return 0;
 }
 
@@ -263,7 +263,7 @@ static inline __attribute__((always_inline)) int kahn(tg_critical_path *cp, cons
 			*best = u;
 			bestd = d;
 		}
-		uint32_t lo, hi, ch = cp->chain ? cp->chain[u] : TG_NONE;
+		uint32_t lo, hi, ch = cp->chain ? cp_chain_next(cp, u) : TG_NONE;
 		cp_offs_range(offs, u, &lo, &hi);
 		for (uint32_t k = lo; k <= hi; k++) {
 			if (ch != TG_NONE && (k == hi || edges[k].key >= cp->chain_rank)) { /* u's chain edge, in rank order */
@@ -493,6 +493,8 @@ static void free_graph(tg_critical_path *cp)
 		tg_big_free(*arrays[k]);
 		*arrays[k] = NULL;
 	}
+	tg_idmap_free(cp->chain_far);
+	cp->chain_far = NULL;
 	cp->nedges = cp->cap = 0;
 }
 

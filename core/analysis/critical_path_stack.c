@@ -470,11 +470,11 @@ static int alloc_chains(tg_critical_path *cp)
 {
 	if (!cp->lean || !cp->t_narrow)
 		return 0;
-	cp->chain = tg_big_alloc((cp->nnodes + 1) * sizeof(uint32_t));
+	cp->chain = tg_big_alloc((cp->nnodes + 1) * sizeof(int16_t));
 	cp->chainf = tg_big_alloc(cp->nnodes / 2 + 1);
 	if (!cp->chain || !cp->chainf)
 		return TG_ENOMEM;
-	memset(cp->chain, 0xff, (cp->nnodes + 1) * sizeof(uint32_t));
+	memset(cp->chain, 0, (cp->nnodes + 1) * sizeof(int16_t));
 	memset(cp->chainf, 0, cp->nnodes / 2 + 1);
 	cp->chain_rank = (uint32_t)cp->nedges;
 	return 0;
