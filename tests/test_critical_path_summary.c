@@ -233,6 +233,47 @@ static void test_deep_queue(void **state)
 	free(json);
 }
 
+/* A runtime call with a child that ends with it: into the call's end come
+ * the lock's edge from its start (10 us) and the chain's from the child's
+ * end (2 + 8 + 0 us), tied; the lock's edge ranks first, so the path
+ * skips the child (a chain ranked first would take it: cp_test_same_lean
+ * compares the path's nodes). Twice over, a kernel launched between. */
+static void test_chain_lock_tie(void **state)
+{
+	(void)state;
+	static const char json[] =
+		"{\"traceEvents\":[" X("user_annotation", "ProfilerStep#1", 1, 1, 0, 1000, "") ","
+		X("user_annotation", "ProfilerStep#2", 1, 1, 1000, 1000, "") ","
+		X("cpu_op", "aten::mm", 1, 1, 50, 40, "") ","
+		X("cuda_runtime", "cudaLaunchKernel", 1, 1, 100, 10, "\"correlation\":1") ","
+		X("cpu_op", "aten::inner", 1, 1, 102, 8, "") ","
+		X("kernel", "gemm", 0, 7, 115, 20, "\"correlation\":1,\"stream\":7") ","
+		X("cpu_op", "aten::add", 1, 1, 120, 380, "") ","
+		X("cuda_runtime", "cudaLaunchKernel", 1, 1, 1100, 10, "\"correlation\":2") ","
+		X("cpu_op", "aten::inner", 1, 1, 1102, 8, "") ","
+		X("cpu_op", "aten::add", 1, 1, 1120, 380, "") "]}";
+	tg_trace *t = tg_test_read_str(json);
+	tg_tree *tree;
+	tg_test_must(tg_tree_build(&tree, t));
+	assert_true(check_settings(tree));
+	tg_tree_free(tree);
+	tg_trace_free(t);
+}
+
+/* The chains' successors farther than cp_chain_reach held in
+ * cp->chain_far: every one of them there (reach 0), and those past one
+ * node (reach 1), on the hand-made and generated traces. */
+static void test_chains_far(void **state)
+{
+	for (int32_t reach = 0; reach <= 1; reach++) {
+		cp_chain_reach = reach;
+		test_hand_made(state);
+		test_deep_queue(state);
+		test_generated(state); /* last: skips without the generator */
+	}
+	cp_chain_reach = INT16_MAX;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -242,6 +283,8 @@ int main(void)
 		cmocka_unit_test(test_deep_queue),
 		cmocka_unit_test(test_generated),
 		cmocka_unit_test(test_shared_traces),
+		cmocka_unit_test(test_chain_lock_tie),
+		cmocka_unit_test(test_chains_far),
 	};
 	return cmocka_run_group_tests_name("critical_path_summary", tests, NULL, NULL);
 }

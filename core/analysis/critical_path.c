@@ -440,7 +440,9 @@ static int build(tg_critical_path *cp)
 	/* about an edge a node (0.98-1.03 in the shared traces): room for a
 	 * sixteenth more, sized exactly (tg_grow would round up to a power of
 	 * two, up to twice the list), so that the list is seldom copied */
-	if ((rc = cp_make_nodes(cp)) || (rc = reserve_edges(cp, cp->nnodes + cp->nnodes / 16 + 16)) ||
+	if ((rc = cp_make_nodes(cp)) ||
+	    (rc = reserve_edges(cp, cp->lean && cp->t_narrow ? cp->nnodes / 4 + 16 /* the chains apart */
+	                                                     : cp->nnodes + cp->nnodes / 16 + 16)) ||
 	    (rc = cp_add_lock_edges(cp)) || (rc = cp_add_stack_edges(cp)) ||
 	    (rc = cp_add_gpu_edges(cp)))
 		return rc;
@@ -508,9 +510,10 @@ void tg_critical_path_free(tg_critical_path *cp)
 	for (size_t i = 0; i < sizeof(arrays) / sizeof(arrays[0]); i++)
 		free(arrays[i]);
 	void *big[] = {cp->sslot32, cp->ic,   cp->ksync, cp->snode, cp->enode, cp->node_ev,
-	               cp->soff,    cp->attr, cp->path,  cp->edges, cp->steps, cp->spare};
+	               cp->soff,    cp->attr, cp->path,  cp->edges, cp->steps, cp->spare, cp->chain, cp->chainf};
 	for (size_t i = 0; i < sizeof(big) / sizeof(big[0]); i++)
 		tg_big_free(big[i]);
+	tg_idmap_free(cp->chain_far);
 	free(cp);
 }
 

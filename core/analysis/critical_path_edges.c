@@ -120,6 +120,26 @@ int cp_add_edge(tg_critical_path *cp, uint32_t src, uint32_t dst, int type, int 
 	return 0;
 }
 
+int32_t cp_chain_reach = INT16_MAX;
+
+int cp_add_chain(tg_critical_path *cp, uint32_t src, uint32_t dst, int type, int zero, uint32_t attr_parent)
+{
+	int op = type == TG_CP_EDGE_OPERATOR;
+	unsigned cls = op ? attr_class(cp, attribute(cp, src, dst, type, attr_parent)) : 0;
+	unsigned f = (op ? CP_CHAIN_OP : 0) | (type == TG_CP_EDGE_DEPENDENCY || zero ? CP_CHAIN_ZERO : 0) |
+	             cls << CP_CHAIN_CLS_SHIFT;
+	int64_t d = (int64_t)dst - (int64_t)src;
+	if (d > cp_chain_reach || d < -cp_chain_reach) {
+		if ((!cp->chain_far && !(cp->chain_far = tg_idmap_new(1024))) || tg_idmap_put(cp->chain_far, src, dst) < 0)
+			return tg_error_set(TG_ENOMEM, "out of memory");
+		d = CP_CHAIN_FAR;
+	}
+	cp->chain[src] = (int16_t)d;
+	cp->chainf[src >> 1] = (uint8_t)((cp->chainf[src >> 1] & ((src & 1) ? 0x0f : 0xf0)) | f << ((src & 1) * 4));
+	cp->nchain[op]++;
+	return 0;
+}
+
 uint32_t cp_find_edge(const tg_critical_path *cp, uint32_t src, uint32_t dst)
 {
 	if (!cp->soff || src >= cp->nnodes)

@@ -127,6 +127,22 @@ struct tg_critical_path {
 	                 * (its rank once merged); cap of them; NULL in a summary's lean build */
 	uint32_t *soff; /* once merged: node v's edges are edges[soff[v] .. soff[v + 1]) */
 
+	/* The call stacks' chain edges of a summary's lean build with narrow
+	 * times (cp_chains_implied), held as their threads' walks instead of
+	 * in cp->edges: a node's chain successor as its distance in nodes (2
+	 * bytes a node; the few farther than 32,767 nodes in chain_far) and
+	 * the edge's flags in a nibble (CP_CHAIN_*), 2.5 bytes a node where
+	 * the edges took 8 an edge. No rank: a node has at most one chain edge in
+	 * and one out (each node is walked once), none repeats a lock or GPU
+	 * edge, and Kahn's ties compare ranks only between edges into one
+	 * node, where a chain edge comes after the lock's (ranks below
+	 * chain_rank) and before the GPU stage's. NULL otherwise. */
+	int16_t *chain;   /* node u -> its chain successor u + chain[u] (cp_chain_next); 0: none */
+	tg_idmap *chain_far; /* node -> its chain successor where chain[u] is CP_CHAIN_FAR; NULL if none */
+	uint8_t *chainf;  /* two nodes a byte: the low nibble node 2i's */
+	uint32_t chain_rank; /* the edges added before the call stacks: ranks below sort before a chain edge */
+	size_t nchain[2];    /* chain edges: dependency, operator (the stats) */
+
 	void *spare; /* a tg_big block just freed, for the next array to take (cp_spare_take) */
 
 	/* the result */
@@ -262,6 +278,41 @@ static inline void *cp_spare_take(tg_critical_path *cp, size_t bytes)
 		cp->spare = NULL;
 	return p;
 }
+
+/* A chain edge's nibble in cp->chainf. */
+enum {
+	CP_CHAIN_OP = 1 << 0,   /* an operator edge, else a dependency edge */
+	CP_CHAIN_ZERO = 1 << 1, /* weighs 0 */
+	CP_CHAIN_CLS_SHIFT = 2  /* bits 2-3: the operator edge's bound class (cp_edge.cls) */
+};
+
+#define CP_CHAIN_FAR INT16_MIN /* in cp->chain: the successor in cp->chain_far */
+#define CP_FROM_CHAIN 0x80000000u /* the longest path's from[v]: a chain edge from node (from & ~this) */
+
+/* The farthest a chain successor is held in cp->chain (INT16_MAX); tests
+ * lower it so that cp->chain_far is used on small traces. */
+extern int32_t cp_chain_reach;
+
+/* Node u's chain successor (cp->chain), TG_NONE. */
+static inline uint32_t cp_chain_next(const tg_critical_path *cp, uint32_t u)
+{
+	int16_t d = cp->chain[u];
+	if (d == CP_CHAIN_FAR)
+		return tg_idmap_get(cp->chain_far, u);
+	return d ? (uint32_t)((int64_t)u + d) : TG_NONE;
+}
+
+/* The nibble of node u's chain edge out (cp->chainf). */
+static inline unsigned cp_chain_flags(const tg_critical_path *cp, uint32_t u)
+{
+	return (cp->chainf[u >> 1] >> ((u & 1) * 4)) & 15u;
+}
+
+/* Adds the call stacks' edge src -> dst to the chains (cp->chain, lean):
+ * the type, zero flag and attribution as cp_add_edge takes them. Returns
+ * 0 or TG_ENOMEM (src has one chain edge out: the walk visits each node
+ * once). */
+int cp_add_chain(tg_critical_path *cp, uint32_t src, uint32_t dst, int type, int zero, uint32_t attr_parent);
 
 /* The event edge e (merged: cp_merge_edges) is attributed to, or TG_NONE;
  * TG_NONE always in a summary's lean build (no cp->attr). */

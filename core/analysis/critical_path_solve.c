@@ -131,6 +131,11 @@ static int indeg_count(struct indeg *in, const tg_critical_path *cp)
 		uint8_t *d = &in->d[cp->edges[e].dst];
 		*d += *d != 255;
 	}
+	for (uint32_t v = 0, s; cp->chain && v < cp->nnodes; v++)
+		if ((s = cp_chain_next(cp, v)) != TG_NONE) {
+			uint8_t *d = &in->d[s];
+			*d += *d != 255;
+		}
 	for (size_t v = 0; v < cp->nnodes; v++)
 		nbig += in->d[v] == 255;
 	tg_idmap_free(in->big);
@@ -145,6 +150,9 @@ static int indeg_count(struct indeg *in, const tg_critical_path *cp)
 	for (size_t e = 0; e < cp->nedges; e++)
 		if (in->d[cp->edges[e].dst] == 255)
 			in->cnt[tg_idmap_get(in->big, cp->edges[e].dst)]++;
+	for (uint32_t v = 0, s; cp->chain && v < cp->nnodes; v++)
+		if ((s = cp_chain_next(cp, v)) != TG_NONE && in->d[s] == 255)
+			in->cnt[tg_idmap_get(in->big, s)]++;
 	return 0;
 }
 
@@ -160,6 +168,50 @@ static inline int indeg_drop(struct indeg *in, uint32_t v)
 }
 
 #define CP_WIDE 1 /* kahn: a distance outgrew 32 bits (not an error code: those are < 0) */
+
+/* The rank the longest path's ties go by of the edge in from[v] (not
+ * TG_NONE): 2 rank + 1 for an edge of cp->edges (its place), and
+ * 2 cp->chain_rank for a chain edge (| CP_FROM_CHAIN): after the edges
+ * added before the call stacks (the lock's), before the rest. */
+static inline uint32_t tie_rank(const tg_critical_path *cp, uint32_t f)
+{
+	return f & CP_FROM_CHAIN ? 2 * cp->chain_rank : 2 * (uint32_t)cp->edges[f].key + 1;
+}
+
+/* The weight of an edge from u (time tu) to v in units of unit (may be
+ * negative): 0 when zero; the nodes' times from t32, else their events. */
+static inline __attribute__((always_inline)) int64_t weight(const tg_critical_path *cp, const uint32_t *t32,
+                                                            int64_t tu, uint32_t v, int zero, int64_t unit)
+{
+	if (zero)
+		return 0;
+	if (t32)
+		return (int64_t)t32[v] - tu;
+	return unit == 1000 ? (cp_node_ts(cp, v) - tu) / 1000 : cp_node_ts(cp, v) - tu; /* a multiple of unit */
+}
+
+/* Node v reached at distance c by the edge fv (from[]'s value) of tie rank
+ * rank (tie_rank): kept when v had none, c is longer, or as long and the
+ * edge's rank lower (networkx takes a longer predecessor only). Returns 0
+ * or CP_WIDE (a 32-bit distance past INT32_MAX). */
+static inline __attribute__((always_inline)) int relax(const tg_critical_path *cp, uint32_t *from, void *distv,
+                                                       int wide, int64_t c, uint32_t v, uint32_t fv,
+                                                       uint32_t rank)
+{
+	int32_t *d32 = distv;
+	int64_t *d64 = distv;
+	int64_t dv = wide ? d64[v] : d32[v];
+	if (from[v] == TG_NONE || c > dv || (c == dv && rank < tie_rank(cp, from[v]))) {
+		if (!wide && c > INT32_MAX)
+			return CP_WIDE;
+		if (wide)
+			d64[v] = c;
+		else
+			d32[v] = (int32_t)c;
+		from[v] = fv;
+	}
+	return 0;
+}
 
 /* Kahn's order and dag_longest_path in one pass: a node's distance is
  * final when it leaves the queue (all its predecessors have), and is then
@@ -211,28 +263,26 @@ static inline __attribute__((always_inline)) int kahn(tg_critical_path *cp, cons
 			*best = u;
 			bestd = d;
 		}
-		uint32_t lo, hi;
+		uint32_t lo, hi, ch = cp->chain ? cp_chain_next(cp, u) : TG_NONE;
 		cp_offs_range(offs, u, &lo, &hi);
-		for (uint32_t k = lo; k < hi; k++) {
+		for (uint32_t k = lo; k <= hi; k++) {
+			if (ch != TG_NONE && (k == hi || edges[k].key >= cp->chain_rank)) { /* u's chain edge, in rank order */
+				int zero = (cp_chain_flags(cp, u) & CP_CHAIN_ZERO) != 0;
+				int64_t w = weight(cp, t32, tu, ch, zero, unit);
+				if ((rc = relax(cp, from, distv, wide, d + (w <= none ? 0 : w), ch, u | CP_FROM_CHAIN,
+				                2 * cp->chain_rank)))
+					break;
+				if (indeg_drop(in, ch) && (rc = ring_push(&q, ch)))
+					break;
+				ch = TG_NONE;
+			}
+			if (k == hi)
+				break;
 			const cp_edge *e = &edges[k];
 			uint32_t v = e->dst;
-			int64_t w = 0;
-			if (!e->zero && t32)
-				w = (int64_t)t32[v] - tu;
-			else if (!e->zero) /* a multiple of unit: 1000 or 1 */
-				w = unit == 1000 ? (cp_node_ts(cp, v) - tu) / 1000 : cp_node_ts(cp, v) - tu;
-			int64_t c = d + (w <= none ? 0 : w), dv = wide ? d64[v] : d32[v];
-			if (from[v] == TG_NONE || c > dv || (c == dv && e->key < edges[from[v]].key)) {
-				if (!wide && c > INT32_MAX) {
-					rc = CP_WIDE;
-					break;
-				}
-				if (wide)
-					d64[v] = c;
-				else
-					d32[v] = (int32_t)c;
-				from[v] = k;
-			}
+			int64_t w = weight(cp, t32, tu, v, e->zero, unit);
+			if ((rc = relax(cp, from, distv, wide, d + (w <= none ? 0 : w), v, k, 2 * (uint32_t)e->key + 1)))
+				break;
 			if (indeg_drop(in, v) && (rc = ring_push(&q, v)))
 				break;
 		}
@@ -268,12 +318,23 @@ static void sum_path(tg_critical_path *cp, const struct cp_offs *offs, const uin
 {
 	size_t n = 0;
 	for (uint32_t v = best; v != TG_NONE; n++) {
-		uint32_t k = from[v];
+		uint32_t k = from[v], src;
 		if (k == TG_NONE)
 			break;
-		const cp_edge *e = &cp->edges[k];
-		uint32_t src = cp_offs_src(offs, cp, k, v);
-		cp->bound_ns[bound_of(e)] += e->zero ? 0 : ((int64_t)t32[v] - (int64_t)t32[src]) * cp->t_unit;
+		tg_cp_bound b;
+		int zero;
+		if (k & CP_FROM_CHAIN) { /* a chain edge: its source in from, its flags the source's nibble */
+			src = k & ~CP_FROM_CHAIN;
+			unsigned f = cp_chain_flags(cp, src);
+			b = f & CP_CHAIN_OP ? (tg_cp_bound)(f >> CP_CHAIN_CLS_SHIFT) : TG_CP_DEPENDENCY;
+			zero = (f & CP_CHAIN_ZERO) != 0;
+		} else {
+			const cp_edge *e = &cp->edges[k];
+			src = cp_offs_src(offs, cp, k, v);
+			b = bound_of(e);
+			zero = e->zero;
+		}
+		cp->bound_ns[b] += zero ? 0 : ((int64_t)t32[v] - (int64_t)t32[src]) * cp->t_unit;
 		v = src;
 	}
 	cp->npath = best == TG_NONE ? 0 : n + 1;
@@ -426,11 +487,14 @@ static int sort_ops(tg_critical_path *cp)
 static void free_graph(tg_critical_path *cp)
 {
 	void **arrays[] = {(void **)&cp->edges, (void **)&cp->soff, (void **)&cp->node_ev,
-	                   (void **)&cp->path,  (void **)&cp->attr};
+	                   (void **)&cp->path,  (void **)&cp->attr, (void **)&cp->chain,
+	                   (void **)&cp->chainf};
 	for (size_t k = 0; k < sizeof(arrays) / sizeof(arrays[0]); k++) {
 		tg_big_free(*arrays[k]);
 		*arrays[k] = NULL;
 	}
+	tg_idmap_free(cp->chain_far);
+	cp->chain_far = NULL;
 	cp->nedges = cp->cap = 0;
 }
 
@@ -596,9 +660,11 @@ int cp_solve(tg_critical_path *cp)
 	int rc = cp_merge_edges(cp);
 	if (!rc)
 		rc = longest(cp);
-	cp->stats.edges = cp->nedges;
+	cp->stats.edges = cp->nedges + cp->nchain[0] + cp->nchain[1];
 	for (size_t e = 0; e < cp->nedges; e++)
 		cp->stats.edges_by_type[CP_EDGE_TYPE(&cp->edges[e])]++;
+	cp->stats.edges_by_type[TG_CP_EDGE_DEPENDENCY] += cp->nchain[0];
+	cp->stats.edges_by_type[TG_CP_EDGE_OPERATOR] += cp->nchain[1];
 	if (!rc)
 		rc = breakdown(cp);
 	cp->stats.path_nodes = cp->npath;

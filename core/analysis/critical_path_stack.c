@@ -132,7 +132,8 @@ static int visit(tg_critical_path *cp, struct walk *w, uint32_t ev, uint32_t par
 	if (w->last != TG_NONE && !shares_lock(cp, w->last, node)) {
 		int type = enter && w->depth == 0 ? TG_CP_EDGE_DEPENDENCY : TG_CP_EDGE_OPERATOR;
 		int zero = !enter && (cp_name_flags(cp, ev) & CPN_BLOCK);
-		rc = cp_add_edge(cp, w->last, node, type, zero, w->parent);
+		rc = cp->chain ? cp_add_chain(cp, w->last, node, type, zero, w->parent)
+		               : cp_add_edge(cp, w->last, node, type, zero, w->parent);
 	}
 	w->last = node;
 	w->parent = parent_ev;
@@ -463,8 +464,27 @@ static void free_ws(struct stack_ws *ws)
 	tg_big_free(ws->buf);
 }
 
+/* The chains' arrays for a summary's lean build with narrow times (its
+ * longest path sums the breakdown from them: sum_path), else none. */
+static int alloc_chains(tg_critical_path *cp)
+{
+	if (!cp->lean || !cp->t_narrow)
+		return 0;
+	cp->chain = tg_big_alloc((cp->nnodes + 1) * sizeof(int16_t));
+	cp->chainf = tg_big_alloc(cp->nnodes / 2 + 1);
+	if (!cp->chain || !cp->chainf)
+		return TG_ENOMEM;
+	memset(cp->chain, 0, (cp->nnodes + 1) * sizeof(int16_t));
+	memset(cp->chainf, 0, cp->nnodes / 2 + 1);
+	cp->chain_rank = (uint32_t)cp->nedges;
+	return 0;
+}
+
 int cp_add_stack_edges(tg_critical_path *cp)
 {
+	int rc0 = alloc_chains(cp);
+	if (rc0)
+		return rc0;
 	size_t n = 0;
 	for (size_t i = 0; i < cp->nev; i++)
 		n += (cp->evf[i] & CP_CLIP) != 0;
