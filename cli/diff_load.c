@@ -86,8 +86,13 @@ static int cp_last(tg_rundata *rd, tg_trace *tr, tg_tree **tree, int keeping)
 	 * the pages the tree and the arguments left free in the heap would stay
 	 * resident beside them, unused (1 GB pair: 147 -> 75 MB before it) */
 	tg_cli_trim_heap();
+	/* and again once the graph's build has freed its per-event scratch:
+	 * the call stacks' and the GPU stage's heap blocks (under the mappings'
+	 * 4 MiB) leave ~12 MB of pages resident under the merge and the longest
+	 * path at 1 GB (docs/scale.md, the eleventh round's end) */
+	tg_cp_opts o = {.scratch_freed = tg_cli_trim_heap};
 	tg_cp_summary cp;
-	if (!rc && !(rc = tg_cp_summarize_steps(&cp, tr, steps, n, NULL)))
+	if (!rc && !(rc = tg_cp_summarize_steps(&cp, tr, steps, n, &o)))
 		tg_rundata_set_cp(rd, &cp);
 	free(steps);
 	return rc;

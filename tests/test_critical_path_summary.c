@@ -178,6 +178,34 @@ static void test_cycle_fallback(void **state)
 	tg_trace_free(t);
 }
 
+/* opts.scratch_freed (the command's heap policy, `diff` trims there) is
+ * called once a build, after the GPU stage and before the merge, and
+ * changes nothing of the summary. */
+static int scratch_calls;
+static void count_scratch_freed(void)
+{
+	scratch_calls++;
+}
+static void test_scratch_freed(void **state)
+{
+	(void)state;
+	GT_SKIP_WITHOUT_GEN();
+	gt_side g;
+	gt_load(&g, "--steps 3 --layers 2 --batch 1 --seq 256");
+	tg_cp_summary a, b;
+	tg_test_must(tg_cp_summarize_opts(&a, g.tree, NULL));
+	scratch_calls = 0;
+	tg_cp_opts o = {.scratch_freed = count_scratch_freed};
+	tg_test_must(tg_cp_summarize_opts(&b, g.tree, &o));
+	assert_int_equal(scratch_calls, 1);
+	assert_true(a.ok && b.ok);
+	assert_int_equal(a.length_ns, b.length_ns);
+	assert_memory_equal(a.bound_ns, b.bound_ns, sizeof(a.bound_ns));
+	assert_int_equal(a.steps, b.steps);
+	gt_unload(&g);
+	gt_cache_free();
+}
+
 /* Nodes spanning more than 2^32 ns with --exact-ns: the longest path reads
  * the times from the events (no 32-bit times), and the lean build keeps
  * the nodes' events; in microseconds the same trace is narrow. */
@@ -285,6 +313,7 @@ int main(void)
 		cmocka_unit_test(test_shared_traces),
 		cmocka_unit_test(test_chain_lock_tie),
 		cmocka_unit_test(test_chains_far),
+		cmocka_unit_test(test_scratch_freed),
 	};
 	return cmocka_run_group_tests_name("critical_path_summary", tests, NULL, NULL);
 }

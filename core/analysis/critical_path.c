@@ -458,6 +458,8 @@ static int build(tg_critical_path *cp)
 		tg_big_free(*done[k]);
 		*done[k] = NULL;
 	}
+	if (cp->opts.scratch_freed)
+		cp->opts.scratch_freed();
 	return cp_solve(cp);
 }
 
