@@ -36,6 +36,19 @@ static int check_settings(const tg_tree *tree)
 	return ok;
 }
 
+/* check_settings on the trace of the JSON text json: 1 when the defaults
+ * give a path. */
+static int check_json(const char *json)
+{
+	tg_trace *t = tg_test_read_str(json);
+	tg_tree *tree;
+	tg_test_must(tg_tree_build(&tree, t));
+	int ok = check_settings(tree);
+	tg_tree_free(tree);
+	tg_trace_free(t);
+	return ok;
+}
+
 static size_t shared_traces, shared_paths;
 
 static int visit(const char *path, const struct stat *st, int flag, struct FTW *ftw)
@@ -140,12 +153,7 @@ static void test_hand_made(void **state)
 		  "\"correlation\":5004,\"stream\":-1,\"wait_on_stream\":3,\"wait_on_cuda_event_record_corr_id\":5001") ","
 		X("cuda_runtime", "cudaDeviceSynchronize", 1, 1, 8900, 200, "\"correlation\":5005") ","
 		X("cuda_sync", "Context Sync", 0, -1, 9090, 5, "\"correlation\":5005,\"stream\":-1") "]}");
-	tg_trace *t = tg_test_read_str(json);
-	tg_tree *tree;
-	tg_test_must(tg_tree_build(&tree, t));
-	assert_true(check_settings(tree));
-	tg_tree_free(tree);
-	tg_trace_free(t);
+	assert_true(check_json(json));
 	free(json);
 }
 
@@ -219,12 +227,7 @@ static void test_wide_times(void **state)
 		X("kernel", "gemm", 0, 7, 2000000, 2500000, "\"correlation\":1,\"stream\":7") ","
 		X("cpu_op", "aten::b", 1, 1, 3000001.5, 4000000, "") ","
 		X("cpu_op", "aten::c", 1, 2, 3000001.5, 0.5, "") "]}";
-	tg_trace *t = tg_test_read_str(json);
-	tg_tree *tree;
-	tg_test_must(tg_tree_build(&tree, t));
-	assert_true(check_settings(tree));
-	tg_tree_free(tree);
-	tg_trace_free(t);
+	assert_true(check_json(json));
 }
 
 /* A stream 300 launches deep (the queue lengths kept saturate at a
@@ -280,12 +283,7 @@ static void test_chain_lock_tie(void **state)
 		X("cuda_runtime", "cudaLaunchKernel", 1, 1, 1100, 10, "\"correlation\":2") ","
 		X("cpu_op", "aten::inner", 1, 1, 1102, 8, "") ","
 		X("cpu_op", "aten::add", 1, 1, 1120, 380, "") "]}";
-	tg_trace *t = tg_test_read_str(json);
-	tg_tree *tree;
-	tg_test_must(tg_tree_build(&tree, t));
-	assert_true(check_settings(tree));
-	tg_tree_free(tree);
-	tg_trace_free(t);
+	assert_true(check_json(json));
 }
 
 /* The chains' successors farther than cp_chain_reach held in
