@@ -186,6 +186,36 @@ static void test_cycle_fallback(void **state)
 	tg_trace_free(t);
 }
 
+/* A graph over cp_max_edges edges is refused (TG_ELIMIT) by the summary
+ * exactly where the full builder refuses it, the chains implied counted:
+ * every limit from 1 to past the generated trace's edges agrees. */
+static void test_edge_limit(void **state)
+{
+	(void)state;
+	GT_SKIP_WITHOUT_GEN();
+	gt_side g;
+	gt_load(&g, "--steps 1 --layers 1 --batch 1 --seq 128");
+	size_t refused = 0, found = 0;
+	for (uint32_t max = 1; max <= 400; max++) {
+		cp_max_edges = max;
+		int ok = cp_test_same_summary(g.tree, NULL);
+		refused += !ok;
+		found += ok;
+		if (!ok) {
+			tg_cp_summary s;
+			tg_test_must(tg_cp_summarize(&s, g.tree));
+			assert_non_null(strstr(s.why, "more than"));
+		}
+	}
+	cp_max_edges = CP_MAX_EDGES;
+	print_message("edge limits: %zu refused, %zu found\n", refused, found);
+	assert_true(refused > 0);
+	assert_true(found > 0);
+	assert_int_equal(cp_test_same_summary(g.tree, NULL), 1);
+	gt_unload(&g);
+	gt_cache_free();
+}
+
 /* opts.scratch_freed (the command's heap policy, `diff` trims there) is
  * called once a build, after the GPU stage and before the merge, and
  * changes nothing of the summary. */
@@ -312,6 +342,7 @@ int main(void)
 		cmocka_unit_test(test_chain_lock_tie),
 		cmocka_unit_test(test_chains_far),
 		cmocka_unit_test(test_scratch_freed),
+		cmocka_unit_test(test_edge_limit),
 	};
 	return cmocka_run_group_tests_name("critical_path_summary", tests, NULL, NULL);
 }

@@ -89,6 +89,16 @@ static int grow_edges(tg_critical_path *cp, size_t need)
 	return 0;
 }
 
+uint32_t cp_max_edges = CP_MAX_EDGES;
+
+/* Whether the graph holds cp_max_edges edges already: those stored and,
+ * in a lean build, the chains implied (cp_add_chain), so that a summary
+ * refuses a trace exactly where the full builder does. */
+static int edges_full(const tg_critical_path *cp)
+{
+	return cp->nedges + cp->nchain[0] + cp->nchain[1] >= cp_max_edges;
+}
+
 int cp_add_edge(tg_critical_path *cp, uint32_t src, uint32_t dst, int type, int zero, uint32_t attr_parent)
 {
 	if (src == dst)
@@ -100,8 +110,8 @@ int cp_add_edge(tg_critical_path *cp, uint32_t src, uint32_t dst, int type, int 
 			return 0;
 		}
 	}
-	if (cp->nedges >= CP_MAX_EDGES)
-		return tg_error_set(TG_ELIMIT, "critical path: more than %u edges", CP_MAX_EDGES);
+	if (edges_full(cp))
+		return tg_error_set(TG_ELIMIT, "critical path: more than %u edges", cp_max_edges);
 	if (cp->nedges >= cp->cap && grow_edges(cp, cp->nedges + 1))
 		return TG_ENOMEM;
 	/* nodes of one time weigh 0 without the flag (their times are read
@@ -124,6 +134,10 @@ int32_t cp_chain_reach = INT16_MAX;
 
 int cp_add_chain(tg_critical_path *cp, uint32_t src, uint32_t dst, int type, int zero, uint32_t attr_parent)
 {
+	if (src == dst) /* as cp_add_edge: no edge */
+		return 0;
+	if (edges_full(cp))
+		return tg_error_set(TG_ELIMIT, "critical path: more than %u edges", cp_max_edges);
 	int op = type == TG_CP_EDGE_OPERATOR;
 	unsigned cls = op ? attr_class(cp, attribute(cp, src, dst, type, attr_parent)) : 0;
 	unsigned f = (op ? CP_CHAIN_OP : 0) | (type == TG_CP_EDGE_DEPENDENCY || zero ? CP_CHAIN_ZERO : 0) |

@@ -289,6 +289,11 @@ enum {
 #define CP_CHAIN_FAR INT16_MIN /* in cp->chain: the successor in cp->chain_far */
 #define CP_FROM_CHAIN 0x80000000u /* the longest path's from[v]: a chain edge from node (from & ~this) */
 
+/* The most edges a graph may have, chains implied included (CP_MAX_EDGES,
+ * where the ranks fit cp_edge.key); tests lower it to find a summary
+ * refused where the full builder is. */
+extern uint32_t cp_max_edges;
+
 /* The farthest a chain successor is held in cp->chain (INT16_MAX); tests
  * lower it so that cp->chain_far is used on small traces. */
 extern int32_t cp_chain_reach;
