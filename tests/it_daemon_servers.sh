@@ -373,4 +373,9 @@ grep -qF "$TG_PG_PASSWORD" a.log b.log b.out s3down.log 2>/dev/null && leak=1
 grep -qF "$TG_S3_SECRET" a.log b.log s3down.log 2>/dev/null && [ "$TG_S3_SECRET" != S3RVER ] && leak=1
 tg_eq "no token, password or secret key in the daemon's logs and output" 0 "$leak"
 tg_check "no sanitizer report" sh -c "! grep -Eq 'runtime error|AddressSanitizer|LeakSanitizer' a.log b.log down.log s3down.log timeouts.log"
+# the git daemon stopped by the PID tg_start recorded leaves no git serving
+# this run's repositories (it_common.sh's git() once made that PID a
+# subshell's, and every make check left a git daemon behind)
+tg_stop git-daemon
+tg_check "git daemon stopped by its PID, none left" sh -c "! pgrep -f -- '--base-path=$TG_RUN/gi[t]' >/dev/null"
 tg_done it_daemon_servers

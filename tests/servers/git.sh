@@ -18,7 +18,10 @@
 tg_git_daemon_start() {
 	local base=$1 port
 	port=$(tg_free_port) || return 1
-	tg_start git-daemon git daemon --reuseaddr --listen=127.0.0.1 --port="$port" \
+	# git's binary, not it_common.sh's git() function: tg_start would run a
+	# function in a subshell whose PID it records, so tg_stop killed the
+	# subshell and left git daemon running (one a make check)
+	tg_start git-daemon "$(type -P git)" daemon --reuseaddr --listen=127.0.0.1 --port="$port" \
 		--base-path="$base" --export-all --enable=receive-pack "$base" > /dev/null
 	if ! tg_wait_port "$port" 10 "$(cat "$TG_RUN/git-daemon.pid")"; then
 		tg_log "git daemon did not start: $(cat "$TG_RUN/git-daemon.log")"
