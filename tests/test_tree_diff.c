@@ -1394,6 +1394,34 @@ static size_t same_lean(const tg_tree *base, const tg_tree *next)
 	return nl;
 }
 
+/* The shared Qwen1.5 traces of one model on two GPUs (mi300, h100) read
+ * and built into t[] and tree[]: 1, or 0 (saying so) without the shared
+ * folder. Freed with qwen_pair_free. */
+static int qwen_pair(tg_trace *t[2], tg_tree *tree[2])
+{
+	if (!tg_test_shared_traces()) {
+		print_message("real traces skipped: no shared folder (TG_SHARED)\n");
+		return 0;
+	}
+	static const char *const files[] = {"tracelens/tests/traces/mi300/Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz",
+	                                    "tracelens/tests/traces/h100/Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz"};
+	for (int s = 0; s < 2; s++) {
+		char path[8192];
+		snprintf(path, sizeof(path), "%s/%s", tg_test_shared_traces(), files[s]);
+		assert_int_equal(tg_trace_read_file(&t[s], path, NULL), 0);
+		assert_int_equal(tg_tree_build(&tree[s], t[s]), 0);
+	}
+	return 1;
+}
+
+static void qwen_pair_free(tg_trace *t[2], tg_tree *tree[2])
+{
+	for (int s = 0; s < 2; s++) {
+		tg_tree_free(tree[s]);
+		tg_trace_free(t[s]);
+	}
+}
+
 /* The lean build: pairs without a point of divergence, with one inside
  * the first pair of roots, and with the root's (an op added or removed
  * at the top, after a pair of roots already dropped); real traces
@@ -1420,26 +1448,13 @@ static void test_lean_build(void **state)
 		assert_int_equal(same_lean(p.tree[0], p.tree[1]) > 0, variant > 0);
 		pair_free(&p);
 	}
-	if (!tg_test_shared_traces()) {
-		print_message("real traces skipped: no shared folder (TG_SHARED)\n");
-		return;
-	}
-	static const char *const files[] = {"tracelens/tests/traces/mi300/Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz",
-	                                    "tracelens/tests/traces/h100/Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz"};
 	tg_trace *t[2];
 	tg_tree *tree[2];
-	for (int s = 0; s < 2; s++) {
-		char path[8192];
-		snprintf(path, sizeof(path), "%s/%s", tg_test_shared_traces(), files[s]);
-		assert_int_equal(tg_trace_read_file(&t[s], path, NULL), 0);
-		assert_int_equal(tg_tree_build(&tree[s], t[s]), 0);
-	}
+	if (!qwen_pair(t, tree))
+		return;
 	assert_int_equal(same_lean(tree[1], tree[1]), 0);
 	assert_true(same_lean(tree[0], tree[1]) > 0);
-	for (int s = 0; s < 2; s++) {
-		tg_tree_free(tree[s]);
-		tg_trace_free(t[s]);
-	}
+	qwen_pair_free(t, tree);
 }
 
 /* A diff from a base side made beforehand: small pairs that diverge (an
@@ -1499,25 +1514,12 @@ static void test_from_side(void **state)
 		assert_int_equal(same_from_side(p.tree[0], p.tree[1]), 1);
 		pair_free(&p);
 	}
-	if (!tg_test_shared_traces()) {
-		print_message("real traces skipped: no shared folder (TG_SHARED)\n");
-		return;
-	}
-	static const char *const files[] = {"tracelens/tests/traces/mi300/Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz",
-	                                    "tracelens/tests/traces/h100/Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz"};
 	tg_trace *t[2];
 	tg_tree *tree[2];
-	for (int s = 0; s < 2; s++) {
-		char path[8192];
-		snprintf(path, sizeof(path), "%s/%s", tg_test_shared_traces(), files[s]);
-		assert_int_equal(tg_trace_read_file(&t[s], path, NULL), 0);
-		assert_int_equal(tg_tree_build(&tree[s], t[s]), 0);
-	}
+	if (!qwen_pair(t, tree))
+		return;
 	assert_true(same_from_side(tree[0], tree[1]) > 0);
-	for (int s = 0; s < 2; s++) {
-		tg_tree_free(tree[s]);
-		tg_trace_free(t[s]);
-	}
+	qwen_pair_free(t, tree);
 }
 
 int main(void)
