@@ -57,8 +57,6 @@ CONFIG_SRC := $(wildcard config/*.c)
 DAEMON_ROOMS := storage store git forge history metrics
 DAEMON_SRC := $(wildcard daemon/*.c $(DAEMON_ROOMS:%=daemon/%/*.c))
 CLI_SRC := $(filter-out cli/main.c,$(wildcard cli/*.c))
-ALL_HDR := $(wildcard util/*.h net/*.h core/*/*.h rules/*.h render/*.h config/*.h daemon/*.h \
-	$(DAEMON_ROOMS:%=daemon/%/*.h) cli/*.h)
 TEST_SRC := $(wildcard tests/test_*.c)
 # core/models/kernel_names.tsv is data: core/models/kernel_names_gen.awk turns it into C
 KN_TSV := core/models/kernel_names.tsv
@@ -88,9 +86,15 @@ $(DEPS_STAMP): contrib/install-deps.sh
 	@contrib/install-deps.sh
 	@touch $@
 
-$(BUILD)/%.o: %.c $(DEPS_STAMP) $(ALL_HDR)
+# Each object depends on the headers it includes, as the compiler lists them
+# (-MMD -MP into a .d beside it). An object without its .d (a build from
+# before, or a compile that failed) is made again: its .d's rule without a
+# recipe (ALL_DEP, at the end) makes a missing one count as new.
+DEPFLAGS = -MMD -MP -MF $(@:.o=.d)
+
+$(BUILD)/%.o: %.c $(DEPS_STAMP) $(BUILD)/%.d
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -c $< -o $@
+	$(CC) $(CFLAGS) $(DEPFLAGS) -c $< -o $@
 
 # The pull-request comment's footer links to comment.md in tracegate's docs
 # on a forge: by default this clone's origin (contrib/docs-url.sh prints
@@ -161,9 +165,9 @@ EXEC_OBJ := $(BUILD)/cli/main_exec.o $(BUILD)/cli/commands_exec.o
 $(BUILD)/tracegate-daemon: $(BUILD)/cli/main.o $(LIBS)
 	$(CC) $(CFLAGS) -o $@ $(BUILD)/cli/main.o $(LIBS) $(LDLIBS)
 
-$(BUILD)/cli/%_exec.o: cli/%.c $(DEPS_STAMP) $(ALL_HDR)
+$(BUILD)/cli/%_exec.o: cli/%.c $(DEPS_STAMP) $(BUILD)/cli/%_exec.d
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -DTG_CLI_EXEC_DAEMON -c $< -o $@
+	$(CC) $(CFLAGS) $(DEPFLAGS) -DTG_CLI_EXEC_DAEMON -c $< -o $@
 
 $(BUILD)/tracegate: $(EXEC_OBJ) $(LIBS) $(BUILD)/tracegate-daemon
 	$(CC) $(CFLAGS) -o $@ $(EXEC_OBJ) $(LIBS) $(CORE_LDLIBS)
@@ -176,7 +180,7 @@ endif
 
 $(BUILD)/tests/%: tests/%.c $(wildcard tests/*.h) $(LIBS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $< $(LIBS) $(TEST_LDLIBS)
+	$(CC) $(CFLAGS) -MMD -MP -MF $@.d -o $@ $< $(LIBS) $(TEST_LDLIBS)
 
 # The synthetic trace generator (tests/gen/): traces with known changes.
 # It shares no analysis with core/: only the string buffer (util/buf.c) and its errors (util/error.c).
@@ -258,9 +262,10 @@ $(FUZZ_DEPS): contrib/install-deps.sh
 	@contrib/install-deps.sh --fuzz
 	@touch $@
 
-$(FUZZ_BUILD)/obj/%.o: %.c $(FUZZ_DEPS) $(ALL_HDR)
+$(FUZZ_BUILD)/obj/%.o: %.c $(FUZZ_DEPS) $(FUZZ_BUILD)/obj/%.d
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
+	$(FUZZ_CC) $(FUZZ_CFLAGS) $(DEPFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
+
 
 $(FUZZ_BUILD)/obj/gen/kernel_names_table.c: $(KN_TSV) $(KN_GEN)
 	@mkdir -p $(dir $@)
@@ -339,3 +344,11 @@ uninstall:
 
 clean:
 	rm -rf build build-san build-tsan build-fuzz tracegate tracegate-daemon
+
+# the headers each object was compiled from (see DEPFLAGS); named here so
+# that make counts a missing one as new, not as an intermediate file
+ALL_DEP := $(patsubst %.o,%.d,$(CORE_OBJ) $(RULES_OBJ) $(UTIL_OBJ) $(NET_OBJ) $(RENDER_OBJ) \
+	$(CLI_OBJ) $(CONFIG_OBJ) $(DAEMON_OBJ) $(EXEC_OBJ) $(BUILD)/cli/main.o $(FUZZ_LIB_OBJ) \
+	$(foreach t,$(FUZZ_NAMES),$(call fuzz_obj,$(t))))
+$(ALL_DEP):
+-include $(wildcard $(ALL_DEP) $(TEST_BIN:%=%.d))
