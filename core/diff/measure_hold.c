@@ -218,7 +218,7 @@ void tg_measure_hold_free(struct packed *p)
 	if (!st)
 		return;
 	hold_done(&st->h);
-	free(st->b.w);
+	tg_big_free(st->b.w);
 	free(st);
 	p->stream = NULL;
 }
@@ -272,7 +272,7 @@ int tg_measure_expand(tg_measure *m)
 	h.event_at = 0;
 	get_invs(&r, &h, p, m->ninvs);
 	hold_done(&h);
-	free(p->held);
+	tg_big_free(p->held);
 	p->held = NULL;
 	p->nheld = 0;
 	return 0;

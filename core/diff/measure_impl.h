@@ -74,7 +74,7 @@ struct tg_measure {
 		struct pack_inv *invs;     /* ninvs */
 		struct pack_shape *shapes;
 		size_t nshapes;
-		uint64_t *held; /* tg_measure_compact: rows and invs coded (both NULL), else NULL */
+		uint64_t *held; /* (a tg_big block) tg_measure_compact: rows and invs coded (both NULL), else NULL */
 		size_t nheld;   /* its words */
 		struct pack_build *build; /* while rows are added (tg_measure_pack_begin), else NULL */
 		struct hold_stream *stream; /* while rows are added held (tg_measure_hold_begin): rows is

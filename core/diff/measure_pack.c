@@ -16,6 +16,7 @@
  * reads back as it was.
  */
 #include "measure_impl.h"
+#include "../../util/big.h"
 #include "../../util/idmap.h"
 
 #include <stdlib.h>
@@ -146,7 +147,7 @@ void tg_measure_pack_free(tg_measure *m)
 	free(p->wide);
 	free(p->invs);
 	free(p->shapes);
-	free(p->held);
+	tg_big_free(p->held);
 	tg_measure_hold_free(p);
 	if (p->build) {
 		tg_idmap_free(p->build->fams_seen);

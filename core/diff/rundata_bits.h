@@ -22,10 +22,18 @@
  * same code: it is never stored nor read from outside (the stored format
  * is rundata.c's), so the reader does not check for its end beyond the
  * words the writer padded it with.
+ *
+ * The words are a tg_big block (freed with tg_big_free, never free): a
+ * 1 GB trace's skeleton codes into 8.4 MB, and a heap block grown by
+ * doubling is copied at each step, the old copy's pages left resident in
+ * the heap's free list (the critical path's phase started 13-17 MB above
+ * the parts' peak: docs/scale.md, the twelfth round); a mapped block grows
+ * by mremap, its pages moved, and its shrink to fit gives the tail back.
  */
 #ifndef TG_RUNDATA_BITS_H
 #define TG_RUNDATA_BITS_H
 
+#include "../../util/big.h"
 #include "../../util/tg.h"
 
 #include <stdint.h>
@@ -56,7 +64,7 @@ __attribute__((always_inline)) static inline int bitw_room(struct bitw *b, size_
 	if (b->cap - b->n >= words)
 		return 0;
 	size_t cap = (b->n + words) * 2;
-	uint64_t *w = b->bad ? NULL : tg_realloc(b->w, cap * sizeof(uint64_t));
+	uint64_t *w = b->bad ? NULL : tg_big_realloc(b->w, cap * sizeof(uint64_t));
 	if (!w) {
 		b->bad = 1;
 		return TG_ENOMEM;
@@ -96,11 +104,11 @@ static inline int bitw_finish(struct bitw *b)
 		bitw_word(b, 0);
 	}
 	if (b->bad) {
-		free(b->w);
+		tg_big_free(b->w);
 		b->w = NULL;
 		return TG_ENOMEM;
 	}
-	uint64_t *fit = tg_realloc(b->w, b->n * sizeof(uint64_t));
+	uint64_t *fit = tg_big_realloc(b->w, b->n * sizeof(uint64_t));
 	if (fit)
 		b->w = fit;
 	b->cap = b->n;

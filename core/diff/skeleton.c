@@ -15,6 +15,7 @@
  * they cost 12 whole.
  */
 #include "skeleton_impl.h"
+#include "../../util/big.h"
 #include "../../util/bits.h"
 #include "../../util/sort.h"
 
@@ -559,8 +560,8 @@ void tg_skeleton_free(tg_skeleton *s)
 	if (!s)
 		return;
 	free(s->nodes);
-	free(s->held[0]);
-	free(s->held[1]);
+	tg_big_free(s->held[0]);
+	tg_big_free(s->held[1]);
 	free(s->by_start);
 	free(s->start_rank);
 	free(s->wide);

@@ -234,8 +234,9 @@ int tg_skeleton_compact(tg_skeleton *s)
 		put_node(b, &h, s, i); /* a symbol's bit and three values, then two */
 	hold_done(&h);
 	int rc = bitw_finish(&b[0]);
-	if (bitw_finish(&b[1]) || rc) {
-		free(b[0].w);
+	if (bitw_finish(&b[1]) || rc) { /* a stream that failed is freed already */
+		tg_big_free(b[0].w);
+		tg_big_free(b[1].w);
 		return TG_ENOMEM;
 	}
 	for (int k = 0; k < 2; k++) {
@@ -264,7 +265,7 @@ int tg_skeleton_expand(tg_skeleton *s)
 		get_node(r, &h, s, i);
 	hold_done(&h);
 	for (int k = 0; k < 2; k++) {
-		free(s->held[k]);
+		tg_big_free(s->held[k]);
 		s->held[k] = NULL;
 		s->nheld[k] = 0;
 	}

@@ -27,7 +27,7 @@ struct tg_skeleton {
 		int64_t v;
 	} *wide, *wide_ts;
 	size_t nwide, capwide, nwide_ts, capwide_ts;
-	uint64_t *held[2]; /* the nodes coded while compact (skeleton_hold.c: names and parents, starts and
+	uint64_t *held[2]; /* (tg_big blocks) the nodes coded while compact (skeleton_hold.c: names and parents, starts and
 	                      durations), else NULL */
 	size_t nheld[2];   /* their words */
 };
