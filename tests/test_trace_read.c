@@ -527,6 +527,56 @@ static void test_every_window_size(void **state)
 	free(doc);
 }
 
+/* Members separated as pretty-printers write them (": " and ", ", which
+ * the reader skips in one step) and otherwise (no space, two, a newline,
+ * a space before): the same trace as the compact document at every
+ * window size; cut at any byte, the same error and message at every
+ * window size as with the whole document in one window. */
+static void test_separators(void **state)
+{
+	(void)state;
+	static const char compact[] =
+		"{\"traceEvents\":[{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"a\",\"pid\":1,\"tid\":2,\"ts\":10,\"dur\":5,"
+		"\"args\":{\"External id\":7,\"Ev Idx\":3,\"Input Dims\":[[1,2]],\"s\":\"x\"}},"
+		"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":1,\"tid\":9,\"ts\":11,\"dur\":1,"
+		"\"args\":{\"correlation\":4}}]}";
+	static const char spaced[] =
+		"{\"traceEvents\": [{\n    \"ph\": \"X\", \"cat\":  \"cpu_op\",\"name\" : \"a\", \"pid\":\n1,\n \"tid\": 2 ,"
+		" \"ts\": 10,  \"dur\":5,\n    \"args\": {\n      \"External id\": 7,\"Ev Idx\" :3 , \"Input Dims\": [[1,2]],"
+		"\t\"s\":\t\"x\"\n    }\n  },\n  {\n    \"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"pid\": 1,"
+		" \"tid\": 9, \"ts\": 11, \"dur\": 1, \"args\": {\"correlation\": 4}}]}";
+	tg_trace *ref, *t;
+	assert_int_equal(tg_trace_read_mem(&ref, compact, strlen(compact), "sep", NULL), 0);
+	for (uint32_t w = 16; w <= 300; w++) {
+		tg_read_opts o = {.window = w};
+		int rc = tg_trace_read_mem(&t, spaced, strlen(spaced), "sep", &o);
+		if (rc)
+			fail_msg("window %u: %s", w, tg_error_last());
+		assert_same_trace(ref, t);
+		tg_trace_free(t);
+	}
+	tg_trace_free(ref);
+	size_t n = strlen(spaced);
+	for (size_t cut = 1; cut < n; cut++) {
+		tg_read_opts whole = {.window = (uint32_t)n + 64, .source = {.single_thread = 1}};
+		char msg[512];
+		int rc = tg_trace_read_mem(&t, spaced, cut, "sep", &whole);
+		snprintf(msg, sizeof(msg), "%s", rc ? tg_error_last() : "");
+		if (!rc)
+			tg_trace_free(t);
+		static const uint32_t windows[] = {16, 17, 31, 64};
+		for (size_t i = 0; i < sizeof(windows) / sizeof(windows[0]); i++) {
+			tg_read_opts o = {.window = windows[i]};
+			int rc2 = tg_trace_read_mem(&t, spaced, cut, "sep", &o);
+			if (rc2 != rc || (rc && strcmp(msg, tg_error_last())))
+				fail_msg("cut %zu, window %u: %d '%s' against %d '%s'", cut, windows[i], rc2,
+				         rc2 ? tg_error_last() : "", rc, msg);
+			if (!rc2)
+				tg_trace_free(t);
+		}
+	}
+}
+
 /* A document of n kernel events with arguments, each followed by pad
  * blanks (a bigger file for as many events: the reader's size guess too
  * large); *len its length. */
@@ -939,6 +989,7 @@ int main(void)
 		cmocka_unit_test(test_metadata_and_kinds),
 		cmocka_unit_test(test_other_phases_and_formats),
 		cmocka_unit_test(test_every_window_size),
+		cmocka_unit_test(test_separators),
 		cmocka_unit_test(test_arrays_sized_from_input),
 		cmocka_unit_test(test_every_truncation_fails),
 		cmocka_unit_test(test_random_corruption_is_clean),

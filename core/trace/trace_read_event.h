@@ -260,10 +260,15 @@ static const char *parse_event(struct parser *ps, const char *p)
 		if (*p != '"')
 			unexpected(ps, p, "a string key in an event");
 		const char *q = fast_key(p + 1, &k);
-		p = ws(q ? q : scan_string(ps, p + 1, &k));
-		if (*p != ':')
-			unexpected(ps, p, "':' after an object key");
-		p = ws(p + 1);
+		p = q ? q : scan_string(ps, p + 1, &k);
+		if ((q = sep_space(p, ':'))) {
+			p = q;
+		} else {
+			p = ws(p);
+			if (*p != ':')
+				unexpected(ps, p, "':' after an object key");
+			p = ws(p + 1);
+		}
 		switch (k.len) {
 		case 2: q = event_key2(ps, p, &k, &ev); break;
 		case 3: q = event_key3(ps, p, &k, &ev); break;
@@ -271,6 +276,10 @@ static const char *parse_event(struct parser *ps, const char *p)
 		default: q = NULL;
 		}
 		p = q ? q : skip_value(ps, p, 3);
+		if ((q = sep_space(p, ','))) {
+			p = q;
+			continue;
+		}
 		p = ws(p);
 		if (*p == ',') {
 			p = ws(p + 1);

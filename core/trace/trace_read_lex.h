@@ -45,6 +45,21 @@ static inline const char *ws(const char *p)
 #endif
 }
 
+/* A member's separator skipped where pretty-printed traces write it as
+ * c and one space before the next token (": " after a key, ", " after a
+ * value): p + 2 when the bytes at p are c, ' ' and a byte that is no
+ * whitespace, which is where ws(p), then c, then ws(p + 1) would lead;
+ * NULL otherwise (the caller reads them as before). Reads p[0..2]: the
+ * window and the chunks end in NUL bytes. */
+static inline const char *sep_space(const char *p, char c)
+{
+	uint16_t w;
+	memcpy(&w, p, 2);
+	if (w == (uint16_t)((unsigned char)c | (unsigned char)' ' << 8) && (unsigned char)p[2] > ' ')
+		return p + 2;
+	return NULL;
+}
+
 static inline int is_digit(char c) { return (unsigned)(c - '0') < 10; }
 
 /* Whether the n bytes at s are those of the literal lit (n its length):
