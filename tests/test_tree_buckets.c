@@ -15,9 +15,10 @@ static char *events_json(const int *ts, const int *dur, const int *tid, size_t n
 	tg_buf_init(&b);
 	tg_buf_puts(&b, "{\"traceEvents\":[");
 	for (size_t i = 0; i < n; i++)
-		tg_buf_appendf(&b, "%s{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"op%zu\",\"pid\":1,\"tid\":%d,\"ts\":%d,"
-		              "\"dur\":%d}",
-		              i ? "," : "", i, tid ? tid[i] : 1, ts[i], dur[i]);
+		tg_buf_appendf(&b,
+		               "%s{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"op%zu\",\"pid\":1,\"tid\":%d,\"ts\":%d,"
+		               "\"dur\":%d}",
+		               i ? "," : "", i, tid ? tid[i] : 1, ts[i], dur[i]);
 	tg_buf_puts(&b, "]}");
 	char *s;
 	size_t len;
@@ -37,8 +38,6 @@ static int before(const tg_trace *t, const tg_event *ev, uint32_t a, uint32_t b)
 	return a < b;
 }
 
-static int want_host(const tg_event *e) { return tg_tree_is_host_kind(e->kind); }
-
 /* Reads the events, buckets them and checks every bucket: each event of
  * its track once, in order. */
 static void check_order(const int *ts, const int *dur, const int *tid, size_t n)
@@ -51,7 +50,7 @@ static void check_order(const int *ts, const int *dur, const int *tid, size_t n)
 	tg_trace_tracks(t, &nt);
 	assert_int_equal(ne, n);
 	tg_tree_buckets b;
-	assert_int_equal(tg_tree_buckets_build(&b, t, want_host), 0);
+	assert_int_equal(tg_tree_buckets_build(&b, t, 0), 0);
 	unsigned char *seen = calloc(ne + 1, 1);
 	assert_non_null(seen);
 	assert_int_equal(b.off[nt], ne);

@@ -35,7 +35,10 @@ static inline uint64_t key_sub(const tg_trace *t, const tg_event *e, uint32_t i)
 	return (uint64_t)kind_rank(e->kind) << 56 | sub;
 }
 
-static inline int key_less(const struct tg_tree_key *a, const struct tg_tree_key *b, const tg_event *ev, const tg_trace *t)
+/* Inlined everywhere: the fill and the sorts compare about 100,000 times an
+ * h200-dev tree, and a call each was 1.6 M instructions. */
+static inline __attribute__((always_inline)) int key_less(const struct tg_tree_key *a, const struct tg_tree_key *b,
+                                                          const tg_event *ev, const tg_trace *t)
 {
 	const tg_event *x = &ev[a->tie], *y = &ev[b->tie];
 	if (x->ts != y->ts)
@@ -165,7 +168,16 @@ static int sort_unsorted(tg_tree_buckets *b, const uint8_t *unsorted, size_t nun
 	return 0;
 }
 
-int tg_tree_buckets_build(tg_tree_buckets *b, const tg_trace *t, int (*want)(const tg_event *))
+/* The events tg_tree_buckets_build takes: the device events' or the host's. */
+static inline int wanted(const tg_event *e, int device)
+{
+	return device ? tg_tree_is_device_event(e) : tg_tree_is_host_kind(e->kind);
+}
+
+/* tg_tree_buckets_build, inlined once for each side (its two passes test
+ * every event: a call of a want function each were 1.3 M instructions of
+ * an h200-dev tree). */
+static inline __attribute__((always_inline)) int build(tg_tree_buckets *b, const tg_trace *t, int device)
 {
 	size_t ne, nt;
 	const tg_event *ev = tg_trace_events(t, &ne);
@@ -175,7 +187,7 @@ int tg_tree_buckets_build(tg_tree_buckets *b, const tg_trace *t, int (*want)(con
 		return TG_ENOMEM;
 	size_t total = 0;
 	for (size_t i = 0; i < ne; i++)
-		if (want(&ev[i])) {
+		if (wanted(&ev[i], device)) {
 			b->off[ev[i].track + 1]++;
 			total++;
 		}
@@ -192,7 +204,7 @@ int tg_tree_buckets_build(tg_tree_buckets *b, const tg_trace *t, int (*want)(con
 	memcpy(fill, b->off, (nt + 1) * sizeof(uint32_t));
 	size_t nunsorted = 0;
 	for (size_t i = 0; i < ne; i++) {
-		if (!want(&ev[i]))
+		if (!wanted(&ev[i], device))
 			continue;
 		uint32_t tr = ev[i].track;
 		struct tg_tree_key k = {(uint32_t)i};
@@ -206,6 +218,11 @@ int tg_tree_buckets_build(tg_tree_buckets *b, const tg_trace *t, int (*want)(con
 	free(fill);
 	free(unsorted);
 	return rc;
+}
+
+int tg_tree_buckets_build(tg_tree_buckets *b, const tg_trace *t, int device)
+{
+	return device ? build(b, t, 1) : build(b, t, 0);
 }
 
 void tg_tree_buckets_free(tg_tree_buckets *b)
