@@ -527,6 +527,52 @@ static void test_every_window_size(void **state)
 	free(doc);
 }
 
+/* Names that agree in their first and last 8 bytes and their length (one
+ * slot of the reader's string cache) but not between: each reads back as
+ * written, for lengths 17 to 40 and a difference at every middle byte. */
+static void test_names_same_ends(void **state)
+{
+	(void)state;
+	size_t cap = 1 << 20, k = 0;
+	char *doc = malloc(cap);
+	assert_non_null(doc);
+	k += (size_t)snprintf(doc + k, cap - k, "{\"traceEvents\":[");
+	int nev = 0;
+	for (int len = 17; len <= 40; len++)
+		for (int at = 8; at < len - 8; at++)
+			for (int twice = 0; twice < 2; twice++) { /* each name twice: the second from the cache */
+				char name[64];
+				for (int i = 0; i < len; i++)
+					name[i] = (char)('a' + i % 26);
+				name[at] = 'Z';
+				name[len] = 0;
+				k += (size_t)snprintf(doc + k, cap - k,
+				                      "%s{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"%s\",\"pid\":1,\"tid\":1,"
+				                      "\"ts\":%d,\"dur\":1}",
+				                      nev ? "," : "", name, nev);
+				nev++;
+			}
+	k += (size_t)snprintf(doc + k, cap - k, "]}");
+	tg_trace *t;
+	assert_int_equal(tg_trace_read_mem(&t, doc, k, "ends", NULL), 0);
+	size_t ne;
+	const tg_event *ev = tg_trace_events(t, &ne);
+	assert_int_equal(ne, (size_t)nev);
+	size_t i = 0;
+	for (int len = 17; len <= 40; len++)
+		for (int at = 8; at < len - 8; at++)
+			for (int twice = 0; twice < 2; twice++, i++) {
+				char name[64];
+				for (int j = 0; j < len; j++)
+					name[j] = (char)('a' + j % 26);
+				name[at] = 'Z';
+				name[len] = 0;
+				assert_string_equal(tg_trace_str(t, ev[i].name), name);
+			}
+	tg_trace_free(t);
+	free(doc);
+}
+
 /* Members separated as pretty-printers write them (": " and ", ", which
  * the reader skips in one step) and otherwise (no space, two, a newline,
  * a space before): the same trace as the compact document at every
@@ -990,6 +1036,7 @@ int main(void)
 		cmocka_unit_test(test_other_phases_and_formats),
 		cmocka_unit_test(test_every_window_size),
 		cmocka_unit_test(test_separators),
+		cmocka_unit_test(test_names_same_ends),
 		cmocka_unit_test(test_arrays_sized_from_input),
 		cmocka_unit_test(test_every_truncation_fails),
 		cmocka_unit_test(test_random_corruption_is_clean),
