@@ -527,6 +527,31 @@ static void test_every_window_size(void **state)
 	free(doc);
 }
 
+/* An event's keys written with escapes (scan_string reads them, key_id
+ * names them) read as written plainly; keys near the ten (same length,
+ * same first letter) are skipped as any other. */
+static void test_escaped_keys(void **state)
+{
+	(void)state;
+	static const char plain[] =
+		"{\"traceEvents\":[{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":3,\"tid\":4,\"ts\":5,\"dur\":6,"
+		"\"args\":{\"correlation\":9}},{\"ph\":\"s\",\"id\":12,\"pid\":3,\"tid\":4,\"ts\":5,\"cat\":\"ac2g\","
+		"\"name\":\"f\",\"bp\":\"e\"}]}";
+	static const char escaped[] =
+		"{\"traceEvents\":[{\"p\\u0068\":\"X\",\"c\\u0061t\":\"kernel\",\"na\\u006de\":\"k\",\"pi\\u0064\":3,"
+		"\"\\u0074id\":4,\"t\\u0073\":5,\"du\\u0072\":6,\"pq\":1,\"cax\":2,\"nam3\":[1],\"arg\\u0073\":{\"correlation\":9}},"
+		"{\"ph\":\"s\",\"i\\u0064\":12,\"pid\":3,\"tid\":4,\"ts\":5,\"cat\":\"ac2g\",\"name\":\"f\",\"b\\u0070\":\"e\"}]}";
+	tg_trace *a, *b;
+	assert_int_equal(tg_trace_read_mem(&a, plain, strlen(plain), "keys", NULL), 0);
+	assert_int_equal(tg_trace_read_mem(&b, escaped, strlen(escaped), "keys", NULL), 0);
+	assert_same_trace(a, b);
+	size_t nf;
+	tg_trace_flows(b, &nf);
+	assert_int_equal(nf, 1);
+	tg_trace_free(a);
+	tg_trace_free(b);
+}
+
 /* Names that agree in their first and last 8 bytes and their length (one
  * slot of the reader's string cache) but not between: each reads back as
  * written, for lengths 17 to 40 and a difference at every middle byte. */
@@ -1037,6 +1062,7 @@ int main(void)
 		cmocka_unit_test(test_every_window_size),
 		cmocka_unit_test(test_separators),
 		cmocka_unit_test(test_names_same_ends),
+		cmocka_unit_test(test_escaped_keys),
 		cmocka_unit_test(test_arrays_sized_from_input),
 		cmocka_unit_test(test_every_truncation_fails),
 		cmocka_unit_test(test_random_corruption_is_clean),
