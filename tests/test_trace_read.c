@@ -538,7 +538,7 @@ static void test_escaped_keys(void **state)
 		"\"args\":{\"correlation\":9}},{\"ph\":\"s\",\"id\":12,\"pid\":3,\"tid\":4,\"ts\":5,\"cat\":\"ac2g\","
 		"\"name\":\"f\",\"bp\":\"e\"}]}";
 	static const char escaped[] =
-		"{\"traceEvents\":[{\"p\\u0068\":\"X\",\"c\\u0061t\":\"kernel\",\"na\\u006de\":\"k\",\"pi\\u0064\":3,"
+		"{\"traceEvents\":[{\"p\\u0068\":\"\\u0058\",\"c\\u0061t\":\"kernel\",\"na\\u006de\":\"k\",\"pi\\u0064\":3,"
 		"\"\\u0074id\":4,\"t\\u0073\":5,\"du\\u0072\":6,\"pq\":1,\"cax\":2,\"nam3\":[1],\"arg\\u0073\":{\"correlation\":9}},"
 		"{\"ph\":\"s\",\"i\\u0064\":12,\"pid\":3,\"tid\":4,\"ts\":5,\"cat\":\"ac2g\",\"name\":\"f\",\"b\\u0070\":\"e\"}]}";
 	tg_trace *a, *b;
@@ -550,6 +550,50 @@ static void test_escaped_keys(void **state)
 	assert_int_equal(nf, 1);
 	tg_trace_free(a);
 	tg_trace_free(b);
+}
+
+/* An event's "ph": one printable byte between quotes (read without a
+ * scan), or anything else read by scan_string: escapes, two bytes, none, a
+ * control byte, no string; the same phases and messages either way. */
+static void test_ph_values(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *value; /* as written */
+		char ph;           /* 0: an error */
+		const char *msg;
+	} cases[] = {
+		{"\"X\"", 'X', NULL},
+		{"\"\\u0058\"", 'X', NULL},
+		{"\"~\"", 0, NULL}, /* read, and skipped: no phase the reader knows */
+		{"\"\\\"\"", 0, NULL},
+		{"\"XY\"", 0, "byte 22: \"ph\" must be one character"},
+		{"\"\"", 0, "byte 22: \"ph\" must be one character"},
+		{"\"\t\"", 0, "byte 23: control character 0x09 in a string"},
+		{"X", 0, "byte 22: \"ph\" must be a string"},
+		{"\"X", 0, "byte 22: \"ph\" must be one character"},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char doc[256];
+		snprintf(doc, sizeof(doc),
+		         "{\"traceEvents\":[{\"ph\":%s,\"cat\":\"kernel\",\"name\":\"k\",\"pid\":1,\"tid\":2,\"ts\":1,\"dur\":2}]}",
+		         cases[i].value);
+		tg_trace *t;
+		int rc = tg_trace_read_mem(&t, doc, strlen(doc), "ph", NULL);
+		if (cases[i].msg) {
+			assert_int_not_equal(rc, 0);
+			if (!strstr(tg_error_last(), cases[i].msg))
+				fail_msg("%s: '%s'", cases[i].value, tg_error_last());
+			continue;
+		}
+		assert_int_equal(rc, 0);
+		size_t ne;
+		const tg_event *ev = tg_trace_events(t, &ne);
+		assert_int_equal(ne, cases[i].ph ? 1 : 0);
+		if (ne)
+			assert_int_equal(ev[0].kind, TG_KIND_KERNEL);
+		tg_trace_free(t);
+	}
 }
 
 /* Names that agree in their first and last 8 bytes and their length (one
@@ -1063,6 +1107,7 @@ int main(void)
 		cmocka_unit_test(test_separators),
 		cmocka_unit_test(test_names_same_ends),
 		cmocka_unit_test(test_escaped_keys),
+		cmocka_unit_test(test_ph_values),
 		cmocka_unit_test(test_arrays_sized_from_input),
 		cmocka_unit_test(test_every_truncation_fails),
 		cmocka_unit_test(test_random_corruption_is_clean),

@@ -186,6 +186,12 @@ static inline const char *event_member(struct parser *ps, const char *p, enum ev
 	int is_int;
 	switch (id) {
 	case EK_PH:
+		/* one printable ASCII byte between quotes, as every event writes it:
+		 * what scan_string would read, without its scan */
+		if (p[0] == '"' && p[2] == '"' && p[1] >= ' ' && p[1] <= '~' && p[1] != '"' && p[1] != '\\') {
+			ev->ph = p[1];
+			return p + 3;
+		}
 		if (*p != '"')
 			*p ? die(ps, v, "\"ph\" must be a string") : need_more(ps, p);
 		p = scan_string(ps, p + 1, &s);
