@@ -527,6 +527,171 @@ static void test_every_window_size(void **state)
 	free(doc);
 }
 
+/* An event's keys written with escapes (scan_string reads them, key_id
+ * names them) read as written plainly; keys near the ten (same length,
+ * same first letter) are skipped as any other. */
+static void test_escaped_keys(void **state)
+{
+	(void)state;
+	static const char plain[] =
+		"{\"traceEvents\":[{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":3,\"tid\":4,\"ts\":5,\"dur\":6,"
+		"\"args\":{\"correlation\":9}},{\"ph\":\"s\",\"id\":12,\"pid\":3,\"tid\":4,\"ts\":5,\"cat\":\"ac2g\","
+		"\"name\":\"f\",\"bp\":\"e\"}]}";
+	static const char escaped[] =
+		"{\"traceEvents\":[{\"p\\u0068\":\"\\u0058\",\"c\\u0061t\":\"kernel\",\"na\\u006de\":\"k\",\"pi\\u0064\":3,"
+		"\"\\u0074id\":4,\"t\\u0073\":5,\"du\\u0072\":6,\"pq\":1,\"cax\":2,\"nam3\":[1],\"arg\\u0073\":{\"correlation\":9}},"
+		"{\"ph\":\"s\",\"i\\u0064\":12,\"pid\":3,\"tid\":4,\"ts\":5,\"cat\":\"ac2g\",\"name\":\"f\",\"b\\u0070\":\"e\"}]}";
+	tg_trace *a, *b;
+	assert_int_equal(tg_trace_read_mem(&a, plain, strlen(plain), "keys", NULL), 0);
+	assert_int_equal(tg_trace_read_mem(&b, escaped, strlen(escaped), "keys", NULL), 0);
+	assert_same_trace(a, b);
+	size_t nf;
+	tg_trace_flows(b, &nf);
+	assert_int_equal(nf, 1);
+	tg_trace_free(a);
+	tg_trace_free(b);
+}
+
+/* An event's "ph": one printable byte between quotes (read without a
+ * scan), or anything else read by scan_string: escapes, two bytes, none, a
+ * control byte, no string; the same phases and messages either way. */
+static void test_ph_values(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *value; /* as written */
+		char ph;           /* 0: an error */
+		const char *msg;
+	} cases[] = {
+		{"\"X\"", 'X', NULL},
+		{"\"\\u0058\"", 'X', NULL},
+		{"\"~\"", 0, NULL}, /* read, and skipped: no phase the reader knows */
+		{"\"\\\"\"", 0, NULL},
+		{"\"XY\"", 0, "byte 22: \"ph\" must be one character"},
+		{"\"\"", 0, "byte 22: \"ph\" must be one character"},
+		{"\"\t\"", 0, "byte 23: control character 0x09 in a string"},
+		{"X", 0, "byte 22: \"ph\" must be a string"},
+		{"\"X", 0, "byte 22: \"ph\" must be one character"},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char doc[256];
+		snprintf(doc, sizeof(doc),
+		         "{\"traceEvents\":[{\"ph\":%s,\"cat\":\"kernel\",\"name\":\"k\",\"pid\":1,\"tid\":2,\"ts\":1,\"dur\":2}]}",
+		         cases[i].value);
+		tg_trace *t;
+		int rc = tg_trace_read_mem(&t, doc, strlen(doc), "ph", NULL);
+		if (cases[i].msg) {
+			assert_int_not_equal(rc, 0);
+			if (!strstr(tg_error_last(), cases[i].msg))
+				fail_msg("%s: '%s'", cases[i].value, tg_error_last());
+			continue;
+		}
+		assert_int_equal(rc, 0);
+		size_t ne;
+		const tg_event *ev = tg_trace_events(t, &ne);
+		assert_int_equal(ne, cases[i].ph ? 1 : 0);
+		if (ne)
+			assert_int_equal(ev[0].kind, TG_KIND_KERNEL);
+		tg_trace_free(t);
+	}
+}
+
+/* Names that agree in their first and last 8 bytes and their length (one
+ * slot of the reader's string cache) but not between: each reads back as
+ * written, for lengths 17 to 40 and a difference at every middle byte. */
+static void test_names_same_ends(void **state)
+{
+	(void)state;
+	size_t cap = 1 << 20, k = 0;
+	char *doc = malloc(cap);
+	assert_non_null(doc);
+	k += (size_t)snprintf(doc + k, cap - k, "{\"traceEvents\":[");
+	int nev = 0;
+	for (int len = 17; len <= 40; len++)
+		for (int at = 8; at < len - 8; at++)
+			for (int twice = 0; twice < 2; twice++) { /* each name twice: the second from the cache */
+				char name[64];
+				for (int i = 0; i < len; i++)
+					name[i] = (char)('a' + i % 26);
+				name[at] = 'Z';
+				name[len] = 0;
+				k += (size_t)snprintf(doc + k, cap - k,
+				                      "%s{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"%s\",\"pid\":1,\"tid\":1,"
+				                      "\"ts\":%d,\"dur\":1}",
+				                      nev ? "," : "", name, nev);
+				nev++;
+			}
+	k += (size_t)snprintf(doc + k, cap - k, "]}");
+	tg_trace *t;
+	assert_int_equal(tg_trace_read_mem(&t, doc, k, "ends", NULL), 0);
+	size_t ne;
+	const tg_event *ev = tg_trace_events(t, &ne);
+	assert_int_equal(ne, (size_t)nev);
+	size_t i = 0;
+	for (int len = 17; len <= 40; len++)
+		for (int at = 8; at < len - 8; at++)
+			for (int twice = 0; twice < 2; twice++, i++) {
+				char name[64];
+				for (int j = 0; j < len; j++)
+					name[j] = (char)('a' + j % 26);
+				name[at] = 'Z';
+				name[len] = 0;
+				assert_string_equal(tg_trace_str(t, ev[i].name), name);
+			}
+	tg_trace_free(t);
+	free(doc);
+}
+
+/* Members separated as pretty-printers write them (": " and ", ", which
+ * the reader skips in one step) and otherwise (no space, two, a newline,
+ * a space before): the same trace as the compact document at every
+ * window size; cut at any byte, the same error and message at every
+ * window size as with the whole document in one window. */
+static void test_separators(void **state)
+{
+	(void)state;
+	static const char compact[] =
+		"{\"traceEvents\":[{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"a\",\"pid\":1,\"tid\":2,\"ts\":10,\"dur\":5,"
+		"\"args\":{\"External id\":7,\"Ev Idx\":3,\"Input Dims\":[[1,2]],\"s\":\"x\"}},"
+		"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":1,\"tid\":9,\"ts\":11,\"dur\":1,"
+		"\"args\":{\"correlation\":4}}]}";
+	static const char spaced[] =
+		"{\"traceEvents\": [{\n    \"ph\": \"X\", \"cat\":  \"cpu_op\",\"name\" : \"a\", \"pid\":\n1,\n \"tid\": 2 ,"
+		" \"ts\": 10,  \"dur\":5,\n    \"args\": {\n      \"External id\": 7,\"Ev Idx\" :3 , \"Input Dims\": [[1,2]],"
+		"\t\"s\":\t\"x\"\n    }\n  },\n  {\n    \"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"pid\": 1,"
+		" \"tid\": 9, \"ts\": 11, \"dur\": 1, \"args\": {\"correlation\": 4}}]}";
+	tg_trace *ref, *t;
+	assert_int_equal(tg_trace_read_mem(&ref, compact, strlen(compact), "sep", NULL), 0);
+	for (uint32_t w = 16; w <= 300; w++) {
+		tg_read_opts o = {.window = w};
+		int rc = tg_trace_read_mem(&t, spaced, strlen(spaced), "sep", &o);
+		if (rc)
+			fail_msg("window %u: %s", w, tg_error_last());
+		assert_same_trace(ref, t);
+		tg_trace_free(t);
+	}
+	tg_trace_free(ref);
+	size_t n = strlen(spaced);
+	for (size_t cut = 1; cut < n; cut++) {
+		tg_read_opts whole = {.window = (uint32_t)n + 64, .source = {.single_thread = 1}};
+		char msg[512];
+		int rc = tg_trace_read_mem(&t, spaced, cut, "sep", &whole);
+		snprintf(msg, sizeof(msg), "%s", rc ? tg_error_last() : "");
+		if (!rc)
+			tg_trace_free(t);
+		static const uint32_t windows[] = {16, 17, 31, 64};
+		for (size_t i = 0; i < sizeof(windows) / sizeof(windows[0]); i++) {
+			tg_read_opts o = {.window = windows[i]};
+			int rc2 = tg_trace_read_mem(&t, spaced, cut, "sep", &o);
+			if (rc2 != rc || (rc && strcmp(msg, tg_error_last())))
+				fail_msg("cut %zu, window %u: %d '%s' against %d '%s'", cut, windows[i], rc2,
+				         rc2 ? tg_error_last() : "", rc, msg);
+			if (!rc2)
+				tg_trace_free(t);
+		}
+	}
+}
+
 /* A document of n kernel events with arguments, each followed by pad
  * blanks (a bigger file for as many events: the reader's size guess too
  * large); *len its length. */
@@ -939,6 +1104,10 @@ int main(void)
 		cmocka_unit_test(test_metadata_and_kinds),
 		cmocka_unit_test(test_other_phases_and_formats),
 		cmocka_unit_test(test_every_window_size),
+		cmocka_unit_test(test_separators),
+		cmocka_unit_test(test_names_same_ends),
+		cmocka_unit_test(test_escaped_keys),
+		cmocka_unit_test(test_ph_values),
 		cmocka_unit_test(test_arrays_sized_from_input),
 		cmocka_unit_test(test_every_truncation_fails),
 		cmocka_unit_test(test_random_corruption_is_clean),

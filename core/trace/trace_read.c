@@ -289,6 +289,8 @@ static int worker_ready(struct spec *w)
 			return -1;
 		}
 		w->npub = tg_atoms_count(w->local.atoms);
+		/* seeded as the trace's atoms are: the same number */
+		w->ps.key_input_dims = tg_atoms_find(w->local.atoms, "Input Dims", 10);
 	}
 	w->ps.icache = icache_new();
 	return w->ps.icache ? 0 : -1;
@@ -503,8 +505,7 @@ static int workers_new(struct workers **out, const struct parser *main, const tg
 		struct spec *w = &ws_->w[i];
 		parser_config(&w->ps, main->src, opts);
 		w->ps.spec = w;
-		w->ps.t = &w->local;
-		w->ps.key_input_dims = main->key_input_dims;
+		w->ps.t = &w->local; /* its atoms, and key_input_dims, made by worker_ready */
 	}
 	return 0;
 }
@@ -594,6 +595,21 @@ static int read_source(tg_trace **out, tg_source *src, const char *name, const t
 	if (!t)
 		return TG_ENOMEM;
 	ps.t = t;
+	uint64_t hint = tg_source_size_hint(src); /* before the feeder reads src */
+	/* the feeder first, so that it inflates the first chunks while this
+	 * thread makes its tables (0.2-0.3 ms before its first byte, which it
+	 * otherwise waited for on an h200-dev read) */
+	if (pipeline) {
+		size_t chunk = opts && opts->chunk ? opts->chunk : CHUNK_DEFAULT;
+		if ((rc = workers_new(&ps.workers, &ps, opts)))
+			goto fail;
+		if (tg_chunks_start(&ps.pipe, src, chunk, spec_parse, free_result, ps.workers)) {
+			workers_free(ps.workers); /* no thread: read on this one */
+			ps.workers = NULL;
+			tg_error_clear();
+		}
+	}
+	rc = TG_ENOMEM;
 	t->name = strdup(name);
 	t->atoms = tg_atoms_new();
 	t->meta = json_object();
@@ -611,18 +627,8 @@ static int read_source(tg_trace **out, tg_source *src, const char *name, const t
 	if (seed_atoms(t->atoms, &ps.atom_empty, &ps.atom_cat))
 		goto fail;
 	ps.key_input_dims = tg_atoms_find(t->atoms, "Input Dims", 10);
-	reserve_arrays(t, tg_source_size_hint(src), ps.max_events);
-	ps.dmask_hint = dedup_mask_for(tg_source_size_hint(src));
-	if (pipeline) {
-		size_t chunk = opts && opts->chunk ? opts->chunk : CHUNK_DEFAULT;
-		if ((rc = workers_new(&ps.workers, &ps, opts)))
-			goto fail;
-		if (tg_chunks_start(&ps.pipe, src, chunk, spec_parse, free_result, ps.workers)) {
-			workers_free(ps.workers); /* no thread: read on this one */
-			ps.workers = NULL;
-			tg_error_clear();
-		}
-	}
+	reserve_arrays(t, hint, ps.max_events);
+	ps.dmask_hint = dedup_mask_for(hint);
 	rc = run(&ps);
 	tg_chunks_stop(ps.pipe); /* the feeder has read the source to its end */
 	ps.pipe = NULL;

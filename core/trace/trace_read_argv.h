@@ -191,11 +191,16 @@ static const char *parse_args(struct parser *ps, const char *p, struct evtmp *ev
 	for (;;) {
 		if (*p != '"')
 			unexpected(ps, p, "a string key in \"args\"");
-		const char *key_at = p;
-		p = ws(scan_string(ps, p + 1, &k));
-		if (*p != ':')
-			unexpected(ps, p, "':' after an object key");
-		p = ws(p + 1);
+		const char *key_at = p, *sep;
+		p = scan_string(ps, p + 1, &k);
+		if ((sep = sep_space(p, ':'))) {
+			p = sep;
+		} else {
+			p = ws(p);
+			if (*p != ':')
+				unexpected(ps, p, "':' after an object key");
+			p = ws(p + 1);
+		}
 		int typed = 1;
 		switch (k.len) {
 		case 9:
@@ -240,6 +245,10 @@ static const char *parse_args(struct parser *ps, const char *p, struct evtmp *ev
 				                           : parse_arg_value(ps, p, &a, ARG_DEPTH);
 				push_arg(ps, &a);
 			}
+		}
+		if ((sep = sep_space(p, ','))) {
+			p = sep;
+			continue;
 		}
 		p = ws(p);
 		if (*p == ',') {

@@ -117,55 +117,89 @@ static void spec_note_atom(struct parser *ps, uint32_t a)
 	}
 }
 
+/* The ten keys of an event the reader reads (the others are skipped). */
+enum event_key { EK_OTHER, EK_PH, EK_TS, EK_ID, EK_BP, EK_CAT, EK_PID, EK_TID, EK_DUR, EK_NAME, EK_ARGS };
+
 /* An event's key among the ten the reader looks for, read without a
  * string scan: p is after the opening quote; the bytes there are compared
  * 8 at a time with the key and its closing quote (the window and the
  * chunks have 64 NUL bytes after their data). Returns the byte after the
- * closing quote with *k set, or NULL (another key, or one written with
- * escapes: scan_string reads it). */
-static inline const char *fast_key(const char *p, struct str *k)
+ * closing quote with *k and *id set, or NULL (another key, or one written
+ * with escapes: scan_string reads it, key_id names it). */
+static inline const char *fast_key(const char *p, struct str *k, enum event_key *id)
 {
 	uint64_t w;
 	memcpy(&w, p, 8);
-#define KEY(lit, n)                                                                              \
+#define KEY(lit, n, which)                                                                       \
 	do {                                                                                         \
 		uint64_t m = (UINT64_C(1) << (8 * (n) + 8)) - 1, want = 0;                              \
-		memcpy(&want, lit "\"", (n) + 1);                                                       \
+		memcpy(&want, lit "\"", (n) + 1);                                                      \
 		if ((w & m) == want) {                                                                   \
 			k->s = p;                                                                            \
 			k->len = (n);                                                                        \
+			*id = (which);                                                                       \
 			return p + (n) + 1;                                                                  \
 		}                                                                                        \
 	} while (0)
 	switch (*p) {
-	case 'p': KEY("ph", 2); KEY("pid", 3); break;
-	case 't': KEY("ts", 2); KEY("tid", 3); break;
-	case 'c': KEY("cat", 3); break;
-	case 'd': KEY("dur", 3); break;
-	case 'n': KEY("name", 4); break;
-	case 'a': KEY("args", 4); break;
-	case 'i': KEY("id", 2); break;
-	case 'b': KEY("bp", 2); break;
+	case 'p': KEY("ph", 2, EK_PH); KEY("pid", 3, EK_PID); break;
+	case 't': KEY("ts", 2, EK_TS); KEY("tid", 3, EK_TID); break;
+	case 'c': KEY("cat", 3, EK_CAT); break;
+	case 'd': KEY("dur", 3, EK_DUR); break;
+	case 'n': KEY("name", 4, EK_NAME); break;
+	case 'a': KEY("args", 4, EK_ARGS); break;
+	case 'i': KEY("id", 2, EK_ID); break;
+	case 'b': KEY("bp", 2, EK_BP); break;
 	}
 #undef KEY
 	return NULL;
 }
 
-/* The members of an event whose key has 2 characters (ph, ts, id, bp) at p, the value;
- * returns the end of the value, NULL when the key is not one of them (parse_event skips it). */
-static inline const char *event_key2(struct parser *ps, const char *p, const struct str *k, struct evtmp *ev)
+/* The id of a key scan_string read (its escapes resolved). */
+static inline enum event_key key_id(const struct str *k)
+{
+	const char *s = k->s;
+	switch (k->len) {
+	case 2:
+		return s[0] == 'p' && s[1] == 'h'   ? EK_PH
+		       : s[0] == 't' && s[1] == 's' ? EK_TS
+		       : s[0] == 'i' && s[1] == 'd' ? EK_ID
+		       : s[0] == 'b' && s[1] == 'p' ? EK_BP
+		                                    : EK_OTHER;
+	case 3:
+		return !memcmp(s, "cat", 3)   ? EK_CAT
+		       : !memcmp(s, "pid", 3) ? EK_PID
+		       : !memcmp(s, "tid", 3) ? EK_TID
+		       : !memcmp(s, "dur", 3) ? EK_DUR
+		                              : EK_OTHER;
+	case 4: return !memcmp(s, "name", 4) ? EK_NAME : !memcmp(s, "args", 4) ? EK_ARGS : EK_OTHER;
+	default: return EK_OTHER;
+	}
+}
+
+/* The value at p of an event's member whose key is id; returns the end of
+ * the value, NULL for EK_OTHER (parse_event skips it). */
+static inline const char *event_member(struct parser *ps, const char *p, enum event_key id, struct evtmp *ev)
 {
 	const char *v = p;
 	struct str s;
 	int is_int;
-	if (k->s[0] == 'p' && k->s[1] == 'h') {
+	switch (id) {
+	case EK_PH:
+		/* one printable ASCII byte between quotes, as every event writes it:
+		 * what scan_string would read, without its scan */
+		if (p[0] == '"' && p[2] == '"' && p[1] >= ' ' && p[1] <= '~' && p[1] != '"' && p[1] != '\\') {
+			ev->ph = p[1];
+			return p + 3;
+		}
 		if (*p != '"')
 			*p ? die(ps, v, "\"ph\" must be a string") : need_more(ps, p);
 		p = scan_string(ps, p + 1, &s);
 		if (s.len != 1)
 			die(ps, v, "\"ph\" must be one character");
 		ev->ph = s.s[0];
-	} else if (k->s[0] == 't' && k->s[1] == 's') {
+		return p;
+	case EK_TS: {
 		const char *q = fast_us(p, &ev->ts);
 		if (q && ev->ts > -TS_LIMIT && ev->ts < TS_LIMIT) {
 			p = q;
@@ -177,30 +211,19 @@ static inline const char *event_key2(struct parser *ps, const char *p, const str
 				die(ps, v, "\"ts\" out of range");
 		}
 		ev->has_ts = 1;
-	} else if (k->s[0] == 'i' && k->s[1] == 'd') {
-		p = parse_flow_id(ps, p, ev);
-	} else if (k->s[0] == 'b' && k->s[1] == 'p') {
+		return p;
+	}
+	case EK_ID: return parse_flow_id(ps, p, ev);
+	case EK_BP:
 		if (*p != '"')
 			*p ? die(ps, v, "\"bp\" must be a string") : need_more(ps, p);
 		p = scan_string(ps, p + 1, &s);
 		ev->bp_e = s.len == 1 && s.s[0] == 'e';
-	} else
-		return NULL;
-	return p;
-}
-
-/* The same for the 3-character keys: cat, pid, tid, dur. */
-static inline const char *event_key3(struct parser *ps, const char *p, const struct str *k, struct evtmp *ev)
-{
-	const char *v = p;
-	int is_int;
-	if (!memcmp(k->s, "cat", 3)) {
-		p = parse_cat(ps, p, ev);
-	} else if (!memcmp(k->s, "pid", 3)) {
-		p = parse_id_field(ps, p, &ev->key.pid, &ev->key.pid_str, "pid");
-	} else if (!memcmp(k->s, "tid", 3)) {
-		p = parse_id_field(ps, p, &ev->key.tid, &ev->key.tid_str, "tid");
-	} else if (!memcmp(k->s, "dur", 3)) {
+		return p;
+	case EK_CAT: return parse_cat(ps, p, ev);
+	case EK_PID: return parse_id_field(ps, p, &ev->key.pid, &ev->key.pid_str, "pid");
+	case EK_TID: return parse_id_field(ps, p, &ev->key.tid, &ev->key.tid_str, "tid");
+	case EK_DUR: {
 		const char *q = fast_us(p, &ev->dur);
 		if (q && ev->dur < DUR_LIMIT) {
 			p = q;
@@ -212,28 +235,20 @@ static inline const char *event_key3(struct parser *ps, const char *p, const str
 				die(ps, v, "\"dur\" out of range");
 		}
 		ev->has_dur = 1;
-	} else
-		return NULL;
-	return p;
-}
-
-/* The same for the 4-character keys: name, args. */
-static inline const char *event_key4(struct parser *ps, const char *p, const struct str *k, struct evtmp *ev)
-{
-	const char *v = p;
-	struct str s;
-	if (!memcmp(k->s, "name", 4)) {
+		return p;
+	}
+	case EK_NAME:
 		if (*p != '"')
 			*p ? die(ps, v, "\"name\" must be a string") : need_more(ps, p);
 		p = scan_string(ps, p + 1, &s);
 		ev->name = intern(ps, s.s, s.len);
-	} else if (!memcmp(k->s, "args", 4)) {
+		return p;
+	case EK_ARGS:
 		if (*p != '{')
 			*p ? die(ps, v, "\"args\" must be an object") : need_more(ps, p);
-		p = parse_args(ps, p, ev);
-	} else
-		return NULL;
-	return p;
+		return parse_args(ps, p, ev);
+	default: return NULL;
+	}
 }
 
 /* Parses one element of traceEvents at p (after whitespace). */
@@ -259,18 +274,27 @@ static const char *parse_event(struct parser *ps, const char *p)
 	for (;;) {
 		if (*p != '"')
 			unexpected(ps, p, "a string key in an event");
-		const char *q = fast_key(p + 1, &k);
-		p = ws(q ? q : scan_string(ps, p + 1, &k));
-		if (*p != ':')
-			unexpected(ps, p, "':' after an object key");
-		p = ws(p + 1);
-		switch (k.len) {
-		case 2: q = event_key2(ps, p, &k, &ev); break;
-		case 3: q = event_key3(ps, p, &k, &ev); break;
-		case 4: q = event_key4(ps, p, &k, &ev); break;
-		default: q = NULL;
+		enum event_key id;
+		const char *q = fast_key(p + 1, &k, &id);
+		if (!q) {
+			q = scan_string(ps, p + 1, &k);
+			id = key_id(&k);
 		}
+		p = q;
+		if ((q = sep_space(p, ':'))) {
+			p = q;
+		} else {
+			p = ws(p);
+			if (*p != ':')
+				unexpected(ps, p, "':' after an object key");
+			p = ws(p + 1);
+		}
+		q = event_member(ps, p, id, &ev);
 		p = q ? q : skip_value(ps, p, 3);
+		if ((q = sep_space(p, ','))) {
+			p = q;
+			continue;
+		}
 		p = ws(p);
 		if (*p == ',') {
 			p = ws(p + 1);

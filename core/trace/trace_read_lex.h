@@ -45,6 +45,21 @@ static inline const char *ws(const char *p)
 #endif
 }
 
+/* A member's separator skipped where pretty-printed traces write it as
+ * c and one space before the next token (": " after a key, ", " after a
+ * value): p + 2 when the bytes at p are c, ' ' and a byte that is no
+ * whitespace, which is where ws(p), then c, then ws(p + 1) would lead;
+ * NULL otherwise (the caller reads them as before). Reads p[0..2]: the
+ * window and the chunks end in NUL bytes. */
+static inline const char *sep_space(const char *p, char c)
+{
+	uint16_t w;
+	memcpy(&w, p, 2);
+	if (w == (uint16_t)((unsigned char)c | (unsigned char)' ' << 8) && (unsigned char)p[2] > ' ')
+		return p + 2;
+	return NULL;
+}
+
 static inline int is_digit(char c) { return (unsigned)(c - '0') < 10; }
 
 /* Whether the n bytes at s are those of the literal lit (n its length):
@@ -462,9 +477,17 @@ static int span_us_to_ns(const char *s, const char *e, int64_t *out)
  * else returns NULL and the caller takes the general path (scan_number,
  * then span_int or span_us_to_ns), which validates and words every error,
  * so that the fast path never decides what the slow one would refuse. */
+static const unsigned char number_goes_on[256] = {
+	[0] = 1, /* the data's end: more may come */
+	['0'] = 1, ['1'] = 1, ['2'] = 1, ['3'] = 1, ['4'] = 1, ['5'] = 1, ['6'] = 1, ['7'] = 1, ['8'] = 1, ['9'] = 1,
+	['.'] = 1, ['e'] = 1, ['E'] = 1,
+};
+
+/* Whether c cannot continue a number (nor is the data's end): a table,
+ * where five comparisons were 1.6 M instructions of an h200-dev read. */
 static inline int ends_number(char c)
 {
-	return c != 0 && !is_digit(c) && c != '.' && c != 'e' && c != 'E';
+	return !number_goes_on[(unsigned char)c];
 }
 
 /* The run of decimal digits at q, its value into *v (modulo 2^64 past 19

@@ -31,10 +31,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int want_host(const tg_event *e) { return tg_tree_is_host_kind(e->kind); }
-
-static int want_device(const tg_event *e) { return tg_tree_is_device_event(e); }
-
 /* Traces from this many events build their tree on two threads: below it
  * a thread's start (50-100 us) costs about what the half of the build it
  * takes over saves (h200-dev's 11 MB runs: 25-32k events, 1.3 ms on one
@@ -98,7 +94,7 @@ static void release(struct build *b)
 /* The host part: the host events bucketed by track, nested, reparented. */
 static int host_part(struct build *b)
 {
-	int rc = tg_tree_buckets_build(&b->hb, b->t, want_host);
+	int rc = tg_tree_buckets_build(&b->hb, b->t, 0);
 	return rc ? rc : tg_tree_nest_host(b->tree, b->t, &b->hb);
 }
 
@@ -106,7 +102,7 @@ static int task(struct build *b, int i)
 {
 	tg_tree *tree = b->tree;
 	switch (i) {
-	case T_DBUCKETS: return tg_tree_buckets_build(&b->db, b->t, want_device);
+	case T_DBUCKETS: return tg_tree_buckets_build(&b->db, b->t, 1);
 	case T_CORR: return tg_tree_link_by_correlation(tree->parent, &tree->stats, b->t, &b->need_fallback);
 	case T_TLENDS: return tg_tree_ends_take(&b->ends, b->t);
 	case T_TLLINKS: return tg_tree_tracelens_links(&tree->tl_linked, b->t, &tree->parents, tree->parent, &b->ends);

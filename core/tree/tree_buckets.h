@@ -41,12 +41,13 @@ static inline int tg_tree_is_device_event(const tg_event *e)
 	return tg_kind_is_gpu(e->kind) || e->kind == TG_KIND_SYNC;
 }
 
-/* Fills *b with the events of t that want accepts, bucketed by track
+/* Fills *b with the device events of t (device: 1; tg_tree_is_device_event)
+ * or its host events (0; tg_tree_is_host_kind), bucketed by track
  * (counting sort) and each bucket sorted in the order above. *b owns its
  * arrays (tg_tree_buckets_free), on failure too. Reads t only: two threads
  * may bucket one trace at once. 0 or TG_ENOMEM (error set on the calling
  * thread). */
-int tg_tree_buckets_build(tg_tree_buckets *b, const tg_trace *t, int (*want)(const tg_event *));
+int tg_tree_buckets_build(tg_tree_buckets *b, const tg_trace *t, int device);
 
 /* Frees b's arrays and zeroes it. */
 void tg_tree_buckets_free(tg_tree_buckets *b);

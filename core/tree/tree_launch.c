@@ -34,28 +34,6 @@ static uint32_t bind_flow_start(const tg_trace *t, const tg_tree_buckets *hb, co
 	return TG_NONE;
 }
 
-tg_idmap *tg_tree_map_ids(const tg_trace *t, int (*pick)(const tg_trace *, const tg_event *, int64_t *))
-{
-	size_t n = 0, ne;
-	const tg_event *ev = tg_trace_events(t, &ne);
-	int64_t lo = INT64_MAX, hi = INT64_MIN, id;
-	for (size_t i = 0; i < ne; i++)
-		if (pick(t, &ev[i], &id)) {
-			n++;
-			lo = id < lo ? id : lo;
-			hi = id > hi ? id : hi;
-		}
-	tg_idmap *m = tg_idmap_new_range(n, lo, hi);
-	if (!m)
-		return NULL;
-	for (size_t i = 0; i < ne; i++)
-		if (pick(t, &ev[i], &id) && tg_idmap_put(m, id, (uint32_t)i) < 0) {
-			tg_idmap_free(m);
-			return NULL;
-		}
-	return m;
-}
-
 static int pick_launch_corr(const tg_trace *t, const tg_event *e, int64_t *id)
 {
 	*id = tg_event_corr(t, e);

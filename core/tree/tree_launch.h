@@ -14,8 +14,31 @@
 
 /* A map (the caller's, tg_idmap_free) of the ids pick selects (pick
  * returns 0 to skip an event) to the index of the event that has each,
- * sized by a first pass over their range; NULL when out of memory. */
-tg_idmap *tg_tree_map_ids(const tg_trace *t, int (*pick)(const tg_trace *, const tg_event *, int64_t *));
+ * sized by a first pass over their range; NULL when out of memory. Inline,
+ * so that each caller's pick is inlined in its two passes over every
+ * event (a call an event and a pass were 2.4 of the 4.4 M instructions of
+ * an h200-dev tree's two maps). */
+static inline tg_idmap *tg_tree_map_ids(const tg_trace *t, int (*pick)(const tg_trace *, const tg_event *, int64_t *))
+{
+	size_t n = 0, ne;
+	const tg_event *ev = tg_trace_events(t, &ne);
+	int64_t lo = INT64_MAX, hi = INT64_MIN, id;
+	for (size_t i = 0; i < ne; i++)
+		if (pick(t, &ev[i], &id)) {
+			n++;
+			lo = id < lo ? id : lo;
+			hi = id > hi ? id : hi;
+		}
+	tg_idmap *m = tg_idmap_new_range(n, lo, hi);
+	if (!m)
+		return NULL;
+	for (size_t i = 0; i < ne; i++)
+		if (pick(t, &ev[i], &id) && tg_idmap_put(m, id, (uint32_t)i) < 0) {
+			tg_idmap_free(m);
+			return NULL;
+		}
+	return m;
+}
 
 /* Sets parent[i] of each device event and sync of t to the launch with its
  * correlation id, counting them in stats (syncs_linked, gpu_by_correlation);

@@ -12,7 +12,9 @@
 static int parse_step_number(const char *name, int64_t *n)
 {
 	static const char prefix[] = "ProfilerStep#";
-	if (strncmp(name, prefix, sizeof(prefix) - 1) != 0)
+	/* the first byte first: nearly every name asked about is a cpu_op's
+	 * (aten::...), and strncmp was a call for each */
+	if (name[0] != 'P' || strncmp(name, prefix, sizeof(prefix) - 1) != 0)
 		return -1;
 	const char *p = name + sizeof(prefix) - 1;
 	if (!*p)
@@ -49,10 +51,22 @@ int32_t tg_steps_find(const tg_step *steps, size_t n, int64_t ts)
 	return ts < s->ts + s->dur ? (int32_t)(lo - 1) : -1;
 }
 
-/* Index of the step whose host window holds ts, or -1. */
-static int32_t step_at(const tg_tree *tree, int64_t ts)
+/* Index of the step whose host window holds ts, or -1: tg_steps_find's
+ * answer, checked first against *last, the step it gave last (the host
+ * events come mostly in time order, so that it is nearly always the same
+ * step, and the binary search was 1.2 M instructions of an h200-dev
+ * tree). The same answer: the last step starting at or before ts, when
+ * its window holds ts. */
+static int32_t step_at(const tg_tree *tree, int64_t ts, int32_t *last)
 {
-	return tg_steps_find(tree->steps, tree->nsteps, ts);
+	const tg_step *st = tree->steps;
+	size_t n = tree->nsteps, s = (size_t)*last;
+	if (*last >= 0 && st[s].ts <= ts && (s + 1 == n || st[s + 1].ts > ts) && ts < st[s].ts + st[s].dur)
+		return *last;
+	int32_t found = tg_steps_find(st, n, ts);
+	if (found >= 0)
+		*last = found;
+	return found;
 }
 
 /* A step's number and its index in tree->steps. */
@@ -123,8 +137,9 @@ int tg_tree_find_steps(tg_tree *tree, const tg_trace *t)
 		tree->step_of = tg_malloc((ne + 1) * sizeof(int32_t));
 	if (!tree->step16 && !tree->step_of)
 		return TG_ENOMEM;
+	int32_t last = -1;
 	for (size_t i = 0; i < ne; i++)
-		step_set(tree, i, tree->nsteps && tg_tree_is_host_kind(ev[i].kind) ? step_at(tree, ev[i].ts) : -1);
+		step_set(tree, i, tree->nsteps && tg_tree_is_host_kind(ev[i].kind) ? step_at(tree, ev[i].ts, &last) : -1);
 	for (size_t i = 0; i < ne; i++) {
 		if (!tg_tree_is_device_event(&ev[i]))
 			continue;
