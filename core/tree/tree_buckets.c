@@ -52,35 +52,6 @@ static inline __attribute__((always_inline)) int key_less(const struct tg_tree_k
 	return a->tie < b->tie;
 }
 
-/* Stable merge sort of keys (inputs are often nearly sorted: runs help). */
-static void merge_sort_keys(struct tg_tree_key *k, struct tg_tree_key *tmp, size_t n, const tg_event *ev,
-                            const tg_trace *t)
-{
-	if (n < 24) {
-		for (size_t i = 1; i < n; i++) {
-			struct tg_tree_key x = k[i];
-			size_t j = i;
-			while (j > 0 && key_less(&x, &k[j - 1], ev, t)) {
-				k[j] = k[j - 1];
-				j--;
-			}
-			k[j] = x;
-		}
-		return;
-	}
-	size_t h = n / 2;
-	merge_sort_keys(k, tmp, h, ev, t);
-	merge_sort_keys(k + h, tmp, n - h, ev, t);
-	if (!key_less(&k[h], &k[h - 1], ev, t))
-		return; /* already in order */
-	memcpy(tmp, k, h * sizeof(*k));
-	size_t i = 0, j = h, o = 0;
-	while (i < h && j < n)
-		k[o++] = key_less(&k[j], &tmp[i], ev, t) ? k[j++] : tmp[i++];
-	while (i < h)
-		k[o++] = tmp[i++];
-}
-
 /* Merges the sorted runs k[0..h) and k[h..n) in place, through tmp (room
  * for the shorter run): the left one copied out and merged forwards, or
  * the right one and merged backwards. key_less is a total order, so that
@@ -106,6 +77,28 @@ static void merge_runs(struct tg_tree_key *k, struct tg_tree_key *tmp, size_t h,
 		while (j > 0)
 			k[--o] = tmp[--j];
 	}
+}
+
+/* Stable merge sort of keys (inputs are often nearly sorted: runs help). */
+static void merge_sort_keys(struct tg_tree_key *k, struct tg_tree_key *tmp, size_t n, const tg_event *ev,
+                            const tg_trace *t)
+{
+	if (n < 24) {
+		for (size_t i = 1; i < n; i++) {
+			struct tg_tree_key x = k[i];
+			size_t j = i;
+			while (j > 0 && key_less(&x, &k[j - 1], ev, t)) {
+				k[j] = k[j - 1];
+				j--;
+			}
+			k[j] = x;
+		}
+		return;
+	}
+	size_t h = n / 2;
+	merge_sort_keys(k, tmp, h, ev, t);
+	merge_sort_keys(k + h, tmp, n - h, ev, t);
+	merge_runs(k, tmp, h, n, ev, t); /* h <= n - h: the left run through tmp */
 }
 
 /* A bucket out of order is most often a few long runs in order,
