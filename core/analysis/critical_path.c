@@ -414,6 +414,23 @@ static int reserve_edges(tg_critical_path *cp, size_t n)
 	return 0;
 }
 
+/* What only the GPU stage reads (the correlations, the stream waits),
+ * freed once it is done. */
+static void drop_gpu_inputs(tg_critical_path *cp)
+{
+	tg_big_free(cp->ic);
+	tg_big_free(cp->ksync);
+	cp->ic = cp->ksync = NULL;
+}
+
+/* The stages in order: the nodes, the runtime lock's edges, the call
+ * stacks' and the GPU stage's. With the chains implied (a summary's lean
+ * build with narrow times: cp_add_chain) the GPU stage comes before the
+ * call stacks: their edges are then the only ones in cp->edges after the
+ * lock's, in the same places either way (the chains' rank, cp->chain_rank,
+ * is between them), and the call stacks (their chains, their scratch)
+ * come once the correlations are freed, the GPU stage (its scratch) before
+ * the chains are made: 7.5 and 9.6 MB less under each at 1 GB of JSON. */
 static int build(tg_critical_path *cp)
 {
 	int64_t start, end;
@@ -443,8 +460,20 @@ static int build(tg_critical_path *cp)
 	if ((rc = cp_make_nodes(cp)) ||
 	    (rc = reserve_edges(cp, cp->lean && cp->t_narrow ? cp->nnodes / 4 + 16 /* the chains apart */
 	                                                     : cp->nnodes + cp->nnodes / 16 + 16)) ||
-	    (rc = cp_add_lock_edges(cp)) || (rc = cp_add_stack_edges(cp)) ||
-	    (rc = cp_add_gpu_edges(cp)))
+	    (rc = cp_add_lock_edges(cp)))
+		return rc;
+	cp->chain_rank = (uint32_t)cp->nedges; /* the chains' rank, if implied: after the lock's edges */
+	if (cp->lean && cp->t_narrow) {
+		if ((rc = cp_add_gpu_edges(cp)))
+			return rc;
+		drop_gpu_inputs(cp);
+		if (cp->opts.scratch_freed) /* the GPU stage's heap blocks, before the chains */
+			cp->opts.scratch_freed();
+		rc = cp_add_stack_edges(cp);
+	} else if (!(rc = cp_add_stack_edges(cp))) {
+		rc = cp_add_gpu_edges(cp);
+	}
+	if (rc)
 		return rc;
 	/* the path needs the nodes, the edges and the flags: the rest goes */
 	free(cp->sslot8);

@@ -140,7 +140,7 @@ struct tg_critical_path {
 	int16_t *chain;   /* node u -> its chain successor u + chain[u] (cp_chain_next); 0: none */
 	tg_idmap *chain_far; /* node -> its chain successor where chain[u] is CP_CHAIN_FAR; NULL if none */
 	uint8_t *chainf;  /* two nodes a byte: the low nibble node 2i's */
-	uint32_t chain_rank; /* the edges added before the call stacks: ranks below sort before a chain edge */
+	uint32_t chain_rank; /* the lock's edges (added first): ranks below sort before a chain edge */
 	size_t nchain[2];    /* chain edges: dependency, operator (the stats) */
 
 	void *spare; /* a tg_big block just freed, for the next array to take (cp_spare_take) */
@@ -297,6 +297,11 @@ extern uint32_t cp_max_edges;
 /* The farthest a chain successor is held in cp->chain (INT16_MAX); tests
  * lower it so that cp->chain_far is used on small traces. */
 extern int32_t cp_chain_reach;
+
+/* 1 (the default): a thread whose events are in the order their starts
+ * nest in is walked without sorting them (critical_path_stack.c
+ * starts_in_order); tests set 0 to sort every thread, and compare. */
+extern int cp_starts_unsorted;
 
 /* Node u's chain successor (cp->chain), TG_NONE. */
 static inline uint32_t cp_chain_next(const tg_critical_path *cp, uint32_t u)

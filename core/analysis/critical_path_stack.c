@@ -106,7 +106,7 @@ struct walk {
 	uint32_t parent; /* event the next end -> start edge is attributed to */
 };
 
-/* Scratch for one thread (sized for the largest): the open events' stack
+/* Scratch for one thread (grown for the largest): the open events' stack
  * and the sorted starts and ends. The nesting is walked as it is made:
  * HTA's depth-first walk of the nested events enters each one when it
  * starts (a child of whatever is open) and leaves it when an end pops it,
@@ -114,10 +114,12 @@ struct walk {
 struct stack_ws {
 	uint32_t *stk; /* the open events, grown as deep as the nesting goes (tens, not the thread) */
 	size_t stk_cap;
-	void *buf; /* 8 bytes an event: the starts' packed keys, then their order and their 32-bit
-	            * ends (order_starts, walk_merged); 12 (ws_need) for a thread whose starts
-	            * are sorted twice (their first order behind the keys) or whose ends are
-	            * 64-bit (nest_radix) */
+	void *buf; /* grown for each thread as it needs (ws_need): 4 bytes an event, its
+	            * 32-bit ends, when its starts are in order (starts_in_order); else 8,
+	            * the starts' packed keys, then their order and their ends
+	            * (order_starts, walk_merged); 12 for a thread whose starts are sorted
+	            * twice (their first order behind the keys) or whose ends are 64-bit
+	            * (nest_radix) */
 	size_t cap; /* bytes */
 	size_t depth;
 	struct walk w;
@@ -284,22 +286,24 @@ static int order_starts(tg_critical_path *cp, const uint32_t *evs, size_t n, str
 	return 0;
 }
 
-/* The sorted starts (order, at the front of ws->buf) walked with the ends
- * merged in: the ends' times in 32 bits of unit from tmin (they fit: the
- * caller checked the span), sorted behind the order with the buffer's last
- * third as the sort's scratch: 12 bytes an event in all, where 64-bit ends
- * took 8 and their sort 8 more. An end at a start's time comes first. */
+/* The sorted starts (order, at the front of ws->buf; NULL when the
+ * thread's events are in that order already: starts_in_order) walked with
+ * the ends merged in: the ends' times in 32 bits of unit from tmin (they
+ * fit: the caller checked the span), sorted in place behind the order (at
+ * the buffer's front without one): 8 bytes an event, 4 without an order,
+ * where 64-bit ends took 8 and their sort 8 more. An end at a start's time
+ * comes first. */
 static int walk_merged(tg_critical_path *cp, const uint32_t *evs, size_t n, struct stack_ws *ws, int64_t tmin,
-                       uint64_t unit)
+                       uint64_t unit, const uint32_t *order)
 {
-	uint32_t *order = ws->buf, *ends = order + n; /* buf holds 2 * (n + 2) */
+	uint32_t *ends = order ? (uint32_t *)ws->buf + n : ws->buf; /* buf holds 2 * (n + 2), or n + 2 */
 	for (size_t i = 0; i < n; i++)
 		ends[i] = (uint32_t)(((uint64_t)cp_end(cp, evs[i]) - (uint64_t)tmin) / unit);
 	cp_sort_u32(ends, n, 24);
 	int rc = 0;
 	size_t j = 0;
 	for (size_t k = 0; k < n && !rc; k++) {
-		uint32_t c = order[k];
+		uint32_t c = order ? order[k] : (uint32_t)k;
 		uint32_t t = (uint32_t)(((uint64_t)cp_ts(cp, evs[c]) - (uint64_t)tmin) / unit);
 		for (; j < n && ends[j] <= t && !rc; j++)
 			rc = close_top(cp, evs, ws);
@@ -307,6 +311,24 @@ static int walk_merged(tg_critical_path *cp, const uint32_t *evs, size_t n, stru
 			rc = open_event(cp, evs, ws, c);
 	}
 	return rc;
+}
+
+/* 1 when the thread's events evs[0..n) are in the order its starts nest
+ * in (time, the longer first, position), as a thread's events most often
+ * are: then the starts need no sort, and no keys (8 bytes an event) nor
+ * order (4) are made. */
+int cp_starts_unsorted = 1;
+
+static int starts_in_order(const tg_critical_path *cp, const uint32_t *evs, size_t n)
+{
+	if (!cp_starts_unsorted)
+		return 0;
+	for (size_t i = 1; i < n; i++) {
+		int64_t a = cp_ts(cp, evs[i - 1]), b = cp_ts(cp, evs[i]);
+		if (a > b || (a == b && dur_of(cp, evs[i - 1]) < dur_of(cp, evs[i])))
+			return 0;
+	}
+	return 1;
 }
 
 /* Nests a thread whose events all last (else returns NOT_LASTING, having
@@ -328,10 +350,14 @@ static int nest_radix(tg_critical_path *cp, const uint32_t *evs, size_t n, struc
 		tspan = e > tspan ? e : tspan;
 		dmax = d > dmax ? d : dmax;
 	}
-	int rc = order_starts(cp, evs, n, ws, tmin, tspan, dmax);
 	uint64_t unit = cp->opts.exact_ns ? 1 : 1000;
-	if (rc || tspan / unit <= UINT32_MAX)
-		return rc ? rc : walk_merged(cp, evs, n, ws, tmin, unit);
+	int rc;
+	if (tspan / unit <= UINT32_MAX && starts_in_order(cp, evs, n)) /* no keys, no order */
+		return (rc = ws_need(ws, (n + 2) * sizeof(uint32_t))) ? rc : walk_merged(cp, evs, n, ws, tmin, unit, NULL);
+	if ((rc = ws_need(ws, (n + 2) * 8)) || (rc = order_starts(cp, evs, n, ws, tmin, tspan, dmax)))
+		return rc;
+	if (tspan / unit <= UINT32_MAX)
+		return walk_merged(cp, evs, n, ws, tmin, unit, ws->buf);
 	/* the sorted starts' positions at the front of the buffer, the ends
 	 * after them */
 	if ((rc = ws_need(ws, (n + 2) * 12)))
@@ -440,24 +466,6 @@ static int cpu_thread(const tg_critical_path *cp, const uint32_t *evs, size_t n)
 	return 1;
 }
 
-/* The largest CPU thread of the grouped events evs (thread r's from
- * r ? end[r - 1] : 0 to end[r]): the workspace is sized for it, not for
- * every event. */
-static size_t largest_thread(const tg_critical_path *cp, const uint32_t *evs, const uint32_t *end, size_t ntr)
-{
-	size_t most = 0;
-	for (size_t r = 0, lo = 0; r < ntr; lo = end[r++])
-		if (end[r] - lo > most && cpu_thread(cp, evs + lo, end[r] - lo))
-			most = end[r] - lo;
-	return most;
-}
-
-static int alloc_ws(struct stack_ws *ws, size_t n)
-{
-	*ws = (struct stack_ws){.buf = tg_big_alloc((n + 2) * 8), .cap = (n + 2) * 8};
-	return ws->buf ? 0 : TG_ENOMEM;
-}
-
 static void free_ws(struct stack_ws *ws)
 {
 	free(ws->stk);
@@ -476,7 +484,6 @@ static int alloc_chains(tg_critical_path *cp)
 		return TG_ENOMEM;
 	memset(cp->chain, 0, (cp->nnodes + 1) * sizeof(int16_t));
 	memset(cp->chainf, 0, cp->nnodes / 2 + 1);
-	cp->chain_rank = (uint32_t)cp->nedges;
 	return 0;
 }
 
@@ -493,8 +500,6 @@ int cp_add_stack_edges(tg_critical_path *cp)
 	uint32_t *evs = tg_big_alloc((n + 1) * sizeof(uint32_t)), *end = tg_calloc(ntr + 2, sizeof(uint32_t));
 	struct stack_ws ws = {0};
 	int rc = evs && end ? thread_order(cp, evs, end, ntr) : TG_ENOMEM;
-	if (!rc)
-		rc = alloc_ws(&ws, largest_thread(cp, evs, end, ntr));
 	for (size_t r = 0, lo = 0; r < ntr && !rc; lo = end[r++])
 		if (end[r] > lo && cpu_thread(cp, evs + lo, end[r] - lo))
 			rc = walk_thread(cp, evs + lo, end[r] - lo, &ws);
