@@ -332,15 +332,19 @@ static void test_chains_far(void **state)
 }
 
 /* The full builder's path, its figures and its steps, the same with
- * every thread's starts sorted (cp_starts_unsorted 0) as with the threads
- * already in order walked unsorted. */
+ * every thread's starts sorted (cp_starts_unsorted 0) and every source's
+ * duplicate edges found through a map (cp_merge_scan 0) as with the
+ * threads already in order walked unsorted and a source's few edges
+ * scanned. */
 static void check_unsorted_same(const tg_tree *tree)
 {
 	tg_cp_opts o = {.annotation = ""};
 	tg_critical_path *a, *b;
 	cp_starts_unsorted = 0;
+	cp_merge_scan = 0;
 	int ra = tg_critical_path_build(&a, tree, &o);
 	cp_starts_unsorted = 1;
+	cp_merge_scan = 32;
 	int rb = tg_critical_path_build(&b, tree, &o);
 	assert_int_equal(ra, rb);
 	if (ra)

@@ -298,6 +298,11 @@ extern uint32_t cp_max_edges;
  * lower it so that cp->chain_far is used on small traces. */
 extern int32_t cp_chain_reach;
 
+/* The most edges a source may have for the merge to find its duplicates
+ * by a scan of its own (cp_merge_edges; more: through a map); tests set 0
+ * so that every source goes through the map. */
+extern uint32_t cp_merge_scan;
+
 /* 1 (the default): a thread whose events are in the order their starts
  * nest in is walked without sorting them (critical_path_stack.c
  * starts_in_order); tests set 0 to sort every thread, and compare. */
