@@ -332,19 +332,22 @@ static void test_chains_far(void **state)
 }
 
 /* The full builder's path, its figures and its steps, the same with
- * every thread's starts sorted (cp_starts_unsorted 0) and every source's
- * duplicate edges found through a map (cp_merge_scan 0) as with the
- * threads already in order walked unsorted and a source's few edges
- * scanned. */
+ * every thread's starts sorted (cp_starts_unsorted 0), every source's
+ * duplicate edges found through a map (cp_merge_scan 0) and the longest
+ * path's distances in an array by node (cp_dist_limit 0) as with the
+ * threads already in order walked unsorted, a source's few edges scanned
+ * and the distances of the frontier in a table. */
 static void check_unsorted_same(const tg_tree *tree)
 {
 	tg_cp_opts o = {.annotation = ""};
 	tg_critical_path *a, *b;
 	cp_starts_unsorted = 0;
 	cp_merge_scan = 0;
+	cp_dist_limit = 0;
 	int ra = tg_critical_path_build(&a, tree, &o);
 	cp_starts_unsorted = 1;
 	cp_merge_scan = 32;
+	cp_dist_limit = -1;
 	int rb = tg_critical_path_build(&b, tree, &o);
 	assert_int_equal(ra, rb);
 	if (ra)

@@ -351,7 +351,7 @@ int cp_merge_edges(tg_critical_path *cp)
 	int rc = sort_by_source(cp, &spare);
 	if (rc)
 		return rc;
-	cp_spare_put(cp, spare); /* the longest path's distances take it */
+	tg_big_free(spare);
 	/* a source's duplicates are found among its own edges (few: the
 	 * lock's and the GPU stage's, the chains apart), so that no array by
 	 * node (4 bytes a node, the merge's peak at 1 GB) is needed; a source

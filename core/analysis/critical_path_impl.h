@@ -422,6 +422,51 @@ void cp_offs_free(struct cp_offs *o);
  * offsets: node hint's neighbours first (an edge's destination). */
 uint32_t cp_offs_src(const struct cp_offs *o, const tg_critical_path *cp, uint32_t k, uint32_t hint);
 
+/* The longest path's distances of the nodes reached and not yet visited
+ * (critical_path_dist.c): a hash table by node, or an array by node once
+ * more than limit are held (arr, 8 bytes a node). */
+struct cp_dist {
+	uint32_t *key; /* 2^bits slots, 0xffffffff free */
+	int64_t *val;
+	int bits;
+	size_t n, limit, nnodes;
+	int64_t *arr; /* by node; NULL while the table holds them */
+};
+
+/* The most distances the table holds before they move to an array: -1
+ * (the default) a sixteenth of the nodes and 1,024; tests set 0 (an
+ * array from the first). */
+extern long cp_dist_limit;
+
+/* An empty table for a graph of nnodes nodes. Returns 0 or TG_ENOMEM. */
+int cp_dist_init(struct cp_dist *d, size_t nnodes);
+void cp_dist_free(struct cp_dist *d);
+int64_t cp_dist_get_slow(const struct cp_dist *d, uint32_t v);
+int cp_dist_set_slow(struct cp_dist *d, uint32_t v, int64_t c);
+int64_t cp_dist_take_slow(struct cp_dist *d, uint32_t v);
+
+/* Node v's distance (held: v reached, not visited). */
+static inline int64_t cp_dist_get(const struct cp_dist *d, uint32_t v)
+{
+	return d->arr ? d->arr[v] : cp_dist_get_slow(d, v);
+}
+
+/* Node v's distance set to c. Returns 0 or TG_ENOMEM. */
+static inline int cp_dist_set(struct cp_dist *d, uint32_t v, int64_t c)
+{
+	if (d->arr) {
+		d->arr[v] = c;
+		return 0;
+	}
+	return cp_dist_set_slow(d, v, c);
+}
+
+/* Node v's distance, no longer held (v visited); 0 when it had none. */
+static inline int64_t cp_dist_take(struct cp_dist *d, uint32_t v)
+{
+	return d->arr ? d->arr[v] : cp_dist_take_slow(d, v);
+}
+
 /* Creates the nodes of the window's events (critical_path_graph.c). */
 int cp_make_nodes(tg_critical_path *cp);
 

@@ -167,8 +167,6 @@ static inline int indeg_drop(struct indeg *in, uint32_t v)
 	return 1;
 }
 
-#define CP_WIDE 1 /* kahn: a distance outgrew 32 bits (not an error code: those are < 0) */
-
 /* The rank the longest path's ties go by of the edge in from[v] (not
  * TG_NONE): 2 rank + 1 for an edge of cp->edges (its place), and
  * 2 cp->chain_rank for a chain edge (| CP_FROM_CHAIN): after the edges
@@ -193,75 +191,59 @@ static inline __attribute__((always_inline)) int64_t weight(const tg_critical_pa
 /* Node v reached at distance c by the edge fv (from[]'s value) of tie rank
  * rank (tie_rank): kept when v had none, c is longer, or as long and the
  * edge's rank lower (networkx takes a longer predecessor only). Returns 0
- * or CP_WIDE (a 32-bit distance past INT32_MAX). */
-static inline __attribute__((always_inline)) int relax(const tg_critical_path *cp, uint32_t *from, void *distv,
-                                                       int wide, int64_t c, uint32_t v, uint32_t fv,
+ * or TG_ENOMEM. */
+static inline __attribute__((always_inline)) int relax(const tg_critical_path *cp, uint32_t *from,
+                                                       struct cp_dist *dist, int64_t c, uint32_t v, uint32_t fv,
                                                        uint32_t rank)
 {
-	int32_t *d32 = distv;
-	int64_t *d64 = distv;
-	int64_t dv = wide ? d64[v] : d32[v];
-	if (from[v] == TG_NONE || c > dv || (c == dv && rank < tie_rank(cp, from[v]))) {
-		if (!wide && c > INT32_MAX)
-			return CP_WIDE;
-		if (wide)
-			d64[v] = c;
-		else
-			d32[v] = (int32_t)c;
-		from[v] = fv;
+	if (from[v] != TG_NONE) {
+		int64_t dv = cp_dist_get(dist, v);
+		if (c < dv || (c == dv && rank >= tie_rank(cp, from[v])))
+			return 0;
 	}
-	return 0;
+	from[v] = fv;
+	return cp_dist_set(dist, v, c);
 }
 
 /* Kahn's order and dag_longest_path in one pass: a node's distance is
  * final when it leaves the queue (all its predecessors have), and is then
  * pushed along its edges; a node keeps the longest predecessor edge, the
  * first in edge order among equals (networkx walks the predecessors in
- * edge order and takes a longer one only: the edges' ranks). Distances and weights in units
- * of unit ns (cp->t_unit: every node's time is a whole number of them; a
- * weight of -1 us or less counts 0), the nodes' times from t32 (narrow:
- * in units from the first node's) or else read from their events
- * (cp_node_ts), 32 bits (d32)
- * unless wide (d64): a distance past INT32_MAX returns CP_WIDE, for the
- * caller to start again wide. indeg and from as longest() sets them up;
- * from ends as each node's best edge in (its place), TG_NONE where the path
- * would start; *best the path's last node. Always inlined, so that each of longest()'s
- * two calls is compiled for its width. */
-static inline __attribute__((always_inline)) int kahn(tg_critical_path *cp, const struct cp_offs *offs,
-                                                      struct indeg *in, uint32_t *from,
-                                                      void *distv, const uint32_t *t32, int wide, int64_t unit,
-                                                      uint32_t *best)
+ * edge order and takes a longer one only: the edges' ranks). Distances and
+ * weights in units of unit ns (cp->t_unit: every node's time is a whole
+ * number of them; a weight of -1 us or less counts 0), the nodes' times
+ * from t32 (narrow: in units from the first node's) or else read from
+ * their events (cp_node_ts); the distances held in dist only while a node
+ * is reached and not visited. indeg and from as longest() sets them up;
+ * from ends as each node's best edge in (its place), TG_NONE where the
+ * path would start; *best the path's last node, *bestd its distance. */
+static int kahn(tg_critical_path *cp, const struct cp_offs *offs, struct indeg *in, uint32_t *from,
+                struct cp_dist *dist, const uint32_t *t32, int64_t unit, uint32_t *best, int64_t *bestd)
 {
-	int32_t *d32 = distv;
-	int64_t *d64 = distv;
 	const cp_edge *edges = cp->edges;
 	const int64_t none = -((1000 + unit - 1) / unit); /* a weight of at most this counts 0 */
 	struct ring q = {0};
 	size_t done = 0;
-	int64_t bestd = 0;
 	int rc = 0;
 	for (uint32_t v = 0; v < cp->nnodes && !rc; v++)
 		if (!in->d[v])
 			rc = ring_push(&q, v);
 	*best = TG_NONE;
+	*bestd = 0;
 	while (q.n && !rc) {
 		uint32_t u = ring_pop(&q);
 		int64_t d = 0;
 		done++;
 		if (from[u] != TG_NONE)
-			d = wide ? d64[u] : d32[u];
+			d = cp_dist_take(dist, u);
 		if (d < 0) {
 			d = 0;
 			from[u] = TG_NONE; /* the path would start here */
 		}
-		if (wide)
-			d64[u] = d;
-		else
-			d32[u] = (int32_t)d;
 		int64_t tu = t32 ? t32[u] : cp_node_ts(cp, u);
-		if (*best == TG_NONE || d > bestd) {
+		if (*best == TG_NONE || d > *bestd) {
 			*best = u;
-			bestd = d;
+			*bestd = d;
 		}
 		uint32_t lo, hi, ch = cp->chain ? cp_chain_next(cp, u) : TG_NONE;
 		cp_offs_range(offs, u, &lo, &hi);
@@ -269,7 +251,7 @@ static inline __attribute__((always_inline)) int kahn(tg_critical_path *cp, cons
 			if (ch != TG_NONE && (k == hi || edges[k].key >= cp->chain_rank)) { /* u's chain edge, in rank order */
 				int zero = (cp_chain_flags(cp, u) & CP_CHAIN_ZERO) != 0;
 				int64_t w = weight(cp, t32, tu, ch, zero, unit);
-				if ((rc = relax(cp, from, distv, wide, d + (w <= none ? 0 : w), ch, u | CP_FROM_CHAIN,
+				if ((rc = relax(cp, from, dist, d + (w <= none ? 0 : w), ch, u | CP_FROM_CHAIN,
 				                2 * cp->chain_rank)))
 					break;
 				if (indeg_drop(in, ch) && (rc = ring_push(&q, ch)))
@@ -281,7 +263,7 @@ static inline __attribute__((always_inline)) int kahn(tg_critical_path *cp, cons
 			const cp_edge *e = &edges[k];
 			uint32_t v = e->dst;
 			int64_t w = weight(cp, t32, tu, v, e->zero, unit);
-			if ((rc = relax(cp, from, distv, wide, d + (w <= none ? 0 : w), v, k, 2 * (uint32_t)e->key + 1)))
+			if ((rc = relax(cp, from, dist, d + (w <= none ? 0 : w), v, k, 2 * (uint32_t)e->key + 1)))
 				break;
 			if (indeg_drop(in, v) && (rc = ring_push(&q, v)))
 				break;
@@ -344,21 +326,23 @@ static void sum_path(tg_critical_path *cp, const struct cp_offs *offs, const uin
 /* The longest path into cp->path and cp->length (a summary's lean build:
  * its breakdown instead, sum_path, and no cp->path); TG_EFORMAT for a cycle.
  * Its scratch: in-degrees (a byte, struct indeg), each node's best edge in
- * (its predecessor once visited), distances, and the nodes' times in 32
- * bits of their unit from the first (node_times: the graph keeps none),
- * 13 bytes a node; 17 when a distance outgrows 32 bits of the nodes' unit
- * (2,147 s of whole microseconds, 2.1 s of ns), 9 when the nodes' span
- * does (their times are then read from the events). */
+ * (its predecessor once visited) and the nodes' times in 32 bits of their
+ * unit from the first (the graph keeps none), 9 bytes a node (5 when the
+ * nodes' span outgrows 32 bits: their times are then read from the
+ * events), and the distances of the nodes reached and not yet visited
+ * (struct cp_dist: a table of the frontier, 64-bit, where an array took 4
+ * bytes a node and 8 once a distance outgrew 32 bits). */
 static int longest(tg_critical_path *cp)
 {
 	size_t nn = cp->nnodes;
 	int64_t unit = cp->t_unit;
-	int wide = !cp->t_narrow, rc;
+	int rc;
 	struct indeg in = {0};
 	struct cp_offs offs = {0};
+	struct cp_dist dist = {0};
 	uint32_t *from = NULL, *t32 = NULL;
-	void *dist = NULL;
 	uint32_t best = TG_NONE;
+	int64_t bestd = 0;
 	int64_t t0 = nn ? cp_node_ts(cp, 0) : 0; /* node 0 is the first in time */
 	uint32_t *spare = NULL; /* a block freed here, its pages taken by the next array */
 	if ((rc = cp_offs_pack(&offs, cp, &spare))) /* the offsets packed while the loop's arrays are live */
@@ -381,24 +365,13 @@ static int longest(tg_critical_path *cp)
 		rc = TG_ENOMEM;
 		goto out;
 	}
-	do {
-		memset(from, 0xff, (nn + 1) * sizeof(uint32_t));
-		tg_big_free(dist);
-		if ((rc = indeg_count(&in, cp)) ||
-		    !(dist = cp_spare_take(cp, (nn + 1) * (wide ? sizeof(int64_t) : sizeof(int32_t))))) {
-			rc = TG_ENOMEM;
-			goto out;
-		}
-		rc = wide ? kahn(cp, &offs, &in, from, dist, t32, 1, unit, &best)
-		          : kahn(cp, &offs, &in, from, dist, t32, 0, unit, &best);
-	} while (rc == CP_WIDE && (wide = 1));
-	if (rc)
+	memset(from, 0xff, (nn + 1) * sizeof(uint32_t));
+	if ((rc = indeg_count(&in, cp)) || (rc = cp_dist_init(&dist, nn)) ||
+	    (rc = kahn(cp, &offs, &in, from, &dist, t32, unit, &best, &bestd)))
 		goto out;
-	if (best != TG_NONE)
-		cp->length = unit * (wide ? ((int64_t *)dist)[best] : ((int32_t *)dist)[best]);
+	cp->length = unit * bestd;
 	indeg_free(&in);
-	tg_big_free(dist);
-	dist = NULL;
+	cp_dist_free(&dist);
 	if (!cp->node_ev) { /* lean, the times kept: the breakdown here, no path */
 		sum_path(cp, &offs, from, t32, best);
 		goto out;
@@ -413,7 +386,7 @@ out:
 		rc = TG_ENOMEM;
 	cp_offs_free(&offs);
 	indeg_free(&in);
-	tg_big_free(dist);
+	cp_dist_free(&dist);
 	tg_big_free(t32);
 	tg_big_free(from);
 	return rc;
