@@ -386,16 +386,11 @@ static int alloc_arrays(tg_critical_path *cp)
 	size_t n = cp->nev + 1;
 	cp->sslot8 = tg_malloc(n); /* streams are few: widen_slots past 255 */
 	cp->ic = tg_big_alloc(n * sizeof(uint32_t));
-	cp->snode = tg_big_alloc(n * sizeof(uint32_t));
-	cp->enode = tg_big_alloc(n * sizeof(uint32_t));
 	cp->evf = tg_calloc(n, 1);
 	cp->namef = tg_calloc(cp->natoms + 1, sizeof(uint16_t));
-	if (!cp->sslot8 || !cp->ic || !cp->snode ||
-	    !cp->enode || !cp->evf || !cp->namef)
+	if (!cp->sslot8 || !cp->ic || !cp->evf || !cp->namef)
 		return TG_ENOMEM;
-	memset(cp->snode, 0xff, n * sizeof(uint32_t));
-	memset(cp->enode, 0xff, n * sizeof(uint32_t));
-	return 0;
+	return 0; /* the events' nodes (snode, enode) come with the nodes (cp_make_nodes) */
 }
 
 /* The default annotation: "ProfilerStep" when the trace has steps. */

@@ -73,6 +73,29 @@ static int order_slots(tg_critical_path *cp, uint32_t **ord, int64_t *key, size_
 	return rc;
 }
 
+/* Each event's start and end node (cp->snode, cp->enode: TG_NONE for an
+ * event without nodes) from the nodes' events, made once the sort's keys
+ * are gone: beside them they were the nodes' peak (8 bytes an event).
+ * Returns 0 or TG_ENOMEM. */
+static int event_nodes(tg_critical_path *cp)
+{
+	size_t n = cp->nev + 1;
+	cp->snode = tg_big_alloc(n * sizeof(uint32_t));
+	cp->enode = tg_big_alloc(n * sizeof(uint32_t));
+	if (!cp->snode || !cp->enode)
+		return TG_ENOMEM;
+	memset(cp->snode, 0xff, n * sizeof(uint32_t));
+	memset(cp->enode, 0xff, n * sizeof(uint32_t));
+	for (uint32_t j = 0; j < cp->nnodes; j++) {
+		uint32_t x = cp->node_ev[j];
+		if (x & CP_NODE_START)
+			cp->snode[x & ~CP_NODE_START] = j;
+		else
+			cp->enode[x] = j;
+	}
+	return 0;
+}
+
 int cp_make_nodes(tg_critical_path *cp)
 {
 	size_t n = 0;
@@ -109,24 +132,21 @@ int cp_make_nodes(tg_critical_path *cp)
 			evs[r++] = (uint32_t)i;
 	for (size_t j = 0; j < n; j++) {
 		uint32_t slot = ord[j], ev = evs[slot >> 1];
-		int start = !(slot & 1);
-		ord[j] = ev | (start ? CP_NODE_START : 0); /* entry j read: node j's event */
-		if (start)
-			cp->snode[ev] = (uint32_t)j;
-		else
-			cp->enode[ev] = (uint32_t)j;
+		ord[j] = ev | (slot & 1 ? 0 : CP_NODE_START); /* entry j read: node j's event */
 	}
 	if (ord == (uint32_t *)key) { /* the events behind the order go: the block shrinks to them */
 		uint32_t *fit = tg_big_realloc(key, (n + 1) * sizeof(uint32_t));
 		cp->node_ev = fit ? fit : ord;
 		key = NULL;
-	} else {
+	} else { /* the times the order was sorted by go */
 		cp->node_ev = ord;
+		tg_big_free(key);
+		key = NULL;
 	}
 	ord = NULL;
 	cp->nnodes = n;
 	cp->stats.nodes = n;
-	rc = 0;
+	rc = event_nodes(cp);
 out:
 	if (ord != (uint32_t *)key)
 		tg_big_free(ord);
