@@ -257,12 +257,15 @@ static int number_launches(tg_critical_path *cp, struct gpu_ws *ws)
 			ws->order[n++] = i;
 		}
 	}
-	uint32_t *pos = ws->launches; /* the sorted positions, then the launches in place */
+	/* the sorted positions in the times' block (row_order: no pair sort
+	 * of 16 bytes a launch beside them), then the launches in place */
+	uint32_t *pos = NULL;
 	if (!rc)
-		rc = cp_sort_pos(pos, n, (const int64_t *const *)&ts, 1);
+		rc = row_order(&pos, &ts, n, cp->opts.exact_ns ? 1 : 1000);
 	for (size_t k = 0; k < n && !rc; k++)
-		pos[k] = ws->order[pos[k]];
+		ws->launches[k] = ws->order[pos[k]];
 	ws->nlaunches = rc ? 0 : n;
+	tg_big_free(pos);
 	tg_big_free(ts);
 	return rc;
 }
@@ -561,16 +564,17 @@ static int device_rows(uint32_t **pos, size_t *nrows, tg_critical_path *cp, stru
 	for (uint32_t i = 0; i < cp->nev; i++)
 		n += device_row(cp, i);
 	int64_t *key = tg_big_alloc((n + 1) * sizeof(int64_t));
-	*pos = tg_big_alloc((n + 1) * sizeof(uint32_t));
-	int rc = key && *pos && !order_for(ws, n) ? 0 : TG_ENOMEM;
+	int rc = key && !order_for(ws, n) ? 0 : TG_ENOMEM;
 	n = 0;
 	for (uint32_t i = 0; i < cp->nev && !rc; i++)
 		if (device_row(cp, i)) {
 			key[n] = cp->ev[i].kind == TG_KIND_SYNC ? cp_end(cp, i) : cp_ts(cp, i);
 			ws->order[n++] = i;
 		}
+	/* sorted in the times' block (row_order: no pair sort of 16 bytes a
+	 * row beside them), which *pos then is */
 	if (!rc)
-		rc = cp_sort_pos(*pos, n, (const int64_t *const *)&key, 1);
+		rc = row_order(pos, &key, n, cp->opts.exact_ns ? 1 : 1000);
 	*nrows = rc ? 0 : n;
 	tg_big_free(key);
 	return rc;

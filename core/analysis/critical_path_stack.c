@@ -114,15 +114,17 @@ struct walk {
 struct stack_ws {
 	uint32_t *stk; /* the open events, grown as deep as the nesting goes (tens, not the thread) */
 	size_t stk_cap;
-	void *buf; /* grown for each thread as it needs (ws_need): 4 bytes an event, its
-	            * 32-bit ends, when its starts are in order (starts_in_order); else 8,
-	            * the starts' packed keys, then their order and their ends
+	void *buf; /* grown for each thread as it needs (ws_need), none when its starts
+	            * are in order (starts_in_order, walk_in_order); else 8 bytes an
+	            * event, the starts' packed keys, then their order and their ends
 	            * (order_starts, walk_merged); 12 for a thread whose starts are sorted
 	            * twice (their first order behind the keys) or whose ends are 64-bit
 	            * (nest_radix) */
 	size_t cap; /* bytes */
 	size_t depth;
 	struct walk w;
+	int64_t *ends; /* walk_in_order's heap of the open events' ends (as many as overlap) */
+	size_t nends, ends_cap;
 };
 
 static int visit(tg_critical_path *cp, struct walk *w, uint32_t ev, uint32_t parent_ev, int enter)
@@ -286,24 +288,22 @@ static int order_starts(tg_critical_path *cp, const uint32_t *evs, size_t n, str
 	return 0;
 }
 
-/* The sorted starts (order, at the front of ws->buf; NULL when the
- * thread's events are in that order already: starts_in_order) walked with
- * the ends merged in: the ends' times in 32 bits of unit from tmin (they
- * fit: the caller checked the span), sorted in place behind the order (at
- * the buffer's front without one): 8 bytes an event, 4 without an order,
- * where 64-bit ends took 8 and their sort 8 more. An end at a start's time
- * comes first. */
+/* The sorted starts (order, at the front of ws->buf) walked with the ends
+ * merged in: the ends' times in 32 bits of unit from tmin (they fit: the
+ * caller checked the span), sorted in place behind the order: 8 bytes an
+ * event in all, where 64-bit ends took 8 and their sort 8 more. An end at
+ * a start's time comes first. */
 static int walk_merged(tg_critical_path *cp, const uint32_t *evs, size_t n, struct stack_ws *ws, int64_t tmin,
-                       uint64_t unit, const uint32_t *order)
+                       uint64_t unit)
 {
-	uint32_t *ends = order ? (uint32_t *)ws->buf + n : ws->buf; /* buf holds 2 * (n + 2), or n + 2 */
+	uint32_t *order = ws->buf, *ends = order + n; /* buf holds 2 * (n + 2) */
 	for (size_t i = 0; i < n; i++)
 		ends[i] = (uint32_t)(((uint64_t)cp_end(cp, evs[i]) - (uint64_t)tmin) / unit);
 	cp_sort_u32(ends, n, 24);
 	int rc = 0;
 	size_t j = 0;
 	for (size_t k = 0; k < n && !rc; k++) {
-		uint32_t c = order ? order[k] : (uint32_t)k;
+		uint32_t c = order[k];
 		uint32_t t = (uint32_t)(((uint64_t)cp_ts(cp, evs[c]) - (uint64_t)tmin) / unit);
 		for (; j < n && ends[j] <= t && !rc; j++)
 			rc = close_top(cp, evs, ws);
@@ -331,6 +331,62 @@ static int starts_in_order(const tg_critical_path *cp, const uint32_t *evs, size
 	return 1;
 }
 
+/* The ends of the events opened and not yet counted, a min-heap of their
+ * times (ws->ends): pushed as each event opens. */
+static int ends_push(struct stack_ws *ws, int64_t t)
+{
+	if (tg_grow((void **)&ws->ends, &ws->ends_cap, ws->nends + 1, sizeof(int64_t)))
+		return TG_ENOMEM;
+	size_t i = ws->nends++;
+	for (; i && ws->ends[(i - 1) / 2] > t; i = (i - 1) / 2)
+		ws->ends[i] = ws->ends[(i - 1) / 2];
+	ws->ends[i] = t;
+	return 0;
+}
+
+/* The least end out of the heap (not empty). */
+static void ends_pop(struct stack_ws *ws)
+{
+	int64_t x = ws->ends[--ws->nends];
+	size_t i = 0, n = ws->nends;
+	for (;;) {
+		size_t c = 2 * i + 1;
+		if (c >= n)
+			break;
+		if (c + 1 < n && ws->ends[c + 1] < ws->ends[c])
+			c++;
+		if (ws->ends[c] >= x)
+			break;
+		ws->ends[i] = ws->ends[c];
+		i = c;
+	}
+	if (n)
+		ws->ends[i] = x;
+}
+
+/* Nests a thread whose events are in the order their starts nest in
+ * (starts_in_order) and all last: before each start, as many tops are
+ * closed as ends came at or before its time. Those ends are all of events
+ * opened before it (an event ends after it starts, and starts before a
+ * start it precedes), so a heap of the opened events' ends, popped as the
+ * starts pass them, counts them: as many entries as events overlap, where
+ * the sorted ends took 4 bytes an event of the thread. */
+static int walk_in_order(tg_critical_path *cp, const uint32_t *evs, size_t n, struct stack_ws *ws)
+{
+	int rc = 0;
+	ws->nends = 0;
+	for (size_t k = 0; k < n && !rc; k++) {
+		int64_t t = cp_ts(cp, evs[k]);
+		for (; ws->nends && ws->ends[0] <= t && !rc; ends_pop(ws))
+			rc = close_top(cp, evs, ws);
+		if (!rc)
+			rc = open_event(cp, evs, ws, (uint32_t)k);
+		if (!rc)
+			rc = ends_push(ws, cp_end(cp, evs[k]));
+	}
+	return rc;
+}
+
 /* Nests a thread whose events all last (else returns NOT_LASTING, having
  * done nothing): the starts sorted by (time, the longer first, position),
  * the ends by time; an end at a start's time comes first. The ends are
@@ -352,12 +408,12 @@ static int nest_radix(tg_critical_path *cp, const uint32_t *evs, size_t n, struc
 	}
 	uint64_t unit = cp->opts.exact_ns ? 1 : 1000;
 	int rc;
-	if (tspan / unit <= UINT32_MAX && starts_in_order(cp, evs, n)) /* no keys, no order */
-		return (rc = ws_need(ws, (n + 2) * sizeof(uint32_t))) ? rc : walk_merged(cp, evs, n, ws, tmin, unit, NULL);
+	if (starts_in_order(cp, evs, n)) /* no keys, no order, no array of the ends */
+		return walk_in_order(cp, evs, n, ws);
 	if ((rc = ws_need(ws, (n + 2) * 8)) || (rc = order_starts(cp, evs, n, ws, tmin, tspan, dmax)))
 		return rc;
 	if (tspan / unit <= UINT32_MAX)
-		return walk_merged(cp, evs, n, ws, tmin, unit, ws->buf);
+		return walk_merged(cp, evs, n, ws, tmin, unit);
 	/* the sorted starts' positions at the front of the buffer, the ends
 	 * after them */
 	if ((rc = ws_need(ws, (n + 2) * 12)))
@@ -469,6 +525,7 @@ static int cpu_thread(const tg_critical_path *cp, const uint32_t *evs, size_t n)
 static void free_ws(struct stack_ws *ws)
 {
 	free(ws->stk);
+	free(ws->ends);
 	tg_big_free(ws->buf);
 }
 
