@@ -108,7 +108,8 @@ typedef struct tg_cp_opts {
 	                          * build has freed its per-event scratch (the
 	                          * call stacks' and the GPU stage's), before the
 	                          * edges are merged and the longest path's arrays
-	                          * made, and in a summary's lean build also
+	                          * made, also before the GPU stage's kernel
+	                          * edges and, in a summary's lean build,
 	                          * between the GPU stage and the call stacks
 	                          * (which come in that order there): the
 	                          * command's heap policy (`diff` gives those

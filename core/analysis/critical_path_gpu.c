@@ -174,13 +174,13 @@ static int queue_lengths(tg_critical_path *cp, struct gpu_ws *ws)
 	uint8_t *launched = tg_big_calloc(ng + 1, 1);
 	/* a row: event * 2 + (1 for a device event) */
 	uint32_t *rows = tg_big_alloc((nrows + ng + 1) * sizeof(uint32_t));
-	int64_t *rts = tg_big_alloc((nrows + ng + 1) * sizeof(int64_t)); /* then the rows' order (row_order) */
+	int64_t *rts = NULL; /* the rows' times, then their order (row_order), once kv is gone */
 	int wide = cp->sslot32 != NULL; /* the row's stream slot (cp_sslot) in a byte below 256 streams */
 	void *rslot = tg_big_alloc((nrows + ng + 1) * (wide ? sizeof(uint32_t) : 1));
 	int64_t *sums = tg_big_calloc(cp->nstreams + 1, sizeof(int64_t)); /* running sum per stream */
 	uint32_t *ord = NULL;
 	int rc = TG_ENOMEM;
-	if (!first || !launched || !rows || !rts || !rslot || !sums)
+	if (!first || !launched || !rows || !rslot || !sums)
 		goto out;
 	nrows = 0;
 	for (uint32_t i = 0; i < cp->nev; i++) {
@@ -189,7 +189,6 @@ static int queue_lengths(tg_critical_path *cp, struct gpu_ws *ws)
 		for (hi = group_of(cp, first, kv, ng, i, &lo); lo < hi; lo++) {
 			launched[lo] = 1;
 			rows[nrows] = i * 2;
-			rts[nrows] = cp_ts(cp, i);
 			slot_put(rslot, wide, nrows++, cp_sslot(cp, kv[lo].idx));
 		}
 	}
@@ -201,7 +200,6 @@ static int queue_lengths(tg_critical_path *cp, struct gpu_ws *ws)
 			any |= launched[lo];
 		if (any) {
 			rows[nrows] = i * 2 + 1;
-			rts[nrows] = cp_ts(cp, i);
 			slot_put(rslot, wide, nrows++, cp_sslot(cp, i));
 		}
 	}
@@ -212,6 +210,14 @@ static int queue_lengths(tg_critical_path *cp, struct gpu_ws *ws)
 	launched = NULL;
 	kv = NULL;
 	first = NULL;
+	/* the times read again from the rows' events: beside kv they were
+	 * the stage's peak (8 bytes a row) */
+	if (!(rts = tg_big_alloc((nrows + 1) * sizeof(int64_t)))) {
+		rc = TG_ENOMEM;
+		goto out;
+	}
+	for (size_t r = 0; r < nrows; r++)
+		rts[r] = cp_ts(cp, rows[r] >> 1);
 	if ((rc = row_order(&ord, &rts, nrows, cp->opts.exact_ns ? 1 : 1000)))
 		goto out;
 	for (size_t j = 0; j < nrows; j++) {
@@ -617,6 +623,10 @@ int cp_add_gpu_edges(tg_critical_path *cp)
 		rc = event_records(cp, &ws);
 	if (!rc)
 		rc = stream_waits(cp, &ws);
+	tg_big_free(ws.launches); /* the lists' alone */
+	ws.launches = NULL;
+	if (!rc && cp->opts.scratch_freed) /* the lists' heap blocks (under tg_big's 4 MiB) before the edges */
+		cp->opts.scratch_freed();
 	if (!rc)
 		rc = kernel_edges(cp, &ws);
 	tg_big_free(ws.q);
