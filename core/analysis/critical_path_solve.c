@@ -356,6 +356,8 @@ static int longest(tg_critical_path *cp)
 		tg_big_free(spare);
 		spare = cp->node_ev;
 		cp->node_ev = NULL;
+		free(cp->evf); /* and of the events nothing: the breakdown is summed here (sum_path) */
+		cp->evf = NULL;
 	}
 	from = tg_big_realloc(spare, (nn + 1) * sizeof(uint32_t));
 	if (from)

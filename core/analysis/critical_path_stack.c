@@ -490,36 +490,37 @@ static int rank_tracks(tg_critical_path *cp, uint32_t *rank, size_t ntr)
 	return 0;
 }
 
-/* The window's events into evs, grouped by thread: a stable counting sort
- * by the rank of their track (ntr tracks); cnt (ntr + 2, zeroed) ends with
- * cnt[r] the end of thread r's events, the start of r + 1's. */
-static int thread_order(tg_critical_path *cp, uint32_t *evs, uint32_t *cnt, size_t ntr)
+/* The window's events of the CPU threads (for HTA a call stack: every
+ * stream below 0) into *evs (allocated here, the caller's), grouped by
+ * thread: a stable counting sort by the rank of their track (ntr tracks);
+ * cnt (ntr + 2, zeroed) ends with cnt[r] the end of thread r's events,
+ * the start of r + 1's (none for a thread of the device: its events are
+ * never walked, and were a quarter of the list at 1 GB of JSON). */
+static int thread_order(tg_critical_path *cp, uint32_t **evs, uint32_t *cnt, size_t ntr)
 {
 	uint32_t *rank = tg_malloc((ntr + 1) * sizeof(uint32_t));
-	int rc = rank ? rank_tracks(cp, rank, ntr) : TG_ENOMEM;
+	uint8_t *device = tg_calloc(ntr + 1, 1); /* by rank: a thread with a stream of 0 or more */
+	int rc = rank && device ? rank_tracks(cp, rank, ntr) : TG_ENOMEM;
 	if (!rc) {
 		for (size_t i = 0; i < cp->nev; i++)
-			if (cp->evf[i] & CP_CLIP)
+			if ((cp->evf[i] & CP_CLIP) && cp_stream(cp, i) >= 0)
+				device[rank[cp->ev[i].track]] = 1;
+		for (size_t i = 0; i < cp->nev; i++)
+			if ((cp->evf[i] & CP_CLIP) && !device[rank[cp->ev[i].track]])
 				cnt[rank[cp->ev[i].track] + 1]++;
 		for (size_t r = 0; r < ntr; r++)
 			cnt[r + 1] += cnt[r];
-		for (size_t i = 0; i < cp->nev; i++)
-			if (cp->evf[i] & CP_CLIP) {
+		if (!(*evs = tg_big_alloc((cnt[ntr] + 1) * sizeof(uint32_t))))
+			rc = TG_ENOMEM;
+		for (size_t i = 0; i < cp->nev && !rc; i++)
+			if ((cp->evf[i] & CP_CLIP) && !device[rank[cp->ev[i].track]]) {
 				uint32_t r = rank[cp->ev[i].track];
-				evs[cnt[r]++] = (uint32_t)i;
+				(*evs)[cnt[r]++] = (uint32_t)i;
 			}
 	}
 	free(rank);
+	free(device);
 	return rc;
-}
-
-/* 1 if the thread is a CPU call stack for HTA: every stream below 0. */
-static int cpu_thread(const tg_critical_path *cp, const uint32_t *evs, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		if (cp_stream(cp, evs[i]) >= 0)
-			return 0;
-	return 1;
 }
 
 static void free_ws(struct stack_ws *ws)
@@ -549,16 +550,13 @@ int cp_add_stack_edges(tg_critical_path *cp)
 	int rc0 = alloc_chains(cp);
 	if (rc0)
 		return rc0;
-	size_t n = 0;
-	for (size_t i = 0; i < cp->nev; i++)
-		n += (cp->evf[i] & CP_CLIP) != 0;
 	size_t ntr;
 	tg_trace_tracks(cp->t, &ntr);
-	uint32_t *evs = tg_big_alloc((n + 1) * sizeof(uint32_t)), *end = tg_calloc(ntr + 2, sizeof(uint32_t));
+	uint32_t *evs = NULL, *end = tg_calloc(ntr + 2, sizeof(uint32_t));
 	struct stack_ws ws = {0};
-	int rc = evs && end ? thread_order(cp, evs, end, ntr) : TG_ENOMEM;
+	int rc = end ? thread_order(cp, &evs, end, ntr) : TG_ENOMEM;
 	for (size_t r = 0, lo = 0; r < ntr && !rc; lo = end[r++])
-		if (end[r] > lo && cpu_thread(cp, evs + lo, end[r] - lo))
+		if (end[r] > lo) /* a CPU thread (thread_order lists no other) */
 			rc = walk_thread(cp, evs + lo, end[r] - lo, &ws);
 	tg_big_free(evs);
 	free(end);
