@@ -334,9 +334,10 @@ static void test_chains_far(void **state)
 /* The full builder's path, its figures and its steps, the same with
  * every thread's starts sorted (cp_starts_unsorted 0), every source's
  * duplicate edges found through a map (cp_merge_scan 0) and the longest
- * path's distances in an array by node (cp_dist_limit 0) as with the
- * threads already in order walked unsorted, a source's few edges scanned
- * and the distances of the frontier in a table. */
+ * path's distances in an array by node (cp_dist_limit 0) and every end
+ * node held apart (cp_chain_reach 0: cp->efar) as with the threads
+ * already in order walked unsorted, a source's few edges scanned, the
+ * distances of the frontier in a table and the end nodes as distances. */
 static void check_unsorted_same(const tg_tree *tree)
 {
 	tg_cp_opts o = {.annotation = ""};
@@ -344,10 +345,12 @@ static void check_unsorted_same(const tg_tree *tree)
 	cp_starts_unsorted = 0;
 	cp_merge_scan = 0;
 	cp_dist_limit = 0;
+	cp_chain_reach = 0; /* every end node in cp->efar */
 	int ra = tg_critical_path_build(&a, tree, &o);
 	cp_starts_unsorted = 1;
 	cp_merge_scan = 32;
 	cp_dist_limit = -1;
+	cp_chain_reach = INT16_MAX;
 	int rb = tg_critical_path_build(&b, tree, &o);
 	assert_int_equal(ra, rb);
 	if (ra)

@@ -390,7 +390,7 @@ static int alloc_arrays(tg_critical_path *cp)
 	cp->namef = tg_calloc(cp->natoms + 1, sizeof(uint16_t));
 	if (!cp->sslot8 || !cp->ic || !cp->evf || !cp->namef)
 		return TG_ENOMEM;
-	return 0; /* the events' nodes (snode, enode) come with the nodes (cp_make_nodes) */
+	return 0; /* the events' nodes (snode, edist) come with the nodes (cp_make_nodes) */
 }
 
 /* The default annotation: "ProfilerStep" when the trace has steps. */
@@ -477,11 +477,13 @@ static int build(tg_critical_path *cp)
 	cp->streams = NULL;
 	cp_spare_put(cp, cp->snode); /* the merge's offsets take it */
 	cp->snode = NULL;
-	void **done[] = {(void **)&cp->sslot32, (void **)&cp->ksync, (void **)&cp->ic, (void **)&cp->enode};
+	void **done[] = {(void **)&cp->sslot32, (void **)&cp->ksync, (void **)&cp->ic, (void **)&cp->edist};
 	for (size_t k = 0; k < sizeof(done) / sizeof(done[0]); k++) {
 		tg_big_free(*done[k]);
 		*done[k] = NULL;
 	}
+	tg_idmap_free(cp->efar);
+	cp->efar = NULL;
 	if (cp->opts.scratch_freed)
 		cp->opts.scratch_freed();
 	return cp_solve(cp);
@@ -535,11 +537,12 @@ void tg_critical_path_free(tg_critical_path *cp)
 	void *arrays[] = {cp->annotation, cp->sslot8, cp->streams, cp->evf, cp->namef, cp->ops, cp->path_events};
 	for (size_t i = 0; i < sizeof(arrays) / sizeof(arrays[0]); i++)
 		free(arrays[i]);
-	void *big[] = {cp->sslot32, cp->ic,   cp->ksync, cp->snode, cp->enode, cp->node_ev,
+	void *big[] = {cp->sslot32, cp->ic,   cp->ksync, cp->snode, cp->edist, cp->node_ev,
 	               cp->soff,    cp->attr, cp->path,  cp->edges, cp->steps, cp->spare, cp->chain, cp->chainf};
 	for (size_t i = 0; i < sizeof(big) / sizeof(big[0]); i++)
 		tg_big_free(big[i]);
 	tg_idmap_free(cp->chain_far);
+	tg_idmap_free(cp->efar);
 	free(cp);
 }
 

@@ -484,7 +484,7 @@ static int last_set(struct last_nodes *ln, int64_t stream, uint32_t node)
 static int sync_event(tg_critical_path *cp, struct gpu_ws *ws, struct last_nodes *ln, uint32_t i)
 {
 	uint16_t nf = cp_name_flags(cp, i);
-	uint32_t host = cp->ic[i], host_end = host == TG_NONE ? TG_NONE : cp->enode[host];
+	uint32_t host = cp->ic[i], host_end = host == TG_NONE ? TG_NONE : cp_enode(cp, host);
 	if (nf & (CPN_STREAM_WAIT | CPN_EVENT_SYNC)) {
 		int64_t worc = cp_wait_arg(cp, i, cp->k_worc);
 		uint32_t prev = worc == -1 ? TG_NONE : tg_idmap_get(ws->prev, worc);
@@ -503,8 +503,8 @@ static int sync_event(tg_critical_path *cp, struct gpu_ws *ws, struct last_nodes
 			cp->ksync[cp->ic[nl]] = src;
 			return 0;
 		}
-		if (src != TG_NONE && cp->enode[src] != TG_NONE && host_end != TG_NONE)
-			return cp_add_edge(cp, cp->enode[src], host_end, TG_CP_EDGE_SYNC, 0, TG_NONE);
+		if (src != TG_NONE && cp_enode(cp, src) != TG_NONE && host_end != TG_NONE)
+			return cp_add_edge(cp, cp_enode(cp, src), host_end, TG_CP_EDGE_SYNC, 0, TG_NONE);
 		return 0;
 	}
 	if (host_end == TG_NONE)
@@ -522,13 +522,13 @@ static int sync_event(tg_critical_path *cp, struct gpu_ws *ws, struct last_nodes
 /* A kernel (memcpy, memset): its span, then what it waited for. */
 static int kernel_event(tg_critical_path *cp, struct gpu_ws *ws, struct last_nodes *ln, uint32_t i)
 {
-	uint32_t st = cp->snode[i], en = cp->enode[i];
+	uint32_t st = cp->snode[i], en = cp_enode(cp, i);
 	if (st == TG_NONE || en == TG_NONE)
 		return 0;
 	int rc = cp_add_edge(cp, st, en, TG_CP_EDGE_OPERATOR, 0, TG_NONE);
 	uint32_t ks = cp->ksync ? cp->ksync[i] : TG_NONE, kse = TG_NONE;
 	if (!rc && ks != TG_NONE) {
-		kse = cp->enode[ks];
+		kse = cp_enode(cp, ks);
 		if (kse != TG_NONE)
 			rc = cp_add_edge(cp, kse, st, TG_CP_EDGE_SYNC, 0, TG_NONE);
 		cp->ksync[i] = TG_NONE;

@@ -98,7 +98,10 @@ struct tg_critical_path {
 	uint32_t k_won, k_worc; /* argument keys: wait_on_stream, wait_on_cuda_event_record_corr_id */
 	uint32_t *ic;        /* HTA's index_correlation: the correlated event, or TG_NONE */
 	uint8_t *evf;
-	uint32_t *snode, *enode; /* nodes of the event, TG_NONE */
+	uint32_t *snode;     /* the event's start node, TG_NONE */
+	int16_t *edist;      /* its end node's distance from its start node (cp_enode: 2 bytes an
+	                      * event, where a node took 4); CP_EDIST_FAR: the end node in efar */
+	tg_idmap *efar;      /* event -> its end node, where farther than cp_chain_reach; NULL if none */
 	uint32_t *ksync;     /* kernel -> the kernel it waits for (cudaStreamWaitEvent), TG_NONE;
 	                      * NULL until the first stream wait */
 	uint16_t *namef;     /* per atom */
@@ -294,8 +297,9 @@ enum {
  * refused where the full builder is. */
 extern uint32_t cp_max_edges;
 
-/* The farthest a chain successor is held in cp->chain (INT16_MAX); tests
- * lower it so that cp->chain_far is used on small traces. */
+/* The farthest a chain successor is held in cp->chain, and an event's end
+ * node from its start in cp->edist (INT16_MAX); tests lower it so that
+ * cp->chain_far and cp->efar are used on small traces. */
 extern int32_t cp_chain_reach;
 
 /* The most edges a source may have for the merge to find its duplicates
@@ -307,6 +311,19 @@ extern uint32_t cp_merge_scan;
  * nest in is walked without sorting them (critical_path_stack.c
  * starts_in_order); tests set 0 to sort every thread, and compare. */
 extern int cp_starts_unsorted;
+
+#define CP_EDIST_FAR INT16_MIN /* in cp->edist: the end node in cp->efar */
+
+/* The end node of event ev (its start node's and its end's distance:
+ * cp->snode, cp->edist), TG_NONE for an event without nodes. */
+static inline uint32_t cp_enode(const tg_critical_path *cp, uint32_t ev)
+{
+	uint32_t s = cp->snode[ev];
+	if (s == TG_NONE)
+		return TG_NONE;
+	int16_t d = cp->edist[ev];
+	return d == CP_EDIST_FAR ? tg_idmap_get(cp->efar, ev) : (uint32_t)((int64_t)s + d);
+}
 
 /* Node u's chain successor (cp->chain), TG_NONE. */
 static inline uint32_t cp_chain_next(const tg_critical_path *cp, uint32_t u)

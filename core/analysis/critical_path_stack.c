@@ -131,7 +131,7 @@ static int visit(tg_critical_path *cp, struct walk *w, uint32_t ev, uint32_t par
 {
 	if (!(cp->evf[ev] & CP_NODE))
 		return 0;
-	uint32_t node = enter ? cp->snode[ev] : cp->enode[ev];
+	uint32_t node = enter ? cp->snode[ev] : cp_enode(cp, ev);
 	int rc = 0;
 	if (w->last != TG_NONE && !shares_lock(cp, w->last, node)) {
 		int type = enter && w->depth == 0 ? TG_CP_EDGE_DEPENDENCY : TG_CP_EDGE_OPERATOR;
