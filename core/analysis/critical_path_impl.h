@@ -290,7 +290,6 @@ enum {
 };
 
 #define CP_CHAIN_FAR INT16_MIN /* in cp->chain: the successor in cp->chain_far */
-#define CP_FROM_CHAIN 0x80000000u /* the longest path's from[v]: a chain edge from node (from & ~this) */
 
 /* The most edges a graph may have, chains implied included (CP_MAX_EDGES,
  * where the ranks fit cp_edge.key); tests lower it to find a summary
