@@ -76,15 +76,17 @@ static int cp_last(tg_rundata *rd, tg_trace *tr, tg_tree **tree, int keeping)
 		memcpy(steps, st, n * sizeof(*steps));
 	int rc = 0;
 	if (!keeping) {
-		/* the tree first, its pages given back: run data is detached
-		 * (load_one), and compacting codes the skeleton's nodes beside
-		 * themselves (1 GB pair, trace 2: 134 -> 147 MB on the tree's
-		 * 19 MB of freed, resident pages; 128 after) */
+		/* the tree first and its pages given back, then the run data's
+		 * (its skeleton's nodes, coded: 31 MB at 1 GB), before the
+		 * arguments' map (a mapping, 4 bytes an argument) is made: with
+		 * the tree's and the run data's freed pages still resident, the
+		 * compact run data and then the cut were the phase's peak at 1 GB
+		 * (147.7 and 151.9 MB, the second trace; docs/scale.md, i36cp) */
 		tg_tree_free(*tree);
 		*tree = NULL;
 		tg_cli_trim_heap();
 		rc = tg_rundata_compact(rd);
-		tg_cli_trim_heap(); /* the skeleton's nodes, coded (31 MB at 1 GB) */
+		tg_cli_trim_heap();
 		if (!rc)
 			rc = tg_trace_keep_args(tr, tg_cp_args);
 	}

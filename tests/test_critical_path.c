@@ -595,10 +595,12 @@ static const char ALEX_FWD[] = "[param|pytorch.model.alex_net|0|0|0|measure|forw
 
 /* Edges added twice are merged into the first: it keeps its place and
  * takes the last type and weight, and the attribution of the last
- * operator or kernel-gap edge (a dependency edge added after keeps it). */
-static void test_edge_merge(void **state)
+ * operator or kernel-gap edge (a dependency edge added after keeps it);
+ * a source's earlier edges scanned (scan 32) or found through a map
+ * (scan 0: cp_merge_scan). */
+static void edge_merge(uint32_t scan)
 {
-	(void)state;
+	cp_merge_scan = scan;
 	/* four nodes at 0, 11, 15 and 20 us (A's start, B's, A's end, B's),
 	 * their times read from the events; the graph's own edges replaced */
 	static const char json[] = "{\"traceEvents\":[" X("cpu_op", "A", 1, 1, 0, 15, "") ","
@@ -673,6 +675,14 @@ static void test_edge_merge(void **state)
 	assert_int_equal(cp_edge_attr(&cp, &want[0]), TG_NONE);
 	tg_big_free(attr);
 	cp_test_done(t, tree, g);
+	cp_merge_scan = 32;
+}
+
+static void test_edge_merge(void **state)
+{
+	(void)state;
+	edge_merge(32);
+	edge_merge(0);
 	/* nothing added twice: sorted all the same, the ranks kept */
 	tg_critical_path one = {0};
 	one.nnodes = 3;

@@ -217,8 +217,9 @@ static void test_edge_limit(void **state)
 }
 
 /* opts.scratch_freed (the command's heap policy, `diff` trims there) is
- * called once a build, after the GPU stage and before the merge, and
- * changes nothing of the summary. */
+ * called three times in a summary's lean build (narrow times: the chains
+ * implied): before the GPU stage's kernel edges, after the stage and
+ * before the merge; it changes nothing of the summary. */
 static int scratch_calls;
 static void count_scratch_freed(void)
 {
@@ -235,7 +236,7 @@ static void test_scratch_freed(void **state)
 	scratch_calls = 0;
 	tg_cp_opts o = {.scratch_freed = count_scratch_freed};
 	tg_test_must(tg_cp_summarize_opts(&b, g.tree, &o));
-	assert_int_equal(scratch_calls, 1);
+	assert_int_equal(scratch_calls, 3);
 	assert_true(a.ok && b.ok);
 	assert_int_equal(a.length_ns, b.length_ns);
 	assert_memory_equal(a.bound_ns, b.bound_ns, sizeof(a.bound_ns));
@@ -330,6 +331,106 @@ static void test_chains_far(void **state)
 	cp_chain_reach = INT16_MAX;
 }
 
+/* The full builder's path, its figures and its steps, the same with
+ * every thread's starts sorted (cp_starts_unsorted 0), every source's
+ * duplicate edges found through a map (cp_merge_scan 0) and the longest
+ * path's distances in an array by node (cp_dist_limit 0) and every end
+ * node held apart (cp_chain_reach 0: cp->efar) as with the threads
+ * already in order walked unsorted, a source's few edges scanned, the
+ * distances of the frontier in a table and the end nodes as distances. */
+static void check_unsorted_same(const tg_tree *tree)
+{
+	tg_cp_opts o = {.annotation = ""};
+	tg_critical_path *a, *b;
+	cp_starts_unsorted = 0;
+	cp_merge_scan = 0;
+	cp_dist_limit = 0;
+	cp_chain_reach = 0; /* every end node in cp->efar */
+	int ra = tg_critical_path_build(&a, tree, &o);
+	cp_starts_unsorted = 1;
+	cp_merge_scan = 32;
+	cp_dist_limit = -1;
+	cp_chain_reach = INT16_MAX;
+	int rb = tg_critical_path_build(&b, tree, &o);
+	assert_int_equal(ra, rb);
+	if (ra)
+		return;
+	const tg_cp_stats *x = tg_cp_stats_get(a), *y = tg_cp_stats_get(b);
+	assert_int_equal(x->nodes, y->nodes);
+	assert_int_equal(x->path_nodes, y->path_nodes);
+	assert_memory_equal(x->edges_by_type, y->edges_by_type, sizeof(x->edges_by_type));
+	assert_int_equal(tg_cp_length_ns(a), tg_cp_length_ns(b));
+	assert_memory_equal(tg_cp_breakdown(a), tg_cp_breakdown(b), TG_CP_NBOUND * sizeof(int64_t));
+	size_t na, nb;
+	const tg_cp_step *sa = tg_cp_steps(a, &na), *sb = tg_cp_steps(b, &nb);
+	assert_int_equal(na, nb);
+	for (size_t i = 0; i < na; i++) {
+		assert_int_equal(sa[i].from, sb[i].from);
+		assert_int_equal(sa[i].to, sb[i].to);
+		assert_int_equal(sa[i].type, sb[i].type);
+	}
+	tg_critical_path_free(a);
+	tg_critical_path_free(b);
+}
+
+static int visit_unsorted(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)ftw;
+	size_t n = strlen(path);
+	if (flag != FTW_F || !((n > 5 && !strcmp(path + n - 5, ".json")) || (n > 8 && !strcmp(path + n - 8, ".json.gz"))))
+		return 0;
+	tg_trace *t;
+	if (tg_trace_read_file(&t, path, NULL))
+		return 0;
+	tg_tree *tree;
+	tg_test_must(tg_tree_build(&tree, t));
+	check_unsorted_same(tree);
+	shared_traces++;
+	tg_tree_free(tree);
+	tg_trace_free(t);
+	return 0;
+}
+
+/* The call stacks' threads walked unsorted where their events are in
+ * order (critical_path_stack.c starts_in_order) give the path sorting
+ * them gives: on the generated traces (whose threads are in order), a
+ * thread that lists a child before its parent of the same start, and the
+ * shared traces. */
+static void test_starts_in_order(void **state)
+{
+	(void)state;
+	GT_SKIP_WITHOUT_GEN();
+	static const char *const args[] = {
+		"--steps 3 --layers 2 --batch 1 --seq 256",
+		"--steps 2 --layers 2 --batch 1 --seq 256 --train --python",
+		"--steps 3 --layers 1 --batch 1 --seq 128 --host-sync 3 --jitter 20",
+	};
+	for (size_t i = 0; i < sizeof(args) / sizeof(args[0]); i++) {
+		gt_side s;
+		gt_load(&s, args[i]);
+		check_unsorted_same(s.tree);
+		gt_unload(&s);
+	}
+	gt_cache_free();
+	/* a child before its parent of the same start: out of order */
+	static const char json[] = "{\"traceEvents\":["
+		X("cpu_op", "aten::inner", 1, 1, 10, 20, "") ","
+		X("cpu_op", "aten::outer", 1, 1, 10, 60, "") ","
+		X("cpu_op", "aten::next", 1, 1, 40, 10, "") ","
+		X("cpu_op", "aten::last", 1, 1, 80, 10, "") "]}";
+	tg_trace *t = tg_test_read_str(json);
+	tg_tree *tree;
+	tg_test_must(tg_tree_build(&tree, t));
+	check_unsorted_same(tree);
+	tg_tree_free(tree);
+	tg_trace_free(t);
+	TG_SKIP_WITHOUT_SHARED();
+	shared_traces = 0;
+	assert_int_equal(nftw(tg_test_shared_traces(), visit_unsorted, 16, FTW_PHYS), 0);
+	assert_true(shared_traces >= 40);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -343,6 +444,7 @@ int main(void)
 		cmocka_unit_test(test_chains_far),
 		cmocka_unit_test(test_scratch_freed),
 		cmocka_unit_test(test_edge_limit),
+		cmocka_unit_test(test_starts_in_order),
 	};
 	return cmocka_run_group_tests_name("critical_path_summary", tests, NULL, NULL);
 }

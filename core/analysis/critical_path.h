@@ -108,10 +108,14 @@ typedef struct tg_cp_opts {
 	                          * build has freed its per-event scratch (the
 	                          * call stacks' and the GPU stage's), before the
 	                          * edges are merged and the longest path's arrays
-	                          * made: the command's heap policy (`diff` gives
-	                          * those freed pages back, which would otherwise
-	                          * stay resident under the merge and the longest
-	                          * path: 12 MB at 1 GB of JSON); changes no result */
+	                          * made, also before the GPU stage's kernel
+	                          * edges and, in a summary's lean build,
+	                          * between the GPU stage and the call stacks
+	                          * (which come in that order there): the
+	                          * command's heap policy (`diff` gives those
+	                          * freed pages back, which would otherwise stay
+	                          * resident under the next stages: 12 MB at 1 GB
+	                          * of JSON); changes no result */
 } tg_cp_opts;
 
 /* One edge of the path (32 bytes: one a node of the path). Events are

@@ -5,8 +5,8 @@
  * block, each edge's source giving way to its rank, its place as added,
  * which the longest path's ties go by) and merged so that an edge added
  * twice keeps its first place and takes the later type and weight, as a
- * networkx DiGraph does (a walk of each source's edges remembering the
- * last edge seen to each destination: linear, and no hash); an edge's
+ * networkx DiGraph does (each source's edges searched for an earlier one
+ * to the same destination: a source has few, a map for one of many); an edge's
  * source found again from its place; HTA's attribution of span edges to events
  * (the event beside the edge by rank, for the path's steps, and its bound in
  * the edge, all a summary's breakdown needs);
@@ -318,41 +318,74 @@ static void compact(tg_critical_path *cp)
 	cp->nedges = w;
 }
 
+uint32_t cp_merge_scan = 32;
+
+/* The first live edge of edges[lo..k) to dst (the source's edges before
+ * k), or TG_NONE: a scan, for a source's few edges. */
+static uint32_t first_to(const cp_edge *edges, uint32_t lo, uint32_t k, uint32_t dst)
+{
+	for (uint32_t j = lo; j < k; j++)
+		if (edges[j].dst == dst && edges[j].type != CP_DEAD)
+			return j;
+	return TG_NONE;
+}
+
+/* Edge k, added again after edge f (the first from its source to its
+ * destination): f keeps its place and takes the type and weight, and the
+ * attribution of a span edge; k is dead. */
+static void merge_into(tg_critical_path *cp, cp_edge *f, cp_edge *e)
+{
+	f->type = e->type; /* and its weight: the same nodes, the same zero flag */
+	f->zero = e->zero;
+	if (CP_EDGE_TYPE(e) == TG_CP_EDGE_OPERATOR || CP_EDGE_TYPE(e) == TG_CP_EDGE_KERNEL_KERNEL) {
+		f->cls = e->cls;
+		if (cp->attr)
+			cp->attr[f->key] = cp->attr[e->key];
+	}
+	e->type = CP_DEAD;
+}
+
 int cp_merge_edges(tg_critical_path *cp)
 {
 	uint32_t *spare = NULL;
 	int rc = sort_by_source(cp, &spare);
-	/* once the old list is gone, in the sort's scratch */
-	uint32_t *seen = rc ? NULL : tg_big_realloc(spare, (cp->nnodes + 1) * sizeof(uint32_t));
-	if (!seen) {
-		tg_big_free(spare);
-		return rc ? rc : TG_ENOMEM;
-	}
-	memset(seen, 0xff, (cp->nnodes + 1) * sizeof(uint32_t));
+	if (rc)
+		return rc;
+	tg_big_free(spare);
+	/* a source's duplicates are found among its own edges (few: the
+	 * lock's and the GPU stage's, the chains apart), so that no array by
+	 * node (4 bytes a node, the merge's peak at 1 GB) is needed; a source
+	 * of many edges (the lock's) through a map of its destinations */
 	size_t dead = 0;
 	const uint32_t *off = cp->soff;
-	for (uint32_t u = 0; u < cp->nnodes; u++)
-		for (uint32_t k = off[u]; k < off[u + 1]; k++) {
+	tg_idmap *firsts = NULL;
+	for (uint32_t u = 0; u < cp->nnodes && !rc; u++) {
+		uint32_t lo = off[u], hi = off[u + 1];
+		if (hi - lo > cp_merge_scan) { /* a map of its own */
+			tg_idmap_free(firsts);
+			if (!(firsts = tg_idmap_new(hi - lo))) {
+				rc = TG_ENOMEM;
+				break;
+			}
+		}
+		int mapped = hi - lo > cp_merge_scan;
+		for (uint32_t k = lo; k < hi; k++) {
 			cp_edge *e = &cp->edges[k];
-			uint32_t first = seen[e->dst];
-			if (first == TG_NONE || first < off[u]) { /* none yet from u */
-				seen[e->dst] = k;
+			uint32_t first = mapped ? tg_idmap_get(firsts, e->dst) : first_to(cp->edges, lo, k, e->dst);
+			if (first == TG_NONE) { /* none yet from u */
+				if (mapped && tg_idmap_put(firsts, e->dst, k) < 0) {
+					rc = TG_ENOMEM;
+					break;
+				}
 				continue;
 			}
-			/* added again: the first keeps its place, takes the type and
-			 * weight, and the attribution of a span edge */
-			cp_edge *f = &cp->edges[first];
-			f->type = e->type; /* and its weight: the same nodes, the same zero flag */
-			f->zero = e->zero;
-			if (CP_EDGE_TYPE(e) == TG_CP_EDGE_OPERATOR || CP_EDGE_TYPE(e) == TG_CP_EDGE_KERNEL_KERNEL) {
-				f->cls = e->cls;
-				if (cp->attr)
-					cp->attr[f->key] = cp->attr[e->key];
-			}
-			e->type = CP_DEAD;
+			merge_into(cp, &cp->edges[first], e);
 			dead++;
 		}
-	cp_spare_put(cp, seen); /* the longest path's distances take it */
+	}
+	tg_idmap_free(firsts);
+	if (rc)
+		return rc;
 	if (dead)
 		compact(cp);
 	/* the room the merged edges left goes */

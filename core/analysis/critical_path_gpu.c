@@ -174,13 +174,13 @@ static int queue_lengths(tg_critical_path *cp, struct gpu_ws *ws)
 	uint8_t *launched = tg_big_calloc(ng + 1, 1);
 	/* a row: event * 2 + (1 for a device event) */
 	uint32_t *rows = tg_big_alloc((nrows + ng + 1) * sizeof(uint32_t));
-	int64_t *rts = tg_big_alloc((nrows + ng + 1) * sizeof(int64_t)); /* then the rows' order (row_order) */
+	int64_t *rts = NULL; /* the rows' times, then their order (row_order), once kv is gone */
 	int wide = cp->sslot32 != NULL; /* the row's stream slot (cp_sslot) in a byte below 256 streams */
 	void *rslot = tg_big_alloc((nrows + ng + 1) * (wide ? sizeof(uint32_t) : 1));
 	int64_t *sums = tg_big_calloc(cp->nstreams + 1, sizeof(int64_t)); /* running sum per stream */
 	uint32_t *ord = NULL;
 	int rc = TG_ENOMEM;
-	if (!first || !launched || !rows || !rts || !rslot || !sums)
+	if (!first || !launched || !rows || !rslot || !sums)
 		goto out;
 	nrows = 0;
 	for (uint32_t i = 0; i < cp->nev; i++) {
@@ -189,7 +189,6 @@ static int queue_lengths(tg_critical_path *cp, struct gpu_ws *ws)
 		for (hi = group_of(cp, first, kv, ng, i, &lo); lo < hi; lo++) {
 			launched[lo] = 1;
 			rows[nrows] = i * 2;
-			rts[nrows] = cp_ts(cp, i);
 			slot_put(rslot, wide, nrows++, cp_sslot(cp, kv[lo].idx));
 		}
 	}
@@ -201,7 +200,6 @@ static int queue_lengths(tg_critical_path *cp, struct gpu_ws *ws)
 			any |= launched[lo];
 		if (any) {
 			rows[nrows] = i * 2 + 1;
-			rts[nrows] = cp_ts(cp, i);
 			slot_put(rslot, wide, nrows++, cp_sslot(cp, i));
 		}
 	}
@@ -212,6 +210,14 @@ static int queue_lengths(tg_critical_path *cp, struct gpu_ws *ws)
 	launched = NULL;
 	kv = NULL;
 	first = NULL;
+	/* the times read again from the rows' events: beside kv they were
+	 * the stage's peak (8 bytes a row) */
+	if (!(rts = tg_big_alloc((nrows + 1) * sizeof(int64_t)))) {
+		rc = TG_ENOMEM;
+		goto out;
+	}
+	for (size_t r = 0; r < nrows; r++)
+		rts[r] = cp_ts(cp, rows[r] >> 1);
 	if ((rc = row_order(&ord, &rts, nrows, cp->opts.exact_ns ? 1 : 1000)))
 		goto out;
 	for (size_t j = 0; j < nrows; j++) {
@@ -257,12 +263,15 @@ static int number_launches(tg_critical_path *cp, struct gpu_ws *ws)
 			ws->order[n++] = i;
 		}
 	}
-	uint32_t *pos = ws->launches; /* the sorted positions, then the launches in place */
+	/* the sorted positions in the times' block (row_order: no pair sort
+	 * of 16 bytes a launch beside them), then the launches in place */
+	uint32_t *pos = NULL;
 	if (!rc)
-		rc = cp_sort_pos(pos, n, (const int64_t *const *)&ts, 1);
+		rc = row_order(&pos, &ts, n, cp->opts.exact_ns ? 1 : 1000);
 	for (size_t k = 0; k < n && !rc; k++)
-		pos[k] = ws->order[pos[k]];
+		ws->launches[k] = ws->order[pos[k]];
 	ws->nlaunches = rc ? 0 : n;
+	tg_big_free(pos);
 	tg_big_free(ts);
 	return rc;
 }
@@ -475,7 +484,7 @@ static int last_set(struct last_nodes *ln, int64_t stream, uint32_t node)
 static int sync_event(tg_critical_path *cp, struct gpu_ws *ws, struct last_nodes *ln, uint32_t i)
 {
 	uint16_t nf = cp_name_flags(cp, i);
-	uint32_t host = cp->ic[i], host_end = host == TG_NONE ? TG_NONE : cp->enode[host];
+	uint32_t host = cp->ic[i], host_end = host == TG_NONE ? TG_NONE : cp_enode(cp, host);
 	if (nf & (CPN_STREAM_WAIT | CPN_EVENT_SYNC)) {
 		int64_t worc = cp_wait_arg(cp, i, cp->k_worc);
 		uint32_t prev = worc == -1 ? TG_NONE : tg_idmap_get(ws->prev, worc);
@@ -494,8 +503,8 @@ static int sync_event(tg_critical_path *cp, struct gpu_ws *ws, struct last_nodes
 			cp->ksync[cp->ic[nl]] = src;
 			return 0;
 		}
-		if (src != TG_NONE && cp->enode[src] != TG_NONE && host_end != TG_NONE)
-			return cp_add_edge(cp, cp->enode[src], host_end, TG_CP_EDGE_SYNC, 0, TG_NONE);
+		if (src != TG_NONE && cp_enode(cp, src) != TG_NONE && host_end != TG_NONE)
+			return cp_add_edge(cp, cp_enode(cp, src), host_end, TG_CP_EDGE_SYNC, 0, TG_NONE);
 		return 0;
 	}
 	if (host_end == TG_NONE)
@@ -513,13 +522,13 @@ static int sync_event(tg_critical_path *cp, struct gpu_ws *ws, struct last_nodes
 /* A kernel (memcpy, memset): its span, then what it waited for. */
 static int kernel_event(tg_critical_path *cp, struct gpu_ws *ws, struct last_nodes *ln, uint32_t i)
 {
-	uint32_t st = cp->snode[i], en = cp->enode[i];
+	uint32_t st = cp->snode[i], en = cp_enode(cp, i);
 	if (st == TG_NONE || en == TG_NONE)
 		return 0;
 	int rc = cp_add_edge(cp, st, en, TG_CP_EDGE_OPERATOR, 0, TG_NONE);
 	uint32_t ks = cp->ksync ? cp->ksync[i] : TG_NONE, kse = TG_NONE;
 	if (!rc && ks != TG_NONE) {
-		kse = cp->enode[ks];
+		kse = cp_enode(cp, ks);
 		if (kse != TG_NONE)
 			rc = cp_add_edge(cp, kse, st, TG_CP_EDGE_SYNC, 0, TG_NONE);
 		cp->ksync[i] = TG_NONE;
@@ -561,16 +570,17 @@ static int device_rows(uint32_t **pos, size_t *nrows, tg_critical_path *cp, stru
 	for (uint32_t i = 0; i < cp->nev; i++)
 		n += device_row(cp, i);
 	int64_t *key = tg_big_alloc((n + 1) * sizeof(int64_t));
-	*pos = tg_big_alloc((n + 1) * sizeof(uint32_t));
-	int rc = key && *pos && !order_for(ws, n) ? 0 : TG_ENOMEM;
+	int rc = key && !order_for(ws, n) ? 0 : TG_ENOMEM;
 	n = 0;
 	for (uint32_t i = 0; i < cp->nev && !rc; i++)
 		if (device_row(cp, i)) {
 			key[n] = cp->ev[i].kind == TG_KIND_SYNC ? cp_end(cp, i) : cp_ts(cp, i);
 			ws->order[n++] = i;
 		}
+	/* sorted in the times' block (row_order: no pair sort of 16 bytes a
+	 * row beside them), which *pos then is */
 	if (!rc)
-		rc = cp_sort_pos(*pos, n, (const int64_t *const *)&key, 1);
+		rc = row_order(pos, &key, n, cp->opts.exact_ns ? 1 : 1000);
 	*nrows = rc ? 0 : n;
 	tg_big_free(key);
 	return rc;
@@ -613,6 +623,10 @@ int cp_add_gpu_edges(tg_critical_path *cp)
 		rc = event_records(cp, &ws);
 	if (!rc)
 		rc = stream_waits(cp, &ws);
+	tg_big_free(ws.launches); /* the lists' alone */
+	ws.launches = NULL;
+	if (!rc && cp->opts.scratch_freed) /* the lists' heap blocks (under tg_big's 4 MiB) before the edges */
+		cp->opts.scratch_freed();
 	if (!rc)
 		rc = kernel_edges(cp, &ws);
 	tg_big_free(ws.q);

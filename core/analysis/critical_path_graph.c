@@ -73,6 +73,37 @@ static int order_slots(tg_critical_path *cp, uint32_t **ord, int64_t *key, size_
 	return rc;
 }
 
+/* Each event's start node (cp->snode: TG_NONE for an event without nodes)
+ * and its end node's distance from it (cp->edist, cp_enode; the few
+ * farther than cp_chain_reach in cp->efar) from the nodes' events, made
+ * once the sort's keys are gone: beside them they were the nodes' peak.
+ * 6 bytes an event, where two nodes took 8. Returns 0 or TG_ENOMEM. */
+static int event_nodes(tg_critical_path *cp)
+{
+	size_t n = cp->nev + 1;
+	cp->snode = tg_big_alloc(n * sizeof(uint32_t));
+	cp->edist = tg_big_alloc(n * sizeof(int16_t));
+	if (!cp->snode || !cp->edist)
+		return TG_ENOMEM;
+	memset(cp->snode, 0xff, n * sizeof(uint32_t));
+	for (uint32_t j = 0; j < cp->nnodes; j++)
+		if (cp->node_ev[j] & CP_NODE_START)
+			cp->snode[cp->node_ev[j] & ~CP_NODE_START] = j;
+	for (uint32_t j = 0; j < cp->nnodes; j++) {
+		uint32_t x = cp->node_ev[j];
+		if (x & CP_NODE_START)
+			continue;
+		int64_t d = (int64_t)j - (int64_t)cp->snode[x]; /* an end may come first: negative */
+		if (d > cp_chain_reach || d < -cp_chain_reach) {
+			if ((!cp->efar && !(cp->efar = tg_idmap_new(1024))) || tg_idmap_put(cp->efar, x, j) < 0)
+				return TG_ENOMEM;
+			d = CP_EDIST_FAR;
+		}
+		cp->edist[x] = (int16_t)d;
+	}
+	return 0;
+}
+
 int cp_make_nodes(tg_critical_path *cp)
 {
 	size_t n = 0;
@@ -109,24 +140,21 @@ int cp_make_nodes(tg_critical_path *cp)
 			evs[r++] = (uint32_t)i;
 	for (size_t j = 0; j < n; j++) {
 		uint32_t slot = ord[j], ev = evs[slot >> 1];
-		int start = !(slot & 1);
-		ord[j] = ev | (start ? CP_NODE_START : 0); /* entry j read: node j's event */
-		if (start)
-			cp->snode[ev] = (uint32_t)j;
-		else
-			cp->enode[ev] = (uint32_t)j;
+		ord[j] = ev | (slot & 1 ? 0 : CP_NODE_START); /* entry j read: node j's event */
 	}
 	if (ord == (uint32_t *)key) { /* the events behind the order go: the block shrinks to them */
 		uint32_t *fit = tg_big_realloc(key, (n + 1) * sizeof(uint32_t));
 		cp->node_ev = fit ? fit : ord;
 		key = NULL;
-	} else {
+	} else { /* the times the order was sorted by go */
 		cp->node_ev = ord;
+		tg_big_free(key);
+		key = NULL;
 	}
 	ord = NULL;
 	cp->nnodes = n;
 	cp->stats.nodes = n;
-	rc = 0;
+	rc = event_nodes(cp);
 out:
 	if (ord != (uint32_t *)key)
 		tg_big_free(ord);

@@ -98,7 +98,10 @@ struct tg_critical_path {
 	uint32_t k_won, k_worc; /* argument keys: wait_on_stream, wait_on_cuda_event_record_corr_id */
 	uint32_t *ic;        /* HTA's index_correlation: the correlated event, or TG_NONE */
 	uint8_t *evf;
-	uint32_t *snode, *enode; /* nodes of the event, TG_NONE */
+	uint32_t *snode;     /* the event's start node, TG_NONE */
+	int16_t *edist;      /* its end node's distance from its start node (cp_enode: 2 bytes an
+	                      * event, where a node took 4); CP_EDIST_FAR: the end node in efar */
+	tg_idmap *efar;      /* event -> its end node, where farther than cp_chain_reach; NULL if none */
 	uint32_t *ksync;     /* kernel -> the kernel it waits for (cudaStreamWaitEvent), TG_NONE;
 	                      * NULL until the first stream wait */
 	uint16_t *namef;     /* per atom */
@@ -140,7 +143,7 @@ struct tg_critical_path {
 	int16_t *chain;   /* node u -> its chain successor u + chain[u] (cp_chain_next); 0: none */
 	tg_idmap *chain_far; /* node -> its chain successor where chain[u] is CP_CHAIN_FAR; NULL if none */
 	uint8_t *chainf;  /* two nodes a byte: the low nibble node 2i's */
-	uint32_t chain_rank; /* the edges added before the call stacks: ranks below sort before a chain edge */
+	uint32_t chain_rank; /* the lock's edges (added first): ranks below sort before a chain edge */
 	size_t nchain[2];    /* chain edges: dependency, operator (the stats) */
 
 	void *spare; /* a tg_big block just freed, for the next array to take (cp_spare_take) */
@@ -287,16 +290,39 @@ enum {
 };
 
 #define CP_CHAIN_FAR INT16_MIN /* in cp->chain: the successor in cp->chain_far */
-#define CP_FROM_CHAIN 0x80000000u /* the longest path's from[v]: a chain edge from node (from & ~this) */
 
 /* The most edges a graph may have, chains implied included (CP_MAX_EDGES,
  * where the ranks fit cp_edge.key); tests lower it to find a summary
  * refused where the full builder is. */
 extern uint32_t cp_max_edges;
 
-/* The farthest a chain successor is held in cp->chain (INT16_MAX); tests
- * lower it so that cp->chain_far is used on small traces. */
+/* The farthest a chain successor is held in cp->chain, and an event's end
+ * node from its start in cp->edist (INT16_MAX); tests lower it so that
+ * cp->chain_far and cp->efar are used on small traces. */
 extern int32_t cp_chain_reach;
+
+/* The most edges a source may have for the merge to find its duplicates
+ * by a scan of its own (cp_merge_edges; more: through a map); tests set 0
+ * so that every source goes through the map. */
+extern uint32_t cp_merge_scan;
+
+/* 1 (the default): a thread whose events are in the order their starts
+ * nest in is walked without sorting them (critical_path_stack.c
+ * starts_in_order); tests set 0 to sort every thread, and compare. */
+extern int cp_starts_unsorted;
+
+#define CP_EDIST_FAR INT16_MIN /* in cp->edist: the end node in cp->efar */
+
+/* The end node of event ev (its start node's and its end's distance:
+ * cp->snode, cp->edist), TG_NONE for an event without nodes. */
+static inline uint32_t cp_enode(const tg_critical_path *cp, uint32_t ev)
+{
+	uint32_t s = cp->snode[ev];
+	if (s == TG_NONE)
+		return TG_NONE;
+	int16_t d = cp->edist[ev];
+	return d == CP_EDIST_FAR ? tg_idmap_get(cp->efar, ev) : (uint32_t)((int64_t)s + d);
+}
 
 /* Node u's chain successor (cp->chain), TG_NONE. */
 static inline uint32_t cp_chain_next(const tg_critical_path *cp, uint32_t u)
@@ -411,6 +437,51 @@ void cp_offs_free(struct cp_offs *o);
 /* The source of the edge at place k (cp_edge_src) from the packed
  * offsets: node hint's neighbours first (an edge's destination). */
 uint32_t cp_offs_src(const struct cp_offs *o, const tg_critical_path *cp, uint32_t k, uint32_t hint);
+
+/* The longest path's distances of the nodes reached and not yet visited
+ * (critical_path_dist.c): a hash table by node, or an array by node once
+ * more than limit are held (arr, 8 bytes a node). */
+struct cp_dist {
+	uint32_t *key; /* 2^bits slots, 0xffffffff free */
+	int64_t *val;
+	int bits;
+	size_t n, limit, nnodes;
+	int64_t *arr; /* by node; NULL while the table holds them */
+};
+
+/* The most distances the table holds before they move to an array: -1
+ * (the default) a sixteenth of the nodes and 1,024; tests set 0 (an
+ * array from the first). */
+extern long cp_dist_limit;
+
+/* An empty table for a graph of nnodes nodes. Returns 0 or TG_ENOMEM. */
+int cp_dist_init(struct cp_dist *d, size_t nnodes);
+void cp_dist_free(struct cp_dist *d);
+int64_t cp_dist_get_slow(const struct cp_dist *d, uint32_t v);
+int cp_dist_set_slow(struct cp_dist *d, uint32_t v, int64_t c);
+int64_t cp_dist_take_slow(struct cp_dist *d, uint32_t v);
+
+/* Node v's distance (held: v reached, not visited). */
+static inline int64_t cp_dist_get(const struct cp_dist *d, uint32_t v)
+{
+	return d->arr ? d->arr[v] : cp_dist_get_slow(d, v);
+}
+
+/* Node v's distance set to c. Returns 0 or TG_ENOMEM. */
+static inline int cp_dist_set(struct cp_dist *d, uint32_t v, int64_t c)
+{
+	if (d->arr) {
+		d->arr[v] = c;
+		return 0;
+	}
+	return cp_dist_set_slow(d, v, c);
+}
+
+/* Node v's distance, no longer held (v visited); 0 when it had none. */
+static inline int64_t cp_dist_take(struct cp_dist *d, uint32_t v)
+{
+	return d->arr ? d->arr[v] : cp_dist_take_slow(d, v);
+}
 
 /* Creates the nodes of the window's events (critical_path_graph.c). */
 int cp_make_nodes(tg_critical_path *cp);

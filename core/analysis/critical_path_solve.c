@@ -40,20 +40,71 @@ static int cycle_error(const tg_critical_path *cp, const uint8_t *indeg)
 	return tg_error_set(TG_EFORMAT, "critical path: the events make a cycle of dependencies");
 }
 
-/* The path ending at best into cp->path (its nodes), allocated here. from:
- * each node's best edge in, TG_NONE where the path starts; along the path
- * it becomes the node before (each edge's source found once). Returns 0
- * or TG_ENOMEM. */
-static int trace_back(tg_critical_path *cp, uint32_t *from, uint32_t best)
+/* Each node's best edge in, held as its source's distance from the node
+ * (2 bytes a node, where the edge's place took 4): an edge is known by its
+ * two nodes (the merge left one edge a pair, and no chain edge repeats
+ * another: cp_edge_at). 0: none; CP_FROM_FAR: the source in far. */
+struct from {
+	int16_t *d;
+	struct cp_dist far; /* node -> its source, for the few farther than cp_chain_reach */
+};
+
+#define CP_FROM_FAR INT16_MIN
+
+/* The source of node v's best edge in, TG_NONE. */
+static inline uint32_t from_get(const struct from *f, uint32_t v)
+{
+	int16_t d = f->d[v];
+	if (!d)
+		return TG_NONE;
+	return d == CP_FROM_FAR ? (uint32_t)cp_dist_get(&f->far, v) : (uint32_t)((int64_t)v + d);
+}
+
+/* Node v's best edge in is now from u (TG_NONE: none). Returns 0 or
+ * TG_ENOMEM. */
+static inline int from_set(struct from *f, uint32_t v, uint32_t u)
+{
+	if (u == TG_NONE) {
+		f->d[v] = 0;
+		return 0;
+	}
+	int64_t d = (int64_t)u - (int64_t)v;
+	if (d > cp_chain_reach || d < -cp_chain_reach) {
+		f->d[v] = CP_FROM_FAR;
+		return cp_dist_set(&f->far, v, u);
+	}
+	f->d[v] = (int16_t)d;
+	return 0;
+}
+
+/* The edge u -> v: its place in cp->edges (offs: the packed offsets, NULL
+ * once made whole again in cp->soff), or TG_NONE for u's chain edge. */
+static uint32_t cp_edge_at(const tg_critical_path *cp, const struct cp_offs *offs, uint32_t u, uint32_t v)
+{
+	if (cp->chain && cp_chain_next(cp, u) == v)
+		return TG_NONE;
+	uint32_t lo, hi;
+	if (offs)
+		cp_offs_range(offs, u, &lo, &hi);
+	else
+		lo = cp->soff[u], hi = cp->soff[u + 1];
+	for (uint32_t k = lo; k < hi; k++)
+		if (cp->edges[k].dst == v)
+			return k;
+	return TG_NONE; /* cannot happen: v's best edge in is from u */
+}
+
+/* The path ending at best into cp->path (its nodes), allocated here from
+ * each node's best predecessor (from). Returns 0 or TG_ENOMEM. */
+static int trace_back(tg_critical_path *cp, const struct from *from, uint32_t best)
 {
 	size_t n = 0;
-	for (uint32_t v = best; v != TG_NONE; v = from[v], n++)
-		if (from[v] != TG_NONE)
-			from[v] = cp_edge_src(cp, from[v], v);
+	for (uint32_t v = best; v != TG_NONE; v = from_get(from, v))
+		n++;
 	if (!(cp->path = tg_big_alloc((n + 1) * sizeof(uint32_t)))) /* sized to the path, once the queue is gone */
 		return TG_ENOMEM;
 	n = 0;
-	for (uint32_t v = best; v != TG_NONE; v = from[v])
+	for (uint32_t v = best; v != TG_NONE; v = from_get(from, v))
 		cp->path[n++] = v;
 	for (size_t i = 0; i < n / 2; i++) {
 		uint32_t x = cp->path[i];
@@ -167,15 +218,14 @@ static inline int indeg_drop(struct indeg *in, uint32_t v)
 	return 1;
 }
 
-#define CP_WIDE 1 /* kahn: a distance outgrew 32 bits (not an error code: those are < 0) */
-
-/* The rank the longest path's ties go by of the edge in from[v] (not
- * TG_NONE): 2 rank + 1 for an edge of cp->edges (its place), and
- * 2 cp->chain_rank for a chain edge (| CP_FROM_CHAIN): after the edges
- * added before the call stacks (the lock's), before the rest. */
-static inline uint32_t tie_rank(const tg_critical_path *cp, uint32_t f)
+/* The rank the longest path's ties go by of the edge u -> v: 2 rank + 1
+ * for an edge of cp->edges (its place), and 2 cp->chain_rank for a chain
+ * edge: after the edges added before the call stacks (the lock's), before
+ * the rest. */
+static inline uint32_t tie_rank(const tg_critical_path *cp, const struct cp_offs *offs, uint32_t u, uint32_t v)
 {
-	return f & CP_FROM_CHAIN ? 2 * cp->chain_rank : 2 * (uint32_t)cp->edges[f].key + 1;
+	uint32_t k = cp_edge_at(cp, offs, u, v);
+	return k == TG_NONE ? 2 * cp->chain_rank : 2 * (uint32_t)cp->edges[k].key + 1;
 }
 
 /* The weight of an edge from u (time tu) to v in units of unit (may be
@@ -190,78 +240,63 @@ static inline __attribute__((always_inline)) int64_t weight(const tg_critical_pa
 	return unit == 1000 ? (cp_node_ts(cp, v) - tu) / 1000 : cp_node_ts(cp, v) - tu; /* a multiple of unit */
 }
 
-/* Node v reached at distance c by the edge fv (from[]'s value) of tie rank
- * rank (tie_rank): kept when v had none, c is longer, or as long and the
+/* Node v reached at distance c by the edge from u of tie rank rank
+ * (tie_rank): kept when v had none, c is longer, or as long and the
  * edge's rank lower (networkx takes a longer predecessor only). Returns 0
- * or CP_WIDE (a 32-bit distance past INT32_MAX). */
-static inline __attribute__((always_inline)) int relax(const tg_critical_path *cp, uint32_t *from, void *distv,
-                                                       int wide, int64_t c, uint32_t v, uint32_t fv,
-                                                       uint32_t rank)
+ * or TG_ENOMEM. */
+static inline __attribute__((always_inline)) int relax(const tg_critical_path *cp, const struct cp_offs *offs,
+                                                       struct from *from, struct cp_dist *dist, int64_t c,
+                                                       uint32_t v, uint32_t u, uint32_t rank)
 {
-	int32_t *d32 = distv;
-	int64_t *d64 = distv;
-	int64_t dv = wide ? d64[v] : d32[v];
-	if (from[v] == TG_NONE || c > dv || (c == dv && rank < tie_rank(cp, from[v]))) {
-		if (!wide && c > INT32_MAX)
-			return CP_WIDE;
-		if (wide)
-			d64[v] = c;
-		else
-			d32[v] = (int32_t)c;
-		from[v] = fv;
+	uint32_t f = from_get(from, v);
+	if (f != TG_NONE) {
+		int64_t dv = cp_dist_get(dist, v);
+		if (c < dv || (c == dv && rank >= tie_rank(cp, offs, f, v)))
+			return 0;
 	}
-	return 0;
+	int rc = from_set(from, v, u);
+	return rc ? rc : cp_dist_set(dist, v, c);
 }
 
 /* Kahn's order and dag_longest_path in one pass: a node's distance is
  * final when it leaves the queue (all its predecessors have), and is then
  * pushed along its edges; a node keeps the longest predecessor edge, the
  * first in edge order among equals (networkx walks the predecessors in
- * edge order and takes a longer one only: the edges' ranks). Distances and weights in units
- * of unit ns (cp->t_unit: every node's time is a whole number of them; a
- * weight of -1 us or less counts 0), the nodes' times from t32 (narrow:
- * in units from the first node's) or else read from their events
- * (cp_node_ts), 32 bits (d32)
- * unless wide (d64): a distance past INT32_MAX returns CP_WIDE, for the
- * caller to start again wide. indeg and from as longest() sets them up;
- * from ends as each node's best edge in (its place), TG_NONE where the path
- * would start; *best the path's last node. Always inlined, so that each of longest()'s
- * two calls is compiled for its width. */
-static inline __attribute__((always_inline)) int kahn(tg_critical_path *cp, const struct cp_offs *offs,
-                                                      struct indeg *in, uint32_t *from,
-                                                      void *distv, const uint32_t *t32, int wide, int64_t unit,
-                                                      uint32_t *best)
+ * edge order and takes a longer one only: the edges' ranks). Distances and
+ * weights in units of unit ns (cp->t_unit: every node's time is a whole
+ * number of them; a weight of -1 us or less counts 0), the nodes' times
+ * from t32 (narrow: in units from the first node's) or else read from
+ * their events (cp_node_ts); the distances held in dist only while a node
+ * is reached and not visited. indeg and from as longest() sets them up;
+ * from ends as each node's best edge in (its place), TG_NONE where the
+ * path would start; *best the path's last node, *bestd its distance. */
+static int kahn(tg_critical_path *cp, const struct cp_offs *offs, struct indeg *in, struct from *from,
+                struct cp_dist *dist, const uint32_t *t32, int64_t unit, uint32_t *best, int64_t *bestd)
 {
-	int32_t *d32 = distv;
-	int64_t *d64 = distv;
 	const cp_edge *edges = cp->edges;
 	const int64_t none = -((1000 + unit - 1) / unit); /* a weight of at most this counts 0 */
 	struct ring q = {0};
 	size_t done = 0;
-	int64_t bestd = 0;
 	int rc = 0;
 	for (uint32_t v = 0; v < cp->nnodes && !rc; v++)
 		if (!in->d[v])
 			rc = ring_push(&q, v);
 	*best = TG_NONE;
+	*bestd = 0;
 	while (q.n && !rc) {
 		uint32_t u = ring_pop(&q);
 		int64_t d = 0;
 		done++;
-		if (from[u] != TG_NONE)
-			d = wide ? d64[u] : d32[u];
+		if (from->d[u])
+			d = cp_dist_take(dist, u);
 		if (d < 0) {
 			d = 0;
-			from[u] = TG_NONE; /* the path would start here */
+			from->d[u] = 0; /* the path would start here */
 		}
-		if (wide)
-			d64[u] = d;
-		else
-			d32[u] = (int32_t)d;
 		int64_t tu = t32 ? t32[u] : cp_node_ts(cp, u);
-		if (*best == TG_NONE || d > bestd) {
+		if (*best == TG_NONE || d > *bestd) {
 			*best = u;
-			bestd = d;
+			*bestd = d;
 		}
 		uint32_t lo, hi, ch = cp->chain ? cp_chain_next(cp, u) : TG_NONE;
 		cp_offs_range(offs, u, &lo, &hi);
@@ -269,8 +304,7 @@ static inline __attribute__((always_inline)) int kahn(tg_critical_path *cp, cons
 			if (ch != TG_NONE && (k == hi || edges[k].key >= cp->chain_rank)) { /* u's chain edge, in rank order */
 				int zero = (cp_chain_flags(cp, u) & CP_CHAIN_ZERO) != 0;
 				int64_t w = weight(cp, t32, tu, ch, zero, unit);
-				if ((rc = relax(cp, from, distv, wide, d + (w <= none ? 0 : w), ch, u | CP_FROM_CHAIN,
-				                2 * cp->chain_rank)))
+				if ((rc = relax(cp, offs, from, dist, d + (w <= none ? 0 : w), ch, u, 2 * cp->chain_rank)))
 					break;
 				if (indeg_drop(in, ch) && (rc = ring_push(&q, ch)))
 					break;
@@ -281,7 +315,7 @@ static inline __attribute__((always_inline)) int kahn(tg_critical_path *cp, cons
 			const cp_edge *e = &edges[k];
 			uint32_t v = e->dst;
 			int64_t w = weight(cp, t32, tu, v, e->zero, unit);
-			if ((rc = relax(cp, from, distv, wide, d + (w <= none ? 0 : w), v, k, 2 * (uint32_t)e->key + 1)))
+			if ((rc = relax(cp, offs, from, dist, d + (w <= none ? 0 : w), v, u, 2 * (uint32_t)e->key + 1)))
 				break;
 			if (indeg_drop(in, v) && (rc = ring_push(&q, v)))
 				break;
@@ -313,24 +347,23 @@ static tg_cp_bound bound_of(const cp_edge *e)
  * nodes counted into cp->npath. No path (4 bytes a node of it) and no
  * offsets made whole again (4 bytes a node) beside the graph: they were
  * the lean build's highest phase at 1 GB. */
-static void sum_path(tg_critical_path *cp, const struct cp_offs *offs, const uint32_t *from,
+static void sum_path(tg_critical_path *cp, const struct cp_offs *offs, const struct from *from,
                      const uint32_t *t32, uint32_t best)
 {
 	size_t n = 0;
 	for (uint32_t v = best; v != TG_NONE; n++) {
-		uint32_t k = from[v], src;
-		if (k == TG_NONE)
+		uint32_t src = from_get(from, v);
+		if (src == TG_NONE)
 			break;
+		uint32_t k = cp_edge_at(cp, offs, src, v);
 		tg_cp_bound b;
 		int zero;
-		if (k & CP_FROM_CHAIN) { /* a chain edge: its source in from, its flags the source's nibble */
-			src = k & ~CP_FROM_CHAIN;
+		if (k == TG_NONE) { /* a chain edge: its flags the source's nibble */
 			unsigned f = cp_chain_flags(cp, src);
 			b = f & CP_CHAIN_OP ? (tg_cp_bound)(f >> CP_CHAIN_CLS_SHIFT) : TG_CP_DEPENDENCY;
 			zero = (f & CP_CHAIN_ZERO) != 0;
 		} else {
 			const cp_edge *e = &cp->edges[k];
-			src = cp_offs_src(offs, cp, k, v);
 			b = bound_of(e);
 			zero = e->zero;
 		}
@@ -344,21 +377,24 @@ static void sum_path(tg_critical_path *cp, const struct cp_offs *offs, const uin
 /* The longest path into cp->path and cp->length (a summary's lean build:
  * its breakdown instead, sum_path, and no cp->path); TG_EFORMAT for a cycle.
  * Its scratch: in-degrees (a byte, struct indeg), each node's best edge in
- * (its predecessor once visited), distances, and the nodes' times in 32
- * bits of their unit from the first (node_times: the graph keeps none),
- * 13 bytes a node; 17 when a distance outgrows 32 bits of the nodes' unit
- * (2,147 s of whole microseconds, 2.1 s of ns), 9 when the nodes' span
- * does (their times are then read from the events). */
+ * (its source's distance, struct from: 2 bytes) and the nodes' times in 32
+ * bits of their unit from the first (the graph keeps none), 7 bytes a node
+ * (3 when the nodes' span outgrows 32 bits: their times are then read
+ * from the events), and the distances of the nodes reached and not yet visited
+ * (struct cp_dist: a table of the frontier, 64-bit, where an array took 4
+ * bytes a node and 8 once a distance outgrew 32 bits). */
 static int longest(tg_critical_path *cp)
 {
 	size_t nn = cp->nnodes;
 	int64_t unit = cp->t_unit;
-	int wide = !cp->t_narrow, rc;
+	int rc;
 	struct indeg in = {0};
 	struct cp_offs offs = {0};
-	uint32_t *from = NULL, *t32 = NULL;
-	void *dist = NULL;
+	struct cp_dist dist = {0};
+	struct from from = {0};
+	uint32_t *t32 = NULL;
 	uint32_t best = TG_NONE;
+	int64_t bestd = 0;
 	int64_t t0 = nn ? cp_node_ts(cp, 0) : 0; /* node 0 is the first in time */
 	uint32_t *spare = NULL; /* a block freed here, its pages taken by the next array */
 	if ((rc = cp_offs_pack(&offs, cp, &spare))) /* the offsets packed while the loop's arrays are live */
@@ -372,50 +408,42 @@ static int longest(tg_critical_path *cp)
 		tg_big_free(spare);
 		spare = cp->node_ev;
 		cp->node_ev = NULL;
+		free(cp->evf); /* and of the events nothing: the breakdown is summed here (sum_path) */
+		cp->evf = NULL;
 	}
-	from = tg_big_realloc(spare, (nn + 1) * sizeof(uint32_t));
-	if (from)
+	from.d = tg_big_realloc(spare, (nn + 1) * sizeof(int16_t));
+	if (from.d)
 		spare = NULL;
 	tg_big_free(spare);
-	if (!from || (cp->t_narrow && !t32)) {
+	if (!from.d || (cp->t_narrow && !t32)) {
 		rc = TG_ENOMEM;
 		goto out;
 	}
-	do {
-		memset(from, 0xff, (nn + 1) * sizeof(uint32_t));
-		tg_big_free(dist);
-		if ((rc = indeg_count(&in, cp)) ||
-		    !(dist = cp_spare_take(cp, (nn + 1) * (wide ? sizeof(int64_t) : sizeof(int32_t))))) {
-			rc = TG_ENOMEM;
-			goto out;
-		}
-		rc = wide ? kahn(cp, &offs, &in, from, dist, t32, 1, unit, &best)
-		          : kahn(cp, &offs, &in, from, dist, t32, 0, unit, &best);
-	} while (rc == CP_WIDE && (wide = 1));
-	if (rc)
+	memset(from.d, 0, (nn + 1) * sizeof(int16_t));
+	if ((rc = indeg_count(&in, cp)) || (rc = cp_dist_init(&dist, nn)) || (rc = cp_dist_init(&from.far, nn)) ||
+	    (rc = kahn(cp, &offs, &in, &from, &dist, t32, unit, &best, &bestd)))
 		goto out;
-	if (best != TG_NONE)
-		cp->length = unit * (wide ? ((int64_t *)dist)[best] : ((int32_t *)dist)[best]);
+	cp->length = unit * bestd;
 	indeg_free(&in);
-	tg_big_free(dist);
-	dist = NULL;
+	cp_dist_free(&dist);
 	if (!cp->node_ev) { /* lean, the times kept: the breakdown here, no path */
-		sum_path(cp, &offs, from, t32, best);
+		sum_path(cp, &offs, &from, t32, best);
 		goto out;
 	}
 	if ((rc = cp_offs_unpack(&offs, cp)))
 		goto out;
 	tg_big_free(t32);
 	t32 = NULL;
-	rc = trace_back(cp, from, best);
+	rc = trace_back(cp, &from, best);
 out:
 	if (!cp->summed && !cp->soff && offs.deg && cp_offs_unpack(&offs, cp) && !rc) /* the graph whole for the caller */
 		rc = TG_ENOMEM;
 	cp_offs_free(&offs);
 	indeg_free(&in);
-	tg_big_free(dist);
+	cp_dist_free(&dist);
 	tg_big_free(t32);
-	tg_big_free(from);
+	tg_big_free(from.d);
+	cp_dist_free(&from.far);
 	return rc;
 }
 

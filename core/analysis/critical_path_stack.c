@@ -106,7 +106,7 @@ struct walk {
 	uint32_t parent; /* event the next end -> start edge is attributed to */
 };
 
-/* Scratch for one thread (sized for the largest): the open events' stack
+/* Scratch for one thread (grown for the largest): the open events' stack
  * and the sorted starts and ends. The nesting is walked as it is made:
  * HTA's depth-first walk of the nested events enters each one when it
  * starts (a child of whatever is open) and leaves it when an end pops it,
@@ -114,20 +114,24 @@ struct walk {
 struct stack_ws {
 	uint32_t *stk; /* the open events, grown as deep as the nesting goes (tens, not the thread) */
 	size_t stk_cap;
-	void *buf; /* 8 bytes an event: the starts' packed keys, then their order and their 32-bit
-	            * ends (order_starts, walk_merged); 12 (ws_need) for a thread whose starts
-	            * are sorted twice (their first order behind the keys) or whose ends are
-	            * 64-bit (nest_radix) */
+	void *buf; /* grown for each thread as it needs (ws_need), none when its starts
+	            * are in order (starts_in_order, walk_in_order); else 8 bytes an
+	            * event, the starts' packed keys, then their order and their ends
+	            * (order_starts, walk_merged); 12 for a thread whose starts are sorted
+	            * twice (their first order behind the keys) or whose ends are 64-bit
+	            * (nest_radix) */
 	size_t cap; /* bytes */
 	size_t depth;
 	struct walk w;
+	int64_t *ends; /* walk_in_order's heap of the open events' ends (as many as overlap) */
+	size_t nends, ends_cap;
 };
 
 static int visit(tg_critical_path *cp, struct walk *w, uint32_t ev, uint32_t parent_ev, int enter)
 {
 	if (!(cp->evf[ev] & CP_NODE))
 		return 0;
-	uint32_t node = enter ? cp->snode[ev] : cp->enode[ev];
+	uint32_t node = enter ? cp->snode[ev] : cp_enode(cp, ev);
 	int rc = 0;
 	if (w->last != TG_NONE && !shares_lock(cp, w->last, node)) {
 		int type = enter && w->depth == 0 ? TG_CP_EDGE_DEPENDENCY : TG_CP_EDGE_OPERATOR;
@@ -286,9 +290,9 @@ static int order_starts(tg_critical_path *cp, const uint32_t *evs, size_t n, str
 
 /* The sorted starts (order, at the front of ws->buf) walked with the ends
  * merged in: the ends' times in 32 bits of unit from tmin (they fit: the
- * caller checked the span), sorted behind the order with the buffer's last
- * third as the sort's scratch: 12 bytes an event in all, where 64-bit ends
- * took 8 and their sort 8 more. An end at a start's time comes first. */
+ * caller checked the span), sorted in place behind the order: 8 bytes an
+ * event in all, where 64-bit ends took 8 and their sort 8 more. An end at
+ * a start's time comes first. */
 static int walk_merged(tg_critical_path *cp, const uint32_t *evs, size_t n, struct stack_ws *ws, int64_t tmin,
                        uint64_t unit)
 {
@@ -305,6 +309,80 @@ static int walk_merged(tg_critical_path *cp, const uint32_t *evs, size_t n, stru
 			rc = close_top(cp, evs, ws);
 		if (!rc)
 			rc = open_event(cp, evs, ws, c);
+	}
+	return rc;
+}
+
+/* 1 when the thread's events evs[0..n) are in the order its starts nest
+ * in (time, the longer first, position), as a thread's events most often
+ * are: then the starts need no sort, and no keys (8 bytes an event) nor
+ * order (4) are made. */
+int cp_starts_unsorted = 1;
+
+static int starts_in_order(const tg_critical_path *cp, const uint32_t *evs, size_t n)
+{
+	if (!cp_starts_unsorted)
+		return 0;
+	for (size_t i = 1; i < n; i++) {
+		int64_t a = cp_ts(cp, evs[i - 1]), b = cp_ts(cp, evs[i]);
+		if (a > b || (a == b && dur_of(cp, evs[i - 1]) < dur_of(cp, evs[i])))
+			return 0;
+	}
+	return 1;
+}
+
+/* The ends of the events opened and not yet counted, a min-heap of their
+ * times (ws->ends): pushed as each event opens. */
+static int ends_push(struct stack_ws *ws, int64_t t)
+{
+	if (tg_grow((void **)&ws->ends, &ws->ends_cap, ws->nends + 1, sizeof(int64_t)))
+		return TG_ENOMEM;
+	size_t i = ws->nends++;
+	for (; i && ws->ends[(i - 1) / 2] > t; i = (i - 1) / 2)
+		ws->ends[i] = ws->ends[(i - 1) / 2];
+	ws->ends[i] = t;
+	return 0;
+}
+
+/* The least end out of the heap (not empty). */
+static void ends_pop(struct stack_ws *ws)
+{
+	int64_t x = ws->ends[--ws->nends];
+	size_t i = 0, n = ws->nends;
+	for (;;) {
+		size_t c = 2 * i + 1;
+		if (c >= n)
+			break;
+		if (c + 1 < n && ws->ends[c + 1] < ws->ends[c])
+			c++;
+		if (ws->ends[c] >= x)
+			break;
+		ws->ends[i] = ws->ends[c];
+		i = c;
+	}
+	if (n)
+		ws->ends[i] = x;
+}
+
+/* Nests a thread whose events are in the order their starts nest in
+ * (starts_in_order) and all last: before each start, as many tops are
+ * closed as ends came at or before its time. Those ends are all of events
+ * opened before it (an event ends after it starts, and starts before a
+ * start it precedes), so a heap of the opened events' ends, popped as the
+ * starts pass them, counts them: as many entries as events overlap, where
+ * the sorted ends took 4 bytes an event of the thread. */
+static int walk_in_order(tg_critical_path *cp, const uint32_t *evs, size_t n, struct stack_ws *ws)
+{
+	int rc = 0;
+	ws->nends = 0;
+	for (size_t k = 0; k < n && !rc; k++) {
+		int64_t t = cp_ts(cp, evs[k]);
+		for (; ws->nends && ws->ends[0] <= t && !rc; ends_pop(ws))
+			rc = close_top(cp, evs, ws);
+		if (!rc)
+			rc = open_event(cp, evs, ws, (uint32_t)k);
+		if (!rc)
+			rc = ends_push(ws, cp_end(cp, evs[k]));
 	}
 	return rc;
 }
@@ -328,10 +406,14 @@ static int nest_radix(tg_critical_path *cp, const uint32_t *evs, size_t n, struc
 		tspan = e > tspan ? e : tspan;
 		dmax = d > dmax ? d : dmax;
 	}
-	int rc = order_starts(cp, evs, n, ws, tmin, tspan, dmax);
 	uint64_t unit = cp->opts.exact_ns ? 1 : 1000;
-	if (rc || tspan / unit <= UINT32_MAX)
-		return rc ? rc : walk_merged(cp, evs, n, ws, tmin, unit);
+	int rc;
+	if (starts_in_order(cp, evs, n)) /* no keys, no order, no array of the ends */
+		return walk_in_order(cp, evs, n, ws);
+	if ((rc = ws_need(ws, (n + 2) * 8)) || (rc = order_starts(cp, evs, n, ws, tmin, tspan, dmax)))
+		return rc;
+	if (tspan / unit <= UINT32_MAX)
+		return walk_merged(cp, evs, n, ws, tmin, unit);
 	/* the sorted starts' positions at the front of the buffer, the ends
 	 * after them */
 	if ((rc = ws_need(ws, (n + 2) * 12)))
@@ -408,59 +490,43 @@ static int rank_tracks(tg_critical_path *cp, uint32_t *rank, size_t ntr)
 	return 0;
 }
 
-/* The window's events into evs, grouped by thread: a stable counting sort
- * by the rank of their track (ntr tracks); cnt (ntr + 2, zeroed) ends with
- * cnt[r] the end of thread r's events, the start of r + 1's. */
-static int thread_order(tg_critical_path *cp, uint32_t *evs, uint32_t *cnt, size_t ntr)
+/* The window's events of the CPU threads (for HTA a call stack: every
+ * stream below 0) into *evs (allocated here, the caller's), grouped by
+ * thread: a stable counting sort by the rank of their track (ntr tracks);
+ * cnt (ntr + 2, zeroed) ends with cnt[r] the end of thread r's events,
+ * the start of r + 1's (none for a thread of the device: its events are
+ * never walked, and were a quarter of the list at 1 GB of JSON). */
+static int thread_order(tg_critical_path *cp, uint32_t **evs, uint32_t *cnt, size_t ntr)
 {
 	uint32_t *rank = tg_malloc((ntr + 1) * sizeof(uint32_t));
-	int rc = rank ? rank_tracks(cp, rank, ntr) : TG_ENOMEM;
+	uint8_t *device = tg_calloc(ntr + 1, 1); /* by rank: a thread with a stream of 0 or more */
+	int rc = rank && device ? rank_tracks(cp, rank, ntr) : TG_ENOMEM;
 	if (!rc) {
 		for (size_t i = 0; i < cp->nev; i++)
-			if (cp->evf[i] & CP_CLIP)
+			if ((cp->evf[i] & CP_CLIP) && cp_stream(cp, i) >= 0)
+				device[rank[cp->ev[i].track]] = 1;
+		for (size_t i = 0; i < cp->nev; i++)
+			if ((cp->evf[i] & CP_CLIP) && !device[rank[cp->ev[i].track]])
 				cnt[rank[cp->ev[i].track] + 1]++;
 		for (size_t r = 0; r < ntr; r++)
 			cnt[r + 1] += cnt[r];
-		for (size_t i = 0; i < cp->nev; i++)
-			if (cp->evf[i] & CP_CLIP) {
+		if (!(*evs = tg_big_alloc((cnt[ntr] + 1) * sizeof(uint32_t))))
+			rc = TG_ENOMEM;
+		for (size_t i = 0; i < cp->nev && !rc; i++)
+			if ((cp->evf[i] & CP_CLIP) && !device[rank[cp->ev[i].track]]) {
 				uint32_t r = rank[cp->ev[i].track];
-				evs[cnt[r]++] = (uint32_t)i;
+				(*evs)[cnt[r]++] = (uint32_t)i;
 			}
 	}
 	free(rank);
+	free(device);
 	return rc;
-}
-
-/* 1 if the thread is a CPU call stack for HTA: every stream below 0. */
-static int cpu_thread(const tg_critical_path *cp, const uint32_t *evs, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		if (cp_stream(cp, evs[i]) >= 0)
-			return 0;
-	return 1;
-}
-
-/* The largest CPU thread of the grouped events evs (thread r's from
- * r ? end[r - 1] : 0 to end[r]): the workspace is sized for it, not for
- * every event. */
-static size_t largest_thread(const tg_critical_path *cp, const uint32_t *evs, const uint32_t *end, size_t ntr)
-{
-	size_t most = 0;
-	for (size_t r = 0, lo = 0; r < ntr; lo = end[r++])
-		if (end[r] - lo > most && cpu_thread(cp, evs + lo, end[r] - lo))
-			most = end[r] - lo;
-	return most;
-}
-
-static int alloc_ws(struct stack_ws *ws, size_t n)
-{
-	*ws = (struct stack_ws){.buf = tg_big_alloc((n + 2) * 8), .cap = (n + 2) * 8};
-	return ws->buf ? 0 : TG_ENOMEM;
 }
 
 static void free_ws(struct stack_ws *ws)
 {
 	free(ws->stk);
+	free(ws->ends);
 	tg_big_free(ws->buf);
 }
 
@@ -476,7 +542,6 @@ static int alloc_chains(tg_critical_path *cp)
 		return TG_ENOMEM;
 	memset(cp->chain, 0, (cp->nnodes + 1) * sizeof(int16_t));
 	memset(cp->chainf, 0, cp->nnodes / 2 + 1);
-	cp->chain_rank = (uint32_t)cp->nedges;
 	return 0;
 }
 
@@ -485,18 +550,13 @@ int cp_add_stack_edges(tg_critical_path *cp)
 	int rc0 = alloc_chains(cp);
 	if (rc0)
 		return rc0;
-	size_t n = 0;
-	for (size_t i = 0; i < cp->nev; i++)
-		n += (cp->evf[i] & CP_CLIP) != 0;
 	size_t ntr;
 	tg_trace_tracks(cp->t, &ntr);
-	uint32_t *evs = tg_big_alloc((n + 1) * sizeof(uint32_t)), *end = tg_calloc(ntr + 2, sizeof(uint32_t));
+	uint32_t *evs = NULL, *end = tg_calloc(ntr + 2, sizeof(uint32_t));
 	struct stack_ws ws = {0};
-	int rc = evs && end ? thread_order(cp, evs, end, ntr) : TG_ENOMEM;
-	if (!rc)
-		rc = alloc_ws(&ws, largest_thread(cp, evs, end, ntr));
+	int rc = end ? thread_order(cp, &evs, end, ntr) : TG_ENOMEM;
 	for (size_t r = 0, lo = 0; r < ntr && !rc; lo = end[r++])
-		if (end[r] > lo && cpu_thread(cp, evs + lo, end[r] - lo))
+		if (end[r] > lo) /* a CPU thread (thread_order lists no other) */
 			rc = walk_thread(cp, evs + lo, end[r] - lo, &ws);
 	tg_big_free(evs);
 	free(end);
