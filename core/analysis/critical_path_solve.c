@@ -94,13 +94,24 @@ static uint32_t cp_edge_at(const tg_critical_path *cp, const struct cp_offs *off
 	return TG_NONE; /* cannot happen: v's best edge in is from u */
 }
 
+/* A walk back along the best edges visits each node once at most (Kahn's
+ * order makes every best predecessor a node visited before): one longer
+ * than the nodes is a broken link, an error, never a loop that holds the
+ * process (i36cp's mutation of a far source looped so). */
+static int walk_too_long(void)
+{
+	return tg_error_set(TG_EINVAL, "critical path: the best edges make a loop (a bug: please report it)");
+}
+
 /* The path ending at best into cp->path (its nodes), allocated here from
- * each node's best predecessor (from). Returns 0 or TG_ENOMEM. */
+ * each node's best predecessor (from). Returns 0, TG_ENOMEM, or TG_EINVAL
+ * when the predecessors loop (walk_too_long). */
 static int trace_back(tg_critical_path *cp, const struct from *from, uint32_t best)
 {
 	size_t n = 0;
 	for (uint32_t v = best; v != TG_NONE; v = from_get(from, v))
-		n++;
+		if (++n > cp->nnodes)
+			return walk_too_long();
 	if (!(cp->path = tg_big_alloc((n + 1) * sizeof(uint32_t)))) /* sized to the path, once the queue is gone */
 		return TG_ENOMEM;
 	n = 0;
@@ -346,8 +357,9 @@ static tg_cp_bound bound_of(const cp_edge *e)
  * breakdown's: the order of the sums does not change them), the path's
  * nodes counted into cp->npath. No path (4 bytes a node of it) and no
  * offsets made whole again (4 bytes a node) beside the graph: they were
- * the lean build's highest phase at 1 GB. */
-static void sum_path(tg_critical_path *cp, const struct cp_offs *offs, const struct from *from,
+ * the lean build's highest phase at 1 GB. 0, or TG_EINVAL when the
+ * predecessors loop (walk_too_long). */
+static int sum_path(tg_critical_path *cp, const struct cp_offs *offs, const struct from *from,
                      const uint32_t *t32, uint32_t best)
 {
 	size_t n = 0;
@@ -355,6 +367,8 @@ static void sum_path(tg_critical_path *cp, const struct cp_offs *offs, const str
 		uint32_t src = from_get(from, v);
 		if (src == TG_NONE)
 			break;
+		if (n >= cp->nnodes)
+			return walk_too_long();
 		uint32_t k = cp_edge_at(cp, offs, src, v);
 		tg_cp_bound b;
 		int zero;
@@ -372,6 +386,7 @@ static void sum_path(tg_critical_path *cp, const struct cp_offs *offs, const str
 	}
 	cp->npath = best == TG_NONE ? 0 : n + 1;
 	cp->summed = 1;
+	return 0;
 }
 
 /* The longest path into cp->path and cp->length (a summary's lean build:
@@ -427,7 +442,7 @@ static int longest(tg_critical_path *cp)
 	indeg_free(&in);
 	cp_dist_free(&dist);
 	if (!cp->node_ev) { /* lean, the times kept: the breakdown here, no path */
-		sum_path(cp, &offs, &from, t32, best);
+		rc = sum_path(cp, &offs, &from, t32, best);
 		goto out;
 	}
 	if ((rc = cp_offs_unpack(&offs, cp)))
