@@ -51,19 +51,29 @@ static int check_json(const char *json)
 
 static size_t shared_traces, shared_paths;
 
+/* The tree of the shared trace at path (an nftw entry of flag), into
+ * *tree and *t (the caller frees both); 0 when path is no trace or one
+ * the reader refuses (it has no critical path), else 1. */
+static int shared_tree(tg_tree **tree, tg_trace **t, const char *path, int flag)
+{
+	size_t n = strlen(path);
+	if (flag != FTW_F || !((n > 5 && !strcmp(path + n - 5, ".json")) || (n > 8 && !strcmp(path + n - 8, ".json.gz"))))
+		return 0;
+	if (tg_trace_read_file(t, path, NULL))
+		return 0;
+	tg_test_must(tg_tree_build(tree, *t));
+	shared_traces++;
+	return 1;
+}
+
 static int visit(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 {
 	(void)st;
 	(void)ftw;
-	size_t n = strlen(path);
-	if (flag != FTW_F || !((n > 5 && !strcmp(path + n - 5, ".json")) || (n > 8 && !strcmp(path + n - 8, ".json.gz"))))
-		return 0;
 	tg_trace *t;
-	if (tg_trace_read_file(&t, path, NULL)) /* a trace the reader refuses has no critical path */
-		return 0;
 	tg_tree *tree;
-	tg_test_must(tg_tree_build(&tree, t));
-	shared_traces++;
+	if (!shared_tree(&tree, &t, path, flag))
+		return 0;
 	shared_paths += check_settings(tree);
 	tg_tree_free(tree);
 	tg_trace_free(t);
@@ -377,16 +387,11 @@ static int visit_unsorted(const char *path, const struct stat *st, int flag, str
 {
 	(void)st;
 	(void)ftw;
-	size_t n = strlen(path);
-	if (flag != FTW_F || !((n > 5 && !strcmp(path + n - 5, ".json")) || (n > 8 && !strcmp(path + n - 8, ".json.gz"))))
-		return 0;
 	tg_trace *t;
-	if (tg_trace_read_file(&t, path, NULL))
-		return 0;
 	tg_tree *tree;
-	tg_test_must(tg_tree_build(&tree, t));
+	if (!shared_tree(&tree, &t, path, flag))
+		return 0;
 	check_unsorted_same(tree);
-	shared_traces++;
 	tg_tree_free(tree);
 	tg_trace_free(t);
 	return 0;
