@@ -266,7 +266,6 @@ $(FUZZ_BUILD)/obj/%.o: %.c $(FUZZ_DEPS) $(FUZZ_BUILD)/obj/%.d
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) $(DEPFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
 
-
 $(FUZZ_BUILD)/obj/gen/kernel_names_table.c: $(KN_TSV) $(KN_GEN)
 	@mkdir -p $(dir $@)
 	awk -f $(KN_GEN) $(KN_TSV) > $@.tmp && mv $@.tmp $@
