@@ -105,6 +105,50 @@ static void test_small(void **state)
 	tg_big_free(z);
 }
 
+/* tg_big_set_min moves the threshold: a 600 KiB block is malloc by
+ * default and a mapping under `diff`'s 512 KiB; a malloc block grown past
+ * the threshold moves into a mapping with its contents; n under 4 KiB
+ * counts as 4 KiB. */
+static void test_set_min(void **state)
+{
+	(void)state;
+	size_t n = 600 * 1024 / sizeof(uint32_t);
+	uint32_t *a = tg_big_alloc(n * sizeof(uint32_t));
+	assert_non_null(a);
+	if (MAPS)
+		assert_int_not_equal((uintptr_t)a % (2 * MIB), 64);
+	tg_big_set_min(512 * 1024);
+	uint32_t *b = tg_big_alloc(n * sizeof(uint32_t));
+	assert_non_null(b);
+	if (MAPS)
+		assert_int_equal((uintptr_t)b % (2 * MIB), 64);
+	uint32_t *c = tg_big_alloc(1000 * sizeof(uint32_t)); /* under it: malloc */
+	assert_non_null(c);
+	if (MAPS)
+		assert_int_not_equal((uintptr_t)c % (2 * MIB), 64);
+	fill(c, 0, 1000);
+	c = tg_big_realloc(c, n * sizeof(uint32_t));
+	assert_non_null(c);
+	if (MAPS)
+		assert_int_equal((uintptr_t)c % (2 * MIB), 64);
+	assert_int_equal(first_bad(c, 1000), 1000);
+	tg_big_set_min(0);
+	uint32_t *d = tg_big_alloc(4096);
+	assert_non_null(d);
+	if (MAPS)
+		assert_int_equal((uintptr_t)d % (2 * MIB), 64);
+	tg_big_set_min(TG_BIG_MIN);
+	uint32_t *e = tg_big_alloc(n * sizeof(uint32_t));
+	assert_non_null(e);
+	if (MAPS)
+		assert_int_not_equal((uintptr_t)e % (2 * MIB), 64);
+	tg_big_free(a);
+	tg_big_free(b);
+	tg_big_free(c);
+	tg_big_free(d);
+	tg_big_free(e);
+}
+
 static void test_mapped(void **state)
 {
 	(void)state;
@@ -351,6 +395,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_small),
 		cmocka_unit_test(test_mapped),
+		cmocka_unit_test(test_set_min),
 		cmocka_unit_test(test_cross),
 		cmocka_unit_test(test_grow),
 		cmocka_unit_test(test_overflow),

@@ -46,6 +46,19 @@ struct header {
 	size_t size; /* bytes asked for */
 };
 
+/* The smallest block that is a mapping (tg_big_set_min). */
+static size_t big_min = TG_BIG_MIN;
+
+void tg_big_set_min(size_t n)
+{
+	big_min = n < SMALL_PAGE ? SMALL_PAGE : n;
+}
+
+size_t tg_big_min(void)
+{
+	return big_min;
+}
+
 /* The mappings tg_big_free kept: kept[0..nkept), at most keep_max. */
 static pthread_mutex_t keep_mu = PTHREAD_MUTEX_INITIALIZER;
 static struct header *kept[TG_BIG_KEEP_MAX];
@@ -134,7 +147,7 @@ static char *map_block(size_t len, int reuse)
  * contents are then undefined, not zero). */
 static void *alloc_block(size_t n, int reuse)
 {
-	if (BIG_MAPS && n >= TG_BIG_MIN) {
+	if (BIG_MAPS && n >= big_min) {
 		size_t len = map_length(n);
 		char *base = len ? map_block(len, reuse) : NULL;
 		if (!base)
@@ -199,7 +212,7 @@ void *tg_big_realloc(void *p, size_t n)
 	struct header *h = header_of(p);
 	if (h->map)
 		return remap_block(h, n);
-	if (!BIG_MAPS || n < TG_BIG_MIN) {
+	if (!BIG_MAPS || n < big_min) {
 		if (n > SIZE_MAX - HEADER)
 			return nomem(n);
 		struct header *q = realloc(h, n + HEADER);

@@ -44,8 +44,21 @@
 
 #include <stddef.h>
 
-/* Blocks from this many bytes up are mapped with huge pages. */
+/* Blocks from this many bytes up are mapped with huge pages, unless a
+ * command set another threshold (tg_big_set_min). */
 #define TG_BIG_MIN ((size_t)4 << 20)
+
+/* Blocks from n bytes up (at least 4 KiB) are mappings from now on, those
+ * under it malloc; TG_BIG_MIN until it is called. A command's heap policy:
+ * a freed mapping goes back to the OS at once, where a freed malloc block
+ * stays resident in a heap that keeps freed memory until it is trimmed
+ * (`diff`, cli/cmd_diff.c). Called before any thread is started (not
+ * thread-safe); blocks already allocated keep their kind. */
+void tg_big_set_min(size_t n);
+
+/* The smallest block that is a mapping now (TG_BIG_MIN or tg_big_set_min's):
+ * for code that sizes its scratch to what stays out of the heap. */
+size_t tg_big_min(void);
 
 /* A block of n bytes (contents undefined). NULL with TG_ENOMEM's message
  * when out of memory. Freed with tg_big_free. */

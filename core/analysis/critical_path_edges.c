@@ -463,7 +463,7 @@ int cp_sort_keys(uint64_t *v, size_t n)
 {
 	for (size_t i = 1; i < n; i++)
 		if (v[i] < v[i - 1]) {
-			if (n * sizeof(uint64_t) < TG_BIG_MIN) /* its scratch as small as tg_big's heap blocks */
+			if (n * sizeof(uint64_t) < tg_big_min()) /* its scratch as small as tg_big's heap blocks */
 				return tg_sort_u64(v, n);
 			cp_sort_u64(v, n);
 			return 0;
@@ -483,7 +483,7 @@ int cp_sort_pairs_inc(tg_sort_pair *kv, size_t n)
 		most = kv[i].idx > most ? kv[i].idx : most;
 	}
 	int ib = most ? 64 - __builtin_clzll(most) : 0, kb = n && hi > lo ? 64 - __builtin_clzll(hi - lo) : 0;
-	if (!inc || kb + ib > 64 || ib == 64 || n * sizeof(uint64_t) < TG_BIG_MIN)
+	if (!inc || kb + ib > 64 || ib == 64 || n * sizeof(uint64_t) < tg_big_min())
 		return tg_sort_pairs(kv, n);
 	/* entry i's 8 bytes overwrite pairs already read going up; going down,
 	 * pair i's 16 bytes overwrite keys already read */

@@ -500,8 +500,9 @@ int cp_add_gpu_edges(tg_critical_path *cp);
 int cp_solve(tg_critical_path *cp);
 
 /* Sorts v[0..n) unless they already are in order (a thread's events, a
- * trace's launches mostly come in time order: then no pass); from 4 MiB of
- * keys (TG_BIG_MIN, where the graph's arrays are mappings) in place
+ * trace's launches mostly come in time order: then no pass); from
+ * tg_big_min() bytes of keys (where the graph's arrays are mappings: 4 MiB,
+ * 512 KiB under `diff`) in place
  * (cp_sort_u64): no scratch, none of it left in the heap (tg_sort_u64's
  * 8 bytes a key were the heap's growth under the graph at 1 GB), else
  * tg_sort_u64 (faster: the in place sort costs 3-4x its time). Returns 0
