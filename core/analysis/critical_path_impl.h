@@ -434,10 +434,6 @@ int cp_offs_unpack(struct cp_offs *o, tg_critical_path *cp);
 
 void cp_offs_free(struct cp_offs *o);
 
-/* The source of the edge at place k (cp_edge_src) from the packed
- * offsets: node hint's neighbours first (an edge's destination). */
-uint32_t cp_offs_src(const struct cp_offs *o, const tg_critical_path *cp, uint32_t k, uint32_t hint);
-
 /* The longest path's distances of the nodes reached and not yet visited
  * (critical_path_dist.c): a hash table by node, or an array by node once
  * more than limit are held (arr, 8 bytes a node). */

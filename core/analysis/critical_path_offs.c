@@ -77,49 +77,6 @@ int cp_offs_unpack(struct cp_offs *o, tg_critical_path *cp)
 	return 0;
 }
 
-/* The first edge of node u (u == nn: the edges' end, ne). */
-static uint32_t offs_at(const struct cp_offs *o, uint32_t u, size_t nn, uint32_t ne)
-{
-	uint32_t lo, hi;
-	if (u >= nn)
-		return ne;
-	cp_offs_range(o, u, &lo, &hi);
-	return lo;
-}
-
-uint32_t cp_offs_src(const struct cp_offs *o, const tg_critical_path *cp, uint32_t k, uint32_t hint)
-{
-	size_t nn = cp->nnodes;
-	uint32_t ne = (uint32_t)cp->nedges, lo, hi, step = 1; /* at(lo) <= k < at(hi) */
-	if (hint >= nn)
-		hint = (uint32_t)nn - 1;
-	if (offs_at(o, hint, nn, ne) <= k) { /* gallop up from the hint */
-		lo = hint;
-		hi = hint + 1;
-		while (hi < nn && offs_at(o, hi, nn, ne) <= k) {
-			lo = hi;
-			hi = hi + step > nn ? (uint32_t)nn : hi + step;
-			step *= 2;
-		}
-	} else { /* or down: an edge's source is most often a node or two before its destination */
-		hi = hint;
-		lo = hint ? hint - 1 : 0;
-		while (lo && offs_at(o, lo, nn, ne) > k) {
-			hi = lo;
-			lo = lo > step ? lo - step : 0;
-			step *= 2;
-		}
-	}
-	while (hi - lo > 1) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		if (offs_at(o, mid, nn, ne) <= k)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
 void cp_offs_free(struct cp_offs *o)
 {
 	free(o->deg);
