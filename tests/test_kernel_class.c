@@ -307,6 +307,41 @@ static void test_name_flags(void **state)
 	tg_trace_free(t);
 }
 
+/* The keys found once read: the same atoms as tg_trace_key's; a kernel's
+ * stream and device from its arguments, else from its track (tid, pid). */
+static void test_kernel_keys(void **state)
+{
+	(void)state;
+	static const char with[] =
+	    "{\"traceEvents\":[{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"gemm\",\"pid\":3,\"tid\":9,"
+	    "\"ts\":1,\"dur\":2,\"args\":{\"device\":1,\"stream\":7}},"
+	    "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"gemv\",\"pid\":4,\"tid\":11,\"ts\":5,\"dur\":2}]}";
+	static const char without[] =
+	    "{\"traceEvents\":[{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"gemm\",\"pid\":3,\"tid\":9,"
+	    "\"ts\":1,\"dur\":2,\"args\":{\"grid\":[1,1,1]}}]}";
+	tg_trace *t;
+	tg_test_must(tg_trace_read_mem(&t, with, strlen(with), "with.json", NULL));
+	assert_int_not_equal(tg_trace_key_stream(t), TG_NONE);
+	assert_int_not_equal(tg_trace_key_device(t), TG_NONE);
+	assert_int_equal(tg_trace_key_stream(t), tg_trace_key(t, "stream"));
+	assert_int_equal(tg_trace_key_device(t), tg_trace_key(t, "device"));
+	size_t ne;
+	const tg_event *ev = tg_trace_events(t, &ne);
+	assert_int_equal(ne, 2);
+	assert_int_equal(tg_kernel_stream(t, &ev[0]), 7);
+	assert_int_equal(tg_kernel_device(t, &ev[0]), 1);
+	assert_int_equal(tg_kernel_stream(t, &ev[1]), 11);
+	assert_int_equal(tg_kernel_device(t, &ev[1]), 4);
+	tg_trace_free(t);
+	tg_test_must(tg_trace_read_mem(&t, without, strlen(without), "without.json", NULL));
+	assert_int_equal(tg_trace_key_stream(t), tg_trace_key(t, "stream")); /* the reader may know it: no argument has it */
+	assert_int_equal(tg_trace_key_device(t), tg_trace_key(t, "device"));
+	ev = tg_trace_events(t, &ne);
+	assert_int_equal(tg_kernel_stream(t, &ev[0]), 9);
+	assert_int_equal(tg_kernel_device(t, &ev[0]), 3);
+	tg_trace_free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -315,6 +350,7 @@ int main(void)
 		cmocka_unit_test(test_fewer_than_two_steps),
 		cmocka_unit_test(test_real_traces),
 		cmocka_unit_test(test_name_flags),
+		cmocka_unit_test(test_kernel_keys),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -110,7 +110,7 @@ const char *tg_kernel_class_name(tg_kernel_type type)
 int64_t tg_kernel_stream(const tg_trace *t, const tg_event *e)
 {
 	int64_t v;
-	if (tg_arg_int(t, tg_event_arg(t, e, tg_trace_key(t, "stream")), &v) == 0)
+	if (tg_arg_int(t, tg_event_arg(t, e, tg_trace_key_stream(t)), &v) == 0)
 		return v;
 	size_t n;
 	return tg_trace_tracks(t, &n)[e->track].tid;
@@ -119,7 +119,7 @@ int64_t tg_kernel_stream(const tg_trace *t, const tg_event *e)
 int64_t tg_kernel_device(const tg_trace *t, const tg_event *e)
 {
 	int64_t d;
-	if (!tg_arg_int(t, tg_event_arg(t, e, tg_trace_key(t, "device")), &d))
+	if (!tg_arg_int(t, tg_event_arg(t, e, tg_trace_key_device(t)), &d))
 		return d;
 	size_t n;
 	return tg_trace_tracks(t, &n)[e->track].pid;

@@ -299,6 +299,14 @@ size_t tg_event_nargs(const tg_trace *t, const tg_event *e);
 /* The atom of an argument key, TG_NONE when no event has that key. */
 uint32_t tg_trace_key(const tg_trace *t, const char *key);
 
+/* tg_trace_key(t, "stream") and tg_trace_key(t, "device"), found once when
+ * the trace was read: tg_kernel_stream and tg_kernel_device read them for
+ * every kernel, where the lookup by name (a hash of the key and a compare)
+ * cost more than the argument's search (2 % of a 100 MB report's
+ * instructions). */
+uint32_t tg_trace_key_stream(const tg_trace *t);
+uint32_t tg_trace_key_device(const tg_trace *t);
+
 /* Integer value of an argument (INT, UINT as bits, BOOL, or a numeric
  * string such as AMD's "0x0" stream); 0 and returns -1 when absent or not
  * numeric. */

@@ -40,10 +40,12 @@ struct tg_trace {
 	tg_trace_stats stats;
 	uint8_t *name_flags; /* per atom: TG_NAME_*, computed on first use (trace_names.c) */
 	size_t nname_flags;
+	uint32_t key_stream, key_device; /* tg_trace_key_stream's, tg_trace_key_device's (tg_trace_finish_names) */
 };
 
 /* Makes room for the flags of every atom, each computed when first asked
- * for (after reading; trace_names.c). */
+ * for, and finds the keys read for every kernel (key_stream, key_device;
+ * after reading; trace_names.c). */
 int tg_trace_finish_names(tg_trace *t);
 
 /* Fills devices, rank and world size from t->meta (after reading). */

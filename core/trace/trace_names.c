@@ -31,7 +31,19 @@ int tg_trace_finish_names(tg_trace *t)
 	if (!t->name_flags)
 		return TG_ENOMEM;
 	t->nname_flags = n;
+	t->key_stream = tg_trace_key(t, "stream");
+	t->key_device = tg_trace_key(t, "device");
 	return 0;
+}
+
+uint32_t tg_trace_key_stream(const tg_trace *t)
+{
+	return t->key_stream;
+}
+
+uint32_t tg_trace_key_device(const tg_trace *t)
+{
+	return t->key_device;
 }
 
 uint8_t tg_trace_name_flags(const tg_trace *t, uint32_t atom)
