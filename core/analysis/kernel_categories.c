@@ -43,6 +43,14 @@ static const char *evidence_of(const tg_trace *t, const tg_event *ev, uint32_t i
 	}
 }
 
+/* Whether row x counts kernels of kc's category, source and evidence evid
+ * (the strings are most often the same pointers: no compare then). */
+static int same_row(const struct row *x, const tg_kernel_cat *kc, const char *evid)
+{
+	return x->source == (int)kc->source && (x->category == kc->category || !strcmp(x->category, kc->category)) &&
+	       (x->evidence == evid || !strcmp(x->evidence, evid));
+}
+
 int tg_kernel_categories_table(tg_table **out, tg_category_totals *totals, const tg_tree *tree,
                                const tg_launchers *l, int32_t step)
 {
@@ -55,7 +63,7 @@ int tg_kernel_categories_table(tg_table **out, tg_category_totals *totals, const
 	memset(&tot, 0, sizeof(tot));
 	int rc = TG_ENOMEM;
 	struct row *rows = NULL;
-	size_t nrows = 0, caprows = 0;
+	size_t nrows = 0, caprows = 0, last = 0;
 	tg_categorizer *cz = NULL;
 	tg_table *tab = NULL;
 	if ((rc = tg_categorizer_new(&cz, tree)))
@@ -73,15 +81,15 @@ int tg_kernel_categories_table(tg_table **out, tg_category_totals *totals, const
 			goto done;
 		const char *evid = evidence_of(t, ev, (uint32_t)i, &kc);
 		tot.total_ns += tg_event_dur(t, &ev[i]);
-		if (!strcmp(kc.category, "other") || !strcmp(kc.category, "unlinked"))
-			tot.unclassified_ns += tg_event_dur(t, &ev[i]);
 		if ((unsigned)kc.source < TG_CAT_SRC_COUNT)
 			tot.by_source_ns[kc.source] += tg_event_dur(t, &ev[i]);
-		/* rows are few (categories x evidence): a linear search is fine */
-		size_t r = 0;
-		while (r < nrows && !(rows[r].source == (int)kc.source && !strcmp(rows[r].category, kc.category) &&
-		                      !strcmp(rows[r].evidence, evid)))
-			r++;
+		/* rows are few (categories x evidence): a linear search, the last
+		 * kernel's row first (the next kernel is most often of the same) */
+		size_t r = last;
+		if (!(r < nrows && same_row(&rows[r], &kc, evid)))
+			for (r = 0; r < nrows && !same_row(&rows[r], &kc, evid); r++)
+				;
+		last = r;
 		if (r == nrows) {
 			if (tg_grow((void **)&rows, &caprows, nrows + 1, sizeof(*rows)))
 				goto done;
@@ -90,6 +98,9 @@ int tg_kernel_categories_table(tg_table **out, tg_category_totals *totals, const
 		rows[r].ns += tg_event_dur(t, &ev[i]);
 		rows[r].count++;
 	}
+	for (size_t r = 0; r < nrows; r++) /* by row, not by kernel: a row holds one category */
+		if (!strcmp(rows[r].category, "other") || !strcmp(rows[r].category, "unlinked"))
+			tot.unclassified_ns += rows[r].ns;
 	if (nrows > 1)
 		qsort(rows, nrows, sizeof(*rows), cmp_row);
 	static const char *const cols[] = {"category", "from", "evidence", "kernels", "time ms", "percent", NULL};
