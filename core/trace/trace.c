@@ -123,6 +123,16 @@ uint32_t tg_trace_key(const tg_trace *t, const char *key)
 	return tg_atoms_find(t->atoms, key, strlen(key));
 }
 
+uint32_t tg_trace_key_stream(const tg_trace *t)
+{
+	return t->key_stream;
+}
+
+uint32_t tg_trace_key_device(const tg_trace *t)
+{
+	return t->key_device;
+}
+
 const tg_arg *tg_event_arg(const tg_trace *t, const tg_event *e, uint32_t key_atom)
 {
 	if (key_atom == TG_NONE || e->args == TG_NONE)

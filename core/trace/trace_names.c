@@ -36,16 +36,6 @@ int tg_trace_finish_names(tg_trace *t)
 	return 0;
 }
 
-uint32_t tg_trace_key_stream(const tg_trace *t)
-{
-	return t->key_stream;
-}
-
-uint32_t tg_trace_key_device(const tg_trace *t)
-{
-	return t->key_device;
-}
-
 uint8_t tg_trace_name_flags(const tg_trace *t, uint32_t atom)
 {
 	if (atom >= t->nname_flags)
