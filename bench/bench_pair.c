@@ -5,9 +5,12 @@
  * machine (hyperfine runs all of one command, then all of the other).
  * Prints one line:
  *
- *   MEDIAN_RATIO MIN_RATIO MAX_RATIO MEDIAN_A_S MEDIAN_B_S MAX_RSS_B_KB
+ *   MEDIAN_RATIO MIN_RATIO MAX_RATIO MEDIAN_A_S MEDIAN_B_S MAX_RSS_B_KB MEDIAN_B_CPU_S
  *
- * where each ratio is B's wall time over A's in the same pair. A command's
+ * where each ratio is B's wall time over A's in the same pair, and B's CPU
+ * time is its user and system time (its threads' and children's
+ * together: what it costs, where its wall depends on how many cores it
+ * found free). A command's
  * output goes to /dev/null; a command that fails (not exit 0 or 1, which
  * is a blocking diff) stops the bench with its status.
  *
@@ -32,8 +35,9 @@ static double now(void)
 }
 
 /* Runs argv with stdout and stderr to /dev/null; its wall time in seconds,
- * and its peak RSS in *rss_kb. Exits on failure. */
-static double run(char **argv, long *rss_kb)
+ * its peak RSS in *rss_kb and its user + system time in *cpu_s. Exits on
+ * failure. */
+static double run(char **argv, long *rss_kb, double *cpu_s)
 {
 	posix_spawn_file_actions_t fa;
 	posix_spawn_file_actions_init(&fa);
@@ -58,6 +62,8 @@ static double run(char **argv, long *rss_kb)
 		exit(2);
 	}
 	*rss_kb = ru.ru_maxrss;
+	*cpu_s = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 + (double)ru.ru_stime.tv_sec +
+	         (double)ru.ru_stime.tv_usec / 1e6;
 	return t;
 }
 
@@ -87,13 +93,17 @@ int main(int argc, char **argv)
 	argv[sep] = NULL;
 	char **a = argv + 2, **b = argv + sep + 1;
 	double *ta = calloc((size_t)runs, sizeof(double)), *tb = calloc((size_t)runs, sizeof(double));
-	double *r = calloc((size_t)runs, sizeof(double));
+	double *r = calloc((size_t)runs, sizeof(double)), *cb = calloc((size_t)runs, sizeof(double)), cpu;
+	if (!ta || !tb || !r || !cb) {
+		fprintf(stderr, "bench_pair: out of memory\n");
+		return 2;
+	}
 	long rss, rss_b = 0;
-	run(a, &rss);
-	run(b, &rss);
+	run(a, &rss, &cpu);
+	run(b, &rss, &cpu);
 	for (int i = 0; i < runs; i++) {
-		ta[i] = run(a, &rss);
-		tb[i] = run(b, &rss);
+		ta[i] = run(a, &rss, &cpu);
+		tb[i] = run(b, &rss, &cb[i]);
 		if (rss > rss_b)
 			rss_b = rss;
 		r[i] = tb[i] / ta[i];
@@ -103,8 +113,9 @@ int main(int argc, char **argv)
 		lo = r[i] < lo ? r[i] : lo;
 		hi = r[i] > hi ? r[i] : hi;
 	}
-	double mr = median(r, runs), ma = median(ta, runs), mb = median(tb, runs);
-	printf("%.4f %.4f %.4f %.4f %.4f %ld\n", mr, lo, hi, ma, mb, rss_b);
+	double mr = median(r, runs), ma = median(ta, runs), mb = median(tb, runs), mc = median(cb, runs);
+	printf("%.4f %.4f %.4f %.4f %.4f %ld %.4f\n", mr, lo, hi, ma, mb, rss_b, mc);
+	free(cb);
 	free(ta);
 	free(tb);
 	free(r);
