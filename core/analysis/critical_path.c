@@ -170,7 +170,7 @@ static int widen_slots(tg_critical_path *cp, size_t upto)
  * times are read from it: cp_ts, cp_end). Returns 0 or TG_ENOMEM. */
 static int prepare_events(tg_critical_path *cp)
 {
-	uint32_t k_stream = tg_trace_key(cp->t, "stream");
+	uint32_t k_stream = tg_trace_key_stream(cp->t);
 	cp->k_won = tg_trace_key(cp->t, "wait_on_stream");
 	cp->k_worc = tg_trace_key(cp->t, "wait_on_cuda_event_record_corr_id");
 	tg_idmap *slots = tg_idmap_new(64);

@@ -683,7 +683,6 @@ int tg_launchers_build(tg_launchers **out, const tg_tree *tree, const tg_launche
 		return TG_ENOMEM;
 	l->tree = tree;
 	l->trace = t;
-	l->key_stream = tg_trace_key(t, "stream");
 	l->step = opts->step;
 	l->tracelens_compat = opts->tracelens_compat;
 	l->owner = tg_malloc((ne + 1) * sizeof(uint32_t));

@@ -35,7 +35,6 @@ struct tg_launchers {
 	size_t nlinked_words;
 	size_t nstep_dev;  /* device events of the step (a bound on the linked ones) */
 	size_t nstep_comm; /* communication kernels of the step */
-	uint32_t key_stream;
 	tg_idmap *comm;  /* the step's communication kernels (owner leaves them out) with a
 	                  * launcher -> its index in list; NULL when there are none */
 	int32_t step;

@@ -298,7 +298,7 @@ int tg_launchers_kernel_summary(tg_table **out, const tg_launchers *l, double to
 		uint32_t op_name;
 		kernel_parent(l, (uint32_t)i, &category, &op_name);
 		int64_t stream = -1;
-		tg_arg_int(trace, tg_event_arg(trace, e, l->key_stream), &stream);
+		tg_arg_int(trace, tg_event_arg(trace, e, tg_trace_key_stream(trace)), &stream);
 		double d = tg_ns_to_us_f64(tg_event_dur(trace, e));
 		if (ks_add(&G, category, op_name, e->name, stream, d))
 			goto fail;
