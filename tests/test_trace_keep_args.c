@@ -1,10 +1,12 @@
-/* test_trace_keep_args.c - tg_trace_keep_args (core/trace/trace_keep.c)
- * and the critical path found last on what it leaves (`diff`:
- * cli/diff_load.c's cp_last): a hand-made trace whose lists are shared,
- * emptied or kept whole keeps exactly the asked arguments of every event,
- * in order, and shrinks; on every shared trace ($TG_SHARED/traces,
+/* test_trace_keep_args.c - tg_trace_keep_args and tg_trace_narrow_events
+ * (core/trace/trace_keep.c) and the critical path found last on what they
+ * leave (`diff`: cli/diff_load.c's cp_last): a hand-made trace whose lists
+ * are shared, emptied or kept whole keeps exactly the asked arguments of
+ * every event, in order, and shrinks; narrowed, every event keeps every
+ * field but id1 (wide ids and durations read back) and the model is 4
+ * bytes an event smaller; on every shared trace ($TG_SHARED/traces,
  * skipped, saying so, without it) and on generated ones, the summary
- * found with the tree freed and only tg_cp_args left
+ * found with the tree freed, only tg_cp_args left and the events narrowed
  * (tg_cp_summarize_steps) is the one found on the whole model
  * (tg_cp_summarize), field for field, in the defaults and with exact
  * nanoseconds, and every event's kept arguments are the ones it had. */
@@ -119,6 +121,101 @@ static void test_hand_made(void **state)
 	tg_trace_free(t);
 }
 
+/* What narrowing keeps of an event: every field but id1, as read by the
+ * accessors (wide ids and durations included). */
+struct kept_event {
+	int64_t ts, dur, id0, end;
+	uint32_t name, args, kind, track, flags;
+};
+
+static struct kept_event kept_of(const tg_trace *t, const tg_event *e)
+{
+	return (struct kept_event){e->ts, tg_event_dur(t, e), tg_event_id(t, e, 0), tg_event_end(t, e),
+	                           e->name, e->args, e->kind, e->track, e->flags};
+}
+
+/* Narrows t (twice: the second a no-op) and checks every event against
+ * what it was, at tg_trace_event_stride apart, and the model's bytes. */
+static void check_narrowed(tg_trace *t)
+{
+	size_t n;
+	const tg_event *ev = tg_trace_events(t, &n);
+	struct kept_event *before = malloc((n + 1) * sizeof(*before));
+	assert_non_null(before);
+	for (size_t i = 0; i < n; i++)
+		before[i] = kept_of(t, &ev[i]);
+	size_t bytes = tg_trace_memory(t);
+	assert_int_equal(tg_trace_event_stride(t), sizeof(tg_event));
+	tg_trace_narrow_events(t);
+	tg_trace_narrow_events(t);
+	assert_int_equal(tg_trace_event_stride(t), TG_EVENT_NARROW);
+	assert_true(tg_trace_memory(t) <= bytes - n * (sizeof(tg_event) - TG_EVENT_NARROW)); /* and the room beyond n */
+	size_t m;
+	const char *base = (const char *)tg_trace_events(t, &m);
+	assert_int_equal(m, n);
+	for (size_t i = 0; i < n; i++) {
+		struct kept_event now = kept_of(t, (const tg_event *)(const void *)(base + i * TG_EVENT_NARROW));
+		assert_true(now.ts == before[i].ts && now.dur == before[i].dur && now.end == before[i].end);
+		assert_true(now.id0 == before[i].id0);
+		assert_int_equal(now.name, before[i].name);
+		assert_int_equal(now.args, before[i].args);
+		assert_int_equal(now.kind, before[i].kind);
+		assert_int_equal(now.track, before[i].track);
+		assert_int_equal(now.flags, before[i].flags);
+	}
+	free(before);
+}
+
+/* Ids and durations beyond 32 bits (kept in the trace's wide tables) and
+ * a Python event read back narrowed, with their arguments. */
+static void test_narrow_hand_made(void **state)
+{
+	(void)state;
+	static const char json[] =
+		"{\"traceEvents\":["
+		"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":0,\"tid\":7,\"ts\":1,\"dur\":5000000000,"
+		"\"args\":{\"correlation\":8589934593,\"External id\":4,\"stream\":7}},"
+		"{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,\"ts\":0,"
+		"\"dur\":1,\"args\":{\"correlation\":-3,\"External id\":5}},"
+		"{\"ph\":\"X\",\"cat\":\"python_function\",\"name\":\"f\",\"pid\":1,\"tid\":1,\"ts\":2,\"dur\":2,"
+		"\"args\":{\"Python id\":11,\"Python parent id\":10}},"
+		"{\"ph\":\"X\",\"name\":\"plain\",\"pid\":1,\"tid\":1,\"ts\":3,\"dur\":1}"
+		"]}";
+	tg_trace *t;
+	tg_test_must(tg_trace_read_mem(&t, json, sizeof(json) - 1, "narrow", NULL));
+	size_t n;
+	const tg_event *ev = tg_trace_events(t, &n);
+	assert_int_equal(n, 4);
+	int wide_id = 0, wide_dur = 0;
+	for (size_t i = 0; i < n; i++) {
+		wide_id |= (ev[i].flags & TG_EV_WIDE_ID0) != 0;
+		wide_dur |= (ev[i].flags & TG_EV_WIDE_DUR) != 0;
+	}
+	assert_true(wide_id && wide_dur); /* the wide tables are read through the narrowed events too */
+	check_narrowed(t);
+	const char *base = (const char *)tg_trace_events(t, &n);
+	int found = 0;
+	for (size_t i = 0; i < n; i++) {
+		const tg_event *e = (const tg_event *)(const void *)(base + i * TG_EVENT_NARROW);
+		if (e->kind == TG_KIND_KERNEL) {
+			assert_true(tg_event_corr(t, e) == INT64_C(8589934593));
+			assert_true(tg_event_dur(t, e) == INT64_C(5000000000000));
+			const tg_arg *a = tg_event_arg(t, e, tg_trace_key(t, "stream"));
+			assert_non_null(a);
+			assert_true(a->v.i == 7);
+			found++;
+		} else if (e->kind == TG_KIND_RUNTIME) {
+			assert_true(tg_event_corr(t, e) == -3);
+			found++;
+		} else if (e->kind == TG_KIND_PYTHON) {
+			assert_true(tg_event_pyid(t, e) == 11);
+			found++;
+		}
+	}
+	assert_int_equal(found, 3);
+	tg_trace_free(t);
+}
+
 static void same_summary(const tg_cp_summary *a, const tg_cp_summary *b)
 {
 	assert_int_equal(a->ok, b->ok);
@@ -151,6 +248,7 @@ static int check_late(tg_tree *tree, tg_trace *t)
 	tg_test_must(tg_trace_keep_args(t, tg_cp_args));
 	check_kept(t, before, tg_cp_args, nk);
 	free(before);
+	check_narrowed(t);
 	tg_test_must(tg_cp_summarize_steps(&late[0], t, steps, n, NULL));
 	tg_test_must(tg_cp_summarize_steps(&late[1], t, steps, n, &exact));
 	same_summary(&late[0], &whole[0]);
@@ -176,7 +274,8 @@ static void test_shared_traces(void **state)
 		paths += check_late(tree, t);
 	}
 	tg_test_paths_free(files, n);
-	print_message("%zu shared traces, %zu with a path: the summary found last, on the kept arguments, "
+	print_message("%zu shared traces, %zu with a path: the summary found last, on the kept arguments and "
+	              "the narrowed events, "
 	              "equal in two settings\n", traces, paths);
 	assert_true(traces >= 40);
 	assert_true(paths >= 20);
@@ -202,6 +301,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_hand_made),
+		cmocka_unit_test(test_narrow_hand_made),
 		cmocka_unit_test(test_shared_traces),
 		cmocka_unit_test(test_generated),
 	};

@@ -877,9 +877,9 @@ static void test_wide_ids(void **state)
 	assert_int_equal(w[0], 4294967296LL);
 	assert_int_equal(w[1], -1);
 	assert_int_equal(w[4], 5000000000LL);
-	assert_int_equal(e[1].id[0], 0);
-	assert_int_equal(e[1].id[1], 1);
-	assert_int_equal(e[3].id[1], 4);
+	assert_int_equal(e[1].id0, 0);
+	assert_int_equal(e[1].id1, 1);
+	assert_int_equal(e[3].id1, 4);
 	tg_trace_free(t);
 }
 

@@ -110,7 +110,7 @@ static void flag_all_names(tg_critical_path *cp)
 	flag_names(cp, rec, 1, CPN_EVENT_RECORD);
 	flag_names(cp, wait, 1, CPN_WAIT_CALL);
 	for (size_t i = 0; i < cp->nev; i++) {
-		uint32_t atom = cp->ev[i].name;
+		uint32_t atom = cp_event(cp, i)->name;
 		if (atom >= cp->natoms || (cp->namef[atom] & CPN_CHECKED))
 			continue;
 		cp->namef[atom] |= CPN_CHECKED;
@@ -181,7 +181,7 @@ static int prepare_events(tg_critical_path *cp)
 	cp->streams[0] = -1;
 	cp->nstreams = 1;
 	for (size_t i = 0; i < cp->nev; i++) {
-		const tg_event *e = &cp->ev[i];
+		const tg_event *e = cp_event(cp, i);
 		int64_t stream = k_stream == TG_NONE ? -1 : cp_arg_number(cp->t, e, k_stream);
 		uint32_t s = stream_slot(cp, slots, stream);
 		if (s == TG_NONE || (s > UINT8_MAX && !cp->sslot32 && widen_slots(cp, i))) {
@@ -218,8 +218,8 @@ static int keep_filter(tg_critical_path *cp)
 		if (!(cp->evf[i] & CP_KEPT) || !(cp_name_flags(cp, (uint32_t)i) & CPN_STEP))
 			continue;
 		if (first_name == TG_NONE)
-			first_name = cp->ev[i].name;
-		else if (cp->ev[i].name != first_name)
+			first_name = cp_event(cp, i)->name;
+		else if (cp_event(cp, i)->name != first_name)
 			names = 2;
 		if (!(cp->evf[i] & CP_GPU) && cp_ts(cp, i) > last)
 			last = cp_ts(cp, i);
@@ -269,13 +269,13 @@ static int link_correlations(tg_critical_path *cp)
 {
 	size_t n = 0;
 	for (size_t i = 0; i < cp->nev; i++)
-		n += !dropped(&cp->ev[i]) && cp_corr(cp, (uint32_t)i) != -1;
+		n += !dropped(cp_event(cp, i)) && cp_corr(cp, (uint32_t)i) != -1;
 	tg_sort_pair *kv = tg_big_alloc((n + 1) * sizeof(*kv));
 	if (!kv)
 		return TG_ENOMEM;
 	n = 0;
 	for (size_t i = 0; i < cp->nev; i++)
-		if (!dropped(&cp->ev[i]) && cp_corr(cp, (uint32_t)i) != -1)
+		if (!dropped(cp_event(cp, i)) && cp_corr(cp, (uint32_t)i) != -1)
 			kv[n++] = (tg_sort_pair){tg_sort_key_i64(cp_corr(cp, (uint32_t)i)), (uint32_t)i};
 	if (cp_sort_pairs_inc(kv, n)) {
 		tg_big_free(kv);
@@ -298,9 +298,9 @@ static int link_correlations(tg_critical_path *cp)
 
 static int name_matches(const tg_critical_path *cp, uint32_t ev)
 {
-	if (cp->ev[ev].name < cp->natoms)
-		return (cp->namef[cp->ev[ev].name] & CPN_ANNOTATION) != 0;
-	const char *s = tg_trace_str(cp->t, cp->ev[ev].name);
+	if (cp_event(cp, ev)->name < cp->natoms)
+		return (cp->namef[cp_event(cp, ev)->name] & CPN_ANNOTATION) != 0;
+	const char *s = tg_trace_str(cp->t, cp_event(cp, ev)->name);
 	return cp->opts.annotation_exact ? !strcmp(s, cp->annotation) : strstr(s, cp->annotation) != NULL;
 }
 
@@ -507,6 +507,7 @@ int cp_build(tg_critical_path **out, const tg_trace *t, const tg_step *steps, si
 	cp->ntsteps = nsteps;
 	cp->t = t;
 	cp->ev = tg_trace_events(cp->t, &cp->nev);
+	cp->ev_stride = tg_trace_event_stride(cp->t);
 	cp->natoms = tg_atoms_count(tg_trace_atoms(cp->t));
 	if (cp->nev >= CP_MAX_EVENTS) { /* two nodes an event, an edge's nodes in 29 bits (cp_edge) */
 		size_t nev = cp->nev;

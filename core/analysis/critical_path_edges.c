@@ -46,7 +46,7 @@ int64_t cp_arg_number(const tg_trace *t, const tg_event *e, uint32_t key)
 
 int64_t cp_wait_arg(const tg_critical_path *cp, uint32_t ev, uint32_t key)
 {
-	const tg_event *e = &cp->ev[ev];
+	const tg_event *e = cp_event(cp, ev);
 	return e->kind == TG_KIND_SYNC ? cp_arg_number(cp->t, e, key) : -1;
 }
 
@@ -69,7 +69,7 @@ static unsigned attr_class(const tg_critical_path *cp, uint32_t attr)
 {
 	if (attr == TG_NONE || !(cp->evf[attr] & CP_ON_STREAM))
 		return attr != TG_NONE && (cp_name_flags(cp, attr) & CPN_DATA_LOAD) ? TG_CP_DATA_LOADING : TG_CP_CPU;
-	uint8_t cls = (tg_trace_name_flags(cp->t, cp->ev[attr].name) & TG_NAME_CLASS_MASK) >> TG_NAME_CLASS_SHIFT;
+	uint8_t cls = (tg_trace_name_flags(cp->t, cp_event(cp, attr)->name) & TG_NAME_CLASS_MASK) >> TG_NAME_CLASS_SHIFT;
 	return cls == TG_KERNEL_COMMUNICATION ? TG_CP_GPU_COMM : TG_CP_GPU_COMPUTE;
 }
 

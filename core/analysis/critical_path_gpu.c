@@ -286,7 +286,7 @@ static int64_t launch_stream(const tg_critical_path *cp, uint32_t i)
 static int64_t launch_gpu(const tg_critical_path *cp, uint32_t i)
 {
 	size_t ntr;
-	return tg_trace_tracks(cp->t, &ntr)[cp->ev[cp->ic[i]].track].pid;
+	return tg_trace_tracks(cp->t, &ntr)[cp_event(cp, cp->ic[i])->track].pid;
 }
 
 /* A list of launches and calls being sorted by three keys (time, stream,
@@ -311,11 +311,11 @@ static int64_t entry_key(const struct keyed *kd, uint32_t p, int level)
 	if (level == 0)
 		return cp_ts(cp, i);
 	if (p < kd->ws->nlaunches) /* a launch: its kernel's stream and gpu, or its thread */
-		return level == 1 ? launch_stream(cp, i) : kd->which ? launch_gpu(cp, i) : cp->ev[i].track;
+		return level == 1 ? launch_stream(cp, i) : kd->which ? launch_gpu(cp, i) : cp_event(cp, i)->track;
 	if (!kd->which) /* a stream wait: the stream that waits, its thread */
-		return level == 1 ? cp_stream(cp, cp->ic[i]) : cp->ev[i].track;
+		return level == 1 ? cp_stream(cp, cp->ic[i]) : cp_event(cp, i)->track;
 	uint32_t sy = tg_idmap_get(kd->which, cp_corr(cp, i)); /* a record: its sync's stream and gpu */
-	return level == 1 ? cp_wait_arg(cp, sy, cp->k_won) : kd->tr[cp->ev[sy].track].pid;
+	return level == 1 ? cp_wait_arg(cp, sy, cp->k_won) : kd->tr[cp_event(cp, sy)->track].pid;
 }
 
 #define CP_GROUP 0x80000000u /* in keyed_sort's pos: the entry's keys 1 and 2 differ from the one's before */
@@ -574,7 +574,7 @@ static int device_rows(uint32_t **pos, size_t *nrows, tg_critical_path *cp, stru
 	n = 0;
 	for (uint32_t i = 0; i < cp->nev && !rc; i++)
 		if (device_row(cp, i)) {
-			key[n] = cp->ev[i].kind == TG_KIND_SYNC ? cp_end(cp, i) : cp_ts(cp, i);
+			key[n] = cp_event(cp, i)->kind == TG_KIND_SYNC ? cp_end(cp, i) : cp_ts(cp, i);
 			ws->order[n++] = i;
 		}
 	/* sorted in the times' block (row_order: no pair sort of 16 bytes a
@@ -596,7 +596,7 @@ static int kernel_edges(tg_critical_path *cp, struct gpu_ws *ws)
 	int rc = ln.slot && ln.stream && ln.node ? device_rows(&pos, &n, cp, ws) : TG_ENOMEM;
 	for (size_t k = 0; k < n && !rc; k++) {
 		uint32_t i = ws->order[pos[k]];
-		rc = cp->ev[i].kind == TG_KIND_SYNC ? sync_event(cp, ws, &ln, i) : kernel_event(cp, ws, &ln, i);
+		rc = cp_event(cp, i)->kind == TG_KIND_SYNC ? sync_event(cp, ws, &ln, i) : kernel_event(cp, ws, &ln, i);
 	}
 	tg_idmap_free(ln.slot);
 	tg_big_free(ln.stream);

@@ -110,7 +110,7 @@ int cp_make_nodes(tg_critical_path *cp)
 	for (size_t i = 0; i < cp->nev; i++) {
 		if (!(cp->evf[i] & CP_CLIP))
 			continue;
-		if (node_kind(cp->ev[i].kind) || (cp_name_flags(cp, (uint32_t)i) & CPN_DATA_LOAD) ||
+		if (node_kind(cp_event(cp, i)->kind) || (cp_name_flags(cp, (uint32_t)i) & CPN_DATA_LOAD) ||
 		    (cp_on_stream_col(cp, i) && (cp->evf[i] & CP_CORR))) {
 			cp->evf[i] |= CP_NODE;
 			n += 2;

@@ -82,8 +82,8 @@ struct tg_critical_path {
 	const tg_step *tsteps; /* the trace's steps (tg_tree_steps), borrowed */
 	size_t ntsteps;
 	const tg_trace *t;
-	const tg_event *ev;
-	size_t nev;
+	const tg_event *ev; /* the trace's events, ev_stride bytes apart: read them with cp_event */
+	size_t nev, ev_stride;
 	tg_cp_opts opts;
 	char *annotation;
 	int last_step_dropped; /* HTA's filter left out the last step */
@@ -161,6 +161,14 @@ struct tg_critical_path {
 	tg_cp_stats stats;
 };
 
+/* Event i of the trace: sizeof(tg_event) or, in a narrowed trace
+ * (tg_trace_narrow_events: `diff` narrows it before the critical path),
+ * TG_EVENT_NARROW bytes apart; its id1 is never read. */
+static inline const tg_event *cp_event(const tg_critical_path *cp, size_t i)
+{
+	return (const tg_event *)(const void *)((const char *)cp->ev + i * cp->ev_stride);
+}
+
 #define CP_NODE_START 0x80000000u /* in cp->node_ev: the node is its event's start (events < 2^28) */
 
 /* The event of node v. */
@@ -178,7 +186,7 @@ static inline int cp_node_start(const tg_critical_path *cp, uint32_t v)
 /* The correlation id of event ev, -1 when it has none. */
 static inline int64_t cp_corr(const tg_critical_path *cp, uint32_t ev)
 {
-	const tg_event *e = &cp->ev[ev];
+	const tg_event *e = cp_event(cp, ev);
 	return e->kind != TG_KIND_PYTHON && (e->flags & TG_EV_HAS_CORR) ? tg_event_corr(cp->t, e) : -1;
 }
 
@@ -192,7 +200,7 @@ static inline int64_t cp_floor_us(int64_t ns)
  * unless opts.exact_ns. */
 static inline int64_t cp_ts(const tg_critical_path *cp, size_t ev)
 {
-	int64_t t = cp->ev[ev].ts, f;
+	int64_t t = cp_event(cp, ev)->ts, f;
 	if (cp->opts.exact_ns)
 		return t;
 	f = cp_floor_us(t);
@@ -202,7 +210,7 @@ static inline int64_t cp_ts(const tg_critical_path *cp, size_t ev)
 /* Event ev's end as HTA sees it: rounded down unless opts.exact_ns. */
 static inline int64_t cp_end(const tg_critical_path *cp, size_t ev)
 {
-	int64_t t = tg_event_end(cp->t, &cp->ev[ev]);
+	int64_t t = tg_event_end(cp->t, cp_event(cp, ev));
 	return cp->opts.exact_ns ? t : cp_floor_us(t);
 }
 
@@ -238,7 +246,7 @@ int64_t cp_wait_arg(const tg_critical_path *cp, uint32_t ev, uint32_t key);
 /* The CPN_* flags of event ev's name. */
 static inline uint16_t cp_name_flags(const tg_critical_path *cp, uint32_t ev)
 {
-	uint32_t atom = cp->ev[ev].name;
+	uint32_t atom = cp_event(cp, ev)->name;
 	return atom < cp->natoms ? cp->namef[atom] : 0;
 }
 

@@ -35,7 +35,7 @@ static int cycle_error(const tg_critical_path *cp, const uint8_t *indeg)
 				TG_EFORMAT,
 				"critical path: the events make a cycle of dependencies (through '%s' "
 				"at %.3f ms: nesting or syncs out of time order); HTA refuses such a trace too",
-				tg_trace_str(cp->t, cp->ev[ev].name), (double)cp_node_ts(cp, s) / 1e6);
+				tg_trace_str(cp->t, cp_event(cp, ev)->name), (double)cp_node_ts(cp, s) / 1e6);
 		}
 	return tg_error_set(TG_EFORMAT, "critical path: the events make a cycle of dependencies");
 }

@@ -52,7 +52,7 @@ static int64_t thread_of(const tg_critical_path *cp, uint16_t flag, int *found)
 	int64_t tid = 0;
 	*found = 0;
 	for (size_t i = 0; i < cp->nev; i++) {
-		const tg_event *e = &cp->ev[i];
+		const tg_event *e = cp_event(cp, i);
 		if (!(cp->evf[i] & CP_CLIP) || (e->kind != TG_KIND_CPU_OP && e->kind != TG_KIND_USER_ANNOTATION) ||
 		    !(cp_name_flags(cp, (uint32_t)i) & flag))
 			continue;
@@ -504,17 +504,17 @@ static int thread_order(tg_critical_path *cp, uint32_t **evs, uint32_t *cnt, siz
 	if (!rc) {
 		for (size_t i = 0; i < cp->nev; i++)
 			if ((cp->evf[i] & CP_CLIP) && cp_stream(cp, i) >= 0)
-				device[rank[cp->ev[i].track]] = 1;
+				device[rank[cp_event(cp, i)->track]] = 1;
 		for (size_t i = 0; i < cp->nev; i++)
-			if ((cp->evf[i] & CP_CLIP) && !device[rank[cp->ev[i].track]])
-				cnt[rank[cp->ev[i].track] + 1]++;
+			if ((cp->evf[i] & CP_CLIP) && !device[rank[cp_event(cp, i)->track]])
+				cnt[rank[cp_event(cp, i)->track] + 1]++;
 		for (size_t r = 0; r < ntr; r++)
 			cnt[r + 1] += cnt[r];
 		if (!(*evs = tg_big_alloc((cnt[ntr] + 1) * sizeof(uint32_t))))
 			rc = TG_ENOMEM;
 		for (size_t i = 0; i < cp->nev && !rc; i++)
-			if ((cp->evf[i] & CP_CLIP) && !device[rank[cp->ev[i].track]]) {
-				uint32_t r = rank[cp->ev[i].track];
+			if ((cp->evf[i] & CP_CLIP) && !device[rank[cp_event(cp, i)->track]]) {
+				uint32_t r = rank[cp_event(cp, i)->track];
 				(*evs)[cnt[r]++] = (uint32_t)i;
 			}
 	}

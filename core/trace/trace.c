@@ -58,6 +58,11 @@ const tg_event *tg_trace_events(const tg_trace *t, size_t *n)
 	return t->events;
 }
 
+size_t tg_trace_event_stride(const tg_trace *t)
+{
+	return t->narrowed ? TG_EVENT_NARROW : sizeof(tg_event);
+}
+
 const tg_arg *tg_trace_args(const tg_trace *t, size_t *n)
 {
 	*n = t->nargs;
@@ -189,7 +194,7 @@ int tg_arg_int(const tg_trace *t, const tg_arg *a, int64_t *out)
 
 size_t tg_trace_memory(const tg_trace *t)
 {
-	return t->events_cap * sizeof(tg_event) + t->args_cap * sizeof(tg_arg) +
+	return t->events_cap * tg_trace_event_stride(t) + t->args_cap * sizeof(tg_arg) +
 	       t->tracks_cap * sizeof(tg_track) + t->flows_cap * sizeof(tg_flow) +
 	       t->wide_flow_ids_cap * sizeof(uint64_t) +
 	       (t->wide_ids_cap + t->wide_durs_cap) * sizeof(int64_t) + tg_atoms_bytes(t->atoms);

@@ -58,8 +58,8 @@ enum tg_event_flags {
 	TG_EV_HAS_PYPARENT = 1 << 3,  /* the Python parent id is set, not null (tg_event_pyparent) */
 	TG_EV_INSTANT = 1 << 4,       /* ph i: no duration */
 	TG_EV_UNCLOSED = 1 << 5,      /* ph B without its E */
-	TG_EV_WIDE_ID0 = 1 << 6,      /* id[0] indexes tg_trace_wide_ids(): its id needs 64 bits */
-	TG_EV_WIDE_ID1 = 1 << 7,      /* id[1] likewise */
+	TG_EV_WIDE_ID0 = 1 << 6,      /* id0 indexes tg_trace_wide_ids(): its id needs 64 bits */
+	TG_EV_WIDE_ID1 = 1 << 7,      /* id1 likewise */
 	TG_EV_WIDE_DUR = 1 << 8       /* dur32 indexes tg_trace_wide_durs(): the duration needs 64 bits */
 };
 
@@ -80,15 +80,22 @@ enum tg_event_flags {
 typedef struct tg_event {
 	int64_t ts;          /* start, ns */
 	uint32_t dur32;      /* tg_event_dur: ns, or with TG_EV_WIDE_DUR an index into tg_trace_wide_durs() */
-	uint32_t id[2];      /* TG_KIND_PYTHON: Python id, parent id; others: correlation, External id */
+	uint32_t id0;        /* TG_KIND_PYTHON: Python id; others: correlation id (tg_event_id) */
 	uint32_t name;       /* atom */
 	uint32_t args;       /* first argument, index into tg_trace_args(); TG_NONE: none */
 	uint32_t kind : 4;   /* tg_kind (the low bits: the most read, one mask) */
 	uint32_t track : 19; /* index into tg_trace_tracks() (at most TG_TRACK_MAX) */
 	uint32_t flags : 9;  /* tg_event_flags (the high bits: one shift) */
+	uint32_t id1;        /* TG_KIND_PYTHON: parent id; others: External id. Last: a narrowed
+	                      * trace's events end before it (tg_trace_narrow_events) */
 } tg_event;
 
 _Static_assert(sizeof(tg_event) == 32, "tg_event is 32 bytes");
+
+/* The bytes of a narrowed trace's event (tg_trace_narrow_events): a
+ * tg_event without its last field, id1. */
+#define TG_EVENT_NARROW 28
+_Static_assert(offsetof(tg_event, id1) == TG_EVENT_NARROW, "id1 is tg_event's last field");
 _Static_assert(TG_KIND_COUNT <= 16, "a tg_kind fits tg_event.kind's 4 bits");
 
 typedef enum tg_arg_type {
@@ -243,10 +250,27 @@ void tg_trace_drop_flows(tg_trace *t);
  * map per argument; t unchanged then). */
 int tg_trace_keep_args(tg_trace *t, const char *const *names);
 
+/* Narrows t's events in place to TG_EVENT_NARROW bytes each (every field
+ * but id1, the External id or Python parent id), the array shrunk: 4
+ * bytes an event given back, for a caller that has read what it needs of
+ * the ids and keeps the events for one more analysis (`diff`: the critical
+ * path, last, which reads the correlation ids alone). Event i is then at
+ * tg_trace_events(t) + i * tg_trace_event_stride(t) bytes, read through a
+ * tg_event pointer but never its id1 (tg_event_ext, tg_event_pyparent) nor
+ * copied whole; every other accessor of t still serves. Calling it again
+ * is a no-op. */
+void tg_trace_narrow_events(tg_trace *t);
+
+/* The bytes from one of t's events to the next: sizeof(tg_event), or
+ * TG_EVENT_NARROW once narrowed. */
+size_t tg_trace_event_stride(const tg_trace *t);
+
 /* Frees the trace and everything it owns. NULL is a no-op. */
 void tg_trace_free(tg_trace *t);
 
-/* Accessors. Arrays are owned by the trace and valid until tg_trace_free. */
+/* Accessors. Arrays are owned by the trace and valid until tg_trace_free
+ * (the events: until tg_trace_narrow_events too, which spaces them
+ * tg_trace_event_stride bytes apart). */
 const tg_event *tg_trace_events(const tg_trace *t, size_t *n);
 const tg_arg *tg_trace_args(const tg_trace *t, size_t *n);
 const tg_track *tg_trace_tracks(const tg_trace *t, size_t *n);
@@ -313,7 +337,7 @@ uint32_t tg_trace_key_device(const tg_trace *t);
 int tg_arg_int(const tg_trace *t, const tg_arg *a, int64_t *out);
 
 /* The ids of t's events that do not fit 32 bits, in reading order (an
- * event's id[k] indexes them when its TG_EV_WIDE_ID<k> flag is set); *n
+ * event's id0 / id1 indexes them when its TG_EV_WIDE_ID0 / 1 flag is set); *n
  * gets their count. Owned by t. */
 const int64_t *tg_trace_wide_ids(const tg_trace *t, size_t *n);
 
@@ -321,9 +345,10 @@ const int64_t *tg_trace_wide_ids(const tg_trace *t, size_t *n);
 static inline int64_t tg_event_id(const tg_trace *t, const tg_event *e, int k)
 {
 	size_t n;
+	uint32_t id = k ? e->id1 : e->id0;
 	if (e->flags & (TG_EV_WIDE_ID0 << k))
-		return tg_trace_wide_ids(t, &n)[e->id[k]];
-	return (int64_t)e->id[k];
+		return tg_trace_wide_ids(t, &n)[id];
+	return (int64_t)id;
 }
 
 /* The correlation id of a non-Python event (meaningful with TG_EV_HAS_CORR). */

@@ -17,8 +17,9 @@ struct process_name {
 struct tg_trace {
 	char *name;
 	tg_atoms *atoms;
-	tg_event *events;
+	tg_event *events; /* TG_EVENT_NARROW bytes apart once narrowed (tg_trace_narrow_events) */
 	size_t nevents, events_cap;
+	int narrowed;
 	tg_arg *args;
 	size_t nargs, args_cap;
 	tg_track *tracks;

@@ -438,8 +438,8 @@ static int stored_kind(struct parser *ps, struct evtmp *ev, uint8_t *flags)
 	return kind;
 }
 
-/* Id k of event e: in e->id[k] when it fits 32 bits, else appended to
- * the trace's wide ids with e->id[k] its index; returns the TG_EV_WIDE_ID
+/* Id k of event e: in e->id0 / id1 when it fits 32 bits, else appended to
+ * the trace's wide ids with that field its index; returns the TG_EV_WIDE_ID
  * flag of k or 0. at: the event's JSON offset, for the message. */
 /* set_id of an id beyond 32 bits: kept in the trace's wide ids. */
 static __attribute__((noinline)) uint8_t set_wide_id(struct parser *ps, tg_event *e, int k, int64_t id, uint64_t at)
@@ -449,7 +449,7 @@ static __attribute__((noinline)) uint8_t set_wide_id(struct parser *ps, tg_event
 		die_off(ps, TG_ELIMIT, at, "more than %u ids beyond 32 bits", UINT32_MAX);
 	if (tg_grow((void **)&t->wide_ids, &t->wide_ids_cap, t->nwide_ids + 1, sizeof(int64_t)))
 		oom(ps);
-	e->id[k] = (uint32_t)t->nwide_ids;
+	*(k ? &e->id1 : &e->id0) = (uint32_t)t->nwide_ids;
 	t->wide_ids[t->nwide_ids++] = id;
 	return (uint8_t)(TG_EV_WIDE_ID0 << k);
 }
@@ -460,7 +460,7 @@ static __attribute__((noinline)) uint8_t set_wide_id(struct parser *ps, tg_event
 static inline uint8_t set_id(struct parser *ps, tg_event *e, int k, int64_t id, uint64_t at)
 {
 	if (id >= 0 && id <= (int64_t)UINT32_MAX) {
-		e->id[k] = (uint32_t)id;
+		*(k ? &e->id1 : &e->id0) = (uint32_t)id;
 		return 0;
 	}
 	return set_wide_id(ps, e, k, id, at);
