@@ -299,6 +299,33 @@ static void test_keep_reuse(void **state)
 	}
 }
 
+/* Once the kept mappings are all taken, a block freed after is unmapped,
+ * not kept: the keep served the blocks mapped just after it. */
+static void test_keep_ends_when_taken(void **state)
+{
+	(void)state;
+	tg_big_keep(2);
+	uint32_t *a = filled(4 * MIB), *b = filled(4 * MIB);
+	tg_big_free(a);
+	tg_big_free(b);
+	uint32_t *x = tg_big_alloc(4 * MIB), *y = tg_big_alloc(4 * MIB); /* both taken */
+	assert_non_null(x);
+	assert_non_null(y);
+	uint32_t *w = filled(4 * MIB); /* a fresh mapping */
+	tg_big_free(w);
+	if (MAPS) {
+		assert_true((x == a && y == b) || (x == b && y == a));
+		assert_int_equal(resident_kb(w), -1); /* unmapped at once */
+	}
+	tg_big_free(x);
+	tg_big_free(y);
+	if (MAPS) {
+		assert_int_equal(resident_kb(x), -1);
+		assert_int_equal(resident_kb(y), -1);
+	}
+	tg_big_keep(0);
+}
+
 static void test_keep_resize(void **state)
 {
 	(void)state;
@@ -401,6 +428,7 @@ int main(void)
 		cmocka_unit_test(test_overflow),
 		cmocka_unit_test(test_keep_reuse),
 		cmocka_unit_test(test_keep_resize),
+		cmocka_unit_test(test_keep_ends_when_taken),
 		cmocka_unit_test(test_keep_limit),
 		cmocka_unit_test(test_keep_threads),
 	};

@@ -119,8 +119,11 @@ static struct header *take_kept(void)
 			h = kept[i];
 			at = i;
 		}
-	if (h)
+	if (h) {
 		kept[at] = kept[--nkept];
+		if (!nkept) /* the last taken: a keep serves the blocks mapped after it, no later frees */
+			keep_max = 0;
+	}
 	pthread_mutex_unlock(&keep_mu);
 	return h;
 }

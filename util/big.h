@@ -33,7 +33,10 @@
  * kept, their pages are reused as they are instead of unmapped and then
  * faulted in and cleared again (the events' and the arguments' arrays:
  * about 1,900 page faults a trace at 100 MB of JSON, 19,000 at 1 GB). A kept
- * block stays resident until it is reused or tg_big_keep(0).
+ * block stays resident until it is reused or tg_big_keep(0); once every
+ * kept block is reused, blocks freed after are unmapped again (the next
+ * trace's flows, dropped after its tree: kept, they stayed resident under
+ * the tree's peak, 1.4 MB at 100 MB of JSON, 14 MB at 1 GB).
  *
  * Rule: a block from tg_big_* is freed and resized only by tg_big_* (never
  * free or realloc), and a block from malloc never reaches tg_big_*. Under
@@ -96,8 +99,10 @@ void tg_big_free(void *p);
  * they map a block (the largest kept first, resized to the block with
  * mremap: its pages kept, its contents undefined; tg_big_calloc maps a
  * fresh one, zero); unmaps those kept beyond n (n = 0: all of them, the
- * default). Thread-safe. Who calls it with n > 0 calls it with 0 once the
- * blocks it expects are mapped, so that none stays resident unused. */
+ * default). Once the blocks kept are all taken again, it is back to 0: the
+ * blocks freed after are unmapped. Thread-safe. Who calls it with n > 0
+ * calls it with 0 once the blocks it expects are mapped, so that none
+ * stays resident unused. */
 void tg_big_keep(size_t n);
 
 #endif
