@@ -213,6 +213,16 @@ static void test_narrow_hand_made(void **state)
 		}
 	}
 	assert_int_equal(found, 3);
+	/* the arguments cut after the narrowing too: each event at its stride */
+	static const char *const stream_only[] = {"stream", NULL};
+	tg_test_must(tg_trace_keep_args(t, stream_only));
+	base = (const char *)tg_trace_events(t, &n);
+	for (size_t i = 0; i < n; i++) {
+		const tg_event *e = (const tg_event *)(const void *)(base + i * TG_EVENT_NARROW);
+		const tg_arg *a = tg_event_arg(t, e, tg_trace_key(t, "stream"));
+		assert_int_equal(a != NULL, e->kind == TG_KIND_KERNEL);
+		assert_int_equal(tg_event_nargs(t, e), e->kind == TG_KIND_KERNEL);
+	}
 	tg_trace_free(t);
 }
 

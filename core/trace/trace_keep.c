@@ -84,9 +84,12 @@ int tg_trace_keep_args(tg_trace *t, const char *const *names)
 	size_t nw = 0;
 	for (size_t s = 0; s < n;) /* the lists, in order */
 		s = keep_list(map, t->args, n, s, keys, nkeys, &nw) + 1;
-	for (size_t i = 0; i < t->nevents; i++)
-		if (t->events[i].args != TG_NONE)
-			t->events[i].args = t->events[i].args < n ? map[t->events[i].args] : TG_NONE;
+	size_t stride = tg_trace_event_stride(t); /* narrowed or not */
+	for (size_t i = 0; i < t->nevents; i++) {
+		tg_event *e = (tg_event *)(void *)((char *)t->events + i * stride);
+		if (e->args != TG_NONE)
+			e->args = e->args < n ? map[e->args] : TG_NONE;
+	}
 	tg_big_free(map);
 	if (!nw) {
 		tg_big_free(t->args);
