@@ -298,9 +298,10 @@ static int link_correlations(tg_critical_path *cp)
 
 static int name_matches(const tg_critical_path *cp, uint32_t ev)
 {
-	if (cp_event(cp, ev)->name < cp->natoms)
-		return (cp->namef[cp_event(cp, ev)->name] & CPN_ANNOTATION) != 0;
-	const char *s = tg_trace_str(cp->t, cp_event(cp, ev)->name);
+	uint32_t atom = cp_event(cp, ev)->name;
+	if (atom < cp->natoms)
+		return (cp->namef[atom] & CPN_ANNOTATION) != 0;
+	const char *s = tg_trace_str(cp->t, atom);
 	return cp->opts.annotation_exact ? !strcmp(s, cp->annotation) : strstr(s, cp->annotation) != NULL;
 }
 
