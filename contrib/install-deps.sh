@@ -46,7 +46,7 @@ pkgs_test="python3-torch time"
 why_test="tests/cli_replay.sh runs the PyTorch scripts \`tracegate replay\` writes (Debian's torch, on the CPU); GNU time measures the peak memory tests/cli_report.sh bounds (a deep trace's report)"
 for arg in "$@"; do
 	case "$arg" in
-	--bench) groups="$groups bench"; pkgs_bench="hyperfine time"; why_bench="make bench times the reader and the daemon" ;;
+	--bench) groups="$groups bench"; pkgs_bench="hyperfine time valgrind"; why_bench="make bench times the reader and the daemon, and counts instructions (callgrind) to judge that cost stays linear in size" ;;
 	--fuzz) groups="$groups fuzz"; pkgs_fuzz="clang libclang-rt-14-dev"; why_fuzz="make fuzz builds libFuzzer targets with clang" ;;
 	--html) groups="$groups html"; pkgs_html="chromium fonts-dejavu-core fonts-noto-color-emoji cmark-gfm"
 		why_html="tests/cli_html.sh draws the HTML report in headless Chromium and checks the picture; contrib/comment_screenshot.sh renders the pull-request comment with cmark-gfm (GitHub's Markdown) and draws it" ;;
