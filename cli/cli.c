@@ -125,6 +125,10 @@ static int load_quiet(tg_trace **trace, tg_tree **tree, const char *path, const 
 		*trace = NULL;
 		return -1;
 	}
+	/* and the External ids and Python parent ids, 4 bytes an event: the
+	 * tree's build was their one reader (the findings read what they need
+	 * of them from the tree: tg_tree_sync_op) */
+	tg_trace_drop_id1s(*trace);
 	return 0;
 }
 

@@ -48,8 +48,10 @@ int tg_cli_trim_heap_over(size_t min_free);
  * value is positive; SIZE and N accept K, M, G suffixes (powers of 1024). */
 extern const tg_opt_spec tg_cli_limit_opts[];
 
-/* Reads path and builds its tree; prints the error and returns -1 on
- * failure. The caller frees both. */
+/* Reads path and builds its tree; the trace's flows and second ids (the
+ * External ids and Python parent ids: tg_trace_drop_id1s) are given back
+ * once the tree has read them. Prints the error and returns -1 on failure.
+ * The caller frees both. */
 int tg_cli_load(tg_trace **trace, tg_tree **tree, const char *path, const tg_read_opts *opts);
 
 /* tg_cli_load of paths[0..n) into tr[i], trees[i], two traces at a time on

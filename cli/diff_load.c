@@ -62,10 +62,10 @@ static void drop_kept(struct kept *k)
  * stage's largest thing): rd's other parts are built and detached, so
  * unless the side keeps its trees (*tree then stays) they are held
  * compact, the tree is freed (*tree NULL) and the arguments cut down to
- * the critical path's (tg_cp_args) and the events narrowed to 28 bytes
- * (tg_trace_narrow_events: no External ids), leaving the events and little else
- * beside the graph. Its figures are those found on the whole model
- * (test_diff_load). 0 or an error code. */
+ * the critical path's (tg_cp_args), leaving the events (28 bytes each, the
+ * External ids gone since the tree: tg_cli_load) and little else beside
+ * the graph. Its figures are those found on the whole model (test_diff_load).
+ * 0 or an error code. */
 static int cp_last(tg_rundata *rd, tg_trace *tr, tg_tree **tree, int keeping)
 {
 	size_t n;
@@ -90,11 +90,6 @@ static int cp_last(tg_rundata *rd, tg_trace *tr, tg_tree **tree, int keeping)
 		tg_cli_trim_heap();
 		if (!rc)
 			rc = tg_trace_keep_args(tr, tg_cp_args);
-		/* and the events 28 bytes, not 32: the critical path reads no
-		 * External id (tg_trace_narrow_events), and the events are the
-		 * largest thing beside its graph (1 GB pair: 62 MB of them) */
-		if (!rc)
-			tg_trace_narrow_events(tr);
 	}
 	/* the graph's arrays are mappings (tg_big, core/analysis/critical_path*.c):
 	 * the pages the tree and the arguments left free in the heap would stay

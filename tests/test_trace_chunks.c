@@ -19,6 +19,8 @@ static void assert_identical(const tg_trace *a, const tg_trace *b)
 	assert_int_equal(na, nb);
 	if (na)
 		assert_memory_equal(ea, eb, na * sizeof(tg_event));
+	for (size_t i = 0; i < na; i++) /* and their second ids, beside them */
+		assert_int_equal(tg_trace_id1_field(a, &ea[i]), tg_trace_id1_field(b, &eb[i]));
 	const int64_t *wa = tg_trace_wide_ids(a, &na), *wb = tg_trace_wide_ids(b, &nb);
 	assert_int_equal(na, nb);
 	if (na)

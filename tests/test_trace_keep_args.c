@@ -1,12 +1,14 @@
-/* test_trace_keep_args.c - tg_trace_keep_args and tg_trace_narrow_events
- * (core/trace/trace_keep.c) and the critical path found last on what they
- * leave (`diff`: cli/diff_load.c's cp_last): a hand-made trace whose lists
- * are shared, emptied or kept whole keeps exactly the asked arguments of
- * every event, in order, and shrinks; narrowed, every event keeps every
- * field but id1 (wide ids and durations read back) and the model is 4
- * bytes an event smaller; on every shared trace ($TG_SHARED/traces,
- * skipped, saying so, without it) and on generated ones, the summary
- * found with the tree freed, only tg_cp_args left and the events narrowed
+/* test_trace_keep_args.c - tg_trace_keep_args and tg_trace_drop_id1s
+ * (core/trace/trace_keep.c, trace.c) and the critical path found last on
+ * what they leave (`diff`: cli/diff_load.c's load_one and cp_last): a
+ * hand-made trace whose lists are shared, emptied or kept whole keeps
+ * exactly the asked arguments of every event, in order, and shrinks; with
+ * its second ids dropped, every event keeps every field (wide ids and
+ * durations read back), the model is 4 bytes an event smaller, and the
+ * cpu_op a parentless sync names by its External id is still found
+ * (tg_tree_sync_op); on every shared trace ($TG_SHARED/traces, skipped,
+ * saying so, without it) and on generated ones, the summary found with
+ * the tree freed, only tg_cp_args left and the second ids dropped
  * (tg_cp_summarize_steps) is the one found on the whole model
  * (tg_cp_summarize), field for field, in the defaults and with exact
  * nanoseconds, and every event's kept arguments are the ones it had. */
@@ -121,8 +123,8 @@ static void test_hand_made(void **state)
 	tg_trace_free(t);
 }
 
-/* What narrowing keeps of an event: every field but id1, as read by the
- * accessors (wide ids and durations included). */
+/* An event's fields but its second id, as read by the accessors (wide ids
+ * and durations included). */
 struct kept_event {
 	int64_t ts, dur, id0, end;
 	uint32_t name, args, kind, track, flags;
@@ -134,9 +136,9 @@ static struct kept_event kept_of(const tg_trace *t, const tg_event *e)
 	                           e->name, e->args, e->kind, e->track, e->flags};
 }
 
-/* Narrows t (twice: the second a no-op) and checks every event against
- * what it was, at tg_trace_event_stride apart, and the model's bytes. */
-static void check_narrowed(tg_trace *t)
+/* Drops t's second ids (twice: the second a no-op) and checks every event
+ * against what it was, and the model's bytes. */
+static void check_dropped(tg_trace *t)
 {
 	size_t n;
 	const tg_event *ev = tg_trace_events(t, &n);
@@ -145,16 +147,16 @@ static void check_narrowed(tg_trace *t)
 	for (size_t i = 0; i < n; i++)
 		before[i] = kept_of(t, &ev[i]);
 	size_t bytes = tg_trace_memory(t);
-	assert_int_equal(tg_trace_event_stride(t), sizeof(tg_event));
-	tg_trace_narrow_events(t);
-	tg_trace_narrow_events(t);
-	assert_int_equal(tg_trace_event_stride(t), TG_EVENT_NARROW);
-	assert_true(tg_trace_memory(t) <= bytes - n * (sizeof(tg_event) - TG_EVENT_NARROW)); /* and the room beyond n */
+	assert_true(tg_trace_has_id1s(t));
+	tg_trace_drop_id1s(t);
+	tg_trace_drop_id1s(t);
+	assert_false(tg_trace_has_id1s(t));
+	assert_true(tg_trace_memory(t) <= bytes - n * sizeof(uint32_t)); /* and the room beyond n */
 	size_t m;
-	const char *base = (const char *)tg_trace_events(t, &m);
+	ev = tg_trace_events(t, &m);
 	assert_int_equal(m, n);
 	for (size_t i = 0; i < n; i++) {
-		struct kept_event now = kept_of(t, (const tg_event *)(const void *)(base + i * TG_EVENT_NARROW));
+		struct kept_event now = kept_of(t, &ev[i]);
 		assert_true(now.ts == before[i].ts && now.dur == before[i].dur && now.end == before[i].end);
 		assert_true(now.id0 == before[i].id0);
 		assert_int_equal(now.name, before[i].name);
@@ -166,9 +168,11 @@ static void check_narrowed(tg_trace *t)
 	free(before);
 }
 
-/* Ids and durations beyond 32 bits (kept in the trace's wide tables) and
- * a Python event read back narrowed, with their arguments. */
-static void test_narrow_hand_made(void **state)
+/* Ids and durations beyond 32 bits (kept in the trace's wide tables), a
+ * Python event, a wide External id and a wide Python parent id read before
+ * the second ids are dropped; the rest read back after, with their
+ * arguments. */
+static void test_drop_hand_made(void **state)
 {
 	(void)state;
 	static const char json[] =
@@ -176,13 +180,13 @@ static void test_narrow_hand_made(void **state)
 		"{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":0,\"tid\":7,\"ts\":1,\"dur\":5000000000,"
 		"\"args\":{\"correlation\":8589934593,\"External id\":4,\"stream\":7}},"
 		"{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,\"ts\":0,"
-		"\"dur\":1,\"args\":{\"correlation\":-3,\"External id\":5}},"
+		"\"dur\":1,\"args\":{\"correlation\":-3,\"External id\":-5}},"
 		"{\"ph\":\"X\",\"cat\":\"python_function\",\"name\":\"f\",\"pid\":1,\"tid\":1,\"ts\":2,\"dur\":2,"
-		"\"args\":{\"Python id\":11,\"Python parent id\":10}},"
+		"\"args\":{\"Python id\":11,\"Python parent id\":10000000000}},"
 		"{\"ph\":\"X\",\"name\":\"plain\",\"pid\":1,\"tid\":1,\"ts\":3,\"dur\":1}"
 		"]}";
 	tg_trace *t;
-	tg_test_must(tg_trace_read_mem(&t, json, sizeof(json) - 1, "narrow", NULL));
+	tg_test_must(tg_trace_read_mem(&t, json, sizeof(json) - 1, "drop", NULL));
 	size_t n;
 	const tg_event *ev = tg_trace_events(t, &n);
 	assert_int_equal(n, 4);
@@ -190,13 +194,19 @@ static void test_narrow_hand_made(void **state)
 	for (size_t i = 0; i < n; i++) {
 		wide_id |= (ev[i].flags & TG_EV_WIDE_ID0) != 0;
 		wide_dur |= (ev[i].flags & TG_EV_WIDE_DUR) != 0;
+		if (ev[i].kind == TG_KIND_KERNEL)
+			assert_true(tg_event_ext(t, &ev[i]) == 4);
+		else if (ev[i].kind == TG_KIND_RUNTIME)
+			assert_true(tg_event_ext(t, &ev[i]) == -5 && (ev[i].flags & TG_EV_WIDE_ID1));
+		else if (ev[i].kind == TG_KIND_PYTHON)
+			assert_true(tg_event_pyparent(t, &ev[i]) == INT64_C(10000000000));
 	}
-	assert_true(wide_id && wide_dur); /* the wide tables are read through the narrowed events too */
-	check_narrowed(t);
-	const char *base = (const char *)tg_trace_events(t, &n);
+	assert_true(wide_id && wide_dur); /* the wide tables are read after the drop too */
+	check_dropped(t);
+	ev = tg_trace_events(t, &n);
 	int found = 0;
 	for (size_t i = 0; i < n; i++) {
-		const tg_event *e = (const tg_event *)(const void *)(base + i * TG_EVENT_NARROW);
+		const tg_event *e = &ev[i];
 		if (e->kind == TG_KIND_KERNEL) {
 			assert_true(tg_event_corr(t, e) == INT64_C(8589934593));
 			assert_true(tg_event_dur(t, e) == INT64_C(5000000000000));
@@ -213,16 +223,61 @@ static void test_narrow_hand_made(void **state)
 		}
 	}
 	assert_int_equal(found, 3);
-	/* the arguments cut after the narrowing too: each event at its stride */
+	/* the arguments cut after the drop too */
 	static const char *const stream_only[] = {"stream", NULL};
 	tg_test_must(tg_trace_keep_args(t, stream_only));
-	base = (const char *)tg_trace_events(t, &n);
+	ev = tg_trace_events(t, &n);
 	for (size_t i = 0; i < n; i++) {
-		const tg_event *e = (const tg_event *)(const void *)(base + i * TG_EVENT_NARROW);
-		const tg_arg *a = tg_event_arg(t, e, tg_trace_key(t, "stream"));
-		assert_int_equal(a != NULL, e->kind == TG_KIND_KERNEL);
-		assert_int_equal(tg_event_nargs(t, e), e->kind == TG_KIND_KERNEL);
+		const tg_arg *a = tg_event_arg(t, &ev[i], tg_trace_key(t, "stream"));
+		assert_int_equal(a != NULL, ev[i].kind == TG_KIND_KERNEL);
+		assert_int_equal(tg_event_nargs(t, &ev[i]), ev[i].kind == TG_KIND_KERNEL);
 	}
+	tg_trace_free(t);
+}
+
+/* A cuda_sync event on the device's track without its runtime call (no
+ * correlation: the tree gives it no parent) names its op by External id:
+ * tg_tree_sync_op finds the op of the lowest index with it (two share
+ * it), wide ids too, and still does once the trace's second ids are
+ * dropped; any other event has none. */
+static void test_sync_op(void **state)
+{
+	(void)state;
+	static const char json[] =
+		"{\"traceEvents\":["
+		"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::other\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":1,"
+		"\"args\":{\"External id\":9}},"
+		"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::item\",\"pid\":1,\"tid\":1,\"ts\":10,\"dur\":50,"
+		"\"args\":{\"External id\":7}},"
+		"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::item\",\"pid\":1,\"tid\":1,\"ts\":100,\"dur\":50,"
+		"\"args\":{\"External id\":7}},"
+		"{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::wide\",\"pid\":1,\"tid\":1,\"ts\":200,\"dur\":5,"
+		"\"args\":{\"External id\":8589934592}},"
+		"{\"ph\":\"X\",\"cat\":\"cuda_sync\",\"name\":\"Stream Sync\",\"pid\":0,\"tid\":7,\"ts\":20,\"dur\":30,"
+		"\"args\":{\"External id\":7}},"
+		"{\"ph\":\"X\",\"cat\":\"cuda_sync\",\"name\":\"Stream Sync\",\"pid\":0,\"tid\":7,\"ts\":201,\"dur\":3,"
+		"\"args\":{\"External id\":8589934592}},"
+		"{\"ph\":\"X\",\"cat\":\"cuda_sync\",\"name\":\"Stream Sync\",\"pid\":0,\"tid\":7,\"ts\":300,\"dur\":3,"
+		"\"args\":{\"External id\":12345}}"
+		"]}";
+	tg_trace *t;
+	tg_tree *tree;
+	tg_test_must(tg_trace_read_mem(&t, json, sizeof(json) - 1, "syncs", NULL));
+	tg_test_must(tg_tree_build(&tree, t));
+	size_t n;
+	const tg_event *ev = tg_trace_events(t, &n);
+	assert_int_equal(n, 7);
+	for (int drop = 0; drop < 2; drop++) {
+		for (uint32_t i = 0; i < 7; i++) {
+			uint32_t want = i == 4 ? 1 : i == 5 ? 3 : TG_NONE; /* the sync of id 12345 names no op */
+			assert_int_equal(ev[i].kind, i < 4 ? TG_KIND_CPU_OP : TG_KIND_SYNC);
+			if (i >= 4)
+				assert_int_equal(tg_tree_parent(tree, i), TG_NONE);
+			assert_int_equal(tg_tree_sync_op(tree, i), want);
+		}
+		tg_trace_drop_id1s(t);
+	}
+	tg_tree_free(tree);
 	tg_trace_free(t);
 }
 
@@ -258,7 +313,7 @@ static int check_late(tg_tree *tree, tg_trace *t)
 	tg_test_must(tg_trace_keep_args(t, tg_cp_args));
 	check_kept(t, before, tg_cp_args, nk);
 	free(before);
-	check_narrowed(t);
+	check_dropped(t);
 	tg_test_must(tg_cp_summarize_steps(&late[0], t, steps, n, NULL));
 	tg_test_must(tg_cp_summarize_steps(&late[1], t, steps, n, &exact));
 	same_summary(&late[0], &whole[0]);
@@ -285,7 +340,7 @@ static void test_shared_traces(void **state)
 	}
 	tg_test_paths_free(files, n);
 	print_message("%zu shared traces, %zu with a path: the summary found last, on the kept arguments and "
-	              "the narrowed events, "
+	              "the second ids dropped, "
 	              "equal in two settings\n", traces, paths);
 	assert_true(traces >= 40);
 	assert_true(paths >= 20);
@@ -311,7 +366,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_hand_made),
-		cmocka_unit_test(test_narrow_hand_made),
+		cmocka_unit_test(test_drop_hand_made),
+		cmocka_unit_test(test_sync_op),
 		cmocka_unit_test(test_shared_traces),
 		cmocka_unit_test(test_generated),
 	};

@@ -508,7 +508,6 @@ int cp_build(tg_critical_path **out, const tg_trace *t, const tg_step *steps, si
 	cp->ntsteps = nsteps;
 	cp->t = t;
 	cp->ev = tg_trace_events(cp->t, &cp->nev);
-	cp->ev_stride = tg_trace_event_stride(cp->t);
 	cp->natoms = tg_atoms_count(tg_trace_atoms(cp->t));
 	if (cp->nev >= CP_MAX_EVENTS) { /* two nodes an event, an edge's nodes in 29 bits (cp_edge) */
 		size_t nev = cp->nev;

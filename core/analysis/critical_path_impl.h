@@ -82,8 +82,8 @@ struct tg_critical_path {
 	const tg_step *tsteps; /* the trace's steps (tg_tree_steps), borrowed */
 	size_t ntsteps;
 	const tg_trace *t;
-	const tg_event *ev; /* the trace's events, ev_stride bytes apart: read them with cp_event */
-	size_t nev, ev_stride;
+	const tg_event *ev; /* the trace's events (cp_event) */
+	size_t nev;
 	tg_cp_opts opts;
 	char *annotation;
 	int last_step_dropped; /* HTA's filter left out the last step */
@@ -161,12 +161,10 @@ struct tg_critical_path {
 	tg_cp_stats stats;
 };
 
-/* Event i of the trace: sizeof(tg_event) or, in a narrowed trace
- * (tg_trace_narrow_events: `diff` narrows it before the critical path),
- * TG_EVENT_NARROW bytes apart; its id1 is never read. */
+/* Event i of the trace. */
 static inline const tg_event *cp_event(const tg_critical_path *cp, size_t i)
 {
-	return (const tg_event *)(const void *)((const char *)cp->ev + i * cp->ev_stride);
+	return &cp->ev[i];
 }
 
 #define CP_NODE_START 0x80000000u /* in cp->node_ev: the node is its event's start (events < 2^28) */

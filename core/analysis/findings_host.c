@@ -45,16 +45,6 @@ struct hsync {
 	uint32_t key, subject; /* the key (without line numbers) and the subject */
 };
 
-/* cpu_ops by External id, for the cuda_sync events the tree could not nest
- * under their op (a sync event on the device's track without its runtime
- * call): built on first use. */
-struct by_ext {
-	int64_t *ext;
-	uint32_t *ev;
-	size_t n;
-	int built;
-};
-
 static int is_source_frame(const char *name)
 {
 	return name[0] != '<' && strstr(name, ".py(") != NULL;
@@ -89,65 +79,13 @@ static void split_frame(const char *frame, char *file, size_t fcap, char *line, 
 	*func = colon ? colon + 2 : "";
 }
 
-static int cmp_ext(const void *a, const void *b, void *ctx)
-{
-	const int64_t *ext = ctx;
-	int64_t x = ext[*(const uint32_t *)a], y = ext[*(const uint32_t *)b];
-	return (x > y) - (x < y);
-}
-
-/* The cpu_op with External id ext, or TG_NONE. */
-static uint32_t op_by_ext(struct by_ext *m, const tg_fctx *c, int64_t ext)
-{
-	if (!m->built) {
-		m->built = 1;
-		size_t n = 0;
-		for (size_t i = 0; i < c->ne; i++)
-			n += c->ev[i].kind == TG_KIND_CPU_OP && (c->ev[i].flags & TG_EV_HAS_EXT);
-		int64_t *e = tg_malloc((n ? n : 1) * sizeof(*e));
-		uint32_t *v = tg_malloc((n ? n : 1) * sizeof(*v)), *ord = tg_malloc((n ? n : 1) * sizeof(*ord));
-		if (e && v && ord) {
-			size_t k = 0;
-			for (size_t i = 0; i < c->ne; i++)
-				if (c->ev[i].kind == TG_KIND_CPU_OP && (c->ev[i].flags & TG_EV_HAS_EXT)) {
-					e[k] = tg_event_ext(c->t, &c->ev[i]);
-					ord[k] = (uint32_t)k;
-					v[k++] = (uint32_t)i;
-				}
-			qsort_r(ord, n, sizeof(*ord), cmp_ext, e);
-			m->ext = tg_malloc((n ? n : 1) * sizeof(*m->ext));
-			m->ev = tg_malloc((n ? n : 1) * sizeof(*m->ev));
-			for (size_t i = 0; m->ext && m->ev && i < n; i++) {
-				m->ext[i] = e[ord[i]];
-				m->ev[i] = v[ord[i]];
-			}
-			m->n = m->ext && m->ev ? n : 0;
-		}
-		free(e);
-		free(v);
-		free(ord);
-	}
-	size_t lo = 0, hi = m->n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (m->ext[mid] < ext)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < m->n && m->ext[lo] == ext ? m->ev[lo] : TG_NONE;
-}
-
 /* The host event the walk up from sync s starts at: its tree parent, or,
  * for a cuda_sync event the tree left without one, the cpu_op with its
- * External id. */
-static uint32_t first_parent(const tg_fctx *c, uint32_t sync, struct by_ext *m)
+ * External id (found by the tree's build: tg_tree_sync_op). */
+static uint32_t first_parent(const tg_fctx *c, uint32_t sync)
 {
 	uint32_t p = tg_tree_parent(c->tree, sync);
-	const tg_event *e = &c->ev[sync];
-	if (p == TG_NONE && e->kind == TG_KIND_SYNC && (e->flags & TG_EV_HAS_EXT))
-		p = op_by_ext(m, c, tg_event_ext(c->t, e));
-	return p;
+	return p != TG_NONE ? p : tg_tree_sync_op(c->tree, sync);
 }
 
 /* The Python place of a sync from its nearest source frame src and
@@ -179,7 +117,7 @@ static void python_place(char *where, size_t wcap, char *wkey, size_t kcap, cons
 
 /* Where sync s was called from: fills the anchor, inner op, place, key and
  * subject (interned in names). Returns 0 or TG_ENOMEM. */
-static int place(struct hsync *s, const tg_fctx *c, struct by_ext *m, tg_atoms *names)
+static int place(struct hsync *s, const tg_fctx *c, tg_atoms *names)
 {
 	const tg_trace *t = c->t;
 	uint32_t src = TG_NONE, mod = TG_NONE, ann = TG_NONE;
@@ -187,7 +125,7 @@ static int place(struct hsync *s, const tg_fctx *c, struct by_ext *m, tg_atoms *
 	s->anchor = s->sync;
 	s->inner = TG_NONE;
 	int depth = 0;
-	for (uint32_t p = first_parent(c, s->sync, m); p != TG_NONE && depth < 512;
+	for (uint32_t p = first_parent(c, s->sync); p != TG_NONE && depth < 512;
 	     p = tg_tree_parent(c->tree, p), depth++) {
 		const tg_event *e = &c->ev[p];
 		const char *name = tg_trace_str(t, e->name);
@@ -263,7 +201,6 @@ static int blocking_copy(const tg_fctx *c, uint32_t call)
 static int collect_syncs(struct hsync **out, size_t *n, const tg_fctx *c, tg_atoms *names)
 {
 	size_t cap = 0;
-	struct by_ext m = {0};
 	*out = NULL;
 	*n = 0;
 	for (size_t i = 0; i < c->ne; i++) {
@@ -278,22 +215,14 @@ static int collect_syncs(struct hsync **out, size_t *n, const tg_fctx *c, tg_ato
 		if (e->kind == TG_KIND_SYNC && p != TG_NONE &&
 		    tg_host_syncs_is_sync(tg_trace_str(c->t, c->ev[p].name), c->ev[p].kind))
 			continue; /* counted with its runtime call */
-		if (tg_grow((void **)out, &cap, *n + 1, sizeof(**out))) {
-			free(m.ext);
-			free(m.ev);
+		if (tg_grow((void **)out, &cap, *n + 1, sizeof(**out)))
 			return TG_ENOMEM;
-		}
 		struct hsync *s = &(*out)[(*n)++];
 		s->sync = (uint32_t)i;
-		if (place(s, c, &m, names)) {
-			free(m.ext);
-			free(m.ev);
+		if (place(s, c, names))
 			return TG_ENOMEM;
-		}
 		sync_window(s, c);
 	}
-	free(m.ext);
-	free(m.ev);
 	return 0;
 }
 

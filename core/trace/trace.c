@@ -4,6 +4,7 @@
 #include "trace_impl.h"
 #include "../../util/big.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -39,6 +40,7 @@ void tg_trace_free(tg_trace *t)
 	free(t->name);
 	tg_atoms_free(t->atoms);
 	tg_big_free(t->events);
+	tg_big_free(t->id1s);
 	free(t->wide_ids);
 	free(t->wide_durs);
 	tg_big_free(t->args);
@@ -58,9 +60,26 @@ const tg_event *tg_trace_events(const tg_trace *t, size_t *n)
 	return t->events;
 }
 
-size_t tg_trace_event_stride(const tg_trace *t)
+uint32_t tg_trace_id1_field(const tg_trace *t, const tg_event *e)
 {
-	return t->narrowed ? TG_EVENT_NARROW : sizeof(tg_event);
+	if (t->id1s_dropped) { /* a caller's bug, never the input's */
+		fprintf(stderr, "tracegate: internal error: an event's second id read after tg_trace_drop_id1s\n");
+		abort();
+	}
+	return t->id1s[e - t->events];
+}
+
+int tg_trace_has_id1s(const tg_trace *t)
+{
+	return !t->id1s_dropped;
+}
+
+void tg_trace_drop_id1s(tg_trace *t)
+{
+	tg_big_free(t->id1s);
+	t->id1s = NULL;
+	t->id1s_cap = 0;
+	t->id1s_dropped = 1;
 }
 
 const tg_arg *tg_trace_args(const tg_trace *t, size_t *n)
@@ -194,7 +213,7 @@ int tg_arg_int(const tg_trace *t, const tg_arg *a, int64_t *out)
 
 size_t tg_trace_memory(const tg_trace *t)
 {
-	return t->events_cap * tg_trace_event_stride(t) + t->args_cap * sizeof(tg_arg) +
+	return t->events_cap * sizeof(tg_event) + t->id1s_cap * sizeof(uint32_t) + t->args_cap * sizeof(tg_arg) +
 	       t->tracks_cap * sizeof(tg_track) + t->flows_cap * sizeof(tg_flow) +
 	       t->wide_flow_ids_cap * sizeof(uint64_t) +
 	       (t->wide_ids_cap + t->wide_durs_cap) * sizeof(int64_t) + tg_atoms_bytes(t->atoms);

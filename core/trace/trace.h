@@ -2,7 +2,8 @@
  * trace.h - the compact, arena-backed model of one profiler trace.
  *
  * A tg_trace holds every duration and instant event of the file as a
- * tg_event (32 bytes), their arguments in one array of tg_arg, every string
+ * tg_event (28 bytes; their second ids beside them until the tree is
+ * built), their arguments in one array of tg_arg, every string
  * interned as an atom, the (pid, tid) tracks, the flow events, and the
  * top-level metadata (deviceProperties, distributedInfo, versions...).
  * Timestamps and durations are integer nanoseconds, exact for Kineto's
@@ -59,7 +60,7 @@ enum tg_event_flags {
 	TG_EV_INSTANT = 1 << 4,       /* ph i: no duration */
 	TG_EV_UNCLOSED = 1 << 5,      /* ph B without its E */
 	TG_EV_WIDE_ID0 = 1 << 6,      /* id0 indexes tg_trace_wide_ids(): its id needs 64 bits */
-	TG_EV_WIDE_ID1 = 1 << 7,      /* id1 likewise */
+	TG_EV_WIDE_ID1 = 1 << 7,      /* the second id (tg_trace_id1_field) likewise */
 	TG_EV_WIDE_DUR = 1 << 8       /* dur32 indexes tg_trace_wide_durs(): the duration needs 64 bits */
 };
 
@@ -67,18 +68,20 @@ enum tg_event_flags {
  * refuses more): an event and a flow keep their track in 19 bits. */
 #define TG_TRACK_MAX ((1u << 19) - 1)
 
-/* 32 bytes: a trace holds millions (a 1 GB trace two million). The two ids
+/* 28 bytes: a trace holds millions (a 1 GB trace two million). The two ids
  * are 32-bit; an id outside 0..UINT32_MAX (negative, or beyond) is kept in
  * the trace's table of wide ids, and the event holds its index there with
- * TG_EV_WIDE_ID0/1 set. Read them with tg_event_corr, tg_event_ext,
- * tg_event_pyid, tg_event_pyparent. The duration likewise: 32 bits of ns
- * (4.29 s), a longer one kept in the trace's wide durations with
- * TG_EV_WIDE_DUR set; read it with tg_event_dur and tg_event_end only. The
- * argument count is not kept: an event's list ends at the argument with
- * .last set (tg_event_arg, tg_event_nargs). Track, kind and flags share a
- * word. Aligned on 4 bytes, not 8 (x86-64 and arm64 load the start
- * unaligned at no cost), so that a narrowed trace's events, 28 bytes apart
- * (tg_trace_narrow_events), are read through it too. */
+ * TG_EV_WIDE_ID0/1 set. The first id is in the event; the second (the
+ * External id, or a Python event's parent id) is in an array of the
+ * trace's beside the events, which only the tree's build reads: a caller
+ * done with it gives it back (tg_trace_drop_id1s). Read them with
+ * tg_event_corr, tg_event_ext, tg_event_pyid, tg_event_pyparent. The
+ * duration likewise: 32 bits of ns (4.29 s), a longer one kept in the
+ * trace's wide durations with TG_EV_WIDE_DUR set; read it with
+ * tg_event_dur and tg_event_end only. The argument count is not kept: an
+ * event's list ends at the argument with .last set (tg_event_arg,
+ * tg_event_nargs). Track, kind and flags share a word. Aligned on 4 bytes,
+ * not 8 (x86-64 and arm64 load the start unaligned at no cost). */
 typedef struct __attribute__((packed, aligned(4))) tg_event {
 	int64_t ts;          /* start, ns */
 	uint32_t dur32;      /* tg_event_dur: ns, or with TG_EV_WIDE_DUR an index into tg_trace_wide_durs() */
@@ -88,17 +91,9 @@ typedef struct __attribute__((packed, aligned(4))) tg_event {
 	uint32_t kind : 4;   /* tg_kind (the low bits: the most read, one mask) */
 	uint32_t track : 19; /* index into tg_trace_tracks() (at most TG_TRACK_MAX) */
 	uint32_t flags : 9;  /* tg_event_flags (the high bits: one shift) */
-	uint32_t id1;        /* TG_KIND_PYTHON: parent id; others: External id. Last: a narrowed
-	                      * trace's events end before it (tg_trace_narrow_events) */
 } tg_event;
 
-_Static_assert(sizeof(tg_event) == 32, "tg_event is 32 bytes");
-_Static_assert(_Alignof(tg_event) == 4, "tg_event is read 28 bytes apart once narrowed");
-
-/* The bytes of a narrowed trace's event (tg_trace_narrow_events): a
- * tg_event without its last field, id1. */
-#define TG_EVENT_NARROW 28
-_Static_assert(offsetof(tg_event, id1) == TG_EVENT_NARROW, "id1 is tg_event's last field");
+_Static_assert(sizeof(tg_event) == 28, "tg_event is 28 bytes");
 _Static_assert(TG_KIND_COUNT <= 16, "a tg_kind fits tg_event.kind's 4 bits");
 
 typedef enum tg_arg_type {
@@ -253,27 +248,28 @@ void tg_trace_drop_flows(tg_trace *t);
  * map per argument; t unchanged then). */
 int tg_trace_keep_args(tg_trace *t, const char *const *names);
 
-/* Narrows t's events in place to TG_EVENT_NARROW bytes each (every field
- * but id1, the External id or Python parent id), the array shrunk: 4
- * bytes an event given back, for a caller that has read what it needs of
- * the ids and keeps the events for one more analysis (`diff`: the critical
- * path, last, which reads the correlation ids alone). Event i is then at
- * tg_trace_events(t) + i * tg_trace_event_stride(t) bytes, read through a
- * tg_event pointer but never its id1 (tg_event_ext, tg_event_pyparent) nor
- * copied whole; every other accessor of t still serves. Calling it again
+/* Gives back t's second ids (each event's External id, or a Python
+ * event's parent id: 4 bytes an event), for a caller whose tree is built
+ * (the tree's build is their one reader: tg_tree_sync_op keeps what the
+ * findings read of them). tg_event_ext and tg_event_pyparent must not be
+ * called after; every other accessor of t still serves. Calling it again
  * is a no-op. */
-void tg_trace_narrow_events(tg_trace *t);
+void tg_trace_drop_id1s(tg_trace *t);
 
-/* The bytes from one of t's events to the next: sizeof(tg_event), or
- * TG_EVENT_NARROW once narrowed. */
-size_t tg_trace_event_stride(const tg_trace *t);
+/* 1 while t holds its second ids (tg_trace_drop_id1s), else 0. */
+int tg_trace_has_id1s(const tg_trace *t);
+
+/* The second id field of event e of t (an element of tg_trace_events(t)),
+ * as stored: the id, or with TG_EV_WIDE_ID1 its index in the wide ids.
+ * Read it through tg_event_ext or tg_event_pyparent. t must hold its
+ * second ids (tg_trace_drop_id1s): a program error otherwise, which
+ * aborts. */
+uint32_t tg_trace_id1_field(const tg_trace *t, const tg_event *e);
 
 /* Frees the trace and everything it owns. NULL is a no-op. */
 void tg_trace_free(tg_trace *t);
 
-/* Accessors. Arrays are owned by the trace and valid until tg_trace_free
- * (the events: until tg_trace_narrow_events too, which spaces them
- * tg_trace_event_stride bytes apart). */
+/* Accessors. Arrays are owned by the trace and valid until tg_trace_free. */
 const tg_event *tg_trace_events(const tg_trace *t, size_t *n);
 const tg_arg *tg_trace_args(const tg_trace *t, size_t *n);
 const tg_track *tg_trace_tracks(const tg_trace *t, size_t *n);
@@ -340,7 +336,7 @@ uint32_t tg_trace_key_device(const tg_trace *t);
 int tg_arg_int(const tg_trace *t, const tg_arg *a, int64_t *out);
 
 /* The ids of t's events that do not fit 32 bits, in reading order (an
- * event's id0 / id1 indexes them when its TG_EV_WIDE_ID0 / 1 flag is set); *n
+ * event's id0 / second id indexes them when its TG_EV_WIDE_ID0 / 1 flag is set); *n
  * gets their count. Owned by t. */
 const int64_t *tg_trace_wide_ids(const tg_trace *t, size_t *n);
 
@@ -348,7 +344,7 @@ const int64_t *tg_trace_wide_ids(const tg_trace *t, size_t *n);
 static inline int64_t tg_event_id(const tg_trace *t, const tg_event *e, int k)
 {
 	size_t n;
-	uint32_t id = k ? e->id1 : e->id0;
+	uint32_t id = k ? tg_trace_id1_field(t, e) : e->id0;
 	if (e->flags & (TG_EV_WIDE_ID0 << k))
 		return tg_trace_wide_ids(t, &n)[id];
 	return (int64_t)id;

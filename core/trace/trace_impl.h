@@ -17,9 +17,11 @@ struct process_name {
 struct tg_trace {
 	char *name;
 	tg_atoms *atoms;
-	tg_event *events; /* TG_EVENT_NARROW bytes apart once narrowed (tg_trace_narrow_events) */
+	tg_event *events;
 	size_t nevents, events_cap;
-	int narrowed;
+	uint32_t *id1s; /* each event's second id (tg_trace_id1_field); NULL once dropped (tg_trace_drop_id1s) */
+	size_t id1s_cap;
+	int id1s_dropped;
 	tg_arg *args;
 	size_t nargs, args_cap;
 	tg_track *tracks;

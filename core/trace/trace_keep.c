@@ -14,10 +14,6 @@
  * then the events' lists are mapped and the array shrunk (a mapped block
  * gives its tail back). The map is the one transient: 4 bytes an old
  * argument.
- *
- * The events narrowed (tg_trace_narrow_events) likewise: each moved down
- * to TG_EVENT_NARROW bytes from the one before, in place and in order (a
- * new place is never after the old one), then the array shrunk.
  */
 #include "trace_impl.h"
 #include "../../util/big.h"
@@ -84,9 +80,8 @@ int tg_trace_keep_args(tg_trace *t, const char *const *names)
 	size_t nw = 0;
 	for (size_t s = 0; s < n;) /* the lists, in order */
 		s = keep_list(map, t->args, n, s, keys, nkeys, &nw) + 1;
-	size_t stride = tg_trace_event_stride(t); /* narrowed or not */
 	for (size_t i = 0; i < t->nevents; i++) {
-		tg_event *e = (tg_event *)(void *)((char *)t->events + i * stride);
+		tg_event *e = &t->events[i];
 		if (e->args != TG_NONE)
 			e->args = e->args < n ? map[e->args] : TG_NONE;
 	}
@@ -104,23 +99,4 @@ int tg_trace_keep_args(tg_trace *t, const char *const *names)
 	}
 	t->nargs = nw;
 	return 0;
-}
-
-void tg_trace_narrow_events(tg_trace *t)
-{
-	if (t->narrowed)
-		return;
-	char *base = (char *)t->events;
-	for (size_t i = 1; i < t->nevents; i++) /* event 0 stays; an event's bytes may overlap its new place */
-		memmove(base + i * TG_EVENT_NARROW, base + i * sizeof(tg_event), TG_EVENT_NARROW);
-	t->narrowed = 1;
-	if (!t->nevents)
-		return;
-	size_t bytes = t->nevents * TG_EVENT_NARROW;
-	tg_event *shrunk = tg_big_realloc(t->events, bytes);
-	if (shrunk) /* else the old block stays: only its tail is unused */
-		t->events = shrunk;
-	else
-		tg_error_clear();
-	t->events_cap = t->nevents; /* narrow ones (tg_trace_memory) */
 }

@@ -547,7 +547,8 @@ static void parser_free(struct parser *ps)
  * may lie) is no error: the arrays grow as before. The flows too (at most
  * one an event): grown from 16, they passed through the heap below util/big's
  * mappings, and a 1 GB read left 3 MB of freed heap resident behind them
- * (its peak 99.1 -> 96.0 MB reserved). */
+ * (its peak 99.1 -> 96.0 MB reserved). The events' second ids likewise,
+ * beside the events (tg_trace_drop_id1s gives them back after the tree). */
 static void reserve_arrays(tg_trace *t, uint64_t json_hint, uint64_t max_events)
 {
 	uint64_t n = json_hint / RESERVE_BYTES_PER_EVENT;
@@ -558,10 +559,12 @@ static void reserve_arrays(tg_trace *t, uint64_t json_hint, uint64_t max_events)
 	tg_event *ev = tg_big_alloc((size_t)n * sizeof(tg_event));
 	tg_arg *args = tg_big_alloc((size_t)n * sizeof(tg_arg)); /* about one an event at most in the shared traces */
 	tg_flow *flows = tg_big_alloc((size_t)n * sizeof(tg_flow));
-	if (!ev || !args || !flows) {
+	uint32_t *id1s = tg_big_alloc((size_t)n * sizeof(uint32_t));
+	if (!ev || !args || !flows || !id1s) {
 		tg_big_free(ev);
 		tg_big_free(args);
 		tg_big_free(flows);
+		tg_big_free(id1s);
 		return;
 	}
 	t->events = ev;
@@ -570,6 +573,8 @@ static void reserve_arrays(tg_trace *t, uint64_t json_hint, uint64_t max_events)
 	t->args_cap = (size_t)n;
 	t->flows = flows;
 	t->flows_cap = (size_t)n;
+	t->id1s = id1s;
+	t->id1s_cap = (size_t)n;
 }
 
 /* Gives back what reserve_arrays reserved beyond the events, arguments and
@@ -635,6 +640,7 @@ static int read_source(tg_trace **out, tg_source *src, const char *name, const t
 	if (rc)
 		goto fail;
 	trim_array((void **)&t->events, &t->events_cap, t->nevents, sizeof(tg_event));
+	trim_array((void **)&t->id1s, &t->id1s_cap, t->nevents, sizeof(uint32_t));
 	trim_array((void **)&t->args, &t->args_cap, t->nargs, sizeof(tg_arg));
 	trim_array((void **)&t->flows, &t->flows_cap, t->nflows, sizeof(tg_flow));
 	for (size_t i = 0; i < ps.nopen; i++)

@@ -438,18 +438,19 @@ static int stored_kind(struct parser *ps, struct evtmp *ev, uint8_t *flags)
 	return kind;
 }
 
-/* Id k of event e: in e->id0 / id1 when it fits 32 bits, else appended to
- * the trace's wide ids with that field its index; returns the TG_EV_WIDE_ID
- * flag of k or 0. at: the event's JSON offset, for the message. */
+/* Id k of an event: in *slot (the event's id0, or its second id) when it
+ * fits 32 bits, else appended to the trace's wide ids with *slot its index;
+ * returns the TG_EV_WIDE_ID flag of k or 0. at: the event's JSON offset,
+ * for the message. */
 /* set_id of an id beyond 32 bits: kept in the trace's wide ids. */
-static __attribute__((noinline)) uint8_t set_wide_id(struct parser *ps, tg_event *e, int k, int64_t id, uint64_t at)
+static __attribute__((noinline)) uint8_t set_wide_id(struct parser *ps, uint32_t *slot, int k, int64_t id, uint64_t at)
 {
 	tg_trace *t = ps->t;
 	if (t->nwide_ids >= UINT32_MAX)
 		die_off(ps, TG_ELIMIT, at, "more than %u ids beyond 32 bits", UINT32_MAX);
 	if (tg_grow((void **)&t->wide_ids, &t->wide_ids_cap, t->nwide_ids + 1, sizeof(int64_t)))
 		oom(ps);
-	*(k ? &e->id1 : &e->id0) = (uint32_t)t->nwide_ids;
+	*slot = (uint32_t)t->nwide_ids;
 	t->wide_ids[t->nwide_ids++] = id;
 	return (uint8_t)(TG_EV_WIDE_ID0 << k);
 }
@@ -457,25 +458,25 @@ static __attribute__((noinline)) uint8_t set_wide_id(struct parser *ps, tg_event
 /* Id k of event e: in 32 bits when it fits (returns 0), else a wide id
  * (returns its TG_EV_WIDE_ID* flag). Inline for the first: two calls an
  * event were 1.3 M instructions of an h200-dev read. */
-static inline uint8_t set_id(struct parser *ps, tg_event *e, int k, int64_t id, uint64_t at)
+static inline uint8_t set_id(struct parser *ps, uint32_t *slot, int k, int64_t id, uint64_t at)
 {
 	if (id >= 0 && id <= (int64_t)UINT32_MAX) {
-		*(k ? &e->id1 : &e->id0) = (uint32_t)id;
+		*slot = (uint32_t)id;
 		return 0;
 	}
-	return set_wide_id(ps, e, k, id, at);
+	return set_wide_id(ps, slot, k, id, at);
 }
 
 /* The ids of event e of kind: a python event's id and parent id, else the
  * correlation and External id; returns the TG_EV_HAS_* flags of those
  * present and the TG_EV_WIDE_ID* flags of those kept wide. */
-static uint8_t set_ids(struct parser *ps, tg_event *e, const struct evtmp *ev, int kind, uint64_t at)
+static uint8_t set_ids(struct parser *ps, tg_event *e, uint32_t *id1, const struct evtmp *ev, int kind, uint64_t at)
 {
 	if (kind == TG_KIND_PYTHON) {
-		uint8_t f = (uint8_t)(set_id(ps, e, 0, ev->pyid, at) | set_id(ps, e, 1, ev->pyparent, at));
+		uint8_t f = (uint8_t)(set_id(ps, &e->id0, 0, ev->pyid, at) | set_id(ps, id1, 1, ev->pyparent, at));
 		return (uint8_t)(f | (ev->has_pyid ? TG_EV_HAS_PYID : 0) | (ev->has_pyparent ? TG_EV_HAS_PYPARENT : 0));
 	}
-	uint8_t f = (uint8_t)(set_id(ps, e, 0, ev->corr, at) | set_id(ps, e, 1, ev->ext, at));
+	uint8_t f = (uint8_t)(set_id(ps, &e->id0, 0, ev->corr, at) | set_id(ps, id1, 1, ev->ext, at));
 	return (uint8_t)(f | (ev->has_corr ? TG_EV_HAS_CORR : 0) | (ev->has_ext ? TG_EV_HAS_EXT : 0));
 }
 
@@ -542,25 +543,29 @@ static void commit_event(struct parser *ps, struct evtmp *ev, size_t args_start,
 		die_off(ps, TG_ELIMIT, at, "event with more than %u arguments", UINT16_MAX);
 	if (t->nargs > args_start)
 		t->args[t->nargs - 1].last = 1;
-	if (tg_big_grow((void **)&t->events, &t->events_cap, t->nevents + 1, sizeof(tg_event)))
+	if (tg_big_grow((void **)&t->events, &t->events_cap, t->nevents + 1, sizeof(tg_event)) ||
+	    tg_big_grow((void **)&t->id1s, &t->id1s_cap, t->nevents + 1, sizeof(uint32_t)))
 		oom(ps);
-	/* filled here, stored whole: track, kind and flags share a word */
-	tg_event e = {.ts = ev->ts, .name = ev->name == TG_NONE ? ps->atom_empty : ev->name,
-	              .args = t->nargs > args_start ? share_args(ps, args_start) : TG_NONE};
+	/* filled in place (the slot past the last event: an error on the way
+	 * leaves it unused), its second id beside it */
+	tg_event *e = &t->events[t->nevents];
+	e->ts = ev->ts;
+	e->name = ev->name == TG_NONE ? ps->atom_empty : ev->name;
+	e->args = t->nargs > args_start ? share_args(ps, args_start) : TG_NONE;
 	/* counted once shared: past the limit, a new list's index would not fit 32 bits */
 	if (t->nargs > ps->max_args)
 		die_off(ps, TG_ELIMIT, at, "more than %llu arguments (limit)", (unsigned long long)ps->max_args);
-	unsigned fl = flags | set_dur(ps, &e, ev->ph == 'B' ? 0 : ev->dur, at) | set_ids(ps, &e, ev, kind, at);
+	unsigned fl = flags | set_dur(ps, e, ev->ph == 'B' ? 0 : ev->dur, at) |
+	              set_ids(ps, e, &t->id1s[t->nevents], ev, kind, at);
 	if (ev->ph == 'B') {
 		fl |= TG_EV_UNCLOSED;
 		if (tg_grow((void **)&ps->open, &ps->open_cap, ps->nopen + 1, sizeof(uint32_t)))
 			oom(ps);
 		ps->open[ps->nopen++] = (uint32_t)t->nevents;
 	}
-	e.track = track;
-	e.kind = (unsigned)kind;
-	e.flags = fl;
-	t->events[t->nevents] = e;
+	e->kind = (unsigned)kind;
+	e->track = track;
+	e->flags = fl;
 	t->nevents++;
 	st->by_kind[kind]++;
 	t->tracks[track].nevents++;

@@ -359,7 +359,7 @@ static int build_tree(tg_tree **out, const tg_trace *t, tg_tree_helper *h, int s
 		tg_tree_free(tree);
 		return rc;
 	}
-	if ((rc = pack_steps(tree, ne))) {
+	if ((rc = pack_steps(tree, ne)) || (rc = tg_tree_find_sync_ops(tree, t))) {
 		tg_tree_free(tree);
 		return rc;
 	}

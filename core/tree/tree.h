@@ -134,6 +134,13 @@ uint32_t tg_tree_launch(const tg_tree *tree, uint32_t ev);
  * alone (more complete: TraceLens drops kernels whose flow is missing). */
 int tg_tree_linked_like_tracelens(const tg_tree *tree, uint32_t ev);
 
+/* For a cuda_sync event ev that the tree left without a parent (a sync on
+ * the device's track without its runtime call): the cpu_op of the lowest
+ * index with ev's External id, found when the tree was built (the trace's
+ * External ids may be gone since: tg_trace_drop_id1s); TG_NONE for any
+ * other event, or when no cpu_op has that id. */
+uint32_t tg_tree_sync_op(const tg_tree *tree, uint32_t ev);
+
 /* Index into tg_tree_steps() of the step ev belongs to, or -1. */
 int32_t tg_tree_step_of(const tg_tree *tree, uint32_t ev);
 

@@ -32,6 +32,8 @@ struct tg_tree {
 	uint8_t *tl_linked; /* tg_tree_linked_like_tracelens, a bit an event */
 	tg_step *steps;
 	size_t nsteps;
+	uint32_t *sync_ops; /* pairs (sync, cpu_op) by sync (tg_tree_sync_op), or NULL */
+	size_t nsync_ops;
 	tg_tree_stats stats;
 };
 
