@@ -837,6 +837,36 @@ static void test_review_regressions(void **state)
 	free(doc);
 }
 
+/* A top-level member whose key holds escapes keeps that key whole while
+ * its value's escaped strings are decoded: both go through the reader's
+ * scratch, and a long escaped value moved it under the key (a use after
+ * free the fuzzer found) or a short one overwrote it. */
+static void test_meta_escaped_key(void **state)
+{
+	(void)state;
+	char json[4096];
+	char longv[2048];
+	size_t n = 0;
+	for (; n + 2 < 1800; n += 2) { /* escaped all along: decoded into the scratch */
+		longv[n] = '\\';
+		longv[n + 1] = 'n';
+	}
+	longv[n] = 0;
+	snprintf(json, sizeof(json),
+	         "{\"a\\tkey\": {\"x\\ty\": \"%s\"}, \"b\\nkey\": \"s\\tt\", \"traceEvents\": []}", longv);
+	tg_trace *t = tg_test_read_str(json);
+	const json_t *meta = tg_trace_meta(t);
+	const json_t *a = json_object_get(meta, "a\tkey");
+	assert_non_null(a);
+	const json_t *x = json_object_get(a, "x\ty");
+	assert_non_null(x);
+	assert_int_equal(strlen(json_string_value(x)), n / 2);
+	const json_t *b = json_object_get(meta, "b\nkey");
+	assert_non_null(b);
+	assert_string_equal(json_string_value(b), "s\tt");
+	tg_trace_free(t);
+}
+
 /* Ids are 32-bit (the first in the event, the second beside it); one
  * outside 0..UINT32_MAX goes to the trace's wide ids and reads back
  * whole. */
@@ -1113,6 +1143,7 @@ int main(void)
 		cmocka_unit_test(test_every_truncation_fails),
 		cmocka_unit_test(test_random_corruption_is_clean),
 		cmocka_unit_test(test_review_regressions),
+		cmocka_unit_test(test_meta_escaped_key),
 		cmocka_unit_test(test_wide_ids),
 		cmocka_unit_test(test_wide_durs),
 		cmocka_unit_test(test_args_last),

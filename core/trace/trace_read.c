@@ -486,6 +486,7 @@ static void workers_free(struct workers *ws_)
 		tg_big_free(w->local.args);
 		free(w->ps.icache);
 		free(w->ps.scratch);
+		free(w->ps.meta_key);
 		free(w->seen);
 		for (size_t k = 0; k < PUB_SEGS && w->pub[k]; k++)
 			free(w->pub[k]);
@@ -521,6 +522,7 @@ static void parser_free(struct parser *ps)
 	free(ps->map[1]);
 	free(ps->win);
 	free(ps->scratch);
+	free(ps->meta_key);
 	free(ps->tslots);
 	free(ps->open);
 	free(ps->icache);

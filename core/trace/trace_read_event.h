@@ -392,6 +392,13 @@ static void unit_top(struct parser *ps, const char *p)
 			ps->p = p + 1;
 			return;
 		}
+		/* the key out of the scratch first: skip_value decodes an escaped
+		 * string of the value there too, which would move or overwrite
+		 * an escaped key (the fuzzer's use after free) */
+		if (tg_grow((void **)&ps->meta_key, &ps->meta_key_cap, k.len + 1, 1))
+			oom(ps);
+		memcpy(ps->meta_key, k.s, k.len);
+		k.s = ps->meta_key;
 		const char *v = p;
 		p = skip_value(ps, p, 1);
 		parse_meta_member(ps, key_at, &k, v, p);

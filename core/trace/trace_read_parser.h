@@ -109,6 +109,9 @@ struct parser {
 
 	char *scratch;
 	size_t scratch_cap;
+	char *meta_key;      /* a top-level member's key, copied out of scratch before its value is
+	                      * scanned (an escaped string there is decoded into scratch too) */
+	size_t meta_key_cap;
 
 	uint32_t *tslots; /* track index + 1 */
 	size_t tmask;
