@@ -117,18 +117,15 @@ static int load_quiet(tg_trace **trace, tg_tree **tree, const char *path, const 
 		tg_tree_helper_free(h);
 		return -1;
 	}
-	/* the flows go as soon as the tree has linked with them: nothing reads
-	 * them again, and the tree's arrays peak after */
-	if (tg_tree_build_dropping_flows(tree, *trace, h)) {
+	/* the flows go as soon as the tree has linked with them, the second ids
+	 * once it is built: nothing reads them again, and the tree's arrays
+	 * peak after */
+	if (tg_tree_build_dropping(tree, *trace, h)) {
 		snprintf(msg, cap, "%s: %s", path, tg_error_last());
 		tg_trace_free(*trace);
 		*trace = NULL;
 		return -1;
 	}
-	/* and the External ids and Python parent ids, 4 bytes an event: the
-	 * tree's build was their one reader (the findings read what they need
-	 * of them from the tree: tg_tree_sync_op) */
-	tg_trace_drop_id1s(*trace);
 	return 0;
 }
 

@@ -379,9 +379,7 @@ static int data_from_trace(tg_rundata **rd, tg_tree **kept, const struct run_rea
 	size_t len = 0;
 	/* the flows and the second ids go as soon as the tree has read them, as
 	 * tg_cli_load's */
-	int rc = tg_tree_build_dropping_flows_spawn(&tree, trace);
-	if (!rc)
-		tg_trace_drop_id1s(trace);
+	int rc = tg_tree_build_dropping_spawn(&tree, trace);
 	if (!rc)
 		rc = tg_rundata_build(&built, tree, r->fo);
 	uint64_t json = built ? tg_rundata_json_bytes(built) : 0;
@@ -584,12 +582,10 @@ static int reread(tg_trace **trace, tg_tree **tree, int *permanent, tg_daemon *d
 			*permanent = 1;
 		close(fd);
 	}
-	if (!rc && (rc = tg_tree_build_dropping_flows_spawn(tree, *trace))) {
+	if (!rc && (rc = tg_tree_build_dropping_spawn(tree, *trace))) {
 		tg_trace_free(*trace);
 		*trace = NULL;
 	}
-	if (!rc) /* as tg_cli_load's: the tree was their one reader */
-		tg_trace_drop_id1s(*trace);
 	return rc;
 }
 

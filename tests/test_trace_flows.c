@@ -3,7 +3,7 @@
  * (fwdbwd, a launch's step 't', any other category) dropped but their
  * tracks made all the same; the tree links the same events either way, on
  * one thread and with the pipeline of chunks, and when its build drops the
- * flows once linked (tg_tree_build_dropping_flows, as tg_cli_load builds). */
+ * flows once linked (tg_tree_build_dropping, as tg_cli_load builds). */
 #include "testutil.h"
 
 /* One launch linked by correlation (id 6), one by its flow alone (id 9:
@@ -159,15 +159,18 @@ static void test_tree_links_the_same(void **state)
 		assert_int_equal(tg_tree_parent(tree, i), tg_tree_parent(tree_all, i));
 	uint32_t relu = tg_test_find(t, "relu", TG_KIND_KERNEL);
 	assert_int_equal(tg_tree_parent(tree, relu), 2); /* the second launch, by its flow */
-	/* built as tg_cli_load builds it: the flows dropped once linked */
+	/* built as tg_cli_load builds it: the flows dropped once linked, the
+	 * second ids once built */
 	tg_trace *dropped = read_flows(1, 0);
 	tg_tree *tree_dropped = NULL;
 	size_t nf;
-	assert_int_equal(tg_tree_build_dropping_flows(&tree_dropped, dropped, NULL), 0);
+	assert_int_equal(tg_tree_build_dropping(&tree_dropped, dropped, NULL), 0);
 	assert_non_null(tg_trace_flows(t, &nf));
 	assert_int_equal(nf, 4);
 	assert_null(tg_trace_flows(dropped, &nf));
 	assert_int_equal(nf, 0);
+	assert_true(tg_trace_has_id1s(t)); /* and the second ids, once the tree is built */
+	assert_false(tg_trace_has_id1s(dropped));
 	assert_memory_equal(tg_tree_stats_get(tree_dropped), s, sizeof(*s));
 	for (uint32_t i = 0; i < ne; i++) {
 		assert_int_equal(tg_tree_parent(tree_dropped, i), tg_tree_parent(tree, i));

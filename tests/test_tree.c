@@ -269,7 +269,7 @@ static void test_wide_ids_link(void **state)
 	"]}"
 
 /* test_tracelens_links on the trace of ids far and max, its tree built
- * with tg_tree_build, or with tg_tree_build_dropping_flows when drop is
+ * with tg_tree_build, or with tg_tree_build_dropping when drop is
  * set (the trace then has no flows left). */
 static void check_tracelens_links(const char *json, int drop)
 {
@@ -278,7 +278,7 @@ static void check_tracelens_links(const char *json, int drop)
 	size_t nf;
 	tg_trace_flows(t, &nf);
 	assert_int_equal(nf, 7);
-	assert_int_equal(drop ? tg_tree_build_dropping_flows(&tree, t, NULL) : tg_tree_build(&tree, t), 0);
+	assert_int_equal(drop ? tg_tree_build_dropping(&tree, t, NULL) : tg_tree_build(&tree, t), 0);
 	tg_trace_flows(t, &nf);
 	assert_int_equal(nf, drop ? 0 : 7);
 	static const struct {
@@ -328,7 +328,7 @@ static void test_tracelens_links_top_bit(void **state)
 	for (int drop = 0; drop < 2; drop++) {
 		tg_trace *t = tg_test_read_str(json);
 		tg_tree *tree = NULL;
-		assert_int_equal(drop ? tg_tree_build_dropping_flows(&tree, t, NULL) : tg_tree_build(&tree, t), 0);
+		assert_int_equal(drop ? tg_tree_build_dropping(&tree, t, NULL) : tg_tree_build(&tree, t), 0);
 		assert_false(tg_tree_linked_like_tracelens(tree, tg_test_find(t, "k_start_only", TG_KIND_KERNEL)));
 		assert_true(tg_tree_linked_like_tracelens(tree, tg_test_find(t, "k_top", TG_KIND_KERNEL)));
 		tg_tree_free(tree);
@@ -547,8 +547,8 @@ static void check_blocks(tg_trace *t, int n, int way)
 	else if (way < 3)
 		assert_int_equal(tg_tree_build_with(&tree, t, way == 1 ? tg_tree_helper_start() : NULL), 0);
 	else
-		assert_int_equal(way == 5 ? tg_tree_build_dropping_flows_spawn(&tree, t)
-		                          : tg_tree_build_dropping_flows(&tree, t, way == 3 ? tg_tree_helper_start() : NULL),
+		assert_int_equal(way == 5 ? tg_tree_build_dropping_spawn(&tree, t)
+		                          : tg_tree_build_dropping(&tree, t, way == 3 ? tg_tree_helper_start() : NULL),
 		                 0);
 	tg_trace_flows(t, &nf);
 	assert_int_equal(nf, way < 3 ? 2 * (size_t)n : 0);
@@ -711,9 +711,9 @@ static void test_flows_dropped_early(void **state)
 			tg_trace_flows(t, &nf);
 			assert_int_equal(nf, 2 * (size_t)n - (size_t)(n + 4) / 5); /* a start each, a finish but each fifth */
 			tg_tree *tree;
-			int rc = way == 0 ? tg_tree_build_dropping_flows(&tree, t, tg_tree_helper_start())
-			         : way == 1 ? tg_tree_build_dropping_flows_spawn(&tree, t)
-			                    : tg_tree_build_dropping_flows(&tree, t, NULL);
+			int rc = way == 0 ? tg_tree_build_dropping(&tree, t, tg_tree_helper_start())
+			         : way == 1 ? tg_tree_build_dropping_spawn(&tree, t)
+			                    : tg_tree_build_dropping(&tree, t, NULL);
 			assert_int_equal(rc, 0);
 			tg_trace_flows(t, &nf);
 			assert_int_equal(nf, 0);

@@ -48,7 +48,7 @@
  * device events' buckets, their links by correlation (parents of device
  * events) and the launch flows' ends (for TraceLens's links). Then the
  * fallback links (the host buckets): the last part that reads the flows,
- * which tg_tree_build_dropping_flows frees there, or as soon as the links
+ * which tg_tree_build_dropping frees there, or as soon as the links
  * by correlation and the ends are done when no device event needs the
  * fallback (during the host part, the build's peak). Then the roots (both
  * buckets, freed after) and the children (all parents, in file order),
@@ -67,7 +67,7 @@ struct build {
 	size_t ne;            /* the trace's events */
 	tg_tree_buckets hb, db;
 	tg_tree_ends ends;    /* the launch flows' ends (T_TLENDS), for TraceLens's links */
-	tg_trace *drop;       /* the trace whose flows go once linked (tg_tree_build_dropping_flows), or NULL */
+	tg_trace *drop;       /* the trace whose flows go once linked (tg_tree_build_dropping), or NULL */
 	size_t need_fallback;
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
@@ -110,7 +110,7 @@ static int task(struct build *b, int i)
 	}
 }
 
-/* Frees the flows of the trace being built (tg_tree_build_dropping_flows)
+/* Frees the flows of the trace being built (tg_tree_build_dropping)
  * as soon as the links by correlation found every device event its launch
  * and the launch flows' ends are taken: no fallback will read them, and
  * the host part, which may still run on the other thread, reads none. The
@@ -179,7 +179,7 @@ static void *helper(void *arg)
 
 #define NO_THREAD 1 /* build_two_threads: no thread to be had */
 
-/* Frees the flows of the trace being built (tg_tree_build_dropping_flows)
+/* Frees the flows of the trace being built (tg_tree_build_dropping)
  * once every part that reads them is done: the links by flow and the
  * launch flows' ends. Before the children are laid out; already done
  * (drop_flows_early) when no device event needed the fallback. */
@@ -314,7 +314,8 @@ static int pack_steps(tg_tree *tree, size_t ne)
 
 /* The tree of t; from TWO_THREADS_MIN events on two threads: h's, else
  * one started now when spawn is set, else none. drop: t itself, whose
- * flows are freed once linked (on failure too), or NULL. */
+ * flows are freed once linked (on failure too) and second ids once the
+ * tree is built, or NULL. */
 static int build_tree(tg_tree **out, const tg_trace *t, tg_tree_helper *h, int spawn, tg_trace *drop)
 {
 	*out = NULL;
@@ -363,6 +364,8 @@ static int build_tree(tg_tree **out, const tg_trace *t, tg_tree_helper *h, int s
 		tg_tree_free(tree);
 		return rc;
 	}
+	if (drop) /* the External ids and Python parent ids: the build was their one reader */
+		tg_trace_drop_id1s(drop);
 	*out = tree;
 	return 0;
 }
@@ -371,6 +374,6 @@ int tg_tree_build(tg_tree **out, const tg_trace *t) { return build_tree(out, t, 
 
 int tg_tree_build_with(tg_tree **out, const tg_trace *t, tg_tree_helper *h) { return build_tree(out, t, h, 0, NULL); }
 
-int tg_tree_build_dropping_flows(tg_tree **out, tg_trace *t, tg_tree_helper *h) { return build_tree(out, t, h, 0, t); }
+int tg_tree_build_dropping(tg_tree **out, tg_trace *t, tg_tree_helper *h) { return build_tree(out, t, h, 0, t); }
 
-int tg_tree_build_dropping_flows_spawn(tg_tree **out, tg_trace *t) { return build_tree(out, t, NULL, 1, t); }
+int tg_tree_build_dropping_spawn(tg_tree **out, tg_trace *t) { return build_tree(out, t, NULL, 1, t); }

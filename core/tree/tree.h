@@ -60,16 +60,20 @@ void tg_tree_helper_free(tg_tree_helper *h);
  * (used or freed). */
 int tg_tree_build_with(tg_tree **out, const tg_trace *t, tg_tree_helper *h);
 
-/* tg_tree_build_with that frees t's flows (tg_trace_drop_flows; on
- * failure too) as soon as the tree has linked with them, before its own
- * arrays are laid out: the build's peak then holds no flow (16 bytes each,
- * two a kernel launch: 14.5 MB of a 1 GB trace). t has no flows after. */
-int tg_tree_build_dropping_flows(tg_tree **out, tg_trace *t, tg_tree_helper *h);
+/* tg_tree_build_with that gives back what only the build reads of t: its
+ * flows (tg_trace_drop_flows; on failure too) as soon as the tree has
+ * linked with them, before its own arrays are laid out (the build's peak
+ * then holds no flow: 16 bytes each, two a kernel launch, 14.5 MB of a
+ * 1 GB trace), and its second ids, the External ids and Python parent ids
+ * (tg_trace_drop_id1s: 4 bytes an event), once the tree is built (what the
+ * findings read of them the tree keeps: tg_tree_sync_op). t has neither
+ * after. */
+int tg_tree_build_dropping(tg_tree **out, tg_trace *t, tg_tree_helper *h);
 
-/* tg_tree_build_dropping_flows with its second thread started now, as
+/* tg_tree_build_dropping with its second thread started now, as
  * tg_tree_build's (no parked helper): the daemon's build, the same as the
  * command line's but for where the thread comes from. */
-int tg_tree_build_dropping_flows_spawn(tg_tree **out, tg_trace *t);
+int tg_tree_build_dropping_spawn(tg_tree **out, tg_trace *t);
 
 /* Frees the tree. NULL is a no-op. */
 void tg_tree_free(tg_tree *tree);

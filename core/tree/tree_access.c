@@ -22,21 +22,13 @@ void tg_tree_free(tg_tree *tree)
 	tg_tree_pack_free(&tree->steps_of);
 	free(tree->tl_linked);
 	free(tree->steps);
-	free(tree->sync_ops);
+	tg_idmap_free(tree->sync_ops);
 	free(tree);
 }
 
 uint32_t tg_tree_sync_op(const tg_tree *tree, uint32_t ev)
 {
-	size_t lo = 0, hi = tree->nsync_ops;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (tree->sync_ops[2 * mid] < ev)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < tree->nsync_ops && tree->sync_ops[2 * lo] == ev ? tree->sync_ops[2 * lo + 1] : TG_NONE;
+	return tree->sync_ops ? tg_idmap_get(tree->sync_ops, ev) : TG_NONE;
 }
 
 const tg_trace *tg_tree_trace(const tg_tree *tree) { return tree->trace; }

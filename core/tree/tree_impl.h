@@ -11,6 +11,7 @@
 #include "tree.h"
 #include "tree_buckets.h"
 #include "tree_pack.h"
+#include "../../util/idmap.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -32,8 +33,7 @@ struct tg_tree {
 	uint8_t *tl_linked; /* tg_tree_linked_like_tracelens, a bit an event */
 	tg_step *steps;
 	size_t nsteps;
-	uint32_t *sync_ops; /* pairs (sync, cpu_op) by sync (tg_tree_sync_op), or NULL */
-	size_t nsync_ops;
+	tg_idmap *sync_ops; /* parentless sync -> its cpu_op (tg_tree_sync_op), or NULL: none */
 	tg_tree_stats stats;
 };
 

@@ -148,20 +148,6 @@ out:
 	return rc;
 }
 
-/* A cpu_op's External id and index, sorted by both (cmp_op_ext). */
-struct op_ext {
-	int64_t ext;
-	uint32_t ev;
-};
-
-static int cmp_op_ext(const void *a, const void *b)
-{
-	const struct op_ext *x = a, *y = b;
-	if (x->ext != y->ext)
-		return x->ext < y->ext ? -1 : 1;
-	return (x->ev > y->ev) - (x->ev < y->ev);
-}
-
 /* Whether event i is a sync with an External id and no parent in tree. */
 static int orphan_sync(const tg_tree *tree, const tg_event *e, size_t i)
 {
@@ -170,45 +156,25 @@ static int orphan_sync(const tg_tree *tree, const tg_event *e, size_t i)
 
 int tg_tree_find_sync_ops(tg_tree *tree, const tg_trace *t)
 {
-	size_t ne, ns = 0, nop = 0;
+	size_t ne;
 	const tg_event *ev = tg_trace_events(t, &ne);
 	if (!tg_trace_stats_get(t)->by_kind[TG_KIND_SYNC])
 		return 0; /* no sync event: no pass over the events */
+	size_t ns = 0;
 	for (size_t i = 0; i < ne; i++)
 		ns += orphan_sync(tree, &ev[i], i);
 	if (!ns)
 		return 0;
-	for (size_t i = 0; i < ne; i++)
-		nop += ev[i].kind == TG_KIND_CPU_OP && (ev[i].flags & TG_EV_HAS_EXT);
-	struct op_ext *ops = tg_malloc((nop ? nop : 1) * sizeof(*ops));
-	tree->sync_ops = tg_malloc(ns * 2 * sizeof(uint32_t));
-	if (!ops || !tree->sync_ops) {
-		free(ops);
-		return TG_ENOMEM;
+	/* the cpu_ops by External id, the lowest index kept for an id (the
+	 * fallback's map: tg_tree_link_fallback) */
+	tg_idmap *by_ext = tg_tree_map_ids(t, pick_cpu_op_ext);
+	tree->sync_ops = by_ext ? tg_idmap_new(ns) : NULL;
+	int rc = tree->sync_ops ? 0 : TG_ENOMEM;
+	for (size_t i = 0; i < ne && !rc; i++) {
+		uint32_t op = orphan_sync(tree, &ev[i], i) ? tg_idmap_get(by_ext, tg_event_ext(t, &ev[i])) : TG_NONE;
+		if (op != TG_NONE && tg_idmap_put(tree->sync_ops, (int64_t)i, op) < 0)
+			rc = TG_ENOMEM;
 	}
-	size_t k = 0;
-	for (size_t i = 0; i < ne; i++)
-		if (ev[i].kind == TG_KIND_CPU_OP && (ev[i].flags & TG_EV_HAS_EXT))
-			ops[k++] = (struct op_ext){tg_event_ext(t, &ev[i]), (uint32_t)i};
-	qsort(ops, nop, sizeof(*ops), cmp_op_ext);
-	for (size_t i = 0; i < ne; i++) {
-		if (!orphan_sync(tree, &ev[i], i))
-			continue;
-		int64_t x = tg_event_ext(t, &ev[i]);
-		size_t lo = 0, hi = nop;
-		while (lo < hi) {
-			size_t mid = lo + (hi - lo) / 2;
-			if (ops[mid].ext < x)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		if (lo < nop && ops[lo].ext == x) {
-			tree->sync_ops[2 * tree->nsync_ops] = (uint32_t)i;
-			tree->sync_ops[2 * tree->nsync_ops + 1] = ops[lo].ev;
-			tree->nsync_ops++;
-		}
-	}
-	free(ops);
-	return 0;
+	tg_idmap_free(by_ext);
+	return rc;
 }

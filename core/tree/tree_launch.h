@@ -55,9 +55,10 @@ int tg_tree_link_fallback(uint32_t *parent, tg_tree_stats *stats, const tg_trace
 
 /* The built tree's sync_ops (tg_tree_sync_op): each cuda_sync event with an
  * External id that the tree left without a parent, with the cpu_op of the
- * lowest index that has that External id, read now so that the trace's
- * second ids can go once the tree is built (tg_trace_drop_id1s). Nothing is
- * allocated when no such sync has one. 0 or TG_ENOMEM. */
+ * lowest index that has that External id (tg_tree_map_ids keeps the first),
+ * read now so that the trace's second ids can go once the tree is built
+ * (tg_trace_drop_id1s). Nothing is kept when no sync is left without a
+ * parent. 0 or TG_ENOMEM. */
 int tg_tree_find_sync_ops(tg_tree *tree, const tg_trace *t);
 
 #endif
