@@ -208,18 +208,23 @@ check-tsan:
 	@set -e; for t in $(TSAN_TESTS); do TG_SHARED=$(SHARED) TSAN_OPTIONS=halt_on_error=1 build-tsan/tests/$$t; done
 
 # Every part runs; the bench fails (exit 1) when any missed a target.
-bench: $(BUILD)/tracegate $(BUILD)/tests/bench_read $(BUILD)/tests/bench_pair $(BUILD)/tg-gen
+bench: $(BUILD)/tracegate $(BUILD)/tests/bench_read $(BUILD)/tests/bench_pair $(BUILD)/tests/peak_split $(BUILD)/tg-gen
 	@contrib/install-deps.sh --bench
 	@f=0; \
 	SHARED=$(SHARED) bench/run.sh $(BUILD)/tests/bench_read $(BUILD)/tracegate $(BUILD)/tests/bench_pair || f=1; \
 	bench/daemon.sh $(BUILD)/tracegate $(BUILD)/tg-gen || f=1; \
-	bench/scale.sh $(BUILD)/tracegate $(BUILD)/tg-gen $(BUILD)/tests/bench_pair || f=1; \
+	bench/scale.sh $(BUILD)/tracegate $(BUILD)/tg-gen $(BUILD)/tests/bench_pair $(BUILD)/tests/peak_split || f=1; \
 	bench/diverge.sh $(BUILD)/tracegate $(BUILD)/tg-gen || f=1; \
 	bench/judge.sh $(BUILD)/tracegate $(BUILD)/tg-gen || f=1; \
 	if [ $$f = 1 ]; then echo "bench: a target was missed (above)"; exit 1; fi
 
 # bench_pair times two commands in alternation (bench/bench_pair.c)
 $(BUILD)/tests/bench_pair: bench/bench_pair.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $<
+
+# peak_split splits a command's peak RSS into anonymous and file pages (bench/peak_split.c)
+$(BUILD)/tests/peak_split: bench/peak_split.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $<
 

@@ -15,12 +15,16 @@
 #     CPU time of a two-thread run moved 8.9x -> 12.8x between two runs of one build
 #     (docs/scale.md, "Fifteenth round"). Without valgrind, or with SCALE_COUNT=0, the CPU time
 #     is judged instead, as before.
+# With PEAK_SPLIT (bench/peak_split.c), one more run of each plain report and diff prints how
+# much of its peak RSS is anonymous (what it allocated) rather than files' pages (code): shown,
+# not judged.
 # Exits 1 when a target is missed.
-# Usage: bench/scale.sh TRACEGATE TG_GEN BENCH_PAIR   (SCALE_SIZES="10 100 1000" MB by default)
+# Usage: bench/scale.sh TRACEGATE TG_GEN BENCH_PAIR [PEAK_SPLIT]   (SCALE_SIZES="10 100 1000" MB by default)
 set -eu
 tg=$1
 gen=$2
 pair=$3
+split=${4:-}
 sizes=${SCALE_SIZES:-10 100 1000}
 work=$(mktemp -d "${TMPDIR:-/tmp}/tg-scale.XXXXXX")
 trap 'rm -rf "$work"' EXIT
@@ -61,13 +65,18 @@ for mb in $sizes; do
 		"$tg" diff "$b.json.gz" "$b-new.json.gz" --format md -o "$work/d.md")
 	ri=$(instructions "$tg" report "$b.json" --single-thread --format csv -o "$work/r")
 	di=$(instructions "$tg" diff "$b.json" "$b-new.json" --single-thread --format md -o "$work/d.md")
-	echo "$mb $bytes $rp $rg $dp $dg $ri $di" >> "$work/rows"
+	rs="0 0 0" ds="0 0 0"
+	if [ -n "$split" ]; then
+		rs=$("$split" "$tg" report "$b.json" --format csv -o "$work/r")
+		ds=$("$split" "$tg" diff "$b.json" "$b-new.json" --format md -o "$work/d.md")
+	fi
+	echo "$mb $bytes $rp $rg $dp $dg $ri $di $rs $ds" >> "$work/rows"
 	rm -f "$b.json" "$b-new.json" "$b.json.gz" "$b-new.json.gz"
 done
 
 # a row: mb bytes, then four groups of seven (median min max ref_s cmd_s rss_kb cmd_cpu_s):
 # report plain, report gzip, diff plain, diff gzip; then the instructions of report and diff
-# (plain; 0: not counted)
+# (plain; 0: not counted); then peak_split's three of report and of diff (plain; zeros: not split)
 awk '
 function pct(kb, bytes) { return 100 * kb * 1024 / bytes }
 {
@@ -76,6 +85,8 @@ function pct(kb, bytes) { return 100 * kb * 1024 / bytes }
 		for (k = 1; k <= 7; k++)
 			v[NR, g, k] = $(2 + g * 7 + k)
 	ins[NR, 0] = $31; ins[NR, 1] = $32
+	for (k = 0; k < 6; k++)
+		sp[NR, k] = $(33 + k)
 }
 END {
 	ok = 1
@@ -83,6 +94,9 @@ END {
 	printf "bench: %7s  %-51s %-51s %-51s %-51s\n", "JSON", "report plain (x cat)", "report gzip (x gzip -dc)", "diff plain (x cat of both)", "diff gzip (x gzip -dc of both)"
 	for (i = 1; i <= NR; i++) {
 		printf "bench: %5d MB  %-51s %-51s %-51s %-51s\n", mb[i], c(i, 0), c(i, 1), c(i, 2), c(i, 3)
+		if (sp[i, 0] > 0 && sp[i, 3] > 0)
+			printf "bench: %5d MB  the peak RSS%ss anonymous part (sampled; the rest is files%s pages, code): report %.1f MB of %.1f (%.0f %% of the JSON), diff %.1f MB of %.1f (%.0f %%)\n",
+			       mb[i], "\047", "\047", sp[i, 1] / 1024, sp[i, 0] / 1024, pct(sp[i, 1], by[i]), sp[i, 4] / 1024, sp[i, 3] / 1024, pct(sp[i, 4], by[i])
 		if (mb[i] < 100)
 			continue
 		if (v[i, 1, 1] > 0.5) { ok = 0; printf "bench:   TARGET MISSED: report on gzip above 0.5x gzip -dc at %d MB\n", mb[i] }
