@@ -3,11 +3,13 @@
 # builds every tests/fuzz/fuzz_<name>.c (make fuzz-build, in build-fuzz/) and
 # runs each for FUZZ_SMOKE_SECONDS (default 5) over its seeds in
 # tests/fuzz/corpus/<name>/, which hold the inputs of every finding fixed so
-# far. New inputs go to a throwaway folder. Any crash, leak, sanitizer
+# far and, in campaign/, the smallest inputs that cover what a long campaign
+# reached (docs/fuzzing.md): every one of them runs first, whatever the
+# seconds. New inputs go to a throwaway folder. Any crash, leak, sanitizer
 # report, broken promise or input slower than 10 s fails the smoke; the
 # input is kept in build-fuzz/smoke-<name>-*. When clang cannot link a
 # libFuzzer program, says SKIP and exits 77 (a skip for tests/run.sh) (contrib/install-deps.sh --fuzz
-# installs clang and libFuzzer; make check does). Takes 65 to 80 s here.
+# installs clang and libFuzzer; make check does). Takes 65 to 105 s here.
 # Arguments: the tracegate binary (unused: run.sh gives it to every it_*.sh).
 set -u
 cd "$(dirname "$0")/.." || exit 1
