@@ -219,12 +219,12 @@ bench: $(BUILD)/tracegate $(BUILD)/tests/bench_read $(BUILD)/tests/bench_pair $(
 	if [ $$f = 1 ]; then echo "bench: a target was missed (above)"; exit 1; fi
 
 # bench_pair times two commands in alternation (bench/bench_pair.c)
-$(BUILD)/tests/bench_pair: bench/bench_pair.c
+$(BUILD)/tests/bench_pair: bench/bench_pair.c bench/bench_run.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $<
 
 # peak_split splits a command's peak RSS into anonymous and file pages (bench/peak_split.c)
-$(BUILD)/tests/peak_split: bench/peak_split.c
+$(BUILD)/tests/peak_split: bench/peak_split.c bench/bench_run.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $<
 

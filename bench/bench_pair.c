@@ -16,16 +16,10 @@
  *
  * Usage: bench_pair RUNS CMD_A... -- CMD_B...
  */
-#include <fcntl.h>
-#include <spawn.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/resource.h>
-#include <sys/wait.h>
-#include <time.h>
+#include "bench_run.h"
 
-extern char **environ;
+#include <string.h>
+#include <time.h>
 
 static double now(void)
 {
@@ -34,37 +28,13 @@ static double now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* Runs argv with stdout and stderr to /dev/null; its wall time in seconds,
- * its peak RSS in *rss_kb and its user + system time in *cpu_s. Exits on
- * failure. */
+/* Runs argv (bench_run.h); its wall time in seconds, its peak RSS in
+ * *rss_kb and its user + system time in *cpu_s. Exits on failure. */
 static double run(char **argv, long *rss_kb, double *cpu_s)
 {
-	posix_spawn_file_actions_t fa;
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-	posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
-	pid_t pid;
 	double t0 = now();
-	if (posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ) != 0) {
-		fprintf(stderr, "bench_pair: cannot run %s\n", argv[0]);
-		exit(2);
-	}
-	int status;
-	struct rusage ru;
-	if (wait4(pid, &status, 0, &ru) < 0) {
-		perror("bench_pair: wait4");
-		exit(2);
-	}
-	double t = now() - t0;
-	posix_spawn_file_actions_destroy(&fa);
-	if (!WIFEXITED(status) || WEXITSTATUS(status) > 1) {
-		fprintf(stderr, "bench_pair: %s failed (status %d)\n", argv[0], status);
-		exit(2);
-	}
-	*rss_kb = ru.ru_maxrss;
-	*cpu_s = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 + (double)ru.ru_stime.tv_sec +
-	         (double)ru.ru_stime.tv_usec / 1e6;
-	return t;
+	bench_reap(bench_spawn(argv), argv[0], rss_kb, cpu_s);
+	return now() - t0;
 }
 
 static int cmp(const void *a, const void *b)
@@ -90,6 +60,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: bench_pair RUNS CMD_A... -- CMD_B...\n");
 		return 2;
 	}
+	bench_tool = "bench_pair";
 	argv[sep] = NULL;
 	char **a = argv + 2, **b = argv + sep + 1;
 	double *ta = calloc((size_t)runs, sizeof(double)), *tb = calloc((size_t)runs, sizeof(double));

@@ -23,17 +23,11 @@
  * Usage: peak_split CMD...   (the command's output goes to /dev/null; a
  * command that fails, not exit 0 or 1, stops with its status)
  */
-#include <fcntl.h>
-#include <spawn.h>
-#include <stdio.h>
-#include <stdlib.h>
+#include "bench_run.h"
+
 #include <sys/prctl.h>
-#include <sys/resource.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-
-extern char **environ;
 
 /* The anonymous resident KiB of pid from its statm, or -1 once it is gone
  * (a zombie reads all zero). */
@@ -60,16 +54,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: peak_split CMD...\n");
 		return 2;
 	}
-	posix_spawn_file_actions_t fa;
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-	posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
-	pid_t pid;
-	if (posix_spawnp(&pid, argv[1], &fa, NULL, argv + 1, environ) != 0) {
-		fprintf(stderr, "peak_split: cannot run %s\n", argv[1]);
-		return 2;
-	}
-	posix_spawn_file_actions_destroy(&fa);
+	bench_tool = "peak_split";
+	pid_t pid = bench_spawn(argv + 1);
 	char path[64];
 	snprintf(path, sizeof(path), "/proc/%ld/statm", (long)pid);
 	long page_kb = sysconf(_SC_PAGESIZE) / 1024, peak = 0, samples = 0, a;
@@ -80,16 +66,9 @@ int main(int argc, char **argv)
 		samples++;
 		nanosleep(&pause, NULL);
 	}
-	int status;
-	struct rusage ru;
-	if (wait4(pid, &status, 0, &ru) < 0) {
-		perror("peak_split: wait4");
-		return 2;
-	}
-	if (!WIFEXITED(status) || WEXITSTATUS(status) > 1) {
-		fprintf(stderr, "peak_split: %s failed (status %d)\n", argv[1], status);
-		return 2;
-	}
-	printf("%ld %ld %ld\n", ru.ru_maxrss, peak, samples);
+	long rss;
+	double cpu;
+	bench_reap(pid, argv[1], &rss, &cpu);
+	printf("%ld %ld %ld\n", rss, peak, samples);
 	return 0;
 }
