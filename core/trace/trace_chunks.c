@@ -31,6 +31,7 @@
  * alone.
  */
 #include "trace_chunks.h"
+#include "../../util/affinity.h"
 #include "../../util/park.h"
 #include "../../util/tg.h"
 
@@ -56,6 +57,7 @@ struct slot {
 
 struct tg_chunks {
 	tg_source *src;
+	int reader_cpu; /* the reader's CPU when the read began (tg_affinity_cpu), or -1 */
 	size_t cap;
 	tg_chunk_parse_fn parse;
 	tg_chunk_free_fn free_result;
@@ -226,6 +228,10 @@ static int try_produce(tg_chunks *p)
 static void *feeder(void *arg)
 {
 	tg_chunks *p = arg;
+	/* off the reader's CPU for the read (util/affinity.h): on the same
+	 * one the two took turns while the other core idled */
+	tg_affinity saved;
+	tg_affinity_avoid(&saved, p->reader_cpu);
 	pthread_mutex_lock(&p->mu);
 	while (!p->cancel) {
 		if (try_produce(p))
@@ -240,6 +246,7 @@ static void *feeder(void *arg)
 		pthread_cond_wait(&p->cv, &p->mu);
 	}
 	pthread_mutex_unlock(&p->mu);
+	tg_affinity_restore(&saved); /* a parked thread: its next job may run anywhere */
 	return NULL;
 }
 
@@ -272,6 +279,7 @@ int tg_chunks_start(tg_chunks **out, tg_source *src, size_t chunk_bytes, tg_chun
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC); /* the deadlines of tg_chunks_result */
 	pthread_cond_init(&p->cv, &ca);
 	pthread_condattr_destroy(&ca);
+	p->reader_cpu = tg_affinity_cpu();
 	if (tg_park_run(&p->thread, feeder, p) != 0) {
 		pthread_mutex_destroy(&p->mu);
 		pthread_cond_destroy(&p->cv);

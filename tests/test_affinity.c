@@ -1,0 +1,148 @@
+/* test_affinity.c - util/affinity.h: a thread kept off one CPU has every
+ * other CPU it had and not that one, and gets its CPUs back; the cases
+ * that leave the thread as it was (no CPU, a CPU it may not use, a single
+ * CPU, one past cpu_set_t). And the read's feeder (core/trace/
+ * trace_chunks.c) gives its parked thread its CPUs back when the read
+ * ends: a later job on that thread may run anywhere. */
+#include "testutil.h"
+
+#include "../util/affinity.h"
+#include "../util/park.h"
+
+#include <pthread.h>
+
+static cpu_set_t allowed_now(void)
+{
+	cpu_set_t s;
+	CPU_ZERO(&s);
+	assert_int_equal(pthread_getaffinity_np(pthread_self(), sizeof(s), &s), 0);
+	return s;
+}
+
+/* The first CPU in s, -1 when none. */
+static int first_cpu(const cpu_set_t *s)
+{
+	for (int c = 0; c < CPU_SETSIZE; c++)
+		if (CPU_ISSET(c, s))
+			return c;
+	return -1;
+}
+
+static void test_cpu_is_allowed(void **state)
+{
+	(void)state;
+	cpu_set_t all = allowed_now();
+	int c = tg_affinity_cpu();
+	assert_true(c >= 0);
+	assert_true(CPU_ISSET(c, &all));
+}
+
+static void test_avoid_and_restore(void **state)
+{
+	(void)state;
+	cpu_set_t all = allowed_now();
+	int n = CPU_COUNT(&all), cpu = first_cpu(&all);
+	assert_true(n >= 1);
+	tg_affinity saved;
+	int r = tg_affinity_avoid(&saved, cpu);
+	cpu_set_t now = allowed_now();
+	if (n < 2) { /* one CPU: nothing to move to, left as it was */
+		assert_int_equal(r, 0);
+		assert_true(CPU_EQUAL(&now, &all));
+	} else {
+		assert_int_equal(r, 1);
+		assert_false(CPU_ISSET(cpu, &now));
+		assert_int_equal(CPU_COUNT(&now), n - 1);
+		for (int c = 0; c < CPU_SETSIZE; c++)
+			if (c != cpu)
+				assert_int_equal(!!CPU_ISSET(c, &now), !!CPU_ISSET(c, &all));
+		/* where it runs now is one of the others */
+		int at = tg_affinity_cpu();
+		assert_true(at != cpu);
+	}
+	tg_affinity_restore(&saved);
+	now = allowed_now();
+	assert_true(CPU_EQUAL(&now, &all));
+}
+
+static void test_left_alone(void **state)
+{
+	(void)state;
+	cpu_set_t all = allowed_now();
+	tg_affinity saved;
+	assert_int_equal(tg_affinity_avoid(&saved, -1), 0);
+	assert_int_equal(saved.changed, 0);
+	assert_int_equal(tg_affinity_avoid(&saved, CPU_SETSIZE), 0);
+	assert_int_equal(tg_affinity_avoid(&saved, CPU_SETSIZE + 5), 0);
+	for (int c = 0; c < CPU_SETSIZE; c++)
+		if (!CPU_ISSET(c, &all)) { /* a CPU the thread may not use anyway */
+			assert_int_equal(tg_affinity_avoid(&saved, c), 0);
+			break;
+		}
+	tg_affinity_restore(&saved); /* nothing to undo */
+	cpu_set_t now = allowed_now();
+	assert_true(CPU_EQUAL(&now, &all));
+
+	/* a thread held to one CPU is not moved off it */
+	cpu_set_t one;
+	CPU_ZERO(&one);
+	int cpu = first_cpu(&all);
+	CPU_SET(cpu, &one);
+	assert_int_equal(pthread_setaffinity_np(pthread_self(), sizeof(one), &one), 0);
+	assert_int_equal(tg_affinity_avoid(&saved, cpu), 0);
+	now = allowed_now();
+	assert_true(CPU_EQUAL(&now, &one));
+	assert_int_equal(pthread_setaffinity_np(pthread_self(), sizeof(all), &all), 0);
+}
+
+/* A parked thread's job: the CPUs it may use. */
+static void *report_cpus(void *arg)
+{
+	*(cpu_set_t *)arg = allowed_now();
+	return NULL;
+}
+
+static void test_feeder_gives_cpus_back(void **state)
+{
+	(void)state;
+	cpu_set_t all = allowed_now();
+	/* a document long enough for the feeder: chunks of 256 bytes */
+	size_t cap = 200000, n = 0;
+	char *doc = malloc(cap);
+	assert_non_null(doc);
+	n += (size_t)sprintf(doc, "{\"traceEvents\": [");
+	for (int i = 0; i < 1000; i++)
+		n += (size_t)sprintf(doc + n, "%s{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::op%d\", \"pid\": 1, "
+		                              "\"tid\": 1, \"ts\": %d, \"dur\": 3}",
+		                     i ? ", " : "", i % 7, 1000 + i * 5);
+	n += (size_t)sprintf(doc + n, "]}");
+	tg_park_start(); /* the feeder runs on a parked thread, parked again after */
+	tg_read_opts o = {.chunk = 256};
+	tg_trace *t;
+	tg_test_must(tg_trace_read_mem(&t, doc, n, "doc", &o));
+	size_t ne;
+	tg_trace_events(t, &ne);
+	assert_int_equal(ne, 1000);
+	tg_trace_free(t);
+	free(doc);
+	/* every parked thread, the feeder's among them, may use every CPU again */
+	tg_park *h[4];
+	cpu_set_t seen[4];
+	for (int i = 0; i < 4; i++)
+		assert_int_equal(tg_park_run(&h[i], report_cpus, &seen[i]), 0);
+	for (int i = 0; i < 4; i++) {
+		tg_park_join(h[i]);
+		assert_true(CPU_EQUAL(&seen[i], &all));
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_cpu_is_allowed),
+		cmocka_unit_test(test_avoid_and_restore),
+		cmocka_unit_test(test_left_alone),
+		cmocka_unit_test(test_feeder_gives_cpus_back),
+	};
+	return cmocka_run_group_tests_name("affinity", tests, NULL, NULL);
+}

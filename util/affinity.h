@@ -1,0 +1,41 @@
+/*
+ * affinity.h - keeping a helper thread off another thread's CPU.
+ *
+ * The read's two threads (core/trace/trace_chunks.c: the reader and the
+ * feeder that inflates and parses ahead) hand chunks to each other and
+ * wake each other. Woken, a thread may be placed on its waker's CPU, and
+ * the two then take turns on it while another core idles: on this
+ * project's 2-core VM a third to a half of the h200-dev reports ran so,
+ * with the same CPU time and 4-8 ms more wall (docs/scale.md, the
+ * seventeenth round). The feeder therefore runs on any CPU it may use but
+ * the one the reader was on when the read began.
+ *
+ * A soft rule, not a pin: the other thread stays free to move, and where
+ * only one CPU is allowed nothing changes.
+ */
+#ifndef TG_AFFINITY_H
+#define TG_AFFINITY_H
+
+#include <sched.h> /* cpu_set_t: the build defines _GNU_SOURCE */
+
+/* The CPUs a thread was allowed before tg_affinity_avoid. */
+typedef struct tg_affinity {
+	cpu_set_t cpus;
+	int changed; /* 1 when tg_affinity_restore has something to undo */
+} tg_affinity;
+
+/* The CPU the calling thread runs on now, or -1 when it cannot be told. */
+int tg_affinity_cpu(void);
+
+/* Keeps the calling thread off cpu (from tg_affinity_cpu on another
+ * thread): its allowed CPUs less that one, when at least one other is
+ * left; the set it had goes to *saved. Returns 1 when the set changed, 0
+ * when it was left as it was (cpu -1 or not allowed anyway, a single
+ * CPU, more CPUs than a cpu_set_t holds, or the call refused). */
+int tg_affinity_avoid(tg_affinity *saved, int cpu);
+
+/* Gives the calling thread back the CPUs saved by tg_affinity_avoid
+ * (nothing when it changed none). */
+void tg_affinity_restore(const tg_affinity *saved);
+
+#endif
