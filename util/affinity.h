@@ -5,7 +5,7 @@
  * feeder that inflates and parses ahead) hand chunks to each other and
  * wake each other. Woken, a thread may be placed on its waker's CPU, and
  * the two then take turns on it while another core idles: on this
- * project's 2-core VM a third to a half of the h200-dev reports ran so,
+ * project's 2-core VM an eighth to a half of the h200-dev reports ran so,
  * with the same CPU time and 4-8 ms more wall (docs/scale.md, the
  * seventeenth round). The feeder therefore runs on any CPU it may use but
  * the one the reader was on when the read began.
