@@ -604,6 +604,64 @@ static void test_timeline(void **state)
 	}
 }
 
+/* The timeline per device: the fixture's device events are all on device
+ * 0 (their tracks' pid), so its one row is the pooled timeline, given
+ * (tg_gpu_timeline_by_device_table takes it rather than computing it
+ * again) or not; with the relu kernel moved to device 1, the pooled one
+ * given is not used: each device's row is its own events'. */
+static void test_timeline_by_device(void **state)
+{
+	struct fx *f = *state;
+	tg_timeline_opts o = {.tb = {.base_ns = 0}, .step = -1, .device = -1};
+	tg_gpu_timeline tl;
+	assert_int_equal(tg_gpu_timeline_compute(&tl, f->tree, &o), 0);
+	static const char *const cols[] = {"computation_time", "exposed_comm_time", "exposed_memcpy_time",
+	                                   "busy_time", "idle_time", "total_time", "total_comm_time",
+	                                   "total_memcpy_time"};
+	const double want[] = {tl.computation_us, tl.exposed_comm_us, tl.exposed_memcpy_us, tl.busy_us,
+	                       tl.idle_us, tl.total_us, tl.total_comm_us, tl.total_memcpy_us};
+	for (int given = 0; given < 2; given++) {
+		tg_table *t;
+		assert_int_equal(tg_gpu_timeline_by_device_table(&t, f->tree, &o, given ? &tl : NULL), 0);
+		assert_int_equal(tg_table_nrows(t), 1);
+		assert_int_equal(tg_test_num(t, 0, "device"), 0);
+		for (size_t c = 0; c < 8; c++)
+			assert_true(tg_test_num(t, 0, cols[c]) == want[c] / 1e3);
+		tg_table_free(t);
+	}
+	/* the row is the one given, not computed again */
+	tg_gpu_timeline marked = tl;
+	marked.busy_us = 12345;
+	tg_table *m;
+	assert_int_equal(tg_gpu_timeline_by_device_table(&m, f->tree, &o, &marked), 0);
+	assert_true(tg_test_num(m, 0, "busy_time") == 12.345);
+	tg_table_free(m);
+	/* relu [150.25, 160) on device 1: device 0 keeps 60 us of computation
+	 * (gemm 30 + 20 + 10), device 1 has 9.75 */
+	char *two = strdup(TRACE);
+	char *relu = strstr(two, "\"name\":\"relu\",\"pid\":0");
+	assert_non_null(relu);
+	relu[strlen("\"name\":\"relu\",\"pid\":")] = '1';
+	tg_trace *t2 = tg_test_read_str(two);
+	tg_tree *tree2;
+	assert_int_equal(tg_tree_build(&tree2, t2), 0);
+	tg_gpu_timeline pooled;
+	assert_int_equal(tg_gpu_timeline_compute(&pooled, tree2, &o), 0);
+	NEAR(pooled.computation_us, 69.75, 1e-9);
+	tg_table *t;
+	assert_int_equal(tg_gpu_timeline_by_device_table(&t, tree2, &o, &pooled), 0);
+	assert_int_equal(tg_table_nrows(t), 2);
+	assert_int_equal(tg_test_num(t, 0, "device"), 0);
+	NEAR(tg_test_num(t, 0, "computation_time"), 60e-3, 1e-12);
+	assert_int_equal(tg_test_num(t, 1, "device"), 1);
+	NEAR(tg_test_num(t, 1, "computation_time"), 9.75e-3, 1e-12);
+	NEAR(tg_test_num(t, 1, "total_comm_time"), 0, 1e-12);
+	tg_table_free(t);
+	tg_tree_free(tree2);
+	tg_trace_free(t2);
+	free(two);
+}
+
 /* ---- device events out of the file's order ----
  *
  * 40 kernels on stream 7, kernel k at [20k + 10, 20k + 20) launched at
@@ -673,6 +731,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_tables, setup, teardown),
 		cmocka_unit_test(test_idle_file_order),
 		cmocka_unit_test_setup_teardown(test_timeline, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_timeline_by_device, setup, teardown),
 		cmocka_unit_test(test_empty),
 		cmocka_unit_test(test_golden_temporal),
 		cmocka_unit_test(test_golden_temporal_exact),

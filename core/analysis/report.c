@@ -166,7 +166,7 @@ static int timeline_part(tg_report *out, size_t *cap, struct report_work *w)
 	tg_table *t = NULL;
 	int rc;
 	if ((rc = tg_gpu_timeline_compute(&tl, w->tree, &to)) || (rc = tg_gpu_timeline_table(&t, &tl)) ||
-	    (rc = add(out, cap, t)) || (rc = tg_gpu_timeline_by_device_table(&t, w->tree, &to)) ||
+	    (rc = add(out, cap, t)) || (rc = tg_gpu_timeline_by_device_table(&t, w->tree, &to, &tl)) ||
 	    (rc = add(out, cap, t)))
 		return rc;
 	w->total_us = tl.total_us;

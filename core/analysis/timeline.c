@@ -236,7 +236,8 @@ static int cmp_i64(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-int tg_gpu_timeline_by_device_table(tg_table **out, const tg_tree *tree, const tg_timeline_opts *opts)
+int tg_gpu_timeline_by_device_table(tg_table **out, const tg_tree *tree, const tg_timeline_opts *opts,
+                                    const tg_gpu_timeline *pooled)
 {
 	*out = NULL;
 	const tg_trace *t = tg_tree_trace(tree);
@@ -271,7 +272,15 @@ int tg_gpu_timeline_by_device_table(tg_table **out, const tg_tree *tree, const t
 		o.device = devs[k];
 		tg_gpu_timeline tl;
 		int64_t r;
-		if (tg_gpu_timeline_compute(&tl, tree, &o) || (r = tg_table_add_row(tab)) < 0) {
+		/* one device: every device event is on it (the scan above saw
+		 * them all), so its timeline is the pooled one */
+		if (nd == 1 && pooled && opts->device < 0)
+			tl = *pooled;
+		else if (tg_gpu_timeline_compute(&tl, tree, &o)) {
+			tg_table_free(tab);
+			return tg_error_set(TG_ENOMEM, "out of memory");
+		}
+		if ((r = tg_table_add_row(tab)) < 0) {
 			tg_table_free(tab);
 			return tg_error_set(TG_ENOMEM, "out of memory");
 		}

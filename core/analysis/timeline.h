@@ -41,7 +41,12 @@ int tg_gpu_timeline_compute(tg_gpu_timeline *out, const tg_tree *tree, const tg_
 /* gpu_timeline table: type, time ms, percent (TraceLens's rows and order). */
 int tg_gpu_timeline_table(tg_table **out, const tg_gpu_timeline *tl);
 
-/* One row per device: device, then each metric in ms. */
-int tg_gpu_timeline_by_device_table(tg_table **out, const tg_tree *tree, const tg_timeline_opts *opts);
+/* One row per device: device, then each metric in ms. pooled, when the
+ * caller has it, is tg_gpu_timeline_compute's result for opts (device -1):
+ * a trace whose device events are all on one device gets that row from it
+ * (the same events, summed in the same order) rather than computed again,
+ * which was half of the timeline's work; NULL computes every row. */
+int tg_gpu_timeline_by_device_table(tg_table **out, const tg_tree *tree, const tg_timeline_opts *opts,
+                                    const tg_gpu_timeline *pooled);
 
 #endif
