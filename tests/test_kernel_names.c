@@ -94,6 +94,63 @@ static void test_table_lines(void **state)
 	assert_true(names >= 200);
 }
 
+/* The first match by every rule's glob in turn, without the filter. */
+static const tg_kernel_name_rule *classify_naive(const char *name)
+{
+	for (size_t i = 0; i < tg_kernel_name_nrules; i++)
+		if (tg_glob_match(tg_kernel_name_rules[i].pattern, name))
+			return &tg_kernel_name_rules[i];
+	return NULL;
+}
+
+/* The filter that skips rules (a pair of bytes of a rule's longest piece
+ * missing from the name) never changes the answer: on every real name of
+ * the fixture, on every rule's pattern written out (its stars as nothing,
+ * as "x", as "*"), on those with their last byte cut, and on names of one
+ * or no byte. */
+static void test_filter_changes_nothing(void **state)
+{
+	(void)state;
+	FILE *f = fopen("tests/fixtures/kernel_names.tsv", "r");
+	assert_non_null(f);
+	char line[16384];
+	size_t checked = 0, matched = 0;
+	while (fgets(line, sizeof(line), f)) {
+		char *tab = strchr(line, '\t');
+		if (line[0] == '#' || !tab)
+			continue;
+		char *name = tab + 1;
+		name[strcspn(name, "\t\r\n")] = 0;
+		const tg_kernel_name_rule *r = tg_kernel_name_classify(name);
+		assert_ptr_equal(r, classify_naive(name));
+		matched += r != NULL;
+		checked++;
+	}
+	fclose(f);
+	static const char *const stars[] = {"", "x", "*"};
+	for (size_t i = 0; i < tg_kernel_name_nrules; i++)
+		for (size_t s = 0; s < 3; s++) {
+			char name[1024];
+			size_t n = 0;
+			for (const char *p = tg_kernel_name_rules[i].pattern; *p && n + 2 < sizeof(name); p++)
+				n += (size_t)snprintf(name + n, sizeof(name) - n, "%s", *p == '*' ? stars[s] : (char[]){*p, 0});
+			const tg_kernel_name_rule *r = tg_kernel_name_classify(name);
+			assert_ptr_equal(r, classify_naive(name));
+			assert_non_null(r); /* a rule's own pattern written out matches it or one before */
+			assert_true(r <= &tg_kernel_name_rules[i]);
+			if (n) {
+				name[n - 1] = 0;
+				assert_ptr_equal(tg_kernel_name_classify(name), classify_naive(name));
+			}
+			checked += 2;
+		}
+	assert_ptr_equal(tg_kernel_name_classify(""), classify_naive(""));
+	assert_ptr_equal(tg_kernel_name_classify("a"), classify_naive("a"));
+	assert_null(tg_kernel_name_classify(NULL));
+	assert_true(checked > 1000);
+	assert_true(matched > 200);
+}
+
 /* ------------------------------------------------------------ shared traces */
 
 /* The traces held to the 5 % bar: inference engines (graph replays, custom
@@ -154,6 +211,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_glob),
 		cmocka_unit_test(test_table_lines),
+		cmocka_unit_test(test_filter_changes_nothing),
 		cmocka_unit_test(test_shared_traces_other_share),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -32,7 +32,9 @@ extern const size_t tg_kernel_name_nrules;
 int tg_glob_match(const char *pattern, const char *s);
 
 /* The first rule whose pattern matches name, or NULL (the kernel's name
- * says nothing the table knows). name may be NULL (no match). */
+ * says nothing the table knows). name may be NULL (no match). Thread-safe:
+ * the filter that skips the rules that cannot match (kernel_names.c) is
+ * built once, on the first call, whichever thread makes it. */
 const tg_kernel_name_rule *tg_kernel_name_classify(const char *name);
 
 #endif
