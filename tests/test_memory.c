@@ -134,6 +134,46 @@ static void test_peaks(void **state)
 	tg_trace_free(t);
 }
 
+/* More devices than the sort splits its events by (16): the events of 20
+ * devices, written from device 19 down, two each, the second earlier; the
+ * peaks still come by device id, each its earlier event's "Total Allocated"
+ * (the larger).
+ * And 3 devices, each run out of time order: the same peaks. */
+static void test_many_devices(void **state)
+{
+	(void)state;
+	for (int ndev = 3; ndev <= 20; ndev += 17) {
+		char *doc = malloc(64 * 1024);
+		size_t o = (size_t)sprintf(doc, "{\"traceEvents\": ["), start = o;
+		for (int d = ndev - 1; d >= 0; d--)
+			for (int k = 0; k < 2; k++)
+				o += (size_t)sprintf(doc + o,
+				                     "%s{\"ph\":\"i\",\"s\":\"t\",\"name\":\"[memory]\",\"pid\":1,\"tid\":1,"
+				                     "\"ts\":%d,\"args\":{\"Device Type\":1,\"Device Id\":%d,"
+				                     "\"Bytes\":1,\"Total Allocated\":%d}}",
+				                     o > start ? "," : "", 100 - 10 * k, d, 1000 * d + k);
+		strcpy(doc + o, "]}");
+		tg_trace *t = tg_test_read_str(doc);
+		tg_tree *tree;
+		assert_int_equal(tg_tree_build(&tree, t), 0);
+		tg_memory_peak *p;
+		size_t n;
+		assert_int_equal(tg_memory_peaks(&p, &n, tree, TG_STEP_ALL), 0);
+		assert_int_equal(n, (size_t)ndev);
+		for (int d = 0; d < ndev; d++) {
+			assert_int_equal(p[d].device_id, d);
+			assert_int_equal(p[d].events, 2);
+			/* the k = 1 event, written second, at 90 us: 1000 d + 1 */
+			assert_int_equal(p[d].peak_allocated, 1000 * d + 1);
+			assert_int_equal(p[d].peak_allocated_ts, 90000);
+		}
+		free(p);
+		tg_tree_free(tree);
+		tg_trace_free(t);
+		free(doc);
+	}
+}
+
 static void test_no_memory_events(void **state)
 {
 	(void)state;
@@ -236,6 +276,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_peaks),
+		cmocka_unit_test(test_many_devices),
 		cmocka_unit_test(test_no_memory_events),
 		cmocka_unit_test(test_real_traces),
 	};

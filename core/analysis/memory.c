@@ -6,6 +6,7 @@
  */
 #include "memory.h"
 #include "../tree/step_filter.h"
+#include "../../util/sort.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +27,68 @@ static int cmp_mem_ev(const void *a, const void *b)
 	if (x->ts != y->ts)
 		return x->ts < y->ts ? -1 : 1;
 	return (x->ev > y->ev) - (x->ev < y->ev);
+}
+
+/* The device kinds a sort by device first handles by partition (more go
+ * to one qsort). */
+#define MAX_DEVICES 16
+
+/* A device of the [memory] events in sort_mem_evs. */
+struct mem_dev {
+	int64_t type, id;
+	uint64_t rank; /* its place in (type, id) order */
+};
+
+/* Sorts m[0..n), which is in the events' order, by cmp_mem_ev: a total
+ * order (the event indexes differ), so the result is qsort's. Two stable
+ * radix sorts (util/sort.h): by time, then by the device's rank among the
+ * trace's few devices, leaving equal times in the events' order. qsort
+ * was 2.3 M of the 6 M instructions of an h200-dev report's memory table
+ * (4,248 events; the allocators of two threads interleave, so a device's
+ * events are not in time order either). More than MAX_DEVICES devices
+ * (never seen) go to qsort. 0 or TG_ENOMEM. */
+static int sort_mem_evs(struct mem_ev *m, size_t n)
+{
+	struct mem_dev dev[MAX_DEVICES];
+	size_t nd = 0;
+	for (size_t i = 0; i < n; i++) {
+		size_t d = 0;
+		while (d < nd && (dev[d].type != m[i].type || dev[d].id != m[i].id))
+			d++;
+		if (d == nd) {
+			if (nd == MAX_DEVICES) {
+				qsort(m, n, sizeof(*m), cmp_mem_ev);
+				return 0;
+			}
+			dev[nd].type = m[i].type;
+			dev[nd++].id = m[i].id;
+		}
+	}
+	/* each device's rank in (type, id) order */
+	for (size_t d = 0; d < nd; d++) {
+		dev[d].rank = 0;
+		for (size_t e = 0; e < nd; e++)
+			dev[d].rank += dev[e].type < dev[d].type || (dev[e].type == dev[d].type && dev[e].id < dev[d].id);
+	}
+	tg_sort_pair *kv = tg_malloc(n * sizeof(*kv));
+	if (!kv)
+		return TG_ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		kv[i] = (tg_sort_pair){tg_sort_key_i64(m[i].ts), (uint32_t)i};
+	int rc = tg_sort_pairs(kv, n);
+	for (size_t i = 0; !rc && i < n; i++) {
+		const struct mem_ev *x = &m[kv[i].idx];
+		size_t d = 0;
+		while (dev[d].type != x->type || dev[d].id != x->id)
+			d++;
+		kv[i].key = dev[d].rank;
+	}
+	if (!rc)
+		rc = tg_sort_pairs(kv, n);
+	if (!rc)
+		rc = tg_sort_apply(m, n, sizeof(*m), kv);
+	free(kv);
+	return rc;
 }
 
 const char *tg_memory_device_type_name(int64_t device_type)
@@ -114,8 +177,11 @@ int tg_memory_peaks(tg_memory_peak **out, size_t *n, const tg_tree *tree, int32_
 		tg_step_filter_span(&f, &ev[i], &x.ts, &end);
 		m[nm++] = x;
 	}
-	if (nm > 1)
-		qsort(m, nm, sizeof(*m), cmp_mem_ev);
+	if (nm > 1 && sort_mem_evs(m, nm)) {
+		free(m);
+		free(p);
+		return TG_ENOMEM;
+	}
 	for (size_t i = 0; i < nm;) {
 		size_t j = i;
 		int64_t running = 0, v;
