@@ -182,10 +182,12 @@ static int format_double_exact(char *buf, double v)
 	double a = fabs(v);
 	if (!(a >= 1e-4 && a < 1e15))
 		return 0;
-	int e;
-	double f = frexp(a, &e);              /* a = f 2^e, f in [0.5, 1) */
-	uint64_t m = (uint64_t)ldexp(f, 53); /* a = m / 2^s */
-	int s = 53 - e, tie;
+	/* a = m / 2^s, m its 53-bit significand, read from its bits (a is
+	 * positive and normal here): frexp and ldexp were calls into libm */
+	uint64_t bits;
+	memcpy(&bits, &a, sizeof(bits));
+	uint64_t m = (bits & ((UINT64_C(1) << 52) - 1)) | (UINT64_C(1) << 52);
+	int s = 1075 - (int)(bits >> 52), tie;
 	if (m == (UINT64_C(1) << 52))
 		return 0;
 	int x = 0; /* decimal exponent: 10^x <= a < 10^(x+1) */
