@@ -473,13 +473,16 @@ static int sequence_row(tg_table *tab, const struct out_row *o, const tg_trace *
 	const struct group *g = o->g;
 	tg_buf_reset(buf);
 	uint32_t k = 0;
+	const tg_atoms *atoms = tg_trace_atoms(t);
 	for (; k < g->len; k++) {
-		const char *name = tg_trace_str(t, g->seq[k]);
-		if (buf->len + strlen(name) + 3 > *left)
+		/* the name's length from its atom: one strlen a kernel of a
+		 * 650 KB table was counted twice */
+		size_t n = tg_atoms_len(atoms, g->seq[k]);
+		if (buf->len + n + 3 > *left)
 			break;
 		if (k)
-			tg_buf_puts(buf, " | ");
-		tg_buf_puts(buf, name);
+			tg_buf_append(buf, " | ", 3);
+		tg_buf_append(buf, tg_trace_str(t, g->seq[k]), n);
 	}
 	if (k < g->len)
 		tg_buf_appendf(buf, "%s... (%" PRIu32 " more kernel%s)", k ? " | " : "", g->len - k, g->len - k > 1 ? "s" : "");
