@@ -48,15 +48,24 @@ static const char *const TRACE =
 	"{\"ph\":\"i\",\"s\":\"t\",\"name\":\"[memory]\",\"pid\":1,\"tid\":1,\"ts\":126,\"args\":{\"Device Type\":1,\"Device Id\":1,\"Bytes\":800}}"
 	"]}";
 
+/* Reads doc, builds its tree and its peaks over the whole trace: *t and
+ * *tree are the caller's to free, as is the array returned (*n peaks). */
+static tg_memory_peak *read_peaks(const char *doc, tg_trace **t, tg_tree **tree, size_t *n)
+{
+	*t = tg_test_read_str(doc);
+	assert_int_equal(tg_tree_build(tree, *t), 0);
+	tg_memory_peak *p;
+	assert_int_equal(tg_memory_peaks(&p, n, *tree, TG_STEP_ALL), 0);
+	return p;
+}
+
 static void test_peaks(void **state)
 {
 	(void)state;
-	tg_trace *t = tg_test_read_str(TRACE);
+	tg_trace *t;
 	tg_tree *tree;
-	assert_int_equal(tg_tree_build(&tree, t), 0);
-	tg_memory_peak *p;
 	size_t n;
-	assert_int_equal(tg_memory_peaks(&p, &n, tree, TG_STEP_ALL), 0);
+	tg_memory_peak *p = read_peaks(TRACE, &t, &tree, &n);
 	assert_int_equal(n, 3);
 	/* by (type, id): CPU, CUDA:0, CUDA:1 */
 	assert_int_equal(p[0].device_type, 0);
@@ -153,12 +162,10 @@ static void test_many_devices(void **state)
 				                     "\"Bytes\":1,\"Total Allocated\":%d}}",
 				                     o > start ? "," : "", 100 - 10 * k, d, 1000 * d + k);
 		strcpy(doc + o, "]}");
-		tg_trace *t = tg_test_read_str(doc);
+		tg_trace *t;
 		tg_tree *tree;
-		assert_int_equal(tg_tree_build(&tree, t), 0);
-		tg_memory_peak *p;
 		size_t n;
-		assert_int_equal(tg_memory_peaks(&p, &n, tree, TG_STEP_ALL), 0);
+		tg_memory_peak *p = read_peaks(doc, &t, &tree, &n);
 		assert_int_equal(n, (size_t)ndev);
 		for (int d = 0; d < ndev; d++) {
 			assert_int_equal(p[d].device_id, d);
