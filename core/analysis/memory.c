@@ -29,8 +29,8 @@ static int cmp_mem_ev(const void *a, const void *b)
 	return (x->ev > y->ev) - (x->ev < y->ev);
 }
 
-/* The device kinds a sort by device first handles by partition (more go
- * to one qsort). */
+/* The most devices sort_mem_evs ranks (a trace with more, never seen, is
+ * sorted by qsort). */
 #define MAX_DEVICES 16
 
 /* A device of the [memory] events in sort_mem_evs. */
