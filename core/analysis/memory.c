@@ -39,6 +39,15 @@ struct mem_dev {
 	uint64_t rank; /* its place in (type, id) order */
 };
 
+/* The index of x's device among dev[0..nd), or nd when it is not there. */
+static size_t device_of(const struct mem_dev *dev, size_t nd, const struct mem_ev *x)
+{
+	size_t d = 0;
+	while (d < nd && (dev[d].type != x->type || dev[d].id != x->id))
+		d++;
+	return d;
+}
+
 /* Sorts m[0..n), which is in the events' order, by cmp_mem_ev: a total
  * order (the event indexes differ), so the result is qsort's. Two stable
  * radix sorts (util/sort.h): by time, then by the device's rank among the
@@ -52,10 +61,7 @@ static int sort_mem_evs(struct mem_ev *m, size_t n)
 	struct mem_dev dev[MAX_DEVICES];
 	size_t nd = 0;
 	for (size_t i = 0; i < n; i++) {
-		size_t d = 0;
-		while (d < nd && (dev[d].type != m[i].type || dev[d].id != m[i].id))
-			d++;
-		if (d == nd) {
+		if (device_of(dev, nd, &m[i]) == nd) {
 			if (nd == MAX_DEVICES) {
 				qsort(m, n, sizeof(*m), cmp_mem_ev);
 				return 0;
@@ -76,13 +82,8 @@ static int sort_mem_evs(struct mem_ev *m, size_t n)
 	for (size_t i = 0; i < n; i++)
 		kv[i] = (tg_sort_pair){tg_sort_key_i64(m[i].ts), (uint32_t)i};
 	int rc = tg_sort_pairs(kv, n);
-	for (size_t i = 0; !rc && i < n; i++) {
-		const struct mem_ev *x = &m[kv[i].idx];
-		size_t d = 0;
-		while (dev[d].type != x->type || dev[d].id != x->id)
-			d++;
-		kv[i].key = dev[d].rank;
-	}
+	for (size_t i = 0; !rc && i < n; i++)
+		kv[i].key = dev[device_of(dev, nd, &m[kv[i].idx])].rank;
 	if (!rc)
 		rc = tg_sort_pairs(kv, n);
 	if (!rc)
