@@ -36,7 +36,7 @@
 #define NBLOCKS 4
 #define IN_CHUNK (256u * 1024)
 /* The first read of compressed input: 16 KiB inflate to more than the
- * reader's first 64 KiB chunk (see fill_input). */
+ * reader's first 128 KiB chunk at h200-dev's ratio of 14 (see fill_input). */
 #define IN_FIRST (16u * 1024)
 #define RATIO_FLOOR (32ULL << 20)
 

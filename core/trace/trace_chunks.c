@@ -18,10 +18,10 @@
  *
  * The ring holds NCHUNKS chunks (the bounded buffer: at most NCHUNKS *
  * chunk_bytes of JSON in memory, plus one carried tail). Four: each chunk
- * in flight is 64 KiB of JSON and a result of about 48 KiB (its events
+ * in flight is 128 KiB of JSON and a result of about 96 KiB (its events
  * parsed ahead, kept as spares), all of it resident at the read's end,
- * where the read peaks; eight were 0.4 MB more of the 100 MB trace's read
- * peak (12.6 -> 12.1 MB) for the same CPU and wall (the reader and the
+ * where the read peaks; eight (of 64 KiB) were 0.4 MB more of the 100 MB
+ * trace's read peak (12.6 -> 12.1 MB) for the same CPU and wall (the reader and the
  * feeder seldom stand more than a chunk or two apart on two cores).
  *
  * The feeder is a parked thread (util/park.h) when one is parked, as the

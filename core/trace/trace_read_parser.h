@@ -12,13 +12,20 @@
 #define TG_TRACE_READ_PARSER_H
 
 #define WINDOW_INITIAL (1u << 20)
-/* Bytes of JSON a thread parses at a time (trace_chunks.h). 64 KiB: the
- * ring's buffers (eight then, four now) are 512 KiB touched once (256 KiB chunks were 2 MiB,
- * a third of the page faults of an 11 MB trace's report: 2,280 -> 1,540
- * faults and -1.5 ms of 28 ms CPU for h200-dev base_r1); 32 KiB costs more
- * in hand-overs than it saves; xdit_sd_3.5 (62 MB) takes the same CPU at
- * 64 and 256 KiB. */
-#define CHUNK_DEFAULT (64u << 10)
+/* Bytes of JSON a thread parses at a time (trace_chunks.h). 128 KiB: the
+ * ring's four buffers are 512 KiB touched once (with eight buffers of
+ * 256 KiB they were 2 MiB, a third of the page faults of an 11 MB trace's
+ * report: 2,280 -> 1,540 faults and -1.5 ms of 28 ms CPU for h200-dev
+ * base_r1); 32 KiB costs more in hand-overs than it saves. Against 64 KiB:
+ * ISA-L inflates each chunk in one isal_inflate call, and a call decodes
+ * its first 32 KiB into its own buffer and copies them out, then copies
+ * the last 32 KiB out again as the next call's history: 64 KiB of memcpy
+ * a call, as many bytes as a 64 KiB chunk holds (memcpy: 2.6 M
+ * instructions of a compiled_r1 report read on one thread, 9.9 M in
+ * chunks). Halved at 128 KiB: 2 % less wall for the h200-dev reports and
+ * xdit_sd_3.5's (bench_pair both ways round, 200 pairs), peak RSS the
+ * same; 256 KiB lost it again to the buffers' page faults (1-2 % slower). */
+#define CHUNK_DEFAULT (128u << 10)
 #define PAD 64
 #define DEFAULT_MAX_DEPTH 64
 #define HARD_MAX_DEPTH 1000
