@@ -218,7 +218,9 @@ check: $(BUILD)/tracegate $(BUILD)/tg-gen $(BUILD)/tg-plant $(TEST_BIN) $(BUILD)
 # The tests of what runs on several threads (the reader's pipeline and
 # inflate thread, the report's, the diff's and the tree's threads), under ThreadSanitizer.
 TSAN_TESTS := test_trace_chunks test_affinity test_source test_trace_read test_big test_report test_park test_gate test_kernel_class test_rundata test_tree
-check-tsan:
+# (the generator is the plain build's: test_rundata's and test_ranks's
+# tests generate their traces with it, and skipped every one without it)
+check-tsan: $(BUILD)/tg-gen
 	@$(MAKE) --no-print-directory SAN=thread $(TSAN_TESTS:%=build-tsan/tests/%)
 	@set -e; for t in $(TSAN_TESTS); do TG_SHARED=$(SHARED) TSAN_OPTIONS=halt_on_error=1 build-tsan/tests/$$t; done
 
