@@ -218,11 +218,18 @@ check: $(BUILD)/tracegate $(BUILD)/tg-gen $(BUILD)/tg-plant $(TEST_BIN) $(BUILD)
 # The tests of what runs on several threads (the reader's pipeline and
 # inflate thread, the report's, the diff's and the tree's threads), under ThreadSanitizer.
 TSAN_TESTS := test_trace_chunks test_affinity test_source test_trace_read test_big test_report test_park test_gate test_kernel_class test_rundata test_tree
-# (the generator is the plain build's: test_rundata's and test_ranks's
-# tests generate their traces with it, and skipped every one without it)
+# (the generator is the plain build's: test_gate's and test_rundata's
+# tests generate their traces with it, and skipped without it; with
+# CI=true a test that skips here fails the target)
 check-tsan: $(BUILD)/tg-gen
 	@$(MAKE) --no-print-directory SAN=thread $(TSAN_TESTS:%=build-tsan/tests/%)
-	@set -e; for t in $(TSAN_TESTS); do TG_SHARED=$(SHARED) TSAN_OPTIONS=halt_on_error=1 build-tsan/tests/$$t; done
+	@set -e; for t in $(TSAN_TESTS); do \
+		rc=0; TG_SHARED=$(SHARED) TSAN_OPTIONS=halt_on_error=1 build-tsan/tests/$$t >build-tsan/tests/$$t.log 2>&1 || rc=$$?; \
+		cat build-tsan/tests/$$t.log; \
+		[ $$rc = 0 ] || { echo "check-tsan: $$t failed (exit $$rc)"; exit 1; }; \
+		if [ "$${CI:-}" = true ] && grep -q '^\[  SKIPPED \] [a-z]' build-tsan/tests/$$t.log; then \
+			echo "check-tsan: CI=true: $$t skipped tests under ThreadSanitizer (the SKIPPED lines above)"; exit 1; fi; \
+	done
 
 # Every part runs; the bench fails (exit 1) when any missed a target.
 bench: $(BUILD)/tracegate $(BUILD)/tests/bench_read $(BUILD)/tests/bench_pair $(BUILD)/tests/peak_split $(BUILD)/tg-gen
