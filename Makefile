@@ -44,14 +44,16 @@ CFLAGS := -std=c11 -D_GNU_SOURCE $(OPT) -Wall -Wextra -Werror -pthread -I/usr/in
 CORE_LDLIBS := -ljansson -lyaml -lz $(ISAL_LIBS) -lpthread -lm
 # tracegate takes jansson, libyaml and zlib from their archives where the -dev
 # packages installed them (Debian's do): the dynamic loader then maps and
-# relocates three libraries fewer, which is 3 % of a small report's wall
+# relocates three libraries fewer, which is 2-3 % of a small report's wall
 # (docs/scale.md, "Nineteenth round"). A library without its archive stays
 # shared; STATIC_DEPS=0 links all three shared (a distribution's package
-# that wants zlib's security updates without a rebuild).
+# that wants zlib's security updates without a rebuild). Expanded when
+# tracegate is linked (=, not :=), so that no other make run asks the
+# compiler where the archives are.
 STATIC_DEPS ?= 1
 comma := ,
 static_or_shared = $(if $(and $(filter 1,$(STATIC_DEPS)),$(filter /%,$(shell $(CC) -print-file-name=lib$(1).a))),-Wl$(comma)-Bstatic -l$(1) -Wl$(comma)-Bdynamic,-l$(1))
-EXEC_LDLIBS := $(foreach l,jansson yaml z,$(call static_or_shared,$(l))) $(ISAL_LIBS) -lpthread -lm
+EXEC_LDLIBS = $(foreach l,jansson yaml z,$(call static_or_shared,$(l))) $(ISAL_LIBS) -lpthread -lm
 LDLIBS := -lcurl -lcrypto -lgit2 -lsqlite3 -lpq -lmicrohttpd $(CORE_LDLIBS)
 TEST_LDLIBS := $(LDLIBS) -lcmocka
 

@@ -21,8 +21,9 @@
  * in flight is 128 KiB of JSON and a result of about 96 KiB (its events
  * parsed ahead, kept as spares), all of it resident at the read's end,
  * where the read peaks; eight (of 64 KiB) were 0.4 MB more of the 100 MB
- * trace's read peak (12.6 -> 12.1 MB) for the same CPU and wall (the reader and the
- * feeder seldom stand more than a chunk or two apart on two cores).
+ * trace's read peak (12.6 -> 12.1 MB) for the same CPU and wall (the
+ * reader and the feeder seldom stand more than a chunk or two apart on
+ * two cores).
  *
  * The feeder is a parked thread (util/park.h) when one is parked, as the
  * report parks one before its read: a thread created when the read starts
