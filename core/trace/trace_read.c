@@ -178,11 +178,12 @@ static void merge_result(struct parser *ps, const struct spec_result *r)
 		const struct pending *pe = &r->ev[i];
 		size_t args_start = ps->t->nargs;
 		for (uint32_t j = 0; j < pe->nargs; j++) {
-			tg_arg a = r->args[pe->args + j];
-			a.key = remap(ps, wk, a.key) & TG_ARG_MAX_KEY;
-			if (a.type == TG_ARG_STR || a.type == TG_ARG_RAW)
-				a.v.atom = remap(ps, wk, a.v.atom);
-			push_arg(ps, &a);
+			tg_arg *a = arg_slot(ps);
+			*a = r->args[pe->args + j];
+			a->key = remap(ps, wk, a->key) & TG_ARG_MAX_KEY;
+			if (a->type == TG_ARG_STR || a->type == TG_ARG_RAW)
+				a->v.atom = remap(ps, wk, a->v.atom);
+			ps->t->nargs++;
 		}
 		struct evtmp ev = pe->ev;
 		ev.name = remap(ps, wk, ev.name);

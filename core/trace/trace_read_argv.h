@@ -240,10 +240,16 @@ static const char *parse_args(struct parser *ps, const char *p, struct evtmp *ev
 				if (key > TG_ARG_MAX_KEY)
 					die(ps, key_at, "more than %u distinct strings before this argument's key",
 					    TG_ARG_MAX_KEY);
-				tg_arg a = {.key = key};
-				p = *p == '[' || *p == '{' ? parse_raw_arg(ps, p, &a, key, ev->name)
-				                           : parse_arg_value(ps, p, &a, ARG_DEPTH);
-				push_arg(ps, &a);
+				/* filled in place (arg_slot): nothing parsing a value
+				 * adds arguments, and an error leaves it uncounted */
+				tg_arg *a = arg_slot(ps);
+				a->key = key;
+				a->type = TG_ARG_NULL;
+				a->last = 0;
+				a->v.u = 0;
+				p = *p == '[' || *p == '{' ? parse_raw_arg(ps, p, a, key, ev->name)
+				                           : parse_arg_value(ps, p, a, ARG_DEPTH);
+				ps->t->nargs++;
 			}
 		}
 		if ((sep = sep_space(p, ','))) {
