@@ -1,5 +1,6 @@
 /* cli.c - helpers shared by the subcommands. */
 #include "cli.h"
+#include "../util/affinity.h"
 #include "../util/util.h"
 
 #ifdef __GLIBC__
@@ -183,7 +184,7 @@ int tg_cli_load_many(tg_trace **tr, tg_tree **trees, const char *const *paths, s
 	}
 	m.opts.source.single_thread = 1; /* a trace a thread: two traces use the two cores */
 	pthread_t th;
-	int threaded = pthread_create(&th, NULL, load_some, &m) == 0;
+	int threaded = tg_affinity_thread_create(&th, load_some, &m) == 0;
 	load_some(&m);
 	if (threaded)
 		pthread_join(th, NULL);

@@ -14,6 +14,7 @@
  * no faster than one after the other, so the limit stays.)
  */
 #include "cp_diff.h"
+#include "../util/affinity.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -109,7 +110,7 @@ int tg_cp_diff_build(tg_cp_diff *out, const tg_tree *const *base, size_t nbase, 
 	}
 	struct summarize_job j = {sum + nbase, names + nbase, next, nnext, 0};
 	pthread_t th;
-	int threaded = events <= CP_PARALLEL_EVENTS && pthread_create(&th, NULL, summarize_thread, &j) == 0;
+	int threaded = events <= CP_PARALLEL_EVENTS && tg_affinity_thread_create(&th, summarize_thread, &j) == 0;
 	int rc = summarize(sum, names, base, nbase);
 	if (threaded)
 		pthread_join(th, NULL);

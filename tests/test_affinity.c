@@ -1,9 +1,12 @@
 /* test_affinity.c - util/affinity.h: a thread kept off one CPU has every
  * other CPU it had and not that one, and gets its CPUs back; the cases
  * that leave the thread as it was (no CPU, a CPU it may not use, a single
- * CPU, one past cpu_set_t). And the read's feeder (core/trace/
- * trace_chunks.c) gives its parked thread its CPUs back when the read
- * ends: a later job on that thread may run anywhere. */
+ * CPU, one past cpu_set_t). A thread started off its creator's CPU
+ * (tg_affinity_thread_create) runs its job with its argument, returns its
+ * value, and has its creator's CPUs as it runs, also where the creator has
+ * one CPU only. And the read's feeder (core/trace/trace_chunks.c) gives
+ * its parked thread its CPUs back when the read ends: a later job on that
+ * thread may run anywhere. */
 #include "testutil.h"
 
 #include "../util/affinity.h"
@@ -95,6 +98,48 @@ static void test_left_alone(void **state)
 	assert_int_equal(pthread_setaffinity_np(pthread_self(), sizeof(all), &all), 0);
 }
 
+/* A started thread's job: the CPUs it may use, its argument's value + 1. */
+struct job {
+	int value;
+	cpu_set_t cpus;
+};
+
+static void *note_cpus(void *arg)
+{
+	struct job *j = arg;
+	j->cpus = allowed_now();
+	j->value++;
+	return j;
+}
+
+static void test_thread_create_elsewhere(void **state)
+{
+	(void)state;
+	cpu_set_t all = allowed_now();
+	for (int round = 0; round < 2; round++) {
+		/* round 1: the creator held to one CPU (nowhere else to start) */
+		cpu_set_t want = all;
+		if (round) {
+			CPU_ZERO(&want);
+			CPU_SET(first_cpu(&all), &want);
+			assert_int_equal(pthread_setaffinity_np(pthread_self(), sizeof(want), &want), 0);
+		}
+		for (int i = 0; i < 8; i++) {
+			struct job j = {.value = 41 + i};
+			pthread_t th;
+			assert_int_equal(tg_affinity_thread_create(&th, note_cpus, &j), 0);
+			void *ret = NULL;
+			assert_int_equal(pthread_join(th, &ret), 0);
+			assert_ptr_equal(ret, &j);
+			assert_int_equal(j.value, 42 + i);
+			assert_true(CPU_EQUAL(&j.cpus, &want)); /* the creator's, given back */
+		}
+		cpu_set_t now = allowed_now(); /* the creator's own are untouched */
+		assert_true(CPU_EQUAL(&now, &want));
+	}
+	assert_int_equal(pthread_setaffinity_np(pthread_self(), sizeof(all), &all), 0);
+}
+
 /* A parked thread's job: the CPUs it may use. */
 static void *report_cpus(void *arg)
 {
@@ -142,6 +187,7 @@ int main(void)
 		cmocka_unit_test(test_cpu_is_allowed),
 		cmocka_unit_test(test_avoid_and_restore),
 		cmocka_unit_test(test_left_alone),
+		cmocka_unit_test(test_thread_create_elsewhere),
 		cmocka_unit_test(test_feeder_gives_cpus_back),
 	};
 	return cmocka_run_group_tests_name("affinity", tests, NULL, NULL);

@@ -16,6 +16,7 @@
 #ifndef TG_AFFINITY_H
 #define TG_AFFINITY_H
 
+#include <pthread.h>
 #include <sched.h> /* cpu_set_t: the build defines _GNU_SOURCE */
 
 /* The CPUs a thread was allowed before tg_affinity_avoid. */
@@ -34,8 +35,20 @@ int tg_affinity_cpu(void);
  * CPU, more CPUs than a cpu_set_t holds, or the call refused). */
 int tg_affinity_avoid(tg_affinity *saved, int cpu);
 
-/* Gives the calling thread back the CPUs saved by tg_affinity_avoid
- * (nothing when it changed none). */
+/* Gives the calling thread back the CPUs saved by tg_affinity_avoid or
+ * tg_affinity_attr_avoid (nothing when it changed none). */
 void tg_affinity_restore(const tg_affinity *saved);
+
+/* pthread_create(out, NULL, fn, arg), but the new thread starts on the
+ * calling thread's allowed CPUs less the one it runs on (when another is
+ * left), and takes the caller's whole set back as soon as it runs. Returns
+ * 0, or pthread_create's errno. For a thread that has work at once: one
+ * created plainly was queued behind its creator on the creator's CPU more
+ * often than not, and an idle CPU seldom took it over soon, so it first
+ * ran 1-4 ms late while its creator went on alone (the report's parked
+ * thread in half of the h200-dev reports, after the read it was started
+ * for had begun; the diff's findings thread in 28 of 40 h200-dev diffs;
+ * docs/scale.md, the twentieth round). */
+int tg_affinity_thread_create(pthread_t *out, void *(*fn)(void *), void *arg);
 
 #endif

@@ -9,6 +9,7 @@
  * and its stack's touched pages, and exit() takes them.
  */
 #include "park.h"
+#include "affinity.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -78,7 +79,8 @@ static tg_park *park_new(void)
 	pthread_mutex_init(&p->mu, NULL);
 	pthread_cond_init(&p->cv, NULL);
 	pthread_t th;
-	int rc = pthread_create(&th, NULL, park_loop, p);
+	/* off the creator's CPU: a parked thread is started for a job about to come */
+	int rc = tg_affinity_thread_create(&th, park_loop, p);
 	if (rc) {
 		pthread_mutex_destroy(&p->mu);
 		pthread_cond_destroy(&p->cv);

@@ -10,6 +10,7 @@
  */
 #include "rundata_impl.h"
 #include "../models/kernel_category.h"
+#include "../../util/affinity.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -104,7 +105,7 @@ int tg_rundata_build_staged(tg_rundata **out, const tg_tree *tree, const tg_find
 	 * parts' peak at 1 GB 141-150 / 152-162 MB -> 141 / 152-153,
 	 * docs/scale.md i33stage) */
 	if (ok && (parts & TG_RUNDATA_THREADS) && (parts & TG_RUNDATA_FINDINGS))
-		threaded = pthread_create(&th, NULL, findings_thread, &j) == 0;
+		threaded = tg_affinity_thread_create(&th, findings_thread, &j) == 0;
 	int rc = ok ? measure_tree(rd, tree, parts, between) : TG_ENOMEM;
 	if (threaded) {
 		pthread_join(th, NULL);

@@ -20,6 +20,7 @@
  */
 #include "inflate.h"
 #include "source.h"
+#include "../../util/affinity.h"
 #include "../../util/tg.h"
 
 #include <errno.h>
@@ -452,7 +453,7 @@ static int setup(tg_source *s, const char *name, const tg_source_opts *opts)
 	pthread_mutex_init(&s->mu, NULL);
 	pthread_cond_init(&s->can_fill, NULL);
 	pthread_cond_init(&s->can_take, NULL);
-	if (pthread_create(&s->thread, NULL, producer, s) != 0) {
+	if (tg_affinity_thread_create(&s->thread, producer, s) != 0) {
 		pthread_mutex_destroy(&s->mu);
 		pthread_cond_destroy(&s->can_fill);
 		pthread_cond_destroy(&s->can_take);

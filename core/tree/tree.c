@@ -25,6 +25,7 @@
 #include "tree_helper.h"
 #include "tree_launch.h"
 #include "tree_links.h"
+#include "../../util/affinity.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -251,7 +252,7 @@ static int build_two_threads(struct build *b, tg_tree_helper *h)
 	b->refs = 2;
 	if (h) {
 		tg_tree_helper_run(h, helper, b);
-	} else if (pthread_create(&th, NULL, helper, b)) {
+	} else if (tg_affinity_thread_create(&th, helper, b)) {
 		b->refs = 1;
 		return NO_THREAD;
 	} else {

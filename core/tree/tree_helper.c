@@ -11,6 +11,7 @@
  * quit: it frees it, and the caller never touches it again.
  */
 #include "tree_helper.h"
+#include "../../util/affinity.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -48,7 +49,7 @@ tg_tree_helper *tg_tree_helper_start(void)
 	pthread_mutex_init(&h->mu, NULL);
 	pthread_cond_init(&h->cv, NULL);
 	pthread_t th;
-	if (pthread_create(&th, NULL, parked, h)) {
+	if (tg_affinity_thread_create(&th, parked, h)) {
 		pthread_mutex_destroy(&h->mu);
 		pthread_cond_destroy(&h->cv);
 		free(h);
