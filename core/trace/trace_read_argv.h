@@ -14,7 +14,7 @@
 
 /* An integer id argument (correlation, External id, Python id...): integer,
  * numeric string, or null (*has = 0). */
-static const char *parse_int_arg_slow(struct parser *ps, const char *p, int64_t *v, int *has,
+static const char *parse_int_arg_slow(struct parser *ps, const char *p, int64_t *v, uint8_t *has,
                                       const char *what)
 {
 	*has = 0;
@@ -54,7 +54,7 @@ static const char *parse_int_arg_slow(struct parser *ps, const char *p, int64_t 
 
 /* parse_int_arg_slow, with a plain integer inline (40,000 calls a base_r1
  * read). */
-static inline const char *parse_int_arg(struct parser *ps, const char *p, int64_t *v, int *has,
+static inline const char *parse_int_arg(struct parser *ps, const char *p, int64_t *v, uint8_t *has,
                                         const char *what)
 {
 	if (is_digit(*p)) {

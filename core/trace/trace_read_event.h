@@ -270,8 +270,8 @@ static const char *parse_event(struct parser *ps, const char *p)
 	if (*p != '{')
 		unexpected(ps, p, "an event object in \"traceEvents\"");
 	const char *at = p;
-	struct evtmp ev = {.kind = TG_KIND_OTHER, .flow = -1, .name = TG_NONE, .cat = TG_NONE,
-	                   .key = {0, 0, TG_NONE, TG_NONE}};
+	struct evtmp ev;
+	evtmp_init(&ev);
 	size_t args_start = ps->t->nargs;
 	struct str k;
 	p = ws(p + 1);

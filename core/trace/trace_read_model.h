@@ -289,19 +289,45 @@ static inline const char *parse_id_field(struct parser *ps, const char *p, int64
 	return parse_id_field_slow(ps, p, num, str, field);
 }
 
-/* What one traceEvents element holds while it is parsed. */
+/* What one traceEvents element holds while it is parsed (evtmp_init): the
+ * flags a byte each after the wide fields, 112 bytes. */
 struct evtmp {
-	char ph;
 	int kind, flow;
 	uint32_t name, cat;
 	struct tkey key;
 	int64_t ts, dur;
-	int has_ts, has_dur, has_id;
 	uint64_t id;
-	int bp_e;
 	int64_t corr, ext, pyid, pyparent;
-	int has_corr, has_ext, has_pyid, has_pyparent;
+	char ph;
+	uint8_t has_ts, has_dur, has_id, bp_e;
+	uint8_t has_corr, has_ext, has_pyid, has_pyparent;
 };
+_Static_assert(sizeof(struct evtmp) == 112, "evtmp_init clears 7 x 16 bytes");
+
+/* An event with nothing read yet. Cleared by seven vector stores where
+ * SSE2 is: the compiler cleared it with `rep stos` at every event, whose
+ * start-up cost 4 % of parse_event's samples (perf on compiled_r1). */
+static inline void evtmp_init(struct evtmp *ev)
+{
+#if defined(__SSE2__)
+	/* not a loop, which the compiler turns back into a memset */
+	__m128i z = _mm_setzero_si128(), *v = (__m128i *)(void *)ev;
+	_mm_storeu_si128(v, z);
+	_mm_storeu_si128(v + 1, z);
+	_mm_storeu_si128(v + 2, z);
+	_mm_storeu_si128(v + 3, z);
+	_mm_storeu_si128(v + 4, z);
+	_mm_storeu_si128(v + 5, z);
+	_mm_storeu_si128(v + 6, z);
+	ev->kind = TG_KIND_OTHER;
+	ev->flow = -1;
+	ev->name = ev->cat = TG_NONE;
+	ev->key.pid_str = ev->key.tid_str = TG_NONE;
+#else
+	*ev = (struct evtmp){.kind = TG_KIND_OTHER, .flow = -1, .name = TG_NONE, .cat = TG_NONE,
+	                     .key = {0, 0, TG_NONE, TG_NONE}};
+#endif
+}
 
 static void commit_metadata(struct parser *ps, struct evtmp *ev, size_t args_start)
 {
