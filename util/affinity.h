@@ -11,7 +11,9 @@
  * the one the reader was on when the read began.
  *
  * A soft rule, not a pin: the other thread stays free to move, and where
- * only one CPU is allowed nothing changes.
+ * only one CPU is allowed nothing changes. The same rule starts a thread
+ * off its creator's CPU (tg_affinity_thread_create), for its first run
+ * only.
  */
 #ifndef TG_AFFINITY_H
 #define TG_AFFINITY_H
@@ -35,8 +37,8 @@ int tg_affinity_cpu(void);
  * CPU, more CPUs than a cpu_set_t holds, or the call refused). */
 int tg_affinity_avoid(tg_affinity *saved, int cpu);
 
-/* Gives the calling thread back the CPUs saved by tg_affinity_avoid or
- * tg_affinity_attr_avoid (nothing when it changed none). */
+/* Gives the calling thread back the CPUs saved by tg_affinity_avoid
+ * (nothing when it changed none). */
 void tg_affinity_restore(const tg_affinity *saved);
 
 /* pthread_create(out, NULL, fn, arg), but the new thread starts on the

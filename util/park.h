@@ -7,7 +7,8 @@
  * h200-dev report it began up to a millisecond late and its stage ran
  * on one thread (docs/scale.md, "A small trace's report"). tg_park_run
  * hands a job to a parked thread (tg_park_start starts one ahead of
- * time), or creates one when none is parked; after tg_park_join the
+ * time, off the caller's CPU: util/affinity.h), or creates one when none
+ * is parked; after tg_park_join the
  * thread parks again for the next job, for the rest of the process.
  *
  * Safe from any thread. A child of fork() forgets the parent's parked
