@@ -6,10 +6,10 @@
  * new thread waits its turn, a sleeper that is woken runs first; on an
  * h200-dev report it began up to a millisecond late and its stage ran
  * on one thread (docs/scale.md, "A small trace's report"). tg_park_run
- * hands a job to a parked thread (tg_park_start starts one ahead of
- * time, off the caller's CPU: util/affinity.h), or creates one when none
- * is parked; after tg_park_join the
- * thread parks again for the next job, for the rest of the process.
+ * hands a job to a parked thread (tg_park_start starts one ahead of time,
+ * off the caller's CPU: util/affinity.h), or creates one when none is
+ * parked; after tg_park_join the thread parks again for the next job, for
+ * the rest of the process.
  *
  * Safe from any thread. A child of fork() forgets the parent's parked
  * threads (they are not in it) and creates its own.
