@@ -1,7 +1,8 @@
 /* test_park.c - parked threads (util/park.h): a job runs on another
  * thread and is joined, the thread parks and takes the next job, callers
- * at once each get a thread of their own, and a fork child that finds its
- * parent's threads gone creates its own instead of waiting for them. */
+ * at once each get a thread of their own, a job nobody joins runs and its
+ * thread parks again by itself, and a fork child that finds its parent's
+ * threads gone creates its own instead of waiting for them. */
 #include "testutil.h"
 
 #include "../util/park.h"
@@ -73,6 +74,48 @@ static void test_several_at_once(void **state)
 	}
 }
 
+/* A detached job: add_up, then says it is done. */
+static pthread_mutex_t done_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t done_cv = PTHREAD_COND_INITIALIZER;
+static int done;
+
+static void *add_up_and_say(void *arg)
+{
+	add_up(arg);
+	pthread_mutex_lock(&done_mu);
+	done = 1;
+	pthread_cond_broadcast(&done_cv);
+	pthread_mutex_unlock(&done_mu);
+	return NULL;
+}
+
+static void test_run_detached(void **state)
+{
+	(void)state;
+	struct job a = {.n = 100};
+	assert_int_equal(tg_park_run_detached(add_up_and_say, &a), 0);
+	pthread_mutex_lock(&done_mu);
+	while (!done)
+		pthread_cond_wait(&done_cv, &done_mu);
+	pthread_mutex_unlock(&done_mu);
+	assert_int_equal(a.sum, 5050);
+	assert_false(pthread_equal(a.ran_on, pthread_self()));
+	/* its thread parks again by itself (just after the job says it is
+	 * done): a later job runs on it */
+	int found = 0;
+	for (int i = 0; i < 500 && !found; i++) {
+		struct job b = {.n = 10};
+		tg_park *h;
+		assert_int_equal(tg_park_run(&h, add_up, &b), 0);
+		tg_park_join(h);
+		assert_int_equal(b.sum, 55);
+		found = pthread_equal(b.ran_on, a.ran_on);
+		if (!found)
+			usleep(1000);
+	}
+	assert_true(found);
+}
+
 static void test_fork_child(void **state)
 {
 	(void)state;
@@ -105,6 +148,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_run_and_join),
 		cmocka_unit_test(test_several_at_once),
+		cmocka_unit_test(test_run_detached),
 		cmocka_unit_test(test_fork_child),
 	};
 	return cmocka_run_group_tests_name("park", tests, NULL, NULL);

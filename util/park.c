@@ -23,6 +23,7 @@ struct tg_park {
 	int state;
 	void *(*fn)(void *);
 	void *arg;
+	int detached; /* the job's thread parks again by itself (nobody joins) */
 	tg_park *next; /* on the idle list */
 };
 
@@ -51,6 +52,14 @@ static void register_atfork(void)
 	pthread_atfork(NULL, NULL, forget_idle);
 }
 
+static void idle_push(tg_park *p)
+{
+	pthread_mutex_lock(&idle_mu);
+	p->next = idle;
+	idle = p;
+	pthread_mutex_unlock(&idle_mu);
+}
+
 static void *park_loop(void *arg)
 {
 	tg_park *p = arg;
@@ -63,6 +72,16 @@ static void *park_loop(void *arg)
 		pthread_mutex_unlock(&p->mu);
 		fn(job);
 		pthread_mutex_lock(&p->mu);
+		if (p->detached) { /* nobody joins: park again, as tg_park_join does */
+			p->detached = 0;
+			p->state = PARKED;
+			p->fn = NULL;
+			p->arg = NULL;
+			pthread_mutex_unlock(&p->mu);
+			idle_push(p);
+			pthread_mutex_lock(&p->mu);
+			continue;
+		}
 		p->state = DONE;
 		pthread_cond_broadcast(&p->cv);
 	}
@@ -92,13 +111,6 @@ static tg_park *park_new(void)
 	return p;
 }
 
-static void idle_push(tg_park *p)
-{
-	pthread_mutex_lock(&idle_mu);
-	p->next = idle;
-	idle = p;
-	pthread_mutex_unlock(&idle_mu);
-}
 
 int tg_park_start(void)
 {
@@ -114,7 +126,8 @@ int tg_park_start(void)
 	return 0;
 }
 
-int tg_park_run(tg_park **out, void *(*fn)(void *), void *arg)
+/* Hands fn(arg) to an idle thread, or to a new one; *out its record. */
+static int hand(tg_park **out, void *(*fn)(void *), void *arg, int detached)
 {
 	pthread_mutex_lock(&idle_mu);
 	tg_park *p = idle;
@@ -128,11 +141,20 @@ int tg_park_run(tg_park **out, void *(*fn)(void *), void *arg)
 	pthread_mutex_lock(&p->mu);
 	p->fn = fn;
 	p->arg = arg;
+	p->detached = detached;
 	p->state = BUSY;
 	pthread_cond_broadcast(&p->cv);
 	pthread_mutex_unlock(&p->mu);
 	*out = p;
 	return 0;
+}
+
+int tg_park_run(tg_park **out, void *(*fn)(void *), void *arg) { return hand(out, fn, arg, 0); }
+
+int tg_park_run_detached(void *(*fn)(void *), void *arg)
+{
+	tg_park *p;
+	return hand(&p, fn, arg, 1); /* p is its thread's from now on */
 }
 
 void tg_park_join(tg_park *h)

@@ -33,4 +33,10 @@ int tg_park_run(tg_park **out, void *(*fn)(void *), void *arg);
  * longer the caller's). NULL is ignored. */
 void tg_park_join(tg_park *h);
 
+/* tg_park_run for a job nobody waits for: the thread parks again by
+ * itself when fn returns (fn must not outlive what it uses on its own:
+ * the tree's helper holds a reference, core/tree/tree.c). 0, or an errno:
+ * no thread could be had, and the caller does the job itself. */
+int tg_park_run_detached(void *(*fn)(void *), void *arg);
+
 #endif

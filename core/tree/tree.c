@@ -250,14 +250,12 @@ static int build_two_threads(struct build *b, tg_tree_helper *h)
 {
 	pthread_t th;
 	b->refs = 2;
-	if (h) {
-		tg_tree_helper_run(h, helper, b);
-	} else if (tg_affinity_thread_create(&th, helper, b)) {
+	if (h ? tg_tree_helper_run(h, helper, b) : tg_affinity_thread_create(&th, helper, b)) {
 		b->refs = 1;
 		return NO_THREAD;
-	} else {
-		pthread_detach(th); /* never waited for: it may start after the build is done */
 	}
+	if (!h)
+		pthread_detach(th); /* never waited for: it may start after the build is done */
 	int rc = host_part(b);
 	take(b, T_CORR);
 	take(b, T_TLENDS);

@@ -44,15 +44,16 @@ typedef struct tg_tree_stats {
  * Returns 0 or TG_ENOMEM. */
 int tg_tree_build(tg_tree **out, const tg_trace *t);
 
-/* A thread parked for the next tg_tree_build_with (tree_helper.c): start
- * it before the trace is read, so that it is there, asleep, when the build
+/* A parked thread (util/park.h) made sure of for the next
+ * tg_tree_build_with (tree_helper.c): call it before the trace is read, so
+ * that a thread is there, asleep or done feeding the read, when the build
  * begins. NULL when no thread could be had (tg_tree_build_with then
- * builds on one thread). Passed to tg_tree_build_with, or freed with
- * tg_tree_helper_free (its thread then exits). */
+ * builds on one thread). Passed to tg_tree_build_with, or given up with
+ * tg_tree_helper_free (the thread stays parked for other jobs). */
 typedef struct tg_tree_helper tg_tree_helper;
 tg_tree_helper *tg_tree_helper_start(void);
 
-/* Tells h's thread to exit, and frees h. NULL is a no-op. */
+/* Gives h up unused. NULL is a no-op. */
 void tg_tree_helper_free(tg_tree_helper *h);
 
 /* tg_tree_build with h's thread as the second thread of a large enough

@@ -7,7 +7,9 @@
 
 #include "tree.h"
 
-/* Runs fn(arg) on h's thread; h is its thread's from then on (it frees h). */
-void tg_tree_helper_run(tg_tree_helper *h, void *(*fn)(void *), void *arg);
+/* Runs fn(arg) on a parked thread that nobody joins (h says one was
+ * parked; h is taken). 0, or an errno: no thread could be had, and the
+ * caller does fn's work itself. */
+int tg_tree_helper_run(tg_tree_helper *h, void *(*fn)(void *), void *arg);
 
 #endif
