@@ -101,15 +101,22 @@ static void test_run_detached(void **state)
 	assert_int_equal(a.sum, 5050);
 	assert_false(pthread_equal(a.ran_on, pthread_self()));
 	/* its thread parks again by itself (just after the job says it is
-	 * done): a later job runs on it */
+	 * done): jobs that take every parked thread at once (more jobs than
+	 * this process has threads) take it too */
+	enum { N = 16 };
 	int found = 0;
 	for (int i = 0; i < 500 && !found; i++) {
-		struct job b = {.n = 10};
-		tg_park *h;
-		assert_int_equal(tg_park_run(&h, add_up, &b), 0);
-		tg_park_join(h);
-		assert_int_equal(b.sum, 55);
-		found = pthread_equal(b.ran_on, a.ran_on);
+		struct job b[N];
+		tg_park *h[N];
+		for (int k = 0; k < N; k++) {
+			b[k] = (struct job){.n = 10};
+			assert_int_equal(tg_park_run(&h[k], add_up, &b[k]), 0);
+		}
+		for (int k = 0; k < N; k++) {
+			tg_park_join(h[k]);
+			assert_int_equal(b[k].sum, 55);
+			found |= pthread_equal(b[k].ran_on, a.ran_on);
+		}
 		if (!found)
 			usleep(1000);
 	}
