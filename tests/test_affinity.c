@@ -1,6 +1,6 @@
-/* test_affinity.c - util/affinity.h: a thread kept off one CPU has every
- * other CPU it had and not that one, and gets its CPUs back; the cases
- * that leave the thread as it was (no CPU, a CPU it may not use, a single
+/* test_affinity.c - util/affinity.h: how many CPUs a thread may use; a
+ * thread kept off one CPU has every other CPU it had and not that one,
+ * and gets its CPUs back; the cases that leave the thread as it was (no CPU, a CPU it may not use, a single
  * CPU, one past cpu_set_t). A thread started off its creator's CPU
  * (tg_affinity_thread_create) runs its job with its argument, returns its
  * value, and has its creator's CPUs as it runs, also where the creator has
@@ -38,6 +38,14 @@ static void test_cpu_is_allowed(void **state)
 	int c = tg_affinity_cpu();
 	assert_true(c >= 0);
 	assert_true(CPU_ISSET(c, &all));
+	assert_int_equal(tg_affinity_count(), CPU_COUNT(&all));
+	/* held to one CPU, the count says so */
+	cpu_set_t one;
+	CPU_ZERO(&one);
+	CPU_SET(c, &one);
+	assert_int_equal(pthread_setaffinity_np(pthread_self(), sizeof(one), &one), 0);
+	assert_int_equal(tg_affinity_count(), 1);
+	assert_int_equal(pthread_setaffinity_np(pthread_self(), sizeof(all), &all), 0);
 }
 
 static void test_avoid_and_restore(void **state)

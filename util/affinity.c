@@ -11,6 +11,12 @@ int tg_affinity_cpu(void)
 	return sched_getcpu();
 }
 
+int tg_affinity_count(void)
+{
+	cpu_set_t s;
+	return pthread_getaffinity_np(pthread_self(), sizeof(s), &s) ? 0 : CPU_COUNT(&s);
+}
+
 /* The calling thread's allowed CPUs into saved->cpus, and into *rest the
  * same less cpu. 1 when that leaves at least one, else 0 (nothing to do). */
 static int other_cpus(tg_affinity *saved, int cpu, cpu_set_t *rest)

@@ -30,6 +30,10 @@ typedef struct tg_affinity {
 /* The CPU the calling thread runs on now, or -1 when it cannot be told. */
 int tg_affinity_cpu(void);
 
+/* How many CPUs the calling thread may run on, or 0 when it cannot be
+ * told (more than a cpu_set_t holds). */
+int tg_affinity_count(void);
+
 /* Keeps the calling thread off cpu (from tg_affinity_cpu on another
  * thread): its allowed CPUs less that one, when at least one other is
  * left; the set it had goes to *saved. Returns 1 when the set changed, 0

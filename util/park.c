@@ -69,12 +69,15 @@ static void idle_push(tg_park *p)
  * report's read or a diff's first: 0.3 ms later). Asleep, the thread had
  * to be woken for it, and in 4 of 30 compiled_r1 reports it ran 1.7-4 ms
  * later: on this VM a CPU that idled is slow to take a woken thread (a
- * test program: 0.8 ms median, 2.8 ms p90, after 5 ms idle). The state
- * is read without the lock; its writes are atomic stores (made under the
- * lock as ever). */
+ * test program: 0.8 ms median, 2.8 ms p90, after 5 ms idle). Not where
+ * the thread may use one CPU only: the job's giver needs that CPU. The
+ * state is read without the lock; its writes are atomic stores (made
+ * under the lock as ever). */
 static void await_first_job(tg_park *p)
 {
 	struct timespec t0, t;
+	if (tg_affinity_count() == 1)
+		return;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (unsigned i = 1; __atomic_load_n(&p->state, __ATOMIC_ACQUIRE) != BUSY; i++) {
 #if defined(__x86_64__) || defined(__i386__)
