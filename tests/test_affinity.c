@@ -1,12 +1,12 @@
 /* test_affinity.c - util/affinity.h: how many CPUs a thread may use; a
  * thread kept off one CPU has every other CPU it had and not that one,
- * and gets its CPUs back; the cases that leave the thread as it was (no CPU, a CPU it may not use, a single
- * CPU, one past cpu_set_t). A thread started off its creator's CPU
- * (tg_affinity_thread_create) runs its job with its argument, returns its
- * value, and has its creator's CPUs as it runs, also where the creator has
- * one CPU only. And the read's feeder (core/trace/trace_chunks.c) gives
- * its parked thread its CPUs back when the read ends: a later job on that
- * thread may run anywhere. */
+ * and gets its CPUs back; the cases that leave the thread as it was (no
+ * CPU, a CPU it may not use, a single CPU, one past cpu_set_t). A thread
+ * started off its creator's CPU (tg_affinity_thread_create) runs its job
+ * with its argument, returns its value, and has its creator's CPUs as it
+ * runs, also where the creator has one CPU only. And the read's feeder
+ * (core/trace/trace_chunks.c) gives its parked thread its CPUs back when
+ * the read ends: a later job on that thread may run anywhere. */
 #include "testutil.h"
 
 #include "../util/affinity.h"
