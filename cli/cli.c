@@ -108,8 +108,9 @@ static int load_quiet(tg_trace **trace, tg_tree **tree, const char *path, const 
 {
 	*trace = NULL;
 	*tree = NULL;
-	/* the tree's second thread, parked while the trace is read; none when
-	 * each trace gets one thread (tg_cli_load_many, --single-thread) */
+	/* a parked thread made sure of: it feeds the read, then takes the
+	 * tree's second part (core/tree/tree_helper.c); none when each trace
+	 * gets one thread (tg_cli_load_many, --single-thread) */
 	tg_tree_helper *h = opts && !opts->source.single_thread ? tg_tree_helper_start() : NULL;
 	tg_read_opts o = opts ? *opts : (tg_read_opts){0};
 	o.launch_flows_only = 1; /* the tree links with no other, and they go after it */

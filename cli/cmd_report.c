@@ -610,8 +610,8 @@ int tg_cmd_report(int argc, char **argv)
 	}
 	if (load_gpu_specs(&specs, &a) || output_open(&out, a.fmt, a.out))
 		goto done;
-	/* the report's and the csv files' second thread, parked while the
-	 * trace is read and its tree built: woken, it runs at once, where a
+	/* the second thread of the read (its feeder), the tree, the report and
+	 * the csv files, parked between them: woken, it runs at once, where a
 	 * thread created then is queued behind the machine's other programs */
 	tg_park_start();
 	/* after each part of a large trace's report (heap_policy): the pages of
