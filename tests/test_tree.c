@@ -5,6 +5,8 @@
 #include "../core/tree/tree_pack.h"
 #include "../util/buf.h"
 
+#include <pthread.h>
+
 struct fixture {
 	tg_trace *t;
 	tg_tree *tree;
@@ -642,6 +644,92 @@ static void test_one_and_two_threads(void **state)
 	}
 }
 
+/* A digest of what tree says of each of its ne events (parent, children,
+ * first child, step) and of its links' counts. */
+static uint64_t tree_digest(const tg_tree *tree, size_t ne)
+{
+	uint64_t h = UINT64_C(1469598103934665603);
+	for (uint32_t i = 0; i < ne; i++) {
+		uint64_t v[4] = {tg_tree_parent(tree, i), tg_tree_child_count(tree, i), tg_tree_child(tree, i, 0),
+		                 (uint64_t)(int64_t)tg_tree_step_of(tree, i)};
+		for (int k = 0; k < 4; k++)
+			h = (h ^ v[k]) * UINT64_C(1099511628211);
+	}
+	const tg_tree_stats *st = tg_tree_stats_get(tree);
+	uint64_t c[4] = {st->gpu_by_correlation, st->gpu_by_flow, st->gpu_by_external_id, st->gpu_orphans};
+	for (int k = 0; k < 4; k++)
+		h = (h ^ c[k]) * UINT64_C(1099511628211);
+	return h;
+}
+
+/* One of test_concurrent_builds' workers: rounds builds of its own read of
+ * json, the daemon's way (dropping, the second thread found by the build)
+ * or tg_tree_build's, each tree's digest into digests[]; no cmocka
+ * assertion off the test's thread (rc says what failed). */
+struct build_worker {
+	const char *json;
+	int rounds;
+	uint64_t digests[8];
+	int rc;
+};
+
+static void *build_worker_run(void *arg)
+{
+	struct build_worker *w = arg;
+	for (int r = 0; r < w->rounds && !w->rc; r++) {
+		tg_trace *t = NULL;
+		if (tg_trace_read_mem(&t, w->json, strlen(w->json), "test.json", NULL)) {
+			w->rc = 1;
+			break;
+		}
+		size_t ne;
+		tg_trace_events(t, &ne);
+		tg_tree *tree = NULL;
+		if ((r % 2 ? tg_tree_build(&tree, t) : tg_tree_build_dropping_spawn(&tree, t)) != 0)
+			w->rc = 2;
+		else
+			w->digests[r] = tree_digest(tree, ne);
+		tg_tree_free(tree);
+		tg_trace_free(t);
+	}
+	return NULL;
+}
+
+/* The daemon's workers build trees at once, each build handing its second
+ * thread's part to a parked thread (util/park.h: an idle one, else one
+ * created then, parked again after): four workers, four rounds each, on
+ * traces large enough for two threads, give the trees a build on one
+ * thread gives. */
+static void test_concurrent_builds(void **state)
+{
+	(void)state;
+	enum { WORKERS = 4, ROUNDS = 4 };
+	char *json = blocks_json(1200); /* 12,000 events: two threads */
+	tg_trace *t = tg_test_read_str(json);
+	size_t ne;
+	tg_trace_events(t, &ne);
+	assert_true(ne >= 8192);
+	tg_tree *tree;
+	assert_int_equal(tg_tree_build_with(&tree, t, NULL), 0); /* one thread */
+	uint64_t want = tree_digest(tree, ne);
+	tg_tree_free(tree);
+	tg_trace_free(t);
+	struct build_worker w[WORKERS];
+	pthread_t th[WORKERS];
+	for (int i = 0; i < WORKERS; i++) {
+		w[i] = (struct build_worker){.json = json, .rounds = ROUNDS};
+		assert_int_equal(pthread_create(&th[i], NULL, build_worker_run, &w[i]), 0);
+	}
+	for (int i = 0; i < WORKERS; i++)
+		assert_int_equal(pthread_join(th[i], NULL), 0);
+	for (int i = 0; i < WORKERS; i++) {
+		assert_int_equal(w[i].rc, 0);
+		for (int r = 0; r < ROUNDS; r++)
+			assert_true(w[i].digests[r] == want);
+	}
+	free(json);
+}
+
 /* A tree from TG_TREE_PACK_MIN events on reads its parents, children (the
  * iterator, tg_tree_child), child offsets and steps from the packs (tree_pack.h) the same as a smaller one from its
  * whole arrays: 14,000 blocks of ten events, each its own step. */
@@ -758,6 +846,7 @@ int main(void)
 		cmocka_unit_test(test_many_steps),
 		cmocka_unit_test(test_out_of_order_thread),
 		cmocka_unit_test(test_one_and_two_threads),
+		cmocka_unit_test(test_concurrent_builds),
 		cmocka_unit_test(test_packed_tree),
 		cmocka_unit_test(test_flows_dropped_early),
 	};

@@ -17,15 +17,15 @@
  * From TWO_THREADS_MIN events the build runs on two threads (struct build
  * below): the host events' nesting on the caller's, the device events'
  * buckets and links, TraceLens's links and the steps on whichever thread
- * comes to them first. The links by launch live in tree_launch.c,
- * TraceLens's in tree_links.c, the parked helper in tree_helper.c, the
- * accessors in tree_access.c.
+ * comes to them first: a parked thread (util/park.h), made sure of before
+ * the read by tree_helper.c, else created at the build and parked after it
+ * for the next. The links by launch live in tree_launch.c, TraceLens's in
+ * tree_links.c, the accessors in tree_access.c.
  */
 #include "tree_impl.h"
-#include "tree_helper.h"
 #include "tree_launch.h"
 #include "tree_links.h"
-#include "../../util/affinity.h"
+#include "../../util/park.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -241,21 +241,20 @@ static int task_error(struct build *b)
 	return 0;
 }
 
-/* The parts on two threads, this one and a helper (h's, else one started
- * now). 0, an error code (set here), or NO_THREAD when no thread could be
- * had (nothing done). The helper is not joined: when it starts late, the
- * build does not wait for it; it then finds every task taken and only
- * drops its hold on b. */
-static int build_two_threads(struct build *b, tg_tree_helper *h)
+/* The parts on two threads, this one and a helper: a parked thread
+ * (util/park.h; the one made sure of by tg_tree_helper_start, else one
+ * created now, which parks for the next build when done). 0, an error
+ * code (set here), or NO_THREAD when no thread could be had (nothing
+ * done). The helper is never joined: when it starts late, the build does
+ * not wait for it; it then finds every task taken and only drops its hold
+ * on b. */
+static int build_two_threads(struct build *b)
 {
-	pthread_t th;
 	b->refs = 2;
-	if (h ? tg_tree_helper_run(h, helper, b) : tg_affinity_thread_create(&th, helper, b)) {
+	if (tg_park_run_detached(helper, b)) {
 		b->refs = 1;
 		return NO_THREAD;
 	}
-	if (!h)
-		pthread_detach(th); /* never waited for: it may start after the build is done */
 	int rc = host_part(b);
 	take(b, T_CORR);
 	take(b, T_TLENDS);
@@ -311,10 +310,10 @@ static int pack_steps(tg_tree *tree, size_t ne)
 	return 0;
 }
 
-/* The tree of t; from TWO_THREADS_MIN events on two threads: h's, else
- * one started now when spawn is set, else none. drop: t itself, whose
- * flows are freed once linked (on failure too) and second ids once the
- * tree is built, or NULL. */
+/* The tree of t; from TWO_THREADS_MIN events on two threads when h is
+ * given or spawn is set (build_two_threads), else on this one; h is taken
+ * either way. drop: t itself, whose flows are freed once linked (on
+ * failure too) and second ids once the tree is built, or NULL. */
 static int build_tree(tg_tree **out, const tg_trace *t, tg_tree_helper *h, int spawn, tg_trace *drop)
 {
 	*out = NULL;
@@ -344,9 +343,8 @@ static int build_tree(tg_tree **out, const tg_trace *t, tg_tree_helper *h, int s
 	pthread_cond_init(&b->cv, NULL);
 	int rc = NO_THREAD;
 	if (ne >= TWO_THREADS_MIN && (h || spawn))
-		rc = build_two_threads(b, h);
-	else
-		tg_tree_helper_free(h);
+		rc = build_two_threads(b);
+	tg_tree_helper_free(h); /* the parked thread, when used, is the job's until it parks again */
 	if (rc == NO_THREAD)
 		rc = build_one_thread(b);
 	/* the buckets now, not when a late helper lets b go: every part is done */

@@ -39,9 +39,10 @@ typedef struct tg_tree_stats {
 	uint64_t syncs_linked;     /* cuda_sync events under their runtime call */
 } tg_tree_stats;
 
-/* Builds the tree of t, on two threads from 8,192 events. t must outlive
- * the tree. On success *out owns the tree (free with tg_tree_free).
- * Returns 0 or TG_ENOMEM. */
+/* Builds the tree of t, on two threads from 8,192 events (the second a
+ * parked thread, util/park.h: one idle, else one created now that parks
+ * for the next build when done). t must outlive the tree. On success *out
+ * owns the tree (free with tg_tree_free). Returns 0 or TG_ENOMEM. */
 int tg_tree_build(tg_tree **out, const tg_trace *t);
 
 /* A parked thread (util/park.h) made sure of for the next
@@ -71,9 +72,9 @@ int tg_tree_build_with(tg_tree **out, const tg_trace *t, tg_tree_helper *h);
  * after. */
 int tg_tree_build_dropping(tg_tree **out, tg_trace *t, tg_tree_helper *h);
 
-/* tg_tree_build_dropping with its second thread started now, as
- * tg_tree_build's (no parked helper): the daemon's build, the same as the
- * command line's but for where the thread comes from. */
+/* tg_tree_build_dropping with its second thread found as
+ * tg_tree_build's (no helper made sure of before the read): the daemon's
+ * build, the same as the command line's. */
 int tg_tree_build_dropping_spawn(tg_tree **out, tg_trace *t);
 
 /* Frees the tree. NULL is a no-op. */
