@@ -243,9 +243,7 @@ static const char *parse_args(struct parser *ps, const char *p, struct evtmp *ev
 				/* filled in place (arg_slot): nothing parsing a value
 				 * adds arguments, and an error leaves it uncounted */
 				tg_arg *a = arg_slot(ps);
-				a->key = key;
-				a->type = TG_ARG_NULL;
-				a->last = 0;
+				arg_head_set(a, key, TG_ARG_NULL);
 				a->v.u = 0;
 				p = *p == '[' || *p == '{' ? parse_raw_arg(ps, p, a, key, ev->name)
 				                           : parse_arg_value(ps, p, a, ARG_DEPTH);
