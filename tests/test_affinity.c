@@ -1,12 +1,15 @@
 /* test_affinity.c - util/affinity.h: how many CPUs a thread may use; a
- * thread kept off one CPU has every other CPU it had and not that one,
- * and gets its CPUs back; the cases that leave the thread as it was (no
- * CPU, a CPU it may not use, a single CPU, one past cpu_set_t). A thread
- * started off its creator's CPU (tg_affinity_thread_create) runs its job
- * with its argument, returns its value, and has its creator's CPUs as it
- * runs, also where the creator has one CPU only. And the read's feeder
- * (core/trace/trace_chunks.c) gives its parked thread its CPUs back when
- * the read ends: a later job on that thread may run anywhere. */
+ * thread kept to one side of its CPUs split around one (tg_affinity_split)
+ * has that side's CPUs only, the two sides are disjoint and make up every
+ * CPU it had, side 0 holds the CPU and side 1 does not, and the thread gets
+ * its CPUs back; the cases that leave the thread as it was (no CPU, a CPU
+ * it may not use, a single CPU, one past cpu_set_t). A thread started off
+ * its creator's CPU (tg_affinity_thread_create) runs its job with its
+ * argument, returns its value, and has its creator's CPUs as it runs, also
+ * where the creator has one CPU only. And the read's two threads
+ * (core/trace/trace_chunks.c) get their CPUs back when the read ends: the
+ * reader, and the feeder's parked thread, whose later jobs may run
+ * anywhere. */
 #include "testutil.h"
 
 #include "../util/affinity.h"
@@ -48,32 +51,67 @@ static void test_cpu_is_allowed(void **state)
 	assert_int_equal(pthread_setaffinity_np(pthread_self(), sizeof(all), &all), 0);
 }
 
-static void test_avoid_and_restore(void **state)
+static void test_split_and_restore(void **state)
 {
 	(void)state;
 	cpu_set_t all = allowed_now();
 	int n = CPU_COUNT(&all), cpu = first_cpu(&all);
 	assert_true(n >= 1);
-	tg_affinity saved;
-	int r = tg_affinity_avoid(&saved, cpu);
-	cpu_set_t now = allowed_now();
-	if (n < 2) { /* one CPU: nothing to move to, left as it was */
-		assert_int_equal(r, 0);
+	cpu_set_t side[2];
+	for (int k = 0; k < 2; k++) {
+		tg_affinity saved;
+		int r = tg_affinity_split(&saved, cpu, k);
+		side[k] = allowed_now();
+		if (n < 2) { /* one CPU: nothing to split, left as it was */
+			assert_int_equal(r, 0);
+			assert_true(CPU_EQUAL(&side[k], &all));
+		} else {
+			assert_int_equal(r, 1);
+			assert_int_equal(!!CPU_ISSET(cpu, &side[k]), k == 0); /* side 0 holds cpu */
+			assert_int_equal(CPU_COUNT(&side[k]), k == 0 ? n / 2 + n % 2 : n / 2);
+			int at = tg_affinity_cpu(); /* where it runs now is on its side */
+			assert_true(at >= 0 && CPU_ISSET(at, &side[k]));
+		}
+		tg_affinity_restore(&saved);
+		cpu_set_t now = allowed_now();
 		assert_true(CPU_EQUAL(&now, &all));
-	} else {
-		assert_int_equal(r, 1);
-		assert_false(CPU_ISSET(cpu, &now));
-		assert_int_equal(CPU_COUNT(&now), n - 1);
-		for (int c = 0; c < CPU_SETSIZE; c++)
-			if (c != cpu)
-				assert_int_equal(!!CPU_ISSET(c, &now), !!CPU_ISSET(c, &all));
-		/* where it runs now is one of the others */
-		int at = tg_affinity_cpu();
-		assert_true(at != cpu);
 	}
-	tg_affinity_restore(&saved);
-	now = allowed_now();
-	assert_true(CPU_EQUAL(&now, &all));
+	if (n >= 2) { /* disjoint, and every CPU on one side */
+		cpu_set_t both, either;
+		CPU_AND(&both, &side[0], &side[1]);
+		CPU_OR(&either, &side[0], &side[1]);
+		assert_int_equal(CPU_COUNT(&both), 0);
+		assert_true(CPU_EQUAL(&either, &all));
+	}
+	/* four CPUs (where the machine has them) split around the third:
+	 * side 0 is the third and, of the others, the second; side 1 the first
+	 * and the fourth */
+	cpu_set_t four;
+	CPU_ZERO(&four);
+	int have = 0;
+	for (int c = 0; c < CPU_SETSIZE && have < 4; c++)
+		if (CPU_ISSET(c, &all)) {
+			CPU_SET(c, &four);
+			have++;
+		}
+	if (have == 4 && !pthread_setaffinity_np(pthread_self(), sizeof(four), &four)) {
+		int id[4], k = 0;
+		for (int c = 0; c < CPU_SETSIZE && k < 4; c++)
+			if (CPU_ISSET(c, &four))
+				id[k++] = c;
+		tg_affinity saved;
+		assert_int_equal(tg_affinity_split(&saved, id[2], 0), 1);
+		cpu_set_t s0 = allowed_now(); /* id[2], and of the others (id[0], id[1], id[3]) the 2nd */
+		assert_int_equal(CPU_COUNT(&s0), 2);
+		assert_true(CPU_ISSET(id[2], &s0) && CPU_ISSET(id[1], &s0));
+		tg_affinity_restore(&saved);
+		assert_int_equal(tg_affinity_split(&saved, id[2], 1), 1);
+		cpu_set_t s1 = allowed_now(); /* the 1st and the 3rd */
+		assert_int_equal(CPU_COUNT(&s1), 2);
+		assert_true(CPU_ISSET(id[0], &s1) && CPU_ISSET(id[3], &s1));
+		tg_affinity_restore(&saved);
+	}
+	assert_int_equal(pthread_setaffinity_np(pthread_self(), sizeof(all), &all), 0);
 }
 
 static void test_left_alone(void **state)
@@ -81,13 +119,14 @@ static void test_left_alone(void **state)
 	(void)state;
 	cpu_set_t all = allowed_now();
 	tg_affinity saved;
-	assert_int_equal(tg_affinity_avoid(&saved, -1), 0);
+	assert_int_equal(tg_affinity_split(&saved, -1, 0), 0);
 	assert_int_equal(saved.changed, 0);
-	assert_int_equal(tg_affinity_avoid(&saved, CPU_SETSIZE), 0);
-	assert_int_equal(tg_affinity_avoid(&saved, CPU_SETSIZE + 5), 0);
+	assert_int_equal(tg_affinity_split(&saved, CPU_SETSIZE, 1), 0);
+	assert_int_equal(tg_affinity_split(&saved, CPU_SETSIZE + 5, 0), 0);
 	for (int c = 0; c < CPU_SETSIZE; c++)
 		if (!CPU_ISSET(c, &all)) { /* a CPU the thread may not use anyway */
-			assert_int_equal(tg_affinity_avoid(&saved, c), 0);
+			assert_int_equal(tg_affinity_split(&saved, c, 0), 0);
+			assert_int_equal(tg_affinity_split(&saved, c, 1), 0);
 			break;
 		}
 	tg_affinity_restore(&saved); /* nothing to undo */
@@ -100,7 +139,8 @@ static void test_left_alone(void **state)
 	int cpu = first_cpu(&all);
 	CPU_SET(cpu, &one);
 	assert_int_equal(pthread_setaffinity_np(pthread_self(), sizeof(one), &one), 0);
-	assert_int_equal(tg_affinity_avoid(&saved, cpu), 0);
+	assert_int_equal(tg_affinity_split(&saved, cpu, 0), 0);
+	assert_int_equal(tg_affinity_split(&saved, cpu, 1), 0);
 	now = allowed_now();
 	assert_true(CPU_EQUAL(&now, &one));
 	assert_int_equal(pthread_setaffinity_np(pthread_self(), sizeof(all), &all), 0);
@@ -155,7 +195,7 @@ static void *report_cpus(void *arg)
 	return NULL;
 }
 
-static void test_feeder_gives_cpus_back(void **state)
+static void test_read_gives_cpus_back(void **state)
 {
 	(void)state;
 	cpu_set_t all = allowed_now();
@@ -178,6 +218,8 @@ static void test_feeder_gives_cpus_back(void **state)
 	assert_int_equal(ne, 1000);
 	tg_trace_free(t);
 	free(doc);
+	cpu_set_t now = allowed_now(); /* the reader's own, given back */
+	assert_true(CPU_EQUAL(&now, &all));
 	/* every parked thread, the feeder's among them, may use every CPU again */
 	tg_park *h[4];
 	cpu_set_t seen[4];
@@ -193,10 +235,10 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_cpu_is_allowed),
-		cmocka_unit_test(test_avoid_and_restore),
+		cmocka_unit_test(test_split_and_restore),
 		cmocka_unit_test(test_left_alone),
 		cmocka_unit_test(test_thread_create_elsewhere),
-		cmocka_unit_test(test_feeder_gives_cpus_back),
+		cmocka_unit_test(test_read_gives_cpus_back),
 	};
 	return cmocka_run_group_tests_name("affinity", tests, NULL, NULL);
 }

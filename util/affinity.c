@@ -17,26 +17,42 @@ int tg_affinity_count(void)
 	return pthread_getaffinity_np(pthread_self(), sizeof(s), &s) ? 0 : CPU_COUNT(&s);
 }
 
-/* The calling thread's allowed CPUs into saved->cpus, and into *rest the
- * same less cpu. 1 when that leaves at least one, else 0 (nothing to do). */
-static int other_cpus(tg_affinity *saved, int cpu, cpu_set_t *rest)
+/* The calling thread's allowed CPUs into saved->cpus. 1 when cpu is one
+ * of them and another is left, else 0 (nothing to do). */
+static int allowed_besides(tg_affinity *saved, int cpu)
 {
 	saved->changed = 0;
 	if (cpu < 0 || cpu >= CPU_SETSIZE)
 		return 0;
 	if (pthread_getaffinity_np(pthread_self(), sizeof(saved->cpus), &saved->cpus))
 		return 0; /* more CPUs than a cpu_set_t: left to the kernel */
-	if (!CPU_ISSET(cpu, &saved->cpus) || CPU_COUNT(&saved->cpus) < 2)
+	return CPU_ISSET(cpu, &saved->cpus) && CPU_COUNT(&saved->cpus) >= 2;
+}
+
+/* The calling thread's allowed CPUs into saved->cpus, and into *rest the
+ * same less cpu. 1 when that leaves at least one, else 0 (nothing to do). */
+static int other_cpus(tg_affinity *saved, int cpu, cpu_set_t *rest)
+{
+	if (!allowed_besides(saved, cpu))
 		return 0;
 	*rest = saved->cpus;
 	CPU_CLR(cpu, rest);
 	return 1;
 }
 
-int tg_affinity_avoid(tg_affinity *saved, int cpu)
+int tg_affinity_split(tg_affinity *saved, int cpu, int side)
 {
-	cpu_set_t rest;
-	if (!other_cpus(saved, cpu, &rest) || pthread_setaffinity_np(pthread_self(), sizeof(rest), &rest))
+	if (!allowed_besides(saved, cpu))
+		return 0;
+	cpu_set_t half;
+	CPU_ZERO(&half);
+	if (!side)
+		CPU_SET(cpu, &half);
+	int k = 0; /* the others, counted in number order from 1 */
+	for (int c = 0; c < CPU_SETSIZE; c++)
+		if (c != cpu && CPU_ISSET(c, &saved->cpus) && (++k % 2 == 0) == !side)
+			CPU_SET(c, &half);
+	if (pthread_setaffinity_np(pthread_self(), sizeof(half), &half))
 		return 0;
 	saved->changed = 1;
 	return 1;

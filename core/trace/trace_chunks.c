@@ -59,6 +59,7 @@ struct slot {
 struct tg_chunks {
 	tg_source *src;
 	int reader_cpu; /* the reader's CPU when the read began (tg_affinity_cpu), or -1 */
+	tg_affinity reader_saved; /* the reader's CPUs before the read (tg_affinity_split) */
 	size_t cap;
 	tg_chunk_parse_fn parse;
 	tg_chunk_free_fn free_result;
@@ -229,10 +230,10 @@ static int try_produce(tg_chunks *p)
 static void *feeder(void *arg)
 {
 	tg_chunks *p = arg;
-	/* off the reader's CPU for the read (util/affinity.h): on the same
-	 * one the two took turns while the other core idled */
+	/* off the reader's half of the CPUs for the read (util/affinity.h):
+	 * on the same CPU the two took turns while the other core idled */
 	tg_affinity saved;
-	tg_affinity_avoid(&saved, p->reader_cpu);
+	tg_affinity_split(&saved, p->reader_cpu, 1);
 	pthread_mutex_lock(&p->mu);
 	while (!p->cancel) {
 		if (try_produce(p))
@@ -281,7 +282,12 @@ int tg_chunks_start(tg_chunks **out, tg_source *src, size_t chunk_bytes, tg_chun
 	pthread_cond_init(&p->cv, &ca);
 	pthread_condattr_destroy(&ca);
 	p->reader_cpu = tg_affinity_cpu();
+	/* the reader keeps to its half, the feeder to the other, until the
+	 * read ends (tg_chunks_stop): free, the reader was placed on the
+	 * feeder's CPU as it woke */
+	tg_affinity_split(&p->reader_saved, p->reader_cpu, 0);
 	if (tg_park_run(&p->thread, feeder, p) != 0) {
+		tg_affinity_restore(&p->reader_saved);
 		pthread_mutex_destroy(&p->mu);
 		pthread_cond_destroy(&p->cv);
 		for (int i = 0; i < NCHUNKS; i++)
@@ -371,6 +377,7 @@ void tg_chunks_stop(tg_chunks *p)
 	pthread_cond_broadcast(&p->cv);
 	pthread_mutex_unlock(&p->mu);
 	tg_park_join(p->thread);
+	tg_affinity_restore(&p->reader_saved);
 	pthread_mutex_destroy(&p->mu);
 	pthread_cond_destroy(&p->cv);
 	for (int i = 0; i < NCHUNKS; i++) {

@@ -59,8 +59,10 @@ typedef void (*tg_chunk_free_fn)(void *ctx, void *result);
 
 /* Starts the feeder on src (opened single-threaded; the pipeline reads it,
  * the caller does not until tg_chunks_stop). chunk_bytes: the chunks'
- * size. Returns 0, or TG_ENOMEM / TG_EAGAIN (no thread) with nothing
- * started. */
+ * size. Until tg_chunks_stop, which the same thread calls, the calling
+ * thread (the reader) keeps to one half of its CPUs and the feeder to the
+ * other (util/affinity.h). Returns 0, or TG_ENOMEM / TG_EAGAIN (no
+ * thread) with nothing started. */
 int tg_chunks_start(tg_chunks **out, tg_source *src, size_t chunk_bytes, tg_chunk_parse_fn parse,
                     tg_chunk_free_fn free_result, void *ctx);
 
@@ -79,9 +81,9 @@ void *tg_chunks_result(tg_chunks *p, tg_chunk *c);
  * one runs; a result not taken is freed). */
 void tg_chunks_release(tg_chunks *p, tg_chunk *c);
 
-/* Stops the feeder (at once, or after the chunk it parses), joins it and
- * frees the buffers; results not taken are freed with free_result. NULL is
- * a no-op. */
+/* Stops the feeder (at once, or after the chunk it parses), joins it,
+ * gives the calling thread its CPUs back and frees the buffers; results
+ * not taken are freed with free_result. NULL is a no-op. */
 void tg_chunks_stop(tg_chunks *p);
 
 #endif
