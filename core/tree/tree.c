@@ -310,11 +310,11 @@ static int pack_steps(tg_tree *tree, size_t ne)
 	return 0;
 }
 
-/* The tree of t; from TWO_THREADS_MIN events on two threads when h is
- * given or spawn is set (build_two_threads), else on this one; h is taken
- * either way. drop: t itself, whose flows are freed once linked (on
- * failure too) and second ids once the tree is built, or NULL. */
-static int build_tree(tg_tree **out, const tg_trace *t, tg_tree_helper *h, int spawn, tg_trace *drop)
+/* The tree of t; from TWO_THREADS_MIN events on two threads when two is
+ * set (build_two_threads), else on this one. drop: t itself, whose flows
+ * are freed once linked (on failure too) and second ids once the tree is
+ * built, or NULL. */
+static int build_tree(tg_tree **out, const tg_trace *t, int two, tg_trace *drop)
 {
 	*out = NULL;
 	size_t ne;
@@ -324,7 +324,6 @@ static int build_tree(tg_tree **out, const tg_trace *t, tg_tree_helper *h, int s
 	if (tree)
 		tree->parent = tg_malloc((ne + 1) * sizeof(uint32_t));
 	if (!tree || !b || !tree->parent) {
-		tg_tree_helper_free(h);
 		tg_tree_free(tree);
 		free(b);
 		return TG_ENOMEM;
@@ -342,9 +341,8 @@ static int build_tree(tg_tree **out, const tg_trace *t, tg_tree_helper *h, int s
 	pthread_mutex_init(&b->mu, NULL);
 	pthread_cond_init(&b->cv, NULL);
 	int rc = NO_THREAD;
-	if (ne >= TWO_THREADS_MIN && (h || spawn))
+	if (ne >= TWO_THREADS_MIN && two)
 		rc = build_two_threads(b);
-	tg_tree_helper_free(h); /* the parked thread, when used, is the job's until it parks again */
 	if (rc == NO_THREAD)
 		rc = build_one_thread(b);
 	/* the buckets now, not when a late helper lets b go: every part is done */
@@ -367,10 +365,22 @@ static int build_tree(tg_tree **out, const tg_trace *t, tg_tree_helper *h, int s
 	return 0;
 }
 
-int tg_tree_build(tg_tree **out, const tg_trace *t) { return build_tree(out, t, NULL, 1, NULL); }
+int tg_tree_build(tg_tree **out, const tg_trace *t) { return build_tree(out, t, 1, NULL); }
 
-int tg_tree_build_with(tg_tree **out, const tg_trace *t, tg_tree_helper *h) { return build_tree(out, t, h, 0, NULL); }
+/* h says whether a thread was made sure of; given up once the build has
+ * handed it its part (the parked thread is the job's until it parks) */
+int tg_tree_build_with(tg_tree **out, const tg_trace *t, tg_tree_helper *h)
+{
+	int rc = build_tree(out, t, h != NULL, NULL);
+	tg_tree_helper_free(h);
+	return rc;
+}
 
-int tg_tree_build_dropping(tg_tree **out, tg_trace *t, tg_tree_helper *h) { return build_tree(out, t, h, 0, t); }
+int tg_tree_build_dropping(tg_tree **out, tg_trace *t, tg_tree_helper *h)
+{
+	int rc = build_tree(out, t, h != NULL, t);
+	tg_tree_helper_free(h);
+	return rc;
+}
 
-int tg_tree_build_dropping_spawn(tg_tree **out, tg_trace *t) { return build_tree(out, t, NULL, 1, t); }
+int tg_tree_build_dropping_spawn(tg_tree **out, tg_trace *t) { return build_tree(out, t, 1, t); }
